@@ -1,0 +1,18 @@
+/** Tests run the TypeScript sources through SWC (no TypeScript JS API needed);
+ * ESM-only dependencies (@noble, @actions, @octokit) are transformed too. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j|mj)sx?$': [
+      '@swc/jest',
+      {
+        jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@noble|@actions|@octokit|universal-user-agent|before-after-hook)/)'],
+  testTimeout: 60000,
+};

@@ -1,0 +1,16 @@
+export { JsonFloat, float, isJsonObject, isJsonInteger, numericValue, setKey } from './value';
+export type { JsonArray, JsonObject, JsonValue } from './value';
+export {
+  CanonicalEncodeError,
+  canonical,
+  canonicalOfRead,
+  encode,
+  encodeString,
+  prettyInsertionOrder,
+  prettySorted,
+} from './encode';
+export type { EncodeOptions } from './encode';
+export { JsonParseError, decodeUtf8, parse, parseBytes } from './parse';
+export type { ParseOptions } from './parse';
+export { pythonFloatRepr } from './float-repr';
+export { compareCodePoints } from './key-order';

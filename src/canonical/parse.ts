@@ -1,0 +1,214 @@
+import { JsonFloat, setKey, type JsonObject, type JsonValue } from './value';
+
+/** Malformed JSON, with the 1-based column (in UTF-16 units) where reading stopped. */
+export class JsonParseError extends Error {
+  override name = 'JsonParseError';
+  constructor(
+    readonly reason: string,
+    readonly column: number,
+  ) {
+    super(`${reason} at column ${column}`);
+  }
+}
+
+export interface ParseOptions {
+  /** `map` builds objects as `Map`s, keeping Python's insertion order exactly. */
+  objects?: 'record' | 'map';
+}
+
+const MAX_DEPTH = 4096;
+/** Python 3.11+ refuses to read integers of more than 4300 digits; so do we, to agree on what verifies. */
+const MAX_INT_DIGITS = 4300;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Decodes UTF-8 strictly (invalid sequences are an error, not U+FFFD). */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new JsonParseError('invalid UTF-8', 1);
+  }
+}
+
+/**
+ * Parses JSON text the way Python's `json.loads` does: `NaN`, `Infinity` and
+ * `-Infinity` are accepted, control characters in strings, trailing commas and
+ * comments are not, the last duplicate key wins, and numbers keep their exact
+ * value and their int-or-float kind (see `value.ts`).
+ */
+export function parse(text: string, options: ParseOptions = {}): JsonValue {
+  const asMap = options.objects === 'map';
+  let i = 0;
+  const n = text.length;
+
+  const fail = (reason: string, at = i): never => {
+    throw new JsonParseError(reason, at + 1);
+  };
+  const skipWs = (): void => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+      else break;
+    }
+  };
+
+  const parseString = (): string => {
+    // At the opening quote.
+    const start = ++i;
+    let out = '';
+    let run = start;
+    for (;;) {
+      if (i >= n) fail('unterminated string', start - 1);
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        out += text.slice(run, i);
+        i++;
+        return out;
+      }
+      if (c < 0x20) fail('invalid control character in string');
+      if (c !== 0x5c) {
+        i++;
+        continue;
+      }
+      out += text.slice(run, i);
+      const e = text.charCodeAt(i + 1);
+      switch (e) {
+        case 0x22: out += '"'; break;
+        case 0x5c: out += '\\'; break;
+        case 0x2f: out += '/'; break;
+        case 0x62: out += '\b'; break;
+        case 0x66: out += '\f'; break;
+        case 0x6e: out += '\n'; break;
+        case 0x72: out += '\r'; break;
+        case 0x74: out += '\t'; break;
+        case 0x75: {
+          const hex = text.slice(i + 2, i + 6);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('invalid \\uXXXX escape');
+          out += String.fromCharCode(parseInt(hex, 16));
+          i += 4;
+          break;
+        }
+        default:
+          fail('invalid escape');
+      }
+      i += 2;
+      run = i;
+    }
+  };
+
+  const parseNumber = (): JsonValue => {
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
+    if (m === null) return fail('expecting value');
+    const token = m[0];
+    const start = i;
+    i += token.length;
+    if (m[1] !== undefined || m[2] !== undefined) {
+      const f = Number(token);
+      return Number.isInteger(f) || Object.is(f, -0) || !Number.isFinite(f) ? new JsonFloat(f) : f;
+    }
+    const digits = token.length - (token.charCodeAt(0) === 0x2d ? 1 : 0);
+    if (digits <= 15) return Number(token);
+    if (digits > MAX_INT_DIGITS) fail(`integer of ${digits} digits exceeds the ${MAX_INT_DIGITS}-digit limit`, start);
+    const big = BigInt(token);
+    return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  };
+
+  const parseValue = (depth: number): JsonValue => {
+    if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`);
+    skipWs();
+    const c = text.charCodeAt(i);
+    switch (c) {
+      case 0x22:
+        return parseString();
+      case 0x7b: {
+        i++;
+        const obj: JsonObject = {};
+        const map = new Map<string, JsonValue>();
+        skipWs();
+        if (text.charCodeAt(i) === 0x7d) {
+          i++;
+          return asMap ? map : obj;
+        }
+        for (;;) {
+          skipWs();
+          if (text.charCodeAt(i) !== 0x22) fail('expecting property name enclosed in double quotes');
+          const key = parseString();
+          skipWs();
+          if (text.charCodeAt(i) !== 0x3a) fail("expecting ':' delimiter");
+          i++;
+          const value = parseValue(depth + 1);
+          if (asMap) map.set(key, value);
+          else setKey(obj, key, value);
+          skipWs();
+          const d = text.charCodeAt(i);
+          if (d === 0x2c) {
+            i++;
+            continue;
+          }
+          if (d === 0x7d) {
+            i++;
+            return asMap ? map : obj;
+          }
+          fail("expecting ',' delimiter");
+        }
+      }
+      case 0x5b: {
+        i++;
+        const arr: JsonValue[] = [];
+        skipWs();
+        if (text.charCodeAt(i) === 0x5d) {
+          i++;
+          return arr;
+        }
+        for (;;) {
+          arr.push(parseValue(depth + 1));
+          skipWs();
+          const d = text.charCodeAt(i);
+          if (d === 0x2c) {
+            i++;
+            continue;
+          }
+          if (d === 0x5d) {
+            i++;
+            return arr;
+          }
+          fail("expecting ',' delimiter");
+        }
+      }
+      case 0x6e:
+        return literal('null', null);
+      case 0x74:
+        return literal('true', true);
+      case 0x66:
+        return literal('false', false);
+      case 0x4e:
+        return literal('NaN', new JsonFloat(NaN));
+      case 0x49:
+        return literal('Infinity', new JsonFloat(Infinity));
+      case 0x2d:
+        if (text.startsWith('-Infinity', i)) return literal('-Infinity', new JsonFloat(-Infinity));
+        return parseNumber();
+      default:
+        if (c >= 0x30 && c <= 0x39) return parseNumber();
+        return fail('expecting value');
+    }
+  };
+
+  const literal = (word: string, value: JsonValue): JsonValue => {
+    if (!text.startsWith(word, i)) fail('expecting value');
+    i += word.length;
+    return value;
+  };
+
+  const value = parseValue(0);
+  skipWs();
+  if (i < n) fail('extra data');
+  return value;
+}
+
+/** Parses UTF-8 bytes (strictly decoded). A byte-order mark is malformed, as for Python `str`. */
+export function parseBytes(bytes: Uint8Array, options: ParseOptions = {}): JsonValue {
+  return parse(decodeUtf8(bytes), options);
+}
