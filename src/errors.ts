@@ -15,17 +15,22 @@ export class StepchainError extends Error {
 }
 
 /** Bad arguments, a missing or unreadable file, a bad id or key: exit 2. */
-export class UsageError extends StepchainError {
-  override name = 'UsageError';
+export class InputError extends StepchainError {
+  override name = 'InputError';
   constructor(message: string) {
     super(message, 2);
   }
 }
 
 /** Something checked does not hold (or an operation was refused for integrity reasons): exit 1. */
-export class CheckFailure extends StepchainError {
-  override name = 'CheckFailure';
+export class IntegrityError extends StepchainError {
+  override name = 'IntegrityError';
   constructor(message: string) {
     super(message, 1);
   }
+}
+
+/** The file and 1-based line a problem was found at, as `file:line`. */
+export function at(file: string, line?: number | null): string {
+  return line === undefined || line === null ? file : `${file}:${line}`;
 }

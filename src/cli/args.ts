@@ -1,4 +1,4 @@
-import { UsageError } from '../errors';
+import { InputError } from '../errors';
 
 /** How one option is read: a boolean flag, a single value, or a repeatable value. */
 export type OptionKind = 'flag' | 'value' | 'list';
@@ -39,22 +39,22 @@ export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, comm
       inline = eq < 0 ? undefined : arg.slice(eq + 1);
     } else if (arg.length === 2 && arg[0] === '-' && arg !== '-') {
       name = byShort.get(arg[1]!);
-      if (name === undefined) throw new UsageError(`${command}: unknown option ${arg}`);
+      if (name === undefined) throw new InputError(`${command}: unknown option ${arg}`);
     } else {
       out.positionals.push(arg);
       continue;
     }
     const s = spec[name];
-    if (s === undefined) throw new UsageError(`${command}: unknown option --${name}`);
+    if (s === undefined) throw new InputError(`${command}: unknown option --${name}`);
     if (s.kind === 'flag') {
-      if (inline !== undefined) throw new UsageError(`${command}: --${name} takes no value`);
+      if (inline !== undefined) throw new InputError(`${command}: --${name} takes no value`);
       out.flags.add(name);
       continue;
     }
     const value = inline ?? argv[i++];
-    if (value === undefined) throw new UsageError(`${command}: --${name} needs a value`);
+    if (value === undefined) throw new InputError(`${command}: --${name} needs a value`);
     if (s.kind === 'value') {
-      if (out.values.has(name)) throw new UsageError(`${command}: --${name} given twice`);
+      if (out.values.has(name)) throw new InputError(`${command}: --${name} given twice`);
       out.values.set(name, value);
     } else {
       out.lists.set(name, [...(out.lists.get(name) ?? []), value]);
@@ -67,10 +67,10 @@ export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, comm
 export function expectPositionals(args: ParsedArgs, names: string[], command: string, optional = 0): string[] {
   const min = names.length - optional;
   if (args.positionals.length < min) {
-    throw new UsageError(`${command}: missing ${names.slice(args.positionals.length).map((n) => `<${n}>`).join(' ')}`);
+    throw new InputError(`${command}: missing ${names.slice(args.positionals.length).map((n) => `<${n}>`).join(' ')}`);
   }
   if (args.positionals.length > names.length) {
-    throw new UsageError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);
+    throw new InputError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);
   }
   return args.positionals;
 }

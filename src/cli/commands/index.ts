@@ -1,7 +1,9 @@
 import type { Command } from '../command';
+import { appendCommand } from './append';
+import { verifyCommand } from './verify';
 
 /**
- * Every CLI command, one module each. Keep this list sorted by concern; each
- * module is a thin layer over the library.
+ * Every CLI command, one module each, each a thin layer over the library.
+ * Add a command by importing it here.
  */
-export const commands: Command[] = [];
+export const commands: Command[] = [appendCommand, verifyCommand];

@@ -1,0 +1,84 @@
+import { decodeUtf8, JsonParseError, parse, type JsonValue } from '../../canonical';
+import { InputError } from '../../errors';
+import { encodeRow, Journal, resolveJournal, type StepInput } from '../../journal';
+import { journalDir } from '../../journal/layout';
+import { isSafeId } from '../../util/ids';
+import type { Command } from '../command';
+import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+
+function jsonOption(name: string, text: string | undefined): JsonValue | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parse(text);
+  } catch (e) {
+    if (e instanceof JsonParseError) throw new InputError(`--${name}: not JSON: ${e.message}`);
+    throw e;
+  }
+}
+
+export const appendCommand: Command = {
+  name: ['append'],
+  usage:
+    '<agent> [--root DIR] [--input FILE|-] [--input-hash HEX] [--model M] [--prompt TEXT | --prompt-file FILE] ' +
+    '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--json]',
+  summary: 'Append one step to an agent\'s journal (recovering and verifying the chain first) and print the row.',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    input: { kind: 'value' },
+    'input-hash': { kind: 'value' },
+    model: { kind: 'value' },
+    prompt: { kind: 'value' },
+    'prompt-file': { kind: 'value' },
+    'tool-call': { kind: 'value' },
+    'tool-result': { kind: 'value' },
+    blob: { kind: 'list' },
+  },
+  run(args, io) {
+    const [target] = args.positionals;
+    if (target === undefined) throw new InputError('append: missing <agent>');
+    if (args.positionals.length > 1) throw new InputError(`append: unexpected argument ${JSON.stringify(args.positionals[1])}`);
+    const root = rootOf(args, io);
+    if (args.values.has('prompt') && args.values.has('prompt-file')) throw new InputError('append: give --prompt or --prompt-file, not both');
+    if (args.values.has('input') && args.values.has('input-hash')) throw new InputError('append: give --input or --input-hash, not both');
+    const step: StepInput = {};
+    const tc = jsonOption('tool-call', args.values.get('tool-call'));
+    const tr = jsonOption('tool-result', args.values.get('tool-result'));
+    if (tc !== undefined) step.tool_call = tc;
+    if (tr !== undefined) step.tool_result = tr;
+    const model = args.values.get('model');
+    if (model !== undefined) step.model = model;
+    const promptFile = args.values.get('prompt-file');
+    if (promptFile !== undefined) {
+      const bytes = readInputFile(promptFile, io, 'prompt file');
+      try {
+        step.prompt = decodeUtf8(bytes);
+      } catch {
+        throw new InputError(`${promptFile}: prompt file is not valid UTF-8`);
+      }
+    } else if (args.values.has('prompt')) {
+      step.prompt = args.values.get('prompt')!;
+    }
+    const input = args.values.get('input');
+    if (input !== undefined) step.input = readInputFile(input, io, 'input');
+    const inputHash = args.values.get('input-hash');
+    if (inputHash !== undefined) step.inputHash = inputHash;
+    const blobs = args.lists.get('blob') ?? [];
+    if (blobs.length > 0) step.blobs = blobs.map((b) => readInputFile(b, io, 'blob'));
+
+    // An agent id (validated before it becomes a path), or a journal directory.
+    const dir = isSafeId(target) && !target.includes('/') ? journalDir(root, target) : resolveJournal(target, root, false).dir;
+    const journal = Journal.open(dir);
+    const row = journal.append(step);
+    if (args.flags.has('json')) {
+      io.out(encodeRow(row));
+    } else {
+      io.out(`appended step ${row.seq} to ${journal.file}`);
+      io.out(`  step_hash  ${row.step_hash}`);
+      io.out(`  prev_hash  ${row.prev_hash}`);
+      io.out(`  input_hash ${row.input_hash}`);
+      if (row.blob_refs.length > 0) io.out(`  blob_refs  ${row.blob_refs.join(' ')}`);
+    }
+    return 0;
+  },
+};

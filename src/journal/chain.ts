@@ -1,0 +1,60 @@
+import { ZERO_HASH } from '../util/hash';
+import type { StepRow } from './row';
+
+export type FaultKind =
+  | 'malformed_json'
+  | 'seq_mismatch'
+  | 'prev_hash_mismatch'
+  | 'step_hash_mismatch'
+  | 'head_mismatch'
+  | 'non_canonical'
+  | 'empty_journal';
+
+/** One fault, with its 1-based line (null for whole-journal faults such as `head_mismatch`). */
+export interface Fault {
+  line: number | null;
+  kind: FaultKind;
+  message: string;
+}
+
+const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
+
+/**
+ * The chain rules of SPEC §2, fed one well-formed row at a time. The expected seq
+ * resynchronises on the row's own seq, and the chain follows the *stored*
+ * step_hash, so one edit is reported once rather than at every later line.
+ */
+export class ChainChecker {
+  expectedSeq = 0;
+  prevHash = ZERO_HASH;
+  steps = 0;
+
+  check(line: number, row: StepRow, computedHash: string): Fault[] {
+    const faults: Fault[] = [];
+    if (row.seq !== this.expectedSeq) {
+      faults.push({ line, kind: 'seq_mismatch', message: `seq ${row.seq}, expected ${this.expectedSeq}` });
+    }
+    if (row.prev_hash !== this.prevHash) {
+      faults.push({
+        line,
+        kind: 'prev_hash_mismatch',
+        message: `chain break: prev_hash ${short(row.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`,
+      });
+    }
+    if (computedHash !== row.step_hash) {
+      faults.push({
+        line,
+        kind: 'step_hash_mismatch',
+        message: `field tamper: stored step_hash ${short(row.step_hash)}, recomputed ${short(computedHash)}`,
+      });
+    }
+    this.expectedSeq = row.seq + 1;
+    this.prevHash = row.step_hash;
+    this.steps++;
+    return faults;
+  }
+
+  get head(): string {
+    return this.prevHash;
+  }
+}

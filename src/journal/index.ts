@@ -1,0 +1,24 @@
+export { Cas } from './cas';
+export { ChainChecker } from './chain';
+export type { Fault, FaultKind } from './chain';
+export { Journal, projectRootOf } from './journal';
+export type { Durability, JournalOptions, StepInput } from './journal';
+export { casDir, JOURNAL_FILE, journalDir, journalFile, journalsDir, runtimeDir } from './layout';
+export { resolveJournal } from './locate';
+export type { JournalTarget } from './locate';
+export { GENESIS, JournalRecoveryError, recoverTail } from './recover';
+export type { ChainState, RecoveredTail } from './recover';
+export { encodeRow, readRowLine, ROW_KEYS, rowFromValue, rowValue } from './row';
+export type { ReadRow, StepRow } from './row';
+export { computeStepHash, stepPayload } from './step-hash';
+export type { StepFields } from './step-hash';
+export {
+  forEachLine,
+  readJournalBytes,
+  readJournalFile,
+  readJournalFileBytes,
+  verifyJournalBytes,
+  verifyJournalFile,
+} from './verify';
+export type { JournalEntry, ReadJournal, VerifyOptions, VerifyResult } from './verify';
+export { describeFault, journalHead, readStep, readVerifiedJournal, readWindow } from './read';

@@ -1,0 +1,114 @@
+import { readFileSync, statSync } from 'node:fs';
+import { InputError } from '../errors';
+import { ZERO_HASH } from '../util/hash';
+import { ChainChecker, type Fault } from './chain';
+import { readRowLine, type StepRow } from './row';
+
+export interface VerifyOptions {
+  /** The head the caller expects (e.g. from a signed receipt). */
+  expectedHead?: string;
+  /** Also report lines whose bytes are not the canonical encoding of their values. */
+  strict?: boolean;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  head_hash: string;
+  steps: number;
+  errors: Fault[];
+}
+
+/** A well-formed row as read, with its 1-based line and the line's bytes (no newline). */
+export interface JournalEntry {
+  line: number;
+  row: StepRow;
+  bytes: Buffer;
+  canonical: boolean;
+}
+
+export interface ReadJournal extends VerifyResult {
+  entries: JournalEntry[];
+}
+
+/** Calls `fn(start, end, line, terminated)` for each line of `buf` (end excludes the newline). */
+export function forEachLine(
+  buf: Buffer,
+  fn: (start: number, end: number, line: number, terminated: boolean) => void,
+): void {
+  let start = 0;
+  let line = 1;
+  while (start < buf.length) {
+    const nl = buf.indexOf(0x0a, start);
+    const end = nl < 0 ? buf.length : nl;
+    fn(start, end, line, nl >= 0);
+    start = end + 1;
+    line++;
+  }
+}
+
+function walk(buf: Buffer, options: VerifyOptions, keep: boolean): ReadJournal {
+  const chain = new ChainChecker();
+  const errors: Fault[] = [];
+  const entries: JournalEntry[] = [];
+  forEachLine(buf, (start, end, line, terminated) => {
+    const bytes = buf.subarray(start, end);
+    if (bytes.length === 0) {
+      errors.push({ line, kind: 'malformed_json', message: 'empty line' });
+      return;
+    }
+    const read = readRowLine(bytes);
+    if (read.kind === 'malformed') {
+      errors.push({ line, kind: 'malformed_json', message: read.reason });
+      return;
+    }
+    errors.push(...chain.check(line, read.row, read.computedHash));
+    if (options.strict && !read.canonical) {
+      errors.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
+    }
+    if (options.strict && !terminated) {
+      errors.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
+    }
+    if (keep) entries.push({ line, row: read.row, bytes, canonical: read.canonical });
+  });
+  if (buf.length === 0) errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
+  const head = chain.steps > 0 ? chain.head : ZERO_HASH;
+  if (options.expectedHead !== undefined && options.expectedHead !== head) {
+    errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
+  }
+  return { ok: errors.length === 0, head_hash: head, steps: chain.steps, errors, entries };
+}
+
+/** Verifies journal bytes: every fault with its line and kind (SPEC §2). */
+export function verifyJournalBytes(buf: Buffer, options: VerifyOptions = {}): VerifyResult {
+  const { entries: _entries, ...result } = walk(buf, options, false);
+  return result;
+}
+
+/** Reads and verifies journal bytes, keeping the well-formed rows. */
+export function readJournalBytes(buf: Buffer, options: VerifyOptions = {}): ReadJournal {
+  return walk(buf, options, true);
+}
+
+/** Reads a journal file's bytes; a missing or unreadable file is an input error. */
+export function readJournalFileBytes(file: string): Buffer {
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    throw new InputError(`${file}: no such journal file`);
+  }
+  if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new InputError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+export function verifyJournalFile(file: string, options: VerifyOptions = {}): VerifyResult {
+  return verifyJournalBytes(readJournalFileBytes(file), options);
+}
+
+export function readJournalFile(file: string, options: VerifyOptions = {}): ReadJournal {
+  return readJournalBytes(readJournalFileBytes(file), options);
+}
