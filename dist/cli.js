@@ -919,7 +919,7 @@ function journalDir(root, agentId) {
     return external_node_path_default().join(journalsDir(root), assertSafeId(agentId, 'agent id'));
 }
 function journalFile(root, agentId) {
-    return path.join(journalDir(root, agentId), JOURNAL_FILE);
+    return external_node_path_default().join(journalDir(root, agentId), JOURNAL_FILE);
 }
 function casDir(root) {
     return external_node_path_default().join(runtimeDir(root), 'cas');
@@ -1673,6 +1673,212 @@ const appendCommand = {
     },
 };
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = require("node:child_process");
+;// CONCATENATED MODULE: ./src/cli/io.ts
+
+
+/**
+ * One JSON document for `--json`: keys in the order the command built them, with
+ * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
+ */
+function jsonDocument(doc) {
+    return encode(doc, { sortKeys: false, allowNonFinite: true });
+}
+function processIO() {
+    return {
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+        json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),
+        readStdin: () => (0,external_node_fs_namespaceObject.readFileSync)(0),
+        isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+        env: process.env,
+        cwd: process.cwd(),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/demo/context.ts
+
+
+function makeContext(root, env, write) {
+    const ctx = {
+        root,
+        env,
+        epilogue: [],
+        section: (title) => write(`\n== ${title} ==\n`),
+        say: (line) => write(`${line}\n`),
+        async run(argv, options = {}) {
+            const cwd = options.cwd ?? root;
+            let stdout = '';
+            let stderr = '';
+            const io = {
+                out: (l) => void (stdout += `${l}\n`),
+                err: (l) => void (stderr += `${l}\n`),
+                json: (d) => void (stdout += `${jsonDocument(d)}\n`),
+                readStdin: () => options.stdin ?? Buffer.alloc(0),
+                isTTY: false,
+                env,
+                cwd,
+            };
+            const code = await runCli(argv, io);
+            if (!options.quiet) {
+                write(`$ stepchain ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(' ')}\n`);
+                const indent = (s) => s.replace(/\n$/, '').split('\n').map((l) => `  ${l}`).join('\n');
+                if (stdout)
+                    write(`${indent(stdout)}\n`);
+                if (stderr)
+                    write(`${indent(stderr)}\n`);
+                write(`  (exit ${code})\n`);
+            }
+            return { code, stdout, stderr };
+        },
+    };
+    return ctx;
+}
+
+;// CONCATENATED MODULE: ./src/demo/sample.ts
+/** The embedded sample: a short agent run that fixes a bug in a tiny project. */
+const SAMPLE_AGENT = 'agent-demo';
+const SAMPLE_FILES = {
+    'README.md': '# calc\n\nA tiny calculator the demo agent works on.\n',
+    'src/calc.py': 'def add(a, b):\n    return a - b  # bug: should add\n',
+    'tests/test_calc.py': 'from src.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n',
+};
+const SAMPLE_STEPS = [
+    {
+        model: 'claude-3-7-sonnet-20250219',
+        prompt: 'The test suite fails. Find out why.',
+        tool_call: { name: 'run', args: { cmd: 'pytest -q' } },
+        tool_result: { exit_code: 1, stdout: 'FAILED tests/test_calc.py::test_add - assert -1 == 5' },
+    },
+    {
+        model: 'claude-3-7-sonnet-20250219',
+        prompt: 'Read the implementation of add().',
+        tool_call: { name: 'read_file', args: { path: 'src/calc.py' } },
+        tool_result: { content: 'def add(a, b):\n    return a - b  # bug: should add\n' },
+    },
+    {
+        model: 'claude-3-7-sonnet-20250219',
+        prompt: 'Fix the bug in add().',
+        tool_call: { name: 'edit_file', args: { path: 'src/calc.py', old: 'a - b  # bug: should add', new: 'a + b' } },
+        tool_result: { ok: true },
+        writes: { 'src/calc.py': 'def add(a, b):\n    return a + b\n' },
+    },
+    {
+        model: 'claude-3-7-sonnet-20250219',
+        prompt: 'Run the tests again.',
+        tool_call: { name: 'run', args: { cmd: 'pytest -q' } },
+        tool_result: { exit_code: 0, stdout: '1 passed in 0.01s' },
+    },
+    {
+        model: 'claude-3-7-sonnet-20250219',
+        prompt: 'Summarise the change for the pull request. Résumé ✓',
+        tool_call: null,
+        tool_result: { summary: 'add() subtracted instead of adding; fixed and the test passes.' },
+    },
+];
+
+;// CONCATENATED MODULE: ./src/demo/journal.ts
+
+
+
+
+/** Records the sample run step by step, verifies it, then tampers with a copy. */
+async function demoJournal(ctx) {
+    ctx.section('Record a run: one hash-chained journal row per step');
+    for (const [i, step] of SAMPLE_STEPS.entries()) {
+        for (const [file, content] of Object.entries(step.writes ?? {}))
+            (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(ctx.root, file), content);
+        const input = external_node_path_default().join(ctx.root, '.sdd', 'demo-inputs', `step-${i}.txt`);
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(input), { recursive: true });
+        (0,external_node_fs_namespaceObject.writeFileSync)(input, `user turn ${i}: ${step.prompt}\n`);
+        const argv = ['append', SAMPLE_AGENT, '--input', input, '--model', step.model, '--prompt', step.prompt];
+        if (step.tool_call !== null)
+            argv.push('--tool-call', JSON.stringify(step.tool_call));
+        argv.push('--tool-result', JSON.stringify(step.tool_result));
+        const r = await ctx.run(argv, { quiet: i > 0 });
+        if (r.code !== 0)
+            throw new Error(`demo: append failed: ${r.stderr}`);
+        if (i > 0)
+            ctx.say(`  step ${i}: ${step.prompt}`);
+    }
+    ctx.section('Verify the chain from genesis');
+    await ctx.run(['verify', SAMPLE_AGENT]);
+    ctx.section('Tamper with a copy: change one tool result, keep the stored hash');
+    const original = journalFile(ctx.root, SAMPLE_AGENT);
+    const tamperedDir = external_node_path_default().join(ctx.root, '.sdd', 'tampered-copy');
+    (0,external_node_fs_namespaceObject.mkdirSync)(tamperedDir, { recursive: true });
+    const tampered = external_node_path_default().join(tamperedDir, '000000.jsonl');
+    (0,external_node_fs_namespaceObject.copyFileSync)(original, tampered);
+    const lines = (0,external_node_fs_namespaceObject.readFileSync)(tampered, 'utf8').split('\n');
+    lines[3] = lines[3].replace('1 passed in 0.01s', '9 passed in 0.01s');
+    (0,external_node_fs_namespaceObject.writeFileSync)(tampered, lines.join('\n'));
+    ctx.say('The copy claims 9 tests passed at step 3. The operator sees:');
+    await ctx.run(['verify', tampered]);
+    ctx.say('and appending to a tampered journal is refused (fail-closed):');
+    await ctx.run(['append', tamperedDir, '--prompt', 'continue']);
+}
+
+;// CONCATENATED MODULE: ./src/demo/run.ts
+
+
+
+
+
+
+
+/** The demo's sections, in order; each capability adds its own. */
+const DEMO_SECTIONS = [demoJournal];
+function git(root, args) {
+    (0,external_node_child_process_namespaceObject.execFileSync)('git', args, { cwd: root, stdio: 'ignore' });
+}
+/**
+ * `npm start`: records a sample agent run into a temporary project (a git
+ * repository), then walks every capability over it. Touches nothing outside
+ * the temporary directory.
+ */
+async function runDemo(write, env) {
+    const root = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'stepchain-demo-'));
+    for (const [file, content] of Object.entries(SAMPLE_FILES)) {
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(external_node_path_default().join(root, file)), { recursive: true });
+        (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(root, file), content);
+    }
+    (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(root, '.gitignore'), '.sdd/\n');
+    git(root, ['init', '-q', '-b', 'main']);
+    git(root, ['add', '-A']);
+    git(root, ['-c', 'user.name=demo', '-c', 'user.email=demo@stepchain.invalid', 'commit', '-q', '-m', 'initial']);
+    const demoEnv = {
+        ...env,
+        STEPCHAIN_AUDIT_KEY_PATH: external_node_path_default().join(root, '.sdd-keys', 'audit.key'),
+        GIT_AUTHOR_NAME: 'stepchain demo',
+        GIT_AUTHOR_EMAIL: 'demo@stepchain.invalid',
+        GIT_COMMITTER_NAME: 'stepchain demo',
+        GIT_COMMITTER_EMAIL: 'demo@stepchain.invalid',
+    };
+    write(`stepchain demo: a sample agent run in ${root}\n`);
+    const ctx = makeContext(root, demoEnv, write);
+    for (const section of DEMO_SECTIONS)
+        await section(ctx);
+    write('\n== Walk it yourself ==\n');
+    write(`cd ${root}\n`);
+    for (const line of ctx.epilogue)
+        write(`${line}\n`);
+    return root;
+}
+
+;// CONCATENATED MODULE: ./src/cli/commands/demo.ts
+
+const demoCommand = {
+    name: ['demo'],
+    usage: '',
+    summary: 'Record a sample agent run into a temporary project and show every capability on it (npm start).',
+    options: {},
+    async run(_args, io) {
+        await runDemo((s) => process.stdout.write(s), io.env);
+        return 0;
+    },
+};
+
 ;// CONCATENATED MODULE: ./src/cli/commands/verify.ts
 
 
@@ -1709,33 +1915,12 @@ const verifyCommand = {
 ;// CONCATENATED MODULE: ./src/cli/commands/index.ts
 
 
+
 /**
  * Every CLI command, one module each, each a thin layer over the library.
  * Add a command by importing it here.
  */
-const commands = [appendCommand, verifyCommand];
-
-;// CONCATENATED MODULE: ./src/cli/io.ts
-
-
-/**
- * One JSON document for `--json`: keys in the order the command built them, with
- * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
- */
-function jsonDocument(doc) {
-    return encode(doc, { sortKeys: false, allowNonFinite: true });
-}
-function processIO() {
-    return {
-        out: (line) => process.stdout.write(`${line}\n`),
-        err: (line) => process.stderr.write(`${line}\n`),
-        json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),
-        readStdin: () => (0,external_node_fs_namespaceObject.readFileSync)(0),
-        isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
-        env: process.env,
-        cwd: process.cwd(),
-    };
-}
+const commands = [appendCommand, verifyCommand, demoCommand];
 
 ;// CONCATENATED MODULE: ./src/version.ts
 /** The producer name written into receipts (`bernstein_version`) and shown by `--version`. */

@@ -1,6 +1,7 @@
 import { decodeUtf8, JsonParseError, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
-import { encodeRow, Journal, resolveJournal, type StepInput } from '../../journal';
+import { encodeRow, resolveJournal, type StepInput } from '../../journal';
+import { recordStep } from '../../record';
 import { journalDir } from '../../journal/layout';
 import { isSafeId } from '../../util/ids';
 import type { Command } from '../command';
@@ -68,8 +69,8 @@ export const appendCommand: Command = {
 
     // An agent id (validated before it becomes a path), or a journal directory.
     const dir = isSafeId(target) && !target.includes('/') ? journalDir(root, target) : resolveJournal(target, root, false).dir;
-    const journal = Journal.open(dir);
-    const row = journal.append(step);
+    const { row, journal, warnings } = recordStep(dir, step, { root, env: io.env });
+    for (const w of warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {
       io.out(encodeRow(row));
     } else {

@@ -1,9 +1,10 @@
 import type { Command } from '../command';
 import { appendCommand } from './append';
+import { demoCommand } from './demo';
 import { verifyCommand } from './verify';
 
 /**
  * Every CLI command, one module each, each a thin layer over the library.
  * Add a command by importing it here.
  */
-export const commands: Command[] = [appendCommand, verifyCommand];
+export const commands: Command[] = [appendCommand, verifyCommand, demoCommand];

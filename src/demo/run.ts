@@ -1,0 +1,46 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { makeContext, type DemoSection } from './context';
+import { demoJournal } from './journal';
+import { SAMPLE_FILES } from './sample';
+
+/** The demo's sections, in order; each capability adds its own. */
+export const DEMO_SECTIONS: DemoSection[] = [demoJournal];
+
+function git(root: string, args: string[]): void {
+  execFileSync('git', args, { cwd: root, stdio: 'ignore' });
+}
+
+/**
+ * `npm start`: records a sample agent run into a temporary project (a git
+ * repository), then walks every capability over it. Touches nothing outside
+ * the temporary directory.
+ */
+export async function runDemo(write: (s: string) => void, env: NodeJS.ProcessEnv): Promise<string> {
+  const root = mkdtempSync(path.join(tmpdir(), 'stepchain-demo-'));
+  for (const [file, content] of Object.entries(SAMPLE_FILES)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), content);
+  }
+  writeFileSync(path.join(root, '.gitignore'), '.sdd/\n');
+  git(root, ['init', '-q', '-b', 'main']);
+  git(root, ['add', '-A']);
+  git(root, ['-c', 'user.name=demo', '-c', 'user.email=demo@stepchain.invalid', 'commit', '-q', '-m', 'initial']);
+  const demoEnv: NodeJS.ProcessEnv = {
+    ...env,
+    STEPCHAIN_AUDIT_KEY_PATH: path.join(root, '.sdd-keys', 'audit.key'),
+    GIT_AUTHOR_NAME: 'stepchain demo',
+    GIT_AUTHOR_EMAIL: 'demo@stepchain.invalid',
+    GIT_COMMITTER_NAME: 'stepchain demo',
+    GIT_COMMITTER_EMAIL: 'demo@stepchain.invalid',
+  };
+  write(`stepchain demo: a sample agent run in ${root}\n`);
+  const ctx = makeContext(root, demoEnv, write);
+  for (const section of DEMO_SECTIONS) await section(ctx);
+  write('\n== Walk it yourself ==\n');
+  write(`cd ${root}\n`);
+  for (const line of ctx.epilogue) write(`${line}\n`);
+  return root;
+}
