@@ -1,0 +1,15 @@
+export {
+  AUDIT_EVENT_TYPES,
+  auditTimestamp,
+  computeAuditHmac,
+  GENESIS_HMAC,
+  nowMicros,
+} from './entry';
+export type { AuditEntry, AuditEventType, AuditFields } from './entry';
+export { loadAuditKey, resolveAuditKeyPath } from './key';
+export type { AuditKey } from './key';
+export { auditDir, auditFiles, dayFileName } from './layout';
+export { appendAuditEvent, auditEnabled, auditEvent, operatorActor } from './log';
+export type { AppendAuditOptions, AuditEventOptions } from './log';
+export { describeAuditFault, readAuditLines, verifyAuditLog } from './verify';
+export type { AuditFault, AuditFaultKind, AuditLine, AuditVerifyResult } from './verify';

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { InputError } from '../errors';
+import { fsyncDir } from '../util/fs';
+
+/**
+ * The audit HMAC key (SPEC §5). Like the reference `load_or_create_audit_key`,
+ * the key file holds 64 lowercase hex characters (32 random bytes, hex-encoded,
+ * no newline) and the HMAC key is the file's bytes with surrounding ASCII
+ * whitespace stripped: the hex *text*, not the 32 decoded bytes. Any other
+ * non-empty content is used as is, so a key written by the reference works.
+ */
+export interface AuditKey {
+  path: string;
+  bytes: Buffer;
+}
+
+/** Where the key lives: explicit path, else the environment, else the XDG state directory. */
+export function resolveAuditKeyPath(env: NodeJS.ProcessEnv, explicit?: string): string {
+  if (explicit !== undefined && explicit !== '') return path.resolve(explicit);
+  const fromEnv = env.STEPCHAIN_AUDIT_KEY_PATH || env.BERNSTEIN_AUDIT_KEY_PATH;
+  if (fromEnv) return path.resolve(expandHome(fromEnv, env));
+  const state = env.XDG_STATE_HOME ? expandHome(env.XDG_STATE_HOME, env) : path.join(homeOf(env), '.local', 'state');
+  return path.resolve(state, 'stepchain', 'audit.key');
+}
+
+function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || homedir();
+}
+
+function expandHome(p: string, env: NodeJS.ProcessEnv): string {
+  return p === '~' || p.startsWith('~/') ? path.join(homeOf(env), p.slice(1)) : p;
+}
+
+/** Python `bytes.strip()`: ASCII whitespace (space, \t \n \v \f \r) off both ends. */
+function stripAscii(b: Buffer): Buffer {
+  const ws = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  let s = 0;
+  let e = b.length;
+  while (s < e && ws(b[s]!)) s++;
+  while (e > s && ws(b[e - 1]!)) e--;
+  return b.subarray(s, e);
+}
+
+function readKey(file: string): AuditKey {
+  let mode: number;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) throw new InputError(`${file}: audit key is not a regular file`);
+    mode = st.mode & 0o777;
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(`${file}: cannot read audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+    throw new InputError(
+      `${file}: audit key has insecure permissions ${mode.toString(8).padStart(4, '0')} (group or others can access it); ` +
+        `required 0600: chmod 600 ${file}`,
+    );
+  }
+  let bytes: Buffer;
+  try {
+    bytes = stripAscii(readFileSync(file));
+  } catch (e) {
+    throw new InputError(`${file}: cannot read audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (bytes.length === 0) throw new InputError(`${file}: audit key is empty`);
+  return { path: file, bytes };
+}
+
+/** Reads a key another process is creating right now: wait (briefly) for its bytes. */
+function adoptKey(file: string): AuditKey {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; ; i++) {
+    try {
+      return readKey(file);
+    } catch (e) {
+      if (i >= 100 || !(e instanceof InputError) || !/is empty$/.test(e.message)) throw e;
+      Atomics.wait(sleeper, 0, 0, 10);
+    }
+  }
+}
+
+/**
+ * Loads the key at `file`. With `create`, a missing key is generated first
+ * (0600, created exclusively so two first writers agree on one key, in a
+ * directory made 0700). Refuses (InputError, exit 2) a key that group or
+ * others can access, an empty key, or a missing one without `create`.
+ */
+export function loadAuditKey(file: string, options: { create?: boolean } = {}): AuditKey {
+  let exists = true;
+  try {
+    statSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return readKey(file);
+    exists = false;
+  }
+  if (exists) return readKey(file);
+  if (!options.create) throw new InputError(`${file}: no audit key (give --key FILE or set STEPCHAIN_AUDIT_KEY_PATH)`);
+  const dir = path.dirname(file);
+  let made: string | undefined;
+  try {
+    made = mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (made !== undefined) chmodSync(dir, 0o700); // umask may have dropped bits; never wider than 0700
+  } catch (e) {
+    throw new InputError(`${dir}: cannot create the audit key directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return adoptKey(file); // another first writer won: adopt its key
+    throw new InputError(`${file}: cannot create audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    const text = Buffer.from(randomBytes(32).toString('hex'), 'ascii');
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  chmodSync(file, 0o600);
+  fsyncDir(dir);
+  return readKey(file);
+}

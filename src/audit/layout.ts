@@ -1,0 +1,28 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors';
+
+/** `<root>/.sdd/audit/`: one `YYYY-MM-DD.jsonl` per UTC day. */
+export function auditDir(root: string): string {
+  return path.join(root, '.sdd', 'audit');
+}
+
+export const AUDIT_LOCK = 'audit.lock';
+
+/** The UTC day file name for an instant. */
+export function dayFileName(unixMicros: number): string {
+  return `${new Date(Math.floor(unixMicros / 1000)).toISOString().slice(0, 10)}.jsonl`;
+}
+
+/** The log's `*.jsonl` files in chain order (by name, as the reference sorts them); [] when there is no directory. */
+export function auditFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    throw new InputError(`${dir}: cannot read the audit directory: ${code ?? (e as Error).message}`);
+  }
+  return names.filter((n) => n.endsWith('.jsonl')).sort();
+}
