@@ -1,5 +1,6 @@
 // Bundles the CLI (dist/cli.js) and the Action (dist/index.js) into single files
 // with @vercel/ncc. Both are committed; CI rebuilds and fails on any difference.
+// Type checking is `npm run typecheck` (tsc); ncc only transpiles.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +19,7 @@ for (const e of entries) {
   if (!existsSync(path.join(root, e.src))) continue;
   const outDir = path.join(work, path.basename(e.out, '.js'));
   rmSync(outDir, { recursive: true, force: true });
-  execFileSync(process.execPath, [ncc, 'build', e.src, '-o', outDir, '--quiet', '--target', 'es2022', '--no-source-map-register'], {
+  execFileSync(process.execPath, [ncc, 'build', e.src, '-o', outDir, '--quiet', '--target', 'es2022', '--no-source-map-register', '--transpile-only'], {
     cwd: root,
     stdio: 'inherit',
   });

@@ -1,5 +1,7 @@
-import { Journal, type JournalOptions, type StepInput } from './journal';
+import path from 'node:path';
+import { Journal, validateStep, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
+import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
 
 /**
  * Recording one step of an agent run: the journal append, plus what rides along
@@ -20,11 +22,24 @@ export interface RecordResult {
   row: StepRow;
   journal: Journal;
   warnings: string[];
+  /** The per-step worktree snapshot, when one was recorded. */
+  snapshot?: SnapshotInfo;
 }
 
 export function recordStep(journalDirPath: string, step: StepInput, options: RecordOptions): RecordResult {
+  validateStep(step); // nothing is created for a step that cannot be written
   const journal = Journal.open(journalDirPath, options);
   const row = journal.append(step);
   const warnings: string[] = [];
-  return { row, journal, warnings };
+  const result: RecordResult = { row, journal, warnings };
+  if (options.snapshot !== false) {
+    try {
+      const agentId = path.basename(path.resolve(journalDirPath));
+      const snap = takeSnapshot({ root: options.root, agentId, seq: row.seq, stepHash: row.step_hash, env: options.env ?? process.env });
+      if (snap !== undefined) result.snapshot = snap;
+    } catch (e) {
+      warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${(e as Error).message}`);
+    }
+  }
+  return result;
 }

@@ -1,7 +1,7 @@
 export { Cas } from './cas';
 export { ChainChecker } from './chain';
 export type { Fault, FaultKind } from './chain';
-export { Journal, projectRootOf } from './journal';
+export { Journal, projectRootOf, validateStep } from './journal';
 export type { Durability, JournalOptions, StepInput } from './journal';
 export { casDir, JOURNAL_FILE, journalDir, journalFile, journalsDir, runtimeDir } from './layout';
 export { resolveJournal } from './locate';

@@ -58,6 +58,24 @@ function nowSeconds(): number {
   return (performance.timeOrigin + performance.now()) / 1000;
 }
 
+/**
+ * Checks a step before anything is written: JSON values must be writable (no
+ * NaN or infinities), the input given once, a given input hash well-formed.
+ */
+export function validateStep(s: StepInput): { model: JsonValue; prompt: JsonValue; tool_call: JsonValue; tool_result: JsonValue; ts: number } {
+  const model = checkWritable('model', s.model);
+  const prompt = checkWritable('prompt', s.prompt);
+  const tool_call = checkWritable('tool_call', s.tool_call);
+  const tool_result = checkWritable('tool_result', s.tool_result);
+  if (s.input !== undefined && s.inputHash !== undefined) throw new InputError('give the input or its hash, not both');
+  if (s.inputHash !== undefined && !isSha256Hex(s.inputHash)) {
+    throw new InputError(`input hash must be 64 lowercase hex digits, got ${JSON.stringify(s.inputHash)}`);
+  }
+  const ts = s.ts ?? nowSeconds();
+  if (!Number.isFinite(ts)) throw new InputError('ts must be a finite number');
+  return { model, prompt, tool_call, tool_result, ts };
+}
+
 function checkWritable(name: string, v: JsonValue | undefined): JsonValue {
   if (v === undefined) return null;
   try {
@@ -154,16 +172,7 @@ export class Journal {
   }
 
   private prepare(s: StepInput): { fields: Omit<StepRow, 'prev_hash' | 'seq' | 'step_hash' | 'blob_refs' | 'ts'>; refs: string[]; ts: number } {
-    const model = checkWritable('model', s.model);
-    const prompt = checkWritable('prompt', s.prompt);
-    const tool_call = checkWritable('tool_call', s.tool_call);
-    const tool_result = checkWritable('tool_result', s.tool_result);
-    if (s.input !== undefined && s.inputHash !== undefined) throw new InputError('give the input or its hash, not both');
-    if (s.inputHash !== undefined && !isSha256Hex(s.inputHash)) {
-      throw new InputError(`input hash must be 64 lowercase hex digits, got ${JSON.stringify(s.inputHash)}`);
-    }
-    const ts = s.ts ?? nowSeconds();
-    if (!Number.isFinite(ts)) throw new InputError('ts must be a finite number');
+    const { model, prompt, tool_call, tool_result, ts } = validateStep(s);
     const refs: string[] = [];
     const store = (bytes: Uint8Array): string => {
       if (this.cas === undefined) throw new InputError(`${this.dir}: no blob store for this journal (give a CAS directory)`);
@@ -208,7 +217,7 @@ export class Journal {
       let end = t.validEnd;
       if (t.unterminatedRowEnd !== undefined) {
         // A complete, valid row whose newline never made it: finish the line.
-        writeAll(fd, Buffer.from('\n'));
+        writeAll(fd, Buffer.from('\n'), t.unterminatedRowEnd);
         if (this.durable) fsyncSync(fd);
         end = t.unterminatedRowEnd + 1;
       } else if (t.tornFrom !== undefined) {

@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
-import { isSafeId } from '../util/ids';
 import { JOURNAL_FILE, journalDir } from './layout';
 
 /** A journal named on a command line: its file, its directory, and its agent id when known. */
@@ -21,20 +20,24 @@ function kindOf(p: string): 'file' | 'dir' | undefined {
 }
 
 /**
- * Resolves `<agent|dir|file>`: an agent id is looked up under
- * `<root>/.sdd/runtime/journal/<id>/`; anything with a path separator, or that
- * exists as a path while no such agent exists, is a journal directory or file.
- * With `mustExist` a missing journal is an input error (exit 2).
+ * Resolves `<agent|dir|file>`. A name without a path separator that does not end
+ * in `.jsonl` is an agent id, validated before it becomes a path and looked up
+ * under `<root>/.sdd/runtime/journal/<id>/` (so `..` is an unsafe id, never the
+ * parent directory; write `./name` for a directory in the current one). Anything
+ * else is an existing journal directory or file. With `mustExist` a missing
+ * journal file is an input error (exit 2); without it, an agent's journal may be
+ * new, but a directory named by path must exist (no directories are made from
+ * a path like `../x`).
  */
 export function resolveJournal(target: string, root: string, mustExist = true): JournalTarget {
-  const looksLikePath = target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl');
-  if (!looksLikePath && isSafeId(target)) {
-    const dir = journalDir(root, target);
-    if (kindOf(dir) === 'dir' || kindOf(target) === undefined) {
-      const file = path.join(dir, JOURNAL_FILE);
-      if (mustExist && kindOf(file) !== 'file') throw new InputError(`no journal for agent ${JSON.stringify(target)} (looked for ${file})`);
-      return { file, dir, agentId: target };
+  const isPath = target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl');
+  if (!isPath) {
+    const dir = journalDir(root, target); // throws InputError for an unsafe id
+    const file = path.join(dir, JOURNAL_FILE);
+    if (mustExist && kindOf(file) !== 'file') {
+      throw new InputError(`no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`);
     }
+    return { file, dir, agentId: target };
   }
   const k = kindOf(target);
   if (k === 'dir') {
@@ -46,8 +49,9 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
     const dir = path.dirname(target);
     return { file: target, dir, agentId: path.basename(path.resolve(dir)) };
   }
-  if (!looksLikePath && !isSafeId(target)) {
-    throw new InputError(`unsafe agent id ${JSON.stringify(target)}: ids are 1-128 characters of A-Z a-z 0-9 _ . - and never "." or ".."`);
-  }
-  throw new InputError(`${target}: no such journal file or directory`);
+  throw new InputError(
+    mustExist
+      ? `${target}: no such journal file or directory`
+      : `${target}: no such journal directory (a new journal is started by agent id, under --root)`,
+  );
 }

@@ -1,9 +1,14 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 
-/** Writes every byte (a single write(2) may be short on some file systems). */
-export function writeAll(fd: number, bytes: Uint8Array): void {
+/**
+ * Writes every byte (a single write(2) may be short on some file systems), at
+ * `position` when given, else at the file offset (the end, for O_APPEND).
+ */
+export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {
   let off = 0;
-  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+  while (off < bytes.length) {
+    off += writeSync(fd, bytes, off, bytes.length - off, position === undefined ? null : position + off);
+  }
 }
 
 /** fsync a directory so a created or renamed entry survives a crash. */

@@ -2,8 +2,6 @@ import { decodeUtf8, JsonParseError, parse, type JsonValue } from '../../canonic
 import { InputError } from '../../errors';
 import { encodeRow, resolveJournal, type StepInput } from '../../journal';
 import { recordStep } from '../../record';
-import { journalDir } from '../../journal/layout';
-import { isSafeId } from '../../util/ids';
 import type { Command } from '../command';
 import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
 
@@ -21,7 +19,7 @@ export const appendCommand: Command = {
   name: ['append'],
   usage:
     '<agent> [--root DIR] [--input FILE|-] [--input-hash HEX] [--model M] [--prompt TEXT | --prompt-file FILE] ' +
-    '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--json]',
+    '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--no-snapshot] [--json]',
   summary: 'Append one step to an agent\'s journal (recovering and verifying the chain first) and print the row.',
   options: {
     ...ROOT_OPTION,
@@ -34,6 +32,7 @@ export const appendCommand: Command = {
     'tool-call': { kind: 'value' },
     'tool-result': { kind: 'value' },
     blob: { kind: 'list' },
+    'no-snapshot': { kind: 'flag' },
   },
   run(args, io) {
     const [target] = args.positionals;
@@ -68,8 +67,9 @@ export const appendCommand: Command = {
     if (blobs.length > 0) step.blobs = blobs.map((b) => readInputFile(b, io, 'blob'));
 
     // An agent id (validated before it becomes a path), or a journal directory.
-    const dir = isSafeId(target) && !target.includes('/') ? journalDir(root, target) : resolveJournal(target, root, false).dir;
-    const { row, journal, warnings } = recordStep(dir, step, { root, env: io.env });
+    const { dir } = resolveJournal(target, root, false);
+    if (target.endsWith('.jsonl')) throw new InputError(`append: give an agent id or a journal directory, not a file (${target})`);
+    const { row, journal, warnings, snapshot } = recordStep(dir, step, { root, env: io.env, snapshot: !args.flags.has('no-snapshot') });
     for (const w of warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {
       io.out(encodeRow(row));
@@ -79,6 +79,7 @@ export const appendCommand: Command = {
       io.out(`  prev_hash  ${row.prev_hash}`);
       io.out(`  input_hash ${row.input_hash}`);
       if (row.blob_refs.length > 0) io.out(`  blob_refs  ${row.blob_refs.join(' ')}`);
+      if (snapshot !== undefined) io.out(`  snapshot   ${snapshot.ref} ${snapshot.commit}`);
     }
     return 0;
   },
