@@ -1,0 +1,175 @@
+import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { canonicalOfRead } from '../canonical';
+import { InputError } from '../errors';
+import { Cas, casDir, projectRootOf, readVerifiedJournal, rowValue, type JournalEntry } from '../journal';
+import { fsyncDir, writeAll } from '../util/fs';
+import { sha256Hex } from '../util/hash';
+import { assertSafeId } from '../util/ids';
+import { PRODUCER } from '../version';
+import { signBytes, type SigningKey } from './keys';
+import { blobDigestsOf, createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
+import { writeTar, type TarWriteMember } from './tar';
+import { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './verify';
+
+export interface ReceiptWriteOptions {
+  /** The manifest's agent_id (default: the journal directory's name). */
+  agentId?: string;
+  /** Sign manifest.json with this key (manifest.sig). */
+  signKey?: SigningKey;
+  /** created_at (default now). */
+  now?: Date;
+  /** gzip the archive (default: when the output name ends in .gz or .tgz). */
+  gzip?: boolean;
+}
+
+export interface ExportOptions extends ReceiptWriteOptions {
+  /** The blob store to bundle from (default the project's CAS when the journal is in a project layout). */
+  cas?: Cas;
+}
+
+export interface BuiltReceipt {
+  /** The archive (gzip-compressed when asked). */
+  bytes: Buffer;
+  manifest: Manifest;
+  signed: boolean;
+  key_id: string | null;
+  blobs: { bundled: string[]; missing: string[] };
+  /** Non-fatal notes, e.g. a CAS blob whose bytes do not match its digest (left out). */
+  warnings: string[];
+}
+
+/** The journal member: each verified row's canonical line (its own bytes when they already are canonical). */
+export function canonicalJournalBytes(entries: readonly JournalEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  const nl = Buffer.from('\n');
+  for (const e of entries) {
+    parts.push(e.canonical ? e.bytes : Buffer.from(canonicalOfRead(rowValue(e.row)), 'utf8'), nl);
+  }
+  return Buffer.concat(parts);
+}
+
+function defaultAgentId(journalFile: string): string {
+  return path.basename(path.dirname(path.resolve(journalFile)));
+}
+
+/** Packs manifest, signature, journal and blobs (in that order) into a receipt. */
+export function packReceipt(
+  manifest: Manifest,
+  journal: Buffer,
+  blobs: ReadonlyArray<[string, Buffer]>,
+  options: ReceiptWriteOptions,
+): { bytes: Buffer; signed: boolean; key_id: string | null } {
+  const manifestBytes = encodeManifest(manifest);
+  const members: TarWriteMember[] = [{ name: MANIFEST_MEMBER, data: manifestBytes }];
+  if (options.signKey !== undefined) {
+    members.push({ name: SIGNATURE_MEMBER, data: Buffer.from(signBytes(manifestBytes, options.signKey).toString('base64'), 'latin1') });
+  }
+  members.push({ name: JOURNAL_MEMBER, data: journal });
+  for (const [digest, data] of blobs) members.push({ name: `blobs/${digest}`, data });
+  let bytes = writeTar(members, createdAtSeconds(manifest.created_at));
+  if (options.gzip) bytes = gzipSync(bytes, { level: 6 });
+  return { bytes, signed: options.signKey !== undefined, key_id: options.signKey?.keyId ?? null };
+}
+
+export function newManifest(agentId: string, head: string, steps: number, blobDigests: string[], now: Date = new Date()): Manifest {
+  return {
+    agent_id: assertSafeId(agentId, 'agent id'),
+    head_hash: head,
+    steps,
+    bernstein_version: PRODUCER,
+    created_at: formatCreatedAt(now),
+    blob_digests: blobDigests,
+    format_version: FORMAT_VERSION,
+  };
+}
+
+/**
+ * A receipt of a journal, in memory. The journal is verified first (a broken
+ * chain is never exported: IntegrityError naming the first fault); blobs are
+ * bundled from the CAS best-effort, and the ones it lacks are reported.
+ */
+export function buildReceipt(journalFile: string, options: ExportOptions = {}): BuiltReceipt {
+  const read = readVerifiedJournal(journalFile);
+  const agentId = options.agentId ?? defaultAgentId(journalFile);
+  const digests = blobDigestsOf(read.entries.map((e) => e.row.blob_refs));
+  const root = projectRootOf(path.dirname(path.resolve(journalFile)));
+  const cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), false));
+  const bundled: [string, Buffer][] = [];
+  const missing: string[] = [];
+  const warnings: string[] = [];
+  for (const d of digests) {
+    const data = cas?.get(d);
+    if (data === undefined) {
+      missing.push(d);
+    } else if (sha256Hex(data) !== d) {
+      warnings.push(`CAS blob ${d} does not match its digest; left out of the receipt`);
+      missing.push(d);
+    } else {
+      bundled.push([d, data]);
+    }
+  }
+  const manifest = newManifest(agentId, read.head_hash, read.steps, digests, options.now);
+  const packed = packReceipt(manifest, canonicalJournalBytes(read.entries), bundled, options);
+  return { ...packed, manifest, blobs: { bundled: bundled.map(([d]) => d), missing }, warnings };
+}
+
+/** Whether an output name asks for gzip. */
+export function wantsGzip(outFile: string): boolean {
+  return /\.(gz|tgz)$/i.test(outFile);
+}
+
+/** A receipt written over its own journal would destroy it. */
+export function refuseOverwritingJournal(journalFile: string, outFile: string): void {
+  if (path.resolve(journalFile) === path.resolve(outFile)) throw new InputError(`${outFile}: the receipt would overwrite the journal`);
+}
+
+/** Writes a file atomically (temporary name beside it, fsync, rename). */
+export function writeFileAtomic(file: string, bytes: Uint8Array): void {
+  const dir = path.dirname(path.resolve(file));
+  try {
+    if (statSync(file).isDirectory()) throw new InputError(`${file}: is a directory`);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+  }
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+  } catch {
+    throw new InputError(`${file}: cannot write: the directory ${dir} does not exist`);
+  }
+  const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'wx', 0o644);
+  } catch (e) {
+    throw new InputError(`${file}: cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    writeAll(fd, bytes);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, file);
+  } catch (e) {
+    try {
+      closeSync(fd);
+    } catch {
+      /* already closed */
+    }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* renamed or gone */
+    }
+    throw new InputError(`${file}: cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  fsyncDir(dir);
+}
+
+/** `stepchain export`: builds the receipt and writes it to `outFile`. */
+export function exportReceipt(journalFile: string, outFile: string, options: ExportOptions = {}): BuiltReceipt {
+  refuseOverwritingJournal(journalFile, outFile);
+  const built = buildReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+  writeFileAtomic(outFile, built.bytes);
+  return built;
+}

@@ -1,0 +1,46 @@
+export {
+  buildReceipt,
+  canonicalJournalBytes,
+  exportReceipt,
+  newManifest,
+  packReceipt,
+  wantsGzip,
+  writeFileAtomic,
+} from './export';
+export type { BuiltReceipt, ExportOptions, ReceiptWriteOptions } from './export';
+export {
+  generateKeyPair,
+  keyIdOf,
+  parsePrivateKey,
+  parsePublicKey,
+  readPrivateKeyFile,
+  readPublicKeyFile,
+  signBytes,
+  verifyBytes,
+  writeKeyPair,
+} from './keys';
+export type { GeneratedKeyPair, PublicKey, SigningKey } from './keys';
+export { blobDigestsOf, encodeManifest, FORMAT_VERSION, formatCreatedAt, MANIFEST_KEYS, parseManifest } from './manifest';
+export type { Manifest } from './manifest';
+export {
+  buildPublishedReceipt,
+  DEFAULT_REDACT,
+  parseRedactFields,
+  publishReceipt,
+  REDACTABLE_FIELDS,
+  REDACTED,
+  redactRows,
+} from './publish';
+export type { PublishOptions, PublishResult, RedactedChain, RedactField } from './publish';
+export { DEFAULT_MAX_RECEIPT_BYTES, maybeGunzip, readTar, ReceiptFormatError, writeTar } from './tar';
+export type { TarEntry, TarWriteMember } from './tar';
+export {
+  decodeSignature,
+  describeReceiptFault,
+  JOURNAL_MEMBER,
+  loadReceipt,
+  MANIFEST_MEMBER,
+  SIGNATURE_MEMBER,
+  verifyReceipt,
+} from './verify';
+export type { LoadedReceipt, LoadOptions, ReceiptFault, ReceiptVerifyResult, VerifyReceiptOptions } from './verify';

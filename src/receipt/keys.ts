@@ -1,0 +1,215 @@
+import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { InputError } from '../errors';
+import { sha256Hex } from '../util/hash';
+import { writeAll } from '../util/fs';
+
+/**
+ * Ed25519 keys for receipts (node:crypto). Accepted forms (SPEC §3):
+ * - private: PEM PKCS#8 (`-----BEGIN PRIVATE KEY-----`) or a raw 32-byte seed file;
+ * - public: PEM SPKI (`-----BEGIN PUBLIC KEY-----`) or a raw 32-byte key file.
+ * Anything else (another algorithm, an encrypted key, a private key where a public
+ * one is expected, a seed with a trailing newline) is an input error (exit 2).
+ *
+ * key_id = the first 16 hex digits of sha256(raw 32-byte public key): short enough
+ * to print, stable across PEM and raw encodings of the same key.
+ */
+export interface PublicKey {
+  key: KeyObject;
+  /** The raw 32-byte public key. */
+  raw: Buffer;
+  keyId: string;
+  /** Where it came from (a file name), for messages. */
+  source: string;
+}
+
+export interface SigningKey {
+  key: KeyObject;
+  publicKey: PublicKey;
+  keyId: string;
+  source: string;
+}
+
+// DER prefixes that wrap a raw 32-byte Ed25519 seed / public key (RFC 8410).
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+export function keyIdOf(rawPublicKey: Uint8Array): string {
+  return sha256Hex(rawPublicKey).slice(0, 16);
+}
+
+function rawOfPublic(key: KeyObject): Buffer {
+  const der = key.export({ format: 'der', type: 'spki' });
+  return Buffer.from(der.subarray(der.length - 32));
+}
+
+function publicFromKeyObject(key: KeyObject, source: string): PublicKey {
+  const raw = rawOfPublic(key);
+  return { key, raw, keyId: keyIdOf(raw), source };
+}
+
+function pemLabel(text: string): string | undefined {
+  const m = /^-----BEGIN ([A-Z0-9 ]+)-----/m.exec(text);
+  return m?.[1];
+}
+
+function looksLikeText(bytes: Buffer): boolean {
+  return bytes.length > 0 && /^[\x09\x0a\x0d\x20-\x7e]*$/.test(bytes.toString('latin1'));
+}
+
+/** A private key from a file's bytes: PEM PKCS#8 Ed25519 or a raw 32-byte seed. */
+export function parsePrivateKey(bytes: Buffer, source: string): SigningKey {
+  let key: KeyObject;
+  const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
+  const label = text === undefined ? undefined : pemLabel(text);
+  if (label !== undefined) {
+    if (label === 'ENCRYPTED PRIVATE KEY') throw new InputError(`${source}: encrypted private keys are not supported (use an unencrypted PKCS#8 PEM)`);
+    if (label === 'PUBLIC KEY') throw new InputError(`${source}: this is a public key; a private key (PEM PKCS#8 or a raw 32-byte seed) is needed`);
+    if (label !== 'PRIVATE KEY') throw new InputError(`${source}: not a PKCS#8 private key (PEM "${label}"); expected "PRIVATE KEY" or a raw 32-byte seed`);
+    try {
+      key = createPrivateKey({ key: text!, format: 'pem' });
+    } catch {
+      throw new InputError(`${source}: malformed PEM private key`);
+    }
+  } else if (bytes.length === 32) {
+    key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' });
+  } else {
+    throw new InputError(`${source}: not an Ed25519 private key: expected PEM PKCS#8 or a raw 32-byte seed, got ${bytes.length} bytes`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new InputError(`${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`);
+  }
+  const publicKey = publicFromKeyObject(createPublicKey(key), source);
+  return { key, publicKey, keyId: publicKey.keyId, source };
+}
+
+/** A public key from a file's bytes: PEM SPKI Ed25519 or 32 raw bytes. */
+export function parsePublicKey(bytes: Buffer, source: string): PublicKey {
+  let key: KeyObject;
+  const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
+  const label = text === undefined ? undefined : pemLabel(text);
+  if (label !== undefined) {
+    if (label.includes('PRIVATE KEY')) throw new InputError(`${source}: this is a private key; give the public key (PEM SPKI or 32 raw bytes)`);
+    if (label !== 'PUBLIC KEY') throw new InputError(`${source}: not an SPKI public key (PEM "${label}"); expected "PUBLIC KEY" or 32 raw bytes`);
+    try {
+      key = createPublicKey({ key: text!, format: 'pem' });
+    } catch {
+      throw new InputError(`${source}: malformed PEM public key`);
+    }
+  } else if (bytes.length === 32) {
+    try {
+      key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, bytes]), format: 'der', type: 'spki' });
+    } catch {
+      throw new InputError(`${source}: 32 bytes that are not an Ed25519 public key`);
+    }
+  } else {
+    throw new InputError(`${source}: not an Ed25519 public key: expected PEM SPKI or 32 raw bytes, got ${bytes.length} bytes`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new InputError(`${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`);
+  }
+  return publicFromKeyObject(key, source);
+}
+
+function readKeyBytes(file: string, what: string): Buffer {
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    throw new InputError(`${file}: cannot read ${what}: no such file`);
+  }
+  if (!st.isFile()) throw new InputError(`${file}: cannot read ${what}: not a regular file`);
+  if (st.size > 64 * 1024) throw new InputError(`${file}: not a key file (${st.size} bytes)`);
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new InputError(`${file}: cannot read ${what}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+export function readPrivateKeyFile(file: string): SigningKey {
+  return parsePrivateKey(readKeyBytes(file, 'private key'), file);
+}
+
+export function readPublicKeyFile(file: string): PublicKey {
+  return parsePublicKey(readKeyBytes(file, 'public key'), file);
+}
+
+/** The 64-byte Ed25519 signature over `data`. */
+export function signBytes(data: Uint8Array, key: SigningKey): Buffer {
+  return sign(null, data, key.key);
+}
+
+/** Whether `signature` verifies over `data` under `key` (never throws). */
+export function verifyBytes(data: Uint8Array, signature: Uint8Array, key: PublicKey): boolean {
+  try {
+    return verify(null, data, key.key, signature);
+  } catch {
+    return false;
+  }
+}
+
+export interface GeneratedKeyPair {
+  privateKeyPem: string;
+  publicKeyPem: string;
+  keyId: string;
+}
+
+export function generateKeyPair(): GeneratedKeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    keyId: keyIdOf(rawOfPublic(publicKey)),
+  };
+}
+
+function writeNew(file: string, text: string, mode: number): void {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', mode);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new InputError(`${file}: already exists; refusing to overwrite a key file`);
+    throw new InputError(`${file}: cannot create: ${code ?? (e as Error).message}`);
+  }
+  try {
+    fchmodSync(fd, mode); // the umask could only remove bits, but be explicit
+    writeAll(fd, Buffer.from(text));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    statSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes a new key pair: the private key (PEM PKCS#8) with mode 0600 and,
+ * when asked, the public key (PEM SPKI). Refuses to overwrite either file and
+ * leaves nothing behind on failure.
+ */
+export function writeKeyPair(privateFile: string, publicFile?: string): GeneratedKeyPair {
+  if (publicFile !== undefined && publicFile === privateFile) throw new InputError('the private and public key files must differ');
+  for (const f of [privateFile, publicFile]) {
+    if (f !== undefined && exists(f)) throw new InputError(`${f}: already exists; refusing to overwrite a key file`);
+  }
+  const pair = generateKeyPair();
+  writeNew(privateFile, pair.privateKeyPem, 0o600);
+  if (publicFile !== undefined) {
+    try {
+      writeNew(publicFile, pair.publicKeyPem, 0o644);
+    } catch (e) {
+      unlinkSync(privateFile);
+      throw e;
+    }
+  }
+  return pair;
+}

@@ -1,0 +1,119 @@
+import path from 'node:path';
+import { canonicalOfRead, float, type JsonValue } from '../canonical';
+import { InputError } from '../errors';
+import { computeStepHash, readVerifiedJournal, type StepRow } from '../journal';
+import { ZERO_HASH } from '../util/hash';
+import { newManifest, packReceipt, refuseOverwritingJournal, wantsGzip, writeFileAtomic, type ReceiptWriteOptions } from './export';
+import type { Manifest } from './manifest';
+
+/** The fields a redaction policy may replace (SPEC §3). */
+export const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'] as const;
+export type RedactField = (typeof REDACTABLE_FIELDS)[number];
+export const DEFAULT_REDACT: readonly RedactField[] = ['prompt', 'tool_result'];
+export const REDACTED = '<<redacted>>';
+
+/** Parses `--redact prompt,tool_result`: known fields only, at least one. */
+export function parseRedactFields(text: string): RedactField[] {
+  const parts = text.split(',').map((s) => s.trim());
+  const out: RedactField[] = [];
+  for (const p of parts) {
+    if (!(REDACTABLE_FIELDS as readonly string[]).includes(p)) {
+      throw new InputError(`--redact: ${JSON.stringify(p)} is not a redactable field (allowed: ${REDACTABLE_FIELDS.join(', ')})`);
+    }
+    if (!out.includes(p as RedactField)) out.push(p as RedactField);
+  }
+  return out;
+}
+
+export interface RedactedChain {
+  /** Canonical lines, `\n`-terminated. */
+  lines: Buffer;
+  head: string;
+  steps: number;
+}
+
+/**
+ * Replaces each non-null value of the chosen fields by `<<redacted>>`, empties
+ * `blob_refs`, and re-anchors the chain from genesis over the redacted rows.
+ */
+export function redactRows(rows: readonly StepRow[], fields: readonly RedactField[]): RedactedChain {
+  let prev = ZERO_HASH;
+  const parts: string[] = [];
+  for (const r of rows) {
+    const pick = (f: RedactField, v: JsonValue): JsonValue => (fields.includes(f) && v !== null ? REDACTED : v);
+    const hashed = {
+      prev_hash: prev,
+      input_hash: r.input_hash,
+      model: pick('model', r.model),
+      prompt: pick('prompt', r.prompt),
+      tool_call: pick('tool_call', r.tool_call),
+      tool_result: pick('tool_result', r.tool_result),
+    };
+    // `read` encoding: values written by a Python peer may hold NaN/Infinity.
+    const step_hash = computeStepHash(hashed, true);
+    parts.push(canonicalOfRead({ ...hashed, blob_refs: [], seq: r.seq, step_hash, ts: float(r.ts) }));
+    prev = step_hash;
+  }
+  return { lines: Buffer.from(parts.map((p) => `${p}\n`).join(''), 'utf8'), head: rows.length > 0 ? prev : ZERO_HASH, steps: rows.length };
+}
+
+export interface PublishOptions extends ReceiptWriteOptions {
+  /** Must be true: nothing leaves the machine unless the user asks (SPEC §3). */
+  optIn: boolean;
+  /** Fields to redact (default prompt, tool_result). */
+  redact?: readonly RedactField[];
+}
+
+export interface PublishResult {
+  bytes: Buffer;
+  manifest: Manifest;
+  original_head: string;
+  published_head: string;
+  steps: number;
+  redacted: RedactField[];
+  signed: boolean;
+  key_id: string | null;
+}
+
+function checkOptIn(options: PublishOptions): RedactField[] {
+  if (options.optIn !== true) {
+    throw new InputError('publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written');
+  }
+  const fields = [...(options.redact ?? DEFAULT_REDACT)];
+  for (const f of fields) {
+    if (!(REDACTABLE_FIELDS as readonly string[]).includes(f)) throw new InputError(`publish: ${JSON.stringify(f)} is not a redactable field`);
+  }
+  if (fields.length === 0) throw new InputError('publish: give at least one field to redact');
+  return fields;
+}
+
+/** A redacted receipt in memory; the journal is only read (verified first). */
+export function buildPublishedReceipt(journalFile: string, options: PublishOptions): PublishResult {
+  const fields = checkOptIn(options);
+  const read = readVerifiedJournal(journalFile);
+  const chain = redactRows(
+    read.entries.map((e) => e.row),
+    fields,
+  );
+  const agentId = options.agentId ?? path.basename(path.dirname(path.resolve(journalFile)));
+  const manifest = newManifest(agentId, chain.head, chain.steps, [], options.now);
+  const packed = packReceipt(manifest, chain.lines, [], options);
+  return {
+    bytes: packed.bytes,
+    manifest,
+    original_head: read.head_hash,
+    published_head: chain.head,
+    steps: chain.steps,
+    redacted: fields,
+    signed: packed.signed,
+    key_id: packed.key_id,
+  };
+}
+
+/** `stepchain publish`: refuses without opt-in (writing nothing), else writes the redacted receipt. */
+export function publishReceipt(journalFile: string, outFile: string, options: PublishOptions): PublishResult {
+  refuseOverwritingJournal(journalFile, outFile);
+  const r = buildPublishedReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+  writeFileAtomic(outFile, r.bytes);
+  return r;
+}
