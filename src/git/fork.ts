@@ -1,0 +1,352 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { isJsonObject, JsonParseError, parseBytes, prettySorted, type JsonObject, type JsonValue } from '../canonical';
+import { InputError, IntegrityError, StepchainError } from '../errors';
+import { JOURNAL_FILE, journalDir, journalFile, readVerifiedJournal, runtimeDir, type ReadJournal } from '../journal';
+import { fsyncDir, writeAll } from '../util/fs';
+import { assertSafeId } from '../util/ids';
+import { gitAt, GitCommandError, porcelain } from './exec';
+import { branchExists, listRefs, requireRepo, updateRefs, type RepoInfo } from './repo';
+import { listSnapshots, SNAPSHOT_REF_PREFIX, type SnapshotInfo } from './snapshot';
+
+/**
+ * Fork-from-step (SPEC §4): a sibling git worktree on a new branch, seeded with
+ * the parent's verified journal prefix and a session file whose `fork` block
+ * says where it came from. With a per-step snapshot of step N the worktree's
+ * files are those of step N; without one it starts at the parent's commit.
+ *
+ * Nothing is left behind on failure: every check runs before anything is
+ * created, and what was created is undone in reverse order if a later step fails.
+ */
+
+export interface ForkOptions {
+  /** The parent's project root (its journal is `<root>/.sdd/runtime/journal/<session>/`). */
+  root: string;
+  /** The parent session (agent) id. */
+  sessionId: string;
+  /** Fork after this step (0-based, inclusive): the fork's journal is the parent's `[0..fromStep]`. */
+  fromStep?: number;
+  label?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The fork id to use instead of a fresh one (tools and tests); validated like any id. */
+  forkId?: string;
+  /** The clock (default now). */
+  now?: Date;
+}
+
+/** What `stepchain fork --json` prints, plus what the library caller may want. */
+export interface ForkResult {
+  fork_session_id: string;
+  fork_branch: string;
+  fork_worktree: string;
+  fork_commit: string;
+  from_step: number | null;
+  parent_step_hash: string | null;
+  snapshot_path: string;
+  parent_session_id: string;
+  /** The snapshot commit the files were restored from (null: the parent's current commit). */
+  restored_from_snapshot: string | null;
+  /** The fork's journal file (null for a session-level fork). */
+  journal_path: string | null;
+  warnings: string[];
+}
+
+/** The `fork` block of a fork's session file. */
+export interface ForkBlock {
+  parent_session_id: string;
+  label: string | null;
+  branch: string;
+  branched_from_commit: string;
+  from_step?: number;
+  parent_step_hash?: string;
+  restored_from_snapshot?: string | null;
+  parent_branch: string | null;
+  parent_commit: string;
+  parent_root: string;
+  worktree: string;
+  created_at: string;
+}
+
+export const FORK_ID = /^fork-(?:[a-z0-9-]+-)?[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$/;
+
+/** A label as it appears in a fork id: lowercase letters, digits and single dashes, at most 40 characters. */
+export function labelSlug(label: string): string {
+  return label
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+}
+
+/** `fork-[<label slug>-]<YYYYMMDD-HHMMSS>-<6 hex>` (UTC). */
+export function newForkId(label?: string, now: Date = new Date()): string {
+  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
+  const stamp = `${p(now.getUTCFullYear(), 4)}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
+  const slug = label === undefined ? '' : labelSlug(label);
+  return `fork-${slug ? `${slug}-` : ''}${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+export function worktreesDir(root: string): string {
+  return path.join(root, '.sdd', 'worktrees');
+}
+
+/** `<root>/.sdd/worktrees/<fork_id>`. */
+export function forkWorktreePath(root: string, forkId: string): string {
+  return path.join(worktreesDir(root), assertSafeId(forkId, 'fork id'));
+}
+
+/** `fork/<parent branch or "session">/<fork_id>`. */
+export function forkBranchName(parentBranch: string | undefined, forkId: string): string {
+  return `fork/${parentBranch ?? 'session'}/${forkId}`;
+}
+
+export function sessionsDir(root: string): string {
+  return path.join(runtimeDir(root), 'sessions');
+}
+
+/** `<root>/.sdd/runtime/sessions/<session>.json`. */
+export function sessionFile(root: string, sessionId: string): string {
+  return path.join(sessionsDir(root), `${assertSafeId(sessionId, 'session id')}.json`);
+}
+
+/** A session file's JSON object, or undefined when there is none. */
+export function readSessionFile(file: string): JsonObject | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new InputError(`${file}: cannot read session file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let v: JsonValue;
+  try {
+    v = parseBytes(bytes);
+  } catch (e) {
+    if (e instanceof JsonParseError) throw new IntegrityError(`${file}: session file is not JSON: ${e.message}`);
+    throw e;
+  }
+  if (!isJsonObject(v)) throw new IntegrityError(`${file}: session file is not a JSON object`);
+  return v;
+}
+
+/** Writes a new file durably (refusing to overwrite one). */
+function writeNewFile(file: string, data: string | Uint8Array): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const fd = openSync(file, 'wx', 0o644);
+  try {
+    writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  fsyncDir(path.dirname(file));
+}
+
+/** The first `n` lines of a journal file, byte for byte. */
+function firstLines(bytes: Buffer, n: number): Buffer {
+  let end = 0;
+  for (let i = 0; i < n; i++) {
+    const nl = bytes.indexOf(0x0a, end);
+    if (nl < 0) throw new IntegrityError(`journal has fewer than ${n} complete lines`);
+    end = nl + 1;
+  }
+  return bytes.subarray(0, end);
+}
+
+/** The directories `mkdir -p` would create for `dir`, outermost first. */
+function missingDirs(dir: string): string[] {
+  const out: string[] = [];
+  for (let d = path.resolve(dir); !existsSync(d); d = path.dirname(d)) {
+    out.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  return out;
+}
+
+interface Undo {
+  what: string;
+  run: () => Promise<void> | void;
+}
+
+/** The snapshot of `seq` for a session, but only if it is the snapshot of *this* step (same step_hash). */
+function matchingSnapshot(snaps: Map<number, SnapshotInfo>, seq: number, stepHash: string): SnapshotInfo | undefined {
+  const s = snaps.get(seq);
+  return s !== undefined && s.step_hash === stepHash ? s : undefined;
+}
+
+/** Creates a fork. Throws InputError / IntegrityError (one line) and leaves nothing behind on failure. */
+export async function createFork(options: ForkOptions): Promise<ForkResult> {
+  const env = options.env ?? process.env;
+  const root = path.resolve(options.root);
+  const sessionId = assertSafeId(options.sessionId, 'session id');
+  const forkId = options.forkId === undefined ? newForkId(options.label, options.now) : assertSafeId(options.forkId, 'fork id');
+  const fromStep = options.fromStep;
+  if (fromStep !== undefined && (!Number.isSafeInteger(fromStep) || fromStep < 0)) {
+    throw new InputError(`--from-step: expected a non-negative integer, got ${fromStep}`);
+  }
+  const label = options.label ?? null;
+  if (label !== null && /[\x00-\x1f\x7f]/.test(label)) throw new InputError('--label: control characters are not allowed');
+
+  // 1. Everything is checked before anything is created.
+  if (!existsSync(root)) throw new InputError(`${root}: no such directory`);
+  const repo: RepoInfo = requireRepo(root, env);
+  const parentJournal = journalFile(root, sessionId);
+  const parentSessionFile = sessionFile(root, sessionId);
+  const hasJournal = existsSync(parentJournal);
+  const parentSession = readSessionFile(parentSessionFile);
+  if (!hasJournal && parentSession === undefined) {
+    throw new InputError(`no session ${JSON.stringify(sessionId)} under ${root} (looked for ${parentJournal} and ${parentSessionFile})`);
+  }
+  if (fromStep !== undefined && !hasJournal) throw new InputError(`--from-step: session ${JSON.stringify(sessionId)} has no journal (looked for ${parentJournal})`);
+  // The parent chain must verify (fail-closed), with or without --from-step.
+  const parent: ReadJournal | undefined = hasJournal ? readVerifiedJournal(parentJournal) : undefined;
+  let prefix: Buffer | undefined;
+  let parentStepHash: string | null = null;
+  if (fromStep !== undefined) {
+    const steps = parent!.steps;
+    if (fromStep >= steps) {
+      throw new InputError(`${parentJournal}: step ${fromStep} is out of range (the journal has ${steps} step${steps === 1 ? '' : 's'}${steps > 0 ? `, 0..${steps - 1}` : ''})`);
+    }
+    parentStepHash = parent!.entries[fromStep]!.row.step_hash;
+    prefix = firstLines(readFileSync(parentJournal), fromStep + 1);
+  }
+
+  const warnings: string[] = [];
+  let restored: SnapshotInfo | undefined;
+  const copies: SnapshotInfo[] = [];
+  if (fromStep !== undefined) {
+    const snaps = listSnapshots(root, sessionId, env);
+    restored = matchingSnapshot(snaps, fromStep, parentStepHash!);
+    if (restored === undefined) {
+      warnings.push(
+        snaps.has(fromStep)
+          ? `the snapshot of step ${fromStep} does not match its step_hash; the fork starts at the parent's current commit`
+          : `no worktree snapshot of step ${fromStep}; the fork starts at the parent's current commit`,
+      );
+    }
+    // The fork inherits the snapshots of its prefix, so forks of forks restore them too.
+    for (let i = 0; i <= fromStep; i++) {
+      const s = matchingSnapshot(snaps, i, parent!.entries[i]!.row.step_hash);
+      if (s !== undefined) copies.push(s);
+    }
+  }
+  const base = restored?.commit ?? repo.head;
+  if (base === undefined) throw new IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
+
+  const worktree = forkWorktreePath(root, forkId);
+  const branch = forkBranchName(repo.branch, forkId);
+  if (existsSync(worktree)) throw new IntegrityError(`${worktree}: already exists; refusing to fork over it`);
+  const branchBefore = branchExists(root, branch, env);
+  const forkJournal = fromStep === undefined ? null : path.join(journalDir(worktree, forkId), JOURNAL_FILE);
+  const snapshotPath = sessionFile(worktree, forkId);
+  const createdAt = (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+  // 2. Create, remembering how to undo each step.
+  const undo: Undo[] = [];
+  const git = gitAt(root, env);
+  try {
+    const dirs = missingDirs(worktreesDir(root));
+    mkdirSync(worktreesDir(root), { recursive: true });
+    undo.push({
+      what: 'directories',
+      run: () => {
+        for (const d of [...dirs].reverse()) {
+          try {
+            rmdirSync(d); // only if still empty: a concurrent fork may be using it
+          } catch {
+            /* not empty or gone */
+          }
+        }
+      },
+    });
+
+    undo.push({
+      what: 'branch',
+      run: async () => {
+        if (!branchBefore && branchExists(root, branch, env)) await git.raw(['branch', '-D', branch]);
+      },
+    });
+    undo.push({
+      what: 'worktree',
+      run: async () => {
+        if (!existsSync(worktree)) return; // git cleans up after its own failed add
+        try {
+          await git.raw(['worktree', 'remove', '--force', '--force', worktree]);
+        } catch {
+          rmSync(worktree, { recursive: true, force: true });
+          await git.raw(['worktree', 'prune']);
+        }
+      },
+    });
+    const addArgs = ['worktree', 'add', '--quiet', '-b', branch, worktree, base];
+    await porcelain(addArgs, () => git.raw(addArgs));
+
+    if (forkJournal !== null) writeNewFile(forkJournal, prefix!);
+    const block: ForkBlock = {
+      parent_session_id: sessionId,
+      label,
+      branch,
+      branched_from_commit: base,
+      ...(fromStep === undefined
+        ? {}
+        : { from_step: fromStep, parent_step_hash: parentStepHash!, restored_from_snapshot: restored?.commit ?? null }),
+      parent_branch: repo.branch ?? null,
+      parent_commit: repo.head ?? base,
+      parent_root: root,
+      worktree,
+      created_at: createdAt,
+    };
+    const session: JsonObject = { ...(parentSession ?? {}), session_id: forkId, fork: block as unknown as JsonValue };
+    writeNewFile(snapshotPath, `${prettySorted(session)}\n`);
+
+    if (copies.length > 0) {
+      const refs = copies.map((s) => `${SNAPSHOT_REF_PREFIX}/${forkId}/${s.seq}`);
+      undo.push({ what: 'snapshot refs', run: () => updateRefs(root, refs.map((r) => `delete ${r}`), env) });
+      updateRefs(root, copies.map((s, i) => `create ${refs[i]} ${s.commit}`), env);
+    }
+  } catch (e) {
+    const failures: string[] = [];
+    for (const u of [...undo].reverse()) {
+      try {
+        await u.run();
+      } catch (ue) {
+        failures.push(`${u.what}: ${(ue as Error).message.split('\n')[0]}`);
+      }
+    }
+    const why = e instanceof StepchainError ? e.message : e instanceof GitCommandError ? e.message : `${(e as Error).message.split('\n')[0]}`;
+    const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
+    throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
+  }
+
+  return {
+    fork_session_id: forkId,
+    fork_branch: branch,
+    fork_worktree: worktree,
+    fork_commit: base,
+    from_step: fromStep ?? null,
+    parent_step_hash: parentStepHash,
+    snapshot_path: snapshotPath,
+    parent_session_id: sessionId,
+    restored_from_snapshot: restored?.commit ?? null,
+    journal_path: forkJournal,
+    warnings,
+  };
+}
+
+/** The `--json` document of `stepchain fork`: exactly these keys. */
+export function forkJsonDocument(r: ForkResult): Record<string, JsonValue> {
+  return {
+    fork_session_id: r.fork_session_id,
+    fork_branch: r.fork_branch,
+    fork_worktree: r.fork_worktree,
+    fork_commit: r.fork_commit,
+    from_step: r.from_step,
+    parent_step_hash: r.parent_step_hash,
+    snapshot_path: r.snapshot_path,
+    parent_session_id: r.parent_session_id,
+  };
+}

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors';
+import { gitSync, gitTry } from './exec';
+
+/** Where a directory sits in git: its work tree, the repository's common git dir, HEAD and branch. */
+export interface RepoInfo {
+  /** The top of the work tree containing the directory (a linked worktree's own top for a fork). */
+  top: string;
+  /** The git dir of this work tree (`.git`, or `.git/worktrees/<name>` for a linked worktree). */
+  gitDir: string;
+  /** The repository's common git dir (shared by all its worktrees). */
+  commonDir: string;
+  /** The index file of this work tree. */
+  indexFile: string;
+  /** HEAD's commit, or undefined on an unborn branch. */
+  head: string | undefined;
+  /** The checked-out branch (short name), or undefined when detached. */
+  branch: string | undefined;
+}
+
+/**
+ * Reads the repository facts for `dir` with as few processes as possible (this
+ * runs on every append). Undefined when `dir` is not inside a git work tree.
+ */
+export function repoInfo(dir: string, env?: NodeJS.ProcessEnv): RepoInfo | undefined {
+  if (!existsSync(dir)) return undefined;
+  const q = ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'index'];
+  const out = gitTry(dir, [...q, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'], { env }) ?? gitTry(dir, q, { env });
+  if (out === undefined) return undefined;
+  const lines = out.split('\n');
+  if (lines[0] !== 'true') return undefined;
+  const top = lines[1]!;
+  const gitDir = lines[2]!;
+  const commonDir = path.resolve(dir, lines[3]!);
+  const indexFile = path.resolve(dir, lines[4]!);
+  const head = lines[5] !== undefined && /^[0-9a-f]{40,64}$/.test(lines[5]) ? lines[5] : undefined;
+  const symbolic = lines[6];
+  let branch: string | undefined;
+  if (head !== undefined) {
+    branch = symbolic?.startsWith('refs/heads/') ? symbolic.slice('refs/heads/'.length) : undefined;
+  } else {
+    // Unborn branch: HEAD still names it.
+    const ref = gitTry(dir, ['symbolic-ref', '-q', 'HEAD'], { env })?.trim();
+    branch = ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+  }
+  return { top, gitDir, commonDir, indexFile, head, branch };
+}
+
+/** repoInfo, or an InputError (exit 2) naming the directory. */
+export function requireRepo(dir: string, env?: NodeJS.ProcessEnv): RepoInfo {
+  const info = repoInfo(dir, env);
+  if (info === undefined) throw new InputError(`${dir}: not inside a git work tree (fork needs a git repository)`);
+  return info;
+}
+
+/** The commit a ref points to, or undefined. */
+export function resolveRef(dir: string, ref: string, env?: NodeJS.ProcessEnv): string | undefined {
+  return gitTry(dir, ['rev-parse', '-q', '--verify', `${ref}^{commit}`], { env })?.trim() || undefined;
+}
+
+/** Whether a branch exists. */
+export function branchExists(dir: string, branch: string, env?: NodeJS.ProcessEnv): boolean {
+  return gitTry(dir, ['show-ref', '--verify', '-q', `refs/heads/${branch}`], { env }) !== undefined;
+}
+
+/** `git check-ref-format` for one path component, without a process (snapshot refs are made per append). */
+export function isRefComponent(s: string): boolean {
+  return (
+    s.length > 0 &&
+    !s.startsWith('.') &&
+    !s.endsWith('.') &&
+    !s.endsWith('.lock') &&
+    !s.includes('..') &&
+    !s.includes('@{') &&
+    s !== '@' &&
+    !/[\x00-\x20\x7f~^:?*[\\/]/.test(s)
+  );
+}
+
+/** Refs under a prefix with their commit and full message (one process). */
+export function listRefs(dir: string, prefix: string, env?: NodeJS.ProcessEnv): { ref: string; commit: string; message: string }[] {
+  const out = gitSync(dir, ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(contents)%00%00', prefix], { env });
+  const refs: { ref: string; commit: string; message: string }[] = [];
+  for (const rec of out.split('\0\0')) {
+    const r = rec.replace(/^\n/, '');
+    if (r.trim() === '') continue;
+    const [ref, commit, message] = r.split('\0');
+    if (ref && commit) refs.push({ ref, commit, message: message ?? '' });
+  }
+  return refs;
+}
+
+/** Applies ref updates atomically (`git update-ref --stdin` in a transaction). */
+export function updateRefs(dir: string, commands: string[], env?: NodeJS.ProcessEnv): void {
+  if (commands.length === 0) return;
+  gitSync(dir, ['update-ref', '--stdin'], { env, input: `start\n${commands.join('\n')}\nprepare\ncommit\n` });
+}

@@ -1,0 +1,122 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { assertSafeId } from '../util/ids';
+import { GitCommandError, gitSync } from './exec';
+import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
+
+/**
+ * Per-step worktree snapshots: after each append, the work tree as it is
+ * (tracked files and untracked files that are not ignored, never `.sdd/`) is
+ * stored as a commit object under `refs/stepchain/snapshots/<agent>/<seq>`.
+ *
+ * It is built with a temporary index (GIT_INDEX_FILE in a temp directory), so
+ * the user's index, HEAD, branches and files are never touched. The temporary
+ * index starts as a copy of the user's index (read-only use of it): its stat
+ * cache lets `git add` hash only what changed, which keeps an append on a large
+ * repository cheap. With no index yet it starts from HEAD's tree, or empty.
+ */
+export const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
+
+/** Never part of a snapshot: stepchain's own state, and the fork worktrees living inside it. */
+export const SNAPSHOT_PATHSPEC = ['.', ':(exclude,glob)**/.sdd/**'];
+
+export interface SnapshotInfo {
+  ref: string;
+  commit: string;
+  agent_id: string;
+  seq: number;
+  step_hash: string;
+}
+
+export interface SnapshotOptions {
+  /** A directory inside the work tree to snapshot (the journal's project root). */
+  root: string;
+  agentId: string;
+  seq: number;
+  stepHash: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function snapshotRef(agentId: string, seq: number): string {
+  return `${SNAPSHOT_REF_PREFIX}/${agentId}/${seq}`;
+}
+
+function message(agentId: string, seq: number, stepHash: string): string {
+  return `stepchain snapshot: ${agentId} step ${seq}\n\nagent: ${agentId}\nseq: ${seq}\nstep_hash: ${stepHash}\n`;
+}
+
+/** The agent, seq and step_hash a snapshot commit's message names (undefined if it is not one). */
+export function parseSnapshotMessage(msg: string): { agent_id: string; seq: number; step_hash: string } | undefined {
+  const agent = /^agent: (\S+)$/m.exec(msg)?.[1];
+  const seq = /^seq: ([0-9]+)$/m.exec(msg)?.[1];
+  const hash = /^step_hash: ([0-9a-f]{64})$/m.exec(msg)?.[1];
+  if (agent === undefined || seq === undefined || hash === undefined) return undefined;
+  return { agent_id: agent, seq: Number(seq), step_hash: hash };
+}
+
+const IDENTITY_ERROR = /tell me who you are|auto-detect email|empty ident|no email was given|no name was given/i;
+
+/** `git commit-tree`, with a stepchain identity when git has none configured (e.g. a bare CI runner). */
+function commitTree(top: string, tree: string, parent: string | undefined, msg: string, env: NodeJS.ProcessEnv | undefined): string {
+  const args = ['commit-tree', '--no-gpg-sign', tree, ...(parent === undefined ? [] : ['-p', parent])];
+  try {
+    return gitSync(top, args, { env, input: msg }).trim();
+  } catch (e) {
+    if (!(e instanceof GitCommandError) || !IDENTITY_ERROR.test(e.stderr)) throw e;
+    return gitSync(top, ['-c', 'user.name=stepchain', '-c', 'user.email=stepchain@localhost', ...args], { env, input: msg }).trim();
+  }
+}
+
+/**
+ * Records the snapshot of step `seq`. Returns undefined when `root` is not in a
+ * git work tree (nothing to snapshot); throws GitCommandError when git fails or
+ * an Error when the agent id cannot be a ref name.
+ */
+export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): SnapshotInfo | undefined {
+  const { agentId, seq, stepHash, env } = options;
+  assertSafeId(agentId, 'agent id');
+  if (!isRefComponent(agentId)) throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
+  const repo = known ?? repoInfo(options.root, env);
+  if (repo === undefined) return undefined;
+  const tmp = mkdtempSync(path.join(tmpdir(), 'stepchain-snap-'));
+  try {
+    const index = path.join(tmp, 'index');
+    let seeded = false;
+    try {
+      copyFileSync(repo.indexFile, index);
+      seeded = true;
+    } catch {
+      /* no index yet (fresh repository) */
+    }
+    const extra = { GIT_INDEX_FILE: index };
+    if (!seeded && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], { env, extra });
+    gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
+    const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
+    const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
+    const ref = snapshotRef(agentId, seq);
+    gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
+    return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Every snapshot of an agent, by seq (only refs whose commit message is a stepchain snapshot). */
+export function listSnapshots(root: string, agentId: string, env?: NodeJS.ProcessEnv): Map<number, SnapshotInfo> {
+  assertSafeId(agentId, 'agent id');
+  const out = new Map<number, SnapshotInfo>();
+  if (!isRefComponent(agentId)) return out;
+  for (const r of listRefs(root, `${SNAPSHOT_REF_PREFIX}/${agentId}/`, env)) {
+    const m = parseSnapshotMessage(r.message);
+    const seqText = r.ref.slice(`${SNAPSHOT_REF_PREFIX}/${agentId}/`.length);
+    if (m === undefined || !/^[0-9]+$/.test(seqText) || Number(seqText) !== m.seq) continue;
+    out.set(m.seq, { ref: r.ref, commit: r.commit, agent_id: agentId, seq: m.seq, step_hash: m.step_hash });
+  }
+  return out;
+}
+
+/** The snapshot of one step, or undefined. */
+export function readSnapshot(root: string, agentId: string, seq: number, env?: NodeJS.ProcessEnv): SnapshotInfo | undefined {
+  return listSnapshots(root, agentId, env).get(seq);
+}

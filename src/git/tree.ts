@@ -1,0 +1,218 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { isJsonObject, type JsonObject, type JsonValue } from '../canonical';
+import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
+import { isSafeId } from '../util/ids';
+import { gitAt, porcelain } from './exec';
+import { readSessionFile, sessionFile } from './fork';
+import { requireRepo } from './repo';
+
+/**
+ * The fork registry is git's own list of worktrees plus each fork's session
+ * file: a fork is a worktree at `<some root>/.sdd/worktrees/<fork_id>` holding
+ * `.sdd/runtime/sessions/<fork_id>.json` with a `fork` block. Nothing else is
+ * kept, so the tree can never disagree with what is on disk, and `fork rm` (or
+ * `git worktree remove`) takes a fork out of it.
+ */
+
+export interface ForkNode {
+  fork_session_id: string;
+  /** The session it was forked from (a fork id for a fork of a fork). */
+  parent_session_id: string | null;
+  label: string | null;
+  branch: string | null;
+  worktree: string;
+  /** The last parent step the fork kept (null for a session-level fork). */
+  from_step: number | null;
+  parent_step_hash: string | null;
+  branched_from_commit: string | null;
+  restored_from_snapshot: string | null;
+  created_at: string | null;
+  /** The worktree's current commit. */
+  head_commit: string | null;
+  /** Steps in the fork's journal, and how many were recorded after the fork (null without a journal). */
+  steps: number | null;
+  steps_since: number | null;
+  /** Whether the fork's journal verifies (null without a journal). */
+  journal_ok: boolean | null;
+  /** The worktree's directory is gone (git lists it as prunable). */
+  missing: boolean;
+  children: ForkNode[];
+}
+
+interface WorktreeRecord {
+  path: string;
+  head: string | null;
+  branch: string | null;
+  prunable: boolean;
+}
+
+function parseWorktreeList(text: string): WorktreeRecord[] {
+  const out: WorktreeRecord[] = [];
+  for (const block of text.split(/\n\n+/)) {
+    const rec: WorktreeRecord = { path: '', head: null, branch: null, prunable: false };
+    for (const line of block.split('\n')) {
+      if (line.startsWith('worktree ')) rec.path = line.slice('worktree '.length);
+      else if (line.startsWith('HEAD ')) rec.head = line.slice('HEAD '.length);
+      else if (line.startsWith('branch ')) rec.branch = line.slice('branch '.length).replace(/^refs\/heads\//, '');
+      else if (line === 'prunable' || line.startsWith('prunable ')) rec.prunable = true;
+    }
+    if (rec.path) out.push(rec);
+  }
+  return out;
+}
+
+const str = (o: JsonObject, k: string): string | null => (typeof o[k] === 'string' ? (o[k] as string) : null);
+function int(o: JsonObject, k: string): number | null {
+  const v = o[k];
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+  return null;
+}
+
+function nodeOf(rec: WorktreeRecord): ForkNode | undefined {
+  const id = path.basename(rec.path);
+  const parentDir = path.dirname(rec.path);
+  if (!isSafeId(id) || path.basename(parentDir) !== 'worktrees' || path.basename(path.dirname(parentDir)) !== '.sdd') return undefined;
+  const missing = rec.prunable || !existsSync(rec.path);
+  let block: JsonObject | undefined;
+  if (!missing) {
+    try {
+      const s = readSessionFile(sessionFile(rec.path, id));
+      const f: JsonValue | undefined = s?.fork;
+      if (f !== undefined && isJsonObject(f)) block = f;
+    } catch {
+      block = undefined;
+    }
+    if (block === undefined) return undefined; // a worktree in .sdd/worktrees that is not a fork
+  } else if (!id.startsWith('fork-')) {
+    return undefined;
+  }
+  const b = block ?? {};
+  const fromStep = int(b, 'from_step');
+  let steps: number | null = null;
+  let journalOk: boolean | null = null;
+  const jf = path.join(journalDir(rec.path, id), JOURNAL_FILE);
+  if (!missing && existsSync(jf)) {
+    const v = verifyJournalFile(jf);
+    steps = v.steps;
+    journalOk = v.ok;
+  }
+  return {
+    fork_session_id: id,
+    parent_session_id: str(b, 'parent_session_id'),
+    label: str(b, 'label'),
+    branch: rec.branch ?? str(b, 'branch'),
+    worktree: rec.path,
+    from_step: fromStep,
+    parent_step_hash: str(b, 'parent_step_hash'),
+    branched_from_commit: str(b, 'branched_from_commit'),
+    restored_from_snapshot: str(b, 'restored_from_snapshot'),
+    created_at: str(b, 'created_at'),
+    head_commit: rec.head,
+    steps,
+    steps_since: steps === null ? null : Math.max(0, steps - (fromStep === null ? 0 : fromStep + 1)),
+    journal_ok: journalOk,
+    missing,
+    children: [],
+  };
+}
+
+/**
+ * Every fork of the repository containing `root` (from any of its worktrees),
+ * as a forest: the top-level nodes are forks of sessions that are not forks,
+ * each fork's forks are its `children`. Sorted by creation time, then id.
+ */
+export async function listForks(root: string, env: NodeJS.ProcessEnv = process.env): Promise<ForkNode[]> {
+  requireRepo(root, env);
+  const args = ['worktree', 'list', '--porcelain'];
+  const text = await porcelain(args, () => gitAt(root, env).raw(args));
+  const nodes = new Map<string, ForkNode>();
+  for (const rec of parseWorktreeList(text)) {
+    const n = nodeOf(rec);
+    if (n !== undefined && !nodes.has(n.fork_session_id)) nodes.set(n.fork_session_id, n);
+  }
+  const roots: ForkNode[] = [];
+  for (const n of nodes.values()) {
+    const parent = n.parent_session_id === null ? undefined : nodes.get(n.parent_session_id);
+    if (parent !== undefined && parent !== n) parent.children.push(n);
+    else roots.push(n);
+  }
+  const order = (a: ForkNode, b: ForkNode): number =>
+    (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.fork_session_id.localeCompare(b.fork_session_id);
+  const sortAll = (list: ForkNode[]): void => {
+    list.sort(order);
+    for (const n of list) sortAll(n.children);
+  };
+  sortAll(roots);
+  return roots;
+}
+
+/** Every node of a forest, parents before children. */
+export function flattenForks(nodes: ForkNode[]): ForkNode[] {
+  return nodes.flatMap((n) => [n, ...flattenForks(n.children)]);
+}
+
+function summary(n: ForkNode): string {
+  const parts: string[] = [n.fork_session_id];
+  if (n.label) parts.push(JSON.stringify(n.label));
+  parts.push(n.from_step === null ? 'session-level fork' : `from step ${n.from_step}`);
+  if (n.steps_since !== null) parts.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
+  if (n.restored_from_snapshot) parts.push(`files of step ${n.from_step}`);
+  if (n.journal_ok === false) parts.push('JOURNAL DOES NOT VERIFY');
+  if (n.missing) parts.push('WORKTREE MISSING');
+  return parts.join('  ');
+}
+
+/** The forest drawn for a terminal, grouped under the sessions the top-level forks came from. */
+export function drawForks(nodes: ForkNode[]): string[] {
+  if (nodes.length === 0) return ['no forks'];
+  const lines: string[] = [];
+  const draw = (list: ForkNode[], prefix: string): void => {
+    list.forEach((n, i) => {
+      const last = i === list.length - 1;
+      lines.push(`${prefix}${last ? '└── ' : '├── '}${summary(n)}`);
+      const inner = `${prefix}${last ? '    ' : '│   '}`;
+      const bar = n.children.length > 0 ? '│ ' : '  ';
+      lines.push(`${inner}${bar}  branch   ${n.branch ?? '(none)'}`);
+      lines.push(`${inner}${bar}  worktree ${n.worktree}`);
+      draw(n.children, inner);
+    });
+  };
+  const bySession = new Map<string, ForkNode[]>();
+  for (const n of nodes) {
+    const k = n.parent_session_id ?? '(unknown session)';
+    bySession.set(k, [...(bySession.get(k) ?? []), n]);
+  }
+  for (const [session, list] of bySession) {
+    lines.push(`${session}`);
+    draw(list, '');
+  }
+  return lines;
+}
+
+/** The forest as a Mermaid flowchart (sessions and forks as nodes, fork steps on the edges). */
+export function forksMermaid(nodes: ForkNode[]): string {
+  const lines = ['flowchart TD'];
+  const ids = new Map<string, string>();
+  const idOf = (name: string): string => {
+    let v = ids.get(name);
+    if (v === undefined) {
+      v = `n${ids.size}`;
+      ids.set(name, v);
+    }
+    return v;
+  };
+  const esc = (s: string): string => s.replace(/"/g, '#quot;');
+  const sessions = new Set(nodes.map((n) => n.parent_session_id ?? '(unknown session)'));
+  for (const s of sessions) lines.push(`  ${idOf(`session:${s}`)}["${esc(s)}"]`);
+  const walk = (n: ForkNode, parentKey: string): void => {
+    const me = idOf(`fork:${n.fork_session_id}`);
+    const text = [n.fork_session_id, n.branch ?? '', n.steps_since === null ? '' : `+${n.steps_since} steps`].filter(Boolean).join('<br/>');
+    lines.push(`  ${me}["${esc(text)}"]`);
+    lines.push(`  ${parentKey} -->|${n.from_step === null ? 'session' : `step ${n.from_step}`}| ${me}`);
+    for (const c of n.children) walk(c, me);
+  };
+  for (const n of nodes) walk(n, idOf(`session:${n.parent_session_id ?? '(unknown session)'}`));
+  return `${lines.join('\n')}\n`;
+}
