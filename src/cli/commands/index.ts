@@ -1,10 +1,16 @@
 import type { Command } from '../command';
 import { appendCommand } from './append';
 import { demoCommand } from './demo';
+import { diffCommand } from './diff';
 import { exportCommand } from './export';
+import { forkCommand } from './fork';
+import { forkRmCommand } from './fork-rm';
+import { forksCommand } from './forks';
 import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
 import { receiptVerifyCommand } from './receipt-verify';
+import { replayCommand } from './replay';
+import { showCommand } from './show';
 import { verifyCommand } from './verify';
 
 /**
@@ -18,5 +24,11 @@ export const commands: Command[] = [
   exportCommand,
   receiptVerifyCommand,
   publishCommand,
+  forkCommand,
+  forkRmCommand,
+  forksCommand,
+  replayCommand,
+  showCommand,
+  diffCommand,
   demoCommand,
 ];

@@ -1,0 +1,24 @@
+import { removeFork } from '../../git';
+import type { Command } from '../command';
+import { expectPositionals } from '../args';
+import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+
+export const forkRmCommand: Command = {
+  name: ['fork', 'rm'],
+  usage: '<fork_id> [--force] [--root DIR] [--json]',
+  summary: 'Remove a fork: its worktree, its branch and its snapshot refs. Refuses uncommitted changes unless --force.',
+  options: { ...ROOT_OPTION, ...JSON_OPTION, force: { kind: 'flag' } },
+  async run(args, io) {
+    const [id] = expectPositionals(args, ['fork_id'], 'fork rm');
+    const r = await removeFork(rootOf(args, io), id!, { force: args.flags.has('force'), env: io.env });
+    if (args.flags.has('json')) {
+      io.json({ ...r });
+      return 0;
+    }
+    io.out(`removed fork ${r.fork_session_id}`);
+    io.out(`  worktree ${r.worktree}`);
+    if (r.branch !== null) io.out(`  branch   ${r.branch}${r.branch_commit ? ` (was ${r.branch_commit})` : ''}`);
+    io.out(`  snapshot refs ${r.removed_snapshot_refs}`);
+    return 0;
+  },
+};

@@ -1,0 +1,41 @@
+import { createFork, forkJsonDocument } from '../../git';
+import { InputError } from '../../errors';
+import type { Command } from '../command';
+import { expectPositionals } from '../args';
+import { intArg, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+
+export const forkCommand: Command = {
+  name: ['fork'],
+  usage: '<session> [--from-step N] [--label L] [--root DIR] [--json]',
+  summary:
+    'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
+    'with --from-step, the verified prefix [0..N] and the files of step N.',
+  options: { ...ROOT_OPTION, ...JSON_OPTION, 'from-step': { kind: 'value' }, label: { kind: 'value' } },
+  async run(args, io) {
+    const [session] = expectPositionals(args, ['session'], 'fork');
+    const step = args.values.get('from-step');
+    const label = args.values.get('label');
+    if (label !== undefined && label.trim() === '') throw new InputError('--label: empty label');
+    const r = await createFork({
+      root: rootOf(args, io),
+      sessionId: session!,
+      ...(step === undefined ? {} : { fromStep: intArg(step, '--from-step') }),
+      ...(label === undefined ? {} : { label }),
+      env: io.env,
+    });
+    for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
+    if (args.flags.has('json')) {
+      io.json(forkJsonDocument(r));
+      return 0;
+    }
+    io.out(`forked ${r.parent_session_id}${r.from_step === null ? ' (session-level)' : ` at step ${r.from_step}`} as ${r.fork_session_id}`);
+    io.out(`  branch    ${r.fork_branch}`);
+    io.out(`  worktree  ${r.fork_worktree}`);
+    io.out(`  commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${r.from_step})` : ' (the parent\'s current commit)'}`);
+    if (r.parent_step_hash !== null) io.out(`  parent step_hash ${r.parent_step_hash}`);
+    if (r.journal_path !== null) io.out(`  journal   ${r.journal_path}`);
+    io.out(`  session   ${r.snapshot_path}`);
+    if (r.journal_path !== null) io.out(`continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`);
+    return 0;
+  },
+};
