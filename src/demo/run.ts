@@ -3,12 +3,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makeContext, type DemoSection } from './context';
+import { demoFork } from './fork';
 import { demoJournal } from './journal';
 import { demoReceipts } from './receipts';
 import { SAMPLE_FILES } from './sample';
 
 /** The demo's sections, in order; each capability adds its own. */
-export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts];
+export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork];
 
 function git(root: string, args: string[]): void {
   execFileSync('git', args, { cwd: root, stdio: 'ignore' });
