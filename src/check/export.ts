@@ -1,0 +1,116 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { InputError, StepchainError } from '../errors';
+import {
+  buildPublishedReceipt,
+  buildReceipt,
+  writeFileAtomic,
+  type RedactField,
+  type SigningKey,
+} from '../receipt';
+import { findFiles, globSet } from './glob';
+import { DEFAULT_JOURNALS, idOfPath, type CheckFault } from './workspace';
+
+/**
+ * Receipts for a repository's committed journals, one per agent (the Action's
+ * export mode): a full receipt, or a published (redacted) one when fields to
+ * redact are given. A journal that does not verify gets no receipt and a fault.
+ */
+export interface ExportAllOptions {
+  root: string;
+  outDir: string;
+  journals?: string | string[];
+  /** Only these agents (default all found); a named agent with no journal is an input error. */
+  agents?: string[];
+  signKey?: SigningKey;
+  /** Publish with this redaction policy instead of exporting everything. */
+  redact?: readonly RedactField[] | null;
+  now?: Date;
+}
+
+export interface ExportedReceipt {
+  agent_id: string;
+  /** The journal it was made from (repository-relative). */
+  journal: string;
+  /** The receipt file written. */
+  file: string;
+  head_hash: string;
+  steps: number;
+  signed: boolean;
+  key_id: string | null;
+  /** For a published receipt: the journal's own head and the fields redacted. */
+  original_head?: string;
+  redacted?: RedactField[];
+}
+
+export interface ExportAllResult {
+  receipts: ExportedReceipt[];
+  faults: CheckFault[];
+}
+
+export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
+  const root = path.resolve(options.root);
+  const found = findFiles(root, globSet(options.journals ?? DEFAULT_JOURNALS));
+  const byAgent = new Map<string, string>();
+  for (const rel of found) if (!byAgent.has(idOfPath(rel))) byAgent.set(idOfPath(rel), rel);
+  const agents = options.agents && options.agents.length > 0 ? options.agents : [...byAgent.keys()];
+  for (const a of agents) {
+    if (!byAgent.has(a)) throw new InputError(`agent ${a}: no journal found (looked for ${[options.journals ?? DEFAULT_JOURNALS].flat().join(', ')})`);
+  }
+  mkdirSync(options.outDir, { recursive: true });
+  const result: ExportAllResult = { receipts: [], faults: [] };
+  for (const agent of agents) {
+    const rel = byAgent.get(agent)!;
+    const journal = path.join(root, rel);
+    const file = path.join(options.outDir, `${agent}.receipt.tar`);
+    const common = {
+      agentId: agent,
+      ...(options.signKey === undefined ? {} : { signKey: options.signKey }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+      gzip: false,
+    };
+    try {
+      if (options.redact) {
+        const r = buildPublishedReceipt(journal, { ...common, optIn: true, redact: options.redact });
+        writeFileAtomic(file, r.bytes);
+        result.receipts.push({
+          agent_id: agent,
+          journal: rel,
+          file,
+          head_hash: r.published_head,
+          steps: r.steps,
+          signed: r.signed,
+          key_id: r.key_id,
+          original_head: r.original_head,
+          redacted: r.redacted,
+        });
+      } else {
+        const r = buildReceipt(journal, common);
+        writeFileAtomic(file, r.bytes);
+        result.receipts.push({
+          agent_id: agent,
+          journal: rel,
+          file,
+          head_hash: r.manifest.head_hash,
+          steps: r.manifest.steps,
+          signed: r.signed,
+          key_id: r.key_id,
+        });
+      }
+    } catch (e) {
+      if (!(e instanceof StepchainError)) throw e;
+      // The library names the absolute file and line; annotate at the repository path.
+      const m = /:(\d+): /.exec(e.message.replace(journal, rel));
+      result.faults.push({
+        item: 'journal',
+        path: rel,
+        line: m ? Number(m[1]) : null,
+        kind: e instanceof InputError ? 'input_error' : 'export_refused',
+        message: `agent ${agent}: no receipt: ${e.message.split(journal).join(rel)}`,
+        severity: 'error',
+        id: agent,
+      });
+    }
+  }
+  return result;
+}

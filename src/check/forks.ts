@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isJsonInteger, isJsonObject, parseBytes, type JsonValue } from '../canonical';
+import { isSafeId } from '../util/ids';
+import { findFiles, globSet } from './glob';
+import type { ForkTreeNode } from './markdown';
+
+/**
+ * The fork tree as committed: every session snapshot
+ * (`.sdd/runtime/sessions/<fork_id>.json`, SPEC §4) whose `fork` block names its
+ * parent. A PR check sees the files, not the worktrees, so it reads the tree from
+ * them. Files that are not session snapshots are skipped, not failed.
+ */
+export const DEFAULT_SESSIONS = '**/.sdd/runtime/sessions/*.json';
+
+export function forkTreeFromSessions(root: string, patterns: string | string[] = DEFAULT_SESSIONS): ForkTreeNode[] {
+  const nodes = new Map<string, ForkTreeNode>();
+  for (const rel of findFiles(root, globSet(patterns))) {
+    let v: JsonValue;
+    try {
+      v = parseBytes(readFileSync(path.join(root, rel)));
+    } catch {
+      continue;
+    }
+    if (!isJsonObject(v)) continue;
+    const fork = v['fork'];
+    if (!isJsonObject(fork)) continue;
+    const id = path.basename(rel, '.json');
+    const parent = fork['parent_session_id'];
+    if (!isSafeId(id) || typeof parent !== 'string') continue;
+    const step = fork['from_step'];
+    const label = fork['label'];
+    nodes.set(id, {
+      id,
+      parent,
+      fromStep: isJsonInteger(step) && typeof step === 'number' ? step : null,
+      label: typeof label === 'string' ? label : null,
+    });
+  }
+  return [...nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
+}

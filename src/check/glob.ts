@@ -1,0 +1,152 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors';
+
+/**
+ * Repository-relative glob patterns (the Action's `journals`, `runs`, `receipts`
+ * inputs): `*` and `?` within one path segment, `**` for any number of segments,
+ * `{a,b}` alternatives and `[...]` classes; a leading `!` excludes. Paths always use
+ * `/`. The same matcher filters a working tree and a `git ls-tree` listing, so the
+ * base commit and the head are selected by exactly the same rule.
+ */
+export interface GlobSet {
+  include: RegExp[];
+  exclude: RegExp[];
+  /** The patterns as given (for messages). */
+  patterns: string[];
+}
+
+function escapeRe(c: string): string {
+  return /[.+^$()|\\\]{}[*?]/.test(c) ? `\\${c}` : c;
+}
+
+/** A regular expression matching the whole relative path. */
+export function globToRegExp(pattern: string): RegExp {
+  let p = pattern.trim().replace(/\\/g, '/');
+  while (p.startsWith('./')) p = p.slice(2);
+  if (p.startsWith('/')) throw new InputError(`glob ${JSON.stringify(pattern)}: patterns are relative to the repository`);
+  let re = '';
+  let depth = 0;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    if (c === '*') {
+      if (p[i + 1] === '*') {
+        const atStart = i === 0 || p[i - 1] === '/';
+        const atEnd = i + 2 === p.length || p[i + 2] === '/';
+        if (atStart && atEnd) {
+          // `**/` matches zero or more whole segments; a trailing `**` matches the rest.
+          if (i + 2 === p.length) re += '.*';
+          else re += '(?:[^/]+/)*';
+          i += 2; // skip the second `*` and the `/`
+          continue;
+        }
+        i++;
+      }
+      re += '[^/]*';
+    } else if (c === '?') {
+      re += '[^/]';
+    } else if (c === '[') {
+      const close = p.indexOf(']', i + 2);
+      if (close < 0) {
+        re += '\\[';
+        continue;
+      }
+      let body = p.slice(i + 1, close);
+      if (body.startsWith('!')) body = `^${body.slice(1)}`;
+      re += `[${body.replace(/\\/g, '\\\\')}]`;
+      i = close;
+    } else if (c === '{') {
+      re += '(?:';
+      depth++;
+    } else if (c === '}' && depth > 0) {
+      re += ')';
+      depth--;
+    } else if (c === ',' && depth > 0) {
+      re += '|';
+    } else {
+      re += escapeRe(c);
+    }
+  }
+  if (depth > 0) throw new InputError(`glob ${JSON.stringify(pattern)}: unclosed "{"`);
+  return new RegExp(`^${re}$`);
+}
+
+/** Patterns from an input: one per line or comma-separated at top level; blank lines ignored. */
+export function parsePatterns(text: string | string[]): string[] {
+  const lines = Array.isArray(text) ? text : text.split(/\r?\n/);
+  const out: string[] = [];
+  for (const line of lines) {
+    let depth = 0;
+    let cur = '';
+    for (const c of line) {
+      if (c === '{') depth++;
+      if (c === '}') depth = Math.max(0, depth - 1);
+      if (c === ',' && depth === 0) {
+        if (cur.trim()) out.push(cur.trim());
+        cur = '';
+      } else cur += c;
+    }
+    if (cur.trim()) out.push(cur.trim());
+  }
+  return out;
+}
+
+export function globSet(patterns: string | string[]): GlobSet {
+  const list = parsePatterns(patterns);
+  const set: GlobSet = { include: [], exclude: [], patterns: list };
+  for (const p of list) {
+    if (p.startsWith('!')) set.exclude.push(globToRegExp(p.slice(1)));
+    else set.include.push(globToRegExp(p));
+  }
+  return set;
+}
+
+export function matchesGlob(set: GlobSet, relPath: string): boolean {
+  return set.include.some((r) => r.test(relPath)) && !set.exclude.some((r) => r.test(relPath));
+}
+
+/** Directories never descended into: git internals, dependencies, fork worktrees (their own checkouts). */
+const SKIP_DIRS = new Set(['.git', 'node_modules']);
+const SKIP_PATHS = new Set(['.sdd/worktrees']);
+
+/** The literal leading directories of a pattern (where a walk can start). */
+function staticPrefix(pattern: string): string {
+  const segs = pattern.replace(/^(\.\/)+/, '').split('/');
+  const out: string[] = [];
+  for (const s of segs.slice(0, -1)) {
+    if (/[*?[{]/.test(s)) break;
+    out.push(s);
+  }
+  return out.join('/');
+}
+
+/**
+ * Files under `root` matching the set, as sorted `/`-separated relative paths.
+ * Walks only from each pattern's literal prefix, skips `.git`, `node_modules` and
+ * `.sdd/worktrees`, and does not follow symbolic links.
+ */
+export function findFiles(root: string, set: GlobSet): string[] {
+  const found = new Set<string>();
+  const starts = new Set(set.patterns.filter((p) => !p.startsWith('!')).map(staticPrefix));
+  // A prefix inside another prefix is walked by the outer one.
+  const roots = [...starts].filter((s) => ![...starts].some((o) => o !== s && (o === '' || s.startsWith(`${o}/`))));
+  const walk = (rel: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (SKIP_DIRS.has(e.name) || SKIP_PATHS.has(child)) continue;
+        walk(child);
+      } else if (e.isFile() && matchesGlob(set, child)) {
+        found.add(child);
+      }
+    }
+  };
+  for (const r of roots) walk(r);
+  return [...found].sort();
+}

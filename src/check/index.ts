@@ -1,0 +1,12 @@
+export { checkAppendOnly } from './append-only';
+export type { AppendOnlyKind, AppendOnlyResult } from './append-only';
+export { forkTreeFromSessions, DEFAULT_SESSIONS } from './forks';
+export { ensureCommit, listFilesAtCommit, readFilesAtCommit } from './git';
+export { findFiles, globSet, globToRegExp, matchesGlob, parsePatterns } from './glob';
+export type { GlobSet } from './glob';
+export { COMMENT_MARKER, forkTreeMermaid, renderCheckMarkdown } from './markdown';
+export type { ForkTreeNode, MarkdownOptions } from './markdown';
+export { checkWorkspace, DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, idOfPath } from './workspace';
+export type { CheckedItem, CheckFault, CheckOptions, CheckReport, ItemKind } from './workspace';
+export { exportAllReceipts } from './export';
+export type { ExportAllOptions, ExportAllResult, ExportedReceipt } from './export';
