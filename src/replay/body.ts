@@ -1,0 +1,191 @@
+import { decodeUtf8, type JsonValue } from '../canonical';
+import { InputError } from '../errors';
+import type { JournalEntry } from '../journal';
+import type { ReplaySource } from './source';
+import { stepChanges, type FieldChange } from './step';
+import { compactJson, displayWidth, isoTime, sanitize, truncate, valueLines, wrap } from './text';
+
+/** One blob of a step: its size and a short preview when it is present. */
+export interface BlobInfo {
+  digest: string;
+  present: boolean;
+  size: number | null;
+  /** Whether this blob is the step's input (`input_hash`). */
+  input: boolean;
+  /** UTF-8 text blobs: the start of the text; binary: `null`. */
+  preview: string | null;
+  binary: boolean;
+}
+
+const PREVIEW_CHARS = 160;
+const blobCache = new WeakMap<ReplaySource, Map<string, BlobInfo>>();
+
+/** A blob's size and preview, read once per source. */
+export function blobInfo(source: ReplaySource, digest: string, inputHash: string): BlobInfo {
+  let cache = blobCache.get(source);
+  if (cache === undefined) blobCache.set(source, (cache = new Map()));
+  const key = `${digest}:${inputHash === digest}`;
+  let info = cache.get(key);
+  if (info === undefined) {
+    const bytes = source.blobs.get(digest);
+    info = { digest, present: bytes !== undefined, size: bytes?.length ?? null, input: digest === inputHash, preview: null, binary: false };
+    if (bytes !== undefined) {
+      const head = bytes.subarray(0, PREVIEW_CHARS * 4);
+      let text: string | undefined;
+      try {
+        text = decodeUtf8(head.length < bytes.length ? trimUtf8(head) : head);
+      } catch {
+        text = undefined;
+      }
+      if (text === undefined || text.includes('\u0000')) info.binary = true;
+      else info.preview = [...text].slice(0, PREVIEW_CHARS).join('');
+    }
+    cache.set(key, info);
+  }
+  return info;
+}
+
+/** Drops a UTF-8 sequence cut at the end of a slice. */
+function trimUtf8(b: Buffer): Buffer {
+  let end = b.length;
+  let back = 0;
+  while (end > 0 && back < 4 && (b[end - 1]! & 0xc0) === 0x80) {
+    end--;
+    back++;
+  }
+  if (end > 0 && b[end - 1]! >= 0xc0) end--;
+  return b.subarray(0, end);
+}
+
+export function stepBlobs(source: ReplaySource, e: JournalEntry): BlobInfo[] {
+  return e.row.blob_refs.map((d) => blobInfo(source, d, e.row.input_hash));
+}
+
+export function formatSize(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** One line of a step's body; `style` lets a terminal emphasise it. */
+export interface BodyLine {
+  text: string;
+  style?: 'label' | 'dim' | 'change' | 'marker' | 'warn';
+}
+
+export interface BodyOptions {
+  /** Columns available. */
+  width: number;
+  /** Show every field in full (no truncation marker). */
+  expanded: boolean;
+  /** Lines a field shows before it is cut (default 6). */
+  fieldLines?: number;
+  /** Changes listed before they are cut (default 8). */
+  changeLines?: number;
+  /** Wrap long lines to the width (the terminal) or keep them whole (`show`). */
+  wrapLines?: boolean;
+}
+
+const LABEL = 12;
+
+/** A change as one line: `~ tool_call.args.cmd: "a" → "b"`. */
+export function changeText(c: FieldChange, valueWidth = 60): string {
+  const v = (x: JsonValue | undefined): string => truncate(sanitize(compactJson(x ?? null)), valueWidth);
+  if (c.kind === 'added') return `+ ${c.path}: ${v(c.after)}`;
+  if (c.kind === 'removed') return `- ${c.path}: ${v(c.before)}`;
+  return `~ ${c.path}: ${v(c.before)} → ${v(c.after)}`;
+}
+
+/**
+ * The body of one step, laid out for `width` columns: seq and time, model,
+ * prompt, tool call, tool result, blobs, hashes, then what changed since the
+ * previous step. Fields longer than `fieldLines` are cut with a marker unless
+ * `expanded`. Every value is sanitized (a row cannot send escape sequences).
+ */
+export function stepBody(source: ReplaySource, index: number, options: BodyOptions): { lines: BodyLine[]; truncated: boolean } {
+  const e = source.entries[index];
+  if (e === undefined) return { lines: [], truncated: false };
+  const r = e.row;
+  const width = Math.max(options.width, LABEL + 8);
+  const valueWidth = width - LABEL;
+  const maxLines = options.expanded ? Infinity : (options.fieldLines ?? 6);
+  const maxChanges = options.expanded ? Infinity : (options.changeLines ?? 8);
+  const doWrap = options.wrapLines ?? true;
+  const lines: BodyLine[] = [];
+  let truncated = false;
+
+  const field = (label: string, values: string[], style?: BodyLine['style']): void => {
+    const pieces = doWrap ? values.flatMap((l) => wrap(l, valueWidth)) : values;
+    const shown = pieces.length > maxLines ? pieces.slice(0, maxLines) : pieces;
+    shown.forEach((p, i) => lines.push({ text: `${i === 0 ? label.padEnd(LABEL) : ' '.repeat(LABEL)}${p}`, ...(style ? { style } : {}) }));
+    if (pieces.length === 0) lines.push({ text: label });
+    if (shown.length < pieces.length) {
+      truncated = true;
+      const more = pieces.length - shown.length;
+      lines.push({ text: `${' '.repeat(LABEL)}… ${more} more line${more === 1 ? '' : 's'} (Enter expands)`, style: 'marker' });
+    }
+  };
+
+  field('seq', [`${r.seq}  (line ${e.line} of ${sanitize(source.file)})`]);
+  field('time', [`${isoTime(r.ts)}  (ts ${r.ts})`]);
+  field('model', valueLines(r.model, valueWidth));
+  field('prompt', valueLines(r.prompt, valueWidth));
+  field('tool_call', valueLines(r.tool_call, valueWidth));
+  field('tool_result', valueLines(r.tool_result, valueWidth));
+  const blobs = stepBlobs(source, e);
+  if (blobs.length === 0) field('blobs', ['(none)'], 'dim');
+  else {
+    field(
+      'blobs',
+      blobs.map((b) => {
+        const what = b.input ? ' input' : '';
+        if (!b.present) return `${b.digest.slice(0, 16)}…${what}  MISSING`;
+        const pv = b.binary ? '(binary)' : JSON.stringify(b.preview ?? '').slice(1, -1);
+        return `${b.digest.slice(0, 16)}…${what}  ${formatSize(b.size ?? 0)}  ${sanitize(pv)}`;
+      }),
+    );
+  }
+  field('input_hash', [r.input_hash]);
+  field('prev_hash', [r.prev_hash]);
+  field('step_hash', [r.step_hash]);
+
+  if (index > 0) {
+    const changes = stepChanges(source.entries[index - 1]!.row, r);
+    lines.push({ text: '' });
+    if (changes.length === 0) {
+      lines.push({ text: `no change in content since step ${index - 1}`, style: 'dim' });
+    } else {
+      lines.push({ text: `changed since step ${index - 1}:`, style: 'label' });
+      const shown = changes.slice(0, maxChanges);
+      for (const c of shown) {
+        const text = changeText(c, options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - c.path.length) / 2)));
+        const pieces = doWrap && options.expanded ? wrap(`  ${text}`, width) : [`  ${doWrap ? truncate(text, width - 2) : text}`];
+        for (const p of pieces) lines.push({ text: p, style: 'change' });
+      }
+      if (shown.length < changes.length) {
+        truncated = true;
+        lines.push({ text: `  … ${changes.length - shown.length} more changes (Enter expands)`, style: 'marker' });
+      }
+    }
+  } else {
+    lines.push({ text: '' });
+    lines.push({ text: 'first step (genesis: prev_hash is 64 zeros)', style: 'dim' });
+  }
+  return { lines, truncated };
+}
+
+/** Whether a line is wider than `width` (for tests of the layout). */
+export function overflows(lines: BodyLine[], width: number): boolean {
+  return lines.some((l) => displayWidth(l.text) > width);
+}
+
+/** Throws InputError unless `seq` is a step of the source. */
+export function entryAt(source: ReplaySource, seq: number): JournalEntry {
+  const e = source.entries[seq];
+  if (e === undefined) {
+    throw new InputError(
+      `${source.file}: step ${seq} is out of range (the journal has ${source.steps} step${source.steps === 1 ? '' : 's'}${source.steps > 0 ? `, 0..${source.steps - 1}` : ''})`,
+    );
+  }
+  return e;
+}

@@ -1,0 +1,45 @@
+/**
+ * The operator's replay surface (issue 7, terminal half): a verified source,
+ * the step model (fields, changes since the previous step, search), the layout
+ * of a screen, and the non-interactive views. The TTY driver is `tty.ts`.
+ */
+export { blobInfo, changeText, entryAt, formatSize, stepBlobs, stepBody } from './body';
+export type { BlobInfo, BodyLine, BodyOptions } from './body';
+export { diffJournals } from './diff';
+export type { JournalDiff } from './diff';
+export { openReplay } from './open';
+export type { ReplayOpenOptions } from './open';
+export { isReceiptFile, openReceipt } from './receipt';
+export type { ReceiptOpenOptions } from './receipt';
+export { headerText, initialState, parseKeys, reduce, renderScreen, signatureText } from './screen';
+export type { Key, ReplayAction, ReplayState, ScreenLine, ScreenSize } from './screen';
+export {
+  BrokenChainError,
+  casBlobs,
+  looksLikeReceipt,
+  mapBlobs,
+  openJournal,
+  REDACTED,
+  requireVerified,
+  sourceFromRead,
+  storedRow,
+  targetPath,
+} from './source';
+export type { BlobSource, OpenOptions, ReplaySource } from './source';
+export {
+  CONTENT_FIELDS,
+  fieldsChanged,
+  findStep,
+  matchingSteps,
+  stepChanges,
+  stepMatches,
+  stepSearchText,
+  stepSummary,
+  toolName,
+} from './step';
+export type { ContentField, FieldChange, StepSummary } from './step';
+export { compactJson, displayWidth, isoTime, prettyJson, preview, sanitize, shortHash, truncate, valueLines, wrap } from './text';
+export { runInteractive } from './tty';
+export type { TtyOptions } from './tty';
+export { diffLines, replayDocument, showDocument, showLines, stepTable } from './views';
+export type { ShowDocument } from './views';

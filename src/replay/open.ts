@@ -1,0 +1,25 @@
+import path from 'node:path';
+import type { PublicKey } from '../receipt';
+import { isReceiptFile, openReceipt } from './receipt';
+import { openJournal, targetPath, type ReplaySource } from './source';
+
+export interface ReplayOpenOptions {
+  /** The project root for agent ids and the CAS (default `cwd`). */
+  root?: string;
+  /** The directory relative paths are taken from (default process.cwd()). */
+  cwd?: string;
+  /** Trusted keys for signed receipts. */
+  publicKeys?: PublicKey[];
+}
+
+/**
+ * Opens `<agent|dir|file|receipt>` for display, verified first: a journal's
+ * chain from genesis, or the whole receipt. Throws BrokenChainError (exit 1)
+ * when it does not verify, InputError (exit 2) when it cannot be found or read.
+ */
+export function openReplay(target: string, options: ReplayOpenOptions = {}): ReplaySource {
+  const cwd = options.cwd ?? process.cwd();
+  const t = targetPath(target, cwd);
+  if (path.isAbsolute(t) && isReceiptFile(t)) return openReceipt(t, options.publicKeys ? { publicKeys: options.publicKeys } : {});
+  return openJournal(target, { cwd, ...(options.root === undefined ? {} : { root: options.root }) });
+}

@@ -1,0 +1,60 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { readJournalBytes } from '../journal';
+import { describeReceiptFault, loadReceipt, verifyReceipt, type PublicKey } from '../receipt';
+import { BrokenChainError, looksLikeReceipt, mapBlobs, requireVerified, sourceFromRead, type ReplaySource } from './source';
+
+/**
+ * Receipts (SPEC §3) as replay sources: the whole receipt is verified first
+ * (layout, manifest, chain, bundled blobs, and the signature when trusted keys
+ * are given), then its journal is walked from memory. Nothing is extracted.
+ */
+
+/** Whether a file is a receipt: named `.tar`/`.tar.gz`/`.tgz`, or starting like a gzip or tar archive. */
+export function isReceiptFile(file: string): boolean {
+  if (looksLikeReceipt(file)) return true;
+  try {
+    if (!statSync(file).isFile()) return false;
+    const fd = openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(262);
+      const n = readSync(fd, head, 0, head.length, 0);
+      if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
+      return n >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+export interface ReceiptOpenOptions {
+  /** Trusted keys: with any, the signature must verify under one of them. */
+  publicKeys?: PublicKey[];
+}
+
+/**
+ * Opens a receipt for display. Any fault refuses it (BrokenChainError, exit 1),
+ * except that a signed receipt opened without a trusted key is shown with its
+ * signature marked unchecked: its chain and manifest still verified.
+ */
+export function openReceipt(file: string, options: ReceiptOpenOptions = {}): ReplaySource {
+  const publicKeys = options.publicKeys ?? [];
+  const v = verifyReceipt(file, publicKeys.length > 0 ? { publicKeys } : {});
+  const faults = v.errors.filter((f) => !(f.kind === 'no_trusted_key' && publicKeys.length === 0));
+  if (faults.length > 0) throw new BrokenChainError(file, faults.map((f) => describeReceiptFault(file, f)));
+  const loaded = loadReceipt(file);
+  const r = readJournalBytes(loaded.journal);
+  requireVerified(`${file}:journal/000000.jsonl`, r);
+  return {
+    ...sourceFromRead(r, {
+      kind: 'receipt',
+      file,
+      agentId: loaded.manifest.agent_id,
+      blobs: mapBlobs(`${path.basename(file)}:blobs/`, loaded.blobs),
+    }),
+    signed: v.signed,
+    signatureChecked: v.signature_ok === true,
+  };
+}

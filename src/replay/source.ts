@@ -1,0 +1,147 @@
+import path from 'node:path';
+import { decodeUtf8, parse, type JsonValue } from '../canonical';
+import { IntegrityError } from '../errors';
+import {
+  Cas,
+  casDir,
+  describeFault,
+  projectRootOf,
+  readJournalFile,
+  resolveJournal,
+  type Fault,
+  type JournalEntry,
+  type ReadJournal,
+} from '../journal';
+import { sha256Hex } from '../util/hash';
+
+/** Where a step's blobs can be read from (a project's CAS, or a receipt's bundled blobs). */
+export interface BlobSource {
+  /** Where the blobs come from, for messages. */
+  readonly where: string;
+  /** The blob's bytes when present (and matching its digest), else undefined. */
+  get(digest: string): Buffer | undefined;
+}
+
+/** A verified journal, ready to display. Only built after its chain verified. */
+export interface ReplaySource {
+  kind: 'journal' | 'receipt';
+  /** The file the operator named (journal file or receipt archive). */
+  file: string;
+  agentId: string;
+  head_hash: string;
+  steps: number;
+  entries: JournalEntry[];
+  blobs: BlobSource;
+  /** The project the journal belongs to (for forks); undefined for receipts. */
+  projectRoot?: string;
+  /** Whether any field reads `<<redacted>>` (a published receipt). */
+  redacted: boolean;
+  /** A receipt: whether it carries a signature, and whether a trusted key verified it. */
+  signed?: boolean;
+  signatureChecked?: boolean;
+}
+
+export const REDACTED = '<<redacted>>';
+
+/**
+ * A chain that does not verify: nothing is displayed. `faults` are the
+ * `file:line: kind: message` lines to print, one per fault.
+ */
+export class BrokenChainError extends IntegrityError {
+  override name = 'BrokenChainError';
+  constructor(
+    readonly file: string,
+    readonly faults: string[],
+  ) {
+    super(
+      `${file}: the chain does not verify (${faults.length} fault${faults.length === 1 ? '' : 's'}); refusing to display it`,
+    );
+  }
+}
+
+/** The CAS directories that may hold a journal's blobs, first found wins. */
+export function casBlobs(dirs: string[]): BlobSource {
+  const unique = [...new Set(dirs.map((d) => path.resolve(d)))];
+  const stores = unique.map((d) => new Cas(d, false));
+  return {
+    where: unique.join(', '),
+    get(digest) {
+      for (const s of stores) {
+        const b = s.get(digest);
+        if (b !== undefined && sha256Hex(b) === digest) return b;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Blobs bundled in memory (a receipt's `blobs/`); a blob whose bytes do not match its name is absent. */
+export function mapBlobs(where: string, blobs: Map<string, Buffer>): BlobSource {
+  return {
+    where,
+    get(digest) {
+      const b = blobs.get(digest);
+      return b !== undefined && sha256Hex(b) === digest ? b : undefined;
+    },
+  };
+}
+
+function isRedacted(entries: JournalEntry[]): boolean {
+  return entries.some(
+    (e) => e.row.prompt === REDACTED || e.row.model === REDACTED || e.row.tool_call === REDACTED || e.row.tool_result === REDACTED,
+  );
+}
+
+/** Throws BrokenChainError unless the read journal verified. */
+export function requireVerified(file: string, r: ReadJournal): void {
+  if (!r.ok) throw new BrokenChainError(file, r.errors.map((f: Fault) => describeFault(file, f)));
+}
+
+/** Builds a source from an already verified read. */
+export function sourceFromRead(
+  r: ReadJournal,
+  init: Omit<ReplaySource, 'head_hash' | 'steps' | 'entries' | 'redacted'>,
+): ReplaySource {
+  return { ...init, head_hash: r.head_hash, steps: r.steps, entries: r.entries, redacted: isRedacted(r.entries) };
+}
+
+export interface OpenOptions {
+  /** The project root for agent ids and the CAS (default the current directory). */
+  root?: string;
+  /** The directory relative paths are taken from (default process.cwd()). */
+  cwd?: string;
+}
+
+const RECEIPT_NAME = /\.(tar|tar\.gz|tgz)$/i;
+
+/** Whether a target names a receipt archive rather than a journal. */
+export function looksLikeReceipt(target: string): boolean {
+  return RECEIPT_NAME.test(target);
+}
+
+/** A path-like target taken relative to `cwd`; an agent id as is. */
+export function targetPath(target: string, cwd: string): string {
+  const isPath = target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl') || looksLikeReceipt(target);
+  return isPath ? path.resolve(cwd, target) : target;
+}
+
+/**
+ * Opens `<agent|dir|file>` for display: resolves it, reads it and verifies the
+ * chain from genesis. A broken chain throws BrokenChainError (exit 1); a missing
+ * journal or bad id throws InputError (exit 2).
+ */
+export function openJournal(target: string, options: OpenOptions = {}): ReplaySource {
+  const cwd = options.cwd ?? process.cwd();
+  const root = path.resolve(cwd, options.root ?? '.');
+  const { file, dir, agentId } = resolveJournal(targetPath(target, cwd), root);
+  const r = readJournalFile(file);
+  requireVerified(file, r);
+  const projectRoot = projectRootOf(dir);
+  const cas = [projectRoot, root].filter((x): x is string => x !== undefined).map(casDir);
+  return sourceFromRead(r, { kind: 'journal', file, agentId, blobs: casBlobs(cas), ...(projectRoot === undefined ? {} : { projectRoot }) });
+}
+
+/** A row exactly as stored (key order, exact integers, float-ness), for `--json`. */
+export function storedRow(entry: JournalEntry): JsonValue {
+  return parse(decodeUtf8(entry.bytes), { objects: 'map' });
+}

@@ -1,0 +1,149 @@
+import { canonicalOfRead, isJsonObject, type JsonValue } from '../canonical';
+import type { JournalEntry, StepRow } from '../journal';
+import { isoTime, preview } from './text';
+
+/**
+ * The step model shared by the terminal replay and the HTML report: what a step
+ * shows, what changed since the previous one, and search across steps.
+ */
+
+/** The fields an operator reads, in display order. */
+export const CONTENT_FIELDS = ['model', 'prompt', 'tool_call', 'tool_result', 'blob_refs', 'input_hash'] as const;
+export type ContentField = (typeof CONTENT_FIELDS)[number];
+
+/** One changed value between two steps; `path` is a field name, dotted into objects (`tool_call.args.cmd`). */
+export interface FieldChange {
+  path: string;
+  kind: 'changed' | 'added' | 'removed';
+  before?: JsonValue;
+  after?: JsonValue;
+}
+
+/** Equal as Python would hash them (key order does not matter). */
+const same = (a: JsonValue, b: JsonValue): boolean => canonicalOfRead(a) === canonicalOfRead(b);
+
+function entriesOf(v: JsonValue): [string, JsonValue][] {
+  return v instanceof Map ? [...v] : Object.entries(v as Record<string, JsonValue>);
+}
+const isObj = (v: JsonValue): boolean => isJsonObject(v) || v instanceof Map;
+
+function walk(pathName: string, a: JsonValue, b: JsonValue, depth: number, out: FieldChange[]): void {
+  if (same(a, b)) return;
+  if (depth < 4 && isObj(a) && isObj(b)) {
+    const left = new Map(entriesOf(a));
+    const right = new Map(entriesOf(b));
+    for (const [k, v] of left) {
+      const p = `${pathName}.${k}`;
+      if (!right.has(k)) out.push({ path: p, kind: 'removed', before: v });
+      else walk(p, v, right.get(k)!, depth + 1, out);
+    }
+    for (const [k, v] of right) if (!left.has(k)) out.push({ path: `${pathName}.${k}`, kind: 'added', after: v });
+    return;
+  }
+  out.push({ path: pathName, kind: 'changed', before: a, after: b });
+}
+
+/**
+ * What changed from `prev` to `cur`, field by field, descending into objects.
+ * Hashes, seq and time always change and are not listed; `prev` undefined
+ * (the first step) gives no changes.
+ */
+export function stepChanges(prev: StepRow | undefined, cur: StepRow): FieldChange[] {
+  if (prev === undefined) return [];
+  const out: FieldChange[] = [];
+  for (const f of CONTENT_FIELDS) walk(f, prev[f] as JsonValue, cur[f] as JsonValue, 0, out);
+  return out;
+}
+
+/** The content fields whose values differ between two rows (not descending). */
+export function fieldsChanged(a: StepRow, b: StepRow): ContentField[] {
+  return CONTENT_FIELDS.filter((f) => !same(a[f] as JsonValue, b[f] as JsonValue));
+}
+
+/** The tool a step called: `tool_call.name` when there is one, else a preview. */
+export function toolName(row: StepRow): string {
+  const tc = row.tool_call;
+  if (tc === null) return '';
+  if (typeof tc === 'string') return tc;
+  if (isObj(tc)) {
+    const name = new Map(entriesOf(tc)).get('name');
+    if (typeof name === 'string') return name;
+  }
+  return preview(tc);
+}
+
+/** A one-line summary of a step for tables. */
+export interface StepSummary {
+  seq: number;
+  time: string;
+  model: string;
+  tool: string;
+  step_hash: string;
+  prompt: string;
+}
+
+export function stepSummary(e: JournalEntry): StepSummary {
+  const r = e.row;
+  return {
+    seq: r.seq,
+    time: isoTime(r.ts),
+    model: r.model === null ? '' : preview(r.model),
+    tool: toolName(r),
+    step_hash: r.step_hash,
+    prompt: r.prompt === null ? '' : preview(r.prompt),
+  };
+}
+
+const searchText = new WeakMap<JournalEntry, string>();
+
+/** Everything searchable in a step, lower-cased (cached per entry). */
+export function stepSearchText(e: JournalEntry): string {
+  let t = searchText.get(e);
+  if (t === undefined) {
+    const r = e.row;
+    t = [
+      String(r.seq),
+      preview(r.model),
+      preview(r.prompt),
+      preview(r.tool_call),
+      preview(r.tool_result),
+      r.step_hash,
+      r.prev_hash,
+      r.input_hash,
+      ...r.blob_refs,
+    ]
+      .join('\n')
+      .toLowerCase();
+    searchText.set(e, t);
+  }
+  return t;
+}
+
+/** Whether a step matches a search (case-insensitive substring of its fields). */
+export function stepMatches(e: JournalEntry, query: string): boolean {
+  return query.length > 0 && stepSearchText(e).includes(query.toLowerCase());
+}
+
+/**
+ * The index of the next step matching `query`, after `from` going forward (or
+ * before it going backward), wrapping around; `from` itself is tried last.
+ * Returns -1 when no step matches.
+ */
+export function findStep(entries: JournalEntry[], query: string, from: number, direction: 1 | -1 = 1): number {
+  const n = entries.length;
+  if (n === 0 || query.length === 0) return -1;
+  for (let k = 1; k <= n; k++) {
+    const i = (((from + direction * k) % n) + n) % n;
+    if (stepMatches(entries[i]!, query)) return i;
+  }
+  return -1;
+}
+
+/** The indexes of all matching steps (for "match i of n"). */
+export function matchingSteps(entries: JournalEntry[], query: string): number[] {
+  const out: number[] = [];
+  entries.forEach((e, i) => {
+    if (stepMatches(e, query)) out.push(i);
+  });
+  return out;
+}

@@ -1,0 +1,115 @@
+import { initialState, parseKeys, reduce, renderScreen, type ReplayState, type ScreenLine } from './screen';
+import type { ReplaySource } from './source';
+
+/**
+ * The tiny terminal driver of the interactive walk: raw keys in, ANSI out. All
+ * decisions live in screen.ts; this only paints, and always gives the terminal
+ * back (normal screen, cursor, cooked mode) on quit, error, SIGINT and SIGTERM.
+ */
+
+export interface TtyOptions {
+  input?: NodeJS.ReadStream;
+  output?: NodeJS.WriteStream;
+  /** Forks the run from a step; resolves to a line to show (e.g. the new worktree's path). */
+  fork?: (seq: number) => Promise<string> | string;
+  /** The step to start on (default 0). */
+  start?: number;
+}
+
+const STYLE: Partial<Record<NonNullable<ScreenLine['style']>, string>> = {
+  header: '\x1b[7m',
+  rule: '\x1b[2m',
+  label: '\x1b[1m',
+  dim: '\x1b[2m',
+  marker: '\x1b[2;3m',
+  change: '\x1b[36m',
+  warn: '\x1b[31m',
+  prompt: '\x1b[1m',
+};
+
+function paint(lines: ScreenLine[]): string {
+  let s = '\x1b[H';
+  lines.forEach((l, i) => {
+    const on = l.style ? (STYLE[l.style] ?? '') : '';
+    s += `\x1b[${i + 1};1H${on}${l.text}${on ? '\x1b[0m' : ''}\x1b[K`;
+  });
+  return `${s}\x1b[J`;
+}
+
+/** Runs the interactive walk until `q`; resolves when the terminal is restored. */
+export function runInteractive(source: ReplaySource, options: TtyOptions = {}): Promise<void> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  let state: ReplayState = initialState(Math.min(Math.max(0, options.start ?? 0), Math.max(0, source.steps - 1)));
+  const size = (): { width: number; height: number } => ({ width: output.columns || 80, height: output.rows || 24 });
+  let busy = false;
+  let restored = false;
+
+  return new Promise<void>((resolve) => {
+    const render = (): void => {
+      output.write(paint(renderScreen(source, state, size())));
+    };
+    const restore = (): void => {
+      if (restored) return;
+      restored = true;
+      input.off('data', onData);
+      output.off('resize', render);
+      process.off('SIGWINCH', render);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.off('exit', restore);
+      if (input.isTTY) input.setRawMode(false);
+      input.pause();
+      output.write('\x1b[0m\x1b[?25h\x1b[?1049l');
+    };
+    const onSignal = (sig: NodeJS.Signals): void => {
+      restore();
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    };
+    const quit = (): void => {
+      restore();
+      resolve();
+    };
+    const doFork = async (): Promise<void> => {
+      if (!options.fork) {
+        state = { ...state, message: 'fork is not available here' };
+        return;
+      }
+      busy = true;
+      render();
+      try {
+        const line = await options.fork(state.index);
+        state = { ...state, message: line };
+      } catch (e) {
+        state = { ...state, message: `fork failed: ${(e as Error).message.split('\n')[0]}` };
+      } finally {
+        busy = false;
+      }
+    };
+    function onData(chunk: Buffer | string): void {
+      if (busy) return; // keys typed while a fork runs are dropped
+      for (const key of parseKeys(typeof chunk === 'string' ? chunk : chunk.toString('utf8'))) {
+        const r = reduce(state, key, source, size());
+        state = r.state;
+        if (r.action === 'quit') return quit();
+        if (r.action === 'fork') {
+          void doFork().then(render);
+          return;
+        }
+      }
+      render();
+    }
+
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('exit', restore);
+    process.on('SIGWINCH', render);
+    output.on('resize', render);
+    output.write('\x1b[?1049h\x1b[?25l');
+    if (input.isTTY) input.setRawMode(true);
+    input.setEncoding('utf8');
+    input.on('data', onData);
+    input.resume();
+    render();
+  });
+}
