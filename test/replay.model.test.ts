@@ -1,0 +1,300 @@
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { jsonDocument } from '../src/cli/io';
+import { Cas, casDir } from '../src/journal';
+import {
+  BrokenChainError,
+  diffJournals,
+  displayWidth,
+  findStep,
+  initialState,
+  matchingSteps,
+  openJournal,
+  parseKeys,
+  reduce,
+  renderScreen,
+  replayDocument,
+  showDocument,
+  stepBody,
+  stepChanges,
+  stepTable,
+  type Key,
+  type ReplaySource,
+  type ReplayState,
+} from '../src/replay';
+import { record, replayProject, SAMPLE } from './helpers/replay-fixture';
+
+const root = replayProject();
+const file = record(root, 'agent-demo');
+const source = openJournal('agent-demo', { root, cwd: root });
+const size = { width: 80, height: 24 };
+const r2 = replayProject();
+
+function press(state: ReplayState, keys: string, src: ReplaySource = source): { state: ReplayState; actions: string[] } {
+  const actions: string[] = [];
+  for (const k of parseKeys(keys)) {
+    const r = reduce(state, k, src, size);
+    state = r.state;
+    if (r.action) actions.push(r.action);
+  }
+  return { state, actions };
+}
+const screenText = (state: ReplayState, s = size, src: ReplaySource = source): string =>
+  renderScreen(src, state, s)
+    .map((l) => l.text)
+    .join('\n');
+
+describe('opening a journal for display', () => {
+  test('verifies the chain and keeps every entry', () => {
+    expect(source.steps).toBe(5);
+    expect(source.agentId).toBe('agent-demo');
+    expect(source.entries.map((e) => e.row.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(source.projectRoot).toBe(root);
+  });
+
+  test('a tampered chain is refused with every fault as file:line: kind: message', () => {
+    const dir = path.join(root, 'tampered');
+    mkdirSync(dir, { recursive: true });
+    const bad = path.join(dir, '000000.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[2] = lines[2]!.replace('Fix the bug', 'Fix THE bug');
+    lines[3] = lines[3]!.replace('"seq":3', '"seq":7');
+    writeFileSync(bad, lines.join('\n'));
+    let err: unknown;
+    try {
+      openJournal(bad, { root });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BrokenChainError);
+    const faults = (err as BrokenChainError).faults;
+    expect(faults).toContain(`${bad}:3: step_hash_mismatch: ${faults.find((f) => f.startsWith(`${bad}:3: step_hash_mismatch`))!.split(': ').slice(2).join(': ')}`);
+    expect(faults.some((f) => f.startsWith(`${bad}:4: seq_mismatch:`))).toBe(true);
+    expect((err as BrokenChainError).exitCode).toBe(1);
+  });
+});
+
+describe('step model', () => {
+  test('changes since the previous step are listed field by field, into objects', () => {
+    const e = source.entries;
+    expect(stepChanges(undefined, e[0]!.row)).toEqual([]);
+    const c = stepChanges(e[1]!.row, e[2]!.row);
+    const paths = c.map((x) => `${x.kind} ${x.path}`);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'changed model',
+        'changed prompt',
+        'changed tool_call.name',
+        'added tool_call.args.old',
+        'added tool_call.args.new',
+        'removed tool_result.content',
+        'added tool_result.ok',
+        'changed blob_refs',
+        'changed input_hash',
+      ]),
+    );
+    expect(paths).not.toContain('changed tool_call.args.path'); // same path on both steps
+  });
+
+  test('search finds steps by any field, case-insensitively, wrapping around', () => {
+    expect(matchingSteps(source.entries, 'PYTEST')).toEqual([0, 3]);
+    expect(findStep(source.entries, 'pytest', 0)).toBe(3);
+    expect(findStep(source.entries, 'pytest', 3)).toBe(0);
+    expect(findStep(source.entries, 'pytest', 3, -1)).toBe(0);
+    expect(findStep(source.entries, 'no such text', 0)).toBe(-1);
+    expect(findStep(source.entries, source.entries[2]!.row.step_hash.slice(0, 10), 0)).toBe(2);
+  });
+});
+
+describe('keys and state', () => {
+  test('raw input splits into keys, arrows included', () => {
+    const kinds = parseKeys('n\x1b[C\x1b[D\x1bOA12\r/\x7f\x1b').map((k: Key) => (k.kind === 'char' ? k.char : k.kind));
+    expect(kinds).toEqual(['n', 'right', 'left', 'up', '1', '2', 'enter', '/', 'backspace', 'escape']);
+  });
+
+  test('next, previous, first, last stay in range', () => {
+    let s = initialState();
+    s = press(s, 'p').state;
+    expect(s.index).toBe(0);
+    expect(s.message).toMatch(/first step/);
+    s = press(s, 'nn\x1b[C').state;
+    expect(s.index).toBe(3);
+    s = press(s, '\x1b[D').state;
+    expect(s.index).toBe(2);
+    s = press(s, 'G').state;
+    expect(s.index).toBe(4);
+    s = press(s, 'n').state;
+    expect(s.index).toBe(4);
+    expect(s.message).toMatch(/last step/);
+    s = press(s, 'g').state;
+    expect(s.index).toBe(0);
+  });
+
+  test('digits then Enter jump to a seq; out of range says so', () => {
+    let s = press(initialState(), '3').state;
+    expect(s.mode).toBe('jump');
+    expect(screenText(s)).toMatch(/jump to seq \(0\.\.4\): 3/);
+    s = press(s, '\r').state;
+    expect(s.index).toBe(3);
+    s = press(s, '99\r').state;
+    expect(s.index).toBe(3);
+    expect(s.message).toMatch(/no step 99: seqs are 0\.\.4/);
+    s = press(s, '2\x1b').state;
+    expect(s.index).toBe(3);
+    expect(s.mode).toBe('normal');
+  });
+
+  test('/ searches, / Enter repeats, N goes back', () => {
+    let s = press(initialState(), '/pytest\r').state;
+    expect(s.index).toBe(3);
+    expect(s.message).toMatch(/match 2 of 2/);
+    s = press(s, '/\r').state;
+    expect(s.index).toBe(0);
+    expect(s.message).toMatch(/wrapped/);
+    s = press(s, 'N').state;
+    expect(s.index).toBe(3);
+    s = press(s, '/zzz-none\r').state;
+    expect(s.index).toBe(3);
+    expect(s.message).toMatch(/no step matches "zzz-none"/);
+  });
+
+  test('q quits, f asks for a fork of the current step, Ctrl-C quits', () => {
+    expect(press(initialState(), 'q').actions).toEqual(['quit']);
+    expect(press(initialState(), '\x03').actions).toEqual(['quit']);
+    const r = press(initialState(), 'nnf');
+    expect(r.actions).toEqual(['fork']);
+    expect(r.state.index).toBe(2);
+  });
+});
+
+describe('screen layout', () => {
+  test('exactly height lines of width columns, header step N / M with head and status', () => {
+    for (const sz of [size, { width: 40, height: 10 }, { width: 132, height: 50 }, { width: 20, height: 3 }]) {
+      for (let i = 0; i < source.steps; i++) {
+        const lines = renderScreen(source, { ...initialState(), index: i }, sz);
+        expect(lines).toHaveLength(sz.height);
+        for (const l of lines) expect(displayWidth(l.text)).toBe(sz.width);
+      }
+    }
+    const top = screenText({ ...initialState(), index: 3 }).split('\n')[0]!;
+    expect(top).toContain('step 4 / 5');
+    expect(top).toContain(source.head_hash.slice(0, 12));
+    expect(top).toContain('verified');
+  });
+
+  test('the body shows model, prompt, tool call, result, blobs, hashes, time and changes', () => {
+    const t = screenText({ ...initialState(), index: 1 }, { width: 100, height: 40 });
+    for (const want of [
+      'model       model-a',
+      'prompt      Read the implementation of add().',
+      'tool_call   {"args":{"path":"src/calc.py"},"name":"read_file"}',
+      'tool_result {',
+      '              "content": |',
+      '                    return a - b',
+      'input       ',
+      '29 B  attachment: calc.py contents',
+      `step_hash   ${source.entries[1]!.row.step_hash}`,
+      `prev_hash   ${source.entries[0]!.row.step_hash}`,
+      'time        2023-11-14T22:13:21.250Z',
+      'changed since step 0:',
+      '~ tool_call.name: "run" → "read_file"',
+    ]) {
+      if (want === 'input       ') expect(t).toMatch(/[0-9a-f]{16}… input {2}12 B {2}user turn 1/);
+      else expect(t).toContain(want);
+    }
+  });
+
+  test('a long field is cut with a marker, Enter expands it, the rule shows the scroll position', () => {
+    let s = press(initialState(), 'G').state;
+    let t = screenText(s);
+    expect(t).toContain('line 2 of a long summary');
+    expect(t).not.toContain('line 29 of a long summary');
+    expect(t).toMatch(/… \d+ more lines \(Enter expands\)/);
+    s = press(s, '\r').state;
+    expect(s.expanded).toBe(true);
+    const body = stepBody(source, 4, { width: 80, expanded: true }).lines.map((l) => l.text).join('\n');
+    expect(body).toContain('line 29 of a long summary');
+    t = screenText(s);
+    expect(t).toMatch(/lines 1-21 of \d+ \(↑↓ scroll\)/);
+    s = press(s, '\x1b[6~').state;
+    expect(screenText(s)).toContain('line 29 of a long summary');
+  });
+
+  test('wide characters are counted in columns', () => {
+    const t = renderScreen(source, { ...initialState(), index: 4 }, { width: 30, height: 20 });
+    for (const l of t) expect(displayWidth(l.text)).toBe(30);
+    expect(t.map((l) => l.text).join('\n')).toContain('日本');
+  });
+
+  test('escape sequences in a row never reach the screen', () => {
+    record(r2, 'evil', [{ model: 'm\x1b[2J', prompt: 'hi\x1b]0;owned\x07\u009b31m', tool_result: { x: '\x1b[31mred' } }, { prompt: 'two' }]);
+    const evil = openJournal('evil', { root: r2 });
+    for (let i = 0; i < 2; i++) {
+      const t = renderScreen(evil, { ...initialState(), index: i }, size).map((l) => l.text).join('\n');
+      expect(t).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    }
+    expect(stepTable(evil).join('\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(renderScreen(evil, initialState(), size).map((l) => l.text).join('\n')).toContain('hi\\x1b]0;owned\\x07\\x9b31m');
+  });
+});
+
+describe('non-interactive views', () => {
+  test('the table lists seq, time, model, tool, short step hash and prompt; --limit cuts it', () => {
+    const t = stepTable(source);
+    expect(t[0]).toContain(`agent-demo: 5 steps, head ${source.head_hash}, chain verified`);
+    expect(t[2]).toMatch(/^seq +time \(UTC\) +model +tool +step +prompt$/);
+    expect(t[3]).toMatch(new RegExp(`^  0  2023-11-14 22:13:20 +model-a +run +${source.entries[0]!.row.step_hash.slice(0, 12)}  The test suite fails`));
+    expect(t[7]).toMatch(/^ {2}4 .* model-b {2,}( {4}) {2,}[0-9a-f]{12} {2}Summarise the change\. Résumé ✓ 日本語$/);
+    const limited = stepTable(source, 2);
+    expect(limited).toHaveLength(3 + 2 + 1);
+    expect(limited.at(-1)).toBe('… 3 more steps (--limit 2)');
+  });
+
+  test('--json rows are exactly the stored lines', () => {
+    const doc = replayDocument(source);
+    expect(doc.agent_id).toBe('agent-demo');
+    expect(doc.steps).toBe(5);
+    expect(doc.head_hash).toBe(source.head_hash);
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(doc.entries.map((r) => jsonDocument(r))).toEqual(lines);
+    expect(lines[3]).toContain('"big":123456789012345678901234567890');
+    expect(lines[2]).toContain('"ratio":1.0');
+    expect(replayDocument(source, 1).entries).toHaveLength(1);
+    expect(replayDocument(source, 1).steps).toBe(5);
+  });
+
+  test('show: blobs with sizes and previews; a missing blob is marked', () => {
+    const d = showDocument(source, 1);
+    expect(d.seq).toBe(1);
+    expect(d.line).toBe(2);
+    expect(d.blobs).toHaveLength(2);
+    const input = d.blobs.find((b) => b.input)!;
+    expect(input).toMatchObject({ present: true, size: 12, preview: 'user turn 1\n', binary: false });
+    const extra = d.blobs.find((b) => !b.input)!;
+    const cas = new Cas(casDir(root), false);
+    copyFileSync(cas.pathOf(extra.digest), path.join(root, 'saved-blob'));
+    rmSync(cas.pathOf(extra.digest));
+    const again = openJournal('agent-demo', { root });
+    expect(showDocument(again, 1).blobs.find((b) => !b.input)).toMatchObject({ present: false, size: null, preview: null });
+    copyFileSync(path.join(root, 'saved-blob'), cas.pathOf(extra.digest));
+    expect(() => showDocument(source, 5)).toThrow(/step 5 is out of range \(the journal has 5 steps, 0\.\.4\)/);
+  });
+});
+
+describe('diff', () => {
+  test('same, diverged at a field, and length mismatch', () => {
+    record(r2, 'same', SAMPLE.map((s) => ({ ...s, ts: 42.5 })));
+    const same = openJournal('same', { root: r2 });
+    expect(diffJournals(source, same)).toMatchObject({ diverged: false, reason: null, seq: null, left_steps: 5, right_steps: 5 });
+
+    const changed = SAMPLE.map((s, i) => (i === 3 ? { ...s, tool_result: { exit_code: 1 }, model: 'model-c' } : s));
+    record(r2, 'changed', changed);
+    const d = diffJournals(source, openJournal('changed', { root: r2 }));
+    expect(d).toMatchObject({ diverged: true, reason: 'step_mismatch', seq: 3, fields_changed: ['model', 'tool_result'] });
+    expect(jsonDocument(d.left)).toBe(readFileSync(file, 'utf8').split('\n')[3]);
+
+    record(r2, 'short', SAMPLE.slice(0, 3));
+    const l = diffJournals(source, openJournal('short', { root: r2 }));
+    expect(l).toMatchObject({ diverged: true, reason: 'length_mismatch', seq: 3, left_steps: 5, right_steps: 3, right: null });
+  });
+});
