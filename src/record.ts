@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Journal, validateStep, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
 import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
+import { auditEvent } from './audit/log';
 
 /**
  * Recording one step of an agent run: the journal append, plus what rides along
@@ -16,6 +17,8 @@ export interface RecordOptions extends JournalOptions {
   snapshot?: boolean;
   /** Environment for settings such as the audit key (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Audit key file (default from the environment, see docs/runs-audit.md). */
+  auditKeyPath?: string;
 }
 
 export interface RecordResult {
@@ -41,5 +44,14 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
       warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${(e as Error).message}`);
     }
   }
+  // SPEC §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).
+  const agent = path.basename(path.resolve(journalDirPath));
+  const audited = auditEvent(
+    options.root,
+    'replay.step',
+    { actor: agent, resource_type: 'journal', resource_id: agent, details: { agent, seq: row.seq, step_hash: row.step_hash } },
+    options.auditKeyPath === undefined ? { env: options.env ?? process.env } : { env: options.env ?? process.env, keyPath: options.auditKeyPath },
+  );
+  if (audited !== undefined) warnings.push(`step ${row.seq} recorded, but ${audited}`);
   return result;
 }

@@ -13,3 +13,5 @@ export { appendAuditEvent, auditEnabled, auditEvent, operatorActor } from './log
 export type { AppendAuditOptions, AuditEventOptions } from './log';
 export { describeAuditFault, readAuditLines, verifyAuditLog } from './verify';
 export type { AuditFault, AuditFaultKind, AuditLine, AuditVerifyResult } from './verify';
+export { isoMicros, queryAudit } from './query';
+export type { AuditMatch, AuditQuery } from './query';

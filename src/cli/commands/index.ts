@@ -1,5 +1,7 @@
 import type { Command } from '../command';
 import { appendCommand } from './append';
+import { auditQueryCommand } from './audit-query';
+import { auditVerifyCommand } from './audit-verify';
 import { demoCommand } from './demo';
 import { diffCommand } from './diff';
 import { exportCommand } from './export';
@@ -10,6 +12,12 @@ import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
 import { receiptVerifyCommand } from './receipt-verify';
 import { replayCommand } from './replay';
+import { runCapabilityCommand } from './run-capability';
+import { runDiffCommand } from './run-diff';
+import { runIngestCommand } from './run-ingest';
+import { runMutationCommand } from './run-mutation';
+import { runRecordCommand } from './run-record';
+import { runVerifyCommand } from './run-verify';
 import { showCommand } from './show';
 import { verifyCommand } from './verify';
 
@@ -30,5 +38,13 @@ export const commands: Command[] = [
   replayCommand,
   showCommand,
   diffCommand,
+  runRecordCommand,
+  runCapabilityCommand,
+  runMutationCommand,
+  runIngestCommand,
+  runVerifyCommand,
+  runDiffCommand,
+  auditVerifyCommand,
+  auditQueryCommand,
   demoCommand,
 ];

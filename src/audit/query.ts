@@ -1,0 +1,77 @@
+import type { JsonObject } from '../canonical';
+import { InputError } from '../errors';
+import { auditFiles } from './layout';
+import { readAuditLines } from './verify';
+
+export interface AuditQuery {
+  event_type?: string;
+  actor?: string;
+  /** ISO 8601 lower bound, inclusive (`YYYY-MM-DD` = that day's start). */
+  since?: string;
+  /** ISO 8601 upper bound, inclusive (`YYYY-MM-DD` = through that whole day). */
+  until?: string;
+}
+
+export interface AuditMatch {
+  file: string;
+  line: number;
+  entry: JsonObject;
+}
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * An ISO 8601 instant in unix microseconds (a time without a zone is UTC).
+ * `endOfDay` makes a bare date mean the last microsecond of that day.
+ */
+export function isoMicros(s: string, endOfDay = false): number | undefined {
+  const m = ISO.exec(s.trim());
+  if (m === null) return undefined;
+  const [, y, mo, d, h, mi, sec, frac, zone] = m;
+  const base = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(sec ?? 0));
+  if (Number.isNaN(base)) return undefined;
+  const check = new Date(base);
+  if (check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1) return undefined;
+  let micros = base * 1000 + Number((frac ?? '').padEnd(6, '0').slice(0, 6) || 0);
+  if (zone !== undefined && zone !== 'Z') {
+    const sign = zone[0] === '-' ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    micros -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000_000;
+  }
+  if (endOfDay && h === undefined) micros += 86_400_000_000 - 1;
+  return micros;
+}
+
+function bound(name: string, v: string | undefined, endOfDay: boolean): number | undefined {
+  if (v === undefined) return undefined;
+  const t = isoMicros(v, endOfDay);
+  if (t === undefined) throw new InputError(`--${name}: expected an ISO 8601 date or time (e.g. 2026-12-02 or 2026-12-02T09:30:00Z), got ${JSON.stringify(v)}`);
+  return t;
+}
+
+/**
+ * The entries of the audit log in `dir` that match every filter given, in
+ * chain order. Times compare as instants (not as strings). Lines that are not
+ * entries are skipped here; `verifyAuditLog` reports them.
+ */
+export function queryAudit(dir: string, q: AuditQuery = {}): AuditMatch[] {
+  const since = bound('since', q.since, false);
+  const until = bound('until', q.until, true);
+  const out: AuditMatch[] = [];
+  for (const file of auditFiles(dir)) {
+    for (const l of readAuditLines(dir, file).lines) {
+      const e = l.entry;
+      if (e === undefined) continue;
+      if (q.event_type !== undefined && e.event_type !== q.event_type) continue;
+      if (q.actor !== undefined && e.actor !== q.actor) continue;
+      if (since !== undefined || until !== undefined) {
+        const t = typeof e.timestamp === 'string' ? isoMicros(e.timestamp) : undefined;
+        if (t === undefined) continue;
+        if (since !== undefined && t < since) continue;
+        if (until !== undefined && t > until) continue;
+      }
+      out.push({ file, line: l.line, entry: e });
+    }
+  }
+  return out;
+}

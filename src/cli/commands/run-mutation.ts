@@ -1,0 +1,69 @@
+import { recordMutation, type MutationInput, type MutationResult } from '../../runs';
+import { expectPositionals } from '../args';
+import type { Command } from '../command';
+import type { CommandIO } from '../io';
+import { intArg, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { jsonObjectOption, required } from './run-common';
+
+/** Prints what a mutation-recording command did (shared with `run ingest`). */
+export function reportMutations(io: CommandIO, r: MutationResult): void {
+  for (const m of r.mutations) {
+    io.out(
+      `  [${m.row.index}] ${m.mutation.kind} step ${m.mutation.step_index} ${m.content_address}${m.mutation.flagged ? '  FLAGGED' : ''}`,
+    );
+  }
+  if (r.deterministic !== undefined && r.mutations.length > 0) {
+    io.err(
+      `stepchain: warning: ${r.deterministic} is set (deterministic mode): ${r.mutations.length} mutation(s) recorded flagged; \`run verify\` fails closed on them`,
+    );
+  }
+}
+
+export const runMutationCommand: Command = {
+  name: ['run', 'mutation'],
+  usage: '<run> --agent ID --kind KIND [--detail JSON] [--step-index N] [--key FILE] [--root DIR] [--json]',
+  summary: 'Chain one provider-side context mutation into a run journal (content-addressed; flagged in deterministic mode).',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    agent: { kind: 'value' },
+    kind: { kind: 'value' },
+    detail: { kind: 'value' },
+    'step-index': { kind: 'value' },
+    key: { kind: 'value' },
+  },
+  run(args, io) {
+    const [run] = expectPositionals(args, ['run'], 'run mutation');
+    const input: MutationInput = { agentId: required(args, 'agent', 'run mutation'), kind: required(args, 'kind', 'run mutation') };
+    const detail = jsonObjectOption(args, 'detail', false);
+    if (detail !== undefined) input.detail = detail;
+    const step = args.values.get('step-index');
+    if (step !== undefined) input.stepIndex = intArg(step, '--step-index');
+    const key = args.values.get('key');
+    const r = recordMutation(rootOf(args, io), run!, input, key === undefined ? { env: io.env } : { env: io.env, keyPath: key });
+    const m = r.mutations[0]!;
+    if (args.flags.has('json')) {
+      io.json({
+        file: r.file,
+        run,
+        agent: input.agentId,
+        index: m.row.index,
+        kind: m.mutation.kind,
+        step_index: m.mutation.step_index,
+        before_digest: m.mutation.before_digest,
+        after_digest: m.mutation.after_digest,
+        content_address: m.content_address,
+        flagged: m.mutation.flagged,
+        journal_head: m.row.event_hash,
+        warnings: r.warnings,
+      });
+      if (r.deterministic !== undefined) io.err(`stepchain: warning: ${r.deterministic} is set: mutation recorded flagged`);
+    } else {
+      io.out(`recorded provider_state_mutation in ${r.file}`);
+      reportMutations(io, r);
+      io.out(`  journal head ${m.row.event_hash}`);
+    }
+    for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
+    return 0;
+  },
+};

@@ -1,0 +1,27 @@
+export { CLAUDE_ADAPTER, readClaudeStream, signalsOf } from './claude';
+export type { ClaudeTranscript, MutationSignal } from './claude';
+export { diffRuns } from './diff';
+export type { DiffReasonCode, RunDiff } from './diff';
+export { checkRunEvent, RunJournal, RunJournalRecoveryError } from './journal';
+export type { RunEventInput, RunJournalOptions, RunState } from './journal';
+export { resolveRunJournal, RUN_JOURNAL_FILE, runJournalFile, runsDir } from './layout';
+export {
+  CAPABILITIES,
+  CAPABILITY_EVENT,
+  canonicalSha256,
+  capabilityPayload,
+  checkMutationRow,
+  contentAddress,
+  DETERMINISTIC_ENV,
+  deterministicModeVar,
+  MUTATION_EVENT,
+  mutationFromSignal,
+  mutationPayload,
+} from './provider-state';
+export type { Capability, ProviderStateMutation } from './provider-state';
+export { ingestClaudeStream, recordCapability, recordMutation, recordRunEvent } from './record';
+export type { MutationInput, MutationRecord, MutationResult, RunRecordOptions } from './record';
+export { computeEventHash, computePayloadHash, encodeRunRow, ENVELOPE_KEYS, readRunLine, RUN_GENESIS, runRowValue } from './row';
+export type { Payload, RunRow } from './row';
+export { describeRunFault, readRunJournalBytes, readRunJournalFile, verifyRunJournal } from './verify';
+export type { ReadRunJournal, RunEntry, RunFault, RunFaultKind, RunVerifyOptions, RunVerifyResult } from './verify';

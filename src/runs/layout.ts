@@ -1,0 +1,47 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors';
+import { assertSafeId, isSafeId } from '../util/ids';
+
+export const RUN_JOURNAL_FILE = 'journal.jsonl';
+
+export function runsDir(root: string): string {
+  return path.join(root, '.sdd', 'runs');
+}
+
+/** `<root>/.sdd/runs/<run_id>/journal.jsonl` (the id is validated first). */
+export function runJournalFile(root: string, runId: string): string {
+  return path.join(runsDir(root), assertSafeId(runId, 'run id'), RUN_JOURNAL_FILE);
+}
+
+function kindOf(p: string): 'file' | 'dir' | undefined {
+  try {
+    const st = statSync(p);
+    return st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `<run|dir|file>` on a command line: a run id is looked up under
+ * `<root>/.sdd/runs/<id>/`; anything with a separator or ending in `.jsonl`
+ * is a run directory or journal file. The journal must exist.
+ */
+export function resolveRunJournal(target: string, root: string): string {
+  const looksLikePath = target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl');
+  if (!looksLikePath) {
+    if (!isSafeId(target)) assertSafeId(target, 'run id');
+    const file = runJournalFile(root, target);
+    if (kindOf(file) === 'file') return file;
+    if (kindOf(target) === undefined) throw new InputError(`no run journal for run ${JSON.stringify(target)} (looked for ${file})`);
+  }
+  const k = kindOf(target);
+  if (k === 'dir') {
+    const file = path.join(target, RUN_JOURNAL_FILE);
+    if (kindOf(file) !== 'file') throw new InputError(`${target}: no ${RUN_JOURNAL_FILE} in this directory`);
+    return file;
+  }
+  if (k === 'file') return target;
+  throw new InputError(`${target}: no such run journal file or directory`);
+}

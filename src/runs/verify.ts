@@ -1,0 +1,189 @@
+import { readFileSync, statSync } from 'node:fs';
+import { InputError } from '../errors';
+import { forEachLine } from '../journal/verify';
+import { CAPABILITIES, CAPABILITY_EVENT, checkMutationRow, MUTATION_EVENT } from './provider-state';
+import { computeEventHash, readRunLine, RUN_GENESIS, type RunRow } from './row';
+
+export type RunFaultKind =
+  | 'malformed_json'
+  | 'index_mismatch'
+  | 'prev_hash_mismatch'
+  | 'payload_hash_mismatch'
+  | 'event_hash_mismatch'
+  | 'content_address_mismatch'
+  | 'flagged_mutation'
+  | 'bad_capability'
+  | 'capability_conflict'
+  | 'non_canonical';
+
+/** One fault: its 1-based line, the 0-based row index (null when the line is not a row), kind, message. */
+export interface RunFault {
+  line: number;
+  index: number | null;
+  kind: RunFaultKind;
+  message: string;
+}
+
+export interface RunVerifyResult {
+  /** Chain intact, every content address matches, no flagged mutation, capabilities consistent. */
+  ok: boolean;
+  /** The hash chain alone (prev_hash links, payload and event hashes, indices, well-formed lines). */
+  chain_ok: boolean;
+  /** Rows walked. */
+  count: number;
+  /** SPEC §6 aliases: `steps` = count, `head_hash` = the last stored event_hash ("" for an empty journal). */
+  steps: number;
+  head_hash: string;
+  /** The first row whose chain does not hold, with its recomputed and its stored event hash. */
+  divergent_index: number | null;
+  expected_hash: string | null;
+  actual_hash: string | null;
+  mutation_count: number;
+  flagged_indices: number[];
+  capabilities: { adapter: string; capability: string }[];
+  errors: RunFault[];
+}
+
+export interface RunVerifyOptions {
+  /** Also report lines whose bytes are not `json.dumps(row)` of their values. */
+  strict?: boolean;
+}
+
+/** A well-formed row with where it was read. */
+export interface RunEntry {
+  line: number;
+  row: RunRow;
+}
+
+export interface ReadRunJournal extends RunVerifyResult {
+  entries: RunEntry[];
+}
+
+const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 16)}…` : JSON.stringify(h));
+
+/**
+ * Verifies run journal bytes (SPEC §5): recomputes every payload and event hash
+ * from genesis, checks `prev_hash` links and indices, every mutation's content
+ * address, flags, and one capability per adapter. Every fault is reported with
+ * its line and index; the chain follows the stored hashes, so one edit is
+ * reported once. A malformed line does not advance the index.
+ */
+export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {}): ReadRunJournal {
+  const errors: RunFault[] = [];
+  const entries: RunEntry[] = [];
+  const flagged: number[] = [];
+  const capabilities = new Map<string, string>();
+  let prev = RUN_GENESIS;
+  let index = 0;
+  let mutations = 0;
+  let divergent: { index: number; expected: string; actual: string } | undefined;
+  let chainOk = true;
+  forEachLine(buf, (start, end, line, terminated) => {
+    const bytes = buf.subarray(start, end);
+    if (bytes.length === 0) {
+      chainOk = false;
+      errors.push({ line, index: null, kind: 'malformed_json', message: 'empty line' });
+      return;
+    }
+    const read = readRunLine(bytes);
+    if (read.kind === 'malformed') {
+      chainOk = false;
+      errors.push({ line, index: null, kind: 'malformed_json', message: read.reason });
+      return;
+    }
+    const { row } = read;
+    const i = index;
+    const fault = (kind: RunFaultKind, message: string): void => void errors.push({ line, index: i, kind, message });
+    const expected = computeEventHash(prev, row.event, read.computedPayloadHash, i);
+    let broken = false;
+    if (row.index !== i) {
+      broken = true;
+      fault('index_mismatch', `index ${row.index}, expected ${i}`);
+    }
+    if (row.prev_hash !== prev) {
+      broken = true;
+      fault('prev_hash_mismatch', `chain break: prev_hash ${short(row.prev_hash)} does not match the previous event_hash ${short(prev)}`);
+    }
+    if (row.payload_hash !== read.computedPayloadHash) {
+      broken = true;
+      fault('payload_hash_mismatch', `payload tamper: stored payload_hash ${short(row.payload_hash)}, recomputed ${short(read.computedPayloadHash)}`);
+    }
+    if (row.event_hash !== expected) {
+      broken = true;
+      fault('event_hash_mismatch', `stored event_hash ${short(row.event_hash)}, recomputed ${short(expected)}`);
+    }
+    if (broken) {
+      chainOk = false;
+      divergent ??= { index: i, expected, actual: row.event_hash };
+    }
+    if (options.strict && !read.canonical) fault('non_canonical', 'line bytes are not json.dumps(row) of its values');
+    if (options.strict && !terminated) fault('non_canonical', 'last line has no trailing newline');
+    if (row.event === MUTATION_EVENT) {
+      mutations++;
+      const bad = checkMutationRow(row.payload);
+      if (bad !== undefined) fault('content_address_mismatch', `${MUTATION_EVENT}: ${bad}`);
+      if (row.payload.get('flagged') === true) {
+        flagged.push(i);
+        fault('flagged_mutation', `flagged provider-side mutation (${String(row.payload.get('mutation_kind'))}) arrived in deterministic mode`);
+      }
+    } else if (row.event === CAPABILITY_EVENT) {
+      const adapter = row.payload.get('adapter');
+      const capability = row.payload.get('capability');
+      if (typeof adapter !== 'string' || typeof capability !== 'string' || !(CAPABILITIES as readonly string[]).includes(capability)) {
+        fault('bad_capability', `${CAPABILITY_EVENT}: needs a string adapter and capability observed or declared-blind`);
+      } else if (capabilities.has(adapter) && capabilities.get(adapter) !== capability) {
+        fault('capability_conflict', `adapter ${JSON.stringify(adapter)} recorded as ${capabilities.get(adapter)} and as ${capability} in one run`);
+      } else {
+        capabilities.set(adapter, capability);
+      }
+    }
+    entries.push({ line, row });
+    prev = row.event_hash;
+    index++;
+  });
+  return {
+    ok: errors.length === 0,
+    chain_ok: chainOk,
+    count: index,
+    steps: index,
+    head_hash: prev,
+    divergent_index: divergent?.index ?? null,
+    expected_hash: divergent?.expected ?? null,
+    actual_hash: divergent?.actual ?? null,
+    mutation_count: mutations,
+    flagged_indices: flagged,
+    capabilities: [...capabilities].map(([adapter, capability]) => ({ adapter, capability })),
+    errors,
+    entries,
+  };
+}
+
+export function readRunJournalFileBytes(file: string): Buffer {
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    throw new InputError(`${file}: no such run journal`);
+  }
+  if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new InputError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+export function readRunJournalFile(file: string, options: RunVerifyOptions = {}): ReadRunJournal {
+  return readRunJournalBytes(readRunJournalFileBytes(file), options);
+}
+
+/** The verify result for a run journal file (the shape `run verify --json` prints). */
+export function verifyRunJournal(file: string, options: RunVerifyOptions = {}): RunVerifyResult {
+  const { entries: _entries, ...result } = readRunJournalFile(file, options);
+  return result;
+}
+
+/** `file:line: kind: message (index N)` for one fault. */
+export function describeRunFault(file: string, f: RunFault): string {
+  return `${file}:${f.line}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${f.message}`;
+}
