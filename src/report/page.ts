@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { clientApp, type ReportData } from './client/app';
+import { clientRuntime } from './client/runtime';
+
+/**
+ * The report page: static skeleton, inline style, inline script and the embedded
+ * data. The script is the source text of two self-contained functions
+ * (`clientRuntime`, `clientApp`), so the single-file CLI bundle carries it as is.
+ * A Content-Security-Policy allows only that exact script and style (by hash) and
+ * no fetch of any kind: the page works, and can only work, offline.
+ */
+
+export function runtimeSource(): string {
+  return clientRuntime.toString();
+}
+
+export function pageScript(): string {
+  return `"use strict";\n(${clientApp.toString()})((${runtimeSource()})(), document);\n`;
+}
+
+const STYLE = `
+:root { --bg:#fff; --fg:#1b1f24; --dim:#656d76; --line:#d0d7de; --ok:#1a7f37; --okbg:#dafbe1; --bad:#cf222e; --badbg:#ffebe9; --sel:#ddf4ff; --warn:#9a6700; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+header, main, section { padding: 0 20px; }
+h1 { font-size: 18px; margin: 14px 0 8px; }
+h2 { font-size: 16px; margin: 4px 0 8px; }
+h3 { font-size: 13px; margin: 14px 0 4px; color: var(--dim); text-transform: uppercase; letter-spacing: .04em; }
+.status { border: 2px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 8px 0 12px; background: #f6f8fa; }
+.status .title { font-size: 22px; font-weight: 700; }
+.status.ok { border-color: var(--ok); background: var(--okbg); color: var(--ok); }
+.status.bad { border-color: var(--bad); background: var(--badbg); color: var(--bad); }
+.status.bad .title { font-size: 26px; }
+.status .detail { color: var(--fg); margin-top: 4px; }
+.progress { height: 6px; background: var(--line); border-radius: 3px; margin-top: 8px; overflow: hidden; }
+.progress div { height: 100%; width: 0; background: #0969da; }
+.status.ok .progress, .status.bad .progress { display: none; }
+ul.faults { color: var(--bad); margin: 8px 0 0; padding-left: 20px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0 0 8px; }
+dl.meta dt { color: var(--dim); }
+dl.meta dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.hash, code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
+.dim { color: var(--dim); font-weight: normal; }
+.warn { color: var(--warn); font-weight: 600; }
+.badtext { color: var(--bad); font-weight: 600; }
+.okline { color: var(--ok); margin: 4px 0; }
+.note { color: var(--dim); }
+.toolbar { display: flex; gap: 12px; align-items: center; margin: 8px 0; flex-wrap: wrap; }
+#search { flex: 0 1 360px; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
+main { display: grid; grid-template-columns: minmax(260px, 38%) 1fr; gap: 16px; }
+#list { position: relative; height: 70vh; overflow-y: auto; border: 1px solid var(--line); border-radius: 6px; outline: none; }
+#list-spacer { position: relative; }
+.item { position: absolute; left: 0; right: 0; height: 26px; line-height: 26px; padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; border-bottom: 1px solid #f0f2f4; }
+.item:hover { background: #f6f8fa; }
+.item.selected { background: var(--sel); box-shadow: inset 3px 0 0 #0969da; }
+.item .n { display: inline-block; min-width: 56px; color: var(--dim); font-family: ui-monospace, monospace; font-size: 12px; }
+.item .mark { color: var(--ok); margin-right: 6px; }
+.item.faulty { background: var(--badbg); }
+.item.faulty .mark { color: var(--bad); font-weight: 700; }
+#detail { height: 70vh; overflow: auto; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; }
+pre.code { margin: 0; padding: 8px; background: #f6f8fa; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 40vh; overflow: auto; }
+ul.refs { padding-left: 18px; margin: 0; }
+table.blobs { border-collapse: collapse; width: 100%; }
+table.blobs td, table.blobs th { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+ul.tree, ul.tree ul { list-style: none; padding-left: 18px; border-left: 1px solid var(--line); margin: 2px 0; }
+ul.tree .node { display: inline-block; padding: 1px 6px; border: 1px solid var(--line); border-radius: 4px; margin: 2px 0; }
+ul.tree .node.current { border-color: #0969da; background: var(--sel); font-weight: 600; }
+button.linklike { background: none; border: 0; padding: 0; color: inherit; text-decoration: underline; cursor: pointer; font: inherit; }
+button.more { margin-top: 4px; }
+kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4px; padding: 0 4px; font-size: 12px; }
+footer { padding: 16px 20px; color: var(--dim); font-size: 12px; }
+@media (max-width: 800px) { main { grid-template-columns: 1fr; } #list, #detail { height: 50vh; } }
+`;
+
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** JSON safe inside a `<script>` element: no `<`, `>`, `&` or line separators left as is. */
+function scriptJson(data: ReportData): string {
+  return JSON.stringify(data).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const cspHash = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+
+/** The whole page for the embedded data. */
+export function buildPage(data: ReportData): string {
+  const script = pageScript();
+  const csp = [
+    "default-src 'none'",
+    `script-src ${cspHash(script)}`,
+    `style-src ${cspHash(STYLE)}`,
+    "img-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en" data-verify-state="pending">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="stepchain report">
+<title>${escapeHtml(data.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+<h1>${escapeHtml(data.title)}</h1>
+<div id="status" class="status" role="status" aria-live="polite">
+<div id="status-title" class="title">Not verified yet</div>
+<div id="status-detail" class="detail">This page re-verifies the chain with its own script. <noscript>JavaScript is off, so NOTHING on this page has been verified.</noscript></div>
+<ul id="faults" class="faults"></ul>
+<div class="progress"><div id="progress-bar"></div></div>
+</div>
+<dl id="meta" class="meta"></dl>
+</header>
+<section id="receipt" hidden><h2>Receipt</h2></section>
+<section>
+<div class="toolbar">
+<input id="search" type="search" placeholder="Search steps (press /)" aria-label="Search steps" autocomplete="off">
+<label><input id="only-faults" type="checkbox"> only faults</label>
+<span id="count" class="dim"></span>
+<span class="dim"><kbd>←</kbd><kbd>→</kbd> or <kbd>j</kbd><kbd>k</kbd> step · <kbd>Home</kbd><kbd>End</kbd> first/last · <kbd>/</kbd> search · <kbd>Esc</kbd> clear</span>
+</div>
+</section>
+<main>
+<div id="list" role="listbox" aria-label="Steps" tabindex="0"><div id="list-spacer"></div></div>
+<div id="detail" aria-live="polite"></div>
+</main>
+<section id="blobs" hidden><h2>Blobs</h2></section>
+<section id="forks" hidden><h2>Fork tree</h2></section>
+<footer>Generated by ${escapeHtml(data.generator)} at ${escapeHtml(data.generated_at)}. Self-contained: no network access; the journal's exact bytes are embedded and every hash is recomputed here.</footer>
+<script type="application/json" id="stepchain-data">${scriptJson(data)}</script>
+<script>${script}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,162 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors';
+import { Cas, casDir, projectRootOf, readJournalBytes, readJournalFileBytes, resolveJournal } from '../journal';
+import { blobDigestsOf, JOURNAL_MEMBER, loadReceipt, verifyReceipt, type PublicKey } from '../receipt';
+import type { ReportForkNode } from './client/app';
+
+/** A problem found by the generator (chain faults carry their 1-based line). */
+export interface ReportFault {
+  line: number | null;
+  kind: string;
+  message: string;
+}
+
+/** Where a referenced blob's bytes come from. */
+export interface BlobSource {
+  /** Size in bytes without reading it, or undefined when it is not available. */
+  size(digest: string): number | undefined;
+  read(digest: string): Buffer | undefined;
+}
+
+/** What a report is made of: the journal's exact bytes and what surrounds them. */
+export interface ReportSource {
+  kind: 'journal' | 'receipt';
+  /** The input as named (journal file or receipt file). */
+  path: string;
+  agentId: string;
+  journal: Buffer;
+  /** The head the chain must end at (a receipt manifest's), when there is one. */
+  expectedHead?: string;
+  blobs: BlobSource;
+  /** Blobs to list, in order (the chain's refs, first occurrence). Computed from the journal when absent. */
+  blobOrder?: string[];
+  receipt?: {
+    manifestText: string;
+    signed: boolean;
+    keyId: string | null;
+    signatureCheck: string;
+    /** Receipt-level faults (structure, signature, manifest vs chain), not the chain's own. */
+    faults: ReportFault[];
+  };
+  /** The fork tree to draw, when known (see `ReportOptions.forks`). */
+  forks?: ReportForkNode | null;
+}
+
+export interface LoadSourceOptions {
+  /** Trusted public keys for a receipt's signature. */
+  publicKeys?: PublicKey[];
+}
+
+const GZIP = (b: Buffer): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+const USTAR = (b: Buffer): boolean => b.length >= 262 && b.toString('latin1', 257, 262) === 'ustar';
+
+function headOf(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(512);
+    const n = readSync(fd, buf, 0, 512, 0);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A receipt is a tar (or gzip) file; a journal is JSON lines. */
+export function looksLikeReceipt(file: string): boolean {
+  if (/\.(tar|tar\.gz|tgz)$/i.test(file)) return true;
+  try {
+    if (!statSync(file).isFile()) return false;
+    const head = headOf(file);
+    return GZIP(head) || USTAR(head);
+  } catch {
+    return false;
+  }
+}
+
+function casSource(root: string | undefined): BlobSource {
+  if (root === undefined) return { size: () => undefined, read: () => undefined };
+  const cas = new Cas(casDir(root), false);
+  return {
+    size(digest) {
+      try {
+        const st = statSync(cas.pathOf(digest));
+        return st.isFile() ? st.size : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    read: (digest) => cas.get(digest),
+  };
+}
+
+function mapSource(blobs: Map<string, Buffer>): BlobSource {
+  return { size: (d) => blobs.get(d)?.length, read: (d) => blobs.get(d) };
+}
+
+/** The chain's blob refs, first occurrence order (malformed lines skipped). */
+export function blobRefsOf(journal: Buffer): string[] {
+  return blobDigestsOf(readJournalBytes(journal).entries.map((e) => e.row.blob_refs));
+}
+
+function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
+  const loaded = loadReceipt(file);
+  const keys = options.publicKeys ?? [];
+  const checked = verifyReceipt(file, { publicKeys: keys });
+  const faults: ReportFault[] = [];
+  for (const f of checked.errors) {
+    // The page re-checks the chain itself; "signed but no key given" is a note here, not a fault.
+    if (f.member === JOURNAL_MEMBER && f.kind !== 'non_canonical') continue;
+    // The page checks the head against the manifest, and the generator hashes every blob it lists.
+    if (f.kind === 'no_trusted_key' || f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch') continue;
+    faults.push({ line: f.line ?? null, kind: f.kind, message: `${f.member === undefined ? '' : `${f.member}: `}${f.message}` });
+  }
+  const signed = loaded.signature !== undefined;
+  const signatureCheck = !signed
+    ? 'unsigned: there is no signature to check'
+    : keys.length === 0
+      ? 'NOT checked: no trusted public key was given to the generator (stepchain report --public-key FILE)'
+      : checked.signature_ok === true
+        ? `verified by the generator (Ed25519, node:crypto) under trusted key ${checked.key_id ?? ''}`
+        : `FAILED: the signature does not verify under the given key(s) ${keys.map((k) => k.keyId).join(', ')}`;
+  const refs = blobRefsOf(loaded.journal);
+  const order = [...refs, ...loaded.manifest.blob_digests.filter((d) => !refs.includes(d))];
+  return {
+    kind: 'receipt',
+    path: file,
+    agentId: loaded.manifest.agent_id,
+    journal: loaded.journal,
+    expectedHead: loaded.manifest.head_hash,
+    blobs: mapSource(loaded.blobs),
+    blobOrder: order,
+    receipt: {
+      manifestText: loaded.manifestBytes.toString('latin1'),
+      signed,
+      keyId: checked.key_id,
+      signatureCheck,
+      faults,
+    },
+  };
+}
+
+/**
+ * Resolves `<agent|dir|file|receipt>` into a report source. Blobs of a journal
+ * come from its project's CAS (the project is found from the journal's path, else
+ * `root`); a receipt's from its `blobs/` members. Missing input: InputError.
+ */
+export function loadReportSource(target: string, root: string, options: LoadSourceOptions = {}): ReportSource {
+  const asPath = path.resolve(target);
+  if (looksLikeReceipt(asPath)) {
+    let st;
+    try {
+      st = statSync(asPath);
+    } catch {
+      throw new InputError(`${target}: no such receipt file`);
+    }
+    if (!st.isFile()) throw new InputError(`${target}: not a regular file`);
+    return receiptSource(asPath, options);
+  }
+  const j = resolveJournal(target, root);
+  const journal = readJournalFileBytes(j.file);
+  return { kind: 'journal', path: j.file, agentId: j.agentId, journal, blobs: casSource(projectRootOf(j.dir) ?? root) };
+}
