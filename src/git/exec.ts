@@ -81,14 +81,21 @@ export function gitTry(cwd: string, args: string[], options: GitSyncOptions = {}
   }
 }
 
+/** Variables simple-git refuses to pass on (they can make git run a program); none is needed here. */
+const SIMPLE_GIT_GUARDED = new Set(['EDITOR', 'VISUAL', 'PAGER', 'PREFIX', 'SSH_ASKPASS']);
+
 /**
- * A simple-git instance for `dir`. simple-git refuses GIT_* variables it did not
- * allow (and drops ambient ones), so it gets the caller's environment without
- * them: the porcelain it runs (worktree, branch, status) needs no identity.
+ * A simple-git instance for `dir`. simple-git refuses GIT_* variables (and a few
+ * others such as EDITOR) it was not told to allow, so it gets the caller's
+ * environment without them: the porcelain it runs (worktree, branch, status)
+ * needs neither an identity nor an editor.
  */
 export function gitAt(dir: string, env: NodeJS.ProcessEnv = process.env): SimpleGit {
   const clean: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !k.toUpperCase().startsWith('GIT_')) clean[k] = v;
+  for (const [k, v] of Object.entries(env)) {
+    const key = k.toUpperCase();
+    if (v !== undefined && !key.startsWith('GIT_') && !SIMPLE_GIT_GUARDED.has(key)) clean[k] = v;
+  }
   clean.GIT_TERMINAL_PROMPT = '0';
   return simpleGit({ baseDir: dir, allowEnvironment: ['GIT_TERMINAL_PROMPT'] }).env(clean);
 }

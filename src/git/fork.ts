@@ -305,8 +305,9 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
 
     if (copies.length > 0) {
       const refs = copies.map((s) => `${SNAPSHOT_REF_PREFIX}/${forkId}/${s.seq}`);
-      undo.push({ what: 'snapshot refs', run: () => updateRefs(root, refs.map((r) => `delete ${r}`), env) });
+      // One transaction: all refs are created or none, so the undo is registered after it.
       updateRefs(root, copies.map((s, i) => `create ${refs[i]} ${s.commit}`), env);
+      undo.push({ what: 'snapshot refs', run: () => updateRefs(root, refs.map((r) => `delete ${r}`), env) });
     }
   } catch (e) {
     const failures: string[] = [];

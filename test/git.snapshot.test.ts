@@ -1,0 +1,147 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { listSnapshots, parseSnapshotMessage, snapshotRef } from '../src/git';
+import { journalDir } from '../src/journal';
+import { recordStep } from '../src/record';
+import { git, initRepo, writeFiles } from './helpers/git';
+import { tempDir } from './helpers/tmp';
+
+const tmp = tempDir('stepchain-snap-');
+let n = 0;
+function newRepo(files: Record<string, string> = { 'src/calc.py': 'v0\n', 'README.md': 'r\n' }, options = {}): string {
+  return initRepo(path.join(tmp, `repo${n++}`), files, options);
+}
+
+/** The user-visible git state a snapshot must never change. */
+function userState(root: string): Record<string, string> {
+  return {
+    status: git(root, ['status', '--porcelain', '--untracked-files=all']),
+    index: readFileSync(path.join(root, '.git', 'index')).toString('base64'),
+    head: git(root, ['rev-parse', 'HEAD']),
+    symbolic: git(root, ['symbolic-ref', 'HEAD']),
+    branches: git(root, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads']),
+  };
+}
+
+function files(root: string, commit: string): string[] {
+  return git(root, ['ls-tree', '-r', '--name-only', commit]).split('\n').filter(Boolean).sort();
+}
+
+function record(root: string, agent: string, options: { snapshot?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+  return recordStep(journalDir(root, agent), { prompt: `step by ${agent}` }, { root, ...options });
+}
+
+describe('per-step worktree snapshots', () => {
+  test('each append stores the work tree (tracked, untracked, not ignored, never .sdd) under refs/stepchain/snapshots/<agent>/<seq>', () => {
+    const root = newRepo();
+    const head = git(root, ['rev-parse', 'HEAD']);
+    // A modified tracked file, a staged change, an untracked file, an ignored file.
+    writeFiles(root, { 'src/calc.py': 'v1\n', 'new.txt': 'untracked\n', 'build.log': 'ignored\n', '.gitignore': '.sdd/\n*.log\n' });
+    writeFiles(root, { 'staged.txt': 'staged\n' });
+    git(root, ['add', 'staged.txt']);
+    const before = userState(root);
+
+    const r0 = record(root, 'ag');
+    expect(r0.warnings).toEqual([]);
+    expect(r0.snapshot?.ref).toBe(snapshotRef('ag', 0));
+    expect(git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/0'])).toBe(r0.snapshot!.commit);
+    expect(files(root, r0.snapshot!.commit)).toEqual(['.gitignore', 'README.md', 'new.txt', 'src/calc.py', 'staged.txt']);
+    expect(git(root, ['show', `${r0.snapshot!.commit}:src/calc.py`])).toBe('v1');
+    expect(git(root, ['rev-parse', `${r0.snapshot!.commit}^`])).toBe(head);
+    const msg = git(root, ['log', '-1', '--format=%B', r0.snapshot!.commit]);
+    expect(parseSnapshotMessage(msg)).toEqual({ agent_id: 'ag', seq: 0, step_hash: r0.row.step_hash });
+
+    // Nothing the user sees changed: index bytes, HEAD, branches, status.
+    expect(userState(root)).toEqual(before);
+
+    writeFiles(root, { 'src/calc.py': 'v2\n' });
+    const r1 = record(root, 'ag');
+    expect(git(root, ['show', `${r1.snapshot!.commit}:src/calc.py`])).toBe('v2');
+    const snaps = listSnapshots(root, 'ag');
+    expect([...snaps.keys()].sort()).toEqual([0, 1]);
+    expect(snaps.get(1)!.step_hash).toBe(r1.row.step_hash);
+  });
+
+  test('.sdd/ is never part of a snapshot, even when it is not ignored', () => {
+    const root = newRepo({ 'a.txt': 'a\n' }, { ignoreSdd: false });
+    mkdirSync(path.join(root, 'sub', '.sdd'), { recursive: true });
+    writeFileSync(path.join(root, 'sub', '.sdd', 'x'), 'x');
+    const r = record(root, 'ag');
+    expect(r.warnings).toEqual([]);
+    expect(files(root, r.snapshot!.commit)).toEqual(['a.txt']);
+  });
+
+  test('a repository without commits: a parentless snapshot; HEAD stays unborn', () => {
+    const root = newRepo({ 'a.txt': 'a\n' }, { commit: false });
+    const r = record(root, 'ag');
+    expect(r.warnings).toEqual([]);
+    expect(files(root, r.snapshot!.commit)).toEqual(['.gitignore', 'a.txt']);
+    expect(git(root, ['rev-list', '--count', r.snapshot!.commit])).toBe('1');
+    expect(() => git(root, ['rev-parse', '--verify', '-q', 'HEAD'])).toThrow();
+    expect(git(root, ['status', '--porcelain'])).toBe('?? .gitignore\n?? a.txt'.trim());
+  });
+
+  test('outside a git work tree: no snapshot and no warning', () => {
+    const root = path.join(tmp, 'plain');
+    mkdirSync(root);
+    const r = record(root, 'ag');
+    expect(r.row.seq).toBe(0);
+    expect(r.snapshot).toBeUndefined();
+    expect(r.warnings).toEqual([]);
+  });
+
+  test('snapshot: false records none', () => {
+    const root = newRepo();
+    const r = record(root, 'ag', { snapshot: false });
+    expect(r.snapshot).toBeUndefined();
+    expect(git(root, ['for-each-ref', 'refs/stepchain'])).toBe('');
+  });
+
+  test('a failing snapshot is a warning and never loses the journal entry (locked ref, unusable agent id)', () => {
+    const root = newRepo();
+    mkdirSync(path.join(root, '.git', 'refs', 'stepchain', 'snapshots', 'ag'), { recursive: true });
+    writeFileSync(path.join(root, '.git', 'refs', 'stepchain', 'snapshots', 'ag', '0.lock'), '');
+    const r = record(root, 'ag');
+    expect(r.row.seq).toBe(0);
+    expect(r.snapshot).toBeUndefined();
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toMatch(/step 0 recorded, but its worktree snapshot failed: git update-ref/);
+    expect(readFileSync(path.join(journalDir(root, 'ag'), '000000.jsonl'), 'utf8').split('\n')).toHaveLength(2);
+
+    const bad = record(root, 'x.lock');
+    expect(bad.row.seq).toBe(0);
+    expect(bad.warnings[0]).toMatch(/cannot be a git ref name component/);
+  });
+
+  test('works with no git identity configured, and ignores a GIT_INDEX_FILE inherited from a hook', () => {
+    const root = newRepo();
+    const home = path.join(tmp, 'empty-home');
+    mkdirSync(home, { recursive: true });
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: home,
+      XDG_CONFIG_HOME: home,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_INDEX_FILE: path.join(root, '.git', 'index'),
+    };
+    git(root, ['config', 'user.useConfigOnly', 'true']); // no auto-detected identity either
+    const before = userState(root);
+    writeFiles(root, { 'z.txt': 'z\n' });
+    const r = record(root, 'ag', { env });
+    expect(r.warnings).toEqual([]);
+    expect(git(root, ['log', '-1', '--format=%an <%ae>', r.snapshot!.commit])).toBe('stepchain <stepchain@localhost>');
+    expect(files(root, r.snapshot!.commit)).toContain('z.txt');
+    expect(userState(root).index).toBe(before.index);
+  });
+
+  test('in a linked worktree the snapshot is of that worktree, stored in the shared ref store', () => {
+    const root = newRepo();
+    const wt = path.join(tmp, `linked${n++}`);
+    git(root, ['worktree', 'add', '-q', '-b', 'other', wt]);
+    writeFiles(wt, { 'src/calc.py': 'linked\n' });
+    const r = record(wt, 'wt-agent');
+    expect(git(root, ['show', 'refs/stepchain/snapshots/wt-agent/0:src/calc.py'])).toBe('linked');
+    expect(readFileSync(path.join(root, 'src', 'calc.py'), 'utf8')).toBe('v0\n');
+    expect(r.warnings).toEqual([]);
+  });
+});

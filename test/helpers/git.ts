@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Runs git in `cwd` with a fixed identity; returns trimmed stdout. */
+export function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
+  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@stepchain.invalid', ...args], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
+}
+
+/** A new repository at `dir` with `files` committed on `main` (and `.sdd/` ignored unless told otherwise). */
+export function initRepo(dir: string, files: Record<string, string>, options: { ignoreSdd?: boolean; commit?: boolean } = {}): string {
+  mkdirSync(dir, { recursive: true });
+  git(dir, ['init', '-q', '-b', 'main']);
+  const all = options.ignoreSdd === false ? files : { '.gitignore': '.sdd/\n', ...files };
+  writeFiles(dir, all);
+  if (options.commit !== false) {
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-q', '-m', 'initial']);
+  }
+  return dir;
+}
+
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [f, c] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    writeFileSync(path.join(dir, f), c);
+  }
+}
+
+/** Every file under `dir` (relative, sorted), or [] when it does not exist. */
+export function listTree(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d)) {
+      const p = path.join(d, e);
+      out.push(path.relative(dir, p));
+      if (statSync(p).isDirectory() && e !== '.git') walk(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** What a fork may create: worktrees, branches, refs, files under `.sdd` (for "nothing left behind"). */
+export function repoState(root: string): Record<string, unknown> {
+  return {
+    worktrees: git(root, ['worktree', 'list', '--porcelain']),
+    refs: git(root, ['for-each-ref', '--format=%(refname) %(objectname)']),
+    sdd: listTree(path.join(root, '.sdd')),
+    adminDirs: listTree(path.join(root, '.git', 'worktrees')),
+    status: git(root, ['status', '--porcelain']),
+  };
+}
