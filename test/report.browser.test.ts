@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,7 @@ import { computeStepHash, encodeRow, Journal, journalDir, journalFile, type Step
 import { buildReceipt, generateKeyPair, parsePrivateKey, parsePublicKey } from '../src/receipt';
 import { writeReport, type ReportForkNode } from '../src/report';
 import { ZERO_HASH } from '../src/util/hash';
-import { conformanceDir } from './helpers/paths';
+import { cliPath, conformanceDir } from './helpers/paths';
 import { launchBrowser, openReport, rootData, type Browser } from './helpers/report-browser';
 
 /**
@@ -260,6 +261,27 @@ describe('report in headless Chromium', () => {
     expect(r2.ok).toBe(false);
     const o2 = await openReport(browser, path.join(dir, 'altered.html'));
     expect(await rootData(o2.page)).toMatchObject({ verified: 'false', firstFaultLine: '5', firstFaultKind: 'step_hash_mismatch' });
+    await o2.page.close();
+  });
+
+  it('works from the built CLI bundle (dist/cli.js keeps the page script), intact and tampered', async () => {
+    const ref = path.join(conformanceDir, 'reference-journal', '000000.jsonl');
+    const okOut = path.join(dir, 'dist-ok.html');
+    expect(spawnSync(process.execPath, [cliPath, 'report', ref, '-o', okOut]).status).toBe(0);
+    const o = await openReport(browser, okOut);
+    expect(await rootData(o.page)).toMatchObject({ verified: 'true', steps: '5' });
+    expect(o.problems).toEqual([]);
+    await o.page.close();
+
+    const bad = path.join(dir, 'dist-bad.jsonl');
+    const lines = readFileSync(ref, 'utf8').split('\n');
+    [lines[1], lines[2]] = [lines[2]!, lines[1]!];
+    writeFileSync(bad, lines.join('\n'));
+    const badOut = path.join(dir, 'dist-bad.html');
+    expect(spawnSync(process.execPath, [cliPath, 'report', bad, '-o', badOut]).status).toBe(1);
+    const o2 = await openReport(browser, badOut);
+    expect(await rootData(o2.page)).toMatchObject({ verified: 'false', firstFaultLine: '2', firstFaultKind: 'seq_mismatch' });
+    if (process.env.STEPCHAIN_REPORT_SCREENSHOT) await o2.page.screenshot({ path: process.env.STEPCHAIN_REPORT_SCREENSHOT.replace(/\.png$/, '-bad.png') });
     await o2.page.close();
   });
 

@@ -1,0 +1,82 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cliPath, conformanceDir } from './helpers/paths';
+
+/** `stepchain report` through the built CLI (run `npm run build` first). */
+let dir: string;
+const reference = path.join(conformanceDir, 'reference-journal', '000000.jsonl');
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'stepchain-report-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cli(args: string[], cwd = dir): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function tampered(): string {
+  const lines = readFileSync(reference, 'utf8').split('\n');
+  lines[3] = lines[3]!.replace('"model":"', '"model":"x');
+  const d = path.join(dir, 'tampered');
+  mkdirSync(d, { recursive: true });
+  writeFileSync(path.join(d, '000000.jsonl'), lines.join('\n'));
+  return d;
+}
+
+describe('stepchain report', () => {
+  it('writes the report of an intact journal and exits 0', () => {
+    const r = cli(['report', reference, '-o', 'ok.html']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(/^wrote .*ok\.html: 5 steps, head 12577bced7cc3cb97fe35f0d4554b038572c931336f05f4d5c54dc8a0ff90def, chain intact\n$/);
+    const html = readFileSync(path.join(dir, 'ok.html'), 'utf8');
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    // Self-contained: no external resource of any kind can be referenced.
+    expect(html).not.toMatch(/<(script|link|img|iframe)[^>]*\s(src|href)=/i);
+    expect(html).toContain("default-src 'none'".replace(/'/g, '&#39;'));
+  });
+
+  it('writes the report of a tampered journal too, exits 1 and names the line on stderr', () => {
+    const d = tampered();
+    const r = cli(['report', d, '-o', 'bad.html', '--json']);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout) as { ok: boolean; errors: { line: number; kind: string }[] };
+    expect(doc.ok).toBe(false);
+    expect(doc.errors[0]).toMatchObject({ line: 4, kind: 'step_hash_mismatch' });
+    expect(r.stderr).toMatch(/000000\.jsonl:4: step_hash_mismatch: field tamper/);
+    expect(readFileSync(path.join(dir, 'bad.html'), 'utf8')).toContain('stepchain-data');
+  });
+
+  it('overwrites a previous report but refuses any other file unless --force', () => {
+    expect(cli(['report', reference, '-o', 'again.html']).code).toBe(0);
+    expect(cli(['report', reference, '-o', 'again.html']).code).toBe(0);
+    writeFileSync(path.join(dir, 'notes.txt'), 'precious\n');
+    const r = cli(['report', reference, '-o', 'notes.txt']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/notes\.txt: exists and is not a stepchain report; refusing to overwrite it \(use --force\)/);
+    expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('precious\n');
+    expect(cli(['report', reference, '-o', 'notes.txt', '--force']).code).toBe(0);
+    expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toContain('<!DOCTYPE html>');
+  });
+
+  it('leaves no file and no temporary behind on an input error', () => {
+    const out = path.join(dir, 'empty-out');
+    mkdirSync(out);
+    expect(cli(['report', 'no-such-agent', '-o', path.join(out, 'r.html')]).code).toBe(2);
+    expect(cli(['report', reference]).stderr).toMatch(/missing -o/);
+    expect(cli(['report', reference, '-o', path.join(dir, 'no-such-dir', 'r.html')]).code).toBe(2);
+    expect(readdirSync(out)).toEqual([]);
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('reads a receipt, checking its signature with --public-key', () => {
+    const r = cli(['report', path.join(conformanceDir, 'reference-receipt.tar'), '-o', 'receipt.html', '--public-key', path.join(conformanceDir, 'reference-verify.pem'), '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, steps: 5 });
+    const html = readFileSync(path.join(dir, 'receipt.html'), 'utf8');
+    expect(html).toContain('verified by the generator');
+  });
+});
