@@ -105,8 +105,10 @@ export function parsePublicKeys(text: string, workspace: string): PublicKey[] {
 
 /** A PEM PKCS#8 key or a base64 32-byte seed; masked in the log before anything else. */
 export function parseSigningKey(text: string): SigningKey {
-  core.setSecret(text);
-  for (const line of text.split(/\r?\n/)) if (line.trim().length >= 8 && !line.includes('-----')) core.setSecret(line.trim());
+  // The runner masks line by line: a PEM's base64 lines are masked one by one.
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 8 && !l.includes('-----'));
+  if (lines.length <= 1) core.setSecret(text.trim());
+  else for (const line of lines) core.setSecret(line);
   if (text.includes('-----BEGIN')) return parsePrivateKey(Buffer.from(`${text.trim()}\n`), 'input signing-key');
   const compact = text.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) throw new InputError('input signing-key: neither a PEM private key nor a base64 seed');

@@ -1,0 +1,369 @@
+/**
+ * The packaged Action (dist/index.js, run `npm run build` first) in a child
+ * process, as a runner starts it, against real git repositories with a base
+ * branch and a PR branch and a synthesized pull_request event. The REST API and
+ * the artifact service are local HTTP servers.
+ */
+import { createPrivateKey } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Journal, journalFile, verifyJournalFile } from '../src/journal';
+import { exportReceipt, generateKeyPair, parsePrivateKey, parsePublicKey, verifyReceipt } from '../src/receipt';
+import { recordMutation } from '../src/runs';
+import { COMMENT_MARKER } from '../src/check';
+import {
+  commitAll,
+  FakeGitHub,
+  git,
+  initRepo,
+  pullRequestEvent,
+  requireBuiltAction,
+  runAction,
+  unzip,
+  type ActionResult,
+} from './helpers/action';
+import { tempDir } from './helpers/tmp';
+
+const tmp = tempDir('stepchain-action-');
+const scratch = path.join(tmp, 'scratch');
+let n = 0;
+
+beforeAll(() => requireBuiltAction());
+
+function append(root: string, agent: string, count: number, tag = 'x'): void {
+  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
+  const start = j.length;
+  j.appendMany(
+    Array.from({ length: count }, (_, i) => ({
+      input: Buffer.from(`${agent} input ${start + i}`),
+      model: 'test-model',
+      prompt: `${tag} prompt ${start + i}`,
+      tool_call: { name: 'sh', args: ['echo', start + i] },
+      tool_result: `${tag} result ${start + i}`,
+      ts: 1_700_000_000.25 + start + i,
+    })),
+  );
+}
+
+/** A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on branch `pr`. */
+function scenario(): { dir: string; base: string } {
+  const dir = initRepo(path.join(tmp, `repo-${++n}`));
+  append(dir, 'alice', 5);
+  append(dir, 'bob', 3);
+  const base = commitAll(dir, 'base journals');
+  git(dir, 'checkout', '-q', '-b', 'pr');
+  return { dir, base };
+}
+
+function pr(dir: string, base: string): { name: string; payload: unknown } {
+  return pullRequestEvent(base, git(dir, 'rev-parse', 'HEAD'));
+}
+
+const ALICE = '.sdd/runtime/journal/alice/000000.jsonl';
+const BOB = '.sdd/runtime/journal/bob/000000.jsonl';
+
+function expectNoStack(r: ActionResult): void {
+  expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?/);
+}
+
+/** The one-line failure (core.setFailed prints `::error::<line>`). */
+function failure(r: ActionResult): string | undefined {
+  return r.annotations.find((a) => a.level === 'error' && a.file === undefined)?.message;
+}
+
+describe('verify mode on a pull request', () => {
+  test('a clean append passes, with outputs, a report and a job summary', async () => {
+    const { dir, base } = scenario();
+    append(dir, 'alice', 4);
+    append(dir, 'carol', 2); // a new journal
+    commitAll(dir, 'more steps');
+    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    expect(r.code).toBe(0);
+    expectNoStack(r);
+    expect(r.annotations.filter((a) => a.level === 'error')).toEqual([]);
+    expect(r.outputs['verified']).toBe('3');
+    expect(r.outputs['failed']).toBe('0');
+    const heads = JSON.parse(r.outputs['heads']!) as Record<string, string>;
+    expect(heads).toEqual({
+      alice: verifyJournalFile(path.join(dir, ALICE)).head_hash,
+      bob: verifyJournalFile(path.join(dir, BOB)).head_hash,
+      carol: verifyJournalFile(journalFile(dir, 'carol')).head_hash,
+    });
+    const report = JSON.parse(readFileSync(r.outputs['report']!, 'utf8')) as { ok: boolean; base: string; items: { path: string; appendOnly?: string; steps: number }[] };
+    expect(report.ok).toBe(true);
+    expect(report.base).toBe(base);
+    expect(report.items.find((i) => i.path === ALICE)).toMatchObject({ steps: 9, appendOnly: 'appended' });
+    expect(report.items.find((i) => i.path === BOB)).toMatchObject({ steps: 3, appendOnly: 'unchanged' });
+    expect(r.outputs['report']!.startsWith(path.join(scratch))).toBe(true);
+    expect(r.summary).toContain('| ✅ | journal | <code>.sdd/runtime/journal/alice/000000.jsonl</code> | alice | 9 |');
+    expect(r.summary).toContain(`append-only checked against base <code>${base.slice(0, 12)}</code>`);
+  });
+
+  test('a tampered step fails with an annotation at its line', async () => {
+    const { dir, base } = scenario();
+    const file = path.join(dir, ALICE);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[2] = lines[2]!.replace('x result 2', 'x result 2 (edited)');
+    writeFileSync(file, lines.join('\n'));
+    commitAll(dir, 'tamper');
+    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    expect(r.code).toBe(1);
+    expectNoStack(r);
+    const hash = r.annotations.find((a) => a.title === 'stepchain: step_hash_mismatch');
+    expect(hash).toMatchObject({ level: 'error', file: ALICE, line: 3 });
+    expect(hash!.message).toContain('agent alice');
+    // The edit also changed committed history: append-only names the same line and seq 2.
+    expect(r.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({ file: ALICE, line: 3 });
+    expect(r.outputs['failed']).toBe('1');
+    expect(r.outputs['verified']).toBe('1');
+    expect(failure(r)).toMatch(/^stepchain: verification failed: \d+ faults? in 1 file; first: \.sdd\/runtime\/journal\/alice\/000000\.jsonl:3: /);
+    expect(failure(r)!.split('\n')).toHaveLength(1);
+    expect(r.stdout).toMatch(/FAULT \.sdd\/runtime\/journal\/alice\/000000\.jsonl:3: agent alice: step_hash_mismatch/);
+    expect(r.summary).toContain('❌');
+    expect(JSON.parse(r.outputs['heads']!)).not.toHaveProperty('alice');
+  });
+
+  test('a consistently re-hashed rewrite is internally valid but fails append-only', async () => {
+    const { dir, base } = scenario();
+    const file = path.join(dir, ALICE);
+    const before = readFileSync(file);
+    unlinkSync(file);
+    append(dir, 'alice', 2); // seq 0..1 as before
+    append(dir, 'alice', 5, 'rewritten'); // seq 2.. differ, chained and hashed correctly
+    expect(readFileSync(file).subarray(0, 100)).toEqual(before.subarray(0, 100));
+    expect(verifyJournalFile(file).ok).toBe(true);
+    commitAll(dir, 'rewrite history');
+    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    expect(r.code).toBe(1);
+    expectNoStack(r);
+    const errors = r.annotations.filter((a) => a.level === 'error' && a.file !== undefined);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ file: ALICE, line: 3, title: 'stepchain: history_rewritten' });
+    expect(errors[0]!.message).toMatch(/^agent alice: history rewritten from seq 2 /);
+    expect(failure(r)).toContain('agent alice: history rewritten from seq 2');
+
+    // The same PR with the check switched off passes.
+    const off = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'append-only': 'false' } });
+    expect(off.code).toBe(0);
+    expect(off.summary).toContain('append-only not checked');
+  });
+
+  test('a truncated and a deleted history fail, naming the agent and the seq', async () => {
+    const { dir, base } = scenario();
+    const file = path.join(dir, ALICE);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    writeFileSync(file, `${lines.slice(0, 3).join('\n')}\n`);
+    rmSync(path.join(dir, '.sdd/runtime/journal/bob'), { recursive: true });
+    commitAll(dir, 'truncate alice, delete bob');
+    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    expect(r.code).toBe(1);
+    const trunc = r.annotations.find((a) => a.title === 'stepchain: history_truncated');
+    expect(trunc).toMatchObject({ file: ALICE, line: 3 });
+    expect(trunc!.message).toContain('agent alice: history truncated at seq 3');
+    const del = r.annotations.find((a) => a.title === 'stepchain: history_deleted');
+    expect(del).toMatchObject({ file: BOB });
+    expect(del!.message).toContain('agent bob: journal deleted');
+    expect(r.outputs['failed']).toBe('2');
+  });
+
+  test('a shallow checkout fetches the base commit', async () => {
+    const { dir, base } = scenario();
+    append(dir, 'bob', 1);
+    commitAll(dir, 'append');
+    const clone = path.join(tmp, `clone-${++n}`);
+    git(tmp, 'clone', '-q', '--depth=1', '--branch', 'pr', `file://${dir}`, clone);
+    expect(() => git(clone, 'cat-file', '-e', `${base}^{commit}`)).toThrow();
+    const r = await runAction({ workspace: clone, scratch, event: pr(clone, base) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Fetched the base commit ${base}`);
+    expect(git(clone, 'cat-file', '-t', base)).toBe('commit');
+  });
+
+  test('expected-heads pins heads', async () => {
+    const { dir, base } = scenario();
+    commitAll(dir, 'no change');
+    const alice = verifyJournalFile(path.join(dir, ALICE)).head_hash;
+    writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice }));
+    const ok = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'expected-heads': 'heads.json' } });
+    expect(ok.code).toBe(0);
+    writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice: 'a'.repeat(64), dave: 'b'.repeat(64) }));
+    const bad = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'expected-heads': 'heads.json' } });
+    expect(bad.code).toBe(1);
+    expect(bad.annotations.find((a) => a.file === ALICE)).toMatchObject({ title: 'stepchain: head_mismatch', line: 5 });
+    expect(bad.annotations.find((a) => a.file === 'heads.json')!.message).toContain('agent dave');
+  });
+
+  test('a flagged provider-state mutation fails, or warns when fail-on-flagged-mutations is false', async () => {
+    const { dir, base } = scenario();
+    const env = { STEPCHAIN_AUDIT: 'off' };
+    recordMutation(dir, 'run-1', { agentId: 'alice', kind: 'memory_write', detail: { before_x: 1, x: 2 } }, { env });
+    recordMutation(dir, 'run-1', { agentId: 'alice', kind: 'memory_write', detail: { x: 3 } }, { env: { ...env, STEPCHAIN_DETERMINISTIC_SEED: '42' } });
+    commitAll(dir, 'a run with a flagged mutation');
+    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    expect(r.code).toBe(1);
+    const flagged = r.annotations.find((a) => a.title === 'stepchain: flagged_mutation');
+    expect(flagged).toMatchObject({ level: 'error', file: '.sdd/runs/run-1/journal.jsonl', line: 2 });
+    expect(flagged!.message).toContain('run run-1');
+    const warn = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'fail-on-flagged-mutations': 'false' } });
+    expect(warn.code).toBe(0);
+    expect(warn.annotations.find((a) => a.title === 'stepchain: flagged_mutation')).toMatchObject({ level: 'warning', line: 2 });
+    expect(warn.summary).toContain('1 flagged mutation');
+  });
+
+  test('receipts: an untrusted signature fails; the trusted key passes; no keys only warns', async () => {
+    const { dir, base } = scenario();
+    const signer = generateKeyPair();
+    const other = generateKeyPair();
+    mkdirSync(path.join(dir, 'receipts'));
+    exportReceipt(path.join(dir, ALICE), path.join(dir, 'receipts/alice.receipt.tar'), {
+      signKey: parsePrivateKey(Buffer.from(signer.privateKeyPem), 'test key'),
+    });
+    writeFileSync(path.join(dir, 'trusted.pub'), signer.publicKeyPem);
+    commitAll(dir, 'a signed receipt');
+
+    const untrusted = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'public-keys': other.publicKeyPem } });
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({ level: 'error', title: 'stepchain: signature_invalid' });
+
+    const trusted = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'public-keys': `${other.publicKeyPem}\ntrusted.pub\n` } });
+    expect(trusted.code).toBe(0);
+    expect(trusted.summary).toContain(`signed (${signer.keyId})`);
+
+    const none = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    expect(none.code).toBe(0);
+    expect(none.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({ level: 'warning', title: 'stepchain: signature_not_checked' });
+
+    // receipts: '' would take the default; a glob that matches nothing switches receipts off.
+    const off = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'public-keys': other.publicKeyPem, receipts: 'none/*.tar' } });
+    expect(off.code).toBe(0);
+  });
+
+  test('a bad input fails with one line and no stack trace', async () => {
+    const { dir, base } = scenario();
+    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'bogus' } });
+    expect(r.code).toBe(1);
+    expectNoStack(r);
+    expect(failure(r)).toBe('stepchain: input mode: "bogus" is not verify or export');
+    const k = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'public-keys': 'missing.pub' } });
+    expect(k.code).toBe(1);
+    expect(failure(k)).toContain('missing.pub: no such key file');
+  });
+});
+
+describe('GitHub services (local stand-ins)', () => {
+  const gh = new FakeGitHub();
+  beforeAll(() => gh.start());
+  afterAll(() => gh.stop());
+
+  test('the PR comment is created, then updated in place (one comment)', async () => {
+    const { dir, base } = scenario();
+    append(dir, 'alice', 1);
+    commitAll(dir, 'append');
+    const env = { GITHUB_API_URL: gh.url };
+    const inputs = { comment: 'true', 'github-token': 'ghs_test_token' };
+    gh.comments.set(7, [{ id: 1, body: 'an unrelated comment' }]);
+    const first = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs, env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Posted the report comment on #7');
+    expect(gh.comments.get(7)).toHaveLength(2);
+    const mine = gh.comments.get(7)![1]!;
+    expect(mine.body.startsWith(COMMENT_MARKER)).toBe(true);
+    expect(mine.body).toContain('stepchain: ✅ verified');
+
+    const file = path.join(dir, ALICE);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('x result 1', 'x result one'));
+    commitAll(dir, 'tamper');
+    const second = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs, env });
+    expect(second.code).toBe(1);
+    expect(second.stdout).toContain(`Updated the report comment on #7 (comment ${mine.id})`);
+    expect(gh.comments.get(7)).toHaveLength(2);
+    expect(gh.comments.get(7)![1]!.body).toContain('stepchain: ❌ failed');
+    expect(gh.comments.get(7)![0]!.body).toBe('an unrelated comment');
+    const auth = gh.requests.filter((q) => q.url.includes('/issues/')).map((q) => q.headers['authorization']);
+    expect(new Set(auth)).toEqual(new Set(['token ghs_test_token']));
+    expect(gh.requests.some((q) => q.method === 'PATCH' && q.url === `/repos/octo/stepchain-test/issues/comments/${mine.id}`)).toBe(true);
+  });
+
+  test('export mode signs receipts and uploads them with the report as one artifact', async () => {
+    const { dir } = scenario();
+    const key = generateKeyPair();
+    // The base64 seed form of the key: the last 32 bytes of the PKCS#8 DER.
+    const signingKey = createPrivateKey(key.privateKeyPem).export({ format: 'der', type: 'pkcs8' }).subarray(-32).toString('base64');
+    const before = gh.artifacts.length;
+    const r = await runAction({
+      workspace: dir,
+      scratch,
+      inputs: { mode: 'export', 'signing-key': signingKey, 'artifact-name': 'my-receipts' },
+      env: { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expectNoStack(r);
+    expect(r.stdout).toContain(`::add-mask::${signingKey}`);
+    expect(r.outputs['artifact-id']).toBe('4242');
+    const files = JSON.parse(r.outputs['receipts']!) as string[];
+    expect(files.map((f) => path.basename(f)).sort()).toEqual(['alice.receipt.tar', 'bob.receipt.tar']);
+    expect(gh.artifacts).toHaveLength(before + 1);
+    const art = gh.artifacts[before]!;
+    expect(art.name).toBe('my-receipts');
+    expect(art.createRequest).toMatchObject({ workflow_run_backend_id: 'run-backend-1', workflow_job_run_backend_id: 'job-backend-1', name: 'my-receipts', version: 7 });
+    expect(art.finalizeRequest).toMatchObject({ name: 'my-receipts', size: String(art.bytes.length) });
+    // The protocol as spoken: Twirp create, Azure block + block list PUTs to the signed URL, Twirp finalize.
+    const calls = gh.requests.filter((q) => q.url.includes('/twirp/') || q.url.startsWith('/blob/')).map((q) => `${q.method} ${q.url.replace(/blockid=[^&]+/, 'blockid=*')}`);
+    expect(calls).toEqual(expect.arrayContaining([
+      'POST /twirp/github.actions.results.api.v1.ArtifactService/CreateArtifact',
+      expect.stringMatching(/^PUT \/blob\/devstoreaccount1\/actions-results\/my-receipts\.zip\?.*comp=block&blockid=\*/),
+      expect.stringMatching(/^PUT \/blob\/devstoreaccount1\/actions-results\/my-receipts\.zip\?.*comp=blocklist/),
+      'POST /twirp/github.actions.results.api.v1.ArtifactService/FinalizeArtifact',
+    ]));
+    expect(gh.requests.find((q) => q.url.endsWith('/CreateArtifact'))!.headers['authorization']).toBe(`Bearer ${FakeGitHub.runtimeToken()}`);
+    const members = unzip(art.bytes);
+    expect(Object.keys(members).sort()).toEqual(['alice.receipt.tar', 'bob.receipt.tar', 'report.json']);
+    const pub = parsePublicKey(Buffer.from(key.publicKeyPem), 'pub');
+    for (const f of files) {
+      expect(members[path.basename(f)]).toEqual(readFileSync(f));
+      const v = verifyReceipt(members[path.basename(f)]!, { publicKeys: [pub] });
+      expect(v).toMatchObject({ ok: true, signed: true, signature_ok: true, key_id: key.keyId });
+    }
+    expect(verifyReceipt(members['alice.receipt.tar']!).head_hash).toBe(verifyJournalFile(path.join(dir, ALICE)).head_hash);
+    expect(JSON.parse(members['report.json']!.toString())).toMatchObject({ mode: 'export', ok: true, verified: 2 });
+    // The key only ever appears in the mask command.
+    expect(r.stdout.split('\n').filter((l) => l.includes(signingKey))).toEqual([`::add-mask::${signingKey}`]);
+  });
+
+  test('export with redact publishes redacted receipts for the named agents', async () => {
+    const { dir } = scenario();
+    const r = await runAction({
+      workspace: dir,
+      scratch,
+      inputs: { mode: 'export', agents: 'alice', redact: 'true', 'upload-artifact': 'false' },
+    });
+    expect(r.code).toBe(0);
+    const files = JSON.parse(r.outputs['receipts']!) as string[];
+    expect(files.map((f) => path.basename(f))).toEqual(['alice.receipt.tar']);
+    const v = verifyReceipt(files[0]!);
+    expect(v.ok).toBe(true);
+    expect(v.head_hash).not.toBe(verifyJournalFile(path.join(dir, ALICE)).head_hash);
+    expect(readFileSync(files[0]!).includes(Buffer.from('<<redacted>>'))).toBe(true);
+    expect(readFileSync(files[0]!).includes(Buffer.from('x prompt 0'))).toBe(false);
+    expect(r.outputs['artifact-id']).toBeUndefined();
+  });
+
+  test('verify mode uploads the JSON report when upload-artifact is true', async () => {
+    const { dir, base } = scenario();
+    commitAll(dir, 'nothing');
+    const before = gh.artifacts.length;
+    const r = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'upload-artifact': 'true', 'artifact-name': 'stepchain-report' },
+      env: { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` },
+    });
+    expect(r.code).toBe(0);
+    expect(r.outputs['artifact-id']).toBe('4242');
+    const members = unzip(gh.artifacts[before]!.bytes);
+    expect(Object.keys(members)).toEqual(['report.json']);
+    expect(members['report.json']).toEqual(readFileSync(r.outputs['report']!));
+  });
+});
