@@ -12,6 +12,7 @@ import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
 import { receiptVerifyCommand } from './receipt-verify';
 import { replayCommand } from './replay';
+import { reportCommand } from './report';
 import { runCapabilityCommand } from './run-capability';
 import { runDiffCommand } from './run-diff';
 import { runIngestCommand } from './run-ingest';
@@ -38,6 +39,7 @@ export const commands: Command[] = [
   replayCommand,
   showCommand,
   diffCommand,
+  reportCommand,
   runRecordCommand,
   runCapabilityCommand,
   runMutationCommand,
