@@ -60,8 +60,9 @@ export function forkTreeMermaid(forks: ForkTreeNode[]): string {
     lines.push(`  ${mermaidId(id, ids)}["${mermaidText(text)}"]`);
   };
   const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
-  for (const f of sorted) if (f.parent !== null) declare(f.parent, null);
+  // Forks first (with their labels), then roots that are only ever parents.
   for (const f of sorted) declare(f.id, f.label);
+  for (const f of sorted) if (f.parent !== null) declare(f.parent, null);
   for (const f of sorted) {
     if (f.parent === null) continue;
     const edge = f.fromStep === null ? 'session' : `step ${f.fromStep}`;
