@@ -56,8 +56,8 @@ export function forkTreeMermaid(forks: ForkTreeNode[]): string {
   const declare = (id: string, label: string | null): void => {
     if (declared.has(id)) return;
     declared.add(id);
-    const text = label ? `${id}<br/>${label}` : id;
-    lines.push(`  ${mermaidId(id, ids)}["${mermaidText(text)}"]`);
+    const text = label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id);
+    lines.push(`  ${mermaidId(id, ids)}["${text}"]`);
   };
   const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
   // Forks first (with their labels), then roots that are only ever parents.
