@@ -1,5 +1,4 @@
 import { ZERO_HASH } from '../util/hash';
-import type { StepRow } from './row';
 
 export type FaultKind =
   | 'malformed_json'
@@ -29,7 +28,12 @@ export class ChainChecker {
   prevHash = ZERO_HASH;
   steps = 0;
 
-  check(line: number, row: StepRow, computedHash: string): Fault[] {
+  check(line: number, row: { seq: number; prev_hash: string; step_hash: string }, computedHash: string): Fault[] {
+    return this.finish(line, row, computedHash, this.link(line, row));
+  }
+
+  /** The seq and prev_hash checks of a row against the expected position (no state change). */
+  link(line: number, row: { seq: number; prev_hash: string }): Fault[] {
     const faults: Fault[] = [];
     if (row.seq !== this.expectedSeq) {
       faults.push({ line, kind: 'seq_mismatch', message: `seq ${row.seq}, expected ${this.expectedSeq}` });
@@ -41,6 +45,11 @@ export class ChainChecker {
         message: `chain break: prev_hash ${short(row.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`,
       });
     }
+    return faults;
+  }
+
+  /** The step hash check, then advance past the row. */
+  private finish(line: number, row: { seq: number; step_hash: string }, computedHash: string, faults: Fault[]): Fault[] {
     if (computedHash !== row.step_hash) {
       faults.push({
         line,

@@ -7,7 +7,9 @@ import { fsyncDir, writeAll } from '../util/fs';
 import { acquireLock } from '../util/lock';
 import { Cas } from './cas';
 import { casDir, JOURNAL_FILE } from './layout';
-import { GENESIS, recoverTail, type ChainState } from './recover';
+import { scanSlices } from './parallel';
+import { GENESIS, type ChainState } from './recover';
+import { stitchRecovery } from './stitch';
 import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
 import { readJournalFile, type JournalEntry, type ReadJournal, type VerifyOptions } from './verify';
@@ -212,8 +214,8 @@ export class Journal {
       if (size === this.state.offset) return;
       // Grown: verify only the new bytes. Shrunk (truncated by someone): start over.
       const from = size > this.state.offset ? this.state : GENESIS;
-      const tail = readRange(fd, from.offset, size - from.offset);
-      const t = recoverTail(this.file, tail, from);
+      const slices = scanSlices({ kind: 'file', path: this.file }, from.offset, size, { strict: false });
+      const t = stitchRecovery(this.file, slices, from);
       let end = t.validEnd;
       if (t.unterminatedRowEnd !== undefined) {
         // A complete, valid row whose newline never made it: finish the line.
@@ -221,7 +223,7 @@ export class Journal {
         if (this.durable) fsyncSync(fd);
         end = t.unterminatedRowEnd + 1;
       } else if (t.tornFrom !== undefined) {
-        this.moveTornAside(tail.subarray(t.tornFrom - from.offset));
+        this.moveTornAside(readRange(fd, t.tornFrom, size - t.tornFrom));
         ftruncateSync(fd, t.tornFrom);
         if (this.durable) fsyncSync(fd);
       }

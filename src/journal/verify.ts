@@ -2,6 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
 import { ZERO_HASH } from '../util/hash';
 import { ChainChecker, type Fault } from './chain';
+import { scanSlices, type ChunkSource } from './parallel';
+import { stitchFaults } from './stitch';
 import { readRowLine, type StepRow } from './row';
 
 export interface VerifyOptions {
@@ -78,10 +80,24 @@ function walk(buf: Buffer, options: VerifyOptions, keep: boolean): ReadJournal {
   return { ok: errors.length === 0, head_hash: head, steps: chain.steps, errors, entries };
 }
 
-/** Verifies journal bytes: every fault with its line and kind (SPEC §2). */
-export function verifyJournalBytes(buf: Buffer, options: VerifyOptions = {}): VerifyResult {
-  const { entries: _entries, ...result } = walk(buf, options, false);
-  return result;
+/**
+ * Verifies a journal: every fault with its line and kind (SPEC §2). Canonical
+ * rows take the fast path (hashed from their bytes); large journals are walked
+ * in parallel slices.
+ */
+function verifySource(source: ChunkSource, size: number, options: VerifyOptions, env?: NodeJS.ProcessEnv): VerifyResult {
+  const slices = scanSlices(source, 0, size, { strict: options.strict ?? false }, env);
+  const { faults, head, steps } = stitchFaults(slices);
+  if (size === 0) faults.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
+  if (options.expectedHead !== undefined && options.expectedHead !== head) {
+    faults.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
+  }
+  return { ok: faults.length === 0, head_hash: head, steps, errors: faults };
+}
+
+/** Verifies journal bytes (e.g. a receipt's journal member). */
+export function verifyJournalBytes(buf: Buffer, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {
+  return verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env);
 }
 
 /** Reads and verifies journal bytes, keeping the well-formed rows. */
@@ -89,8 +105,8 @@ export function readJournalBytes(buf: Buffer, options: VerifyOptions = {}): Read
   return walk(buf, options, true);
 }
 
-/** Reads a journal file's bytes; a missing or unreadable file is an input error. */
-export function readJournalFileBytes(file: string): Buffer {
+/** The size of a journal file; a missing path or one that is not a file is an input error. */
+function statJournalFile(file: string): number {
   let st;
   try {
     st = statSync(file);
@@ -98,6 +114,12 @@ export function readJournalFileBytes(file: string): Buffer {
     throw new InputError(`${file}: no such journal file`);
   }
   if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
+  return st.size;
+}
+
+/** Reads a journal file's bytes; a missing or unreadable file is an input error. */
+export function readJournalFileBytes(file: string): Buffer {
+  statJournalFile(file);
   try {
     return readFileSync(file);
   } catch (e) {
@@ -105,8 +127,15 @@ export function readJournalFileBytes(file: string): Buffer {
   }
 }
 
-export function verifyJournalFile(file: string, options: VerifyOptions = {}): VerifyResult {
-  return verifyJournalBytes(readJournalFileBytes(file), options);
+export function verifyJournalFile(file: string, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {
+  const size = statJournalFile(file);
+  try {
+    return verifySource({ kind: 'file', path: file }, size, options, env);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== undefined) throw new InputError(`${file}: cannot read: ${code}`);
+    throw e;
+  }
 }
 
 export function readJournalFile(file: string, options: VerifyOptions = {}): ReadJournal {

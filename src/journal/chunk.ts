@@ -1,0 +1,135 @@
+import type { Fault } from './chain';
+import { ChainChecker } from './chain';
+import { fastRow } from './fast-line';
+import { readRowLine } from './row';
+
+/**
+ * One line-aligned slice of a journal, walked on its own. Rows only depend on
+ * their own bytes for their hash, so slices are walked in parallel and stitched:
+ * each slice checks the links between its own rows, and the stitcher checks the
+ * link from one slice's last row to the next slice's first row.
+ */
+export interface ChunkSummary {
+  /** Absolute byte offsets of the slice. */
+  start: number;
+  end: number;
+  lines: number;
+  rows: number;
+  /** The first well-formed row (its link to the previous slice is checked by the stitcher). */
+  first?: { line: number; seq: number; prev_hash: string };
+  last?: { seq: number; step_hash: string };
+  /** Faults with lines relative to the slice (1-based), in line order. */
+  faults: Fault[];
+  /** The first malformed line (relative) and its absolute offset. */
+  firstMalformed?: { line: number; offset: number; reason: string };
+  /** The first well-formed row that follows a malformed line in this slice (relative line). */
+  rowAfterMalformed?: number;
+  /** Absolute offset just past the last well-formed row's newline (or `start`). */
+  lastRowEnd: number;
+  /** The last well-formed row has no newline (it ends the file). */
+  lastRowUnterminated: boolean;
+}
+
+export interface ChunkOptions {
+  strict: boolean;
+}
+
+const BLOCK = 16 * 1024 * 1024;
+
+/** Walks `buf[from..to)` (line-aligned); `base` is the absolute offset of buf[0]. */
+export function scanChunk(buf: Buffer, from: number, to: number, base: number, options: ChunkOptions): ChunkSummary {
+  const chain = new ChainChecker();
+  const out: ChunkSummary = {
+    start: base + from,
+    end: base + to,
+    lines: 0,
+    rows: 0,
+    faults: [],
+    lastRowEnd: base + from,
+    lastRowUnterminated: false,
+  };
+  let line = 0;
+  let pos = from;
+  while (pos < to) {
+    // A latin1 view of a block of whole lines: indices are byte offsets, no copy per line.
+    let blockEnd = Math.min(to, pos + BLOCK);
+    if (blockEnd < to) {
+      const nl = buf.lastIndexOf(0x0a, blockEnd - 1);
+      blockEnd = nl >= pos ? nl + 1 : Math.min(to, (buf.indexOf(0x0a, blockEnd) + 1) || to);
+    }
+    let text: string | undefined;
+    try {
+      text = buf.toString('latin1', pos, blockEnd);
+    } catch {
+      text = undefined; // a line too long for one string: the slow path reports it
+    }
+    const block = buf.subarray(pos, blockEnd);
+    let a = pos;
+    while (a < blockEnd) {
+      const nl = buf.indexOf(0x0a, a);
+      const terminated = nl >= 0 && nl < blockEnd;
+      const b = terminated ? nl : blockEnd;
+      line++;
+      const bytes = buf.subarray(a, b);
+      walkLine(out, chain, options, line, bytes, text, block, a - pos, b - pos, terminated, base + a, base + b);
+      a = b + 1;
+    }
+    pos = blockEnd;
+  }
+  out.lines = line;
+  return out;
+}
+
+function walkLine(
+  out: ChunkSummary,
+  chain: ChainChecker,
+  options: ChunkOptions,
+  line: number,
+  bytes: Buffer,
+  text: string | undefined,
+  block: Buffer,
+  ta: number,
+  tb: number,
+  terminated: boolean,
+  absStart: number,
+  absEnd: number,
+): void {
+  let row: { seq: number; prev_hash: string; step_hash: string } | undefined;
+  let computed = '';
+  let canonical = true;
+  if (bytes.length > 0 && text !== undefined) {
+    const fast = fastRow(text, block, ta, tb);
+    if (fast !== undefined) {
+      row = fast;
+      computed = fast.computedHash;
+    }
+  }
+  if (row === undefined) {
+    const read = bytes.length === 0 ? { kind: 'malformed' as const, reason: 'empty line' } : readRowLine(bytes);
+    if (read.kind === 'malformed') {
+      out.faults.push({ line, kind: 'malformed_json', message: read.reason });
+      out.firstMalformed ??= { line, offset: absStart, reason: read.reason };
+      return;
+    }
+    row = read.row;
+    computed = read.computedHash;
+    canonical = read.canonical;
+  }
+  if (out.firstMalformed !== undefined) out.rowAfterMalformed ??= line;
+  if (out.first === undefined) {
+    out.first = { line, seq: row.seq, prev_hash: row.prev_hash };
+    chain.expectedSeq = row.seq;
+    chain.prevHash = row.prev_hash;
+  }
+  out.faults.push(...chain.check(line, row, computed));
+  if (options.strict && !canonical) {
+    out.faults.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
+  }
+  if (options.strict && !terminated) {
+    out.faults.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
+  }
+  out.rows++;
+  out.last = { seq: row.seq, step_hash: row.step_hash };
+  out.lastRowEnd = terminated ? absEnd + 1 : absEnd;
+  out.lastRowUnterminated = !terminated;
+}

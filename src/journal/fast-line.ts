@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import { compareCodePoints, pythonFloatRepr } from '../canonical';
+
+/**
+ * The fast path of verification. A row line that is byte-for-byte canonical
+ * carries the canonical encoding of each hashed field as a substring, in the
+ * order the payload needs them:
+ *
+ *   {"blob_refs":[..],"input_hash":..,"model":..,"prev_hash":..,"prompt":..,
+ *    "seq":..,"step_hash":..,"tool_call":..,"tool_result":..,"ts":..}
+ *
+ * so once the line is checked to be canonical, the step payload is
+ * `{` + (input_hash .. prompt) + `,` + (tool_call .. tool_result) + `}` and is
+ * hashed straight from the line's bytes, with no parse tree and no re-encode.
+ * The check is a validator of canonical JSON (pure ASCII, sorted unique keys,
+ * canonical escapes and numbers). Anything it does not accept goes to the
+ * lossless slow path, which decides whether the line is malformed, valid but
+ * not canonical, or something this path does not handle.
+ */
+export interface FastRow {
+  seq: number;
+  prev_hash: string;
+  step_hash: string;
+  computedHash: string;
+}
+
+const PLAIN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
+const HEX64 = /[0-9a-f]{64}/y;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+const MAX_DEPTH = 512;
+const MAX_INT_DIGITS = 4300;
+
+let s = '';
+
+function hex4(i: number): number {
+  let v = 0;
+  for (let k = 0; k < 4; k++) {
+    const c = s.charCodeAt(i + k);
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** A canonical string literal starting at i (the quote); returns the end or -1. */
+function scanString(i: number): number {
+  let j = i + 1;
+  for (;;) {
+    PLAIN.lastIndex = j;
+    PLAIN.test(s);
+    j = PLAIN.lastIndex;
+    const c = s.charCodeAt(j);
+    if (c === 0x22) return j + 1;
+    if (c !== 0x5c) return -1; // control character, non-ASCII byte, or end of line
+    const e = s.charCodeAt(j + 1);
+    if (e === 0x75) {
+      const v = hex4(j + 2);
+      // Only code units that have no literal or short form are \u-escaped.
+      if (v < 0 || (v >= 0x20 && v <= 0x7e) || v === 0x0a || v === 0x0d || v === 0x09 || v === 0x08 || v === 0x0c) return -1;
+      j += 6;
+    } else if (e === 0x22 || e === 0x5c || e === 0x6e || e === 0x72 || e === 0x74 || e === 0x62 || e === 0x66) {
+      j += 2;
+    } else {
+      return -1;
+    }
+  }
+}
+
+function scanNumber(i: number): number {
+  NUMBER.lastIndex = i;
+  const m = NUMBER.exec(s);
+  if (m === null) return -1;
+  const token = m[0];
+  if (m[1] !== undefined || m[2] !== undefined) {
+    return pythonFloatRepr(Number(token)) === token ? i + token.length : -1;
+  }
+  if (token === '-0' || token.length > MAX_INT_DIGITS) return -1;
+  return i + token.length;
+}
+
+function keyLess(a0: number, a1: number, b0: number, b1: number): boolean {
+  const a = s.slice(a0 + 1, a1 - 1);
+  const b = s.slice(b0 + 1, b1 - 1);
+  if (a.indexOf('\\') < 0 && b.indexOf('\\') < 0) return a < b;
+  return compareCodePoints(JSON.parse(`"${a}"`) as string, JSON.parse(`"${b}"`) as string) < 0;
+}
+
+function scanValue(i: number, depth: number): number {
+  const c = s.charCodeAt(i);
+  switch (c) {
+    case 0x22:
+      return scanString(i);
+    case 0x7b: {
+      if (depth > MAX_DEPTH) return -1;
+      let j = i + 1;
+      if (s.charCodeAt(j) === 0x7d) return j + 1;
+      let prevKey0 = -1;
+      let prevKey1 = -1;
+      for (;;) {
+        if (s.charCodeAt(j) !== 0x22) return -1;
+        const k1 = scanString(j);
+        if (k1 < 0) return -1;
+        if (prevKey0 >= 0 && !keyLess(prevKey0, prevKey1, j, k1)) return -1;
+        prevKey0 = j;
+        prevKey1 = k1;
+        if (s.charCodeAt(k1) !== 0x3a) return -1;
+        j = scanValue(k1 + 1, depth + 1);
+        if (j < 0) return -1;
+        const d = s.charCodeAt(j);
+        if (d === 0x7d) return j + 1;
+        if (d !== 0x2c) return -1;
+        j++;
+      }
+    }
+    case 0x5b: {
+      if (depth > MAX_DEPTH) return -1;
+      let j = i + 1;
+      if (s.charCodeAt(j) === 0x5d) return j + 1;
+      for (;;) {
+        j = scanValue(j, depth + 1);
+        if (j < 0) return -1;
+        const d = s.charCodeAt(j);
+        if (d === 0x5d) return j + 1;
+        if (d !== 0x2c) return -1;
+        j++;
+      }
+    }
+    case 0x6e:
+      return s.startsWith('null', i) ? i + 4 : -1;
+    case 0x74:
+      return s.startsWith('true', i) ? i + 4 : -1;
+    case 0x66:
+      return s.startsWith('false', i) ? i + 5 : -1;
+    case 0x4e:
+      return s.startsWith('NaN', i) ? i + 3 : -1;
+    case 0x49:
+      return s.startsWith('Infinity', i) ? i + 8 : -1;
+    case 0x2d:
+      if (s.startsWith('-Infinity', i)) return i + 9;
+      return scanNumber(i);
+    default:
+      return c >= 0x30 && c <= 0x39 ? scanNumber(i) : -1;
+  }
+}
+
+function hexAt(i: number): boolean {
+  HEX64.lastIndex = i;
+  return HEX64.test(s);
+}
+
+/**
+ * Checks the line `text[a..b)` (a latin1 view of the bytes, so indices are byte
+ * offsets into `bytes`) and hashes its payload; undefined when the line is not
+ * a canonical row this path handles (the slow path then decides).
+ */
+export function fastRow(text: string, bytes: Uint8Array, a: number, b: number): FastRow | undefined {
+  s = text;
+  if (!s.startsWith('{"blob_refs":[', a)) return undefined;
+  let i = a + 14;
+  if (s.charCodeAt(i) === 0x5d) i++;
+  else {
+    for (;;) {
+      if (s.charCodeAt(i) !== 0x22 || !hexAt(i + 1) || s.charCodeAt(i + 65) !== 0x22) return undefined;
+      i += 66;
+      const d = s.charCodeAt(i++);
+      if (d === 0x5d) break;
+      if (d !== 0x2c) return undefined;
+    }
+  }
+  if (!s.startsWith(',"input_hash":"', i) || !hexAt(i + 15) || s.charCodeAt(i + 79) !== 0x22) return undefined;
+  const p1 = i + 1;
+  i += 80;
+  if (!s.startsWith(',"model":', i)) return undefined;
+  i = scanValue(i + 9, 0);
+  if (i < 0 || !s.startsWith(',"prev_hash":"', i) || !hexAt(i + 14) || s.charCodeAt(i + 78) !== 0x22) return undefined;
+  const prev = s.slice(i + 14, i + 78);
+  i += 79;
+  if (!s.startsWith(',"prompt":', i)) return undefined;
+  i = scanValue(i + 10, 0);
+  if (i < 0 || !s.startsWith(',"seq":', i)) return undefined;
+  const p1end = i;
+  i += 7;
+  const seqStart = i;
+  if (s.charCodeAt(i) === 0x30) i++;
+  else while (i < b && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
+  if (i === seqStart || i - seqStart > 15) return undefined;
+  const seq = Number(s.slice(seqStart, i));
+  if (!s.startsWith(',"step_hash":"', i) || !hexAt(i + 14) || s.charCodeAt(i + 78) !== 0x22) return undefined;
+  const stored = s.slice(i + 14, i + 78);
+  i += 79;
+  if (!s.startsWith(',"tool_call":', i)) return undefined;
+  const p2 = i + 1;
+  i = scanValue(i + 13, 0);
+  if (i < 0 || !s.startsWith(',"tool_result":', i)) return undefined;
+  i = scanValue(i + 15, 0);
+  if (i < 0 || !s.startsWith(',"ts":', i)) return undefined;
+  const p2end = i;
+  i += 6;
+  NUMBER.lastIndex = i;
+  const m = NUMBER.exec(s);
+  if (m === null || (m[1] === undefined && m[2] === undefined)) return undefined;
+  if (pythonFloatRepr(Number(m[0])) !== m[0]) return undefined;
+  i += m[0].length;
+  if (i !== b - 1 || s.charCodeAt(i) !== 0x7d) return undefined;
+  const h = createHash('sha256');
+  h.update('{');
+  h.update(bytes.subarray(p1, p1end));
+  h.update(',');
+  h.update(bytes.subarray(p2, p2end));
+  h.update('}');
+  return { seq, prev_hash: prev, step_hash: stored, computedHash: h.digest('hex') };
+}

@@ -1,0 +1,171 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { scanChunk, type ChunkOptions, type ChunkSummary } from './chunk';
+
+/**
+ * Verification is embarrassingly parallel: each row's hash depends only on its
+ * own bytes. A journal is cut into line-aligned slices; the calling thread walks
+ * the first and worker threads the rest, synchronously (the caller blocks on
+ * Atomics.wait and takes results with receiveMessageOnPort), so recovery on
+ * open, which is synchronous, gets the same speed as `verify`.
+ *
+ * Workers run the bundle that registered itself with `setChunkWorkerEntry`
+ * (dist/cli.js, dist/index.js). Without one (tests on the TypeScript sources,
+ * library users) slices run on the calling thread, stitched the same way.
+ */
+export type ChunkSource = { kind: 'file'; path: string } | { kind: 'bytes'; bytes: Buffer };
+
+interface ChunkJob {
+  tag: typeof TAG;
+  source: { kind: 'file'; path: string } | { kind: 'shared'; buffer: SharedArrayBuffer; length: number };
+  from: number;
+  to: number;
+  options: ChunkOptions;
+  done: SharedArrayBuffer;
+  port: MessagePort;
+}
+
+const TAG = 'stepchain-journal-chunk';
+/** Below this a slice is not worth a thread's start-up (~30 ms). */
+const MIN_PARALLEL_BYTES = 8 * 1024 * 1024;
+let workerEntry: string | undefined;
+
+/** Called by a bundle's entry with its own path, so slices can run in worker threads. */
+export function setChunkWorkerEntry(file: string | undefined): void {
+  workerEntry = file;
+}
+
+export function isChunkJob(data: unknown): data is ChunkJob {
+  return typeof data === 'object' && data !== null && (data as { tag?: unknown }).tag === TAG;
+}
+
+/** The body of a worker thread: walk one slice, post the summary, signal. */
+export function runChunkJob(job: ChunkJob): void {
+  let result: ChunkSummary | { error: string };
+  try {
+    const buf =
+      job.source.kind === 'file'
+        ? readRange(job.source.path, job.from, job.to - job.from)
+        : Buffer.from(job.source.buffer, job.from, job.to - job.from);
+    result = scanChunk(buf, 0, buf.length, job.from, job.options);
+  } catch (e) {
+    result = { error: (e as Error).message };
+  }
+  job.port.postMessage(result);
+  const flag = new Int32Array(job.done);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+}
+
+function threads(env: NodeJS.ProcessEnv): number {
+  const forced = Number(env.STEPCHAIN_THREADS);
+  if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, 16);
+  return Math.max(1, Math.min(availableParallelism(), 8));
+}
+
+function readRange(path: string, position: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  const fd = openSync(path, 'r');
+  try {
+    let off = 0;
+    while (off < length) {
+      const n = readSync(fd, buf, off, length - off, position + off);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf.subarray(0, off);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The offset just after the first newline at or after `at` (or `end`). */
+function nextLineStart(source: ChunkSource, at: number, end: number): number {
+  if (source.kind === 'bytes') {
+    const nl = source.bytes.indexOf(0x0a, at);
+    return nl < 0 || nl >= end ? end : nl + 1;
+  }
+  const fd = openSync(source.path, 'r');
+  try {
+    const window = Buffer.allocUnsafe(64 * 1024);
+    for (let pos = at; pos < end; pos += window.length) {
+      const n = readSync(fd, window, 0, Math.min(window.length, end - pos), pos);
+      if (n === 0) break;
+      const nl = window.subarray(0, n).indexOf(0x0a);
+      if (nl >= 0) return pos + nl + 1;
+    }
+    return end;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Cuts [start, end) into up to n line-aligned slices. */
+function plan(source: ChunkSource, start: number, end: number, n: number): [number, number][] {
+  const cuts = [start];
+  for (let k = 1; k < n; k++) {
+    const nominal = start + Math.floor(((end - start) * k) / n);
+    const cut = nextLineStart(source, Math.max(nominal, cuts[cuts.length - 1]!), end);
+    if (cut > cuts[cuts.length - 1]! && cut < end) cuts.push(cut);
+  }
+  cuts.push(end);
+  return cuts.slice(0, -1).map((c, i) => [c, cuts[i + 1]!]);
+}
+
+/**
+ * Walks bytes [start, end) of a journal in slices. `env` may force the thread
+ * count (STEPCHAIN_THREADS) and the parallel threshold (STEPCHAIN_PARALLEL_MIN_BYTES).
+ */
+export function scanSlices(
+  source: ChunkSource,
+  start: number,
+  end: number,
+  options: ChunkOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): ChunkSummary[] {
+  const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
+  const n = end - start >= minBytes ? threads(env) : 1;
+  const slices = plan(source, start, end, n);
+  const inline = (from: number, to: number): ChunkSummary => {
+    if (source.kind === 'bytes') return scanChunk(source.bytes, from, to, 0, options);
+    return scanChunk(readRange(source.path, from, to - from), 0, to - from, from, options);
+  };
+  if (slices.length === 1 || workerEntry === undefined) return slices.map(([a, b]) => inline(a, b));
+
+  let shared: SharedArrayBuffer | undefined;
+  if (source.kind === 'bytes') {
+    shared = new SharedArrayBuffer(source.bytes.length);
+    Buffer.from(shared).set(source.bytes);
+  }
+  const jobs = slices.slice(1).map(([from, to]) => {
+    const done = new SharedArrayBuffer(4);
+    const { port1, port2 } = new MessageChannel();
+    const job: ChunkJob = {
+      tag: TAG,
+      source: shared ? { kind: 'shared', buffer: shared, length: shared.byteLength } : { kind: 'file', path: (source as { path: string }).path },
+      from,
+      to,
+      options,
+      done,
+      port: port2,
+    };
+    const worker = new Worker(workerEntry!, { workerData: job, transferList: [port2], stdout: false, stderr: false });
+    worker.unref();
+    return { worker, done, port: port1 };
+  });
+  const results: ChunkSummary[] = [inline(slices[0]![0], slices[0]![1])];
+  for (const [k, j] of jobs.entries()) {
+    const [from, to] = slices[k + 1]!;
+    // A thread that never answers (it could not start) is not waited on forever:
+    // its slice is walked here instead.
+    const deadline = Date.now() + 20_000 + (to - from) / 5_000;
+    const flag = new Int32Array(j.done);
+    while (Atomics.load(flag, 0) === 0 && Date.now() < deadline) Atomics.wait(flag, 0, 0, 200);
+    const msg = receiveMessageOnPort(j.port)?.message as ChunkSummary | { error: string } | undefined;
+    j.port.close();
+    void j.worker.terminate();
+    results.push(msg === undefined || 'error' in msg ? inline(from, to) : msg);
+  }
+  return results;
+}
