@@ -56,7 +56,7 @@ export function diffRuns(fileA: string, fileB: string): RunDiff {
       return {
         diverged: true,
         index: i,
-        reason: `row ${i}: provider-side context mutation (${kind}${stepOf(ka !== undefined ? a[i] : b[i])}) recorded in ${where} has no counterpart`,
+        reason: `row ${i}: provider-side context mutation ${kind}${stepOf(ka !== undefined ? a[i] : b[i])} in ${where} has no counterpart in ${where === 'run A' ? 'run B' : 'run A'}`,
         reason_code: 'provider_state_mutation',
         mutation_kind: kind,
       };

@@ -3,7 +3,7 @@ import { auditEvent } from '../audit/log';
 import { InputError, IntegrityError } from '../errors';
 import { assertSafeId } from '../util/ids';
 import { CLAUDE_ADAPTER, readClaudeStream, type ClaudeTranscript } from './claude';
-import { RunJournal, type RunEventInput, type RunJournalOptions } from './journal';
+import { checkRunEvent, RunJournal, type RunEventInput, type RunJournalOptions } from './journal';
 import { runJournalFile } from './layout';
 import {
   CAPABILITIES,
@@ -42,8 +42,10 @@ export function recordRunEvent(root: string, runId: string, event: string, data:
   if (event === MUTATION_EVENT || event === CAPABILITY_EVENT) {
     throw new InputError(`run record: record ${event} entries with \`run ${event === MUTATION_EVENT ? 'mutation' : 'capability'}\``);
   }
+  const input = { event, payload: toPayload(data) };
+  checkRunEvent(input); // before anything is created
   const j = journalFor(root, runId, options);
-  const [row] = j.record([{ event, payload: toPayload(data) }]);
+  const [row] = j.record([input]);
   return { row: row!, file: j.file };
 }
 
