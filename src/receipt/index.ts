@@ -42,5 +42,6 @@ export {
   MANIFEST_MEMBER,
   SIGNATURE_MEMBER,
   verifyReceipt,
+  walkReceiptJournal,
 } from './verify';
 export type { LoadedReceipt, LoadOptions, ReceiptFault, ReceiptVerifyResult, VerifyReceiptOptions } from './verify';

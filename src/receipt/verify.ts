@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
-import { readJournalBytes } from '../journal';
+import { ChainChecker, forEachLine, readRowLine, type Fault } from '../journal';
 import { sha256Hex, ZERO_HASH } from '../util/hash';
 import { verifyBytes, type PublicKey } from './keys';
-import { blobDigestsOf, parseManifest, type Manifest } from './manifest';
+import { parseManifest, type Manifest } from './manifest';
 import { DEFAULT_MAX_RECEIPT_BYTES, maybeGunzip, readTar, ReceiptFormatError, type TarEntry } from './tar';
 
 export const MANIFEST_MEMBER = 'manifest.json';
@@ -276,15 +276,15 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
   if (members.journal === undefined) {
     errors.push({ kind: 'missing_member', message: `the receipt has no ${JOURNAL_MEMBER}`, member: JOURNAL_MEMBER });
   } else {
-    const walked = readJournalBytes(members.journal, { strict: true });
-    for (const f of walked.errors) {
+    const walked = walkReceiptJournal(members.journal);
+    for (const f of walked.faults) {
       const fault: ReceiptFault = { kind: f.kind, message: f.message, member: JOURNAL_MEMBER };
       if (f.line !== null) fault.line = f.line;
       errors.push(fault);
     }
-    result.head_hash = walked.head_hash;
+    result.head_hash = walked.head;
     result.steps = walked.steps;
-    chainRefs = blobDigestsOf(walked.entries.map((e) => e.row.blob_refs));
+    chainRefs = walked.refs;
   }
 
   if (manifest !== undefined && chainRefs !== undefined) {
@@ -325,6 +325,41 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
   }
   result.ok = errors.length === 0;
   return result;
+}
+
+/**
+ * The chain walk of a receipt's journal member (SPEC §2 verification, strict:
+ * lines must be canonical and newline-terminated). Same faults as
+ * `verifyJournalBytes(buf, { strict: true })`, but keeps only the blob refs, not
+ * the rows, so a 100,000-step receipt does not sit in memory twice.
+ */
+export function walkReceiptJournal(buf: Buffer): { head: string; steps: number; refs: string[]; faults: Fault[] } {
+  const chain = new ChainChecker();
+  const faults: Fault[] = [];
+  const seen = new Set<string>();
+  const refs: string[] = [];
+  forEachLine(buf, (start, end, line, terminated) => {
+    if (end === start) {
+      faults.push({ line, kind: 'malformed_json', message: 'empty line' });
+      return;
+    }
+    const read = readRowLine(buf.subarray(start, end));
+    if (read.kind === 'malformed') {
+      faults.push({ line, kind: 'malformed_json', message: read.reason });
+      return;
+    }
+    faults.push(...chain.check(line, read.row, read.computedHash));
+    if (!read.canonical) faults.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
+    if (!terminated) faults.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
+    for (const r of read.row.blob_refs) {
+      if (!seen.has(r)) {
+        seen.add(r);
+        refs.push(r);
+      }
+    }
+  });
+  if (buf.length === 0) faults.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
+  return { head: chain.steps > 0 ? chain.head : ZERO_HASH, steps: chain.steps, refs, faults };
 }
 
 /** `RECEIPT[:member[:line]]: kind: message` for one fault. */
