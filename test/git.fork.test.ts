@@ -11,6 +11,8 @@ import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-fork-');
+/** Audit logging is tested with its own key below; elsewhere it is off, so no key is made outside the temp dir. */
+const ENV: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off' };
 let n = 0;
 
 const CALC = ['def add(a, b):\n    return a - b\n', 'def add(a, b):\n    return a - b  # looked at\n', 'def add(a, b):\n    return a + b\n'];
@@ -21,7 +23,7 @@ function recordedRepo(options: { snapshot?: boolean } = {}): string {
   for (let i = 0; i < 3; i++) {
     writeFiles(root, { 'src/calc.py': CALC[i]! });
     if (i === 1) writeFiles(root, { 'notes-1.txt': 'written at step 1\n' });
-    const r = recordStep(journalDir(root, 'ag'), { prompt: `step ${i}`, tool_result: { i } }, { root, snapshot: options.snapshot ?? true });
+    const r = recordStep(journalDir(root, 'ag'), { prompt: `step ${i}`, tool_result: { i } }, { env: ENV, root, snapshot: options.snapshot ?? true });
     expect(r.warnings).toEqual([]);
   }
   return root;
@@ -50,7 +52,7 @@ describe('fork from step', () => {
     const parentRows = lines(journalFile(root, 'ag'));
     const headBefore = git(root, ['rev-parse', 'HEAD']);
 
-    const r = await createFork({ root, sessionId: 'ag', fromStep: 1, label: 'Try again!' });
+    const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1, label: 'Try again!' });
     expect(r.fork_session_id).toMatch(/^fork-try-again-\d{8}-\d{6}-[0-9a-f]{6}$/);
     expect(r.fork_branch).toBe(`fork/main/${r.fork_session_id}`);
     expect(r.fork_worktree).toBe(path.join(root, '.sdd', 'worktrees', r.fork_session_id));
@@ -100,13 +102,13 @@ describe('fork from step', () => {
 
   test('a fork keeps recording on the prefix; forks of forks restore the fork\'s own steps and form a tree', async () => {
     const root = recordedRepo();
-    const a = await createFork({ root, sessionId: 'ag', fromStep: 0 });
+    const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 });
     expect(readFileSync(path.join(a.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe(CALC[0]);
     expect(existsSync(path.join(a.fork_worktree, 'notes-1.txt'))).toBe(false);
 
     // Record in the fork: chains on the parent's step 0, snapshots the fork worktree under the fork id.
     writeFiles(a.fork_worktree, { 'src/calc.py': 'def add(a, b):\n    return sum((a, b))\n' });
-    const step = recordStep(journalDir(a.fork_worktree, a.fork_session_id), { prompt: 'fork step' }, { root: a.fork_worktree });
+    const step = recordStep(journalDir(a.fork_worktree, a.fork_session_id), { prompt: 'fork step' }, { env: ENV, root: a.fork_worktree });
     expect(step.warnings).toEqual([]);
     expect(step.row.seq).toBe(1);
     expect(step.row.prev_hash).toBe(a.parent_step_hash);
@@ -115,16 +117,16 @@ describe('fork from step', () => {
     expect(readFileSync(path.join(root, 'src', 'calc.py'), 'utf8')).toBe(CALC[2]);
 
     // Fork the fork at its own step 1: its files, its prefix.
-    const b = await createFork({ root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 1 });
+    const b = await createFork({ env: ENV, root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 1 });
     expect(b.fork_branch).toBe(`fork/${a.fork_branch}/${b.fork_session_id}`);
     expect(b.fork_worktree).toBe(path.join(a.fork_worktree, '.sdd', 'worktrees', b.fork_session_id));
     expect(readFileSync(path.join(b.fork_worktree, 'src', 'calc.py'), 'utf8')).toContain('sum((a, b))');
     expect(b.restored_from_snapshot).toBe(step.snapshot!.commit);
     expect(readFileSync(journalFile(b.fork_worktree, b.fork_session_id))).toEqual(readFileSync(journalFile(a.fork_worktree, a.fork_session_id)));
     // ...and at step 0, which the fork inherited from its parent: the inherited snapshot restores it.
-    const c = await createFork({ root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0 });
+    const c = await createFork({ env: ENV, root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0 });
     expect(c.restored_from_snapshot).toBe(git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/0']));
-    const d = await createFork({ root, sessionId: 'ag', fromStep: 2, label: 'late' });
+    const d = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 2, label: 'late' });
 
     const forest = await listForks(root);
     expect(forest.map((f) => f.fork_session_id).sort()).toEqual([a.fork_session_id, d.fork_session_id].sort());
@@ -145,7 +147,7 @@ describe('fork from step', () => {
 
   test('without a snapshot of step N the fork starts at the parent\'s current commit, and says so', async () => {
     const root = recordedRepo({ snapshot: false });
-    const r = await createFork({ root, sessionId: 'ag', fromStep: 1 });
+    const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
     expect(r.restored_from_snapshot).toBeNull();
     expect(r.fork_commit).toBe(git(root, ['rev-parse', 'HEAD']));
     expect(r.warnings[0]).toMatch(/no worktree snapshot of step 1/);
@@ -163,14 +165,14 @@ describe('fork from step', () => {
       encoding: 'utf8',
     }).trim();
     git(root, ['update-ref', 'refs/stepchain/snapshots/ag/1', fake]);
-    const r = await createFork({ root, sessionId: 'ag', fromStep: 1 });
+    const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
     expect(r.restored_from_snapshot).toBeNull();
     expect(r.warnings.join()).toMatch(/does not match/);
   });
 
   test('session-level fork (no --from-step): worktree, branch, session file; no journal, no step fields', async () => {
     const root = recordedRepo();
-    const r = await createFork({ root, sessionId: 'ag' });
+    const r = await createFork({ env: ENV, root, sessionId: 'ag' });
     expect(r.from_step).toBeNull();
     expect(r.parent_step_hash).toBeNull();
     expect(r.journal_path).toBeNull();
@@ -184,7 +186,7 @@ describe('fork from step', () => {
   test('a detached HEAD forks onto fork/session/<id>', async () => {
     const root = recordedRepo();
     git(root, ['checkout', '-q', '--detach']);
-    const r = await createFork({ root, sessionId: 'ag', fromStep: 0 });
+    const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 });
     expect(r.fork_branch).toBe(`fork/session/${r.fork_session_id}`);
   });
 });
@@ -203,29 +205,29 @@ describe('fork failures leave nothing behind', () => {
 
   test('out-of-range step, unsafe ids, unknown session', async () => {
     const root = recordedRepo();
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'ag', fromStep: 3 }), /step 3 is out of range \(the journal has 3 steps, 0\.\.2\)/, 2);
-    await expectNothingCreated(root, () => createFork({ root, sessionId: '../ag', fromStep: 0 }), /unsafe session id/, 2);
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'ag', fromStep: 0, forkId: '..' }), /unsafe fork id/, 2);
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'nobody', fromStep: 0 }), /no session "nobody"/, 2);
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'ag', fromStep: -1 }), /non-negative integer/, 2);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 3 }), /step 3 is out of range \(the journal has 3 steps, 0\.\.2\)/, 2);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: '../ag', fromStep: 0 }), /unsafe session id/, 2);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0, forkId: '..' }), /unsafe fork id/, 2);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'nobody', fromStep: 0 }), /no session "nobody"/, 2);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: -1 }), /non-negative integer/, 2);
   });
 
   test('a parent journal that does not verify: refused before anything is created', async () => {
     const root = recordedRepo();
     const f = journalFile(root, 'ag');
     writeFileSync(f, readFileSync(f, 'utf8').replace('"i":1', '"i":7'));
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'ag', fromStep: 0 }), /000000\.jsonl:2: step_hash_mismatch/, 1);
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'ag' }), /step_hash_mismatch/, 1);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 }), /000000\.jsonl:2: step_hash_mismatch/, 1);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag' }), /step_hash_mismatch/, 1);
   });
 
   test('not a git repository', async () => {
     const root = path.join(tmp, `plain${n++}`);
-    recordStep(journalDir(root, 'ag'), { prompt: 'x' }, { root });
+    recordStep(journalDir(root, 'ag'), { prompt: 'x' }, { env: ENV, root });
     await expectNothingCreatedPlain(root);
   });
   async function expectNothingCreatedPlain(root: string): Promise<void> {
     const before = readFileSync(journalFile(root, 'ag'));
-    await expect(createFork({ root, sessionId: 'ag', fromStep: 0 })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/not inside a git work tree/) });
+    await expect(createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/not inside a git work tree/) });
     expect(existsSync(path.join(root, '.sdd', 'worktrees'))).toBe(false);
     expect(readFileSync(journalFile(root, 'ag'))).toEqual(before);
   }
@@ -235,7 +237,7 @@ describe('fork failures leave nothing behind', () => {
     const id = 'fork-20260101-000000-abcdef';
     mkdirSync(path.join(root, '.sdd', 'worktrees', id), { recursive: true });
     writeFileSync(path.join(root, '.sdd', 'worktrees', id, 'mine.txt'), 'keep');
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'ag', fromStep: 0, forkId: id }), /already exists/, 1);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0, forkId: id }), /already exists/, 1);
     expect(readFileSync(path.join(root, '.sdd', 'worktrees', id, 'mine.txt'), 'utf8')).toBe('keep');
   });
 
@@ -244,7 +246,7 @@ describe('fork failures leave nothing behind', () => {
     const id = 'fork-20260101-000000-000001';
     git(root, ['branch', `fork/main/${id}`, 'HEAD']);
     const tip = git(root, ['rev-parse', `fork/main/${id}`]);
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'ag', fromStep: 1, forkId: id }), /git worktree add.*already exists.*nothing was left behind/, 1);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1, forkId: id }), /git worktree add.*already exists.*nothing was left behind/, 1);
     expect(git(root, ['rev-parse', `fork/main/${id}`])).toBe(tip);
   });
 
@@ -254,7 +256,7 @@ describe('fork failures leave nothing behind', () => {
     const lockDir = path.join(root, '.git', 'refs', 'stepchain', 'snapshots', id);
     mkdirSync(lockDir, { recursive: true });
     writeFileSync(path.join(lockDir, '1.lock'), '');
-    await expectNothingCreated(root, () => createFork({ root, sessionId: 'ag', fromStep: 1, forkId: id }), /update-ref.*nothing was left behind/, 1);
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1, forkId: id }), /update-ref.*nothing was left behind/, 1);
     expect(existsSync(path.join(root, '.sdd', 'worktrees'))).toBe(false);
     expect(git(root, ['branch', '--list', `fork/*`])).toBe('');
     expect(git(root, ['worktree', 'list', '--porcelain'])).not.toContain(id);
@@ -264,15 +266,15 @@ describe('fork failures leave nothing behind', () => {
 describe('fork rm', () => {
   test('removes the worktree, the branch and the snapshot refs; refuses uncommitted changes unless forced', async () => {
     const root = recordedRepo();
-    const keep = await createFork({ root, sessionId: 'ag', fromStep: 2 });
-    const r = await createFork({ root, sessionId: 'ag', fromStep: 1 });
+    const keep = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 2 });
+    const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
     writeFiles(r.fork_worktree, { 'src/calc.py': 'changed\n' });
     await expect(removeFork(root, r.fork_session_id)).rejects.toMatchObject({ exitCode: 1, message: expect.stringMatching(/uncommitted changes.*src\/calc\.py.*--force/) });
     expect(existsSync(r.fork_worktree)).toBe(true);
 
     // Committed work is not "uncommitted"; .sdd/ (the fork's journal) never counts.
     git(r.fork_worktree, ['commit', '-q', '-am', 'fork work']);
-    recordStep(journalDir(r.fork_worktree, r.fork_session_id), { prompt: 'more' }, { root: r.fork_worktree });
+    recordStep(journalDir(r.fork_worktree, r.fork_session_id), { prompt: 'more' }, { env: ENV, root: r.fork_worktree });
     const branchTip = git(root, ['rev-parse', `refs/heads/${r.fork_branch}`]);
     const out = await removeFork(root, r.fork_session_id);
     expect(out).toEqual({ fork_session_id: r.fork_session_id, worktree: r.fork_worktree, branch: r.fork_branch, branch_commit: branchTip, removed_snapshot_refs: 3 });
@@ -292,8 +294,8 @@ describe('fork rm', () => {
 
   test('refuses a fork that has forks of its own; a missing worktree directory is still cleaned up', async () => {
     const root = recordedRepo();
-    const a = await createFork({ root, sessionId: 'ag', fromStep: 1 });
-    const b = await createFork({ root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0 });
+    const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
+    const b = await createFork({ env: ENV, root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0 });
     await expect(removeFork(root, a.fork_session_id, { force: true })).rejects.toMatchObject({ exitCode: 1, message: expect.stringMatching(/forks of its own/) });
     // Someone deleted b's directory by hand: rm prunes it and deletes branch and refs.
     rmSync(b.fork_worktree, { recursive: true, force: true });
@@ -357,7 +359,7 @@ describe('CLI (dist/cli.js)', () => {
     const root = recordedRepo();
     const run = (): Promise<{ code: number | null; stdout: string; stderr: string }> =>
       new Promise((resolve) => {
-        const p = spawn(process.execPath, [cliPath, 'fork', 'ag', '--from-step', '1', '--json'], { cwd: root });
+        const p = spawn(process.execPath, [cliPath, 'fork', 'ag', '--from-step', '1', '--json'], { cwd: root, env: ENV });
         let stdout = '';
         let stderr = '';
         p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -375,5 +377,24 @@ describe('CLI (dist/cli.js)', () => {
       expect(verifyJournalFile(journalFile(d.fork_worktree, d.fork_session_id))).toMatchObject({ ok: true, steps: 2 });
     }
     expect(flattenForks(await listForks(root))).toHaveLength(3);
+  });
+});
+
+describe('audit', () => {
+  test('a fork is mirrored into the audit chain as replay.fork', async () => {
+    const root = recordedRepo();
+    const env = { ...process.env, STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(tmp, `audit-${n++}.key`) };
+    const r = await createFork({ env, root, sessionId: 'ag', fromStep: 1 });
+    expect(r.warnings).toEqual([]);
+    const { readdirSync } = await import('node:fs');
+    const dir = path.join(root, '.sdd', 'audit');
+    const entries = readdirSync(dir).flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
+    const fork = entries.filter((e) => e.event_type === 'replay.fork');
+    expect(fork).toHaveLength(1);
+    expect(fork[0]).toMatchObject({
+      resource_type: 'session',
+      resource_id: r.fork_session_id,
+      details: { parent: 'ag', child: r.fork_session_id, from_step: 1, parent_step_hash: r.parent_step_hash, branch: r.fork_branch },
+    });
   });
 });

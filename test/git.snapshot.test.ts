@@ -28,7 +28,7 @@ function files(root: string, commit: string): string[] {
 }
 
 function record(root: string, agent: string, options: { snapshot?: boolean; env?: NodeJS.ProcessEnv } = {}) {
-  return recordStep(journalDir(root, agent), { prompt: `step by ${agent}` }, { root, ...options });
+  return recordStep(journalDir(root, agent), { prompt: `step by ${agent}` }, { root, env: { ...process.env, STEPCHAIN_AUDIT: 'off' }, ...options });
 }
 
 describe('per-step worktree snapshots', () => {
@@ -123,6 +123,7 @@ describe('per-step worktree snapshots', () => {
       XDG_CONFIG_HOME: home,
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_INDEX_FILE: path.join(root, '.git', 'index'),
+      STEPCHAIN_AUDIT: 'off',
     };
     git(root, ['config', 'user.useConfigOnly', 'true']); // no auto-detected identity either
     const before = userState(root);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { auditEvent, operatorActor } from '../audit';
 import { isJsonObject, JsonParseError, parseBytes, prettySorted, type JsonObject, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, StepchainError } from '../errors';
 import { JOURNAL_FILE, journalDir, journalFile, readVerifiedJournal, runtimeDir, type ReadJournal } from '../journal';
@@ -322,6 +323,20 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
     throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
   }
+
+  // SPEC §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
+  const audited = auditEvent(
+    root,
+    'replay.fork',
+    {
+      actor: operatorActor(env),
+      resource_type: 'session',
+      resource_id: forkId,
+      details: { parent: sessionId, child: forkId, from_step: fromStep ?? null, parent_step_hash: parentStepHash, branch },
+    },
+    { env },
+  );
+  if (audited !== undefined) warnings.push(`fork ${forkId} created, but ${audited}`);
 
   return {
     fork_session_id: forkId,
