@@ -148,7 +148,7 @@ describe('stepchain diff', () => {
     expect(j.stdout).toContain('"ratio":1.0');
     const t = cli(['diff', file, 'changed', '--root', other], root);
     expect(t.code).toBe(1);
-    expect(t.stdout).toContain('diverged at step 2: tool_result differ');
+    expect(t.stdout).toContain('diverged at step 2: tool_result differs');
     expect(t.stdout).toContain('    - {"ok":true,"ratio":1.0}');
     expect(t.stdout).toContain('    + {"ok":false}');
   });

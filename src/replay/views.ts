@@ -54,7 +54,7 @@ export function showLines(source: ReplaySource, seq: number): string[] {
       if (!b.present) out.push('    MISSING: not in the store');
       else {
         out.push(`    ${b.size} bytes${b.binary ? ', binary' : ''}`);
-        if (b.preview !== null) for (const l of b.preview.split('\n').slice(0, 6)) out.push(`    | ${sanitize(l)}`);
+        if (b.preview !== null) for (const l of b.preview.replace(/\n$/, '').split('\n').slice(0, 6)) out.push(`    | ${sanitize(l)}`);
       }
     }
   }
@@ -97,7 +97,7 @@ export function diffLines(d: JournalDiff, leftName: string, rightName: string): 
       `  the first ${d.seq} steps are the same; ${longer} goes on`,
     ];
   }
-  const out = [`diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} differ`];
+  const out = [`diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} ${d.fields_changed.length > 1 ? 'differ' : 'differs'}`];
   const get = (v: JsonValue, k: string): JsonValue => (v instanceof Map ? (v.get(k) ?? null) : null);
   for (const f of d.fields_changed) {
     out.push(`  ${f}:`);
