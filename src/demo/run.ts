@@ -6,10 +6,12 @@ import { makeContext, type DemoSection } from './context';
 import { demoFork } from './fork';
 import { demoJournal } from './journal';
 import { demoReceipts } from './receipts';
+import { demoReport } from './report';
+import { demoReplay } from './replay';
 import { SAMPLE_FILES } from './sample';
 
 /** The demo's sections, in order; each capability adds its own. */
-export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork];
+export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork, demoReplay, demoReport];
 
 function git(root: string, args: string[]): void {
   execFileSync('git', args, { cwd: root, stdio: 'ignore' });
