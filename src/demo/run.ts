@@ -6,12 +6,11 @@ import { makeContext, type DemoSection } from './context';
 import { demoFork } from './fork';
 import { demoJournal } from './journal';
 import { demoReceipts } from './receipts';
-import { demoReport } from './report';
 import { demoReplay } from './replay';
 import { SAMPLE_FILES } from './sample';
 
 /** The demo's sections, in order; each capability adds its own. */
-export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork, demoReplay, demoReport];
+export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork, demoReplay];
 
 function git(root: string, args: string[]): void {
   execFileSync('git', args, { cwd: root, stdio: 'ignore' });
