@@ -261,6 +261,12 @@ describe('fork failures leave nothing behind', () => {
     expect(git(root, ['branch', '--list', `fork/*`])).toBe('');
     expect(git(root, ['worktree', 'list', '--porcelain'])).not.toContain(id);
   });
+  test('git failure: a post-checkout hook that fails (git leaves worktree and branch behind; the fork undoes them)', async () => {
+    const root = recordedRepo();
+    writeFileSync(path.join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\necho hook says no >&2\nexit 3\n', { mode: 0o755 });
+    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 }), /hook says no.*nothing was left behind/, 1);
+    expect(git(root, ['branch', '--list', 'fork/*'])).toBe('');
+  });
 });
 
 describe('fork rm', () => {
