@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { canonical, parse } from '../src/canonical';
+import { auditDir, queryAudit } from '../src/audit';
 import { InputError, IntegrityError } from '../src/errors';
 import { Journal, journalDir, journalFile, readJournalBytes } from '../src/journal';
 import {
@@ -398,6 +399,18 @@ describe('publish (library)', () => {
     const rows2 = readJournalBytes(loadReceipt(all.bytes).journal).entries.map((e) => e.row);
     expect(rows2.map((x) => [x.model, x.tool_call])).toEqual([[REDACTED, REDACTED], [null, null], [REDACTED, null]]);
     expect(rows2[0]!.prompt).toBe('héllo ✓');
+  });
+
+  it('export and publish are mirrored into the audit chain when asked (replay.export, replay.publish)', () => {
+    const env = { STEPCHAIN_AUDIT_KEY_PATH: path.join(root, 'audit-key', 'audit.key'), STEPCHAIN_ACTOR: 'tester' };
+    const e = exportReceipt(jfile(), path.join(root, 'audited.tar'), { audit: { root, env } });
+    const p = publishReceipt(jfile(), path.join(root, 'audited-pub.tar'), { optIn: true, audit: { root, env } });
+    expect([...e.warnings, ...p.warnings]).toEqual([]);
+    const exp = queryAudit(auditDir(root), { event_type: 'replay.export' });
+    expect(exp).toHaveLength(1);
+    expect(exp[0]!.entry).toMatchObject({ actor: 'tester', resource_id: AGENT, details: { agent: AGENT, head_hash: e.manifest.head_hash, steps: 3 } });
+    const pub = queryAudit(auditDir(root), { event_type: 'replay.publish' });
+    expect(pub[0]!.entry).toMatchObject({ details: { original_head: p.original_head, published_head: p.published_head, redacted: ['prompt', 'tool_result'] } });
   });
 
   it('newManifest refuses an unsafe agent id', () => {

@@ -1,7 +1,8 @@
 import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { canonicalOfRead } from '../canonical';
+import { auditEvent, operatorActor } from '../audit';
+import { canonicalOfRead, type JsonObject } from '../canonical';
 import { InputError } from '../errors';
 import { Cas, casDir, projectRootOf, readVerifiedJournal, rowValue, type JournalEntry } from '../journal';
 import { fsyncDir, writeAll } from '../util/fs';
@@ -24,9 +25,35 @@ export interface ReceiptWriteOptions {
   gzip?: boolean;
 }
 
+/** Where to mirror a written receipt into the audit chain (SPEC §5: replay.export / replay.publish). */
+export interface ReceiptAuditOptions {
+  /** The project root whose `.sdd/audit/` gets the event. */
+  root: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Best-effort audit event for a written receipt: a warning when it could not be written. */
+export function auditReceipt(
+  audit: ReceiptAuditOptions | undefined,
+  eventType: 'replay.export' | 'replay.publish',
+  agentId: string,
+  details: JsonObject,
+): string | undefined {
+  if (audit === undefined) return undefined;
+  const failed = auditEvent(
+    audit.root,
+    eventType,
+    { actor: operatorActor(audit.env), resource_type: 'journal', resource_id: agentId, details: { agent: agentId, ...details } },
+    { env: audit.env },
+  );
+  return failed === undefined ? undefined : `receipt written, but ${failed}`;
+}
+
 export interface ExportOptions extends ReceiptWriteOptions {
   /** The blob store to bundle from (default the project's CAS when the journal is in a project layout). */
   cas?: Cas;
+  /** Record `replay.export` in the project's audit chain (exportReceipt only). */
+  audit?: ReceiptAuditOptions;
 }
 
 export interface BuiltReceipt {
@@ -171,5 +198,13 @@ export function exportReceipt(journalFile: string, outFile: string, options: Exp
   refuseOverwritingJournal(journalFile, outFile);
   const built = buildReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
   writeFileAtomic(outFile, built.bytes);
+  const warning = auditReceipt(options.audit, 'replay.export', built.manifest.agent_id, {
+    receipt: path.resolve(outFile),
+    head_hash: built.manifest.head_hash,
+    steps: built.manifest.steps,
+    signed: built.signed,
+    key_id: built.key_id,
+  });
+  if (warning !== undefined) built.warnings.push(warning);
   return built;
 }

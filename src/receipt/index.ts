@@ -1,4 +1,5 @@
 export {
+  auditReceipt,
   buildReceipt,
   canonicalJournalBytes,
   exportReceipt,
@@ -7,7 +8,7 @@ export {
   wantsGzip,
   writeFileAtomic,
 } from './export';
-export type { BuiltReceipt, ExportOptions, ReceiptWriteOptions } from './export';
+export type { BuiltReceipt, ExportOptions, ReceiptAuditOptions, ReceiptWriteOptions } from './export';
 export {
   generateKeyPair,
   keyIdOf,

@@ -3,7 +3,16 @@ import { canonicalOfRead, float, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { computeStepHash, readVerifiedJournal, type StepRow } from '../journal';
 import { ZERO_HASH } from '../util/hash';
-import { newManifest, packReceipt, refuseOverwritingJournal, wantsGzip, writeFileAtomic, type ReceiptWriteOptions } from './export';
+import {
+  auditReceipt,
+  newManifest,
+  packReceipt,
+  refuseOverwritingJournal,
+  wantsGzip,
+  writeFileAtomic,
+  type ReceiptAuditOptions,
+  type ReceiptWriteOptions,
+} from './export';
 import type { Manifest } from './manifest';
 
 /** The fields a redaction policy may replace (SPEC §3). */
@@ -62,6 +71,8 @@ export interface PublishOptions extends ReceiptWriteOptions {
   optIn: boolean;
   /** Fields to redact (default prompt, tool_result). */
   redact?: readonly RedactField[];
+  /** Record `replay.publish` in the project's audit chain (publishReceipt only). */
+  audit?: ReceiptAuditOptions;
 }
 
 export interface PublishResult {
@@ -73,6 +84,8 @@ export interface PublishResult {
   redacted: RedactField[];
   signed: boolean;
   key_id: string | null;
+  /** Non-fatal notes (e.g. the audit event could not be written). */
+  warnings: string[];
 }
 
 function checkOptIn(options: PublishOptions): RedactField[] {
@@ -107,6 +120,7 @@ export function buildPublishedReceipt(journalFile: string, options: PublishOptio
     redacted: fields,
     signed: packed.signed,
     key_id: packed.key_id,
+    warnings: [],
   };
 }
 
@@ -115,5 +129,15 @@ export function publishReceipt(journalFile: string, outFile: string, options: Pu
   refuseOverwritingJournal(journalFile, outFile);
   const r = buildPublishedReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
   writeFileAtomic(outFile, r.bytes);
+  const warning = auditReceipt(options.audit, 'replay.publish', r.manifest.agent_id, {
+    receipt: path.resolve(outFile),
+    original_head: r.original_head,
+    published_head: r.published_head,
+    steps: r.steps,
+    redacted: r.redacted,
+    signed: r.signed,
+    key_id: r.key_id,
+  });
+  if (warning !== undefined) r.warnings.push(warning);
   return r;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { InputError } from '../../errors';
-import { Cas, resolveJournal } from '../../journal';
+import { Cas, projectRootOf, resolveJournal } from '../../journal';
 import { exportReceipt, readPrivateKeyFile, type ExportOptions } from '../../receipt';
 import { assertSafeId } from '../../util/ids';
 import { expectPositionals } from '../args';
@@ -34,6 +34,7 @@ export const exportCommand: Command = {
     const cas = args.values.get('cas');
     if (cas !== undefined) options.cas = new Cas(path.resolve(io.cwd, cas), false);
     const outFile = path.resolve(io.cwd, out);
+    options.audit = { root: projectRootOf(journal.dir) ?? root, env: io.env };
     const r = exportReceipt(journal.file, outFile, options);
     for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { InputError } from '../../errors';
-import { resolveJournal } from '../../journal';
+import { projectRootOf, resolveJournal } from '../../journal';
 import { parseRedactFields, publishReceipt, readPrivateKeyFile, type PublishOptions } from '../../receipt';
 import { assertSafeId } from '../../util/ids';
 import { expectPositionals } from '../args';
@@ -32,13 +32,16 @@ export const publishCommand: Command = {
     const redactText = args.values.get('redact');
     const options: PublishOptions = { optIn: true };
     if (redactText !== undefined) options.redact = parseRedactFields(redactText);
-    const journal = resolveJournal(target!, rootOf(args, io));
+    const root = rootOf(args, io);
+    const journal = resolveJournal(target!, root);
     options.agentId = assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id');
     const key = args.values.get('sign-key');
     if (key !== undefined) options.signKey = readPrivateKeyFile(path.resolve(io.cwd, key));
     const outFile = path.resolve(io.cwd, out);
     if (outFile === path.resolve(journal.file)) throw new InputError('publish: the output would overwrite the journal');
+    options.audit = { root: projectRootOf(journal.dir) ?? root, env: io.env };
     const r = publishReceipt(journal.file, outFile, options);
+    for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {
       io.json({
         ok: true,
