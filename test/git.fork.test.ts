@@ -183,6 +183,15 @@ describe('fork from step', () => {
     expect(readFileSync(path.join(r.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe(CALC[0]);
   });
 
+  test('forking at the last step of a journal whose last newline is missing seeds newline-terminated rows', async () => {
+    const root = recordedRepo();
+    const f = journalFile(root, 'ag');
+    const bytes = readFileSync(f);
+    writeFileSync(f, bytes.subarray(0, bytes.length - 1));
+    const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 2 });
+    expect(readFileSync(journalFile(r.fork_worktree, r.fork_session_id))).toEqual(bytes);
+  });
+
   test('a detached HEAD forks onto fork/session/<id>', async () => {
     const root = recordedRepo();
     git(root, ['checkout', '-q', '--detach']);

@@ -147,16 +147,7 @@ function writeNewFile(file: string, data: string | Uint8Array): void {
   fsyncDir(path.dirname(file));
 }
 
-/** The first `n` lines of a journal file, byte for byte. */
-function firstLines(bytes: Buffer, n: number): Buffer {
-  let end = 0;
-  for (let i = 0; i < n; i++) {
-    const nl = bytes.indexOf(0x0a, end);
-    if (nl < 0) throw new IntegrityError(`journal has fewer than ${n} complete lines`);
-    end = nl + 1;
-  }
-  return bytes.subarray(0, end);
-}
+const NEWLINE = Buffer.from('\n');
 
 /** The directories `mkdir -p` would create for `dir`, outermost first. */
 function missingDirs(dir: string): string[] {
@@ -213,7 +204,8 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
       throw new InputError(`${parentJournal}: step ${fromStep} is out of range (the journal has ${steps} step${steps === 1 ? '' : 's'}${steps > 0 ? `, 0..${steps - 1}` : ''})`);
     }
     parentStepHash = parent!.entries[fromStep]!.row.step_hash;
-    prefix = firstLines(readFileSync(parentJournal), fromStep + 1);
+    // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated.
+    prefix = Buffer.concat(parent!.entries.slice(0, fromStep + 1).flatMap((e) => [e.bytes, NEWLINE]));
   }
 
   const warnings: string[] = [];
