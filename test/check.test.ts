@@ -5,6 +5,7 @@ import {
   checkAppendOnly,
   checkWorkspace,
   findFiles,
+  forkTree,
   forkTreeFromSessions,
   forkTreeMermaid,
   globSet,
@@ -13,6 +14,7 @@ import {
   readFilesAtCommit,
   renderCheckMarkdown,
 } from '../src/check';
+import { createFork } from '../src/git';
 import { Journal, journalFile } from '../src/journal';
 import { commitAll, git, initRepo } from './helpers/action';
 import { tempDir } from './helpers/tmp';
@@ -141,5 +143,16 @@ describe('fork tree', () => {
     expect(m).toMatch(/n\d+ -->\|"step 2"\| n\d+/);
     expect(m).toMatch(/n\d+ -->\|"session"\| n\d+/);
     expect(forkTreeMermaid([])).toBe('');
+  });
+
+  test('forks of this checkout (worktrees) join the committed ones', async () => {
+    const dir = initRepo(path.join(tmp, 'repo-forks'));
+    writeFileSync(path.join(dir, '.gitignore'), '.sdd/\n');
+    journalBytes(path.dirname(journalFile(dir, 'alice')), 3);
+    commitAll(dir, 'base');
+    const env = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+    const f = await createFork({ root: dir, sessionId: 'alice', fromStep: 1, label: 'other idea', env });
+    const tree = await forkTree(dir, undefined, env);
+    expect(tree).toEqual([{ id: f.fork_session_id, parent: 'alice', fromStep: 1, label: 'other idea' }]);
   });
 });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import {
   checkWorkspace,
   exportAllReceipts,
-  forkTreeFromSessions,
+  forkTree,
   renderCheckMarkdown,
   type CheckFault,
   type CheckReport,
@@ -88,7 +88,7 @@ async function verifyMode(inputs: ActionInputs, workspace: string): Promise<void
   }
   annotate(report.faults);
 
-  const forks = forkTreeFromSessions(workspace);
+  const forks = await forkTree(workspace);
   const markdown = renderCheckMarkdown(report, { forks });
   const dir = reportDir();
   const reportFile = path.join(dir, 'report.json');

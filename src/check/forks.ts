@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonInteger, isJsonObject, parseBytes, type JsonValue } from '../canonical';
+import { flattenForks, listForks } from '../git';
 import { isSafeId } from '../util/ids';
 import { findFiles, globSet } from './glob';
 import type { ForkTreeNode } from './markdown';
@@ -36,6 +37,24 @@ export function forkTreeFromSessions(root: string, patterns: string | string[] =
       fromStep: isJsonInteger(step) && typeof step === 'number' ? step : null,
       label: typeof label === 'string' ? label : null,
     });
+  }
+  return [...nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/**
+ * The fork tree a check can see: committed session snapshots, plus the fork
+ * worktrees of this checkout (`listForks`; a CI checkout usually has none).
+ * A failure to list worktrees leaves the committed tree as it is.
+ */
+export async function forkTree(root: string, patterns: string | string[] = DEFAULT_SESSIONS, env: NodeJS.ProcessEnv = process.env): Promise<ForkTreeNode[]> {
+  const nodes = new Map(forkTreeFromSessions(root, patterns).map((n) => [n.id, n]));
+  try {
+    for (const f of flattenForks(await listForks(root, env))) {
+      if (nodes.has(f.fork_session_id)) continue;
+      nodes.set(f.fork_session_id, { id: f.fork_session_id, parent: f.parent_session_id, fromStep: f.from_step, label: f.label });
+    }
+  } catch {
+    /* not a repository with worktrees we can list: the committed tree stands */
   }
   return [...nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
 }

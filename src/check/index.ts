@@ -1,6 +1,6 @@
 export { checkAppendOnly } from './append-only';
 export type { AppendOnlyKind, AppendOnlyResult } from './append-only';
-export { forkTreeFromSessions, DEFAULT_SESSIONS } from './forks';
+export { DEFAULT_SESSIONS, forkTree, forkTreeFromSessions } from './forks';
 export { ensureCommit, listFilesAtCommit, readFilesAtCommit } from './git';
 export { findFiles, globSet, globToRegExp, matchesGlob, parsePatterns } from './glob';
 export type { GlobSet } from './glob';
