@@ -76,6 +76,9 @@ describe('verify mode on a pull request', () => {
     const { dir, base } = scenario();
     append(dir, 'alice', 4);
     append(dir, 'carol', 2); // a new journal
+    // A committed fork snapshot: the summary draws the fork tree.
+    mkdirSync(path.join(dir, '.sdd/runtime/sessions'), { recursive: true });
+    writeFileSync(path.join(dir, '.sdd/runtime/sessions/carol.json'), JSON.stringify({ fork: { parent_session_id: 'alice', from_step: 3, label: 'plan b' } }));
     commitAll(dir, 'more steps');
     const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
     expect(r.code).toBe(0);
@@ -97,6 +100,7 @@ describe('verify mode on a pull request', () => {
     expect(r.outputs['report']!.startsWith(path.join(scratch))).toBe(true);
     expect(r.summary).toContain('| ✅ | journal | <code>.sdd/runtime/journal/alice/000000.jsonl</code> | alice | 9 |');
     expect(r.summary).toContain(`append-only checked against base <code>${base.slice(0, 12)}</code>`);
+    expect(r.summary).toContain('### Fork tree\n\n```mermaid\nflowchart LR\n  n0["carol<br/>plan b"]\n  n1["alice"]\n  n1 -->|"step 3"| n0\n```');
   });
 
   test('a tampered step fails with an annotation at its line', async () => {
