@@ -7,10 +7,11 @@ import { demoFork } from './fork';
 import { demoJournal } from './journal';
 import { demoReceipts } from './receipts';
 import { demoReplay } from './replay';
+import { demoRuns } from './runs';
 import { SAMPLE_FILES } from './sample';
 
 /** The demo's sections, in order; each capability adds its own. */
-export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork, demoReplay];
+export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork, demoReplay, demoRuns];
 
 function git(root: string, args: string[]): void {
   execFileSync('git', args, { cwd: root, stdio: 'ignore' });
