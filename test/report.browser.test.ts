@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { float } from '../src/canonical';
 import { computeStepHash, encodeRow, Journal, journalDir, journalFile, type StepRow } from '../src/journal';
 import { buildReceipt, generateKeyPair, parsePrivateKey, parsePublicKey } from '../src/receipt';
-import { writeReport, type ReportForkNode } from '../src/report';
+import { createFork } from '../src/git';
+import { reportForkTree, writeReport, type ReportForkNode } from '../src/report';
 import { ZERO_HASH } from '../src/util/hash';
 import { cliPath, conformanceDir } from './helpers/paths';
 import { launchBrowser, openReport, rootData, type Browser } from './helpers/report-browser';
@@ -154,6 +155,9 @@ describe('report in headless Chromium', () => {
     expect(await rootData(o.page)).toMatchObject({ verified: 'false', firstFaultLine: '4', firstFaultKind: 'step_hash_mismatch', faultCount: '1' });
     expect(await o.page.textContent('#status-title')).toMatch(/TAMPERED.*first at line 4/);
     expect(await o.page.textContent('#faults')).toContain('line 4: step_hash_mismatch');
+    expect(await selectedLine(o)).toBe('4'); // opened on the first faulty step
+    await o.page.keyboard.press('Home');
+    expect(await selectedLine(o)).toBe('1');
     await o.page.click('#faults button');
     expect(await selectedLine(o)).toBe('4');
     expect(await o.page.textContent('#detail')).toContain('Recomputed');
@@ -285,6 +289,36 @@ describe('report in headless Chromium', () => {
     await o2.page.close();
   });
 
+  it('draws the real fork tree of a run forked with src/git (a fork of a fork included)', async () => {
+    const root = path.join(dir, 'forked');
+    mkdirSync(root);
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x.invalid' };
+    const git = (args: string[], cwd = root): void => void execFileSync('git', args, { cwd, env, stdio: 'ignore' });
+    writeFileSync(path.join(root, '.gitignore'), '.sdd/\n');
+    writeFileSync(path.join(root, 'a.txt'), 'a\n');
+    git(['init', '-q', '-b', 'main']);
+    git(['add', '-A']);
+    git(['commit', '-q', '-m', 'initial']);
+    const j = Journal.open(journalDir(root, 'agent-f'), { durability: 'none' });
+    for (let i = 0; i < 3; i++) j.append({ prompt: `step ${i}`, tool_result: { i } });
+    const a = await createFork({ root, sessionId: 'agent-f', fromStep: 1, label: 'try a', env });
+    await createFork({ root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0, env });
+    const tree = await reportForkTree(root, 'agent-f', env);
+    expect(tree).toMatchObject({ id: 'agent-f', current: true, children: [{ id: a.fork_session_id, label: 'try a', from_step: 1, children: [{ from_step: 0, children: [] }] }] });
+    // From inside the fork, the same tree with the fork marked as the current run.
+    expect(await reportForkTree(a.fork_worktree, a.fork_session_id, env)).toMatchObject({ id: 'agent-f', current: false, children: [{ current: true }] });
+    expect(await reportForkTree(dir, 'agent-f', env)).toBeNull();
+
+    const out = path.join(dir, 'real-forks.html');
+    writeReport('agent-f', out, { root, forks: tree });
+    const o = await openReport(browser, out);
+    const nodes = await o.page.$$eval('#forks .node', (n) => n.map((x) => x.textContent ?? ''));
+    expect(nodes).toHaveLength(3);
+    expect(nodes[1]).toContain(`${a.fork_session_id} · “try a” · from step 1`);
+    expect(o.problems).toEqual([]);
+    await o.page.close();
+  });
+
   it('draws a fork tree given to it', async () => {
     const forks: ReportForkNode = {
       id: 'agent-web',
@@ -299,7 +333,7 @@ describe('report in headless Chromium', () => {
     const o = await openReport(browser, out);
     expect(await o.page.isVisible('#forks')).toBe(true);
     const nodes = await o.page.$$eval('#forks .node', (n) => n.map((x) => x.textContent));
-    expect(nodes).toEqual(['agent-web', 'fork-try-a-20260101-000000-abcdef · “try a” · from step 1 · branch fork/main/fork-try-a', 'fork-20260101-000001-123456 · from step 0', 'fork-20260102-000000-fedcba · from step 3']);
+    expect(nodes).toEqual(['agent-web · (this report)', 'fork-try-a-20260101-000000-abcdef · “try a” · from step 1 · branch fork/main/fork-try-a', 'fork-20260101-000001-123456 · from step 0', 'fork-20260102-000000-fedcba · from step 3']);
     expect(await o.page.$$eval('#forks ul ul ul .node', (n) => n.length)).toBe(1);
     await o.page.close();
   });

@@ -4,3 +4,4 @@ export { loadReportSource, looksLikeReceipt } from './source';
 export type { BlobSource, LoadSourceOptions, ReportFault, ReportSource } from './source';
 export type { ReportData, ReportForkNode, ReportBlob, ReportReceiptInfo } from './client/app';
 export { buildPage, pageScript, runtimeSource } from './page';
+export { forkTreeOf, reportForkTree } from './forks';

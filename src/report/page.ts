@@ -64,6 +64,7 @@ table.blobs { border-collapse: collapse; width: 100%; }
 table.blobs td, table.blobs th { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 ul.tree, ul.tree ul { list-style: none; padding-left: 18px; border-left: 1px solid var(--line); margin: 2px 0; }
 ul.tree .node { display: inline-block; padding: 1px 6px; border: 1px solid var(--line); border-radius: 4px; margin: 2px 0; }
+ul.tree .node.badnode { border-color: var(--bad); color: var(--bad); }
 ul.tree .node.current { border-color: #0969da; background: var(--sel); font-weight: 600; }
 button.linklike { background: none; border: 0; padding: 0; color: inherit; text-decoration: underline; cursor: pointer; font: inherit; }
 button.more { margin-top: 4px; }

@@ -1,10 +1,22 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { isSafeId } from '../../util/ids';
+import type { CommandIO } from '../io';
 import { readPublicKeyFile } from '../../receipt';
-import { writeReport } from '../../report';
+import { journalDir, projectRootOf } from '../../journal';
+import { loadReportSource, reportForkTree, writeReport, type ReportForkNode } from '../../report';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { InputError } from '../../errors';
+
+/** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
+function targetOf(target: string, io: CommandIO, root: string): string {
+  const abs = path.resolve(io.cwd, target);
+  if (target.includes('/') || target.includes(path.sep) || /\.(jsonl|tar|tgz|gz)$/i.test(target)) return abs;
+  if (isSafeId(target) && existsSync(journalDir(root, target))) return target;
+  return existsSync(abs) ? abs : target;
+}
 
 export const reportCommand: Command = {
   name: ['report'],
@@ -18,13 +30,24 @@ export const reportCommand: Command = {
     'public-key': { kind: 'list' },
     force: { kind: 'flag' },
   },
-  run(args, io) {
+  async run(args, io) {
     const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'report');
     const out = args.values.get('output');
     if (out === undefined) throw new InputError('report: missing -o FILE.html');
     const outFile = path.resolve(io.cwd, out);
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
-    const r = writeReport(target!, outFile, { root: rootOf(args, io), publicKeys, force: args.flags.has('force') });
+    const root = rootOf(args, io);
+    const source = loadReportSource(targetOf(target!, io, root), root, { publicKeys });
+    // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
+    let forks: ReportForkNode | null = null;
+    if (source.kind === 'journal') {
+      try {
+        forks = await reportForkTree(projectRootOf(path.dirname(source.path)) ?? root, source.agentId, io.env);
+      } catch (e) {
+        io.err(`stepchain: report: fork tree left out: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+    const r = writeReport(source, outFile, { root, force: args.flags.has('force'), forks });
     if (args.flags.has('json')) {
       io.json({ file: r.file, source: r.source, ok: r.ok, head_hash: r.head_hash, steps: r.steps, errors: r.errors, blobs: r.blobs });
     } else {

@@ -58,6 +58,10 @@ export interface ReportForkNode {
   branch?: string | null;
   from_step?: number | null;
   parent_step_hash?: string | null;
+  /** Steps recorded in the fork after it was made, whether its journal verifies, whether its worktree is gone. */
+  steps_since?: number | null;
+  journal_ok?: boolean | null;
+  missing?: boolean;
   /** True for the run this report is about. */
   current?: boolean;
   children: ReportForkNode[];
@@ -171,6 +175,8 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
   let view: number[] = [];
   let sel = -1; // index into view
   let filterText = '';
+  /** Set once the reader moves the selection: verification must not take it away afterwards. */
+  let userMoved = false;
   const hay: (string | undefined)[] = [];
 
   const fieldText = (v: PageValue | undefined): string => (v === undefined ? '' : typeof v === 'string' ? v : rt.display(v, 0));
@@ -253,7 +259,10 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
   list.addEventListener('scroll', () => renderList());
   list.addEventListener('click', (ev) => {
     const item = (ev.target as HTMLElement).closest('.item') as HTMLElement | null;
-    if (item?.dataset.view !== undefined) select(Number(item.dataset.view));
+    if (item?.dataset.view !== undefined) {
+      userMoved = true;
+      select(Number(item.dataset.view));
+    }
   });
 
   const scrollIntoView = (): void => {
@@ -443,7 +452,11 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       if (n.label) bits.push(`“${n.label}”`);
       if (n.from_step !== undefined && n.from_step !== null) bits.push(`from step ${n.from_step}`);
       if (n.branch) bits.push(`branch ${n.branch}`);
-      const span = el('span', n.current ? 'node current' : 'node', bits.join(' · '));
+      if (n.steps_since !== undefined && n.steps_since !== null) bits.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
+      if (n.journal_ok === false) bits.push('JOURNAL DOES NOT VERIFY');
+      if (n.missing) bits.push('WORKTREE MISSING');
+      if (n.current) bits.push('(this report)');
+      const span = el('span', n.current ? 'node current' : n.journal_ok === false || n.missing ? 'node badnode' : 'node', bits.join(' · '));
       li.append(span);
       if (n.children.length > 0) {
         const ul = el('ul');
@@ -521,6 +534,7 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
         return;
     }
     ev.preventDefault();
+    userMoved = true;
     select(to);
   });
 
@@ -555,7 +569,7 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
     const errors = [...r.errors, ...blobFaults, ...receiptFaults];
     verified = { ...r, ok: errors.length === 0, errors };
     stepsDd.textContent = fmtInt(r.steps);
-    headDd.textContent = r.head_hash;
+    headDd.textContent = r.ok ? r.head_hash : `${r.head_hash} (the last stored step_hash: not vouched for)`;
     bar.style.width = '100%';
     root.setAttribute('data-verify-state', 'done');
     root.setAttribute('data-steps', String(r.steps));
@@ -575,6 +589,8 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       root.setAttribute('data-first-fault-kind', first.kind);
       if (first.line !== null) root.setAttribute('data-first-fault-line', String(first.line));
       root.setAttribute('data-fault-count', String(errors.length));
+      // Open the report on the first faulty step, unless the reader is already elsewhere.
+      if (!userMoved && first.line !== null && filterText === '') jumpToLine(first.line);
     }
     if (r.ok !== gv.ok || r.head_hash !== gv.head_hash) {
       statusDetail.textContent += ` Warning: the generator's own check disagreed (${gv.ok ? 'intact' : 'faults'}, head ${gv.head_hash}).`;
