@@ -6,12 +6,13 @@ import { makeContext, type DemoSection } from './context';
 import { demoFork } from './fork';
 import { demoJournal } from './journal';
 import { demoReceipts } from './receipts';
+import { demoReport } from './report';
 import { demoReplay } from './replay';
 import { demoRuns } from './runs';
 import { SAMPLE_FILES } from './sample';
 
 /** The demo's sections, in order; each capability adds its own. */
-export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork, demoReplay, demoRuns];
+export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork, demoReplay, demoRuns, demoReport];
 
 function git(root: string, args: string[]): void {
   execFileSync('git', args, { cwd: root, stdio: 'ignore' });
