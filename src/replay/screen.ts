@@ -223,7 +223,7 @@ export function renderScreen(source: ReplaySource, state: ReplayState, size: Scr
   let footer: ScreenLine;
   if (state.mode === 'jump') footer = { text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width), style: 'prompt' };
   else if (state.mode === 'search') footer = { text: fit(`/${sanitize(state.input)}▏ ⏎ search${state.query ? ` (empty: "${sanitize(state.query)}" again)` : ''}, Esc cancel`, width), style: 'prompt' };
-  else footer = { text: fit(state.message || HELP, width), style: 'footer' };
+  else footer = { text: fit(sanitize(state.message) || HELP, width), style: 'footer' };
   out.push(footer);
   return out;
 }

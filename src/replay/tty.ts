@@ -27,13 +27,18 @@ const STYLE: Partial<Record<NonNullable<ScreenLine['style']>, string>> = {
   prompt: '\x1b[1m',
 };
 
+/**
+ * Each line is cleared first and then written whole (lines are exactly the
+ * screen width): erasing after the text would, in a terminal's pending-wrap
+ * state at the last column, erase the line's last character.
+ */
 function paint(lines: ScreenLine[]): string {
-  let s = '\x1b[H';
+  let s = '';
   lines.forEach((l, i) => {
     const on = l.style ? (STYLE[l.style] ?? '') : '';
-    s += `\x1b[${i + 1};1H${on}${l.text}${on ? '\x1b[0m' : ''}\x1b[K`;
+    s += `\x1b[${i + 1};1H\x1b[2K${on}${l.text}${on ? '\x1b[0m' : ''}`;
   });
-  return `${s}\x1b[J`;
+  return s;
 }
 
 /** Runs the interactive walk until `q`; resolves when the terminal is restored. */
@@ -78,8 +83,7 @@ export function runInteractive(source: ReplaySource, options: TtyOptions = {}): 
       busy = true;
       render();
       try {
-        const line = await options.fork(state.index);
-        state = { ...state, message: line };
+        state = { ...state, message: await options.fork(state.index) };
       } catch (e) {
         state = { ...state, message: `fork failed: ${(e as Error).message.split('\n')[0]}` };
       } finally {

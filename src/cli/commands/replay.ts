@@ -50,7 +50,8 @@ export const replayCommand: Command = {
           throw new InputError(source.kind === 'receipt' ? 'a receipt cannot be forked: fork the journal it came from' : 'this journal is not in a project (.sdd/runtime/journal/<agent>)');
         }
         const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
-        return `forked at step ${seq} as ${r.fork_session_id}: worktree ${r.fork_worktree} (branch ${r.fork_branch})`;
+        const warned = r.warnings.length > 0 ? ` (warning: ${r.warnings[0]})` : '';
+        return `forked at step ${seq} as ${r.fork_session_id}: worktree ${r.fork_worktree} (branch ${r.fork_branch})${warned}`;
       },
     });
     return 0;
