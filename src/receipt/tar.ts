@@ -60,7 +60,9 @@ function numeric(h: Buffer, off: number, len: number): number {
     }
     return v;
   }
-  const s = raw.toString('latin1').replace(/[\0 ]+$/, '').replace(/^ +/, '');
+  // As Python's tarfile reads it: up to the first NUL, surrounding spaces ignored.
+  const nul = raw.indexOf(0);
+  const s = raw.subarray(0, nul < 0 ? len : nul).toString('latin1').trim();
   if (s === '') return 0;
   if (!/^[0-7]+$/.test(s)) return NaN;
   return parseInt(s, 8);
