@@ -85,6 +85,9 @@ describe('globs', () => {
     }
     expect(findFiles(root, globSet('**/*.receipt.tar'))).toEqual(['a/b/y.receipt.tar', 'a/x.receipt.tar']);
     expect(findFiles(root, globSet('a/*.receipt.tar'))).toEqual(['a/x.receipt.tar']);
+    expect(findFiles(root, globSet('a/x.receipt.tar, ./a/b/y.receipt.tar, a/none.tar'))).toEqual(['a/b/y.receipt.tar', 'a/x.receipt.tar']);
+    expect(() => globSet('../outside/*.tar')).toThrow(/inside the repository/);
+    expect(() => globSet('/etc/*')).toThrow(/relative to the repository/);
   });
 });
 

@@ -32,7 +32,10 @@ export function pullRequestOfEvent(): PullRequestRef | undefined {
 export async function upsertComment(token: string, issueNumber: number, body: string): Promise<{ id: number; created: boolean }> {
   const octokit = github.getOctokit(token);
   const { owner, repo } = github.context.repo;
-  const marked = `${COMMENT_MARKER}\n${body}`;
+  // GitHub refuses comment bodies over 65,536 characters; the job summary and the report have it all.
+  const limit = 60_000;
+  const text = body.length > limit ? `${body.slice(0, limit)}\n\n… (truncated: see the job summary and the JSON report)` : body;
+  const marked = `${COMMENT_MARKER}\n${text}`;
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: issueNumber, per_page: 100 });
   const mine = comments.find((c) => typeof c.body === 'string' && c.body.includes(COMMENT_MARKER));
   if (mine !== undefined) {

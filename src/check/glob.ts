@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 
@@ -25,6 +25,7 @@ export function globToRegExp(pattern: string): RegExp {
   let p = pattern.trim().replace(/\\/g, '/');
   while (p.startsWith('./')) p = p.slice(2);
   if (p.startsWith('/')) throw new InputError(`glob ${JSON.stringify(pattern)}: patterns are relative to the repository`);
+  if (p.split('/').includes('..')) throw new InputError(`glob ${JSON.stringify(pattern)}: patterns stay inside the repository (no "..")`);
   let re = '';
   let depth = 0;
   for (let i = 0; i < p.length; i++) {
@@ -127,9 +128,6 @@ function staticPrefix(pattern: string): string {
  */
 export function findFiles(root: string, set: GlobSet): string[] {
   const found = new Set<string>();
-  const starts = new Set(set.patterns.filter((p) => !p.startsWith('!')).map(staticPrefix));
-  // A prefix inside another prefix is walked by the outer one.
-  const roots = [...starts].filter((s) => ![...starts].some((o) => o !== s && (o === '' || s.startsWith(`${o}/`))));
   const walk = (rel: string): void => {
     let entries;
     try {
@@ -147,6 +145,20 @@ export function findFiles(root: string, set: GlobSet): string[] {
       }
     }
   };
+  // Literal patterns (no wildcard anywhere) are looked up, not searched for.
+  const literal = (p: string) => !/[*?[{]/.test(p);
+  const includes = set.patterns.filter((p) => !p.startsWith('!'));
+  for (const p of includes.filter(literal)) {
+    const rel = p.replace(/^(\.\/)+/, '');
+    try {
+      if (statSync(path.join(root, rel)).isFile() && matchesGlob(set, rel)) found.add(rel);
+    } catch {
+      /* not there: nothing to check */
+    }
+  }
+  const globbed = new Set(includes.filter((p) => !literal(p)).map(staticPrefix));
+  const roots = [...globbed].filter((s) => ![...globbed].some((o) => o !== s && (o === '' || s.startsWith(`${o}/`))));
+  // A prefix inside another prefix is walked by the outer one.
   for (const r of roots) walk(r);
   return [...found].sort();
 }
