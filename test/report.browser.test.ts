@@ -140,6 +140,26 @@ describe('report in headless Chromium', () => {
     await page.close();
   });
 
+  it('shows hostile text as text: markup in a step cannot run or load anything', async () => {
+    const file = path.join(dir, 'hostile', '000000.jsonl');
+    const evil = '</script><script>document.documentElement.dataset.verified="true"</script><img src="http://127.0.0.1:9/x.png" onerror="alert(1)"><!--';
+    const fields = { prev_hash: ZERO_HASH, input_hash: ZERO_HASH, model: evil, prompt: evil, tool_call: { [evil]: evil }, tool_result: '\u2028\u2029]]>' };
+    const good: StepRow = { ...fields, blob_refs: [], seq: 0, step_hash: computeStepHash(fields), ts: 1 };
+    const bad: StepRow = { ...fields, blob_refs: [], prev_hash: good.step_hash, seq: 1, step_hash: ZERO_HASH, ts: 2 };
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `${encodeRow(good)}\n${encodeRow(bad)}\n`);
+    const out = path.join(dir, 'hostile.html');
+    writeReport(file, out);
+    const o = await openReport(browser, out);
+    expect(await rootData(o.page)).toMatchObject({ verified: 'false', firstFaultLine: '2' });
+    expect(await o.page.$$eval('img, script:not([id])', (n) => n.length)).toBe(1); // only the page's own script
+    await o.page.keyboard.press('Home');
+    expect(await o.page.textContent('#detail')).toContain(evil);
+    expect(o.requests).toEqual([]);
+    expect(o.problems).toEqual([]);
+    await o.page.close();
+  });
+
   it('shows a tampered journal as tampered, with the faulty line', async () => {
     const { root, file } = sampleProject('tamper');
     const lines = readFileSync(file, 'utf8').split('\n');
@@ -215,6 +235,15 @@ describe('report in headless Chromium', () => {
     const out = path.join(dir, 'big2.html');
     writeReport(file, out);
     const page = await browser.context.newPage();
+    // Record every status title the page shows, to see the progress it reports while verifying.
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { seenTitles: string[] }).seenTitles = seen;
+      document.addEventListener('DOMContentLoaded', () => {
+        const t = document.getElementById('status-title');
+        if (t) new MutationObserver(() => seen.push(t.textContent ?? '')).observe(t, { childList: true, characterData: true, subtree: true });
+      });
+    });
     await page.goto(`file://${out}`);
     await page.waitForSelector('#list .item');
     await page.keyboard.press('ArrowRight');
@@ -222,6 +251,9 @@ describe('report in headless Chromium', () => {
     expect(await page.evaluate(() => document.getElementById('detail')?.dataset.line)).toBe('3');
     await page.waitForSelector('html[data-verified="true"]', { timeout: 120_000 });
     expect(await page.evaluate(() => document.getElementById('detail')?.dataset.line)).toBe('3');
+    const titles = await page.evaluate(() => (window as unknown as { seenTitles: string[] }).seenTitles);
+    expect(titles.some((t) => /^Verifying in this browser… [\d,]+ \/ 10,000 lines$/.test(t))).toBe(true);
+    expect(titles[titles.length - 1]).toMatch(/Chain intact: 10,000 steps/);
     await page.close();
   });
 

@@ -313,7 +313,8 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
   const renderDetail = (): void => {
     detail.textContent = '';
     if (sel < 0 || view.length === 0) {
-      detail.append(el('p', 'note', entries.length === 0 ? 'Verifying…' : 'No step matches the search.'));
+      const why = verifier.total === 0 ? 'The journal has no lines.' : entries.length === 0 ? 'Verifying…' : 'No step matches the search.';
+      detail.append(el('p', 'note', why));
       return;
     }
     const idx = view[sel] as number;
