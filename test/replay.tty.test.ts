@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath } from './helpers/paths';
 import { record, replayProject } from './helpers/replay-fixture';
@@ -18,6 +18,23 @@ const tmux = (args: string[]): string => {
   return r.stdout;
 };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+if (spawnSync('tmux', ['-V']).status !== 0) throw new Error('these tests need tmux (apt-get install -y tmux; .ci/run installs it)');
+
+/** The child of a pane's shell: the stepchain process (read from /proc, no procps needed). */
+function childOf(pid: string): number {
+  for (const d of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+      if (ppid === pid) return Number(d);
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  throw new Error(`no child of ${pid}`);
+}
 
 const root = replayProject();
 record(root, 'agent-demo');
@@ -165,8 +182,7 @@ describe('stepchain replay in a terminal (tmux)', () => {
     const s = start(['replay', 'agent-demo']);
     await waitFor(s, 'step 1 / 5');
     const shellPid = paneVar(s, 'pane_pid');
-    const child = spawnSync('ps', ['-o', 'pid=', '--ppid', shellPid], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[0]!;
-    process.kill(Number(child), 'SIGTERM');
+    process.kill(childOf(shellPid), 'SIGTERM');
     await waitFor(s, 'EXIT:143');
     await waitFor(s, 'COOKED');
     expect(paneVar(s, 'alternate_on')).toBe('0');
