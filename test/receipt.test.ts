@@ -2,6 +2,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { canonical, parse } from '../src/canonical';
 import { auditDir, queryAudit } from '../src/audit';
 import { InputError, IntegrityError } from '../src/errors';
@@ -308,6 +309,41 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
       expect(e.message).not.toMatch(/\n/);
     }
     expect(() => loadReceipt(make())).toThrow(IntegrityError);
+  });
+
+  it('hostile layouts are refused inside gzip too', () => {
+    const traversal = gzipSync(variant((m) => [...m, { name: '../evil.txt', data: 'x' }]));
+    expect(kinds(verifyReceipt(traversal, { publicKeys: [pub] }))).toEqual(['unsafe_member']);
+    const truncated = gzipSync(variant((m) => m).subarray(0, 1000));
+    expect(kinds(verifyReceipt(truncated))).toEqual(['truncated']);
+  });
+
+  it('fuzz: flipped, inserted and cut bytes never crash the reader; anything it accepts really verifies', () => {
+    const good = buildReceipt(jfile(), { signKey: signing, now: new Date('2026-01-01T00:00:00Z') }).bytes;
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ at: fc.nat({ max: good.length - 1 }), byte: fc.integer({ min: 0, max: 255 }), op: fc.constantFrom('set', 'insert', 'cut') }), { minLength: 1, maxLength: 4 }),
+        (edits) => {
+          let b = Buffer.from(good);
+          for (const e of edits) {
+            const at = Math.min(e.at, b.length - 1);
+            if (e.op === 'set') b[at] = e.byte;
+            else if (e.op === 'insert') b = Buffer.concat([b.subarray(0, at), Buffer.from([e.byte]), b.subarray(at)]);
+            else b = b.subarray(0, at);
+          }
+          const r = verifyReceipt(b, { publicKeys: [pub], requireBlobs: true });
+          for (const err of r.errors) expect(typeof err.kind).toBe('string');
+          if (r.ok) {
+            // Accepted: then it is the same receipt where it matters (the edit hit padding or unused header bytes).
+            const l = loadReceipt(b);
+            const g = loadReceipt(good);
+            expect(l.manifestBytes.equals(g.manifestBytes)).toBe(true);
+            expect(l.journal.equals(g.journal)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 400, seed: 20261202 },
+    );
   });
 
   it('a gzip bomb past the cap is too_large; a file past the cap is too_large before it is read', () => {
