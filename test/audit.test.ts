@@ -243,6 +243,11 @@ describe('wired into the library', () => {
       details: { run: 'r', agent: 'a', kind: 'compact_boundary', content_address: out.content_address, step_index: 0, flagged: false, journal_head: out.journal_head },
     });
     expect(cli(['audit', 'verify', '--root', root], { env: { STEPCHAIN_AUDIT_KEY_PATH: keyPath } }).code).toBe(0);
+    // --key is relative to the working directory
+    const m3 = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k2', '--key', 'keys/audit.key', '--root', '.'], { cwd: root, env: { STEPCHAIN_AUDIT: 'on' } });
+    expect(m3.code).toBe(0);
+    expect(m3.stderr).toBe('');
+    expect(cli(['audit', 'verify', '--key', path.join('keys', 'audit.key')], { cwd: root }).stdout).toMatch(/^OK .*: 2 entries/);
     chmodSync(keyPath, 0o644);
     const m2 = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k', '--root', root], { env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath } });
     expect(m2.code).toBe(0);

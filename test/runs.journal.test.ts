@@ -219,6 +219,16 @@ describe('verify fails closed', () => {
     expect(r.chain_ok).toBe(false);
   });
 
+  test('bytes that are not json.dumps(row) but hash the same verify; --strict reports them', () => {
+    const { file } = sample();
+    editLine(file, 0, (l) => l.replace('{"ts": ', '{ "ts":'));
+    expect(verifyRunJournal(file).ok).toBe(true);
+    expect(verifyRunJournal(file, { strict: true }).errors).toEqual([{ line: 1, index: 0, kind: 'non_canonical', message: expect.any(String) }]);
+    const r = cli(['run', 'verify', file, '--strict', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).errors[0].kind).toBe('non_canonical');
+  });
+
   test('recording onto a journal that does not verify is refused and writes nothing', () => {
     const { root, file } = sample();
     editLine(file, 0, (l) => l.replace('"t"', '"T"'));

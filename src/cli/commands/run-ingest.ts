@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ingestClaudeStream } from '../../runs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
@@ -16,7 +17,7 @@ export const runIngestCommand: Command = {
     const source = required(args, 'claude-stream', 'run ingest');
     const bytes = readInputFile(source, io, 'transcript');
     const key = args.values.get('key');
-    const r = ingestClaudeStream(rootOf(args, io), run!, agent, bytes, source === '-' ? '<stdin>' : source, key === undefined ? { env: io.env } : { env: io.env, keyPath: key });
+    const r = ingestClaudeStream(rootOf(args, io), run!, agent, bytes, source === '-' ? '<stdin>' : source, key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) });
     const head = r.mutations.at(-1)?.row.event_hash ?? r.capabilityRow?.event_hash ?? null;
     if (args.flags.has('json')) {
       io.json({

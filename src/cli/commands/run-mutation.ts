@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { recordMutation, type MutationInput, type MutationResult } from '../../runs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
@@ -40,7 +41,7 @@ export const runMutationCommand: Command = {
     const step = args.values.get('step-index');
     if (step !== undefined) input.stepIndex = intArg(step, '--step-index');
     const key = args.values.get('key');
-    const r = recordMutation(rootOf(args, io), run!, input, key === undefined ? { env: io.env } : { env: io.env, keyPath: key });
+    const r = recordMutation(rootOf(args, io), run!, input, key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) });
     const m = r.mutations[0]!;
     if (args.flags.has('json')) {
       io.json({
