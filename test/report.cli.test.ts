@@ -78,5 +78,17 @@ describe('stepchain report', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, steps: 5 });
     const html = readFileSync(path.join(dir, 'receipt.html'), 'utf8');
     expect(html).toContain('verified by the generator');
+    // Without a key the signature is shown as not checked, which is not a fault of the run.
+    const noKey = cli(['report', path.join(conformanceDir, 'reference-receipt.tar'), '-o', 'receipt-nokey.html']);
+    expect(noKey.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'receipt-nokey.html'), 'utf8')).toContain('NOT checked: no trusted public key');
+  });
+
+  it('refuses a receipt it cannot read as one, writing nothing', () => {
+    writeFileSync(path.join(dir, 'junk.tar'), Buffer.alloc(2048, 0x41));
+    const r = cli(['report', 'junk.tar', '-o', 'junk.html']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readdirSync(dir).filter((f) => f.startsWith('junk.html') || f.includes('.tmp-'))).toEqual([]);
   });
 });
