@@ -1,5 +1,6 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { auditEnabled } from '../audit/log';
 import { makeContext, type DemoContext } from './context';
 import { SAMPLE_AGENT } from './sample';
 
@@ -58,22 +59,28 @@ export async function demoRuns(ctx: DemoContext): Promise<void> {
   await ctx.run(['run', 'diff', 'live-run', 'clean-replay']);
   await ctx.run(['run', 'diff', 'live-run', 'clean-replay', '--json']);
 
+  ctx.epilogue.push(
+    `stepchain run verify live-run --json               # chain, pinned mutations, capabilities`,
+    `stepchain run diff live-run clean-replay          # where and why two runs part`,
+  );
+
   ctx.section('Audit trail: everything this demo did, HMAC-chained outside the journals');
+  if (!auditEnabled(ctx.env)) {
+    ctx.say('(audit logging is off here: STEPCHAIN_AUDIT=off)');
+    return;
+  }
   ctx.say(`(key at ${ctx.env.STEPCHAIN_AUDIT_KEY_PATH}, created 0600 on first use)`);
   await ctx.run(['audit', 'verify']);
   await ctx.run(['audit', 'query']);
   await ctx.run(['audit', 'query', '--event-type', 'provider.state_mutation', '--json']);
-  ctx.say('An edited copy of the audit log (one detail changed) does not verify:');
+  ctx.say('An edited copy of the audit log (the first entry\'s resource id changed) does not verify:');
   const copy = path.join(ctx.root, '.sdd', 'tampered-audit');
   cpSync(path.join(ctx.root, '.sdd', 'audit'), copy, { recursive: true });
   const day = readdirSync(copy).filter((f) => f.endsWith('.jsonl')).sort()[0]!;
   const f = path.join(copy, day);
-  writeFileSync(f, readFileSync(f, 'utf8').replace('"seq": 1,', '"seq": 7,'));
+  writeFileSync(f, readFileSync(f, 'utf8').replace('"resource_id": "', '"resource_id": "edited-'));
   await ctx.run(['audit', 'verify', '--dir', path.relative(ctx.root, copy)]);
-
   ctx.epilogue.push(
-    `stepchain run verify live-run --json               # chain, pinned mutations, capabilities`,
-    `stepchain run diff live-run clean-replay          # where and why two runs part`,
     `STEPCHAIN_AUDIT_KEY_PATH=${ctx.env.STEPCHAIN_AUDIT_KEY_PATH} stepchain audit verify`,
     `STEPCHAIN_AUDIT_KEY_PATH=${ctx.env.STEPCHAIN_AUDIT_KEY_PATH} stepchain audit query --event-type replay.step`,
   );
