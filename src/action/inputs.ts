@@ -1,8 +1,7 @@
 import * as core from '@actions/core';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseBytes, isJsonObject } from '../canonical';
-import { DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, parsePatterns } from '../check';
+import { DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, parseExpectedHeads, parsePatterns } from '../check';
 import { InputError } from '../errors';
 import {
   DEFAULT_REDACT,
@@ -14,7 +13,6 @@ import {
   type RedactField,
   type SigningKey,
 } from '../receipt';
-import { isSha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 
 /** The Action's inputs (action.yml), read and validated once. */
@@ -70,19 +68,7 @@ function readExpectedHeads(workspace: string, p: string): { path: string; heads:
   } catch (e) {
     throw new InputError(`input expected-heads: ${p}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  let v;
-  try {
-    v = parseBytes(bytes);
-  } catch (e) {
-    throw new InputError(`input expected-heads: ${p}: not JSON: ${(e as Error).message}`);
-  }
-  if (!isJsonObject(v)) throw new InputError(`input expected-heads: ${p}: expected a JSON object {agent_id: head}`);
-  const heads: Record<string, string> = {};
-  for (const [agent, head] of Object.entries(v)) {
-    assertSafeId(agent, 'agent id');
-    if (!isSha256Hex(head)) throw new InputError(`input expected-heads: ${p}: the head of ${agent} is not 64 lowercase hex digits`);
-    heads[agent] = head;
-  }
+  const heads = parseExpectedHeads(bytes, `input expected-heads: ${p}`);
   return { path: path.relative(workspace, abs).split(path.sep).join('/'), heads };
 }
 

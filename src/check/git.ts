@@ -107,3 +107,13 @@ export function readFilesAtCommit(cwd: string, commit: string, paths: string[]):
     child.stdin.end(paths.map((p) => `${commit}:${p.includes('\n') ? '' : p}\n`).join(''));
   });
 }
+
+/** The commit id a ref names (a branch, tag, `HEAD~1`, an id); an input error when it names none. */
+export async function resolveCommit(cwd: string, ref: string): Promise<string> {
+  if (ref.startsWith('-')) throw new InputError(`bad ref ${JSON.stringify(ref)}`);
+  try {
+    return (await git(cwd).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+  } catch {
+    throw new InputError(`${ref}: no such commit in ${cwd}`);
+  }
+}

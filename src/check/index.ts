@@ -10,3 +10,5 @@ export { checkWorkspace, DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, idOfP
 export type { CheckedItem, CheckFault, CheckOptions, CheckReport, ItemKind } from './workspace';
 export { exportAllReceipts } from './export';
 export type { ExportAllOptions, ExportAllResult, ExportedReceipt } from './export';
+export { parseExpectedHeads } from './heads';
+export { resolveCommit } from './git';

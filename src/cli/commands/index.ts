@@ -2,6 +2,7 @@ import type { Command } from '../command';
 import { appendCommand } from './append';
 import { auditQueryCommand } from './audit-query';
 import { auditVerifyCommand } from './audit-verify';
+import { checkCommand } from './check';
 import { demoCommand } from './demo';
 import { diffCommand } from './diff';
 import { exportCommand } from './export';
@@ -46,6 +47,7 @@ export const commands: Command[] = [
   runIngestCommand,
   runVerifyCommand,
   runDiffCommand,
+  checkCommand,
   auditVerifyCommand,
   auditQueryCommand,
   demoCommand,

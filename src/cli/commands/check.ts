@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { checkWorkspace, forkTree, parseExpectedHeads, renderCheckMarkdown, resolveCommit } from '../../check';
+import { readPublicKeyFile } from '../../receipt';
+import { expectPositionals } from '../args';
+import type { Command } from '../command';
+import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+
+/** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
+export const checkCommand: Command = {
+  name: ['check'],
+  usage:
+    '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--markdown] [--json]',
+  summary:
+    "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. Exit 0 holds, 1 not.",
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    base: { kind: 'value' },
+    journals: { kind: 'list' },
+    runs: { kind: 'list' },
+    receipts: { kind: 'list' },
+    'public-key': { kind: 'list' },
+    'expected-heads': { kind: 'value' },
+    'warn-flagged': { kind: 'flag' },
+    markdown: { kind: 'flag' },
+  },
+  async run(args, io) {
+    expectPositionals(args, [], 'check');
+    const root = rootOf(args, io);
+    const baseRef = args.values.get('base');
+    const base = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
+    const headsFile = args.values.get('expected-heads');
+    const list = (name: string) => args.lists.get(name);
+    const journals = list('journals');
+    const runs = list('runs');
+    const receipts = list('receipts');
+    const report = await checkWorkspace({
+      root,
+      ...(base === undefined ? {} : { base }),
+      ...(journals === undefined ? {} : { journals }),
+      ...(runs === undefined ? {} : { runs }),
+      ...(receipts === undefined ? {} : { receipts }),
+      publicKeys: (list('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f))),
+      ...(headsFile === undefined
+        ? {}
+        : {
+            expectedHeads: parseExpectedHeads(readInputFile(headsFile, io, 'expected heads'), headsFile),
+            expectedHeadsPath: path.relative(root, path.resolve(io.cwd, headsFile)).split(path.sep).join('/'),
+          }),
+      failOnFlaggedMutations: !args.flags.has('warn-flagged'),
+    });
+    const { root: _root, ...doc } = report;
+    if (args.flags.has('json')) {
+      io.json(doc);
+    } else if (args.flags.has('markdown')) {
+      io.out(renderCheckMarkdown(report, { forks: await forkTree(root, undefined, io.env) }));
+    } else {
+      for (const i of report.items) {
+        io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`);
+      }
+      io.out(`${report.ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`);
+    }
+    for (const f of report.faults) io.err(`${f.severity === 'error' ? '' : 'warning: '}${f.line === null ? f.path : `${f.path}:${f.line}`}: ${f.message}`);
+    return report.ok ? 0 : 1;
+  },
+};
