@@ -16,6 +16,9 @@ export interface Fault {
   message: string;
 }
 
+/** The shared "no faults" result (most rows): not allocated per row. */
+export const NO_FAULTS: readonly Fault[] = Object.freeze([]);
+
 const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
 
 /**
@@ -28,12 +31,13 @@ export class ChainChecker {
   prevHash = ZERO_HASH;
   steps = 0;
 
-  check(line: number, row: { seq: number; prev_hash: string; step_hash: string }, computedHash: string): Fault[] {
+  check(line: number, row: { seq: number; prev_hash: string; step_hash: string }, computedHash: string): readonly Fault[] {
     return this.finish(line, row, computedHash, this.link(line, row));
   }
 
   /** The seq and prev_hash checks of a row against the expected position (no state change). */
-  link(line: number, row: { seq: number; prev_hash: string }): Fault[] {
+  link(line: number, row: { seq: number; prev_hash: string }): readonly Fault[] {
+    if (row.seq === this.expectedSeq && row.prev_hash === this.prevHash) return NO_FAULTS;
     const faults: Fault[] = [];
     if (row.seq !== this.expectedSeq) {
       faults.push({ line, kind: 'seq_mismatch', message: `seq ${row.seq}, expected ${this.expectedSeq}` });
@@ -49,13 +53,14 @@ export class ChainChecker {
   }
 
   /** The step hash check, then advance past the row. */
-  private finish(line: number, row: { seq: number; step_hash: string }, computedHash: string, faults: Fault[]): Fault[] {
+  private finish(line: number, row: { seq: number; step_hash: string }, computedHash: string, linkFaults: readonly Fault[]): readonly Fault[] {
+    let faults = linkFaults;
     if (computedHash !== row.step_hash) {
-      faults.push({
+      faults = [...linkFaults, {
         line,
         kind: 'step_hash_mismatch',
         message: `field tamper: stored step_hash ${short(row.step_hash)}, recomputed ${short(computedHash)}`,
-      });
+      }];
     }
     this.expectedSeq = row.seq + 1;
     this.prevHash = row.step_hash;

@@ -63,20 +63,19 @@ export function scanChunk(buf: Buffer, from: number, to: number, base: number, o
     } catch {
       text = undefined; // a line too long for one string: the slow path reports it
     }
-    const block = buf.subarray(pos, blockEnd);
     let a = pos;
     while (a < blockEnd) {
       const nl = buf.indexOf(0x0a, a);
       const terminated = nl >= 0 && nl < blockEnd;
       const b = terminated ? nl : blockEnd;
       line++;
-      const bytes = buf.subarray(a, b);
-      walkLine(out, chain, options, line, bytes, text, block, a - pos, b - pos, terminated, base + a, base + b);
+      walkLine(out, chain, options, line, buf, a, b, text, a - pos, b - pos, terminated, base);
       a = b + 1;
     }
     pos = blockEnd;
   }
   out.lines = line;
+  if (out.rows > 0) out.last = { seq: chain.expectedSeq - 1, step_hash: chain.prevHash };
   return out;
 }
 
@@ -85,30 +84,30 @@ function walkLine(
   chain: ChainChecker,
   options: ChunkOptions,
   line: number,
-  bytes: Buffer,
+  buf: Buffer,
+  a: number,
+  b: number,
   text: string | undefined,
-  block: Buffer,
   ta: number,
   tb: number,
   terminated: boolean,
-  absStart: number,
-  absEnd: number,
+  base: number,
 ): void {
   let row: { seq: number; prev_hash: string; step_hash: string } | undefined;
   let computed = '';
   let canonical = true;
-  if (bytes.length > 0 && text !== undefined) {
-    const fast = fastRow(text, block, ta, tb);
+  if (b > a && text !== undefined) {
+    const fast = fastRow(text, ta, tb, out.first === undefined ? undefined : chain.prevHash);
     if (fast !== undefined) {
       row = fast;
       computed = fast.computedHash;
     }
   }
   if (row === undefined) {
-    const read = bytes.length === 0 ? { kind: 'malformed' as const, reason: 'empty line' } : readRowLine(bytes);
+    const read = b === a ? { kind: 'malformed' as const, reason: 'empty line' } : readRowLine(buf.subarray(a, b));
     if (read.kind === 'malformed') {
       out.faults.push({ line, kind: 'malformed_json', message: read.reason });
-      out.firstMalformed ??= { line, offset: absStart, reason: read.reason };
+      out.firstMalformed ??= { line, offset: base + a, reason: read.reason };
       return;
     }
     row = read.row;
@@ -121,7 +120,8 @@ function walkLine(
     chain.expectedSeq = row.seq;
     chain.prevHash = row.prev_hash;
   }
-  out.faults.push(...chain.check(line, row, computed));
+  const faults = chain.check(line, row, computed);
+  if (faults.length > 0) out.faults.push(...faults);
   if (options.strict && !canonical) {
     out.faults.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
   }
@@ -129,7 +129,6 @@ function walkLine(
     out.faults.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
   }
   out.rows++;
-  out.last = { seq: row.seq, step_hash: row.step_hash };
-  out.lastRowEnd = terminated ? absEnd + 1 : absEnd;
+  out.lastRowEnd = terminated ? base + b + 1 : base + b;
   out.lastRowUnterminated = !terminated;
 }

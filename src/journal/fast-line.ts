@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 import { compareCodePoints, pythonFloatRepr } from '../canonical';
 
 /**
@@ -24,47 +24,23 @@ export interface FastRow {
   computedHash: string;
 }
 
-const PLAIN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
-const HEX64 = /[0-9a-f]{64}/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 const MAX_DEPTH = 512;
 const MAX_INT_DIGITS = 4300;
 
 let s = '';
 
-function hex4(i: number): number {
-  let v = 0;
-  for (let k = 0; k < 4; k++) {
-    const c = s.charCodeAt(i + k);
-    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
-    if (d < 0) return -1;
-    v = v * 16 + d;
-  }
-  return v;
-}
+/**
+ * A canonical string literal, matched by one sticky regex (linear: every
+ * alternative starts with a different character): printable ASCII but `"` and
+ * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units
+ * that have neither a literal nor a short form.
+ */
+const STRING = /"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\bfnrt]|\\u(?!00(?:0[89acd]|[2-6][0-9a-f]|7[0-9a-e]))[0-9a-f]{4})*"/y;
 
-/** A canonical string literal starting at i (the quote); returns the end or -1. */
 function scanString(i: number): number {
-  let j = i + 1;
-  for (;;) {
-    PLAIN.lastIndex = j;
-    PLAIN.test(s);
-    j = PLAIN.lastIndex;
-    const c = s.charCodeAt(j);
-    if (c === 0x22) return j + 1;
-    if (c !== 0x5c) return -1; // control character, non-ASCII byte, or end of line
-    const e = s.charCodeAt(j + 1);
-    if (e === 0x75) {
-      const v = hex4(j + 2);
-      // Only code units that have no literal or short form are \u-escaped.
-      if (v < 0 || (v >= 0x20 && v <= 0x7e) || v === 0x0a || v === 0x0d || v === 0x09 || v === 0x08 || v === 0x0c) return -1;
-      j += 6;
-    } else if (e === 0x22 || e === 0x5c || e === 0x6e || e === 0x72 || e === 0x74 || e === 0x62 || e === 0x66) {
-      j += 2;
-    } else {
-      return -1;
-    }
-  }
+  STRING.lastIndex = i;
+  return STRING.test(s) ? STRING.lastIndex : -1;
 }
 
 function scanNumber(i: number): number {
@@ -144,17 +120,27 @@ function scanValue(i: number, depth: number): number {
   }
 }
 
+/** 64 lowercase hex digits at i (a loop: cheaper than a regex call for 64 characters). */
 function hexAt(i: number): boolean {
-  HEX64.lastIndex = i;
-  return HEX64.test(s);
+  for (let k = i; k < i + 64; k++) {
+    const c = s.charCodeAt(k);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}
+
+/** One-shot SHA-256 of an ASCII string (crypto.hash where Node has it: no Hash object per row). */
+const oneShot = (nodeCrypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+function sha256Ascii(text: string): string {
+  return oneShot !== undefined ? oneShot('sha256', text, 'hex') : nodeCrypto.createHash('sha256').update(text, 'latin1').digest('hex');
 }
 
 /**
- * Checks the line `text[a..b)` (a latin1 view of the bytes, so indices are byte
- * offsets into `bytes`) and hashes its payload; undefined when the line is not
- * a canonical row this path handles (the slow path then decides).
+ * Checks the line `text[a..b)` (a latin1 view of the line's bytes) and hashes
+ * its payload; undefined when the line is not a canonical row this path
+ * handles (the slow path then decides).
  */
-export function fastRow(text: string, bytes: Uint8Array, a: number, b: number): FastRow | undefined {
+export function fastRow(text: string, a: number, b: number, expectedPrev?: string): FastRow | undefined {
   s = text;
   if (!s.startsWith('{"blob_refs":[', a)) return undefined;
   let i = a + 14;
@@ -173,8 +159,10 @@ export function fastRow(text: string, bytes: Uint8Array, a: number, b: number): 
   i += 80;
   if (!s.startsWith(',"model":', i)) return undefined;
   i = scanValue(i + 9, 0);
-  if (i < 0 || !s.startsWith(',"prev_hash":"', i) || !hexAt(i + 14) || s.charCodeAt(i + 78) !== 0x22) return undefined;
+  if (i < 0 || !s.startsWith(',"prev_hash":"', i) || s.charCodeAt(i + 78) !== 0x22) return undefined;
   const prev = s.slice(i + 14, i + 78);
+  // Equal to the expected (hex) link, it is hex; only a mismatch needs the digit check.
+  if (prev !== expectedPrev && !hexAt(i + 14)) return undefined;
   i += 79;
   if (!s.startsWith(',"prompt":', i)) return undefined;
   i = scanValue(i + 10, 0);
@@ -186,8 +174,9 @@ export function fastRow(text: string, bytes: Uint8Array, a: number, b: number): 
   else while (i < b && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
   if (i === seqStart || i - seqStart > 15) return undefined;
   const seq = Number(s.slice(seqStart, i));
-  if (!s.startsWith(',"step_hash":"', i) || !hexAt(i + 14) || s.charCodeAt(i + 78) !== 0x22) return undefined;
+  if (!s.startsWith(',"step_hash":"', i) || s.charCodeAt(i + 78) !== 0x22) return undefined;
   const stored = s.slice(i + 14, i + 78);
+  const storedAt = i + 14;
   i += 79;
   if (!s.startsWith(',"tool_call":', i)) return undefined;
   const p2 = i + 1;
@@ -203,11 +192,8 @@ export function fastRow(text: string, bytes: Uint8Array, a: number, b: number): 
   if (pythonFloatRepr(Number(m[0])) !== m[0]) return undefined;
   i += m[0].length;
   if (i !== b - 1 || s.charCodeAt(i) !== 0x7d) return undefined;
-  const h = createHash('sha256');
-  h.update('{');
-  h.update(bytes.subarray(p1, p1end));
-  h.update(',');
-  h.update(bytes.subarray(p2, p2end));
-  h.update('}');
-  return { seq, prev_hash: prev, step_hash: stored, computedHash: h.digest('hex') };
+  // The line is pure ASCII here, so the string's code units are its bytes.
+  const computedHash = sha256Ascii(`{${s.slice(p1, p1end)},${s.slice(p2, p2end)}}`);
+  if (stored !== computedHash && !hexAt(storedAt)) return undefined;
+  return { seq, prev_hash: prev, step_hash: stored, computedHash };
 }

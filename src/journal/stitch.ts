@@ -7,7 +7,7 @@ import { JournalRecoveryError, type ChainState, type RecoveredTail } from './rec
 function eachSlice(
   slices: ChunkSummary[],
   from: { head: string; steps: number },
-  visit: (s: ChunkSummary, lineBase: number, boundary: Fault[]) => void,
+  visit: (s: ChunkSummary, lineBase: number, boundary: readonly Fault[]) => void,
 ): { head: string; steps: number } {
   const chain = new ChainChecker();
   chain.prevHash = from.head;
