@@ -125,6 +125,11 @@ describe('verify mode on a pull request', () => {
     expect(r.stdout).toMatch(/FAULT \.sdd\/runtime\/journal\/alice\/000000\.jsonl:3: agent alice: step_hash_mismatch/);
     expect(r.summary).toContain('❌');
     expect(JSON.parse(r.outputs['heads']!)).not.toHaveProperty('alice');
+
+    // journals: a glob that matches only bob leaves alice unchecked (also for append-only).
+    const narrowed = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { journals: '.sdd/runtime/journal/bob/*.jsonl' } });
+    expect(narrowed.code).toBe(0);
+    expect(narrowed.outputs['verified']).toBe('1');
   });
 
   test('a consistently re-hashed rewrite is internally valid but fails append-only', async () => {
