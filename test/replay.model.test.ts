@@ -298,3 +298,13 @@ describe('diff', () => {
     expect(l).toMatchObject({ diverged: true, reason: 'length_mismatch', seq: 3, left_steps: 5, right_steps: 3, right: null });
   });
 });
+
+describe('footer', () => {
+  test('key hints keep q quit and the most important keys on a narrow screen', () => {
+    const wide = renderScreen(source, initialState(), { width: 120, height: 10 }).at(-1)!.text.trimEnd();
+    expect(wide).toBe('n/→ next  p/← prev  g/G first/last  seq⏎ jump  / search  ⏎ expand  ↑↓ scroll  f fork  ? keys  q quit');
+    const narrow = renderScreen(source, initialState(), { width: 40, height: 10 }).at(-1)!.text.trimEnd();
+    expect(narrow).toBe('n/→ next  p/← prev  / search  q quit');
+    expect(press(initialState(), '?').state.message).toContain('q quit');
+  });
+});

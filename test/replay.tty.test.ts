@@ -11,6 +11,9 @@ import { record, replayProject } from './helpers/replay-fixture';
  * shows, with a generous timeout; no timings are asserted). Run `npm run build` first.
  */
 
+// Polling a real terminal on a busy machine: generous per-test time (no timing is asserted).
+jest.setTimeout(180000);
+
 const socket = `stepchain-replay-${process.pid}`;
 const tmux = (args: string[]): string => {
   const r = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });

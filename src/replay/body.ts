@@ -84,6 +84,8 @@ export interface BodyOptions {
   changeLines?: number;
   /** Wrap long lines to the width (the terminal) or keep them whole (`show`). */
   wrapLines?: boolean;
+  /** Name the journal file on the seq line (`show`). */
+  showFile?: boolean;
 }
 
 const LABEL = 12;
@@ -114,8 +116,9 @@ export function stepBody(source: ReplaySource, index: number, options: BodyOptio
   const lines: BodyLine[] = [];
   let truncated = false;
 
-  const field = (label: string, values: string[], style?: BodyLine['style']): void => {
-    const pieces = doWrap ? values.flatMap((l) => wrap(l, valueWidth)) : values;
+  const field = (label: string, values: string[], style?: BodyLine['style'], cut = false): void => {
+    if (doWrap && cut && values.some((l) => displayWidth(l) > valueWidth)) truncated = true;
+    const pieces = !doWrap ? values : cut ? values.map((l) => truncate(l, valueWidth)) : values.flatMap((l) => wrap(l, valueWidth));
     const shown = pieces.length > maxLines ? pieces.slice(0, maxLines) : pieces;
     shown.forEach((p, i) => lines.push({ text: `${i === 0 ? label.padEnd(LABEL) : ' '.repeat(LABEL)}${p}`, ...(style ? { style } : {}) }));
     if (pieces.length === 0) lines.push({ text: label });
@@ -126,7 +129,7 @@ export function stepBody(source: ReplaySource, index: number, options: BodyOptio
     }
   };
 
-  field('seq', [`${r.seq}  (line ${e.line} of ${sanitize(source.file)})`]);
+  field('seq', [options.showFile ? `${r.seq}  (line ${e.line} of ${sanitize(source.file)})` : `${r.seq}  (line ${e.line})`]);
   field('time', [`${isoTime(r.ts)}  (ts ${r.ts})`]);
   field('model', valueLines(r.model, valueWidth));
   field('prompt', valueLines(r.prompt, valueWidth));
@@ -143,6 +146,8 @@ export function stepBody(source: ReplaySource, index: number, options: BodyOptio
         const pv = b.binary ? '(binary)' : JSON.stringify(b.preview ?? '').slice(1, -1);
         return `${b.digest.slice(0, 16)}…${what}  ${formatSize(b.size ?? 0)}  ${sanitize(pv)}`;
       }),
+      undefined,
+      !options.expanded,
     );
   }
   field('input_hash', [r.input_hash]);
@@ -159,6 +164,7 @@ export function stepBody(source: ReplaySource, index: number, options: BodyOptio
       const shown = changes.slice(0, maxChanges);
       for (const c of shown) {
         const text = changeText(c, options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - c.path.length) / 2)));
+        if (!options.expanded && (text !== changeText(c, Infinity) || displayWidth(text) > width - 2)) truncated = true;
         const pieces = doWrap && options.expanded ? wrap(`  ${text}`, width) : [`  ${doWrap ? truncate(text, width - 2) : text}`];
         for (const p of pieces) lines.push({ text: p, style: 'change' });
       }

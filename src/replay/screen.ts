@@ -90,6 +90,32 @@ export function parseKeys(data: string): Key[] {
 }
 
 const HELP = '←/p prev  →/n next  g/G first/last  seq⏎ jump  / search  ⏎ expand  ↑↓ scroll  f fork  q quit';
+// Key hints in display order, with a priority: on a narrow screen the footer keeps the most important ones.
+const HINTS: [string, number][] = [
+  ['n/→ next', 1],
+  ['p/← prev', 1],
+  ['g/G first/last', 3],
+  ['seq⏎ jump', 4],
+  ['/ search', 2],
+  ['⏎ expand', 5],
+  ['↑↓ scroll', 7],
+  ['f fork', 6],
+  ['? keys', 8],
+  ['q quit', 0],
+];
+
+/** The key hints that fit in `width` columns, most important first. */
+export function keyHints(width: number): string {
+  const chosen = new Set<string>();
+  let used = 0;
+  for (const [hint] of [...HINTS].sort((a, b) => a[1] - b[1])) {
+    const w = displayWidth(hint) + (chosen.size > 0 ? 2 : 0);
+    if (used + w > width) continue;
+    chosen.add(hint);
+    used += w;
+  }
+  return HINTS.filter(([h]) => chosen.has(h)).map(([h]) => h).join('  ');
+}
 
 function bodyHeight(size: ScreenSize): number {
   return Math.max(1, size.height - 3);
@@ -180,7 +206,7 @@ export function reduce(state: ReplayState, key: Key, source: ReplaySource, size:
   if (ch === 'q' || ch === 'Q') return { state, action: 'quit' };
   if (ch === 'f') return { state: { ...state, message: `forking from step ${state.index}…` }, action: 'fork' };
   if (ch === '?') return { state: { ...state, message: HELP } };
-  return { state: { ...state, message: `unknown key ${JSON.stringify(ch)}: ${HELP}` } };
+  return { state: { ...state, message: `unknown key ${JSON.stringify(ch)} (? lists the keys)` } };
 }
 
 /** One painted line: its text (exactly the screen width) and how to emphasise it. */
@@ -223,7 +249,7 @@ export function renderScreen(source: ReplaySource, state: ReplayState, size: Scr
   let footer: ScreenLine;
   if (state.mode === 'jump') footer = { text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width), style: 'prompt' };
   else if (state.mode === 'search') footer = { text: fit(`/${sanitize(state.input)}▏ ⏎ search${state.query ? ` (empty: "${sanitize(state.query)}" again)` : ''}, Esc cancel`, width), style: 'prompt' };
-  else footer = { text: fit(sanitize(state.message) || HELP, width), style: 'footer' };
+  else footer = { text: fit(sanitize(state.message) || keyHints(width), width), style: 'footer' };
   out.push(footer);
   return out;
 }

@@ -45,7 +45,7 @@ export function replayDocument(source: ReplaySource, limit?: number): { agent_id
 export function showLines(source: ReplaySource, seq: number): string[] {
   const e = entryAt(source, seq);
   const out = [statusLine(source), '', `seq ${e.row.seq} (step ${e.row.seq + 1} of ${source.steps})`];
-  out.push(...stepBody(source, seq, { width: 100, expanded: true, wrapLines: false }).lines.map((l) => l.text));
+  out.push(...stepBody(source, seq, { width: 100, expanded: true, wrapLines: false, showFile: true }).lines.map((l) => l.text));
   const blobs = stepBlobs(source, e);
   if (blobs.length > 0) {
     out.push('', `blobs (from ${sanitize(source.blobs.where)}):`);
