@@ -174,6 +174,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
 
   if (options.verifyJournals !== false) {
     const found = findFiles(root, journalSet);
+    const seen = new Set(found);
     for (const rel of found) {
       const bytes = readWorkspaceFile(root, rel) ?? Buffer.alloc(0);
       const id = idOfPath(rel);
@@ -196,7 +197,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
       report.items.push(item);
     }
     for (const [rel, b] of baseFiles) {
-      if (b.kind !== 'journal' || found.includes(rel)) continue;
+      if (b.kind !== 'journal' || seen.has(rel)) continue;
       const id = idOfPath(rel);
       const item: CheckedItem = { kind: 'journal', path: rel, id, steps: 0, head: '', ok: false, status: 'deleted' };
       checkHistory(item, undefined);
@@ -221,6 +222,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
   if (options.verifyRuns !== false) {
     const failFlagged = options.failOnFlaggedMutations !== false;
     const found = findFiles(root, runSet);
+    const seen = new Set(found);
     for (const rel of found) {
       const bytes = readWorkspaceFile(root, rel) ?? Buffer.alloc(0);
       const id = idOfPath(rel);
@@ -256,7 +258,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
       report.items.push(item);
     }
     for (const [rel, b] of baseFiles) {
-      if (b.kind !== 'run' || found.includes(rel)) continue;
+      if (b.kind !== 'run' || seen.has(rel)) continue;
       const item: CheckedItem = { kind: 'run', path: rel, id: idOfPath(rel), steps: 0, head: '', ok: false, status: 'deleted' };
       checkHistory(item, undefined);
       report.items.push(item);
