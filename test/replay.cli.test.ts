@@ -217,5 +217,11 @@ describe('receipts', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/tampered\.tar:journal\/000000\.jsonl:3: step_hash_mismatch/);
+    expect(r.stderr).toContain('the receipt does not verify');
+    writeFileSync(path.join(out, 'garbage.tar'), 'not a tar');
+    const g = cli(['replay', path.join(out, 'garbage.tar')], root);
+    expect(g.code).toBe(1);
+    expect(g.stderr).toContain('garbage.tar: not_a_receipt: ');
+    expect(cli(['replay', path.join(out, 'missing.tar')], root).code).toBe(2);
   });
 });

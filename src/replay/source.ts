@@ -52,9 +52,10 @@ export class BrokenChainError extends IntegrityError {
   constructor(
     readonly file: string,
     readonly faults: string[],
+    what: 'chain' | 'receipt' = 'chain',
   ) {
     super(
-      `${file}: the chain does not verify (${faults.length} fault${faults.length === 1 ? '' : 's'}); refusing to display it`,
+      `${file}: the ${what} does not verify (${faults.length} fault${faults.length === 1 ? '' : 's'}); refusing to display it`,
     );
   }
 }
