@@ -327,7 +327,7 @@ describe('GitHub services (local stand-ins)', () => {
     ]));
     expect(gh.requests.find((q) => q.url.endsWith('/CreateArtifact'))!.headers['authorization']).toBe(`Bearer ${FakeGitHub.runtimeToken()}`);
     const members = unzip(art.bytes);
-    expect(Object.keys(members).sort()).toEqual(['alice.receipt.tar', 'bob.receipt.tar', 'report.json']);
+    expect(Object.keys(members).sort()).toEqual(['alice.receipt.tar', 'bob.receipt.tar', 'html/receipt-alice.html', 'html/receipt-bob.html', 'report.json']);
     const pub = parsePublicKey(Buffer.from(key.publicKeyPem), 'pub');
     for (const f of files) {
       expect(members[path.basename(f)]).toEqual(readFileSync(f));
@@ -372,7 +372,11 @@ describe('GitHub services (local stand-ins)', () => {
     expect(r.code).toBe(0);
     expect(r.outputs['artifact-id']).toBe('4242');
     const members = unzip(gh.artifacts[before]!.bytes);
-    expect(Object.keys(members)).toEqual(['report.json']);
+    expect(Object.keys(members).sort()).toEqual(['html/journal-alice.html', 'html/journal-bob.html', 'report.json']);
     expect(members['report.json']).toEqual(readFileSync(r.outputs['report']!));
+    // The HTML reports are src/report pages of the committed journals.
+    const page = members['html/journal-alice.html']!.toString();
+    expect(page.startsWith('<!DOCTYPE html>') || page.startsWith('<!doctype html>')).toBe(true);
+    expect(page).toContain(verifyJournalFile(path.join(dir, ALICE)).head_hash);
   });
 });

@@ -8,6 +8,7 @@ import {
   exportAllReceipts,
   forkTree,
   renderCheckMarkdown,
+  writeHtmlReports,
   type CheckFault,
   type CheckReport,
   type ExportedReceipt,
@@ -114,7 +115,10 @@ async function verifyMode(inputs: ActionInputs, workspace: string): Promise<void
     }
   }
   if (inputs.uploadArtifact) {
-    const id = await uploadFiles(inputs.artifactName, [reportFile], dir);
+    // With the JSON report, an offline HTML report per journal and receipt for reviewers.
+    const html = writeHtmlReports(report.items, { root: workspace, outDir: path.join(dir, 'html') });
+    for (const w of html.warnings) core.warning(w);
+    const id = await uploadFiles(inputs.artifactName, [reportFile, ...html.files], dir);
     core.setOutput('artifact-id', id);
   }
   if (!report.ok) core.setFailed(failureLine(report.faults, 'verification failed'));
@@ -169,7 +173,12 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
   ];
   await writeSummary(lines.join('\n'));
   if (inputs.uploadArtifact && r.receipts.length > 0) {
-    const id = await uploadFiles(inputs.artifactName, [...r.receipts.map((x) => x.file), reportFile], dir);
+    const html = writeHtmlReports(
+      r.receipts.map((x) => ({ kind: 'receipt', path: x.file, id: x.agent_id, steps: x.steps, head: x.head_hash, ok: true, status: 'ok' })),
+      { root: workspace, outDir: path.join(dir, 'html') },
+    );
+    for (const w of html.warnings) core.warning(w);
+    const id = await uploadFiles(inputs.artifactName, [...r.receipts.map((x) => x.file), reportFile, ...html.files], dir);
     core.setOutput('artifact-id', id);
   }
   if (r.faults.length > 0) core.setFailed(failureLine(r.faults, 'export failed'));

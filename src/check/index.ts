@@ -12,3 +12,5 @@ export { exportAllReceipts } from './export';
 export type { ExportAllOptions, ExportAllResult, ExportedReceipt } from './export';
 export { parseExpectedHeads } from './heads';
 export { resolveCommit } from './git';
+export { writeHtmlReports } from './html';
+export type { HtmlReports, HtmlReportsOptions } from './html';

@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { StepchainError } from '../errors';
+import { writeReport } from '../report';
+import type { CheckedItem } from './workspace';
+
+/**
+ * Self-contained HTML reports (src/report) for the per-step journals and receipts
+ * of a check, written for an artifact a reviewer downloads and opens offline.
+ * Blob embedding is capped lower than the CLI's default to keep artifacts small.
+ */
+export interface HtmlReportsOptions {
+  /** The repository root the items' paths are relative to. */
+  root: string;
+  outDir: string;
+  /** At most this many reports (default 100). */
+  limit?: number;
+  maxTotalBlobBytes?: number;
+}
+
+export interface HtmlReports {
+  files: string[];
+  /** One line per report that could not be written. */
+  warnings: string[];
+}
+
+export function writeHtmlReports(items: CheckedItem[], options: HtmlReportsOptions): HtmlReports {
+  const out: HtmlReports = { files: [], warnings: [] };
+  const wanted = items.filter((i) => (i.kind === 'journal' || i.kind === 'receipt') && i.status !== 'deleted');
+  const limit = options.limit ?? 100;
+  if (wanted.length > limit) out.warnings.push(`HTML reports: ${wanted.length - limit} of ${wanted.length} left out (limit ${limit})`);
+  if (wanted.length > 0) mkdirSync(options.outDir, { recursive: true });
+  const used = new Set<string>();
+  for (const i of wanted.slice(0, limit)) {
+    let name = `${i.kind}-${i.id.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+    for (let n = 2; used.has(name); n++) name = `${i.kind}-${i.id.replace(/[^A-Za-z0-9_.-]/g, '_')}-${n}`;
+    used.add(name);
+    const file = path.join(options.outDir, `${name}.html`);
+    try {
+      writeReport(path.resolve(options.root, i.path), file, {
+        root: options.root,
+        force: true,
+        maxTotalBlobBytes: options.maxTotalBlobBytes ?? 2 * 1024 * 1024,
+        title: `stepchain: ${i.path}`,
+      });
+      out.files.push(file);
+    } catch (e) {
+      if (!(e instanceof StepchainError)) throw e;
+      out.warnings.push(`HTML report for ${i.path}: ${e.message}`);
+    }
+  }
+  return out;
+}
