@@ -15,6 +15,7 @@ import {
   renderScreen,
   replayDocument,
   showDocument,
+  showLines,
   stepBody,
   stepChanges,
   stepTable,
@@ -306,5 +307,21 @@ describe('footer', () => {
     const narrow = renderScreen(source, initialState(), { width: 40, height: 10 }).at(-1)!.text.trimEnd();
     expect(narrow).toBe('n/→ next  p/← prev  / search  q quit');
     expect(press(initialState(), '?').state.message).toContain('q quit');
+  });
+});
+
+describe('large fields', () => {
+  test('a value with 200,000 lines and a 3 MB prompt lay out (cut, then expanded and scrolled)', () => {
+    record(r2, 'big', [{ prompt: 'x'.repeat(3_000_000), tool_result: { out: 'y\n'.repeat(200_000) } }, { prompt: 'small' }]);
+    const big = openJournal('big', { root: r2 });
+    const cut = renderScreen(big, initialState(), size).map((l) => l.text).join('\n');
+    expect(cut).toMatch(/… \d+ more lines \(Enter expands\)/);
+    let s = press(initialState(), '\r', big).state;
+    s = press(s, '\x1b[6~\x1b[6~j', big).state;
+    const lines = renderScreen(big, s, size);
+    expect(lines).toHaveLength(size.height);
+    expect(lines[1]!.text).toMatch(/lines 44-64 of 2\d{5} /);
+    expect(showLines(big, 1).join('\n')).toContain('prompt      small');
+    expect(stepTable(big)[3]).toMatch(/x{59}…$/);
   });
 });

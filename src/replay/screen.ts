@@ -117,6 +117,17 @@ export function keyHints(width: number): string {
   return HINTS.filter(([h]) => chosen.has(h)).map(([h]) => h).join('  ');
 }
 
+// The last body laid out: a key and the repaint after it need the same one, and a step with
+// megabyte fields is worth laying out once.
+let lastBody: { source: ReplaySource; index: number; width: number; expanded: boolean; body: ReturnType<typeof stepBody> } | undefined;
+function bodyOf(source: ReplaySource, index: number, width: number, expanded: boolean): ReturnType<typeof stepBody> {
+  const c = lastBody;
+  if (c && c.source === source && c.index === index && c.width === width && c.expanded === expanded) return c.body;
+  const body = stepBody(source, index, { width, expanded });
+  lastBody = { source, index, width, expanded, body };
+  return body;
+}
+
 function bodyHeight(size: ScreenSize): number {
   return Math.max(1, size.height - 3);
 }
@@ -163,7 +174,7 @@ export function reduce(state: ReplayState, key: Key, source: ReplaySource, size:
     return { state };
   }
 
-  const body = stepBody(source, state.index, { width: size.width, expanded: state.expanded }).lines.length;
+  const body = bodyOf(source, state.index, Math.max(1, size.width), state.expanded).lines.length;
   const maxScroll = Math.max(0, body - bodyHeight(size));
   const scrollBy = (d: number): ReplayState => ({ ...state, scroll: Math.min(maxScroll, Math.max(0, state.scroll + d)), message: '' });
 
@@ -233,7 +244,7 @@ export function renderScreen(source: ReplaySource, state: ReplayState, size: Scr
   const height = Math.max(1, size.height);
   const out: ScreenLine[] = [{ text: fit(headerText(source, state), width), style: 'header' }];
   if (height === 1) return out;
-  const { lines, truncated } = stepBody(source, state.index, { width, expanded: state.expanded });
+  const { lines, truncated } = bodyOf(source, state.index, width, state.expanded);
   const room = bodyHeight({ width, height });
   const scroll = Math.min(state.scroll, Math.max(0, lines.length - room));
   const shown = lines.slice(scroll, scroll + room);

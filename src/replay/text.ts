@@ -90,18 +90,26 @@ export function fit(s: string, width: number): string {
   return t + ' '.repeat(Math.max(0, width - displayWidth(t)));
 }
 
-/** Splits one line into pieces of at most `width` columns. */
+/** Splits one line into pieces of at most `width` columns (one pass: fields can be megabytes). */
 export function wrap(s: string, width: number): string[] {
   if (width <= 0) return [s];
   const out: string[] = [];
-  let rest = s;
-  while (displayWidth(rest) > width) {
-    let piece = sliceColumns(rest, width);
-    if (piece.length === 0) piece = [...rest][0]!; // a wide char in a 1-column screen
-    out.push(piece);
-    rest = rest.slice(piece.length);
+  let start = 0;
+  let w = 0;
+  let i = 0;
+  while (i < s.length) {
+    const cp = s.codePointAt(i)!;
+    const len = cp > 0xffff ? 2 : 1;
+    const cw = charWidth(cp);
+    if (w + cw > width && i > start) {
+      out.push(s.slice(start, i));
+      start = i;
+      w = 0;
+    }
+    w += cw;
+    i += len;
   }
-  out.push(rest);
+  out.push(s.slice(start));
   return out;
 }
 
@@ -129,7 +137,7 @@ export function prettyJson(v: JsonValue, indent = ''): string[] {
     v.forEach((x, i) => {
       const sub = prettyJson(x, inner);
       if (i < v.length - 1) sub[sub.length - 1] += ',';
-      lines.push(...sub);
+      for (const l of sub) lines.push(l); // no spread: a value can have 100k+ lines
     });
     lines.push(`${indent}]`);
     return lines;
@@ -142,7 +150,7 @@ export function prettyJson(v: JsonValue, indent = ''): string[] {
       const sub = prettyJson(x, inner);
       sub[0] = `${inner}${JSON.stringify(k)}: ${sub[0]!.trimStart()}`;
       if (i < entries.length - 1) sub[sub.length - 1] += ',';
-      lines.push(...sub);
+      for (const l of sub) lines.push(l); // no spread: a value can have 100k+ lines
     });
     lines.push(`${indent}}`);
     return lines;

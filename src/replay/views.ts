@@ -3,8 +3,8 @@ import type { JournalDiff } from './diff';
 import { entryAt, stepBlobs, stepBody, type BlobInfo } from './body';
 import { storedRow, type ReplaySource } from './source';
 import { signatureText } from './screen';
-import { stepSummary } from './step';
-import { fit, preview, sanitize, shortHash, truncate } from './text';
+import { stepSummary, type StepSummary } from './step';
+import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './text';
 
 /** The non-interactive outputs of `replay`, `show` and `diff`: plain lines and JSON documents. */
 
@@ -17,9 +17,11 @@ function statusLine(source: ReplaySource): string {
 /** The steps as a table (seq, time, model, tool, short step hash, prompt preview), first `limit` steps. */
 export function stepTable(source: ReplaySource, limit?: number): string[] {
   const rows = source.entries.slice(0, limit ?? source.entries.length).map(stepSummary);
-  const seqW = Math.max(3, ...rows.map((r) => String(r.seq).length));
-  const modelW = Math.min(28, Math.max(5, ...rows.map((r) => r.model.length)));
-  const toolW = Math.min(16, Math.max(4, ...rows.map((r) => r.tool.length)));
+  // Widths by reduce, not Math.max(...rows): a journal can have more rows than a call has arguments.
+  const widest = (min: number, f: (r: StepSummary) => number): number => rows.reduce((m, r) => Math.max(m, f(r)), min);
+  const seqW = widest(3, (r) => String(r.seq).length);
+  const modelW = Math.min(28, widest(5, (r) => displayWidth(r.model)));
+  const toolW = Math.min(16, widest(4, (r) => displayWidth(r.tool)));
   const head = `${'seq'.padStart(seqW)}  ${fit('time (UTC)', 20)}  ${fit('model', modelW)}  ${fit('tool', toolW)}  ${fit('step', 12)}  prompt`;
   const out = [statusLine(source), '', head];
   for (const r of rows) {
@@ -45,7 +47,7 @@ export function replayDocument(source: ReplaySource, limit?: number): { agent_id
 export function showLines(source: ReplaySource, seq: number): string[] {
   const e = entryAt(source, seq);
   const out = [statusLine(source), '', `seq ${e.row.seq} (step ${e.row.seq + 1} of ${source.steps})`];
-  out.push(...stepBody(source, seq, { width: 100, expanded: true, wrapLines: false, showFile: true }).lines.map((l) => l.text));
+  for (const l of stepBody(source, seq, { width: 100, expanded: true, wrapLines: false, showFile: true }).lines) out.push(l.text);
   const blobs = stepBlobs(source, e);
   if (blobs.length > 0) {
     out.push('', `blobs (from ${sanitize(source.blobs.where)}):`);
