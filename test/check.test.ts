@@ -16,6 +16,7 @@ import {
 } from '../src/check';
 import { createFork } from '../src/git';
 import { Journal, journalFile } from '../src/journal';
+import { recordRunEvent } from '../src/runs';
 import { commitAll, git, initRepo } from './helpers/action';
 import { tempDir } from './helpers/tmp';
 
@@ -123,6 +124,21 @@ describe('reading a base commit', () => {
     expect(md).toContain('❌ failed');
     expect(md).toContain('history rewritten from seq 0');
   });
+});
+
+test('run journals are append-only too: a rewrite names the run and the first index', async () => {
+  const dir = initRepo(path.join(tmp, 'repo-runs'));
+  const env = { STEPCHAIN_AUDIT: 'off' };
+  for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { n: i }, { env });
+  const base = commitAll(dir, 'base');
+  const file = path.join(dir, '.sdd/runs/run-1/journal.jsonl');
+  require('node:fs').rmSync(file);
+  recordRunEvent(dir, 'run-1', 'tool_call', { n: 0 }, { env });
+  recordRunEvent(dir, 'run-1', 'tool_call', { n: 'one' }, { env });
+  const report = await checkWorkspace({ root: dir, base });
+  const f = report.faults.filter((x) => x.kind.startsWith('history_'));
+  expect(f).toEqual([expect.objectContaining({ item: 'run', path: '.sdd/runs/run-1/journal.jsonl', kind: 'history_rewritten', id: 'run-1' })]);
+  expect(f[0]!.message).toMatch(/^run run-1: history rewritten from index 0 /);
 });
 
 describe('fork tree', () => {

@@ -59,7 +59,8 @@ function lineStart(buf: Buffer, offset: number): number {
 }
 
 /** Compares a base version (bytes) with the head version (bytes, or undefined when the file is gone). */
-export function checkAppendOnly(base: Buffer, head: Buffer | undefined): AppendOnlyResult {
+/** `unit` names rows in messages: `seq` (per-step journals) or `index` (run journals). */
+export function checkAppendOnly(base: Buffer, head: Buffer | undefined, unit: 'seq' | 'index' = 'seq'): AppendOnlyResult {
   const baseEnd = base.lastIndexOf(0x0a) + 1; // end of the base's complete rows
   const baseRows = countLines(base, baseEnd);
   if (head === undefined) {
@@ -119,7 +120,7 @@ export function checkAppendOnly(base: Buffer, head: Buffer | undefined): AppendO
     firstChangedSeq: seq,
     line,
     message: truncated
-      ? `history truncated at seq ${seq}: the base has ${baseRows} rows, the head ${headRows}`
-      : `history rewritten from seq ${seq} (line ${lineIndex + 1}): the base's rows are not a prefix of the head`,
+      ? `history truncated at ${unit} ${seq}: the base has ${baseRows} rows, the head ${headRows}`
+      : `history rewritten from ${unit} ${seq} (line ${lineIndex + 1}): the base's rows are not a prefix of the head`,
   };
 }

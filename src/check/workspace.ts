@@ -154,7 +154,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
   const checkHistory = (item: CheckedItem, head: Buffer | undefined): void => {
     const base = baseFiles.get(item.path);
     if (base === undefined) return;
-    const r = checkAppendOnly(base.bytes, head);
+    const r = checkAppendOnly(base.bytes, head, item.kind === 'run' ? 'index' : 'seq');
     item.appendOnly = r.kind;
     if (r.ok) return;
     item.ok = false;
