@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { publishReceipt } from '../src/receipt';
 import { cliPath } from './helpers/paths';
 import { record, replayProject } from './helpers/replay-fixture';
 
@@ -179,6 +180,21 @@ describe('stepchain replay in a terminal (tmux)', () => {
     expect(sc).toContain(`${bad}:4: step_hash_mismatch: field tamper`);
     expect(sc).not.toContain('step 1 / 5');
     expect(paneVar(s, 'alternate_on')).toBe('0');
+  });
+
+  test('a redacted receipt: verified, walked, <<redacted>> shown plainly; f says a receipt cannot be forked', async () => {
+    const receipt = path.join(root, 'published.tar');
+    publishReceipt(path.join(root, '.sdd/runtime/journal/agent-demo/000000.jsonl'), receipt, { optIn: true });
+    const s = start(['replay', receipt], 120, 30);
+    let sc = await waitFor(s, 'step 1 / 5');
+    expect(header(sc)).toContain('agent-demo  receipt (redacted), unsigned');
+    expect(sc).toContain('prompt      <<redacted>>');
+    expect(sc).toContain('tool_result <<redacted>>');
+    expect(sc).toContain('tool_call   {"args":{"cmd":"pytest -q"},"name":"run"}');
+    keys(s, 'f');
+    sc = await waitFor(s, 'fork failed: a receipt cannot be forked');
+    keys(s, 'q');
+    await waitFor(s, 'EXIT:0');
   });
 
   test('SIGTERM and Ctrl-C give the terminal back', async () => {
