@@ -124,7 +124,8 @@ try {
   }
   const out = readFileSync(path.join(scratch, 'output'), 'utf8');
   const verified = /verified<<(\S+)\n(\d+)\n/.exec(out)?.[2];
-  const report = JSON.parse(readFileSync(path.join(scratch, 'stepchain', 'report.json'), 'utf8'));
+  const reportFile = /report<<(\S+)\n(.+)\n/.exec(out)?.[2];
+  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
   const appended = report.items.filter((i) => i.appendOnly === 'appended').length;
   if (Number(verified) !== JOURNALS || appended !== JOURNALS) throw new Error(`expected ${JOURNALS} verified and appended, got ${verified} / ${appended}`);
   const best = Math.min(...times);

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -38,10 +38,11 @@ function annotate(faults: CheckFault[]): void {
   }
 }
 
+/** A fresh directory per run under RUNNER_TEMP: two stepchain steps in one job never share files. */
 function reportDir(): string {
-  const dir = path.join(process.env['RUNNER_TEMP'] || tmpdir(), 'stepchain');
-  mkdirSync(dir, { recursive: true });
-  return dir;
+  const parent = process.env['RUNNER_TEMP'] || tmpdir();
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(path.join(parent, 'stepchain-'));
 }
 
 function writeJson(file: string, doc: unknown): void {
