@@ -198,6 +198,10 @@ export async function run(): Promise<void> {
     else await verifyMode(inputs, workspace);
   } catch (e) {
     if (e instanceof StepchainError) core.setFailed(`stepchain: ${e.message}`);
-    else core.setFailed(`stepchain: ${oneLine(e)}`);
+    else {
+      // Unexpected: one line for the check, the trace only in the debug log (ACTIONS_STEP_DEBUG).
+      if (e instanceof Error && e.stack) core.debug(e.stack);
+      core.setFailed(`stepchain: ${oneLine(e)}`);
+    }
   }
 }
