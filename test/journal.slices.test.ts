@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { Journal, readJournalBytes, verifyJournalBytes, type VerifyResult } from '../src/journal';
+import { Journal, readJournalBytes, verifyJournalBytes, verifyJournalBytesWithRefs, type VerifyResult } from '../src/journal';
 import { cli } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
 import { writeFileSync } from 'node:fs';
@@ -18,6 +18,8 @@ const dir = path.join(root, '.sdd', 'runtime', 'journal', 'base');
 const j = Journal.open(dir, { durability: 'none' });
 j.appendMany(
   Array.from({ length: 40 }, (_, i) => ({
+    input: Buffer.from(`input ${i % 6}`),
+    blobs: i % 4 ? [Buffer.from(`blob ${i % 9}`), Buffer.from(`blob ${i % 5}`)] : [],
     model: i % 3 ? 'm' : null,
     prompt: i % 5 ? `étape ${i} "quoted" \\ / 😀` : null,
     tool_call: { name: 'edit', args: { n: 10n ** 20n + BigInt(i), ratio: i / 4, list: [1, 2.5, null, true], '\uffff': 1, '😀': 2 } },
@@ -84,8 +86,12 @@ describe(`fast path and slices agree with the plain walk (seed ${seed})`, () => 
       fc.property(fc.array(edit, { maxLength: 4 }), fc.boolean(), fc.boolean(), fc.integer({ min: 1, max: 5 }), (edits, strict, noNl, threads) => {
         const buf = apply(edits, noNl);
         const expected = plain(buf, strict);
-        const got = verifyJournalBytes(buf, { strict }, { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' });
+        const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
+        const got = verifyJournalBytes(buf, { strict }, env);
         expect(got).toEqual(expected);
+        // Blob refs collected on the fast path equal the plain walk's, first occurrence, unique.
+        const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
+        expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);
       }),
       { seed, numRuns: 400 },
     );

@@ -28,10 +28,14 @@ export interface ChunkSummary {
   lastRowEnd: number;
   /** The last well-formed row has no newline (it ends the file). */
   lastRowUnterminated: boolean;
+  /** With `collectRefs`: every row's blob refs, in order (duplicates included). */
+  refs?: string[];
 }
 
 export interface ChunkOptions {
   strict: boolean;
+  /** Collect the rows' blob refs (receipts need them). */
+  collectRefs?: boolean;
 }
 
 const BLOCK = 16 * 1024 * 1024;
@@ -48,6 +52,7 @@ export function scanChunk(buf: Buffer, from: number, to: number, base: number, o
     lastRowEnd: base + from,
     lastRowUnterminated: false,
   };
+  if (options.collectRefs) out.refs = [];
   let line = 0;
   let pos = from;
   while (pos < to) {
@@ -97,7 +102,7 @@ function walkLine(
   let computed = '';
   let canonical = true;
   if (b > a && text !== undefined) {
-    const fast = fastRow(text, ta, tb, out.first === undefined ? undefined : chain.prevHash);
+    const fast = fastRow(text, ta, tb, out.first === undefined ? undefined : chain.prevHash, out.refs);
     if (fast !== undefined) {
       row = fast;
       computed = fast.computedHash;
@@ -113,6 +118,7 @@ function walkLine(
     row = read.row;
     computed = read.computedHash;
     canonical = read.canonical;
+    if (out.refs !== undefined) out.refs.push(...read.row.blob_refs);
   }
   if (out.firstMalformed !== undefined) out.rowAfterMalformed ??= line;
   if (out.first === undefined) {

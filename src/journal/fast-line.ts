@@ -140,20 +140,33 @@ function sha256Ascii(text: string): string {
  * its payload; undefined when the line is not a canonical row this path
  * handles (the slow path then decides).
  */
-export function fastRow(text: string, a: number, b: number, expectedPrev?: string): FastRow | undefined {
+export function fastRow(text: string, a: number, b: number, expectedPrev?: string, refs?: string[]): FastRow | undefined {
   s = text;
+  const refsAt = refs === undefined ? 0 : refs.length;
   if (!s.startsWith('{"blob_refs":[', a)) return undefined;
   let i = a + 14;
   if (s.charCodeAt(i) === 0x5d) i++;
   else {
     for (;;) {
-      if (s.charCodeAt(i) !== 0x22 || !hexAt(i + 1) || s.charCodeAt(i + 65) !== 0x22) return undefined;
+      if (s.charCodeAt(i) !== 0x22 || !hexAt(i + 1) || s.charCodeAt(i + 65) !== 0x22) return dropRefs(refs, refsAt);
+      refs?.push(s.slice(i + 1, i + 65));
       i += 66;
       const d = s.charCodeAt(i++);
       if (d === 0x5d) break;
-      if (d !== 0x2c) return undefined;
+      if (d !== 0x2c) return dropRefs(refs, refsAt);
     }
   }
+  const row = fastRowRest(i, b, expectedPrev);
+  return row === undefined ? dropRefs(refs, refsAt) : row;
+}
+
+/** A line the fast path gives up on leaves no refs behind (the slow path collects them). */
+function dropRefs(refs: string[] | undefined, at: number): undefined {
+  if (refs !== undefined) refs.length = at;
+  return undefined;
+}
+
+function fastRowRest(i: number, b: number, expectedPrev: string | undefined): FastRow | undefined {
   if (!s.startsWith(',"input_hash":"', i) || !hexAt(i + 15) || s.charCodeAt(i + 79) !== 0x22) return undefined;
   const p1 = i + 1;
   i += 80;

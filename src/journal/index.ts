@@ -9,7 +9,7 @@ export type { JournalTarget } from './locate';
 export { GENESIS, JournalRecoveryError } from './recover';
 export { isChunkJob, runChunkJob, scanSlices, setChunkWorkerEntry } from './parallel';
 export type { ChunkSource } from './parallel';
-export { stitchFaults, stitchRecovery } from './stitch';
+export { stitchFaults, stitchRecovery, stitchRefs } from './stitch';
 export type { ChainState, RecoveredTail } from './recover';
 export { encodeRow, readRowLine, ROW_KEYS, rowFromValue, rowValue } from './row';
 export type { ReadRow, StepRow } from './row';
@@ -17,10 +17,12 @@ export { computeStepHash, stepPayload } from './step-hash';
 export type { StepFields } from './step-hash';
 export {
   forEachLine,
+  readCanonicalJournal,
   readJournalBytes,
   readJournalFile,
   readJournalFileBytes,
   verifyJournalBytes,
+  verifyJournalBytesWithRefs,
   verifyJournalFile,
 } from './verify';
 export type { JournalEntry, ReadJournal, VerifyOptions, VerifyResult } from './verify';

@@ -46,6 +46,13 @@ export function stitchFaults(slices: ChunkSummary[]): { faults: Fault[]; head: s
   return { faults, head: end.steps > 0 ? end.head : ZERO_HASH, steps: end.steps };
 }
 
+/** The blob refs of all slices: first-occurrence order, no duplicates. */
+export function stitchRefs(slices: ChunkSummary[]): string[] {
+  const seen = new Set<string>();
+  for (const s of slices) for (const r of s.refs ?? []) seen.add(r);
+  return [...seen];
+}
+
 /**
  * Recovery on open over slices (SPEC §2, fail-closed): the first chain fault is
  * an error; a malformed line followed by any well-formed row is interior

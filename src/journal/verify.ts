@@ -3,8 +3,9 @@ import { InputError } from '../errors';
 import { ZERO_HASH } from '../util/hash';
 import { ChainChecker, type Fault } from './chain';
 import { scanSlices, type ChunkSource } from './parallel';
-import { stitchFaults } from './stitch';
-import { readRowLine, type StepRow } from './row';
+import { stitchFaults, stitchRefs } from './stitch';
+import { canonicalOfRead } from '../canonical';
+import { readRowLine, rowValue, type StepRow } from './row';
 
 export interface VerifyOptions {
   /** The head the caller expects (e.g. from a signed receipt). */
@@ -85,9 +86,10 @@ function walk(buf: Buffer, options: VerifyOptions, keep: boolean): ReadJournal {
  * rows take the fast path (hashed from their bytes); large journals are walked
  * in parallel slices.
  */
-function verifySource(source: ChunkSource, size: number, options: VerifyOptions, env?: NodeJS.ProcessEnv): VerifyResult {
-  const slices = scanSlices(source, 0, size, { strict: options.strict ?? false }, env);
+function verifySource(source: ChunkSource, size: number, options: VerifyOptions, env?: NodeJS.ProcessEnv, refs?: string[]): VerifyResult {
+  const slices = scanSlices(source, 0, size, { strict: options.strict ?? false, collectRefs: refs !== undefined }, env);
   const { faults, head, steps } = stitchFaults(slices);
+  if (refs !== undefined) refs.push(...stitchRefs(slices));
   if (size === 0) faults.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
   if (options.expectedHead !== undefined && options.expectedHead !== head) {
     faults.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
@@ -98,6 +100,38 @@ function verifySource(source: ChunkSource, size: number, options: VerifyOptions,
 /** Verifies journal bytes (e.g. a receipt's journal member). */
 export function verifyJournalBytes(buf: Buffer, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {
   return verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env);
+}
+
+/** Verifies journal bytes and collects the rows' blob refs (first-occurrence order, unique). */
+export function verifyJournalBytesWithRefs(
+  buf: Buffer,
+  options: VerifyOptions = {},
+  env?: NodeJS.ProcessEnv,
+): VerifyResult & { blob_refs: string[] } {
+  const refs: string[] = [];
+  return { ...verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env, refs), blob_refs: refs };
+}
+
+/**
+ * A verified journal in canonical form, for receipts: the canonical lines (the
+ * file's own bytes when every line already is canonical, else each row
+ * re-encoded) and the blob refs. `result.ok` false means the chain does not
+ * verify (the bytes are then not to be used).
+ */
+export function readCanonicalJournal(file: string): { result: VerifyResult; bytes: Buffer; blob_refs: string[] } {
+  const raw = readJournalFileBytes(file);
+  const strict = verifyJournalBytesWithRefs(raw, { strict: true });
+  if (strict.ok) {
+    const { blob_refs, ...result } = strict;
+    return { result, bytes: raw, blob_refs };
+  }
+  const read = readJournalBytes(raw);
+  const { entries, ...result } = read;
+  if (!read.ok) return { result, bytes: Buffer.alloc(0), blob_refs: [] };
+  const nl = Buffer.from('\n');
+  const parts: Buffer[] = [];
+  for (const e of entries) parts.push(e.canonical ? e.bytes : Buffer.from(canonicalOfRead(rowValue(e.row)), 'utf8'), nl);
+  return { result, bytes: Buffer.concat(parts), blob_refs: strict.blob_refs };
 }
 
 /** Reads and verifies journal bytes, keeping the well-formed rows. */

@@ -4,12 +4,13 @@ import { gzipSync } from 'node:zlib';
 import { auditEvent, operatorActor } from '../audit';
 import { canonicalOfRead, type JsonObject } from '../canonical';
 import { InputError } from '../errors';
-import { Cas, casDir, projectRootOf, readVerifiedJournal, rowValue, type JournalEntry } from '../journal';
+import { Cas, casDir, describeFault, projectRootOf, readCanonicalJournal, rowValue, type JournalEntry } from '../journal';
 import { fsyncDir, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { PRODUCER } from '../version';
 import { signBytes, type SigningKey } from './keys';
+import { IntegrityError } from '../errors';
 import { blobDigestsOf, createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
 import { writeTar, type TarWriteMember } from './tar';
 import { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './verify';
@@ -118,9 +119,13 @@ export function newManifest(agentId: string, head: string, steps: number, blobDi
  * bundled from the CAS best-effort, and the ones it lacks are reported.
  */
 export function buildReceipt(journalFile: string, options: ExportOptions = {}): BuiltReceipt {
-  const read = readVerifiedJournal(journalFile);
+  // Verified first, on the fast path; its canonical lines are the file's own bytes when they already are.
+  const { result: read, bytes: journalBytes, blob_refs: digests } = readCanonicalJournal(journalFile);
+  if (!read.ok) {
+    const more = read.errors.length > 1 ? ` (and ${read.errors.length - 1} more fault${read.errors.length > 2 ? 's' : ''})` : '';
+    throw new IntegrityError(`${describeFault(journalFile, read.errors[0]!)}${more}`);
+  }
   const agentId = options.agentId ?? defaultAgentId(journalFile);
-  const digests = blobDigestsOf(read.entries.map((e) => e.row.blob_refs));
   const root = projectRootOf(path.dirname(path.resolve(journalFile)));
   const cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), false));
   const bundled: [string, Buffer][] = [];
@@ -138,7 +143,7 @@ export function buildReceipt(journalFile: string, options: ExportOptions = {}): 
     }
   }
   const manifest = newManifest(agentId, read.head_hash, read.steps, digests, options.now);
-  const packed = packReceipt(manifest, canonicalJournalBytes(read.entries), bundled, options);
+  const packed = packReceipt(manifest, journalBytes, bundled, options);
   return { ...packed, manifest, blobs: { bundled: bundled.map(([d]) => d), missing }, warnings };
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
-import { ChainChecker, forEachLine, readRowLine, type Fault } from '../journal';
+import { verifyJournalBytesWithRefs, type Fault } from '../journal';
 import { sha256Hex, ZERO_HASH } from '../util/hash';
 import { verifyBytes, type PublicKey } from './keys';
 import { parseManifest, type Manifest } from './manifest';
@@ -334,32 +334,9 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
  * the rows, so a 100,000-step receipt does not sit in memory twice.
  */
 export function walkReceiptJournal(buf: Buffer): { head: string; steps: number; refs: string[]; faults: Fault[] } {
-  const chain = new ChainChecker();
-  const faults: Fault[] = [];
-  const seen = new Set<string>();
-  const refs: string[] = [];
-  forEachLine(buf, (start, end, line, terminated) => {
-    if (end === start) {
-      faults.push({ line, kind: 'malformed_json', message: 'empty line' });
-      return;
-    }
-    const read = readRowLine(buf.subarray(start, end));
-    if (read.kind === 'malformed') {
-      faults.push({ line, kind: 'malformed_json', message: read.reason });
-      return;
-    }
-    faults.push(...chain.check(line, read.row, read.computedHash));
-    if (!read.canonical) faults.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
-    if (!terminated) faults.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
-    for (const r of read.row.blob_refs) {
-      if (!seen.has(r)) {
-        seen.add(r);
-        refs.push(r);
-      }
-    }
-  });
-  if (buf.length === 0) faults.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
-  return { head: chain.steps > 0 ? chain.head : ZERO_HASH, steps: chain.steps, refs, faults };
+  // The journal's fast, parallel strict walk (canonical lines hashed from their bytes).
+  const r = verifyJournalBytesWithRefs(buf, { strict: true });
+  return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors };
 }
 
 /** `RECEIPT[:member[:line]]: kind: message` for one fault. */

@@ -1,9 +1,12 @@
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { IntegrityError } from '../errors';
 
 /**
- * An exclusive lock held as a file created with O_EXCL, holding `pid host nonce`.
+ * An exclusive lock held as a file holding `pid host nonce`, created whole: the
+ * content is written to a private temporary file first and hard-linked into
+ * place (link(2) fails if the name exists), so no one ever sees a lock file
+ * without its owner in it.
  *
  * Node has no flock(2). A lock whose owner process is gone (same host, pid no
  * longer alive) is stale: a writer killed mid-append must never block the next
@@ -38,10 +41,17 @@ function readOwner(file: string): string | undefined {
   }
 }
 
-function isStale(owner: string): boolean {
+function isStale(file: string, owner: string): boolean {
   const [pid, host] = owner.split(' ');
   const n = Number(pid);
-  if (!Number.isInteger(n) || n <= 0) return true; // torn lock file: its writer died mid-write
+  if (!Number.isInteger(n) || n <= 0) {
+    // Not ours (we create lock files whole): stale once it has been there a while.
+    try {
+      return Date.now() - statSync(file).mtimeMs > 10_000;
+    } catch {
+      return false;
+    }
+  }
   return host === hostname() && !isAlive(n);
 }
 
@@ -50,40 +60,54 @@ export function acquireLock(file: string, options: LockOptions = {}): () => void
   const deadline = Date.now() + timeout;
   const me = `${process.pid} ${hostname()} ${Math.random().toString(36).slice(2)}`;
   let delay = 1;
-  for (;;) {
-    try {
-      const fd = openSync(file, 'wx', 0o644);
-      try {
-        writeSync(fd, me);
-      } finally {
-        closeSync(fd);
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  writeFileSync(tmp, me, { mode: 0o644 });
+  try {
+    for (;;) {
+      if (tryLink(tmp, file)) return releaser(file, me);
+      const owner = readOwner(file);
+      if (owner !== undefined && isStale(file, owner)) {
+        breakStale(file, owner);
+        continue;
       }
-      return () => {
-        // Only remove the lock if it is still ours.
-        if (readOwner(file) === me) {
-          try {
-            unlinkSync(file);
-          } catch {
-            /* already gone */
-          }
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (Date.now() > deadline) {
+        throw new IntegrityError(
+          `${file}: locked by another writer (${owner?.split(' ').slice(0, 2).join(' on ') ?? 'unknown'}) for over ${timeout} ms`,
+        );
+      }
+      sleepMs(delay);
+      delay = Math.min(delay * 2, 50);
     }
-    const owner = readOwner(file);
-    if (owner !== undefined && isStale(owner)) {
-      breakStale(file, owner);
-      continue;
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
     }
-    if (Date.now() > deadline) {
-      throw new IntegrityError(
-        `${file}: locked by another writer (${owner?.split(' ').slice(0, 2).join(' on ') ?? 'unknown'}) for over ${timeout} ms`,
-      );
-    }
-    sleepMs(delay);
-    delay = Math.min(delay * 2, 50);
   }
+}
+
+function tryLink(tmp: string, file: string): boolean {
+  try {
+    linkSync(tmp, file);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+}
+
+function releaser(file: string, me: string): () => void {
+  return () => {
+    // Only remove the lock if it is still ours.
+    if (readOwner(file) === me) {
+      try {
+        unlinkSync(file);
+      } catch {
+        /* already gone */
+      }
+    }
+  };
 }
 
 function breakStale(file: string, owner: string): void {
@@ -100,8 +124,13 @@ function breakStale(file: string, owner: string): void {
   }
   // We moved a lock that was taken after we looked: put it back unless another was made.
   try {
-    renameSync(aside, file);
+    linkSync(aside, file);
   } catch {
-    /* lost race; the lock file was replaced and the holder keeps its claim */
+    /* lost race: another lock was made meanwhile */
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    /* already gone */
   }
 }
