@@ -27,11 +27,6 @@ for (const e of entries) {
   if (extra.length > 0) throw new Error(`${e.src}: ncc emitted extra files ${extra.join(', ')}; the bundle must be one file`);
   let code = readFileSync(path.join(outDir, 'index.js'), 'utf8');
   code = code.replace(/^#!.*\n/, '');
-  // @azure/storage-common <= 12.4.1 (under @actions/artifact) synthesizes `require` from
-  // `import.meta.url` in an ESM shim; webpack rewrites that into a call of the shim's own
-  // still-undefined local and the bundle dies at load. Point it at the bundle's real
-  // require/__filename (fixed upstream in 12.5.0, Azure/azure-sdk-for-js#39057).
-  code = code.replace(/\b(\w+)_require\("url"\)\.pathToFileURL\(\1_filename\)\.href/g, 'require("url").pathToFileURL(__filename).href');
   if (e.shebang) code = `#!/usr/bin/env node\n${code}`;
   writeFileSync(path.join(root, e.out), code);
   if (e.shebang) chmodSync(path.join(root, e.out), 0o755);

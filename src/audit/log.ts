@@ -1,8 +1,8 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CanonicalEncodeError, decodeUtf8, encode, isJsonObject, parse, type JsonObject, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, StepchainError } from '../errors';
-import { fsyncDir, writeAll } from '../util/fs';
+import { appendDurably, finishLastLine, moveTornTailAside } from '../util/fs';
 import { acquireLock } from '../util/lock';
 import {
   auditTimestamp,
@@ -92,25 +92,10 @@ function repairTorn(file: string, buf: Buffer, key: Uint8Array, durable: boolean
   const fragment = buf.subarray(cut);
   if (checkTailEntry(fragment, key).ok) {
     // The writer died between the entry and its newline: finish the line.
-    const fd = openSync(file, 'a');
-    try {
-      writeAll(fd, Buffer.from('\n'));
-      if (durable) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    finishLastLine(file, buf.length, durable);
     return Buffer.concat([buf, Buffer.from('\n')]);
   }
-  const side = `${file}.torn-${Date.now()}-${process.pid}`;
-  writeFileSync(side, fragment, { flag: 'wx', mode: 0o600 });
-  const fd = openSync(file, 'r+');
-  try {
-    ftruncateSync(fd, cut);
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  if (durable) fsyncDir(path.dirname(file));
+  moveTornTailAside(file, cut, durable, 0o600);
   return buf.subarray(0, cut);
 }
 
@@ -163,16 +148,7 @@ export function appendAuditEvent(
       if (e instanceof CanonicalEncodeError) throw new InputError(`audit: details: ${e.message}`);
       throw e;
     }
-    const fd = openSync(file, 'a', 0o644);
-    let created = false;
-    try {
-      created = fstatSync(fd).size === 0;
-      writeAll(fd, Buffer.from(`${line}\n`, 'utf8'));
-      if (durable) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    if (created && durable) fsyncDir(dir);
+    appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable);
     return { ...(entry as Omit<AuditEntry, 'hmac'>), hmac };
   } finally {
     release();

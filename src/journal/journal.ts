@@ -1,9 +1,9 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { canonical, CanonicalEncodeError, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
-import { fsyncDir, writeAll } from '../util/fs';
+import { appendDurably, finishLastLine, moveTornTailAside } from '../util/fs';
 import { acquireLock } from '../util/lock';
 import { Cas } from './cas';
 import { casDir, JOURNAL_FILE } from './layout';
@@ -154,15 +154,7 @@ export class Journal {
         seq++;
       }
       const data = Buffer.from(rows.map((r) => `${encodeRow(r)}\n`).join(''), 'utf8');
-      const created = this.state.offset === 0;
-      const fd = openSync(this.file, 'a', 0o644);
-      try {
-        writeAll(fd, data);
-        if (this.durable) fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      if (created && this.durable) fsyncDir(this.dir);
+      appendDurably(this.file, data, this.durable);
       this.state = { offset: this.state.offset + data.length, head: prev, steps: seq };
       return rows;
     });
@@ -199,9 +191,9 @@ export class Journal {
 
   /** Under the lock: verify whatever was appended since we last looked, repair a torn tail. */
   private catchUp(): void {
-    let fd: number;
+    let size: number;
     try {
-      fd = openSync(this.file, 'r+');
+      size = statSync(this.file).size;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         this.state = GENESIS;
@@ -209,61 +201,19 @@ export class Journal {
       }
       throw new InputError(`${this.file}: cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
-    try {
-      const size = fstatSync(fd).size;
-      if (size === this.state.offset) return;
-      // Grown: verify only the new bytes. Shrunk (truncated by someone): start over.
-      const from = size > this.state.offset ? this.state : GENESIS;
-      const slices = scanSlices({ kind: 'file', path: this.file }, from.offset, size, { strict: false });
-      const t = stitchRecovery(this.file, slices, from);
-      let end = t.validEnd;
-      if (t.unterminatedRowEnd !== undefined) {
-        // A complete, valid row whose newline never made it: finish the line.
-        writeAll(fd, Buffer.from('\n'), t.unterminatedRowEnd);
-        if (this.durable) fsyncSync(fd);
-        end = t.unterminatedRowEnd + 1;
-      } else if (t.tornFrom !== undefined) {
-        this.moveTornAside(readRange(fd, t.tornFrom, size - t.tornFrom));
-        ftruncateSync(fd, t.tornFrom);
-        if (this.durable) fsyncSync(fd);
-      }
-      this.state = { offset: end, head: t.head, steps: t.steps };
-    } finally {
-      closeSync(fd);
+    if (size === this.state.offset) return;
+    // Grown: verify only the new bytes. Shrunk (truncated by someone): start over.
+    const from = size > this.state.offset ? this.state : GENESIS;
+    const slices = scanSlices({ kind: 'file', path: this.file }, from.offset, size, { strict: false });
+    const t = stitchRecovery(this.file, slices, from);
+    let end = t.validEnd;
+    if (t.unterminatedRowEnd !== undefined) {
+      // A complete, valid row whose newline never made it: finish the line.
+      finishLastLine(this.file, t.unterminatedRowEnd, this.durable);
+      end = t.unterminatedRowEnd + 1;
+    } else if (t.tornFrom !== undefined) {
+      moveTornTailAside(this.file, t.tornFrom, this.durable);
     }
+    this.state = { offset: end, head: t.head, steps: t.steps };
   }
-
-  /** Copies torn bytes to `000000.jsonl.torn-<unix ms>` (durably) before the journal is truncated. */
-  private moveTornAside(bytes: Buffer): void {
-    const base = `${this.file}.torn-${Date.now()}`;
-    for (let n = 0; ; n++) {
-      const side = n === 0 ? base : `${base}-${n}`;
-      let fd: number;
-      try {
-        fd = openSync(side, 'wx', 0o644);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
-        throw e;
-      }
-      try {
-        writeAll(fd, bytes);
-        if (this.durable) fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      if (this.durable) fsyncDir(this.dir);
-      return;
-    }
-  }
-}
-
-function readRange(fd: number, position: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
-  let off = 0;
-  while (off < length) {
-    const n = readSync(fd, buf, off, length - off, position + off);
-    if (n === 0) break;
-    off += n;
-  }
-  return buf.subarray(0, off);
 }

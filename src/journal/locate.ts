@@ -1,6 +1,6 @@
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
+import { pathKind } from '../util/fs';
 import { JOURNAL_FILE, journalDir } from './layout';
 
 /** A journal named on a command line: its file, its directory, and its agent id when known. */
@@ -10,14 +10,6 @@ export interface JournalTarget {
   agentId: string;
 }
 
-function kindOf(p: string): 'file' | 'dir' | undefined {
-  try {
-    const st = statSync(p);
-    return st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Resolves `<agent|dir|file>`. A name without a path separator that does not end
@@ -34,15 +26,15 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
   if (!isPath) {
     const dir = journalDir(root, target); // throws InputError for an unsafe id
     const file = path.join(dir, JOURNAL_FILE);
-    if (mustExist && kindOf(file) !== 'file') {
+    if (mustExist && pathKind(file) !== 'file') {
       throw new InputError(`no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`);
     }
     return { file, dir, agentId: target };
   }
-  const k = kindOf(target);
+  const k = pathKind(target);
   if (k === 'dir') {
     const file = path.join(target, JOURNAL_FILE);
-    if (mustExist && kindOf(file) !== 'file') throw new InputError(`${target}: no ${JOURNAL_FILE} in this directory`);
+    if (mustExist && pathKind(file) !== 'file') throw new InputError(`${target}: no ${JOURNAL_FILE} in this directory`);
     return { file, dir: target, agentId: path.basename(path.resolve(target)) };
   }
   if (k === 'file') {

@@ -46,3 +46,4 @@ export {
   walkReceiptJournal,
 } from './verify';
 export type { LoadedReceipt, LoadOptions, ReceiptFault, ReceiptVerifyResult, VerifyReceiptOptions } from './verify';
+export { looksLikeReceipt } from './sniff';

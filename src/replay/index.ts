@@ -16,10 +16,8 @@ export type { Key, ReplayAction, ReplayState, ScreenLine, ScreenSize } from './s
 export {
   BrokenChainError,
   casBlobs,
-  looksLikeReceipt,
   mapBlobs,
   openJournal,
-  REDACTED,
   requireVerified,
   sourceFromRead,
   storedRow,

@@ -1,8 +1,7 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { readJournalBytes } from '../journal';
-import { describeReceiptFault, loadReceipt, verifyReceipt, type PublicKey } from '../receipt';
-import { BrokenChainError, looksLikeReceipt, mapBlobs, requireVerified, sourceFromRead, type ReplaySource } from './source';
+import { describeReceiptFault, loadReceipt, looksLikeReceipt, verifyReceipt, type PublicKey } from '../receipt';
+import { BrokenChainError, mapBlobs, requireVerified, sourceFromRead, type ReplaySource } from './source';
 
 /**
  * Receipts (SPEC §3) as replay sources: the whole receipt is verified first
@@ -10,24 +9,8 @@ import { BrokenChainError, looksLikeReceipt, mapBlobs, requireVerified, sourceFr
  * are given), then its journal is walked from memory. Nothing is extracted.
  */
 
-/** Whether a file is a receipt: named `.tar`/`.tar.gz`/`.tgz`, or starting like a gzip or tar archive. */
-export function isReceiptFile(file: string): boolean {
-  if (looksLikeReceipt(file)) return true;
-  try {
-    if (!statSync(file).isFile()) return false;
-    const fd = openSync(file, 'r');
-    try {
-      const head = Buffer.alloc(262);
-      const n = readSync(fd, head, 0, head.length, 0);
-      if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
-      return n >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
-}
+/** Whether a file is a receipt (see `looksLikeReceipt`). */
+export const isReceiptFile = looksLikeReceipt;
 
 export interface ReceiptOpenOptions {
   /** Trusted keys: with any, the signature must verify under one of them. */

@@ -12,6 +12,7 @@ import {
   type JournalEntry,
   type ReadJournal,
 } from '../journal';
+import { looksLikeReceipt, REDACTED } from '../receipt';
 import { sha256Hex } from '../util/hash';
 
 /** Where a step's blobs can be read from (a project's CAS, or a receipt's bundled blobs). */
@@ -41,7 +42,6 @@ export interface ReplaySource {
   signatureChecked?: boolean;
 }
 
-export const REDACTED = '<<redacted>>';
 
 /**
  * A chain that does not verify: nothing is displayed. `faults` are the
@@ -113,12 +113,6 @@ export interface OpenOptions {
   cwd?: string;
 }
 
-const RECEIPT_NAME = /\.(tar|tar\.gz|tgz)$/i;
-
-/** Whether a target names a receipt archive rather than a journal. */
-export function looksLikeReceipt(target: string): boolean {
-  return RECEIPT_NAME.test(target);
-}
 
 /** A path-like target taken relative to `cwd`; an agent id as is. */
 export function targetPath(target: string, cwd: string): string {

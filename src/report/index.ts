@@ -1,7 +1,7 @@
 export { renderReport, writeReport, DEFAULT_MAX_BLOB_BYTES, DEFAULT_MAX_TOTAL_BLOB_BYTES } from './report';
 export type { RenderedReport, ReportOptions, ReportResult } from './report';
-export { loadReportSource, looksLikeReceipt } from './source';
-export type { BlobSource, LoadSourceOptions, ReportFault, ReportSource } from './source';
+export { loadReportSource } from './source';
+export type { LoadSourceOptions, ReportBlobSource, ReportFault, ReportSource } from './source';
 export type { ReportData, ReportForkNode, ReportBlob, ReportReceiptInfo } from './client/app';
 export { buildPage, pageScript, runtimeSource } from './page';
 export { forkTreeOf, reportForkTree } from './forks';

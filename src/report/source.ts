@@ -1,8 +1,8 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { Cas, casDir, projectRootOf, readJournalBytes, readJournalFileBytes, resolveJournal } from '../journal';
-import { blobDigestsOf, JOURNAL_MEMBER, loadReceipt, verifyReceipt, type PublicKey } from '../receipt';
+import { blobDigestsOf, JOURNAL_MEMBER, loadReceipt, looksLikeReceipt, verifyReceipt, type PublicKey } from '../receipt';
 import type { ReportForkNode } from './client/app';
 
 /** A problem found by the generator (chain faults carry their 1-based line). */
@@ -13,7 +13,7 @@ export interface ReportFault {
 }
 
 /** Where a referenced blob's bytes come from. */
-export interface BlobSource {
+export interface ReportBlobSource {
   /** Size in bytes without reading it, or undefined when it is not available. */
   size(digest: string): number | undefined;
   read(digest: string): Buffer | undefined;
@@ -28,7 +28,7 @@ export interface ReportSource {
   journal: Buffer;
   /** The head the chain must end at (a receipt manifest's), when there is one. */
   expectedHead?: string;
-  blobs: BlobSource;
+  blobs: ReportBlobSource;
   /** Blobs to list, in order (the chain's refs, first occurrence). Computed from the journal when absent. */
   blobOrder?: string[];
   receipt?: {
@@ -48,33 +48,7 @@ export interface LoadSourceOptions {
   publicKeys?: PublicKey[];
 }
 
-const GZIP = (b: Buffer): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
-const USTAR = (b: Buffer): boolean => b.length >= 262 && b.toString('latin1', 257, 262) === 'ustar';
-
-function headOf(file: string): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(512);
-    const n = readSync(fd, buf, 0, 512, 0);
-    return buf.subarray(0, n);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A receipt is a tar (or gzip) file; a journal is JSON lines. */
-export function looksLikeReceipt(file: string): boolean {
-  if (/\.(tar|tar\.gz|tgz)$/i.test(file)) return true;
-  try {
-    if (!statSync(file).isFile()) return false;
-    const head = headOf(file);
-    return GZIP(head) || USTAR(head);
-  } catch {
-    return false;
-  }
-}
-
-function casSource(root: string | undefined): BlobSource {
+function casSource(root: string | undefined): ReportBlobSource {
   if (root === undefined) return { size: () => undefined, read: () => undefined };
   const cas = new Cas(casDir(root), false);
   return {
@@ -90,7 +64,7 @@ function casSource(root: string | undefined): BlobSource {
   };
 }
 
-function mapSource(blobs: Map<string, Buffer>): BlobSource {
+function mapSource(blobs: Map<string, Buffer>): ReportBlobSource {
   return { size: (d) => blobs.get(d)?.length, read: (d) => blobs.get(d) };
 }
 

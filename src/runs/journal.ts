@@ -1,8 +1,8 @@
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CanonicalEncodeError, canonical } from '../canonical';
 import { InputError, IntegrityError } from '../errors';
-import { fsyncDir, writeAll } from '../util/fs';
+import { appendDurably, finishLastLine, moveTornTailAside } from '../util/fs';
 import { acquireLock } from '../util/lock';
 import { CAPABILITY_EVENT, MUTATION_EVENT } from './provider-state';
 import { computeEventHash, computePayloadHash, encodeRunRow, readRunLine, RESERVED_PAYLOAD_KEYS, RUN_GENESIS, type Payload, type RunRow } from './row';
@@ -122,14 +122,7 @@ export class RunJournal {
         index++;
       }
       const data = Buffer.from(rows.map((r) => `${encodeRunRow(r)}\n`).join(''), 'utf8');
-      const fd = openSync(this.file, 'a', 0o644);
-      try {
-        writeAll(fd, data);
-        if (this.durable) fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      if (state.count === 0 && this.durable) fsyncDir(path.dirname(this.file));
+      appendDurably(this.file, data, this.durable);
       const after: RunState = { ...state, count: index, head: prev, startTs: start };
       return { rows, state: after };
     } finally {
@@ -181,24 +174,9 @@ export class RunJournal {
       );
     }
     if (finishLine) {
-      const fd = openSync(this.file, 'a');
-      try {
-        writeAll(fd, Buffer.from('\n'));
-        if (this.durable) fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      finishLastLine(this.file, buf.length, this.durable);
     } else if (validEnd < buf.length) {
-      const side = `${this.file}.torn-${Date.now()}-${process.pid}`;
-      writeFileSync(side, buf.subarray(validEnd), { flag: 'wx', mode: 0o644 });
-      const fd = openSync(this.file, 'r+');
-      try {
-        ftruncateSync(fd, validEnd);
-        if (this.durable) fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      if (this.durable) fsyncDir(path.dirname(this.file));
+      moveTornTailAside(this.file, validEnd, this.durable);
     }
     const capabilities = new Map<string, string>();
     const mutationsByAgent = new Map<string, number>();

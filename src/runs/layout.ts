@@ -1,6 +1,7 @@
-import { statSync } from 'node:fs';
+
 import path from 'node:path';
 import { InputError } from '../errors';
+import { pathKind } from '../util/fs';
 import { assertSafeId, isSafeId } from '../util/ids';
 
 export const RUN_JOURNAL_FILE = 'journal.jsonl';
@@ -14,14 +15,6 @@ export function runJournalFile(root: string, runId: string): string {
   return path.join(runsDir(root), assertSafeId(runId, 'run id'), RUN_JOURNAL_FILE);
 }
 
-function kindOf(p: string): 'file' | 'dir' | undefined {
-  try {
-    const st = statSync(p);
-    return st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * `<run|dir|file>` on a command line: a run id is looked up under
@@ -33,13 +26,13 @@ export function resolveRunJournal(target: string, root: string): string {
   if (!looksLikePath) {
     if (!isSafeId(target)) assertSafeId(target, 'run id');
     const file = runJournalFile(root, target);
-    if (kindOf(file) === 'file') return file;
-    if (kindOf(target) === undefined) throw new InputError(`no run journal for run ${JSON.stringify(target)} (looked for ${file})`);
+    if (pathKind(file) === 'file') return file;
+    if (pathKind(target) === undefined) throw new InputError(`no run journal for run ${JSON.stringify(target)} (looked for ${file})`);
   }
-  const k = kindOf(target);
+  const k = pathKind(target);
   if (k === 'dir') {
     const file = path.join(target, RUN_JOURNAL_FILE);
-    if (kindOf(file) !== 'file') throw new InputError(`${target}: no ${RUN_JOURNAL_FILE} in this directory`);
+    if (pathKind(file) !== 'file') throw new InputError(`${target}: no ${RUN_JOURNAL_FILE} in this directory`);
     return file;
   }
   if (k === 'file') return target;
