@@ -1,10 +1,1411 @@
 #!/usr/bin/env node
 /******/ (() => { // webpackBootstrap
-/******/ 	"use strict";
-/******/ 	// The require scope
-/******/ 	var __nccwpck_require__ = {};
+/******/ 	var __webpack_modules__ = ({
+
+/***/ 117:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+"use strict";
+
+function __export(m) {
+    for (var p in m) if (!exports.hasOwnProperty(p)) exports[p] = m[p];
+}
+Object.defineProperty(exports, "__esModule", ({ value: true }));
+__export(__nccwpck_require__(972));
+//# sourceMappingURL=index.js.map
+
+/***/ }),
+
+/***/ 972:
+/***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
+
+"use strict";
+
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", ({ value: true }));
+const fs_1 = __nccwpck_require__(896);
+const debug_1 = __importDefault(__nccwpck_require__(830));
+const log = debug_1.default('@kwsites/file-exists');
+function check(path, isFile, isDirectory) {
+    log(`checking %s`, path);
+    try {
+        const stat = fs_1.statSync(path);
+        if (stat.isFile() && isFile) {
+            log(`[OK] path represents a file`);
+            return true;
+        }
+        if (stat.isDirectory() && isDirectory) {
+            log(`[OK] path represents a directory`);
+            return true;
+        }
+        log(`[FAIL] path represents something other than a file or directory`);
+        return false;
+    }
+    catch (e) {
+        if (e.code === 'ENOENT') {
+            log(`[FAIL] path is not accessible: %o`, e);
+            return false;
+        }
+        log(`[FATAL] %o`, e);
+        throw e;
+    }
+}
+/**
+ * Synchronous validation of a path existing either as a file or as a directory.
+ *
+ * @param {string} path The path to check
+ * @param {number} type One or both of the exported numeric constants
+ */
+function exists(path, type = exports.READABLE) {
+    return check(path, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+}
+exports.exists = exists;
+/**
+ * Constant representing a file
+ */
+exports.FILE = 1;
+/**
+ * Constant representing a folder
+ */
+exports.FOLDER = 2;
+/**
+ * Constant representing either a file or a folder
+ */
+exports.READABLE = exports.FILE + exports.FOLDER;
+//# sourceMappingURL=index.js.map
+
+/***/ }),
+
+/***/ 997:
+/***/ ((__unused_webpack_module, exports) => {
+
+"use strict";
+var __webpack_unused_export__;
+
+__webpack_unused_export__ = ({ value: true });
+exports.ud = exports.yX = void 0;
+/**
+ * Creates a new `DeferredPromise`
+ *
+ * ```typescript
+ import {deferred} from '@kwsites/promise-deferred`;
+ ```
+ */
+function deferred() {
+    let done;
+    let fail;
+    let status = 'pending';
+    const promise = new Promise((_done, _fail) => {
+        done = _done;
+        fail = _fail;
+    });
+    return {
+        promise,
+        done(result) {
+            if (status === 'pending') {
+                status = 'resolved';
+                done(result);
+            }
+        },
+        fail(error) {
+            if (status === 'pending') {
+                status = 'rejected';
+                fail(error);
+            }
+        },
+        get fulfilled() {
+            return status !== 'pending';
+        },
+        get status() {
+            return status;
+        },
+    };
+}
+exports.yX = deferred;
+/**
+ * Alias of the exported `deferred` function, to help consumers wanting to use `deferred` as the
+ * local variable name rather than the factory import name, without needing to rename on import.
+ *
+ * ```typescript
+ import {createDeferred} from '@kwsites/promise-deferred`;
+ ```
+ */
+exports.ud = deferred;
+/**
+ * Default export allows use as:
+ *
+ * ```typescript
+ import deferred from '@kwsites/promise-deferred`;
+ ```
+ */
+__webpack_unused_export__ = deferred;
+//# sourceMappingURL=index.js.map
+
+/***/ }),
+
+/***/ 110:
+/***/ ((module, exports, __nccwpck_require__) => {
+
+/* eslint-env browser */
+
+/**
+ * This is the web browser implementation of `debug()`.
+ */
+
+exports.formatArgs = formatArgs;
+exports.save = save;
+exports.load = load;
+exports.useColors = useColors;
+exports.storage = localstorage();
+exports.destroy = (() => {
+	let warned = false;
+
+	return () => {
+		if (!warned) {
+			warned = true;
+			console.warn('Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.');
+		}
+	};
+})();
+
+/**
+ * Colors.
+ */
+
+exports.colors = [
+	'#0000CC',
+	'#0000FF',
+	'#0033CC',
+	'#0033FF',
+	'#0066CC',
+	'#0066FF',
+	'#0099CC',
+	'#0099FF',
+	'#00CC00',
+	'#00CC33',
+	'#00CC66',
+	'#00CC99',
+	'#00CCCC',
+	'#00CCFF',
+	'#3300CC',
+	'#3300FF',
+	'#3333CC',
+	'#3333FF',
+	'#3366CC',
+	'#3366FF',
+	'#3399CC',
+	'#3399FF',
+	'#33CC00',
+	'#33CC33',
+	'#33CC66',
+	'#33CC99',
+	'#33CCCC',
+	'#33CCFF',
+	'#6600CC',
+	'#6600FF',
+	'#6633CC',
+	'#6633FF',
+	'#66CC00',
+	'#66CC33',
+	'#9900CC',
+	'#9900FF',
+	'#9933CC',
+	'#9933FF',
+	'#99CC00',
+	'#99CC33',
+	'#CC0000',
+	'#CC0033',
+	'#CC0066',
+	'#CC0099',
+	'#CC00CC',
+	'#CC00FF',
+	'#CC3300',
+	'#CC3333',
+	'#CC3366',
+	'#CC3399',
+	'#CC33CC',
+	'#CC33FF',
+	'#CC6600',
+	'#CC6633',
+	'#CC9900',
+	'#CC9933',
+	'#CCCC00',
+	'#CCCC33',
+	'#FF0000',
+	'#FF0033',
+	'#FF0066',
+	'#FF0099',
+	'#FF00CC',
+	'#FF00FF',
+	'#FF3300',
+	'#FF3333',
+	'#FF3366',
+	'#FF3399',
+	'#FF33CC',
+	'#FF33FF',
+	'#FF6600',
+	'#FF6633',
+	'#FF9900',
+	'#FF9933',
+	'#FFCC00',
+	'#FFCC33'
+];
+
+/**
+ * Currently only WebKit-based Web Inspectors, Firefox >= v31,
+ * and the Firebug extension (any Firefox version) are known
+ * to support "%c" CSS customizations.
+ *
+ * TODO: add a `localStorage` variable to explicitly enable/disable colors
+ */
+
+// eslint-disable-next-line complexity
+function useColors() {
+	// NB: In an Electron preload script, document will be defined but not fully
+	// initialized. Since we know we're in Chrome, we'll just detect this case
+	// explicitly
+	if (typeof window !== 'undefined' && window.process && (window.process.type === 'renderer' || window.process.__nwjs)) {
+		return true;
+	}
+
+	// Internet Explorer and Edge do not support colors.
+	if (typeof navigator !== 'undefined' && navigator.userAgent && navigator.userAgent.toLowerCase().match(/(edge|trident)\/(\d+)/)) {
+		return false;
+	}
+
+	let m;
+
+	// Is webkit? http://stackoverflow.com/a/16459606/376773
+	// document is undefined in react-native: https://github.com/facebook/react-native/pull/1632
+	// eslint-disable-next-line no-return-assign
+	return (typeof document !== 'undefined' && document.documentElement && document.documentElement.style && document.documentElement.style.WebkitAppearance) ||
+		// Is firebug? http://stackoverflow.com/a/398120/376773
+		(typeof window !== 'undefined' && window.console && (window.console.firebug || (window.console.exception && window.console.table))) ||
+		// Is firefox >= v31?
+		// https://developer.mozilla.org/en-US/docs/Tools/Web_Console#Styling_messages
+		(typeof navigator !== 'undefined' && navigator.userAgent && (m = navigator.userAgent.toLowerCase().match(/firefox\/(\d+)/)) && parseInt(m[1], 10) >= 31) ||
+		// Double check webkit in userAgent just in case we are in a worker
+		(typeof navigator !== 'undefined' && navigator.userAgent && navigator.userAgent.toLowerCase().match(/applewebkit\/(\d+)/));
+}
+
+/**
+ * Colorize log arguments if enabled.
+ *
+ * @api public
+ */
+
+function formatArgs(args) {
+	args[0] = (this.useColors ? '%c' : '') +
+		this.namespace +
+		(this.useColors ? ' %c' : ' ') +
+		args[0] +
+		(this.useColors ? '%c ' : ' ') +
+		'+' + module.exports.humanize(this.diff);
+
+	if (!this.useColors) {
+		return;
+	}
+
+	const c = 'color: ' + this.color;
+	args.splice(1, 0, c, 'color: inherit');
+
+	// The final "%c" is somewhat tricky, because there could be other
+	// arguments passed either before or after the %c, so we need to
+	// figure out the correct index to insert the CSS into
+	let index = 0;
+	let lastC = 0;
+	args[0].replace(/%[a-zA-Z%]/g, match => {
+		if (match === '%%') {
+			return;
+		}
+		index++;
+		if (match === '%c') {
+			// We only are interested in the *last* %c
+			// (the user may have provided their own)
+			lastC = index;
+		}
+	});
+
+	args.splice(lastC, 0, c);
+}
+
+/**
+ * Invokes `console.debug()` when available.
+ * No-op when `console.debug` is not a "function".
+ * If `console.debug` is not available, falls back
+ * to `console.log`.
+ *
+ * @api public
+ */
+exports.log = console.debug || console.log || (() => {});
+
+/**
+ * Save `namespaces`.
+ *
+ * @param {String} namespaces
+ * @api private
+ */
+function save(namespaces) {
+	try {
+		if (namespaces) {
+			exports.storage.setItem('debug', namespaces);
+		} else {
+			exports.storage.removeItem('debug');
+		}
+	} catch (error) {
+		// Swallow
+		// XXX (@Qix-) should we be logging these?
+	}
+}
+
+/**
+ * Load `namespaces`.
+ *
+ * @return {String} returns the previously persisted debug modes
+ * @api private
+ */
+function load() {
+	let r;
+	try {
+		r = exports.storage.getItem('debug') || exports.storage.getItem('DEBUG') ;
+	} catch (error) {
+		// Swallow
+		// XXX (@Qix-) should we be logging these?
+	}
+
+	// If debug isn't set in LS, and we're in Electron, try to load $DEBUG
+	if (!r && typeof process !== 'undefined' && 'env' in process) {
+		r = process.env.DEBUG;
+	}
+
+	return r;
+}
+
+/**
+ * Localstorage attempts to return the localstorage.
+ *
+ * This is necessary because safari throws
+ * when a user disables cookies/localstorage
+ * and you attempt to access it.
+ *
+ * @return {LocalStorage}
+ * @api private
+ */
+
+function localstorage() {
+	try {
+		// TVMLKit (Apple TV JS Runtime) does not have a window object, just localStorage in the global context
+		// The Browser also has localStorage in the global context.
+		return localStorage;
+	} catch (error) {
+		// Swallow
+		// XXX (@Qix-) should we be logging these?
+	}
+}
+
+module.exports = __nccwpck_require__(897)(exports);
+
+const {formatters} = module.exports;
+
+/**
+ * Map %j to `JSON.stringify()`, since no Web Inspectors do that by default.
+ */
+
+formatters.j = function (v) {
+	try {
+		return JSON.stringify(v);
+	} catch (error) {
+		return '[UnexpectedJSONParseError]: ' + error.message;
+	}
+};
+
+
+/***/ }),
+
+/***/ 897:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+
+/**
+ * This is the common logic for both the Node.js and web browser
+ * implementations of `debug()`.
+ */
+
+function setup(env) {
+	createDebug.debug = createDebug;
+	createDebug.default = createDebug;
+	createDebug.coerce = coerce;
+	createDebug.disable = disable;
+	createDebug.enable = enable;
+	createDebug.enabled = enabled;
+	createDebug.humanize = __nccwpck_require__(744);
+	createDebug.destroy = destroy;
+
+	Object.keys(env).forEach(key => {
+		createDebug[key] = env[key];
+	});
+
+	/**
+	* The currently active debug mode names, and names to skip.
+	*/
+
+	createDebug.names = [];
+	createDebug.skips = [];
+
+	/**
+	* Map of special "%n" handling functions, for the debug "format" argument.
+	*
+	* Valid key names are a single, lower or upper-case letter, i.e. "n" and "N".
+	*/
+	createDebug.formatters = {};
+
+	/**
+	* Selects a color for a debug namespace
+	* @param {String} namespace The namespace string for the debug instance to be colored
+	* @return {Number|String} An ANSI color code for the given namespace
+	* @api private
+	*/
+	function selectColor(namespace) {
+		let hash = 0;
+
+		for (let i = 0; i < namespace.length; i++) {
+			hash = ((hash << 5) - hash) + namespace.charCodeAt(i);
+			hash |= 0; // Convert to 32bit integer
+		}
+
+		return createDebug.colors[Math.abs(hash) % createDebug.colors.length];
+	}
+	createDebug.selectColor = selectColor;
+
+	/**
+	* Create a debugger with the given `namespace`.
+	*
+	* @param {String} namespace
+	* @return {Function}
+	* @api public
+	*/
+	function createDebug(namespace) {
+		let prevTime;
+		let enableOverride = null;
+		let namespacesCache;
+		let enabledCache;
+
+		function debug(...args) {
+			// Disabled?
+			if (!debug.enabled) {
+				return;
+			}
+
+			const self = debug;
+
+			// Set `diff` timestamp
+			const curr = Number(new Date());
+			const ms = curr - (prevTime || curr);
+			self.diff = ms;
+			self.prev = prevTime;
+			self.curr = curr;
+			prevTime = curr;
+
+			args[0] = createDebug.coerce(args[0]);
+
+			if (typeof args[0] !== 'string') {
+				// Anything else let's inspect with %O
+				args.unshift('%O');
+			}
+
+			// Apply any `formatters` transformations
+			let index = 0;
+			args[0] = args[0].replace(/%([a-zA-Z%])/g, (match, format) => {
+				// If we encounter an escaped % then don't increase the array index
+				if (match === '%%') {
+					return '%';
+				}
+				index++;
+				const formatter = createDebug.formatters[format];
+				if (typeof formatter === 'function') {
+					const val = args[index];
+					match = formatter.call(self, val);
+
+					// Now we need to remove `args[index]` since it's inlined in the `format`
+					args.splice(index, 1);
+					index--;
+				}
+				return match;
+			});
+
+			// Apply env-specific formatting (colors, etc.)
+			createDebug.formatArgs.call(self, args);
+
+			const logFn = self.log || createDebug.log;
+			logFn.apply(self, args);
+		}
+
+		debug.namespace = namespace;
+		debug.useColors = createDebug.useColors();
+		debug.color = createDebug.selectColor(namespace);
+		debug.extend = extend;
+		debug.destroy = createDebug.destroy; // XXX Temporary. Will be removed in the next major release.
+
+		Object.defineProperty(debug, 'enabled', {
+			enumerable: true,
+			configurable: false,
+			get: () => {
+				if (enableOverride !== null) {
+					return enableOverride;
+				}
+				if (namespacesCache !== createDebug.namespaces) {
+					namespacesCache = createDebug.namespaces;
+					enabledCache = createDebug.enabled(namespace);
+				}
+
+				return enabledCache;
+			},
+			set: v => {
+				enableOverride = v;
+			}
+		});
+
+		// Env-specific initialization logic for debug instances
+		if (typeof createDebug.init === 'function') {
+			createDebug.init(debug);
+		}
+
+		return debug;
+	}
+
+	function extend(namespace, delimiter) {
+		const newDebug = createDebug(this.namespace + (typeof delimiter === 'undefined' ? ':' : delimiter) + namespace);
+		newDebug.log = this.log;
+		return newDebug;
+	}
+
+	/**
+	* Enables a debug mode by namespaces. This can include modes
+	* separated by a colon and wildcards.
+	*
+	* @param {String} namespaces
+	* @api public
+	*/
+	function enable(namespaces) {
+		createDebug.save(namespaces);
+		createDebug.namespaces = namespaces;
+
+		createDebug.names = [];
+		createDebug.skips = [];
+
+		const split = (typeof namespaces === 'string' ? namespaces : '')
+			.trim()
+			.replace(/\s+/g, ',')
+			.split(',')
+			.filter(Boolean);
+
+		for (const ns of split) {
+			if (ns[0] === '-') {
+				createDebug.skips.push(ns.slice(1));
+			} else {
+				createDebug.names.push(ns);
+			}
+		}
+	}
+
+	/**
+	 * Checks if the given string matches a namespace template, honoring
+	 * asterisks as wildcards.
+	 *
+	 * @param {String} search
+	 * @param {String} template
+	 * @return {Boolean}
+	 */
+	function matchesTemplate(search, template) {
+		let searchIndex = 0;
+		let templateIndex = 0;
+		let starIndex = -1;
+		let matchIndex = 0;
+
+		while (searchIndex < search.length) {
+			if (templateIndex < template.length && (template[templateIndex] === search[searchIndex] || template[templateIndex] === '*')) {
+				// Match character or proceed with wildcard
+				if (template[templateIndex] === '*') {
+					starIndex = templateIndex;
+					matchIndex = searchIndex;
+					templateIndex++; // Skip the '*'
+				} else {
+					searchIndex++;
+					templateIndex++;
+				}
+			} else if (starIndex !== -1) { // eslint-disable-line no-negated-condition
+				// Backtrack to the last '*' and try to match more characters
+				templateIndex = starIndex + 1;
+				matchIndex++;
+				searchIndex = matchIndex;
+			} else {
+				return false; // No match
+			}
+		}
+
+		// Handle trailing '*' in template
+		while (templateIndex < template.length && template[templateIndex] === '*') {
+			templateIndex++;
+		}
+
+		return templateIndex === template.length;
+	}
+
+	/**
+	* Disable debug output.
+	*
+	* @return {String} namespaces
+	* @api public
+	*/
+	function disable() {
+		const namespaces = [
+			...createDebug.names,
+			...createDebug.skips.map(namespace => '-' + namespace)
+		].join(',');
+		createDebug.enable('');
+		return namespaces;
+	}
+
+	/**
+	* Returns true if the given mode name is enabled, false otherwise.
+	*
+	* @param {String} name
+	* @return {Boolean}
+	* @api public
+	*/
+	function enabled(name) {
+		for (const skip of createDebug.skips) {
+			if (matchesTemplate(name, skip)) {
+				return false;
+			}
+		}
+
+		for (const ns of createDebug.names) {
+			if (matchesTemplate(name, ns)) {
+				return true;
+			}
+		}
+
+		return false;
+	}
+
+	/**
+	* Coerce `val`.
+	*
+	* @param {Mixed} val
+	* @return {Mixed}
+	* @api private
+	*/
+	function coerce(val) {
+		if (val instanceof Error) {
+			return val.stack || val.message;
+		}
+		return val;
+	}
+
+	/**
+	* XXX DO NOT USE. This is a temporary stub function.
+	* XXX It WILL be removed in the next major release.
+	*/
+	function destroy() {
+		console.warn('Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.');
+	}
+
+	createDebug.enable(createDebug.load());
+
+	return createDebug;
+}
+
+module.exports = setup;
+
+
+/***/ }),
+
+/***/ 830:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+/**
+ * Detect Electron renderer / nwjs process, which is node, but we should
+ * treat as a browser.
+ */
+
+if (typeof process === 'undefined' || process.type === 'renderer' || process.browser === true || process.__nwjs) {
+	module.exports = __nccwpck_require__(110);
+} else {
+	module.exports = __nccwpck_require__(108);
+}
+
+
+/***/ }),
+
+/***/ 108:
+/***/ ((module, exports, __nccwpck_require__) => {
+
+/**
+ * Module dependencies.
+ */
+
+const tty = __nccwpck_require__(18);
+const util = __nccwpck_require__(23);
+
+/**
+ * This is the Node.js implementation of `debug()`.
+ */
+
+exports.init = init;
+exports.log = log;
+exports.formatArgs = formatArgs;
+exports.save = save;
+exports.load = load;
+exports.useColors = useColors;
+exports.destroy = util.deprecate(
+	() => {},
+	'Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.'
+);
+
+/**
+ * Colors.
+ */
+
+exports.colors = [6, 2, 3, 4, 5, 1];
+
+try {
+	// Optional dependency (as in, doesn't need to be installed, NOT like optionalDependencies in package.json)
+	// eslint-disable-next-line import/no-extraneous-dependencies
+	const supportsColor = __nccwpck_require__(450);
+
+	if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
+		exports.colors = [
+			20,
+			21,
+			26,
+			27,
+			32,
+			33,
+			38,
+			39,
+			40,
+			41,
+			42,
+			43,
+			44,
+			45,
+			56,
+			57,
+			62,
+			63,
+			68,
+			69,
+			74,
+			75,
+			76,
+			77,
+			78,
+			79,
+			80,
+			81,
+			92,
+			93,
+			98,
+			99,
+			112,
+			113,
+			128,
+			129,
+			134,
+			135,
+			148,
+			149,
+			160,
+			161,
+			162,
+			163,
+			164,
+			165,
+			166,
+			167,
+			168,
+			169,
+			170,
+			171,
+			172,
+			173,
+			178,
+			179,
+			184,
+			185,
+			196,
+			197,
+			198,
+			199,
+			200,
+			201,
+			202,
+			203,
+			204,
+			205,
+			206,
+			207,
+			208,
+			209,
+			214,
+			215,
+			220,
+			221
+		];
+	}
+} catch (error) {
+	// Swallow - we only care if `supports-color` is available; it doesn't have to be.
+}
+
+/**
+ * Build up the default `inspectOpts` object from the environment variables.
+ *
+ *   $ DEBUG_COLORS=no DEBUG_DEPTH=10 DEBUG_SHOW_HIDDEN=enabled node script.js
+ */
+
+exports.inspectOpts = Object.keys(process.env).filter(key => {
+	return /^debug_/i.test(key);
+}).reduce((obj, key) => {
+	// Camel-case
+	const prop = key
+		.substring(6)
+		.toLowerCase()
+		.replace(/_([a-z])/g, (_, k) => {
+			return k.toUpperCase();
+		});
+
+	// Coerce string value into JS value
+	let val = process.env[key];
+	if (/^(yes|on|true|enabled)$/i.test(val)) {
+		val = true;
+	} else if (/^(no|off|false|disabled)$/i.test(val)) {
+		val = false;
+	} else if (val === 'null') {
+		val = null;
+	} else {
+		val = Number(val);
+	}
+
+	obj[prop] = val;
+	return obj;
+}, {});
+
+/**
+ * Is stdout a TTY? Colored output is enabled when `true`.
+ */
+
+function useColors() {
+	return 'colors' in exports.inspectOpts ?
+		Boolean(exports.inspectOpts.colors) :
+		tty.isatty(process.stderr.fd);
+}
+
+/**
+ * Adds ANSI color escape codes if enabled.
+ *
+ * @api public
+ */
+
+function formatArgs(args) {
+	const {namespace: name, useColors} = this;
+
+	if (useColors) {
+		const c = this.color;
+		const colorCode = '\u001B[3' + (c < 8 ? c : '8;5;' + c);
+		const prefix = `  ${colorCode};1m${name} \u001B[0m`;
+
+		args[0] = prefix + args[0].split('\n').join('\n' + prefix);
+		args.push(colorCode + 'm+' + module.exports.humanize(this.diff) + '\u001B[0m');
+	} else {
+		args[0] = getDate() + name + ' ' + args[0];
+	}
+}
+
+function getDate() {
+	if (exports.inspectOpts.hideDate) {
+		return '';
+	}
+	return new Date().toISOString() + ' ';
+}
+
+/**
+ * Invokes `util.formatWithOptions()` with the specified arguments and writes to stderr.
+ */
+
+function log(...args) {
+	return process.stderr.write(util.formatWithOptions(exports.inspectOpts, ...args) + '\n');
+}
+
+/**
+ * Save `namespaces`.
+ *
+ * @param {String} namespaces
+ * @api private
+ */
+function save(namespaces) {
+	if (namespaces) {
+		process.env.DEBUG = namespaces;
+	} else {
+		// If you set a process.env field to null or undefined, it gets cast to the
+		// string 'null' or 'undefined'. Just delete instead.
+		delete process.env.DEBUG;
+	}
+}
+
+/**
+ * Load `namespaces`.
+ *
+ * @return {String} returns the previously persisted debug modes
+ * @api private
+ */
+
+function load() {
+	return process.env.DEBUG;
+}
+
+/**
+ * Init logic for `debug` instances.
+ *
+ * Create a new `inspectOpts` object in case `useColors` is set
+ * differently for a particular `debug` instance.
+ */
+
+function init(debug) {
+	debug.inspectOpts = {};
+
+	const keys = Object.keys(exports.inspectOpts);
+	for (let i = 0; i < keys.length; i++) {
+		debug.inspectOpts[keys[i]] = exports.inspectOpts[keys[i]];
+	}
+}
+
+module.exports = __nccwpck_require__(897)(exports);
+
+const {formatters} = module.exports;
+
+/**
+ * Map %o to `util.inspect()`, all on a single line.
+ */
+
+formatters.o = function (v) {
+	this.inspectOpts.colors = this.useColors;
+	return util.inspect(v, this.inspectOpts)
+		.split('\n')
+		.map(str => str.trim())
+		.join(' ');
+};
+
+/**
+ * Map %O to `util.inspect()`, allowing multiple lines if needed.
+ */
+
+formatters.O = function (v) {
+	this.inspectOpts.colors = this.useColors;
+	return util.inspect(v, this.inspectOpts);
+};
+
+
+/***/ }),
+
+/***/ 813:
+/***/ ((module) => {
+
+"use strict";
+
+
+module.exports = (flag, argv = process.argv) => {
+	const prefix = flag.startsWith('-') ? '' : (flag.length === 1 ? '-' : '--');
+	const position = argv.indexOf(prefix + flag);
+	const terminatorPosition = argv.indexOf('--');
+	return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
+};
+
+
+/***/ }),
+
+/***/ 744:
+/***/ ((module) => {
+
+/**
+ * Helpers.
+ */
+
+var s = 1000;
+var m = s * 60;
+var h = m * 60;
+var d = h * 24;
+var w = d * 7;
+var y = d * 365.25;
+
+/**
+ * Parse or format the given `val`.
+ *
+ * Options:
+ *
+ *  - `long` verbose formatting [false]
+ *
+ * @param {String|Number} val
+ * @param {Object} [options]
+ * @throws {Error} throw an error if val is not a non-empty string or a number
+ * @return {String|Number}
+ * @api public
+ */
+
+module.exports = function (val, options) {
+  options = options || {};
+  var type = typeof val;
+  if (type === 'string' && val.length > 0) {
+    return parse(val);
+  } else if (type === 'number' && isFinite(val)) {
+    return options.long ? fmtLong(val) : fmtShort(val);
+  }
+  throw new Error(
+    'val is not a non-empty string or a valid number. val=' +
+      JSON.stringify(val)
+  );
+};
+
+/**
+ * Parse the given `str` and return milliseconds.
+ *
+ * @param {String} str
+ * @return {Number}
+ * @api private
+ */
+
+function parse(str) {
+  str = String(str);
+  if (str.length > 100) {
+    return;
+  }
+  var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
+    str
+  );
+  if (!match) {
+    return;
+  }
+  var n = parseFloat(match[1]);
+  var type = (match[2] || 'ms').toLowerCase();
+  switch (type) {
+    case 'years':
+    case 'year':
+    case 'yrs':
+    case 'yr':
+    case 'y':
+      return n * y;
+    case 'weeks':
+    case 'week':
+    case 'w':
+      return n * w;
+    case 'days':
+    case 'day':
+    case 'd':
+      return n * d;
+    case 'hours':
+    case 'hour':
+    case 'hrs':
+    case 'hr':
+    case 'h':
+      return n * h;
+    case 'minutes':
+    case 'minute':
+    case 'mins':
+    case 'min':
+    case 'm':
+      return n * m;
+    case 'seconds':
+    case 'second':
+    case 'secs':
+    case 'sec':
+    case 's':
+      return n * s;
+    case 'milliseconds':
+    case 'millisecond':
+    case 'msecs':
+    case 'msec':
+    case 'ms':
+      return n;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Short format for `ms`.
+ *
+ * @param {Number} ms
+ * @return {String}
+ * @api private
+ */
+
+function fmtShort(ms) {
+  var msAbs = Math.abs(ms);
+  if (msAbs >= d) {
+    return Math.round(ms / d) + 'd';
+  }
+  if (msAbs >= h) {
+    return Math.round(ms / h) + 'h';
+  }
+  if (msAbs >= m) {
+    return Math.round(ms / m) + 'm';
+  }
+  if (msAbs >= s) {
+    return Math.round(ms / s) + 's';
+  }
+  return ms + 'ms';
+}
+
+/**
+ * Long format for `ms`.
+ *
+ * @param {Number} ms
+ * @return {String}
+ * @api private
+ */
+
+function fmtLong(ms) {
+  var msAbs = Math.abs(ms);
+  if (msAbs >= d) {
+    return plural(ms, msAbs, d, 'day');
+  }
+  if (msAbs >= h) {
+    return plural(ms, msAbs, h, 'hour');
+  }
+  if (msAbs >= m) {
+    return plural(ms, msAbs, m, 'minute');
+  }
+  if (msAbs >= s) {
+    return plural(ms, msAbs, s, 'second');
+  }
+  return ms + ' ms';
+}
+
+/**
+ * Pluralization helper.
+ */
+
+function plural(ms, msAbs, n, name) {
+  var isPlural = msAbs >= n * 1.5;
+  return Math.round(ms / n) + ' ' + name + (isPlural ? 's' : '');
+}
+
+
+/***/ }),
+
+/***/ 450:
+/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
+
+"use strict";
+
+const os = __nccwpck_require__(857);
+const tty = __nccwpck_require__(18);
+const hasFlag = __nccwpck_require__(813);
+
+const {env} = process;
+
+let forceColor;
+if (hasFlag('no-color') ||
+	hasFlag('no-colors') ||
+	hasFlag('color=false') ||
+	hasFlag('color=never')) {
+	forceColor = 0;
+} else if (hasFlag('color') ||
+	hasFlag('colors') ||
+	hasFlag('color=true') ||
+	hasFlag('color=always')) {
+	forceColor = 1;
+}
+
+if ('FORCE_COLOR' in env) {
+	if (env.FORCE_COLOR === 'true') {
+		forceColor = 1;
+	} else if (env.FORCE_COLOR === 'false') {
+		forceColor = 0;
+	} else {
+		forceColor = env.FORCE_COLOR.length === 0 ? 1 : Math.min(parseInt(env.FORCE_COLOR, 10), 3);
+	}
+}
+
+function translateLevel(level) {
+	if (level === 0) {
+		return false;
+	}
+
+	return {
+		level,
+		hasBasic: true,
+		has256: level >= 2,
+		has16m: level >= 3
+	};
+}
+
+function supportsColor(haveStream, streamIsTTY) {
+	if (forceColor === 0) {
+		return 0;
+	}
+
+	if (hasFlag('color=16m') ||
+		hasFlag('color=full') ||
+		hasFlag('color=truecolor')) {
+		return 3;
+	}
+
+	if (hasFlag('color=256')) {
+		return 2;
+	}
+
+	if (haveStream && !streamIsTTY && forceColor === undefined) {
+		return 0;
+	}
+
+	const min = forceColor || 0;
+
+	if (env.TERM === 'dumb') {
+		return min;
+	}
+
+	if (process.platform === 'win32') {
+		// Windows 10 build 10586 is the first Windows release that supports 256 colors.
+		// Windows 10 build 14931 is the first release that supports 16m/TrueColor.
+		const osRelease = os.release().split('.');
+		if (
+			Number(osRelease[0]) >= 10 &&
+			Number(osRelease[2]) >= 10586
+		) {
+			return Number(osRelease[2]) >= 14931 ? 3 : 2;
+		}
+
+		return 1;
+	}
+
+	if ('CI' in env) {
+		if (['TRAVIS', 'CIRCLECI', 'APPVEYOR', 'GITLAB_CI', 'GITHUB_ACTIONS', 'BUILDKITE'].some(sign => sign in env) || env.CI_NAME === 'codeship') {
+			return 1;
+		}
+
+		return min;
+	}
+
+	if ('TEAMCITY_VERSION' in env) {
+		return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env.TEAMCITY_VERSION) ? 1 : 0;
+	}
+
+	if (env.COLORTERM === 'truecolor') {
+		return 3;
+	}
+
+	if ('TERM_PROGRAM' in env) {
+		const version = parseInt((env.TERM_PROGRAM_VERSION || '').split('.')[0], 10);
+
+		switch (env.TERM_PROGRAM) {
+			case 'iTerm.app':
+				return version >= 3 ? 3 : 2;
+			case 'Apple_Terminal':
+				return 2;
+			// No default
+		}
+	}
+
+	if (/-256(color)?$/i.test(env.TERM)) {
+		return 2;
+	}
+
+	if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env.TERM)) {
+		return 1;
+	}
+
+	if ('COLORTERM' in env) {
+		return 1;
+	}
+
+	return min;
+}
+
+function getSupportLevel(stream) {
+	const level = supportsColor(stream, stream && stream.isTTY);
+	return translateLevel(level);
+}
+
+module.exports = {
+	supportsColor: getSupportLevel,
+	stdout: translateLevel(supportsColor(true, tty.isatty(1))),
+	stderr: translateLevel(supportsColor(true, tty.isatty(2)))
+};
+
+
+/***/ }),
+
+/***/ 896:
+/***/ ((module) => {
+
+"use strict";
+module.exports = require("fs");
+
+/***/ }),
+
+/***/ 857:
+/***/ ((module) => {
+
+"use strict";
+module.exports = require("os");
+
+/***/ }),
+
+/***/ 18:
+/***/ ((module) => {
+
+"use strict";
+module.exports = require("tty");
+
+/***/ }),
+
+/***/ 23:
+/***/ ((module) => {
+
+"use strict";
+module.exports = require("util");
+
+/***/ })
+
+/******/ 	});
+/************************************************************************/
+/******/ 	// The module cache
+/******/ 	var __webpack_module_cache__ = {};
+/******/ 	
+/******/ 	// The require function
+/******/ 	function __nccwpck_require__(moduleId) {
+/******/ 		// Check if module is in cache
+/******/ 		var cachedModule = __webpack_module_cache__[moduleId];
+/******/ 		if (cachedModule !== undefined) {
+/******/ 			return cachedModule.exports;
+/******/ 		}
+/******/ 		// Create a new module (and put it into the cache)
+/******/ 		var module = __webpack_module_cache__[moduleId] = {
+/******/ 			// no module.id needed
+/******/ 			// no module.loaded needed
+/******/ 			exports: {}
+/******/ 		};
+/******/ 	
+/******/ 		// Execute the module function
+/******/ 		var threw = true;
+/******/ 		try {
+/******/ 			__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
+/******/ 			threw = false;
+/******/ 		} finally {
+/******/ 			if(threw) delete __webpack_module_cache__[moduleId];
+/******/ 		}
+/******/ 	
+/******/ 		// Return the exports of the module
+/******/ 		return module.exports;
+/******/ 	}
 /******/ 	
 /************************************************************************/
+/******/ 	/* webpack/runtime/asset-relocator-loader */
+/******/ 	if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = __dirname + "/";
+/******/ 	
 /******/ 	/* webpack/runtime/compat get default export */
 /******/ 	(() => {
 /******/ 		// getDefaultExport function for compatibility with non-harmony modules
@@ -36,109 +1437,82 @@
 /******/ 	
 /************************************************************************/
 var __webpack_exports__ = {};
+// This entry need to be wrapped in an IIFE because it need to be in strict mode.
+(() => {
+"use strict";
 
-;// CONCATENATED MODULE: ./src/errors.ts
+;// CONCATENATED MODULE: external "node:worker_threads"
+const external_node_worker_threads_namespaceObject = require("node:worker_threads");
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = require("node:fs");
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = require("node:os");
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = require("node:crypto");
+;// CONCATENATED MODULE: ./src/util/hash.ts
+
+const ZERO_HASH = '0'.repeat(64);
+const HEX64 = /^[0-9a-f]{64}$/;
+function sha256Hex(data) {
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(data).digest('hex');
+}
+/** A lowercase 64-digit SHA-256 hex string. */
+function isSha256Hex(s) {
+    return typeof s === 'string' && HEX64.test(s);
+}
+
+;// CONCATENATED MODULE: ./src/journal/chain.ts
+
+/** The shared "no faults" result (most rows): not allocated per row. */
+const NO_FAULTS = Object.freeze([]);
+const chain_short = (h) => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
 /**
- * The library's errors carry the exit code a command ends with and one clear line
- * of message (naming the file and line where there is one). SPEC §6: 0 holds,
- * 1 does not hold, 2 usage or input error. The CLI and the Action print `message`
- * and never a stack trace.
+ * The chain rules of SPEC §2, fed one well-formed row at a time. The expected seq
+ * resynchronises on the row's own seq, and the chain follows the *stored*
+ * step_hash, so one edit is reported once rather than at every later line.
  */
-class StepchainError extends Error {
-    exitCode;
-    name = 'StepchainError';
-    constructor(message, exitCode) {
-        super(message);
-        this.exitCode = exitCode;
+class ChainChecker {
+    expectedSeq = 0;
+    prevHash = ZERO_HASH;
+    steps = 0;
+    check(line, row, computedHash) {
+        return this.finish(line, row, computedHash, this.link(line, row));
     }
-}
-/** Bad arguments, a missing or unreadable file, a bad id or key: exit 2. */
-class errors_InputError extends StepchainError {
-    name = 'InputError';
-    constructor(message) {
-        super(message, 2);
+    /** The seq and prev_hash checks of a row against the expected position (no state change). */
+    link(line, row) {
+        if (row.seq === this.expectedSeq && row.prev_hash === this.prevHash)
+            return NO_FAULTS;
+        const faults = [];
+        if (row.seq !== this.expectedSeq) {
+            faults.push({ line, kind: 'seq_mismatch', message: `seq ${row.seq}, expected ${this.expectedSeq}` });
+        }
+        if (row.prev_hash !== this.prevHash) {
+            faults.push({
+                line,
+                kind: 'prev_hash_mismatch',
+                message: `chain break: prev_hash ${chain_short(row.prev_hash)} does not match the previous step_hash ${chain_short(this.prevHash)}`,
+            });
+        }
+        return faults;
     }
-}
-/** Something checked does not hold (or an operation was refused for integrity reasons): exit 1. */
-class errors_IntegrityError extends StepchainError {
-    name = 'IntegrityError';
-    constructor(message) {
-        super(message, 1);
+    /** The step hash check, then advance past the row. */
+    finish(line, row, computedHash, linkFaults) {
+        let faults = linkFaults;
+        if (computedHash !== row.step_hash) {
+            faults = [...linkFaults, {
+                    line,
+                    kind: 'step_hash_mismatch',
+                    message: `field tamper: stored step_hash ${chain_short(row.step_hash)}, recomputed ${chain_short(computedHash)}`,
+                }];
+        }
+        this.expectedSeq = row.seq + 1;
+        this.prevHash = row.step_hash;
+        this.steps++;
+        return faults;
     }
-}
-/** The file and 1-based line a problem was found at, as `file:line`. */
-function at(file, line) {
-    return line === undefined || line === null ? file : `${file}:${line}`;
-}
-
-;// CONCATENATED MODULE: ./src/cli/args.ts
-
-/**
- * A small, strict argument parser: unknown options are usage errors, `--x=v` and
- * `--x v` both work, `--` ends options, and a lone `-` is a positional (stdin).
- */
-function parseArgs(argv, spec, command) {
-    const out = { positionals: [], flags: new Set(), values: new Map(), lists: new Map() };
-    const byShort = new Map();
-    for (const [name, s] of Object.entries(spec))
-        if (s.short)
-            byShort.set(s.short, name);
-    let i = 0;
-    while (i < argv.length) {
-        const arg = argv[i++];
-        if (arg === '--') {
-            out.positionals.push(...argv.slice(i));
-            break;
-        }
-        let name;
-        let inline;
-        if (arg.startsWith('--')) {
-            const eq = arg.indexOf('=');
-            name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-            inline = eq < 0 ? undefined : arg.slice(eq + 1);
-        }
-        else if (arg.length === 2 && arg[0] === '-' && arg !== '-') {
-            name = byShort.get(arg[1]);
-            if (name === undefined)
-                throw new errors_InputError(`${command}: unknown option ${arg}`);
-        }
-        else {
-            out.positionals.push(arg);
-            continue;
-        }
-        const s = spec[name];
-        if (s === undefined)
-            throw new errors_InputError(`${command}: unknown option --${name}`);
-        if (s.kind === 'flag') {
-            if (inline !== undefined)
-                throw new errors_InputError(`${command}: --${name} takes no value`);
-            out.flags.add(name);
-            continue;
-        }
-        const value = inline ?? argv[i++];
-        if (value === undefined)
-            throw new errors_InputError(`${command}: --${name} needs a value`);
-        if (s.kind === 'value') {
-            if (out.values.has(name))
-                throw new errors_InputError(`${command}: --${name} given twice`);
-            out.values.set(name, value);
-        }
-        else {
-            out.lists.set(name, [...(out.lists.get(name) ?? []), value]);
-        }
+    get head() {
+        return this.prevHash;
     }
-    return out;
-}
-/** Exactly `count` positionals (named for the error message). */
-function expectPositionals(args, names, command, optional = 0) {
-    const min = names.length - optional;
-    if (args.positionals.length < min) {
-        throw new errors_InputError(`${command}: missing ${names.slice(args.positionals.length).map((n) => `<${n}>`).join(' ')}`);
-    }
-    if (args.positionals.length > names.length) {
-        throw new errors_InputError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);
-    }
-    return args.positionals;
 }
 
 ;// CONCATENATED MODULE: ./src/canonical/value.ts
@@ -383,7 +1757,7 @@ function canonical(value) {
     return encode(value);
 }
 /** Re-encodes a value that was read (so NaN and infinities are kept as read). */
-function canonicalOfRead(value) {
+function encode_canonicalOfRead(value) {
     return encode(value, { allowNonFinite: true });
 }
 /** `json.dumps(v, sort_keys=True)`: the audit log's form. */
@@ -637,32 +2011,714 @@ function parseBytes(bytes, options = {}) {
 
 
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = require("node:fs");
+;// CONCATENATED MODULE: ./src/journal/fast-line.ts
+
+
+const fast_line_NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+const fast_line_MAX_DEPTH = 512;
+const fast_line_MAX_INT_DIGITS = 4300;
+let s = '';
+/**
+ * A canonical string literal, matched by one sticky regex (linear: every
+ * alternative starts with a different character): printable ASCII but `"` and
+ * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units
+ * that have neither a literal nor a short form.
+ */
+const STRING = /"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\bfnrt]|\\u(?!00(?:0[89acd]|[2-6][0-9a-f]|7[0-9a-e]))[0-9a-f]{4})*"/y;
+function scanString(i) {
+    STRING.lastIndex = i;
+    return STRING.test(s) ? STRING.lastIndex : -1;
+}
+function scanNumber(i) {
+    fast_line_NUMBER.lastIndex = i;
+    const m = fast_line_NUMBER.exec(s);
+    if (m === null)
+        return -1;
+    const token = m[0];
+    if (m[1] !== undefined || m[2] !== undefined) {
+        return pythonFloatRepr(Number(token)) === token ? i + token.length : -1;
+    }
+    if (token === '-0' || token.length > fast_line_MAX_INT_DIGITS)
+        return -1;
+    return i + token.length;
+}
+function keyLess(a0, a1, b0, b1) {
+    const a = s.slice(a0 + 1, a1 - 1);
+    const b = s.slice(b0 + 1, b1 - 1);
+    if (a.indexOf('\\') < 0 && b.indexOf('\\') < 0)
+        return a < b;
+    return compareCodePoints(JSON.parse(`"${a}"`), JSON.parse(`"${b}"`)) < 0;
+}
+function scanValue(i, depth) {
+    const c = s.charCodeAt(i);
+    switch (c) {
+        case 0x22:
+            return scanString(i);
+        case 0x7b: {
+            if (depth > fast_line_MAX_DEPTH)
+                return -1;
+            let j = i + 1;
+            if (s.charCodeAt(j) === 0x7d)
+                return j + 1;
+            let prevKey0 = -1;
+            let prevKey1 = -1;
+            for (;;) {
+                if (s.charCodeAt(j) !== 0x22)
+                    return -1;
+                const k1 = scanString(j);
+                if (k1 < 0)
+                    return -1;
+                if (prevKey0 >= 0 && !keyLess(prevKey0, prevKey1, j, k1))
+                    return -1;
+                prevKey0 = j;
+                prevKey1 = k1;
+                if (s.charCodeAt(k1) !== 0x3a)
+                    return -1;
+                j = scanValue(k1 + 1, depth + 1);
+                if (j < 0)
+                    return -1;
+                const d = s.charCodeAt(j);
+                if (d === 0x7d)
+                    return j + 1;
+                if (d !== 0x2c)
+                    return -1;
+                j++;
+            }
+        }
+        case 0x5b: {
+            if (depth > fast_line_MAX_DEPTH)
+                return -1;
+            let j = i + 1;
+            if (s.charCodeAt(j) === 0x5d)
+                return j + 1;
+            for (;;) {
+                j = scanValue(j, depth + 1);
+                if (j < 0)
+                    return -1;
+                const d = s.charCodeAt(j);
+                if (d === 0x5d)
+                    return j + 1;
+                if (d !== 0x2c)
+                    return -1;
+                j++;
+            }
+        }
+        case 0x6e:
+            return s.startsWith('null', i) ? i + 4 : -1;
+        case 0x74:
+            return s.startsWith('true', i) ? i + 4 : -1;
+        case 0x66:
+            return s.startsWith('false', i) ? i + 5 : -1;
+        case 0x4e:
+            return s.startsWith('NaN', i) ? i + 3 : -1;
+        case 0x49:
+            return s.startsWith('Infinity', i) ? i + 8 : -1;
+        case 0x2d:
+            if (s.startsWith('-Infinity', i))
+                return i + 9;
+            return scanNumber(i);
+        default:
+            return c >= 0x30 && c <= 0x39 ? scanNumber(i) : -1;
+    }
+}
+/** 64 lowercase hex digits at i (a loop: cheaper than a regex call for 64 characters). */
+function hexAt(i) {
+    for (let k = i; k < i + 64; k++) {
+        const c = s.charCodeAt(k);
+        if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)))
+            return false;
+    }
+    return true;
+}
+/** One-shot SHA-256 of an ASCII string (crypto.hash where Node has it: no Hash object per row). */
+const oneShot = external_node_crypto_namespaceObject.hash;
+function sha256Ascii(text) {
+    return oneShot !== undefined ? oneShot('sha256', text, 'hex') : external_node_crypto_namespaceObject.createHash('sha256').update(text, 'latin1').digest('hex');
+}
+/**
+ * Checks the line `text[a..b)` (a latin1 view of the line's bytes) and hashes
+ * its payload; undefined when the line is not a canonical row this path
+ * handles (the slow path then decides).
+ */
+function fastRow(text, a, b, expectedPrev, refs) {
+    s = text;
+    const refsAt = refs === undefined ? 0 : refs.length;
+    if (!s.startsWith('{"blob_refs":[', a))
+        return undefined;
+    let i = a + 14;
+    if (s.charCodeAt(i) === 0x5d)
+        i++;
+    else {
+        for (;;) {
+            if (s.charCodeAt(i) !== 0x22 || !hexAt(i + 1) || s.charCodeAt(i + 65) !== 0x22)
+                return dropRefs(refs, refsAt);
+            refs?.push(s.slice(i + 1, i + 65));
+            i += 66;
+            const d = s.charCodeAt(i++);
+            if (d === 0x5d)
+                break;
+            if (d !== 0x2c)
+                return dropRefs(refs, refsAt);
+        }
+    }
+    const row = fastRowRest(i, b, expectedPrev);
+    return row === undefined ? dropRefs(refs, refsAt) : row;
+}
+/** A line the fast path gives up on leaves no refs behind (the slow path collects them). */
+function dropRefs(refs, at) {
+    if (refs !== undefined)
+        refs.length = at;
+    return undefined;
+}
+function fastRowRest(i, b, expectedPrev) {
+    if (!s.startsWith(',"input_hash":"', i) || !hexAt(i + 15) || s.charCodeAt(i + 79) !== 0x22)
+        return undefined;
+    const p1 = i + 1;
+    i += 80;
+    if (!s.startsWith(',"model":', i))
+        return undefined;
+    i = scanValue(i + 9, 0);
+    if (i < 0 || !s.startsWith(',"prev_hash":"', i) || s.charCodeAt(i + 78) !== 0x22)
+        return undefined;
+    const prev = s.slice(i + 14, i + 78);
+    // Equal to the expected (hex) link, it is hex; only a mismatch needs the digit check.
+    if (prev !== expectedPrev && !hexAt(i + 14))
+        return undefined;
+    i += 79;
+    if (!s.startsWith(',"prompt":', i))
+        return undefined;
+    i = scanValue(i + 10, 0);
+    if (i < 0 || !s.startsWith(',"seq":', i))
+        return undefined;
+    const p1end = i;
+    i += 7;
+    const seqStart = i;
+    if (s.charCodeAt(i) === 0x30)
+        i++;
+    else
+        while (i < b && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39)
+            i++;
+    if (i === seqStart || i - seqStart > 15)
+        return undefined;
+    const seq = Number(s.slice(seqStart, i));
+    if (!s.startsWith(',"step_hash":"', i) || s.charCodeAt(i + 78) !== 0x22)
+        return undefined;
+    const stored = s.slice(i + 14, i + 78);
+    const storedAt = i + 14;
+    i += 79;
+    if (!s.startsWith(',"tool_call":', i))
+        return undefined;
+    const p2 = i + 1;
+    i = scanValue(i + 13, 0);
+    if (i < 0 || !s.startsWith(',"tool_result":', i))
+        return undefined;
+    i = scanValue(i + 15, 0);
+    if (i < 0 || !s.startsWith(',"ts":', i))
+        return undefined;
+    const p2end = i;
+    i += 6;
+    fast_line_NUMBER.lastIndex = i;
+    const m = fast_line_NUMBER.exec(s);
+    if (m === null || (m[1] === undefined && m[2] === undefined))
+        return undefined;
+    if (pythonFloatRepr(Number(m[0])) !== m[0])
+        return undefined;
+    i += m[0].length;
+    if (i !== b - 1 || s.charCodeAt(i) !== 0x7d)
+        return undefined;
+    // The line is pure ASCII here, so the string's code units are its bytes.
+    const computedHash = sha256Ascii(`{${s.slice(p1, p1end)},${s.slice(p2, p2end)}}`);
+    if (stored !== computedHash && !hexAt(storedAt))
+        return undefined;
+    return { seq, prev_hash: prev, step_hash: stored, computedHash };
+}
+
+;// CONCATENATED MODULE: ./src/journal/step-hash.ts
+
+
+function payloadOf(f) {
+    return {
+        prev_hash: f.prev_hash,
+        input_hash: f.input_hash,
+        model: f.model,
+        prompt: f.prompt,
+        tool_call: f.tool_call,
+        tool_result: f.tool_result,
+    };
+}
+/**
+ * The canonical payload a peer hashes by hand:
+ * `canonical({prev_hash, input_hash, model, prompt, tool_call, tool_result})`.
+ * `read` values may carry NaN/Infinity (Python writes them); values being written may not.
+ */
+function stepPayload(f, read = false) {
+    return read ? encode_canonicalOfRead(payloadOf(f)) : canonical(payloadOf(f));
+}
+/** `step_hash = sha256_hex(canonical(six fields))`. */
+function computeStepHash(f, read = false) {
+    return sha256Hex(stepPayload(f, read));
+}
+
+;// CONCATENATED MODULE: ./src/journal/row.ts
+
+
+
+const ROW_KEYS = [
+    'blob_refs',
+    'input_hash',
+    'model',
+    'prev_hash',
+    'prompt',
+    'seq',
+    'step_hash',
+    'tool_call',
+    'tool_result',
+    'ts',
+];
+/** The row as a JSON value (ts kept a float even when integral). */
+function row_rowValue(row) {
+    return {
+        blob_refs: row.blob_refs,
+        input_hash: row.input_hash,
+        model: row.model,
+        prev_hash: row.prev_hash,
+        prompt: row.prompt,
+        seq: row.seq,
+        step_hash: row.step_hash,
+        tool_call: row.tool_call,
+        tool_result: row.tool_result,
+        ts: value_float(row.ts),
+    };
+}
+/** The line for a row, without its newline. */
+function encodeRow(row) {
+    return canonical(row_rowValue(row));
+}
+/** Reads one line's bytes (without the newline) as a row; never throws. */
+function readRowLine(bytes) {
+    let value;
+    let text;
+    try {
+        text = decodeUtf8(bytes);
+        value = parse(text);
+    }
+    catch (e) {
+        if (e instanceof JsonParseError)
+            return { kind: 'malformed', reason: e.message };
+        if (e instanceof RangeError)
+            return { kind: 'malformed', reason: 'line too large or too deeply nested' };
+        throw e;
+    }
+    return rowFromValue(value, text);
+}
+/** Checks the shape of a parsed row; `text` (when known) decides canonicality. */
+function rowFromValue(value, text) {
+    if (!isJsonObject(value))
+        return { kind: 'malformed', reason: 'line is not a JSON object' };
+    for (const k of ROW_KEYS) {
+        if (!Object.prototype.hasOwnProperty.call(value, k))
+            return { kind: 'malformed', reason: `row has no "${k}" key` };
+    }
+    const v = value;
+    if (typeof v.prev_hash !== 'string')
+        return { kind: 'malformed', reason: '"prev_hash" is not a string' };
+    if (typeof v.step_hash !== 'string')
+        return { kind: 'malformed', reason: '"step_hash" is not a string' };
+    if (typeof v.input_hash !== 'string')
+        return { kind: 'malformed', reason: '"input_hash" is not a string' };
+    if (!isJsonInteger(v.seq) || typeof v.seq === 'bigint' || v.seq < 0) {
+        return { kind: 'malformed', reason: '"seq" is not a non-negative integer' };
+    }
+    const refs = v.blob_refs;
+    if (!Array.isArray(refs) || !refs.every((r) => isSha256Hex(r))) {
+        return { kind: 'malformed', reason: '"blob_refs" is not a list of SHA-256 hex digests' };
+    }
+    const ts = numericValue(v.ts);
+    if (ts === undefined)
+        return { kind: 'malformed', reason: '"ts" is not a number' };
+    const row = {
+        blob_refs: refs,
+        input_hash: v.input_hash,
+        model: v.model,
+        prev_hash: v.prev_hash,
+        prompt: v.prompt,
+        seq: v.seq,
+        step_hash: v.step_hash,
+        tool_call: v.tool_call,
+        tool_result: v.tool_result,
+        ts,
+    };
+    let isCanonical = false;
+    if (text !== undefined) {
+        try {
+            isCanonical = encode_canonicalOfRead(value) === text && Object.keys(value).length === ROW_KEYS.length;
+        }
+        catch {
+            isCanonical = false;
+        }
+    }
+    return { kind: 'row', row, value, computedHash: computeStepHash(row, true), canonical: isCanonical };
+}
+
+;// CONCATENATED MODULE: ./src/journal/chunk.ts
+
+
+
+const BLOCK = 16 * 1024 * 1024;
+/** Walks `buf[from..to)` (line-aligned); `base` is the absolute offset of buf[0]. */
+function scanChunk(buf, from, to, base, options) {
+    const chain = new ChainChecker();
+    const out = {
+        start: base + from,
+        end: base + to,
+        lines: 0,
+        rows: 0,
+        faults: [],
+        lastRowEnd: base + from,
+        lastRowUnterminated: false,
+    };
+    if (options.collectRefs)
+        out.refs = [];
+    let line = 0;
+    let pos = from;
+    while (pos < to) {
+        // A latin1 view of a block of whole lines: indices are byte offsets, no copy per line.
+        let blockEnd = Math.min(to, pos + BLOCK);
+        if (blockEnd < to) {
+            const nl = buf.lastIndexOf(0x0a, blockEnd - 1);
+            blockEnd = nl >= pos ? nl + 1 : Math.min(to, (buf.indexOf(0x0a, blockEnd) + 1) || to);
+        }
+        let text;
+        try {
+            text = buf.toString('latin1', pos, blockEnd);
+        }
+        catch {
+            text = undefined; // a line too long for one string: the slow path reports it
+        }
+        let a = pos;
+        while (a < blockEnd) {
+            const nl = buf.indexOf(0x0a, a);
+            const terminated = nl >= 0 && nl < blockEnd;
+            const b = terminated ? nl : blockEnd;
+            line++;
+            walkLine(out, chain, options, line, buf, a, b, text, a - pos, b - pos, terminated, base);
+            a = b + 1;
+        }
+        pos = blockEnd;
+    }
+    out.lines = line;
+    if (out.rows > 0)
+        out.last = { seq: chain.expectedSeq - 1, step_hash: chain.prevHash };
+    return out;
+}
+function walkLine(out, chain, options, line, buf, a, b, text, ta, tb, terminated, base) {
+    let row;
+    let computed = '';
+    let canonical = true;
+    if (b > a && text !== undefined) {
+        const fast = fastRow(text, ta, tb, out.first === undefined ? undefined : chain.prevHash, out.refs);
+        if (fast !== undefined) {
+            row = fast;
+            computed = fast.computedHash;
+        }
+    }
+    if (row === undefined) {
+        const read = b === a ? { kind: 'malformed', reason: 'empty line' } : readRowLine(buf.subarray(a, b));
+        if (read.kind === 'malformed') {
+            out.faults.push({ line, kind: 'malformed_json', message: read.reason });
+            out.firstMalformed ??= { line, offset: base + a, reason: read.reason };
+            return;
+        }
+        row = read.row;
+        computed = read.computedHash;
+        canonical = read.canonical;
+        if (out.refs !== undefined)
+            out.refs.push(...read.row.blob_refs);
+    }
+    if (out.firstMalformed !== undefined)
+        out.rowAfterMalformed ??= line;
+    if (out.first === undefined) {
+        out.first = { line, seq: row.seq, prev_hash: row.prev_hash };
+        chain.expectedSeq = row.seq;
+        chain.prevHash = row.prev_hash;
+    }
+    const faults = chain.check(line, row, computed);
+    if (faults.length > 0)
+        out.faults.push(...faults);
+    if (options.strict && !canonical) {
+        out.faults.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
+    }
+    if (options.strict && !terminated) {
+        out.faults.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
+    }
+    out.rows++;
+    out.lastRowEnd = terminated ? base + b + 1 : base + b;
+    out.lastRowUnterminated = !terminated;
+}
+
+;// CONCATENATED MODULE: ./src/journal/parallel.ts
+
+
+
+
+const TAG = 'stepchain-journal-chunk';
+/** Below this a slice is not worth a thread's start-up (~30 ms). */
+const MIN_PARALLEL_BYTES = 8 * 1024 * 1024;
+let workerEntry;
+/** Called by a bundle's entry with its own path, so slices can run in worker threads. */
+function setChunkWorkerEntry(file) {
+    workerEntry = file;
+}
+function isChunkJob(data) {
+    return typeof data === 'object' && data !== null && data.tag === TAG;
+}
+/** The body of a worker thread: walk one slice, post the summary, signal. */
+function runChunkJob(job) {
+    let result;
+    try {
+        const buf = job.source.kind === 'file'
+            ? readRange(job.source.path, job.from, job.to - job.from)
+            : Buffer.from(job.source.buffer, job.from, job.to - job.from);
+        result = scanChunk(buf, 0, buf.length, job.from, job.options);
+    }
+    catch (e) {
+        result = { error: e.message };
+    }
+    job.port.postMessage(result);
+    const flag = new Int32Array(job.done);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+}
+function threads(env) {
+    const forced = Number(env.STEPCHAIN_THREADS);
+    if (Number.isInteger(forced) && forced >= 1)
+        return Math.min(forced, 16);
+    return Math.max(1, Math.min((0,external_node_os_namespaceObject.availableParallelism)(), 8));
+}
+function readRange(path, position, length) {
+    const buf = Buffer.allocUnsafe(length);
+    const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
+    try {
+        let off = 0;
+        while (off < length) {
+            const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, off, length - off, position + off);
+            if (n === 0)
+                break;
+            off += n;
+        }
+        return buf.subarray(0, off);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** The offset just after the first newline at or after `at` (or `end`). */
+function nextLineStart(source, at, end) {
+    if (source.kind === 'bytes') {
+        const nl = source.bytes.indexOf(0x0a, at);
+        return nl < 0 || nl >= end ? end : nl + 1;
+    }
+    const fd = (0,external_node_fs_namespaceObject.openSync)(source.path, 'r');
+    try {
+        const window = Buffer.allocUnsafe(64 * 1024);
+        for (let pos = at; pos < end; pos += window.length) {
+            const n = (0,external_node_fs_namespaceObject.readSync)(fd, window, 0, Math.min(window.length, end - pos), pos);
+            if (n === 0)
+                break;
+            const nl = window.subarray(0, n).indexOf(0x0a);
+            if (nl >= 0)
+                return pos + nl + 1;
+        }
+        return end;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** Cuts [start, end) into up to n line-aligned slices. */
+function plan(source, start, end, n) {
+    const cuts = [start];
+    for (let k = 1; k < n; k++) {
+        const nominal = start + Math.floor(((end - start) * k) / n);
+        const cut = nextLineStart(source, Math.max(nominal, cuts[cuts.length - 1]), end);
+        if (cut > cuts[cuts.length - 1] && cut < end)
+            cuts.push(cut);
+    }
+    cuts.push(end);
+    return cuts.slice(0, -1).map((c, i) => [c, cuts[i + 1]]);
+}
+/**
+ * Walks bytes [start, end) of a journal in slices. `env` may force the thread
+ * count (STEPCHAIN_THREADS) and the parallel threshold (STEPCHAIN_PARALLEL_MIN_BYTES).
+ */
+function scanSlices(source, start, end, options, env = process.env) {
+    const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
+    const n = end - start >= minBytes ? threads(env) : 1;
+    const slices = plan(source, start, end, n);
+    const inline = (from, to) => {
+        if (source.kind === 'bytes')
+            return scanChunk(source.bytes, from, to, 0, options);
+        return scanChunk(readRange(source.path, from, to - from), 0, to - from, from, options);
+    };
+    if (slices.length === 1 || workerEntry === undefined)
+        return slices.map(([a, b]) => inline(a, b));
+    let shared;
+    if (source.kind === 'bytes') {
+        shared = new SharedArrayBuffer(source.bytes.length);
+        Buffer.from(shared).set(source.bytes);
+    }
+    const jobs = slices.slice(1).map(([from, to]) => {
+        const done = new SharedArrayBuffer(4);
+        const { port1, port2 } = new external_node_worker_threads_namespaceObject.MessageChannel();
+        const job = {
+            tag: TAG,
+            source: shared ? { kind: 'shared', buffer: shared, length: shared.byteLength } : { kind: 'file', path: source.path },
+            from,
+            to,
+            options,
+            done,
+            port: port2,
+        };
+        const worker = new external_node_worker_threads_namespaceObject.Worker(workerEntry, { workerData: job, transferList: [port2], stdout: false, stderr: false });
+        worker.unref();
+        return { worker, done, port: port1 };
+    });
+    const results = [inline(slices[0][0], slices[0][1])];
+    for (const [k, j] of jobs.entries()) {
+        const [from, to] = slices[k + 1];
+        // A thread that never answers (it could not start) is not waited on forever:
+        // its slice is walked here instead.
+        const deadline = Date.now() + 20_000 + (to - from) / 5_000;
+        const flag = new Int32Array(j.done);
+        while (Atomics.load(flag, 0) === 0 && Date.now() < deadline)
+            Atomics.wait(flag, 0, 0, 200);
+        const msg = (0,external_node_worker_threads_namespaceObject.receiveMessageOnPort)(j.port)?.message;
+        j.port.close();
+        void j.worker.terminate();
+        results.push(msg === undefined || 'error' in msg ? inline(from, to) : msg);
+    }
+    return results;
+}
+
+;// CONCATENATED MODULE: ./src/errors.ts
+/**
+ * The library's errors carry the exit code a command ends with and one clear line
+ * of message (naming the file and line where there is one). SPEC §6: 0 holds,
+ * 1 does not hold, 2 usage or input error. The CLI and the Action print `message`
+ * and never a stack trace.
+ */
+class errors_StepchainError extends Error {
+    exitCode;
+    name = 'StepchainError';
+    constructor(message, exitCode) {
+        super(message);
+        this.exitCode = exitCode;
+    }
+}
+/** Bad arguments, a missing or unreadable file, a bad id or key: exit 2. */
+class errors_InputError extends errors_StepchainError {
+    name = 'InputError';
+    constructor(message) {
+        super(message, 2);
+    }
+}
+/** Something checked does not hold (or an operation was refused for integrity reasons): exit 1. */
+class IntegrityError extends errors_StepchainError {
+    name = 'IntegrityError';
+    constructor(message) {
+        super(message, 1);
+    }
+}
+/** The file and 1-based line a problem was found at, as `file:line`. */
+function at(file, line) {
+    return line === undefined || line === null ? file : `${file}:${line}`;
+}
+
+;// CONCATENATED MODULE: ./src/cli/args.ts
+
+/**
+ * A small, strict argument parser: unknown options are usage errors, `--x=v` and
+ * `--x v` both work, `--` ends options, and a lone `-` is a positional (stdin).
+ */
+function parseArgs(argv, spec, command) {
+    const out = { positionals: [], flags: new Set(), values: new Map(), lists: new Map() };
+    const byShort = new Map();
+    for (const [name, s] of Object.entries(spec))
+        if (s.short)
+            byShort.set(s.short, name);
+    let i = 0;
+    while (i < argv.length) {
+        const arg = argv[i++];
+        if (arg === '--') {
+            out.positionals.push(...argv.slice(i));
+            break;
+        }
+        let name;
+        let inline;
+        if (arg.startsWith('--')) {
+            const eq = arg.indexOf('=');
+            name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+            inline = eq < 0 ? undefined : arg.slice(eq + 1);
+        }
+        else if (arg.length === 2 && arg[0] === '-' && arg !== '-') {
+            name = byShort.get(arg[1]);
+            if (name === undefined)
+                throw new errors_InputError(`${command}: unknown option ${arg}`);
+        }
+        else {
+            out.positionals.push(arg);
+            continue;
+        }
+        const s = spec[name];
+        if (s === undefined)
+            throw new errors_InputError(`${command}: unknown option --${name}`);
+        if (s.kind === 'flag') {
+            if (inline !== undefined)
+                throw new errors_InputError(`${command}: --${name} takes no value`);
+            out.flags.add(name);
+            continue;
+        }
+        const value = inline ?? argv[i++];
+        if (value === undefined)
+            throw new errors_InputError(`${command}: --${name} needs a value`);
+        if (s.kind === 'value') {
+            if (out.values.has(name))
+                throw new errors_InputError(`${command}: --${name} given twice`);
+            out.values.set(name, value);
+        }
+        else {
+            out.lists.set(name, [...(out.lists.get(name) ?? []), value]);
+        }
+    }
+    return out;
+}
+/** Exactly `count` positionals (named for the error message). */
+function expectPositionals(args, names, command, optional = 0) {
+    const min = names.length - optional;
+    if (args.positionals.length < min) {
+        throw new errors_InputError(`${command}: missing ${names.slice(args.positionals.length).map((n) => `<${n}>`).join(' ')}`);
+    }
+    if (args.positionals.length > names.length) {
+        throw new errors_InputError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);
+    }
+    return args.positionals;
+}
+
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = require("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = require("node:crypto");
-;// CONCATENATED MODULE: ./src/util/hash.ts
-
-const ZERO_HASH = '0'.repeat(64);
-const HEX64 = /^[0-9a-f]{64}$/;
-function sha256Hex(data) {
-    return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(data).digest('hex');
-}
-/** A lowercase 64-digit SHA-256 hex string. */
-function isSha256Hex(s) {
-    return typeof s === 'string' && HEX64.test(s);
-}
-
 ;// CONCATENATED MODULE: ./src/util/fs.ts
 
-/** Writes every byte (a single write(2) may be short on some file systems). */
-function writeAll(fd, bytes) {
+
+/**
+ * Writes every byte (a single write(2) may be short on some file systems), at
+ * `position` when given, else at the file offset (the end, for O_APPEND).
+ */
+function writeAll(fd, bytes, position) {
     let off = 0;
-    while (off < bytes.length)
-        off += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) {
+        off += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, off, bytes.length - off, position === undefined ? null : position + off);
+    }
 }
 /** fsync a directory so a created or renamed entry survives a crash. */
 function fsyncDir(dir) {
@@ -677,6 +2733,101 @@ function fsyncDir(dir) {
     finally {
         if (fd !== undefined)
             (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** `length` bytes from `position` of an open file (fewer at end of file). */
+function fs_readRange(fd, position, length) {
+    const buf = Buffer.allocUnsafe(length);
+    let off = 0;
+    while (off < length) {
+        const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, off, length - off, position + off);
+        if (n === 0)
+            break;
+        off += n;
+    }
+    return buf.subarray(0, off);
+}
+/** Whether a path is a directory, a regular file, or neither (missing, or something else). */
+function pathKind(p) {
+    try {
+        const st = (0,external_node_fs_namespaceObject.statSync)(p);
+        return st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Appends whole lines with one write(2) to a file opened O_APPEND; when
+ * `durable`, fsyncs the file, and its directory when the file was created.
+ */
+function appendDurably(file, data, durable) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'a', 0o644);
+    let created = false;
+    try {
+        created = (0,external_node_fs_namespaceObject.fstatSync)(fd).size === 0;
+        writeAll(fd, data);
+        if (durable)
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    if (created && durable)
+        fsyncDir(external_node_path_default().dirname(file));
+}
+/**
+ * Recovery of a torn tail (SPEC §2): copies the bytes from `from` to the end of
+ * the file to `<file>.torn-<unix ms>` beside it (a fresh name, fsync'ed when
+ * `durable`), then truncates the file at `from`. Returns the side file's path.
+ */
+function moveTornTailAside(file, from, durable, mode = 0o644) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r+');
+    try {
+        const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
+        const torn = fs_readRange(fd, from, size - from);
+        const base = `${file}.torn-${Date.now()}`;
+        for (let n = 0;; n++) {
+            const side = n === 0 ? base : `${base}-${n}`;
+            let sfd;
+            try {
+                sfd = (0,external_node_fs_namespaceObject.openSync)(side, 'wx', mode);
+            }
+            catch (e) {
+                if (e.code === 'EEXIST')
+                    continue;
+                throw e;
+            }
+            try {
+                writeAll(sfd, torn);
+                if (durable)
+                    (0,external_node_fs_namespaceObject.fsyncSync)(sfd);
+            }
+            finally {
+                (0,external_node_fs_namespaceObject.closeSync)(sfd);
+            }
+            (0,external_node_fs_namespaceObject.ftruncateSync)(fd, from);
+            if (durable) {
+                (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+                fsyncDir(external_node_path_default().dirname(file));
+            }
+            return side;
+        }
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** Writes the newline a complete last line lost (its writer died between the two). */
+function finishLastLine(file, at, durable) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r+');
+    try {
+        writeAll(fd, Buffer.from('\n'), at);
+        if (durable)
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
 
@@ -749,49 +2900,6 @@ class Cas {
     }
 }
 
-;// CONCATENATED MODULE: ./src/journal/chain.ts
-
-const chain_short = (h) => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
-/**
- * The chain rules of SPEC §2, fed one well-formed row at a time. The expected seq
- * resynchronises on the row's own seq, and the chain follows the *stored*
- * step_hash, so one edit is reported once rather than at every later line.
- */
-class ChainChecker {
-    expectedSeq = 0;
-    prevHash = ZERO_HASH;
-    steps = 0;
-    check(line, row, computedHash) {
-        const faults = [];
-        if (row.seq !== this.expectedSeq) {
-            faults.push({ line, kind: 'seq_mismatch', message: `seq ${row.seq}, expected ${this.expectedSeq}` });
-        }
-        if (row.prev_hash !== this.prevHash) {
-            faults.push({
-                line,
-                kind: 'prev_hash_mismatch',
-                message: `chain break: prev_hash ${chain_short(row.prev_hash)} does not match the previous step_hash ${chain_short(this.prevHash)}`,
-            });
-        }
-        if (computedHash !== row.step_hash) {
-            faults.push({
-                line,
-                kind: 'step_hash_mismatch',
-                message: `field tamper: stored step_hash ${chain_short(row.step_hash)}, recomputed ${chain_short(computedHash)}`,
-            });
-        }
-        this.expectedSeq = row.seq + 1;
-        this.prevHash = row.step_hash;
-        this.steps++;
-        return faults;
-    }
-    get head() {
-        return this.prevHash;
-    }
-}
-
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = require("node:os");
 ;// CONCATENATED MODULE: ./src/util/lock.ts
 
 
@@ -817,11 +2925,18 @@ function readOwner(file) {
         return undefined;
     }
 }
-function isStale(owner) {
+function isStale(file, owner) {
     const [pid, host] = owner.split(' ');
     const n = Number(pid);
-    if (!Number.isInteger(n) || n <= 0)
-        return true; // torn lock file: its writer died mid-write
+    if (!Number.isInteger(n) || n <= 0) {
+        // Not ours (we create lock files whole): stale once it has been there a while.
+        try {
+            return Date.now() - (0,external_node_fs_namespaceObject.statSync)(file).mtimeMs > 10_000;
+        }
+        catch {
+            return false;
+        }
+    }
     return host === (0,external_node_os_namespaceObject.hostname)() && !isAlive(n);
 }
 function acquireLock(file, options = {}) {
@@ -829,42 +2944,56 @@ function acquireLock(file, options = {}) {
     const deadline = Date.now() + timeout;
     const me = `${process.pid} ${(0,external_node_os_namespaceObject.hostname)()} ${Math.random().toString(36).slice(2)}`;
     let delay = 1;
-    for (;;) {
-        try {
-            const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'wx', 0o644);
-            try {
-                (0,external_node_fs_namespaceObject.writeSync)(fd, me);
+    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    (0,external_node_fs_namespaceObject.writeFileSync)(tmp, me, { mode: 0o644 });
+    try {
+        for (;;) {
+            if (tryLink(tmp, file))
+                return releaser(file, me);
+            const owner = readOwner(file);
+            if (owner !== undefined && isStale(file, owner)) {
+                breakStale(file, owner);
+                continue;
             }
-            finally {
-                (0,external_node_fs_namespaceObject.closeSync)(fd);
+            if (Date.now() > deadline) {
+                throw new IntegrityError(`${file}: locked by another writer (${owner?.split(' ').slice(0, 2).join(' on ') ?? 'unknown'}) for over ${timeout} ms`);
             }
-            return () => {
-                // Only remove the lock if it is still ours.
-                if (readOwner(file) === me) {
-                    try {
-                        (0,external_node_fs_namespaceObject.unlinkSync)(file);
-                    }
-                    catch {
-                        /* already gone */
-                    }
-                }
-            };
+            sleepMs(delay);
+            delay = Math.min(delay * 2, 50);
         }
-        catch (e) {
-            if (e.code !== 'EEXIST')
-                throw e;
-        }
-        const owner = readOwner(file);
-        if (owner !== undefined && isStale(owner)) {
-            breakStale(file, owner);
-            continue;
-        }
-        if (Date.now() > deadline) {
-            throw new errors_IntegrityError(`${file}: locked by another writer (${owner?.split(' ').slice(0, 2).join(' on ') ?? 'unknown'}) for over ${timeout} ms`);
-        }
-        sleepMs(delay);
-        delay = Math.min(delay * 2, 50);
     }
+    finally {
+        try {
+            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+        }
+        catch {
+            /* already gone */
+        }
+    }
+}
+function tryLink(tmp, file) {
+    try {
+        (0,external_node_fs_namespaceObject.linkSync)(tmp, file);
+        return true;
+    }
+    catch (e) {
+        if (e.code === 'EEXIST')
+            return false;
+        throw e;
+    }
+}
+function releaser(file, me) {
+    return () => {
+        // Only remove the lock if it is still ours.
+        if (readOwner(file) === me) {
+            try {
+                (0,external_node_fs_namespaceObject.unlinkSync)(file);
+            }
+            catch {
+                /* already gone */
+            }
+        }
+    };
 }
 function breakStale(file, owner) {
     const aside = `${file}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`;
@@ -881,10 +3010,16 @@ function breakStale(file, owner) {
     }
     // We moved a lock that was taken after we looked: put it back unless another was made.
     try {
-        (0,external_node_fs_namespaceObject.renameSync)(aside, file);
+        (0,external_node_fs_namespaceObject.linkSync)(aside, file);
     }
     catch {
-        /* lost race; the lock file was replaced and the holder keeps its claim */
+        /* lost race: another lock was made meanwhile */
+    }
+    try {
+        (0,external_node_fs_namespaceObject.unlinkSync)(aside);
+    }
+    catch {
+        /* already gone */
     }
 }
 
@@ -925,134 +3060,119 @@ function casDir(root) {
     return external_node_path_default().join(runtimeDir(root), 'cas');
 }
 
-;// CONCATENATED MODULE: ./src/journal/step-hash.ts
+;// CONCATENATED MODULE: ./src/journal/recover.ts
 
 
-function payloadOf(f) {
-    return {
-        prev_hash: f.prev_hash,
-        input_hash: f.input_hash,
-        model: f.model,
-        prompt: f.prompt,
-        tool_call: f.tool_call,
-        tool_result: f.tool_result,
-    };
+const GENESIS = { offset: 0, head: ZERO_HASH, steps: 0 };
+/** Refusal to open: names the file, the line and the remedy. Exit 1. */
+class JournalRecoveryError extends IntegrityError {
+    file;
+    line;
+    kind;
+    name = 'JournalRecoveryError';
+    constructor(file, line, kind, detail) {
+        super(`${file}:${line}: ${kind}: ${detail}; refusing to append. ` +
+            `Remedy: move the journal aside (mv ${file} ${file}.corrupt) so a fresh chain can start, ` +
+            `and keep it for \`stepchain verify\``);
+        this.file = file;
+        this.line = line;
+        this.kind = kind;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/journal/stitch.ts
+
+
+
+/** Walks the slices in order, checking each slice's first row against the previous slice's last. */
+function eachSlice(slices, from, visit) {
+    const chain = new ChainChecker();
+    chain.prevHash = from.head;
+    chain.expectedSeq = from.steps;
+    let steps = from.steps;
+    let head = from.head;
+    let lineBase = 0;
+    for (const s of slices) {
+        const boundary = s.first === undefined ? [] : chain.link(lineBase + s.first.line, s.first);
+        visit(s, lineBase, boundary);
+        if (s.last !== undefined) {
+            chain.expectedSeq = s.last.seq + 1;
+            chain.prevHash = s.last.step_hash;
+            head = s.last.step_hash;
+        }
+        steps += s.rows;
+        lineBase += s.lines;
+    }
+    return { head, steps };
+}
+/** All faults of a verify, in line order, with absolute line numbers. */
+function stitchFaults(slices) {
+    const faults = [];
+    const end = eachSlice(slices, { head: ZERO_HASH, steps: 0 }, (s, lineBase, boundary) => {
+        let placed = false;
+        for (const f of s.faults) {
+            if (!placed && s.first !== undefined && f.line !== null && f.line >= s.first.line) {
+                faults.push(...boundary);
+                placed = true;
+            }
+            faults.push({ ...f, line: f.line === null ? null : f.line + lineBase });
+        }
+        if (!placed)
+            faults.push(...boundary);
+    });
+    return { faults, head: end.steps > 0 ? end.head : ZERO_HASH, steps: end.steps };
+}
+/** The blob refs of all slices: first-occurrence order, no duplicates. */
+function stitchRefs(slices) {
+    const seen = new Set();
+    for (const s of slices)
+        for (const r of s.refs ?? [])
+            seen.add(r);
+    return [...seen];
 }
 /**
- * The canonical payload a peer hashes by hand:
- * `canonical({prev_hash, input_hash, model, prompt, tool_call, tool_result})`.
- * `read` values may carry NaN/Infinity (Python writes them); values being written may not.
+ * Recovery on open over slices (SPEC §2, fail-closed): the first chain fault is
+ * an error; a malformed line followed by any well-formed row is interior
+ * corruption; malformed lines after the last row are a torn tail.
  */
-function stepPayload(f, read = false) {
-    return read ? canonicalOfRead(payloadOf(f)) : canonical(payloadOf(f));
-}
-/** `step_hash = sha256_hex(canonical(six fields))`. */
-function computeStepHash(f, read = false) {
-    return sha256Hex(stepPayload(f, read));
-}
-
-;// CONCATENATED MODULE: ./src/journal/row.ts
-
-
-
-const ROW_KEYS = [
-    'blob_refs',
-    'input_hash',
-    'model',
-    'prev_hash',
-    'prompt',
-    'seq',
-    'step_hash',
-    'tool_call',
-    'tool_result',
-    'ts',
-];
-/** The row as a JSON value (ts kept a float even when integral). */
-function rowValue(row) {
-    return {
-        blob_refs: row.blob_refs,
-        input_hash: row.input_hash,
-        model: row.model,
-        prev_hash: row.prev_hash,
-        prompt: row.prompt,
-        seq: row.seq,
-        step_hash: row.step_hash,
-        tool_call: row.tool_call,
-        tool_result: row.tool_result,
-        ts: value_float(row.ts),
-    };
-}
-/** The line for a row, without its newline. */
-function encodeRow(row) {
-    return canonical(rowValue(row));
-}
-/** Reads one line's bytes (without the newline) as a row; never throws. */
-function readRowLine(bytes) {
-    let value;
-    let text;
-    try {
-        text = decodeUtf8(bytes);
-        value = parse(text);
-    }
-    catch (e) {
-        if (e instanceof JsonParseError)
-            return { kind: 'malformed', reason: e.message };
-        if (e instanceof RangeError)
-            return { kind: 'malformed', reason: 'line too large or too deeply nested' };
-        throw e;
-    }
-    return rowFromValue(value, text);
-}
-/** Checks the shape of a parsed row; `text` (when known) decides canonicality. */
-function rowFromValue(value, text) {
-    if (!isJsonObject(value))
-        return { kind: 'malformed', reason: 'line is not a JSON object' };
-    for (const k of ROW_KEYS) {
-        if (!Object.prototype.hasOwnProperty.call(value, k))
-            return { kind: 'malformed', reason: `row has no "${k}" key` };
-    }
-    const v = value;
-    if (typeof v.prev_hash !== 'string')
-        return { kind: 'malformed', reason: '"prev_hash" is not a string' };
-    if (typeof v.step_hash !== 'string')
-        return { kind: 'malformed', reason: '"step_hash" is not a string' };
-    if (typeof v.input_hash !== 'string')
-        return { kind: 'malformed', reason: '"input_hash" is not a string' };
-    if (!isJsonInteger(v.seq) || typeof v.seq === 'bigint' || v.seq < 0) {
-        return { kind: 'malformed', reason: '"seq" is not a non-negative integer' };
-    }
-    const refs = v.blob_refs;
-    if (!Array.isArray(refs) || !refs.every((r) => isSha256Hex(r))) {
-        return { kind: 'malformed', reason: '"blob_refs" is not a list of SHA-256 hex digests' };
-    }
-    const ts = numericValue(v.ts);
-    if (ts === undefined)
-        return { kind: 'malformed', reason: '"ts" is not a number' };
-    const row = {
-        blob_refs: refs,
-        input_hash: v.input_hash,
-        model: v.model,
-        prev_hash: v.prev_hash,
-        prompt: v.prompt,
-        seq: v.seq,
-        step_hash: v.step_hash,
-        tool_call: v.tool_call,
-        tool_result: v.tool_result,
-        ts,
-    };
-    let isCanonical = false;
-    if (text !== undefined) {
-        try {
-            isCanonical = canonicalOfRead(value) === text && Object.keys(value).length === ROW_KEYS.length;
+function stitchRecovery(file, slices, from) {
+    let firstBad;
+    let validEnd = from.offset;
+    let unterminated = false;
+    eachSlice(slices, from, (s, lineBase, boundary) => {
+        const line = (rel) => from.steps + lineBase + rel;
+        if (firstBad !== undefined && s.first !== undefined) {
+            throw new JournalRecoveryError(file, firstBad.line, 'malformed_json', `${firstBad.reason} (interior corruption: a well-formed row follows at line ${line(s.first.line)})`);
         }
-        catch {
-            isCanonical = false;
+        if (s.firstMalformed !== undefined && s.rowAfterMalformed !== undefined) {
+            throw new JournalRecoveryError(file, line(s.firstMalformed.line), 'malformed_json', `${s.firstMalformed.reason} (interior corruption: a well-formed row follows at line ${line(s.rowAfterMalformed)})`);
         }
-    }
-    return { kind: 'row', row, value, computedHash: computeStepHash(row, true), canonical: isCanonical };
+        const chainFaults = [...boundary.map((f) => ({ ...f, line: (f.line ?? 0) - lineBase })), ...s.faults.filter((f) => f.kind !== 'malformed_json')];
+        chainFaults.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+        const f = chainFaults[0];
+        if (f !== undefined)
+            throw new JournalRecoveryError(file, line(f.line ?? 0), f.kind, f.message);
+        if (s.rows > 0) {
+            validEnd = s.lastRowEnd;
+            unterminated = s.lastRowUnterminated;
+        }
+        if (s.firstMalformed !== undefined)
+            firstBad ??= { ...s.firstMalformed, line: line(s.firstMalformed.line) };
+    });
+    const { head, steps } = eachSlice(slices, from, () => undefined);
+    const result = { validEnd, head, steps };
+    // A final row without its newline ends at validEnd; the caller completes the line.
+    if (unterminated)
+        result.unterminatedRowEnd = validEnd;
+    if (firstBad !== undefined)
+        result.tornFrom = validEnd;
+    return result;
 }
 
 ;// CONCATENATED MODULE: ./src/journal/verify.ts
+
+
+
 
 
 
@@ -1103,17 +3223,61 @@ function walk(buf, options, keep) {
     }
     return { ok: errors.length === 0, head_hash: head, steps: chain.steps, errors, entries };
 }
-/** Verifies journal bytes: every fault with its line and kind (SPEC §2). */
-function verifyJournalBytes(buf, options = {}) {
-    const { entries: _entries, ...result } = walk(buf, options, false);
-    return result;
+/**
+ * Verifies a journal: every fault with its line and kind (SPEC §2). Canonical
+ * rows take the fast path (hashed from their bytes); large journals are walked
+ * in parallel slices.
+ */
+function verifySource(source, size, options, env, refs) {
+    const slices = scanSlices(source, 0, size, { strict: options.strict ?? false, collectRefs: refs !== undefined }, env);
+    const { faults, head, steps } = stitchFaults(slices);
+    if (refs !== undefined)
+        refs.push(...stitchRefs(slices));
+    if (size === 0)
+        faults.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
+    if (options.expectedHead !== undefined && options.expectedHead !== head) {
+        faults.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
+    }
+    return { ok: faults.length === 0, head_hash: head, steps, errors: faults };
+}
+/** Verifies journal bytes (e.g. a receipt's journal member). */
+function verifyJournalBytes(buf, options = {}, env) {
+    return verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env);
+}
+/** Verifies journal bytes and collects the rows' blob refs (first-occurrence order, unique). */
+function verifyJournalBytesWithRefs(buf, options = {}, env) {
+    const refs = [];
+    return { ...verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env, refs), blob_refs: refs };
+}
+/**
+ * A verified journal in canonical form, for receipts: the canonical lines (the
+ * file's own bytes when every line already is canonical, else each row
+ * re-encoded) and the blob refs. `result.ok` false means the chain does not
+ * verify (the bytes are then not to be used).
+ */
+function readCanonicalJournal(file) {
+    const raw = readJournalFileBytes(file);
+    const strict = verifyJournalBytesWithRefs(raw, { strict: true });
+    if (strict.ok) {
+        const { blob_refs, ...result } = strict;
+        return { result, bytes: raw, blob_refs };
+    }
+    const read = readJournalBytes(raw);
+    const { entries, ...result } = read;
+    if (!read.ok)
+        return { result, bytes: Buffer.alloc(0), blob_refs: [] };
+    const nl = Buffer.from('\n');
+    const parts = [];
+    for (const e of entries)
+        parts.push(e.canonical ? e.bytes : Buffer.from(encode_canonicalOfRead(row_rowValue(e.row)), 'utf8'), nl);
+    return { result, bytes: Buffer.concat(parts), blob_refs: strict.blob_refs };
 }
 /** Reads and verifies journal bytes, keeping the well-formed rows. */
 function readJournalBytes(buf, options = {}) {
     return walk(buf, options, true);
 }
-/** Reads a journal file's bytes; a missing or unreadable file is an input error. */
-function readJournalFileBytes(file) {
+/** The size of a journal file; a missing path or one that is not a file is an input error. */
+function statJournalFile(file) {
     let st;
     try {
         st = (0,external_node_fs_namespaceObject.statSync)(file);
@@ -1123,6 +3287,11 @@ function readJournalFileBytes(file) {
     }
     if (!st.isFile())
         throw new errors_InputError(`${file}: not a regular file`);
+    return st.size;
+}
+/** Reads a journal file's bytes; a missing or unreadable file is an input error. */
+function readJournalFileBytes(file) {
+    statJournalFile(file);
     try {
         return (0,external_node_fs_namespaceObject.readFileSync)(file);
     }
@@ -1130,78 +3299,25 @@ function readJournalFileBytes(file) {
         throw new errors_InputError(`${file}: cannot read: ${e.code ?? e.message}`);
     }
 }
-function verifyJournalFile(file, options = {}) {
-    return verifyJournalBytes(readJournalFileBytes(file), options);
+function verifyJournalFile(file, options = {}, env) {
+    const size = statJournalFile(file);
+    try {
+        return verifySource({ kind: 'file', path: file }, size, options, env);
+    }
+    catch (e) {
+        const code = e.code;
+        if (code !== undefined)
+            throw new errors_InputError(`${file}: cannot read: ${code}`);
+        throw e;
+    }
 }
-function verify_readJournalFile(file, options = {}) {
+function readJournalFile(file, options = {}) {
     return readJournalBytes(readJournalFileBytes(file), options);
 }
 
-;// CONCATENATED MODULE: ./src/journal/recover.ts
-
-
-
-
-
-const GENESIS = { offset: 0, head: ZERO_HASH, steps: 0 };
-/** Refusal to open: names the file, the line and the remedy. Exit 1. */
-class JournalRecoveryError extends errors_IntegrityError {
-    file;
-    line;
-    kind;
-    name = 'JournalRecoveryError';
-    constructor(file, line, kind, detail) {
-        super(`${file}:${line}: ${kind}: ${detail}; refusing to append. ` +
-            `Remedy: move the journal aside (mv ${file} ${file}.corrupt) so a fresh chain can start, ` +
-            `and keep it for \`stepchain verify\``);
-        this.file = file;
-        this.line = line;
-        this.kind = kind;
-    }
-}
-/**
- * Recovery on open (SPEC §2, fail-closed): revalidate every row of `tail` (the
- * file's bytes from `from.offset` on), chaining onto the verified prefix `from`;
- * take the tip from the last recomputed hash, tolerate only a torn tail.
- * Throws JournalRecoveryError for a parseable row that does not verify, or a
- * malformed line followed by a well-formed row.
- */
-function recoverTail(file, tail, from = GENESIS) {
-    const chain = new ChainChecker();
-    chain.prevHash = from.head;
-    chain.expectedSeq = from.steps;
-    chain.steps = from.steps;
-    let validEnd = from.offset;
-    let firstBad;
-    let unterminatedRowEnd;
-    forEachLine(tail, (start, end, relLine, terminated) => {
-        const line = from.steps + relLine;
-        const bytes = tail.subarray(start, end);
-        const read = bytes.length === 0 ? undefined : readRowLine(bytes);
-        if (read === undefined || read.kind === 'malformed') {
-            firstBad ??= { line, offset: from.offset + start, reason: read?.reason ?? 'empty line' };
-            return;
-        }
-        if (firstBad !== undefined) {
-            throw new JournalRecoveryError(file, firstBad.line, 'malformed_json', `${firstBad.reason} (interior corruption: a well-formed row follows at line ${line})`);
-        }
-        const faults = chain.check(line, read.row, read.computedHash);
-        if (faults.length > 0)
-            throw new JournalRecoveryError(file, line, faults[0].kind, faults[0].message);
-        if (terminated)
-            validEnd = from.offset + end + 1;
-        else
-            unterminatedRowEnd = from.offset + end;
-    });
-    const result = { validEnd, head: chain.steps > 0 ? chain.prevHash : ZERO_HASH, steps: chain.steps };
-    if (unterminatedRowEnd !== undefined)
-        result.unterminatedRowEnd = unterminatedRowEnd;
-    if (firstBad !== undefined)
-        result.tornFrom = validEnd;
-    return result;
-}
-
 ;// CONCATENATED MODULE: ./src/journal/journal.ts
+
+
 
 
 
@@ -1226,6 +3342,25 @@ function projectRootOf(journalDirPath) {
 }
 function nowSeconds() {
     return (performance.timeOrigin + performance.now()) / 1000;
+}
+/**
+ * Checks a step before anything is written: JSON values must be writable (no
+ * NaN or infinities), the input given once, a given input hash well-formed.
+ */
+function validateStep(s) {
+    const model = checkWritable('model', s.model);
+    const prompt = checkWritable('prompt', s.prompt);
+    const tool_call = checkWritable('tool_call', s.tool_call);
+    const tool_result = checkWritable('tool_result', s.tool_result);
+    if (s.input !== undefined && s.inputHash !== undefined)
+        throw new errors_InputError('give the input or its hash, not both');
+    if (s.inputHash !== undefined && !isSha256Hex(s.inputHash)) {
+        throw new errors_InputError(`input hash must be 64 lowercase hex digits, got ${JSON.stringify(s.inputHash)}`);
+    }
+    const ts = s.ts ?? nowSeconds();
+    if (!Number.isFinite(ts))
+        throw new errors_InputError('ts must be a finite number');
+    return { model, prompt, tool_call, tool_result, ts };
 }
 function checkWritable(name, v) {
     if (v === undefined)
@@ -1298,39 +3433,17 @@ class Journal {
                 seq++;
             }
             const data = Buffer.from(rows.map((r) => `${encodeRow(r)}\n`).join(''), 'utf8');
-            const created = this.state.offset === 0;
-            const fd = (0,external_node_fs_namespaceObject.openSync)(this.file, 'a', 0o644);
-            try {
-                writeAll(fd, data);
-                if (this.durable)
-                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-            }
-            finally {
-                (0,external_node_fs_namespaceObject.closeSync)(fd);
-            }
-            if (created && this.durable)
-                fsyncDir(this.dir);
+            appendDurably(this.file, data, this.durable);
             this.state = { offset: this.state.offset + data.length, head: prev, steps: seq };
             return rows;
         });
     }
     /** All rows, verified (a fault is reported in the result, nothing is hidden). */
     read(options = {}) {
-        return verify_readJournalFile(this.file, options);
+        return readJournalFile(this.file, options);
     }
     prepare(s) {
-        const model = checkWritable('model', s.model);
-        const prompt = checkWritable('prompt', s.prompt);
-        const tool_call = checkWritable('tool_call', s.tool_call);
-        const tool_result = checkWritable('tool_result', s.tool_result);
-        if (s.input !== undefined && s.inputHash !== undefined)
-            throw new errors_InputError('give the input or its hash, not both');
-        if (s.inputHash !== undefined && !isSha256Hex(s.inputHash)) {
-            throw new errors_InputError(`input hash must be 64 lowercase hex digits, got ${JSON.stringify(s.inputHash)}`);
-        }
-        const ts = s.ts ?? nowSeconds();
-        if (!Number.isFinite(ts))
-            throw new errors_InputError('ts must be a finite number');
+        const { model, prompt, tool_call, tool_result, ts } = validateStep(s);
         const refs = [];
         const store = (bytes) => {
             if (this.cas === undefined)
@@ -1357,9 +3470,9 @@ class Journal {
     }
     /** Under the lock: verify whatever was appended since we last looked, repair a torn tail. */
     catchUp() {
-        let fd;
+        let size;
         try {
-            fd = (0,external_node_fs_namespaceObject.openSync)(this.file, 'r+');
+            size = (0,external_node_fs_namespaceObject.statSync)(this.file).size;
         }
         catch (e) {
             if (e.code === 'ENOENT') {
@@ -1368,72 +3481,23 @@ class Journal {
             }
             throw new errors_InputError(`${this.file}: cannot open: ${e.code ?? e.message}`);
         }
-        try {
-            const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
-            if (size === this.state.offset)
-                return;
-            // Grown: verify only the new bytes. Shrunk (truncated by someone): start over.
-            const from = size > this.state.offset ? this.state : GENESIS;
-            const tail = readRange(fd, from.offset, size - from.offset);
-            const t = recoverTail(this.file, tail, from);
-            let end = t.validEnd;
-            if (t.unterminatedRowEnd !== undefined) {
-                // A complete, valid row whose newline never made it: finish the line.
-                writeAll(fd, Buffer.from('\n'));
-                if (this.durable)
-                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-                end = t.unterminatedRowEnd + 1;
-            }
-            else if (t.tornFrom !== undefined) {
-                this.moveTornAside(tail.subarray(t.tornFrom - from.offset));
-                (0,external_node_fs_namespaceObject.ftruncateSync)(fd, t.tornFrom);
-                if (this.durable)
-                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-            }
-            this.state = { offset: end, head: t.head, steps: t.steps };
-        }
-        finally {
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-        }
-    }
-    /** Copies torn bytes to `000000.jsonl.torn-<unix ms>` (durably) before the journal is truncated. */
-    moveTornAside(bytes) {
-        const base = `${this.file}.torn-${Date.now()}`;
-        for (let n = 0;; n++) {
-            const side = n === 0 ? base : `${base}-${n}`;
-            let fd;
-            try {
-                fd = (0,external_node_fs_namespaceObject.openSync)(side, 'wx', 0o644);
-            }
-            catch (e) {
-                if (e.code === 'EEXIST')
-                    continue;
-                throw e;
-            }
-            try {
-                writeAll(fd, bytes);
-                if (this.durable)
-                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-            }
-            finally {
-                (0,external_node_fs_namespaceObject.closeSync)(fd);
-            }
-            if (this.durable)
-                fsyncDir(this.dir);
+        if (size === this.state.offset)
             return;
+        // Grown: verify only the new bytes. Shrunk (truncated by someone): start over.
+        const from = size > this.state.offset ? this.state : GENESIS;
+        const slices = scanSlices({ kind: 'file', path: this.file }, from.offset, size, { strict: false });
+        const t = stitchRecovery(this.file, slices, from);
+        let end = t.validEnd;
+        if (t.unterminatedRowEnd !== undefined) {
+            // A complete, valid row whose newline never made it: finish the line.
+            finishLastLine(this.file, t.unterminatedRowEnd, this.durable);
+            end = t.unterminatedRowEnd + 1;
         }
+        else if (t.tornFrom !== undefined) {
+            moveTornTailAside(this.file, t.tornFrom, this.durable);
+        }
+        this.state = { offset: end, head: t.head, steps: t.steps };
     }
-}
-function readRange(fd, position, length) {
-    const buf = Buffer.allocUnsafe(length);
-    let off = 0;
-    while (off < length) {
-        const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, off, length - off, position + off);
-        if (n === 0)
-            break;
-        off += n;
-    }
-    return buf.subarray(0, off);
 }
 
 ;// CONCATENATED MODULE: ./src/journal/locate.ts
@@ -1441,37 +3505,30 @@ function readRange(fd, position, length) {
 
 
 
-
-function kindOf(p) {
-    try {
-        const st = (0,external_node_fs_namespaceObject.statSync)(p);
-        return st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
 /**
- * Resolves `<agent|dir|file>`: an agent id is looked up under
- * `<root>/.sdd/runtime/journal/<id>/`; anything with a path separator, or that
- * exists as a path while no such agent exists, is a journal directory or file.
- * With `mustExist` a missing journal is an input error (exit 2).
+ * Resolves `<agent|dir|file>`. A name without a path separator that does not end
+ * in `.jsonl` is an agent id, validated before it becomes a path and looked up
+ * under `<root>/.sdd/runtime/journal/<id>/` (so `..` is an unsafe id, never the
+ * parent directory; write `./name` for a directory in the current one). Anything
+ * else is an existing journal directory or file. With `mustExist` a missing
+ * journal file is an input error (exit 2); without it, an agent's journal may be
+ * new, but a directory named by path must exist (no directories are made from
+ * a path like `../x`).
  */
 function resolveJournal(target, root, mustExist = true) {
-    const looksLikePath = target.includes('/') || target.includes((external_node_path_default()).sep) || target.endsWith('.jsonl');
-    if (!looksLikePath && isSafeId(target)) {
-        const dir = journalDir(root, target);
-        if (kindOf(dir) === 'dir' || kindOf(target) === undefined) {
-            const file = external_node_path_default().join(dir, JOURNAL_FILE);
-            if (mustExist && kindOf(file) !== 'file')
-                throw new errors_InputError(`no journal for agent ${JSON.stringify(target)} (looked for ${file})`);
-            return { file, dir, agentId: target };
+    const isPath = target.includes('/') || target.includes((external_node_path_default()).sep) || target.endsWith('.jsonl');
+    if (!isPath) {
+        const dir = journalDir(root, target); // throws InputError for an unsafe id
+        const file = external_node_path_default().join(dir, JOURNAL_FILE);
+        if (mustExist && pathKind(file) !== 'file') {
+            throw new errors_InputError(`no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`);
         }
+        return { file, dir, agentId: target };
     }
-    const k = kindOf(target);
+    const k = pathKind(target);
     if (k === 'dir') {
         const file = external_node_path_default().join(target, JOURNAL_FILE);
-        if (mustExist && kindOf(file) !== 'file')
+        if (mustExist && pathKind(file) !== 'file')
             throw new errors_InputError(`${target}: no ${JOURNAL_FILE} in this directory`);
         return { file, dir: target, agentId: external_node_path_default().basename(external_node_path_default().resolve(target)) };
     }
@@ -1479,10 +3536,9 @@ function resolveJournal(target, root, mustExist = true) {
         const dir = external_node_path_default().dirname(target);
         return { file: target, dir, agentId: external_node_path_default().basename(external_node_path_default().resolve(dir)) };
     }
-    if (!looksLikePath && !isSafeId(target)) {
-        throw new errors_InputError(`unsafe agent id ${JSON.stringify(target)}: ids are 1-128 characters of A-Z a-z 0-9 _ . - and never "." or ".."`);
-    }
-    throw new errors_InputError(`${target}: no such journal file or directory`);
+    throw new errors_InputError(mustExist
+        ? `${target}: no such journal file or directory`
+        : `${target}: no such journal directory (a new journal is started by agent id, under --root)`);
 }
 
 ;// CONCATENATED MODULE: ./src/journal/read.ts
@@ -1534,6 +3590,4108 @@ function journalHead(file) {
 
 
 
+
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = require("node:child_process");
+;// CONCATENATED MODULE: ./node_modules/@simple-git/args-pathspec/dist/index.mjs
+const t = /* @__PURE__ */ new WeakMap();
+function dist_c(...n) {
+  const e = new String(n);
+  return t.set(e, n), e;
+}
+function dist_r(n) {
+  return n instanceof String && t.has(n);
+}
+function dist_o(n) {
+  return t.get(n) ?? [];
+}
+
+//# sourceMappingURL=index.mjs.map
+
+// EXTERNAL MODULE: ./node_modules/@kwsites/file-exists/dist/index.js
+var dist = __nccwpck_require__(117);
+// EXTERNAL MODULE: ./node_modules/debug/src/index.js
+var src = __nccwpck_require__(830);
+// EXTERNAL MODULE: ./node_modules/@kwsites/promise-deferred/dist/index.js
+var promise_deferred_dist = __nccwpck_require__(997);
+;// CONCATENATED MODULE: ./node_modules/@simple-git/argv-parser/dist/index.mjs
+
+function* x(e, n) {
+  const t = n === "global";
+  for (const o of e)
+    o.isGlobal === t && (yield o);
+}
+const P = /* @__PURE__ */ new Set([
+  "--add",
+  "--edit",
+  "--remove-section",
+  "--rename-section",
+  "--replace-all",
+  "--unset",
+  "--unset-all",
+  "-e"
+]), S = /* @__PURE__ */ new Set([
+  "--get",
+  "--get-all",
+  "--get-color",
+  "--get-colorbool",
+  "--get-regexp",
+  "--get-urlmatch",
+  "--list",
+  "-l"
+]), E = /* @__PURE__ */ new Set([
+  "edit",
+  "remove-section",
+  "rename-section",
+  "set",
+  "unset"
+]), F = /* @__PURE__ */ new Set(["get", "get-color", "get-colorbool", "list"]);
+function A(e, n) {
+  for (const { name: o } of x(e, "task")) {
+    if (P.has(o))
+      return w(!0, n);
+    if (S.has(o))
+      return w(!1, n);
+  }
+  const t = n.at(0)?.toLowerCase();
+  return t === void 0 ? null : E.has(t) ? w(!0, n.slice(1)) : F.has(t) ? w(!1, n.slice(1)) : n.length === 1 ? w(!1, n) : w(!0, n);
+}
+function w(e = !1, n = []) {
+  const t = n.at(0)?.toLowerCase();
+  return t === void 0 ? null : {
+    isWrite: e,
+    isRead: !e,
+    key: t,
+    value: n.at(1)
+  };
+}
+function O(e, n) {
+  return n.isWrite && n.value !== void 0 ? { key: n.key, value: n.value, scope: e } : { key: n.key, scope: e };
+}
+function G(e) {
+  const n = e?.indexOf("=") || -1;
+  return !e || n < 0 ? null : {
+    key: e.slice(0, n).trim().toLowerCase(),
+    value: e.slice(n + 1)
+  };
+}
+function M(e) {
+  for (const { name: n } of x(e, "task"))
+    switch (n) {
+      case "--global":
+        return "global";
+      case "--system":
+        return "system";
+      case "--worktree":
+        return "worktree";
+      case "--local":
+        return "local";
+      case "--file":
+      case "-f":
+        return "file";
+    }
+  return "local";
+}
+function N({ name: e }) {
+  if (e === "-c" || e === "--config")
+    return "inline";
+  if (e === "--config-env")
+    return "env";
+}
+function* $(e) {
+  for (const n of e) {
+    const t = N(n), o = t && G(n.value);
+    o && (yield {
+      ...o,
+      scope: t
+    });
+  }
+}
+function D(e, n, t) {
+  const o = {
+    read: [],
+    write: [...$(n)]
+  };
+  return e === "config" && L(
+    o,
+    M(n),
+    A(n, t)
+  ), o;
+}
+function L(e, n, t) {
+  if (t === null)
+    return;
+  const o = O(n, t);
+  t.isWrite ? e.write.push(o) : e.read.push(o);
+}
+const C = {
+  short: /* @__PURE__ */ new Map([
+    ["c", !0]
+    //  -c <k=v>    set config key for this invocation
+  ])
+}, I = {
+  short: new Map([
+    ["C", !0],
+    //  -C <path>   change working directory
+    ["P", !1],
+    // -P          no pager (alias for --no-pager)
+    ["h", !1],
+    // -h          help
+    ["p", !1],
+    // -p          paginate
+    ["v", !1],
+    // -v          version
+    ...C.short.entries()
+  ]),
+  long: /* @__PURE__ */ new Set([
+    "attr-source",
+    "config-env",
+    "exec-path",
+    "git-dir",
+    "list-cmds",
+    "namespace",
+    "super-prefix",
+    "work-tree"
+  ])
+}, R = {
+  clone: {
+    short: /* @__PURE__ */ new Map([
+      ["b", !0],
+      // -b <branch>
+      ["j", !0],
+      // -j <n>          parallel jobs
+      ["l", !1],
+      // -l local
+      ["n", !1],
+      // -n no-checkout
+      ["o", !0],
+      // -o <name>       remote name
+      ["q", !1],
+      // -q quiet
+      ["s", !1],
+      // -s shared
+      ["u", !0]
+      // -u <upload-pack>
+    ]),
+    long: /* @__PURE__ */ new Set(["branch", "config", "jobs", "origin", "upload-pack", "u", "template"])
+  },
+  commit: {
+    short: /* @__PURE__ */ new Map([
+      ["C", !0],
+      // -C <commit>  reuse message
+      ["F", !0],
+      // -F <file>    read message from file
+      ["c", !0],
+      // -c <commit>  reedit message
+      ["m", !0],
+      // -m <msg>
+      ["t", !0]
+      // -t <template>
+    ]),
+    long: /* @__PURE__ */ new Set(["file", "message", "reedit-message", "reuse-message", "template"])
+  },
+  config: {
+    short: /* @__PURE__ */ new Map([
+      ["e", !1],
+      // -e  open editor
+      ["f", !0],
+      //  -f <file>
+      ["l", !1]
+      // -l  list
+    ]),
+    long: /* @__PURE__ */ new Set(["blob", "comment", "default", "file", "type", "value"])
+  },
+  fetch: {
+    short: /* @__PURE__ */ new Map(),
+    long: /* @__PURE__ */ new Set(["upload-pack"])
+  },
+  init: {
+    short: /* @__PURE__ */ new Map(),
+    long: /* @__PURE__ */ new Set(["template"])
+  },
+  pull: {
+    short: /* @__PURE__ */ new Map(),
+    long: /* @__PURE__ */ new Set(["upload-pack"])
+  },
+  push: {
+    short: /* @__PURE__ */ new Map(),
+    long: /* @__PURE__ */ new Set(["exec", "receive-pack"])
+  },
+  rebase: {
+    short: /* @__PURE__ */ new Map([
+      ["X", !0],
+      // -X <option>   strategy option
+      ["f", !1],
+      // -f force-rebase
+      ["i", !1],
+      // -i interactive
+      ["k", !1],
+      // -k keep-base
+      ["m", !1],
+      // -m merge
+      ["n", !1],
+      // -n no-stat
+      ["q", !1],
+      // -q quiet
+      ["r", !1],
+      // -r rebase-merges
+      ["s", !0],
+      // -s <strategy>
+      ["v", !1],
+      // -v verbose
+      ["x", !0]
+      // -x <cmd>      exec
+    ]),
+    long: /* @__PURE__ */ new Set(["exec", "onto", "strategy", "strategy-option"])
+  }
+}, T = { short: /* @__PURE__ */ new Map(), long: /* @__PURE__ */ new Set() };
+function B(e) {
+  const n = R[e ?? ""] ?? T;
+  return {
+    short: new Map([...C.short.entries(), ...n.short.entries()]),
+    long: n.long
+  };
+}
+function b(e, n = I) {
+  if (e.startsWith("--")) {
+    const t = e.indexOf("=");
+    if (t > 2)
+      return [{ name: e.slice(0, t), value: e.slice(t + 1), needsNext: !1 }];
+    const o = e.slice(2);
+    return [{ name: e, needsNext: n.long.has(o) }];
+  }
+  if (e.length === 2) {
+    const t = e.charAt(1), o = n.short.get(t);
+    return [{ name: e, needsNext: o === !0 }];
+  }
+  return j(e, n.short);
+}
+function j(e, n) {
+  const t = e.slice(1).split(""), o = [];
+  for (let a = 0; a < t.length; a++) {
+    const s = t[a], r = n.get(s);
+    if (r === void 0)
+      return [{ name: e, needsNext: !1 }];
+    if (r) {
+      const i = t.slice(a + 1).join("");
+      if (i && ![...i].every((m) => n.has(m)))
+        return o.push({ name: `-${s}`, value: i, needsNext: !1 }), o;
+    }
+    o.push({ name: `-${s}`, needsNext: r });
+  }
+  return o;
+}
+function W(e, n = []) {
+  let t = 0;
+  for (; t < e.length; ) {
+    const o = String(e[t]);
+    if (!o.startsWith("-") || o.length < 2) break;
+    const a = b(o);
+    let s = t + 1;
+    for (const r of a) {
+      const i = {
+        name: r.name,
+        value: r.value,
+        absorbedNext: !1,
+        isGlobal: !0
+      };
+      r.needsNext && i.value === void 0 && s < e.length && (i.value = String(e[s]), i.absorbedNext = !0, s++), n.push(i);
+    }
+    t = s;
+  }
+  return { flags: n, taskIndex: t };
+}
+function V(e, n, t = []) {
+  const o = B(n), a = [], s = [];
+  let r = 0;
+  for (; r < e.length; ) {
+    const i = e[r];
+    if (dist_r(i)) {
+      s.push(...dist_o(i)), r++;
+      continue;
+    }
+    const p = String(i);
+    if (p === "--") {
+      for (let d = r + 1; d < e.length; d++) {
+        const g = e[d];
+        dist_r(g) ? s.push(...dist_o(g)) : s.push(String(g));
+      }
+      break;
+    }
+    if (!p.startsWith("-") || p.length < 2) {
+      a.push(p), r++;
+      continue;
+    }
+    const m = b(p, o);
+    let u = r + 1;
+    for (const d of m) {
+      const g = {
+        name: d.name,
+        value: d.value,
+        absorbedNext: !1,
+        isGlobal: !1
+      };
+      d.needsNext && g.value === void 0 && u < e.length && !dist_r(e[u]) && (g.value = String(e[u]), g.absorbedNext = !0, u++), t.push(g);
+    }
+    r = u;
+  }
+  return { flags: t, positionals: a, pathspecs: s };
+}
+function* q({
+  write: e
+}) {
+  for (const n of e)
+    for (const t of K) {
+      const o = t(n.key);
+      o && (yield o);
+    }
+}
+function f(e, n, t = String(e)) {
+  const o = typeof e == "string" ? new RegExp(`\\s*${e.toLowerCase()}`) : e;
+  return function(s) {
+    if (o.test(s))
+      return {
+        category: n,
+        message: `Configuring ${t} is not permitted without enabling ${n}`
+      };
+  };
+}
+function l(e, n) {
+  const t = new RegExp(`\\s*${e.toLowerCase().replace(/\./g, "(..+)?.")}`);
+  return f(t, n, e);
+}
+const K = [
+  f("alias", "allowUnsafeAlias"),
+  f("core.askPass", "allowUnsafeAskPass"),
+  f("core.editor", "allowUnsafeEditor"),
+  f("core.fsmonitor", "allowUnsafeFsMonitor"),
+  f("core.gitProxy", "allowUnsafeGitProxy"),
+  f("core.hooksPath", "allowUnsafeHooksPath"),
+  f("core.pager", "allowUnsafePager"),
+  f("core.sshCommand", "allowUnsafeSshCommand"),
+  l("credential.helper", "allowUnsafeCredentialHelper"),
+  l("diff.command", "allowUnsafeDiffExternal"),
+  f("diff.external", "allowUnsafeDiffExternal"),
+  l("difftool.cmd", "allowUnsafeDiffExternal"),
+  l("diff.textconv", "allowUnsafeDiffTextConv"),
+  l("filter.clean", "allowUnsafeFilter"),
+  l("filter.process", "allowUnsafeFilter"),
+  l("filter.smudge", "allowUnsafeFilter"),
+  l("gpg.program", "allowUnsafeGpgProgram"),
+  f("include.path", "allowUnsafeInclude"),
+  l("includeIf", "allowUnsafeInclude"),
+  f("init.templateDir", "allowUnsafeTemplateDir"),
+  l("pager.", "allowUnsafePager"),
+  l("merge.driver", "allowUnsafeMergeDriver"),
+  l("mergetool.path", "allowUnsafeMergeDriver"),
+  l("mergetool.cmd", "allowUnsafeMergeDriver"),
+  l("protocol.allow", "allowUnsafeProtocolOverride"),
+  l("remote.receivepack", "allowUnsafePack"),
+  l("remote.uploadpack", "allowUnsafePack"),
+  f("uploadpack.packObjectsHook", "allowUnsafePack"),
+  f("sequence.editor", "allowUnsafeEditor"),
+  l("submodule.update", "allowUnsafeSubmodule"),
+  l("tar.command", "allowUnsafeCommandBinaries"),
+  l("trailer.cmd", "allowUnsafeCommandBinaries"),
+  l("trailer.command", "allowUnsafeCommandBinaries"),
+  l("url.insteadOf", "allowUnsafeUrlRewrite")
+];
+function* H(e, n) {
+  for (const t of n)
+    for (const o of X) {
+      const a = o(e, t);
+      a && (yield a);
+    }
+}
+function c(e, n, t, { name: o = String(n), globalOnly: a = !1, withValue: s = !1 } = {}) {
+  const r = typeof n == "string" ? new RegExp(`\\s*${n.toLowerCase()}`) : n, i = `Use of ${e ? `${e} with option ` : ""}${o} is not permitted without enabling ${t}`;
+  return function(m, u) {
+    if (!(e && m !== e) && !(a && !u.isGlobal) && !(s && u.value === void 0) && r.test(u.name))
+      return {
+        category: t,
+        message: i
+      };
+  };
+}
+const h = { globalOnly: !0, withValue: !0 }, X = [
+  c(null, /--(upload|receive)-pack/, "allowUnsafePack", {
+    name: "--upload-pack or --receive-pack"
+  }),
+  c("clone", /^-\w*u/, "allowUnsafePack"),
+  c("clone", "--u", "allowUnsafePack"),
+  c("push", /^--exec$/, "allowUnsafePack", { name: "--exec" }),
+  // `git` accepts unambiguous abbreviations of long options, so `--ex` and `--exe` are `--exec`
+  c("rebase", /^(-x|--ex(ec?)?)$/, "allowUnsafeExec", { name: "-x or --exec" }),
+  c(null, "--template", "allowUnsafeTemplateDir"),
+  c(null, "--exec-path", "allowUnsafeExec", h),
+  // `git` reads the configuration of whichever repository these name, so the
+  // directory alone is enough to deliver config the argv guards never see
+  c(null, "--git-dir", "allowUnsafeConfigPaths", h),
+  c(null, "--work-tree", "allowUnsafeConfigPaths", h),
+  c(null, /^-C$/, "allowUnsafeConfigPaths", { ...h, name: "-C" })
+];
+function k(e, n, t) {
+  return [...H(e, n), ...q(t)];
+}
+function Y(...e) {
+  const { flags: n, taskIndex: t } = W(e), o = t < e.length ? String(e[t]).toLowerCase() : null, a = o !== null ? e.slice(t + 1) : [], { positionals: s, pathspecs: r } = V(a, o, n), i = D(o, n, s);
+  return {
+    task: o,
+    flags: n.map(J),
+    paths: r,
+    config: i,
+    vulnerabilities: z(k(o, n, i))
+  };
+}
+function z(e) {
+  return Object.defineProperty(e, "vulnerabilities", {
+    value: e
+  });
+}
+function J({ value: e, name: n }) {
+  return e !== void 0 ? { name: n, value: e } : { name: n };
+}
+const y = {
+  editor: "allowUnsafeEditor",
+  git_askpass: "allowUnsafeAskPass",
+  git_config_global: "allowUnsafeConfigPaths",
+  git_config_system: "allowUnsafeConfigPaths",
+  git_config_count: "allowUnsafeConfigEnvCount",
+  git_config_parameters: "allowUnsafeConfigEnvCount",
+  git_config: "allowUnsafeConfigPaths",
+  git_editor: "allowUnsafeEditor",
+  git_exec_path: "allowUnsafeExec",
+  git_external_diff: "allowUnsafeDiffExternal",
+  git_pager: "allowUnsafePager",
+  git_proxy_command: "allowUnsafeGitProxy",
+  git_template_dir: "allowUnsafeTemplateDir",
+  git_sequence_editor: "allowUnsafeEditor",
+  git_ssh: "allowUnsafeSshCommand",
+  git_ssh_command: "allowUnsafeSshCommand",
+  pager: "allowUnsafePager",
+  prefix: "allowUnsafeConfigPaths",
+  ssh_askpass: "allowUnsafeAskPass",
+  visual: "allowUnsafeEditor"
+};
+function* Q(e) {
+  const n = parseInt(e.git_config_count ?? "0", 10);
+  for (let t = 0; t < n; t++) {
+    const o = e[`git_config_key_${t}`], a = e[`git_config_value_${t}`];
+    o !== void 0 && (yield { key: o.toLowerCase().trim(), value: a, scope: "env" });
+  }
+}
+function* Z(e) {
+  for (const n of Object.keys(e))
+    if (_(n)) {
+      const t = y[n];
+      yield {
+        category: t,
+        message: `Use of "${n.toUpperCase()}" is not permitted without enabling ${t}`
+      };
+    }
+}
+function _(e) {
+  return Object.hasOwn(y, e);
+}
+function ee(e) {
+  const n = {};
+  for (const [t, o] of Object.entries(e)) {
+    const a = t.toLowerCase().trim();
+    (_(a) || a.startsWith("git")) && (n[a] = String(o));
+  }
+  return n;
+}
+function ne(e) {
+  const n = ee(e), t = {
+    read: [],
+    write: [...Q(n)]
+  }, o = [
+    ...Z(n),
+    ...k(null, [], t)
+  ];
+  return {
+    config: t,
+    vulnerabilities: o
+  };
+}
+function oe(e, n) {
+  return [...Y(...e).vulnerabilities, ...ne(n).vulnerabilities];
+}
+
+//# sourceMappingURL=index.mjs.map
+
+;// CONCATENATED MODULE: external "node:events"
+const external_node_events_namespaceObject = require("node:events");
+;// CONCATENATED MODULE: ./node_modules/simple-git/dist/index.mjs
+
+
+
+
+
+
+
+
+
+class dist_O extends Error {
+  constructor(e, n) {
+    super(n), this.task = e, Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+class Ae extends dist_O {
+  constructor(e, n) {
+    super(void 0, n), this.config = e;
+  }
+}
+class dist_A extends dist_O {
+  constructor(e, n, r) {
+    super(e, r), this.task = e, this.plugin = n, Object.setPrototypeOf(this, new.target.prototype);
+  }
+}
+class dist_at extends dist_O {
+  constructor(e, n) {
+    super(void 0, n || String(e)), this.git = e;
+  }
+}
+class xe extends dist_O {
+  constructor(e) {
+    super(void 0, e);
+  }
+}
+const dist_I = "\0", dist_W = () => {
+};
+function Ne(t) {
+  return typeof t != "function" ? dist_W : t;
+}
+function $e(t) {
+  return typeof t == "function" && t !== dist_W;
+}
+function Pe(t, e) {
+  const n = t.indexOf(e);
+  return n <= 0 ? [t, ""] : [t.substr(0, n), t.substr(n + 1)];
+}
+function Me(t, e = 0) {
+  return Dt(t) && t.length > e ? t[e] : void 0;
+}
+function dist_N(t, e = 0) {
+  if (Dt(t) && t.length > e)
+    return t[t.length - 1 - e];
+}
+function Dt(t) {
+  return Bt(t);
+}
+function dist_H(t = "", e = !0, n = `
+`) {
+  return t.split(n).reduce((r, s) => {
+    const o = e ? s.trim() : s;
+    return o && r.push(o), r;
+  }, []);
+}
+function ut(t, e) {
+  return dist_H(t, !0).map((n) => e(n));
+}
+function Lt(t) {
+  return (0,dist.exists)(t, dist.FOLDER);
+}
+function dist_S(t, e) {
+  return Array.isArray(t) ? t.includes(e) || t.push(e) : t.add(e), e;
+}
+function De(t, e) {
+  return Array.isArray(t) && !t.includes(e) && t.push(e), t;
+}
+function ct(t, e) {
+  if (Array.isArray(t)) {
+    const n = t.indexOf(e);
+    n >= 0 && t.splice(n, 1);
+  } else
+    t.delete(e);
+  return e;
+}
+const ft = Object.prototype.toString.call.bind(Object.prototype.toString);
+function v(t) {
+  return Array.isArray(t) ? t : [t];
+}
+function jt(t) {
+  return t.replace(/[\s-]+(.)/g, (e, n) => n.toUpperCase());
+}
+function dist_L(t) {
+  return v(t).map((e) => e instanceof String ? e : String(e));
+}
+function p(t, e = 0) {
+  if (t == null)
+    return e;
+  const n = parseInt(t, 10);
+  return Number.isNaN(n) ? e : n;
+}
+function U(t, e) {
+  const n = [];
+  for (let r = 0, s = t.length; r < s; r++)
+    n.push(e, t[r]);
+  return n;
+}
+function dist_F(t) {
+  return (Array.isArray(t) ? Buffer.concat(t) : t).toString("utf-8");
+}
+function Le(t) {
+  return t ? Buffer.isBuffer(t) ? t.length : Buffer.byteLength(t) : 0;
+}
+function je(t, e) {
+  const n = {};
+  return e.forEach((r) => {
+    t[r] !== void 0 && (n[r] = t[r]);
+  }), n;
+}
+function wt(t = 0) {
+  return new Promise((e) => setTimeout(e, t));
+}
+function bt(t) {
+  if (t !== !1)
+    return t;
+}
+function d(t, e, n) {
+  return e(t) ? t : arguments.length > 2 ? n : void 0;
+}
+const dist_K = (t) => Array.isArray(t);
+function st(t, e) {
+  const n = dist_r(t) ? "string" : typeof t;
+  return /number|string|boolean/.test(n) && (!e || !e.includes(n));
+}
+const m = (t) => typeof t == "string" || dist_r(t), Be = (t) => m(t) || Buffer.isBuffer(t), dist_G = (t) => m(t) || Array.isArray(t) && t.every(m);
+function lt(t) {
+  return !!t && ft(t) === "[object Object]";
+}
+function Ie(t) {
+  return typeof t == "function";
+}
+const Bt = (t) => t == null || "number|boolean|function".includes(typeof t) ? !1 : typeof t.length == "number";
+var dist_V = /* @__PURE__ */ ((t) => (t[t.SUCCESS = 0] = "SUCCESS", t[t.ERROR = 1] = "ERROR", t[t.NOT_FOUND = -2] = "NOT_FOUND", t[t.UNCLEAN = 128] = "UNCLEAN", t))(dist_V || {});
+class dist_z {
+  constructor(e, n) {
+    this.stdOut = e, this.stdErr = n;
+  }
+  asStrings() {
+    return new dist_z(this.stdOut.toString("utf8"), this.stdErr.toString("utf8"));
+  }
+}
+function Ue() {
+  throw new Error("LineParser:useMatches not implemented");
+}
+class dist_l {
+  constructor(e, n) {
+    this.matches = [], this.useMatches = Ue, this.parse = (r, s) => (this.resetMatches(), this._regExp.every((o, i) => this.addMatch(o, i, r(i))) ? this.useMatches(s, this.prepareMatches()) !== !1 : !1), this._regExp = Array.isArray(e) ? e : [e], n && (this.useMatches = n);
+  }
+  resetMatches() {
+    this.matches.length = 0;
+  }
+  prepareMatches() {
+    return this.matches;
+  }
+  addMatch(e, n, r) {
+    const s = r && e.exec(r);
+    return s && this.pushMatch(n, s), !!s;
+  }
+  pushMatch(e, n) {
+    this.matches.push(...n.slice(1));
+  }
+}
+class dist_x extends dist_l {
+  addMatch(e, n, r) {
+    return /^remote:\s/.test(String(r)) && super.addMatch(e, n, r);
+  }
+  pushMatch(e, n) {
+    (e > 0 || n.length > 1) && super.pushMatch(e, n);
+  }
+}
+const Fe = {
+  binary: "git",
+  maxConcurrentProcesses: 5,
+  config: [],
+  trimmed: !1
+};
+function Ge(...t) {
+  const e = process.cwd(), n = Object.assign(
+    { baseDir: e, ...Fe },
+    ...t.filter((r) => typeof r == "object" && r)
+  );
+  return n.baseDir = n.baseDir || e, n.trimmed = n.trimmed === !0, n;
+}
+function It(t, e = []) {
+  return lt(t) ? Object.keys(t).reduce((n, r) => {
+    const s = t[r];
+    if (dist_r(s))
+      n.push(s);
+    else if (st(s, ["boolean"]))
+      n.push(r + "=" + s);
+    else if (Array.isArray(s))
+      for (const o of s)
+        st(o, ["string", "number"]) || n.push(r + "=" + o);
+    else
+      n.push(r);
+    return n;
+  }, e) : e;
+}
+function dist_h(t, e = 0, n = !1) {
+  const r = [];
+  for (let s = 0, o = e < 0 ? t.length : e; s < o; s++)
+    "string|number".includes(typeof t[s]) && r.push(String(t[s]));
+  return It(ht(t), r), n || r.push(...ze(t)), r;
+}
+function ze(t) {
+  const e = typeof dist_N(t) == "function";
+  return dist_L(d(dist_N(t, e ? 1 : 0), dist_K, []));
+}
+function ht(t) {
+  const e = Ie(dist_N(t));
+  return d(dist_N(t, e ? 1 : 0), lt);
+}
+function u(t, e = !0) {
+  const n = Ne(dist_N(t));
+  return e || $e(n) ? n : void 0;
+}
+function Tt(t, e) {
+  return t(e.stdOut, e.stdErr);
+}
+function dist_E(t, e, n, r = !0) {
+  return v(n).forEach((s) => {
+    for (let o = dist_H(s, r), i = 0, a = o.length; i < a; i++) {
+      const c = (y = 0) => {
+        if (!(i + y >= a))
+          return o[i + y];
+      };
+      e.some(({ parse: y }) => y(c, t));
+    }
+  }), t;
+}
+var qe = /* @__PURE__ */ ((t) => (t.BARE = "bare", t.IN_TREE = "tree", t.IS_REPO_ROOT = "root", t))(qe || {});
+const mt = ({ exitCode: t }, e, n, r) => {
+  if (t === dist_V.UNCLEAN && Ve(e))
+    return n(Buffer.from("false"));
+  r(e);
+}, Ut = (t) => t.trim() === "true";
+function We(t) {
+  switch (t) {
+    case "bare":
+      return Ke();
+    case "root":
+      return He();
+  }
+  return {
+    commands: ["rev-parse", "--is-inside-work-tree"],
+    format: "utf-8",
+    onError: mt,
+    parser: Ut
+  };
+}
+function He() {
+  return {
+    commands: ["rev-parse", "--git-dir"],
+    format: "utf-8",
+    onError: mt,
+    parser(e) {
+      return /^\.(git)?$/.test(e.trim());
+    }
+  };
+}
+function Ke() {
+  return {
+    commands: ["rev-parse", "--is-bare-repository"],
+    format: "utf-8",
+    onError: mt,
+    parser: Ut
+  };
+}
+function Ve(t) {
+  return /(Not a git repository|Kein Git-Repository)/i.test(String(t));
+}
+class Xe {
+  constructor(e) {
+    this.paths = [], this.files = [], this.folders = [], this.dryRun = e;
+  }
+}
+const Ye = /^[a-z]+\s*/i, Qe = /^[a-z]+\s+[a-z]+\s*/i, Je = /\/$/;
+function Ze(t, e) {
+  const n = new Xe(t), r = t ? Qe : Ye;
+  return dist_H(e).forEach((s) => {
+    const o = s.replace(r, "");
+    n.paths.push(o), (Je.test(o) ? n.folders : n.files).push(o);
+  }), n;
+}
+const Ft = [];
+function tn(t) {
+  return {
+    commands: Ft,
+    format: "empty",
+    parser: t
+  };
+}
+function dist_b(t) {
+  return {
+    commands: Ft,
+    format: "empty",
+    parser() {
+      throw typeof t == "string" ? new xe(t) : t;
+    }
+  };
+}
+function g(t, e = !1) {
+  return {
+    commands: t,
+    format: "utf-8",
+    parser(n) {
+      return e ? String(n).trim() : n;
+    }
+  };
+}
+function Gt(t) {
+  return {
+    commands: t,
+    format: "buffer",
+    parser(e) {
+      return e;
+    }
+  };
+}
+function en(t) {
+  return t.format === "buffer";
+}
+function kt(t) {
+  return t.format === "empty" || !t.commands.length;
+}
+const nn = "Git clean interactive mode is not supported", rn = 'Git clean mode parameter ("n" or "f") is required', sn = "Git clean unknown option found in: ";
+var zt = /* @__PURE__ */ ((t) => (t.DRY_RUN = "n", t.FORCE = "f", t.IGNORED_INCLUDED = "x", t.IGNORED_ONLY = "X", t.EXCLUDING = "e", t.QUIET = "q", t.RECURSIVE = "d", t))(zt || {});
+const qt = /* @__PURE__ */ new Set([
+  "i",
+  ...dist_L(Object.values(zt))
+]);
+function on(t, e) {
+  const { cleanMode: n, options: r, valid: s } = cn(t);
+  return n ? s.options ? (r.push(...e), r.some(hn) ? dist_b(nn) : an(n, r)) : dist_b(sn + JSON.stringify(t)) : dist_b(rn);
+}
+function an(t, e) {
+  return {
+    commands: ["clean", `-${t}`, ...e],
+    format: "utf-8",
+    parser(r) {
+      return Ze(t === "n", r);
+    }
+  };
+}
+function un(t) {
+  return Array.isArray(t) && t.every((e) => qt.has(e));
+}
+function cn(t) {
+  let e, n = [], r = { cleanMode: !1, options: !0 };
+  return t.replace(/[^a-z]i/g, "").split("").forEach((s) => {
+    fn(s) ? (e = s, r.cleanMode = !0) : r.options = r.options && ln(n[n.length] = `-${s}`);
+  }), {
+    cleanMode: e,
+    options: n,
+    valid: r
+  };
+}
+function fn(t) {
+  return t === "f" || t === "n";
+}
+function ln(t) {
+  return /^-[a-z]$/i.test(t) && qt.has(t.charAt(1));
+}
+function hn(t) {
+  return /^-[^\-]/.test(t) ? t.indexOf("i") > 0 : t === "--interactive";
+}
+class mn {
+  constructor() {
+    this.files = [], this.values = /* @__PURE__ */ Object.create(null);
+  }
+  get all() {
+    return this._all || (this._all = this.files.reduce((e, n) => Object.assign(e, this.values[n]), {})), this._all;
+  }
+  addFile(e) {
+    if (!(e in this.values)) {
+      const n = dist_N(this.files);
+      this.values[e] = n ? Object.create(this.values[n]) : {}, this.files.push(e);
+    }
+    return this.values[e];
+  }
+  addValue(e, n, r) {
+    const s = this.addFile(e);
+    Object.hasOwn(s, n) ? Array.isArray(s[n]) ? s[n].push(r) : s[n] = [s[n], r] : s[n] = r, this._all = void 0;
+  }
+}
+function pn(t) {
+  const e = new mn();
+  for (const n of Wt(t))
+    e.addValue(n.file, String(n.key), n.value);
+  return e;
+}
+function dn(t, e) {
+  let n = null;
+  const r = [], s = /* @__PURE__ */ new Map();
+  for (const o of Wt(t, e))
+    o.key === e && (r.push(n = o.value), s.has(o.file) || s.set(o.file, []), s.get(o.file).push(n));
+  return {
+    key: e,
+    paths: Array.from(s.keys()),
+    scopes: s,
+    value: n,
+    values: r
+  };
+}
+function gn(t) {
+  return t.replace(/^(file):/, "");
+}
+function* Wt(t, e = null) {
+  const n = t.split("\0");
+  for (let r = 0, s = n.length - 1; r < s; ) {
+    const o = gn(n[r++]);
+    let i = n[r++], a = e;
+    if (i.includes(`
+`)) {
+      const c = Pe(i, `
+`);
+      a = c[0], i = c[1];
+    }
+    yield { file: o, key: a, value: i };
+  }
+}
+var Ht = /* @__PURE__ */ ((t) => (t.system = "system", t.global = "global", t.local = "local", t.worktree = "worktree", t))(Ht || {});
+function dist_Y(t, e) {
+  return typeof t == "string" && Object.hasOwn(Ht, t) ? t : e;
+}
+function yn(t, e, n, r) {
+  const s = ["config", `--${r}`];
+  return n && s.push("--add"), s.push(t, e), {
+    commands: s,
+    format: "utf-8",
+    parser(o) {
+      return o;
+    }
+  };
+}
+function wn(t, e) {
+  const n = ["config", "--null", "--show-origin", "--get-all", t];
+  return e && n.splice(1, 0, `--${e}`), {
+    commands: n,
+    format: "utf-8",
+    parser(r) {
+      return dn(r, t);
+    }
+  };
+}
+function bn(t) {
+  const e = ["config", "--list", "--show-origin", "--null"];
+  return t && e.push(`--${t}`), {
+    commands: e,
+    format: "utf-8",
+    parser(n) {
+      return pn(n);
+    }
+  };
+}
+function Tn() {
+  return {
+    addConfig(t, e, ...n) {
+      return this._runTask(
+        yn(
+          t,
+          e,
+          n[0] === !0,
+          dist_Y(
+            n[1],
+            "local"
+            /* local */
+          )
+        ),
+        u(arguments)
+      );
+    },
+    getConfig(t, e) {
+      return this._runTask(
+        wn(t, dist_Y(e, void 0)),
+        u(arguments)
+      );
+    },
+    listConfig(...t) {
+      return this._runTask(
+        bn(dist_Y(t[0], void 0)),
+        u(arguments)
+      );
+    }
+  };
+}
+var Kt = /* @__PURE__ */ ((t) => (t.ADDED = "A", t.COPIED = "C", t.DELETED = "D", t.MODIFIED = "M", t.RENAMED = "R", t.CHANGED = "T", t.UNMERGED = "U", t.UNKNOWN = "X", t.BROKEN = "B", t))(Kt || {});
+const kn = new Set(Object.values(Kt));
+function _n(t) {
+  return kn.has(t);
+}
+var _t;
+const vn = ["-h"], dist_j = /* @__PURE__ */ Symbol("grepQuery");
+class En {
+  constructor() {
+    this[_t] = [];
+  }
+  *[(_t = dist_j, Symbol.iterator)]() {
+    for (const e of this[dist_j])
+      yield e;
+  }
+  and(...e) {
+    return e.length && this[dist_j].push("--and", "(", ...U(e, "-e"), ")"), this;
+  }
+  param(...e) {
+    return this[dist_j].push(...U(e, "-e")), this;
+  }
+}
+function Sn(...t) {
+  return new En().param(...t);
+}
+function Rn(t) {
+  const e = /* @__PURE__ */ new Set(), n = {};
+  return ut(t, (r) => {
+    const [s, o, i] = r.split(dist_I);
+    e.add(s), (n[s] = n[s] || []).push({
+      line: p(o),
+      path: s,
+      preview: i
+    });
+  }), {
+    paths: e,
+    results: n
+  };
+}
+function On() {
+  return {
+    grep(t) {
+      const e = u(arguments), n = dist_h(arguments);
+      for (const s of vn)
+        if (n.includes(s))
+          return this._runTask(
+            dist_b(`git.grep: use of "${s}" is not supported.`),
+            e
+          );
+      typeof t == "string" && (t = Sn().param(t));
+      const r = ["grep", "--null", "-n", "--full-name", ...n, ...t];
+      return this._runTask(
+        {
+          commands: r,
+          format: "utf-8",
+          parser(s) {
+            return Rn(s);
+          }
+        },
+        e
+      );
+    }
+  };
+}
+var Vt = /* @__PURE__ */ ((t) => (t.MIXED = "mixed", t.SOFT = "soft", t.HARD = "hard", t.MERGE = "merge", t.KEEP = "keep", t))(Vt || {});
+const Cn = dist_L(Object.values(Vt));
+function An(t, e) {
+  const n = ["reset"];
+  return Xt(t) && n.push(`--${t}`), n.push(...e), g(n);
+}
+function xn(t) {
+  if (Xt(t))
+    return t;
+  switch (typeof t) {
+    case "string":
+    case "undefined":
+      return "soft";
+  }
+}
+function Xt(t) {
+  return typeof t == "string" && Cn.includes(t);
+}
+src.formatters.L = (t) => String(Bt(t) ? t.length : "-");
+src.formatters.B = (t) => Buffer.isBuffer(t) ? t.toString("utf8") : ft(t);
+function Nn() {
+  return src("simple-git");
+}
+function vt(t, e, n) {
+  return !e || !String(e).replace(/\s*/, "") ? n ? (r, ...s) => {
+    t(r, ...s), n(r, ...s);
+  } : t : (r, ...s) => {
+    t(`%s ${r}`, e, ...s), n && n(r, ...s);
+  };
+}
+function $n(t, e, { namespace: n }) {
+  if (typeof t == "string")
+    return t;
+  const r = e && e.namespace || "";
+  return r.startsWith(n) ? r.substr(n.length + 1) : r || n;
+}
+function dist_$(t, e, n, r = Nn()) {
+  const s = t && `[${t}]` || "", o = [], i = typeof e == "string" ? r.extend(e) : e, a = $n(d(e, m), i, r);
+  return y(n);
+  function c(w, T) {
+    return dist_S(
+      o,
+      dist_$(t, a.replace(/^[^:]+/, w), T, r)
+    );
+  }
+  function y(w) {
+    const T = w && `[${w}]` || "", k = i && vt(i, T) || dist_W, C = vt(r, `${s} ${T}`, k);
+    return Object.assign(i ? k : C, {
+      label: t,
+      sibling: c,
+      info: C,
+      step: y
+    });
+  }
+}
+const dist_M = class M {
+  constructor(e = "GitExecutor") {
+    this.logLabel = e, this._queue = /* @__PURE__ */ new Map();
+  }
+  withProgress(e) {
+    return this._queue.get(e);
+  }
+  createProgress(e) {
+    const n = M.getName(e.commands[0]), r = dist_$(this.logLabel, n);
+    return {
+      task: e,
+      logger: r,
+      name: n
+    };
+  }
+  push(e) {
+    const n = this.createProgress(e);
+    return n.logger("Adding task to the queue, commands = %o", e.commands), this._queue.set(e, n), n;
+  }
+  fatal(e) {
+    for (const [n, { logger: r }] of Array.from(this._queue.entries()))
+      n === e.task ? (r.info("Failed %o", e), r(
+        "Fatal exception, any as-yet un-started tasks run through this executor will not be attempted"
+      )) : r.info(
+        "A fatal exception occurred in a previous task, the queue has been purged: %o",
+        e.message
+      ), this.complete(n);
+    if (this._queue.size !== 0)
+      throw new Error(`Queue size should be zero after fatal: ${this._queue.size}`);
+  }
+  complete(e) {
+    this.withProgress(e) && this._queue.delete(e);
+  }
+  attempt(e) {
+    const n = this.withProgress(e);
+    if (!n)
+      throw new dist_O(void 0, "TasksPendingQueue: attempt called for an unknown task");
+    return n.logger("Starting task"), n;
+  }
+  static getName(e = "empty") {
+    return `task:${e}:${++M.counter}`;
+  }
+};
+dist_M.counter = 0;
+let ot = dist_M;
+class Pn {
+  constructor(e, n, r) {
+    this._executor = e, this._scheduler = n, this._plugins = r, this._chain = Promise.resolve(), this._queue = new ot();
+  }
+  get cwd() {
+    return this._cwd || this._executor.cwd;
+  }
+  set cwd(e) {
+    this._cwd = e;
+  }
+  get env() {
+    return this._executor.env;
+  }
+  get outputHandler() {
+    return this._executor.outputHandler;
+  }
+  chain() {
+    return this;
+  }
+  push(e) {
+    return this._queue.push(e), this._chain = this._chain.then(() => this.attemptTask(e));
+  }
+  async attemptTask(e) {
+    const n = await this._scheduler.next(), r = () => this._queue.complete(e);
+    try {
+      const { logger: s } = this._queue.attempt(e);
+      return await (kt(e) ? this.attemptEmptyTask(e, s) : this.attemptRemoteTask(e, s));
+    } catch (s) {
+      throw this.onFatalException(e, s);
+    } finally {
+      r(), n();
+    }
+  }
+  onFatalException(e, n) {
+    const r = n instanceof dist_O ? Object.assign(n, { task: e }) : new dist_O(e, n && String(n));
+    return this._chain = Promise.resolve(), this._queue.fatal(r), r;
+  }
+  async attemptRemoteTask(e, n) {
+    const r = this._plugins.exec("spawn.binary", "", this.taskContext(e, e.commands)), s = this._plugins.exec(
+      "spawn.args",
+      [...e.commands],
+      this.taskContext(e, e.commands)
+    ), o = await this.gitResponse(
+      e,
+      r,
+      s,
+      this.outputHandler,
+      n.step("SPAWN")
+    ), i = await this.handleTaskData(e, s, o, n.step("HANDLE"));
+    return n("passing response to task's parser as a %s", e.format), en(e) ? Tt(e.parser, i) : Tt(e.parser, i.asStrings());
+  }
+  async attemptEmptyTask(e, n) {
+    return n("empty task bypassing child process to call to task's parser"), e.parser(this);
+  }
+  handleTaskData(e, n, r, s) {
+    const { exitCode: o, rejection: i, stdOut: a, stdErr: c } = r;
+    return new Promise((y, w) => {
+      s("Preparing to handle process response exitCode=%d stdOut=", o);
+      const { error: T } = this._plugins.exec(
+        "task.error",
+        { error: i },
+        {
+          ...this.taskContext(e, n),
+          ...r
+        }
+      );
+      if (T && e.onError)
+        return s.info("exitCode=%s handling with custom error handler"), e.onError(
+          r,
+          T,
+          (k) => {
+            s.info("custom error handler treated as success"), s("custom error returned a %s", ft(k)), y(
+              new dist_z(
+                Array.isArray(k) ? Buffer.concat(k) : k,
+                Buffer.concat(c)
+              )
+            );
+          },
+          w
+        );
+      if (T)
+        return s.info(
+          "handling as error: exitCode=%s stdErr=%s rejection=%o",
+          o,
+          c.length,
+          i
+        ), w(T);
+      s.info("retrieving task output complete"), y(new dist_z(Buffer.concat(a), Buffer.concat(c)));
+    });
+  }
+  async gitResponse(e, n, r, s, o) {
+    const i = o.sibling("output"), a = this._plugins.exec(
+      "spawn.options",
+      {
+        cwd: this.cwd,
+        env: this.env,
+        windowsHide: !0
+      },
+      this.taskContext(e, e.commands)
+    );
+    return new Promise((c) => {
+      const y = [], w = [];
+      o.info("%s %o", n, r), o("%O", a);
+      let T = this._beforeSpawn(e, r);
+      if (T)
+        return c({
+          stdOut: y,
+          stdErr: w,
+          exitCode: 9901,
+          rejection: T
+        });
+      this._plugins.exec("spawn.before", void 0, {
+        ...this.taskContext(e, r),
+        kill(C) {
+          T = C || T;
+        }
+      });
+      const k = (0,external_node_child_process_namespaceObject.spawn)(n, r, a);
+      k.stdout.on(
+        "data",
+        Et(y, "stdOut", o, i.step("stdOut"))
+      ), k.stderr.on(
+        "data",
+        Et(w, "stdErr", o, i.step("stdErr"))
+      ), k.on("error", Mn(w, o)), s && (o("Passing child process stdOut/stdErr to custom outputHandler"), s(n, k.stdout, k.stderr, [...r])), this._plugins.exec("spawn.after", void 0, {
+        ...this.taskContext(e, r),
+        spawned: k,
+        close(C, Te) {
+          c({
+            stdOut: y,
+            stdErr: w,
+            exitCode: C,
+            rejection: T || Te
+          });
+        },
+        kill(C) {
+          k.killed || (T = C, k.kill("SIGINT"));
+        }
+      });
+    });
+  }
+  _beforeSpawn(e, n) {
+    let r;
+    return this._plugins.exec("spawn.before", void 0, {
+      ...this.taskContext(e, n),
+      kill(s) {
+        r = s || r;
+      }
+    }), r;
+  }
+  taskContext(e, n) {
+    return {
+      method: String(Me(e.commands) || ""),
+      commands: n,
+      env: { ...this.env },
+      input: kt(e) ? void 0 : e.input
+    };
+  }
+}
+function Mn(t, e) {
+  return (n) => {
+    e("[ERROR] child process exception %o", n), t.push(Buffer.from(String(n.stack), "ascii"));
+  };
+}
+function Et(t, e, n, r) {
+  return (s) => {
+    n("%s received %L bytes", e, s), r("%B", s), t.push(s);
+  };
+}
+class Dn {
+  constructor(e, n, r) {
+    this.cwd = e, this._scheduler = n, this._plugins = r, this._chain = this.chain();
+  }
+  chain() {
+    return new Pn(this, this._scheduler, this._plugins);
+  }
+  push(e) {
+    return this._chain.push(e);
+  }
+}
+function Ln(t, e, n = dist_W) {
+  const r = (o) => {
+    n(null, o);
+  }, s = (o) => {
+    o?.task === t && n(o, void 0);
+  };
+  e.then(r, s);
+}
+function St(t, e) {
+  return tn((n) => {
+    if (!Lt(t))
+      throw new Error(`Git.cwd: cannot change to non-directory "${t}"`);
+    return (e || n).cwd = t;
+  });
+}
+function dist_Q(t) {
+  const e = ["checkout", ...t];
+  return e[1] === "-b" && e.includes("-B") && (e[1] = ct(e, "-B")), g(e);
+}
+function jn() {
+  return {
+    checkout() {
+      return this._runTask(
+        dist_Q(dist_h(arguments, 1)),
+        u(arguments)
+      );
+    },
+    checkoutBranch(t, e) {
+      return this._runTask(
+        dist_Q(["-b", t, e, ...dist_h(arguments)]),
+        u(arguments)
+      );
+    },
+    checkoutLocalBranch(t) {
+      return this._runTask(
+        dist_Q(["-b", t, ...dist_h(arguments)]),
+        u(arguments)
+      );
+    }
+  };
+}
+const Yt = (t, e, n) => {
+  const r = ["clone", ...n];
+  return m(t) && r.push(dist_c(t)), m(e) && r.push(dist_c(e)), g(r);
+}, Bn = (t, e, n) => (dist_S(n, "--mirror"), Yt(t, e, n));
+function Rt(t, e, n, ...r) {
+  return m(n) ? e(n, d(r[0], m), dist_h(arguments)) : dist_b(`git.${t}() requires a string 'repoPath'`);
+}
+function In() {
+  return {
+    clone(t, ...e) {
+      return this._runTask(
+        Rt("clone", Yt, d(t, m), ...e),
+        u(arguments)
+      );
+    },
+    mirror(t, ...e) {
+      return this._runTask(
+        Rt("mirror", Bn, d(t, m), ...e),
+        u(arguments)
+      );
+    }
+  };
+}
+const Un = [
+  new dist_l(/^\[([^\s]+)( \([^)]+\))? ([^\]]+)/, (t, [e, n, r]) => {
+    t.branch = e, t.commit = r, t.root = !!n;
+  }),
+  new dist_l(/\s*Author:\s(.+)/i, (t, [e]) => {
+    const n = e.split("<"), r = n.pop();
+    !r || !r.includes("@") || (t.author = {
+      email: r.substr(0, r.length - 1),
+      name: n.join("<").trim()
+    });
+  }),
+  new dist_l(
+    /(\d+)[^,]*(?:,\s*(\d+)[^,]*)(?:,\s*(\d+))/g,
+    (t, [e, n, r]) => {
+      t.summary.changes = parseInt(e, 10) || 0, t.summary.insertions = parseInt(n, 10) || 0, t.summary.deletions = parseInt(r, 10) || 0;
+    }
+  ),
+  new dist_l(
+    /^(\d+)[^,]*(?:,\s*(\d+)[^(]+\(([+-]))?/,
+    (t, [e, n, r]) => {
+      t.summary.changes = parseInt(e, 10) || 0;
+      const s = parseInt(n, 10) || 0;
+      r === "-" ? t.summary.deletions = s : r === "+" && (t.summary.insertions = s);
+    }
+  )
+];
+function Fn(t) {
+  return dist_E({
+    author: null,
+    branch: "",
+    commit: "",
+    root: !1,
+    summary: {
+      changes: 0,
+      insertions: 0,
+      deletions: 0
+    }
+  }, Un, t);
+}
+function Gn(t, e, n) {
+  return {
+    commands: [
+      "-c",
+      "core.abbrev=40",
+      "commit",
+      ...U(t, "-m"),
+      ...e,
+      ...n
+    ],
+    format: "utf-8",
+    parser: Fn
+  };
+}
+function zn() {
+  return {
+    commit(e, ...n) {
+      const r = u(arguments), s = t(e) || Gn(
+        v(e),
+        v(d(n[0], dist_G, [])),
+        [
+          ...dist_L(d(n[1], dist_K, [])),
+          ...dist_h(arguments, 0, !0)
+        ]
+      );
+      return this._runTask(s, r);
+    }
+  };
+  function t(e) {
+    return !dist_G(e) && dist_b(
+      "git.commit: requires the commit message to be supplied as a string/string[]"
+    );
+  }
+}
+function qn() {
+  return {
+    count: 0,
+    garbage: 0,
+    inPack: 0,
+    packs: 0,
+    prunePackable: 0,
+    size: 0,
+    sizeGarbage: 0,
+    sizePack: 0
+  };
+}
+const Wn = new dist_l(
+  /([a-z-]+): (\d+)$/,
+  (t, [e, n]) => {
+    const r = jt(e);
+    Object.hasOwn(t, r) && (t[r] = p(n));
+  }
+);
+function Hn() {
+  return {
+    countObjects() {
+      return this._runTask({
+        commands: ["count-objects", "--verbose"],
+        format: "utf-8",
+        parser(t) {
+          return dist_E(qn(), [Wn], t);
+        }
+      });
+    }
+  };
+}
+function Kn() {
+  return {
+    firstCommit() {
+      return this._runTask(
+        g(["rev-list", "--max-parents=0", "HEAD"], !0),
+        u(arguments)
+      );
+    }
+  };
+}
+function Vn(t, e) {
+  const n = ["hash-object", t];
+  return e && n.push("-w"), g(n, !0);
+}
+class dist_J {
+  constructor(e, n, r, s) {
+    this.bare = e, this.path = n, this.existing = r, this.gitDir = s;
+  }
+}
+const Xn = /^Init.+ repository in (.+)$/, Yn = /^Rein.+ in (.+)$/;
+function Qn(t, e, n) {
+  const r = String(n).trim();
+  let s;
+  if (s = Xn.exec(r))
+    return new dist_J(t, e, !1, s[1]);
+  if (s = Yn.exec(r))
+    return new dist_J(t, e, !0, s[1]);
+  let o = "";
+  const i = r.split(" ");
+  for (; i.length; )
+    if (i.shift() === "in") {
+      o = i.join(" ");
+      break;
+    }
+  return new dist_J(t, e, /^re/i.test(r), o);
+}
+const Qt = "--bare";
+function Jn(t) {
+  return t.includes(Qt);
+}
+function Zn(t = !1, e, n) {
+  const r = ["init", ...n];
+  return t && !Jn(r) && r.splice(1, 0, Qt), {
+    commands: r,
+    format: "utf-8",
+    parser(s) {
+      return Qn(r.includes("--bare"), e, s);
+    }
+  };
+}
+function tr(t) {
+  return t === void 0 ? dist_b("interpretTrailers called without input content") : {
+    format: "utf-8",
+    parser(e) {
+      return Object.fromEntries(
+        ut(e, (n) => {
+          const r = n.indexOf(":");
+          return [
+            jt(n.substring(0, r).toLowerCase()),
+            n.substring(r + 2).trim()
+          ];
+        })
+      );
+    },
+    commands: ["interpret-trailers", "--parse"],
+    input: t
+  };
+}
+function er() {
+  return {
+    interpretTrailers(t) {
+      return this._runTask(
+        tr(d(t, Be)),
+        u(arguments)
+      );
+    }
+  };
+}
+var dist_R = /* @__PURE__ */ ((t) => (t.NONE = "", t.STAT = "--stat", t.NUM_STAT = "--numstat", t.NAME_ONLY = "--name-only", t.NAME_STATUS = "--name-status", t))(dist_R || {});
+const Jt = /^--(stat|numstat|name-only|name-status)(=|$)/;
+function pt(t) {
+  for (let e = 0; e < t.length; e++) {
+    const n = Jt.exec(t[e]);
+    if (n)
+      return `--${n[1]}`;
+  }
+  return "";
+}
+function nr(t) {
+  return Jt.test(t);
+}
+class rr {
+  constructor() {
+    this.changed = 0, this.deletions = 0, this.insertions = 0, this.files = [];
+  }
+}
+const Ot = [
+  new dist_l(
+    /^(.+)\s+\|\s+(\d+)(\s+[+\-]+)?$/,
+    (t, [e, n, r = ""]) => {
+      t.files.push({
+        file: e.trim(),
+        changes: p(n),
+        insertions: r.replace(/[^+]/g, "").length,
+        deletions: r.replace(/[^-]/g, "").length,
+        binary: !1
+      });
+    }
+  ),
+  new dist_l(
+    /^(.+) \|\s+Bin ([0-9.]+) -> ([0-9.]+) ([a-z]+)/,
+    (t, [e, n, r]) => {
+      t.files.push({
+        file: e.trim(),
+        before: p(n),
+        after: p(r),
+        binary: !0
+      });
+    }
+  ),
+  new dist_l(/^(.+)\s+\|\s+Bin\s*$/, (t, [e]) => {
+    t.files.push({
+      file: e.trim(),
+      before: 0,
+      after: 0,
+      binary: !0
+    });
+  }),
+  new dist_l(
+    /(\d+) files? changed\s*((?:, \d+ [^,]+){0,2})/,
+    (t, [e, n]) => {
+      const r = /(\d+) i/.exec(n), s = /(\d+) d/.exec(n);
+      t.changed = p(e), t.insertions = p(r?.[1]), t.deletions = p(s?.[1]);
+    }
+  )
+], sr = [
+  new dist_l(
+    /(\d+)\t(\d+)\t(.+)$/,
+    (t, [e, n, r]) => {
+      const s = p(e), o = p(n);
+      t.changed++, t.insertions += s, t.deletions += o, t.files.push({
+        file: r,
+        changes: s + o,
+        insertions: s,
+        deletions: o,
+        binary: !1
+      });
+    }
+  ),
+  new dist_l(/-\t-\t(.+)$/, (t, [e]) => {
+    t.changed++, t.files.push({
+      file: e,
+      after: 0,
+      before: 0,
+      binary: !0
+    });
+  })
+], or = [
+  new dist_l(/(.+)$/, (t, [e]) => {
+    t.changed++, t.files.push({
+      file: e,
+      changes: 0,
+      insertions: 0,
+      deletions: 0,
+      binary: !1
+    });
+  })
+], ir = [
+  new dist_l(
+    /([ACDMRTUXB])([0-9]{0,3})\t(.[^\t]*)(\t(.[^\t]*))?$/,
+    (t, [e, n, r, s, o]) => {
+      t.changed++, t.files.push({
+        file: o ?? r,
+        changes: 0,
+        insertions: 0,
+        deletions: 0,
+        binary: !1,
+        status: bt(_n(e) && e),
+        from: bt(!!o && r !== o && r),
+        similarity: p(n)
+      });
+    }
+  )
+], ar = {
+  [dist_R.NONE]: Ot,
+  [dist_R.STAT]: Ot,
+  [dist_R.NUM_STAT]: sr,
+  [dist_R.NAME_STATUS]: ir,
+  [dist_R.NAME_ONLY]: or
+};
+function Zt(t = dist_R.NONE) {
+  const e = ar[t];
+  return (n) => dist_E(new rr(), e, n, !1);
+}
+const te = "òòòòòò ", dist_ee = " òò", dist_ne = " ò ", ur = ["hash", "date", "message", "refs", "author_name", "author_email"];
+function cr(t, e) {
+  return e.reduce(
+    (n, r, s) => (n[r] = t[s] || "", n),
+    /* @__PURE__ */ Object.create({ diff: null })
+  );
+}
+function re(t = dist_ne, e = ur, n = dist_R.NONE) {
+  const r = Zt(n);
+  return function(s) {
+    const o = dist_H(
+      s.trim(),
+      !1,
+      te
+    ).map(function(i) {
+      const a = i.split(dist_ee), c = cr(a[0].split(t), e);
+      return a.length > 1 && a[1].trim() && (c.diff = r(a[1])), c;
+    });
+    return {
+      all: o,
+      latest: o.length && o[0] || null,
+      total: o.length
+    };
+  };
+}
+function fr(t) {
+  let e = pt(t);
+  const n = ["diff"];
+  return e === dist_R.NONE && (e = dist_R.STAT, n.push("--stat=4096")), n.push(...t), dt(n) || {
+    commands: n,
+    format: "utf-8",
+    parser: Zt(e)
+  };
+}
+function dt(t) {
+  const e = t.filter(nr);
+  if (e.length > 1)
+    return dist_b(
+      `Summary flags are mutually exclusive - pick one of ${e.join(",")}`
+    );
+  if (e.length && t.includes("-z"))
+    return dist_b(
+      `Summary flag ${e} parsing is not compatible with null termination option '-z'`
+    );
+}
+var se = /* @__PURE__ */ ((t) => (t[t["--pretty"] = 0] = "--pretty", t[t["max-count"] = 1] = "max-count", t[t.maxCount = 2] = "maxCount", t[t.n = 3] = "n", t[t.file = 4] = "file", t[t.format = 5] = "format", t[t.from = 6] = "from", t[t.to = 7] = "to", t[t.splitter = 8] = "splitter", t[t.symmetric = 9] = "symmetric", t[t.mailMap = 10] = "mailMap", t[t.multiLine = 11] = "multiLine", t[t.strictDate = 12] = "strictDate", t))(se || {});
+function lr(t, e) {
+  const n = [], r = [];
+  return Object.keys(t).forEach((s) => {
+    n.push(s), r.push(String(t[s]));
+  }), [n, r.join(e)];
+}
+function hr(t) {
+  return Object.keys(t).reduce((e, n) => (n in se || (e[n] = t[n]), e), {});
+}
+function dist_oe(t = {}, e = []) {
+  const n = d(t.splitter, m, dist_ne), r = lt(t.format) ? t.format : {
+    hash: "%H",
+    date: t.strictDate === !1 ? "%ai" : "%aI",
+    message: "%s",
+    refs: "%D",
+    body: t.multiLine ? "%B" : "%b",
+    author_name: t.mailMap !== !1 ? "%aN" : "%an",
+    author_email: t.mailMap !== !1 ? "%aE" : "%ae"
+  }, [s, o] = lr(r, n), i = [], a = [
+    `--pretty=format:${te}${o}${dist_ee}`,
+    ...e
+  ], c = t.n || t["max-count"] || t.maxCount;
+  if (c && a.push(`--max-count=${c}`), t.from || t.to) {
+    const y = t.symmetric !== !1 ? "..." : "..";
+    i.push(`${t.from || ""}${y}${t.to || ""}`);
+  }
+  return m(t.file) && a.push("--follow", dist_c(t.file)), It(hr(t), a), {
+    fields: s,
+    splitter: n,
+    commands: [...a, ...i]
+  };
+}
+function mr(t, e, n) {
+  const r = re(t, e, pt(n));
+  return {
+    commands: ["log", ...n],
+    format: "utf-8",
+    parser: r
+  };
+}
+function pr() {
+  return {
+    log(...n) {
+      const r = u(arguments), s = dist_oe(
+        ht(arguments),
+        dist_L(d(arguments[0], dist_K, []))
+      ), o = e(...n) || dt(s.commands) || t(s);
+      return this._runTask(o, r);
+    }
+  };
+  function t(n) {
+    return mr(n.splitter, n.fields, n.commands);
+  }
+  function e(n, r) {
+    return m(n) && m(r) && dist_b(
+      "git.log(string, string) should be replaced with git.log({ from: string, to: string })"
+    );
+  }
+}
+class dist_Z {
+  constructor(e, n = null, r) {
+    this.reason = e, this.file = n, this.meta = r;
+  }
+  toString() {
+    return `${this.file}:${this.reason}`;
+  }
+}
+class dr {
+  constructor() {
+    this.conflicts = [], this.merges = [], this.result = "success";
+  }
+  get failed() {
+    return this.conflicts.length > 0;
+  }
+  get reason() {
+    return this.result;
+  }
+  toString() {
+    return this.conflicts.length ? `CONFLICTS: ${this.conflicts.join(", ")}` : "OK";
+  }
+}
+class ie {
+  constructor() {
+    this.remoteMessages = {
+      all: []
+    }, this.created = [], this.deleted = [], this.files = [], this.deletions = {}, this.insertions = {}, this.summary = {
+      changes: 0,
+      deletions: 0,
+      insertions: 0
+    };
+  }
+}
+class gr {
+  constructor() {
+    this.remote = "", this.hash = {
+      local: "",
+      remote: ""
+    }, this.branch = {
+      local: "",
+      remote: ""
+    }, this.message = "";
+  }
+  toString() {
+    return this.message;
+  }
+}
+function tt(t) {
+  return t.objects = t.objects || {
+    compressing: 0,
+    counting: 0,
+    enumerating: 0,
+    packReused: 0,
+    reused: { count: 0, delta: 0 },
+    total: { count: 0, delta: 0 }
+  };
+}
+function Ct(t) {
+  const e = /^\s*(\d+)/.exec(t), n = /delta (\d+)/i.exec(t);
+  return {
+    count: p(e && e[1] || "0"),
+    delta: p(n && n[1] || "0")
+  };
+}
+const yr = [
+  new dist_x(
+    /^remote:\s*(enumerating|counting|compressing) objects: (\d+),/i,
+    (t, [e, n]) => {
+      const r = e.toLowerCase(), s = tt(t.remoteMessages);
+      Object.assign(s, { [r]: p(n) });
+    }
+  ),
+  new dist_x(
+    /^remote:\s*(enumerating|counting|compressing) objects: \d+% \(\d+\/(\d+)\),/i,
+    (t, [e, n]) => {
+      const r = e.toLowerCase(), s = tt(t.remoteMessages);
+      Object.assign(s, { [r]: p(n) });
+    }
+  ),
+  new dist_x(
+    /total ([^,]+), reused ([^,]+), pack-reused (\d+)/i,
+    (t, [e, n, r]) => {
+      const s = tt(t.remoteMessages);
+      s.total = Ct(e), s.reused = Ct(n), s.packReused = p(r);
+    }
+  )
+], wr = [
+  new dist_x(/^remote:\s*(.+)$/, (t, [e]) => (t.remoteMessages.all.push(e.trim()), !1)),
+  ...yr,
+  new dist_x(
+    [/create a (?:pull|merge) request/i, /\s(https?:\/\/\S+)$/],
+    (t, [e]) => {
+      t.remoteMessages.pullRequestUrl = e;
+    }
+  ),
+  new dist_x(
+    [/found (\d+) vulnerabilities.+\(([^)]+)\)/i, /\s(https?:\/\/\S+)$/],
+    (t, [e, n, r]) => {
+      t.remoteMessages.vulnerabilities = {
+        count: p(e),
+        summary: n,
+        url: r
+      };
+    }
+  )
+];
+function ae(t, e) {
+  return dist_E({ remoteMessages: new br() }, wr, e);
+}
+class br {
+  constructor() {
+    this.all = [];
+  }
+}
+const Tr = /^\s*(.+?)\s+\|\s+\d+\s*(\+*)(-*)/, kr = /(\d+)\D+((\d+)\D+\(\+\))?(\D+(\d+)\D+\(-\))?/, _r = /^(create|delete) mode \d+ (.+)/, vr = [
+  new dist_l(Tr, (t, [e, n, r]) => {
+    t.files.push(e), n && (t.insertions[e] = n.length), r && (t.deletions[e] = r.length);
+  }),
+  new dist_l(kr, (t, [e, , n, , r]) => n !== void 0 || r !== void 0 ? (t.summary.changes = +e || 0, t.summary.insertions = +n || 0, t.summary.deletions = +r || 0, !0) : !1),
+  new dist_l(_r, (t, [e, n]) => {
+    dist_S(t.files, n), dist_S(e === "create" ? t.created : t.deleted, n);
+  })
+], Er = [
+  new dist_l(/^from\s(.+)$/i, (t, [e]) => {
+    t.remote = e;
+  }),
+  new dist_l(/^fatal:\s(.+)$/, (t, [e]) => {
+    t.message = e;
+  }),
+  new dist_l(
+    /([a-z0-9]+)\.\.([a-z0-9]+)\s+(\S+)\s+->\s+(\S+)$/,
+    (t, [e, n, r, s]) => {
+      t.branch.local = r, t.hash.local = e, t.branch.remote = s, t.hash.remote = n;
+    }
+  )
+], Sr = (t, e) => dist_E(new ie(), vr, [t, e]), ue = (t, e) => Object.assign(
+  new ie(),
+  Sr(t, e),
+  ae(t, e)
+);
+function Rr(t, e) {
+  const n = dist_E(new gr(), Er, [t, e]);
+  return n.message && n;
+}
+const Or = [
+  new dist_l(/^Auto-merging\s+(.+)$/, (t, [e]) => {
+    t.merges.push(e);
+  }),
+  new dist_l(/^CONFLICT\s+\((.+)\): Merge conflict in (.+)$/, (t, [e, n]) => {
+    t.conflicts.push(new dist_Z(e, n));
+  }),
+  new dist_l(
+    /^CONFLICT\s+\((.+\/delete)\): (.+) deleted in (.+) and/,
+    (t, [e, n, r]) => {
+      t.conflicts.push(new dist_Z(e, n, { deleteRef: r }));
+    }
+  ),
+  new dist_l(/^CONFLICT\s+\((.+)\):/, (t, [e]) => {
+    t.conflicts.push(new dist_Z(e, null));
+  }),
+  new dist_l(/^Automatic merge failed;\s+(.+)$/, (t, [e]) => {
+    t.result = e;
+  })
+], Cr = (t, e) => Object.assign(Ar(t), ue(t, e)), Ar = (t) => dist_E(new dr(), Or, t);
+function At(t) {
+  return t.length ? {
+    commands: ["merge", ...t],
+    format: "utf-8",
+    parser(e, n) {
+      const r = Cr(e, n);
+      if (r.failed)
+        throw new dist_at(r);
+      return r;
+    }
+  } : dist_b("Git.merge requires at least one option");
+}
+function xr(t, e, n) {
+  const r = n.includes("deleted"), s = n.includes("tag") || /^refs\/tags/.test(t), o = !n.includes("new");
+  return {
+    deleted: r,
+    tag: s,
+    branch: !s,
+    new: !o,
+    alreadyUpdated: o,
+    local: t,
+    remote: e
+  };
+}
+const Nr = [
+  new dist_l(/^Pushing to (.+)$/, (t, [e]) => {
+    t.repo = e;
+  }),
+  new dist_l(/^updating local tracking ref '(.+)'/, (t, [e]) => {
+    t.ref = {
+      ...t.ref || {},
+      local: e
+    };
+  }),
+  new dist_l(/^[=*-]\s+([^:]+):(\S+)\s+\[(.+)]$/, (t, [e, n, r]) => {
+    t.pushed.push(xr(e, n, r));
+  }),
+  new dist_l(
+    /^Branch '([^']+)' set up to track remote branch '([^']+)' from '([^']+)'/,
+    (t, [e, n, r]) => {
+      t.branch = {
+        ...t.branch || {},
+        local: e,
+        remote: n,
+        remoteName: r
+      };
+    }
+  ),
+  new dist_l(
+    /^([^:]+):(\S+)\s+([a-z0-9]+)\.\.([a-z0-9]+)$/,
+    (t, [e, n, r, s]) => {
+      t.update = {
+        head: {
+          local: e,
+          remote: n
+        },
+        hash: {
+          from: r,
+          to: s
+        }
+      };
+    }
+  )
+], $r = (t, e) => {
+  const n = Pr(t, e), r = ae(t, e);
+  return {
+    ...n,
+    ...r
+  };
+}, Pr = (t, e) => dist_E({ pushed: [] }, Nr, [t, e]);
+function Mr(t = {}, e) {
+  return dist_S(e, "--tags"), ce(t, e);
+}
+function ce(t = {}, e) {
+  const n = ["push", ...e];
+  return t.branch && n.splice(1, 0, t.branch), t.remote && n.splice(1, 0, t.remote), ct(n, "-v"), dist_S(n, "--verbose"), dist_S(n, "--porcelain"), {
+    commands: n,
+    format: "utf-8",
+    parser: $r
+  };
+}
+function Dr() {
+  return {
+    showBuffer() {
+      const t = ["show", ...dist_h(arguments, 1)];
+      return t.includes("--binary") || t.splice(1, 0, "--binary"), this._runTask(
+        Gt(t),
+        u(arguments)
+      );
+    },
+    show() {
+      const t = ["show", ...dist_h(arguments, 1)];
+      return this._runTask(
+        g(t),
+        u(arguments)
+      );
+    }
+  };
+}
+const Lr = /^(.+)\0(.+)$/;
+class jr {
+  constructor(e, n, r) {
+    if (this.path = e, this.index = n, this.working_dir = r, n === "R" || r === "R") {
+      const s = Lr.exec(e) || [null, e, e];
+      this.from = s[2] || "", this.path = s[1] || "";
+    }
+  }
+}
+class Br {
+  constructor() {
+    this.not_added = [], this.conflicted = [], this.created = [], this.deleted = [], this.ignored = void 0, this.modified = [], this.renamed = [], this.files = [], this.staged = [], this.ahead = 0, this.behind = 0, this.current = null, this.tracking = null, this.detached = !1, this.isClean = () => !this.files.length;
+  }
+}
+function xt(t) {
+  const [e, n] = t.split(dist_I);
+  return {
+    from: n || e,
+    to: e
+  };
+}
+function dist_(t, e, n) {
+  return [`${t}${e}`, n];
+}
+function et(t, ...e) {
+  return e.map((n) => dist_(t, n, (r, s) => r.conflicted.push(s)));
+}
+const Ir = new Map([
+  dist_(
+    " ",
+    "A",
+    (t, e) => t.created.push(e)
+  ),
+  dist_(
+    " ",
+    "D",
+    (t, e) => t.deleted.push(e)
+  ),
+  dist_(
+    " ",
+    "M",
+    (t, e) => t.modified.push(e)
+  ),
+  dist_("A", " ", (t, e) => {
+    t.created.push(e), t.staged.push(e);
+  }),
+  dist_("A", "M", (t, e) => {
+    t.created.push(e), t.staged.push(e), t.modified.push(e);
+  }),
+  dist_("D", " ", (t, e) => {
+    t.deleted.push(e), t.staged.push(e);
+  }),
+  dist_("M", " ", (t, e) => {
+    t.modified.push(e), t.staged.push(e);
+  }),
+  dist_("M", "M", (t, e) => {
+    t.modified.push(e), t.staged.push(e);
+  }),
+  dist_("R", " ", (t, e) => {
+    t.renamed.push(xt(e));
+  }),
+  dist_("R", "M", (t, e) => {
+    const n = xt(e);
+    t.renamed.push(n), t.modified.push(n.to);
+  }),
+  dist_("!", "!", (t, e) => {
+    (t.ignored = t.ignored || []).push(e);
+  }),
+  dist_(
+    "?",
+    "?",
+    (t, e) => t.not_added.push(e)
+  ),
+  ...et(
+    "A",
+    "A",
+    "U"
+    /* UNMERGED */
+  ),
+  ...et(
+    "D",
+    "D",
+    "U"
+    /* UNMERGED */
+  ),
+  ...et(
+    "U",
+    "A",
+    "D",
+    "U"
+    /* UNMERGED */
+  ),
+  [
+    "##",
+    (t, e) => {
+      const n = /ahead (\d+)/, r = /behind (\d+)/, s = /^(.+?(?=(?:\.{3}|\s|$)))/, o = /\.{3}(\S*)/, i = /\son\s(\S+?)(?=\.{3}|$)/;
+      let a = n.exec(e);
+      t.ahead = a && +a[1] || 0, a = r.exec(e), t.behind = a && +a[1] || 0, a = s.exec(e), t.current = d(a?.[1], m, null), a = o.exec(e), t.tracking = d(a?.[1], m, null), a = i.exec(e), a && (t.current = d(a?.[1], m, t.current)), t.detached = /\(no branch\)/.test(e);
+    }
+  ]
+]), Ur = function(t) {
+  const e = t.split(dist_I), n = new Br();
+  for (let r = 0, s = e.length; r < s; ) {
+    let o = e[r++].trim();
+    o && (o.charAt(0) === "R" && (o += dist_I + (e[r++] || "")), Fr(n, o));
+  }
+  return n;
+};
+function Fr(t, e) {
+  const n = e.trim();
+  switch (" ") {
+    case n.charAt(2):
+      return r(n.charAt(0), n.charAt(1), n.slice(3));
+    case n.charAt(1):
+      return r(" ", n.charAt(0), n.slice(2));
+    default:
+      return;
+  }
+  function r(s, o, i) {
+    const a = `${s}${o}`, c = Ir.get(a);
+    c && c(t, i), a !== "##" && a !== "!!" && t.files.push(new jr(i, s, o));
+  }
+}
+const Gr = ["--null", "-z"];
+function zr(t) {
+  return {
+    format: "utf-8",
+    commands: [
+      "status",
+      "--porcelain",
+      "-b",
+      "-u",
+      "--null",
+      ...t.filter((n) => !Gr.includes(n))
+    ],
+    parser(n) {
+      return Ur(n);
+    }
+  };
+}
+const fe = "installed=false";
+function dist_q(t = 0, e = 0, n = 0, r = "", s = !0) {
+  return Object.defineProperty(
+    {
+      major: t,
+      minor: e,
+      patch: n,
+      agent: r,
+      installed: s
+    },
+    "toString",
+    {
+      value() {
+        return `${this.major}.${this.minor}.${this.patch}`;
+      },
+      configurable: !1,
+      enumerable: !1
+    }
+  );
+}
+function qr() {
+  return dist_q(0, 0, 0, "", !1);
+}
+function Wr() {
+  return {
+    version() {
+      return this._runTask({
+        commands: ["--version"],
+        format: "utf-8",
+        parser: Kr,
+        onError(t, e, n, r) {
+          if (t.exitCode === dist_V.NOT_FOUND)
+            return n(Buffer.from(fe));
+          r(e);
+        }
+      });
+    }
+  };
+}
+const Hr = [
+  new dist_l(
+    /version (\d+)\.(\d+)\.(\d+)(?:\s*\((.+)\))?/,
+    (t, [e, n, r, s = ""]) => {
+      Object.assign(
+        t,
+        dist_q(p(e), p(n), p(r), s)
+      );
+    }
+  ),
+  new dist_l(
+    /version (\d+)\.(\d+)\.(\D+)(.+)?$/,
+    (t, [e, n, r, s = ""]) => {
+      Object.assign(t, dist_q(p(e), p(n), r, s));
+    }
+  )
+];
+function Kr(t) {
+  return t === fe ? qr() : dist_E(dist_q(0, 0, 0, t), Hr, t);
+}
+class le {
+  constructor(e) {
+    this._executor = e;
+  }
+  _runTask(e, n) {
+    const r = this._executor.chain(), s = r.push(e);
+    return n && Ln(e, s, n), Object.create(this, {
+      then: { value: s.then.bind(s) },
+      catch: { value: s.catch.bind(s) },
+      _executor: { value: r }
+    });
+  }
+  add(e) {
+    return this._runTask(
+      g(["add", ...v(e)]),
+      u(arguments)
+    );
+  }
+  cwd(e) {
+    const n = u(arguments);
+    return typeof e == "string" ? this._runTask(St(e, this._executor), n) : typeof e?.path == "string" ? this._runTask(
+      St(
+        e.path,
+        e.root && this._executor || void 0
+      ),
+      n
+    ) : this._runTask(
+      dist_b("Git.cwd: workingDirectory must be supplied as a string"),
+      n
+    );
+  }
+  hashObject(e, n) {
+    return this._runTask(
+      Vn(e, n === !0),
+      u(arguments)
+    );
+  }
+  init(e) {
+    return this._runTask(
+      Zn(e === !0, this._executor.cwd, dist_h(arguments)),
+      u(arguments)
+    );
+  }
+  merge() {
+    return this._runTask(
+      At(dist_h(arguments)),
+      u(arguments)
+    );
+  }
+  mergeFromTo(e, n) {
+    return m(e) && m(n) ? this._runTask(
+      At([e, n, ...dist_h(arguments)]),
+      u(arguments, !1)
+    ) : this._runTask(
+      dist_b(
+        "Git.mergeFromTo requires that the 'remote' and 'branch' arguments are supplied as strings"
+      )
+    );
+  }
+  outputHandler(e) {
+    return this._executor.outputHandler = e, this;
+  }
+  push() {
+    const e = ce(
+      {
+        remote: d(arguments[0], m),
+        branch: d(arguments[1], m)
+      },
+      dist_h(arguments)
+    );
+    return this._runTask(e, u(arguments));
+  }
+  stash() {
+    return this._runTask(
+      g(["stash", ...dist_h(arguments)]),
+      u(arguments)
+    );
+  }
+  status() {
+    return this._runTask(
+      zr(dist_h(arguments)),
+      u(arguments)
+    );
+  }
+}
+Object.assign(
+  le.prototype,
+  jn(),
+  In(),
+  zn(),
+  Tn(),
+  Hn(),
+  Kn(),
+  On(),
+  er(),
+  pr(),
+  Dr(),
+  Wr()
+);
+const Vr = /* @__PURE__ */ (() => {
+  let t = 0;
+  return () => {
+    t++;
+    const { promise: e, done: n } = (0,promise_deferred_dist/* createDeferred */.ud)();
+    return {
+      promise: e,
+      done: n,
+      id: t
+    };
+  };
+})();
+class Xr {
+  constructor(e = 2) {
+    this.concurrency = e, this.logger = dist_$("", "scheduler"), this.pending = [], this.running = [], this.logger("Constructed, concurrency=%s", e);
+  }
+  schedule() {
+    if (!this.pending.length || this.running.length >= this.concurrency) {
+      this.logger(
+        "Schedule attempt ignored, pending=%s running=%s concurrency=%s",
+        this.pending.length,
+        this.running.length,
+        this.concurrency
+      );
+      return;
+    }
+    const e = dist_S(this.running, this.pending.shift());
+    this.logger("Attempting id=%s", e.id), e.done(() => {
+      this.logger("Completing id=", e.id), ct(this.running, e), this.schedule();
+    });
+  }
+  next() {
+    const { promise: e, id: n } = dist_S(this.pending, Vr());
+    return this.logger("Scheduling id=%s", n), this.schedule(), e;
+  }
+}
+function Yr(t, e) {
+  return g(["apply", ...e, ...t]);
+}
+var he = /* @__PURE__ */ ((t) => (t.CURRENT = "*", t.LINKED = "+", t))(he || {});
+class Qr {
+  constructor() {
+    this.all = [], this.branches = {}, this.current = "", this.detached = !1;
+  }
+  push(e, n, r, s, o) {
+    e === "*" && (this.detached = n, this.current = r), this.all.push(r), this.branches[r] = {
+      current: e === "*",
+      linkedWorkTree: e === "+",
+      name: r,
+      commit: s,
+      label: o
+    };
+  }
+}
+const Jr = [
+  new dist_l(
+    /^([*+]\s)?\((?:HEAD )?detached (?:from|at) (\S+)\)\s+([a-z0-9]+)\s(.*)$/,
+    (t, [e, n, r, s]) => {
+      t.push(Nt(e), !0, n, r, s);
+    }
+  ),
+  new dist_l(
+    /^([*+]\s)?(\S+)\s+([a-z0-9]+)\s?(.*)$/s,
+    (t, [e, n, r, s]) => {
+      t.push(Nt(e), !1, n, r, s);
+    }
+  )
+], Zr = new dist_l(/^(\S+)$/s, (t, [e]) => {
+  t.push(he.CURRENT, !1, e, "", "");
+});
+function Nt(t) {
+  return t ? t.charAt(0) : "";
+}
+function me(t, e = !1) {
+  return dist_E(
+    new Qr(),
+    e ? [Zr] : Jr,
+    t
+  );
+}
+class ts {
+  constructor() {
+    this.all = [], this.branches = {}, this.errors = [];
+  }
+  get success() {
+    return !this.errors.length;
+  }
+}
+function es(t, e) {
+  return {
+    branch: t,
+    hash: e,
+    success: !0
+  };
+}
+function ns(t) {
+  return {
+    branch: t,
+    hash: null,
+    success: !1
+  };
+}
+const rs = /(\S+)\s+\(\S+\s([^)]+)\)/, pe = /^error[^']+'([^']+)'/m, ss = [
+  new dist_l(rs, (t, [e, n]) => {
+    const r = es(e, n);
+    t.all.push(r), t.branches[e] = r;
+  }),
+  new dist_l(pe, (t, [e]) => {
+    const n = ns(e);
+    t.errors.push(n), t.all.push(n), t.branches[e] = n;
+  })
+], gt = (t, e) => dist_E(new ts(), ss, [t, e]);
+function de(t, e) {
+  return e === dist_V.ERROR && pe.test(t);
+}
+function os(t) {
+  const e = ["-d", "-D", "--delete"];
+  return t.some((n) => e.includes(n));
+}
+function is(t) {
+  const e = os(t), n = t.includes("--show-current"), r = ["branch", ...t];
+  return r.length === 1 && r.push("-a"), r.includes("-v") || r.splice(1, 0, "-v"), {
+    format: "utf-8",
+    commands: r,
+    parser(s, o) {
+      return e ? gt(s, o).all[0] : me(s, n);
+    }
+  };
+}
+function as() {
+  return {
+    format: "utf-8",
+    commands: ["branch", "-v"],
+    parser(t) {
+      return me(t);
+    }
+  };
+}
+function us(t, e = !1) {
+  return {
+    format: "utf-8",
+    commands: ["branch", "-v", e ? "-D" : "-d", ...t],
+    parser(n, r) {
+      return gt(n, r);
+    },
+    onError({ exitCode: n, stdOut: r }, s, o, i) {
+      if (!de(String(s), n))
+        return i(s);
+      o(r);
+    }
+  };
+}
+function cs(t, e = !1) {
+  const n = {
+    format: "utf-8",
+    commands: ["branch", "-v", e ? "-D" : "-d", t],
+    parser(r, s) {
+      return gt(r, s).branches[t];
+    },
+    onError({ exitCode: r, stdErr: s, stdOut: o }, i, a, c) {
+      if (!de(String(i), r))
+        return c(i);
+      throw new dist_at(
+        n.parser(dist_F(o), dist_F(s)),
+        String(i)
+      );
+    }
+  };
+  return n;
+}
+function fs(t) {
+  return {
+    commands: ["check-ignore", ...t],
+    format: "utf-8",
+    parser: ls
+  };
+}
+function ls(t) {
+  return t.split(/\n/g).map(hs).filter(Boolean);
+}
+function hs(t) {
+  const e = t.trim().replace(/^["']|["']$/g, "");
+  return e && (0,external_node_path_namespaceObject.normalize)(e);
+}
+const ms = [
+  new dist_l(/From (.+)$/, (t, [e]) => {
+    t.remote = e;
+  }),
+  new dist_l(/\* \[new branch]\s+(\S+)\s*-> (.+)$/, (t, [e, n]) => {
+    t.branches.push({
+      name: e,
+      tracking: n
+    });
+  }),
+  new dist_l(/\* \[new tag]\s+(\S+)\s*-> (.+)$/, (t, [e, n]) => {
+    t.tags.push({
+      name: e,
+      tracking: n
+    });
+  }),
+  new dist_l(/- \[deleted]\s+\S+\s*-> (.+)$/, (t, [e]) => {
+    t.deleted.push({
+      tracking: e
+    });
+  }),
+  new dist_l(
+    /\s*([^.]+)\.\.(\S+)\s+(\S+)\s*-> (.+)$/,
+    (t, [e, n, r, s]) => {
+      t.updated.push({
+        name: r,
+        tracking: s,
+        to: n,
+        from: e
+      });
+    }
+  )
+];
+function ps(t, e) {
+  return dist_E({
+    raw: t,
+    remote: null,
+    branches: [],
+    tags: [],
+    updated: [],
+    deleted: []
+  }, ms, [t, e]);
+}
+function ds(t) {
+  return /^--upload-pack(=|$)/.test(t);
+}
+function gs(t, e, n) {
+  const r = ["fetch", ...n];
+  return t && e && r.push(t, e), r.find(ds) ? dist_b("git.fetch: potential exploit argument blocked.") : {
+    commands: r,
+    format: "utf-8",
+    parser: ps
+  };
+}
+const ys = [
+  new dist_l(/^Renaming (.+) to (.+)$/, (t, [e, n]) => {
+    t.moves.push({ from: e, to: n });
+  })
+];
+function ws(t) {
+  return dist_E({ moves: [] }, ys, t);
+}
+function bs(t, e) {
+  return {
+    commands: ["mv", "-v", ...v(t), e],
+    format: "utf-8",
+    parser: ws
+  };
+}
+function Ts(t, e, n) {
+  const r = ["pull", ...n];
+  return t && e && r.splice(1, 0, t, e), {
+    commands: r,
+    format: "utf-8",
+    parser(s, o) {
+      return ue(s, o);
+    },
+    onError(s, o, i, a) {
+      const c = Rr(
+        dist_F(s.stdOut),
+        dist_F(s.stdErr)
+      );
+      if (c)
+        return a(new dist_at(c));
+      a(o);
+    }
+  };
+}
+function ks(t) {
+  const e = {};
+  return ge(t, ([n]) => e[n] = { name: n }), Object.values(e);
+}
+function _s(t) {
+  const e = {};
+  return ge(t, ([n, r, s]) => {
+    Object.hasOwn(e, n) || (e[n] = {
+      name: n,
+      refs: { fetch: "", push: "" }
+    }), s && r && (e[n].refs[s.replace(/[^a-z]/g, "")] = r);
+  }), Object.values(e);
+}
+function ge(t, e) {
+  ut(t, (n) => e(n.split(/\s+/)));
+}
+function vs(t, e, n) {
+  return g(["remote", "add", ...n, t, e]);
+}
+function Es(t) {
+  const e = ["remote"];
+  return t && e.push("-v"), {
+    commands: e,
+    format: "utf-8",
+    parser: t ? _s : ks
+  };
+}
+function Ss(t) {
+  const e = [...t];
+  return e[0] !== "ls-remote" && e.unshift("ls-remote"), g(e);
+}
+function Rs(t) {
+  const e = [...t];
+  return e[0] !== "remote" && e.unshift("remote"), g(e);
+}
+function Os(t) {
+  return g(["remote", "remove", t]);
+}
+function Cs(t = {}, e) {
+  const n = dist_oe(t), r = ["stash", "list", ...n.commands, ...e], s = re(
+    n.splitter,
+    n.fields,
+    pt(r)
+  );
+  return dt(r) || {
+    commands: r,
+    format: "utf-8",
+    parser: s
+  };
+}
+function As(t, e) {
+  return dist_X(["add", t, e]);
+}
+function xs(t) {
+  return dist_X(["init", ...t]);
+}
+function dist_X(t) {
+  const e = [...t];
+  return e[0] !== "submodule" && e.unshift("submodule"), g(e);
+}
+function Ns(t) {
+  return dist_X(["update", ...t]);
+}
+class $s {
+  constructor(e, n) {
+    this.all = e, this.latest = n;
+  }
+}
+const Ps = function(t, e = !1) {
+  const n = t.split(`
+`).map(Ds).filter(Boolean);
+  e || n.sort(function(s, o) {
+    const i = s.split("."), a = o.split(".");
+    if (i.length === 1 || a.length === 1)
+      return Ms(dist_B(i[0]), dist_B(a[0]));
+    for (let c = 0, y = Math.max(i.length, a.length); c < y; c++) {
+      const w = ye(dist_B(i[c]), dist_B(a[c]));
+      if (w)
+        return w;
+    }
+    return 0;
+  });
+  const r = e ? n[0] : [...n].reverse().find((s) => s.indexOf(".") >= 0);
+  return new $s(n, r);
+};
+function Ms(t, e) {
+  const n = Number.isNaN(t), r = Number.isNaN(e);
+  return n !== r ? n ? 1 : -1 : n ? ye(t, e) : 0;
+}
+function ye(t, e) {
+  return t === e ? 0 : t > e ? 1 : -1;
+}
+function Ds(t) {
+  return t.trim();
+}
+function dist_B(t) {
+  return typeof t == "string" && parseInt(t.replace(/^\D+/g, ""), 10) || 0;
+}
+function Ls(t = []) {
+  const e = t.some((n) => /^--sort=/.test(n));
+  return {
+    format: "utf-8",
+    commands: ["tag", "-l", ...t],
+    parser(n) {
+      return Ps(n, e);
+    }
+  };
+}
+function js(t) {
+  return {
+    format: "utf-8",
+    commands: ["tag", t],
+    parser() {
+      return { name: t };
+    }
+  };
+}
+function Bs(t, e) {
+  return {
+    format: "utf-8",
+    commands: ["tag", "-a", "-m", e, t],
+    parser() {
+      return { name: t };
+    }
+  };
+}
+function dist_f(t, e) {
+  this._plugins = e, this._executor = new Dn(
+    t.baseDir,
+    new Xr(t.maxConcurrentProcesses),
+    e
+  ), this._trimmed = t.trimmed;
+}
+(dist_f.prototype = Object.create(le.prototype)).constructor = dist_f;
+dist_f.prototype.customBinary = function(t) {
+  return this._plugins.reconfigure("binary", t), this;
+};
+dist_f.prototype.env = function(t, e) {
+  return arguments.length === 1 && typeof t == "object" ? this._executor.env = t : (this._executor.env = this._executor.env || {})[t] = e, this;
+};
+dist_f.prototype.stashList = function(t) {
+  return this._runTask(
+    Cs(
+      ht(arguments) || {},
+      dist_K(t) && t || []
+    ),
+    u(arguments)
+  );
+};
+dist_f.prototype.mv = function(t, e) {
+  return this._runTask(bs(t, e), u(arguments));
+};
+dist_f.prototype.checkoutLatestTag = function(t) {
+  var e = this;
+  return this.pull(function() {
+    e.tags(function(n, r) {
+      e.checkout(r.latest, t);
+    });
+  });
+};
+dist_f.prototype.pull = function(t, e, n, r) {
+  return this._runTask(
+    Ts(
+      d(t, m),
+      d(e, m),
+      dist_h(arguments)
+    ),
+    u(arguments)
+  );
+};
+dist_f.prototype.fetch = function(t, e) {
+  return this._runTask(
+    gs(
+      d(t, m),
+      d(e, m),
+      dist_h(arguments)
+    ),
+    u(arguments)
+  );
+};
+dist_f.prototype.tags = function(t, e) {
+  return this._runTask(
+    Ls(dist_h(arguments)),
+    u(arguments)
+  );
+};
+dist_f.prototype.rebase = function() {
+  return this._runTask(
+    g(["rebase", ...dist_h(arguments)]),
+    u(arguments)
+  );
+};
+dist_f.prototype.reset = function(t) {
+  return this._runTask(
+    An(xn(t), dist_h(arguments)),
+    u(arguments)
+  );
+};
+dist_f.prototype.revert = function(t) {
+  const e = u(arguments);
+  return typeof t != "string" ? this._runTask(dist_b("Commit must be a string"), e) : this._runTask(
+    g(["revert", ...dist_h(arguments, 0, !0), t]),
+    e
+  );
+};
+dist_f.prototype.addTag = function(t) {
+  const e = typeof t == "string" ? js(t) : dist_b("Git.addTag requires a tag name");
+  return this._runTask(e, u(arguments));
+};
+dist_f.prototype.addAnnotatedTag = function(t, e) {
+  return this._runTask(
+    Bs(t, e),
+    u(arguments)
+  );
+};
+dist_f.prototype.deleteLocalBranch = function(t, e, n) {
+  return this._runTask(
+    cs(t, typeof e == "boolean" ? e : !1),
+    u(arguments)
+  );
+};
+dist_f.prototype.deleteLocalBranches = function(t, e, n) {
+  return this._runTask(
+    us(t, typeof e == "boolean" ? e : !1),
+    u(arguments)
+  );
+};
+dist_f.prototype.branch = function(t, e) {
+  return this._runTask(
+    is(dist_h(arguments)),
+    u(arguments)
+  );
+};
+dist_f.prototype.branchLocal = function(t) {
+  return this._runTask(as(), u(arguments));
+};
+dist_f.prototype.raw = function(t) {
+  const e = !Array.isArray(t), n = [].slice.call(e ? arguments : t, 0);
+  for (let s = 0; s < n.length && e; s++)
+    if (!st(n[s])) {
+      n.splice(s, n.length - s);
+      break;
+    }
+  n.push(...dist_h(arguments, 0, !0));
+  var r = u(arguments);
+  return n.length ? this._runTask(g(n, this._trimmed), r) : this._runTask(
+    dist_b("Raw: must supply one or more command to execute"),
+    r
+  );
+};
+dist_f.prototype.submoduleAdd = function(t, e, n) {
+  return this._runTask(As(t, e), u(arguments));
+};
+dist_f.prototype.submoduleUpdate = function(t, e) {
+  return this._runTask(
+    Ns(dist_h(arguments, !0)),
+    u(arguments)
+  );
+};
+dist_f.prototype.submoduleInit = function(t, e) {
+  return this._runTask(
+    xs(dist_h(arguments, !0)),
+    u(arguments)
+  );
+};
+dist_f.prototype.subModule = function(t, e) {
+  return this._runTask(
+    dist_X(dist_h(arguments)),
+    u(arguments)
+  );
+};
+dist_f.prototype.listRemote = function() {
+  return this._runTask(
+    Ss(dist_h(arguments)),
+    u(arguments)
+  );
+};
+dist_f.prototype.addRemote = function(t, e, n) {
+  return this._runTask(
+    vs(t, e, dist_h(arguments)),
+    u(arguments)
+  );
+};
+dist_f.prototype.removeRemote = function(t, e) {
+  return this._runTask(Os(t), u(arguments));
+};
+dist_f.prototype.getRemotes = function(t, e) {
+  return this._runTask(Es(t === !0), u(arguments));
+};
+dist_f.prototype.remote = function(t, e) {
+  return this._runTask(
+    Rs(dist_h(arguments)),
+    u(arguments)
+  );
+};
+dist_f.prototype.tag = function(t, e) {
+  const n = dist_h(arguments);
+  return n[0] !== "tag" && n.unshift("tag"), this._runTask(g(n), u(arguments));
+};
+dist_f.prototype.updateServerInfo = function(t) {
+  return this._runTask(
+    g(["update-server-info"]),
+    u(arguments)
+  );
+};
+dist_f.prototype.pushTags = function(t, e) {
+  const n = Mr(
+    { remote: d(t, m) },
+    dist_h(arguments)
+  );
+  return this._runTask(n, u(arguments));
+};
+dist_f.prototype.rm = function(t) {
+  return this._runTask(
+    g(["rm", "-f", ...v(t)]),
+    u(arguments)
+  );
+};
+dist_f.prototype.rmKeepLocal = function(t) {
+  return this._runTask(
+    g(["rm", "--cached", ...v(t)]),
+    u(arguments)
+  );
+};
+dist_f.prototype.catFile = function(t, e) {
+  return this._catFile("utf-8", arguments);
+};
+dist_f.prototype.binaryCatFile = function() {
+  return this._catFile("buffer", arguments);
+};
+dist_f.prototype._catFile = function(t, e) {
+  var n = u(e), r = ["cat-file"], s = e[0];
+  if (typeof s == "string")
+    return this._runTask(
+      dist_b("Git.catFile: options must be supplied as an array of strings"),
+      n
+    );
+  Array.isArray(s) && r.push.apply(r, s);
+  const o = t === "buffer" ? Gt(r) : g(r);
+  return this._runTask(o, n);
+};
+dist_f.prototype.diff = function(t, e) {
+  const n = m(t) ? dist_b(
+    "git.diff: supplying options as a single string is no longer supported, switch to an array of strings"
+  ) : g(["diff", ...dist_h(arguments)]);
+  return this._runTask(n, u(arguments));
+};
+dist_f.prototype.diffSummary = function() {
+  return this._runTask(
+    fr(dist_h(arguments, 1)),
+    u(arguments)
+  );
+};
+dist_f.prototype.applyPatch = function(t) {
+  const e = dist_G(t) ? Yr(v(t), dist_h([].slice.call(arguments, 1))) : dist_b(
+    "git.applyPatch requires one or more string patches as the first argument"
+  );
+  return this._runTask(e, u(arguments));
+};
+dist_f.prototype.revparse = function() {
+  const t = ["rev-parse", ...dist_h(arguments, !0)];
+  return this._runTask(
+    g(t, !0),
+    u(arguments)
+  );
+};
+dist_f.prototype.clean = function(t, e, n) {
+  const r = un(t), s = r && t.join("") || d(t, m) || "", o = dist_h([].slice.call(arguments, r ? 1 : 0));
+  return this._runTask(
+    on(s, o),
+    u(arguments)
+  );
+};
+dist_f.prototype.exec = function(t) {
+  const e = {
+    commands: [],
+    format: "utf-8",
+    parser() {
+      typeof t == "function" && t();
+    }
+  };
+  return this._runTask(e);
+};
+dist_f.prototype.checkIgnore = function(t, e) {
+  return this._runTask(
+    fs(v(d(t, dist_G, []))),
+    u(arguments)
+  );
+};
+dist_f.prototype.checkIsRepo = function(t, e) {
+  return this._runTask(
+    We(d(t, m)),
+    u(arguments)
+  );
+};
+function Is(t) {
+  return t ? [{
+    type: "spawn.before",
+    action(r, s) {
+      t.aborted && s.kill(new dist_A(void 0, "abort", "Abort already signaled"));
+    }
+  }, {
+    type: "spawn.after",
+    action(r, s) {
+      function o() {
+        s.kill(new dist_A(void 0, "abort", "Abort signal received"));
+      }
+      t.addEventListener("abort", o), s.spawned.on("close", () => t.removeEventListener("abort", o));
+    }
+  }] : void 0;
+}
+const Us = dist_$("", "plugin:allowEnvironment");
+function Fs(t, e = !1) {
+  const n = new Set(t.map((r) => r.toLowerCase().trim()));
+  return {
+    type: "spawn.options",
+    action(r, s) {
+      const o = { ...r.env ?? process.env }, i = new Set(
+        Object.keys(s.env).map((a) => a.toLowerCase().trim())
+      );
+      for (const a of Object.keys(o)) {
+        const c = a.toLowerCase().trim();
+        if (!(!Gs(c) || n.has(c))) {
+          if (i.has(c))
+            throw new dist_A(
+              void 0,
+              "allowEnvironment",
+              `Use of "${a}" is blocked by the environment guard - add it to the allowEnvironment option to permit it`
+            );
+          Us("removing ambient guarded environment variable %s", a), delete o[a];
+        }
+      }
+      return {
+        ...r,
+        env: {
+          ...o,
+          GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS: String(!e)
+        }
+      };
+    }
+  };
+}
+function Gs(t) {
+  const e = t.toLowerCase().trim();
+  return e.startsWith("git_") || _(e);
+}
+function zs(t = {}) {
+  return {
+    type: "spawn.args",
+    action(e, { env: n }) {
+      for (const r of oe(e, n))
+        if (t[r.category] !== !0)
+          throw new dist_A(void 0, "unsafe", r.message);
+      return e;
+    }
+  };
+}
+function qs(t) {
+  const e = U(t, "-c");
+  return {
+    type: "spawn.args",
+    action(n) {
+      return [...e, ...n];
+    }
+  };
+}
+const $t = (0,promise_deferred_dist/* deferred */.yX)().promise;
+function Ws({
+  onClose: t = !0,
+  onExit: e = 50
+} = {}) {
+  function n() {
+    let s = -1;
+    const o = {
+      close: (0,promise_deferred_dist/* deferred */.yX)(),
+      closeTimeout: (0,promise_deferred_dist/* deferred */.yX)(),
+      exit: (0,promise_deferred_dist/* deferred */.yX)(),
+      exitTimeout: (0,promise_deferred_dist/* deferred */.yX)()
+    }, i = Promise.race([
+      t === !1 ? $t : o.closeTimeout.promise,
+      e === !1 ? $t : o.exitTimeout.promise
+    ]);
+    return r(t, o.close, o.closeTimeout), r(e, o.exit, o.exitTimeout), {
+      close(a) {
+        s = a, o.close.done();
+      },
+      exit(a) {
+        s = a, o.exit.done();
+      },
+      get exitCode() {
+        return s;
+      },
+      result: i
+    };
+  }
+  function r(s, o, i) {
+    s !== !1 && (s === !0 ? o.promise : o.promise.then(() => wt(s))).then(i.done);
+  }
+  return {
+    type: "spawn.after",
+    async action(s, { spawned: o, close: i }) {
+      const a = n();
+      let c = !0, y = () => {
+        c = !1;
+      };
+      o.stdout?.on("data", y), o.stderr?.on("data", y), o.on("error", y), o.on("close", (w) => a.close(w)), o.on("exit", (w) => a.exit(w));
+      try {
+        await a.result, c && await wt(50), i(a.exitCode);
+      } catch (w) {
+        i(a.exitCode, w);
+      }
+    }
+  };
+}
+const we = dist_$("", "plugin:binary"), Hs = "Invalid value supplied for custom binary, requires a single string or an array containing either one or two strings", Ks = "Invalid value supplied for custom binary, restricted characters must be removed or supply the unsafe.allowUnsafeCustomBinary option";
+function Vs(t) {
+  return !t || !/^([a-z]:)?([a-z0-9/.\\_~-]+)$/i.test(t);
+}
+function Pt(t, e) {
+  if (t.length < 1 || t.length > 2)
+    throw new dist_A(void 0, "binary", Hs);
+  if (t.some(Vs))
+    if (e)
+      we("permitted unsafe binary %o", t);
+    else
+      throw new dist_A(void 0, "binary", Ks);
+  const [r, s] = t;
+  return {
+    binary: r,
+    prefix: s
+  };
+}
+function Xs(t, e = ["git"], n = !1) {
+  let r = Pt(v(e), n);
+  t.on("binary", (s) => {
+    r = Pt(v(s), n), we.info("reconfiguring %o", r);
+  }), t.append("spawn.binary", () => r.binary), t.append("spawn.args", (s) => r.prefix ? [r.prefix, ...s] : s);
+}
+const be = {
+  DISALLOWED_ABBREVIATED: {
+    text: "disallowed abbreviated or ambiguous option",
+    solution: "Unambiguous abbreviated options blocked with unsafe.allowAbbreviatedOptions setting: {message}"
+  },
+  UNKNOWN: {
+    text: "~ unknown ~",
+    solution: void 0
+  }
+};
+function Ys(t) {
+  if (!t)
+    return "UNKNOWN";
+  for (const [e, { text: n }] of Object.entries(be))
+    if (t.startsWith(`fatal: ${n}`))
+      return e;
+  return "UNKNOWN";
+}
+class Qs extends dist_O {
+  constructor(e = "") {
+    const n = Ys(e);
+    super(void 0, be[n].solution?.replace("{message}", e) ?? e), this.reason = n;
+  }
+}
+function Js(t) {
+  return !!(t.exitCode && t.stdErr.length);
+}
+function Zs(t) {
+  return Buffer.concat([...t.stdOut, ...t.stdErr]);
+}
+function to(t = !1, e = Js, n = Zs) {
+  return (r, s) => !t && r || !e(s) ? r : n(s);
+}
+function eo(t, e) {
+  return t === 128 && e.startsWith("fatal:") ? new Qs(e) : new dist_O(void 0, e);
+}
+function Mt(t) {
+  return {
+    type: "task.error",
+    action(e, n) {
+      const r = t(e.error, {
+        stdErr: n.stdErr,
+        stdOut: n.stdOut,
+        exitCode: n.exitCode
+      });
+      return Buffer.isBuffer(r) ? {
+        error: eo(n.exitCode, r.toString("utf-8"))
+      } : {
+        error: r
+      };
+    }
+  };
+}
+const nt = dist_$("", "plugin:input");
+function no(t) {
+  return {
+    type: "spawn.after",
+    action(e, { commands: n, input: r, spawned: { stdin: s } }) {
+      if (!s)
+        return;
+      const o = t?.([...n]) ?? r;
+      if (!o)
+        return nt("generated zero length content, not writing to stdin");
+      nt("writing %s bytes to stdin", Le(o)), s.on("error", (i) => {
+        i.code !== "EPIPE" && nt("[ERROR] stdin error %o", i);
+      }), s.end(o);
+    }
+  };
+}
+class ro {
+  constructor() {
+    this.plugins = /* @__PURE__ */ new Set(), this.events = new external_node_events_namespaceObject.EventEmitter();
+  }
+  on(e, n) {
+    this.events.on(e, n);
+  }
+  reconfigure(e, n) {
+    this.events.emit(e, n);
+  }
+  append(e, n) {
+    const r = dist_S(this.plugins, { type: e, action: n });
+    return () => this.plugins.delete(r);
+  }
+  add(e) {
+    const n = [];
+    return v(e).forEach(
+      (r) => {
+        r && this.plugins.add(dist_S(n, r));
+      }
+    ), () => {
+      n.forEach((r) => {
+        this.plugins.delete(r);
+      });
+    };
+  }
+  exec(e, n, r) {
+    let s = n;
+    const o = Object.freeze(Object.create(r));
+    for (const i of this.plugins)
+      i.type === e && (s = i.action(s, o));
+    return s;
+  }
+}
+function so(t) {
+  const e = "--progress", n = ["checkout", "clone", "fetch", "pull", "push"];
+  return [{
+    type: "spawn.args",
+    action(o, i) {
+      return n.includes(i.method) ? De(o, e) : o;
+    }
+  }, {
+    type: "spawn.after",
+    action(o, i) {
+      i.commands.includes(e) && i.spawned.stderr?.on("data", (a) => {
+        const c = /^([\s\S]+?):\s*(\d+)% \((\d+)\/(\d+)\)/.exec(a.toString("utf8"));
+        c && t({
+          method: i.method,
+          stage: oo(c[1]),
+          progress: p(c[2]),
+          processed: p(c[3]),
+          total: p(c[4])
+        });
+      });
+    }
+  }];
+}
+function oo(t) {
+  return String(t.toLowerCase().split(" ", 1)) || "unknown";
+}
+function io(t) {
+  const e = je(t, ["uid", "gid"]);
+  return {
+    type: "spawn.options",
+    action(n) {
+      return { ...e, ...n };
+    }
+  };
+}
+function ao() {
+  return {
+    type: "spawn.args",
+    action(t) {
+      const e = [];
+      let n;
+      function r(s) {
+        (n = n || []).push(...s);
+      }
+      for (let s = 0; s < t.length; s++) {
+        const o = t[s];
+        if (dist_r(o)) {
+          r(dist_o(o));
+          continue;
+        }
+        if (o === "--") {
+          r(
+            t.slice(s + 1).flatMap((i) => dist_r(i) && dist_o(i) || i)
+          );
+          break;
+        }
+        e.push(o);
+      }
+      return n ? [...e, "--", ...n.map(String)] : e;
+    }
+  };
+}
+function uo({
+  block: t,
+  stdErr: e = !0,
+  stdOut: n = !0
+}) {
+  if (t > 0)
+    return {
+      type: "spawn.after",
+      action(r, s) {
+        let o;
+        function i() {
+          o && clearTimeout(o), o = setTimeout(c, t);
+        }
+        function a() {
+          s.spawned.stdout?.off("data", i), s.spawned.stderr?.off("data", i), s.spawned.off("exit", a), s.spawned.off("close", a), o && clearTimeout(o);
+        }
+        function c() {
+          a(), s.kill(new dist_A(void 0, "timeout", "block timeout reached"));
+        }
+        n && s.spawned.stdout?.on("data", i), e && s.spawned.stderr?.on("data", i), s.spawned.on("exit", a), s.spawned.on("close", a), i();
+      }
+    };
+}
+const wo = (t, e) => {
+  const n = new ro(), r = Ge(
+    t && (typeof t == "string" ? { baseDir: t } : t) || {},
+    e
+  );
+  if (!Lt(r.baseDir))
+    throw new Ae(
+      r,
+      "Cannot use simple-git on a directory that does not exist"
+    );
+  return Array.isArray(r.config) && n.add(qs(r.config)), n.add(zs(r.unsafe)), n.add(Ws(r.completion)), r.abort && n.add(Is(r.abort)), r.progress && n.add(so(r.progress)), r.timeout && n.add(uo(r.timeout)), r.spawnOptions && n.add(io(r.spawnOptions)), n.add(ao()), n.add(no(r.input)), n.add(Mt(to(!0))), r.errors && n.add(Mt(r.errors)), Xs(n, r.binary, r.unsafe?.allowUnsafeCustomBinary), n.add(
+    Fs(r.allowEnvironment ?? [], r.unsafe?.allowAbbreviatedOptions)
+  ), new dist_f(r, n);
+};
+
+//# sourceMappingURL=index.mjs.map
+
+;// CONCATENATED MODULE: ./src/git/exec.ts
+
+
+/**
+ * Running git. Plumbing (snapshots, ref reads) goes through `gitSync`, a plain
+ * synchronous `git` process, so `recordStep` stays synchronous; porcelain
+ * (worktrees, branches, status) goes through simple-git (`gitAt`).
+ */
+/** A git command that failed: one line naming the command and git's own message. */
+class GitCommandError extends Error {
+    args;
+    status;
+    stderr;
+    name = 'GitCommandError';
+    constructor(args, status, stderr) {
+        super(`git ${args.filter((a) => !a.includes('\n')).slice(0, 3).join(' ')}: ${firstLine(stderr) || `exit ${status}`}`);
+        this.args = args;
+        this.status = status;
+        this.stderr = stderr;
+    }
+}
+function firstLine(s) {
+    return s.split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !l.startsWith('hint:')) ?? '';
+}
+/**
+ * Variables that would point git at another repository, index or object store.
+ * stepchain always names its repository by directory; one of these inherited
+ * from a hook (`GIT_INDEX_FILE` during `git commit`, say) would misdirect it.
+ */
+const REDIRECTING = new Set([
+    'GIT_DIR',
+    'GIT_WORK_TREE',
+    'GIT_INDEX_FILE',
+    'GIT_OBJECT_DIRECTORY',
+    'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+    'GIT_COMMON_DIR',
+    'GIT_PREFIX',
+    'GIT_NAMESPACE',
+    'GIT_IMPLICIT_WORK_TREE',
+]);
+/** The environment for a plain git process: the caller's, minus redirecting variables, plus `extra`. */
+function gitEnv(env = process.env, extra = {}) {
+    const out = {};
+    for (const [k, v] of Object.entries(env))
+        if (!REDIRECTING.has(k.toUpperCase()))
+            out[k] = v;
+    // Never prompt (credentials, editors): stepchain runs unattended.
+    out.GIT_TERMINAL_PROMPT = '0';
+    return { ...out, ...extra };
+}
+/** Runs `git <args>` in `cwd`; returns stdout (untrimmed). Throws GitCommandError on a non-zero exit. */
+function gitSync(cwd, args, options = {}) {
+    const r = (0,external_node_child_process_namespaceObject.spawnSync)('git', args, {
+        cwd,
+        env: gitEnv(options.env, options.extra),
+        encoding: 'utf8',
+        input: options.input ?? '',
+        maxBuffer: 1 << 28,
+        windowsHide: true,
+    });
+    if (r.error)
+        throw new GitCommandError(args, null, r.error.message);
+    if (r.status !== 0)
+        throw new GitCommandError(args, r.status, r.stderr);
+    return r.stdout;
+}
+/** Like gitSync but returns undefined instead of throwing (for queries whose failure means "no"). */
+function gitTry(cwd, args, options = {}) {
+    try {
+        return gitSync(cwd, args, options);
+    }
+    catch (e) {
+        if (e instanceof GitCommandError)
+            return undefined;
+        throw e;
+    }
+}
+/** Variables simple-git refuses to pass on (they can make git run a program); none is needed here. */
+const SIMPLE_GIT_GUARDED = new Set(['EDITOR', 'VISUAL', 'PAGER', 'PREFIX', 'SSH_ASKPASS']);
+/**
+ * A simple-git instance for `dir`. simple-git refuses GIT_* variables (and a few
+ * others such as EDITOR) it was not told to allow, so it gets the caller's
+ * environment without them: the porcelain it runs (worktree, branch, status)
+ * needs neither an identity nor an editor.
+ */
+function gitAt(dir, env = process.env) {
+    const clean = {};
+    for (const [k, v] of Object.entries(env)) {
+        const key = k.toUpperCase();
+        if (v !== undefined && !key.startsWith('GIT_') && !SIMPLE_GIT_GUARDED.has(key))
+            clean[k] = v;
+    }
+    clean.GIT_TERMINAL_PROMPT = '0';
+    return wo({ baseDir: dir, allowEnvironment: ['GIT_TERMINAL_PROMPT'] }).env(clean);
+}
+/** Runs a simple-git task, turning its failure into GitCommandError (one line). */
+async function porcelain(args, task) {
+    try {
+        return await task();
+    }
+    catch (e) {
+        if (e instanceof Error && !(e instanceof GitCommandError))
+            throw new GitCommandError(args, null, e.message);
+        throw e;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/repo.ts
+
+
+
+
+/**
+ * Reads the repository facts for `dir` with as few processes as possible (this
+ * runs on every append). Undefined when `dir` is not inside a git work tree.
+ */
+function repoInfo(dir, env) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)(dir))
+        return undefined;
+    const q = ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'index'];
+    const out = gitTry(dir, [...q, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'], { env }) ?? gitTry(dir, q, { env });
+    if (out === undefined)
+        return undefined;
+    const lines = out.split('\n');
+    if (lines[0] !== 'true')
+        return undefined;
+    const top = lines[1];
+    const gitDir = lines[2];
+    const commonDir = external_node_path_default().resolve(dir, lines[3]);
+    const indexFile = external_node_path_default().resolve(dir, lines[4]);
+    const head = lines[5] !== undefined && /^[0-9a-f]{40,64}$/.test(lines[5]) ? lines[5] : undefined;
+    const symbolic = lines[6];
+    let branch;
+    if (head !== undefined) {
+        branch = symbolic?.startsWith('refs/heads/') ? symbolic.slice('refs/heads/'.length) : undefined;
+    }
+    else {
+        // Unborn branch: HEAD still names it.
+        const ref = gitTry(dir, ['symbolic-ref', '-q', 'HEAD'], { env })?.trim();
+        branch = ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+    }
+    return { top, gitDir, commonDir, indexFile, head, branch };
+}
+/** repoInfo, or an InputError (exit 2) naming the directory. */
+function requireRepo(dir, env) {
+    const info = repoInfo(dir, env);
+    if (info === undefined)
+        throw new errors_InputError(`${dir}: not inside a git work tree (fork needs a git repository)`);
+    return info;
+}
+/** The commit a ref points to, or undefined. */
+function resolveRef(dir, ref, env) {
+    return gitTry(dir, ['rev-parse', '-q', '--verify', `${ref}^{commit}`], { env })?.trim() || undefined;
+}
+/** Whether a branch exists. */
+function branchExists(dir, branch, env) {
+    return gitTry(dir, ['show-ref', '--verify', '-q', `refs/heads/${branch}`], { env }) !== undefined;
+}
+/** `git check-ref-format` for one path component, without a process (snapshot refs are made per append). */
+function isRefComponent(s) {
+    return (s.length > 0 &&
+        !s.startsWith('.') &&
+        !s.endsWith('.') &&
+        !s.endsWith('.lock') &&
+        !s.includes('..') &&
+        !s.includes('@{') &&
+        s !== '@' &&
+        !/[\x00-\x20\x7f~^:?*[\\/]/.test(s));
+}
+/** Refs under a prefix with their commit and full message (one process). */
+function listRefs(dir, prefix, env) {
+    const out = gitSync(dir, ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(contents)%00%00', prefix], { env });
+    const refs = [];
+    for (const rec of out.split('\0\0')) {
+        const r = rec.replace(/^\n/, '');
+        if (r.trim() === '')
+            continue;
+        const [ref, commit, message] = r.split('\0');
+        if (ref && commit)
+            refs.push({ ref, commit, message: message ?? '' });
+    }
+    return refs;
+}
+/** Applies ref updates atomically (`git update-ref --stdin` in a transaction). */
+function updateRefs(dir, commands, env) {
+    if (commands.length === 0)
+        return;
+    gitSync(dir, ['update-ref', '--stdin'], { env, input: `start\n${commands.join('\n')}\nprepare\ncommit\n` });
+}
+
+;// CONCATENATED MODULE: ./src/git/snapshot.ts
+
+
+
+
+
+
+/**
+ * Per-step worktree snapshots: after each append, the work tree as it is
+ * (tracked files and untracked files that are not ignored, never `.sdd/`) is
+ * stored as a commit object under `refs/stepchain/snapshots/<agent>/<seq>`.
+ *
+ * It is built with a temporary index (GIT_INDEX_FILE in a temp directory), so
+ * the user's index, HEAD, branches and files are never touched. The temporary
+ * index starts as a copy of the user's index (read-only use of it): its stat
+ * cache lets `git add` hash only what changed, which keeps an append on a large
+ * repository cheap. With no index yet it starts from HEAD's tree, or empty.
+ */
+const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
+/** Never part of a snapshot: stepchain's own state, and the fork worktrees living inside it. */
+const SNAPSHOT_PATHSPEC = ['.', ':(exclude,glob)**/.sdd/**'];
+function snapshotRef(agentId, seq) {
+    return `${SNAPSHOT_REF_PREFIX}/${agentId}/${seq}`;
+}
+function message(agentId, seq, stepHash) {
+    return `stepchain snapshot: ${agentId} step ${seq}\n\nagent: ${agentId}\nseq: ${seq}\nstep_hash: ${stepHash}\n`;
+}
+/** The agent, seq and step_hash a snapshot commit's message names (undefined if it is not one). */
+function parseSnapshotMessage(msg) {
+    const agent = /^agent: (\S+)$/m.exec(msg)?.[1];
+    const seq = /^seq: ([0-9]+)$/m.exec(msg)?.[1];
+    const hash = /^step_hash: ([0-9a-f]{64})$/m.exec(msg)?.[1];
+    if (agent === undefined || seq === undefined || hash === undefined)
+        return undefined;
+    return { agent_id: agent, seq: Number(seq), step_hash: hash };
+}
+const IDENTITY_ERROR = /tell me who you are|auto-detect email|empty ident|no email was given|no name was given/i;
+/** `git commit-tree`, with a stepchain identity when git has none configured (e.g. a bare CI runner). */
+function commitTree(top, tree, parent, msg, env) {
+    const args = ['commit-tree', '--no-gpg-sign', tree, ...(parent === undefined ? [] : ['-p', parent])];
+    try {
+        return gitSync(top, args, { env, input: msg }).trim();
+    }
+    catch (e) {
+        if (!(e instanceof GitCommandError) || !IDENTITY_ERROR.test(e.stderr))
+            throw e;
+        return gitSync(top, ['-c', 'user.name=stepchain', '-c', 'user.email=stepchain@localhost', ...args], { env, input: msg }).trim();
+    }
+}
+/**
+ * Records the snapshot of step `seq`. Returns undefined when `root` is not in a
+ * git work tree (nothing to snapshot); throws GitCommandError when git fails or
+ * an Error when the agent id cannot be a ref name.
+ */
+function takeSnapshot(options, known) {
+    const { agentId, seq, stepHash, env } = options;
+    assertSafeId(agentId, 'agent id');
+    if (!isRefComponent(agentId))
+        throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
+    const repo = known ?? repoInfo(options.root, env);
+    if (repo === undefined)
+        return undefined;
+    const tmp = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'stepchain-snap-'));
+    try {
+        const index = external_node_path_default().join(tmp, 'index');
+        let seeded = false;
+        try {
+            (0,external_node_fs_namespaceObject.copyFileSync)(repo.indexFile, index);
+            seeded = true;
+        }
+        catch {
+            /* no index yet (fresh repository) */
+        }
+        const extra = { GIT_INDEX_FILE: index };
+        if (!seeded && repo.head !== undefined)
+            gitSync(repo.top, ['read-tree', repo.head], { env, extra });
+        gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
+        const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
+        const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
+        const ref = snapshotRef(agentId, seq);
+        gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
+        return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.rmSync)(tmp, { recursive: true, force: true });
+    }
+}
+/** Every snapshot of an agent, by seq (only refs whose commit message is a stepchain snapshot). */
+function listSnapshots(root, agentId, env) {
+    assertSafeId(agentId, 'agent id');
+    const out = new Map();
+    if (!isRefComponent(agentId))
+        return out;
+    for (const r of listRefs(root, `${SNAPSHOT_REF_PREFIX}/${agentId}/`, env)) {
+        const m = parseSnapshotMessage(r.message);
+        const seqText = r.ref.slice(`${SNAPSHOT_REF_PREFIX}/${agentId}/`.length);
+        if (m === undefined || !/^[0-9]+$/.test(seqText) || Number(seqText) !== m.seq)
+            continue;
+        out.set(m.seq, { ref: r.ref, commit: r.commit, agent_id: agentId, seq: m.seq, step_hash: m.step_hash });
+    }
+    return out;
+}
+/** The snapshot of one step, or undefined. */
+function readSnapshot(root, agentId, seq, env) {
+    return listSnapshots(root, agentId, env).get(seq);
+}
+
+;// CONCATENATED MODULE: ./src/audit/entry.ts
+
+
+/** The genesis `prev_hmac` (SPEC §5). */
+const GENESIS_HMAC = '0'.repeat(64);
+/** The event types stepchain writes (SPEC §5). Other strings are accepted too. */
+const AUDIT_EVENT_TYPES = (/* unused pure expression or super */ null && ([
+    'replay.step',
+    'replay.fork',
+    'replay.export',
+    'replay.publish',
+    'provider.state_mutation',
+]));
+const ENTRY_KEYS = ['timestamp', 'event_type', 'actor', 'resource_type', 'resource_id', 'details', 'prev_hmac'];
+/** Python `json.dumps(v, sort_keys=True)` (read values keep NaN/Infinity as read). */
+function prettySortedOfRead(v) {
+    return encode(v, { separators: 'pretty', allowNonFinite: true });
+}
+/** `hmac = HMAC-SHA256(key, prev_hmac + pretty_sorted(entry without hmac))`, hex. */
+function computeAuditHmac(key, prevHmac, entryWithoutHmac) {
+    return (0,external_node_crypto_namespaceObject.createHmac)('sha256', key)
+        .update(Buffer.from(prevHmac + prettySortedOfRead(entryWithoutHmac), 'utf8'))
+        .digest('hex');
+}
+/** The entry without its `hmac` key (the HMAC's pre-image object). */
+function withoutHmac(entry) {
+    const out = {};
+    for (const [k, v] of Object.entries(entry)) {
+        if (k === 'hmac')
+            continue;
+        Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+}
+/** The reference timestamp form, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds). */
+function auditTimestamp(unixMicros) {
+    const ms = Math.floor(unixMicros / 1000);
+    const iso = new Date(ms).toISOString();
+    const micros = String(Math.floor(unixMicros) % 1_000_000).padStart(6, '0');
+    return `${iso.slice(0, 19)}.${micros}Z`;
+}
+/** Now, in unix microseconds (sub-millisecond from the monotonic clock). */
+function nowMicros() {
+    return Math.floor((performance.timeOrigin + performance.now()) * 1000);
+}
+
+;// CONCATENATED MODULE: ./src/audit/key.ts
+
+
+
+
+
+
+/** Where the key lives: explicit path, else the environment, else the XDG state directory. */
+function resolveAuditKeyPath(env, explicit) {
+    if (explicit !== undefined && explicit !== '')
+        return external_node_path_default().resolve(explicit);
+    const fromEnv = env.STEPCHAIN_AUDIT_KEY_PATH || env.BERNSTEIN_AUDIT_KEY_PATH;
+    if (fromEnv)
+        return external_node_path_default().resolve(expandHome(fromEnv, env));
+    const state = env.XDG_STATE_HOME ? expandHome(env.XDG_STATE_HOME, env) : external_node_path_default().join(homeOf(env), '.local', 'state');
+    return external_node_path_default().resolve(state, 'stepchain', 'audit.key');
+}
+function homeOf(env) {
+    return env.HOME || (0,external_node_os_namespaceObject.homedir)();
+}
+function expandHome(p, env) {
+    return p === '~' || p.startsWith('~/') ? external_node_path_default().join(homeOf(env), p.slice(1)) : p;
+}
+/** Python `bytes.strip()`: ASCII whitespace (space, \t \n \v \f \r) off both ends. */
+function stripAscii(b) {
+    const ws = (c) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+    let s = 0;
+    let e = b.length;
+    while (s < e && ws(b[s]))
+        s++;
+    while (e > s && ws(b[e - 1]))
+        e--;
+    return b.subarray(s, e);
+}
+function readKey(file) {
+    let mode;
+    try {
+        const st = (0,external_node_fs_namespaceObject.statSync)(file);
+        if (!st.isFile())
+            throw new errors_InputError(`${file}: audit key is not a regular file`);
+        mode = st.mode & 0o777;
+    }
+    catch (e) {
+        if (e instanceof errors_InputError)
+            throw e;
+        throw new errors_InputError(`${file}: cannot read audit key: ${e.code ?? e.message}`);
+    }
+    if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+        throw new errors_InputError(`${file}: audit key has insecure permissions ${mode.toString(8).padStart(4, '0')} (group or others can access it); ` +
+            `required 0600: chmod 600 ${file}`);
+    }
+    let bytes;
+    try {
+        bytes = stripAscii((0,external_node_fs_namespaceObject.readFileSync)(file));
+    }
+    catch (e) {
+        throw new errors_InputError(`${file}: cannot read audit key: ${e.code ?? e.message}`);
+    }
+    if (bytes.length === 0)
+        throw new errors_InputError(`${file}: audit key is empty`);
+    return { path: file, bytes };
+}
+/** Reads a key another process is creating right now: wait (briefly) for its bytes. */
+function adoptKey(file) {
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0;; i++) {
+        try {
+            return readKey(file);
+        }
+        catch (e) {
+            if (i >= 100 || !(e instanceof errors_InputError) || !/is empty$/.test(e.message))
+                throw e;
+            Atomics.wait(sleeper, 0, 0, 10);
+        }
+    }
+}
+/**
+ * Loads the key at `file`. With `create`, a missing key is generated first
+ * (0600, created exclusively so two first writers agree on one key, in a
+ * directory made 0700). Refuses (InputError, exit 2) a key that group or
+ * others can access, an empty key, or a missing one without `create`.
+ */
+function loadAuditKey(file, options = {}) {
+    let exists = true;
+    try {
+        (0,external_node_fs_namespaceObject.statSync)(file);
+    }
+    catch (e) {
+        if (e.code !== 'ENOENT')
+            return readKey(file);
+        exists = false;
+    }
+    if (exists)
+        return readKey(file);
+    if (!options.create)
+        throw new errors_InputError(`${file}: no audit key (give --key FILE or set STEPCHAIN_AUDIT_KEY_PATH)`);
+    const dir = external_node_path_default().dirname(file);
+    let made;
+    try {
+        made = (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+        if (made !== undefined)
+            (0,external_node_fs_namespaceObject.chmodSync)(dir, 0o700); // umask may have dropped bits; never wider than 0700
+    }
+    catch (e) {
+        throw new errors_InputError(`${dir}: cannot create the audit key directory: ${e.code ?? e.message}`);
+    }
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'wx', 0o600);
+    }
+    catch (e) {
+        if (e.code === 'EEXIST')
+            return adoptKey(file); // another first writer won: adopt its key
+        throw new errors_InputError(`${file}: cannot create audit key: ${e.code ?? e.message}`);
+    }
+    try {
+        const text = Buffer.from((0,external_node_crypto_namespaceObject.randomBytes)(32).toString('hex'), 'ascii');
+        (0,external_node_fs_namespaceObject.writeSync)(fd, text);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    (0,external_node_fs_namespaceObject.chmodSync)(file, 0o600);
+    fsyncDir(dir);
+    return readKey(file);
+}
+
+;// CONCATENATED MODULE: ./src/audit/layout.ts
+
+
+
+/** `<root>/.sdd/audit/`: one `YYYY-MM-DD.jsonl` per UTC day. */
+function auditDir(root) {
+    return external_node_path_default().join(root, '.sdd', 'audit');
+}
+const AUDIT_LOCK = 'audit.lock';
+/** The UTC day file name for an instant. */
+function dayFileName(unixMicros) {
+    return `${new Date(Math.floor(unixMicros / 1000)).toISOString().slice(0, 10)}.jsonl`;
+}
+/** The log's `*.jsonl` files in chain order (by name, as the reference sorts them); [] when there is no directory. */
+function auditFiles(dir) {
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)(dir);
+    }
+    catch (e) {
+        const code = e.code;
+        if (code === 'ENOENT')
+            return [];
+        throw new errors_InputError(`${dir}: cannot read the audit directory: ${code ?? e.message}`);
+    }
+    return names.filter((n) => n.endsWith('.jsonl')).sort();
+}
+
+;// CONCATENATED MODULE: ./src/audit/log.ts
+
+
+
+
+
+
+
+
+
+/** `STEPCHAIN_AUDIT=off` (or 0/false/no) turns audit logging off. */
+function auditEnabled(env) {
+    const v = (env.STEPCHAIN_AUDIT ?? '').trim().toLowerCase();
+    return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
+}
+/**
+ * Under the lock: the chain tip. Walks files newest first to the last entry.
+ * A torn final line (a writer killed mid-write) is moved aside to
+ * `<day>.jsonl.torn-<unix ms>` and cut off, so the next entry starts a clean
+ * line; the last entry must be canonical and carry a valid HMAC under this key,
+ * else the log is not extended (fail-closed: `audit verify` says why).
+ */
+function recoverTail(dir, key, durable) {
+    const files = auditFiles(dir);
+    for (let i = files.length - 1; i >= 0; i--) {
+        const file = external_node_path_default().join(dir, files[i]);
+        let buf = (0,external_node_fs_namespaceObject.readFileSync)(file);
+        if (buf.length > 0 && buf[buf.length - 1] !== 0x0a)
+            buf = repairTorn(file, buf, key, durable);
+        if (buf.length === 0)
+            continue;
+        const lines = buf.subarray(0, buf.length - 1).toString('latin1').split('\n');
+        const lineNo = lines.length;
+        const start = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
+        const bytes = buf.subarray(start, buf.length - 1);
+        const entry = checkTailEntry(bytes, key);
+        if (!entry.ok) {
+            throw new IntegrityError(`${file}:${lineNo}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
+        }
+        return { hmac: entry.hmac, file };
+    }
+    return { hmac: GENESIS_HMAC };
+}
+/** The tail entry's hmac when it verifies, else why not. */
+function checkTailEntry(bytes, key) {
+    const no = (why) => ({ ok: false, why });
+    let value;
+    let text;
+    try {
+        text = decodeUtf8(bytes);
+        value = parse(text);
+    }
+    catch (e) {
+        return no(`last entry is not JSON (${e.message})`);
+    }
+    if (!isJsonObject(value))
+        return no('last entry is not a JSON object');
+    if (prettySortedOfRead(value) !== text)
+        return no('last entry has non-canonical line bytes');
+    const stored = value.hmac;
+    const prev = value.prev_hmac;
+    if (typeof stored !== 'string' || typeof prev !== 'string')
+        return no('last entry has no hmac or prev_hmac');
+    if (computeAuditHmac(key, prev, withoutHmac(value)) !== stored)
+        return no('last entry HMAC does not verify under this key');
+    return { ok: true, hmac: stored };
+}
+/** Moves bytes after the last newline aside and truncates them (or finishes a complete, valid last line). */
+function repairTorn(file, buf, key, durable) {
+    const cut = buf.lastIndexOf(0x0a) + 1;
+    const fragment = buf.subarray(cut);
+    if (checkTailEntry(fragment, key).ok) {
+        // The writer died between the entry and its newline: finish the line.
+        finishLastLine(file, buf.length, durable);
+        return Buffer.concat([buf, Buffer.from('\n')]);
+    }
+    moveTornTailAside(file, cut, durable, 0o600);
+    return buf.subarray(0, cut);
+}
+function checkText(name, v) {
+    if (typeof v !== 'string')
+        throw new errors_InputError(`audit: ${name} must be a string`);
+    return v;
+}
+/**
+ * Appends one event to the HMAC chain in `dir` with `key`: takes the log's lock,
+ * re-reads the tip inside it (so concurrent writers, threads or processes, keep
+ * one unbroken chain), writes `pretty_sorted(entry)` + `\n` with one write to the
+ * UTC day's file, and fsyncs it. Returns the entry written.
+ */
+function appendAuditEvent(dir, key, eventType, fields, options = {}) {
+    checkText('event_type', eventType);
+    if (eventType === '')
+        throw new errors_InputError('audit: event_type is empty');
+    const details = fields.details ?? {};
+    if (!isJsonObject(details))
+        throw new errors_InputError('audit: details must be a JSON object');
+    const durable = options.durable ?? true;
+    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    const release = acquireLock(external_node_path_default().join(dir, AUDIT_LOCK), options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs });
+    try {
+        const tail = recoverTail(dir, key, durable);
+        const micros = options.nowMicros ?? nowMicros();
+        let file = external_node_path_default().join(dir, dayFileName(micros));
+        // A clock that went back a day must not put the entry before the chain tip's file.
+        if (tail.file !== undefined && external_node_path_default().basename(tail.file) > external_node_path_default().basename(file))
+            file = tail.file;
+        const entry = {
+            timestamp: auditTimestamp(micros),
+            event_type: eventType,
+            actor: checkText('actor', fields.actor),
+            resource_type: checkText('resource_type', fields.resource_type),
+            resource_id: checkText('resource_id', fields.resource_id),
+            details,
+            prev_hmac: tail.hmac,
+        };
+        let hmac;
+        let line;
+        try {
+            hmac = computeAuditHmac(key, tail.hmac, entry);
+            line = encode({ ...entry, hmac }, { separators: 'pretty' });
+        }
+        catch (e) {
+            if (e instanceof CanonicalEncodeError)
+                throw new errors_InputError(`audit: details: ${e.message}`);
+            throw e;
+        }
+        appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable);
+        return { ...entry, hmac };
+    }
+    finally {
+        release();
+    }
+}
+/**
+ * Best-effort audit hook for library operations: appends one event to
+ * `<root>/.sdd/audit/`, creating the key on first use. Never throws: returns
+ * undefined when written (or when `STEPCHAIN_AUDIT=off`), else a one-line
+ * warning for the caller to report. The operation it records is never undone.
+ */
+function auditEvent(root, eventType, fields, options) {
+    if (!auditEnabled(options.env))
+        return undefined;
+    try {
+        const key = loadAuditKey(resolveAuditKeyPath(options.env, options.keyPath), { create: true });
+        appendAuditEvent(options.dir ?? auditDir(root), key.bytes, eventType, fields, options.nowMicros === undefined ? {} : { nowMicros: options.nowMicros });
+        return undefined;
+    }
+    catch (e) {
+        const why = e instanceof errors_StepchainError ? e.message : `${e?.message ?? String(e)}`;
+        return `audit event ${eventType} not written: ${why}`;
+    }
+}
+/** Who acts, for events an operator triggers: STEPCHAIN_ACTOR, else the login name, else "stepchain". */
+function operatorActor(env) {
+    return env.STEPCHAIN_ACTOR || env.USER || env.LOGNAME || 'stepchain';
+}
+
+;// CONCATENATED MODULE: ./src/record.ts
+
+
+
+
+function recordStep(journalDirPath, step, options) {
+    validateStep(step); // nothing is created for a step that cannot be written
+    const journal = Journal.open(journalDirPath, options);
+    const row = journal.append(step);
+    const warnings = [];
+    const result = { row, journal, warnings };
+    if (options.snapshot !== false) {
+        try {
+            const agentId = external_node_path_default().basename(external_node_path_default().resolve(journalDirPath));
+            const snap = takeSnapshot({ root: options.root, agentId, seq: row.seq, stepHash: row.step_hash, env: options.env ?? process.env });
+            if (snap !== undefined)
+                result.snapshot = snap;
+        }
+        catch (e) {
+            warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${e.message}`);
+        }
+    }
+    // SPEC §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).
+    const agent = external_node_path_default().basename(external_node_path_default().resolve(journalDirPath));
+    const audited = auditEvent(options.root, 'replay.step', { actor: agent, resource_type: 'journal', resource_id: agent, details: { agent, seq: row.seq, step_hash: row.step_hash } }, options.auditKeyPath === undefined ? { env: options.env ?? process.env } : { env: options.env ?? process.env, keyPath: options.auditKeyPath });
+    if (audited !== undefined)
+        warnings.push(`step ${row.seq} recorded, but ${audited}`);
+    return result;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/common.ts
 
 
@@ -1570,13 +7728,12 @@ function hashOption(args, name) {
 /** A non-negative integer option or positional. */
 function intArg(value, what) {
     if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-        throw new InputError(`${what}: expected a non-negative integer, got ${JSON.stringify(value)}`);
+        throw new errors_InputError(`${what}: expected a non-negative integer, got ${JSON.stringify(value)}`);
     }
     return Number(value);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/commands/append.ts
-
 
 
 
@@ -1597,7 +7754,7 @@ function jsonOption(name, text) {
 const appendCommand = {
     name: ['append'],
     usage: '<agent> [--root DIR] [--input FILE|-] [--input-hash HEX] [--model M] [--prompt TEXT | --prompt-file FILE] ' +
-        '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--json]',
+        '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--no-snapshot] [--json]',
     summary: 'Append one step to an agent\'s journal (recovering and verifying the chain first) and print the row.',
     options: {
         ...ROOT_OPTION,
@@ -1610,6 +7767,7 @@ const appendCommand = {
         'tool-call': { kind: 'value' },
         'tool-result': { kind: 'value' },
         blob: { kind: 'list' },
+        'no-snapshot': { kind: 'flag' },
     },
     run(args, io) {
         const [target] = args.positionals;
@@ -1655,9 +7813,12 @@ const appendCommand = {
         if (blobs.length > 0)
             step.blobs = blobs.map((b) => readInputFile(b, io, 'blob'));
         // An agent id (validated before it becomes a path), or a journal directory.
-        const dir = isSafeId(target) && !target.includes('/') ? journalDir(root, target) : resolveJournal(target, root, false).dir;
-        const journal = Journal.open(dir);
-        const row = journal.append(step);
+        const { dir } = resolveJournal(target, root, false);
+        if (target.endsWith('.jsonl'))
+            throw new errors_InputError(`append: give an agent id or a journal directory, not a file (${target})`);
+        const { row, journal, warnings, snapshot } = recordStep(dir, step, { root, env: io.env, snapshot: !args.flags.has('no-snapshot') });
+        for (const w of warnings)
+            io.err(`stepchain: warning: ${w}`);
         if (args.flags.has('json')) {
             io.out(encodeRow(row));
         }
@@ -1668,13 +7829,4995 @@ const appendCommand = {
             io.out(`  input_hash ${row.input_hash}`);
             if (row.blob_refs.length > 0)
                 io.out(`  blob_refs  ${row.blob_refs.join(' ')}`);
+            if (snapshot !== undefined)
+                io.out(`  snapshot   ${snapshot.ref} ${snapshot.commit}`);
         }
         return 0;
     },
 };
 
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = require("node:child_process");
+;// CONCATENATED MODULE: ./src/audit/verify.ts
+
+
+
+
+
+
+/** Calls `fn` for each `\n`-framed line (only `\n` frames: a `\v` or `\r` stays inside the line and fails). */
+function readAuditLines(dir, file) {
+    let buf;
+    try {
+        buf = (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(dir, file));
+    }
+    catch (e) {
+        throw new errors_InputError(`${external_node_path_default().join(dir, file)}: cannot read: ${e.code ?? e.message}`);
+    }
+    const lines = [];
+    let start = 0;
+    let n = 1;
+    while (start < buf.length) {
+        const nl = buf.indexOf(0x0a, start);
+        const end = nl < 0 ? buf.length : nl;
+        const bytes = buf.subarray(start, end);
+        lines.push(readLine(file, n, bytes));
+        start = end + 1;
+        n++;
+    }
+    return { lines, terminated: buf.length === 0 || buf[buf.length - 1] === 0x0a };
+}
+function readLine(file, line, bytes) {
+    let text;
+    let value;
+    try {
+        text = decodeUtf8(bytes);
+        value = parse(text);
+    }
+    catch (e) {
+        const why = e instanceof JsonParseError ? e.message : e instanceof RangeError ? 'line too large or too deeply nested' : String(e);
+        return { file, line, bytes, entry: undefined, error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`, canonical: false };
+    }
+    if (!isJsonObject(value))
+        return { file, line, bytes, entry: undefined, error: 'not a JSON object', canonical: false };
+    let canonical = false;
+    try {
+        canonical = prettySortedOfRead(value) === text;
+    }
+    catch {
+        canonical = false;
+    }
+    return { file, line, bytes, entry: value, canonical };
+}
+/**
+ * Verifies the whole audit chain in `dir` under `key`: every `*.jsonl` file in
+ * name order (so the chain runs across days), every line byte-identical to
+ * `pretty_sorted(entry)`, each `prev_hmac` the previous entry's `hmac` (64
+ * zeros at genesis), each `hmac` recomputed. Reports every fault with its
+ * file and line; the chain follows the stored hmac, so one edit is reported once.
+ */
+function verifyAuditLog(dir, key) {
+    const files = auditFiles(dir);
+    const errors = [];
+    let prev = GENESIS_HMAC;
+    let entries = 0;
+    for (const file of files) {
+        const { lines, terminated } = readAuditLines(dir, file);
+        for (const l of lines) {
+            const fault = (kind, message) => void errors.push({ file, line: l.line, kind, message });
+            if (l.entry === undefined) {
+                fault('malformed_json', l.error ?? 'malformed');
+                continue;
+            }
+            entries++;
+            const e = l.entry;
+            const missing = [...ENTRY_KEYS, 'hmac'].filter((k) => !Object.prototype.hasOwnProperty.call(e, k));
+            if (missing.length > 0)
+                fault('missing_field', `entry has no ${missing.map((k) => `"${k}"`).join(', ')}`);
+            if (!l.canonical)
+                fault('non_canonical', 'non-canonical line bytes (not json.dumps(entry, sort_keys=True))');
+            const stored = typeof e.hmac === 'string' ? e.hmac : '';
+            const entryPrev = typeof e.prev_hmac === 'string' ? e.prev_hmac : '';
+            if (entryPrev !== prev) {
+                fault('prev_hmac_mismatch', `chain break: prev_hmac ${entryPrev.slice(0, 16)}…, expected ${prev.slice(0, 16)}…`);
+            }
+            const expected = computeAuditHmac(key, prev, withoutHmac(e));
+            if (stored !== expected) {
+                fault('hmac_mismatch', `HMAC mismatch: stored ${stored.slice(0, 16)}…, recomputed ${expected.slice(0, 16)}… (entry edited, or another key)`);
+            }
+            prev = stored;
+        }
+        if (!terminated) {
+            errors.push({ file, line: lines.length, kind: 'missing_newline', message: 'missing trailing newline (torn or edited last line)' });
+        }
+    }
+    return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
+}
+/** `file:line: kind: message` for one fault. */
+function describeAuditFault(dir, f) {
+    return `${external_node_path_default().join(dir, f.file)}:${f.line}: ${f.kind}: ${f.message}`;
+}
+
+;// CONCATENATED MODULE: ./src/audit/query.ts
+
+
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+/**
+ * An ISO 8601 instant in unix microseconds (a time without a zone is UTC).
+ * `endOfDay` makes a bare date mean the last microsecond of that day.
+ */
+function isoMicros(s, endOfDay = false) {
+    const m = ISO.exec(s.trim());
+    if (m === null)
+        return undefined;
+    const [, y, mo, d, h, mi, sec, frac, zone] = m;
+    const base = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(sec ?? 0));
+    if (Number.isNaN(base))
+        return undefined;
+    const check = new Date(base);
+    if (check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1)
+        return undefined;
+    let micros = base * 1000 + Number((frac ?? '').padEnd(6, '0').slice(0, 6) || 0);
+    if (zone !== undefined && zone !== 'Z') {
+        const sign = zone[0] === '-' ? -1 : 1;
+        const digits = zone.slice(1).replace(':', '');
+        micros -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000_000;
+    }
+    if (endOfDay && h === undefined)
+        micros += 86_400_000_000 - 1;
+    return micros;
+}
+function bound(name, v, endOfDay) {
+    if (v === undefined)
+        return undefined;
+    const t = isoMicros(v, endOfDay);
+    if (t === undefined)
+        throw new errors_InputError(`--${name}: expected an ISO 8601 date or time (e.g. 2026-12-02 or 2026-12-02T09:30:00Z), got ${JSON.stringify(v)}`);
+    return t;
+}
+/**
+ * The entries of the audit log in `dir` that match every filter given, in
+ * chain order. Times compare as instants (not as strings). Lines that are not
+ * entries are skipped here; `verifyAuditLog` reports them.
+ */
+function queryAudit(dir, q = {}) {
+    const since = bound('since', q.since, false);
+    const until = bound('until', q.until, true);
+    const out = [];
+    for (const file of auditFiles(dir)) {
+        for (const l of readAuditLines(dir, file).lines) {
+            const e = l.entry;
+            if (e === undefined)
+                continue;
+            if (q.event_type !== undefined && e.event_type !== q.event_type)
+                continue;
+            if (q.actor !== undefined && e.actor !== q.actor)
+                continue;
+            if (since !== undefined || until !== undefined) {
+                const t = typeof e.timestamp === 'string' ? isoMicros(e.timestamp) : undefined;
+                if (t === undefined)
+                    continue;
+                if (since !== undefined && t < since)
+                    continue;
+                if (until !== undefined && t > until)
+                    continue;
+            }
+            out.push({ file, line: l.line, entry: e });
+        }
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/audit/index.ts
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/commands/audit-query.ts
+
+
+
+
+
+const auditQueryCommand = {
+    name: ['audit', 'query'],
+    usage: '[--event-type T] [--actor A] [--since ISO] [--until ISO] [--dir DIR] [--root DIR] [--json]',
+    summary: 'List audit events by type, actor and time range (inclusive bounds; a bare date covers the whole UTC day).',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        dir: { kind: 'value' },
+        'event-type': { kind: 'value' },
+        actor: { kind: 'value' },
+        since: { kind: 'value' },
+        until: { kind: 'value' },
+    },
+    run(args, io) {
+        expectPositionals(args, [], 'audit query');
+        const dirOpt = args.values.get('dir');
+        const dir = dirOpt === undefined ? auditDir(rootOf(args, io)) : external_node_path_default().resolve(io.cwd, dirOpt);
+        const q = {};
+        const set = (k, opt) => {
+            const v = args.values.get(opt);
+            if (v !== undefined)
+                q[k] = v;
+        };
+        set('event_type', 'event-type');
+        set('actor', 'actor');
+        set('since', 'since');
+        set('until', 'until');
+        const matches = queryAudit(dir, q);
+        if (args.flags.has('json')) {
+            io.json({ dir, count: matches.length, events: matches.map((m) => m.entry) });
+        }
+        else {
+            for (const m of matches) {
+                const e = m.entry;
+                const details = encode(e.details, { separators: 'compact', allowNonFinite: true });
+                io.out(`${String(e.timestamp)}  ${String(e.event_type)}  ${String(e.actor)}  ${String(e.resource_type)}/${String(e.resource_id)}  ${details}`);
+            }
+            io.out(`${matches.length} event${matches.length === 1 ? '' : 's'}`);
+        }
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/audit-verify.ts
+
+
+
+
+const auditVerifyCommand = {
+    name: ['audit', 'verify'],
+    usage: '[--dir DIR] [--key FILE] [--root DIR] [--json]',
+    summary: 'Verify the HMAC-chained audit log across its daily files: every fault with file and line. Exit 0 holds, 1 not.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, dir: { kind: 'value' }, key: { kind: 'value' } },
+    run(args, io) {
+        expectPositionals(args, [], 'audit verify');
+        const dirOpt = args.values.get('dir');
+        const dir = dirOpt === undefined ? auditDir(rootOf(args, io)) : external_node_path_default().resolve(io.cwd, dirOpt);
+        const keyOpt = args.values.get('key');
+        const key = loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : external_node_path_default().resolve(io.cwd, keyOpt)));
+        const r = verifyAuditLog(dir, key.bytes);
+        if (args.flags.has('json')) {
+            io.json({ ok: r.ok, dir, head_hmac: r.head_hmac, head_hash: r.head_hmac, entries: r.entries, steps: r.entries, files: r.files, errors: r.errors });
+        }
+        else if (r.ok) {
+            io.out(`OK ${dir}: ${r.entries} entr${r.entries === 1 ? 'y' : 'ies'} in ${r.files.length} file${r.files.length === 1 ? '' : 's'}, head ${r.head_hmac}`);
+        }
+        else {
+            io.out(`FAIL ${dir}: ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} in ${r.entries} entries`);
+        }
+        if (!r.ok)
+            for (const f of r.errors)
+                io.err(describeAuditFault(dir, f));
+        return r.ok ? 0 : 1;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/check/append-only.ts
+
+function countLines(buf, end) {
+    let n = 0;
+    let i = buf.indexOf(0x0a);
+    while (i >= 0 && i < end) {
+        n++;
+        i = buf.indexOf(0x0a, i + 1);
+    }
+    return n;
+}
+/** The seq a base line claims (falls back to its 0-based index for a line that does not parse). */
+function seqOfLine(buf, lineIndex, start) {
+    const nl = buf.indexOf(0x0a, start);
+    const bytes = buf.subarray(start, nl < 0 ? buf.length : nl);
+    try {
+        const v = parse(decodeUtf8(bytes));
+        if (isJsonObject(v)) {
+            // Per-step rows carry `seq`, run-journal rows `index`.
+            const s = v['seq'] ?? v['index'];
+            if (isJsonInteger(s) && typeof s === 'number')
+                return s;
+        }
+    }
+    catch {
+        /* not a row: fall back to the position */
+    }
+    return lineIndex;
+}
+function lineStart(buf, offset) {
+    return offset === 0 ? 0 : buf.lastIndexOf(0x0a, offset - 1) + 1;
+}
+/** Compares a base version (bytes) with the head version (bytes, or undefined when the file is gone). */
+/** `unit` names rows in messages: `seq` (per-step journals) or `index` (run journals). */
+function checkAppendOnly(base, head, unit = 'seq') {
+    const baseEnd = base.lastIndexOf(0x0a) + 1; // end of the base's complete rows
+    const baseRows = countLines(base, baseEnd);
+    if (head === undefined) {
+        return {
+            ok: false,
+            kind: 'deleted',
+            baseRows,
+            headRows: 0,
+            appended: 0,
+            firstChangedSeq: baseRows > 0 ? 0 : null,
+            line: null,
+            message: `journal deleted (the base has ${baseRows} row${baseRows === 1 ? '' : 's'})`,
+        };
+    }
+    const headRows = countLines(head, head.length);
+    const common = Math.min(baseEnd, head.length);
+    let diff = -1;
+    // Fast path: one native compare; only on a difference look for where.
+    if (base.compare(head, 0, common, 0, common) !== 0) {
+        let lo = 0;
+        let hi = common;
+        // Binary search on equal prefixes, in native compares.
+        while (hi - lo > 1) {
+            const mid = (lo + hi) >>> 1;
+            if (base.compare(head, lo, mid, lo, mid) === 0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        diff = lo;
+    }
+    else if (head.length < baseEnd) {
+        diff = head.length;
+    }
+    if (diff < 0) {
+        const appended = headRows - baseRows;
+        return {
+            ok: true,
+            kind: appended > 0 || head.length > baseEnd ? 'appended' : 'unchanged',
+            baseRows,
+            headRows,
+            appended,
+            firstChangedSeq: null,
+            line: null,
+            message: appended > 0 ? `${appended} row${appended === 1 ? '' : 's'} appended` : 'unchanged',
+        };
+    }
+    const start = lineStart(base, diff);
+    const lineIndex = countLines(base, start);
+    const seq = seqOfLine(base, lineIndex, start);
+    const truncated = diff >= head.length && head.length < baseEnd;
+    const headLines = headRows + (head.length > 0 && head[head.length - 1] !== 0x0a ? 1 : 0);
+    const line = lineIndex < headLines ? lineIndex + 1 : headLines > 0 ? headLines : null;
+    return {
+        ok: false,
+        kind: truncated ? 'truncated' : 'rewritten',
+        baseRows,
+        headRows,
+        appended: 0,
+        firstChangedSeq: seq,
+        line,
+        message: truncated
+            ? `history truncated at ${unit} ${seq}: the base has ${baseRows} rows, the head ${headRows}`
+            : `history rewritten from ${unit} ${seq} (line ${lineIndex + 1}): the base's rows are not a prefix of the head`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/git/fork.ts
+
+
+
+
+
+
+
+
+
+
+
+
+const FORK_ID = /^fork-(?:[a-z0-9-]+-)?[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$/;
+/** A label as it appears in a fork id: lowercase letters, digits and single dashes, at most 40 characters. */
+function labelSlug(label) {
+    return label
+        .normalize('NFKD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 40)
+        .replace(/-+$/, '');
+}
+/** `fork-[<label slug>-]<YYYYMMDD-HHMMSS>-<6 hex>` (UTC). */
+function newForkId(label, now = new Date()) {
+    const p = (n, w = 2) => String(n).padStart(w, '0');
+    const stamp = `${p(now.getUTCFullYear(), 4)}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
+    const slug = label === undefined ? '' : labelSlug(label);
+    return `fork-${slug ? `${slug}-` : ''}${stamp}-${(0,external_node_crypto_namespaceObject.randomBytes)(3).toString('hex')}`;
+}
+function worktreesDir(root) {
+    return external_node_path_default().join(root, '.sdd', 'worktrees');
+}
+/** `<root>/.sdd/worktrees/<fork_id>`. */
+function forkWorktreePath(root, forkId) {
+    return external_node_path_default().join(worktreesDir(root), assertSafeId(forkId, 'fork id'));
+}
+/** `fork/<parent branch or "session">/<fork_id>`. */
+function forkBranchName(parentBranch, forkId) {
+    return `fork/${parentBranch ?? 'session'}/${forkId}`;
+}
+function sessionsDir(root) {
+    return external_node_path_default().join(runtimeDir(root), 'sessions');
+}
+/** `<root>/.sdd/runtime/sessions/<session>.json`. */
+function sessionFile(root, sessionId) {
+    return external_node_path_default().join(sessionsDir(root), `${assertSafeId(sessionId, 'session id')}.json`);
+}
+/** A session file's JSON object, or undefined when there is none. */
+function readSessionFile(file) {
+    let bytes;
+    try {
+        bytes = (0,external_node_fs_namespaceObject.readFileSync)(file);
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            return undefined;
+        throw new errors_InputError(`${file}: cannot read session file: ${e.code ?? e.message}`);
+    }
+    let v;
+    try {
+        v = parseBytes(bytes);
+    }
+    catch (e) {
+        if (e instanceof JsonParseError)
+            throw new IntegrityError(`${file}: session file is not JSON: ${e.message}`);
+        throw e;
+    }
+    if (!isJsonObject(v))
+        throw new IntegrityError(`${file}: session file is not a JSON object`);
+    return v;
+}
+/** Writes a new file durably (refusing to overwrite one). */
+function writeNewFile(file, data) {
+    (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(file), { recursive: true });
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'wx', 0o644);
+    try {
+        writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    fsyncDir(external_node_path_default().dirname(file));
+}
+const NEWLINE = Buffer.from('\n');
+/** The directories `mkdir -p` would create for `dir`, outermost first. */
+function missingDirs(dir) {
+    const out = [];
+    for (let d = external_node_path_default().resolve(dir); !(0,external_node_fs_namespaceObject.existsSync)(d); d = external_node_path_default().dirname(d)) {
+        out.unshift(d);
+        if (external_node_path_default().dirname(d) === d)
+            break;
+    }
+    return out;
+}
+/** The snapshot of `seq` for a session, but only if it is the snapshot of *this* step (same step_hash). */
+function matchingSnapshot(snaps, seq, stepHash) {
+    const s = snaps.get(seq);
+    return s !== undefined && s.step_hash === stepHash ? s : undefined;
+}
+/** Creates a fork. Throws InputError / IntegrityError (one line) and leaves nothing behind on failure. */
+async function createFork(options) {
+    const env = options.env ?? process.env;
+    const root = external_node_path_default().resolve(options.root);
+    const sessionId = assertSafeId(options.sessionId, 'session id');
+    const forkId = options.forkId === undefined ? newForkId(options.label, options.now) : assertSafeId(options.forkId, 'fork id');
+    const fromStep = options.fromStep;
+    if (fromStep !== undefined && (!Number.isSafeInteger(fromStep) || fromStep < 0)) {
+        throw new errors_InputError(`--from-step: expected a non-negative integer, got ${fromStep}`);
+    }
+    const label = options.label ?? null;
+    if (label !== null && /[\x00-\x1f\x7f]/.test(label))
+        throw new errors_InputError('--label: control characters are not allowed');
+    // 1. Everything is checked before anything is created.
+    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
+        throw new errors_InputError(`${root}: no such directory`);
+    const repo = requireRepo(root, env);
+    const parentJournal = journalFile(root, sessionId);
+    const parentSessionFile = sessionFile(root, sessionId);
+    const hasJournal = (0,external_node_fs_namespaceObject.existsSync)(parentJournal);
+    const parentSession = readSessionFile(parentSessionFile);
+    if (!hasJournal && parentSession === undefined) {
+        throw new errors_InputError(`no session ${JSON.stringify(sessionId)} under ${root} (looked for ${parentJournal} and ${parentSessionFile})`);
+    }
+    if (fromStep !== undefined && !hasJournal)
+        throw new errors_InputError(`--from-step: session ${JSON.stringify(sessionId)} has no journal (looked for ${parentJournal})`);
+    // The parent chain must verify (fail-closed), with or without --from-step.
+    const parent = hasJournal ? readVerifiedJournal(parentJournal) : undefined;
+    let prefix;
+    let parentStepHash = null;
+    if (fromStep !== undefined) {
+        const steps = parent.steps;
+        if (fromStep >= steps) {
+            throw new errors_InputError(`${parentJournal}: step ${fromStep} is out of range (the journal has ${steps} step${steps === 1 ? '' : 's'}${steps > 0 ? `, 0..${steps - 1}` : ''})`);
+        }
+        parentStepHash = parent.entries[fromStep].row.step_hash;
+        // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated.
+        prefix = Buffer.concat(parent.entries.slice(0, fromStep + 1).flatMap((e) => [e.bytes, NEWLINE]));
+    }
+    const warnings = [];
+    let restored;
+    const copies = [];
+    if (fromStep !== undefined) {
+        const snaps = listSnapshots(root, sessionId, env);
+        restored = matchingSnapshot(snaps, fromStep, parentStepHash);
+        if (restored === undefined) {
+            warnings.push(snaps.has(fromStep)
+                ? `the snapshot of step ${fromStep} does not match its step_hash; the fork starts at the parent's current commit`
+                : `no worktree snapshot of step ${fromStep}; the fork starts at the parent's current commit`);
+        }
+        // The fork inherits the snapshots of its prefix, so forks of forks restore them too.
+        for (let i = 0; i <= fromStep; i++) {
+            const s = matchingSnapshot(snaps, i, parent.entries[i].row.step_hash);
+            if (s !== undefined)
+                copies.push(s);
+        }
+    }
+    const base = restored?.commit ?? repo.head;
+    if (base === undefined)
+        throw new IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
+    const worktree = forkWorktreePath(root, forkId);
+    const branch = forkBranchName(repo.branch, forkId);
+    if ((0,external_node_fs_namespaceObject.existsSync)(worktree))
+        throw new IntegrityError(`${worktree}: already exists; refusing to fork over it`);
+    const branchBefore = branchExists(root, branch, env);
+    const forkJournal = fromStep === undefined ? null : external_node_path_default().join(journalDir(worktree, forkId), JOURNAL_FILE);
+    const snapshotPath = sessionFile(worktree, forkId);
+    const createdAt = (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // 2. Create, remembering how to undo each step.
+    const undo = [];
+    const git = gitAt(root, env);
+    try {
+        const dirs = missingDirs(worktreesDir(root));
+        (0,external_node_fs_namespaceObject.mkdirSync)(worktreesDir(root), { recursive: true });
+        undo.push({
+            what: 'directories',
+            run: () => {
+                for (const d of [...dirs].reverse()) {
+                    try {
+                        (0,external_node_fs_namespaceObject.rmdirSync)(d); // only if still empty: a concurrent fork may be using it
+                    }
+                    catch {
+                        /* not empty or gone */
+                    }
+                }
+            },
+        });
+        undo.push({
+            what: 'branch',
+            run: async () => {
+                if (!branchBefore && branchExists(root, branch, env))
+                    await git.raw(['branch', '-D', branch]);
+            },
+        });
+        undo.push({
+            what: 'worktree',
+            run: async () => {
+                if (!(0,external_node_fs_namespaceObject.existsSync)(worktree))
+                    return; // git cleans up after its own failed add
+                try {
+                    await git.raw(['worktree', 'remove', '--force', '--force', worktree]);
+                }
+                catch {
+                    (0,external_node_fs_namespaceObject.rmSync)(worktree, { recursive: true, force: true });
+                    await git.raw(['worktree', 'prune']);
+                }
+            },
+        });
+        const addArgs = ['worktree', 'add', '--quiet', '-b', branch, worktree, base];
+        await porcelain(addArgs, () => git.raw(addArgs));
+        if (forkJournal !== null)
+            writeNewFile(forkJournal, prefix);
+        const block = {
+            parent_session_id: sessionId,
+            label,
+            branch,
+            branched_from_commit: base,
+            ...(fromStep === undefined
+                ? {}
+                : { from_step: fromStep, parent_step_hash: parentStepHash, restored_from_snapshot: restored?.commit ?? null }),
+            parent_branch: repo.branch ?? null,
+            parent_commit: repo.head ?? base,
+            parent_root: root,
+            worktree,
+            created_at: createdAt,
+        };
+        const session = { ...(parentSession ?? {}), session_id: forkId, fork: block };
+        writeNewFile(snapshotPath, `${prettySorted(session)}\n`);
+        if (copies.length > 0) {
+            const refs = copies.map((s) => `${SNAPSHOT_REF_PREFIX}/${forkId}/${s.seq}`);
+            // One transaction: all refs are created or none, so the undo is registered after it.
+            updateRefs(root, copies.map((s, i) => `create ${refs[i]} ${s.commit}`), env);
+            undo.push({ what: 'snapshot refs', run: () => updateRefs(root, refs.map((r) => `delete ${r}`), env) });
+        }
+    }
+    catch (e) {
+        const failures = [];
+        for (const u of [...undo].reverse()) {
+            try {
+                await u.run();
+            }
+            catch (ue) {
+                failures.push(`${u.what}: ${ue.message.split('\n')[0]}`);
+            }
+        }
+        const why = e instanceof errors_StepchainError ? e.message : e instanceof GitCommandError ? e.message : `${e.message.split('\n')[0]}`;
+        const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
+        throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
+    }
+    // SPEC §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
+    const audited = auditEvent(root, 'replay.fork', {
+        actor: operatorActor(env),
+        resource_type: 'session',
+        resource_id: forkId,
+        details: { parent: sessionId, child: forkId, from_step: fromStep ?? null, parent_step_hash: parentStepHash, branch },
+    }, { env });
+    if (audited !== undefined)
+        warnings.push(`fork ${forkId} created, but ${audited}`);
+    return {
+        fork_session_id: forkId,
+        fork_branch: branch,
+        fork_worktree: worktree,
+        fork_commit: base,
+        from_step: fromStep ?? null,
+        parent_step_hash: parentStepHash,
+        snapshot_path: snapshotPath,
+        parent_session_id: sessionId,
+        restored_from_snapshot: restored?.commit ?? null,
+        journal_path: forkJournal,
+        warnings,
+    };
+}
+/** The `--json` document of `stepchain fork`: exactly these keys. */
+function forkJsonDocument(r) {
+    return {
+        fork_session_id: r.fork_session_id,
+        fork_branch: r.fork_branch,
+        fork_worktree: r.fork_worktree,
+        fork_commit: r.fork_commit,
+        from_step: r.from_step,
+        parent_step_hash: r.parent_step_hash,
+        snapshot_path: r.snapshot_path,
+        parent_session_id: r.parent_session_id,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/git/tree.ts
+
+
+
+
+
+
+
+
+function parseWorktreeList(text) {
+    const out = [];
+    for (const block of text.split(/\n\n+/)) {
+        const rec = { path: '', head: null, branch: null, prunable: false };
+        for (const line of block.split('\n')) {
+            if (line.startsWith('worktree '))
+                rec.path = line.slice('worktree '.length);
+            else if (line.startsWith('HEAD '))
+                rec.head = line.slice('HEAD '.length);
+            else if (line.startsWith('branch '))
+                rec.branch = line.slice('branch '.length).replace(/^refs\/heads\//, '');
+            else if (line === 'prunable' || line.startsWith('prunable '))
+                rec.prunable = true;
+        }
+        if (rec.path)
+            out.push(rec);
+    }
+    return out;
+}
+const str = (o, k) => (typeof o[k] === 'string' ? o[k] : null);
+function tree_int(o, k) {
+    const v = o[k];
+    if (typeof v === 'number' && Number.isSafeInteger(v))
+        return v;
+    if (typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER))
+        return Number(v);
+    return null;
+}
+function nodeOf(rec) {
+    const id = external_node_path_default().basename(rec.path);
+    const parentDir = external_node_path_default().dirname(rec.path);
+    if (!isSafeId(id) || external_node_path_default().basename(parentDir) !== 'worktrees' || external_node_path_default().basename(external_node_path_default().dirname(parentDir)) !== '.sdd')
+        return undefined;
+    const missing = rec.prunable || !(0,external_node_fs_namespaceObject.existsSync)(rec.path);
+    let block;
+    if (!missing) {
+        try {
+            const s = readSessionFile(sessionFile(rec.path, id));
+            const f = s?.fork;
+            if (f !== undefined && isJsonObject(f))
+                block = f;
+        }
+        catch {
+            block = undefined;
+        }
+        if (block === undefined)
+            return undefined; // a worktree in .sdd/worktrees that is not a fork
+    }
+    else if (!id.startsWith('fork-')) {
+        return undefined;
+    }
+    const b = block ?? {};
+    const fromStep = tree_int(b, 'from_step');
+    let steps = null;
+    let journalOk = null;
+    const jf = external_node_path_default().join(journalDir(rec.path, id), JOURNAL_FILE);
+    if (!missing && (0,external_node_fs_namespaceObject.existsSync)(jf)) {
+        const v = verifyJournalFile(jf);
+        steps = v.steps;
+        journalOk = v.ok;
+    }
+    return {
+        fork_session_id: id,
+        parent_session_id: str(b, 'parent_session_id'),
+        label: str(b, 'label'),
+        branch: rec.branch ?? str(b, 'branch'),
+        worktree: rec.path,
+        from_step: fromStep,
+        parent_step_hash: str(b, 'parent_step_hash'),
+        branched_from_commit: str(b, 'branched_from_commit'),
+        restored_from_snapshot: str(b, 'restored_from_snapshot'),
+        created_at: str(b, 'created_at'),
+        head_commit: rec.head,
+        steps,
+        steps_since: steps === null ? null : Math.max(0, steps - (fromStep === null ? 0 : fromStep + 1)),
+        journal_ok: journalOk,
+        missing,
+        children: [],
+    };
+}
+/**
+ * Every fork of the repository containing `root` (from any of its worktrees),
+ * as a forest: the top-level nodes are forks of sessions that are not forks,
+ * each fork's forks are its `children`. Sorted by creation time, then id.
+ */
+async function listForks(root, env = process.env) {
+    requireRepo(root, env);
+    const args = ['worktree', 'list', '--porcelain'];
+    const text = await porcelain(args, () => gitAt(root, env).raw(args));
+    const nodes = new Map();
+    for (const rec of parseWorktreeList(text)) {
+        const n = nodeOf(rec);
+        if (n !== undefined && !nodes.has(n.fork_session_id))
+            nodes.set(n.fork_session_id, n);
+    }
+    const roots = [];
+    for (const n of nodes.values()) {
+        const parent = n.parent_session_id === null ? undefined : nodes.get(n.parent_session_id);
+        if (parent !== undefined && parent !== n)
+            parent.children.push(n);
+        else
+            roots.push(n);
+    }
+    const order = (a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.fork_session_id.localeCompare(b.fork_session_id);
+    const sortAll = (list) => {
+        list.sort(order);
+        for (const n of list)
+            sortAll(n.children);
+    };
+    sortAll(roots);
+    return roots;
+}
+/** Every node of a forest, parents before children. */
+function flattenForks(nodes) {
+    return nodes.flatMap((n) => [n, ...flattenForks(n.children)]);
+}
+function summary(n) {
+    const parts = [n.fork_session_id];
+    if (n.label)
+        parts.push(JSON.stringify(n.label));
+    parts.push(n.from_step === null ? 'session-level fork' : `from step ${n.from_step}`);
+    if (n.steps_since !== null)
+        parts.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
+    if (n.restored_from_snapshot)
+        parts.push(`files of step ${n.from_step}`);
+    if (n.journal_ok === false)
+        parts.push('JOURNAL DOES NOT VERIFY');
+    if (n.missing)
+        parts.push('WORKTREE MISSING');
+    return parts.join('  ');
+}
+/** The forest drawn for a terminal, grouped under the sessions the top-level forks came from. */
+function drawForks(nodes) {
+    if (nodes.length === 0)
+        return ['no forks'];
+    const lines = [];
+    const draw = (list, prefix) => {
+        list.forEach((n, i) => {
+            const last = i === list.length - 1;
+            lines.push(`${prefix}${last ? '└── ' : '├── '}${summary(n)}`);
+            const inner = `${prefix}${last ? '    ' : '│   '}`;
+            const bar = n.children.length > 0 ? '│ ' : '  ';
+            lines.push(`${inner}${bar}  branch   ${n.branch ?? '(none)'}`);
+            lines.push(`${inner}${bar}  worktree ${n.worktree}`);
+            draw(n.children, inner);
+        });
+    };
+    const bySession = new Map();
+    for (const n of nodes) {
+        const k = n.parent_session_id ?? '(unknown session)';
+        bySession.set(k, [...(bySession.get(k) ?? []), n]);
+    }
+    for (const [session, list] of bySession) {
+        lines.push(`${session}`);
+        draw(list, '');
+    }
+    return lines;
+}
+/** The forest as a Mermaid flowchart (sessions and forks as nodes, fork steps on the edges). */
+function forksMermaid(nodes) {
+    const lines = ['flowchart TD'];
+    const ids = new Map();
+    const idOf = (name) => {
+        let v = ids.get(name);
+        if (v === undefined) {
+            v = `n${ids.size}`;
+            ids.set(name, v);
+        }
+        return v;
+    };
+    const esc = (s) => s.replace(/"/g, '#quot;');
+    const sessions = new Set(nodes.map((n) => n.parent_session_id ?? '(unknown session)'));
+    for (const s of sessions)
+        lines.push(`  ${idOf(`session:${s}`)}["${esc(s)}"]`);
+    const walk = (n, parentKey) => {
+        const me = idOf(`fork:${n.fork_session_id}`);
+        const text = [n.fork_session_id, n.branch ?? '', n.steps_since === null ? '' : `+${n.steps_since} steps`].filter(Boolean).join('<br/>');
+        lines.push(`  ${me}["${esc(text)}"]`);
+        lines.push(`  ${parentKey} -->|${n.from_step === null ? 'session' : `step ${n.from_step}`}| ${me}`);
+        for (const c of n.children)
+            walk(c, me);
+    };
+    for (const n of nodes)
+        walk(n, idOf(`session:${n.parent_session_id ?? '(unknown session)'}`));
+    return `${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/git/remove.ts
+
+
+
+
+
+
+
+/**
+ * `stepchain fork rm`: removes a fork's worktree, its branch and its snapshot
+ * refs (`refs/stepchain/snapshots/<fork_id>/*`). Refuses (IntegrityError) a
+ * fork with uncommitted changes unless forced, and a fork that has forks of its
+ * own (their worktrees live inside its worktree).
+ */
+async function removeFork(root, forkId, options = {}) {
+    const env = options.env ?? process.env;
+    assertSafeId(forkId, 'fork id');
+    requireRepo(root, env);
+    const node = flattenForks(await listForks(root, env)).find((n) => n.fork_session_id === forkId);
+    if (node === undefined)
+        throw new errors_InputError(`no fork ${JSON.stringify(forkId)} in this repository (see \`stepchain forks\`)`);
+    if (node.children.length > 0) {
+        throw new IntegrityError(`fork ${forkId} has forks of its own (${node.children.map((c) => c.fork_session_id).join(', ')}): remove them first`);
+    }
+    const git = gitAt(root, env);
+    if (!node.missing && (0,external_node_fs_namespaceObject.existsSync)(node.worktree)) {
+        const args = ['status', '--porcelain', '--untracked-files=all', '--', ...SNAPSHOT_PATHSPEC];
+        const dirty = (await porcelain(args, () => gitAt(node.worktree, env).raw(args))).split('\n').filter((l) => l.trim() !== '');
+        if (dirty.length > 0 && !options.force) {
+            throw new IntegrityError(`fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${dirty[0].slice(3)}): commit them or use --force`);
+        }
+        const rm = ['worktree', 'remove', '--force', node.worktree];
+        await porcelain(rm, () => git.raw(rm));
+    }
+    else {
+        const prune = ['worktree', 'prune'];
+        await porcelain(prune, () => git.raw(prune));
+    }
+    let branchCommit = null;
+    if (node.branch !== null && branchExists(root, node.branch, env)) {
+        branchCommit = resolveRef(root, `refs/heads/${node.branch}`, env) ?? null;
+        const del = ['branch', '-D', node.branch];
+        await porcelain(del, () => git.deleteLocalBranch(node.branch, true));
+    }
+    const refs = listRefs(root, `${SNAPSHOT_REF_PREFIX}/${forkId}/`, env);
+    updateRefs(root, refs.map((r) => `delete ${r.ref} ${r.commit}`), env);
+    return {
+        fork_session_id: forkId,
+        worktree: node.worktree,
+        branch: node.branch,
+        branch_commit: branchCommit,
+        removed_snapshot_refs: refs.length,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/git/index.ts
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/check/glob.ts
+
+
+
+function escapeRe(c) {
+    return /[.+^$()|\\\]{}[*?]/.test(c) ? `\\${c}` : c;
+}
+/** A regular expression matching the whole relative path. */
+function globToRegExp(pattern) {
+    let p = pattern.trim().replace(/\\/g, '/');
+    while (p.startsWith('./'))
+        p = p.slice(2);
+    if (p.startsWith('/'))
+        throw new errors_InputError(`glob ${JSON.stringify(pattern)}: patterns are relative to the repository`);
+    if (p.split('/').includes('..'))
+        throw new errors_InputError(`glob ${JSON.stringify(pattern)}: patterns stay inside the repository (no "..")`);
+    let re = '';
+    let depth = 0;
+    for (let i = 0; i < p.length; i++) {
+        const c = p[i];
+        if (c === '*') {
+            if (p[i + 1] === '*') {
+                const atStart = i === 0 || p[i - 1] === '/';
+                const atEnd = i + 2 === p.length || p[i + 2] === '/';
+                if (atStart && atEnd) {
+                    // `**/` matches zero or more whole segments; a trailing `**` matches the rest.
+                    if (i + 2 === p.length)
+                        re += '.*';
+                    else
+                        re += '(?:[^/]+/)*';
+                    i += 2; // skip the second `*` and the `/`
+                    continue;
+                }
+                i++;
+            }
+            re += '[^/]*';
+        }
+        else if (c === '?') {
+            re += '[^/]';
+        }
+        else if (c === '[') {
+            const close = p.indexOf(']', i + 2);
+            if (close < 0) {
+                re += '\\[';
+                continue;
+            }
+            let body = p.slice(i + 1, close);
+            if (body.startsWith('!'))
+                body = `^${body.slice(1)}`;
+            re += `[${body.replace(/\\/g, '\\\\')}]`;
+            i = close;
+        }
+        else if (c === '{') {
+            re += '(?:';
+            depth++;
+        }
+        else if (c === '}' && depth > 0) {
+            re += ')';
+            depth--;
+        }
+        else if (c === ',' && depth > 0) {
+            re += '|';
+        }
+        else {
+            re += escapeRe(c);
+        }
+    }
+    if (depth > 0)
+        throw new errors_InputError(`glob ${JSON.stringify(pattern)}: unclosed "{"`);
+    return new RegExp(`^${re}$`);
+}
+/** Patterns from an input: one per line or comma-separated at top level; blank lines ignored. */
+function parsePatterns(text) {
+    const lines = Array.isArray(text) ? text : text.split(/\r?\n/);
+    const out = [];
+    for (const line of lines) {
+        let depth = 0;
+        let cur = '';
+        for (const c of line) {
+            if (c === '{')
+                depth++;
+            if (c === '}')
+                depth = Math.max(0, depth - 1);
+            if (c === ',' && depth === 0) {
+                if (cur.trim())
+                    out.push(cur.trim());
+                cur = '';
+            }
+            else
+                cur += c;
+        }
+        if (cur.trim())
+            out.push(cur.trim());
+    }
+    return out;
+}
+function glob_globSet(patterns) {
+    const list = parsePatterns(patterns);
+    const set = { include: [], exclude: [], patterns: list };
+    for (const p of list) {
+        if (p.startsWith('!'))
+            set.exclude.push(globToRegExp(p.slice(1)));
+        else
+            set.include.push(globToRegExp(p));
+    }
+    return set;
+}
+function matchesGlob(set, relPath) {
+    return set.include.some((r) => r.test(relPath)) && !set.exclude.some((r) => r.test(relPath));
+}
+/** Directories never descended into: git internals, dependencies, fork worktrees (their own checkouts). */
+const SKIP_DIRS = new Set(['.git', 'node_modules']);
+const SKIP_PATHS = new Set(['.sdd/worktrees']);
+/** The literal leading directories of a pattern (where a walk can start). */
+function staticPrefix(pattern) {
+    const segs = pattern.replace(/^(\.\/)+/, '').split('/');
+    const out = [];
+    for (const s of segs.slice(0, -1)) {
+        if (/[*?[{]/.test(s))
+            break;
+        out.push(s);
+    }
+    return out.join('/');
+}
+/**
+ * Files under `root` matching the set, as sorted `/`-separated relative paths.
+ * Walks only from each pattern's literal prefix, skips `.git`, `node_modules` and
+ * `.sdd/worktrees`, and does not follow symbolic links.
+ */
+function glob_findFiles(root, set) {
+    const found = new Set();
+    const walk = (rel) => {
+        let entries;
+        try {
+            entries = (0,external_node_fs_namespaceObject.readdirSync)(rel === '' ? root : external_node_path_default().join(root, rel), { withFileTypes: true });
+        }
+        catch {
+            return;
+        }
+        for (const e of entries) {
+            const child = rel === '' ? e.name : `${rel}/${e.name}`;
+            if (e.isDirectory()) {
+                if (SKIP_DIRS.has(e.name) || SKIP_PATHS.has(child))
+                    continue;
+                walk(child);
+            }
+            else if (e.isFile() && matchesGlob(set, child)) {
+                found.add(child);
+            }
+        }
+    };
+    // Literal patterns (no wildcard anywhere) are looked up, not searched for.
+    const literal = (p) => !/[*?[{]/.test(p);
+    const includes = set.patterns.filter((p) => !p.startsWith('!'));
+    for (const p of includes.filter(literal)) {
+        const rel = p.replace(/^(\.\/)+/, '');
+        try {
+            if ((0,external_node_fs_namespaceObject.statSync)(external_node_path_default().join(root, rel)).isFile() && matchesGlob(set, rel))
+                found.add(rel);
+        }
+        catch {
+            /* not there: nothing to check */
+        }
+    }
+    const globbed = new Set(includes.filter((p) => !literal(p)).map(staticPrefix));
+    const roots = [...globbed].filter((s) => ![...globbed].some((o) => o !== s && (o === '' || s.startsWith(`${o}/`))));
+    // A prefix inside another prefix is walked by the outer one.
+    for (const r of roots)
+        walk(r);
+    return [...found].sort();
+}
+
+;// CONCATENATED MODULE: ./src/check/forks.ts
+
+
+
+
+
+
+/**
+ * The fork tree as committed: every session snapshot
+ * (`.sdd/runtime/sessions/<fork_id>.json`, SPEC §4) whose `fork` block names its
+ * parent. A PR check sees the files, not the worktrees, so it reads the tree from
+ * them. Files that are not session snapshots are skipped, not failed.
+ */
+const DEFAULT_SESSIONS = '**/.sdd/runtime/sessions/*.json';
+function forkTreeFromSessions(root, patterns = DEFAULT_SESSIONS) {
+    const nodes = new Map();
+    for (const rel of glob_findFiles(root, glob_globSet(patterns))) {
+        let v;
+        try {
+            v = parseBytes((0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(root, rel)));
+        }
+        catch {
+            continue;
+        }
+        if (!isJsonObject(v))
+            continue;
+        const fork = v['fork'];
+        if (!isJsonObject(fork))
+            continue;
+        const id = external_node_path_default().basename(rel, '.json');
+        const parent = fork['parent_session_id'];
+        if (!isSafeId(id) || typeof parent !== 'string')
+            continue;
+        const step = fork['from_step'];
+        const label = fork['label'];
+        nodes.set(id, {
+            id,
+            parent,
+            fromStep: isJsonInteger(step) && typeof step === 'number' ? step : null,
+            label: typeof label === 'string' ? label : null,
+        });
+    }
+    return [...nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
+}
+/**
+ * The fork tree a check can see: committed session snapshots, plus the fork
+ * worktrees of this checkout (`listForks`; a CI checkout usually has none).
+ * A failure to list worktrees leaves the committed tree as it is.
+ */
+async function forkTree(root, patterns = DEFAULT_SESSIONS, env = process.env) {
+    const nodes = new Map(forkTreeFromSessions(root, patterns).map((n) => [n.id, n]));
+    try {
+        for (const f of flattenForks(await listForks(root, env))) {
+            if (nodes.has(f.fork_session_id))
+                continue;
+            nodes.set(f.fork_session_id, { id: f.fork_session_id, parent: f.parent_session_id, fromStep: f.from_step, label: f.label });
+        }
+    }
+    catch {
+        /* not a repository with worktrees we can list: the committed tree stands */
+    }
+    return [...nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+;// CONCATENATED MODULE: ./src/check/git.ts
+
+
+
+
+/**
+ * Reading the files of another commit (a PR's base) without checking it out.
+ * A shallow checkout (the default of actions/checkout) does not have the base:
+ * `ensureCommit` fetches exactly that commit, one level deep.
+ */
+function git(cwd) {
+    return wo({ baseDir: cwd, trimmed: false });
+}
+function oneLine(e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    return msg.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? 'git failed';
+}
+async function hasCommit(g, sha) {
+    try {
+        await g.raw(['cat-file', '-e', `${sha}^{commit}`]);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/** Makes sure `sha` is present, fetching it from `remote` when it is not. Returns whether a fetch happened. */
+async function ensureCommit(cwd, sha, remote = 'origin') {
+    if (!/^[0-9a-f]{7,64}$/i.test(sha))
+        throw new errors_InputError(`bad commit id ${JSON.stringify(sha)}`);
+    const g = git(cwd);
+    try {
+        await g.raw(['rev-parse', '--git-dir']);
+    }
+    catch {
+        throw new errors_InputError(`${cwd}: not a git repository (the append-only check needs the checkout's history)`);
+    }
+    if (await hasCommit(g, sha))
+        return false;
+    try {
+        await g.raw(['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', remote, sha]);
+    }
+    catch (e) {
+        throw new errors_InputError(`cannot fetch the base commit ${sha} from ${remote}: ${oneLine(e)}`);
+    }
+    if (!(await hasCommit(g, sha)))
+        throw new errors_InputError(`the base commit ${sha} is still missing after fetching it from ${remote}`);
+    return true;
+}
+/** Paths (relative, `/`-separated) of the blobs in `commit` that match the set, sorted. */
+async function listFilesAtCommit(cwd, commit, set) {
+    let out;
+    try {
+        out = await git(cwd).raw(['ls-tree', '-r', '-z', '--full-tree', '--name-only', commit]);
+    }
+    catch (e) {
+        throw new errors_InputError(`cannot list the files of commit ${commit}: ${oneLine(e)}`);
+    }
+    return out
+        .split('\0')
+        .filter((p) => p !== '' && matchesGlob(set, p))
+        .sort();
+}
+/**
+ * The contents of `paths` at `commit`, read through one `git cat-file --batch`
+ * process (one process for any number of files keeps a large PR fast).
+ * A path missing at that commit maps to undefined.
+ */
+function readFilesAtCommit(cwd, commit, paths) {
+    return new Promise((resolve, reject) => {
+        const result = new Map();
+        if (paths.length === 0) {
+            resolve(result);
+            return;
+        }
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', ['cat-file', '--batch'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+        const chunks = [];
+        let stderr = '';
+        child.stdout.on('data', (c) => chunks.push(c));
+        child.stderr.on('data', (c) => (stderr += c.toString()));
+        child.on('error', (e) => reject(new errors_InputError(`cannot run git: ${e.message}`)));
+        child.on('close', (code) => {
+            if (code !== 0) {
+                reject(new errors_InputError(`git cat-file failed: ${stderr.trim().split('\n').pop() ?? `exit ${code}`}`));
+                return;
+            }
+            const out = Buffer.concat(chunks);
+            let pos = 0;
+            for (const p of paths) {
+                const nl = out.indexOf(0x0a, pos);
+                if (nl < 0) {
+                    reject(new errors_InputError('git cat-file: truncated output'));
+                    return;
+                }
+                const header = out.subarray(pos, nl).toString('utf8');
+                pos = nl + 1;
+                const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
+                if (m === null) {
+                    result.set(p, undefined); // "<object> missing" (or ambiguous): not at that commit
+                    continue;
+                }
+                const size = Number(m[2]);
+                result.set(p, m[1] === 'blob' ? Buffer.from(out.subarray(pos, pos + size)) : undefined);
+                pos += size + 1; // content, then a newline
+            }
+            resolve(result);
+        });
+        // Names with a newline cannot be asked for on this protocol; they never match our layouts.
+        child.stdin.end(paths.map((p) => `${commit}:${p.includes('\n') ? '' : p}\n`).join(''));
+    });
+}
+/** The commit id a ref names (a branch, tag, `HEAD~1`, an id); an input error when it names none. */
+async function resolveCommit(cwd, ref) {
+    if (ref.startsWith('-'))
+        throw new errors_InputError(`bad ref ${JSON.stringify(ref)}`);
+    try {
+        return (await git(cwd).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+    }
+    catch {
+        throw new errors_InputError(`${ref}: no such commit in ${cwd}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/check/markdown.ts
+/**
+ * The check's report as GitHub-flavoured Markdown: the job summary and the PR
+ * comment. A fork tree is drawn as a Mermaid flowchart (GitHub renders it).
+ */
+const COMMENT_MARKER = '<!-- stepchain-check -->';
+/** Text for a table cell or list item: no pipes or newlines, Markdown specials escaped. */
+function cell(s) {
+    return s.replace(/\r?\n/g, ' ').replace(/([\\|`*_<>[\]])/g, '\\$1');
+}
+function code(s) {
+    return `<code>${s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;')}</code>`;
+}
+/** A Mermaid node id: letters and digits only, stable per session id. */
+function mermaidId(id, ids) {
+    let m = ids.get(id);
+    if (m === undefined) {
+        m = `n${ids.size}`;
+        ids.set(id, m);
+    }
+    return m;
+}
+function mermaidText(s) {
+    return s.replace(/["<>#&]/g, (c) => `#${c.charCodeAt(0)};`);
+}
+/** A Mermaid `flowchart` of the fork tree (empty string when there are no forks). */
+function forkTreeMermaid(forks) {
+    if (forks.length === 0)
+        return '';
+    const ids = new Map();
+    const lines = ['```mermaid', 'flowchart LR'];
+    const declared = new Set();
+    const declare = (id, label) => {
+        if (declared.has(id))
+            return;
+        declared.add(id);
+        const text = label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id);
+        lines.push(`  ${mermaidId(id, ids)}["${text}"]`);
+    };
+    const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
+    // Forks first (with their labels), then roots that are only ever parents.
+    for (const f of sorted)
+        declare(f.id, f.label);
+    for (const f of sorted)
+        if (f.parent !== null)
+            declare(f.parent, null);
+    for (const f of sorted) {
+        if (f.parent === null)
+            continue;
+        const edge = f.fromStep === null ? 'session' : `step ${f.fromStep}`;
+        lines.push(`  ${mermaidId(f.parent, ids)} -->|"${mermaidText(edge)}"| ${mermaidId(f.id, ids)}`);
+    }
+    lines.push('```');
+    return lines.join('\n');
+}
+function renderCheckMarkdown(report, options = {}) {
+    const maxFaults = options.maxFaults ?? 50;
+    const maxRows = options.maxRows ?? 200;
+    const errors = report.faults.filter((f) => f.severity === 'error');
+    const warnings = report.faults.filter((f) => f.severity === 'warning');
+    const out = [];
+    out.push(`## ${options.title ?? 'stepchain'}: ${report.ok ? '✅ verified' : '❌ failed'}`);
+    out.push('');
+    const base = report.base === null ? 'append-only not checked' : `append-only checked against base ${code(report.base.slice(0, 12))}`;
+    out.push(`${report.verified} verified, ${report.failed} failed, ${errors.length} fault${errors.length === 1 ? '' : 's'}` +
+        `${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}; ${base}.`);
+    out.push('');
+    if (report.items.length > 0) {
+        out.push('| | Kind | File | Id | Steps | Head | Status |');
+        out.push('|---|---|---|---|---:|---|---|');
+        for (const i of report.items.slice(0, maxRows)) {
+            const head = i.head === '' ? '' : code(i.head.slice(0, 12));
+            const hist = i.appendOnly === undefined ? '' : ` · ${i.appendOnly}`;
+            out.push(`| ${i.ok ? '✅' : '❌'} | ${i.kind} | ${code(i.path)} | ${cell(i.id)} | ${i.steps} | ${head} | ${cell(i.status)}${hist} |`);
+        }
+        if (report.items.length > maxRows)
+            out.push(`\n… and ${report.items.length - maxRows} more (see the JSON report).`);
+        out.push('');
+    }
+    else {
+        out.push('No journals, runs or receipts were found.');
+        out.push('');
+    }
+    if (report.faults.length > 0) {
+        out.push('### Faults');
+        out.push('');
+        for (const f of report.faults.slice(0, maxFaults)) {
+            const where = f.line === null ? f.path : `${f.path}:${f.line}`;
+            out.push(`- ${f.severity === 'error' ? '❌' : '⚠️'} ${code(where)}: ${cell(f.message)}`);
+        }
+        if (report.faults.length > maxFaults)
+            out.push(`- … and ${report.faults.length - maxFaults} more (see the JSON report).`);
+        out.push('');
+    }
+    const tree = forkTreeMermaid(options.forks ?? []);
+    if (tree !== '') {
+        out.push('### Fork tree');
+        out.push('');
+        out.push(tree);
+        out.push('');
+    }
+    return out.join('\n');
+}
+
+;// CONCATENATED MODULE: external "node:zlib"
+const external_node_zlib_namespaceObject = require("node:zlib");
+;// CONCATENATED MODULE: ./src/version.ts
+/** The producer name written into receipts (`bernstein_version`) and shown by `--version`. */
+const VERSION = '0.1.0';
+const PRODUCER = `stepchain/${VERSION}`;
+
+;// CONCATENATED MODULE: ./src/receipt/keys.ts
+
+
+
+
+
+// DER prefixes that wrap a raw 32-byte Ed25519 seed / public key (RFC 8410).
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+function keyIdOf(rawPublicKey) {
+    return sha256Hex(rawPublicKey).slice(0, 16);
+}
+function rawOfPublic(key) {
+    const der = key.export({ format: 'der', type: 'spki' });
+    return Buffer.from(der.subarray(der.length - 32));
+}
+function publicFromKeyObject(key, source) {
+    const raw = rawOfPublic(key);
+    return { key, raw, keyId: keyIdOf(raw), source };
+}
+function pemLabel(text) {
+    const m = /^-----BEGIN ([A-Z0-9 ]+)-----/m.exec(text);
+    return m?.[1];
+}
+function looksLikeText(bytes) {
+    return bytes.length > 0 && /^[\x09\x0a\x0d\x20-\x7e]*$/.test(bytes.toString('latin1'));
+}
+/** A private key from a file's bytes: PEM PKCS#8 Ed25519 or a raw 32-byte seed. */
+function parsePrivateKey(bytes, source) {
+    let key;
+    const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
+    const label = text === undefined ? undefined : pemLabel(text);
+    if (label !== undefined) {
+        if (label === 'ENCRYPTED PRIVATE KEY')
+            throw new errors_InputError(`${source}: encrypted private keys are not supported (use an unencrypted PKCS#8 PEM)`);
+        if (label === 'PUBLIC KEY')
+            throw new errors_InputError(`${source}: this is a public key; a private key (PEM PKCS#8 or a raw 32-byte seed) is needed`);
+        if (label !== 'PRIVATE KEY')
+            throw new errors_InputError(`${source}: not a PKCS#8 private key (PEM "${label}"); expected "PRIVATE KEY" or a raw 32-byte seed`);
+        try {
+            key = (0,external_node_crypto_namespaceObject.createPrivateKey)({ key: text, format: 'pem' });
+        }
+        catch {
+            throw new errors_InputError(`${source}: malformed PEM private key`);
+        }
+    }
+    else if (bytes.length === 32) {
+        key = (0,external_node_crypto_namespaceObject.createPrivateKey)({ key: Buffer.concat([PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' });
+    }
+    else {
+        throw new errors_InputError(`${source}: not an Ed25519 private key: expected PEM PKCS#8 or a raw 32-byte seed, got ${bytes.length} bytes`);
+    }
+    if (key.asymmetricKeyType !== 'ed25519') {
+        throw new errors_InputError(`${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`);
+    }
+    const publicKey = publicFromKeyObject((0,external_node_crypto_namespaceObject.createPublicKey)(key), source);
+    return { key, publicKey, keyId: publicKey.keyId, source };
+}
+/** A public key from a file's bytes: PEM SPKI Ed25519 or 32 raw bytes. */
+function parsePublicKey(bytes, source) {
+    let key;
+    const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
+    const label = text === undefined ? undefined : pemLabel(text);
+    if (label !== undefined) {
+        if (label.includes('PRIVATE KEY'))
+            throw new errors_InputError(`${source}: this is a private key; give the public key (PEM SPKI or 32 raw bytes)`);
+        if (label !== 'PUBLIC KEY')
+            throw new errors_InputError(`${source}: not an SPKI public key (PEM "${label}"); expected "PUBLIC KEY" or 32 raw bytes`);
+        try {
+            key = (0,external_node_crypto_namespaceObject.createPublicKey)({ key: text, format: 'pem' });
+        }
+        catch {
+            throw new errors_InputError(`${source}: malformed PEM public key`);
+        }
+    }
+    else if (bytes.length === 32) {
+        try {
+            key = (0,external_node_crypto_namespaceObject.createPublicKey)({ key: Buffer.concat([SPKI_PREFIX, bytes]), format: 'der', type: 'spki' });
+        }
+        catch {
+            throw new errors_InputError(`${source}: 32 bytes that are not an Ed25519 public key`);
+        }
+    }
+    else {
+        throw new errors_InputError(`${source}: not an Ed25519 public key: expected PEM SPKI or 32 raw bytes, got ${bytes.length} bytes`);
+    }
+    if (key.asymmetricKeyType !== 'ed25519') {
+        throw new errors_InputError(`${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`);
+    }
+    return publicFromKeyObject(key, source);
+}
+function readKeyBytes(file, what) {
+    let st;
+    try {
+        st = (0,external_node_fs_namespaceObject.statSync)(file);
+    }
+    catch {
+        throw new errors_InputError(`${file}: cannot read ${what}: no such file`);
+    }
+    if (!st.isFile())
+        throw new errors_InputError(`${file}: cannot read ${what}: not a regular file`);
+    if (st.size > 64 * 1024)
+        throw new errors_InputError(`${file}: not a key file (${st.size} bytes)`);
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(file);
+    }
+    catch (e) {
+        throw new errors_InputError(`${file}: cannot read ${what}: ${e.code ?? e.message}`);
+    }
+}
+function readPrivateKeyFile(file) {
+    return parsePrivateKey(readKeyBytes(file, 'private key'), file);
+}
+function readPublicKeyFile(file) {
+    return parsePublicKey(readKeyBytes(file, 'public key'), file);
+}
+/** The 64-byte Ed25519 signature over `data`. */
+function signBytes(data, key) {
+    return (0,external_node_crypto_namespaceObject.sign)(null, data, key.key);
+}
+/** Whether `signature` verifies over `data` under `key` (never throws). */
+function verifyBytes(data, signature, key) {
+    try {
+        return (0,external_node_crypto_namespaceObject.verify)(null, data, key.key, signature);
+    }
+    catch {
+        return false;
+    }
+}
+function generateKeyPair() {
+    const { privateKey, publicKey } = (0,external_node_crypto_namespaceObject.generateKeyPairSync)('ed25519');
+    return {
+        privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+        publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+        keyId: keyIdOf(rawOfPublic(publicKey)),
+    };
+}
+function writeNew(file, text, mode) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'wx', mode);
+    }
+    catch (e) {
+        const code = e.code;
+        if (code === 'EEXIST')
+            throw new errors_InputError(`${file}: already exists; refusing to overwrite a key file`);
+        throw new errors_InputError(`${file}: cannot create: ${code ?? e.message}`);
+    }
+    try {
+        (0,external_node_fs_namespaceObject.fchmodSync)(fd, mode); // the umask could only remove bits, but be explicit
+        writeAll(fd, Buffer.from(text));
+        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+function exists(file) {
+    try {
+        (0,external_node_fs_namespaceObject.statSync)(file);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/**
+ * Writes a new key pair: the private key (PEM PKCS#8) with mode 0600 and,
+ * when asked, the public key (PEM SPKI). Refuses to overwrite either file and
+ * leaves nothing behind on failure.
+ */
+function writeKeyPair(privateFile, publicFile) {
+    if (publicFile !== undefined && publicFile === privateFile)
+        throw new errors_InputError('the private and public key files must differ');
+    for (const f of [privateFile, publicFile]) {
+        if (f !== undefined && exists(f))
+            throw new errors_InputError(`${f}: already exists; refusing to overwrite a key file`);
+    }
+    const pair = generateKeyPair();
+    writeNew(privateFile, pair.privateKeyPem, 0o600);
+    if (publicFile !== undefined) {
+        try {
+            writeNew(publicFile, pair.publicKeyPem, 0o644);
+        }
+        catch (e) {
+            (0,external_node_fs_namespaceObject.unlinkSync)(privateFile);
+            throw e;
+        }
+    }
+    return pair;
+}
+
+;// CONCATENATED MODULE: ./src/receipt/tar.ts
+
+
+class ReceiptFormatError extends IntegrityError {
+    kind;
+    member;
+    name = 'ReceiptFormatError';
+    constructor(kind, message, member) {
+        super(message);
+        this.kind = kind;
+        this.member = member;
+    }
+}
+const tar_BLOCK = 512;
+const RECORD = 20 * tar_BLOCK;
+/** Default cap on a receipt's (decompressed) size: 1 GiB. */
+const DEFAULT_MAX_RECEIPT_BYTES = 1024 * 1024 * 1024;
+function field(h, off, len) {
+    const raw = h.subarray(off, off + len);
+    const nul = raw.indexOf(0);
+    return raw.subarray(0, nul < 0 ? len : nul).toString('latin1');
+}
+/** An octal numeric field (NUL/space terminated), or a GNU base-256 one; NaN when malformed. */
+function numeric(h, off, len) {
+    const raw = h.subarray(off, off + len);
+    if (raw[0] & 0x80) {
+        // base-256 (GNU): big-endian, first byte's top bit is the marker; negative values refused.
+        if (raw[0] & 0x40)
+            return NaN;
+        let v = raw[0] & 0x3f;
+        for (let i = 1; i < len; i++) {
+            v = v * 256 + raw[i];
+            if (v > Number.MAX_SAFE_INTEGER)
+                return Infinity;
+        }
+        return v;
+    }
+    // As Python's tarfile reads it: up to the first NUL, surrounding spaces ignored.
+    const nul = raw.indexOf(0);
+    const s = raw.subarray(0, nul < 0 ? len : nul).toString('latin1').trim();
+    if (s === '')
+        return 0;
+    if (!/^[0-7]+$/.test(s))
+        return NaN;
+    return parseInt(s, 8);
+}
+function checksumOk(h) {
+    const stored = numeric(h, 148, 8);
+    if (!Number.isFinite(stored))
+        return false;
+    let unsigned = 0;
+    let signed = 0;
+    for (let i = 0; i < tar_BLOCK; i++) {
+        const b = i >= 148 && i < 156 ? 0x20 : h[i];
+        unsigned += b;
+        signed += b > 127 ? b - 256 : b;
+    }
+    return stored === unsigned || stored === signed;
+}
+function isZero(buf, from, to) {
+    for (let i = from; i < to; i++)
+        if (buf[i] !== 0)
+            return false;
+    return true;
+}
+/** Parses pax extended-header records (`<len> <key>=<value>\n`). */
+function parsePax(data, member) {
+    const out = new Map();
+    let i = 0;
+    while (i < data.length) {
+        if (data[i] === 0)
+            break;
+        const sp = data.indexOf(0x20, i);
+        if (sp < 0 || sp - i > 20)
+            throw new ReceiptFormatError('corrupt_archive', `malformed pax header record at byte ${i}`, member);
+        const lenText = data.subarray(i, sp).toString('latin1');
+        if (!/^[0-9]+$/.test(lenText))
+            throw new ReceiptFormatError('corrupt_archive', 'malformed pax header record length', member);
+        const len = Number(lenText);
+        if (len <= sp - i + 1 || i + len > data.length || data[i + len - 1] !== 0x0a) {
+            throw new ReceiptFormatError('corrupt_archive', 'pax header record overruns its header', member);
+        }
+        const rec = data.subarray(sp + 1, i + len - 1).toString('utf8');
+        const eq = rec.indexOf('=');
+        if (eq <= 0)
+            throw new ReceiptFormatError('corrupt_archive', 'pax header record without a key', member);
+        out.set(rec.slice(0, eq), rec.slice(eq + 1));
+        i += len;
+    }
+    return out;
+}
+/** Decompresses a gzip receipt (magic 1f 8b) with a size cap; other bytes are returned as they are. */
+function maybeGunzip(bytes, maxBytes = DEFAULT_MAX_RECEIPT_BYTES) {
+    if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b)
+        return bytes;
+    try {
+        return (0,external_node_zlib_namespaceObject.gunzipSync)(bytes, { maxOutputLength: maxBytes });
+    }
+    catch (e) {
+        const code = e.code;
+        if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
+            throw new ReceiptFormatError('too_large', `gzip receipt decompresses to more than ${maxBytes} bytes`);
+        }
+        throw new ReceiptFormatError('not_a_receipt', `gzip data is corrupt: ${e.message}`);
+    }
+}
+const TYPE_NAMES = {
+    '1': 'a hard link',
+    '2': 'a symbolic link',
+    '3': 'a character device',
+    '4': 'a block device',
+    '6': 'a FIFO',
+    '7': 'a contiguous file',
+    L: 'a GNU long-name record',
+    K: 'a GNU long-link record',
+    S: 'a GNU sparse file',
+    M: 'a GNU multi-volume continuation',
+    V: 'a GNU volume header',
+};
+/**
+ * Reads every member of an uncompressed tar held in memory. Throws
+ * ReceiptFormatError for anything that is not a plain, complete archive of
+ * regular files and directories.
+ */
+function readTar(buf) {
+    if (buf.length === 0)
+        throw new ReceiptFormatError('not_a_receipt', 'empty file');
+    if (buf.length < tar_BLOCK)
+        throw new ReceiptFormatError('not_a_receipt', `not a tar archive (${buf.length} bytes, shorter than one header)`);
+    const entries = [];
+    let pax;
+    let off = 0;
+    for (;;) {
+        if (off + tar_BLOCK > buf.length) {
+            if (off === buf.length && entries.length > 0 && pax === undefined)
+                return entries; // no end marker: tolerated (Python does)
+            throw new ReceiptFormatError('truncated', `archive ends inside a header at byte ${off}`);
+        }
+        if (isZero(buf, off, off + tar_BLOCK)) {
+            if (!isZero(buf, off, buf.length)) {
+                throw new ReceiptFormatError('trailing_data', `non-zero bytes after the end-of-archive marker at byte ${off}`);
+            }
+            if (pax !== undefined)
+                throw new ReceiptFormatError('truncated', 'archive ends after a pax header, before its member');
+            if (entries.length === 0)
+                throw new ReceiptFormatError('not_a_receipt', 'empty tar archive');
+            return entries;
+        }
+        const h = buf.subarray(off, off + tar_BLOCK);
+        if (!checksumOk(h)) {
+            throw new ReceiptFormatError(entries.length === 0 && pax === undefined ? 'not_a_receipt' : 'corrupt_archive', entries.length === 0 && pax === undefined
+                ? 'not a tar archive (bad header checksum)'
+                : `bad header checksum at byte ${off} (a member larger than its header claims, or a corrupt archive)`);
+        }
+        const magic = h.subarray(257, 263).toString('latin1');
+        let name = field(h, 0, 100);
+        if (magic === 'ustar\0') {
+            const prefix = field(h, 345, 155);
+            if (prefix !== '')
+                name = `${prefix}/${name}`;
+        }
+        const typeflag = h[156] === 0 ? '0' : String.fromCharCode(h[156]);
+        let size = numeric(h, 124, 12);
+        if (pax !== undefined) {
+            const p = pax.get('path');
+            if (p !== undefined)
+                name = p;
+            const s = pax.get('size');
+            if (s !== undefined)
+                size = /^[0-9]{1,20}$/.test(s) ? Number(s) : NaN;
+            if (pax.has('linkpath') || [...pax.keys()].some((k) => k.startsWith('GNU.sparse'))) {
+                throw new ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} carries pax link or sparse data`, name);
+            }
+        }
+        if (!Number.isFinite(size) || size < 0) {
+            throw new ReceiptFormatError('corrupt_archive', `member ${JSON.stringify(name)} has a malformed size field`, name);
+        }
+        const dataStart = off + tar_BLOCK;
+        const remaining = buf.length - dataStart;
+        // Checked before anything is sliced or allocated: a header may claim gigabytes.
+        if (size > remaining) {
+            throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)} declares ${size} bytes but only ${remaining} remain in the archive`, name);
+        }
+        const data = buf.subarray(dataStart, dataStart + size);
+        off = dataStart + Math.ceil(size / tar_BLOCK) * tar_BLOCK;
+        if (off > buf.length)
+            throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)}: archive ends inside its padding`, name);
+        if (typeflag === 'x' || typeflag === 'g') {
+            const records = parsePax(data, name);
+            if (typeflag === 'g') {
+                // Global headers only matter if they redefine names or sizes; those we refuse.
+                if (records.has('path') || records.has('size') || records.has('linkpath')) {
+                    throw new ReceiptFormatError('unsafe_member', 'a pax global header redefines member names or sizes');
+                }
+            }
+            else {
+                if (pax !== undefined)
+                    throw new ReceiptFormatError('corrupt_archive', 'two pax headers in a row');
+                pax = records;
+            }
+            continue;
+        }
+        pax = undefined;
+        if (typeflag === '0') {
+            entries.push({ name, type: 'file', data });
+        }
+        else if (typeflag === '5') {
+            if (size !== 0)
+                throw new ReceiptFormatError('corrupt_archive', `directory member ${JSON.stringify(name)} has data`, name);
+            entries.push({ name, type: 'directory', data });
+        }
+        else {
+            const what = TYPE_NAMES[typeflag] ?? `an unknown member type ${JSON.stringify(typeflag)}`;
+            throw new ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} is ${what}; only regular files are allowed`, name);
+        }
+    }
+}
+function octal(h, off, len, value) {
+    // `len - 1` digits and a NUL, as GNU tar and Python write them.
+    h.write(value.toString(8).padStart(len - 1, '0'), off, len - 1, 'latin1');
+    h[off + len - 1] = 0;
+}
+/**
+ * A deterministic ustar archive: members in the order given, mode 0644, uid/gid
+ * 0, no user names, one mtime for all; two zero blocks and padding to a
+ * 10240-byte record, as tar and Python's tarfile write.
+ */
+function writeTar(members, mtime) {
+    const parts = [];
+    let total = 0;
+    for (const m of members) {
+        const nameBytes = Buffer.from(m.name, 'utf8');
+        if (nameBytes.length > 100 || /[^\x21-\x7e]/.test(m.name))
+            throw new Error(`tar writer: unsupported member name ${JSON.stringify(m.name)}`);
+        if (m.data.length >= 8 ** 11)
+            throw new Error(`tar writer: member ${m.name} is too large for a ustar header`);
+        const h = Buffer.alloc(tar_BLOCK);
+        nameBytes.copy(h, 0);
+        octal(h, 100, 8, 0o644);
+        octal(h, 108, 8, 0);
+        octal(h, 116, 8, 0);
+        octal(h, 124, 12, m.data.length);
+        octal(h, 136, 12, Math.max(0, Math.floor(mtime)));
+        h.fill(0x20, 148, 156);
+        h[156] = 0x30; // '0': regular file
+        h.write('ustar\0', 257, 'latin1');
+        h.write('00', 263, 'latin1');
+        let sum = 0;
+        for (let i = 0; i < tar_BLOCK; i++)
+            sum += h[i];
+        h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
+        const pad = (tar_BLOCK - (m.data.length % tar_BLOCK)) % tar_BLOCK;
+        parts.push(h, Buffer.from(m.data.buffer, m.data.byteOffset, m.data.length));
+        if (pad > 0)
+            parts.push(Buffer.alloc(pad));
+        total += tar_BLOCK + m.data.length + pad;
+    }
+    const end = 2 * tar_BLOCK;
+    const tail = end + ((RECORD - ((total + end) % RECORD)) % RECORD);
+    parts.push(Buffer.alloc(tail));
+    return Buffer.concat(parts, total + tail);
+}
+
+;// CONCATENATED MODULE: ./src/receipt/manifest.ts
+
+
+
+
+const FORMAT_VERSION = 1;
+const MANIFEST_KEYS = ['agent_id', 'bernstein_version', 'blob_digests', 'created_at', 'format_version', 'head_hash', 'steps'];
+const CREATED_AT = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/;
+/** `YYYY-MM-DDTHH:MM:SSZ` for a date (UTC, whole seconds). */
+function formatCreatedAt(d) {
+    return `${d.toISOString().slice(0, 19)}Z`;
+}
+/** Unix seconds of a `created_at` (the archive's member mtime). */
+function createdAtSeconds(createdAt) {
+    const t = Date.parse(createdAt);
+    return Number.isFinite(t) ? Math.floor(t / 1000) : 0;
+}
+function encodeManifest(m) {
+    const v = {
+        agent_id: m.agent_id,
+        head_hash: m.head_hash,
+        steps: m.steps,
+        bernstein_version: m.bernstein_version,
+        created_at: m.created_at,
+        blob_digests: m.blob_digests,
+        format_version: m.format_version,
+    };
+    return Buffer.from(canonical(v), 'utf8');
+}
+/** The refs of all steps, first-occurrence order, no duplicates. */
+function blobDigestsOf(refLists) {
+    const seen = new Set();
+    const out = [];
+    for (const refs of refLists) {
+        for (const r of refs) {
+            if (!seen.has(r)) {
+                seen.add(r);
+                out.push(r);
+            }
+        }
+    }
+    return out;
+}
+/**
+ * Reads `manifest.json`: strict UTF-8 JSON, an object, byte-identical to its
+ * canonical re-encoding (what is signed is exactly what is read), the keys of
+ * format 1 with their types, and a known `format_version`. Throws
+ * ReceiptFormatError with kind `manifest_not_json`, `manifest_not_canonical`,
+ * `manifest_invalid` or `unknown_format_version`.
+ */
+function parseManifest(bytes) {
+    const member = 'manifest.json';
+    let text;
+    let v;
+    try {
+        text = decodeUtf8(bytes);
+        v = parse(text);
+    }
+    catch (e) {
+        if (e instanceof JsonParseError)
+            throw new ReceiptFormatError('manifest_not_json', `manifest is not JSON: ${e.message}`, member);
+        if (e instanceof RangeError)
+            throw new ReceiptFormatError('manifest_not_json', 'manifest is too large or too deeply nested', member);
+        throw e;
+    }
+    if (!isJsonObject(v))
+        throw new ReceiptFormatError('manifest_invalid', 'manifest is not a JSON object', member);
+    // The version decides how to read the rest, so it is checked first.
+    const fv = v.format_version;
+    if (!isJsonInteger(fv))
+        throw new ReceiptFormatError('manifest_invalid', 'manifest has no integer "format_version"', member);
+    if (fv !== FORMAT_VERSION) {
+        throw new ReceiptFormatError('unknown_format_version', `format_version ${String(fv)} is not supported (this reader knows ${FORMAT_VERSION})`, member);
+    }
+    let canon;
+    try {
+        canon = encode_canonicalOfRead(v);
+    }
+    catch {
+        canon = undefined;
+    }
+    if (canon !== text) {
+        throw new ReceiptFormatError('manifest_not_canonical', 'manifest.json is not canonical JSON (sorted keys, no whitespace, no trailing newline)', member);
+    }
+    const extra = Object.keys(v).filter((k) => !MANIFEST_KEYS.includes(k));
+    if (extra.length > 0)
+        throw new ReceiptFormatError('manifest_invalid', `manifest has unknown keys: ${extra.join(', ')}`, member);
+    const bad = (why) => {
+        throw new ReceiptFormatError('manifest_invalid', `manifest ${why}`, member);
+    };
+    if (typeof v.agent_id !== 'string' || !isSafeId(v.agent_id))
+        bad('"agent_id" is not a safe id');
+    if (!isSha256Hex(v.head_hash))
+        bad('"head_hash" is not 64 lowercase hex digits');
+    if (!isJsonInteger(v.steps) || typeof v.steps === 'bigint' || v.steps < 0)
+        bad('"steps" is not a non-negative integer');
+    if (typeof v.bernstein_version !== 'string')
+        bad('"bernstein_version" is not a string');
+    if (typeof v.created_at !== 'string' || !CREATED_AT.test(v.created_at))
+        bad('"created_at" is not YYYY-MM-DDTHH:MM:SSZ');
+    const digests = v.blob_digests;
+    if (!Array.isArray(digests) || !digests.every((d) => isSha256Hex(d)))
+        bad('"blob_digests" is not a list of SHA-256 hex digests');
+    if (new Set(digests).size !== digests.length)
+        bad('"blob_digests" lists a digest twice');
+    return {
+        agent_id: v.agent_id,
+        head_hash: v.head_hash,
+        steps: v.steps,
+        bernstein_version: v.bernstein_version,
+        created_at: v.created_at,
+        blob_digests: digests,
+        format_version: FORMAT_VERSION,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/receipt/verify.ts
+
+
+
+
+
+
+
+const MANIFEST_MEMBER = 'manifest.json';
+const SIGNATURE_MEMBER = 'manifest.sig';
+const JOURNAL_MEMBER = 'journal/000000.jsonl';
+const BLOB_MEMBER = /^blobs\/([0-9a-f]{64})$/;
+const ALLOWED_DIRS = new Set(['journal', 'journal/', 'blobs', 'blobs/']);
+/** Reads a receipt's bytes (a file name or the bytes themselves), gunzipping with a cap. */
+function receiptBytes(input, maxBytes) {
+    let bytes;
+    if (typeof input === 'string') {
+        let st;
+        try {
+            st = (0,external_node_fs_namespaceObject.statSync)(input);
+        }
+        catch {
+            throw new errors_InputError(`${input}: no such receipt file`);
+        }
+        if (!st.isFile())
+            throw new errors_InputError(`${input}: not a regular file`);
+        if (st.size > maxBytes)
+            throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
+        try {
+            bytes = (0,external_node_fs_namespaceObject.readFileSync)(input);
+        }
+        catch (e) {
+            throw new errors_InputError(`${input}: cannot read receipt: ${e.code ?? e.message}`);
+        }
+    }
+    else {
+        bytes = input;
+        if (bytes.length > maxBytes)
+            throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
+    }
+    return maybeGunzip(bytes, maxBytes);
+}
+/** Why a member name is not one of the four allowed forms, as a fault. */
+function nameFault(e) {
+    const n = e.name;
+    const quoted = JSON.stringify(n);
+    const segments = n.split('/');
+    if (n.startsWith('/') || /^[A-Za-z]:/.test(n) || n.includes('\\')) {
+        return { kind: 'unsafe_member', message: `absolute or non-portable member name ${quoted}`, member: n };
+    }
+    if (segments.some((s) => s === '..'))
+        return { kind: 'unsafe_member', message: `path traversal in member name ${quoted}`, member: n };
+    if (n.includes('\0') || /[\x00-\x1f\x7f]/.test(n))
+        return { kind: 'unsafe_member', message: `control characters in member name ${quoted}`, member: n };
+    if (e.type === 'directory') {
+        return ALLOWED_DIRS.has(n) ? undefined : { kind: 'unknown_member', message: `unexpected directory ${quoted}`, member: n };
+    }
+    if (n === MANIFEST_MEMBER || n === SIGNATURE_MEMBER || n === JOURNAL_MEMBER || BLOB_MEMBER.test(n))
+        return undefined;
+    return {
+        kind: 'unknown_member',
+        message: `unexpected member ${quoted} (a receipt holds manifest.json, manifest.sig, journal/000000.jsonl and blobs/<sha256>)`,
+        member: n,
+    };
+}
+/** Sorts archive entries into the receipt's members; every unsafe, unknown or duplicate member is a fault. */
+function classify(entries) {
+    const faults = [];
+    const seen = new Set();
+    const members = { blobs: new Map() };
+    for (const e of entries) {
+        const f = nameFault(e);
+        if (f !== undefined) {
+            faults.push(f);
+            continue;
+        }
+        const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
+        if (seen.has(key)) {
+            // Readers disagree on duplicates (first wins or last wins): refuse rather than pick.
+            faults.push({ kind: 'duplicate_member', message: `member ${JSON.stringify(e.name)} appears more than once`, member: e.name });
+            continue;
+        }
+        seen.add(key);
+        if (e.type === 'directory')
+            continue;
+        if (e.name === MANIFEST_MEMBER)
+            members.manifest = e.data;
+        else if (e.name === SIGNATURE_MEMBER)
+            members.signature = e.data;
+        else if (e.name === JOURNAL_MEMBER)
+            members.journal = e.data;
+        else
+            members.blobs.set(BLOB_MEMBER.exec(e.name)[1], e.data);
+    }
+    return { members, faults };
+}
+/**
+ * `manifest.sig`: standard base64 (with padding, optionally one trailing
+ * newline) of exactly 64 bytes. Throws ReceiptFormatError otherwise.
+ */
+function decodeSignature(bytes) {
+    let text = bytes.toString('latin1');
+    if (text.endsWith('\n'))
+        text = text.slice(0, -1);
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0 || text.length === 0) {
+        throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not base64', SIGNATURE_MEMBER);
+    }
+    const sig = Buffer.from(text, 'base64');
+    if (sig.toString('base64') !== text)
+        throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not canonical base64', SIGNATURE_MEMBER);
+    if (sig.length !== 64) {
+        throw new ReceiptFormatError('signature_wrong_length', `manifest.sig decodes to ${sig.length} bytes; an Ed25519 signature is 64`, SIGNATURE_MEMBER);
+    }
+    return sig;
+}
+function faultOf(e) {
+    return e.member === undefined ? { kind: e.kind, message: e.message } : { kind: e.kind, message: e.message, member: e.member };
+}
+/** Reads and sorts a receipt's members; throws ReceiptFormatError on the first structural fault. */
+function scan(input, options) {
+    const bytes = receiptBytes(input, options.maxBytes ?? DEFAULT_MAX_RECEIPT_BYTES);
+    return classify(readTar(bytes));
+}
+/**
+ * A receipt's parts, in memory (nothing is extracted). Structure, manifest and
+ * signature encoding are checked; the chain, blobs and signature are not (use
+ * `verifyReceipt`). Throws ReceiptFormatError (exit 1) or InputError (exit 2:
+ * the file cannot be read).
+ */
+function loadReceipt(input, options = {}) {
+    const { members, faults } = scan(input, options);
+    if (faults.length > 0)
+        throw new ReceiptFormatError(faults[0].kind, faults[0].message, faults[0].member);
+    if (members.manifest === undefined)
+        throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
+    if (members.journal === undefined)
+        throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
+    const loaded = {
+        manifest: parseManifest(members.manifest),
+        manifestBytes: members.manifest,
+        journal: members.journal,
+        blobs: members.blobs,
+    };
+    if (members.signature !== undefined)
+        loaded.signature = decodeSignature(members.signature);
+    return loaded;
+}
+/**
+ * Verifies a receipt offline (SPEC §3), never writing anything: member names and
+ * types, manifest (canonical, format_version), signature against trusted keys,
+ * the chain from genesis (canonical lines), manifest head/steps/blob_digests
+ * against the chain, bundled blob digests, and the expected head. Every fault is
+ * reported; only an unreadable file throws (InputError).
+ */
+function verifyReceipt(input, options = {}) {
+    const result = {
+        ok: false,
+        head_hash: ZERO_HASH,
+        steps: 0,
+        signed: false,
+        signature_ok: null,
+        key_id: null,
+        blobs: { bundled: [], missing: [] },
+        errors: [],
+    };
+    const errors = result.errors;
+    let members;
+    try {
+        const s = scan(input, options);
+        if (s.faults.length > 0) {
+            // A hostile layout is not interpreted any further.
+            errors.push(...s.faults);
+            return result;
+        }
+        members = s.members;
+    }
+    catch (e) {
+        if (e instanceof ReceiptFormatError) {
+            errors.push(faultOf(e));
+            return result;
+        }
+        throw e;
+    }
+    result.signed = members.signature !== undefined;
+    result.blobs.bundled = [...members.blobs.keys()];
+    let manifest;
+    if (members.manifest === undefined) {
+        errors.push({ kind: 'missing_member', message: 'the receipt has no manifest.json', member: MANIFEST_MEMBER });
+    }
+    else {
+        try {
+            manifest = parseManifest(members.manifest);
+        }
+        catch (e) {
+            if (!(e instanceof ReceiptFormatError))
+                throw e;
+            errors.push(faultOf(e));
+        }
+    }
+    const keys = options.publicKeys ?? [];
+    if (members.signature !== undefined) {
+        let sig;
+        try {
+            sig = decodeSignature(members.signature);
+        }
+        catch (e) {
+            if (!(e instanceof ReceiptFormatError))
+                throw e;
+            errors.push(faultOf(e));
+        }
+        if (keys.length === 0) {
+            errors.push({
+                kind: 'no_trusted_key',
+                message: 'the receipt is signed but no public key was given to check it (--public-key)',
+                member: SIGNATURE_MEMBER,
+            });
+        }
+        else if (sig !== undefined && members.manifest !== undefined) {
+            const good = keys.find((k) => verifyBytes(members.manifest, sig, k));
+            result.signature_ok = good !== undefined;
+            result.key_id = good?.keyId ?? null;
+            if (good === undefined) {
+                errors.push({
+                    kind: 'signature_invalid',
+                    message: `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`,
+                    member: SIGNATURE_MEMBER,
+                });
+            }
+        }
+        else if (sig !== undefined) {
+            result.signature_ok = false;
+        }
+    }
+    else if (keys.length > 0) {
+        errors.push({ kind: 'unsigned', message: 'a trusted key was given but the receipt is not signed (no manifest.sig)', member: SIGNATURE_MEMBER });
+    }
+    let chainRefs;
+    if (members.journal === undefined) {
+        errors.push({ kind: 'missing_member', message: `the receipt has no ${JOURNAL_MEMBER}`, member: JOURNAL_MEMBER });
+    }
+    else {
+        const walked = walkReceiptJournal(members.journal);
+        for (const f of walked.faults) {
+            const fault = { kind: f.kind, message: f.message, member: JOURNAL_MEMBER };
+            if (f.line !== null)
+                fault.line = f.line;
+            errors.push(fault);
+        }
+        result.head_hash = walked.head;
+        result.steps = walked.steps;
+        chainRefs = walked.refs;
+    }
+    if (manifest !== undefined && chainRefs !== undefined) {
+        if (manifest.head_hash !== result.head_hash) {
+            errors.push({
+                kind: 'manifest_head_mismatch',
+                message: `manifest head_hash ${manifest.head_hash}, the chain's head is ${result.head_hash}`,
+                member: MANIFEST_MEMBER,
+            });
+        }
+        if (manifest.steps !== result.steps) {
+            errors.push({ kind: 'manifest_steps_mismatch', message: `manifest steps ${manifest.steps}, the chain has ${result.steps}`, member: MANIFEST_MEMBER });
+        }
+        const same = manifest.blob_digests.length === chainRefs.length && manifest.blob_digests.every((d, i) => d === chainRefs[i]);
+        if (!same) {
+            errors.push({
+                kind: 'blob_digests_mismatch',
+                message: `manifest blob_digests (${manifest.blob_digests.length}) differ from the chain's blob_refs (${chainRefs.length}, first-occurrence order)`,
+                member: MANIFEST_MEMBER,
+            });
+        }
+    }
+    const named = manifest?.blob_digests ?? chainRefs ?? [];
+    const namedSet = new Set(named);
+    for (const [digest, data] of members.blobs) {
+        const member = `blobs/${digest}`;
+        if (sha256Hex(data) !== digest)
+            errors.push({ kind: 'blob_digest_mismatch', message: `the blob's SHA-256 is not its name`, member });
+        if (!namedSet.has(digest))
+            errors.push({ kind: 'unexpected_blob', message: 'a bundled blob that no step refers to', member });
+    }
+    result.blobs.missing = named.filter((d) => !members.blobs.has(d));
+    if (options.requireBlobs) {
+        for (const d of result.blobs.missing)
+            errors.push({ kind: 'missing_blob', message: 'a referenced blob is not bundled', member: `blobs/${d}` });
+    }
+    if (options.expectedHead !== undefined && options.expectedHead !== result.head_hash) {
+        errors.push({ kind: 'head_mismatch', message: `head ${result.head_hash}, expected ${options.expectedHead}` });
+    }
+    result.ok = errors.length === 0;
+    return result;
+}
+/**
+ * The chain walk of a receipt's journal member (SPEC §2 verification, strict:
+ * lines must be canonical and newline-terminated). Same faults as
+ * `verifyJournalBytes(buf, { strict: true })`, but keeps only the blob refs, not
+ * the rows, so a 100,000-step receipt does not sit in memory twice.
+ */
+function walkReceiptJournal(buf) {
+    // The journal's fast, parallel strict walk (canonical lines hashed from their bytes).
+    const r = verifyJournalBytesWithRefs(buf, { strict: true });
+    return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors };
+}
+/** `RECEIPT[:member[:line]]: kind: message` for one fault. */
+function describeReceiptFault(receipt, f) {
+    const where = f.member === undefined ? receipt : `${receipt}:${f.member}${f.line === undefined ? '' : `:${f.line}`}`;
+    return `${where}: ${f.kind}: ${f.message}`;
+}
+
+;// CONCATENATED MODULE: ./src/receipt/export.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Best-effort audit event for a written receipt: a warning when it could not be written. */
+function auditReceipt(audit, eventType, agentId, details) {
+    if (audit === undefined)
+        return undefined;
+    const failed = auditEvent(audit.root, eventType, { actor: operatorActor(audit.env), resource_type: 'journal', resource_id: agentId, details: { agent: agentId, ...details } }, { env: audit.env });
+    return failed === undefined ? undefined : `receipt written, but ${failed}`;
+}
+/** The journal member: each verified row's canonical line (its own bytes when they already are canonical). */
+function canonicalJournalBytes(entries) {
+    const parts = [];
+    const nl = Buffer.from('\n');
+    for (const e of entries) {
+        parts.push(e.canonical ? e.bytes : Buffer.from(canonicalOfRead(rowValue(e.row)), 'utf8'), nl);
+    }
+    return Buffer.concat(parts);
+}
+function defaultAgentId(journalFile) {
+    return external_node_path_default().basename(external_node_path_default().dirname(external_node_path_default().resolve(journalFile)));
+}
+/** Packs manifest, signature, journal and blobs (in that order) into a receipt. */
+function packReceipt(manifest, journal, blobs, options) {
+    const manifestBytes = encodeManifest(manifest);
+    const members = [{ name: MANIFEST_MEMBER, data: manifestBytes }];
+    if (options.signKey !== undefined) {
+        members.push({ name: SIGNATURE_MEMBER, data: Buffer.from(signBytes(manifestBytes, options.signKey).toString('base64'), 'latin1') });
+    }
+    members.push({ name: JOURNAL_MEMBER, data: journal });
+    for (const [digest, data] of blobs)
+        members.push({ name: `blobs/${digest}`, data });
+    let bytes = writeTar(members, createdAtSeconds(manifest.created_at));
+    if (options.gzip)
+        bytes = (0,external_node_zlib_namespaceObject.gzipSync)(bytes, { level: 6 });
+    return { bytes, signed: options.signKey !== undefined, key_id: options.signKey?.keyId ?? null };
+}
+function newManifest(agentId, head, steps, blobDigests, now = new Date()) {
+    return {
+        agent_id: assertSafeId(agentId, 'agent id'),
+        head_hash: head,
+        steps,
+        bernstein_version: PRODUCER,
+        created_at: formatCreatedAt(now),
+        blob_digests: blobDigests,
+        format_version: FORMAT_VERSION,
+    };
+}
+/**
+ * A receipt of a journal, in memory. The journal is verified first (a broken
+ * chain is never exported: IntegrityError naming the first fault); blobs are
+ * bundled from the CAS best-effort, and the ones it lacks are reported.
+ */
+function export_buildReceipt(journalFile, options = {}) {
+    // Verified first, on the fast path; its canonical lines are the file's own bytes when they already are.
+    const { result: read, bytes: journalBytes, blob_refs: digests } = readCanonicalJournal(journalFile);
+    if (!read.ok) {
+        const more = read.errors.length > 1 ? ` (and ${read.errors.length - 1} more fault${read.errors.length > 2 ? 's' : ''})` : '';
+        throw new IntegrityError(`${describeFault(journalFile, read.errors[0])}${more}`);
+    }
+    const agentId = options.agentId ?? defaultAgentId(journalFile);
+    const root = projectRootOf(external_node_path_default().dirname(external_node_path_default().resolve(journalFile)));
+    const cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), false));
+    const bundled = [];
+    const missing = [];
+    const warnings = [];
+    for (const d of digests) {
+        const data = cas?.get(d);
+        if (data === undefined) {
+            missing.push(d);
+        }
+        else if (sha256Hex(data) !== d) {
+            warnings.push(`CAS blob ${d} does not match its digest; left out of the receipt`);
+            missing.push(d);
+        }
+        else {
+            bundled.push([d, data]);
+        }
+    }
+    const manifest = newManifest(agentId, read.head_hash, read.steps, digests, options.now);
+    const packed = packReceipt(manifest, journalBytes, bundled, options);
+    return { ...packed, manifest, blobs: { bundled: bundled.map(([d]) => d), missing }, warnings };
+}
+/** Whether an output name asks for gzip. */
+function wantsGzip(outFile) {
+    return /\.(gz|tgz)$/i.test(outFile);
+}
+/** A receipt written over its own journal would destroy it. */
+function refuseOverwritingJournal(journalFile, outFile) {
+    if (external_node_path_default().resolve(journalFile) === external_node_path_default().resolve(outFile))
+        throw new errors_InputError(`${outFile}: the receipt would overwrite the journal`);
+}
+/** Writes a file atomically (temporary name beside it, fsync, rename). */
+function export_writeFileAtomic(file, bytes) {
+    const dir = external_node_path_default().dirname(external_node_path_default().resolve(file));
+    try {
+        if ((0,external_node_fs_namespaceObject.statSync)(file).isDirectory())
+            throw new errors_InputError(`${file}: is a directory`);
+    }
+    catch (e) {
+        if (e instanceof errors_InputError)
+            throw e;
+    }
+    try {
+        if (!(0,external_node_fs_namespaceObject.statSync)(dir).isDirectory())
+            throw new Error('not a directory');
+    }
+    catch {
+        throw new errors_InputError(`${file}: cannot write: the directory ${dir} does not exist`);
+    }
+    const tmp = external_node_path_default().join(dir, `.${external_node_path_default().basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(tmp, 'wx', 0o644);
+    }
+    catch (e) {
+        throw new errors_InputError(`${file}: cannot write: ${e.code ?? e.message}`);
+    }
+    try {
+        writeAll(fd, bytes);
+        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.renameSync)(tmp, file);
+    }
+    catch (e) {
+        try {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+        catch {
+            /* already closed */
+        }
+        try {
+            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+        }
+        catch {
+            /* renamed or gone */
+        }
+        throw new errors_InputError(`${file}: cannot write: ${e.code ?? e.message}`);
+    }
+    fsyncDir(dir);
+}
+/** `stepchain export`: builds the receipt and writes it to `outFile`. */
+function exportReceipt(journalFile, outFile, options = {}) {
+    refuseOverwritingJournal(journalFile, outFile);
+    const built = export_buildReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+    export_writeFileAtomic(outFile, built.bytes);
+    const warning = auditReceipt(options.audit, 'replay.export', built.manifest.agent_id, {
+        receipt: external_node_path_default().resolve(outFile),
+        head_hash: built.manifest.head_hash,
+        steps: built.manifest.steps,
+        signed: built.signed,
+        key_id: built.key_id,
+    });
+    if (warning !== undefined)
+        built.warnings.push(warning);
+    return built;
+}
+
+;// CONCATENATED MODULE: ./src/receipt/publish.ts
+
+
+
+
+
+
+/** The fields a redaction policy may replace (SPEC §3). */
+const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'];
+const DEFAULT_REDACT = ['prompt', 'tool_result'];
+const REDACTED = '<<redacted>>';
+/** Parses `--redact prompt,tool_result`: known fields only, at least one. */
+function parseRedactFields(text) {
+    const parts = text.split(',').map((s) => s.trim());
+    const out = [];
+    for (const p of parts) {
+        if (!REDACTABLE_FIELDS.includes(p)) {
+            throw new errors_InputError(`--redact: ${JSON.stringify(p)} is not a redactable field (allowed: ${REDACTABLE_FIELDS.join(', ')})`);
+        }
+        if (!out.includes(p))
+            out.push(p);
+    }
+    return out;
+}
+/**
+ * Replaces each non-null value of the chosen fields by `<<redacted>>`, empties
+ * `blob_refs`, and re-anchors the chain from genesis over the redacted rows.
+ */
+function redactRows(rows, fields) {
+    let prev = ZERO_HASH;
+    const parts = [];
+    for (const r of rows) {
+        const pick = (f, v) => (fields.includes(f) && v !== null ? REDACTED : v);
+        const hashed = {
+            prev_hash: prev,
+            input_hash: r.input_hash,
+            model: pick('model', r.model),
+            prompt: pick('prompt', r.prompt),
+            tool_call: pick('tool_call', r.tool_call),
+            tool_result: pick('tool_result', r.tool_result),
+        };
+        // `read` encoding: values written by a Python peer may hold NaN/Infinity.
+        const step_hash = computeStepHash(hashed, true);
+        parts.push(encode_canonicalOfRead({ ...hashed, blob_refs: [], seq: r.seq, step_hash, ts: value_float(r.ts) }));
+        prev = step_hash;
+    }
+    return { lines: Buffer.from(parts.map((p) => `${p}\n`).join(''), 'utf8'), head: rows.length > 0 ? prev : ZERO_HASH, steps: rows.length };
+}
+function checkOptIn(options) {
+    if (options.optIn !== true) {
+        throw new errors_InputError('publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written');
+    }
+    const fields = [...(options.redact ?? DEFAULT_REDACT)];
+    for (const f of fields) {
+        if (!REDACTABLE_FIELDS.includes(f))
+            throw new errors_InputError(`publish: ${JSON.stringify(f)} is not a redactable field`);
+    }
+    if (fields.length === 0)
+        throw new errors_InputError('publish: give at least one field to redact');
+    return fields;
+}
+/** A redacted receipt in memory; the journal is only read (verified first). */
+function publish_buildPublishedReceipt(journalFile, options) {
+    const fields = checkOptIn(options);
+    const read = readVerifiedJournal(journalFile);
+    const chain = redactRows(read.entries.map((e) => e.row), fields);
+    const agentId = options.agentId ?? external_node_path_default().basename(external_node_path_default().dirname(external_node_path_default().resolve(journalFile)));
+    const manifest = newManifest(agentId, chain.head, chain.steps, [], options.now);
+    const packed = packReceipt(manifest, chain.lines, [], options);
+    return {
+        bytes: packed.bytes,
+        manifest,
+        original_head: read.head_hash,
+        published_head: chain.head,
+        steps: chain.steps,
+        redacted: fields,
+        signed: packed.signed,
+        key_id: packed.key_id,
+        warnings: [],
+    };
+}
+/** `stepchain publish`: refuses without opt-in (writing nothing), else writes the redacted receipt. */
+function publishReceipt(journalFile, outFile, options) {
+    refuseOverwritingJournal(journalFile, outFile);
+    const r = publish_buildPublishedReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+    export_writeFileAtomic(outFile, r.bytes);
+    const warning = auditReceipt(options.audit, 'replay.publish', r.manifest.agent_id, {
+        receipt: external_node_path_default().resolve(outFile),
+        original_head: r.original_head,
+        published_head: r.published_head,
+        steps: r.steps,
+        redacted: r.redacted,
+        signed: r.signed,
+        key_id: r.key_id,
+    });
+    if (warning !== undefined)
+        r.warnings.push(warning);
+    return r;
+}
+
+;// CONCATENATED MODULE: ./src/receipt/sniff.ts
+
+const NAME = /\.(tar|tar\.gz|tgz)$/i;
+const GZIP = (b) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+const USTAR = (b) => b.length >= 262 && b.toString('latin1', 257, 262) === 'ustar';
+function headOf(file) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        const buf = Buffer.alloc(512);
+        const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, 0, 512, 0);
+        return buf.subarray(0, n);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/**
+ * Whether a command-line target names a receipt rather than a journal: a
+ * `.tar`/`.tar.gz`/`.tgz` name, or an existing file that starts as a gzip or
+ * ustar archive (a journal is JSON lines).
+ */
+function looksLikeReceipt(file) {
+    if (NAME.test(file))
+        return true;
+    try {
+        if (!(0,external_node_fs_namespaceObject.statSync)(file).isFile())
+            return false;
+        const head = headOf(file);
+        return GZIP(head) || USTAR(head);
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/receipt/index.ts
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/runs/provider-state.ts
+
+
+/** Journal event type of one observed provider-side context mutation. */
+const MUTATION_EVENT = 'provider_state_mutation';
+/** Journal event type of an adapter's mutation-observability capability for the run. */
+const CAPABILITY_EVENT = 'provider_state_capability';
+const CAPABILITIES = ['observed', 'declared-blind'];
+/** Environment variables that put a run in a deterministic mode (record with a seed, or hermetic replay). */
+const DETERMINISTIC_ENV = [
+    'STEPCHAIN_DETERMINISTIC_SEED',
+    'STEPCHAIN_REPLAY_RUN_ID',
+    'BERNSTEIN_DETERMINISTIC_SEED',
+    'BERNSTEIN_REPLAY_RUN_ID',
+];
+/** The deterministic-mode variable that is set (non-blank), if any. */
+function deterministicModeVar(env) {
+    return DETERMINISTIC_ENV.find((k) => (env[k] ?? '').trim() !== '');
+}
+const BEFORE_PREFIXES = ['pre_', 'before_'];
+/** sha256 hex of `canonical(v)`. */
+function canonicalSha256(v) {
+    return sha256Hex(encode_canonicalOfRead(v));
+}
+/**
+ * From a provider's reported detail: `before_digest` covers the top-level
+ * fields named `pre_*` / `before_*` (the reported pre-mutation state; the
+ * empty-object digest when there are none), `after_digest` the whole detail.
+ */
+function mutationFromSignal(kind, detail, stepIndex, flagged) {
+    const before = {};
+    for (const [k, v] of Object.entries(detail)) {
+        if (BEFORE_PREFIXES.some((p) => k.startsWith(p))) {
+            Object.defineProperty(before, k, { value: v, enumerable: true, writable: true, configurable: true });
+        }
+    }
+    return { kind, before_digest: canonicalSha256(before), after_digest: canonicalSha256(detail), step_index: stepIndex, flagged };
+}
+/** `sha256(canonical({kind, before_digest, after_digest, step_index}))`: `flagged` is policy, not identity. */
+function contentAddress(m) {
+    return canonicalSha256({ kind: m.kind, before_digest: m.before_digest, after_digest: m.after_digest, step_index: m.step_index });
+}
+/** The payload of a `provider_state_mutation` row, in the reference's key order. */
+function mutationPayload(m, agentId) {
+    return new Map([
+        ['mutation_kind', m.kind],
+        ['before_digest', m.before_digest],
+        ['after_digest', m.after_digest],
+        ['step_index', m.step_index],
+        ['content_address', contentAddress(m)],
+        ['flagged', m.flagged],
+        ['agent_id', agentId],
+    ]);
+}
+function capabilityPayload(adapter, capability) {
+    return new Map([
+        ['adapter', adapter],
+        ['capability', capability],
+    ]);
+}
+/** Why a mutation row's fields do not hold (content address, types), or undefined. */
+function checkMutationRow(payload) {
+    const kind = payload.get('mutation_kind');
+    const stepIndex = payload.get('step_index');
+    const stored = payload.get('content_address');
+    if (typeof kind !== 'string')
+        return 'mutation_kind is not a string';
+    if (!isJsonInteger(stepIndex))
+        return 'step_index is not an integer';
+    const expected = contentAddress({
+        kind,
+        before_digest: payload.get('before_digest') ?? '',
+        after_digest: payload.get('after_digest') ?? '',
+        step_index: stepIndex,
+    });
+    if (stored !== expected) {
+        return `content address ${typeof stored === 'string' ? stored.slice(0, 16) : JSON.stringify(stored)}… does not match its fields (expected ${expected.slice(0, 16)}…)`;
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/runs/row.ts
+
+
+/** The run journal's genesis `prev_hash` (the reference's `_GENESIS_HASH`). */
+const RUN_GENESIS = '';
+/** Row keys that are not payload: excluded from `payload_hash` (the reference's `_NON_DETERMINISTIC_FIELDS`). */
+const ENVELOPE_KEYS = ['ts', 'elapsed_s', 'index', 'prev_hash', 'payload_hash', 'event_hash'];
+const ENVELOPE = new Set(ENVELOPE_KEYS);
+/** Keys a payload may not use (they would overwrite the envelope or the event type on the row). */
+const RESERVED_PAYLOAD_KEYS = new Set([...ENVELOPE_KEYS, 'event']);
+/**
+ * `payload_hash = sha256(canonical(payload minus the envelope, plus "event": type))`.
+ * `payload` may be a whole row: the envelope keys are dropped and `event` is set.
+ */
+function computePayloadHash(eventType, payload) {
+    const projected = new Map();
+    for (const [k, v] of payload)
+        if (!ENVELOPE.has(k))
+            projected.set(k, v);
+    projected.set('event', eventType);
+    return sha256Hex(encode_canonicalOfRead(projected));
+}
+/** `event_hash = sha256(canonical({prev_hash, event_type, payload_hash, index}))`. */
+function computeEventHash(prevHash, eventType, payloadHash, index) {
+    return sha256Hex(encode_canonicalOfRead({ prev_hash: prevHash, event_type: eventType, payload_hash: payloadHash, index }));
+}
+/** The row as a JSON value, keys in the reference's order: envelope, event, chain fields, then the payload. */
+function runRowValue(row) {
+    const m = new Map([
+        ['ts', value_float(row.ts)],
+        ['elapsed_s', value_float(row.elapsed_s)],
+        ['index', row.index],
+        ['event', row.event],
+        ['prev_hash', row.prev_hash],
+        ['payload_hash', row.payload_hash],
+        ['event_hash', row.event_hash],
+    ]);
+    for (const [k, v] of row.payload)
+        m.set(k, v);
+    return m;
+}
+/** The line for a row (no newline): Python `json.dumps(row)`, insertion order, default separators. */
+function encodeRunRow(row) {
+    return prettyInsertionOrder(runRowValue(row));
+}
+/** Reads one line (without its newline) as a run journal row; never throws. */
+function readRunLine(bytes) {
+    let text;
+    let value;
+    try {
+        text = decodeUtf8(bytes);
+        value = parse(text, { objects: 'map' });
+    }
+    catch (e) {
+        if (e instanceof JsonParseError)
+            return { kind: 'malformed', reason: e.message };
+        if (e instanceof RangeError)
+            return { kind: 'malformed', reason: 'line too large or too deeply nested' };
+        throw e;
+    }
+    if (!(value instanceof Map))
+        return { kind: 'malformed', reason: 'line is not a JSON object' };
+    const get = (k) => value.get(k);
+    for (const k of ['event', 'prev_hash', 'payload_hash', 'event_hash']) {
+        if (typeof get(k) !== 'string')
+            return { kind: 'malformed', reason: `row has no string "${k}"` };
+    }
+    const index = get('index');
+    if (!isJsonInteger(index) || typeof index === 'bigint' || index < 0) {
+        return { kind: 'malformed', reason: 'row has no non-negative integer "index"' };
+    }
+    const payload = new Map();
+    for (const [k, v] of value)
+        if (!RESERVED_PAYLOAD_KEYS.has(k))
+            payload.set(k, v);
+    const row = {
+        ts: numericValue(get('ts')) ?? NaN,
+        elapsed_s: numericValue(get('elapsed_s')) ?? NaN,
+        index,
+        event: get('event'),
+        prev_hash: get('prev_hash'),
+        payload_hash: get('payload_hash'),
+        event_hash: get('event_hash'),
+        payload,
+    };
+    let canonical = false;
+    try {
+        canonical = encode(value, { sortKeys: false, separators: 'pretty', allowNonFinite: true }) === text;
+    }
+    catch {
+        canonical = false;
+    }
+    return { kind: 'row', row, computedPayloadHash: computePayloadHash(row.event, value), canonical };
+}
+
+;// CONCATENATED MODULE: ./src/runs/verify.ts
+
+
+
+
+
+const verify_short = (h) => (h.length > 16 ? `${h.slice(0, 16)}…` : JSON.stringify(h));
+/**
+ * Verifies run journal bytes (SPEC §5): recomputes every payload and event hash
+ * from genesis, checks `prev_hash` links and indices, every mutation's content
+ * address, flags, and one capability per adapter. Every fault is reported with
+ * its line and index; the chain follows the stored hashes, so one edit is
+ * reported once. A malformed line does not advance the index.
+ */
+function readRunJournalBytes(buf, options = {}) {
+    const errors = [];
+    const entries = [];
+    const flagged = [];
+    const capabilities = new Map();
+    let prev = RUN_GENESIS;
+    let index = 0;
+    let mutations = 0;
+    let divergent;
+    let chainOk = true;
+    forEachLine(buf, (start, end, line, terminated) => {
+        const bytes = buf.subarray(start, end);
+        if (bytes.length === 0) {
+            chainOk = false;
+            errors.push({ line, index: null, kind: 'malformed_json', message: 'empty line' });
+            return;
+        }
+        const read = readRunLine(bytes);
+        if (read.kind === 'malformed') {
+            chainOk = false;
+            errors.push({ line, index: null, kind: 'malformed_json', message: read.reason });
+            return;
+        }
+        const { row } = read;
+        const i = index;
+        const fault = (kind, message) => void errors.push({ line, index: i, kind, message });
+        const expected = computeEventHash(prev, row.event, read.computedPayloadHash, i);
+        let broken = false;
+        if (row.index !== i) {
+            broken = true;
+            fault('index_mismatch', `index ${row.index}, expected ${i}`);
+        }
+        if (row.prev_hash !== prev) {
+            broken = true;
+            fault('prev_hash_mismatch', `chain break: prev_hash ${verify_short(row.prev_hash)} does not match the previous event_hash ${verify_short(prev)}`);
+        }
+        if (row.payload_hash !== read.computedPayloadHash) {
+            broken = true;
+            fault('payload_hash_mismatch', `payload tamper: stored payload_hash ${verify_short(row.payload_hash)}, recomputed ${verify_short(read.computedPayloadHash)}`);
+        }
+        if (row.event_hash !== expected) {
+            broken = true;
+            fault('event_hash_mismatch', `stored event_hash ${verify_short(row.event_hash)}, recomputed ${verify_short(expected)}`);
+        }
+        if (broken) {
+            chainOk = false;
+            divergent ??= { index: i, expected, actual: row.event_hash };
+        }
+        if (options.strict && !read.canonical)
+            fault('non_canonical', 'line bytes are not json.dumps(row) of its values');
+        if (options.strict && !terminated)
+            fault('non_canonical', 'last line has no trailing newline');
+        if (row.event === MUTATION_EVENT) {
+            mutations++;
+            const bad = checkMutationRow(row.payload);
+            if (bad !== undefined)
+                fault('content_address_mismatch', `${MUTATION_EVENT}: ${bad}`);
+            if (row.payload.get('flagged') === true) {
+                flagged.push(i);
+                fault('flagged_mutation', `flagged provider-side mutation (${String(row.payload.get('mutation_kind'))}) arrived in deterministic mode`);
+            }
+        }
+        else if (row.event === CAPABILITY_EVENT) {
+            const adapter = row.payload.get('adapter');
+            const capability = row.payload.get('capability');
+            if (typeof adapter !== 'string' || typeof capability !== 'string' || !CAPABILITIES.includes(capability)) {
+                fault('bad_capability', `${CAPABILITY_EVENT}: needs a string adapter and capability observed or declared-blind`);
+            }
+            else if (capabilities.has(adapter) && capabilities.get(adapter) !== capability) {
+                fault('capability_conflict', `adapter ${JSON.stringify(adapter)} recorded as ${capabilities.get(adapter)} and as ${capability} in one run`);
+            }
+            else {
+                capabilities.set(adapter, capability);
+            }
+        }
+        entries.push({ line, row });
+        prev = row.event_hash;
+        index++;
+    });
+    return {
+        ok: errors.length === 0,
+        chain_ok: chainOk,
+        count: index,
+        steps: index,
+        head_hash: prev,
+        divergent_index: divergent?.index ?? null,
+        expected_hash: divergent?.expected ?? null,
+        actual_hash: divergent?.actual ?? null,
+        mutation_count: mutations,
+        flagged_indices: flagged,
+        capabilities: [...capabilities].map(([adapter, capability]) => ({ adapter, capability })),
+        errors,
+        entries,
+    };
+}
+function readRunJournalFileBytes(file) {
+    let st;
+    try {
+        st = (0,external_node_fs_namespaceObject.statSync)(file);
+    }
+    catch {
+        throw new errors_InputError(`${file}: no such run journal`);
+    }
+    if (!st.isFile())
+        throw new errors_InputError(`${file}: not a regular file`);
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(file);
+    }
+    catch (e) {
+        throw new errors_InputError(`${file}: cannot read: ${e.code ?? e.message}`);
+    }
+}
+function readRunJournalFile(file, options = {}) {
+    return readRunJournalBytes(readRunJournalFileBytes(file), options);
+}
+/** The verify result for a run journal file (the shape `run verify --json` prints). */
+function verifyRunJournal(file, options = {}) {
+    const { entries: _entries, ...result } = readRunJournalFile(file, options);
+    return result;
+}
+/** `file:line: kind: message (index N)` for one fault. */
+function describeRunFault(file, f) {
+    return `${file}:${f.line}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${f.message}`;
+}
+
+;// CONCATENATED MODULE: ./src/check/workspace.ts
+
+
+
+
+
+
+
+
+
+
+/**
+ * Checks a repository's committed stepchain files, as a PR check does: every
+ * per-step journal, run journal and receipt found by the globs is verified, and
+ * with a base commit every journal that existed there must still hold its base
+ * rows as an exact byte prefix (append-only). Faults carry repository-relative
+ * paths and 1-based lines so they can be annotated where they are.
+ */
+const workspace_DEFAULT_JOURNALS = '.sdd/runtime/journal/*/000000.jsonl';
+const DEFAULT_RUNS = '.sdd/runs/*/journal.jsonl';
+const DEFAULT_RECEIPTS = '**/*.receipt.tar, **/*.receipt.tar.gz, **/*.receipt.tgz';
+/** The id of a journal from its path: `<id>/000000.jsonl` or `<id>/journal.jsonl`. */
+function workspace_idOfPath(rel) {
+    const parts = rel.split('/');
+    return parts.length >= 2 ? parts[parts.length - 2] : rel;
+}
+function readWorkspaceFile(root, rel) {
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(root, rel));
+    }
+    catch (e) {
+        const code = e.code;
+        if (code === 'ENOENT' || code === 'ENOTDIR')
+            return undefined;
+        throw new errors_InputError(`${rel}: cannot read: ${code ?? e.message}`);
+    }
+}
+const APPEND_FAULT = {
+    deleted: 'history_deleted',
+    truncated: 'history_truncated',
+    rewritten: 'history_rewritten',
+};
+async function checkWorkspace(options) {
+    const root = external_node_path_default().resolve(options.root);
+    const report = {
+        ok: true,
+        root,
+        base: options.base ?? null,
+        fetchedBase: false,
+        verified: 0,
+        failed: 0,
+        heads: {},
+        items: [],
+        faults: [],
+    };
+    const fault = (f) => {
+        report.faults.push(f);
+    };
+    const journalSet = glob_globSet(options.journals ?? workspace_DEFAULT_JOURNALS);
+    const runSet = glob_globSet(options.runs ?? DEFAULT_RUNS);
+    const receiptSet = glob_globSet(options.receipts ?? DEFAULT_RECEIPTS);
+    // Append-only: the base's journals (both kinds), read in one git process.
+    const baseFiles = new Map();
+    if (options.base !== undefined) {
+        report.fetchedBase = await ensureCommit(root, options.base, options.remote);
+        const sets = [
+            ['journal', journalSet, options.verifyJournals !== false],
+            ['run', runSet, options.verifyRuns !== false],
+        ];
+        for (const [kind, set, on] of sets) {
+            if (!on)
+                continue;
+            const paths = await listFilesAtCommit(root, options.base, set);
+            const contents = await readFilesAtCommit(root, options.base, paths);
+            for (const [p, bytes] of contents)
+                if (bytes !== undefined && !baseFiles.has(p))
+                    baseFiles.set(p, { kind, bytes });
+        }
+    }
+    const checkHistory = (item, head) => {
+        const base = baseFiles.get(item.path);
+        if (base === undefined)
+            return;
+        const r = checkAppendOnly(base.bytes, head, item.kind === 'run' ? 'index' : 'seq');
+        item.appendOnly = r.kind;
+        if (r.ok)
+            return;
+        item.ok = false;
+        item.status = r.kind;
+        const who = item.kind === 'run' ? `run ${item.id}` : `agent ${item.id}`;
+        const at = r.firstChangedSeq === null ? '' : ` (first changed ${item.kind === 'run' ? 'index' : 'seq'} ${r.firstChangedSeq})`;
+        fault({
+            item: item.kind,
+            path: item.path,
+            line: r.line,
+            kind: APPEND_FAULT[r.kind],
+            message: `${who}: ${r.message}${r.kind === 'deleted' ? at : ''}; committed history must only be appended to`,
+            severity: 'error',
+            id: item.id,
+        });
+    };
+    if (options.verifyJournals !== false) {
+        const found = glob_findFiles(root, journalSet);
+        const seen = new Set(found);
+        for (const rel of found) {
+            const bytes = readWorkspaceFile(root, rel) ?? Buffer.alloc(0);
+            const id = workspace_idOfPath(rel);
+            const expectedHead = options.expectedHeads?.[id];
+            const r = verifyJournalBytes(bytes, expectedHead === undefined ? {} : { expectedHead });
+            const item = { kind: 'journal', path: rel, id, steps: r.steps, head: r.head_hash, ok: r.ok, status: r.ok ? 'ok' : 'FAIL' };
+            for (const f of r.errors) {
+                fault({
+                    item: 'journal',
+                    path: rel,
+                    line: f.kind === 'head_mismatch' && r.steps > 0 ? r.steps : f.line,
+                    kind: f.kind,
+                    message: `agent ${id}: ${f.kind}: ${f.message}`,
+                    severity: 'error',
+                    id,
+                });
+            }
+            checkHistory(item, bytes);
+            if (item.ok && isSafeId(id))
+                report.heads[id] = r.head_hash;
+            report.items.push(item);
+        }
+        for (const [rel, b] of baseFiles) {
+            if (b.kind !== 'journal' || seen.has(rel))
+                continue;
+            const id = workspace_idOfPath(rel);
+            const item = { kind: 'journal', path: rel, id, steps: 0, head: '', ok: false, status: 'deleted' };
+            checkHistory(item, undefined);
+            report.items.push(item);
+        }
+        const pins = options.expectedHeads ?? {};
+        for (const agent of Object.keys(pins)) {
+            if (!report.items.some((i) => i.kind === 'journal' && i.id === agent)) {
+                fault({
+                    item: 'journal',
+                    path: options.expectedHeadsPath ?? '.',
+                    line: null,
+                    kind: 'head_mismatch',
+                    message: `agent ${agent}: a head is pinned (${pins[agent]}) but no journal for this agent was found`,
+                    severity: 'error',
+                    id: agent,
+                });
+            }
+        }
+    }
+    if (options.verifyRuns !== false) {
+        const failFlagged = options.failOnFlaggedMutations !== false;
+        const found = glob_findFiles(root, runSet);
+        const seen = new Set(found);
+        for (const rel of found) {
+            const bytes = readWorkspaceFile(root, rel) ?? Buffer.alloc(0);
+            const id = workspace_idOfPath(rel);
+            const r = readRunJournalBytes(bytes);
+            const item = {
+                kind: 'run',
+                path: rel,
+                id,
+                steps: r.count,
+                head: r.head_hash,
+                ok: true,
+                status: 'ok',
+                mutations: r.mutation_count,
+                flagged: r.flagged_indices.length,
+            };
+            for (const f of r.errors) {
+                // A flagged mutation is a finding about the run, not the file: it may be only a warning.
+                const warn = f.kind === 'flagged_mutation' && !failFlagged;
+                if (!warn)
+                    item.ok = false;
+                fault({
+                    item: 'run',
+                    path: rel,
+                    line: f.line,
+                    kind: f.kind,
+                    message: `run ${id}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${f.message}`,
+                    severity: warn ? 'warning' : 'error',
+                    id,
+                });
+            }
+            if (!item.ok)
+                item.status = 'FAIL';
+            else if (item.flagged)
+                item.status = `ok (${item.flagged} flagged mutation${item.flagged === 1 ? '' : 's'})`;
+            checkHistory(item, bytes);
+            report.items.push(item);
+        }
+        for (const [rel, b] of baseFiles) {
+            if (b.kind !== 'run' || seen.has(rel))
+                continue;
+            const item = { kind: 'run', path: rel, id: workspace_idOfPath(rel), steps: 0, head: '', ok: false, status: 'deleted' };
+            checkHistory(item, undefined);
+            report.items.push(item);
+        }
+    }
+    if (options.verifyReceipts !== false) {
+        for (const rel of glob_findFiles(root, receiptSet)) {
+            const file = external_node_path_default().join(root, rel);
+            const r = verifyReceipt(file, options.publicKeys && options.publicKeys.length > 0 ? { publicKeys: options.publicKeys } : {});
+            let id = external_node_path_default().basename(rel).replace(/\.receipt\.(tar|tar\.gz|tgz)$/, '');
+            try {
+                id = loadReceipt(file).manifest.agent_id;
+            }
+            catch {
+                /* a receipt that does not load keeps its file name; verifyReceipt reported why */
+            }
+            const item = {
+                kind: 'receipt',
+                path: rel,
+                id,
+                steps: r.steps,
+                head: r.head_hash,
+                ok: true,
+                status: 'ok',
+                signed: r.signed,
+                keyId: r.key_id,
+            };
+            for (const f of r.errors) {
+                // Without trusted keys a signature cannot be checked; that is reported, not failed.
+                const untrusted = f.kind === 'no_trusted_key' && !(options.publicKeys && options.publicKeys.length > 0);
+                if (!untrusted)
+                    item.ok = false;
+                const where = f.member === undefined ? '' : ` (${f.member}${f.line === undefined ? '' : `:${f.line}`})`;
+                fault({
+                    item: 'receipt',
+                    path: rel,
+                    line: null,
+                    kind: untrusted ? 'signature_not_checked' : f.kind,
+                    message: untrusted
+                        ? `receipt ${id}: signed, but the signature was not checked (give public-keys to require a trusted signer)`
+                        : `receipt ${id}: ${f.kind}: ${f.message}${where}`,
+                    severity: untrusted ? 'warning' : 'error',
+                    id,
+                });
+            }
+            if (!item.ok)
+                item.status = 'FAIL';
+            else if (r.signed)
+                item.status = r.signature_ok ? `signed (${r.key_id})` : 'signed, unchecked';
+            else
+                item.status = 'ok (unsigned)';
+            report.items.push(item);
+        }
+    }
+    for (const i of report.items) {
+        if (i.ok)
+            report.verified++;
+        else
+            report.failed++;
+    }
+    report.ok = report.failed === 0 && !report.faults.some((f) => f.severity === 'error');
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/check/export.ts
+
+
+
+
+
+
+function exportAllReceipts(options) {
+    const root = path.resolve(options.root);
+    const found = findFiles(root, globSet(options.journals ?? DEFAULT_JOURNALS));
+    const byAgent = new Map();
+    for (const rel of found)
+        if (!byAgent.has(idOfPath(rel)))
+            byAgent.set(idOfPath(rel), rel);
+    const agents = options.agents && options.agents.length > 0 ? options.agents : [...byAgent.keys()];
+    for (const a of agents) {
+        if (!byAgent.has(a))
+            throw new InputError(`agent ${a}: no journal found (looked for ${[options.journals ?? DEFAULT_JOURNALS].flat().join(', ')})`);
+    }
+    mkdirSync(options.outDir, { recursive: true });
+    const result = { receipts: [], faults: [] };
+    for (const agent of agents) {
+        const rel = byAgent.get(agent);
+        const journal = path.join(root, rel);
+        const file = path.join(options.outDir, `${agent}.receipt.tar`);
+        const common = {
+            agentId: agent,
+            ...(options.signKey === undefined ? {} : { signKey: options.signKey }),
+            ...(options.now === undefined ? {} : { now: options.now }),
+            gzip: false,
+        };
+        try {
+            if (options.redact) {
+                const r = buildPublishedReceipt(journal, { ...common, optIn: true, redact: options.redact });
+                writeFileAtomic(file, r.bytes);
+                result.receipts.push({
+                    agent_id: agent,
+                    journal: rel,
+                    file,
+                    head_hash: r.published_head,
+                    steps: r.steps,
+                    signed: r.signed,
+                    key_id: r.key_id,
+                    original_head: r.original_head,
+                    redacted: r.redacted,
+                });
+            }
+            else {
+                const r = buildReceipt(journal, common);
+                writeFileAtomic(file, r.bytes);
+                result.receipts.push({
+                    agent_id: agent,
+                    journal: rel,
+                    file,
+                    head_hash: r.manifest.head_hash,
+                    steps: r.manifest.steps,
+                    signed: r.signed,
+                    key_id: r.key_id,
+                });
+            }
+        }
+        catch (e) {
+            if (!(e instanceof StepchainError))
+                throw e;
+            // The library names the absolute file and line; annotate at the repository path.
+            const m = /:(\d+): /.exec(e.message.replace(journal, rel));
+            result.faults.push({
+                item: 'journal',
+                path: rel,
+                line: m ? Number(m[1]) : null,
+                kind: e instanceof InputError ? 'input_error' : 'export_refused',
+                message: `agent ${agent}: no receipt: ${e.message.split(journal).join(rel)}`,
+                severity: 'error',
+                id: agent,
+            });
+        }
+    }
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/check/heads.ts
+
+
+
+
+/** Pinned heads: a JSON object `{agent_id: head}` (e.g. collected from signed receipts). */
+function parseExpectedHeads(bytes, source) {
+    let v;
+    try {
+        v = parseBytes(bytes);
+    }
+    catch (e) {
+        throw new errors_InputError(`${source}: not JSON: ${e.message}`);
+    }
+    if (!isJsonObject(v))
+        throw new errors_InputError(`${source}: expected a JSON object {agent_id: head}`);
+    const heads = {};
+    for (const [agent, head] of Object.entries(v)) {
+        assertSafeId(agent, `agent id in ${source}`);
+        if (!isSha256Hex(head))
+            throw new errors_InputError(`${source}: the head of ${agent} is not 64 lowercase hex digits`);
+        heads[agent] = head;
+    }
+    return heads;
+}
+
+;// CONCATENATED MODULE: ./src/report/client/app.ts
+function clientApp(rt, doc) {
+    const root = doc.documentElement;
+    const $ = (id) => {
+        const el = doc.getElementById(id);
+        if (el === null)
+            throw new Error(`page element #${id} is missing`);
+        return el;
+    };
+    const el = (tag, cls, text) => {
+        const e = doc.createElement(tag);
+        if (cls)
+            e.className = cls;
+        if (text !== undefined)
+            e.textContent = text;
+        return e;
+    };
+    const fmtInt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    const fmtSize = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
+    const fail = (kind, message) => {
+        root.setAttribute('data-verify-state', 'done');
+        root.setAttribute('data-verified', 'false');
+        root.setAttribute('data-first-fault-kind', kind);
+        const status = doc.getElementById('status');
+        if (status) {
+            status.className = 'status bad';
+            const t = doc.getElementById('status-title');
+            if (t)
+                t.textContent = '✗ NOT VERIFIED: the report could not check this chain';
+            const d = doc.getElementById('status-detail');
+            if (d)
+                d.textContent = message;
+        }
+    };
+    let data;
+    try {
+        data = JSON.parse($('stepchain-data').textContent ?? '');
+    }
+    catch (e) {
+        fail('report_error', `embedded data unreadable: ${e.message}`);
+        return;
+    }
+    // ---- header ----
+    const meta = $('meta');
+    const metaRow = (k, v, cls) => {
+        const dt = el('dt', undefined, k);
+        const dd = el('dd', cls, v);
+        meta.append(dt, dd);
+        return dd;
+    };
+    metaRow('Agent', data.agent_id);
+    metaRow('Source', `${data.source.kind === 'receipt' ? 'receipt' : 'journal'} ${data.source.path}`);
+    const stepsDd = metaRow('Steps', '…');
+    const headDd = metaRow('Head hash', '…', 'hash');
+    metaRow('Generated', `${data.generated_at} by ${data.generator}`);
+    const gv = data.generator_verify;
+    metaRow('Generator check', gv.ok ? `intact (${fmtInt(gv.steps)} steps, head ${gv.head_hash.slice(0, 16)}…)` : `${gv.errors.length} fault(s): first ${gv.errors[0]?.kind ?? ''} at line ${gv.errors[0]?.line ?? '-'}`);
+    if (data.receipt !== null) {
+        const r = data.receipt;
+        const sec = $('receipt');
+        sec.hidden = false;
+        const dl = el('dl', 'meta');
+        const add = (k, v, cls) => {
+            dl.append(el('dt', undefined, k), el('dd', cls, v));
+        };
+        add('Signature', r.signed ? `signed${r.key_id ? `, key id ${r.key_id}` : ''}` : 'unsigned', r.signed ? undefined : 'warn');
+        add('Signature check', r.signature_check);
+        add('Expected head', data.expected_head ?? '(none)', 'hash');
+        if (r.generator_faults.length > 0)
+            add('Receipt problems', r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join('\n'), 'badtext');
+        sec.append(dl);
+        const det = el('details');
+        det.append(el('summary', undefined, 'manifest.json'));
+        let manifestShown = r.manifest_text;
+        try {
+            manifestShown = rt.display(rt.parseJson(r.manifest_text));
+        }
+        catch {
+            /* shown raw */
+        }
+        det.append(el('pre', 'code', manifestShown));
+        sec.append(det);
+        sec.append(el('p', 'note', 'Checked in this browser: the chain (every step hash, link and seq), that it ends at the manifest head, and the bundled blobs\u2019 digests. ' +
+            'Checked by the generator only: the manifest signature (Ed25519 is not re-checked here), the archive structure and blob_digests.'));
+    }
+    // ---- verification state ----
+    const journal = rt.base64Bytes(data.journal_b64);
+    const verifier = rt.createVerifier(journal, data.expected_head);
+    const entries = verifier.entries;
+    const blobFaults = [];
+    let verified = null;
+    // ---- list (virtual: only the visible rows exist in the DOM) ----
+    const ROW_H = 26;
+    const list = $('list');
+    const spacer = $('list-spacer');
+    const search = $('search');
+    const onlyFaults = $('only-faults');
+    const countEl = $('count');
+    let view = [];
+    let sel = -1; // index into view
+    let filterText = '';
+    /** Set once the reader moves the selection: verification must not take it away afterwards. */
+    let userMoved = false;
+    const hay = [];
+    const fieldText = (v) => (v === undefined ? '' : typeof v === 'string' ? v : rt.display(v, 0));
+    const haystack = (i) => {
+        let h = hay[i];
+        if (h === undefined) {
+            const e = entries[i];
+            const r = e.row;
+            h = (r === null
+                ? `line ${e.line} ${e.text}`
+                : `#${String(r.get('seq'))} ${fieldText(r.get('model'))} ${fieldText(r.get('prompt'))} ${fieldText(r.get('tool_call'))} ${fieldText(r.get('tool_result'))} ${String(r.get('step_hash'))}`).toLowerCase();
+            hay[i] = h;
+        }
+        return h;
+    };
+    const matches = (i) => {
+        const e = entries[i];
+        if (onlyFaults.checked && e.faults.length === 0)
+            return false;
+        return filterText === '' || haystack(i).includes(filterText);
+    };
+    const rebuildView = () => {
+        const current = sel >= 0 ? view[sel] : undefined;
+        view = [];
+        for (let i = 0; i < entries.length; i++)
+            if (matches(i))
+                view.push(i);
+        sel = current === undefined ? (view.length > 0 ? 0 : -1) : view.indexOf(current);
+        if (sel < 0 && view.length > 0)
+            sel = 0;
+        renderList(true);
+        renderDetail();
+    };
+    const extendView = (from) => {
+        for (let i = from; i < entries.length; i++)
+            if (matches(i))
+                view.push(i);
+        if (sel < 0 && view.length > 0) {
+            sel = 0;
+            renderDetail();
+        }
+    };
+    const labelOf = (e) => {
+        const r = e.row;
+        if (r === null)
+            return { n: `L${e.line}`, text: `malformed line: ${e.text.slice(0, 80)}` };
+        const call = r.get('tool_call');
+        const tool = call instanceof Map && typeof call.get('name') === 'string' ? `${call.get('name')} · ` : '';
+        const prompt = r.get('prompt');
+        const p = typeof prompt === 'string' ? prompt : prompt === null ? '' : rt.display(prompt, 0);
+        return { n: `#${String(r.get('seq'))}`, text: `${tool}${p.slice(0, 120)}` };
+    };
+    let rendered = new Map();
+    const renderList = (force = false) => {
+        spacer.style.height = `${view.length * ROW_H}px`;
+        const top = list.scrollTop;
+        const first = Math.max(0, Math.floor(top / ROW_H) - 10);
+        const last = Math.min(view.length, Math.ceil((top + list.clientHeight) / ROW_H) + 10);
+        const next = new Map();
+        for (let v = first; v < last; v++) {
+            const idx = view[v];
+            let row = force ? undefined : rendered.get(v);
+            if (row !== undefined && row.dataset.entry !== String(idx))
+                row = undefined;
+            if (row === undefined) {
+                const e = entries[idx];
+                row = el('div', 'item');
+                row.dataset.entry = String(idx);
+                row.dataset.view = String(v);
+                row.style.top = `${v * ROW_H}px`;
+                const { n, text } = labelOf(e);
+                row.append(el('span', 'n', n), el('span', 'mark', e.faults.length > 0 ? '✗' : '✓'), el('span', 'label', text));
+                if (e.faults.length > 0)
+                    row.classList.add('faulty');
+                rendered.delete(v);
+            }
+            row.classList.toggle('selected', v === sel);
+            row.setAttribute('aria-selected', v === sel ? 'true' : 'false');
+            next.set(v, row);
+        }
+        for (const [, old] of rendered)
+            old.remove();
+        for (const [, r] of next)
+            if (r.parentNode !== spacer)
+                spacer.append(r);
+        rendered = next;
+        countEl.textContent = `${fmtInt(view.length)} of ${fmtInt(verifier.total)} lines${entries.length < verifier.total ? ' (verifying…)' : ''}`;
+    };
+    list.addEventListener('scroll', () => renderList());
+    list.addEventListener('click', (ev) => {
+        const item = ev.target.closest('.item');
+        if (item?.dataset.view !== undefined) {
+            userMoved = true;
+            select(Number(item.dataset.view));
+        }
+    });
+    const scrollIntoView = () => {
+        if (sel < 0)
+            return;
+        const y = sel * ROW_H;
+        if (y < list.scrollTop)
+            list.scrollTop = y;
+        else if (y + ROW_H > list.scrollTop + list.clientHeight)
+            list.scrollTop = y + ROW_H - list.clientHeight;
+    };
+    const select = (v) => {
+        if (view.length === 0)
+            return;
+        sel = Math.max(0, Math.min(view.length - 1, v));
+        scrollIntoView();
+        renderList();
+        renderDetail();
+    };
+    const jumpToLine = (line) => {
+        if (filterText !== '' || onlyFaults.checked) {
+            search.value = '';
+            filterText = '';
+            onlyFaults.checked = false;
+            rebuildView();
+        }
+        const v = view.indexOf(line - 1);
+        if (v >= 0)
+            select(v);
+    };
+    // ---- detail ----
+    const detail = $('detail');
+    const MAX_SHOWN = 200000;
+    const pre = (s) => {
+        const p = el('pre', 'code');
+        if (s.length > MAX_SHOWN) {
+            p.textContent = s.slice(0, MAX_SHOWN);
+            const more = el('button', 'more', `show all ${fmtInt(s.length)} characters`);
+            more.addEventListener('click', () => {
+                p.textContent = s;
+            });
+            const box = el('div');
+            box.append(p, more);
+            return box;
+        }
+        p.textContent = s;
+        return p;
+    };
+    const blobByDigest = new Map();
+    for (const b of data.blobs)
+        blobByDigest.set(b.digest, b);
+    const renderDetail = () => {
+        detail.textContent = '';
+        if (sel < 0 || view.length === 0) {
+            const why = verifier.total === 0 ? 'The journal has no lines.' : entries.length === 0 ? 'Verifying…' : 'No step matches the search.';
+            detail.append(el('p', 'note', why));
+            return;
+        }
+        const idx = view[sel];
+        const e = entries[idx];
+        const r = e.row;
+        const h = el('h2');
+        h.append(el('span', undefined, r === null ? `Line ${e.line}` : `Step ${String(r.get('seq'))} `), el('span', 'dim', r === null ? '' : `line ${e.line} · ${sel + 1} / ${view.length} shown`));
+        detail.append(h);
+        detail.dataset.line = String(e.line);
+        if (e.faults.length > 0) {
+            const ul = el('ul', 'faults');
+            for (const f of e.faults)
+                ul.append(el('li', undefined, `line ${e.line}: ${f.kind}: ${f.message}`));
+            detail.append(ul);
+        }
+        else if (r !== null) {
+            detail.append(el('p', 'okline', '✓ step hash recomputed in this browser and linked to the previous step'));
+        }
+        if (r === null) {
+            detail.append(el('h3', undefined, 'Raw line'), pre(e.text));
+            return;
+        }
+        const dl = el('dl', 'meta');
+        const add = (k, v, cls) => {
+            const dd = el('dd', cls, v);
+            dl.append(el('dt', undefined, k), dd);
+            return dd;
+        };
+        const ts = r.get('ts');
+        const tsNum = typeof ts === 'number' ? ts : typeof ts === 'bigint' ? Number(ts) : ts !== null && typeof ts === 'object' && !Array.isArray(ts) && !(ts instanceof Map) ? ts.f : NaN;
+        const tsDate = Number.isFinite(tsNum) && Math.abs(tsNum) < 8.64e12 ? new Date(tsNum * 1000).toISOString() : '';
+        add('Time', `${tsDate} (ts ${rt.canonical(ts)})`);
+        add('Model', fieldText(r.get('model')));
+        add('Input hash', String(r.get('input_hash')), 'hash');
+        add('Prev hash', String(r.get('prev_hash')), 'hash');
+        add('Step hash', String(r.get('step_hash')), 'hash');
+        if (e.computed !== r.get('step_hash'))
+            add('Recomputed', e.computed ?? '', 'hash badtext');
+        // What changed from the previous well-formed row.
+        let prev = null;
+        for (let j = idx - 1; j >= 0 && prev === null; j--)
+            prev = entries[j].row;
+        if (prev !== null) {
+            const changed = ['model', 'prompt', 'tool_call', 'tool_result'].filter((k) => rt.canonical(prev.get(k)) !== rt.canonical(r.get(k)));
+            add('Changed', changed.length > 0 ? changed.join(', ') : 'nothing but the hashes and time');
+        }
+        detail.append(dl);
+        for (const k of ['prompt', 'tool_call', 'tool_result']) {
+            const v = r.get(k);
+            detail.append(el('h3', undefined, k), pre(typeof v === 'string' ? v : rt.display(v)));
+        }
+        const refs = r.get('blob_refs');
+        detail.append(el('h3', undefined, `blob_refs (${refs.length})`));
+        if (refs.length > 0) {
+            const ul = el('ul', 'refs');
+            for (const d of refs) {
+                const li = el('li');
+                const b = blobByDigest.get(d);
+                li.append(el('code', 'hash', d), el('span', 'dim', b === undefined ? ' (not bundled)' : b.size === null ? ' (not found)' : ` ${fmtSize(b.size)}${b.b64 === undefined ? ` · not embedded: ${b.skipped ?? ''}` : ''}`));
+                if (b?.b64 !== undefined)
+                    li.append(blobPreview(b));
+                ul.append(li);
+            }
+            detail.append(ul);
+        }
+        const raw = el('details');
+        raw.append(el('summary', undefined, 'raw line'), pre(e.text));
+        detail.append(raw);
+    };
+    const blobPreview = (b) => {
+        const det = el('details', 'preview');
+        det.append(el('summary', undefined, 'preview'));
+        let filled = false;
+        det.addEventListener('toggle', () => {
+            if (filled || !det.open)
+                return;
+            filled = true;
+            const bytes = rt.base64Bytes(b.b64 ?? '');
+            const head = bytes.subarray(0, 4096);
+            let binary = false;
+            let textPreview = '';
+            try {
+                textPreview = rt.decodeUtf8(head, true);
+                binary = /[\u0000-\u0008\u000e-\u001f]/.test(textPreview);
+            }
+            catch {
+                // A multi-byte character cut at 4 KiB is still text; anything else is binary.
+                try {
+                    textPreview = rt.decodeUtf8(head.subarray(0, Math.max(0, head.length - 3)), true);
+                    binary = bytes.length <= 4096;
+                }
+                catch {
+                    binary = true;
+                }
+            }
+            if (binary) {
+                let hex = '';
+                for (let i = 0; i < Math.min(512, bytes.length); i++)
+                    hex += bytes[i].toString(16).padStart(2, '0') + (i % 16 === 15 ? '\n' : ' ');
+                textPreview = `binary, first ${Math.min(512, bytes.length)} bytes:\n${hex}`;
+            }
+            else if (bytes.length > 4096)
+                textPreview += `\n… (${fmtSize(bytes.length)} in all)`;
+            det.append(el('pre', 'code', textPreview));
+        });
+        return det;
+    };
+    // ---- blobs section ----
+    const blobsSec = $('blobs');
+    const blobStatus = new Map();
+    if (data.blobs.length > 0) {
+        blobsSec.hidden = false;
+        const embedded = data.blobs.filter((b) => b.b64 !== undefined).length;
+        blobsSec.append(el('p', 'note', `${embedded} of ${data.blobs.length} referenced blob(s) embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all).` +
+            (embedded < data.blobs.length ? ' Skipped blobs are listed with the reason; their bytes are not in this file.' : '')));
+        const table = el('table', 'blobs');
+        const thead = el('tr');
+        for (const t of ['digest', 'size', 'status', ''])
+            thead.append(el('th', undefined, t));
+        table.append(thead);
+        for (const b of data.blobs) {
+            const tr = el('tr');
+            const st = el('td', undefined, b.b64 !== undefined ? 'embedded (digest not checked yet)' : `not embedded: ${b.skipped ?? 'unknown'}`);
+            blobStatus.set(b.digest, st);
+            const pv = el('td');
+            if (b.b64 !== undefined)
+                pv.append(blobPreview(b));
+            tr.append(el('td', 'hash', b.digest), el('td', undefined, b.size === null ? '-' : fmtSize(b.size)), st, pv);
+            table.append(tr);
+        }
+        blobsSec.append(table);
+    }
+    // ---- fork tree ----
+    if (data.forks !== null) {
+        const sec = $('forks');
+        sec.hidden = false;
+        const draw = (n) => {
+            const li = el('li');
+            const bits = [n.id];
+            if (n.label)
+                bits.push(`“${n.label}”`);
+            if (n.from_step !== undefined && n.from_step !== null)
+                bits.push(`from step ${n.from_step}`);
+            if (n.branch)
+                bits.push(`branch ${n.branch}`);
+            if (n.steps_since !== undefined && n.steps_since !== null)
+                bits.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
+            if (n.journal_ok === false)
+                bits.push('JOURNAL DOES NOT VERIFY');
+            if (n.missing)
+                bits.push('WORKTREE MISSING');
+            if (n.current)
+                bits.push('(this report)');
+            const span = el('span', n.current ? 'node current' : n.journal_ok === false || n.missing ? 'node badnode' : 'node', bits.join(' · '));
+            li.append(span);
+            if (n.children.length > 0) {
+                const ul = el('ul');
+                for (const c of n.children)
+                    ul.append(draw(c));
+                li.append(ul);
+            }
+            return li;
+        };
+        const ul = el('ul', 'tree');
+        ul.append(draw(data.forks));
+        sec.append(ul);
+    }
+    // ---- keyboard and search ----
+    let searchTimer;
+    search.addEventListener('input', () => {
+        if (searchTimer !== undefined)
+            clearTimeout(searchTimer);
+        searchTimer = setTimeout(() => {
+            filterText = search.value.trim().toLowerCase();
+            rebuildView();
+        }, 120);
+    });
+    onlyFaults.addEventListener('change', () => rebuildView());
+    doc.addEventListener('keydown', (ev) => {
+        const t = ev.target;
+        const typing = t !== null && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA');
+        if (typing) {
+            if (ev.key === 'Escape') {
+                search.value = '';
+                filterText = '';
+                rebuildView();
+                search.blur();
+            }
+            else if (ev.key === 'Enter' || ev.key === 'ArrowDown') {
+                if (searchTimer !== undefined)
+                    clearTimeout(searchTimer);
+                filterText = search.value.trim().toLowerCase();
+                rebuildView();
+                search.blur();
+                ev.preventDefault();
+            }
+            return;
+        }
+        if (ev.ctrlKey || ev.metaKey || ev.altKey)
+            return;
+        const page = Math.max(1, Math.floor(list.clientHeight / ROW_H) - 1);
+        let to;
+        switch (ev.key) {
+            case 'ArrowRight':
+            case 'ArrowDown':
+            case 'j':
+                to = sel + 1;
+                break;
+            case 'ArrowLeft':
+            case 'ArrowUp':
+            case 'k':
+                to = sel - 1;
+                break;
+            case 'Home':
+            case 'g':
+                to = 0;
+                break;
+            case 'End':
+            case 'G':
+                to = view.length - 1;
+                break;
+            case 'PageDown':
+                to = sel + page;
+                break;
+            case 'PageUp':
+                to = sel - page;
+                break;
+            case '/':
+                search.focus();
+                ev.preventDefault();
+                return;
+            default:
+                return;
+        }
+        ev.preventDefault();
+        userMoved = true;
+        select(to);
+    });
+    // ---- the verification loop: chunks within a time budget, yielding between them ----
+    const status = $('status');
+    const title = $('status-title');
+    const statusDetail = $('status-detail');
+    const bar = $('progress-bar');
+    const faultList = $('faults');
+    root.setAttribute('data-verify-state', 'running');
+    const showFaults = (errors) => {
+        faultList.textContent = '';
+        const shown = errors.slice(0, 200);
+        for (const f of shown) {
+            const li = el('li');
+            if (f.line !== null) {
+                const a = el('button', 'linklike', `line ${f.line}`);
+                const line = f.line;
+                a.addEventListener('click', () => jumpToLine(line));
+                li.append(a, el('span', undefined, `: ${f.kind}: ${f.message}`));
+            }
+            else
+                li.textContent = `${f.kind}: ${f.message}`;
+            faultList.append(li);
+        }
+        if (errors.length > shown.length)
+            faultList.append(el('li', undefined, `… and ${errors.length - shown.length} more (tick “only faults” to list every faulty line)`));
+    };
+    const finish = () => {
+        const r = verifier.result();
+        // Receipt checks the page cannot redo (the signature) count too, marked as the generator's.
+        const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({ ...f, message: `${f.message} (checked by the generator)` }));
+        const errors = [...r.errors, ...blobFaults, ...receiptFaults];
+        verified = { ...r, ok: errors.length === 0, errors };
+        stepsDd.textContent = fmtInt(r.steps);
+        headDd.textContent = r.ok ? r.head_hash : `${r.head_hash} (the last stored step_hash: not vouched for)`;
+        bar.style.width = '100%';
+        root.setAttribute('data-verify-state', 'done');
+        root.setAttribute('data-steps', String(r.steps));
+        root.setAttribute('data-head-hash', r.head_hash);
+        if (verified.ok) {
+            status.className = 'status ok';
+            title.textContent = `✓ Chain intact: ${fmtInt(r.steps)} step${r.steps === 1 ? '' : 's'} verified in this browser`;
+            statusDetail.textContent = `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.`;
+            root.setAttribute('data-verified', 'true');
+        }
+        else {
+            const first = errors[0];
+            status.className = 'status bad';
+            title.textContent = `✗ TAMPERED OR BROKEN: ${errors.length} fault${errors.length === 1 ? '' : 's'}${first.line !== null ? `, first at line ${first.line}` : ''}`;
+            statusDetail.textContent = 'Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser.';
+            showFaults(errors);
+            root.setAttribute('data-verified', 'false');
+            root.setAttribute('data-first-fault-kind', first.kind);
+            if (first.line !== null)
+                root.setAttribute('data-first-fault-line', String(first.line));
+            root.setAttribute('data-fault-count', String(errors.length));
+            // Open the report on the first faulty step, unless the reader is already elsewhere.
+            if (!userMoved && first.line !== null && filterText === '')
+                jumpToLine(first.line);
+        }
+        if (r.ok !== gv.ok || r.head_hash !== gv.head_hash) {
+            statusDetail.textContent += ` Warning: the generator's own check disagreed (${gv.ok ? 'intact' : 'faults'}, head ${gv.head_hash}).`;
+        }
+        renderList();
+    };
+    const blobQueue = data.blobs.filter((b) => b.b64 !== undefined);
+    const checkBlob = (b) => {
+        const got = rt.sha256Hex(rt.base64Bytes(b.b64 ?? ''));
+        const st = blobStatus.get(b.digest);
+        if (got === b.digest) {
+            if (st)
+                st.textContent = 'embedded, digest verified ✓';
+        }
+        else {
+            blobFaults.push({ line: null, kind: 'blob_digest_mismatch', message: `blob ${b.digest} hashes to ${got}` });
+            if (st) {
+                st.textContent = `digest MISMATCH: bytes hash to ${got}`;
+                st.className = 'badtext';
+            }
+        }
+    };
+    const tick = () => {
+        try {
+            const t0 = performance.now();
+            const before = entries.length;
+            let done = false;
+            while (!done && performance.now() - t0 < 12)
+                done = verifier.run(64);
+            extendView(before);
+            const pct = verifier.total === 0 ? 100 : Math.floor((entries.length / verifier.total) * 100);
+            bar.style.width = `${pct}%`;
+            title.textContent = `Verifying in this browser… ${fmtInt(entries.length)} / ${fmtInt(verifier.total)} lines`;
+            renderList(before === 0);
+            if (!done) {
+                setTimeout(tick, 0);
+                return;
+            }
+            while (blobQueue.length > 0 && performance.now() - t0 < 12)
+                checkBlob(blobQueue.shift());
+            if (blobQueue.length > 0) {
+                title.textContent = `Checking bundled blobs… ${blobQueue.length} left`;
+                setTimeout(tick, 0);
+                return;
+            }
+            finish();
+        }
+        catch (e) {
+            fail('report_error', `verification stopped: ${e.message}`);
+        }
+    };
+    setTimeout(tick, 0);
+}
+
+;// CONCATENATED MODULE: ./src/report/client/runtime.ts
+/**
+ * The report page's verification runtime: a lossless JSON parser, the canonical
+ * encoder, SHA-256 and the chain checker, as ONE self-contained function.
+ *
+ * It references nothing outside its own body (no imports, no module-level values),
+ * so `clientRuntime.toString()` is valid page script in the built CLI bundle and in
+ * tests alike; the page calls `(<source>)()`. The same function runs in Node in the
+ * tests, where it is checked against `src/canonical`, `src/journal` and python3.
+ * Rules mirror `src/canonical/parse.ts`, `encode.ts`, `float-repr.ts`, `key-order.ts`,
+ * `src/journal/row.ts` and `chain.ts`; keep them in step (the tests enforce it).
+ *
+ * Value model in the page: objects are `Map`s (insertion order, last duplicate wins),
+ * integers are safe `number`s or `bigint`s, floats are non-integral `number`s or a
+ * `{ f: number }` box when integral, -0 or not finite (so `1.0` stays `1.0`).
+ */
+function clientRuntime() {
+    const ZERO = '0000000000000000000000000000000000000000000000000000000000000000';
+    const MAX_DEPTH = 4096;
+    const MAX_INT_DIGITS = 4300;
+    const ROW_KEYS = ['blob_refs', 'input_hash', 'model', 'prev_hash', 'prompt', 'seq', 'step_hash', 'tool_call', 'tool_result', 'ts'];
+    const HEX64 = /^[0-9a-f]{64}$/;
+    function isFloatBox(v) {
+        return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Map);
+    }
+    // ---- JSON parse (Python json.loads rules, lossless numbers) ----
+    function parseError(reason, at) {
+        const e = new Error(`${reason} at column ${at + 1}`);
+        e.name = 'JsonParseError';
+        return e;
+    }
+    function parseJson(text) {
+        let i = 0;
+        const n = text.length;
+        const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+        const fail = (reason, at) => {
+            throw parseError(reason, at === undefined ? i : at);
+        };
+        const skipWs = () => {
+            while (i < n) {
+                const c = text.charCodeAt(i);
+                if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)
+                    i++;
+                else
+                    break;
+            }
+        };
+        const parseString = () => {
+            const start = ++i;
+            let out = '';
+            let run = start;
+            for (;;) {
+                if (i >= n)
+                    fail('unterminated string', start - 1);
+                const c = text.charCodeAt(i);
+                if (c === 0x22) {
+                    out += text.slice(run, i);
+                    i++;
+                    return out;
+                }
+                if (c < 0x20)
+                    fail('invalid control character in string');
+                if (c !== 0x5c) {
+                    i++;
+                    continue;
+                }
+                out += text.slice(run, i);
+                const e = text.charCodeAt(i + 1);
+                if (e === 0x22)
+                    out += '"';
+                else if (e === 0x5c)
+                    out += '\\';
+                else if (e === 0x2f)
+                    out += '/';
+                else if (e === 0x62)
+                    out += '\b';
+                else if (e === 0x66)
+                    out += '\f';
+                else if (e === 0x6e)
+                    out += '\n';
+                else if (e === 0x72)
+                    out += '\r';
+                else if (e === 0x74)
+                    out += '\t';
+                else if (e === 0x75) {
+                    const hex = text.slice(i + 2, i + 6);
+                    if (!/^[0-9a-fA-F]{4}$/.test(hex))
+                        fail('invalid \\uXXXX escape');
+                    out += String.fromCharCode(parseInt(hex, 16));
+                    i += 4;
+                }
+                else
+                    fail('invalid escape');
+                i += 2;
+                run = i;
+            }
+        };
+        const parseNumber = () => {
+            NUMBER.lastIndex = i;
+            const m = NUMBER.exec(text);
+            if (m === null)
+                return fail('expecting value');
+            const token = m[0];
+            const start = i;
+            i += token.length;
+            if (m[1] !== undefined || m[2] !== undefined) {
+                const f = Number(token);
+                return Number.isInteger(f) || Object.is(f, -0) || !Number.isFinite(f) ? { f } : f;
+            }
+            const digits = token.length - (token.charCodeAt(0) === 0x2d ? 1 : 0);
+            if (digits <= 15)
+                return Number(token);
+            if (digits > MAX_INT_DIGITS)
+                fail(`integer of ${digits} digits exceeds the ${MAX_INT_DIGITS}-digit limit`, start);
+            const big = BigInt(token);
+            return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+        };
+        const literal = (word, value) => {
+            if (!text.startsWith(word, i))
+                fail('expecting value');
+            i += word.length;
+            return value;
+        };
+        const parseValue = (depth) => {
+            if (depth > MAX_DEPTH)
+                fail(`nested deeper than ${MAX_DEPTH} levels`);
+            skipWs();
+            const c = text.charCodeAt(i);
+            if (c === 0x22)
+                return parseString();
+            if (c === 0x7b) {
+                i++;
+                const map = new Map();
+                skipWs();
+                if (text.charCodeAt(i) === 0x7d) {
+                    i++;
+                    return map;
+                }
+                for (;;) {
+                    skipWs();
+                    if (text.charCodeAt(i) !== 0x22)
+                        fail('expecting property name enclosed in double quotes');
+                    const key = parseString();
+                    skipWs();
+                    if (text.charCodeAt(i) !== 0x3a)
+                        fail("expecting ':' delimiter");
+                    i++;
+                    map.set(key, parseValue(depth + 1));
+                    skipWs();
+                    const d = text.charCodeAt(i);
+                    if (d === 0x2c) {
+                        i++;
+                        continue;
+                    }
+                    if (d === 0x7d) {
+                        i++;
+                        return map;
+                    }
+                    fail("expecting ',' delimiter");
+                }
+            }
+            if (c === 0x5b) {
+                i++;
+                const arr = [];
+                skipWs();
+                if (text.charCodeAt(i) === 0x5d) {
+                    i++;
+                    return arr;
+                }
+                for (;;) {
+                    arr.push(parseValue(depth + 1));
+                    skipWs();
+                    const d = text.charCodeAt(i);
+                    if (d === 0x2c) {
+                        i++;
+                        continue;
+                    }
+                    if (d === 0x5d) {
+                        i++;
+                        return arr;
+                    }
+                    fail("expecting ',' delimiter");
+                }
+            }
+            if (c === 0x6e)
+                return literal('null', null);
+            if (c === 0x74)
+                return literal('true', true);
+            if (c === 0x66)
+                return literal('false', false);
+            if (c === 0x4e)
+                return literal('NaN', { f: NaN });
+            if (c === 0x49)
+                return literal('Infinity', { f: Infinity });
+            if (c === 0x2d) {
+                if (text.startsWith('-Infinity', i))
+                    return literal('-Infinity', { f: -Infinity });
+                return parseNumber();
+            }
+            if (c >= 0x30 && c <= 0x39)
+                return parseNumber();
+            return fail('expecting value');
+        };
+        const value = parseValue(0);
+        skipWs();
+        if (i < n)
+            fail('extra data');
+        return value;
+    }
+    // ---- canonical encode (Python json.dumps(sort_keys=True, separators=(",", ":"))) ----
+    function pythonFloatRepr(x) {
+        if (Number.isNaN(x))
+            return 'NaN';
+        if (x === Infinity)
+            return 'Infinity';
+        if (x === -Infinity)
+            return '-Infinity';
+        if (x === 0)
+            return Object.is(x, -0) ? '-0.0' : '0.0';
+        const sign = x < 0 ? '-' : '';
+        const s = String(Math.abs(x));
+        const ei = s.indexOf('e');
+        const mantissa = ei < 0 ? s : s.slice(0, ei);
+        const shift = ei < 0 ? 0 : Number(s.slice(ei + 1));
+        const dot = mantissa.indexOf('.');
+        const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);
+        const all = dot < 0 ? mantissa : intPart + mantissa.slice(dot + 1);
+        let lead = 0;
+        while (lead < all.length - 1 && all.charCodeAt(lead) === 48)
+            lead++;
+        let end = all.length;
+        while (end > lead + 1 && all.charCodeAt(end - 1) === 48)
+            end--;
+        const digits = all.slice(lead, end);
+        const exp = intPart.length + shift - lead - 1;
+        if (exp >= -4 && exp < 16) {
+            if (exp >= 0) {
+                const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, '0');
+                const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : '0';
+                return `${sign}${whole}.${frac}`;
+            }
+            return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+        }
+        const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;
+        const e = `${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+        return `${sign}${m}e${e}`;
+    }
+    function compareCodePoints(a, b) {
+        const n = Math.min(a.length, b.length);
+        let i = 0;
+        while (i < n && a.charCodeAt(i) === b.charCodeAt(i))
+            i++;
+        if (i === n)
+            return a.length - b.length;
+        const ca = a.charCodeAt(i);
+        const cb = b.charCodeAt(i);
+        if (ca < 0xd800 && cb < 0xd800)
+            return ca - cb;
+        const low = (c) => c >= 0xdc00 && c <= 0xdfff;
+        if (i > 0 && (low(ca) || low(cb))) {
+            const prev = a.charCodeAt(i - 1);
+            if (prev >= 0xd800 && prev <= 0xdbff)
+                i--;
+        }
+        return (a.codePointAt(i) ?? 0) - (b.codePointAt(i) ?? 0);
+    }
+    const SHORT = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
+    function encodeString(s) {
+        let out = '"';
+        let run = 0;
+        for (let i = 0; i < s.length; i++) {
+            const c = s.charCodeAt(i);
+            if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c)
+                continue;
+            out += s.slice(run, i);
+            out += SHORT[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
+            run = i + 1;
+        }
+        return `${out}${s.slice(run)}"`;
+    }
+    function canonical(v, depth = 0) {
+        if (v === null)
+            return 'null';
+        if (v === true)
+            return 'true';
+        if (v === false)
+            return 'false';
+        if (typeof v === 'string')
+            return encodeString(v);
+        if (typeof v === 'bigint')
+            return v.toString();
+        if (typeof v === 'number') {
+            if (Number.isInteger(v))
+                return Number.isSafeInteger(v) ? String(v === 0 ? 0 : v) : BigInt(v).toString();
+            return pythonFloatRepr(v);
+        }
+        if (depth > MAX_DEPTH)
+            throw new Error(`value nested deeper than ${MAX_DEPTH} levels`);
+        if (Array.isArray(v)) {
+            let out = '[';
+            for (let i = 0; i < v.length; i++)
+                out += (i > 0 ? ',' : '') + canonical(v[i], depth + 1);
+            return `${out}]`;
+        }
+        if (v instanceof Map) {
+            const keys = [...v.keys()].sort(compareCodePoints);
+            let out = '{';
+            for (let i = 0; i < keys.length; i++) {
+                const k = keys[i];
+                out += `${i > 0 ? ',' : ''}${encodeString(k)}:${canonical(v.get(k), depth + 1)}`;
+            }
+            return `${out}}`;
+        }
+        return pythonFloatRepr(v.f);
+    }
+    /** A readable JSON rendering for the detail pane: insertion order, indented, non-ASCII kept. */
+    function display(v, indent = 2) {
+        const str = (s) => {
+            let out = '"';
+            for (let i = 0; i < s.length; i++) {
+                const c = s.charCodeAt(i);
+                const hi = c >= 0xd800 && c <= 0xdbff;
+                const lo = c >= 0xdc00 && c <= 0xdfff;
+                if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
+                    out += s.slice(i, i + 2);
+                    i++;
+                }
+                else if (SHORT[c] !== undefined)
+                    out += SHORT[c];
+                else if (c < 0x20 || c === 0x7f || hi || lo || c === 0x2028 || c === 0x2029)
+                    out += `\\u${c.toString(16).padStart(4, '0')}`;
+                else
+                    out += s[i];
+            }
+            return `${out}"`;
+        };
+        const walk = (x, pad) => {
+            if (typeof x === 'string')
+                return str(x);
+            if (x === null || typeof x !== 'object')
+                return canonical(x);
+            const inner = pad + ' '.repeat(indent);
+            if (Array.isArray(x)) {
+                if (x.length === 0)
+                    return '[]';
+                return `[\n${x.map((e) => inner + walk(e, inner)).join(',\n')}\n${pad}]`;
+            }
+            if (x instanceof Map) {
+                if (x.size === 0)
+                    return '{}';
+                const parts = [];
+                for (const [k, e] of x)
+                    parts.push(`${inner}${str(k)}: ${walk(e, inner)}`);
+                return `{\n${parts.join(',\n')}\n${pad}}`;
+            }
+            return pythonFloatRepr(x.f);
+        };
+        return walk(v, '');
+    }
+    // ---- SHA-256 (FIPS 180-4), independent of WebCrypto ----
+    const K = new Uint32Array([
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
+        0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
+        0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+        0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
+        0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+        0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]);
+    const W = new Uint32Array(64);
+    function sha256Hex(bytes) {
+        const len = bytes.length;
+        const total = Math.ceil((len + 9) / 64) * 64;
+        const buf = new Uint8Array(total);
+        buf.set(bytes);
+        buf[len] = 0x80;
+        const dv = new DataView(buf.buffer);
+        dv.setUint32(total - 8, Math.floor(len / 0x20000000));
+        dv.setUint32(total - 4, (len * 8) >>> 0);
+        let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
+        let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
+        for (let off = 0; off < total; off += 64) {
+            for (let t = 0; t < 16; t++)
+                W[t] = dv.getUint32(off + t * 4);
+            for (let t = 16; t < 64; t++) {
+                const a = W[t - 15];
+                const b = W[t - 2];
+                const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
+                const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
+                W[t] = (W[t - 16] + s0 + W[t - 7] + s1) | 0;
+            }
+            let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
+            for (let t = 0; t < 64; t++) {
+                const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+                const ch = (e & f) ^ (~e & g);
+                const t1 = (h + S1 + ch + K[t] + W[t]) | 0;
+                const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+                const maj = (a & b) ^ (a & c) ^ (b & c);
+                const t2 = (S0 + maj) | 0;
+                h = g;
+                g = f;
+                f = e;
+                e = (d + t1) | 0;
+                d = c;
+                c = b;
+                b = a;
+                a = (t1 + t2) | 0;
+            }
+            h0 = (h0 + a) | 0;
+            h1 = (h1 + b) | 0;
+            h2 = (h2 + c) | 0;
+            h3 = (h3 + d) | 0;
+            h4 = (h4 + e) | 0;
+            h5 = (h5 + f) | 0;
+            h6 = (h6 + g) | 0;
+            h7 = (h7 + h) | 0;
+        }
+        let hex = '';
+        for (const w of [h0, h1, h2, h3, h4, h5, h6, h7])
+            hex += (w >>> 0).toString(16).padStart(8, '0');
+        return hex;
+    }
+    function asciiBytes(s) {
+        const out = new Uint8Array(s.length);
+        for (let i = 0; i < s.length; i++)
+            out[i] = s.charCodeAt(i);
+        return out;
+    }
+    function base64Bytes(b64) {
+        const bin = atob(b64);
+        const out = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++)
+            out[i] = bin.charCodeAt(i);
+        return out;
+    }
+    const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    const lossyUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+    function decodeUtf8(bytes, fatal) {
+        return (fatal ? strictUtf8 : lossyUtf8).decode(bytes);
+    }
+    // ---- journal rows and the chain (SPEC §2; src/journal/row.ts, chain.ts) ----
+    function stepHash(row) {
+        const payload = new Map();
+        for (const k of ['prev_hash', 'input_hash', 'model', 'prompt', 'tool_call', 'tool_result'])
+            payload.set(k, row.get(k));
+        return sha256Hex(asciiBytes(canonical(payload)));
+    }
+    /** The shape checks of `rowFromValue`: a reason when the value is not a row. */
+    function rowProblem(v) {
+        if (!(v instanceof Map))
+            return 'line is not a JSON object';
+        for (const k of ROW_KEYS)
+            if (!v.has(k))
+                return `row has no "${k}" key`;
+        if (typeof v.get('prev_hash') !== 'string')
+            return '"prev_hash" is not a string';
+        if (typeof v.get('step_hash') !== 'string')
+            return '"step_hash" is not a string';
+        if (typeof v.get('input_hash') !== 'string')
+            return '"input_hash" is not a string';
+        const seq = v.get('seq');
+        if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0)
+            return '"seq" is not a non-negative integer';
+        const refs = v.get('blob_refs');
+        if (!Array.isArray(refs) || !refs.every((r) => typeof r === 'string' && HEX64.test(r))) {
+            return '"blob_refs" is not a list of SHA-256 hex digests';
+        }
+        const ts = v.get('ts');
+        if (typeof ts !== 'number' && typeof ts !== 'bigint' && !isFloatBox(ts))
+            return '"ts" is not a number';
+        return null;
+    }
+    const short = (h) => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
+    function createVerifier(bytes, expectedHead) {
+        // Line boundaries first (cheap), so progress has a denominator.
+        const bounds = [];
+        let s = 0;
+        while (s < bytes.length) {
+            let nl = bytes.indexOf(0x0a, s);
+            if (nl < 0)
+                nl = bytes.length;
+            bounds.push(s, nl);
+            s = nl + 1;
+        }
+        const total = bounds.length / 2;
+        const entries = [];
+        const errors = [];
+        let expectedSeq = 0;
+        let prevHash = ZERO;
+        let steps = 0;
+        let done = false;
+        const checkLine = (idx) => {
+            const start = bounds[idx * 2];
+            const end = bounds[idx * 2 + 1];
+            const line = idx + 1;
+            const raw = bytes.subarray(start, end);
+            const entry = { line, start, end, text: '', row: null, computed: null, faults: [] };
+            entries.push(entry);
+            const fault = (kind, message) => {
+                const f = { line, kind, message };
+                entry.faults.push(f);
+                errors.push(f);
+            };
+            if (raw.length === 0) {
+                fault('malformed_json', 'empty line');
+                return;
+            }
+            let text;
+            try {
+                text = decodeUtf8(raw, true);
+            }
+            catch {
+                entry.text = decodeUtf8(raw, false);
+                fault('malformed_json', 'invalid UTF-8 at column 1');
+                return;
+            }
+            entry.text = text;
+            let value;
+            try {
+                value = parseJson(text);
+            }
+            catch (e) {
+                fault('malformed_json', e instanceof RangeError ? 'line too large or too deeply nested' : e.message);
+                return;
+            }
+            const problem = rowProblem(value);
+            if (problem !== null) {
+                fault('malformed_json', problem);
+                return;
+            }
+            const row = value;
+            entry.row = row;
+            const computed = stepHash(row);
+            entry.computed = computed;
+            const seq = row.get('seq');
+            const stored = row.get('step_hash');
+            const prev = row.get('prev_hash');
+            if (seq !== expectedSeq)
+                fault('seq_mismatch', `seq ${seq}, expected ${expectedSeq}`);
+            if (prev !== prevHash) {
+                fault('prev_hash_mismatch', `chain break: prev_hash ${short(prev)} does not match the previous step_hash ${short(prevHash)}`);
+            }
+            if (computed !== stored)
+                fault('step_hash_mismatch', `field tamper: stored step_hash ${short(stored)}, recomputed ${short(computed)}`);
+            expectedSeq = seq + 1;
+            prevHash = stored;
+            steps++;
+        };
+        const finish = () => {
+            if (bytes.length === 0)
+                errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
+            const head = steps > 0 ? prevHash : ZERO;
+            if (expectedHead !== undefined && expectedHead !== null && expectedHead !== head) {
+                errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${expectedHead}` });
+            }
+            done = true;
+        };
+        return {
+            entries,
+            total,
+            run(maxLines) {
+                if (done)
+                    return true;
+                const stop = Math.min(total, entries.length + maxLines);
+                while (entries.length < stop)
+                    checkLine(entries.length);
+                if (entries.length >= total)
+                    finish();
+                return done;
+            },
+            result() {
+                return { ok: done && errors.length === 0, head_hash: steps > 0 ? prevHash : ZERO, steps, errors: errors.slice() };
+            },
+        };
+    }
+    return {
+        parseJson,
+        canonical: (v) => canonical(v),
+        display,
+        pythonFloatRepr,
+        compareCodePoints,
+        encodeString,
+        sha256Hex,
+        asciiBytes,
+        base64Bytes,
+        decodeUtf8,
+        stepHash,
+        createVerifier,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/report/page.ts
+
+
+
+/**
+ * The report page: static skeleton, inline style, inline script and the embedded
+ * data. The script is the source text of two self-contained functions
+ * (`clientRuntime`, `clientApp`), so the single-file CLI bundle carries it as is.
+ * A Content-Security-Policy allows only that exact script and style (by hash) and
+ * no fetch of any kind: the page works, and can only work, offline.
+ */
+function runtimeSource() {
+    return clientRuntime.toString();
+}
+function pageScript() {
+    return `"use strict";\n(${clientApp.toString()})((${runtimeSource()})(), document);\n`;
+}
+const STYLE = `
+:root { --bg:#fff; --fg:#1b1f24; --dim:#656d76; --line:#d0d7de; --ok:#1a7f37; --okbg:#dafbe1; --bad:#cf222e; --badbg:#ffebe9; --sel:#ddf4ff; --warn:#9a6700; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+header, main, section { padding: 0 20px; }
+h1 { font-size: 18px; margin: 14px 0 8px; }
+h2 { font-size: 16px; margin: 4px 0 8px; }
+h3 { font-size: 13px; margin: 14px 0 4px; color: var(--dim); text-transform: uppercase; letter-spacing: .04em; }
+.status { border: 2px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 8px 0 12px; background: #f6f8fa; }
+.status .title { font-size: 22px; font-weight: 700; }
+.status.ok { border-color: var(--ok); background: var(--okbg); color: var(--ok); }
+.status.bad { border-color: var(--bad); background: var(--badbg); color: var(--bad); }
+.status.bad .title { font-size: 26px; }
+.status .detail { color: var(--fg); margin-top: 4px; }
+.progress { height: 6px; background: var(--line); border-radius: 3px; margin-top: 8px; overflow: hidden; }
+.progress div { height: 100%; width: 0; background: #0969da; }
+.status.ok .progress, .status.bad .progress { display: none; }
+ul.faults { color: var(--bad); margin: 8px 0 0; padding-left: 20px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0 0 8px; }
+dl.meta dt { color: var(--dim); }
+dl.meta dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.hash, code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
+.dim { color: var(--dim); font-weight: normal; }
+.warn { color: var(--warn); font-weight: 600; }
+.badtext { color: var(--bad); font-weight: 600; }
+.okline { color: var(--ok); margin: 4px 0; }
+.note { color: var(--dim); }
+.toolbar { display: flex; gap: 12px; align-items: center; margin: 8px 0; flex-wrap: wrap; }
+#search { flex: 0 1 360px; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
+main { display: grid; grid-template-columns: minmax(260px, 38%) 1fr; gap: 16px; }
+#list { position: relative; height: 70vh; overflow-y: auto; border: 1px solid var(--line); border-radius: 6px; outline: none; }
+#list-spacer { position: relative; }
+.item { position: absolute; left: 0; right: 0; height: 26px; line-height: 26px; padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; border-bottom: 1px solid #f0f2f4; }
+.item:hover { background: #f6f8fa; }
+.item.selected { background: var(--sel); box-shadow: inset 3px 0 0 #0969da; }
+.item .n { display: inline-block; min-width: 56px; color: var(--dim); font-family: ui-monospace, monospace; font-size: 12px; }
+.item .mark { color: var(--ok); margin-right: 6px; }
+.item.faulty { background: var(--badbg); }
+.item.faulty .mark { color: var(--bad); font-weight: 700; }
+#detail { height: 70vh; overflow: auto; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; }
+pre.code { margin: 0; padding: 8px; background: #f6f8fa; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 40vh; overflow: auto; }
+ul.refs { padding-left: 18px; margin: 0; }
+table.blobs { border-collapse: collapse; width: 100%; }
+table.blobs td, table.blobs th { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+ul.tree, ul.tree ul { list-style: none; padding-left: 18px; border-left: 1px solid var(--line); margin: 2px 0; }
+ul.tree .node { display: inline-block; padding: 1px 6px; border: 1px solid var(--line); border-radius: 4px; margin: 2px 0; }
+ul.tree .node.badnode { border-color: var(--bad); color: var(--bad); }
+ul.tree .node.current { border-color: #0969da; background: var(--sel); font-weight: 600; }
+button.linklike { background: none; border: 0; padding: 0; color: inherit; text-decoration: underline; cursor: pointer; font: inherit; }
+button.more { margin-top: 4px; }
+kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4px; padding: 0 4px; font-size: 12px; }
+footer { padding: 16px 20px; color: var(--dim); font-size: 12px; }
+@media (max-width: 800px) { main { grid-template-columns: 1fr; } #list, #detail { height: 50vh; } }
+`;
+const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+/** JSON safe inside a `<script>` element: no `<`, `>`, `&` or line separators left as is. */
+function scriptJson(data) {
+    return JSON.stringify(data).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+const cspHash = (s) => `'sha256-${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(s, 'utf8').digest('base64')}'`;
+/** The whole page for the embedded data. */
+function buildPage(data) {
+    const script = pageScript();
+    const csp = [
+        "default-src 'none'",
+        `script-src ${cspHash(script)}`,
+        `style-src ${cspHash(STYLE)}`,
+        "img-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en" data-verify-state="pending">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="stepchain report">
+<title>${escapeHtml(data.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+<h1>${escapeHtml(data.title)}</h1>
+<div id="status" class="status" role="status" aria-live="polite">
+<div id="status-title" class="title">Not verified yet</div>
+<div id="status-detail" class="detail">This page re-verifies the chain with its own script. <noscript>JavaScript is off, so NOTHING on this page has been verified.</noscript></div>
+<ul id="faults" class="faults"></ul>
+<div class="progress"><div id="progress-bar"></div></div>
+</div>
+<dl id="meta" class="meta"></dl>
+</header>
+<section id="receipt" hidden><h2>Receipt</h2></section>
+<section>
+<div class="toolbar">
+<input id="search" type="search" placeholder="Search steps (press /)" aria-label="Search steps" autocomplete="off">
+<label><input id="only-faults" type="checkbox"> only faults</label>
+<span id="count" class="dim"></span>
+<span class="dim"><kbd>←</kbd><kbd>→</kbd> or <kbd>j</kbd><kbd>k</kbd> step · <kbd>Home</kbd><kbd>End</kbd> first/last · <kbd>/</kbd> search · <kbd>Esc</kbd> clear</span>
+</div>
+</section>
+<main>
+<div id="list" role="listbox" aria-label="Steps" tabindex="0"><div id="list-spacer"></div></div>
+<div id="detail" aria-live="polite"></div>
+</main>
+<section id="blobs" hidden><h2>Blobs</h2></section>
+<section id="forks" hidden><h2>Fork tree</h2></section>
+<footer>Generated by ${escapeHtml(data.generator)} at ${escapeHtml(data.generated_at)}. Self-contained: no network access; the journal's exact bytes are embedded and every hash is recomputed here.</footer>
+<script type="application/json" id="stepchain-data">${scriptJson(data)}</script>
+<script>${script}</script>
+</body>
+</html>
+`;
+}
+
+;// CONCATENATED MODULE: ./src/report/source.ts
+
+
+
+
+
+function casSource(root) {
+    if (root === undefined)
+        return { size: () => undefined, read: () => undefined };
+    const cas = new Cas(casDir(root), false);
+    return {
+        size(digest) {
+            try {
+                const st = (0,external_node_fs_namespaceObject.statSync)(cas.pathOf(digest));
+                return st.isFile() ? st.size : undefined;
+            }
+            catch {
+                return undefined;
+            }
+        },
+        read: (digest) => cas.get(digest),
+    };
+}
+function mapSource(blobs) {
+    return { size: (d) => blobs.get(d)?.length, read: (d) => blobs.get(d) };
+}
+/** The chain's blob refs, first occurrence order (malformed lines skipped). */
+function blobRefsOf(journal) {
+    return blobDigestsOf(readJournalBytes(journal).entries.map((e) => e.row.blob_refs));
+}
+function receiptSource(file, options) {
+    const loaded = loadReceipt(file);
+    const keys = options.publicKeys ?? [];
+    const checked = verifyReceipt(file, { publicKeys: keys });
+    const faults = [];
+    for (const f of checked.errors) {
+        // The page re-checks the chain itself; "signed but no key given" is a note here, not a fault.
+        if (f.member === JOURNAL_MEMBER && f.kind !== 'non_canonical')
+            continue;
+        // The page checks the head against the manifest, and the generator hashes every blob it lists.
+        if (f.kind === 'no_trusted_key' || f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch')
+            continue;
+        faults.push({ line: f.line ?? null, kind: f.kind, message: `${f.member === undefined ? '' : `${f.member}: `}${f.message}` });
+    }
+    const signed = loaded.signature !== undefined;
+    const signatureCheck = !signed
+        ? 'unsigned: there is no signature to check'
+        : keys.length === 0
+            ? 'NOT checked: no trusted public key was given to the generator (stepchain report --public-key FILE)'
+            : checked.signature_ok === true
+                ? `verified by the generator (Ed25519, node:crypto) under trusted key ${checked.key_id ?? ''}`
+                : `FAILED: the signature does not verify under the given key(s) ${keys.map((k) => k.keyId).join(', ')}`;
+    const refs = blobRefsOf(loaded.journal);
+    const order = [...refs, ...loaded.manifest.blob_digests.filter((d) => !refs.includes(d))];
+    return {
+        kind: 'receipt',
+        path: file,
+        agentId: loaded.manifest.agent_id,
+        journal: loaded.journal,
+        expectedHead: loaded.manifest.head_hash,
+        blobs: mapSource(loaded.blobs),
+        blobOrder: order,
+        receipt: {
+            manifestText: loaded.manifestBytes.toString('latin1'),
+            signed,
+            keyId: checked.key_id,
+            signatureCheck,
+            faults,
+        },
+    };
+}
+/**
+ * Resolves `<agent|dir|file|receipt>` into a report source. Blobs of a journal
+ * come from its project's CAS (the project is found from the journal's path, else
+ * `root`); a receipt's from its `blobs/` members. Missing input: InputError.
+ */
+function loadReportSource(target, root, options = {}) {
+    const asPath = external_node_path_default().resolve(target);
+    if (looksLikeReceipt(asPath)) {
+        let st;
+        try {
+            st = (0,external_node_fs_namespaceObject.statSync)(asPath);
+        }
+        catch {
+            throw new errors_InputError(`${target}: no such receipt file`);
+        }
+        if (!st.isFile())
+            throw new errors_InputError(`${target}: not a regular file`);
+        return receiptSource(asPath, options);
+    }
+    const j = resolveJournal(target, root);
+    const journal = readJournalFileBytes(j.file);
+    return { kind: 'journal', path: j.file, agentId: j.agentId, journal, blobs: casSource(projectRootOf(j.dir) ?? root) };
+}
+
+;// CONCATENATED MODULE: ./src/report/report.ts
+
+
+
+
+
+
+
+
+const DEFAULT_MAX_BLOB_BYTES = 256 * 1024;
+const DEFAULT_MAX_TOTAL_BLOB_BYTES = 20 * 1024 * 1024;
+/** Picks the blobs to embed under the caps, in chain order; the rest are listed with the reason. */
+function collectBlobs(source, order, perBlob, total) {
+    const blobs = [];
+    const faults = [];
+    let used = 0;
+    for (const digest of order) {
+        const size = source.blobs.size(digest);
+        if (size === undefined) {
+            blobs.push({ digest, size: null, skipped: source.kind === 'receipt' ? 'not bundled in the receipt' : 'not in the project\u2019s blob store' });
+            continue;
+        }
+        const bytes = source.blobs.read(digest);
+        if (bytes === undefined) {
+            blobs.push({ digest, size: null, skipped: 'unreadable' });
+            continue;
+        }
+        // Every listed blob is hashed here; the page re-hashes those it embeds.
+        const got = sha256Hex(bytes);
+        if (got !== digest)
+            faults.push({ line: null, kind: 'blob_digest_mismatch', message: `blob ${digest}: its bytes hash to ${got}` });
+        if (bytes.length > perBlob) {
+            blobs.push({ digest, size: bytes.length, skipped: `larger than the ${perBlob}-byte per-blob cap` });
+            continue;
+        }
+        if (used + bytes.length > total) {
+            blobs.push({ digest, size: bytes.length, skipped: `the ${total}-byte total cap was reached` });
+            continue;
+        }
+        used += bytes.length;
+        blobs.push({ digest, size: bytes.length, b64: bytes.toString('base64') });
+    }
+    return { blobs, faults };
+}
+/**
+ * Renders the self-contained HTML report of a source. A broken chain is rendered
+ * too (the page shows the faults): check `ok`.
+ */
+function renderReport(source, options = {}) {
+    const chain = verifyJournalBytes(source.journal, source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead });
+    const order = source.blobOrder ?? blobRefsOf(source.journal);
+    const { blobs, faults: blobFaults } = collectBlobs(source, order, options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES, options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES);
+    const receiptFaults = source.receipt?.faults ?? [];
+    const data = {
+        format: 1,
+        generator: PRODUCER,
+        generated_at: (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        title: options.title ?? `stepchain report: ${source.agentId}`,
+        agent_id: source.agentId,
+        source: { kind: source.kind, path: source.path },
+        journal_b64: source.journal.toString('base64'),
+        expected_head: source.expectedHead ?? null,
+        generator_verify: { ok: chain.ok, head_hash: chain.head_hash, steps: chain.steps, errors: chain.errors },
+        receipt: source.receipt === undefined
+            ? null
+            : {
+                manifest_text: source.receipt.manifestText,
+                signed: source.receipt.signed,
+                key_id: source.receipt.keyId,
+                signature_check: source.receipt.signatureCheck,
+                generator_faults: receiptFaults,
+            },
+        blobs,
+        blob_caps: { per_blob: options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES, total: options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES },
+        forks: options.forks ?? source.forks ?? null,
+    };
+    const errors = [...chain.errors, ...blobFaults, ...receiptFaults];
+    const embedded = blobs.filter((b) => b.b64 !== undefined).length;
+    return {
+        html: buildPage(data),
+        source: source.path,
+        ok: errors.length === 0,
+        head_hash: chain.head_hash,
+        steps: chain.steps,
+        errors,
+        blobs: { embedded, skipped: blobs.length - embedded },
+    };
+}
+const GENERATOR_MARK = '<meta name="generator" content="stepchain report">';
+/** Overwriting is allowed for a previous report; anything else needs `force` (a mistyped -o must not eat a file). */
+function checkOverwrite(outFile, force) {
+    let st;
+    try {
+        st = (0,external_node_fs_namespaceObject.statSync)(outFile);
+    }
+    catch {
+        return;
+    }
+    if (st.isDirectory())
+        throw new errors_InputError(`${outFile}: is a directory`);
+    if (force)
+        return;
+    let head = '';
+    try {
+        const fd = (0,external_node_fs_namespaceObject.openSync)(outFile, 'r');
+        try {
+            const buf = Buffer.alloc(2048);
+            head = buf.subarray(0, (0,external_node_fs_namespaceObject.readSync)(fd, buf, 0, buf.length, 0)).toString('latin1');
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    catch {
+        /* unreadable: treated as foreign */
+    }
+    if (!head.includes(GENERATOR_MARK)) {
+        throw new errors_InputError(`${outFile}: exists and is not a stepchain report; refusing to overwrite it (use --force)`);
+    }
+}
+/**
+ * Resolves a target (or takes a loaded source), renders the report and writes it
+ * atomically (temporary file, fsync, rename): the file is either the old one or
+ * the complete new one. Throws InputError for bad input or a refused overwrite.
+ */
+function report_writeReport(target, outFile, options = {}) {
+    checkOverwrite(outFile, options.force ?? false);
+    const source = typeof target === 'string' ? loadReportSource(target, options.root ?? process.cwd(), options) : target;
+    const { html, ...rest } = renderReport(source, options);
+    export_writeFileAtomic(outFile, Buffer.from(html, 'utf8'));
+    return { file: outFile, ...rest };
+}
+
+;// CONCATENATED MODULE: ./src/report/forks.ts
+
+/** One fork as the page draws it. */
+function toReportNode(n, current) {
+    return {
+        id: n.fork_session_id,
+        label: n.label,
+        branch: n.branch,
+        from_step: n.from_step,
+        parent_step_hash: n.parent_step_hash,
+        steps_since: n.steps_since,
+        journal_ok: n.journal_ok,
+        missing: n.missing,
+        current: n.fork_session_id === current,
+        children: n.children.map((c) => toReportNode(c, current)),
+    };
+}
+/**
+ * The fork tree around a run, for the report: rooted at the session the run's
+ * forks (or, for a fork, its top ancestor) came from, the run itself marked
+ * `current`. Null when the project is not a git repository or the run has no forks.
+ */
+function forkTreeOf(forest, agentId) {
+    const parentOf = new Map();
+    const walk = (list) => {
+        for (const n of list) {
+            parentOf.set(n.fork_session_id, n.parent_session_id);
+            walk(n.children);
+        }
+    };
+    walk(forest);
+    let session = agentId;
+    const seen = new Set();
+    while (parentOf.has(session) && !seen.has(session)) {
+        seen.add(session);
+        const p = parentOf.get(session);
+        if (p === null || p === undefined)
+            break;
+        session = p;
+    }
+    const tops = forest.filter((n) => n.parent_session_id === session);
+    if (tops.length === 0)
+        return null;
+    return { id: session, current: session === agentId, children: tops.map((n) => toReportNode(n, agentId)) };
+}
+/** `forkTreeOf(listForks(root))`, or null outside a git repository. */
+async function reportForkTree(root, agentId, env = process.env) {
+    if (repoInfo(root, env) === undefined)
+        return null;
+    return forkTreeOf(await listForks(root, env), agentId);
+}
+
+;// CONCATENATED MODULE: ./src/report/index.ts
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/check/html.ts
+
+
+
+
+function writeHtmlReports(items, options) {
+    const out = { files: [], warnings: [] };
+    const wanted = items.filter((i) => (i.kind === 'journal' || i.kind === 'receipt') && i.status !== 'deleted');
+    const limit = options.limit ?? 100;
+    if (wanted.length > limit)
+        out.warnings.push(`HTML reports: ${wanted.length - limit} of ${wanted.length} left out (limit ${limit})`);
+    if (wanted.length > 0)
+        mkdirSync(options.outDir, { recursive: true });
+    const used = new Set();
+    for (const i of wanted.slice(0, limit)) {
+        let name = `${i.kind}-${i.id.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+        for (let n = 2; used.has(name); n++)
+            name = `${i.kind}-${i.id.replace(/[^A-Za-z0-9_.-]/g, '_')}-${n}`;
+        used.add(name);
+        const file = path.join(options.outDir, `${name}.html`);
+        try {
+            writeReport(path.resolve(options.root, i.path), file, {
+                root: options.root,
+                force: true,
+                maxTotalBlobBytes: options.maxTotalBlobBytes ?? 2 * 1024 * 1024,
+                title: `stepchain: ${i.path}`,
+            });
+            out.files.push(file);
+        }
+        catch (e) {
+            if (!(e instanceof StepchainError))
+                throw e;
+            out.warnings.push(`HTML report for ${i.path}: ${e.message}`);
+        }
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/check/index.ts
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/commands/check.ts
+
+
+
+
+
+/** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
+const checkCommand = {
+    name: ['check'],
+    usage: '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--markdown] [--json]',
+    summary: "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. Exit 0 holds, 1 not.",
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        base: { kind: 'value' },
+        journals: { kind: 'list' },
+        runs: { kind: 'list' },
+        receipts: { kind: 'list' },
+        'public-key': { kind: 'list' },
+        'expected-heads': { kind: 'value' },
+        'warn-flagged': { kind: 'flag' },
+        markdown: { kind: 'flag' },
+    },
+    async run(args, io) {
+        expectPositionals(args, [], 'check');
+        const root = rootOf(args, io);
+        const baseRef = args.values.get('base');
+        const base = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
+        const headsFile = args.values.get('expected-heads');
+        const list = (name) => args.lists.get(name);
+        const journals = list('journals');
+        const runs = list('runs');
+        const receipts = list('receipts');
+        const report = await checkWorkspace({
+            root,
+            ...(base === undefined ? {} : { base }),
+            ...(journals === undefined ? {} : { journals }),
+            ...(runs === undefined ? {} : { runs }),
+            ...(receipts === undefined ? {} : { receipts }),
+            publicKeys: (list('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f))),
+            ...(headsFile === undefined
+                ? {}
+                : {
+                    expectedHeads: parseExpectedHeads(readInputFile(headsFile, io, 'expected heads'), headsFile),
+                    expectedHeadsPath: external_node_path_default().relative(root, external_node_path_default().resolve(io.cwd, headsFile)).split((external_node_path_default()).sep).join('/'),
+                }),
+            failOnFlaggedMutations: !args.flags.has('warn-flagged'),
+        });
+        const { root: _root, ...doc } = report;
+        if (args.flags.has('json')) {
+            io.json(doc);
+        }
+        else if (args.flags.has('markdown')) {
+            io.out(renderCheckMarkdown(report, { forks: await forkTree(root, undefined, io.env) }));
+        }
+        else {
+            for (const i of report.items) {
+                io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`);
+            }
+            io.out(`${report.ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`);
+        }
+        for (const f of report.faults)
+            io.err(`${f.severity === 'error' ? '' : 'warning: '}${f.line === null ? f.path : `${f.path}:${f.line}`}: ${f.message}`);
+        return report.ok ? 0 : 1;
+    },
+};
+
 ;// CONCATENATED MODULE: ./src/cli/io.ts
 
 
@@ -1778,6 +12921,44 @@ const SAMPLE_STEPS = [
     },
 ];
 
+;// CONCATENATED MODULE: ./src/demo/fork.ts
+
+
+
+/**
+ * Forks the sample run at step 1, before the agent fixed the bug at step 2: the
+ * fork's worktree has the files of step 1 (restored from the per-step snapshot),
+ * its journal is the parent's verified prefix, and it keeps recording on top.
+ */
+async function demoFork(ctx) {
+    ctx.section('Fork the run at step 1 into a sibling git worktree');
+    ctx.say('Every append also stored the worktree as a commit under refs/stepchain/snapshots/<agent>/<seq>,');
+    ctx.say('without touching the index, HEAD or the files. Fork at step 1, before the fix of step 2:');
+    const r = await ctx.run(['fork', SAMPLE_AGENT, '--from-step', '1', '--label', 'try another fix', '--json']);
+    if (r.code !== 0)
+        throw new Error(`demo: fork failed: ${r.stderr}`);
+    const fork = JSON.parse(r.stdout);
+    const calc = (dir) => (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(dir, 'src', 'calc.py'), 'utf8').trimEnd();
+    ctx.say('src/calc.py in the fork (the files of step 1):');
+    ctx.say(`  ${calc(fork.fork_worktree).split('\n').join('\n  ')}`);
+    ctx.say('src/calc.py in the main tree (fixed at step 2):');
+    ctx.say(`  ${calc(ctx.root).split('\n').join('\n  ')}`);
+    ctx.section('The fork keeps recording: its journal continues the parent\'s prefix [0..1]');
+    (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(fork.fork_worktree, 'src', 'calc.py'), 'def add(a, b):\n    return sum((a, b))\n');
+    const a = await ctx.run([
+        'append', fork.fork_session_id, '--root', fork.fork_worktree,
+        '--model', 'claude-3-7-sonnet-20250219', '--prompt', 'Try a different fix: use sum().',
+        '--tool-call', '{"name":"edit_file","args":{"path":"src/calc.py"}}', '--tool-result', '{"ok":true}',
+    ], { quiet: true });
+    if (a.code !== 0)
+        throw new Error(`demo: append in the fork failed: ${a.stderr}`);
+    ctx.say(`(appended step 2 to the fork: ${a.stdout.split('\n')[0]})`);
+    await ctx.run(['verify', fork.fork_session_id, '--root', fork.fork_worktree]);
+    ctx.section('Every fork of the repository, as a tree');
+    await ctx.run(['forks']);
+    ctx.epilogue.push(`stepchain forks                                   # the fork tree`, `cat ${external_node_path_default().relative(ctx.root, fork.fork_worktree)}/src/calc.py        # the fork's own files`, `stepchain fork rm ${fork.fork_session_id} --force   # remove the fork`);
+}
+
 ;// CONCATENATED MODULE: ./src/demo/journal.ts
 
 
@@ -1819,6 +13000,196 @@ async function demoJournal(ctx) {
     await ctx.run(['append', tamperedDir, '--prompt', 'continue']);
 }
 
+;// CONCATENATED MODULE: ./src/demo/receipts.ts
+
+
+
+
+/** Flips one byte of the journal member inside a copy of a receipt (re-packing it as a valid tar). */
+function tamperedCopy(receipt, out) {
+    const entries = readTar((0,external_node_fs_namespaceObject.readFileSync)(receipt));
+    const members = entries.map((e) => ({ name: e.name, data: Buffer.from(e.data) }));
+    const journal = members.find((m) => m.name === 'journal/000000.jsonl');
+    const at = journal.data.indexOf('"prompt":"') + '"prompt":"'.length;
+    journal.data[at] = journal.data[at] ^ 0x01;
+    (0,external_node_fs_namespaceObject.writeFileSync)(out, writeTar(members, Math.floor(Date.now() / 1000)));
+}
+/** Receipts: keygen, signed export, offline verify, redacted publish, and a tampered receipt failing. */
+async function demoReceipts(ctx) {
+    // Keys and receipts live in an untracked scratch directory of the demo project.
+    const dir = external_node_path_default().join(ctx.root, '.sdd', 'demo-receipts');
+    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    const rel = (f) => external_node_path_default().relative(ctx.root, external_node_path_default().join(dir, f));
+    ctx.section('Receipts: a signing key');
+    await ctx.run(['keygen', '-o', rel('signing.pem'), '--public', rel('verify.pem')]);
+    ctx.section('Export a signed, portable receipt (the journal is verified first)');
+    await ctx.run(['export', SAMPLE_AGENT, '-o', rel('run.receipt.tar'), '--sign-key', rel('signing.pem')]);
+    ctx.section('Verify it offline, anywhere: nothing is extracted to disk');
+    await ctx.run(['receipt', 'verify', rel('run.receipt.tar'), '--public-key', rel('verify.pem'), '--require-blobs']);
+    ctx.section('Publish with privacy redaction (opt-in; prompts and tool results become <<redacted>>)');
+    await ctx.run(['publish', SAMPLE_AGENT, '-o', rel('published.receipt.tar')]);
+    await ctx.run(['publish', SAMPLE_AGENT, '-o', rel('published.receipt.tar'), '--opt-in', '--sign-key', rel('signing.pem')]);
+    await ctx.run(['receipt', 'verify', rel('published.receipt.tar'), '--public-key', rel('verify.pem')]);
+    ctx.section('A tampered receipt: one byte of one prompt flipped in a copy');
+    tamperedCopy(external_node_path_default().join(dir, 'run.receipt.tar'), external_node_path_default().join(dir, 'tampered.receipt.tar'));
+    ctx.say('The copy\'s first prompt now starts "Uhe test suite..."; the manifest and its signature are untouched,');
+    ctx.say('but the chain no longer recomputes to the signed head:');
+    await ctx.run(['receipt', 'verify', rel('tampered.receipt.tar'), '--public-key', rel('verify.pem')]);
+    ctx.epilogue.push(`stepchain receipt verify ${rel('run.receipt.tar')} --public-key ${rel('verify.pem')} --json   # a signed receipt`);
+}
+
+;// CONCATENATED MODULE: ./src/demo/report.ts
+
+
+
+/**
+ * The reviewer's view: one self-contained HTML file per run that re-verifies the
+ * chain in the browser. The tampered copy made by the journal section gets one too.
+ */
+async function demoReport(ctx) {
+    ctx.section('An offline HTML report for the pull request: it re-verifies the chain in the browser');
+    const dir = external_node_path_default().join(ctx.root, '.sdd', 'report');
+    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    const rel = (f) => external_node_path_default().relative(ctx.root, external_node_path_default().join(dir, f));
+    const r = await ctx.run(['report', SAMPLE_AGENT, '-o', rel(`${SAMPLE_AGENT}.html`)]);
+    if (r.code !== 0)
+        throw new Error(`demo: report failed: ${r.stderr}`);
+    ctx.say('No network, no external script: the journal\'s bytes, the bundled blobs and the verifier are all in the file.');
+    const tampered = external_node_path_default().join(ctx.root, '.sdd', 'tampered-copy');
+    if ((0,external_node_fs_namespaceObject.existsSync)(external_node_path_default().join(tampered, '000000.jsonl'))) {
+        ctx.say('The tampered copy gets a report too: it is written (that is the point), says TAMPERED with the line, and exits 1:');
+        await ctx.run(['report', external_node_path_default().relative(ctx.root, tampered), '-o', rel('tampered.html')]);
+    }
+    ctx.epilogue.push(`open ${rel(`${SAMPLE_AGENT}.html`)}    # the HTML report (xdg-open on Linux): verifies in the browser, ←/→ to walk`, `open ${rel('tampered.html')}           # the tampered copy's report: red, first fault at line 4`);
+}
+
+;// CONCATENATED MODULE: ./src/demo/replay.ts
+
+
+
+
+/** The journal of a fork made by an earlier section (the newest), if any. */
+function forkJournal(root) {
+    const dir = external_node_path_default().join(root, '.sdd', 'worktrees');
+    if (!(0,external_node_fs_namespaceObject.existsSync)(dir))
+        return undefined;
+    for (const id of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort().reverse()) {
+        const file = external_node_path_default().join(dir, id, '.sdd', 'runtime', 'journal', id, JOURNAL_FILE);
+        if ((0,external_node_fs_namespaceObject.existsSync)(file))
+            return { id, file };
+    }
+    return undefined;
+}
+/** The operator's replay surface: the run as a table, one step in full, and where two runs part. */
+async function demoReplay(ctx) {
+    ctx.section('Replay: the run as a table of steps (verified first)');
+    await ctx.run(['replay', SAMPLE_AGENT]);
+    ctx.section('One step in full: fields, blobs with sizes and previews, what changed since the step before');
+    await ctx.run(['show', SAMPLE_AGENT, '2']);
+    ctx.section('Where two runs part: the first divergence, field by field');
+    const rel = (f) => external_node_path_default().relative(ctx.root, f);
+    let other = forkJournal(ctx.root);
+    if (other === undefined) {
+        // No fork in this demo: a copy of the first three steps that then does something else.
+        const id = `${SAMPLE_AGENT}-alt`;
+        const lines = (0,external_node_fs_namespaceObject.readFileSync)(journalFile(ctx.root, SAMPLE_AGENT), 'utf8').split('\n').slice(0, 3);
+        (0,external_node_fs_namespaceObject.mkdirSync)(journalDir(ctx.root, id), { recursive: true });
+        (0,external_node_fs_namespaceObject.writeFileSync)(journalFile(ctx.root, id), `${lines.join('\n')}\n`);
+        const r = await ctx.run(['append', id, '--model', 'claude-3-7-sonnet-20250219', '--prompt', 'Skip the tests.', '--tool-result', '{"ok":true}'], { quiet: true });
+        if (r.code !== 0)
+            throw new Error(`demo: append to the copy failed: ${r.stderr}`);
+        other = { id, file: journalFile(ctx.root, id) };
+    }
+    ctx.say(`The sample run against ${other.id} (exit 1: they diverge):`);
+    await ctx.run(['diff', SAMPLE_AGENT, rel(external_node_path_default().dirname(other.file))]);
+    ctx.say('and a run against itself (exit 0):');
+    await ctx.run(['diff', SAMPLE_AGENT, rel(journalFile(ctx.root, SAMPLE_AGENT))]);
+    const published = external_node_path_default().join(ctx.root, '.sdd', 'demo-receipts', 'published.receipt.tar');
+    if ((0,external_node_fs_namespaceObject.existsSync)(published)) {
+        ctx.section('Replay of a published receipt: verified, redacted fields shown as <<redacted>>');
+        const key = external_node_path_default().join(external_node_path_default().dirname(published), 'verify.pem');
+        await ctx.run(['replay', rel(published), '--limit', '3', ...((0,external_node_fs_namespaceObject.existsSync)(key) ? ['--public-key', rel(key)] : [])]);
+    }
+    ctx.epilogue.push(`stepchain replay ${SAMPLE_AGENT}                      # walk the run on a terminal: n/p, g/G, seq+Enter, /search, Enter, f, q`, `stepchain show ${SAMPLE_AGENT} 3 --json               # one step, as stored, with its blobs`, `stepchain diff ${SAMPLE_AGENT} ${rel(external_node_path_default().dirname(other.file))} --json   # where two runs part`);
+}
+
+;// CONCATENATED MODULE: ./src/demo/runs.ts
+
+
+
+
+
+/** A short Claude Code `--output-format stream-json` session in which the provider compacts the context. */
+const SESSION = 'd3m0-5e55-4a1d-9c0e-000000000001';
+const TRANSCRIPT = [
+    { type: 'system', subtype: 'init', session_id: SESSION, model: 'claude-sonnet-4-5-20250929', tools: ['Bash', 'Read', 'Edit'] },
+    { type: 'assistant', session_id: SESSION, message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'pytest -q' } }] } },
+    { type: 'user', session_id: SESSION, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'FAILED tests/test_calc.py::test_add' }] } },
+    { type: 'system', subtype: 'compact_boundary', session_id: SESSION, compact_metadata: { trigger: 'auto', pre_tokens: 167353 } },
+    { type: 'assistant', session_id: SESSION, message: { role: 'assistant', content: [{ type: 'text', text: 'add() subtracts; fixing it.' }] } },
+    { type: 'result', subtype: 'success', session_id: SESSION, num_turns: 2, result: 'Fixed add().' },
+];
+/**
+ * Run journals (SPEC §5): a live run whose provider-side compaction is pinned
+ * into the chain, a deterministic replay in which a compaction arrives anyway
+ * (flagged: verify fails closed), a diff that attributes the divergence, and
+ * the HMAC audit trail of everything the demo did.
+ */
+async function demoRuns(ctx) {
+    const inputs = external_node_path_default().join(ctx.root, '.sdd', 'demo-inputs');
+    (0,external_node_fs_namespaceObject.mkdirSync)(inputs, { recursive: true });
+    const transcript = external_node_path_default().join(inputs, 'claude-stream.jsonl');
+    (0,external_node_fs_namespaceObject.writeFileSync)(transcript, TRANSCRIPT.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const rel = external_node_path_default().relative(ctx.root, transcript);
+    const must = async (c, argv, quiet = false) => {
+        const r = await c.run(argv, { quiet });
+        if (r.code !== 0)
+            throw new Error(`demo: stepchain ${argv.join(' ')} failed: ${r.stderr}`);
+    };
+    ctx.section('Run journal: a live run pins a provider-side compaction into its chain');
+    await must(ctx, ['run', 'record', 'live-run', '--event', 'prompt', '--data', '{"text": "The test suite fails. Fix it."}']);
+    ctx.say('Claude Code compacted the context mid-run; ingesting its stream-json transcript records the');
+    ctx.say('adapter as able to observe that, and chains the compaction as a content-addressed entry:');
+    await must(ctx, ['run', 'ingest', 'live-run', '--agent', SAMPLE_AGENT, '--claude-stream', rel]);
+    await must(ctx, ['run', 'record', 'live-run', '--event', 'response', '--data', '{"text": "Fixed add()."}'], true);
+    await ctx.run(['run', 'verify', 'live-run']);
+    ctx.section('Deterministic replay: a compaction that arrives anyway is flagged, and verify fails closed');
+    const replayEnv = { ...ctx.env, STEPCHAIN_REPLAY_RUN_ID: 'live-run' };
+    const replay = makeContext(ctx.root, replayEnv, (s) => ctx.say(s.replace(/\n$/, '')));
+    ctx.say('With STEPCHAIN_REPLAY_RUN_ID=live-run (hermetic replay), the provider compacts again:');
+    await must(replay, ['run', 'record', 'replay-run', '--event', 'prompt', '--data', '{"text": "The test suite fails. Fix it."}'], true);
+    await replay.run(['run', 'ingest', 'replay-run', '--agent', SAMPLE_AGENT, '--claude-stream', rel]);
+    await must(replay, ['run', 'record', 'replay-run', '--event', 'response', '--data', '{"text": "Fixed add()."}'], true);
+    await replay.run(['run', 'verify', 'replay-run']);
+    ctx.section('Diff: where a clean replay parts from the live run, and why');
+    ctx.say('A replay in which the provider did not compact (its adapter saw nothing to report):');
+    await must(replay, ['run', 'record', 'clean-replay', '--event', 'prompt', '--data', '{"text": "The test suite fails. Fix it."}'], true);
+    await must(replay, ['run', 'capability', 'clean-replay', '--adapter', 'claude', '--capability', 'observed'], true);
+    await must(replay, ['run', 'record', 'clean-replay', '--event', 'response', '--data', '{"text": "Fixed add()."}'], true);
+    await ctx.run(['run', 'verify', 'clean-replay']);
+    ctx.say('The divergence is attributed to the compaction, with its kind and journal index (exit 1):');
+    await ctx.run(['run', 'diff', 'live-run', 'clean-replay']);
+    await ctx.run(['run', 'diff', 'live-run', 'clean-replay', '--json']);
+    ctx.epilogue.push(`stepchain run verify live-run --json               # chain, pinned mutations, capabilities`, `stepchain run diff live-run clean-replay          # where and why two runs part`);
+    ctx.section('Audit trail: everything this demo did, HMAC-chained outside the journals');
+    if (!auditEnabled(ctx.env)) {
+        ctx.say('(audit logging is off here: STEPCHAIN_AUDIT=off)');
+        return;
+    }
+    ctx.say(`(key at ${ctx.env.STEPCHAIN_AUDIT_KEY_PATH}, created 0600 on first use)`);
+    await ctx.run(['audit', 'verify']);
+    await ctx.run(['audit', 'query']);
+    await ctx.run(['audit', 'query', '--event-type', 'provider.state_mutation', '--json']);
+    ctx.say('An edited copy of the audit log (the first entry\'s resource id changed) does not verify:');
+    const copy = external_node_path_default().join(ctx.root, '.sdd', 'tampered-audit');
+    (0,external_node_fs_namespaceObject.cpSync)(external_node_path_default().join(ctx.root, '.sdd', 'audit'), copy, { recursive: true });
+    const day = (0,external_node_fs_namespaceObject.readdirSync)(copy).filter((f) => f.endsWith('.jsonl')).sort()[0];
+    const f = external_node_path_default().join(copy, day);
+    (0,external_node_fs_namespaceObject.writeFileSync)(f, (0,external_node_fs_namespaceObject.readFileSync)(f, 'utf8').replace('"resource_id": "', '"resource_id": "edited-'));
+    await ctx.run(['audit', 'verify', '--dir', external_node_path_default().relative(ctx.root, copy)]);
+    ctx.epilogue.push(`STEPCHAIN_AUDIT_KEY_PATH=${ctx.env.STEPCHAIN_AUDIT_KEY_PATH} stepchain audit verify`, `STEPCHAIN_AUDIT_KEY_PATH=${ctx.env.STEPCHAIN_AUDIT_KEY_PATH} stepchain audit query --event-type replay.step`);
+}
+
 ;// CONCATENATED MODULE: ./src/demo/run.ts
 
 
@@ -1827,9 +13198,14 @@ async function demoJournal(ctx) {
 
 
 
+
+
+
+
+
 /** The demo's sections, in order; each capability adds its own. */
-const DEMO_SECTIONS = [demoJournal];
-function git(root, args) {
+const DEMO_SECTIONS = [demoJournal, demoReceipts, demoFork, demoReplay, demoRuns, demoReport];
+function run_git(root, args) {
     (0,external_node_child_process_namespaceObject.execFileSync)('git', args, { cwd: root, stdio: 'ignore' });
 }
 /**
@@ -1844,9 +13220,9 @@ async function runDemo(write, env) {
         (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(root, file), content);
     }
     (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(root, '.gitignore'), '.sdd/\n');
-    git(root, ['init', '-q', '-b', 'main']);
-    git(root, ['add', '-A']);
-    git(root, ['-c', 'user.name=demo', '-c', 'user.email=demo@stepchain.invalid', 'commit', '-q', '-m', 'initial']);
+    run_git(root, ['init', '-q', '-b', 'main']);
+    run_git(root, ['add', '-A']);
+    run_git(root, ['-c', 'user.name=demo', '-c', 'user.email=demo@stepchain.invalid', 'commit', '-q', '-m', 'initial']);
     const demoEnv = {
         ...env,
         STEPCHAIN_AUDIT_KEY_PATH: external_node_path_default().join(root, '.sdd-keys', 'audit.key'),
@@ -1875,6 +13251,2404 @@ const demoCommand = {
     options: {},
     async run(_args, io) {
         await runDemo((s) => process.stdout.write(s), io.env);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/replay/text.ts
+
+/**
+ * Text helpers for terminal output. A journal is untrusted input: control
+ * characters (ESC above all) are made visible so a row can never drive the
+ * operator's terminal, and widths are counted in columns, not UTF-16 units.
+ */
+/** Replaces C0/C1 controls and DEL by visible escapes (`\x1b`); tabs become two spaces. */
+function sanitize(s) {
+    // eslint-disable-next-line no-control-regex
+    return s.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+        const code = c.charCodeAt(0);
+        if (c === '\n')
+            return '\\n';
+        return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+    }).replace(/\t/g, '  ');
+}
+function isZeroWidth(cp) {
+    return ((cp >= 0x0300 && cp <= 0x036f) ||
+        (cp >= 0x1ab0 && cp <= 0x1aff) ||
+        (cp >= 0x1dc0 && cp <= 0x1dff) ||
+        (cp >= 0x20d0 && cp <= 0x20ff) ||
+        (cp >= 0xfe00 && cp <= 0xfe0f) ||
+        (cp >= 0xfe20 && cp <= 0xfe2f) ||
+        cp === 0x200b ||
+        cp === 0x200c ||
+        cp === 0x200d ||
+        cp === 0xfeff ||
+        (cp >= 0xe0100 && cp <= 0xe01ef));
+}
+function isWide(cp) {
+    return ((cp >= 0x1100 && cp <= 0x115f) ||
+        (cp >= 0x2e80 && cp <= 0x303e) ||
+        (cp >= 0x3041 && cp <= 0x33ff) ||
+        (cp >= 0x3400 && cp <= 0x4dbf) ||
+        (cp >= 0x4e00 && cp <= 0x9fff) ||
+        (cp >= 0xa000 && cp <= 0xa4cf) ||
+        (cp >= 0xac00 && cp <= 0xd7a3) ||
+        (cp >= 0xf900 && cp <= 0xfaff) ||
+        (cp >= 0xfe30 && cp <= 0xfe4f) ||
+        (cp >= 0xff00 && cp <= 0xff60) ||
+        (cp >= 0xffe0 && cp <= 0xffe6) ||
+        (cp >= 0x1f300 && cp <= 0x1f64f) ||
+        (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+        (cp >= 0x20000 && cp <= 0x3fffd));
+}
+/** Columns a code point takes in a terminal (0, 1 or 2). */
+function charWidth(cp) {
+    if (isZeroWidth(cp))
+        return 0;
+    return isWide(cp) ? 2 : 1;
+}
+/** Columns a (sanitized) string takes. */
+function text_displayWidth(s) {
+    let w = 0;
+    for (const ch of s)
+        w += charWidth(ch.codePointAt(0));
+    return w;
+}
+/** The longest prefix of `s` that fits in `width` columns. */
+function sliceColumns(s, width) {
+    let w = 0;
+    let out = '';
+    for (const ch of s) {
+        const cw = charWidth(ch.codePointAt(0));
+        if (w + cw > width)
+            break;
+        w += cw;
+        out += ch;
+    }
+    return out;
+}
+/** Cuts `s` to `width` columns, ending with `…` when something was cut. */
+function truncate(s, width) {
+    if (width <= 0)
+        return '';
+    if (text_displayWidth(s) <= width)
+        return s;
+    return `${sliceColumns(s, width - 1)}…`;
+}
+/** Pads (or cuts) `s` to exactly `width` columns. */
+function fit(s, width) {
+    const t = truncate(s, width);
+    return t + ' '.repeat(Math.max(0, width - text_displayWidth(t)));
+}
+/** Splits one line into pieces of at most `width` columns (one pass: fields can be megabytes). */
+function wrap(s, width) {
+    if (width <= 0)
+        return [s];
+    const out = [];
+    let start = 0;
+    let w = 0;
+    let i = 0;
+    while (i < s.length) {
+        const cp = s.codePointAt(i);
+        const len = cp > 0xffff ? 2 : 1;
+        const cw = charWidth(cp);
+        if (w + cw > width && i > start) {
+            out.push(s.slice(start, i));
+            start = i;
+            w = 0;
+        }
+        w += cw;
+        i += len;
+    }
+    out.push(s.slice(start));
+    return out;
+}
+/** A JSON scalar or compact document for display: exact numbers, unicode kept readable. */
+function compactJson(v) {
+    if (typeof v === 'string')
+        return JSON.stringify(v);
+    if (v === null || typeof v !== 'object' || v instanceof JsonFloat) {
+        return encode(v, { allowNonFinite: true, sortKeys: false });
+    }
+    if (Array.isArray(v))
+        return `[${v.map(compactJson).join(',')}]`;
+    const entries = v instanceof Map ? [...v] : Object.entries(v);
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${compactJson(x)}`).join(',')}}`;
+}
+/**
+ * An indented JSON rendering for display (2 spaces), one array entry or key per
+ * line; a string with newlines is shown as its lines under a `|`.
+ */
+function prettyJson(v, indent = '') {
+    const inner = `${indent}  `;
+    const isObj = isJsonObject(v) || v instanceof Map;
+    if (Array.isArray(v)) {
+        if (v.length === 0)
+            return [`${indent}[]`];
+        const lines = [`${indent}[`];
+        v.forEach((x, i) => {
+            const sub = prettyJson(x, inner);
+            if (i < v.length - 1)
+                sub[sub.length - 1] += ',';
+            for (const l of sub)
+                lines.push(l); // no spread: a value can have 100k+ lines
+        });
+        lines.push(`${indent}]`);
+        return lines;
+    }
+    if (isObj) {
+        const entries = v instanceof Map ? [...v] : Object.entries(v);
+        if (entries.length === 0)
+            return [`${indent}{}`];
+        const lines = [`${indent}{`];
+        entries.forEach(([k, x], i) => {
+            const sub = prettyJson(x, inner);
+            sub[0] = `${inner}${JSON.stringify(k)}: ${sub[0].trimStart()}`;
+            if (i < entries.length - 1)
+                sub[sub.length - 1] += ',';
+            for (const l of sub)
+                lines.push(l); // no spread: a value can have 100k+ lines
+        });
+        lines.push(`${indent}}`);
+        return lines;
+    }
+    // A multi-line string reads as its lines (a display, not JSON: marked with `|` as in YAML).
+    if (typeof v === 'string' && v.includes('\n'))
+        return [`${indent}|`, ...v.split('\n').map((l) => `${inner}${l}`)];
+    return [`${indent}${compactJson(v)}`];
+}
+function hasMultilineString(v) {
+    if (typeof v === 'string')
+        return v.includes('\n');
+    if (Array.isArray(v))
+        return v.some(hasMultilineString);
+    if (v instanceof Map)
+        return [...v.values()].some(hasMultilineString);
+    if (isJsonObject(v))
+        return Object.values(v).some(hasMultilineString);
+    return false;
+}
+/**
+ * The lines to show for a field value: a string as its text (its own lines), a
+ * JSON value compact when it fits in `width` columns and indented otherwise.
+ * Every line is sanitized.
+ */
+function valueLines(v, width) {
+    if (typeof v === 'string')
+        return v.split('\n').map(sanitize);
+    const compact = sanitize(compactJson(v));
+    if (text_displayWidth(compact) <= width && !hasMultilineString(v))
+        return [compact];
+    return prettyJson(v).map(sanitize);
+}
+/** A one-line preview of a value (strings without quotes). */
+function preview(v) {
+    return sanitize(typeof v === 'string' ? v : compactJson(v));
+}
+/** `2026-12-02T09:01:02.345Z` for unix seconds (or the number itself when out of range). */
+function isoTime(ts) {
+    const d = new Date(ts * 1000);
+    return Number.isNaN(d.getTime()) ? String(ts) : d.toISOString();
+}
+/** The first `n` hex digits of a hash. */
+function shortHash(h, n = 12) {
+    return h.slice(0, n);
+}
+
+;// CONCATENATED MODULE: ./src/replay/step.ts
+
+
+/**
+ * The step model shared by the terminal replay and the HTML report: what a step
+ * shows, what changed since the previous one, and search across steps.
+ */
+/** The fields an operator reads, in display order. */
+const CONTENT_FIELDS = ['model', 'prompt', 'tool_call', 'tool_result', 'blob_refs', 'input_hash'];
+/** Equal as Python would hash them (key order does not matter). */
+const same = (a, b) => encode_canonicalOfRead(a) === encode_canonicalOfRead(b);
+function entriesOf(v) {
+    return v instanceof Map ? [...v] : Object.entries(v);
+}
+const isObj = (v) => isJsonObject(v) || v instanceof Map;
+function step_walk(pathName, a, b, depth, out) {
+    if (same(a, b))
+        return;
+    if (depth < 4 && isObj(a) && isObj(b)) {
+        const left = new Map(entriesOf(a));
+        const right = new Map(entriesOf(b));
+        for (const [k, v] of left) {
+            const p = `${pathName}.${k}`;
+            if (!right.has(k))
+                out.push({ path: p, kind: 'removed', before: v });
+            else
+                step_walk(p, v, right.get(k), depth + 1, out);
+        }
+        for (const [k, v] of right)
+            if (!left.has(k))
+                out.push({ path: `${pathName}.${k}`, kind: 'added', after: v });
+        return;
+    }
+    out.push({ path: pathName, kind: 'changed', before: a, after: b });
+}
+/**
+ * What changed from `prev` to `cur`, field by field, descending into objects.
+ * Hashes, seq and time always change and are not listed; `prev` undefined
+ * (the first step) gives no changes.
+ */
+function stepChanges(prev, cur) {
+    if (prev === undefined)
+        return [];
+    const out = [];
+    for (const f of CONTENT_FIELDS)
+        step_walk(f, prev[f], cur[f], 0, out);
+    return out;
+}
+/** The content fields whose values differ between two rows (not descending). */
+function fieldsChanged(a, b) {
+    return CONTENT_FIELDS.filter((f) => !same(a[f], b[f]));
+}
+/** The tool a step called: `tool_call.name` when there is one, else a preview. */
+function toolName(row) {
+    const tc = row.tool_call;
+    if (tc === null)
+        return '';
+    if (typeof tc === 'string')
+        return tc;
+    if (isObj(tc)) {
+        const name = new Map(entriesOf(tc)).get('name');
+        if (typeof name === 'string')
+            return name;
+    }
+    return preview(tc);
+}
+function stepSummary(e) {
+    const r = e.row;
+    return {
+        seq: r.seq,
+        time: isoTime(r.ts),
+        model: r.model === null ? '' : preview(r.model),
+        tool: toolName(r),
+        step_hash: r.step_hash,
+        prompt: r.prompt === null ? '' : preview(r.prompt),
+    };
+}
+const searchText = new WeakMap();
+/** Everything searchable in a step, lower-cased (cached per entry). */
+function stepSearchText(e) {
+    let t = searchText.get(e);
+    if (t === undefined) {
+        const r = e.row;
+        t = [
+            String(r.seq),
+            preview(r.model),
+            preview(r.prompt),
+            preview(r.tool_call),
+            preview(r.tool_result),
+            r.step_hash,
+            r.prev_hash,
+            r.input_hash,
+            ...r.blob_refs,
+        ]
+            .join('\n')
+            .toLowerCase();
+        searchText.set(e, t);
+    }
+    return t;
+}
+/** Whether a step matches a search (case-insensitive substring of its fields). */
+function stepMatches(e, query) {
+    return query.length > 0 && stepSearchText(e).includes(query.toLowerCase());
+}
+/**
+ * The index of the next step matching `query`, after `from` going forward (or
+ * before it going backward), wrapping around; `from` itself is tried last.
+ * Returns -1 when no step matches.
+ */
+function findStep(entries, query, from, direction = 1) {
+    const n = entries.length;
+    if (n === 0 || query.length === 0)
+        return -1;
+    for (let k = 1; k <= n; k++) {
+        const i = (((from + direction * k) % n) + n) % n;
+        if (stepMatches(entries[i], query))
+            return i;
+    }
+    return -1;
+}
+/** The indexes of all matching steps (for "match i of n"). */
+function matchingSteps(entries, query) {
+    const out = [];
+    entries.forEach((e, i) => {
+        if (stepMatches(e, query))
+            out.push(i);
+    });
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/replay/body.ts
+
+
+
+
+const PREVIEW_CHARS = 160;
+const blobCache = new WeakMap();
+/** A blob's size and preview, read once per source. */
+function blobInfo(source, digest, inputHash) {
+    let cache = blobCache.get(source);
+    if (cache === undefined)
+        blobCache.set(source, (cache = new Map()));
+    const key = `${digest}:${inputHash === digest}`;
+    let info = cache.get(key);
+    if (info === undefined) {
+        const bytes = source.blobs.get(digest);
+        info = { digest, present: bytes !== undefined, size: bytes?.length ?? null, input: digest === inputHash, preview: null, binary: false };
+        if (bytes !== undefined) {
+            const head = bytes.subarray(0, PREVIEW_CHARS * 4);
+            let text;
+            try {
+                text = decodeUtf8(head.length < bytes.length ? trimUtf8(head) : head);
+            }
+            catch {
+                text = undefined;
+            }
+            if (text === undefined || text.includes('\u0000'))
+                info.binary = true;
+            else
+                info.preview = [...text].slice(0, PREVIEW_CHARS).join('');
+        }
+        cache.set(key, info);
+    }
+    return info;
+}
+/** Drops a UTF-8 sequence cut at the end of a slice. */
+function trimUtf8(b) {
+    let end = b.length;
+    let back = 0;
+    while (end > 0 && back < 4 && (b[end - 1] & 0xc0) === 0x80) {
+        end--;
+        back++;
+    }
+    if (end > 0 && b[end - 1] >= 0xc0)
+        end--;
+    return b.subarray(0, end);
+}
+function stepBlobs(source, e) {
+    return e.row.blob_refs.map((d) => blobInfo(source, d, e.row.input_hash));
+}
+function formatSize(n) {
+    if (n < 1024)
+        return `${n} B`;
+    if (n < 1024 * 1024)
+        return `${(n / 1024).toFixed(1)} KiB`;
+    return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+const LABEL = 12;
+/** A change as one line: `~ tool_call.args.cmd: "a" → "b"`. */
+function changeText(c, valueWidth = 60) {
+    const v = (x) => truncate(sanitize(compactJson(x ?? null)), valueWidth);
+    if (c.kind === 'added')
+        return `+ ${c.path}: ${v(c.after)}`;
+    if (c.kind === 'removed')
+        return `- ${c.path}: ${v(c.before)}`;
+    return `~ ${c.path}: ${v(c.before)} → ${v(c.after)}`;
+}
+/**
+ * The body of one step, laid out for `width` columns: seq and time, model,
+ * prompt, tool call, tool result, blobs, hashes, then what changed since the
+ * previous step. Fields longer than `fieldLines` are cut with a marker unless
+ * `expanded`. Every value is sanitized (a row cannot send escape sequences).
+ */
+function stepBody(source, index, options) {
+    const e = source.entries[index];
+    if (e === undefined)
+        return { lines: [], truncated: false };
+    const r = e.row;
+    const width = Math.max(options.width, LABEL + 8);
+    const valueWidth = width - LABEL;
+    const maxLines = options.expanded ? Infinity : (options.fieldLines ?? 6);
+    const maxChanges = options.expanded ? Infinity : (options.changeLines ?? 8);
+    const doWrap = options.wrapLines ?? true;
+    const lines = [];
+    let truncated = false;
+    const field = (label, values, style, cut = false) => {
+        if (doWrap && cut && values.some((l) => text_displayWidth(l) > valueWidth))
+            truncated = true;
+        const pieces = !doWrap ? values : cut ? values.map((l) => truncate(l, valueWidth)) : values.flatMap((l) => wrap(l, valueWidth));
+        const shown = pieces.length > maxLines ? pieces.slice(0, maxLines) : pieces;
+        shown.forEach((p, i) => lines.push({ text: `${i === 0 ? label.padEnd(LABEL) : ' '.repeat(LABEL)}${p}`, ...(style ? { style } : {}) }));
+        if (pieces.length === 0)
+            lines.push({ text: label });
+        if (shown.length < pieces.length) {
+            truncated = true;
+            const more = pieces.length - shown.length;
+            lines.push({ text: `${' '.repeat(LABEL)}… ${more} more line${more === 1 ? '' : 's'} (Enter expands)`, style: 'marker' });
+        }
+    };
+    field('seq', [options.showFile ? `${r.seq}  (line ${e.line} of ${sanitize(source.file)})` : `${r.seq}  (line ${e.line})`]);
+    field('time', [`${isoTime(r.ts)}  (ts ${r.ts})`]);
+    field('model', valueLines(r.model, valueWidth));
+    field('prompt', valueLines(r.prompt, valueWidth));
+    field('tool_call', valueLines(r.tool_call, valueWidth));
+    field('tool_result', valueLines(r.tool_result, valueWidth));
+    const blobs = stepBlobs(source, e);
+    if (blobs.length === 0)
+        field('blobs', ['(none)'], 'dim');
+    else {
+        field('blobs', blobs.map((b) => {
+            const what = b.input ? ' input' : '';
+            if (!b.present)
+                return `${b.digest.slice(0, 16)}…${what}  MISSING`;
+            const pv = b.binary ? '(binary)' : JSON.stringify(b.preview ?? '').slice(1, -1);
+            return `${b.digest.slice(0, 16)}…${what}  ${formatSize(b.size ?? 0)}  ${sanitize(pv)}`;
+        }), undefined, !options.expanded);
+    }
+    field('input_hash', [r.input_hash]);
+    field('prev_hash', [r.prev_hash]);
+    field('step_hash', [r.step_hash]);
+    if (index > 0) {
+        const changes = stepChanges(source.entries[index - 1].row, r);
+        lines.push({ text: '' });
+        if (changes.length === 0) {
+            lines.push({ text: `no change in content since step ${index - 1}`, style: 'dim' });
+        }
+        else {
+            lines.push({ text: `changed since step ${index - 1}:`, style: 'label' });
+            const shown = changes.slice(0, maxChanges);
+            for (const c of shown) {
+                const text = changeText(c, options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - c.path.length) / 2)));
+                if (!options.expanded && (text !== changeText(c, Infinity) || text_displayWidth(text) > width - 2))
+                    truncated = true;
+                const pieces = doWrap && options.expanded ? wrap(`  ${text}`, width) : [`  ${doWrap ? truncate(text, width - 2) : text}`];
+                for (const p of pieces)
+                    lines.push({ text: p, style: 'change' });
+            }
+            if (shown.length < changes.length) {
+                truncated = true;
+                lines.push({ text: `  … ${changes.length - shown.length} more changes (Enter expands)`, style: 'marker' });
+            }
+        }
+    }
+    else {
+        lines.push({ text: '' });
+        lines.push({ text: 'first step (genesis: prev_hash is 64 zeros)', style: 'dim' });
+    }
+    return { lines, truncated };
+}
+/** Whether a line is wider than `width` (for tests of the layout). */
+function overflows(lines, width) {
+    return lines.some((l) => displayWidth(l.text) > width);
+}
+/** Throws InputError unless `seq` is a step of the source. */
+function entryAt(source, seq) {
+    const e = source.entries[seq];
+    if (e === undefined) {
+        throw new errors_InputError(`${source.file}: step ${seq} is out of range (the journal has ${source.steps} step${source.steps === 1 ? '' : 's'}${source.steps > 0 ? `, 0..${source.steps - 1}` : ''})`);
+    }
+    return e;
+}
+
+;// CONCATENATED MODULE: ./src/replay/source.ts
+
+
+
+
+
+
+/**
+ * A chain that does not verify: nothing is displayed. `faults` are the
+ * `file:line: kind: message` lines to print, one per fault.
+ */
+class BrokenChainError extends IntegrityError {
+    file;
+    faults;
+    name = 'BrokenChainError';
+    constructor(file, faults, what = 'chain') {
+        super(`${file}: the ${what} does not verify (${faults.length} fault${faults.length === 1 ? '' : 's'}); refusing to display it`);
+        this.file = file;
+        this.faults = faults;
+    }
+}
+/** The CAS directories that may hold a journal's blobs, first found wins. */
+function casBlobs(dirs) {
+    const unique = [...new Set(dirs.map((d) => external_node_path_default().resolve(d)))];
+    const stores = unique.map((d) => new Cas(d, false));
+    return {
+        where: unique.join(', '),
+        get(digest) {
+            for (const s of stores) {
+                const b = s.get(digest);
+                if (b !== undefined && sha256Hex(b) === digest)
+                    return b;
+            }
+            return undefined;
+        },
+    };
+}
+/** Blobs bundled in memory (a receipt's `blobs/`); a blob whose bytes do not match its name is absent. */
+function mapBlobs(where, blobs) {
+    return {
+        where,
+        get(digest) {
+            const b = blobs.get(digest);
+            return b !== undefined && sha256Hex(b) === digest ? b : undefined;
+        },
+    };
+}
+function isRedacted(entries) {
+    return entries.some((e) => e.row.prompt === REDACTED || e.row.model === REDACTED || e.row.tool_call === REDACTED || e.row.tool_result === REDACTED);
+}
+/** Throws BrokenChainError unless the read journal verified. */
+function requireVerified(file, r) {
+    if (!r.ok)
+        throw new BrokenChainError(file, r.errors.map((f) => describeFault(file, f)));
+}
+/** Builds a source from an already verified read. */
+function sourceFromRead(r, init) {
+    return { ...init, head_hash: r.head_hash, steps: r.steps, entries: r.entries, redacted: isRedacted(r.entries) };
+}
+/** A path-like target taken relative to `cwd`; an agent id as is. */
+function targetPath(target, cwd) {
+    const isPath = target.includes('/') || target.includes((external_node_path_default()).sep) || target.endsWith('.jsonl') || looksLikeReceipt(target);
+    return isPath ? external_node_path_default().resolve(cwd, target) : target;
+}
+/**
+ * Opens `<agent|dir|file>` for display: resolves it, reads it and verifies the
+ * chain from genesis. A broken chain throws BrokenChainError (exit 1); a missing
+ * journal or bad id throws InputError (exit 2).
+ */
+function openJournal(target, options = {}) {
+    const cwd = options.cwd ?? process.cwd();
+    const root = external_node_path_default().resolve(cwd, options.root ?? '.');
+    const { file, dir, agentId } = resolveJournal(targetPath(target, cwd), root);
+    const r = readJournalFile(file);
+    requireVerified(file, r);
+    const projectRoot = projectRootOf(dir);
+    const cas = [projectRoot, root].filter((x) => x !== undefined).map(casDir);
+    return sourceFromRead(r, { kind: 'journal', file, agentId, blobs: casBlobs(cas), ...(projectRoot === undefined ? {} : { projectRoot }) });
+}
+/** A row exactly as stored (key order, exact integers, float-ness), for `--json`. */
+function storedRow(entry) {
+    return parse(decodeUtf8(entry.bytes), { objects: 'map' });
+}
+
+;// CONCATENATED MODULE: ./src/replay/diff.ts
+
+
+function diffJournals(left, right) {
+    const base = { left_steps: left.steps, right_steps: right.steps, left_head: left.head_hash, right_head: right.head_hash };
+    const n = Math.min(left.steps, right.steps);
+    for (let i = 0; i < n; i++) {
+        const a = left.entries[i];
+        const b = right.entries[i];
+        if (a.row.step_hash !== b.row.step_hash) {
+            return {
+                diverged: true,
+                reason: 'step_mismatch',
+                seq: i,
+                fields_changed: fieldsChanged(a.row, b.row),
+                left: storedRow(a),
+                right: storedRow(b),
+                ...base,
+            };
+        }
+    }
+    if (left.steps !== right.steps) {
+        const l = left.entries[n];
+        const r = right.entries[n];
+        return {
+            diverged: true,
+            reason: 'length_mismatch',
+            seq: n,
+            fields_changed: [],
+            left: l === undefined ? null : storedRow(l),
+            right: r === undefined ? null : storedRow(r),
+            ...base,
+        };
+    }
+    return { diverged: false, reason: null, seq: null, fields_changed: [], left: null, right: null, ...base };
+}
+
+;// CONCATENATED MODULE: ./src/replay/receipt.ts
+
+
+
+
+/**
+ * Receipts (SPEC §3) as replay sources: the whole receipt is verified first
+ * (layout, manifest, chain, bundled blobs, and the signature when trusted keys
+ * are given), then its journal is walked from memory. Nothing is extracted.
+ */
+/** Whether a file is a receipt (see `looksLikeReceipt`). */
+const isReceiptFile = looksLikeReceipt;
+/**
+ * Opens a receipt for display. Any fault refuses it (BrokenChainError, exit 1),
+ * except that a signed receipt opened without a trusted key is shown with its
+ * signature marked unchecked: its chain and manifest still verified.
+ */
+function openReceipt(file, options = {}) {
+    const publicKeys = options.publicKeys ?? [];
+    const v = verifyReceipt(file, publicKeys.length > 0 ? { publicKeys } : {});
+    const faults = v.errors.filter((f) => !(f.kind === 'no_trusted_key' && publicKeys.length === 0));
+    if (faults.length > 0)
+        throw new BrokenChainError(file, faults.map((f) => describeReceiptFault(file, f)), 'receipt');
+    const loaded = loadReceipt(file);
+    const r = readJournalBytes(loaded.journal);
+    requireVerified(`${file}:journal/000000.jsonl`, r);
+    return {
+        ...sourceFromRead(r, {
+            kind: 'receipt',
+            file,
+            agentId: loaded.manifest.agent_id,
+            blobs: mapBlobs(`${external_node_path_default().basename(file)}:blobs/`, loaded.blobs),
+        }),
+        signed: v.signed,
+        signatureChecked: v.signature_ok === true,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/replay/open.ts
+
+
+
+/**
+ * Opens `<agent|dir|file|receipt>` for display, verified first: a journal's
+ * chain from genesis, or the whole receipt. Throws BrokenChainError (exit 1)
+ * when it does not verify, InputError (exit 2) when it cannot be found or read.
+ */
+function openReplay(target, options = {}) {
+    const cwd = options.cwd ?? process.cwd();
+    const t = targetPath(target, cwd);
+    if (external_node_path_default().isAbsolute(t) && isReceiptFile(t))
+        return openReceipt(t, options.publicKeys ? { publicKeys: options.publicKeys } : {});
+    return openJournal(target, { cwd, ...(options.root === undefined ? {} : { root: options.root }) });
+}
+
+;// CONCATENATED MODULE: ./src/replay/screen.ts
+
+
+
+function initialState(index = 0) {
+    return { index, expanded: false, scroll: 0, mode: 'normal', input: '', query: '', message: '' };
+}
+/** Splits raw terminal input into keys (arrow keys arrive as escape sequences, several keys may share a chunk). */
+function parseKeys(data) {
+    const keys = [];
+    let i = 0;
+    while (i < data.length) {
+        const c = data[i];
+        if (c === '\x1b') {
+            const rest = data.slice(i);
+            const m = /^\x1b(?:\[|O)([0-9;]*)([A-Za-z~])/.exec(rest);
+            if (m) {
+                const code = m[2] === '~' ? `${m[1]}~` : m[2];
+                const map = {
+                    A: 'up',
+                    B: 'down',
+                    C: 'right',
+                    D: 'left',
+                    H: 'home',
+                    F: 'end',
+                    '5~': 'pgup',
+                    '6~': 'pgdn',
+                    '1~': 'home',
+                    '4~': 'end',
+                    '7~': 'home',
+                    '8~': 'end',
+                };
+                const kind = map[code];
+                if (kind !== undefined)
+                    keys.push({ kind });
+                i += m[0].length;
+                continue;
+            }
+            keys.push({ kind: 'escape' });
+            i++;
+            continue;
+        }
+        if (c === '\r' || c === '\n')
+            keys.push({ kind: 'enter' });
+        else if (c === '\x7f' || c === '\b')
+            keys.push({ kind: 'backspace' });
+        else if (c === '\x03' || c === '\x04')
+            keys.push({ kind: 'interrupt' });
+        else if (c >= ' ') {
+            const cp = data.codePointAt(i);
+            const ch = String.fromCodePoint(cp);
+            keys.push({ kind: 'char', char: ch });
+            i += ch.length;
+            continue;
+        }
+        i++;
+    }
+    return keys;
+}
+const HELP = '←/p prev  →/n next  g/G first/last  seq⏎ jump  / search  ⏎ expand  ↑↓ scroll  f fork  q quit';
+// Key hints in display order, with a priority: on a narrow screen the footer keeps the most important ones.
+const HINTS = [
+    ['n/→ next', 1],
+    ['p/← prev', 1],
+    ['g/G first/last', 3],
+    ['seq⏎ jump', 4],
+    ['/ search', 2],
+    ['⏎ expand', 5],
+    ['↑↓ scroll', 7],
+    ['f fork', 6],
+    ['? keys', 8],
+    ['q quit', 0],
+];
+/** The key hints that fit in `width` columns, most important first. */
+function keyHints(width) {
+    const chosen = new Set();
+    let used = 0;
+    for (const [hint] of [...HINTS].sort((a, b) => a[1] - b[1])) {
+        const w = text_displayWidth(hint) + (chosen.size > 0 ? 2 : 0);
+        if (used + w > width)
+            continue;
+        chosen.add(hint);
+        used += w;
+    }
+    return HINTS.filter(([h]) => chosen.has(h)).map(([h]) => h).join('  ');
+}
+// The last body laid out: a key and the repaint after it need the same one, and a step with
+// megabyte fields is worth laying out once.
+let lastBody;
+function bodyOf(source, index, width, expanded) {
+    const c = lastBody;
+    if (c && c.source === source && c.index === index && c.width === width && c.expanded === expanded)
+        return c.body;
+    const body = stepBody(source, index, { width, expanded });
+    lastBody = { source, index, width, expanded, body };
+    return body;
+}
+function bodyHeight(size) {
+    return Math.max(1, size.height - 3);
+}
+function go(state, index, message = '') {
+    return { ...state, index, scroll: 0, expanded: index === state.index ? state.expanded : false, message };
+}
+function search(state, source, query, direction) {
+    if (query.length === 0)
+        return { ...state, mode: 'normal', input: '', message: 'no search yet: press / and type some text' };
+    const i = findStep(source.entries, query, state.index, direction);
+    if (i < 0)
+        return { ...state, mode: 'normal', input: '', query, message: `no step matches "${sanitize(query)}"` };
+    const all = matchingSteps(source.entries, query);
+    const wrapped = direction === 1 ? i <= state.index : i >= state.index;
+    const msg = `"${sanitize(query)}": match ${all.indexOf(i) + 1} of ${all.length} (seq ${i})${wrapped && all.length > 1 ? ', wrapped' : ''}  / ⏎ next, N previous`;
+    return { ...go({ ...state, mode: 'normal', input: '', query }, i), message: msg };
+}
+/** Applies one key. Returns the new state and what the driver must do (quit, fork). */
+function reduce(state, key, source, size) {
+    const last = source.steps - 1;
+    if (key.kind === 'interrupt')
+        return { state, action: 'quit' };
+    if (state.mode === 'jump' || state.mode === 'search') {
+        if (key.kind === 'escape')
+            return { state: { ...state, mode: 'normal', input: '', message: '' } };
+        if (key.kind === 'backspace') {
+            const input = [...state.input].slice(0, -1).join('');
+            return { state: input.length === 0 && state.mode === 'jump' ? { ...state, mode: 'normal', input } : { ...state, input } };
+        }
+        if (key.kind === 'enter') {
+            if (state.mode === 'search')
+                return { state: search(state, source, state.input || state.query, 1) };
+            const seq = Number(state.input);
+            const done = { ...state, mode: 'normal', input: '' };
+            if (!Number.isSafeInteger(seq) || seq > last)
+                return { state: { ...done, message: `no step ${state.input}: seqs are 0..${last}` } };
+            return { state: go(done, seq) };
+        }
+        if (key.kind === 'char') {
+            if (state.mode === 'jump') {
+                if (/^[0-9]$/.test(key.char))
+                    return { state: state.input.length < 15 ? { ...state, input: state.input + key.char } : state };
+                return { state: { ...state, mode: 'normal', input: '', message: 'jump cancelled: type digits, then Enter' } };
+            }
+            return { state: { ...state, input: state.input + key.char } };
+        }
+        return { state };
+    }
+    const body = bodyOf(source, state.index, Math.max(1, size.width), state.expanded).lines.length;
+    const maxScroll = Math.max(0, body - bodyHeight(size));
+    const scrollBy = (d) => ({ ...state, scroll: Math.min(maxScroll, Math.max(0, state.scroll + d)), message: '' });
+    switch (key.kind) {
+        case 'right':
+            return { state: state.index < last ? go(state, state.index + 1) : { ...state, message: 'this is the last step' } };
+        case 'left':
+            return { state: state.index > 0 ? go(state, state.index - 1) : { ...state, message: 'this is the first step' } };
+        case 'home':
+            return { state: go(state, 0) };
+        case 'end':
+            return { state: go(state, last) };
+        case 'up':
+            return { state: scrollBy(-1) };
+        case 'down':
+            return { state: scrollBy(1) };
+        case 'pgup':
+            return { state: scrollBy(-bodyHeight(size)) };
+        case 'pgdn':
+            return { state: scrollBy(bodyHeight(size)) };
+        case 'enter':
+            return { state: { ...state, expanded: !state.expanded, scroll: 0, message: state.expanded ? 'collapsed' : 'expanded: every field in full (⏎ collapses, ↑↓ scroll)' } };
+        case 'escape':
+        case 'backspace':
+            return { state: { ...state, message: '' } };
+        case 'char':
+            break;
+    }
+    const ch = key.char;
+    if (ch === 'n' || ch === 'l')
+        return reduce(state, { kind: 'right' }, source, size);
+    if (ch === 'p' || ch === 'h')
+        return reduce(state, { kind: 'left' }, source, size);
+    if (ch === 'g')
+        return { state: go(state, 0) };
+    if (ch === 'G')
+        return { state: go(state, last) };
+    if (ch === 'j')
+        return { state: scrollBy(1) };
+    if (ch === 'k')
+        return { state: scrollBy(-1) };
+    if (ch === ' ')
+        return { state: scrollBy(bodyHeight(size)) };
+    if (/^[0-9]$/.test(ch))
+        return { state: { ...state, mode: 'jump', input: ch, message: '' } };
+    if (ch === '/')
+        return { state: { ...state, mode: 'search', input: '', message: '' } };
+    if (ch === 'N')
+        return { state: search(state, source, state.query, -1) };
+    if (ch === 'q' || ch === 'Q')
+        return { state, action: 'quit' };
+    if (ch === 'f')
+        return { state: { ...state, message: `forking from step ${state.index}…` }, action: 'fork' };
+    if (ch === '?')
+        return { state: { ...state, message: HELP } };
+    return { state: { ...state, message: `unknown key ${JSON.stringify(ch)} (? lists the keys)` } };
+}
+/** A receipt's signature state, for headers. */
+function signatureText(source) {
+    if (!source.signed)
+        return ', unsigned';
+    return source.signatureChecked ? ', signature ✓' : ', signed (signature not checked: no --public-key)';
+}
+/** The header: `step N / M` (N = seq + 1), the head hash and the chain status. */
+function headerText(source, state) {
+    const kind = source.kind === 'receipt' ? `  receipt${source.redacted ? ' (redacted)' : ''}${signatureText(source)}` : '';
+    return `step ${state.index + 1} / ${source.steps}  seq ${state.index}  head ${shortHash(source.head_hash)}  chain ✓ verified  ${sanitize(source.agentId)}${kind}`;
+}
+/** Lays out the whole screen: header, rule, the step's body (scrolled), footer. Exactly `height` lines of `width` columns. */
+function renderScreen(source, state, size) {
+    const width = Math.max(1, size.width);
+    const height = Math.max(1, size.height);
+    const out = [{ text: fit(headerText(source, state), width), style: 'header' }];
+    if (height === 1)
+        return out;
+    const { lines, truncated } = bodyOf(source, state.index, width, state.expanded);
+    const room = bodyHeight({ width, height });
+    const scroll = Math.min(state.scroll, Math.max(0, lines.length - room));
+    const shown = lines.slice(scroll, scroll + room);
+    const more = lines.length > room ? ` lines ${scroll + 1}-${scroll + shown.length} of ${lines.length} (↑↓ scroll) ` : '';
+    const mark = truncated && !state.expanded ? ' ⏎ expands ' : '';
+    const label = sliceColumns(`──${more}${mark}`, width);
+    out.push({ text: label + '─'.repeat(Math.max(0, width - text_displayWidth(label))), style: 'rule' });
+    if (height === 2)
+        return out;
+    for (let i = 0; i < room && out.length < height - 1; i++) {
+        const l = shown[i];
+        out.push(l === undefined ? { text: ' '.repeat(width) } : { text: fit(l.text, width), ...(l.style ? { style: l.style } : {}) });
+    }
+    let footer;
+    if (state.mode === 'jump')
+        footer = { text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width), style: 'prompt' };
+    else if (state.mode === 'search')
+        footer = { text: fit(`/${sanitize(state.input)}▏ ⏎ search${state.query ? ` (empty: "${sanitize(state.query)}" again)` : ''}, Esc cancel`, width), style: 'prompt' };
+    else
+        footer = { text: fit(sanitize(state.message) || keyHints(width), width), style: 'footer' };
+    out.push(footer);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/replay/tty.ts
+
+const tty_STYLE = {
+    header: '\x1b[7m',
+    rule: '\x1b[2m',
+    label: '\x1b[1m',
+    dim: '\x1b[2m',
+    marker: '\x1b[2;3m',
+    change: '\x1b[36m',
+    warn: '\x1b[31m',
+    prompt: '\x1b[1m',
+};
+/**
+ * Each line is cleared first and then written whole (lines are exactly the
+ * screen width): erasing after the text would, in a terminal's pending-wrap
+ * state at the last column, erase the line's last character.
+ */
+function paint(lines) {
+    let s = '';
+    lines.forEach((l, i) => {
+        const on = l.style ? (tty_STYLE[l.style] ?? '') : '';
+        s += `\x1b[${i + 1};1H\x1b[2K${on}${l.text}${on ? '\x1b[0m' : ''}`;
+    });
+    return s;
+}
+/** Runs the interactive walk until `q`; resolves when the terminal is restored. */
+function runInteractive(source, options = {}) {
+    const input = options.input ?? process.stdin;
+    const output = options.output ?? process.stdout;
+    let state = initialState(Math.min(Math.max(0, options.start ?? 0), Math.max(0, source.steps - 1)));
+    const size = () => ({ width: output.columns || 80, height: output.rows || 24 });
+    let busy = false;
+    let restored = false;
+    return new Promise((resolve) => {
+        const render = () => {
+            output.write(paint(renderScreen(source, state, size())));
+        };
+        const restore = () => {
+            if (restored)
+                return;
+            restored = true;
+            input.off('data', onData);
+            output.off('resize', render);
+            process.off('SIGWINCH', render);
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+            process.off('exit', restore);
+            if (input.isTTY)
+                input.setRawMode(false);
+            input.pause();
+            output.write('\x1b[0m\x1b[?25h\x1b[?1049l');
+        };
+        const onSignal = (sig) => {
+            restore();
+            process.exit(sig === 'SIGINT' ? 130 : 143);
+        };
+        const quit = () => {
+            restore();
+            resolve();
+        };
+        const doFork = async () => {
+            if (!options.fork) {
+                state = { ...state, message: 'fork is not available here' };
+                return;
+            }
+            busy = true;
+            render();
+            try {
+                state = { ...state, message: await options.fork(state.index) };
+            }
+            catch (e) {
+                state = { ...state, message: `fork failed: ${e.message.split('\n')[0]}` };
+            }
+            finally {
+                busy = false;
+            }
+        };
+        function onData(chunk) {
+            if (busy)
+                return; // keys typed while a fork runs are dropped
+            for (const key of parseKeys(typeof chunk === 'string' ? chunk : chunk.toString('utf8'))) {
+                const r = reduce(state, key, source, size());
+                state = r.state;
+                if (r.action === 'quit')
+                    return quit();
+                if (r.action === 'fork') {
+                    void doFork().then(render);
+                    return;
+                }
+            }
+            render();
+        }
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+        process.on('exit', restore);
+        process.on('SIGWINCH', render);
+        output.on('resize', render);
+        output.write('\x1b[?1049h\x1b[?25l');
+        if (input.isTTY)
+            input.setRawMode(true);
+        input.setEncoding('utf8');
+        input.on('data', onData);
+        input.resume();
+        render();
+    });
+}
+
+;// CONCATENATED MODULE: ./src/replay/views.ts
+
+
+
+
+
+/** The non-interactive outputs of `replay`, `show` and `diff`: plain lines and JSON documents. */
+function statusLine(source) {
+    const what = source.kind === 'receipt' ? `receipt ${source.file}` : source.file;
+    const extra = source.kind === 'receipt' ? `${source.redacted ? ', redacted' : ''}${signatureText(source)}` : '';
+    return `${sanitize(source.agentId)}: ${source.steps} step${source.steps === 1 ? '' : 's'}, head ${source.head_hash}, chain verified (${sanitize(what)}${extra})`;
+}
+/** The steps as a table (seq, time, model, tool, short step hash, prompt preview), first `limit` steps. */
+function stepTable(source, limit) {
+    const rows = source.entries.slice(0, limit ?? source.entries.length).map(stepSummary);
+    // Widths by reduce, not Math.max(...rows): a journal can have more rows than a call has arguments.
+    const widest = (min, f) => rows.reduce((m, r) => Math.max(m, f(r)), min);
+    const seqW = widest(3, (r) => String(r.seq).length);
+    const modelW = Math.min(28, widest(5, (r) => text_displayWidth(r.model)));
+    const toolW = Math.min(16, widest(4, (r) => text_displayWidth(r.tool)));
+    const head = `${'seq'.padStart(seqW)}  ${fit('time (UTC)', 20)}  ${fit('model', modelW)}  ${fit('tool', toolW)}  ${fit('step', 12)}  prompt`;
+    const out = [statusLine(source), '', head];
+    for (const r of rows) {
+        out.push(`${String(r.seq).padStart(seqW)}  ${fit(r.time.slice(0, 19).replace('T', ' '), 20)}  ${fit(r.model, modelW)}  ${fit(r.tool, toolW)}  ${shortHash(r.step_hash)}  ${truncate(r.prompt, 60)}`);
+    }
+    if (rows.length < source.steps)
+        out.push(`… ${source.steps - rows.length} more step${source.steps - rows.length === 1 ? '' : 's'} (--limit ${rows.length})`);
+    return out;
+}
+/** `replay --json`: `{agent_id, head_hash, steps, entries}`, rows exactly as stored; `steps` counts them all. */
+function replayDocument(source, limit) {
+    return {
+        agent_id: source.agentId,
+        head_hash: source.head_hash,
+        steps: source.steps,
+        entries: source.entries.slice(0, limit ?? source.entries.length).map(storedRow),
+    };
+}
+/** One step in full, as lines (nothing cut). */
+function showLines(source, seq) {
+    const e = entryAt(source, seq);
+    const out = [statusLine(source), '', `seq ${e.row.seq} (step ${e.row.seq + 1} of ${source.steps})`];
+    for (const l of stepBody(source, seq, { width: 100, expanded: true, wrapLines: false, showFile: true }).lines)
+        out.push(l.text);
+    const blobs = stepBlobs(source, e);
+    if (blobs.length > 0) {
+        out.push('', `blobs (from ${sanitize(source.blobs.where)}):`);
+        for (const b of blobs) {
+            out.push(`  ${b.digest}${b.input ? '  (input)' : ''}`);
+            if (!b.present)
+                out.push('    MISSING: not in the store');
+            else {
+                out.push(`    ${b.size} bytes${b.binary ? ', binary' : ''}`);
+                if (b.preview !== null)
+                    for (const l of b.preview.replace(/\n$/, '').split('\n').slice(0, 6))
+                        out.push(`    | ${sanitize(l)}`);
+            }
+        }
+    }
+    return out;
+}
+/** `show --json`: the row as stored, its 1-based line, and its blobs. */
+function showDocument(source, seq) {
+    const e = entryAt(source, seq);
+    return {
+        agent_id: source.agentId,
+        head_hash: source.head_hash,
+        steps: source.steps,
+        seq: e.row.seq,
+        line: e.line,
+        entry: storedRow(e),
+        blobs: stepBlobs(source, e),
+    };
+}
+/** `diff` as lines: the verdict, then the fields that differ at the divergence. */
+function diffLines(d, leftName, rightName) {
+    const l = sanitize(leftName);
+    const r = sanitize(rightName);
+    if (!d.diverged)
+        return [`same: ${l} and ${r} have the same ${d.left_steps} steps (head ${d.left_head})`];
+    if (d.reason === 'length_mismatch') {
+        const longer = d.left_steps > d.right_steps ? l : r;
+        return [
+            `diverged at step ${d.seq}: length_mismatch (${l} has ${d.left_steps} steps, ${r} has ${d.right_steps})`,
+            `  the first ${d.seq} steps are the same; ${longer} goes on`,
+        ];
+    }
+    const out = [`diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} ${d.fields_changed.length > 1 ? 'differ' : 'differs'}`];
+    const get = (v, k) => (v instanceof Map ? (v.get(k) ?? null) : null);
+    for (const f of d.fields_changed) {
+        out.push(`  ${f}:`);
+        out.push(`    - ${truncate(preview(get(d.left, f)), 200)}`);
+        out.push(`    + ${truncate(preview(get(d.right, f)), 200)}`);
+    }
+    out.push(`  left  ${l}: step_hash ${String(get(d.left, 'step_hash'))}`);
+    out.push(`  right ${r}: step_hash ${String(get(d.right, 'step_hash'))}`);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/replay/index.ts
+/**
+ * The operator's replay surface (issue 7, terminal half): a verified source,
+ * the step model (fields, changes since the previous step, search), the layout
+ * of a screen, and the non-interactive views. The TTY driver is `tty.ts`.
+ */
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/commands/replay.ts
+
+
+
+
+
+
+
+/**
+ * Opens a target for display, verified first. A broken chain prints every fault
+ * (`file:line: kind: message`) on stderr and is rethrown: exit 1, nothing shown.
+ */
+function openForDisplay(target, args, io) {
+    const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+    try {
+        return openReplay(target, { root: rootOf(args, io), cwd: io.cwd, ...(publicKeys.length > 0 ? { publicKeys } : {}) });
+    }
+    catch (e) {
+        if (e instanceof BrokenChainError)
+            for (const f of e.faults)
+                io.err(f);
+        throw e;
+    }
+}
+const replayCommand = {
+    name: ['replay'],
+    usage: '<agent|dir|file|receipt> [--root DIR] [--json] [--limit N] [--public-key FILE]...',
+    summary: 'Walk a verified run step by step: interactive on a terminal (n/p, g/G, seq+Enter, /search, Enter expands, f forks, q quits), ' +
+        'a table of steps otherwise, or --json. A broken chain: exit 1, nothing shown.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, limit: { kind: 'value' }, 'public-key': { kind: 'list' } },
+    async run(args, io) {
+        const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'replay');
+        const limitText = args.values.get('limit');
+        const limit = limitText === undefined ? undefined : intArg(limitText, '--limit');
+        const source = openForDisplay(target, args, io);
+        if (args.flags.has('json')) {
+            io.json(replayDocument(source, limit));
+            return 0;
+        }
+        if (!io.isTTY) {
+            for (const line of stepTable(source, limit))
+                io.out(line);
+            return 0;
+        }
+        const projectRoot = source.projectRoot;
+        await runInteractive(source, {
+            fork: async (seq) => {
+                if (projectRoot === undefined) {
+                    throw new errors_InputError(source.kind === 'receipt' ? 'a receipt cannot be forked: fork the journal it came from' : 'this journal is not in a project (.sdd/runtime/journal/<agent>)');
+                }
+                const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
+                const warned = r.warnings.length > 0 ? ` (warning: ${r.warnings[0]})` : '';
+                return `forked at step ${seq} as ${r.fork_session_id}: worktree ${r.fork_worktree} (branch ${r.fork_branch})${warned}`;
+            },
+        });
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/diff.ts
+
+
+
+
+const diffCommand = {
+    name: ['diff'],
+    usage: '<a> <b> [--root DIR] [--json] [--public-key FILE]...',
+    summary: 'The first divergence between two verified runs (each an agent, dir, file or receipt): the seq and the fields that differ, ' +
+        'or a length mismatch. Exit 0 same, 1 diverged (or a chain that does not verify).',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, 'public-key': { kind: 'list' } },
+    run(args, io) {
+        const [a, b] = expectPositionals(args, ['a', 'b'], 'diff');
+        const left = openForDisplay(a, args, io);
+        const right = openForDisplay(b, args, io);
+        const d = diffJournals(left, right);
+        if (args.flags.has('json'))
+            io.json(d);
+        else
+            for (const line of diffLines(d, a, b))
+                io.out(line);
+        return d.diverged ? 1 : 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/export.ts
+
+
+
+
+
+
+
+const exportCommand = {
+    name: ['export'],
+    usage: '<agent|dir|file> -o RECEIPT [--root DIR] [--agent-id ID] [--sign-key FILE] [--cas DIR] [--json]',
+    summary: 'Verify a journal, then write a portable receipt (tar; .gz/.tgz names are gzipped): manifest, optional Ed25519 signature, chain, blobs.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        output: { kind: 'value', short: 'o' },
+        'agent-id': { kind: 'value' },
+        'sign-key': { kind: 'value' },
+        cas: { kind: 'value' },
+    },
+    run(args, io) {
+        const [target] = expectPositionals(args, ['agent|dir|file'], 'export');
+        const out = args.values.get('output');
+        if (out === undefined)
+            throw new errors_InputError('export: missing -o RECEIPT');
+        const root = rootOf(args, io);
+        const options = {};
+        const agentId = args.values.get('agent-id');
+        const journal = resolveJournal(target, root);
+        options.agentId = assertSafeId(agentId ?? journal.agentId, 'agent id');
+        const key = args.values.get('sign-key');
+        if (key !== undefined)
+            options.signKey = readPrivateKeyFile(external_node_path_default().resolve(io.cwd, key));
+        const cas = args.values.get('cas');
+        if (cas !== undefined)
+            options.cas = new Cas(external_node_path_default().resolve(io.cwd, cas), false);
+        const outFile = external_node_path_default().resolve(io.cwd, out);
+        options.audit = { root: projectRootOf(journal.dir) ?? root, env: io.env };
+        const r = exportReceipt(journal.file, outFile, options);
+        for (const w of r.warnings)
+            io.err(`stepchain: warning: ${w}`);
+        if (args.flags.has('json')) {
+            io.json({
+                ok: true,
+                receipt: outFile,
+                agent_id: r.manifest.agent_id,
+                head_hash: r.manifest.head_hash,
+                steps: r.manifest.steps,
+                signed: r.signed,
+                key_id: r.key_id,
+                blobs: r.blobs,
+            });
+            return 0;
+        }
+        io.out(`exported ${r.manifest.steps} step${r.manifest.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out}`);
+        io.out(`  head_hash ${r.manifest.head_hash}`);
+        io.out(`  signed    ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
+        io.out(`  blobs     ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing from the CAS`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/fork.ts
+
+
+
+
+const forkCommand = {
+    name: ['fork'],
+    usage: '<session> [--from-step N] [--label L] [--root DIR] [--json]',
+    summary: 'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
+        'with --from-step, the verified prefix [0..N] and the files of step N.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, 'from-step': { kind: 'value' }, label: { kind: 'value' } },
+    async run(args, io) {
+        const [session] = expectPositionals(args, ['session'], 'fork');
+        const step = args.values.get('from-step');
+        const label = args.values.get('label');
+        if (label !== undefined && label.trim() === '')
+            throw new errors_InputError('--label: empty label');
+        const r = await createFork({
+            root: rootOf(args, io),
+            sessionId: session,
+            ...(step === undefined ? {} : { fromStep: intArg(step, '--from-step') }),
+            ...(label === undefined ? {} : { label }),
+            env: io.env,
+        });
+        for (const w of r.warnings)
+            io.err(`stepchain: warning: ${w}`);
+        if (args.flags.has('json')) {
+            io.json(forkJsonDocument(r));
+            return 0;
+        }
+        io.out(`forked ${r.parent_session_id}${r.from_step === null ? ' (session-level)' : ` at step ${r.from_step}`} as ${r.fork_session_id}`);
+        io.out(`  branch    ${r.fork_branch}`);
+        io.out(`  worktree  ${r.fork_worktree}`);
+        io.out(`  commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${r.from_step})` : ' (the parent\'s current commit)'}`);
+        if (r.parent_step_hash !== null)
+            io.out(`  parent step_hash ${r.parent_step_hash}`);
+        if (r.journal_path !== null)
+            io.out(`  journal   ${r.journal_path}`);
+        io.out(`  session   ${r.snapshot_path}`);
+        if (r.journal_path !== null)
+            io.out(`continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/fork-rm.ts
+
+
+
+const forkRmCommand = {
+    name: ['fork', 'rm'],
+    usage: '<fork_id> [--force] [--root DIR] [--json]',
+    summary: 'Remove a fork: its worktree, its branch and its snapshot refs. Refuses uncommitted changes unless --force.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, force: { kind: 'flag' } },
+    async run(args, io) {
+        const [id] = expectPositionals(args, ['fork_id'], 'fork rm');
+        const r = await removeFork(rootOf(args, io), id, { force: args.flags.has('force'), env: io.env });
+        if (args.flags.has('json')) {
+            io.json({ ...r });
+            return 0;
+        }
+        io.out(`removed fork ${r.fork_session_id}`);
+        io.out(`  worktree ${r.worktree}`);
+        if (r.branch !== null)
+            io.out(`  branch   ${r.branch}${r.branch_commit ? ` (was ${r.branch_commit})` : ''}`);
+        io.out(`  snapshot refs ${r.removed_snapshot_refs}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/forks.ts
+
+
+
+const forksCommand = {
+    name: ['forks'],
+    usage: '[--root DIR] [--json]',
+    summary: 'Every fork of this repository as a tree: parent, fork step, branch, worktree, steps recorded since.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION },
+    async run(args, io) {
+        expectPositionals(args, [], 'forks');
+        const forest = await listForks(rootOf(args, io), io.env);
+        if (args.flags.has('json'))
+            io.json({ forks: forest });
+        else
+            for (const line of drawForks(forest))
+                io.out(line);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/keygen.ts
+
+
+
+
+
+const keygenCommand = {
+    name: ['keygen'],
+    usage: '-o PRIVATE.pem [--public PUBLIC.pem] [--json]',
+    summary: 'Create an Ed25519 key pair for signing receipts (private key mode 0600; never overwrites a file).',
+    options: { ...JSON_OPTION, output: { kind: 'value', short: 'o' }, public: { kind: 'value' } },
+    run(args, io) {
+        expectPositionals(args, [], 'keygen');
+        const out = args.values.get('output');
+        if (out === undefined)
+            throw new errors_InputError('keygen: missing -o PRIVATE.pem');
+        const pub = args.values.get('public');
+        const privateFile = external_node_path_default().resolve(io.cwd, out);
+        const publicFile = pub === undefined ? undefined : external_node_path_default().resolve(io.cwd, pub);
+        const pair = writeKeyPair(privateFile, publicFile);
+        if (args.flags.has('json')) {
+            io.json({ ok: true, key_id: pair.keyId, private_key: privateFile, public_key: publicFile ?? null, public_key_pem: pair.publicKeyPem });
+            return 0;
+        }
+        io.out(`wrote private key ${out} (mode 0600), key id ${pair.keyId}`);
+        if (pub !== undefined)
+            io.out(`wrote public key ${pub}`);
+        else
+            io.out(`public key (give it to verifiers, e.g. save as a .pem file):\n${pair.publicKeyPem.trimEnd()}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/publish.ts
+
+
+
+
+
+
+
+const publishCommand = {
+    name: ['publish'],
+    usage: '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
+    summary: 'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        output: { kind: 'value', short: 'o' },
+        'opt-in': { kind: 'flag' },
+        redact: { kind: 'value' },
+        'agent-id': { kind: 'value' },
+        'sign-key': { kind: 'value' },
+    },
+    run(args, io) {
+        // Refuse before reading anything else: nothing leaves .sdd/runtime/ without an explicit opt-in.
+        if (!args.flags.has('opt-in')) {
+            throw new errors_InputError('publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written');
+        }
+        const [target] = expectPositionals(args, ['agent|dir|file'], 'publish');
+        const out = args.values.get('output');
+        if (out === undefined)
+            throw new errors_InputError('publish: missing -o RECEIPT');
+        const redactText = args.values.get('redact');
+        const options = { optIn: true };
+        if (redactText !== undefined)
+            options.redact = parseRedactFields(redactText);
+        const root = rootOf(args, io);
+        const journal = resolveJournal(target, root);
+        options.agentId = assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id');
+        const key = args.values.get('sign-key');
+        if (key !== undefined)
+            options.signKey = readPrivateKeyFile(external_node_path_default().resolve(io.cwd, key));
+        const outFile = external_node_path_default().resolve(io.cwd, out);
+        if (outFile === external_node_path_default().resolve(journal.file))
+            throw new errors_InputError('publish: the output would overwrite the journal');
+        options.audit = { root: projectRootOf(journal.dir) ?? root, env: io.env };
+        const r = publishReceipt(journal.file, outFile, options);
+        for (const w of r.warnings)
+            io.err(`stepchain: warning: ${w}`);
+        if (args.flags.has('json')) {
+            io.json({
+                ok: true,
+                receipt: outFile,
+                agent_id: r.manifest.agent_id,
+                steps: r.steps,
+                redacted: r.redacted,
+                original_head: r.original_head,
+                published_head: r.published_head,
+                signed: r.signed,
+                key_id: r.key_id,
+            });
+            return 0;
+        }
+        io.out(`published ${r.steps} redacted step${r.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out} (redacted: ${r.redacted.join(', ')})`);
+        io.out(`  original head  ${r.original_head}  (local journal, unchanged)`);
+        io.out(`  published head ${r.published_head}  (verify the receipt against this one)`);
+        io.out(`  signed         ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/receipt-verify.ts
+
+
+
+
+const receiptVerifyCommand = {
+    name: ['receipt', 'verify'],
+    usage: 'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--json]',
+    summary: 'Verify a receipt offline without extracting it: members, manifest, signature, chain, blobs. Exit 0 holds, 1 does not, 2 bad input.',
+    options: {
+        ...JSON_OPTION,
+        'expected-head': { kind: 'value' },
+        'public-key': { kind: 'list' },
+        'require-blobs': { kind: 'flag' },
+    },
+    run(args, io) {
+        const [receipt] = expectPositionals(args, ['receipt'], 'receipt verify');
+        const expectedHead = hashOption(args, 'expected-head');
+        const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+        const r = verifyReceipt(external_node_path_default().resolve(io.cwd, receipt), {
+            publicKeys,
+            requireBlobs: args.flags.has('require-blobs'),
+            ...(expectedHead === undefined ? {} : { expectedHead }),
+        });
+        if (args.flags.has('json')) {
+            io.json(r);
+        }
+        else if (r.ok) {
+            const sig = r.signed ? `signature OK (key id ${r.key_id})` : 'unsigned';
+            io.out(`OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`);
+        }
+        else {
+            io.out(`FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}`);
+        }
+        if (!r.ok)
+            for (const f of r.errors)
+                io.err(describeReceiptFault(receipt, f));
+        return r.ok ? 0 : 1;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/report.ts
+
+
+
+
+
+
+
+
+
+/** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
+function targetOf(target, io, root) {
+    const abs = external_node_path_default().resolve(io.cwd, target);
+    if (target.includes('/') || target.includes((external_node_path_default()).sep) || /\.(jsonl|tar|tgz|gz)$/i.test(target))
+        return abs;
+    if (isSafeId(target) && (0,external_node_fs_namespaceObject.existsSync)(journalDir(root, target)))
+        return target;
+    return (0,external_node_fs_namespaceObject.existsSync)(abs) ? abs : target;
+}
+const reportCommand = {
+    name: ['report'],
+    usage: '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--force] [--json]',
+    summary: 'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        output: { kind: 'value', short: 'o' },
+        'public-key': { kind: 'list' },
+        force: { kind: 'flag' },
+    },
+    async run(args, io) {
+        const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'report');
+        const out = args.values.get('output');
+        if (out === undefined)
+            throw new errors_InputError('report: missing -o FILE.html');
+        const outFile = external_node_path_default().resolve(io.cwd, out);
+        const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+        const root = rootOf(args, io);
+        const source = loadReportSource(targetOf(target, io, root), root, { publicKeys });
+        // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
+        let forks = null;
+        if (source.kind === 'journal') {
+            try {
+                forks = await reportForkTree(projectRootOf(external_node_path_default().dirname(source.path)) ?? root, source.agentId, io.env);
+            }
+            catch (e) {
+                io.err(`stepchain: report: fork tree left out: ${e.message.split('\n')[0]}`);
+            }
+        }
+        const r = report_writeReport(source, outFile, { root, force: args.flags.has('force'), forks });
+        if (args.flags.has('json')) {
+            io.json({ file: r.file, source: r.source, ok: r.ok, head_hash: r.head_hash, steps: r.steps, errors: r.errors, blobs: r.blobs });
+        }
+        else {
+            const blobs = r.blobs.embedded + r.blobs.skipped > 0 ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped` : '';
+            io.out(r.ok
+                ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}`
+                : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}`);
+        }
+        if (!r.ok)
+            for (const f of r.errors)
+                io.err(`${r.source}${f.line === null ? '' : `:${f.line}`}: ${f.kind}: ${f.message}`);
+        return r.ok ? 0 : 1;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/runs/claude.ts
+
+
+/** The adapter name recorded for Claude Code transcripts. */
+const CLAUDE_ADAPTER = 'claude';
+function envelopeFree(ev) {
+    const out = {};
+    for (const [k, v] of Object.entries(ev)) {
+        if (k === 'type' || k === 'subtype' || k === 'session_id' || k === 'uuid' || k === 'parent_tool_use_id')
+            continue;
+        Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+}
+/**
+ * The mutation signals of one stream-json event, in order:
+ * - `{"type":"system","subtype":"compact_boundary","compact_metadata":{...}}`
+ *   and any other system event whose subtype ends in `_boundary`
+ *   (e.g. `microcompact_boundary`): kind = the subtype, detail = its
+ *   `<x>_metadata` object (the provider's report: `trigger`, `pre_tokens`, ...),
+ *   else the event without its envelope (type, subtype, session_id, uuid);
+ * - an assistant message whose `context_management.applied_edits` lists
+ *   server-side context edits (e.g. cleared tool uses): one signal per edit,
+ *   kind = the edit's `type`, detail = the edit.
+ */
+function signalsOf(ev, line) {
+    const out = [];
+    if (ev.type === 'system' && typeof ev.subtype === 'string' && ev.subtype.endsWith('_boundary')) {
+        const meta = Object.entries(ev).find(([k, v]) => k.endsWith('_metadata') && isJsonObject(v));
+        out.push({ kind: ev.subtype, detail: meta !== undefined ? meta[1] : envelopeFree(ev), line });
+    }
+    if (ev.type === 'assistant' && isJsonObject(ev.message)) {
+        const cm = ev.message.context_management ?? ev.context_management;
+        const edits = isJsonObject(cm) ? cm.applied_edits : undefined;
+        if (Array.isArray(edits)) {
+            for (const edit of edits) {
+                if (!isJsonObject(edit))
+                    continue;
+                out.push({ kind: typeof edit.type === 'string' && edit.type !== '' ? edit.type : 'context_edit', detail: edit, line });
+            }
+        }
+    }
+    return out;
+}
+/**
+ * Reads a Claude Code `--output-format stream-json` transcript: one JSON object
+ * per line with a string `type`. Blank lines are skipped; anything else that is
+ * not such an object is an InputError naming the file and line (nothing is
+ * recorded from a transcript that does not read whole).
+ */
+function readClaudeStream(bytes, source) {
+    let text;
+    try {
+        text = decodeUtf8(bytes);
+    }
+    catch {
+        throw new errors_InputError(`${source}: transcript is not valid UTF-8`);
+    }
+    const lines = text.split('\n');
+    const result = { events: 0, assistantTurns: 0, sessionId: undefined, signals: [] };
+    for (let i = 0; i < lines.length; i++) {
+        const raw = lines[i].replace(/\r$/, '');
+        if (raw.trim() === '')
+            continue;
+        let ev;
+        try {
+            ev = parse(raw);
+        }
+        catch (e) {
+            const why = e instanceof JsonParseError ? e.message : 'too large or too deeply nested';
+            throw new errors_InputError(`${source}:${i + 1}: not a stream-json event: ${why}`);
+        }
+        if (!isJsonObject(ev))
+            throw new errors_InputError(`${source}:${i + 1}: not a stream-json event: not a JSON object`);
+        if (typeof ev.type !== 'string')
+            throw new errors_InputError(`${source}:${i + 1}: not a stream-json event: no string "type"`);
+        result.events++;
+        if (ev.type === 'assistant')
+            result.assistantTurns++;
+        if (result.sessionId === undefined && typeof ev.session_id === 'string')
+            result.sessionId = ev.session_id;
+        result.signals.push(...signalsOf(ev, i + 1));
+    }
+    if (result.events === 0)
+        throw new errors_InputError(`${source}: transcript has no events`);
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/runs/diff.ts
+
+
+
+function mutationKind(e) {
+    if (e === undefined || e.row.event !== MUTATION_EVENT)
+        return undefined;
+    const k = e.row.payload.get('mutation_kind');
+    return typeof k === 'string' && k !== '' ? k : 'unknown';
+}
+function stepOf(e) {
+    const s = e?.row.payload.get('step_index');
+    return s === undefined ? '' : ` at step ${String(s)}`;
+}
+function load(file) {
+    const r = readRunJournalFile(file);
+    if (!r.chain_ok) {
+        const f = r.errors[0];
+        throw new IntegrityError(`${file}:${f.line}: ${f.kind}: ${f.message}; cannot diff a run journal whose chain does not verify`);
+    }
+    return r.entries;
+}
+/**
+ * The first index at which two run journals diverge, comparing each row's
+ * event type and payload hash (recomputed: never the timestamps, never a
+ * stored hash taken on trust). A divergence where either side's row is a
+ * provider-side mutation is attributed to it (`provider_state_mutation`, with
+ * the kind and step); otherwise `response_mismatch`, or `length_mismatch` when
+ * one run is a prefix of the other. Both chains must verify (a flagged
+ * mutation is fine: that is what diff explains).
+ */
+function diffRuns(fileA, fileB) {
+    const a = load(fileA);
+    const b = load(fileB);
+    const n = Math.min(a.length, b.length);
+    const attribute = (i, code, reason) => {
+        const ka = mutationKind(a[i]);
+        const kb = mutationKind(b[i]);
+        const kind = ka ?? kb;
+        if (kind !== undefined) {
+            const where = ka !== undefined ? 'run A' : 'run B';
+            return {
+                diverged: true,
+                index: i,
+                reason: `row ${i}: provider-side context mutation ${kind}${stepOf(ka !== undefined ? a[i] : b[i])} in ${where} has no counterpart in ${where === 'run A' ? 'run B' : 'run A'}`,
+                reason_code: 'provider_state_mutation',
+                mutation_kind: kind,
+            };
+        }
+        return { diverged: true, index: i, reason, reason_code: code, mutation_kind: null };
+    };
+    for (let i = 0; i < n; i++) {
+        const ra = a[i].row;
+        const rb = b[i].row;
+        if (ra.event !== rb.event || ra.payload_hash !== rb.payload_hash) {
+            const what = ra.event !== rb.event ? `event ${JSON.stringify(ra.event)} vs ${JSON.stringify(rb.event)}` : `${ra.event} payloads differ`;
+            return attribute(i, 'response_mismatch', `row ${i}: ${what}`);
+        }
+    }
+    if (a.length === b.length) {
+        return { diverged: false, index: null, reason: `identical: ${a.length} rows match`, reason_code: null, mutation_kind: null };
+    }
+    const longer = a.length > b.length ? 'A' : 'B';
+    return attribute(n, 'length_mismatch', `run ${longer} has ${Math.abs(a.length - b.length)} more row(s) from index ${n}`);
+}
+
+;// CONCATENATED MODULE: ./src/runs/journal.ts
+
+
+
+
+
+
+
+
+
+/** Faults that make a journal unsafe to extend. A flagged mutation is not one: it is policy, and the run keeps its record. */
+const REFUSE = new Set([
+    'malformed_json',
+    'index_mismatch',
+    'prev_hash_mismatch',
+    'payload_hash_mismatch',
+    'event_hash_mismatch',
+    'content_address_mismatch',
+    'bad_capability',
+    'capability_conflict',
+]);
+/** Refusal to extend a run journal: names the file, line and remedy. Exit 1. */
+class RunJournalRecoveryError extends IntegrityError {
+    name = 'RunJournalRecoveryError';
+}
+function journal_nowSeconds() {
+    return (performance.timeOrigin + performance.now()) / 1000;
+}
+/** Python `round(x, 3)` for the display-only elapsed_s (not hashed). */
+function round3(x) {
+    return Math.round(x * 1000) / 1000;
+}
+/**
+ * Validates an event type and payload for writing: the payload may not use
+ * the envelope keys or `event`, and must have a JSON encoding (no NaN).
+ */
+function checkRunEvent(e) {
+    if (typeof e.event !== 'string' || e.event === '')
+        throw new errors_InputError('run journal: the event type must be a non-empty string');
+    for (const k of e.payload.keys()) {
+        if (RESERVED_PAYLOAD_KEYS.has(k))
+            throw new errors_InputError(`run journal: payload key ${JSON.stringify(k)} is reserved (${[...RESERVED_PAYLOAD_KEYS].join(', ')})`);
+    }
+    try {
+        canonical(e.payload);
+    }
+    catch (err) {
+        if (err instanceof CanonicalEncodeError)
+            throw new errors_InputError(`run journal: payload: ${err.message}`);
+        throw err;
+    }
+}
+/**
+ * A run journal (`<root>/.sdd/runs/<run>/journal.jsonl`) opened for appending.
+ * Every append takes the journal's lock and re-verifies the whole chain inside
+ * it (fail-closed: a row that does not verify stops the append, naming its
+ * line), moves a torn final line aside, then writes the new rows with one write.
+ */
+class RunJournal {
+    file;
+    lockFile;
+    durable;
+    options;
+    constructor(file, options = {}) {
+        this.file = file;
+        this.lockFile = `${file}.lock`;
+        this.durable = options.durable ?? true;
+        this.options = options;
+    }
+    /**
+     * Under the lock: recover and verify, let `plan` decide the events from the
+     * verified state, append them. Returns the rows written (none when `plan`
+     * returns none).
+     */
+    transact(plan) {
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(this.file), { recursive: true });
+        const release = acquireLock(this.lockFile, this.options.lockTimeoutMs === undefined ? {} : { timeoutMs: this.options.lockTimeoutMs });
+        try {
+            const state = this.recover();
+            const events = plan(state);
+            for (const e of events)
+                checkRunEvent(e);
+            if (events.length === 0)
+                return { rows: [], state };
+            const rows = [];
+            let prev = state.head;
+            let index = state.count;
+            const ts = (this.options.now ?? journal_nowSeconds)();
+            if (!Number.isFinite(ts))
+                throw new errors_InputError('run journal: ts must be a finite number');
+            const start = state.startTs ?? ts;
+            for (const e of events) {
+                const payload_hash = computePayloadHash(e.event, e.payload);
+                const event_hash = computeEventHash(prev, e.event, payload_hash, index);
+                rows.push({ ts, elapsed_s: round3(ts - start), index, event: e.event, prev_hash: prev, payload_hash, event_hash, payload: e.payload });
+                prev = event_hash;
+                index++;
+            }
+            const data = Buffer.from(rows.map((r) => `${encodeRunRow(r)}\n`).join(''), 'utf8');
+            appendDurably(this.file, data, this.durable);
+            const after = { ...state, count: index, head: prev, startTs: start };
+            return { rows, state: after };
+        }
+        finally {
+            release();
+        }
+    }
+    /** Appends events (validated) and returns their rows. */
+    record(events) {
+        return this.transact(() => events).rows;
+    }
+    /** The verified state, without writing (still fail-closed). */
+    state() {
+        return this.transact(() => []).state;
+    }
+    recover() {
+        let buf;
+        try {
+            buf = (0,external_node_fs_namespaceObject.readFileSync)(this.file);
+        }
+        catch (e) {
+            if (e.code === 'ENOENT')
+                buf = Buffer.alloc(0);
+            else
+                throw new errors_InputError(`${this.file}: cannot read: ${e.code ?? e.message}`);
+        }
+        let validEnd = buf.length;
+        let finishLine = false;
+        if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) {
+            // A torn write, or a complete row whose newline never made it.
+            const cut = buf.lastIndexOf(0x0a) + 1;
+            const whole = readRunJournalBytes(buf);
+            const lastLine = whole.entries.at(-1);
+            const lineCount = buf.subarray(0, cut).toString('latin1').split('\n').length;
+            const lastFaults = whole.errors.filter((f) => f.line === lineCount && REFUSE.has(f.kind));
+            if (lastLine !== undefined && lastLine.line === lineCount && lastFaults.length === 0)
+                finishLine = true;
+            else
+                validEnd = cut;
+        }
+        else if (buf.length > 0) {
+            // A terminated last line that does not parse is a torn write too (nothing follows it).
+            const start = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
+            if (readRunLine(buf.subarray(start, buf.length - 1)).kind === 'malformed')
+                validEnd = start;
+        }
+        const valid = buf.subarray(0, validEnd);
+        const r = readRunJournalBytes(valid);
+        const bad = r.errors.find((f) => REFUSE.has(f.kind));
+        if (bad !== undefined) {
+            throw new RunJournalRecoveryError(`${describeRunFault(this.file, bad)}; refusing to append. Remedy: move the journal aside ` +
+                `(mv ${this.file} ${this.file}.corrupt) so a fresh run can start, and keep it for \`stepchain run verify\``);
+        }
+        if (finishLine) {
+            finishLastLine(this.file, buf.length, this.durable);
+        }
+        else if (validEnd < buf.length) {
+            moveTornTailAside(this.file, validEnd, this.durable);
+        }
+        const capabilities = new Map();
+        const mutationsByAgent = new Map();
+        for (const { row } of r.entries) {
+            if (row.event === CAPABILITY_EVENT) {
+                const a = row.payload.get('adapter');
+                const c = row.payload.get('capability');
+                if (typeof a === 'string' && typeof c === 'string')
+                    capabilities.set(a, c);
+            }
+            else if (row.event === MUTATION_EVENT) {
+                const agent = row.payload.get('agent_id');
+                const key = typeof agent === 'string' ? agent : '';
+                mutationsByAgent.set(key, (mutationsByAgent.get(key) ?? 0) + 1);
+            }
+        }
+        const first = r.entries[0]?.row.ts;
+        return {
+            count: r.count,
+            head: r.count > 0 ? r.head_hash : RUN_GENESIS,
+            startTs: first !== undefined && Number.isFinite(first) ? first : undefined,
+            capabilities,
+            mutationsByAgent,
+        };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/runs/layout.ts
+
+
+
+
+const RUN_JOURNAL_FILE = 'journal.jsonl';
+function runsDir(root) {
+    return external_node_path_default().join(root, '.sdd', 'runs');
+}
+/** `<root>/.sdd/runs/<run_id>/journal.jsonl` (the id is validated first). */
+function runJournalFile(root, runId) {
+    return external_node_path_default().join(runsDir(root), assertSafeId(runId, 'run id'), RUN_JOURNAL_FILE);
+}
+/**
+ * `<run|dir|file>` on a command line: a run id is looked up under
+ * `<root>/.sdd/runs/<id>/`; anything with a separator or ending in `.jsonl`
+ * is a run directory or journal file. The journal must exist.
+ */
+function resolveRunJournal(target, root) {
+    const looksLikePath = target.includes('/') || target.includes((external_node_path_default()).sep) || target.endsWith('.jsonl');
+    if (!looksLikePath) {
+        if (!isSafeId(target))
+            assertSafeId(target, 'run id');
+        const file = runJournalFile(root, target);
+        if (pathKind(file) === 'file')
+            return file;
+        if (pathKind(target) === undefined)
+            throw new errors_InputError(`no run journal for run ${JSON.stringify(target)} (looked for ${file})`);
+    }
+    const k = pathKind(target);
+    if (k === 'dir') {
+        const file = external_node_path_default().join(target, RUN_JOURNAL_FILE);
+        if (pathKind(file) !== 'file')
+            throw new errors_InputError(`${target}: no ${RUN_JOURNAL_FILE} in this directory`);
+        return file;
+    }
+    if (k === 'file')
+        return target;
+    throw new errors_InputError(`${target}: no such run journal file or directory`);
+}
+
+;// CONCATENATED MODULE: ./src/runs/record.ts
+
+
+
+
+
+
+
+
+function toPayload(data) {
+    return data instanceof Map ? new Map(data) : new Map(Object.entries(data));
+}
+function journalFor(root, runId, options) {
+    return new RunJournal(runJournalFile(root, runId), options);
+}
+/**
+ * Records one event. Mutations and capabilities have their own functions
+ * (content address, one capability per adapter), so their event types are
+ * refused here.
+ */
+function recordRunEvent(root, runId, event, data, options) {
+    if (event === MUTATION_EVENT || event === CAPABILITY_EVENT) {
+        throw new errors_InputError(`run record: record ${event} entries with \`run ${event === MUTATION_EVENT ? 'mutation' : 'capability'}\``);
+    }
+    const input = { event, payload: toPayload(data) };
+    checkRunEvent(input); // before anything is created
+    const j = journalFor(root, runId, options);
+    const [row] = j.record([input]);
+    return { row: row, file: j.file };
+}
+function checkCapability(capability) {
+    if (!CAPABILITIES.includes(capability)) {
+        throw new errors_InputError(`capability must be observed or declared-blind, got ${JSON.stringify(capability)}`);
+    }
+    return capability;
+}
+/** The capability event to add for `adapter`, or none when it is already recorded the same; refuses a different one. */
+function capabilityPlan(existing, adapter, capability, file) {
+    const have = existing.get(adapter);
+    if (have === capability)
+        return [];
+    if (have !== undefined) {
+        throw new IntegrityError(`${file}: adapter ${JSON.stringify(adapter)} is already recorded as ${have} for this run; one capability per adapter per run`);
+    }
+    return [{ event: CAPABILITY_EVENT, payload: capabilityPayload(adapter, capability) }];
+}
+/**
+ * Records an adapter's mutation-observability capability: one per adapter per
+ * run. The same capability again is a no-op (`row` undefined); a different
+ * one is refused (IntegrityError).
+ */
+function recordCapability(root, runId, adapter, capability, options) {
+    if (typeof adapter !== 'string' || adapter === '')
+        throw new errors_InputError('capability: the adapter name is empty');
+    const cap = checkCapability(capability);
+    const j = journalFor(root, runId, options);
+    const { rows } = j.transact((s) => capabilityPlan(s.capabilities, adapter, cap, j.file));
+    return { row: rows[0], file: j.file };
+}
+function mirror(root, runId, records, options) {
+    const warnings = [];
+    for (const r of records) {
+        const w = auditEvent(root, 'provider.state_mutation', {
+            actor: String(r.row.payload.get('agent_id')),
+            resource_type: 'run',
+            resource_id: runId,
+            details: {
+                run: runId,
+                agent: String(r.row.payload.get('agent_id')),
+                kind: r.mutation.kind,
+                content_address: r.content_address,
+                step_index: r.mutation.step_index,
+                flagged: r.mutation.flagged,
+                journal_head: r.row.event_hash,
+            },
+        }, options.keyPath === undefined ? { env: options.env } : { env: options.env, keyPath: options.keyPath });
+        if (w !== undefined)
+            warnings.push(w);
+    }
+    return warnings;
+}
+function toRecords(rows, mutations) {
+    const mrows = rows.filter((r) => r.event === MUTATION_EVENT);
+    return mrows.map((row, i) => ({ row, mutation: mutations[i], content_address: String(row.payload.get('content_address')) }));
+}
+/**
+ * Chains one provider-side mutation into the run journal as a
+ * content-addressed `provider_state_mutation` entry (flagged when a
+ * deterministic mode is set in `options.env`), then mirrors it into the audit
+ * chain as `provider.state_mutation` (best-effort: a failure is a warning).
+ */
+function recordMutation(root, runId, input, options) {
+    assertSafeId(input.agentId, 'agent id');
+    if (typeof input.kind !== 'string' || input.kind === '')
+        throw new errors_InputError('mutation: the kind is empty');
+    if (input.stepIndex !== undefined && (!isJsonInteger(input.stepIndex) || input.stepIndex < 0)) {
+        throw new errors_InputError('mutation: step index must be a non-negative integer');
+    }
+    const det = deterministicModeVar(options.env);
+    const j = journalFor(root, runId, options);
+    const made = [];
+    const { rows } = j.transact((s) => {
+        const step = input.stepIndex ?? s.mutationsByAgent.get(input.agentId) ?? 0;
+        const m = mutationFromSignal(input.kind, input.detail ?? {}, step, det !== undefined);
+        made.push(m);
+        return [{ event: MUTATION_EVENT, payload: mutationPayload(m, input.agentId) }];
+    });
+    const mutations = toRecords(rows, made);
+    return { file: j.file, mutations, deterministic: det, warnings: mirror(root, runId, mutations, options) };
+}
+/**
+ * Ingests a Claude Code stream-json transcript for one agent: records the
+ * `claude` adapter as `observed` (once per run) and chains every
+ * context-mutation signal in transcript order, all in one append. Step indices
+ * continue the agent's ordinal in the run (0, 1, ... for its first session).
+ * A transcript that does not read whole is refused before anything is written.
+ */
+function ingestClaudeStream(root, runId, agentId, bytes, source, options) {
+    assertSafeId(agentId, 'agent id');
+    const transcript = readClaudeStream(bytes, source);
+    const det = deterministicModeVar(options.env);
+    const j = journalFor(root, runId, options);
+    const made = [];
+    const { rows } = j.transact((s) => {
+        const events = capabilityPlan(s.capabilities, CLAUDE_ADAPTER, 'observed', j.file);
+        let step = s.mutationsByAgent.get(agentId) ?? 0;
+        for (const sig of transcript.signals) {
+            const m = mutationFromSignal(sig.kind, sig.detail, step++, det !== undefined);
+            made.push(m);
+            events.push({ event: MUTATION_EVENT, payload: mutationPayload(m, agentId) });
+        }
+        return events;
+    });
+    const mutations = toRecords(rows, made);
+    const capabilityRow = rows.find((r) => r.event === CAPABILITY_EVENT);
+    const result = {
+        file: j.file,
+        mutations,
+        deterministic: det,
+        warnings: mirror(root, runId, mutations, options),
+        transcript,
+    };
+    if (capabilityRow !== undefined)
+        result.capabilityRow = capabilityRow;
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/runs/index.ts
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/commands/run-common.ts
+
+
+function jsonObjectOption(args, name, ordered) {
+    const text = args.values.get(name);
+    if (text === undefined)
+        return undefined;
+    let v;
+    try {
+        v = parse(text, ordered ? { objects: 'map' } : {});
+    }
+    catch (e) {
+        if (e instanceof JsonParseError)
+            throw new errors_InputError(`--${name}: not JSON: ${e.message}`);
+        throw e;
+    }
+    if (ordered ? !(v instanceof Map) : !isJsonObject(v))
+        throw new errors_InputError(`--${name}: expected a JSON object`);
+    return v;
+}
+/** A required single-value option. */
+function required(args, name, command) {
+    const v = args.values.get(name);
+    if (v === undefined || v === '')
+        throw new errors_InputError(`${command}: --${name} is required`);
+    return v;
+}
+
+;// CONCATENATED MODULE: ./src/cli/commands/run-capability.ts
+
+
+
+
+const runCapabilityCommand = {
+    name: ['run', 'capability'],
+    usage: '<run> --adapter NAME --capability observed|declared-blind [--root DIR] [--json]',
+    summary: "Record an adapter's ability to observe provider-side mutations (once per adapter per run).",
+    options: { ...ROOT_OPTION, ...JSON_OPTION, adapter: { kind: 'value' }, capability: { kind: 'value' } },
+    run(args, io) {
+        const [run] = expectPositionals(args, ['run'], 'run capability');
+        const adapter = required(args, 'adapter', 'run capability');
+        const capability = required(args, 'capability', 'run capability');
+        const { row, file } = recordCapability(rootOf(args, io), run, adapter, capability, { env: io.env });
+        if (args.flags.has('json')) {
+            io.json({ file, adapter, capability, recorded: row !== undefined, index: row?.index ?? null, event_hash: row?.event_hash ?? null });
+        }
+        else if (row === undefined) {
+            io.out(`${adapter} is already recorded as ${capability} for this run (${file}); nothing written`);
+        }
+        else {
+            io.out(`recorded ${adapter}: ${capability} at index ${row.index} in ${file}`);
+        }
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/run-diff.ts
+
+
+
+const runDiffCommand = {
+    name: ['run', 'diff'],
+    usage: '<a> <b> [--root DIR] [--json]',
+    summary: 'Find where two runs diverge (hashed payloads, never timestamps), attributing provider-side mutations. Exit 0 identical, 1 diverged.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION },
+    run(args, io) {
+        const [a, b] = expectPositionals(args, ['a', 'b'], 'run diff');
+        const root = rootOf(args, io);
+        const d = diffRuns(resolveRunJournal(a, root), resolveRunJournal(b, root));
+        if (args.flags.has('json'))
+            io.json(d);
+        else if (!d.diverged)
+            io.out(d.reason);
+        else
+            io.out(`diverged at index ${d.index}: ${d.reason_code}${d.mutation_kind === null ? '' : ` (${d.mutation_kind})`}: ${d.reason}`);
+        return d.diverged ? 1 : 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/run-mutation.ts
+
+
+
+
+
+/** Prints what a mutation-recording command did (shared with `run ingest`). */
+function reportMutations(io, r) {
+    for (const m of r.mutations) {
+        io.out(`  [${m.row.index}] ${m.mutation.kind} step ${m.mutation.step_index} ${m.content_address}${m.mutation.flagged ? '  FLAGGED' : ''}`);
+    }
+    if (r.deterministic !== undefined && r.mutations.length > 0) {
+        io.err(`stepchain: warning: ${r.deterministic} is set (deterministic mode): ${r.mutations.length} mutation(s) recorded flagged; \`run verify\` fails closed on them`);
+    }
+}
+const runMutationCommand = {
+    name: ['run', 'mutation'],
+    usage: '<run> --agent ID --kind KIND [--detail JSON] [--step-index N] [--key FILE] [--root DIR] [--json]',
+    summary: 'Chain one provider-side context mutation into a run journal (content-addressed; flagged in deterministic mode).',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        agent: { kind: 'value' },
+        kind: { kind: 'value' },
+        detail: { kind: 'value' },
+        'step-index': { kind: 'value' },
+        key: { kind: 'value' },
+    },
+    run(args, io) {
+        const [run] = expectPositionals(args, ['run'], 'run mutation');
+        const input = { agentId: required(args, 'agent', 'run mutation'), kind: required(args, 'kind', 'run mutation') };
+        const detail = jsonObjectOption(args, 'detail', false);
+        if (detail !== undefined)
+            input.detail = detail;
+        const step = args.values.get('step-index');
+        if (step !== undefined)
+            input.stepIndex = intArg(step, '--step-index');
+        const key = args.values.get('key');
+        const r = recordMutation(rootOf(args, io), run, input, key === undefined ? { env: io.env } : { env: io.env, keyPath: external_node_path_default().resolve(io.cwd, key) });
+        const m = r.mutations[0];
+        if (args.flags.has('json')) {
+            io.json({
+                file: r.file,
+                run,
+                agent: input.agentId,
+                index: m.row.index,
+                kind: m.mutation.kind,
+                step_index: m.mutation.step_index,
+                before_digest: m.mutation.before_digest,
+                after_digest: m.mutation.after_digest,
+                content_address: m.content_address,
+                flagged: m.mutation.flagged,
+                journal_head: m.row.event_hash,
+                warnings: r.warnings,
+            });
+            if (r.deterministic !== undefined)
+                io.err(`stepchain: warning: ${r.deterministic} is set: mutation recorded flagged`);
+        }
+        else {
+            io.out(`recorded provider_state_mutation in ${r.file}`);
+            reportMutations(io, r);
+            io.out(`  journal head ${m.row.event_hash}`);
+        }
+        for (const w of r.warnings)
+            io.err(`stepchain: warning: ${w}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/run-ingest.ts
+
+
+
+
+
+
+const runIngestCommand = {
+    name: ['run', 'ingest'],
+    usage: '<run> --agent ID --claude-stream FILE|- [--key FILE] [--root DIR] [--json]',
+    summary: 'Read a Claude Code stream-json transcript: record the adapter as observed and chain every context-mutation signal.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, agent: { kind: 'value' }, 'claude-stream': { kind: 'value' }, key: { kind: 'value' } },
+    run(args, io) {
+        const [run] = expectPositionals(args, ['run'], 'run ingest');
+        const agent = required(args, 'agent', 'run ingest');
+        const source = required(args, 'claude-stream', 'run ingest');
+        const bytes = readInputFile(source, io, 'transcript');
+        const key = args.values.get('key');
+        const r = ingestClaudeStream(rootOf(args, io), run, agent, bytes, source === '-' ? '<stdin>' : source, key === undefined ? { env: io.env } : { env: io.env, keyPath: external_node_path_default().resolve(io.cwd, key) });
+        const head = r.mutations.at(-1)?.row.event_hash ?? r.capabilityRow?.event_hash ?? null;
+        if (args.flags.has('json')) {
+            io.json({
+                file: r.file,
+                run,
+                agent,
+                events: r.transcript.events,
+                capability_recorded: r.capabilityRow !== undefined,
+                mutations: r.mutations.map((m) => ({
+                    index: m.row.index,
+                    kind: m.mutation.kind,
+                    step_index: m.mutation.step_index,
+                    content_address: m.content_address,
+                    flagged: m.mutation.flagged,
+                })),
+                journal_head: head,
+                warnings: r.warnings,
+            });
+            if (r.deterministic !== undefined && r.mutations.length > 0)
+                io.err(`stepchain: warning: ${r.deterministic} is set: mutations recorded flagged`);
+        }
+        else {
+            io.out(`ingested ${r.transcript.events} stream-json events into ${r.file}: claude ${r.capabilityRow === undefined ? 'already recorded as observed' : 'recorded as observed'}, ` +
+                `${r.mutations.length} context mutation${r.mutations.length === 1 ? '' : 's'}`);
+            reportMutations(io, r);
+            if (head !== null)
+                io.out(`  journal head ${head}`);
+        }
+        for (const w of r.warnings)
+            io.err(`stepchain: warning: ${w}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/run-record.ts
+
+
+
+
+
+const runRecordCommand = {
+    name: ['run', 'record'],
+    usage: '<run> --event TYPE [--data JSON] [--root DIR] [--json]',
+    summary: 'Append one event to a run journal (.sdd/runs/<run>/journal.jsonl), verifying the chain first.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, event: { kind: 'value' }, data: { kind: 'value' } },
+    run(args, io) {
+        const [run] = expectPositionals(args, ['run'], 'run record');
+        const event = required(args, 'event', 'run record');
+        const data = jsonObjectOption(args, 'data', true) ?? new Map();
+        const { row, file } = recordRunEvent(rootOf(args, io), run, event, data, { env: io.env });
+        if (args.flags.has('json'))
+            io.out(encodeRunRow(row));
+        else
+            io.out(`recorded ${row.event} at index ${row.index} in ${file}\n  event_hash ${row.event_hash}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/run-verify.ts
+
+
+
+const runVerifyCommand = {
+    name: ['run', 'verify'],
+    usage: '<run|dir|file> [--strict] [--root DIR] [--json]',
+    summary: 'Verify a run journal: hash chain, mutation content addresses, flagged mutations, capabilities. Exit 0 holds, 1 not.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, strict: { kind: 'flag' } },
+    run(args, io) {
+        const [target] = expectPositionals(args, ['run|dir|file'], 'run verify');
+        const file = resolveRunJournal(target, rootOf(args, io));
+        const r = verifyRunJournal(file, { strict: args.flags.has('strict') });
+        if (args.flags.has('json')) {
+            io.json(r);
+        }
+        else if (r.ok) {
+            const caps = r.capabilities.map((c) => `${c.adapter}=${c.capability}`).join(', ') || 'none recorded';
+            io.out(`OK ${file}: ${r.count} event${r.count === 1 ? '' : 's'}, ${r.mutation_count} pinned mutation${r.mutation_count === 1 ? '' : 's'}, capabilities: ${caps}, head ${r.head_hash}`);
+        }
+        else {
+            const where = r.divergent_index === null ? '' : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
+            io.out(`FAIL ${file}: ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} in ${r.count} rows${where}`);
+        }
+        if (!r.ok)
+            for (const f of r.errors)
+                io.err(describeRunFault(file, f));
+        return r.ok ? 0 : 1;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/show.ts
+
+
+
+
+const showCommand = {
+    name: ['show'],
+    usage: '<agent|dir|file|receipt> <seq> [--root DIR] [--json] [--public-key FILE]...',
+    summary: 'One step of a verified run in full, with its blobs\' sizes and a preview (missing blobs marked).',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, 'public-key': { kind: 'list' } },
+    run(args, io) {
+        const [target, seqText] = expectPositionals(args, ['agent|dir|file|receipt', 'seq'], 'show');
+        const seq = intArg(seqText, 'show: <seq>');
+        const source = openForDisplay(target, args, io);
+        if (args.flags.has('json'))
+            io.json(showDocument(source, seq));
+        else
+            for (const line of showLines(source, seq))
+                io.out(line);
         return 0;
     },
 };
@@ -1916,16 +15690,55 @@ const verifyCommand = {
 
 
 
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 /**
  * Every CLI command, one module each, each a thin layer over the library.
  * Add a command by importing it here.
  */
-const commands = [appendCommand, verifyCommand, demoCommand];
-
-;// CONCATENATED MODULE: ./src/version.ts
-/** The producer name written into receipts (`bernstein_version`) and shown by `--version`. */
-const VERSION = '0.1.0';
-const PRODUCER = (/* unused pure expression or super */ null && (`stepchain/${VERSION}`));
+const commands = [
+    appendCommand,
+    verifyCommand,
+    keygenCommand,
+    exportCommand,
+    receiptVerifyCommand,
+    publishCommand,
+    forkCommand,
+    forkRmCommand,
+    forksCommand,
+    replayCommand,
+    showCommand,
+    diffCommand,
+    reportCommand,
+    runRecordCommand,
+    runCapabilityCommand,
+    runMutationCommand,
+    runIngestCommand,
+    runVerifyCommand,
+    runDiffCommand,
+    checkCommand,
+    auditVerifyCommand,
+    auditQueryCommand,
+    demoCommand,
+];
 
 ;// CONCATENATED MODULE: ./src/cli/main.ts
 
@@ -1974,7 +15787,7 @@ async function runCli(argv, io = processIO()) {
         return await command.run(args, io);
     }
     catch (e) {
-        if (e instanceof StepchainError) {
+        if (e instanceof errors_StepchainError) {
             io.err(`stepchain: ${e.message}`);
             return e.exitCode;
         }
@@ -1989,10 +15802,21 @@ async function runCli(argv, io = processIO()) {
 
 ;// CONCATENATED MODULE: ./src/cli/index.ts
 
-// The single-file bundle's entry (dist/cli.js).
-void runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-});
+
+
+// The single-file bundle's entry (dist/cli.js). The same file runs journal
+// verification slices when started as a worker thread.
+if (!external_node_worker_threads_namespaceObject.isMainThread && isChunkJob(external_node_worker_threads_namespaceObject.workerData)) {
+    runChunkJob(external_node_worker_threads_namespaceObject.workerData);
+}
+else {
+    setChunkWorkerEntry(__filename);
+    void runCli(process.argv.slice(2)).then((code) => {
+        process.exitCode = code;
+    });
+}
+
+})();
 
 module.exports = __webpack_exports__;
 /******/ })()
