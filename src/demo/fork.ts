@@ -35,7 +35,7 @@ export async function demoFork(ctx: DemoContext): Promise<void> {
     '--tool-call', '{"name":"edit_file","args":{"path":"src/calc.py"}}', '--tool-result', '{"ok":true}',
   ], { quiet: true });
   if (a.code !== 0) throw new Error(`demo: append in the fork failed: ${a.stderr}`);
-  ctx.say(`(appended step 2 to the fork: ${a.stdout.split('\n')[0]})`);
+  ctx.say(`(${a.stdout.split('\n')[0]})`);
   await ctx.run(['verify', fork.fork_session_id, '--root', fork.fork_worktree]);
 
   ctx.section('Every fork of the repository, as a tree');
