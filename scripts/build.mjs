@@ -14,6 +14,9 @@ const entries = [
   { src: 'src/action/index.ts', out: 'dist/index.js', shebang: false },
 ];
 
+// The WebAssembly journal scanner first: the bundles embed its generated module.
+execFileSync(process.execPath, [path.join(root, 'scripts', 'build-wasm.mjs')], { cwd: root, stdio: 'inherit' });
+
 mkdirSync(path.join(root, 'dist'), { recursive: true });
 for (const e of entries) {
   if (!existsSync(path.join(root, e.src))) continue;

@@ -89,6 +89,8 @@ describe(`fast path and slices agree with the plain walk (seed ${seed})`, () => 
         const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
         const got = verifyJournalBytes(buf, { strict }, env);
         expect(got).toEqual(expected);
+        // The JS fast path alone (no WebAssembly line scanner) too.
+        expect(verifyJournalBytes(buf, { strict }, { ...env, STEPCHAIN_WASM: '0' })).toEqual(expected);
         // Blob refs collected on the fast path equal the plain walk's, first occurrence, unique.
         const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
         expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);

@@ -156,7 +156,13 @@ export function fastRow(text: string, a: number, b: number, expectedPrev?: strin
       if (d !== 0x2c) return dropRefs(refs, refsAt);
     }
   }
-  const row = fastRowRest(i, b, expectedPrev);
+  let row: FastRow | undefined;
+  try {
+    row = fastRowRest(i, b, expectedPrev);
+  } catch (e) {
+    // The string regex backtracks on its own stack: a string of megabytes overflows it.
+    if (!(e instanceof RangeError)) throw e;
+  }
   return row === undefined ? dropRefs(refs, refsAt) : row;
 }
 

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { scanChunk, type ChunkOptions, type ChunkSummary } from './chunk';
+import { scanChunk, scanFileChunk, type ChunkOptions, type ChunkSummary } from './chunk';
 
 /**
  * Verification is embarrassingly parallel: each row's hash depends only on its
@@ -44,11 +44,8 @@ export function isChunkJob(data: unknown): data is ChunkJob {
 export function runChunkJob(job: ChunkJob): void {
   let result: ChunkSummary | { error: string };
   try {
-    const buf =
-      job.source.kind === 'file'
-        ? readRange(job.source.path, job.from, job.to - job.from)
-        : Buffer.from(job.source.buffer, job.from, job.to - job.from);
-    result = scanChunk(buf, 0, buf.length, job.from, job.options);
+    if (job.source.kind === 'file') result = scanFileChunk(job.source.path, job.from, job.to, job.options);
+    else result = scanChunk(Buffer.from(job.source.buffer, job.from, job.to - job.from), 0, job.to - job.from, job.from, job.options);
   } catch (e) {
     result = { error: (e as Error).message };
   }
@@ -62,22 +59,6 @@ function threads(env: NodeJS.ProcessEnv): number {
   const forced = Number(env.STEPCHAIN_THREADS);
   if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, 16);
   return Math.max(1, Math.min(availableParallelism(), 8));
-}
-
-function readRange(path: string, position: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
-  const fd = openSync(path, 'r');
-  try {
-    let off = 0;
-    while (off < length) {
-      const n = readSync(fd, buf, off, length - off, position + off);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The offset just after the first newline at or after `at` (or `end`). */
@@ -115,7 +96,8 @@ function plan(source: ChunkSource, start: number, end: number, n: number): [numb
 
 /**
  * Walks bytes [start, end) of a journal in slices. `env` may force the thread
- * count (STEPCHAIN_THREADS) and the parallel threshold (STEPCHAIN_PARALLEL_MIN_BYTES).
+ * count (STEPCHAIN_THREADS) and the parallel threshold (STEPCHAIN_PARALLEL_MIN_BYTES),
+ * and STEPCHAIN_WASM=0 turns the WebAssembly line scanner off (the JS fast path then runs).
  */
 export function scanSlices(
   source: ChunkSource,
@@ -125,11 +107,12 @@ export function scanSlices(
   env: NodeJS.ProcessEnv = process.env,
 ): ChunkSummary[] {
   const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
+  if (env.STEPCHAIN_WASM === '0') options = { ...options, wasm: false };
   const n = end - start >= minBytes ? threads(env) : 1;
   const slices = plan(source, start, end, n);
   const inline = (from: number, to: number): ChunkSummary => {
     if (source.kind === 'bytes') return scanChunk(source.bytes, from, to, 0, options);
-    return scanChunk(readRange(source.path, from, to - from), 0, to - from, from, options);
+    return scanFileChunk(source.path, from, to, options);
   };
   if (slices.length === 1 || workerEntry === undefined) return slices.map(([a, b]) => inline(a, b));
 

@@ -1,0 +1,444 @@
+// AssemblyScript (compiled to WebAssembly by scripts/build-wasm.mjs; not part of the tsc project).
+//
+// The byte-level twin of `fastRow` (src/journal/fast-line.ts): it checks that each
+// line of a block is a byte-canonical row, one fixed-size record per line, and
+// copies the step payload `{` + input_hash..prompt + `,` + tool_call..tool_result
+// + `}` of each accepted line into a scratch area for JS to hash. It only ever
+// ACCEPTS a line that fastRow accepts with the same result; everything else (a
+// line fastRow would reject, or one this scanner does not decide: escaped keys to
+// order, non-hex hashes, too many floats) is marked DEFER and JS runs fastRow and
+// the slow path on it as before. Float tokens are not judged here: their spans
+// are recorded and JS checks them with pythonFloatRepr.
+//
+// Safety: every byte read goes through `ch`, which returns 0x100 (matched by no
+// rule) at or past the block end; SIMD loads and copies are guarded by explicit
+// bounds. Every loop advances through the block, so the work is linear.
+
+// Record layout: REC_SIZE bytes per line.
+const R_START: i32 = 0; // line start (absolute address)
+const R_END: i32 = 4; // line end (the newline or the block end)
+const R_STATUS: i32 = 8; // 0 accepted, 1 defer to JS
+const R_TERM: i32 = 12; // 1 when a newline ends the line
+const R_PREV: i32 = 16; // address of prev_hash's 64 hex digits
+const R_STORED: i32 = 20; // address of step_hash's 64 hex digits
+const R_PAYLOAD: i32 = 24; // address of the payload copy
+const R_PAYLOAD_LEN: i32 = 28;
+const R_REFS: i32 = 32; // number of blob refs (the k-th digest is at start + 15 + 67k)
+const R_FLOATS: i32 = 36; // index of the first float span
+const R_NFLOATS: i32 = 40; // number of float spans
+const R_SEQ: i32 = 48; // f64
+export const REC_SIZE: i32 = 64;
+
+const FAIL: i32 = -1;
+const MAX_DEPTH: i32 = 512;
+const MAX_INT_DIGITS: i32 = 4300;
+
+/** Block end (exclusive). */
+let E: i32 = 0;
+/** The last string scanned contained a backslash. */
+let sawEscape: bool = false;
+/** Float spans: pairs of i32 (start, end) at floatBase. */
+let floatBase: i32 = 0;
+let floatCap: i32 = 0;
+let nFloats: i32 = 0;
+let floatOverflow: bool = false;
+/** Where the next call resumes (absolute address). */
+let nextPos: i32 = 0;
+
+export function heapBase(): i32 {
+  return <i32>__heap_base;
+}
+
+export function next(): i32 {
+  return nextPos;
+}
+
+@inline function ch(i: i32): i32 {
+  return i < E && i >= 0 ? <i32>load<u8>(<usize>i) : 0x100;
+}
+
+@inline function isDigit(c: i32): bool {
+  return <u32>(c - 0x30) < 10;
+}
+
+@inline function isHex(c: i32): bool {
+  return <u32>(c - 0x30) < 10 || <u32>(c - 0x61) < 6;
+}
+
+/** The bytes at i spell `lit` (an ASCII literal). */
+function lit(i: i32, s: string): bool {
+  const n = s.length;
+  if (i < 0 || i > E - n) return false;
+  const p = changetype<usize>(s);
+  for (let k = 0; k < n; k++) {
+    if (<i32>load<u8>(<usize>(i + k)) != <i32>load<u16>(p + (<usize>k << 1))) return false;
+  }
+  return true;
+}
+
+/** 64 lowercase hex digits at i. */
+function hexAt(i: i32): bool {
+  if (i < 0 || i > E - 64) return false;
+  for (let k = i; k < i + 64; k++) {
+    if (!isHex(<i32>load<u8>(<usize>k))) return false;
+  }
+  return true;
+}
+
+/** One lowercase hex digit's value, or -1. */
+@inline function hexVal(c: i32): i32 {
+  if (<u32>(c - 0x30) < 10) return c - 0x30;
+  if (<u32>(c - 0x61) < 6) return c - 0x57;
+  return -1;
+}
+
+/**
+ * A canonical string literal at i (which holds `"`): printable ASCII but `"` and
+ * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units that
+ * have neither a literal nor a short form. Returns the index after the closing quote.
+ */
+function scanString(i: i32): i32 {
+  sawEscape = false;
+  i++;
+  const lo = i8x16.splat(0x20);
+  const hi = i8x16.splat(0x7e);
+  const quote = i8x16.splat(0x22);
+  const bs = i8x16.splat(0x5c);
+  for (;;) {
+    // 16 plain characters at a time.
+    while (i >= 0 && i <= E - 16) {
+      const v = v128.load(<usize>i);
+      const bad = v128.or(v128.or(i8x16.lt_u(v, lo), i8x16.gt_u(v, hi)), v128.or(i8x16.eq(v, quote), i8x16.eq(v, bs)));
+      const mask = i8x16.bitmask(bad);
+      if (mask == 0) {
+        i += 16;
+        continue;
+      }
+      i += ctz<i32>(mask);
+      break;
+    }
+    const c = ch(i);
+    if (c == 0x22) return i + 1;
+    if (c == 0x5c) {
+      sawEscape = true;
+      const d = ch(i + 1);
+      if (d == 0x22 || d == 0x5c || d == 0x62 || d == 0x66 || d == 0x6e || d == 0x72 || d == 0x74) {
+        i += 2;
+        continue;
+      }
+      if (d != 0x75) return FAIL;
+      const h0 = hexVal(ch(i + 2));
+      const h1 = hexVal(ch(i + 3));
+      const h2 = hexVal(ch(i + 4));
+      const h3 = hexVal(ch(i + 5));
+      if ((h0 | h1 | h2 | h3) < 0) return FAIL;
+      const u = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
+      // Code units with a literal or a short form must use it.
+      if (u == 0x08 || u == 0x09 || u == 0x0a || u == 0x0c || u == 0x0d || (u >= 0x20 && u <= 0x7e)) return FAIL;
+      i += 6;
+      continue;
+    }
+    if (c < 0x20 || c > 0x7e) return FAIL;
+    i++;
+  }
+  return FAIL; // not reached
+}
+
+/** Records a float token's span; false when the span area is full. */
+function pushFloat(a: i32, b: i32): bool {
+  if (nFloats >= floatCap) {
+    floatOverflow = true;
+    return false;
+  }
+  const p = <usize>(floatBase + (nFloats << 3));
+  store<i32>(p, a);
+  store<i32>(p, b, 4);
+  nFloats++;
+  return true;
+}
+
+let lastWasFloat: bool = false;
+
+/**
+ * A float token [a, b) that is surely Python's repr of its value, so JS need not
+ * check it: fixed notation `-?(0|[1-9][0-9]*)\.[0-9]+` with no exponent, the
+ * fraction without trailing zeros (or exactly `0`), at most 15 significant digits
+ * counting every digit from the first non-zero one, and the first significant
+ * digit at a decimal exponent in [-4, 16). Such a decimal round-trips through a
+ * double (DBL_DIG = 15), and no other decimal of at most 15 digits maps to the
+ * same double, so the shortest round-trip digits are its own and repr lays them
+ * out the same way. Zero: `0.0` and `-0.0` are the reprs of 0 and -0.
+ */
+function plainFloat(a: i32, b: i32): bool {
+  let i = a;
+  if (ch(i) == 0x2d) i++;
+  const intStart = i;
+  while (isDigit(ch(i))) i++;
+  const intLen = i - intStart;
+  if (intLen < 1 || ch(i) != 0x2e) return false;
+  const fracStart = i + 1;
+  const fracLen = b - fracStart;
+  if (fracLen < 1) return false;
+  for (let k = fracStart; k < b; k++) if (!isDigit(ch(k))) return false;
+  const zeroFrac = fracLen == 1 && ch(fracStart) == 0x30;
+  if (!zeroFrac && ch(b - 1) == 0x30) return false;
+  if (ch(intStart) != 0x30) return intLen + (zeroFrac ? 0 : fracLen) <= 15;
+  if (intLen != 1) return false;
+  if (zeroFrac) return true;
+  let z = 0;
+  while (z < fracLen && ch(fracStart + z) == 0x30) z++;
+  return z <= 3 && fracLen - z <= 15;
+}
+
+/**
+ * A number at i, matched like `-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`
+ * (greedy). Integers are judged here (not `-0`, at most MAX_INT_DIGITS characters);
+ * floats are recorded for JS to check.
+ */
+function scanNumber(i: i32): i32 {
+  let j = i;
+  lastWasFloat = false;
+  if (ch(j) == 0x2d) j++;
+  const c = ch(j);
+  if (c == 0x30) j++;
+  else if (c >= 0x31 && c <= 0x39) {
+    j++;
+    while (isDigit(ch(j))) j++;
+  } else return FAIL;
+  if (ch(j) == 0x2e && isDigit(ch(j + 1))) {
+    j += 2;
+    while (isDigit(ch(j))) j++;
+    lastWasFloat = true;
+  }
+  const e = ch(j);
+  if (e == 0x65 || e == 0x45) {
+    let k = j + 1;
+    const sgn = ch(k);
+    if (sgn == 0x2b || sgn == 0x2d) k++;
+    if (isDigit(ch(k))) {
+      k++;
+      while (isDigit(ch(k))) k++;
+      j = k;
+      lastWasFloat = true;
+    }
+  }
+  if (lastWasFloat) return plainFloat(i, j) || pushFloat(i, j) ? j : FAIL;
+  if (j - i == 2 && ch(i) == 0x2d && ch(i + 1) == 0x30) return FAIL;
+  if (j - i > MAX_INT_DIGITS) return FAIL;
+  return j;
+}
+
+/** Key [a0, a1) < key [b0, b1) (both with their quotes, no escapes): bytewise. */
+function keyLess(a0: i32, a1: i32, b0: i32, b1: i32): bool {
+  const na = a1 - a0 - 2;
+  const nb = b1 - b0 - 2;
+  const n = na < nb ? na : nb;
+  for (let k = 1; k <= n; k++) {
+    const x = <i32>load<u8>(<usize>(a0 + k));
+    const y = <i32>load<u8>(<usize>(b0 + k));
+    if (x != y) return x < y;
+  }
+  return na < nb;
+}
+
+function scanValue(i: i32, depth: i32): i32 {
+  const c = ch(i);
+  if (c == 0x22) return scanString(i);
+  if (c == 0x7b) {
+    if (depth > MAX_DEPTH) return FAIL;
+    let j = i + 1;
+    if (ch(j) == 0x7d) return j + 1;
+    let prev0 = -1;
+    let prev1 = -1;
+    let prevEscaped = false;
+    for (;;) {
+      if (ch(j) != 0x22) return FAIL;
+      const k1 = scanString(j);
+      if (k1 < 0) return FAIL;
+      const escaped = sawEscape;
+      if (prev0 >= 0) {
+        // Escaped keys order by code point: left to JS.
+        if (escaped || prevEscaped) return FAIL;
+        if (!keyLess(prev0, prev1, j, k1)) return FAIL;
+      }
+      prev0 = j;
+      prev1 = k1;
+      prevEscaped = escaped;
+      if (ch(k1) != 0x3a) return FAIL;
+      j = scanValue(k1 + 1, depth + 1);
+      if (j < 0) return FAIL;
+      const d = ch(j);
+      if (d == 0x7d) return j + 1;
+      if (d != 0x2c) return FAIL;
+      j++;
+    }
+  }
+  if (c == 0x5b) {
+    if (depth > MAX_DEPTH) return FAIL;
+    let j = i + 1;
+    if (ch(j) == 0x5d) return j + 1;
+    for (;;) {
+      j = scanValue(j, depth + 1);
+      if (j < 0) return FAIL;
+      const d = ch(j);
+      if (d == 0x5d) return j + 1;
+      if (d != 0x2c) return FAIL;
+      j++;
+    }
+  }
+  if (c == 0x6e) return lit(i, 'null') ? i + 4 : FAIL;
+  if (c == 0x74) return lit(i, 'true') ? i + 4 : FAIL;
+  if (c == 0x66) return lit(i, 'false') ? i + 5 : FAIL;
+  if (c == 0x4e) return lit(i, 'NaN') ? i + 3 : FAIL;
+  if (c == 0x49) return lit(i, 'Infinity') ? i + 8 : FAIL;
+  if (c == 0x2d) {
+    if (lit(i, '-Infinity')) return i + 9;
+    return scanNumber(i);
+  }
+  return isDigit(c) ? scanNumber(i) : FAIL;
+}
+
+/** Fields of the line being scanned, for its record. */
+let fPrev: i32 = 0;
+let fStored: i32 = 0;
+let fP1: i32 = 0;
+let fP1End: i32 = 0;
+let fP2: i32 = 0;
+let fP2End: i32 = 0;
+let fRefs: i32 = 0;
+let fSeq: f64 = 0;
+
+/** Scans a row line at a; returns its end (at the newline or block end) or FAIL. */
+function scanRow(a: i32): i32 {
+  if (!lit(a, '{"blob_refs":[')) return FAIL;
+  let i = a + 14;
+  let refs = 0;
+  if (ch(i) == 0x5d) i++;
+  else {
+    for (;;) {
+      if (ch(i) != 0x22 || !hexAt(i + 1) || ch(i + 65) != 0x22) return FAIL;
+      refs++;
+      i += 66;
+      const d = ch(i++);
+      if (d == 0x5d) break;
+      if (d != 0x2c) return FAIL;
+    }
+  }
+  fRefs = refs;
+  if (!lit(i, ',"input_hash":"') || !hexAt(i + 15) || ch(i + 79) != 0x22) return FAIL;
+  fP1 = i + 1;
+  i += 80;
+  if (!lit(i, ',"model":')) return FAIL;
+  i = scanValue(i + 9, 0);
+  if (i < 0 || !lit(i, ',"prev_hash":"') || ch(i + 78) != 0x22 || !hexAt(i + 14)) return FAIL;
+  fPrev = i + 14;
+  i += 79;
+  if (!lit(i, ',"prompt":')) return FAIL;
+  i = scanValue(i + 10, 0);
+  if (i < 0 || !lit(i, ',"seq":')) return FAIL;
+  fP1End = i;
+  i += 7;
+  const seqStart = i;
+  let seq: f64 = 0;
+  if (ch(i) == 0x30) i++;
+  else {
+    while (isDigit(ch(i))) {
+      seq = seq * 10 + <f64>(ch(i) - 0x30);
+      i++;
+    }
+  }
+  if (i == seqStart || i - seqStart > 15) return FAIL;
+  fSeq = seq;
+  if (!lit(i, ',"step_hash":"') || ch(i + 78) != 0x22 || !hexAt(i + 14)) return FAIL;
+  fStored = i + 14;
+  i += 79;
+  if (!lit(i, ',"tool_call":')) return FAIL;
+  fP2 = i + 1;
+  i = scanValue(i + 13, 0);
+  if (i < 0 || !lit(i, ',"tool_result":')) return FAIL;
+  i = scanValue(i + 15, 0);
+  if (i < 0 || !lit(i, ',"ts":')) return FAIL;
+  fP2End = i;
+  i = scanNumber(i + 6);
+  if (i < 0 || !lastWasFloat) return FAIL;
+  if (ch(i) != 0x7d) return FAIL;
+  i++;
+  if (i < E && ch(i) != 0x0a) return FAIL;
+  return i;
+}
+
+/** The first newline at or after i, or the block end. */
+function lineEnd(i: i32): i32 {
+  if (i < 0) return E;
+  const nl = i8x16.splat(0x0a);
+  while (i <= E - 16) {
+    const mask = i8x16.bitmask(i8x16.eq(v128.load(<usize>i), nl));
+    if (mask != 0) return i + ctz<i32>(mask);
+    i += 16;
+  }
+  while (i < E && <i32>load<u8>(<usize>i) != 0x0a) i++;
+  return i;
+}
+
+/**
+ * Scans the lines of [from, end) (a block of whole lines; the last one may lack
+ * its newline), writing one record per line at rec (at most maxRecs), payload
+ * copies at scratch (scratchCap bytes) and float spans at floats (maxFloats).
+ * Returns the number of records; `next()` is where the following call resumes.
+ */
+export function scan(from: i32, end: i32, rec: i32, maxRecs: i32, scratch: i32, scratchCap: i32, floats: i32, maxFloats: i32): i32 {
+  E = end;
+  floatBase = floats;
+  floatCap = maxFloats;
+  nFloats = 0;
+  let sp = scratch;
+  const scratchEnd = scratch + scratchCap;
+  let n = 0;
+  let a = from;
+  while (a < end && n < maxRecs) {
+    const r = <usize>(rec + n * REC_SIZE);
+    const floatsAt = nFloats;
+    floatOverflow = false;
+    let b = scanRow(a);
+    let ok = b >= 0;
+    if (ok) {
+      const len = 3 + (fP1End - fP1) + (fP2End - fP2);
+      if (len > scratchEnd - sp) {
+        // Out of scratch: this line goes in the next call (or to JS when alone).
+        if (n > 0) break;
+        ok = false;
+      } else {
+        store<u8>(<usize>sp, 0x7b);
+        memory.copy(<usize>(sp + 1), <usize>fP1, <usize>(fP1End - fP1));
+        const q = sp + 1 + (fP1End - fP1);
+        store<u8>(<usize>q, 0x2c);
+        memory.copy(<usize>(q + 1), <usize>fP2, <usize>(fP2End - fP2));
+        store<u8>(<usize>(q + 1 + (fP2End - fP2)), 0x7d);
+        store<i32>(r, fPrev, R_PREV);
+        store<i32>(r, fStored, R_STORED);
+        store<i32>(r, sp, R_PAYLOAD);
+        store<i32>(r, len, R_PAYLOAD_LEN);
+        store<i32>(r, fRefs, R_REFS);
+        store<f64>(r, fSeq, R_SEQ);
+        sp += len;
+      }
+    } else if (floatOverflow && n > 0) {
+      nFloats = floatsAt;
+      break;
+    }
+    if (!ok) {
+      nFloats = floatsAt;
+      b = lineEnd(a);
+    }
+    store<i32>(r, a, R_START);
+    store<i32>(r, b, R_END);
+    store<i32>(r, ok ? 0 : 1, R_STATUS);
+    store<i32>(r, b < end ? 1 : 0, R_TERM);
+    store<i32>(r, floatsAt, R_FLOATS);
+    store<i32>(r, nFloats - floatsAt, R_NFLOATS);
+    n++;
+    a = b + 1;
+  }
+  nextPos = a;
+  return n;
+}

@@ -1,0 +1,143 @@
+import * as nodeCrypto from 'node:crypto';
+import { pythonFloatRepr } from '../../canonical';
+import type { FastRow } from '../fast-line';
+import { SCAN_WASM_BASE64 } from './scan-wasm.generated';
+
+/**
+ * The WebAssembly line scanner (src/journal/wasm/assembly/scan.ts) from JS: one
+ * instance per thread, a block of whole lines copied into its memory, one record
+ * per line back. A record is either an accepted canonical row (fastRow's result,
+ * once its float tokens pass pythonFloatRepr and its payload is hashed here) or
+ * a line deferred to JS (fastRow, then the slow path), so results never differ
+ * from the JS fast path's.
+ */
+export const REC_SIZE = 64;
+/** Lines in a block larger than this are walked by the JS path. */
+export const WASM_BLOCK_CAP = 16 * 1024 * 1024;
+const MAX_RECS = 4096;
+const MAX_FLOATS = 65536;
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  heapBase(): number;
+  next(): number;
+  scan(from: number, end: number, rec: number, maxRecs: number, scratch: number, scratchCap: number, floats: number, maxFloats: number): number;
+}
+
+export interface BlockRecord {
+  /** The line's offsets in the scanner's memory (end at its newline or the block end). */
+  start: number;
+  end: number;
+  terminated: boolean;
+  /** fastRow's result for the line; undefined when JS must decide. */
+  row: FastRow | undefined;
+}
+
+const oneShot = (nodeCrypto as { hash?: (alg: string, data: Uint8Array, enc: 'hex') => string }).hash;
+function sha256(view: Uint8Array): string {
+  return oneShot !== undefined ? oneShot('sha256', view, 'hex') : nodeCrypto.createHash('sha256').update(view).digest('hex');
+}
+
+export class WasmScanner {
+  private readonly x: Exports;
+  /** The scanner's memory; blocks are loaded at `data` (at most WASM_BLOCK_CAP bytes). */
+  readonly mem: Buffer;
+  readonly data: number;
+  private readonly i32: Int32Array;
+  private readonly f64: Float64Array;
+  private readonly rec: number;
+  private readonly floats: number;
+  private readonly scratch: number;
+  private blockEnd = 0;
+  private pos = 0;
+
+  constructor(instance: WebAssembly.Instance) {
+    this.x = instance.exports as unknown as Exports;
+    const align = (v: number): number => Math.ceil(v / 64) * 64;
+    this.rec = align(this.x.heapBase());
+    this.floats = align(this.rec + MAX_RECS * REC_SIZE);
+    this.data = align(this.floats + MAX_FLOATS * 8);
+    this.scratch = align(this.data + WASM_BLOCK_CAP + 64);
+    const total = this.scratch + WASM_BLOCK_CAP + 64;
+    const have = this.x.memory.buffer.byteLength;
+    if (total > have) this.x.memory.grow(Math.ceil((total - have) / 65536));
+    const ab = this.x.memory.buffer;
+    this.mem = Buffer.from(ab);
+    this.i32 = new Int32Array(ab);
+    this.f64 = new Float64Array(ab);
+  }
+
+  /** Starts on the block of whole lines loaded at `data` (len bytes). */
+  start(len: number): void {
+    if (len < 0 || len > WASM_BLOCK_CAP) throw new RangeError(`block of ${len} bytes`);
+    this.blockEnd = this.data + len;
+    this.pos = this.data;
+  }
+
+  /** Scans the next batch of lines; returns their count (0 at the block end). */
+  batch(): number {
+    if (this.pos >= this.blockEnd) return 0;
+    const n = this.x.scan(this.pos, this.blockEnd, this.rec, MAX_RECS, this.scratch, WASM_BLOCK_CAP, this.floats, MAX_FLOATS);
+    this.pos = this.x.next();
+    return n;
+  }
+
+  /** Record k of the batch: the line's offsets in `mem`, and its row when accepted. */
+  record(k: number, refs: string[] | undefined, out: BlockRecord): BlockRecord {
+    const r = (this.rec + k * REC_SIZE) >> 2;
+    const i32 = this.i32;
+    const start = i32[r]!;
+    out.start = start;
+    out.end = i32[r + 1]!;
+    out.terminated = i32[r + 3] === 1;
+    out.row = i32[r + 2] === 0 ? this.accepted(r, start, refs) : undefined;
+    return out;
+  }
+
+  private accepted(r: number, start: number, refs: string[] | undefined): FastRow | undefined {
+    const i32 = this.i32;
+    const mem = this.mem;
+    const f0 = i32[r + 9]!;
+    const nf = i32[r + 10]!;
+    for (let f = f0; f < f0 + nf; f++) {
+      const at = (this.floats >> 2) + f * 2;
+      const token = mem.toString('latin1', i32[at]!, i32[at + 1]!);
+      if (pythonFloatRepr(Number(token)) !== token) return undefined;
+    }
+    const prev = i32[r + 4]!;
+    const stored = i32[r + 5]!;
+    const payload = i32[r + 6]!;
+    const computedHash = sha256(mem.subarray(payload, payload + i32[r + 7]!));
+    if (refs !== undefined) {
+      const nrefs = i32[r + 8]!;
+      for (let k = 0; k < nrefs; k++) {
+        const at = start + 15 + 67 * k;
+        refs.push(mem.toString('latin1', at, at + 64));
+      }
+    }
+    return {
+      seq: this.f64[(r >> 1) + 6]!,
+      prev_hash: mem.toString('latin1', prev, prev + 64),
+      step_hash: mem.toString('latin1', stored, stored + 64),
+      computedHash,
+    };
+  }
+}
+
+let instance: WasmScanner | null | undefined;
+
+/**
+ * This thread's scanner, or undefined where WebAssembly (with SIMD) is not
+ * available; the JS fast path then does the work.
+ */
+export function wasmScanner(): WasmScanner | undefined {
+  if (instance === undefined) {
+    try {
+      const module = new WebAssembly.Module(Buffer.from(SCAN_WASM_BASE64, 'base64'));
+      instance = new WasmScanner(new WebAssembly.Instance(module, {}));
+    } catch {
+      instance = null;
+    }
+  }
+  return instance ?? undefined;
+}

@@ -1,0 +1,356 @@
+import fc from 'fast-check';
+import path from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { canonical, pythonFloatRepr, type JsonValue } from '../src/canonical';
+import { Journal, readJournalBytes, verifyJournalBytes, verifyJournalBytesWithRefs, verifyJournalFile, type VerifyResult } from '../src/journal';
+import { fastRow, type FastRow } from '../src/journal/fast-line';
+import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord } from '../src/journal/wasm/scanner';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * The WebAssembly line scanner is a faster twin of `fastRow`: every line it
+ * accepts, fastRow accepts with the same result (seq, links, recomputed hash,
+ * blob refs); everything else it leaves to JS. Checked line by line on random
+ * rows and corruptions, and end to end against the JS fast path and the plain
+ * lossless walk.
+ */
+const root = tempDir();
+const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
+const OFF = { STEPCHAIN_WASM: '0' };
+
+const scanner = wasmScanner();
+
+interface Line {
+  start: number;
+  end: number;
+  terminated: boolean;
+  row: FastRow | undefined;
+  refs: string[];
+}
+
+/** The scanner's records for a block of whole lines. */
+function wasmLines(block: Buffer): Line[] {
+  const w = scanner!;
+  block.copy(w.mem, w.data);
+  w.start(block.length);
+  const rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined };
+  const lines: Line[] = [];
+  for (let n = w.batch(); n > 0; n = w.batch()) {
+    for (let k = 0; k < n; k++) {
+      const refs: string[] = [];
+      w.record(k, refs, rec);
+      lines.push({ start: rec.start - w.data, end: rec.end - w.data, terminated: rec.terminated, row: rec.row, refs });
+    }
+  }
+  return lines;
+}
+
+/** The block's lines as the JS walk splits them. */
+function jsSplit(block: Buffer): { start: number; end: number; terminated: boolean }[] {
+  const out = [];
+  let a = 0;
+  while (a < block.length) {
+    const nl = block.indexOf(0x0a, a);
+    const end = nl < 0 ? block.length : nl;
+    out.push({ start: a, end, terminated: nl >= 0 });
+    a = end + 1;
+  }
+  return out;
+}
+
+/** Every line the scanner accepts, fastRow accepts the same way; returns how many it accepted. */
+function agreeLineByLine(block: Buffer): { accepted: number; jsAccepted: number } {
+  const got = wasmLines(block);
+  const split = jsSplit(block);
+  expect(got.map(({ start, end, terminated }) => ({ start, end, terminated }))).toEqual(split);
+  const text = block.toString('latin1');
+  let accepted = 0;
+  let jsAccepted = 0;
+  for (const l of got) {
+    const refs: string[] = [];
+    const js = l.end > l.start ? fastRow(text, l.start, l.end, undefined, refs) : undefined;
+    if (js !== undefined) jsAccepted++;
+    if (l.row !== undefined) {
+      accepted++;
+      expect({ row: l.row, refs: l.refs }).toEqual({ row: js, refs });
+    } else expect(l.refs).toEqual([]);
+  }
+  return { accepted, jsAccepted };
+}
+
+function plain(buf: Buffer, strict: boolean): VerifyResult {
+  const { entries: _e, ...r } = readJournalBytes(buf, { strict });
+  return r;
+}
+
+// A journal the scanner takes whole: plain ASCII keys (escaped keys are ordered by JS).
+const dir = path.join(root, '.sdd', 'runtime', 'journal', 'w');
+const j = Journal.open(dir, { durability: 'none' });
+j.appendMany(
+  Array.from({ length: 40 }, (_, i) => ({
+    input: Buffer.from(`input ${i % 6}`),
+    blobs: i % 4 ? [Buffer.from(`blob ${i % 9}`), Buffer.from(`blob ${i % 5}`)] : [],
+    model: i % 3 ? 'm' : null,
+    prompt: i % 5 ? `étape ${i} "quoted" \\ / 😀 \u0001\u007f\uffff` : [i, -i, 1e300, 1.5e-7, 0.1, -0.0001, null, true, false, {}, []],
+    tool_call: { name: 'edit', args: { n: 10n ** 20n + BigInt(i), ratio: i / 4, list: [1, 2.5, null, true], big: 12345678.901234, tiny: 1e-5, Z: [[[{}]]] } },
+    tool_result: i % 7 ? { ok: true, out: 'a\nb\tc\u0001\b\f\r' } : null,
+    ts: 1796199133 + i / 3,
+  })),
+);
+const baseText = readFileSync(j.file, 'utf8');
+const baseLines = baseText.split('\n').slice(0, -1);
+
+/** A row line with `value` as its tool_call (the hash then mismatches, the same on both paths). */
+const withToolCall = (value: string): string => baseLines[1]!.replace(/"tool_call":.*,"tool_result":/, () => `"tool_call":${value},"tool_result":`);
+const withTs = (token: string): string => baseLines[1]!.replace(/"ts":[^}]*\}$/, () => `"ts":${token}}`);
+
+describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
+  it('is available here (Node has WebAssembly with SIMD)', () => {
+    expect(scanner).toBeDefined();
+  });
+
+  it('accepts every canonical row of a journal, with fastRow\'s results', () => {
+    const { accepted, jsAccepted } = agreeLineByLine(Buffer.from(baseText));
+    expect(accepted).toBe(baseLines.length);
+    expect(jsAccepted).toBe(baseLines.length);
+  });
+
+  it('targeted lines: escapes, key order, numbers, nesting, truncation', () => {
+    const key = (a: string, b: string): string => withToolCall(`{${a}:1,${b}:2}`);
+    const cases = [
+      withToolCall('"a\\/b"'),
+      withToolCall('"\\u00E9"'),
+      withToolCall('"\\u00e9"'),
+      withToolCall('"\\u0041"'),
+      withToolCall('"\\u007f"'),
+      withToolCall('"\\u001f"'),
+      withToolCall('"\\u0009"'),
+      withToolCall('"\\u000b"'),
+      withToolCall('"\\t\\n\\r\\b\\f\\"\\\\"'),
+      withToolCall('"\\x"'),
+      withToolCall('"\\u12"'),
+      withToolCall('"tab\there"'),
+      withToolCall('"\x7f"'),
+      withToolCall('"é"'),
+      withToolCall('"\ud83d\ude00"'),
+      key('"b"', '"a"'),
+      key('"a"', '"a"'),
+      key('"a"', '"ab"'),
+      key('"ab"', '"a"'),
+      key('"A"', '"a"'),
+      key('"\\uffff"', '"\\ud83d\\ude00"'),
+      key('"\\ud83d\\ude00"', '"\\uffff"'),
+      key('"\\u00e9"', '"z"'),
+      key('"z"', '"\\u00e9"'),
+      withToolCall('{"a":1,"a":1}'),
+      withToolCall('{"a":1,}'),
+      withToolCall('{"a" :1}'),
+      withToolCall('[1,]'),
+      withToolCall('[1 ,2]'),
+      ...['-0', '0', '-1', '01', '1.0', '1', '1e+16', '1e16', '1E+16', '1.5e-07', '1e-05', '0.0001', '0.00001', '-0.0', '0.0', '0.00', '1.50', '123.0', '120.0',
+        '1.', '.5', '-', '--1', '+1', '1e', '1e+', 'NaN', 'Infinity', '-Infinity', 'nan', '-NaN', 'Infinityx', 'nul', 'nulll', 'tru', 'fals',
+        `1${'0'.repeat(4299)}`, `1${'0'.repeat(4300)}`, `-1${'0'.repeat(4298)}`, `-1${'0'.repeat(4299)}`, '123456789012345.0', '1234567890123456.0',
+        '12345678901234567.0', '0.1234567890123456', '0.123456789012345', '9007199254740993.0', '1e+300', '1e300', '5e-324', '2.2250738585072014e-308',
+        '0.30000000000000004', '0.3', '100.5', '1796199133.3333333', '1796199133.333333', '1796199133.33333'].map((t) => withToolCall(t)),
+      ...['1796199133.0', '1796199133', '1.0e9', '1e+16', '-0.0', '1796199133.50', 'NaN', '"x"', '1796199133.1234567'].map((t) => withTs(t)),
+      withToolCall(`${'['.repeat(511)}${']'.repeat(511)}`),
+      withToolCall(`${'['.repeat(513)}${']'.repeat(513)}`),
+      withToolCall(`${'['.repeat(514)}${']'.repeat(514)}`),
+      withToolCall(`${'{"a":'.repeat(513)}1${'}'.repeat(513)}`),
+      withToolCall(`${'{"a":'.repeat(514)}1${'}'.repeat(514)}`),
+      withToolCall(`${'['.repeat(5000)}`),
+      baseLines[1]!.replace('"blob_refs":[', '"blob_refs":["x",'),
+      baseLines[1]!.replace('"blob_refs":["', '"blob_refs":["A'),
+      baseLines[1]!.replace(/"prev_hash":"./, '"prev_hash":"Z'),
+      baseLines[1]!.replace(/"step_hash":"./, '"step_hash":"Z'),
+      baseLines[1]!.replace(/"input_hash":"./, '"input_hash":"Z'),
+      baseLines[1]!.replace(/"seq":\d+/, '"seq":01'),
+      baseLines[1]!.replace(/"seq":\d+/, '"seq":1234567890123456'),
+      baseLines[1]!.replace(/"seq":\d+/, '"seq":123456789012345'),
+      baseLines[1]!.replace(/"seq":\d+/, '"seq":-1'),
+      baseLines[1]!.replace(/"seq":\d+/, '"seq":1.0'),
+      baseLines[1]!.replace('"model"', '"modeL"'),
+      `${baseLines[1]!} `,
+      `${baseLines[1]!}}`,
+      `${baseLines[1]!}\r`,
+      `{${baseLines[1]!}`,
+      '',
+      '{',
+      '{"blob_refs":[',
+      'garbage',
+    ];
+    for (let cut = 0; cut < baseLines[1]!.length; cut += 7) cases.push(baseLines[1]!.slice(0, cut));
+    for (const c of cases) {
+      agreeLineByLine(Buffer.from(`${c}\n`, 'utf8'));
+      agreeLineByLine(Buffer.from(c, 'utf8')); // without its newline
+    }
+    // One block of all of them, and a few of the tricky ones with their verdicts pinned.
+    agreeLineByLine(Buffer.from(`${cases.join('\n')}\n`));
+    const verdict = (line: string): boolean => wasmLines(Buffer.from(`${line}\n`))[0]!.row !== undefined;
+    expect(verdict(baseLines[1]!)).toBe(true);
+    expect(verdict(withToolCall('"\\u00e9"'))).toBe(true);
+    expect(verdict(withToolCall('"a\\/b"'))).toBe(false);
+    expect(verdict(withToolCall('"\\u00E9"'))).toBe(false);
+    expect(verdict(withToolCall('"\\u0041"'))).toBe(false);
+    expect(verdict(withToolCall('"é"'))).toBe(false);
+    expect(verdict(key('"b"', '"a"'))).toBe(false);
+    expect(verdict(key('"a"', '"a"'))).toBe(false);
+    expect(verdict(withToolCall('-0'))).toBe(false);
+    expect(verdict(withToolCall('1e16'))).toBe(false);
+    expect(verdict(withToolCall('1e+16'))).toBe(true);
+    expect(verdict(withToolCall('1.50'))).toBe(false);
+    expect(verdict(withToolCall(`${'['.repeat(514)}${']'.repeat(514)}`))).toBe(false);
+  });
+
+  it('float tokens: accepted exactly when they are repr of their value', () => {
+    const digits = (n: number): fc.Arbitrary<string> => fc.array(fc.constantFrom(...'0123456789'), { minLength: 1, maxLength: n }).map((a) => a.join(''));
+    const token = fc.oneof(
+      fc.double({ noNaN: true }).map((x) => pythonFloatRepr(x)),
+      fc.double({ noNaN: true, min: -1e6, max: 1e6 }).map((x) => pythonFloatRepr(x)),
+      fc.tuple(fc.boolean(), digits(18), digits(18)).map(([neg, a, b]) => `${neg ? '-' : ''}${a}.${b}`),
+      fc.tuple(digits(3), digits(17)).map(([z, b]) => `0.${'0'.repeat(z.length)}${b}`),
+      fc.tuple(digits(17), fc.integer({ min: -330, max: 330 })).map(([m, e]) => `${m[0]}.${m.slice(1) || '0'}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`),
+    );
+    fc.assert(
+      fc.property(fc.array(token, { minLength: 1, maxLength: 8 }), (tokens) => {
+        const lines = tokens.map((t, k) => (k % 2 ? withTs(t) : withToolCall(`[${t},{"x":${t}}]`)));
+        const block = Buffer.from(`${lines.join('\n')}\n`);
+        agreeLineByLine(block);
+        // Where both decide, they decide the same.
+        const got = wasmLines(block);
+        tokens.forEach((t, k) => {
+          const canonicalToken = pythonFloatRepr(Number(t)) === t;
+          if (got[k]!.row !== undefined) expect(canonicalToken).toBe(true);
+        });
+      }),
+      { seed, numRuns: 300 },
+    );
+  });
+
+  it('random JSON values and byte-level corruptions', () => {
+    const value = fc.jsonValue({ maxDepth: 4 }).map((v) => canonical(v as JsonValue));
+    const alphabet = '"\\{}[],:0123456789eE.+-utnfalsrNIy /\u00e9\u007f\x01\n';
+    const corrupt = fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.constantFrom(...alphabet)), { maxLength: 3 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, corrupt), { minLength: 1, maxLength: 6 }), (rows) => {
+        const lines = rows.map(([v, edits]) => {
+          let l = withToolCall(v);
+          for (const [at, op, c] of edits) {
+            const k = at % (l.length + 1);
+            if (op === 0) l = l.slice(0, k) + c + l.slice(k);
+            else if (op === 1) l = l.slice(0, k) + l.slice(k + 1);
+            else l = l.slice(0, k) + c + l.slice(k + 1);
+          }
+          return l;
+        });
+        agreeLineByLine(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+      }),
+      { seed, numRuns: 500 },
+    );
+  });
+});
+
+type Edit = { kind: 'mutate'; at: number; m: number } | { kind: 'delete'; at: number } | { kind: 'dup'; at: number } | { kind: 'swap'; at: number };
+
+const mutations: ((l: string) => string)[] = [
+  (l) => l.replace('":', '": '),
+  (l) => l.replace('\\u00e9', 'é'),
+  (l) => l.replace('\\u00e9', '\\u00E9'),
+  (l) => l.replace('/', '\\/'),
+  (l) => l.replace('"ok":true', '"ok":false'),
+  (l) => l.replace('"ratio":0.25', '"ratio":0.250'),
+  (l) => l.replace('"ratio":1.0', '"ratio":1'),
+  (l) => l.replace(/"seq":(\d+)/, (_m, n) => `"seq":${Number(n) + 1}`),
+  (l) => l.replace(/,"ts":[^}]*\}$/, ',"ts":1796199133}'),
+  (l) => l.replace(/,"ts":[^}]*\}$/, ',"ts":1.796199133e+09}'),
+  (l) => l.replace('"name":"edit"', '"\\uffff":1,"\\ud83d\\ude00":2,"name":"edit"'),
+  (l) => l.replace('"name":"edit"', '"\\ud83d\\ude00":2,"\\uffff":1,"name":"edit"'),
+  (l) => l.replace('"name":"edit"', '"name":"edit","name":"edit"'),
+  (l) => l.replace('"big":', '"Big":'),
+  (l) => l.replace('"tiny":1e-05', '"tiny":0.00001'),
+  (l) => l.replace('"model":"m",', '').replace('"input_hash"', '"model":"m","input_hash"'),
+  (l) => l.slice(0, Math.floor(l.length / 2)),
+  (l) => l.replace(/"step_hash":"(.)/, (_m, c) => `"step_hash":"${c === 'a' ? 'b' : 'a'}`),
+  (l) => l.replace(/"prev_hash":"(.)/, (_m, c) => `"prev_hash":"${c === 'a' ? 'b' : 'a'}`),
+  (l) => l.replace(/"step_hash":"(.)/, '"step_hash":"Z'),
+  (l) => l.replace('\\t', '\\u0009'),
+  (l) => l.replace('"ratio":0', '"ratio":-0'),
+  (l) => l.replace('"Z":[[[{}]]]', `"Z":${'['.repeat(600)}${']'.repeat(600)}`),
+  (l) => `${l} `,
+  () => '',
+  () => 'garbage',
+];
+
+const edit: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ kind: fc.constant('mutate' as const), at: fc.nat(39), m: fc.nat(mutations.length - 1) }),
+  fc.record({ kind: fc.constant('delete' as const), at: fc.nat(39) }),
+  fc.record({ kind: fc.constant('dup' as const), at: fc.nat(39) }),
+  fc.record({ kind: fc.constant('swap' as const), at: fc.nat(38) }),
+);
+
+function apply(edits: Edit[], noFinalNewline: boolean): Buffer {
+  const lines = [...baseLines];
+  for (const e of edits) {
+    const at = Math.min(e.at, lines.length - 1);
+    if (at < 0) break;
+    if (e.kind === 'mutate') lines[at] = mutations[e.m]!(lines[at]!);
+    else if (e.kind === 'delete') lines.splice(at, 1);
+    else if (e.kind === 'dup') lines.splice(at, 0, lines[at]!);
+    else if (at + 1 < lines.length) [lines[at], lines[at + 1]] = [lines[at + 1]!, lines[at]!];
+  }
+  return Buffer.from(lines.join('\n') + (noFinalNewline ? '' : '\n'));
+}
+
+describe(`verify with the scanner on and off agrees with the plain walk (seed ${seed})`, () => {
+  it('on random corruptions, strict and not, 1 to 5 slices, refs too', () => {
+    fc.assert(
+      fc.property(fc.array(edit, { maxLength: 4 }), fc.boolean(), fc.boolean(), fc.integer({ min: 1, max: 5 }), (edits, strict, noNl, threads) => {
+        const buf = apply(edits, noNl);
+        const expected = plain(buf, strict);
+        const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
+        expect(verifyJournalBytes(buf, { strict }, env)).toEqual(expected);
+        expect(verifyJournalBytes(buf, { strict }, { ...env, ...OFF })).toEqual(expected);
+        const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
+        expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);
+        expect(verifyJournalBytesWithRefs(buf, { strict }, { ...env, ...OFF }).blob_refs).toEqual(refs);
+      }),
+      { seed, numRuns: 300 },
+    );
+  });
+
+  it('every targeted mutation, strict, on and off', () => {
+    for (const m of mutations) {
+      for (const at of [0, 1, 39]) {
+        const lines = [...baseLines];
+        lines[at] = m(lines[at]!);
+        const buf = Buffer.from(`${lines.join('\n')}\n`);
+        expect(verifyJournalBytes(buf, { strict: true })).toEqual(plain(buf, true));
+        expect(verifyJournalBytes(buf, { strict: true }, OFF)).toEqual(plain(buf, true));
+      }
+    }
+  });
+
+  it('files read block by block: long lines (past a block, past the scanner) and a missing final newline', () => {
+    const pad = (n: number): string => baseLines[2]!.replace('"out":"', `"out":"${'x'.repeat(n)}`);
+    const variants = [
+      [...baseLines.slice(0, 5), pad(3 * 1024 * 1024), ...baseLines.slice(5)],
+      [...baseLines.slice(0, 5), pad(WASM_BLOCK_CAP + 1000), ...baseLines.slice(5)],
+      [...baseLines.slice(0, 5), `${'['.repeat(2 * 1024 * 1024)}`, ...baseLines.slice(5)],
+      [...Array.from({ length: 100 }, () => baseLines).flat()],
+    ];
+    for (const [k, lines] of variants.entries()) {
+      for (const noNl of [false, true]) {
+        const buf = Buffer.from(lines.join('\n') + (noNl ? '' : '\n'));
+        const file = path.join(root, `long-${k}-${noNl}.jsonl`);
+        writeFileSync(file, buf);
+        const expected = plain(buf, true);
+        for (const threads of ['1', '3']) {
+          const env = { STEPCHAIN_THREADS: threads, STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
+          expect(verifyJournalFile(file, { strict: true }, env)).toEqual(expected);
+          expect(verifyJournalBytes(buf, { strict: true }, env)).toEqual(expected);
+        }
+        expect(verifyJournalFile(file, { strict: true }, OFF)).toEqual(expected);
+      }
+    }
+  });
+});
