@@ -5,6 +5,7 @@ import { canonical, pythonFloatRepr, type JsonValue } from '../src/canonical';
 import { Journal, readJournalBytes, verifyJournalBytes, verifyJournalBytesWithRefs, verifyJournalFile, type VerifyResult } from '../src/journal';
 import { fastRow, type FastRow } from '../src/journal/fast-line';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord } from '../src/journal/wasm/scanner';
+import { cli } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -350,6 +351,39 @@ describe(`verify with the scanner on and off agrees with the plain walk (seed ${
           expect(verifyJournalBytes(buf, { strict: true }, env)).toEqual(expected);
         }
         expect(verifyJournalFile(file, { strict: true }, OFF)).toEqual(expected);
+      }
+    }
+  });
+
+  it('the built CLI: worker threads taking several slices each report what the plain walk does', () => {
+    // ~6 MB: several 1 MB slices per thread, taken from the shared counter.
+    const big = Journal.open(path.join(root, '.sdd', 'runtime', 'journal', 'big'), { durability: 'none' });
+    big.appendMany(
+      Array.from({ length: 6000 }, (_, i) => ({
+        input: Buffer.from(`in ${i}`),
+        prompt: `prompt ${i} ${'é'.repeat(i % 50)} ${'x'.repeat(500)}`,
+        tool_call: { name: 'run', args: { i, f: i / 7 } },
+        tool_result: { ok: i % 2 === 0 },
+        ts: 1796199133 + i / 3,
+      })),
+    );
+    const lines = readFileSync(big.file, 'utf8').split('\n').slice(0, -1);
+    lines[1000] = mutations[4]!(lines[1000]!.replace('"ok":true', '"ok":false'));
+    lines.splice(3000, 1);
+    lines[4500] = lines[4500]!.replace('"f":', '"f": ');
+    lines[5999] = 'garbage';
+    const buf = Buffer.from(`${lines.join('\n')}\n`);
+    const file = path.join(root, 'big.jsonl');
+    writeFileSync(file, buf);
+    for (const strict of [false, true]) {
+      const expected = plain(buf, strict);
+      expect(expected.errors.length).toBeGreaterThan(3);
+      for (const threads of ['1', '2', '3']) {
+        for (const wasm of ['1', '0']) {
+          const r = cli(['verify', file, '--json', ...(strict ? ['--strict'] : [])], { env: { STEPCHAIN_THREADS: threads, STEPCHAIN_PARALLEL_MIN_BYTES: '0', STEPCHAIN_WASM: wasm } });
+          expect(r.code).toBe(1);
+          expect(JSON.parse(r.stdout)).toEqual(expected);
+        }
       }
     }
   });

@@ -67,6 +67,7 @@ export function scanChunk(buf: Buffer, from: number, to: number, base: number, o
     while (pos < to) {
       const blockEnd = blockEndOf(buf, pos, to, wasm === undefined ? BLOCK : WASM_BLOCK);
       if (wasm !== undefined && blockEnd - pos <= WASM_BLOCK_CAP) {
+        wasm.ensure(blockEnd - pos);
         buf.copy(wasm.mem, wasm.data, pos, blockEnd);
         walker.wasmBlock(wasm, blockEnd - pos, base + pos);
       } else walker.jsBlock(buf, pos, blockEnd, base);
@@ -92,6 +93,7 @@ export function scanFileChunk(path: string, from: number, to: number, options: C
     try {
       let pos = from;
       while (pos < to) {
+        wasm.ensure(WASM_BLOCK);
         let got = readInto(fd, wasm.mem, wasm.data, Math.min(WASM_BLOCK, to - pos), pos);
         if (got === 0) break; // the file shrank under us: what is there was walked
         let len = got;
@@ -102,7 +104,9 @@ export function scanFileChunk(path: string, from: number, to: number, options: C
             // One line longer than a block: read on to its end, in the scanner's memory while it fits.
             let nlAt = -1;
             while (nlAt < 0 && pos + got < to && got < WASM_BLOCK_CAP) {
-              const n = readInto(fd, wasm.mem, wasm.data + got, Math.min(WASM_BLOCK, to - pos - got, WASM_BLOCK_CAP - got), pos + got);
+              const want = Math.min(WASM_BLOCK, to - pos - got, WASM_BLOCK_CAP - got);
+              wasm.ensure(got + want);
+              const n = readInto(fd, wasm.mem, wasm.data + got, want, pos + got);
               if (n === 0) break;
               const k = wasm.mem.subarray(wasm.data + got, wasm.data + got + n).indexOf(0x0a);
               if (k >= 0) nlAt = got + k;

@@ -2,13 +2,16 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { scanChunk, scanFileChunk, type ChunkOptions, type ChunkSummary } from './chunk';
+import { adoptWasmModule, wasmModule } from './wasm/scanner';
 
 /**
  * Verification is embarrassingly parallel: each row's hash depends only on its
- * own bytes. A journal is cut into line-aligned slices; the calling thread walks
- * the first and worker threads the rest, synchronously (the caller blocks on
- * Atomics.wait and takes results with receiveMessageOnPort), so recovery on
- * open, which is synchronous, gets the same speed as `verify`.
+ * own bytes. A journal is cut into line-aligned slices, several per thread; the
+ * calling thread and worker threads take the next slice from a shared counter
+ * until none is left (so a thread that starts late, or a busy core, takes fewer),
+ * synchronously (the caller blocks on Atomics.wait and takes results with
+ * receiveMessageOnPort), so recovery on open, which is synchronous, gets the same
+ * speed as `verify`.
  *
  * Workers run the bundle that registered itself with `setChunkWorkerEntry`
  * (dist/cli.js, dist/index.js). Without one (tests on the TypeScript sources,
@@ -16,19 +19,30 @@ import { scanChunk, scanFileChunk, type ChunkOptions, type ChunkSummary } from '
  */
 export type ChunkSource = { kind: 'file'; path: string } | { kind: 'bytes'; bytes: Buffer };
 
+type SliceSource = { kind: 'file'; path: string } | { kind: 'shared'; buffer: SharedArrayBuffer; length: number };
+
 interface ChunkJob {
   tag: typeof TAG;
-  source: { kind: 'file'; path: string } | { kind: 'shared'; buffer: SharedArrayBuffer; length: number };
-  from: number;
-  to: number;
+  source: SliceSource;
+  slices: [number, number][];
+  /** Int32 [next slice to take, then per slice: 1 once taken]. */
+  claims: SharedArrayBuffer;
   options: ChunkOptions;
+  /** The caller's compiled line scanner, shared (WebAssembly.Module). */
+  wasm?: unknown;
   done: SharedArrayBuffer;
   port: MessagePort;
 }
 
+/** What a worker posts: the slices it walked, by index. */
+type ChunkReply = { results: [number, ChunkSummary][]; error?: string };
+
 const TAG = 'stepchain-journal-chunk';
 /** Below this a slice is not worth a thread's start-up (~30 ms). */
 const MIN_PARALLEL_BYTES = 8 * 1024 * 1024;
+/** Slices per thread when threads share the work, and the smallest slice worth a claim. */
+const SLICES_PER_THREAD = 8;
+const MIN_SLICE_BYTES = 1024 * 1024;
 let workerEntry: string | undefined;
 
 /** Called by a bundle's entry with its own path, so slices can run in worker threads. */
@@ -40,16 +54,33 @@ export function isChunkJob(data: unknown): data is ChunkJob {
   return typeof data === 'object' && data !== null && (data as { tag?: unknown }).tag === TAG;
 }
 
-/** The body of a worker thread: walk one slice, post the summary, signal. */
+function walkSlice(source: SliceSource, from: number, to: number, options: ChunkOptions): ChunkSummary {
+  if (source.kind === 'file') return scanFileChunk(source.path, from, to, options);
+  return scanChunk(Buffer.from(source.buffer, from, to - from), 0, to - from, from, options);
+}
+
+/** Takes the next slice no thread has taken, or -1. */
+function claim(claims: Int32Array, count: number): number {
+  const k = Atomics.add(claims, 0, 1);
+  if (k >= count) return -1;
+  Atomics.store(claims, k + 1, 1);
+  return k;
+}
+
+/** The body of a worker thread: walk slices while there are any, post the summaries, signal. */
 export function runChunkJob(job: ChunkJob): void {
-  let result: ChunkSummary | { error: string };
+  const reply: ChunkReply = { results: [] };
+  const claims = new Int32Array(job.claims);
+  adoptWasmModule(job.wasm);
   try {
-    if (job.source.kind === 'file') result = scanFileChunk(job.source.path, job.from, job.to, job.options);
-    else result = scanChunk(Buffer.from(job.source.buffer, job.from, job.to - job.from), 0, job.to - job.from, job.from, job.options);
+    for (let k = claim(claims, job.slices.length); k >= 0; k = claim(claims, job.slices.length)) {
+      const [from, to] = job.slices[k]!;
+      reply.results.push([k, walkSlice(job.source, from, to, job.options)]);
+    }
   } catch (e) {
-    result = { error: (e as Error).message };
+    reply.error = (e as Error).message; // the caller walks what is missing
   }
-  job.port.postMessage(result);
+  job.port.postMessage(reply);
   const flag = new Int32Array(job.done);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
@@ -116,39 +147,38 @@ export function scanSlices(
   };
   if (slices.length === 1 || workerEntry === undefined) return slices.map(([a, b]) => inline(a, b));
 
+  // Several slices per thread, taken from a shared counter.
+  const count = Math.max(n, Math.min(n * SLICES_PER_THREAD, Math.floor((end - start) / MIN_SLICE_BYTES)));
+  const work = plan(source, start, end, count);
   let shared: SharedArrayBuffer | undefined;
   if (source.kind === 'bytes') {
     shared = new SharedArrayBuffer(source.bytes.length);
     Buffer.from(shared).set(source.bytes);
   }
-  const jobs = slices.slice(1).map(([from, to]) => {
+  const sliceSource: SliceSource = shared ? { kind: 'shared', buffer: shared, length: shared.byteLength } : { kind: 'file', path: (source as { path: string }).path };
+  const claimsBuffer = new SharedArrayBuffer(4 * (work.length + 1));
+  const claims = new Int32Array(claimsBuffer);
+  const wasm = options.wasm === false ? undefined : wasmModule();
+  const jobs = Array.from({ length: slices.length - 1 }, () => {
     const done = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
-    const job: ChunkJob = {
-      tag: TAG,
-      source: shared ? { kind: 'shared', buffer: shared, length: shared.byteLength } : { kind: 'file', path: (source as { path: string }).path },
-      from,
-      to,
-      options,
-      done,
-      port: port2,
-    };
+    const job: ChunkJob = { tag: TAG, source: sliceSource, slices: work, claims: claimsBuffer, options, wasm, done, port: port2 };
     const worker = new Worker(workerEntry!, { workerData: job, transferList: [port2], stdout: false, stderr: false });
     worker.unref();
     return { worker, done, port: port1 };
   });
-  const results: ChunkSummary[] = [inline(slices[0]![0], slices[0]![1])];
-  for (const [k, j] of jobs.entries()) {
-    const [from, to] = slices[k + 1]!;
+  const results: (ChunkSummary | undefined)[] = new Array<ChunkSummary | undefined>(work.length);
+  for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length)) results[k] = walkSlice(sliceSource, work[k]![0], work[k]![1], options);
+  for (const j of jobs) {
     // A thread that never answers (it could not start) is not waited on forever:
-    // its slice is walked here instead.
-    const deadline = Date.now() + 20_000 + (to - from) / 5_000;
+    // the slices it took are walked here instead.
+    const deadline = Date.now() + 20_000 + (end - start) / 5_000;
     const flag = new Int32Array(j.done);
     while (Atomics.load(flag, 0) === 0 && Date.now() < deadline) Atomics.wait(flag, 0, 0, 200);
-    const msg = receiveMessageOnPort(j.port)?.message as ChunkSummary | { error: string } | undefined;
+    const msg = receiveMessageOnPort(j.port)?.message as ChunkReply | undefined;
     j.port.close();
     void j.worker.terminate();
-    results.push(msg === undefined || 'error' in msg ? inline(from, to) : msg);
+    for (const [k, summary] of msg?.results ?? []) results[k] = summary;
   }
-  return results;
+  return work.map(([from, to], k) => results[k] ?? inline(from, to));
 }

@@ -14,7 +14,10 @@ import { SCAN_WASM_BASE64 } from './scan-wasm.generated';
 export const REC_SIZE = 64;
 /** Lines in a block larger than this are walked by the JS path. */
 export const WASM_BLOCK_CAP = 16 * 1024 * 1024;
+/** Memory grows to a larger block only when a long line needs it. */
+const INITIAL_CAP = 2 * 1024 * 1024;
 const MAX_RECS = 4096;
+const align = (v: number): number => Math.ceil(v / 64) * 64;
 const MAX_FLOATS = 65536;
 
 interface Exports {
@@ -40,36 +43,47 @@ function sha256(view: Uint8Array): string {
 
 export class WasmScanner {
   private readonly x: Exports;
-  /** The scanner's memory; blocks are loaded at `data` (at most WASM_BLOCK_CAP bytes). */
-  readonly mem: Buffer;
+  /** The scanner's memory; blocks are loaded at `data` (see `ensure`). Replaced when memory grows. */
+  mem!: Buffer;
   readonly data: number;
-  private readonly i32: Int32Array;
-  private readonly f64: Float64Array;
+  private i32!: Int32Array;
+  private f64!: Float64Array;
   private readonly rec: number;
   private readonly floats: number;
-  private readonly scratch: number;
+  /** Room for a block at `data` (a payload scratch area of the same size follows it). */
+  private cap = 0;
+  private scratch = 0;
   private blockEnd = 0;
   private pos = 0;
 
   constructor(instance: WebAssembly.Instance) {
     this.x = instance.exports as unknown as Exports;
-    const align = (v: number): number => Math.ceil(v / 64) * 64;
     this.rec = align(this.x.heapBase());
     this.floats = align(this.rec + MAX_RECS * REC_SIZE);
     this.data = align(this.floats + MAX_FLOATS * 8);
-    this.scratch = align(this.data + WASM_BLOCK_CAP + 64);
-    const total = this.scratch + WASM_BLOCK_CAP + 64;
+    this.ensure(INITIAL_CAP);
+  }
+
+  /** Makes room for a block of `len` bytes at `data` (growing memory, which replaces `mem`). */
+  ensure(len: number): void {
+    if (len <= this.cap) return;
+    if (len > WASM_BLOCK_CAP) throw new RangeError(`block of ${len} bytes`);
+    const cap = Math.min(WASM_BLOCK_CAP, Math.max(len, 2 * this.cap));
+    const scratch = align(this.data + cap + 64);
+    const total = scratch + cap + 64;
     const have = this.x.memory.buffer.byteLength;
     if (total > have) this.x.memory.grow(Math.ceil((total - have) / 65536));
     const ab = this.x.memory.buffer;
     this.mem = Buffer.from(ab);
     this.i32 = new Int32Array(ab);
     this.f64 = new Float64Array(ab);
+    this.cap = cap;
+    this.scratch = scratch;
   }
 
   /** Starts on the block of whole lines loaded at `data` (len bytes). */
   start(len: number): void {
-    if (len < 0 || len > WASM_BLOCK_CAP) throw new RangeError(`block of ${len} bytes`);
+    if (len < 0 || len > this.cap) throw new RangeError(`block of ${len} bytes`);
     this.blockEnd = this.data + len;
     this.pos = this.data;
   }
@@ -77,7 +91,7 @@ export class WasmScanner {
   /** Scans the next batch of lines; returns their count (0 at the block end). */
   batch(): number {
     if (this.pos >= this.blockEnd) return 0;
-    const n = this.x.scan(this.pos, this.blockEnd, this.rec, MAX_RECS, this.scratch, WASM_BLOCK_CAP, this.floats, MAX_FLOATS);
+    const n = this.x.scan(this.pos, this.blockEnd, this.rec, MAX_RECS, this.scratch, this.cap, this.floats, MAX_FLOATS);
     this.pos = this.x.next();
     return n;
   }
@@ -124,7 +138,29 @@ export class WasmScanner {
   }
 }
 
+let compiled: WebAssembly.Module | null | undefined;
 let instance: WasmScanner | null | undefined;
+
+/**
+ * The compiled scanner module (undefined where WebAssembly with SIMD is not
+ * available). Worker threads are handed the caller's, so they share its
+ * compiled (and optimised) code instead of compiling their own.
+ */
+export function wasmModule(): WebAssembly.Module | undefined {
+  if (compiled === undefined) {
+    try {
+      compiled = new WebAssembly.Module(Buffer.from(SCAN_WASM_BASE64, 'base64'));
+    } catch {
+      compiled = null;
+    }
+  }
+  return compiled ?? undefined;
+}
+
+/** Uses a module compiled by another thread (see wasmModule). */
+export function adoptWasmModule(module: unknown): void {
+  if (compiled === undefined && typeof WebAssembly !== 'undefined' && module instanceof WebAssembly.Module) compiled = module;
+}
 
 /**
  * This thread's scanner, or undefined where WebAssembly (with SIMD) is not
@@ -132,9 +168,9 @@ let instance: WasmScanner | null | undefined;
  */
 export function wasmScanner(): WasmScanner | undefined {
   if (instance === undefined) {
+    const module = wasmModule();
     try {
-      const module = new WebAssembly.Module(Buffer.from(SCAN_WASM_BASE64, 'base64'));
-      instance = new WasmScanner(new WebAssembly.Instance(module, {}));
+      instance = module === undefined ? null : new WasmScanner(new WebAssembly.Instance(module, {}));
     } catch {
       instance = null;
     }

@@ -85,6 +85,15 @@ function hexAt(i: i32): bool {
   return true;
 }
 
+/** Lowercase hex digits' values by byte, 0x80 for any other byte (filled on the first scan). */
+const HEX: usize = memory.data(256);
+let hexReady = false;
+
+function fillHex(): void {
+  for (let c = 0; c < 256; c++) store<u8>(HEX + <usize>c, <u8>(isHex(c) ? hexVal(c) : 0x80));
+  hexReady = true;
+}
+
 /** One lowercase hex digit's value, or -1. */
 @inline function hexVal(c: i32): i32 {
   if (<u32>(c - 0x30) < 10) return c - 0x30;
@@ -122,21 +131,25 @@ function scanString(i: i32): i32 {
     if (c == 0x5c) {
       sawEscape = true;
       const d = ch(i + 1);
+      if (d == 0x75 && i <= E - 6) {
+        // \u + 4 lowercase hex digits (the table gives 0x80 for anything else).
+        const p = <usize>i;
+        const h0 = <i32>load<u8>(HEX + <usize>load<u8>(p, 2));
+        const h1 = <i32>load<u8>(HEX + <usize>load<u8>(p, 3));
+        const h2 = <i32>load<u8>(HEX + <usize>load<u8>(p, 4));
+        const h3 = <i32>load<u8>(HEX + <usize>load<u8>(p, 5));
+        if ((h0 | h1 | h2 | h3) & 0x80) return FAIL;
+        const u = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
+        // Code units with a literal or a short form must use it.
+        if (u <= 0x7e && (u >= 0x20 || u == 0x08 || u == 0x09 || u == 0x0a || u == 0x0c || u == 0x0d)) return FAIL;
+        i += 6;
+        continue;
+      }
       if (d == 0x22 || d == 0x5c || d == 0x62 || d == 0x66 || d == 0x6e || d == 0x72 || d == 0x74) {
         i += 2;
         continue;
       }
-      if (d != 0x75) return FAIL;
-      const h0 = hexVal(ch(i + 2));
-      const h1 = hexVal(ch(i + 3));
-      const h2 = hexVal(ch(i + 4));
-      const h3 = hexVal(ch(i + 5));
-      if ((h0 | h1 | h2 | h3) < 0) return FAIL;
-      const u = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
-      // Code units with a literal or a short form must use it.
-      if (u == 0x08 || u == 0x09 || u == 0x0a || u == 0x0c || u == 0x0d || (u >= 0x20 && u <= 0x7e)) return FAIL;
-      i += 6;
-      continue;
+      return FAIL;
     }
     if (c < 0x20 || c > 0x7e) return FAIL;
     i++;
@@ -387,6 +400,7 @@ function lineEnd(i: i32): i32 {
  * Returns the number of records; `next()` is where the following call resumes.
  */
 export function scan(from: i32, end: i32, rec: i32, maxRecs: i32, scratch: i32, scratchCap: i32, floats: i32, maxFloats: i32): i32 {
+  if (!hexReady) fillHex();
   E = end;
   floatBase = floats;
   floatCap = maxFloats;
