@@ -203,6 +203,20 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     expect(verdict(withToolCall(`${'['.repeat(514)}${']'.repeat(514)}`))).toBe(false);
   });
 
+  it('hex digests: every position, every neighbour of the hex ranges', () => {
+    const line = baseLines[1]!;
+    const lines: string[] = [];
+    for (const key of ['blob_refs":["', 'input_hash":"', 'prev_hash":"', 'step_hash":"']) {
+      const at = line.indexOf(key) + key.length;
+      for (let k = 0; k < 64; k++) {
+        for (const c of '/:`gAF0f9a\u0000') lines.push(line.slice(0, at + k) + c + line.slice(at + k + 1));
+      }
+    }
+    const { accepted } = agreeLineByLine(Buffer.from(`${lines.join('\n')}\n`));
+    // Only the digit and a-f substitutions stay hex.
+    expect(accepted).toBe(4 * 64 * 4);
+  });
+
   it('float tokens: accepted exactly when they are repr of their value', () => {
     const digits = (n: number): fc.Arbitrary<string> => fc.array(fc.constantFrom(...'0123456789'), { minLength: 1, maxLength: n }).map((a) => a.join(''));
     const token = fc.oneof(

@@ -76,13 +76,19 @@ function lit(i: i32, s: string): bool {
   return true;
 }
 
-/** 64 lowercase hex digits at i. */
+/** 64 lowercase hex digits at i (16 bytes at a time: each a digit or a to f). */
 function hexAt(i: i32): bool {
   if (i < 0 || i > E - 64) return false;
-  for (let k = i; k < i + 64; k++) {
-    if (!isHex(<i32>load<u8>(<usize>k))) return false;
+  const zero = i8x16.splat(0x30);
+  const ten = i8x16.splat(10);
+  const a = i8x16.splat(0x61);
+  const six = i8x16.splat(6);
+  let ok = i8x16.splat(-1);
+  for (let k = 0; k < 64; k += 16) {
+    const v = v128.load(<usize>(i + k));
+    ok = v128.and(ok, v128.or(i8x16.lt_u(i8x16.sub(v, zero), ten), i8x16.lt_u(i8x16.sub(v, a), six)));
   }
-  return true;
+  return i8x16.bitmask(ok) == 0xffff;
 }
 
 /** Lowercase hex digits' values by byte, 0x80 for any other byte (filled on the first scan). */
