@@ -159,14 +159,20 @@ export function scanSlices(
   const claimsBuffer = new SharedArrayBuffer(4 * (work.length + 1));
   const claims = new Int32Array(claimsBuffer);
   const wasm = options.wasm === false ? undefined : wasmModule();
-  const jobs = Array.from({ length: slices.length - 1 }, () => {
+  const jobs: { worker: Worker; done: SharedArrayBuffer; port: MessagePort }[] = [];
+  for (let k = 1; k < slices.length; k++) {
     const done = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
     const job: ChunkJob = { tag: TAG, source: sliceSource, slices: work, claims: claimsBuffer, options, wasm, done, port: port2 };
-    const worker = new Worker(workerEntry!, { workerData: job, transferList: [port2], stdout: false, stderr: false });
-    worker.unref();
-    return { worker, done, port: port1 };
-  });
+    try {
+      const worker = new Worker(workerEntry!, { workerData: job, transferList: [port2], stdout: false, stderr: false });
+      worker.unref();
+      jobs.push({ worker, done, port: port1 });
+    } catch {
+      port1.close(); // no thread (resources, or a module that cannot be sent): this one does more
+      break;
+    }
+  }
   const results: (ChunkSummary | undefined)[] = new Array<ChunkSummary | undefined>(work.length);
   for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length)) results[k] = walkSlice(sliceSource, work[k]![0], work[k]![1], options);
   for (const j of jobs) {
