@@ -14915,10 +14915,44 @@ const diffCommand = {
     },
 };
 
+;// CONCATENATED MODULE: ./src/cli/commands/receipt-target.ts
+
+
+
+
+
+
+
+/** The options `export` and `publish` share. */
+const RECEIPT_WRITE_OPTIONS = {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    output: { kind: 'value', short: 'o' },
+    'agent-id': { kind: 'value' },
+    'sign-key': { kind: 'value' },
+};
+/** What `export` and `publish` read from their arguments: the journal, the output, the common write options. */
+function receiptWriteTarget(args, io, command) {
+    const [target] = expectPositionals(args, ['agent|dir|file'], command);
+    const out = args.values.get('output');
+    if (out === undefined)
+        throw new errors_InputError(`${command}: missing -o RECEIPT`);
+    const root = rootOf(args, io);
+    const journal = resolveJournal(target, root);
+    const outFile = external_node_path_default().resolve(io.cwd, out);
+    if (outFile === external_node_path_default().resolve(journal.file))
+        throw new errors_InputError(`${command}: the output would overwrite the journal`);
+    const options = {
+        agentId: assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id'),
+        audit: { root: projectRootOf(journal.dir) ?? root, env: io.env },
+    };
+    const key = args.values.get('sign-key');
+    if (key !== undefined)
+        options.signKey = readPrivateKeyFile(external_node_path_default().resolve(io.cwd, key));
+    return { journal, out, outFile, options };
+}
+
 ;// CONCATENATED MODULE: ./src/cli/commands/export.ts
-
-
-
 
 
 
@@ -14927,32 +14961,13 @@ const exportCommand = {
     name: ['export'],
     usage: '<agent|dir|file> -o RECEIPT [--root DIR] [--agent-id ID] [--sign-key FILE] [--cas DIR] [--json]',
     summary: 'Verify a journal, then write a portable receipt (tar; .gz/.tgz names are gzipped): manifest, optional Ed25519 signature, chain, blobs.',
-    options: {
-        ...ROOT_OPTION,
-        ...JSON_OPTION,
-        output: { kind: 'value', short: 'o' },
-        'agent-id': { kind: 'value' },
-        'sign-key': { kind: 'value' },
-        cas: { kind: 'value' },
-    },
+    options: { ...RECEIPT_WRITE_OPTIONS, cas: { kind: 'value' } },
     run(args, io) {
-        const [target] = expectPositionals(args, ['agent|dir|file'], 'export');
-        const out = args.values.get('output');
-        if (out === undefined)
-            throw new errors_InputError('export: missing -o RECEIPT');
-        const root = rootOf(args, io);
-        const options = {};
-        const agentId = args.values.get('agent-id');
-        const journal = resolveJournal(target, root);
-        options.agentId = assertSafeId(agentId ?? journal.agentId, 'agent id');
-        const key = args.values.get('sign-key');
-        if (key !== undefined)
-            options.signKey = readPrivateKeyFile(external_node_path_default().resolve(io.cwd, key));
+        const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'export');
+        const options = { ...common };
         const cas = args.values.get('cas');
         if (cas !== undefined)
             options.cas = new Cas(external_node_path_default().resolve(io.cwd, cas), false);
-        const outFile = external_node_path_default().resolve(io.cwd, out);
-        options.audit = { root: projectRootOf(journal.dir) ?? root, env: io.env };
         const r = exportReceipt(journal.file, outFile, options);
         for (const w of r.warnings)
             io.err(`stepchain: warning: ${w}`);
@@ -15105,46 +15120,21 @@ const keygenCommand = {
 
 
 
-
-
-
-
 const publishCommand = {
     name: ['publish'],
     usage: '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
     summary: 'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
-    options: {
-        ...ROOT_OPTION,
-        ...JSON_OPTION,
-        output: { kind: 'value', short: 'o' },
-        'opt-in': { kind: 'flag' },
-        redact: { kind: 'value' },
-        'agent-id': { kind: 'value' },
-        'sign-key': { kind: 'value' },
-    },
+    options: { ...RECEIPT_WRITE_OPTIONS, 'opt-in': { kind: 'flag' }, redact: { kind: 'value' } },
     run(args, io) {
         // Refuse before reading anything else: nothing leaves .sdd/runtime/ without an explicit opt-in.
         if (!args.flags.has('opt-in')) {
             throw new errors_InputError('publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written');
         }
-        const [target] = expectPositionals(args, ['agent|dir|file'], 'publish');
-        const out = args.values.get('output');
-        if (out === undefined)
-            throw new errors_InputError('publish: missing -o RECEIPT');
+        const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'publish');
+        const options = { ...common, optIn: true };
         const redactText = args.values.get('redact');
-        const options = { optIn: true };
         if (redactText !== undefined)
             options.redact = parseRedactFields(redactText);
-        const root = rootOf(args, io);
-        const journal = resolveJournal(target, root);
-        options.agentId = assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id');
-        const key = args.values.get('sign-key');
-        if (key !== undefined)
-            options.signKey = readPrivateKeyFile(external_node_path_default().resolve(io.cwd, key));
-        const outFile = external_node_path_default().resolve(io.cwd, out);
-        if (outFile === external_node_path_default().resolve(journal.file))
-            throw new errors_InputError('publish: the output would overwrite the journal');
-        options.audit = { root: projectRootOf(journal.dir) ?? root, env: io.env };
         const r = publishReceipt(journal.file, outFile, options);
         for (const w of r.warnings)
             io.err(`stepchain: warning: ${w}`);
