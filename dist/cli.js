@@ -3627,7 +3627,16 @@ function forEachLine(buf, fn) {
         line++;
     }
 }
-function walk(buf, options, keep) {
+/** The whole-journal faults that follow the walk: an empty file, a head other than expected. */
+function addJournalFaults(errors, size, head, options) {
+    if (size === 0)
+        errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
+    if (options.expectedHead !== undefined && options.expectedHead !== head) {
+        errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
+    }
+}
+/** The plain lossless walk, keeping every well-formed row (the sliced fast walk is checked against it). */
+function walk(buf, options) {
     const chain = new ChainChecker();
     const errors = [];
     const entries = [];
@@ -3649,15 +3658,10 @@ function walk(buf, options, keep) {
         if (options.strict && !terminated) {
             errors.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
         }
-        if (keep)
-            entries.push({ line, row: read.row, bytes, canonical: read.canonical });
+        entries.push({ line, row: read.row, bytes, canonical: read.canonical });
     });
-    if (buf.length === 0)
-        errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
     const head = chain.steps > 0 ? chain.head : ZERO_HASH;
-    if (options.expectedHead !== undefined && options.expectedHead !== head) {
-        errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
-    }
+    addJournalFaults(errors, buf.length, head, options);
     return { ok: errors.length === 0, head_hash: head, steps: chain.steps, errors, entries };
 }
 /**
@@ -3670,11 +3674,7 @@ function verifySource(source, size, options, env, refs) {
     const { faults, head, steps } = stitchFaults(slices);
     if (refs !== undefined)
         refs.push(...stitchRefs(slices));
-    if (size === 0)
-        faults.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
-    if (options.expectedHead !== undefined && options.expectedHead !== head) {
-        faults.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
-    }
+    addJournalFaults(faults, size, head, options);
     return { ok: faults.length === 0, head_hash: head, steps, errors: faults };
 }
 /** Verifies journal bytes (e.g. a receipt's journal member). */
@@ -3711,7 +3711,7 @@ function readCanonicalJournal(file) {
 }
 /** Reads and verifies journal bytes, keeping the well-formed rows. */
 function readJournalBytes(buf, options = {}) {
-    return walk(buf, options, true);
+    return walk(buf, options);
 }
 /** The size of a journal file; a missing path or one that is not a file is an input error. */
 function statJournalFile(file) {

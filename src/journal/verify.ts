@@ -49,7 +49,16 @@ export function forEachLine(
   }
 }
 
-function walk(buf: Buffer, options: VerifyOptions, keep: boolean): ReadJournal {
+/** The whole-journal faults that follow the walk: an empty file, a head other than expected. */
+function addJournalFaults(errors: Fault[], size: number, head: string, options: VerifyOptions): void {
+  if (size === 0) errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
+  if (options.expectedHead !== undefined && options.expectedHead !== head) {
+    errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
+  }
+}
+
+/** The plain lossless walk, keeping every well-formed row (the sliced fast walk is checked against it). */
+function walk(buf: Buffer, options: VerifyOptions): ReadJournal {
   const chain = new ChainChecker();
   const errors: Fault[] = [];
   const entries: JournalEntry[] = [];
@@ -71,13 +80,10 @@ function walk(buf: Buffer, options: VerifyOptions, keep: boolean): ReadJournal {
     if (options.strict && !terminated) {
       errors.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
     }
-    if (keep) entries.push({ line, row: read.row, bytes, canonical: read.canonical });
+    entries.push({ line, row: read.row, bytes, canonical: read.canonical });
   });
-  if (buf.length === 0) errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
   const head = chain.steps > 0 ? chain.head : ZERO_HASH;
-  if (options.expectedHead !== undefined && options.expectedHead !== head) {
-    errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
-  }
+  addJournalFaults(errors, buf.length, head, options);
   return { ok: errors.length === 0, head_hash: head, steps: chain.steps, errors, entries };
 }
 
@@ -90,10 +96,7 @@ function verifySource(source: ChunkSource, size: number, options: VerifyOptions,
   const slices = scanSlices(source, 0, size, { strict: options.strict ?? false, collectRefs: refs !== undefined }, env);
   const { faults, head, steps } = stitchFaults(slices);
   if (refs !== undefined) refs.push(...stitchRefs(slices));
-  if (size === 0) faults.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
-  if (options.expectedHead !== undefined && options.expectedHead !== head) {
-    faults.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
-  }
+  addJournalFaults(faults, size, head, options);
   return { ok: faults.length === 0, head_hash: head, steps, errors: faults };
 }
 
@@ -136,7 +139,7 @@ export function readCanonicalJournal(file: string): { result: VerifyResult; byte
 
 /** Reads and verifies journal bytes, keeping the well-formed rows. */
 export function readJournalBytes(buf: Buffer, options: VerifyOptions = {}): ReadJournal {
-  return walk(buf, options, true);
+  return walk(buf, options);
 }
 
 /** The size of a journal file; a missing path or one that is not a file is an input error. */
