@@ -8253,7 +8253,13 @@ const appendCommand = {
         const { dir } = resolveJournal(target, root, false);
         if (target.endsWith('.jsonl'))
             throw new errors_InputError(`append: give an agent id or a journal directory, not a file (${target})`);
-        const { row, journal, warnings, snapshot } = recordStep(dir, step, { root, env: io.env, snapshot: !args.flags.has('no-snapshot') });
+        const { row, journal, warnings, snapshot } = recordStep(dir, step, {
+            root,
+            env: io.env,
+            snapshot: !args.flags.has('no-snapshot'),
+            // A journal outside the project layout stores its blobs in the --root project's CAS.
+            ...(projectRootOf(dir) === undefined ? { cas: new Cas(casDir(root)) } : {}),
+        });
         for (const w of warnings)
             io.err(`stepchain: warning: ${w}`);
         if (args.flags.has('json')) {

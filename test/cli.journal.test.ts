@@ -40,6 +40,17 @@ describe('stepchain append / verify', () => {
     expect((JSON.parse(r2.stdout) as { input_hash: string; blob_refs: string[] })).toMatchObject({ input_hash: h, blob_refs: [] });
   });
 
+  it('a journal named by directory outside the project layout keeps its blobs in the --root CAS', () => {
+    const dir = path.join(root, 'loose-journal');
+    mkdirSync(dir);
+    writeFileSync(path.join(root, 'loose-input.txt'), 'loose input');
+    const r = cli(['append', dir, '--root', root, '--input', path.join(root, 'loose-input.txt'), '--json', '--no-snapshot']);
+    expect(r.code).toBe(0);
+    const row = JSON.parse(r.stdout) as { input_hash: string; blob_refs: string[] };
+    expect(row.blob_refs).toEqual([row.input_hash]);
+    expect(existsSync(path.join(root, '.sdd', 'runtime', 'cas', row.input_hash.slice(0, 2), row.input_hash))).toBe(true);
+  });
+
   it('verify: human summary, --json shape, exit codes', () => {
     const ok = cli(['verify', 'a1', '--root', root]);
     expect(ok.code).toBe(0);

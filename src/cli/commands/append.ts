@@ -1,6 +1,6 @@
 import { decodeUtf8, JsonParseError, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
-import { encodeRow, resolveJournal, type StepInput } from '../../journal';
+import { Cas, casDir, encodeRow, projectRootOf, resolveJournal, type StepInput } from '../../journal';
 import { recordStep } from '../../record';
 import type { Command } from '../command';
 import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
@@ -69,7 +69,13 @@ export const appendCommand: Command = {
     // An agent id (validated before it becomes a path), or a journal directory.
     const { dir } = resolveJournal(target, root, false);
     if (target.endsWith('.jsonl')) throw new InputError(`append: give an agent id or a journal directory, not a file (${target})`);
-    const { row, journal, warnings, snapshot } = recordStep(dir, step, { root, env: io.env, snapshot: !args.flags.has('no-snapshot') });
+    const { row, journal, warnings, snapshot } = recordStep(dir, step, {
+      root,
+      env: io.env,
+      snapshot: !args.flags.has('no-snapshot'),
+      // A journal outside the project layout stores its blobs in the --root project's CAS.
+      ...(projectRootOf(dir) === undefined ? { cas: new Cas(casDir(root)) } : {}),
+    });
     for (const w of warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {
       io.out(encodeRow(row));
