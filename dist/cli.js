@@ -12144,14 +12144,15 @@ function clientApp(rt, doc) {
  * so `clientRuntime.toString()` is valid page script in the built CLI bundle and in
  * tests alike; the page calls `(<source>)()`. The same function runs in Node in the
  * tests, where it is checked against `src/canonical`, `src/journal` and python3.
- * Rules mirror `src/canonical/parse.ts`, `encode.ts`, `float-repr.ts`, `key-order.ts`,
+ * Float repr and key order are src/canonical's own functions, passed in as `leaf`;
+ * the other rules mirror `src/canonical/parse.ts`, `encode.ts`,
  * `src/journal/row.ts` and `chain.ts`; keep them in step (the tests enforce it).
  *
  * Value model in the page: objects are `Map`s (insertion order, last duplicate wins),
  * integers are safe `number`s or `bigint`s, floats are non-integral `number`s or a
  * `{ f: number }` box when integral, -0 or not finite (so `1.0` stays `1.0`).
  */
-function clientRuntime() {
+function clientRuntime(leaf) {
     const ZERO = '0000000000000000000000000000000000000000000000000000000000000000';
     const MAX_DEPTH = 4096;
     const MAX_INT_DIGITS = 4300;
@@ -12345,62 +12346,9 @@ function clientRuntime() {
         return value;
     }
     // ---- canonical encode (Python json.dumps(sort_keys=True, separators=(",", ":"))) ----
-    function pythonFloatRepr(x) {
-        if (Number.isNaN(x))
-            return 'NaN';
-        if (x === Infinity)
-            return 'Infinity';
-        if (x === -Infinity)
-            return '-Infinity';
-        if (x === 0)
-            return Object.is(x, -0) ? '-0.0' : '0.0';
-        const sign = x < 0 ? '-' : '';
-        const s = String(Math.abs(x));
-        const ei = s.indexOf('e');
-        const mantissa = ei < 0 ? s : s.slice(0, ei);
-        const shift = ei < 0 ? 0 : Number(s.slice(ei + 1));
-        const dot = mantissa.indexOf('.');
-        const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);
-        const all = dot < 0 ? mantissa : intPart + mantissa.slice(dot + 1);
-        let lead = 0;
-        while (lead < all.length - 1 && all.charCodeAt(lead) === 48)
-            lead++;
-        let end = all.length;
-        while (end > lead + 1 && all.charCodeAt(end - 1) === 48)
-            end--;
-        const digits = all.slice(lead, end);
-        const exp = intPart.length + shift - lead - 1;
-        if (exp >= -4 && exp < 16) {
-            if (exp >= 0) {
-                const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, '0');
-                const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : '0';
-                return `${sign}${whole}.${frac}`;
-            }
-            return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-        }
-        const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;
-        const e = `${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-        return `${sign}${m}e${e}`;
-    }
-    function compareCodePoints(a, b) {
-        const n = Math.min(a.length, b.length);
-        let i = 0;
-        while (i < n && a.charCodeAt(i) === b.charCodeAt(i))
-            i++;
-        if (i === n)
-            return a.length - b.length;
-        const ca = a.charCodeAt(i);
-        const cb = b.charCodeAt(i);
-        if (ca < 0xd800 && cb < 0xd800)
-            return ca - cb;
-        const low = (c) => c >= 0xdc00 && c <= 0xdfff;
-        if (i > 0 && (low(ca) || low(cb))) {
-            const prev = a.charCodeAt(i - 1);
-            if (prev >= 0xd800 && prev <= 0xdbff)
-                i--;
-        }
-        return (a.codePointAt(i) ?? 0) - (b.codePointAt(i) ?? 0);
-    }
+    // Python's float repr and code-point key order are src/canonical's own functions,
+    // passed in (they are self-contained, so the page serializes them too).
+    const { pythonFloatRepr, compareCodePoints } = leaf;
     const SHORT = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
     function encodeString(s) {
         let out = '"';
@@ -12730,6 +12678,8 @@ function clientRuntime() {
 
 
 
+
+
 /**
  * The report page: static skeleton, inline style, inline script and the embedded
  * data. The script is the source text of two self-contained functions
@@ -12737,8 +12687,9 @@ function clientRuntime() {
  * A Content-Security-Policy allows only that exact script and style (by hash) and
  * no fetch of any kind: the page works, and can only work, offline.
  */
+/** A zero-argument function's source that builds the runtime with src/canonical's leaf functions. */
 function runtimeSource() {
-    return clientRuntime.toString();
+    return `() => (${clientRuntime.toString()})({ pythonFloatRepr: ${pythonFloatRepr.toString()}, compareCodePoints: ${compareCodePoints.toString()} })`;
 }
 function pageScript() {
     return `"use strict";\n(${clientApp.toString()})((${runtimeSource()})(), document);\n`;

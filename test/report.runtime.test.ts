@@ -4,6 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { canonicalOfRead, JsonFloat, parse, type JsonValue } from '../src/canonical';
 import { verifyJournalBytes } from '../src/journal';
+import { compareCodePoints, pythonFloatRepr } from '../src/canonical';
 import { clientRuntime, type PageRuntime } from '../src/report/client/runtime';
 import { runtimeSource } from '../src/report/page';
 import { conformanceDir } from './helpers/paths';
@@ -121,7 +122,7 @@ function hexSurrogatePass(s: string): string {
 
 describe('the page runtime is self-contained', () => {
   it('runs from its serialized source and agrees with the direct call', () => {
-    const direct = clientRuntime();
+    const direct = clientRuntime({ pythonFloatRepr, compareCodePoints });
     expect(page.canonical(page.parseJson('{"b":1.0,"a":[1e400,-0]}'))).toBe('{"a":[Infinity,0],"b":1.0}');
     expect(direct.canonical(direct.parseJson('{"b":1.0,"a":[1e400,-0]}'))).toBe('{"a":[Infinity,0],"b":1.0}');
     expect(runtimeSource()).not.toMatch(/\brequire\(|\bimport\b|\b_canonical\.|\b_journal\./);

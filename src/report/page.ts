@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { clientApp, type ReportData } from './client/app';
+import { compareCodePoints } from '../canonical/key-order';
+import { pythonFloatRepr } from '../canonical/float-repr';
 import { clientRuntime } from './client/runtime';
 
 /**
@@ -10,8 +12,9 @@ import { clientRuntime } from './client/runtime';
  * no fetch of any kind: the page works, and can only work, offline.
  */
 
+/** A zero-argument function's source that builds the runtime with src/canonical's leaf functions. */
 export function runtimeSource(): string {
-  return clientRuntime.toString();
+  return `() => (${clientRuntime.toString()})({ pythonFloatRepr: ${pythonFloatRepr.toString()}, compareCodePoints: ${compareCodePoints.toString()} })`;
 }
 
 export function pageScript(): string {
