@@ -15,12 +15,22 @@ export class GitCommandError extends Error {
     readonly status: number | null,
     readonly stderr: string,
   ) {
-    super(`git ${args.filter((a) => !a.includes('\n')).slice(0, 3).join(' ')}: ${firstLine(stderr) || `exit ${status}`}`);
+    super(
+      `git ${args
+        .filter((a) => !a.includes('\n'))
+        .slice(0, 3)
+        .join(' ')}: ${firstLine(stderr) || `exit ${status}`}`,
+    );
   }
 }
 
 export function firstLine(s: string): string {
-  return s.split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !l.startsWith('hint:')) ?? '';
+  return (
+    s
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0 && !l.startsWith('hint:')) ?? ''
+  );
 }
 
 /**
@@ -50,7 +60,7 @@ export function gitEnv(env: NodeJS.ProcessEnv = process.env, extra: Record<strin
 }
 
 export interface GitSyncOptions {
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** Extra variables (e.g. GIT_INDEX_FILE for a temporary index). */
   extra?: Record<string, string>;
   input?: string;

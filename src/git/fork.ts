@@ -8,7 +8,7 @@ import { JOURNAL_FILE, journalDir, journalFile, readVerifiedJournal, runtimeDir,
 import { fsyncDir, writeAll } from '../util/fs';
 import { assertSafeId } from '../util/ids';
 import { gitAt, GitCommandError, porcelain } from './exec';
-import { branchExists, listRefs, requireRepo, updateRefs, type RepoInfo } from './repo';
+import { branchExists, requireRepo, updateRefs, type RepoInfo } from './repo';
 import { listSnapshots, SNAPSHOT_REF_PREFIX, type SnapshotInfo } from './snapshot';
 
 /**
@@ -121,7 +121,9 @@ export function readSessionFile(file: string): JsonObject | undefined {
     bytes = readFileSync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new InputError(`${file}: cannot read session file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InputError(
+      `${file}: cannot read session file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   let v: JsonValue;
   try {
@@ -175,13 +177,15 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   const env = options.env ?? process.env;
   const root = path.resolve(options.root);
   const sessionId = assertSafeId(options.sessionId, 'session id');
-  const forkId = options.forkId === undefined ? newForkId(options.label, options.now) : assertSafeId(options.forkId, 'fork id');
+  const forkId =
+    options.forkId === undefined ? newForkId(options.label, options.now) : assertSafeId(options.forkId, 'fork id');
   const fromStep = options.fromStep;
   if (fromStep !== undefined && (!Number.isSafeInteger(fromStep) || fromStep < 0)) {
     throw new InputError(`--from-step: expected a non-negative integer, got ${fromStep}`);
   }
   const label = options.label ?? null;
-  if (label !== null && /[\x00-\x1f\x7f]/.test(label)) throw new InputError('--label: control characters are not allowed');
+  if (label !== null && /[\x00-\x1f\x7f]/.test(label))
+    throw new InputError('--label: control characters are not allowed');
 
   // 1. Everything is checked before anything is created.
   if (!existsSync(root)) throw new InputError(`${root}: no such directory`);
@@ -191,9 +195,14 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   const hasJournal = existsSync(parentJournal);
   const parentSession = readSessionFile(parentSessionFile);
   if (!hasJournal && parentSession === undefined) {
-    throw new InputError(`no session ${JSON.stringify(sessionId)} under ${root} (looked for ${parentJournal} and ${parentSessionFile})`);
+    throw new InputError(
+      `no session ${JSON.stringify(sessionId)} under ${root} (looked for ${parentJournal} and ${parentSessionFile})`,
+    );
   }
-  if (fromStep !== undefined && !hasJournal) throw new InputError(`--from-step: session ${JSON.stringify(sessionId)} has no journal (looked for ${parentJournal})`);
+  if (fromStep !== undefined && !hasJournal)
+    throw new InputError(
+      `--from-step: session ${JSON.stringify(sessionId)} has no journal (looked for ${parentJournal})`,
+    );
   // The parent chain must verify (fail-closed), with or without --from-step.
   const parent: ReadJournal | undefined = hasJournal ? readVerifiedJournal(parentJournal) : undefined;
   let prefix: Buffer | undefined;
@@ -201,7 +210,9 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   if (fromStep !== undefined) {
     const steps = parent!.steps;
     if (fromStep >= steps) {
-      throw new InputError(`${parentJournal}: step ${fromStep} is out of range (the journal has ${steps} step${steps === 1 ? '' : 's'}${steps > 0 ? `, 0..${steps - 1}` : ''})`);
+      throw new InputError(
+        `${parentJournal}: step ${fromStep} is out of range (the journal has ${steps} step${steps === 1 ? '' : 's'}${steps > 0 ? `, 0..${steps - 1}` : ''})`,
+      );
     }
     parentStepHash = parent!.entries[fromStep]!.row.step_hash;
     // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated.
@@ -228,7 +239,8 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     }
   }
   const base = restored?.commit ?? repo.head;
-  if (base === undefined) throw new IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
+  if (base === undefined)
+    throw new IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
 
   const worktree = forkWorktreePath(root, forkId);
   const branch = forkBranchName(repo.branch, forkId);
@@ -299,8 +311,20 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     if (copies.length > 0) {
       const refs = copies.map((s) => `${SNAPSHOT_REF_PREFIX}/${forkId}/${s.seq}`);
       // One transaction: all refs are created or none, so the undo is registered after it.
-      updateRefs(root, copies.map((s, i) => `create ${refs[i]} ${s.commit}`), env);
-      undo.push({ what: 'snapshot refs', run: () => updateRefs(root, refs.map((r) => `delete ${r}`), env) });
+      updateRefs(
+        root,
+        copies.map((s, i) => `create ${refs[i]} ${s.commit}`),
+        env,
+      );
+      undo.push({
+        what: 'snapshot refs',
+        run: () =>
+          updateRefs(
+            root,
+            refs.map((r) => `delete ${r}`),
+            env,
+          ),
+      });
     }
   } catch (e) {
     const failures: string[] = [];
@@ -311,7 +335,12 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
         failures.push(`${u.what}: ${(ue as Error).message.split('\n')[0]}`);
       }
     }
-    const why = e instanceof StepchainError ? e.message : e instanceof GitCommandError ? e.message : `${(e as Error).message.split('\n')[0]}`;
+    const why =
+      e instanceof StepchainError
+        ? e.message
+        : e instanceof GitCommandError
+          ? e.message
+          : `${(e as Error).message.split('\n')[0]}`;
     const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
     throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
   }
@@ -324,7 +353,13 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
       actor: operatorActor(env),
       resource_type: 'session',
       resource_id: forkId,
-      details: { parent: sessionId, child: forkId, from_step: fromStep ?? null, parent_step_hash: parentStepHash, branch },
+      details: {
+        parent: sessionId,
+        child: forkId,
+        from_step: fromStep ?? null,
+        parent_step_hash: parentStepHash,
+        branch,
+      },
     },
     { env },
   );

@@ -12,7 +12,7 @@ import { GENESIS, type ChainState } from './recover';
 import { stitchRecovery } from './stitch';
 import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
-import { readJournalFile, type JournalEntry, type ReadJournal, type VerifyOptions } from './verify';
+import { readJournalFile, type ReadJournal, type VerifyOptions } from './verify';
 
 /**
  * Durability of appends:
@@ -64,7 +64,13 @@ function nowSeconds(): number {
  * Checks a step before anything is written: JSON values must be writable (no
  * NaN or infinities), the input given once, a given input hash well-formed.
  */
-export function validateStep(s: StepInput): { model: JsonValue; prompt: JsonValue; tool_call: JsonValue; tool_result: JsonValue; ts: number } {
+export function validateStep(s: StepInput): {
+  model: JsonValue;
+  prompt: JsonValue;
+  tool_call: JsonValue;
+  tool_result: JsonValue;
+  ts: number;
+} {
   const model = checkWritable('model', s.model);
   const prompt = checkWritable('prompt', s.prompt);
   const tool_call = checkWritable('tool_call', s.tool_call);
@@ -165,11 +171,16 @@ export class Journal {
     return readJournalFile(this.file, options);
   }
 
-  private prepare(s: StepInput): { fields: Omit<StepRow, 'prev_hash' | 'seq' | 'step_hash' | 'blob_refs' | 'ts'>; refs: string[]; ts: number } {
+  private prepare(s: StepInput): {
+    fields: Omit<StepRow, 'prev_hash' | 'seq' | 'step_hash' | 'blob_refs' | 'ts'>;
+    refs: string[];
+    ts: number;
+  } {
     const { model, prompt, tool_call, tool_result, ts } = validateStep(s);
     const refs: string[] = [];
     const store = (bytes: Uint8Array): string => {
-      if (this.cas === undefined) throw new InputError(`${this.dir}: no blob store for this journal (give a CAS directory)`);
+      if (this.cas === undefined)
+        throw new InputError(`${this.dir}: no blob store for this journal (give a CAS directory)`);
       const d = this.cas.put(bytes);
       if (!refs.includes(d)) refs.push(d);
       return d;
@@ -181,7 +192,10 @@ export class Journal {
   }
 
   private locked<T>(fn: () => T): T {
-    const release = acquireLock(this.lockFile, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+    const release = acquireLock(
+      this.lockFile,
+      this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs },
+    );
     try {
       return fn();
     } finally {

@@ -4,14 +4,22 @@ import { gzipSync } from 'node:zlib';
 import { auditEvent, operatorActor } from '../audit';
 import { canonicalOfRead, type JsonObject } from '../canonical';
 import { InputError } from '../errors';
-import { Cas, casDir, describeFault, projectRootOf, readCanonicalJournal, rowValue, type JournalEntry } from '../journal';
+import {
+  Cas,
+  casDir,
+  describeFault,
+  projectRootOf,
+  readCanonicalJournal,
+  rowValue,
+  type JournalEntry,
+} from '../journal';
 import { fsyncDir, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { PRODUCER } from '../version';
 import { signBytes, type SigningKey } from './keys';
 import { IntegrityError } from '../errors';
-import { blobDigestsOf, createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
+import { createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
 import { writeTar, type TarWriteMember } from './tar';
 import { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './verify';
 
@@ -44,7 +52,12 @@ export function auditReceipt(
   const failed = auditEvent(
     audit.root,
     eventType,
-    { actor: operatorActor(audit.env), resource_type: 'journal', resource_id: agentId, details: { agent: agentId, ...details } },
+    {
+      actor: operatorActor(audit.env),
+      resource_type: 'journal',
+      resource_id: agentId,
+      details: { agent: agentId, ...details },
+    },
     { env: audit.env },
   );
   return failed === undefined ? undefined : `receipt written, but ${failed}`;
@@ -92,7 +105,10 @@ export function packReceipt(
   const manifestBytes = encodeManifest(manifest);
   const members: TarWriteMember[] = [{ name: MANIFEST_MEMBER, data: manifestBytes }];
   if (options.signKey !== undefined) {
-    members.push({ name: SIGNATURE_MEMBER, data: Buffer.from(signBytes(manifestBytes, options.signKey).toString('base64'), 'latin1') });
+    members.push({
+      name: SIGNATURE_MEMBER,
+      data: Buffer.from(signBytes(manifestBytes, options.signKey).toString('base64'), 'latin1'),
+    });
   }
   members.push({ name: JOURNAL_MEMBER, data: journal });
   for (const [digest, data] of blobs) members.push({ name: `blobs/${digest}`, data });
@@ -101,7 +117,13 @@ export function packReceipt(
   return { bytes, signed: options.signKey !== undefined, key_id: options.signKey?.keyId ?? null };
 }
 
-export function newManifest(agentId: string, head: string, steps: number, blobDigests: string[], now: Date = new Date()): Manifest {
+export function newManifest(
+  agentId: string,
+  head: string,
+  steps: number,
+  blobDigests: string[],
+  now: Date = new Date(),
+): Manifest {
   return {
     agent_id: assertSafeId(agentId, 'agent id'),
     head_hash: head,
@@ -122,7 +144,8 @@ export function buildReceipt(journalFile: string, options: ExportOptions = {}): 
   // Verified first, on the fast path; its canonical lines are the file's own bytes when they already are.
   const { result: read, bytes: journalBytes, blob_refs: digests } = readCanonicalJournal(journalFile);
   if (!read.ok) {
-    const more = read.errors.length > 1 ? ` (and ${read.errors.length - 1} more fault${read.errors.length > 2 ? 's' : ''})` : '';
+    const more =
+      read.errors.length > 1 ? ` (and ${read.errors.length - 1} more fault${read.errors.length > 2 ? 's' : ''})` : '';
     throw new IntegrityError(`${describeFault(journalFile, read.errors[0]!)}${more}`);
   }
   const agentId = options.agentId ?? defaultAgentId(journalFile);
@@ -154,7 +177,8 @@ export function wantsGzip(outFile: string): boolean {
 
 /** A receipt written over its own journal would destroy it. */
 export function refuseOverwritingJournal(journalFile: string, outFile: string): void {
-  if (path.resolve(journalFile) === path.resolve(outFile)) throw new InputError(`${outFile}: the receipt would overwrite the journal`);
+  if (path.resolve(journalFile) === path.resolve(outFile))
+    throw new InputError(`${outFile}: the receipt would overwrite the journal`);
 }
 
 /** Writes a file atomically (temporary name beside it, fsync, rename). */
