@@ -1,7 +1,11 @@
 import { spawnSync } from 'node:child_process';
 
 /** Runs a whole process `runs` times; returns the median wall time in ms (and the last output). */
-export function timeProcess(cmd: string, args: string[], options: { runs?: number; env?: NodeJS.ProcessEnv; before?: () => void } = {}): { ms: number; stdout: string; code: number } {
+export function timeProcess(
+  cmd: string,
+  args: string[],
+  options: { runs?: number; env?: NodeJS.ProcessEnv; before?: () => void } = {},
+): { ms: number; stdout: string; code: number } {
   const runs = options.runs ?? 5;
   const times: number[] = [];
   let stdout = '';

@@ -1499,11 +1499,14 @@ class ChainChecker {
     finish(line, row, computedHash, linkFaults) {
         let faults = linkFaults;
         if (computedHash !== row.step_hash) {
-            faults = [...linkFaults, {
+            faults = [
+                ...linkFaults,
+                {
                     line,
                     kind: 'step_hash_mismatch',
                     message: `field tamper: stored step_hash ${chain_short(row.step_hash)}, recomputed ${chain_short(computedHash)}`,
-                }];
+                },
+            ];
         }
         this.expectedSeq = row.seq + 1;
         this.prevHash = row.step_hash;
@@ -1535,16 +1538,10 @@ class JsonFloat {
 }
 /** A float that keeps its float-ness through an encode, whatever its value. */
 function value_float(value) {
-    return Number.isInteger(value) || !Number.isFinite(value) || Object.is(value, -0)
-        ? new JsonFloat(value)
-        : value;
+    return Number.isInteger(value) || !Number.isFinite(value) || Object.is(value, -0) ? new JsonFloat(value) : value;
 }
 function isJsonObject(v) {
-    return (typeof v === 'object' &&
-        v !== null &&
-        !Array.isArray(v) &&
-        !(v instanceof JsonFloat) &&
-        !(v instanceof Map));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat) && !(v instanceof Map);
 }
 /** The numeric value of an int or float, or undefined for anything else. */
 function numericValue(v) {
@@ -2133,7 +2130,9 @@ function hexAt(i) {
 /** One-shot SHA-256 of an ASCII string (crypto.hash where Node has it: no Hash object per row). */
 const oneShot = external_node_crypto_namespaceObject.hash;
 function sha256Ascii(text) {
-    return oneShot !== undefined ? oneShot('sha256', text, 'hex') : external_node_crypto_namespaceObject.createHash('sha256').update(text, 'latin1').digest('hex');
+    return oneShot !== undefined
+        ? oneShot('sha256', text, 'hex')
+        : external_node_crypto_namespaceObject.createHash('sha256').update(text, 'latin1').digest('hex');
 }
 /**
  * Checks the line `text[a..b)` (a latin1 view of the line's bytes) and hashes
@@ -2479,7 +2478,9 @@ const align = (v) => Math.ceil(v / 64) * 64;
 const MAX_FLOATS = 65536;
 const scanner_oneShot = external_node_crypto_namespaceObject.hash;
 function sha256(view) {
-    return scanner_oneShot !== undefined ? scanner_oneShot('sha256', view, 'hex') : external_node_crypto_namespaceObject.createHash('sha256').update(view).digest('hex');
+    return scanner_oneShot !== undefined
+        ? scanner_oneShot('sha256', view, 'hex')
+        : external_node_crypto_namespaceObject.createHash('sha256').update(view).digest('hex');
 }
 class WasmScanner {
     x;
@@ -2632,7 +2633,7 @@ function blockEndOf(buf, pos, to, size) {
     if (end >= to)
         return to;
     const nl = buf.lastIndexOf(0x0a, end - 1);
-    return nl >= pos ? nl + 1 : Math.min(to, (buf.indexOf(0x0a, end) + 1) || to);
+    return nl >= pos ? nl + 1 : Math.min(to, buf.indexOf(0x0a, end) + 1 || to);
 }
 /**
  * Walks `buf[from..to)` (line-aligned); `base` is the absolute offset of buf[0].
@@ -2999,7 +3000,9 @@ function scanSlices(source, start, end, options, env = process.env) {
         shared = new SharedArrayBuffer(source.bytes.length);
         Buffer.from(shared).set(source.bytes);
     }
-    const sliceSource = shared ? { kind: 'shared', buffer: shared, length: shared.byteLength } : { kind: 'file', path: source.path };
+    const sliceSource = shared
+        ? { kind: 'shared', buffer: shared, length: shared.byteLength }
+        : { kind: 'file', path: source.path };
     const claimsBuffer = new SharedArrayBuffer(4 * (work.length + 1));
     const claims = new Int32Array(claimsBuffer);
     const wasm = options.wasm === false ? undefined : wasmModule();
@@ -3007,7 +3010,16 @@ function scanSlices(source, start, end, options, env = process.env) {
     for (let k = 1; k < slices.length; k++) {
         const done = new SharedArrayBuffer(4);
         const { port1, port2 } = new external_node_worker_threads_namespaceObject.MessageChannel();
-        const job = { tag: TAG, source: sliceSource, slices: work, claims: claimsBuffer, options, wasm, done, port: port2 };
+        const job = {
+            tag: TAG,
+            source: sliceSource,
+            slices: work,
+            claims: claimsBuffer,
+            options,
+            wasm,
+            done,
+            port: port2,
+        };
         try {
             const worker = new external_node_worker_threads_namespaceObject.Worker(workerEntry, { workerData: job, transferList: [port2], stdout: false, stderr: false });
             worker.unref();
@@ -3133,7 +3145,10 @@ function parseArgs(argv, spec, command) {
 function expectPositionals(args, names, command, optional = 0) {
     const min = names.length - optional;
     if (args.positionals.length < min) {
-        throw new errors_InputError(`${command}: missing ${names.slice(args.positionals.length).map((n) => `<${n}>`).join(' ')}`);
+        throw new errors_InputError(`${command}: missing ${names
+            .slice(args.positionals.length)
+            .map((n) => `<${n}>`)
+            .join(' ')}`);
     }
     if (args.positionals.length > names.length) {
         throw new errors_InputError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);
@@ -3200,7 +3215,7 @@ function pathKind(p) {
  */
 function appendDurably(file, data, durable) {
     const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'a', 0o644);
-    let created = false;
+    let created;
     try {
         created = (0,external_node_fs_namespaceObject.fstatSync)(fd).size === 0;
         writeAll(fd, data);
@@ -3584,7 +3599,10 @@ function stitchRecovery(file, slices, from) {
         if (s.firstMalformed !== undefined && s.rowAfterMalformed !== undefined) {
             throw new JournalRecoveryError(file, line(s.firstMalformed.line), 'malformed_json', `${s.firstMalformed.reason} (interior corruption: a well-formed row follows at line ${line(s.rowAfterMalformed)})`);
         }
-        const chainFaults = [...boundary.map((f) => ({ ...f, line: (f.line ?? 0) - lineBase })), ...s.faults.filter((f) => f.kind !== 'malformed_json')];
+        const chainFaults = [
+            ...boundary.map((f) => ({ ...f, line: (f.line ?? 0) - lineBase })),
+            ...s.faults.filter((f) => f.kind !== 'malformed_json'),
+        ];
         chainFaults.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
         const f = chainFaults[0];
         if (f !== undefined)
@@ -7458,14 +7476,20 @@ class GitCommandError extends Error {
     stderr;
     name = 'GitCommandError';
     constructor(args, status, stderr) {
-        super(`git ${args.filter((a) => !a.includes('\n')).slice(0, 3).join(' ')}: ${firstLine(stderr) || `exit ${status}`}`);
+        super(`git ${args
+            .filter((a) => !a.includes('\n'))
+            .slice(0, 3)
+            .join(' ')}: ${firstLine(stderr) || `exit ${status}`}`);
         this.args = args;
         this.status = status;
         this.stderr = stderr;
     }
 }
 function firstLine(s) {
-    return s.split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !l.startsWith('hint:')) ?? '';
+    return (s
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => l.length > 0 && !l.startsWith('hint:')) ?? '');
 }
 /**
  * Variables that would point git at another repository, index or object store.
@@ -7562,7 +7586,15 @@ async function porcelain(args, task) {
 function repoInfo(dir, env) {
     if (!(0,external_node_fs_namespaceObject.existsSync)(dir))
         return undefined;
-    const q = ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'index'];
+    const q = [
+        'rev-parse',
+        '--is-inside-work-tree',
+        '--show-toplevel',
+        '--absolute-git-dir',
+        '--git-common-dir',
+        '--git-path',
+        'index',
+    ];
     const out = gitTry(dir, [...q, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'], { env }) ?? gitTry(dir, q, { env });
     if (out === undefined)
         return undefined;
@@ -7614,7 +7646,9 @@ function isRefComponent(s) {
 }
 /** Refs under a prefix with their commit and full message (one process). */
 function listRefs(dir, prefix, env) {
-    const out = gitSync(dir, ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(contents)%00%00', prefix], { env });
+    const out = gitSync(dir, ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(contents)%00%00', prefix], {
+        env,
+    });
     const refs = [];
     for (const rec of out.split('\0\0')) {
         const r = rec.replace(/^\n/, '');
@@ -7679,7 +7713,10 @@ function commitTree(top, tree, parent, msg, env) {
     catch (e) {
         if (!(e instanceof GitCommandError) || !IDENTITY_ERROR.test(e.stderr))
             throw e;
-        return gitSync(top, ['-c', 'user.name=stepchain', '-c', 'user.email=stepchain@localhost', ...args], { env, input: msg }).trim();
+        return gitSync(top, ['-c', 'user.name=stepchain', '-c', 'user.email=stepchain@localhost', ...args], {
+            env,
+            input: msg,
+        }).trim();
     }
 }
 /**
@@ -7753,7 +7790,15 @@ const AUDIT_EVENT_TYPES = (/* unused pure expression or super */ null && ([
     'replay.publish',
     'provider.state_mutation',
 ]));
-const ENTRY_KEYS = ['timestamp', 'event_type', 'actor', 'resource_type', 'resource_id', 'details', 'prev_hmac'];
+const ENTRY_KEYS = [
+    'timestamp',
+    'event_type',
+    'actor',
+    'resource_type',
+    'resource_id',
+    'details',
+    'prev_hmac',
+];
 /** Python `json.dumps(v, sort_keys=True)` (read values keep NaN/Infinity as read). */
 function prettySortedOfRead(v) {
     return encode(v, { separators: 'pretty', allowNonFinite: true });
@@ -7972,7 +8017,10 @@ function recoverTail(dir, key, durable) {
             buf = repairTorn(file, buf, key, durable);
         if (buf.length === 0)
             continue;
-        const lines = buf.subarray(0, buf.length - 1).toString('latin1').split('\n');
+        const lines = buf
+            .subarray(0, buf.length - 1)
+            .toString('latin1')
+            .split('\n');
         const lineNo = lines.length;
         const start = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
         const bytes = buf.subarray(start, buf.length - 1);
@@ -8113,7 +8161,13 @@ function recordStep(journalDirPath, step, options) {
     if (options.snapshot !== false) {
         try {
             const agentId = external_node_path_default().basename(external_node_path_default().resolve(journalDirPath));
-            const snap = takeSnapshot({ root: options.root, agentId, seq: row.seq, stepHash: row.step_hash, env: options.env ?? process.env });
+            const snap = takeSnapshot({
+                root: options.root,
+                agentId,
+                seq: row.seq,
+                stepHash: row.step_hash,
+                env: options.env ?? process.env,
+            });
             if (snap !== undefined)
                 result.snapshot = snap;
         }
@@ -8123,7 +8177,14 @@ function recordStep(journalDirPath, step, options) {
     }
     // SPEC §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).
     const agent = external_node_path_default().basename(external_node_path_default().resolve(journalDirPath));
-    const audited = auditEvent(options.root, 'replay.step', { actor: agent, resource_type: 'journal', resource_id: agent, details: { agent, seq: row.seq, step_hash: row.step_hash } }, options.auditKeyPath === undefined ? { env: options.env ?? process.env } : { env: options.env ?? process.env, keyPath: options.auditKeyPath });
+    const audited = auditEvent(options.root, 'replay.step', {
+        actor: agent,
+        resource_type: 'journal',
+        resource_id: agent,
+        details: { agent, seq: row.seq, step_hash: row.step_hash },
+    }, options.auditKeyPath === undefined
+        ? { env: options.env ?? process.env }
+        : { env: options.env ?? process.env, keyPath: options.auditKeyPath });
     if (audited !== undefined)
         warnings.push(`step ${row.seq} recorded, but ${audited}`);
     return result;
@@ -8149,7 +8210,13 @@ function readInputFile(name, io, what = 'file') {
     }
     catch (e) {
         const code = e.code;
-        const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+        const why = code === 'ENOENT'
+            ? 'no such file'
+            : code === 'EISDIR'
+                ? 'is a directory'
+                : code === 'EACCES'
+                    ? 'permission denied'
+                    : (code ?? 'unreadable');
         throw new errors_InputError(`${name}: cannot read ${what}: ${why}`);
     }
 }
@@ -8192,7 +8259,7 @@ const appendCommand = {
     name: ['append'],
     usage: '<agent> [--root DIR] [--input FILE|-] [--input-hash HEX] [--model M] [--prompt TEXT | --prompt-file FILE] ' +
         '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--no-snapshot] [--json]',
-    summary: 'Append one step to an agent\'s journal (recovering and verifying the chain first) and print the row.',
+    summary: "Append one step to an agent's journal (recovering and verifying the chain first) and print the row.",
     options: {
         ...ROOT_OPTION,
         ...JSON_OPTION,
@@ -8316,12 +8383,23 @@ function readLine(file, line, bytes) {
         value = parse(text);
     }
     catch (e) {
-        const why = e instanceof JsonParseError ? e.message : e instanceof RangeError ? 'line too large or too deeply nested' : String(e);
-        return { file, line, bytes, entry: undefined, error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`, canonical: false };
+        const why = e instanceof JsonParseError
+            ? e.message
+            : e instanceof RangeError
+                ? 'line too large or too deeply nested'
+                : String(e);
+        return {
+            file,
+            line,
+            bytes,
+            entry: undefined,
+            error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`,
+            canonical: false,
+        };
     }
     if (!isJsonObject(value))
         return { file, line, bytes, entry: undefined, error: 'not a JSON object', canonical: false };
-    let canonical = false;
+    let canonical;
     try {
         canonical = prettySortedOfRead(value) === text;
     }
@@ -8369,7 +8447,12 @@ function verifyAuditLog(dir, key) {
             prev = stored;
         }
         if (!terminated) {
-            errors.push({ file, line: lines.length, kind: 'missing_newline', message: 'missing trailing newline (torn or edited last line)' });
+            errors.push({
+                file,
+                line: lines.length,
+                kind: 'missing_newline',
+                message: 'missing trailing newline (torn or edited last line)',
+            });
         }
     }
     return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
@@ -8525,7 +8608,16 @@ const auditVerifyCommand = {
         const key = loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : external_node_path_default().resolve(io.cwd, keyOpt)));
         const r = verifyAuditLog(dir, key.bytes);
         if (args.flags.has('json')) {
-            io.json({ ok: r.ok, dir, head_hmac: r.head_hmac, head_hash: r.head_hmac, entries: r.entries, steps: r.entries, files: r.files, errors: r.errors });
+            io.json({
+                ok: r.ok,
+                dir,
+                head_hmac: r.head_hmac,
+                head_hash: r.head_hmac,
+                entries: r.entries,
+                steps: r.entries,
+                files: r.files,
+                errors: r.errors,
+            });
         }
         else if (r.ok) {
             io.out(`OK ${dir}: ${r.entries} entr${r.entries === 1 ? 'y' : 'ies'} in ${r.files.length} file${r.files.length === 1 ? '' : 's'}, head ${r.head_hmac}`);
@@ -8877,7 +8969,10 @@ async function createFork(options) {
             const refs = copies.map((s) => `${SNAPSHOT_REF_PREFIX}/${forkId}/${s.seq}`);
             // One transaction: all refs are created or none, so the undo is registered after it.
             updateRefs(root, copies.map((s, i) => `create ${refs[i]} ${s.commit}`), env);
-            undo.push({ what: 'snapshot refs', run: () => updateRefs(root, refs.map((r) => `delete ${r}`), env) });
+            undo.push({
+                what: 'snapshot refs',
+                run: () => updateRefs(root, refs.map((r) => `delete ${r}`), env),
+            });
         }
     }
     catch (e) {
@@ -8890,7 +8985,11 @@ async function createFork(options) {
                 failures.push(`${u.what}: ${ue.message.split('\n')[0]}`);
             }
         }
-        const why = e instanceof errors_StepchainError ? e.message : e instanceof GitCommandError ? e.message : `${e.message.split('\n')[0]}`;
+        const why = e instanceof errors_StepchainError
+            ? e.message
+            : e instanceof GitCommandError
+                ? e.message
+                : `${e.message.split('\n')[0]}`;
         const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
         throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
     }
@@ -8899,7 +8998,13 @@ async function createFork(options) {
         actor: operatorActor(env),
         resource_type: 'session',
         resource_id: forkId,
-        details: { parent: sessionId, child: forkId, from_step: fromStep ?? null, parent_step_hash: parentStepHash, branch },
+        details: {
+            parent: sessionId,
+            child: forkId,
+            from_step: fromStep ?? null,
+            parent_step_hash: parentStepHash,
+            branch,
+        },
     }, { env });
     if (audited !== undefined)
         warnings.push(`fork ${forkId} created, but ${audited}`);
@@ -9116,7 +9221,9 @@ function forksMermaid(nodes) {
         lines.push(`  ${idOf(`session:${s}`)}["${esc(s)}"]`);
     const walk = (n, parentKey) => {
         const me = idOf(`fork:${n.fork_session_id}`);
-        const text = [n.fork_session_id, n.branch ?? '', n.steps_since === null ? '' : `+${n.steps_since} steps`].filter(Boolean).join('<br/>');
+        const text = [n.fork_session_id, n.branch ?? '', n.steps_since === null ? '' : `+${n.steps_since} steps`]
+            .filter(Boolean)
+            .join('<br/>');
         lines.push(`  ${me}["${esc(text)}"]`);
         lines.push(`  ${parentKey} -->|${n.from_step === null ? 'session' : `step ${n.from_step}`}| ${me}`);
         for (const c of n.children)
@@ -9154,7 +9261,9 @@ async function removeFork(root, forkId, options = {}) {
     const git = gitAt(root, env);
     if (!node.missing && (0,external_node_fs_namespaceObject.existsSync)(node.worktree)) {
         const args = ['status', '--porcelain', '--untracked-files=all', '--', ...SNAPSHOT_PATHSPEC];
-        const dirty = (await porcelain(args, () => gitAt(node.worktree, env).raw(args))).split('\n').filter((l) => l.trim() !== '');
+        const dirty = (await porcelain(args, () => gitAt(node.worktree, env).raw(args)))
+            .split('\n')
+            .filter((l) => l.trim() !== '');
         if (dirty.length > 0 && !options.force) {
             throw new IntegrityError(`fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${dirty[0].slice(3)}): commit them or use --force`);
         }
@@ -9417,7 +9526,12 @@ async function forkTree(root, patterns = DEFAULT_SESSIONS, env = process.env) {
         for (const f of flattenForks(await listForks(root, env))) {
             if (nodes.has(f.fork_session_id))
                 continue;
-            nodes.set(f.fork_session_id, { id: f.fork_session_id, parent: f.parent_session_id, fromStep: f.from_step, label: f.label });
+            nodes.set(f.fork_session_id, {
+                id: f.fork_session_id,
+                parent: f.parent_session_id,
+                fromStep: f.from_step,
+                label: f.label,
+            });
         }
     }
     catch {
@@ -9441,7 +9555,11 @@ function git(cwd) {
 }
 function oneLine(e) {
     const msg = e instanceof Error ? e.message : String(e);
-    return msg.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? 'git failed';
+    return (msg
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .pop() ?? 'git failed');
 }
 async function hasCommit(g, sha) {
     try {
@@ -9612,7 +9730,9 @@ function renderCheckMarkdown(report, options = {}) {
     const out = [];
     out.push(`## ${options.title ?? 'stepchain'}: ${report.ok ? '✅ verified' : '❌ failed'}`);
     out.push('');
-    const base = report.base === null ? 'append-only not checked' : `append-only checked against base ${code(report.base.slice(0, 12))}`;
+    const base = report.base === null
+        ? 'append-only not checked'
+        : `append-only checked against base ${code(report.base.slice(0, 12))}`;
     out.push(`${report.verified} verified, ${report.failed} failed, ${errors.length} fault${errors.length === 1 ? '' : 's'}` +
         `${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}; ${base}.`);
     out.push('');
@@ -9891,7 +10011,10 @@ function numeric(h, off, len) {
     }
     // As Python's tarfile reads it: up to the first NUL, surrounding spaces ignored.
     const nul = raw.indexOf(0);
-    const s = raw.subarray(0, nul < 0 ? len : nul).toString('latin1').trim();
+    const s = raw
+        .subarray(0, nul < 0 ? len : nul)
+        .toString('latin1')
+        .trim();
     if (s === '')
         return 0;
     if (!/^[0-7]+$/.test(s))
@@ -10121,7 +10244,15 @@ function writeTar(members, mtime) {
 
 
 const FORMAT_VERSION = 1;
-const MANIFEST_KEYS = ['agent_id', 'bernstein_version', 'blob_digests', 'created_at', 'format_version', 'head_hash', 'steps'];
+const MANIFEST_KEYS = [
+    'agent_id',
+    'bernstein_version',
+    'blob_digests',
+    'created_at',
+    'format_version',
+    'head_hash',
+    'steps',
+];
 const CREATED_AT = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/;
 /** `YYYY-MM-DDTHH:MM:SSZ` for a date (UTC, whole seconds). */
 function formatCreatedAt(d) {
@@ -10286,7 +10417,9 @@ function nameFault(e) {
     if (n.includes('\0') || /[\x00-\x1f\x7f]/.test(n))
         return { kind: 'unsafe_member', message: `control characters in member name ${quoted}`, member: n };
     if (e.type === 'directory') {
-        return ALLOWED_DIRS.has(n) ? undefined : { kind: 'unknown_member', message: `unexpected directory ${quoted}`, member: n };
+        return ALLOWED_DIRS.has(n)
+            ? undefined
+            : { kind: 'unknown_member', message: `unexpected directory ${quoted}`, member: n };
     }
     if (n === MANIFEST_MEMBER || n === SIGNATURE_MEMBER || n === JOURNAL_MEMBER || BLOB_MEMBER.test(n))
         return undefined;
@@ -10310,7 +10443,11 @@ function classify(entries) {
         const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
         if (seen.has(key)) {
             // Readers disagree on duplicates (first wins or last wins): refuse rather than pick.
-            faults.push({ kind: 'duplicate_member', message: `member ${JSON.stringify(e.name)} appears more than once`, member: e.name });
+            faults.push({
+                kind: 'duplicate_member',
+                message: `member ${JSON.stringify(e.name)} appears more than once`,
+                member: e.name,
+            });
             continue;
         }
         seen.add(key);
@@ -10347,7 +10484,9 @@ function decodeSignature(bytes) {
     return sig;
 }
 function faultOf(e) {
-    return e.member === undefined ? { kind: e.kind, message: e.message } : { kind: e.kind, message: e.message, member: e.member };
+    return e.member === undefined
+        ? { kind: e.kind, message: e.message }
+        : { kind: e.kind, message: e.message, member: e.member };
 }
 /** Reads and sorts a receipt's members; throws ReceiptFormatError on the first structural fault. */
 function scan(input, options) {
@@ -10465,7 +10604,11 @@ function verifyReceipt(input, options = {}) {
         }
     }
     else if (keys.length > 0) {
-        errors.push({ kind: 'unsigned', message: 'a trusted key was given but the receipt is not signed (no manifest.sig)', member: SIGNATURE_MEMBER });
+        errors.push({
+            kind: 'unsigned',
+            message: 'a trusted key was given but the receipt is not signed (no manifest.sig)',
+            member: SIGNATURE_MEMBER,
+        });
     }
     let chainRefs;
     if (members.journal === undefined) {
@@ -10492,7 +10635,11 @@ function verifyReceipt(input, options = {}) {
             });
         }
         if (manifest.steps !== result.steps) {
-            errors.push({ kind: 'manifest_steps_mismatch', message: `manifest steps ${manifest.steps}, the chain has ${result.steps}`, member: MANIFEST_MEMBER });
+            errors.push({
+                kind: 'manifest_steps_mismatch',
+                message: `manifest steps ${manifest.steps}, the chain has ${result.steps}`,
+                member: MANIFEST_MEMBER,
+            });
         }
         const same = manifest.blob_digests.length === chainRefs.length && manifest.blob_digests.every((d, i) => d === chainRefs[i]);
         if (!same) {
@@ -10561,7 +10708,12 @@ function describeReceiptFault(receipt, f) {
 function auditReceipt(audit, eventType, agentId, details) {
     if (audit === undefined)
         return undefined;
-    const failed = auditEvent(audit.root, eventType, { actor: operatorActor(audit.env), resource_type: 'journal', resource_id: agentId, details: { agent: agentId, ...details } }, { env: audit.env });
+    const failed = auditEvent(audit.root, eventType, {
+        actor: operatorActor(audit.env),
+        resource_type: 'journal',
+        resource_id: agentId,
+        details: { agent: agentId, ...details },
+    }, { env: audit.env });
     return failed === undefined ? undefined : `receipt written, but ${failed}`;
 }
 /** The journal member: each verified row's canonical line (its own bytes when they already are canonical). */
@@ -10581,7 +10733,10 @@ function packReceipt(manifest, journal, blobs, options) {
     const manifestBytes = encodeManifest(manifest);
     const members = [{ name: MANIFEST_MEMBER, data: manifestBytes }];
     if (options.signKey !== undefined) {
-        members.push({ name: SIGNATURE_MEMBER, data: Buffer.from(signBytes(manifestBytes, options.signKey).toString('base64'), 'latin1') });
+        members.push({
+            name: SIGNATURE_MEMBER,
+            data: Buffer.from(signBytes(manifestBytes, options.signKey).toString('base64'), 'latin1'),
+        });
     }
     members.push({ name: JOURNAL_MEMBER, data: journal });
     for (const [digest, data] of blobs)
@@ -10758,7 +10913,11 @@ function redactRows(rows, fields) {
         parts.push(encode_canonicalOfRead({ ...hashed, blob_refs: [], seq: r.seq, step_hash, ts: value_float(r.ts) }));
         prev = step_hash;
     }
-    return { lines: Buffer.from(parts.map((p) => `${p}\n`).join(''), 'utf8'), head: rows.length > 0 ? prev : ZERO_HASH, steps: rows.length };
+    return {
+        lines: Buffer.from(parts.map((p) => `${p}\n`).join(''), 'utf8'),
+        head: rows.length > 0 ? prev : ZERO_HASH,
+        steps: rows.length,
+    };
 }
 function checkOptIn(options) {
     if (options.optIn !== true) {
@@ -10892,11 +11051,22 @@ function mutationFromSignal(kind, detail, stepIndex, flagged) {
             Object.defineProperty(before, k, { value: v, enumerable: true, writable: true, configurable: true });
         }
     }
-    return { kind, before_digest: canonicalSha256(before), after_digest: canonicalSha256(detail), step_index: stepIndex, flagged };
+    return {
+        kind,
+        before_digest: canonicalSha256(before),
+        after_digest: canonicalSha256(detail),
+        step_index: stepIndex,
+        flagged,
+    };
 }
 /** `sha256(canonical({kind, before_digest, after_digest, step_index}))`: `flagged` is policy, not identity. */
 function contentAddress(m) {
-    return canonicalSha256({ kind: m.kind, before_digest: m.before_digest, after_digest: m.after_digest, step_index: m.step_index });
+    return canonicalSha256({
+        kind: m.kind,
+        before_digest: m.before_digest,
+        after_digest: m.after_digest,
+        step_index: m.step_index,
+    });
 }
 /** The payload of a `provider_state_mutation` row, in the reference's key order. */
 function mutationPayload(m, agentId) {
@@ -11022,7 +11192,7 @@ function readRunLine(bytes) {
         event_hash: get('event_hash'),
         payload,
     };
-    let canonical = false;
+    let canonical;
     try {
         canonical = encode(value, { sortKeys: false, separators: 'pretty', allowNonFinite: true }) === text;
     }
@@ -11111,7 +11281,9 @@ function readRunJournalBytes(buf, options = {}) {
         else if (row.event === CAPABILITY_EVENT) {
             const adapter = row.payload.get('adapter');
             const capability = row.payload.get('capability');
-            if (typeof adapter !== 'string' || typeof capability !== 'string' || !CAPABILITIES.includes(capability)) {
+            if (typeof adapter !== 'string' ||
+                typeof capability !== 'string' ||
+                !CAPABILITIES.includes(capability)) {
                 fault('bad_capability', `${CAPABILITY_EVENT}: needs a string adapter and capability observed or declared-blind`);
             }
             else if (capabilities.has(adapter) && capabilities.get(adapter) !== capability) {
@@ -11261,7 +11433,9 @@ async function checkWorkspace(options) {
         item.ok = false;
         item.status = r.kind;
         const who = item.kind === 'run' ? `run ${item.id}` : `agent ${item.id}`;
-        const at = r.firstChangedSeq === null ? '' : ` (first changed ${item.kind === 'run' ? 'index' : 'seq'} ${r.firstChangedSeq})`;
+        const at = r.firstChangedSeq === null
+            ? ''
+            : ` (first changed ${item.kind === 'run' ? 'index' : 'seq'} ${r.firstChangedSeq})`;
         fault({
             item: item.kind,
             path: item.path,
@@ -11280,7 +11454,15 @@ async function checkWorkspace(options) {
             const id = workspace_idOfPath(rel);
             const expectedHead = options.expectedHeads?.[id];
             const r = verifyJournalBytes(bytes, expectedHead === undefined ? {} : { expectedHead });
-            const item = { kind: 'journal', path: rel, id, steps: r.steps, head: r.head_hash, ok: r.ok, status: r.ok ? 'ok' : 'FAIL' };
+            const item = {
+                kind: 'journal',
+                path: rel,
+                id,
+                steps: r.steps,
+                head: r.head_hash,
+                ok: r.ok,
+                status: r.ok ? 'ok' : 'FAIL',
+            };
             for (const f of r.errors) {
                 fault({
                     item: 'journal',
@@ -11364,7 +11546,15 @@ async function checkWorkspace(options) {
         for (const [rel, b] of baseFiles) {
             if (b.kind !== 'run' || seen.has(rel))
                 continue;
-            const item = { kind: 'run', path: rel, id: workspace_idOfPath(rel), steps: 0, head: '', ok: false, status: 'deleted' };
+            const item = {
+                kind: 'run',
+                path: rel,
+                id: workspace_idOfPath(rel),
+                steps: 0,
+                head: '',
+                ok: false,
+                status: 'deleted',
+            };
             checkHistory(item, undefined);
             report.items.push(item);
         }
@@ -11590,7 +11780,9 @@ function clientApp(rt, doc) {
     const headDd = metaRow('Head hash', '…', 'hash');
     metaRow('Generated', `${data.generated_at} by ${data.generator}`);
     const gv = data.generator_verify;
-    metaRow('Generator check', gv.ok ? `intact (${fmtInt(gv.steps)} steps, head ${gv.head_hash.slice(0, 16)}…)` : `${gv.errors.length} fault(s): first ${gv.errors[0]?.kind ?? ''} at line ${gv.errors[0]?.line ?? '-'}`);
+    metaRow('Generator check', gv.ok
+        ? `intact (${fmtInt(gv.steps)} steps, head ${gv.head_hash.slice(0, 16)}…)`
+        : `${gv.errors.length} fault(s): first ${gv.errors[0]?.kind ?? ''} at line ${gv.errors[0]?.line ?? '-'}`);
     if (data.receipt !== null) {
         const r = data.receipt;
         const sec = $('receipt');
@@ -11638,7 +11830,7 @@ function clientApp(rt, doc) {
     /** Set once the reader moves the selection: verification must not take it away afterwards. */
     let userMoved = false;
     const hay = [];
-    const fieldText = (v) => (v === undefined ? '' : typeof v === 'string' ? v : rt.display(v, 0));
+    const fieldText = (v) => v === undefined ? '' : typeof v === 'string' ? v : rt.display(v, 0);
     const haystack = (i) => {
         let h = hay[i];
         if (h === undefined) {
@@ -11784,7 +11976,11 @@ function clientApp(rt, doc) {
     const renderDetail = () => {
         detail.textContent = '';
         if (sel < 0 || view.length === 0) {
-            const why = verifier.total === 0 ? 'The journal has no lines.' : entries.length === 0 ? 'Verifying…' : 'No step matches the search.';
+            const why = verifier.total === 0
+                ? 'The journal has no lines.'
+                : entries.length === 0
+                    ? 'Verifying…'
+                    : 'No step matches the search.';
             detail.append(el('p', 'note', why));
             return;
         }
@@ -11815,7 +12011,13 @@ function clientApp(rt, doc) {
             return dd;
         };
         const ts = r.get('ts');
-        const tsNum = typeof ts === 'number' ? ts : typeof ts === 'bigint' ? Number(ts) : ts !== null && typeof ts === 'object' && !Array.isArray(ts) && !(ts instanceof Map) ? ts.f : NaN;
+        const tsNum = typeof ts === 'number'
+            ? ts
+            : typeof ts === 'bigint'
+                ? Number(ts)
+                : ts !== null && typeof ts === 'object' && !Array.isArray(ts) && !(ts instanceof Map)
+                    ? ts.f
+                    : NaN;
         const tsDate = Number.isFinite(tsNum) && Math.abs(tsNum) < 8.64e12 ? new Date(tsNum * 1000).toISOString() : '';
         add('Time', `${tsDate} (ts ${rt.canonical(ts)})`);
         add('Model', fieldText(r.get('model')));
@@ -11844,7 +12046,11 @@ function clientApp(rt, doc) {
             for (const d of refs) {
                 const li = el('li');
                 const b = blobByDigest.get(d);
-                li.append(el('code', 'hash', d), el('span', 'dim', b === undefined ? ' (not bundled)' : b.size === null ? ' (not found)' : ` ${fmtSize(b.size)}${b.b64 === undefined ? ` · not embedded: ${b.skipped ?? ''}` : ''}`));
+                li.append(el('code', 'hash', d), el('span', 'dim', b === undefined
+                    ? ' (not bundled)'
+                    : b.size === null
+                        ? ' (not found)'
+                        : ` ${fmtSize(b.size)}${b.b64 === undefined ? ` · not embedded: ${b.skipped ?? ''}` : ''}`));
                 if (b?.b64 !== undefined)
                     li.append(blobPreview(b));
                 ul.append(li);
@@ -11865,7 +12071,7 @@ function clientApp(rt, doc) {
             filled = true;
             const bytes = rt.base64Bytes(b.b64 ?? '');
             const head = bytes.subarray(0, 4096);
-            let binary = false;
+            let binary;
             let textPreview = '';
             try {
                 textPreview = rt.decodeUtf8(head, true);
@@ -11900,7 +12106,9 @@ function clientApp(rt, doc) {
         blobsSec.hidden = false;
         const embedded = data.blobs.filter((b) => b.b64 !== undefined).length;
         blobsSec.append(el('p', 'note', `${embedded} of ${data.blobs.length} referenced blob(s) embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all).` +
-            (embedded < data.blobs.length ? ' Skipped blobs are listed with the reason; their bytes are not in this file.' : '')));
+            (embedded < data.blobs.length
+                ? ' Skipped blobs are listed with the reason; their bytes are not in this file.'
+                : '')));
         const table = el('table', 'blobs');
         const thead = el('tr');
         for (const t of ['digest', 'size', 'status', ''])
@@ -12052,7 +12260,10 @@ function clientApp(rt, doc) {
     const finish = () => {
         const r = verifier.result();
         // Receipt checks the page cannot redo (the signature) count too, marked as the generator's.
-        const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({ ...f, message: `${f.message} (checked by the generator)` }));
+        const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({
+            ...f,
+            message: `${f.message} (checked by the generator)`,
+        }));
         const errors = [...r.errors, ...blobFaults, ...receiptFaults];
         verified = { ...r, ok: errors.length === 0, errors };
         stepsDd.textContent = fmtInt(r.steps);
@@ -12071,7 +12282,8 @@ function clientApp(rt, doc) {
             const first = errors[0];
             status.className = 'status bad';
             title.textContent = `✗ TAMPERED OR BROKEN: ${errors.length} fault${errors.length === 1 ? '' : 's'}${first.line !== null ? `, first at line ${first.line}` : ''}`;
-            statusDetail.textContent = 'Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser.';
+            statusDetail.textContent =
+                'Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser.';
             showFaults(errors);
             root.setAttribute('data-verified', 'false');
             root.setAttribute('data-first-fault-kind', first.kind);
@@ -12156,7 +12368,18 @@ function clientRuntime(leaf) {
     const ZERO = '0000000000000000000000000000000000000000000000000000000000000000';
     const MAX_DEPTH = 4096;
     const MAX_INT_DIGITS = 4300;
-    const ROW_KEYS = ['blob_refs', 'input_hash', 'model', 'prev_hash', 'prompt', 'seq', 'step_hash', 'tool_call', 'tool_result', 'ts'];
+    const ROW_KEYS = [
+        'blob_refs',
+        'input_hash',
+        'model',
+        'prev_hash',
+        'prompt',
+        'seq',
+        'step_hash',
+        'tool_call',
+        'tool_result',
+        'ts',
+    ];
     const HEX64 = /^[0-9a-f]{64}$/;
     function isFloatBox(v) {
         return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Map);
@@ -12349,7 +12572,15 @@ function clientRuntime(leaf) {
     // Python's float repr and code-point key order are src/canonical's own functions,
     // passed in (they are self-contained, so the page serializes them too).
     const { pythonFloatRepr, compareCodePoints } = leaf;
-    const SHORT = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
+    const SHORT = {
+        0x22: '\\"',
+        0x5c: '\\\\',
+        0x0a: '\\n',
+        0x0d: '\\r',
+        0x09: '\\t',
+        0x08: '\\b',
+        0x0c: '\\f',
+    };
     function encodeString(s) {
         let out = '"';
         let run = 0;
@@ -12444,13 +12675,14 @@ function clientRuntime(leaf) {
     }
     // ---- SHA-256 (FIPS 180-4), independent of WebCrypto ----
     const K = new Uint32Array([
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-        0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-        0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-        0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-        0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-        0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+        0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+        0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+        0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+        0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+        0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+        0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
     ]);
     const W = new Uint32Array(64);
     function sha256Hex(bytes) {
@@ -12654,7 +12886,12 @@ function clientRuntime(leaf) {
                 return done;
             },
             result() {
-                return { ok: done && errors.length === 0, head_hash: steps > 0 ? prevHash : ZERO, steps, errors: errors.slice() };
+                return {
+                    ok: done && errors.length === 0,
+                    head_hash: steps > 0 ? prevHash : ZERO,
+                    steps,
+                    errors: errors.slice(),
+                };
             },
         };
     }
@@ -12851,7 +13088,11 @@ function receiptSource(file, options) {
         // The page checks the head against the manifest, and the generator hashes every blob it lists.
         if (f.kind === 'no_trusted_key' || f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch')
             continue;
-        faults.push({ line: f.line ?? null, kind: f.kind, message: `${f.member === undefined ? '' : `${f.member}: `}${f.message}` });
+        faults.push({
+            line: f.line ?? null,
+            kind: f.kind,
+            message: `${f.member === undefined ? '' : `${f.member}: `}${f.message}`,
+        });
     }
     const signed = loaded.signature !== undefined;
     const signatureCheck = !signed
@@ -12923,7 +13164,11 @@ function collectBlobs(source, order, perBlob, total) {
     for (const digest of order) {
         const size = source.blobs.size(digest);
         if (size === undefined) {
-            blobs.push({ digest, size: null, skipped: source.kind === 'receipt' ? 'not bundled in the receipt' : 'not in the project\u2019s blob store' });
+            blobs.push({
+                digest,
+                size: null,
+                skipped: source.kind === 'receipt' ? 'not bundled in the receipt' : 'not in the project\u2019s blob store',
+            });
             continue;
         }
         const bytes = source.blobs.read(digest);
@@ -12977,7 +13222,10 @@ function renderReport(source, options = {}) {
                 generator_faults: receiptFaults,
             },
         blobs,
-        blob_caps: { per_blob: options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES, total: options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES },
+        blob_caps: {
+            per_blob: options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES,
+            total: options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES,
+        },
         forks: options.forks ?? source.forks ?? null,
     };
     const errors = [...chain.errors, ...blobFaults, ...receiptFaults];
@@ -13260,7 +13508,11 @@ function makeContext(root, env, write) {
             const code = await runCli(argv, io);
             if (!options.quiet) {
                 write(`$ stepchain ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(' ')}\n`);
-                const indent = (s) => s.replace(/\n$/, '').split('\n').map((l) => `  ${l}`).join('\n');
+                const indent = (s) => s
+                    .replace(/\n$/, '')
+                    .split('\n')
+                    .map((l) => `  ${l}`)
+                    .join('\n');
                 if (stdout)
                     write(`${indent(stdout)}\n`);
                 if (stderr)
@@ -13337,12 +13589,21 @@ async function demoFork(ctx) {
     ctx.say(`  ${calc(fork.fork_worktree).split('\n').join('\n  ')}`);
     ctx.say('src/calc.py in the main tree (fixed at step 2):');
     ctx.say(`  ${calc(ctx.root).split('\n').join('\n  ')}`);
-    ctx.section('The fork keeps recording: its journal continues the parent\'s prefix [0..1]');
+    ctx.section("The fork keeps recording: its journal continues the parent's prefix [0..1]");
     (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(fork.fork_worktree, 'src', 'calc.py'), 'def add(a, b):\n    return sum((a, b))\n');
     const a = await ctx.run([
-        'append', fork.fork_session_id, '--root', fork.fork_worktree,
-        '--model', 'claude-3-7-sonnet-20250219', '--prompt', 'Try a different fix: use sum().',
-        '--tool-call', '{"name":"edit_file","args":{"path":"src/calc.py"}}', '--tool-result', '{"ok":true}',
+        'append',
+        fork.fork_session_id,
+        '--root',
+        fork.fork_worktree,
+        '--model',
+        'claude-3-7-sonnet-20250219',
+        '--prompt',
+        'Try a different fix: use sum().',
+        '--tool-call',
+        '{"name":"edit_file","args":{"path":"src/calc.py"}}',
+        '--tool-result',
+        '{"ok":true}',
     ], { quiet: true });
     if (a.code !== 0)
         throw new Error(`demo: append in the fork failed: ${a.stderr}`);
@@ -13422,7 +13683,15 @@ async function demoReceipts(ctx) {
     await ctx.run(['receipt', 'verify', rel('run.receipt.tar'), '--public-key', rel('verify.pem'), '--require-blobs']);
     ctx.section('Publish with privacy redaction (opt-in; prompts and tool results become <<redacted>>)');
     await ctx.run(['publish', SAMPLE_AGENT, '-o', rel('published.receipt.tar')]);
-    await ctx.run(['publish', SAMPLE_AGENT, '-o', rel('published.receipt.tar'), '--opt-in', '--sign-key', rel('signing.pem')]);
+    await ctx.run([
+        'publish',
+        SAMPLE_AGENT,
+        '-o',
+        rel('published.receipt.tar'),
+        '--opt-in',
+        '--sign-key',
+        rel('signing.pem'),
+    ]);
     await ctx.run(['receipt', 'verify', rel('published.receipt.tar'), '--public-key', rel('verify.pem')]);
     ctx.section('A tampered receipt: one byte of one prompt flipped in a copy');
     tamperedCopy(external_node_path_default().join(dir, 'run.receipt.tar'), external_node_path_default().join(dir, 'tampered.receipt.tar'));
@@ -13448,7 +13717,7 @@ async function demoReport(ctx) {
     const r = await ctx.run(['report', SAMPLE_AGENT, '-o', rel(`${SAMPLE_AGENT}.html`)]);
     if (r.code !== 0)
         throw new Error(`demo: report failed: ${r.stderr}`);
-    ctx.say('No network, no external script: the journal\'s bytes, the bundled blobs and the verifier are all in the file.');
+    ctx.say("No network, no external script: the journal's bytes, the bundled blobs and the verifier are all in the file.");
     const tampered = external_node_path_default().join(ctx.root, '.sdd', 'tampered-copy');
     if ((0,external_node_fs_namespaceObject.existsSync)(external_node_path_default().join(tampered, '000000.jsonl'))) {
         ctx.say('The tampered copy gets a report too: it is written (that is the point), says TAMPERED with the line, and exits 1:');
@@ -13489,7 +13758,16 @@ async function demoReplay(ctx) {
         const lines = (0,external_node_fs_namespaceObject.readFileSync)(journalFile(ctx.root, SAMPLE_AGENT), 'utf8').split('\n').slice(0, 3);
         (0,external_node_fs_namespaceObject.mkdirSync)(journalDir(ctx.root, id), { recursive: true });
         (0,external_node_fs_namespaceObject.writeFileSync)(journalFile(ctx.root, id), `${lines.join('\n')}\n`);
-        const r = await ctx.run(['append', id, '--model', 'claude-3-7-sonnet-20250219', '--prompt', 'Skip the tests.', '--tool-result', '{"ok":true}'], { quiet: true });
+        const r = await ctx.run([
+            'append',
+            id,
+            '--model',
+            'claude-3-7-sonnet-20250219',
+            '--prompt',
+            'Skip the tests.',
+            '--tool-result',
+            '{"ok":true}',
+        ], { quiet: true });
         if (r.code !== 0)
             throw new Error(`demo: append to the copy failed: ${r.stderr}`);
         other = { id, file: journalFile(ctx.root, id) };
@@ -13516,11 +13794,40 @@ async function demoReplay(ctx) {
 /** A short Claude Code `--output-format stream-json` session in which the provider compacts the context. */
 const SESSION = 'd3m0-5e55-4a1d-9c0e-000000000001';
 const TRANSCRIPT = [
-    { type: 'system', subtype: 'init', session_id: SESSION, model: 'claude-sonnet-4-5-20250929', tools: ['Bash', 'Read', 'Edit'] },
-    { type: 'assistant', session_id: SESSION, message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'pytest -q' } }] } },
-    { type: 'user', session_id: SESSION, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'FAILED tests/test_calc.py::test_add' }] } },
-    { type: 'system', subtype: 'compact_boundary', session_id: SESSION, compact_metadata: { trigger: 'auto', pre_tokens: 167353 } },
-    { type: 'assistant', session_id: SESSION, message: { role: 'assistant', content: [{ type: 'text', text: 'add() subtracts; fixing it.' }] } },
+    {
+        type: 'system',
+        subtype: 'init',
+        session_id: SESSION,
+        model: 'claude-sonnet-4-5-20250929',
+        tools: ['Bash', 'Read', 'Edit'],
+    },
+    {
+        type: 'assistant',
+        session_id: SESSION,
+        message: {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'pytest -q' } }],
+        },
+    },
+    {
+        type: 'user',
+        session_id: SESSION,
+        message: {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'FAILED tests/test_calc.py::test_add' }],
+        },
+    },
+    {
+        type: 'system',
+        subtype: 'compact_boundary',
+        session_id: SESSION,
+        compact_metadata: { trigger: 'auto', pre_tokens: 167353 },
+    },
+    {
+        type: 'assistant',
+        session_id: SESSION,
+        message: { role: 'assistant', content: [{ type: 'text', text: 'add() subtracts; fixing it.' }] },
+    },
     { type: 'result', subtype: 'success', session_id: SESSION, num_turns: 2, result: 'Fixed add().' },
 ];
 /**
@@ -13541,7 +13848,15 @@ async function demoRuns(ctx) {
             throw new Error(`demo: stepchain ${argv.join(' ')} failed: ${r.stderr}`);
     };
     ctx.section('Run journal: a live run pins a provider-side compaction into its chain');
-    await must(ctx, ['run', 'record', 'live-run', '--event', 'prompt', '--data', '{"text": "The test suite fails. Fix it."}']);
+    await must(ctx, [
+        'run',
+        'record',
+        'live-run',
+        '--event',
+        'prompt',
+        '--data',
+        '{"text": "The test suite fails. Fix it."}',
+    ]);
     ctx.say('Claude Code compacted the context mid-run; ingesting its stream-json transcript records the');
     ctx.say('adapter as able to observe that, and chains the compaction as a content-addressed entry:');
     await must(ctx, ['run', 'ingest', 'live-run', '--agent', SAMPLE_AGENT, '--claude-stream', rel]);
@@ -13574,10 +13889,12 @@ async function demoRuns(ctx) {
     await ctx.run(['audit', 'verify']);
     await ctx.run(['audit', 'query']);
     await ctx.run(['audit', 'query', '--event-type', 'provider.state_mutation', '--json']);
-    ctx.say('An edited copy of the audit log (the first entry\'s resource id changed) does not verify:');
+    ctx.say("An edited copy of the audit log (the first entry's resource id changed) does not verify:");
     const copy = external_node_path_default().join(ctx.root, '.sdd', 'tampered-audit');
     (0,external_node_fs_namespaceObject.cpSync)(external_node_path_default().join(ctx.root, '.sdd', 'audit'), copy, { recursive: true });
-    const day = (0,external_node_fs_namespaceObject.readdirSync)(copy).filter((f) => f.endsWith('.jsonl')).sort()[0];
+    const day = (0,external_node_fs_namespaceObject.readdirSync)(copy)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort()[0];
     const f = external_node_path_default().join(copy, day);
     (0,external_node_fs_namespaceObject.writeFileSync)(f, (0,external_node_fs_namespaceObject.readFileSync)(f, 'utf8').replace('"resource_id": "', '"resource_id": "edited-'));
     await ctx.run(['audit', 'verify', '--dir', external_node_path_default().relative(ctx.root, copy)]);
@@ -13661,13 +13978,14 @@ const demoCommand = {
  */
 /** Replaces C0/C1 controls and DEL by visible escapes (`\x1b`); tabs become two spaces. */
 function sanitize(s) {
-    // eslint-disable-next-line no-control-regex
-    return s.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    return s
+        .replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
         const code = c.charCodeAt(0);
         if (c === '\n')
             return '\\n';
         return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
-    }).replace(/\t/g, '  ');
+    })
+        .replace(/\t/g, '  ');
 }
 function isZeroWidth(cp) {
     return ((cp >= 0x0300 && cp <= 0x036f) ||
@@ -13998,7 +14316,14 @@ function blobInfo(source, digest, inputHash) {
     let info = cache.get(key);
     if (info === undefined) {
         const bytes = source.blobs.get(digest);
-        info = { digest, present: bytes !== undefined, size: bytes?.length ?? null, input: digest === inputHash, preview: null, binary: false };
+        info = {
+            digest,
+            present: bytes !== undefined,
+            size: bytes?.length ?? null,
+            input: digest === inputHash,
+            preview: null,
+            binary: false,
+        };
         if (bytes !== undefined) {
             const head = bytes.subarray(0, PREVIEW_CHARS * 4);
             let text;
@@ -14070,7 +14395,11 @@ function stepBody(source, index, options) {
     const field = (label, values, style, cut = false) => {
         if (doWrap && cut && values.some((l) => text_displayWidth(l) > valueWidth))
             truncated = true;
-        const pieces = !doWrap ? values : cut ? values.map((l) => truncate(l, valueWidth)) : values.flatMap((l) => wrap(l, valueWidth));
+        const pieces = !doWrap
+            ? values
+            : cut
+                ? values.map((l) => truncate(l, valueWidth))
+                : values.flatMap((l) => wrap(l, valueWidth));
         const shown = pieces.length > maxLines ? pieces.slice(0, maxLines) : pieces;
         shown.forEach((p, i) => lines.push({ text: `${i === 0 ? label.padEnd(LABEL) : ' '.repeat(LABEL)}${p}`, ...(style ? { style } : {}) }));
         if (pieces.length === 0)
@@ -14078,10 +14407,15 @@ function stepBody(source, index, options) {
         if (shown.length < pieces.length) {
             truncated = true;
             const more = pieces.length - shown.length;
-            lines.push({ text: `${' '.repeat(LABEL)}… ${more} more line${more === 1 ? '' : 's'} (Enter expands)`, style: 'marker' });
+            lines.push({
+                text: `${' '.repeat(LABEL)}… ${more} more line${more === 1 ? '' : 's'} (Enter expands)`,
+                style: 'marker',
+            });
         }
     };
-    field('seq', [options.showFile ? `${r.seq}  (line ${e.line} of ${sanitize(source.file)})` : `${r.seq}  (line ${e.line})`]);
+    field('seq', [
+        options.showFile ? `${r.seq}  (line ${e.line} of ${sanitize(source.file)})` : `${r.seq}  (line ${e.line})`,
+    ]);
     field('time', [`${isoTime(r.ts)}  (ts ${r.ts})`]);
     field('model', valueLines(r.model, valueWidth));
     field('prompt', valueLines(r.prompt, valueWidth));
@@ -14192,7 +14526,10 @@ function mapBlobs(where, blobs) {
     };
 }
 function isRedacted(entries) {
-    return entries.some((e) => e.row.prompt === REDACTED || e.row.model === REDACTED || e.row.tool_call === REDACTED || e.row.tool_result === REDACTED);
+    return entries.some((e) => e.row.prompt === REDACTED ||
+        e.row.model === REDACTED ||
+        e.row.tool_call === REDACTED ||
+        e.row.tool_result === REDACTED);
 }
 /** Throws BrokenChainError unless the read journal verified. */
 function requireVerified(file, r) {
@@ -14221,7 +14558,13 @@ function openJournal(target, options = {}) {
     requireVerified(file, r);
     const projectRoot = projectRootOf(dir);
     const cas = [projectRoot, root].filter((x) => x !== undefined).map(casDir);
-    return sourceFromRead(r, { kind: 'journal', file, agentId, blobs: casBlobs(cas), ...(projectRoot === undefined ? {} : { projectRoot }) });
+    return sourceFromRead(r, {
+        kind: 'journal',
+        file,
+        agentId,
+        blobs: casBlobs(cas),
+        ...(projectRoot === undefined ? {} : { projectRoot }),
+    });
 }
 /** A row exactly as stored (key order, exact integers, float-ness), for `--json`. */
 function storedRow(entry) {
@@ -14232,7 +14575,12 @@ function storedRow(entry) {
 
 
 function diffJournals(left, right) {
-    const base = { left_steps: left.steps, right_steps: right.steps, left_head: left.head_hash, right_head: right.head_hash };
+    const base = {
+        left_steps: left.steps,
+        right_steps: right.steps,
+        left_head: left.head_hash,
+        right_head: right.head_hash,
+    };
     const n = Math.min(left.steps, right.steps);
     for (let i = 0; i < n; i++) {
         const a = left.entries[i];
@@ -14404,7 +14752,9 @@ function keyHints(width) {
         chosen.add(hint);
         used += w;
     }
-    return HINTS.filter(([h]) => chosen.has(h)).map(([h]) => h).join('  ');
+    return HINTS.filter(([h]) => chosen.has(h))
+        .map(([h]) => h)
+        .join('  ');
 }
 // The last body laid out: a key and the repaint after it need the same one, and a step with
 // megabyte fields is worth laying out once.
@@ -14444,7 +14794,9 @@ function reduce(state, key, source, size) {
             return { state: { ...state, mode: 'normal', input: '', message: '' } };
         if (key.kind === 'backspace') {
             const input = [...state.input].slice(0, -1).join('');
-            return { state: input.length === 0 && state.mode === 'jump' ? { ...state, mode: 'normal', input } : { ...state, input } };
+            return {
+                state: input.length === 0 && state.mode === 'jump' ? { ...state, mode: 'normal', input } : { ...state, input },
+            };
         }
         if (key.kind === 'enter') {
             if (state.mode === 'search')
@@ -14467,10 +14819,16 @@ function reduce(state, key, source, size) {
     }
     const body = bodyOf(source, state.index, Math.max(1, size.width), state.expanded).lines.length;
     const maxScroll = Math.max(0, body - bodyHeight(size));
-    const scrollBy = (d) => ({ ...state, scroll: Math.min(maxScroll, Math.max(0, state.scroll + d)), message: '' });
+    const scrollBy = (d) => ({
+        ...state,
+        scroll: Math.min(maxScroll, Math.max(0, state.scroll + d)),
+        message: '',
+    });
     switch (key.kind) {
         case 'right':
-            return { state: state.index < last ? go(state, state.index + 1) : { ...state, message: 'this is the last step' } };
+            return {
+                state: state.index < last ? go(state, state.index + 1) : { ...state, message: 'this is the last step' },
+            };
         case 'left':
             return { state: state.index > 0 ? go(state, state.index - 1) : { ...state, message: 'this is the first step' } };
         case 'home':
@@ -14486,7 +14844,14 @@ function reduce(state, key, source, size) {
         case 'pgdn':
             return { state: scrollBy(bodyHeight(size)) };
         case 'enter':
-            return { state: { ...state, expanded: !state.expanded, scroll: 0, message: state.expanded ? 'collapsed' : 'expanded: every field in full (⏎ collapses, ↑↓ scroll)' } };
+            return {
+                state: {
+                    ...state,
+                    expanded: !state.expanded,
+                    scroll: 0,
+                    message: state.expanded ? 'collapsed' : 'expanded: every field in full (⏎ collapses, ↑↓ scroll)',
+                },
+            };
         case 'escape':
         case 'backspace':
             return { state: { ...state, message: '' } };
@@ -14552,13 +14917,21 @@ function renderScreen(source, state, size) {
         return out;
     for (let i = 0; i < room && out.length < height - 1; i++) {
         const l = shown[i];
-        out.push(l === undefined ? { text: ' '.repeat(width) } : { text: fit(l.text, width), ...(l.style ? { style: l.style } : {}) });
+        out.push(l === undefined
+            ? { text: ' '.repeat(width) }
+            : { text: fit(l.text, width), ...(l.style ? { style: l.style } : {}) });
     }
     let footer;
     if (state.mode === 'jump')
-        footer = { text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width), style: 'prompt' };
+        footer = {
+            text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width),
+            style: 'prompt',
+        };
     else if (state.mode === 'search')
-        footer = { text: fit(`/${sanitize(state.input)}▏ ⏎ search${state.query ? ` (empty: "${sanitize(state.query)}" again)` : ''}, Esc cancel`, width), style: 'prompt' };
+        footer = {
+            text: fit(`/${sanitize(state.input)}▏ ⏎ search${state.query ? ` (empty: "${sanitize(state.query)}" again)` : ''}, Esc cancel`, width),
+            style: 'prompt',
+        };
     else
         footer = { text: fit(sanitize(state.message) || keyHints(width), width), style: 'footer' };
     out.push(footer);
@@ -14759,7 +15132,9 @@ function diffLines(d, leftName, rightName) {
             `  the first ${d.seq} steps are the same; ${longer} goes on`,
         ];
     }
-    const out = [`diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} ${d.fields_changed.length > 1 ? 'differ' : 'differs'}`];
+    const out = [
+        `diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} ${d.fields_changed.length > 1 ? 'differ' : 'differs'}`,
+    ];
     const get = (v, k) => (v instanceof Map ? (v.get(k) ?? null) : null);
     for (const f of d.fields_changed) {
         out.push(`  ${f}:`);
@@ -14803,7 +15178,11 @@ function diffLines(d, leftName, rightName) {
 function openForDisplay(target, args, io) {
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
     try {
-        return openReplay(target, { root: rootOf(args, io), cwd: io.cwd, ...(publicKeys.length > 0 ? { publicKeys } : {}) });
+        return openReplay(target, {
+            root: rootOf(args, io),
+            cwd: io.cwd,
+            ...(publicKeys.length > 0 ? { publicKeys } : {}),
+        });
     }
     catch (e) {
         if (e instanceof BrokenChainError)
@@ -14836,7 +15215,9 @@ const replayCommand = {
         await runInteractive(source, {
             fork: async (seq) => {
                 if (projectRoot === undefined) {
-                    throw new errors_InputError(source.kind === 'receipt' ? 'a receipt cannot be forked: fork the journal it came from' : 'this journal is not in a project (.sdd/runtime/journal/<agent>)');
+                    throw new errors_InputError(source.kind === 'receipt'
+                        ? 'a receipt cannot be forked: fork the journal it came from'
+                        : 'this journal is not in a project (.sdd/runtime/journal/<agent>)');
                 }
                 const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
                 const warned = r.warnings.length > 0 ? ` (warning: ${r.warnings[0]})` : '';
@@ -14982,7 +15363,7 @@ const forkCommand = {
         io.out(`forked ${r.parent_session_id}${r.from_step === null ? ' (session-level)' : ` at step ${r.from_step}`} as ${r.fork_session_id}`);
         io.out(`  branch    ${r.fork_branch}`);
         io.out(`  worktree  ${r.fork_worktree}`);
-        io.out(`  commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${r.from_step})` : ' (the parent\'s current commit)'}`);
+        io.out(`  commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${r.from_step})` : " (the parent's current commit)"}`);
         if (r.parent_step_hash !== null)
             io.out(`  parent step_hash ${r.parent_step_hash}`);
         if (r.journal_path !== null)
@@ -15061,7 +15442,13 @@ const keygenCommand = {
         const publicFile = pub === undefined ? undefined : external_node_path_default().resolve(io.cwd, pub);
         const pair = writeKeyPair(privateFile, publicFile);
         if (args.flags.has('json')) {
-            io.json({ ok: true, key_id: pair.keyId, private_key: privateFile, public_key: publicFile ?? null, public_key_pem: pair.publicKeyPem });
+            io.json({
+                ok: true,
+                key_id: pair.keyId,
+                private_key: privateFile,
+                public_key: publicFile ?? null,
+                public_key_pem: pair.publicKeyPem,
+            });
             return 0;
         }
         io.out(`wrote private key ${out} (mode 0600), key id ${pair.keyId}`);
@@ -15209,10 +15596,20 @@ const reportCommand = {
         }
         const r = report_writeReport(source, outFile, { root, force: args.flags.has('force'), forks });
         if (args.flags.has('json')) {
-            io.json({ file: r.file, source: r.source, ok: r.ok, head_hash: r.head_hash, steps: r.steps, errors: r.errors, blobs: r.blobs });
+            io.json({
+                file: r.file,
+                source: r.source,
+                ok: r.ok,
+                head_hash: r.head_hash,
+                steps: r.steps,
+                errors: r.errors,
+                blobs: r.blobs,
+            });
         }
         else {
-            const blobs = r.blobs.embedded + r.blobs.skipped > 0 ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped` : '';
+            const blobs = r.blobs.embedded + r.blobs.skipped > 0
+                ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped`
+                : '';
             io.out(r.ok
                 ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}`
                 : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}`);
@@ -15262,7 +15659,11 @@ function signalsOf(ev, line) {
             for (const edit of edits) {
                 if (!isJsonObject(edit))
                     continue;
-                out.push({ kind: typeof edit.type === 'string' && edit.type !== '' ? edit.type : 'context_edit', detail: edit, line });
+                out.push({
+                    kind: typeof edit.type === 'string' && edit.type !== '' ? edit.type : 'context_edit',
+                    detail: edit,
+                    line,
+                });
             }
         }
     }
@@ -15367,12 +15768,20 @@ function diffRuns(fileA, fileB) {
         const ra = a[i].row;
         const rb = b[i].row;
         if (ra.event !== rb.event || ra.payload_hash !== rb.payload_hash) {
-            const what = ra.event !== rb.event ? `event ${JSON.stringify(ra.event)} vs ${JSON.stringify(rb.event)}` : `${ra.event} payloads differ`;
+            const what = ra.event !== rb.event
+                ? `event ${JSON.stringify(ra.event)} vs ${JSON.stringify(rb.event)}`
+                : `${ra.event} payloads differ`;
             return attribute(i, 'response_mismatch', `row ${i}: ${what}`);
         }
     }
     if (a.length === b.length) {
-        return { diverged: false, index: null, reason: `identical: ${a.length} rows match`, reason_code: null, mutation_kind: null };
+        return {
+            diverged: false,
+            index: null,
+            reason: `identical: ${a.length} rows match`,
+            reason_code: null,
+            mutation_kind: null,
+        };
     }
     const longer = a.length > b.length ? 'A' : 'B';
     return attribute(n, 'length_mismatch', `run ${longer} has ${Math.abs(a.length - b.length)} more row(s) from index ${n}`);
@@ -15472,7 +15881,16 @@ class RunJournal {
             for (const e of events) {
                 const payload_hash = computePayloadHash(e.event, e.payload);
                 const event_hash = computeEventHash(prev, e.event, payload_hash, index);
-                rows.push({ ts, elapsed_s: round3(ts - start), index, event: e.event, prev_hash: prev, payload_hash, event_hash, payload: e.payload });
+                rows.push({
+                    ts,
+                    elapsed_s: round3(ts - start),
+                    index,
+                    event: e.event,
+                    prev_hash: prev,
+                    payload_hash,
+                    event_hash,
+                    payload: e.payload,
+                });
                 prev = event_hash;
                 index++;
             }
@@ -15687,7 +16105,11 @@ function mirror(root, runId, records, options) {
 }
 function toRecords(rows, mutations) {
     const mrows = rows.filter((r) => r.event === MUTATION_EVENT);
-    return mrows.map((row, i) => ({ row, mutation: mutations[i], content_address: String(row.payload.get('content_address')) }));
+    return mrows.map((row, i) => ({
+        row,
+        mutation: mutations[i],
+        content_address: String(row.payload.get('content_address')),
+    }));
 }
 /**
  * Chains one provider-side mutation into the run journal as a
@@ -15805,7 +16227,14 @@ const runCapabilityCommand = {
         const capability = required(args, 'capability', 'run capability');
         const { row, file } = recordCapability(rootOf(args, io), run, adapter, capability, { env: io.env });
         if (args.flags.has('json')) {
-            io.json({ file, adapter, capability, recorded: row !== undefined, index: row?.index ?? null, event_hash: row?.event_hash ?? null });
+            io.json({
+                file,
+                adapter,
+                capability,
+                recorded: row !== undefined,
+                index: row?.index ?? null,
+                event_hash: row?.event_hash ?? null,
+            });
         }
         else if (row === undefined) {
             io.out(`${adapter} is already recorded as ${capability} for this run (${file}); nothing written`);
@@ -15870,7 +16299,10 @@ const runMutationCommand = {
     },
     run(args, io) {
         const [run] = expectPositionals(args, ['run'], 'run mutation');
-        const input = { agentId: required(args, 'agent', 'run mutation'), kind: required(args, 'kind', 'run mutation') };
+        const input = {
+            agentId: required(args, 'agent', 'run mutation'),
+            kind: required(args, 'kind', 'run mutation'),
+        };
         const detail = jsonObjectOption(args, 'detail', false);
         if (detail !== undefined)
             input.detail = detail;
@@ -15920,7 +16352,13 @@ const runIngestCommand = {
     name: ['run', 'ingest'],
     usage: '<run> --agent ID --claude-stream FILE|- [--key FILE] [--root DIR] [--json]',
     summary: 'Read a Claude Code stream-json transcript: record the adapter as observed and chain every context-mutation signal.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, agent: { kind: 'value' }, 'claude-stream': { kind: 'value' }, key: { kind: 'value' } },
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        agent: { kind: 'value' },
+        'claude-stream': { kind: 'value' },
+        key: { kind: 'value' },
+    },
     run(args, io) {
         const [run] = expectPositionals(args, ['run'], 'run ingest');
         const agent = required(args, 'agent', 'run ingest');
@@ -16007,7 +16445,9 @@ const runVerifyCommand = {
             io.out(`OK ${file}: ${r.count} event${r.count === 1 ? '' : 's'}, ${r.mutation_count} pinned mutation${r.mutation_count === 1 ? '' : 's'}, capabilities: ${caps}, head ${r.head_hash}`);
         }
         else {
-            const where = r.divergent_index === null ? '' : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
+            const where = r.divergent_index === null
+                ? ''
+                : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
             io.out(`FAIL ${file}: ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} in ${r.count} rows${where}`);
         }
         if (!r.ok)
@@ -16025,7 +16465,7 @@ const runVerifyCommand = {
 const showCommand = {
     name: ['show'],
     usage: '<agent|dir|file|receipt> <seq> [--root DIR] [--json] [--public-key FILE]...',
-    summary: 'One step of a verified run in full, with its blobs\' sizes and a preview (missing blobs marked).',
+    summary: "One step of a verified run in full, with its blobs' sizes and a preview (missing blobs marked).",
     options: { ...ROOT_OPTION, ...JSON_OPTION, 'public-key': { kind: 'list' } },
     run(args, io) {
         const [target, seqText] = expectPositionals(args, ['agent|dir|file|receipt', 'seq'], 'show');

@@ -32,7 +32,11 @@ if (!existsSync(action)) {
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const ZERO = '0'.repeat(64);
 /** canonical() for the flat objects built here: sorted keys, JSON.stringify values (ASCII only). */
-const canon = (o) => `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${o[k] instanceof Float ? o[k].text : JSON.stringify(o[k])}`).join(',')}}`;
+const canon = (o) =>
+  `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${o[k] instanceof Float ? o[k].text : JSON.stringify(o[k])}`)
+    .join(',')}}`;
 class Float {
   constructor(v) {
     this.text = Number.isInteger(v) ? `${v}.0` : String(v);
@@ -94,7 +98,11 @@ try {
   const setup = performance.now() - t;
 
   // The generated rows are real rows: the CLI verifies one.
-  const check = spawnSync(process.execPath, [cli, 'verify', path.join(repo, '.sdd/runtime/journal/agent-000/000000.jsonl')], { encoding: 'utf8' });
+  const check = spawnSync(
+    process.execPath,
+    [cli, 'verify', path.join(repo, '.sdd/runtime/journal/agent-000/000000.jsonl')],
+    { encoding: 'utf8' },
+  );
   if (check.status !== 0) throw new Error(`generated journal does not verify: ${check.stdout}${check.stderr}`);
 
   const scratch = path.join(dir, 'scratch');
@@ -120,14 +128,16 @@ try {
     t = performance.now();
     last = spawnSync(process.execPath, [action], { cwd: repo, env, encoding: 'utf8', maxBuffer: 1 << 28 });
     times.push(performance.now() - t);
-    if (last.status !== 0) throw new Error(`the Action failed (${last.status}): ${last.stdout.slice(-2000)}${last.stderr}`);
+    if (last.status !== 0)
+      throw new Error(`the Action failed (${last.status}): ${last.stdout.slice(-2000)}${last.stderr}`);
   }
   const out = readFileSync(path.join(scratch, 'output'), 'utf8');
   const verified = /verified<<(\S+)\n(\d+)\n/.exec(out)?.[2];
   const reportFile = /report<<(\S+)\n(.+)\n/.exec(out)?.[2];
   const report = JSON.parse(readFileSync(reportFile, 'utf8'));
   const appended = report.items.filter((i) => i.appendOnly === 'appended').length;
-  if (Number(verified) !== JOURNALS || appended !== JOURNALS) throw new Error(`expected ${JOURNALS} verified and appended, got ${verified} / ${appended}`);
+  if (Number(verified) !== JOURNALS || appended !== JOURNALS)
+    throw new Error(`expected ${JOURNALS} verified and appended, got ${verified} / ${appended}`);
   const best = Math.min(...times);
   console.log(
     `bench-action: ${JOURNALS} journals x ${STEPS} steps (+${APPEND} appended each, ${(bytes / 1e6).toFixed(1)} MB at base): ` +

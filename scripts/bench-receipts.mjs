@@ -22,9 +22,22 @@ const sha = (s) => createHash('sha256').update(s).digest('hex');
 
 /** Deterministic ASCII filler (no characters that JSON or Python would escape differently). */
 function filler(seed, len) {
-  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
+  const words = [
+    'alpha',
+    'bravo',
+    'charlie',
+    'delta',
+    'echo',
+    'foxtrot',
+    'golf',
+    'hotel',
+    'india',
+    'juliet',
+    'kilo',
+    'lima',
+  ];
   let out = '';
-  let x = seed * 2654435761 >>> 0;
+  let x = (seed * 2654435761) >>> 0;
   while (out.length < len) {
     x = (x * 1103515245 + 12345) >>> 0;
     out += `${words[x % words.length]} `;
@@ -80,7 +93,8 @@ function timed(cmd, args, cwd) {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${(r.stderr || r.stdout).slice(0, 500)}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${(r.stderr || r.stdout).slice(0, 500)}`);
   return { ms, stdout: r.stdout };
 }
 
@@ -97,14 +111,23 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
     const journal = path.join(dir, '.sdd', 'runtime', 'journal', agent, '000000.jsonl');
     const head = writeBenchJournal(journal, steps);
     const jsize = statSync(journal).size;
-    log(`receipts bench: ${steps} steps, journal ${(jsize / 1e6).toFixed(1)} MB (${Math.round(jsize / steps)} B/row), ${runs} run(s) each, median`);
+    log(
+      `receipts bench: ${steps} steps, journal ${(jsize / 1e6).toFixed(1)} MB (${Math.round(jsize / steps)} B/row), ${runs} run(s) each, median`,
+    );
     timed(process.execPath, [cli, 'keygen', '-o', 'k.pem', '--public', 'k.pub'], dir);
     const receipt = path.join(dir, 'r.tar');
     const exp = [];
-    for (let i = 0; i < runs; i++) exp.push(timed(process.execPath, [cli, 'export', agent, '--root', dir, '-o', receipt, '--sign-key', 'k.pem'], dir).ms);
+    for (let i = 0; i < runs; i++)
+      exp.push(
+        timed(process.execPath, [cli, 'export', agent, '--root', dir, '-o', receipt, '--sign-key', 'k.pem'], dir).ms,
+      );
     const ver = [];
     for (let i = 0; i < runs; i++) {
-      const r = timed(process.execPath, [cli, 'receipt', 'verify', receipt, '--public-key', 'k.pub', '--expected-head', head, '--json'], dir);
+      const r = timed(
+        process.execPath,
+        [cli, 'receipt', 'verify', receipt, '--public-key', 'k.pub', '--expected-head', head, '--json'],
+        dir,
+      );
       const doc = JSON.parse(r.stdout);
       if (!doc.ok || doc.steps !== steps) throw new Error(`stepchain verify did not hold: ${r.stdout.slice(0, 300)}`);
       ver.push(r.ms);
@@ -125,14 +148,21 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
     log('');
     log(`| ${'task'.padEnd(48)} | ${'ms'.padStart(8)} | ${'steps/s'.padStart(9)} |`);
     log(`|${'-'.repeat(50)}|${'-'.repeat(10)}|${'-'.repeat(11)}|`);
-    for (const r of rows) log(`| ${r.task.padEnd(48)} | ${r.ms.toFixed(0).padStart(8)} | ${Math.round(steps / (r.ms / 1000)).toString().padStart(9)} |`);
+    for (const r of rows)
+      log(
+        `| ${r.task.padEnd(48)} | ${r.ms.toFixed(0).padStart(8)} | ${Math.round(steps / (r.ms / 1000))
+          .toString()
+          .padStart(9)} |`,
+      );
     const ratios = {
       verify_vs_python: rows[1].ms / rows[2].ms,
       export_vs_python_verify: rows[0].ms / rows[2].ms,
     };
     log('');
-    log(`receipt ${receiptMb.toFixed(1)} MB; stepchain verify / python verify = ${ratios.verify_vs_python.toFixed(2)}x; ` +
-      `stepchain export / python verify = ${ratios.export_vs_python_verify.toFixed(2)}x (below 1 = stepchain faster; whole processes incl. startup)`);
+    log(
+      `receipt ${receiptMb.toFixed(1)} MB; stepchain verify / python verify = ${ratios.verify_vs_python.toFixed(2)}x; ` +
+        `stepchain export / python verify = ${ratios.export_vs_python_verify.toFixed(2)}x (below 1 = stepchain faster; whole processes incl. startup)`,
+    );
     return { steps, runs, journal_bytes: jsize, receipt_bytes: Math.round(receiptMb * 1e6), rows, ratios };
   } finally {
     rmSync(dir, { recursive: true, force: true });

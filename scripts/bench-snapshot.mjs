@@ -20,7 +20,10 @@ const APPENDS = opt('appends', 20);
 const asJson = argv.includes('--json');
 
 const git = (cwd, args) =>
-  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@stepchain.invalid', ...args], { cwd, stdio: 'ignore' });
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@stepchain.invalid', ...args], {
+    cwd,
+    stdio: 'ignore',
+  });
 
 const dir = mkdtempSync(path.join(tmpdir(), 'stepchain-bench-snap-'));
 try {
@@ -41,7 +44,11 @@ try {
     // Each step edits one file, as an agent would.
     writeFileSync(path.join(repo, 'src', 'pkg0', 'mod0.py'), `# edited at ${agent} step ${i}\n`);
     const t = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [cli, 'append', agent, '--prompt', `step ${i}`, ...extra], { cwd: repo, env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [cli, 'append', agent, '--prompt', `step ${i}`, ...extra], {
+      cwd: repo,
+      env,
+      encoding: 'utf8',
+    });
     const ms = Number(process.hrtime.bigint() - t) / 1e6;
     if (r.status !== 0 || r.stderr) throw new Error(`append failed (${r.status}): ${r.stderr}`);
     return ms;
@@ -60,7 +67,10 @@ try {
   const b2 = measure('nosnap-b', ['--no-snapshot']);
   const withSnap = { mean: (a1.mean + a2.mean) / 2, median: (a1.median + a2.median) / 2 };
   const without = { mean: (b1.mean + b2.mean) / 2, median: (b1.median + b2.median) / 2 };
-  const refs = execFileSync('git', ['for-each-ref', '--count=1000', 'refs/stepchain/snapshots/'], { cwd: repo, encoding: 'utf8' })
+  const refs = execFileSync('git', ['for-each-ref', '--count=1000', 'refs/stepchain/snapshots/'], {
+    cwd: repo,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter(Boolean).length;
   const doc = {
@@ -76,9 +86,13 @@ try {
   if (asJson) {
     process.stdout.write(`${JSON.stringify(doc)}\n`);
   } else {
-    console.log(`snapshot bench: ${FILES} files, ${APPENDS * 2} appends each, node dist/cli.js append (whole processes), median`);
+    console.log(
+      `snapshot bench: ${FILES} files, ${APPENDS * 2} appends each, node dist/cli.js append (whole processes), median`,
+    );
     console.log(`  append with snapshot      ${doc.ms_per_append_snapshot} ms/append (mean ${doc.mean_ms_snapshot})`);
-    console.log(`  append --no-snapshot      ${doc.ms_per_append_no_snapshot} ms/append (mean ${doc.mean_ms_no_snapshot})`);
+    console.log(
+      `  append --no-snapshot      ${doc.ms_per_append_no_snapshot} ms/append (mean ${doc.mean_ms_no_snapshot})`,
+    );
     console.log(`  snapshot cost             ${doc.snapshot_cost_ms} ms/append (${refs} snapshot refs written)`);
   }
 } finally {

@@ -13,9 +13,15 @@ const run = (file) => {
 console.log(`stepchain benchmarks (node ${process.version}, ${new Date().toISOString()})`);
 run(path.join(root, 'bench', 'journal.ts'));
 // Benchmarks of the other capabilities (receipts, snapshots, the Action), when present.
-for (const f of readdirSync(path.join(root, 'scripts')).filter((f) => /^bench-.*\.(mjs|ts)$/.test(f)).sort()) {
+for (const f of readdirSync(path.join(root, 'scripts'))
+  .filter((f) => /^bench-.*\.(mjs|ts)$/.test(f))
+  .sort()) {
   run(path.join(root, 'scripts', f));
 }
-for (const f of existsSync(path.join(root, 'bench')) ? readdirSync(path.join(root, 'bench')).filter((f) => /^bench-.*\.ts$/.test(f)).sort() : []) {
+for (const f of existsSync(path.join(root, 'bench'))
+  ? readdirSync(path.join(root, 'bench'))
+      .filter((f) => /^bench-.*\.ts$/.test(f))
+      .sort()
+  : []) {
   run(path.join(root, 'bench', f));
 }

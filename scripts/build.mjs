@@ -22,12 +22,28 @@ for (const e of entries) {
   if (!existsSync(path.join(root, e.src))) continue;
   const outDir = path.join(work, path.basename(e.out, '.js'));
   rmSync(outDir, { recursive: true, force: true });
-  execFileSync(process.execPath, [ncc, 'build', e.src, '-o', outDir, '--quiet', '--target', 'es2022', '--no-source-map-register', '--transpile-only'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [
+      ncc,
+      'build',
+      e.src,
+      '-o',
+      outDir,
+      '--quiet',
+      '--target',
+      'es2022',
+      '--no-source-map-register',
+      '--transpile-only',
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   const extra = readdirSync(outDir).filter((f) => f !== 'index.js' && f !== 'package.json');
-  if (extra.length > 0) throw new Error(`${e.src}: ncc emitted extra files ${extra.join(', ')}; the bundle must be one file`);
+  if (extra.length > 0)
+    throw new Error(`${e.src}: ncc emitted extra files ${extra.join(', ')}; the bundle must be one file`);
   let code = readFileSync(path.join(outDir, 'index.js'), 'utf8');
   code = code.replace(/^#!.*\n/, '');
   if (e.shebang) code = `#!/usr/bin/env node\n${code}`;

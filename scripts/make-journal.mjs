@@ -15,12 +15,15 @@ const enc = (v) => {
   if (typeof v === 'number') return String(v);
   if (typeof v === 'string') return esc(v);
   if (Array.isArray(v)) return `[${v.map(enc).join(',')}]`;
-  return `{${Object.keys(v).sort().map((k) => `${esc(k)}:${enc(v[k])}`).join(',')}}`;
+  return `{${Object.keys(v)
+    .sort()
+    .map((k) => `${esc(k)}:${enc(v[k])}`)
+    .join(',')}}`;
 };
 const sha = (s) => createHash('sha256').update(s).digest('hex');
 const words = 'the agent reads the file and runs the tests then edits the function résumé naïve 日本 ✓'.split(' ');
 let seed = 42;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const text = (len) => {
   let s = '';
   while (s.length < len) s += `${words[Math.floor(rnd() * words.length)]} `;

@@ -38,7 +38,13 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   if (options.snapshot !== false) {
     try {
       const agentId = path.basename(path.resolve(journalDirPath));
-      const snap = takeSnapshot({ root: options.root, agentId, seq: row.seq, stepHash: row.step_hash, env: options.env ?? process.env });
+      const snap = takeSnapshot({
+        root: options.root,
+        agentId,
+        seq: row.seq,
+        stepHash: row.step_hash,
+        env: options.env ?? process.env,
+      });
       if (snap !== undefined) result.snapshot = snap;
     } catch (e) {
       warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${(e as Error).message}`);
@@ -49,8 +55,15 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   const audited = auditEvent(
     options.root,
     'replay.step',
-    { actor: agent, resource_type: 'journal', resource_id: agent, details: { agent, seq: row.seq, step_hash: row.step_hash } },
-    options.auditKeyPath === undefined ? { env: options.env ?? process.env } : { env: options.env ?? process.env, keyPath: options.auditKeyPath },
+    {
+      actor: agent,
+      resource_type: 'journal',
+      resource_id: agent,
+      details: { agent, seq: row.seq, step_hash: row.step_hash },
+    },
+    options.auditKeyPath === undefined
+      ? { env: options.env ?? process.env }
+      : { env: options.env ?? process.env, keyPath: options.auditKeyPath },
   );
   if (audited !== undefined) warnings.push(`step ${row.seq} recorded, but ${audited}`);
   return result;

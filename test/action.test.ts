@@ -78,7 +78,10 @@ describe('verify mode on a pull request', () => {
     append(dir, 'carol', 2); // a new journal
     // A committed fork snapshot: the summary draws the fork tree.
     mkdirSync(path.join(dir, '.sdd/runtime/sessions'), { recursive: true });
-    writeFileSync(path.join(dir, '.sdd/runtime/sessions/carol.json'), JSON.stringify({ fork: { parent_session_id: 'alice', from_step: 3, label: 'plan b' } }));
+    writeFileSync(
+      path.join(dir, '.sdd/runtime/sessions/carol.json'),
+      JSON.stringify({ fork: { parent_session_id: 'alice', from_step: 3, label: 'plan b' } }),
+    );
     commitAll(dir, 'more steps');
     const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
     expect(r.code).toBe(0);
@@ -92,7 +95,11 @@ describe('verify mode on a pull request', () => {
       bob: verifyJournalFile(path.join(dir, BOB)).head_hash,
       carol: verifyJournalFile(journalFile(dir, 'carol')).head_hash,
     });
-    const report = JSON.parse(readFileSync(r.outputs['report']!, 'utf8')) as { ok: boolean; base: string; items: { path: string; appendOnly?: string; steps: number }[] };
+    const report = JSON.parse(readFileSync(r.outputs['report']!, 'utf8')) as {
+      ok: boolean;
+      base: string;
+      items: { path: string; appendOnly?: string; steps: number }[];
+    };
     expect(report.ok).toBe(true);
     expect(report.base).toBe(base);
     expect(report.items.find((i) => i.path === ALICE)).toMatchObject({ steps: 9, appendOnly: 'appended' });
@@ -100,7 +107,9 @@ describe('verify mode on a pull request', () => {
     expect(r.outputs['report']!.startsWith(path.join(scratch))).toBe(true);
     expect(r.summary).toContain('| ✅ | journal | <code>.sdd/runtime/journal/alice/000000.jsonl</code> | alice | 9 |');
     expect(r.summary).toContain(`append-only checked against base <code>${base.slice(0, 12)}</code>`);
-    expect(r.summary).toContain('### Fork tree\n\n```mermaid\nflowchart LR\n  n0["carol<br/>plan b"]\n  n1["alice"]\n  n1 -->|"step 3"| n0\n```');
+    expect(r.summary).toContain(
+      '### Fork tree\n\n```mermaid\nflowchart LR\n  n0["carol<br/>plan b"]\n  n1["alice"]\n  n1 -->|"step 3"| n0\n```',
+    );
   });
 
   test('a tampered step fails with an annotation at its line', async () => {
@@ -117,17 +126,27 @@ describe('verify mode on a pull request', () => {
     expect(hash).toMatchObject({ level: 'error', file: ALICE, line: 3 });
     expect(hash!.message).toContain('agent alice');
     // The edit also changed committed history: append-only names the same line and seq 2.
-    expect(r.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({ file: ALICE, line: 3 });
+    expect(r.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({
+      file: ALICE,
+      line: 3,
+    });
     expect(r.outputs['failed']).toBe('1');
     expect(r.outputs['verified']).toBe('1');
-    expect(failure(r)).toMatch(/^stepchain: verification failed: \d+ faults? in 1 file; first: \.sdd\/runtime\/journal\/alice\/000000\.jsonl:3: /);
+    expect(failure(r)).toMatch(
+      /^stepchain: verification failed: \d+ faults? in 1 file; first: \.sdd\/runtime\/journal\/alice\/000000\.jsonl:3: /,
+    );
     expect(failure(r)!.split('\n')).toHaveLength(1);
     expect(r.stdout).toMatch(/FAULT \.sdd\/runtime\/journal\/alice\/000000\.jsonl:3: agent alice: step_hash_mismatch/);
     expect(r.summary).toContain('❌');
     expect(JSON.parse(r.outputs['heads']!)).not.toHaveProperty('alice');
 
     // journals: a glob that matches only bob leaves alice unchecked (also for append-only).
-    const narrowed = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { journals: '.sdd/runtime/journal/bob/*.jsonl' } });
+    const narrowed = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { journals: '.sdd/runtime/journal/bob/*.jsonl' },
+    });
     expect(narrowed.code).toBe(0);
     expect(narrowed.outputs['verified']).toBe('1');
   });
@@ -193,10 +212,20 @@ describe('verify mode on a pull request', () => {
     commitAll(dir, 'no change');
     const alice = verifyJournalFile(path.join(dir, ALICE)).head_hash;
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice }));
-    const ok = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'expected-heads': 'heads.json' } });
+    const ok = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'expected-heads': 'heads.json' },
+    });
     expect(ok.code).toBe(0);
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice: 'a'.repeat(64), dave: 'b'.repeat(64) }));
-    const bad = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'expected-heads': 'heads.json' } });
+    const bad = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'expected-heads': 'heads.json' },
+    });
     expect(bad.code).toBe(1);
     expect(bad.annotations.find((a) => a.file === ALICE)).toMatchObject({ title: 'stepchain: head_mismatch', line: 5 });
     expect(bad.annotations.find((a) => a.file === 'heads.json')!.message).toContain('agent dave');
@@ -206,16 +235,29 @@ describe('verify mode on a pull request', () => {
     const { dir, base } = scenario();
     const env = { STEPCHAIN_AUDIT: 'off' };
     recordMutation(dir, 'run-1', { agentId: 'alice', kind: 'memory_write', detail: { before_x: 1, x: 2 } }, { env });
-    recordMutation(dir, 'run-1', { agentId: 'alice', kind: 'memory_write', detail: { x: 3 } }, { env: { ...env, STEPCHAIN_DETERMINISTIC_SEED: '42' } });
+    recordMutation(
+      dir,
+      'run-1',
+      { agentId: 'alice', kind: 'memory_write', detail: { x: 3 } },
+      { env: { ...env, STEPCHAIN_DETERMINISTIC_SEED: '42' } },
+    );
     commitAll(dir, 'a run with a flagged mutation');
     const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
     expect(r.code).toBe(1);
     const flagged = r.annotations.find((a) => a.title === 'stepchain: flagged_mutation');
     expect(flagged).toMatchObject({ level: 'error', file: '.sdd/runs/run-1/journal.jsonl', line: 2 });
     expect(flagged!.message).toContain('run run-1');
-    const warn = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'fail-on-flagged-mutations': 'false' } });
+    const warn = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'fail-on-flagged-mutations': 'false' },
+    });
     expect(warn.code).toBe(0);
-    expect(warn.annotations.find((a) => a.title === 'stepchain: flagged_mutation')).toMatchObject({ level: 'warning', line: 2 });
+    expect(warn.annotations.find((a) => a.title === 'stepchain: flagged_mutation')).toMatchObject({
+      level: 'warning',
+      line: 2,
+    });
     expect(warn.summary).toContain('1 flagged mutation');
   });
 
@@ -230,20 +272,41 @@ describe('verify mode on a pull request', () => {
     writeFileSync(path.join(dir, 'trusted.pub'), signer.publicKeyPem);
     commitAll(dir, 'a signed receipt');
 
-    const untrusted = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'public-keys': other.publicKeyPem } });
+    const untrusted = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'public-keys': other.publicKeyPem },
+    });
     expect(untrusted.code).toBe(1);
-    expect(untrusted.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({ level: 'error', title: 'stepchain: signature_invalid' });
+    expect(untrusted.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
+      level: 'error',
+      title: 'stepchain: signature_invalid',
+    });
 
-    const trusted = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'public-keys': `${other.publicKeyPem}\ntrusted.pub\n` } });
+    const trusted = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'public-keys': `${other.publicKeyPem}\ntrusted.pub\n` },
+    });
     expect(trusted.code).toBe(0);
     expect(trusted.summary).toContain(`signed (${signer.keyId})`);
 
     const none = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
     expect(none.code).toBe(0);
-    expect(none.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({ level: 'warning', title: 'stepchain: signature_not_checked' });
+    expect(none.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
+      level: 'warning',
+      title: 'stepchain: signature_not_checked',
+    });
 
     // receipts: '' would take the default; a glob that matches nothing switches receipts off.
-    const off = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'public-keys': other.publicKeyPem, receipts: 'none/*.tar' } });
+    const off = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'public-keys': other.publicKeyPem, receipts: 'none/*.tar' },
+    });
     expect(off.code).toBe(0);
   });
 
@@ -253,7 +316,12 @@ describe('verify mode on a pull request', () => {
     expect(r.code).toBe(1);
     expectNoStack(r);
     expect(failure(r)).toBe('stepchain: input mode: "bogus" is not verify or export');
-    const k = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'public-keys': 'missing.pub' } });
+    const k = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'public-keys': 'missing.pub' },
+    });
     expect(k.code).toBe(1);
     expect(failure(k)).toContain('missing.pub: no such key file');
   });
@@ -290,14 +358,21 @@ describe('GitHub services (local stand-ins)', () => {
     expect(gh.comments.get(7)![0]!.body).toBe('an unrelated comment');
     const auth = gh.requests.filter((q) => q.url.includes('/issues/')).map((q) => q.headers['authorization']);
     expect(new Set(auth)).toEqual(new Set(['token ghs_test_token']));
-    expect(gh.requests.some((q) => q.method === 'PATCH' && q.url === `/repos/octo/stepchain-test/issues/comments/${mine.id}`)).toBe(true);
+    expect(
+      gh.requests.some(
+        (q) => q.method === 'PATCH' && q.url === `/repos/octo/stepchain-test/issues/comments/${mine.id}`,
+      ),
+    ).toBe(true);
   });
 
   test('export mode signs receipts and uploads them with the report as one artifact', async () => {
     const { dir } = scenario();
     const key = generateKeyPair();
     // The base64 seed form of the key: the last 32 bytes of the PKCS#8 DER.
-    const signingKey = createPrivateKey(key.privateKeyPem).export({ format: 'der', type: 'pkcs8' }).subarray(-32).toString('base64');
+    const signingKey = createPrivateKey(key.privateKeyPem)
+      .export({ format: 'der', type: 'pkcs8' })
+      .subarray(-32)
+      .toString('base64');
     const before = gh.artifacts.length;
     const r = await runAction({
       workspace: dir,
@@ -315,26 +390,47 @@ describe('GitHub services (local stand-ins)', () => {
     expect(gh.artifacts).toHaveLength(before + 1);
     const art = gh.artifacts[before]!;
     expect(art.name).toBe('my-receipts');
-    expect(art.createRequest).toMatchObject({ workflow_run_backend_id: 'run-backend-1', workflow_job_run_backend_id: 'job-backend-1', name: 'my-receipts', version: 7 });
+    expect(art.createRequest).toMatchObject({
+      workflow_run_backend_id: 'run-backend-1',
+      workflow_job_run_backend_id: 'job-backend-1',
+      name: 'my-receipts',
+      version: 7,
+    });
     expect(art.finalizeRequest).toMatchObject({ name: 'my-receipts', size: String(art.bytes.length) });
     // The protocol as spoken: Twirp create, Azure block + block list PUTs to the signed URL, Twirp finalize.
-    const calls = gh.requests.filter((q) => q.url.includes('/twirp/') || q.url.startsWith('/blob/')).map((q) => `${q.method} ${q.url.replace(/blockid=[^&]+/, 'blockid=*')}`);
-    expect(calls).toEqual(expect.arrayContaining([
-      'POST /twirp/github.actions.results.api.v1.ArtifactService/CreateArtifact',
-      expect.stringMatching(/^PUT \/blob\/devstoreaccount1\/actions-results\/my-receipts\.zip\?.*comp=block&blockid=\*/),
-      expect.stringMatching(/^PUT \/blob\/devstoreaccount1\/actions-results\/my-receipts\.zip\?.*comp=blocklist/),
-      'POST /twirp/github.actions.results.api.v1.ArtifactService/FinalizeArtifact',
-    ]));
-    expect(gh.requests.find((q) => q.url.endsWith('/CreateArtifact'))!.headers['authorization']).toBe(`Bearer ${FakeGitHub.runtimeToken()}`);
+    const calls = gh.requests
+      .filter((q) => q.url.includes('/twirp/') || q.url.startsWith('/blob/'))
+      .map((q) => `${q.method} ${q.url.replace(/blockid=[^&]+/, 'blockid=*')}`);
+    expect(calls).toEqual(
+      expect.arrayContaining([
+        'POST /twirp/github.actions.results.api.v1.ArtifactService/CreateArtifact',
+        expect.stringMatching(
+          /^PUT \/blob\/devstoreaccount1\/actions-results\/my-receipts\.zip\?.*comp=block&blockid=\*/,
+        ),
+        expect.stringMatching(/^PUT \/blob\/devstoreaccount1\/actions-results\/my-receipts\.zip\?.*comp=blocklist/),
+        'POST /twirp/github.actions.results.api.v1.ArtifactService/FinalizeArtifact',
+      ]),
+    );
+    expect(gh.requests.find((q) => q.url.endsWith('/CreateArtifact'))!.headers['authorization']).toBe(
+      `Bearer ${FakeGitHub.runtimeToken()}`,
+    );
     const members = unzip(art.bytes);
-    expect(Object.keys(members).sort()).toEqual(['alice.receipt.tar', 'bob.receipt.tar', 'html/receipt-alice.html', 'html/receipt-bob.html', 'report.json']);
+    expect(Object.keys(members).sort()).toEqual([
+      'alice.receipt.tar',
+      'bob.receipt.tar',
+      'html/receipt-alice.html',
+      'html/receipt-bob.html',
+      'report.json',
+    ]);
     const pub = parsePublicKey(Buffer.from(key.publicKeyPem), 'pub');
     for (const f of files) {
       expect(members[path.basename(f)]).toEqual(readFileSync(f));
       const v = verifyReceipt(members[path.basename(f)]!, { publicKeys: [pub] });
       expect(v).toMatchObject({ ok: true, signed: true, signature_ok: true, key_id: key.keyId });
     }
-    expect(verifyReceipt(members['alice.receipt.tar']!).head_hash).toBe(verifyJournalFile(path.join(dir, ALICE)).head_hash);
+    expect(verifyReceipt(members['alice.receipt.tar']!).head_hash).toBe(
+      verifyJournalFile(path.join(dir, ALICE)).head_hash,
+    );
     expect(JSON.parse(members['report.json']!.toString())).toMatchObject({ mode: 'export', ok: true, verified: 2 });
     // The key only ever appears in the mask command.
     expect(r.stdout.split('\n').filter((l) => l.includes(signingKey))).toEqual([`::add-mask::${signingKey}`]);

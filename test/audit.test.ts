@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  appendFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import {
   appendAuditEvent,
@@ -25,7 +34,12 @@ const fresh = (): string => {
 };
 const DAY = 86_400_000_000;
 const T0 = Date.UTC(2026, 11, 1, 23, 59, 0) * 1000; // 2026-12-01T23:59Z in microseconds
-const ev = (i: number) => ({ actor: 'agent-1', resource_type: 'journal', resource_id: 'agent-1', details: { seq: i, text: `é ${i}` } });
+const ev = (i: number) => ({
+  actor: 'agent-1',
+  resource_type: 'journal',
+  resource_id: 'agent-1',
+  details: { seq: i, text: `é ${i}` },
+});
 
 describe('key', () => {
   test('created on first use: 64 hex characters, 0600, in a 0700 directory; then reused', () => {
@@ -63,7 +77,9 @@ describe('key', () => {
   });
 
   test('resolution: --key, then STEPCHAIN_AUDIT_KEY_PATH, then XDG_STATE_HOME, then ~/.local/state', () => {
-    expect(resolveAuditKeyPath({ STEPCHAIN_AUDIT_KEY_PATH: '/a/k', XDG_STATE_HOME: '/x', HOME: '/h' }, '/explicit')).toBe('/explicit');
+    expect(
+      resolveAuditKeyPath({ STEPCHAIN_AUDIT_KEY_PATH: '/a/k', XDG_STATE_HOME: '/x', HOME: '/h' }, '/explicit'),
+    ).toBe('/explicit');
     expect(resolveAuditKeyPath({ STEPCHAIN_AUDIT_KEY_PATH: '/a/k', XDG_STATE_HOME: '/x', HOME: '/h' })).toBe('/a/k');
     expect(resolveAuditKeyPath({ XDG_STATE_HOME: '/x', HOME: '/h' })).toBe('/x/stepchain/audit.key');
     expect(resolveAuditKeyPath({ HOME: '/h' })).toBe('/h/.local/state/stepchain/audit.key');
@@ -81,22 +97,33 @@ describe('log and verify', () => {
     expect(b.prev_hmac).toBe(a.hmac);
     expect(b.timestamp).toBe('2026-12-02T00:00:00.000123Z');
     const line = readFileSync(path.join(d, '2026-12-02.jsonl'), 'utf8');
-    expect(line).toMatch(/^\{"actor": "agent-1", "details": \{"seq": 1, "text": "\\u00e9 1"\}, "event_type": "replay.step", "hmac": "[0-9a-f]{64}", "prev_hmac": "[0-9a-f]{64}", "resource_id": "agent-1", "resource_type": "journal", "timestamp": "2026-12-02T00:00:00.000123Z"\}\n$/);
+    expect(line).toMatch(
+      /^\{"actor": "agent-1", "details": \{"seq": 1, "text": "\\u00e9 1"\}, "event_type": "replay.step", "hmac": "[0-9a-f]{64}", "prev_hmac": "[0-9a-f]{64}", "resource_id": "agent-1", "resource_type": "journal", "timestamp": "2026-12-02T00:00:00.000123Z"\}\n$/,
+    );
     expect(verifyAuditLog(d, key)).toMatchObject({ ok: true, entries: 2, head_hmac: b.hmac, errors: [] });
   });
 
   function logOf(count: number): { d: string; key: Buffer; files: string[] } {
     const d = fresh();
     const key = Buffer.from('0123456789abcdef'.repeat(4));
-    for (let i = 0; i < count; i++) appendAuditEvent(d, key, 'replay.step', ev(i), { nowMicros: T0 + Math.floor(i / 2) * DAY });
-    return { d, key, files: readdirSync(d).filter((f) => f.endsWith('.jsonl')).sort() };
+    for (let i = 0; i < count; i++)
+      appendAuditEvent(d, key, 'replay.step', ev(i), { nowMicros: T0 + Math.floor(i / 2) * DAY });
+    return {
+      d,
+      key,
+      files: readdirSync(d)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort(),
+    };
   }
   const edit = (file: string, fn: (s: string) => string): void => writeFileSync(file, fn(readFileSync(file, 'utf8')));
 
   test('an edited entry: hmac_mismatch with file and line, once', () => {
     const { d, key, files } = logOf(4);
     edit(path.join(d, files[1]!), (s) => s.replace('"seq": 3', '"seq": 30'));
-    expect(verifyAuditLog(d, key).errors).toEqual([{ file: files[1], line: 2, kind: 'hmac_mismatch', message: expect.any(String) }]);
+    expect(verifyAuditLog(d, key).errors).toEqual([
+      { file: files[1], line: 2, kind: 'hmac_mismatch', message: expect.any(String) },
+    ]);
   });
 
   test('a deleted entry: the next one names the chain break', () => {
@@ -141,13 +168,24 @@ describe('log and verify', () => {
     expect(readdirSync(d).filter((f) => f.includes('.torn-'))).toHaveLength(1);
     expect(verifyAuditLog(d, key).ok).toBe(true);
     edit(last, (s) => s.replace('"seq": 9', '"seq": 10'));
-    expect(() => appendAuditEvent(d, key, 'replay.step', ev(10), { nowMicros: T0 + 2 })).toThrow(/:3: last entry HMAC does not verify under this key; refusing/);
-    expect(auditEvent(path.dirname(d), 'replay.step', ev(1), { env: { STEPCHAIN_AUDIT_KEY_PATH: path.join(d, 'nokey', 'k') }, dir: d })).toMatch(/^audit event replay.step not written: /);
+    expect(() => appendAuditEvent(d, key, 'replay.step', ev(10), { nowMicros: T0 + 2 })).toThrow(
+      /:3: last entry HMAC does not verify under this key; refusing/,
+    );
+    expect(
+      auditEvent(path.dirname(d), 'replay.step', ev(1), {
+        env: { STEPCHAIN_AUDIT_KEY_PATH: path.join(d, 'nokey', 'k') },
+        dir: d,
+      }),
+    ).toMatch(/^audit event replay.step not written: /);
   });
 
   test('STEPCHAIN_AUDIT=off writes nothing', () => {
     const root = fresh();
-    expect(auditEvent(root, 'replay.step', ev(0), { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_AUDIT_KEY_PATH: path.join(root, 'k') } })).toBeUndefined();
+    expect(
+      auditEvent(root, 'replay.step', ev(0), {
+        env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_AUDIT_KEY_PATH: path.join(root, 'k') },
+      }),
+    ).toBeUndefined();
     expect(existsSync(auditDir(root))).toBe(false);
     expect(existsSync(path.join(root, 'k'))).toBe(false);
   });
@@ -162,18 +200,48 @@ describe('python reference', () => {
     writeFileSync(
       events,
       JSON.stringify([
-        { event_type: 'replay.step', actor: 'a', resource_type: 'journal', resource_id: 'a', details: { seq: 0, step_hash: 'f'.repeat(64) }, day: '2026-11-30', timestamp: '2026-11-30T10:00:00.000001Z' },
-        { event_type: 'replay.fork', actor: 'ops', resource_type: 'session', resource_id: 'f1', details: { from_step: 1, note: 'Résumé ✓ 😀', x: 1.5, big: [1e300, -0.25] }, day: '2026-12-01', timestamp: '2026-12-01T10:00:00.000002Z' },
+        {
+          event_type: 'replay.step',
+          actor: 'a',
+          resource_type: 'journal',
+          resource_id: 'a',
+          details: { seq: 0, step_hash: 'f'.repeat(64) },
+          day: '2026-11-30',
+          timestamp: '2026-11-30T10:00:00.000001Z',
+        },
+        {
+          event_type: 'replay.fork',
+          actor: 'ops',
+          resource_type: 'session',
+          resource_id: 'f1',
+          details: { from_step: 1, note: 'Résumé ✓ 😀', x: 1.5, big: [1e300, -0.25] },
+          day: '2026-12-01',
+          timestamp: '2026-12-01T10:00:00.000002Z',
+        },
       ]),
     );
     const dir = path.join(d, 'audit');
     refPython('ref_audit.py', ['write', dir, keyFile, events]);
     const key = loadAuditKey(keyFile);
-    expect(verifyAuditLog(dir, key.bytes)).toMatchObject({ ok: true, entries: 2, files: ['2026-11-30.jsonl', '2026-12-01.jsonl'] });
-    appendAuditEvent(dir, key.bytes, 'replay.export', { actor: 'ops', resource_type: 'receipt', resource_id: 'a', details: { head: 'x', steps: 1 } });
+    expect(verifyAuditLog(dir, key.bytes)).toMatchObject({
+      ok: true,
+      entries: 2,
+      files: ['2026-11-30.jsonl', '2026-12-01.jsonl'],
+    });
+    appendAuditEvent(dir, key.bytes, 'replay.export', {
+      actor: 'ops',
+      resource_type: 'receipt',
+      resource_id: 'a',
+      details: { head: 'x', steps: 1 },
+    });
     expect(JSON.parse(refPython('ref_audit.py', ['verify', dir, keyFile]))).toEqual({ ok: true, errors: [] });
     // ...and the reference writer continues stepchain's chain.
-    writeFileSync(events, JSON.stringify([{ event_type: 'replay.step', actor: 'a', resource_type: 'journal', resource_id: 'a', details: {} }]));
+    writeFileSync(
+      events,
+      JSON.stringify([
+        { event_type: 'replay.step', actor: 'a', resource_type: 'journal', resource_id: 'a', details: {} },
+      ]),
+    );
     refPython('ref_audit.py', ['write', dir, keyFile, events]);
     expect(verifyAuditLog(dir, key.bytes)).toMatchObject({ ok: true, entries: 4 });
   });
@@ -182,11 +250,16 @@ describe('python reference', () => {
     const d = fresh();
     const keyFile = path.join(d, 'k');
     const key = loadAuditKey(keyFile, { create: true });
-    for (let i = 0; i < 3; i++) appendAuditEvent(d, key.bytes, 'provider.state_mutation', ev(i), { nowMicros: T0 + i * DAY });
+    for (let i = 0; i < 3; i++)
+      appendAuditEvent(d, key.bytes, 'provider.state_mutation', ev(i), { nowMicros: T0 + i * DAY });
     const f = path.join(d, '2026-12-02.jsonl');
     writeFileSync(f, readFileSync(f, 'utf8').replace('"seq": 1', '"seq": 11'));
-    expect(JSON.parse(refPython('ref_audit.py', ['verify', d, keyFile])).errors).toEqual(['2026-12-02.jsonl:1: HMAC mismatch']);
-    expect(verifyAuditLog(d, key.bytes).errors.map((e) => `${e.file}:${e.line}: ${e.kind}`)).toEqual(['2026-12-02.jsonl:1: hmac_mismatch']);
+    expect(JSON.parse(refPython('ref_audit.py', ['verify', d, keyFile])).errors).toEqual([
+      '2026-12-02.jsonl:1: HMAC mismatch',
+    ]);
+    expect(verifyAuditLog(d, key.bytes).errors.map((e) => `${e.file}:${e.line}: ${e.kind}`)).toEqual([
+      '2026-12-02.jsonl:1: hmac_mismatch',
+    ]);
   });
 });
 
@@ -197,7 +270,8 @@ describe('query', () => {
     appendAuditEvent(d, key, 'replay.step', ev(0), { nowMicros: T0 });
     appendAuditEvent(d, key, 'replay.fork', { ...ev(1), actor: 'ops' }, { nowMicros: T0 + DAY });
     appendAuditEvent(d, key, 'replay.step', ev(2), { nowMicros: T0 + 2 * DAY });
-    const seqs = (q: Parameters<typeof queryAudit>[1]): unknown[] => queryAudit(d, q).map((m) => (m.entry.details as { seq: number }).seq);
+    const seqs = (q: Parameters<typeof queryAudit>[1]): unknown[] =>
+      queryAudit(d, q).map((m) => (m.entry.details as { seq: number }).seq);
     expect(seqs({})).toEqual([0, 1, 2]);
     expect(seqs({ event_type: 'replay.step' })).toEqual([0, 2]);
     expect(seqs({ actor: 'ops' })).toEqual([1]);
@@ -222,17 +296,26 @@ describe('wired into the library', () => {
     const r = recordStep(dir, { prompt: 'p' }, { root, env, snapshot: false });
     expect(r.warnings).toEqual([]);
     const [m] = queryAudit(auditDir(root), { event_type: 'replay.step' });
-    expect(m!.entry).toMatchObject({ actor: 'agent-1', resource_type: 'journal', resource_id: 'agent-1', details: { agent: 'agent-1', seq: 0, step_hash: r.row.step_hash } });
+    expect(m!.entry).toMatchObject({
+      actor: 'agent-1',
+      resource_type: 'journal',
+      resource_id: 'agent-1',
+      details: { agent: 'agent-1', seq: 0, step_hash: r.row.step_hash },
+    });
     chmodSync(keyPath, 0o644);
     const r2 = recordStep(dir, { prompt: 'q' }, { root, env, snapshot: false });
     expect(r2.row.seq).toBe(1);
-    expect(r2.warnings).toEqual([expect.stringMatching(/^step 1 recorded, but audit event replay.step not written: .*insecure permissions/)]);
+    expect(r2.warnings).toEqual([
+      expect.stringMatching(/^step 1 recorded, but audit event replay.step not written: .*insecure permissions/),
+    ]);
   });
 
   test('run mutation writes provider.state_mutation with the journal head after the entry; the CLI reports a failed audit as a warning', () => {
     const root = fresh();
     const keyPath = path.join(root, 'keys', 'audit.key');
-    const m = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'compact_boundary', '--json', '--root', root], { env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath } });
+    const m = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'compact_boundary', '--json', '--root', root], {
+      env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath },
+    });
     expect(m.code).toBe(0);
     const out = JSON.parse(m.stdout);
     const q = cli(['audit', 'query', '--root', root, '--json'], { env: { STEPCHAIN_AUDIT_KEY_PATH: keyPath } });
@@ -240,16 +323,31 @@ describe('wired into the library', () => {
       event_type: 'provider.state_mutation',
       resource_type: 'run',
       resource_id: 'r',
-      details: { run: 'r', agent: 'a', kind: 'compact_boundary', content_address: out.content_address, step_index: 0, flagged: false, journal_head: out.journal_head },
+      details: {
+        run: 'r',
+        agent: 'a',
+        kind: 'compact_boundary',
+        content_address: out.content_address,
+        step_index: 0,
+        flagged: false,
+        journal_head: out.journal_head,
+      },
     });
     expect(cli(['audit', 'verify', '--root', root], { env: { STEPCHAIN_AUDIT_KEY_PATH: keyPath } }).code).toBe(0);
     // --key is relative to the working directory
-    const m3 = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k2', '--key', 'keys/audit.key', '--root', '.'], { cwd: root, env: { STEPCHAIN_AUDIT: 'on' } });
+    const m3 = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k2', '--key', 'keys/audit.key', '--root', '.'], {
+      cwd: root,
+      env: { STEPCHAIN_AUDIT: 'on' },
+    });
     expect(m3.code).toBe(0);
     expect(m3.stderr).toBe('');
-    expect(cli(['audit', 'verify', '--key', path.join('keys', 'audit.key')], { cwd: root }).stdout).toMatch(/^OK .*: 2 entries/);
+    expect(cli(['audit', 'verify', '--key', path.join('keys', 'audit.key')], { cwd: root }).stdout).toMatch(
+      /^OK .*: 2 entries/,
+    );
     chmodSync(keyPath, 0o644);
-    const m2 = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k', '--root', root], { env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath } });
+    const m2 = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k', '--root', root], {
+      env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath },
+    });
     expect(m2.code).toBe(0);
     expect(m2.stderr).toMatch(/warning: audit event provider.state_mutation not written: .*insecure permissions/);
     expect(cli(['run', 'verify', 'r', '--root', root]).code).toBe(0);

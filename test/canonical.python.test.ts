@@ -12,7 +12,22 @@ const RUNS = 1500;
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
-const tricky = fc.constantFrom('\u0000', '\u001f', '\u007f', '"', '\\', '/', '\ue000', '\uffff', '😀', '𝔘', '\u2028', 'é', '\n', '\t');
+const tricky = fc.constantFrom(
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  '"',
+  '\\',
+  '/',
+  '\ue000',
+  '\uffff',
+  '😀',
+  '𝔘',
+  '\u2028',
+  'é',
+  '\n',
+  '\t',
+);
 const text = fc.string({
   unit: fc.oneof(
     { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
@@ -22,12 +37,25 @@ const text = fc.string({
   ),
   maxLength: 12,
 });
-const key = fc.oneof(text, fc.constantFrom('a', 'b', '\uffff', '😀', '\ue000', '\ud800', '\udfff', '1', '__proto__', ''));
+const key = fc.oneof(
+  text,
+  fc.constantFrom('a', 'b', '\uffff', '😀', '\ue000', '\ud800', '\udfff', '1', '__proto__', ''),
+);
 const bigint = fc.bigInt({ min: -(2n ** 300n), max: 2n ** 300n });
 const double = fc.oneof(
   fc.double(),
   fc.double({ min: -1e-300, max: 1e-300 }),
-  fc.constantFrom(0.1, 1e16, 1e-5, 1e-4, 9999999999999998, 1234567890123456.7, 5e-324, 1.7976931348623157e308, -0),
+  fc.constantFrom(
+    0.1,
+    1e16,
+    1e-5,
+    1e-4,
+    9999999999999998,
+    1234567890123456.7, // eslint-disable-line no-loss-of-precision -- the float nearest, on purpose
+    5e-324,
+    1.7976931348623157e308,
+    -0,
+  ),
   fc.integer({ min: -1e6, max: 1e6 }).map((n) => n / 8),
 );
 const leaf = fc.oneof(
@@ -63,7 +91,7 @@ function source(v: JsonValue, rnd: () => number): string {
       const isHigh = c >= 0xd800 && c <= 0xdbff;
       const next = s.charCodeAt(i + 1);
       const pair = isHigh && next >= 0xdc00 && next <= 0xdfff;
-      const lone = (c >= 0xd800 && c <= 0xdfff) && !pair;
+      const lone = c >= 0xd800 && c <= 0xdfff && !pair;
       if (c === 0x22) out += '\\"';
       else if (c === 0x5c) out += '\\\\';
       else if (c < 0x20 || lone || rnd() < 0.15) {
@@ -151,7 +179,8 @@ describe(`canonical JSON against python3 (seed ${seed})`, () => {
     const expected = python(PY_ENCODE, sources.map(hexSurrogatePass).join('\n'), ['canonical']).split('\n');
     sources.forEach((src, i) => {
       const ours = canonicalOfRead(parse(src));
-      if (ours !== expected[i]) throw new Error(`seed ${seed}: source ${JSON.stringify(src)}\n ours ${ours}\n py   ${expected[i]}`);
+      if (ours !== expected[i])
+        throw new Error(`seed ${seed}: source ${JSON.stringify(src)}\n ours ${ours}\n py   ${expected[i]}`);
     });
   });
 
@@ -168,7 +197,11 @@ describe(`canonical JSON against python3 (seed ${seed})`, () => {
   it('keeps insertion order like a Python dict when objects are read as maps', () => {
     const expected = python(PY_ENCODE, sources.map(hexSurrogatePass).join('\n'), ['insertion']).split('\n');
     sources.forEach((src, i) => {
-      const ours = encode(parse(src, { objects: 'map' }), { sortKeys: false, separators: 'pretty', allowNonFinite: true });
+      const ours = encode(parse(src, { objects: 'map' }), {
+        sortKeys: false,
+        separators: 'pretty',
+        allowNonFinite: true,
+      });
       if (ours !== expected[i]) {
         throw new Error(`seed ${seed}: source ${JSON.stringify(src)}\n ours ${ours}\n py   ${expected[i]}`);
       }

@@ -42,7 +42,11 @@ describe('checkAppendOnly', () => {
     const head = Buffer.from([lines[0], lines[1], lines[2]!.replace('"a2"', '"b2"'), lines[3], ''].join('\n'));
     expect(checkAppendOnly(base, head)).toMatchObject({ ok: false, kind: 'rewritten', firstChangedSeq: 2, line: 3 });
     // A change in the very first byte.
-    expect(checkAppendOnly(base, Buffer.from(` ${base.toString().slice(1)}`))).toMatchObject({ kind: 'rewritten', firstChangedSeq: 0, line: 1 });
+    expect(checkAppendOnly(base, Buffer.from(` ${base.toString().slice(1)}`))).toMatchObject({
+      kind: 'rewritten',
+      firstChangedSeq: 0,
+      line: 1,
+    });
     // The last byte of the base (its final newline) changed.
     const lastNl = Buffer.from(base);
     lastNl[lastNl.length - 1] = 0x20;
@@ -52,7 +56,12 @@ describe('checkAppendOnly', () => {
   test('truncation and deletion', () => {
     const head = Buffer.from(`${lines.slice(0, 2).join('\n')}\n`);
     expect(checkAppendOnly(base, head)).toMatchObject({ ok: false, kind: 'truncated', firstChangedSeq: 2, line: 2 });
-    expect(checkAppendOnly(base, Buffer.alloc(0))).toMatchObject({ ok: false, kind: 'truncated', firstChangedSeq: 0, line: null });
+    expect(checkAppendOnly(base, Buffer.alloc(0))).toMatchObject({
+      ok: false,
+      kind: 'truncated',
+      firstChangedSeq: 0,
+      line: null,
+    });
     expect(checkAppendOnly(base, undefined)).toMatchObject({ ok: false, kind: 'deleted', baseRows: 4 });
   });
 
@@ -80,13 +89,22 @@ describe('globs', () => {
 
   test('findFiles walks from the literal prefix and skips .git and fork worktrees', () => {
     const root = path.join(tmp, 'walk');
-    for (const f of ['a/x.receipt.tar', 'a/b/y.receipt.tar', '.git/z.receipt.tar', '.sdd/worktrees/f/w.receipt.tar', 'node_modules/p/q.receipt.tar']) {
+    for (const f of [
+      'a/x.receipt.tar',
+      'a/b/y.receipt.tar',
+      '.git/z.receipt.tar',
+      '.sdd/worktrees/f/w.receipt.tar',
+      'node_modules/p/q.receipt.tar',
+    ]) {
       mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
       writeFileSync(path.join(root, f), '');
     }
     expect(findFiles(root, globSet('**/*.receipt.tar'))).toEqual(['a/b/y.receipt.tar', 'a/x.receipt.tar']);
     expect(findFiles(root, globSet('a/*.receipt.tar'))).toEqual(['a/x.receipt.tar']);
-    expect(findFiles(root, globSet('a/x.receipt.tar, ./a/b/y.receipt.tar, a/none.tar'))).toEqual(['a/b/y.receipt.tar', 'a/x.receipt.tar']);
+    expect(findFiles(root, globSet('a/x.receipt.tar, ./a/b/y.receipt.tar, a/none.tar'))).toEqual([
+      'a/b/y.receipt.tar',
+      'a/x.receipt.tar',
+    ]);
     expect(() => globSet('../outside/*.tar')).toThrow(/inside the repository/);
     expect(() => globSet('/etc/*')).toThrow(/relative to the repository/);
   });
@@ -117,7 +135,13 @@ describe('reading a base commit', () => {
     const report = await checkWorkspace({ root: dir, base });
     expect(report.ok).toBe(false);
     expect(report.faults).toEqual([
-      expect.objectContaining({ path: '.sdd/runtime/journal/alice/000000.jsonl', line: 1, kind: 'history_rewritten', severity: 'error', id: 'alice' }),
+      expect.objectContaining({
+        path: '.sdd/runtime/journal/alice/000000.jsonl',
+        line: 1,
+        kind: 'history_rewritten',
+        severity: 'error',
+        id: 'alice',
+      }),
     ]);
     expect(report.faults[0]!.message).toMatch(/^agent alice: history rewritten from seq 0/);
     const md = renderCheckMarkdown(report);
@@ -137,7 +161,14 @@ test('run journals are append-only too: a rewrite names the run and the first in
   recordRunEvent(dir, 'run-1', 'tool_call', { n: 'one' }, { env });
   const report = await checkWorkspace({ root: dir, base });
   const f = report.faults.filter((x) => x.kind.startsWith('history_'));
-  expect(f).toEqual([expect.objectContaining({ item: 'run', path: '.sdd/runs/run-1/journal.jsonl', kind: 'history_rewritten', id: 'run-1' })]);
+  expect(f).toEqual([
+    expect.objectContaining({
+      item: 'run',
+      path: '.sdd/runs/run-1/journal.jsonl',
+      kind: 'history_rewritten',
+      id: 'run-1',
+    }),
+  ]);
   expect(f[0]!.message).toMatch(/^run run-1: history rewritten from index 0 /);
 });
 
@@ -147,8 +178,14 @@ describe('fork tree', () => {
     const sessions = path.join(root, '.sdd/runtime/sessions');
     mkdirSync(sessions, { recursive: true });
     writeFileSync(path.join(sessions, 'main.json'), JSON.stringify({ session_id: 'main' }));
-    writeFileSync(path.join(sessions, 'fork-a.json'), JSON.stringify({ fork: { parent_session_id: 'main', from_step: 2, label: 'try "b"' } }));
-    writeFileSync(path.join(sessions, 'fork-b.json'), JSON.stringify({ fork: { parent_session_id: 'fork-a', label: null } }));
+    writeFileSync(
+      path.join(sessions, 'fork-a.json'),
+      JSON.stringify({ fork: { parent_session_id: 'main', from_step: 2, label: 'try "b"' } }),
+    );
+    writeFileSync(
+      path.join(sessions, 'fork-b.json'),
+      JSON.stringify({ fork: { parent_session_id: 'fork-a', label: null } }),
+    );
     writeFileSync(path.join(sessions, 'broken.json'), '{');
     const tree = forkTreeFromSessions(root);
     expect(tree).toEqual([

@@ -10,7 +10,13 @@ const tmp = tempDir('stepchain-cli-check-');
 
 function append(root: string, agent: string, count: number): void {
   const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
-  j.appendMany(Array.from({ length: count }, (_, i) => ({ prompt: `p${j.length + i}`, tool_result: `r${j.length + i}`, ts: 1_700_000_000.5 + i })));
+  j.appendMany(
+    Array.from({ length: count }, (_, i) => ({
+      prompt: `p${j.length + i}`,
+      tool_result: `r${j.length + i}`,
+      ts: 1_700_000_000.5 + i,
+    })),
+  );
 }
 
 test('check --base passes an append and fails a rewrite at its line', () => {

@@ -10,8 +10,23 @@ describe('stepchain append / verify', () => {
   it('appends steps and prints the row; --json prints exactly the row object', () => {
     writeFileSync(path.join(root, 'in.txt'), 'the input');
     writeFileSync(path.join(root, 'blob.bin'), Buffer.from([0, 1, 2, 255]));
-    const r = cli(['append', 'a1', '--root', root, '--input', path.join(root, 'in.txt'), '--model', 'm1', '--prompt', 'héllo',
-      '--tool-call', '{"name":"x","n":123456789012345678901234567890,"f":1.0}', '--blob', path.join(root, 'blob.bin'), '--json']);
+    const r = cli([
+      'append',
+      'a1',
+      '--root',
+      root,
+      '--input',
+      path.join(root, 'in.txt'),
+      '--model',
+      'm1',
+      '--prompt',
+      'héllo',
+      '--tool-call',
+      '{"name":"x","n":123456789012345678901234567890,"f":1.0}',
+      '--blob',
+      path.join(root, 'blob.bin'),
+      '--json',
+    ]);
     expectNoStack(r);
     expect(r.code).toBe(0);
     const line = readFileSync(jfile('a1'), 'utf8');
@@ -22,7 +37,8 @@ describe('stepchain append / verify', () => {
     const row = JSON.parse(line) as { blob_refs: string[]; input_hash: string };
     expect(row.blob_refs).toHaveLength(2);
     expect(row.blob_refs[0]).toBe(row.input_hash);
-    for (const ref of row.blob_refs) expect(existsSync(path.join(root, '.sdd', 'runtime', 'cas', ref.slice(0, 2), ref))).toBe(true);
+    for (const ref of row.blob_refs)
+      expect(existsSync(path.join(root, '.sdd', 'runtime', 'cas', ref.slice(0, 2), ref))).toBe(true);
     const h = cli(['append', 'a1', '--root', root, '--prompt', 'second']);
     expect(h.code).toBe(0);
     expect(h.stdout).toMatch(/appended step 1 to .*000000\.jsonl/);
@@ -30,25 +46,42 @@ describe('stepchain append / verify', () => {
 
   it('--prompt-file is taken byte for byte; --input - reads stdin; --input-hash is used as given', () => {
     writeFileSync(path.join(root, 'p.txt'), 'line one\r\nline two\n\n');
-    const r = cli(['append', 'a2', '--root', root, '--prompt-file', path.join(root, 'p.txt'), '--input', '-', '--json'], { input: 'stdin bytes' });
+    const r = cli(
+      ['append', 'a2', '--root', root, '--prompt-file', path.join(root, 'p.txt'), '--input', '-', '--json'],
+      { input: 'stdin bytes' },
+    );
     expect(r.code).toBe(0);
     const row = JSON.parse(r.stdout) as { prompt: string; input_hash: string };
     expect(row.prompt).toBe('line one\r\nline two\n\n');
     expect(row.input_hash).toBe(require('node:crypto').createHash('sha256').update('stdin bytes').digest('hex'));
     const h = 'ab'.repeat(32);
     const r2 = cli(['append', 'a2', '--root', root, '--input-hash', h, '--json']);
-    expect((JSON.parse(r2.stdout) as { input_hash: string; blob_refs: string[] })).toMatchObject({ input_hash: h, blob_refs: [] });
+    expect(JSON.parse(r2.stdout) as { input_hash: string; blob_refs: string[] }).toMatchObject({
+      input_hash: h,
+      blob_refs: [],
+    });
   });
 
   it('a journal named by directory outside the project layout keeps its blobs in the --root CAS', () => {
     const dir = path.join(root, 'loose-journal');
     mkdirSync(dir);
     writeFileSync(path.join(root, 'loose-input.txt'), 'loose input');
-    const r = cli(['append', dir, '--root', root, '--input', path.join(root, 'loose-input.txt'), '--json', '--no-snapshot']);
+    const r = cli([
+      'append',
+      dir,
+      '--root',
+      root,
+      '--input',
+      path.join(root, 'loose-input.txt'),
+      '--json',
+      '--no-snapshot',
+    ]);
     expect(r.code).toBe(0);
     const row = JSON.parse(r.stdout) as { input_hash: string; blob_refs: string[] };
     expect(row.blob_refs).toEqual([row.input_hash]);
-    expect(existsSync(path.join(root, '.sdd', 'runtime', 'cas', row.input_hash.slice(0, 2), row.input_hash))).toBe(true);
+    expect(existsSync(path.join(root, '.sdd', 'runtime', 'cas', row.input_hash.slice(0, 2), row.input_hash))).toBe(
+      true,
+    );
   });
 
   it('verify: human summary, --json shape, exit codes', () => {
@@ -90,7 +123,12 @@ describe('stepchain append / verify', () => {
     ['tool-call not JSON', ['append', 'b1', '--tool-call', '{nope}'], 2, /--tool-call: not JSON/],
     ['NaN given to append', ['append', 'b1', '--tool-result', '{"x": NaN}'], 2, /tool_result: NaN is not allowed/],
     ['Infinity given to append', ['append', 'b1', '--tool-call', '[Infinity]'], 2, /Infinity is not allowed/],
-    ['unreadable input', ['append', 'b1', '--input', '/nonexistent/file'], 2, /\/nonexistent\/file: cannot read input: no such file/],
+    [
+      'unreadable input',
+      ['append', 'b1', '--input', '/nonexistent/file'],
+      2,
+      /\/nonexistent\/file: cannot read input: no such file/,
+    ],
     ['bad input hash', ['append', 'b1', '--input-hash', 'xyz'], 2, /64 lowercase hex/],
     ['unknown option', ['append', 'b1', '--bogus'], 2, /unknown option --bogus/],
     ['missing journal', ['verify', 'nobody'], 2, /no journal for agent "nobody"/],
@@ -115,7 +153,9 @@ describe('stepchain append / verify', () => {
     writeFileSync(path.join(d, 'utf8.jsonl'), Buffer.from([0xc3, 0x28, 0x0a]));
     const u = cli(['verify', path.join(d, 'utf8.jsonl'), '--json']);
     expect(u.code).toBe(1);
-    expect(JSON.parse(u.stdout).errors).toEqual([{ line: 1, kind: 'malformed_json', message: 'invalid UTF-8 at column 1' }]);
+    expect(JSON.parse(u.stdout).errors).toEqual([
+      { line: 1, kind: 'malformed_json', message: 'invalid UTF-8 at column 1' },
+    ]);
     writeFileSync(path.join(d, 'empty.jsonl'), '');
     const e = cli(['verify', path.join(d, 'empty.jsonl')]);
     expect(e.code).toBe(1);

@@ -37,7 +37,22 @@ function tree(dir: string): string[] {
 beforeAll(() => {
   writeFileSync(at('in.txt'), 'input one');
   writeFileSync(at('blob.bin'), Buffer.from([1, 2, 3]));
-  expect(run(['append', AGENT, '--input', 'in.txt', '--model', 'm', '--prompt', 'secret prompt', '--tool-result', '{"out":"secret"}', '--blob', 'blob.bin']).code).toBe(0);
+  expect(
+    run([
+      'append',
+      AGENT,
+      '--input',
+      'in.txt',
+      '--model',
+      'm',
+      '--prompt',
+      'secret prompt',
+      '--tool-result',
+      '{"out":"secret"}',
+      '--blob',
+      'blob.bin',
+    ]).code,
+  ).toBe(0);
   expect(run(['append', AGENT, '--prompt', 'second', '--tool-call', '{"name":"x"}']).code).toBe(0);
 });
 
@@ -74,11 +89,38 @@ describe('stepchain export / receipt verify', () => {
     expect(Object.keys(doc)).toEqual(['ok', 'receipt', 'agent_id', 'head_hash', 'steps', 'signed', 'key_id', 'blobs']);
     expect(doc).toMatchObject({ ok: true, agent_id: AGENT, steps: 2, signed: true, blobs: { missing: [] } });
     expect(doc.blobs.bundled).toHaveLength(2);
-    const v = run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub', '--require-blobs', '--expected-head', doc.head_hash, '--json']);
+    const v = run([
+      'receipt',
+      'verify',
+      'r.tar',
+      '--public-key',
+      'k.pub',
+      '--require-blobs',
+      '--expected-head',
+      doc.head_hash,
+      '--json',
+    ]);
     expect(v.code).toBe(0);
     const vd = JSON.parse(v.stdout);
-    expect(Object.keys(vd)).toEqual(['ok', 'head_hash', 'steps', 'signed', 'signature_ok', 'key_id', 'blobs', 'errors']);
-    expect(vd).toMatchObject({ ok: true, head_hash: doc.head_hash, steps: 2, signed: true, signature_ok: true, key_id: doc.key_id, errors: [] });
+    expect(Object.keys(vd)).toEqual([
+      'ok',
+      'head_hash',
+      'steps',
+      'signed',
+      'signature_ok',
+      'key_id',
+      'blobs',
+      'errors',
+    ]);
+    expect(vd).toMatchObject({
+      ok: true,
+      head_hash: doc.head_hash,
+      steps: 2,
+      signed: true,
+      signature_ok: true,
+      key_id: doc.key_id,
+      errors: [],
+    });
     const human = run(['receipt', 'verify', 'r.tar', '--public-key', 'solo.pem.pub-missing', '--public-key', 'k.pub']);
     expect(human.code).toBe(2); // a key file that does not exist is an input error
     const ok = run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub']);
@@ -92,7 +134,11 @@ describe('stepchain export / receipt verify', () => {
     run(['keygen', '-o', 'k2.pem', '--public', 'k2.pub']);
     const wrong = run(['receipt', 'verify', 'r.tar', '--public-key', 'k2.pub', '--json']);
     expect(wrong.code).toBe(1);
-    expect(JSON.parse(wrong.stdout)).toMatchObject({ ok: false, signature_ok: false, errors: [{ kind: 'signature_invalid' }] });
+    expect(JSON.parse(wrong.stdout)).toMatchObject({
+      ok: false,
+      signature_ok: false,
+      errors: [{ kind: 'signature_invalid' }],
+    });
     expect(run(['receipt', 'verify', 'r.tar', '--public-key', 'k2.pub', '--public-key', 'k.pub']).code).toBe(0);
     const head = run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub', '--expected-head', 'ab'.repeat(32)]);
     expect(head.code).toBe(1);
@@ -100,9 +146,20 @@ describe('stepchain export / receipt verify', () => {
   });
 
   it('verifies the reference receipt', () => {
-    const r = run(['receipt', 'verify', path.join(conformanceDir, 'reference-receipt.tar'), '--public-key', path.join(conformanceDir, 'reference-verify.pem'), '--json']);
+    const r = run([
+      'receipt',
+      'verify',
+      path.join(conformanceDir, 'reference-receipt.tar'),
+      '--public-key',
+      path.join(conformanceDir, 'reference-verify.pem'),
+      '--json',
+    ]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, steps: 5, head_hash: '12577bced7cc3cb97fe35f0d4554b038572c931336f05f4d5c54dc8a0ff90def' });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: true,
+      steps: 5,
+      head_hash: '12577bced7cc3cb97fe35f0d4554b038572c931336f05f4d5c54dc8a0ff90def',
+    });
   });
 
   it('input errors exit 2: missing receipt, bad key files, bad options, unsafe agent id', () => {
@@ -148,7 +205,10 @@ describe('stepchain export / receipt verify', () => {
     mkdirSync(at('empty-cas'), { recursive: true });
     const r = run(['export', AGENT, '-o', 'nocas.tar', '--cas', 'empty-cas', '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).blobs).toMatchObject({ bundled: [], missing: [expect.any(String), expect.any(String)] });
+    expect(JSON.parse(r.stdout).blobs).toMatchObject({
+      bundled: [],
+      missing: [expect.any(String), expect.any(String)],
+    });
     expect(run(['receipt', 'verify', 'nocas.tar']).code).toBe(0);
     const strict = run(['receipt', 'verify', 'nocas.tar', '--require-blobs']);
     expect(strict.code).toBe(1);
@@ -158,22 +218,46 @@ describe('stepchain export / receipt verify', () => {
 
 describe('hostile receipts through the CLI: exit 1, one line per fault, nothing written anywhere', () => {
   const evil = `/tmp/stepchain-evil-${process.pid}`;
-  const base = (): RawMember[] => readTar(readFileSync(at('r.tar'))).map((e) => ({ name: e.name, data: Buffer.from(e.data) }));
-  const swap = (name: string, data: string | Buffer) => (m: RawMember[]): RawMember[] => m.map((x) => (x.name === name ? { ...x, data } : x));
+  const base = (): RawMember[] =>
+    readTar(readFileSync(at('r.tar'))).map((e) => ({ name: e.name, data: Buffer.from(e.data) }));
+  const swap =
+    (name: string, data: string | Buffer) =>
+    (m: RawMember[]): RawMember[] =>
+      m.map((x) => (x.name === name ? { ...x, data } : x));
   const cases: [string, () => Buffer, string][] = [
     ['traversal', () => rawTar([...base(), { name: '../../escaped.txt', data: 'pwned' }]), 'unsafe_member'],
     ['absolute', () => rawTar([...base(), { name: evil, data: 'pwned' }]), 'unsafe_member'],
-    ['symlink', () => rawTar([{ name: 'journal/000000.jsonl', type: '2', linkname: '/etc/passwd' }, ...base()]), 'unsafe_member'],
-    ['hardlink', () => rawTar([...base(), { name: 'blobs/' + '0'.repeat(64), type: '1', linkname: '/etc/passwd' }]), 'unsafe_member'],
+    [
+      'symlink',
+      () => rawTar([{ name: 'journal/000000.jsonl', type: '2', linkname: '/etc/passwd' }, ...base()]),
+      'unsafe_member',
+    ],
+    [
+      'hardlink',
+      () => rawTar([...base(), { name: 'blobs/' + '0'.repeat(64), type: '1', linkname: '/etc/passwd' }]),
+      'unsafe_member',
+    ],
     ['duplicate', () => rawTar([...base(), base()[2]!]), 'duplicate_member'],
-    ['oversized member', () => rawTar(base().map((x) => (x.name === 'journal/000000.jsonl' ? { ...x, size: 1 } : x))), 'corrupt_archive'],
+    [
+      'oversized member',
+      () => rawTar(base().map((x) => (x.name === 'journal/000000.jsonl' ? { ...x, size: 1 } : x))),
+      'corrupt_archive',
+    ],
     ['truncated', () => rawTar(base()).subarray(0, 1700), 'truncated'],
     ['2 GB declared size', () => rawTar([{ name: 'manifest.json', size: 2 * 1024 ** 3, data: '{}' }]), 'truncated'],
     ['not a tar', () => Buffer.from('PK\x03\x04 this is a zip, not a tar'.repeat(40)), 'not_a_receipt'],
     ['non-JSON manifest', () => rawTar(swap('manifest.json', 'not json')(base())), 'manifest_not_json'],
-    ['non-canonical manifest', () => rawTar(swap('manifest.json', ` ${base()[0]!.data!.toString()}`)(base())), 'manifest_not_canonical'],
+    [
+      'non-canonical manifest',
+      () => rawTar(swap('manifest.json', ` ${base()[0]!.data!.toString()}`)(base())),
+      'manifest_not_canonical',
+    ],
     ['signature not base64', () => rawTar(swap('manifest.sig', 'not*base64')(base())), 'signature_not_base64'],
-    ['signature wrong length', () => rawTar(swap('manifest.sig', Buffer.alloc(32).toString('base64'))(base())), 'signature_wrong_length'],
+    [
+      'signature wrong length',
+      () => rawTar(swap('manifest.sig', Buffer.alloc(32).toString('base64'))(base())),
+      'signature_wrong_length',
+    ],
   ];
 
   it.each(cases)('%s', (name, make, kind) => {
@@ -217,16 +301,36 @@ describe('stepchain publish', () => {
     const r = run(['publish', AGENT, '-o', 'pub.tar', '--opt-in', '--sign-key', 'k.pem', '--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toMatchObject({ ok: true, agent_id: AGENT, steps: 2, redacted: ['prompt', 'tool_result'], original_head: original, signed: true });
+    expect(doc).toMatchObject({
+      ok: true,
+      agent_id: AGENT,
+      steps: 2,
+      redacted: ['prompt', 'tool_result'],
+      original_head: original,
+      signed: true,
+    });
     expect(doc.published_head).toMatch(/^[0-9a-f]{64}$/);
     expect(doc.published_head).not.toBe(original);
     expect(sha(readFileSync(jfile))).toBe(before);
-    const v = run(['receipt', 'verify', 'pub.tar', '--public-key', 'k.pub', '--expected-head', doc.published_head, '--require-blobs']);
+    const v = run([
+      'receipt',
+      'verify',
+      'pub.tar',
+      '--public-key',
+      'k.pub',
+      '--expected-head',
+      doc.published_head,
+      '--require-blobs',
+    ]);
     expect(v.code).toBe(0);
     const text = readFileSync(at('pub.tar')).toString('latin1');
     expect(text).not.toContain('secret');
     expect(text).toContain('<<redacted>>');
-    expect(readTar(readFileSync(at('pub.tar'))).map((e) => e.name)).toEqual(['manifest.json', 'manifest.sig', 'journal/000000.jsonl']);
+    expect(readTar(readFileSync(at('pub.tar'))).map((e) => e.name)).toEqual([
+      'manifest.json',
+      'manifest.sig',
+      'journal/000000.jsonl',
+    ]);
     const human = run(['publish', AGENT, '-o', 'pub2.tar', '--opt-in', '--redact', 'tool_call,model']);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(`original head  ${original}`);

@@ -26,10 +26,16 @@ test('the demo forks at step 1: the files of step 1, the parent prefix, a step o
   await demoJournal(ctx);
   await demoFork(ctx);
   const section = out.slice(out.indexOf('== Fork the run at step 1'));
-  expect(section).toContain('src/calc.py in the fork (the files of step 1):\n  def add(a, b):\n      return a - b  # bug: should add\n');
+  expect(section).toContain(
+    'src/calc.py in the fork (the files of step 1):\n  def add(a, b):\n      return a - b  # bug: should add\n',
+  );
   expect(section).toContain('src/calc.py in the main tree (fixed at step 2):\n  def add(a, b):\n      return a + b\n');
-  expect(section).toMatch(/\$ stepchain verify fork-try-another-fix-\S+ --root \S+\n {2}OK \S+: 3 steps, head [0-9a-f]{64}\n {2}\(exit 0\)/);
-  expect(section).toMatch(/\$ stepchain forks\n {2}agent-demo\n {2}└── fork-try-another-fix-\S+ {2}"try another fix" {2}from step 1 {2}\+1 step since {2}files of step 1\n/);
+  expect(section).toMatch(
+    /\$ stepchain verify fork-try-another-fix-\S+ --root \S+\n {2}OK \S+: 3 steps, head [0-9a-f]{64}\n {2}\(exit 0\)/,
+  );
+  expect(section).toMatch(
+    /\$ stepchain forks\n {2}agent-demo\n {2}└── fork-try-another-fix-\S+ {2}"try another fix" {2}from step 1 {2}\+1 step since {2}files of step 1\n/,
+  );
   expect(section).not.toMatch(/warning/);
 
   const id = /fork-try-another-fix-\d{8}-\d{6}-[0-9a-f]{6}/.exec(section)![0];

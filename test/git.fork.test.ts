@@ -2,7 +2,15 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../src/canonical';
-import { createFork, flattenForks, forksMermaid, listForks, removeFork, sessionFile, type ForkResult } from '../src/git';
+import {
+  createFork,
+  flattenForks,
+  forksMermaid,
+  listForks,
+  removeFork,
+  sessionFile,
+  type ForkResult,
+} from '../src/git';
 import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
 import { recordStep } from '../src/record';
 import { cli, expectNoStack } from './helpers/cli';
@@ -15,7 +23,11 @@ const tmp = tempDir('stepchain-fork-');
 const ENV: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off' };
 let n = 0;
 
-const CALC = ['def add(a, b):\n    return a - b\n', 'def add(a, b):\n    return a - b  # looked at\n', 'def add(a, b):\n    return a + b\n'];
+const CALC = [
+  'def add(a, b):\n    return a - b\n',
+  'def add(a, b):\n    return a - b  # looked at\n',
+  'def add(a, b):\n    return a + b\n',
+];
 
 /** A repository with a three-step run of agent `ag`; step i leaves src/calc.py = CALC[i] (and notes-1.txt, untracked, from step 1). */
 function recordedRepo(options: { snapshot?: boolean } = {}): string {
@@ -23,7 +35,11 @@ function recordedRepo(options: { snapshot?: boolean } = {}): string {
   for (let i = 0; i < 3; i++) {
     writeFiles(root, { 'src/calc.py': CALC[i]! });
     if (i === 1) writeFiles(root, { 'notes-1.txt': 'written at step 1\n' });
-    const r = recordStep(journalDir(root, 'ag'), { prompt: `step ${i}`, tool_result: { i } }, { env: ENV, root, snapshot: options.snapshot ?? true });
+    const r = recordStep(
+      journalDir(root, 'ag'),
+      { prompt: `step ${i}`, tool_result: { i } },
+      { env: ENV, root, snapshot: options.snapshot ?? true },
+    );
     expect(r.warnings).toEqual([]);
   }
   return root;
@@ -74,7 +90,9 @@ describe('fork from step', () => {
     const forkJournal = journalFile(r.fork_worktree, r.fork_session_id);
     expect(readFileSync(forkJournal)).toEqual(Buffer.concat(parentRows.slice(0, 2)));
     expect(verifyJournalFile(forkJournal).ok).toBe(true);
-    expect(r.parent_step_hash).toBe(verifyJournalFile(journalFile(root, 'ag')).ok && JSON.parse(parentRows[1]!.toString()).step_hash);
+    expect(r.parent_step_hash).toBe(
+      verifyJournalFile(journalFile(root, 'ag')).ok && JSON.parse(parentRows[1]!.toString()).step_hash,
+    );
 
     // Session file: the parent's cloned (big integer kept exact) plus the fork block.
     expect(r.snapshot_path).toBe(sessionFile(r.fork_worktree, r.fork_session_id));
@@ -94,13 +112,12 @@ describe('fork from step', () => {
       parent_commit: headBefore,
     });
     // The fork inherits the snapshots of its prefix.
-    expect(git(root, ['for-each-ref', '--format=%(refname)', `refs/stepchain/snapshots/${r.fork_session_id}/`]).split('\n')).toEqual([
-      `refs/stepchain/snapshots/${r.fork_session_id}/0`,
-      `refs/stepchain/snapshots/${r.fork_session_id}/1`,
-    ]);
+    expect(
+      git(root, ['for-each-ref', '--format=%(refname)', `refs/stepchain/snapshots/${r.fork_session_id}/`]).split('\n'),
+    ).toEqual([`refs/stepchain/snapshots/${r.fork_session_id}/0`, `refs/stepchain/snapshots/${r.fork_session_id}/1`]);
   });
 
-  test('a fork keeps recording on the prefix; forks of forks restore the fork\'s own steps and form a tree', async () => {
+  test("a fork keeps recording on the prefix; forks of forks restore the fork's own steps and form a tree", async () => {
     const root = recordedRepo();
     const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 });
     expect(readFileSync(path.join(a.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe(CALC[0]);
@@ -108,7 +125,11 @@ describe('fork from step', () => {
 
     // Record in the fork: chains on the parent's step 0, snapshots the fork worktree under the fork id.
     writeFiles(a.fork_worktree, { 'src/calc.py': 'def add(a, b):\n    return sum((a, b))\n' });
-    const step = recordStep(journalDir(a.fork_worktree, a.fork_session_id), { prompt: 'fork step' }, { env: ENV, root: a.fork_worktree });
+    const step = recordStep(
+      journalDir(a.fork_worktree, a.fork_session_id),
+      { prompt: 'fork step' },
+      { env: ENV, root: a.fork_worktree },
+    );
     expect(step.warnings).toEqual([]);
     expect(step.row.seq).toBe(1);
     expect(step.row.prev_hash).toBe(a.parent_step_hash);
@@ -122,7 +143,9 @@ describe('fork from step', () => {
     expect(b.fork_worktree).toBe(path.join(a.fork_worktree, '.sdd', 'worktrees', b.fork_session_id));
     expect(readFileSync(path.join(b.fork_worktree, 'src', 'calc.py'), 'utf8')).toContain('sum((a, b))');
     expect(b.restored_from_snapshot).toBe(step.snapshot!.commit);
-    expect(readFileSync(journalFile(b.fork_worktree, b.fork_session_id))).toEqual(readFileSync(journalFile(a.fork_worktree, a.fork_session_id)));
+    expect(readFileSync(journalFile(b.fork_worktree, b.fork_session_id))).toEqual(
+      readFileSync(journalFile(a.fork_worktree, a.fork_session_id)),
+    );
     // ...and at step 0, which the fork inherited from its parent: the inherited snapshot restores it.
     const c = await createFork({ env: ENV, root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0 });
     expect(c.restored_from_snapshot).toBe(git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/0']));
@@ -131,21 +154,43 @@ describe('fork from step', () => {
     const forest = await listForks(root);
     expect(forest.map((f) => f.fork_session_id).sort()).toEqual([a.fork_session_id, d.fork_session_id].sort());
     const na = forest.find((f) => f.fork_session_id === a.fork_session_id)!;
-    expect(na).toMatchObject({ parent_session_id: 'ag', from_step: 0, steps: 2, steps_since: 1, journal_ok: true, missing: false, branch: a.fork_branch });
+    expect(na).toMatchObject({
+      parent_session_id: 'ag',
+      from_step: 0,
+      steps: 2,
+      steps_since: 1,
+      journal_ok: true,
+      missing: false,
+      branch: a.fork_branch,
+    });
     expect(na.children.map((x) => x.fork_session_id).sort()).toEqual([b.fork_session_id, c.fork_session_id].sort());
-    expect(na.children.find((x) => x.fork_session_id === b.fork_session_id)).toMatchObject({ parent_session_id: a.fork_session_id, from_step: 1, steps_since: 0 });
-    expect(forest.find((f) => f.fork_session_id === d.fork_session_id)).toMatchObject({ label: 'late', from_step: 2, children: [] });
+    expect(na.children.find((x) => x.fork_session_id === b.fork_session_id)).toMatchObject({
+      parent_session_id: a.fork_session_id,
+      from_step: 1,
+      steps_since: 0,
+    });
+    expect(forest.find((f) => f.fork_session_id === d.fork_session_id)).toMatchObject({
+      label: 'late',
+      from_step: 2,
+      children: [],
+    });
     expect(flattenForks(forest)).toHaveLength(4);
     // The same tree from inside a fork's worktree.
-    expect(flattenForks(await listForks(b.fork_worktree)).map((f) => f.fork_session_id).sort()).toEqual(
-      flattenForks(forest).map((f) => f.fork_session_id).sort(),
+    expect(
+      flattenForks(await listForks(b.fork_worktree))
+        .map((f) => f.fork_session_id)
+        .sort(),
+    ).toEqual(
+      flattenForks(forest)
+        .map((f) => f.fork_session_id)
+        .sort(),
     );
     const mermaid = forksMermaid(forest);
     expect(mermaid).toMatch(/^flowchart TD\n/);
     expect(mermaid).toContain('-->|step 1|');
   });
 
-  test('without a snapshot of step N the fork starts at the parent\'s current commit, and says so', async () => {
+  test("without a snapshot of step N the fork starts at the parent's current commit, and says so", async () => {
     const root = recordedRepo({ snapshot: false });
     const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
     expect(r.restored_from_snapshot).toBeNull();
@@ -155,7 +200,7 @@ describe('fork from step', () => {
     expect(readFileSync(path.join(r.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe(CALC[0]); // HEAD's file
   });
 
-  test('a snapshot whose step_hash is not the step\'s is not restored', async () => {
+  test("a snapshot whose step_hash is not the step's is not restored", async () => {
     const root = recordedRepo();
     // A step-1 snapshot that names another step_hash (e.g. left over from an earlier chain).
     const tree = git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/2^{tree}']);
@@ -178,7 +223,12 @@ describe('fork from step', () => {
     expect(r.journal_path).toBeNull();
     expect(existsSync(path.join(r.fork_worktree, '.sdd', 'runtime', 'journal'))).toBe(false);
     const fork = sessionOf(r).fork as Record<string, unknown>;
-    expect(fork).toMatchObject({ parent_session_id: 'ag', label: null, branch: r.fork_branch, branched_from_commit: git(root, ['rev-parse', 'HEAD']) });
+    expect(fork).toMatchObject({
+      parent_session_id: 'ag',
+      label: null,
+      branch: r.fork_branch,
+      branched_from_commit: git(root, ['rev-parse', 'HEAD']),
+    });
     expect('from_step' in fork || 'parent_step_hash' in fork).toBe(false);
     expect(readFileSync(path.join(r.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe(CALC[0]);
   });
@@ -201,7 +251,12 @@ describe('fork from step', () => {
 });
 
 describe('fork failures leave nothing behind', () => {
-  async function expectNothingCreated(root: string, run: () => Promise<unknown>, error: RegExp, exitCode: 1 | 2): Promise<void> {
+  async function expectNothingCreated(
+    root: string,
+    run: () => Promise<unknown>,
+    error: RegExp,
+    exitCode: 1 | 2,
+  ): Promise<void> {
     const before = repoState(root);
     const err = await run().then(
       () => undefined,
@@ -214,18 +269,48 @@ describe('fork failures leave nothing behind', () => {
 
   test('out-of-range step, unsafe ids, unknown session', async () => {
     const root = recordedRepo();
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 3 }), /step 3 is out of range \(the journal has 3 steps, 0\.\.2\)/, 2);
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: '../ag', fromStep: 0 }), /unsafe session id/, 2);
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0, forkId: '..' }), /unsafe fork id/, 2);
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'nobody', fromStep: 0 }), /no session "nobody"/, 2);
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: -1 }), /non-negative integer/, 2);
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 3 }),
+      /step 3 is out of range \(the journal has 3 steps, 0\.\.2\)/,
+      2,
+    );
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: '../ag', fromStep: 0 }),
+      /unsafe session id/,
+      2,
+    );
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0, forkId: '..' }),
+      /unsafe fork id/,
+      2,
+    );
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'nobody', fromStep: 0 }),
+      /no session "nobody"/,
+      2,
+    );
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: -1 }),
+      /non-negative integer/,
+      2,
+    );
   });
 
   test('a parent journal that does not verify: refused before anything is created', async () => {
     const root = recordedRepo();
     const f = journalFile(root, 'ag');
     writeFileSync(f, readFileSync(f, 'utf8').replace('"i":1', '"i":7'));
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 }), /000000\.jsonl:2: step_hash_mismatch/, 1);
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 }),
+      /000000\.jsonl:2: step_hash_mismatch/,
+      1,
+    );
     await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag' }), /step_hash_mismatch/, 1);
   });
 
@@ -236,7 +321,10 @@ describe('fork failures leave nothing behind', () => {
   });
   async function expectNothingCreatedPlain(root: string): Promise<void> {
     const before = readFileSync(journalFile(root, 'ag'));
-    await expect(createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/not inside a git work tree/) });
+    await expect(createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/not inside a git work tree/),
+    });
     expect(existsSync(path.join(root, '.sdd', 'worktrees'))).toBe(false);
     expect(readFileSync(journalFile(root, 'ag'))).toEqual(before);
   }
@@ -246,7 +334,12 @@ describe('fork failures leave nothing behind', () => {
     const id = 'fork-20260101-000000-abcdef';
     mkdirSync(path.join(root, '.sdd', 'worktrees', id), { recursive: true });
     writeFileSync(path.join(root, '.sdd', 'worktrees', id, 'mine.txt'), 'keep');
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0, forkId: id }), /already exists/, 1);
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0, forkId: id }),
+      /already exists/,
+      1,
+    );
     expect(readFileSync(path.join(root, '.sdd', 'worktrees', id, 'mine.txt'), 'utf8')).toBe('keep');
   });
 
@@ -255,7 +348,12 @@ describe('fork failures leave nothing behind', () => {
     const id = 'fork-20260101-000000-000001';
     git(root, ['branch', `fork/main/${id}`, 'HEAD']);
     const tip = git(root, ['rev-parse', `fork/main/${id}`]);
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1, forkId: id }), /git worktree add.*already exists.*nothing was left behind/, 1);
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1, forkId: id }),
+      /git worktree add.*already exists.*nothing was left behind/,
+      1,
+    );
     expect(git(root, ['rev-parse', `fork/main/${id}`])).toBe(tip);
   });
 
@@ -265,15 +363,27 @@ describe('fork failures leave nothing behind', () => {
     const lockDir = path.join(root, '.git', 'refs', 'stepchain', 'snapshots', id);
     mkdirSync(lockDir, { recursive: true });
     writeFileSync(path.join(lockDir, '1.lock'), '');
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1, forkId: id }), /update-ref.*nothing was left behind/, 1);
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1, forkId: id }),
+      /update-ref.*nothing was left behind/,
+      1,
+    );
     expect(existsSync(path.join(root, '.sdd', 'worktrees'))).toBe(false);
     expect(git(root, ['branch', '--list', `fork/*`])).toBe('');
     expect(git(root, ['worktree', 'list', '--porcelain'])).not.toContain(id);
   });
   test('git failure: a post-checkout hook that fails (git leaves worktree and branch behind; the fork undoes them)', async () => {
     const root = recordedRepo();
-    writeFileSync(path.join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\necho hook says no >&2\nexit 3\n', { mode: 0o755 });
-    await expectNothingCreated(root, () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 }), /hook says no.*nothing was left behind/, 1);
+    writeFileSync(path.join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\necho hook says no >&2\nexit 3\n', {
+      mode: 0o755,
+    });
+    await expectNothingCreated(
+      root,
+      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 }),
+      /hook says no.*nothing was left behind/,
+      1,
+    );
     expect(git(root, ['branch', '--list', 'fork/*'])).toBe('');
   });
 });
@@ -284,7 +394,10 @@ describe('fork rm', () => {
     const keep = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 2 });
     const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
     writeFiles(r.fork_worktree, { 'src/calc.py': 'changed\n' });
-    await expect(removeFork(root, r.fork_session_id)).rejects.toMatchObject({ exitCode: 1, message: expect.stringMatching(/uncommitted changes.*src\/calc\.py.*--force/) });
+    await expect(removeFork(root, r.fork_session_id)).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringMatching(/uncommitted changes.*src\/calc\.py.*--force/),
+    });
     expect(existsSync(r.fork_worktree)).toBe(true);
 
     // Committed work is not "uncommitted"; .sdd/ (the fork's journal) never counts.
@@ -292,33 +405,53 @@ describe('fork rm', () => {
     recordStep(journalDir(r.fork_worktree, r.fork_session_id), { prompt: 'more' }, { env: ENV, root: r.fork_worktree });
     const branchTip = git(root, ['rev-parse', `refs/heads/${r.fork_branch}`]);
     const out = await removeFork(root, r.fork_session_id);
-    expect(out).toEqual({ fork_session_id: r.fork_session_id, worktree: r.fork_worktree, branch: r.fork_branch, branch_commit: branchTip, removed_snapshot_refs: 3 });
+    expect(out).toEqual({
+      fork_session_id: r.fork_session_id,
+      worktree: r.fork_worktree,
+      branch: r.fork_branch,
+      branch_commit: branchTip,
+      removed_snapshot_refs: 3,
+    });
     expect(existsSync(r.fork_worktree)).toBe(false);
     expect(git(root, ['branch', '--list', r.fork_branch])).toBe('');
     expect(git(root, ['for-each-ref', `refs/stepchain/snapshots/${r.fork_session_id}/`])).toBe('');
     // The other fork and the parent's snapshots are untouched.
     expect(existsSync(keep.fork_worktree)).toBe(true);
-    expect(git(root, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/snapshots/ag/']).split('\n')).toHaveLength(3);
+    expect(git(root, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/snapshots/ag/']).split('\n')).toHaveLength(
+      3,
+    );
 
     writeFiles(keep.fork_worktree, { 'untracked.txt': 'x' });
     await expect(removeFork(root, keep.fork_session_id)).rejects.toMatchObject({ exitCode: 1 });
     await removeFork(root, keep.fork_session_id, { force: true });
     expect(await listForks(root)).toEqual([]);
-    await expect(removeFork(root, keep.fork_session_id)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/no fork/) });
+    await expect(removeFork(root, keep.fork_session_id)).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/no fork/),
+    });
   });
 
   test('refuses a fork that has forks of its own; a missing worktree directory is still cleaned up', async () => {
     const root = recordedRepo();
     const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
     const b = await createFork({ env: ENV, root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0 });
-    await expect(removeFork(root, a.fork_session_id, { force: true })).rejects.toMatchObject({ exitCode: 1, message: expect.stringMatching(/forks of its own/) });
+    await expect(removeFork(root, a.fork_session_id, { force: true })).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringMatching(/forks of its own/),
+    });
     // Someone deleted b's directory by hand: rm prunes it and deletes branch and refs.
     rmSync(b.fork_worktree, { recursive: true, force: true });
-    expect(flattenForks(await listForks(root)).find((x) => x.fork_session_id === b.fork_session_id)?.missing).toBe(true);
+    expect(flattenForks(await listForks(root)).find((x) => x.fork_session_id === b.fork_session_id)?.missing).toBe(
+      true,
+    );
     await removeFork(root, b.fork_session_id);
     expect(git(root, ['branch', '--list', b.fork_branch])).toBe('');
     await removeFork(root, a.fork_session_id);
-    expect(git(root, ['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree '))).toHaveLength(1);
+    expect(
+      git(root, ['worktree', 'list', '--porcelain'])
+        .split('\n')
+        .filter((l) => l.startsWith('worktree ')),
+    ).toHaveLength(1);
   });
 });
 
@@ -329,7 +462,14 @@ describe('CLI (dist/cli.js)', () => {
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(Object.keys(doc)).toEqual([
-      'fork_session_id', 'fork_branch', 'fork_worktree', 'fork_commit', 'from_step', 'parent_step_hash', 'snapshot_path', 'parent_session_id',
+      'fork_session_id',
+      'fork_branch',
+      'fork_worktree',
+      'fork_commit',
+      'from_step',
+      'parent_step_hash',
+      'snapshot_path',
+      'parent_session_id',
     ]);
     expect(doc).toMatchObject({ from_step: 1, parent_session_id: 'ag' });
     const id = doc.fork_session_id as string;
@@ -348,7 +488,9 @@ describe('CLI (dist/cli.js)', () => {
     expect(t.code).toBe(0);
     expect(t.stdout).toContain(`ag\n└── ${id}  "cli"  from step 1  +2 steps since  files of step 1\n`);
     expect(t.stdout).toContain(`branch   fork/main/${id}`);
-    const tj = JSON.parse(cli(['forks', '--json'], { cwd: root }).stdout) as { forks: { fork_session_id: string; steps_since: number; children: unknown[] }[] };
+    const tj = JSON.parse(cli(['forks', '--json'], { cwd: root }).stdout) as {
+      forks: { fork_session_id: string; steps_since: number; children: unknown[] }[];
+    };
     expect(tj.forks).toHaveLength(1);
     expect(tj.forks[0]).toMatchObject({ fork_session_id: id, steps_since: 2, children: [] });
 
@@ -374,7 +516,10 @@ describe('CLI (dist/cli.js)', () => {
     const root = recordedRepo();
     const run = (): Promise<{ code: number | null; stdout: string; stderr: string }> =>
       new Promise((resolve) => {
-        const p = spawn(process.execPath, [cliPath, 'fork', 'ag', '--from-step', '1', '--json'], { cwd: root, env: ENV });
+        const p = spawn(process.execPath, [cliPath, 'fork', 'ag', '--from-step', '1', '--json'], {
+          cwd: root,
+          env: ENV,
+        });
         let stdout = '';
         let stderr = '';
         p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -383,7 +528,9 @@ describe('CLI (dist/cli.js)', () => {
       });
     const results = await Promise.all([run(), run(), run()]);
     for (const r of results) expect(r).toMatchObject({ code: 0, stderr: '' });
-    const docs = results.map((r) => JSON.parse(r.stdout) as { fork_session_id: string; fork_branch: string; fork_worktree: string });
+    const docs = results.map(
+      (r) => JSON.parse(r.stdout) as { fork_session_id: string; fork_branch: string; fork_worktree: string },
+    );
     expect(new Set(docs.map((d) => d.fork_session_id)).size).toBe(3);
     expect(new Set(docs.map((d) => d.fork_branch)).size).toBe(3);
     for (const d of docs) {
@@ -403,13 +550,24 @@ describe('audit', () => {
     expect(r.warnings).toEqual([]);
     const { readdirSync } = await import('node:fs');
     const dir = path.join(root, '.sdd', 'audit');
-    const entries = readdirSync(dir).flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
+    const entries = readdirSync(dir).flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
     const fork = entries.filter((e) => e.event_type === 'replay.fork');
     expect(fork).toHaveLength(1);
     expect(fork[0]).toMatchObject({
       resource_type: 'session',
       resource_id: r.fork_session_id,
-      details: { parent: 'ag', child: r.fork_session_id, from_step: 1, parent_step_hash: r.parent_step_hash, branch: r.fork_branch },
+      details: {
+        parent: 'ag',
+        child: r.fork_session_id,
+        from_step: 1,
+        parent_step_hash: r.parent_step_hash,
+        branch: r.fork_branch,
+      },
     });
   });
 });

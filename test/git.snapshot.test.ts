@@ -28,7 +28,11 @@ function files(root: string, commit: string): string[] {
 }
 
 function record(root: string, agent: string, options: { snapshot?: boolean; env?: NodeJS.ProcessEnv } = {}) {
-  return recordStep(journalDir(root, agent), { prompt: `step by ${agent}` }, { root, env: { ...process.env, STEPCHAIN_AUDIT: 'off' }, ...options });
+  return recordStep(
+    journalDir(root, agent),
+    { prompt: `step by ${agent}` },
+    { root, env: { ...process.env, STEPCHAIN_AUDIT: 'off' }, ...options },
+  );
 }
 
 describe('per-step worktree snapshots', () => {
@@ -36,7 +40,12 @@ describe('per-step worktree snapshots', () => {
     const root = newRepo();
     const head = git(root, ['rev-parse', 'HEAD']);
     // A modified tracked file, a staged change, an untracked file, an ignored file.
-    writeFiles(root, { 'src/calc.py': 'v1\n', 'new.txt': 'untracked\n', 'build.log': 'ignored\n', '.gitignore': '.sdd/\n*.log\n' });
+    writeFiles(root, {
+      'src/calc.py': 'v1\n',
+      'new.txt': 'untracked\n',
+      'build.log': 'ignored\n',
+      '.gitignore': '.sdd/\n*.log\n',
+    });
     writeFiles(root, { 'staged.txt': 'staged\n' });
     git(root, ['add', 'staged.txt']);
     const before = userState(root);
@@ -45,7 +54,13 @@ describe('per-step worktree snapshots', () => {
     expect(r0.warnings).toEqual([]);
     expect(r0.snapshot?.ref).toBe(snapshotRef('ag', 0));
     expect(git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/0'])).toBe(r0.snapshot!.commit);
-    expect(files(root, r0.snapshot!.commit)).toEqual(['.gitignore', 'README.md', 'new.txt', 'src/calc.py', 'staged.txt']);
+    expect(files(root, r0.snapshot!.commit)).toEqual([
+      '.gitignore',
+      'README.md',
+      'new.txt',
+      'src/calc.py',
+      'staged.txt',
+    ]);
     expect(git(root, ['show', `${r0.snapshot!.commit}:src/calc.py`])).toBe('v1');
     expect(git(root, ['rev-parse', `${r0.snapshot!.commit}^`])).toBe(head);
     const msg = git(root, ['log', '-1', '--format=%B', r0.snapshot!.commit]);

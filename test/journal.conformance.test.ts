@@ -30,6 +30,8 @@ describe('the reference journal', () => {
   it('reports a head mismatch against another expectation', () => {
     const r = verifyJournalFile(file, { expectedHead: '1'.repeat(64) });
     expect(r.ok).toBe(false);
-    expect(r.errors).toEqual([{ line: null, kind: 'head_mismatch', message: expect.stringContaining(expected.journal_head) }]);
+    expect(r.errors).toEqual([
+      { line: null, kind: 'head_mismatch', message: expect.stringContaining(expected.journal_head) },
+    ]);
   });
 });

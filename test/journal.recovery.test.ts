@@ -60,7 +60,12 @@ describe('recovery on open', () => {
   it.each([
     ['a tampered field', (l: string[]) => void (l[1] = l[1]!.replace('step 1', 'step one')), 2, 'step_hash_mismatch'],
     ['a deleted row', (l: string[]) => void l.splice(1, 1), 2, 'seq_mismatch'],
-    ['a tampered last row', (l: string[]) => void (l[3] = l[3]!.replace('step 3', 'step III')), 4, 'step_hash_mismatch'],
+    [
+      'a tampered last row',
+      (l: string[]) => void (l[3] = l[3]!.replace('step 3', 'step III')),
+      4,
+      'step_hash_mismatch',
+    ],
     ['interior garbage', (l: string[]) => void (l[1] = 'not json'), 2, 'malformed_json'],
   ])('refuses %s, naming file, line and remedy, leaving the file untouched', (_name, edit, line, kind) => {
     const j = fresh(4);
@@ -119,15 +124,21 @@ describe('processes', () => {
   it('several processes appending at once never interleave bytes or fork the chain', async () => {
     const dir = path.join(root, '.sdd', 'runtime', 'journal', 'concurrent');
     const src = path.resolve(__dirname, '..', 'src', 'journal');
-    const procs = Array.from({ length: 4 }, (_, p) =>
-      new Promise<number>((resolve) => {
-        const child = spawn(process.execPath, nodeWithSources(`
+    const procs = Array.from(
+      { length: 4 },
+      (_, p) =>
+        new Promise<number>((resolve) => {
+          const child = spawn(
+            process.execPath,
+            nodeWithSources(`
           const { Journal } = require(${JSON.stringify(src)});
           const j = Journal.open(${JSON.stringify(dir)});
           for (let i = 0; i < 25; i++) j.append({ prompt: 'p${p} ' + i + ' ' + 'x'.repeat(5000 * (i % 3)), tool_result: { p: ${p}, i } });
-        `), { stdio: ['ignore', 'inherit', 'inherit'] });
-        child.on('exit', (code) => resolve(code ?? -1));
-      }),
+        `),
+            { stdio: ['ignore', 'inherit', 'inherit'] },
+          );
+          child.on('exit', (code) => resolve(code ?? -1));
+        }),
     );
     expect(await Promise.all(procs)).toEqual([0, 0, 0, 0]);
     const r = verifyJournalFile(path.join(dir, '000000.jsonl'), { strict: true });
@@ -142,13 +153,17 @@ describe('processes', () => {
     const before = readFileSync(j.file);
     const src = path.resolve(__dirname, '..', 'src', 'journal');
     // A child appends one huge row; it is killed with SIGKILL while the file grows.
-    const child = spawn(process.execPath, nodeWithSources(`
+    const child = spawn(
+      process.execPath,
+      nodeWithSources(`
       const { Journal } = require(${JSON.stringify(src)});
       const j = Journal.open(${JSON.stringify(dir)}, { durability: 'none' });
       process.stdout.write('ready\\n');
       j.append({ prompt: 'y'.repeat(400 * 1024 * 1024) });
       process.stdout.write('done\\n');
-    `), { stdio: ['ignore', 'pipe', 'inherit'] });
+    `),
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
     await new Promise<void>((resolve) => {
       const poll = setInterval(() => {

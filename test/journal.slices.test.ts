@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { Journal, readJournalBytes, verifyJournalBytes, verifyJournalBytesWithRefs, type VerifyResult } from '../src/journal';
+import {
+  Journal,
+  readJournalBytes,
+  verifyJournalBytes,
+  verifyJournalBytesWithRefs,
+  type VerifyResult,
+} from '../src/journal';
 import { cli } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
 import { writeFileSync } from 'node:fs';
@@ -22,7 +28,10 @@ j.appendMany(
     blobs: i % 4 ? [Buffer.from(`blob ${i % 9}`), Buffer.from(`blob ${i % 5}`)] : [],
     model: i % 3 ? 'm' : null,
     prompt: i % 5 ? `étape ${i} "quoted" \\ / 😀` : null,
-    tool_call: { name: 'edit', args: { n: 10n ** 20n + BigInt(i), ratio: i / 4, list: [1, 2.5, null, true], '\uffff': 1, '😀': 2 } },
+    tool_call: {
+      name: 'edit',
+      args: { n: 10n ** 20n + BigInt(i), ratio: i / 4, list: [1, 2.5, null, true], '\uffff': 1, '😀': 2 },
+    },
     tool_result: i % 7 ? { ok: true, out: 'a\nb\tc\u0001' } : null,
     ts: 1796199133 + i / 3,
   })),
@@ -53,7 +62,11 @@ const mutations: ((l: string, r: () => number) => string)[] = [
   (l) => l.replace('"prompt":', '"prompt": '),
 ];
 
-type Edit = { kind: 'mutate'; at: number; m: number } | { kind: 'delete'; at: number } | { kind: 'dup'; at: number } | { kind: 'swap'; at: number };
+type Edit =
+  | { kind: 'mutate'; at: number; m: number }
+  | { kind: 'delete'; at: number }
+  | { kind: 'dup'; at: number }
+  | { kind: 'swap'; at: number };
 const edit: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ kind: fc.constant('mutate' as const), at: fc.nat(39), m: fc.nat(mutations.length - 1) }),
   fc.record({ kind: fc.constant('delete' as const), at: fc.nat(39) }),
@@ -83,18 +96,24 @@ function plain(buf: Buffer, strict: boolean): VerifyResult {
 describe(`fast path and slices agree with the plain walk (seed ${seed})`, () => {
   it('on random corruptions, strict and not, 1 to 5 slices', () => {
     fc.assert(
-      fc.property(fc.array(edit, { maxLength: 4 }), fc.boolean(), fc.boolean(), fc.integer({ min: 1, max: 5 }), (edits, strict, noNl, threads) => {
-        const buf = apply(edits, noNl);
-        const expected = plain(buf, strict);
-        const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
-        const got = verifyJournalBytes(buf, { strict }, env);
-        expect(got).toEqual(expected);
-        // The JS fast path alone (no WebAssembly line scanner) too.
-        expect(verifyJournalBytes(buf, { strict }, { ...env, STEPCHAIN_WASM: '0' })).toEqual(expected);
-        // Blob refs collected on the fast path equal the plain walk's, first occurrence, unique.
-        const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
-        expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);
-      }),
+      fc.property(
+        fc.array(edit, { maxLength: 4 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 5 }),
+        (edits, strict, noNl, threads) => {
+          const buf = apply(edits, noNl);
+          const expected = plain(buf, strict);
+          const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
+          const got = verifyJournalBytes(buf, { strict }, env);
+          expect(got).toEqual(expected);
+          // The JS fast path alone (no WebAssembly line scanner) too.
+          expect(verifyJournalBytes(buf, { strict }, { ...env, STEPCHAIN_WASM: '0' })).toEqual(expected);
+          // Blob refs collected on the fast path equal the plain walk's, first occurrence, unique.
+          const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
+          expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);
+        },
+      ),
       { seed, numRuns: 400 },
     );
   });
@@ -107,11 +126,20 @@ describe(`fast path and slices agree with the plain walk (seed ${seed})`, () => 
   });
 
   it('the built CLI, with real worker threads, reports the same as the library', () => {
-    const buf = apply([{ kind: 'mutate', at: 3, m: 4 }, { kind: 'delete', at: 20 }, { kind: 'mutate', at: 30, m: 18 }], false);
+    const buf = apply(
+      [
+        { kind: 'mutate', at: 3, m: 4 },
+        { kind: 'delete', at: 20 },
+        { kind: 'mutate', at: 30, m: 18 },
+      ],
+      false,
+    );
     const file = path.join(root, 'corrupt.jsonl');
     writeFileSync(file, buf);
     for (const threads of ['1', '2', '3']) {
-      const r = cli(['verify', file, '--json'], { env: { STEPCHAIN_THREADS: threads, STEPCHAIN_PARALLEL_MIN_BYTES: '0' } });
+      const r = cli(['verify', file, '--json'], {
+        env: { STEPCHAIN_THREADS: threads, STEPCHAIN_PARALLEL_MIN_BYTES: '0' },
+      });
       expect(r.code).toBe(1);
       expect(JSON.parse(r.stdout)).toEqual(plain(buf, false));
     }

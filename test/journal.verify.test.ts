@@ -9,7 +9,14 @@ function journalWith(steps: number): { file: string; lines: string[] } {
   const dir = path.join(root, '.sdd', 'runtime', 'journal', `agent-${n++}`);
   const j = Journal.open(dir, { durability: 'none' });
   for (let i = 0; i < steps; i++) {
-    j.append({ input: Buffer.from(`in ${i}`), model: 'm', prompt: `p${i}`, tool_call: { name: 't', args: { i } }, tool_result: { ok: true }, ts: 1700000000 + i });
+    j.append({
+      input: Buffer.from(`in ${i}`),
+      model: 'm',
+      prompt: `p${i}`,
+      tool_call: { name: 't', args: { i } },
+      tool_result: { ok: true },
+      ts: 1700000000 + i,
+    });
   }
   const lines = j.read().entries.map((e) => e.bytes.toString('utf8'));
   return { file: j.file, lines };
@@ -103,7 +110,14 @@ describe('verify reports every fault with its line and kind', () => {
     const dir = path.join(root, 'big');
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, '000000.jsonl');
-    writeFileSync(file, Buffer.concat([Buffer.from(`${lines[0]}\n{"prompt":"`), Buffer.alloc(100 * 1024 * 1024, 0x61), Buffer.from('\n')]));
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from(`${lines[0]}\n{"prompt":"`),
+        Buffer.alloc(100 * 1024 * 1024, 0x61),
+        Buffer.from('\n'),
+      ]),
+    );
     const r = verifyJournalFile(file);
     expect(r.errors.map((e) => [e.line, e.kind])).toEqual([[2, 'malformed_json']]);
     expect(r.steps).toBe(1);

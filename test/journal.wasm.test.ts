@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import path from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { canonical, pythonFloatRepr, type JsonValue } from '../src/canonical';
-import { Journal, readJournalBytes, verifyJournalBytes, verifyJournalBytesWithRefs, verifyJournalFile, type VerifyResult } from '../src/journal';
+import {
+  Journal,
+  readJournalBytes,
+  verifyJournalBytes,
+  verifyJournalBytesWithRefs,
+  verifyJournalFile,
+  type VerifyResult,
+} from '../src/journal';
 import { fastRow, type FastRow } from '../src/journal/fast-line';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord } from '../src/journal/wasm/scanner';
 import { cli } from './helpers/cli';
@@ -92,8 +99,21 @@ j.appendMany(
     input: Buffer.from(`input ${i % 6}`),
     blobs: i % 4 ? [Buffer.from(`blob ${i % 9}`), Buffer.from(`blob ${i % 5}`)] : [],
     model: i % 3 ? 'm' : null,
-    prompt: i % 5 ? `étape ${i} "quoted" \\ / 😀 \u0001\u007f\uffff` : [i, -i, 1e300, 1.5e-7, 0.1, -0.0001, null, true, false, {}, []],
-    tool_call: { name: 'edit', args: { n: 10n ** 20n + BigInt(i), ratio: i / 4, list: [1, 2.5, null, true], big: 12345678.901234, tiny: 1e-5, Z: [[[{}]]] } },
+    prompt:
+      i % 5
+        ? `étape ${i} "quoted" \\ / 😀 \u0001\u007f\uffff`
+        : [i, -i, 1e300, 1.5e-7, 0.1, -0.0001, null, true, false, {}, []],
+    tool_call: {
+      name: 'edit',
+      args: {
+        n: 10n ** 20n + BigInt(i),
+        ratio: i / 4,
+        list: [1, 2.5, null, true],
+        big: 12345678.901234,
+        tiny: 1e-5,
+        Z: [[[{}]]],
+      },
+    },
     tool_result: i % 7 ? { ok: true, out: 'a\nb\tc\u0001\b\f\r' } : null,
     ts: 1796199133 + i / 3,
   })),
@@ -102,7 +122,8 @@ const baseText = readFileSync(j.file, 'utf8');
 const baseLines = baseText.split('\n').slice(0, -1);
 
 /** A row line with `value` as its tool_call (the hash then mismatches, the same on both paths). */
-const withToolCall = (value: string): string => baseLines[1]!.replace(/"tool_call":.*,"tool_result":/, () => `"tool_call":${value},"tool_result":`);
+const withToolCall = (value: string): string =>
+  baseLines[1]!.replace(/"tool_call":.*,"tool_result":/, () => `"tool_call":${value},"tool_result":`);
 const withTs = (token: string): string => baseLines[1]!.replace(/"ts":[^}]*\}$/, () => `"ts":${token}}`);
 
 describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
@@ -110,7 +131,7 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     expect(scanner).toBeDefined();
   });
 
-  it('accepts every canonical row of a journal, with fastRow\'s results', () => {
+  it("accepts every canonical row of a journal, with fastRow's results", () => {
     const { accepted, jsAccepted } = agreeLineByLine(Buffer.from(baseText));
     expect(accepted).toBe(baseLines.length);
     expect(jsAccepted).toBe(baseLines.length);
@@ -148,12 +169,75 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
       withToolCall('{"a" :1}'),
       withToolCall('[1,]'),
       withToolCall('[1 ,2]'),
-      ...['-0', '0', '-1', '01', '1.0', '1', '1e+16', '1e16', '1E+16', '1.5e-07', '1e-05', '0.0001', '0.00001', '-0.0', '0.0', '0.00', '1.50', '123.0', '120.0',
-        '1.', '.5', '-', '--1', '+1', '1e', '1e+', 'NaN', 'Infinity', '-Infinity', 'nan', '-NaN', 'Infinityx', 'nul', 'nulll', 'tru', 'fals',
-        `1${'0'.repeat(4299)}`, `1${'0'.repeat(4300)}`, `-1${'0'.repeat(4298)}`, `-1${'0'.repeat(4299)}`, '123456789012345.0', '1234567890123456.0',
-        '12345678901234567.0', '0.1234567890123456', '0.123456789012345', '9007199254740993.0', '1e+300', '1e300', '5e-324', '2.2250738585072014e-308',
-        '0.30000000000000004', '0.3', '100.5', '1796199133.3333333', '1796199133.333333', '1796199133.33333'].map((t) => withToolCall(t)),
-      ...['1796199133.0', '1796199133', '1.0e9', '1e+16', '-0.0', '1796199133.50', 'NaN', '"x"', '1796199133.1234567'].map((t) => withTs(t)),
+      ...[
+        '-0',
+        '0',
+        '-1',
+        '01',
+        '1.0',
+        '1',
+        '1e+16',
+        '1e16',
+        '1E+16',
+        '1.5e-07',
+        '1e-05',
+        '0.0001',
+        '0.00001',
+        '-0.0',
+        '0.0',
+        '0.00',
+        '1.50',
+        '123.0',
+        '120.0',
+        '1.',
+        '.5',
+        '-',
+        '--1',
+        '+1',
+        '1e',
+        '1e+',
+        'NaN',
+        'Infinity',
+        '-Infinity',
+        'nan',
+        '-NaN',
+        'Infinityx',
+        'nul',
+        'nulll',
+        'tru',
+        'fals',
+        `1${'0'.repeat(4299)}`,
+        `1${'0'.repeat(4300)}`,
+        `-1${'0'.repeat(4298)}`,
+        `-1${'0'.repeat(4299)}`,
+        '123456789012345.0',
+        '1234567890123456.0',
+        '12345678901234567.0',
+        '0.1234567890123456',
+        '0.123456789012345',
+        '9007199254740993.0',
+        '1e+300',
+        '1e300',
+        '5e-324',
+        '2.2250738585072014e-308',
+        '0.30000000000000004',
+        '0.3',
+        '100.5',
+        '1796199133.3333333',
+        '1796199133.333333',
+        '1796199133.33333',
+      ].map((t) => withToolCall(t)),
+      ...[
+        '1796199133.0',
+        '1796199133',
+        '1.0e9',
+        '1e+16',
+        '-0.0',
+        '1796199133.50',
+        'NaN',
+        '"x"',
+        '1796199133.1234567',
+      ].map((t) => withTs(t)),
       withToolCall(`${'['.repeat(511)}${']'.repeat(511)}`),
       withToolCall(`${'['.repeat(513)}${']'.repeat(513)}`),
       withToolCall(`${'['.repeat(514)}${']'.repeat(514)}`),
@@ -218,13 +302,16 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
   });
 
   it('float tokens: accepted exactly when they are repr of their value', () => {
-    const digits = (n: number): fc.Arbitrary<string> => fc.array(fc.constantFrom(...'0123456789'), { minLength: 1, maxLength: n }).map((a) => a.join(''));
+    const digits = (n: number): fc.Arbitrary<string> =>
+      fc.array(fc.constantFrom(...'0123456789'), { minLength: 1, maxLength: n }).map((a) => a.join(''));
     const token = fc.oneof(
       fc.double({ noNaN: true }).map((x) => pythonFloatRepr(x)),
       fc.double({ noNaN: true, min: -1e6, max: 1e6 }).map((x) => pythonFloatRepr(x)),
       fc.tuple(fc.boolean(), digits(18), digits(18)).map(([neg, a, b]) => `${neg ? '-' : ''}${a}.${b}`),
       fc.tuple(digits(3), digits(17)).map(([z, b]) => `0.${'0'.repeat(z.length)}${b}`),
-      fc.tuple(digits(17), fc.integer({ min: -330, max: 330 })).map(([m, e]) => `${m[0]}.${m.slice(1) || '0'}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`),
+      fc
+        .tuple(digits(17), fc.integer({ min: -330, max: 330 }))
+        .map(([m, e]) => `${m[0]}.${m.slice(1) || '0'}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`),
     );
     fc.assert(
       fc.property(fc.array(token, { minLength: 1, maxLength: 8 }), (tokens) => {
@@ -265,7 +352,11 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
   });
 });
 
-type Edit = { kind: 'mutate'; at: number; m: number } | { kind: 'delete'; at: number } | { kind: 'dup'; at: number } | { kind: 'swap'; at: number };
+type Edit =
+  | { kind: 'mutate'; at: number; m: number }
+  | { kind: 'delete'; at: number }
+  | { kind: 'dup'; at: number }
+  | { kind: 'swap'; at: number };
 
 const mutations: ((l: string) => string)[] = [
   (l) => l.replace('":', '": '),
@@ -319,16 +410,22 @@ function apply(edits: Edit[], noFinalNewline: boolean): Buffer {
 describe(`verify with the scanner on and off agrees with the plain walk (seed ${seed})`, () => {
   it('on random corruptions, strict and not, 1 to 5 slices, refs too', () => {
     fc.assert(
-      fc.property(fc.array(edit, { maxLength: 4 }), fc.boolean(), fc.boolean(), fc.integer({ min: 1, max: 5 }), (edits, strict, noNl, threads) => {
-        const buf = apply(edits, noNl);
-        const expected = plain(buf, strict);
-        const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
-        expect(verifyJournalBytes(buf, { strict }, env)).toEqual(expected);
-        expect(verifyJournalBytes(buf, { strict }, { ...env, ...OFF })).toEqual(expected);
-        const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
-        expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);
-        expect(verifyJournalBytesWithRefs(buf, { strict }, { ...env, ...OFF }).blob_refs).toEqual(refs);
-      }),
+      fc.property(
+        fc.array(edit, { maxLength: 4 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 5 }),
+        (edits, strict, noNl, threads) => {
+          const buf = apply(edits, noNl);
+          const expected = plain(buf, strict);
+          const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
+          expect(verifyJournalBytes(buf, { strict }, env)).toEqual(expected);
+          expect(verifyJournalBytes(buf, { strict }, { ...env, ...OFF })).toEqual(expected);
+          const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
+          expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);
+          expect(verifyJournalBytesWithRefs(buf, { strict }, { ...env, ...OFF }).blob_refs).toEqual(refs);
+        },
+      ),
       { seed, numRuns: 300 },
     );
   });
@@ -394,7 +491,9 @@ describe(`verify with the scanner on and off agrees with the plain walk (seed ${
       expect(expected.errors.length).toBeGreaterThan(3);
       for (const threads of ['1', '2', '3']) {
         for (const wasm of ['1', '0']) {
-          const r = cli(['verify', file, '--json', ...(strict ? ['--strict'] : [])], { env: { STEPCHAIN_THREADS: threads, STEPCHAIN_PARALLEL_MIN_BYTES: '0', STEPCHAIN_WASM: wasm } });
+          const r = cli(['verify', file, '--json', ...(strict ? ['--strict'] : [])], {
+            env: { STEPCHAIN_THREADS: threads, STEPCHAIN_PARALLEL_MIN_BYTES: '0', STEPCHAIN_WASM: wasm },
+          });
           expect(r.code).toBe(1);
           expect(JSON.parse(r.stdout)).toEqual(expected);
         }

@@ -51,9 +51,26 @@ function runPeer(args: string[]): { code: number; doc: PeerResult | undefined; s
 beforeAll(() => {
   writeKeyPair(priv, pubFile);
   const j = Journal.open(journalDir(root, AGENT), { durability: 'none' });
-  j.append({ input: Buffer.from('in 0'), model: 'claude', prompt: 'Étape — résumé ✓ 😀', tool_call: { n: 123456789012345678901234567890n, f: 1e-7, z: -0.5 }, tool_result: { big: 1e22, s: 'a\u0000b\u007f' } });
-  j.append({ input: Buffer.from('in 1'), blobs: [Buffer.from([0, 1, 2, 255])], prompt: null, tool_call: [1, 2.5, 'x'], tool_result: null });
-  j.append({ inputHash: 'cd'.repeat(32), model: null, prompt: '\ud83d', tool_result: { nested: { deep: [true, false, null] } } });
+  j.append({
+    input: Buffer.from('in 0'),
+    model: 'claude',
+    prompt: 'Étape — résumé ✓ 😀',
+    tool_call: { n: 123456789012345678901234567890n, f: 1e-7, z: -0.5 },
+    tool_result: { big: 1e22, s: 'a\u0000b\u007f' },
+  });
+  j.append({
+    input: Buffer.from('in 1'),
+    blobs: [Buffer.from([0, 1, 2, 255])],
+    prompt: null,
+    tool_call: [1, 2.5, 'x'],
+    tool_result: null,
+  });
+  j.append({
+    inputHash: 'cd'.repeat(32),
+    model: null,
+    prompt: '\ud83d',
+    tool_result: { nested: { deep: [true, false, null] } },
+  });
 });
 
 describe('stepchain receipts verify under an independent Python reader', () => {
@@ -71,10 +88,17 @@ describe('stepchain receipts verify under an independent Python reader', () => {
     const gz = path.join(root, 'signed.tar.gz');
     exportReceipt(journalFile(root, AGENT), gz, { signKey: readPrivateKeyFile(priv) });
     expect(runPeer(['verify', gz, '--public-key', pubFile]).doc).toMatchObject({ ok: true, steps: 3 });
-    const pub = buildPublishedReceipt(journalFile(root, AGENT), { optIn: true, redact: ['prompt', 'model', 'tool_call', 'tool_result'] });
+    const pub = buildPublishedReceipt(journalFile(root, AGENT), {
+      optIn: true,
+      redact: ['prompt', 'model', 'tool_call', 'tool_result'],
+    });
     const file = path.join(root, 'published.tar');
     writeFileSync(file, pub.bytes);
-    expect(runPeer(['verify', file, '--expected-head', pub.published_head]).doc).toMatchObject({ ok: true, head_hash: pub.published_head, signed: false });
+    expect(runPeer(['verify', file, '--expected-head', pub.published_head]).doc).toMatchObject({
+      ok: true,
+      head_hash: pub.published_head,
+      signed: false,
+    });
   });
 
   it('the peer is not vacuous: it fails a tampered stepchain receipt', () => {
@@ -87,7 +111,9 @@ describe('stepchain receipts verify under an independent Python reader', () => {
     const r = runPeer(['verify', file]);
     expect(r.code).toBe(1);
     expect(r.doc!.errors).toContain('line 1: step hash');
-    expect(verifyReceipt(file, { publicKeys: [readPublicKeyFile(pubFile)] }).errors.map((e) => e.kind)).toEqual(['step_hash_mismatch']);
+    expect(verifyReceipt(file, { publicKeys: [readPublicKeyFile(pubFile)] }).errors.map((e) => e.kind)).toEqual([
+      'step_hash_mismatch',
+    ]);
   });
 
   it('openssl verifies manifest.sig, and its own Ed25519 signature is byte-identical to ours', () => {
@@ -96,7 +122,11 @@ describe('stepchain receipts verify under an independent Python reader', () => {
     const sig = path.join(root, 'manifest.sig.bin');
     writeFileSync(m, loaded.manifestBytes);
     writeFileSync(sig, loaded.signature!);
-    const v = spawnSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', pubFile, '-rawin', '-in', m, '-sigfile', sig], { encoding: 'utf8' });
+    const v = spawnSync(
+      'openssl',
+      ['pkeyutl', '-verify', '-pubin', '-inkey', pubFile, '-rawin', '-in', m, '-sigfile', sig],
+      { encoding: 'utf8' },
+    );
     expect(v.stdout).toMatch(/Signature Verified Successfully/);
     expect(v.status).toBe(0);
     const s = spawnSync('openssl', ['pkeyutl', '-sign', '-inkey', priv, '-rawin', '-in', m]);
@@ -106,11 +136,14 @@ describe('stepchain receipts verify under an independent Python reader', () => {
 });
 
 describe('receipts written by Python verify in stepchain', () => {
-  it('the reference implementation\'s receipt (also under the peer)', () => {
+  it("the reference implementation's receipt (also under the peer)", () => {
     const ref = path.join(conformanceDir, 'reference-receipt.tar');
     const refPub = path.join(conformanceDir, 'reference-verify.pem');
     const expected = JSON.parse(readFileSync(path.join(conformanceDir, 'reference-expected.json'), 'utf8'));
-    expect(runPeer(['verify', ref, '--public-key', refPub]).doc).toMatchObject({ ok: true, head_hash: expected.journal_head });
+    expect(runPeer(['verify', ref, '--public-key', refPub]).doc).toMatchObject({
+      ok: true,
+      head_hash: expected.journal_head,
+    });
     const r = verifyReceipt(ref, { publicKeys: [readPublicKeyFile(refPub)], expectedHead: expected.journal_head });
     expect(r).toMatchObject({ ok: true, steps: expected.steps, signed: true, signature_ok: true, errors: [] });
   });
@@ -120,7 +153,15 @@ describe('receipts written by Python verify in stepchain', () => {
     ['gzip', true],
   ])('a Python tarfile receipt of our journal with blobs: %s', (_n, gz) => {
     const out = path.join(root, gz ? 'py.tar.gz' : 'py.tar');
-    const args = ['write', journalFile(root, AGENT), out, '--agent-id', AGENT, '--blobs-dir', path.join(root, '.sdd', 'runtime', 'cas')];
+    const args = [
+      'write',
+      journalFile(root, AGENT),
+      out,
+      '--agent-id',
+      AGENT,
+      '--blobs-dir',
+      path.join(root, '.sdd', 'runtime', 'cas'),
+    ];
     if (hasCryptography) args.push('--sign-key', priv);
     if (gz) args.push('--gz');
     const w = runPeer(args);

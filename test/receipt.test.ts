@@ -39,7 +39,10 @@ const sha = (b: string | Buffer): string => createHash('sha256').update(b).diges
 
 function newKeys(): { signing: SigningKey; pub: PublicKey } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const signing = parsePrivateKey(Buffer.from(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()), 'test.pem');
+  const signing = parsePrivateKey(
+    Buffer.from(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()),
+    'test.pem',
+  );
   const pub = parsePublicKey(Buffer.from(publicKey.export({ format: 'pem', type: 'spki' }).toString()), 'test.pub.pem');
   return { signing, pub };
 }
@@ -48,8 +51,20 @@ const other = newKeys();
 
 beforeAll(() => {
   const j = Journal.open(journalDir(root, AGENT), { durability: 'none' });
-  j.append({ input: Buffer.from('first input'), model: 'm', prompt: 'héllo ✓', tool_call: { name: 'run', n: 123456789012345678901234567890n }, tool_result: { ok: true, ratio: 0.5 } });
-  j.append({ input: Buffer.from('second'), blobs: [Buffer.from('a blob'), Buffer.from('first input')], prompt: null, tool_call: null, tool_result: 'done' });
+  j.append({
+    input: Buffer.from('first input'),
+    model: 'm',
+    prompt: 'héllo ✓',
+    tool_call: { name: 'run', n: 123456789012345678901234567890n },
+    tool_result: { ok: true, ratio: 0.5 },
+  });
+  j.append({
+    input: Buffer.from('second'),
+    blobs: [Buffer.from('a blob'), Buffer.from('first input')],
+    prompt: null,
+    tool_call: null,
+    tool_result: 'done',
+  });
   j.append({ inputHash: 'ab'.repeat(32), model: 'm', prompt: 'third', tool_result: null });
 });
 
@@ -69,14 +84,30 @@ describe('export and verify (library)', () => {
     const built = buildReceipt(jfile(), { signKey: signing, now: new Date('2026-12-02T10:11:12.345Z') });
     const names = readTar(built.bytes).map((e) => e.name);
     const inputs = [sha('first input'), sha('second'), sha('a blob')];
-    expect(names).toEqual(['manifest.json', 'manifest.sig', 'journal/000000.jsonl', ...inputs.map((d) => `blobs/${d}`)]);
-    expect(built.manifest).toMatchObject({ agent_id: AGENT, steps: 3, bernstein_version: 'stepchain/0.1.0', created_at: '2026-12-02T10:11:12Z', blob_digests: inputs, format_version: 1 });
+    expect(names).toEqual([
+      'manifest.json',
+      'manifest.sig',
+      'journal/000000.jsonl',
+      ...inputs.map((d) => `blobs/${d}`),
+    ]);
+    expect(built.manifest).toMatchObject({
+      agent_id: AGENT,
+      steps: 3,
+      bernstein_version: 'stepchain/0.1.0',
+      created_at: '2026-12-02T10:11:12Z',
+      blob_digests: inputs,
+      format_version: 1,
+    });
     expect(built.blobs).toEqual({ bundled: inputs, missing: [] });
     const loaded = loadReceipt(built.bytes);
     expect(loaded.journal.equals(readFileSync(jfile()))).toBe(true);
     expect(loaded.manifestBytes.toString()).toBe(canonical(parse(loaded.manifestBytes.toString())));
     expect(loaded.signature).toHaveLength(64);
-    const r = verifyReceipt(built.bytes, { publicKeys: [other.pub, pub], requireBlobs: true, expectedHead: built.manifest.head_hash });
+    const r = verifyReceipt(built.bytes, {
+      publicKeys: [other.pub, pub],
+      requireBlobs: true,
+      expectedHead: built.manifest.head_hash,
+    });
     expect(r).toEqual({
       ok: true,
       head_hash: built.manifest.head_hash,
@@ -92,17 +123,36 @@ describe('export and verify (library)', () => {
 
   it('is deterministic for a given created_at and key (Ed25519 signatures are deterministic)', () => {
     const now = new Date('2026-01-01T00:00:00Z');
-    expect(buildReceipt(jfile(), { signKey: signing, now }).bytes.equals(buildReceipt(jfile(), { signKey: signing, now }).bytes)).toBe(true);
+    expect(
+      buildReceipt(jfile(), { signKey: signing, now }).bytes.equals(
+        buildReceipt(jfile(), { signKey: signing, now }).bytes,
+      ),
+    ).toBe(true);
   });
 
-  it('verifies the reference implementation\'s receipt and its expected values', () => {
+  it("verifies the reference implementation's receipt and its expected values", () => {
     const expected = JSON.parse(readFileSync(path.join(conformanceDir, 'reference-expected.json'), 'utf8'));
-    const refPub = parsePublicKey(readFileSync(path.join(conformanceDir, 'reference-verify.pem')), 'reference-verify.pem');
-    const r = verifyReceipt(path.join(conformanceDir, 'reference-receipt.tar'), { publicKeys: [refPub], expectedHead: expected.journal_head });
+    const refPub = parsePublicKey(
+      readFileSync(path.join(conformanceDir, 'reference-verify.pem')),
+      'reference-verify.pem',
+    );
+    const r = verifyReceipt(path.join(conformanceDir, 'reference-receipt.tar'), {
+      publicKeys: [refPub],
+      expectedHead: expected.journal_head,
+    });
     expect(r.errors).toEqual([]);
-    expect(r).toMatchObject({ ok: true, head_hash: expected.journal_head, steps: expected.steps, signed: expected.receipt_signed, signature_ok: true });
+    expect(r).toMatchObject({
+      ok: true,
+      head_hash: expected.journal_head,
+      steps: expected.steps,
+      signed: expected.receipt_signed,
+      signature_ok: true,
+    });
     // The reference signing key, as PEM or as a raw seed, is the same key.
-    const refPriv = parsePrivateKey(readFileSync(path.join(conformanceDir, 'reference-signing.pem')), 'reference-signing.pem');
+    const refPriv = parsePrivateKey(
+      readFileSync(path.join(conformanceDir, 'reference-signing.pem')),
+      'reference-signing.pem',
+    );
     const der = refPriv.key.export({ format: 'der', type: 'pkcs8' });
     const seed = parsePrivateKey(Buffer.from(der.subarray(der.length - 32)), 'seed');
     expect(seed.keyId).toBe(refPub.keyId);
@@ -157,9 +207,16 @@ describe('verify: what a receipt claims must hold', () => {
   it('a tampered journal line: step_hash_mismatch with member and line, even under a good signature', () => {
     const b = base();
     const tampered = Buffer.from(b.journal.toString().replace('"third"', '"THIRD"'));
-    const r = verifyReceipt(packReceipt(b.manifest, tampered, b.blobs, { signKey: signing }).bytes, { publicKeys: [pub] });
+    const r = verifyReceipt(packReceipt(b.manifest, tampered, b.blobs, { signKey: signing }).bytes, {
+      publicKeys: [pub],
+    });
     expect(r.signature_ok).toBe(true);
-    expect(r.errors).toContainEqual({ kind: 'step_hash_mismatch', message: expect.any(String), member: 'journal/000000.jsonl', line: 3 });
+    expect(r.errors).toContainEqual({
+      kind: 'step_hash_mismatch',
+      message: expect.any(String),
+      member: 'journal/000000.jsonl',
+      line: 3,
+    });
     // The walked head is the last *stored* step_hash, so only the tampered line is reported.
     expect(kinds(r)).toEqual(['step_hash_mismatch']);
   });
@@ -171,7 +228,10 @@ describe('verify: what a receipt claims must hold', () => {
     expect(kinds(pack({ head_hash: 'cd'.repeat(32) }))).toEqual(['manifest_head_mismatch']);
     expect(kinds(pack({ steps: 4 }))).toEqual(['manifest_steps_mismatch']);
     expect(kinds(pack({ blob_digests: [...b.manifest.blob_digests].reverse() }))).toEqual(['blob_digests_mismatch']);
-    expect(kinds(pack({ blob_digests: b.manifest.blob_digests.slice(1) }))).toEqual(['blob_digests_mismatch', 'unexpected_blob']);
+    expect(kinds(pack({ blob_digests: b.manifest.blob_digests.slice(1) }))).toEqual([
+      'blob_digests_mismatch',
+      'unexpected_blob',
+    ]);
   });
 
   it('a blob whose bytes are not its name, and a blob no step refers to', () => {
@@ -189,7 +249,9 @@ describe('verify: what a receipt claims must hold', () => {
     const lines = b.journal.toString().split('\n');
     lines[1] = lines[1]!.replace('{"blob_refs"', '{ "blob_refs"');
     const r = verifyReceipt(packReceipt(b.manifest, Buffer.from(lines.join('\n')), b.blobs, {}).bytes);
-    expect(r.errors).toEqual([{ kind: 'non_canonical', message: expect.any(String), member: 'journal/000000.jsonl', line: 2 }]);
+    expect(r.errors).toEqual([
+      { kind: 'non_canonical', message: expect.any(String), member: 'journal/000000.jsonl', line: 2 },
+    ]);
   });
 
   it('signatures: signed without a key, unsigned with a key, a wrong key, several keys', () => {
@@ -206,11 +268,21 @@ describe('verify: what a receipt claims must hold', () => {
     expect(verifyReceipt(unsigned)).toMatchObject({ ok: true, signed: false, signature_ok: null });
     // A signature over other manifest bytes does not carry over.
     const m2 = { ...b.manifest, created_at: '2020-01-01T00:00:00Z' };
-    const sigOf2 = membersOf(packReceipt(m2, b.journal, b.blobs, { signKey: signing }).bytes).find((m) => m.name === 'manifest.sig')!;
+    const sigOf2 = membersOf(packReceipt(m2, b.journal, b.blobs, { signKey: signing }).bytes).find(
+      (m) => m.name === 'manifest.sig',
+    )!;
     const swapped = membersOf(signed).map((m) => (m.name === 'manifest.sig' ? sigOf2 : m));
-    expect(kinds(verifyReceipt(writeTar(swapped.map((m) => ({ name: m.name, data: Buffer.from(m.data!) })), 0), { publicKeys: [pub] }))).toEqual([
-      'signature_invalid',
-    ]);
+    expect(
+      kinds(
+        verifyReceipt(
+          writeTar(
+            swapped.map((m) => ({ name: m.name, data: Buffer.from(m.data!) })),
+            0,
+          ),
+          { publicKeys: [pub] },
+        ),
+      ),
+    ).toEqual(['signature_invalid']);
   });
 
   it('an expected head that differs is head_mismatch', () => {
@@ -229,19 +301,56 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
     ['path traversal', () => variant((m) => [...m, { name: '../evil.txt', data: 'x' }]), 'unsafe_member'],
     ['nested traversal', () => variant((m) => [...m, { name: 'blobs/../../evil', data: 'x' }]), 'unsafe_member'],
     ['absolute name', () => variant((m) => [...m, { name: '/tmp/stepchain-evil', data: 'x' }]), 'unsafe_member'],
-    ['absolute via ustar prefix', () => variant((m) => [...m, { name: 'evil', prefix: '/tmp', data: 'x' }]), 'unsafe_member'],
-    ['traversal via pax path', () => variant((m) => [...m, paxMember({ path: '../../evil' }), { name: 'innocent', data: 'x' }]), 'unsafe_member'],
-    ['symlink member', () => variant((m) => [...m, { name: 'blobs/' + 'a'.repeat(64), type: '2', linkname: '/etc/passwd' }]), 'unsafe_member'],
-    ['symlink journal', () => variant((m) => [...m.filter((x) => x.name !== 'journal/000000.jsonl'), { name: 'journal/000000.jsonl', type: '2', linkname: '/etc/passwd' }]), 'unsafe_member'],
-    ['hardlink member', () => variant((m) => [...m, { name: 'manifest.json', type: '1', linkname: 'journal/000000.jsonl' }]), 'unsafe_member'],
+    [
+      'absolute via ustar prefix',
+      () => variant((m) => [...m, { name: 'evil', prefix: '/tmp', data: 'x' }]),
+      'unsafe_member',
+    ],
+    [
+      'traversal via pax path',
+      () => variant((m) => [...m, paxMember({ path: '../../evil' }), { name: 'innocent', data: 'x' }]),
+      'unsafe_member',
+    ],
+    [
+      'symlink member',
+      () => variant((m) => [...m, { name: 'blobs/' + 'a'.repeat(64), type: '2', linkname: '/etc/passwd' }]),
+      'unsafe_member',
+    ],
+    [
+      'symlink journal',
+      () =>
+        variant((m) => [
+          ...m.filter((x) => x.name !== 'journal/000000.jsonl'),
+          { name: 'journal/000000.jsonl', type: '2', linkname: '/etc/passwd' },
+        ]),
+      'unsafe_member',
+    ],
+    [
+      'hardlink member',
+      () => variant((m) => [...m, { name: 'manifest.json', type: '1', linkname: 'journal/000000.jsonl' }]),
+      'unsafe_member',
+    ],
     ['character device', () => variant((m) => [...m, { name: 'dev', type: '3' }]), 'unsafe_member'],
     ['FIFO', () => variant((m) => [...m, { name: 'fifo', type: '6' }]), 'unsafe_member'],
-    ['GNU long name', () => variant((m) => [...m, { name: '././@LongLink', type: 'L', data: '../evil\0' }]), 'unsafe_member'],
+    [
+      'GNU long name',
+      () => variant((m) => [...m, { name: '././@LongLink', type: 'L', data: '../evil\0' }]),
+      'unsafe_member',
+    ],
     ['unknown member', () => variant((m) => [...m, { name: 'notes.txt', data: 'hi' }]), 'unknown_member'],
     ['unknown directory', () => variant((m) => [...m, { name: 'other/', type: '5' }]), 'unknown_member'],
     [
       'duplicate journal (first good, last tampered)',
-      () => variant((m) => [...m, { name: 'journal/000000.jsonl', data: Buffer.from(m.find((x) => x.name === 'journal/000000.jsonl')!.data!).toString().replace('third', 'THIRD') }]),
+      () =>
+        variant((m) => [
+          ...m,
+          {
+            name: 'journal/000000.jsonl',
+            data: Buffer.from(m.find((x) => x.name === 'journal/000000.jsonl')!.data!)
+              .toString()
+              .replace('third', 'THIRD'),
+          },
+        ]),
       'duplicate_member',
     ],
     ['duplicate manifest', () => variant((m) => [...m, m[0]!]), 'duplicate_member'],
@@ -252,52 +361,137 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
     ],
     ['truncated archive (cut inside a member)', () => variant((m) => m).subarray(0, 512 * 3 + 100), 'truncated'],
     ['truncated archive (cut inside a header)', () => variant((m) => m).subarray(0, 512 * 2 + 300), 'truncated'],
-    ['2 GB declared size', () => rawTar([{ name: 'journal/000000.jsonl', size: 2 * 1024 ** 3, data: 'tiny' }]), 'truncated'],
-    ['huge declared size (8 GB, base-256)', () => {
-      const t = rawTar([{ name: 'manifest.json', data: 'x' }]);
-      t.fill(0, 124, 136);
-      t[124] = 0x80;
-      t[131] = 0x02; // 2 * 256^4 = 8 GiB
-      let sum = 0;
-      t.fill(0x20, 148, 156);
-      for (let i = 0; i < 512; i++) sum += t[i]!;
-      t.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
-      return t;
-    }, 'truncated'],
-    ['non-zero bytes after the end marker', () => Buffer.concat([variant((m) => m), Buffer.from('hidden member')]), 'trailing_data'],
+    [
+      '2 GB declared size',
+      () => rawTar([{ name: 'journal/000000.jsonl', size: 2 * 1024 ** 3, data: 'tiny' }]),
+      'truncated',
+    ],
+    [
+      'huge declared size (8 GB, base-256)',
+      () => {
+        const t = rawTar([{ name: 'manifest.json', data: 'x' }]);
+        t.fill(0, 124, 136);
+        t[124] = 0x80;
+        t[131] = 0x02; // 2 * 256^4 = 8 GiB
+        let sum = 0;
+        t.fill(0x20, 148, 156);
+        for (let i = 0; i < 512; i++) sum += t[i]!;
+        t.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
+        return t;
+      },
+      'truncated',
+    ],
+    [
+      'non-zero bytes after the end marker',
+      () => Buffer.concat([variant((m) => m), Buffer.from('hidden member')]),
+      'trailing_data',
+    ],
     ['not a tar (text)', () => Buffer.from('this is not a receipt\n'.repeat(50)), 'not_a_receipt'],
     ['not a tar (short)', () => Buffer.from('hi'), 'not_a_receipt'],
     ['empty file', () => Buffer.alloc(0), 'not_a_receipt'],
     ['only zero blocks', () => Buffer.alloc(10240), 'not_a_receipt'],
-    ['corrupt gzip', () => Buffer.concat([gzipSync(Buffer.alloc(4096)).subarray(0, 20), Buffer.from('garbage')]), 'not_a_receipt'],
-    ['manifest not JSON', () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: '{"agent_id": nope' } : x))), 'manifest_not_json'],
-    ['manifest not UTF-8', () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: Buffer.from([0x7b, 0xff, 0x7d]) } : x))), 'manifest_not_json'],
+    [
+      'corrupt gzip',
+      () => Buffer.concat([gzipSync(Buffer.alloc(4096)).subarray(0, 20), Buffer.from('garbage')]),
+      'not_a_receipt',
+    ],
+    [
+      'manifest not JSON',
+      () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: '{"agent_id": nope' } : x))),
+      'manifest_not_json',
+    ],
+    [
+      'manifest not UTF-8',
+      () =>
+        variant((m) =>
+          m.map((x) => (x.name === 'manifest.json' ? { ...x, data: Buffer.from([0x7b, 0xff, 0x7d]) } : x)),
+        ),
+      'manifest_not_json',
+    ],
     [
       'manifest not canonical (pretty-printed)',
-      () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: JSON.stringify(JSON.parse(Buffer.from(x.data!).toString()), null, 1) } : x))),
+      () =>
+        variant((m) =>
+          m.map((x) =>
+            x.name === 'manifest.json'
+              ? { ...x, data: JSON.stringify(JSON.parse(Buffer.from(x.data!).toString()), null, 1) }
+              : x,
+          ),
+        ),
       'manifest_not_canonical',
     ],
     [
       'manifest with a trailing newline',
-      () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: `${Buffer.from(x.data!).toString()}\n` } : x))),
+      () =>
+        variant((m) =>
+          m.map((x) => (x.name === 'manifest.json' ? { ...x, data: `${Buffer.from(x.data!).toString()}\n` } : x)),
+        ),
       'manifest_not_canonical',
     ],
     [
       'manifest format_version 2',
-      () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: Buffer.from(x.data!).toString().replace('"format_version":1', '"format_version":2') } : x))),
+      () =>
+        variant((m) =>
+          m.map((x) =>
+            x.name === 'manifest.json'
+              ? { ...x, data: Buffer.from(x.data!).toString().replace('"format_version":1', '"format_version":2') }
+              : x,
+          ),
+        ),
       'unknown_format_version',
     ],
     [
       'manifest missing a key',
-      () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: Buffer.from(x.data!).toString().replace(/"steps":3/, '"stepz":3') } : x))),
+      () =>
+        variant((m) =>
+          m.map((x) =>
+            x.name === 'manifest.json'
+              ? {
+                  ...x,
+                  data: Buffer.from(x.data!)
+                    .toString()
+                    .replace(/"steps":3/, '"stepz":3'),
+                }
+              : x,
+          ),
+        ),
       'manifest_invalid',
     ],
-    ['manifest a JSON array', () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: '[]' } : x))), 'manifest_invalid'],
+    [
+      'manifest a JSON array',
+      () => variant((m) => m.map((x) => (x.name === 'manifest.json' ? { ...x, data: '[]' } : x))),
+      'manifest_invalid',
+    ],
     ['no manifest', () => variant((m) => m.filter((x) => x.name !== 'manifest.json')), 'missing_member'],
     ['no journal', () => variant((m) => m.filter((x) => x.name !== 'journal/000000.jsonl')), 'missing_member'],
-    ['signature not base64', () => variant((m) => m.map((x) => (x.name === 'manifest.sig' ? { ...x, data: '!!!! not base64 ####' } : x))), 'signature_not_base64'],
-    ['signature with inner whitespace', () => variant((m) => m.map((x) => (x.name === 'manifest.sig' ? { ...x, data: `${Buffer.from(x.data!).toString().slice(0, 40)} ${Buffer.from(x.data!).toString().slice(40)}` } : x))), 'signature_not_base64'],
-    ['signature of the wrong length', () => variant((m) => m.map((x) => (x.name === 'manifest.sig' ? { ...x, data: Buffer.alloc(63, 7).toString('base64') } : x))), 'signature_wrong_length'],
+    [
+      'signature not base64',
+      () => variant((m) => m.map((x) => (x.name === 'manifest.sig' ? { ...x, data: '!!!! not base64 ####' } : x))),
+      'signature_not_base64',
+    ],
+    [
+      'signature with inner whitespace',
+      () =>
+        variant((m) =>
+          m.map((x) =>
+            x.name === 'manifest.sig'
+              ? {
+                  ...x,
+                  data: `${Buffer.from(x.data!).toString().slice(0, 40)} ${Buffer.from(x.data!).toString().slice(40)}`,
+                }
+              : x,
+          ),
+        ),
+      'signature_not_base64',
+    ],
+    [
+      'signature of the wrong length',
+      () =>
+        variant((m) =>
+          m.map((x) => (x.name === 'manifest.sig' ? { ...x, data: Buffer.alloc(63, 7).toString('base64') } : x)),
+        ),
+      'signature_wrong_length',
+    ],
   ];
 
   it.each(cases)('%s', (_name, make, kind) => {
@@ -322,7 +516,14 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
     const good = buildReceipt(jfile(), { signKey: signing, now: new Date('2026-01-01T00:00:00Z') }).bytes;
     fc.assert(
       fc.property(
-        fc.array(fc.record({ at: fc.nat({ max: good.length - 1 }), byte: fc.integer({ min: 0, max: 255 }), op: fc.constantFrom('set', 'insert', 'cut') }), { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.record({
+            at: fc.nat({ max: good.length - 1 }),
+            byte: fc.integer({ min: 0, max: 255 }),
+            op: fc.constantFrom('set', 'insert', 'cut'),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
         (edits) => {
           let b = Buffer.from(good);
           for (const e of edits) {
@@ -355,7 +556,10 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
   });
 
   it('directory members journal/ and blobs/ (as tar -c writes them) are accepted', () => {
-    const r = verifyReceipt(variant((m) => [m[0]!, m[1]!, { name: 'journal/', type: '5' }, { name: 'blobs/', type: '5' }, ...m.slice(2)]), { publicKeys: [pub] });
+    const r = verifyReceipt(
+      variant((m) => [m[0]!, m[1]!, { name: 'journal/', type: '5' }, { name: 'blobs/', type: '5' }, ...m.slice(2)]),
+      { publicKeys: [pub] },
+    );
     expect(r.errors).toEqual([]);
   });
 
@@ -385,9 +589,26 @@ describe('keys', () => {
       ['seed with a newline', () => parsePrivateKey(Buffer.concat([seed, Buffer.from('\n')]), 'k')],
       ['31 bytes', () => parsePublicKey(pub.raw.subarray(1), 'k')],
       ['garbage text', () => parsePrivateKey(Buffer.from('hello'), 'k')],
-      ['broken PEM', () => parsePublicKey(Buffer.from('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n'), 'k')],
-      ['encrypted PEM', () => parsePrivateKey(Buffer.from('-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n'), 'k')],
-      ['OpenSSH key', () => parsePrivateKey(Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n'), 'k')],
+      [
+        'broken PEM',
+        () => parsePublicKey(Buffer.from('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n'), 'k'),
+      ],
+      [
+        'encrypted PEM',
+        () =>
+          parsePrivateKey(
+            Buffer.from('-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n'),
+            'k',
+          ),
+      ],
+      [
+        'OpenSSH key',
+        () =>
+          parsePrivateKey(
+            Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n'),
+            'k',
+          ),
+      ],
     ];
     for (const [name, f] of bad) {
       let err: unknown;
@@ -433,7 +654,11 @@ describe('publish (library)', () => {
     expect(encodeManifest(loaded.manifest).equals(loaded.manifestBytes)).toBe(true);
     const all = buildPublishedReceipt(jfile(), { optIn: true, redact: ['model', 'tool_call'] });
     const rows2 = readJournalBytes(loadReceipt(all.bytes).journal).entries.map((e) => e.row);
-    expect(rows2.map((x) => [x.model, x.tool_call])).toEqual([[REDACTED, REDACTED], [null, null], [REDACTED, null]]);
+    expect(rows2.map((x) => [x.model, x.tool_call])).toEqual([
+      [REDACTED, REDACTED],
+      [null, null],
+      [REDACTED, null],
+    ]);
     expect(rows2[0]!.prompt).toBe('héllo ✓');
   });
 
@@ -444,9 +669,19 @@ describe('publish (library)', () => {
     expect([...e.warnings, ...p.warnings]).toEqual([]);
     const exp = queryAudit(auditDir(root), { event_type: 'replay.export' });
     expect(exp).toHaveLength(1);
-    expect(exp[0]!.entry).toMatchObject({ actor: 'tester', resource_id: AGENT, details: { agent: AGENT, head_hash: e.manifest.head_hash, steps: 3 } });
+    expect(exp[0]!.entry).toMatchObject({
+      actor: 'tester',
+      resource_id: AGENT,
+      details: { agent: AGENT, head_hash: e.manifest.head_hash, steps: 3 },
+    });
     const pub = queryAudit(auditDir(root), { event_type: 'replay.publish' });
-    expect(pub[0]!.entry).toMatchObject({ details: { original_head: p.original_head, published_head: p.published_head, redacted: ['prompt', 'tool_result'] } });
+    expect(pub[0]!.entry).toMatchObject({
+      details: {
+        original_head: p.original_head,
+        published_head: p.published_head,
+        redacted: ['prompt', 'tool_result'],
+      },
+    });
   });
 
   it('newManifest refuses an unsafe agent id', () => {

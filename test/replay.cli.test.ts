@@ -38,7 +38,11 @@ describe('stepchain replay (not on a terminal)', () => {
     const out = r.stdout.split('\n');
     expect(out[0]).toBe(`agent-demo: 5 steps, head ${head}, chain verified (${file})`);
     expect(out[2]).toMatch(/^seq +time \(UTC\) +model +tool +step +prompt$/);
-    expect(out[3]).toMatch(new RegExp(`^ {2}0 {2}2023-11-14 22:13:20 +model-a +run +${heads[0]!.slice(0, 12)} {2}The test suite fails\\. Find out why\\.$`));
+    expect(out[3]).toMatch(
+      new RegExp(
+        `^ {2}0 {2}2023-11-14 22:13:20 +model-a +run +${heads[0]!.slice(0, 12)} {2}The test suite fails\\. Find out why\\.$`,
+      ),
+    );
     expect(out[5]).toMatch(/^ {2}2 .*model-b +edit_file +[0-9a-f]{12} {2}Fix the bug in add\(\)\.$/);
   });
 
@@ -71,24 +75,41 @@ describe('stepchain replay (not on a terminal)', () => {
   });
 
   test('a broken chain: exit 1, every fault on stderr, nothing displayed', () => {
-    for (const args of [['replay', tampered], ['replay', tampered, '--json'], ['show', tampered, '0'], ['diff', 'agent-demo', tampered]]) {
+    for (const args of [
+      ['replay', tampered],
+      ['replay', tampered, '--json'],
+      ['show', tampered, '0'],
+      ['diff', 'agent-demo', tampered],
+    ]) {
       const r = cli(args, root);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(new RegExp(`^${tampered.replace(/[.]/g, '\\.')}:3: step_hash_mismatch: field tamper`, 'm'));
+      expect(r.stderr).toMatch(
+        new RegExp(`^${tampered.replace(/[.]/g, '\\.')}:3: step_hash_mismatch: field tamper`, 'm'),
+      );
       expect(r.stderr).toContain('the chain does not verify (1 fault); refusing to display it');
       noStack(r.stderr);
     }
   });
 
   test('input errors: exit 2, one line', () => {
-    for (const args of [['replay', 'no-such-agent'], ['replay', '../x/y.jsonl'], ['replay', 'agent-demo', '--limit', 'x'], ['replay'], ['show', 'agent-demo'], ['show', 'agent-demo', '5'], ['show', 'agent-demo', '-1']]) {
+    for (const args of [
+      ['replay', 'no-such-agent'],
+      ['replay', '../x/y.jsonl'],
+      ['replay', 'agent-demo', '--limit', 'x'],
+      ['replay'],
+      ['show', 'agent-demo'],
+      ['show', 'agent-demo', '5'],
+      ['show', 'agent-demo', '-1'],
+    ]) {
       const r = cli(args, root);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
-    expect(cli(['show', 'agent-demo', '5'], root).stderr).toContain('step 5 is out of range (the journal has 5 steps, 0..4)');
+    expect(cli(['show', 'agent-demo', '5'], root).stderr).toContain(
+      'step 5 is out of range (the journal has 5 steps, 0..4)',
+    );
   });
 });
 
@@ -125,8 +146,16 @@ describe('stepchain show', () => {
 
 describe('stepchain diff', () => {
   const other = replayProject();
-  record(other, 'same', SAMPLE.map((s) => ({ ...s, ts: 1 })));
-  record(other, 'changed', SAMPLE.map((s, i) => (i === 2 ? { ...s, tool_result: { ok: false } } : s)));
+  record(
+    other,
+    'same',
+    SAMPLE.map((s) => ({ ...s, ts: 1 })),
+  );
+  record(
+    other,
+    'changed',
+    SAMPLE.map((s, i) => (i === 2 ? { ...s, tool_result: { ok: false } } : s)),
+  );
   record(other, 'longer', [...SAMPLE, { prompt: 'one more' }]);
 
   test('same journals: exit 0', () => {
@@ -142,7 +171,14 @@ describe('stepchain diff', () => {
     const j = cli(['diff', file, 'changed', '--root', other, '--json'], root);
     expect(j.code).toBe(1);
     const d = JSON.parse(j.stdout) as Record<string, unknown>;
-    expect(d).toMatchObject({ diverged: true, reason: 'step_mismatch', seq: 2, fields_changed: ['tool_result'], left_steps: 5, right_steps: 5 });
+    expect(d).toMatchObject({
+      diverged: true,
+      reason: 'step_mismatch',
+      seq: 2,
+      fields_changed: ['tool_result'],
+      left_steps: 5,
+      right_steps: 5,
+    });
     expect((d.left as { tool_result: unknown }).tool_result).toEqual({ ok: true, ratio: 1 });
     expect((d.right as { tool_result: unknown }).tool_result).toEqual({ ok: false });
     expect(j.stdout).toContain('"ratio":1.0');
@@ -156,8 +192,17 @@ describe('stepchain diff', () => {
   test('a length mismatch: exit 1 with both lengths', () => {
     const j = cli(['diff', file, 'longer', '--root', other, '--json'], root);
     expect(j.code).toBe(1);
-    expect(JSON.parse(j.stdout)).toMatchObject({ diverged: true, reason: 'length_mismatch', seq: 5, left_steps: 5, right_steps: 6, left: null });
-    expect(cli(['diff', file, 'longer', '--root', other], root).stdout).toContain('diverged at step 5: length_mismatch');
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      diverged: true,
+      reason: 'length_mismatch',
+      seq: 5,
+      left_steps: 5,
+      right_steps: 6,
+      left: null,
+    });
+    expect(cli(['diff', file, 'longer', '--root', other], root).stdout).toContain(
+      'diverged at step 5: length_mismatch',
+    );
   });
 });
 

@@ -31,7 +31,11 @@ const source = openJournal('agent-demo', { root, cwd: root });
 const size = { width: 80, height: 24 };
 const r2 = replayProject();
 
-function press(state: ReplayState, keys: string, src: ReplaySource = source): { state: ReplayState; actions: string[] } {
+function press(
+  state: ReplayState,
+  keys: string,
+  src: ReplaySource = source,
+): { state: ReplayState; actions: string[] } {
   const actions: string[] = [];
   for (const k of parseKeys(keys)) {
     const r = reduce(state, k, src, size);
@@ -69,7 +73,13 @@ describe('opening a journal for display', () => {
     }
     expect(err).toBeInstanceOf(BrokenChainError);
     const faults = (err as BrokenChainError).faults;
-    expect(faults).toContain(`${bad}:3: step_hash_mismatch: ${faults.find((f) => f.startsWith(`${bad}:3: step_hash_mismatch`))!.split(': ').slice(2).join(': ')}`);
+    expect(faults).toContain(
+      `${bad}:3: step_hash_mismatch: ${faults
+        .find((f) => f.startsWith(`${bad}:3: step_hash_mismatch`))!
+        .split(': ')
+        .slice(2)
+        .join(': ')}`,
+    );
     expect(faults.some((f) => f.startsWith(`${bad}:4: seq_mismatch:`))).toBe(true);
     expect((err as BrokenChainError).exitCode).toBe(1);
   });
@@ -213,7 +223,9 @@ describe('screen layout', () => {
     expect(t).toMatch(/… \d+ more lines \(Enter expands\)/);
     s = press(s, '\r').state;
     expect(s.expanded).toBe(true);
-    const body = stepBody(source, 4, { width: 80, expanded: true }).lines.map((l) => l.text).join('\n');
+    const body = stepBody(source, 4, { width: 80, expanded: true })
+      .lines.map((l) => l.text)
+      .join('\n');
     expect(body).toContain('line 29 of a long summary');
     t = screenText(s);
     expect(t).toMatch(/lines 1-21 of \d+ \(↑↓ scroll\)/);
@@ -228,14 +240,23 @@ describe('screen layout', () => {
   });
 
   test('escape sequences in a row never reach the screen', () => {
-    record(r2, 'evil', [{ model: 'm\x1b[2J', prompt: 'hi\x1b]0;owned\x07\u009b31m', tool_result: { x: '\x1b[31mred' } }, { prompt: 'two' }]);
+    record(r2, 'evil', [
+      { model: 'm\x1b[2J', prompt: 'hi\x1b]0;owned\x07\u009b31m', tool_result: { x: '\x1b[31mred' } },
+      { prompt: 'two' },
+    ]);
     const evil = openJournal('evil', { root: r2 });
     for (let i = 0; i < 2; i++) {
-      const t = renderScreen(evil, { ...initialState(), index: i }, size).map((l) => l.text).join('\n');
+      const t = renderScreen(evil, { ...initialState(), index: i }, size)
+        .map((l) => l.text)
+        .join('\n');
       expect(t).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
     }
     expect(stepTable(evil).join('\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
-    expect(renderScreen(evil, initialState(), size).map((l) => l.text).join('\n')).toContain('hi\\x1b]0;owned\\x07\\x9b31m');
+    expect(
+      renderScreen(evil, initialState(), size)
+        .map((l) => l.text)
+        .join('\n'),
+    ).toContain('hi\\x1b]0;owned\\x07\\x9b31m');
   });
 });
 
@@ -244,7 +265,11 @@ describe('non-interactive views', () => {
     const t = stepTable(source);
     expect(t[0]).toContain(`agent-demo: 5 steps, head ${source.head_hash}, chain verified`);
     expect(t[2]).toMatch(/^seq +time \(UTC\) +model +tool +step +prompt$/);
-    expect(t[3]).toMatch(new RegExp(`^  0  2023-11-14 22:13:20 +model-a +run +${source.entries[0]!.row.step_hash.slice(0, 12)}  The test suite fails`));
+    expect(t[3]).toMatch(
+      new RegExp(
+        `^  0  2023-11-14 22:13:20 +model-a +run +${source.entries[0]!.row.step_hash.slice(0, 12)}  The test suite fails`,
+      ),
+    );
     expect(t[7]).toMatch(/^ {2}4 .* model-b {2,}( {4}) {2,}[0-9a-f]{12} {2}Summarise the change\. Résumé ✓ 日本語$/);
     const limited = stepTable(source, 2);
     expect(limited).toHaveLength(3 + 2 + 1);
@@ -276,7 +301,11 @@ describe('non-interactive views', () => {
     copyFileSync(cas.pathOf(extra.digest), path.join(root, 'saved-blob'));
     rmSync(cas.pathOf(extra.digest));
     const again = openJournal('agent-demo', { root });
-    expect(showDocument(again, 1).blobs.find((b) => !b.input)).toMatchObject({ present: false, size: null, preview: null });
+    expect(showDocument(again, 1).blobs.find((b) => !b.input)).toMatchObject({
+      present: false,
+      size: null,
+      preview: null,
+    });
     copyFileSync(path.join(root, 'saved-blob'), cas.pathOf(extra.digest));
     expect(() => showDocument(source, 5)).toThrow(/step 5 is out of range \(the journal has 5 steps, 0\.\.4\)/);
   });
@@ -284,26 +313,50 @@ describe('non-interactive views', () => {
 
 describe('diff', () => {
   test('same, diverged at a field, and length mismatch', () => {
-    record(r2, 'same', SAMPLE.map((s) => ({ ...s, ts: 42.5 })));
+    record(
+      r2,
+      'same',
+      SAMPLE.map((s) => ({ ...s, ts: 42.5 })),
+    );
     const same = openJournal('same', { root: r2 });
-    expect(diffJournals(source, same)).toMatchObject({ diverged: false, reason: null, seq: null, left_steps: 5, right_steps: 5 });
+    expect(diffJournals(source, same)).toMatchObject({
+      diverged: false,
+      reason: null,
+      seq: null,
+      left_steps: 5,
+      right_steps: 5,
+    });
 
     const changed = SAMPLE.map((s, i) => (i === 3 ? { ...s, tool_result: { exit_code: 1 }, model: 'model-c' } : s));
     record(r2, 'changed', changed);
     const d = diffJournals(source, openJournal('changed', { root: r2 }));
-    expect(d).toMatchObject({ diverged: true, reason: 'step_mismatch', seq: 3, fields_changed: ['model', 'tool_result'] });
+    expect(d).toMatchObject({
+      diverged: true,
+      reason: 'step_mismatch',
+      seq: 3,
+      fields_changed: ['model', 'tool_result'],
+    });
     expect(jsonDocument(d.left)).toBe(readFileSync(file, 'utf8').split('\n')[3]);
 
     record(r2, 'short', SAMPLE.slice(0, 3));
     const l = diffJournals(source, openJournal('short', { root: r2 }));
-    expect(l).toMatchObject({ diverged: true, reason: 'length_mismatch', seq: 3, left_steps: 5, right_steps: 3, right: null });
+    expect(l).toMatchObject({
+      diverged: true,
+      reason: 'length_mismatch',
+      seq: 3,
+      left_steps: 5,
+      right_steps: 3,
+      right: null,
+    });
   });
 });
 
 describe('footer', () => {
   test('key hints keep q quit and the most important keys on a narrow screen', () => {
     const wide = renderScreen(source, initialState(), { width: 120, height: 10 }).at(-1)!.text.trimEnd();
-    expect(wide).toBe('n/→ next  p/← prev  g/G first/last  seq⏎ jump  / search  ⏎ expand  ↑↓ scroll  f fork  ? keys  q quit');
+    expect(wide).toBe(
+      'n/→ next  p/← prev  g/G first/last  seq⏎ jump  / search  ⏎ expand  ↑↓ scroll  f fork  ? keys  q quit',
+    );
     const narrow = renderScreen(source, initialState(), { width: 40, height: 10 }).at(-1)!.text.trimEnd();
     expect(narrow).toBe('n/→ next  p/← prev  / search  q quit');
     expect(press(initialState(), '?').state.message).toContain('q quit');
@@ -312,9 +365,14 @@ describe('footer', () => {
 
 describe('large fields', () => {
   test('a value with 200,000 lines and a 3 MB prompt lay out (cut, then expanded and scrolled)', () => {
-    record(r2, 'big', [{ prompt: 'x'.repeat(3_000_000), tool_result: { out: 'y\n'.repeat(200_000) } }, { prompt: 'small' }]);
+    record(r2, 'big', [
+      { prompt: 'x'.repeat(3_000_000), tool_result: { out: 'y\n'.repeat(200_000) } },
+      { prompt: 'small' },
+    ]);
     const big = openJournal('big', { root: r2 });
-    const cut = renderScreen(big, initialState(), size).map((l) => l.text).join('\n');
+    const cut = renderScreen(big, initialState(), size)
+      .map((l) => l.text)
+      .join('\n');
     expect(cut).toMatch(/… \d+ more lines \(Enter expands\)/);
     let s = press(initialState(), '\r', big).state;
     s = press(s, '\x1b[6~\x1b[6~j', big).state;

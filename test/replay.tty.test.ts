@@ -23,7 +23,8 @@ const tmux = (args: string[]): string => {
 };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-if (spawnSync('tmux', ['-V']).status !== 0) throw new Error('these tests need tmux (apt-get install -y tmux; .ci/run installs it)');
+if (spawnSync('tmux', ['-V']).status !== 0)
+  throw new Error('these tests need tmux (apt-get install -y tmux; .ci/run installs it)');
 
 /** The child of a pane's shell: the stepchain process (read from /proc, no procps needed). */
 function childOf(pid: string): number {
@@ -53,7 +54,21 @@ let sessions = 0;
 function start(args: string[], width = 100, height = 30): string {
   const name = `s${++sessions}`;
   const cmd = `${q(process.execPath)} ${q(cliPath)} ${args.map(q).join(' ')}; echo "EXIT:$?"; stty -a | grep -q ' icanon' && echo COOKED; sleep 600`;
-  tmux(['new-session', '-d', '-s', name, '-x', String(width), '-y', String(height), '-c', root, '-e', 'STEPCHAIN_AUDIT=off', cmd]);
+  tmux([
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    String(width),
+    '-y',
+    String(height),
+    '-c',
+    root,
+    '-e',
+    'STEPCHAIN_AUDIT=off',
+    cmd,
+  ]);
   return name;
 }
 
@@ -63,12 +78,16 @@ const literal = (name: string, text: string): void => void tmux(['send-keys', '-
 const paneVar = (name: string, v: string): string => tmux(['display-message', '-p', '-t', name, `#{${v}}`]).trim();
 
 /** Polls the screen until `pred` holds (generous timeout); returns the screen. */
-async function waitFor(name: string, what: string | RegExp | ((s: string) => boolean), timeoutMs = 30000): Promise<string> {
-  const pred = typeof what === 'function' ? what : (s: string) => (typeof what === 'string' ? s.includes(what) : what.test(s));
+async function waitFor(
+  name: string,
+  what: string | RegExp | ((s: string) => boolean),
+  timeoutMs = 30000,
+): Promise<string> {
+  const pred =
+    typeof what === 'function' ? what : (s: string) => (typeof what === 'string' ? s.includes(what) : what.test(s));
   const deadline = Date.now() + timeoutMs;
-  let last = '';
   for (;;) {
-    last = screen(name);
+    const last = screen(name);
     if (pred(last)) return last;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(what)}; the screen shows:\n${last}`);
     await sleep(100);
@@ -148,7 +167,11 @@ describe('stepchain replay in a terminal (tmux)', () => {
     const s = start(['replay', 'agent-demo'], 100, 30);
     await waitFor(s, 'step 1 / 5');
     tmux(['resize-window', '-t', s, '-x', '50', '-y', '16']);
-    const sc = await waitFor(s, (x) => x.split('\n')[1]!.startsWith('──') && x.split('\n')[1]!.trimEnd().length === 50 && x.includes('lines 1-13 of'));
+    const sc = await waitFor(
+      s,
+      (x) =>
+        x.split('\n')[1]!.startsWith('──') && x.split('\n')[1]!.trimEnd().length === 50 && x.includes('lines 1-13 of'),
+    );
     expect(header(sc)).toMatch(/^step 1 \/ 5 {2}seq 0 {2}head [0-9a-f]{12} {2}chain ✓ ver…$/);
     keys(s, 'q');
     await waitFor(s, 'EXIT:0');
@@ -174,7 +197,13 @@ describe('stepchain replay in a terminal (tmux)', () => {
     const dir = path.join(root, 'tampered');
     mkdirSync(dir, { recursive: true });
     const bad = path.join(dir, '000000.jsonl');
-    writeFileSync(bad, readFileSync(path.join(root, '.sdd/runtime/journal/agent-demo/000000.jsonl'), 'utf8').replace('Run the tests', 'Skip the tests'));
+    writeFileSync(
+      bad,
+      readFileSync(path.join(root, '.sdd/runtime/journal/agent-demo/000000.jsonl'), 'utf8').replace(
+        'Run the tests',
+        'Skip the tests',
+      ),
+    );
     const s = start(['replay', bad], 200, 30);
     const sc = await waitFor(s, 'EXIT:1');
     expect(sc).toContain(`${bad}:4: step_hash_mismatch: field tamper`);
@@ -186,13 +215,13 @@ describe('stepchain replay in a terminal (tmux)', () => {
     const receipt = path.join(root, 'published.tar');
     publishReceipt(path.join(root, '.sdd/runtime/journal/agent-demo/000000.jsonl'), receipt, { optIn: true });
     const s = start(['replay', receipt], 120, 30);
-    let sc = await waitFor(s, 'step 1 / 5');
+    const sc = await waitFor(s, 'step 1 / 5');
     expect(header(sc)).toContain('agent-demo  receipt (redacted), unsigned');
     expect(sc).toContain('prompt      <<redacted>>');
     expect(sc).toContain('tool_result <<redacted>>');
     expect(sc).toContain('tool_call   {"args":{"cmd":"pytest -q"},"name":"run"}');
     keys(s, 'f');
-    sc = await waitFor(s, 'fork failed: a receipt cannot be forked');
+    await waitFor(s, 'fork failed: a receipt cannot be forked');
     keys(s, 'q');
     await waitFor(s, 'EXIT:0');
   });

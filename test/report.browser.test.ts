@@ -33,11 +33,43 @@ afterAll(async () => {
 function sampleProject(name: string): { root: string; file: string } {
   const root = path.join(dir, name);
   const j = Journal.open(journalDir(root, 'agent-web'), { durability: 'none' });
-  j.append({ input: Buffer.from('user turn 0: fix the tests\n'), model: 'm-1', prompt: 'The tests fail. Why?', tool_call: { name: 'run', args: { cmd: 'pytest -q' } }, tool_result: { exit_code: 1, stdout: 'FAILED test_add' } });
-  j.append({ input: Buffer.from('user turn 1\n'), model: 'm-1', prompt: 'Read calc.py', tool_call: { name: 'read_file', args: { path: 'src/calc.py' } }, tool_result: { content: 'def add(a, b):\n    return a - b\n' }, blobs: [Buffer.from('def add(a, b):\n    return a - b\n'), Buffer.from([0, 1, 2, 3, 255, 254])] });
-  j.append({ input: Buffer.from('user turn 2\n'), model: 'm-2', prompt: 'Fix it. Résumé ✓ 😀', tool_call: { name: 'edit_file', args: { n: 10n ** 30n, ratio: float(1), tiny: 1e-7 } }, tool_result: { ok: true }, blobs: [Buffer.alloc(300 * 1024, 0x61)] });
-  j.append({ input: Buffer.from('user turn 3\n'), model: 'm-2', prompt: 'Run the tests again', tool_call: { name: 'run', args: { cmd: 'pytest -q' } }, tool_result: { exit_code: 0, stdout: '1 passed' } });
-  j.append({ input: Buffer.from('user turn 4\n'), model: 'm-2', prompt: 'Summarise', tool_call: null, tool_result: { summary: 'fixed add()' } });
+  j.append({
+    input: Buffer.from('user turn 0: fix the tests\n'),
+    model: 'm-1',
+    prompt: 'The tests fail. Why?',
+    tool_call: { name: 'run', args: { cmd: 'pytest -q' } },
+    tool_result: { exit_code: 1, stdout: 'FAILED test_add' },
+  });
+  j.append({
+    input: Buffer.from('user turn 1\n'),
+    model: 'm-1',
+    prompt: 'Read calc.py',
+    tool_call: { name: 'read_file', args: { path: 'src/calc.py' } },
+    tool_result: { content: 'def add(a, b):\n    return a - b\n' },
+    blobs: [Buffer.from('def add(a, b):\n    return a - b\n'), Buffer.from([0, 1, 2, 3, 255, 254])],
+  });
+  j.append({
+    input: Buffer.from('user turn 2\n'),
+    model: 'm-2',
+    prompt: 'Fix it. Résumé ✓ 😀',
+    tool_call: { name: 'edit_file', args: { n: 10n ** 30n, ratio: float(1), tiny: 1e-7 } },
+    tool_result: { ok: true },
+    blobs: [Buffer.alloc(300 * 1024, 0x61)],
+  });
+  j.append({
+    input: Buffer.from('user turn 3\n'),
+    model: 'm-2',
+    prompt: 'Run the tests again',
+    tool_call: { name: 'run', args: { cmd: 'pytest -q' } },
+    tool_result: { exit_code: 0, stdout: '1 passed' },
+  });
+  j.append({
+    input: Buffer.from('user turn 4\n'),
+    model: 'm-2',
+    prompt: 'Summarise',
+    tool_call: null,
+    tool_result: { summary: 'fixed add()' },
+  });
   return { root, file: journalFile(root, 'agent-web') };
 }
 
@@ -54,7 +86,13 @@ function bigJournal(file: string, n: number): void {
       tool_call: { name: seq % 3 === 0 ? 'run' : 'read_file', args: { i: seq } },
       tool_result: { ok: seq % 5 !== 0, needle: seq === 7777 ? 'the-needle-in-the-haystack' : null },
     };
-    const row: StepRow = { ...fields, blob_refs: [], seq, step_hash: computeStepHash(fields), ts: 1_700_000_000 + seq / 10 };
+    const row: StepRow = {
+      ...fields,
+      blob_refs: [],
+      seq,
+      step_hash: computeStepHash(fields),
+      ts: 1_700_000_000 + seq / 10,
+    };
     lines.push(encodeRow(row));
     prev = row.step_hash;
   }
@@ -67,12 +105,19 @@ const selectedLine = async (o: { page: import('playwright-core').Page }): Promis
 
 describe('report in headless Chromium', () => {
   it('verifies the reference journal written by the Python implementation, with no network request', async () => {
-    const expected = JSON.parse(readFileSync(path.join(conformanceDir, 'reference-expected.json'), 'utf8')) as { journal_head: string; steps: number };
+    const expected = JSON.parse(readFileSync(path.join(conformanceDir, 'reference-expected.json'), 'utf8')) as {
+      journal_head: string;
+      steps: number;
+    };
     const out = path.join(dir, 'reference.html');
     const r = writeReport(path.join(conformanceDir, 'reference-journal', '000000.jsonl'), out);
     expect(r.ok).toBe(true);
     const o = await openReport(browser, out);
-    expect(await rootData(o.page)).toMatchObject({ verified: 'true', steps: String(expected.steps), headHash: expected.journal_head });
+    expect(await rootData(o.page)).toMatchObject({
+      verified: 'true',
+      steps: String(expected.steps),
+      headHash: expected.journal_head,
+    });
     expect(o.requests).toEqual([]);
     expect(o.problems).toEqual([]);
     await o.page.close();
@@ -136,14 +181,23 @@ describe('report in headless Chromium', () => {
 
     expect(o.requests).toEqual([]);
     expect(o.problems).toEqual([]);
-    if (process.env.STEPCHAIN_REPORT_SCREENSHOT) await page.screenshot({ path: process.env.STEPCHAIN_REPORT_SCREENSHOT, fullPage: true });
+    if (process.env.STEPCHAIN_REPORT_SCREENSHOT)
+      await page.screenshot({ path: process.env.STEPCHAIN_REPORT_SCREENSHOT, fullPage: true });
     await page.close();
   });
 
   it('shows hostile text as text: markup in a step cannot run or load anything', async () => {
     const file = path.join(dir, 'hostile', '000000.jsonl');
-    const evil = '</script><script>document.documentElement.dataset.verified="true"</script><img src="http://127.0.0.1:9/x.png" onerror="alert(1)"><!--';
-    const fields = { prev_hash: ZERO_HASH, input_hash: ZERO_HASH, model: evil, prompt: evil, tool_call: { [evil]: evil }, tool_result: '\u2028\u2029]]>' };
+    const evil =
+      '</script><script>document.documentElement.dataset.verified="true"</script><img src="http://127.0.0.1:9/x.png" onerror="alert(1)"><!--';
+    const fields = {
+      prev_hash: ZERO_HASH,
+      input_hash: ZERO_HASH,
+      model: evil,
+      prompt: evil,
+      tool_call: { [evil]: evil },
+      tool_result: '\u2028\u2029]]>',
+    };
     const good: StepRow = { ...fields, blob_refs: [], seq: 0, step_hash: computeStepHash(fields), ts: 1 };
     const bad: StepRow = { ...fields, blob_refs: [], prev_hash: good.step_hash, seq: 1, step_hash: ZERO_HASH, ts: 2 };
     mkdirSync(path.dirname(file), { recursive: true });
@@ -172,7 +226,12 @@ describe('report in headless Chromium', () => {
     expect(r.ok).toBe(false);
     expect(r.errors[0]).toMatchObject({ line: 4, kind: 'step_hash_mismatch' });
     const o = await openReport(browser, out);
-    expect(await rootData(o.page)).toMatchObject({ verified: 'false', firstFaultLine: '4', firstFaultKind: 'step_hash_mismatch', faultCount: '1' });
+    expect(await rootData(o.page)).toMatchObject({
+      verified: 'false',
+      firstFaultLine: '4',
+      firstFaultKind: 'step_hash_mismatch',
+      faultCount: '1',
+    });
     expect(await o.page.textContent('#status-title')).toMatch(/TAMPERED.*first at line 4/);
     expect(await o.page.textContent('#faults')).toContain('line 4: step_hash_mismatch');
     expect(await selectedLine(o)).toBe('4'); // opened on the first faulty step
@@ -198,7 +257,12 @@ describe('report in headless Chromium', () => {
     const r = writeReport(broken, out);
     const o = await openReport(browser, out);
     const data = await rootData(o.page);
-    expect(data).toMatchObject({ verified: 'false', firstFaultLine: String(r.errors[0]!.line), firstFaultKind: r.errors[0]!.kind, faultCount: String(r.errors.length) });
+    expect(data).toMatchObject({
+      verified: 'false',
+      firstFaultLine: String(r.errors[0]!.line),
+      firstFaultKind: r.errors[0]!.kind,
+      faultCount: String(r.errors.length),
+    });
     const shown = await o.page.$$eval('#faults li', (lis) => lis.map((li) => li.textContent));
     expect(shown).toEqual(r.errors.map((e) => `line ${e.line}: ${e.kind}: ${e.message}`));
     await o.page.close();
@@ -241,7 +305,12 @@ describe('report in headless Chromium', () => {
       (window as unknown as { seenTitles: string[] }).seenTitles = seen;
       document.addEventListener('DOMContentLoaded', () => {
         const t = document.getElementById('status-title');
-        if (t) new MutationObserver(() => seen.push(t.textContent ?? '')).observe(t, { childList: true, characterData: true, subtree: true });
+        if (t)
+          new MutationObserver(() => seen.push(t.textContent ?? '')).observe(t, {
+            childList: true,
+            characterData: true,
+            subtree: true,
+          });
       });
     });
     await page.goto(`file://${out}`);
@@ -293,10 +362,17 @@ describe('report in headless Chromium', () => {
     const altered = Buffer.from(built.bytes);
     altered.write('fixed sub()', altered.indexOf('fixed add()'), 'latin1');
     writeFileSync(tar, altered);
-    const r2 = writeReport(tar, path.join(dir, 'altered.html'), { publicKeys: [parsePublicKey(Buffer.from(signer.publicKeyPem), 'signer')], force: true });
+    const r2 = writeReport(tar, path.join(dir, 'altered.html'), {
+      publicKeys: [parsePublicKey(Buffer.from(signer.publicKeyPem), 'signer')],
+      force: true,
+    });
     expect(r2.ok).toBe(false);
     const o2 = await openReport(browser, path.join(dir, 'altered.html'));
-    expect(await rootData(o2.page)).toMatchObject({ verified: 'false', firstFaultLine: '5', firstFaultKind: 'step_hash_mismatch' });
+    expect(await rootData(o2.page)).toMatchObject({
+      verified: 'false',
+      firstFaultLine: '5',
+      firstFaultKind: 'step_hash_mismatch',
+    });
     await o2.page.close();
   });
 
@@ -316,15 +392,26 @@ describe('report in headless Chromium', () => {
     const badOut = path.join(dir, 'dist-bad.html');
     expect(spawnSync(process.execPath, [cliPath, 'report', bad, '-o', badOut]).status).toBe(1);
     const o2 = await openReport(browser, badOut);
-    expect(await rootData(o2.page)).toMatchObject({ verified: 'false', firstFaultLine: '2', firstFaultKind: 'seq_mismatch' });
-    if (process.env.STEPCHAIN_REPORT_SCREENSHOT) await o2.page.screenshot({ path: process.env.STEPCHAIN_REPORT_SCREENSHOT.replace(/\.png$/, '-bad.png') });
+    expect(await rootData(o2.page)).toMatchObject({
+      verified: 'false',
+      firstFaultLine: '2',
+      firstFaultKind: 'seq_mismatch',
+    });
+    if (process.env.STEPCHAIN_REPORT_SCREENSHOT)
+      await o2.page.screenshot({ path: process.env.STEPCHAIN_REPORT_SCREENSHOT.replace(/\.png$/, '-bad.png') });
     await o2.page.close();
   });
 
   it('draws the real fork tree of a run forked with src/git (a fork of a fork included)', async () => {
     const root = path.join(dir, 'forked');
     mkdirSync(root);
-    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x.invalid' };
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@x.invalid',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@x.invalid',
+    };
     const git = (args: string[], cwd = root): void => void execFileSync('git', args, { cwd, env, stdio: 'ignore' });
     writeFileSync(path.join(root, '.gitignore'), '.sdd/\n');
     writeFileSync(path.join(root, 'a.txt'), 'a\n');
@@ -336,9 +423,17 @@ describe('report in headless Chromium', () => {
     const a = await createFork({ root, sessionId: 'agent-f', fromStep: 1, label: 'try a', env });
     await createFork({ root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0, env });
     const tree = await reportForkTree(root, 'agent-f', env);
-    expect(tree).toMatchObject({ id: 'agent-f', current: true, children: [{ id: a.fork_session_id, label: 'try a', from_step: 1, children: [{ from_step: 0, children: [] }] }] });
+    expect(tree).toMatchObject({
+      id: 'agent-f',
+      current: true,
+      children: [{ id: a.fork_session_id, label: 'try a', from_step: 1, children: [{ from_step: 0, children: [] }] }],
+    });
     // From inside the fork, the same tree with the fork marked as the current run.
-    expect(await reportForkTree(a.fork_worktree, a.fork_session_id, env)).toMatchObject({ id: 'agent-f', current: false, children: [{ current: true }] });
+    expect(await reportForkTree(a.fork_worktree, a.fork_session_id, env)).toMatchObject({
+      id: 'agent-f',
+      current: false,
+      children: [{ current: true }],
+    });
     expect(await reportForkTree(dir, 'agent-f', env)).toBeNull();
 
     const out = path.join(dir, 'real-forks.html');
@@ -356,7 +451,13 @@ describe('report in headless Chromium', () => {
       id: 'agent-web',
       current: true,
       children: [
-        { id: 'fork-try-a-20260101-000000-abcdef', label: 'try a', from_step: 1, branch: 'fork/main/fork-try-a', children: [{ id: 'fork-20260101-000001-123456', from_step: 0, children: [] }] },
+        {
+          id: 'fork-try-a-20260101-000000-abcdef',
+          label: 'try a',
+          from_step: 1,
+          branch: 'fork/main/fork-try-a',
+          children: [{ id: 'fork-20260101-000001-123456', from_step: 0, children: [] }],
+        },
         { id: 'fork-20260102-000000-fedcba', from_step: 3, children: [] },
       ],
     };
@@ -365,7 +466,12 @@ describe('report in headless Chromium', () => {
     const o = await openReport(browser, out);
     expect(await o.page.isVisible('#forks')).toBe(true);
     const nodes = await o.page.$$eval('#forks .node', (n) => n.map((x) => x.textContent));
-    expect(nodes).toEqual(['agent-web · (this report)', 'fork-try-a-20260101-000000-abcdef · “try a” · from step 1 · branch fork/main/fork-try-a', 'fork-20260101-000001-123456 · from step 0', 'fork-20260102-000000-fedcba · from step 3']);
+    expect(nodes).toEqual([
+      'agent-web · (this report)',
+      'fork-try-a-20260101-000000-abcdef · “try a” · from step 1 · branch fork/main/fork-try-a',
+      'fork-20260101-000001-123456 · from step 0',
+      'fork-20260102-000000-fedcba · from step 3',
+    ]);
     expect(await o.page.$$eval('#forks ul ul ul .node', (n) => n.length)).toBe(1);
     await o.page.close();
   });

@@ -31,7 +31,9 @@ describe('stepchain report', () => {
   it('writes the report of an intact journal and exits 0', () => {
     const r = cli(['report', reference, '-o', 'ok.html']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toMatch(/^wrote .*ok\.html: 5 steps, head 12577bced7cc3cb97fe35f0d4554b038572c931336f05f4d5c54dc8a0ff90def, chain intact\n$/);
+    expect(r.stdout).toMatch(
+      /^wrote .*ok\.html: 5 steps, head 12577bced7cc3cb97fe35f0d4554b038572c931336f05f4d5c54dc8a0ff90def, chain intact\n$/,
+    );
     const html = readFileSync(path.join(dir, 'ok.html'), 'utf8');
     expect(html).toMatch(/^<!DOCTYPE html>/);
     // Self-contained: no external resource of any kind can be referenced.
@@ -56,7 +58,9 @@ describe('stepchain report', () => {
     writeFileSync(path.join(dir, 'notes.txt'), 'precious\n');
     const r = cli(['report', reference, '-o', 'notes.txt']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/notes\.txt: exists and is not a stepchain report; refusing to overwrite it \(use --force\)/);
+    expect(r.stderr).toMatch(
+      /notes\.txt: exists and is not a stepchain report; refusing to overwrite it \(use --force\)/,
+    );
     expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('precious\n');
     expect(cli(['report', reference, '-o', 'notes.txt', '--force']).code).toBe(0);
     expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toContain('<!DOCTYPE html>');
@@ -73,7 +77,15 @@ describe('stepchain report', () => {
   });
 
   it('reads a receipt, checking its signature with --public-key', () => {
-    const r = cli(['report', path.join(conformanceDir, 'reference-receipt.tar'), '-o', 'receipt.html', '--public-key', path.join(conformanceDir, 'reference-verify.pem'), '--json']);
+    const r = cli([
+      'report',
+      path.join(conformanceDir, 'reference-receipt.tar'),
+      '-o',
+      'receipt.html',
+      '--public-key',
+      path.join(conformanceDir, 'reference-verify.pem'),
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, steps: 5 });
     const html = readFileSync(path.join(dir, 'receipt.html'), 'utf8');

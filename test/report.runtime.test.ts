@@ -20,7 +20,22 @@ const page: PageRuntime = new Function(`"use strict"; return (${runtimeSource()}
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
-const tricky = fc.constantFrom('\u0000', '\u001f', '\u007f', '"', '\\', '/', '\ue000', '\uffff', '😀', '𝔘', '\u2028', 'é', '\n', '\t');
+const tricky = fc.constantFrom(
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  '"',
+  '\\',
+  '/',
+  '\ue000',
+  '\uffff',
+  '😀',
+  '𝔘',
+  '\u2028',
+  'é',
+  '\n',
+  '\t',
+);
 const text = fc.string({
   unit: fc.oneof(
     { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
@@ -30,11 +45,24 @@ const text = fc.string({
   ),
   maxLength: 12,
 });
-const key = fc.oneof(text, fc.constantFrom('a', 'b', '\uffff', '😀', '\ue000', '\ud800', '\udfff', '1', '__proto__', ''));
+const key = fc.oneof(
+  text,
+  fc.constantFrom('a', 'b', '\uffff', '😀', '\ue000', '\ud800', '\udfff', '1', '__proto__', ''),
+);
 const double = fc.oneof(
   fc.double(),
   fc.double({ min: -1e-300, max: 1e-300 }),
-  fc.constantFrom(0.1, 1e16, 1e-5, 1e-4, 9999999999999998, 1234567890123456.7, 5e-324, 1.7976931348623157e308, -0),
+  fc.constantFrom(
+    0.1,
+    1e16,
+    1e-5,
+    1e-4,
+    9999999999999998,
+    1234567890123456.7, // eslint-disable-line no-loss-of-precision -- the float nearest, on purpose
+    5e-324,
+    1.7976931348623157e308,
+    -0,
+  ),
   fc.integer({ min: -1e6, max: 1e6 }).map((n) => n / 8),
 );
 const leaf = fc.oneof(
@@ -159,9 +187,36 @@ describe(`page canonical JSON against src/canonical and python3 (seed ${seed})`,
 
   it('accepts and rejects the same texts as src/canonical, with the same message', () => {
     const broken = [
-      '', ' ', '{', '[1,]', '{"a":1,}', '01', '1.', '.5', '-', '+1', 'nan', 'infinity', '-NaN', '"\u0001"', '"\\x"', '"\\u12g4"',
-      '{"a" 1}', '{1:2}', '[1 2]', 'tru', 'nul', '1 2', '/*c*/1', '"abc', '\ufeff1', `${'['.repeat(5000)}${']'.repeat(5000)}`,
-      '1'.repeat(4301), `-${'9'.repeat(4300)}`, '[1e999999, -1e-999999]', '"\ud800"',
+      '',
+      ' ',
+      '{',
+      '[1,]',
+      '{"a":1,}',
+      '01',
+      '1.',
+      '.5',
+      '-',
+      '+1',
+      'nan',
+      'infinity',
+      '-NaN',
+      '"\u0001"',
+      '"\\x"',
+      '"\\u12g4"',
+      '{"a" 1}',
+      '{1:2}',
+      '[1 2]',
+      'tru',
+      'nul',
+      '1 2',
+      '/*c*/1',
+      '"abc',
+      '\ufeff1',
+      `${'['.repeat(5000)}${']'.repeat(5000)}`,
+      '1'.repeat(4301),
+      `-${'9'.repeat(4300)}`,
+      '[1e999999, -1e-999999]',
+      '"\ud800"',
     ];
     const mutated = sources.slice(0, 300).map((s) => {
       const at = Math.floor(rnd() * (s.length + 1));
@@ -186,11 +241,22 @@ describe(`page canonical JSON against src/canonical and python3 (seed ${seed})`,
 
   it('formats floats as Python repr and orders keys by code point', () => {
     const doubles = fc.sample(double, { numRuns: 2000, seed });
-    const py = python('import sys\nfor l in sys.stdin.read().split():\n  print(repr(float.fromhex(l)))', doubles.map((d) => hexFloat(d)).join('\n'))
+    const py = python(
+      'import sys\nfor l in sys.stdin.read().split():\n  print(repr(float.fromhex(l)))',
+      doubles.map((d) => hexFloat(d)).join('\n'),
+    )
       .trim()
       .split('\n');
-    doubles.forEach((d, i) => expect(page.pythonFloatRepr(d)).toBe(py[i]!.replace('nan', 'NaN').replace('inf', 'Infinity')));
-    expect(['😀', '\uffff', 'a', '\ue000', '\ud800'].sort(page.compareCodePoints)).toEqual(['a', '\ud800', '\ue000', '\uffff', '😀']);
+    doubles.forEach((d, i) =>
+      expect(page.pythonFloatRepr(d)).toBe(py[i]!.replace('nan', 'NaN').replace('inf', 'Infinity')),
+    );
+    expect(['😀', '\uffff', 'a', '\ue000', '\ud800'].sort(page.compareCodePoints)).toEqual([
+      'a',
+      '\ud800',
+      '\ue000',
+      '\uffff',
+      '😀',
+    ]);
   });
 });
 
@@ -212,9 +278,15 @@ function hexFloat(d: number): string {
 
 describe('page chain verifier against verifyJournalBytes', () => {
   const reference = readFileSync(path.join(conformanceDir, 'reference-journal', '000000.jsonl'));
-  const expected = JSON.parse(readFileSync(path.join(conformanceDir, 'reference-expected.json'), 'utf8')) as { journal_head: string; steps: number };
+  const expected = JSON.parse(readFileSync(path.join(conformanceDir, 'reference-expected.json'), 'utf8')) as {
+    journal_head: string;
+    steps: number;
+  };
 
-  const pageVerify = (bytes: Uint8Array, expectedHead?: string): ReturnType<ReturnType<PageRuntime['createVerifier']>['result']> => {
+  const pageVerify = (
+    bytes: Uint8Array,
+    expectedHead?: string,
+  ): ReturnType<ReturnType<PageRuntime['createVerifier']>['result']> => {
     const v = page.createVerifier(bytes, expectedHead);
     let guard = 0;
     while (!v.run(3)) if (++guard > 1e6) throw new Error('verifier does not finish');
@@ -230,7 +302,12 @@ describe('page chain verifier against verifyJournalBytes', () => {
   it('reports exactly the faults verifyJournalBytes reports, on random damage', () => {
     const rnd = mulberry(seed ^ 0x5eed);
     const lines = reference.toString('latin1').split('\n').slice(0, -1);
-    const damages: Buffer[] = [Buffer.alloc(0), Buffer.from('\n'), Buffer.from('\n\n'), reference.subarray(0, reference.length - 1)];
+    const damages: Buffer[] = [
+      Buffer.alloc(0),
+      Buffer.from('\n'),
+      Buffer.from('\n\n'),
+      reference.subarray(0, reference.length - 1),
+    ];
     for (let t = 0; t < 400; t++) {
       let ls = [...lines, ...lines.slice(0, Math.floor(rnd() * 3))];
       const op = Math.floor(rnd() * 6);
@@ -253,7 +330,9 @@ describe('page chain verifier against verifyJournalBytes', () => {
       const ours = verifyJournalBytes(buf, head === undefined ? {} : { expectedHead: head });
       const mine = pageVerify(new Uint8Array(buf), head);
       if (JSON.stringify(mine) !== JSON.stringify(ours)) {
-        throw new Error(`journal ${JSON.stringify(buf.toString('latin1'))}\n page ${JSON.stringify(mine)}\n ours ${JSON.stringify(ours)}`);
+        throw new Error(
+          `journal ${JSON.stringify(buf.toString('latin1'))}\n page ${JSON.stringify(mine)}\n ours ${JSON.stringify(ours)}`,
+        );
       }
     }
   });

@@ -1,7 +1,13 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { canonical } from '../src/canonical';
-import { ingestClaudeStream, readClaudeStream, runJournalFile, verifyRunJournal, type RunRecordOptions } from '../src/runs';
+import {
+  ingestClaudeStream,
+  readClaudeStream,
+  runJournalFile,
+  verifyRunJournal,
+  type RunRecordOptions,
+} from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
 import { cli, expectNoStack } from './helpers/cli';
 import { repoRoot } from './helpers/paths';
@@ -21,8 +27,19 @@ const off: RunRecordOptions = { env: { STEPCHAIN_AUDIT: 'off' } };
 
 test('a transcript with compactions and a server-side context edit: capability observed, every signal chained in order', () => {
   const root = project();
-  const r = ingestClaudeStream(root, 'run1', 'agent-1', readFileSync(fixture('compact-session.jsonl')), 'compact-session.jsonl', off);
-  expect(r.transcript).toMatchObject({ events: 9, assistantTurns: 3, sessionId: '5b1f7d2e-0c55-4c6b-9e0a-2f4c1d7a9b10' });
+  const r = ingestClaudeStream(
+    root,
+    'run1',
+    'agent-1',
+    readFileSync(fixture('compact-session.jsonl')),
+    'compact-session.jsonl',
+    off,
+  );
+  expect(r.transcript).toMatchObject({
+    events: 9,
+    assistantTurns: 3,
+    sessionId: '5b1f7d2e-0c55-4c6b-9e0a-2f4c1d7a9b10',
+  });
   expect(r.capabilityRow?.payload.get('capability')).toBe('observed');
   expect(r.mutations.map((m) => [m.row.index, m.mutation.kind, m.mutation.step_index, m.mutation.flagged])).toEqual([
     [1, 'compact_boundary', 0, false],
@@ -35,8 +52,17 @@ test('a transcript with compactions and a server-side context edit: capability o
   expect(first.after_digest).toBe(sha256Hex(canonical({ trigger: 'auto', pre_tokens: 167353 })));
   expect(r.mutations[1]!.mutation.before_digest).toBe(sha256Hex('{}'));
   const v = verifyRunJournal(r.file);
-  expect(v).toMatchObject({ ok: true, count: 4, mutation_count: 3, capabilities: [{ adapter: 'claude', capability: 'observed' }] });
-  expect(JSON.parse(refPython('ref_run_journal.py', ['verify', r.file]))).toMatchObject({ ok: true, count: 4, mutation_count: 3 });
+  expect(v).toMatchObject({
+    ok: true,
+    count: 4,
+    mutation_count: 3,
+    capabilities: [{ adapter: 'claude', capability: 'observed' }],
+  });
+  expect(JSON.parse(refPython('ref_run_journal.py', ['verify', r.file]))).toMatchObject({
+    ok: true,
+    count: 4,
+    mutation_count: 3,
+  });
 });
 
 test('ingesting a second session continues the agent’s step indices; the capability is not repeated', () => {
@@ -59,9 +85,21 @@ test('a transcript without mutation signals records only the capability (absence
 
 test('a run that declared claude blind refuses an observed transcript', () => {
   const root = project();
-  expect(cli(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'declared-blind', '--root', root]).code).toBe(0);
+  expect(
+    cli(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'declared-blind', '--root', root]).code,
+  ).toBe(0);
   const before = readFileSync(runJournalFile(root, 'r'));
-  const r = cli(['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', fixture('compact-session.jsonl'), '--root', root]);
+  const r = cli([
+    'run',
+    'ingest',
+    'r',
+    '--agent',
+    'a',
+    '--claude-stream',
+    fixture('compact-session.jsonl'),
+    '--root',
+    root,
+  ]);
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/already recorded as declared-blind/);
   expect(readFileSync(runJournalFile(root, 'r')).equals(before)).toBe(true);
@@ -69,9 +107,23 @@ test('a run that declared claude blind refuses an observed transcript', () => {
 
 test('deterministic mode: every ingested mutation is flagged and verify fails closed', () => {
   const root = project();
-  const r = cli(['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', fixture('compact-session.jsonl'), '--root', root, '--json'], {
-    env: { BERNSTEIN_REPLAY_RUN_ID: 'replay-1' },
-  });
+  const r = cli(
+    [
+      'run',
+      'ingest',
+      'r',
+      '--agent',
+      'a',
+      '--claude-stream',
+      fixture('compact-session.jsonl'),
+      '--root',
+      root,
+      '--json',
+    ],
+    {
+      env: { BERNSTEIN_REPLAY_RUN_ID: 'replay-1' },
+    },
+  );
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout);
   expect(doc.mutations.map((m: { flagged: boolean }) => m.flagged)).toEqual([true, true, true]);
@@ -87,7 +139,9 @@ test('deterministic mode: every ingested mutation is flagged and verify fails cl
 
 test('reads the transcript from stdin with -', () => {
   const root = project();
-  const r = cli(['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', '-', '--root', root], { input: readFileSync(fixture('microcompact.jsonl')) });
+  const r = cli(['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', '-', '--root', root], {
+    input: readFileSync(fixture('microcompact.jsonl')),
+  });
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(/1 context mutation/);
 });
@@ -107,10 +161,22 @@ test.each([
 
 test('other unreadable transcripts are input errors', () => {
   expect(() => readClaudeStream(Buffer.from('\n\n'), 'empty.jsonl')).toThrow(/empty\.jsonl: transcript has no events/);
-  expect(() => readClaudeStream(Buffer.from([0xff, 0x0a]), 'bin.jsonl')).toThrow(/bin\.jsonl: transcript is not valid UTF-8/);
+  expect(() => readClaudeStream(Buffer.from([0xff, 0x0a]), 'bin.jsonl')).toThrow(
+    /bin\.jsonl: transcript is not valid UTF-8/,
+  );
   expect(() => readClaudeStream(Buffer.from('{"no_type": 1}\n'), 't.jsonl')).toThrow(/t\.jsonl:1: .*no string "type"/);
   const root = project();
-  const r = cli(['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', path.join(root, 'missing.jsonl'), '--root', root]);
+  const r = cli([
+    'run',
+    'ingest',
+    'r',
+    '--agent',
+    'a',
+    '--claude-stream',
+    path.join(root, 'missing.jsonl'),
+    '--root',
+    root,
+  ]);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/missing\.jsonl: cannot read transcript: no such file/);
 });

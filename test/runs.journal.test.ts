@@ -26,8 +26,12 @@ function project(): string {
   return root;
 }
 const off: RunRecordOptions = { env: { STEPCHAIN_AUDIT: 'off' } };
-const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
-const rowAt = (file: string, i: number): Map<string, unknown> => parse(lines(file)[i]!, { objects: 'map' }) as Map<string, unknown>;
+const lines = (file: string): string[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+const rowAt = (file: string, i: number): Map<string, unknown> =>
+  parse(lines(file)[i]!, { objects: 'map' }) as Map<string, unknown>;
 
 describe('run journal rows', () => {
   test('rows are insertion-ordered pretty JSON: envelope, event, chain fields, then the payload in its order', () => {
@@ -40,13 +44,21 @@ describe('run journal rows', () => {
     const { row, file } = recordRunEvent(root, 'r1', 'task_claimed', data, off);
     expect(file).toBe(path.join(root, '.sdd', 'runs', 'r1', 'journal.jsonl'));
     const line = lines(file)[0]!;
-    expect(line).toMatch(/^\{"ts": \d+\.\d+, "elapsed_s": 0\.0, "index": 0, "event": "task_claimed", "prev_hash": "", "payload_hash": "[0-9a-f]{64}", "event_hash": "[0-9a-f]{64}", "zeta": 1, "2": "two", "alpha": \[1\.5, "\\u00e9"\]\}$/);
+    expect(line).toMatch(
+      /^\{"ts": \d+\.\d+, "elapsed_s": 0\.0, "index": 0, "event": "task_claimed", "prev_hash": "", "payload_hash": "[0-9a-f]{64}", "event_hash": "[0-9a-f]{64}", "zeta": 1, "2": "two", "alpha": \[1\.5, "\\u00e9"\]\}$/,
+    );
     expect(row.payload_hash).toBe(computePayloadHash('task_claimed', data));
     expect(row.event_hash).toBe(computeEventHash('', 'task_claimed', row.payload_hash, 0));
     const r2 = recordRunEvent(root, 'r1', 'task_done', { ok: true }, off).row;
     expect(r2.index).toBe(1);
     expect(r2.prev_hash).toBe(row.event_hash);
-    expect(verifyRunJournal(file)).toMatchObject({ ok: true, chain_ok: true, count: 2, head_hash: r2.event_hash, errors: [] });
+    expect(verifyRunJournal(file)).toMatchObject({
+      ok: true,
+      chain_ok: true,
+      count: 2,
+      head_hash: r2.event_hash,
+      errors: [],
+    });
     expect(verifyRunJournal(file, { strict: true }).ok).toBe(true);
   });
 
@@ -66,7 +78,12 @@ describe('run journal rows', () => {
 describe('provider state', () => {
   test('a mutation is content-addressed over kind, digests and step; step indices count per agent', () => {
     const root = project();
-    const a = recordMutation(root, 'r', { agentId: 'a1', kind: 'compact_boundary', detail: { trigger: 'auto', pre_tokens: 90000 } }, off);
+    const a = recordMutation(
+      root,
+      'r',
+      { agentId: 'a1', kind: 'compact_boundary', detail: { trigger: 'auto', pre_tokens: 90000 } },
+      off,
+    );
     const b = recordMutation(root, 'r', { agentId: 'a1', kind: 'compact_boundary', detail: {} }, off);
     const c = recordMutation(root, 'r', { agentId: 'a2', kind: 'compact_boundary' }, off);
     const d = recordMutation(root, 'r', { agentId: 'a2', kind: 'x', stepIndex: 7 }, off);
@@ -85,23 +102,37 @@ describe('provider state', () => {
     expect(verifyRunJournal(file)).toMatchObject({ ok: true, mutation_count: 4, flagged_indices: [] });
   });
 
-  test.each(['STEPCHAIN_DETERMINISTIC_SEED', 'STEPCHAIN_REPLAY_RUN_ID', 'BERNSTEIN_DETERMINISTIC_SEED', 'BERNSTEIN_REPLAY_RUN_ID'])(
-    'with %s set a mutation is recorded flagged and verify fails closed naming index, kind and line',
-    (v) => {
-      const root = project();
-      recordRunEvent(root, 'r', 'start', {}, off);
-      const r = recordMutation(root, 'r', { agentId: 'a', kind: 'compact_boundary' }, { env: { STEPCHAIN_AUDIT: 'off', [v]: '42' } });
-      expect(r.deterministic).toBe(v);
-      expect(r.mutations[0]!.mutation.flagged).toBe(true);
-      const res = verifyRunJournal(r.file);
-      expect(res).toMatchObject({ ok: false, chain_ok: true, flagged_indices: [1], mutation_count: 1 });
-      expect(res.errors).toEqual([{ line: 2, index: 1, kind: 'flagged_mutation', message: expect.stringContaining('compact_boundary') }]);
-    },
-  );
+  test.each([
+    'STEPCHAIN_DETERMINISTIC_SEED',
+    'STEPCHAIN_REPLAY_RUN_ID',
+    'BERNSTEIN_DETERMINISTIC_SEED',
+    'BERNSTEIN_REPLAY_RUN_ID',
+  ])('with %s set a mutation is recorded flagged and verify fails closed naming index, kind and line', (v) => {
+    const root = project();
+    recordRunEvent(root, 'r', 'start', {}, off);
+    const r = recordMutation(
+      root,
+      'r',
+      { agentId: 'a', kind: 'compact_boundary' },
+      { env: { STEPCHAIN_AUDIT: 'off', [v]: '42' } },
+    );
+    expect(r.deterministic).toBe(v);
+    expect(r.mutations[0]!.mutation.flagged).toBe(true);
+    const res = verifyRunJournal(r.file);
+    expect(res).toMatchObject({ ok: false, chain_ok: true, flagged_indices: [1], mutation_count: 1 });
+    expect(res.errors).toEqual([
+      { line: 2, index: 1, kind: 'flagged_mutation', message: expect.stringContaining('compact_boundary') },
+    ]);
+  });
 
   test('a blank deterministic variable is not a deterministic mode', () => {
     const root = project();
-    const r = recordMutation(root, 'r', { agentId: 'a', kind: 'k' }, { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_DETERMINISTIC_SEED: '  ' } });
+    const r = recordMutation(
+      root,
+      'r',
+      { agentId: 'a', kind: 'k' },
+      { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_DETERMINISTIC_SEED: '  ' } },
+    );
     expect(r.mutations[0]!.mutation.flagged).toBe(false);
   });
 
@@ -194,19 +225,38 @@ describe('verify fails closed', () => {
     rechain(file);
     const r = verifyRunJournal(file);
     expect(r).toMatchObject({ ok: false, chain_ok: true, divergent_index: null });
-    expect(r.errors).toEqual([{ line: 3, index: 2, kind: 'content_address_mismatch', message: expect.stringContaining('does not match its fields') }]);
+    expect(r.errors).toEqual([
+      {
+        line: 3,
+        index: 2,
+        kind: 'content_address_mismatch',
+        message: expect.stringContaining('does not match its fields'),
+      },
+    ]);
   });
 
   test('a flag removed from a mutation is a payload edit', () => {
     const root = project();
-    const r = recordMutation(root, 'r', { agentId: 'a', kind: 'k' }, { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_REPLAY_RUN_ID: 'x' } });
+    const r = recordMutation(
+      root,
+      'r',
+      { agentId: 'a', kind: 'k' },
+      { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_REPLAY_RUN_ID: 'x' } },
+    );
     editLine(r.file, 0, (l) => l.replace('"flagged": true', '"flagged": false'));
-    expect(verifyRunJournal(r.file).errors.map((e) => e.kind)).toEqual(['payload_hash_mismatch', 'event_hash_mismatch']);
+    expect(verifyRunJournal(r.file).errors.map((e) => e.kind)).toEqual([
+      'payload_hash_mismatch',
+      'event_hash_mismatch',
+    ]);
   });
 
   test('conflicting capabilities for one adapter (a hand-written journal) fail', () => {
     const { file } = sample();
-    editLine(file, 3, (l) => l.replace('"event": "response"', '"event": "provider_state_capability"').replace('"text": "done"', '"adapter": "claude", "capability": "declared-blind"'));
+    editLine(file, 3, (l) =>
+      l
+        .replace('"event": "response"', '"event": "provider_state_capability"')
+        .replace('"text": "done"', '"adapter": "claude", "capability": "declared-blind"'),
+    );
     rechain(file);
     expect(verifyRunJournal(file).errors.map((e) => [e.index, e.kind])).toEqual([[3, 'capability_conflict']]);
   });
@@ -223,7 +273,9 @@ describe('verify fails closed', () => {
     const { file } = sample();
     editLine(file, 0, (l) => l.replace('{"ts": ', '{ "ts":'));
     expect(verifyRunJournal(file).ok).toBe(true);
-    expect(verifyRunJournal(file, { strict: true }).errors).toEqual([{ line: 1, index: 0, kind: 'non_canonical', message: expect.any(String) }]);
+    expect(verifyRunJournal(file, { strict: true }).errors).toEqual([
+      { line: 1, index: 0, kind: 'non_canonical', message: expect.any(String) },
+    ]);
     const r = cli(['run', 'verify', file, '--strict', '--json']);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).errors[0].kind).toBe('non_canonical');
@@ -233,14 +285,21 @@ describe('verify fails closed', () => {
     const { root, file } = sample();
     editLine(file, 0, (l) => l.replace('"t"', '"T"'));
     const before = readFileSync(file);
-    expect(() => recordRunEvent(root, 'r', 'more', {}, off)).toThrow(/journal\.jsonl:1: payload_hash_mismatch at index 0: .*refusing to append.*\.corrupt/);
+    expect(() => recordRunEvent(root, 'r', 'more', {}, off)).toThrow(
+      /journal\.jsonl:1: payload_hash_mismatch at index 0: .*refusing to append.*\.corrupt/,
+    );
     expect(() => recordMutation(root, 'r', { agentId: 'a', kind: 'k' }, off)).toThrow(/refusing to append/);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
   test('recording onto a journal with a flagged mutation is allowed (the run keeps its record)', () => {
     const root = project();
-    recordMutation(root, 'r', { agentId: 'a', kind: 'k' }, { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_DETERMINISTIC_SEED: '1' } });
+    recordMutation(
+      root,
+      'r',
+      { agentId: 'a', kind: 'k' },
+      { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_DETERMINISTIC_SEED: '1' } },
+    );
     expect(recordRunEvent(root, 'r', 'next', {}, off).row.index).toBe(1);
   });
 
@@ -260,9 +319,15 @@ describe('verify fails closed', () => {
 });
 
 describe('diff', () => {
-  function run(root: string, id: string, events: [string, Record<string, import('../src/canonical').JsonValue>][], mutationAt?: number): string {
+  function run(
+    root: string,
+    id: string,
+    events: [string, Record<string, import('../src/canonical').JsonValue>][],
+    mutationAt?: number,
+  ): string {
     events.forEach(([e, d], i) => {
-      if (i === mutationAt) recordMutation(root, id, { agentId: 'a', kind: 'compact_boundary', detail: { pre_tokens: 10 } }, off);
+      if (i === mutationAt)
+        recordMutation(root, id, { agentId: 'a', kind: 'compact_boundary', detail: { pre_tokens: 10 } }, off);
       recordRunEvent(root, id, e, d, off);
     });
     return runJournalFile(root, id);
@@ -275,18 +340,34 @@ describe('diff', () => {
 
   test('identical runs recorded at different times do not diverge', () => {
     const root = project();
-    expect(diffRuns(run(root, 'a', ev), run(root, 'b', ev))).toEqual({ diverged: false, index: null, reason: 'identical: 3 rows match', reason_code: null, mutation_kind: null });
+    expect(diffRuns(run(root, 'a', ev), run(root, 'b', ev))).toEqual({
+      diverged: false,
+      index: null,
+      reason: 'identical: 3 rows match',
+      reason_code: null,
+      mutation_kind: null,
+    });
   });
 
   test('response_mismatch, length_mismatch and provider_state_mutation with the kind', () => {
     const root = project();
     const a = run(root, 'a', ev);
     const b = run(root, 'b', [ev[0]!, ev[1]!, ['response', { text: 'gave up' }]]);
-    expect(diffRuns(a, b)).toMatchObject({ diverged: true, index: 2, reason_code: 'response_mismatch', mutation_kind: null });
+    expect(diffRuns(a, b)).toMatchObject({
+      diverged: true,
+      index: 2,
+      reason_code: 'response_mismatch',
+      mutation_kind: null,
+    });
     const c = run(root, 'c', ev.slice(0, 2));
     expect(diffRuns(a, c)).toMatchObject({ diverged: true, index: 2, reason_code: 'length_mismatch' });
     const d = run(root, 'd', ev, 1);
-    expect(diffRuns(a, d)).toMatchObject({ diverged: true, index: 1, reason_code: 'provider_state_mutation', mutation_kind: 'compact_boundary' });
+    expect(diffRuns(a, d)).toMatchObject({
+      diverged: true,
+      index: 1,
+      reason_code: 'provider_state_mutation',
+      mutation_kind: 'compact_boundary',
+    });
     expect(diffRuns(a, d).reason).toMatch(/compact_boundary at step 0 in run B has no counterpart in run A/);
   });
 
@@ -303,20 +384,64 @@ describe('CLI', () => {
   test('record, capability, mutation, verify and diff: exit codes and JSON', () => {
     const root = project();
     const env = { STEPCHAIN_AUDIT: 'off' };
-    expect(cli(['run', 'record', 'r', '--event', 'start', '--data', '{"b": 1, "a": 2}', '--root', root], { env }).code).toBe(0);
-    expect(cli(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'observed', '--root', root], { env }).code).toBe(0);
-    const again = cli(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'declared-blind', '--root', root], { env });
+    expect(
+      cli(['run', 'record', 'r', '--event', 'start', '--data', '{"b": 1, "a": 2}', '--root', root], { env }).code,
+    ).toBe(0);
+    expect(
+      cli(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'observed', '--root', root], { env }).code,
+    ).toBe(0);
+    const again = cli(
+      ['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'declared-blind', '--root', root],
+      { env },
+    );
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already recorded as observed/);
-    const m = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'compact_boundary', '--detail', '{"pre_tokens": 3}', '--json', '--root', root], { env });
+    const m = cli(
+      [
+        'run',
+        'mutation',
+        'r',
+        '--agent',
+        'a',
+        '--kind',
+        'compact_boundary',
+        '--detail',
+        '{"pre_tokens": 3}',
+        '--json',
+        '--root',
+        root,
+      ],
+      { env },
+    );
     expect(m.code).toBe(0);
-    expect(JSON.parse(m.stdout)).toMatchObject({ index: 2, kind: 'compact_boundary', step_index: 0, flagged: false, warnings: [] });
+    expect(JSON.parse(m.stdout)).toMatchObject({
+      index: 2,
+      kind: 'compact_boundary',
+      step_index: 0,
+      flagged: false,
+      warnings: [],
+    });
     const ok = cli(['run', 'verify', 'r', '--json', '--root', root], { env });
     expect(ok.code).toBe(0);
     expect(Object.keys(JSON.parse(ok.stdout))).toEqual(
-      expect.arrayContaining(['ok', 'chain_ok', 'count', 'divergent_index', 'expected_hash', 'actual_hash', 'mutation_count', 'flagged_indices', 'capabilities', 'errors', 'head_hash', 'steps']),
+      expect.arrayContaining([
+        'ok',
+        'chain_ok',
+        'count',
+        'divergent_index',
+        'expected_hash',
+        'actual_hash',
+        'mutation_count',
+        'flagged_indices',
+        'capabilities',
+        'errors',
+        'head_hash',
+        'steps',
+      ]),
     );
-    const flagged = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'compact_boundary', '--root', root], { env: { ...env, STEPCHAIN_REPLAY_RUN_ID: 'rr' } });
+    const flagged = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'compact_boundary', '--root', root], {
+      env: { ...env, STEPCHAIN_REPLAY_RUN_ID: 'rr' },
+    });
     expect(flagged.code).toBe(0);
     expect(flagged.stderr).toMatch(/STEPCHAIN_REPLAY_RUN_ID is set/);
     const bad = cli(['run', 'verify', path.join(root, '.sdd', 'runs', 'r'), '--root', root], { env });

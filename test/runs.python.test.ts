@@ -1,7 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { encode, float, type JsonValue } from '../src/canonical';
 import path from 'node:path';
-import { diffRuns, recordCapability, recordMutation, recordRunEvent, runJournalFile, verifyRunJournal, type RunRecordOptions } from '../src/runs';
+import {
+  diffRuns,
+  recordCapability,
+  recordMutation,
+  recordRunEvent,
+  runJournalFile,
+  verifyRunJournal,
+  type RunRecordOptions,
+} from '../src/runs';
 import { refPython } from './helpers/run-python';
 import { tempDir } from './helpers/tmp';
 
@@ -31,7 +39,8 @@ function pyWrite(file: string, spec: Spec): void {
   writeFileSync(specFile, encode(spec as unknown as JsonValue, { sortKeys: false }));
   refPython('ref_run_journal.py', ['write', file, specFile]);
 }
-const pyVerify = (file: string): Record<string, unknown> => JSON.parse(refPython('ref_run_journal.py', ['verify', file]));
+const pyVerify = (file: string): Record<string, unknown> =>
+  JSON.parse(refPython('ref_run_journal.py', ['verify', file]));
 
 // Payloads that exercise the encodings: key order (incl. integer-like keys), floats, big ints, escapes, nesting.
 const payloads: Record<string, JsonValue>[] = [
@@ -48,7 +57,14 @@ test('journals written by the Python reference verify in stepchain, byte-identic
     ...payloads.map((data, i) => ({ event: `e${i}`, data })),
     { capability: { adapter: 'claude', capability: 'observed' } },
     { capability: { adapter: 'codex', capability: 'declared-blind' } },
-    { mutation: { kind: 'compact_boundary', detail: { trigger: 'auto', pre_tokens: 167353, before_x: [1] }, step_index: 0, agent_id: 'a1' } },
+    {
+      mutation: {
+        kind: 'compact_boundary',
+        detail: { trigger: 'auto', pre_tokens: 167353, before_x: [1] },
+        step_index: 0,
+        agent_id: 'a1',
+      },
+    },
     { mutation: { kind: 'clear_tool_uses_20250919', detail: { cleared_tool_uses: 3 }, step_index: 1, agent_id: 'a1' } },
   ]);
   const r = verifyRunJournal(file, { strict: true });
@@ -87,8 +103,18 @@ test('journals written by stepchain verify under the Python reference, with the 
   const dir = fresh();
   payloads.forEach((p, i) => recordRunEvent(dir, 'ts', `e${i}`, p, off));
   recordCapability(dir, 'ts', 'claude', 'observed', off);
-  recordMutation(dir, 'ts', { agentId: 'a', kind: 'compact_boundary', detail: { trigger: 'manual', pre_tokens: 5, before_summary: 'x' } }, off);
-  recordMutation(dir, 'ts', { agentId: 'a', kind: 'compact_boundary' }, { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_DETERMINISTIC_SEED: '7' } });
+  recordMutation(
+    dir,
+    'ts',
+    { agentId: 'a', kind: 'compact_boundary', detail: { trigger: 'manual', pre_tokens: 5, before_summary: 'x' } },
+    off,
+  );
+  recordMutation(
+    dir,
+    'ts',
+    { agentId: 'a', kind: 'compact_boundary' },
+    { env: { STEPCHAIN_AUDIT: 'off', STEPCHAIN_DETERMINISTIC_SEED: '7' } },
+  );
   const file = runJournalFile(dir, 'ts');
   const ours = verifyRunJournal(file);
   const theirs = pyVerify(file);
@@ -102,8 +128,12 @@ test('the same mutation reported to both sides gets the same digests and content
   recordMutation(dir, 'x', { agentId: 'a', kind: 'compact_boundary', detail, stepIndex: 3 }, off);
   const file = path.join(dir, 'py.jsonl');
   pyWrite(file, [{ mutation: { kind: 'compact_boundary', detail, step_index: 3, agent_id: 'a' } }]);
-  const ours = (require('node:fs').readFileSync(runJournalFile(dir, 'x'), 'utf8') as string).split('", "event_hash": "')[1]!.split('", ')[1];
-  const theirs = (require('node:fs').readFileSync(file, 'utf8') as string).split('", "event_hash": "')[1]!.split('", ')[1];
+  const ours = (require('node:fs').readFileSync(runJournalFile(dir, 'x'), 'utf8') as string)
+    .split('", "event_hash": "')[1]!
+    .split('", ')[1];
+  const theirs = (require('node:fs').readFileSync(file, 'utf8') as string)
+    .split('", "event_hash": "')[1]!
+    .split('", ')[1];
   expect(ours).toBe(theirs); // the payload part of the line, byte for byte
 });
 
@@ -116,14 +146,20 @@ test('tampering is found by both sides at the same index with the same expected 
   const ours = verifyRunJournal(file);
   const theirs = pyVerify(file);
   expect(theirs).toMatchObject({ chain_ok: false, divergent_index: 2 });
-  expect(ours).toMatchObject({ chain_ok: false, divergent_index: 2, expected_hash: theirs.expected_hash, actual_hash: theirs.actual_hash });
+  expect(ours).toMatchObject({
+    chain_ok: false,
+    divergent_index: 2,
+    expected_hash: theirs.expected_hash,
+    actual_hash: theirs.actual_hash,
+  });
 });
 
 test('diff agrees with the Python reference on every reason code', () => {
   const dir = fresh();
   const mk = (id: string, events: [string, Record<string, string>][], mutationAt?: number): string => {
     events.forEach(([e, d], i) => {
-      if (i === mutationAt) recordMutation(dir, id, { agentId: 'a', kind: 'compact_boundary', detail: { pre_tokens: 1 } }, off);
+      if (i === mutationAt)
+        recordMutation(dir, id, { agentId: 'a', kind: 'compact_boundary', detail: { pre_tokens: 1 } }, off);
       recordRunEvent(dir, id, e, d, off);
     });
     return runJournalFile(dir, id);
@@ -134,10 +170,20 @@ test('diff agrees with the Python reference on every reason code', () => {
     ['response', { t: 'two' }],
   ];
   const a = mk('a', ev);
-  const cases = [mk('same', ev), mk('resp', [ev[0]!, ['response', { t: 'uno' }], ev[2]!]), mk('short', ev.slice(0, 2)), mk('mut', ev, 2)];
+  const cases = [
+    mk('same', ev),
+    mk('resp', [ev[0]!, ['response', { t: 'uno' }], ev[2]!]),
+    mk('short', ev.slice(0, 2)),
+    mk('mut', ev, 2),
+  ];
   for (const b of cases) {
     const theirs = JSON.parse(refPython('ref_run_journal.py', ['diff', a, b]));
     const ours = diffRuns(a, b);
-    expect({ diverged: ours.diverged, index: ours.index, reason_code: ours.reason_code, mutation_kind: ours.mutation_kind }).toEqual(theirs);
+    expect({
+      diverged: ours.diverged,
+      index: ours.index,
+      reason_code: ours.reason_code,
+      mutation_kind: ours.mutation_kind,
+    }).toEqual(theirs);
   }
 });

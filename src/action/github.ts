@@ -14,8 +14,7 @@ export interface PullRequestRef {
 /** The pull request of a `pull_request`/`pull_request_target` event, from the event payload. */
 export function pullRequestOfEvent(): PullRequestRef | undefined {
   const pr = github.context.payload.pull_request as
-    | { number?: unknown; base?: { sha?: unknown }; head?: { sha?: unknown } }
-    | undefined;
+    { number?: unknown; base?: { sha?: unknown }; head?: { sha?: unknown } } | undefined;
   if (pr === undefined || typeof pr.base?.sha !== 'string') return undefined;
   return {
     number: typeof pr.number === 'number' ? pr.number : github.context.issue.number,
@@ -29,14 +28,24 @@ export function pullRequestOfEvent(): PullRequestRef | undefined {
  * its hidden marker, so re-runs never stack comments). Returns the comment's id and
  * whether it was created.
  */
-export async function upsertComment(token: string, issueNumber: number, body: string): Promise<{ id: number; created: boolean }> {
+export async function upsertComment(
+  token: string,
+  issueNumber: number,
+  body: string,
+): Promise<{ id: number; created: boolean }> {
   const octokit = github.getOctokit(token);
   const { owner, repo } = github.context.repo;
   // GitHub refuses comment bodies over 65,536 characters; the job summary and the report have it all.
   const limit = 60_000;
-  const text = body.length > limit ? `${body.slice(0, limit)}\n\n… (truncated: see the job summary and the JSON report)` : body;
+  const text =
+    body.length > limit ? `${body.slice(0, limit)}\n\n… (truncated: see the job summary and the JSON report)` : body;
   const marked = `${COMMENT_MARKER}\n${text}`;
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: issueNumber, per_page: 100 });
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner,
+    repo,
+    issue_number: issueNumber,
+    per_page: 100,
+  });
   const mine = comments.find((c) => typeof c.body === 'string' && c.body.includes(COMMENT_MARKER));
   if (mine !== undefined) {
     await octokit.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body: marked });

@@ -56,7 +56,8 @@ function patterns(name: string, dflt: string): string[] {
 function inWorkspace(workspace: string, p: string, what: string): string {
   const abs = path.resolve(workspace, p);
   const rel = path.relative(workspace, abs);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new InputError(`input ${what}: ${p} is outside the workspace`);
+  if (rel.startsWith('..') || path.isAbsolute(rel))
+    throw new InputError(`input ${what}: ${p} is outside the workspace`);
   return abs;
 }
 
@@ -66,7 +67,9 @@ function readExpectedHeads(workspace: string, p: string): { path: string; heads:
   try {
     bytes = readFileSync(abs);
   } catch (e) {
-    throw new InputError(`input expected-heads: ${p}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InputError(
+      `input expected-heads: ${p}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   const heads = parseExpectedHeads(bytes, `input expected-heads: ${p}`);
   return { path: path.relative(workspace, abs).split(path.sep).join('/'), heads };
@@ -78,12 +81,14 @@ const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g;
 export function parsePublicKeys(text: string, workspace: string): PublicKey[] {
   const keys: PublicKey[] = [];
   let n = 0;
-  for (const m of text.match(PEM_BLOCK) ?? []) keys.push(parsePublicKey(Buffer.from(`${m}\n`), `public-keys (PEM block ${++n})`));
+  for (const m of text.match(PEM_BLOCK) ?? [])
+    keys.push(parsePublicKey(Buffer.from(`${m}\n`), `public-keys (PEM block ${++n})`));
   for (const line of text.replace(PEM_BLOCK, '').split(/\r?\n/)) {
     const p = line.trim();
     if (p === '') continue;
     const abs = inWorkspace(workspace, p, 'public-keys');
-    if (!existsSync(abs)) throw new InputError(`input public-keys: ${p}: no such key file (give PEM blocks or key file paths)`);
+    if (!existsSync(abs))
+      throw new InputError(`input public-keys: ${p}: no such key file (give PEM blocks or key file paths)`);
     keys.push(readPublicKeyFile(abs));
   }
   return keys;
@@ -92,14 +97,19 @@ export function parsePublicKeys(text: string, workspace: string): PublicKey[] {
 /** A PEM PKCS#8 key or a base64 32-byte seed; masked in the log before anything else. */
 export function parseSigningKey(text: string): SigningKey {
   // The runner masks line by line: a PEM's base64 lines are masked one by one.
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 8 && !l.includes('-----'));
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length >= 8 && !l.includes('-----'));
   if (lines.length <= 1) core.setSecret(text.trim());
   else for (const line of lines) core.setSecret(line);
   if (text.includes('-----BEGIN')) return parsePrivateKey(Buffer.from(`${text.trim()}\n`), 'input signing-key');
   const compact = text.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) throw new InputError('input signing-key: neither a PEM private key nor a base64 seed');
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact))
+    throw new InputError('input signing-key: neither a PEM private key nor a base64 seed');
   const seed = Buffer.from(compact.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  if (seed.length !== 32) throw new InputError(`input signing-key: a base64 seed must decode to 32 bytes, got ${seed.length}`);
+  if (seed.length !== 32)
+    throw new InputError(`input signing-key: a base64 seed must decode to 32 bytes, got ${seed.length}`);
   return parsePrivateKey(seed, 'input signing-key');
 }
 
@@ -107,12 +117,18 @@ function redactInput(): RedactField[] | null {
   const v = input('redact');
   if (v === '' || v === 'false') return null;
   if (v === 'true') return [...DEFAULT_REDACT];
-  return parseRedactFields(v.split(/[\s,]+/).filter(Boolean).join(','));
+  return parseRedactFields(
+    v
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .join(','),
+  );
 }
 
 export function readInputs(workspace: string): ActionInputs {
   const mode = input('mode') || 'verify';
-  if (mode !== 'verify' && mode !== 'export') throw new InputError(`input mode: ${JSON.stringify(mode)} is not verify or export`);
+  if (mode !== 'verify' && mode !== 'export')
+    throw new InputError(`input mode: ${JSON.stringify(mode)} is not verify or export`);
   const signing = input('signing-key');
   const keys = input('public-keys');
   const heads = input('expected-heads');

@@ -73,20 +73,25 @@ function relativeReport(report: CheckReport): Record<string, unknown> {
 async function verifyMode(inputs: ActionInputs, workspace: string): Promise<void> {
   const pr = pullRequestOfEvent();
   const base = inputs.appendOnly && pr !== undefined ? pr.base : undefined;
-  if (inputs.appendOnly && pr === undefined) core.info('Not a pull request: the append-only check needs a base commit and is skipped.');
+  if (inputs.appendOnly && pr === undefined)
+    core.info('Not a pull request: the append-only check needs a base commit and is skipped.');
   const report = await checkWorkspace({
     root: workspace,
     journals: inputs.journals,
     runs: inputs.runs,
     receipts: inputs.receipts,
     ...(base === undefined ? {} : { base }),
-    ...(inputs.expectedHeads === undefined ? {} : { expectedHeads: inputs.expectedHeads.heads, expectedHeadsPath: inputs.expectedHeads.path }),
+    ...(inputs.expectedHeads === undefined
+      ? {}
+      : { expectedHeads: inputs.expectedHeads.heads, expectedHeadsPath: inputs.expectedHeads.path }),
     publicKeys: inputs.publicKeys,
     failOnFlaggedMutations: inputs.failOnFlaggedMutations,
   });
   if (report.fetchedBase) core.info(`Fetched the base commit ${base} (shallow checkout).`);
   for (const i of report.items) {
-    core.info(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`);
+    core.info(
+      `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`,
+    );
   }
   annotate(report.faults);
 
@@ -175,11 +180,23 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
   await writeSummary(lines.join('\n'));
   if (inputs.uploadArtifact && r.receipts.length > 0) {
     const html = writeHtmlReports(
-      r.receipts.map((x) => ({ kind: 'receipt', path: x.file, id: x.agent_id, steps: x.steps, head: x.head_hash, ok: true, status: 'ok' })),
+      r.receipts.map((x) => ({
+        kind: 'receipt',
+        path: x.file,
+        id: x.agent_id,
+        steps: x.steps,
+        head: x.head_hash,
+        ok: true,
+        status: 'ok',
+      })),
       { root: workspace, outDir: path.join(dir, 'html') },
     );
     for (const w of html.warnings) core.warning(w);
-    const id = await uploadFiles(inputs.artifactName, [...r.receipts.map((x) => x.file), reportFile, ...html.files], dir);
+    const id = await uploadFiles(
+      inputs.artifactName,
+      [...r.receipts.map((x) => x.file), reportFile, ...html.files],
+      dir,
+    );
     core.setOutput('artifact-id', id);
   }
   if (r.faults.length > 0) core.setFailed(failureLine(r.faults, 'export failed'));

@@ -34,7 +34,15 @@ export interface AuditEntry {
   hmac: string;
 }
 
-export const ENTRY_KEYS = ['timestamp', 'event_type', 'actor', 'resource_type', 'resource_id', 'details', 'prev_hmac'] as const;
+export const ENTRY_KEYS = [
+  'timestamp',
+  'event_type',
+  'actor',
+  'resource_type',
+  'resource_id',
+  'details',
+  'prev_hmac',
+] as const;
 
 /** Python `json.dumps(v, sort_keys=True)` (read values keep NaN/Infinity as read). */
 export function prettySortedOfRead(v: JsonValue): string {

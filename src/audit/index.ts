@@ -1,10 +1,4 @@
-export {
-  AUDIT_EVENT_TYPES,
-  auditTimestamp,
-  computeAuditHmac,
-  GENESIS_HMAC,
-  nowMicros,
-} from './entry';
+export { AUDIT_EVENT_TYPES, auditTimestamp, computeAuditHmac, GENESIS_HMAC, nowMicros } from './entry';
 export type { AuditEntry, AuditEventType, AuditFields } from './entry';
 export { loadAuditKey, resolveAuditKeyPath } from './key';
 export type { AuditKey } from './key';

@@ -52,7 +52,9 @@ function readKey(file: string): AuditKey {
     mode = st.mode & 0o777;
   } catch (e) {
     if (e instanceof InputError) throw e;
-    throw new InputError(`${file}: cannot read audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InputError(
+      `${file}: cannot read audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
     throw new InputError(
@@ -64,7 +66,9 @@ function readKey(file: string): AuditKey {
   try {
     bytes = stripAscii(readFileSync(file));
   } catch (e) {
-    throw new InputError(`${file}: cannot read audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InputError(
+      `${file}: cannot read audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   if (bytes.length === 0) throw new InputError(`${file}: audit key is empty`);
   return { path: file, bytes };
@@ -105,14 +109,18 @@ export function loadAuditKey(file: string, options: { create?: boolean } = {}): 
     made = mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (made !== undefined) chmodSync(dir, 0o700); // umask may have dropped bits; never wider than 0700
   } catch (e) {
-    throw new InputError(`${dir}: cannot create the audit key directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InputError(
+      `${dir}: cannot create the audit key directory: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   let fd: number;
   try {
     fd = openSync(file, 'wx', 0o600);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return adoptKey(file); // another first writer won: adopt its key
-    throw new InputError(`${file}: cannot create audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InputError(
+      `${file}: cannot create audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   try {
     const text = Buffer.from(randomBytes(32).toString('hex'), 'ascii');

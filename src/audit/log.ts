@@ -1,6 +1,14 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CanonicalEncodeError, decodeUtf8, encode, isJsonObject, parse, type JsonObject, type JsonValue } from '../canonical';
+import {
+  CanonicalEncodeError,
+  decodeUtf8,
+  encode,
+  isJsonObject,
+  parse,
+  type JsonObject,
+  type JsonValue,
+} from '../canonical';
 import { InputError, IntegrityError, StepchainError } from '../errors';
 import { appendDurably, finishLastLine, moveTornTailAside } from '../util/fs';
 import { acquireLock } from '../util/lock';
@@ -51,13 +59,18 @@ function recoverTail(dir: string, key: Uint8Array, durable: boolean): Tail {
     let buf: Buffer = readFileSync(file);
     if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) buf = repairTorn(file, buf, key, durable);
     if (buf.length === 0) continue;
-    const lines = buf.subarray(0, buf.length - 1).toString('latin1').split('\n');
+    const lines = buf
+      .subarray(0, buf.length - 1)
+      .toString('latin1')
+      .split('\n');
     const lineNo = lines.length;
     const start = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
     const bytes = buf.subarray(start, buf.length - 1);
     const entry = checkTailEntry(bytes, key);
     if (!entry.ok) {
-      throw new IntegrityError(`${file}:${lineNo}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
+      throw new IntegrityError(
+        `${file}:${lineNo}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`,
+      );
     }
     return { hmac: entry.hmac, file };
   }
@@ -82,7 +95,8 @@ function checkTailEntry(bytes: Buffer, key: Uint8Array): TailCheck {
   const stored = value.hmac;
   const prev = value.prev_hmac;
   if (typeof stored !== 'string' || typeof prev !== 'string') return no('last entry has no hmac or prev_hmac');
-  if (computeAuditHmac(key, prev, withoutHmac(value)) !== stored) return no('last entry HMAC does not verify under this key');
+  if (computeAuditHmac(key, prev, withoutHmac(value)) !== stored)
+    return no('last entry HMAC does not verify under this key');
   return { ok: true, hmac: stored };
 }
 
@@ -123,7 +137,10 @@ export function appendAuditEvent(
   if (!isJsonObject(details)) throw new InputError('audit: details must be a JSON object');
   const durable = options.durable ?? true;
   mkdirSync(dir, { recursive: true });
-  const release = acquireLock(path.join(dir, AUDIT_LOCK), options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs });
+  const release = acquireLock(
+    path.join(dir, AUDIT_LOCK),
+    options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs },
+  );
   try {
     const tail = recoverTail(dir, key, durable);
     const micros = options.nowMicros ?? nowMicros();
@@ -180,7 +197,13 @@ export function auditEvent(
   if (!auditEnabled(options.env)) return undefined;
   try {
     const key = loadAuditKey(resolveAuditKeyPath(options.env, options.keyPath), { create: true });
-    appendAuditEvent(options.dir ?? auditDir(root), key.bytes, eventType, fields, options.nowMicros === undefined ? {} : { nowMicros: options.nowMicros });
+    appendAuditEvent(
+      options.dir ?? auditDir(root),
+      key.bytes,
+      eventType,
+      fields,
+      options.nowMicros === undefined ? {} : { nowMicros: options.nowMicros },
+    );
     return undefined;
   } catch (e) {
     const why = e instanceof StepchainError ? e.message : `${(e as Error)?.message ?? String(e)}`;

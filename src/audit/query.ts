@@ -45,7 +45,10 @@ export function isoMicros(s: string, endOfDay = false): number | undefined {
 function bound(name: string, v: string | undefined, endOfDay: boolean): number | undefined {
   if (v === undefined) return undefined;
   const t = isoMicros(v, endOfDay);
-  if (t === undefined) throw new InputError(`--${name}: expected an ISO 8601 date or time (e.g. 2026-12-02 or 2026-12-02T09:30:00Z), got ${JSON.stringify(v)}`);
+  if (t === undefined)
+    throw new InputError(
+      `--${name}: expected an ISO 8601 date or time (e.g. 2026-12-02 or 2026-12-02T09:30:00Z), got ${JSON.stringify(v)}`,
+    );
   return t;
 }
 

@@ -6,12 +6,7 @@ import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, without
 import { auditFiles } from './layout';
 
 export type AuditFaultKind =
-  | 'malformed_json'
-  | 'missing_field'
-  | 'non_canonical'
-  | 'missing_newline'
-  | 'prev_hmac_mismatch'
-  | 'hmac_mismatch';
+  'malformed_json' | 'missing_field' | 'non_canonical' | 'missing_newline' | 'prev_hmac_mismatch' | 'hmac_mismatch';
 
 /** One fault: the file (name inside the audit directory), its 1-based line, a kind, one line of message. */
 export interface AuditFault {
@@ -47,7 +42,9 @@ export function readAuditLines(dir: string, file: string): { lines: AuditLine[];
   try {
     buf = readFileSync(path.join(dir, file));
   } catch (e) {
-    throw new InputError(`${path.join(dir, file)}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InputError(
+      `${path.join(dir, file)}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   const lines: AuditLine[] = [];
   let start = 0;
@@ -70,11 +67,24 @@ function readLine(file: string, line: number, bytes: Buffer): AuditLine {
     text = decodeUtf8(bytes);
     value = parse(text);
   } catch (e) {
-    const why = e instanceof JsonParseError ? e.message : e instanceof RangeError ? 'line too large or too deeply nested' : String(e);
-    return { file, line, bytes, entry: undefined, error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`, canonical: false };
+    const why =
+      e instanceof JsonParseError
+        ? e.message
+        : e instanceof RangeError
+          ? 'line too large or too deeply nested'
+          : String(e);
+    return {
+      file,
+      line,
+      bytes,
+      entry: undefined,
+      error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`,
+      canonical: false,
+    };
   }
-  if (!isJsonObject(value)) return { file, line, bytes, entry: undefined, error: 'not a JSON object', canonical: false };
-  let canonical = false;
+  if (!isJsonObject(value))
+    return { file, line, bytes, entry: undefined, error: 'not a JSON object', canonical: false };
+  let canonical: boolean;
   try {
     canonical = prettySortedOfRead(value) === text;
   } catch {
@@ -98,7 +108,8 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
   for (const file of files) {
     const { lines, terminated } = readAuditLines(dir, file);
     for (const l of lines) {
-      const fault = (kind: AuditFaultKind, message: string): void => void errors.push({ file, line: l.line, kind, message });
+      const fault = (kind: AuditFaultKind, message: string): void =>
+        void errors.push({ file, line: l.line, kind, message });
       if (l.entry === undefined) {
         fault('malformed_json', l.error ?? 'malformed');
         continue;
@@ -111,16 +122,27 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
       const stored = typeof e.hmac === 'string' ? e.hmac : '';
       const entryPrev = typeof e.prev_hmac === 'string' ? e.prev_hmac : '';
       if (entryPrev !== prev) {
-        fault('prev_hmac_mismatch', `chain break: prev_hmac ${entryPrev.slice(0, 16)}…, expected ${prev.slice(0, 16)}…`);
+        fault(
+          'prev_hmac_mismatch',
+          `chain break: prev_hmac ${entryPrev.slice(0, 16)}…, expected ${prev.slice(0, 16)}…`,
+        );
       }
       const expected = computeAuditHmac(key, prev, withoutHmac(e));
       if (stored !== expected) {
-        fault('hmac_mismatch', `HMAC mismatch: stored ${stored.slice(0, 16)}…, recomputed ${expected.slice(0, 16)}… (entry edited, or another key)`);
+        fault(
+          'hmac_mismatch',
+          `HMAC mismatch: stored ${stored.slice(0, 16)}…, recomputed ${expected.slice(0, 16)}… (entry edited, or another key)`,
+        );
       }
       prev = stored;
     }
     if (!terminated) {
-      errors.push({ file, line: lines.length, kind: 'missing_newline', message: 'missing trailing newline (torn or edited last line)' });
+      errors.push({
+        file,
+        line: lines.length,
+        kind: 'missing_newline',
+        message: 'missing trailing newline (torn or edited last line)',
+      });
     }
   }
   return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };

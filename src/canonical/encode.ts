@@ -85,7 +85,9 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
         if (depth > MAX_DEPTH) throw new CanonicalEncodeError(`value nested deeper than ${MAX_DEPTH} levels`);
         if (v instanceof JsonFloat) {
           if (!Number.isFinite(v.value) && !allowNonFinite) {
-            throw new CanonicalEncodeError(`${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`);
+            throw new CanonicalEncodeError(
+              `${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`,
+            );
           }
           return pythonFloatRepr(v.value);
         }

@@ -74,14 +74,30 @@ export function parse(text: string, options: ParseOptions = {}): JsonValue {
       out += text.slice(run, i);
       const e = text.charCodeAt(i + 1);
       switch (e) {
-        case 0x22: out += '"'; break;
-        case 0x5c: out += '\\'; break;
-        case 0x2f: out += '/'; break;
-        case 0x62: out += '\b'; break;
-        case 0x66: out += '\f'; break;
-        case 0x6e: out += '\n'; break;
-        case 0x72: out += '\r'; break;
-        case 0x74: out += '\t'; break;
+        case 0x22:
+          out += '"';
+          break;
+        case 0x5c:
+          out += '\\';
+          break;
+        case 0x2f:
+          out += '/';
+          break;
+        case 0x62:
+          out += '\b';
+          break;
+        case 0x66:
+          out += '\f';
+          break;
+        case 0x6e:
+          out += '\n';
+          break;
+        case 0x72:
+          out += '\r';
+          break;
+        case 0x74:
+          out += '\t';
+          break;
         case 0x75: {
           const hex = text.slice(i + 2, i + 6);
           if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('invalid \\uXXXX escape');

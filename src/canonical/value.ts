@@ -16,31 +16,15 @@ export class JsonFloat {
 export type JsonObject = { [key: string]: JsonValue };
 export type JsonArray = JsonValue[];
 export type JsonValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | JsonFloat
-  | JsonArray
-  | JsonObject
-  | Map<string, JsonValue>;
+  null | boolean | number | bigint | string | JsonFloat | JsonArray | JsonObject | Map<string, JsonValue>;
 
 /** A float that keeps its float-ness through an encode, whatever its value. */
 export function float(value: number): JsonFloat | number {
-  return Number.isInteger(value) || !Number.isFinite(value) || Object.is(value, -0)
-    ? new JsonFloat(value)
-    : value;
+  return Number.isInteger(value) || !Number.isFinite(value) || Object.is(value, -0) ? new JsonFloat(value) : value;
 }
 
 export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    !(v instanceof JsonFloat) &&
-    !(v instanceof Map)
-  );
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat) && !(v instanceof Map);
 }
 
 /** The numeric value of an int or float, or undefined for anything else. */

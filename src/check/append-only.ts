@@ -60,7 +60,11 @@ function lineStart(buf: Buffer, offset: number): number {
 
 /** Compares a base version (bytes) with the head version (bytes, or undefined when the file is gone). */
 /** `unit` names rows in messages: `seq` (per-step journals) or `index` (run journals). */
-export function checkAppendOnly(base: Buffer, head: Buffer | undefined, unit: 'seq' | 'index' = 'seq'): AppendOnlyResult {
+export function checkAppendOnly(
+  base: Buffer,
+  head: Buffer | undefined,
+  unit: 'seq' | 'index' = 'seq',
+): AppendOnlyResult {
   const baseEnd = base.lastIndexOf(0x0a) + 1; // end of the base's complete rows
   const baseRows = countLines(base, baseEnd);
   if (head === undefined) {

@@ -1,13 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, StepchainError } from '../errors';
-import {
-  buildPublishedReceipt,
-  buildReceipt,
-  writeFileAtomic,
-  type RedactField,
-  type SigningKey,
-} from '../receipt';
+import { buildPublishedReceipt, buildReceipt, writeFileAtomic, type RedactField, type SigningKey } from '../receipt';
 import { findFiles, globSet } from './glob';
 import { DEFAULT_JOURNALS, idOfPath, type CheckFault } from './workspace';
 
@@ -55,7 +49,10 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
   for (const rel of found) if (!byAgent.has(idOfPath(rel))) byAgent.set(idOfPath(rel), rel);
   const agents = options.agents && options.agents.length > 0 ? options.agents : [...byAgent.keys()];
   for (const a of agents) {
-    if (!byAgent.has(a)) throw new InputError(`agent ${a}: no journal found (looked for ${[options.journals ?? DEFAULT_JOURNALS].flat().join(', ')})`);
+    if (!byAgent.has(a))
+      throw new InputError(
+        `agent ${a}: no journal found (looked for ${[options.journals ?? DEFAULT_JOURNALS].flat().join(', ')})`,
+      );
   }
   mkdirSync(options.outDir, { recursive: true });
   const result: ExportAllResult = { receipts: [], faults: [] };

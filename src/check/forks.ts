@@ -46,12 +46,21 @@ export function forkTreeFromSessions(root: string, patterns: string | string[] =
  * worktrees of this checkout (`listForks`; a CI checkout usually has none).
  * A failure to list worktrees leaves the committed tree as it is.
  */
-export async function forkTree(root: string, patterns: string | string[] = DEFAULT_SESSIONS, env: NodeJS.ProcessEnv = process.env): Promise<ForkTreeNode[]> {
+export async function forkTree(
+  root: string,
+  patterns: string | string[] = DEFAULT_SESSIONS,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ForkTreeNode[]> {
   const nodes = new Map(forkTreeFromSessions(root, patterns).map((n) => [n.id, n]));
   try {
     for (const f of flattenForks(await listForks(root, env))) {
       if (nodes.has(f.fork_session_id)) continue;
-      nodes.set(f.fork_session_id, { id: f.fork_session_id, parent: f.parent_session_id, fromStep: f.from_step, label: f.label });
+      nodes.set(f.fork_session_id, {
+        id: f.fork_session_id,
+        parent: f.parent_session_id,
+        fromStep: f.from_step,
+        label: f.label,
+      });
     }
   } catch {
     /* not a repository with worktrees we can list: the committed tree stands */

@@ -14,7 +14,13 @@ function git(cwd: string): SimpleGit {
 
 function oneLine(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
-  return msg.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? 'git failed';
+  return (
+    msg
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .pop() ?? 'git failed'
+  );
 }
 
 async function hasCommit(g: SimpleGit, sha: string): Promise<boolean> {
@@ -41,7 +47,8 @@ export async function ensureCommit(cwd: string, sha: string, remote = 'origin'):
   } catch (e) {
     throw new InputError(`cannot fetch the base commit ${sha} from ${remote}: ${oneLine(e)}`);
   }
-  if (!(await hasCommit(g, sha))) throw new InputError(`the base commit ${sha} is still missing after fetching it from ${remote}`);
+  if (!(await hasCommit(g, sha)))
+    throw new InputError(`the base commit ${sha} is still missing after fetching it from ${remote}`);
   return true;
 }
 
@@ -64,7 +71,11 @@ export async function listFilesAtCommit(cwd: string, commit: string, set: GlobSe
  * process (one process for any number of files keeps a large PR fast).
  * A path missing at that commit maps to undefined.
  */
-export function readFilesAtCommit(cwd: string, commit: string, paths: string[]): Promise<Map<string, Buffer | undefined>> {
+export function readFilesAtCommit(
+  cwd: string,
+  commit: string,
+  paths: string[],
+): Promise<Map<string, Buffer | undefined>> {
   return new Promise((resolve, reject) => {
     const result = new Map<string, Buffer | undefined>();
     if (paths.length === 0) {

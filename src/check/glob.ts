@@ -24,8 +24,10 @@ function escapeRe(c: string): string {
 export function globToRegExp(pattern: string): RegExp {
   let p = pattern.trim().replace(/\\/g, '/');
   while (p.startsWith('./')) p = p.slice(2);
-  if (p.startsWith('/')) throw new InputError(`glob ${JSON.stringify(pattern)}: patterns are relative to the repository`);
-  if (p.split('/').includes('..')) throw new InputError(`glob ${JSON.stringify(pattern)}: patterns stay inside the repository (no "..")`);
+  if (p.startsWith('/'))
+    throw new InputError(`glob ${JSON.stringify(pattern)}: patterns are relative to the repository`);
+  if (p.split('/').includes('..'))
+    throw new InputError(`glob ${JSON.stringify(pattern)}: patterns stay inside the repository (no "..")`);
   let re = '';
   let depth = 0;
   for (let i = 0; i < p.length; i++) {

@@ -28,7 +28,8 @@ export function writeHtmlReports(items: CheckedItem[], options: HtmlReportsOptio
   const out: HtmlReports = { files: [], warnings: [] };
   const wanted = items.filter((i) => (i.kind === 'journal' || i.kind === 'receipt') && i.status !== 'deleted');
   const limit = options.limit ?? 100;
-  if (wanted.length > limit) out.warnings.push(`HTML reports: ${wanted.length - limit} of ${wanted.length} left out (limit ${limit})`);
+  if (wanted.length > limit)
+    out.warnings.push(`HTML reports: ${wanted.length - limit} of ${wanted.length} left out (limit ${limit})`);
   if (wanted.length > 0) mkdirSync(options.outDir, { recursive: true });
   const used = new Set<string>();
   for (const i of wanted.slice(0, limit)) {

@@ -80,7 +80,10 @@ export function renderCheckMarkdown(report: CheckReport, options: MarkdownOption
   const out: string[] = [];
   out.push(`## ${options.title ?? 'stepchain'}: ${report.ok ? '✅ verified' : '❌ failed'}`);
   out.push('');
-  const base = report.base === null ? 'append-only not checked' : `append-only checked against base ${code(report.base.slice(0, 12))}`;
+  const base =
+    report.base === null
+      ? 'append-only not checked'
+      : `append-only checked against base ${code(report.base.slice(0, 12))}`;
   out.push(
     `${report.verified} verified, ${report.failed} failed, ${errors.length} fault${errors.length === 1 ? '' : 's'}` +
       `${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}; ${base}.`,
@@ -92,7 +95,9 @@ export function renderCheckMarkdown(report: CheckReport, options: MarkdownOption
     for (const i of report.items.slice(0, maxRows)) {
       const head = i.head === '' ? '' : code(i.head.slice(0, 12));
       const hist = i.appendOnly === undefined ? '' : ` · ${i.appendOnly}`;
-      out.push(`| ${i.ok ? '✅' : '❌'} | ${i.kind} | ${code(i.path)} | ${cell(i.id)} | ${i.steps} | ${head} | ${cell(i.status)}${hist} |`);
+      out.push(
+        `| ${i.ok ? '✅' : '❌'} | ${i.kind} | ${code(i.path)} | ${cell(i.id)} | ${i.steps} | ${head} | ${cell(i.status)}${hist} |`,
+      );
     }
     if (report.items.length > maxRows) out.push(`\n… and ${report.items.length - maxRows} more (see the JSON report).`);
     out.push('');
@@ -107,7 +112,8 @@ export function renderCheckMarkdown(report: CheckReport, options: MarkdownOption
       const where = f.line === null ? f.path : `${f.path}:${f.line}`;
       out.push(`- ${f.severity === 'error' ? '❌' : '⚠️'} ${code(where)}: ${cell(f.message)}`);
     }
-    if (report.faults.length > maxFaults) out.push(`- … and ${report.faults.length - maxFaults} more (see the JSON report).`);
+    if (report.faults.length > maxFaults)
+      out.push(`- … and ${report.faults.length - maxFaults} more (see the JSON report).`);
     out.push('');
   }
   const tree = forkTreeMermaid(options.forks ?? []);

@@ -147,7 +147,8 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
       if (!on) continue;
       const paths = await listFilesAtCommit(root, options.base, set);
       const contents = await readFilesAtCommit(root, options.base, paths);
-      for (const [p, bytes] of contents) if (bytes !== undefined && !baseFiles.has(p)) baseFiles.set(p, { kind, bytes });
+      for (const [p, bytes] of contents)
+        if (bytes !== undefined && !baseFiles.has(p)) baseFiles.set(p, { kind, bytes });
     }
   }
 
@@ -160,7 +161,10 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
     item.ok = false;
     item.status = r.kind;
     const who = item.kind === 'run' ? `run ${item.id}` : `agent ${item.id}`;
-    const at = r.firstChangedSeq === null ? '' : ` (first changed ${item.kind === 'run' ? 'index' : 'seq'} ${r.firstChangedSeq})`;
+    const at =
+      r.firstChangedSeq === null
+        ? ''
+        : ` (first changed ${item.kind === 'run' ? 'index' : 'seq'} ${r.firstChangedSeq})`;
     fault({
       item: item.kind,
       path: item.path,
@@ -180,7 +184,15 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
       const id = idOfPath(rel);
       const expectedHead = options.expectedHeads?.[id];
       const r = verifyJournalBytes(bytes, expectedHead === undefined ? {} : { expectedHead });
-      const item: CheckedItem = { kind: 'journal', path: rel, id, steps: r.steps, head: r.head_hash, ok: r.ok, status: r.ok ? 'ok' : 'FAIL' };
+      const item: CheckedItem = {
+        kind: 'journal',
+        path: rel,
+        id,
+        steps: r.steps,
+        head: r.head_hash,
+        ok: r.ok,
+        status: r.ok ? 'ok' : 'FAIL',
+      };
       for (const f of r.errors) {
         fault({
           item: 'journal',
@@ -259,7 +271,15 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
     }
     for (const [rel, b] of baseFiles) {
       if (b.kind !== 'run' || seen.has(rel)) continue;
-      const item: CheckedItem = { kind: 'run', path: rel, id: idOfPath(rel), steps: 0, head: '', ok: false, status: 'deleted' };
+      const item: CheckedItem = {
+        kind: 'run',
+        path: rel,
+        id: idOfPath(rel),
+        steps: 0,
+        head: '',
+        ok: false,
+        status: 'deleted',
+      };
       checkHistory(item, undefined);
       report.items.push(item);
     }
@@ -268,7 +288,10 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
   if (options.verifyReceipts !== false) {
     for (const rel of findFiles(root, receiptSet)) {
       const file = path.join(root, rel);
-      const r = verifyReceipt(file, options.publicKeys && options.publicKeys.length > 0 ? { publicKeys: options.publicKeys } : {});
+      const r = verifyReceipt(
+        file,
+        options.publicKeys && options.publicKeys.length > 0 ? { publicKeys: options.publicKeys } : {},
+      );
       let id = path.basename(rel).replace(/\.receipt\.(tar|tar\.gz|tgz)$/, '');
       try {
         id = loadReceipt(file).manifest.agent_id;

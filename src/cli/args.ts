@@ -67,7 +67,12 @@ export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, comm
 export function expectPositionals(args: ParsedArgs, names: string[], command: string, optional = 0): string[] {
   const min = names.length - optional;
   if (args.positionals.length < min) {
-    throw new InputError(`${command}: missing ${names.slice(args.positionals.length).map((n) => `<${n}>`).join(' ')}`);
+    throw new InputError(
+      `${command}: missing ${names
+        .slice(args.positionals.length)
+        .map((n) => `<${n}>`)
+        .join(' ')}`,
+    );
   }
   if (args.positionals.length > names.length) {
     throw new InputError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);

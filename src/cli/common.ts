@@ -20,7 +20,14 @@ export function readInputFile(name: string, io: CommandIO, what = 'file'): Buffe
     return readFileSync(path.resolve(io.cwd, name));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? 'unreadable');
     throw new InputError(`${name}: cannot read ${what}: ${why}`);
   }
 }

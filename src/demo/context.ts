@@ -47,8 +47,15 @@ export function makeContext(root: string, env: NodeJS.ProcessEnv, write: (s: str
       };
       const code = await runCli(argv, io);
       if (!options.quiet) {
-        write(`$ stepchain ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(' ')}\n`);
-        const indent = (s: string): string => s.replace(/\n$/, '').split('\n').map((l) => `  ${l}`).join('\n');
+        write(
+          `$ stepchain ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(' ')}\n`,
+        );
+        const indent = (s: string): string =>
+          s
+            .replace(/\n$/, '')
+            .split('\n')
+            .map((l) => `  ${l}`)
+            .join('\n');
         if (stdout) write(`${indent(stdout)}\n`);
         if (stderr) write(`${indent(stderr)}\n`);
         write(`  (exit ${code})\n`);

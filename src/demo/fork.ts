@@ -27,13 +27,25 @@ export async function demoFork(ctx: DemoContext): Promise<void> {
   ctx.say('src/calc.py in the main tree (fixed at step 2):');
   ctx.say(`  ${calc(ctx.root).split('\n').join('\n  ')}`);
 
-  ctx.section('The fork keeps recording: its journal continues the parent\'s prefix [0..1]');
+  ctx.section("The fork keeps recording: its journal continues the parent's prefix [0..1]");
   writeFileSync(path.join(fork.fork_worktree, 'src', 'calc.py'), 'def add(a, b):\n    return sum((a, b))\n');
-  const a = await ctx.run([
-    'append', fork.fork_session_id, '--root', fork.fork_worktree,
-    '--model', 'claude-3-7-sonnet-20250219', '--prompt', 'Try a different fix: use sum().',
-    '--tool-call', '{"name":"edit_file","args":{"path":"src/calc.py"}}', '--tool-result', '{"ok":true}',
-  ], { quiet: true });
+  const a = await ctx.run(
+    [
+      'append',
+      fork.fork_session_id,
+      '--root',
+      fork.fork_worktree,
+      '--model',
+      'claude-3-7-sonnet-20250219',
+      '--prompt',
+      'Try a different fix: use sum().',
+      '--tool-call',
+      '{"name":"edit_file","args":{"path":"src/calc.py"}}',
+      '--tool-result',
+      '{"ok":true}',
+    ],
+    { quiet: true },
+  );
   if (a.code !== 0) throw new Error(`demo: append in the fork failed: ${a.stderr}`);
   ctx.say(`(${a.stdout.split('\n')[0]})`);
   await ctx.run(['verify', fork.fork_session_id, '--root', fork.fork_worktree]);

@@ -32,7 +32,15 @@ export async function demoReceipts(ctx: DemoContext): Promise<void> {
 
   ctx.section('Publish with privacy redaction (opt-in; prompts and tool results become <<redacted>>)');
   await ctx.run(['publish', SAMPLE_AGENT, '-o', rel('published.receipt.tar')]);
-  await ctx.run(['publish', SAMPLE_AGENT, '-o', rel('published.receipt.tar'), '--opt-in', '--sign-key', rel('signing.pem')]);
+  await ctx.run([
+    'publish',
+    SAMPLE_AGENT,
+    '-o',
+    rel('published.receipt.tar'),
+    '--opt-in',
+    '--sign-key',
+    rel('signing.pem'),
+  ]);
   await ctx.run(['receipt', 'verify', rel('published.receipt.tar'), '--public-key', rel('verify.pem')]);
 
   ctx.section('A tampered receipt: one byte of one prompt flipped in a copy');

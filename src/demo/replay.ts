@@ -32,7 +32,19 @@ export async function demoReplay(ctx: DemoContext): Promise<void> {
     const lines = readFileSync(journalFile(ctx.root, SAMPLE_AGENT), 'utf8').split('\n').slice(0, 3);
     mkdirSync(journalDir(ctx.root, id), { recursive: true });
     writeFileSync(journalFile(ctx.root, id), `${lines.join('\n')}\n`);
-    const r = await ctx.run(['append', id, '--model', 'claude-3-7-sonnet-20250219', '--prompt', 'Skip the tests.', '--tool-result', '{"ok":true}'], { quiet: true });
+    const r = await ctx.run(
+      [
+        'append',
+        id,
+        '--model',
+        'claude-3-7-sonnet-20250219',
+        '--prompt',
+        'Skip the tests.',
+        '--tool-result',
+        '{"ok":true}',
+      ],
+      { quiet: true },
+    );
     if (r.code !== 0) throw new Error(`demo: append to the copy failed: ${r.stderr}`);
     other = { id, file: journalFile(ctx.root, id) };
   }

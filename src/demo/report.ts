@@ -14,11 +14,15 @@ export async function demoReport(ctx: DemoContext): Promise<void> {
   const rel = (f: string): string => path.relative(ctx.root, path.join(dir, f));
   const r = await ctx.run(['report', SAMPLE_AGENT, '-o', rel(`${SAMPLE_AGENT}.html`)]);
   if (r.code !== 0) throw new Error(`demo: report failed: ${r.stderr}`);
-  ctx.say('No network, no external script: the journal\'s bytes, the bundled blobs and the verifier are all in the file.');
+  ctx.say(
+    "No network, no external script: the journal's bytes, the bundled blobs and the verifier are all in the file.",
+  );
 
   const tampered = path.join(ctx.root, '.sdd', 'tampered-copy');
   if (existsSync(path.join(tampered, '000000.jsonl'))) {
-    ctx.say('The tampered copy gets a report too: it is written (that is the point), says TAMPERED with the line, and exits 1:');
+    ctx.say(
+      'The tampered copy gets a report too: it is written (that is the point), says TAMPERED with the line, and exits 1:',
+    );
     await ctx.run(['report', path.relative(ctx.root, tampered), '-o', rel('tampered.html')]);
   }
   ctx.epilogue.push(

@@ -47,7 +47,8 @@ export async function runDemo(write: (s: string) => void, env: NodeJS.ProcessEnv
   write('\n== Walk it yourself ==\n');
   write(`cd ${root}\n`);
   // The commands below say `stepchain`: the bundle this demo runs from, unless it is installed (npm link).
-  const cli = process.argv[1] !== undefined && /\.js$/.test(process.argv[1]) ? path.resolve(process.argv[1]) : 'dist/cli.js';
+  const cli =
+    process.argv[1] !== undefined && /\.js$/.test(process.argv[1]) ? path.resolve(process.argv[1]) : 'dist/cli.js';
   write(`alias stepchain="node ${cli}"     # or: npm link, once\n`);
   for (const line of ctx.epilogue) write(`${line}\n`);
   return root;

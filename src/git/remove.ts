@@ -27,12 +27,17 @@ export interface RemoveForkResult {
  * fork with uncommitted changes unless forced, and a fork that has forks of its
  * own (their worktrees live inside its worktree).
  */
-export async function removeFork(root: string, forkId: string, options: RemoveForkOptions = {}): Promise<RemoveForkResult> {
+export async function removeFork(
+  root: string,
+  forkId: string,
+  options: RemoveForkOptions = {},
+): Promise<RemoveForkResult> {
   const env = options.env ?? process.env;
   assertSafeId(forkId, 'fork id');
   requireRepo(root, env);
   const node = flattenForks(await listForks(root, env)).find((n) => n.fork_session_id === forkId);
-  if (node === undefined) throw new InputError(`no fork ${JSON.stringify(forkId)} in this repository (see \`stepchain forks\`)`);
+  if (node === undefined)
+    throw new InputError(`no fork ${JSON.stringify(forkId)} in this repository (see \`stepchain forks\`)`);
   if (node.children.length > 0) {
     throw new IntegrityError(
       `fork ${forkId} has forks of its own (${node.children.map((c) => c.fork_session_id).join(', ')}): remove them first`,
@@ -41,7 +46,9 @@ export async function removeFork(root: string, forkId: string, options: RemoveFo
   const git = gitAt(root, env);
   if (!node.missing && existsSync(node.worktree)) {
     const args = ['status', '--porcelain', '--untracked-files=all', '--', ...SNAPSHOT_PATHSPEC];
-    const dirty = (await porcelain(args, () => gitAt(node.worktree, env).raw(args))).split('\n').filter((l) => l.trim() !== '');
+    const dirty = (await porcelain(args, () => gitAt(node.worktree, env).raw(args)))
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     if (dirty.length > 0 && !options.force) {
       throw new IntegrityError(
         `fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${dirty[0]!.slice(3)}): commit them or use --force`,
@@ -60,7 +67,11 @@ export async function removeFork(root: string, forkId: string, options: RemoveFo
     await porcelain(del, () => git.deleteLocalBranch(node.branch!, true));
   }
   const refs = listRefs(root, `${SNAPSHOT_REF_PREFIX}/${forkId}/`, env);
-  updateRefs(root, refs.map((r) => `delete ${r.ref} ${r.commit}`), env);
+  updateRefs(
+    root,
+    refs.map((r) => `delete ${r.ref} ${r.commit}`),
+    env,
+  );
   return {
     fork_session_id: forkId,
     worktree: node.worktree,

@@ -25,7 +25,15 @@ export interface RepoInfo {
  */
 export function repoInfo(dir: string, env?: NodeJS.ProcessEnv): RepoInfo | undefined {
   if (!existsSync(dir)) return undefined;
-  const q = ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'index'];
+  const q = [
+    'rev-parse',
+    '--is-inside-work-tree',
+    '--show-toplevel',
+    '--absolute-git-dir',
+    '--git-common-dir',
+    '--git-path',
+    'index',
+  ];
   const out = gitTry(dir, [...q, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'], { env }) ?? gitTry(dir, q, { env });
   if (out === undefined) return undefined;
   const lines = out.split('\n');
@@ -79,8 +87,14 @@ export function isRefComponent(s: string): boolean {
 }
 
 /** Refs under a prefix with their commit and full message (one process). */
-export function listRefs(dir: string, prefix: string, env?: NodeJS.ProcessEnv): { ref: string; commit: string; message: string }[] {
-  const out = gitSync(dir, ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(contents)%00%00', prefix], { env });
+export function listRefs(
+  dir: string,
+  prefix: string,
+  env?: NodeJS.ProcessEnv,
+): { ref: string; commit: string; message: string }[] {
+  const out = gitSync(dir, ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(contents)%00%00', prefix], {
+    env,
+  });
   const refs: { ref: string; commit: string; message: string }[] = [];
   for (const rec of out.split('\0\0')) {
     const r = rec.replace(/^\n/, '');

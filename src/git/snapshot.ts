@@ -58,13 +58,22 @@ export function parseSnapshotMessage(msg: string): { agent_id: string; seq: numb
 const IDENTITY_ERROR = /tell me who you are|auto-detect email|empty ident|no email was given|no name was given/i;
 
 /** `git commit-tree`, with a stepchain identity when git has none configured (e.g. a bare CI runner). */
-function commitTree(top: string, tree: string, parent: string | undefined, msg: string, env: NodeJS.ProcessEnv | undefined): string {
+function commitTree(
+  top: string,
+  tree: string,
+  parent: string | undefined,
+  msg: string,
+  env: NodeJS.ProcessEnv | undefined,
+): string {
   const args = ['commit-tree', '--no-gpg-sign', tree, ...(parent === undefined ? [] : ['-p', parent])];
   try {
     return gitSync(top, args, { env, input: msg }).trim();
   } catch (e) {
     if (!(e instanceof GitCommandError) || !IDENTITY_ERROR.test(e.stderr)) throw e;
-    return gitSync(top, ['-c', 'user.name=stepchain', '-c', 'user.email=stepchain@localhost', ...args], { env, input: msg }).trim();
+    return gitSync(top, ['-c', 'user.name=stepchain', '-c', 'user.email=stepchain@localhost', ...args], {
+      env,
+      input: msg,
+    }).trim();
   }
 }
 
@@ -76,7 +85,8 @@ function commitTree(top: string, tree: string, parent: string | undefined, msg: 
 export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): SnapshotInfo | undefined {
   const { agentId, seq, stepHash, env } = options;
   assertSafeId(agentId, 'agent id');
-  if (!isRefComponent(agentId)) throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
+  if (!isRefComponent(agentId))
+    throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
   const repo = known ?? repoInfo(options.root, env);
   if (repo === undefined) return undefined;
   const tmp = mkdtempSync(path.join(tmpdir(), 'stepchain-snap-'));
@@ -117,6 +127,11 @@ export function listSnapshots(root: string, agentId: string, env?: NodeJS.Proces
 }
 
 /** The snapshot of one step, or undefined. */
-export function readSnapshot(root: string, agentId: string, seq: number, env?: NodeJS.ProcessEnv): SnapshotInfo | undefined {
+export function readSnapshot(
+  root: string,
+  agentId: string,
+  seq: number,
+  env?: NodeJS.ProcessEnv,
+): SnapshotInfo | undefined {
   return listSnapshots(root, agentId, env).get(seq);
 }

@@ -73,7 +73,8 @@ function int(o: JsonObject, k: string): number | null {
 function nodeOf(rec: WorktreeRecord): ForkNode | undefined {
   const id = path.basename(rec.path);
   const parentDir = path.dirname(rec.path);
-  if (!isSafeId(id) || path.basename(parentDir) !== 'worktrees' || path.basename(path.dirname(parentDir)) !== '.sdd') return undefined;
+  if (!isSafeId(id) || path.basename(parentDir) !== 'worktrees' || path.basename(path.dirname(parentDir)) !== '.sdd')
+    return undefined;
   const missing = rec.prunable || !existsSync(rec.path);
   let block: JsonObject | undefined;
   if (!missing) {
@@ -208,7 +209,9 @@ export function forksMermaid(nodes: ForkNode[]): string {
   for (const s of sessions) lines.push(`  ${idOf(`session:${s}`)}["${esc(s)}"]`);
   const walk = (n: ForkNode, parentKey: string): void => {
     const me = idOf(`fork:${n.fork_session_id}`);
-    const text = [n.fork_session_id, n.branch ?? '', n.steps_since === null ? '' : `+${n.steps_since} steps`].filter(Boolean).join('<br/>');
+    const text = [n.fork_session_id, n.branch ?? '', n.steps_since === null ? '' : `+${n.steps_since} steps`]
+      .filter(Boolean)
+      .join('<br/>');
     lines.push(`  ${me}["${esc(text)}"]`);
     lines.push(`  ${parentKey} -->|${n.from_step === null ? 'session' : `step ${n.from_step}`}| ${me}`);
     for (const c of n.children) walk(c, me);

@@ -31,7 +31,11 @@ export class ChainChecker {
   prevHash = ZERO_HASH;
   steps = 0;
 
-  check(line: number, row: { seq: number; prev_hash: string; step_hash: string }, computedHash: string): readonly Fault[] {
+  check(
+    line: number,
+    row: { seq: number; prev_hash: string; step_hash: string },
+    computedHash: string,
+  ): readonly Fault[] {
     return this.finish(line, row, computedHash, this.link(line, row));
   }
 
@@ -53,14 +57,22 @@ export class ChainChecker {
   }
 
   /** The step hash check, then advance past the row. */
-  private finish(line: number, row: { seq: number; step_hash: string }, computedHash: string, linkFaults: readonly Fault[]): readonly Fault[] {
+  private finish(
+    line: number,
+    row: { seq: number; step_hash: string },
+    computedHash: string,
+    linkFaults: readonly Fault[],
+  ): readonly Fault[] {
     let faults = linkFaults;
     if (computedHash !== row.step_hash) {
-      faults = [...linkFaults, {
-        line,
-        kind: 'step_hash_mismatch',
-        message: `field tamper: stored step_hash ${short(row.step_hash)}, recomputed ${short(computedHash)}`,
-      }];
+      faults = [
+        ...linkFaults,
+        {
+          line,
+          kind: 'step_hash_mismatch',
+          message: `field tamper: stored step_hash ${short(row.step_hash)}, recomputed ${short(computedHash)}`,
+        },
+      ];
     }
     this.expectedSeq = row.seq + 1;
     this.prevHash = row.step_hash;

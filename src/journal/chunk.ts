@@ -51,7 +51,7 @@ function blockEndOf(buf: Buffer, pos: number, to: number, size: number): number 
   const end = Math.min(to, pos + size);
   if (end >= to) return to;
   const nl = buf.lastIndexOf(0x0a, end - 1);
-  return nl >= pos ? nl + 1 : Math.min(to, (buf.indexOf(0x0a, end) + 1) || to);
+  return nl >= pos ? nl + 1 : Math.min(to, buf.indexOf(0x0a, end) + 1 || to);
 }
 
 /**
@@ -222,7 +222,8 @@ class ChunkWalker {
       const nl = buf.indexOf(0x0a, a);
       const terminated = nl >= 0 && nl < blockEnd;
       const b = terminated ? nl : blockEnd;
-      const fast = b > a && text !== undefined ? fastRow(text, a - pos, b - pos, expectedPrev(out, chain), out.refs) : undefined;
+      const fast =
+        b > a && text !== undefined ? fastRow(text, a - pos, b - pos, expectedPrev(out, chain), out.refs) : undefined;
       walkLine(out, chain, options, ++this.line, buf, a, b, terminated, base, fast);
       a = b + 1;
     }

@@ -36,7 +36,8 @@ let s = '';
  * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units
  * that have neither a literal nor a short form.
  */
-const STRING = /"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\bfnrt]|\\u(?!00(?:0[89acd]|[2-6][0-9a-f]|7[0-9a-e]))[0-9a-f]{4})*"/y;
+const STRING =
+  /"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\bfnrt]|\\u(?!00(?:0[89acd]|[2-6][0-9a-f]|7[0-9a-e]))[0-9a-f]{4})*"/y;
 
 function scanString(i: number): number {
   STRING.lastIndex = i;
@@ -132,7 +133,9 @@ function hexAt(i: number): boolean {
 /** One-shot SHA-256 of an ASCII string (crypto.hash where Node has it: no Hash object per row). */
 const oneShot = (nodeCrypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
 function sha256Ascii(text: string): string {
-  return oneShot !== undefined ? oneShot('sha256', text, 'hex') : nodeCrypto.createHash('sha256').update(text, 'latin1').digest('hex');
+  return oneShot !== undefined
+    ? oneShot('sha256', text, 'hex')
+    : nodeCrypto.createHash('sha256').update(text, 'latin1').digest('hex');
 }
 
 /**
@@ -140,7 +143,13 @@ function sha256Ascii(text: string): string {
  * its payload; undefined when the line is not a canonical row this path
  * handles (the slow path then decides).
  */
-export function fastRow(text: string, a: number, b: number, expectedPrev?: string, refs?: string[]): FastRow | undefined {
+export function fastRow(
+  text: string,
+  a: number,
+  b: number,
+  expectedPrev?: string,
+  refs?: string[],
+): FastRow | undefined {
   s = text;
   const refsAt = refs === undefined ? 0 : refs.length;
   if (!s.startsWith('{"blob_refs":[', a)) return undefined;

@@ -10,7 +10,6 @@ export interface JournalTarget {
   agentId: string;
 }
 
-
 /**
  * Resolves `<agent|dir|file>`. A name without a path separator that does not end
  * in `.jsonl` is an agent id, validated before it becomes a path and looked up
@@ -27,7 +26,9 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
     const dir = journalDir(root, target); // throws InputError for an unsafe id
     const file = path.join(dir, JOURNAL_FILE);
     if (mustExist && pathKind(file) !== 'file') {
-      throw new InputError(`no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`);
+      throw new InputError(
+        `no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`,
+      );
     }
     return { file, dir, agentId: target };
   }

@@ -155,7 +155,9 @@ export function scanSlices(
     shared = new SharedArrayBuffer(source.bytes.length);
     Buffer.from(shared).set(source.bytes);
   }
-  const sliceSource: SliceSource = shared ? { kind: 'shared', buffer: shared, length: shared.byteLength } : { kind: 'file', path: (source as { path: string }).path };
+  const sliceSource: SliceSource = shared
+    ? { kind: 'shared', buffer: shared, length: shared.byteLength }
+    : { kind: 'file', path: (source as { path: string }).path };
   const claimsBuffer = new SharedArrayBuffer(4 * (work.length + 1));
   const claims = new Int32Array(claimsBuffer);
   const wasm = options.wasm === false ? undefined : wasmModule();
@@ -163,7 +165,16 @@ export function scanSlices(
   for (let k = 1; k < slices.length; k++) {
     const done = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
-    const job: ChunkJob = { tag: TAG, source: sliceSource, slices: work, claims: claimsBuffer, options, wasm, done, port: port2 };
+    const job: ChunkJob = {
+      tag: TAG,
+      source: sliceSource,
+      slices: work,
+      claims: claimsBuffer,
+      options,
+      wasm,
+      done,
+      port: port2,
+    };
     try {
       const worker = new Worker(workerEntry!, { workerData: job, transferList: [port2], stdout: false, stderr: false });
       worker.unref();
@@ -174,7 +185,8 @@ export function scanSlices(
     }
   }
   const results: (ChunkSummary | undefined)[] = new Array<ChunkSummary | undefined>(work.length);
-  for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length)) results[k] = walkSlice(sliceSource, work[k]![0], work[k]![1], options);
+  for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length))
+    results[k] = walkSlice(sliceSource, work[k]![0], work[k]![1], options);
   for (const j of jobs) {
     // A thread that never answers (it could not start) is not waited on forever:
     // the slices it took are walked here instead.

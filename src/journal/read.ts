@@ -23,8 +23,10 @@ export function readVerifiedJournal(file: string, options: VerifyOptions = {}): 
 /** Steps `[a..b]` (inclusive, 0-based seqs) of a verified journal. */
 export function readWindow(file: string, a: number, b: number): JournalEntry[] {
   const r = readVerifiedJournal(file);
-  if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < a) throw new InputError(`bad step window [${a}..${b}]`);
-  if (b >= r.steps) throw new InputError(`${file}: step ${b} is out of range (the journal has ${r.steps} steps, 0..${r.steps - 1})`);
+  if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < a)
+    throw new InputError(`bad step window [${a}..${b}]`);
+  if (b >= r.steps)
+    throw new InputError(`${file}: step ${b} is out of range (the journal has ${r.steps} steps, 0..${r.steps - 1})`);
   return r.entries.slice(a, b + 1);
 }
 

@@ -65,12 +65,25 @@ export function stitchRecovery(file: string, slices: ChunkSummary[], from: Chain
   eachSlice(slices, from, (s, lineBase, boundary) => {
     const line = (rel: number): number => from.steps + lineBase + rel;
     if (firstBad !== undefined && s.first !== undefined) {
-      throw new JournalRecoveryError(file, firstBad.line, 'malformed_json', `${firstBad.reason} (interior corruption: a well-formed row follows at line ${line(s.first.line)})`);
+      throw new JournalRecoveryError(
+        file,
+        firstBad.line,
+        'malformed_json',
+        `${firstBad.reason} (interior corruption: a well-formed row follows at line ${line(s.first.line)})`,
+      );
     }
     if (s.firstMalformed !== undefined && s.rowAfterMalformed !== undefined) {
-      throw new JournalRecoveryError(file, line(s.firstMalformed.line), 'malformed_json', `${s.firstMalformed.reason} (interior corruption: a well-formed row follows at line ${line(s.rowAfterMalformed)})`);
+      throw new JournalRecoveryError(
+        file,
+        line(s.firstMalformed.line),
+        'malformed_json',
+        `${s.firstMalformed.reason} (interior corruption: a well-formed row follows at line ${line(s.rowAfterMalformed)})`,
+      );
     }
-    const chainFaults = [...boundary.map((f) => ({ ...f, line: (f.line ?? 0) - lineBase })), ...s.faults.filter((f) => f.kind !== 'malformed_json')];
+    const chainFaults = [
+      ...boundary.map((f) => ({ ...f, line: (f.line ?? 0) - lineBase })),
+      ...s.faults.filter((f) => f.kind !== 'malformed_json'),
+    ];
     chainFaults.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     const f = chainFaults[0];
     if (f !== undefined) throw new JournalRecoveryError(file, line(f.line ?? 0), f.kind, f.message);

@@ -92,7 +92,13 @@ function walk(buf: Buffer, options: VerifyOptions): ReadJournal {
  * rows take the fast path (hashed from their bytes); large journals are walked
  * in parallel slices.
  */
-function verifySource(source: ChunkSource, size: number, options: VerifyOptions, env?: NodeJS.ProcessEnv, refs?: string[]): VerifyResult {
+function verifySource(
+  source: ChunkSource,
+  size: number,
+  options: VerifyOptions,
+  env?: NodeJS.ProcessEnv,
+  refs?: string[],
+): VerifyResult {
   const slices = scanSlices(source, 0, size, { strict: options.strict ?? false, collectRefs: refs !== undefined }, env);
   const { faults, head, steps } = stitchFaults(slices);
   if (refs !== undefined) refs.push(...stitchRefs(slices));
@@ -133,7 +139,8 @@ export function readCanonicalJournal(file: string): { result: VerifyResult; byte
   if (!read.ok) return { result, bytes: Buffer.alloc(0), blob_refs: [] };
   const nl = Buffer.from('\n');
   const parts: Buffer[] = [];
-  for (const e of entries) parts.push(e.canonical ? e.bytes : Buffer.from(canonicalOfRead(rowValue(e.row)), 'utf8'), nl);
+  for (const e of entries)
+    parts.push(e.canonical ? e.bytes : Buffer.from(canonicalOfRead(rowValue(e.row)), 'utf8'), nl);
   return { result, bytes: Buffer.concat(parts), blob_refs: strict.blob_refs };
 }
 

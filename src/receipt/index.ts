@@ -21,7 +21,14 @@ export {
   writeKeyPair,
 } from './keys';
 export type { GeneratedKeyPair, PublicKey, SigningKey } from './keys';
-export { blobDigestsOf, encodeManifest, FORMAT_VERSION, formatCreatedAt, MANIFEST_KEYS, parseManifest } from './manifest';
+export {
+  blobDigestsOf,
+  encodeManifest,
+  FORMAT_VERSION,
+  formatCreatedAt,
+  MANIFEST_KEYS,
+  parseManifest,
+} from './manifest';
 export type { Manifest } from './manifest';
 export {
   buildPublishedReceipt,

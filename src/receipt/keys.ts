@@ -63,9 +63,16 @@ export function parsePrivateKey(bytes: Buffer, source: string): SigningKey {
   const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
   const label = text === undefined ? undefined : pemLabel(text);
   if (label !== undefined) {
-    if (label === 'ENCRYPTED PRIVATE KEY') throw new InputError(`${source}: encrypted private keys are not supported (use an unencrypted PKCS#8 PEM)`);
-    if (label === 'PUBLIC KEY') throw new InputError(`${source}: this is a public key; a private key (PEM PKCS#8 or a raw 32-byte seed) is needed`);
-    if (label !== 'PRIVATE KEY') throw new InputError(`${source}: not a PKCS#8 private key (PEM "${label}"); expected "PRIVATE KEY" or a raw 32-byte seed`);
+    if (label === 'ENCRYPTED PRIVATE KEY')
+      throw new InputError(`${source}: encrypted private keys are not supported (use an unencrypted PKCS#8 PEM)`);
+    if (label === 'PUBLIC KEY')
+      throw new InputError(
+        `${source}: this is a public key; a private key (PEM PKCS#8 or a raw 32-byte seed) is needed`,
+      );
+    if (label !== 'PRIVATE KEY')
+      throw new InputError(
+        `${source}: not a PKCS#8 private key (PEM "${label}"); expected "PRIVATE KEY" or a raw 32-byte seed`,
+      );
     try {
       key = createPrivateKey({ key: text!, format: 'pem' });
     } catch {
@@ -74,10 +81,14 @@ export function parsePrivateKey(bytes: Buffer, source: string): SigningKey {
   } else if (bytes.length === 32) {
     key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' });
   } else {
-    throw new InputError(`${source}: not an Ed25519 private key: expected PEM PKCS#8 or a raw 32-byte seed, got ${bytes.length} bytes`);
+    throw new InputError(
+      `${source}: not an Ed25519 private key: expected PEM PKCS#8 or a raw 32-byte seed, got ${bytes.length} bytes`,
+    );
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw new InputError(`${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`);
+    throw new InputError(
+      `${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`,
+    );
   }
   const publicKey = publicFromKeyObject(createPublicKey(key), source);
   return { key, publicKey, keyId: publicKey.keyId, source };
@@ -89,8 +100,10 @@ export function parsePublicKey(bytes: Buffer, source: string): PublicKey {
   const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
   const label = text === undefined ? undefined : pemLabel(text);
   if (label !== undefined) {
-    if (label.includes('PRIVATE KEY')) throw new InputError(`${source}: this is a private key; give the public key (PEM SPKI or 32 raw bytes)`);
-    if (label !== 'PUBLIC KEY') throw new InputError(`${source}: not an SPKI public key (PEM "${label}"); expected "PUBLIC KEY" or 32 raw bytes`);
+    if (label.includes('PRIVATE KEY'))
+      throw new InputError(`${source}: this is a private key; give the public key (PEM SPKI or 32 raw bytes)`);
+    if (label !== 'PUBLIC KEY')
+      throw new InputError(`${source}: not an SPKI public key (PEM "${label}"); expected "PUBLIC KEY" or 32 raw bytes`);
     try {
       key = createPublicKey({ key: text!, format: 'pem' });
     } catch {
@@ -103,10 +116,14 @@ export function parsePublicKey(bytes: Buffer, source: string): PublicKey {
       throw new InputError(`${source}: 32 bytes that are not an Ed25519 public key`);
     }
   } else {
-    throw new InputError(`${source}: not an Ed25519 public key: expected PEM SPKI or 32 raw bytes, got ${bytes.length} bytes`);
+    throw new InputError(
+      `${source}: not an Ed25519 public key: expected PEM SPKI or 32 raw bytes, got ${bytes.length} bytes`,
+    );
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw new InputError(`${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`);
+    throw new InputError(
+      `${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`,
+    );
   }
   return publicFromKeyObject(key, source);
 }
@@ -197,7 +214,8 @@ function exists(file: string): boolean {
  * leaves nothing behind on failure.
  */
 export function writeKeyPair(privateFile: string, publicFile?: string): GeneratedKeyPair {
-  if (publicFile !== undefined && publicFile === privateFile) throw new InputError('the private and public key files must differ');
+  if (publicFile !== undefined && publicFile === privateFile)
+    throw new InputError('the private and public key files must differ');
   for (const f of [privateFile, publicFile]) {
     if (f !== undefined && exists(f)) throw new InputError(`${f}: already exists; refusing to overwrite a key file`);
   }

@@ -1,4 +1,13 @@
-import { canonical, canonicalOfRead, decodeUtf8, isJsonInteger, isJsonObject, JsonParseError, parse, type JsonValue } from '../canonical';
+import {
+  canonical,
+  canonicalOfRead,
+  decodeUtf8,
+  isJsonInteger,
+  isJsonObject,
+  JsonParseError,
+  parse,
+  type JsonValue,
+} from '../canonical';
 import { isSha256Hex } from '../util/hash';
 import { isSafeId } from '../util/ids';
 import { ReceiptFormatError } from './tar';
@@ -18,7 +27,15 @@ export interface Manifest {
 }
 
 export const FORMAT_VERSION = 1;
-export const MANIFEST_KEYS = ['agent_id', 'bernstein_version', 'blob_digests', 'created_at', 'format_version', 'head_hash', 'steps'] as const;
+export const MANIFEST_KEYS = [
+  'agent_id',
+  'bernstein_version',
+  'blob_digests',
+  'created_at',
+  'format_version',
+  'head_hash',
+  'steps',
+] as const;
 const CREATED_AT = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/;
 
 /** `YYYY-MM-DDTHH:MM:SSZ` for a date (UTC, whole seconds). */
@@ -75,16 +92,23 @@ export function parseManifest(bytes: Buffer): Manifest {
     text = decodeUtf8(bytes);
     v = parse(text);
   } catch (e) {
-    if (e instanceof JsonParseError) throw new ReceiptFormatError('manifest_not_json', `manifest is not JSON: ${e.message}`, member);
-    if (e instanceof RangeError) throw new ReceiptFormatError('manifest_not_json', 'manifest is too large or too deeply nested', member);
+    if (e instanceof JsonParseError)
+      throw new ReceiptFormatError('manifest_not_json', `manifest is not JSON: ${e.message}`, member);
+    if (e instanceof RangeError)
+      throw new ReceiptFormatError('manifest_not_json', 'manifest is too large or too deeply nested', member);
     throw e;
   }
   if (!isJsonObject(v)) throw new ReceiptFormatError('manifest_invalid', 'manifest is not a JSON object', member);
   // The version decides how to read the rest, so it is checked first.
   const fv = v.format_version;
-  if (!isJsonInteger(fv)) throw new ReceiptFormatError('manifest_invalid', 'manifest has no integer "format_version"', member);
+  if (!isJsonInteger(fv))
+    throw new ReceiptFormatError('manifest_invalid', 'manifest has no integer "format_version"', member);
   if (fv !== FORMAT_VERSION) {
-    throw new ReceiptFormatError('unknown_format_version', `format_version ${String(fv)} is not supported (this reader knows ${FORMAT_VERSION})`, member);
+    throw new ReceiptFormatError(
+      'unknown_format_version',
+      `format_version ${String(fv)} is not supported (this reader knows ${FORMAT_VERSION})`,
+      member,
+    );
   }
   let canon: string | undefined;
   try {
@@ -93,20 +117,28 @@ export function parseManifest(bytes: Buffer): Manifest {
     canon = undefined;
   }
   if (canon !== text) {
-    throw new ReceiptFormatError('manifest_not_canonical', 'manifest.json is not canonical JSON (sorted keys, no whitespace, no trailing newline)', member);
+    throw new ReceiptFormatError(
+      'manifest_not_canonical',
+      'manifest.json is not canonical JSON (sorted keys, no whitespace, no trailing newline)',
+      member,
+    );
   }
   const extra = Object.keys(v).filter((k) => !(MANIFEST_KEYS as readonly string[]).includes(k));
-  if (extra.length > 0) throw new ReceiptFormatError('manifest_invalid', `manifest has unknown keys: ${extra.join(', ')}`, member);
+  if (extra.length > 0)
+    throw new ReceiptFormatError('manifest_invalid', `manifest has unknown keys: ${extra.join(', ')}`, member);
   const bad = (why: string): never => {
     throw new ReceiptFormatError('manifest_invalid', `manifest ${why}`, member);
   };
   if (typeof v.agent_id !== 'string' || !isSafeId(v.agent_id)) bad('"agent_id" is not a safe id');
   if (!isSha256Hex(v.head_hash)) bad('"head_hash" is not 64 lowercase hex digits');
-  if (!isJsonInteger(v.steps) || typeof v.steps === 'bigint' || v.steps < 0) bad('"steps" is not a non-negative integer');
+  if (!isJsonInteger(v.steps) || typeof v.steps === 'bigint' || v.steps < 0)
+    bad('"steps" is not a non-negative integer');
   if (typeof v.bernstein_version !== 'string') bad('"bernstein_version" is not a string');
-  if (typeof v.created_at !== 'string' || !CREATED_AT.test(v.created_at)) bad('"created_at" is not YYYY-MM-DDTHH:MM:SSZ');
+  if (typeof v.created_at !== 'string' || !CREATED_AT.test(v.created_at))
+    bad('"created_at" is not YYYY-MM-DDTHH:MM:SSZ');
   const digests = v.blob_digests;
-  if (!Array.isArray(digests) || !digests.every((d) => isSha256Hex(d))) bad('"blob_digests" is not a list of SHA-256 hex digests');
+  if (!Array.isArray(digests) || !digests.every((d) => isSha256Hex(d)))
+    bad('"blob_digests" is not a list of SHA-256 hex digests');
   if (new Set(digests as string[]).size !== (digests as string[]).length) bad('"blob_digests" lists a digest twice');
   return {
     agent_id: v.agent_id as string,

@@ -27,7 +27,9 @@ export function parseRedactFields(text: string): RedactField[] {
   const out: RedactField[] = [];
   for (const p of parts) {
     if (!(REDACTABLE_FIELDS as readonly string[]).includes(p)) {
-      throw new InputError(`--redact: ${JSON.stringify(p)} is not a redactable field (allowed: ${REDACTABLE_FIELDS.join(', ')})`);
+      throw new InputError(
+        `--redact: ${JSON.stringify(p)} is not a redactable field (allowed: ${REDACTABLE_FIELDS.join(', ')})`,
+      );
     }
     if (!out.includes(p as RedactField)) out.push(p as RedactField);
   }
@@ -63,7 +65,11 @@ export function redactRows(rows: readonly StepRow[], fields: readonly RedactFiel
     parts.push(canonicalOfRead({ ...hashed, blob_refs: [], seq: r.seq, step_hash, ts: float(r.ts) }));
     prev = step_hash;
   }
-  return { lines: Buffer.from(parts.map((p) => `${p}\n`).join(''), 'utf8'), head: rows.length > 0 ? prev : ZERO_HASH, steps: rows.length };
+  return {
+    lines: Buffer.from(parts.map((p) => `${p}\n`).join(''), 'utf8'),
+    head: rows.length > 0 ? prev : ZERO_HASH,
+    steps: rows.length,
+  };
 }
 
 export interface PublishOptions extends ReceiptWriteOptions {
@@ -90,11 +96,14 @@ export interface PublishResult {
 
 function checkOptIn(options: PublishOptions): RedactField[] {
   if (options.optIn !== true) {
-    throw new InputError('publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written');
+    throw new InputError(
+      'publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written',
+    );
   }
   const fields = [...(options.redact ?? DEFAULT_REDACT)];
   for (const f of fields) {
-    if (!(REDACTABLE_FIELDS as readonly string[]).includes(f)) throw new InputError(`publish: ${JSON.stringify(f)} is not a redactable field`);
+    if (!(REDACTABLE_FIELDS as readonly string[]).includes(f))
+      throw new InputError(`publish: ${JSON.stringify(f)} is not a redactable field`);
   }
   if (fields.length === 0) throw new InputError('publish: give at least one field to redact');
   return fields;

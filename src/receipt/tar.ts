@@ -14,7 +14,8 @@ import { IntegrityError } from '../errors';
  */
 
 /** Named structural faults of an archive (all exit 1). */
-export type TarFaultKind = 'not_a_receipt' | 'too_large' | 'truncated' | 'corrupt_archive' | 'unsafe_member' | 'trailing_data';
+export type TarFaultKind =
+  'not_a_receipt' | 'too_large' | 'truncated' | 'corrupt_archive' | 'unsafe_member' | 'trailing_data';
 
 export class ReceiptFormatError extends IntegrityError {
   override name = 'ReceiptFormatError';
@@ -62,7 +63,10 @@ function numeric(h: Buffer, off: number, len: number): number {
   }
   // As Python's tarfile reads it: up to the first NUL, surrounding spaces ignored.
   const nul = raw.indexOf(0);
-  const s = raw.subarray(0, nul < 0 ? len : nul).toString('latin1').trim();
+  const s = raw
+    .subarray(0, nul < 0 ? len : nul)
+    .toString('latin1')
+    .trim();
   if (s === '') return 0;
   if (!/^[0-7]+$/.test(s)) return NaN;
   return parseInt(s, 8);
@@ -93,9 +97,11 @@ function parsePax(data: Buffer, member: string): Map<string, string> {
   while (i < data.length) {
     if (data[i] === 0) break;
     const sp = data.indexOf(0x20, i);
-    if (sp < 0 || sp - i > 20) throw new ReceiptFormatError('corrupt_archive', `malformed pax header record at byte ${i}`, member);
+    if (sp < 0 || sp - i > 20)
+      throw new ReceiptFormatError('corrupt_archive', `malformed pax header record at byte ${i}`, member);
     const lenText = data.subarray(i, sp).toString('latin1');
-    if (!/^[0-9]+$/.test(lenText)) throw new ReceiptFormatError('corrupt_archive', 'malformed pax header record length', member);
+    if (!/^[0-9]+$/.test(lenText))
+      throw new ReceiptFormatError('corrupt_archive', 'malformed pax header record length', member);
     const len = Number(lenText);
     if (len <= sp - i + 1 || i + len > data.length || data[i + len - 1] !== 0x0a) {
       throw new ReceiptFormatError('corrupt_archive', 'pax header record overruns its header', member);
@@ -144,7 +150,8 @@ const TYPE_NAMES: Record<string, string> = {
  */
 export function readTar(buf: Buffer): TarEntry[] {
   if (buf.length === 0) throw new ReceiptFormatError('not_a_receipt', 'empty file');
-  if (buf.length < BLOCK) throw new ReceiptFormatError('not_a_receipt', `not a tar archive (${buf.length} bytes, shorter than one header)`);
+  if (buf.length < BLOCK)
+    throw new ReceiptFormatError('not_a_receipt', `not a tar archive (${buf.length} bytes, shorter than one header)`);
   const entries: TarEntry[] = [];
   let pax: Map<string, string> | undefined;
   let off = 0;
@@ -157,7 +164,8 @@ export function readTar(buf: Buffer): TarEntry[] {
       if (!isZero(buf, off, buf.length)) {
         throw new ReceiptFormatError('trailing_data', `non-zero bytes after the end-of-archive marker at byte ${off}`);
       }
-      if (pax !== undefined) throw new ReceiptFormatError('truncated', 'archive ends after a pax header, before its member');
+      if (pax !== undefined)
+        throw new ReceiptFormatError('truncated', 'archive ends after a pax header, before its member');
       if (entries.length === 0) throw new ReceiptFormatError('not_a_receipt', 'empty tar archive');
       return entries;
     }
@@ -184,21 +192,38 @@ export function readTar(buf: Buffer): TarEntry[] {
       const s = pax.get('size');
       if (s !== undefined) size = /^[0-9]{1,20}$/.test(s) ? Number(s) : NaN;
       if (pax.has('linkpath') || [...pax.keys()].some((k) => k.startsWith('GNU.sparse'))) {
-        throw new ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} carries pax link or sparse data`, name);
+        throw new ReceiptFormatError(
+          'unsafe_member',
+          `member ${JSON.stringify(name)} carries pax link or sparse data`,
+          name,
+        );
       }
     }
     if (!Number.isFinite(size) || size < 0) {
-      throw new ReceiptFormatError('corrupt_archive', `member ${JSON.stringify(name)} has a malformed size field`, name);
+      throw new ReceiptFormatError(
+        'corrupt_archive',
+        `member ${JSON.stringify(name)} has a malformed size field`,
+        name,
+      );
     }
     const dataStart = off + BLOCK;
     const remaining = buf.length - dataStart;
     // Checked before anything is sliced or allocated: a header may claim gigabytes.
     if (size > remaining) {
-      throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)} declares ${size} bytes but only ${remaining} remain in the archive`, name);
+      throw new ReceiptFormatError(
+        'truncated',
+        `member ${JSON.stringify(name)} declares ${size} bytes but only ${remaining} remain in the archive`,
+        name,
+      );
     }
     const data = buf.subarray(dataStart, dataStart + size);
     off = dataStart + Math.ceil(size / BLOCK) * BLOCK;
-    if (off > buf.length) throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)}: archive ends inside its padding`, name);
+    if (off > buf.length)
+      throw new ReceiptFormatError(
+        'truncated',
+        `member ${JSON.stringify(name)}: archive ends inside its padding`,
+        name,
+      );
     if (typeflag === 'x' || typeflag === 'g') {
       const records = parsePax(data, name);
       if (typeflag === 'g') {
@@ -216,11 +241,16 @@ export function readTar(buf: Buffer): TarEntry[] {
     if (typeflag === '0') {
       entries.push({ name, type: 'file', data });
     } else if (typeflag === '5') {
-      if (size !== 0) throw new ReceiptFormatError('corrupt_archive', `directory member ${JSON.stringify(name)} has data`, name);
+      if (size !== 0)
+        throw new ReceiptFormatError('corrupt_archive', `directory member ${JSON.stringify(name)} has data`, name);
       entries.push({ name, type: 'directory', data });
     } else {
       const what = TYPE_NAMES[typeflag] ?? `an unknown member type ${JSON.stringify(typeflag)}`;
-      throw new ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} is ${what}; only regular files are allowed`, name);
+      throw new ReceiptFormatError(
+        'unsafe_member',
+        `member ${JSON.stringify(name)} is ${what}; only regular files are allowed`,
+        name,
+      );
     }
   }
 }
@@ -246,7 +276,8 @@ export function writeTar(members: TarWriteMember[], mtime: number): Buffer {
   let total = 0;
   for (const m of members) {
     const nameBytes = Buffer.from(m.name, 'utf8');
-    if (nameBytes.length > 100 || /[^\x21-\x7e]/.test(m.name)) throw new Error(`tar writer: unsupported member name ${JSON.stringify(m.name)}`);
+    if (nameBytes.length > 100 || /[^\x21-\x7e]/.test(m.name))
+      throw new Error(`tar writer: unsupported member name ${JSON.stringify(m.name)}`);
     if (m.data.length >= 8 ** 11) throw new Error(`tar writer: member ${m.name} is too large for a ustar header`);
     const h = Buffer.alloc(BLOCK);
     nameBytes.copy(h, 0);

@@ -79,15 +79,19 @@ function receiptBytes(input: Buffer | string, maxBytes: number): Buffer {
       throw new InputError(`${input}: no such receipt file`);
     }
     if (!st.isFile()) throw new InputError(`${input}: not a regular file`);
-    if (st.size > maxBytes) throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
+    if (st.size > maxBytes)
+      throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
     try {
       bytes = readFileSync(input);
     } catch (e) {
-      throw new InputError(`${input}: cannot read receipt: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new InputError(
+        `${input}: cannot read receipt: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   } else {
     bytes = input;
-    if (bytes.length > maxBytes) throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
+    if (bytes.length > maxBytes)
+      throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
   }
   return maybeGunzip(bytes, maxBytes);
 }
@@ -100,10 +104,14 @@ function nameFault(e: TarEntry): ReceiptFault | undefined {
   if (n.startsWith('/') || /^[A-Za-z]:/.test(n) || n.includes('\\')) {
     return { kind: 'unsafe_member', message: `absolute or non-portable member name ${quoted}`, member: n };
   }
-  if (segments.some((s) => s === '..')) return { kind: 'unsafe_member', message: `path traversal in member name ${quoted}`, member: n };
-  if (n.includes('\0') || /[\x00-\x1f\x7f]/.test(n)) return { kind: 'unsafe_member', message: `control characters in member name ${quoted}`, member: n };
+  if (segments.some((s) => s === '..'))
+    return { kind: 'unsafe_member', message: `path traversal in member name ${quoted}`, member: n };
+  if (n.includes('\0') || /[\x00-\x1f\x7f]/.test(n))
+    return { kind: 'unsafe_member', message: `control characters in member name ${quoted}`, member: n };
   if (e.type === 'directory') {
-    return ALLOWED_DIRS.has(n) ? undefined : { kind: 'unknown_member', message: `unexpected directory ${quoted}`, member: n };
+    return ALLOWED_DIRS.has(n)
+      ? undefined
+      : { kind: 'unknown_member', message: `unexpected directory ${quoted}`, member: n };
   }
   if (n === MANIFEST_MEMBER || n === SIGNATURE_MEMBER || n === JOURNAL_MEMBER || BLOB_MEMBER.test(n)) return undefined;
   return {
@@ -127,7 +135,11 @@ function classify(entries: TarEntry[]): { members: Members; faults: ReceiptFault
     const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
     if (seen.has(key)) {
       // Readers disagree on duplicates (first wins or last wins): refuse rather than pick.
-      faults.push({ kind: 'duplicate_member', message: `member ${JSON.stringify(e.name)} appears more than once`, member: e.name });
+      faults.push({
+        kind: 'duplicate_member',
+        message: `member ${JSON.stringify(e.name)} appears more than once`,
+        member: e.name,
+      });
       continue;
     }
     seen.add(key);
@@ -151,15 +163,22 @@ export function decodeSignature(bytes: Buffer): Buffer {
     throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not base64', SIGNATURE_MEMBER);
   }
   const sig = Buffer.from(text, 'base64');
-  if (sig.toString('base64') !== text) throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not canonical base64', SIGNATURE_MEMBER);
+  if (sig.toString('base64') !== text)
+    throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not canonical base64', SIGNATURE_MEMBER);
   if (sig.length !== 64) {
-    throw new ReceiptFormatError('signature_wrong_length', `manifest.sig decodes to ${sig.length} bytes; an Ed25519 signature is 64`, SIGNATURE_MEMBER);
+    throw new ReceiptFormatError(
+      'signature_wrong_length',
+      `manifest.sig decodes to ${sig.length} bytes; an Ed25519 signature is 64`,
+      SIGNATURE_MEMBER,
+    );
   }
   return sig;
 }
 
 function faultOf(e: ReceiptFormatError): ReceiptFault {
-  return e.member === undefined ? { kind: e.kind, message: e.message } : { kind: e.kind, message: e.message, member: e.member };
+  return e.member === undefined
+    ? { kind: e.kind, message: e.message }
+    : { kind: e.kind, message: e.message, member: e.member };
 }
 
 /** Reads and sorts a receipt's members; throws ReceiptFormatError on the first structural fault. */
@@ -177,8 +196,10 @@ function scan(input: Buffer | string, options: LoadOptions): { members: Members;
 export function loadReceipt(input: Buffer | string, options: LoadOptions = {}): LoadedReceipt {
   const { members, faults } = scan(input, options);
   if (faults.length > 0) throw new ReceiptFormatError(faults[0]!.kind, faults[0]!.message, faults[0]!.member);
-  if (members.manifest === undefined) throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
-  if (members.journal === undefined) throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
+  if (members.manifest === undefined)
+    throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
+  if (members.journal === undefined)
+    throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
   const loaded: LoadedReceipt = {
     manifest: parseManifest(members.manifest),
     manifestBytes: members.manifest,
@@ -269,7 +290,11 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
       result.signature_ok = false;
     }
   } else if (keys.length > 0) {
-    errors.push({ kind: 'unsigned', message: 'a trusted key was given but the receipt is not signed (no manifest.sig)', member: SIGNATURE_MEMBER });
+    errors.push({
+      kind: 'unsigned',
+      message: 'a trusted key was given but the receipt is not signed (no manifest.sig)',
+      member: SIGNATURE_MEMBER,
+    });
   }
 
   let chainRefs: string[] | undefined;
@@ -296,9 +321,14 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
       });
     }
     if (manifest.steps !== result.steps) {
-      errors.push({ kind: 'manifest_steps_mismatch', message: `manifest steps ${manifest.steps}, the chain has ${result.steps}`, member: MANIFEST_MEMBER });
+      errors.push({
+        kind: 'manifest_steps_mismatch',
+        message: `manifest steps ${manifest.steps}, the chain has ${result.steps}`,
+        member: MANIFEST_MEMBER,
+      });
     }
-    const same = manifest.blob_digests.length === chainRefs.length && manifest.blob_digests.every((d, i) => d === chainRefs![i]);
+    const same =
+      manifest.blob_digests.length === chainRefs.length && manifest.blob_digests.every((d, i) => d === chainRefs![i]);
     if (!same) {
       errors.push({
         kind: 'blob_digests_mismatch',
@@ -312,12 +342,15 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
   const namedSet = new Set(named);
   for (const [digest, data] of members.blobs) {
     const member = `blobs/${digest}`;
-    if (sha256Hex(data) !== digest) errors.push({ kind: 'blob_digest_mismatch', message: `the blob's SHA-256 is not its name`, member });
-    if (!namedSet.has(digest)) errors.push({ kind: 'unexpected_blob', message: 'a bundled blob that no step refers to', member });
+    if (sha256Hex(data) !== digest)
+      errors.push({ kind: 'blob_digest_mismatch', message: `the blob's SHA-256 is not its name`, member });
+    if (!namedSet.has(digest))
+      errors.push({ kind: 'unexpected_blob', message: 'a bundled blob that no step refers to', member });
   }
   result.blobs.missing = named.filter((d) => !members.blobs.has(d));
   if (options.requireBlobs) {
-    for (const d of result.blobs.missing) errors.push({ kind: 'missing_blob', message: 'a referenced blob is not bundled', member: `blobs/${d}` });
+    for (const d of result.blobs.missing)
+      errors.push({ kind: 'missing_blob', message: 'a referenced blob is not bundled', member: `blobs/${d}` });
   }
 
   if (options.expectedHead !== undefined && options.expectedHead !== result.head_hash) {

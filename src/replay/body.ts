@@ -28,7 +28,14 @@ export function blobInfo(source: ReplaySource, digest: string, inputHash: string
   let info = cache.get(key);
   if (info === undefined) {
     const bytes = source.blobs.get(digest);
-    info = { digest, present: bytes !== undefined, size: bytes?.length ?? null, input: digest === inputHash, preview: null, binary: false };
+    info = {
+      digest,
+      present: bytes !== undefined,
+      size: bytes?.length ?? null,
+      input: digest === inputHash,
+      preview: null,
+      binary: false,
+    };
     if (bytes !== undefined) {
       const head = bytes.subarray(0, PREVIEW_CHARS * 4);
       let text: string | undefined;
@@ -104,7 +111,11 @@ export function changeText(c: FieldChange, valueWidth = 60): string {
  * previous step. Fields longer than `fieldLines` are cut with a marker unless
  * `expanded`. Every value is sanitized (a row cannot send escape sequences).
  */
-export function stepBody(source: ReplaySource, index: number, options: BodyOptions): { lines: BodyLine[]; truncated: boolean } {
+export function stepBody(
+  source: ReplaySource,
+  index: number,
+  options: BodyOptions,
+): { lines: BodyLine[]; truncated: boolean } {
   const e = source.entries[index];
   if (e === undefined) return { lines: [], truncated: false };
   const r = e.row;
@@ -118,18 +129,29 @@ export function stepBody(source: ReplaySource, index: number, options: BodyOptio
 
   const field = (label: string, values: string[], style?: BodyLine['style'], cut = false): void => {
     if (doWrap && cut && values.some((l) => displayWidth(l) > valueWidth)) truncated = true;
-    const pieces = !doWrap ? values : cut ? values.map((l) => truncate(l, valueWidth)) : values.flatMap((l) => wrap(l, valueWidth));
+    const pieces = !doWrap
+      ? values
+      : cut
+        ? values.map((l) => truncate(l, valueWidth))
+        : values.flatMap((l) => wrap(l, valueWidth));
     const shown = pieces.length > maxLines ? pieces.slice(0, maxLines) : pieces;
-    shown.forEach((p, i) => lines.push({ text: `${i === 0 ? label.padEnd(LABEL) : ' '.repeat(LABEL)}${p}`, ...(style ? { style } : {}) }));
+    shown.forEach((p, i) =>
+      lines.push({ text: `${i === 0 ? label.padEnd(LABEL) : ' '.repeat(LABEL)}${p}`, ...(style ? { style } : {}) }),
+    );
     if (pieces.length === 0) lines.push({ text: label });
     if (shown.length < pieces.length) {
       truncated = true;
       const more = pieces.length - shown.length;
-      lines.push({ text: `${' '.repeat(LABEL)}… ${more} more line${more === 1 ? '' : 's'} (Enter expands)`, style: 'marker' });
+      lines.push({
+        text: `${' '.repeat(LABEL)}… ${more} more line${more === 1 ? '' : 's'} (Enter expands)`,
+        style: 'marker',
+      });
     }
   };
 
-  field('seq', [options.showFile ? `${r.seq}  (line ${e.line} of ${sanitize(source.file)})` : `${r.seq}  (line ${e.line})`]);
+  field('seq', [
+    options.showFile ? `${r.seq}  (line ${e.line} of ${sanitize(source.file)})` : `${r.seq}  (line ${e.line})`,
+  ]);
   field('time', [`${isoTime(r.ts)}  (ts ${r.ts})`]);
   field('model', valueLines(r.model, valueWidth));
   field('prompt', valueLines(r.prompt, valueWidth));
@@ -163,9 +185,13 @@ export function stepBody(source: ReplaySource, index: number, options: BodyOptio
       lines.push({ text: `changed since step ${index - 1}:`, style: 'label' });
       const shown = changes.slice(0, maxChanges);
       for (const c of shown) {
-        const text = changeText(c, options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - c.path.length) / 2)));
+        const text = changeText(
+          c,
+          options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - c.path.length) / 2)),
+        );
         if (!options.expanded && (text !== changeText(c, Infinity) || displayWidth(text) > width - 2)) truncated = true;
-        const pieces = doWrap && options.expanded ? wrap(`  ${text}`, width) : [`  ${doWrap ? truncate(text, width - 2) : text}`];
+        const pieces =
+          doWrap && options.expanded ? wrap(`  ${text}`, width) : [`  ${doWrap ? truncate(text, width - 2) : text}`];
         for (const p of pieces) lines.push({ text: p, style: 'change' });
       }
       if (shown.length < changes.length) {

@@ -27,7 +27,12 @@ export interface JournalDiff {
 }
 
 export function diffJournals(left: ReplaySource, right: ReplaySource): JournalDiff {
-  const base = { left_steps: left.steps, right_steps: right.steps, left_head: left.head_hash, right_head: right.head_hash };
+  const base = {
+    left_steps: left.steps,
+    right_steps: right.steps,
+    left_head: left.head_hash,
+    right_head: right.head_hash,
+  };
   const n = Math.min(left.steps, right.steps);
   for (let i = 0; i < n; i++) {
     const a = left.entries[i]!;

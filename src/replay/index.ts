@@ -36,7 +36,18 @@ export {
   toolName,
 } from './step';
 export type { ContentField, FieldChange, StepSummary } from './step';
-export { compactJson, displayWidth, isoTime, prettyJson, preview, sanitize, shortHash, truncate, valueLines, wrap } from './text';
+export {
+  compactJson,
+  displayWidth,
+  isoTime,
+  prettyJson,
+  preview,
+  sanitize,
+  shortHash,
+  truncate,
+  valueLines,
+  wrap,
+} from './text';
 export { runInteractive } from './tty';
 export type { TtyOptions } from './tty';
 export { diffLines, replayDocument, showDocument, showLines, stepTable } from './views';

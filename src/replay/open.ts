@@ -20,6 +20,7 @@ export interface ReplayOpenOptions {
 export function openReplay(target: string, options: ReplayOpenOptions = {}): ReplaySource {
   const cwd = options.cwd ?? process.cwd();
   const t = targetPath(target, cwd);
-  if (path.isAbsolute(t) && isReceiptFile(t)) return openReceipt(t, options.publicKeys ? { publicKeys: options.publicKeys } : {});
+  if (path.isAbsolute(t) && isReceiptFile(t))
+    return openReceipt(t, options.publicKeys ? { publicKeys: options.publicKeys } : {});
   return openJournal(target, { cwd, ...(options.root === undefined ? {} : { root: options.root }) });
 }

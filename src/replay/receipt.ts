@@ -26,7 +26,12 @@ export function openReceipt(file: string, options: ReceiptOpenOptions = {}): Rep
   const publicKeys = options.publicKeys ?? [];
   const v = verifyReceipt(file, publicKeys.length > 0 ? { publicKeys } : {});
   const faults = v.errors.filter((f) => !(f.kind === 'no_trusted_key' && publicKeys.length === 0));
-  if (faults.length > 0) throw new BrokenChainError(file, faults.map((f) => describeReceiptFault(file, f)), 'receipt');
+  if (faults.length > 0)
+    throw new BrokenChainError(
+      file,
+      faults.map((f) => describeReceiptFault(file, f)),
+      'receipt',
+    );
   const loaded = loadReceipt(file);
   const r = readJournalBytes(loaded.journal);
   requireVerified(`${file}:journal/000000.jsonl`, r);

@@ -11,7 +11,21 @@ import { displayWidth, fit, sanitize, shortHash, sliceColumns } from './text';
 
 export type Key =
   | { kind: 'char'; char: string }
-  | { kind: 'right' | 'left' | 'up' | 'down' | 'pgup' | 'pgdn' | 'home' | 'end' | 'enter' | 'escape' | 'backspace' | 'interrupt' };
+  | {
+      kind:
+        | 'right'
+        | 'left'
+        | 'up'
+        | 'down'
+        | 'pgup'
+        | 'pgdn'
+        | 'home'
+        | 'end'
+        | 'enter'
+        | 'escape'
+        | 'backspace'
+        | 'interrupt';
+    };
 
 export interface ReplayState {
   /** The index (= seq) of the step shown. */
@@ -114,12 +128,16 @@ export function keyHints(width: number): string {
     chosen.add(hint);
     used += w;
   }
-  return HINTS.filter(([h]) => chosen.has(h)).map(([h]) => h).join('  ');
+  return HINTS.filter(([h]) => chosen.has(h))
+    .map(([h]) => h)
+    .join('  ');
 }
 
 // The last body laid out: a key and the repaint after it need the same one, and a step with
 // megabyte fields is worth laying out once.
-let lastBody: { source: ReplaySource; index: number; width: number; expanded: boolean; body: ReturnType<typeof stepBody> } | undefined;
+let lastBody:
+  | { source: ReplaySource; index: number; width: number; expanded: boolean; body: ReturnType<typeof stepBody> }
+  | undefined;
 function bodyOf(source: ReplaySource, index: number, width: number, expanded: boolean): ReturnType<typeof stepBody> {
   const c = lastBody;
   if (c && c.source === source && c.index === index && c.width === width && c.expanded === expanded) return c.body;
@@ -137,7 +155,8 @@ function go(state: ReplayState, index: number, message = ''): ReplayState {
 }
 
 function search(state: ReplayState, source: ReplaySource, query: string, direction: 1 | -1): ReplayState {
-  if (query.length === 0) return { ...state, mode: 'normal', input: '', message: 'no search yet: press / and type some text' };
+  if (query.length === 0)
+    return { ...state, mode: 'normal', input: '', message: 'no search yet: press / and type some text' };
   const i = findStep(source.entries, query, state.index, direction);
   if (i < 0) return { ...state, mode: 'normal', input: '', query, message: `no step matches "${sanitize(query)}"` };
   const all = matchingSteps(source.entries, query);
@@ -147,7 +166,12 @@ function search(state: ReplayState, source: ReplaySource, query: string, directi
 }
 
 /** Applies one key. Returns the new state and what the driver must do (quit, fork). */
-export function reduce(state: ReplayState, key: Key, source: ReplaySource, size: ScreenSize): { state: ReplayState; action?: ReplayAction } {
+export function reduce(
+  state: ReplayState,
+  key: Key,
+  source: ReplaySource,
+  size: ScreenSize,
+): { state: ReplayState; action?: ReplayAction } {
   const last = source.steps - 1;
   if (key.kind === 'interrupt') return { state, action: 'quit' };
 
@@ -155,18 +179,22 @@ export function reduce(state: ReplayState, key: Key, source: ReplaySource, size:
     if (key.kind === 'escape') return { state: { ...state, mode: 'normal', input: '', message: '' } };
     if (key.kind === 'backspace') {
       const input = [...state.input].slice(0, -1).join('');
-      return { state: input.length === 0 && state.mode === 'jump' ? { ...state, mode: 'normal', input } : { ...state, input } };
+      return {
+        state: input.length === 0 && state.mode === 'jump' ? { ...state, mode: 'normal', input } : { ...state, input },
+      };
     }
     if (key.kind === 'enter') {
       if (state.mode === 'search') return { state: search(state, source, state.input || state.query, 1) };
       const seq = Number(state.input);
       const done = { ...state, mode: 'normal' as const, input: '' };
-      if (!Number.isSafeInteger(seq) || seq > last) return { state: { ...done, message: `no step ${state.input}: seqs are 0..${last}` } };
+      if (!Number.isSafeInteger(seq) || seq > last)
+        return { state: { ...done, message: `no step ${state.input}: seqs are 0..${last}` } };
       return { state: go(done, seq) };
     }
     if (key.kind === 'char') {
       if (state.mode === 'jump') {
-        if (/^[0-9]$/.test(key.char)) return { state: state.input.length < 15 ? { ...state, input: state.input + key.char } : state };
+        if (/^[0-9]$/.test(key.char))
+          return { state: state.input.length < 15 ? { ...state, input: state.input + key.char } : state };
         return { state: { ...state, mode: 'normal', input: '', message: 'jump cancelled: type digits, then Enter' } };
       }
       return { state: { ...state, input: state.input + key.char } };
@@ -176,11 +204,17 @@ export function reduce(state: ReplayState, key: Key, source: ReplaySource, size:
 
   const body = bodyOf(source, state.index, Math.max(1, size.width), state.expanded).lines.length;
   const maxScroll = Math.max(0, body - bodyHeight(size));
-  const scrollBy = (d: number): ReplayState => ({ ...state, scroll: Math.min(maxScroll, Math.max(0, state.scroll + d)), message: '' });
+  const scrollBy = (d: number): ReplayState => ({
+    ...state,
+    scroll: Math.min(maxScroll, Math.max(0, state.scroll + d)),
+    message: '',
+  });
 
   switch (key.kind) {
     case 'right':
-      return { state: state.index < last ? go(state, state.index + 1) : { ...state, message: 'this is the last step' } };
+      return {
+        state: state.index < last ? go(state, state.index + 1) : { ...state, message: 'this is the last step' },
+      };
     case 'left':
       return { state: state.index > 0 ? go(state, state.index - 1) : { ...state, message: 'this is the first step' } };
     case 'home':
@@ -196,7 +230,14 @@ export function reduce(state: ReplayState, key: Key, source: ReplaySource, size:
     case 'pgdn':
       return { state: scrollBy(bodyHeight(size)) };
     case 'enter':
-      return { state: { ...state, expanded: !state.expanded, scroll: 0, message: state.expanded ? 'collapsed' : 'expanded: every field in full (⏎ collapses, ↑↓ scroll)' } };
+      return {
+        state: {
+          ...state,
+          expanded: !state.expanded,
+          scroll: 0,
+          message: state.expanded ? 'collapsed' : 'expanded: every field in full (⏎ collapses, ↑↓ scroll)',
+        },
+      };
     case 'escape':
     case 'backspace':
       return { state: { ...state, message: '' } };
@@ -234,7 +275,8 @@ export function signatureText(source: ReplaySource): string {
 
 /** The header: `step N / M` (N = seq + 1), the head hash and the chain status. */
 export function headerText(source: ReplaySource, state: ReplayState): string {
-  const kind = source.kind === 'receipt' ? `  receipt${source.redacted ? ' (redacted)' : ''}${signatureText(source)}` : '';
+  const kind =
+    source.kind === 'receipt' ? `  receipt${source.redacted ? ' (redacted)' : ''}${signatureText(source)}` : '';
   return `step ${state.index + 1} / ${source.steps}  seq ${state.index}  head ${shortHash(source.head_hash)}  chain ✓ verified  ${sanitize(source.agentId)}${kind}`;
 }
 
@@ -248,18 +290,34 @@ export function renderScreen(source: ReplaySource, state: ReplayState, size: Scr
   const room = bodyHeight({ width, height });
   const scroll = Math.min(state.scroll, Math.max(0, lines.length - room));
   const shown = lines.slice(scroll, scroll + room);
-  const more = lines.length > room ? ` lines ${scroll + 1}-${scroll + shown.length} of ${lines.length} (↑↓ scroll) ` : '';
+  const more =
+    lines.length > room ? ` lines ${scroll + 1}-${scroll + shown.length} of ${lines.length} (↑↓ scroll) ` : '';
   const mark = truncated && !state.expanded ? ' ⏎ expands ' : '';
   const label = sliceColumns(`──${more}${mark}`, width);
   out.push({ text: label + '─'.repeat(Math.max(0, width - displayWidth(label))), style: 'rule' });
   if (height === 2) return out;
   for (let i = 0; i < room && out.length < height - 1; i++) {
     const l = shown[i];
-    out.push(l === undefined ? { text: ' '.repeat(width) } : { text: fit(l.text, width), ...(l.style ? { style: l.style } : {}) });
+    out.push(
+      l === undefined
+        ? { text: ' '.repeat(width) }
+        : { text: fit(l.text, width), ...(l.style ? { style: l.style } : {}) },
+    );
   }
   let footer: ScreenLine;
-  if (state.mode === 'jump') footer = { text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width), style: 'prompt' };
-  else if (state.mode === 'search') footer = { text: fit(`/${sanitize(state.input)}▏ ⏎ search${state.query ? ` (empty: "${sanitize(state.query)}" again)` : ''}, Esc cancel`, width), style: 'prompt' };
+  if (state.mode === 'jump')
+    footer = {
+      text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width),
+      style: 'prompt',
+    };
+  else if (state.mode === 'search')
+    footer = {
+      text: fit(
+        `/${sanitize(state.input)}▏ ⏎ search${state.query ? ` (empty: "${sanitize(state.query)}" again)` : ''}, Esc cancel`,
+        width,
+      ),
+      style: 'prompt',
+    };
   else footer = { text: fit(sanitize(state.message) || keyHints(width), width), style: 'footer' };
   out.push(footer);
   return out;

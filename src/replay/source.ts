@@ -42,7 +42,6 @@ export interface ReplaySource {
   signatureChecked?: boolean;
 }
 
-
 /**
  * A chain that does not verify: nothing is displayed. `faults` are the
  * `file:line: kind: message` lines to print, one per fault.
@@ -89,13 +88,21 @@ export function mapBlobs(where: string, blobs: Map<string, Buffer>): BlobSource 
 
 function isRedacted(entries: JournalEntry[]): boolean {
   return entries.some(
-    (e) => e.row.prompt === REDACTED || e.row.model === REDACTED || e.row.tool_call === REDACTED || e.row.tool_result === REDACTED,
+    (e) =>
+      e.row.prompt === REDACTED ||
+      e.row.model === REDACTED ||
+      e.row.tool_call === REDACTED ||
+      e.row.tool_result === REDACTED,
   );
 }
 
 /** Throws BrokenChainError unless the read journal verified. */
 export function requireVerified(file: string, r: ReadJournal): void {
-  if (!r.ok) throw new BrokenChainError(file, r.errors.map((f: Fault) => describeFault(file, f)));
+  if (!r.ok)
+    throw new BrokenChainError(
+      file,
+      r.errors.map((f: Fault) => describeFault(file, f)),
+    );
 }
 
 /** Builds a source from an already verified read. */
@@ -113,10 +120,10 @@ export interface OpenOptions {
   cwd?: string;
 }
 
-
 /** A path-like target taken relative to `cwd`; an agent id as is. */
 export function targetPath(target: string, cwd: string): string {
-  const isPath = target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl') || looksLikeReceipt(target);
+  const isPath =
+    target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl') || looksLikeReceipt(target);
   return isPath ? path.resolve(cwd, target) : target;
 }
 
@@ -133,7 +140,13 @@ export function openJournal(target: string, options: OpenOptions = {}): ReplaySo
   requireVerified(file, r);
   const projectRoot = projectRootOf(dir);
   const cas = [projectRoot, root].filter((x): x is string => x !== undefined).map(casDir);
-  return sourceFromRead(r, { kind: 'journal', file, agentId, blobs: casBlobs(cas), ...(projectRoot === undefined ? {} : { projectRoot }) });
+  return sourceFromRead(r, {
+    kind: 'journal',
+    file,
+    agentId,
+    blobs: casBlobs(cas),
+    ...(projectRoot === undefined ? {} : { projectRoot }),
+  });
 }
 
 /** A row exactly as stored (key order, exact integers, float-ness), for `--json`. */

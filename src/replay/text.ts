@@ -8,12 +8,13 @@ import { encode, isJsonObject, JsonFloat, type JsonValue } from '../canonical';
 
 /** Replaces C0/C1 controls and DEL by visible escapes (`\x1b`); tabs become two spaces. */
 export function sanitize(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    const code = c.charCodeAt(0);
-    if (c === '\n') return '\\n';
-    return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
-  }).replace(/\t/g, '  ');
+  return s
+    .replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+      const code = c.charCodeAt(0);
+      if (c === '\n') return '\\n';
+      return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+    })
+    .replace(/\t/g, '  ');
 }
 
 function isZeroWidth(cp: number): boolean {

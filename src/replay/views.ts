@@ -20,8 +20,14 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
   // Widths by reduce, not Math.max(...rows): a journal can have more rows than a call has arguments.
   const widest = (min: number, f: (r: StepSummary) => number): number => rows.reduce((m, r) => Math.max(m, f(r)), min);
   const seqW = widest(3, (r) => String(r.seq).length);
-  const modelW = Math.min(28, widest(5, (r) => displayWidth(r.model)));
-  const toolW = Math.min(16, widest(4, (r) => displayWidth(r.tool)));
+  const modelW = Math.min(
+    28,
+    widest(5, (r) => displayWidth(r.model)),
+  );
+  const toolW = Math.min(
+    16,
+    widest(4, (r) => displayWidth(r.tool)),
+  );
   const head = `${'seq'.padStart(seqW)}  ${fit('time (UTC)', 20)}  ${fit('model', modelW)}  ${fit('tool', toolW)}  ${fit('step', 12)}  prompt`;
   const out = [statusLine(source), '', head];
   for (const r of rows) {
@@ -29,12 +35,18 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
       `${String(r.seq).padStart(seqW)}  ${fit(r.time.slice(0, 19).replace('T', ' '), 20)}  ${fit(r.model, modelW)}  ${fit(r.tool, toolW)}  ${shortHash(r.step_hash)}  ${truncate(r.prompt, 60)}`,
     );
   }
-  if (rows.length < source.steps) out.push(`… ${source.steps - rows.length} more step${source.steps - rows.length === 1 ? '' : 's'} (--limit ${rows.length})`);
+  if (rows.length < source.steps)
+    out.push(
+      `… ${source.steps - rows.length} more step${source.steps - rows.length === 1 ? '' : 's'} (--limit ${rows.length})`,
+    );
   return out;
 }
 
 /** `replay --json`: `{agent_id, head_hash, steps, entries}`, rows exactly as stored; `steps` counts them all. */
-export function replayDocument(source: ReplaySource, limit?: number): { agent_id: string; head_hash: string; steps: number; entries: JsonValue[] } {
+export function replayDocument(
+  source: ReplaySource,
+  limit?: number,
+): { agent_id: string; head_hash: string; steps: number; entries: JsonValue[] } {
   return {
     agent_id: source.agentId,
     head_hash: source.head_hash,
@@ -47,7 +59,8 @@ export function replayDocument(source: ReplaySource, limit?: number): { agent_id
 export function showLines(source: ReplaySource, seq: number): string[] {
   const e = entryAt(source, seq);
   const out = [statusLine(source), '', `seq ${e.row.seq} (step ${e.row.seq + 1} of ${source.steps})`];
-  for (const l of stepBody(source, seq, { width: 100, expanded: true, wrapLines: false, showFile: true }).lines) out.push(l.text);
+  for (const l of stepBody(source, seq, { width: 100, expanded: true, wrapLines: false, showFile: true }).lines)
+    out.push(l.text);
   const blobs = stepBlobs(source, e);
   if (blobs.length > 0) {
     out.push('', `blobs (from ${sanitize(source.blobs.where)}):`);
@@ -56,7 +69,8 @@ export function showLines(source: ReplaySource, seq: number): string[] {
       if (!b.present) out.push('    MISSING: not in the store');
       else {
         out.push(`    ${b.size} bytes${b.binary ? ', binary' : ''}`);
-        if (b.preview !== null) for (const l of b.preview.replace(/\n$/, '').split('\n').slice(0, 6)) out.push(`    | ${sanitize(l)}`);
+        if (b.preview !== null)
+          for (const l of b.preview.replace(/\n$/, '').split('\n').slice(0, 6)) out.push(`    | ${sanitize(l)}`);
       }
     }
   }
@@ -99,7 +113,9 @@ export function diffLines(d: JournalDiff, leftName: string, rightName: string): 
       `  the first ${d.seq} steps are the same; ${longer} goes on`,
     ];
   }
-  const out = [`diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} ${d.fields_changed.length > 1 ? 'differ' : 'differs'}`];
+  const out = [
+    `diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} ${d.fields_changed.length > 1 ? 'differ' : 'differs'}`,
+  ];
   const get = (v: JsonValue, k: string): JsonValue => (v instanceof Map ? (v.get(k) ?? null) : null);
   for (const f of d.fields_changed) {
     out.push(`  ${f}:`);

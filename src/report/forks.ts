@@ -45,7 +45,11 @@ export function forkTreeOf(forest: ForkNode[], agentId: string): ReportForkNode 
 }
 
 /** `forkTreeOf(listForks(root))`, or null outside a git repository. */
-export async function reportForkTree(root: string, agentId: string, env: NodeJS.ProcessEnv = process.env): Promise<ReportForkNode | null> {
+export async function reportForkTree(
+  root: string,
+  agentId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ReportForkNode | null> {
   if (repoInfo(root, env) === undefined) return null;
   return forkTreeOf(await listForks(root, env), agentId);
 }

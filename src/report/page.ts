@@ -81,7 +81,10 @@ const escapeHtml = (s: string): string =>
 
 /** JSON safe inside a `<script>` element: no `<`, `>`, `&` or line separators left as is. */
 function scriptJson(data: ReportData): string {
-  return JSON.stringify(data).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(data).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const cspHash = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;

@@ -45,14 +45,23 @@ export const DEFAULT_MAX_BLOB_BYTES = 256 * 1024;
 export const DEFAULT_MAX_TOTAL_BLOB_BYTES = 20 * 1024 * 1024;
 
 /** Picks the blobs to embed under the caps, in chain order; the rest are listed with the reason. */
-function collectBlobs(source: ReportSource, order: string[], perBlob: number, total: number): { blobs: ReportBlob[]; faults: ReportFault[] } {
+function collectBlobs(
+  source: ReportSource,
+  order: string[],
+  perBlob: number,
+  total: number,
+): { blobs: ReportBlob[]; faults: ReportFault[] } {
   const blobs: ReportBlob[] = [];
   const faults: ReportFault[] = [];
   let used = 0;
   for (const digest of order) {
     const size = source.blobs.size(digest);
     if (size === undefined) {
-      blobs.push({ digest, size: null, skipped: source.kind === 'receipt' ? 'not bundled in the receipt' : 'not in the project\u2019s blob store' });
+      blobs.push({
+        digest,
+        size: null,
+        skipped: source.kind === 'receipt' ? 'not bundled in the receipt' : 'not in the project\u2019s blob store',
+      });
       continue;
     }
     const bytes = source.blobs.read(digest);
@@ -62,7 +71,8 @@ function collectBlobs(source: ReportSource, order: string[], perBlob: number, to
     }
     // Every listed blob is hashed here; the page re-hashes those it embeds.
     const got = sha256Hex(bytes);
-    if (got !== digest) faults.push({ line: null, kind: 'blob_digest_mismatch', message: `blob ${digest}: its bytes hash to ${got}` });
+    if (got !== digest)
+      faults.push({ line: null, kind: 'blob_digest_mismatch', message: `blob ${digest}: its bytes hash to ${got}` });
     if (bytes.length > perBlob) {
       blobs.push({ digest, size: bytes.length, skipped: `larger than the ${perBlob}-byte per-blob cap` });
       continue;
@@ -82,7 +92,10 @@ function collectBlobs(source: ReportSource, order: string[], perBlob: number, to
  * too (the page shows the faults): check `ok`.
  */
 export function renderReport(source: ReportSource, options: ReportOptions = {}): RenderedReport {
-  const chain = verifyJournalBytes(source.journal, source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead });
+  const chain = verifyJournalBytes(
+    source.journal,
+    source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead },
+  );
   const order = source.blobOrder ?? blobRefsOf(source.journal);
   const { blobs, faults: blobFaults } = collectBlobs(
     source,
@@ -112,7 +125,10 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
             generator_faults: receiptFaults,
           },
     blobs,
-    blob_caps: { per_blob: options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES, total: options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES },
+    blob_caps: {
+      per_blob: options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES,
+      total: options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES,
+    },
     forks: options.forks ?? source.forks ?? null,
   };
   const errors: ReportFault[] = [...chain.errors, ...blobFaults, ...receiptFaults];

@@ -2,7 +2,14 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { Cas, casDir, projectRootOf, readJournalBytes, readJournalFileBytes, resolveJournal } from '../journal';
-import { blobDigestsOf, JOURNAL_MEMBER, loadReceipt, looksLikeReceipt, verifyReceipt, type PublicKey } from '../receipt';
+import {
+  blobDigestsOf,
+  JOURNAL_MEMBER,
+  loadReceipt,
+  looksLikeReceipt,
+  verifyReceipt,
+  type PublicKey,
+} from '../receipt';
 import type { ReportForkNode } from './client/app';
 
 /** A problem found by the generator (chain faults carry their 1-based line). */
@@ -82,8 +89,13 @@ function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
     // The page re-checks the chain itself; "signed but no key given" is a note here, not a fault.
     if (f.member === JOURNAL_MEMBER && f.kind !== 'non_canonical') continue;
     // The page checks the head against the manifest, and the generator hashes every blob it lists.
-    if (f.kind === 'no_trusted_key' || f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch') continue;
-    faults.push({ line: f.line ?? null, kind: f.kind, message: `${f.member === undefined ? '' : `${f.member}: `}${f.message}` });
+    if (f.kind === 'no_trusted_key' || f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch')
+      continue;
+    faults.push({
+      line: f.line ?? null,
+      kind: f.kind,
+      message: `${f.member === undefined ? '' : `${f.member}: `}${f.message}`,
+    });
   }
   const signed = loaded.signature !== undefined;
   const signatureCheck = !signed

@@ -53,7 +53,11 @@ export function signalsOf(ev: JsonObject, line: number): MutationSignal[] {
     if (Array.isArray(edits)) {
       for (const edit of edits) {
         if (!isJsonObject(edit)) continue;
-        out.push({ kind: typeof edit.type === 'string' && edit.type !== '' ? edit.type : 'context_edit', detail: edit, line });
+        out.push({
+          kind: typeof edit.type === 'string' && edit.type !== '' ? edit.type : 'context_edit',
+          detail: edit,
+          line,
+        });
       }
     }
   }
@@ -86,7 +90,8 @@ export function readClaudeStream(bytes: Uint8Array, source: string): ClaudeTrans
       throw new InputError(`${source}:${i + 1}: not a stream-json event: ${why}`);
     }
     if (!isJsonObject(ev)) throw new InputError(`${source}:${i + 1}: not a stream-json event: not a JSON object`);
-    if (typeof ev.type !== 'string') throw new InputError(`${source}:${i + 1}: not a stream-json event: no string "type"`);
+    if (typeof ev.type !== 'string')
+      throw new InputError(`${source}:${i + 1}: not a stream-json event: no string "type"`);
     result.events++;
     if (ev.type === 'assistant') result.assistantTurns++;
     if (result.sessionId === undefined && typeof ev.session_id === 'string') result.sessionId = ev.session_id;

@@ -29,7 +29,9 @@ function load(file: string): RunEntry[] {
   const r = readRunJournalFile(file);
   if (!r.chain_ok) {
     const f = r.errors[0]!;
-    throw new IntegrityError(`${file}:${f.line}: ${f.kind}: ${f.message}; cannot diff a run journal whose chain does not verify`);
+    throw new IntegrityError(
+      `${file}:${f.line}: ${f.kind}: ${f.message}; cannot diff a run journal whose chain does not verify`,
+    );
   }
   return r.entries;
 }
@@ -67,13 +69,26 @@ export function diffRuns(fileA: string, fileB: string): RunDiff {
     const ra = a[i]!.row;
     const rb = b[i]!.row;
     if (ra.event !== rb.event || ra.payload_hash !== rb.payload_hash) {
-      const what = ra.event !== rb.event ? `event ${JSON.stringify(ra.event)} vs ${JSON.stringify(rb.event)}` : `${ra.event} payloads differ`;
+      const what =
+        ra.event !== rb.event
+          ? `event ${JSON.stringify(ra.event)} vs ${JSON.stringify(rb.event)}`
+          : `${ra.event} payloads differ`;
       return attribute(i, 'response_mismatch', `row ${i}: ${what}`);
     }
   }
   if (a.length === b.length) {
-    return { diverged: false, index: null, reason: `identical: ${a.length} rows match`, reason_code: null, mutation_kind: null };
+    return {
+      diverged: false,
+      index: null,
+      reason: `identical: ${a.length} rows match`,
+      reason_code: null,
+      mutation_kind: null,
+    };
   }
   const longer = a.length > b.length ? 'A' : 'B';
-  return attribute(n, 'length_mismatch', `run ${longer} has ${Math.abs(a.length - b.length)} more row(s) from index ${n}`);
+  return attribute(
+    n,
+    'length_mismatch',
+    `run ${longer} has ${Math.abs(a.length - b.length)} more row(s) from index ${n}`,
+  );
 }

@@ -21,7 +21,15 @@ export {
 export type { Capability, ProviderStateMutation } from './provider-state';
 export { ingestClaudeStream, recordCapability, recordMutation, recordRunEvent } from './record';
 export type { MutationInput, MutationRecord, MutationResult, RunRecordOptions } from './record';
-export { computeEventHash, computePayloadHash, encodeRunRow, ENVELOPE_KEYS, readRunLine, RUN_GENESIS, runRowValue } from './row';
+export {
+  computeEventHash,
+  computePayloadHash,
+  encodeRunRow,
+  ENVELOPE_KEYS,
+  readRunLine,
+  RUN_GENESIS,
+  runRowValue,
+} from './row';
 export type { Payload, RunRow } from './row';
 export { describeRunFault, readRunJournalBytes, readRunJournalFile, verifyRunJournal } from './verify';
 export type { ReadRunJournal, RunEntry, RunFault, RunFaultKind, RunVerifyOptions, RunVerifyResult } from './verify';

@@ -5,7 +5,16 @@ import { InputError, IntegrityError } from '../errors';
 import { appendDurably, finishLastLine, moveTornTailAside } from '../util/fs';
 import { acquireLock } from '../util/lock';
 import { CAPABILITY_EVENT, MUTATION_EVENT } from './provider-state';
-import { computeEventHash, computePayloadHash, encodeRunRow, readRunLine, RESERVED_PAYLOAD_KEYS, RUN_GENESIS, type Payload, type RunRow } from './row';
+import {
+  computeEventHash,
+  computePayloadHash,
+  encodeRunRow,
+  readRunLine,
+  RESERVED_PAYLOAD_KEYS,
+  RUN_GENESIS,
+  type Payload,
+  type RunRow,
+} from './row';
 import { describeRunFault, readRunJournalBytes, type RunFaultKind } from './verify';
 
 /** What a writer knows about the verified journal it extends. */
@@ -63,9 +72,13 @@ function round3(x: number): number {
  * the envelope keys or `event`, and must have a JSON encoding (no NaN).
  */
 export function checkRunEvent(e: RunEventInput): void {
-  if (typeof e.event !== 'string' || e.event === '') throw new InputError('run journal: the event type must be a non-empty string');
+  if (typeof e.event !== 'string' || e.event === '')
+    throw new InputError('run journal: the event type must be a non-empty string');
   for (const k of e.payload.keys()) {
-    if (RESERVED_PAYLOAD_KEYS.has(k)) throw new InputError(`run journal: payload key ${JSON.stringify(k)} is reserved (${[...RESERVED_PAYLOAD_KEYS].join(', ')})`);
+    if (RESERVED_PAYLOAD_KEYS.has(k))
+      throw new InputError(
+        `run journal: payload key ${JSON.stringify(k)} is reserved (${[...RESERVED_PAYLOAD_KEYS].join(', ')})`,
+      );
   }
   try {
     canonical(e.payload);
@@ -102,7 +115,10 @@ export class RunJournal {
    */
   transact(plan: (state: RunState) => RunEventInput[]): { rows: RunRow[]; state: RunState } {
     mkdirSync(path.dirname(this.file), { recursive: true });
-    const release = acquireLock(this.lockFile, this.options.lockTimeoutMs === undefined ? {} : { timeoutMs: this.options.lockTimeoutMs });
+    const release = acquireLock(
+      this.lockFile,
+      this.options.lockTimeoutMs === undefined ? {} : { timeoutMs: this.options.lockTimeoutMs },
+    );
     try {
       const state = this.recover();
       const events = plan(state);
@@ -117,7 +133,16 @@ export class RunJournal {
       for (const e of events) {
         const payload_hash = computePayloadHash(e.event, e.payload);
         const event_hash = computeEventHash(prev, e.event, payload_hash, index);
-        rows.push({ ts, elapsed_s: round3(ts - start), index, event: e.event, prev_hash: prev, payload_hash, event_hash, payload: e.payload });
+        rows.push({
+          ts,
+          elapsed_s: round3(ts - start),
+          index,
+          event: e.event,
+          prev_hash: prev,
+          payload_hash,
+          event_hash,
+          payload: e.payload,
+        });
         prev = event_hash;
         index++;
       }
@@ -146,7 +171,8 @@ export class RunJournal {
       buf = readFileSync(this.file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') buf = Buffer.alloc(0);
-      else throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      else
+        throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     let validEnd = buf.length;
     let finishLine = false;

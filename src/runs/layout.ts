@@ -1,4 +1,3 @@
-
 import path from 'node:path';
 import { InputError } from '../errors';
 import { pathKind } from '../util/fs';
@@ -15,7 +14,6 @@ export function runJournalFile(root: string, runId: string): string {
   return path.join(runsDir(root), assertSafeId(runId, 'run id'), RUN_JOURNAL_FILE);
 }
 
-
 /**
  * `<run|dir|file>` on a command line: a run id is looked up under
  * `<root>/.sdd/runs/<id>/`; anything with a separator or ending in `.jsonl`
@@ -27,7 +25,8 @@ export function resolveRunJournal(target: string, root: string): string {
     if (!isSafeId(target)) assertSafeId(target, 'run id');
     const file = runJournalFile(root, target);
     if (pathKind(file) === 'file') return file;
-    if (pathKind(target) === undefined) throw new InputError(`no run journal for run ${JSON.stringify(target)} (looked for ${file})`);
+    if (pathKind(target) === undefined)
+      throw new InputError(`no run journal for run ${JSON.stringify(target)} (looked for ${file})`);
   }
   const k = pathKind(target);
   if (k === 'dir') {

@@ -42,19 +42,40 @@ export function canonicalSha256(v: JsonValue): string {
  * fields named `pre_*` / `before_*` (the reported pre-mutation state; the
  * empty-object digest when there are none), `after_digest` the whole detail.
  */
-export function mutationFromSignal(kind: string, detail: JsonObject, stepIndex: number, flagged: boolean): ProviderStateMutation {
+export function mutationFromSignal(
+  kind: string,
+  detail: JsonObject,
+  stepIndex: number,
+  flagged: boolean,
+): ProviderStateMutation {
   const before: JsonObject = {};
   for (const [k, v] of Object.entries(detail)) {
     if (BEFORE_PREFIXES.some((p) => k.startsWith(p))) {
       Object.defineProperty(before, k, { value: v, enumerable: true, writable: true, configurable: true });
     }
   }
-  return { kind, before_digest: canonicalSha256(before), after_digest: canonicalSha256(detail), step_index: stepIndex, flagged };
+  return {
+    kind,
+    before_digest: canonicalSha256(before),
+    after_digest: canonicalSha256(detail),
+    step_index: stepIndex,
+    flagged,
+  };
 }
 
 /** `sha256(canonical({kind, before_digest, after_digest, step_index}))`: `flagged` is policy, not identity. */
-export function contentAddress(m: { kind: JsonValue; before_digest: JsonValue; after_digest: JsonValue; step_index: JsonValue }): string {
-  return canonicalSha256({ kind: m.kind, before_digest: m.before_digest, after_digest: m.after_digest, step_index: m.step_index });
+export function contentAddress(m: {
+  kind: JsonValue;
+  before_digest: JsonValue;
+  after_digest: JsonValue;
+  step_index: JsonValue;
+}): string {
+  return canonicalSha256({
+    kind: m.kind,
+    before_digest: m.before_digest,
+    after_digest: m.after_digest,
+    step_index: m.step_index,
+  });
 }
 
 /** The payload of a `provider_state_mutation` row, in the reference's key order. */

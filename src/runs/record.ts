@@ -38,9 +38,17 @@ function journalFor(root: string, runId: string, options: RunRecordOptions): Run
  * (content address, one capability per adapter), so their event types are
  * refused here.
  */
-export function recordRunEvent(root: string, runId: string, event: string, data: Payload | JsonObject, options: RunRecordOptions): { row: RunRow; file: string } {
+export function recordRunEvent(
+  root: string,
+  runId: string,
+  event: string,
+  data: Payload | JsonObject,
+  options: RunRecordOptions,
+): { row: RunRow; file: string } {
   if (event === MUTATION_EVENT || event === CAPABILITY_EVENT) {
-    throw new InputError(`run record: record ${event} entries with \`run ${event === MUTATION_EVENT ? 'mutation' : 'capability'}\``);
+    throw new InputError(
+      `run record: record ${event} entries with \`run ${event === MUTATION_EVENT ? 'mutation' : 'capability'}\``,
+    );
   }
   const input = { event, payload: toPayload(data) };
   checkRunEvent(input); // before anything is created
@@ -57,11 +65,18 @@ function checkCapability(capability: string): Capability {
 }
 
 /** The capability event to add for `adapter`, or none when it is already recorded the same; refuses a different one. */
-function capabilityPlan(existing: Map<string, string>, adapter: string, capability: Capability, file: string): RunEventInput[] {
+function capabilityPlan(
+  existing: Map<string, string>,
+  adapter: string,
+  capability: Capability,
+  file: string,
+): RunEventInput[] {
   const have = existing.get(adapter);
   if (have === capability) return [];
   if (have !== undefined) {
-    throw new IntegrityError(`${file}: adapter ${JSON.stringify(adapter)} is already recorded as ${have} for this run; one capability per adapter per run`);
+    throw new IntegrityError(
+      `${file}: adapter ${JSON.stringify(adapter)} is already recorded as ${have} for this run; one capability per adapter per run`,
+    );
   }
   return [{ event: CAPABILITY_EVENT, payload: capabilityPayload(adapter, capability) }];
 }
@@ -71,7 +86,13 @@ function capabilityPlan(existing: Map<string, string>, adapter: string, capabili
  * run. The same capability again is a no-op (`row` undefined); a different
  * one is refused (IntegrityError).
  */
-export function recordCapability(root: string, runId: string, adapter: string, capability: string, options: RunRecordOptions): { row: RunRow | undefined; file: string } {
+export function recordCapability(
+  root: string,
+  runId: string,
+  adapter: string,
+  capability: string,
+  options: RunRecordOptions,
+): { row: RunRow | undefined; file: string } {
   if (typeof adapter !== 'string' || adapter === '') throw new InputError('capability: the adapter name is empty');
   const cap = checkCapability(capability);
   const j = journalFor(root, runId, options);
@@ -133,7 +154,11 @@ function mirror(root: string, runId: string, records: MutationRecord[], options:
 
 function toRecords(rows: RunRow[], mutations: ProviderStateMutation[]): MutationRecord[] {
   const mrows = rows.filter((r) => r.event === MUTATION_EVENT);
-  return mrows.map((row, i) => ({ row, mutation: mutations[i]!, content_address: String(row.payload.get('content_address')) }));
+  return mrows.map((row, i) => ({
+    row,
+    mutation: mutations[i]!,
+    content_address: String(row.payload.get('content_address')),
+  }));
 }
 
 /**
@@ -142,7 +167,12 @@ function toRecords(rows: RunRow[], mutations: ProviderStateMutation[]): Mutation
  * deterministic mode is set in `options.env`), then mirrors it into the audit
  * chain as `provider.state_mutation` (best-effort: a failure is a warning).
  */
-export function recordMutation(root: string, runId: string, input: MutationInput, options: RunRecordOptions): MutationResult {
+export function recordMutation(
+  root: string,
+  runId: string,
+  input: MutationInput,
+  options: RunRecordOptions,
+): MutationResult {
   assertSafeId(input.agentId, 'agent id');
   if (typeof input.kind !== 'string' || input.kind === '') throw new InputError('mutation: the kind is empty');
   if (input.stepIndex !== undefined && (!isJsonInteger(input.stepIndex) || input.stepIndex < 0)) {
@@ -203,4 +233,3 @@ export function ingestClaudeStream(
   if (capabilityRow !== undefined) result.capabilityRow = capabilityRow;
   return result;
 }
-

@@ -117,7 +117,7 @@ export function readRunLine(bytes: Uint8Array): ReadRunRow | BadRunLine {
     event_hash: get('event_hash') as string,
     payload,
   };
-  let canonical = false;
+  let canonical: boolean;
   try {
     canonical = encode(value, { sortKeys: false, separators: 'pretty', allowNonFinite: true }) === text;
   } catch {

@@ -102,11 +102,17 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     }
     if (row.prev_hash !== prev) {
       broken = true;
-      fault('prev_hash_mismatch', `chain break: prev_hash ${short(row.prev_hash)} does not match the previous event_hash ${short(prev)}`);
+      fault(
+        'prev_hash_mismatch',
+        `chain break: prev_hash ${short(row.prev_hash)} does not match the previous event_hash ${short(prev)}`,
+      );
     }
     if (row.payload_hash !== read.computedPayloadHash) {
       broken = true;
-      fault('payload_hash_mismatch', `payload tamper: stored payload_hash ${short(row.payload_hash)}, recomputed ${short(read.computedPayloadHash)}`);
+      fault(
+        'payload_hash_mismatch',
+        `payload tamper: stored payload_hash ${short(row.payload_hash)}, recomputed ${short(read.computedPayloadHash)}`,
+      );
     }
     if (row.event_hash !== expected) {
       broken = true;
@@ -124,15 +130,28 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
       if (bad !== undefined) fault('content_address_mismatch', `${MUTATION_EVENT}: ${bad}`);
       if (row.payload.get('flagged') === true) {
         flagged.push(i);
-        fault('flagged_mutation', `flagged provider-side mutation (${String(row.payload.get('mutation_kind'))}) arrived in deterministic mode`);
+        fault(
+          'flagged_mutation',
+          `flagged provider-side mutation (${String(row.payload.get('mutation_kind'))}) arrived in deterministic mode`,
+        );
       }
     } else if (row.event === CAPABILITY_EVENT) {
       const adapter = row.payload.get('adapter');
       const capability = row.payload.get('capability');
-      if (typeof adapter !== 'string' || typeof capability !== 'string' || !(CAPABILITIES as readonly string[]).includes(capability)) {
-        fault('bad_capability', `${CAPABILITY_EVENT}: needs a string adapter and capability observed or declared-blind`);
+      if (
+        typeof adapter !== 'string' ||
+        typeof capability !== 'string' ||
+        !(CAPABILITIES as readonly string[]).includes(capability)
+      ) {
+        fault(
+          'bad_capability',
+          `${CAPABILITY_EVENT}: needs a string adapter and capability observed or declared-blind`,
+        );
       } else if (capabilities.has(adapter) && capabilities.get(adapter) !== capability) {
-        fault('capability_conflict', `adapter ${JSON.stringify(adapter)} recorded as ${capabilities.get(adapter)} and as ${capability} in one run`);
+        fault(
+          'capability_conflict',
+          `adapter ${JSON.stringify(adapter)} recorded as ${capabilities.get(adapter)} and as ${capability} in one run`,
+        );
       } else {
         capabilities.set(adapter, capability);
       }

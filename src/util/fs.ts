@@ -53,7 +53,7 @@ export function pathKind(p: string): 'file' | 'dir' | undefined {
  */
 export function appendDurably(file: string, data: Uint8Array, durable: boolean): void {
   const fd = openSync(file, 'a', 0o644);
-  let created = false;
+  let created: boolean;
   try {
     created = fstatSync(fd).size === 0;
     writeAll(fd, data);

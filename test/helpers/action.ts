@@ -255,12 +255,20 @@ export class FakeGitHub {
       const name = String(doc['name']);
       if (twirp[1] === 'CreateArtifact') {
         this.pending.set(name, doc);
-        this.json(res, 200, { ok: true, signed_upload_url: `${this.url}/blob/devstoreaccount1/actions-results/${encodeURIComponent(name)}.zip?sig=fake-signature` });
+        this.json(res, 200, {
+          ok: true,
+          signed_upload_url: `${this.url}/blob/devstoreaccount1/actions-results/${encodeURIComponent(name)}.zip?sig=fake-signature`,
+        });
         return;
       }
       if (twirp[1] === 'FinalizeArtifact') {
         const key = `/blob/devstoreaccount1/actions-results/${encodeURIComponent(name)}.zip`;
-        this.artifacts.push({ name, createRequest: this.pending.get(name) ?? {}, finalizeRequest: doc, bytes: this.blobs.get(key) ?? Buffer.alloc(0) });
+        this.artifacts.push({
+          name,
+          createRequest: this.pending.get(name) ?? {},
+          finalizeRequest: doc,
+          bytes: this.blobs.get(key) ?? Buffer.alloc(0),
+        });
         this.json(res, 200, { ok: true, artifact_id: '4242' });
         return;
       }
@@ -281,7 +289,12 @@ export class FakeGitHub {
         const ids = [...body.toString().matchAll(/<(?:Latest|Uncommitted|Committed)>([^<]*)<\//g)].map((m) => m[1]!);
         const staged = this.blocks.get(p) ?? new Map<string, Buffer>();
         this.blobs.set(p, Buffer.concat(ids.map((id) => staged.get(id) ?? Buffer.alloc(0))));
-        res.writeHead(201, { 'x-ms-request-id': 'r', 'x-ms-version': '2025-01-05', etag: '"1"', 'last-modified': new Date().toUTCString() });
+        res.writeHead(201, {
+          'x-ms-request-id': 'r',
+          'x-ms-version': '2025-01-05',
+          etag: '"1"',
+          'last-modified': new Date().toUTCString(),
+        });
         res.end();
         return;
       }
@@ -296,7 +309,11 @@ export class FakeGitHub {
       const n = Number(list[3]);
       const cs = this.comments.get(n) ?? [];
       if (req.method === 'GET') {
-        this.json(res, 200, cs.map((c) => ({ id: c.id, body: c.body, user: { login: 'github-actions[bot]' } })));
+        this.json(
+          res,
+          200,
+          cs.map((c) => ({ id: c.id, body: c.body, user: { login: 'github-actions[bot]' } })),
+        );
         return;
       }
       if (req.method === 'POST') {
@@ -329,7 +346,10 @@ export class FakeGitHub {
 export function unzip(bytes: Buffer): Record<string, Buffer> {
   const r = spawnSync(
     'python3',
-    ['-c', 'import base64,io,json,sys,zipfile\nz=zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read()))\nprint(json.dumps({n: base64.b64encode(z.read(n)).decode() for n in z.namelist()}))'],
+    [
+      '-c',
+      'import base64,io,json,sys,zipfile\nz=zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read()))\nprint(json.dumps({n: base64.b64encode(z.read(n)).decode() for n in z.namelist()}))',
+    ],
     { input: bytes, maxBuffer: 1 << 30 },
   );
   if (r.status !== 0) throw new Error(`python3 zipfile failed: ${r.stderr.toString()}`);

@@ -8,7 +8,10 @@ export interface CliResult {
 }
 
 /** Runs the built CLI (dist/cli.js) as a real process. */
-export function cli(args: string[], options: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): CliResult {
+export function cli(
+  args: string[],
+  options: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+): CliResult {
   const r = spawnSync(process.execPath, [cliPath, ...args], {
     cwd: options.cwd,
     input: options.input,

@@ -13,7 +13,11 @@ export function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = proces
 }
 
 /** A new repository at `dir` with `files` committed on `main` (and `.sdd/` ignored unless told otherwise). */
-export function initRepo(dir: string, files: Record<string, string>, options: { ignoreSdd?: boolean; commit?: boolean } = {}): string {
+export function initRepo(
+  dir: string,
+  files: Record<string, string>,
+  options: { ignoreSdd?: boolean; commit?: boolean } = {},
+): string {
   mkdirSync(dir, { recursive: true });
   git(dir, ['init', '-q', '-b', 'main']);
   const all = options.ignoreSdd === false ? files : { '.gitignore': '.sdd/\n', ...files };

@@ -12,7 +12,9 @@ Module._resolveFilename = function (request, parent, ...rest) {
     for (const ext of ['.ts', '/index.ts']) {
       try {
         return resolveTs.call(this, request + ext, parent, ...rest);
-      } catch {}
+      } catch {
+        // not this extension: try the next
+      }
     }
     throw e;
   }

@@ -20,7 +20,7 @@ export const appendCommand: Command = {
   usage:
     '<agent> [--root DIR] [--input FILE|-] [--input-hash HEX] [--model M] [--prompt TEXT | --prompt-file FILE] ' +
     '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--no-snapshot] [--json]',
-  summary: 'Append one step to an agent\'s journal (recovering and verifying the chain first) and print the row.',
+  summary: "Append one step to an agent's journal (recovering and verifying the chain first) and print the row.",
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -37,10 +37,13 @@ export const appendCommand: Command = {
   run(args, io) {
     const [target] = args.positionals;
     if (target === undefined) throw new InputError('append: missing <agent>');
-    if (args.positionals.length > 1) throw new InputError(`append: unexpected argument ${JSON.stringify(args.positionals[1])}`);
+    if (args.positionals.length > 1)
+      throw new InputError(`append: unexpected argument ${JSON.stringify(args.positionals[1])}`);
     const root = rootOf(args, io);
-    if (args.values.has('prompt') && args.values.has('prompt-file')) throw new InputError('append: give --prompt or --prompt-file, not both');
-    if (args.values.has('input') && args.values.has('input-hash')) throw new InputError('append: give --input or --input-hash, not both');
+    if (args.values.has('prompt') && args.values.has('prompt-file'))
+      throw new InputError('append: give --prompt or --prompt-file, not both');
+    if (args.values.has('input') && args.values.has('input-hash'))
+      throw new InputError('append: give --input or --input-hash, not both');
     const step: StepInput = {};
     const tc = jsonOption('tool-call', args.values.get('tool-call'));
     const tr = jsonOption('tool-result', args.values.get('tool-result'));
@@ -68,7 +71,8 @@ export const appendCommand: Command = {
 
     // An agent id (validated before it becomes a path), or a journal directory.
     const { dir } = resolveJournal(target, root, false);
-    if (target.endsWith('.jsonl')) throw new InputError(`append: give an agent id or a journal directory, not a file (${target})`);
+    if (target.endsWith('.jsonl'))
+      throw new InputError(`append: give an agent id or a journal directory, not a file (${target})`);
     const { row, journal, warnings, snapshot } = recordStep(dir, step, {
       root,
       env: io.env,

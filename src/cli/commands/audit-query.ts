@@ -38,7 +38,9 @@ export const auditQueryCommand: Command = {
       for (const m of matches) {
         const e = m.entry;
         const details = encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true });
-        io.out(`${String(e.timestamp)}  ${String(e.event_type)}  ${String(e.actor)}  ${String(e.resource_type)}/${String(e.resource_id)}  ${details}`);
+        io.out(
+          `${String(e.timestamp)}  ${String(e.event_type)}  ${String(e.actor)}  ${String(e.resource_type)}/${String(e.resource_id)}  ${details}`,
+        );
       }
       io.out(`${matches.length} event${matches.length === 1 ? '' : 's'}`);
     }

@@ -56,11 +56,18 @@ export const checkCommand: Command = {
       io.out(renderCheckMarkdown(report, { forks: await forkTree(root, undefined, io.env) }));
     } else {
       for (const i of report.items) {
-        io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`);
+        io.out(
+          `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`,
+        );
       }
-      io.out(`${report.ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`);
+      io.out(
+        `${report.ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`,
+      );
     }
-    for (const f of report.faults) io.err(`${f.severity === 'error' ? '' : 'warning: '}${f.line === null ? f.path : `${f.path}:${f.line}`}: ${f.message}`);
+    for (const f of report.faults)
+      io.err(
+        `${f.severity === 'error' ? '' : 'warning: '}${f.line === null ? f.path : `${f.path}:${f.line}`}: ${f.message}`,
+      );
     return report.ok ? 0 : 1;
   },
 };

@@ -28,14 +28,19 @@ export const forkCommand: Command = {
       io.json(forkJsonDocument(r));
       return 0;
     }
-    io.out(`forked ${r.parent_session_id}${r.from_step === null ? ' (session-level)' : ` at step ${r.from_step}`} as ${r.fork_session_id}`);
+    io.out(
+      `forked ${r.parent_session_id}${r.from_step === null ? ' (session-level)' : ` at step ${r.from_step}`} as ${r.fork_session_id}`,
+    );
     io.out(`  branch    ${r.fork_branch}`);
     io.out(`  worktree  ${r.fork_worktree}`);
-    io.out(`  commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${r.from_step})` : ' (the parent\'s current commit)'}`);
+    io.out(
+      `  commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${r.from_step})` : " (the parent's current commit)"}`,
+    );
     if (r.parent_step_hash !== null) io.out(`  parent step_hash ${r.parent_step_hash}`);
     if (r.journal_path !== null) io.out(`  journal   ${r.journal_path}`);
     io.out(`  session   ${r.snapshot_path}`);
-    if (r.journal_path !== null) io.out(`continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`);
+    if (r.journal_path !== null)
+      io.out(`continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`);
     return 0;
   },
 };

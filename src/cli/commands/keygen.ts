@@ -19,7 +19,13 @@ export const keygenCommand: Command = {
     const publicFile = pub === undefined ? undefined : path.resolve(io.cwd, pub);
     const pair = writeKeyPair(privateFile, publicFile);
     if (args.flags.has('json')) {
-      io.json({ ok: true, key_id: pair.keyId, private_key: privateFile, public_key: publicFile ?? null, public_key_pem: pair.publicKeyPem });
+      io.json({
+        ok: true,
+        key_id: pair.keyId,
+        private_key: privateFile,
+        public_key: publicFile ?? null,
+        public_key_pem: pair.publicKeyPem,
+      });
       return 0;
     }
     io.out(`wrote private key ${out} (mode 0600), key id ${pair.keyId}`);

@@ -5,14 +5,17 @@ import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 
 export const publishCommand: Command = {
   name: ['publish'],
-  usage: '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
+  usage:
+    '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
   summary:
     'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
   options: { ...RECEIPT_WRITE_OPTIONS, 'opt-in': { kind: 'flag' }, redact: { kind: 'value' } },
   run(args, io) {
     // Refuse before reading anything else: nothing leaves .sdd/runtime/ without an explicit opt-in.
     if (!args.flags.has('opt-in')) {
-      throw new InputError('publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written');
+      throw new InputError(
+        'publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written',
+      );
     }
     const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'publish');
     const options: PublishOptions = { ...common, optIn: true };
@@ -34,7 +37,9 @@ export const publishCommand: Command = {
       });
       return 0;
     }
-    io.out(`published ${r.steps} redacted step${r.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out} (redacted: ${r.redacted.join(', ')})`);
+    io.out(
+      `published ${r.steps} redacted step${r.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out} (redacted: ${r.redacted.join(', ')})`,
+    );
     io.out(`  original head  ${r.original_head}  (local journal, unchanged)`);
     io.out(`  published head ${r.published_head}  (verify the receipt against this one)`);
     io.out(`  signed         ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);

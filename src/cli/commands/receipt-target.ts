@@ -21,14 +21,20 @@ export function receiptWriteTarget(
   args: ParsedArgs,
   io: CommandIO,
   command: string,
-): { journal: JournalTarget; out: string; outFile: string; options: ReceiptWriteOptions & { audit: ReceiptAuditOptions } } {
+): {
+  journal: JournalTarget;
+  out: string;
+  outFile: string;
+  options: ReceiptWriteOptions & { audit: ReceiptAuditOptions };
+} {
   const [target] = expectPositionals(args, ['agent|dir|file'], command);
   const out = args.values.get('output');
   if (out === undefined) throw new InputError(`${command}: missing -o RECEIPT`);
   const root = rootOf(args, io);
   const journal = resolveJournal(target!, root);
   const outFile = path.resolve(io.cwd, out);
-  if (outFile === path.resolve(journal.file)) throw new InputError(`${command}: the output would overwrite the journal`);
+  if (outFile === path.resolve(journal.file))
+    throw new InputError(`${command}: the output would overwrite the journal`);
   const options: ReceiptWriteOptions & { audit: ReceiptAuditOptions } = {
     agentId: assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id'),
     audit: { root: projectRootOf(journal.dir) ?? root, env: io.env },

@@ -28,7 +28,9 @@ export const receiptVerifyCommand: Command = {
       io.json(r);
     } else if (r.ok) {
       const sig = r.signed ? `signature OK (key id ${r.key_id})` : 'unsigned';
-      io.out(`OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`);
+      io.out(
+        `OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
+      );
     } else {
       io.out(`FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}`);
     }

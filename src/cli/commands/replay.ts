@@ -2,7 +2,14 @@ import path from 'node:path';
 import { InputError } from '../../errors';
 import { createFork } from '../../git';
 import { readPublicKeyFile } from '../../receipt';
-import { BrokenChainError, openReplay, replayDocument, runInteractive, stepTable, type ReplaySource } from '../../replay';
+import {
+  BrokenChainError,
+  openReplay,
+  replayDocument,
+  runInteractive,
+  stepTable,
+  type ReplaySource,
+} from '../../replay';
 import type { ParsedArgs } from '../args';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
@@ -16,7 +23,11 @@ import type { CommandIO } from '../io';
 export function openForDisplay(target: string, args: ParsedArgs, io: CommandIO): ReplaySource {
   const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
   try {
-    return openReplay(target, { root: rootOf(args, io), cwd: io.cwd, ...(publicKeys.length > 0 ? { publicKeys } : {}) });
+    return openReplay(target, {
+      root: rootOf(args, io),
+      cwd: io.cwd,
+      ...(publicKeys.length > 0 ? { publicKeys } : {}),
+    });
   } catch (e) {
     if (e instanceof BrokenChainError) for (const f of e.faults) io.err(f);
     throw e;
@@ -47,7 +58,11 @@ export const replayCommand: Command = {
     await runInteractive(source, {
       fork: async (seq) => {
         if (projectRoot === undefined) {
-          throw new InputError(source.kind === 'receipt' ? 'a receipt cannot be forked: fork the journal it came from' : 'this journal is not in a project (.sdd/runtime/journal/<agent>)');
+          throw new InputError(
+            source.kind === 'receipt'
+              ? 'a receipt cannot be forked: fork the journal it came from'
+              : 'this journal is not in a project (.sdd/runtime/journal/<agent>)',
+          );
         }
         const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
         const warned = r.warnings.length > 0 ? ` (warning: ${r.warnings[0]})` : '';

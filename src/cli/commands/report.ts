@@ -49,16 +49,28 @@ export const reportCommand: Command = {
     }
     const r = writeReport(source, outFile, { root, force: args.flags.has('force'), forks });
     if (args.flags.has('json')) {
-      io.json({ file: r.file, source: r.source, ok: r.ok, head_hash: r.head_hash, steps: r.steps, errors: r.errors, blobs: r.blobs });
+      io.json({
+        file: r.file,
+        source: r.source,
+        ok: r.ok,
+        head_hash: r.head_hash,
+        steps: r.steps,
+        errors: r.errors,
+        blobs: r.blobs,
+      });
     } else {
-      const blobs = r.blobs.embedded + r.blobs.skipped > 0 ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped` : '';
+      const blobs =
+        r.blobs.embedded + r.blobs.skipped > 0
+          ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped`
+          : '';
       io.out(
         r.ok
           ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}`
           : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}`,
       );
     }
-    if (!r.ok) for (const f of r.errors) io.err(`${r.source}${f.line === null ? '' : `:${f.line}`}: ${f.kind}: ${f.message}`);
+    if (!r.ok)
+      for (const f of r.errors) io.err(`${r.source}${f.line === null ? '' : `:${f.line}`}: ${f.kind}: ${f.message}`);
     return r.ok ? 0 : 1;
   },
 };

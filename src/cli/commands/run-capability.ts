@@ -15,7 +15,14 @@ export const runCapabilityCommand: Command = {
     const capability = required(args, 'capability', 'run capability');
     const { row, file } = recordCapability(rootOf(args, io), run!, adapter, capability, { env: io.env });
     if (args.flags.has('json')) {
-      io.json({ file, adapter, capability, recorded: row !== undefined, index: row?.index ?? null, event_hash: row?.event_hash ?? null });
+      io.json({
+        file,
+        adapter,
+        capability,
+        recorded: row !== undefined,
+        index: row?.index ?? null,
+        event_hash: row?.event_hash ?? null,
+      });
     } else if (row === undefined) {
       io.out(`${adapter} is already recorded as ${capability} for this run (${file}); nothing written`);
     } else {

@@ -5,7 +5,11 @@ import type { ParsedArgs } from '../args';
 /** A `--data`/`--detail` option: a JSON object (a Map when `ordered`, keeping the written key order). */
 export function jsonObjectOption(args: ParsedArgs, name: string, ordered: true): Map<string, JsonValue> | undefined;
 export function jsonObjectOption(args: ParsedArgs, name: string, ordered: false): JsonObject | undefined;
-export function jsonObjectOption(args: ParsedArgs, name: string, ordered: boolean): Map<string, JsonValue> | JsonObject | undefined {
+export function jsonObjectOption(
+  args: ParsedArgs,
+  name: string,
+  ordered: boolean,
+): Map<string, JsonValue> | JsonObject | undefined {
   const text = args.values.get(name);
   if (text === undefined) return undefined;
   let v: JsonValue;

@@ -9,15 +9,29 @@ import { reportMutations } from './run-mutation';
 export const runIngestCommand: Command = {
   name: ['run', 'ingest'],
   usage: '<run> --agent ID --claude-stream FILE|- [--key FILE] [--root DIR] [--json]',
-  summary: 'Read a Claude Code stream-json transcript: record the adapter as observed and chain every context-mutation signal.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, agent: { kind: 'value' }, 'claude-stream': { kind: 'value' }, key: { kind: 'value' } },
+  summary:
+    'Read a Claude Code stream-json transcript: record the adapter as observed and chain every context-mutation signal.',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    agent: { kind: 'value' },
+    'claude-stream': { kind: 'value' },
+    key: { kind: 'value' },
+  },
   run(args, io) {
     const [run] = expectPositionals(args, ['run'], 'run ingest');
     const agent = required(args, 'agent', 'run ingest');
     const source = required(args, 'claude-stream', 'run ingest');
     const bytes = readInputFile(source, io, 'transcript');
     const key = args.values.get('key');
-    const r = ingestClaudeStream(rootOf(args, io), run!, agent, bytes, source === '-' ? '<stdin>' : source, key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) });
+    const r = ingestClaudeStream(
+      rootOf(args, io),
+      run!,
+      agent,
+      bytes,
+      source === '-' ? '<stdin>' : source,
+      key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) },
+    );
     const head = r.mutations.at(-1)?.row.event_hash ?? r.capabilityRow?.event_hash ?? null;
     if (args.flags.has('json')) {
       io.json({
@@ -36,7 +50,8 @@ export const runIngestCommand: Command = {
         journal_head: head,
         warnings: r.warnings,
       });
-      if (r.deterministic !== undefined && r.mutations.length > 0) io.err(`stepchain: warning: ${r.deterministic} is set: mutations recorded flagged`);
+      if (r.deterministic !== undefined && r.mutations.length > 0)
+        io.err(`stepchain: warning: ${r.deterministic} is set: mutations recorded flagged`);
     } else {
       io.out(
         `ingested ${r.transcript.events} stream-json events into ${r.file}: claude ${r.capabilityRow === undefined ? 'already recorded as observed' : 'recorded as observed'}, ` +

@@ -23,7 +23,8 @@ export function reportMutations(io: CommandIO, r: MutationResult): void {
 export const runMutationCommand: Command = {
   name: ['run', 'mutation'],
   usage: '<run> --agent ID --kind KIND [--detail JSON] [--step-index N] [--key FILE] [--root DIR] [--json]',
-  summary: 'Chain one provider-side context mutation into a run journal (content-addressed; flagged in deterministic mode).',
+  summary:
+    'Chain one provider-side context mutation into a run journal (content-addressed; flagged in deterministic mode).',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -35,13 +36,21 @@ export const runMutationCommand: Command = {
   },
   run(args, io) {
     const [run] = expectPositionals(args, ['run'], 'run mutation');
-    const input: MutationInput = { agentId: required(args, 'agent', 'run mutation'), kind: required(args, 'kind', 'run mutation') };
+    const input: MutationInput = {
+      agentId: required(args, 'agent', 'run mutation'),
+      kind: required(args, 'kind', 'run mutation'),
+    };
     const detail = jsonObjectOption(args, 'detail', false);
     if (detail !== undefined) input.detail = detail;
     const step = args.values.get('step-index');
     if (step !== undefined) input.stepIndex = intArg(step, '--step-index');
     const key = args.values.get('key');
-    const r = recordMutation(rootOf(args, io), run!, input, key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) });
+    const r = recordMutation(
+      rootOf(args, io),
+      run!,
+      input,
+      key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) },
+    );
     const m = r.mutations[0]!;
     if (args.flags.has('json')) {
       io.json({
@@ -58,7 +67,8 @@ export const runMutationCommand: Command = {
         journal_head: m.row.event_hash,
         warnings: r.warnings,
       });
-      if (r.deterministic !== undefined) io.err(`stepchain: warning: ${r.deterministic} is set: mutation recorded flagged`);
+      if (r.deterministic !== undefined)
+        io.err(`stepchain: warning: ${r.deterministic} is set: mutation recorded flagged`);
     } else {
       io.out(`recorded provider_state_mutation in ${r.file}`);
       reportMutations(io, r);

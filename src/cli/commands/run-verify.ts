@@ -6,7 +6,8 @@ import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 export const runVerifyCommand: Command = {
   name: ['run', 'verify'],
   usage: '<run|dir|file> [--strict] [--root DIR] [--json]',
-  summary: 'Verify a run journal: hash chain, mutation content addresses, flagged mutations, capabilities. Exit 0 holds, 1 not.',
+  summary:
+    'Verify a run journal: hash chain, mutation content addresses, flagged mutations, capabilities. Exit 0 holds, 1 not.',
   options: { ...ROOT_OPTION, ...JSON_OPTION, strict: { kind: 'flag' } },
   run(args, io) {
     const [target] = expectPositionals(args, ['run|dir|file'], 'run verify');
@@ -16,9 +17,14 @@ export const runVerifyCommand: Command = {
       io.json(r);
     } else if (r.ok) {
       const caps = r.capabilities.map((c) => `${c.adapter}=${c.capability}`).join(', ') || 'none recorded';
-      io.out(`OK ${file}: ${r.count} event${r.count === 1 ? '' : 's'}, ${r.mutation_count} pinned mutation${r.mutation_count === 1 ? '' : 's'}, capabilities: ${caps}, head ${r.head_hash}`);
+      io.out(
+        `OK ${file}: ${r.count} event${r.count === 1 ? '' : 's'}, ${r.mutation_count} pinned mutation${r.mutation_count === 1 ? '' : 's'}, capabilities: ${caps}, head ${r.head_hash}`,
+      );
     } else {
-      const where = r.divergent_index === null ? '' : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
+      const where =
+        r.divergent_index === null
+          ? ''
+          : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
       io.out(`FAIL ${file}: ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} in ${r.count} rows${where}`);
     }
     if (!r.ok) for (const f of r.errors) io.err(describeRunFault(file, f));

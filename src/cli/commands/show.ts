@@ -7,7 +7,7 @@ import { openForDisplay } from './replay';
 export const showCommand: Command = {
   name: ['show'],
   usage: '<agent|dir|file|receipt> <seq> [--root DIR] [--json] [--public-key FILE]...',
-  summary: 'One step of a verified run in full, with its blobs\' sizes and a preview (missing blobs marked).',
+  summary: "One step of a verified run in full, with its blobs' sizes and a preview (missing blobs marked).",
   options: { ...ROOT_OPTION, ...JSON_OPTION, 'public-key': { kind: 'list' } },
   run(args, io) {
     const [target, seqText] = expectPositionals(args, ['agent|dir|file|receipt', 'seq'], 'show');

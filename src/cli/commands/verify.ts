@@ -1,6 +1,6 @@
 import { describeFault, resolveJournal, verifyJournalFile } from '../../journal';
 import type { Command } from '../command';
-import { expectPositionals, } from '../args';
+import { expectPositionals } from '../args';
 import { hashOption, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 
 export const verifyCommand: Command = {
@@ -21,7 +21,9 @@ export const verifyCommand: Command = {
     } else if (result.ok) {
       io.out(`OK ${file}: ${result.steps} step${result.steps === 1 ? '' : 's'}, head ${result.head_hash}`);
     } else {
-      io.out(`FAIL ${file}: ${result.errors.length} fault${result.errors.length === 1 ? '' : 's'} in ${result.steps} well-formed rows`);
+      io.out(
+        `FAIL ${file}: ${result.errors.length} fault${result.errors.length === 1 ? '' : 's'} in ${result.steps} well-formed rows`,
+      );
     }
     if (!result.ok) for (const f of result.errors) io.err(describeFault(file, f));
     return result.ok ? 0 : 1;

@@ -24,7 +24,16 @@ interface Exports {
   memory: WebAssembly.Memory;
   heapBase(): number;
   next(): number;
-  scan(from: number, end: number, rec: number, maxRecs: number, scratch: number, scratchCap: number, floats: number, maxFloats: number): number;
+  scan(
+    from: number,
+    end: number,
+    rec: number,
+    maxRecs: number,
+    scratch: number,
+    scratchCap: number,
+    floats: number,
+    maxFloats: number,
+  ): number;
 }
 
 export interface BlockRecord {
@@ -38,7 +47,9 @@ export interface BlockRecord {
 
 const oneShot = (nodeCrypto as { hash?: (alg: string, data: Uint8Array, enc: 'hex') => string }).hash;
 function sha256(view: Uint8Array): string {
-  return oneShot !== undefined ? oneShot('sha256', view, 'hex') : nodeCrypto.createHash('sha256').update(view).digest('hex');
+  return oneShot !== undefined
+    ? oneShot('sha256', view, 'hex')
+    : nodeCrypto.createHash('sha256').update(view).digest('hex');
 }
 
 export class WasmScanner {
@@ -159,7 +170,8 @@ export function wasmModule(): WebAssembly.Module | undefined {
 
 /** Uses a module compiled by another thread (see wasmModule). */
 export function adoptWasmModule(module: unknown): void {
-  if (compiled === undefined && typeof WebAssembly !== 'undefined' && module instanceof WebAssembly.Module) compiled = module;
+  if (compiled === undefined && typeof WebAssembly !== 'undefined' && module instanceof WebAssembly.Module)
+    compiled = module;
 }
 
 /**

@@ -122,7 +122,9 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
   const gv = data.generator_verify;
   metaRow(
     'Generator check',
-    gv.ok ? `intact (${fmtInt(gv.steps)} steps, head ${gv.head_hash.slice(0, 16)}…)` : `${gv.errors.length} fault(s): first ${gv.errors[0]?.kind ?? ''} at line ${gv.errors[0]?.line ?? '-'}`,
+    gv.ok
+      ? `intact (${fmtInt(gv.steps)} steps, head ${gv.head_hash.slice(0, 16)}…)`
+      : `${gv.errors.length} fault(s): first ${gv.errors[0]?.kind ?? ''} at line ${gv.errors[0]?.line ?? '-'}`,
   );
 
   if (data.receipt !== null) {
@@ -133,10 +135,15 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
     const add = (k: string, v: string, cls?: string): void => {
       dl.append(el('dt', undefined, k), el('dd', cls, v));
     };
-    add('Signature', r.signed ? `signed${r.key_id ? `, key id ${r.key_id}` : ''}` : 'unsigned', r.signed ? undefined : 'warn');
+    add(
+      'Signature',
+      r.signed ? `signed${r.key_id ? `, key id ${r.key_id}` : ''}` : 'unsigned',
+      r.signed ? undefined : 'warn',
+    );
     add('Signature check', r.signature_check);
     add('Expected head', data.expected_head ?? '(none)', 'hash');
-    if (r.generator_faults.length > 0) add('Receipt problems', r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join('\n'), 'badtext');
+    if (r.generator_faults.length > 0)
+      add('Receipt problems', r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join('\n'), 'badtext');
     sec.append(dl);
     const det = el('details');
     det.append(el('summary', undefined, 'manifest.json'));
@@ -179,15 +186,17 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
   let userMoved = false;
   const hay: (string | undefined)[] = [];
 
-  const fieldText = (v: PageValue | undefined): string => (v === undefined ? '' : typeof v === 'string' ? v : rt.display(v, 0));
+  const fieldText = (v: PageValue | undefined): string =>
+    v === undefined ? '' : typeof v === 'string' ? v : rt.display(v, 0);
   const haystack = (i: number): string => {
     let h = hay[i];
     if (h === undefined) {
       const e = entries[i] as PageEntry;
       const r = e.row;
-      h = (r === null
-        ? `line ${e.line} ${e.text}`
-        : `#${String(r.get('seq'))} ${fieldText(r.get('model'))} ${fieldText(r.get('prompt'))} ${fieldText(r.get('tool_call'))} ${fieldText(r.get('tool_result'))} ${String(r.get('step_hash'))}`
+      h = (
+        r === null
+          ? `line ${e.line} ${e.text}`
+          : `#${String(r.get('seq'))} ${fieldText(r.get('model'))} ${fieldText(r.get('prompt'))} ${fieldText(r.get('tool_call'))} ${fieldText(r.get('tool_result'))} ${String(r.get('step_hash'))}`
       ).toLowerCase();
       hay[i] = h;
     }
@@ -313,7 +322,12 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
   const renderDetail = (): void => {
     detail.textContent = '';
     if (sel < 0 || view.length === 0) {
-      const why = verifier.total === 0 ? 'The journal has no lines.' : entries.length === 0 ? 'Verifying…' : 'No step matches the search.';
+      const why =
+        verifier.total === 0
+          ? 'The journal has no lines.'
+          : entries.length === 0
+            ? 'Verifying…'
+            : 'No step matches the search.';
       detail.append(el('p', 'note', why));
       return;
     }
@@ -321,7 +335,10 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
     const e = entries[idx] as PageEntry;
     const r = e.row;
     const h = el('h2');
-    h.append(el('span', undefined, r === null ? `Line ${e.line}` : `Step ${String(r.get('seq'))} `), el('span', 'dim', r === null ? '' : `line ${e.line} · ${sel + 1} / ${view.length} shown`));
+    h.append(
+      el('span', undefined, r === null ? `Line ${e.line}` : `Step ${String(r.get('seq'))} `),
+      el('span', 'dim', r === null ? '' : `line ${e.line} · ${sel + 1} / ${view.length} shown`),
+    );
     detail.append(h);
     detail.dataset.line = String(e.line);
     if (e.faults.length > 0) {
@@ -342,7 +359,14 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       return dd;
     };
     const ts = r.get('ts');
-    const tsNum = typeof ts === 'number' ? ts : typeof ts === 'bigint' ? Number(ts) : ts !== null && typeof ts === 'object' && !Array.isArray(ts) && !(ts instanceof Map) ? ts.f : NaN;
+    const tsNum =
+      typeof ts === 'number'
+        ? ts
+        : typeof ts === 'bigint'
+          ? Number(ts)
+          : ts !== null && typeof ts === 'object' && !Array.isArray(ts) && !(ts instanceof Map)
+            ? ts.f
+            : NaN;
     const tsDate = Number.isFinite(tsNum) && Math.abs(tsNum) < 8.64e12 ? new Date(tsNum * 1000).toISOString() : '';
     add('Time', `${tsDate} (ts ${rt.canonical(ts as PageValue)})`);
     add('Model', fieldText(r.get('model')));
@@ -354,7 +378,9 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
     let prev: Map<string, PageValue> | null = null;
     for (let j = idx - 1; j >= 0 && prev === null; j--) prev = (entries[j] as PageEntry).row;
     if (prev !== null) {
-      const changed = ['model', 'prompt', 'tool_call', 'tool_result'].filter((k) => rt.canonical(prev.get(k) as PageValue) !== rt.canonical(r.get(k) as PageValue));
+      const changed = ['model', 'prompt', 'tool_call', 'tool_result'].filter(
+        (k) => rt.canonical(prev.get(k) as PageValue) !== rt.canonical(r.get(k) as PageValue),
+      );
       add('Changed', changed.length > 0 ? changed.join(', ') : 'nothing but the hashes and time');
     }
     detail.append(dl);
@@ -369,7 +395,18 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       for (const d of refs) {
         const li = el('li');
         const b = blobByDigest.get(d);
-        li.append(el('code', 'hash', d), el('span', 'dim', b === undefined ? ' (not bundled)' : b.size === null ? ' (not found)' : ` ${fmtSize(b.size)}${b.b64 === undefined ? ` · not embedded: ${b.skipped ?? ''}` : ''}`));
+        li.append(
+          el('code', 'hash', d),
+          el(
+            'span',
+            'dim',
+            b === undefined
+              ? ' (not bundled)'
+              : b.size === null
+                ? ' (not found)'
+                : ` ${fmtSize(b.size)}${b.b64 === undefined ? ` · not embedded: ${b.skipped ?? ''}` : ''}`,
+          ),
+        );
         if (b?.b64 !== undefined) li.append(blobPreview(b));
         ul.append(li);
       }
@@ -389,7 +426,7 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       filled = true;
       const bytes = rt.base64Bytes(b.b64 ?? '');
       const head = bytes.subarray(0, 4096);
-      let binary = false;
+      let binary: boolean;
       let textPreview = '';
       try {
         textPreview = rt.decodeUtf8(head, true);
@@ -405,7 +442,8 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       }
       if (binary) {
         let hex = '';
-        for (let i = 0; i < Math.min(512, bytes.length); i++) hex += (bytes[i] as number).toString(16).padStart(2, '0') + (i % 16 === 15 ? '\n' : ' ');
+        for (let i = 0; i < Math.min(512, bytes.length); i++)
+          hex += (bytes[i] as number).toString(16).padStart(2, '0') + (i % 16 === 15 ? '\n' : ' ');
         textPreview = `binary, first ${Math.min(512, bytes.length)} bytes:\n${hex}`;
       } else if (bytes.length > 4096) textPreview += `\n… (${fmtSize(bytes.length)} in all)`;
       det.append(el('pre', 'code', textPreview));
@@ -424,7 +462,9 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
         'p',
         'note',
         `${embedded} of ${data.blobs.length} referenced blob(s) embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all).` +
-          (embedded < data.blobs.length ? ' Skipped blobs are listed with the reason; their bytes are not in this file.' : ''),
+          (embedded < data.blobs.length
+            ? ' Skipped blobs are listed with the reason; their bytes are not in this file.'
+            : ''),
       ),
     );
     const table = el('table', 'blobs');
@@ -433,7 +473,11 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
     table.append(thead);
     for (const b of data.blobs) {
       const tr = el('tr');
-      const st = el('td', undefined, b.b64 !== undefined ? 'embedded (digest not checked yet)' : `not embedded: ${b.skipped ?? 'unknown'}`);
+      const st = el(
+        'td',
+        undefined,
+        b.b64 !== undefined ? 'embedded (digest not checked yet)' : `not embedded: ${b.skipped ?? 'unknown'}`,
+      );
       blobStatus.set(b.digest, st);
       const pv = el('td');
       if (b.b64 !== undefined) pv.append(blobPreview(b));
@@ -453,11 +497,16 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       if (n.label) bits.push(`“${n.label}”`);
       if (n.from_step !== undefined && n.from_step !== null) bits.push(`from step ${n.from_step}`);
       if (n.branch) bits.push(`branch ${n.branch}`);
-      if (n.steps_since !== undefined && n.steps_since !== null) bits.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
+      if (n.steps_since !== undefined && n.steps_since !== null)
+        bits.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
       if (n.journal_ok === false) bits.push('JOURNAL DOES NOT VERIFY');
       if (n.missing) bits.push('WORKTREE MISSING');
       if (n.current) bits.push('(this report)');
-      const span = el('span', n.current ? 'node current' : n.journal_ok === false || n.missing ? 'node badnode' : 'node', bits.join(' · '));
+      const span = el(
+        'span',
+        n.current ? 'node current' : n.journal_ok === false || n.missing ? 'node badnode' : 'node',
+        bits.join(' · '),
+      );
       li.append(span);
       if (n.children.length > 0) {
         const ul = el('ul');
@@ -560,13 +609,23 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       } else li.textContent = `${f.kind}: ${f.message}`;
       faultList.append(li);
     }
-    if (errors.length > shown.length) faultList.append(el('li', undefined, `… and ${errors.length - shown.length} more (tick “only faults” to list every faulty line)`));
+    if (errors.length > shown.length)
+      faultList.append(
+        el(
+          'li',
+          undefined,
+          `… and ${errors.length - shown.length} more (tick “only faults” to list every faulty line)`,
+        ),
+      );
   };
 
   const finish = (): void => {
     const r = verifier.result();
     // Receipt checks the page cannot redo (the signature) count too, marked as the generator's.
-    const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({ ...f, message: `${f.message} (checked by the generator)` }));
+    const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({
+      ...f,
+      message: `${f.message} (checked by the generator)`,
+    }));
     const errors = [...r.errors, ...blobFaults, ...receiptFaults];
     verified = { ...r, ok: errors.length === 0, errors };
     stepsDd.textContent = fmtInt(r.steps);
@@ -584,7 +643,8 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       const first = errors[0] as PageFault;
       status.className = 'status bad';
       title.textContent = `✗ TAMPERED OR BROKEN: ${errors.length} fault${errors.length === 1 ? '' : 's'}${first.line !== null ? `, first at line ${first.line}` : ''}`;
-      statusDetail.textContent = 'Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser.';
+      statusDetail.textContent =
+        'Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser.';
       showFaults(errors);
       root.setAttribute('data-verified', 'false');
       root.setAttribute('data-first-fault-kind', first.kind);

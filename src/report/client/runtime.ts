@@ -84,7 +84,18 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
   const ZERO = '0000000000000000000000000000000000000000000000000000000000000000';
   const MAX_DEPTH = 4096;
   const MAX_INT_DIGITS = 4300;
-  const ROW_KEYS = ['blob_refs', 'input_hash', 'model', 'prev_hash', 'prompt', 'seq', 'step_hash', 'tool_call', 'tool_result', 'ts'];
+  const ROW_KEYS = [
+    'blob_refs',
+    'input_hash',
+    'model',
+    'prev_hash',
+    'prompt',
+    'seq',
+    'step_hash',
+    'tool_call',
+    'tool_result',
+    'ts',
+  ];
   const HEX64 = /^[0-9a-f]{64}$/;
 
   function isFloatBox(v: PageValue | undefined): v is PageFloat {
@@ -251,7 +262,15 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
   // passed in (they are self-contained, so the page serializes them too).
   const { pythonFloatRepr, compareCodePoints } = leaf;
 
-  const SHORT: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
+  const SHORT: Record<number, string> = {
+    0x22: '\\"',
+    0x5c: '\\\\',
+    0x0a: '\\n',
+    0x0d: '\\r',
+    0x09: '\\t',
+    0x08: '\\b',
+    0x0c: '\\f',
+  };
   function encodeString(s: string): string {
     let out = '"';
     let run = 0;
@@ -305,7 +324,8 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
           out += s.slice(i, i + 2);
           i++;
         } else if (SHORT[c] !== undefined) out += SHORT[c];
-        else if (c < 0x20 || c === 0x7f || hi || lo || c === 0x2028 || c === 0x2029) out += `\\u${c.toString(16).padStart(4, '0')}`;
+        else if (c < 0x20 || c === 0x7f || hi || lo || c === 0x2028 || c === 0x2029)
+          out += `\\u${c.toString(16).padStart(4, '0')}`;
         else out += s[i];
       }
       return `${out}"`;
@@ -331,13 +351,14 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
 
   // ---- SHA-256 (FIPS 180-4), independent of WebCrypto ----
   const K = new Uint32Array([
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-    0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-    0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-    0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-    0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
   ]);
   const W = new Uint32Array(64);
   function sha256Hex(bytes: Uint8Array): string {
@@ -349,8 +370,14 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
     const dv = new DataView(buf.buffer);
     dv.setUint32(total - 8, Math.floor(len / 0x20000000));
     dv.setUint32(total - 4, (len * 8) >>> 0);
-    let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
-    let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
+    let h0 = 0x6a09e667,
+      h1 = 0xbb67ae85,
+      h2 = 0x3c6ef372,
+      h3 = 0xa54ff53a;
+    let h4 = 0x510e527f,
+      h5 = 0x9b05688c,
+      h6 = 0x1f83d9ab,
+      h7 = 0x5be0cd19;
     for (let off = 0; off < total; off += 64) {
       for (let t = 0; t < 16; t++) W[t] = dv.getUint32(off + t * 4);
       for (let t = 16; t < 64; t++) {
@@ -360,7 +387,14 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
         const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
         W[t] = ((W[t - 16] as number) + s0 + (W[t - 7] as number) + s1) | 0;
       }
-      let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
+      let a = h0,
+        b = h1,
+        c = h2,
+        d = h3,
+        e = h4,
+        f = h5,
+        g = h6,
+        h = h7;
       for (let t = 0; t < 64; t++) {
         const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
         const ch = (e & f) ^ (~e & g);
@@ -377,8 +411,14 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
         b = a;
         a = (t1 + t2) | 0;
       }
-      h0 = (h0 + a) | 0; h1 = (h1 + b) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
-      h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + h) | 0;
+      h0 = (h0 + a) | 0;
+      h1 = (h1 + b) | 0;
+      h2 = (h2 + c) | 0;
+      h3 = (h3 + d) | 0;
+      h4 = (h4 + e) | 0;
+      h5 = (h5 + f) | 0;
+      h6 = (h6 + g) | 0;
+      h7 = (h7 + h) | 0;
     }
     let hex = '';
     for (const w of [h0, h1, h2, h3, h4, h5, h6, h7]) hex += (w >>> 0).toString(16).padStart(8, '0');
@@ -407,7 +447,8 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
   // ---- journal rows and the chain (SPEC §2; src/journal/row.ts, chain.ts) ----
   function stepHash(row: Map<string, PageValue>): string {
     const payload = new Map<string, PageValue>();
-    for (const k of ['prev_hash', 'input_hash', 'model', 'prompt', 'tool_call', 'tool_result']) payload.set(k, row.get(k) as PageValue);
+    for (const k of ['prev_hash', 'input_hash', 'model', 'prompt', 'tool_call', 'tool_result'])
+      payload.set(k, row.get(k) as PageValue);
     return sha256Hex(asciiBytes(canonical(payload)));
   }
 
@@ -495,9 +536,13 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
       const prev = row.get('prev_hash') as string;
       if (seq !== expectedSeq) fault('seq_mismatch', `seq ${seq}, expected ${expectedSeq}`);
       if (prev !== prevHash) {
-        fault('prev_hash_mismatch', `chain break: prev_hash ${short(prev)} does not match the previous step_hash ${short(prevHash)}`);
+        fault(
+          'prev_hash_mismatch',
+          `chain break: prev_hash ${short(prev)} does not match the previous step_hash ${short(prevHash)}`,
+        );
       }
-      if (computed !== stored) fault('step_hash_mismatch', `field tamper: stored step_hash ${short(stored)}, recomputed ${short(computed)}`);
+      if (computed !== stored)
+        fault('step_hash_mismatch', `field tamper: stored step_hash ${short(stored)}, recomputed ${short(computed)}`);
       expectedSeq = seq + 1;
       prevHash = stored;
       steps++;
@@ -523,7 +568,12 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
         return done;
       },
       result(): PageVerifyResult {
-        return { ok: done && errors.length === 0, head_hash: steps > 0 ? prevHash : ZERO, steps, errors: errors.slice() };
+        return {
+          ok: done && errors.length === 0,
+          head_hash: steps > 0 ? prevHash : ZERO,
+          steps,
+          errors: errors.slice(),
+        };
       },
     };
   }
