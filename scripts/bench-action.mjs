@@ -4,7 +4,7 @@
 //
 //   node scripts/bench-action.mjs [--journals 100] [--steps 1000] [--append 10] [--keep]
 //
-// Rows are generated here following SPEC §2 (canonical JSON of ASCII strings, sorted keys,
+// Rows are generated here following docs/format.md §2 (canonical JSON of ASCII strings, sorted keys,
 // a float ts) and the result is cross-checked with the built CLI's `verify`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Receipts benchmark (issue 3): export and verify a 100,000-step receipt with the
+// Receipts benchmark: export and verify a 100,000-step receipt with the
 // built CLI (node dist/cli.js, whole processes), side by side with the Python peer
 // (scripts/receipt_peer.py: tarfile + the reference walk) verifying the same receipt.
 //

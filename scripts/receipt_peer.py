@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent Python peer for stepchain receipts (SPEC section 3).
+"""An independent Python peer for stepchain receipts (docs/format.md section 3).
 
 Written from the spec with the standard library only (tarfile, json, hashlib,
 base64); the Ed25519 signature is checked when the `cryptography` package is

@@ -1,6 +1,6 @@
 /**
  * The library's errors carry the exit code a command ends with and one clear line
- * of message (naming the file and line where there is one). SPEC §6: 0 holds,
+ * of message (naming the file and line where there is one). docs/format.md §6: 0 holds,
  * 1 does not hold, 2 usage or input error. The CLI and the Action print `message`
  * and never a stack trace.
  */

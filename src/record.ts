@@ -6,7 +6,7 @@ import { auditEvent } from './audit/log';
 
 /**
  * Recording one step of an agent run: the journal append, plus what rides along
- * with it (the worktree snapshot of SPEC §4's per-step snapshots, the audit
+ * with it (the worktree snapshot of docs/format.md §4's per-step snapshots, the audit
  * event of §5). The CLI's `append` and any library user call this; a failure of
  * a ride-along never loses the journal entry: it comes back in `warnings`.
  */
@@ -50,7 +50,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
       warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${(e as Error).message}`);
     }
   }
-  // SPEC §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).
+  // docs/format.md §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).
   const agent = path.basename(path.resolve(journalDirPath));
   const audited = auditEvent(
     options.root,

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { encode, type JsonObject, type JsonValue } from '../canonical';
 
-/** The genesis `prev_hmac` (SPEC §5). */
+/** The genesis `prev_hmac` (docs/format.md §5). */
 export const GENESIS_HMAC = '0'.repeat(64);
 
-/** The event types stepchain writes (SPEC §5). Other strings are accepted too. */
+/** The event types stepchain writes (docs/format.md §5). Other strings are accepted too. */
 export const AUDIT_EVENT_TYPES = [
   'replay.step',
   'replay.fork',

@@ -6,7 +6,7 @@ import { InputError } from '../errors';
 import { fsyncDir } from '../util/fs';
 
 /**
- * The audit HMAC key (SPEC §5). Like the reference `load_or_create_audit_key`,
+ * The audit HMAC key (docs/format.md §5). Like the reference `load_or_create_audit_key`,
  * the key file holds 64 lowercase hex characters (32 random bytes, hex-encoded,
  * no newline) and the HMAC key is the file's bytes with surrounding ASCII
  * whitespace stripped: the hex *text*, not the 32 decoded bytes. Any other

@@ -8,7 +8,7 @@ import type { ForkTreeNode } from './markdown';
 
 /**
  * The fork tree as committed: every session snapshot
- * (`.sdd/runtime/sessions/<fork_id>.json`, SPEC §4) whose `fork` block names its
+ * (`.sdd/runtime/sessions/<fork_id>.json`, docs/format.md §4) whose `fork` block names its
  * parent. A PR check sees the files, not the worktrees, so it reads the tree from
  * them. Files that are not session snapshots are skipped, not failed.
  */

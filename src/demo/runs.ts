@@ -45,7 +45,7 @@ const TRANSCRIPT = [
 ];
 
 /**
- * Run journals (SPEC §5): a live run whose provider-side compaction is pinned
+ * Run journals (docs/format.md §5): a live run whose provider-side compaction is pinned
  * into the chain, a deterministic replay in which a compaction arrives anyway
  * (flagged: verify fails closed), a diff that attributes the divergence, and
  * the HMAC audit trail of everything the demo did.

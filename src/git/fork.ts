@@ -12,7 +12,7 @@ import { branchExists, requireRepo, updateRefs, type RepoInfo } from './repo';
 import { listSnapshots, SNAPSHOT_REF_PREFIX, type SnapshotInfo } from './snapshot';
 
 /**
- * Fork-from-step (SPEC §4): a sibling git worktree on a new branch, seeded with
+ * Fork-from-step (docs/format.md §4): a sibling git worktree on a new branch, seeded with
  * the parent's verified journal prefix and a session file whose `fork` block
  * says where it came from. With a per-step snapshot of step N the worktree's
  * files are those of step N; without one it starts at the parent's commit.
@@ -345,7 +345,7 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
   }
 
-  // SPEC §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
+  // docs/format.md §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
   const audited = auditEvent(
     root,
     'replay.fork',

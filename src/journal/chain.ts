@@ -22,7 +22,7 @@ export const NO_FAULTS: readonly Fault[] = Object.freeze([]);
 const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
 
 /**
- * The chain rules of SPEC §2, fed one well-formed row at a time. The expected seq
+ * The chain rules of docs/format.md §2, fed one well-formed row at a time. The expected seq
  * resynchronises on the row's own seq, and the chain follows the *stored*
  * step_hash, so one edit is reported once rather than at every later line.
  */

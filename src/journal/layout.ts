@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 
-/** The on-disk layout of SPEC §2, relative to a project root. */
+/** The on-disk layout of docs/format.md §2, relative to a project root. */
 export const JOURNAL_FILE = '000000.jsonl';
 
 export function runtimeDir(root: string): string {

@@ -14,7 +14,7 @@ import {
 import { isSha256Hex } from '../util/hash';
 import { computeStepHash } from './step-hash';
 
-/** One journal row: exactly these keys, written as `canonical(row)` (SPEC §2). */
+/** One journal row: exactly these keys, written as `canonical(row)` (docs/format.md §2). */
 export interface StepRow {
   blob_refs: string[];
   input_hash: string;

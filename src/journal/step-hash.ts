@@ -1,7 +1,7 @@
 import { canonical, canonicalOfRead, type JsonValue } from '../canonical';
 import { sha256Hex } from '../util/hash';
 
-/** The six hashed fields of a step (SPEC §2). `ts`, `seq` and `blob_refs` are not hashed. */
+/** The six hashed fields of a step (docs/format.md §2). `ts`, `seq` and `blob_refs` are not hashed. */
 export interface StepFields {
   prev_hash: string;
   input_hash: string;

@@ -54,7 +54,7 @@ export function stitchRefs(slices: ChunkSummary[]): string[] {
 }
 
 /**
- * Recovery on open over slices (SPEC §2, fail-closed): the first chain fault is
+ * Recovery on open over slices (docs/format.md §2, fail-closed): the first chain fault is
  * an error; a malformed line followed by any well-formed row is interior
  * corruption; malformed lines after the last row are a torn tail.
  */

@@ -88,7 +88,7 @@ function walk(buf: Buffer, options: VerifyOptions): ReadJournal {
 }
 
 /**
- * Verifies a journal: every fault with its line and kind (SPEC §2). Canonical
+ * Verifies a journal: every fault with its line and kind (docs/format.md §2). Canonical
  * rows take the fast path (hashed from their bytes); large journals are walked
  * in parallel slices.
  */

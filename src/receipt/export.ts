@@ -34,7 +34,7 @@ export interface ReceiptWriteOptions {
   gzip?: boolean;
 }
 
-/** Where to mirror a written receipt into the audit chain (SPEC §5: replay.export / replay.publish). */
+/** Where to mirror a written receipt into the audit chain (docs/format.md §5: replay.export / replay.publish). */
 export interface ReceiptAuditOptions {
   /** The project root whose `.sdd/audit/` gets the event. */
   root: string;

@@ -5,7 +5,7 @@ import { sha256Hex } from '../util/hash';
 import { writeAll } from '../util/fs';
 
 /**
- * Ed25519 keys for receipts (node:crypto). Accepted forms (SPEC §3):
+ * Ed25519 keys for receipts (node:crypto). Accepted forms (docs/format.md §3):
  * - private: PEM PKCS#8 (`-----BEGIN PRIVATE KEY-----`) or a raw 32-byte seed file;
  * - public: PEM SPKI (`-----BEGIN PUBLIC KEY-----`) or a raw 32-byte key file.
  * Anything else (another algorithm, an encrypted key, a private key where a public

@@ -12,7 +12,7 @@ import { isSha256Hex } from '../util/hash';
 import { isSafeId } from '../util/ids';
 import { ReceiptFormatError } from './tar';
 
-/** The receipt manifest of SPEC §3 (`manifest.json` = `canonical(manifest)`). */
+/** The receipt manifest of docs/format.md §3 (`manifest.json` = `canonical(manifest)`). */
 export interface Manifest {
   agent_id: string;
   head_hash: string;

@@ -15,7 +15,7 @@ import {
 } from './export';
 import type { Manifest } from './manifest';
 
-/** The fields a redaction policy may replace (SPEC §3). */
+/** The fields a redaction policy may replace (docs/format.md §3). */
 export const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'] as const;
 export type RedactField = (typeof REDACTABLE_FIELDS)[number];
 export const DEFAULT_REDACT: readonly RedactField[] = ['prompt', 'tool_result'];
@@ -73,7 +73,7 @@ export function redactRows(rows: readonly StepRow[], fields: readonly RedactFiel
 }
 
 export interface PublishOptions extends ReceiptWriteOptions {
-  /** Must be true: nothing leaves the machine unless the user asks (SPEC §3). */
+  /** Must be true: nothing leaves the machine unless the user asks (docs/format.md §3). */
   optIn: boolean;
   /** Fields to redact (default prompt, tool_result). */
   redact?: readonly RedactField[];

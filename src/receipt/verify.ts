@@ -211,7 +211,7 @@ export function loadReceipt(input: Buffer | string, options: LoadOptions = {}): 
 }
 
 /**
- * Verifies a receipt offline (SPEC §3), never writing anything: member names and
+ * Verifies a receipt offline (docs/format.md §3), never writing anything: member names and
  * types, manifest (canonical, format_version), signature against trusted keys,
  * the chain from genesis (canonical lines), manifest head/steps/blob_digests
  * against the chain, bundled blob digests, and the expected head. Every fault is
@@ -361,7 +361,7 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
 }
 
 /**
- * The chain walk of a receipt's journal member (SPEC §2 verification, strict:
+ * The chain walk of a receipt's journal member (docs/format.md §2 verification, strict:
  * lines must be canonical and newline-terminated). Same faults as
  * `verifyJournalBytes(buf, { strict: true })`, but keeps only the blob refs, not
  * the rows, so a 100,000-step receipt does not sit in memory twice.

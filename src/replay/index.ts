@@ -1,5 +1,5 @@
 /**
- * The operator's replay surface (issue 7, terminal half): a verified source,
+ * The operator's replay surface (terminal half): a verified source,
  * the step model (fields, changes since the previous step, search), the layout
  * of a screen, and the non-interactive views. The TTY driver is `tty.ts`.
  */

@@ -4,7 +4,7 @@ import { describeReceiptFault, loadReceipt, looksLikeReceipt, verifyReceipt, typ
 import { BrokenChainError, mapBlobs, requireVerified, sourceFromRead, type ReplaySource } from './source';
 
 /**
- * Receipts (SPEC §3) as replay sources: the whole receipt is verified first
+ * Receipts (docs/format.md §3) as replay sources: the whole receipt is verified first
  * (layout, manifest, chain, bundled blobs, and the signature when trusted keys
  * are given), then its journal is walked from memory. Nothing is extracted.
  */

@@ -31,7 +31,7 @@ export interface RunVerifyResult {
   chain_ok: boolean;
   /** Rows walked. */
   count: number;
-  /** SPEC §6 aliases: `steps` = count, `head_hash` = the last stored event_hash ("" for an empty journal). */
+  /** docs/format.md §6 aliases: `steps` = count, `head_hash` = the last stored event_hash ("" for an empty journal). */
   steps: number;
   head_hash: string;
   /** The first row whose chain does not hold, with its recomputed and its stored event hash. */
@@ -62,7 +62,7 @@ export interface ReadRunJournal extends RunVerifyResult {
 const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 16)}…` : JSON.stringify(h));
 
 /**
- * Verifies run journal bytes (SPEC §5): recomputes every payload and event hash
+ * Verifies run journal bytes (docs/format.md §5): recomputes every payload and event hash
  * from genesis, checks `prev_hash` links and indices, every mutation's content
  * address, flags, and one capability per adapter. Every fault is reported with
  * its line and index; the chain follows the stored hashes, so one edit is

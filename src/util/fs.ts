@@ -65,7 +65,7 @@ export function appendDurably(file: string, data: Uint8Array, durable: boolean):
 }
 
 /**
- * Recovery of a torn tail (SPEC §2): copies the bytes from `from` to the end of
+ * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to the end of
  * the file to `<file>.torn-<unix ms>` beside it (a fresh name, fsync'ed when
  * `durable`), then truncates the file at `from`. Returns the side file's path.
  */

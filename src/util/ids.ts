@@ -2,7 +2,7 @@ import { InputError } from '../errors';
 
 const ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** Whether `id` is a safe single path segment (SPEC §2): never `.` or `..`. */
+/** Whether `id` is a safe single path segment (docs/format.md §2): never `.` or `..`. */
 export function isSafeId(id: string): boolean {
   return ID.test(id) && id !== '.' && id !== '..';
 }

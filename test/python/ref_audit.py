@@ -1,4 +1,4 @@
-"""Independent Python implementation of the reference HMAC audit chain (SPEC §5),
+"""Independent Python implementation of the reference HMAC audit chain (docs/format.md §5),
 for differential tests. Standard library only.
 
   genkey <keyfile>                       create a key as the reference does (64 hex chars, mode 0600)

@@ -1,4 +1,4 @@
-"""Independent Python implementation of the reference run journal (SPEC §5),
+"""Independent Python implementation of the reference run journal (docs/format.md §5),
 for differential tests. Standard library only.
 
   write  <journal> <spec.json>   append the events in spec (a JSON list) as the reference EventJournal.record does

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent Python peer of stepchain's journal format (SPEC §2).
+"""An independent Python peer of stepchain's journal format (docs/format.md §2).
 
 It follows the reference implementation's verify loop (json.loads each line,
 json.dumps the six hashed fields with sort_keys and compact separators,

@@ -444,7 +444,7 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
     return (fatal ? strictUtf8 : lossyUtf8).decode(bytes);
   }
 
-  // ---- journal rows and the chain (SPEC §2; src/journal/row.ts, chain.ts) ----
+  // ---- journal rows and the chain (docs/format.md §2; src/journal/row.ts, chain.ts) ----
   function stepHash(row: Map<string, PageValue>): string {
     const payload = new Map<string, PageValue>();
     for (const k of ['prev_hash', 'input_hash', 'model', 'prompt', 'tool_call', 'tool_result'])
