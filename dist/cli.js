@@ -1467,7 +1467,7 @@ function isSha256Hex(s) {
 const NO_FAULTS = Object.freeze([]);
 const chain_short = (h) => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
 /**
- * The chain rules of SPEC §2, fed one well-formed row at a time. The expected seq
+ * The chain rules of docs/format.md §2, fed one well-formed row at a time. The expected seq
  * resynchronises on the row's own seq, and the chain follows the *stored*
  * step_hash, so one edit is reported once rather than at every later line.
  */
@@ -3052,7 +3052,7 @@ function scanSlices(source, start, end, options, env = process.env) {
 ;// CONCATENATED MODULE: ./src/errors.ts
 /**
  * The library's errors carry the exit code a command ends with and one clear line
- * of message (naming the file and line where there is one). SPEC §6: 0 holds,
+ * of message (naming the file and line where there is one). docs/format.md §6: 0 holds,
  * 1 does not hold, 2 usage or input error. The CLI and the Action print `message`
  * and never a stack trace.
  */
@@ -3229,7 +3229,7 @@ function appendDurably(file, data, durable) {
         fsyncDir(external_node_path_default().dirname(file));
 }
 /**
- * Recovery of a torn tail (SPEC §2): copies the bytes from `from` to the end of
+ * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to the end of
  * the file to `<file>.torn-<unix ms>` beside it (a fresh name, fsync'ed when
  * `durable`), then truncates the file at `from`. Returns the side file's path.
  */
@@ -3478,7 +3478,7 @@ function breakStale(file, owner) {
 ;// CONCATENATED MODULE: ./src/util/ids.ts
 
 const ID = /^[A-Za-z0-9_.-]{1,128}$/;
-/** Whether `id` is a safe single path segment (SPEC §2): never `.` or `..`. */
+/** Whether `id` is a safe single path segment (docs/format.md §2): never `.` or `..`. */
 function isSafeId(id) {
     return ID.test(id) && id !== '.' && id !== '..';
 }
@@ -3493,7 +3493,7 @@ function assertSafeId(id, what = 'id') {
 ;// CONCATENATED MODULE: ./src/journal/layout.ts
 
 
-/** The on-disk layout of SPEC §2, relative to a project root. */
+/** The on-disk layout of docs/format.md §2, relative to a project root. */
 const JOURNAL_FILE = '000000.jsonl';
 function runtimeDir(root) {
     return external_node_path_default().join(root, '.sdd', 'runtime');
@@ -3583,7 +3583,7 @@ function stitchRefs(slices) {
     return [...seen];
 }
 /**
- * Recovery on open over slices (SPEC §2, fail-closed): the first chain fault is
+ * Recovery on open over slices (docs/format.md §2, fail-closed): the first chain fault is
  * an error; a malformed line followed by any well-formed row is interior
  * corruption; malformed lines after the last row are a torn tail.
  */
@@ -3683,7 +3683,7 @@ function walk(buf, options) {
     return { ok: errors.length === 0, head_hash: head, steps: chain.steps, errors, entries };
 }
 /**
- * Verifies a journal: every fault with its line and kind (SPEC §2). Canonical
+ * Verifies a journal: every fault with its line and kind (docs/format.md §2). Canonical
  * rows take the fast path (hashed from their bytes); large journals are walked
  * in parallel slices.
  */
@@ -7780,9 +7780,9 @@ function readSnapshot(root, agentId, seq, env) {
 ;// CONCATENATED MODULE: ./src/audit/entry.ts
 
 
-/** The genesis `prev_hmac` (SPEC §5). */
+/** The genesis `prev_hmac` (docs/format.md §5). */
 const GENESIS_HMAC = '0'.repeat(64);
-/** The event types stepchain writes (SPEC §5). Other strings are accepted too. */
+/** The event types stepchain writes (docs/format.md §5). Other strings are accepted too. */
 const AUDIT_EVENT_TYPES = (/* unused pure expression or super */ null && ([
     'replay.step',
     'replay.fork',
@@ -8175,7 +8175,7 @@ function recordStep(journalDirPath, step, options) {
             warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${e.message}`);
         }
     }
-    // SPEC §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).
+    // docs/format.md §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).
     const agent = external_node_path_default().basename(external_node_path_default().resolve(journalDirPath));
     const audited = auditEvent(options.root, 'replay.step', {
         actor: agent,
@@ -8993,7 +8993,7 @@ async function createFork(options) {
         const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
         throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
     }
-    // SPEC §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
+    // docs/format.md §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
     const audited = auditEvent(root, 'replay.fork', {
         actor: operatorActor(env),
         resource_type: 'session',
@@ -9480,7 +9480,7 @@ function glob_findFiles(root, set) {
 
 /**
  * The fork tree as committed: every session snapshot
- * (`.sdd/runtime/sessions/<fork_id>.json`, SPEC §4) whose `fork` block names its
+ * (`.sdd/runtime/sessions/<fork_id>.json`, docs/format.md §4) whose `fork` block names its
  * parent. A PR check sees the files, not the worktrees, so it reads the tree from
  * them. Files that are not session snapshots are skipped, not failed.
  */
@@ -10518,7 +10518,7 @@ function loadReceipt(input, options = {}) {
     return loaded;
 }
 /**
- * Verifies a receipt offline (SPEC §3), never writing anything: member names and
+ * Verifies a receipt offline (docs/format.md §3), never writing anything: member names and
  * types, manifest (canonical, format_version), signature against trusted keys,
  * the chain from genesis (canonical lines), manifest head/steps/blob_digests
  * against the chain, bundled blob digests, and the expected head. Every fault is
@@ -10671,7 +10671,7 @@ function verifyReceipt(input, options = {}) {
     return result;
 }
 /**
- * The chain walk of a receipt's journal member (SPEC §2 verification, strict:
+ * The chain walk of a receipt's journal member (docs/format.md §2 verification, strict:
  * lines must be canonical and newline-terminated). Same faults as
  * `verifyJournalBytes(buf, { strict: true })`, but keeps only the blob refs, not
  * the rows, so a 100,000-step receipt does not sit in memory twice.
@@ -10874,7 +10874,7 @@ function exportReceipt(journalFile, outFile, options = {}) {
 
 
 
-/** The fields a redaction policy may replace (SPEC §3). */
+/** The fields a redaction policy may replace (docs/format.md §3). */
 const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'];
 const DEFAULT_REDACT = ['prompt', 'tool_result'];
 const REDACTED = '<<redacted>>';
@@ -11210,7 +11210,7 @@ function readRunLine(bytes) {
 
 const verify_short = (h) => (h.length > 16 ? `${h.slice(0, 16)}…` : JSON.stringify(h));
 /**
- * Verifies run journal bytes (SPEC §5): recomputes every payload and event hash
+ * Verifies run journal bytes (docs/format.md §5): recomputes every payload and event hash
  * from genesis, checks `prev_hash` links and indices, every mutation's content
  * address, flags, and one capability per adapter. Every fault is reported with
  * its line and index; the chain follows the stored hashes, so one edit is
@@ -12755,7 +12755,7 @@ function clientRuntime(leaf) {
     function decodeUtf8(bytes, fatal) {
         return (fatal ? strictUtf8 : lossyUtf8).decode(bytes);
     }
-    // ---- journal rows and the chain (SPEC §2; src/journal/row.ts, chain.ts) ----
+    // ---- journal rows and the chain (docs/format.md §2; src/journal/row.ts, chain.ts) ----
     function stepHash(row) {
         const payload = new Map();
         for (const k of ['prev_hash', 'input_hash', 'model', 'prompt', 'tool_call', 'tool_result'])
@@ -13831,7 +13831,7 @@ const TRANSCRIPT = [
     { type: 'result', subtype: 'success', session_id: SESSION, num_turns: 2, result: 'Fixed add().' },
 ];
 /**
- * Run journals (SPEC §5): a live run whose provider-side compaction is pinned
+ * Run journals (docs/format.md §5): a live run whose provider-side compaction is pinned
  * into the chain, a deterministic replay in which a compaction arrives anyway
  * (flagged: verify fails closed), a diff that attributes the divergence, and
  * the HMAC audit trail of everything the demo did.
@@ -14619,7 +14619,7 @@ function diffJournals(left, right) {
 
 
 /**
- * Receipts (SPEC §3) as replay sources: the whole receipt is verified first
+ * Receipts (docs/format.md §3) as replay sources: the whole receipt is verified first
  * (layout, manifest, chain, bundled blobs, and the signature when trusted keys
  * are given), then its journal is walked from memory. Nothing is extracted.
  */
@@ -15148,7 +15148,7 @@ function diffLines(d, leftName, rightName) {
 
 ;// CONCATENATED MODULE: ./src/replay/index.ts
 /**
- * The operator's replay surface (issue 7, terminal half): a verified source,
+ * The operator's replay surface (terminal half): a verified source,
  * the step model (fields, changes since the previous step, search), the layout
  * of a screen, and the non-interactive views. The TTY driver is `tty.ts`.
  */
