@@ -14,4 +14,5 @@ export * from './audit';
 export * from './replay';
 export * from './report';
 export * from './check';
+export * from './project';
 export { VERSION, PRODUCER } from './version';
