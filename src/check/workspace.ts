@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { verifyJournalBytes } from '../journal';
-import { loadReceipt, verifyReceipt, type PublicKey } from '../receipt';
+import { loadReceipt, signatureVerdict, verifyReceipt, type PublicKey } from '../receipt';
 import { readRunJournalBytes } from '../runs/verify';
 import { isSafeId } from '../util/ids';
 import { checkAppendOnly, type AppendOnlyKind } from './append-only';
@@ -309,10 +309,11 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         signed: r.signed,
         keyId: r.key_id,
       };
+      const keyCount = options.publicKeys?.length ?? 0;
       for (const f of r.errors) {
-        // Without trusted keys a signature cannot be checked; that is reported, not failed.
-        const untrusted = f.kind === 'no_trusted_key' && !(options.publicKeys && options.publicKeys.length > 0);
-        if (!untrusted) item.ok = false;
+        // One meaning of "signed" (signatureVerdict): a signature nobody checked fails, named as such.
+        const untrusted = f.kind === 'no_trusted_key' && keyCount === 0;
+        item.ok = false;
         const where = f.member === undefined ? '' : ` (${f.member}${f.line === undefined ? '' : `:${f.line}`})`;
         fault({
           item: 'receipt',
@@ -320,14 +321,15 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
           line: null,
           kind: untrusted ? 'signature_not_checked' : f.kind,
           message: untrusted
-            ? `receipt ${id}: signed, but the signature was not checked (give public-keys to require a trusted signer)`
+            ? `receipt ${id}: ${signatureVerdict(r, keyCount).text.replace('--public-key FILE', 'public-keys')}`
             : `receipt ${id}: ${f.kind}: ${f.message}${where}`,
-          severity: untrusted ? 'warning' : 'error',
+          severity: 'error',
           id,
         });
       }
-      if (!item.ok) item.status = 'FAIL';
-      else if (r.signed) item.status = r.signature_ok ? `signed (${r.key_id})` : 'signed, unchecked';
+      const onlyUnchecked = r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key') && keyCount === 0;
+      if (!item.ok) item.status = onlyUnchecked ? 'signature NOT checked' : 'FAIL';
+      else if (r.signed) item.status = `signed (${r.key_id})`;
       else item.status = 'ok (unsigned)';
       report.items.push(item);
     }

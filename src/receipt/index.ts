@@ -54,3 +54,5 @@ export {
 } from './verify';
 export type { LoadedReceipt, LoadOptions, ReceiptFault, ReceiptVerifyResult, VerifyReceiptOptions } from './verify';
 export { looksLikeReceipt } from './sniff';
+export { signatureVerdict } from './trust';
+export type { SignatureStatus, SignatureVerdict } from './trust';

@@ -34,10 +34,11 @@ h3 { font-size: 13px; margin: 14px 0 4px; color: var(--dim); text-transform: upp
 .status.ok { border-color: var(--ok); background: var(--okbg); color: var(--ok); }
 .status.bad { border-color: var(--bad); background: var(--badbg); color: var(--bad); }
 .status.bad .title { font-size: 26px; }
+.status.warn { border-color: var(--warn); background: #fff8c5; color: var(--warn); }
 .status .detail { color: var(--fg); margin-top: 4px; }
 .progress { height: 6px; background: var(--line); border-radius: 3px; margin-top: 8px; overflow: hidden; }
 .progress div { height: 100%; width: 0; background: #0969da; }
-.status.ok .progress, .status.bad .progress { display: none; }
+.status.ok .progress, .status.bad .progress, .status.warn .progress { display: none; }
 ul.faults { color: var(--bad); margin: 8px 0 0; padding-left: 20px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0 0 8px; }
 dl.meta dt { color: var(--dim); }

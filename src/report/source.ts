@@ -7,6 +7,7 @@ import {
   JOURNAL_MEMBER,
   loadReceipt,
   looksLikeReceipt,
+  signatureVerdict,
   verifyReceipt,
   type PublicKey,
 } from '../receipt';
@@ -86,11 +87,11 @@ function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
   const checked = verifyReceipt(file, { publicKeys: keys });
   const faults: ReportFault[] = [];
   for (const f of checked.errors) {
-    // The page re-checks the chain itself; "signed but no key given" is a note here, not a fault.
+    // The page re-checks the chain itself.
     if (f.member === JOURNAL_MEMBER && f.kind !== 'non_canonical') continue;
     // The page checks the head against the manifest, and the generator hashes every blob it lists.
-    if (f.kind === 'no_trusted_key' || f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch')
-      continue;
+    // A signature nobody checked stays a fault (see signatureVerdict): the verdict is never green on it.
+    if (f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch') continue;
     faults.push({
       line: f.line ?? null,
       kind: f.kind,
@@ -98,13 +99,17 @@ function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
     });
   }
   const signed = loaded.signature !== undefined;
-  const signatureCheck = !signed
-    ? 'unsigned: there is no signature to check'
-    : keys.length === 0
-      ? 'NOT checked: no trusted public key was given to the generator (stepchain report --public-key FILE)'
-      : checked.signature_ok === true
-        ? `verified by the generator (Ed25519, node:crypto) under trusted key ${checked.key_id ?? ''}`
-        : `FAILED: the signature does not verify under the given key(s) ${keys.map((k) => k.keyId).join(', ')}`;
+  const verdict = signatureVerdict(checked, keys.length);
+  const signatureCheck =
+    verdict.status === 'unsigned'
+      ? 'unsigned: there is no signature to check'
+      : verdict.status === 'not_checked'
+        ? 'signature NOT checked: no trusted public key was given to the generator (stepchain report --public-key FILE)'
+        : verdict.status === 'verified'
+          ? `verified by the generator (Ed25519, node:crypto) under trusted key ${checked.key_id ?? ''}`
+          : verdict.status === 'invalid'
+            ? `FAILED: the signature does not verify under the given key(s) ${keys.map((k) => k.keyId).join(', ')}`
+            : verdict.text;
   const refs = blobRefsOf(loaded.journal);
   const order = [...refs, ...loaded.manifest.blob_digests.filter((d) => !refs.includes(d))];
   return {

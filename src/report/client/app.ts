@@ -140,7 +140,11 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       r.signed ? `signed${r.key_id ? `, key id ${r.key_id}` : ''}` : 'unsigned',
       r.signed ? undefined : 'warn',
     );
-    add('Signature check', r.signature_check);
+    add(
+      'Signature check',
+      r.signature_check,
+      /NOT checked|FAILED|unsigned, but/.test(r.signature_check) ? 'warn' : undefined,
+    );
     add('Expected head', data.expected_head ?? '(none)', 'hash');
     if (r.generator_faults.length > 0)
       add('Receipt problems', r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join('\n'), 'badtext');
@@ -639,6 +643,14 @@ export function clientApp(rt: PageRuntime, doc: Document): void {
       title.textContent = `✓ Chain intact: ${fmtInt(r.steps)} step${r.steps === 1 ? '' : 's'} verified in this browser`;
       statusDetail.textContent = `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.`;
       root.setAttribute('data-verified', 'true');
+    } else if (r.ok && errors.every((f) => f.kind === 'no_trusted_key')) {
+      // One meaning of "signed" (docs/receipts.md): an unchecked signature is never a green verdict, nor tampering.
+      status.className = 'status warn';
+      title.textContent = '⚠ Chain intact, but the signature was NOT checked';
+      statusDetail.textContent = `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no trusted public key was given to the generator: who signed it is not established. Regenerate with stepchain report --public-key FILE.`;
+      root.setAttribute('data-verified', 'false');
+      root.setAttribute('data-first-fault-kind', 'no_trusted_key');
+      root.setAttribute('data-fault-count', String(errors.length));
     } else {
       const first = errors[0] as PageFault;
       status.className = 'status bad';
