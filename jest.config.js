@@ -13,6 +13,8 @@ module.exports = {
       },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@noble|@actions|@octokit|universal-user-agent|before-after-hook)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@noble|@actions|@octokit|universal-user-agent|before-after-hook|get-east-asian-width)/)',
+  ],
   testTimeout: 60000,
 };

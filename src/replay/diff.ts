@@ -1,55 +1,171 @@
+import path from 'node:path';
 import type { JsonValue } from '../canonical';
+import type { ErrorFault } from '../errors';
+import { readJournalBytes, readJournalFile, resolveJournal, type JournalEntry } from '../journal';
+import {
+  describeReceiptFault,
+  loadReceipt,
+  looksLikeReceipt,
+  ReceiptFormatError,
+  signatureVerdict,
+  verifyReceipt,
+  type PublicKey,
+} from '../receipt';
+import { BrokenChainError, storedRow, targetPath } from './source';
 import { fieldsChanged, type ContentField } from './step';
-import { storedRow, type ReplaySource } from './source';
 
 /**
- * The first divergence between two verified journals. Every key is always
- * present so a script can read the document without branching:
+ * One side of a diff: a journal or receipt read whether or not it verifies,
+ * because "what was edited?" is exactly the question asked of a tampered copy.
+ * Its verification status travels with it and is always shown.
+ */
+export interface DiffSide {
+  /** The journal file or receipt as resolved. */
+  file: string;
+  kind: 'journal' | 'receipt';
+  /** The chain (and, for a receipt, the whole receipt) verifies. */
+  verified: boolean;
+  /** Every fault found when it does not. */
+  errors: ErrorFault[];
+  /** A receipt's signature verdict (null for a journal). */
+  signature: { status: string; holds: boolean } | null;
+  /** The last stored step_hash walked (vouched for only when `verified`). */
+  head_hash: string;
+  steps: number;
+  /** The well-formed rows, in file order. */
+  entries: JournalEntry[];
+}
+
+export interface DiffOpenOptions {
+  /** The project root for agent ids (default `cwd`). */
+  root?: string;
+  cwd?: string;
+  /** Trusted keys for signed receipts. */
+  publicKeys?: PublicKey[];
+}
+
+/** Reads `<agent|dir|file|receipt>` for a diff: never refused for not verifying (InputError when missing). */
+export function openForDiff(target: string, options: DiffOpenOptions = {}): DiffSide {
+  const cwd = options.cwd ?? process.cwd();
+  const t = targetPath(target, cwd);
+  if (path.isAbsolute(t) && looksLikeReceipt(t)) {
+    const keys = options.publicKeys ?? [];
+    const v = verifyReceipt(t, keys.length > 0 ? { publicKeys: keys } : {});
+    const errors = v.errors.map((f) => ({
+      file: f.member === undefined ? t : `${t}:${f.member}`,
+      line: f.line ?? null,
+      kind: f.kind,
+      message: f.message,
+    }));
+    let journal: Buffer;
+    try {
+      journal = loadReceipt(t).journal;
+    } catch (e) {
+      // An archive that cannot be read at all has no chain to compare.
+      if (e instanceof ReceiptFormatError)
+        throw new BrokenChainError(
+          t,
+          v.errors.map((f) => describeReceiptFault(t, f)),
+          'receipt',
+          errors,
+        );
+      throw e;
+    }
+    const r = readJournalBytes(journal);
+    const verdict = signatureVerdict(v, keys.length);
+    const chainErrors = errors.filter((f) => f.kind !== 'no_trusted_key');
+    return {
+      file: t,
+      kind: 'receipt',
+      verified: chainErrors.length === 0,
+      errors: chainErrors,
+      signature: { status: verdict.status, holds: verdict.holds },
+      head_hash: r.head_hash,
+      steps: r.steps,
+      entries: r.entries,
+    };
+  }
+  const root = path.resolve(cwd, options.root ?? '.');
+  const { file } = resolveJournal(t, root);
+  const r = readJournalFile(file);
+  return {
+    file,
+    kind: 'journal',
+    verified: r.ok,
+    errors: r.errors.map((f) => ({ file, line: f.line, kind: f.kind, message: f.message })),
+    signature: null,
+    head_hash: r.head_hash,
+    steps: r.steps,
+    entries: r.entries,
+  };
+}
+
+/** What a diff compares: rows in order (a ReplaySource or a DiffSide). */
+export interface Comparable {
+  head_hash: string;
+  steps: number;
+  entries: JournalEntry[];
+}
+
+/**
+ * The first divergence between two journals. Every key is always present so a
+ * script can read the document without branching:
  * - same: `diverged: false`, `reason`/`seq`/`left`/`right` null;
- * - `reason: "step_mismatch"`: the first seq whose hashed content differs, the
- *   content fields that differ there, and both rows as stored;
+ * - `reason: "step_mismatch"`: the first step whose hashed content or stored
+ *   hashes differ, the content fields that differ there (`hashes_changed` for
+ *   `prev_hash`/`step_hash` edited alone), both rows as stored and their lines;
  * - `reason: "length_mismatch"`: one journal is a prefix of the other; `seq` is
  *   the first step present on one side only (`left` or `right` is null).
- * Steps are compared by `step_hash`: time, seq and blob_refs are not hashed, so
- * two runs that did the same thing at different times do not diverge.
+ * Time, seq and blob order are not hashed, so two runs that did the same thing at
+ * different times do not diverge. Rows are compared by content, not by the
+ * stored step_hash alone: in a tampered copy a field can be edited under an
+ * unchanged step_hash, and that is the edit to show.
  */
 export interface JournalDiff {
   diverged: boolean;
   reason: 'step_mismatch' | 'length_mismatch' | null;
   seq: number | null;
   fields_changed: ContentField[];
+  hashes_changed: ('prev_hash' | 'step_hash')[];
   left: JsonValue;
   right: JsonValue;
+  left_line: number | null;
+  right_line: number | null;
   left_steps: number;
   right_steps: number;
   left_head: string;
   right_head: string;
 }
 
-export function diffJournals(left: ReplaySource, right: ReplaySource): JournalDiff {
+export function diffJournals(left: Comparable, right: Comparable): JournalDiff {
   const base = {
     left_steps: left.steps,
     right_steps: right.steps,
     left_head: left.head_hash,
     right_head: right.head_hash,
   };
-  const n = Math.min(left.steps, right.steps);
+  const n = Math.min(left.entries.length, right.entries.length);
   for (let i = 0; i < n; i++) {
     const a = left.entries[i]!;
     const b = right.entries[i]!;
-    if (a.row.step_hash !== b.row.step_hash) {
+    const fields = fieldsChanged(a.row, b.row);
+    const hashes = (['prev_hash', 'step_hash'] as const).filter((k) => a.row[k] !== b.row[k]);
+    if (fields.length > 0 || hashes.length > 0) {
       return {
         diverged: true,
         reason: 'step_mismatch',
         seq: i,
-        fields_changed: fieldsChanged(a.row, b.row),
+        fields_changed: fields,
+        hashes_changed: hashes,
         left: storedRow(a),
         right: storedRow(b),
+        left_line: a.line,
+        right_line: b.line,
         ...base,
       };
     }
   }
-  if (left.steps !== right.steps) {
+  if (left.entries.length !== right.entries.length) {
     const l = left.entries[n];
     const r = right.entries[n];
     return {
@@ -57,10 +173,50 @@ export function diffJournals(left: ReplaySource, right: ReplaySource): JournalDi
       reason: 'length_mismatch',
       seq: n,
       fields_changed: [],
+      hashes_changed: [],
       left: l === undefined ? null : storedRow(l),
       right: r === undefined ? null : storedRow(r),
+      left_line: l?.line ?? null,
+      right_line: r?.line ?? null,
       ...base,
     };
   }
-  return { diverged: false, reason: null, seq: null, fields_changed: [], left: null, right: null, ...base };
+  return {
+    diverged: false,
+    reason: null,
+    seq: null,
+    fields_changed: [],
+    hashes_changed: [],
+    left: null,
+    right: null,
+    left_line: null,
+    right_line: null,
+    ...base,
+  };
+}
+
+/** A side's status for `diff --json`. */
+export function diffSideDocument(side: DiffSide): {
+  file: string;
+  kind: string;
+  verified: boolean;
+  signature: { status: string; holds: boolean } | null;
+  head_hash: string;
+  steps: number;
+  errors: ErrorFault[];
+} {
+  return {
+    file: side.file,
+    kind: side.kind,
+    verified: side.verified,
+    signature: side.signature,
+    head_hash: side.head_hash,
+    steps: side.steps,
+    errors: side.errors,
+  };
+}
+
+/** Whether a side holds as shown: its chain verified and, for a receipt, its signature verdict holds. */
+export function sideHolds(side: DiffSide): boolean {
+  return side.verified && (side.signature?.holds ?? true);
 }

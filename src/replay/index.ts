@@ -5,14 +5,25 @@
  */
 export { blobInfo, changeText, entryAt, formatSize, stepBlobs, stepBody } from './body';
 export type { BlobInfo, BodyLine, BodyOptions } from './body';
-export { diffJournals } from './diff';
-export type { JournalDiff } from './diff';
+export { diffJournals, diffSideDocument, openForDiff, sideHolds } from './diff';
+export type { Comparable, DiffOpenOptions, DiffSide, JournalDiff } from './diff';
 export { openReplay } from './open';
 export type { ReplayOpenOptions } from './open';
 export { isReceiptFile, openReceipt } from './receipt';
 export type { ReceiptOpenOptions } from './receipt';
-export { headerText, initialState, parseKeys, reduce, renderScreen, signatureText } from './screen';
-export type { Key, ReplayAction, ReplayState, ScreenLine, ScreenSize } from './screen';
+export {
+  headerText,
+  initialState,
+  keyHints,
+  keyList,
+  parseKeys,
+  reduce,
+  renderScreen,
+  signatureText,
+  sourceSignature,
+  walkedSteps,
+} from './screen';
+export type { Key, ReplayAction, ReplayState, ScreenLine, ScreenSize, WalkOptions } from './screen';
 export {
   BrokenChainError,
   casBlobs,
@@ -50,5 +61,13 @@ export {
 } from './text';
 export { runInteractive } from './tty';
 export type { TtyOptions } from './tty';
-export { diffLines, replayDocument, showDocument, showLines, stepTable } from './views';
+export {
+  diffLines,
+  diffSideLines,
+  replayDocument,
+  showDocument,
+  showLines,
+  signatureDocument,
+  stepTable,
+} from './views';
 export type { ShowDocument } from './views';

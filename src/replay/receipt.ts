@@ -31,6 +31,12 @@ export function openReceipt(file: string, options: ReceiptOpenOptions = {}): Rep
       file,
       faults.map((f) => describeReceiptFault(file, f)),
       'receipt',
+      faults.map((f) => ({
+        file: f.member === undefined ? file : `${file}:${f.member}`,
+        line: f.line ?? null,
+        kind: f.kind,
+        message: f.message,
+      })),
     );
   const loaded = loadReceipt(file);
   const r = readJournalBytes(loaded.journal);

@@ -1,7 +1,8 @@
 import { stepBody, type BodyLine } from './body';
 import type { ReplaySource } from './source';
 import { findStep, matchingSteps } from './step';
-import { displayWidth, fit, sanitize, shortHash, sliceColumns } from './text';
+import { signatureVerdict, type SignatureVerdict } from '../receipt/trust';
+import { displayWidth, fit, sanitize, shortHash, sliceColumns, wrap } from './text';
 
 /**
  * The interactive walk as a pure state machine: keys in, state out, and a
@@ -34,13 +35,19 @@ export interface ReplayState {
   expanded: boolean;
   /** First body line shown. */
   scroll: number;
-  /** Typing a seq to jump to, or a search. */
-  mode: 'normal' | 'jump' | 'search';
+  /** Typing a seq to jump to, a search, or answering "fork here?". */
+  mode: 'normal' | 'jump' | 'search' | 'confirm-fork';
   input: string;
   /** The last search. */
   query: string;
   /** One line for the footer (a result, an error); cleared by the next key. */
   message: string;
+  /** Lines shown instead of the step (every key, a fork's result) until the next key. */
+  panel: string[] | null;
+  /** Only the first `limit` steps are walked (`replay --limit N`); null: all. */
+  limit: number | null;
+  /** Whether `f` can fork here (never for a receipt: fork the journal it came from). */
+  canFork: boolean;
 }
 
 export type ReplayAction = 'quit' | 'fork' | undefined;
@@ -50,8 +57,31 @@ export interface ScreenSize {
   height: number;
 }
 
-export function initialState(index = 0): ReplayState {
-  return { index, expanded: false, scroll: 0, mode: 'normal', input: '', query: '', message: '' };
+export interface WalkOptions {
+  /** Walk only the first `limit` steps. */
+  limit?: number;
+  /** Whether forking is offered (default true). */
+  canFork?: boolean;
+}
+
+export function initialState(index = 0, options: WalkOptions = {}): ReplayState {
+  return {
+    index,
+    expanded: false,
+    scroll: 0,
+    mode: 'normal',
+    input: '',
+    query: '',
+    message: '',
+    panel: null,
+    limit: options.limit ?? null,
+    canFork: options.canFork ?? true,
+  };
+}
+
+/** How many steps the walk covers: all of them, or the first `limit`. */
+export function walkedSteps(source: ReplaySource, state: ReplayState): number {
+  return state.limit === null ? source.steps : Math.min(source.steps, Math.max(1, state.limit));
 }
 
 /** Splits raw terminal input into keys (arrow keys arrive as escape sequences, several keys may share a chunk). */
@@ -103,7 +133,29 @@ export function parseKeys(data: string): Key[] {
   return keys;
 }
 
-const HELP = '←/p prev  →/n next  g/G first/last  seq⏎ jump  / search  ⏎ expand  ↑↓ scroll  f fork  q quit';
+/** Every key, for `?`: shown in a panel instead of the step. */
+export function keyList(canFork: boolean): string[] {
+  const rows: [string, string][] = [
+    ['n  →  l', 'next step'],
+    ['p  ←  h', 'previous step'],
+    ['g  Home', 'first step'],
+    ['G  End', 'last step'],
+    ['digits ⏎', 'jump to that seq (Esc cancels)'],
+    ['/text ⏎', 'search every field and hash (case-insensitive, wraps around)'],
+    ['/ ⏎', 'the same search again, forward'],
+    ['N', 'the same search, backward'],
+    ['⏎', 'expand: every field in full (again: collapse)'],
+    ['↑ ↓  j k', 'scroll one line'],
+    ['PgUp PgDn Space', 'scroll one page'],
+    ...(canFork
+      ? ([['f', 'fork the run at this step into a new git worktree and branch (asks first)']] as [string, string][])
+      : []),
+    ['?', 'this list'],
+    ['q  Ctrl-C', 'quit'],
+  ];
+  return ['Keys (any key returns to the step)', '', ...rows.map(([k, what]) => `  ${k.padEnd(16)}${what}`)];
+}
+
 // Key hints in display order, with a priority: on a narrow screen the footer keeps the most important ones.
 const HINTS: [string, number][] = [
   ['n/→ next', 1],
@@ -118,17 +170,19 @@ const HINTS: [string, number][] = [
   ['q quit', 0],
 ];
 
-/** The key hints that fit in `width` columns, most important first. */
-export function keyHints(width: number): string {
+/** The key hints that fit in `width` columns, most important first (`f fork` only where it works). */
+export function keyHints(width: number, canFork = true): string {
   const chosen = new Set<string>();
   let used = 0;
-  for (const [hint] of [...HINTS].sort((a, b) => a[1] - b[1])) {
+  const hints = HINTS.filter(([h]) => canFork || h !== 'f fork');
+  for (const [hint] of [...hints].sort((a, b) => a[1] - b[1])) {
     const w = displayWidth(hint) + (chosen.size > 0 ? 2 : 0);
     if (used + w > width) continue;
     chosen.add(hint);
     used += w;
   }
-  return HINTS.filter(([h]) => chosen.has(h))
+  return hints
+    .filter(([h]) => chosen.has(h))
     .map(([h]) => h)
     .join('  ');
 }
@@ -157,9 +211,11 @@ function go(state: ReplayState, index: number, message = ''): ReplayState {
 function search(state: ReplayState, source: ReplaySource, query: string, direction: 1 | -1): ReplayState {
   if (query.length === 0)
     return { ...state, mode: 'normal', input: '', message: 'no search yet: press / and type some text' };
-  const i = findStep(source.entries, query, state.index, direction);
+  const n = walkedSteps(source, state);
+  const entries = n === source.entries.length ? source.entries : source.entries.slice(0, n);
+  const i = findStep(entries, query, state.index, direction);
   if (i < 0) return { ...state, mode: 'normal', input: '', query, message: `no step matches "${sanitize(query)}"` };
-  const all = matchingSteps(source.entries, query);
+  const all = matchingSteps(entries, query);
   const wrapped = direction === 1 ? i <= state.index : i >= state.index;
   const msg = `"${sanitize(query)}": match ${all.indexOf(i) + 1} of ${all.length} (seq ${i})${wrapped && all.length > 1 ? ', wrapped' : ''}  / ⏎ next, N previous`;
   return { ...go({ ...state, mode: 'normal', input: '', query }, i), message: msg };
@@ -172,8 +228,15 @@ export function reduce(
   source: ReplaySource,
   size: ScreenSize,
 ): { state: ReplayState; action?: ReplayAction } {
-  const last = source.steps - 1;
+  const last = walkedSteps(source, state) - 1;
   if (key.kind === 'interrupt') return { state, action: 'quit' };
+  // A panel (the key list, a fork's result) is read, then any key returns to the step.
+  if (state.panel !== null) return { state: { ...state, panel: null, message: '' } };
+  if (state.mode === 'confirm-fork') {
+    if (key.kind === 'char' && (key.char === 'y' || key.char === 'Y'))
+      return { state: { ...state, mode: 'normal', message: `forking from step ${state.index}…` }, action: 'fork' };
+    return { state: { ...state, mode: 'normal', message: 'fork cancelled: nothing was created' } };
+  }
 
   if (state.mode === 'jump' || state.mode === 'search') {
     if (key.kind === 'escape') return { state: { ...state, mode: 'normal', input: '', message: '' } };
@@ -188,7 +251,12 @@ export function reduce(
       const seq = Number(state.input);
       const done = { ...state, mode: 'normal' as const, input: '' };
       if (!Number.isSafeInteger(seq) || seq > last)
-        return { state: { ...done, message: `no step ${state.input}: seqs are 0..${last}` } };
+        return {
+          state: {
+            ...done,
+            message: `no step ${state.input}: seqs are 0..${last}${last + 1 < source.steps ? ` (--limit ${last + 1})` : ''}`,
+          },
+        };
       return { state: go(done, seq) };
     }
     if (key.kind === 'char') {
@@ -213,7 +281,13 @@ export function reduce(
   switch (key.kind) {
     case 'right':
       return {
-        state: state.index < last ? go(state, state.index + 1) : { ...state, message: 'this is the last step' },
+        state:
+          state.index < last
+            ? go(state, state.index + 1)
+            : {
+                ...state,
+                message: `this is the last step${last + 1 < source.steps ? ` walked (--limit ${last + 1} of ${source.steps})` : ''}`,
+              },
       };
     case 'left':
       return { state: state.index > 0 ? go(state, state.index - 1) : { ...state, message: 'this is the first step' } };
@@ -256,48 +330,120 @@ export function reduce(
   if (ch === '/') return { state: { ...state, mode: 'search', input: '', message: '' } };
   if (ch === 'N') return { state: search(state, source, state.query, -1) };
   if (ch === 'q' || ch === 'Q') return { state, action: 'quit' };
-  if (ch === 'f') return { state: { ...state, message: `forking from step ${state.index}…` }, action: 'fork' };
-  if (ch === '?') return { state: { ...state, message: HELP } };
+  if (ch === 'f') {
+    if (!state.canFork)
+      return {
+        state: {
+          ...state,
+          message: `a receipt cannot be forked: fork the journal it came from (stepchain fork <agent> --from-step ${state.index})`,
+        },
+      };
+    return { state: { ...state, mode: 'confirm-fork', message: '' } };
+  }
+  if (ch === '?') return { state: { ...state, panel: keyList(state.canFork), message: '' } };
   return { state: { ...state, message: `unknown key ${JSON.stringify(ch)} (? lists the keys)` } };
 }
 
 /** One painted line: its text (exactly the screen width) and how to emphasise it. */
 export interface ScreenLine {
   text: string;
-  style?: BodyLine['style'] | 'header' | 'rule' | 'footer' | 'prompt';
+  style?: BodyLine['style'] | 'header' | 'header-warn' | 'rule' | 'footer' | 'prompt';
 }
 
-/** A receipt's signature state, for headers. */
+/**
+ * A receipt's signature state, for headers and status lines (one meaning of
+ * "signed", see signatureVerdict): a receipt opened for display verified
+ * everything but, given no trusted key, its signature.
+ */
+export function sourceSignature(source: ReplaySource): SignatureVerdict | undefined {
+  if (source.kind !== 'receipt') return undefined;
+  return signatureVerdict(
+    { signed: source.signed === true, signature_ok: source.signatureChecked === true, key_id: null },
+    source.signatureChecked === true ? 1 : 0,
+  );
+}
+
+/** A receipt's signature state as a suffix (`, unsigned`, `, signature ✓`, `, signature NOT checked ...`). */
 export function signatureText(source: ReplaySource): string {
-  if (!source.signed) return ', unsigned';
-  return source.signatureChecked ? ', signature ✓' : ', signed (signature not checked: no --public-key)';
+  const v = sourceSignature(source);
+  if (v === undefined) return '';
+  if (v.status === 'unsigned') return ', unsigned';
+  if (v.status === 'verified') return ', signature ✓';
+  return `, ${v.text}`;
 }
 
-/** The header: `step N / M` (N = seq + 1), the head hash and the chain status. */
-export function headerText(source: ReplaySource, state: ReplayState): string {
-  const kind =
-    source.kind === 'receipt' ? `  receipt${source.redacted ? ' (redacted)' : ''}${signatureText(source)}` : '';
-  return `step ${state.index + 1} / ${source.steps}  seq ${state.index}  head ${shortHash(source.head_hash)}  chain ✓ verified  ${sanitize(source.agentId)}${kind}`;
+/**
+ * The header: `step N / M` (N = seq + 1), the chain status, the head hash, the
+ * agent and (receipts) the signature. Parts are dropped by priority to fit
+ * `width`, never the step or the chain status, nor an unchecked signature.
+ */
+export function headerText(source: ReplaySource, state: ReplayState, width = Infinity): string {
+  const n = walkedSteps(source, state);
+  const sig = sourceSignature(source);
+  // [text, priority]: 0 is always shown; higher numbers go first when the line is too narrow.
+  const parts: [string, number][] = [
+    [`step ${state.index + 1} / ${n}${n < source.steps ? ` (of ${source.steps}, --limit)` : ''}`, 0],
+    [`seq ${state.index}`, 5],
+    [`head ${shortHash(source.head_hash)}`, 3],
+    ['chain ✓ verified', 0],
+    [sanitize(source.agentId), 2],
+  ];
+  if (source.kind === 'receipt') {
+    parts.push([`receipt${source.redacted ? ' (redacted)' : ''}`, 4]);
+    if (sig !== undefined)
+      parts.push([
+        sig.status === 'verified' ? 'signature ✓' : sig.status === 'unsigned' ? 'unsigned' : 'signature NOT checked',
+        sig.warn ? 0 : 1,
+      ]);
+  }
+  const join = (ps: [string, number][]): string => ps.map(([t]) => t).join('  ');
+  let shown = parts;
+  for (let drop = 5; drop >= 1 && displayWidth(join(shown)) > width; drop--) shown = shown.filter(([, p]) => p < drop);
+  return join(shown);
+}
+
+/** The body area: a panel's lines (wrapped, never cut) or the step's body, scrolled. */
+function bodyArea(
+  source: ReplaySource,
+  state: ReplayState,
+  width: number,
+  room: number,
+): { rows: ScreenLine[]; label: string } {
+  if (state.panel !== null) {
+    const lines = state.panel.flatMap((l) => wrap(l, width));
+    return {
+      rows: lines.slice(0, room).map((text, i) => ({ text, ...(i === 0 ? { style: 'label' as const } : {}) })),
+      label: '──',
+    };
+  }
+  const { lines, truncated } = bodyOf(source, state.index, width, state.expanded);
+  const scroll = Math.min(state.scroll, Math.max(0, lines.length - room));
+  const shown = lines.slice(scroll, scroll + room);
+  const more =
+    lines.length > room ? ` lines ${scroll + 1}-${scroll + shown.length} of ${lines.length} (↑↓ scroll) ` : '';
+  const mark = truncated && !state.expanded ? ' ⏎ expands ' : '';
+  return {
+    rows: shown.map((l) => ({ text: l.text, ...(l.style ? { style: l.style } : {}) })),
+    label: `──${more}${mark}`,
+  };
 }
 
 /** Lays out the whole screen: header, rule, the step's body (scrolled), footer. Exactly `height` lines of `width` columns. */
 export function renderScreen(source: ReplaySource, state: ReplayState, size: ScreenSize): ScreenLine[] {
   const width = Math.max(1, size.width);
   const height = Math.max(1, size.height);
-  const out: ScreenLine[] = [{ text: fit(headerText(source, state), width), style: 'header' }];
+  const warn = sourceSignature(source)?.warn === true;
+  const out: ScreenLine[] = [
+    { text: fit(headerText(source, state, width), width), style: warn ? 'header-warn' : 'header' },
+  ];
   if (height === 1) return out;
-  const { lines, truncated } = bodyOf(source, state.index, width, state.expanded);
   const room = bodyHeight({ width, height });
-  const scroll = Math.min(state.scroll, Math.max(0, lines.length - room));
-  const shown = lines.slice(scroll, scroll + room);
-  const more =
-    lines.length > room ? ` lines ${scroll + 1}-${scroll + shown.length} of ${lines.length} (↑↓ scroll) ` : '';
-  const mark = truncated && !state.expanded ? ' ⏎ expands ' : '';
-  const label = sliceColumns(`──${more}${mark}`, width);
+  const { rows, label: labelText } = bodyArea(source, state, width, room);
+  const label = sliceColumns(labelText, width);
   out.push({ text: label + '─'.repeat(Math.max(0, width - displayWidth(label))), style: 'rule' });
   if (height === 2) return out;
   for (let i = 0; i < room && out.length < height - 1; i++) {
-    const l = shown[i];
+    const l = rows[i];
     out.push(
       l === undefined
         ? { text: ' '.repeat(width) }
@@ -307,7 +453,7 @@ export function renderScreen(source: ReplaySource, state: ReplayState, size: Scr
   let footer: ScreenLine;
   if (state.mode === 'jump')
     footer = {
-      text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width),
+      text: fit(`jump to seq (0..${walkedSteps(source, state) - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width),
       style: 'prompt',
     };
   else if (state.mode === 'search')
@@ -318,7 +464,13 @@ export function renderScreen(source: ReplaySource, state: ReplayState, size: Scr
       ),
       style: 'prompt',
     };
-  else footer = { text: fit(sanitize(state.message) || keyHints(width), width), style: 'footer' };
+  else if (state.mode === 'confirm-fork')
+    footer = {
+      text: fit(`fork the run at step ${state.index} into a new git worktree and branch? y/N`, width),
+      style: 'prompt',
+    };
+  else if (state.panel !== null) footer = { text: fit('any key returns to the step', width), style: 'footer' };
+  else footer = { text: fit(sanitize(state.message) || keyHints(width, state.canFork), width), style: 'footer' };
   out.push(footer);
   return out;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { decodeUtf8, parse, type JsonValue } from '../canonical';
-import { IntegrityError } from '../errors';
+import { IntegrityError, type ErrorFault } from '../errors';
 import {
   Cas,
   casDir,
@@ -52,10 +52,12 @@ export class BrokenChainError extends IntegrityError {
     readonly file: string,
     readonly faults: string[],
     what: 'chain' | 'receipt' = 'chain',
+    details?: ErrorFault[],
   ) {
     super(
       `${file}: the ${what} does not verify (${faults.length} fault${faults.length === 1 ? '' : 's'}); refusing to display it`,
     );
+    if (details !== undefined) this.details = details;
   }
 }
 
@@ -102,6 +104,8 @@ export function requireVerified(file: string, r: ReadJournal): void {
     throw new BrokenChainError(
       file,
       r.errors.map((f: Fault) => describeFault(file, f)),
+      'chain',
+      r.errors.map((f) => ({ file, line: f.line, kind: f.kind, message: f.message })),
     );
 }
 

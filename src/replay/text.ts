@@ -1,3 +1,4 @@
+import { eastAsianWidth } from 'get-east-asian-width';
 import { encode, isJsonObject, JsonFloat, type JsonValue } from '../canonical';
 
 /**
@@ -17,45 +18,21 @@ export function sanitize(s: string): string {
     .replace(/\t/g, '  ');
 }
 
-function isZeroWidth(cp: number): boolean {
-  return (
-    (cp >= 0x0300 && cp <= 0x036f) ||
-    (cp >= 0x1ab0 && cp <= 0x1aff) ||
-    (cp >= 0x1dc0 && cp <= 0x1dff) ||
-    (cp >= 0x20d0 && cp <= 0x20ff) ||
-    (cp >= 0xfe00 && cp <= 0xfe0f) ||
-    (cp >= 0xfe20 && cp <= 0xfe2f) ||
-    cp === 0x200b ||
-    cp === 0x200c ||
-    cp === 0x200d ||
-    cp === 0xfeff ||
-    (cp >= 0xe0100 && cp <= 0xe01ef)
-  );
-}
+// Zero-width: combining marks, format characters (ZWJ, ZWSP, BOM...), variation selectors
+// and Hangul medial/final jamo, as terminals (wcwidth) count them. From Unicode properties
+// the JavaScript engine keeps current, not a hand-made table.
+const ZERO_WIDTH = /^(?:\p{Mn}|\p{Me}|\p{Cf})$/u;
 
-function isWide(cp: number): boolean {
-  return (
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0x303e) ||
-    (cp >= 0x3041 && cp <= 0x33ff) ||
-    (cp >= 0x3400 && cp <= 0x4dbf) ||
-    (cp >= 0x4e00 && cp <= 0x9fff) ||
-    (cp >= 0xa000 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  );
-}
-
-/** Columns a code point takes in a terminal (0, 1 or 2). */
+/**
+ * Columns a code point takes in a terminal (0, 1 or 2): wide and fullwidth
+ * characters (CJK, and emoji with emoji presentation such as 🚀 ✅) from the
+ * Unicode East Asian Width data (get-east-asian-width); ambiguous ones narrow,
+ * as Unicode advises when the context is unknown.
+ */
 export function charWidth(cp: number): number {
-  if (isZeroWidth(cp)) return 0;
-  return isWide(cp) ? 2 : 1;
+  if (cp < 0x7f) return 1; // the common case, without a lookup
+  if ((cp >= 0x1160 && cp <= 0x11ff) || ZERO_WIDTH.test(String.fromCodePoint(cp))) return 0;
+  return eastAsianWidth(cp);
 }
 
 /** Columns a (sanitized) string takes. */
@@ -91,24 +68,58 @@ export function fit(s: string, width: number): string {
   return t + ' '.repeat(Math.max(0, width - displayWidth(t)));
 }
 
-/** Splits one line into pieces of at most `width` columns (one pass: fields can be megabytes). */
+/**
+ * Splits one line into pieces of at most `width` columns, between words: a
+ * piece ends after the last space that fits, and only a word longer than a
+ * whole line (a hash, a URL) is cut inside. One pass: fields can be megabytes.
+ */
 export function wrap(s: string, width: number): string[] {
   if (width <= 0) return [s];
   const out: string[] = [];
-  let start = 0;
-  let w = 0;
+  let start = 0; // where the current piece starts
+  let w = 0; // its width so far
+  let word = false; // whether it has a non-space yet (leading indentation is no place to break)
+  let breakAt = -1; // just after the last space that follows a word in it
+  let widthAtBreak = 0;
   let i = 0;
   while (i < s.length) {
     const cp = s.codePointAt(i)!;
     const len = cp > 0xffff ? 2 : 1;
     const cw = charWidth(cp);
     if (w + cw > width && i > start) {
-      out.push(s.slice(start, i));
-      start = i;
-      w = 0;
+      if (cp === 0x20 && word) {
+        // The space that overflows ends the piece; the next starts after it.
+        out.push(s.slice(start, i));
+        start = i + 1;
+        w = 0;
+        word = false;
+        breakAt = -1;
+        i += 1;
+        continue;
+      }
+      if (breakAt > start) {
+        out.push(s.slice(start, breakAt - 1));
+        start = breakAt;
+        w -= widthAtBreak;
+        word = i > breakAt;
+      } else {
+        out.push(s.slice(start, i));
+        start = i;
+        w = 0;
+        word = false;
+      }
+      breakAt = -1;
     }
     w += cw;
     i += len;
+    if (cp === 0x20) {
+      if (word) {
+        breakAt = i;
+        widthAtBreak = w;
+      }
+    } else {
+      word = true;
+    }
   }
   out.push(s.slice(start));
   return out;

@@ -1,4 +1,12 @@
-import { initialState, parseKeys, reduce, renderScreen, type ReplayState, type ScreenLine } from './screen';
+import {
+  initialState,
+  parseKeys,
+  reduce,
+  renderScreen,
+  walkedSteps,
+  type ReplayState,
+  type ScreenLine,
+} from './screen';
 import type { ReplaySource } from './source';
 
 /**
@@ -10,14 +18,20 @@ import type { ReplaySource } from './source';
 export interface TtyOptions {
   input?: NodeJS.ReadStream;
   output?: NodeJS.WriteStream;
-  /** Forks the run from a step; resolves to a line to show (e.g. the new worktree's path). */
-  fork?: (seq: number) => Promise<string> | string;
+  /**
+   * Forks the run from a step (after the operator confirmed); resolves to the
+   * lines to show in full (the new worktree, its branch). Absent: `f` is not offered.
+   */
+  fork?: (seq: number) => Promise<string | string[]> | string | string[];
   /** The step to start on (default 0). */
   start?: number;
+  /** Walk only the first `limit` steps (`replay --limit N`). */
+  limit?: number;
 }
 
 const STYLE: Partial<Record<NonNullable<ScreenLine['style']>, string>> = {
   header: '\x1b[7m',
+  'header-warn': '\x1b[7;33m',
   rule: '\x1b[2m',
   label: '\x1b[1m',
   dim: '\x1b[2m',
@@ -45,7 +59,12 @@ function paint(lines: ScreenLine[]): string {
 export function runInteractive(source: ReplaySource, options: TtyOptions = {}): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  let state: ReplayState = initialState(Math.min(Math.max(0, options.start ?? 0), Math.max(0, source.steps - 1)));
+  const walk = {
+    canFork: options.fork !== undefined,
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+  };
+  const steps = walkedSteps(source, initialState(0, walk));
+  let state: ReplayState = initialState(Math.min(Math.max(0, options.start ?? 0), Math.max(0, steps - 1)), walk);
   const size = (): { width: number; height: number } => ({ width: output.columns || 80, height: output.rows || 24 });
   let busy = false;
   let restored = false;
@@ -83,9 +102,11 @@ export function runInteractive(source: ReplaySource, options: TtyOptions = {}): 
       busy = true;
       render();
       try {
-        state = { ...state, message: await options.fork(state.index) };
+        const said = await options.fork(state.index);
+        // The result is shown whole, in a panel (a footer line would cut the worktree path and branch).
+        state = { ...state, message: '', panel: typeof said === 'string' ? [said] : said };
       } catch (e) {
-        state = { ...state, message: `fork failed: ${(e as Error).message.split('\n')[0]}` };
+        state = { ...state, message: '', panel: ['fork failed', '', ...(e as Error).message.split('\n')] };
       } finally {
         busy = false;
       }

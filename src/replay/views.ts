@@ -1,8 +1,8 @@
 import type { JsonValue } from '../canonical';
-import type { JournalDiff } from './diff';
+import type { DiffSide, JournalDiff } from './diff';
 import { entryAt, stepBlobs, stepBody, type BlobInfo } from './body';
 import { storedRow, type ReplaySource } from './source';
-import { signatureText } from './screen';
+import { signatureText, sourceSignature } from './screen';
 import { stepSummary, type StepSummary } from './step';
 import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './text';
 
@@ -42,15 +42,35 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
   return out;
 }
 
-/** `replay --json`: `{agent_id, head_hash, steps, entries}`, rows exactly as stored; `steps` counts them all. */
+/** A receipt's signature for `--json` (`{status, holds}`), or null for a journal. */
+export function signatureDocument(source: ReplaySource): { status: string; holds: boolean } | null {
+  const v = sourceSignature(source);
+  return v === undefined ? null : { status: v.status, holds: v.holds };
+}
+
+/**
+ * `replay --json`: `{ok, agent_id, head_hash, steps, signature, entries}`, rows
+ * exactly as stored; `steps` counts them all; `ok` is false only for a receipt
+ * whose signature was not checked (a chain that does not verify is an error document).
+ */
 export function replayDocument(
   source: ReplaySource,
   limit?: number,
-): { agent_id: string; head_hash: string; steps: number; entries: JsonValue[] } {
+): {
+  ok: boolean;
+  agent_id: string;
+  head_hash: string;
+  steps: number;
+  signature: { status: string; holds: boolean } | null;
+  entries: JsonValue[];
+} {
+  const signature = signatureDocument(source);
   return {
+    ok: signature?.holds ?? true,
     agent_id: source.agentId,
     head_hash: source.head_hash,
     steps: source.steps,
+    signature,
     entries: source.entries.slice(0, limit ?? source.entries.length).map(storedRow),
   };
 }
@@ -78,9 +98,11 @@ export function showLines(source: ReplaySource, seq: number): string[] {
 }
 
 export interface ShowDocument {
+  ok: boolean;
   agent_id: string;
   head_hash: string;
   steps: number;
+  signature: { status: string; holds: boolean } | null;
   seq: number;
   line: number;
   entry: JsonValue;
@@ -90,10 +112,13 @@ export interface ShowDocument {
 /** `show --json`: the row as stored, its 1-based line, and its blobs. */
 export function showDocument(source: ReplaySource, seq: number): ShowDocument {
   const e = entryAt(source, seq);
+  const signature = signatureDocument(source);
   return {
+    ok: signature?.holds ?? true,
     agent_id: source.agentId,
     head_hash: source.head_hash,
     steps: source.steps,
+    signature,
     seq: e.row.seq,
     line: e.line,
     entry: storedRow(e),
@@ -101,28 +126,68 @@ export function showDocument(source: ReplaySource, seq: number): ShowDocument {
   };
 }
 
-/** `diff` as lines: the verdict, then the fields that differ at the divergence. */
-export function diffLines(d: JournalDiff, leftName: string, rightName: string): string[] {
+/** One side's verification status for `diff`: verified, or every fault. */
+export function diffSideLines(side: DiffSide, label: 'left' | 'right', name: string): string[] {
+  const shown = `${label.padEnd(5)} ${sanitize(name)}`;
+  const sig =
+    side.signature === null
+      ? ''
+      : `, ${side.signature.status === 'not_checked' ? 'signature NOT checked' : side.signature.status.replace(/_/g, ' ')}`;
+  if (side.verified)
+    return [`${shown}: chain verified, ${side.steps} step${side.steps === 1 ? '' : 's'}, head ${side.head_hash}${sig}`];
+  const out = [
+    `${shown}: chain does NOT verify (${side.errors.length} fault${side.errors.length === 1 ? '' : 's'}), ${side.steps} well-formed row${side.steps === 1 ? '' : 's'}${sig}`,
+  ];
+  const shownFaults = side.errors.slice(0, 10);
+  for (const f of shownFaults)
+    out.push(
+      `  ${sanitize(f.line === null ? (f.file ?? '') : `${f.file ?? ''}:${f.line}`)}: ${f.kind}: ${sanitize(f.message)}`,
+    );
+  if (side.errors.length > shownFaults.length) out.push(`  … and ${side.errors.length - shownFaults.length} more`);
+  return out;
+}
+
+/** `diff` as lines: each side's status (when given), the verdict, then the fields that differ at the divergence. */
+export function diffLines(
+  d: JournalDiff,
+  leftName: string,
+  rightName: string,
+  sides?: { left: DiffSide; right: DiffSide },
+): string[] {
   const l = sanitize(leftName);
   const r = sanitize(rightName);
-  if (!d.diverged) return [`same: ${l} and ${r} have the same ${d.left_steps} steps (head ${d.left_head})`];
+  const status =
+    sides === undefined
+      ? []
+      : [...diffSideLines(sides.left, 'left', leftName), ...diffSideLines(sides.right, 'right', rightName)];
+  if (!d.diverged) return [...status, `same: ${l} and ${r} have the same ${d.left_steps} steps (head ${d.left_head})`];
   if (d.reason === 'length_mismatch') {
     const longer = d.left_steps > d.right_steps ? l : r;
     return [
+      ...status,
       `diverged at step ${d.seq}: length_mismatch (${l} has ${d.left_steps} steps, ${r} has ${d.right_steps})`,
       `  the first ${d.seq} steps are the same; ${longer} goes on`,
     ];
   }
+  const what = [...d.fields_changed, ...d.hashes_changed.filter(() => d.fields_changed.length === 0)];
   const out = [
-    `diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} ${d.fields_changed.length > 1 ? 'differ' : 'differs'}`,
+    ...status,
+    `diverged at step ${d.seq}: ${what.join(', ')} ${what.length > 1 ? 'differ' : 'differs'}` +
+      (d.left_line !== d.right_line
+        ? ` (line ${d.left_line} of ${l}, line ${d.right_line} of ${r})`
+        : ` (line ${d.left_line})`),
   ];
   const get = (v: JsonValue, k: string): JsonValue => (v instanceof Map ? (v.get(k) ?? null) : null);
-  for (const f of d.fields_changed) {
+  for (const f of what) {
     out.push(`  ${f}:`);
     out.push(`    - ${truncate(preview(get(d.left, f)), 200)}`);
     out.push(`    + ${truncate(preview(get(d.right, f)), 200)}`);
   }
-  out.push(`  left  ${l}: step_hash ${String(get(d.left, 'step_hash'))}`);
-  out.push(`  right ${r}: step_hash ${String(get(d.right, 'step_hash'))}`);
+  const faultAt = (side: DiffSide | undefined, line: number | null): string => {
+    const f = side?.errors.find((e) => e.line === line && e.kind === 'step_hash_mismatch');
+    return f === undefined ? '' : ' (stored: does not match the fields, step_hash_mismatch)';
+  };
+  out.push(`  left  ${l}: step_hash ${String(get(d.left, 'step_hash'))}${faultAt(sides?.left, d.left_line)}`);
+  out.push(`  right ${r}: step_hash ${String(get(d.right, 'step_hash'))}${faultAt(sides?.right, d.right_line)}`);
   return out;
 }
