@@ -27,6 +27,11 @@ export interface RecordResult {
   warnings: string[];
   /** The per-step worktree snapshot, when one was recorded. */
   snapshot?: SnapshotInfo;
+  /**
+   * Things worth saying once, not warnings: outside a git work tree there are no
+   * snapshots, which is said on a journal's first step only.
+   */
+  notes: string[];
 }
 
 export function recordStep(journalDirPath: string, step: StepInput, options: RecordOptions): RecordResult {
@@ -34,7 +39,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   const journal = Journal.open(journalDirPath, options);
   const row = journal.append(step);
   const warnings: string[] = [];
-  const result: RecordResult = { row, journal, warnings };
+  const result: RecordResult = { row, journal, warnings, notes: [] };
   if (options.snapshot !== false) {
     try {
       const agentId = path.basename(path.resolve(journalDirPath));
@@ -46,6 +51,10 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
         env: options.env ?? process.env,
       });
       if (snap !== undefined) result.snapshot = snap;
+      else if (row.seq === 0)
+        result.notes.push(
+          `${options.root} is not in a git work tree: steps are recorded without worktree snapshots (a fork restores no files)`,
+        );
     } catch (e) {
       warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${(e as Error).message}`);
     }

@@ -1,4 +1,6 @@
+import { parseArgs as nodeParseArgs } from 'node:util';
 import { InputError } from '../errors';
+import { didYouMean } from './suggest';
 
 /** How one option is read: a boolean flag, a single value, or a repeatable value. */
 export type OptionKind = 'flag' | 'value' | 'list';
@@ -7,6 +9,10 @@ export interface OptionSpec {
   kind: OptionKind;
   /** Single-letter alias, e.g. `o` for `-o`. */
   short?: string;
+  /** What the option does, one sentence for `--help` (every option of a registered command has one). */
+  description?: string;
+  /** The value's placeholder in `--help`, e.g. `DIR` (default `VALUE`). */
+  value?: string;
 }
 
 export interface ParsedArgs {
@@ -16,51 +22,88 @@ export interface ParsedArgs {
   lists: Map<string, string[]>;
 }
 
+/** `--name`, or `-o, --name` when it has a short alias. */
+export function optionLabel(name: string, spec: OptionSpec): string {
+  return spec.short === undefined ? `--${name}` : `-${spec.short}, --${name}`;
+}
+
 /**
- * A small, strict argument parser: unknown options are usage errors, `--x=v` and
- * `--x v` both work, `--` ends options, and a lone `-` is a positional (stdin).
+ * A strict argument parser over node:util `parseArgs` (its tokens: `--x=v` and
+ * `--x v`, `-o v` and `-ov`, `--` ends options, a lone `-` is a positional for
+ * stdin). On top of it: unknown options are usage errors with the closest known
+ * option suggested, a flag given a value, a value option given twice or without
+ * its value are errors. A value option takes the next argument whatever it looks
+ * like (`--prompt -x` is the prompt `-x`), as git does.
  */
 export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, command: string): ParsedArgs {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
+  for (const [name, s] of Object.entries(spec)) {
+    options[name] = { type: s.kind === 'flag' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
+  }
+  const { tokens } = nodeParseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
   const out: ParsedArgs = { positionals: [], flags: new Set(), values: new Map(), lists: new Map() };
-  const byShort = new Map<string, string>();
-  for (const [name, s] of Object.entries(spec)) if (s.short) byShort.set(s.short, name);
-  let i = 0;
-  while (i < argv.length) {
-    const arg = argv[i++]!;
-    if (arg === '--') {
-      out.positionals.push(...argv.slice(i));
-      break;
-    }
-    let name: string | undefined;
-    let inline: string | undefined;
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      inline = eq < 0 ? undefined : arg.slice(eq + 1);
-    } else if (arg.length === 2 && arg[0] === '-' && arg !== '-') {
-      name = byShort.get(arg[1]!);
-      if (name === undefined) throw new InputError(`${command}: unknown option ${arg}`);
-    } else {
-      out.positionals.push(arg);
+  const known = Object.keys(spec).map((n) => `--${n}`);
+  for (const t of tokens) {
+    if (t.kind === 'positional') {
+      out.positionals.push(t.value);
       continue;
     }
-    const s = spec[name];
-    if (s === undefined) throw new InputError(`${command}: unknown option --${name}`);
+    if (t.kind === 'option-terminator') continue;
+    const s = spec[t.name];
+    if (s === undefined) {
+      const raw = t.rawName.startsWith('--') ? t.rawName : t.rawName.length === 2 ? t.rawName : `--${t.name}`;
+      throw new InputError(
+        `${command}: unknown option ${raw}${didYouMean(raw, known, (w) => w)} (see \`stepchain ${command} --help\`)`,
+      );
+    }
+    const label = `--${t.name}`;
     if (s.kind === 'flag') {
-      if (inline !== undefined) throw new InputError(`${command}: --${name} takes no value`);
-      out.flags.add(name);
+      if (t.value !== undefined) throw new InputError(`${command}: ${label} takes no value`);
+      out.flags.add(t.name);
       continue;
     }
-    const value = inline ?? argv[i++];
-    if (value === undefined) throw new InputError(`${command}: --${name} needs a value`);
+    if (t.value === undefined) throw new InputError(`${command}: ${label} needs a value`);
     if (s.kind === 'value') {
-      if (out.values.has(name)) throw new InputError(`${command}: --${name} given twice`);
-      out.values.set(name, value);
+      if (out.values.has(t.name)) throw new InputError(`${command}: ${label} given twice`);
+      out.values.set(t.name, t.value);
     } else {
-      out.lists.set(name, [...(out.lists.get(name) ?? []), value]);
+      out.lists.set(t.name, [...(out.lists.get(t.name) ?? []), t.value]);
     }
   }
   return out;
+}
+
+/** Whether `--help` or `-h` comes before any `--` (and is not the value of an option). */
+export function wantsHelp(argv: string[], spec: Record<string, OptionSpec>): boolean {
+  return flagBeforeTerminator(argv, spec, (t) => t.name === 'help' || t.rawName === '-h');
+}
+
+/** Whether `--json` is among the options (before any `--`), whatever else is wrong with the line. */
+export function wantsJson(argv: string[], spec: Record<string, OptionSpec>): boolean {
+  if (spec.json === undefined) return false;
+  return flagBeforeTerminator(argv, spec, (t) => t.name === 'json' && t.value === undefined);
+}
+
+function flagBeforeTerminator(
+  argv: string[],
+  spec: Record<string, OptionSpec>,
+  match: (t: { name: string; rawName: string; value?: string | undefined }) => boolean,
+): boolean {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const [name, s] of Object.entries(spec)) {
+    if (name === 'help') continue;
+    options[name] = { type: s.kind === 'flag' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
+  }
+  try {
+    const { tokens } = nodeParseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+    for (const t of tokens) {
+      if (t.kind === 'option-terminator') return false;
+      if (t.kind === 'option' && match(t)) return true;
+    }
+  } catch {
+    /* not parseable at all: no */
+  }
+  return false;
 }
 
 /** Exactly `count` positionals (named for the error message). */
@@ -71,7 +114,7 @@ export function expectPositionals(args: ParsedArgs, names: string[], command: st
       `${command}: missing ${names
         .slice(args.positionals.length)
         .map((n) => `<${n}>`)
-        .join(' ')}`,
+        .join(' ')} (see \`stepchain ${command} --help\`)`,
     );
   }
   if (args.positionals.length > names.length) {

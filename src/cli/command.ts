@@ -1,7 +1,18 @@
 import type { OptionSpec, ParsedArgs } from './args';
 import type { CommandIO } from './io';
 
-/** One CLI command: a thin layer that reads arguments and calls the library. */
+/** One example for `--help`: a command line and what it does. */
+export interface CommandExample {
+  run: string;
+  what: string;
+}
+
+/**
+ * One CLI command: a thin layer that reads arguments and calls the library.
+ * `description`, `examples`, `exitCodes` and each option's `description` feed
+ * `--help`; they are optional so a command compiles without them, and a test
+ * requires them of every registered command.
+ */
 export interface Command {
   /** Words that select it, e.g. `['receipt', 'verify']`. */
   name: string[];
@@ -9,6 +20,11 @@ export interface Command {
   usage: string;
   summary: string;
   options: Record<string, OptionSpec>;
+  /** More about what it does, for `--help` (paragraphs separated by a blank line). */
+  description?: string;
+  examples?: CommandExample[];
+  /** What each exit code means for this command. */
+  exitCodes?: Record<number, string>;
   /** Returns the exit code (0 holds, 1 does not); throws StepchainError for the rest. */
   run(args: ParsedArgs, io: CommandIO): Promise<number> | number;
 }

@@ -1,16 +1,73 @@
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OptionSpec, ParsedArgs } from './args';
 import type { CommandIO } from './io';
 import { InputError } from '../errors';
+import { resolveProjectRoot } from '../project';
+import { pathKind } from '../util/fs';
 import { isSha256Hex } from '../util/hash';
 
-export const ROOT_OPTION: Record<string, OptionSpec> = { root: { kind: 'value' } };
-export const JSON_OPTION: Record<string, OptionSpec> = { json: { kind: 'flag' } };
+export const ROOT_OPTION: Record<string, OptionSpec> = {
+  root: {
+    kind: 'value',
+    value: 'DIR',
+    description:
+      'The project root (the directory holding .sdd/). Default: found like git: the nearest directory upwards holding .sdd/, ' +
+      'else the top of the git work tree, else the current directory.',
+  },
+};
+export const JSON_OPTION: Record<string, OptionSpec> = {
+  json: {
+    kind: 'flag',
+    description:
+      'Print one JSON document on stdout (snake_case keys, full hashes); an error is {"ok": false, "error": {...}}.',
+  },
+};
+/** `--public-key FILE` (repeatable) for commands that show or check receipts. */
+export const PUBLIC_KEY_OPTION: OptionSpec = {
+  kind: 'list',
+  value: 'FILE',
+  description:
+    "A trusted Ed25519 public key (PEM SPKI or 32 raw bytes): a signed receipt's signature must verify under one of them. " +
+    'Without one, a signed receipt is shown with "signature NOT checked" and never verifies.',
+};
 
-/** The project root: `--root DIR` or the current directory. */
-export function rootOf(args: ParsedArgs, io: CommandIO): string {
-  return path.resolve(io.cwd, args.values.get('root') ?? '.');
+/** `--force` for commands that write a file: replace an existing one. */
+export const FORCE_OPTION: Record<string, OptionSpec> = {
+  force: {
+    kind: 'flag',
+    description: 'Replace the output file if it exists (without it an existing file is refused).',
+  },
+};
+
+/**
+ * The project root: `--root DIR`, else found from the current directory like
+ * git (see `findProjectRoot`). `create`: the command may create `<root>/.sdd/`,
+ * so an explicit root inside another project is refused.
+ */
+export function rootOf(args: ParsedArgs, io: CommandIO, options: { create?: boolean } = {}): string {
+  const explicit = args.values.get('root');
+  return resolveProjectRoot({
+    cwd: io.cwd,
+    ...(explicit === undefined ? {} : { explicit }),
+    ...(options.create ? { create: true } : {}),
+  }).root;
+}
+
+/** Refuses to replace an existing file unless `--force`, as `report` does (nothing is written: exit 2). */
+export function refuseOverwrite(file: string, shown: string, args: ParsedArgs, command: string): void {
+  if (pathKind(file) === 'dir') throw new InputError(`${command}: ${shown} is a directory`);
+  if (args.flags.has('force')) return;
+  if (pathKind(file) !== undefined || isSymlink(file))
+    throw new InputError(`${command}: ${shown} exists; refusing to replace it (give --force to replace it)`);
+}
+
+function isSymlink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Reads a file named on the command line (`-` is stdin); errors name the file. */

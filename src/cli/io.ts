@@ -16,6 +16,8 @@ export interface CommandIO {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The terminal's width for help text (absent: 80, or `COLUMNS`). */
+  columns?: number;
 }
 
 /**
@@ -26,8 +28,25 @@ export function jsonDocument(doc: unknown): string {
   return encode(doc as JsonValue, { sortKeys: false, allowNonFinite: true });
 }
 
+/**
+ * A reader that went away (`stepchain replay big | head -3`) ends the process
+ * quietly, as git does: no EPIPE stack trace, exit status 141 (128 + SIGPIPE,
+ * what a shell shows for git in that pipe). Installed once by the bin entry.
+ */
+export function exitQuietlyOnClosedPipe(): void {
+  const closed = (e: NodeJS.ErrnoException): boolean => e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED';
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (closed(e)) process.exit(141);
+    // Any other failure to write (a full disk behind `> file`) is one line, not a stack trace.
+    process.stderr.write(`stepchain: cannot write the output: ${e.code ?? e.message}\n`);
+    process.exit(1);
+  });
+  process.stderr.on('error', (e: NodeJS.ErrnoException) => process.exit(closed(e) ? 141 : 1));
+}
+
 export function processIO(): CommandIO {
   return {
+    ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
     json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),

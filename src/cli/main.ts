@@ -1,15 +1,17 @@
-import { parseArgs } from './args';
+import { parseArgs, wantsHelp, wantsJson } from './args';
 import type { Command } from './command';
 import { commands } from './commands';
+import { commandHelp, groupHelp, groupNames, mainHelp } from './help';
 import { processIO, type CommandIO } from './io';
-import { StepchainError } from '../errors';
+import { didYouMean } from './suggest';
+import { errorDocument, InputError, StepchainError } from '../errors';
 import { VERSION } from '../version';
 
-function usageText(): string {
-  const lines = [`stepchain ${VERSION}: tamper-evident, replayable AI-agent runs`, '', 'Commands:'];
-  for (const c of commands) lines.push(`  stepchain ${c.name.join(' ')} ${c.usage}`.trimEnd(), `      ${c.summary}`);
-  lines.push('', 'Exit codes: 0 holds, 1 does not hold, 2 usage or input error. `--json` prints one JSON document.');
-  return lines.join('\n');
+/** Help is wrapped at the terminal's width; 80 columns when it is not a terminal (`COLUMNS` overrides). */
+function widthOf(io: CommandIO): number {
+  const env = Number(io.env.COLUMNS);
+  const w = io.columns ?? (Number.isInteger(env) && env > 0 ? env : 80);
+  return Math.max(30, w);
 }
 
 /** Picks the command whose name words are the longest prefix of argv. */
@@ -21,38 +23,96 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | und
   return best && { command: best, rest: argv.slice(best.name.length) };
 }
 
+/** The commands of a group, for a command that is also a group (`fork` and `fork rm`). */
+function subcommandsOf(command: Command): Command[] {
+  return commands.filter(
+    (c) => c.name.length === command.name.length + 1 && command.name.every((w, i) => c.name[i] === w),
+  );
+}
+
+/** An unknown command (or group member): one line with the closest names. */
+function unknownCommand(words: string[]): InputError {
+  const groups = groupNames(commands);
+  if (words.length >= 2 && groups.has(words[0]!)) {
+    const group = words[0]!;
+    const wrong = `${group} ${words[1]}`;
+    const known = commands.filter((c) => c.name[0] === group && c.name.length > 1).map((c) => c.name.join(' '));
+    return new InputError(
+      `unknown command ${JSON.stringify(wrong)}${didYouMean(wrong, known)} (see \`stepchain ${group} --help\`)`,
+    );
+  }
+  const word = words[0] ?? '';
+  const known = [...new Set(commands.map((c) => c.name[0]!)), 'help', 'version'];
+  return new InputError(`unknown command ${JSON.stringify(word)}${didYouMean(word, known)} (see \`stepchain help\`)`);
+}
+
+/** `stepchain help [words...]`: the text, or an error for unknown words. */
+function helpFor(words: string[], width: number): string {
+  if (words.length === 0) return mainHelp(commands, width);
+  const exact = commands.find((c) => c.name.length === words.length && c.name.every((w, i) => words[i] === w));
+  if (exact) return commandHelp(exact, width, subcommandsOf(exact));
+  if (words.length === 1 && groupNames(commands).has(words[0]!)) return groupHelp(words[0]!, commands, width);
+  throw unknownCommand(words);
+}
+
+/** Prints an error: one line on stderr, and with `--json` also the error document on stdout. */
+function report(e: unknown, io: CommandIO, json: boolean): number {
+  const doc = errorDocument(e);
+  if (json) io.json(doc);
+  if (e instanceof StepchainError) {
+    io.err(`stepchain: ${e.message}`);
+    return e.exitCode;
+  }
+  // An unexpected failure is still one line; STEPCHAIN_DEBUG shows the stack.
+  io.err(`stepchain: internal error: ${doc.error.message}`);
+  if (io.env.STEPCHAIN_DEBUG) io.err(String((e as Error | undefined)?.stack));
+  return 1;
+}
+
 /** Runs one command line; returns the exit code. Never throws, never prints a stack trace. */
 export async function runCli(argv: string[], io: CommandIO = processIO()): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    io.out(usageText());
-    return argv.length === 0 ? 2 : 0;
+  const width = widthOf(io);
+  const head = argv[0];
+  // `--json` anywhere before `--` asks for a JSON error too, even when the command line itself is wrong.
+  const rawJson = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+  if (head === undefined) {
+    io.out(mainHelp(commands, width));
+    return 2;
   }
-  if (argv[0] === '--version' || argv[0] === 'version') {
+  if (head === '--version' || head === 'version' || head === '-V') {
     io.out(VERSION);
     return 0;
   }
+  if (head === 'help' || head === '--help' || head === '-h') {
+    try {
+      io.out(helpFor(argv.slice(1), width));
+      return 0;
+    } catch (e) {
+      return report(e, io, rawJson);
+    }
+  }
   const found = findCommand(argv);
   if (found === undefined) {
-    io.err(`stepchain: unknown command ${JSON.stringify(argv[0])} (see \`stepchain help\`)`);
-    return 2;
+    const groups = groupNames(commands);
+    if (groups.has(head)) {
+      const next = argv[1];
+      if (next === undefined || next === '--help' || next === '-h') {
+        io.out(groupHelp(head, commands, width));
+        return next === undefined ? 2 : 0;
+      }
+    }
+    return report(unknownCommand(argv.slice(0, 2)), io, rawJson);
   }
   const { command, rest } = found;
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(`usage: stepchain ${command.name.join(' ')} ${command.usage}\n\n${command.summary}`);
+  if (wantsHelp(rest, command.options)) {
+    io.out(commandHelp(command, width, subcommandsOf(command)));
     return 0;
   }
+  const json = wantsJson(rest, command.options);
   try {
     const args = parseArgs(rest, command.options, command.name.join(' '));
     return await command.run(args, io);
   } catch (e) {
-    if (e instanceof StepchainError) {
-      io.err(`stepchain: ${e.message}`);
-      return e.exitCode;
-    }
-    // An unexpected failure is still one line; STEPCHAIN_DEBUG shows the stack.
-    const err = e as Error;
-    io.err(`stepchain: internal error: ${err?.message ?? String(e)}`);
-    if (io.env.STEPCHAIN_DEBUG) io.err(String(err?.stack));
-    return 1;
+    return report(e, io, json || rawJson);
   }
 }

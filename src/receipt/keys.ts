@@ -1,4 +1,5 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { InputError } from '../errors';
 import { sha256Hex } from '../util/hash';
@@ -188,6 +189,8 @@ function writeNew(file: string, text: string, mode: number): void {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new InputError(`${file}: already exists; refusing to overwrite a key file`);
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new InputError(`${file}: cannot create: the directory ${path.dirname(path.resolve(file))} does not exist`);
     throw new InputError(`${file}: cannot create: ${code ?? (e as Error).message}`);
   }
   try {

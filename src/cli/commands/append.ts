@@ -21,25 +21,53 @@ export const appendCommand: Command = {
     '<agent> [--root DIR] [--input FILE|-] [--input-hash HEX] [--model M] [--prompt TEXT | --prompt-file FILE] ' +
     '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--no-snapshot] [--json]',
   summary: "Append one step to an agent's journal (recovering and verifying the chain first) and print the row.",
+  description:
+    '<agent> is an agent id (its journal is <root>/.sdd/runtime/journal/<agent>/000000.jsonl, created on the first append) ' +
+    'or a journal directory. The chain is recovered and verified first: a journal that does not verify is never extended. ' +
+    'In a git work tree the files as they are now are recorded as the snapshot of this step (a fork from this step restores them).',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
-    input: { kind: 'value' },
-    'input-hash': { kind: 'value' },
-    model: { kind: 'value' },
-    prompt: { kind: 'value' },
-    'prompt-file': { kind: 'value' },
-    'tool-call': { kind: 'value' },
-    'tool-result': { kind: 'value' },
-    blob: { kind: 'list' },
-    'no-snapshot': { kind: 'flag' },
+    input: {
+      kind: 'value',
+      value: 'FILE|-',
+      description: 'The input blob (its SHA-256 is the input_hash; stored in the CAS). `-` reads stdin.',
+    },
+    'input-hash': {
+      kind: 'value',
+      value: 'HEX',
+      description: 'The input_hash as given (64 lowercase hex digits) when the input itself is not at hand.',
+    },
+    model: { kind: 'value', value: 'M', description: 'The model that ran the step.' },
+    prompt: { kind: 'value', value: 'TEXT', description: 'The prompt text.' },
+    'prompt-file': {
+      kind: 'value',
+      value: 'FILE',
+      description: 'Read the prompt from a file, byte for byte (UTF-8). `-` reads stdin.',
+    },
+    'tool-call': { kind: 'value', value: 'JSON', description: 'The tool call, as JSON (numbers kept exactly).' },
+    'tool-result': { kind: 'value', value: 'JSON', description: 'The tool result, as JSON.' },
+    blob: { kind: 'list', value: 'FILE', description: 'An extra blob to store in the CAS and list in blob_refs.' },
+    'no-snapshot': { kind: 'flag', description: 'Do not record a git snapshot of the work tree for this step.' },
+  },
+  examples: [
+    {
+      run: 'stepchain append agent-1 --model claude-3-7-sonnet-20250219 --prompt "Fix the bug" --tool-call \'{"name":"edit_file"}\'',
+      what: 'record one step of agent-1',
+    },
+    { run: 'git diff | stepchain append agent-1 --input - --prompt "review"', what: 'the input blob from stdin' },
+  ],
+  exitCodes: {
+    0: 'the step was appended',
+    1: 'the journal does not verify (nothing appended), or it is locked',
+    2: 'usage or input error (bad id, unreadable file, bad JSON)',
   },
   run(args, io) {
     const [target] = args.positionals;
     if (target === undefined) throw new InputError('append: missing <agent>');
     if (args.positionals.length > 1)
       throw new InputError(`append: unexpected argument ${JSON.stringify(args.positionals[1])}`);
-    const root = rootOf(args, io);
+    const root = rootOf(args, io, { create: true });
     if (args.values.has('prompt') && args.values.has('prompt-file'))
       throw new InputError('append: give --prompt or --prompt-file, not both');
     if (args.values.has('input') && args.values.has('input-hash'))
@@ -73,7 +101,7 @@ export const appendCommand: Command = {
     const { dir } = resolveJournal(target, root, false);
     if (target.endsWith('.jsonl'))
       throw new InputError(`append: give an agent id or a journal directory, not a file (${target})`);
-    const { row, journal, warnings, snapshot } = recordStep(dir, step, {
+    const { row, journal, warnings, notes, snapshot } = recordStep(dir, step, {
       root,
       env: io.env,
       snapshot: !args.flags.has('no-snapshot'),
@@ -81,6 +109,7 @@ export const appendCommand: Command = {
       ...(projectRootOf(dir) === undefined ? { cas: new Cas(casDir(root)) } : {}),
     });
     for (const w of warnings) io.err(`stepchain: warning: ${w}`);
+    for (const n of notes) io.err(`stepchain: note: ${n}`);
     if (args.flags.has('json')) {
       io.out(encodeRow(row));
     } else {

@@ -9,15 +9,26 @@ export const auditQueryCommand: Command = {
   name: ['audit', 'query'],
   usage: '[--event-type T] [--actor A] [--since ISO] [--until ISO] [--dir DIR] [--root DIR] [--json]',
   summary: 'List audit events by type, actor and time range (inclusive bounds; a bare date covers the whole UTC day).',
+  description: 'Lists without verifying: run `stepchain audit verify` to check the chain.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
-    dir: { kind: 'value' },
-    'event-type': { kind: 'value' },
-    actor: { kind: 'value' },
-    since: { kind: 'value' },
-    until: { kind: 'value' },
+    dir: { kind: 'value', value: 'DIR', description: 'The audit directory (default <root>/.sdd/audit).' },
+    'event-type': { kind: 'value', value: 'T', description: 'Only this event type, e.g. replay.fork.' },
+    actor: { kind: 'value', value: 'A', description: 'Only events of this actor.' },
+    since: {
+      kind: 'value',
+      value: 'ISO',
+      description: 'From this time on (inclusive; a bare date is its whole UTC day).',
+    },
+    until: {
+      kind: 'value',
+      value: 'ISO',
+      description: 'Up to this time (inclusive; a bare date is its whole UTC day).',
+    },
   },
+  examples: [{ run: 'stepchain audit query --event-type replay.fork --since 2026-12-01', what: 'forks since a day' }],
+  exitCodes: { 0: 'listed (possibly none)', 2: 'usage or input error (a bad time)' },
   run(args, io) {
     expectPositionals(args, [], 'audit query');
     const dirOpt = args.values.get('dir');

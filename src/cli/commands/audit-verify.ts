@@ -9,7 +9,25 @@ export const auditVerifyCommand: Command = {
   usage: '[--dir DIR] [--key FILE] [--root DIR] [--json]',
   summary:
     'Verify the HMAC-chained audit log across its daily files: every fault with file and line. Exit 0 holds, 1 not.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, dir: { kind: 'value' }, key: { kind: 'value' } },
+  description:
+    'Every line must be byte-identical to its canonical form, every prev_hmac the previous hmac, every hmac recompute ' +
+    'under the key. A missing or empty audit directory is a fault, never "OK, 0 entries".',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    dir: { kind: 'value', value: 'DIR', description: 'The audit directory (default <root>/.sdd/audit).' },
+    key: {
+      kind: 'value',
+      value: 'FILE',
+      description: 'The HMAC key file (default STEPCHAIN_AUDIT_KEY_PATH, else the XDG state directory).',
+    },
+  },
+  examples: [{ run: 'stepchain audit verify', what: "verify this project's audit chain" }],
+  exitCodes: {
+    0: 'the chain holds',
+    1: 'a fault (each printed with file and line), or no entries at all',
+    2: 'usage or input error (an unreadable key)',
+  },
   run(args, io) {
     expectPositionals(args, [], 'audit verify');
     const dirOpt = args.values.get('dir');

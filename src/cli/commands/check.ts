@@ -3,7 +3,7 @@ import { checkWorkspace, forkTree, parseExpectedHeads, renderCheckMarkdown, reso
 import { readPublicKeyFile } from '../../receipt';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+import { JSON_OPTION, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
 
 /** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
 export const checkCommand: Command = {
@@ -12,18 +12,46 @@ export const checkCommand: Command = {
     '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--markdown] [--json]',
   summary:
     "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. Exit 0 holds, 1 not.",
+  description:
+    'Finds the journals, run journals and receipts by the globs (defaults as the Action), verifies each, and with --base ' +
+    'checks that every journal at REF was only appended to. A signed receipt fails unless a --public-key checks it.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
-    base: { kind: 'value' },
-    journals: { kind: 'list' },
-    runs: { kind: 'list' },
-    receipts: { kind: 'list' },
-    'public-key': { kind: 'list' },
-    'expected-heads': { kind: 'value' },
-    'warn-flagged': { kind: 'flag' },
-    markdown: { kind: 'flag' },
+    base: {
+      kind: 'value',
+      value: 'REF',
+      description: 'A commit (branch, tag, hash) whose journals must only have been appended to since.',
+    },
+    journals: {
+      kind: 'list',
+      value: 'GLOB',
+      description: 'Where per-step journals are (default **/.sdd/runtime/journal/*/000000.jsonl).',
+    },
+    runs: {
+      kind: 'list',
+      value: 'GLOB',
+      description: 'Where run journals are (default **/.sdd/runs/*/journal.jsonl).',
+    },
+    receipts: {
+      kind: 'list',
+      value: 'GLOB',
+      description: 'Where receipts are (default **/*.receipt.tar and .tar.gz, .tgz).',
+    },
+    'public-key': PUBLIC_KEY_OPTION,
+    'expected-heads': {
+      kind: 'value',
+      value: 'FILE',
+      description: 'A file of `<path> <head>` lines: each journal must end at its head.',
+    },
+    'warn-flagged': { kind: 'flag', description: 'Report flagged mutations as warnings instead of failing.' },
+    markdown: { kind: 'flag', description: "Print the Action's job summary (Markdown) instead of lines." },
   },
+  examples: [
+    { run: 'stepchain check --base origin/main', what: 'what the PR check will say, before pushing' },
+    { run: 'stepchain check --public-key keys/receipts.pub --json', what: 'signed receipts, as JSON' },
+  ],
+  exitCodes: { 0: 'everything found holds', 1: 'a fault (each printed)', 2: 'usage or input error (a bad --base ref)' },
   async run(args, io) {
     expectPositionals(args, [], 'check');
     const root = rootOf(args, io);

@@ -6,10 +6,25 @@ import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 
 export const exportCommand: Command = {
   name: ['export'],
-  usage: '<agent|dir|file> -o RECEIPT [--root DIR] [--agent-id ID] [--sign-key FILE] [--cas DIR] [--json]',
+  usage: '<agent|dir|file> -o RECEIPT [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--cas DIR] [--json]',
   summary:
     'Verify a journal, then write a portable receipt (tar; .gz/.tgz names are gzipped): manifest, optional Ed25519 signature, chain, blobs.',
-  options: { ...RECEIPT_WRITE_OPTIONS, cas: { kind: 'value' } },
+  description:
+    "The journal must verify first. Blobs come from the journal's project CAS (or --cas); a blob missing there is " +
+    'named in the output and left out. Verify the receipt anywhere with `stepchain receipt verify`.',
+  options: {
+    ...RECEIPT_WRITE_OPTIONS,
+    cas: { kind: 'value', value: 'DIR', description: "Read blobs from this CAS directory instead of the project's." },
+  },
+  examples: [
+    { run: 'stepchain export agent-1 -o run.receipt.tar --sign-key stepchain.key', what: 'a signed receipt' },
+    { run: 'stepchain export agent-1 -o run.receipt.tar --force', what: 'replace an earlier receipt' },
+  ],
+  exitCodes: {
+    0: 'written',
+    1: 'the journal does not verify (nothing written)',
+    2: 'usage or input error (the output exists without --force, a bad key)',
+  },
   run(args, io) {
     const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'export');
     const options: ExportOptions = { ...common };

@@ -7,7 +7,20 @@ export const forkRmCommand: Command = {
   name: ['fork', 'rm'],
   usage: '<fork_id> [--force] [--root DIR] [--json]',
   summary: 'Remove a fork: its worktree, its branch and its snapshot refs. Refuses uncommitted changes unless --force.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, force: { kind: 'flag' } },
+  description:
+    "The branch's last commit is printed, so `git branch <name> <commit>` brings it back. A fork that has forks of its " +
+    'own is refused: remove them first.',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    force: { kind: 'flag', description: 'Remove it even with uncommitted changes or untracked files.' },
+  },
+  examples: [{ run: 'stepchain fork rm fork-try-another-fix-20261202-090414-f5aeff', what: 'remove one fork' }],
+  exitCodes: {
+    0: 'removed',
+    1: 'refused (uncommitted changes without --force, forks of its own)',
+    2: 'usage or input error (no such fork)',
+  },
   async run(args, io) {
     const [id] = expectPositionals(args, ['fork_id'], 'fork rm');
     const r = await removeFork(rootOf(args, io), id!, { force: args.flags.has('force'), env: io.env });

@@ -10,14 +10,40 @@ export const forkCommand: Command = {
   summary:
     'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
     'with --from-step, the verified prefix [0..N] and the files of step N.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, 'from-step': { kind: 'value' }, label: { kind: 'value' } },
+  description:
+    '<session> is an agent id with a journal (or a session file) in this project. The parent journal must verify first. ' +
+    'The fork gets the journal prefix [0..N] and, when step N has a snapshot, exactly the files the agent had at step N. ' +
+    'Nothing is left behind when a step fails. Remove a fork with `stepchain fork rm`.',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    'from-step': {
+      kind: 'value',
+      value: 'N',
+      description:
+        'Fork at step N (0-based): the prefix [0..N] and the files of step N. Without it: a session-level fork.',
+    },
+    label: { kind: 'value', value: 'L', description: 'A label, kept in the fork block and used in the fork id.' },
+  },
+  examples: [
+    {
+      run: 'stepchain fork agent-1 --from-step 3 --label "try another fix"',
+      what: 'a worktree with the files of step 3',
+    },
+    { run: 'stepchain forks', what: 'list the forks as a tree' },
+  ],
+  exitCodes: {
+    0: 'forked',
+    1: 'the parent journal does not verify, the worktree exists, or git failed (nothing left behind)',
+    2: 'usage or input error (not a git repository, unknown session, step out of range)',
+  },
   async run(args, io) {
     const [session] = expectPositionals(args, ['session'], 'fork');
     const step = args.values.get('from-step');
     const label = args.values.get('label');
     if (label !== undefined && label.trim() === '') throw new InputError('--label: empty label');
     const r = await createFork({
-      root: rootOf(args, io),
+      root: rootOf(args, io, { create: true }),
       sessionId: session!,
       ...(step === undefined ? {} : { fromStep: intArg(step, '--from-step') }),
       ...(label === undefined ? {} : { label }),

@@ -7,7 +7,12 @@ export const forksCommand: Command = {
   name: ['forks'],
   usage: '[--root DIR] [--json]',
   summary: 'Every fork of this repository as a tree: parent, fork step, branch, worktree, steps recorded since.',
+  description:
+    "Built from `git worktree list` and each fork worktree's session file: it cannot disagree with what is on disk. " +
+    'A fork whose directory was deleted by hand is listed as missing.',
   options: { ...ROOT_OPTION, ...JSON_OPTION },
+  examples: [{ run: 'stepchain forks --json', what: 'the tree as JSON' }],
+  exitCodes: { 0: 'listed', 2: 'usage or input error (not a git repository)' },
   async run(args, io) {
     expectPositionals(args, [], 'forks');
     const forest = await listForks(rootOf(args, io), io.env);

@@ -9,7 +9,22 @@ export const keygenCommand: Command = {
   name: ['keygen'],
   usage: '-o PRIVATE.pem [--public PUBLIC.pem] [--json]',
   summary: 'Create an Ed25519 key pair for signing receipts (private key mode 0600; never overwrites a file).',
-  options: { ...JSON_OPTION, output: { kind: 'value', short: 'o' }, public: { kind: 'value' } },
+  description:
+    'The private key is written as PEM PKCS#8 with mode 0600, the public key as PEM SPKI. An existing file is never ' +
+    'replaced (a lost private key cannot be recovered): remove it first to make a new one.',
+  options: {
+    ...JSON_OPTION,
+    output: { kind: 'value', short: 'o', value: 'FILE', description: 'Where to write the private key (required).' },
+    public: {
+      kind: 'value',
+      value: 'FILE',
+      description: 'Where to write the public key (default: print it, for verifiers).',
+    },
+  },
+  examples: [
+    { run: 'stepchain keygen -o stepchain.key --public keys/receipts.pub', what: 'a key pair; commit only the .pub' },
+  ],
+  exitCodes: { 0: 'written', 2: 'usage error, a file exists, or its directory does not' },
   run(args, io) {
     expectPositionals(args, [], 'keygen');
     const out = args.values.get('output');

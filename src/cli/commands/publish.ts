@@ -6,10 +6,37 @@ import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 export const publishCommand: Command = {
   name: ['publish'],
   usage:
-    '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
+    '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
   summary:
     'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
-  options: { ...RECEIPT_WRITE_OPTIONS, 'opt-in': { kind: 'flag' }, redact: { kind: 'value' } },
+  description:
+    'Each redacted field that is not null becomes "<<redacted>>", the chain is recomputed over the redacted rows ' +
+    '(a new head, printed beside the original), blob_refs are emptied and no blobs are bundled.',
+  options: {
+    ...RECEIPT_WRITE_OPTIONS,
+    'opt-in': {
+      kind: 'flag',
+      description: 'Required: nothing leaves .sdd/runtime/ without this explicit opt-in.',
+    },
+    redact: {
+      kind: 'value',
+      value: 'FIELDS',
+      description:
+        'Comma-separated fields to redact, of prompt, model, tool_call, tool_result (default prompt,tool_result).',
+    },
+  },
+  examples: [
+    { run: 'stepchain publish agent-1 -o public.receipt.tar --opt-in', what: 'redact prompts and tool results' },
+    {
+      run: 'stepchain publish agent-1 -o public.receipt.tar --opt-in --redact prompt,tool_call,tool_result --sign-key stepchain.key',
+      what: 'redact more, and sign',
+    },
+  ],
+  exitCodes: {
+    0: 'written',
+    1: 'the journal does not verify (nothing written)',
+    2: 'usage or input error (no --opt-in, the output exists without --force, a bad field)',
+  },
   run(args, io) {
     // Refuse before reading anything else: nothing leaves .sdd/runtime/ without an explicit opt-in.
     if (!args.flags.has('opt-in')) {

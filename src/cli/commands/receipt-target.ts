@@ -5,15 +5,29 @@ import { readPrivateKeyFile, type ReceiptAuditOptions, type ReceiptWriteOptions 
 import { assertSafeId } from '../../util/ids';
 import { expectPositionals, type OptionSpec, type ParsedArgs } from '../args';
 import type { CommandIO } from '../io';
-import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { FORCE_OPTION, JSON_OPTION, refuseOverwrite, ROOT_OPTION, rootOf } from '../common';
 
 /** The options `export` and `publish` share. */
 export const RECEIPT_WRITE_OPTIONS: Record<string, OptionSpec> = {
   ...ROOT_OPTION,
   ...JSON_OPTION,
-  output: { kind: 'value', short: 'o' },
-  'agent-id': { kind: 'value' },
-  'sign-key': { kind: 'value' },
+  ...FORCE_OPTION,
+  output: {
+    kind: 'value',
+    short: 'o',
+    value: 'RECEIPT',
+    description: 'The receipt to write (required; a .gz or .tgz name is gzipped). An existing file needs --force.',
+  },
+  'agent-id': {
+    kind: 'value',
+    value: 'ID',
+    description: "The agent id in the manifest (default: the journal's directory name).",
+  },
+  'sign-key': {
+    kind: 'value',
+    value: 'FILE',
+    description: 'Sign the manifest with this Ed25519 private key (PEM PKCS#8 or a raw 32-byte seed).',
+  },
 };
 
 /** What `export` and `publish` read from their arguments: the journal, the output, the common write options. */
@@ -35,6 +49,7 @@ export function receiptWriteTarget(
   const outFile = path.resolve(io.cwd, out);
   if (outFile === path.resolve(journal.file))
     throw new InputError(`${command}: the output would overwrite the journal`);
+  refuseOverwrite(outFile, out, args, command);
   const options: ReceiptWriteOptions & { audit: ReceiptAuditOptions } = {
     agentId: assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id'),
     audit: { root: projectRootOf(journal.dir) ?? root, env: io.env },

@@ -1,19 +1,36 @@
 import path from 'node:path';
-import { describeReceiptFault, readPublicKeyFile, verifyReceipt } from '../../receipt';
+import { describeReceiptFault, readPublicKeyFile, signatureVerdict, verifyReceipt } from '../../receipt';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { hashOption, JSON_OPTION } from '../common';
+import { hashOption, JSON_OPTION, PUBLIC_KEY_OPTION } from '../common';
 
 export const receiptVerifyCommand: Command = {
   name: ['receipt', 'verify'],
   usage: 'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--json]',
   summary:
     'Verify a receipt offline without extracting it: members, manifest, signature, chain, blobs. Exit 0 holds, 1 does not, 2 bad input.',
+  description:
+    'Nothing is extracted: member names and types, the manifest, the signature, the chain from genesis, the manifest ' +
+    "against the chain, and every bundled blob's digest are checked in memory. A signed receipt verifies only under a " +
+    'trusted key: given none, it fails with no_trusted_key ("signature NOT checked").',
   options: {
     ...JSON_OPTION,
-    'expected-head': { kind: 'value' },
-    'public-key': { kind: 'list' },
-    'require-blobs': { kind: 'flag' },
+    'expected-head': {
+      kind: 'value',
+      value: 'HEX',
+      description: 'The head the chain must end at (e.g. printed when the receipt was exported).',
+    },
+    'public-key': PUBLIC_KEY_OPTION,
+    'require-blobs': { kind: 'flag', description: 'Fail when a blob the manifest names is not bundled.' },
+  },
+  examples: [
+    { run: 'stepchain receipt verify run.receipt.tar --public-key keys/receipts.pub', what: 'a signed receipt' },
+    { run: 'stepchain receipt verify public.receipt.tar --expected-head 7af96d16...', what: 'pinned to a head' },
+  ],
+  exitCodes: {
+    0: 'the receipt verifies (and its signature, under a trusted key, when signed)',
+    1: 'a problem, each printed (a signature not checked is one)',
+    2: 'usage or input error (no such file, a bad key)',
   },
   run(args, io) {
     const [receipt] = expectPositionals(args, ['receipt'], 'receipt verify');
@@ -27,12 +44,15 @@ export const receiptVerifyCommand: Command = {
     if (args.flags.has('json')) {
       io.json(r);
     } else if (r.ok) {
-      const sig = r.signed ? `signature OK (key id ${r.key_id})` : 'unsigned';
+      const sig = signatureVerdict(r, publicKeys.length).text;
       io.out(
         `OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
       );
     } else {
-      io.out(`FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}`);
+      const v = signatureVerdict(r, publicKeys.length);
+      io.out(
+        `FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`,
+      );
     }
     if (!r.ok) for (const f of r.errors) io.err(describeReceiptFault(receipt!, f));
     return r.ok ? 0 : 1;

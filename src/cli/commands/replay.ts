@@ -7,13 +7,14 @@ import {
   openReplay,
   replayDocument,
   runInteractive,
+  sourceSignature,
   stepTable,
   type ReplaySource,
 } from '../../replay';
 import type { ParsedArgs } from '../args';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { intArg, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
 import type { CommandIO } from '../io';
 
 /**
@@ -34,41 +35,88 @@ export function openForDisplay(target: string, args: ParsedArgs, io: CommandIO):
   }
 }
 
+/** 1 when a receipt shown has a signature nobody checked (see signatureVerdict): shown, but not a green verdict. */
+export function displayVerdict(sources: ReplaySource[], io: CommandIO, json: boolean): 0 | 1 {
+  let code: 0 | 1 = 0;
+  for (const s of sources) {
+    const v = sourceSignature(s);
+    if (v === undefined || v.holds) continue;
+    code = 1;
+    if (!json) io.err(`stepchain: ${s.file}: ${v.text}; the verdict is not "verified" (exit 1)`);
+  }
+  return code;
+}
+
 export const replayCommand: Command = {
   name: ['replay'],
   usage: '<agent|dir|file|receipt> [--root DIR] [--json] [--limit N] [--public-key FILE]...',
   summary:
-    'Walk a verified run step by step: interactive on a terminal (n/p, g/G, seq+Enter, /search, Enter expands, f forks, q quits), ' +
+    'Walk a verified run step by step: interactive on a terminal (n/p, g/G, seq+Enter, /search, Enter expands, f forks, ? keys, q quits), ' +
     'a table of steps otherwise, or --json. A broken chain: exit 1, nothing shown.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, limit: { kind: 'value' }, 'public-key': { kind: 'list' } },
+  description:
+    'The chain is verified from genesis before anything is shown (a receipt: the whole receipt). On a terminal, `f` forks the ' +
+    'run at the step shown into a new git worktree after asking (not offered for a receipt), and `?` lists every key. ' +
+    'A signed receipt given no --public-key is shown with "signature NOT checked" in the warning colour and exits 1.',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    limit: {
+      kind: 'value',
+      value: 'N',
+      description: 'Only the first N steps: the table, the JSON entries, and the steps walked on a terminal.',
+    },
+    'public-key': PUBLIC_KEY_OPTION,
+  },
+  examples: [
+    { run: 'stepchain replay agent-1', what: 'walk the run on a terminal' },
+    { run: 'stepchain replay agent-1 --limit 20 | less', what: 'the first 20 steps as a table' },
+    {
+      run: 'stepchain replay run.receipt.tar --public-key keys/receipts.pub',
+      what: 'a signed receipt, signature checked',
+    },
+  ],
+  exitCodes: {
+    0: 'shown, everything verified',
+    1: 'the chain or receipt does not verify (nothing shown), or a signature was not checked',
+    2: 'usage or input error',
+  },
   async run(args, io) {
     const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'replay');
     const limitText = args.values.get('limit');
     const limit = limitText === undefined ? undefined : intArg(limitText, '--limit');
+    if (limit === 0) throw new InputError('--limit: give at least 1 step');
     const source = openForDisplay(target!, args, io);
-    if (args.flags.has('json')) {
+    const json = args.flags.has('json');
+    if (json) {
       io.json(replayDocument(source, limit));
-      return 0;
+      return displayVerdict([source], io, true);
     }
     if (!io.isTTY) {
       for (const line of stepTable(source, limit)) io.out(line);
-      return 0;
+      return displayVerdict([source], io, false);
     }
     const projectRoot = source.projectRoot;
+    const canFork = source.kind === 'journal' && projectRoot !== undefined;
     await runInteractive(source, {
-      fork: async (seq) => {
-        if (projectRoot === undefined) {
-          throw new InputError(
-            source.kind === 'receipt'
-              ? 'a receipt cannot be forked: fork the journal it came from'
-              : 'this journal is not in a project (.sdd/runtime/journal/<agent>)',
-          );
-        }
-        const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
-        const warned = r.warnings.length > 0 ? ` (warning: ${r.warnings[0]})` : '';
-        return `forked at step ${seq} as ${r.fork_session_id}: worktree ${r.fork_worktree} (branch ${r.fork_branch})${warned}`;
-      },
+      ...(limit === undefined ? {} : { limit }),
+      ...(canFork
+        ? {
+            fork: async (seq: number) => {
+              const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
+              return [
+                `forked at step ${seq} as ${r.fork_session_id}`,
+                '',
+                `worktree  ${r.fork_worktree}`,
+                `branch    ${r.fork_branch}`,
+                `commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${seq})` : " (the parent's current commit)"}`,
+                ...r.warnings.map((w) => `warning: ${w}`),
+                '',
+                `continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`,
+              ];
+            },
+          }
+        : {}),
     });
-    return 0;
+    return displayVerdict([source], io, false);
   },
 };

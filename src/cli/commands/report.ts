@@ -7,7 +7,7 @@ import { journalDir, projectRootOf } from '../../journal';
 import { loadReportSource, reportForkTree, writeReport, type ReportForkNode } from '../../report';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
-import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { InputError } from '../../errors';
 
 /** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
@@ -23,12 +23,28 @@ export const reportCommand: Command = {
   usage: '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--force] [--json]',
   summary:
     'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
+  description:
+    'The page embeds the journal and re-verifies every step hash in the browser, offline. An existing file is replaced only ' +
+    'when it is an earlier stepchain report, or with --force. A signed receipt given no --public-key is reported with ' +
+    '"signature NOT checked" and exits 1.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
-    output: { kind: 'value', short: 'o' },
-    'public-key': { kind: 'list' },
-    force: { kind: 'flag' },
+    output: { kind: 'value', short: 'o', value: 'FILE.html', description: 'The page to write (required).' },
+    'public-key': PUBLIC_KEY_OPTION,
+    force: { kind: 'flag', description: 'Replace the output file even if it is not an earlier stepchain report.' },
+  },
+  examples: [
+    { run: 'stepchain report agent-1 -o report.html', what: 'a report of a journal' },
+    {
+      run: 'stepchain report run.receipt.tar -o report.html --public-key keys/receipts.pub',
+      what: 'of a signed receipt',
+    },
+  ],
+  exitCodes: {
+    0: 'written; the chain verifies (and a signature, if any, was checked)',
+    1: 'written, showing the faults (the chain does not verify, or a signature was not checked)',
+    2: 'usage or input error (the output exists and is not a report, without --force)',
   },
   async run(args, io) {
     const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'report');

@@ -8,12 +8,32 @@ export const runCapabilityCommand: Command = {
   name: ['run', 'capability'],
   usage: '<run> --adapter NAME --capability observed|declared-blind [--root DIR] [--json]',
   summary: "Record an adapter's ability to observe provider-side mutations (once per adapter per run).",
-  options: { ...ROOT_OPTION, ...JSON_OPTION, adapter: { kind: 'value' }, capability: { kind: 'value' } },
+  description: 'Recording the same adapter again is a no-op; a conflicting capability for the same adapter is refused.',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    adapter: { kind: 'value', value: 'NAME', description: 'The adapter (required), e.g. claude.' },
+    capability: {
+      kind: 'value',
+      value: 'observed|declared-blind',
+      description: 'Whether it observes provider-side mutations (required).',
+    },
+  },
+  examples: [
+    { run: 'stepchain run capability run-42 --adapter claude --capability observed', what: 'claude observes' },
+  ],
+  exitCodes: {
+    0: 'recorded (or already recorded)',
+    1: 'the run journal does not verify, or a conflicting capability',
+    2: 'usage or input error',
+  },
   run(args, io) {
     const [run] = expectPositionals(args, ['run'], 'run capability');
     const adapter = required(args, 'adapter', 'run capability');
     const capability = required(args, 'capability', 'run capability');
-    const { row, file } = recordCapability(rootOf(args, io), run!, adapter, capability, { env: io.env });
+    const { row, file } = recordCapability(rootOf(args, io, { create: true }), run!, adapter, capability, {
+      env: io.env,
+    });
     if (args.flags.has('json')) {
       io.json({
         file,

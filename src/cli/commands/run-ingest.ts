@@ -11,12 +11,30 @@ export const runIngestCommand: Command = {
   usage: '<run> --agent ID --claude-stream FILE|- [--key FILE] [--root DIR] [--json]',
   summary:
     'Read a Claude Code stream-json transcript: record the adapter as observed and chain every context-mutation signal.',
+  description:
+    'Each compaction or context-mutation signal in the transcript becomes a provider_state_mutation row; the claude ' +
+    'adapter is recorded as observed (once per run).',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
-    agent: { kind: 'value' },
-    'claude-stream': { kind: 'value' },
-    key: { kind: 'value' },
+    agent: { kind: 'value', value: 'ID', description: 'The agent the transcript belongs to (required).' },
+    'claude-stream': {
+      kind: 'value',
+      value: 'FILE|-',
+      description: 'The `claude -p --output-format stream-json` transcript (required); `-` reads stdin.',
+    },
+    key: { kind: 'value', value: 'FILE', description: 'The audit key file (default from the environment).' },
+  },
+  examples: [
+    {
+      run: 'claude -p "fix it" --output-format stream-json --verbose | stepchain run ingest run-42 --agent coder --claude-stream -',
+      what: 'ingest a live transcript',
+    },
+  ],
+  exitCodes: {
+    0: 'ingested',
+    1: 'the run journal does not verify (nothing written)',
+    2: 'usage or input error (unreadable transcript)',
   },
   run(args, io) {
     const [run] = expectPositionals(args, ['run'], 'run ingest');
@@ -25,7 +43,7 @@ export const runIngestCommand: Command = {
     const bytes = readInputFile(source, io, 'transcript');
     const key = args.values.get('key');
     const r = ingestClaudeStream(
-      rootOf(args, io),
+      rootOf(args, io, { create: true }),
       run!,
       agent,
       bytes,

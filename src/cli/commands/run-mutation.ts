@@ -25,14 +25,33 @@ export const runMutationCommand: Command = {
   usage: '<run> --agent ID --kind KIND [--detail JSON] [--step-index N] [--key FILE] [--root DIR] [--json]',
   summary:
     'Chain one provider-side context mutation into a run journal (content-addressed; flagged in deterministic mode).',
+  description:
+    'The mutation is content-addressed (kind, before and after digests, step) and mirrored into the audit chain. ' +
+    'In deterministic mode (STEPCHAIN_DETERMINISTIC_SEED or STEPCHAIN_REPLAY_RUN_ID set) it is recorded flagged, and ' +
+    '`run verify` then fails closed.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
-    agent: { kind: 'value' },
-    kind: { kind: 'value' },
-    detail: { kind: 'value' },
-    'step-index': { kind: 'value' },
-    key: { kind: 'value' },
+    agent: { kind: 'value', value: 'ID', description: 'The agent it happened to (required).' },
+    kind: { kind: 'value', value: 'KIND', description: 'The mutation kind (required), e.g. compact_boundary.' },
+    detail: {
+      kind: 'value',
+      value: 'JSON',
+      description: 'What the provider reported, a JSON object (pre_*/before_* fields form the before digest).',
+    },
+    'step-index': { kind: 'value', value: 'N', description: 'The step it happened at.' },
+    key: { kind: 'value', value: 'FILE', description: 'The audit key file (default from the environment).' },
+  },
+  examples: [
+    {
+      run: 'stepchain run mutation run-42 --agent coder --kind compact_boundary --detail \'{"pre_tokens":90000}\' --step-index 7',
+      what: 'pin a context compaction',
+    },
+  ],
+  exitCodes: {
+    0: 'recorded',
+    1: 'the run journal does not verify (nothing written)',
+    2: 'usage or input error',
   },
   run(args, io) {
     const [run] = expectPositionals(args, ['run'], 'run mutation');
@@ -46,7 +65,7 @@ export const runMutationCommand: Command = {
     if (step !== undefined) input.stepIndex = intArg(step, '--step-index');
     const key = args.values.get('key');
     const r = recordMutation(
-      rootOf(args, io),
+      rootOf(args, io, { create: true }),
       run!,
       input,
       key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) },

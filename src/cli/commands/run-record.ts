@@ -9,12 +9,25 @@ export const runRecordCommand: Command = {
   name: ['run', 'record'],
   usage: '<run> --event TYPE [--data JSON] [--root DIR] [--json]',
   summary: 'Append one event to a run journal (.sdd/runs/<run>/journal.jsonl), verifying the chain first.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, event: { kind: 'value' }, data: { kind: 'value' } },
+  description:
+    'The run journal is created on the first event; its chain is verified before every append (fail-closed).',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    event: { kind: 'value', value: 'TYPE', description: 'The event type (required), e.g. llm_response.' },
+    data: { kind: 'value', value: 'JSON', description: 'The payload: a JSON object, key order kept.' },
+  },
+  examples: [{ run: 'stepchain run record run-42 --event llm_response --data \'{"text":"ok"}\'', what: 'one event' }],
+  exitCodes: {
+    0: 'recorded',
+    1: 'the run journal does not verify (nothing written)',
+    2: 'usage or input error (bad id, bad JSON)',
+  },
   run(args, io) {
     const [run] = expectPositionals(args, ['run'], 'run record');
     const event = required(args, 'event', 'run record');
     const data = jsonObjectOption(args, 'data', true) ?? new Map();
-    const { row, file } = recordRunEvent(rootOf(args, io), run!, event, data, { env: io.env });
+    const { row, file } = recordRunEvent(rootOf(args, io, { create: true }), run!, event, data, { env: io.env });
     if (args.flags.has('json')) io.out(encodeRunRow(row));
     else io.out(`recorded ${row.event} at index ${row.index} in ${file}\n  event_hash ${row.event_hash}`);
     return 0;

@@ -8,7 +8,16 @@ export const runVerifyCommand: Command = {
   usage: '<run|dir|file> [--strict] [--root DIR] [--json]',
   summary:
     'Verify a run journal: hash chain, mutation content addresses, flagged mutations, capabilities. Exit 0 holds, 1 not.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, strict: { kind: 'flag' } },
+  description:
+    '<run|dir|file> is a run id (under <root>/.sdd/runs/), a run directory or a journal.jsonl. A flagged mutation ' +
+    '(recorded in deterministic mode) fails closed.',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    strict: { kind: 'flag', description: 'Also report blank lines and non-canonical bytes.' },
+  },
+  examples: [{ run: 'stepchain run verify run-42', what: 'verify a run journal' }],
+  exitCodes: { 0: 'the run journal holds', 1: 'a fault (each printed with its line)', 2: 'usage or input error' },
   run(args, io) {
     const [target] = expectPositionals(args, ['run|dir|file'], 'run verify');
     const file = resolveRunJournal(target!, rootOf(args, io));

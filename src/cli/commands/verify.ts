@@ -7,7 +7,31 @@ export const verifyCommand: Command = {
   name: ['verify'],
   usage: '<agent|dir|file> [--root DIR] [--expected-head HEX] [--strict] [--json]',
   summary: 'Verify a per-step journal from genesis: every fault with its line and kind. Exit 0 intact, 1 not.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, 'expected-head': { kind: 'value' }, strict: { kind: 'flag' } },
+  description:
+    '<agent|dir|file> is an agent id (under <root>/.sdd/runtime/journal/), a journal directory or a .jsonl file. ' +
+    'Every fault is printed on stderr as file:line: kind: message (malformed_json, seq_mismatch, prev_hash_mismatch, ' +
+    'step_hash_mismatch, head_mismatch, ...).',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    'expected-head': {
+      kind: 'value',
+      value: 'HEX',
+      description: 'The head the journal must end at (e.g. recorded elsewhere); another head is a head_mismatch.',
+    },
+    strict: {
+      kind: 'flag',
+      description: 'Also report lines whose bytes are not canonical, and blank lines (non_canonical).',
+    },
+  },
+  examples: [
+    { run: 'stepchain verify agent-1', what: "verify agent-1's journal in this project" },
+    {
+      run: 'stepchain verify .sdd/runtime/journal/agent-1/000000.jsonl --expected-head 7af96d16...',
+      what: 'a file, pinned to a known head',
+    },
+  ],
+  exitCodes: { 0: 'the chain is intact', 1: 'a fault (each printed with its line)', 2: 'usage or input error' },
   run(args, io) {
     const [target] = expectPositionals(args, ['agent|dir|file'], 'verify');
     const expectedHead = hashOption(args, 'expected-head');
