@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeUtf8, isJsonObject, JsonParseError, parse, type JsonObject, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
@@ -6,9 +6,20 @@ import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, without
 import { auditFiles } from './layout';
 
 export type AuditFaultKind =
-  'malformed_json' | 'missing_field' | 'non_canonical' | 'missing_newline' | 'prev_hmac_mismatch' | 'hmac_mismatch';
+  | 'malformed_json'
+  | 'missing_field'
+  | 'non_canonical'
+  | 'missing_newline'
+  | 'prev_hmac_mismatch'
+  | 'hmac_mismatch'
+  | 'no_audit_log'
+  | 'empty_audit_log';
 
-/** One fault: the file (name inside the audit directory), its 1-based line, a kind, one line of message. */
+/**
+ * One fault: the file (name inside the audit directory), its 1-based line, a
+ * kind, one line of message. A fault of the whole log (`no_audit_log`,
+ * `empty_audit_log`) has file `''` and line 0.
+ */
 export interface AuditFault {
   file: string;
   line: number;
@@ -122,16 +133,13 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
       const stored = typeof e.hmac === 'string' ? e.hmac : '';
       const entryPrev = typeof e.prev_hmac === 'string' ? e.prev_hmac : '';
       if (entryPrev !== prev) {
-        fault(
-          'prev_hmac_mismatch',
-          `chain break: prev_hmac ${entryPrev.slice(0, 16)}…, expected ${prev.slice(0, 16)}…`,
-        );
+        fault('prev_hmac_mismatch', `chain break: prev_hmac ${entryPrev}, expected ${prev}`);
       }
       const expected = computeAuditHmac(key, prev, withoutHmac(e));
       if (stored !== expected) {
         fault(
           'hmac_mismatch',
-          `HMAC mismatch: stored ${stored.slice(0, 16)}…, recomputed ${expected.slice(0, 16)}… (entry edited, or another key)`,
+          `HMAC mismatch: stored ${stored}, recomputed ${expected} (entry edited, or another key)`,
         );
       }
       prev = stored;
@@ -145,10 +153,29 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
       });
     }
   }
+  // Nothing passes vacuously: a log that is missing, empty, or whose files vanished proves nothing.
+  if (entries === 0 && errors.length === 0) {
+    errors.push(
+      existsSync(dir)
+        ? {
+            file: '',
+            line: 0,
+            kind: 'empty_audit_log',
+            message: `the audit log has no entries (${files.length} file${files.length === 1 ? '' : 's'}): emptied, or its files vanished`,
+          }
+        : {
+            file: '',
+            line: 0,
+            kind: 'no_audit_log',
+            message: 'no audit directory: nothing was ever logged here, or it was removed',
+          },
+    );
+  }
   return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
 }
 
 /** `file:line: kind: message` for one fault. */
 export function describeAuditFault(dir: string, f: AuditFault): string {
+  if (f.file === '') return `${dir}: ${f.kind}: ${f.message}`;
   return `${path.join(dir, f.file)}:${f.line}: ${f.kind}: ${f.message}`;
 }

@@ -122,9 +122,14 @@ export function readFilesAtCommit(
 /** The commit id a ref names (a branch, tag, `HEAD~1`, an id); an input error when it names none. */
 export async function resolveCommit(cwd: string, ref: string): Promise<string> {
   if (ref.startsWith('-')) throw new InputError(`bad ref ${JSON.stringify(ref)}`);
+  let out = '';
   try {
-    return (await git(cwd).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+    out = (await git(cwd).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
   } catch {
-    throw new InputError(`${ref}: no such commit in ${cwd}`);
+    /* below */
   }
+  // `--quiet` makes a missing ref an empty answer, not an error: never pass "" on as a commit.
+  if (!/^[0-9a-f]{40,64}$/.test(out))
+    throw new InputError(`--base ${ref}: no such commit in ${cwd} (a branch, tag or commit id; fetch it first?)`);
+  return out;
 }

@@ -9,7 +9,7 @@ import { fsyncDir, writeAll } from '../util/fs';
 import { assertSafeId } from '../util/ids';
 import { gitAt, GitCommandError, porcelain } from './exec';
 import { branchExists, requireRepo, updateRefs, type RepoInfo } from './repo';
-import { listSnapshots, SNAPSHOT_REF_PREFIX, type SnapshotInfo } from './snapshot';
+import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from './snapshot';
 
 /**
  * Fork-from-step (docs/format.md §4): a sibling git worktree on a new branch, seeded with
@@ -309,7 +309,9 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     writeNewFile(snapshotPath, `${prettySorted(session)}\n`);
 
     if (copies.length > 0) {
-      const refs = copies.map((s) => `${SNAPSHOT_REF_PREFIX}/${forkId}/${s.seq}`);
+      // Under the fork's own journal key: the fork's appends (from its worktree) find and extend them.
+      const key = journalKey(worktree, requireRepo(worktree, env));
+      const refs = copies.map((s) => snapshotRef(forkId, s.seq, key));
       // One transaction: all refs are created or none, so the undo is registered after it.
       updateRefs(
         root,

@@ -2,12 +2,14 @@ export { GitCommandError, gitAt, gitSync } from './exec';
 export { isRefComponent, repoInfo, requireRepo } from './repo';
 export type { RepoInfo } from './repo';
 export {
+  journalKey,
   listSnapshots,
   parseSnapshotMessage,
   readSnapshot,
   SNAPSHOT_PATHSPEC,
   SNAPSHOT_REF_PREFIX,
   snapshotRef,
+  snapshotRefFor,
   takeSnapshot,
 } from './snapshot';
 export type { SnapshotInfo, SnapshotOptions } from './snapshot';

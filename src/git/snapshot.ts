@@ -1,14 +1,19 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assertSafeId } from '../util/ids';
+import { sha256Hex } from '../util/hash';
 import { GitCommandError, gitSync } from './exec';
 import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
 
 /**
  * Per-step worktree snapshots: after each append, the work tree as it is
  * (tracked files and untracked files that are not ignored, never `.sdd/`) is
- * stored as a commit object under `refs/stepchain/snapshots/<agent>/<seq>`.
+ * stored as a commit object under `refs/stepchain/snapshots/<agent>/<key>/<seq>`,
+ * where `<key>` names the journal's project within the repository (see
+ * `journalKey`), so two journals of the same agent id under different project
+ * roots of one repository never overwrite each other's refs. Refs of the
+ * earlier layout, `refs/stepchain/snapshots/<agent>/<seq>`, are still read.
  *
  * It is built with a temporary index (GIT_INDEX_FILE in a temp directory), so
  * the user's index, HEAD, branches and files are never touched. The temporary
@@ -38,8 +43,43 @@ export interface SnapshotOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function snapshotRef(agentId: string, seq: number): string {
-  return `${SNAPSHOT_REF_PREFIX}/${agentId}/${seq}`;
+/**
+ * Which project of the repository a journal belongs to, as a ref component:
+ * `j` + 16 hex digits of SHA-256 over the linked worktree's name (empty for
+ * the main work tree) and the project root's path relative to its work tree's
+ * top. Stable when the repository is moved or cloned; distinct for every
+ * project root (a subdirectory, another worktree). Never all digits, so it
+ * cannot be taken for a seq of the earlier layout.
+ */
+export function journalKey(root: string, repo: RepoInfo): string {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const rel = path.relative(real(repo.top), real(root)).split(path.sep).join('/');
+  const worktree = real(repo.gitDir) === real(repo.commonDir) ? '' : path.basename(repo.gitDir);
+  return `j${sha256Hex(Buffer.from(`${worktree}\0${rel}`, 'utf8')).slice(0, 16)}`;
+}
+
+/** The ref of one step's snapshot: per journal with `key` (see journalKey), the earlier shared layout without. */
+export function snapshotRef(agentId: string, seq: number, key?: string): string {
+  return key === undefined
+    ? `${SNAPSHOT_REF_PREFIX}/${agentId}/${seq}`
+    : `${SNAPSHOT_REF_PREFIX}/${agentId}/${key}/${seq}`;
+}
+
+/** The ref of step `seq` of the journal of `agentId` in the project at `root` (undefined outside git). */
+export function snapshotRefFor(
+  root: string,
+  agentId: string,
+  seq: number,
+  env?: NodeJS.ProcessEnv,
+): string | undefined {
+  const repo = repoInfo(root, env);
+  return repo === undefined ? undefined : snapshotRef(agentId, seq, journalKey(root, repo));
 }
 
 function message(agentId: string, seq: number, stepHash: string): string {
@@ -104,7 +144,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
     const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
     const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
-    const ref = snapshotRef(agentId, seq);
+    const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
     gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
     return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
   } finally {
@@ -112,17 +152,39 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
   }
 }
 
-/** Every snapshot of an agent, by seq (only refs whose commit message is a stepchain snapshot). */
+/**
+ * Every snapshot of the journal of `agentId` in the project at `root`, by seq:
+ * its own refs, and for a seq it has none of, a ref of the earlier shared layout
+ * (only refs whose commit message is a stepchain snapshot of that agent and seq;
+ * a fork still checks the step_hash before using one).
+ */
 export function listSnapshots(root: string, agentId: string, env?: NodeJS.ProcessEnv): Map<number, SnapshotInfo> {
   assertSafeId(agentId, 'agent id');
   const out = new Map<number, SnapshotInfo>();
   if (!isRefComponent(agentId)) return out;
-  for (const r of listRefs(root, `${SNAPSHOT_REF_PREFIX}/${agentId}/`, env)) {
+  const repo = repoInfo(root, env);
+  if (repo === undefined) return out;
+  const key = journalKey(root, repo);
+  const own = `${SNAPSHOT_REF_PREFIX}/${agentId}/${key}/`;
+  const legacy = `${SNAPSHOT_REF_PREFIX}/${agentId}/`;
+  const found = (prefix: string, r: { ref: string; commit: string; message: string }): SnapshotInfo | undefined => {
+    // A fork's inherited refs point at its parent's commits (their message names the parent).
     const m = parseSnapshotMessage(r.message);
-    const seqText = r.ref.slice(`${SNAPSHOT_REF_PREFIX}/${agentId}/`.length);
-    if (m === undefined || !/^[0-9]+$/.test(seqText) || Number(seqText) !== m.seq) continue;
-    out.set(m.seq, { ref: r.ref, commit: r.commit, agent_id: agentId, seq: m.seq, step_hash: m.step_hash });
+    const seqText = r.ref.slice(prefix.length);
+    if (m === undefined || !/^[0-9]+$/.test(seqText) || Number(seqText) !== m.seq) return undefined;
+    return { ref: r.ref, commit: r.commit, agent_id: agentId, seq: m.seq, step_hash: m.step_hash };
+  };
+  const older = new Map<number, SnapshotInfo>();
+  for (const r of listRefs(root, legacy, env)) {
+    if (r.ref.startsWith(own)) {
+      const s = found(own, r);
+      if (s !== undefined) out.set(s.seq, s);
+    } else {
+      const s = found(legacy, r); // `<agent>/<seq>` only: another journal's `<agent>/<key>/<seq>` is not a seq
+      if (s !== undefined) older.set(s.seq, s);
+    }
   }
+  for (const [seq, s] of older) if (!out.has(seq)) out.set(seq, s);
   return out;
 }
 

@@ -19,7 +19,8 @@ export interface Fault {
 /** The shared "no faults" result (most rows): not allocated per row. */
 export const NO_FAULTS: readonly Fault[] = Object.freeze([]);
 
-const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
+// Hashes in full: a fault message is evidence, and JSON output never carries a cut hash.
+const short = (h: string): string => h;
 
 /**
  * The chain rules of docs/format.md §2, fed one well-formed row at a time. The expected seq

@@ -112,7 +112,7 @@ export function checkMutationRow(payload: Map<string, JsonValue>): string | unde
     step_index: stepIndex,
   });
   if (stored !== expected) {
-    return `content address ${typeof stored === 'string' ? stored.slice(0, 16) : JSON.stringify(stored)}… does not match its fields (expected ${expected.slice(0, 16)}…)`;
+    return `content address ${typeof stored === 'string' ? stored : JSON.stringify(stored)} does not match its fields (expected ${expected})`;
   }
   return undefined;
 }

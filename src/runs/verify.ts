@@ -59,7 +59,8 @@ export interface ReadRunJournal extends RunVerifyResult {
   entries: RunEntry[];
 }
 
-const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 16)}…` : JSON.stringify(h));
+// Hashes in full: a fault message is evidence, and JSON output never carries a cut hash.
+const short = (h: string): string => (h.length > 16 ? h : JSON.stringify(h));
 
 /**
  * Verifies run journal bytes (docs/format.md §5): recomputes every payload and event hash

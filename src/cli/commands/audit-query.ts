@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { auditDir, queryAudit, type AuditQuery } from '../../audit';
 import { encode, type JsonValue } from '../../canonical';
+import { displayWidth } from '../../replay/text';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -46,13 +47,34 @@ export const auditQueryCommand: Command = {
     if (args.flags.has('json')) {
       io.json({ dir, count: matches.length, events: matches.map((m) => m.entry) });
     } else {
-      for (const m of matches) {
+      // Columns padded to the widest value (details, free-form, last).
+      const rows = matches.map((m) => {
         const e = m.entry;
-        const details = encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true });
+        return [
+          String(e.timestamp),
+          String(e.event_type),
+          String(e.actor),
+          `${String(e.resource_type)}/${String(e.resource_id)}`,
+          encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true }),
+        ];
+      });
+      const widths = [0, 1, 2, 3].map((c) => rows.reduce((w, r) => Math.max(w, displayWidth(r[c]!)), 0));
+      const pad = (t: string, w: number): string => t + ' '.repeat(Math.max(0, w - displayWidth(t)));
+      if (rows.length > 0)
         io.out(
-          `${String(e.timestamp)}  ${String(e.event_type)}  ${String(e.actor)}  ${String(e.resource_type)}/${String(e.resource_id)}  ${details}`,
+          ['timestamp', 'event_type', 'actor', 'resource', 'details']
+            .map((h, c) => (c < 4 ? pad(h, Math.max(widths[c]!, h.length)) : h))
+            .join('  ')
+            .trimEnd(),
         );
-      }
+      for (const r of rows)
+        io.out(
+          r
+            .map((t, c) =>
+              c < 4 ? pad(t, Math.max(widths[c]!, ['timestamp', 'event_type', 'actor', 'resource'][c]!.length)) : t,
+            )
+            .join('  '),
+        );
       io.out(`${matches.length} event${matches.length === 1 ? '' : 's'}`);
     }
     return 0;

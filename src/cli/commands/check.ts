@@ -85,7 +85,7 @@ export const checkCommand: Command = {
     } else {
       for (const i of report.items) {
         io.out(
-          `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`,
+          `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
         );
       }
       io.out(
