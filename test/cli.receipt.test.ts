@@ -124,7 +124,7 @@ describe('stepchain export / receipt verify', () => {
     const human = run(['receipt', 'verify', 'r.tar', '--public-key', 'solo.pem.pub-missing', '--public-key', 'k.pub']);
     expect(human.code).toBe(2); // a key file that does not exist is an input error
     const ok = run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub']);
-    expect(ok.stdout).toMatch(/^OK r\.tar: 2 steps, head [0-9a-f]{64}, signature OK \(key id [0-9a-f]{16}\)/);
+    expect(ok.stdout).toMatch(/^OK r\.tar: 2 steps, head [0-9a-f]{64}, signature verified \(key id [0-9a-f]{16}\)/);
   });
 
   it('fails (exit 1) on a signed receipt with no key, the wrong key, or the wrong expected head', () => {

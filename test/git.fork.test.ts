@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../src/canonical';
@@ -11,6 +12,7 @@ import {
   sessionFile,
   type ForkResult,
 } from '../src/git';
+import { snapshotRefFor } from '../src/git';
 import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
 import { recordStep } from '../src/record';
 import { cli, expectNoStack } from './helpers/cli';
@@ -60,6 +62,13 @@ function sessionOf(r: ForkResult): Record<string, unknown> {
   return JSON.parse(readFileSync(r.snapshot_path, 'utf8')) as Record<string, unknown>;
 }
 
+/** The snapshot ref of step `seq` of the journal of `agent` in the project at `root` (per journal, see docs/fork.md). */
+function snap(root: string, agent: string, seq: number): string {
+  const ref = snapshotRefFor(root, agent, seq);
+  if (ref === undefined) throw new Error(`${root} is not in git`);
+  return ref;
+}
+
 describe('fork from step', () => {
   test('the worktree has the files of step N, the journal the verified prefix [0..N], the session file its fork block', async () => {
     const root = recordedRepo();
@@ -77,7 +86,7 @@ describe('fork from step', () => {
     expect(readFileSync(path.join(r.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe(CALC[1]);
     expect(readFileSync(path.join(r.fork_worktree, 'notes-1.txt'), 'utf8')).toBe('written at step 1\n');
     expect(readFileSync(path.join(root, 'src', 'calc.py'), 'utf8')).toBe(CALC[2]);
-    expect(r.restored_from_snapshot).toBe(git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/1']));
+    expect(r.restored_from_snapshot).toBe(git(root, ['rev-parse', snap(root, 'ag', 1)]));
     expect(r.fork_commit).toBe(r.restored_from_snapshot);
     expect(git(root, ['rev-parse', `refs/heads/${r.fork_branch}`])).toBe(r.fork_commit);
     expect(git(r.fork_worktree, ['rev-parse', '--abbrev-ref', 'HEAD'])).toBe(r.fork_branch);
@@ -114,7 +123,7 @@ describe('fork from step', () => {
     // The fork inherits the snapshots of its prefix.
     expect(
       git(root, ['for-each-ref', '--format=%(refname)', `refs/stepchain/snapshots/${r.fork_session_id}/`]).split('\n'),
-    ).toEqual([`refs/stepchain/snapshots/${r.fork_session_id}/0`, `refs/stepchain/snapshots/${r.fork_session_id}/1`]);
+    ).toEqual([snap(r.fork_worktree, r.fork_session_id, 0), snap(r.fork_worktree, r.fork_session_id, 1)]);
   });
 
   test("a fork keeps recording on the prefix; forks of forks restore the fork's own steps and form a tree", async () => {
@@ -133,7 +142,7 @@ describe('fork from step', () => {
     expect(step.warnings).toEqual([]);
     expect(step.row.seq).toBe(1);
     expect(step.row.prev_hash).toBe(a.parent_step_hash);
-    expect(step.snapshot?.ref).toBe(`refs/stepchain/snapshots/${a.fork_session_id}/1`);
+    expect(step.snapshot?.ref).toBe(snap(a.fork_worktree, a.fork_session_id, 1));
     expect(verifyJournalFile(journalFile(a.fork_worktree, a.fork_session_id))).toMatchObject({ ok: true, steps: 2 });
     expect(readFileSync(path.join(root, 'src', 'calc.py'), 'utf8')).toBe(CALC[2]);
 
@@ -148,7 +157,7 @@ describe('fork from step', () => {
     );
     // ...and at step 0, which the fork inherited from its parent: the inherited snapshot restores it.
     const c = await createFork({ env: ENV, root: a.fork_worktree, sessionId: a.fork_session_id, fromStep: 0 });
-    expect(c.restored_from_snapshot).toBe(git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/0']));
+    expect(c.restored_from_snapshot).toBe(git(root, ['rev-parse', snap(root, 'ag', 0)]));
     const d = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 2, label: 'late' });
 
     const forest = await listForks(root);
@@ -203,13 +212,13 @@ describe('fork from step', () => {
   test("a snapshot whose step_hash is not the step's is not restored", async () => {
     const root = recordedRepo();
     // A step-1 snapshot that names another step_hash (e.g. left over from an earlier chain).
-    const tree = git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/2^{tree}']);
+    const tree = git(root, ['rev-parse', `${snap(root, 'ag', 2)}^{tree}`]);
     const fake = execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit-tree', tree], {
       cwd: root,
       input: `stepchain snapshot: ag step 1\n\nagent: ag\nseq: 1\nstep_hash: ${'ab'.repeat(32)}\n`,
       encoding: 'utf8',
     }).trim();
-    git(root, ['update-ref', 'refs/stepchain/snapshots/ag/1', fake]);
+    git(root, ['update-ref', snap(root, 'ag', 1), fake]);
     const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
     expect(r.restored_from_snapshot).toBeNull();
     expect(r.warnings.join()).toMatch(/does not match/);
@@ -360,7 +369,9 @@ describe('fork failures leave nothing behind', () => {
   test('git failure after the worktree exists (a locked snapshot ref): worktree, branch, files and .sdd/worktrees rolled back', async () => {
     const root = recordedRepo();
     const id = 'fork-20260101-000000-000002';
-    const lockDir = path.join(root, '.git', 'refs', 'stepchain', 'snapshots', id);
+    // The fork's refs live under its own journal key: its worktree's name (the fork id) and an empty relative path.
+    const key = `j${createHash('sha256').update(`${id}\0`).digest('hex').slice(0, 16)}`;
+    const lockDir = path.join(root, '.git', 'refs', 'stepchain', 'snapshots', id, key);
     mkdirSync(lockDir, { recursive: true });
     writeFileSync(path.join(lockDir, '1.lock'), '');
     await expectNothingCreated(
@@ -477,12 +488,12 @@ describe('CLI (dist/cli.js)', () => {
 
     const a = cli(['append', id, '--root', wt, '--prompt', 'in the fork'], { cwd: root });
     expect(a.code).toBe(0);
-    expect(a.stdout).toContain(`snapshot   refs/stepchain/snapshots/${id}/2`);
+    expect(a.stdout).toContain(`snapshot   ${snap(wt, id, 2)}`);
     expect(cli(['verify', id, '--root', wt]).code).toBe(0);
     const ns = cli(['append', id, '--root', wt, '--prompt', 'no snap', '--no-snapshot']);
     expect(ns.code).toBe(0);
     expect(ns.stdout).not.toContain('snapshot');
-    expect(git(root, ['for-each-ref', '--format=%(refname)', `refs/stepchain/snapshots/${id}/3`])).toBe('');
+    expect(git(root, ['for-each-ref', '--format=%(refname)', snap(wt, id, 3)])).toBe('');
 
     const t = cli(['forks'], { cwd: root });
     expect(t.code).toBe(0);

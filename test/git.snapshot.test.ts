@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { listSnapshots, parseSnapshotMessage, snapshotRef } from '../src/git';
+import { createFork, listSnapshots, parseSnapshotMessage, snapshotRefFor } from '../src/git';
 import { journalDir } from '../src/journal';
 import { recordStep } from '../src/record';
 import { git, initRepo, writeFiles } from './helpers/git';
@@ -36,7 +36,7 @@ function record(root: string, agent: string, options: { snapshot?: boolean; env?
 }
 
 describe('per-step worktree snapshots', () => {
-  test('each append stores the work tree (tracked, untracked, not ignored, never .sdd) under refs/stepchain/snapshots/<agent>/<seq>', () => {
+  test('each append stores the work tree (tracked, untracked, not ignored, never .sdd) under refs/stepchain/snapshots/<agent>/<key>/<seq>', () => {
     const root = newRepo();
     const head = git(root, ['rev-parse', 'HEAD']);
     // A modified tracked file, a staged change, an untracked file, an ignored file.
@@ -52,8 +52,9 @@ describe('per-step worktree snapshots', () => {
 
     const r0 = record(root, 'ag');
     expect(r0.warnings).toEqual([]);
-    expect(r0.snapshot?.ref).toBe(snapshotRef('ag', 0));
-    expect(git(root, ['rev-parse', 'refs/stepchain/snapshots/ag/0'])).toBe(r0.snapshot!.commit);
+    expect(r0.snapshot?.ref).toBe(snapshotRefFor(root, 'ag', 0));
+    expect(r0.snapshot?.ref).toMatch(/^refs\/stepchain\/snapshots\/ag\/j[0-9a-f]{16}\/0$/);
+    expect(git(root, ['rev-parse', r0.snapshot!.ref])).toBe(r0.snapshot!.commit);
     expect(files(root, r0.snapshot!.commit)).toEqual([
       '.gitignore',
       'README.md',
@@ -114,8 +115,9 @@ describe('per-step worktree snapshots', () => {
 
   test('a failing snapshot is a warning and never loses the journal entry (locked ref, unusable agent id)', () => {
     const root = newRepo();
-    mkdirSync(path.join(root, '.git', 'refs', 'stepchain', 'snapshots', 'ag'), { recursive: true });
-    writeFileSync(path.join(root, '.git', 'refs', 'stepchain', 'snapshots', 'ag', '0.lock'), '');
+    const lockDir = path.join(root, '.git', path.dirname(snapshotRefFor(root, 'ag', 0)!));
+    mkdirSync(lockDir, { recursive: true });
+    writeFileSync(path.join(lockDir, '0.lock'), '');
     const r = record(root, 'ag');
     expect(r.row.seq).toBe(0);
     expect(r.snapshot).toBeUndefined();
@@ -156,8 +158,59 @@ describe('per-step worktree snapshots', () => {
     git(root, ['worktree', 'add', '-q', '-b', 'other', wt]);
     writeFiles(wt, { 'src/calc.py': 'linked\n' });
     const r = record(wt, 'wt-agent');
-    expect(git(root, ['show', 'refs/stepchain/snapshots/wt-agent/0:src/calc.py'])).toBe('linked');
+    expect(r.snapshot?.ref).toBe(snapshotRefFor(wt, 'wt-agent', 0));
+    expect(git(root, ['show', `${r.snapshot!.ref}:src/calc.py`])).toBe('linked');
     expect(readFileSync(path.join(root, 'src', 'calc.py'), 'utf8')).toBe('v0\n');
     expect(r.warnings).toEqual([]);
+  });
+});
+
+describe('snapshot refs are per journal', () => {
+  test('two journals of one agent id under different project roots never overwrite each other (subdirectory, linked worktree)', async () => {
+    const root = newRepo();
+    const sub = path.join(root, 'packages', 'app');
+    mkdirSync(sub, { recursive: true });
+    const a = record(root, 'coder');
+    writeFiles(root, { 'src/calc.py': 'changed after the root step\n' });
+    const b = record(sub, 'coder');
+    const wt = path.join(tmp, `linked${n++}`);
+    git(root, ['worktree', 'add', '-q', '-b', 'side', wt]);
+    const c = record(wt, 'coder');
+    const refs = [a, b, c].map((r) => r.snapshot!.ref);
+    expect(new Set(refs).size).toBe(3);
+    for (const r of [a, b, c]) expect(git(root, ['rev-parse', r.snapshot!.ref])).toBe(r.snapshot!.commit);
+    // Each journal reads back its own step 0, with its own step_hash.
+    expect(listSnapshots(root, 'coder').get(0)?.commit).toBe(a.snapshot!.commit);
+    expect(listSnapshots(sub, 'coder').get(0)?.commit).toBe(b.snapshot!.commit);
+    expect(listSnapshots(wt, 'coder').get(0)?.commit).toBe(c.snapshot!.commit);
+    expect(git(root, ['show', `${a.snapshot!.ref}:src/calc.py`])).toBe('v0');
+    // A fork of the root's journal gets the root's files of step 0, not the subdirectory journal's.
+    const f = await createFork({
+      root,
+      sessionId: 'coder',
+      fromStep: 0,
+      env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
+    });
+    expect(f.restored_from_snapshot).toBe(a.snapshot!.commit);
+    expect(readFileSync(path.join(f.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe('v0\n');
+  });
+
+  test('refs of the earlier layout (refs/stepchain/snapshots/<agent>/<seq>) are still read', async () => {
+    const root = newRepo();
+    const r = record(root, 'old');
+    // Move the ref to where an earlier version wrote it.
+    git(root, ['update-ref', 'refs/stepchain/snapshots/old/0', r.snapshot!.commit]);
+    git(root, ['update-ref', '-d', r.snapshot!.ref]);
+    expect(listSnapshots(root, 'old').get(0)).toMatchObject({
+      ref: 'refs/stepchain/snapshots/old/0',
+      commit: r.snapshot!.commit,
+    });
+    const f = await createFork({
+      root,
+      sessionId: 'old',
+      fromStep: 0,
+      env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
+    });
+    expect(f.restored_from_snapshot).toBe(r.snapshot!.commit);
   });
 });

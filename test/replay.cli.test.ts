@@ -62,7 +62,8 @@ describe('stepchain replay (not on a terminal)', () => {
         'import json, sys',
         'doc = json.loads(sys.stdin.read())',
         'rows = [json.loads(l) for l in open(sys.argv[1])]',
-        'assert list(doc) == ["agent_id", "head_hash", "steps", "entries"], list(doc)',
+        'assert list(doc) == ["ok", "agent_id", "head_hash", "steps", "signature", "entries"], list(doc)',
+        'assert doc["ok"] is True and doc["signature"] is None',
         'assert doc["steps"] == 5 and len(doc["entries"]) == 4',
         'assert doc["entries"] == rows[:4]',
         'assert [json.dumps(e, sort_keys=True, separators=(",", ":")) for e in doc["entries"]] == open(sys.argv[1]).read().split("\\n")[:4]',
@@ -74,16 +75,25 @@ describe('stepchain replay (not on a terminal)', () => {
     expect(check.trim()).toBe(`agent-demo ${head}`);
   });
 
-  test('a broken chain: exit 1, every fault on stderr, nothing displayed', () => {
+  test('a broken chain: exit 1, every fault on stderr, nothing displayed (--json: one error document)', () => {
     for (const args of [
       ['replay', tampered],
       ['replay', tampered, '--json'],
       ['show', tampered, '0'],
-      ['diff', 'agent-demo', tampered],
+      ['show', tampered, '0', '--json'],
     ]) {
       const r = cli(args, root);
       expect(r.code).toBe(1);
-      expect(r.stdout).toBe('');
+      if (args.includes('--json')) {
+        const doc = JSON.parse(r.stdout) as {
+          ok: boolean;
+          error: { type: string; exit_code: number; faults: { line: number; kind: string }[] };
+        };
+        expect(doc).toMatchObject({ ok: false, error: { type: 'broken_chain_error', exit_code: 1 } });
+        expect(doc.error.faults).toEqual([
+          expect.objectContaining({ file: tampered, line: 3, kind: 'step_hash_mismatch' }),
+        ]);
+      } else expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(
         new RegExp(`^${tampered.replace(/[.]/g, '\\.')}:3: step_hash_mismatch: field tamper`, 'm'),
       );
@@ -161,7 +171,8 @@ describe('stepchain diff', () => {
   test('same journals: exit 0', () => {
     const r = cli(['diff', file, path.join(other, '.sdd/runtime/journal/same')], root);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^same: .* have the same 5 steps/);
+    expect(r.stdout).toMatch(/^same: .* have the same 5 steps/m);
+    expect(r.stdout).toMatch(/^left {2}.*: chain verified, 5 steps, head [0-9a-f]{64}$/m);
   });
 
   test('the first divergence by field: exit 1', () => {
@@ -240,7 +251,11 @@ describe('receipts', () => {
   });
 
   test('signed: shown as unchecked without a key, checked with the right key, refused with a wrong one', () => {
-    expect(cli(['replay', signed], root).stdout).toContain('signed (signature not checked: no --public-key)');
+    // One meaning of "signed": shown, marked, and never a green verdict (exit 1).
+    const unchecked = cli(['replay', signed], root);
+    expect(unchecked.stdout).toContain('signature NOT checked');
+    expect(unchecked.code).toBe(1);
+    expect(unchecked.stderr).toContain('signature NOT checked');
     const good = cli(['replay', signed, '--public-key', path.join(out, 'pub.pem')], root);
     expect(good.code).toBe(0);
     expect(good.stdout).toContain('signature ✓');

@@ -172,9 +172,15 @@ describe('keys and state', () => {
   test('q quits, f asks for a fork of the current step, Ctrl-C quits', () => {
     expect(press(initialState(), 'q').actions).toEqual(['quit']);
     expect(press(initialState(), '\x03').actions).toEqual(['quit']);
-    const r = press(initialState(), 'nnf');
+    const asked = press(initialState(), 'nnf');
+    expect(asked.actions).toEqual([]);
+    expect(asked.state.mode).toBe('confirm-fork');
+    expect(renderScreen(source, asked.state, size).at(-1)!.text).toContain('fork the run at step 2');
+    const r = press(asked.state, 'y');
     expect(r.actions).toEqual(['fork']);
     expect(r.state.index).toBe(2);
+    expect(press(asked.state, 'n').state.message).toBe('fork cancelled: nothing was created');
+    expect(press(asked.state, 'n').actions).toEqual([]);
   });
 });
 
@@ -359,7 +365,12 @@ describe('footer', () => {
     );
     const narrow = renderScreen(source, initialState(), { width: 40, height: 10 }).at(-1)!.text.trimEnd();
     expect(narrow).toBe('n/→ next  p/← prev  / search  q quit');
-    expect(press(initialState(), '?').state.message).toContain('q quit');
+    const keysShown = press(initialState(), '?').state;
+    expect(keysShown.panel).not.toBeNull();
+    const panel = renderScreen(source, keysShown, { width: 80, height: 24 }).map((l) => l.text.trimEnd());
+    for (const k of ['n  →  l', 'p  ←  h', 'g  Home', 'G  End', '/text ⏎', 'N ', 'f ', 'q  Ctrl-C'])
+      expect(panel.some((l) => l.trimStart().startsWith(k))).toBe(true);
+    expect(press(keysShown, 'x').state.panel).toBeNull();
   });
 });
 

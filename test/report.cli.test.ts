@@ -90,10 +90,13 @@ describe('stepchain report', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, steps: 5 });
     const html = readFileSync(path.join(dir, 'receipt.html'), 'utf8');
     expect(html).toContain('verified by the generator');
-    // Without a key the signature is shown as not checked, which is not a fault of the run.
+    // Without a key the signature is shown as not checked: written, but never a green verdict (exit 1).
     const noKey = cli(['report', path.join(conformanceDir, 'reference-receipt.tar'), '-o', 'receipt-nokey.html']);
-    expect(noKey.code).toBe(0);
-    expect(readFileSync(path.join(dir, 'receipt-nokey.html'), 'utf8')).toContain('NOT checked: no trusted public key');
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('no_trusted_key');
+    expect(readFileSync(path.join(dir, 'receipt-nokey.html'), 'utf8')).toContain(
+      'signature NOT checked: no trusted public key',
+    );
   });
 
   it('refuses a receipt it cannot read as one, writing nothing', () => {
