@@ -1,4 +1,4 @@
-import { displayWidth } from '../replay/text';
+import { displayWidth, wrap } from '../replay/text';
 import { VERSION } from '../version';
 import { optionLabel, type OptionSpec } from './args';
 import type { Command } from './command';
@@ -16,12 +16,12 @@ export const COMMON_EXIT_CODES: Record<number, string> = {
   2: 'usage or input error',
 };
 
-/** Splits text into lines of at most `width` columns at spaces; a word longer than a line stays whole. */
+/** Splits text into lines of at most `width` columns at spaces; only a word longer than a whole line is cut. */
 export function wrapWords(text: string, width: number): string[] {
   const out: string[] = [];
   for (const para of text.split('\n')) {
     let line = '';
-    for (const word of para.split(/ +/)) {
+    for (const word of para.split(/ +/).flatMap((w) => (displayWidth(w) > width ? wrap(w, width) : [w]))) {
       if (word === '') continue;
       if (line === '') line = word;
       else if (displayWidth(line) + 1 + displayWidth(word) <= width) line += ` ${word}`;

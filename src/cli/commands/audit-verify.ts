@@ -1,5 +1,12 @@
 import path from 'node:path';
-import { auditDir, describeAuditFault, loadAuditKey, resolveAuditKeyPath, verifyAuditLog } from '../../audit';
+import {
+  auditDir,
+  auditFiles,
+  describeAuditFault,
+  loadAuditKey,
+  resolveAuditKeyPath,
+  verifyAuditLog,
+} from '../../audit';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -33,10 +40,13 @@ export const auditVerifyCommand: Command = {
     const dirOpt = args.values.get('dir');
     const dir = dirOpt === undefined ? auditDir(rootOf(args, io)) : path.resolve(io.cwd, dirOpt);
     const keyOpt = args.values.get('key');
-    const key = loadAuditKey(
-      resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : path.resolve(io.cwd, keyOpt)),
-    );
-    const r = verifyAuditLog(dir, key.bytes);
+    // No log at all is the fault to report (never "OK, 0 entries"), whether or not a key exists yet.
+    const key =
+      auditFiles(dir).length === 0
+        ? new Uint8Array(0)
+        : loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : path.resolve(io.cwd, keyOpt)))
+            .bytes;
+    const r = verifyAuditLog(dir, key);
     if (args.flags.has('json')) {
       io.json({
         ok: r.ok,

@@ -1,0 +1,388 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { commands } from '../src/cli/commands';
+import { closest, editDistance } from '../src/cli/suggest';
+import { Journal, journalDir } from '../src/journal';
+import { cli, expectNoStack, type CliResult } from './helpers/cli';
+import { git, initRepo } from './helpers/git';
+import { cliPath } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * The CLI as a user meets it, through the built dist/cli.js (run `npm run build`
+ * first): the project found from a subdirectory of a real git repository, help,
+ * typos, --json on errors, closed pipes, refused overwrites, and the "nothing
+ * passes vacuously" rules.
+ */
+
+const tmp = tempDir('stepchain-usability-');
+let n = 0;
+const fresh = (name: string): string => {
+  const d = path.join(tmp, `${name}${n++}`);
+  mkdirSync(d, { recursive: true });
+  return d;
+};
+const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): CliResult => {
+  const r = cli(args, { cwd, env });
+  expectNoStack(r);
+  return r;
+};
+const json = (r: CliResult): Record<string, unknown> => JSON.parse(r.stdout) as Record<string, unknown>;
+
+describe('the project is found like git', () => {
+  test('from proj/sub/deeper every command works on proj: one journal, one set of refs, nothing in sub/deeper', () => {
+    const proj = initRepo(fresh('proj'), { 'src/a.py': 'v0\n' });
+    const deeper = path.join(proj, 'sub', 'deeper');
+    mkdirSync(deeper, { recursive: true });
+    expect(run(['append', 'coder', '--prompt', 'at the top'], proj).code).toBe(0);
+    writeFileSync(path.join(proj, 'src', 'a.py'), 'v1\n');
+    const a = run(['append', 'coder', '--prompt', 'from below', '--json'], deeper);
+    expect(a.code).toBe(0);
+    expect((JSON.parse(a.stdout) as { seq: number }).seq).toBe(1);
+    expect(existsSync(path.join(proj, 'sub', '.sdd'))).toBe(false);
+    expect(existsSync(path.join(deeper, '.sdd'))).toBe(false);
+    expect(run(['verify', 'coder'], deeper).stdout).toMatch(
+      /^OK .*proj\d+\/\.sdd\/runtime\/journal\/coder\/000000\.jsonl: 2 steps/,
+    );
+    expect(run(['replay', 'coder'], deeper).stdout).toContain('from below');
+    expect(run(['show', 'coder', '0'], deeper).code).toBe(0);
+    expect(
+      run(['audit', 'verify'], deeper, { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(tmp, `k${n}`) })
+        .code,
+    ).toBe(1);
+    const refs = git(proj, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/']).split('\n');
+    expect(refs).toHaveLength(2);
+    // A fork from the subdirectory restores the files of step 0 of the top journal.
+    const f = run(['fork', 'coder', '--from-step', '0', '--json'], deeper);
+    expect(f.code).toBe(0);
+    const wt = json(f).fork_worktree as string;
+    expect(wt).toBe(path.join(proj, '.sdd', 'worktrees', json(f).fork_session_id as string));
+    expect(readFileSync(path.join(wt, 'src', 'a.py'), 'utf8')).toBe('v0\n');
+    expect(run(['forks'], deeper).stdout).toContain(json(f).fork_session_id as string);
+  });
+
+  test('the nearest .sdd/ wins below the git top; outside git the current directory; --root overrides', () => {
+    const proj = initRepo(fresh('mono'), { 'x.txt': 'x\n' });
+    const pkg = path.join(proj, 'packages', 'app');
+    mkdirSync(path.join(pkg, '.sdd'), { recursive: true });
+    mkdirSync(path.join(pkg, 'src'), { recursive: true });
+    expect(run(['append', 'coder', '--prompt', 'p'], path.join(pkg, 'src')).code).toBe(0);
+    expect(existsSync(path.join(pkg, '.sdd', 'runtime', 'journal', 'coder', '000000.jsonl'))).toBe(true);
+    expect(existsSync(path.join(proj, '.sdd'))).toBe(false);
+    const plain = fresh('plain');
+    expect(run(['append', 'solo', '--prompt', 'p'], plain).code).toBe(0);
+    expect(existsSync(path.join(plain, '.sdd', 'runtime', 'journal', 'solo'))).toBe(true);
+    const elsewhere = fresh('elsewhere');
+    expect(run(['append', 'solo', '--prompt', 'p2', '--root', plain], elsewhere).code).toBe(0);
+    expect(run(['verify', 'solo', '--root', plain], elsewhere).stdout).toMatch(/2 steps/);
+  });
+
+  test('--root inside another project is refused where it would create .sdd/ (exit 2, naming the project)', () => {
+    const proj = initRepo(fresh('nest'), { 'x.txt': 'x\n' });
+    expect(run(['append', 'coder', '--prompt', 'p'], proj).code).toBe(0);
+    mkdirSync(path.join(proj, 'sub'));
+    for (const args of [
+      ['append', 'coder', '--root', 'sub', '--prompt', 'p'],
+      ['run', 'record', 'r1', '--root', 'sub', '--event', 'x'],
+    ]) {
+      const r = run(args, proj);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`is inside the project ${proj}`);
+    }
+    expect(existsSync(path.join(proj, 'sub', '.sdd'))).toBe(false);
+  });
+
+  test('outside git, append says once (on the first step) that no snapshot is taken', () => {
+    const plain = fresh('nogit');
+    const first = run(['append', 'a', '--prompt', 'p'], plain);
+    expect(first.stderr).toMatch(/note: .* is not in a git work tree: steps are recorded without worktree snapshots/);
+    expect(run(['append', 'a', '--prompt', 'q'], plain).stderr).toBe('');
+  });
+});
+
+describe('help', () => {
+  const proj = fresh('help');
+  test('each group has its own help; a group alone is a usage error, with --help it is not', () => {
+    for (const group of ['receipt', 'run', 'audit']) {
+      const r = run([group], proj);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toContain(`usage: stepchain ${group} <command>`);
+      for (const c of commands.filter((x) => x.name[0] === group)) expect(r.stdout).toContain(c.name.join(' '));
+      const h = run([group, '--help'], proj);
+      expect(h.code).toBe(0);
+      expect(h.stdout).toBe(r.stdout);
+    }
+  });
+
+  test('a command help has every option described, an example and the exit codes; help <command> is the same', () => {
+    const h = run(['receipt', 'verify', '--help'], proj);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toMatch(/^usage: stepchain receipt verify RECEIPT/);
+    for (const o of ['--expected-head HEX', '--public-key FILE', '--require-blobs', '--json', '-h, --help'])
+      expect(h.stdout).toContain(o);
+    expect(h.stdout).toContain('Examples:');
+    expect(h.stdout).toMatch(/Exit codes:\n {2}0 {2}.+\n {2}1 {2}.+\n {2}2 {2}/);
+    expect(run(['help', 'receipt', 'verify'], proj).stdout).toBe(h.stdout);
+    const v = run(['help', 'verify'], proj);
+    expect(v.stdout).toMatch(/^usage: stepchain verify /);
+    expect(v.stdout).not.toContain('stepchain append');
+    expect(run(['fork', '--help'], proj).stdout).toContain('fork rm');
+  });
+
+  test('wrapped at the terminal width (COLUMNS), words never cut; --version listed and working', () => {
+    for (const width of [60, 100]) {
+      for (const args of [['help'], ['append', '--help'], ['check', '--help'], ['run']]) {
+        const r = run(args, proj, { COLUMNS: String(width) });
+        for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(width);
+      }
+    }
+    const main = run(['help'], proj);
+    expect(main.stdout).toContain('--version');
+    expect(run(['--version'], proj).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test('did you mean: commands, group members and options, by edit distance', () => {
+    const r = run(['verfy', 'x'], proj);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('stepchain: unknown command "verfy"; did you mean "verify"? (see `stepchain help`)\n');
+    expect(run(['run', 'frobnicate'], proj).stderr).toContain('unknown command "run frobnicate"');
+    expect(run(['run', 'verfy', 'x'], proj).stderr).toContain('did you mean "run verify"?');
+    expect(run(['receipt', 'verfiy'], proj).stderr).toContain('did you mean "receipt verify"?');
+    expect(run(['append', 'a', '--promt', 'x'], proj).stderr).toContain(
+      'append: unknown option --promt; did you mean --prompt?',
+    );
+    expect(run(['replay', 'a', '--jsn'], proj).stderr).toContain('did you mean --json?');
+    expect(run(['zzzzzz'], proj).stderr).not.toContain('did you mean');
+    expect(editDistance('verfy', 'verify')).toBe(1);
+    expect(editDistance('recieve', 'receive')).toBe(1); // a swap costs one
+    expect(closest('--promt', ['--prompt', '--root', '--json'])).toEqual(['--prompt']);
+  });
+
+  test('every registered command has a description for each option, an example and its exit codes', () => {
+    for (const c of commands) {
+      const name = c.name.join(' ');
+      expect([name, c.description ?? '']).not.toEqual([name, '']);
+      expect([name, c.examples?.length ?? 0]).not.toEqual([name, 0]);
+      expect([name, Object.keys(c.exitCodes ?? {})]).toEqual([name, expect.arrayContaining(['0'])]);
+      for (const [o, spec] of Object.entries(c.options))
+        expect([name, o, spec.description ?? '']).not.toEqual([name, o, '']);
+      for (const e of c.examples ?? [])
+        expect(e.run.startsWith(`stepchain ${name}`) || e.run.includes(`| stepchain ${name}`)).toBe(true);
+    }
+  });
+});
+
+describe('--json always', () => {
+  const proj = fresh('json');
+  test('any error with --json is one JSON document {ok: false, error} on stdout, the line on stderr', () => {
+    for (const [args, exit, type] of [
+      [['verify', 'nobody', '--json'], 2, 'input_error'],
+      [['verfy', '--json'], 2, 'input_error'],
+      [['append', 'a', '--promt', 'x', '--json'], 2, 'input_error'],
+      [['receipt', 'verify', 'missing.tar', '--json'], 2, 'input_error'],
+      [['run', 'verify', 'nope', '--json'], 2, 'input_error'],
+    ] as [string[], number, string][]) {
+      const r = run(args, proj);
+      expect([args, r.code]).toEqual([args, exit]);
+      const doc = json(r) as { ok: boolean; error: { type: string; message: string; exit_code: number } };
+      expect(doc).toMatchObject({ ok: false, error: { type, exit_code: exit } });
+      expect(r.stdout.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(doc.error.message);
+    }
+  });
+
+  test('snake_case keys and full hashes in every JSON document', () => {
+    const p = initRepo(fresh('keys'), { 'a.txt': 'a\n' });
+    expect(run(['append', 'ag', '--prompt', 'one'], p).code).toBe(0);
+    expect(run(['append', 'ag', '--prompt', 'two'], p).code).toBe(0);
+    run(['keygen', '-o', 'k.pem', '--public', 'k.pub'], p);
+    run(['export', 'ag', '-o', 'r.tar', '--sign-key', 'k.pem'], p);
+    const tampered = path.join(p, 'tampered.jsonl');
+    writeFileSync(
+      tampered,
+      readFileSync(path.join(journalDir(p, 'ag'), '000000.jsonl'), 'utf8').replace('"two"', '"TWO"'),
+    );
+    run(['run', 'record', 'r1', '--event', 'x'], p);
+    const docs: [string[], string][] = [];
+    for (const args of [
+      ['verify', 'ag'],
+      ['verify', tampered],
+      ['replay', 'ag'],
+      ['replay', tampered],
+      ['show', 'ag', '1'],
+      ['diff', 'ag', tampered],
+      ['receipt', 'verify', 'r.tar'],
+      ['receipt', 'verify', 'r.tar', '--public-key', 'k.pub'],
+      ['fork', 'ag', '--from-step', '0'],
+      ['forks'],
+      ['run', 'verify', 'r1'],
+      ['run', 'diff', 'r1', 'r1'],
+      ['audit', 'query'],
+      ['publish', 'ag', '-o', 'pub.tar', '--opt-in'],
+      ['report', 'ag', '-o', 'rep.html'],
+    ]) {
+      const r = run([...args, '--json'], p);
+      docs.push([args, r.stdout]);
+    }
+    const bad: string[] = [];
+    const walk = (v: unknown, where: string): void => {
+      if (Array.isArray(v)) v.forEach((x) => walk(x, where));
+      else if (v !== null && typeof v === 'object')
+        for (const [k, x] of Object.entries(v)) {
+          if (/[A-Z]/.test(k)) bad.push(`${where}: ${k}`);
+          walk(x, where);
+        }
+    };
+    for (const [args, out] of docs) {
+      walk(JSON.parse(out), args.join(' '));
+      expect([args, out]).not.toEqual([args, expect.stringMatching(/[0-9a-f]{8}…/)]);
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
+describe('pipes closed early', () => {
+  test('replay big | head -3 prints three lines and exits quietly as git does (status 141, no EPIPE trace)', () => {
+    const root = fresh('pipe');
+    const j = Journal.open(journalDir(root, 'big'), { durability: 'none' });
+    j.appendMany(Array.from({ length: 30000 }, (_, i) => ({ prompt: `step ${i} ${'x'.repeat(60)}` })));
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -o pipefail; "${process.execPath}" "${cliPath}" replay big --root "${root}" | head -3; echo "status $?"`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, STEPCHAIN_AUDIT: 'off' } },
+    );
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^big: 30000 steps/);
+    expect(lines[3]).toBe('status 141');
+    expect(r.stderr).toBe('');
+  });
+});
+
+describe('overwrites', () => {
+  test('export and publish refuse an existing file unless --force; keygen names a missing directory', () => {
+    const p = fresh('over');
+    run(['append', 'ag', '--prompt', 'p'], p);
+    writeFileSync(path.join(p, 'precious.txt'), 'keep me');
+    for (const args of [
+      ['export', 'ag', '-o', 'precious.txt'],
+      ['publish', 'ag', '-o', 'precious.txt', '--opt-in'],
+    ]) {
+      const r = run(args, p);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('precious.txt exists; refusing to replace it (give --force to replace it)');
+      expect(readFileSync(path.join(p, 'precious.txt'), 'utf8')).toBe('keep me');
+    }
+    expect(run(['export', 'ag', '-o', 'precious.txt', '--force'], p).code).toBe(0);
+    expect(run(['receipt', 'verify', 'precious.txt'], p).code).toBe(0);
+    const k = run(['keygen', '-o', 'missingdir/k.pem'], p);
+    expect(k.code).toBe(2);
+    expect(k.stderr).toBe(
+      `stepchain: ${path.join(p, 'missingdir', 'k.pem')}: cannot create: the directory ${path.join(p, 'missingdir')} does not exist\n`,
+    );
+  });
+});
+
+describe('nothing passes vacuously', () => {
+  test('audit verify on a missing, an empty or an emptied audit directory is a fault (exit 1)', () => {
+    const p = fresh('audit');
+    const env = { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(fresh('key'), 'audit.key') };
+    const missing = run(['audit', 'verify', '--json'], p, env);
+    expect(missing.code).toBe(1);
+    expect(json(missing)).toMatchObject({ ok: false, entries: 0, errors: [{ kind: 'no_audit_log' }] });
+    run(['append', 'ag', '--prompt', 'p'], p, env);
+    expect(run(['audit', 'verify'], p, env).code).toBe(0);
+    const dir = path.join(p, '.sdd', 'audit');
+    for (const f of require('node:fs').readdirSync(dir) as string[]) rmSync(path.join(dir, f));
+    const emptied = run(['audit', 'verify'], p, env);
+    expect(emptied.code).toBe(1);
+    expect(emptied.stdout).toMatch(/^FAIL /);
+    expect(emptied.stderr).toContain(`${dir}: empty_audit_log:`);
+  });
+});
+
+describe('diff of a tampered copy', () => {
+  test('shows what was edited, with each side verified or not, exit 1', () => {
+    const p = fresh('tamper');
+    for (const t of ['read the code', 'run the tests', 'fix it']) run(['append', 'ag', '--prompt', t], p);
+    const original = path.join(journalDir(p, 'ag'), '000000.jsonl');
+    const copy = path.join(p, 'copy.jsonl');
+    writeFileSync(copy, readFileSync(original, 'utf8').replace('run the tests', 'skip the tests'));
+    const r = run(['diff', original, copy], p);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^left {2}.*000000\.jsonl: chain verified, 3 steps, head [0-9a-f]{64}$/m);
+    expect(r.stdout).toMatch(/^right .*copy\.jsonl: chain does NOT verify \(1 fault\)/m);
+    expect(r.stdout).toContain(`${copy}:2: step_hash_mismatch: field tamper`);
+    expect(r.stdout).toContain('diverged at step 1: prompt differs (line 2)');
+    expect(r.stdout).toContain('    - run the tests\n    + skip the tests');
+    expect(r.stdout).toMatch(
+      /right .*: step_hash [0-9a-f]{64} \(stored: does not match the fields, step_hash_mismatch\)/,
+    );
+    const j = json(run(['diff', original, copy, '--json'], p)) as Record<string, unknown>;
+    expect(j).toMatchObject({
+      ok: false,
+      diverged: true,
+      seq: 1,
+      fields_changed: ['prompt'],
+      left_status: { verified: true },
+      right_status: { verified: false, errors: [{ line: 2, kind: 'step_hash_mismatch' }] },
+    });
+  });
+});
+
+describe('run diff', () => {
+  test('the same mutation on both sides with only flagged differing says so; a broken chain is a JSON error', () => {
+    const p = fresh('rundiff');
+    for (const [r, env] of [
+      ['a', {}],
+      ['b', { STEPCHAIN_DETERMINISTIC_SEED: '7' }],
+    ] as [string, NodeJS.ProcessEnv][]) {
+      run(['run', 'record', r, '--event', 'llm_response', '--data', '{"text":"hi"}'], p, env);
+      run(['run', 'mutation', r, '--agent', 'coder', '--kind', 'compact_boundary', '--step-index', '1'], p, env);
+    }
+    const d = run(['run', 'diff', 'a', 'b'], p);
+    expect(d.code).toBe(1);
+    expect(d.stdout).toContain(
+      'row 1: provider-side context mutation compact_boundary in both runs at step 1, but only flagged (false in run A, true in run B) differs',
+    );
+    expect(json(run(['run', 'diff', 'a', 'b', '--json'], p))).toMatchObject({
+      reason_code: 'provider_state_mutation',
+      mutation_kind: 'compact_boundary',
+      fields_changed: ['flagged'],
+    });
+    const file = path.join(p, '.sdd', 'runs', 'b', 'journal.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"hi"', '"HI"'));
+    const broken = run(['run', 'diff', 'a', 'b', '--json'], p);
+    expect(broken.code).toBe(1);
+    expect(json(broken)).toMatchObject({
+      ok: false,
+      error: {
+        type: 'integrity_error',
+        faults: expect.arrayContaining([expect.objectContaining({ line: 1, kind: 'payload_hash_mismatch' })]),
+      },
+    });
+  });
+});
+
+describe('small things', () => {
+  test('check --base nosuchref names the ref; audit query columns line up', () => {
+    const p = initRepo(fresh('small'), { 'a.txt': 'a\n' });
+    const c = run(['check', '--base', 'nosuchref'], p);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain('--base nosuchref: no such commit');
+    expect(c.stderr).not.toContain('""');
+    const env = { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(fresh('key'), 'audit.key') };
+    run(['append', 'a', '--prompt', 'p'], p, env);
+    run(['append', 'a-much-longer-agent-name', '--prompt', 'p'], p, env);
+    const q = run(['audit', 'query'], p, env).stdout.trimEnd().split('\n');
+    expect(q).toHaveLength(4); // header, two events, count
+    const col = (line: string): number => line.indexOf('journal/');
+    expect(col(q[1]!)).toBeGreaterThan(0);
+    expect(col(q[1]!)).toBe(col(q[2]!));
+    expect(q[0]!.indexOf('resource')).toBe(col(q[1]!));
+  });
+});
