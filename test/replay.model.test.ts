@@ -2,23 +2,28 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { jsonDocument } from '../src/cli/io';
 import { Cas, casDir } from '../src/journal';
+import { exportReceipt, readPrivateKeyFile, readPublicKeyFile, writeKeyPair } from '../src/receipt';
 import {
   BrokenChainError,
   diffJournals,
   displayWidth,
   findStep,
+  headerText,
   initialState,
   matchingSteps,
   openJournal,
+  openReplay,
   parseKeys,
   reduce,
   renderScreen,
   replayDocument,
   showDocument,
   showLines,
+  sourceSignature,
   stepBody,
   stepChanges,
   stepTable,
+  wrap,
   type Key,
   type ReplaySource,
   type ReplayState,
@@ -392,5 +397,54 @@ describe('large fields', () => {
     expect(lines[1]!.text).toMatch(/lines 44-64 of 2\d{5} /);
     expect(showLines(big, 1).join('\n')).toContain('prompt      small');
     expect(stepTable(big)[3]).toMatch(/x{59}…$/);
+  });
+});
+
+describe('header, wrap and widths', () => {
+  test('at 60 columns the header keeps the step and the chain status, even at seq 149,999 of 150,000', () => {
+    const many = { ...source, steps: 150_000 };
+    for (const width of [40, 60, 160]) {
+      const text = headerText(many, { ...initialState(), index: 149_999 }, width);
+      expect(text).toContain('step 150000 / 150000');
+      expect(text).toContain('chain ✓ verified');
+      if (width >= 60) expect(displayWidth(text)).toBeLessThanOrEqual(width);
+    }
+    expect(headerText(many, initialState(), 160)).toMatch(
+      /seq 0 {2}head [0-9a-f]{12} {2}chain ✓ verified {2}agent-demo$/,
+    );
+  });
+
+  test('a signed receipt opened without a key: header in the warning style, "signature NOT checked", f not offered', () => {
+    const dir = path.join(r2, 'keys');
+    mkdirSync(dir, { recursive: true });
+    const pair = writeKeyPair(path.join(dir, 'k.pem'), path.join(dir, 'k.pub'));
+    expect(pair.keyId).toMatch(/^[0-9a-f]{16}$/);
+    const receipt = path.join(r2, 'signed.receipt.tar');
+    exportReceipt(file, receipt, { signKey: readPrivateKeyFile(path.join(dir, 'k.pem')) });
+    const src = openReplay(receipt, { cwd: r2 });
+    const lines = renderScreen(src, initialState(0, { canFork: false }), { width: 100, height: 12 });
+    expect(lines[0]!.style).toBe('header-warn');
+    expect(lines[0]!.text).toContain('signature NOT checked');
+    expect(lines.at(-1)!.text).not.toContain('f fork');
+    expect(sourceSignature(src)).toMatchObject({ status: 'not_checked', holds: false });
+    const checked = openReplay(receipt, { cwd: r2, publicKeys: [readPublicKeyFile(path.join(dir, 'k.pub'))] });
+    expect(renderScreen(checked, initialState(), size)[0]!.style).toBe('header');
+    expect(sourceSignature(checked)).toMatchObject({ status: 'verified', holds: true });
+  });
+
+  test('wrap breaks between words, cuts only a word longer than a line, counts emoji and CJK as two columns', () => {
+    expect(wrap('the quick brown fox jumps over the lazy dog', 10)).toEqual([
+      'the quick',
+      'brown fox',
+      'jumps over',
+      'the lazy',
+      'dog',
+    ]);
+    expect(wrap(`sha ${'a'.repeat(20)} end`, 8)).toEqual(['sha', 'aaaaaaaa', 'aaaaaaaa', 'aaaa end']);
+    expect(displayWidth('🚀✅')).toBe(4);
+    expect(displayWidth('日本語')).toBe(6);
+    expect(displayWidth('e\u0301')).toBe(1); // a combining accent takes no column
+    expect(displayWidth('a\u200db')).toBe(2); // nor a zero-width joiner
+    expect(wrap('🚀 🚀 🚀', 5)).toEqual(['🚀 🚀', '🚀']);
   });
 });

@@ -384,9 +384,9 @@ export function headerText(source: ReplaySource, state: ReplayState, width = Inf
   const parts: [string, number][] = [
     [`step ${state.index + 1} / ${n}${n < source.steps ? ` (of ${source.steps}, --limit)` : ''}`, 0],
     [`seq ${state.index}`, 5],
-    [`head ${shortHash(source.head_hash)}`, 3],
+    [`head ${shortHash(source.head_hash)}`, 2],
     ['chain ✓ verified', 0],
-    [sanitize(source.agentId), 2],
+    [sanitize(source.agentId), 3],
   ];
   if (source.kind === 'receipt') {
     parts.push([`receipt${source.redacted ? ' (redacted)' : ''}`, 4]);
