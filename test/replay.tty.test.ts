@@ -275,10 +275,10 @@ describe('stepchain replay in a terminal (tmux)', () => {
 
   test('--limit is honoured on a terminal', async () => {
     const s = start(['replay', 'agent-demo', '--limit', '2'], 100, 30);
-    let sc = await waitFor(s, 'step 1 / 2');
+    const sc = await waitFor(s, 'step 1 / 2');
     expect(header(sc)).toMatch(/^step 1 \/ 2 \(of 5, --limit\)/);
     keys(s, 'G');
-    sc = await waitFor(s, (x) => header(x).startsWith('step 2 / 2'));
+    await waitFor(s, (x) => header(x).startsWith('step 2 / 2'));
     keys(s, 'n');
     await waitFor(s, 'this is the last step walked (--limit 2 of 5)');
     literal(s, '4');
