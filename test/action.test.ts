@@ -293,10 +293,11 @@ describe('verify mode on a pull request', () => {
     expect(trusted.code).toBe(0);
     expect(trusted.summary).toContain(`signed (${signer.keyId})`);
 
+    // One meaning of "signed": a signature nobody checked is never a green check.
     const none = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
-    expect(none.code).toBe(0);
+    expect(none.code).toBe(1);
     expect(none.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
-      level: 'warning',
+      level: 'error',
       title: 'stepchain: signature_not_checked',
     });
 

@@ -13,7 +13,9 @@ test('the demo replays the sample run and ends with the commands to walk it', as
     expect(section).toMatch(
       /\$ stepchain show agent-demo 2\n[\s\S]*prompt {6}Fix the bug in add\(\)\.[\s\S]*\(exit 0\)/,
     );
-    expect(section).toMatch(/\$ stepchain diff agent-demo \S+\n {2}diverged at step 2: [\s\S]*?\(exit 1\)/);
+    expect(section).toMatch(
+      /\$ stepchain diff agent-demo \S+\n {2}left {2}[^\n]*chain verified[^\n]*\n {2}right [^\n]*chain verified[^\n]*\n {2}diverged at step 2: [\s\S]*?\(exit 1\)/,
+    );
     const tail = out.slice(out.lastIndexOf('== Walk it yourself =='));
     expect(tail).toContain('stepchain replay agent-demo ');
   } finally {

@@ -21,7 +21,7 @@ test('the demo pins a mutation, fails a deterministic replay, attributes the div
       /\$ stepchain run verify replay-run\n {2}FAIL [^\n]*\n {2}[^\n]*journal\.jsonl:3: flagged_mutation at index 2: [^\n]*compact_boundary[^\n]*\n {2}\(exit 1\)/,
     );
     expect(section).toMatch(
-      /"reason_code":"provider_state_mutation","mutation_kind":"compact_boundary"\}\n {2}\(exit 1\)/,
+      /"reason_code":"provider_state_mutation","mutation_kind":"compact_boundary","fields_changed":\[[^\]]*\]\}\n {2}\(exit 1\)/,
     );
     const audit = out.slice(out.indexOf('== Audit trail'));
     expect(audit).toMatch(/\$ stepchain audit verify\n {2}OK [^\n]*: \d+ entries in 1 file/);

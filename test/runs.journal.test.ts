@@ -346,6 +346,7 @@ describe('diff', () => {
       reason: 'identical: 3 rows match',
       reason_code: null,
       mutation_kind: null,
+      fields_changed: [],
     });
   });
 

@@ -42,7 +42,7 @@ export const auditVerifyCommand: Command = {
     const keyOpt = args.values.get('key');
     // No log at all is the fault to report (never "OK, 0 entries"), whether or not a key exists yet.
     const key =
-      auditFiles(dir).length === 0
+      auditFiles(dir).length === 0 && keyOpt === undefined
         ? new Uint8Array(0)
         : loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : path.resolve(io.cwd, keyOpt)))
             .bytes;

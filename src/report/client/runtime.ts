@@ -470,7 +470,8 @@ export function clientRuntime(leaf: RuntimeLeaves): PageRuntime {
     return null;
   }
 
-  const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
+  // Hashes in full, as the CLI's fault messages (src/journal/chain.ts).
+  const short = (h: string): string => h;
 
   function createVerifier(bytes: Uint8Array, expectedHead?: string | null): PageVerifier {
     // Line boundaries first (cheap), so progress has a denominator.
