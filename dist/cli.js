@@ -1465,7 +1465,8 @@ function isSha256Hex(s) {
 
 /** The shared "no faults" result (most rows): not allocated per row. */
 const NO_FAULTS = Object.freeze([]);
-const chain_short = (h) => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
+// Hashes in full: a fault message is evidence, and JSON output never carries a cut hash.
+const chain_short = (h) => h;
 /**
  * The chain rules of docs/format.md §2, fed one well-formed row at a time. The expected seq
  * resynchronises on the row's own seq, and the chain follows the *stored*
@@ -3049,6 +3050,47 @@ function scanSlices(source, start, end, options, env = process.env) {
     return work.map(([from, to], k) => results[k] ?? inline(from, to));
 }
 
+;// CONCATENATED MODULE: ./src/cli/io.ts
+
+
+/**
+ * One JSON document for `--json`: keys in the order the command built them, with
+ * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
+ */
+function jsonDocument(doc) {
+    return encode(doc, { sortKeys: false, allowNonFinite: true });
+}
+/**
+ * A reader that went away (`stepchain replay big | head -3`) ends the process
+ * quietly, as git does: no EPIPE stack trace, exit status 141 (128 + SIGPIPE,
+ * what a shell shows for git in that pipe). Installed once by the bin entry.
+ */
+function exitQuietlyOnClosedPipe() {
+    const closed = (e) => e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED';
+    process.stdout.on('error', (e) => {
+        if (closed(e))
+            process.exit(141);
+        // Any other failure to write (a full disk behind `> file`) is one line, not a stack trace.
+        process.stderr.write(`stepchain: cannot write the output: ${e.code ?? e.message}\n`);
+        process.exit(1);
+    });
+    process.stderr.on('error', (e) => process.exit(closed(e) ? 141 : 1));
+}
+function processIO() {
+    return {
+        ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+        json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),
+        readStdin: () => (0,external_node_fs_namespaceObject.readFileSync)(0),
+        isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+        env: process.env,
+        cwd: process.cwd(),
+    };
+}
+
+;// CONCATENATED MODULE: external "node:util"
+const external_node_util_namespaceObject = require("node:util");
 ;// CONCATENATED MODULE: ./src/errors.ts
 /**
  * The library's errors carry the exit code a command ends with and one clear line
@@ -3059,10 +3101,36 @@ function scanSlices(source, start, end, options, env = process.env) {
 class errors_StepchainError extends Error {
     exitCode;
     name = 'StepchainError';
+    /** The individual problems behind the message (a broken chain's faults), for `--json`. */
+    details;
     constructor(message, exitCode) {
         super(message);
         this.exitCode = exitCode;
     }
+}
+/** `BrokenChainError` -> `broken_chain_error`. */
+function snakeName(name) {
+    return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+/**
+ * The one JSON document a command prints for an error under `--json`:
+ * `{"ok": false, "error": {"type", "message", "exit_code", "faults"?}}`. An
+ * error that is not a StepchainError is `internal_error` (exit 1).
+ */
+function errorDocument(e) {
+    if (e instanceof errors_StepchainError) {
+        return {
+            ok: false,
+            error: {
+                type: snakeName(e.name),
+                message: e.message,
+                exit_code: e.exitCode,
+                ...(e.details === undefined ? {} : { faults: e.details }),
+            },
+        };
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    return { ok: false, error: { type: 'internal_error', message, exit_code: 1 } };
 }
 /** Bad arguments, a missing or unreadable file, a bad id or key: exit 2. */
 class errors_InputError extends errors_StepchainError {
@@ -3083,63 +3151,154 @@ function at(file, line) {
     return line === undefined || line === null ? file : `${file}:${line}`;
 }
 
+;// CONCATENATED MODULE: ./src/cli/suggest.ts
+/**
+ * "Did you mean": the closest known word to a typo, by edit distance
+ * (Damerau-Levenshtein, optimal string alignment: an insertion, deletion,
+ * substitution or swap of two neighbours costs 1), so `verfy` finds `verify`
+ * and `--promt` finds `--prompt`.
+ */
+/** The edit distance between two strings (optimal string alignment). */
+function editDistance(a, b) {
+    const m = a.length;
+    const n = b.length;
+    // Three rolling rows: the swap rule looks two rows back.
+    let prev2 = new Array(n + 1).fill(0);
+    let prev = Array.from({ length: n + 1 }, (_, j) => j);
+    for (let i = 1; i <= m; i++) {
+        const cur = new Array(n + 1).fill(0);
+        cur[0] = i;
+        for (let j = 1; j <= n; j++) {
+            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+            let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+                d = Math.min(d, prev2[j - 2] + 1);
+            cur[j] = d;
+        }
+        prev2 = prev;
+        prev = cur;
+    }
+    return prev[n];
+}
+/**
+ * The known words closest to `word`, nearest first: within a third of the
+ * word's length (at least 1, at most 3 edits), or a known word that starts
+ * with it (`rec` for `record`). Empty when nothing is close.
+ */
+function closest(word, known, max = 3) {
+    const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+    const scored = [];
+    for (const w of new Set(known)) {
+        if (w === word)
+            continue;
+        const d = editDistance(word.toLowerCase(), w.toLowerCase());
+        if (d <= limit)
+            scored.push({ w, d });
+        else if (word.length >= 2 && w.startsWith(word))
+            scored.push({ w, d: limit + 1 });
+    }
+    scored.sort((x, y) => x.d - y.d || x.w.localeCompare(y.w));
+    // Only the nearest: `--promt` is `--prompt`, not also `--root`.
+    const best = scored[0]?.d;
+    return scored
+        .filter((s) => s.d === best)
+        .slice(0, max)
+        .map((s) => s.w);
+}
+/** `; did you mean "x"?` (or `"x" or "y"`), or '' when nothing is close. */
+function didYouMean(word, known, quote = (w) => `"${w}"`) {
+    const c = closest(word, known, 2);
+    if (c.length === 0)
+        return '';
+    return `; did you mean ${c.map(quote).join(' or ')}?`;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/args.ts
 
+
+
+/** `--name`, or `-o, --name` when it has a short alias. */
+function optionLabel(name, spec) {
+    return spec.short === undefined ? `--${name}` : `-${spec.short}, --${name}`;
+}
 /**
- * A small, strict argument parser: unknown options are usage errors, `--x=v` and
- * `--x v` both work, `--` ends options, and a lone `-` is a positional (stdin).
+ * A strict argument parser over node:util `parseArgs` (its tokens: `--x=v` and
+ * `--x v`, `-o v` and `-ov`, `--` ends options, a lone `-` is a positional for
+ * stdin). On top of it: unknown options are usage errors with the closest known
+ * option suggested, a flag given a value, a value option given twice or without
+ * its value are errors. A value option takes the next argument whatever it looks
+ * like (`--prompt -x` is the prompt `-x`), as git does.
  */
 function parseArgs(argv, spec, command) {
+    const options = {};
+    for (const [name, s] of Object.entries(spec)) {
+        options[name] = { type: s.kind === 'flag' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
+    }
+    const { tokens } = (0,external_node_util_namespaceObject.parseArgs)({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
     const out = { positionals: [], flags: new Set(), values: new Map(), lists: new Map() };
-    const byShort = new Map();
-    for (const [name, s] of Object.entries(spec))
-        if (s.short)
-            byShort.set(s.short, name);
-    let i = 0;
-    while (i < argv.length) {
-        const arg = argv[i++];
-        if (arg === '--') {
-            out.positionals.push(...argv.slice(i));
-            break;
-        }
-        let name;
-        let inline;
-        if (arg.startsWith('--')) {
-            const eq = arg.indexOf('=');
-            name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-            inline = eq < 0 ? undefined : arg.slice(eq + 1);
-        }
-        else if (arg.length === 2 && arg[0] === '-' && arg !== '-') {
-            name = byShort.get(arg[1]);
-            if (name === undefined)
-                throw new errors_InputError(`${command}: unknown option ${arg}`);
-        }
-        else {
-            out.positionals.push(arg);
+    const known = Object.keys(spec).map((n) => `--${n}`);
+    for (const t of tokens) {
+        if (t.kind === 'positional') {
+            out.positionals.push(t.value);
             continue;
         }
-        const s = spec[name];
-        if (s === undefined)
-            throw new errors_InputError(`${command}: unknown option --${name}`);
+        if (t.kind === 'option-terminator')
+            continue;
+        const s = spec[t.name];
+        if (s === undefined) {
+            const raw = t.rawName.startsWith('--') ? t.rawName : t.rawName.length === 2 ? t.rawName : `--${t.name}`;
+            throw new errors_InputError(`${command}: unknown option ${raw}${didYouMean(raw, known, (w) => w)} (see \`stepchain ${command} --help\`)`);
+        }
+        const label = `--${t.name}`;
         if (s.kind === 'flag') {
-            if (inline !== undefined)
-                throw new errors_InputError(`${command}: --${name} takes no value`);
-            out.flags.add(name);
+            if (t.value !== undefined)
+                throw new errors_InputError(`${command}: ${label} takes no value`);
+            out.flags.add(t.name);
             continue;
         }
-        const value = inline ?? argv[i++];
-        if (value === undefined)
-            throw new errors_InputError(`${command}: --${name} needs a value`);
+        if (t.value === undefined)
+            throw new errors_InputError(`${command}: ${label} needs a value`);
         if (s.kind === 'value') {
-            if (out.values.has(name))
-                throw new errors_InputError(`${command}: --${name} given twice`);
-            out.values.set(name, value);
+            if (out.values.has(t.name))
+                throw new errors_InputError(`${command}: ${label} given twice`);
+            out.values.set(t.name, t.value);
         }
         else {
-            out.lists.set(name, [...(out.lists.get(name) ?? []), value]);
+            out.lists.set(t.name, [...(out.lists.get(t.name) ?? []), t.value]);
         }
     }
     return out;
+}
+/** Whether `--help` or `-h` comes before any `--` (and is not the value of an option). */
+function wantsHelp(argv, spec) {
+    return flagBeforeTerminator(argv, spec, (t) => t.name === 'help' || t.rawName === '-h');
+}
+/** Whether `--json` is among the options (before any `--`), whatever else is wrong with the line. */
+function wantsJson(argv, spec) {
+    if (spec.json === undefined)
+        return false;
+    return flagBeforeTerminator(argv, spec, (t) => t.name === 'json' && t.value === undefined);
+}
+function flagBeforeTerminator(argv, spec, match) {
+    const options = {};
+    for (const [name, s] of Object.entries(spec)) {
+        if (name === 'help')
+            continue;
+        options[name] = { type: s.kind === 'flag' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
+    }
+    try {
+        const { tokens } = (0,external_node_util_namespaceObject.parseArgs)({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+        for (const t of tokens) {
+            if (t.kind === 'option-terminator')
+                return false;
+            if (t.kind === 'option' && match(t))
+                return true;
+        }
+    }
+    catch {
+        /* not parseable at all: no */
+    }
+    return false;
 }
 /** Exactly `count` positionals (named for the error message). */
 function expectPositionals(args, names, command, optional = 0) {
@@ -3148,7 +3307,7 @@ function expectPositionals(args, names, command, optional = 0) {
         throw new errors_InputError(`${command}: missing ${names
             .slice(args.positionals.length)
             .map((n) => `<${n}>`)
-            .join(' ')}`);
+            .join(' ')} (see \`stepchain ${command} --help\`)`);
     }
     if (args.positionals.length > names.length) {
         throw new errors_InputError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);
@@ -7583,7 +7742,7 @@ async function porcelain(args, task) {
  * Reads the repository facts for `dir` with as few processes as possible (this
  * runs on every append). Undefined when `dir` is not inside a git work tree.
  */
-function repoInfo(dir, env) {
+function repo_repoInfo(dir, env) {
     if (!(0,external_node_fs_namespaceObject.existsSync)(dir))
         return undefined;
     const q = [
@@ -7620,7 +7779,7 @@ function repoInfo(dir, env) {
 }
 /** repoInfo, or an InputError (exit 2) naming the directory. */
 function requireRepo(dir, env) {
-    const info = repoInfo(dir, env);
+    const info = repo_repoInfo(dir, env);
     if (info === undefined)
         throw new errors_InputError(`${dir}: not inside a git work tree (fork needs a git repository)`);
     return info;
@@ -7674,10 +7833,15 @@ function updateRefs(dir, commands, env) {
 
 
 
+
 /**
  * Per-step worktree snapshots: after each append, the work tree as it is
  * (tracked files and untracked files that are not ignored, never `.sdd/`) is
- * stored as a commit object under `refs/stepchain/snapshots/<agent>/<seq>`.
+ * stored as a commit object under `refs/stepchain/snapshots/<agent>/<key>/<seq>`,
+ * where `<key>` names the journal's project within the repository (see
+ * `journalKey`), so two journals of the same agent id under different project
+ * roots of one repository never overwrite each other's refs. Refs of the
+ * earlier layout, `refs/stepchain/snapshots/<agent>/<seq>`, are still read.
  *
  * It is built with a temporary index (GIT_INDEX_FILE in a temp directory), so
  * the user's index, HEAD, branches and files are never touched. The temporary
@@ -7688,8 +7852,37 @@ function updateRefs(dir, commands, env) {
 const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
 /** Never part of a snapshot: stepchain's own state, and the fork worktrees living inside it. */
 const SNAPSHOT_PATHSPEC = ['.', ':(exclude,glob)**/.sdd/**'];
-function snapshotRef(agentId, seq) {
-    return `${SNAPSHOT_REF_PREFIX}/${agentId}/${seq}`;
+/**
+ * Which project of the repository a journal belongs to, as a ref component:
+ * `j` + 16 hex digits of SHA-256 over the linked worktree's name (empty for
+ * the main work tree) and the project root's path relative to its work tree's
+ * top. Stable when the repository is moved or cloned; distinct for every
+ * project root (a subdirectory, another worktree). Never all digits, so it
+ * cannot be taken for a seq of the earlier layout.
+ */
+function journalKey(root, repo) {
+    const real = (p) => {
+        try {
+            return (0,external_node_fs_namespaceObject.realpathSync)(p);
+        }
+        catch {
+            return external_node_path_default().resolve(p);
+        }
+    };
+    const rel = external_node_path_default().relative(real(repo.top), real(root)).split((external_node_path_default()).sep).join('/');
+    const worktree = real(repo.gitDir) === real(repo.commonDir) ? '' : external_node_path_default().basename(repo.gitDir);
+    return `j${sha256Hex(Buffer.from(`${worktree}\0${rel}`, 'utf8')).slice(0, 16)}`;
+}
+/** The ref of one step's snapshot: per journal with `key` (see journalKey), the earlier shared layout without. */
+function snapshotRef(agentId, seq, key) {
+    return key === undefined
+        ? `${SNAPSHOT_REF_PREFIX}/${agentId}/${seq}`
+        : `${SNAPSHOT_REF_PREFIX}/${agentId}/${key}/${seq}`;
+}
+/** The ref of step `seq` of the journal of `agentId` in the project at `root` (undefined outside git). */
+function snapshotRefFor(root, agentId, seq, env) {
+    const repo = repoInfo(root, env);
+    return repo === undefined ? undefined : snapshotRef(agentId, seq, journalKey(root, repo));
 }
 function message(agentId, seq, stepHash) {
     return `stepchain snapshot: ${agentId} step ${seq}\n\nagent: ${agentId}\nseq: ${seq}\nstep_hash: ${stepHash}\n`;
@@ -7729,7 +7922,7 @@ function takeSnapshot(options, known) {
     assertSafeId(agentId, 'agent id');
     if (!isRefComponent(agentId))
         throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
-    const repo = known ?? repoInfo(options.root, env);
+    const repo = known ?? repo_repoInfo(options.root, env);
     if (repo === undefined)
         return undefined;
     const tmp = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'stepchain-snap-'));
@@ -7749,7 +7942,7 @@ function takeSnapshot(options, known) {
         gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
         const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
         const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
-        const ref = snapshotRef(agentId, seq);
+        const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
         gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
         return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
     }
@@ -7757,19 +7950,47 @@ function takeSnapshot(options, known) {
         (0,external_node_fs_namespaceObject.rmSync)(tmp, { recursive: true, force: true });
     }
 }
-/** Every snapshot of an agent, by seq (only refs whose commit message is a stepchain snapshot). */
+/**
+ * Every snapshot of the journal of `agentId` in the project at `root`, by seq:
+ * its own refs, and for a seq it has none of, a ref of the earlier shared layout
+ * (only refs whose commit message is a stepchain snapshot of that agent and seq;
+ * a fork still checks the step_hash before using one).
+ */
 function listSnapshots(root, agentId, env) {
     assertSafeId(agentId, 'agent id');
     const out = new Map();
     if (!isRefComponent(agentId))
         return out;
-    for (const r of listRefs(root, `${SNAPSHOT_REF_PREFIX}/${agentId}/`, env)) {
+    const repo = repo_repoInfo(root, env);
+    if (repo === undefined)
+        return out;
+    const key = journalKey(root, repo);
+    const own = `${SNAPSHOT_REF_PREFIX}/${agentId}/${key}/`;
+    const legacy = `${SNAPSHOT_REF_PREFIX}/${agentId}/`;
+    const found = (prefix, r) => {
+        // A fork's inherited refs point at its parent's commits (their message names the parent).
         const m = parseSnapshotMessage(r.message);
-        const seqText = r.ref.slice(`${SNAPSHOT_REF_PREFIX}/${agentId}/`.length);
+        const seqText = r.ref.slice(prefix.length);
         if (m === undefined || !/^[0-9]+$/.test(seqText) || Number(seqText) !== m.seq)
-            continue;
-        out.set(m.seq, { ref: r.ref, commit: r.commit, agent_id: agentId, seq: m.seq, step_hash: m.step_hash });
+            return undefined;
+        return { ref: r.ref, commit: r.commit, agent_id: agentId, seq: m.seq, step_hash: m.step_hash };
+    };
+    const older = new Map();
+    for (const r of listRefs(root, legacy, env)) {
+        if (r.ref.startsWith(own)) {
+            const s = found(own, r);
+            if (s !== undefined)
+                out.set(s.seq, s);
+        }
+        else {
+            const s = found(legacy, r); // `<agent>/<seq>` only: another journal's `<agent>/<key>/<seq>` is not a seq
+            if (s !== undefined)
+                older.set(s.seq, s);
+        }
     }
+    for (const [seq, s] of older)
+        if (!out.has(seq))
+            out.set(seq, s);
     return out;
 }
 /** The snapshot of one step, or undefined. */
@@ -8157,7 +8378,7 @@ function recordStep(journalDirPath, step, options) {
     const journal = Journal.open(journalDirPath, options);
     const row = journal.append(step);
     const warnings = [];
-    const result = { row, journal, warnings };
+    const result = { row, journal, warnings, notes: [] };
     if (options.snapshot !== false) {
         try {
             const agentId = external_node_path_default().basename(external_node_path_default().resolve(journalDirPath));
@@ -8170,6 +8391,8 @@ function recordStep(journalDirPath, step, options) {
             });
             if (snap !== undefined)
                 result.snapshot = snap;
+            else if (row.seq === 0)
+                result.notes.push(`${options.root} is not in a git work tree: steps are recorded without worktree snapshots (a fork restores no files)`);
         }
         catch (e) {
             warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${e.message}`);
@@ -8190,16 +8413,129 @@ function recordStep(journalDirPath, step, options) {
     return result;
 }
 
+;// CONCATENATED MODULE: ./src/project.ts
+
+
+
+/** Whether `dir/name` exists as a real directory (a symlink is not followed). */
+function isDir(dir, name) {
+    try {
+        return (0,external_node_fs_namespaceObject.lstatSync)(external_node_path_default().join(dir, name)).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+function exists(dir, name) {
+    try {
+        (0,external_node_fs_namespaceObject.lstatSync)(external_node_path_default().join(dir, name));
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/** The project root for a command started in `start` (see ProjectRoot). Never touches the file system beyond lstat. */
+function findProjectRoot(start) {
+    const from = external_node_path_default().resolve(start);
+    let dir = from;
+    for (;;) {
+        if (isDir(dir, '.sdd'))
+            return { root: dir, found: 'sdd' };
+        if (exists(dir, '.git'))
+            return { root: dir, found: 'git' };
+        const parent = external_node_path_default().dirname(dir);
+        if (parent === dir)
+            return { root: from, found: 'start' };
+        dir = parent;
+    }
+}
+/**
+ * The project an operation works on: `explicit` (e.g. `--root DIR`, relative to
+ * `cwd`) when given, else found from `cwd`. With `create` (the operation may
+ * create `<root>/.sdd/`), an explicit directory that has no `.sdd/` of its own,
+ * is not the top of a git work tree, and lies inside another project is refused
+ * (InputError naming that project): `.sdd/` is never created below an existing
+ * project root.
+ */
+function resolveProjectRoot(options) {
+    if (options.explicit === undefined)
+        return findProjectRoot(options.cwd);
+    const root = external_node_path_default().resolve(options.cwd, options.explicit);
+    if (options.create && !isDir(root, '.sdd') && !exists(root, '.git')) {
+        const above = findProjectRoot(external_node_path_default().dirname(root));
+        if (above.found === 'sdd' && above.root !== root) {
+            throw new errors_InputError(`${root} is inside the project ${above.root} (it holds .sdd/): refusing to start a second project below it; ` +
+                `use --root ${above.root} (or leave --root out), or create ${external_node_path_default().join(root, '.sdd')} first to make it a project of its own`);
+        }
+    }
+    return { root, found: 'explicit' };
+}
+
 ;// CONCATENATED MODULE: ./src/cli/common.ts
 
 
 
 
-const ROOT_OPTION = { root: { kind: 'value' } };
-const JSON_OPTION = { json: { kind: 'flag' } };
-/** The project root: `--root DIR` or the current directory. */
-function rootOf(args, io) {
-    return external_node_path_default().resolve(io.cwd, args.values.get('root') ?? '.');
+
+
+const ROOT_OPTION = {
+    root: {
+        kind: 'value',
+        value: 'DIR',
+        description: 'The project root (the directory holding .sdd/). Default: found like git: the nearest directory upwards holding .sdd/, ' +
+            'else the top of the git work tree, else the current directory.',
+    },
+};
+const JSON_OPTION = {
+    json: {
+        kind: 'flag',
+        description: 'Print one JSON document on stdout (snake_case keys, full hashes); an error is {"ok": false, "error": {...}}.',
+    },
+};
+/** `--public-key FILE` (repeatable) for commands that show or check receipts. */
+const PUBLIC_KEY_OPTION = {
+    kind: 'list',
+    value: 'FILE',
+    description: "A trusted Ed25519 public key (PEM SPKI or 32 raw bytes): a signed receipt's signature must verify under one of them. " +
+        'Without one, a signed receipt is shown with "signature NOT checked" and never verifies.',
+};
+/** `--force` for commands that write a file: replace an existing one. */
+const FORCE_OPTION = {
+    force: {
+        kind: 'flag',
+        description: 'Replace the output file if it exists (without it an existing file is refused).',
+    },
+};
+/**
+ * The project root: `--root DIR`, else found from the current directory like
+ * git (see `findProjectRoot`). `create`: the command may create `<root>/.sdd/`,
+ * so an explicit root inside another project is refused.
+ */
+function rootOf(args, io, options = {}) {
+    const explicit = args.values.get('root');
+    return resolveProjectRoot({
+        cwd: io.cwd,
+        ...(explicit === undefined ? {} : { explicit }),
+        ...(options.create ? { create: true } : {}),
+    }).root;
+}
+/** Refuses to replace an existing file unless `--force`, as `report` does (nothing is written: exit 2). */
+function refuseOverwrite(file, shown, args, command) {
+    if (pathKind(file) === 'dir')
+        throw new errors_InputError(`${command}: ${shown} is a directory`);
+    if (args.flags.has('force'))
+        return;
+    if (pathKind(file) !== undefined || isSymlink(file))
+        throw new errors_InputError(`${command}: ${shown} exists; refusing to replace it (give --force to replace it)`);
+}
+function isSymlink(file) {
+    try {
+        return (0,external_node_fs_namespaceObject.lstatSync)(file).isSymbolicLink();
+    }
+    catch {
+        return false;
+    }
 }
 /** Reads a file named on the command line (`-` is stdin); errors name the file. */
 function readInputFile(name, io, what = 'file') {
@@ -8260,18 +8596,45 @@ const appendCommand = {
     usage: '<agent> [--root DIR] [--input FILE|-] [--input-hash HEX] [--model M] [--prompt TEXT | --prompt-file FILE] ' +
         '[--tool-call JSON] [--tool-result JSON] [--blob FILE]... [--no-snapshot] [--json]',
     summary: "Append one step to an agent's journal (recovering and verifying the chain first) and print the row.",
+    description: '<agent> is an agent id (its journal is <root>/.sdd/runtime/journal/<agent>/000000.jsonl, created on the first append) ' +
+        'or a journal directory. The chain is recovered and verified first: a journal that does not verify is never extended. ' +
+        'In a git work tree the files as they are now are recorded as the snapshot of this step (a fork from this step restores them).',
     options: {
         ...ROOT_OPTION,
         ...JSON_OPTION,
-        input: { kind: 'value' },
-        'input-hash': { kind: 'value' },
-        model: { kind: 'value' },
-        prompt: { kind: 'value' },
-        'prompt-file': { kind: 'value' },
-        'tool-call': { kind: 'value' },
-        'tool-result': { kind: 'value' },
-        blob: { kind: 'list' },
-        'no-snapshot': { kind: 'flag' },
+        input: {
+            kind: 'value',
+            value: 'FILE|-',
+            description: 'The input blob (its SHA-256 is the input_hash; stored in the CAS). `-` reads stdin.',
+        },
+        'input-hash': {
+            kind: 'value',
+            value: 'HEX',
+            description: 'The input_hash as given (64 lowercase hex digits) when the input itself is not at hand.',
+        },
+        model: { kind: 'value', value: 'M', description: 'The model that ran the step.' },
+        prompt: { kind: 'value', value: 'TEXT', description: 'The prompt text.' },
+        'prompt-file': {
+            kind: 'value',
+            value: 'FILE',
+            description: 'Read the prompt from a file, byte for byte (UTF-8). `-` reads stdin.',
+        },
+        'tool-call': { kind: 'value', value: 'JSON', description: 'The tool call, as JSON (numbers kept exactly).' },
+        'tool-result': { kind: 'value', value: 'JSON', description: 'The tool result, as JSON.' },
+        blob: { kind: 'list', value: 'FILE', description: 'An extra blob to store in the CAS and list in blob_refs.' },
+        'no-snapshot': { kind: 'flag', description: 'Do not record a git snapshot of the work tree for this step.' },
+    },
+    examples: [
+        {
+            run: 'stepchain append agent-1 --model claude-3-7-sonnet-20250219 --prompt "Fix the bug" --tool-call \'{"name":"edit_file"}\'',
+            what: 'record one step of agent-1',
+        },
+        { run: 'git diff | stepchain append agent-1 --input - --prompt "review"', what: 'the input blob from stdin' },
+    ],
+    exitCodes: {
+        0: 'the step was appended',
+        1: 'the journal does not verify (nothing appended), or it is locked',
+        2: 'usage or input error (bad id, unreadable file, bad JSON)',
     },
     run(args, io) {
         const [target] = args.positionals;
@@ -8279,7 +8642,7 @@ const appendCommand = {
             throw new errors_InputError('append: missing <agent>');
         if (args.positionals.length > 1)
             throw new errors_InputError(`append: unexpected argument ${JSON.stringify(args.positionals[1])}`);
-        const root = rootOf(args, io);
+        const root = rootOf(args, io, { create: true });
         if (args.values.has('prompt') && args.values.has('prompt-file'))
             throw new errors_InputError('append: give --prompt or --prompt-file, not both');
         if (args.values.has('input') && args.values.has('input-hash'))
@@ -8320,7 +8683,7 @@ const appendCommand = {
         const { dir } = resolveJournal(target, root, false);
         if (target.endsWith('.jsonl'))
             throw new errors_InputError(`append: give an agent id or a journal directory, not a file (${target})`);
-        const { row, journal, warnings, snapshot } = recordStep(dir, step, {
+        const { row, journal, warnings, notes, snapshot } = recordStep(dir, step, {
             root,
             env: io.env,
             snapshot: !args.flags.has('no-snapshot'),
@@ -8329,6 +8692,8 @@ const appendCommand = {
         });
         for (const w of warnings)
             io.err(`stepchain: warning: ${w}`);
+        for (const n of notes)
+            io.err(`stepchain: note: ${n}`);
         if (args.flags.has('json')) {
             io.out(encodeRow(row));
         }
@@ -8438,11 +8803,11 @@ function verifyAuditLog(dir, key) {
             const stored = typeof e.hmac === 'string' ? e.hmac : '';
             const entryPrev = typeof e.prev_hmac === 'string' ? e.prev_hmac : '';
             if (entryPrev !== prev) {
-                fault('prev_hmac_mismatch', `chain break: prev_hmac ${entryPrev.slice(0, 16)}…, expected ${prev.slice(0, 16)}…`);
+                fault('prev_hmac_mismatch', `chain break: prev_hmac ${entryPrev}, expected ${prev}`);
             }
             const expected = computeAuditHmac(key, prev, withoutHmac(e));
             if (stored !== expected) {
-                fault('hmac_mismatch', `HMAC mismatch: stored ${stored.slice(0, 16)}…, recomputed ${expected.slice(0, 16)}… (entry edited, or another key)`);
+                fault('hmac_mismatch', `HMAC mismatch: stored ${stored}, recomputed ${expected} (entry edited, or another key)`);
             }
             prev = stored;
         }
@@ -8455,10 +8820,28 @@ function verifyAuditLog(dir, key) {
             });
         }
     }
+    // Nothing passes vacuously: a log that is missing, empty, or whose files vanished proves nothing.
+    if (entries === 0 && errors.length === 0) {
+        errors.push((0,external_node_fs_namespaceObject.existsSync)(dir)
+            ? {
+                file: '',
+                line: 0,
+                kind: 'empty_audit_log',
+                message: `the audit log has no entries (${files.length} file${files.length === 1 ? '' : 's'}): emptied, or its files vanished`,
+            }
+            : {
+                file: '',
+                line: 0,
+                kind: 'no_audit_log',
+                message: 'no audit directory: nothing was ever logged here, or it was removed',
+            });
+    }
     return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
 }
 /** `file:line: kind: message` for one fault. */
 function describeAuditFault(dir, f) {
+    if (f.file === '')
+        return `${dir}: ${f.kind}: ${f.message}`;
     return `${external_node_path_default().join(dir, f.file)}:${f.line}: ${f.kind}: ${f.message}`;
 }
 
@@ -8541,7 +8924,429 @@ function queryAudit(dir, q = {}) {
 
 
 
+;// CONCATENATED MODULE: ./node_modules/get-east-asian-width/lookup-data.js
+// Generated by scripts/build.js
+
+const ambiguousMinimalCodePoint = 161;
+const ambiguousMaximumCodePoint = 1114109;
+const ambiguousRanges = [161, 161, 164, 164, 167, 168, 170, 170, 173, 174, 176, 180, 182, 186, 188, 191, 198, 198, 208, 208, 215, 216, 222, 225, 230, 230, 232, 234, 236, 237, 240, 240, 242, 243, 247, 250, 252, 252, 254, 254, 257, 257, 273, 273, 275, 275, 283, 283, 294, 295, 299, 299, 305, 307, 312, 312, 319, 322, 324, 324, 328, 331, 333, 333, 338, 339, 358, 359, 363, 363, 462, 462, 464, 464, 466, 466, 468, 468, 470, 470, 472, 472, 474, 474, 476, 476, 593, 593, 609, 609, 708, 708, 711, 711, 713, 715, 717, 717, 720, 720, 728, 731, 733, 733, 735, 735, 768, 879, 913, 929, 931, 937, 945, 961, 963, 969, 1025, 1025, 1040, 1103, 1105, 1105, 8208, 8208, 8211, 8214, 8216, 8217, 8220, 8221, 8224, 8226, 8228, 8231, 8240, 8240, 8242, 8243, 8245, 8245, 8251, 8251, 8254, 8254, 8308, 8308, 8319, 8319, 8321, 8324, 8364, 8364, 8451, 8451, 8453, 8453, 8457, 8457, 8467, 8467, 8470, 8470, 8481, 8482, 8486, 8486, 8491, 8491, 8531, 8532, 8539, 8542, 8544, 8555, 8560, 8569, 8585, 8585, 8592, 8601, 8632, 8633, 8658, 8658, 8660, 8660, 8679, 8679, 8704, 8704, 8706, 8707, 8711, 8712, 8715, 8715, 8719, 8719, 8721, 8721, 8725, 8725, 8730, 8730, 8733, 8736, 8739, 8739, 8741, 8741, 8743, 8748, 8750, 8750, 8756, 8759, 8764, 8765, 8776, 8776, 8780, 8780, 8786, 8786, 8800, 8801, 8804, 8807, 8810, 8811, 8814, 8815, 8834, 8835, 8838, 8839, 8853, 8853, 8857, 8857, 8869, 8869, 8895, 8895, 8978, 8978, 9312, 9449, 9451, 9547, 9552, 9587, 9600, 9615, 9618, 9621, 9632, 9633, 9635, 9641, 9650, 9651, 9654, 9655, 9660, 9661, 9664, 9665, 9670, 9672, 9675, 9675, 9678, 9681, 9698, 9701, 9711, 9711, 9733, 9734, 9737, 9737, 9742, 9743, 9756, 9756, 9758, 9758, 9792, 9792, 9794, 9794, 9824, 9825, 9827, 9829, 9831, 9834, 9836, 9837, 9839, 9839, 9886, 9887, 9919, 9919, 9926, 9933, 9935, 9939, 9941, 9953, 9955, 9955, 9960, 9961, 9963, 9969, 9972, 9972, 9974, 9977, 9979, 9980, 9982, 9983, 10045, 10045, 10102, 10111, 11094, 11097, 12872, 12879, 57344, 63743, 65024, 65039, 65533, 65533, 127232, 127242, 127248, 127277, 127280, 127337, 127344, 127373, 127375, 127376, 127387, 127404, 917760, 917999, 983040, 1048573, 1048576, 1114109];
+
+const fullwidthMinimalCodePoint = 12288;
+const fullwidthMaximumCodePoint = 65510;
+const fullwidthRanges = [12288, 12288, 65281, 65376, 65504, 65510];
+
+const lookup_data_halfwidthMinimalCodePoint = 8361;
+const lookup_data_halfwidthMaximumCodePoint = 65518;
+const lookup_data_halfwidthRanges = (/* unused pure expression or super */ null && ([8361, 8361, 65377, 65470, 65474, 65479, 65482, 65487, 65490, 65495, 65498, 65500, 65512, 65518]));
+
+const lookup_data_narrowMinimalCodePoint = 32;
+const lookup_data_narrowMaximumCodePoint = 10630;
+const lookup_data_narrowRanges = (/* unused pure expression or super */ null && ([32, 126, 162, 163, 165, 166, 172, 172, 175, 175, 10214, 10221, 10629, 10630]));
+
+const wideMinimalCodePoint = 4352;
+const wideMaximumCodePoint = 262141;
+const wideRanges = [4352, 4447, 8986, 8987, 9001, 9002, 9193, 9196, 9200, 9200, 9203, 9203, 9725, 9726, 9748, 9749, 9776, 9783, 9800, 9811, 9855, 9855, 9866, 9871, 9875, 9875, 9889, 9889, 9898, 9899, 9917, 9918, 9924, 9925, 9934, 9934, 9940, 9940, 9962, 9962, 9970, 9971, 9973, 9973, 9978, 9978, 9981, 9981, 9989, 9989, 9994, 9995, 10024, 10024, 10060, 10060, 10062, 10062, 10067, 10069, 10071, 10071, 10133, 10135, 10160, 10160, 10175, 10175, 11035, 11036, 11088, 11088, 11093, 11093, 11904, 11929, 11931, 12019, 12032, 12245, 12272, 12287, 12289, 12350, 12353, 12438, 12441, 12543, 12549, 12591, 12593, 12686, 12688, 12773, 12783, 12830, 12832, 12871, 12880, 42124, 42128, 42182, 43360, 43388, 44032, 55203, 63744, 64255, 65040, 65049, 65072, 65106, 65108, 65126, 65128, 65131, 94176, 94180, 94192, 94198, 94208, 101594, 101631, 101664, 101760, 101874, 101888, 102801, 102816, 102866, 110576, 110579, 110581, 110587, 110589, 110590, 110592, 110888, 110898, 110898, 110928, 110930, 110933, 110933, 110948, 110952, 110960, 111355, 119552, 119638, 119648, 119670, 126980, 126980, 127183, 127183, 127374, 127374, 127377, 127386, 127406, 127406, 127488, 127490, 127504, 127547, 127552, 127560, 127568, 127569, 127584, 127589, 127744, 127776, 127789, 127797, 127799, 127868, 127870, 127891, 127904, 127946, 127951, 127955, 127968, 127984, 127988, 127988, 127992, 128062, 128064, 128064, 128066, 128252, 128255, 128317, 128331, 128334, 128336, 128359, 128378, 128378, 128405, 128406, 128420, 128420, 128507, 128591, 128640, 128709, 128716, 128716, 128720, 128722, 128725, 128729, 128732, 128735, 128747, 128748, 128756, 128764, 128986, 128986, 128992, 129003, 129008, 129008, 129292, 129338, 129340, 129349, 129351, 129535, 129648, 129660, 129664, 129734, 129736, 129736, 129740, 129757, 129759, 129771, 129775, 129786, 131072, 196605, 196608, 262141];
+
+;// CONCATENATED MODULE: ./node_modules/get-east-asian-width/utilities.js
+/**
+Binary search on a sorted flat array of [start, end] pairs.
+
+@param {number[]} ranges - Flat array of inclusive [start, end] range pairs, e.g. [0, 5, 10, 20].
+@param {number} codePoint - The value to search for.
+@returns {boolean} Whether the value falls within any of the ranges.
+*/
+const utilities_isInRange = (ranges, codePoint) => {
+	let low = 0;
+	let high = Math.floor(ranges.length / 2) - 1;
+	while (low <= high) {
+		const mid = Math.floor((low + high) / 2);
+		const i = mid * 2;
+		if (codePoint < ranges[i]) {
+			high = mid - 1;
+		} else if (codePoint > ranges[i + 1]) {
+			low = mid + 1;
+		} else {
+			return true;
+		}
+	}
+
+	return false;
+};
+
+;// CONCATENATED MODULE: ./node_modules/get-east-asian-width/lookup.js
+
+
+
+const commonCjkCodePoint = 0x4E_00;
+const [wideFastPathStart, wideFastPathEnd] = /* #__PURE__ */ findWideFastPathRange(wideRanges);
+
+// Use a hot-path range so common `isWide` calls can skip binary search.
+// The range containing U+4E00 covers common CJK ideographs;
+// fallback to the largest range for resilience to Unicode table changes.
+function findWideFastPathRange(ranges) {
+	let fastPathStart = ranges[0];
+	let fastPathEnd = ranges[1];
+
+	for (let index = 0; index < ranges.length; index += 2) {
+		const start = ranges[index];
+		const end = ranges[index + 1];
+
+		if (
+			commonCjkCodePoint >= start
+			&& commonCjkCodePoint <= end
+		) {
+			return [start, end];
+		}
+
+		if ((end - start) > (fastPathEnd - fastPathStart)) {
+			fastPathStart = start;
+			fastPathEnd = end;
+		}
+	}
+
+	return [fastPathStart, fastPathEnd];
+}
+
+const isAmbiguous = codePoint => {
+	if (
+		codePoint < ambiguousMinimalCodePoint
+		|| codePoint > ambiguousMaximumCodePoint
+	) {
+		return false;
+	}
+
+	return utilities_isInRange(ambiguousRanges, codePoint);
+};
+
+const isFullwidth = codePoint => {
+	if (
+		codePoint < fullwidthMinimalCodePoint
+		|| codePoint > fullwidthMaximumCodePoint
+	) {
+		return false;
+	}
+
+	return utilities_isInRange(fullwidthRanges, codePoint);
+};
+
+const isHalfwidth = codePoint => {
+	if (
+		codePoint < halfwidthMinimalCodePoint
+		|| codePoint > halfwidthMaximumCodePoint
+	) {
+		return false;
+	}
+
+	return isInRange(halfwidthRanges, codePoint);
+};
+
+const isNarrow = codePoint => {
+	if (
+		codePoint < narrowMinimalCodePoint
+		|| codePoint > narrowMaximumCodePoint
+	) {
+		return false;
+	}
+
+	return isInRange(narrowRanges, codePoint);
+};
+
+const isWide = codePoint => {
+	if (
+		codePoint >= wideFastPathStart
+		&& codePoint <= wideFastPathEnd
+	) {
+		return true;
+	}
+
+	if (
+		codePoint < wideMinimalCodePoint
+		|| codePoint > wideMaximumCodePoint
+	) {
+		return false;
+	}
+
+	return utilities_isInRange(wideRanges, codePoint);
+};
+
+function lookup_getCategory(codePoint) {
+	if (isAmbiguous(codePoint)) {
+		return 'ambiguous';
+	}
+
+	if (isFullwidth(codePoint)) {
+		return 'fullwidth';
+	}
+
+	if (isHalfwidth(codePoint)) {
+		return 'halfwidth';
+	}
+
+	if (isNarrow(codePoint)) {
+		return 'narrow';
+	}
+
+	if (isWide(codePoint)) {
+		return 'wide';
+	}
+
+	return 'neutral';
+}
+
+;// CONCATENATED MODULE: ./node_modules/get-east-asian-width/index.js
+
+
+function validate(codePoint) {
+	if (!Number.isSafeInteger(codePoint)) {
+		throw new TypeError(`Expected a code point, got \`${typeof codePoint}\`.`);
+	}
+}
+
+function eastAsianWidthType(codePoint) {
+	validate(codePoint);
+
+	return getCategory(codePoint);
+}
+
+function eastAsianWidth(codePoint, {ambiguousAsWide = false} = {}) {
+	validate(codePoint);
+
+	if (
+		isFullwidth(codePoint)
+		|| isWide(codePoint)
+		|| (ambiguousAsWide && isAmbiguous(codePoint))
+	) {
+		return 2;
+	}
+
+	return 1;
+}
+
+// Private exports for https://github.com/sindresorhus/is-fullwidth-code-point
+
+
+;// CONCATENATED MODULE: ./src/replay/text.ts
+
+
+/**
+ * Text helpers for terminal output. A journal is untrusted input: control
+ * characters (ESC above all) are made visible so a row can never drive the
+ * operator's terminal, and widths are counted in columns, not UTF-16 units.
+ */
+/** Replaces C0/C1 controls and DEL by visible escapes (`\x1b`); tabs become two spaces. */
+function sanitize(s) {
+    return s
+        .replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+        const code = c.charCodeAt(0);
+        if (c === '\n')
+            return '\\n';
+        return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+    })
+        .replace(/\t/g, '  ');
+}
+// Zero-width: combining marks, format characters (ZWJ, ZWSP, BOM...), variation selectors
+// and Hangul medial/final jamo, as terminals (wcwidth) count them. From Unicode properties
+// the JavaScript engine keeps current, not a hand-made table.
+const ZERO_WIDTH = /^(?:\p{Mn}|\p{Me}|\p{Cf})$/u;
+/**
+ * Columns a code point takes in a terminal (0, 1 or 2): wide and fullwidth
+ * characters (CJK, and emoji with emoji presentation such as 🚀 ✅) from the
+ * Unicode East Asian Width data (get-east-asian-width); ambiguous ones narrow,
+ * as Unicode advises when the context is unknown.
+ */
+function charWidth(cp) {
+    if (cp < 0x7f)
+        return 1; // the common case, without a lookup
+    if ((cp >= 0x1160 && cp <= 0x11ff) || ZERO_WIDTH.test(String.fromCodePoint(cp)))
+        return 0;
+    return eastAsianWidth(cp);
+}
+/** Columns a (sanitized) string takes. */
+function text_displayWidth(s) {
+    let w = 0;
+    for (const ch of s)
+        w += charWidth(ch.codePointAt(0));
+    return w;
+}
+/** The longest prefix of `s` that fits in `width` columns. */
+function sliceColumns(s, width) {
+    let w = 0;
+    let out = '';
+    for (const ch of s) {
+        const cw = charWidth(ch.codePointAt(0));
+        if (w + cw > width)
+            break;
+        w += cw;
+        out += ch;
+    }
+    return out;
+}
+/** Cuts `s` to `width` columns, ending with `…` when something was cut. */
+function truncate(s, width) {
+    if (width <= 0)
+        return '';
+    if (text_displayWidth(s) <= width)
+        return s;
+    return `${sliceColumns(s, width - 1)}…`;
+}
+/** Pads (or cuts) `s` to exactly `width` columns. */
+function fit(s, width) {
+    const t = truncate(s, width);
+    return t + ' '.repeat(Math.max(0, width - text_displayWidth(t)));
+}
+/**
+ * Splits one line into pieces of at most `width` columns, between words: a
+ * piece ends after the last space that fits, and only a word longer than a
+ * whole line (a hash, a URL) is cut inside. One pass: fields can be megabytes.
+ */
+function wrap(s, width) {
+    if (width <= 0)
+        return [s];
+    const out = [];
+    let start = 0; // where the current piece starts
+    let w = 0; // its width so far
+    let word = false; // whether it has a non-space yet (leading indentation is no place to break)
+    let breakAt = -1; // just after the last space that follows a word in it
+    let widthAtBreak = 0;
+    let i = 0;
+    while (i < s.length) {
+        const cp = s.codePointAt(i);
+        const len = cp > 0xffff ? 2 : 1;
+        const cw = charWidth(cp);
+        if (w + cw > width && i > start) {
+            if (cp === 0x20 && word) {
+                // The space that overflows ends the piece; the next starts after it.
+                out.push(s.slice(start, i));
+                start = i + 1;
+                w = 0;
+                word = false;
+                breakAt = -1;
+                i += 1;
+                continue;
+            }
+            if (breakAt > start) {
+                out.push(s.slice(start, breakAt - 1));
+                start = breakAt;
+                w -= widthAtBreak;
+                word = i > breakAt;
+            }
+            else {
+                out.push(s.slice(start, i));
+                start = i;
+                w = 0;
+                word = false;
+            }
+            breakAt = -1;
+        }
+        w += cw;
+        i += len;
+        if (cp === 0x20) {
+            if (word) {
+                breakAt = i;
+                widthAtBreak = w;
+            }
+        }
+        else {
+            word = true;
+        }
+    }
+    out.push(s.slice(start));
+    return out;
+}
+/** A JSON scalar or compact document for display: exact numbers, unicode kept readable. */
+function compactJson(v) {
+    if (typeof v === 'string')
+        return JSON.stringify(v);
+    if (v === null || typeof v !== 'object' || v instanceof JsonFloat) {
+        return encode(v, { allowNonFinite: true, sortKeys: false });
+    }
+    if (Array.isArray(v))
+        return `[${v.map(compactJson).join(',')}]`;
+    const entries = v instanceof Map ? [...v] : Object.entries(v);
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${compactJson(x)}`).join(',')}}`;
+}
+/**
+ * An indented JSON rendering for display (2 spaces), one array entry or key per
+ * line; a string with newlines is shown as its lines under a `|`.
+ */
+function prettyJson(v, indent = '') {
+    const inner = `${indent}  `;
+    const isObj = isJsonObject(v) || v instanceof Map;
+    if (Array.isArray(v)) {
+        if (v.length === 0)
+            return [`${indent}[]`];
+        const lines = [`${indent}[`];
+        v.forEach((x, i) => {
+            const sub = prettyJson(x, inner);
+            if (i < v.length - 1)
+                sub[sub.length - 1] += ',';
+            for (const l of sub)
+                lines.push(l); // no spread: a value can have 100k+ lines
+        });
+        lines.push(`${indent}]`);
+        return lines;
+    }
+    if (isObj) {
+        const entries = v instanceof Map ? [...v] : Object.entries(v);
+        if (entries.length === 0)
+            return [`${indent}{}`];
+        const lines = [`${indent}{`];
+        entries.forEach(([k, x], i) => {
+            const sub = prettyJson(x, inner);
+            sub[0] = `${inner}${JSON.stringify(k)}: ${sub[0].trimStart()}`;
+            if (i < entries.length - 1)
+                sub[sub.length - 1] += ',';
+            for (const l of sub)
+                lines.push(l); // no spread: a value can have 100k+ lines
+        });
+        lines.push(`${indent}}`);
+        return lines;
+    }
+    // A multi-line string reads as its lines (a display, not JSON: marked with `|` as in YAML).
+    if (typeof v === 'string' && v.includes('\n'))
+        return [`${indent}|`, ...v.split('\n').map((l) => `${inner}${l}`)];
+    return [`${indent}${compactJson(v)}`];
+}
+function hasMultilineString(v) {
+    if (typeof v === 'string')
+        return v.includes('\n');
+    if (Array.isArray(v))
+        return v.some(hasMultilineString);
+    if (v instanceof Map)
+        return [...v.values()].some(hasMultilineString);
+    if (isJsonObject(v))
+        return Object.values(v).some(hasMultilineString);
+    return false;
+}
+/**
+ * The lines to show for a field value: a string as its text (its own lines), a
+ * JSON value compact when it fits in `width` columns and indented otherwise.
+ * Every line is sanitized.
+ */
+function valueLines(v, width) {
+    if (typeof v === 'string')
+        return v.split('\n').map(sanitize);
+    const compact = sanitize(compactJson(v));
+    if (text_displayWidth(compact) <= width && !hasMultilineString(v))
+        return [compact];
+    return prettyJson(v).map(sanitize);
+}
+/** A one-line preview of a value (strings without quotes). */
+function preview(v) {
+    return sanitize(typeof v === 'string' ? v : compactJson(v));
+}
+/** `2026-12-02T09:01:02.345Z` for unix seconds (or the number itself when out of range). */
+function isoTime(ts) {
+    const d = new Date(ts * 1000);
+    return Number.isNaN(d.getTime()) ? String(ts) : d.toISOString();
+}
+/** The first `n` hex digits of a hash. */
+function shortHash(h, n = 12) {
+    return h.slice(0, n);
+}
+
 ;// CONCATENATED MODULE: ./src/cli/commands/audit-query.ts
+
 
 
 
@@ -8551,15 +9356,26 @@ const auditQueryCommand = {
     name: ['audit', 'query'],
     usage: '[--event-type T] [--actor A] [--since ISO] [--until ISO] [--dir DIR] [--root DIR] [--json]',
     summary: 'List audit events by type, actor and time range (inclusive bounds; a bare date covers the whole UTC day).',
+    description: 'Lists without verifying: run `stepchain audit verify` to check the chain.',
     options: {
         ...ROOT_OPTION,
         ...JSON_OPTION,
-        dir: { kind: 'value' },
-        'event-type': { kind: 'value' },
-        actor: { kind: 'value' },
-        since: { kind: 'value' },
-        until: { kind: 'value' },
+        dir: { kind: 'value', value: 'DIR', description: 'The audit directory (default <root>/.sdd/audit).' },
+        'event-type': { kind: 'value', value: 'T', description: 'Only this event type, e.g. replay.fork.' },
+        actor: { kind: 'value', value: 'A', description: 'Only events of this actor.' },
+        since: {
+            kind: 'value',
+            value: 'ISO',
+            description: 'From this time on (inclusive; a bare date is its whole UTC day).',
+        },
+        until: {
+            kind: 'value',
+            value: 'ISO',
+            description: 'Up to this time (inclusive; a bare date is its whole UTC day).',
+        },
     },
+    examples: [{ run: 'stepchain audit query --event-type replay.fork --since 2026-12-01', what: 'forks since a day' }],
+    exitCodes: { 0: 'listed (possibly none)', 2: 'usage or input error (a bad time)' },
     run(args, io) {
         expectPositionals(args, [], 'audit query');
         const dirOpt = args.values.get('dir');
@@ -8579,11 +9395,28 @@ const auditQueryCommand = {
             io.json({ dir, count: matches.length, events: matches.map((m) => m.entry) });
         }
         else {
-            for (const m of matches) {
+            // Columns padded to the widest value (details, free-form, last).
+            const rows = matches.map((m) => {
                 const e = m.entry;
-                const details = encode(e.details, { separators: 'compact', allowNonFinite: true });
-                io.out(`${String(e.timestamp)}  ${String(e.event_type)}  ${String(e.actor)}  ${String(e.resource_type)}/${String(e.resource_id)}  ${details}`);
-            }
+                return [
+                    String(e.timestamp),
+                    String(e.event_type),
+                    String(e.actor),
+                    `${String(e.resource_type)}/${String(e.resource_id)}`,
+                    encode(e.details, { separators: 'compact', allowNonFinite: true }),
+                ];
+            });
+            const widths = [0, 1, 2, 3].map((c) => rows.reduce((w, r) => Math.max(w, text_displayWidth(r[c])), 0));
+            const pad = (t, w) => t + ' '.repeat(Math.max(0, w - text_displayWidth(t)));
+            if (rows.length > 0)
+                io.out(['timestamp', 'event_type', 'actor', 'resource', 'details']
+                    .map((h, c) => (c < 4 ? pad(h, Math.max(widths[c], h.length)) : h))
+                    .join('  ')
+                    .trimEnd());
+            for (const r of rows)
+                io.out(r
+                    .map((t, c) => c < 4 ? pad(t, Math.max(widths[c], ['timestamp', 'event_type', 'actor', 'resource'][c].length)) : t)
+                    .join('  '));
             io.out(`${matches.length} event${matches.length === 1 ? '' : 's'}`);
         }
         return 0;
@@ -8599,14 +9432,35 @@ const auditVerifyCommand = {
     name: ['audit', 'verify'],
     usage: '[--dir DIR] [--key FILE] [--root DIR] [--json]',
     summary: 'Verify the HMAC-chained audit log across its daily files: every fault with file and line. Exit 0 holds, 1 not.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, dir: { kind: 'value' }, key: { kind: 'value' } },
+    description: 'Every line must be byte-identical to its canonical form, every prev_hmac the previous hmac, every hmac recompute ' +
+        'under the key. A missing or empty audit directory is a fault, never "OK, 0 entries".',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        dir: { kind: 'value', value: 'DIR', description: 'The audit directory (default <root>/.sdd/audit).' },
+        key: {
+            kind: 'value',
+            value: 'FILE',
+            description: 'The HMAC key file (default STEPCHAIN_AUDIT_KEY_PATH, else the XDG state directory).',
+        },
+    },
+    examples: [{ run: 'stepchain audit verify', what: "verify this project's audit chain" }],
+    exitCodes: {
+        0: 'the chain holds',
+        1: 'a fault (each printed with file and line), or no entries at all',
+        2: 'usage or input error (an unreadable key)',
+    },
     run(args, io) {
         expectPositionals(args, [], 'audit verify');
         const dirOpt = args.values.get('dir');
         const dir = dirOpt === undefined ? auditDir(rootOf(args, io)) : external_node_path_default().resolve(io.cwd, dirOpt);
         const keyOpt = args.values.get('key');
-        const key = loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : external_node_path_default().resolve(io.cwd, keyOpt)));
-        const r = verifyAuditLog(dir, key.bytes);
+        // No log at all is the fault to report (never "OK, 0 entries"), whether or not a key exists yet.
+        const key = auditFiles(dir).length === 0 && keyOpt === undefined
+            ? new Uint8Array(0)
+            : loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : external_node_path_default().resolve(io.cwd, keyOpt)))
+                .bytes;
+        const r = verifyAuditLog(dir, key);
         if (args.flags.has('json')) {
             io.json({
                 ok: r.ok,
@@ -8966,7 +9820,9 @@ async function createFork(options) {
         const session = { ...(parentSession ?? {}), session_id: forkId, fork: block };
         writeNewFile(snapshotPath, `${prettySorted(session)}\n`);
         if (copies.length > 0) {
-            const refs = copies.map((s) => `${SNAPSHOT_REF_PREFIX}/${forkId}/${s.seq}`);
+            // Under the fork's own journal key: the fork's appends (from its worktree) find and extend them.
+            const key = journalKey(worktree, requireRepo(worktree, env));
+            const refs = copies.map((s) => snapshotRef(forkId, s.seq, key));
             // One transaction: all refs are created or none, so the undo is registered after it.
             updateRefs(root, copies.map((s, i) => `create ${refs[i]} ${s.commit}`), env);
             undo.push({
@@ -9659,12 +10515,17 @@ function readFilesAtCommit(cwd, commit, paths) {
 async function resolveCommit(cwd, ref) {
     if (ref.startsWith('-'))
         throw new errors_InputError(`bad ref ${JSON.stringify(ref)}`);
+    let out = '';
     try {
-        return (await git(cwd).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+        out = (await git(cwd).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
     }
     catch {
-        throw new errors_InputError(`${ref}: no such commit in ${cwd}`);
+        /* below */
     }
+    // `--quiet` makes a missing ref an empty answer, not an error: never pass "" on as a commit.
+    if (!/^[0-9a-f]{40,64}$/.test(out))
+        throw new errors_InputError(`--base ${ref}: no such commit in ${cwd} (a branch, tag or commit id; fetch it first?)`);
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/check/markdown.ts
@@ -9781,6 +10642,7 @@ const VERSION = '0.1.0';
 const PRODUCER = `stepchain/${VERSION}`;
 
 ;// CONCATENATED MODULE: ./src/receipt/keys.ts
+
 
 
 
@@ -9926,6 +10788,8 @@ function writeNew(file, text, mode) {
         const code = e.code;
         if (code === 'EEXIST')
             throw new errors_InputError(`${file}: already exists; refusing to overwrite a key file`);
+        if (code === 'ENOENT' || code === 'ENOTDIR')
+            throw new errors_InputError(`${file}: cannot create: the directory ${external_node_path_default().dirname(external_node_path_default().resolve(file))} does not exist`);
         throw new errors_InputError(`${file}: cannot create: ${code ?? e.message}`);
     }
     try {
@@ -9937,7 +10801,7 @@ function writeNew(file, text, mode) {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
-function exists(file) {
+function keys_exists(file) {
     try {
         (0,external_node_fs_namespaceObject.statSync)(file);
         return true;
@@ -9955,7 +10819,7 @@ function writeKeyPair(privateFile, publicFile) {
     if (publicFile !== undefined && publicFile === privateFile)
         throw new errors_InputError('the private and public key files must differ');
     for (const f of [privateFile, publicFile]) {
-        if (f !== undefined && exists(f))
+        if (f !== undefined && keys_exists(f))
             throw new errors_InputError(`${f}: already exists; refusing to overwrite a key file`);
     }
     const pair = generateKeyPair();
@@ -11006,7 +11870,49 @@ function looksLikeReceipt(file) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/receipt/trust.ts
+/** The verdict on a receipt's signature, from what `verifyReceipt` found and how many trusted keys were given. */
+function signatureVerdict(checked, trustedKeys) {
+    if (!checked.signed) {
+        return trustedKeys === 0
+            ? { status: 'unsigned', holds: true, key_id: null, text: 'unsigned', warn: false }
+            : {
+                status: 'unsigned_but_required',
+                holds: false,
+                key_id: null,
+                text: 'unsigned, but a trusted key was given: a signature is required',
+                warn: true,
+            };
+    }
+    if (trustedKeys === 0) {
+        return {
+            status: 'not_checked',
+            holds: false,
+            key_id: null,
+            text: 'signature NOT checked (signed, but no trusted public key was given: --public-key FILE)',
+            warn: true,
+        };
+    }
+    if (checked.signature_ok === true) {
+        return {
+            status: 'verified',
+            holds: true,
+            key_id: checked.key_id,
+            text: `signature verified (key id ${checked.key_id ?? '?'})`,
+            warn: false,
+        };
+    }
+    return {
+        status: 'invalid',
+        holds: false,
+        key_id: null,
+        text: 'signature INVALID: it does not verify under any trusted key',
+        warn: true,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/receipt/index.ts
+
 
 
 
@@ -11102,7 +12008,7 @@ function checkMutationRow(payload) {
         step_index: stepIndex,
     });
     if (stored !== expected) {
-        return `content address ${typeof stored === 'string' ? stored.slice(0, 16) : JSON.stringify(stored)}… does not match its fields (expected ${expected.slice(0, 16)}…)`;
+        return `content address ${typeof stored === 'string' ? stored : JSON.stringify(stored)} does not match its fields (expected ${expected})`;
     }
     return undefined;
 }
@@ -11208,7 +12114,8 @@ function readRunLine(bytes) {
 
 
 
-const verify_short = (h) => (h.length > 16 ? `${h.slice(0, 16)}…` : JSON.stringify(h));
+// Hashes in full: a fault message is evidence, and JSON output never carries a cut hash.
+const verify_short = (h) => (h.length > 16 ? h : JSON.stringify(h));
 /**
  * Verifies run journal bytes (docs/format.md §5): recomputes every payload and event hash
  * from genesis, checks `prev_hash` links and indices, every mutation's content
@@ -11581,11 +12488,11 @@ async function checkWorkspace(options) {
                 signed: r.signed,
                 keyId: r.key_id,
             };
+            const keyCount = options.publicKeys?.length ?? 0;
             for (const f of r.errors) {
-                // Without trusted keys a signature cannot be checked; that is reported, not failed.
-                const untrusted = f.kind === 'no_trusted_key' && !(options.publicKeys && options.publicKeys.length > 0);
-                if (!untrusted)
-                    item.ok = false;
+                // One meaning of "signed" (signatureVerdict): a signature nobody checked fails, named as such.
+                const untrusted = f.kind === 'no_trusted_key' && keyCount === 0;
+                item.ok = false;
                 const where = f.member === undefined ? '' : ` (${f.member}${f.line === undefined ? '' : `:${f.line}`})`;
                 fault({
                     item: 'receipt',
@@ -11593,16 +12500,17 @@ async function checkWorkspace(options) {
                     line: null,
                     kind: untrusted ? 'signature_not_checked' : f.kind,
                     message: untrusted
-                        ? `receipt ${id}: signed, but the signature was not checked (give public-keys to require a trusted signer)`
+                        ? `receipt ${id}: ${signatureVerdict(r, keyCount).text.replace('--public-key FILE', 'public-keys')}`
                         : `receipt ${id}: ${f.kind}: ${f.message}${where}`,
-                    severity: untrusted ? 'warning' : 'error',
+                    severity: 'error',
                     id,
                 });
             }
+            const onlyUnchecked = r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key') && keyCount === 0;
             if (!item.ok)
-                item.status = 'FAIL';
+                item.status = onlyUnchecked ? 'signature NOT checked' : 'FAIL';
             else if (r.signed)
-                item.status = r.signature_ok ? `signed (${r.key_id})` : 'signed, unchecked';
+                item.status = `signed (${r.key_id})`;
             else
                 item.status = 'ok (unsigned)';
             report.items.push(item);
@@ -11792,7 +12700,7 @@ function clientApp(rt, doc) {
             dl.append(el('dt', undefined, k), el('dd', cls, v));
         };
         add('Signature', r.signed ? `signed${r.key_id ? `, key id ${r.key_id}` : ''}` : 'unsigned', r.signed ? undefined : 'warn');
-        add('Signature check', r.signature_check);
+        add('Signature check', r.signature_check, /NOT checked|FAILED|unsigned, but/.test(r.signature_check) ? 'warn' : undefined);
         add('Expected head', data.expected_head ?? '(none)', 'hash');
         if (r.generator_faults.length > 0)
             add('Receipt problems', r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join('\n'), 'badtext');
@@ -12277,6 +13185,15 @@ function clientApp(rt, doc) {
             title.textContent = `✓ Chain intact: ${fmtInt(r.steps)} step${r.steps === 1 ? '' : 's'} verified in this browser`;
             statusDetail.textContent = `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.`;
             root.setAttribute('data-verified', 'true');
+        }
+        else if (r.ok && errors.every((f) => f.kind === 'no_trusted_key')) {
+            // One meaning of "signed" (docs/receipts.md): an unchecked signature is never a green verdict, nor tampering.
+            status.className = 'status warn';
+            title.textContent = '⚠ Chain intact, but the signature was NOT checked';
+            statusDetail.textContent = `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no trusted public key was given to the generator: who signed it is not established. Regenerate with stepchain report --public-key FILE.`;
+            root.setAttribute('data-verified', 'false');
+            root.setAttribute('data-first-fault-kind', 'no_trusted_key');
+            root.setAttribute('data-fault-count', String(errors.length));
         }
         else {
             const first = errors[0];
@@ -12787,7 +13704,8 @@ function clientRuntime(leaf) {
             return '"ts" is not a number';
         return null;
     }
-    const short = (h) => (h.length > 16 ? `${h.slice(0, 12)}…` : h);
+    // Hashes in full, as the CLI's fault messages (src/journal/chain.ts).
+    const short = (h) => h;
     function createVerifier(bytes, expectedHead) {
         // Line boundaries first (cheap), so progress has a denominator.
         const bounds = [];
@@ -12944,10 +13862,11 @@ h3 { font-size: 13px; margin: 14px 0 4px; color: var(--dim); text-transform: upp
 .status.ok { border-color: var(--ok); background: var(--okbg); color: var(--ok); }
 .status.bad { border-color: var(--bad); background: var(--badbg); color: var(--bad); }
 .status.bad .title { font-size: 26px; }
+.status.warn { border-color: var(--warn); background: #fff8c5; color: var(--warn); }
 .status .detail { color: var(--fg); margin-top: 4px; }
 .progress { height: 6px; background: var(--line); border-radius: 3px; margin-top: 8px; overflow: hidden; }
 .progress div { height: 100%; width: 0; background: #0969da; }
-.status.ok .progress, .status.bad .progress { display: none; }
+.status.ok .progress, .status.bad .progress, .status.warn .progress { display: none; }
 ul.faults { color: var(--bad); margin: 8px 0 0; padding-left: 20px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0 0 8px; }
 dl.meta dt { color: var(--dim); }
@@ -13082,11 +14001,12 @@ function receiptSource(file, options) {
     const checked = verifyReceipt(file, { publicKeys: keys });
     const faults = [];
     for (const f of checked.errors) {
-        // The page re-checks the chain itself; "signed but no key given" is a note here, not a fault.
+        // The page re-checks the chain itself.
         if (f.member === JOURNAL_MEMBER && f.kind !== 'non_canonical')
             continue;
         // The page checks the head against the manifest, and the generator hashes every blob it lists.
-        if (f.kind === 'no_trusted_key' || f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch')
+        // A signature nobody checked stays a fault (see signatureVerdict): the verdict is never green on it.
+        if (f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch')
             continue;
         faults.push({
             line: f.line ?? null,
@@ -13095,13 +14015,16 @@ function receiptSource(file, options) {
         });
     }
     const signed = loaded.signature !== undefined;
-    const signatureCheck = !signed
+    const verdict = signatureVerdict(checked, keys.length);
+    const signatureCheck = verdict.status === 'unsigned'
         ? 'unsigned: there is no signature to check'
-        : keys.length === 0
-            ? 'NOT checked: no trusted public key was given to the generator (stepchain report --public-key FILE)'
-            : checked.signature_ok === true
+        : verdict.status === 'not_checked'
+            ? 'signature NOT checked: no trusted public key was given to the generator (stepchain report --public-key FILE)'
+            : verdict.status === 'verified'
                 ? `verified by the generator (Ed25519, node:crypto) under trusted key ${checked.key_id ?? ''}`
-                : `FAILED: the signature does not verify under the given key(s) ${keys.map((k) => k.keyId).join(', ')}`;
+                : verdict.status === 'invalid'
+                    ? `FAILED: the signature does not verify under the given key(s) ${keys.map((k) => k.keyId).join(', ')}`
+                    : verdict.text;
     const refs = blobRefsOf(loaded.journal);
     const order = [...refs, ...loaded.manifest.blob_digests.filter((d) => !refs.includes(d))];
     return {
@@ -13332,7 +14255,7 @@ function forkTreeOf(forest, agentId) {
 }
 /** `forkTreeOf(listForks(root))`, or null outside a git repository. */
 async function reportForkTree(root, agentId, env = process.env) {
-    if (repoInfo(root, env) === undefined)
+    if (repo_repoInfo(root, env) === undefined)
         return null;
     return forkTreeOf(await listForks(root, env), agentId);
 }
@@ -13404,18 +14327,45 @@ const checkCommand = {
     name: ['check'],
     usage: '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--markdown] [--json]',
     summary: "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. Exit 0 holds, 1 not.",
+    description: 'Finds the journals, run journals and receipts by the globs (defaults as the Action), verifies each, and with --base ' +
+        'checks that every journal at REF was only appended to. A signed receipt fails unless a --public-key checks it.',
     options: {
         ...ROOT_OPTION,
         ...JSON_OPTION,
-        base: { kind: 'value' },
-        journals: { kind: 'list' },
-        runs: { kind: 'list' },
-        receipts: { kind: 'list' },
-        'public-key': { kind: 'list' },
-        'expected-heads': { kind: 'value' },
-        'warn-flagged': { kind: 'flag' },
-        markdown: { kind: 'flag' },
+        base: {
+            kind: 'value',
+            value: 'REF',
+            description: 'A commit (branch, tag, hash) whose journals must only have been appended to since.',
+        },
+        journals: {
+            kind: 'list',
+            value: 'GLOB',
+            description: 'Where per-step journals are (default **/.sdd/runtime/journal/*/000000.jsonl).',
+        },
+        runs: {
+            kind: 'list',
+            value: 'GLOB',
+            description: 'Where run journals are (default **/.sdd/runs/*/journal.jsonl).',
+        },
+        receipts: {
+            kind: 'list',
+            value: 'GLOB',
+            description: 'Where receipts are (default **/*.receipt.tar and .tar.gz, .tgz).',
+        },
+        'public-key': PUBLIC_KEY_OPTION,
+        'expected-heads': {
+            kind: 'value',
+            value: 'FILE',
+            description: 'A file of `<path> <head>` lines: each journal must end at its head.',
+        },
+        'warn-flagged': { kind: 'flag', description: 'Report flagged mutations as warnings instead of failing.' },
+        markdown: { kind: 'flag', description: "Print the Action's job summary (Markdown) instead of lines." },
     },
+    examples: [
+        { run: 'stepchain check --base origin/main', what: 'what the PR check will say, before pushing' },
+        { run: 'stepchain check --public-key keys/receipts.pub --json', what: 'signed receipts, as JSON' },
+    ],
+    exitCodes: { 0: 'everything found holds', 1: 'a fault (each printed)', 2: 'usage or input error (a bad --base ref)' },
     async run(args, io) {
         expectPositionals(args, [], 'check');
         const root = rootOf(args, io);
@@ -13450,7 +14400,7 @@ const checkCommand = {
         }
         else {
             for (const i of report.items) {
-                io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`);
+                io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`);
             }
             io.out(`${report.ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`);
         }
@@ -13459,28 +14409,6 @@ const checkCommand = {
         return report.ok ? 0 : 1;
     },
 };
-
-;// CONCATENATED MODULE: ./src/cli/io.ts
-
-
-/**
- * One JSON document for `--json`: keys in the order the command built them, with
- * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
- */
-function jsonDocument(doc) {
-    return encode(doc, { sortKeys: false, allowNonFinite: true });
-}
-function processIO() {
-    return {
-        out: (line) => process.stdout.write(`${line}\n`),
-        err: (line) => process.stderr.write(`${line}\n`),
-        json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),
-        readStdin: () => (0,external_node_fs_namespaceObject.readFileSync)(0),
-        isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
-        env: process.env,
-        cwd: process.cwd(),
-    };
-}
 
 ;// CONCATENATED MODULE: ./src/demo/context.ts
 
@@ -13962,213 +14890,15 @@ const demoCommand = {
     name: ['demo'],
     usage: '',
     summary: 'Record a sample agent run into a temporary project and show every capability on it (npm start).',
+    description: 'It touches nothing outside its temporary directory, and ends by printing commands to walk the run yourself.',
     options: {},
+    examples: [{ run: 'stepchain demo', what: 'the tour' }],
+    exitCodes: { 0: 'done', 1: 'a step of the tour failed' },
     async run(_args, io) {
         await runDemo((s) => process.stdout.write(s), io.env);
         return 0;
     },
 };
-
-;// CONCATENATED MODULE: ./src/replay/text.ts
-
-/**
- * Text helpers for terminal output. A journal is untrusted input: control
- * characters (ESC above all) are made visible so a row can never drive the
- * operator's terminal, and widths are counted in columns, not UTF-16 units.
- */
-/** Replaces C0/C1 controls and DEL by visible escapes (`\x1b`); tabs become two spaces. */
-function sanitize(s) {
-    return s
-        .replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-        const code = c.charCodeAt(0);
-        if (c === '\n')
-            return '\\n';
-        return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
-    })
-        .replace(/\t/g, '  ');
-}
-function isZeroWidth(cp) {
-    return ((cp >= 0x0300 && cp <= 0x036f) ||
-        (cp >= 0x1ab0 && cp <= 0x1aff) ||
-        (cp >= 0x1dc0 && cp <= 0x1dff) ||
-        (cp >= 0x20d0 && cp <= 0x20ff) ||
-        (cp >= 0xfe00 && cp <= 0xfe0f) ||
-        (cp >= 0xfe20 && cp <= 0xfe2f) ||
-        cp === 0x200b ||
-        cp === 0x200c ||
-        cp === 0x200d ||
-        cp === 0xfeff ||
-        (cp >= 0xe0100 && cp <= 0xe01ef));
-}
-function isWide(cp) {
-    return ((cp >= 0x1100 && cp <= 0x115f) ||
-        (cp >= 0x2e80 && cp <= 0x303e) ||
-        (cp >= 0x3041 && cp <= 0x33ff) ||
-        (cp >= 0x3400 && cp <= 0x4dbf) ||
-        (cp >= 0x4e00 && cp <= 0x9fff) ||
-        (cp >= 0xa000 && cp <= 0xa4cf) ||
-        (cp >= 0xac00 && cp <= 0xd7a3) ||
-        (cp >= 0xf900 && cp <= 0xfaff) ||
-        (cp >= 0xfe30 && cp <= 0xfe4f) ||
-        (cp >= 0xff00 && cp <= 0xff60) ||
-        (cp >= 0xffe0 && cp <= 0xffe6) ||
-        (cp >= 0x1f300 && cp <= 0x1f64f) ||
-        (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-        (cp >= 0x20000 && cp <= 0x3fffd));
-}
-/** Columns a code point takes in a terminal (0, 1 or 2). */
-function charWidth(cp) {
-    if (isZeroWidth(cp))
-        return 0;
-    return isWide(cp) ? 2 : 1;
-}
-/** Columns a (sanitized) string takes. */
-function text_displayWidth(s) {
-    let w = 0;
-    for (const ch of s)
-        w += charWidth(ch.codePointAt(0));
-    return w;
-}
-/** The longest prefix of `s` that fits in `width` columns. */
-function sliceColumns(s, width) {
-    let w = 0;
-    let out = '';
-    for (const ch of s) {
-        const cw = charWidth(ch.codePointAt(0));
-        if (w + cw > width)
-            break;
-        w += cw;
-        out += ch;
-    }
-    return out;
-}
-/** Cuts `s` to `width` columns, ending with `…` when something was cut. */
-function truncate(s, width) {
-    if (width <= 0)
-        return '';
-    if (text_displayWidth(s) <= width)
-        return s;
-    return `${sliceColumns(s, width - 1)}…`;
-}
-/** Pads (or cuts) `s` to exactly `width` columns. */
-function fit(s, width) {
-    const t = truncate(s, width);
-    return t + ' '.repeat(Math.max(0, width - text_displayWidth(t)));
-}
-/** Splits one line into pieces of at most `width` columns (one pass: fields can be megabytes). */
-function wrap(s, width) {
-    if (width <= 0)
-        return [s];
-    const out = [];
-    let start = 0;
-    let w = 0;
-    let i = 0;
-    while (i < s.length) {
-        const cp = s.codePointAt(i);
-        const len = cp > 0xffff ? 2 : 1;
-        const cw = charWidth(cp);
-        if (w + cw > width && i > start) {
-            out.push(s.slice(start, i));
-            start = i;
-            w = 0;
-        }
-        w += cw;
-        i += len;
-    }
-    out.push(s.slice(start));
-    return out;
-}
-/** A JSON scalar or compact document for display: exact numbers, unicode kept readable. */
-function compactJson(v) {
-    if (typeof v === 'string')
-        return JSON.stringify(v);
-    if (v === null || typeof v !== 'object' || v instanceof JsonFloat) {
-        return encode(v, { allowNonFinite: true, sortKeys: false });
-    }
-    if (Array.isArray(v))
-        return `[${v.map(compactJson).join(',')}]`;
-    const entries = v instanceof Map ? [...v] : Object.entries(v);
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${compactJson(x)}`).join(',')}}`;
-}
-/**
- * An indented JSON rendering for display (2 spaces), one array entry or key per
- * line; a string with newlines is shown as its lines under a `|`.
- */
-function prettyJson(v, indent = '') {
-    const inner = `${indent}  `;
-    const isObj = isJsonObject(v) || v instanceof Map;
-    if (Array.isArray(v)) {
-        if (v.length === 0)
-            return [`${indent}[]`];
-        const lines = [`${indent}[`];
-        v.forEach((x, i) => {
-            const sub = prettyJson(x, inner);
-            if (i < v.length - 1)
-                sub[sub.length - 1] += ',';
-            for (const l of sub)
-                lines.push(l); // no spread: a value can have 100k+ lines
-        });
-        lines.push(`${indent}]`);
-        return lines;
-    }
-    if (isObj) {
-        const entries = v instanceof Map ? [...v] : Object.entries(v);
-        if (entries.length === 0)
-            return [`${indent}{}`];
-        const lines = [`${indent}{`];
-        entries.forEach(([k, x], i) => {
-            const sub = prettyJson(x, inner);
-            sub[0] = `${inner}${JSON.stringify(k)}: ${sub[0].trimStart()}`;
-            if (i < entries.length - 1)
-                sub[sub.length - 1] += ',';
-            for (const l of sub)
-                lines.push(l); // no spread: a value can have 100k+ lines
-        });
-        lines.push(`${indent}}`);
-        return lines;
-    }
-    // A multi-line string reads as its lines (a display, not JSON: marked with `|` as in YAML).
-    if (typeof v === 'string' && v.includes('\n'))
-        return [`${indent}|`, ...v.split('\n').map((l) => `${inner}${l}`)];
-    return [`${indent}${compactJson(v)}`];
-}
-function hasMultilineString(v) {
-    if (typeof v === 'string')
-        return v.includes('\n');
-    if (Array.isArray(v))
-        return v.some(hasMultilineString);
-    if (v instanceof Map)
-        return [...v.values()].some(hasMultilineString);
-    if (isJsonObject(v))
-        return Object.values(v).some(hasMultilineString);
-    return false;
-}
-/**
- * The lines to show for a field value: a string as its text (its own lines), a
- * JSON value compact when it fits in `width` columns and indented otherwise.
- * Every line is sanitized.
- */
-function valueLines(v, width) {
-    if (typeof v === 'string')
-        return v.split('\n').map(sanitize);
-    const compact = sanitize(compactJson(v));
-    if (text_displayWidth(compact) <= width && !hasMultilineString(v))
-        return [compact];
-    return prettyJson(v).map(sanitize);
-}
-/** A one-line preview of a value (strings without quotes). */
-function preview(v) {
-    return sanitize(typeof v === 'string' ? v : compactJson(v));
-}
-/** `2026-12-02T09:01:02.345Z` for unix seconds (or the number itself when out of range). */
-function isoTime(ts) {
-    const d = new Date(ts * 1000);
-    return Number.isNaN(d.getTime()) ? String(ts) : d.toISOString();
-}
-/** The first `n` hex digits of a hash. */
-function shortHash(h, n = 12) {
-    return h.slice(0, n);
-}
 
 ;// CONCATENATED MODULE: ./src/replay/step.ts
 
@@ -14493,10 +15223,12 @@ class BrokenChainError extends IntegrityError {
     file;
     faults;
     name = 'BrokenChainError';
-    constructor(file, faults, what = 'chain') {
+    constructor(file, faults, what = 'chain', details) {
         super(`${file}: the ${what} does not verify (${faults.length} fault${faults.length === 1 ? '' : 's'}); refusing to display it`);
         this.file = file;
         this.faults = faults;
+        if (details !== undefined)
+            this.details = details;
     }
 }
 /** The CAS directories that may hold a journal's blobs, first found wins. */
@@ -14534,7 +15266,7 @@ function isRedacted(entries) {
 /** Throws BrokenChainError unless the read journal verified. */
 function requireVerified(file, r) {
     if (!r.ok)
-        throw new BrokenChainError(file, r.errors.map((f) => describeFault(file, f)));
+        throw new BrokenChainError(file, r.errors.map((f) => describeFault(file, f)), 'chain', r.errors.map((f) => ({ file, line: f.line, kind: f.kind, message: f.message })));
 }
 /** Builds a source from an already verified read. */
 function sourceFromRead(r, init) {
@@ -14574,6 +15306,60 @@ function storedRow(entry) {
 ;// CONCATENATED MODULE: ./src/replay/diff.ts
 
 
+
+
+
+/** Reads `<agent|dir|file|receipt>` for a diff: never refused for not verifying (InputError when missing). */
+function openForDiff(target, options = {}) {
+    const cwd = options.cwd ?? process.cwd();
+    const t = targetPath(target, cwd);
+    if (external_node_path_default().isAbsolute(t) && looksLikeReceipt(t)) {
+        const keys = options.publicKeys ?? [];
+        const v = verifyReceipt(t, keys.length > 0 ? { publicKeys: keys } : {});
+        const errors = v.errors.map((f) => ({
+            file: f.member === undefined ? t : `${t}:${f.member}`,
+            line: f.line ?? null,
+            kind: f.kind,
+            message: f.message,
+        }));
+        let journal;
+        try {
+            journal = loadReceipt(t).journal;
+        }
+        catch (e) {
+            // An archive that cannot be read at all has no chain to compare.
+            if (e instanceof ReceiptFormatError)
+                throw new BrokenChainError(t, v.errors.map((f) => describeReceiptFault(t, f)), 'receipt', errors);
+            throw e;
+        }
+        const r = readJournalBytes(journal);
+        const verdict = signatureVerdict(v, keys.length);
+        const chainErrors = errors.filter((f) => f.kind !== 'no_trusted_key');
+        return {
+            file: t,
+            kind: 'receipt',
+            verified: chainErrors.length === 0,
+            errors: chainErrors,
+            signature: { status: verdict.status, holds: verdict.holds },
+            head_hash: r.head_hash,
+            steps: r.steps,
+            entries: r.entries,
+        };
+    }
+    const root = external_node_path_default().resolve(cwd, options.root ?? '.');
+    const { file } = resolveJournal(t, root);
+    const r = readJournalFile(file);
+    return {
+        file,
+        kind: 'journal',
+        verified: r.ok,
+        errors: r.errors.map((f) => ({ file, line: f.line, kind: f.kind, message: f.message })),
+        signature: null,
+        head_hash: r.head_hash,
+        steps: r.steps,
+        entries: r.entries,
+    };
+}
 function diffJournals(left, right) {
     const base = {
         left_steps: left.steps,
@@ -14581,23 +15367,28 @@ function diffJournals(left, right) {
         left_head: left.head_hash,
         right_head: right.head_hash,
     };
-    const n = Math.min(left.steps, right.steps);
+    const n = Math.min(left.entries.length, right.entries.length);
     for (let i = 0; i < n; i++) {
         const a = left.entries[i];
         const b = right.entries[i];
-        if (a.row.step_hash !== b.row.step_hash) {
+        const fields = fieldsChanged(a.row, b.row);
+        const hashes = ['prev_hash', 'step_hash'].filter((k) => a.row[k] !== b.row[k]);
+        if (fields.length > 0 || hashes.length > 0) {
             return {
                 diverged: true,
                 reason: 'step_mismatch',
                 seq: i,
-                fields_changed: fieldsChanged(a.row, b.row),
+                fields_changed: fields,
+                hashes_changed: hashes,
                 left: storedRow(a),
                 right: storedRow(b),
+                left_line: a.line,
+                right_line: b.line,
                 ...base,
             };
         }
     }
-    if (left.steps !== right.steps) {
+    if (left.entries.length !== right.entries.length) {
         const l = left.entries[n];
         const r = right.entries[n];
         return {
@@ -14605,12 +15396,42 @@ function diffJournals(left, right) {
             reason: 'length_mismatch',
             seq: n,
             fields_changed: [],
+            hashes_changed: [],
             left: l === undefined ? null : storedRow(l),
             right: r === undefined ? null : storedRow(r),
+            left_line: l?.line ?? null,
+            right_line: r?.line ?? null,
             ...base,
         };
     }
-    return { diverged: false, reason: null, seq: null, fields_changed: [], left: null, right: null, ...base };
+    return {
+        diverged: false,
+        reason: null,
+        seq: null,
+        fields_changed: [],
+        hashes_changed: [],
+        left: null,
+        right: null,
+        left_line: null,
+        right_line: null,
+        ...base,
+    };
+}
+/** A side's status for `diff --json`. */
+function diffSideDocument(side) {
+    return {
+        file: side.file,
+        kind: side.kind,
+        verified: side.verified,
+        signature: side.signature,
+        head_hash: side.head_hash,
+        steps: side.steps,
+        errors: side.errors,
+    };
+}
+/** Whether a side holds as shown: its chain verified and, for a receipt, its signature verdict holds. */
+function sideHolds(side) {
+    return side.verified && (side.signature?.holds ?? true);
 }
 
 ;// CONCATENATED MODULE: ./src/replay/receipt.ts
@@ -14635,7 +15456,12 @@ function openReceipt(file, options = {}) {
     const v = verifyReceipt(file, publicKeys.length > 0 ? { publicKeys } : {});
     const faults = v.errors.filter((f) => !(f.kind === 'no_trusted_key' && publicKeys.length === 0));
     if (faults.length > 0)
-        throw new BrokenChainError(file, faults.map((f) => describeReceiptFault(file, f)), 'receipt');
+        throw new BrokenChainError(file, faults.map((f) => describeReceiptFault(file, f)), 'receipt', faults.map((f) => ({
+            file: f.member === undefined ? file : `${file}:${f.member}`,
+            line: f.line ?? null,
+            kind: f.kind,
+            message: f.message,
+        })));
     const loaded = loadReceipt(file);
     const r = readJournalBytes(loaded.journal);
     requireVerified(`${file}:journal/000000.jsonl`, r);
@@ -14672,8 +15498,24 @@ function openReplay(target, options = {}) {
 
 
 
-function initialState(index = 0) {
-    return { index, expanded: false, scroll: 0, mode: 'normal', input: '', query: '', message: '' };
+
+function initialState(index = 0, options = {}) {
+    return {
+        index,
+        expanded: false,
+        scroll: 0,
+        mode: 'normal',
+        input: '',
+        query: '',
+        message: '',
+        panel: null,
+        limit: options.limit ?? null,
+        canFork: options.canFork ?? true,
+    };
+}
+/** How many steps the walk covers: all of them, or the first `limit`. */
+function walkedSteps(source, state) {
+    return state.limit === null ? source.steps : Math.min(source.steps, Math.max(1, state.limit));
 }
 /** Splits raw terminal input into keys (arrow keys arrive as escape sequences, several keys may share a chunk). */
 function parseKeys(data) {
@@ -14727,7 +15569,28 @@ function parseKeys(data) {
     }
     return keys;
 }
-const HELP = '←/p prev  →/n next  g/G first/last  seq⏎ jump  / search  ⏎ expand  ↑↓ scroll  f fork  q quit';
+/** Every key, for `?`: shown in a panel instead of the step. */
+function keyList(canFork) {
+    const rows = [
+        ['n  →  l', 'next step'],
+        ['p  ←  h', 'previous step'],
+        ['g  Home', 'first step'],
+        ['G  End', 'last step'],
+        ['digits ⏎', 'jump to that seq (Esc cancels)'],
+        ['/text ⏎', 'search every field and hash (case-insensitive, wraps around)'],
+        ['/ ⏎', 'the same search again, forward'],
+        ['N', 'the same search, backward'],
+        ['⏎', 'expand: every field in full (again: collapse)'],
+        ['↑ ↓  j k', 'scroll one line'],
+        ['PgUp PgDn Space', 'scroll one page'],
+        ...(canFork
+            ? [['f', 'fork the run at this step into a new git worktree and branch (asks first)']]
+            : []),
+        ['?', 'this list'],
+        ['q  Ctrl-C', 'quit'],
+    ];
+    return ['Keys (any key returns to the step)', '', ...rows.map(([k, what]) => `  ${k.padEnd(16)}${what}`)];
+}
 // Key hints in display order, with a priority: on a narrow screen the footer keeps the most important ones.
 const HINTS = [
     ['n/→ next', 1],
@@ -14741,18 +15604,20 @@ const HINTS = [
     ['? keys', 8],
     ['q quit', 0],
 ];
-/** The key hints that fit in `width` columns, most important first. */
-function keyHints(width) {
+/** The key hints that fit in `width` columns, most important first (`f fork` only where it works). */
+function keyHints(width, canFork = true) {
     const chosen = new Set();
     let used = 0;
-    for (const [hint] of [...HINTS].sort((a, b) => a[1] - b[1])) {
+    const hints = HINTS.filter(([h]) => canFork || h !== 'f fork');
+    for (const [hint] of [...hints].sort((a, b) => a[1] - b[1])) {
         const w = text_displayWidth(hint) + (chosen.size > 0 ? 2 : 0);
         if (used + w > width)
             continue;
         chosen.add(hint);
         used += w;
     }
-    return HINTS.filter(([h]) => chosen.has(h))
+    return hints
+        .filter(([h]) => chosen.has(h))
         .map(([h]) => h)
         .join('  ');
 }
@@ -14776,19 +15641,29 @@ function go(state, index, message = '') {
 function search(state, source, query, direction) {
     if (query.length === 0)
         return { ...state, mode: 'normal', input: '', message: 'no search yet: press / and type some text' };
-    const i = findStep(source.entries, query, state.index, direction);
+    const n = walkedSteps(source, state);
+    const entries = n === source.entries.length ? source.entries : source.entries.slice(0, n);
+    const i = findStep(entries, query, state.index, direction);
     if (i < 0)
         return { ...state, mode: 'normal', input: '', query, message: `no step matches "${sanitize(query)}"` };
-    const all = matchingSteps(source.entries, query);
+    const all = matchingSteps(entries, query);
     const wrapped = direction === 1 ? i <= state.index : i >= state.index;
     const msg = `"${sanitize(query)}": match ${all.indexOf(i) + 1} of ${all.length} (seq ${i})${wrapped && all.length > 1 ? ', wrapped' : ''}  / ⏎ next, N previous`;
     return { ...go({ ...state, mode: 'normal', input: '', query }, i), message: msg };
 }
 /** Applies one key. Returns the new state and what the driver must do (quit, fork). */
 function reduce(state, key, source, size) {
-    const last = source.steps - 1;
+    const last = walkedSteps(source, state) - 1;
     if (key.kind === 'interrupt')
         return { state, action: 'quit' };
+    // A panel (the key list, a fork's result) is read, then any key returns to the step.
+    if (state.panel !== null)
+        return { state: { ...state, panel: null, message: '' } };
+    if (state.mode === 'confirm-fork') {
+        if (key.kind === 'char' && (key.char === 'y' || key.char === 'Y'))
+            return { state: { ...state, mode: 'normal', message: `forking from step ${state.index}…` }, action: 'fork' };
+        return { state: { ...state, mode: 'normal', message: 'fork cancelled: nothing was created' } };
+    }
     if (state.mode === 'jump' || state.mode === 'search') {
         if (key.kind === 'escape')
             return { state: { ...state, mode: 'normal', input: '', message: '' } };
@@ -14804,7 +15679,12 @@ function reduce(state, key, source, size) {
             const seq = Number(state.input);
             const done = { ...state, mode: 'normal', input: '' };
             if (!Number.isSafeInteger(seq) || seq > last)
-                return { state: { ...done, message: `no step ${state.input}: seqs are 0..${last}` } };
+                return {
+                    state: {
+                        ...done,
+                        message: `no step ${state.input}: seqs are 0..${last}${last + 1 < source.steps ? ` (--limit ${last + 1})` : ''}`,
+                    },
+                };
             return { state: go(done, seq) };
         }
         if (key.kind === 'char') {
@@ -14827,7 +15707,12 @@ function reduce(state, key, source, size) {
     switch (key.kind) {
         case 'right':
             return {
-                state: state.index < last ? go(state, state.index + 1) : { ...state, message: 'this is the last step' },
+                state: state.index < last
+                    ? go(state, state.index + 1)
+                    : {
+                        ...state,
+                        message: `this is the last step${last + 1 < source.steps ? ` walked (--limit ${last + 1} of ${source.steps})` : ''}`,
+                    },
             };
         case 'left':
             return { state: state.index > 0 ? go(state, state.index - 1) : { ...state, message: 'this is the first step' } };
@@ -14881,42 +15766,108 @@ function reduce(state, key, source, size) {
         return { state: search(state, source, state.query, -1) };
     if (ch === 'q' || ch === 'Q')
         return { state, action: 'quit' };
-    if (ch === 'f')
-        return { state: { ...state, message: `forking from step ${state.index}…` }, action: 'fork' };
+    if (ch === 'f') {
+        if (!state.canFork)
+            return {
+                state: {
+                    ...state,
+                    message: `a receipt cannot be forked: fork the journal it came from (stepchain fork <agent> --from-step ${state.index})`,
+                },
+            };
+        return { state: { ...state, mode: 'confirm-fork', message: '' } };
+    }
     if (ch === '?')
-        return { state: { ...state, message: HELP } };
+        return { state: { ...state, panel: keyList(state.canFork), message: '' } };
     return { state: { ...state, message: `unknown key ${JSON.stringify(ch)} (? lists the keys)` } };
 }
-/** A receipt's signature state, for headers. */
-function signatureText(source) {
-    if (!source.signed)
-        return ', unsigned';
-    return source.signatureChecked ? ', signature ✓' : ', signed (signature not checked: no --public-key)';
+/**
+ * A receipt's signature state, for headers and status lines (one meaning of
+ * "signed", see signatureVerdict): a receipt opened for display verified
+ * everything but, given no trusted key, its signature.
+ */
+function sourceSignature(source) {
+    if (source.kind !== 'receipt')
+        return undefined;
+    return signatureVerdict({ signed: source.signed === true, signature_ok: source.signatureChecked === true, key_id: null }, source.signatureChecked === true ? 1 : 0);
 }
-/** The header: `step N / M` (N = seq + 1), the head hash and the chain status. */
-function headerText(source, state) {
-    const kind = source.kind === 'receipt' ? `  receipt${source.redacted ? ' (redacted)' : ''}${signatureText(source)}` : '';
-    return `step ${state.index + 1} / ${source.steps}  seq ${state.index}  head ${shortHash(source.head_hash)}  chain ✓ verified  ${sanitize(source.agentId)}${kind}`;
+/** A receipt's signature state as a suffix (`, unsigned`, `, signature ✓`, `, signature NOT checked ...`). */
+function signatureText(source) {
+    const v = sourceSignature(source);
+    if (v === undefined)
+        return '';
+    if (v.status === 'unsigned')
+        return ', unsigned';
+    if (v.status === 'verified')
+        return ', signature ✓';
+    return `, ${v.text}`;
+}
+/**
+ * The header: `step N / M` (N = seq + 1), the chain status, the head hash, the
+ * agent and (receipts) the signature. Parts are dropped by priority to fit
+ * `width`, never the step or the chain status, nor an unchecked signature.
+ */
+function headerText(source, state, width = Infinity) {
+    const n = walkedSteps(source, state);
+    const sig = sourceSignature(source);
+    // [text, priority]: 0 is always shown; higher numbers go first when the line is too narrow.
+    const parts = [
+        [`step ${state.index + 1} / ${n}${n < source.steps ? ` (of ${source.steps}, --limit)` : ''}`, 0],
+        [`seq ${state.index}`, 5],
+        [`head ${shortHash(source.head_hash)}`, 2],
+        ['chain ✓ verified', 0],
+        [sanitize(source.agentId), 3],
+    ];
+    if (source.kind === 'receipt') {
+        parts.push([`receipt${source.redacted ? ' (redacted)' : ''}`, 4]);
+        if (sig !== undefined)
+            parts.push([
+                sig.status === 'verified' ? 'signature ✓' : sig.status === 'unsigned' ? 'unsigned' : 'signature NOT checked',
+                sig.warn ? 0 : 1,
+            ]);
+    }
+    const join = (ps) => ps.map(([t]) => t).join('  ');
+    let shown = parts;
+    for (let drop = 5; drop >= 1 && text_displayWidth(join(shown)) > width; drop--)
+        shown = shown.filter(([, p]) => p < drop);
+    return join(shown);
+}
+/** The body area: a panel's lines (wrapped, never cut) or the step's body, scrolled. */
+function bodyArea(source, state, width, room) {
+    if (state.panel !== null) {
+        const lines = state.panel.flatMap((l) => wrap(l, width));
+        return {
+            rows: lines.slice(0, room).map((text, i) => ({ text, ...(i === 0 ? { style: 'label' } : {}) })),
+            label: '──',
+        };
+    }
+    const { lines, truncated } = bodyOf(source, state.index, width, state.expanded);
+    const scroll = Math.min(state.scroll, Math.max(0, lines.length - room));
+    const shown = lines.slice(scroll, scroll + room);
+    const more = lines.length > room ? ` lines ${scroll + 1}-${scroll + shown.length} of ${lines.length} (↑↓ scroll) ` : '';
+    const mark = truncated && !state.expanded ? ' ⏎ expands ' : '';
+    return {
+        rows: shown.map((l) => ({ text: l.text, ...(l.style ? { style: l.style } : {}) })),
+        label: `──${more}${mark}`,
+    };
 }
 /** Lays out the whole screen: header, rule, the step's body (scrolled), footer. Exactly `height` lines of `width` columns. */
 function renderScreen(source, state, size) {
     const width = Math.max(1, size.width);
     const height = Math.max(1, size.height);
-    const out = [{ text: fit(headerText(source, state), width), style: 'header' }];
+    const warn = sourceSignature(source)?.warn === true;
+    const out = [
+        { text: fit(headerText(source, state, width), width), style: warn ? 'header-warn' : 'header' },
+    ];
     if (height === 1)
         return out;
-    const { lines, truncated } = bodyOf(source, state.index, width, state.expanded);
     const room = bodyHeight({ width, height });
-    const scroll = Math.min(state.scroll, Math.max(0, lines.length - room));
-    const shown = lines.slice(scroll, scroll + room);
-    const more = lines.length > room ? ` lines ${scroll + 1}-${scroll + shown.length} of ${lines.length} (↑↓ scroll) ` : '';
-    const mark = truncated && !state.expanded ? ' ⏎ expands ' : '';
-    const label = sliceColumns(`──${more}${mark}`, width);
+    const { rows, label: labelText } = bodyArea(source, state, width, room);
+    const label = sliceColumns(labelText, width);
     out.push({ text: label + '─'.repeat(Math.max(0, width - text_displayWidth(label))), style: 'rule' });
     if (height === 2)
         return out;
     for (let i = 0; i < room && out.length < height - 1; i++) {
-        const l = shown[i];
+        const l = rows[i];
         out.push(l === undefined
             ? { text: ' '.repeat(width) }
             : { text: fit(l.text, width), ...(l.style ? { style: l.style } : {}) });
@@ -14924,7 +15875,7 @@ function renderScreen(source, state, size) {
     let footer;
     if (state.mode === 'jump')
         footer = {
-            text: fit(`jump to seq (0..${source.steps - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width),
+            text: fit(`jump to seq (0..${walkedSteps(source, state) - 1}): ${state.input}▏ ⏎ go, Esc cancel`, width),
             style: 'prompt',
         };
     else if (state.mode === 'search')
@@ -14932,8 +15883,15 @@ function renderScreen(source, state, size) {
             text: fit(`/${sanitize(state.input)}▏ ⏎ search${state.query ? ` (empty: "${sanitize(state.query)}" again)` : ''}, Esc cancel`, width),
             style: 'prompt',
         };
+    else if (state.mode === 'confirm-fork')
+        footer = {
+            text: fit(`fork the run at step ${state.index} into a new git worktree and branch? y/N`, width),
+            style: 'prompt',
+        };
+    else if (state.panel !== null)
+        footer = { text: fit('any key returns to the step', width), style: 'footer' };
     else
-        footer = { text: fit(sanitize(state.message) || keyHints(width), width), style: 'footer' };
+        footer = { text: fit(sanitize(state.message) || keyHints(width, state.canFork), width), style: 'footer' };
     out.push(footer);
     return out;
 }
@@ -14942,6 +15900,7 @@ function renderScreen(source, state, size) {
 
 const tty_STYLE = {
     header: '\x1b[7m',
+    'header-warn': '\x1b[7;33m',
     rule: '\x1b[2m',
     label: '\x1b[1m',
     dim: '\x1b[2m',
@@ -14967,7 +15926,12 @@ function paint(lines) {
 function runInteractive(source, options = {}) {
     const input = options.input ?? process.stdin;
     const output = options.output ?? process.stdout;
-    let state = initialState(Math.min(Math.max(0, options.start ?? 0), Math.max(0, source.steps - 1)));
+    const walk = {
+        canFork: options.fork !== undefined,
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+    };
+    const steps = walkedSteps(source, initialState(0, walk));
+    let state = initialState(Math.min(Math.max(0, options.start ?? 0), Math.max(0, steps - 1)), walk);
     const size = () => ({ width: output.columns || 80, height: output.rows || 24 });
     let busy = false;
     let restored = false;
@@ -15006,10 +15970,12 @@ function runInteractive(source, options = {}) {
             busy = true;
             render();
             try {
-                state = { ...state, message: await options.fork(state.index) };
+                const said = await options.fork(state.index);
+                // The result is shown whole, in a panel (a footer line would cut the worktree path and branch).
+                state = { ...state, message: '', panel: typeof said === 'string' ? [said] : said };
             }
             catch (e) {
-                state = { ...state, message: `fork failed: ${e.message.split('\n')[0]}` };
+                state = { ...state, message: '', panel: ['fork failed', '', ...e.message.split('\n')] };
             }
             finally {
                 busy = false;
@@ -15074,12 +16040,24 @@ function stepTable(source, limit) {
         out.push(`… ${source.steps - rows.length} more step${source.steps - rows.length === 1 ? '' : 's'} (--limit ${rows.length})`);
     return out;
 }
-/** `replay --json`: `{agent_id, head_hash, steps, entries}`, rows exactly as stored; `steps` counts them all. */
+/** A receipt's signature for `--json` (`{status, holds}`), or null for a journal. */
+function signatureDocument(source) {
+    const v = sourceSignature(source);
+    return v === undefined ? null : { status: v.status, holds: v.holds };
+}
+/**
+ * `replay --json`: `{ok, agent_id, head_hash, steps, signature, entries}`, rows
+ * exactly as stored; `steps` counts them all; `ok` is false only for a receipt
+ * whose signature was not checked (a chain that does not verify is an error document).
+ */
 function replayDocument(source, limit) {
+    const signature = signatureDocument(source);
     return {
+        ok: signature?.holds ?? true,
         agent_id: source.agentId,
         head_hash: source.head_hash,
         steps: source.steps,
+        signature,
         entries: source.entries.slice(0, limit ?? source.entries.length).map(storedRow),
     };
 }
@@ -15109,40 +16087,74 @@ function showLines(source, seq) {
 /** `show --json`: the row as stored, its 1-based line, and its blobs. */
 function showDocument(source, seq) {
     const e = entryAt(source, seq);
+    const signature = signatureDocument(source);
     return {
+        ok: signature?.holds ?? true,
         agent_id: source.agentId,
         head_hash: source.head_hash,
         steps: source.steps,
+        signature,
         seq: e.row.seq,
         line: e.line,
         entry: storedRow(e),
         blobs: stepBlobs(source, e),
     };
 }
-/** `diff` as lines: the verdict, then the fields that differ at the divergence. */
-function diffLines(d, leftName, rightName) {
+/** One side's verification status for `diff`: verified, or every fault. */
+function diffSideLines(side, label, name) {
+    const shown = `${label.padEnd(5)} ${sanitize(name)}`;
+    const sig = side.signature === null
+        ? ''
+        : `, ${side.signature.status === 'not_checked' ? 'signature NOT checked' : side.signature.status.replace(/_/g, ' ')}`;
+    if (side.verified)
+        return [`${shown}: chain verified, ${side.steps} step${side.steps === 1 ? '' : 's'}, head ${side.head_hash}${sig}`];
+    const out = [
+        `${shown}: chain does NOT verify (${side.errors.length} fault${side.errors.length === 1 ? '' : 's'}), ${side.steps} well-formed row${side.steps === 1 ? '' : 's'}${sig}`,
+    ];
+    const shownFaults = side.errors.slice(0, 10);
+    for (const f of shownFaults)
+        out.push(`  ${sanitize(f.line === null ? (f.file ?? '') : `${f.file ?? ''}:${f.line}`)}: ${f.kind}: ${sanitize(f.message)}`);
+    if (side.errors.length > shownFaults.length)
+        out.push(`  … and ${side.errors.length - shownFaults.length} more`);
+    return out;
+}
+/** `diff` as lines: each side's status (when given), the verdict, then the fields that differ at the divergence. */
+function diffLines(d, leftName, rightName, sides) {
     const l = sanitize(leftName);
     const r = sanitize(rightName);
+    const status = sides === undefined
+        ? []
+        : [...diffSideLines(sides.left, 'left', leftName), ...diffSideLines(sides.right, 'right', rightName)];
     if (!d.diverged)
-        return [`same: ${l} and ${r} have the same ${d.left_steps} steps (head ${d.left_head})`];
+        return [...status, `same: ${l} and ${r} have the same ${d.left_steps} steps (head ${d.left_head})`];
     if (d.reason === 'length_mismatch') {
         const longer = d.left_steps > d.right_steps ? l : r;
         return [
+            ...status,
             `diverged at step ${d.seq}: length_mismatch (${l} has ${d.left_steps} steps, ${r} has ${d.right_steps})`,
             `  the first ${d.seq} steps are the same; ${longer} goes on`,
         ];
     }
+    const what = [...d.fields_changed, ...d.hashes_changed.filter(() => d.fields_changed.length === 0)];
     const out = [
-        `diverged at step ${d.seq}: ${d.fields_changed.join(', ') || 'step_hash'} ${d.fields_changed.length > 1 ? 'differ' : 'differs'}`,
+        ...status,
+        `diverged at step ${d.seq}: ${what.join(', ')} ${what.length > 1 ? 'differ' : 'differs'}` +
+            (d.left_line !== d.right_line
+                ? ` (line ${d.left_line} of ${l}, line ${d.right_line} of ${r})`
+                : ` (line ${d.left_line})`),
     ];
     const get = (v, k) => (v instanceof Map ? (v.get(k) ?? null) : null);
-    for (const f of d.fields_changed) {
+    for (const f of what) {
         out.push(`  ${f}:`);
         out.push(`    - ${truncate(preview(get(d.left, f)), 200)}`);
         out.push(`    + ${truncate(preview(get(d.right, f)), 200)}`);
     }
-    out.push(`  left  ${l}: step_hash ${String(get(d.left, 'step_hash'))}`);
-    out.push(`  right ${r}: step_hash ${String(get(d.right, 'step_hash'))}`);
+    const faultAt = (side, line) => {
+        const f = side?.errors.find((e) => e.line === line && e.kind === 'step_hash_mismatch');
+        return f === undefined ? '' : ' (stored: does not match the fields, step_hash_mismatch)';
+    };
+    out.push(`  left  ${l}: step_hash ${String(get(d.left, 'step_hash'))}${faultAt(sides?.left, d.left_line)}`);
+    out.push(`  right ${r}: step_hash ${String(get(d.right, 'step_hash'))}${faultAt(sides?.right, d.right_line)}`);
     return out;
 }
 
@@ -15163,72 +16175,8 @@ function diffLines(d, leftName, rightName) {
 
 
 
-;// CONCATENATED MODULE: ./src/cli/commands/replay.ts
-
-
-
-
-
-
-
-/**
- * Opens a target for display, verified first. A broken chain prints every fault
- * (`file:line: kind: message`) on stderr and is rethrown: exit 1, nothing shown.
- */
-function openForDisplay(target, args, io) {
-    const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
-    try {
-        return openReplay(target, {
-            root: rootOf(args, io),
-            cwd: io.cwd,
-            ...(publicKeys.length > 0 ? { publicKeys } : {}),
-        });
-    }
-    catch (e) {
-        if (e instanceof BrokenChainError)
-            for (const f of e.faults)
-                io.err(f);
-        throw e;
-    }
-}
-const replayCommand = {
-    name: ['replay'],
-    usage: '<agent|dir|file|receipt> [--root DIR] [--json] [--limit N] [--public-key FILE]...',
-    summary: 'Walk a verified run step by step: interactive on a terminal (n/p, g/G, seq+Enter, /search, Enter expands, f forks, q quits), ' +
-        'a table of steps otherwise, or --json. A broken chain: exit 1, nothing shown.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, limit: { kind: 'value' }, 'public-key': { kind: 'list' } },
-    async run(args, io) {
-        const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'replay');
-        const limitText = args.values.get('limit');
-        const limit = limitText === undefined ? undefined : intArg(limitText, '--limit');
-        const source = openForDisplay(target, args, io);
-        if (args.flags.has('json')) {
-            io.json(replayDocument(source, limit));
-            return 0;
-        }
-        if (!io.isTTY) {
-            for (const line of stepTable(source, limit))
-                io.out(line);
-            return 0;
-        }
-        const projectRoot = source.projectRoot;
-        await runInteractive(source, {
-            fork: async (seq) => {
-                if (projectRoot === undefined) {
-                    throw new errors_InputError(source.kind === 'receipt'
-                        ? 'a receipt cannot be forked: fork the journal it came from'
-                        : 'this journal is not in a project (.sdd/runtime/journal/<agent>)');
-                }
-                const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
-                const warned = r.warnings.length > 0 ? ` (warning: ${r.warnings[0]})` : '';
-                return `forked at step ${seq} as ${r.fork_session_id}: worktree ${r.fork_worktree} (branch ${r.fork_branch})${warned}`;
-            },
-        });
-        return 0;
-    },
-};
-
 ;// CONCATENATED MODULE: ./src/cli/commands/diff.ts
+
 
 
 
@@ -15236,20 +16184,36 @@ const replayCommand = {
 const diffCommand = {
     name: ['diff'],
     usage: '<a> <b> [--root DIR] [--json] [--public-key FILE]...',
-    summary: 'The first divergence between two verified runs (each an agent, dir, file or receipt): the seq and the fields that differ, ' +
-        'or a length mismatch. Exit 0 same, 1 diverged (or a chain that does not verify).',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, 'public-key': { kind: 'list' } },
+    summary: 'The first divergence between two runs (each an agent, dir, file or receipt): the step and the fields that differ, ' +
+        'or a length mismatch, with each side verified. Exit 0 same and both verified, 1 otherwise.',
+    description: 'A side that does not verify is compared all the same (what was edited in a tampered copy is the question), ' +
+        'with its faults printed beside it. Steps are compared by their hashed fields and stored hashes, never by time.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, 'public-key': PUBLIC_KEY_OPTION },
+    examples: [
+        { run: 'stepchain diff agent-1 fork-try-again-20261202-090414-f5aeff', what: 'where a fork went another way' },
+        { run: 'stepchain diff original.jsonl suspicious.jsonl', what: 'what was edited in a copy' },
+    ],
+    exitCodes: {
+        0: 'the same steps, both sides verified',
+        1: 'diverged, or a side does not verify (or its signature was not checked)',
+        2: 'usage or input error',
+    },
     run(args, io) {
         const [a, b] = expectPositionals(args, ['a', 'b'], 'diff');
-        const left = openForDisplay(a, args, io);
-        const right = openForDisplay(b, args, io);
+        const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+        const options = { root: rootOf(args, io), cwd: io.cwd, ...(publicKeys.length > 0 ? { publicKeys } : {}) };
+        const left = openForDiff(a, options);
+        const right = openForDiff(b, options);
         const d = diffJournals(left, right);
-        if (args.flags.has('json'))
-            io.json(d);
-        else
-            for (const line of diffLines(d, a, b))
+        const ok = !d.diverged && sideHolds(left) && sideHolds(right);
+        if (args.flags.has('json')) {
+            io.json({ ok, ...d, left_status: diffSideDocument(left), right_status: diffSideDocument(right) });
+        }
+        else {
+            for (const line of diffLines(d, a, b, { left, right }))
                 io.out(line);
-        return d.diverged ? 1 : 0;
+        }
+        return ok ? 0 : 1;
     },
 };
 
@@ -15265,9 +16229,23 @@ const diffCommand = {
 const RECEIPT_WRITE_OPTIONS = {
     ...ROOT_OPTION,
     ...JSON_OPTION,
-    output: { kind: 'value', short: 'o' },
-    'agent-id': { kind: 'value' },
-    'sign-key': { kind: 'value' },
+    ...FORCE_OPTION,
+    output: {
+        kind: 'value',
+        short: 'o',
+        value: 'RECEIPT',
+        description: 'The receipt to write (required; a .gz or .tgz name is gzipped). An existing file needs --force.',
+    },
+    'agent-id': {
+        kind: 'value',
+        value: 'ID',
+        description: "The agent id in the manifest (default: the journal's directory name).",
+    },
+    'sign-key': {
+        kind: 'value',
+        value: 'FILE',
+        description: 'Sign the manifest with this Ed25519 private key (PEM PKCS#8 or a raw 32-byte seed).',
+    },
 };
 /** What `export` and `publish` read from their arguments: the journal, the output, the common write options. */
 function receiptWriteTarget(args, io, command) {
@@ -15280,6 +16258,7 @@ function receiptWriteTarget(args, io, command) {
     const outFile = external_node_path_default().resolve(io.cwd, out);
     if (outFile === external_node_path_default().resolve(journal.file))
         throw new errors_InputError(`${command}: the output would overwrite the journal`);
+    refuseOverwrite(outFile, out, args, command);
     const options = {
         agentId: assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id'),
         audit: { root: projectRootOf(journal.dir) ?? root, env: io.env },
@@ -15297,9 +16276,23 @@ function receiptWriteTarget(args, io, command) {
 
 const exportCommand = {
     name: ['export'],
-    usage: '<agent|dir|file> -o RECEIPT [--root DIR] [--agent-id ID] [--sign-key FILE] [--cas DIR] [--json]',
+    usage: '<agent|dir|file> -o RECEIPT [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--cas DIR] [--json]',
     summary: 'Verify a journal, then write a portable receipt (tar; .gz/.tgz names are gzipped): manifest, optional Ed25519 signature, chain, blobs.',
-    options: { ...RECEIPT_WRITE_OPTIONS, cas: { kind: 'value' } },
+    description: "The journal must verify first. Blobs come from the journal's project CAS (or --cas); a blob missing there is " +
+        'named in the output and left out. Verify the receipt anywhere with `stepchain receipt verify`.',
+    options: {
+        ...RECEIPT_WRITE_OPTIONS,
+        cas: { kind: 'value', value: 'DIR', description: "Read blobs from this CAS directory instead of the project's." },
+    },
+    examples: [
+        { run: 'stepchain export agent-1 -o run.receipt.tar --sign-key stepchain.key', what: 'a signed receipt' },
+        { run: 'stepchain export agent-1 -o run.receipt.tar --force', what: 'replace an earlier receipt' },
+    ],
+    exitCodes: {
+        0: 'written',
+        1: 'the journal does not verify (nothing written)',
+        2: 'usage or input error (the output exists without --force, a bad key)',
+    },
     run(args, io) {
         const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'export');
         const options = { ...common };
@@ -15340,7 +16333,31 @@ const forkCommand = {
     usage: '<session> [--from-step N] [--label L] [--root DIR] [--json]',
     summary: 'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
         'with --from-step, the verified prefix [0..N] and the files of step N.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, 'from-step': { kind: 'value' }, label: { kind: 'value' } },
+    description: '<session> is an agent id with a journal (or a session file) in this project. The parent journal must verify first. ' +
+        'The fork gets the journal prefix [0..N] and, when step N has a snapshot, exactly the files the agent had at step N. ' +
+        'Nothing is left behind when a step fails. Remove a fork with `stepchain fork rm`.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        'from-step': {
+            kind: 'value',
+            value: 'N',
+            description: 'Fork at step N (0-based): the prefix [0..N] and the files of step N. Without it: a session-level fork.',
+        },
+        label: { kind: 'value', value: 'L', description: 'A label, kept in the fork block and used in the fork id.' },
+    },
+    examples: [
+        {
+            run: 'stepchain fork agent-1 --from-step 3 --label "try another fix"',
+            what: 'a worktree with the files of step 3',
+        },
+        { run: 'stepchain forks', what: 'list the forks as a tree' },
+    ],
+    exitCodes: {
+        0: 'forked',
+        1: 'the parent journal does not verify, the worktree exists, or git failed (nothing left behind)',
+        2: 'usage or input error (not a git repository, unknown session, step out of range)',
+    },
     async run(args, io) {
         const [session] = expectPositionals(args, ['session'], 'fork');
         const step = args.values.get('from-step');
@@ -15348,7 +16365,7 @@ const forkCommand = {
         if (label !== undefined && label.trim() === '')
             throw new errors_InputError('--label: empty label');
         const r = await createFork({
-            root: rootOf(args, io),
+            root: rootOf(args, io, { create: true }),
             sessionId: session,
             ...(step === undefined ? {} : { fromStep: intArg(step, '--from-step') }),
             ...(label === undefined ? {} : { label }),
@@ -15383,7 +16400,19 @@ const forkRmCommand = {
     name: ['fork', 'rm'],
     usage: '<fork_id> [--force] [--root DIR] [--json]',
     summary: 'Remove a fork: its worktree, its branch and its snapshot refs. Refuses uncommitted changes unless --force.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, force: { kind: 'flag' } },
+    description: "The branch's last commit is printed, so `git branch <name> <commit>` brings it back. A fork that has forks of its " +
+        'own is refused: remove them first.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        force: { kind: 'flag', description: 'Remove it even with uncommitted changes or untracked files.' },
+    },
+    examples: [{ run: 'stepchain fork rm fork-try-another-fix-20261202-090414-f5aeff', what: 'remove one fork' }],
+    exitCodes: {
+        0: 'removed',
+        1: 'refused (uncommitted changes without --force, forks of its own)',
+        2: 'usage or input error (no such fork)',
+    },
     async run(args, io) {
         const [id] = expectPositionals(args, ['fork_id'], 'fork rm');
         const r = await removeFork(rootOf(args, io), id, { force: args.flags.has('force'), env: io.env });
@@ -15408,7 +16437,11 @@ const forksCommand = {
     name: ['forks'],
     usage: '[--root DIR] [--json]',
     summary: 'Every fork of this repository as a tree: parent, fork step, branch, worktree, steps recorded since.',
+    description: "Built from `git worktree list` and each fork worktree's session file: it cannot disagree with what is on disk. " +
+        'A fork whose directory was deleted by hand is listed as missing.',
     options: { ...ROOT_OPTION, ...JSON_OPTION },
+    examples: [{ run: 'stepchain forks --json', what: 'the tree as JSON' }],
+    exitCodes: { 0: 'listed', 2: 'usage or input error (not a git repository)' },
     async run(args, io) {
         expectPositionals(args, [], 'forks');
         const forest = await listForks(rootOf(args, io), io.env);
@@ -15431,7 +16464,21 @@ const keygenCommand = {
     name: ['keygen'],
     usage: '-o PRIVATE.pem [--public PUBLIC.pem] [--json]',
     summary: 'Create an Ed25519 key pair for signing receipts (private key mode 0600; never overwrites a file).',
-    options: { ...JSON_OPTION, output: { kind: 'value', short: 'o' }, public: { kind: 'value' } },
+    description: 'The private key is written as PEM PKCS#8 with mode 0600, the public key as PEM SPKI. An existing file is never ' +
+        'replaced (a lost private key cannot be recovered): remove it first to make a new one.',
+    options: {
+        ...JSON_OPTION,
+        output: { kind: 'value', short: 'o', value: 'FILE', description: 'Where to write the private key (required).' },
+        public: {
+            kind: 'value',
+            value: 'FILE',
+            description: 'Where to write the public key (default: print it, for verifiers).',
+        },
+    },
+    examples: [
+        { run: 'stepchain keygen -o stepchain.key --public keys/receipts.pub', what: 'a key pair; commit only the .pub' },
+    ],
+    exitCodes: { 0: 'written', 2: 'usage error, a file exists, or its directory does not' },
     run(args, io) {
         expectPositionals(args, [], 'keygen');
         const out = args.values.get('output');
@@ -15466,9 +16513,34 @@ const keygenCommand = {
 
 const publishCommand = {
     name: ['publish'],
-    usage: '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
+    usage: '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
     summary: 'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
-    options: { ...RECEIPT_WRITE_OPTIONS, 'opt-in': { kind: 'flag' }, redact: { kind: 'value' } },
+    description: 'Each redacted field that is not null becomes "<<redacted>>", the chain is recomputed over the redacted rows ' +
+        '(a new head, printed beside the original), blob_refs are emptied and no blobs are bundled.',
+    options: {
+        ...RECEIPT_WRITE_OPTIONS,
+        'opt-in': {
+            kind: 'flag',
+            description: 'Required: nothing leaves .sdd/runtime/ without this explicit opt-in.',
+        },
+        redact: {
+            kind: 'value',
+            value: 'FIELDS',
+            description: 'Comma-separated fields to redact, of prompt, model, tool_call, tool_result (default prompt,tool_result).',
+        },
+    },
+    examples: [
+        { run: 'stepchain publish agent-1 -o public.receipt.tar --opt-in', what: 'redact prompts and tool results' },
+        {
+            run: 'stepchain publish agent-1 -o public.receipt.tar --opt-in --redact prompt,tool_call,tool_result --sign-key stepchain.key',
+            what: 'redact more, and sign',
+        },
+    ],
+    exitCodes: {
+        0: 'written',
+        1: 'the journal does not verify (nothing written)',
+        2: 'usage or input error (no --opt-in, the output exists without --force, a bad field)',
+    },
     run(args, io) {
         // Refuse before reading anything else: nothing leaves .sdd/runtime/ without an explicit opt-in.
         if (!args.flags.has('opt-in')) {
@@ -15513,11 +16585,27 @@ const receiptVerifyCommand = {
     name: ['receipt', 'verify'],
     usage: 'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--json]',
     summary: 'Verify a receipt offline without extracting it: members, manifest, signature, chain, blobs. Exit 0 holds, 1 does not, 2 bad input.',
+    description: 'Nothing is extracted: member names and types, the manifest, the signature, the chain from genesis, the manifest ' +
+        "against the chain, and every bundled blob's digest are checked in memory. A signed receipt verifies only under a " +
+        'trusted key: given none, it fails with no_trusted_key ("signature NOT checked").',
     options: {
         ...JSON_OPTION,
-        'expected-head': { kind: 'value' },
-        'public-key': { kind: 'list' },
-        'require-blobs': { kind: 'flag' },
+        'expected-head': {
+            kind: 'value',
+            value: 'HEX',
+            description: 'The head the chain must end at (e.g. printed when the receipt was exported).',
+        },
+        'public-key': PUBLIC_KEY_OPTION,
+        'require-blobs': { kind: 'flag', description: 'Fail when a blob the manifest names is not bundled.' },
+    },
+    examples: [
+        { run: 'stepchain receipt verify run.receipt.tar --public-key keys/receipts.pub', what: 'a signed receipt' },
+        { run: 'stepchain receipt verify public.receipt.tar --expected-head 7af96d16...', what: 'pinned to a head' },
+    ],
+    exitCodes: {
+        0: 'the receipt verifies (and its signature, under a trusted key, when signed)',
+        1: 'a problem, each printed (a signature not checked is one)',
+        2: 'usage or input error (no such file, a bad key)',
     },
     run(args, io) {
         const [receipt] = expectPositionals(args, ['receipt'], 'receipt verify');
@@ -15532,16 +16620,132 @@ const receiptVerifyCommand = {
             io.json(r);
         }
         else if (r.ok) {
-            const sig = r.signed ? `signature OK (key id ${r.key_id})` : 'unsigned';
+            const sig = signatureVerdict(r, publicKeys.length).text;
             io.out(`OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`);
         }
         else {
-            io.out(`FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}`);
+            const v = signatureVerdict(r, publicKeys.length);
+            io.out(`FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`);
         }
         if (!r.ok)
             for (const f of r.errors)
                 io.err(describeReceiptFault(receipt, f));
         return r.ok ? 0 : 1;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/replay.ts
+
+
+
+
+
+
+
+/**
+ * Opens a target for display, verified first. A broken chain prints every fault
+ * (`file:line: kind: message`) on stderr and is rethrown: exit 1, nothing shown.
+ */
+function openForDisplay(target, args, io) {
+    const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+    try {
+        return openReplay(target, {
+            root: rootOf(args, io),
+            cwd: io.cwd,
+            ...(publicKeys.length > 0 ? { publicKeys } : {}),
+        });
+    }
+    catch (e) {
+        if (e instanceof BrokenChainError)
+            for (const f of e.faults)
+                io.err(f);
+        throw e;
+    }
+}
+/** 1 when a receipt shown has a signature nobody checked (see signatureVerdict): shown, but not a green verdict. */
+function displayVerdict(sources, io, json) {
+    let code = 0;
+    for (const s of sources) {
+        const v = sourceSignature(s);
+        if (v === undefined || v.holds)
+            continue;
+        code = 1;
+        if (!json)
+            io.err(`stepchain: ${s.file}: ${v.text}; the verdict is not "verified" (exit 1)`);
+    }
+    return code;
+}
+const replayCommand = {
+    name: ['replay'],
+    usage: '<agent|dir|file|receipt> [--root DIR] [--json] [--limit N] [--public-key FILE]...',
+    summary: 'Walk a verified run step by step: interactive on a terminal (n/p, g/G, seq+Enter, /search, Enter expands, f forks, ? keys, q quits), ' +
+        'a table of steps otherwise, or --json. A broken chain: exit 1, nothing shown.',
+    description: 'The chain is verified from genesis before anything is shown (a receipt: the whole receipt). On a terminal, `f` forks the ' +
+        'run at the step shown into a new git worktree after asking (not offered for a receipt), and `?` lists every key. ' +
+        'A signed receipt given no --public-key is shown with "signature NOT checked" in the warning colour and exits 1.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        limit: {
+            kind: 'value',
+            value: 'N',
+            description: 'Only the first N steps: the table, the JSON entries, and the steps walked on a terminal.',
+        },
+        'public-key': PUBLIC_KEY_OPTION,
+    },
+    examples: [
+        { run: 'stepchain replay agent-1', what: 'walk the run on a terminal' },
+        { run: 'stepchain replay agent-1 --limit 20 | less', what: 'the first 20 steps as a table' },
+        {
+            run: 'stepchain replay run.receipt.tar --public-key keys/receipts.pub',
+            what: 'a signed receipt, signature checked',
+        },
+    ],
+    exitCodes: {
+        0: 'shown, everything verified',
+        1: 'the chain or receipt does not verify (nothing shown), or a signature was not checked',
+        2: 'usage or input error',
+    },
+    async run(args, io) {
+        const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'replay');
+        const limitText = args.values.get('limit');
+        const limit = limitText === undefined ? undefined : intArg(limitText, '--limit');
+        if (limit === 0)
+            throw new errors_InputError('--limit: give at least 1 step');
+        const source = openForDisplay(target, args, io);
+        const json = args.flags.has('json');
+        if (json) {
+            io.json(replayDocument(source, limit));
+            return displayVerdict([source], io, true);
+        }
+        if (!io.isTTY) {
+            for (const line of stepTable(source, limit))
+                io.out(line);
+            return displayVerdict([source], io, false);
+        }
+        const projectRoot = source.projectRoot;
+        const canFork = source.kind === 'journal' && projectRoot !== undefined;
+        await runInteractive(source, {
+            ...(limit === undefined ? {} : { limit }),
+            ...(canFork
+                ? {
+                    fork: async (seq) => {
+                        const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
+                        return [
+                            `forked at step ${seq} as ${r.fork_session_id}`,
+                            '',
+                            `worktree  ${r.fork_worktree}`,
+                            `branch    ${r.fork_branch}`,
+                            `commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${seq})` : " (the parent's current commit)"}`,
+                            ...r.warnings.map((w) => `warning: ${w}`),
+                            '',
+                            `continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`,
+                        ];
+                    },
+                }
+                : {}),
+        });
+        return displayVerdict([source], io, false);
     },
 };
 
@@ -15568,12 +16772,27 @@ const reportCommand = {
     name: ['report'],
     usage: '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--force] [--json]',
     summary: 'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
+    description: 'The page embeds the journal and re-verifies every step hash in the browser, offline. An existing file is replaced only ' +
+        'when it is an earlier stepchain report, or with --force. A signed receipt given no --public-key is reported with ' +
+        '"signature NOT checked" and exits 1.',
     options: {
         ...ROOT_OPTION,
         ...JSON_OPTION,
-        output: { kind: 'value', short: 'o' },
-        'public-key': { kind: 'list' },
-        force: { kind: 'flag' },
+        output: { kind: 'value', short: 'o', value: 'FILE.html', description: 'The page to write (required).' },
+        'public-key': PUBLIC_KEY_OPTION,
+        force: { kind: 'flag', description: 'Replace the output file even if it is not an earlier stepchain report.' },
+    },
+    examples: [
+        { run: 'stepchain report agent-1 -o report.html', what: 'a report of a journal' },
+        {
+            run: 'stepchain report run.receipt.tar -o report.html --public-key keys/receipts.pub',
+            what: 'of a signed receipt',
+        },
+    ],
+    exitCodes: {
+        0: 'written; the chain verifies (and a signature, if any, was checked)',
+        1: 'written, showing the faults (the chain does not verify, or a signature was not checked)',
+        2: 'usage or input error (the output exists and is not a report, without --force)',
     },
     async run(args, io) {
         const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'report');
@@ -15717,6 +16936,19 @@ function readClaudeStream(bytes, source) {
 
 
 
+
+/** The payload keys whose values differ between two rows of the same event type (sorted). */
+function payloadDiff(a, b) {
+    const keys = new Set([...a.row.payload.keys(), ...b.row.payload.keys()]);
+    const enc = (v) => (v === undefined ? undefined : encode_canonicalOfRead(v));
+    return [...keys].filter((k) => enc(a.row.payload.get(k)) !== enc(b.row.payload.get(k))).sort();
+}
+function shown(v) {
+    if (v === undefined)
+        return 'absent';
+    const t = encode_canonicalOfRead(v);
+    return t.length > 80 ? `${t.slice(0, 79)}…` : t;
+}
 function mutationKind(e) {
     if (e === undefined || e.row.event !== MUTATION_EVENT)
         return undefined;
@@ -15731,7 +16963,9 @@ function load(file) {
     const r = readRunJournalFile(file);
     if (!r.chain_ok) {
         const f = r.errors[0];
-        throw new IntegrityError(`${file}:${f.line}: ${f.kind}: ${f.message}; cannot diff a run journal whose chain does not verify`);
+        const e = new IntegrityError(`${file}:${f.line}: ${f.kind}: ${f.message}; cannot diff a run journal whose chain does not verify`);
+        e.details = r.errors.map((x) => ({ file, line: x.line, kind: x.kind, message: x.message }));
+        throw e;
     }
     return r.entries;
 }
@@ -15752,6 +16986,22 @@ function diffRuns(fileA, fileB) {
         const ka = mutationKind(a[i]);
         const kb = mutationKind(b[i]);
         const kind = ka ?? kb;
+        if (ka !== undefined && kb !== undefined) {
+            // The same kind of mutation on both sides: say what differs, not "no counterpart".
+            const fields = payloadDiff(a[i], b[i]);
+            const what = fields
+                .slice(0, 4)
+                .map((f) => `${f} (${shown(a[i].row.payload.get(f))} in run A, ${shown(b[i].row.payload.get(f))} in run B)`)
+                .join(', ');
+            return {
+                diverged: true,
+                index: i,
+                reason: `row ${i}: provider-side context mutation ${ka === kb ? ka : `${ka} vs ${kb}`} in both runs${stepOf(a[i])}, but ${fields.length === 1 ? `only ${what} differs` : `${what}${fields.length > 4 ? ', ...' : ''} differ`}`,
+                reason_code: 'provider_state_mutation',
+                mutation_kind: ka,
+                fields_changed: fields,
+            };
+        }
         if (kind !== undefined) {
             const where = ka !== undefined ? 'run A' : 'run B';
             return {
@@ -15760,17 +17010,20 @@ function diffRuns(fileA, fileB) {
                 reason: `row ${i}: provider-side context mutation ${kind}${stepOf(ka !== undefined ? a[i] : b[i])} in ${where} has no counterpart in ${where === 'run A' ? 'run B' : 'run A'}`,
                 reason_code: 'provider_state_mutation',
                 mutation_kind: kind,
+                fields_changed: [],
             };
         }
-        return { diverged: true, index: i, reason, reason_code: code, mutation_kind: null };
+        const fields = i < n && a[i].row.event === b[i].row.event ? payloadDiff(a[i], b[i]) : [];
+        return { diverged: true, index: i, reason, reason_code: code, mutation_kind: null, fields_changed: fields };
     };
     for (let i = 0; i < n; i++) {
         const ra = a[i].row;
         const rb = b[i].row;
         if (ra.event !== rb.event || ra.payload_hash !== rb.payload_hash) {
+            const fields = ra.event === rb.event ? payloadDiff(a[i], b[i]) : [];
             const what = ra.event !== rb.event
                 ? `event ${JSON.stringify(ra.event)} vs ${JSON.stringify(rb.event)}`
-                : `${ra.event} payloads differ`;
+                : `${ra.event} payloads differ in ${fields.join(', ')}`;
             return attribute(i, 'response_mismatch', `row ${i}: ${what}`);
         }
     }
@@ -15781,6 +17034,7 @@ function diffRuns(fileA, fileB) {
             reason: `identical: ${a.length} rows match`,
             reason_code: null,
             mutation_kind: null,
+            fields_changed: [],
         };
     }
     const longer = a.length > b.length ? 'A' : 'B';
@@ -16220,12 +17474,32 @@ const runCapabilityCommand = {
     name: ['run', 'capability'],
     usage: '<run> --adapter NAME --capability observed|declared-blind [--root DIR] [--json]',
     summary: "Record an adapter's ability to observe provider-side mutations (once per adapter per run).",
-    options: { ...ROOT_OPTION, ...JSON_OPTION, adapter: { kind: 'value' }, capability: { kind: 'value' } },
+    description: 'Recording the same adapter again is a no-op; a conflicting capability for the same adapter is refused.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        adapter: { kind: 'value', value: 'NAME', description: 'The adapter (required), e.g. claude.' },
+        capability: {
+            kind: 'value',
+            value: 'observed|declared-blind',
+            description: 'Whether it observes provider-side mutations (required).',
+        },
+    },
+    examples: [
+        { run: 'stepchain run capability run-42 --adapter claude --capability observed', what: 'claude observes' },
+    ],
+    exitCodes: {
+        0: 'recorded (or already recorded)',
+        1: 'the run journal does not verify, or a conflicting capability',
+        2: 'usage or input error',
+    },
     run(args, io) {
         const [run] = expectPositionals(args, ['run'], 'run capability');
         const adapter = required(args, 'adapter', 'run capability');
         const capability = required(args, 'capability', 'run capability');
-        const { row, file } = recordCapability(rootOf(args, io), run, adapter, capability, { env: io.env });
+        const { row, file } = recordCapability(rootOf(args, io, { create: true }), run, adapter, capability, {
+            env: io.env,
+        });
         if (args.flags.has('json')) {
             io.json({
                 file,
@@ -16254,7 +17528,16 @@ const runDiffCommand = {
     name: ['run', 'diff'],
     usage: '<a> <b> [--root DIR] [--json]',
     summary: 'Find where two runs diverge (hashed payloads, never timestamps), attributing provider-side mutations. Exit 0 identical, 1 diverged.',
+    description: 'Rows are compared by event type and recomputed payload hash. Where both rows are the same kind of mutation, the ' +
+        'payload fields that differ are named (e.g. only `flagged`). Both chains must verify; a broken chain is an error ' +
+        '(with --json, the error document lists its faults).',
     options: { ...ROOT_OPTION, ...JSON_OPTION },
+    examples: [{ run: 'stepchain run diff run-41 run-42', what: 'where two runs went apart' }],
+    exitCodes: {
+        0: 'identical',
+        1: 'diverged, or a chain does not verify',
+        2: 'usage or input error',
+    },
     run(args, io) {
         const [a, b] = expectPositionals(args, ['a', 'b'], 'run diff');
         const root = rootOf(args, io);
@@ -16288,14 +17571,32 @@ const runMutationCommand = {
     name: ['run', 'mutation'],
     usage: '<run> --agent ID --kind KIND [--detail JSON] [--step-index N] [--key FILE] [--root DIR] [--json]',
     summary: 'Chain one provider-side context mutation into a run journal (content-addressed; flagged in deterministic mode).',
+    description: 'The mutation is content-addressed (kind, before and after digests, step) and mirrored into the audit chain. ' +
+        'In deterministic mode (STEPCHAIN_DETERMINISTIC_SEED or STEPCHAIN_REPLAY_RUN_ID set) it is recorded flagged, and ' +
+        '`run verify` then fails closed.',
     options: {
         ...ROOT_OPTION,
         ...JSON_OPTION,
-        agent: { kind: 'value' },
-        kind: { kind: 'value' },
-        detail: { kind: 'value' },
-        'step-index': { kind: 'value' },
-        key: { kind: 'value' },
+        agent: { kind: 'value', value: 'ID', description: 'The agent it happened to (required).' },
+        kind: { kind: 'value', value: 'KIND', description: 'The mutation kind (required), e.g. compact_boundary.' },
+        detail: {
+            kind: 'value',
+            value: 'JSON',
+            description: 'What the provider reported, a JSON object (pre_*/before_* fields form the before digest).',
+        },
+        'step-index': { kind: 'value', value: 'N', description: 'The step it happened at.' },
+        key: { kind: 'value', value: 'FILE', description: 'The audit key file (default from the environment).' },
+    },
+    examples: [
+        {
+            run: 'stepchain run mutation run-42 --agent coder --kind compact_boundary --detail \'{"pre_tokens":90000}\' --step-index 7',
+            what: 'pin a context compaction',
+        },
+    ],
+    exitCodes: {
+        0: 'recorded',
+        1: 'the run journal does not verify (nothing written)',
+        2: 'usage or input error',
     },
     run(args, io) {
         const [run] = expectPositionals(args, ['run'], 'run mutation');
@@ -16310,7 +17611,7 @@ const runMutationCommand = {
         if (step !== undefined)
             input.stepIndex = intArg(step, '--step-index');
         const key = args.values.get('key');
-        const r = recordMutation(rootOf(args, io), run, input, key === undefined ? { env: io.env } : { env: io.env, keyPath: external_node_path_default().resolve(io.cwd, key) });
+        const r = recordMutation(rootOf(args, io, { create: true }), run, input, key === undefined ? { env: io.env } : { env: io.env, keyPath: external_node_path_default().resolve(io.cwd, key) });
         const m = r.mutations[0];
         if (args.flags.has('json')) {
             io.json({
@@ -16352,12 +17653,29 @@ const runIngestCommand = {
     name: ['run', 'ingest'],
     usage: '<run> --agent ID --claude-stream FILE|- [--key FILE] [--root DIR] [--json]',
     summary: 'Read a Claude Code stream-json transcript: record the adapter as observed and chain every context-mutation signal.',
+    description: 'Each compaction or context-mutation signal in the transcript becomes a provider_state_mutation row; the claude ' +
+        'adapter is recorded as observed (once per run).',
     options: {
         ...ROOT_OPTION,
         ...JSON_OPTION,
-        agent: { kind: 'value' },
-        'claude-stream': { kind: 'value' },
-        key: { kind: 'value' },
+        agent: { kind: 'value', value: 'ID', description: 'The agent the transcript belongs to (required).' },
+        'claude-stream': {
+            kind: 'value',
+            value: 'FILE|-',
+            description: 'The `claude -p --output-format stream-json` transcript (required); `-` reads stdin.',
+        },
+        key: { kind: 'value', value: 'FILE', description: 'The audit key file (default from the environment).' },
+    },
+    examples: [
+        {
+            run: 'claude -p "fix it" --output-format stream-json --verbose | stepchain run ingest run-42 --agent coder --claude-stream -',
+            what: 'ingest a live transcript',
+        },
+    ],
+    exitCodes: {
+        0: 'ingested',
+        1: 'the run journal does not verify (nothing written)',
+        2: 'usage or input error (unreadable transcript)',
     },
     run(args, io) {
         const [run] = expectPositionals(args, ['run'], 'run ingest');
@@ -16365,7 +17683,7 @@ const runIngestCommand = {
         const source = required(args, 'claude-stream', 'run ingest');
         const bytes = readInputFile(source, io, 'transcript');
         const key = args.values.get('key');
-        const r = ingestClaudeStream(rootOf(args, io), run, agent, bytes, source === '-' ? '<stdin>' : source, key === undefined ? { env: io.env } : { env: io.env, keyPath: external_node_path_default().resolve(io.cwd, key) });
+        const r = ingestClaudeStream(rootOf(args, io, { create: true }), run, agent, bytes, source === '-' ? '<stdin>' : source, key === undefined ? { env: io.env } : { env: io.env, keyPath: external_node_path_default().resolve(io.cwd, key) });
         const head = r.mutations.at(-1)?.row.event_hash ?? r.capabilityRow?.event_hash ?? null;
         if (args.flags.has('json')) {
             io.json({
@@ -16410,12 +17728,24 @@ const runRecordCommand = {
     name: ['run', 'record'],
     usage: '<run> --event TYPE [--data JSON] [--root DIR] [--json]',
     summary: 'Append one event to a run journal (.sdd/runs/<run>/journal.jsonl), verifying the chain first.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, event: { kind: 'value' }, data: { kind: 'value' } },
+    description: 'The run journal is created on the first event; its chain is verified before every append (fail-closed).',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        event: { kind: 'value', value: 'TYPE', description: 'The event type (required), e.g. llm_response.' },
+        data: { kind: 'value', value: 'JSON', description: 'The payload: a JSON object, key order kept.' },
+    },
+    examples: [{ run: 'stepchain run record run-42 --event llm_response --data \'{"text":"ok"}\'', what: 'one event' }],
+    exitCodes: {
+        0: 'recorded',
+        1: 'the run journal does not verify (nothing written)',
+        2: 'usage or input error (bad id, bad JSON)',
+    },
     run(args, io) {
         const [run] = expectPositionals(args, ['run'], 'run record');
         const event = required(args, 'event', 'run record');
         const data = jsonObjectOption(args, 'data', true) ?? new Map();
-        const { row, file } = recordRunEvent(rootOf(args, io), run, event, data, { env: io.env });
+        const { row, file } = recordRunEvent(rootOf(args, io, { create: true }), run, event, data, { env: io.env });
         if (args.flags.has('json'))
             io.out(encodeRunRow(row));
         else
@@ -16432,7 +17762,15 @@ const runVerifyCommand = {
     name: ['run', 'verify'],
     usage: '<run|dir|file> [--strict] [--root DIR] [--json]',
     summary: 'Verify a run journal: hash chain, mutation content addresses, flagged mutations, capabilities. Exit 0 holds, 1 not.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, strict: { kind: 'flag' } },
+    description: '<run|dir|file> is a run id (under <root>/.sdd/runs/), a run directory or a journal.jsonl. A flagged mutation ' +
+        '(recorded in deterministic mode) fails closed.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        strict: { kind: 'flag', description: 'Also report blank lines and non-canonical bytes.' },
+    },
+    examples: [{ run: 'stepchain run verify run-42', what: 'verify a run journal' }],
+    exitCodes: { 0: 'the run journal holds', 1: 'a fault (each printed with its line)', 2: 'usage or input error' },
     run(args, io) {
         const [target] = expectPositionals(args, ['run|dir|file'], 'run verify');
         const file = resolveRunJournal(target, rootOf(args, io));
@@ -16466,17 +17804,28 @@ const showCommand = {
     name: ['show'],
     usage: '<agent|dir|file|receipt> <seq> [--root DIR] [--json] [--public-key FILE]...',
     summary: "One step of a verified run in full, with its blobs' sizes and a preview (missing blobs marked).",
-    options: { ...ROOT_OPTION, ...JSON_OPTION, 'public-key': { kind: 'list' } },
+    description: '<seq> is the 0-based step number. The chain is verified from genesis first; a chain that does not verify shows nothing (exit 1).',
+    options: { ...ROOT_OPTION, ...JSON_OPTION, 'public-key': PUBLIC_KEY_OPTION },
+    examples: [
+        { run: 'stepchain show agent-1 3', what: 'step 3 of agent-1, every field in full' },
+        { run: 'stepchain show agent-1 3 --json', what: 'the row exactly as stored, with its blobs' },
+    ],
+    exitCodes: {
+        0: 'shown, everything verified',
+        1: 'the chain or receipt does not verify, or a signature was not checked',
+        2: 'usage or input error (no such step)',
+    },
     run(args, io) {
         const [target, seqText] = expectPositionals(args, ['agent|dir|file|receipt', 'seq'], 'show');
         const seq = intArg(seqText, 'show: <seq>');
         const source = openForDisplay(target, args, io);
-        if (args.flags.has('json'))
+        const json = args.flags.has('json');
+        if (json)
             io.json(showDocument(source, seq));
         else
             for (const line of showLines(source, seq))
                 io.out(line);
-        return 0;
+        return displayVerdict([source], io, json);
     },
 };
 
@@ -16488,7 +17837,30 @@ const verifyCommand = {
     name: ['verify'],
     usage: '<agent|dir|file> [--root DIR] [--expected-head HEX] [--strict] [--json]',
     summary: 'Verify a per-step journal from genesis: every fault with its line and kind. Exit 0 intact, 1 not.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION, 'expected-head': { kind: 'value' }, strict: { kind: 'flag' } },
+    description: '<agent|dir|file> is an agent id (under <root>/.sdd/runtime/journal/), a journal directory or a .jsonl file. ' +
+        'Every fault is printed on stderr as file:line: kind: message (malformed_json, seq_mismatch, prev_hash_mismatch, ' +
+        'step_hash_mismatch, head_mismatch, ...).',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        'expected-head': {
+            kind: 'value',
+            value: 'HEX',
+            description: 'The head the journal must end at (e.g. recorded elsewhere); another head is a head_mismatch.',
+        },
+        strict: {
+            kind: 'flag',
+            description: 'Also report lines whose bytes are not canonical, and blank lines (non_canonical).',
+        },
+    },
+    examples: [
+        { run: 'stepchain verify agent-1', what: "verify agent-1's journal in this project" },
+        {
+            run: 'stepchain verify .sdd/runtime/journal/agent-1/000000.jsonl --expected-head 7af96d16...',
+            what: 'a file, pinned to a known head',
+        },
+    ],
+    exitCodes: { 0: 'the chain is intact', 1: 'a fault (each printed with its line)', 2: 'usage or input error' },
     run(args, io) {
         const [target] = expectPositionals(args, ['agent|dir|file'], 'verify');
         const expectedHead = hashOption(args, 'expected-head');
@@ -16567,18 +17939,156 @@ const commands = [
     demoCommand,
 ];
 
+;// CONCATENATED MODULE: ./src/cli/help.ts
+
+
+
+/**
+ * Help texts: the command list, a group's commands (`stepchain receipt`), one
+ * command with every option described, examples and exit codes. Everything is
+ * wrapped at `width` columns (the terminal's, else 80), words never cut.
+ */
+/** Exit codes every command shares, shown when a command does not say more. */
+const COMMON_EXIT_CODES = {
+    0: 'done / holds',
+    1: 'does not hold (or refused)',
+    2: 'usage or input error',
+};
+/** Splits text into lines of at most `width` columns at spaces; only a word longer than a whole line is cut. */
+function wrapWords(text, width) {
+    const out = [];
+    for (const para of text.split('\n')) {
+        let line = '';
+        for (const word of para.split(/ +/).flatMap((w) => (text_displayWidth(w) > width ? wrap(w, width) : [w]))) {
+            if (word === '')
+                continue;
+            if (line === '')
+                line = word;
+            else if (text_displayWidth(line) + 1 + text_displayWidth(word) <= width)
+                line += ` ${word}`;
+            else {
+                out.push(line);
+                line = word;
+            }
+        }
+        out.push(line);
+    }
+    return out;
+}
+/** `text` wrapped to `width`, the first line indented by `indent` spaces and the rest by `hang` more. */
+function indented(text, width, indent, hang = 0) {
+    const first = wrapWords(text, Math.max(20, width - indent));
+    if (hang === 0 || first.length <= 1)
+        return first.map((l) => (l === '' ? '' : ' '.repeat(indent) + l));
+    const head = first[0];
+    const rest = wrapWords(text.slice(head.length).trimStart(), Math.max(20, width - indent - hang));
+    return [' '.repeat(indent) + head, ...rest.map((l) => ' '.repeat(indent + hang) + l)];
+}
+/**
+ * A two-column list (`label  text`): labels in a column of at most `maxLabel`
+ * columns, texts wrapped beside them; a longer label puts its text on the next line.
+ */
+function table(rows, width, indent = 2, maxLabel = 30) {
+    const col = Math.min(maxLabel, rows.reduce((m, [l]) => Math.max(m, text_displayWidth(l)), 0));
+    const textCol = indent + col + 2;
+    const textWidth = Math.max(20, width - textCol);
+    const out = [];
+    for (const [label, text] of rows) {
+        const lines = wrapWords(text, textWidth);
+        const head = ' '.repeat(indent) + label;
+        if (text_displayWidth(label) > col) {
+            out.push(head);
+            for (const l of lines)
+                out.push(' '.repeat(textCol) + l);
+        }
+        else {
+            out.push(head + ' '.repeat(textCol - text_displayWidth(head)) + (lines[0] ?? ''));
+            for (const l of lines.slice(1))
+                out.push(' '.repeat(textCol) + l);
+        }
+    }
+    return out;
+}
+const GLOBAL_OPTIONS = [
+    ['-h, --help', 'Show help: `stepchain help`, `stepchain <command> --help`, `stepchain help <command>`.'],
+    ['--version', 'Print the version.'],
+];
+/** The words that name a group: the first word of a command of two or more words (`receipt`, `run`, `audit`). */
+function groupNames(commands) {
+    return new Set(commands.filter((c) => c.name.length > 1).map((c) => c.name[0]));
+}
+/** `stepchain help`: every command with its summary, the global options and exit codes. */
+function mainHelp(commands, width) {
+    const out = [
+        `stepchain ${VERSION}: tamper-evident, replayable AI-agent runs`,
+        '',
+        'Usage: stepchain <command> [options]',
+        '',
+    ];
+    out.push('Commands:');
+    out.push(...table(commands.map((c) => [c.name.join(' '), c.summary]), width, 2, 18));
+    out.push('', 'Options:');
+    out.push(...table(GLOBAL_OPTIONS, width, 2, 18));
+    out.push('', 'Exit codes:');
+    out.push(...table(Object.entries(COMMON_EXIT_CODES), width, 2, 18));
+    out.push('');
+    out.push(...wrapWords('Run `stepchain <command> --help` for its options, examples and exit codes. ' +
+        'Every command that prints something prints one JSON document with --json, errors included ({"ok": false, "error": {...}}). ' +
+        'The project root is found like git finds a repository (see --root).', width));
+    return out.join('\n');
+}
+/** `stepchain receipt`: the commands of one group. */
+function groupHelp(group, commands, width) {
+    const members = commands.filter((c) => c.name[0] === group && c.name.length > 1);
+    const out = [`usage: stepchain ${group} <command> [options]`, '', 'Commands:'];
+    out.push(...table(members.map((c) => [c.name.join(' '), c.summary]), width, 2, 22));
+    out.push('', ...wrapWords(`Run \`stepchain ${group} <command> --help\` for one command's options.`, width));
+    return out.join('\n');
+}
+function optionRows(options) {
+    const rows = Object.entries(options).map(([name, s]) => {
+        const label = optionLabel(name, s) + (s.kind === 'flag' ? '' : ` ${s.value ?? 'VALUE'}`);
+        const repeat = s.kind === 'list' ? ' Repeatable.' : '';
+        return [label, `${s.description ?? ''}${repeat}`.trim()];
+    });
+    rows.push(['-h, --help', 'Show this help.']);
+    return rows;
+}
+/** `stepchain <command> --help`: usage, what it does, every option, examples, exit codes. */
+function commandHelp(command, width, subcommands = []) {
+    const name = `stepchain ${command.name.join(' ')}`;
+    const out = indented(`usage: ${name} ${command.usage}`.trimEnd(), width, 0, 4);
+    out.push('', ...wrapWords(command.summary, width));
+    if (command.description)
+        out.push('', ...wrapWords(command.description, width));
+    out.push('', 'Options:', ...table(optionRows(command.options), width, 2, 28));
+    if (subcommands.length > 0) {
+        out.push('', 'Commands:', ...table(subcommands.map((c) => [c.name.join(' '), c.summary]), width, 2, 22));
+    }
+    if (command.examples && command.examples.length > 0) {
+        out.push('', 'Examples:');
+        for (const e of command.examples) {
+            out.push(...indented(`# ${e.what}`, width, 2));
+            out.push(...indented(e.run, width, 2, 4));
+        }
+    }
+    out.push('', 'Exit codes:', ...table(Object.entries(command.exitCodes ?? COMMON_EXIT_CODES), width, 2, 4));
+    return out.join('\n');
+}
+
 ;// CONCATENATED MODULE: ./src/cli/main.ts
 
 
 
 
 
-function usageText() {
-    const lines = [`stepchain ${VERSION}: tamper-evident, replayable AI-agent runs`, '', 'Commands:'];
-    for (const c of commands)
-        lines.push(`  stepchain ${c.name.join(' ')} ${c.usage}`.trimEnd(), `      ${c.summary}`);
-    lines.push('', 'Exit codes: 0 holds, 1 does not hold, 2 usage or input error. `--json` prints one JSON document.');
-    return lines.join('\n');
+
+
+/** Help is wrapped at the terminal's width; 80 columns when it is not a terminal (`COLUMNS` overrides). */
+function widthOf(io) {
+    const env = Number(io.env.COLUMNS);
+    const w = io.columns ?? (Number.isInteger(env) && env > 0 ? env : 80);
+    return Math.max(30, w);
 }
 /** Picks the command whose name words are the longest prefix of argv. */
 function findCommand(argv) {
@@ -16589,45 +18099,101 @@ function findCommand(argv) {
     }
     return best && { command: best, rest: argv.slice(best.name.length) };
 }
+/** The commands of a group, for a command that is also a group (`fork` and `fork rm`). */
+function subcommandsOf(command) {
+    return commands.filter((c) => c.name.length === command.name.length + 1 && command.name.every((w, i) => c.name[i] === w));
+}
+/** An unknown command (or group member): one line with the closest names. */
+function unknownCommand(words) {
+    const groups = groupNames(commands);
+    if (words.length >= 2 && groups.has(words[0])) {
+        const group = words[0];
+        const wrong = `${group} ${words[1]}`;
+        const known = commands.filter((c) => c.name[0] === group && c.name.length > 1).map((c) => c.name.join(' '));
+        return new errors_InputError(`unknown command ${JSON.stringify(wrong)}${didYouMean(wrong, known)} (see \`stepchain ${group} --help\`)`);
+    }
+    const word = words[0] ?? '';
+    const known = [...new Set(commands.map((c) => c.name[0])), 'help', 'version'];
+    return new errors_InputError(`unknown command ${JSON.stringify(word)}${didYouMean(word, known)} (see \`stepchain help\`)`);
+}
+/** `stepchain help [words...]`: the text, or an error for unknown words. */
+function helpFor(words, width) {
+    if (words.length === 0)
+        return mainHelp(commands, width);
+    const exact = commands.find((c) => c.name.length === words.length && c.name.every((w, i) => words[i] === w));
+    if (exact)
+        return commandHelp(exact, width, subcommandsOf(exact));
+    if (words.length === 1 && groupNames(commands).has(words[0]))
+        return groupHelp(words[0], commands, width);
+    throw unknownCommand(words);
+}
+/** Prints an error: one line on stderr, and with `--json` also the error document on stdout. */
+function report(e, io, json) {
+    const doc = errorDocument(e);
+    if (json)
+        io.json(doc);
+    if (e instanceof errors_StepchainError) {
+        io.err(`stepchain: ${e.message}`);
+        return e.exitCode;
+    }
+    // An unexpected failure is still one line; STEPCHAIN_DEBUG shows the stack.
+    io.err(`stepchain: internal error: ${doc.error.message}`);
+    if (io.env.STEPCHAIN_DEBUG)
+        io.err(String(e?.stack));
+    return 1;
+}
 /** Runs one command line; returns the exit code. Never throws, never prints a stack trace. */
 async function runCli(argv, io = processIO()) {
-    if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-        io.out(usageText());
-        return argv.length === 0 ? 2 : 0;
+    const width = widthOf(io);
+    const head = argv[0];
+    // `--json` anywhere before `--` asks for a JSON error too, even when the command line itself is wrong.
+    const rawJson = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+    if (head === undefined) {
+        io.out(mainHelp(commands, width));
+        return 2;
     }
-    if (argv[0] === '--version' || argv[0] === 'version') {
+    if (head === '--version' || head === 'version' || head === '-V') {
         io.out(VERSION);
         return 0;
     }
+    if (head === 'help' || head === '--help' || head === '-h') {
+        try {
+            io.out(helpFor(argv.slice(1), width));
+            return 0;
+        }
+        catch (e) {
+            return report(e, io, rawJson);
+        }
+    }
     const found = findCommand(argv);
     if (found === undefined) {
-        io.err(`stepchain: unknown command ${JSON.stringify(argv[0])} (see \`stepchain help\`)`);
-        return 2;
+        const groups = groupNames(commands);
+        if (groups.has(head)) {
+            const next = argv[1];
+            if (next === undefined || next === '--help' || next === '-h') {
+                io.out(groupHelp(head, commands, width));
+                return next === undefined ? 2 : 0;
+            }
+        }
+        return report(unknownCommand(argv.slice(0, 2)), io, rawJson);
     }
     const { command, rest } = found;
-    if (rest.includes('--help') || rest.includes('-h')) {
-        io.out(`usage: stepchain ${command.name.join(' ')} ${command.usage}\n\n${command.summary}`);
+    if (wantsHelp(rest, command.options)) {
+        io.out(commandHelp(command, width, subcommandsOf(command)));
         return 0;
     }
+    const json = wantsJson(rest, command.options);
     try {
         const args = parseArgs(rest, command.options, command.name.join(' '));
         return await command.run(args, io);
     }
     catch (e) {
-        if (e instanceof errors_StepchainError) {
-            io.err(`stepchain: ${e.message}`);
-            return e.exitCode;
-        }
-        // An unexpected failure is still one line; STEPCHAIN_DEBUG shows the stack.
-        const err = e;
-        io.err(`stepchain: internal error: ${err?.message ?? String(e)}`);
-        if (io.env.STEPCHAIN_DEBUG)
-            io.err(String(err?.stack));
-        return 1;
+        return report(e, io, json || rawJson);
     }
 }
 
 ;// CONCATENATED MODULE: ./src/cli/index.ts
+
 
 
 
@@ -16638,6 +18204,7 @@ if (!external_node_worker_threads_namespaceObject.isMainThread && isChunkJob(ext
 }
 else {
     setChunkWorkerEntry(__filename);
+    exitQuietlyOnClosedPipe();
     void runCli(process.argv.slice(2)).then((code) => {
         process.exitCode = code;
     });
