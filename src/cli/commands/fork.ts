@@ -1,4 +1,5 @@
 import { createFork, forkJsonDocument } from '../../git';
+import { forkCommandResume, runForkResume } from './fork-resume';
 import { InputError } from '../../errors';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
@@ -6,16 +7,24 @@ import { intArg, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 
 export const forkCommand: Command = {
   name: ['fork'],
-  usage: '<session> [--from-step N] [--label L] [--root DIR] [--json]',
+  usage: '<session> [--from-step N [--resume]] [--label L] [--root DIR] [--json]',
   summary:
     'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
-    'with --from-step, the verified prefix [0..N] and the files of step N.',
-  options: { ...ROOT_OPTION, ...JSON_OPTION, 'from-step': { kind: 'value' }, label: { kind: 'value' } },
+    'with --from-step, the verified prefix [0..N] and the files of step N. ' +
+    forkCommandResume,
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    'from-step': { kind: 'value' },
+    label: { kind: 'value' },
+    resume: { kind: 'flag' },
+  },
   async run(args, io) {
     const [session] = expectPositionals(args, ['session'], 'fork');
     const step = args.values.get('from-step');
     const label = args.values.get('label');
     if (label !== undefined && label.trim() === '') throw new InputError('--label: empty label');
+    if (args.flags.has('resume')) return runForkResume(args, io, session!);
     const r = await createFork({
       root: rootOf(args, io),
       sessionId: session!,
