@@ -14,8 +14,9 @@ import { IntegrityError } from '../errors';
  * - the tool result is not in the transcript, is there twice, or is in a
  *   sidechain (a subagent's conversation);
  * - the conversation chain (`parentUuid`) of the cut entry is broken;
- * - a tool call on that chain has no result before the cut (parallel tool
- *   calls whose results would be split).
+ * - a tool call of the conversation so far has no result before the cut, or
+ *   the copy would hold the result of a call the journal records after the
+ *   cut's step (parallel tool calls whose results would be split).
  */
 export interface TranscriptCut {
   /** The new transcript's bytes. */
@@ -53,6 +54,13 @@ function toolResultIds(entry: Entry): string[] {
     .map((b) => b.tool_use_id as string);
 }
 
+function messageIdOf(entry: Entry): string | undefined {
+  if (entry.type !== 'assistant') return undefined;
+  const msg = entry.message;
+  const id = typeof msg === 'object' && msg !== null ? (msg as Entry).id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
 function toolUseIds(entry: Entry): string[] {
   if (entry.type !== 'assistant') return [];
   return blocks(entry)
@@ -71,6 +79,7 @@ export function cutTranscript(
   sessionId: string,
   toolUseId: string,
   newSessionId: string,
+  laterToolUseIds: Iterable<string> = [],
 ): TranscriptCut {
   const refuse = (why: string, line?: number): never => {
     throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
@@ -121,8 +130,7 @@ export function cutTranscript(
     );
 
   // Walk the conversation chain back from the cut entry: every link must be in the copy.
-  const resultsOnChain = new Set<string>();
-  const usesOnChain: { id: string; line: number }[] = [];
+  const onChain: number[] = [];
   const seen = new Set<string>();
   for (let at: number | undefined = cut; at !== undefined;) {
     const entry = entries[at]!;
@@ -131,8 +139,7 @@ export function cutTranscript(
       if (seen.has(uuid)) refuse(`the conversation chain loops at ${uuid}`, at + 1);
       seen.add(uuid);
     }
-    for (const id of toolResultIds(entry)) resultsOnChain.add(id);
-    for (const id of toolUseIds(entry)) usesOnChain.push({ id, line: at + 1 });
+    onChain.push(at);
     const parent = entry.parentUuid;
     if (parent === null || parent === undefined) break;
     if (typeof parent !== 'string') refuse('a parentUuid is not a string', at + 1);
@@ -141,14 +148,38 @@ export function cutTranscript(
       refuse(`the conversation chain is broken: parent ${String(parent)} is not an earlier line`, at + 1);
     at = next;
   }
-  const open = usesOnChain.filter((u) => !resultsOnChain.has(u.id));
-  if (open.length > 0) {
-    const u = open[0]!;
+  // Every tool call of the conversation so far needs its result in the copy. Parallel calls share one
+  // assistant message (one message id, one entry per block) and each result hangs off its own call,
+  // so the calls of every assistant message on the chain are checked, wherever their results are.
+  const messageIds = new Set<string>();
+  for (const at of onChain) {
+    const id = messageIdOf(entries[at]!);
+    if (id !== undefined) messageIds.add(id);
+  }
+  const results = new Set<string>();
+  const uses: { id: string; line: number }[] = [];
+  for (let i = 0; i <= cut; i++) {
+    const e = entries[i]!;
+    if (e.isSidechain === true) continue;
+    for (const id of toolResultIds(e)) results.add(id);
+    const mid = messageIdOf(e);
+    if (onChain.includes(i) || (mid !== undefined && messageIds.has(mid)))
+      for (const id of toolUseIds(e)) uses.push({ id, line: i + 1 });
+  }
+  const open = uses.find((u) => !results.has(u.id));
+  if (open !== undefined)
     refuse(
-      `tool call ${u.id} (line ${u.line}) has no result before the cut: it ran in parallel with ${toolUseId}, ` +
+      `tool call ${open.id} (line ${open.line}) has no result before the cut: it ran in parallel with ${toolUseId}, ` +
         'and a conversation cut between their results cannot be continued',
-      u.line,
+      open.line,
     );
+  // The copy must not hold a result the journal records after the cut's step (parallel calls whose hooks ran in another order).
+  for (const id of laterToolUseIds) {
+    if (results.has(id))
+      refuse(
+        `the conversation before the cut already holds the result of ${id}, which the journal records after ${toolUseId} ` +
+          '(parallel tool calls whose hooks ran in another order); fork at the later step instead',
+      );
   }
 
   const from = `"sessionId":${JSON.stringify(sessionId)}`;

@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
 import { InputError, IntegrityError } from '../errors';
-import { createFork, forkWorktreePath, readSessionFile, sessionFile, type ForkResult } from '../git/fork';
+import { createFork, forkWorktreePath, readSessionFile, sessionFile, worktreesDir, type ForkResult } from '../git/fork';
 import { removeFork } from '../git/remove';
-import { Cas, casDir, journalFile, readStep } from '../journal';
+import { Cas, casDir, journalFile, readVerifiedJournal } from '../journal';
 import { fsyncDir, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { cutTranscript, type TranscriptCut } from './cut';
@@ -103,14 +113,18 @@ export function planClaudeResume(options: {
 }): ResumePlan {
   const root = path.resolve(options.root);
   const file = journalFile(root, options.agent);
-  let row;
-  try {
-    row = readStep(file, options.fromStep).row;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new InputError(`no journal for ${JSON.stringify(options.agent)} (looked for ${file})`);
-    throw e;
-  }
+  if (!existsSync(file)) throw new InputError(`no journal for ${JSON.stringify(options.agent)} (looked for ${file})`);
+  const journal = readVerifiedJournal(file);
+  if (!Number.isSafeInteger(options.fromStep) || options.fromStep < 0 || options.fromStep >= journal.steps)
+    throw new InputError(
+      `${file}: step ${options.fromStep} is out of range (the journal has ${journal.steps} step${journal.steps === 1 ? '' : 's'})`,
+    );
+  const row = journal.entries[options.fromStep]!.row;
+  // Tool calls the journal records after step N: their results must not be in the copy.
+  const later = journal.entries
+    .slice(options.fromStep + 1)
+    .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
+    .filter((id): id is string => typeof id === 'string');
   const where = `${file}:${options.fromStep + 1}`;
   let p: HookPayload;
   try {
@@ -146,7 +160,7 @@ export function planClaudeResume(options: {
     );
   }
   const sessionId = options.sessionId ?? randomUUID();
-  const cut = cutTranscript(bytes, p.transcriptPath, p.sessionId, toolUseId, sessionId);
+  const cut = cutTranscript(bytes, p.transcriptPath, p.sessionId, toolUseId, sessionId, later);
 
   // Where the session was started: the directory whose name Claude Code stored it under.
   const started = [cut.firstCwd, p.cwd, cut.cutCwd].find(
@@ -195,9 +209,9 @@ export function planClaudeResume(options: {
 /** Writes the planned transcript (never over an existing file); returns warnings about the fork's hooks. */
 export function placeClaudeResume(plan: ResumePlan): string[] {
   const dir = path.dirname(plan.transcript);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   let fd: number;
   try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     fd = openSync(plan.transcript, 'wx', 0o600);
   } catch (e) {
     throw new IntegrityError(
@@ -247,8 +261,12 @@ export async function forkClaudeSession(options: {
   fromStep: number;
   label?: string;
   env: NodeJS.ProcessEnv;
+  /** The new session id (default a fresh UUID). */
+  sessionId?: string;
 }): Promise<ClaudeForkResult> {
   const plan = planClaudeResume(options);
+  const worktrees = worktreesDir(path.resolve(options.root));
+  const hadWorktrees = existsSync(worktrees);
   const fork = await createFork({
     root: options.root,
     sessionId: options.agent,
@@ -264,6 +282,13 @@ export async function forkClaudeSession(options: {
     let undo = 'the fork was removed again';
     try {
       await removeFork(path.resolve(options.root), plan.forkId, { force: true, env: options.env });
+      if (!hadWorktrees) {
+        try {
+          rmdirSync(worktrees); // only if still empty: a concurrent fork may be using it
+        } catch {
+          /* not empty */
+        }
+      }
     } catch (ue) {
       undo = `removing the fork failed too (${(ue as Error).message.split('\n')[0]}); remove it with \`stepchain fork rm ${plan.forkId} --force\``;
     }
