@@ -76,17 +76,25 @@ export function modelOfToolUse(transcriptPath: string, toolUseId: string, window
     let carry = Buffer.alloc(0); // a line whose beginning is further back
     while (end > stop) {
       const start = Math.max(stop, end - CHUNK);
-      const lines = Buffer.concat([readRange(fd, start, end - start), carry])
-        .toString('latin1')
-        .split('\n');
-      // The first piece may be the tail of a line that starts before `start`.
-      carry = start > 0 ? Buffer.from(lines.shift()!, 'latin1') : Buffer.alloc(0);
-      for (let i = lines.length - 1; i >= 0; i--) {
-        const line = Buffer.from(lines[i]!, 'latin1');
-        if (!line.includes(needle)) continue;
-        const entry = parseLine(line.toString('utf8'));
+      const buf = Buffer.concat([readRange(fd, start, end - start), carry]);
+      // The first piece may be the tail of a line that starts before `start`: it waits for the rest.
+      const first = start > 0 ? buf.indexOf(0x0a) : -1;
+      if (start > 0 && first < 0) {
+        carry = buf;
+        end = start;
+        continue;
+      }
+      carry = start > 0 ? buf.subarray(0, first) : Buffer.alloc(0);
+      const whole = buf.subarray(first + 1);
+      // Most chunks do not mention the call at all: only those that do are split into lines.
+      for (let at = whole.lastIndexOf(needle); at >= 0;) {
+        const lineStart = whole.lastIndexOf(0x0a, at) + 1;
+        let lineEnd = whole.indexOf(0x0a, at);
+        if (lineEnd < 0) lineEnd = whole.length;
+        const entry = parseLine(whole.subarray(lineStart, lineEnd).toString('utf8'));
         const model = entry === undefined ? undefined : assistantModelFor(entry, toolUseId);
         if (model !== undefined) return model;
+        at = lineStart === 0 ? -1 : whole.lastIndexOf(needle, lineStart - 1);
       }
       end = start;
     }
