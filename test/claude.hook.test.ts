@@ -11,6 +11,9 @@ import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './he
 import { initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
+// The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
+jest.setTimeout(180_000);
+
 const dir = tempDir('stepchain-claude-hook-');
 let n = 0;
 const SID = '11111111-2222-4333-8444-555555555555';

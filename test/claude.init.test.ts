@@ -7,6 +7,9 @@ import { initRepo } from './helpers/git';
 import { python } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
+// The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
+jest.setTimeout(180_000);
+
 const dir = tempDir('stepchain-claude-init-');
 let n = 0;
 const EVENTS = [

@@ -8,6 +8,9 @@ import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type Server
 import { initRepo, repoState } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
+// The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
+jest.setTimeout(180_000);
+
 const dir = tempDir('stepchain-claude-resume-');
 let n = 0;
 const SID = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';

@@ -25,6 +25,9 @@ import { tempDir } from './helpers/tmp';
  * `stepchain init claude` installs: Bash, a failing Bash, Write and Edit, then
  * `/compact`, then a fork at step 2 whose conversation is resumed.
  */
+// The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
+jest.setTimeout(180_000);
+
 const dir = tempDir('stepchain-claude-');
 const root = path.join(dir, 'project');
 const home = path.join(dir, 'home');
