@@ -19,15 +19,15 @@ import { repoRoot } from './helpers/paths';
 import { refPython } from './helpers/run-python';
 import { tempDir } from './helpers/tmp';
 
+// The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
+jest.setTimeout(180_000);
+
 /**
  * A real Claude Code session (the devDependency's native binary) against a
  * scripted Messages API server on 127.0.0.1, recorded by the hooks that
  * `stepchain init claude` installs: Bash, a failing Bash, Write and Edit, then
  * `/compact`, then a fork at step 2 whose conversation is resumed.
  */
-// The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
-jest.setTimeout(180_000);
-
 const dir = tempDir('stepchain-claude-');
 const root = path.join(dir, 'project');
 const home = path.join(dir, 'home');
