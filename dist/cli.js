@@ -14410,6 +14410,456 @@ const checkCommand = {
     },
 };
 
+;// CONCATENATED MODULE: ./src/claude/transcript.ts
+
+
+
+/**
+ * Reading Claude Code's own session files (`<config>/projects/<dir>/<session_id>.jsonl`,
+ * docs/claude.md "Transcripts"): one JSON object per line, conversation entries
+ * chained by `uuid`/`parentUuid`, each carrying the `sessionId`. The format is
+ * Claude Code's, not ours, and undocumented: everything here is checked on the
+ * real binary in the test suite, and anything unexpected is a refusal, not a guess.
+ */
+/** Longest directory name Claude Code derives from a path without adding a hash of its own. */
+const MAX_PROJECT_DIR_NAME = 200;
+/**
+ * The directory name under `<config>/projects/` Claude Code uses for a working
+ * directory: every character other than an ASCII letter or digit becomes `-`
+ * (`/tmp/a_b.c` -> `-tmp-a-b-c`). Undefined where stepchain cannot be sure of
+ * the name: a path with non-ASCII or control characters, or a name longer than
+ * 200 characters (Claude Code then shortens it and appends a hash).
+ */
+function projectDirName(dir) {
+    if (!/^[\x20-\x7e]*$/.test(dir))
+        return undefined;
+    const name = dir.replace(/[^A-Za-z0-9]/g, '-');
+    return name.length <= MAX_PROJECT_DIR_NAME ? name : undefined;
+}
+/** How far back from the end the hook looks for the assistant entry of a tool call. */
+const TAIL_WINDOW = 4 << 20;
+const CHUNK = 64 << 10;
+function parseLine(line) {
+    try {
+        const v = JSON.parse(line);
+        return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Whether an entry is an assistant message with a `tool_use` block of this id. */
+function assistantModelFor(entry, toolUseId) {
+    if (entry.type !== 'assistant')
+        return undefined;
+    const msg = entry.message;
+    if (typeof msg !== 'object' || msg === null || !Array.isArray(msg.content))
+        return undefined;
+    const has = msg.content.some((b) => typeof b === 'object' &&
+        b !== null &&
+        b.type === 'tool_use' &&
+        b.id === toolUseId);
+    return has && typeof msg.model === 'string' ? msg.model : undefined;
+}
+/**
+ * The model that asked for a tool call, from the transcript's last few MiB
+ * (read backwards, so the cost does not grow with the session). Undefined when
+ * it is not there: Claude Code writes its transcript asynchronously, so the
+ * entry may not be written yet when the hook runs, and a model is never guessed.
+ */
+function modelOfToolUse(transcriptPath, toolUseId, window = TAIL_WINDOW) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(transcriptPath, 'r');
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const st = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        if (!st.isFile())
+            return undefined;
+        const needle = Buffer.from(JSON.stringify(toolUseId));
+        const stop = Math.max(0, st.size - window);
+        let end = st.size;
+        let carry = Buffer.alloc(0); // a line whose beginning is further back
+        while (end > stop) {
+            const start = Math.max(stop, end - CHUNK);
+            const buf = Buffer.concat([readRange(fd, start, end - start), carry]);
+            // The first piece may be the tail of a line that starts before `start`: it waits for the rest.
+            const first = start > 0 ? buf.indexOf(0x0a) : -1;
+            if (start > 0 && first < 0) {
+                carry = buf;
+                end = start;
+                continue;
+            }
+            carry = start > 0 ? buf.subarray(0, first) : Buffer.alloc(0);
+            const whole = buf.subarray(first + 1);
+            // Most chunks do not mention the call at all: only those that do are split into lines.
+            for (let at = whole.lastIndexOf(needle); at >= 0;) {
+                const lineStart = whole.lastIndexOf(0x0a, at) + 1;
+                let lineEnd = whole.indexOf(0x0a, at);
+                if (lineEnd < 0)
+                    lineEnd = whole.length;
+                const entry = parseLine(whole.subarray(lineStart, lineEnd).toString('utf8'));
+                const model = entry === undefined ? undefined : assistantModelFor(entry, toolUseId);
+                if (model !== undefined)
+                    return model;
+                at = lineStart === 0 ? -1 : whole.lastIndexOf(needle, lineStart - 1);
+            }
+            end = start;
+        }
+        return undefined;
+    }
+    catch {
+        return undefined;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** The projects directory and session of a transcript path laid out as Claude Code lays it out. */
+function transcriptLayout(transcriptPath, sessionId) {
+    if (external_node_path_default().basename(transcriptPath) !== `${sessionId}.jsonl`)
+        return undefined;
+    const dir = external_node_path_default().dirname(transcriptPath);
+    const projectsDir = external_node_path_default().dirname(dir);
+    if (external_node_path_default().basename(projectsDir) !== 'projects')
+        return undefined;
+    return { projectsDir, dirName: external_node_path_default().basename(dir) };
+}
+
+;// CONCATENATED MODULE: ./src/demo/claude-session.ts
+/**
+ * A Claude Code session, as Claude Code 2.1.328 reported it to its hooks and
+ * wrote it to its transcript (recorded against a scripted model; the field
+ * names, event order and transcript layout are the binary's, checked by the
+ * test suite against the real binary). Paths and times are filled in for the
+ * demo's temporary project. The agent runs the failing test, fixes `mean()`,
+ * runs the test again, and its context is compacted.
+ */
+const DEMO_SESSION_ID = '7d3a9c1e-5b2f-4c8d-9e0a-1f2b3c4d5e6f';
+const MODEL = 'claude-sonnet-4-5-20250929';
+const PROMPT = 'tests/test_stats.py fails. Fix it.';
+/** The project files the session starts from (a new module with a bug, and its test). */
+const STATS_BUGGY = 'def mean(xs):\n    return sum(xs) / (len(xs) - 1)\n';
+const STATS_FIXED = 'def mean(xs):\n    return sum(xs) / len(xs)\n';
+const DEMO_SESSION_FILES = {
+    'src/stats.py': STATS_BUGGY,
+    'tests/test_stats.py': 'from src.stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2.0\n',
+};
+const OLD = 'sum(xs) / (len(xs) - 1)';
+const NEW = 'sum(xs) / len(xs)';
+const PROMPT_ID = '2c9e4b1a-8f3d-4e6a-b1c7-0d5f9a8e7b6c';
+const FAIL = 'Exit code 1\nF                                                                        [100%]\nFAILED tests/test_stats.py::test_mean - assert 3.0 == 2.0\n1 failed in 0.02s';
+function demoHooks(cwd, transcriptPath) {
+    const base = { session_id: DEMO_SESSION_ID, transcript_path: transcriptPath, cwd };
+    const turn = { ...base, prompt_id: PROMPT_ID, permission_mode: 'acceptEdits' };
+    const calc = `${cwd}/src/stats.py`;
+    return [
+        { label: 'SessionStart (startup)', payload: { ...base, hook_event_name: 'SessionStart', source: 'startup' } },
+        {
+            label: 'UserPromptSubmit (the prompt)',
+            payload: { ...turn, hook_event_name: 'UserPromptSubmit', prompt: PROMPT },
+        },
+        {
+            label: 'PostToolUseFailure Bash "pytest -q" (exit 1)',
+            payload: {
+                ...turn,
+                hook_event_name: 'PostToolUseFailure',
+                tool_name: 'Bash',
+                tool_input: { command: 'pytest -q', description: 'Run the test suite' },
+                tool_use_id: 'toolu_01TestRun',
+                error: FAIL,
+                is_interrupt: false,
+                duration_ms: 412,
+            },
+        },
+        {
+            label: 'PostToolUse Edit src/stats.py',
+            writes: { 'src/stats.py': STATS_FIXED },
+            payload: {
+                ...turn,
+                hook_event_name: 'PostToolUse',
+                tool_name: 'Edit',
+                tool_input: {
+                    file_path: calc,
+                    old_string: OLD,
+                    new_string: NEW,
+                    replace_all: false,
+                },
+                tool_response: {
+                    filePath: calc,
+                    oldString: OLD,
+                    newString: NEW,
+                    originalFile: STATS_BUGGY,
+                    structuredPatch: [
+                        {
+                            oldStart: 1,
+                            oldLines: 2,
+                            newStart: 1,
+                            newLines: 2,
+                            lines: [' def mean(xs):', '-    return sum(xs) / (len(xs) - 1)', '+    return sum(xs) / len(xs)'],
+                        },
+                    ],
+                    userModified: false,
+                    replaceAll: false,
+                },
+                tool_use_id: 'toolu_02FixAdd',
+                duration_ms: 6,
+            },
+        },
+        {
+            label: 'PostToolUse Bash "pytest -q"',
+            payload: {
+                ...turn,
+                hook_event_name: 'PostToolUse',
+                tool_name: 'Bash',
+                tool_input: { command: 'pytest -q', description: 'Run the test suite again' },
+                tool_response: {
+                    stdout: '.                                                                        [100%]\n1 passed in 0.01s',
+                    stderr: '',
+                    interrupted: false,
+                    isImage: false,
+                    noOutputExpected: false,
+                },
+                tool_use_id: 'toolu_03TestAgain',
+                duration_ms: 398,
+            },
+        },
+        {
+            label: 'PreCompact (auto)',
+            payload: { ...turn, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: null },
+        },
+        {
+            label: 'SessionStart (compact)',
+            payload: { ...base, prompt_id: PROMPT_ID, hook_event_name: 'SessionStart', source: 'compact', model: MODEL },
+        },
+        {
+            label: 'Stop',
+            payload: {
+                ...turn,
+                hook_event_name: 'Stop',
+                stop_hook_active: false,
+                last_assistant_message: 'mean() divided by n - 1; it divides by n now and the test passes.',
+            },
+        },
+        { label: 'SessionEnd', payload: { ...base, prompt_id: PROMPT_ID, hook_event_name: 'SessionEnd', reason: 'other' } },
+    ];
+}
+/** The session's transcript (`<config>/projects/<dir>/<session_id>.jsonl`), one JSON object per line. */
+function demoTranscript(cwd) {
+    const t0 = Date.parse('2026-12-02T09:00:00.000Z');
+    let k = 0;
+    const ts = () => new Date(t0 + 250 * k++).toISOString();
+    const meta = {
+        userType: 'external',
+        entrypoint: 'cli',
+        cwd,
+        sessionId: DEMO_SESSION_ID,
+        version: '2.1.328',
+        gitBranch: 'main',
+    };
+    const uuid = (n) => `5f0c${String(n).padStart(4, '0')}-1d2e-4f3a-8b4c-5d6e7f8a9b0c`;
+    const assistant = (n, parent, id, content, stop) => ({
+        parentUuid: uuid(parent),
+        isSidechain: false,
+        message: {
+            id,
+            type: 'message',
+            role: 'assistant',
+            model: MODEL,
+            content,
+            stop_reason: stop,
+            stop_sequence: null,
+            usage: { input_tokens: 1200, output_tokens: 40 },
+        },
+        type: 'assistant',
+        uuid: uuid(n),
+        timestamp: ts(),
+        ...meta,
+    });
+    const result = (n, parent, toolUseId, content, isError, toolUseResult) => ({
+        parentUuid: uuid(parent),
+        isSidechain: false,
+        promptId: PROMPT_ID,
+        type: 'user',
+        message: { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content, is_error: isError }] },
+        uuid: uuid(n),
+        timestamp: ts(),
+        toolUseResult,
+        sourceToolAssistantUUID: uuid(parent),
+        ...meta,
+    });
+    const calc = `${cwd}/src/stats.py`;
+    const lines = [
+        { type: 'queue-operation', operation: 'enqueue', timestamp: ts(), sessionId: DEMO_SESSION_ID, content: PROMPT },
+        { type: 'queue-operation', operation: 'dequeue', timestamp: ts(), sessionId: DEMO_SESSION_ID },
+        {
+            parentUuid: null,
+            isSidechain: false,
+            promptId: PROMPT_ID,
+            type: 'user',
+            message: { role: 'user', content: PROMPT },
+            uuid: uuid(1),
+            timestamp: ts(),
+            permissionMode: 'acceptEdits',
+            ...meta,
+        },
+        assistant(2, 1, 'msg_01A', [
+            {
+                type: 'tool_use',
+                id: 'toolu_01TestRun',
+                name: 'Bash',
+                input: { command: 'pytest -q', description: 'Run the test suite' },
+            },
+        ], 'tool_use'),
+        result(3, 2, 'toolu_01TestRun', FAIL, true, `Error: ${FAIL}`),
+        { type: 'last-prompt', lastPrompt: PROMPT, leafUuid: uuid(3), sessionId: DEMO_SESSION_ID },
+        assistant(4, 3, 'msg_02B', [
+            {
+                type: 'tool_use',
+                id: 'toolu_02FixAdd',
+                name: 'Edit',
+                input: { replace_all: false, file_path: calc, old_string: OLD, new_string: NEW },
+            },
+        ], 'tool_use'),
+        result(5, 4, 'toolu_02FixAdd', `The file ${calc} has been updated successfully.`, false, {
+            filePath: calc,
+            oldString: OLD,
+            newString: NEW,
+        }),
+        assistant(6, 5, 'msg_03C', [
+            {
+                type: 'tool_use',
+                id: 'toolu_03TestAgain',
+                name: 'Bash',
+                input: { command: 'pytest -q', description: 'Run the test suite again' },
+            },
+        ], 'tool_use'),
+        result(7, 6, 'toolu_03TestAgain', '.                                                                        [100%]\n1 passed in 0.01s', false, { stdout: '1 passed in 0.01s', stderr: '', interrupted: false }),
+        assistant(8, 7, 'msg_04D', [{ type: 'text', text: 'mean() divided by n - 1; it divides by n now and the test passes.' }], 'end_turn'),
+        {
+            parentUuid: null,
+            logicalParentUuid: uuid(8),
+            isSidechain: false,
+            type: 'system',
+            subtype: 'compact_boundary',
+            content: 'Conversation compacted',
+            isMeta: false,
+            timestamp: ts(),
+            uuid: uuid(9),
+            level: 'info',
+            compactMetadata: { trigger: 'auto', preTokens: 167353, postTokens: 4123 },
+            ...meta,
+        },
+        {
+            parentUuid: uuid(9),
+            isSidechain: false,
+            promptId: PROMPT_ID,
+            type: 'user',
+            message: {
+                role: 'user',
+                content: 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nThe test of mean() failed: it divided by n - 1. It was fixed and the test passes.',
+            },
+            isCompactSummary: true,
+            uuid: uuid(10),
+            timestamp: ts(),
+            ...meta,
+        },
+    ];
+    return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+;// CONCATENATED MODULE: ./src/demo/claude.ts
+
+
+
+
+/**
+ * Claude Code, recorded with no code from the user (docs/claude.md): install
+ * the hooks, a session's hook events through `stepchain hook claude`, verify
+ * and replay what they recorded, then fork at the failing test run and get the
+ * command that resumes the conversation there.
+ *
+ * The demo feeds a recorded payload sequence (src/demo/claude-session.ts)
+ * instead of running the claude binary: it must run without the network, from
+ * an install without devDependencies, in well under a second. The real binary
+ * runs in the test suite (test/claude.*.test.ts).
+ */
+async function demoClaude(ctx) {
+    const agent = `claude-${DEMO_SESSION_ID}`;
+    // Claude Code's own directory for this demo (CLAUDE_CONFIG_DIR), kept inside the temporary project.
+    const config = external_node_path_default().join(ctx.root, '.sdd', 'claude-config');
+    const dirName = projectDirName(ctx.root);
+    if (dirName === undefined) {
+        ctx.section('Claude Code hooks');
+        ctx.say(`(skipped: Claude Code's session directory name for ${ctx.root} cannot be derived safely)`);
+        return;
+    }
+    const transcript = external_node_path_default().join(config, 'projects', dirName, `${DEMO_SESSION_ID}.jsonl`);
+    ctx.section('Claude Code: one command installs the hooks');
+    const init = await ctx.run(['init', 'claude'], { quiet: true });
+    if (init.code !== 0)
+        throw new Error(`demo: init claude failed: ${init.stderr}`);
+    const out = init.stdout.trimEnd().split('\n');
+    const diff = out.filter((l) => /^(---|\+\+\+|@@|[-+ ])/.test(l));
+    ctx.say('$ stepchain init claude');
+    for (const l of diff.slice(0, 16))
+        ctx.say(`  ${l}`);
+    ctx.say(`  ... (${diff.length - 16} more lines of the diff)`);
+    for (const l of out.slice(diff.length))
+        ctx.say(`  ${l}`);
+    const again = await ctx.run(['init', 'claude']);
+    if (again.code !== 0)
+        throw new Error(`demo: init claude (again) failed: ${again.stderr}`);
+    ctx.section('A Claude Code session, recorded by its hooks');
+    ctx.say('Claude Code pipes each hook event as JSON into `stepchain hook claude`. These are the events of a');
+    ctx.say('session (Claude Code 2.1.328) that runs a failing test, fixes mean(), runs it again, and is compacted:');
+    for (const [f, content] of Object.entries(DEMO_SESSION_FILES)) {
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(external_node_path_default().join(ctx.root, f)), { recursive: true });
+        (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(ctx.root, f), content);
+    }
+    (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(transcript), { recursive: true });
+    (0,external_node_fs_namespaceObject.writeFileSync)(transcript, demoTranscript(ctx.root));
+    for (const h of demoHooks(ctx.root, transcript)) {
+        for (const [f, content] of Object.entries(h.writes ?? {}))
+            (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(ctx.root, f), content);
+        const r = await ctx.run(['hook', 'claude'], { quiet: true, stdin: Buffer.from(JSON.stringify(h.payload)) });
+        if (r.code !== 0)
+            throw new Error(`demo: hook claude (${h.label}) failed: ${r.stderr}`);
+        ctx.say(`  ${h.label.padEnd(46)} exit ${r.code}`);
+    }
+    ctx.say(`Three tool calls, three steps of the journal ${agent}:`);
+    await ctx.run(['verify', agent]);
+    await ctx.run(['replay', agent]);
+    ctx.say('Its run journal: the claude adapter observed from the start, the compaction pinned as a mutation:');
+    await ctx.run(['run', 'verify', agent]);
+    ctx.section('Fork at the failing test run, and resume the conversation there');
+    const fork = await ctx.run(['fork', agent, '--from-step', '0', '--resume'], { quiet: true });
+    if (fork.code !== 0)
+        throw new Error(`demo: fork --resume failed: ${fork.stderr}`);
+    ctx.say(`$ stepchain fork ${agent} --from-step 0 --resume`);
+    for (const l of fork.stdout.trimEnd().split('\n'))
+        ctx.say(`  ${l}`);
+    const worktree = /^ {2}worktree {3}(.+)$/m.exec(fork.stdout)?.[1];
+    const copy = /^ {2}transcript (.+) \(lines/m.exec(fork.stdout)?.[1];
+    if (worktree === undefined || copy === undefined)
+        throw new Error('demo: fork --resume printed no worktree');
+    ctx.say('src/stats.py in the fork (the files of step 0, before the fix):');
+    ctx.say(`  ${(0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(worktree, 'src', 'stats.py'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .join('\n  ')}`);
+    const last = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(copy, 'utf8').trimEnd().split('\n').at(-1));
+    const res = last.message.content[0];
+    ctx.say(`The copied conversation ends with the result of ${res.tool_use_id}:`);
+    ctx.say(`  ${res.content.split('\n').join('\n  ')}`);
+    ctx.say("Run the command above (with Claude Code installed) and the fork's next step is recorded as step 1 of");
+    ctx.say('the fork, on top of the verified prefix.');
+    ctx.epilogue.push(`stepchain replay ${agent}          # the recorded Claude Code session`, `stepchain run verify ${agent}      # its run journal, with the compaction`);
+}
+
 ;// CONCATENATED MODULE: ./src/demo/context.ts
 
 
@@ -14842,8 +15292,17 @@ async function demoRuns(ctx) {
 
 
 
+
 /** The demo's sections, in order; each capability adds its own. */
-const DEMO_SECTIONS = [demoJournal, demoReceipts, demoFork, demoReplay, demoRuns, demoReport];
+const DEMO_SECTIONS = [
+    demoJournal,
+    demoReceipts,
+    demoFork,
+    demoReplay,
+    demoClaude,
+    demoRuns,
+    demoReport,
+];
 function run_git(root, args) {
     (0,external_node_child_process_namespaceObject.execFileSync)('git', args, { cwd: root, stdio: 'ignore' });
 }
@@ -16323,522 +16782,241 @@ const exportCommand = {
     },
 };
 
-;// CONCATENATED MODULE: ./src/cli/commands/fork.ts
+;// CONCATENATED MODULE: ./src/claude/cut.ts
 
 
-
-
-const forkCommand = {
-    name: ['fork'],
-    usage: '<session> [--from-step N] [--label L] [--root DIR] [--json]',
-    summary: 'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
-        'with --from-step, the verified prefix [0..N] and the files of step N.',
-    description: '<session> is an agent id with a journal (or a session file) in this project. The parent journal must verify first. ' +
-        'The fork gets the journal prefix [0..N] and, when step N has a snapshot, exactly the files the agent had at step N. ' +
-        'Nothing is left behind when a step fails. Remove a fork with `stepchain fork rm`.',
-    options: {
-        ...ROOT_OPTION,
-        ...JSON_OPTION,
-        'from-step': {
-            kind: 'value',
-            value: 'N',
-            description: 'Fork at step N (0-based): the prefix [0..N] and the files of step N. Without it: a session-level fork.',
-        },
-        label: { kind: 'value', value: 'L', description: 'A label, kept in the fork block and used in the fork id.' },
-    },
-    examples: [
-        {
-            run: 'stepchain fork agent-1 --from-step 3 --label "try another fix"',
-            what: 'a worktree with the files of step 3',
-        },
-        { run: 'stepchain forks', what: 'list the forks as a tree' },
-    ],
-    exitCodes: {
-        0: 'forked',
-        1: 'the parent journal does not verify, the worktree exists, or git failed (nothing left behind)',
-        2: 'usage or input error (not a git repository, unknown session, step out of range)',
-    },
-    async run(args, io) {
-        const [session] = expectPositionals(args, ['session'], 'fork');
-        const step = args.values.get('from-step');
-        const label = args.values.get('label');
-        if (label !== undefined && label.trim() === '')
-            throw new errors_InputError('--label: empty label');
-        const r = await createFork({
-            root: rootOf(args, io, { create: true }),
-            sessionId: session,
-            ...(step === undefined ? {} : { fromStep: intArg(step, '--from-step') }),
-            ...(label === undefined ? {} : { label }),
-            env: io.env,
-        });
-        for (const w of r.warnings)
-            io.err(`stepchain: warning: ${w}`);
-        if (args.flags.has('json')) {
-            io.json(forkJsonDocument(r));
-            return 0;
-        }
-        io.out(`forked ${r.parent_session_id}${r.from_step === null ? ' (session-level)' : ` at step ${r.from_step}`} as ${r.fork_session_id}`);
-        io.out(`  branch    ${r.fork_branch}`);
-        io.out(`  worktree  ${r.fork_worktree}`);
-        io.out(`  commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${r.from_step})` : " (the parent's current commit)"}`);
-        if (r.parent_step_hash !== null)
-            io.out(`  parent step_hash ${r.parent_step_hash}`);
-        if (r.journal_path !== null)
-            io.out(`  journal   ${r.journal_path}`);
-        io.out(`  session   ${r.snapshot_path}`);
-        if (r.journal_path !== null)
-            io.out(`continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`);
-        return 0;
-    },
-};
-
-;// CONCATENATED MODULE: ./src/cli/commands/fork-rm.ts
-
-
-
-const forkRmCommand = {
-    name: ['fork', 'rm'],
-    usage: '<fork_id> [--force] [--root DIR] [--json]',
-    summary: 'Remove a fork: its worktree, its branch and its snapshot refs. Refuses uncommitted changes unless --force.',
-    description: "The branch's last commit is printed, so `git branch <name> <commit>` brings it back. A fork that has forks of its " +
-        'own is refused: remove them first.',
-    options: {
-        ...ROOT_OPTION,
-        ...JSON_OPTION,
-        force: { kind: 'flag', description: 'Remove it even with uncommitted changes or untracked files.' },
-    },
-    examples: [{ run: 'stepchain fork rm fork-try-another-fix-20261202-090414-f5aeff', what: 'remove one fork' }],
-    exitCodes: {
-        0: 'removed',
-        1: 'refused (uncommitted changes without --force, forks of its own)',
-        2: 'usage or input error (no such fork)',
-    },
-    async run(args, io) {
-        const [id] = expectPositionals(args, ['fork_id'], 'fork rm');
-        const r = await removeFork(rootOf(args, io), id, { force: args.flags.has('force'), env: io.env });
-        if (args.flags.has('json')) {
-            io.json({ ...r });
-            return 0;
-        }
-        io.out(`removed fork ${r.fork_session_id}`);
-        io.out(`  worktree ${r.worktree}`);
-        if (r.branch !== null)
-            io.out(`  branch   ${r.branch}${r.branch_commit ? ` (was ${r.branch_commit})` : ''}`);
-        io.out(`  snapshot refs ${r.removed_snapshot_refs}`);
-        return 0;
-    },
-};
-
-;// CONCATENATED MODULE: ./src/cli/commands/forks.ts
-
-
-
-const forksCommand = {
-    name: ['forks'],
-    usage: '[--root DIR] [--json]',
-    summary: 'Every fork of this repository as a tree: parent, fork step, branch, worktree, steps recorded since.',
-    description: "Built from `git worktree list` and each fork worktree's session file: it cannot disagree with what is on disk. " +
-        'A fork whose directory was deleted by hand is listed as missing.',
-    options: { ...ROOT_OPTION, ...JSON_OPTION },
-    examples: [{ run: 'stepchain forks --json', what: 'the tree as JSON' }],
-    exitCodes: { 0: 'listed', 2: 'usage or input error (not a git repository)' },
-    async run(args, io) {
-        expectPositionals(args, [], 'forks');
-        const forest = await listForks(rootOf(args, io), io.env);
-        if (args.flags.has('json'))
-            io.json({ forks: forest });
-        else
-            for (const line of drawForks(forest))
-                io.out(line);
-        return 0;
-    },
-};
-
-;// CONCATENATED MODULE: ./src/cli/commands/keygen.ts
-
-
-
-
-
-const keygenCommand = {
-    name: ['keygen'],
-    usage: '-o PRIVATE.pem [--public PUBLIC.pem] [--json]',
-    summary: 'Create an Ed25519 key pair for signing receipts (private key mode 0600; never overwrites a file).',
-    description: 'The private key is written as PEM PKCS#8 with mode 0600, the public key as PEM SPKI. An existing file is never ' +
-        'replaced (a lost private key cannot be recovered): remove it first to make a new one.',
-    options: {
-        ...JSON_OPTION,
-        output: { kind: 'value', short: 'o', value: 'FILE', description: 'Where to write the private key (required).' },
-        public: {
-            kind: 'value',
-            value: 'FILE',
-            description: 'Where to write the public key (default: print it, for verifiers).',
-        },
-    },
-    examples: [
-        { run: 'stepchain keygen -o stepchain.key --public keys/receipts.pub', what: 'a key pair; commit only the .pub' },
-    ],
-    exitCodes: { 0: 'written', 2: 'usage error, a file exists, or its directory does not' },
-    run(args, io) {
-        expectPositionals(args, [], 'keygen');
-        const out = args.values.get('output');
-        if (out === undefined)
-            throw new errors_InputError('keygen: missing -o PRIVATE.pem');
-        const pub = args.values.get('public');
-        const privateFile = external_node_path_default().resolve(io.cwd, out);
-        const publicFile = pub === undefined ? undefined : external_node_path_default().resolve(io.cwd, pub);
-        const pair = writeKeyPair(privateFile, publicFile);
-        if (args.flags.has('json')) {
-            io.json({
-                ok: true,
-                key_id: pair.keyId,
-                private_key: privateFile,
-                public_key: publicFile ?? null,
-                public_key_pem: pair.publicKeyPem,
-            });
-            return 0;
-        }
-        io.out(`wrote private key ${out} (mode 0600), key id ${pair.keyId}`);
-        if (pub !== undefined)
-            io.out(`wrote public key ${pub}`);
-        else
-            io.out(`public key (give it to verifiers, e.g. save as a .pem file):\n${pair.publicKeyPem.trimEnd()}`);
-        return 0;
-    },
-};
-
-;// CONCATENATED MODULE: ./src/cli/commands/publish.ts
-
-
-
-const publishCommand = {
-    name: ['publish'],
-    usage: '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
-    summary: 'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
-    description: 'Each redacted field that is not null becomes "<<redacted>>", the chain is recomputed over the redacted rows ' +
-        '(a new head, printed beside the original), blob_refs are emptied and no blobs are bundled.',
-    options: {
-        ...RECEIPT_WRITE_OPTIONS,
-        'opt-in': {
-            kind: 'flag',
-            description: 'Required: nothing leaves .sdd/runtime/ without this explicit opt-in.',
-        },
-        redact: {
-            kind: 'value',
-            value: 'FIELDS',
-            description: 'Comma-separated fields to redact, of prompt, model, tool_call, tool_result (default prompt,tool_result).',
-        },
-    },
-    examples: [
-        { run: 'stepchain publish agent-1 -o public.receipt.tar --opt-in', what: 'redact prompts and tool results' },
-        {
-            run: 'stepchain publish agent-1 -o public.receipt.tar --opt-in --redact prompt,tool_call,tool_result --sign-key stepchain.key',
-            what: 'redact more, and sign',
-        },
-    ],
-    exitCodes: {
-        0: 'written',
-        1: 'the journal does not verify (nothing written)',
-        2: 'usage or input error (no --opt-in, the output exists without --force, a bad field)',
-    },
-    run(args, io) {
-        // Refuse before reading anything else: nothing leaves .sdd/runtime/ without an explicit opt-in.
-        if (!args.flags.has('opt-in')) {
-            throw new errors_InputError('publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written');
-        }
-        const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'publish');
-        const options = { ...common, optIn: true };
-        const redactText = args.values.get('redact');
-        if (redactText !== undefined)
-            options.redact = parseRedactFields(redactText);
-        const r = publishReceipt(journal.file, outFile, options);
-        for (const w of r.warnings)
-            io.err(`stepchain: warning: ${w}`);
-        if (args.flags.has('json')) {
-            io.json({
-                ok: true,
-                receipt: outFile,
-                agent_id: r.manifest.agent_id,
-                steps: r.steps,
-                redacted: r.redacted,
-                original_head: r.original_head,
-                published_head: r.published_head,
-                signed: r.signed,
-                key_id: r.key_id,
-            });
-            return 0;
-        }
-        io.out(`published ${r.steps} redacted step${r.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out} (redacted: ${r.redacted.join(', ')})`);
-        io.out(`  original head  ${r.original_head}  (local journal, unchanged)`);
-        io.out(`  published head ${r.published_head}  (verify the receipt against this one)`);
-        io.out(`  signed         ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
-        return 0;
-    },
-};
-
-;// CONCATENATED MODULE: ./src/cli/commands/receipt-verify.ts
-
-
-
-
-const receiptVerifyCommand = {
-    name: ['receipt', 'verify'],
-    usage: 'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--json]',
-    summary: 'Verify a receipt offline without extracting it: members, manifest, signature, chain, blobs. Exit 0 holds, 1 does not, 2 bad input.',
-    description: 'Nothing is extracted: member names and types, the manifest, the signature, the chain from genesis, the manifest ' +
-        "against the chain, and every bundled blob's digest are checked in memory. A signed receipt verifies only under a " +
-        'trusted key: given none, it fails with no_trusted_key ("signature NOT checked").',
-    options: {
-        ...JSON_OPTION,
-        'expected-head': {
-            kind: 'value',
-            value: 'HEX',
-            description: 'The head the chain must end at (e.g. printed when the receipt was exported).',
-        },
-        'public-key': PUBLIC_KEY_OPTION,
-        'require-blobs': { kind: 'flag', description: 'Fail when a blob the manifest names is not bundled.' },
-    },
-    examples: [
-        { run: 'stepchain receipt verify run.receipt.tar --public-key keys/receipts.pub', what: 'a signed receipt' },
-        { run: 'stepchain receipt verify public.receipt.tar --expected-head 7af96d16...', what: 'pinned to a head' },
-    ],
-    exitCodes: {
-        0: 'the receipt verifies (and its signature, under a trusted key, when signed)',
-        1: 'a problem, each printed (a signature not checked is one)',
-        2: 'usage or input error (no such file, a bad key)',
-    },
-    run(args, io) {
-        const [receipt] = expectPositionals(args, ['receipt'], 'receipt verify');
-        const expectedHead = hashOption(args, 'expected-head');
-        const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
-        const r = verifyReceipt(external_node_path_default().resolve(io.cwd, receipt), {
-            publicKeys,
-            requireBlobs: args.flags.has('require-blobs'),
-            ...(expectedHead === undefined ? {} : { expectedHead }),
-        });
-        if (args.flags.has('json')) {
-            io.json(r);
-        }
-        else if (r.ok) {
-            const sig = signatureVerdict(r, publicKeys.length).text;
-            io.out(`OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`);
-        }
-        else {
-            const v = signatureVerdict(r, publicKeys.length);
-            io.out(`FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`);
-        }
-        if (!r.ok)
-            for (const f of r.errors)
-                io.err(describeReceiptFault(receipt, f));
-        return r.ok ? 0 : 1;
-    },
-};
-
-;// CONCATENATED MODULE: ./src/cli/commands/replay.ts
-
-
-
-
-
-
-
-/**
- * Opens a target for display, verified first. A broken chain prints every fault
- * (`file:line: kind: message`) on stderr and is rethrown: exit 1, nothing shown.
- */
-function openForDisplay(target, args, io) {
-    const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+function parseEntry(text) {
     try {
-        return openReplay(target, {
-            root: rootOf(args, io),
-            cwd: io.cwd,
-            ...(publicKeys.length > 0 ? { publicKeys } : {}),
-        });
+        const v = JSON.parse(text);
+        return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function blocks(entry) {
+    const msg = entry.message;
+    if (typeof msg !== 'object' || msg === null)
+        return [];
+    const content = msg.content;
+    return Array.isArray(content) ? content.filter((b) => typeof b === 'object' && b !== null) : [];
+}
+function toolResultIds(entry) {
+    if (entry.type !== 'user')
+        return [];
+    return blocks(entry)
+        .filter((b) => b.type === 'tool_result' && typeof b.tool_use_id === 'string')
+        .map((b) => b.tool_use_id);
+}
+function messageIdOf(entry) {
+    if (entry.type !== 'assistant')
+        return undefined;
+    const msg = entry.message;
+    const id = typeof msg === 'object' && msg !== null ? msg.id : undefined;
+    return typeof id === 'string' ? id : undefined;
+}
+function toolUseIds(entry) {
+    if (entry.type !== 'assistant')
+        return [];
+    return blocks(entry)
+        .filter((b) => b.type === 'tool_use' && typeof b.id === 'string')
+        .map((b) => b.id);
+}
+/**
+ * Plans the copy of `transcript` (the bytes of `file`, session `sessionId`)
+ * that ends right after the result of `toolUseId`, as session `newSessionId`.
+ * Throws IntegrityError (exit 1) naming the file, the line and the reason.
+ */
+function cutTranscript(transcript, file, sessionId, toolUseId, newSessionId, laterToolUseIds = []) {
+    const refuse = (why, line) => {
+        throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
+    };
+    let text = '';
+    try {
+        text = decodeUtf8(transcript);
+    }
+    catch {
+        refuse('not valid UTF-8');
+    }
+    const raw = text.split('\n');
+    const entries = [];
+    const uuidLine = new Map();
+    let cut = -1;
+    const idNeedle = JSON.stringify(toolUseId);
+    for (let i = 0; i < raw.length; i++) {
+        const line = raw[i];
+        if (cut >= 0) {
+            // After the cut only a second result of the same call matters (a torn last line is fine).
+            if (!line.includes(idNeedle))
+                continue;
+            const later = parseEntry(line);
+            if (later !== undefined && later.isSidechain !== true && toolResultIds(later).includes(toolUseId))
+                refuse(`the result of tool call ${toolUseId} appears twice (lines ${cut + 1} and ${i + 1})`, i + 1);
+            continue;
+        }
+        if (line === '') {
+            if (i === raw.length - 1)
+                break;
+            refuse('an empty line', i + 1);
+        }
+        const entry = parseEntry(line);
+        if (entry === undefined)
+            refuse('not a JSON object (Claude Code transcripts have one per line)', i + 1);
+        const sid = entry.sessionId;
+        if (sid !== undefined && sid !== sessionId)
+            refuse(`belongs to session ${JSON.stringify(sid)}, not ${sessionId}`, i + 1);
+        entries.push(entry);
+        if (typeof entry.uuid === 'string')
+            uuidLine.set(entry.uuid, i);
+        if (toolResultIds(entry).includes(toolUseId)) {
+            if (entry.isSidechain === true)
+                refuse(`the result of tool call ${toolUseId} is in a sidechain (a subagent's conversation)`, i + 1);
+            if (typeof entry.uuid !== 'string')
+                refuse('the tool result entry has no uuid', i + 1);
+            cut = i;
+        }
+    }
+    if (cut < 0)
+        refuse(`no result of tool call ${toolUseId} in this transcript (Claude Code writes it asynchronously: ` +
+            'if the session is still running, try again once it has moved on)');
+    // Walk the conversation chain back from the cut entry: every link must be in the copy.
+    const onChain = [];
+    const seen = new Set();
+    for (let at = cut; at !== undefined;) {
+        const entry = entries[at];
+        const uuid = entry.uuid;
+        if (uuid !== undefined) {
+            if (seen.has(uuid))
+                refuse(`the conversation chain loops at ${uuid}`, at + 1);
+            seen.add(uuid);
+        }
+        onChain.push(at);
+        const parent = entry.parentUuid;
+        if (parent === null || parent === undefined)
+            break;
+        if (typeof parent !== 'string')
+            refuse('a parentUuid is not a string', at + 1);
+        const next = uuidLine.get(parent);
+        if (next === undefined || next >= at)
+            refuse(`the conversation chain is broken: parent ${String(parent)} is not an earlier line`, at + 1);
+        at = next;
+    }
+    // Every tool call of the conversation so far needs its result in the copy. Parallel calls share one
+    // assistant message (one message id, one entry per block) and each result hangs off its own call,
+    // so the calls of every assistant message on the chain are checked, wherever their results are.
+    const messageIds = new Set();
+    for (const at of onChain) {
+        const id = messageIdOf(entries[at]);
+        if (id !== undefined)
+            messageIds.add(id);
+    }
+    const results = new Set();
+    const uses = [];
+    for (let i = 0; i <= cut; i++) {
+        const e = entries[i];
+        if (e.isSidechain === true)
+            continue;
+        for (const id of toolResultIds(e))
+            results.add(id);
+        const mid = messageIdOf(e);
+        if (onChain.includes(i) || (mid !== undefined && messageIds.has(mid)))
+            for (const id of toolUseIds(e))
+                uses.push({ id, line: i + 1 });
+    }
+    const open = uses.find((u) => !results.has(u.id));
+    if (open !== undefined)
+        refuse(`tool call ${open.id} (line ${open.line}) has no result before the cut: it ran in parallel with ${toolUseId}, ` +
+            'and a conversation cut between their results cannot be continued', open.line);
+    // The copy must not hold a result the journal records after the cut's step (parallel calls whose hooks ran in another order).
+    for (const id of laterToolUseIds) {
+        if (results.has(id))
+            refuse(`the conversation before the cut already holds the result of ${id}, which the journal records after ${toolUseId} ` +
+                '(parallel tool calls whose hooks ran in another order); fork at the later step instead');
+    }
+    const from = `"sessionId":${JSON.stringify(sessionId)}`;
+    const to = `"sessionId":${JSON.stringify(newSessionId)}`;
+    const out = [];
+    for (let i = 0; i <= cut; i++) {
+        const line = raw[i];
+        if (entries[i].sessionId === undefined) {
+            out.push(line);
+            continue;
+        }
+        if (!line.includes(from))
+            refuse('cannot rewrite its sessionId (not written the way Claude Code writes it)', i + 1);
+        out.push(line.split(from).join(to));
+    }
+    const firstCwd = entries.find((e) => typeof e.cwd === 'string')?.cwd;
+    const cutCwd = entries[cut].cwd;
+    return {
+        bytes: Buffer.from(`${out.join('\n')}\n`, 'utf8'),
+        line: cut + 1,
+        firstCwd,
+        cutCwd: typeof cutCwd === 'string' ? cutCwd : undefined,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/claude/payload.ts
+
+
+
+
+/** The per-step journal (and run journal) id of a Claude Code session. */
+function claudeAgentId(sessionId) {
+    return `claude-${sessionId}`;
+}
+function payload_str(obj, key) {
+    const v = obj[key];
+    return typeof v === 'string' ? v : undefined;
+}
+/** A string field of the payload, or undefined. */
+function payload_field(p, key) {
+    return payload_str(p.raw, key);
+}
+/** Any field of the payload (undefined when absent). */
+function value(p, key) {
+    return Object.prototype.hasOwnProperty.call(p.raw, key) ? p.raw[key] : undefined;
+}
+/** Parses and checks one hook payload. Throws InputError with one line naming what is wrong. */
+function parseHookPayload(bytes, source = '<stdin>') {
+    if (bytes.length === 0)
+        throw new errors_InputError(`${source}: no hook payload (empty input)`);
+    let v;
+    try {
+        v = parseBytes(bytes);
     }
     catch (e) {
-        if (e instanceof BrokenChainError)
-            for (const f of e.faults)
-                io.err(f);
-        throw e;
+        const why = e instanceof JsonParseError ? e.message : 'too large or too deeply nested';
+        throw new errors_InputError(`${source}: hook payload is not JSON: ${why}`);
     }
+    if (!isJsonObject(v))
+        throw new errors_InputError(`${source}: hook payload is not a JSON object`);
+    const event = payload_str(v, 'hook_event_name');
+    if (event === undefined || event === '')
+        throw new errors_InputError(`${source}: hook payload has no hook_event_name`);
+    const sessionId = payload_str(v, 'session_id');
+    if (sessionId === undefined || sessionId === '')
+        throw new errors_InputError(`${source}: hook payload has no session_id`);
+    // `claude-<session_id>` becomes a directory name and a git ref component.
+    if (!isSafeId(claudeAgentId(sessionId)) || sessionId.startsWith('.') || sessionId.includes('..'))
+        throw new errors_InputError(`${source}: unsafe session_id ${JSON.stringify(sessionId)}`);
+    const cwd = payload_str(v, 'cwd');
+    if (cwd === undefined || !external_node_path_default().isAbsolute(cwd) || cwd.includes('\0'))
+        throw new errors_InputError(`${source}: hook payload has no absolute cwd`);
+    const transcriptPath = payload_str(v, 'transcript_path');
+    if (transcriptPath !== undefined && (!external_node_path_default().isAbsolute(transcriptPath) || transcriptPath.includes('\0')))
+        throw new errors_InputError(`${source}: transcript_path is not an absolute path`);
+    const promptId = payload_str(v, 'prompt_id');
+    return {
+        event,
+        sessionId,
+        transcriptPath,
+        cwd: external_node_path_default().resolve(cwd),
+        promptId: promptId === '' ? undefined : promptId,
+        raw: v,
+        bytes,
+    };
 }
-/** 1 when a receipt shown has a signature nobody checked (see signatureVerdict): shown, but not a green verdict. */
-function displayVerdict(sources, io, json) {
-    let code = 0;
-    for (const s of sources) {
-        const v = sourceSignature(s);
-        if (v === undefined || v.holds)
-            continue;
-        code = 1;
-        if (!json)
-            io.err(`stepchain: ${s.file}: ${v.text}; the verdict is not "verified" (exit 1)`);
-    }
-    return code;
-}
-const replayCommand = {
-    name: ['replay'],
-    usage: '<agent|dir|file|receipt> [--root DIR] [--json] [--limit N] [--public-key FILE]...',
-    summary: 'Walk a verified run step by step: interactive on a terminal (n/p, g/G, seq+Enter, /search, Enter expands, f forks, ? keys, q quits), ' +
-        'a table of steps otherwise, or --json. A broken chain: exit 1, nothing shown.',
-    description: 'The chain is verified from genesis before anything is shown (a receipt: the whole receipt). On a terminal, `f` forks the ' +
-        'run at the step shown into a new git worktree after asking (not offered for a receipt), and `?` lists every key. ' +
-        'A signed receipt given no --public-key is shown with "signature NOT checked" in the warning colour and exits 1.',
-    options: {
-        ...ROOT_OPTION,
-        ...JSON_OPTION,
-        limit: {
-            kind: 'value',
-            value: 'N',
-            description: 'Only the first N steps: the table, the JSON entries, and the steps walked on a terminal.',
-        },
-        'public-key': PUBLIC_KEY_OPTION,
-    },
-    examples: [
-        { run: 'stepchain replay agent-1', what: 'walk the run on a terminal' },
-        { run: 'stepchain replay agent-1 --limit 20 | less', what: 'the first 20 steps as a table' },
-        {
-            run: 'stepchain replay run.receipt.tar --public-key keys/receipts.pub',
-            what: 'a signed receipt, signature checked',
-        },
-    ],
-    exitCodes: {
-        0: 'shown, everything verified',
-        1: 'the chain or receipt does not verify (nothing shown), or a signature was not checked',
-        2: 'usage or input error',
-    },
-    async run(args, io) {
-        const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'replay');
-        const limitText = args.values.get('limit');
-        const limit = limitText === undefined ? undefined : intArg(limitText, '--limit');
-        if (limit === 0)
-            throw new errors_InputError('--limit: give at least 1 step');
-        const source = openForDisplay(target, args, io);
-        const json = args.flags.has('json');
-        if (json) {
-            io.json(replayDocument(source, limit));
-            return displayVerdict([source], io, true);
-        }
-        if (!io.isTTY) {
-            for (const line of stepTable(source, limit))
-                io.out(line);
-            return displayVerdict([source], io, false);
-        }
-        const projectRoot = source.projectRoot;
-        const canFork = source.kind === 'journal' && projectRoot !== undefined;
-        await runInteractive(source, {
-            ...(limit === undefined ? {} : { limit }),
-            ...(canFork
-                ? {
-                    fork: async (seq) => {
-                        const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
-                        return [
-                            `forked at step ${seq} as ${r.fork_session_id}`,
-                            '',
-                            `worktree  ${r.fork_worktree}`,
-                            `branch    ${r.fork_branch}`,
-                            `commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${seq})` : " (the parent's current commit)"}`,
-                            ...r.warnings.map((w) => `warning: ${w}`),
-                            '',
-                            `continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`,
-                        ];
-                    },
-                }
-                : {}),
-        });
-        return displayVerdict([source], io, false);
-    },
-};
-
-;// CONCATENATED MODULE: ./src/cli/commands/report.ts
-
-
-
-
-
-
-
-
-
-/** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
-function targetOf(target, io, root) {
-    const abs = external_node_path_default().resolve(io.cwd, target);
-    if (target.includes('/') || target.includes((external_node_path_default()).sep) || /\.(jsonl|tar|tgz|gz)$/i.test(target))
-        return abs;
-    if (isSafeId(target) && (0,external_node_fs_namespaceObject.existsSync)(journalDir(root, target)))
-        return target;
-    return (0,external_node_fs_namespaceObject.existsSync)(abs) ? abs : target;
-}
-const reportCommand = {
-    name: ['report'],
-    usage: '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--force] [--json]',
-    summary: 'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
-    description: 'The page embeds the journal and re-verifies every step hash in the browser, offline. An existing file is replaced only ' +
-        'when it is an earlier stepchain report, or with --force. A signed receipt given no --public-key is reported with ' +
-        '"signature NOT checked" and exits 1.',
-    options: {
-        ...ROOT_OPTION,
-        ...JSON_OPTION,
-        output: { kind: 'value', short: 'o', value: 'FILE.html', description: 'The page to write (required).' },
-        'public-key': PUBLIC_KEY_OPTION,
-        force: { kind: 'flag', description: 'Replace the output file even if it is not an earlier stepchain report.' },
-    },
-    examples: [
-        { run: 'stepchain report agent-1 -o report.html', what: 'a report of a journal' },
-        {
-            run: 'stepchain report run.receipt.tar -o report.html --public-key keys/receipts.pub',
-            what: 'of a signed receipt',
-        },
-    ],
-    exitCodes: {
-        0: 'written; the chain verifies (and a signature, if any, was checked)',
-        1: 'written, showing the faults (the chain does not verify, or a signature was not checked)',
-        2: 'usage or input error (the output exists and is not a report, without --force)',
-    },
-    async run(args, io) {
-        const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'report');
-        const out = args.values.get('output');
-        if (out === undefined)
-            throw new errors_InputError('report: missing -o FILE.html');
-        const outFile = external_node_path_default().resolve(io.cwd, out);
-        const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
-        const root = rootOf(args, io);
-        const source = loadReportSource(targetOf(target, io, root), root, { publicKeys });
-        // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
-        let forks = null;
-        if (source.kind === 'journal') {
-            try {
-                forks = await reportForkTree(projectRootOf(external_node_path_default().dirname(source.path)) ?? root, source.agentId, io.env);
-            }
-            catch (e) {
-                io.err(`stepchain: report: fork tree left out: ${e.message.split('\n')[0]}`);
-            }
-        }
-        const r = report_writeReport(source, outFile, { root, force: args.flags.has('force'), forks });
-        if (args.flags.has('json')) {
-            io.json({
-                file: r.file,
-                source: r.source,
-                ok: r.ok,
-                head_hash: r.head_hash,
-                steps: r.steps,
-                errors: r.errors,
-                blobs: r.blobs,
-            });
-        }
-        else {
-            const blobs = r.blobs.embedded + r.blobs.skipped > 0
-                ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped`
-                : '';
-            io.out(r.ok
-                ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}`
-                : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}`);
-        }
-        if (!r.ok)
-            for (const f of r.errors)
-                io.err(`${r.source}${f.line === null ? '' : `:${f.line}`}: ${f.kind}: ${f.message}`);
-        return r.ok ? 0 : 1;
-    },
-};
 
 ;// CONCATENATED MODULE: ./src/runs/claude.ts
 
@@ -17391,6 +17569,57 @@ function recordMutation(root, runId, input, options) {
     return { file: j.file, mutations, deterministic: det, warnings: mirror(root, runId, mutations, options) };
 }
 /**
+ * Records what an adapter that can see provider-side mutations observed, in
+ * one locked append: the adapter's `observed` capability first (once per run;
+ * a run that declared it blind refuses), then the items in order, each signal
+ * chained as a content-addressed mutation of `agentId` whose step index
+ * continues the agent's ordinal in the run. Mutations are mirrored into the
+ * audit chain. Nothing is written when an item cannot be.
+ */
+function recordObserved(root, runId, adapter, agentId, items, options) {
+    assertSafeId(agentId, 'agent id');
+    for (const it of items) {
+        if ('event' in it) {
+            if (it.event.event === MUTATION_EVENT || it.event.event === CAPABILITY_EVENT)
+                throw new errors_InputError(`run journal: ${it.event.event} entries are recorded as signals or capabilities`);
+            checkRunEvent(it.event);
+        }
+        else if (typeof it.signal.kind !== 'string' || it.signal.kind === '') {
+            throw new errors_InputError('mutation: the kind is empty');
+        }
+    }
+    const det = deterministicModeVar(options.env);
+    const j = journalFor(root, runId, options);
+    const made = [];
+    const { rows } = j.transact((s) => {
+        made.length = 0;
+        const events = capabilityPlan(s.capabilities, adapter, 'observed', j.file);
+        let step = s.mutationsByAgent.get(agentId) ?? 0;
+        for (const it of items) {
+            if ('event' in it) {
+                events.push(it.event);
+                continue;
+            }
+            const m = mutationFromSignal(it.signal.kind, it.signal.detail, step++, det !== undefined);
+            made.push(m);
+            events.push({ event: MUTATION_EVENT, payload: mutationPayload(m, agentId) });
+        }
+        return events;
+    });
+    const mutations = toRecords(rows, made);
+    const result = {
+        file: j.file,
+        rows,
+        mutations,
+        deterministic: det,
+        warnings: mirror(root, runId, mutations, options),
+    };
+    const capabilityRow = rows.find((r) => r.event === CAPABILITY_EVENT);
+    if (capabilityRow !== undefined)
+        result.capabilityRow = capabilityRow;
+    return result;
+}
+/**
  * Ingests a Claude Code stream-json transcript for one agent: records the
  * `claude` adapter as `observed` (once per run) and chains every
  * context-mutation signal in transcript order, all in one append. Step indices
@@ -17400,30 +17629,16 @@ function recordMutation(root, runId, input, options) {
 function ingestClaudeStream(root, runId, agentId, bytes, source, options) {
     assertSafeId(agentId, 'agent id');
     const transcript = readClaudeStream(bytes, source);
-    const det = deterministicModeVar(options.env);
-    const j = journalFor(root, runId, options);
-    const made = [];
-    const { rows } = j.transact((s) => {
-        const events = capabilityPlan(s.capabilities, CLAUDE_ADAPTER, 'observed', j.file);
-        let step = s.mutationsByAgent.get(agentId) ?? 0;
-        for (const sig of transcript.signals) {
-            const m = mutationFromSignal(sig.kind, sig.detail, step++, det !== undefined);
-            made.push(m);
-            events.push({ event: MUTATION_EVENT, payload: mutationPayload(m, agentId) });
-        }
-        return events;
-    });
-    const mutations = toRecords(rows, made);
-    const capabilityRow = rows.find((r) => r.event === CAPABILITY_EVENT);
+    const r = recordObserved(root, runId, CLAUDE_ADAPTER, agentId, transcript.signals.map((s) => ({ signal: s })), options);
     const result = {
-        file: j.file,
-        mutations,
-        deterministic: det,
-        warnings: mirror(root, runId, mutations, options),
+        file: r.file,
+        mutations: r.mutations,
+        deterministic: r.deterministic,
+        warnings: r.warnings,
         transcript,
     };
-    if (capabilityRow !== undefined)
-        result.capabilityRow = capabilityRow;
+    if (r.capabilityRow !== undefined)
+        result.capabilityRow = r.capabilityRow;
     return result;
 }
 
@@ -17436,6 +17651,1589 @@ function ingestClaudeStream(root, runId, agentId, bytes, source, options) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/claude/root.ts
+
+/**
+ * The project root a hook records into, discovered from the payload's `cwd` as
+ * every command discovers its project (src/project.ts): the nearest directory
+ * holding `.sdd/`, else the git work tree's top, else cwd itself. So a session
+ * started in a fork's worktree records into the fork, and a subdirectory of a
+ * project records into the project.
+ */
+function claudeProjectRoot(cwd) {
+    return findProjectRoot(cwd).root;
+}
+
+;// CONCATENATED MODULE: ./src/claude/state.ts
+
+
+
+
+
+
+
+const EMPTY_STATE = { prompt_id: null, prompt: null, compaction_pending: false };
+function claudeStateDir(root) {
+    return external_node_path_default().join(runtimeDir(root), 'claude');
+}
+function sessionStateFile(root, sessionId) {
+    return external_node_path_default().join(claudeStateDir(root), `${assertSafeId(sessionId, 'session id')}.json`);
+}
+/** Refuses a symlink anywhere between the root and the state directory (never written through). */
+function realDirs(root, dir) {
+    const rel = external_node_path_default().relative(root, dir).split((external_node_path_default()).sep);
+    let p = root;
+    for (const part of rel) {
+        p = external_node_path_default().join(p, part);
+        let st;
+        try {
+            st = (0,external_node_fs_namespaceObject.lstatSync)(p);
+        }
+        catch {
+            return; // created below, as a real directory
+        }
+        if (!st.isDirectory())
+            throw new IntegrityError(`${p}: not a directory (a symlink is never followed)`);
+    }
+}
+/** The session's state; the empty state when there is none or it does not read (a cache: never fatal). */
+function readSessionState(root, sessionId) {
+    const file = sessionStateFile(root, sessionId);
+    let bytes;
+    try {
+        if ((0,external_node_fs_namespaceObject.lstatSync)(file).isSymbolicLink())
+            return { state: EMPTY_STATE, warning: `${file}: a symlink; ignored` };
+        bytes = (0,external_node_fs_namespaceObject.readFileSync)(file);
+    }
+    catch {
+        return { state: EMPTY_STATE };
+    }
+    let v;
+    try {
+        v = parseBytes(bytes);
+    }
+    catch {
+        return { state: EMPTY_STATE, warning: `${file}: not JSON; ignored` };
+    }
+    if (!isJsonObject(v))
+        return { state: EMPTY_STATE, warning: `${file}: not a JSON object; ignored` };
+    return {
+        state: {
+            prompt_id: typeof v.prompt_id === 'string' ? v.prompt_id : null,
+            prompt: typeof v.prompt === 'string' ? v.prompt : null,
+            compaction_pending: v.compaction_pending === true,
+        },
+    };
+}
+/** Replaces the session's state (write to a fresh temporary name, then rename). */
+function writeSessionState(root, sessionId, state) {
+    const file = sessionStateFile(root, sessionId);
+    const dir = external_node_path_default().dirname(file);
+    realDirs(root, dir);
+    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    const doc = {
+        session_id: sessionId,
+        prompt_id: state.prompt_id,
+        prompt: state.prompt,
+        compaction_pending: state.compaction_pending,
+    };
+    const tmp = `${file}.${process.pid}.${(0,external_node_crypto_namespaceObject.randomBytes)(4).toString('hex')}.tmp`;
+    try {
+        (0,external_node_fs_namespaceObject.writeFileSync)(tmp, `${encode(doc)}\n`, { flag: 'wx', mode: 0o644 });
+        (0,external_node_fs_namespaceObject.renameSync)(tmp, file);
+    }
+    catch (e) {
+        (0,external_node_fs_namespaceObject.rmSync)(tmp, { force: true });
+        throw e;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/claude/hook.ts
+
+
+
+
+
+
+
+
+/** The events stepchain records; `init claude` installs a hook for each. */
+const RECORDED_EVENTS = [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PostToolUse',
+    'PostToolUseFailure',
+    'PreCompact',
+    'Stop',
+    'SessionEnd',
+];
+function hook_message(e) {
+    if (e instanceof errors_StepchainError)
+        return e.message;
+    const m = e instanceof Error ? e.message : String(e);
+    return m.split('\n')[0] ?? m;
+}
+function strOrNull(v) {
+    return typeof v === 'string' ? v : null;
+}
+function hook_payloadOf(entries) {
+    return new Map(entries);
+}
+/** The journal step of a tool call (docs/claude.md "What a step holds"). */
+function toolStep(p, state) {
+    const call = {
+        id: strOrNull(value(p, 'tool_use_id')),
+        input: value(p, 'tool_input') ?? null,
+        name: strOrNull(value(p, 'tool_name')),
+    };
+    let result;
+    if (p.event === 'PostToolUseFailure') {
+        const failure = { error: value(p, 'error') ?? null };
+        const interrupt = value(p, 'is_interrupt');
+        if (typeof interrupt === 'boolean')
+            failure.is_interrupt = interrupt;
+        result = failure;
+    }
+    else {
+        result = value(p, 'tool_response') ?? null;
+    }
+    // The prompt in progress, when the state names the same prompt (a payload without prompt_id takes the latest).
+    const prompt = state.prompt !== null && (p.promptId === undefined || state.prompt_id === p.promptId) ? state.prompt : null;
+    const toolUseId = payload_field(p, 'tool_use_id');
+    const model = p.transcriptPath !== undefined && toolUseId !== undefined ? modelOfToolUse(p.transcriptPath, toolUseId) : undefined;
+    return { input: p.bytes, tool_call: call, tool_result: result, prompt, model: model ?? null };
+}
+/** Handles one payload. Never throws. */
+function handleClaudeHook(bytes, options) {
+    const out = {
+        event: undefined,
+        root: undefined,
+        agent: undefined,
+        recorded: [],
+        warnings: [],
+        errors: [],
+    };
+    let p;
+    try {
+        p = parseHookPayload(bytes);
+    }
+    catch (e) {
+        out.errors.push(hook_message(e));
+        return out;
+    }
+    out.event = p.event;
+    const root = options.root ?? claudeProjectRoot(p.cwd);
+    const agent = claudeAgentId(p.sessionId);
+    out.root = root;
+    out.agent = agent;
+    try {
+        handle(p, root, agent, options, out);
+    }
+    catch (e) {
+        out.errors.push(`${p.event}: ${hook_message(e)}`);
+    }
+    return out;
+}
+function handle(p, root, agent, options, out) {
+    const env = options.env;
+    const state = () => {
+        const r = readSessionState(root, p.sessionId);
+        if (r.warning !== undefined)
+            out.warnings.push(r.warning);
+        return r.state;
+    };
+    const saveState = (s) => {
+        try {
+            writeSessionState(root, p.sessionId, s);
+        }
+        catch (e) {
+            out.warnings.push(`session state not saved: ${hook_message(e)}`);
+        }
+    };
+    const run = (items, what) => {
+        try {
+            const r = recordObserved(root, agent, CLAUDE_ADAPTER, agent, items, { env });
+            out.warnings.push(...r.warnings);
+            if (r.deterministic !== undefined && r.mutations.length > 0)
+                out.warnings.push(`${r.deterministic} is set: the compaction was recorded flagged (run verify fails)`);
+            out.recorded.push(what);
+            return true;
+        }
+        catch (e) {
+            out.errors.push(`${what} not recorded in the run journal ${agent}: ${hook_message(e)}`);
+            return false;
+        }
+    };
+    const event = (name, entries) => ({
+        event: { event: name, payload: hook_payloadOf(entries) },
+    });
+    switch (p.event) {
+        case 'PostToolUse':
+        case 'PostToolUseFailure': {
+            const step = toolStep(p, state());
+            try {
+                const r = recordStep(journalDir(root, agent), step, {
+                    root,
+                    env,
+                    ...(options.snapshot === false ? { snapshot: false } : {}),
+                });
+                out.row = r.row;
+                out.warnings.push(...r.warnings);
+                out.recorded.push(`step ${r.row.seq}`);
+            }
+            catch (e) {
+                // The step is lost from the journal; its payload is kept where the operator can find it.
+                let kept = '';
+                try {
+                    kept = `; its payload is kept as ${new Cas(casDir(root)).put(p.bytes)} in ${casDir(root)}`;
+                }
+                catch {
+                    /* nothing more can be kept */
+                }
+                out.errors.push(`step not recorded in ${agent}: ${hook_message(e)}${kept}`);
+            }
+            return;
+        }
+        case 'UserPromptSubmit': {
+            const prompt = strOrNull(value(p, 'prompt'));
+            saveState({ ...state(), prompt_id: p.promptId ?? null, prompt });
+            run([
+                event('prompt', [
+                    ['prompt_id', p.promptId ?? null],
+                    ['prompt', prompt],
+                ]),
+            ], 'run event prompt');
+            return;
+        }
+        case 'SessionStart': {
+            const source = strOrNull(value(p, 'source'));
+            const s = state();
+            const items = [];
+            // A compaction PreCompact did not record (its hook missing or failed) is chained here, trigger unknown.
+            if (source === 'compact' && !s.compaction_pending)
+                items.push({ signal: { kind: 'compact_boundary', detail: {} } });
+            const model = value(p, 'model');
+            items.push(event('session_start', [
+                ['source', source],
+                ...(typeof model === 'string' ? [['model', model]] : []),
+            ]));
+            if (run(items, source === 'compact' && !s.compaction_pending
+                ? 'compaction and run event session_start'
+                : 'run event session_start') &&
+                source === 'compact')
+                saveState({ ...s, compaction_pending: false });
+            return;
+        }
+        case 'PreCompact': {
+            const trigger = value(p, 'trigger');
+            const detail = typeof trigger === 'string' ? { trigger } : {};
+            if (run([{ signal: { kind: 'compact_boundary', detail } }], 'compaction'))
+                saveState({ ...state(), compaction_pending: true });
+            return;
+        }
+        case 'Stop':
+            run([
+                event('stop', [
+                    ['prompt_id', p.promptId ?? null],
+                    ['last_assistant_message', strOrNull(value(p, 'last_assistant_message'))],
+                ]),
+            ], 'run event stop');
+            return;
+        case 'SessionEnd':
+            run([event('session_end', [['reason', strOrNull(value(p, 'reason'))]])], 'run event session_end');
+            return;
+        default:
+            // Other events (PreToolUse, Notification, ...) carry nothing stepchain records.
+            return;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/claude/line-diff.ts
+/**
+ * A unified diff of two small texts (a settings file before and after), for
+ * showing a person what changed: `-`/`+` lines with a few lines of context in
+ * `@@` hunks. Longest common subsequence over lines; texts past `MAX_LINES`
+ * are summarised instead (settings files are small).
+ */
+const MAX_LINES = 4000;
+function ops(a, b) {
+    const n = a.length;
+    const m = b.length;
+    // lcs[i][j] = LCS length of a[i..] and b[j..], in one flat array.
+    const w = m + 1;
+    const lcs = new Uint32Array((n + 1) * w);
+    for (let i = n - 1; i >= 0; i--) {
+        for (let j = m - 1; j >= 0; j--) {
+            lcs[i * w + j] =
+                a[i] === b[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
+        }
+    }
+    const out = [];
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+        if (i < n && j < m && a[i] === b[j]) {
+            out.push({ kind: ' ', text: a[i], a: i, b: j });
+            i++;
+            j++;
+        }
+        else if (j < m && (i === n || lcs[i * w + j + 1] >= lcs[(i + 1) * w + j])) {
+            out.push({ kind: '+', text: b[j], a: i, b: j });
+            j++;
+        }
+        else {
+            out.push({ kind: '-', text: a[i], a: i, b: j });
+            i++;
+        }
+    }
+    return out;
+}
+function split(text) {
+    if (text === '')
+        return [];
+    const lines = text.split('\n');
+    if (lines.at(-1) === '')
+        lines.pop();
+    return lines;
+}
+/** The diff lines (without a trailing newline each); empty when the texts are equal. */
+function unifiedDiff(before, after, nameA, nameB, context = 3) {
+    if (before === after)
+        return [];
+    const a = split(before);
+    const b = split(after);
+    const head = [`--- ${nameA}`, `+++ ${nameB}`];
+    if (a.length > MAX_LINES || b.length > MAX_LINES)
+        return [...head, `(${a.length} lines before, ${b.length} after)`];
+    const all = ops(a, b);
+    const out = [...head];
+    let k = 0;
+    while (k < all.length) {
+        if (all[k].kind === ' ') {
+            k++;
+            continue;
+        }
+        // A hunk: from `context` lines before this change to `context` lines after the last change close to it.
+        const start = Math.max(0, k - context);
+        let end = k;
+        for (let q = k; q < all.length; q++) {
+            if (all[q].kind !== ' ')
+                end = q;
+            else if (q - end > 2 * context)
+                break;
+        }
+        const stop = Math.min(all.length, end + context + 1);
+        const slice = all.slice(start, stop);
+        const aStart = slice[0].a;
+        const bStart = slice[0].b;
+        const aLen = slice.filter((o) => o.kind !== '+').length;
+        const bLen = slice.filter((o) => o.kind !== '-').length;
+        out.push(`@@ -${aLen === 0 ? aStart : aStart + 1},${aLen} +${bLen === 0 ? bStart : bStart + 1},${bLen} @@`);
+        for (const o of slice)
+            out.push(`${o.kind}${o.text}`);
+        k = stop;
+    }
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/claude/settings.ts
+
+
+
+
+
+
+
+/**
+ * `stepchain init claude`: merges stepchain's hook entries into a Claude Code
+ * settings file (default `<root>/.claude/settings.json`), or removes them.
+ * Every other key, hook and matcher group is kept as it was (order included);
+ * running it twice changes nothing the second time. The Claude Code schema:
+ *
+ *   {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "..."}]}], ...}}
+ *
+ * A file that does not have that shape is refused (exit 2), never rewritten
+ * into it; a symlinked settings file or `.claude` directory is refused too.
+ */
+const DEFAULT_HOOK_COMMAND = 'stepchain hook claude';
+/** Tool events take a tool-name matcher; the others match every occurrence without one. */
+const MATCHER = { PostToolUse: '*', PostToolUseFailure: '*' };
+/** Whether a hook command runs `stepchain hook claude` (by name or through the bundle). */
+function isStepchainHookCommand(command) {
+    return /(?:^|[\s/'"=])(?:stepchain|cli\.js)['"]?\s+hook\s+claude(?:\s|$)/.test(command);
+}
+function settings_isObj(v) {
+    return v instanceof Map;
+}
+/** JSON with `indent` spaces per level, keys in their order, numbers exactly as read, non-ASCII kept. */
+function stringifyIndented(v, indent, level = '') {
+    const inner = level + indent;
+    if (Array.isArray(v)) {
+        if (v.length === 0)
+            return '[]';
+        return `[\n${v.map((x) => inner + stringifyIndented(x, indent, inner)).join(',\n')}\n${level}]`;
+    }
+    if (v instanceof Map) {
+        if (v.size === 0)
+            return '{}';
+        const items = [...v].map(([k, x]) => `${inner}${JSON.stringify(k)}: ${stringifyIndented(x, indent, inner)}`);
+        return `{\n${items.join(',\n')}\n${level}}`;
+    }
+    if (typeof v === 'string')
+        return JSON.stringify(v);
+    if (v !== null && typeof v === 'object' && !(v instanceof JsonFloat)) {
+        return stringifyIndented(new Map(Object.entries(v)), indent, level);
+    }
+    return encode(v, { allowNonFinite: true });
+}
+function lineOf(text, column) {
+    let line = 1;
+    for (let i = 0; i < column - 1 && i < text.length; i++)
+        if (text.charCodeAt(i) === 10)
+            line++;
+    return line;
+}
+function refuseSymlink(p) {
+    try {
+        if ((0,external_node_fs_namespaceObject.lstatSync)(p).isSymbolicLink())
+            throw new IntegrityError(`${p}: is a symlink; refusing to follow it`);
+    }
+    catch (e) {
+        if (e instanceof IntegrityError)
+            throw e;
+    }
+}
+function readSettings(file) {
+    refuseSymlink(external_node_path_default().dirname(file));
+    refuseSymlink(file);
+    let bytes;
+    try {
+        bytes = (0,external_node_fs_namespaceObject.readFileSync)(file);
+    }
+    catch (e) {
+        const code = e.code;
+        if (code === 'ENOENT')
+            return { text: null, doc: new Map() };
+        throw new errors_InputError(`${file}: cannot read settings: ${code ?? e.message}`);
+    }
+    let text;
+    try {
+        text = decodeUtf8(bytes);
+    }
+    catch {
+        throw new errors_InputError(`${file}: settings file is not valid UTF-8`);
+    }
+    if (text.trim() === '')
+        return { text, doc: new Map() };
+    let v;
+    try {
+        v = parse(text, { objects: 'map' });
+    }
+    catch (e) {
+        if (e instanceof JsonParseError)
+            throw new errors_InputError(`${file}:${lineOf(text, e.column)}: not JSON: ${e.reason}`);
+        throw new errors_InputError(`${file}: not JSON: too large or too deeply nested`);
+    }
+    if (!settings_isObj(v))
+        throw new errors_InputError(`${file}: settings file is not a JSON object`);
+    return { text, doc: v };
+}
+/** The indentation the file already uses (two spaces when it has none). */
+function indentOf(text) {
+    const m = text === null ? null : /\n([ \t]+)\S/.exec(text);
+    return m?.[1] ?? '  ';
+}
+/** What `init claude` would do to `file` (nothing is written). */
+function planClaudeSettings(file, options = {}) {
+    const command = options.command ?? DEFAULT_HOOK_COMMAND;
+    if (!isStepchainHookCommand(command))
+        throw new errors_InputError(`--command ${JSON.stringify(command)} does not run \`stepchain hook claude\``);
+    const { text, doc } = readSettings(file);
+    const shape = (what) => {
+        throw new errors_InputError(`${file}: ${what}; not the Claude Code hook settings format, so it is left as it is`);
+    };
+    let hooks = doc.get('hooks');
+    if (hooks !== undefined && !settings_isObj(hooks))
+        shape('"hooks" is not an object');
+    const events = [];
+    const updated = [];
+    if (hooks === undefined && !options.remove) {
+        hooks = new Map();
+        doc.set('hooks', hooks);
+    }
+    for (const event of RECORDED_EVENTS) {
+        if (hooks === undefined)
+            break;
+        const h = hooks;
+        const groups = h.get(event);
+        if (groups !== undefined && !Array.isArray(groups))
+            shape(`"hooks.${event}" is not a list`);
+        const list = (groups ?? []);
+        let ours = 0;
+        for (const g of list) {
+            if (!settings_isObj(g))
+                shape(`an entry of "hooks.${event}" is not an object`);
+            const entries = g.get('hooks');
+            if (!Array.isArray(entries))
+                shape(`an entry of "hooks.${event}" has no "hooks" list`);
+            for (const e of entries) {
+                if (!settings_isObj(e))
+                    shape(`a hook of "hooks.${event}" is not an object`);
+                const c = e.get('command');
+                if (e.get('type') === 'command' && typeof c === 'string' && isStepchainHookCommand(c)) {
+                    ours++;
+                    if (!options.remove && options.command !== undefined && c !== command) {
+                        e.set('command', command);
+                        updated.push(event);
+                    }
+                }
+            }
+        }
+        if (options.remove) {
+            if (ours === 0)
+                continue;
+            const kept = [];
+            for (const g of list) {
+                const entries = g.get('hooks');
+                const rest = entries.filter((e) => {
+                    const c = e.get('command');
+                    return !(e.get('type') === 'command' && typeof c === 'string' && isStepchainHookCommand(c));
+                });
+                if (rest.length === entries.length)
+                    kept.push(g);
+                else if (rest.length > 0) {
+                    g.set('hooks', rest);
+                    kept.push(g);
+                }
+            }
+            if (kept.length > 0)
+                h.set(event, kept);
+            else
+                h.delete(event);
+            events.push(event);
+        }
+        else if (ours === 0) {
+            const group = new Map();
+            const matcher = MATCHER[event];
+            if (matcher !== undefined)
+                group.set('matcher', matcher);
+            group.set('hooks', [
+                new Map([
+                    ['type', 'command'],
+                    ['command', command],
+                ]),
+            ]);
+            h.set(event, [...list, group]);
+            events.push(event);
+        }
+    }
+    if (options.remove && settings_isObj(hooks) && hooks.size === 0 && events.length > 0)
+        doc.delete('hooks');
+    const changed = events.length > 0 || updated.length > 0;
+    const after = changed ? `${stringifyIndented(doc, indentOf(text))}\n` : (text ?? '');
+    return {
+        file,
+        before: text,
+        after,
+        changed,
+        events,
+        updated,
+        diff: changed ? unifiedDiff(text ?? '', after, text === null ? '/dev/null' : file, file) : [],
+    };
+}
+/** Writes a plan's new text (atomically: a temporary file in the same directory, then a rename). */
+function writeClaudeSettings(plan) {
+    if (!plan.changed)
+        return;
+    const dir = external_node_path_default().dirname(plan.file);
+    refuseSymlink(dir);
+    refuseSymlink(plan.file);
+    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    let mode = 0o644;
+    try {
+        mode = (0,external_node_fs_namespaceObject.lstatSync)(plan.file).mode & 0o777;
+    }
+    catch {
+        /* a new file */
+    }
+    // The file must still be what the plan read: a concurrent edit is not overwritten.
+    let now;
+    try {
+        now = (0,external_node_fs_namespaceObject.readFileSync)(plan.file, 'utf8');
+    }
+    catch {
+        now = null;
+    }
+    if (now !== plan.before)
+        throw new IntegrityError(`${plan.file}: changed while it was being updated; run it again`);
+    const tmp = external_node_path_default().join(dir, `.${external_node_path_default().basename(plan.file)}.${process.pid}.${(0,external_node_crypto_namespaceObject.randomBytes)(4).toString('hex')}.tmp`);
+    try {
+        (0,external_node_fs_namespaceObject.writeFileSync)(tmp, plan.after, { flag: 'wx', mode });
+        (0,external_node_fs_namespaceObject.renameSync)(tmp, plan.file);
+    }
+    catch (e) {
+        (0,external_node_fs_namespaceObject.rmSync)(tmp, { force: true });
+        throw new errors_InputError(`${plan.file}: cannot write: ${e.code ?? e.message}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/claude/resume.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** A path as one shell word, safe to paste (no control characters reach the terminal raw). */
+function shellWord(s) {
+    if (/^[A-Za-z0-9_/.,:@%+=-]+$/.test(s))
+        return s;
+    if (/^[\x20-\x7e]*$/.test(s))
+        return `'${s.replace(/'/g, `'\\''`)}'`;
+    let out = "$'";
+    for (const ch of s) {
+        const c = ch.codePointAt(0);
+        if (ch === "'" || ch === '\\')
+            out += `\\${ch}`;
+        else if (c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0))
+            out += `\\x${c.toString(16).padStart(2, '0')}`;
+        else
+            out += ch;
+    }
+    return `${out}'`;
+}
+/** The command that resumes the fork's conversation. */
+function resumeCommand(plan) {
+    const env = plan.configDir === undefined ? '' : `CLAUDE_CONFIG_DIR=${shellWord(plan.configDir)} `;
+    return `cd ${shellWord(plan.cwd)} && ${env}claude --resume ${plan.sessionId}`;
+}
+/** The step's raw hook payload, from the CAS of the root or of the projects it was forked from. */
+function payloadBlob(root, agent, digest, step) {
+    const tried = [];
+    let dir = root;
+    let id = agent;
+    for (let depth = 0; dir !== undefined && depth < 32; depth++) {
+        const cas = casDir(dir);
+        tried.push(cas);
+        const bytes = new Cas(cas).get(digest);
+        if (bytes !== undefined && sha256Hex(bytes) === digest)
+            return bytes;
+        // A fork's prefix came from its parent, whose blobs stay in the parent's project.
+        const session = readSessionFile(sessionFile(dir, id));
+        const fork = session?.fork;
+        if (!isJsonObject(fork) || typeof fork.parent_root !== 'string' || typeof fork.parent_session_id !== 'string')
+            break;
+        dir = fork.parent_root;
+        id = fork.parent_session_id;
+    }
+    throw new IntegrityError(`step ${step} has no stored hook payload (input ${digest} is not in ${tried.join(' or ')}); ` +
+        'only steps recorded by `stepchain hook claude` can resume a conversation');
+}
+function configDirOf(env) {
+    return external_node_path_default().resolve(env.CLAUDE_CONFIG_DIR || external_node_path_default().join(env.HOME || (0,external_node_os_namespaceObject.homedir)(), '.claude'));
+}
+/** Plans the resume of `agent`'s conversation after step `fromStep`. Throws with the reason when it cannot be done safely. */
+function planClaudeResume(options) {
+    const root = external_node_path_default().resolve(options.root);
+    const file = journalFile(root, options.agent);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
+        throw new errors_InputError(`no journal for ${JSON.stringify(options.agent)} (looked for ${file})`);
+    const journal = readVerifiedJournal(file);
+    if (!Number.isSafeInteger(options.fromStep) || options.fromStep < 0 || options.fromStep >= journal.steps)
+        throw new errors_InputError(`${file}: step ${options.fromStep} is out of range (the journal has ${journal.steps} step${journal.steps === 1 ? '' : 's'})`);
+    const row = journal.entries[options.fromStep].row;
+    // Tool calls the journal records after step N: their results must not be in the copy.
+    const later = journal.entries
+        .slice(options.fromStep + 1)
+        .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
+        .filter((id) => typeof id === 'string');
+    const where = `${file}:${options.fromStep + 1}`;
+    let p;
+    try {
+        p = parseHookPayload(payloadBlob(root, options.agent, row.input_hash, options.fromStep), `${where}: input`);
+    }
+    catch (e) {
+        if (e instanceof errors_InputError)
+            throw new IntegrityError(`${e.message}; not a step recorded by \`stepchain hook claude\``);
+        throw e;
+    }
+    if (p.event !== 'PostToolUse' && p.event !== 'PostToolUseFailure')
+        throw new IntegrityError(`${where}: step ${options.fromStep} was recorded from a ${p.event} payload, not a tool call`);
+    const toolUseId = payload_field(p, 'tool_use_id');
+    const call = row.tool_call;
+    if (toolUseId === undefined || !isJsonObject(call) || call.id !== toolUseId)
+        throw new IntegrityError(`${where}: the step's tool call and its stored payload do not name the same tool_use_id`);
+    if (p.transcriptPath === undefined)
+        throw new IntegrityError(`${where}: the step's payload names no transcript_path`);
+    const layout = transcriptLayout(p.transcriptPath, p.sessionId);
+    if (layout === undefined)
+        throw new IntegrityError(`${p.transcriptPath}: not laid out as <config>/projects/<dir>/${p.sessionId}.jsonl; ` +
+            'stepchain cannot tell where Claude Code would look for the fork');
+    let bytes;
+    try {
+        if (!(0,external_node_fs_namespaceObject.lstatSync)(p.transcriptPath).isFile())
+            throw new IntegrityError(`${p.transcriptPath}: not a regular file`);
+        bytes = (0,external_node_fs_namespaceObject.readFileSync)(p.transcriptPath);
+    }
+    catch (e) {
+        if (e instanceof IntegrityError)
+            throw e;
+        throw new errors_InputError(`${p.transcriptPath}: cannot read the session's transcript: ${e.code ?? e.message}`);
+    }
+    const sessionId = options.sessionId ?? (0,external_node_crypto_namespaceObject.randomUUID)();
+    const cut = cutTranscript(bytes, p.transcriptPath, p.sessionId, toolUseId, sessionId, later);
+    // Where the session was started: the directory whose name Claude Code stored it under.
+    const started = [cut.firstCwd, p.cwd, cut.cutCwd].find((c) => c !== undefined && projectDirName(c) === layout.dirName);
+    if (started === undefined)
+        throw new IntegrityError(`${p.transcriptPath}: stored under ${layout.dirName}, which is not the name of the session's working ` +
+            'directory as stepchain derives it; refusing to guess where Claude Code would look for the fork');
+    const rel = external_node_path_default().relative(root, started);
+    if (rel.startsWith('..') || external_node_path_default().isAbsolute(rel))
+        throw new IntegrityError(`the session ran in ${started}, outside the project root ${root}`);
+    const forkId = claudeAgentId(sessionId);
+    const cwd = external_node_path_default().join(forkWorktreePath(root, forkId), rel);
+    const name = projectDirName(cwd);
+    if (name === undefined)
+        throw new IntegrityError(`${cwd}: Claude Code names its session directory for this path in a way stepchain cannot reproduce ` +
+            '(longer than 200 characters, or not plain ASCII); the conversation is not forked');
+    const warnings = [];
+    const companion = external_node_path_default().join(external_node_path_default().dirname(p.transcriptPath), p.sessionId);
+    try {
+        if ((0,external_node_fs_namespaceObject.lstatSync)(companion).isDirectory())
+            warnings.push(`${companion} (subagent transcripts) is not copied; the resumed conversation has their results as the main transcript recorded them`);
+    }
+    catch {
+        /* none */
+    }
+    const configDir = external_node_path_default().dirname(layout.projectsDir);
+    return {
+        sessionId,
+        forkId,
+        parentTranscript: p.transcriptPath,
+        cut,
+        toolUseId,
+        transcript: external_node_path_default().join(layout.projectsDir, name, `${sessionId}.jsonl`),
+        cwd,
+        configDir: configDir === configDirOf(options.env) ? undefined : configDir,
+        warnings,
+    };
+}
+/** Writes the planned transcript (never over an existing file); returns warnings about the fork's hooks. */
+function placeClaudeResume(plan) {
+    const dir = external_node_path_default().dirname(plan.transcript);
+    let fd;
+    try {
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+        fd = (0,external_node_fs_namespaceObject.openSync)(plan.transcript, 'wx', 0o600);
+    }
+    catch (e) {
+        throw new IntegrityError(`${plan.transcript}: cannot create the fork's transcript: ${e.code ?? e.message}`);
+    }
+    try {
+        writeAll(fd, plan.cut.bytes);
+        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    catch (e) {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.rmSync)(plan.transcript, { force: true });
+        throw new IntegrityError(`${plan.transcript}: cannot write: ${e.message}`);
+    }
+    (0,external_node_fs_namespaceObject.closeSync)(fd);
+    fsyncDir(dir);
+    // The resumed session records only if the fork's settings run the hook.
+    const settings = external_node_path_default().join(plan.cwd, '.claude', 'settings.json');
+    try {
+        if (planClaudeSettings(settings).events.length > 0)
+            return [
+                `${settings} does not run \`stepchain hook claude\` for every event; run \`stepchain init claude --root ${shellWord(plan.cwd)}\` before resuming to keep recording`,
+            ];
+    }
+    catch (e) {
+        return [`${settings}: ${e.message}`];
+    }
+    return [];
+}
+/**
+ * Forks `agent` at `fromStep` (a worktree with the files of that step and the
+ * journal prefix, as `createFork`) under the id `claude-<new session id>`, and
+ * places the conversation to resume. If placing it fails, the fork is removed
+ * again, so nothing is left behind.
+ */
+async function forkClaudeSession(options) {
+    const plan = planClaudeResume(options);
+    const worktrees = worktreesDir(external_node_path_default().resolve(options.root));
+    const hadWorktrees = (0,external_node_fs_namespaceObject.existsSync)(worktrees);
+    const fork = await createFork({
+        root: options.root,
+        sessionId: options.agent,
+        fromStep: options.fromStep,
+        forkId: plan.forkId,
+        env: options.env,
+        ...(options.label === undefined ? {} : { label: options.label }),
+    });
+    let warnings;
+    try {
+        warnings = placeClaudeResume(plan);
+    }
+    catch (e) {
+        let undo = 'the fork was removed again';
+        try {
+            await removeFork(external_node_path_default().resolve(options.root), plan.forkId, { force: true, env: options.env });
+            if (!hadWorktrees) {
+                try {
+                    (0,external_node_fs_namespaceObject.rmdirSync)(worktrees); // only if still empty: a concurrent fork may be using it
+                }
+                catch {
+                    /* not empty */
+                }
+            }
+        }
+        catch (ue) {
+            undo = `removing the fork failed too (${ue.message.split('\n')[0]}); remove it with \`stepchain fork rm ${plan.forkId} --force\``;
+        }
+        throw new IntegrityError(`fork ${options.agent}: ${e.message}; ${undo}`);
+    }
+    return { fork, plan, command: resumeCommand(plan), warnings: [...plan.warnings, ...warnings] };
+}
+
+;// CONCATENATED MODULE: ./src/cli/commands/fork-resume.ts
+
+
+
+
+
+const forkCommandResume = 'With --resume (a session recorded by `stepchain hook claude`), also a Claude Code conversation that ends right ' +
+    'after step N and the command that resumes it.';
+/** `stepchain fork <session> --from-step N --resume`. */
+async function runForkResume(args, io, session) {
+    const step = args.values.get('from-step');
+    if (step === undefined)
+        throw new errors_InputError('fork --resume: give --from-step N (the step to resume after)');
+    const label = args.values.get('label');
+    const r = await forkClaudeSession({
+        root: rootOf(args, io),
+        agent: session,
+        fromStep: intArg(step, '--from-step'),
+        env: io.env,
+        ...(label === undefined ? {} : { label }),
+    });
+    for (const w of [...r.fork.warnings, ...r.warnings])
+        io.err(`stepchain: warning: ${sanitize(w)}`);
+    if (args.flags.has('json')) {
+        io.json({
+            ...forkJsonDocument(r.fork),
+            claude_session_id: r.plan.sessionId,
+            claude_transcript: r.plan.transcript,
+            resumes_after_tool_use_id: r.plan.toolUseId,
+            resume_command: r.command,
+        });
+        return 0;
+    }
+    const f = r.fork;
+    io.out(sanitize(`forked ${f.parent_session_id} at step ${f.from_step} as ${f.fork_session_id}`));
+    io.out(sanitize(`  branch     ${f.fork_branch}`));
+    io.out(sanitize(`  worktree   ${f.fork_worktree}`));
+    io.out(sanitize(`  commit     ${f.fork_commit}${f.restored_from_snapshot ? ` (the files of step ${f.from_step})` : " (the parent's current commit)"}`));
+    if (f.journal_path !== null)
+        io.out(sanitize(`  journal    ${f.journal_path} (steps 0..${f.from_step})`));
+    io.out(sanitize(`  transcript ${r.plan.transcript} (lines 1..${r.plan.cut.line} of the session, ending with the result of ${r.plan.toolUseId})`));
+    io.out('resume the conversation (its next step is recorded as step ' +
+        `${(f.from_step ?? 0) + 1} of ${f.fork_session_id}):`);
+    io.out(`  ${r.command}`);
+    return 0;
+}
+
+;// CONCATENATED MODULE: ./src/cli/commands/fork.ts
+
+
+
+
+
+const forkCommand = {
+    name: ['fork'],
+    usage: '<session> [--from-step N [--resume]] [--label L] [--root DIR] [--json]',
+    summary: 'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
+        'with --from-step, the verified prefix [0..N] and the files of step N. ' +
+        forkCommandResume,
+    description: '<session> is an agent id with a journal (or a session file) in this project. The parent journal must verify first. ' +
+        'The fork gets the journal prefix [0..N] and, when step N has a snapshot, exactly the files the agent had at step N. ' +
+        'Nothing is left behind when a step fails. Remove a fork with `stepchain fork rm`.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        'from-step': {
+            kind: 'value',
+            value: 'N',
+            description: 'Fork at step N (0-based): the prefix [0..N] and the files of step N. Without it: a session-level fork.',
+        },
+        label: { kind: 'value', value: 'L', description: 'A label, kept in the fork block and used in the fork id.' },
+        resume: {
+            kind: 'flag',
+            description: 'With --from-step, for a Claude Code session recorded by `stepchain hook claude`: also a conversation that ends right after step N, and the `claude --resume` command to carry on.',
+        },
+    },
+    examples: [
+        {
+            run: 'stepchain fork agent-1 --from-step 3 --label "try another fix"',
+            what: 'a worktree with the files of step 3',
+        },
+        {
+            run: 'stepchain fork claude-<session_id> --from-step 3 --resume',
+            what: 'fork a Claude Code session and resume it',
+        },
+        { run: 'stepchain forks', what: 'list the forks as a tree' },
+    ],
+    exitCodes: {
+        0: 'forked',
+        1: 'the parent journal does not verify, the worktree exists, or git failed (nothing left behind)',
+        2: 'usage or input error (not a git repository, unknown session, step out of range)',
+    },
+    async run(args, io) {
+        const [session] = expectPositionals(args, ['session'], 'fork');
+        const step = args.values.get('from-step');
+        const label = args.values.get('label');
+        if (label !== undefined && label.trim() === '')
+            throw new errors_InputError('--label: empty label');
+        if (args.flags.has('resume'))
+            return runForkResume(args, io, session);
+        const r = await createFork({
+            root: rootOf(args, io, { create: true }),
+            sessionId: session,
+            ...(step === undefined ? {} : { fromStep: intArg(step, '--from-step') }),
+            ...(label === undefined ? {} : { label }),
+            env: io.env,
+        });
+        for (const w of r.warnings)
+            io.err(`stepchain: warning: ${w}`);
+        if (args.flags.has('json')) {
+            io.json(forkJsonDocument(r));
+            return 0;
+        }
+        io.out(`forked ${r.parent_session_id}${r.from_step === null ? ' (session-level)' : ` at step ${r.from_step}`} as ${r.fork_session_id}`);
+        io.out(`  branch    ${r.fork_branch}`);
+        io.out(`  worktree  ${r.fork_worktree}`);
+        io.out(`  commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${r.from_step})` : " (the parent's current commit)"}`);
+        if (r.parent_step_hash !== null)
+            io.out(`  parent step_hash ${r.parent_step_hash}`);
+        if (r.journal_path !== null)
+            io.out(`  journal   ${r.journal_path}`);
+        io.out(`  session   ${r.snapshot_path}`);
+        if (r.journal_path !== null)
+            io.out(`continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/fork-rm.ts
+
+
+
+const forkRmCommand = {
+    name: ['fork', 'rm'],
+    usage: '<fork_id> [--force] [--root DIR] [--json]',
+    summary: 'Remove a fork: its worktree, its branch and its snapshot refs. Refuses uncommitted changes unless --force.',
+    description: "The branch's last commit is printed, so `git branch <name> <commit>` brings it back. A fork that has forks of its " +
+        'own is refused: remove them first.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        force: { kind: 'flag', description: 'Remove it even with uncommitted changes or untracked files.' },
+    },
+    examples: [{ run: 'stepchain fork rm fork-try-another-fix-20261202-090414-f5aeff', what: 'remove one fork' }],
+    exitCodes: {
+        0: 'removed',
+        1: 'refused (uncommitted changes without --force, forks of its own)',
+        2: 'usage or input error (no such fork)',
+    },
+    async run(args, io) {
+        const [id] = expectPositionals(args, ['fork_id'], 'fork rm');
+        const r = await removeFork(rootOf(args, io), id, { force: args.flags.has('force'), env: io.env });
+        if (args.flags.has('json')) {
+            io.json({ ...r });
+            return 0;
+        }
+        io.out(`removed fork ${r.fork_session_id}`);
+        io.out(`  worktree ${r.worktree}`);
+        if (r.branch !== null)
+            io.out(`  branch   ${r.branch}${r.branch_commit ? ` (was ${r.branch_commit})` : ''}`);
+        io.out(`  snapshot refs ${r.removed_snapshot_refs}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/forks.ts
+
+
+
+const forksCommand = {
+    name: ['forks'],
+    usage: '[--root DIR] [--json]',
+    summary: 'Every fork of this repository as a tree: parent, fork step, branch, worktree, steps recorded since.',
+    description: "Built from `git worktree list` and each fork worktree's session file: it cannot disagree with what is on disk. " +
+        'A fork whose directory was deleted by hand is listed as missing.',
+    options: { ...ROOT_OPTION, ...JSON_OPTION },
+    examples: [{ run: 'stepchain forks --json', what: 'the tree as JSON' }],
+    exitCodes: { 0: 'listed', 2: 'usage or input error (not a git repository)' },
+    async run(args, io) {
+        expectPositionals(args, [], 'forks');
+        const forest = await listForks(rootOf(args, io), io.env);
+        if (args.flags.has('json'))
+            io.json({ forks: forest });
+        else
+            for (const line of drawForks(forest))
+                io.out(line);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/claude/index.ts
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/commands/hook-claude.ts
+
+
+
+
+/**
+ * The Claude Code hook command. Whatever happens it never exits 2 (Claude Code
+ * reads exit 2 as "block"): 0 when everything was recorded, 1 with one line per
+ * problem on stderr otherwise. It prints nothing on stdout (Claude Code adds a
+ * SessionStart or UserPromptSubmit hook's stdout to the model's context).
+ */
+const hookClaudeCommand = {
+    name: ['hook', 'claude'],
+    usage: '[--root DIR] [--no-snapshot]  (reads one Claude Code hook payload on stdin)',
+    summary: 'Record one Claude Code hook event: a tool call becomes a step of the journal claude-<session_id>, ' +
+        'session events and compactions go to its run journal. Never blocks the agent (exit 0 or 1, never 2).',
+    description: 'Configured as a Claude Code hook by `stepchain init claude`; Claude Code runs it with one JSON payload on stdin ' +
+        '(PostToolUse, PostToolUseFailure, SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd). The project root ' +
+        "is found from the payload's cwd. It prints nothing on stdout; a failure is one line on stderr, and whatever could " +
+        'be recorded is.',
+    options: {
+        ...ROOT_OPTION,
+        'no-snapshot': { kind: 'flag', description: 'Do not store a worktree snapshot with each step.' },
+    },
+    examples: [
+        {
+            run: `echo '{"hook_event_name":"SessionStart","session_id":"s1","cwd":"'$PWD'","source":"startup"}' | stepchain hook claude`,
+            what: 'what Claude Code does at the start of a session',
+        },
+    ],
+    exitCodes: {
+        0: 'recorded (or nothing to record)',
+        1: 'not recorded (the reason on stderr); never 2, which would block the agent',
+    },
+    run(args, io) {
+        let bytes;
+        try {
+            bytes = io.readStdin();
+        }
+        catch (e) {
+            io.err(`stepchain: hook claude: cannot read the payload on stdin: ${e.message}`);
+            return 1;
+        }
+        const root = args.values.get('root');
+        const r = handleClaudeHook(bytes, {
+            env: io.env,
+            ...(root === undefined ? {} : { root: external_node_path_default().resolve(io.cwd, root) }),
+            ...(args.flags.has('no-snapshot') ? { snapshot: false } : {}),
+        });
+        for (const w of r.warnings)
+            io.err(`stepchain: hook claude: warning: ${sanitize(w)}`);
+        for (const e of r.errors)
+            io.err(`stepchain: hook claude: ${sanitize(e)}`);
+        if (args.positionals.length > 0)
+            io.err(`stepchain: hook claude: unexpected argument ${JSON.stringify(args.positionals[0])} (ignored)`);
+        return r.errors.length > 0 ? 1 : 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/init-claude.ts
+
+
+
+
+
+const initClaudeCommand = {
+    name: ['init', 'claude'],
+    usage: '[--settings FILE] [--remove] [--command CMD] [--dry-run] [--root DIR] [--json]',
+    summary: "Install stepchain's Claude Code hooks into .claude/settings.json (or --settings FILE), keeping every other " +
+        'setting; idempotent; prints the diff. --remove takes them out again.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        settings: {
+            kind: 'value',
+            value: 'FILE',
+            description: 'The settings file to change (default <root>/.claude/settings.json; created when missing).',
+        },
+        remove: { kind: 'flag', description: "Take stepchain's hook entries out again, leaving everything else." },
+        command: {
+            kind: 'value',
+            value: 'CMD',
+            description: 'The command the hooks run (default: the stepchain that runs this command, by absolute path).',
+        },
+        'dry-run': { kind: 'flag', description: 'Print the diff without writing.' },
+    },
+    description: 'Merges one hook entry per event stepchain records (PostToolUse, PostToolUseFailure, SessionStart, ' +
+        'UserPromptSubmit, PreCompact, Stop, SessionEnd) into the settings, keeping every other hook and setting, their ' +
+        'order and indentation. Running it twice changes nothing. A malformed or symlinked settings file is refused.',
+    examples: [
+        { run: 'stepchain init claude', what: 'start recording every Claude Code session in this project' },
+        { run: 'stepchain init claude --remove', what: 'stop recording' },
+    ],
+    exitCodes: {
+        0: 'installed, removed, or already so',
+        1: 'refused (a symlinked settings file)',
+        2: 'usage or input error (malformed settings, naming the line)',
+    },
+    run(args, io) {
+        expectPositionals(args, [], 'init claude');
+        const root = rootOf(args, io);
+        const settings = args.values.get('settings');
+        const file = settings === undefined ? external_node_path_default().join(root, '.claude', 'settings.json') : external_node_path_default().resolve(io.cwd, settings);
+        const remove = args.flags.has('remove');
+        const command = args.values.get('command');
+        const plan = planClaudeSettings(file, { ...(command === undefined ? {} : { command }), remove });
+        const dry = args.flags.has('dry-run');
+        if (!dry)
+            writeClaudeSettings(plan);
+        if (args.flags.has('json')) {
+            io.json({
+                file: plan.file,
+                changed: plan.changed,
+                written: plan.changed && !dry,
+                removed: remove,
+                events: plan.events,
+                updated: plan.updated,
+                diff: plan.diff,
+            });
+            return 0;
+        }
+        const shown = sanitize(external_node_path_default().relative(io.cwd, plan.file) || plan.file);
+        if (!plan.changed) {
+            io.out(remove
+                ? `${shown}: no stepchain hooks to remove; unchanged`
+                : `${shown}: stepchain's hooks are already installed; unchanged`);
+            return 0;
+        }
+        for (const line of plan.diff)
+            io.out(sanitize(line));
+        const verb = dry ? 'would be' : 'were';
+        if (remove)
+            io.out(`stepchain's hooks ${verb} removed from ${shown} (${plan.events.join(', ')})`);
+        else {
+            if (plan.events.length > 0)
+                io.out(`stepchain's hooks ${verb} added to ${shown} for ${plan.events.join(', ')}`);
+            if (plan.updated.length > 0)
+                io.out(`the hook command ${verb} updated for ${plan.updated.join(', ')}`);
+            if (!dry)
+                io.out('Claude Code sessions started in this project are now recorded (journal claude-<session_id>).');
+        }
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/keygen.ts
+
+
+
+
+
+const keygenCommand = {
+    name: ['keygen'],
+    usage: '-o PRIVATE.pem [--public PUBLIC.pem] [--json]',
+    summary: 'Create an Ed25519 key pair for signing receipts (private key mode 0600; never overwrites a file).',
+    description: 'The private key is written as PEM PKCS#8 with mode 0600, the public key as PEM SPKI. An existing file is never ' +
+        'replaced (a lost private key cannot be recovered): remove it first to make a new one.',
+    options: {
+        ...JSON_OPTION,
+        output: { kind: 'value', short: 'o', value: 'FILE', description: 'Where to write the private key (required).' },
+        public: {
+            kind: 'value',
+            value: 'FILE',
+            description: 'Where to write the public key (default: print it, for verifiers).',
+        },
+    },
+    examples: [
+        { run: 'stepchain keygen -o stepchain.key --public keys/receipts.pub', what: 'a key pair; commit only the .pub' },
+    ],
+    exitCodes: { 0: 'written', 2: 'usage error, a file exists, or its directory does not' },
+    run(args, io) {
+        expectPositionals(args, [], 'keygen');
+        const out = args.values.get('output');
+        if (out === undefined)
+            throw new errors_InputError('keygen: missing -o PRIVATE.pem');
+        const pub = args.values.get('public');
+        const privateFile = external_node_path_default().resolve(io.cwd, out);
+        const publicFile = pub === undefined ? undefined : external_node_path_default().resolve(io.cwd, pub);
+        const pair = writeKeyPair(privateFile, publicFile);
+        if (args.flags.has('json')) {
+            io.json({
+                ok: true,
+                key_id: pair.keyId,
+                private_key: privateFile,
+                public_key: publicFile ?? null,
+                public_key_pem: pair.publicKeyPem,
+            });
+            return 0;
+        }
+        io.out(`wrote private key ${out} (mode 0600), key id ${pair.keyId}`);
+        if (pub !== undefined)
+            io.out(`wrote public key ${pub}`);
+        else
+            io.out(`public key (give it to verifiers, e.g. save as a .pem file):\n${pair.publicKeyPem.trimEnd()}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/publish.ts
+
+
+
+const publishCommand = {
+    name: ['publish'],
+    usage: '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
+    summary: 'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
+    description: 'Each redacted field that is not null becomes "<<redacted>>", the chain is recomputed over the redacted rows ' +
+        '(a new head, printed beside the original), blob_refs are emptied and no blobs are bundled.',
+    options: {
+        ...RECEIPT_WRITE_OPTIONS,
+        'opt-in': {
+            kind: 'flag',
+            description: 'Required: nothing leaves .sdd/runtime/ without this explicit opt-in.',
+        },
+        redact: {
+            kind: 'value',
+            value: 'FIELDS',
+            description: 'Comma-separated fields to redact, of prompt, model, tool_call, tool_result (default prompt,tool_result).',
+        },
+    },
+    examples: [
+        { run: 'stepchain publish agent-1 -o public.receipt.tar --opt-in', what: 'redact prompts and tool results' },
+        {
+            run: 'stepchain publish agent-1 -o public.receipt.tar --opt-in --redact prompt,tool_call,tool_result --sign-key stepchain.key',
+            what: 'redact more, and sign',
+        },
+    ],
+    exitCodes: {
+        0: 'written',
+        1: 'the journal does not verify (nothing written)',
+        2: 'usage or input error (no --opt-in, the output exists without --force, a bad field)',
+    },
+    run(args, io) {
+        // Refuse before reading anything else: nothing leaves .sdd/runtime/ without an explicit opt-in.
+        if (!args.flags.has('opt-in')) {
+            throw new errors_InputError('publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written');
+        }
+        const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'publish');
+        const options = { ...common, optIn: true };
+        const redactText = args.values.get('redact');
+        if (redactText !== undefined)
+            options.redact = parseRedactFields(redactText);
+        const r = publishReceipt(journal.file, outFile, options);
+        for (const w of r.warnings)
+            io.err(`stepchain: warning: ${w}`);
+        if (args.flags.has('json')) {
+            io.json({
+                ok: true,
+                receipt: outFile,
+                agent_id: r.manifest.agent_id,
+                steps: r.steps,
+                redacted: r.redacted,
+                original_head: r.original_head,
+                published_head: r.published_head,
+                signed: r.signed,
+                key_id: r.key_id,
+            });
+            return 0;
+        }
+        io.out(`published ${r.steps} redacted step${r.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out} (redacted: ${r.redacted.join(', ')})`);
+        io.out(`  original head  ${r.original_head}  (local journal, unchanged)`);
+        io.out(`  published head ${r.published_head}  (verify the receipt against this one)`);
+        io.out(`  signed         ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
+        return 0;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/receipt-verify.ts
+
+
+
+
+const receiptVerifyCommand = {
+    name: ['receipt', 'verify'],
+    usage: 'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--json]',
+    summary: 'Verify a receipt offline without extracting it: members, manifest, signature, chain, blobs. Exit 0 holds, 1 does not, 2 bad input.',
+    description: 'Nothing is extracted: member names and types, the manifest, the signature, the chain from genesis, the manifest ' +
+        "against the chain, and every bundled blob's digest are checked in memory. A signed receipt verifies only under a " +
+        'trusted key: given none, it fails with no_trusted_key ("signature NOT checked").',
+    options: {
+        ...JSON_OPTION,
+        'expected-head': {
+            kind: 'value',
+            value: 'HEX',
+            description: 'The head the chain must end at (e.g. printed when the receipt was exported).',
+        },
+        'public-key': PUBLIC_KEY_OPTION,
+        'require-blobs': { kind: 'flag', description: 'Fail when a blob the manifest names is not bundled.' },
+    },
+    examples: [
+        { run: 'stepchain receipt verify run.receipt.tar --public-key keys/receipts.pub', what: 'a signed receipt' },
+        { run: 'stepchain receipt verify public.receipt.tar --expected-head 7af96d16...', what: 'pinned to a head' },
+    ],
+    exitCodes: {
+        0: 'the receipt verifies (and its signature, under a trusted key, when signed)',
+        1: 'a problem, each printed (a signature not checked is one)',
+        2: 'usage or input error (no such file, a bad key)',
+    },
+    run(args, io) {
+        const [receipt] = expectPositionals(args, ['receipt'], 'receipt verify');
+        const expectedHead = hashOption(args, 'expected-head');
+        const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+        const r = verifyReceipt(external_node_path_default().resolve(io.cwd, receipt), {
+            publicKeys,
+            requireBlobs: args.flags.has('require-blobs'),
+            ...(expectedHead === undefined ? {} : { expectedHead }),
+        });
+        if (args.flags.has('json')) {
+            io.json(r);
+        }
+        else if (r.ok) {
+            const sig = signatureVerdict(r, publicKeys.length).text;
+            io.out(`OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`);
+        }
+        else {
+            const v = signatureVerdict(r, publicKeys.length);
+            io.out(`FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`);
+        }
+        if (!r.ok)
+            for (const f of r.errors)
+                io.err(describeReceiptFault(receipt, f));
+        return r.ok ? 0 : 1;
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/replay.ts
+
+
+
+
+
+
+
+/**
+ * Opens a target for display, verified first. A broken chain prints every fault
+ * (`file:line: kind: message`) on stderr and is rethrown: exit 1, nothing shown.
+ */
+function openForDisplay(target, args, io) {
+    const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+    try {
+        return openReplay(target, {
+            root: rootOf(args, io),
+            cwd: io.cwd,
+            ...(publicKeys.length > 0 ? { publicKeys } : {}),
+        });
+    }
+    catch (e) {
+        if (e instanceof BrokenChainError)
+            for (const f of e.faults)
+                io.err(f);
+        throw e;
+    }
+}
+/** 1 when a receipt shown has a signature nobody checked (see signatureVerdict): shown, but not a green verdict. */
+function displayVerdict(sources, io, json) {
+    let code = 0;
+    for (const s of sources) {
+        const v = sourceSignature(s);
+        if (v === undefined || v.holds)
+            continue;
+        code = 1;
+        if (!json)
+            io.err(`stepchain: ${s.file}: ${v.text}; the verdict is not "verified" (exit 1)`);
+    }
+    return code;
+}
+const replayCommand = {
+    name: ['replay'],
+    usage: '<agent|dir|file|receipt> [--root DIR] [--json] [--limit N] [--public-key FILE]...',
+    summary: 'Walk a verified run step by step: interactive on a terminal (n/p, g/G, seq+Enter, /search, Enter expands, f forks, ? keys, q quits), ' +
+        'a table of steps otherwise, or --json. A broken chain: exit 1, nothing shown.',
+    description: 'The chain is verified from genesis before anything is shown (a receipt: the whole receipt). On a terminal, `f` forks the ' +
+        'run at the step shown into a new git worktree after asking (not offered for a receipt), and `?` lists every key. ' +
+        'A signed receipt given no --public-key is shown with "signature NOT checked" in the warning colour and exits 1.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        limit: {
+            kind: 'value',
+            value: 'N',
+            description: 'Only the first N steps: the table, the JSON entries, and the steps walked on a terminal.',
+        },
+        'public-key': PUBLIC_KEY_OPTION,
+    },
+    examples: [
+        { run: 'stepchain replay agent-1', what: 'walk the run on a terminal' },
+        { run: 'stepchain replay agent-1 --limit 20 | less', what: 'the first 20 steps as a table' },
+        {
+            run: 'stepchain replay run.receipt.tar --public-key keys/receipts.pub',
+            what: 'a signed receipt, signature checked',
+        },
+    ],
+    exitCodes: {
+        0: 'shown, everything verified',
+        1: 'the chain or receipt does not verify (nothing shown), or a signature was not checked',
+        2: 'usage or input error',
+    },
+    async run(args, io) {
+        const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'replay');
+        const limitText = args.values.get('limit');
+        const limit = limitText === undefined ? undefined : intArg(limitText, '--limit');
+        if (limit === 0)
+            throw new errors_InputError('--limit: give at least 1 step');
+        const source = openForDisplay(target, args, io);
+        const json = args.flags.has('json');
+        if (json) {
+            io.json(replayDocument(source, limit));
+            return displayVerdict([source], io, true);
+        }
+        if (!io.isTTY) {
+            for (const line of stepTable(source, limit))
+                io.out(line);
+            return displayVerdict([source], io, false);
+        }
+        const projectRoot = source.projectRoot;
+        const canFork = source.kind === 'journal' && projectRoot !== undefined;
+        await runInteractive(source, {
+            ...(limit === undefined ? {} : { limit }),
+            ...(canFork
+                ? {
+                    fork: async (seq) => {
+                        const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
+                        return [
+                            `forked at step ${seq} as ${r.fork_session_id}`,
+                            '',
+                            `worktree  ${r.fork_worktree}`,
+                            `branch    ${r.fork_branch}`,
+                            `commit    ${r.fork_commit}${r.restored_from_snapshot ? ` (the files of step ${seq})` : " (the parent's current commit)"}`,
+                            ...r.warnings.map((w) => `warning: ${w}`),
+                            '',
+                            `continue it: stepchain append ${r.fork_session_id} --root ${r.fork_worktree} ...`,
+                        ];
+                    },
+                }
+                : {}),
+        });
+        return displayVerdict([source], io, false);
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/commands/report.ts
+
+
+
+
+
+
+
+
+
+/** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
+function targetOf(target, io, root) {
+    const abs = external_node_path_default().resolve(io.cwd, target);
+    if (target.includes('/') || target.includes((external_node_path_default()).sep) || /\.(jsonl|tar|tgz|gz)$/i.test(target))
+        return abs;
+    if (isSafeId(target) && (0,external_node_fs_namespaceObject.existsSync)(journalDir(root, target)))
+        return target;
+    return (0,external_node_fs_namespaceObject.existsSync)(abs) ? abs : target;
+}
+const reportCommand = {
+    name: ['report'],
+    usage: '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--force] [--json]',
+    summary: 'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
+    description: 'The page embeds the journal and re-verifies every step hash in the browser, offline. An existing file is replaced only ' +
+        'when it is an earlier stepchain report, or with --force. A signed receipt given no --public-key is reported with ' +
+        '"signature NOT checked" and exits 1.',
+    options: {
+        ...ROOT_OPTION,
+        ...JSON_OPTION,
+        output: { kind: 'value', short: 'o', value: 'FILE.html', description: 'The page to write (required).' },
+        'public-key': PUBLIC_KEY_OPTION,
+        force: { kind: 'flag', description: 'Replace the output file even if it is not an earlier stepchain report.' },
+    },
+    examples: [
+        { run: 'stepchain report agent-1 -o report.html', what: 'a report of a journal' },
+        {
+            run: 'stepchain report run.receipt.tar -o report.html --public-key keys/receipts.pub',
+            what: 'of a signed receipt',
+        },
+    ],
+    exitCodes: {
+        0: 'written; the chain verifies (and a signature, if any, was checked)',
+        1: 'written, showing the faults (the chain does not verify, or a signature was not checked)',
+        2: 'usage or input error (the output exists and is not a report, without --force)',
+    },
+    async run(args, io) {
+        const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'report');
+        const out = args.values.get('output');
+        if (out === undefined)
+            throw new errors_InputError('report: missing -o FILE.html');
+        const outFile = external_node_path_default().resolve(io.cwd, out);
+        const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+        const root = rootOf(args, io);
+        const source = loadReportSource(targetOf(target, io, root), root, { publicKeys });
+        // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
+        let forks = null;
+        if (source.kind === 'journal') {
+            try {
+                forks = await reportForkTree(projectRootOf(external_node_path_default().dirname(source.path)) ?? root, source.agentId, io.env);
+            }
+            catch (e) {
+                io.err(`stepchain: report: fork tree left out: ${e.message.split('\n')[0]}`);
+            }
+        }
+        const r = report_writeReport(source, outFile, { root, force: args.flags.has('force'), forks });
+        if (args.flags.has('json')) {
+            io.json({
+                file: r.file,
+                source: r.source,
+                ok: r.ok,
+                head_hash: r.head_hash,
+                steps: r.steps,
+                errors: r.errors,
+                blobs: r.blobs,
+            });
+        }
+        else {
+            const blobs = r.blobs.embedded + r.blobs.skipped > 0
+                ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped`
+                : '';
+            io.out(r.ok
+                ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}`
+                : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}`);
+        }
+        if (!r.ok)
+            for (const f of r.errors)
+                io.err(`${r.source}${f.line === null ? '' : `:${f.line}`}: ${f.kind}: ${f.message}`);
+        return r.ok ? 0 : 1;
+    },
+};
 
 ;// CONCATENATED MODULE: ./src/cli/commands/run-common.ts
 
@@ -17909,6 +19707,8 @@ const verifyCommand = {
 
 
 
+
+
 /**
  * Every CLI command, one module each, each a thin layer over the library.
  * Add a command by importing it here.
@@ -17936,6 +19736,8 @@ const commands = [
     checkCommand,
     auditVerifyCommand,
     auditQueryCommand,
+    initClaudeCommand,
+    hookClaudeCommand,
     demoCommand,
 ];
 

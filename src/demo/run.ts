@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { demoClaude } from './claude';
 import { makeContext, type DemoSection } from './context';
 import { demoFork } from './fork';
 import { demoJournal } from './journal';
@@ -12,7 +13,15 @@ import { demoRuns } from './runs';
 import { SAMPLE_FILES } from './sample';
 
 /** The demo's sections, in order; each capability adds its own. */
-export const DEMO_SECTIONS: DemoSection[] = [demoJournal, demoReceipts, demoFork, demoReplay, demoRuns, demoReport];
+export const DEMO_SECTIONS: DemoSection[] = [
+  demoJournal,
+  demoReceipts,
+  demoFork,
+  demoReplay,
+  demoClaude,
+  demoRuns,
+  demoReport,
+];
 
 function git(root: string, args: string[]): void {
   execFileSync('git', args, { cwd: root, stdio: 'ignore' });

@@ -19,8 +19,15 @@ export {
   mutationPayload,
 } from './provider-state';
 export type { Capability, ProviderStateMutation } from './provider-state';
-export { ingestClaudeStream, recordCapability, recordMutation, recordRunEvent } from './record';
-export type { MutationInput, MutationRecord, MutationResult, RunRecordOptions } from './record';
+export { ingestClaudeStream, recordCapability, recordMutation, recordObserved, recordRunEvent } from './record';
+export type {
+  MutationInput,
+  MutationRecord,
+  MutationResult,
+  ObservedItem,
+  ObservedResult,
+  RunRecordOptions,
+} from './record';
 export {
   computeEventHash,
   computePayloadHash,

@@ -191,6 +191,71 @@ export function recordMutation(
   return { file: j.file, mutations, deterministic: det, warnings: mirror(root, runId, mutations, options) };
 }
 
+/** One thing an observing adapter saw: a run event, or a provider-side context-mutation signal. */
+export type ObservedItem = { event: RunEventInput } | { signal: { kind: string; detail: JsonObject } };
+
+export interface ObservedResult extends MutationResult {
+  /** Every row written, in order (capability, events, mutations). */
+  rows: RunRow[];
+}
+
+/**
+ * Records what an adapter that can see provider-side mutations observed, in
+ * one locked append: the adapter's `observed` capability first (once per run;
+ * a run that declared it blind refuses), then the items in order, each signal
+ * chained as a content-addressed mutation of `agentId` whose step index
+ * continues the agent's ordinal in the run. Mutations are mirrored into the
+ * audit chain. Nothing is written when an item cannot be.
+ */
+export function recordObserved(
+  root: string,
+  runId: string,
+  adapter: string,
+  agentId: string,
+  items: ObservedItem[],
+  options: RunRecordOptions,
+): ObservedResult {
+  assertSafeId(agentId, 'agent id');
+  for (const it of items) {
+    if ('event' in it) {
+      if (it.event.event === MUTATION_EVENT || it.event.event === CAPABILITY_EVENT)
+        throw new InputError(`run journal: ${it.event.event} entries are recorded as signals or capabilities`);
+      checkRunEvent(it.event);
+    } else if (typeof it.signal.kind !== 'string' || it.signal.kind === '') {
+      throw new InputError('mutation: the kind is empty');
+    }
+  }
+  const det = deterministicModeVar(options.env);
+  const j = journalFor(root, runId, options);
+  const made: ProviderStateMutation[] = [];
+  const { rows } = j.transact((s) => {
+    made.length = 0;
+    const events = capabilityPlan(s.capabilities, adapter, 'observed', j.file);
+    let step = s.mutationsByAgent.get(agentId) ?? 0;
+    for (const it of items) {
+      if ('event' in it) {
+        events.push(it.event);
+        continue;
+      }
+      const m = mutationFromSignal(it.signal.kind, it.signal.detail, step++, det !== undefined);
+      made.push(m);
+      events.push({ event: MUTATION_EVENT, payload: mutationPayload(m, agentId) });
+    }
+    return events;
+  });
+  const mutations = toRecords(rows, made);
+  const result: ObservedResult = {
+    file: j.file,
+    rows,
+    mutations,
+    deterministic: det,
+    warnings: mirror(root, runId, mutations, options),
+  };
+  const capabilityRow = rows.find((r) => r.event === CAPABILITY_EVENT);
+  if (capabilityRow !== undefined) result.capabilityRow = capabilityRow;
+  return result;
+}
+
 /**
  * Ingests a Claude Code stream-json transcript for one agent: records the
  * `claude` adapter as `observed` (once per run) and chains every
@@ -208,28 +273,21 @@ export function ingestClaudeStream(
 ): MutationResult & { transcript: ClaudeTranscript } {
   assertSafeId(agentId, 'agent id');
   const transcript = readClaudeStream(bytes, source);
-  const det = deterministicModeVar(options.env);
-  const j = journalFor(root, runId, options);
-  const made: ProviderStateMutation[] = [];
-  const { rows } = j.transact((s) => {
-    const events = capabilityPlan(s.capabilities, CLAUDE_ADAPTER, 'observed', j.file);
-    let step = s.mutationsByAgent.get(agentId) ?? 0;
-    for (const sig of transcript.signals) {
-      const m = mutationFromSignal(sig.kind, sig.detail, step++, det !== undefined);
-      made.push(m);
-      events.push({ event: MUTATION_EVENT, payload: mutationPayload(m, agentId) });
-    }
-    return events;
-  });
-  const mutations = toRecords(rows, made);
-  const capabilityRow = rows.find((r) => r.event === CAPABILITY_EVENT);
+  const r = recordObserved(
+    root,
+    runId,
+    CLAUDE_ADAPTER,
+    agentId,
+    transcript.signals.map((s) => ({ signal: s })),
+    options,
+  );
   const result: MutationResult & { transcript: ClaudeTranscript } = {
-    file: j.file,
-    mutations,
-    deterministic: det,
-    warnings: mirror(root, runId, mutations, options),
+    file: r.file,
+    mutations: r.mutations,
+    deterministic: r.deterministic,
+    warnings: r.warnings,
     transcript,
   };
-  if (capabilityRow !== undefined) result.capabilityRow = capabilityRow;
+  if (r.capabilityRow !== undefined) result.capabilityRow = r.capabilityRow;
   return result;
 }

@@ -1,4 +1,5 @@
 import { createFork, forkJsonDocument } from '../../git';
+import { forkCommandResume, runForkResume } from './fork-resume';
 import { InputError } from '../../errors';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
@@ -6,10 +7,11 @@ import { intArg, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 
 export const forkCommand: Command = {
   name: ['fork'],
-  usage: '<session> [--from-step N] [--label L] [--root DIR] [--json]',
+  usage: '<session> [--from-step N [--resume]] [--label L] [--root DIR] [--json]',
   summary:
     'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
-    'with --from-step, the verified prefix [0..N] and the files of step N.',
+    'with --from-step, the verified prefix [0..N] and the files of step N. ' +
+    forkCommandResume,
   description:
     '<session> is an agent id with a journal (or a session file) in this project. The parent journal must verify first. ' +
     'The fork gets the journal prefix [0..N] and, when step N has a snapshot, exactly the files the agent had at step N. ' +
@@ -24,11 +26,20 @@ export const forkCommand: Command = {
         'Fork at step N (0-based): the prefix [0..N] and the files of step N. Without it: a session-level fork.',
     },
     label: { kind: 'value', value: 'L', description: 'A label, kept in the fork block and used in the fork id.' },
+    resume: {
+      kind: 'flag',
+      description:
+        'With --from-step, for a Claude Code session recorded by `stepchain hook claude`: also a conversation that ends right after step N, and the `claude --resume` command to carry on.',
+    },
   },
   examples: [
     {
       run: 'stepchain fork agent-1 --from-step 3 --label "try another fix"',
       what: 'a worktree with the files of step 3',
+    },
+    {
+      run: 'stepchain fork claude-<session_id> --from-step 3 --resume',
+      what: 'fork a Claude Code session and resume it',
     },
     { run: 'stepchain forks', what: 'list the forks as a tree' },
   ],
@@ -42,6 +53,7 @@ export const forkCommand: Command = {
     const step = args.values.get('from-step');
     const label = args.values.get('label');
     if (label !== undefined && label.trim() === '') throw new InputError('--label: empty label');
+    if (args.flags.has('resume')) return runForkResume(args, io, session!);
     const r = await createFork({
       root: rootOf(args, io, { create: true }),
       sessionId: session!,

@@ -9,6 +9,8 @@ import { exportCommand } from './export';
 import { forkCommand } from './fork';
 import { forkRmCommand } from './fork-rm';
 import { forksCommand } from './forks';
+import { hookClaudeCommand } from './hook-claude';
+import { initClaudeCommand } from './init-claude';
 import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
 import { receiptVerifyCommand } from './receipt-verify';
@@ -50,5 +52,7 @@ export const commands: Command[] = [
   checkCommand,
   auditVerifyCommand,
   auditQueryCommand,
+  initClaudeCommand,
+  hookClaudeCommand,
   demoCommand,
 ];

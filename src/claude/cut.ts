@@ -1,0 +1,205 @@
+import { decodeUtf8 } from '../canonical';
+import { IntegrityError } from '../errors';
+
+/**
+ * Cutting a Claude Code transcript right after one tool result, for a fork
+ * that resumes the conversation there (docs/claude.md "Fork and resume").
+ *
+ * The copy keeps every line up to and including the user entry that carries
+ * the tool result, byte for byte, except that each `"sessionId":"<old>"` member
+ * names the new session (Claude Code's own `--fork-session` does the same:
+ * new session id, same uuids). Refused, with the reason, whenever the cut would
+ * not leave a conversation Claude Code can continue:
+ * - a line up to the cut is not a JSON object, or belongs to another session;
+ * - the tool result is not in the transcript, is there twice, or is in a
+ *   sidechain (a subagent's conversation);
+ * - the conversation chain (`parentUuid`) of the cut entry is broken;
+ * - a tool call of the conversation so far has no result before the cut, or
+ *   the copy would hold the result of a call the journal records after the
+ *   cut's step (parallel tool calls whose results would be split).
+ */
+export interface TranscriptCut {
+  /** The new transcript's bytes. */
+  bytes: Buffer;
+  /** 1-based line of the tool result entry in the parent transcript (the copy's last line). */
+  line: number;
+  /** `cwd` of the first entry that has one (the directory the session was started in), if any. */
+  firstCwd: string | undefined;
+  /** `cwd` of the cut entry, if any. */
+  cutCwd: string | undefined;
+}
+
+type Entry = Record<string, unknown>;
+
+function parseEntry(text: string): Entry | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Entry) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function blocks(entry: Entry): Entry[] {
+  const msg = entry.message;
+  if (typeof msg !== 'object' || msg === null) return [];
+  const content = (msg as Entry).content;
+  return Array.isArray(content) ? content.filter((b): b is Entry => typeof b === 'object' && b !== null) : [];
+}
+
+function toolResultIds(entry: Entry): string[] {
+  if (entry.type !== 'user') return [];
+  return blocks(entry)
+    .filter((b) => b.type === 'tool_result' && typeof b.tool_use_id === 'string')
+    .map((b) => b.tool_use_id as string);
+}
+
+function messageIdOf(entry: Entry): string | undefined {
+  if (entry.type !== 'assistant') return undefined;
+  const msg = entry.message;
+  const id = typeof msg === 'object' && msg !== null ? (msg as Entry).id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function toolUseIds(entry: Entry): string[] {
+  if (entry.type !== 'assistant') return [];
+  return blocks(entry)
+    .filter((b) => b.type === 'tool_use' && typeof b.id === 'string')
+    .map((b) => b.id as string);
+}
+
+/**
+ * Plans the copy of `transcript` (the bytes of `file`, session `sessionId`)
+ * that ends right after the result of `toolUseId`, as session `newSessionId`.
+ * Throws IntegrityError (exit 1) naming the file, the line and the reason.
+ */
+export function cutTranscript(
+  transcript: Buffer,
+  file: string,
+  sessionId: string,
+  toolUseId: string,
+  newSessionId: string,
+  laterToolUseIds: Iterable<string> = [],
+): TranscriptCut {
+  const refuse = (why: string, line?: number): never => {
+    throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
+  };
+  let text = '';
+  try {
+    text = decodeUtf8(transcript);
+  } catch {
+    refuse('not valid UTF-8');
+  }
+  const raw = text.split('\n');
+  const entries: Entry[] = [];
+  const uuidLine = new Map<string, number>();
+  let cut = -1;
+  const idNeedle = JSON.stringify(toolUseId);
+  for (let i = 0; i < raw.length; i++) {
+    const line = raw[i]!;
+    if (cut >= 0) {
+      // After the cut only a second result of the same call matters (a torn last line is fine).
+      if (!line.includes(idNeedle)) continue;
+      const later = parseEntry(line);
+      if (later !== undefined && later.isSidechain !== true && toolResultIds(later).includes(toolUseId))
+        refuse(`the result of tool call ${toolUseId} appears twice (lines ${cut + 1} and ${i + 1})`, i + 1);
+      continue;
+    }
+    if (line === '') {
+      if (i === raw.length - 1) break;
+      refuse('an empty line', i + 1);
+    }
+    const entry = parseEntry(line);
+    if (entry === undefined) refuse('not a JSON object (Claude Code transcripts have one per line)', i + 1);
+    const sid = entry!.sessionId;
+    if (sid !== undefined && sid !== sessionId)
+      refuse(`belongs to session ${JSON.stringify(sid)}, not ${sessionId}`, i + 1);
+    entries.push(entry!);
+    if (typeof entry!.uuid === 'string') uuidLine.set(entry!.uuid, i);
+    if (toolResultIds(entry!).includes(toolUseId)) {
+      if (entry!.isSidechain === true)
+        refuse(`the result of tool call ${toolUseId} is in a sidechain (a subagent's conversation)`, i + 1);
+      if (typeof entry!.uuid !== 'string') refuse('the tool result entry has no uuid', i + 1);
+      cut = i;
+    }
+  }
+  if (cut < 0)
+    refuse(
+      `no result of tool call ${toolUseId} in this transcript (Claude Code writes it asynchronously: ` +
+        'if the session is still running, try again once it has moved on)',
+    );
+
+  // Walk the conversation chain back from the cut entry: every link must be in the copy.
+  const onChain: number[] = [];
+  const seen = new Set<string>();
+  for (let at: number | undefined = cut; at !== undefined;) {
+    const entry = entries[at]!;
+    const uuid = entry.uuid as string | undefined;
+    if (uuid !== undefined) {
+      if (seen.has(uuid)) refuse(`the conversation chain loops at ${uuid}`, at + 1);
+      seen.add(uuid);
+    }
+    onChain.push(at);
+    const parent = entry.parentUuid;
+    if (parent === null || parent === undefined) break;
+    if (typeof parent !== 'string') refuse('a parentUuid is not a string', at + 1);
+    const next = uuidLine.get(parent as string);
+    if (next === undefined || next >= at)
+      refuse(`the conversation chain is broken: parent ${String(parent)} is not an earlier line`, at + 1);
+    at = next;
+  }
+  // Every tool call of the conversation so far needs its result in the copy. Parallel calls share one
+  // assistant message (one message id, one entry per block) and each result hangs off its own call,
+  // so the calls of every assistant message on the chain are checked, wherever their results are.
+  const messageIds = new Set<string>();
+  for (const at of onChain) {
+    const id = messageIdOf(entries[at]!);
+    if (id !== undefined) messageIds.add(id);
+  }
+  const results = new Set<string>();
+  const uses: { id: string; line: number }[] = [];
+  for (let i = 0; i <= cut; i++) {
+    const e = entries[i]!;
+    if (e.isSidechain === true) continue;
+    for (const id of toolResultIds(e)) results.add(id);
+    const mid = messageIdOf(e);
+    if (onChain.includes(i) || (mid !== undefined && messageIds.has(mid)))
+      for (const id of toolUseIds(e)) uses.push({ id, line: i + 1 });
+  }
+  const open = uses.find((u) => !results.has(u.id));
+  if (open !== undefined)
+    refuse(
+      `tool call ${open.id} (line ${open.line}) has no result before the cut: it ran in parallel with ${toolUseId}, ` +
+        'and a conversation cut between their results cannot be continued',
+      open.line,
+    );
+  // The copy must not hold a result the journal records after the cut's step (parallel calls whose hooks ran in another order).
+  for (const id of laterToolUseIds) {
+    if (results.has(id))
+      refuse(
+        `the conversation before the cut already holds the result of ${id}, which the journal records after ${toolUseId} ` +
+          '(parallel tool calls whose hooks ran in another order); fork at the later step instead',
+      );
+  }
+
+  const from = `"sessionId":${JSON.stringify(sessionId)}`;
+  const to = `"sessionId":${JSON.stringify(newSessionId)}`;
+  const out: string[] = [];
+  for (let i = 0; i <= cut; i++) {
+    const line = raw[i]!;
+    if (entries[i]!.sessionId === undefined) {
+      out.push(line);
+      continue;
+    }
+    if (!line.includes(from)) refuse('cannot rewrite its sessionId (not written the way Claude Code writes it)', i + 1);
+    out.push(line.split(from).join(to));
+  }
+  const firstCwd = entries.find((e) => typeof e.cwd === 'string')?.cwd as string | undefined;
+  const cutCwd = entries[cut]!.cwd;
+  return {
+    bytes: Buffer.from(`${out.join('\n')}\n`, 'utf8'),
+    line: cut + 1,
+    firstCwd,
+    cutCwd: typeof cutCwd === 'string' ? cutCwd : undefined,
+  };
+}

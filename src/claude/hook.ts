@@ -1,0 +1,251 @@
+import type { JsonObject, JsonValue } from '../canonical';
+import { StepchainError } from '../errors';
+import { Cas, casDir, journalDir, type StepInput, type StepRow } from '../journal';
+import { recordStep } from '../record';
+import { CLAUDE_ADAPTER, recordObserved, type ObservedItem, type Payload } from '../runs';
+import { claudeAgentId, field, parseHookPayload, value, type HookPayload } from './payload';
+import { claudeProjectRoot } from './root';
+import { readSessionState, writeSessionState, type SessionState } from './state';
+import { modelOfToolUse } from './transcript';
+
+/**
+ * `stepchain hook claude`: one Claude Code hook payload in, what it means
+ * recorded (docs/claude.md):
+ * - PostToolUse / PostToolUseFailure: one step of the journal `claude-<session_id>`
+ *   (tool call, result or error, the prompt that led to it, the model when the
+ *   transcript already names it, the raw payload as the input blob, the
+ *   worktree snapshot and the audit event, as every append);
+ * - SessionStart: the run journal `claude-<session_id>`, with the `claude`
+ *   adapter recorded as `observed`, and a `session_start` event;
+ * - PreCompact (or SessionStart with source `compact` when no PreCompact was
+ *   recorded): one `compact_boundary` provider-state mutation per compaction;
+ * - UserPromptSubmit, Stop, SessionEnd: run events (`prompt`, `stop`, `session_end`).
+ *
+ * It never throws: a failure is reported in `errors` (the command prints one
+ * line and exits 1, never 2, which would block the agent), and whatever could
+ * be recorded is.
+ */
+export interface HookOptions {
+  env: NodeJS.ProcessEnv;
+  /** Record per-step worktree snapshots (default true). */
+  snapshot?: boolean;
+  /** The project root (default: discovered from the payload's cwd). */
+  root?: string;
+}
+
+export interface HookOutcome {
+  event: string | undefined;
+  root: string | undefined;
+  agent: string | undefined;
+  /** What was recorded, one short phrase each (`step 3`, `run event stop`). */
+  recorded: string[];
+  /** Ride-alongs that failed while the record stands (a snapshot, an audit event). */
+  warnings: string[];
+  /** What could not be recorded. */
+  errors: string[];
+  /** The step appended (PostToolUse / PostToolUseFailure). */
+  row?: StepRow;
+}
+
+/** The events stepchain records; `init claude` installs a hook for each. */
+export const RECORDED_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PreCompact',
+  'Stop',
+  'SessionEnd',
+] as const;
+
+function message(e: unknown): string {
+  if (e instanceof StepchainError) return e.message;
+  const m = e instanceof Error ? e.message : String(e);
+  return m.split('\n')[0] ?? m;
+}
+
+function strOrNull(v: JsonValue | undefined): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+function payloadOf(entries: [string, JsonValue][]): Payload {
+  return new Map(entries);
+}
+
+/** The journal step of a tool call (docs/claude.md "What a step holds"). */
+export function toolStep(p: HookPayload, state: SessionState): StepInput {
+  const call: JsonObject = {
+    id: strOrNull(value(p, 'tool_use_id')),
+    input: value(p, 'tool_input') ?? null,
+    name: strOrNull(value(p, 'tool_name')),
+  };
+  let result: JsonValue;
+  if (p.event === 'PostToolUseFailure') {
+    const failure: JsonObject = { error: value(p, 'error') ?? null };
+    const interrupt = value(p, 'is_interrupt');
+    if (typeof interrupt === 'boolean') failure.is_interrupt = interrupt;
+    result = failure;
+  } else {
+    result = value(p, 'tool_response') ?? null;
+  }
+  // The prompt in progress, when the state names the same prompt (a payload without prompt_id takes the latest).
+  const prompt =
+    state.prompt !== null && (p.promptId === undefined || state.prompt_id === p.promptId) ? state.prompt : null;
+  const toolUseId = field(p, 'tool_use_id');
+  const model =
+    p.transcriptPath !== undefined && toolUseId !== undefined ? modelOfToolUse(p.transcriptPath, toolUseId) : undefined;
+  return { input: p.bytes, tool_call: call, tool_result: result, prompt, model: model ?? null };
+}
+
+/** Handles one payload. Never throws. */
+export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
+  const out: HookOutcome = {
+    event: undefined,
+    root: undefined,
+    agent: undefined,
+    recorded: [],
+    warnings: [],
+    errors: [],
+  };
+  let p: HookPayload;
+  try {
+    p = parseHookPayload(bytes);
+  } catch (e) {
+    out.errors.push(message(e));
+    return out;
+  }
+  out.event = p.event;
+  const root = options.root ?? claudeProjectRoot(p.cwd);
+  const agent = claudeAgentId(p.sessionId);
+  out.root = root;
+  out.agent = agent;
+  try {
+    handle(p, root, agent, options, out);
+  } catch (e) {
+    out.errors.push(`${p.event}: ${message(e)}`);
+  }
+  return out;
+}
+
+function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {
+  const env = options.env;
+  const state = (): SessionState => {
+    const r = readSessionState(root, p.sessionId);
+    if (r.warning !== undefined) out.warnings.push(r.warning);
+    return r.state;
+  };
+  const saveState = (s: SessionState): void => {
+    try {
+      writeSessionState(root, p.sessionId, s);
+    } catch (e) {
+      out.warnings.push(`session state not saved: ${message(e)}`);
+    }
+  };
+  const run = (items: ObservedItem[], what: string): boolean => {
+    try {
+      const r = recordObserved(root, agent, CLAUDE_ADAPTER, agent, items, { env });
+      out.warnings.push(...r.warnings);
+      if (r.deterministic !== undefined && r.mutations.length > 0)
+        out.warnings.push(`${r.deterministic} is set: the compaction was recorded flagged (run verify fails)`);
+      out.recorded.push(what);
+      return true;
+    } catch (e) {
+      out.errors.push(`${what} not recorded in the run journal ${agent}: ${message(e)}`);
+      return false;
+    }
+  };
+  const event = (name: string, entries: [string, JsonValue][]): ObservedItem => ({
+    event: { event: name, payload: payloadOf(entries) },
+  });
+
+  switch (p.event) {
+    case 'PostToolUse':
+    case 'PostToolUseFailure': {
+      const step = toolStep(p, state());
+      try {
+        const r = recordStep(journalDir(root, agent), step, {
+          root,
+          env,
+          ...(options.snapshot === false ? { snapshot: false } : {}),
+        });
+        out.row = r.row;
+        out.warnings.push(...r.warnings);
+        out.recorded.push(`step ${r.row.seq}`);
+      } catch (e) {
+        // The step is lost from the journal; its payload is kept where the operator can find it.
+        let kept = '';
+        try {
+          kept = `; its payload is kept as ${new Cas(casDir(root)).put(p.bytes)} in ${casDir(root)}`;
+        } catch {
+          /* nothing more can be kept */
+        }
+        out.errors.push(`step not recorded in ${agent}: ${message(e)}${kept}`);
+      }
+      return;
+    }
+    case 'UserPromptSubmit': {
+      const prompt = strOrNull(value(p, 'prompt'));
+      saveState({ ...state(), prompt_id: p.promptId ?? null, prompt });
+      run(
+        [
+          event('prompt', [
+            ['prompt_id', p.promptId ?? null],
+            ['prompt', prompt],
+          ]),
+        ],
+        'run event prompt',
+      );
+      return;
+    }
+    case 'SessionStart': {
+      const source = strOrNull(value(p, 'source'));
+      const s = state();
+      const items: ObservedItem[] = [];
+      // A compaction PreCompact did not record (its hook missing or failed) is chained here, trigger unknown.
+      if (source === 'compact' && !s.compaction_pending)
+        items.push({ signal: { kind: 'compact_boundary', detail: {} } });
+      const model = value(p, 'model');
+      items.push(
+        event('session_start', [
+          ['source', source],
+          ...(typeof model === 'string' ? [['model', model] as [string, JsonValue]] : []),
+        ]),
+      );
+      if (
+        run(
+          items,
+          source === 'compact' && !s.compaction_pending
+            ? 'compaction and run event session_start'
+            : 'run event session_start',
+        ) &&
+        source === 'compact'
+      )
+        saveState({ ...s, compaction_pending: false });
+      return;
+    }
+    case 'PreCompact': {
+      const trigger = value(p, 'trigger');
+      const detail: JsonObject = typeof trigger === 'string' ? { trigger } : {};
+      if (run([{ signal: { kind: 'compact_boundary', detail } }], 'compaction'))
+        saveState({ ...state(), compaction_pending: true });
+      return;
+    }
+    case 'Stop':
+      run(
+        [
+          event('stop', [
+            ['prompt_id', p.promptId ?? null],
+            ['last_assistant_message', strOrNull(value(p, 'last_assistant_message'))],
+          ]),
+        ],
+        'run event stop',
+      );
+      return;
+    case 'SessionEnd':
+      run([event('session_end', [['reason', strOrNull(value(p, 'reason'))]])], 'run event session_end');
+      return;
+    default:
+      // Other events (PreToolUse, Notification, ...) carry nothing stepchain records.
+      return;
+  }
+}

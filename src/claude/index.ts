@@ -1,0 +1,10 @@
+export { cutTranscript } from './cut';
+export type { TranscriptCut } from './cut';
+export { handleClaudeHook, RECORDED_EVENTS, toolStep } from './hook';
+export type { HookOptions, HookOutcome } from './hook';
+export { claudeAgentId, parseHookPayload } from './payload';
+export type { HookPayload } from './payload';
+export { claudeProjectRoot } from './root';
+export { readSessionState, sessionStateFile, writeSessionState } from './state';
+export type { SessionState } from './state';
+export { modelOfToolUse, projectDirName, transcriptLayout } from './transcript';

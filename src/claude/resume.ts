@@ -1,0 +1,298 @@
+import { randomUUID } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { isJsonObject } from '../canonical';
+import { InputError, IntegrityError } from '../errors';
+import { createFork, forkWorktreePath, readSessionFile, sessionFile, worktreesDir, type ForkResult } from '../git/fork';
+import { removeFork } from '../git/remove';
+import { Cas, casDir, journalFile, readVerifiedJournal } from '../journal';
+import { fsyncDir, writeAll } from '../util/fs';
+import { sha256Hex } from '../util/hash';
+import { cutTranscript, type TranscriptCut } from './cut';
+import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
+import { planClaudeSettings } from './settings';
+import { projectDirName, transcriptLayout } from './transcript';
+
+/**
+ * `stepchain fork <session> --from-step N --resume` (docs/claude.md "Fork and
+ * resume"): besides the fork itself, a Claude Code conversation that ends
+ * right after step N's tool result, under a new session id, where Claude Code
+ * looks for sessions started in the fork's worktree. The fork's id is
+ * `claude-<new session id>`, so the resumed session's hooks record into the
+ * fork's journal, which continues at step N+1.
+ *
+ * Everything is planned (and everything refusable refused) before the fork is
+ * created; placing the transcript is the one step after it.
+ */
+export interface ResumePlan {
+  /** The new Claude Code session id (a UUID). */
+  sessionId: string;
+  /** The fork id: `claude-<sessionId>`. */
+  forkId: string;
+  /** The parent session's transcript. */
+  parentTranscript: string;
+  cut: TranscriptCut;
+  /** The tool call step N answered. */
+  toolUseId: string;
+  /** Where the copy goes. */
+  transcript: string;
+  /** The directory to start Claude Code in (the fork's worktree, or the same subdirectory of it). */
+  cwd: string;
+  /** `CLAUDE_CONFIG_DIR`, when it is not the one the current environment would use. */
+  configDir: string | undefined;
+  warnings: string[];
+}
+
+/** A path as one shell word, safe to paste (no control characters reach the terminal raw). */
+export function shellWord(s: string): string {
+  if (/^[A-Za-z0-9_/.,:@%+=-]+$/.test(s)) return s;
+  if (/^[\x20-\x7e]*$/.test(s)) return `'${s.replace(/'/g, `'\\''`)}'`;
+  let out = "$'";
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === "'" || ch === '\\') out += `\\${ch}`;
+    else if (c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0)) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return `${out}'`;
+}
+
+/** The command that resumes the fork's conversation. */
+export function resumeCommand(plan: Pick<ResumePlan, 'cwd' | 'sessionId' | 'configDir'>): string {
+  const env = plan.configDir === undefined ? '' : `CLAUDE_CONFIG_DIR=${shellWord(plan.configDir)} `;
+  return `cd ${shellWord(plan.cwd)} && ${env}claude --resume ${plan.sessionId}`;
+}
+
+/** The step's raw hook payload, from the CAS of the root or of the projects it was forked from. */
+function payloadBlob(root: string, agent: string, digest: string, step: number): Buffer {
+  const tried: string[] = [];
+  let dir: string | undefined = root;
+  let id = agent;
+  for (let depth = 0; dir !== undefined && depth < 32; depth++) {
+    const cas = casDir(dir);
+    tried.push(cas);
+    const bytes = new Cas(cas).get(digest);
+    if (bytes !== undefined && sha256Hex(bytes) === digest) return bytes;
+    // A fork's prefix came from its parent, whose blobs stay in the parent's project.
+    const session = readSessionFile(sessionFile(dir, id));
+    const fork = session?.fork;
+    if (!isJsonObject(fork) || typeof fork.parent_root !== 'string' || typeof fork.parent_session_id !== 'string')
+      break;
+    dir = fork.parent_root;
+    id = fork.parent_session_id;
+  }
+  throw new IntegrityError(
+    `step ${step} has no stored hook payload (input ${digest} is not in ${tried.join(' or ')}); ` +
+      'only steps recorded by `stepchain hook claude` can resume a conversation',
+  );
+}
+
+function configDirOf(env: NodeJS.ProcessEnv): string {
+  return path.resolve(env.CLAUDE_CONFIG_DIR || path.join(env.HOME || homedir(), '.claude'));
+}
+
+/** Plans the resume of `agent`'s conversation after step `fromStep`. Throws with the reason when it cannot be done safely. */
+export function planClaudeResume(options: {
+  root: string;
+  agent: string;
+  fromStep: number;
+  env: NodeJS.ProcessEnv;
+  /** The new session id (default a fresh UUID). */
+  sessionId?: string;
+}): ResumePlan {
+  const root = path.resolve(options.root);
+  const file = journalFile(root, options.agent);
+  if (!existsSync(file)) throw new InputError(`no journal for ${JSON.stringify(options.agent)} (looked for ${file})`);
+  const journal = readVerifiedJournal(file);
+  if (!Number.isSafeInteger(options.fromStep) || options.fromStep < 0 || options.fromStep >= journal.steps)
+    throw new InputError(
+      `${file}: step ${options.fromStep} is out of range (the journal has ${journal.steps} step${journal.steps === 1 ? '' : 's'})`,
+    );
+  const row = journal.entries[options.fromStep]!.row;
+  // Tool calls the journal records after step N: their results must not be in the copy.
+  const later = journal.entries
+    .slice(options.fromStep + 1)
+    .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
+    .filter((id): id is string => typeof id === 'string');
+  const where = `${file}:${options.fromStep + 1}`;
+  let p: HookPayload;
+  try {
+    p = parseHookPayload(payloadBlob(root, options.agent, row.input_hash, options.fromStep), `${where}: input`);
+  } catch (e) {
+    if (e instanceof InputError)
+      throw new IntegrityError(`${e.message}; not a step recorded by \`stepchain hook claude\``);
+    throw e;
+  }
+  if (p.event !== 'PostToolUse' && p.event !== 'PostToolUseFailure')
+    throw new IntegrityError(
+      `${where}: step ${options.fromStep} was recorded from a ${p.event} payload, not a tool call`,
+    );
+  const toolUseId = field(p, 'tool_use_id');
+  const call = row.tool_call;
+  if (toolUseId === undefined || !isJsonObject(call) || call.id !== toolUseId)
+    throw new IntegrityError(`${where}: the step's tool call and its stored payload do not name the same tool_use_id`);
+  if (p.transcriptPath === undefined) throw new IntegrityError(`${where}: the step's payload names no transcript_path`);
+  const layout = transcriptLayout(p.transcriptPath, p.sessionId);
+  if (layout === undefined)
+    throw new IntegrityError(
+      `${p.transcriptPath}: not laid out as <config>/projects/<dir>/${p.sessionId}.jsonl; ` +
+        'stepchain cannot tell where Claude Code would look for the fork',
+    );
+  let bytes: Buffer;
+  try {
+    if (!lstatSync(p.transcriptPath).isFile()) throw new IntegrityError(`${p.transcriptPath}: not a regular file`);
+    bytes = readFileSync(p.transcriptPath);
+  } catch (e) {
+    if (e instanceof IntegrityError) throw e;
+    throw new InputError(
+      `${p.transcriptPath}: cannot read the session's transcript: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  const sessionId = options.sessionId ?? randomUUID();
+  const cut = cutTranscript(bytes, p.transcriptPath, p.sessionId, toolUseId, sessionId, later);
+
+  // Where the session was started: the directory whose name Claude Code stored it under.
+  const started = [cut.firstCwd, p.cwd, cut.cutCwd].find(
+    (c) => c !== undefined && projectDirName(c) === layout.dirName,
+  );
+  if (started === undefined)
+    throw new IntegrityError(
+      `${p.transcriptPath}: stored under ${layout.dirName}, which is not the name of the session's working ` +
+        'directory as stepchain derives it; refusing to guess where Claude Code would look for the fork',
+    );
+  const rel = path.relative(root, started);
+  if (rel.startsWith('..') || path.isAbsolute(rel))
+    throw new IntegrityError(`the session ran in ${started}, outside the project root ${root}`);
+  const forkId = claudeAgentId(sessionId);
+  const cwd = path.join(forkWorktreePath(root, forkId), rel);
+  const name = projectDirName(cwd);
+  if (name === undefined)
+    throw new IntegrityError(
+      `${cwd}: Claude Code names its session directory for this path in a way stepchain cannot reproduce ` +
+        '(longer than 200 characters, or not plain ASCII); the conversation is not forked',
+    );
+  const warnings: string[] = [];
+  const companion = path.join(path.dirname(p.transcriptPath), p.sessionId);
+  try {
+    if (lstatSync(companion).isDirectory())
+      warnings.push(
+        `${companion} (subagent transcripts) is not copied; the resumed conversation has their results as the main transcript recorded them`,
+      );
+  } catch {
+    /* none */
+  }
+  const configDir = path.dirname(layout.projectsDir);
+  return {
+    sessionId,
+    forkId,
+    parentTranscript: p.transcriptPath,
+    cut,
+    toolUseId,
+    transcript: path.join(layout.projectsDir, name, `${sessionId}.jsonl`),
+    cwd,
+    configDir: configDir === configDirOf(options.env) ? undefined : configDir,
+    warnings,
+  };
+}
+
+/** Writes the planned transcript (never over an existing file); returns warnings about the fork's hooks. */
+export function placeClaudeResume(plan: ResumePlan): string[] {
+  const dir = path.dirname(plan.transcript);
+  let fd: number;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fd = openSync(plan.transcript, 'wx', 0o600);
+  } catch (e) {
+    throw new IntegrityError(
+      `${plan.transcript}: cannot create the fork's transcript: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  try {
+    writeAll(fd, plan.cut.bytes);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(plan.transcript, { force: true });
+    throw new IntegrityError(`${plan.transcript}: cannot write: ${(e as Error).message}`);
+  }
+  closeSync(fd);
+  fsyncDir(dir);
+  // The resumed session records only if the fork's settings run the hook.
+  const settings = path.join(plan.cwd, '.claude', 'settings.json');
+  try {
+    if (planClaudeSettings(settings).events.length > 0)
+      return [
+        `${settings} does not run \`stepchain hook claude\` for every event; run \`stepchain init claude --root ${shellWord(plan.cwd)}\` before resuming to keep recording`,
+      ];
+  } catch (e) {
+    return [`${settings}: ${(e as Error).message}`];
+  }
+  return [];
+}
+
+export interface ClaudeForkResult {
+  fork: ForkResult;
+  plan: ResumePlan;
+  /** `cd <worktree> && claude --resume <id>`. */
+  command: string;
+  warnings: string[];
+}
+
+/**
+ * Forks `agent` at `fromStep` (a worktree with the files of that step and the
+ * journal prefix, as `createFork`) under the id `claude-<new session id>`, and
+ * places the conversation to resume. If placing it fails, the fork is removed
+ * again, so nothing is left behind.
+ */
+export async function forkClaudeSession(options: {
+  root: string;
+  agent: string;
+  fromStep: number;
+  label?: string;
+  env: NodeJS.ProcessEnv;
+  /** The new session id (default a fresh UUID). */
+  sessionId?: string;
+}): Promise<ClaudeForkResult> {
+  const plan = planClaudeResume(options);
+  const worktrees = worktreesDir(path.resolve(options.root));
+  const hadWorktrees = existsSync(worktrees);
+  const fork = await createFork({
+    root: options.root,
+    sessionId: options.agent,
+    fromStep: options.fromStep,
+    forkId: plan.forkId,
+    env: options.env,
+    ...(options.label === undefined ? {} : { label: options.label }),
+  });
+  let warnings: string[];
+  try {
+    warnings = placeClaudeResume(plan);
+  } catch (e) {
+    let undo = 'the fork was removed again';
+    try {
+      await removeFork(path.resolve(options.root), plan.forkId, { force: true, env: options.env });
+      if (!hadWorktrees) {
+        try {
+          rmdirSync(worktrees); // only if still empty: a concurrent fork may be using it
+        } catch {
+          /* not empty */
+        }
+      }
+    } catch (ue) {
+      undo = `removing the fork failed too (${(ue as Error).message.split('\n')[0]}); remove it with \`stepchain fork rm ${plan.forkId} --force\``;
+    }
+    throw new IntegrityError(`fork ${options.agent}: ${(e as Error).message}; ${undo}`);
+  }
+  return { fork, plan, command: resumeCommand(plan), warnings: [...plan.warnings, ...warnings] };
+}

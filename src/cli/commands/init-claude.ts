@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { planClaudeSettings, writeClaudeSettings } from '../../claude/settings';
+import { sanitize } from '../../replay/text';
+import { expectPositionals } from '../args';
+import type { Command } from '../command';
+import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+
+export const initClaudeCommand: Command = {
+  name: ['init', 'claude'],
+  usage: '[--settings FILE] [--remove] [--command CMD] [--dry-run] [--root DIR] [--json]',
+  summary:
+    "Install stepchain's Claude Code hooks into .claude/settings.json (or --settings FILE), keeping every other " +
+    'setting; idempotent; prints the diff. --remove takes them out again.',
+  options: {
+    ...ROOT_OPTION,
+    ...JSON_OPTION,
+    settings: {
+      kind: 'value',
+      value: 'FILE',
+      description: 'The settings file to change (default <root>/.claude/settings.json; created when missing).',
+    },
+    remove: { kind: 'flag', description: "Take stepchain's hook entries out again, leaving everything else." },
+    command: {
+      kind: 'value',
+      value: 'CMD',
+      description: 'The command the hooks run (default: the stepchain that runs this command, by absolute path).',
+    },
+    'dry-run': { kind: 'flag', description: 'Print the diff without writing.' },
+  },
+  description:
+    'Merges one hook entry per event stepchain records (PostToolUse, PostToolUseFailure, SessionStart, ' +
+    'UserPromptSubmit, PreCompact, Stop, SessionEnd) into the settings, keeping every other hook and setting, their ' +
+    'order and indentation. Running it twice changes nothing. A malformed or symlinked settings file is refused.',
+  examples: [
+    { run: 'stepchain init claude', what: 'start recording every Claude Code session in this project' },
+    { run: 'stepchain init claude --remove', what: 'stop recording' },
+  ],
+  exitCodes: {
+    0: 'installed, removed, or already so',
+    1: 'refused (a symlinked settings file)',
+    2: 'usage or input error (malformed settings, naming the line)',
+  },
+  run(args, io) {
+    expectPositionals(args, [], 'init claude');
+    const root = rootOf(args, io);
+    const settings = args.values.get('settings');
+    const file = settings === undefined ? path.join(root, '.claude', 'settings.json') : path.resolve(io.cwd, settings);
+    const remove = args.flags.has('remove');
+    const command = args.values.get('command');
+    const plan = planClaudeSettings(file, { ...(command === undefined ? {} : { command }), remove });
+    const dry = args.flags.has('dry-run');
+    if (!dry) writeClaudeSettings(plan);
+    if (args.flags.has('json')) {
+      io.json({
+        file: plan.file,
+        changed: plan.changed,
+        written: plan.changed && !dry,
+        removed: remove,
+        events: plan.events,
+        updated: plan.updated,
+        diff: plan.diff,
+      });
+      return 0;
+    }
+    const shown = sanitize(path.relative(io.cwd, plan.file) || plan.file);
+    if (!plan.changed) {
+      io.out(
+        remove
+          ? `${shown}: no stepchain hooks to remove; unchanged`
+          : `${shown}: stepchain's hooks are already installed; unchanged`,
+      );
+      return 0;
+    }
+    for (const line of plan.diff) io.out(sanitize(line));
+    const verb = dry ? 'would be' : 'were';
+    if (remove) io.out(`stepchain's hooks ${verb} removed from ${shown} (${plan.events.join(', ')})`);
+    else {
+      if (plan.events.length > 0) io.out(`stepchain's hooks ${verb} added to ${shown} for ${plan.events.join(', ')}`);
+      if (plan.updated.length > 0) io.out(`the hook command ${verb} updated for ${plan.updated.join(', ')}`);
+      if (!dry) io.out('Claude Code sessions started in this project are now recorded (journal claude-<session_id>).');
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,260 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { canonical, parse, type JsonValue } from '../src/canonical';
+import { handleClaudeHook } from '../src/claude';
+import { Cas, casDir, journalFile, readVerifiedJournal } from '../src/journal';
+import { readRunJournalFile, runJournalFile } from '../src/runs';
+import { sha256Hex } from '../src/util/hash';
+import { cli, expectNoStack } from './helpers/cli';
+import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';
+import { initRepo } from './helpers/git';
+import { tempDir } from './helpers/tmp';
+
+// The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
+jest.setTimeout(180_000);
+
+const dir = tempDir('stepchain-claude-hook-');
+let n = 0;
+const SID = '11111111-2222-4333-8444-555555555555';
+const AGENT = `claude-${SID}`;
+const off = { STEPCHAIN_AUDIT: 'off' };
+
+function project(): string {
+  return initRepo(path.join(dir, `p${n++}`), { 'README.md': 'x\n' });
+}
+
+function payload(root: string, event: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    session_id: SID,
+    transcript_path: path.join(dir, 'no-transcript', `${SID}.jsonl`),
+    cwd: root,
+    hook_event_name: event,
+    ...extra,
+  });
+}
+
+function tool(root: string, id: string, extra: Record<string, unknown> = {}): string {
+  return payload(root, 'PostToolUse', {
+    prompt_id: 'p1',
+    tool_name: 'Bash',
+    tool_input: { command: `echo ${id}` },
+    tool_response: { stdout: id, stderr: '' },
+    tool_use_id: id,
+    ...extra,
+  });
+}
+
+const hook = (input: string | Buffer, cwd = dir, env: NodeJS.ProcessEnv = off) =>
+  cli(['hook', 'claude'], { cwd, input, env });
+
+describe('a bad payload is one line on stderr and exit 1, never 2, never a stack, nothing written', () => {
+  const root = project();
+  const cases: [string, string | Buffer][] = [
+    ['empty input', ''],
+    ['not JSON', 'PostToolUse please'],
+    ['not an object', '[1, 2]'],
+    ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0x7d])],
+    ['no hook_event_name', JSON.stringify({ session_id: SID, cwd: root })],
+    ['no session_id', JSON.stringify({ hook_event_name: 'PostToolUse', cwd: root })],
+    ['a session id that is a path', payload(root, 'PostToolUse').replace(SID, '../../etc')],
+    ['a relative cwd', JSON.stringify({ hook_event_name: 'Stop', session_id: SID, cwd: 'project' })],
+    ['a deeply nested payload', `{"hook_event_name":"Stop","x":${'['.repeat(100000)}${']'.repeat(100000)}}`],
+  ];
+  test.each(cases)('%s', (_name, input) => {
+    const r = hook(input, root);
+    expectNoStack(r);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^stepchain: hook claude: /);
+    expect(existsSync(path.join(root, '.sdd'))).toBe(false);
+  });
+});
+
+test('events stepchain does not record are accepted silently (exit 0, nothing written)', () => {
+  const root = project();
+  for (const ev of ['PreToolUse', 'Notification', 'SubagentStop', 'PostCompact']) {
+    const r = hook(payload(root, ev), root);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
+  }
+  expect(existsSync(path.join(root, '.sdd'))).toBe(false);
+});
+
+test('the project root is found from the payload cwd: a subdirectory records into its project', () => {
+  const root = project();
+  mkdirSync(path.join(root, 'src', 'deep'), { recursive: true });
+  const r = hook(tool(path.join(root, 'src', 'deep'), 'toolu_a'), dir);
+  expect([r.code, r.stderr]).toEqual([0, '']);
+  expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(1);
+  expect(existsSync(path.join(root, 'src', 'deep', '.sdd'))).toBe(false);
+});
+
+test('the prompt of a step is the one its prompt_id names; another prompt id records none', () => {
+  const root = project();
+  expect(hook(payload(root, 'UserPromptSubmit', { prompt_id: 'p1', prompt: 'Fix the bug' }), root).code).toBe(0);
+  expect(hook(tool(root, 'toolu_1'), root).code).toBe(0);
+  expect(hook(tool(root, 'toolu_2', { prompt_id: 'p2' }), root).code).toBe(0);
+  const rows = readVerifiedJournal(journalFile(root, AGENT)).entries.map((e) => e.row);
+  expect(rows.map((r) => r.prompt)).toEqual(['Fix the bug', null]);
+  expect(rows[0]!.tool_call).toEqual({ id: 'toolu_1', input: { command: 'echo toolu_1' }, name: 'Bash' });
+  expect(rows[0]!.tool_result).toEqual({ stdout: 'toolu_1', stderr: '' });
+  // The run journal has the prompt as an event, after the capability.
+  const run = readRunJournalFile(runJournalFile(root, AGENT));
+  expect(run.entries.map((e) => e.row.event)).toEqual(['provider_state_capability', 'prompt']);
+});
+
+test('a tampered journal is never extended: the hook exits 1 naming the line, and keeps the payload in the CAS', () => {
+  const root = project();
+  expect(hook(tool(root, 'toolu_1'), root).code).toBe(0);
+  const file = journalFile(root, AGENT);
+  const before = readFileSync(file, 'utf8').replace('echo toolu_1', 'echo toolu_X');
+  writeFileSync(file, before);
+  const input = tool(root, 'toolu_2');
+  const r = hook(input, root);
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(r.stderr).toContain(`${file}:1`);
+  const digest = sha256Hex(Buffer.from(input));
+  expect(r.stderr).toContain(`kept as ${digest}`);
+  expect(new Cas(casDir(root)).get(digest)?.toString()).toBe(input);
+  expect(readFileSync(file, 'utf8')).toBe(before);
+});
+
+test('a broken run journal does not stop steps from being recorded', () => {
+  const root = project();
+  expect(hook(payload(root, 'SessionStart', { source: 'startup' }), root).code).toBe(0);
+  const run = runJournalFile(root, AGENT);
+  writeFileSync(run, readFileSync(run, 'utf8').replace('"startup"', '"resume"'));
+  const stop = hook(payload(root, 'Stop', { last_assistant_message: 'done' }), root);
+  expect(stop.code).toBe(1);
+  expect(stop.stderr).toMatch(/run event stop not recorded in the run journal .*journal\.jsonl:2/);
+  expect(hook(tool(root, 'toolu_1'), root).code).toBe(0);
+  expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(1);
+});
+
+test('one compaction is one mutation: PreCompact chains it, SessionStart(compact) only its event', () => {
+  const root = project();
+  expect(hook(payload(root, 'SessionStart', { source: 'startup' }), root).code).toBe(0);
+  expect(hook(payload(root, 'PreCompact', { trigger: 'auto', custom_instructions: null }), root).code).toBe(0);
+  expect(hook(payload(root, 'SessionStart', { source: 'compact', model: 'm' }), root).code).toBe(0);
+  // A compaction whose PreCompact was not recorded is still chained, at SessionStart(compact), trigger unknown.
+  expect(hook(payload(root, 'SessionStart', { source: 'compact' }), root).code).toBe(0);
+  const rows = readRunJournalFile(runJournalFile(root, AGENT)).entries.map((e) => e.row);
+  expect(rows.map((r) => r.event)).toEqual([
+    'provider_state_capability',
+    'session_start',
+    'provider_state_mutation',
+    'session_start',
+    'provider_state_mutation',
+    'session_start',
+  ]);
+  expect(Object.fromEntries(rows[3]!.payload)).toEqual({ source: 'compact', model: 'm' });
+  const m = (i: number) => Object.fromEntries(rows[i]!.payload);
+  expect(m(2)).toMatchObject({ mutation_kind: 'compact_boundary', step_index: 0, flagged: false });
+  expect(m(2).after_digest).toBe(sha256Hex(Buffer.from(canonical({ trigger: 'auto' }))));
+  expect(m(4)).toMatchObject({ mutation_kind: 'compact_boundary', step_index: 1 });
+  expect(m(4).after_digest).toBe(sha256Hex(Buffer.from(canonical({}))));
+  expect(cli(['run', 'verify', AGENT], { cwd: root }).code).toBe(0);
+});
+
+test('outside a git repository a step is recorded without a snapshot', () => {
+  const root = path.join(dir, `plain${n++}`);
+  mkdirSync(root);
+  const r = hook(tool(root, 'toolu_1'), root);
+  expect([r.code, r.stderr]).toEqual([0, '']);
+  expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(1);
+});
+
+test('property: any tool input and response round-trips into the step, and the library never throws', () => {
+  const root = path.join(dir, `prop${n++}`);
+  mkdirSync(root);
+  let expected = 0;
+  fc.assert(
+    fc.property(
+      fc.jsonValue({ maxDepth: 6 }),
+      fc.jsonValue({ maxDepth: 6 }),
+      fc.constantFrom('PostToolUse', 'PostToolUseFailure', 'Stop', 'Bogus'),
+      (input, response, event) => {
+        const bytes = Buffer.from(
+          JSON.stringify({
+            session_id: SID,
+            cwd: root,
+            hook_event_name: event,
+            tool_name: 'T',
+            tool_use_id: `toolu_${expected}`,
+            tool_input: input,
+            tool_response: response,
+            error: 'e',
+          }),
+        );
+        const out = handleClaudeHook(bytes, { env: off, snapshot: false });
+        expect(out.errors).toEqual([]);
+        if (event === 'PostToolUse' || event === 'PostToolUseFailure') {
+          expected++;
+          expect(canonical(out.row!.tool_call as JsonValue)).toBe(
+            canonical({ id: `toolu_${expected - 1}`, input: parse(JSON.stringify(input)), name: 'T' }),
+          );
+          if (event === 'PostToolUse')
+            expect(canonical(out.row!.tool_result as JsonValue)).toBe(canonical(parse(JSON.stringify(response))));
+        }
+      },
+    ),
+    { numRuns: 40 },
+  );
+  expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(expected);
+});
+
+test('a real session whose recording fails everywhere still runs to the end: hooks exit 1, never 2', async () => {
+  const binary = claudeBinary();
+  const root = project();
+  const home = path.join(dir, 'home-broken');
+  const bin = stepchainBin(path.join(dir, 'bin'));
+  expect(cli(['init', 'claude'], { cwd: root }).code).toBe(0);
+  // Neither journals nor run journals can be created: their directories are files.
+  mkdirSync(path.join(root, '.sdd', 'runtime'), { recursive: true });
+  writeFileSync(path.join(root, '.sdd', 'runtime', 'journal'), 'not a directory');
+  writeFileSync(path.join(root, '.sdd', 'runs'), 'not a directory');
+  const server = await startScriptedServer({
+    'Write it.': [{ tools: [{ name: 'Bash', input: { command: 'echo done > out.txt' } }] }, { text: 'Written.' }],
+  });
+  try {
+    const r = await runClaude({
+      binary,
+      cwd: root,
+      home,
+      port: server.port,
+      prompt: 'Write it.',
+      binDir: bin,
+      env: off,
+    });
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(root, 'out.txt'), 'utf8')).toBe('done\n');
+    expect(r.events.find((e) => e.type === 'result')).toMatchObject({ is_error: false, result: 'Written.' });
+    // stream-json reports the SessionStart hook; the transcript records every hook's non-blocking failure.
+    const start = r.events.find((e) => e.subtype === 'hook_response' && e.hook_event === 'SessionStart');
+    expect(start).toMatchObject({ exit_code: 1 });
+    const transcript = path.join(
+      home,
+      '.claude',
+      'projects',
+      root.replace(/[^A-Za-z0-9]/g, '-'),
+      `${r.sessionId}.jsonl`,
+    );
+    const attachments = readFileSync(transcript, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('hook_'))
+      .map((l) => (JSON.parse(l) as { attachment?: { type: string; hookEvent: string; stderr: string } }).attachment)
+      .filter((a) => a !== undefined && a.type.startsWith('hook_'));
+    expect(attachments.map((a) => a!.type)).not.toContain('hook_blocking_error');
+    const failed = attachments.filter((a) => a!.type === 'hook_non_blocking_error');
+    expect(failed.map((a) => a!.hookEvent)).toEqual(['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop']);
+    expect(failed[2]!.stderr).toMatch(
+      /stepchain: hook claude: step not recorded in claude-.*; its payload is kept as [0-9a-f]{64}/,
+    );
+    expect(readdirSync(casDir(root)).length).toBeGreaterThan(0);
+  } finally {
+    await server.close();
+  }
+});
