@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonInteger, isJsonObject, parseBytes, type JsonValue } from '../canonical';
 import { flattenForks, listForks } from '../git';
 import { isSafeId } from '../util/ids';
+import { readUnder } from '../util/nofollow';
 import { findFiles, globSet } from './glob';
 import type { ForkTreeNode } from './markdown';
 
@@ -10,7 +10,8 @@ import type { ForkTreeNode } from './markdown';
  * The fork tree as committed: every session snapshot
  * (`.sdd/runtime/sessions/<fork_id>.json`, docs/format.md §4) whose `fork` block names its
  * parent. A PR check sees the files, not the worktrees, so it reads the tree from
- * them. Files that are not session snapshots are skipped, not failed.
+ * them. Files that are not session snapshots are skipped, not failed, and so are
+ * links (never followed: the tree is shown, not trusted).
  */
 export const DEFAULT_SESSIONS = '**/.sdd/runtime/sessions/*.json';
 
@@ -19,7 +20,9 @@ export function forkTreeFromSessions(root: string, patterns: string | string[] =
   for (const rel of findFiles(root, globSet(patterns))) {
     let v: JsonValue;
     try {
-      v = parseBytes(readFileSync(path.join(root, rel)));
+      const r = readUnder(root, rel, 1024 * 1024);
+      if (r.kind !== 'file') continue;
+      v = parseBytes(r.bytes);
     } catch {
       continue;
     }
