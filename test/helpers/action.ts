@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { Journal, journalFile } from '../../src/journal';
 import { repoRoot } from './paths';
 
 /**
@@ -426,4 +427,47 @@ export function unzip(bytes: Buffer): Record<string, Buffer> {
   if (r.status !== 0) throw new Error(`python3 zipfile failed: ${r.stderr.toString()}`);
   const doc = JSON.parse(r.stdout.toString()) as Record<string, string>;
   return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+}
+
+// --- Repositories with journals ---------------------------------------------------------
+
+/** Appends `count` steps to an agent's journal under `root` (through the library, as an agent would). */
+export function appendSteps(root: string, agent: string, count: number, tag = 'x'): void {
+  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
+  const start = j.length;
+  j.appendMany(
+    Array.from({ length: count }, (_, i) => ({
+      input: Buffer.from(`${agent} input ${start + i}`),
+      model: 'test-model',
+      prompt: `${tag} prompt ${start + i}`,
+      tool_call: { name: 'sh', args: ['echo', start + i] },
+      tool_result: `${tag} result ${start + i}`,
+      ts: 1_700_000_000.25 + start + i,
+    })),
+  );
+}
+
+/** The journal path of an agent, repository-relative. */
+export function journalPath(agent: string): string {
+  return `.sdd/runtime/journal/${agent}/000000.jsonl`;
+}
+
+/** A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on a new branch `pr`. */
+export function prScenario(dir: string): { dir: string; base: string } {
+  initRepo(dir);
+  appendSteps(dir, 'alice', 5);
+  appendSteps(dir, 'bob', 3);
+  const base = commitAll(dir, 'base journals');
+  git(dir, 'checkout', '-q', '-b', 'pr');
+  return { dir, base };
+}
+
+/** The step's one-line failure (core.setFailed prints `::error::<line>`). */
+export function failureOf(r: ActionResult): string | undefined {
+  return r.annotations.find((a) => a.level === 'error' && a.file === undefined)?.message;
+}
+
+/** No stack trace anywhere in what the Action printed. */
+export function stackIn(r: ActionResult): boolean {
+  return /\n\s+at .+:\d+:\d+\)?/.test(r.stdout + r.stderr);
 }
