@@ -4,7 +4,7 @@
  * reads are recorded by a preloaded proxy over the process environment
  * (test/helpers/record-inputs.cjs) while dist/index.js runs in each mode.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import {
@@ -76,5 +76,65 @@ describe('action.yml', () => {
       for (const name of [...Object.keys(yml.inputs), ...Object.keys(yml.outputs)])
         expect([doc, name, text.includes(`| \`${name}\` |`)]).toEqual([doc, name, true]);
     }
+  });
+
+  test('every workflow here and in the docs parses, uses current action versions, and passes only declared inputs', () => {
+    // The current major versions of GitHub's own actions (checked when this was written; bump together).
+    const CURRENT = new Set([
+      'actions/checkout@v7',
+      'actions/setup-node@v7',
+      'actions/upload-artifact@v7',
+      'actions/download-artifact@v8',
+      'stepchain/stepchain@v1',
+      './',
+    ]);
+    const declared = new Set(Object.keys(readActionYml().inputs));
+    type Step = { uses?: string; with?: Record<string, unknown> };
+    type Workflow = { jobs: Record<string, { steps: Step[]; strategy?: { 'fail-fast'?: boolean } }> };
+    const workflows: [string, Workflow][] = [];
+    const dir = path.join(repoRoot, '.github', 'workflows');
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.yml'))) {
+      const doc = parseDocument(readFileSync(path.join(dir, f), 'utf8'));
+      expect([f, doc.errors.map((e) => e.message)]).toEqual([f, []]);
+      workflows.push([f, doc.toJS() as Workflow]);
+    }
+    expect(workflows.map(([f]) => f)).toContain('release.yml');
+    const pasted: [string, Workflow][] = [];
+    for (const md of ['README.md', 'docs/action.md']) {
+      const text = readFileSync(path.join(repoRoot, md), 'utf8');
+      for (const m of text.matchAll(/```yaml\n([\s\S]*?)```/g)) {
+        const doc = parseDocument(m[1]!);
+        expect([md, doc.errors.map((e) => e.message)]).toEqual([md, []]);
+        const wf = doc.toJS() as Workflow;
+        if (wf && typeof wf === 'object' && 'jobs' in wf) pasted.push([`${md}: ${m[1]!.split('\n')[0]}`, wf]);
+      }
+    }
+    expect(pasted.length).toBeGreaterThanOrEqual(5);
+    for (const [where, wf] of [...workflows, ...pasted]) {
+      for (const job of Object.values(wf.jobs)) {
+        for (const step of job.steps) {
+          if (step.uses === undefined) continue;
+          expect([where, step.uses, CURRENT.has(step.uses)]).toEqual([where, step.uses, true]);
+          if (step.uses !== './' && !step.uses.startsWith('stepchain/')) continue;
+          for (const [k, v] of Object.entries(step.with ?? {})) {
+            expect([where, k, declared.has(k)]).toEqual([where, k, true]);
+            // Works as pasted: no placeholder, no key or heads file that has to exist first.
+            expect([where, String(v).includes('<')]).toEqual([where, false]);
+            if (where.includes('.md') && (k === 'public-keys' || k === 'expected-heads'))
+              expect([where, k, String(v)]).toEqual([
+                where,
+                k,
+                expect.stringMatching(/^\$\{\{ (vars|secrets)\.[A-Z_]+ \}\}$/),
+              ]);
+          }
+        }
+      }
+    }
+    // The sharded workflow: every shard reports, one artifact per shard, and only the gathering job comments.
+    const sharded = pasted.find(([w]) => w.startsWith('docs/action.md') && w.includes('sharded'))![1];
+    expect(sharded.jobs['verify']!.strategy?.['fail-fast']).toBe(false);
+    const stepsWith = Object.values(sharded.jobs).flatMap((j) => j.steps.filter((s) => s.with !== undefined));
+    expect(stepsWith.filter((s) => s.with!['comment'] === true)).toHaveLength(1);
+    expect(stepsWith.find((s) => s.with!['mode'] === 'gather')).toBeDefined();
   });
 });
