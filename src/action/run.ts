@@ -24,6 +24,7 @@ import {
   writeHtmlReports,
   type CheckFault,
   type CheckReport,
+  type DirCache,
   type ExportedReceipt,
   type ForkTreeNode,
   type ItemKind,
@@ -224,8 +225,10 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
     ['run', inputs.runs],
     ['receipt', inputs.receipts],
   ];
+  const dirCache: DirCache = new Map();
   const report = await checkWorkspace({
     root: workspace,
+    dirCache,
     journals: inputs.journals.patterns ?? [],
     runs: inputs.runs.patterns ?? [],
     receipts: inputs.receipts.patterns ?? [],
@@ -267,7 +270,7 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   }
   annotate(report.faults, ok ? MAX_ANNOTATIONS : MAX_ANNOTATIONS - 1);
 
-  const forks = await forkTree(workspace);
+  const forks = await forkTree(workspace, undefined, process.env, dirCache);
   const dir = reportDir();
   const shown = { ...report, ok };
   const { reportFile, headsFile } = await publish(

@@ -3,7 +3,7 @@ import { isJsonInteger, isJsonObject, parseBytes, type JsonValue } from '../cano
 import { flattenForks, listForks } from '../git';
 import { isSafeId } from '../util/ids';
 import { readUnder } from '../util/nofollow';
-import { findFiles, globSet } from './glob';
+import { globSet, scanFiles, type DirCache } from './glob';
 import type { ForkTreeNode } from './markdown';
 
 /**
@@ -15,9 +15,13 @@ import type { ForkTreeNode } from './markdown';
  */
 export const DEFAULT_SESSIONS = '**/.sdd/runtime/sessions/*.json';
 
-export function forkTreeFromSessions(root: string, patterns: string | string[] = DEFAULT_SESSIONS): ForkTreeNode[] {
+export function forkTreeFromSessions(
+  root: string,
+  patterns: string | string[] = DEFAULT_SESSIONS,
+  cache?: DirCache,
+): ForkTreeNode[] {
   const nodes = new Map<string, ForkTreeNode>();
-  for (const rel of findFiles(root, globSet(patterns))) {
+  for (const rel of scanFiles(root, globSet(patterns), cache).files) {
     let v: JsonValue;
     try {
       const r = readUnder(root, rel, 1024 * 1024);
@@ -53,8 +57,9 @@ export async function forkTree(
   root: string,
   patterns: string | string[] = DEFAULT_SESSIONS,
   env: NodeJS.ProcessEnv = process.env,
+  cache?: DirCache,
 ): Promise<ForkTreeNode[]> {
-  const nodes = new Map(forkTreeFromSessions(root, patterns).map((n) => [n.id, n]));
+  const nodes = new Map(forkTreeFromSessions(root, patterns, cache).map((n) => [n.id, n]));
   try {
     for (const f of flattenForks(await listForks(root, env))) {
       if (nodes.has(f.fork_session_id)) continue;

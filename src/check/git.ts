@@ -153,7 +153,8 @@ function parseBatch(out: Buffer, names: string[]): (Buffer | undefined)[] {
       continue;
     }
     const size = Number(m[2]);
-    result.push(m[1] === 'blob' ? Buffer.from(out.subarray(pos, pos + size)) : undefined);
+    // A view into the batch output (no copy): the blobs of one batch live as long as the caller keeps any.
+    result.push(m[1] === 'blob' ? out.subarray(pos, pos + size) : undefined);
     pos += size + 1; // content, then a newline
   }
   return result;

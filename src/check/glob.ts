@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { lstatUnder } from '../util/nofollow';
@@ -135,6 +135,9 @@ export interface FoundLink {
   severity: 'error' | 'warning';
 }
 
+/** Directory listings shared by several scans of one checkout (each directory is read once). */
+export type DirCache = Map<string, Dirent[] | null>;
+
 export interface ScanResult {
   /** Regular files matching the set, sorted. */
   files: string[];
@@ -177,19 +180,23 @@ function linkSeverity(set: GlobSet, rel: string, isDirLink: boolean): FoundLink[
  * pattern's literal prefix, skips `.git`, `node_modules` and `.sdd/worktrees`,
  * and never follows a link (lstat throughout): a link is reported, not read.
  */
-export function scanFiles(root: string, set: GlobSet): ScanResult {
+export function scanFiles(root: string, set: GlobSet, cache?: DirCache): ScanResult {
   const found = new Set<string>();
   const links = new Map<string, FoundLink['severity']>();
   const addLink = (rel: string, severity: FoundLink['severity']): void => {
     if (links.get(rel) !== 'error') links.set(rel, severity);
   };
   const walk = (rel: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
-    } catch {
-      return;
+    let entries = cache?.get(rel);
+    if (entries === undefined) {
+      try {
+        entries = readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
+      } catch {
+        entries = null;
+      }
+      cache?.set(rel, entries);
     }
+    if (entries === null) return;
     for (const e of entries) {
       const child = rel === '' ? e.name : `${rel}/${e.name}`;
       if (e.isSymbolicLink()) {

@@ -14,7 +14,7 @@ export {
 } from './git';
 export type { TreeBlob } from './git';
 export { findFiles, globSet, globToRegExp, matchesGlob, parsePatterns, scanFiles } from './glob';
-export type { FoundLink, GlobSet, ScanResult } from './glob';
+export type { DirCache, FoundLink, GlobSet, ScanResult } from './glob';
 export {
   COMMENT_MARKER,
   COMMENT_MAX_CHARS,

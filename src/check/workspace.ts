@@ -4,10 +4,10 @@ import { verifyJournalBytes } from '../journal';
 import { DEFAULT_MAX_RECEIPT_BYTES, loadReceipt, signatureVerdict, verifyReceipt, type PublicKey } from '../receipt';
 import { readRunJournalBytes } from '../runs/verify';
 import { isSafeId } from '../util/ids';
-import { readUnder } from '../util/nofollow';
+import { readUnder, type CheckedDirs } from '../util/nofollow';
 import { checkAppendOnly, type AppendOnlyKind } from './append-only';
 import { ensureCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from './git';
-import { globSet, matchesGlob, scanFiles, type GlobSet } from './glob';
+import { globSet, matchesGlob, scanFiles, type DirCache, type GlobSet } from './glob';
 
 /**
  * Checks a repository's committed stepchain files, as a PR check does: every
@@ -97,6 +97,8 @@ export interface CheckOptions {
   verifyReceipts?: boolean;
   /** Check only the files of this shard (by path hash, `shardOf`). */
   shard?: Shard;
+  /** Directory listings to share with other scans of the same checkout (the fork tree's). */
+  dirCache?: DirCache;
 }
 
 export interface CheckReport {
@@ -187,9 +189,11 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
   // The checkout: files per kind (all shards, for renames and pins), and the links never followed.
   const found: Record<ItemKind, string[]> = { journal: [], run: [], receipt: [] };
   const linked = new Set<string>();
+  const cache: DirCache = options.dirCache ?? new Map();
+  const checked: CheckedDirs = new Set();
   for (const kind of ['journal', 'run', 'receipt'] as const) {
     if (!on[kind]) continue;
-    const scan = scanFiles(root, sets[kind]);
+    const scan = scanFiles(root, sets[kind], cache);
     found[kind] = scan.files;
     report.matched[kind] = scan.files.length;
     for (const l of scan.links) {
@@ -236,7 +240,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
 
   /** Reads a checkout file, never through a link; a fault (and undefined) when it cannot be. */
   const readItem = (kind: ItemKind, rel: string, id: string, max?: number): Buffer | undefined => {
-    const r = readUnder(root, rel, max);
+    const r = readUnder(root, rel, max, checked);
     if (r.kind === 'file') return r.bytes;
     const why =
       r.kind === 'symlink'
@@ -308,7 +312,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
     const candidates = found[kind].filter((p) => !basePaths.has(p) && !claimed.has(p));
     const bytesOf = (p: string): Buffer | null => {
       if (!newFileCache.has(p)) {
-        const r = readUnder(root, p);
+        const r = readUnder(root, p, undefined, checked);
         newFileCache.set(p, r.kind === 'file' ? r.bytes : null);
       }
       return newFileCache.get(p)!;

@@ -33,12 +33,20 @@ function components(rel: string): string[] {
   return parts;
 }
 
+/**
+ * Directories (relative paths) already found to be real directories, shared by
+ * the reads of one pass over a checkout so each is lstat'ed once.
+ */
+export type CheckedDirs = Set<string>;
+
 /** What `rel` is under `root`, looking at every component with lstat. */
-export function lstatUnder(root: string, rel: string): UnderStat {
+export function lstatUnder(root: string, rel: string, checked?: CheckedDirs): UnderStat {
   const parts = components(rel);
   let cur = root;
   for (let i = 0; i < parts.length; i++) {
     cur = path.join(cur, parts[i]!);
+    const prefix = i < parts.length - 1 ? parts.slice(0, i + 1).join('/') : undefined;
+    if (prefix !== undefined && checked?.has(prefix)) continue;
     let st;
     try {
       st = lstatSync(cur);
@@ -46,8 +54,9 @@ export function lstatUnder(root: string, rel: string): UnderStat {
       return { kind: 'missing' };
     }
     if (st.isSymbolicLink()) return { kind: 'symlink', at: parts.slice(0, i + 1).join('/') };
-    if (i < parts.length - 1) {
+    if (prefix !== undefined) {
       if (!st.isDirectory()) return { kind: 'missing' };
+      checked?.add(prefix);
       continue;
     }
     if (st.isFile()) return { kind: 'file', size: st.size };
@@ -60,8 +69,13 @@ export function lstatUnder(root: string, rel: string): UnderStat {
 const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** The bytes of the regular file `rel` under `root`, never through a link; nothing is read over `maxBytes`. */
-export function readUnder(root: string, rel: string, maxBytes = Number.POSITIVE_INFINITY): UnderRead {
-  const st = lstatUnder(root, rel);
+export function readUnder(
+  root: string,
+  rel: string,
+  maxBytes = Number.POSITIVE_INFINITY,
+  checked?: CheckedDirs,
+): UnderRead {
+  const st = lstatUnder(root, rel, checked);
   if (st.kind === 'symlink' || st.kind === 'missing') return st;
   if (st.kind !== 'file') return { kind: 'other' };
   let fd: number;
