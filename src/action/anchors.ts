@@ -15,6 +15,8 @@ import { readUnder } from '../util/nofollow';
  * never through a symbolic link, and the summary says so.
  */
 export interface Anchors {
+  /** Whether the base commit had to be fetched to read them (a shallow checkout). */
+  fetchedBase: boolean;
   publicKeys: PublicKey[];
   keySources: TrustedKeySource[];
   expectedHeads?: { heads: Record<string, string>; path: string; source: string };
@@ -35,11 +37,12 @@ async function readAnchorFiles(
   base: string | undefined,
   paths: string[],
   what: string,
+  anchors: Anchors,
 ): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   if (paths.length === 0) return out;
   if (base !== undefined) {
-    await ensureCommit(workspace, base);
+    if (await ensureCommit(workspace, base)) anchors.fetchedBase = true;
     const got = await readFilesAtCommit(workspace, base, paths);
     for (const p of paths) {
       const bytes = got.get(p);
@@ -74,7 +77,7 @@ export async function resolveAnchors(
   raw: { publicKeys: string; expectedHeads: string },
   base: string | undefined,
 ): Promise<Anchors> {
-  const anchors: Anchors = { publicKeys: [], keySources: [] };
+  const anchors: Anchors = { fetchedBase: false, publicKeys: [], keySources: [] };
   let n = 0;
   for (const m of raw.publicKeys.match(PEM_BLOCK) ?? []) {
     const key = parsePublicKey(Buffer.from(`${m}\n`), `input public-keys (PEM block ${++n})`);
@@ -87,7 +90,7 @@ export async function resolveAnchors(
     .map((l) => l.trim())
     .filter((l) => l !== '')
     .map((l) => normalisePath(l, 'public-keys'));
-  const keyFiles = await readAnchorFiles(workspace, base, keyPaths, 'public-keys');
+  const keyFiles = await readAnchorFiles(workspace, base, keyPaths, 'public-keys', anchors);
   for (const p of keyPaths) {
     const key = parsePublicKey(keyFiles.get(p)!, `input public-keys: ${p}`);
     anchors.publicKeys.push(key);
@@ -102,7 +105,7 @@ export async function resolveAnchors(
     };
   } else if (heads !== '') {
     const p = normalisePath(heads, 'expected-heads');
-    const files = await readAnchorFiles(workspace, base, [p], 'expected-heads');
+    const files = await readAnchorFiles(workspace, base, [p], 'expected-heads', anchors);
     anchors.expectedHeads = {
       heads: parseExpectedHeads(files.get(p)!, `input expected-heads: ${p}`),
       path: p,

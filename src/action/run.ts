@@ -244,7 +244,9 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
     failOnFlaggedMutations: inputs.failOnFlaggedMutations,
     shard: inputs.shard,
   });
-  if (report.fetchedBase) info(`Fetched the base commit ${base} (shallow checkout).`);
+  // The anchors may have fetched the base already (then the check found it there).
+  if (anchors.fetchedBase) report.fetchedBase = true;
+  if (report.fetchedBase) info(`Fetched the base commit ${event.base} (shallow checkout).`);
   if (report.fetchedBlobs > 0)
     info(`Fetched ${report.fetchedBlobs} blobs of the base commit in one batch (partial clone).`);
   if (report.shard !== null)
