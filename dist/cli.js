@@ -3140,7 +3140,7 @@ class errors_InputError extends errors_StepchainError {
     }
 }
 /** Something checked does not hold (or an operation was refused for integrity reasons): exit 1. */
-class IntegrityError extends errors_StepchainError {
+class errors_IntegrityError extends errors_StepchainError {
     name = 'IntegrityError';
     constructor(message) {
         super(message, 1);
@@ -3567,7 +3567,7 @@ function acquireLock(file, options = {}) {
                 continue;
             }
             if (Date.now() > deadline) {
-                throw new IntegrityError(`${file}: locked by another writer (${owner?.split(' ').slice(0, 2).join(' on ') ?? 'unknown'}) for over ${timeout} ms`);
+                throw new errors_IntegrityError(`${file}: locked by another writer (${owner?.split(' ').slice(0, 2).join(' on ') ?? 'unknown'}) for over ${timeout} ms`);
             }
             sleepMs(delay);
             delay = Math.min(delay * 2, 50);
@@ -3676,7 +3676,7 @@ function casDir(root) {
 
 const GENESIS = { offset: 0, head: ZERO_HASH, steps: 0 };
 /** Refusal to open: names the file, the line and the remedy. Exit 1. */
-class JournalRecoveryError extends IntegrityError {
+class JournalRecoveryError extends errors_IntegrityError {
     file;
     line;
     kind;
@@ -4170,7 +4170,7 @@ function readVerifiedJournal(file, options = {}) {
     const r = readJournalFile(file, options);
     if (!r.ok) {
         const more = r.errors.length > 1 ? ` (and ${r.errors.length - 1} more fault${r.errors.length > 2 ? 's' : ''})` : '';
-        throw new IntegrityError(`${describeFault(file, r.errors[0])}${more}`);
+        throw new errors_IntegrityError(`${describeFault(file, r.errors[0])}${more}`);
     }
     return r;
 }
@@ -7624,9 +7624,11 @@ const wo = (t, e) => {
 
 
 /**
- * Running git. Plumbing (snapshots, ref reads) goes through `gitSync`, a plain
- * synchronous `git` process, so `recordStep` stays synchronous; porcelain
- * (worktrees, branches, status) goes through simple-git (`gitAt`).
+ * Running git: every git process stepchain starts goes through this module and
+ * its one environment policy (`gitEnv`). Plumbing (snapshots, ref reads) goes
+ * through `gitSync`, a plain synchronous `git` process, so `recordStep` stays
+ * synchronous; the check's reads of a base commit through `gitRun` (async,
+ * bytes); porcelain (worktrees, branches, status) through simple-git (`gitAt`).
  */
 /** A git command that failed: one line naming the command and git's own message. */
 class GitCommandError extends Error {
@@ -7651,29 +7653,82 @@ function firstLine(s) {
         .find((l) => l.length > 0 && !l.startsWith('hint:')) ?? '');
 }
 /**
- * Variables that would point git at another repository, index or object store.
- * stepchain always names its repository by directory; one of these inherited
- * from a hook (`GIT_INDEX_FILE` during `git commit`, say) would misdirect it.
+ * The one environment policy for every git process stepchain starts (plumbing,
+ * porcelain and the check's reads of a base commit). The caller's environment is
+ * kept except git's own variables: every `GIT_*` is dropped unless it is on the
+ * list below. A dropped variable could point git at another repository, index or
+ * object store (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY,
+ * GIT_ALTERNATE_OBJECT_DIRECTORIES, GIT_COMMON_DIR), inject configuration
+ * (GIT_CONFIG, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_COUNT/KEY_n/VALUE_n,
+ * GIT_CONFIG_PARAMETERS: `url.*.insteadOf`, `core.fsmonitor`...), change what a
+ * repository is found or what it holds (GIT_CEILING_DIRECTORIES,
+ * GIT_DISCOVERY_ACROSS_FILESYSTEM, GIT_NAMESPACE, GIT_REPLACE_REF_BASE,
+ * GIT_GRAFT_FILE, GIT_SHALLOW_FILE, GIT_QUARANTINE_PATH), change how pathspecs
+ * match (GIT_*_PATHSPECS) or which programs git runs (GIT_EXEC_PATH, GIT_EDITOR,
+ * GIT_PAGER, GIT_EXTERNAL_DIFF, GIT_TEMPLATE_DIR). A hook's GIT_INDEX_FILE or a
+ * CI job's GIT_DIR must never make stepchain read another repository and pass a
+ * rewritten history. What a caller needs (a temporary index for a snapshot) it
+ * passes deliberately as `extra`.
  */
-const REDIRECTING = new Set([
-    'GIT_DIR',
-    'GIT_WORK_TREE',
-    'GIT_INDEX_FILE',
-    'GIT_OBJECT_DIRECTORY',
-    'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-    'GIT_COMMON_DIR',
-    'GIT_PREFIX',
-    'GIT_NAMESPACE',
-    'GIT_IMPLICIT_WORK_TREE',
+const KEPT = new Set([
+    // Transport and credentials: fetching a PR's base commit must work as the runner set it up.
+    'GIT_SSH',
+    'GIT_SSH_COMMAND',
+    'GIT_SSH_VARIANT',
+    'GIT_ASKPASS',
+    'GIT_SSL_CAINFO',
+    'GIT_SSL_CAPATH',
+    'GIT_SSL_CERT',
+    'GIT_SSL_KEY',
+    'GIT_SSL_NO_VERIFY',
+    'GIT_SSL_VERSION',
+    'GIT_SSL_CIPHER_LIST',
+    'GIT_HTTP_PROXY_AUTHMETHOD',
+    'GIT_HTTP_USER_AGENT',
+    'GIT_HTTP_LOW_SPEED_LIMIT',
+    'GIT_HTTP_LOW_SPEED_TIME',
+    'GIT_PROXY_SSL_CERT',
+    'GIT_PROXY_SSL_KEY',
+    'GIT_PROXY_SSL_CAINFO',
+    // The identity of the commits stepchain makes (snapshots, forks).
+    'GIT_AUTHOR_NAME',
+    'GIT_AUTHOR_EMAIL',
+    'GIT_AUTHOR_DATE',
+    'GIT_COMMITTER_NAME',
+    'GIT_COMMITTER_EMAIL',
+    'GIT_COMMITTER_DATE',
+    // Only ever removes configuration (the system file); it cannot add any.
+    'GIT_CONFIG_NOSYSTEM',
+    // Diagnostics on stderr.
+    'GIT_TRACE',
+    'GIT_TRACE2',
+    'GIT_TRACE2_EVENT',
+    'GIT_TRACE2_PERF',
+    'GIT_TRACE_PACKET',
+    'GIT_TRACE_PERFORMANCE',
+    'GIT_TRACE_SETUP',
+    'GIT_CURL_VERBOSE',
 ]);
-/** The environment for a plain git process: the caller's, minus redirecting variables, plus `extra`. */
+/** Kept variables that make git start another program or talk to a server: porcelain needs none of them. */
+const TRANSPORT = new Set(['GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_SSH_VARIANT', 'GIT_ASKPASS']);
+/** Whether the policy keeps an inherited variable. */
+function keepsGitVariable(name) {
+    const key = name.toUpperCase();
+    return !key.startsWith('GIT_') || KEPT.has(key);
+}
+/**
+ * The environment for a git process: the caller's under the policy above, plus
+ * what stepchain sets deliberately: no prompts (it runs unattended) and no
+ * replace refs (`refs/replace/*` would make git show other bytes than the
+ * commit holds), then `extra`.
+ */
 function gitEnv(env = process.env, extra = {}) {
     const out = {};
     for (const [k, v] of Object.entries(env))
-        if (!REDIRECTING.has(k.toUpperCase()))
+        if (v !== undefined && keepsGitVariable(k))
             out[k] = v;
-    // Never prompt (credentials, editors): stepchain runs unattended.
     out.GIT_TERMINAL_PROMPT = '0';
+    out.GIT_NO_REPLACE_OBJECTS = '1';
     return { ...out, ...extra };
 }
 /** Runs `git <args>` in `cwd`; returns stdout (untrimmed). Throws GitCommandError on a non-zero exit. */
@@ -7692,6 +7747,38 @@ function gitSync(cwd, args, options = {}) {
         throw new GitCommandError(args, r.status, r.stderr);
     return r.stdout;
 }
+/**
+ * Runs `git <args>` asynchronously, under the same policy; resolves to stdout as
+ * bytes (for blob contents and large listings). Rejects with GitCommandError.
+ */
+function exec_gitRun(cwd, args, options = {}) {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
+            cwd,
+            env: gitEnv(options.env, options.extra),
+            stdio: ['pipe', 'pipe', 'pipe'],
+            windowsHide: true,
+        });
+        const out = [];
+        let err = '';
+        child.stdout.on('data', (c) => out.push(c));
+        child.stderr.on('data', (c) => {
+            if (err.length < 65536)
+                err += c.toString('utf8');
+        });
+        child.stdin.on('error', () => {
+            /* git exited before reading all input: its exit status says why */
+        });
+        child.on('error', (e) => reject(new GitCommandError(args, null, e.message)));
+        child.on('close', (code) => {
+            if (code === 0)
+                resolve(Buffer.concat(out));
+            else
+                reject(new GitCommandError(args, code, err));
+        });
+        child.stdin.end(options.stdin ?? options.input ?? '');
+    });
+}
 /** Like gitSync but returns undefined instead of throwing (for queries whose failure means "no"). */
 function gitTry(cwd, args, options = {}) {
     try {
@@ -7703,23 +7790,24 @@ function gitTry(cwd, args, options = {}) {
         throw e;
     }
 }
-/** Variables simple-git refuses to pass on (they can make git run a program); none is needed here. */
+/** Variables simple-git refuses to pass on (they can make git run a program); porcelain needs none. */
 const SIMPLE_GIT_GUARDED = new Set(['EDITOR', 'VISUAL', 'PAGER', 'PREFIX', 'SSH_ASKPASS']);
 /**
- * A simple-git instance for `dir`. simple-git refuses GIT_* variables (and a few
- * others such as EDITOR) it was not told to allow, so it gets the caller's
- * environment without them: the porcelain it runs (worktree, branch, status)
- * needs neither an identity nor an editor.
+ * A simple-git instance for `dir`, under the same policy (`gitEnv`). The
+ * porcelain it runs (worktree, branch, status) talks to no server and opens no
+ * editor, so the transport variables and the editor/pager ones are left out too
+ * (simple-git refuses them unless told otherwise); the git variables the policy
+ * keeps are passed on explicitly.
  */
 function gitAt(dir, env = process.env) {
     const clean = {};
-    for (const [k, v] of Object.entries(env)) {
+    for (const [k, v] of Object.entries(gitEnv(env))) {
         const key = k.toUpperCase();
-        if (v !== undefined && !key.startsWith('GIT_') && !SIMPLE_GIT_GUARDED.has(key))
+        if (v !== undefined && !TRANSPORT.has(key) && !SIMPLE_GIT_GUARDED.has(key))
             clean[k] = v;
     }
-    clean.GIT_TERMINAL_PROMPT = '0';
-    return wo({ baseDir: dir, allowEnvironment: ['GIT_TERMINAL_PROMPT'] }).env(clean);
+    const allowed = Object.keys(clean).filter((k) => k.toUpperCase().startsWith('GIT_'));
+    return wo({ baseDir: dir, allowEnvironment: allowed }).env(clean);
 }
 /** Runs a simple-git task, turning its failure into GitCommandError (one line). */
 async function porcelain(args, task) {
@@ -8247,7 +8335,7 @@ function recoverTail(dir, key, durable) {
         const bytes = buf.subarray(start, buf.length - 1);
         const entry = checkTailEntry(bytes, key);
         if (!entry.ok) {
-            throw new IntegrityError(`${file}:${lineNo}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
+            throw new errors_IntegrityError(`${file}:${lineNo}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
         }
         return { hmac: entry.hmac, file };
     }
@@ -9655,11 +9743,11 @@ function readSessionFile(file) {
     }
     catch (e) {
         if (e instanceof JsonParseError)
-            throw new IntegrityError(`${file}: session file is not JSON: ${e.message}`);
+            throw new errors_IntegrityError(`${file}: session file is not JSON: ${e.message}`);
         throw e;
     }
     if (!isJsonObject(v))
-        throw new IntegrityError(`${file}: session file is not a JSON object`);
+        throw new errors_IntegrityError(`${file}: session file is not a JSON object`);
     return v;
 }
 /** Writes a new file durably (refusing to overwrite one). */
@@ -9750,11 +9838,11 @@ async function createFork(options) {
     }
     const base = restored?.commit ?? repo.head;
     if (base === undefined)
-        throw new IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
+        throw new errors_IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
     const worktree = forkWorktreePath(root, forkId);
     const branch = forkBranchName(repo.branch, forkId);
     if ((0,external_node_fs_namespaceObject.existsSync)(worktree))
-        throw new IntegrityError(`${worktree}: already exists; refusing to fork over it`);
+        throw new errors_IntegrityError(`${worktree}: already exists; refusing to fork over it`);
     const branchBefore = branchExists(root, branch, env);
     const forkJournal = fromStep === undefined ? null : external_node_path_default().join(journalDir(worktree, forkId), JOURNAL_FILE);
     const snapshotPath = sessionFile(worktree, forkId);
@@ -9847,7 +9935,7 @@ async function createFork(options) {
                 ? e.message
                 : `${e.message.split('\n')[0]}`;
         const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
-        throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
+        throw new errors_IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
     }
     // docs/format.md §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
     const audited = auditEvent(root, 'replay.fork', {
@@ -10112,7 +10200,7 @@ async function removeFork(root, forkId, options = {}) {
     if (node === undefined)
         throw new errors_InputError(`no fork ${JSON.stringify(forkId)} in this repository (see \`stepchain forks\`)`);
     if (node.children.length > 0) {
-        throw new IntegrityError(`fork ${forkId} has forks of its own (${node.children.map((c) => c.fork_session_id).join(', ')}): remove them first`);
+        throw new errors_IntegrityError(`fork ${forkId} has forks of its own (${node.children.map((c) => c.fork_session_id).join(', ')}): remove them first`);
     }
     const git = gitAt(root, env);
     if (!node.missing && (0,external_node_fs_namespaceObject.existsSync)(node.worktree)) {
@@ -10121,7 +10209,7 @@ async function removeFork(root, forkId, options = {}) {
             .split('\n')
             .filter((l) => l.trim() !== '');
         if (dirty.length > 0 && !options.force) {
-            throw new IntegrityError(`fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${dirty[0].slice(3)}): commit them or use --force`);
+            throw new errors_IntegrityError(`fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${dirty[0].slice(3)}): commit them or use --force`);
         }
         const rm = ['worktree', 'remove', '--force', node.worktree];
         await porcelain(rm, () => git.raw(rm));
@@ -10155,7 +10243,90 @@ async function removeFork(root, forkId, options = {}) {
 
 
 
+;// CONCATENATED MODULE: ./src/util/nofollow.ts
+
+
+function components(rel) {
+    const parts = rel.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
+    if (external_node_path_default().isAbsolute(rel) || parts.includes('..'))
+        throw new Error(`${JSON.stringify(rel)} is not a path inside the root`);
+    return parts;
+}
+/** What `rel` is under `root`, looking at every component with lstat. */
+function nofollow_lstatUnder(root, rel, checked) {
+    const parts = components(rel);
+    let cur = root;
+    for (let i = 0; i < parts.length; i++) {
+        cur = external_node_path_default().join(cur, parts[i]);
+        const prefix = i < parts.length - 1 ? parts.slice(0, i + 1).join('/') : undefined;
+        if (prefix !== undefined && checked?.has(prefix))
+            continue;
+        let st;
+        try {
+            st = (0,external_node_fs_namespaceObject.lstatSync)(cur);
+        }
+        catch {
+            return { kind: 'missing' };
+        }
+        if (st.isSymbolicLink())
+            return { kind: 'symlink', at: parts.slice(0, i + 1).join('/') };
+        if (prefix !== undefined) {
+            if (!st.isDirectory())
+                return { kind: 'missing' };
+            checked?.add(prefix);
+            continue;
+        }
+        if (st.isFile())
+            return { kind: 'file', size: st.size };
+        return st.isDirectory() ? { kind: 'dir' } : { kind: 'other' };
+    }
+    return { kind: 'dir' };
+}
+// O_NONBLOCK: a FIFO committed in place of a file must not hang the reader (it is refused as not a file).
+const FLAGS = external_node_fs_namespaceObject.constants.O_RDONLY | (external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0) | (external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0);
+/** The bytes of the regular file `rel` under `root`, never through a link; nothing is read over `maxBytes`. */
+function nofollow_readUnder(root, rel, maxBytes = Number.POSITIVE_INFINITY, checked) {
+    const st = nofollow_lstatUnder(root, rel, checked);
+    if (st.kind === 'symlink' || st.kind === 'missing')
+        return st;
+    if (st.kind !== 'file')
+        return { kind: 'other' };
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(external_node_path_default().join(root, ...components(rel)), FLAGS);
+    }
+    catch (e) {
+        const code = e.code;
+        // ELOOP: the file was swapped for a link after the lstat.
+        if (code === 'ELOOP')
+            return { kind: 'symlink', at: components(rel).join('/') };
+        if (code === 'ENOENT' || code === 'ENOTDIR')
+            return { kind: 'missing' };
+        throw e;
+    }
+    try {
+        const f = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        if (!f.isFile())
+            return { kind: 'other' };
+        if (f.size > maxBytes)
+            return { kind: 'too_large', size: f.size };
+        const buf = Buffer.allocUnsafe(f.size);
+        let off = 0;
+        while (off < f.size) {
+            const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, off, f.size - off, off);
+            if (n === 0)
+                break;
+            off += n;
+        }
+        return { kind: 'file', bytes: off === f.size ? buf : buf.subarray(0, off) };
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/check/glob.ts
+
 
 
 
@@ -10279,24 +10450,84 @@ function staticPrefix(pattern) {
     }
     return out.join('/');
 }
+/** Whether some path below directory `dir` could match `pattern`: `exact` without relying on a `**`. */
+function reachBelow(pattern, dir) {
+    const p = pattern.replace(/^(\.\/)+/, '');
+    // A brace alternative with a `/` in it is not segment-wise: assume it can reach anything.
+    if (/\{[^}]*\/[^}]*\}/.test(p))
+        return 'globstar';
+    const segs = p.split('/');
+    const dirs = dir.split('/');
+    for (let i = 0; i < dirs.length; i++) {
+        if (segs[i] === '**')
+            return 'globstar';
+        if (i >= segs.length - 1)
+            return false; // the pattern's file name is at or above this depth
+        if (!globToRegExp(segs[i]).test(dirs[i]))
+            return false;
+    }
+    return segs.length > dirs.length ? 'exact' : false;
+}
+function linkSeverity(set, rel, isDirLink) {
+    if (set.exclude.some((r) => r.test(rel) || r.test(`${rel}/`)))
+        return undefined;
+    if (set.include.some((r) => r.test(rel)))
+        return 'error';
+    if (!isDirLink)
+        return undefined;
+    let reach;
+    for (const p of set.patterns) {
+        if (p.startsWith('!'))
+            continue;
+        const r = reachBelow(p, rel);
+        if (r === 'exact')
+            return 'error';
+        if (r === 'globstar')
+            reach = 'warning';
+    }
+    return reach;
+}
 /**
- * Files under `root` matching the set, as sorted `/`-separated relative paths.
- * Walks only from each pattern's literal prefix, skips `.git`, `node_modules` and
- * `.sdd/worktrees`, and does not follow symbolic links.
+ * Files under `root` matching the set, as sorted `/`-separated relative paths,
+ * and the symbolic links met where a match could be. Walks only from each
+ * pattern's literal prefix, skips `.git`, `node_modules` and `.sdd/worktrees`,
+ * and never follows a link (lstat throughout): a link is reported, not read.
  */
-function glob_findFiles(root, set) {
+function glob_scanFiles(root, set, cache) {
     const found = new Set();
+    const links = new Map();
+    const addLink = (rel, severity) => {
+        if (links.get(rel) !== 'error')
+            links.set(rel, severity);
+    };
     const walk = (rel) => {
-        let entries;
-        try {
-            entries = (0,external_node_fs_namespaceObject.readdirSync)(rel === '' ? root : external_node_path_default().join(root, rel), { withFileTypes: true });
+        let entries = cache?.get(rel);
+        if (entries === undefined) {
+            try {
+                entries = (0,external_node_fs_namespaceObject.readdirSync)(rel === '' ? root : external_node_path_default().join(root, rel), { withFileTypes: true });
+            }
+            catch {
+                entries = null;
+            }
+            cache?.set(rel, entries);
         }
-        catch {
+        if (entries === null)
             return;
-        }
         for (const e of entries) {
             const child = rel === '' ? e.name : `${rel}/${e.name}`;
-            if (e.isDirectory()) {
+            if (e.isSymbolicLink()) {
+                let isDir = false;
+                try {
+                    isDir = (0,external_node_fs_namespaceObject.statSync)(external_node_path_default().join(root, child)).isDirectory(); // only to classify the link; never entered
+                }
+                catch {
+                    /* a dangling link */
+                }
+                const sev = linkSeverity(set, child, isDir);
+                if (sev !== undefined)
+                    addLink(child, sev);
+            }
+            else if (e.isDirectory()) {
                 if (SKIP_DIRS.has(e.name) || SKIP_PATHS.has(child))
                     continue;
                 walk(child);
@@ -10311,20 +10542,37 @@ function glob_findFiles(root, set) {
     const includes = set.patterns.filter((p) => !p.startsWith('!'));
     for (const p of includes.filter(literal)) {
         const rel = p.replace(/^(\.\/)+/, '');
-        try {
-            if ((0,external_node_fs_namespaceObject.statSync)(external_node_path_default().join(root, rel)).isFile() && matchesGlob(set, rel))
-                found.add(rel);
-        }
-        catch {
-            /* not there: nothing to check */
-        }
+        const st = nofollow_lstatUnder(root, rel);
+        if (st.kind === 'symlink')
+            addLink(st.at, 'error');
+        else if (st.kind === 'file' && matchesGlob(set, rel))
+            found.add(rel);
     }
     const globbed = new Set(includes.filter((p) => !literal(p)).map(staticPrefix));
     const roots = [...globbed].filter((s) => ![...globbed].some((o) => o !== s && (o === '' || s.startsWith(`${o}/`))));
-    // A prefix inside another prefix is walked by the outer one.
-    for (const r of roots)
+    // A prefix inside another prefix is walked by the outer one; a link on a prefix is never entered.
+    for (const r of roots) {
+        if (r !== '') {
+            const st = nofollow_lstatUnder(root, r);
+            if (st.kind === 'symlink') {
+                addLink(st.at, 'error');
+                continue;
+            }
+            if (st.kind !== 'dir')
+                continue;
+        }
         walk(r);
-    return [...found].sort();
+    }
+    return {
+        files: [...found].sort(),
+        links: [...links]
+            .map(([p, severity]) => ({ path: p, severity }))
+            .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    };
+}
+/** The matching regular files only (links are skipped; `scanFiles` reports them). */
+function findFiles(root, set) {
+    return glob_scanFiles(root, set).files;
 }
 
 ;// CONCATENATED MODULE: ./src/check/forks.ts
@@ -10338,15 +10586,19 @@ function glob_findFiles(root, set) {
  * The fork tree as committed: every session snapshot
  * (`.sdd/runtime/sessions/<fork_id>.json`, docs/format.md §4) whose `fork` block names its
  * parent. A PR check sees the files, not the worktrees, so it reads the tree from
- * them. Files that are not session snapshots are skipped, not failed.
+ * them. Files that are not session snapshots are skipped, not failed, and so are
+ * links (never followed: the tree is shown, not trusted).
  */
 const DEFAULT_SESSIONS = '**/.sdd/runtime/sessions/*.json';
-function forkTreeFromSessions(root, patterns = DEFAULT_SESSIONS) {
+function forkTreeFromSessions(root, patterns = DEFAULT_SESSIONS, cache) {
     const nodes = new Map();
-    for (const rel of glob_findFiles(root, glob_globSet(patterns))) {
+    for (const rel of glob_scanFiles(root, glob_globSet(patterns), cache).files) {
         let v;
         try {
-            v = parseBytes((0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(root, rel)));
+            const r = nofollow_readUnder(root, rel, 1024 * 1024);
+            if (r.kind !== 'file')
+                continue;
+            v = parseBytes(r.bytes);
         }
         catch {
             continue;
@@ -10376,8 +10628,8 @@ function forkTreeFromSessions(root, patterns = DEFAULT_SESSIONS) {
  * worktrees of this checkout (`listForks`; a CI checkout usually has none).
  * A failure to list worktrees leaves the committed tree as it is.
  */
-async function forkTree(root, patterns = DEFAULT_SESSIONS, env = process.env) {
-    const nodes = new Map(forkTreeFromSessions(root, patterns).map((n) => [n.id, n]));
+async function forkTree(root, patterns = DEFAULT_SESSIONS, env = process.env, cache) {
+    const nodes = new Map(forkTreeFromSessions(root, patterns, cache).map((n) => [n.id, n]));
     try {
         for (const f of flattenForks(await listForks(root, env))) {
             if (nodes.has(f.fork_session_id))
@@ -10400,26 +10652,23 @@ async function forkTree(root, patterns = DEFAULT_SESSIONS, env = process.env) {
 
 
 
-
 /**
- * Reading the files of another commit (a PR's base) without checking it out.
+ * Reading the files of another commit (a PR's base, the commit before a push)
+ * without checking it out, every git process through the one runner of
+ * src/git/exec.ts (its environment policy: no inherited GIT_DIR and the like).
  * A shallow checkout (the default of actions/checkout) does not have the base:
- * `ensureCommit` fetches exactly that commit, one level deep.
+ * `ensureCommit` fetches exactly that commit, one level deep. A partial clone
+ * (`--filter=blob:none`) has the base's trees but not its blobs: the ones the
+ * check reads are fetched in one batch, not one round trip per file.
  */
-function git(cwd) {
-    return wo({ baseDir: cwd, trimmed: false });
-}
 function oneLine(e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    return (msg
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .pop() ?? 'git failed');
+    if (e instanceof GitCommandError)
+        return e.message;
+    return e instanceof Error ? e.message.split('\n')[0] : String(e);
 }
-async function hasCommit(g, sha) {
+async function hasCommit(cwd, sha) {
     try {
-        await g.raw(['cat-file', '-e', `${sha}^{commit}`]);
+        await exec_gitRun(cwd, ['cat-file', '-e', `${sha}^{commit}`]);
         return true;
     }
     catch {
@@ -10430,86 +10679,172 @@ async function hasCommit(g, sha) {
 async function ensureCommit(cwd, sha, remote = 'origin') {
     if (!/^[0-9a-f]{7,64}$/i.test(sha))
         throw new errors_InputError(`bad commit id ${JSON.stringify(sha)}`);
-    const g = git(cwd);
     try {
-        await g.raw(['rev-parse', '--git-dir']);
+        await exec_gitRun(cwd, ['rev-parse', '--git-dir']);
     }
     catch {
         throw new errors_InputError(`${cwd}: not a git repository (the append-only check needs the checkout's history)`);
     }
-    if (await hasCommit(g, sha))
+    if (await hasCommit(cwd, sha))
         return false;
     try {
-        await g.raw(['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', remote, sha]);
+        await exec_gitRun(cwd, ['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', remote, sha]);
     }
     catch (e) {
-        throw new errors_InputError(`cannot fetch the base commit ${sha} from ${remote}: ${oneLine(e)}`);
+        throw new errors_InputError(`cannot fetch the commit ${sha} from ${remote}: ${oneLine(e)}`);
     }
-    if (!(await hasCommit(g, sha)))
-        throw new errors_InputError(`the base commit ${sha} is still missing after fetching it from ${remote}`);
+    if (!(await hasCommit(cwd, sha)))
+        throw new errors_InputError(`the commit ${sha} is still missing after fetching it from ${remote}`);
     return true;
 }
-/** Paths (relative, `/`-separated) of the blobs in `commit` that match the set, sorted. */
-async function listFilesAtCommit(cwd, commit, set) {
+/** The blobs (path and object id) of `commit` whose paths match the set (or the test), sorted by path. */
+async function listBlobsAtCommit(cwd, commit, set) {
+    const wanted = typeof set === 'function' ? set : (p) => matchesGlob(set, p);
     let out;
     try {
-        out = await git(cwd).raw(['ls-tree', '-r', '-z', '--full-tree', '--name-only', commit]);
+        out = await exec_gitRun(cwd, ['ls-tree', '-r', '-z', '--full-tree', commit]);
     }
     catch (e) {
         throw new errors_InputError(`cannot list the files of commit ${commit}: ${oneLine(e)}`);
     }
-    return out
-        .split('\0')
-        .filter((p) => p !== '' && matchesGlob(set, p))
-        .sort();
+    const blobs = [];
+    for (const rec of out.toString('utf8').split('\0')) {
+        // `<mode> <type> <oid>\t<path>`; a link (mode 120000) or submodule is not a file of the base.
+        const tab = rec.indexOf('\t');
+        if (tab < 0)
+            continue;
+        const [mode, type, oid] = rec.slice(0, tab).split(' ');
+        const p = rec.slice(tab + 1);
+        if (type !== 'blob' || mode === '120000' || oid === undefined || !wanted(p))
+            continue;
+        blobs.push({ path: p, oid });
+    }
+    return blobs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+/** Paths (relative, `/`-separated) of the files in `commit` that match the set, sorted. */
+async function listFilesAtCommit(cwd, commit, set) {
+    return (await listBlobsAtCommit(cwd, commit, set)).map((b) => b.path);
+}
+/** The promisor remote of a partial clone, or undefined for a complete repository. */
+async function promisorRemote(cwd) {
+    let out;
+    try {
+        out = (await exec_gitRun(cwd, ['config', '--get-regexp', '^remote\\..*\\.promisor$'])).toString('utf8');
+    }
+    catch {
+        return undefined; // exit 1: no such key
+    }
+    for (const line of out.split('\n')) {
+        const m = /^remote\.(.+)\.promisor (.*)$/.exec(line);
+        if (m && /^(true|yes|on|1)$/i.test(m[2]))
+            return m[1];
+    }
+    return undefined;
+}
+/**
+ * In a partial clone, fetches the blobs among `oids` that are not present, in one
+ * `git fetch` (reading them one by one would make git fetch each lazily, one
+ * round trip per file). Returns how many were fetched.
+ */
+async function prefetchBlobs(cwd, commit, oids) {
+    if (oids.length === 0)
+        return 0;
+    const remote = await promisorRemote(cwd);
+    if (remote === undefined)
+        return 0;
+    // `--missing=print` lists what is absent (`?<oid>`) without fetching it.
+    let listing;
+    try {
+        listing = (await exec_gitRun(cwd, ['rev-list', '--objects', '--missing=print', '--no-walk', commit])).toString('utf8');
+    }
+    catch (e) {
+        throw new errors_InputError(`cannot list the objects of commit ${commit}: ${oneLine(e)}`);
+    }
+    const absent = new Set();
+    for (const line of listing.split('\n'))
+        if (line.startsWith('?'))
+            absent.add(line.slice(1).trim());
+    const wanted = [...new Set(oids)].filter((o) => absent.has(o));
+    if (wanted.length === 0)
+        return 0;
+    try {
+        await exec_gitRun(cwd, [
+            '-c',
+            'fetch.negotiationAlgorithm=noop',
+            'fetch',
+            '--no-tags',
+            '--no-write-fetch-head',
+            '--recurse-submodules=no',
+            '--filter=blob:none',
+            '--stdin',
+            remote,
+        ], { input: `${wanted.join('\n')}\n` });
+    }
+    catch (e) {
+        throw new errors_InputError(`cannot fetch ${wanted.length} blobs of commit ${commit} from ${remote}: ${oneLine(e)}`);
+    }
+    return wanted.length;
+}
+/** Parses `git cat-file --batch` output for the requested names, in order. */
+function parseBatch(out, names) {
+    const result = [];
+    let pos = 0;
+    for (let i = 0; i < names.length; i++) {
+        const nl = out.indexOf(0x0a, pos);
+        if (nl < 0)
+            throw new errors_InputError('git cat-file: truncated output');
+        const header = out.subarray(pos, nl).toString('utf8');
+        pos = nl + 1;
+        const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
+        if (m === null) {
+            result.push(undefined); // "<object> missing" (or ambiguous)
+            continue;
+        }
+        const size = Number(m[2]);
+        // A view into the batch output (no copy): the blobs of one batch live as long as the caller keeps any.
+        result.push(m[1] === 'blob' ? out.subarray(pos, pos + size) : undefined);
+        pos += size + 1; // content, then a newline
+    }
+    return result;
+}
+async function catFileBatch(cwd, names) {
+    if (names.length === 0)
+        return [];
+    let out;
+    try {
+        out = await exec_gitRun(cwd, ['cat-file', '--batch'], { input: names.map((n) => `${n}\n`).join('') });
+    }
+    catch (e) {
+        throw new errors_InputError(`git cat-file failed: ${oneLine(e)}`);
+    }
+    return parseBatch(out, names);
+}
+/** The contents of blobs by object id, read through one `git cat-file --batch` process. */
+async function readBlobs(cwd, oids) {
+    const unique = [...new Set(oids)];
+    const got = await catFileBatch(cwd, unique);
+    return new Map(unique.map((o, i) => [o, got[i]]));
 }
 /**
  * The contents of `paths` at `commit`, read through one `git cat-file --batch`
- * process (one process for any number of files keeps a large PR fast).
- * A path missing at that commit maps to undefined.
+ * process (one process for any number of files keeps a large PR fast); in a
+ * partial clone the missing blobs are fetched first, in one batch. A path
+ * missing at that commit maps to undefined.
  */
-function readFilesAtCommit(cwd, commit, paths) {
-    return new Promise((resolve, reject) => {
-        const result = new Map();
-        if (paths.length === 0) {
-            resolve(result);
-            return;
-        }
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', ['cat-file', '--batch'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-        const chunks = [];
-        let stderr = '';
-        child.stdout.on('data', (c) => chunks.push(c));
-        child.stderr.on('data', (c) => (stderr += c.toString()));
-        child.on('error', (e) => reject(new errors_InputError(`cannot run git: ${e.message}`)));
-        child.on('close', (code) => {
-            if (code !== 0) {
-                reject(new errors_InputError(`git cat-file failed: ${stderr.trim().split('\n').pop() ?? `exit ${code}`}`));
-                return;
-            }
-            const out = Buffer.concat(chunks);
-            let pos = 0;
-            for (const p of paths) {
-                const nl = out.indexOf(0x0a, pos);
-                if (nl < 0) {
-                    reject(new errors_InputError('git cat-file: truncated output'));
-                    return;
-                }
-                const header = out.subarray(pos, nl).toString('utf8');
-                pos = nl + 1;
-                const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
-                if (m === null) {
-                    result.set(p, undefined); // "<object> missing" (or ambiguous): not at that commit
-                    continue;
-                }
-                const size = Number(m[2]);
-                result.set(p, m[1] === 'blob' ? Buffer.from(out.subarray(pos, pos + size)) : undefined);
-                pos += size + 1; // content, then a newline
-            }
-            resolve(result);
-        });
-        // Names with a newline cannot be asked for on this protocol; they never match our layouts.
-        child.stdin.end(paths.map((p) => `${commit}:${p.includes('\n') ? '' : p}\n`).join(''));
-    });
+async function readFilesAtCommit(cwd, commit, paths) {
+    const result = new Map();
+    if (paths.length === 0)
+        return result;
+    const wanted = new Set(paths);
+    const blobs = await listBlobsAtCommit(cwd, commit, (p) => wanted.has(p));
+    await prefetchBlobs(cwd, commit, blobs.map((b) => b.oid));
+    const byPath = new Map(blobs.map((b) => [b.path, b.oid]));
+    const contents = await readBlobs(cwd, blobs.map((b) => b.oid));
+    for (const p of paths) {
+        const oid = byPath.get(p);
+        result.set(p, oid === undefined ? undefined : contents.get(oid));
+    }
+    return result;
 }
 /** The commit id a ref names (a branch, tag, `HEAD~1`, an id); an input error when it names none. */
 async function resolveCommit(cwd, ref) {
@@ -10517,7 +10852,7 @@ async function resolveCommit(cwd, ref) {
         throw new errors_InputError(`bad ref ${JSON.stringify(ref)}`);
     let out = '';
     try {
-        out = (await git(cwd).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+        out = (await exec_gitRun(cwd, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).toString('utf8').trim();
     }
     catch {
         /* below */
@@ -10527,19 +10862,87 @@ async function resolveCommit(cwd, ref) {
         throw new errors_InputError(`--base ${ref}: no such commit in ${cwd} (a branch, tag or commit id; fetch it first?)`);
     return out;
 }
+/** The checkout's HEAD commit, or undefined outside a repository. */
+async function headCommit(cwd) {
+    try {
+        return (await gitRun(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toString('utf8').trim();
+    }
+    catch {
+        return undefined;
+    }
+}
+/** The parents of a commit (empty when unknown). */
+async function parentsOf(cwd, commit) {
+    try {
+        const out = (await gitRun(cwd, ['rev-list', '--parents', '-n', '1', commit])).toString('utf8').trim();
+        return out.split(' ').slice(1);
+    }
+    catch {
+        return [];
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/check/markdown.ts
 /**
  * The check's report as GitHub-flavoured Markdown: the job summary and the PR
  * comment. A fork tree is drawn as a Mermaid flowchart (GitHub renders it).
+ *
+ * Every value that comes from a repository (paths, ids, labels, fault messages)
+ * is escaped for where it goes: in text, table cells and code spans every
+ * character Markdown, GFM (autolinks, @mentions, #references, tables, emphasis,
+ * math) or HTML could act on becomes a character reference; in a Mermaid label,
+ * a Mermaid entity code. Control characters are shown as `\uXXXX`. GitHub's
+ * limits are kept by cutting whole rows, never a row in the middle, and the
+ * faults are kept before the table.
  */
 const COMMENT_MARKER = '<!-- stepchain-check -->';
-/** Text for a table cell or list item: no pipes or newlines, Markdown specials escaped. */
-function cell(s) {
-    return s.replace(/\r?\n/g, ' ').replace(/([\\|`*_<>[\]])/g, '\\$1');
+/** GitHub's cap on a step's job summary (1 MiB), with room to spare. */
+const SUMMARY_MAX_BYTES = 1_000_000;
+/** GitHub's cap on a comment body is 65,536 characters. */
+const COMMENT_MAX_CHARS = 65_536;
+// Shown as `\uXXXX`: C0/C1 controls, DEL, line/paragraph separators, bidi controls, zero-width characters, BOM.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/g;
+function visible(s) {
+    return s.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
-function code(s) {
-    return `<code>${s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;')}</code>`;
+/** At most `max` code points, with an ellipsis. */
+function clip(s, max) {
+    const cps = Array.from(s);
+    return cps.length <= max ? s : `${cps.slice(0, max - 1).join('')}…`;
+}
+/**
+ * Repository data as inert Markdown text (usable in a table cell, a list item or
+ * inside `<code>`): letters, digits, space and `-./,` stay; every other ASCII
+ * character becomes `&#N;`, and so does the `.` of a `www.` (GFM autolinks it).
+ */
+function mdText(s, max = 300) {
+    const t = visible(clip(s, max));
+    let out = '';
+    for (let i = 0; i < t.length; i++) {
+        const c = t[i];
+        const code = c.charCodeAt(0);
+        const plain = /[A-Za-z0-9 \-/,]/.test(c) || (c === '.' && !/www$/i.test(t.slice(Math.max(0, i - 3), i)));
+        out += plain || code > 0x7f ? c : `&#${code};`;
+    }
+    return out;
+}
+/** A code span for repository data (an HTML `<code>`: a backtick in the data cannot close it). */
+function mdCode(s, max = 300) {
+    return `<code>${mdText(s, max)}</code>`;
+}
+/** A Mermaid label: letters, digits and a few safe characters stay, everything else is a `#N;` entity code. */
+function mermaidText(s, max = 60) {
+    let out = '';
+    for (const c of clip(s, max)) {
+        const cp = c.codePointAt(0);
+        if (/[A-Za-z0-9 ,.\-/_]/.test(c))
+            out += c;
+        else if (visible(c) !== c)
+            out += '#65533;';
+        else
+            out += `#${cp};`;
+    }
+    return out;
 }
 /** A Mermaid node id: letters and digits only, stable per session id. */
 function mermaidId(id, ids) {
@@ -10550,11 +10953,8 @@ function mermaidId(id, ids) {
     }
     return m;
 }
-function mermaidText(s) {
-    return s.replace(/["<>#&]/g, (c) => `#${c.charCodeAt(0)};`);
-}
-/** A Mermaid `flowchart` of the fork tree (empty string when there are no forks). */
-function forkTreeMermaid(forks) {
+/** A Mermaid `flowchart` of the fork tree (empty string when there are no forks); at most `maxForks` forks. */
+function forkTreeMermaid(forks, maxForks = 200) {
     if (forks.length === 0)
         return '';
     const ids = new Map();
@@ -10567,7 +10967,9 @@ function forkTreeMermaid(forks) {
         const text = label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id);
         lines.push(`  ${mermaidId(id, ids)}["${text}"]`);
     };
-    const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
+    const sorted = [...forks]
+        .sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id))
+        .slice(0, maxForks);
     // Forks first (with their labels), then roots that are only ever parents.
     for (const f of sorted)
         declare(f.id, f.label);
@@ -10581,55 +10983,101 @@ function forkTreeMermaid(forks) {
         lines.push(`  ${mermaidId(f.parent, ids)} -->|"${mermaidText(edge)}"| ${mermaidId(f.id, ids)}`);
     }
     lines.push('```');
+    if (forks.length > maxForks)
+        lines.push('', `… and ${forks.length - maxForks} more forks (see the JSON report).`);
     return lines.join('\n');
 }
+function plural(n, word) {
+    return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
 function renderCheckMarkdown(report, options = {}) {
-    const maxFaults = options.maxFaults ?? 50;
-    const maxRows = options.maxRows ?? 200;
+    const maxFaults = options.maxFaults ?? 500;
+    const maxRows = options.maxRows ?? 5000;
+    const size = options.maxChars !== undefined ? (s) => s.length : (s) => Buffer.byteLength(s, 'utf8');
+    const limit = options.maxChars ?? options.maxBytes ?? SUMMARY_MAX_BYTES;
     const errors = report.faults.filter((f) => f.severity === 'error');
     const warnings = report.faults.filter((f) => f.severity === 'warning');
-    const out = [];
-    out.push(`## ${options.title ?? 'stepchain'}: ${report.ok ? '✅ verified' : '❌ failed'}`);
-    out.push('');
+    const verdict = !report.ok ? '❌ failed' : report.items.length === 0 ? '⚠️ nothing checked' : '✅ verified';
+    const shard = report.shard === null ? '' : ` (shard ${report.shard.index + 1} of ${report.shard.count})`;
+    const head = [];
+    head.push(`## ${mdText(options.title ?? 'stepchain', 100)}${shard}: ${verdict}`, '');
     const base = report.base === null
         ? 'append-only not checked'
-        : `append-only checked against base ${code(report.base.slice(0, 12))}`;
-    out.push(`${report.verified} verified, ${report.failed} failed, ${errors.length} fault${errors.length === 1 ? '' : 's'}` +
-        `${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}; ${base}.`);
-    out.push('');
-    if (report.items.length > 0) {
-        out.push('| | Kind | File | Id | Steps | Head | Status |');
-        out.push('|---|---|---|---|---:|---|---|');
-        for (const i of report.items.slice(0, maxRows)) {
-            const head = i.head === '' ? '' : code(i.head.slice(0, 12));
-            const hist = i.appendOnly === undefined ? '' : ` · ${i.appendOnly}`;
-            out.push(`| ${i.ok ? '✅' : '❌'} | ${i.kind} | ${code(i.path)} | ${cell(i.id)} | ${i.steps} | ${head} | ${cell(i.status)}${hist} |`);
+        : `append-only checked against base ${mdCode(report.base.slice(0, 12))}`;
+    head.push(`${report.verified} verified, ${report.failed} failed, ${plural(errors.length, 'fault')}` +
+        `${warnings.length > 0 ? `, ${plural(warnings.length, 'warning')}` : ''}; ${base}.`, '');
+    for (const n of options.notes ?? [])
+        head.push(`> ${mdText(n, 1000)}`, '');
+    if (report.trustedKeys.length > 0) {
+        head.push('Trusted keys:', '');
+        for (const k of report.trustedKeys.slice(0, 50))
+            head.push(`- ${mdCode(k.keyId, 80)} from ${mdText(k.source)}`);
+        if (report.trustedKeys.length > 50)
+            head.push(`- … and ${report.trustedKeys.length - 50} more`);
+        head.push('');
+    }
+    const faultLines = report.faults.slice(0, maxFaults).map((f) => {
+        const where = f.line === null ? f.path : `${f.path}:${f.line}`;
+        return `- ${f.severity === 'error' ? '❌' : '⚠️'} ${mdCode(where)}: ${mdText(f.message, 500)}`;
+    });
+    const rowLines = report.items.slice(0, maxRows).map((i) => {
+        const head12 = i.head === '' ? '' : mdCode(i.head.slice(0, 12));
+        const hist = i.appendOnly === undefined || i.appendOnly === 'renamed' ? '' : ` · ${i.appendOnly}`;
+        return `| ${i.ok ? '✅' : '❌'} | ${i.kind} | ${mdCode(i.path)} | ${mdText(i.id, 100)} | ${i.steps} | ${head12} | ${mdText(i.status, 200)}${hist} |`;
+    });
+    const tree = forkTreeMermaid(options.forks ?? [], options.maxForks ?? 200);
+    // Assemble within the limit: the head, then the faults, then whole table rows, then the tree if it fits.
+    const out = [...head];
+    let used = size(out.join('\n')) + 200; // room for the "and N more" lines
+    const fits = (lines) => used + size(lines.join('\n')) + lines.length <= limit;
+    const take = (line) => {
+        if (!fits([line]))
+            return false;
+        out.push(line);
+        used += size(line) + 1;
+        return true;
+    };
+    if (report.faults.length > 0) {
+        take('### Faults');
+        take('');
+        let shown = 0;
+        for (const l of faultLines) {
+            if (!take(l))
+                break;
+            shown++;
         }
-        if (report.items.length > maxRows)
-            out.push(`\n… and ${report.items.length - maxRows} more (see the JSON report).`);
+        if (report.faults.length > shown)
+            out.push(`- … and ${report.faults.length - shown} more (see the JSON report).`);
         out.push('');
+    }
+    if (report.items.length > 0) {
+        const header = ['| | Kind | File | Id | Steps | Head | Status |', '|---|---|---|---|---:|---|---|'];
+        if (fits(header)) {
+            take(header[0]);
+            take(header[1]);
+            let shown = 0;
+            for (const l of rowLines) {
+                if (!take(l))
+                    break;
+                shown++;
+            }
+            if (report.items.length > shown)
+                out.push('', `… and ${report.items.length - shown} more files (see the JSON report).`);
+            out.push('');
+        }
+        else {
+            out.push(`${report.items.length} files checked (see the JSON report).`, '');
+        }
     }
     else {
-        out.push('No journals, runs or receipts were found.');
-        out.push('');
+        out.push('No journals, runs or receipts were found.', '');
     }
-    if (report.faults.length > 0) {
-        out.push('### Faults');
-        out.push('');
-        for (const f of report.faults.slice(0, maxFaults)) {
-            const where = f.line === null ? f.path : `${f.path}:${f.line}`;
-            out.push(`- ${f.severity === 'error' ? '❌' : '⚠️'} ${code(where)}: ${cell(f.message)}`);
-        }
-        if (report.faults.length > maxFaults)
-            out.push(`- … and ${report.faults.length - maxFaults} more (see the JSON report).`);
-        out.push('');
-    }
-    const tree = forkTreeMermaid(options.forks ?? []);
     if (tree !== '') {
-        out.push('### Fork tree');
-        out.push('');
-        out.push(tree);
-        out.push('');
+        const lines = ['### Fork tree', '', tree, ''];
+        if (fits(lines))
+            out.push(...lines);
+        else
+            out.push('(The fork tree is left out to keep within GitHub’s size limit; see the JSON report.)', '');
     }
     return out.join('\n');
 }
@@ -10839,7 +11287,7 @@ function writeKeyPair(privateFile, publicFile) {
 ;// CONCATENATED MODULE: ./src/receipt/tar.ts
 
 
-class ReceiptFormatError extends IntegrityError {
+class ReceiptFormatError extends errors_IntegrityError {
     kind;
     member;
     name = 'ReceiptFormatError';
@@ -11631,7 +12079,7 @@ function export_buildReceipt(journalFile, options = {}) {
     const { result: read, bytes: journalBytes, blob_refs: digests } = readCanonicalJournal(journalFile);
     if (!read.ok) {
         const more = read.errors.length > 1 ? ` (and ${read.errors.length - 1} more fault${read.errors.length > 2 ? 's' : ''})` : '';
-        throw new IntegrityError(`${describeFault(journalFile, read.errors[0])}${more}`);
+        throw new errors_IntegrityError(`${describeFault(journalFile, read.errors[0])}${more}`);
     }
     const agentId = options.agentId ?? defaultAgentId(journalFile);
     const root = projectRootOf(external_node_path_default().dirname(external_node_path_default().resolve(journalFile)));
@@ -12267,6 +12715,10 @@ function describeRunFault(file, f) {
  * with a base commit every journal that existed there must still hold its base
  * rows as an exact byte prefix (append-only). Faults carry repository-relative
  * paths and 1-based lines so they can be annotated where they are.
+ *
+ * Everything is read without following a symbolic link below the root (a link
+ * is a fault naming it), and nothing in the checkout is its own trust anchor:
+ * keys and pinned heads come from the caller.
  */
 const workspace_DEFAULT_JOURNALS = '.sdd/runtime/journal/*/000000.jsonl';
 const DEFAULT_RUNS = '.sdd/runs/*/journal.jsonl';
@@ -12276,59 +12728,144 @@ function workspace_idOfPath(rel) {
     const parts = rel.split('/');
     return parts.length >= 2 ? parts[parts.length - 2] : rel;
 }
-function readWorkspaceFile(root, rel) {
-    try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(root, rel));
-    }
-    catch (e) {
-        const code = e.code;
-        if (code === 'ENOENT' || code === 'ENOTDIR')
-            return undefined;
-        throw new errors_InputError(`${rel}: cannot read: ${code ?? e.message}`);
-    }
+/** The shard a path belongs to: the first 32 bits of SHA-256 of its `/`-separated path, modulo the count. */
+function shardOf(rel, count) {
+    if (count <= 1)
+        return 0;
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(rel, 'utf8').digest().readUInt32BE(0) % count;
 }
 const APPEND_FAULT = {
     deleted: 'history_deleted',
     truncated: 'history_truncated',
     rewritten: 'history_rewritten',
 };
+/** The 1-based line of the first CRLF, or 0. Canonical rows never hold a raw CR, so one means a converted checkout. */
+function crlfLine(bytes) {
+    const i = bytes.indexOf('\r\n');
+    if (i < 0)
+        return 0;
+    let line = 1;
+    for (let j = bytes.indexOf(0x0a); j >= 0 && j < i; j = bytes.indexOf(0x0a, j + 1))
+        line++;
+    return line;
+}
+const CRLF_REMEDY = 'git converted the line endings on checkout (core.autocrlf=true?), so every row differs from what was hashed; ' +
+    'add `.sdd/** -text` (and your journal paths) to .gitattributes, or run `git config core.autocrlf false` before the checkout';
 async function checkWorkspace(options) {
     const root = external_node_path_default().resolve(options.root);
+    const shard = options.shard !== undefined && options.shard.count > 1 ? options.shard : null;
+    const mine = (rel) => shard === null || shardOf(rel, shard.count) === shard.index;
     const report = {
         ok: true,
         root,
         base: options.base ?? null,
         fetchedBase: false,
+        fetchedBlobs: 0,
         verified: 0,
         failed: 0,
         heads: {},
         items: [],
         faults: [],
+        matched: { journal: 0, run: 0, receipt: 0 },
+        shard,
+        trustedKeys: options.keySources ?? [],
     };
     const fault = (f) => {
         report.faults.push(f);
     };
-    const journalSet = glob_globSet(options.journals ?? workspace_DEFAULT_JOURNALS);
-    const runSet = glob_globSet(options.runs ?? DEFAULT_RUNS);
-    const receiptSet = glob_globSet(options.receipts ?? DEFAULT_RECEIPTS);
-    // Append-only: the base's journals (both kinds), read in one git process.
-    const baseFiles = new Map();
-    if (options.base !== undefined) {
-        report.fetchedBase = await ensureCommit(root, options.base, options.remote);
-        const sets = [
-            ['journal', journalSet, options.verifyJournals !== false],
-            ['run', runSet, options.verifyRuns !== false],
-        ];
-        for (const [kind, set, on] of sets) {
-            if (!on)
+    const on = {
+        journal: options.verifyJournals !== false,
+        run: options.verifyRuns !== false,
+        receipt: options.verifyReceipts !== false,
+    };
+    const sets = {
+        journal: glob_globSet(options.journals ?? workspace_DEFAULT_JOURNALS),
+        run: glob_globSet(options.runs ?? DEFAULT_RUNS),
+        receipt: glob_globSet(options.receipts ?? DEFAULT_RECEIPTS),
+    };
+    // The checkout: files per kind (all shards, for renames and pins), and the links never followed.
+    const found = { journal: [], run: [], receipt: [] };
+    const linked = new Set();
+    const cache = options.dirCache ?? new Map();
+    const checked = new Set();
+    for (const kind of ['journal', 'run', 'receipt']) {
+        if (!on[kind])
+            continue;
+        const scan = glob_scanFiles(root, sets[kind], cache);
+        found[kind] = scan.files;
+        report.matched[kind] = scan.files.length;
+        for (const l of scan.links) {
+            if (linked.has(l.path) || !mine(l.path))
                 continue;
-            const paths = await listFilesAtCommit(root, options.base, set);
-            const contents = await readFilesAtCommit(root, options.base, paths);
-            for (const [p, bytes] of contents)
-                if (bytes !== undefined && !baseFiles.has(p))
-                    baseFiles.set(p, { kind, bytes });
+            linked.add(l.path);
+            fault({
+                item: kind,
+                path: l.path,
+                line: null,
+                kind: 'symlink',
+                message: l.severity === 'error'
+                    ? `${l.path} is a symbolic link: stepchain never follows a link in the checkout (it could point at .git/config or /proc/self/environ)`
+                    : `${l.path} is a symbolic link to a directory: not searched (links in the checkout are never followed)`,
+                severity: l.severity,
+            });
         }
     }
+    // The base: its journals and run journals (this shard's), read in one batch.
+    const baseFiles = new Map();
+    const basePaths = new Set();
+    if (options.base !== undefined && (on.journal || on.run)) {
+        report.fetchedBase = await ensureCommit(root, options.base, options.remote);
+        const kindOf = (p) => on.journal && matchesGlob(sets.journal, p) ? 'journal' : on.run && matchesGlob(sets.run, p) ? 'run' : undefined;
+        const listed = await listBlobsAtCommit(root, options.base, (p) => kindOf(p) !== undefined);
+        for (const b of listed)
+            basePaths.add(b.path);
+        const wanted = listed.filter((b) => mine(b.path));
+        report.fetchedBlobs = await prefetchBlobs(root, options.base, wanted.map((b) => b.oid));
+        const contents = await readBlobs(root, wanted.map((b) => b.oid));
+        for (const b of wanted) {
+            const bytes = contents.get(b.oid);
+            if (bytes !== undefined)
+                baseFiles.set(b.path, { kind: kindOf(b.path), bytes });
+        }
+    }
+    /** Reads a checkout file, never through a link; a fault (and undefined) when it cannot be. */
+    const readItem = (kind, rel, id, max) => {
+        const r = nofollow_readUnder(root, rel, max, checked);
+        if (r.kind === 'file')
+            return r.bytes;
+        const why = r.kind === 'symlink'
+            ? `${r.at} is a symbolic link: never followed`
+            : r.kind === 'too_large'
+                ? `${r.size} bytes, over the ${max ?? 0}-byte limit`
+                : r.kind === 'missing'
+                    ? 'vanished while being checked'
+                    : 'not a regular file';
+        fault({
+            item: kind,
+            path: rel,
+            line: null,
+            kind: r.kind === 'symlink' ? 'symlink' : r.kind === 'too_large' ? 'too_large' : 'unreadable',
+            message: `${kind === 'run' ? 'run' : kind === 'receipt' ? 'receipt' : 'agent'} ${id}: ${why}`,
+            severity: 'error',
+            id,
+        });
+        return undefined;
+    };
+    const crlf = (kind, rel, id, bytes, item) => {
+        const line = crlfLine(bytes);
+        if (line === 0)
+            return;
+        item.ok = false;
+        fault({
+            item: kind,
+            path: rel,
+            line,
+            kind: 'crlf_line_endings',
+            message: `${kind === 'run' ? 'run' : 'agent'} ${id}: lines end in CRLF from line ${line}: ${CRLF_REMEDY}`,
+            severity: 'error',
+            id,
+        });
+    };
     const checkHistory = (item, head) => {
         const base = baseFiles.get(item.path);
         if (base === undefined)
@@ -12353,12 +12890,67 @@ async function checkWorkspace(options) {
             id: item.id,
         });
     };
-    if (options.verifyJournals !== false) {
-        const found = glob_findFiles(root, journalSet);
-        const seen = new Set(found);
-        for (const rel of found) {
-            const bytes = readWorkspaceFile(root, rel) ?? Buffer.alloc(0);
+    /**
+     * Base files gone from their path: a rename when a file that is new in the
+     * checkout holds the base's rows (identical bytes first, else as a prefix);
+     * otherwise a deletion.
+     */
+    const newFileCache = new Map();
+    const claimed = new Set();
+    const renameTarget = (kind, base) => {
+        const candidates = found[kind].filter((p) => !basePaths.has(p) && !claimed.has(p));
+        const bytesOf = (p) => {
+            if (!newFileCache.has(p)) {
+                const r = nofollow_readUnder(root, p, undefined, checked);
+                newFileCache.set(p, r.kind === 'file' ? r.bytes : null);
+            }
+            return newFileCache.get(p);
+        };
+        const exact = candidates.find((p) => bytesOf(p)?.equals(base));
+        if (exact !== undefined)
+            return exact;
+        if (base.lastIndexOf(0x0a) < 0)
+            return undefined; // no complete row to recognise it by
+        return candidates.find((p) => {
+            const b = bytesOf(p);
+            return b !== null && checkAppendOnly(base, b).ok;
+        });
+    };
+    const goneFromBase = (kind, seen) => {
+        for (const [rel, b] of baseFiles) {
+            if (b.kind !== kind || seen.has(rel))
+                continue;
             const id = workspace_idOfPath(rel);
+            const to = linked.has(rel) ? undefined : renameTarget(kind, b.bytes);
+            if (to !== undefined) {
+                claimed.add(to);
+                report.items.push({
+                    kind,
+                    path: rel,
+                    id,
+                    steps: 0,
+                    head: '',
+                    ok: true,
+                    status: `renamed to ${to}`,
+                    appendOnly: 'renamed',
+                    renamedTo: to,
+                });
+                continue;
+            }
+            const item = { kind, path: rel, id, steps: 0, head: '', ok: false, status: 'deleted' };
+            checkHistory(item, undefined);
+            report.items.push(item);
+        }
+    };
+    if (on.journal) {
+        const seen = new Set(found.journal);
+        for (const rel of found.journal.filter(mine)) {
+            const id = workspace_idOfPath(rel);
+            const bytes = readItem('journal', rel, id);
+            if (bytes === undefined) {
+                report.items.push({ kind: 'journal', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
+                continue;
+            }
             const expectedHead = options.expectedHeads?.[id];
             const r = verifyJournalBytes(bytes, expectedHead === undefined ? {} : { expectedHead });
             const item = {
@@ -12370,6 +12962,7 @@ async function checkWorkspace(options) {
                 ok: r.ok,
                 status: r.ok ? 'ok' : 'FAIL',
             };
+            crlf('journal', rel, id, bytes, item);
             for (const f of r.errors) {
                 fault({
                     item: 'journal',
@@ -12382,40 +12975,40 @@ async function checkWorkspace(options) {
                 });
             }
             checkHistory(item, bytes);
+            if (!item.ok && item.status === 'ok')
+                item.status = 'FAIL';
             if (item.ok && isSafeId(id))
                 report.heads[id] = r.head_hash;
             report.items.push(item);
         }
-        for (const [rel, b] of baseFiles) {
-            if (b.kind !== 'journal' || seen.has(rel))
-                continue;
-            const id = workspace_idOfPath(rel);
-            const item = { kind: 'journal', path: rel, id, steps: 0, head: '', ok: false, status: 'deleted' };
-            checkHistory(item, undefined);
-            report.items.push(item);
-        }
+        goneFromBase('journal', seen);
         const pins = options.expectedHeads ?? {};
+        const agents = new Set(found.journal.map(workspace_idOfPath));
         for (const agent of Object.keys(pins)) {
-            if (!report.items.some((i) => i.kind === 'journal' && i.id === agent)) {
-                fault({
-                    item: 'journal',
-                    path: options.expectedHeadsPath ?? '.',
-                    line: null,
-                    kind: 'head_mismatch',
-                    message: `agent ${agent}: a head is pinned (${pins[agent]}) but no journal for this agent was found`,
-                    severity: 'error',
-                    id: agent,
-                });
-            }
+            // Each pin is judged once, by the shard its agent id falls in.
+            if (agents.has(agent) || !mine(`pin:${agent}`))
+                continue;
+            fault({
+                item: 'journal',
+                path: options.expectedHeadsPath ?? '.',
+                line: null,
+                kind: 'head_mismatch',
+                message: `agent ${agent}: a head is pinned (${pins[agent]}) but no journal for this agent was found`,
+                severity: 'error',
+                id: agent,
+            });
         }
     }
-    if (options.verifyRuns !== false) {
+    if (on.run) {
         const failFlagged = options.failOnFlaggedMutations !== false;
-        const found = glob_findFiles(root, runSet);
-        const seen = new Set(found);
-        for (const rel of found) {
-            const bytes = readWorkspaceFile(root, rel) ?? Buffer.alloc(0);
+        const seen = new Set(found.run);
+        for (const rel of found.run.filter(mine)) {
             const id = workspace_idOfPath(rel);
+            const bytes = readItem('run', rel, id);
+            if (bytes === undefined) {
+                report.items.push({ kind: 'run', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
+                continue;
+            }
             const r = readRunJournalBytes(bytes);
             const item = {
                 kind: 'run',
@@ -12428,6 +13021,7 @@ async function checkWorkspace(options) {
                 mutations: r.mutation_count,
                 flagged: r.flagged_indices.length,
             };
+            crlf('run', rel, id, bytes, item);
             for (const f of r.errors) {
                 // A flagged mutation is a finding about the run, not the file: it may be only a warning.
                 const warn = f.kind === 'flagged_mutation' && !failFlagged;
@@ -12450,29 +13044,23 @@ async function checkWorkspace(options) {
             checkHistory(item, bytes);
             report.items.push(item);
         }
-        for (const [rel, b] of baseFiles) {
-            if (b.kind !== 'run' || seen.has(rel))
-                continue;
-            const item = {
-                kind: 'run',
-                path: rel,
-                id: workspace_idOfPath(rel),
-                steps: 0,
-                head: '',
-                ok: false,
-                status: 'deleted',
-            };
-            checkHistory(item, undefined);
-            report.items.push(item);
-        }
+        goneFromBase('run', seen);
     }
-    if (options.verifyReceipts !== false) {
-        for (const rel of glob_findFiles(root, receiptSet)) {
-            const file = external_node_path_default().join(root, rel);
-            const r = verifyReceipt(file, options.publicKeys && options.publicKeys.length > 0 ? { publicKeys: options.publicKeys } : {});
-            let id = external_node_path_default().basename(rel).replace(/\.receipt\.(tar|tar\.gz|tgz)$/, '');
+    if (on.receipt) {
+        const keys = options.publicKeys ?? [];
+        for (const rel of found.receipt.filter(mine)) {
+            let id = rel
+                .split('/')
+                .pop()
+                .replace(/\.receipt\.(tar|tar\.gz|tgz)$/, '');
+            const bytes = readItem('receipt', rel, id, DEFAULT_MAX_RECEIPT_BYTES);
+            if (bytes === undefined) {
+                report.items.push({ kind: 'receipt', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
+                continue;
+            }
+            const r = verifyReceipt(bytes, keys.length > 0 ? { publicKeys: keys } : {});
             try {
-                id = loadReceipt(file).manifest.agent_id;
+                id = loadReceipt(bytes).manifest.agent_id;
             }
             catch {
                 /* a receipt that does not load keeps its file name; verifyReceipt reported why */
@@ -12488,10 +13076,9 @@ async function checkWorkspace(options) {
                 signed: r.signed,
                 keyId: r.key_id,
             };
-            const keyCount = options.publicKeys?.length ?? 0;
             for (const f of r.errors) {
                 // One meaning of "signed" (signatureVerdict): a signature nobody checked fails, named as such.
-                const untrusted = f.kind === 'no_trusted_key' && keyCount === 0;
+                const untrusted = f.kind === 'no_trusted_key' && keys.length === 0;
                 item.ok = false;
                 const where = f.member === undefined ? '' : ` (${f.member}${f.line === undefined ? '' : `:${f.line}`})`;
                 fault({
@@ -12500,13 +13087,13 @@ async function checkWorkspace(options) {
                     line: null,
                     kind: untrusted ? 'signature_not_checked' : f.kind,
                     message: untrusted
-                        ? `receipt ${id}: ${signatureVerdict(r, keyCount).text.replace('--public-key FILE', 'public-keys')}`
+                        ? `receipt ${id}: ${signatureVerdict(r, keys.length).text.replace('--public-key FILE', 'public-keys')}`
                         : `receipt ${id}: ${f.kind}: ${f.message}${where}`,
                     severity: 'error',
                     id,
                 });
             }
-            const onlyUnchecked = r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key') && keyCount === 0;
+            const onlyUnchecked = r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key') && keys.length === 0;
             if (!item.ok)
                 item.status = onlyUnchecked ? 'signature NOT checked' : 'FAIL';
             else if (r.signed)
@@ -12526,6 +13113,245 @@ async function checkWorkspace(options) {
     return report;
 }
 
+;// CONCATENATED MODULE: ./src/check/json.ts
+
+function checkReportJson(report) {
+    return {
+        ok: report.ok,
+        base: report.base,
+        fetched_base: report.fetchedBase,
+        fetched_blobs: report.fetchedBlobs,
+        verified: report.verified,
+        failed: report.failed,
+        heads: report.heads,
+        matched: report.matched,
+        shard: report.shard,
+        trusted_keys: report.trustedKeys.map((k) => ({ key_id: k.keyId, source: k.source })),
+        items: report.items.map((i) => {
+            const o = {
+                kind: i.kind,
+                path: i.path,
+                id: i.id,
+                steps: i.steps,
+                head: i.head,
+                ok: i.ok,
+                status: i.status,
+            };
+            if (i.appendOnly !== undefined)
+                o['append_only'] = i.appendOnly;
+            if (i.renamedTo !== undefined)
+                o['renamed_to'] = i.renamedTo;
+            if (i.signed !== undefined)
+                o['signed'] = i.signed;
+            if (i.keyId !== undefined)
+                o['key_id'] = i.keyId;
+            if (i.mutations !== undefined)
+                o['mutations'] = i.mutations;
+            if (i.flagged !== undefined)
+                o['flagged'] = i.flagged;
+            return o;
+        }),
+        faults: report.faults.map((f) => {
+            const o = {
+                item: f.item,
+                path: f.path,
+                line: f.line,
+                kind: f.kind,
+                message: f.message,
+                severity: f.severity,
+            };
+            if (f.id !== undefined)
+                o['id'] = f.id;
+            return o;
+        }),
+    };
+}
+function isObj(v) {
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+const KINDS = new Set(['journal', 'run', 'receipt']);
+/** Reads a report document back; an InputError naming `source` and the first thing wrong. */
+function checkReportFromJson(doc, source, root = '') {
+    const bad = (what) => {
+        throw new InputError(`${source}: not a stepchain check report: ${what}`);
+    };
+    if (!isObj(doc))
+        return bad('not a JSON object');
+    const str = (o, k, where) => typeof o[k] === 'string' ? o[k] : bad(`${where}.${k} is not a string`);
+    const int = (o, k, where) => Number.isSafeInteger(o[k]) && o[k] >= 0 ? o[k] : bad(`${where}.${k} is not a count`);
+    const bool = (o, k, where) => typeof o[k] === 'boolean' ? o[k] : bad(`${where}.${k} is not true or false`);
+    const arr = (o, k) => (Array.isArray(o[k]) ? o[k] : bad(`${k} is not a list`));
+    const items = arr(doc, 'items').map((v, n) => {
+        const w = `items[${n}]`;
+        if (!isObj(v))
+            return bad(`${w} is not an object`);
+        const kind = str(v, 'kind', w);
+        if (!KINDS.has(kind))
+            bad(`${w}.kind is not journal, run or receipt`);
+        const item = {
+            kind: kind,
+            path: str(v, 'path', w),
+            id: str(v, 'id', w),
+            steps: int(v, 'steps', w),
+            head: str(v, 'head', w),
+            ok: bool(v, 'ok', w),
+            status: str(v, 'status', w),
+        };
+        if (typeof v['append_only'] === 'string')
+            item.appendOnly = v['append_only'];
+        if (typeof v['renamed_to'] === 'string')
+            item.renamedTo = v['renamed_to'];
+        if (typeof v['signed'] === 'boolean')
+            item.signed = v['signed'];
+        if (typeof v['key_id'] === 'string' || v['key_id'] === null)
+            item.keyId = v['key_id'];
+        if (Number.isSafeInteger(v['mutations']))
+            item.mutations = v['mutations'];
+        if (Number.isSafeInteger(v['flagged']))
+            item.flagged = v['flagged'];
+        return item;
+    });
+    const faults = arr(doc, 'faults').map((v, n) => {
+        const w = `faults[${n}]`;
+        if (!isObj(v))
+            return bad(`${w} is not an object`);
+        const item = str(v, 'item', w);
+        if (!KINDS.has(item))
+            bad(`${w}.item is not journal, run or receipt`);
+        const severity = str(v, 'severity', w);
+        if (severity !== 'error' && severity !== 'warning')
+            bad(`${w}.severity is not error or warning`);
+        const line = v['line'];
+        if (line !== null && !(Number.isSafeInteger(line) && line > 0))
+            bad(`${w}.line is not a line number`);
+        const f = {
+            item: item,
+            path: str(v, 'path', w),
+            line: line,
+            kind: str(v, 'kind', w),
+            message: str(v, 'message', w),
+            severity: severity,
+        };
+        if (typeof v['id'] === 'string')
+            f.id = v['id'];
+        return f;
+    });
+    const heads = {};
+    if (!isObj(doc['heads']))
+        bad('heads is not an object');
+    for (const [k, v] of Object.entries(doc['heads']))
+        heads[k] = typeof v === 'string' ? v : bad(`heads.${k}`);
+    let shard = null;
+    if (doc['shard'] !== null && doc['shard'] !== undefined) {
+        const s = isObj(doc['shard']) ? doc['shard'] : bad('shard is not an object');
+        shard = { index: int(s, 'index', 'shard'), count: int(s, 'count', 'shard') };
+    }
+    const m = isObj(doc['matched']) ? doc['matched'] : {};
+    const matched = { journal: 0, run: 0, receipt: 0 };
+    for (const k of ['journal', 'run', 'receipt'])
+        if (Number.isSafeInteger(m[k]))
+            matched[k] = m[k];
+    const trustedKeys = Array.isArray(doc['trusted_keys'])
+        ? doc['trusted_keys']
+            .filter(isObj)
+            .map((k) => ({ keyId: String(k['key_id'] ?? ''), source: String(k['source'] ?? '') }))
+        : [];
+    const base = doc['base'];
+    if (base !== null && typeof base !== 'string')
+        bad('base is not a commit id or null');
+    return {
+        ok: bool(doc, 'ok', 'report'),
+        root,
+        base: base,
+        fetchedBase: doc['fetched_base'] === true,
+        fetchedBlobs: Number.isSafeInteger(doc['fetched_blobs']) ? doc['fetched_blobs'] : 0,
+        verified: int(doc, 'verified', 'report'),
+        failed: int(doc, 'failed', 'report'),
+        heads,
+        items,
+        faults,
+        matched,
+        shard,
+        trustedKeys,
+    };
+}
+/**
+ * The shards' reports as one: every shard of one count present exactly once,
+ * all checked against the same base; a missing, repeated or mismatched shard is
+ * a fault (the merged check fails), never silently a smaller check.
+ */
+function mergeShardReports(reports, root = '') {
+    const faults = [];
+    const shardFault = (path, kind, message) => {
+        faults.push({ item: 'journal', path, line: null, kind, message, severity: 'error' });
+    };
+    const count = reports.find((r) => r.report.shard !== null)?.report.shard?.count ?? 1;
+    const byIndex = new Map();
+    const base = reports[0]?.report.base ?? null;
+    for (const { source, report } of reports) {
+        const s = report.shard ?? { index: 0, count: 1 };
+        if (s.count !== count)
+            shardFault(source, 'shard_mismatch', `${source}: shard ${s.index + 1} of ${s.count}, expected a shard of ${count}`);
+        else if (byIndex.has(s.index))
+            shardFault(source, 'shard_repeated', `${source}: shard ${s.index + 1} of ${count} is also in ${byIndex.get(s.index)}`);
+        else
+            byIndex.set(s.index, source);
+        if (report.base !== base)
+            shardFault(source, 'shard_mismatch', `${source}: checked against base ${report.base ?? 'none'}, not ${base ?? 'none'}`);
+    }
+    for (let i = 0; i < count; i++)
+        if (!byIndex.has(i))
+            shardFault('.', 'shard_missing', `shard ${i + 1} of ${count} sent no report (did its job fail before the check?)`);
+    if (reports.length === 0)
+        shardFault('.', 'shard_missing', 'no shard reports were found');
+    const merged = {
+        ok: true,
+        root,
+        base,
+        fetchedBase: reports.some((r) => r.report.fetchedBase),
+        fetchedBlobs: reports.reduce((n, r) => n + r.report.fetchedBlobs, 0),
+        verified: 0,
+        failed: 0,
+        heads: {},
+        items: reports.flatMap((r) => r.report.items),
+        faults: [...faults, ...reports.flatMap((r) => r.report.faults)],
+        matched: reports[0]?.report.matched ?? { journal: 0, run: 0, receipt: 0 },
+        shard: null,
+        trustedKeys: reports[0]?.report.trustedKeys ?? [],
+    };
+    for (const r of reports)
+        Object.assign(merged.heads, r.report.heads);
+    for (const i of merged.items) {
+        if (i.ok)
+            merged.verified++;
+        else
+            merged.failed++;
+    }
+    merged.ok = merged.failed === 0 && !merged.faults.some((f) => f.severity === 'error');
+    return merged;
+}
+
+;// CONCATENATED MODULE: ./src/check/empty.ts
+/**
+ * A check that found nothing does not say OK. Messages (one line each) for the
+ * patterns the user gave that matched no file, and for a check with nothing in
+ * it at all; the CLI fails on them (unless `--allow-empty`), the Action applies
+ * its `if-no-files-found` input.
+ */
+const NOUN = { journal: 'journals', run: 'runs', receipt: 'receipts' };
+function emptyFindings(report, given) {
+    const out = [];
+    for (const kind of ['journal', 'run', 'receipt']) {
+        const patterns = given[kind];
+        if (patterns !== undefined && patterns.length > 0 && report.matched[kind] === 0)
+            out.push(`${NOUN[kind]}: ${patterns.join(', ')} matched no file`);
+    }
+    const matched = report.matched.journal + report.matched.run + report.matched.receipt;
+    if (out.length === 0 && report.items.length === 0 && matched === 0)
+        out.push('nothing was checked: no journal, run journal or receipt was found');
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/check/export.ts
 
 
@@ -12533,9 +13359,34 @@ async function checkWorkspace(options) {
 
 
 
+
+
+/**
+ * Receipts for a repository's committed journals, one per agent (the Action's
+ * export mode): a full receipt, or a published (redacted) one when fields to
+ * redact are given. A journal that does not verify gets no receipt and a fault.
+ * Nothing is read through a symbolic link below the root: a linked journal is a
+ * fault, and blobs come from the CAS only as regular files (`WorkspaceCas`).
+ */
+/** The checkout's CAS, read without following a link anywhere below the root. */
+class WorkspaceCas extends Cas {
+    root;
+    constructor(root) {
+        super(casDir(root), false);
+        this.root = root;
+    }
+    has(digest) {
+        return nofollow_lstatUnder(this.root, external_node_path_default().relative(this.root, this.pathOf(digest))).kind === 'file';
+    }
+    get(digest) {
+        const r = nofollow_readUnder(this.root, external_node_path_default().relative(this.root, this.pathOf(digest)), DEFAULT_MAX_RECEIPT_BYTES);
+        return r.kind === 'file' ? r.bytes : undefined;
+    }
+}
 function exportAllReceipts(options) {
     const root = path.resolve(options.root);
-    const found = findFiles(root, globSet(options.journals ?? DEFAULT_JOURNALS));
+    const scan = scanFiles(root, globSet(options.journals ?? DEFAULT_JOURNALS));
+    const found = scan.files;
     const byAgent = new Map();
     for (const rel of found)
         if (!byAgent.has(idOfPath(rel)))
@@ -12547,15 +13398,42 @@ function exportAllReceipts(options) {
     }
     mkdirSync(options.outDir, { recursive: true });
     const result = { receipts: [], faults: [] };
+    for (const l of scan.links) {
+        if (l.severity !== 'error')
+            continue;
+        result.faults.push({
+            item: 'journal',
+            path: l.path,
+            line: null,
+            kind: 'symlink',
+            message: `${l.path} is a symbolic link: stepchain never follows a link in the checkout; no receipt`,
+            severity: 'error',
+        });
+    }
+    const cas = new WorkspaceCas(root);
     for (const agent of agents) {
         const rel = byAgent.get(agent);
         const journal = path.join(root, rel);
+        const st = lstatUnder(root, rel);
+        if (st.kind !== 'file') {
+            result.faults.push({
+                item: 'journal',
+                path: rel,
+                line: null,
+                kind: st.kind === 'symlink' ? 'symlink' : 'unreadable',
+                message: `agent ${agent}: no receipt: ${st.kind === 'symlink' ? `${st.at} is a symbolic link` : 'not a regular file'}`,
+                severity: 'error',
+                id: agent,
+            });
+            continue;
+        }
         const file = path.join(options.outDir, `${agent}.receipt.tar`);
         const common = {
             agentId: agent,
             ...(options.signKey === undefined ? {} : { signKey: options.signKey }),
             ...(options.now === undefined ? {} : { now: options.now }),
             gzip: false,
+            cas,
         };
         try {
             if (options.redact) {
@@ -13971,21 +14849,30 @@ function buildPage(data) {
 
 
 
-function casSource(root) {
+
+/**
+ * Blobs from a project's CAS. Never through a symbolic link anywhere below the
+ * project root (a committed link could point at `.git/config`), and never more
+ * than the caller's cap; the caller hashes what it gets against the name.
+ */
+function source_casSource(root) {
     if (root === undefined)
         return { size: () => undefined, read: () => undefined };
     const cas = new Cas(casDir(root), false);
+    const rel = (digest) => external_node_path_default().relative(root, cas.pathOf(digest));
     return {
         size(digest) {
-            try {
-                const st = (0,external_node_fs_namespaceObject.statSync)(cas.pathOf(digest));
-                return st.isFile() ? st.size : undefined;
-            }
-            catch {
-                return undefined;
-            }
+            const st = nofollow_lstatUnder(root, rel(digest));
+            return st.kind === 'file' ? st.size : undefined;
         },
-        read: (digest) => cas.get(digest),
+        read(digest, maxBytes) {
+            const r = nofollow_readUnder(root, rel(digest), maxBytes);
+            return r.kind === 'file' ? r.bytes : undefined;
+        },
+        refused(digest) {
+            const st = nofollow_lstatUnder(root, rel(digest));
+            return st.kind === 'symlink' ? `${st.at} is a symbolic link (never followed)` : undefined;
+        },
     };
 }
 function mapSource(blobs) {
@@ -14049,7 +14936,7 @@ function receiptSource(file, options) {
  * come from its project's CAS (the project is found from the journal's path, else
  * `root`); a receipt's from its `blobs/` members. Missing input: InputError.
  */
-function loadReportSource(target, root, options = {}) {
+function source_loadReportSource(target, root, options = {}) {
     const asPath = external_node_path_default().resolve(target);
     if (looksLikeReceipt(asPath)) {
         let st;
@@ -14065,7 +14952,7 @@ function loadReportSource(target, root, options = {}) {
     }
     const j = resolveJournal(target, root);
     const journal = readJournalFileBytes(j.file);
-    return { kind: 'journal', path: j.file, agentId: j.agentId, journal, blobs: casSource(projectRootOf(j.dir) ?? root) };
+    return { kind: 'journal', path: j.file, agentId: j.agentId, journal, blobs: source_casSource(projectRootOf(j.dir) ?? root) };
 }
 
 ;// CONCATENATED MODULE: ./src/report/report.ts
@@ -14085,6 +14972,12 @@ function collectBlobs(source, order, perBlob, total) {
     const faults = [];
     let used = 0;
     for (const digest of order) {
+        const refused = source.blobs.refused?.(digest);
+        if (refused !== undefined) {
+            blobs.push({ digest, size: null, skipped: refused });
+            faults.push({ line: null, kind: 'blob_refused', message: `blob ${digest}: ${refused}` });
+            continue;
+        }
         const size = source.blobs.size(digest);
         if (size === undefined) {
             blobs.push({
@@ -14094,17 +14987,21 @@ function collectBlobs(source, order, perBlob, total) {
             });
             continue;
         }
-        const bytes = source.blobs.read(digest);
+        // Over the cap: listed, never read.
+        if (size > perBlob) {
+            blobs.push({ digest, size, skipped: `larger than the ${perBlob}-byte per-blob cap` });
+            continue;
+        }
+        const bytes = source.blobs.read(digest, perBlob);
         if (bytes === undefined) {
             blobs.push({ digest, size: null, skipped: 'unreadable' });
             continue;
         }
-        // Every listed blob is hashed here; the page re-hashes those it embeds.
+        // A blob is embedded only when its bytes are what its name says.
         const got = sha256Hex(bytes);
-        if (got !== digest)
+        if (got !== digest) {
             faults.push({ line: null, kind: 'blob_digest_mismatch', message: `blob ${digest}: its bytes hash to ${got}` });
-        if (bytes.length > perBlob) {
-            blobs.push({ digest, size: bytes.length, skipped: `larger than the ${perBlob}-byte per-blob cap` });
+            blobs.push({ digest, size: bytes.length, skipped: 'its bytes do not match its digest (not embedded)' });
             continue;
         }
         if (used + bytes.length > total) {
@@ -14202,7 +15099,7 @@ function checkOverwrite(outFile, force) {
  */
 function report_writeReport(target, outFile, options = {}) {
     checkOverwrite(outFile, options.force ?? false);
-    const source = typeof target === 'string' ? loadReportSource(target, options.root ?? process.cwd(), options) : target;
+    const source = typeof target === 'string' ? source_loadReportSource(target, options.root ?? process.cwd(), options) : target;
     const { html, ...rest } = renderReport(source, options);
     export_writeFileAtomic(outFile, Buffer.from(html, 'utf8'));
     return { file: outFile, ...rest };
@@ -14271,6 +15168,29 @@ async function reportForkTree(root, agentId, env = process.env) {
 
 
 
+
+
+/**
+ * Self-contained HTML reports (src/report) for the per-step journals and receipts
+ * of a check, written for an artifact a reviewer downloads and opens offline.
+ * Blob embedding is capped lower than the CLI's default to keep artifacts small.
+ * A checkout's files are read without following a link (a repository-relative
+ * path); an absolute path is a file the Action wrote itself (an exported receipt).
+ */
+function sourceOf(i, root) {
+    if (path.isAbsolute(i.path))
+        return loadReportSource(i.path, root);
+    if (i.kind === 'receipt') {
+        const st = lstatUnder(root, i.path);
+        if (st.kind !== 'file')
+            throw new IntegrityError(st.kind === 'symlink' ? `${st.at} is a symbolic link` : 'not a regular file');
+        return loadReportSource(path.join(root, i.path), root);
+    }
+    const r = readUnder(root, i.path);
+    if (r.kind !== 'file')
+        throw new IntegrityError(r.kind === 'symlink' ? `${r.at} is a symbolic link` : 'not a regular file');
+    return { kind: 'journal', path: i.path, agentId: i.id, journal: r.bytes, blobs: casSource(root) };
+}
 function writeHtmlReports(items, options) {
     const out = { files: [], warnings: [] };
     const wanted = items.filter((i) => (i.kind === 'journal' || i.kind === 'receipt') && i.status !== 'deleted');
@@ -14287,7 +15207,7 @@ function writeHtmlReports(items, options) {
         used.add(name);
         const file = path.join(options.outDir, `${name}.html`);
         try {
-            writeReport(path.resolve(options.root, i.path), file, {
+            writeReport(sourceOf(i, options.root), file, {
                 root: options.root,
                 force: true,
                 maxTotalBlobBytes: options.maxTotalBlobBytes ?? 2 * 1024 * 1024,
@@ -14316,6 +15236,7 @@ function writeHtmlReports(items, options) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/cli/commands/check.ts
 
 
@@ -14325,8 +15246,8 @@ function writeHtmlReports(items, options) {
 /** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
 const checkCommand = {
     name: ['check'],
-    usage: '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--markdown] [--json]',
-    summary: "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. Exit 0 holds, 1 not.",
+    usage: '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--allow-empty] [--markdown] [--json]',
+    summary: "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. A check that matches nothing fails unless --allow-empty. Exit 0 holds, 1 not.",
     description: 'Finds the journals, run journals and receipts by the globs (defaults as the Action), verifies each, and with --base ' +
         'checks that every journal at REF was only appended to. A signed receipt fails unless a --public-key checks it.',
     options: {
@@ -14340,12 +15261,12 @@ const checkCommand = {
         journals: {
             kind: 'list',
             value: 'GLOB',
-            description: 'Where per-step journals are (default **/.sdd/runtime/journal/*/000000.jsonl).',
+            description: 'Where per-step journals are (default .sdd/runtime/journal/*/000000.jsonl).',
         },
         runs: {
             kind: 'list',
             value: 'GLOB',
-            description: 'Where run journals are (default **/.sdd/runs/*/journal.jsonl).',
+            description: 'Where run journals are (default .sdd/runs/*/journal.jsonl).',
         },
         receipts: {
             kind: 'list',
@@ -14356,16 +15277,24 @@ const checkCommand = {
         'expected-heads': {
             kind: 'value',
             value: 'FILE',
-            description: 'A file of `<path> <head>` lines: each journal must end at its head.',
+            description: 'A JSON object {"agent_id": "head"}: each named agent\'s journal must end at that head.',
         },
         'warn-flagged': { kind: 'flag', description: 'Report flagged mutations as warnings instead of failing.' },
+        'allow-empty': {
+            kind: 'flag',
+            description: 'Accept a check that matches nothing (no journal, run journal or receipt; a glob matching no file).',
+        },
         markdown: { kind: 'flag', description: "Print the Action's job summary (Markdown) instead of lines." },
     },
     examples: [
         { run: 'stepchain check --base origin/main', what: 'what the PR check will say, before pushing' },
         { run: 'stepchain check --public-key keys/receipts.pub --json', what: 'signed receipts, as JSON' },
     ],
-    exitCodes: { 0: 'everything found holds', 1: 'a fault (each printed)', 2: 'usage or input error (a bad --base ref)' },
+    exitCodes: {
+        0: 'everything found holds',
+        1: 'a fault (each printed), or nothing matched (without --allow-empty)',
+        2: 'usage or input error (a bad --base ref)',
+    },
     async run(args, io) {
         expectPositionals(args, [], 'check');
         const root = rootOf(args, io);
@@ -14391,22 +15320,35 @@ const checkCommand = {
                 }),
             failOnFlaggedMutations: !args.flags.has('warn-flagged'),
         });
-        const { root: _root, ...doc } = report;
+        // A check that found nothing does not say OK (a mistyped glob, a wrong --root).
+        const empty = args.flags.has('allow-empty')
+            ? []
+            : emptyFindings(report, {
+                ...(journals === undefined ? {} : { journal: journals }),
+                ...(runs === undefined ? {} : { run: runs }),
+                ...(receipts === undefined ? {} : { receipt: receipts }),
+            });
+        const ok = report.ok && empty.length === 0;
         if (args.flags.has('json')) {
-            io.json(doc);
+            io.json({ ...checkReportJson(report), ok, nothing_matched: empty });
         }
         else if (args.flags.has('markdown')) {
-            io.out(renderCheckMarkdown(report, { forks: await forkTree(root, undefined, io.env) }));
+            io.out(renderCheckMarkdown(report, {
+                forks: await forkTree(root, undefined, io.env),
+                notes: empty.map((e) => `${e} (stepchain check --allow-empty accepts that)`),
+            }));
         }
         else {
             for (const i of report.items) {
                 io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`);
             }
-            io.out(`${report.ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`);
+            io.out(`${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`);
         }
         for (const f of report.faults)
             io.err(`${f.severity === 'error' ? '' : 'warning: '}${f.line === null ? f.path : `${f.path}:${f.line}`}: ${f.message}`);
-        return report.ok ? 0 : 1;
+        for (const e of empty)
+            io.err(`${e} (--allow-empty accepts that)`);
+        return ok ? 0 : 1;
     },
 };
 
@@ -15303,7 +16245,7 @@ const DEMO_SECTIONS = [
     demoRuns,
     demoReport,
 ];
-function run_git(root, args) {
+function git(root, args) {
     (0,external_node_child_process_namespaceObject.execFileSync)('git', args, { cwd: root, stdio: 'ignore' });
 }
 /**
@@ -15318,9 +16260,9 @@ async function runDemo(write, env) {
         (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(root, file), content);
     }
     (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(root, '.gitignore'), '.sdd/\n');
-    run_git(root, ['init', '-q', '-b', 'main']);
-    run_git(root, ['add', '-A']);
-    run_git(root, ['-c', 'user.name=demo', '-c', 'user.email=demo@stepchain.invalid', 'commit', '-q', '-m', 'initial']);
+    git(root, ['init', '-q', '-b', 'main']);
+    git(root, ['add', '-A']);
+    git(root, ['-c', 'user.name=demo', '-c', 'user.email=demo@stepchain.invalid', 'commit', '-q', '-m', 'initial']);
     const demoEnv = {
         ...env,
         STEPCHAIN_AUDIT_KEY_PATH: external_node_path_default().join(root, '.sdd-keys', 'audit.key'),
@@ -15373,11 +16315,11 @@ const same = (a, b) => encode_canonicalOfRead(a) === encode_canonicalOfRead(b);
 function entriesOf(v) {
     return v instanceof Map ? [...v] : Object.entries(v);
 }
-const isObj = (v) => isJsonObject(v) || v instanceof Map;
+const step_isObj = (v) => isJsonObject(v) || v instanceof Map;
 function step_walk(pathName, a, b, depth, out) {
     if (same(a, b))
         return;
-    if (depth < 4 && isObj(a) && isObj(b)) {
+    if (depth < 4 && step_isObj(a) && step_isObj(b)) {
         const left = new Map(entriesOf(a));
         const right = new Map(entriesOf(b));
         for (const [k, v] of left) {
@@ -15418,7 +16360,7 @@ function toolName(row) {
         return '';
     if (typeof tc === 'string')
         return tc;
-    if (isObj(tc)) {
+    if (step_isObj(tc)) {
         const name = new Map(entriesOf(tc)).get('name');
         if (typeof name === 'string')
             return name;
@@ -15678,7 +16620,7 @@ function entryAt(source, seq) {
  * A chain that does not verify: nothing is displayed. `faults` are the
  * `file:line: kind: message` lines to print, one per fault.
  */
-class BrokenChainError extends IntegrityError {
+class BrokenChainError extends errors_IntegrityError {
     file;
     faults;
     name = 'BrokenChainError';
@@ -16829,7 +17771,7 @@ function toolUseIds(entry) {
  */
 function cutTranscript(transcript, file, sessionId, toolUseId, newSessionId, laterToolUseIds = []) {
     const refuse = (why, line) => {
-        throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
+        throw new errors_IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
     };
     let text = '';
     try {
@@ -17141,7 +18083,7 @@ function load(file) {
     const r = readRunJournalFile(file);
     if (!r.chain_ok) {
         const f = r.errors[0];
-        const e = new IntegrityError(`${file}:${f.line}: ${f.kind}: ${f.message}; cannot diff a run journal whose chain does not verify`);
+        const e = new errors_IntegrityError(`${file}:${f.line}: ${f.kind}: ${f.message}; cannot diff a run journal whose chain does not verify`);
         e.details = r.errors.map((x) => ({ file, line: x.line, kind: x.kind, message: x.message }));
         throw e;
     }
@@ -17241,7 +18183,7 @@ const REFUSE = new Set([
     'capability_conflict',
 ]);
 /** Refusal to extend a run journal: names the file, line and remedy. Exit 1. */
-class RunJournalRecoveryError extends IntegrityError {
+class RunJournalRecoveryError extends errors_IntegrityError {
     name = 'RunJournalRecoveryError';
 }
 function journal_nowSeconds() {
@@ -17496,7 +18438,7 @@ function capabilityPlan(existing, adapter, capability, file) {
     if (have === capability)
         return [];
     if (have !== undefined) {
-        throw new IntegrityError(`${file}: adapter ${JSON.stringify(adapter)} is already recorded as ${have} for this run; one capability per adapter per run`);
+        throw new errors_IntegrityError(`${file}: adapter ${JSON.stringify(adapter)} is already recorded as ${have} for this run; one capability per adapter per run`);
     }
     return [{ event: CAPABILITY_EVENT, payload: capabilityPayload(adapter, capability) }];
 }
@@ -17694,7 +18636,7 @@ function realDirs(root, dir) {
             return; // created below, as a real directory
         }
         if (!st.isDirectory())
-            throw new IntegrityError(`${p}: not a directory (a symlink is never followed)`);
+            throw new errors_IntegrityError(`${p}: not a directory (a symlink is never followed)`);
     }
 }
 /** The session's state; the empty state when there is none or it does not read (a cache: never fatal). */
@@ -18097,10 +19039,10 @@ function lineOf(text, column) {
 function refuseSymlink(p) {
     try {
         if ((0,external_node_fs_namespaceObject.lstatSync)(p).isSymbolicLink())
-            throw new IntegrityError(`${p}: is a symlink; refusing to follow it`);
+            throw new errors_IntegrityError(`${p}: is a symlink; refusing to follow it`);
     }
     catch (e) {
-        if (e instanceof IntegrityError)
+        if (e instanceof errors_IntegrityError)
             throw e;
     }
 }
@@ -18266,7 +19208,7 @@ function writeClaudeSettings(plan) {
         now = null;
     }
     if (now !== plan.before)
-        throw new IntegrityError(`${plan.file}: changed while it was being updated; run it again`);
+        throw new errors_IntegrityError(`${plan.file}: changed while it was being updated; run it again`);
     const tmp = external_node_path_default().join(dir, `.${external_node_path_default().basename(plan.file)}.${process.pid}.${(0,external_node_crypto_namespaceObject.randomBytes)(4).toString('hex')}.tmp`);
     try {
         (0,external_node_fs_namespaceObject.writeFileSync)(tmp, plan.after, { flag: 'wx', mode });
@@ -18336,7 +19278,7 @@ function payloadBlob(root, agent, digest, step) {
         dir = fork.parent_root;
         id = fork.parent_session_id;
     }
-    throw new IntegrityError(`step ${step} has no stored hook payload (input ${digest} is not in ${tried.join(' or ')}); ` +
+    throw new errors_IntegrityError(`step ${step} has no stored hook payload (input ${digest} is not in ${tried.join(' or ')}); ` +
         'only steps recorded by `stepchain hook claude` can resume a conversation');
 }
 function configDirOf(env) {
@@ -18364,29 +19306,29 @@ function planClaudeResume(options) {
     }
     catch (e) {
         if (e instanceof errors_InputError)
-            throw new IntegrityError(`${e.message}; not a step recorded by \`stepchain hook claude\``);
+            throw new errors_IntegrityError(`${e.message}; not a step recorded by \`stepchain hook claude\``);
         throw e;
     }
     if (p.event !== 'PostToolUse' && p.event !== 'PostToolUseFailure')
-        throw new IntegrityError(`${where}: step ${options.fromStep} was recorded from a ${p.event} payload, not a tool call`);
+        throw new errors_IntegrityError(`${where}: step ${options.fromStep} was recorded from a ${p.event} payload, not a tool call`);
     const toolUseId = payload_field(p, 'tool_use_id');
     const call = row.tool_call;
     if (toolUseId === undefined || !isJsonObject(call) || call.id !== toolUseId)
-        throw new IntegrityError(`${where}: the step's tool call and its stored payload do not name the same tool_use_id`);
+        throw new errors_IntegrityError(`${where}: the step's tool call and its stored payload do not name the same tool_use_id`);
     if (p.transcriptPath === undefined)
-        throw new IntegrityError(`${where}: the step's payload names no transcript_path`);
+        throw new errors_IntegrityError(`${where}: the step's payload names no transcript_path`);
     const layout = transcriptLayout(p.transcriptPath, p.sessionId);
     if (layout === undefined)
-        throw new IntegrityError(`${p.transcriptPath}: not laid out as <config>/projects/<dir>/${p.sessionId}.jsonl; ` +
+        throw new errors_IntegrityError(`${p.transcriptPath}: not laid out as <config>/projects/<dir>/${p.sessionId}.jsonl; ` +
             'stepchain cannot tell where Claude Code would look for the fork');
     let bytes;
     try {
         if (!(0,external_node_fs_namespaceObject.lstatSync)(p.transcriptPath).isFile())
-            throw new IntegrityError(`${p.transcriptPath}: not a regular file`);
+            throw new errors_IntegrityError(`${p.transcriptPath}: not a regular file`);
         bytes = (0,external_node_fs_namespaceObject.readFileSync)(p.transcriptPath);
     }
     catch (e) {
-        if (e instanceof IntegrityError)
+        if (e instanceof errors_IntegrityError)
             throw e;
         throw new errors_InputError(`${p.transcriptPath}: cannot read the session's transcript: ${e.code ?? e.message}`);
     }
@@ -18395,16 +19337,16 @@ function planClaudeResume(options) {
     // Where the session was started: the directory whose name Claude Code stored it under.
     const started = [cut.firstCwd, p.cwd, cut.cutCwd].find((c) => c !== undefined && projectDirName(c) === layout.dirName);
     if (started === undefined)
-        throw new IntegrityError(`${p.transcriptPath}: stored under ${layout.dirName}, which is not the name of the session's working ` +
+        throw new errors_IntegrityError(`${p.transcriptPath}: stored under ${layout.dirName}, which is not the name of the session's working ` +
             'directory as stepchain derives it; refusing to guess where Claude Code would look for the fork');
     const rel = external_node_path_default().relative(root, started);
     if (rel.startsWith('..') || external_node_path_default().isAbsolute(rel))
-        throw new IntegrityError(`the session ran in ${started}, outside the project root ${root}`);
+        throw new errors_IntegrityError(`the session ran in ${started}, outside the project root ${root}`);
     const forkId = claudeAgentId(sessionId);
     const cwd = external_node_path_default().join(forkWorktreePath(root, forkId), rel);
     const name = projectDirName(cwd);
     if (name === undefined)
-        throw new IntegrityError(`${cwd}: Claude Code names its session directory for this path in a way stepchain cannot reproduce ` +
+        throw new errors_IntegrityError(`${cwd}: Claude Code names its session directory for this path in a way stepchain cannot reproduce ` +
             '(longer than 200 characters, or not plain ASCII); the conversation is not forked');
     const warnings = [];
     const companion = external_node_path_default().join(external_node_path_default().dirname(p.transcriptPath), p.sessionId);
@@ -18437,7 +19379,7 @@ function placeClaudeResume(plan) {
         fd = (0,external_node_fs_namespaceObject.openSync)(plan.transcript, 'wx', 0o600);
     }
     catch (e) {
-        throw new IntegrityError(`${plan.transcript}: cannot create the fork's transcript: ${e.code ?? e.message}`);
+        throw new errors_IntegrityError(`${plan.transcript}: cannot create the fork's transcript: ${e.code ?? e.message}`);
     }
     try {
         writeAll(fd, plan.cut.bytes);
@@ -18446,7 +19388,7 @@ function placeClaudeResume(plan) {
     catch (e) {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
         (0,external_node_fs_namespaceObject.rmSync)(plan.transcript, { force: true });
-        throw new IntegrityError(`${plan.transcript}: cannot write: ${e.message}`);
+        throw new errors_IntegrityError(`${plan.transcript}: cannot write: ${e.message}`);
     }
     (0,external_node_fs_namespaceObject.closeSync)(fd);
     fsyncDir(dir);
@@ -18501,7 +19443,7 @@ async function forkClaudeSession(options) {
         catch (ue) {
             undo = `removing the fork failed too (${ue.message.split('\n')[0]}); remove it with \`stepchain fork rm ${plan.forkId} --force\``;
         }
-        throw new IntegrityError(`fork ${options.agent}: ${e.message}; ${undo}`);
+        throw new errors_IntegrityError(`fork ${options.agent}: ${e.message}; ${undo}`);
     }
     return { fork, plan, command: resumeCommand(plan), warnings: [...plan.warnings, ...warnings] };
 }
@@ -19197,7 +20139,7 @@ const reportCommand = {
         const outFile = external_node_path_default().resolve(io.cwd, out);
         const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
         const root = rootOf(args, io);
-        const source = loadReportSource(targetOf(target, io, root), root, { publicKeys });
+        const source = source_loadReportSource(targetOf(target, io, root), root, { publicKeys });
         // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
         let forks = null;
         if (source.kind === 'journal') {

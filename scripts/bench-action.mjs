@@ -1,14 +1,18 @@
-// Times the packaged Action (dist/index.js) on a large pull request: a base commit with
+// Times the packaged Action (dist/index.js) on large pull requests: a base commit with
 // JOURNALS per-step journals of STEPS steps each, and a PR branch appending APPEND steps to
 // every one of them (so every base version is read and compared, and every chain is walked).
+// By default two shapes on one job, 100 journals x 1,000 steps and 10,000 journals x 10 steps,
+// then the 10,000-journal one split into SHARDS shards (shard-index/shard-count, each shard
+// timed: the slowest is the wall time of a matrix). The floor beside each: git alone reading
+// every base journal (`ls-tree` + one `cat-file --batch`).
 //
-//   node scripts/bench-action.mjs [--journals 100] [--steps 1000] [--append 10] [--keep]
+//   node scripts/bench-action.mjs [--journals N --steps S] [--append 10] [--shards 4] [--keep]
 //
 // Rows are generated here following docs/format.md §2 (canonical JSON of ASCII strings, sorted keys,
 // a float ts) and the result is cross-checked with the built CLI's `verify`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -19,9 +23,15 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
-const JOURNALS = arg('journals', 100);
-const STEPS = arg('steps', 1000);
 const APPEND = arg('append', 10);
+const SHARDS = arg('shards', 4);
+const SHAPES =
+  arg('journals', 0) > 0
+    ? [{ journals: arg('journals', 100), steps: arg('steps', 1000) }]
+    : [
+        { journals: 100, steps: 1000 },
+        { journals: 10000, steps: 10 },
+      ];
 const keep = process.argv.includes('--keep');
 
 if (!existsSync(action)) {
@@ -62,23 +72,25 @@ function rows(agent, from, count, prev) {
 }
 
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 }).trim();
+const secs = (ms) => `${(ms / 1000).toFixed(2)}s`;
 
-const dir = mkdtempSync(path.join(tmpdir(), 'stepchain-bench-action-'));
-try {
+/** A repository with the base journals on main and a PR branch appending to each. */
+function makeRepo(dir, JOURNALS, STEPS) {
   const repo = path.join(dir, 'repo');
   mkdirSync(repo);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'config', 'user.name', 'bench');
   git(repo, 'config', 'user.email', 'bench@stepchain.invalid');
   git(repo, 'config', 'commit.gpgsign', 'false');
-  let t = performance.now();
+  const t = performance.now();
   const heads = [];
   let bytes = 0;
+  const width = String(JOURNALS - 1).length;
+  const name = (a) => `agent-${String(a).padStart(Math.max(3, width), '0')}`;
   for (let a = 0; a < JOURNALS; a++) {
-    const agent = `agent-${String(a).padStart(3, '0')}`;
-    const jdir = path.join(repo, '.sdd', 'runtime', 'journal', agent);
+    const jdir = path.join(repo, '.sdd', 'runtime', 'journal', name(a));
     mkdirSync(jdir, { recursive: true });
-    const r = rows(agent, 0, STEPS, ZERO);
+    const r = rows(name(a), 0, STEPS, ZERO);
     writeFileSync(path.join(jdir, '000000.jsonl'), r.text);
     heads.push(r.head);
     bytes += r.text.length;
@@ -88,32 +100,37 @@ try {
   const base = git(repo, 'rev-parse', 'HEAD');
   git(repo, 'checkout', '-q', '-b', 'pr');
   for (let a = 0; a < JOURNALS; a++) {
-    const agent = `agent-${String(a).padStart(3, '0')}`;
-    const r = rows(agent, STEPS, APPEND, heads[a]);
-    appendFileSync(path.join(repo, '.sdd', 'runtime', 'journal', agent, '000000.jsonl'), r.text);
+    const r = rows(name(a), STEPS, APPEND, heads[a]);
+    appendFileSync(path.join(repo, '.sdd', 'runtime', 'journal', name(a), '000000.jsonl'), r.text);
   }
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'append');
   const head = git(repo, 'rev-parse', 'HEAD');
-  const setup = performance.now() - t;
-
   // The generated rows are real rows: the CLI verifies one.
   const check = spawnSync(
     process.execPath,
-    [cli, 'verify', path.join(repo, '.sdd/runtime/journal/agent-000/000000.jsonl')],
-    { encoding: 'utf8' },
+    [cli, 'verify', path.join(repo, '.sdd/runtime/journal', name(0), '000000.jsonl')],
+    {
+      encoding: 'utf8',
+    },
   );
   if (check.status !== 0) throw new Error(`generated journal does not verify: ${check.stdout}${check.stderr}`);
+  return { repo, base, head, bytes, setup: performance.now() - t };
+}
 
-  const scratch = path.join(dir, 'scratch');
-  mkdirSync(scratch);
+/** Runs the Action as a runner does; returns the wall time and the parsed report. */
+function runAction(dir, repo, base, head, inputs, tag) {
+  const scratch = path.join(dir, `scratch-${tag}`);
+  mkdirSync(scratch, { recursive: true });
   const event = path.join(scratch, 'event.json');
-  writeFileSync(event, JSON.stringify({ pull_request: { number: 1, base: { sha: base }, head: { sha: head } } }));
+  const fixture = readFileSync(path.join(root, 'test/fixtures/events/pull_request.json'), 'utf8');
+  writeFileSync(event, fixture.replace(/__BASE__/g, base).replace(/__HEAD__/g, head));
   writeFileSync(path.join(scratch, 'output'), '');
   writeFileSync(path.join(scratch, 'summary.md'), '');
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (/^(GITHUB_|INPUT_|ACTIONS_|RUNNER_)/.test(k)) delete env[k];
   Object.assign(env, {
+    GITHUB_ACTIONS: 'true',
     GITHUB_WORKSPACE: repo,
     GITHUB_EVENT_NAME: 'pull_request',
     GITHUB_EVENT_PATH: event,
@@ -122,29 +139,78 @@ try {
     GITHUB_REPOSITORY: 'bench/bench',
     RUNNER_TEMP: scratch,
   });
-  const times = [];
-  let last;
-  for (let i = 0; i < 3; i++) {
-    t = performance.now();
-    last = spawnSync(process.execPath, [action], { cwd: repo, env, encoding: 'utf8', maxBuffer: 1 << 28 });
-    times.push(performance.now() - t);
-    if (last.status !== 0)
-      throw new Error(`the Action failed (${last.status}): ${last.stdout.slice(-2000)}${last.stderr}`);
-  }
+  for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [action], { cwd: repo, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`the Action failed (${r.status}): ${r.stdout.slice(-2000)}${r.stderr}`);
   const out = readFileSync(path.join(scratch, 'output'), 'utf8');
-  const verified = /verified<<(\S+)\n(\d+)\n/.exec(out)?.[2];
   const reportFile = /report<<(\S+)\n(.+)\n/.exec(out)?.[2];
-  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
-  const appended = report.items.filter((i) => i.appendOnly === 'appended').length;
-  if (Number(verified) !== JOURNALS || appended !== JOURNALS)
-    throw new Error(`expected ${JOURNALS} verified and appended, got ${verified} / ${appended}`);
-  const best = Math.min(...times);
-  console.log(
-    `bench-action: ${JOURNALS} journals x ${STEPS} steps (+${APPEND} appended each, ${(bytes / 1e6).toFixed(1)} MB at base): ` +
-      `node dist/index.js ${times.map((x) => `${(x / 1000).toFixed(2)}s`).join(' / ')} (best ${(best / 1000).toFixed(2)}s; ` +
-      `${Math.round((JOURNALS * (STEPS + APPEND)) / (best / 1000))} rows/s, append-only checked against the base); setup ${(setup / 1000).toFixed(1)}s`,
-  );
-} finally {
-  if (keep) console.log(`kept ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
+  return { ms, report: JSON.parse(readFileSync(reportFile, 'utf8')) };
+}
+
+/** The floor: git alone listing the base's tree and reading every journal blob in one process. */
+function gitFloor(repo, base) {
+  const t = performance.now();
+  const list = execFileSync('git', ['ls-tree', '-r', '--full-tree', base], {
+    cwd: repo,
+    maxBuffer: 1 << 30,
+  }).toString();
+  const oids = list
+    .split('\n')
+    .filter((l) => l.includes('.sdd/runtime/journal/'))
+    .map((l) => l.split(/\s+/)[2])
+    .join('\n');
+  execFileSync('git', ['cat-file', '--batch'], { cwd: repo, input: `${oids}\n`, maxBuffer: 1 << 30 });
+  return performance.now() - t;
+}
+
+for (const { journals: JOURNALS, steps: STEPS } of SHAPES) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'stepchain-bench-action-'));
+  try {
+    const { repo, base, head, bytes, setup } = makeRepo(dir, JOURNALS, STEPS);
+    const times = [];
+    let report;
+    for (let i = 0; i < (JOURNALS >= 5000 ? 2 : 3); i++) {
+      const r = runAction(dir, repo, base, head, {}, `one-${i}`);
+      times.push(r.ms);
+      report = r.report;
+    }
+    const appended = report.items.filter((i) => i.append_only === 'appended').length;
+    if (report.verified !== JOURNALS || appended !== JOURNALS)
+      throw new Error(`expected ${JOURNALS} verified and appended, got ${report.verified} / ${appended}`);
+    const best = Math.min(...times);
+    const floor = Math.min(gitFloor(repo, base), gitFloor(repo, base));
+    console.log(
+      `bench-action: ${JOURNALS} journals x ${STEPS} steps (+${APPEND} appended each, ${(bytes / 1e6).toFixed(1)} MB at base), one job: ` +
+        `node dist/index.js ${times.map(secs).join(' / ')} (best ${secs(best)}; ${Math.round((JOURNALS * (STEPS + APPEND)) / (best / 1000))} rows/s); ` +
+        `floor git ls-tree + cat-file --batch ${secs(floor)} (${(best / floor).toFixed(1)}x the floor); setup ${(setup / 1000).toFixed(1)}s`,
+    );
+    if (JOURNALS >= 1000 && SHARDS > 1) {
+      const shardTimes = [];
+      const seen = new Set();
+      for (let i = 0; i < SHARDS; i++) {
+        const r = runAction(
+          dir,
+          repo,
+          base,
+          head,
+          { 'shard-index': String(i), 'shard-count': String(SHARDS) },
+          `shard-${i}`,
+        );
+        shardTimes.push(r.ms);
+        for (const item of r.report.items) seen.add(item.path);
+      }
+      if (seen.size !== JOURNALS) throw new Error(`the shards checked ${seen.size} journals, not ${JOURNALS}`);
+      const slowest = Math.max(...shardTimes);
+      console.log(
+        `bench-action: the same in ${SHARDS} shards (a matrix of ${SHARDS} jobs): ${shardTimes.map(secs).join(' / ')}; ` +
+          `the matrix's wall time is the slowest shard, ${secs(slowest)} (${(best / slowest).toFixed(1)}x faster than one job; ` +
+          `${secs(shardTimes.reduce((a, b) => a + b, 0))} of runner time in all)`,
+      );
+    }
+  } finally {
+    if (keep) console.log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -18,6 +18,7 @@ import {
   initRepo,
   pullRequestEvent,
   requireBuiltAction,
+  RUNNER_TOKEN,
   runAction,
   unzip,
   type ActionResult,
@@ -98,12 +99,12 @@ describe('verify mode on a pull request', () => {
     const report = JSON.parse(readFileSync(r.outputs['report']!, 'utf8')) as {
       ok: boolean;
       base: string;
-      items: { path: string; appendOnly?: string; steps: number }[];
+      items: { path: string; append_only?: string; steps: number }[];
     };
     expect(report.ok).toBe(true);
     expect(report.base).toBe(base);
-    expect(report.items.find((i) => i.path === ALICE)).toMatchObject({ steps: 9, appendOnly: 'appended' });
-    expect(report.items.find((i) => i.path === BOB)).toMatchObject({ steps: 3, appendOnly: 'unchanged' });
+    expect(report.items.find((i) => i.path === ALICE)).toMatchObject({ steps: 9, append_only: 'appended' });
+    expect(report.items.find((i) => i.path === BOB)).toMatchObject({ steps: 3, append_only: 'unchanged' });
     expect(r.outputs['report']!.startsWith(path.join(scratch))).toBe(true);
     expect(r.summary).toContain('| ✅ | journal | <code>.sdd/runtime/journal/alice/000000.jsonl</code> | alice | 9 |');
     expect(r.summary).toContain(`append-only checked against base <code>${base.slice(0, 12)}</code>`);
@@ -207,11 +208,14 @@ describe('verify mode on a pull request', () => {
     expect(git(clone, 'cat-file', '-t', base)).toBe('commit');
   });
 
-  test('expected-heads pins heads', async () => {
-    const { dir, base } = scenario();
-    commitAll(dir, 'no change');
+  test('expected-heads pins heads, read from the base commit or given inline', async () => {
+    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    append(dir, 'alice', 5);
+    append(dir, 'bob', 3);
     const alice = verifyJournalFile(path.join(dir, ALICE)).head_hash;
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice }));
+    const base = commitAll(dir, 'base journals and pinned heads');
+    git(dir, 'checkout', '-q', '-b', 'pr');
     const ok = await runAction({
       workspace: dir,
       scratch,
@@ -219,16 +223,26 @@ describe('verify mode on a pull request', () => {
       inputs: { 'expected-heads': 'heads.json' },
     });
     expect(ok.code).toBe(0);
-    writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice: 'a'.repeat(64), dave: 'b'.repeat(64) }));
-    const bad = await runAction({
+    expect(ok.stdout).toContain(`Pinned heads from heads.json at the base commit ${base.slice(0, 12)}`);
+    // The PR rewrites the pins to match a rewritten journal: the base's pins still hold the line.
+    writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice: 'a'.repeat(64) }));
+    commitAll(dir, 'the PR edits the pins');
+    const pinned = await runAction({
       workspace: dir,
       scratch,
       event: pr(dir, base),
       inputs: { 'expected-heads': 'heads.json' },
     });
+    expect(pinned.code).toBe(0);
+    const bad = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'expected-heads': JSON.stringify({ alice: 'a'.repeat(64), dave: 'b'.repeat(64) }) },
+    });
     expect(bad.code).toBe(1);
     expect(bad.annotations.find((a) => a.file === ALICE)).toMatchObject({ title: 'stepchain: head_mismatch', line: 5 });
-    expect(bad.annotations.find((a) => a.file === 'heads.json')!.message).toContain('agent dave');
+    expect(bad.annotations.find((a) => a.file === '.')!.message).toContain('agent dave');
   });
 
   test('a flagged provider-state mutation fails, or warns when fail-on-flagged-mutations is false', async () => {
@@ -262,20 +276,26 @@ describe('verify mode on a pull request', () => {
   });
 
   test('receipts: an untrusted signature fails; the trusted key passes; no keys only warns', async () => {
-    const { dir, base } = scenario();
+    const { dir } = scenario();
     const signer = generateKeyPair();
     const other = generateKeyPair();
     mkdirSync(path.join(dir, 'receipts'));
     exportReceipt(path.join(dir, ALICE), path.join(dir, 'receipts/alice.receipt.tar'), {
       signKey: parsePrivateKey(Buffer.from(signer.privateKeyPem), 'test key'),
     });
+    const keyBase = commitAll(dir, 'a signed receipt');
+    // The trusted key file is on the base branch (a PR cannot bring its own key).
+    git(dir, 'checkout', '-q', 'main');
     writeFileSync(path.join(dir, 'trusted.pub'), signer.publicKeyPem);
-    commitAll(dir, 'a signed receipt');
+    const base2 = commitAll(dir, 'the trusted key');
+    git(dir, 'checkout', '-q', 'pr');
+    git(dir, 'merge', '-q', '--no-edit', 'main');
+    expect(keyBase).not.toBe(base2);
 
     const untrusted = await runAction({
       workspace: dir,
       scratch,
-      event: pr(dir, base),
+      event: pr(dir, base2),
       inputs: { 'public-keys': other.publicKeyPem },
     });
     expect(untrusted.code).toBe(1);
@@ -287,14 +307,19 @@ describe('verify mode on a pull request', () => {
     const trusted = await runAction({
       workspace: dir,
       scratch,
-      event: pr(dir, base),
+      event: pr(dir, base2),
       inputs: { 'public-keys': `${other.publicKeyPem}\ntrusted.pub\n` },
     });
     expect(trusted.code).toBe(0);
-    expect(trusted.summary).toContain(`signed (${signer.keyId})`);
+    // Parentheses are escaped in the summary (repository data is never Markdown there).
+    expect(trusted.summary).toContain(`signed &#40;${signer.keyId}&#41;`);
+    expect(trusted.summary).toContain(`Trusted keys:`);
+    expect(trusted.summary).toContain(
+      `<code>${signer.keyId}</code> from trusted.pub at the base commit ${base2.slice(0, 12)}`,
+    );
 
     // One meaning of "signed": a signature nobody checked is never a green check.
-    const none = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const none = await runAction({ workspace: dir, scratch, event: pr(dir, base2) });
     expect(none.code).toBe(1);
     expect(none.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
       level: 'error',
@@ -305,7 +330,7 @@ describe('verify mode on a pull request', () => {
     const off = await runAction({
       workspace: dir,
       scratch,
-      event: pr(dir, base),
+      event: pr(dir, base2),
       inputs: { 'public-keys': other.publicKeyPem, receipts: 'none/*.tar' },
     });
     expect(off.code).toBe(0);
@@ -316,7 +341,7 @@ describe('verify mode on a pull request', () => {
     const r = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'bogus' } });
     expect(r.code).toBe(1);
     expectNoStack(r);
-    expect(failure(r)).toBe('stepchain: input mode: "bogus" is not verify or export');
+    expect(failure(r)).toBe('stepchain: input mode: "bogus" is not verify, export or gather');
     const k = await runAction({
       workspace: dir,
       scratch,
@@ -324,7 +349,9 @@ describe('verify mode on a pull request', () => {
       inputs: { 'public-keys': 'missing.pub' },
     });
     expect(k.code).toBe(1);
-    expect(failure(k)).toContain('missing.pub: no such key file');
+    expect(failure(k)).toBe(
+      `stepchain: input public-keys: missing.pub does not exist at the base commit ${base.slice(0, 12)}; trust anchors are read from the base, never from the change being checked (add the file to the base branch first, or pass the value inline from a secret or variable)`,
+    );
   });
 });
 
@@ -338,8 +365,8 @@ describe('GitHub services (local stand-ins)', () => {
     append(dir, 'alice', 1);
     commitAll(dir, 'append');
     const env = { GITHUB_API_URL: gh.url };
-    const inputs = { comment: 'true', 'github-token': 'ghs_test_token' };
-    gh.comments.set(7, [{ id: 1, body: 'an unrelated comment' }]);
+    const inputs = { comment: 'true' };
+    gh.comments.set(7, [{ id: 1, body: 'an unrelated comment', user: { login: 'octocat', type: 'User' } }]);
     const first = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs, env });
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('Posted the report comment on #7');
@@ -353,12 +380,12 @@ describe('GitHub services (local stand-ins)', () => {
     commitAll(dir, 'tamper');
     const second = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs, env });
     expect(second.code).toBe(1);
-    expect(second.stdout).toContain(`Updated the report comment on #7 (comment ${mine.id})`);
+    expect(second.stdout).toContain(`Updated the report comment on #7 (comment ${mine.id}, as github-actions[bot])`);
     expect(gh.comments.get(7)).toHaveLength(2);
     expect(gh.comments.get(7)![1]!.body).toContain('stepchain: ❌ failed');
     expect(gh.comments.get(7)![0]!.body).toBe('an unrelated comment');
     const auth = gh.requests.filter((q) => q.url.includes('/issues/')).map((q) => q.headers['authorization']);
-    expect(new Set(auth)).toEqual(new Set(['token ghs_test_token']));
+    expect(new Set(auth)).toEqual(new Set([`token ${RUNNER_TOKEN}`]));
     expect(
       gh.requests.some(
         (q) => q.method === 'PATCH' && q.url === `/repos/octo/stepchain-test/issues/comments/${mine.id}`,
@@ -442,7 +469,7 @@ describe('GitHub services (local stand-ins)', () => {
     const r = await runAction({
       workspace: dir,
       scratch,
-      inputs: { mode: 'export', agents: 'alice', redact: 'true', 'upload-artifact': 'false' },
+      inputs: { mode: 'export', agents: 'alice', redact: 'true', 'upload-artifact': 'false', 'allow-unsigned': 'true' },
     });
     expect(r.code).toBe(0);
     const files = JSON.parse(r.outputs['receipts']!) as string[];
@@ -469,7 +496,12 @@ describe('GitHub services (local stand-ins)', () => {
     expect(r.code).toBe(0);
     expect(r.outputs['artifact-id']).toBe('4242');
     const members = unzip(gh.artifacts[before]!.bytes);
-    expect(Object.keys(members).sort()).toEqual(['html/journal-alice.html', 'html/journal-bob.html', 'report.json']);
+    expect(Object.keys(members).sort()).toEqual([
+      'heads.json',
+      'html/journal-alice.html',
+      'html/journal-bob.html',
+      'report.json',
+    ]);
     expect(members['report.json']).toEqual(readFileSync(r.outputs['report']!));
     // The HTML reports are src/report pages of the committed journals.
     const page = members['html/journal-alice.html']!.toString();

@@ -3,7 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   checkAppendOnly,
+  checkReportFromJson,
+  checkReportJson,
   checkWorkspace,
+  DEFAULT_JOURNALS,
   findFiles,
   forkTree,
   forkTreeFromSessions,
@@ -11,9 +14,16 @@ import {
   globSet,
   listFilesAtCommit,
   matchesGlob,
+  mdText,
+  mergeShardReports,
+  mermaidText,
   readFilesAtCommit,
   renderCheckMarkdown,
+  resolveCommit,
+  scanFiles,
+  shardOf,
 } from '../src/check';
+import { gitEnv } from '../src/git/exec';
 import { createFork } from '../src/git';
 import { Journal, journalFile } from '../src/journal';
 import { recordRunEvent } from '../src/runs';
@@ -210,5 +220,232 @@ describe('fork tree', () => {
     const f = await createFork({ root: dir, sessionId: 'alice', fromStep: 1, label: 'other idea', env });
     const tree = await forkTree(dir, undefined, env);
     expect(tree).toEqual([{ id: f.fork_session_id, parent: 'alice', fromStep: 1, label: 'other idea' }]);
+  });
+});
+
+describe('escaping for Markdown and Mermaid (property tests)', () => {
+  const fc = require('fast-check') as typeof import('fast-check');
+  const anyText = fc.string({ unit: 'binary', maxLength: 200 });
+
+  test('mdText: nothing Markdown, GFM or HTML could act on survives, and the visible text is kept', () => {
+    fc.assert(
+      fc.property(anyText, (s) => {
+        const t = mdText(s, 1000);
+        expect(t.replace(/&#\d+;/g, '')).not.toMatch(/[\n\r|`*_~<>[\]()!@#:\\$&;]/);
+        expect(t).not.toMatch(/www\./i);
+        // Decoding the character references gives back the text (controls shown as \uXXXX).
+        const decoded = t.replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
+        const shown = s.replace(
+          /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/g,
+          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+        );
+        expect(decoded).toBe(shown);
+      }),
+    );
+  });
+
+  test('mermaidText: a label never closes its quotes, its fence or its node, and never spans a line', () => {
+    fc.assert(
+      fc.property(anyText, (s) => {
+        expect(mermaidText(s, 1000)).toMatch(/^[A-Za-z0-9 ,.\-/_#;…]*$/);
+      }),
+    );
+  });
+
+  test('the summary is cut on whole rows within the limit, the faults first', () => {
+    const report = {
+      ok: false,
+      root: '/',
+      base: 'a'.repeat(40),
+      fetchedBase: false,
+      fetchedBlobs: 0,
+      verified: 3000,
+      failed: 1,
+      heads: {},
+      matched: { journal: 3001, run: 0, receipt: 0 },
+      shard: null,
+      trustedKeys: [],
+      items: Array.from({ length: 3001 }, (_, i) => ({
+        kind: 'journal' as const,
+        path: `.sdd/runtime/journal/a${i}|\n\`x\`/000000.jsonl`,
+        id: `a${i}`,
+        steps: 1,
+        head: 'b'.repeat(64),
+        ok: i !== 5,
+        status: 'ok',
+      })),
+      faults: Array.from({ length: 40 }, (_, i) => ({
+        item: 'journal' as const,
+        path: `p${i}`,
+        line: 1,
+        kind: 'k',
+        message: `fault ${i} [link](https://x) @someone`,
+        severity: 'error' as const,
+      })),
+    };
+    for (const opts of [{ maxChars: 20_000 }, { maxBytes: 50_000 }]) {
+      const md = renderCheckMarkdown(report, opts);
+      const size = 'maxChars' in opts ? md.length : Buffer.byteLength(md);
+      expect(size).toBeLessThanOrEqual('maxChars' in opts ? opts.maxChars : opts.maxBytes);
+      expect(md.split('\n').filter((l) => l.startsWith('- ❌'))).toHaveLength(40);
+      const rows = md.split('\n').filter((l) => l.startsWith('| ✅') || l.startsWith('| ❌'));
+      expect(rows.length).toBeGreaterThan(10);
+      for (const r of rows) expect(r.split(' | ')).toHaveLength(7);
+      expect(md).toContain(`… and ${3001 - rows.length} more files`);
+    }
+  });
+});
+
+describe('shards', () => {
+  test('shardOf splits paths deterministically and completely', () => {
+    const paths = Array.from({ length: 2000 }, (_, i) => `.sdd/runtime/journal/agent-${i}/000000.jsonl`);
+    const counts = [0, 0, 0, 0, 0];
+    for (const p of paths) {
+      const s = shardOf(p, 5);
+      expect(s).toBe(shardOf(p, 5));
+      counts[s]!++;
+    }
+    for (const c of counts) expect(c).toBeGreaterThan(300); // roughly even
+    expect(shardOf('x', 1)).toBe(0);
+  });
+
+  test('the JSON report reads back; merging refuses a repeated, mismatched or missing shard', () => {
+    const one = (index: number, count: number, base: string | null) =>
+      checkReportFromJson(
+        JSON.parse(
+          JSON.stringify(
+            checkReportJson({
+              ok: true,
+              root: '/',
+              base,
+              fetchedBase: false,
+              fetchedBlobs: 0,
+              verified: 1,
+              failed: 0,
+              heads: { [`a${index}`]: 'c'.repeat(64) },
+              matched: { journal: 2, run: 0, receipt: 0 },
+              shard: { index, count },
+              trustedKeys: [{ keyId: 'k', source: 's' }],
+              items: [
+                {
+                  kind: 'journal',
+                  path: `p${index}`,
+                  id: `a${index}`,
+                  steps: 1,
+                  head: 'c'.repeat(64),
+                  ok: true,
+                  status: 'ok',
+                  appendOnly: 'appended',
+                },
+              ],
+              faults: [],
+            }),
+          ),
+        ),
+        `r${index}`,
+      );
+    const ok = mergeShardReports([
+      { source: 'r0', report: one(0, 2, 'b') },
+      { source: 'r1', report: one(1, 2, 'b') },
+    ]);
+    expect(ok).toMatchObject({ ok: true, verified: 2, failed: 0, heads: { a0: 'c'.repeat(64), a1: 'c'.repeat(64) } });
+    expect(ok.items[0]).toMatchObject({ appendOnly: 'appended' });
+    const kinds = (rs: ReturnType<typeof one>[]) =>
+      mergeShardReports(rs.map((report, i) => ({ source: `r${i}`, report }))).faults.map((f) => f.kind);
+    expect(kinds([one(0, 2, 'b')])).toEqual(['shard_missing']);
+    expect(kinds([one(0, 2, 'b'), one(0, 2, 'b')])).toEqual(['shard_repeated', 'shard_missing']);
+    expect(kinds([one(0, 2, 'b'), one(1, 2, 'other')])).toEqual(['shard_mismatch']);
+    expect(() => checkReportFromJson({ ok: true, items: 'no' }, 'x.json')).toThrow(
+      /^x\.json: not a stepchain check report/,
+    );
+  });
+});
+
+describe('one git environment policy', () => {
+  test('gitEnv drops every redirecting or config-injecting GIT_* variable and keeps transport and identity', () => {
+    const env = gitEnv(
+      {
+        PATH: '/bin',
+        GIT_DIR: '/x',
+        GIT_WORK_TREE: '/x',
+        GIT_INDEX_FILE: '/x',
+        GIT_OBJECT_DIRECTORY: '/x',
+        GIT_ALTERNATE_OBJECT_DIRECTORIES: '/x',
+        GIT_CONFIG_GLOBAL: '/x',
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'a',
+        GIT_CONFIG_PARAMETERS: "'a=b'",
+        GIT_CEILING_DIRECTORIES: '/',
+        GIT_NAMESPACE: 'x',
+        GIT_REPLACE_REF_BASE: 'x',
+        GIT_EXEC_PATH: '/x',
+        GIT_SSH_COMMAND: 'ssh -i key',
+        GIT_AUTHOR_NAME: 'me',
+        git_dir: '/lower-case',
+      },
+      { GIT_INDEX_FILE: '/deliberate' },
+    );
+    expect(env).toEqual({
+      PATH: '/bin',
+      GIT_SSH_COMMAND: 'ssh -i key',
+      GIT_AUTHOR_NAME: 'me',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_NO_REPLACE_OBJECTS: '1',
+      GIT_INDEX_FILE: '/deliberate',
+    });
+  });
+
+  test('every git read of the check goes through it: a GIT_DIR elsewhere changes nothing', async () => {
+    const dir = initRepo(path.join(tmp, 'policy'));
+    journalBytes(path.dirname(journalFile(dir, 'alice')), 2);
+    const base = commitAll(dir, 'base');
+    const other = initRepo(path.join(tmp, 'policy-other'));
+    commitAll(other, 'empty');
+    const saved = process.env['GIT_DIR'];
+    process.env['GIT_DIR'] = path.join(other, '.git');
+    try {
+      expect(await listFilesAtCommit(dir, base, globSet(DEFAULT_JOURNALS))).toEqual([
+        '.sdd/runtime/journal/alice/000000.jsonl',
+      ]);
+      expect(await resolveCommit(dir, 'HEAD')).toBe(base);
+    } finally {
+      if (saved === undefined) delete process.env['GIT_DIR'];
+      else process.env['GIT_DIR'] = saved;
+    }
+  });
+});
+
+describe('links in the checkout', () => {
+  test('scanFiles reports links where a pattern names them (error) or only a ** reaches them (warning), and never enters them', () => {
+    const root = path.join(tmp, 'links');
+    const fs = require('node:fs') as typeof import('node:fs');
+    fs.mkdirSync(path.join(root, '.sdd/runtime/journal/ok'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.sdd/runtime/journal/ok/000000.jsonl'), '');
+    fs.mkdirSync(path.join(root, 'outside/inner'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'outside/inner/000000.jsonl'), '');
+    fs.writeFileSync(path.join(root, 'outside/x.receipt.tar'), '');
+    fs.symlinkSync('../../../outside/inner', path.join(root, '.sdd/runtime/journal/linked'));
+    fs.symlinkSync('outside', path.join(root, 'docs'));
+    fs.symlinkSync('outside/x.receipt.tar', path.join(root, 'y.receipt.tar'));
+    const j = scanFiles(root, globSet(DEFAULT_JOURNALS));
+    expect(j.files).toEqual(['.sdd/runtime/journal/ok/000000.jsonl']);
+    expect(j.links).toEqual([{ path: '.sdd/runtime/journal/linked', severity: 'error' }]);
+    const r = scanFiles(root, globSet('**/*.receipt.tar'));
+    expect(r.files).toEqual(['outside/x.receipt.tar']);
+    expect(r.links).toEqual([
+      { path: '.sdd/runtime/journal/linked', severity: 'warning' },
+      { path: 'docs', severity: 'warning' },
+      { path: 'y.receipt.tar', severity: 'error' },
+    ]);
+    // An exclusion takes a link out, as it takes a file out.
+    expect(scanFiles(root, globSet('**/*.receipt.tar\n!docs/**\n!.sdd/**')).links).toEqual([
+      { path: 'y.receipt.tar', severity: 'error' },
+    ]);
+    // A link on a pattern's literal prefix is never walked into.
+    fs.symlinkSync('outside', path.join(root, 'journals'));
+    expect(scanFiles(root, globSet('journals/*/000000.jsonl'))).toEqual({
+      files: [],
+      links: [{ path: 'journals', severity: 'error' }],
+    });
   });
 });

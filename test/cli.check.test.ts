@@ -2,6 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
+import { exportReceipt } from '../src/receipt';
 import { commitAll, git, initRepo } from './helpers/action';
 import { cli, expectNoStack } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
@@ -50,4 +51,58 @@ test('check --base passes an append and fails a rewrite at its line', () => {
   const badRef = cli(['check', '--base', 'no-such-branch'], { cwd: dir });
   expect(badRef.code).toBe(2);
   expect(badRef.stderr.trim().split('\n')).toHaveLength(1);
+});
+
+test('check that matches nothing says so and exits 1; --allow-empty accepts it; --json keys are snake_case', () => {
+  const dir = initRepo(path.join(tmp, 'empty'));
+  writeFileSync(path.join(dir, 'README'), 'no journals\n');
+  commitAll(dir, 'nothing');
+  const none = cli(['check', '--base', 'main'], { cwd: dir });
+  expect(none.code).toBe(1);
+  expectNoStack(none);
+  expect(none.stdout).toContain('FAIL: 0 verified, 0 failed');
+  expect(none.stderr.trim()).toBe(
+    'nothing was checked: no journal, run journal or receipt was found (--allow-empty accepts that)',
+  );
+  expect(cli(['check', '--allow-empty'], { cwd: dir }).code).toBe(0);
+
+  append(dir, 'alice', 2);
+  commitAll(dir, 'a journal');
+  const typo = cli(['check', '--journals', '.sdd/runtime/journals/*/000000.jsonl'], { cwd: dir });
+  expect(typo.code).toBe(1);
+  expect(typo.stderr).toContain('journals: .sdd/runtime/journals/*/000000.jsonl matched no file');
+
+  append(dir, 'alice', 1);
+  exportReceipt(journalFile(dir, 'alice'), path.join(dir, 'alice.receipt.tar'));
+  commitAll(dir, 'an append and a receipt');
+  const json = cli(['check', '--base', 'HEAD~1', '--json'], { cwd: dir });
+  expect(json.code).toBe(0);
+  const doc = JSON.parse(json.stdout) as Record<string, unknown>;
+  expect(Object.keys(doc).sort()).toEqual(
+    [
+      'base',
+      'failed',
+      'faults',
+      'fetched_base',
+      'fetched_blobs',
+      'heads',
+      'items',
+      'matched',
+      'nothing_matched',
+      'ok',
+      'shard',
+      'trusted_keys',
+      'verified',
+    ].sort(),
+  );
+  const keys = (o: unknown): string[] =>
+    typeof o !== 'object' || o === null
+      ? []
+      : Array.isArray(o)
+        ? o.flatMap(keys)
+        : Object.entries(o).flatMap(([k, v]) => (k === 'heads' ? [k] : [k, ...keys(v)]));
+  for (const k of keys(doc)) expect(k).toMatch(/^[a-z0-9_]+$/);
+  expect((doc['items'] as Record<string, unknown>[])[0]).toMatchObject({
+    path: '.sdd/runtime/journal/alice/000000.jsonl',
+  });
 });

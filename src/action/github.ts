@@ -2,57 +2,62 @@ import * as core from '@actions/core';
 import * as github from '@actions/github';
 import { DefaultArtifactClient } from '@actions/artifact';
 import { COMMENT_MARKER } from '../check';
+import { safeLine } from './log';
 
-/** The GitHub side of the Action: the event, the PR comment and the artifact upload. */
+/**
+ * The GitHub side of the Action: the PR comment and the artifact upload.
+ *
+ * The comment is found again by its hidden marker AND its author: only a comment
+ * written by the token's own identity (`viewer` in GraphQL: `github-actions[bot]`
+ * for the workflow token) is ever updated, so a human comment that quotes the
+ * marker is left alone and a new comment is posted instead.
+ */
+type Octokit = ReturnType<typeof github.getOctokit>;
 
-export interface PullRequestRef {
-  number: number;
-  base: string;
-  head: string | null;
+/** The login of the token's identity; REST comment authors of a bot carry the `[bot]` suffix. */
+async function viewerLogin(octokit: Octokit): Promise<string> {
+  const r = await octokit.graphql<{ viewer: { login: string } }>('query { viewer { login } }');
+  const login = r.viewer?.login;
+  if (typeof login !== 'string' || login === '') throw new Error('the API did not say who the token belongs to');
+  return login;
 }
 
-/** The pull request of a `pull_request`/`pull_request_target` event, from the event payload. */
-export function pullRequestOfEvent(): PullRequestRef | undefined {
-  const pr = github.context.payload.pull_request as
-    { number?: unknown; base?: { sha?: unknown }; head?: { sha?: unknown } } | undefined;
-  if (pr === undefined || typeof pr.base?.sha !== 'string') return undefined;
-  return {
-    number: typeof pr.number === 'number' ? pr.number : github.context.issue.number,
-    base: pr.base.sha,
-    head: typeof pr.head?.sha === 'string' ? pr.head.sha : null,
-  };
+function sameAuthor(viewer: string, user: { login?: string; type?: string } | null | undefined): boolean {
+  if (!user || typeof user.login !== 'string') return false;
+  if (user.login === viewer) return true;
+  // GraphQL may name an app's bot without the suffix REST gives it.
+  return user.type === 'Bot' && user.login === `${viewer}[bot]`;
 }
 
 /**
- * Posts the report as one PR comment, or updates the one posted before (found by
- * its hidden marker, so re-runs never stack comments). Returns the comment's id and
- * whether it was created.
+ * Posts the report as one PR comment, or updates the one this identity posted
+ * before (found by its hidden marker). Returns the comment's id and whether it
+ * was created. The body must already be within GitHub's limit.
  */
 export async function upsertComment(
   token: string,
   issueNumber: number,
   body: string,
-): Promise<{ id: number; created: boolean }> {
+): Promise<{ id: number; created: boolean; viewer: string }> {
   const octokit = github.getOctokit(token);
   const { owner, repo } = github.context.repo;
-  // GitHub refuses comment bodies over 65,536 characters; the job summary and the report have it all.
-  const limit = 60_000;
-  const text =
-    body.length > limit ? `${body.slice(0, limit)}\n\n… (truncated: see the job summary and the JSON report)` : body;
-  const marked = `${COMMENT_MARKER}\n${text}`;
+  const viewer = await viewerLogin(octokit);
+  const marked = `${COMMENT_MARKER}\n${body}`;
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
     owner,
     repo,
     issue_number: issueNumber,
     per_page: 100,
   });
-  const mine = comments.find((c) => typeof c.body === 'string' && c.body.includes(COMMENT_MARKER));
+  const mine = comments.find(
+    (c) => typeof c.body === 'string' && c.body.startsWith(COMMENT_MARKER) && sameAuthor(viewer, c.user),
+  );
   if (mine !== undefined) {
     await octokit.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body: marked });
-    return { id: mine.id, created: false };
+    return { id: mine.id, created: false, viewer };
   }
   const r = await octokit.rest.issues.createComment({ owner, repo, issue_number: issueNumber, body: marked });
-  return { id: r.data.id, created: true };
+  return { id: r.data.id, created: true, viewer };
 }
 
 /** Uploads files (under `root`) as one workflow artifact; returns its id. */
@@ -60,6 +65,6 @@ export async function uploadFiles(name: string, files: string[], root: string): 
   const client = new DefaultArtifactClient();
   const r = await client.uploadArtifact(name, files, root);
   if (r.id === undefined) throw new Error(`artifact ${name}: the service returned no id`);
-  core.info(`Uploaded artifact ${name} (id ${r.id}, ${r.size ?? 0} bytes)`);
+  core.info(safeLine(`Uploaded artifact ${name} (id ${r.id}, ${r.size ?? 0} bytes)`));
   return r.id;
 }

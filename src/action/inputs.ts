@@ -1,45 +1,83 @@
 import * as core from '@actions/core';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, parseExpectedHeads, parsePatterns } from '../check';
+import { DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, parsePatterns } from '../check';
 import { InputError } from '../errors';
-import {
-  DEFAULT_REDACT,
-  parsePrivateKey,
-  parsePublicKey,
-  parseRedactFields,
-  readPublicKeyFile,
-  type PublicKey,
-  type RedactField,
-  type SigningKey,
-} from '../receipt';
+import { DEFAULT_REDACT, parsePrivateKey, parseRedactFields, type RedactField, type SigningKey } from '../receipt';
 import { assertSafeId } from '../util/ids';
 
-/** The Action's inputs (action.yml), read and validated once. */
+/**
+ * The Action's inputs (action.yml), read and validated once. Every input the
+ * code reads is named in ACTION_INPUTS and nowhere else; the suite checks that
+ * this list and action.yml's `inputs` are the same set. Trust anchors
+ * (`public-keys`, `expected-heads`) are only taken as text here: which commit a
+ * named file is read from depends on the event (src/action/anchors.ts).
+ */
+export const ACTION_INPUTS = [
+  'mode',
+  'journals',
+  'runs',
+  'receipts',
+  'if-no-files-found',
+  'append-only',
+  'expected-heads',
+  'public-keys',
+  'fail-on-flagged-mutations',
+  'comment',
+  'github-token',
+  'upload-artifact',
+  'artifact-name',
+  'agents',
+  'redact',
+  'signing-key',
+  'allow-unsigned',
+  'shard-index',
+  'shard-count',
+  'reports',
+] as const;
+
+export type InputName = (typeof ACTION_INPUTS)[number];
+
+export type Mode = 'verify' | 'export' | 'gather';
+export type IfNoFilesFound = 'error' | 'warn' | 'ignore';
+
+/** A `journals`/`runs`/`receipts` input: its patterns (null: switched off with `none`) and whether the user set it. */
+export interface PatternInput {
+  patterns: string[] | null;
+  explicit: boolean;
+}
+
 export interface ActionInputs {
-  mode: 'verify' | 'export';
-  journals: string[];
-  runs: string[];
-  receipts: string[];
+  mode: Mode;
+  journals: PatternInput;
+  runs: PatternInput;
+  receipts: PatternInput;
+  ifNoFilesFound: IfNoFilesFound;
   appendOnly: boolean;
-  expectedHeads?: { path: string; heads: Record<string, string> };
-  publicKeys: PublicKey[];
+  /** Raw: a path (read from the base commit on a PR) or an inline JSON object. */
+  expectedHeads: string;
+  /** Raw: PEM blocks and/or key file paths (read from the base commit on a PR). */
+  publicKeys: string;
   failOnFlaggedMutations: boolean;
   comment: boolean;
   githubToken: string;
   uploadArtifact: boolean;
+  /** Empty: the mode's default name. */
   artifactName: string;
   agents: string[];
   redact: RedactField[] | null;
   signingKey?: SigningKey;
+  allowUnsigned: boolean;
+  shard: { index: number; count: number };
+  reports: string[];
 }
 
-function input(name: string): string {
+export const DEFAULT_REPORTS = 'stepchain-reports/**/report.json';
+
+function input(name: InputName): string {
   return core.getInput(name, { trimWhitespace: true });
 }
 
 /** A YAML 1.2 core-schema boolean; an empty input takes the default. */
-function bool(name: string, dflt: boolean): boolean {
+function bool(name: InputName, dflt: boolean): boolean {
   const v = input(name);
   if (v === '') return dflt;
   if (['true', 'True', 'TRUE'].includes(v)) return true;
@@ -47,51 +85,21 @@ function bool(name: string, dflt: boolean): boolean {
   throw new InputError(`input ${name}: ${JSON.stringify(v)} is not true or false`);
 }
 
-function patterns(name: string, dflt: string): string[] {
+function patterns(name: InputName, dflt: string): PatternInput {
   const v = input(name);
-  return parsePatterns(v === '' ? dflt : v);
+  if (v === 'none') return { patterns: null, explicit: true };
+  const list = parsePatterns(v === '' ? dflt : v);
+  const dfltList = parsePatterns(dflt);
+  const explicit = v !== '' && (list.length !== dfltList.length || list.some((p, i) => p !== dfltList[i]));
+  return { patterns: list, explicit };
 }
 
-/** Repository-relative path inside the workspace (refuses escaping it). */
-function inWorkspace(workspace: string, p: string, what: string): string {
-  const abs = path.resolve(workspace, p);
-  const rel = path.relative(workspace, abs);
-  if (rel.startsWith('..') || path.isAbsolute(rel))
-    throw new InputError(`input ${what}: ${p} is outside the workspace`);
-  return abs;
-}
-
-function readExpectedHeads(workspace: string, p: string): { path: string; heads: Record<string, string> } {
-  const abs = inWorkspace(workspace, p, 'expected-heads');
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(abs);
-  } catch (e) {
-    throw new InputError(
-      `input expected-heads: ${p}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
-  const heads = parseExpectedHeads(bytes, `input expected-heads: ${p}`);
-  return { path: path.relative(workspace, abs).split(path.sep).join('/'), heads };
-}
-
-const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g;
-
-/** Newline-separated PEM blocks and/or key file paths (relative to the workspace). */
-export function parsePublicKeys(text: string, workspace: string): PublicKey[] {
-  const keys: PublicKey[] = [];
-  let n = 0;
-  for (const m of text.match(PEM_BLOCK) ?? [])
-    keys.push(parsePublicKey(Buffer.from(`${m}\n`), `public-keys (PEM block ${++n})`));
-  for (const line of text.replace(PEM_BLOCK, '').split(/\r?\n/)) {
-    const p = line.trim();
-    if (p === '') continue;
-    const abs = inWorkspace(workspace, p, 'public-keys');
-    if (!existsSync(abs))
-      throw new InputError(`input public-keys: ${p}: no such key file (give PEM blocks or key file paths)`);
-    keys.push(readPublicKeyFile(abs));
-  }
-  return keys;
+function integer(name: InputName, dflt: number, min: number, max: number): number {
+  const v = input(name);
+  if (v === '') return dflt;
+  if (!/^[0-9]{1,6}$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new InputError(`input ${name}: ${JSON.stringify(v)} is not a whole number from ${min} to ${max}`);
+  return Number(v);
 }
 
 /** A PEM PKCS#8 key or a base64 32-byte seed; masked in the log before anything else. */
@@ -125,33 +133,49 @@ function redactInput(): RedactField[] | null {
   );
 }
 
-export function readInputs(workspace: string): ActionInputs {
-  const mode = input('mode') || 'verify';
-  if (mode !== 'verify' && mode !== 'export')
-    throw new InputError(`input mode: ${JSON.stringify(mode)} is not verify or export`);
+export function readInputs(): ActionInputs {
+  // Secrets first: masked before anything else can print them.
+  const token = input('github-token');
+  if (token !== '') core.setSecret(token);
   const signing = input('signing-key');
-  const keys = input('public-keys');
-  const heads = input('expected-heads');
+  const mode = input('mode') || 'verify';
+  if (mode !== 'verify' && mode !== 'export' && mode !== 'gather')
+    throw new InputError(`input mode: ${JSON.stringify(mode)} is not verify, export or gather`);
+  const ifNone = input('if-no-files-found') || 'warn';
+  if (ifNone !== 'error' && ifNone !== 'warn' && ifNone !== 'ignore')
+    throw new InputError(`input if-no-files-found: ${JSON.stringify(ifNone)} is not error, warn or ignore`);
+  const count = integer('shard-count', 1, 1, 1024);
+  const index = integer('shard-index', 0, 0, 1023);
+  if (index >= count)
+    throw new InputError(`input shard-index: ${index} is not below shard-count ${count} (shard-index counts from 0)`);
   const inputs: ActionInputs = {
     mode,
     journals: patterns('journals', DEFAULT_JOURNALS),
     runs: patterns('runs', DEFAULT_RUNS),
     receipts: patterns('receipts', DEFAULT_RECEIPTS),
+    ifNoFilesFound: ifNone,
     appendOnly: bool('append-only', true),
-    publicKeys: keys === '' ? [] : parsePublicKeys(keys, workspace),
+    expectedHeads: input('expected-heads'),
+    publicKeys: input('public-keys'),
     failOnFlaggedMutations: bool('fail-on-flagged-mutations', true),
     comment: bool('comment', false),
-    githubToken: input('github-token'),
+    githubToken: token,
     uploadArtifact: bool('upload-artifact', mode === 'export'),
-    artifactName: input('artifact-name') || 'stepchain-receipts',
+    artifactName: input('artifact-name'),
     agents: input('agents')
       .split(/[\s,]+/)
       .filter(Boolean)
       .map((a) => assertSafeId(a, 'agent id')),
     redact: redactInput(),
+    allowUnsigned: bool('allow-unsigned', false),
+    shard: { index, count },
+    reports: parsePatterns(input('reports') || DEFAULT_REPORTS),
   };
-  if (inputs.githubToken !== '') core.setSecret(inputs.githubToken);
-  if (heads !== '') inputs.expectedHeads = readExpectedHeads(workspace, heads);
   if (signing !== '') inputs.signingKey = parseSigningKey(signing);
+  else if (mode === 'export' && !inputs.allowUnsigned)
+    throw new InputError(
+      'input signing-key is empty (a secret that is not set, or not given to this workflow?): ' +
+        'refusing to export unsigned receipts; set allow-unsigned: true to export them unsigned',
+    );
   return inputs;
 }

@@ -4,38 +4,76 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
+  checkReportFromJson,
+  checkReportJson,
   checkWorkspace,
+  COMMENT_MARKER,
+  COMMENT_MAX_CHARS,
+  emptyFindings,
   exportAllReceipts,
   forkTree,
+  globSet,
+  headCommit,
+  mdCode,
+  mdText,
+  mergeShardReports,
+  parentsOf,
   renderCheckMarkdown,
+  scanFiles,
+  SUMMARY_MAX_BYTES,
   writeHtmlReports,
   type CheckFault,
   type CheckReport,
+  type DirCache,
   type ExportedReceipt,
+  type ForkTreeNode,
+  type ItemKind,
 } from '../check';
-import { StepchainError } from '../errors';
+import { InputError, StepchainError } from '../errors';
+import { readUnder } from '../util/nofollow';
 import { PRODUCER } from '../version';
-import { pullRequestOfEvent, uploadFiles, upsertComment } from './github';
+import { resolveAnchors } from './anchors';
+import { eventBase, type EventBase } from './event';
+import { uploadFiles, upsertComment } from './github';
 import { readInputs, type ActionInputs } from './inputs';
+import { info, oneLineMessage } from './log';
 
 /**
  * The Action: `node dist/index.js` as a runner starts it (inputs in INPUT_*, the
  * event in GITHUB_EVENT_PATH, outputs and summary through the GITHUB_* files).
- * Every fault is an annotation at its file and line plus one log line; the step
- * fails with one line. Nothing ends in a stack trace.
+ * The step fails with one line, printed first; then at most 10 faults become
+ * error annotations (GitHub shows no more per step) and 10 warnings; every
+ * fault is one log line, and the summary and the JSON report have them all (the
+ * summary within GitHub's 1 MiB, the comment within 65,536 characters). Every
+ * line printed with data in it is neutralised (src/action/log.ts). Nothing ends
+ * in a stack trace.
  */
+const MAX_ANNOTATIONS = 10;
+/** GitHub's cap on one step output is 1 MB; keep clear of it. */
+const MAX_OUTPUT_BYTES = 1_000_000;
+
 function where(f: CheckFault): string {
   return f.line === null ? f.path : `${f.path}:${f.line}`;
 }
 
-function annotate(faults: CheckFault[]): void {
+/** Annotations for the first faults (errors within `errorSlots`, warnings within 10); every fault in the log. */
+function annotate(faults: CheckFault[], errorSlots: number): void {
+  let errors = 0;
+  let warnings = 0;
   for (const f of faults) {
     const props: core.AnnotationProperties = { file: f.path, title: `stepchain: ${f.kind}` };
     if (f.line !== null) props.startLine = f.line;
-    if (f.severity === 'error') core.error(f.message, props);
-    else core.warning(f.message, props);
-    core.info(`${f.severity === 'error' ? 'FAULT' : 'WARNING'} ${where(f)}: ${f.message}`);
+    if (f.severity === 'error' && errors < errorSlots) {
+      core.error(oneLineMessage(f.message), props);
+      errors++;
+    } else if (f.severity === 'warning' && warnings < MAX_ANNOTATIONS) {
+      core.warning(oneLineMessage(f.message), props);
+      warnings++;
+    }
+    info(`${f.severity === 'error' ? 'FAULT' : 'WARNING'} ${where(f)}: ${f.message}`);
   }
+  const hidden = faults.filter((f) => f.severity === 'error').length - errors;
+  if (hidden > 0) info(`(${hidden} more faults are in the log above, the job summary and the JSON report)`);
 }
 
 /** A fresh directory per run under RUNNER_TEMP: two stepchain steps in one job never share files. */
@@ -54,102 +92,276 @@ async function writeSummary(markdown: string): Promise<void> {
   await core.summary.addRaw(markdown, true).write();
 }
 
-/** `N faults in M files; first: path:line: message` */
-function failureLine(faults: CheckFault[], what: string): string {
-  const errors = faults.filter((f) => f.severity === 'error');
-  const files = new Set(errors.map((f) => f.path)).size;
-  const first = errors[0];
-  return (
-    `stepchain: ${what}: ${errors.length} fault${errors.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}` +
-    (first ? `; first: ${where(first)}: ${first.message}` : '')
+/** An output within GitHub's per-output limit; over it, empty and a warning naming the file that has it all. */
+function setBoundedOutput(name: string, value: string, file: string): void {
+  if (Buffer.byteLength(value, 'utf8') <= MAX_OUTPUT_BYTES) {
+    core.setOutput(name, value);
+    return;
+  }
+  core.setOutput(name, '');
+  core.warning(
+    oneLineMessage(
+      `output ${name}: ${Buffer.byteLength(value, 'utf8')} bytes is over GitHub's 1 MB output limit; ` +
+        `it is left empty: read ${file} (output ${name}-file) instead`,
+    ),
   );
 }
 
-function relativeReport(report: CheckReport): Record<string, unknown> {
-  const { root: _root, ...rest } = report;
-  return { producer: PRODUCER, mode: 'verify', event: github.context.eventName || null, ...rest };
+/** `N faults in M files; first: path:line: message` */
+function failureLine(faults: CheckFault[], what: string, extra: string[] = []): string {
+  const errors = faults.filter((f) => f.severity === 'error');
+  const files = new Set(errors.map((f) => f.path)).size;
+  const first = errors[0];
+  if (errors.length === 0) return `stepchain: ${what}: ${extra.join('; ')}`;
+  return (
+    `stepchain: ${what}: ${errors.length} fault${errors.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}` +
+    (first ? `; first: ${where(first)}: ${first.message}` : '') +
+    (extra.length > 0 ? `; ${extra.join('; ')}` : '')
+  );
 }
 
-async function verifyMode(inputs: ActionInputs, workspace: string): Promise<void> {
-  const pr = pullRequestOfEvent();
-  const base = inputs.appendOnly && pr !== undefined ? pr.base : undefined;
-  if (inputs.appendOnly && pr === undefined)
-    core.info('Not a pull request: the append-only check needs a base commit and is skipped.');
-  const report = await checkWorkspace({
-    root: workspace,
-    journals: inputs.journals,
-    runs: inputs.runs,
-    receipts: inputs.receipts,
-    ...(base === undefined ? {} : { base }),
-    ...(inputs.expectedHeads === undefined
-      ? {}
-      : { expectedHeads: inputs.expectedHeads.heads, expectedHeadsPath: inputs.expectedHeads.path }),
-    publicKeys: inputs.publicKeys,
-    failOnFlaggedMutations: inputs.failOnFlaggedMutations,
-  });
-  if (report.fetchedBase) core.info(`Fetched the base commit ${base} (shallow checkout).`);
-  for (const i of report.items) {
-    core.info(
-      `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly ? `, ${i.appendOnly}` : ''})`,
-    );
-  }
-  annotate(report.faults);
+function defaultArtifactName(inputs: ActionInputs): string {
+  if (inputs.artifactName !== '') return inputs.artifactName;
+  if (inputs.mode === 'export') return 'stepchain-receipts';
+  if (inputs.mode === 'gather') return 'stepchain-report';
+  return inputs.shard.count > 1 ? `stepchain-report-${inputs.shard.index}` : 'stepchain-report';
+}
 
-  const forks = await forkTree(workspace);
-  const markdown = renderCheckMarkdown(report, { forks });
-  const dir = reportDir();
+/** On pull_request_target the default checkout is the base branch: the PR's files are then not checked. */
+async function pullRequestTargetNote(workspace: string, event: EventBase): Promise<string | undefined> {
+  if (event.name !== 'pull_request_target' || event.head === undefined) return undefined;
+  const head = await headCommit(workspace);
+  if (head === event.head) return undefined;
+  if (head !== undefined && (await parentsOf(workspace, head)).includes(event.head)) return undefined;
+  return (
+    `pull_request_target: the checkout (${head?.slice(0, 12) ?? 'no commit'}) is not the pull request's head ` +
+    `(${event.head.slice(0, 12)}): the PR's files were NOT checked. Check out ` +
+    '`github.event.pull_request.head.sha` in this job (and run none of its code) to check them'
+  );
+}
+
+/** The summary, the comment and the outputs that verify and gather mode share. */
+async function publish(
+  inputs: ActionInputs,
+  event: EventBase,
+  report: CheckReport,
+  forks: ForkTreeNode[],
+  notes: string[],
+  dir: string,
+  doc: Record<string, unknown>,
+): Promise<{ reportFile: string; headsFile: string }> {
   const reportFile = path.join(dir, 'report.json');
-  writeJson(reportFile, { ...relativeReport(report), forks });
-
+  const headsFile = path.join(dir, 'heads.json');
+  writeJson(reportFile, doc);
+  writeJson(headsFile, report.heads);
   core.setOutput('verified', report.verified);
   core.setOutput('failed', report.failed);
-  core.setOutput('heads', JSON.stringify(report.heads));
+  setBoundedOutput('heads', JSON.stringify(report.heads), headsFile);
+  core.setOutput('heads-file', headsFile);
   core.setOutput('report', reportFile);
-  await writeSummary(markdown);
+  await writeSummary(renderCheckMarkdown(report, { forks, notes, maxBytes: SUMMARY_MAX_BYTES }));
 
   if (inputs.comment) {
-    if (pr === undefined) core.info('comment: not a pull request, no comment posted.');
+    if (event.pr === undefined) info('comment: not a pull request, no comment posted.');
     else if (inputs.githubToken === '') core.warning('comment: no github-token given, no comment posted.');
     else {
+      const body = renderCheckMarkdown(report, {
+        forks,
+        notes,
+        maxChars: COMMENT_MAX_CHARS - COMMENT_MARKER.length - 1,
+      });
       try {
-        const c = await upsertComment(inputs.githubToken, pr.number, markdown);
-        core.info(`${c.created ? 'Posted' : 'Updated'} the report comment on #${pr.number} (comment ${c.id}).`);
+        const c = await upsertComment(inputs.githubToken, event.pr, body);
+        info(
+          `${c.created ? 'Posted' : 'Updated'} the report comment on #${event.pr} (comment ${c.id}, as ${c.viewer}).`,
+        );
       } catch (e) {
         // A read-only token (a PR from a fork) must not turn a verified PR red.
-        core.warning(`comment: could not post the report on #${pr.number}: ${oneLine(e)}`);
+        core.warning(oneLineMessage(`comment: could not post the report on #${event.pr}: ${oneLine(e)}`));
       }
     }
   }
+  return { reportFile, headsFile };
+}
+
+function reportDoc(
+  mode: string,
+  event: EventBase,
+  report: CheckReport,
+  forks: ForkTreeNode[],
+  notes: string[],
+  empty: string[],
+): Record<string, unknown> {
+  return {
+    producer: PRODUCER,
+    mode,
+    event: event.name || null,
+    ...checkReportJson(report),
+    nothing_matched: empty,
+    notes,
+    forks: forks.map((f) => ({ id: f.id, parent: f.parent, from_step: f.fromStep, label: f.label })),
+  };
+}
+
+async function verifyMode(inputs: ActionInputs, workspace: string, event: EventBase): Promise<void> {
+  const notes: string[] = [];
+  if (event.note !== undefined) {
+    info(event.note);
+    notes.push(event.note);
+  }
+  const prt = await pullRequestTargetNote(workspace, event);
+  if (prt !== undefined) {
+    core.warning(oneLineMessage(prt));
+    notes.push(prt);
+  }
+  const anchors = await resolveAnchors(workspace, inputs, event.base);
+  for (const k of anchors.keySources) info(`Trusted key ${k.keyId} from ${k.source}`);
+  if (anchors.expectedHeads !== undefined) info(`Pinned heads from ${anchors.expectedHeads.source}`);
+  const base = inputs.appendOnly ? event.base : undefined;
+  if (!inputs.appendOnly) notes.push('append-only was switched off (append-only: false)');
+
+  const kinds: [ItemKind, ActionInputs['journals']][] = [
+    ['journal', inputs.journals],
+    ['run', inputs.runs],
+    ['receipt', inputs.receipts],
+  ];
+  const dirCache: DirCache = new Map();
+  const report = await checkWorkspace({
+    root: workspace,
+    dirCache,
+    journals: inputs.journals.patterns ?? [],
+    runs: inputs.runs.patterns ?? [],
+    receipts: inputs.receipts.patterns ?? [],
+    verifyJournals: inputs.journals.patterns !== null,
+    verifyRuns: inputs.runs.patterns !== null,
+    verifyReceipts: inputs.receipts.patterns !== null,
+    ...(base === undefined ? {} : { base }),
+    ...(anchors.expectedHeads === undefined
+      ? {}
+      : { expectedHeads: anchors.expectedHeads.heads, expectedHeadsPath: anchors.expectedHeads.path }),
+    publicKeys: anchors.publicKeys,
+    keySources: anchors.keySources,
+    failOnFlaggedMutations: inputs.failOnFlaggedMutations,
+    shard: inputs.shard,
+  });
+  // The anchors may have fetched the base already (then the check found it there).
+  if (anchors.fetchedBase) report.fetchedBase = true;
+  if (report.fetchedBase) info(`Fetched the base commit ${event.base} (shallow checkout).`);
+  if (report.fetchedBlobs > 0)
+    info(`Fetched ${report.fetchedBlobs} blobs of the base commit in one batch (partial clone).`);
+  if (report.shard !== null)
+    info(`Shard ${report.shard.index + 1} of ${report.shard.count} (shard-index ${report.shard.index}).`);
+
+  // A pattern the user set that matched nothing, or nothing at all: if-no-files-found decides.
+  const given: Partial<Record<ItemKind, string[]>> = {};
+  for (const [kind, p] of kinds) if (p.explicit && p.patterns !== null) given[kind] = p.patterns;
+  const empty = inputs.ifNoFilesFound === 'ignore' ? [] : emptyFindings(report, given);
+  for (const e of empty) {
+    if (inputs.ifNoFilesFound === 'warn') core.warning(oneLineMessage(`${e} (if-no-files-found: warn)`));
+    notes.push(`${e} (if-no-files-found: ${inputs.ifNoFilesFound})`);
+  }
+  const emptyFails = inputs.ifNoFilesFound === 'error' && empty.length > 0;
+  const ok = report.ok && !emptyFails;
+
+  // The one-line reason first: GitHub shows at most 10 error annotations per step.
+  if (!ok) core.setFailed(oneLineMessage(failureLine(report.faults, 'verification failed', emptyFails ? empty : [])));
+  for (const i of report.items) {
+    info(
+      `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== 'renamed' ? `, ${i.appendOnly}` : ''})`,
+    );
+  }
+  annotate(report.faults, ok ? MAX_ANNOTATIONS : MAX_ANNOTATIONS - 1);
+
+  const forks = await forkTree(workspace, undefined, process.env, dirCache);
+  const dir = reportDir();
+  const shown = { ...report, ok };
+  const { reportFile, headsFile } = await publish(
+    inputs,
+    event,
+    shown,
+    forks,
+    notes,
+    dir,
+    reportDoc('verify', event, shown, forks, notes, empty),
+  );
   if (inputs.uploadArtifact) {
     // With the JSON report, an offline HTML report per journal and receipt for reviewers.
     const html = writeHtmlReports(report.items, { root: workspace, outDir: path.join(dir, 'html') });
-    for (const w of html.warnings) core.warning(w);
-    const id = await uploadFiles(inputs.artifactName, [reportFile, ...html.files], dir);
+    for (const w of html.warnings) core.warning(oneLineMessage(w));
+    const id = await uploadFiles(defaultArtifactName(inputs), [reportFile, headsFile, ...html.files], dir);
     core.setOutput('artifact-id', id);
   }
-  if (!report.ok) core.setFailed(failureLine(report.faults, 'verification failed'));
-  else core.info(`stepchain: ${report.verified} verified, 0 failed.`);
+  if (ok) info(`stepchain: ${report.verified} verified, 0 failed.`);
+}
+
+/** Gather mode: the shards' report.json files (downloaded artifacts) as one check. */
+async function gatherMode(inputs: ActionInputs, workspace: string, event: EventBase): Promise<void> {
+  const scan = scanFiles(workspace, globSet(inputs.reports));
+  for (const l of scan.links)
+    if (l.severity === 'error') throw new InputError(`input reports: ${l.path} is a symbolic link (never followed)`);
+  if (scan.files.length === 0)
+    throw new InputError(
+      `input reports: ${inputs.reports.join(', ')} matched no file (download the shards' artifacts first)`,
+    );
+  const parts: { source: string; report: CheckReport }[] = [];
+  for (const rel of scan.files) {
+    const r = readUnder(workspace, rel, 512 * 1024 * 1024);
+    if (r.kind !== 'file') throw new InputError(`input reports: ${rel}: not a readable regular file`);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(r.bytes.toString('utf8'));
+    } catch (e) {
+      throw new InputError(`input reports: ${rel}: not JSON: ${(e as Error).message}`);
+    }
+    if (typeof doc === 'object' && doc !== null && (doc as Record<string, unknown>)['mode'] !== 'verify')
+      throw new InputError(`input reports: ${rel}: not a verify-mode report`);
+    parts.push({ source: rel, report: checkReportFromJson(doc, `input reports: ${rel}`, workspace) });
+  }
+  const report = mergeShardReports(parts, workspace);
+  info(`Gathered ${parts.length} shard reports: ${report.verified} verified, ${report.failed} failed.`);
+  if (!report.ok) core.setFailed(oneLineMessage(failureLine(report.faults, 'verification failed')));
+  for (const f of report.faults) info(`${f.severity === 'error' ? 'FAULT' : 'WARNING'} ${where(f)}: ${f.message}`);
+  const notes = [`gathered from ${parts.length} shard report${parts.length === 1 ? '' : 's'}`];
+  const dir = reportDir();
+  const forks = await forkTree(workspace);
+  const { reportFile, headsFile } = await publish(
+    inputs,
+    event,
+    report,
+    forks,
+    notes,
+    dir,
+    reportDoc('verify', event, report, forks, notes, []),
+  );
+  if (inputs.uploadArtifact) {
+    const id = await uploadFiles(defaultArtifactName(inputs), [reportFile, headsFile], dir);
+    core.setOutput('artifact-id', id);
+  }
 }
 
 async function exportMode(inputs: ActionInputs, workspace: string): Promise<void> {
+  if (inputs.signingKey === undefined) core.warning('export: allow-unsigned is true: the receipts are not signed.');
   const dir = reportDir();
   const r = exportAllReceipts({
     root: workspace,
     outDir: dir,
-    journals: inputs.journals,
+    journals: inputs.journals.patterns ?? [],
     agents: inputs.agents,
     ...(inputs.signingKey === undefined ? {} : { signKey: inputs.signingKey }),
     redact: inputs.redact,
   });
-  annotate(r.faults);
+  if (r.faults.length > 0) core.setFailed(oneLineMessage(failureLine(r.faults, 'export failed')));
+  annotate(r.faults, r.faults.length > 0 ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS);
   const rel = (x: ExportedReceipt) => ({ ...x, file: path.basename(x.file) });
   for (const x of r.receipts) {
-    core.info(
+    info(
       `Exported ${x.agent_id}: ${x.steps} steps, head ${x.head_hash}${x.signed ? `, signed (${x.key_id})` : ', unsigned'}` +
         `${x.redacted ? `, published with ${x.redacted.join(', ')} redacted (original head ${x.original_head})` : ''}`,
     );
   }
   const reportFile = path.join(dir, 'report.json');
+  const headsFile = path.join(dir, 'heads.json');
+  const heads = Object.fromEntries(r.receipts.map((x) => [x.agent_id, x.head_hash]));
   writeJson(reportFile, {
     producer: PRODUCER,
     mode: 'export',
@@ -159,11 +371,13 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
     receipts: r.receipts.map(rel),
     faults: r.faults,
   });
+  writeJson(headsFile, heads);
   core.setOutput('verified', r.receipts.length);
   core.setOutput('failed', r.faults.length);
-  core.setOutput('heads', JSON.stringify(Object.fromEntries(r.receipts.map((x) => [x.agent_id, x.head_hash]))));
+  setBoundedOutput('heads', JSON.stringify(heads), headsFile);
+  core.setOutput('heads-file', headsFile);
   core.setOutput('report', reportFile);
-  core.setOutput('receipts', JSON.stringify(r.receipts.map((x) => x.file)));
+  setBoundedOutput('receipts', JSON.stringify(r.receipts.map((x) => x.file)), reportFile);
   const lines = [
     `## stepchain: ${r.faults.length === 0 ? '✅' : '❌'} ${r.receipts.length} receipt${r.receipts.length === 1 ? '' : 's'} exported`,
     '',
@@ -171,10 +385,10 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
     '|---|---:|---|---|---|',
     ...r.receipts.map(
       (x) =>
-        `| ${x.agent_id} | ${x.steps} | <code>${x.head_hash.slice(0, 12)}</code> | ${x.signed ? `yes (${x.key_id})` : 'no'} | <code>${path.basename(x.file)}</code>${x.redacted ? ` (redacted: ${x.redacted.join(', ')})` : ''} |`,
+        `| ${mdText(x.agent_id)} | ${x.steps} | ${mdCode(x.head_hash.slice(0, 12))} | ${x.signed ? `yes (${mdText(x.key_id ?? '')})` : 'no'} | ${mdCode(path.basename(x.file))}${x.redacted ? ` (redacted: ${mdText(x.redacted.join(', '))})` : ''} |`,
     ),
     '',
-    ...r.faults.map((f) => `- ❌ <code>${where(f)}</code>: ${f.message}`),
+    ...r.faults.slice(0, 500).map((f) => `- ❌ ${mdCode(where(f))}: ${mdText(f.message, 500)}`),
     '',
   ];
   await writeSummary(lines.join('\n'));
@@ -191,15 +405,14 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
       })),
       { root: workspace, outDir: path.join(dir, 'html') },
     );
-    for (const w of html.warnings) core.warning(w);
+    for (const w of html.warnings) core.warning(oneLineMessage(w));
     const id = await uploadFiles(
-      inputs.artifactName,
+      defaultArtifactName(inputs),
       [...r.receipts.map((x) => x.file), reportFile, ...html.files],
       dir,
     );
     core.setOutput('artifact-id', id);
   }
-  if (r.faults.length > 0) core.setFailed(failureLine(r.faults, 'export failed'));
 }
 
 function oneLine(e: unknown): string {
@@ -210,15 +423,17 @@ function oneLine(e: unknown): string {
 export async function run(): Promise<void> {
   try {
     const workspace = path.resolve(process.env['GITHUB_WORKSPACE'] || process.cwd());
-    const inputs = readInputs(workspace);
+    const inputs = readInputs();
+    const event = eventBase(github.context.eventName, github.context.payload);
     if (inputs.mode === 'export') await exportMode(inputs, workspace);
-    else await verifyMode(inputs, workspace);
+    else if (inputs.mode === 'gather') await gatherMode(inputs, workspace, event);
+    else await verifyMode(inputs, workspace, event);
   } catch (e) {
-    if (e instanceof StepchainError) core.setFailed(`stepchain: ${e.message}`);
+    if (e instanceof StepchainError) core.setFailed(oneLineMessage(`stepchain: ${e.message}`));
     else {
       // Unexpected: one line for the check, the trace only in the debug log (ACTIONS_STEP_DEBUG).
       if (e instanceof Error && e.stack) core.debug(e.stack);
-      core.setFailed(`stepchain: ${oneLine(e)}`);
+      core.setFailed(oneLineMessage(`stepchain: ${oneLine(e)}`));
     }
   }
 }

@@ -1,15 +1,42 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, StepchainError } from '../errors';
-import { buildPublishedReceipt, buildReceipt, writeFileAtomic, type RedactField, type SigningKey } from '../receipt';
-import { findFiles, globSet } from './glob';
+import { Cas, casDir } from '../journal';
+import {
+  buildPublishedReceipt,
+  buildReceipt,
+  DEFAULT_MAX_RECEIPT_BYTES,
+  writeFileAtomic,
+  type RedactField,
+  type SigningKey,
+} from '../receipt';
+import { lstatUnder, readUnder } from '../util/nofollow';
+import { globSet, scanFiles } from './glob';
 import { DEFAULT_JOURNALS, idOfPath, type CheckFault } from './workspace';
 
 /**
  * Receipts for a repository's committed journals, one per agent (the Action's
  * export mode): a full receipt, or a published (redacted) one when fields to
  * redact are given. A journal that does not verify gets no receipt and a fault.
+ * Nothing is read through a symbolic link below the root: a linked journal is a
+ * fault, and blobs come from the CAS only as regular files (`WorkspaceCas`).
  */
+
+/** The checkout's CAS, read without following a link anywhere below the root. */
+export class WorkspaceCas extends Cas {
+  constructor(private readonly root: string) {
+    super(casDir(root), false);
+  }
+
+  override has(digest: string): boolean {
+    return lstatUnder(this.root, path.relative(this.root, this.pathOf(digest))).kind === 'file';
+  }
+
+  override get(digest: string): Buffer | undefined {
+    const r = readUnder(this.root, path.relative(this.root, this.pathOf(digest)), DEFAULT_MAX_RECEIPT_BYTES);
+    return r.kind === 'file' ? r.bytes : undefined;
+  }
+}
 export interface ExportAllOptions {
   root: string;
   outDir: string;
@@ -44,7 +71,8 @@ export interface ExportAllResult {
 
 export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
   const root = path.resolve(options.root);
-  const found = findFiles(root, globSet(options.journals ?? DEFAULT_JOURNALS));
+  const scan = scanFiles(root, globSet(options.journals ?? DEFAULT_JOURNALS));
+  const found = scan.files;
   const byAgent = new Map<string, string>();
   for (const rel of found) if (!byAgent.has(idOfPath(rel))) byAgent.set(idOfPath(rel), rel);
   const agents = options.agents && options.agents.length > 0 ? options.agents : [...byAgent.keys()];
@@ -56,15 +84,41 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
   }
   mkdirSync(options.outDir, { recursive: true });
   const result: ExportAllResult = { receipts: [], faults: [] };
+  for (const l of scan.links) {
+    if (l.severity !== 'error') continue;
+    result.faults.push({
+      item: 'journal',
+      path: l.path,
+      line: null,
+      kind: 'symlink',
+      message: `${l.path} is a symbolic link: stepchain never follows a link in the checkout; no receipt`,
+      severity: 'error',
+    });
+  }
+  const cas = new WorkspaceCas(root);
   for (const agent of agents) {
     const rel = byAgent.get(agent)!;
     const journal = path.join(root, rel);
+    const st = lstatUnder(root, rel);
+    if (st.kind !== 'file') {
+      result.faults.push({
+        item: 'journal',
+        path: rel,
+        line: null,
+        kind: st.kind === 'symlink' ? 'symlink' : 'unreadable',
+        message: `agent ${agent}: no receipt: ${st.kind === 'symlink' ? `${st.at} is a symbolic link` : 'not a regular file'}`,
+        severity: 'error',
+        id: agent,
+      });
+      continue;
+    }
     const file = path.join(options.outDir, `${agent}.receipt.tar`);
     const common = {
       agentId: agent,
       ...(options.signKey === undefined ? {} : { signKey: options.signKey }),
       ...(options.now === undefined ? {} : { now: options.now }),
       gzip: false,
+      cas,
     };
     try {
       if (options.redact) {

@@ -1,25 +1,32 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonInteger, isJsonObject, parseBytes, type JsonValue } from '../canonical';
 import { flattenForks, listForks } from '../git';
 import { isSafeId } from '../util/ids';
-import { findFiles, globSet } from './glob';
+import { readUnder } from '../util/nofollow';
+import { globSet, scanFiles, type DirCache } from './glob';
 import type { ForkTreeNode } from './markdown';
 
 /**
  * The fork tree as committed: every session snapshot
  * (`.sdd/runtime/sessions/<fork_id>.json`, docs/format.md §4) whose `fork` block names its
  * parent. A PR check sees the files, not the worktrees, so it reads the tree from
- * them. Files that are not session snapshots are skipped, not failed.
+ * them. Files that are not session snapshots are skipped, not failed, and so are
+ * links (never followed: the tree is shown, not trusted).
  */
 export const DEFAULT_SESSIONS = '**/.sdd/runtime/sessions/*.json';
 
-export function forkTreeFromSessions(root: string, patterns: string | string[] = DEFAULT_SESSIONS): ForkTreeNode[] {
+export function forkTreeFromSessions(
+  root: string,
+  patterns: string | string[] = DEFAULT_SESSIONS,
+  cache?: DirCache,
+): ForkTreeNode[] {
   const nodes = new Map<string, ForkTreeNode>();
-  for (const rel of findFiles(root, globSet(patterns))) {
+  for (const rel of scanFiles(root, globSet(patterns), cache).files) {
     let v: JsonValue;
     try {
-      v = parseBytes(readFileSync(path.join(root, rel)));
+      const r = readUnder(root, rel, 1024 * 1024);
+      if (r.kind !== 'file') continue;
+      v = parseBytes(r.bytes);
     } catch {
       continue;
     }
@@ -50,8 +57,9 @@ export async function forkTree(
   root: string,
   patterns: string | string[] = DEFAULT_SESSIONS,
   env: NodeJS.ProcessEnv = process.env,
+  cache?: DirCache,
 ): Promise<ForkTreeNode[]> {
-  const nodes = new Map(forkTreeFromSessions(root, patterns).map((n) => [n.id, n]));
+  const nodes = new Map(forkTreeFromSessions(root, patterns, cache).map((n) => [n.id, n]));
   try {
     for (const f of flattenForks(await listForks(root, env))) {
       if (nodes.has(f.fork_session_id)) continue;

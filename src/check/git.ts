@@ -1,31 +1,24 @@
-import { spawn } from 'node:child_process';
-import { simpleGit, type SimpleGit } from 'simple-git';
 import { InputError } from '../errors';
+import { GitCommandError, gitRun } from '../git/exec';
 import { matchesGlob, type GlobSet } from './glob';
 
 /**
- * Reading the files of another commit (a PR's base) without checking it out.
+ * Reading the files of another commit (a PR's base, the commit before a push)
+ * without checking it out, every git process through the one runner of
+ * src/git/exec.ts (its environment policy: no inherited GIT_DIR and the like).
  * A shallow checkout (the default of actions/checkout) does not have the base:
- * `ensureCommit` fetches exactly that commit, one level deep.
+ * `ensureCommit` fetches exactly that commit, one level deep. A partial clone
+ * (`--filter=blob:none`) has the base's trees but not its blobs: the ones the
+ * check reads are fetched in one batch, not one round trip per file.
  */
-function git(cwd: string): SimpleGit {
-  return simpleGit({ baseDir: cwd, trimmed: false });
-}
-
 function oneLine(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  return (
-    msg
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .pop() ?? 'git failed'
-  );
+  if (e instanceof GitCommandError) return e.message;
+  return e instanceof Error ? e.message.split('\n')[0]! : String(e);
 }
 
-async function hasCommit(g: SimpleGit, sha: string): Promise<boolean> {
+async function hasCommit(cwd: string, sha: string): Promise<boolean> {
   try {
-    await g.raw(['cat-file', '-e', `${sha}^{commit}`]);
+    await gitRun(cwd, ['cat-file', '-e', `${sha}^{commit}`]);
     return true;
   } catch {
     return false;
@@ -35,88 +28,186 @@ async function hasCommit(g: SimpleGit, sha: string): Promise<boolean> {
 /** Makes sure `sha` is present, fetching it from `remote` when it is not. Returns whether a fetch happened. */
 export async function ensureCommit(cwd: string, sha: string, remote = 'origin'): Promise<boolean> {
   if (!/^[0-9a-f]{7,64}$/i.test(sha)) throw new InputError(`bad commit id ${JSON.stringify(sha)}`);
-  const g = git(cwd);
   try {
-    await g.raw(['rev-parse', '--git-dir']);
+    await gitRun(cwd, ['rev-parse', '--git-dir']);
   } catch {
     throw new InputError(`${cwd}: not a git repository (the append-only check needs the checkout's history)`);
   }
-  if (await hasCommit(g, sha)) return false;
+  if (await hasCommit(cwd, sha)) return false;
   try {
-    await g.raw(['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', remote, sha]);
+    await gitRun(cwd, ['fetch', '--no-tags', '--no-recurse-submodules', '--depth=1', remote, sha]);
   } catch (e) {
-    throw new InputError(`cannot fetch the base commit ${sha} from ${remote}: ${oneLine(e)}`);
+    throw new InputError(`cannot fetch the commit ${sha} from ${remote}: ${oneLine(e)}`);
   }
-  if (!(await hasCommit(g, sha)))
-    throw new InputError(`the base commit ${sha} is still missing after fetching it from ${remote}`);
+  if (!(await hasCommit(cwd, sha)))
+    throw new InputError(`the commit ${sha} is still missing after fetching it from ${remote}`);
   return true;
 }
 
-/** Paths (relative, `/`-separated) of the blobs in `commit` that match the set, sorted. */
-export async function listFilesAtCommit(cwd: string, commit: string, set: GlobSet): Promise<string[]> {
-  let out: string;
+/** A file of a commit's tree. */
+export interface TreeBlob {
+  path: string;
+  oid: string;
+}
+
+/** The blobs (path and object id) of `commit` whose paths match the set (or the test), sorted by path. */
+export async function listBlobsAtCommit(
+  cwd: string,
+  commit: string,
+  set: GlobSet | ((path: string) => boolean),
+): Promise<TreeBlob[]> {
+  const wanted = typeof set === 'function' ? set : (p: string) => matchesGlob(set, p);
+  let out: Buffer;
   try {
-    out = await git(cwd).raw(['ls-tree', '-r', '-z', '--full-tree', '--name-only', commit]);
+    out = await gitRun(cwd, ['ls-tree', '-r', '-z', '--full-tree', commit]);
   } catch (e) {
     throw new InputError(`cannot list the files of commit ${commit}: ${oneLine(e)}`);
   }
-  return out
-    .split('\0')
-    .filter((p) => p !== '' && matchesGlob(set, p))
-    .sort();
+  const blobs: TreeBlob[] = [];
+  for (const rec of out.toString('utf8').split('\0')) {
+    // `<mode> <type> <oid>\t<path>`; a link (mode 120000) or submodule is not a file of the base.
+    const tab = rec.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode, type, oid] = rec.slice(0, tab).split(' ');
+    const p = rec.slice(tab + 1);
+    if (type !== 'blob' || mode === '120000' || oid === undefined || !wanted(p)) continue;
+    blobs.push({ path: p, oid });
+  }
+  return blobs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Paths (relative, `/`-separated) of the files in `commit` that match the set, sorted. */
+export async function listFilesAtCommit(cwd: string, commit: string, set: GlobSet): Promise<string[]> {
+  return (await listBlobsAtCommit(cwd, commit, set)).map((b) => b.path);
+}
+
+/** The promisor remote of a partial clone, or undefined for a complete repository. */
+async function promisorRemote(cwd: string): Promise<string | undefined> {
+  let out: string;
+  try {
+    out = (await gitRun(cwd, ['config', '--get-regexp', '^remote\\..*\\.promisor$'])).toString('utf8');
+  } catch {
+    return undefined; // exit 1: no such key
+  }
+  for (const line of out.split('\n')) {
+    const m = /^remote\.(.+)\.promisor (.*)$/.exec(line);
+    if (m && /^(true|yes|on|1)$/i.test(m[2]!)) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * In a partial clone, fetches the blobs among `oids` that are not present, in one
+ * `git fetch` (reading them one by one would make git fetch each lazily, one
+ * round trip per file). Returns how many were fetched.
+ */
+export async function prefetchBlobs(cwd: string, commit: string, oids: string[]): Promise<number> {
+  if (oids.length === 0) return 0;
+  const remote = await promisorRemote(cwd);
+  if (remote === undefined) return 0;
+  // `--missing=print` lists what is absent (`?<oid>`) without fetching it.
+  let listing: string;
+  try {
+    listing = (await gitRun(cwd, ['rev-list', '--objects', '--missing=print', '--no-walk', commit])).toString('utf8');
+  } catch (e) {
+    throw new InputError(`cannot list the objects of commit ${commit}: ${oneLine(e)}`);
+  }
+  const absent = new Set<string>();
+  for (const line of listing.split('\n')) if (line.startsWith('?')) absent.add(line.slice(1).trim());
+  const wanted = [...new Set(oids)].filter((o) => absent.has(o));
+  if (wanted.length === 0) return 0;
+  try {
+    await gitRun(
+      cwd,
+      [
+        '-c',
+        'fetch.negotiationAlgorithm=noop',
+        'fetch',
+        '--no-tags',
+        '--no-write-fetch-head',
+        '--recurse-submodules=no',
+        '--filter=blob:none',
+        '--stdin',
+        remote,
+      ],
+      { input: `${wanted.join('\n')}\n` },
+    );
+  } catch (e) {
+    throw new InputError(`cannot fetch ${wanted.length} blobs of commit ${commit} from ${remote}: ${oneLine(e)}`);
+  }
+  return wanted.length;
+}
+
+/** Parses `git cat-file --batch` output for the requested names, in order. */
+function parseBatch(out: Buffer, names: string[]): (Buffer | undefined)[] {
+  const result: (Buffer | undefined)[] = [];
+  let pos = 0;
+  for (let i = 0; i < names.length; i++) {
+    const nl = out.indexOf(0x0a, pos);
+    if (nl < 0) throw new InputError('git cat-file: truncated output');
+    const header = out.subarray(pos, nl).toString('utf8');
+    pos = nl + 1;
+    const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
+    if (m === null) {
+      result.push(undefined); // "<object> missing" (or ambiguous)
+      continue;
+    }
+    const size = Number(m[2]);
+    // A view into the batch output (no copy): the blobs of one batch live as long as the caller keeps any.
+    result.push(m[1] === 'blob' ? out.subarray(pos, pos + size) : undefined);
+    pos += size + 1; // content, then a newline
+  }
+  return result;
+}
+
+async function catFileBatch(cwd: string, names: string[]): Promise<(Buffer | undefined)[]> {
+  if (names.length === 0) return [];
+  let out: Buffer;
+  try {
+    out = await gitRun(cwd, ['cat-file', '--batch'], { input: names.map((n) => `${n}\n`).join('') });
+  } catch (e) {
+    throw new InputError(`git cat-file failed: ${oneLine(e)}`);
+  }
+  return parseBatch(out, names);
+}
+
+/** The contents of blobs by object id, read through one `git cat-file --batch` process. */
+export async function readBlobs(cwd: string, oids: string[]): Promise<Map<string, Buffer | undefined>> {
+  const unique = [...new Set(oids)];
+  const got = await catFileBatch(cwd, unique);
+  return new Map(unique.map((o, i) => [o, got[i]]));
 }
 
 /**
  * The contents of `paths` at `commit`, read through one `git cat-file --batch`
- * process (one process for any number of files keeps a large PR fast).
- * A path missing at that commit maps to undefined.
+ * process (one process for any number of files keeps a large PR fast); in a
+ * partial clone the missing blobs are fetched first, in one batch. A path
+ * missing at that commit maps to undefined.
  */
-export function readFilesAtCommit(
+export async function readFilesAtCommit(
   cwd: string,
   commit: string,
   paths: string[],
 ): Promise<Map<string, Buffer | undefined>> {
-  return new Promise((resolve, reject) => {
-    const result = new Map<string, Buffer | undefined>();
-    if (paths.length === 0) {
-      resolve(result);
-      return;
-    }
-    const child = spawn('git', ['cat-file', '--batch'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', (e) => reject(new InputError(`cannot run git: ${e.message}`)));
-    child.on('close', (code) => {
-      if (code !== 0) {
-        reject(new InputError(`git cat-file failed: ${stderr.trim().split('\n').pop() ?? `exit ${code}`}`));
-        return;
-      }
-      const out = Buffer.concat(chunks);
-      let pos = 0;
-      for (const p of paths) {
-        const nl = out.indexOf(0x0a, pos);
-        if (nl < 0) {
-          reject(new InputError('git cat-file: truncated output'));
-          return;
-        }
-        const header = out.subarray(pos, nl).toString('utf8');
-        pos = nl + 1;
-        const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
-        if (m === null) {
-          result.set(p, undefined); // "<object> missing" (or ambiguous): not at that commit
-          continue;
-        }
-        const size = Number(m[2]);
-        result.set(p, m[1] === 'blob' ? Buffer.from(out.subarray(pos, pos + size)) : undefined);
-        pos += size + 1; // content, then a newline
-      }
-      resolve(result);
-    });
-    // Names with a newline cannot be asked for on this protocol; they never match our layouts.
-    child.stdin.end(paths.map((p) => `${commit}:${p.includes('\n') ? '' : p}\n`).join(''));
-  });
+  const result = new Map<string, Buffer | undefined>();
+  if (paths.length === 0) return result;
+  const wanted = new Set(paths);
+  const blobs = await listBlobsAtCommit(cwd, commit, (p) => wanted.has(p));
+  await prefetchBlobs(
+    cwd,
+    commit,
+    blobs.map((b) => b.oid),
+  );
+  const byPath = new Map(blobs.map((b) => [b.path, b.oid]));
+  const contents = await readBlobs(
+    cwd,
+    blobs.map((b) => b.oid),
+  );
+  for (const p of paths) {
+    const oid = byPath.get(p);
+    result.set(p, oid === undefined ? undefined : contents.get(oid));
+  }
+  return result;
 }
 
 /** The commit id a ref names (a branch, tag, `HEAD~1`, an id); an input error when it names none. */
@@ -124,7 +215,7 @@ export async function resolveCommit(cwd: string, ref: string): Promise<string> {
   if (ref.startsWith('-')) throw new InputError(`bad ref ${JSON.stringify(ref)}`);
   let out = '';
   try {
-    out = (await git(cwd).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+    out = (await gitRun(cwd, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).toString('utf8').trim();
   } catch {
     /* below */
   }
@@ -132,4 +223,23 @@ export async function resolveCommit(cwd: string, ref: string): Promise<string> {
   if (!/^[0-9a-f]{40,64}$/.test(out))
     throw new InputError(`--base ${ref}: no such commit in ${cwd} (a branch, tag or commit id; fetch it first?)`);
   return out;
+}
+
+/** The checkout's HEAD commit, or undefined outside a repository. */
+export async function headCommit(cwd: string): Promise<string | undefined> {
+  try {
+    return (await gitRun(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toString('utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parents of a commit (empty when unknown). */
+export async function parentsOf(cwd: string, commit: string): Promise<string[]> {
+  try {
+    const out = (await gitRun(cwd, ['rev-list', '--parents', '-n', '1', commit])).toString('utf8').trim();
+    return out.split(' ').slice(1);
+  } catch {
+    return [];
+  }
 }

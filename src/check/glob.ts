@@ -1,6 +1,7 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
+import { lstatUnder } from '../util/nofollow';
 
 /**
  * Repository-relative glob patterns (the Action's `journals`, `runs`, `receipts`
@@ -124,22 +125,90 @@ function staticPrefix(pattern: string): string {
 }
 
 /**
- * Files under `root` matching the set, as sorted `/`-separated relative paths.
- * Walks only from each pattern's literal prefix, skips `.git`, `node_modules` and
- * `.sdd/worktrees`, and does not follow symbolic links.
+ * A symbolic link met where a pattern could match: never followed. `error` when
+ * a pattern names its position segment by segment (a journal or a directory on
+ * the way to one would be there); `warning` when only a `**` reaches it (a
+ * directory link elsewhere in the repository: not searched, and said so).
  */
-export function findFiles(root: string, set: GlobSet): string[] {
+export interface FoundLink {
+  path: string;
+  severity: 'error' | 'warning';
+}
+
+/** Directory listings shared by several scans of one checkout (each directory is read once). */
+export type DirCache = Map<string, Dirent[] | null>;
+
+export interface ScanResult {
+  /** Regular files matching the set, sorted. */
+  files: string[];
+  /** Symbolic links not followed, sorted by path. */
+  links: FoundLink[];
+}
+
+/** Whether some path below directory `dir` could match `pattern`: `exact` without relying on a `**`. */
+function reachBelow(pattern: string, dir: string): 'exact' | 'globstar' | false {
+  const p = pattern.replace(/^(\.\/)+/, '');
+  // A brace alternative with a `/` in it is not segment-wise: assume it can reach anything.
+  if (/\{[^}]*\/[^}]*\}/.test(p)) return 'globstar';
+  const segs = p.split('/');
+  const dirs = dir.split('/');
+  for (let i = 0; i < dirs.length; i++) {
+    if (segs[i] === '**') return 'globstar';
+    if (i >= segs.length - 1) return false; // the pattern's file name is at or above this depth
+    if (!globToRegExp(segs[i]!).test(dirs[i]!)) return false;
+  }
+  return segs.length > dirs.length ? 'exact' : false;
+}
+
+function linkSeverity(set: GlobSet, rel: string, isDirLink: boolean): FoundLink['severity'] | undefined {
+  if (set.exclude.some((r) => r.test(rel) || r.test(`${rel}/`))) return undefined;
+  if (set.include.some((r) => r.test(rel))) return 'error';
+  if (!isDirLink) return undefined;
+  let reach: FoundLink['severity'] | undefined;
+  for (const p of set.patterns) {
+    if (p.startsWith('!')) continue;
+    const r = reachBelow(p, rel);
+    if (r === 'exact') return 'error';
+    if (r === 'globstar') reach = 'warning';
+  }
+  return reach;
+}
+
+/**
+ * Files under `root` matching the set, as sorted `/`-separated relative paths,
+ * and the symbolic links met where a match could be. Walks only from each
+ * pattern's literal prefix, skips `.git`, `node_modules` and `.sdd/worktrees`,
+ * and never follows a link (lstat throughout): a link is reported, not read.
+ */
+export function scanFiles(root: string, set: GlobSet, cache?: DirCache): ScanResult {
   const found = new Set<string>();
+  const links = new Map<string, FoundLink['severity']>();
+  const addLink = (rel: string, severity: FoundLink['severity']): void => {
+    if (links.get(rel) !== 'error') links.set(rel, severity);
+  };
   const walk = (rel: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
-    } catch {
-      return;
+    let entries = cache?.get(rel);
+    if (entries === undefined) {
+      try {
+        entries = readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
+      } catch {
+        entries = null;
+      }
+      cache?.set(rel, entries);
     }
+    if (entries === null) return;
     for (const e of entries) {
       const child = rel === '' ? e.name : `${rel}/${e.name}`;
-      if (e.isDirectory()) {
+      if (e.isSymbolicLink()) {
+        let isDir = false;
+        try {
+          isDir = statSync(path.join(root, child)).isDirectory(); // only to classify the link; never entered
+        } catch {
+          /* a dangling link */
+        }
+        const sev = linkSeverity(set, child, isDir);
+        if (sev !== undefined) addLink(child, sev);
+      } else if (e.isDirectory()) {
         if (SKIP_DIRS.has(e.name) || SKIP_PATHS.has(child)) continue;
         walk(child);
       } else if (e.isFile() && matchesGlob(set, child)) {
@@ -152,15 +221,33 @@ export function findFiles(root: string, set: GlobSet): string[] {
   const includes = set.patterns.filter((p) => !p.startsWith('!'));
   for (const p of includes.filter(literal)) {
     const rel = p.replace(/^(\.\/)+/, '');
-    try {
-      if (statSync(path.join(root, rel)).isFile() && matchesGlob(set, rel)) found.add(rel);
-    } catch {
-      /* not there: nothing to check */
-    }
+    const st = lstatUnder(root, rel);
+    if (st.kind === 'symlink') addLink(st.at, 'error');
+    else if (st.kind === 'file' && matchesGlob(set, rel)) found.add(rel);
   }
   const globbed = new Set(includes.filter((p) => !literal(p)).map(staticPrefix));
   const roots = [...globbed].filter((s) => ![...globbed].some((o) => o !== s && (o === '' || s.startsWith(`${o}/`))));
-  // A prefix inside another prefix is walked by the outer one.
-  for (const r of roots) walk(r);
-  return [...found].sort();
+  // A prefix inside another prefix is walked by the outer one; a link on a prefix is never entered.
+  for (const r of roots) {
+    if (r !== '') {
+      const st = lstatUnder(root, r);
+      if (st.kind === 'symlink') {
+        addLink(st.at, 'error');
+        continue;
+      }
+      if (st.kind !== 'dir') continue;
+    }
+    walk(r);
+  }
+  return {
+    files: [...found].sort(),
+    links: [...links]
+      .map(([p, severity]) => ({ path: p, severity }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+  };
+}
+
+/** The matching regular files only (links are skipped; `scanFiles` reports them). */
+export function findFiles(root: string, set: GlobSet): string[] {
+  return scanFiles(root, set).files;
 }

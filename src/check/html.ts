@@ -1,14 +1,32 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { StepchainError } from '../errors';
-import { writeReport } from '../report';
+import { IntegrityError, StepchainError } from '../errors';
+import { loadReportSource, writeReport, type ReportSource } from '../report';
+import { casSource } from '../report/source';
+import { lstatUnder, readUnder } from '../util/nofollow';
 import type { CheckedItem } from './workspace';
 
 /**
  * Self-contained HTML reports (src/report) for the per-step journals and receipts
  * of a check, written for an artifact a reviewer downloads and opens offline.
  * Blob embedding is capped lower than the CLI's default to keep artifacts small.
+ * A checkout's files are read without following a link (a repository-relative
+ * path); an absolute path is a file the Action wrote itself (an exported receipt).
  */
+
+function sourceOf(i: CheckedItem, root: string): ReportSource {
+  if (path.isAbsolute(i.path)) return loadReportSource(i.path, root);
+  if (i.kind === 'receipt') {
+    const st = lstatUnder(root, i.path);
+    if (st.kind !== 'file')
+      throw new IntegrityError(st.kind === 'symlink' ? `${st.at} is a symbolic link` : 'not a regular file');
+    return loadReportSource(path.join(root, i.path), root);
+  }
+  const r = readUnder(root, i.path);
+  if (r.kind !== 'file')
+    throw new IntegrityError(r.kind === 'symlink' ? `${r.at} is a symbolic link` : 'not a regular file');
+  return { kind: 'journal', path: i.path, agentId: i.id, journal: r.bytes, blobs: casSource(root) };
+}
 export interface HtmlReportsOptions {
   /** The repository root the items' paths are relative to. */
   root: string;
@@ -38,7 +56,7 @@ export function writeHtmlReports(items: CheckedItem[], options: HtmlReportsOptio
     used.add(name);
     const file = path.join(options.outDir, `${name}.html`);
     try {
-      writeReport(path.resolve(options.root, i.path), file, {
+      writeReport(sourceOf(i, options.root), file, {
         root: options.root,
         force: true,
         maxTotalBlobBytes: options.maxTotalBlobBytes ?? 2 * 1024 * 1024,

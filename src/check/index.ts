@@ -1,16 +1,54 @@
 export { checkAppendOnly } from './append-only';
 export type { AppendOnlyKind, AppendOnlyResult } from './append-only';
 export { DEFAULT_SESSIONS, forkTree, forkTreeFromSessions } from './forks';
-export { ensureCommit, listFilesAtCommit, readFilesAtCommit } from './git';
-export { findFiles, globSet, globToRegExp, matchesGlob, parsePatterns } from './glob';
-export type { GlobSet } from './glob';
-export { COMMENT_MARKER, forkTreeMermaid, renderCheckMarkdown } from './markdown';
+export {
+  ensureCommit,
+  headCommit,
+  listBlobsAtCommit,
+  listFilesAtCommit,
+  parentsOf,
+  prefetchBlobs,
+  readBlobs,
+  readFilesAtCommit,
+  resolveCommit,
+} from './git';
+export type { TreeBlob } from './git';
+export { findFiles, globSet, globToRegExp, matchesGlob, parsePatterns, scanFiles } from './glob';
+export type { DirCache, FoundLink, GlobSet, ScanResult } from './glob';
+export {
+  COMMENT_MARKER,
+  COMMENT_MAX_CHARS,
+  forkTreeMermaid,
+  mdCode,
+  mdText,
+  mermaidText,
+  renderCheckMarkdown,
+  SUMMARY_MAX_BYTES,
+} from './markdown';
 export type { ForkTreeNode, MarkdownOptions } from './markdown';
-export { checkWorkspace, DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, idOfPath } from './workspace';
-export type { CheckedItem, CheckFault, CheckOptions, CheckReport, ItemKind } from './workspace';
-export { exportAllReceipts } from './export';
+export {
+  checkWorkspace,
+  CRLF_REMEDY,
+  DEFAULT_JOURNALS,
+  DEFAULT_RECEIPTS,
+  DEFAULT_RUNS,
+  idOfPath,
+  shardOf,
+} from './workspace';
+export type {
+  CheckedItem,
+  CheckFault,
+  CheckOptions,
+  CheckReport,
+  ItemKind,
+  Shard,
+  TrustedKeySource,
+} from './workspace';
+export { checkReportFromJson, checkReportJson, mergeShardReports } from './json';
+export type { CheckReportJson } from './json';
+export { emptyFindings } from './empty';
+export { exportAllReceipts, WorkspaceCas } from './export';
 export type { ExportAllOptions, ExportAllResult, ExportedReceipt } from './export';
 export { parseExpectedHeads } from './heads';
-export { resolveCommit } from './git';
 export { writeHtmlReports } from './html';
 export type { HtmlReports, HtmlReportsOptions } from './html';

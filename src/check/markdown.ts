@@ -3,8 +3,21 @@ import type { CheckReport } from './workspace';
 /**
  * The check's report as GitHub-flavoured Markdown: the job summary and the PR
  * comment. A fork tree is drawn as a Mermaid flowchart (GitHub renders it).
+ *
+ * Every value that comes from a repository (paths, ids, labels, fault messages)
+ * is escaped for where it goes: in text, table cells and code spans every
+ * character Markdown, GFM (autolinks, @mentions, #references, tables, emphasis,
+ * math) or HTML could act on becomes a character reference; in a Mermaid label,
+ * a Mermaid entity code. Control characters are shown as `\uXXXX`. GitHub's
+ * limits are kept by cutting whole rows, never a row in the middle, and the
+ * faults are kept before the table.
  */
 export const COMMENT_MARKER = '<!-- stepchain-check -->';
+
+/** GitHub's cap on a step's job summary (1 MiB), with room to spare. */
+export const SUMMARY_MAX_BYTES = 1_000_000;
+/** GitHub's cap on a comment body is 65,536 characters. */
+export const COMMENT_MAX_CHARS = 65_536;
 
 /** One node of a fork tree: a session and the session it was forked from. */
 export interface ForkTreeNode {
@@ -22,15 +35,61 @@ export interface MarkdownOptions {
   maxFaults?: number;
   /** Cap the table rows (the rest are counted). */
   maxRows?: number;
+  /** Cap the fork tree's nodes (Mermaid's own text limit is 50,000 characters). */
+  maxForks?: number;
+  /** The whole document's size limit, in UTF-8 bytes (job summary) ... */
+  maxBytes?: number;
+  /** ... or in UTF-16 code units (a comment; never fewer than its characters). */
+  maxChars?: number;
+  /** Plain-text notes shown under the title (escaped here). */
+  notes?: string[];
 }
 
-/** Text for a table cell or list item: no pipes or newlines, Markdown specials escaped. */
-function cell(s: string): string {
-  return s.replace(/\r?\n/g, ' ').replace(/([\\|`*_<>[\]])/g, '\\$1');
+// Shown as `\uXXXX`: C0/C1 controls, DEL, line/paragraph separators, bidi controls, zero-width characters, BOM.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/g;
+
+function visible(s: string): string {
+  return s.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function code(s: string): string {
-  return `<code>${s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;')}</code>`;
+/** At most `max` code points, with an ellipsis. */
+function clip(s: string, max: number): string {
+  const cps = Array.from(s);
+  return cps.length <= max ? s : `${cps.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * Repository data as inert Markdown text (usable in a table cell, a list item or
+ * inside `<code>`): letters, digits, space and `-./,` stay; every other ASCII
+ * character becomes `&#N;`, and so does the `.` of a `www.` (GFM autolinks it).
+ */
+export function mdText(s: string, max = 300): string {
+  const t = visible(clip(s, max));
+  let out = '';
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i]!;
+    const code = c.charCodeAt(0);
+    const plain = /[A-Za-z0-9 \-/,]/.test(c) || (c === '.' && !/www$/i.test(t.slice(Math.max(0, i - 3), i)));
+    out += plain || code > 0x7f ? c : `&#${code};`;
+  }
+  return out;
+}
+
+/** A code span for repository data (an HTML `<code>`: a backtick in the data cannot close it). */
+export function mdCode(s: string, max = 300): string {
+  return `<code>${mdText(s, max)}</code>`;
+}
+
+/** A Mermaid label: letters, digits and a few safe characters stay, everything else is a `#N;` entity code. */
+export function mermaidText(s: string, max = 60): string {
+  let out = '';
+  for (const c of clip(s, max)) {
+    const cp = c.codePointAt(0)!;
+    if (/[A-Za-z0-9 ,.\-/_]/.test(c)) out += c;
+    else if (visible(c) !== c) out += '#65533;';
+    else out += `#${cp};`;
+  }
+  return out;
 }
 
 /** A Mermaid node id: letters and digits only, stable per session id. */
@@ -43,12 +102,8 @@ function mermaidId(id: string, ids: Map<string, string>): string {
   return m;
 }
 
-function mermaidText(s: string): string {
-  return s.replace(/["<>#&]/g, (c) => `#${c.charCodeAt(0)};`);
-}
-
-/** A Mermaid `flowchart` of the fork tree (empty string when there are no forks). */
-export function forkTreeMermaid(forks: ForkTreeNode[]): string {
+/** A Mermaid `flowchart` of the fork tree (empty string when there are no forks); at most `maxForks` forks. */
+export function forkTreeMermaid(forks: ForkTreeNode[], maxForks = 200): string {
   if (forks.length === 0) return '';
   const ids = new Map<string, string>();
   const lines = ['```mermaid', 'flowchart LR'];
@@ -59,7 +114,9 @@ export function forkTreeMermaid(forks: ForkTreeNode[]): string {
     const text = label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id);
     lines.push(`  ${mermaidId(id, ids)}["${text}"]`);
   };
-  const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
+  const sorted = [...forks]
+    .sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id))
+    .slice(0, maxForks);
   // Forks first (with their labels), then roots that are only ever parents.
   for (const f of sorted) declare(f.id, f.label);
   for (const f of sorted) if (f.parent !== null) declare(f.parent, null);
@@ -69,59 +126,98 @@ export function forkTreeMermaid(forks: ForkTreeNode[]): string {
     lines.push(`  ${mermaidId(f.parent, ids)} -->|"${mermaidText(edge)}"| ${mermaidId(f.id, ids)}`);
   }
   lines.push('```');
+  if (forks.length > maxForks) lines.push('', `… and ${forks.length - maxForks} more forks (see the JSON report).`);
   return lines.join('\n');
 }
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 export function renderCheckMarkdown(report: CheckReport, options: MarkdownOptions = {}): string {
-  const maxFaults = options.maxFaults ?? 50;
-  const maxRows = options.maxRows ?? 200;
+  const maxFaults = options.maxFaults ?? 500;
+  const maxRows = options.maxRows ?? 5000;
+  const size = options.maxChars !== undefined ? (s: string) => s.length : (s: string) => Buffer.byteLength(s, 'utf8');
+  const limit = options.maxChars ?? options.maxBytes ?? SUMMARY_MAX_BYTES;
   const errors = report.faults.filter((f) => f.severity === 'error');
   const warnings = report.faults.filter((f) => f.severity === 'warning');
-  const out: string[] = [];
-  out.push(`## ${options.title ?? 'stepchain'}: ${report.ok ? '✅ verified' : '❌ failed'}`);
-  out.push('');
+  const verdict = !report.ok ? '❌ failed' : report.items.length === 0 ? '⚠️ nothing checked' : '✅ verified';
+  const shard = report.shard === null ? '' : ` (shard ${report.shard.index + 1} of ${report.shard.count})`;
+
+  const head: string[] = [];
+  head.push(`## ${mdText(options.title ?? 'stepchain', 100)}${shard}: ${verdict}`, '');
   const base =
     report.base === null
       ? 'append-only not checked'
-      : `append-only checked against base ${code(report.base.slice(0, 12))}`;
-  out.push(
-    `${report.verified} verified, ${report.failed} failed, ${errors.length} fault${errors.length === 1 ? '' : 's'}` +
-      `${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}; ${base}.`,
+      : `append-only checked against base ${mdCode(report.base.slice(0, 12))}`;
+  head.push(
+    `${report.verified} verified, ${report.failed} failed, ${plural(errors.length, 'fault')}` +
+      `${warnings.length > 0 ? `, ${plural(warnings.length, 'warning')}` : ''}; ${base}.`,
+    '',
   );
-  out.push('');
-  if (report.items.length > 0) {
-    out.push('| | Kind | File | Id | Steps | Head | Status |');
-    out.push('|---|---|---|---|---:|---|---|');
-    for (const i of report.items.slice(0, maxRows)) {
-      const head = i.head === '' ? '' : code(i.head.slice(0, 12));
-      const hist = i.appendOnly === undefined ? '' : ` · ${i.appendOnly}`;
-      out.push(
-        `| ${i.ok ? '✅' : '❌'} | ${i.kind} | ${code(i.path)} | ${cell(i.id)} | ${i.steps} | ${head} | ${cell(i.status)}${hist} |`,
-      );
-    }
-    if (report.items.length > maxRows) out.push(`\n… and ${report.items.length - maxRows} more (see the JSON report).`);
-    out.push('');
-  } else {
-    out.push('No journals, runs or receipts were found.');
-    out.push('');
+  for (const n of options.notes ?? []) head.push(`> ${mdText(n, 1000)}`, '');
+  if (report.trustedKeys.length > 0) {
+    head.push('Trusted keys:', '');
+    for (const k of report.trustedKeys.slice(0, 50)) head.push(`- ${mdCode(k.keyId, 80)} from ${mdText(k.source)}`);
+    if (report.trustedKeys.length > 50) head.push(`- … and ${report.trustedKeys.length - 50} more`);
+    head.push('');
   }
+
+  const faultLines = report.faults.slice(0, maxFaults).map((f) => {
+    const where = f.line === null ? f.path : `${f.path}:${f.line}`;
+    return `- ${f.severity === 'error' ? '❌' : '⚠️'} ${mdCode(where)}: ${mdText(f.message, 500)}`;
+  });
+  const rowLines = report.items.slice(0, maxRows).map((i) => {
+    const head12 = i.head === '' ? '' : mdCode(i.head.slice(0, 12));
+    const hist = i.appendOnly === undefined || i.appendOnly === 'renamed' ? '' : ` · ${i.appendOnly}`;
+    return `| ${i.ok ? '✅' : '❌'} | ${i.kind} | ${mdCode(i.path)} | ${mdText(i.id, 100)} | ${i.steps} | ${head12} | ${mdText(i.status, 200)}${hist} |`;
+  });
+  const tree = forkTreeMermaid(options.forks ?? [], options.maxForks ?? 200);
+
+  // Assemble within the limit: the head, then the faults, then whole table rows, then the tree if it fits.
+  const out = [...head];
+  let used = size(out.join('\n')) + 200; // room for the "and N more" lines
+  const fits = (lines: string[]): boolean => used + size(lines.join('\n')) + lines.length <= limit;
+  const take = (line: string): boolean => {
+    if (!fits([line])) return false;
+    out.push(line);
+    used += size(line) + 1;
+    return true;
+  };
   if (report.faults.length > 0) {
-    out.push('### Faults');
-    out.push('');
-    for (const f of report.faults.slice(0, maxFaults)) {
-      const where = f.line === null ? f.path : `${f.path}:${f.line}`;
-      out.push(`- ${f.severity === 'error' ? '❌' : '⚠️'} ${code(where)}: ${cell(f.message)}`);
+    take('### Faults');
+    take('');
+    let shown = 0;
+    for (const l of faultLines) {
+      if (!take(l)) break;
+      shown++;
     }
-    if (report.faults.length > maxFaults)
-      out.push(`- … and ${report.faults.length - maxFaults} more (see the JSON report).`);
+    if (report.faults.length > shown) out.push(`- … and ${report.faults.length - shown} more (see the JSON report).`);
     out.push('');
   }
-  const tree = forkTreeMermaid(options.forks ?? []);
+  if (report.items.length > 0) {
+    const header = ['| | Kind | File | Id | Steps | Head | Status |', '|---|---|---|---|---:|---|---|'];
+    if (fits(header)) {
+      take(header[0]!);
+      take(header[1]!);
+      let shown = 0;
+      for (const l of rowLines) {
+        if (!take(l)) break;
+        shown++;
+      }
+      if (report.items.length > shown)
+        out.push('', `… and ${report.items.length - shown} more files (see the JSON report).`);
+      out.push('');
+    } else {
+      out.push(`${report.items.length} files checked (see the JSON report).`, '');
+    }
+  } else {
+    out.push('No journals, runs or receipts were found.', '');
+  }
   if (tree !== '') {
-    out.push('### Fork tree');
-    out.push('');
-    out.push(tree);
-    out.push('');
+    const lines = ['### Fork tree', '', tree, ''];
+    if (fits(lines)) out.push(...lines);
+    else out.push('(The fork tree is left out to keep within GitHub’s size limit; see the JSON report.)', '');
   }
   return out.join('\n');
 }

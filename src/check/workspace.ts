@@ -1,13 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { InputError } from '../errors';
 import { verifyJournalBytes } from '../journal';
-import { loadReceipt, signatureVerdict, verifyReceipt, type PublicKey } from '../receipt';
+import { DEFAULT_MAX_RECEIPT_BYTES, loadReceipt, signatureVerdict, verifyReceipt, type PublicKey } from '../receipt';
 import { readRunJournalBytes } from '../runs/verify';
 import { isSafeId } from '../util/ids';
+import { readUnder, type CheckedDirs } from '../util/nofollow';
 import { checkAppendOnly, type AppendOnlyKind } from './append-only';
-import { ensureCommit, listFilesAtCommit, readFilesAtCommit } from './git';
-import { findFiles, globSet, type GlobSet } from './glob';
+import { ensureCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from './git';
+import { globSet, matchesGlob, scanFiles, type DirCache, type GlobSet } from './glob';
 
 /**
  * Checks a repository's committed stepchain files, as a PR check does: every
@@ -15,6 +15,10 @@ import { findFiles, globSet, type GlobSet } from './glob';
  * with a base commit every journal that existed there must still hold its base
  * rows as an exact byte prefix (append-only). Faults carry repository-relative
  * paths and 1-based lines so they can be annotated where they are.
+ *
+ * Everything is read without following a symbolic link below the root (a link
+ * is a fault naming it), and nothing in the checkout is its own trust anchor:
+ * keys and pinned heads come from the caller.
  */
 export const DEFAULT_JOURNALS = '.sdd/runtime/journal/*/000000.jsonl';
 export const DEFAULT_RUNS = '.sdd/runs/*/journal.jsonl';
@@ -31,10 +35,12 @@ export interface CheckedItem {
   steps: number;
   head: string;
   ok: boolean;
-  /** Short status for a table: `ok`, `FAIL`, `deleted`, ... */
+  /** Short status for a table: `ok`, `FAIL`, `deleted`, `renamed`, ... */
   status: string;
   /** Append-only outcome against the base, when checked. */
-  appendOnly?: AppendOnlyKind;
+  appendOnly?: AppendOnlyKind | 'renamed';
+  /** A journal gone from its base path whose rows now live at this path. */
+  renamedTo?: string;
   /** Receipts: signed, and the trusted key that verified it. */
   signed?: boolean;
   keyId?: string | null;
@@ -55,6 +61,17 @@ export interface CheckFault {
   id?: string;
 }
 
+/** A trusted key and where it came from (shown in summaries: a PR must not bring its own key). */
+export interface TrustedKeySource {
+  keyId: string;
+  source: string;
+}
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
 export interface CheckOptions {
   /** The repository root (the workspace). */
   root: string;
@@ -71,11 +88,17 @@ export interface CheckOptions {
   expectedHeadsPath?: string;
   /** Trusted keys: every receipt must be signed by one of them. */
   publicKeys?: PublicKey[];
+  /** Where each trusted key came from (reported as given). */
+  keySources?: TrustedKeySource[];
   /** A flagged provider-state mutation is an error (default) or a warning. */
   failOnFlaggedMutations?: boolean;
   verifyJournals?: boolean;
   verifyRuns?: boolean;
   verifyReceipts?: boolean;
+  /** Check only the files of this shard (by path hash, `shardOf`). */
+  shard?: Shard;
+  /** Directory listings to share with other scans of the same checkout (the fork tree's). */
+  dirCache?: DirCache;
 }
 
 export interface CheckReport {
@@ -84,6 +107,8 @@ export interface CheckReport {
   base: string | null;
   /** Whether the base commit had to be fetched. */
   fetchedBase: boolean;
+  /** Base blobs fetched in one batch (a partial clone). */
+  fetchedBlobs: number;
   /** Files checked that hold / do not hold (deleted journals count as failed). */
   verified: number;
   failed: number;
@@ -91,6 +116,10 @@ export interface CheckReport {
   heads: Record<string, string>;
   items: CheckedItem[];
   faults: CheckFault[];
+  /** Files each kind's patterns matched in the checkout (all shards). */
+  matched: Record<ItemKind, number>;
+  shard: Shard | null;
+  trustedKeys: TrustedKeySource[];
 }
 
 /** The id of a journal from its path: `<id>/000000.jsonl` or `<id>/journal.jsonl`. */
@@ -99,14 +128,10 @@ export function idOfPath(rel: string): string {
   return parts.length >= 2 ? parts[parts.length - 2]! : rel;
 }
 
-function readWorkspaceFile(root: string, rel: string): Buffer | undefined {
-  try {
-    return readFileSync(path.join(root, rel));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new InputError(`${rel}: cannot read: ${code ?? (e as Error).message}`);
-  }
+/** The shard a path belongs to: the first 32 bits of SHA-256 of its `/`-separated path, modulo the count. */
+export function shardOf(rel: string, count: number): number {
+  if (count <= 1) return 0;
+  return createHash('sha256').update(rel, 'utf8').digest().readUInt32BE(0) % count;
 }
 
 const APPEND_FAULT: Record<Exclude<AppendOnlyKind, 'appended' | 'unchanged'>, string> = {
@@ -115,42 +140,142 @@ const APPEND_FAULT: Record<Exclude<AppendOnlyKind, 'appended' | 'unchanged'>, st
   rewritten: 'history_rewritten',
 };
 
+/** The 1-based line of the first CRLF, or 0. Canonical rows never hold a raw CR, so one means a converted checkout. */
+function crlfLine(bytes: Buffer): number {
+  const i = bytes.indexOf('\r\n');
+  if (i < 0) return 0;
+  let line = 1;
+  for (let j = bytes.indexOf(0x0a); j >= 0 && j < i; j = bytes.indexOf(0x0a, j + 1)) line++;
+  return line;
+}
+
+export const CRLF_REMEDY =
+  'git converted the line endings on checkout (core.autocrlf=true?), so every row differs from what was hashed; ' +
+  'add `.sdd/** -text` (and your journal paths) to .gitattributes, or run `git config core.autocrlf false` before the checkout';
+
 export async function checkWorkspace(options: CheckOptions): Promise<CheckReport> {
   const root = path.resolve(options.root);
+  const shard = options.shard !== undefined && options.shard.count > 1 ? options.shard : null;
+  const mine = (rel: string): boolean => shard === null || shardOf(rel, shard.count) === shard.index;
   const report: CheckReport = {
     ok: true,
     root,
     base: options.base ?? null,
     fetchedBase: false,
+    fetchedBlobs: 0,
     verified: 0,
     failed: 0,
     heads: {},
     items: [],
     faults: [],
+    matched: { journal: 0, run: 0, receipt: 0 },
+    shard,
+    trustedKeys: options.keySources ?? [],
   };
   const fault = (f: CheckFault): void => {
     report.faults.push(f);
   };
-  const journalSet = globSet(options.journals ?? DEFAULT_JOURNALS);
-  const runSet = globSet(options.runs ?? DEFAULT_RUNS);
-  const receiptSet = globSet(options.receipts ?? DEFAULT_RECEIPTS);
+  const on: Record<ItemKind, boolean> = {
+    journal: options.verifyJournals !== false,
+    run: options.verifyRuns !== false,
+    receipt: options.verifyReceipts !== false,
+  };
+  const sets: Record<ItemKind, GlobSet> = {
+    journal: globSet(options.journals ?? DEFAULT_JOURNALS),
+    run: globSet(options.runs ?? DEFAULT_RUNS),
+    receipt: globSet(options.receipts ?? DEFAULT_RECEIPTS),
+  };
 
-  // Append-only: the base's journals (both kinds), read in one git process.
-  const baseFiles = new Map<string, { kind: ItemKind; bytes: Buffer }>();
-  if (options.base !== undefined) {
-    report.fetchedBase = await ensureCommit(root, options.base, options.remote);
-    const sets: [ItemKind, GlobSet, boolean][] = [
-      ['journal', journalSet, options.verifyJournals !== false],
-      ['run', runSet, options.verifyRuns !== false],
-    ];
-    for (const [kind, set, on] of sets) {
-      if (!on) continue;
-      const paths = await listFilesAtCommit(root, options.base, set);
-      const contents = await readFilesAtCommit(root, options.base, paths);
-      for (const [p, bytes] of contents)
-        if (bytes !== undefined && !baseFiles.has(p)) baseFiles.set(p, { kind, bytes });
+  // The checkout: files per kind (all shards, for renames and pins), and the links never followed.
+  const found: Record<ItemKind, string[]> = { journal: [], run: [], receipt: [] };
+  const linked = new Set<string>();
+  const cache: DirCache = options.dirCache ?? new Map();
+  const checked: CheckedDirs = new Set();
+  for (const kind of ['journal', 'run', 'receipt'] as const) {
+    if (!on[kind]) continue;
+    const scan = scanFiles(root, sets[kind], cache);
+    found[kind] = scan.files;
+    report.matched[kind] = scan.files.length;
+    for (const l of scan.links) {
+      if (linked.has(l.path) || !mine(l.path)) continue;
+      linked.add(l.path);
+      fault({
+        item: kind,
+        path: l.path,
+        line: null,
+        kind: 'symlink',
+        message:
+          l.severity === 'error'
+            ? `${l.path} is a symbolic link: stepchain never follows a link in the checkout (it could point at .git/config or /proc/self/environ)`
+            : `${l.path} is a symbolic link to a directory: not searched (links in the checkout are never followed)`,
+        severity: l.severity,
+      });
     }
   }
+
+  // The base: its journals and run journals (this shard's), read in one batch.
+  const baseFiles = new Map<string, { kind: ItemKind; bytes: Buffer }>();
+  const basePaths = new Set<string>();
+  if (options.base !== undefined && (on.journal || on.run)) {
+    report.fetchedBase = await ensureCommit(root, options.base, options.remote);
+    const kindOf = (p: string): ItemKind | undefined =>
+      on.journal && matchesGlob(sets.journal, p) ? 'journal' : on.run && matchesGlob(sets.run, p) ? 'run' : undefined;
+    const listed = await listBlobsAtCommit(root, options.base, (p) => kindOf(p) !== undefined);
+    for (const b of listed) basePaths.add(b.path);
+    const wanted = listed.filter((b) => mine(b.path));
+    report.fetchedBlobs = await prefetchBlobs(
+      root,
+      options.base,
+      wanted.map((b) => b.oid),
+    );
+    const contents = await readBlobs(
+      root,
+      wanted.map((b) => b.oid),
+    );
+    for (const b of wanted) {
+      const bytes = contents.get(b.oid);
+      if (bytes !== undefined) baseFiles.set(b.path, { kind: kindOf(b.path)!, bytes });
+    }
+  }
+
+  /** Reads a checkout file, never through a link; a fault (and undefined) when it cannot be. */
+  const readItem = (kind: ItemKind, rel: string, id: string, max?: number): Buffer | undefined => {
+    const r = readUnder(root, rel, max, checked);
+    if (r.kind === 'file') return r.bytes;
+    const why =
+      r.kind === 'symlink'
+        ? `${r.at} is a symbolic link: never followed`
+        : r.kind === 'too_large'
+          ? `${r.size} bytes, over the ${max ?? 0}-byte limit`
+          : r.kind === 'missing'
+            ? 'vanished while being checked'
+            : 'not a regular file';
+    fault({
+      item: kind,
+      path: rel,
+      line: null,
+      kind: r.kind === 'symlink' ? 'symlink' : r.kind === 'too_large' ? 'too_large' : 'unreadable',
+      message: `${kind === 'run' ? 'run' : kind === 'receipt' ? 'receipt' : 'agent'} ${id}: ${why}`,
+      severity: 'error',
+      id,
+    });
+    return undefined;
+  };
+
+  const crlf = (kind: ItemKind, rel: string, id: string, bytes: Buffer, item: CheckedItem): void => {
+    const line = crlfLine(bytes);
+    if (line === 0) return;
+    item.ok = false;
+    fault({
+      item: kind,
+      path: rel,
+      line,
+      kind: 'crlf_line_endings',
+      message: `${kind === 'run' ? 'run' : 'agent'} ${id}: lines end in CRLF from line ${line}: ${CRLF_REMEDY}`,
+      severity: 'error',
+      id,
+    });
+  };
 
   const checkHistory = (item: CheckedItem, head: Buffer | undefined): void => {
     const base = baseFiles.get(item.path);
@@ -176,12 +301,65 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
     });
   };
 
-  if (options.verifyJournals !== false) {
-    const found = findFiles(root, journalSet);
-    const seen = new Set(found);
-    for (const rel of found) {
-      const bytes = readWorkspaceFile(root, rel) ?? Buffer.alloc(0);
+  /**
+   * Base files gone from their path: a rename when a file that is new in the
+   * checkout holds the base's rows (identical bytes first, else as a prefix);
+   * otherwise a deletion.
+   */
+  const newFileCache = new Map<string, Buffer | null>();
+  const claimed = new Set<string>();
+  const renameTarget = (kind: ItemKind, base: Buffer): string | undefined => {
+    const candidates = found[kind].filter((p) => !basePaths.has(p) && !claimed.has(p));
+    const bytesOf = (p: string): Buffer | null => {
+      if (!newFileCache.has(p)) {
+        const r = readUnder(root, p, undefined, checked);
+        newFileCache.set(p, r.kind === 'file' ? r.bytes : null);
+      }
+      return newFileCache.get(p)!;
+    };
+    const exact = candidates.find((p) => bytesOf(p)?.equals(base));
+    if (exact !== undefined) return exact;
+    if (base.lastIndexOf(0x0a) < 0) return undefined; // no complete row to recognise it by
+    return candidates.find((p) => {
+      const b = bytesOf(p);
+      return b !== null && checkAppendOnly(base, b).ok;
+    });
+  };
+  const goneFromBase = (kind: ItemKind, seen: Set<string>): void => {
+    for (const [rel, b] of baseFiles) {
+      if (b.kind !== kind || seen.has(rel)) continue;
       const id = idOfPath(rel);
+      const to = linked.has(rel) ? undefined : renameTarget(kind, b.bytes);
+      if (to !== undefined) {
+        claimed.add(to);
+        report.items.push({
+          kind,
+          path: rel,
+          id,
+          steps: 0,
+          head: '',
+          ok: true,
+          status: `renamed to ${to}`,
+          appendOnly: 'renamed',
+          renamedTo: to,
+        });
+        continue;
+      }
+      const item: CheckedItem = { kind, path: rel, id, steps: 0, head: '', ok: false, status: 'deleted' };
+      checkHistory(item, undefined);
+      report.items.push(item);
+    }
+  };
+
+  if (on.journal) {
+    const seen = new Set(found.journal);
+    for (const rel of found.journal.filter(mine)) {
+      const id = idOfPath(rel);
+      const bytes = readItem('journal', rel, id);
+      if (bytes === undefined) {
+        report.items.push({ kind: 'journal', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
+        continue;
+      }
       const expectedHead = options.expectedHeads?.[id];
       const r = verifyJournalBytes(bytes, expectedHead === undefined ? {} : { expectedHead });
       const item: CheckedItem = {
@@ -193,6 +371,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         ok: r.ok,
         status: r.ok ? 'ok' : 'FAIL',
       };
+      crlf('journal', rel, id, bytes, item);
       for (const f of r.errors) {
         fault({
           item: 'journal',
@@ -205,39 +384,38 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         });
       }
       checkHistory(item, bytes);
+      if (!item.ok && item.status === 'ok') item.status = 'FAIL';
       if (item.ok && isSafeId(id)) report.heads[id] = r.head_hash;
       report.items.push(item);
     }
-    for (const [rel, b] of baseFiles) {
-      if (b.kind !== 'journal' || seen.has(rel)) continue;
-      const id = idOfPath(rel);
-      const item: CheckedItem = { kind: 'journal', path: rel, id, steps: 0, head: '', ok: false, status: 'deleted' };
-      checkHistory(item, undefined);
-      report.items.push(item);
-    }
+    goneFromBase('journal', seen);
     const pins = options.expectedHeads ?? {};
+    const agents = new Set(found.journal.map(idOfPath));
     for (const agent of Object.keys(pins)) {
-      if (!report.items.some((i) => i.kind === 'journal' && i.id === agent)) {
-        fault({
-          item: 'journal',
-          path: options.expectedHeadsPath ?? '.',
-          line: null,
-          kind: 'head_mismatch',
-          message: `agent ${agent}: a head is pinned (${pins[agent]}) but no journal for this agent was found`,
-          severity: 'error',
-          id: agent,
-        });
-      }
+      // Each pin is judged once, by the shard its agent id falls in.
+      if (agents.has(agent) || !mine(`pin:${agent}`)) continue;
+      fault({
+        item: 'journal',
+        path: options.expectedHeadsPath ?? '.',
+        line: null,
+        kind: 'head_mismatch',
+        message: `agent ${agent}: a head is pinned (${pins[agent]}) but no journal for this agent was found`,
+        severity: 'error',
+        id: agent,
+      });
     }
   }
 
-  if (options.verifyRuns !== false) {
+  if (on.run) {
     const failFlagged = options.failOnFlaggedMutations !== false;
-    const found = findFiles(root, runSet);
-    const seen = new Set(found);
-    for (const rel of found) {
-      const bytes = readWorkspaceFile(root, rel) ?? Buffer.alloc(0);
+    const seen = new Set(found.run);
+    for (const rel of found.run.filter(mine)) {
       const id = idOfPath(rel);
+      const bytes = readItem('run', rel, id);
+      if (bytes === undefined) {
+        report.items.push({ kind: 'run', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
+        continue;
+      }
       const r = readRunJournalBytes(bytes);
       const item: CheckedItem = {
         kind: 'run',
@@ -250,6 +428,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         mutations: r.mutation_count,
         flagged: r.flagged_indices.length,
       };
+      crlf('run', rel, id, bytes, item);
       for (const f of r.errors) {
         // A flagged mutation is a finding about the run, not the file: it may be only a warning.
         const warn = f.kind === 'flagged_mutation' && !failFlagged;
@@ -269,32 +448,24 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
       checkHistory(item, bytes);
       report.items.push(item);
     }
-    for (const [rel, b] of baseFiles) {
-      if (b.kind !== 'run' || seen.has(rel)) continue;
-      const item: CheckedItem = {
-        kind: 'run',
-        path: rel,
-        id: idOfPath(rel),
-        steps: 0,
-        head: '',
-        ok: false,
-        status: 'deleted',
-      };
-      checkHistory(item, undefined);
-      report.items.push(item);
-    }
+    goneFromBase('run', seen);
   }
 
-  if (options.verifyReceipts !== false) {
-    for (const rel of findFiles(root, receiptSet)) {
-      const file = path.join(root, rel);
-      const r = verifyReceipt(
-        file,
-        options.publicKeys && options.publicKeys.length > 0 ? { publicKeys: options.publicKeys } : {},
-      );
-      let id = path.basename(rel).replace(/\.receipt\.(tar|tar\.gz|tgz)$/, '');
+  if (on.receipt) {
+    const keys = options.publicKeys ?? [];
+    for (const rel of found.receipt.filter(mine)) {
+      let id = rel
+        .split('/')
+        .pop()!
+        .replace(/\.receipt\.(tar|tar\.gz|tgz)$/, '');
+      const bytes = readItem('receipt', rel, id, DEFAULT_MAX_RECEIPT_BYTES);
+      if (bytes === undefined) {
+        report.items.push({ kind: 'receipt', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
+        continue;
+      }
+      const r = verifyReceipt(bytes, keys.length > 0 ? { publicKeys: keys } : {});
       try {
-        id = loadReceipt(file).manifest.agent_id;
+        id = loadReceipt(bytes).manifest.agent_id;
       } catch {
         /* a receipt that does not load keeps its file name; verifyReceipt reported why */
       }
@@ -309,10 +480,9 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         signed: r.signed,
         keyId: r.key_id,
       };
-      const keyCount = options.publicKeys?.length ?? 0;
       for (const f of r.errors) {
         // One meaning of "signed" (signatureVerdict): a signature nobody checked fails, named as such.
-        const untrusted = f.kind === 'no_trusted_key' && keyCount === 0;
+        const untrusted = f.kind === 'no_trusted_key' && keys.length === 0;
         item.ok = false;
         const where = f.member === undefined ? '' : ` (${f.member}${f.line === undefined ? '' : `:${f.line}`})`;
         fault({
@@ -321,13 +491,14 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
           line: null,
           kind: untrusted ? 'signature_not_checked' : f.kind,
           message: untrusted
-            ? `receipt ${id}: ${signatureVerdict(r, keyCount).text.replace('--public-key FILE', 'public-keys')}`
+            ? `receipt ${id}: ${signatureVerdict(r, keys.length).text.replace('--public-key FILE', 'public-keys')}`
             : `receipt ${id}: ${f.kind}: ${f.message}${where}`,
           severity: 'error',
           id,
         });
       }
-      const onlyUnchecked = r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key') && keyCount === 0;
+      const onlyUnchecked =
+        r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key') && keys.length === 0;
       if (!item.ok) item.status = onlyUnchecked ? 'signature NOT checked' : 'FAIL';
       else if (r.signed) item.status = `signed (${r.key_id})`;
       else item.status = 'ok (unsigned)';

@@ -1,10 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { simpleGit, type SimpleGit } from 'simple-git';
 
 /**
- * Running git. Plumbing (snapshots, ref reads) goes through `gitSync`, a plain
- * synchronous `git` process, so `recordStep` stays synchronous; porcelain
- * (worktrees, branches, status) goes through simple-git (`gitAt`).
+ * Running git: every git process stepchain starts goes through this module and
+ * its one environment policy (`gitEnv`). Plumbing (snapshots, ref reads) goes
+ * through `gitSync`, a plain synchronous `git` process, so `recordStep` stays
+ * synchronous; the check's reads of a base commit through `gitRun` (async,
+ * bytes); porcelain (worktrees, branches, status) through simple-git (`gitAt`).
  */
 
 /** A git command that failed: one line naming the command and git's own message. */
@@ -34,28 +36,83 @@ export function firstLine(s: string): string {
 }
 
 /**
- * Variables that would point git at another repository, index or object store.
- * stepchain always names its repository by directory; one of these inherited
- * from a hook (`GIT_INDEX_FILE` during `git commit`, say) would misdirect it.
+ * The one environment policy for every git process stepchain starts (plumbing,
+ * porcelain and the check's reads of a base commit). The caller's environment is
+ * kept except git's own variables: every `GIT_*` is dropped unless it is on the
+ * list below. A dropped variable could point git at another repository, index or
+ * object store (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY,
+ * GIT_ALTERNATE_OBJECT_DIRECTORIES, GIT_COMMON_DIR), inject configuration
+ * (GIT_CONFIG, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_COUNT/KEY_n/VALUE_n,
+ * GIT_CONFIG_PARAMETERS: `url.*.insteadOf`, `core.fsmonitor`...), change what a
+ * repository is found or what it holds (GIT_CEILING_DIRECTORIES,
+ * GIT_DISCOVERY_ACROSS_FILESYSTEM, GIT_NAMESPACE, GIT_REPLACE_REF_BASE,
+ * GIT_GRAFT_FILE, GIT_SHALLOW_FILE, GIT_QUARANTINE_PATH), change how pathspecs
+ * match (GIT_*_PATHSPECS) or which programs git runs (GIT_EXEC_PATH, GIT_EDITOR,
+ * GIT_PAGER, GIT_EXTERNAL_DIFF, GIT_TEMPLATE_DIR). A hook's GIT_INDEX_FILE or a
+ * CI job's GIT_DIR must never make stepchain read another repository and pass a
+ * rewritten history. What a caller needs (a temporary index for a snapshot) it
+ * passes deliberately as `extra`.
  */
-const REDIRECTING = new Set([
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR',
-  'GIT_PREFIX',
-  'GIT_NAMESPACE',
-  'GIT_IMPLICIT_WORK_TREE',
+const KEPT = new Set([
+  // Transport and credentials: fetching a PR's base commit must work as the runner set it up.
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH_VARIANT',
+  'GIT_ASKPASS',
+  'GIT_SSL_CAINFO',
+  'GIT_SSL_CAPATH',
+  'GIT_SSL_CERT',
+  'GIT_SSL_KEY',
+  'GIT_SSL_NO_VERIFY',
+  'GIT_SSL_VERSION',
+  'GIT_SSL_CIPHER_LIST',
+  'GIT_HTTP_PROXY_AUTHMETHOD',
+  'GIT_HTTP_USER_AGENT',
+  'GIT_HTTP_LOW_SPEED_LIMIT',
+  'GIT_HTTP_LOW_SPEED_TIME',
+  'GIT_PROXY_SSL_CERT',
+  'GIT_PROXY_SSL_KEY',
+  'GIT_PROXY_SSL_CAINFO',
+  // The identity of the commits stepchain makes (snapshots, forks).
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+  // Only ever removes configuration (the system file); it cannot add any.
+  'GIT_CONFIG_NOSYSTEM',
+  // Diagnostics on stderr.
+  'GIT_TRACE',
+  'GIT_TRACE2',
+  'GIT_TRACE2_EVENT',
+  'GIT_TRACE2_PERF',
+  'GIT_TRACE_PACKET',
+  'GIT_TRACE_PERFORMANCE',
+  'GIT_TRACE_SETUP',
+  'GIT_CURL_VERBOSE',
 ]);
 
-/** The environment for a plain git process: the caller's, minus redirecting variables, plus `extra`. */
+/** Kept variables that make git start another program or talk to a server: porcelain needs none of them. */
+const TRANSPORT = new Set(['GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_SSH_VARIANT', 'GIT_ASKPASS']);
+
+/** Whether the policy keeps an inherited variable. */
+export function keepsGitVariable(name: string): boolean {
+  const key = name.toUpperCase();
+  return !key.startsWith('GIT_') || KEPT.has(key);
+}
+
+/**
+ * The environment for a git process: the caller's under the policy above, plus
+ * what stepchain sets deliberately: no prompts (it runs unattended) and no
+ * replace refs (`refs/replace/*` would make git show other bytes than the
+ * commit holds), then `extra`.
+ */
 export function gitEnv(env: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (!REDIRECTING.has(k.toUpperCase())) out[k] = v;
-  // Never prompt (credentials, editors): stepchain runs unattended.
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && keepsGitVariable(k)) out[k] = v;
   out.GIT_TERMINAL_PROMPT = '0';
+  out.GIT_NO_REPLACE_OBJECTS = '1';
   return { ...out, ...extra };
 }
 
@@ -81,6 +138,41 @@ export function gitSync(cwd: string, args: string[], options: GitSyncOptions = {
   return r.stdout;
 }
 
+export interface GitRunOptions extends GitSyncOptions {
+  /** Bytes for stdin (instead of `input`). */
+  stdin?: Buffer;
+}
+
+/**
+ * Runs `git <args>` asynchronously, under the same policy; resolves to stdout as
+ * bytes (for blob contents and large listings). Rejects with GitCommandError.
+ */
+export function gitRun(cwd: string, args: string[], options: GitRunOptions = {}): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd,
+      env: gitEnv(options.env, options.extra),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => {
+      if (err.length < 65536) err += c.toString('utf8');
+    });
+    child.stdin.on('error', () => {
+      /* git exited before reading all input: its exit status says why */
+    });
+    child.on('error', (e) => reject(new GitCommandError(args, null, e.message)));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new GitCommandError(args, code, err));
+    });
+    child.stdin.end(options.stdin ?? options.input ?? '');
+  });
+}
+
 /** Like gitSync but returns undefined instead of throwing (for queries whose failure means "no"). */
 export function gitTry(cwd: string, args: string[], options: GitSyncOptions = {}): string | undefined {
   try {
@@ -91,23 +183,24 @@ export function gitTry(cwd: string, args: string[], options: GitSyncOptions = {}
   }
 }
 
-/** Variables simple-git refuses to pass on (they can make git run a program); none is needed here. */
+/** Variables simple-git refuses to pass on (they can make git run a program); porcelain needs none. */
 const SIMPLE_GIT_GUARDED = new Set(['EDITOR', 'VISUAL', 'PAGER', 'PREFIX', 'SSH_ASKPASS']);
 
 /**
- * A simple-git instance for `dir`. simple-git refuses GIT_* variables (and a few
- * others such as EDITOR) it was not told to allow, so it gets the caller's
- * environment without them: the porcelain it runs (worktree, branch, status)
- * needs neither an identity nor an editor.
+ * A simple-git instance for `dir`, under the same policy (`gitEnv`). The
+ * porcelain it runs (worktree, branch, status) talks to no server and opens no
+ * editor, so the transport variables and the editor/pager ones are left out too
+ * (simple-git refuses them unless told otherwise); the git variables the policy
+ * keeps are passed on explicitly.
  */
 export function gitAt(dir: string, env: NodeJS.ProcessEnv = process.env): SimpleGit {
   const clean: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) {
+  for (const [k, v] of Object.entries(gitEnv(env))) {
     const key = k.toUpperCase();
-    if (v !== undefined && !key.startsWith('GIT_') && !SIMPLE_GIT_GUARDED.has(key)) clean[k] = v;
+    if (v !== undefined && !TRANSPORT.has(key) && !SIMPLE_GIT_GUARDED.has(key)) clean[k] = v;
   }
-  clean.GIT_TERMINAL_PROMPT = '0';
-  return simpleGit({ baseDir: dir, allowEnvironment: ['GIT_TERMINAL_PROMPT'] }).env(clean);
+  const allowed = Object.keys(clean).filter((k) => k.toUpperCase().startsWith('GIT_'));
+  return simpleGit({ baseDir: dir, allowEnvironment: allowed }).env(clean);
 }
 
 /** Runs a simple-git task, turning its failure into GitCommandError (one line). */

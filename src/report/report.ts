@@ -55,6 +55,12 @@ function collectBlobs(
   const faults: ReportFault[] = [];
   let used = 0;
   for (const digest of order) {
+    const refused = source.blobs.refused?.(digest);
+    if (refused !== undefined) {
+      blobs.push({ digest, size: null, skipped: refused });
+      faults.push({ line: null, kind: 'blob_refused', message: `blob ${digest}: ${refused}` });
+      continue;
+    }
     const size = source.blobs.size(digest);
     if (size === undefined) {
       blobs.push({
@@ -64,17 +70,21 @@ function collectBlobs(
       });
       continue;
     }
-    const bytes = source.blobs.read(digest);
+    // Over the cap: listed, never read.
+    if (size > perBlob) {
+      blobs.push({ digest, size, skipped: `larger than the ${perBlob}-byte per-blob cap` });
+      continue;
+    }
+    const bytes = source.blobs.read(digest, perBlob);
     if (bytes === undefined) {
       blobs.push({ digest, size: null, skipped: 'unreadable' });
       continue;
     }
-    // Every listed blob is hashed here; the page re-hashes those it embeds.
+    // A blob is embedded only when its bytes are what its name says.
     const got = sha256Hex(bytes);
-    if (got !== digest)
+    if (got !== digest) {
       faults.push({ line: null, kind: 'blob_digest_mismatch', message: `blob ${digest}: its bytes hash to ${got}` });
-    if (bytes.length > perBlob) {
-      blobs.push({ digest, size: bytes.length, skipped: `larger than the ${perBlob}-byte per-blob cap` });
+      blobs.push({ digest, size: bytes.length, skipped: 'its bytes do not match its digest (not embedded)' });
       continue;
     }
     if (used + bytes.length > total) {

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
+import { lstatUnder, readUnder } from '../util/nofollow';
 import { Cas, casDir, projectRootOf, readJournalBytes, readJournalFileBytes, resolveJournal } from '../journal';
 import {
   blobDigestsOf,
@@ -24,7 +25,10 @@ export interface ReportFault {
 export interface ReportBlobSource {
   /** Size in bytes without reading it, or undefined when it is not available. */
   size(digest: string): number | undefined;
-  read(digest: string): Buffer | undefined;
+  /** The bytes, or undefined when missing, refused or over `maxBytes` (nothing over the cap is read). */
+  read(digest: string, maxBytes?: number): Buffer | undefined;
+  /** Why a blob that is there is not read (a symbolic link), when it is not. */
+  refused?(digest: string): string | undefined;
 }
 
 /** What a report is made of: the journal's exact bytes and what surrounds them. */
@@ -56,19 +60,28 @@ export interface LoadSourceOptions {
   publicKeys?: PublicKey[];
 }
 
-function casSource(root: string | undefined): ReportBlobSource {
+/**
+ * Blobs from a project's CAS. Never through a symbolic link anywhere below the
+ * project root (a committed link could point at `.git/config`), and never more
+ * than the caller's cap; the caller hashes what it gets against the name.
+ */
+export function casSource(root: string | undefined): ReportBlobSource {
   if (root === undefined) return { size: () => undefined, read: () => undefined };
   const cas = new Cas(casDir(root), false);
+  const rel = (digest: string): string => path.relative(root, cas.pathOf(digest));
   return {
     size(digest) {
-      try {
-        const st = statSync(cas.pathOf(digest));
-        return st.isFile() ? st.size : undefined;
-      } catch {
-        return undefined;
-      }
+      const st = lstatUnder(root, rel(digest));
+      return st.kind === 'file' ? st.size : undefined;
     },
-    read: (digest) => cas.get(digest),
+    read(digest, maxBytes) {
+      const r = readUnder(root, rel(digest), maxBytes);
+      return r.kind === 'file' ? r.bytes : undefined;
+    },
+    refused(digest) {
+      const st = lstatUnder(root, rel(digest));
+      return st.kind === 'symlink' ? `${st.at} is a symbolic link (never followed)` : undefined;
+    },
   };
 }
 

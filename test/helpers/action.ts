@@ -3,13 +3,17 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { Journal, journalFile } from '../../src/journal';
 import { repoRoot } from './paths';
 
 /**
  * Runs the built Action (dist/index.js) the way a runner does: a child process
- * with INPUT_* variables, the GITHUB_* files and an event payload. Also local
- * HTTP servers standing in for the REST API (issue comments) and for the artifact
- * service (Twirp CreateArtifact/FinalizeArtifact plus Azure block-blob PUTs).
+ * with an INPUT_* variable for every input action.yml declares (its default
+ * unless the step sets it, as the runner does), the GITHUB_* files and an event
+ * payload from test/fixtures/events. Also local HTTP servers standing in for the
+ * REST and GraphQL APIs (issue comments, the token's identity) and for the
+ * artifact service (Twirp CreateArtifact/FinalizeArtifact plus Azure block-blob PUTs).
  */
 export const actionPath = path.join(repoRoot, 'dist', 'index.js');
 
@@ -97,6 +101,39 @@ export function parseOutputFile(text: string): Record<string, string> {
   return out;
 }
 
+/** action.yml as a runner reads it (YAML 1.2, the `yaml` package). */
+export interface ActionYml {
+  name: string;
+  inputs: Record<string, { description: string; required?: boolean; default?: string }>;
+  outputs: Record<string, { description: string }>;
+  runs: { using: string; main: string };
+}
+
+export function readActionYml(): ActionYml {
+  return parseYaml(readFileSync(path.join(repoRoot, 'action.yml'), 'utf8')) as ActionYml;
+}
+
+/** The token the runner gives `${{ github.token }}` in these tests. */
+export const RUNNER_TOKEN = 'ghs_runner_token_0123456789';
+
+/** `INPUT_<NAME>` as the runner spells it (spaces to underscores, upper case; hyphens kept). */
+export function inputVar(name: string): string {
+  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+
+/** An event payload from test/fixtures/events with its placeholders filled in. */
+export function eventFixture(
+  name: 'pull_request' | 'pull_request_target' | 'push' | 'push-forced' | 'push-new-branch' | 'merge_group',
+  vars: { base?: string; head?: string; before?: string },
+): { name: string; payload: unknown } {
+  let text = readFileSync(path.join(repoRoot, 'test', 'fixtures', 'events', `${name}.json`), 'utf8');
+  text = text
+    .replace(/__BASE__/g, vars.base ?? '')
+    .replace(/__HEAD__/g, vars.head ?? '')
+    .replace(/__BEFORE__/g, vars.before ?? '');
+  return { name: name.replace(/-.*$/, ''), payload: JSON.parse(text) as unknown };
+}
+
 export interface RunOptions {
   workspace: string;
   /** Scratch directory for the GITHUB_* files and RUNNER_TEMP. */
@@ -143,7 +180,13 @@ export async function runAction(o: RunOptions): Promise<ActionResult> {
     ...o.env,
   };
   mkdirSync(env['RUNNER_TEMP']!, { recursive: true });
-  for (const [k, v] of Object.entries(o.inputs ?? {})) env[`INPUT_${k.replace(/ /g, '_').toUpperCase()}`] = v;
+  // Every declared input is set, to its default unless the step gives it (the runner does the same).
+  const yml = readActionYml();
+  for (const [k, spec] of Object.entries(yml.inputs)) {
+    const dflt = String(spec.default ?? '').replace(/\$\{\{\s*github\.token\s*\}\}/g, RUNNER_TOKEN);
+    env[inputVar(k)] = dflt;
+  }
+  for (const [k, v] of Object.entries(o.inputs ?? {})) env[inputVar(k)] = v;
   const child = spawn(process.execPath, [actionPath], { cwd: o.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -160,16 +203,8 @@ export async function runAction(o: RunOptions): Promise<ActionResult> {
   };
 }
 
-export function pullRequestEvent(base: string, head: string, number = 7): { name: string; payload: unknown } {
-  return {
-    name: 'pull_request',
-    payload: {
-      action: 'synchronize',
-      number,
-      pull_request: { number, base: { sha: base, ref: 'main' }, head: { sha: head, ref: 'pr' } },
-      repository: { name: 'stepchain-test', owner: { login: 'octo' } },
-    },
-  };
+export function pullRequestEvent(base: string, head: string): { name: string; payload: unknown } {
+  return eventFixture('pull_request', { base, head });
 }
 
 // --- Local stand-ins for GitHub's services -------------------------------------------------
@@ -181,10 +216,19 @@ export interface RecordedRequest {
   body: Buffer;
 }
 
+export interface FakeUser {
+  login: string;
+  type: 'User' | 'Bot';
+}
+
 export interface FakeComment {
   id: number;
   body: string;
+  user: FakeUser;
 }
+
+/** The workflow token's identity, as GitHub reports it (GraphQL viewer and REST comment author alike). */
+export const ACTIONS_BOT: FakeUser = { login: 'github-actions[bot]', type: 'Bot' };
 
 export interface UploadedArtifact {
   name: string;
@@ -204,6 +248,8 @@ export interface UploadedArtifact {
 export class FakeGitHub {
   readonly requests: RecordedRequest[] = [];
   readonly comments = new Map<number, FakeComment[]>();
+  /** Who each token is (a token not listed is refused, as GitHub does with 401). */
+  readonly identities = new Map<string, FakeUser>([[RUNNER_TOKEN, ACTIONS_BOT]]);
   readonly artifacts: UploadedArtifact[] = [];
   private readonly blocks = new Map<string, Map<string, Buffer>>();
   private readonly blobs = new Map<string, Buffer>();
@@ -304,6 +350,23 @@ export class FakeGitHub {
       res.end();
       return;
     }
+    const auth = String(req.headers['authorization'] ?? '').replace(/^(token|bearer) /i, '');
+    const who = this.identities.get(auth);
+    if (p === '/graphql' || p.startsWith('/repos/')) {
+      if (who === undefined) {
+        this.json(res, 401, { message: 'Bad credentials' });
+        return;
+      }
+    }
+    if (p === '/graphql' && req.method === 'POST') {
+      const q = String((JSON.parse(body.toString()) as { query?: string }).query ?? '');
+      if (/viewer\s*\{\s*login\s*\}/.test(q)) {
+        this.json(res, 200, { data: { viewer: { login: who!.login } } });
+        return;
+      }
+      this.json(res, 200, { errors: [{ message: `unsupported query: ${q}` }] });
+      return;
+    }
     const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(p);
     if (list) {
       const n = Number(list[3]);
@@ -312,15 +375,19 @@ export class FakeGitHub {
         this.json(
           res,
           200,
-          cs.map((c) => ({ id: c.id, body: c.body, user: { login: 'github-actions[bot]' } })),
+          cs.map((c) => ({ id: c.id, body: c.body, user: { login: c.user.login, type: c.user.type } })),
         );
         return;
       }
       if (req.method === 'POST') {
-        const c = { id: this.nextId++, body: String((JSON.parse(body.toString()) as { body: string }).body) };
+        const c = {
+          id: this.nextId++,
+          body: String((JSON.parse(body.toString()) as { body: string }).body),
+          user: who!,
+        };
         cs.push(c);
         this.comments.set(n, cs);
-        this.json(res, 201, { id: c.id, body: c.body });
+        this.json(res, 201, { id: c.id, body: c.body, user: c.user });
         return;
       }
     }
@@ -330,8 +397,13 @@ export class FakeGitHub {
       for (const cs of this.comments.values()) {
         const c = cs.find((x) => x.id === id);
         if (c) {
+          // GitHub lets only the author (or a maintainer) edit; the workflow token is neither for a human's comment.
+          if (c.user.login !== who!.login) {
+            this.json(res, 403, { message: 'Resource not accessible by integration' });
+            return;
+          }
           c.body = String((JSON.parse(body.toString()) as { body: string }).body);
-          this.json(res, 200, { id, body: c.body });
+          this.json(res, 200, { id, body: c.body, user: c.user });
           return;
         }
       }
@@ -355,4 +427,47 @@ export function unzip(bytes: Buffer): Record<string, Buffer> {
   if (r.status !== 0) throw new Error(`python3 zipfile failed: ${r.stderr.toString()}`);
   const doc = JSON.parse(r.stdout.toString()) as Record<string, string>;
   return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+}
+
+// --- Repositories with journals ---------------------------------------------------------
+
+/** Appends `count` steps to an agent's journal under `root` (through the library, as an agent would). */
+export function appendSteps(root: string, agent: string, count: number, tag = 'x'): void {
+  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
+  const start = j.length;
+  j.appendMany(
+    Array.from({ length: count }, (_, i) => ({
+      input: Buffer.from(`${agent} input ${start + i}`),
+      model: 'test-model',
+      prompt: `${tag} prompt ${start + i}`,
+      tool_call: { name: 'sh', args: ['echo', start + i] },
+      tool_result: `${tag} result ${start + i}`,
+      ts: 1_700_000_000.25 + start + i,
+    })),
+  );
+}
+
+/** The journal path of an agent, repository-relative. */
+export function journalPath(agent: string): string {
+  return `.sdd/runtime/journal/${agent}/000000.jsonl`;
+}
+
+/** A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on a new branch `pr`. */
+export function prScenario(dir: string): { dir: string; base: string } {
+  initRepo(dir);
+  appendSteps(dir, 'alice', 5);
+  appendSteps(dir, 'bob', 3);
+  const base = commitAll(dir, 'base journals');
+  git(dir, 'checkout', '-q', '-b', 'pr');
+  return { dir, base };
+}
+
+/** The step's one-line failure (core.setFailed prints `::error::<line>`). */
+export function failureOf(r: ActionResult): string | undefined {
+  return r.annotations.find((a) => a.level === 'error' && a.file === undefined)?.message;
+}
+
+/** No stack trace anywhere in what the Action printed. */
+export function stackIn(r: ActionResult): boolean {
+  return /\n\s+at .+:\d+:\d+\)?/.test(r.stdout + r.stderr);
 }

@@ -1,5 +1,13 @@
 import path from 'node:path';
-import { checkWorkspace, forkTree, parseExpectedHeads, renderCheckMarkdown, resolveCommit } from '../../check';
+import {
+  checkReportJson,
+  checkWorkspace,
+  emptyFindings,
+  forkTree,
+  parseExpectedHeads,
+  renderCheckMarkdown,
+  resolveCommit,
+} from '../../check';
 import { readPublicKeyFile } from '../../receipt';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
@@ -9,9 +17,9 @@ import { JSON_OPTION, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } fr
 export const checkCommand: Command = {
   name: ['check'],
   usage:
-    '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--markdown] [--json]',
+    '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--allow-empty] [--markdown] [--json]',
   summary:
-    "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. Exit 0 holds, 1 not.",
+    "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. A check that matches nothing fails unless --allow-empty. Exit 0 holds, 1 not.",
   description:
     'Finds the journals, run journals and receipts by the globs (defaults as the Action), verifies each, and with --base ' +
     'checks that every journal at REF was only appended to. A signed receipt fails unless a --public-key checks it.',
@@ -26,12 +34,12 @@ export const checkCommand: Command = {
     journals: {
       kind: 'list',
       value: 'GLOB',
-      description: 'Where per-step journals are (default **/.sdd/runtime/journal/*/000000.jsonl).',
+      description: 'Where per-step journals are (default .sdd/runtime/journal/*/000000.jsonl).',
     },
     runs: {
       kind: 'list',
       value: 'GLOB',
-      description: 'Where run journals are (default **/.sdd/runs/*/journal.jsonl).',
+      description: 'Where run journals are (default .sdd/runs/*/journal.jsonl).',
     },
     receipts: {
       kind: 'list',
@@ -42,16 +50,24 @@ export const checkCommand: Command = {
     'expected-heads': {
       kind: 'value',
       value: 'FILE',
-      description: 'A file of `<path> <head>` lines: each journal must end at its head.',
+      description: 'A JSON object {"agent_id": "head"}: each named agent\'s journal must end at that head.',
     },
     'warn-flagged': { kind: 'flag', description: 'Report flagged mutations as warnings instead of failing.' },
+    'allow-empty': {
+      kind: 'flag',
+      description: 'Accept a check that matches nothing (no journal, run journal or receipt; a glob matching no file).',
+    },
     markdown: { kind: 'flag', description: "Print the Action's job summary (Markdown) instead of lines." },
   },
   examples: [
     { run: 'stepchain check --base origin/main', what: 'what the PR check will say, before pushing' },
     { run: 'stepchain check --public-key keys/receipts.pub --json', what: 'signed receipts, as JSON' },
   ],
-  exitCodes: { 0: 'everything found holds', 1: 'a fault (each printed)', 2: 'usage or input error (a bad --base ref)' },
+  exitCodes: {
+    0: 'everything found holds',
+    1: 'a fault (each printed), or nothing matched (without --allow-empty)',
+    2: 'usage or input error (a bad --base ref)',
+  },
   async run(args, io) {
     expectPositionals(args, [], 'check');
     const root = rootOf(args, io);
@@ -77,11 +93,24 @@ export const checkCommand: Command = {
           }),
       failOnFlaggedMutations: !args.flags.has('warn-flagged'),
     });
-    const { root: _root, ...doc } = report;
+    // A check that found nothing does not say OK (a mistyped glob, a wrong --root).
+    const empty = args.flags.has('allow-empty')
+      ? []
+      : emptyFindings(report, {
+          ...(journals === undefined ? {} : { journal: journals }),
+          ...(runs === undefined ? {} : { run: runs }),
+          ...(receipts === undefined ? {} : { receipt: receipts }),
+        });
+    const ok = report.ok && empty.length === 0;
     if (args.flags.has('json')) {
-      io.json(doc);
+      io.json({ ...checkReportJson(report), ok, nothing_matched: empty });
     } else if (args.flags.has('markdown')) {
-      io.out(renderCheckMarkdown(report, { forks: await forkTree(root, undefined, io.env) }));
+      io.out(
+        renderCheckMarkdown(report, {
+          forks: await forkTree(root, undefined, io.env),
+          notes: empty.map((e) => `${e} (stepchain check --allow-empty accepts that)`),
+        }),
+      );
     } else {
       for (const i of report.items) {
         io.out(
@@ -89,13 +118,14 @@ export const checkCommand: Command = {
         );
       }
       io.out(
-        `${report.ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`,
+        `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`,
       );
     }
     for (const f of report.faults)
       io.err(
         `${f.severity === 'error' ? '' : 'warning: '}${f.line === null ? f.path : `${f.path}:${f.line}`}: ${f.message}`,
       );
-    return report.ok ? 0 : 1;
+    for (const e of empty) io.err(`${e} (--allow-empty accepts that)`);
+    return ok ? 0 : 1;
   },
 };

@@ -1,0 +1,32 @@
+import * as core from '@actions/core';
+
+/**
+ * Log lines that cannot become workflow commands. The runner reads stdout line
+ * by line and acts on a line that starts with `::` (after leading spaces) and on
+ * a legacy `##[command]` anywhere in a line; a journal directory name, a receipt
+ * member name or a `mutation_kind` value with a newline in it could otherwise
+ * forge an annotation, mask a value (`::add-mask::`) or stop command processing
+ * (`::stop-commands::`). Every line the Action prints with data in it goes
+ * through `safeLine`: line breaks and other control characters are shown as
+ * `\uXXXX`, a leading `::` and any `##[` are escaped. Annotations and
+ * `setFailed` go through @actions/core, which escapes their data itself.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+export function safeLine(s: string): string {
+  let t = s.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  t = t.replace(/##\[/g, '##\\[');
+  if (/^\s*::/.test(t)) t = t.replace('::', '\\::');
+  return t;
+}
+
+/** `core.info` of a data-carrying line, neutralised. */
+export function info(line: string): void {
+  core.info(safeLine(line));
+}
+
+/** A one-line message for annotations and `setFailed` (core escapes; this keeps it one line and bounded). */
+export function oneLineMessage(s: string, max = 2000): string {
+  const t = safeLine(s);
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}

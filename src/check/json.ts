@@ -1,0 +1,233 @@
+import { InputError } from '../errors';
+import type { CheckedItem, CheckFault, CheckReport, ItemKind, Shard, TrustedKeySource } from './workspace';
+
+/**
+ * The check's report as a JSON document (`stepchain check --json`, the Action's
+ * `report.json`): one shape, snake_case keys like every other stepchain
+ * document. `checkReportFromJson` reads one back (the Action's gather mode
+ * merges the shards' reports), refusing anything that is not one.
+ */
+export interface CheckReportJson {
+  ok: boolean;
+  base: string | null;
+  fetched_base: boolean;
+  fetched_blobs: number;
+  verified: number;
+  failed: number;
+  heads: Record<string, string>;
+  matched: Record<ItemKind, number>;
+  shard: Shard | null;
+  trusted_keys: { key_id: string; source: string }[];
+  items: Record<string, string | number | boolean | null>[];
+  faults: Record<string, string | number | null>[];
+}
+
+export function checkReportJson(report: CheckReport): CheckReportJson {
+  return {
+    ok: report.ok,
+    base: report.base,
+    fetched_base: report.fetchedBase,
+    fetched_blobs: report.fetchedBlobs,
+    verified: report.verified,
+    failed: report.failed,
+    heads: report.heads,
+    matched: report.matched,
+    shard: report.shard,
+    trusted_keys: report.trustedKeys.map((k) => ({ key_id: k.keyId, source: k.source })),
+    items: report.items.map((i) => {
+      const o: Record<string, string | number | boolean | null> = {
+        kind: i.kind,
+        path: i.path,
+        id: i.id,
+        steps: i.steps,
+        head: i.head,
+        ok: i.ok,
+        status: i.status,
+      };
+      if (i.appendOnly !== undefined) o['append_only'] = i.appendOnly;
+      if (i.renamedTo !== undefined) o['renamed_to'] = i.renamedTo;
+      if (i.signed !== undefined) o['signed'] = i.signed;
+      if (i.keyId !== undefined) o['key_id'] = i.keyId;
+      if (i.mutations !== undefined) o['mutations'] = i.mutations;
+      if (i.flagged !== undefined) o['flagged'] = i.flagged;
+      return o;
+    }),
+    faults: report.faults.map((f) => {
+      const o: Record<string, string | number | null> = {
+        item: f.item,
+        path: f.path,
+        line: f.line,
+        kind: f.kind,
+        message: f.message,
+        severity: f.severity,
+      };
+      if (f.id !== undefined) o['id'] = f.id;
+      return o;
+    }),
+  };
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const KINDS = new Set<string>(['journal', 'run', 'receipt']);
+
+/** Reads a report document back; an InputError naming `source` and the first thing wrong. */
+export function checkReportFromJson(doc: unknown, source: string, root = ''): CheckReport {
+  const bad = (what: string): never => {
+    throw new InputError(`${source}: not a stepchain check report: ${what}`);
+  };
+  if (!isObj(doc)) return bad('not a JSON object');
+  const str = (o: Obj, k: string, where: string): string =>
+    typeof o[k] === 'string' ? (o[k] as string) : bad(`${where}.${k} is not a string`);
+  const int = (o: Obj, k: string, where: string): number =>
+    Number.isSafeInteger(o[k]) && (o[k] as number) >= 0 ? (o[k] as number) : bad(`${where}.${k} is not a count`);
+  const bool = (o: Obj, k: string, where: string): boolean =>
+    typeof o[k] === 'boolean' ? (o[k] as boolean) : bad(`${where}.${k} is not true or false`);
+  const arr = (o: Obj, k: string): unknown[] => (Array.isArray(o[k]) ? (o[k] as unknown[]) : bad(`${k} is not a list`));
+  const items: CheckedItem[] = arr(doc, 'items').map((v, n) => {
+    const w = `items[${n}]`;
+    if (!isObj(v)) return bad(`${w} is not an object`);
+    const kind = str(v, 'kind', w);
+    if (!KINDS.has(kind)) bad(`${w}.kind is not journal, run or receipt`);
+    const item: CheckedItem = {
+      kind: kind as ItemKind,
+      path: str(v, 'path', w),
+      id: str(v, 'id', w),
+      steps: int(v, 'steps', w),
+      head: str(v, 'head', w),
+      ok: bool(v, 'ok', w),
+      status: str(v, 'status', w),
+    };
+    if (typeof v['append_only'] === 'string') item.appendOnly = v['append_only'] as CheckedItem['appendOnly'] & string;
+    if (typeof v['renamed_to'] === 'string') item.renamedTo = v['renamed_to'];
+    if (typeof v['signed'] === 'boolean') item.signed = v['signed'];
+    if (typeof v['key_id'] === 'string' || v['key_id'] === null) item.keyId = v['key_id'] as string | null;
+    if (Number.isSafeInteger(v['mutations'])) item.mutations = v['mutations'] as number;
+    if (Number.isSafeInteger(v['flagged'])) item.flagged = v['flagged'] as number;
+    return item;
+  });
+  const faults: CheckFault[] = arr(doc, 'faults').map((v, n) => {
+    const w = `faults[${n}]`;
+    if (!isObj(v)) return bad(`${w} is not an object`);
+    const item = str(v, 'item', w);
+    if (!KINDS.has(item)) bad(`${w}.item is not journal, run or receipt`);
+    const severity = str(v, 'severity', w);
+    if (severity !== 'error' && severity !== 'warning') bad(`${w}.severity is not error or warning`);
+    const line = v['line'];
+    if (line !== null && !(Number.isSafeInteger(line) && (line as number) > 0)) bad(`${w}.line is not a line number`);
+    const f: CheckFault = {
+      item: item as ItemKind,
+      path: str(v, 'path', w),
+      line: line as number | null,
+      kind: str(v, 'kind', w),
+      message: str(v, 'message', w),
+      severity: severity as 'error' | 'warning',
+    };
+    if (typeof v['id'] === 'string') f.id = v['id'];
+    return f;
+  });
+  const heads: Record<string, string> = {};
+  if (!isObj(doc['heads'])) bad('heads is not an object');
+  for (const [k, v] of Object.entries(doc['heads'] as Obj)) heads[k] = typeof v === 'string' ? v : bad(`heads.${k}`);
+  let shard: Shard | null = null;
+  if (doc['shard'] !== null && doc['shard'] !== undefined) {
+    const s = isObj(doc['shard']) ? doc['shard'] : bad('shard is not an object');
+    shard = { index: int(s, 'index', 'shard'), count: int(s, 'count', 'shard') };
+  }
+  const m = isObj(doc['matched']) ? doc['matched'] : {};
+  const matched = { journal: 0, run: 0, receipt: 0 };
+  for (const k of ['journal', 'run', 'receipt'] as const) if (Number.isSafeInteger(m[k])) matched[k] = m[k] as number;
+  const trustedKeys: TrustedKeySource[] = Array.isArray(doc['trusted_keys'])
+    ? (doc['trusted_keys'] as unknown[])
+        .filter(isObj)
+        .map((k) => ({ keyId: String(k['key_id'] ?? ''), source: String(k['source'] ?? '') }))
+    : [];
+  const base = doc['base'];
+  if (base !== null && typeof base !== 'string') bad('base is not a commit id or null');
+  return {
+    ok: bool(doc, 'ok', 'report'),
+    root,
+    base: base as string | null,
+    fetchedBase: doc['fetched_base'] === true,
+    fetchedBlobs: Number.isSafeInteger(doc['fetched_blobs']) ? (doc['fetched_blobs'] as number) : 0,
+    verified: int(doc, 'verified', 'report'),
+    failed: int(doc, 'failed', 'report'),
+    heads,
+    items,
+    faults,
+    matched,
+    shard,
+    trustedKeys,
+  };
+}
+
+/**
+ * The shards' reports as one: every shard of one count present exactly once,
+ * all checked against the same base; a missing, repeated or mismatched shard is
+ * a fault (the merged check fails), never silently a smaller check.
+ */
+export function mergeShardReports(reports: { source: string; report: CheckReport }[], root = ''): CheckReport {
+  const faults: CheckFault[] = [];
+  const shardFault = (path: string, kind: string, message: string): void => {
+    faults.push({ item: 'journal', path, line: null, kind, message, severity: 'error' });
+  };
+  const count = reports.find((r) => r.report.shard !== null)?.report.shard?.count ?? 1;
+  const byIndex = new Map<number, string>();
+  const base = reports[0]?.report.base ?? null;
+  for (const { source, report } of reports) {
+    const s = report.shard ?? { index: 0, count: 1 };
+    if (s.count !== count)
+      shardFault(
+        source,
+        'shard_mismatch',
+        `${source}: shard ${s.index + 1} of ${s.count}, expected a shard of ${count}`,
+      );
+    else if (byIndex.has(s.index))
+      shardFault(
+        source,
+        'shard_repeated',
+        `${source}: shard ${s.index + 1} of ${count} is also in ${byIndex.get(s.index)}`,
+      );
+    else byIndex.set(s.index, source);
+    if (report.base !== base)
+      shardFault(
+        source,
+        'shard_mismatch',
+        `${source}: checked against base ${report.base ?? 'none'}, not ${base ?? 'none'}`,
+      );
+  }
+  for (let i = 0; i < count; i++)
+    if (!byIndex.has(i))
+      shardFault(
+        '.',
+        'shard_missing',
+        `shard ${i + 1} of ${count} sent no report (did its job fail before the check?)`,
+      );
+  if (reports.length === 0) shardFault('.', 'shard_missing', 'no shard reports were found');
+  const merged: CheckReport = {
+    ok: true,
+    root,
+    base,
+    fetchedBase: reports.some((r) => r.report.fetchedBase),
+    fetchedBlobs: reports.reduce((n, r) => n + r.report.fetchedBlobs, 0),
+    verified: 0,
+    failed: 0,
+    heads: {},
+    items: reports.flatMap((r) => r.report.items),
+    faults: [...faults, ...reports.flatMap((r) => r.report.faults)],
+    matched: reports[0]?.report.matched ?? { journal: 0, run: 0, receipt: 0 },
+    shard: null,
+    trustedKeys: reports[0]?.report.trustedKeys ?? [],
+  };
+  for (const r of reports) Object.assign(merged.heads, r.report.heads);
+  for (const i of merged.items) {
+    if (i.ok) merged.verified++;
+    else merged.failed++;
+  }
+  merged.ok = merged.failed === 0 && !merged.faults.some((f) => f.severity === 'error');
+  return merged;
+}

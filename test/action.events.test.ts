@@ -1,0 +1,179 @@
+/**
+ * The Action holds on every event it is run on: the built dist/index.js with the
+ * event payloads of test/fixtures/events (push, forced push, a new branch,
+ * merge_group, pull_request_target), against real repositories, clones and
+ * shallow clones served over file://.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  appendSteps,
+  commitAll,
+  eventFixture,
+  failureOf,
+  git,
+  initRepo,
+  journalPath,
+  prScenario,
+  requireBuiltAction,
+  runAction,
+  stackIn,
+} from './helpers/action';
+import { tempDir } from './helpers/tmp';
+
+const tmp = tempDir('stepchain-action-events-');
+const scratch = path.join(tmp, 'scratch');
+let n = 0;
+
+beforeAll(() => requireBuiltAction());
+
+const ALICE = journalPath('alice');
+const head = (dir: string): string => git(dir, 'rev-parse', 'HEAD');
+
+function rewriteStep(dir: string, from: string, to: string): void {
+  const file = path.join(dir, ALICE);
+  writeFileSync(file, readFileSync(file, 'utf8').replace(from, to));
+}
+
+describe('push', () => {
+  test('before..after: an append passes, a rewrite fails at its line', async () => {
+    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    appendSteps(dir, 'alice', 4);
+    const before = commitAll(dir, 'journals');
+    appendSteps(dir, 'alice', 2);
+    const after = commitAll(dir, 'append');
+    const ok = await runAction({ workspace: dir, scratch, event: eventFixture('push', { before, head: after }) });
+    expect(ok.code).toBe(0);
+    expect(ok.summary).toContain(`append-only checked against base <code>${before.slice(0, 12)}</code>`);
+
+    rewriteStep(dir, 'x result 1', 'x result one');
+    const bad = commitAll(dir, 'rewrite');
+    const r = await runAction({ workspace: dir, scratch, event: eventFixture('push', { before: after, head: bad }) });
+    expect(r.code).toBe(1);
+    expect(stackIn(r)).toBe(false);
+    expect(r.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({
+      file: ALICE,
+      line: 2,
+    });
+  });
+
+  test('a forced push that rewrote a journal fails; the commit before it is fetched although no branch has it', async () => {
+    const origin = initRepo(path.join(tmp, `origin-${++n}`));
+    git(origin, 'config', 'uploadpack.allowAnySHA1InWant', 'true'); // as GitHub serves any commit by id
+    appendSteps(origin, 'alice', 4);
+    appendSteps(origin, 'bob', 2);
+    const before = commitAll(origin, 'journals');
+    // History rewritten: an orphan commit whose alice is a different, internally valid chain.
+    git(origin, 'checkout', '-q', '--orphan', 'rewritten');
+    rmSync(path.join(origin, '.sdd'), { recursive: true });
+    appendSteps(origin, 'alice', 4, 'other');
+    appendSteps(origin, 'bob', 2);
+    const after = commitAll(origin, 'force-pushed history');
+    git(origin, 'branch', '-f', 'main', after);
+    git(origin, 'checkout', '-q', 'main');
+    git(origin, 'branch', '-D', 'rewritten');
+    git(origin, 'reflog', 'expire', '--expire=now', '--all');
+
+    const clone = path.join(tmp, `clone-${++n}`);
+    git(tmp, 'clone', '-q', '--depth=1', `file://${origin}`, clone);
+    const r = await runAction({
+      workspace: clone,
+      scratch,
+      event: eventFixture('push-forced', { before, head: after }),
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      `push: a forced push; the journals are compared with the commit before it (${before.slice(0, 12)})`,
+    );
+    expect(r.stdout).toContain(`Fetched the base commit ${before}`);
+    expect(r.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({
+      file: ALICE,
+      line: 1,
+    });
+    expect(r.summary).toContain('a forced push');
+    expect(failureOf(r)).toMatch(/^stepchain: verification failed: 1 fault in 1 file; first: /);
+  });
+
+  test('a forced push that only rewrote other history (journals appended to) passes', async () => {
+    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    appendSteps(dir, 'alice', 3);
+    writeFileSync(path.join(dir, 'README'), 'one\n');
+    const before = commitAll(dir, 'journals');
+    git(dir, 'reset', '-q', '--soft', 'HEAD');
+    appendSteps(dir, 'alice', 1);
+    writeFileSync(path.join(dir, 'README'), 'amended\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '--amend', '-m', 'journals (amended)');
+    const after = head(dir);
+    const r = await runAction({ workspace: dir, scratch, event: eventFixture('push-forced', { before, head: after }) });
+    expect(r.code).toBe(0);
+    expect(r.summary).toContain(`append-only checked against base <code>${before.slice(0, 12)}</code>`);
+  });
+
+  test('a new branch has no commit before it: checked, and the summary says append-only was not', async () => {
+    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    appendSteps(dir, 'alice', 2);
+    const after = commitAll(dir, 'journals');
+    const r = await runAction({ workspace: dir, scratch, event: eventFixture('push-new-branch', { head: after }) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('push: a new branch or tag has no previous commit; append-only is not checked');
+    expect(r.summary).toContain('append-only not checked');
+    expect(r.outputs['verified']).toBe('1');
+  });
+});
+
+describe('merge_group', () => {
+  test("compared with the queue's base_sha: an append passes, a rewrite fails", async () => {
+    const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
+    appendSteps(dir, 'alice', 2);
+    commitAll(dir, 'append');
+    // The merge queue's commit: the PR merged onto main.
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr');
+    const ok = await runAction({
+      workspace: dir,
+      scratch,
+      event: eventFixture('merge_group', { base, head: head(dir) }),
+    });
+    expect(ok.code).toBe(0);
+    expect(ok.summary).toContain(`append-only checked against base <code>${base.slice(0, 12)}</code>`);
+
+    git(dir, 'checkout', '-q', 'pr');
+    rewriteStep(dir, 'x result 3', 'x result three');
+    commitAll(dir, 'rewrite');
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'reset', '-q', '--hard', base);
+    git(dir, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr');
+    const bad = await runAction({
+      workspace: dir,
+      scratch,
+      event: eventFixture('merge_group', { base, head: head(dir) }),
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({
+      file: ALICE,
+      line: 4,
+    });
+  });
+});
+
+describe('pull_request_target', () => {
+  test("the default checkout (the base branch) warns that the PR's files were not checked; the PR's head does not", async () => {
+    const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
+    rewriteStep(dir, 'x result 1', 'x result one');
+    const prHead = commitAll(dir, 'PR: rewrite');
+    git(dir, 'checkout', '-q', 'main');
+    const event = eventFixture('pull_request_target', { base, head: prHead });
+    const r = await runAction({ workspace: dir, scratch, event });
+    expect(r.code).toBe(0); // the base branch itself holds
+    const warning = r.annotations.find((a) => a.level === 'warning' && a.message.startsWith('pull_request_target'));
+    expect(warning!.message).toContain("the PR's files were NOT checked");
+    expect(r.summary).toContain('NOT checked');
+
+    git(dir, 'checkout', '-q', prHead);
+    const checked = await runAction({ workspace: dir, scratch, event });
+    expect(checked.code).toBe(1);
+    expect(checked.annotations.some((a) => a.message.startsWith('pull_request_target'))).toBe(false);
+    expect(checked.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({ file: ALICE });
+  });
+});
