@@ -1,54 +1,56 @@
+import { Header, PackSync, ReadEntry } from 'tar';
+
 /**
- * The deterministic receipt archive writer (the reader, which trusts nothing, is `tar.ts`).
+ * The receipt archive writer, on the `tar` package (node-tar): it encodes the
+ * ustar headers and frames the members; this module pins every header field so
+ * the same members give the same bytes. The reader is `tar.ts`, our own strict
+ * parser (docs/receipts.md says why receipts are not read with `tar`).
  */
 const BLOCK = 512;
+/** tar and Python's tarfile pad an archive to whole 10240-byte records; so do we. */
 const RECORD = 20 * BLOCK;
+/** The largest size a ustar size field holds (11 octal digits). */
+const MAX_USTAR_SIZE = 8 ** 11 - 1;
 
 export interface TarWriteMember {
   name: string;
   data: Uint8Array;
 }
 
-function octal(h: Buffer, off: number, len: number, value: number): void {
-  // `len - 1` digits and a NUL, as GNU tar and Python write them.
-  h.write(value.toString(8).padStart(len - 1, '0'), off, len - 1, 'latin1');
-  h[off + len - 1] = 0;
-}
-
 /**
- * A deterministic ustar archive: members in the order given, mode 0644, uid/gid
- * 0, no user names, one mtime for all; two zero blocks and padding to a
- * 10240-byte record, as tar and Python's tarfile write.
+ * A deterministic ustar archive (docs/format.md §3): members in the order given,
+ * regular files, mode 0644, uid/gid 0, no user or group names, one mtime for all,
+ * no pax headers; two zero blocks and padding to a 10240-byte record.
+ * Names are the receipt's own short ASCII forms; anything else is refused rather
+ * than written with a pax or prefix header some reader might not expect.
  */
 export function writeTar(members: TarWriteMember[], mtime: number): Buffer {
-  const parts: Buffer[] = [];
-  let total = 0;
+  const when = new Date(Math.max(0, Math.floor(mtime)) * 1000);
+  const pack = new PackSync({ mtime: when, noPax: true, strict: true });
+  const chunks: Buffer[] = [];
+  pack.on('data', (c: Buffer) => chunks.push(c));
   for (const m of members) {
-    const nameBytes = Buffer.from(m.name, 'utf8');
-    if (nameBytes.length > 100 || /[^\x21-\x7e]/.test(m.name))
+    if (!/^[\x21-\x7e]{1,100}$/.test(m.name) || m.name.startsWith('/'))
       throw new Error(`tar writer: unsupported member name ${JSON.stringify(m.name)}`);
-    if (m.data.length >= 8 ** 11) throw new Error(`tar writer: member ${m.name} is too large for a ustar header`);
-    const h = Buffer.alloc(BLOCK);
-    nameBytes.copy(h, 0);
-    octal(h, 100, 8, 0o644);
-    octal(h, 108, 8, 0);
-    octal(h, 116, 8, 0);
-    octal(h, 124, 12, m.data.length);
-    octal(h, 136, 12, Math.max(0, Math.floor(mtime)));
-    h.fill(0x20, 148, 156);
-    h[156] = 0x30; // '0': regular file
-    h.write('ustar\0', 257, 'latin1');
-    h.write('00', 263, 'latin1');
-    let sum = 0;
-    for (let i = 0; i < BLOCK; i++) sum += h[i]!;
-    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
-    const pad = (BLOCK - (m.data.length % BLOCK)) % BLOCK;
-    parts.push(h, Buffer.from(m.data.buffer, m.data.byteOffset, m.data.length));
-    if (pad > 0) parts.push(Buffer.alloc(pad));
-    total += BLOCK + m.data.length + pad;
+    if (m.data.length > MAX_USTAR_SIZE) throw new Error(`tar writer: member ${m.name} is too large for a ustar header`);
+    const header = new Header({
+      path: m.name,
+      type: 'File',
+      mode: 0o644,
+      uid: 0,
+      gid: 0,
+      uname: '',
+      gname: '',
+      size: m.data.length,
+      mtime: when,
+    });
+    header.encode();
+    const entry = new ReadEntry(header);
+    pack.add(entry);
+    entry.end(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.length));
   }
-  const end = 2 * BLOCK;
-  const tail = end + ((RECORD - ((total + end) % RECORD)) % RECORD);
-  parts.push(Buffer.alloc(tail));
-  return Buffer.concat(parts, total + tail);
+  pack.end();
+  const body = Buffer.concat(chunks);
+  const pad = (RECORD - (body.length % RECORD)) % RECORD;
+  return pad === 0 ? body : Buffer.concat([body, Buffer.alloc(pad)]);
 }
