@@ -1,5 +1,7 @@
 /** Tests run the TypeScript sources through SWC (no TypeScript JS API needed);
- * ESM-only dependencies (@noble, @actions, @octokit) are transformed too. */
+ * ESM-only dependencies (@noble, @actions, @octokit) are transformed too. Before any test,
+ * test/setup/sequencer.js regenerates the page script and, when a selected test runs dist/,
+ * rebuilds dist/ if it is stale. */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
@@ -16,5 +18,6 @@ module.exports = {
   transformIgnorePatterns: [
     '/node_modules/(?!(@noble|@actions|@octokit|universal-user-agent|before-after-hook|get-east-asian-width)/)',
   ],
+  testSequencer: '<rootDir>/test/setup/sequencer.js',
   testTimeout: 60000,
 };

@@ -65,9 +65,7 @@ process.stdout.write(writeTar(members, ${MTIME}).toString('base64'));`;
 
   it('reads back with our strict reader', () => {
     const read = readTar(bytes);
-    expect(read.map((e) => [e.name, e.type, sha(e.data)])).toEqual(
-      members.map((m) => [m.name, 'file', sha(m.data)]),
-    );
+    expect(read.map((e) => [e.name, e.type, sha(e.data)])).toEqual(members.map((m) => [m.name, 'file', sha(m.data)]));
   });
 
   it("reads back with Python's tarfile and GNU tar", () => {
@@ -86,9 +84,7 @@ print(json.dumps(out))`,
         [file],
       ),
     );
-    expect(got).toEqual(
-      members.map((m) => [m.name, true, m.data.length, 0o644, 0, 0, '', '', MTIME, {}, sha(m.data)]),
-    );
+    expect(got).toEqual(members.map((m) => [m.name, true, m.data.length, 0o644, 0, 0, '', '', MTIME, {}, sha(m.data)]));
     const gnu = spawnSync('tar', ['-tvf', file], { encoding: 'utf8' });
     expect(gnu.status).toBe(0);
     expect(gnu.stdout.trim().split('\n')).toHaveLength(members.length);
