@@ -60,6 +60,12 @@ export const reportCommand: Command = {
     const out = args.values.get('output');
     if (out === undefined) throw new InputError('report: missing -o FILE.html');
     const outFile = path.resolve(io.cwd, out);
+    // The window options are checked before any journal is read.
+    const maxSteps = args.values.get('max-steps');
+    const from = args.values.get('from');
+    if (from !== undefined && maxSteps === undefined) throw new InputError('report: --from needs --max-steps N');
+    if (maxSteps !== undefined && intArg(maxSteps, '--max-steps') < 1)
+      throw new InputError('--max-steps: expected at least 1 step');
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
     const root = rootOf(args, io);
     const source = loadReportSource(targetOf(target!, io, root), root, { publicKeys });
@@ -72,8 +78,6 @@ export const reportCommand: Command = {
         io.err(`stepchain: report: fork tree left out: ${(e as Error).message.split('\n')[0]}`);
       }
     }
-    const maxSteps = args.values.get('max-steps');
-    const from = args.values.get('from');
     const r = writeReport(source, outFile, {
       root,
       force: args.flags.has('force'),
