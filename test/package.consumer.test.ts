@@ -100,6 +100,17 @@ describe('the packed package', () => {
       path.join(project, 'src', 'bad.ts'),
       "import { verifyJournalFile } from 'stepchain';\nexport const r: number = verifyJournalFile(42).steps;\n",
     );
+    // Every example of docs/api.md, one module each (the names an example uses from an earlier one declared).
+    const examples = [...readFileSync(path.join(repoRoot, 'docs', 'api.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)];
+    expect(examples.length).toBeGreaterThan(6);
+    examples.forEach(([, code], k) => {
+      const prelude = [
+        /\bconst root\b/.test(code!) ? '' : 'declare const root: string;',
+        /\bconst j\b/.test(code!) ? '' : "declare const j: import('stepchain').Journal;",
+        'export {};',
+      ];
+      writeFileSync(path.join(project, 'src', `api-example-${k}.ts`), `${code}\n${prelude.join('\n')}\n`);
+    });
     const checked = run(process.execPath, [tsc, '-p', 'tsconfig.json'], project);
     expect(checked.stdout.trim().split('\n')).toEqual([
       expect.stringMatching(/^src\/bad\.ts\(2,44\): error TS2345: Argument of type 'number' is not assignable/),
