@@ -110,38 +110,44 @@ describe('stepchain report', () => {
   });
 
   it('warns about a page too large to open comfortably, and embeds a window with --max-steps / --from', () => {
-    // 50,001 small steps: past the warning threshold (50,000 embedded steps).
-    const file = path.join(dir, 'long', '000000.jsonl');
-    mkdirSync(path.dirname(file), { recursive: true });
-    const lines: string[] = [];
-    let prev = ZERO_HASH;
-    for (let seq = 0; seq <= 50_000; seq++) {
-      const fields = {
-        prev_hash: prev,
-        input_hash: ZERO_HASH,
-        model: null,
-        prompt: seq,
-        tool_call: null,
-        tool_result: null,
-      };
-      const row = { ...fields, blob_refs: [], seq, step_hash: computeStepHash(fields), ts: seq };
-      lines.push(encodeRow(row));
-      prev = row.step_hash;
-    }
-    writeFileSync(file, `${lines.join('\n')}\n`);
-    const whole = cli(['report', file, '-o', 'long.html']);
+    const write = (file: string, n: number, prompt: (seq: number) => string): void => {
+      mkdirSync(path.dirname(file), { recursive: true });
+      const lines: string[] = [];
+      let prev = ZERO_HASH;
+      for (let seq = 0; seq < n; seq++) {
+        const fields = {
+          prev_hash: prev,
+          input_hash: ZERO_HASH,
+          model: null,
+          prompt: prompt(seq),
+          tool_call: null,
+          tool_result: null,
+        };
+        const row = { ...fields, blob_refs: [], seq, step_hash: computeStepHash(fields), ts: seq };
+        lines.push(encodeRow(row));
+        prev = row.step_hash;
+      }
+      writeFileSync(file, `${lines.join('\n')}\n`);
+    };
+    // 40 steps of 1.3 MB: a page past 64 MiB.
+    const heavy = path.join(dir, 'heavy', '000000.jsonl');
+    write(heavy, 40, (seq) => `${seq} ${'x'.repeat(1_300_000)}`);
+    const whole = cli(['report', heavy, '-o', 'heavy.html']);
     expect(whole.code).toBe(0);
     expect(whole.stderr).toMatch(
-      /^stepchain: report: warning: the page embeds 50001 steps \(\d+ MB\): .* --max-steps N/,
+      /^stepchain: report: warning: the page embeds 40 steps \(\d\d+ MB\): .* --max-steps N/,
     );
-    const win = cli(['report', file, '-o', 'long.html', '--max-steps', '1000', '--json']);
-    expect(win).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(win.stdout)).toMatchObject({
+    const small = cli(['report', heavy, '-o', 'heavy.html', '--max-steps', '5', '--json']);
+    expect(small).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(small.stdout)).toMatchObject({
       ok: true,
-      steps: 50_001,
-      window: { first_line: 49_002, last_line: 50_001, steps: 1000 },
+      steps: 40,
+      window: { first_line: 36, last_line: 40, steps: 5 },
       warnings: [],
     });
+
+    const file = path.join(dir, 'long', '000000.jsonl');
+    write(file, 3000, (seq) => `step ${seq}`);
     const from = cli(['report', file, '-o', 'long.html', '--max-steps', '10', '--from', '0']);
     expect(from.code).toBe(0);
     expect(from.stdout).toMatch(/chain intact, lines 1-10 embedded \(10 steps\)$/m);

@@ -8,7 +8,7 @@ import * as pageHash from '../src/report/client/hash';
 import { createVerifier } from '../src/report/client/verifier';
 import { display } from '../src/report/client/display';
 import { parsePastedKey, verifyEd25519 } from '../src/report/client/signature';
-import { reportWindow } from '../src/report/report';
+import { renderReport, reportWindow } from '../src/report/report';
 import type { ReportWindow } from '../src/report/client/data';
 import { parse } from '../src/canonical';
 import { generateKeyPair, parsePrivateKey, parsePublicKey, signBytes } from '../src/receipt';
@@ -207,5 +207,26 @@ describe('page chain verifier against verifyJournalBytes', () => {
       });
       expect(got.steps).toBe(w.steps);
     }
+  });
+});
+
+describe('the size warning (library)', () => {
+  it('warns past warnSteps embedded steps, and not for a window under it', () => {
+    const reference = readFileSync(path.join(conformanceDir, 'reference-journal', '000000.jsonl'));
+    const source = {
+      kind: 'journal' as const,
+      path: 'ref.jsonl',
+      agentId: 'ref',
+      journal: reference,
+      blobs: { size: () => undefined, read: () => undefined },
+    };
+    expect(renderReport(source, { warnSteps: 4 }).warnings).toEqual([
+      expect.stringMatching(/^the page embeds 5 steps \(0 MB\): .*--max-steps N/),
+    ]);
+    expect(renderReport(source, { warnSteps: 4, maxSteps: 4 })).toMatchObject({
+      warnings: [],
+      window: { first_line: 2, last_line: 5, steps: 4 },
+    });
+    expect(renderReport(source, { warnSteps: 5 }).warnings).toEqual([]);
   });
 });

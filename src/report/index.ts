@@ -3,6 +3,7 @@ export {
   writeReport,
   DEFAULT_MAX_BLOB_BYTES,
   DEFAULT_MAX_TOTAL_BLOB_BYTES,
+  DEFAULT_WARN_BYTES,
   DEFAULT_WARN_STEPS,
 } from './report';
 export type { RenderedReport, ReportOptions, ReportResult } from './report';

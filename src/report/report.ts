@@ -27,8 +27,10 @@ export interface ReportOptions extends LoadSourceOptions {
   maxSteps?: number;
   /** The seq the window starts at (default: the window ends at the last step). Needs `maxSteps`. */
   fromStep?: number;
-  /** Warn when the page embeds more steps than this (default 50,000). */
+  /** Warn when the page embeds more steps than this (default 50,000)... */
   warnSteps?: number;
+  /** ...or when the page is larger than this many bytes (default 64 MiB). */
+  warnBytes?: number;
 }
 
 export interface RenderedReport {
@@ -55,6 +57,7 @@ export const DEFAULT_MAX_BLOB_BYTES = 256 * 1024;
 export const DEFAULT_MAX_TOTAL_BLOB_BYTES = 20 * 1024 * 1024;
 /** Past this many embedded steps a browser takes long to open and verify the page: say so. */
 export const DEFAULT_WARN_STEPS = 50_000;
+export const DEFAULT_WARN_BYTES = 64 * 1024 * 1024;
 /** Receipt faults the page re-derives itself by checking the Ed25519 signature in the browser. */
 const SIGNATURE_KINDS = new Set(['signature_invalid', 'unsigned', 'no_trusted_key']);
 
@@ -219,7 +222,7 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   const embeddedSteps = windowed === null ? chain.steps : windowed.steps;
   const warnings: string[] = [];
   const warnSteps = options.warnSteps ?? DEFAULT_WARN_STEPS;
-  if (embeddedSteps > warnSteps) {
+  if (embeddedSteps > warnSteps || html.length > (options.warnBytes ?? DEFAULT_WARN_BYTES)) {
     warnings.push(
       `the page embeds ${embeddedSteps} steps (${(html.length / 1048576).toFixed(0)} MB): a browser takes long to open and verify it; ` +
         `embed a window with --max-steps N (the last N steps, or from --from SEQ)`,
