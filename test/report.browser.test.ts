@@ -696,14 +696,19 @@ describe('the Ed25519 signature checked in the page', () => {
 
   it('without a key: not green, says the signature is NOT checked; the signer’s pasted key makes it hold', async () => {
     const page = await reportOf(receipt, 'sig-nokey');
-    expect(await rootData(page)).toMatchObject({ verified: 'true', signature: 'not_checked' });
+    expect(await rootData(page)).toMatchObject({
+      verified: 'false',
+      signature: 'not_checked',
+      firstFaultKind: 'no_trusted_key',
+    });
     expect(await page.getAttribute('#status', 'class')).toBe('status warn');
-    expect(await page.textContent('#status-title')).toContain('receipt signature NOT checked');
+    expect(await page.textContent('#status-title')).toContain('signature was NOT checked');
     const pub = parsePublicKey(Buffer.from(signer.publicKeyPem), 'signer');
     expect(await paste(page, signer.publicKeyPem)).toMatchObject({
       pastedKey: 'holds',
       signature: 'verified',
       signatureKey: pub.keyId,
+      verified: 'true',
     });
     expect(await page.textContent('#signature-result')).toContain(`holds under key ${pub.keyId}`);
     expect(await page.getAttribute('#status', 'class')).toBe('status ok');
@@ -735,7 +740,7 @@ describe('the Ed25519 signature checked in the page', () => {
       ),
       'sig-tampered',
     );
-    expect(await rootData(page)).toMatchObject({ verified: 'true', signature: 'not_checked' });
+    expect(await rootData(page)).toMatchObject({ verified: 'false', signature: 'not_checked' });
     expect(await paste(page, signer.publicKeyPem)).toMatchObject({ pastedKey: 'fails', signature: 'not_checked' });
     await page.close();
 

@@ -758,23 +758,30 @@ export function startReport(doc: Document): void {
     root.setAttribute('data-verify-state', 'done');
     root.setAttribute('data-steps', String(steps));
     root.setAttribute('data-head-hash', r.head_hash);
-    if (errors.length === 0) {
-      const unchecked = signature === 'not_checked';
-      status.className = unchecked ? 'status warn' : 'status ok';
+    if (errors.length === 0 && signature === 'not_checked') {
+      // One meaning of "signed" (docs/receipts.md): a signature nobody checked is never a green verdict, nor
+      // tampering. A key pasted below that verifies it makes the verdict green.
+      status.className = 'status warn';
+      title.textContent = '⚠ Chain intact, but the signature was NOT checked';
+      statusDetail.textContent =
+        `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no public key was given: ` +
+        'who signed it is not established. Paste the signer’s public key below to check it here, offline.';
+      faultList.textContent = '';
+      root.setAttribute('data-verified', 'false');
+      root.setAttribute('data-first-fault-kind', 'no_trusted_key');
+      root.setAttribute('data-fault-count', '1');
+      root.removeAttribute('data-first-fault-line');
+    } else if (errors.length === 0) {
+      status.className = 'status ok';
       const what =
         win === null
           ? `${plural(r.steps, 'step')} verified in this browser`
           : `steps ${fmtInt(win.first_seq)}–${fmtInt(win.first_seq + Math.max(0, r.steps - 1))} of ${fmtInt(win.total_steps)} verified in this browser`;
-      title.textContent = unchecked
-        ? `Chain intact: ${what}; receipt signature NOT checked`
-        : `✓ Chain intact: ${what}${signature === 'verified' ? '; signature verified' : ''}`;
+      title.textContent = `✓ Chain intact: ${what}${signature === 'verified' ? '; signature verified' : ''}`;
       statusDetail.textContent =
-        (win === null
+        win === null
           ? `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.`
-          : `Every embedded step hash was recomputed and every link checked, from the generator-verified step_hash ${win.anchor_hash} to head ${r.head_hash}. The ${fmtInt(win.total_steps - r.steps)} steps outside the window are not in this file.`) +
-        (unchecked
-          ? ' The receipt is signed, but no public key was given: paste the signer’s key below to check it.'
-          : '');
+          : `Every embedded step hash was recomputed and every link checked, from the generator-verified step_hash ${win.anchor_hash} to head ${r.head_hash}. The ${fmtInt(win.total_steps - r.steps)} steps outside the window are not in this file.`;
       faultList.textContent = '';
       root.setAttribute('data-verified', 'true');
       for (const a of ['data-first-fault-kind', 'data-first-fault-line', 'data-fault-count']) root.removeAttribute(a);
