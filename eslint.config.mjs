@@ -12,6 +12,7 @@ export default tseslint.config(
       'node_modules/**',
       '.bench/**',
       'src/journal/wasm/scan-wasm.generated.ts',
+      'src/report/client/page-script.generated.ts',
       'src/journal/wasm/assembly/**',
       'examples/**',
     ],

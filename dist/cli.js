@@ -1418,6 +1418,36 @@ module.exports = require("util");
 /******/ 		};
 /******/ 	})();
 /******/ 	
+/******/ 	/* webpack/runtime/create fake namespace object */
+/******/ 	(() => {
+/******/ 		var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 		var leafPrototypes;
+/******/ 		// create a fake namespace object
+/******/ 		// mode & 1: value is a module id, require it
+/******/ 		// mode & 2: merge all properties of value into the ns
+/******/ 		// mode & 4: return value when already ns object
+/******/ 		// mode & 16: return value when it's Promise-like
+/******/ 		// mode & 8|1: behave like require
+/******/ 		__nccwpck_require__.t = function(value, mode) {
+/******/ 			if(mode & 1) value = this(value);
+/******/ 			if(mode & 8) return value;
+/******/ 			if(typeof value === 'object' && value) {
+/******/ 				if((mode & 4) && value.__esModule) return value;
+/******/ 				if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 			}
+/******/ 			var ns = Object.create(null);
+/******/ 			__nccwpck_require__.r(ns);
+/******/ 			var def = {};
+/******/ 			leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 			for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 				Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 			}
+/******/ 			def['default'] = () => (value);
+/******/ 			__nccwpck_require__.d(ns, def);
+/******/ 			return ns;
+/******/ 		};
+/******/ 	})();
+/******/ 	
 /******/ 	/* webpack/runtime/define property getters */
 /******/ 	(() => {
 /******/ 		// define getter functions for harmony exports
@@ -1433,6 +1463,17 @@ module.exports = require("util");
 /******/ 	/* webpack/runtime/hasOwnProperty shorthand */
 /******/ 	(() => {
 /******/ 		__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/make namespace object */
+/******/ 	(() => {
+/******/ 		// define __esModule on exports
+/******/ 		__nccwpck_require__.r = (exports) => {
+/******/ 			if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 				Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 			}
+/******/ 			Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 		};
 /******/ 	})();
 /******/ 	
 /************************************************************************/
@@ -11298,7 +11339,6 @@ class ReceiptFormatError extends errors_IntegrityError {
     }
 }
 const tar_BLOCK = 512;
-const RECORD = 20 * tar_BLOCK;
 /** Default cap on a receipt's (decompressed) size: 1 GiB. */
 const DEFAULT_MAX_RECEIPT_BYTES = 1024 * 1024 * 1024;
 function field(h, off, len) {
@@ -11504,51 +11544,6 @@ function readTar(buf) {
         }
     }
 }
-function octal(h, off, len, value) {
-    // `len - 1` digits and a NUL, as GNU tar and Python write them.
-    h.write(value.toString(8).padStart(len - 1, '0'), off, len - 1, 'latin1');
-    h[off + len - 1] = 0;
-}
-/**
- * A deterministic ustar archive: members in the order given, mode 0644, uid/gid
- * 0, no user names, one mtime for all; two zero blocks and padding to a
- * 10240-byte record, as tar and Python's tarfile write.
- */
-function writeTar(members, mtime) {
-    const parts = [];
-    let total = 0;
-    for (const m of members) {
-        const nameBytes = Buffer.from(m.name, 'utf8');
-        if (nameBytes.length > 100 || /[^\x21-\x7e]/.test(m.name))
-            throw new Error(`tar writer: unsupported member name ${JSON.stringify(m.name)}`);
-        if (m.data.length >= 8 ** 11)
-            throw new Error(`tar writer: member ${m.name} is too large for a ustar header`);
-        const h = Buffer.alloc(tar_BLOCK);
-        nameBytes.copy(h, 0);
-        octal(h, 100, 8, 0o644);
-        octal(h, 108, 8, 0);
-        octal(h, 116, 8, 0);
-        octal(h, 124, 12, m.data.length);
-        octal(h, 136, 12, Math.max(0, Math.floor(mtime)));
-        h.fill(0x20, 148, 156);
-        h[156] = 0x30; // '0': regular file
-        h.write('ustar\0', 257, 'latin1');
-        h.write('00', 263, 'latin1');
-        let sum = 0;
-        for (let i = 0; i < tar_BLOCK; i++)
-            sum += h[i];
-        h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
-        const pad = (tar_BLOCK - (m.data.length % tar_BLOCK)) % tar_BLOCK;
-        parts.push(h, Buffer.from(m.data.buffer, m.data.byteOffset, m.data.length));
-        if (pad > 0)
-            parts.push(Buffer.alloc(pad));
-        total += tar_BLOCK + m.data.length + pad;
-    }
-    const end = 2 * tar_BLOCK;
-    const tail = end + ((RECORD - ((total + end) % RECORD)) % RECORD);
-    parts.push(Buffer.alloc(tail));
-    return Buffer.concat(parts, total + tail);
-}
 
 ;// CONCATENATED MODULE: ./src/receipt/manifest.ts
 
@@ -11672,6 +11667,85 @@ function parseManifest(bytes) {
         blob_digests: digests,
         format_version: FORMAT_VERSION,
     };
+}
+
+;// CONCATENATED MODULE: external "events"
+const external_events_namespaceObject = require("events");
+// EXTERNAL MODULE: external "fs"
+var external_fs_ = __nccwpck_require__(896);
+;// CONCATENATED MODULE: external "node:stream"
+const external_node_stream_namespaceObject = require("node:stream");
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = require("node:string_decoder");
+;// CONCATENATED MODULE: external "path"
+const external_path_namespaceObject = require("path");
+;// CONCATENATED MODULE: external "assert"
+const external_assert_namespaceObject = require("assert");
+;// CONCATENATED MODULE: external "buffer"
+const external_buffer_namespaceObject = require("buffer");
+;// CONCATENATED MODULE: external "zlib"
+const external_zlib_namespaceObject = require("zlib");
+var external_zlib_namespaceObject_0 = /*#__PURE__*/__nccwpck_require__.t(external_zlib_namespaceObject, 2);
+;// CONCATENATED MODULE: external "node:assert"
+const external_node_assert_namespaceObject = require("node:assert");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = require("node:fs/promises");
+;// CONCATENATED MODULE: ./node_modules/tar/dist/esm/index.min.js
+var index_min_zr=Object.defineProperty;var index_min_Ur=(s,t)=>{for(var e in t)index_min_zr(s,e,{get:t[e],enumerable:!0})};var index_min_Ds=typeof process=="object"&&process?process:{stdout:null,stderr:null},index_min_Wr=s=>!!s&&typeof s=="object"&&(s instanceof index_min_A||s instanceof external_node_stream_namespaceObject||index_min_Gr(s)||index_min_Zr(s)),index_min_Gr=s=>!!s&&typeof s=="object"&&s instanceof external_node_events_namespaceObject.EventEmitter&&typeof s.pipe=="function"&&s.pipe!==external_node_stream_namespaceObject.Writable.prototype.pipe,index_min_Zr=s=>!!s&&typeof s=="object"&&s instanceof external_node_events_namespaceObject.EventEmitter&&typeof s.write=="function"&&typeof s.end=="function",index_min_Q=Symbol("EOF"),index_min_J=Symbol("maybeEmitEnd"),index_min_nt=Symbol("emittedEnd"),index_min_De=Symbol("emittingEnd"),index_min_qt=Symbol("emittedError"),index_min_Ne=Symbol("closed"),index_min_Ns=Symbol("read"),index_min_Ae=Symbol("flush"),index_min_As=Symbol("flushChunk"),index_min_z=Symbol("encoding"),index_min_vt=Symbol("decoder"),index_min_g=Symbol("flowing"),index_min_Qt=Symbol("paused"),index_min_Bt=Symbol("resume"),index_min_b=Symbol("buffer"),index_min_N=Symbol("pipes"),index_min_=Symbol("bufferLength"),bi=Symbol("bufferPush"),index_min_Ie=Symbol("bufferShift"),index_min_L=Symbol("objectMode"),index_min_S=Symbol("destroyed"),_i=Symbol("error"),Oi=Symbol("emitData"),index_min_Is=Symbol("emitEnd"),Ti=Symbol("emitEnd2"),index_min_Z=Symbol("async"),xi=Symbol("abort"),Ce=Symbol("aborted"),index_min_Jt=Symbol("signal"),index_min_Rt=Symbol("dataListeners"),index_min_C=Symbol("discarded"),index_min_jt=s=>Promise.resolve().then(s),index_min_Yr=s=>s(),index_min_Kr=s=>s==="end"||s==="finish"||s==="prefinish",index_min_$r=s=>s instanceof ArrayBuffer||!!s&&typeof s=="object"&&s.constructor&&s.constructor.name==="ArrayBuffer"&&s.byteLength>=0,index_min_Vr=s=>!Buffer.isBuffer(s)&&ArrayBuffer.isView(s),index_min_Fe=class{src;dest;opts;ondrain;constructor(t,e,i){this.src=t,this.dest=e,this.opts=i,this.ondrain=()=>t[index_min_Bt](),this.dest.on("drain",this.ondrain)}unpipe(){this.dest.removeListener("drain",this.ondrain)}proxyErrors(t){}end(){this.unpipe(),this.opts.end&&this.dest.end()}},Li=class extends index_min_Fe{unpipe(){this.src.removeListener("error",this.proxyErrors),super.unpipe()}constructor(t,e,i){super(t,e,i),this.proxyErrors=r=>this.dest.emit("error",r),t.on("error",this.proxyErrors)}},index_min_Xr=s=>!!s.objectMode,index_min_qr=s=>!s.objectMode&&!!s.encoding&&s.encoding!=="buffer",index_min_A=class extends external_node_events_namespaceObject.EventEmitter{[index_min_g]=!1;[index_min_Qt]=!1;[index_min_N]=[];[index_min_b]=[];[index_min_L];[index_min_z];[index_min_Z];[index_min_vt];[index_min_Q]=!1;[index_min_nt]=!1;[index_min_De]=!1;[index_min_Ne]=!1;[index_min_qt]=null;[index_min_]=0;[index_min_S]=!1;[index_min_Jt];[Ce]=!1;[index_min_Rt]=0;[index_min_C]=!1;writable=!0;readable=!0;constructor(...t){let e=t[0]||{};if(super(),e.objectMode&&typeof e.encoding=="string")throw new TypeError("Encoding and objectMode may not be used together");index_min_Xr(e)?(this[index_min_L]=!0,this[index_min_z]=null):index_min_qr(e)?(this[index_min_z]=e.encoding,this[index_min_L]=!1):(this[index_min_L]=!1,this[index_min_z]=null),this[index_min_Z]=!!e.async,this[index_min_vt]=this[index_min_z]?new external_node_string_decoder_namespaceObject.StringDecoder(this[index_min_z]):null,e&&e.debugExposeBuffer===!0&&Object.defineProperty(this,"buffer",{get:()=>this[index_min_b]}),e&&e.debugExposePipes===!0&&Object.defineProperty(this,"pipes",{get:()=>this[index_min_N]});let{signal:i}=e;i&&(this[index_min_Jt]=i,i.aborted?this[xi]():i.addEventListener("abort",()=>this[xi]()))}get bufferLength(){return this[index_min_]}get encoding(){return this[index_min_z]}set encoding(t){throw new Error("Encoding must be set at instantiation time")}setEncoding(t){throw new Error("Encoding must be set at instantiation time")}get objectMode(){return this[index_min_L]}set objectMode(t){throw new Error("objectMode must be set at instantiation time")}get async(){return this[index_min_Z]}set async(t){this[index_min_Z]=this[index_min_Z]||!!t}[xi](){this[Ce]=!0,this.emit("abort",this[index_min_Jt]?.reason),this.destroy(this[index_min_Jt]?.reason)}get aborted(){return this[Ce]}set aborted(t){}write(t,e,i){if(this[Ce])return!1;if(this[index_min_Q])throw new Error("write after end");if(this[index_min_S])return this.emit("error",Object.assign(new Error("Cannot call write after a stream was destroyed"),{code:"ERR_STREAM_DESTROYED"})),!0;typeof e=="function"&&(i=e,e="utf8"),e||(e="utf8");let r=this[index_min_Z]?index_min_jt:index_min_Yr;if(!this[index_min_L]&&!Buffer.isBuffer(t)){if(index_min_Vr(t))t=Buffer.from(t.buffer,t.byteOffset,t.byteLength);else if(index_min_$r(t))t=Buffer.from(t);else if(typeof t!="string")throw new Error("Non-contiguous data written to non-objectMode stream")}return this[index_min_L]?(this[index_min_g]&&this[index_min_]!==0&&this[index_min_Ae](!0),this[index_min_g]?this.emit("data",t):this[bi](t),this[index_min_]!==0&&this.emit("readable"),i&&r(i),this[index_min_g]):t.length?(typeof t=="string"&&!(e===this[index_min_z]&&!this[index_min_vt]?.lastNeed)&&(t=Buffer.from(t,e)),Buffer.isBuffer(t)&&this[index_min_z]&&(t=this[index_min_vt].write(t)),this[index_min_g]&&this[index_min_]!==0&&this[index_min_Ae](!0),this[index_min_g]?this.emit("data",t):this[bi](t),this[index_min_]!==0&&this.emit("readable"),i&&r(i),this[index_min_g]):(this[index_min_]!==0&&this.emit("readable"),i&&r(i),this[index_min_g])}read(t){if(this[index_min_S])return null;if(this[index_min_C]=!1,this[index_min_]===0||t===0||t&&t>this[index_min_])return this[index_min_J](),null;this[index_min_L]&&(t=null),this[index_min_b].length>1&&!this[index_min_L]&&(this[index_min_b]=[this[index_min_z]?this[index_min_b].join(""):Buffer.concat(this[index_min_b],this[index_min_])]);let e=this[index_min_Ns](t||null,this[index_min_b][0]);return this[index_min_J](),e}[index_min_Ns](t,e){if(this[index_min_L])this[index_min_Ie]();else{let i=e;t===i.length||t===null?this[index_min_Ie]():typeof i=="string"?(this[index_min_b][0]=i.slice(t),e=i.slice(0,t),this[index_min_]-=t):(this[index_min_b][0]=i.subarray(t),e=i.subarray(0,t),this[index_min_]-=t)}return this.emit("data",e),!this[index_min_b].length&&!this[index_min_Q]&&this.emit("drain"),e}end(t,e,i){return typeof t=="function"&&(i=t,t=void 0),typeof e=="function"&&(i=e,e="utf8"),t!==void 0&&this.write(t,e),i&&this.once("end",i),this[index_min_Q]=!0,this.writable=!1,(this[index_min_g]||!this[index_min_Qt])&&this[index_min_J](),this}[index_min_Bt](){this[index_min_S]||(!this[index_min_Rt]&&!this[index_min_N].length&&(this[index_min_C]=!0),this[index_min_Qt]=!1,this[index_min_g]=!0,this.emit("resume"),this[index_min_b].length?this[index_min_Ae]():this[index_min_Q]?this[index_min_J]():this.emit("drain"))}resume(){return this[index_min_Bt]()}pause(){this[index_min_g]=!1,this[index_min_Qt]=!0,this[index_min_C]=!1}get destroyed(){return this[index_min_S]}get flowing(){return this[index_min_g]}get paused(){return this[index_min_Qt]}[bi](t){this[index_min_L]?this[index_min_]+=1:this[index_min_]+=t.length,this[index_min_b].push(t)}[index_min_Ie](){return this[index_min_L]?this[index_min_]-=1:this[index_min_]-=this[index_min_b][0].length,this[index_min_b].shift()}[index_min_Ae](t=!1){do;while(this[index_min_As](this[index_min_Ie]())&&this[index_min_b].length);!t&&!this[index_min_b].length&&!this[index_min_Q]&&this.emit("drain")}[index_min_As](t){return this.emit("data",t),this[index_min_g]}pipe(t,e){if(this[index_min_S])return t;this[index_min_C]=!1;let i=this[index_min_nt];return e=e||{},t===index_min_Ds.stdout||t===index_min_Ds.stderr?e.end=!1:e.end=e.end!==!1,e.proxyErrors=!!e.proxyErrors,i?e.end&&t.end():(this[index_min_N].push(e.proxyErrors?new Li(this,t,e):new index_min_Fe(this,t,e)),this[index_min_Z]?index_min_jt(()=>this[index_min_Bt]()):this[index_min_Bt]()),t}unpipe(t){let e=this[index_min_N].find(i=>i.dest===t);e&&(this[index_min_N].length===1?(this[index_min_g]&&this[index_min_Rt]===0&&(this[index_min_g]=!1),this[index_min_N]=[]):this[index_min_N].splice(this[index_min_N].indexOf(e),1),e.unpipe())}addListener(t,e){return this.on(t,e)}on(t,e){let i=super.on(t,e);if(t==="data")this[index_min_C]=!1,this[index_min_Rt]++,!this[index_min_N].length&&!this[index_min_g]&&this[index_min_Bt]();else if(t==="readable"&&this[index_min_]!==0)super.emit("readable");else if(index_min_Kr(t)&&this[index_min_nt])super.emit(t),this.removeAllListeners(t);else if(t==="error"&&this[index_min_qt]){let r=e;this[index_min_Z]?index_min_jt(()=>r.call(this,this[index_min_qt])):r.call(this,this[index_min_qt])}return i}removeListener(t,e){return this.off(t,e)}off(t,e){let i=super.off(t,e);return t==="data"&&(this[index_min_Rt]=this.listeners("data").length,this[index_min_Rt]===0&&!this[index_min_C]&&!this[index_min_N].length&&(this[index_min_g]=!1)),i}removeAllListeners(t){let e=super.removeAllListeners(t);return(t==="data"||t===void 0)&&(this[index_min_Rt]=0,!this[index_min_C]&&!this[index_min_N].length&&(this[index_min_g]=!1)),e}get emittedEnd(){return this[index_min_nt]}[index_min_J](){!this[index_min_De]&&!this[index_min_nt]&&!this[index_min_S]&&this[index_min_b].length===0&&this[index_min_Q]&&(this[index_min_De]=!0,this.emit("end"),this.emit("prefinish"),this.emit("finish"),this[index_min_Ne]&&this.emit("close"),this[index_min_De]=!1)}emit(t,...e){let i=e[0];if(t!=="error"&&t!=="close"&&t!==index_min_S&&this[index_min_S])return!1;if(t==="data")return!this[index_min_L]&&!i?!1:this[index_min_Z]?(index_min_jt(()=>this[Oi](i)),!0):this[Oi](i);if(t==="end")return this[index_min_Is]();if(t==="close"){if(this[index_min_Ne]=!0,!this[index_min_nt]&&!this[index_min_S])return!1;let n=super.emit("close");return this.removeAllListeners("close"),n}else if(t==="error"){this[index_min_qt]=i,super.emit(_i,i);let n=!this[index_min_Jt]||this.listeners("error").length?super.emit("error",i):!1;return this[index_min_J](),n}else if(t==="resume"){let n=super.emit("resume");return this[index_min_J](),n}else if(t==="finish"||t==="prefinish"){let n=super.emit(t);return this.removeAllListeners(t),n}let r=super.emit(t,...e);return this[index_min_J](),r}[Oi](t){for(let i of this[index_min_N])i.dest.write(t)===!1&&this.pause();let e=this[index_min_C]?!1:super.emit("data",t);return this[index_min_J](),e}[index_min_Is](){return this[index_min_nt]?!1:(this[index_min_nt]=!0,this.readable=!1,this[index_min_Z]?(index_min_jt(()=>this[Ti]()),!0):this[Ti]())}[Ti](){if(this[index_min_vt]){let e=this[index_min_vt].end();if(e){for(let i of this[index_min_N])i.dest.write(e);this[index_min_C]||super.emit("data",e)}}for(let e of this[index_min_N])e.end();let t=super.emit("end");return this.removeAllListeners("end"),t}async collect(){let t=Object.assign([],{dataLength:0});this[index_min_L]||(t.dataLength=0);let e=this.promise();return this.on("data",i=>{t.push(i),this[index_min_L]||(t.dataLength+=i.length)}),await e,t}async concat(){if(this[index_min_L])throw new Error("cannot concat in objectMode");let t=await this.collect();return this[index_min_z]?t.join(""):Buffer.concat(t,t.dataLength)}async promise(){return new Promise((t,e)=>{this.on(index_min_S,()=>e(new Error("stream destroyed"))),this.on("error",i=>e(i)),this.on("end",()=>t())})}[Symbol.asyncIterator](){this[index_min_C]=!1;let t=!1,e=async()=>(this.pause(),t=!0,{value:void 0,done:!0});return{next:()=>{if(t)return e();let r=this.read();if(r!==null)return Promise.resolve({done:!1,value:r});if(this[index_min_Q])return e();let n,o,h=d=>{this.off("data",a),this.off("end",l),this.off(index_min_S,c),e(),o(d)},a=d=>{this.off("error",h),this.off("end",l),this.off(index_min_S,c),this.pause(),n({value:d,done:!!this[index_min_Q]})},l=()=>{this.off("error",h),this.off("data",a),this.off(index_min_S,c),e(),n({done:!0,value:void 0})},c=()=>h(new Error("stream destroyed"));return new Promise((d,y)=>{o=y,n=d,this.once(index_min_S,c),this.once("error",h),this.once("end",l),this.once("data",a)})},throw:e,return:e,[Symbol.asyncIterator](){return this},[Symbol.asyncDispose]:async()=>{}}}[Symbol.iterator](){this[index_min_C]=!1;let t=!1,e=()=>(this.pause(),this.off(_i,e),this.off(index_min_S,e),this.off("end",e),t=!0,{done:!0,value:void 0}),i=()=>{if(t)return e();let r=this.read();return r===null?e():{done:!1,value:r}};return this.once("end",e),this.once(_i,e),this.once(index_min_S,e),{next:i,throw:e,return:e,[Symbol.iterator](){return this},[Symbol.dispose]:()=>{}}}destroy(t){if(this[index_min_S])return t?this.emit("error",t):this.emit(index_min_S),this;this[index_min_S]=!0,this[index_min_C]=!0,this[index_min_b].length=0,this[index_min_]=0;let e=this;return typeof e.close=="function"&&!this[index_min_Ne]&&e.close(),t?this.emit("error",t):this.emit(index_min_S),this}static get isStream(){return index_min_Wr}};var index_min_Jr=external_fs_.writev,index_min_ht=Symbol("_autoClose"),index_min_H=Symbol("_close"),index_min_te=Symbol("_ended"),index_min_u=Symbol("_fd"),Ni=Symbol("_finished"),index_min_tt=Symbol("_flags"),Ai=Symbol("_flush"),ki=Symbol("_handleChunk"),Mi=Symbol("_makeBuf"),index_min_ie=Symbol("_mode"),ke=Symbol("_needDrain"),index_min_Ut=Symbol("_onerror"),index_min_Ht=Symbol("_onopen"),Ii=Symbol("_onread"),index_min_Pt=Symbol("_onwrite"),index_min_at=Symbol("_open"),index_min_U=Symbol("_path"),index_min_ot=Symbol("_pos"),index_min_Y=Symbol("_queue"),index_min_zt=Symbol("_read"),Ci=Symbol("_readSize"),index_min_j=Symbol("_reading"),index_min_ee=Symbol("_remain"),Fi=Symbol("_size"),index_min_Me=Symbol("_write"),index_min_gt=Symbol("_writing"),ve=Symbol("_defaultFlag"),index_min_bt=Symbol("_errored"),index_min_t=class extends index_min_A{[index_min_bt]=!1;[index_min_u];[index_min_U];[Ci];[index_min_j]=!1;[Fi];[index_min_ee];[index_min_ht];constructor(t,e){if(e=e||{},super(e),this.readable=!0,this.writable=!1,typeof t!="string")throw new TypeError("path must be a string");this[index_min_bt]=!1,this[index_min_u]=typeof e.fd=="number"?e.fd:void 0,this[index_min_U]=t,this[Ci]=e.readSize||16*1024*1024,this[index_min_j]=!1,this[Fi]=typeof e.size=="number"?e.size:1/0,this[index_min_ee]=this[Fi],this[index_min_ht]=typeof e.autoClose=="boolean"?e.autoClose:!0,typeof this[index_min_u]=="number"?this[index_min_zt]():this[index_min_at]()}get fd(){return this[index_min_u]}get path(){return this[index_min_U]}write(){throw new TypeError("this is a readable stream")}end(){throw new TypeError("this is a readable stream")}[index_min_at](){external_fs_.open(this[index_min_U],"r",(t,e)=>this[index_min_Ht](t,e))}[index_min_Ht](t,e){t?this[index_min_Ut](t):(this[index_min_u]=e,this.emit("open",e),this[index_min_zt]())}[Mi](){return Buffer.allocUnsafe(Math.min(this[Ci],this[index_min_ee]))}[index_min_zt](){if(!this[index_min_j]){this[index_min_j]=!0;let t=this[Mi]();if(t.length===0)return process.nextTick(()=>this[Ii](null,0,t));external_fs_.read(this[index_min_u],t,0,t.length,null,(e,i,r)=>this[Ii](e,i,r))}}[Ii](t,e,i){this[index_min_j]=!1,t?this[index_min_Ut](t):this[ki](e,i)&&this[index_min_zt]()}[index_min_H](){if(this[index_min_ht]&&typeof this[index_min_u]=="number"){let t=this[index_min_u];this[index_min_u]=void 0,external_fs_.close(t,e=>e?this.emit("error",e):this.emit("close"))}}[index_min_Ut](t){this[index_min_j]=!0,this[index_min_H](),this.emit("error",t)}[ki](t,e){let i=!1;return this[index_min_ee]-=t,t>0&&(i=super.write(t<e.length?e.subarray(0,t):e)),(t===0||this[index_min_ee]<=0)&&(i=!1,this[index_min_H](),super.end()),i}emit(t,...e){switch(t){case"prefinish":case"finish":return!1;case"drain":return typeof this[index_min_u]=="number"&&this[index_min_zt](),!1;case"error":return this[index_min_bt]?!1:(this[index_min_bt]=!0,super.emit(t,...e));default:return super.emit(t,...e)}}},index_min_Be=class extends index_min_t{[index_min_at](){let t=!0;try{this[index_min_Ht](null,external_fs_.openSync(this[index_min_U],"r")),t=!1}finally{t&&this[index_min_H]()}}[index_min_zt](){let t=!0;try{if(!this[index_min_j]){this[index_min_j]=!0;do{let e=this[Mi](),i=e.length===0?0:external_fs_.readSync(this[index_min_u],e,0,e.length,null);if(!this[ki](i,e))break}while(!0);this[index_min_j]=!1}t=!1}finally{t&&this[index_min_H]()}}[index_min_H](){if(this[index_min_ht]&&typeof this[index_min_u]=="number"){let t=this[index_min_u];this[index_min_u]=void 0,external_fs_.closeSync(t),this.emit("close")}}},index_min_et=class extends external_events_namespaceObject{readable=!1;writable=!0;[index_min_bt]=!1;[index_min_gt]=!1;[index_min_te]=!1;[index_min_Y]=[];[ke]=!1;[index_min_U];[index_min_ie];[index_min_ht];[index_min_u];[ve];[index_min_tt];[Ni]=!1;[index_min_ot];constructor(t,e){e=e||{},super(e),this[index_min_U]=t,this[index_min_u]=typeof e.fd=="number"?e.fd:void 0,this[index_min_ie]=e.mode===void 0?438:e.mode,this[index_min_ot]=typeof e.start=="number"?e.start:void 0,this[index_min_ht]=typeof e.autoClose=="boolean"?e.autoClose:!0;let i=this[index_min_ot]!==void 0?"r+":"w";this[ve]=e.flags===void 0,this[index_min_tt]=e.flags===void 0?i:e.flags,this[index_min_u]===void 0&&this[index_min_at]()}emit(t,...e){if(t==="error"){if(this[index_min_bt])return!1;this[index_min_bt]=!0}return super.emit(t,...e)}get fd(){return this[index_min_u]}get path(){return this[index_min_U]}[index_min_Ut](t){this[index_min_H](),this[index_min_gt]=!0,this.emit("error",t)}[index_min_at](){external_fs_.open(this[index_min_U],this[index_min_tt],this[index_min_ie],(t,e)=>this[index_min_Ht](t,e))}[index_min_Ht](t,e){this[ve]&&this[index_min_tt]==="r+"&&t&&t.code==="ENOENT"?(this[index_min_tt]="w",this[index_min_at]()):t?this[index_min_Ut](t):(this[index_min_u]=e,this.emit("open",e),this[index_min_gt]||this[Ai]())}end(t,e){return t&&this.write(t,e),this[index_min_te]=!0,!this[index_min_gt]&&!this[index_min_Y].length&&typeof this[index_min_u]=="number"&&this[index_min_Pt](null,0),this}write(t,e){return typeof t=="string"&&(t=Buffer.from(t,e)),this[index_min_te]?(this.emit("error",new Error("write() after end()")),!1):this[index_min_u]===void 0||this[index_min_gt]||this[index_min_Y].length?(this[index_min_Y].push(t),this[ke]=!0,!1):(this[index_min_gt]=!0,this[index_min_Me](t),!0)}[index_min_Me](t){external_fs_.write(this[index_min_u],t,0,t.length,this[index_min_ot],(e,i)=>this[index_min_Pt](e,i))}[index_min_Pt](t,e){t?this[index_min_Ut](t):(this[index_min_ot]!==void 0&&typeof e=="number"&&(this[index_min_ot]+=e),this[index_min_Y].length?this[Ai]():(this[index_min_gt]=!1,this[index_min_te]&&!this[Ni]?(this[Ni]=!0,this[index_min_H](),this.emit("finish")):this[ke]&&(this[ke]=!1,this.emit("drain"))))}[Ai](){if(this[index_min_Y].length===0)this[index_min_te]&&this[index_min_Pt](null,0);else if(this[index_min_Y].length===1)this[index_min_Me](this[index_min_Y].pop());else{let t=this[index_min_Y];this[index_min_Y]=[],index_min_Jr(this[index_min_u],t,this[index_min_ot],(e,i)=>this[index_min_Pt](e,i))}}[index_min_H](){if(this[index_min_ht]&&typeof this[index_min_u]=="number"){let t=this[index_min_u];this[index_min_u]=void 0,external_fs_.close(t,e=>e?this.emit("error",e):this.emit("close"))}}},index_min_Wt=class extends index_min_et{[index_min_at](){let t;if(this[ve]&&this[index_min_tt]==="r+")try{t=external_fs_.openSync(this[index_min_U],this[index_min_tt],this[index_min_ie])}catch(e){if(e?.code==="ENOENT")return this[index_min_tt]="w",this[index_min_at]();throw e}else t=external_fs_.openSync(this[index_min_U],this[index_min_tt],this[index_min_ie]);this[index_min_Ht](null,t)}[index_min_H](){if(this[index_min_ht]&&typeof this[index_min_u]=="number"){let t=this[index_min_u];this[index_min_u]=void 0,external_fs_.closeSync(t),this.emit("close")}}[index_min_Me](t){let e=!0;try{this[index_min_Pt](null,external_fs_.writeSync(this[index_min_u],t,0,t.length,this[index_min_ot])),e=!1}finally{if(e)try{this[index_min_H]()}catch{}}}};var index_min_jr=new Map([["C","cwd"],["f","file"],["z","gzip"],["P","preservePaths"],["U","unlink"],["strip-components","strip"],["stripComponents","strip"],["keep-newer","newer"],["keepNewer","newer"],["keep-newer-files","newer"],["keepNewerFiles","newer"],["k","keep"],["keep-existing","keep"],["keepExisting","keep"],["m","noMtime"],["no-mtime","noMtime"],["p","preserveOwner"],["L","follow"],["h","follow"],["onentry","onReadEntry"]]),index_min_Fs=s=>!!s.sync&&!!s.file,index_min_ks=s=>!s.sync&&!!s.file,index_min_Ms=s=>!!s.sync&&!s.file,index_min_vs=s=>!s.sync&&!s.file;var index_min_Bs=s=>!!s.file;var index_min_tn=s=>{let t=index_min_jr.get(s);return t||s},index_min_se=(s={})=>{if(!s)return{};let t={};for(let[e,i]of Object.entries(s)){let r=index_min_tn(e);t[r]=i}return t.chmod===void 0&&t.noChmod===!1&&(t.chmod=!0),delete t.noChmod,t};var index_min_K=(s,t,e,i,r)=>Object.assign((n=[],o,h)=>{Array.isArray(n)&&(o=n,n={}),typeof o=="function"&&(h=o,o=void 0),o=o?Array.from(o):[];let a=index_min_se(n);if(r?.(a,o),index_min_Fs(a)){if(typeof h=="function")throw new TypeError("callback not supported for sync tar functions");return s(a,o)}else if(index_min_ks(a)){let l=t(a,o);return h?l.then(()=>h(),h):l}else if(index_min_Ms(a)){if(typeof h=="function")throw new TypeError("callback not supported for sync tar functions");return e(a,o)}else if(index_min_vs(a)){if(typeof h=="function")throw new TypeError("callback only supported with file option");return i(a,o)}throw new Error("impossible options??")},{syncFile:s,asyncFile:t,syncNoFile:e,asyncNoFile:i,validate:r});var index_min_sn=external_zlib_namespaceObject.constants||{ZLIB_VERNUM:4736},index_min_v=Object.freeze(Object.assign(Object.create(null),{Z_NO_FLUSH:0,Z_PARTIAL_FLUSH:1,Z_SYNC_FLUSH:2,Z_FULL_FLUSH:3,Z_FINISH:4,Z_BLOCK:5,Z_OK:0,Z_STREAM_END:1,Z_NEED_DICT:2,Z_ERRNO:-1,Z_STREAM_ERROR:-2,Z_DATA_ERROR:-3,Z_MEM_ERROR:-4,Z_BUF_ERROR:-5,Z_VERSION_ERROR:-6,Z_NO_COMPRESSION:0,Z_BEST_SPEED:1,Z_BEST_COMPRESSION:9,Z_DEFAULT_COMPRESSION:-1,Z_FILTERED:1,Z_HUFFMAN_ONLY:2,Z_RLE:3,Z_FIXED:4,Z_DEFAULT_STRATEGY:0,DEFLATE:1,INFLATE:2,GZIP:3,GUNZIP:4,DEFLATERAW:5,INFLATERAW:6,UNZIP:7,BROTLI_DECODE:8,BROTLI_ENCODE:9,Z_MIN_WINDOWBITS:8,Z_MAX_WINDOWBITS:15,Z_DEFAULT_WINDOWBITS:15,Z_MIN_CHUNK:64,Z_MAX_CHUNK:1/0,Z_DEFAULT_CHUNK:16384,Z_MIN_MEMLEVEL:1,Z_MAX_MEMLEVEL:9,Z_DEFAULT_MEMLEVEL:8,Z_MIN_LEVEL:-1,Z_MAX_LEVEL:9,Z_DEFAULT_LEVEL:-1,BROTLI_OPERATION_PROCESS:0,BROTLI_OPERATION_FLUSH:1,BROTLI_OPERATION_FINISH:2,BROTLI_OPERATION_EMIT_METADATA:3,BROTLI_MODE_GENERIC:0,BROTLI_MODE_TEXT:1,BROTLI_MODE_FONT:2,BROTLI_DEFAULT_MODE:0,BROTLI_MIN_QUALITY:0,BROTLI_MAX_QUALITY:11,BROTLI_DEFAULT_QUALITY:11,BROTLI_MIN_WINDOW_BITS:10,BROTLI_MAX_WINDOW_BITS:24,BROTLI_LARGE_MAX_WINDOW_BITS:30,BROTLI_DEFAULT_WINDOW:22,BROTLI_MIN_INPUT_BLOCK_BITS:16,BROTLI_MAX_INPUT_BLOCK_BITS:24,BROTLI_PARAM_MODE:0,BROTLI_PARAM_QUALITY:1,BROTLI_PARAM_LGWIN:2,BROTLI_PARAM_LGBLOCK:3,BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING:4,BROTLI_PARAM_SIZE_HINT:5,BROTLI_PARAM_LARGE_WINDOW:6,BROTLI_PARAM_NPOSTFIX:7,BROTLI_PARAM_NDIRECT:8,BROTLI_DECODER_RESULT_ERROR:0,BROTLI_DECODER_RESULT_SUCCESS:1,BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:2,BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:3,BROTLI_DECODER_PARAM_DISABLE_RING_BUFFER_REALLOCATION:0,BROTLI_DECODER_PARAM_LARGE_WINDOW:1,BROTLI_DECODER_NO_ERROR:0,BROTLI_DECODER_SUCCESS:1,BROTLI_DECODER_NEEDS_MORE_INPUT:2,BROTLI_DECODER_NEEDS_MORE_OUTPUT:3,BROTLI_DECODER_ERROR_FORMAT_EXUBERANT_NIBBLE:-1,BROTLI_DECODER_ERROR_FORMAT_RESERVED:-2,BROTLI_DECODER_ERROR_FORMAT_EXUBERANT_META_NIBBLE:-3,BROTLI_DECODER_ERROR_FORMAT_SIMPLE_HUFFMAN_ALPHABET:-4,BROTLI_DECODER_ERROR_FORMAT_SIMPLE_HUFFMAN_SAME:-5,BROTLI_DECODER_ERROR_FORMAT_CL_SPACE:-6,BROTLI_DECODER_ERROR_FORMAT_HUFFMAN_SPACE:-7,BROTLI_DECODER_ERROR_FORMAT_CONTEXT_MAP_REPEAT:-8,BROTLI_DECODER_ERROR_FORMAT_BLOCK_LENGTH_1:-9,BROTLI_DECODER_ERROR_FORMAT_BLOCK_LENGTH_2:-10,BROTLI_DECODER_ERROR_FORMAT_TRANSFORM:-11,BROTLI_DECODER_ERROR_FORMAT_DICTIONARY:-12,BROTLI_DECODER_ERROR_FORMAT_WINDOW_BITS:-13,BROTLI_DECODER_ERROR_FORMAT_PADDING_1:-14,BROTLI_DECODER_ERROR_FORMAT_PADDING_2:-15,BROTLI_DECODER_ERROR_FORMAT_DISTANCE:-16,BROTLI_DECODER_ERROR_DICTIONARY_NOT_SET:-19,BROTLI_DECODER_ERROR_INVALID_ARGUMENTS:-20,BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MODES:-21,BROTLI_DECODER_ERROR_ALLOC_TREE_GROUPS:-22,BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MAP:-25,BROTLI_DECODER_ERROR_ALLOC_RING_BUFFER_1:-26,BROTLI_DECODER_ERROR_ALLOC_RING_BUFFER_2:-27,BROTLI_DECODER_ERROR_ALLOC_BLOCK_TYPE_TREES:-30,BROTLI_DECODER_ERROR_UNREACHABLE:-31},index_min_sn));var index_min_rn=external_buffer_namespaceObject.Buffer.concat,index_min_zs=Object.getOwnPropertyDescriptor(external_buffer_namespaceObject.Buffer,"concat"),index_min_nn=s=>s,Bi=index_min_zs?.writable===!0||index_min_zs?.set!==void 0?s=>{external_buffer_namespaceObject.Buffer.concat=s?index_min_nn:index_min_rn}:s=>{},index_min_Tt=Symbol("_superWrite"),index_min_Gt=class extends Error{code;errno;constructor(t,e){super("zlib: "+t.message,{cause:t}),this.code=t.code,this.errno=t.errno,this.code||(this.code="ZLIB_ERROR"),this.message="zlib: "+t.message,Error.captureStackTrace(this,e??this.constructor)}get name(){return"ZlibError"}},Pi=Symbol("flushFlag"),index_min_re=class extends index_min_A{#t=!1;#i=!1;#s;#n;#r;#e;#o;get sawError(){return this.#t}get handle(){return this.#e}get flushFlag(){return this.#s}constructor(t,e){if(!t||typeof t!="object")throw new TypeError("invalid options for ZlibBase constructor");if(super(t),this.#s=t.flush??0,this.#n=t.finishFlush??0,this.#r=t.fullFlushFlag??0,typeof external_zlib_namespaceObject_0[e]!="function")throw new TypeError("Compression method not supported: "+e);try{this.#e=new external_zlib_namespaceObject_0[e](t)}catch(i){throw new index_min_Gt(i,this.constructor)}this.#o=i=>{this.#t||(this.#t=!0,this.close(),this.emit("error",i))},this.#e?.on("error",i=>this.#o(new index_min_Gt(i))),this.once("end",()=>this.close)}close(){this.#e&&(this.#e.close(),this.#e=void 0,this.emit("close"))}reset(){if(!this.#t)return external_assert_namespaceObject(this.#e,"zlib binding closed"),this.#e.reset?.()}flush(t){this.ended||(typeof t!="number"&&(t=this.#r),this.write(Object.assign(external_buffer_namespaceObject.Buffer.alloc(0),{[Pi]:t})))}end(t,e,i){return typeof t=="function"&&(i=t,e=void 0,t=void 0),typeof e=="function"&&(i=e,e=void 0),t&&(e?this.write(t,e):this.write(t)),this.flush(this.#n),this.#i=!0,super.end(i)}get ended(){return this.#i}[index_min_Tt](t){return super.write(t)}write(t,e,i){if(typeof e=="function"&&(i=e,e="utf8"),typeof t=="string"&&(t=external_buffer_namespaceObject.Buffer.from(t,e)),this.#t)return;external_assert_namespaceObject(this.#e,"zlib binding closed");let r=this.#e._handle,n=r.close;r.close=()=>{};let o=this.#e.close;this.#e.close=()=>{},Bi(!0);let h;try{let l=typeof t[Pi]=="number"?t[Pi]:this.#s;h=this.#e._processChunk(t,l),Bi(!1)}catch(l){Bi(!1),this.#o(new index_min_Gt(l,this.write))}finally{this.#e&&(this.#e._handle=r,r.close=n,this.#e.close=o,this.#e.removeAllListeners("error"))}this.#e&&this.#e.on("error",l=>this.#o(new index_min_Gt(l,this.write)));let a;if(h)if(Array.isArray(h)&&h.length>0){let l=h[0];a=this[index_min_Tt](external_buffer_namespaceObject.Buffer.from(l));for(let c=1;c<h.length;c++)a=this[index_min_Tt](h[c])}else a=this[index_min_Tt](external_buffer_namespaceObject.Buffer.from(h));return i&&i(),a}},index_min_Pe=class extends index_min_re{#t;#i;constructor(t,e){t=t||{},t.flush=t.flush||index_min_v.Z_NO_FLUSH,t.finishFlush=t.finishFlush||index_min_v.Z_FINISH,t.fullFlushFlag=index_min_v.Z_FULL_FLUSH,super(t,e),this.#t=t.level,this.#i=t.strategy}params(t,e){if(!this.sawError){if(!this.handle)throw new Error("cannot switch params when binding is closed");if(!this.handle.params)throw new Error("not supported in this implementation");if(this.#t!==t||this.#i!==e){this.flush(index_min_v.Z_SYNC_FLUSH),external_assert_namespaceObject(this.handle,"zlib binding closed");let i=this.handle.flush;this.handle.flush=(r,n)=>{typeof r=="function"&&(n=r,r=this.flushFlag),this.flush(r),n?.()};try{this.handle.params(t,e)}finally{this.handle.flush=i}this.handle&&(this.#t=t,this.#i=e)}}}};var index_min_ze=class extends index_min_Pe{#t;constructor(t){super(t,"Gzip"),this.#t=t&&!!t.portable}[index_min_Tt](t){return this.#t?(this.#t=!1,t[9]=255,super[index_min_Tt](t)):super[index_min_Tt](t)}};var index_min_Ue=class extends index_min_Pe{constructor(t){super(t,"Unzip")}},index_min_He=class extends index_min_re{constructor(t,e){t=t||{},t.flush=t.flush||index_min_v.BROTLI_OPERATION_PROCESS,t.finishFlush=t.finishFlush||index_min_v.BROTLI_OPERATION_FINISH,t.fullFlushFlag=index_min_v.BROTLI_OPERATION_FLUSH,super(t,e)}},index_min_We=class extends index_min_He{constructor(t){super(t,"BrotliCompress")}},index_min_Ge=class extends index_min_He{constructor(t){super(t,"BrotliDecompress")}},index_min_Ze=class extends index_min_re{constructor(t,e){t=t||{},t.flush=t.flush||index_min_v.ZSTD_e_continue,t.finishFlush=t.finishFlush||index_min_v.ZSTD_e_end,t.fullFlushFlag=index_min_v.ZSTD_e_flush,super(t,e)}},index_min_Ye=class extends index_min_Ze{constructor(t){super(t,"ZstdCompress")}},index_min_Ke=class extends index_min_Ze{constructor(t){super(t,"ZstdDecompress")}};var index_min_Us=(s,t)=>{if(Number.isSafeInteger(s))s<0?index_min_an(s,t):index_min_hn(s,t);else throw Error("cannot encode number outside of javascript safe integer range");return t},index_min_hn=(s,t)=>{t[0]=128;for(var e=t.length;e>1;e--)t[e-1]=s&255,s=Math.floor(s/256)},index_min_an=(s,t)=>{t[0]=255;var e=!1;s=s*-1;for(var i=t.length;i>1;i--){var r=s&255;s=Math.floor(s/256),e?t[i-1]=index_min_Ws(r):r===0?t[i-1]=0:(e=!0,t[i-1]=index_min_Gs(r))}},index_min_Hs=s=>{let t=s[0],e=t===128?index_min_cn(s.subarray(1,s.length)):t===255?index_min_ln(s):null;if(e===null)throw Error("invalid base256 encoding");if(!Number.isSafeInteger(e))throw Error("parsed number outside of javascript safe integer range");return e},index_min_ln=s=>{for(var t=s.length,e=0,i=!1,r=t-1;r>-1;r--){var n=Number(s[r]),o;i?o=index_min_Ws(n):n===0?o=n:(i=!0,o=index_min_Gs(n)),o!==0&&(e-=o*Math.pow(256,t-r-1))}return e},index_min_cn=s=>{for(var t=s.length,e=0,i=t-1;i>-1;i--){var r=Number(s[i]);r!==0&&(e+=r*Math.pow(256,t-i-1))}return e},index_min_Ws=s=>(255^s)&255,index_min_Gs=s=>(255^s)+1&255;var Hi={};index_min_Ur(Hi,{code:()=>index_min_$e,isCode:()=>index_min_ne,isName:()=>index_min_dn,name:()=>index_min_oe,normalFsTypes:()=>Ui});var index_min_ne=s=>index_min_oe.has(s),index_min_dn=s=>index_min_$e.has(s),Ui=new Set(["0","","1","2","3","4","5","6","7","D"]),index_min_oe=new Map([["0","File"],["","OldFile"],["1","Link"],["2","SymbolicLink"],["3","CharacterDevice"],["4","BlockDevice"],["5","Directory"],["6","FIFO"],["7","ContiguousFile"],["g","GlobalExtendedHeader"],["x","ExtendedHeader"],["A","SolarisACL"],["D","GNUDumpDir"],["I","Inode"],["K","NextFileHasLongLinkpath"],["L","NextFileHasLongPath"],["M","ContinuationFile"],["N","OldGnuLongPath"],["S","SparseFile"],["V","TapeVolumeHeader"],["X","OldExtendedHeader"]]),index_min_$e=new Map(Array.from(index_min_oe).map(s=>[s[1],s[0]]));var index_min_mn=s=>s===void 0||s<0?void 0:s,index_min_F=class{cksumValid=!1;needPax=!1;nullBlock=!1;block;path;mode;uid;gid;size;cksum;#t="Unsupported";linkpath;uname;gname;devmaj=0;devmin=0;atime;ctime;mtime;charset;comment;constructor(t,e=0,i,r){Buffer.isBuffer(t)?this.decode(t,e||0,i,r):t&&this.#i(t)}decode(t,e,i,r){if(e||(e=0),!t||!(t.length>=e+512))throw new Error("need 512 bytes for header");let n=index_min_xt(t,e+156,1),o=Ui.has(n),h=o?i:void 0,a=o?r:void 0;if(this.path=h?.path??index_min_xt(t,e,100),this.mode=h?.mode??a?.mode??index_min_lt(t,e+100,8),this.uid=h?.uid??a?.uid??index_min_lt(t,e+108,8),this.gid=h?.gid??a?.gid??index_min_lt(t,e+116,8),this.size=index_min_mn(h?.size??a?.size??index_min_lt(t,e+124,12)),this.mtime=h?.mtime??a?.mtime??Wi(t,e+136,12),this.cksum=index_min_lt(t,e+148,12),a&&this.#i(a,!0),h&&this.#i(h),index_min_ne(n)&&(this.#t=n||"0"),this.#t==="0"&&this.path.slice(-1)==="/"&&(this.#t="5"),this.#t==="5"&&(this.size=0),this.linkpath=index_min_xt(t,e+157,100),t.subarray(e+257,e+265).toString()==="ustar\x0000")if(this.uname=h?.uname??a?.uname??index_min_xt(t,e+265,32),this.gname=h?.gname??a?.gname??index_min_xt(t,e+297,32),this.devmaj=h?.devmaj??a?.devmaj??index_min_lt(t,e+329,8)??0,this.devmin=h?.devmin??a?.devmin??index_min_lt(t,e+337,8)??0,t[e+475]!==0){let c=index_min_xt(t,e+345,155);this.path=c+"/"+this.path}else{let c=index_min_xt(t,e+345,130);c&&(this.path=c+"/"+this.path),this.atime=i?.atime??r?.atime??Wi(t,e+476,12),this.ctime=i?.ctime??r?.ctime??Wi(t,e+488,12)}let l=256;for(let c=e;c<e+148;c++)l+=t[c];for(let c=e+156;c<e+512;c++)l+=t[c];this.cksumValid=l===this.cksum,this.cksum===void 0&&l===256&&(this.nullBlock=!0)}#i(t,e=!1){Object.assign(this,Object.fromEntries(Object.entries(t).filter(([i,r])=>!(r==null||i==="size"&&Number(r)<0||i==="path"&&e||i==="linkpath"&&e||i==="global"))))}encode(t,e=0){if(t||(t=this.block=Buffer.alloc(512)),this.#t==="Unsupported"&&(this.#t="0"),!(t.length>=e+512))throw new Error("need 512 bytes for header");let i=this.ctime||this.atime?130:155,r=index_min_un(this.path||"",i),n=r[0],o=r[1];this.needPax=!!r[2],this.needPax=index_min_Lt(t,e,100,n)||this.needPax,this.needPax=index_min_ct(t,e+100,8,this.mode)||this.needPax,this.needPax=index_min_ct(t,e+108,8,this.uid)||this.needPax,this.needPax=index_min_ct(t,e+116,8,this.gid)||this.needPax,this.needPax=index_min_ct(t,e+124,12,this.size)||this.needPax,this.needPax=Gi(t,e+136,12,this.mtime)||this.needPax,t[e+156]=Number(this.#t.codePointAt(0)),this.needPax=index_min_Lt(t,e+157,100,this.linkpath)||this.needPax,t.write("ustar\x0000",e+257,8),this.needPax=index_min_Lt(t,e+265,32,this.uname)||this.needPax,this.needPax=index_min_Lt(t,e+297,32,this.gname)||this.needPax,this.needPax=index_min_ct(t,e+329,8,this.devmaj)||this.needPax,this.needPax=index_min_ct(t,e+337,8,this.devmin)||this.needPax,this.needPax=index_min_Lt(t,e+345,i,o)||this.needPax,t[e+475]!==0?this.needPax=index_min_Lt(t,e+345,155,o)||this.needPax:(this.needPax=index_min_Lt(t,e+345,130,o)||this.needPax,this.needPax=Gi(t,e+476,12,this.atime)||this.needPax,this.needPax=Gi(t,e+488,12,this.ctime)||this.needPax);let h=256;for(let a=e;a<e+148;a++)h+=t[a];for(let a=e+156;a<e+512;a++)h+=t[a];return this.cksum=h,index_min_ct(t,e+148,8,this.cksum),this.cksumValid=!0,this.needPax}get type(){return this.#t==="Unsupported"?this.#t:index_min_oe.get(this.#t)}get typeKey(){return this.#t}set type(t){let e=String(index_min_$e.get(t));if(index_min_ne(e)||e==="Unsupported")this.#t=e;else if(index_min_ne(t))this.#t=t;else throw new TypeError("invalid entry type: "+t)}},index_min_un=(s,t)=>{let i=s,r="",n,o=external_node_path_namespaceObject.posix.parse(s).root||".";if(Buffer.byteLength(i)<100)n=[i,r,!1];else{r=external_node_path_namespaceObject.posix.dirname(i),i=external_node_path_namespaceObject.posix.basename(i);do Buffer.byteLength(i)<=100&&Buffer.byteLength(r)<=t?n=[i,r,!1]:Buffer.byteLength(i)>100&&Buffer.byteLength(r)<=t?n=[i.slice(0,99),r,!0]:(i=external_node_path_namespaceObject.posix.join(external_node_path_namespaceObject.posix.basename(r),i),r=external_node_path_namespaceObject.posix.dirname(r));while(r!==o&&n===void 0);n||(n=[s.slice(0,99),"",!0])}return n},index_min_xt=(s,t,e)=>s.subarray(t,t+e).toString("utf8").replace(/\0.*/,""),Wi=(s,t,e)=>index_min_pn(index_min_lt(s,t,e)),index_min_pn=s=>s===void 0?void 0:new Date(s*1e3),index_min_lt=(s,t,e)=>Number(s[t])&128?index_min_Hs(s.subarray(t,t+e)):index_min_wn(s,t,e),index_min_En=s=>isNaN(s)?void 0:s,index_min_wn=(s,t,e)=>index_min_En(parseInt(s.subarray(t,t+e).toString("utf8").replace(/\0.*$/,"").trim(),8)),index_min_Sn={12:8589934591,8:2097151},index_min_ct=(s,t,e,i)=>i===void 0?!1:i>index_min_Sn[e]||i<0?(index_min_Us(i,s.subarray(t,t+e)),!0):(index_min_yn(s,t,e,i),!1),index_min_yn=(s,t,e,i)=>s.write(index_min_Rn(i,e),t,e,"ascii"),index_min_Rn=(s,t)=>index_min_gn(Math.floor(s).toString(8),t),index_min_gn=(s,t)=>(s.length===t-1?s:new Array(t-s.length-1).join("0")+s+" ")+"\0",Gi=(s,t,e,i)=>i===void 0?!1:index_min_ct(s,t,e,i.getTime()/1e3),index_min_bn=new Array(156).join("\0"),index_min_Lt=(s,t,e,i)=>i===void 0?!1:(s.write(i+index_min_bn,t,e,"utf8"),i.length!==Buffer.byteLength(i)||i.length>e);var index_min_On=/^(?:0|[1-9]\d*)$/,index_min_ft=class s{atime;mtime;ctime;charset;comment;gid;uid;gname;uname;linkpath;dev;ino;nlink;path;size;mode;global;constructor(t,e=!1){this.atime=t.atime,this.charset=t.charset,this.comment=t.comment,this.ctime=t.ctime,this.dev=t.dev,this.gid=t.gid,this.global=e,this.gname=t.gname,this.ino=t.ino,this.linkpath=t.linkpath,this.mtime=t.mtime,this.nlink=t.nlink,this.path=t.path,this.size=t.size,this.uid=t.uid,this.uname=t.uname}encode(){let t=this.encodeBody();if(t==="")return Buffer.allocUnsafe(0);let e=Buffer.byteLength(t),i=512*Math.ceil(1+e/512),r=Buffer.allocUnsafe(i);for(let n=0;n<512;n++)r[n]=0;new index_min_F({path:("PaxHeader/"+(0,external_node_path_namespaceObject.basename)(this.path??"")).slice(0,99),mode:this.mode||420,uid:this.uid,gid:this.gid,size:e,mtime:this.mtime,type:this.global?"GlobalExtendedHeader":"ExtendedHeader",linkpath:"",uname:this.uname||"",gname:this.gname||"",devmaj:0,devmin:0,atime:this.atime,ctime:this.ctime}).encode(r),r.write(t,512,e,"utf8");for(let n=e+512;n<r.length;n++)r[n]=0;return r}encodeBody(){return this.encodeField("path")+this.encodeField("ctime")+this.encodeField("atime")+this.encodeField("dev")+this.encodeField("ino")+this.encodeField("nlink")+this.encodeField("charset")+this.encodeField("comment")+this.encodeField("gid")+this.encodeField("gname")+this.encodeField("linkpath")+this.encodeField("mtime")+this.encodeField("size")+this.encodeField("uid")+this.encodeField("uname")}encodeField(t){if(this[t]===void 0)return"";let e=this[t],i=e instanceof Date?e.getTime()/1e3:e,r=" "+(t==="dev"||t==="ino"||t==="nlink"?"SCHILY.":"")+t+"="+i+`
+`,n=Buffer.byteLength(r),o=Math.floor(Math.log(n)/Math.log(10))+1;return n+o>=Math.pow(10,o)&&(o+=1),o+n+r}static parse(t,e,i=!1){return new s(index_min_Tn(index_min_xn(t),e),i)}},index_min_Tn=(s,t)=>t?Object.assign({},t,s):s,index_min_xn=s=>s.replace(/\n$/,"").split(`
+`).reduce(index_min_Ln,Object.create(null)),index_min_Ln=(s,t)=>{let e=parseInt(t,10);if(e!==Buffer.byteLength(t)+1)return s;t=t.slice((e+" ").length);let i=t.split("="),r=i.shift();if(!r)return s;let n=r.replace(/^SCHILY\.(dev|ino|nlink)/,"$1"),o=i.join("=").replace(/\0.*/,"");switch(n){case"path":case"linkpath":case"type":case"charset":case"comment":case"gname":case"uname":s[n]=o;break;case"ctime":case"atime":case"mtime":s[n]=new Date(Number(o)*1e3);break;case"size":if(!index_min_On.test(o.trim()))break;let h=+o;if(!Number.isSafeInteger(h))break;s[n]=h;break;case"gid":case"uid":case"dev":case"ino":case"nlink":case"mode":s[n]=+o;break}return s};var index_min_Dn=process.env.TESTING_TAR_FAKE_PLATFORM||process.platform,index_min_f=index_min_Dn!=="win32"?s=>String(s):s=>String(s).replaceAll(/\\/g,"/");var index_min_Ve=class extends index_min_A{extended;globalExtended;header;startBlockSize;blockRemain;remain;type;meta=!1;ignore=!1;path;mode;uid;gid;uname;gname;size=0;mtime;atime;ctime;linkpath;dev;ino;nlink;invalid=!1;absolute;unsupported=!1;constructor(t,e,i){switch(super({}),this.pause(),this.extended=e,this.globalExtended=i,this.header=t,this.remain=t.size??0,this.startBlockSize=512*Math.ceil(this.remain/512),this.blockRemain=this.startBlockSize,this.type=t.type,this.type){case"File":case"OldFile":case"Link":case"SymbolicLink":case"CharacterDevice":case"BlockDevice":case"Directory":case"FIFO":case"ContiguousFile":case"GNUDumpDir":break;case"NextFileHasLongLinkpath":case"NextFileHasLongPath":case"OldGnuLongPath":case"GlobalExtendedHeader":case"ExtendedHeader":case"OldExtendedHeader":this.meta=!0;break;default:this.ignore=!0}if(!t.path)throw new Error("no path provided for tar.ReadEntry");this.path=index_min_f(t.path),this.mode=t.mode,this.mode&&(this.mode=this.mode&4095),this.uid=t.uid,this.gid=t.gid,this.uname=t.uname,this.gname=t.gname,this.size=this.remain,this.mtime=t.mtime,this.atime=t.atime,this.ctime=t.ctime,this.linkpath=t.linkpath?index_min_f(t.linkpath):void 0,this.uname=t.uname,this.gname=t.gname,e&&this.#t(e),i&&this.#t(i,!0)}write(t){let e=t.length;if(e>this.blockRemain)throw new Error("writing more to entry than is appropriate");let i=this.remain,r=this.blockRemain;return this.remain=Math.max(0,i-e),this.blockRemain=Math.max(0,r-e),this.ignore?!0:i>=e?super.write(t):super.write(t.subarray(0,i))}#t(t,e=!1){t.path&&(t.path=index_min_f(t.path)),t.linkpath&&(t.linkpath=index_min_f(t.linkpath)),Object.assign(this,Object.fromEntries(Object.entries(t).filter(([i,r])=>!(r==null||i==="path"&&e))))}};var index_min_Dt=(s,t,e,i={})=>{s.file&&(i.file=s.file),s.cwd&&(i.cwd=s.cwd),i.code=e instanceof Error&&e.code||t,i.tarCode=t,!s.strict&&i.recoverable!==!1?(e instanceof Error&&(i=Object.assign(e,i),e=e.message),s.emit("warn",t,e,i)):e instanceof Error?s.emit("error",Object.assign(e,i)):s.emit("error",Object.assign(new Error(`${t}: ${e}`),i))};var index_min_An=1024*1024,Xi=Buffer.from([31,139]),qi=Buffer.from([40,181,47,253]),index_min_In=Math.max(Xi.length,qi.length),index_min_B=Symbol("state"),index_min_Nt=Symbol("writeEntry"),it=Symbol("readEntry"),Zi=Symbol("nextEntry"),index_min_Zs=Symbol("processEntry"),index_min_$=Symbol("extendedHeader"),index_min_he=Symbol("globalExtendedHeader"),index_min_dt=Symbol("meta"),index_min_Ys=Symbol("emitMeta"),index_min_p=Symbol("buffer"),index_min_st=Symbol("queue"),index_min_mt=Symbol("ended"),Yi=Symbol("emittedEnd"),index_min_At=Symbol("emit"),index_min_w=Symbol("unzip"),index_min_Xe=Symbol("consumeChunk"),index_min_qe=Symbol("consumeChunkSub"),Ki=Symbol("consumeBody"),index_min_Ks=Symbol("consumeMeta"),index_min_$s=Symbol("consumeHeader"),index_min_ae=Symbol("consuming"),$i=Symbol("bufferConcat"),index_min_Qe=Symbol("maybeEnd"),index_min_Yt=Symbol("writing"),index_min_V=Symbol("aborted"),index_min_Je=Symbol("onDone"),index_min_It=Symbol("sawValidEntry"),index_min_je=Symbol("sawNullBlock"),ti=Symbol("sawEOF"),index_min_Vs=Symbol("closeStream"),index_min_Cn=1e3,index_min_le=Symbol("compressedBytesRead"),Vi=Symbol("decompressedBytesRead"),index_min_Xs=Symbol("checkDecompressionRatio"),index_min_Fn=()=>!0,rt=class extends external_events_namespaceObject.EventEmitter{file;strict;maxMetaEntrySize;filter;brotli;zstd;maxDecompressionRatio;writable=!0;readable=!1;[index_min_st]=[];[index_min_p];[it];[index_min_Nt];[index_min_B]="begin";[index_min_dt]="";[index_min_$];[index_min_he];[index_min_mt]=!1;[index_min_w];[index_min_V]=!1;[index_min_It];[index_min_je]=!1;[ti]=!1;[index_min_Yt]=!1;[index_min_ae]=!1;[Yi]=!1;[index_min_le]=0;[Vi]=0;constructor(t={}){super(),this.file=t.file||"",this.on(index_min_Je,()=>{(this[index_min_B]==="begin"||this[index_min_It]===!1)&&this.warn("TAR_BAD_ARCHIVE","Unrecognized archive format")}),t.ondone?this.on(index_min_Je,t.ondone):this.on(index_min_Je,()=>{this.emit("prefinish"),this.emit("finish"),this.emit("end")}),this.strict=!!t.strict,this.maxDecompressionRatio=typeof t.maxDecompressionRatio=="number"?t.maxDecompressionRatio:index_min_Cn,this.maxMetaEntrySize=t.maxMetaEntrySize||index_min_An,this.filter=typeof t.filter=="function"?t.filter:index_min_Fn;let e=t.file&&(t.file.endsWith(".tar.br")||t.file.endsWith(".tbr"));this.brotli=!(t.gzip||t.zstd)&&t.brotli!==void 0?t.brotli:e?void 0:!1;let i=t.file&&(t.file.endsWith(".tar.zst")||t.file.endsWith(".tzst"));this.zstd=!(t.gzip||t.brotli)&&t.zstd!==void 0?t.zstd:i?!0:void 0,this.on("end",()=>this[index_min_Vs]()),typeof t.onwarn=="function"&&this.on("warn",t.onwarn),typeof t.onReadEntry=="function"&&this.on("entry",t.onReadEntry)}warn(t,e,i={}){index_min_Dt(this,t,e,i)}[index_min_$s](t,e){this[index_min_It]===void 0&&(this[index_min_It]=!1);let i;try{i=new index_min_F(t,e,this[index_min_$],this[index_min_he])}catch(r){return this.warn("TAR_ENTRY_INVALID",r)}if(i.nullBlock)this[index_min_je]?(this[ti]=!0,this[index_min_B]==="begin"&&(this[index_min_B]="header"),this[index_min_At]("eof")):(this[index_min_je]=!0,this[index_min_At]("nullBlock"));else if(this[index_min_je]=!1,!i.cksumValid)this.warn("TAR_ENTRY_INVALID","checksum failure",{header:i});else if(!i.path)this.warn("TAR_ENTRY_INVALID","path is required",{header:i});else{let r=i.type;if(/^(Symbolic)?Link$/.test(r)&&!i.linkpath)this.warn("TAR_ENTRY_INVALID","linkpath required",{header:i});else if(!/^(Symbolic)?Link$/.test(r)&&!/^(Global)?ExtendedHeader$/.test(r)&&i.linkpath)this.warn("TAR_ENTRY_INVALID","linkpath forbidden",{header:i});else{let n=this[index_min_Nt]=new index_min_Ve(i,this[index_min_$],this[index_min_he]);if(!this[index_min_It])if(n.remain){let o=()=>{n.invalid||(this[index_min_It]=!0)};n.on("end",o)}else this[index_min_It]=!0;n.meta?n.size>this.maxMetaEntrySize?(n.ignore=!0,this[index_min_At]("ignoredEntry",n),this[index_min_B]="ignore",n.resume()):n.size>0&&(this[index_min_dt]="",n.on("data",o=>this[index_min_dt]+=o),this[index_min_B]="meta"):(this[index_min_$]=void 0,n.ignore=n.ignore||!this.filter(n.path,n),n.ignore?(this[index_min_At]("ignoredEntry",n),this[index_min_B]=n.remain?"ignore":"header",n.resume()):(n.remain?this[index_min_B]="body":(this[index_min_B]="header",n.end()),this[it]?this[index_min_st].push(n):(this[index_min_st].push(n),this[Zi]())))}}}[index_min_Vs](){queueMicrotask(()=>this.emit("close"))}[index_min_Zs](t){let e=!0;if(!t)this[it]=void 0,e=!1;else if(Array.isArray(t)){let[i,...r]=t;this.emit(i,...r)}else this[it]=t,this.emit("entry",t),t.emittedEnd||(t.on("end",()=>this[Zi]()),e=!1);return e}[Zi](){do;while(this[index_min_Zs](this[index_min_st].shift()));if(this[index_min_st].length===0){let t=this[it];!t||t.flowing||t.size===t.remain?this[index_min_Yt]||this.emit("drain"):t.once("drain",()=>this.emit("drain"))}}[Ki](t,e){let i=this[index_min_Nt];if(!i)throw new Error("attempt to consume body without entry??");let r=i.blockRemain??0,n=r>=t.length&&e===0?t:t.subarray(e,e+r);return i.write(n),i.blockRemain||(this[index_min_B]="header",this[index_min_Nt]=void 0,i.end()),n.length}[index_min_Ks](t,e){let i=this[index_min_Nt],r=this[Ki](t,e);return!this[index_min_Nt]&&i&&this[index_min_Ys](i),r}[index_min_At](t,e,i){this[index_min_st].length===0&&!this[it]?this.emit(t,e,i):this[index_min_st].push([t,e,i])}[index_min_Ys](t){switch(this[index_min_At]("meta",this[index_min_dt]),t.type){case"ExtendedHeader":case"OldExtendedHeader":this[index_min_$]=index_min_ft.parse(this[index_min_dt],this[index_min_$],!1);break;case"GlobalExtendedHeader":this[index_min_he]=index_min_ft.parse(this[index_min_dt],this[index_min_he],!0);break;case"NextFileHasLongPath":case"OldGnuLongPath":{let e=this[index_min_$]??Object.create(null);this[index_min_$]=e,e.path=this[index_min_dt].replace(/\0.*/,"");break}case"NextFileHasLongLinkpath":{let e=this[index_min_$]||Object.create(null);this[index_min_$]=e,e.linkpath=this[index_min_dt].replace(/\0.*/,"");break}default:throw new Error("unknown meta: "+t.type)}}abort(t){if(!this[index_min_V]){if(this[index_min_w]){let e=this[index_min_w];e.write=()=>!0,e.end=()=>e,e.emit=()=>!1,e.destroy?.()}this[index_min_V]=!0,this.emit("abort",t),this.warn("TAR_ABORT",t,{recoverable:!1})}}[index_min_Xs](t){this[Vi]+=t.length;let e=this[Vi]/this[index_min_le];return e>this.maxDecompressionRatio?(this.abort(new Error(`max decompression ratio exceeded: ${e.toFixed(2)} > ${this.maxDecompressionRatio}`)),!1):!0}write(t,e,i){if(typeof e=="function"&&(i=e,e=void 0),typeof t=="string"&&(t=Buffer.from(t,typeof e=="string"?e:"utf8")),this[index_min_V])return i?.(),!1;if((this[index_min_w]===void 0||this.brotli===void 0&&this[index_min_w]===!1)&&t){if(this[index_min_p]&&(t=Buffer.concat([this[index_min_p],t]),this[index_min_p]=void 0),t.length<index_min_In)return this[index_min_p]=t,i?.(),!0;for(let a=0;this[index_min_w]===void 0&&a<Xi.length;a++)t[a]!==Xi[a]&&(this[index_min_w]=!1);let o=!1;if(this[index_min_w]===!1&&this.zstd!==!1){o=!0;for(let a=0;a<qi.length;a++)if(t[a]!==qi[a]){o=!1;break}}let h=this.brotli===void 0&&!o;if(this[index_min_w]===!1&&h)if(t.length<512)if(this[index_min_mt])this.brotli=!0;else return this[index_min_p]=t,i?.(),!0;else try{new index_min_F(t.subarray(0,512)),this.brotli=!1}catch{this.brotli=!0}if(this[index_min_w]===void 0||this[index_min_w]===!1&&(this.brotli||o)){let a=this[index_min_mt];this[index_min_mt]=!1,this[index_min_w]=this[index_min_w]===void 0?new index_min_Ue({}):o?new index_min_Ke({}):new index_min_Ge({}),this[index_min_w].on("data",c=>{this[index_min_Xs](c)&&this[index_min_Xe](c)}),this[index_min_w].on("error",c=>{this[index_min_V]||this.abort(c)}),this[index_min_w].on("end",()=>{this[index_min_mt]=!0,this[index_min_Xe]()}),this[index_min_Yt]=!0,this[index_min_le]+=t.length;let l=!!this[index_min_w][a?"end":"write"](t);return this[index_min_Yt]=!1,i?.(),l}}this[index_min_Yt]=!0,this[index_min_w]?(this[index_min_le]+=t.length,this[index_min_w].write(t)):this[index_min_Xe](t),this[index_min_Yt]=!1;let n=this[index_min_st].length>0?!1:this[it]?this[it].flowing:!0;return!n&&this[index_min_st].length===0&&this[it]?.once("drain",()=>this.emit("drain")),i?.(),n}[$i](t){t&&!this[index_min_V]&&(this[index_min_p]=this[index_min_p]?Buffer.concat([this[index_min_p],t]):t)}[index_min_Qe](){if(this[index_min_mt]&&!this[Yi]&&!this[index_min_V]&&!this[index_min_ae]){this[Yi]=!0;let t=this[index_min_Nt];if(t?.blockRemain){let e=this[index_min_p]?this[index_min_p].length:0;this.warn("TAR_BAD_ARCHIVE",`Truncated input (needed ${t.blockRemain} more bytes, only ${e} available)`,{entry:t}),this[index_min_p]&&t.write(this[index_min_p]),t.end()}this[index_min_At](index_min_Je)}}[index_min_Xe](t){if(this[index_min_ae]&&t)this[$i](t);else if(!t&&!this[index_min_p])this[index_min_Qe]();else if(t){if(this[index_min_ae]=!0,this[index_min_p]){this[$i](t);let e=this[index_min_p];this[index_min_p]=void 0,this[index_min_qe](e)}else this[index_min_qe](t);for(;this[index_min_p]&&this[index_min_p]?.length>=512&&!this[index_min_V]&&!this[ti];){let e=this[index_min_p];this[index_min_p]=void 0,this[index_min_qe](e)}this[index_min_ae]=!1}(!this[index_min_p]||this[index_min_mt])&&this[index_min_Qe]()}[index_min_qe](t){let e=0,i=t.length;for(;e+512<=i&&!this[index_min_V]&&!this[ti];)switch(this[index_min_B]){case"begin":case"header":this[index_min_$s](t,e),e+=512;break;case"ignore":case"body":e+=this[Ki](t,e);break;case"meta":e+=this[index_min_Ks](t,e);break;default:throw new Error("invalid state: "+this[index_min_B])}e<i&&(this[index_min_p]=this[index_min_p]?Buffer.concat([t.subarray(e),this[index_min_p]]):t.subarray(e))}end(t,e,i){return typeof t=="function"&&(i=t,e=void 0,t=void 0),typeof e=="function"&&(i=e,e=void 0),typeof t=="string"&&(t=Buffer.from(t,e)),i&&this.once("finish",i),this[index_min_V]||(this[index_min_w]?(t&&(this[index_min_le]+=t.length,this[index_min_w].write(t)),this[index_min_w].end()):(this[index_min_mt]=!0,(this.brotli===void 0||this.zstd===void 0)&&(t=t||Buffer.alloc(0)),t&&this.write(t),this[index_min_Qe]())),this}};var index_min_ut=s=>{let t=s.length-1,e=-1;for(;t>-1&&s.charAt(t)==="/";)e=t,t--;return e===-1?s:s.slice(0,e)};var index_min_vn=s=>{let t=s.onReadEntry;s.onReadEntry=t?e=>{t(e),e.resume()}:e=>e.resume()},Qi=(s,t)=>{let e=new Map(t.map(o=>[index_min_ut(o),!0])),i=s.filter,r=100,n=(o,h="",a=0)=>{if(a>=r)return e.set(o,!1),!1;let l=h||(0,external_path_namespaceObject.parse)(o).root||".",c;if(o===l)c=!1;else{let d=e.get(o);c=d!==void 0?d:n((0,external_path_namespaceObject.dirname)(o),l,a+1)}return e.set(o,c),c};s.filter=i?(o,h)=>i(o,h)&&n(index_min_ut(o)):o=>n(index_min_ut(o))},index_min_Bn=s=>{let t=new rt(s),e=s.file,i;try{i=external_node_fs_namespaceObject.openSync(e,"r");let r=external_node_fs_namespaceObject.fstatSync(i),n=s.maxReadSize||16*1024*1024;if(r.size<n){let o=Buffer.allocUnsafe(r.size),h=external_node_fs_namespaceObject.readSync(i,o,0,r.size,0);t.end(h===o.byteLength?o:o.subarray(0,h))}else{let o=0,h=Buffer.allocUnsafe(n);for(;o<r.size;){let a=external_node_fs_namespaceObject.readSync(i,h,0,n,o);if(a===0)break;o+=a,t.write(h.subarray(0,a))}t.end()}}finally{if(typeof i=="number")try{external_node_fs_namespaceObject.closeSync(i)}catch{}}},index_min_Pn=(s,t)=>{let e=new rt(s),i=s.maxReadSize||16*1024*1024,r=s.file;return new Promise((o,h)=>{e.on("error",h),e.on("end",o),external_node_fs_namespaceObject.stat(r,(a,l)=>{if(a)h(a);else{let c=new index_min_t(r,{readSize:i,size:l.size});c.on("error",h),c.pipe(e)}})})},index_min_Ct=index_min_K(index_min_Bn,index_min_Pn,s=>new rt(s),s=>new rt(s),(s,t)=>{t?.length&&Qi(s,t),s.noResume||index_min_vn(s)});var Ji=(s,t,e)=>(s&=4095,e&&(s=(s|384)&-19),t&&(s&256&&(s|=64),s&32&&(s|=8),s&4&&(s|=1)),s);var{isAbsolute:index_min_Un,parse:index_min_qs}=external_node_path_namespaceObject.win32,index_min_ce=s=>{let t="",e=index_min_qs(s);for(;index_min_Un(s)||e.root;){let i=s.charAt(0)==="/"&&s.slice(0,4)!=="//?/"?"/":e.root;s=s.slice(i.length),t+=i,e=index_min_qs(s)}return[t,s]};var ei=["|","<",">","?",":"],ji=ei.map(s=>String.fromCodePoint(61440+Number(s.codePointAt(0)))),index_min_Hn=new Map(ei.map((s,t)=>[s,ji[t]])),index_min_Wn=new Map(ji.map((s,t)=>[s,ei[t]])),index_min_ts=s=>ei.reduce((t,e)=>t.split(e).join(index_min_Hn.get(e)),s),index_min_Qs=s=>ji.reduce((t,e)=>t.split(e).join(index_min_Wn.get(e)),s);var index_min_rr=(s,t)=>t?(s=index_min_f(s).replace(/^\.(\/|$)/,""),index_min_ut(t)+"/"+s):index_min_f(s),index_min_Gn=16*1024*1024,index_min_tr=Symbol("process"),index_min_er=Symbol("file"),index_min_ir=Symbol("directory"),index_min_is=Symbol("symlink"),index_min_sr=Symbol("hardlink"),index_min_fe=Symbol("header"),ii=Symbol("read"),index_min_ss=Symbol("lstat"),si=Symbol("onlstat"),index_min_rs=Symbol("onread"),index_min_ns=Symbol("onreadlink"),index_min_os=Symbol("openfile"),index_min_hs=Symbol("onopenfile"),index_min_pt=Symbol("close"),ri=Symbol("mode"),index_min_as=Symbol("awaitDrain"),index_min_es=Symbol("ondrain"),index_min_q=Symbol("prefix"),index_min_de=class extends index_min_A{path;portable;myuid=process.getuid&&process.getuid()||0;myuser=process.env.USER||"";maxReadSize;linkCache;statCache;preservePaths;cwd;strict;mtime;noPax;noMtime;prefix;fd;blockLen=0;blockRemain=0;buf;pos=0;remain=0;length=0;offset=0;win32;absolute;header;type;linkpath;stat;onWriteEntry;#t=!1;constructor(t,e={}){let i=index_min_se(e);super(),this.path=index_min_f(t),this.portable=!!i.portable,this.maxReadSize=i.maxReadSize||index_min_Gn,this.linkCache=i.linkCache||new Map,this.statCache=i.statCache||new Map,this.preservePaths=!!i.preservePaths,this.cwd=index_min_f(i.cwd||process.cwd()),this.strict=!!i.strict,this.noPax=!!i.noPax,this.noMtime=!!i.noMtime,this.mtime=i.mtime,this.prefix=i.prefix?index_min_f(i.prefix):void 0,this.onWriteEntry=i.onWriteEntry,typeof i.onwarn=="function"&&this.on("warn",i.onwarn);let r=!1;if(!this.preservePaths){let[o,h]=index_min_ce(this.path);o&&typeof h=="string"&&(this.path=h,r=o)}this.win32=!!i.win32||process.platform==="win32",this.win32&&(this.path=index_min_Qs(this.path.replaceAll(/\\/g,"/")),t=t.replaceAll(/\\/g,"/")),this.absolute=index_min_f(i.absolute||external_path_namespaceObject.resolve(this.cwd,t)),this.path===""&&(this.path="./"),r&&this.warn("TAR_ENTRY_INFO",`stripping ${r} from absolute path`,{entry:this,path:r+this.path});let n=this.statCache.get(this.absolute);n?this[si](n):this[index_min_ss]()}warn(t,e,i={}){return index_min_Dt(this,t,e,i)}emit(t,...e){return t==="error"&&(this.#t=!0),super.emit(t,...e)}[index_min_ss](){external_fs_.lstat(this.absolute,(t,e)=>{if(t)return this.emit("error",t);this[si](e)})}[si](t){this.statCache.set(this.absolute,t),this.stat=t,t.isFile()||(t.size=0),this.type=index_min_Zn(t),this.emit("stat",t),this[index_min_tr]()}[index_min_tr](){switch(this.type){case"File":return this[index_min_er]();case"Directory":return this[index_min_ir]();case"SymbolicLink":return this[index_min_is]();default:return this.end()}}[ri](t){return Ji(t,this.type==="Directory",this.portable)}[index_min_q](t){return index_min_rr(t,this.prefix)}[index_min_fe](){if(!this.stat)throw new Error("cannot write header before stat");this.type==="Directory"&&this.portable&&(this.noMtime=!0),this.onWriteEntry?.(this),this.header=new index_min_F({path:this[index_min_q](this.path),linkpath:this.type==="Link"&&this.linkpath!==void 0?this[index_min_q](this.linkpath):this.linkpath,mode:this[ri](this.stat.mode),uid:this.portable?void 0:this.stat.uid,gid:this.portable?void 0:this.stat.gid,size:this.stat.size,mtime:this.noMtime?void 0:this.mtime||this.stat.mtime,type:this.type==="Unsupported"?void 0:this.type,uname:this.portable?void 0:this.stat.uid===this.myuid?this.myuser:"",atime:this.portable?void 0:this.stat.atime,ctime:this.portable?void 0:this.stat.ctime}),this.header.encode()&&!this.noPax&&super.write(new index_min_ft({atime:this.portable?void 0:this.header.atime,ctime:this.portable?void 0:this.header.ctime,gid:this.portable?void 0:this.header.gid,mtime:this.noMtime?void 0:this.mtime||this.header.mtime,path:this[index_min_q](this.path),linkpath:this.type==="Link"&&this.linkpath!==void 0?this[index_min_q](this.linkpath):this.linkpath,size:this.header.size,uid:this.portable?void 0:this.header.uid,uname:this.portable?void 0:this.header.uname,dev:this.portable?void 0:this.stat.dev,ino:this.portable?void 0:this.stat.ino,nlink:this.portable?void 0:this.stat.nlink}).encode());let t=this.header?.block;if(!t)throw new Error("failed to encode header");super.write(t)}[index_min_ir](){if(!this.stat)throw new Error("cannot create directory entry without stat");this.path.slice(-1)!=="/"&&(this.path+="/"),this.stat.size=0,this[index_min_fe](),this.end()}[index_min_is](){external_fs_.readlink(this.absolute,(t,e)=>{if(t)return this.emit("error",t);this[index_min_ns](e)})}[index_min_ns](t){this.linkpath=index_min_f(t),this[index_min_fe](),this.end()}[index_min_sr](t){if(!this.stat)throw new Error("cannot create link entry without stat");this.type="Link",this.linkpath=index_min_f(external_path_namespaceObject.relative(this.cwd,t)),this.stat.size=0,this[index_min_fe](),this.end()}[index_min_er](){if(!this.stat)throw new Error("cannot create file entry without stat");if(this.stat.nlink>1){let t=`${this.stat.dev}:${this.stat.ino}`,e=this.linkCache.get(t);if(e?.indexOf(this.cwd)===0)return this[index_min_sr](e);this.linkCache.set(t,this.absolute)}if(this[index_min_fe](),this.stat.size===0)return this.end();this[index_min_os]()}[index_min_os](){external_fs_.open(this.absolute,"r",(t,e)=>{if(t)return this.emit("error",t);this[index_min_hs](e)})}[index_min_hs](t){if(this.fd=t,this.#t)return this[index_min_pt]();if(!this.stat)throw new Error("should stat before calling onopenfile");this.blockLen=512*Math.ceil(this.stat.size/512),this.blockRemain=this.blockLen;let e=Math.min(this.blockLen,this.maxReadSize);this.buf=Buffer.allocUnsafe(e),this.offset=0,this.pos=0,this.remain=this.stat.size,this.length=this.buf.length,this[ii]()}[ii](){let{fd:t,buf:e,offset:i,length:r,pos:n}=this;if(t===void 0||e===void 0)throw new Error("cannot read file without first opening");external_fs_.read(t,e,i,r,n,(o,h)=>{if(o)return this[index_min_pt](()=>this.emit("error",o));this[index_min_rs](h)})}[index_min_pt](t=()=>{}){this.fd!==void 0&&external_fs_.close(this.fd,t)}[index_min_rs](t){if(t<=0&&this.remain>0){let r=Object.assign(new Error("encountered unexpected EOF"),{path:this.absolute,syscall:"read",code:"EOF"});return this[index_min_pt](()=>this.emit("error",r))}if(t>this.remain){let r=Object.assign(new Error("did not encounter expected EOF"),{path:this.absolute,syscall:"read",code:"EOF"});return this[index_min_pt](()=>this.emit("error",r))}if(!this.buf)throw new Error("should have created buffer prior to reading");if(t===this.remain)for(let r=t;r<this.length&&t<this.blockRemain;r++)this.buf[r+this.offset]=0,t++,this.remain++;let e=this.offset===0&&t===this.buf.length?this.buf:this.buf.subarray(this.offset,this.offset+t);this.write(e)?this[index_min_es]():this[index_min_as](()=>this[index_min_es]())}[index_min_as](t){this.once("drain",t)}write(t,e,i){if(typeof e=="function"&&(i=e,e=void 0),typeof t=="string"&&(t=Buffer.from(t,typeof e=="string"?e:"utf8")),this.blockRemain<t.length){let r=Object.assign(new Error("writing more data than expected"),{path:this.absolute});return this.emit("error",r)}return this.remain-=t.length,this.blockRemain-=t.length,this.pos+=t.length,this.offset+=t.length,super.write(t,null,i)}[index_min_es](){if(!this.remain)return this.blockRemain&&super.write(Buffer.alloc(this.blockRemain)),this[index_min_pt](t=>t?this.emit("error",t):this.end());if(!this.buf)throw new Error("buffer lost somehow in ONDRAIN");this.offset>=this.length&&(this.buf=Buffer.allocUnsafe(Math.min(this.blockRemain,this.buf.length)),this.offset=0),this.length=this.buf.length-this.offset,this[ii]()}},ni=class extends index_min_de{sync=!0;[index_min_ss](){this[si](external_fs_.lstatSync(this.absolute))}[index_min_is](){this[index_min_ns](external_fs_.readlinkSync(this.absolute))}[index_min_os](){this[index_min_hs](external_fs_.openSync(this.absolute,"r"))}[ii](){let t=!0;try{let{fd:e,buf:i,offset:r,length:n,pos:o}=this;if(e===void 0||i===void 0)throw new Error("fd and buf must be set in READ method");let h=external_fs_.readSync(e,i,r,n,o);this[index_min_rs](h),t=!1}finally{if(t)try{this[index_min_pt](()=>{})}catch{}}}[index_min_as](t){t()}[index_min_pt](t=()=>{}){this.fd!==void 0&&external_fs_.closeSync(this.fd),t()}},oi=class extends index_min_A{blockLen=0;blockRemain=0;buf=0;pos=0;remain=0;length=0;preservePaths;portable;strict;noPax;noMtime;readEntry;type;prefix;path;mode;uid;gid;uname;gname;header;mtime;atime;ctime;linkpath;size;onWriteEntry;warn(t,e,i={}){return index_min_Dt(this,t,e,i)}constructor(t,e={}){let i=index_min_se(e);super(),this.preservePaths=!!i.preservePaths,this.portable=!!i.portable,this.strict=!!i.strict,this.noPax=!!i.noPax,this.noMtime=!!i.noMtime,this.onWriteEntry=i.onWriteEntry,this.readEntry=t;let{type:r}=t;if(r==="Unsupported")throw new Error("writing entry that should be ignored");this.type=r,this.type==="Directory"&&this.portable&&(this.noMtime=!0),this.prefix=i.prefix,this.path=index_min_f(t.path),this.mode=t.mode!==void 0?this[ri](t.mode):void 0,this.uid=this.portable?void 0:t.uid,this.gid=this.portable?void 0:t.gid,this.uname=this.portable?void 0:t.uname,this.gname=this.portable?void 0:t.gname,this.size=t.size,this.mtime=this.noMtime?void 0:i.mtime||t.mtime,this.atime=this.portable?void 0:t.atime,this.ctime=this.portable?void 0:t.ctime,this.linkpath=t.linkpath!==void 0?index_min_f(t.linkpath):void 0,typeof i.onwarn=="function"&&this.on("warn",i.onwarn);let n=!1;if(!this.preservePaths){let[h,a]=index_min_ce(this.path);h&&typeof a=="string"&&(this.path=a,n=h)}this.remain=t.size,this.blockRemain=t.startBlockSize,this.onWriteEntry?.(this),this.header=new index_min_F({path:this[index_min_q](this.path),linkpath:this.type==="Link"&&this.linkpath!==void 0?this[index_min_q](this.linkpath):this.linkpath,mode:this.mode,uid:this.portable?void 0:this.uid,gid:this.portable?void 0:this.gid,size:this.size,mtime:this.noMtime?void 0:this.mtime,type:this.type,uname:this.portable?void 0:this.uname,atime:this.portable?void 0:this.atime,ctime:this.portable?void 0:this.ctime}),n&&this.warn("TAR_ENTRY_INFO",`stripping ${n} from absolute path`,{entry:this,path:n+this.path}),this.header.encode()&&!this.noPax&&super.write(new index_min_ft({atime:this.portable?void 0:this.atime,ctime:this.portable?void 0:this.ctime,gid:this.portable?void 0:this.gid,mtime:this.noMtime?void 0:this.mtime,path:this[index_min_q](this.path),linkpath:this.type==="Link"&&this.linkpath!==void 0?this[index_min_q](this.linkpath):this.linkpath,size:this.size,uid:this.portable?void 0:this.uid,uname:this.portable?void 0:this.uname,dev:this.portable?void 0:this.readEntry.dev,ino:this.portable?void 0:this.readEntry.ino,nlink:this.portable?void 0:this.readEntry.nlink}).encode());let o=this.header?.block;if(!o)throw new Error("failed to encode header");super.write(o),t.pipe(this)}[index_min_q](t){return index_min_rr(t,this.prefix)}[ri](t){return Ji(t,this.type==="Directory",this.portable)}write(t,e,i){typeof e=="function"&&(i=e,e=void 0),typeof t=="string"&&(t=Buffer.from(t,typeof e=="string"?e:"utf8"));let r=t.length;if(r>this.blockRemain)throw new Error("writing more to entry than is appropriate");return this.blockRemain-=r,super.write(t,i)}end(t,e,i){return this.blockRemain&&super.write(Buffer.alloc(this.blockRemain)),typeof t=="function"&&(i=t,e=void 0,t=void 0),typeof e=="function"&&(i=e,e=void 0),typeof t=="string"&&(t=Buffer.from(t,e??"utf8")),i&&this.once("finish",i),t?super.end(t,i):super.end(i),this}},index_min_Zn=s=>s.isFile()?"File":s.isDirectory()?"Directory":s.isSymbolicLink()?"SymbolicLink":"Unsupported";var hi=class s{tail;head;length=0;static create(t=[]){return new s(t)}constructor(t=[]){for(let e of t)this.push(e)}*[Symbol.iterator](){for(let t=this.head;t;t=t.next)yield t.value}removeNode(t){if(t.list!==this)throw new Error("removing node which does not belong to this list");let e=t.next,i=t.prev;return e&&(e.prev=i),i&&(i.next=e),t===this.head&&(this.head=e),t===this.tail&&(this.tail=i),this.length--,t.next=void 0,t.prev=void 0,t.list=void 0,e}unshiftNode(t){if(t===this.head)return;t.list&&t.list.removeNode(t);let e=this.head;t.list=this,t.next=e,e&&(e.prev=t),this.head=t,this.tail||(this.tail=t),this.length++}pushNode(t){if(t===this.tail)return;t.list&&t.list.removeNode(t);let e=this.tail;t.list=this,t.prev=e,e&&(e.next=t),this.tail=t,this.head||(this.head=t),this.length++}push(...t){for(let e=0,i=t.length;e<i;e++)index_min_Kn(this,t[e]);return this.length}unshift(...t){for(var e=0,i=t.length;e<i;e++)index_min_$n(this,t[e]);return this.length}pop(){if(!this.tail)return;let t=this.tail.value,e=this.tail;return this.tail=this.tail.prev,this.tail?this.tail.next=void 0:this.head=void 0,e.list=void 0,this.length--,t}shift(){if(!this.head)return;let t=this.head.value,e=this.head;return this.head=this.head.next,this.head?this.head.prev=void 0:this.tail=void 0,e.list=void 0,this.length--,t}forEach(t,e){e=e||this;for(let i=this.head,r=0;i;r++)t.call(e,i.value,r,this),i=i.next}forEachReverse(t,e){e=e||this;for(let i=this.tail,r=this.length-1;i;r--)t.call(e,i.value,r,this),i=i.prev}get(t){let e=0,i=this.head;for(;i&&e<t;e++)i=i.next;if(e===t&&i)return i.value}getReverse(t){let e=0,i=this.tail;for(;i&&e<t;e++)i=i.prev;if(e===t&&i)return i.value}map(t,e){e=e||this;let i=new s;for(let r=this.head;r;)i.push(t.call(e,r.value,this)),r=r.next;return i}mapReverse(t,e){e=e||this;var i=new s;for(let r=this.tail;r;)i.push(t.call(e,r.value,this)),r=r.prev;return i}reduce(t,e){let i,r=this.head;if(arguments.length>1)i=e;else if(this.head)r=this.head.next,i=this.head.value;else throw new TypeError("Reduce of empty list with no initial value");for(var n=0;r;n++)i=t(i,r.value,n),r=r.next;return i}reduceReverse(t,e){let i,r=this.tail;if(arguments.length>1)i=e;else if(this.tail)r=this.tail.prev,i=this.tail.value;else throw new TypeError("Reduce of empty list with no initial value");for(let n=this.length-1;r;n--)i=t(i,r.value,n),r=r.prev;return i}toArray(){let t=new Array(this.length);for(let e=0,i=this.head;i;e++)t[e]=i.value,i=i.next;return t}toArrayReverse(){let t=new Array(this.length);for(let e=0,i=this.tail;i;e++)t[e]=i.value,i=i.prev;return t}slice(t=0,e=this.length){e<0&&(e+=this.length),t<0&&(t+=this.length);let i=new s;if(e<t||e<0)return i;t<0&&(t=0),e>this.length&&(e=this.length);let r=this.head,n=0;for(n=0;r&&n<t;n++)r=r.next;for(;r&&n<e;n++,r=r.next)i.push(r.value);return i}sliceReverse(t=0,e=this.length){e<0&&(e+=this.length),t<0&&(t+=this.length);let i=new s;if(e<t||e<0)return i;t<0&&(t=0),e>this.length&&(e=this.length);let r=this.length,n=this.tail;for(;n&&r>e;r--)n=n.prev;for(;n&&r>t;r--,n=n.prev)i.push(n.value);return i}splice(t,e=0,...i){t>this.length&&(t=this.length-1),t<0&&(t=this.length+t);let r=this.head;for(let o=0;r&&o<t;o++)r=r.next;let n=[];for(let o=0;r&&o<e;o++)n.push(r.value),r=this.removeNode(r);r?r!==this.tail&&(r=r.prev):r=this.tail;for(let o of i)r=index_min_Yn(this,r,o);return n}reverse(){let t=this.head,e=this.tail;for(let i=t;i;i=i.prev){let r=i.prev;i.prev=i.next,i.next=r}return this.head=e,this.tail=t,this}};function index_min_Yn(s,t,e){let i=t,r=t?t.next:s.head,n=new index_min_me(e,i,r,s);return n.next===void 0&&(s.tail=n),n.prev===void 0&&(s.head=n),s.length++,n}function index_min_Kn(s,t){s.tail=new index_min_me(t,s.tail,void 0,s),s.head||(s.head=s.tail),s.length++}function index_min_$n(s,t){s.head=new index_min_me(t,void 0,s.head,s),s.tail||(s.tail=s.head),s.length++}var index_min_me=class{list;next;prev;value;constructor(t,e,i,r){this.list=r,this.value=t,e?(e.next=this,this.prev=e):this.prev=void 0,i?(i.prev=this,this.next=i):this.next=void 0}};var pi=class{path;absolute;entry;stat;readdir;pending=!1;pendingLink=!1;ignore=!1;piped=!1;constructor(t,e){this.path=t||"./",this.absolute=e}},index_min_nr=Buffer.alloc(1024),li=Symbol("onStat"),index_min_ue=Symbol("ended"),index_min_W=Symbol("queue"),index_min_pe=Symbol("pendingLinks"),index_min_Et=Symbol("current"),index_min_Ft=Symbol("process"),Ee=Symbol("processing"),ai=Symbol("processJob"),index_min_G=Symbol("jobs"),index_min_ls=Symbol("jobDone"),ci=Symbol("addFSEntry"),index_min_or=Symbol("addTarEntry"),index_min_ds=Symbol("stat"),index_min_ms=Symbol("readdir"),fi=Symbol("onreaddir"),di=Symbol("pipe"),index_min_hr=Symbol("entry"),index_min_cs=Symbol("entryOpt"),mi=Symbol("writeEntryClass"),index_min_lr=Symbol("write"),index_min_fs=Symbol("ondrain"),index_min_wt=class extends index_min_A{sync=!1;opt;cwd;maxReadSize;preservePaths;strict;noPax;prefix;linkCache;statCache;file;portable;zip;readdirCache;noDirRecurse;follow;noMtime;mtime;filter;jobs;[mi];onWriteEntry;[index_min_W];[index_min_pe]=new Map;[index_min_G]=0;[Ee]=!1;[index_min_ue]=!1;constructor(t={}){if(super(),this.opt=t,this.file=t.file||"",this.cwd=t.cwd||process.cwd(),this.maxReadSize=t.maxReadSize,this.preservePaths=!!t.preservePaths,this.strict=!!t.strict,this.noPax=!!t.noPax,this.prefix=index_min_f(t.prefix||""),this.linkCache=t.linkCache||new Map,this.statCache=t.statCache||new Map,this.readdirCache=t.readdirCache||new Map,this.onWriteEntry=t.onWriteEntry,this[mi]=index_min_de,typeof t.onwarn=="function"&&this.on("warn",t.onwarn),this.portable=!!t.portable,t.gzip||t.brotli||t.zstd){if((t.gzip?1:0)+(t.brotli?1:0)+(t.zstd?1:0)>1)throw new TypeError("gzip, brotli, zstd are mutually exclusive");if(t.gzip&&(typeof t.gzip!="object"&&(t.gzip={}),this.portable&&(t.gzip.portable=!0),this.zip=new index_min_ze(t.gzip)),t.brotli&&(typeof t.brotli!="object"&&(t.brotli={}),this.zip=new index_min_We(t.brotli)),t.zstd&&(typeof t.zstd!="object"&&(t.zstd={}),this.zip=new index_min_Ye(t.zstd)),!this.zip)throw new Error("impossible");let e=this.zip;e.on("data",i=>super.write(i)),e.on("end",()=>super.end()),e.on("drain",()=>this[index_min_fs]()),this.on("resume",()=>e.resume())}else this.on("drain",this[index_min_fs]);this.noDirRecurse=!!t.noDirRecurse,this.follow=!!t.follow,this.noMtime=!!t.noMtime,t.mtime&&(this.mtime=t.mtime),this.filter=typeof t.filter=="function"?t.filter:()=>!0,this[index_min_W]=new hi,this[index_min_G]=0,this.jobs=Number(t.jobs)||4,this[Ee]=!1,this[index_min_ue]=!1}[index_min_lr](t){return super.write(t)}add(t){return this.write(t),this}end(t,e,i){return typeof t=="function"&&(i=t,t=void 0),typeof e=="function"&&(i=e,e=void 0),t&&this.add(t),this[index_min_ue]=!0,this[index_min_Ft](),i&&i(),this}write(t){if(this[index_min_ue])throw new Error("write after end");return typeof t=="string"?this[ci](t):this[index_min_or](t),this.flowing}[index_min_or](t){let e=index_min_f(external_path_namespaceObject.resolve(this.cwd,t.path));if(!this.filter(t.path,t))t.resume();else{let i=new pi(t.path,e);i.entry=new oi(t,this[index_min_cs](i)),i.entry.on("end",()=>this[index_min_ls](i)),this[index_min_G]+=1,this[index_min_W].push(i)}this[index_min_Ft]()}[ci](t){let e=index_min_f(external_path_namespaceObject.resolve(this.cwd,t));this[index_min_W].push(new pi(t,e)),this[index_min_Ft]()}[index_min_ds](t){t.pending=!0,this[index_min_G]+=1;let e=this.follow?"stat":"lstat";external_fs_[e](t.absolute,(i,r)=>{t.pending=!1,this[index_min_G]-=1,i?this.emit("error",i):this[li](t,r)})}[li](t,e){if(this.statCache.set(t.absolute,e),t.stat=e,!this.filter(t.path,e))t.ignore=!0;else if(e.isFile()&&e.nlink>1&&!this.linkCache.get(`${e.dev}:${e.ino}`)&&!this.sync)if(t===this[index_min_Et])this[ai](t);else{let i=`${e.dev}:${e.ino}`,r=this[index_min_pe].get(i);r?r.push(t):this[index_min_pe].set(i,[t]),t.pendingLink=!0,t.pending=!0}this[index_min_Ft]()}[index_min_ms](t){t.pending=!0,this[index_min_G]+=1,external_fs_.readdir(t.absolute,(e,i)=>{if(t.pending=!1,this[index_min_G]-=1,e)return this.emit("error",e);this[fi](t,i)})}[fi](t,e){this.readdirCache.set(t.absolute,e),t.readdir=e,this[index_min_Ft]()}[index_min_Ft](){if(!this[Ee]){this[Ee]=!0;for(let t=this[index_min_W].head;t&&this[index_min_G]<this.jobs;t=t.next)if(this[ai](t.value),t.value.ignore){let e=t.next;this[index_min_W].removeNode(t),t.next=e}this[Ee]=!1,this[index_min_ue]&&this[index_min_W].length===0&&this[index_min_G]===0&&(this.zip?this.zip.end(index_min_nr):(super.write(index_min_nr),super.end()))}}get[index_min_Et](){return this[index_min_W]&&this[index_min_W].head&&this[index_min_W].head.value}[index_min_ls](t){this[index_min_W].shift(),this[index_min_G]-=1;let{stat:e}=t;if(e&&e.isFile()&&e.nlink>1){let i=`${e.dev}:${e.ino}`,r=this[index_min_pe].get(i);if(r){this[index_min_pe].delete(i);for(let n of r)n.pending=!1,this[ai](n)}}this[index_min_Ft]()}[ai](t){if(t.pending&&t.pendingLink&&t===this[index_min_Et]&&(t.pending=!1,t.pendingLink=!1),!t.pending){if(t.entry){t===this[index_min_Et]&&!t.piped&&this[di](t);return}if(!t.stat){let e=this.statCache.get(t.absolute);e?this[li](t,e):this[index_min_ds](t)}if(t.stat&&!t.ignore){if(!this.noDirRecurse&&t.stat.isDirectory()&&!t.readdir){let e=this.readdirCache.get(t.absolute);if(e?this[fi](t,e):this[index_min_ms](t),!t.readdir)return}if(t.entry=this[index_min_hr](t),!t.entry){t.ignore=!0;return}t===this[index_min_Et]&&!t.piped&&this[di](t)}}}[index_min_cs](t){return{onwarn:(e,i,r)=>this.warn(e,i,r),noPax:this.noPax,cwd:this.cwd,absolute:t.absolute,preservePaths:this.preservePaths,maxReadSize:this.maxReadSize,strict:this.strict,portable:this.portable,linkCache:this.linkCache,statCache:this.statCache,noMtime:this.noMtime,mtime:this.mtime,prefix:this.prefix,onWriteEntry:this.onWriteEntry}}[index_min_hr](t){this[index_min_G]+=1;try{return new this[mi](t.path,this[index_min_cs](t)).on("end",()=>this[index_min_ls](t)).on("error",i=>this.emit("error",i))}catch(e){this.emit("error",e)}}[index_min_fs](){this[index_min_Et]&&this[index_min_Et].entry&&this[index_min_Et].entry.resume()}[di](t){t.piped=!0,t.readdir&&t.readdir.forEach(r=>{let n=t.path,o=n==="./"?"":n.replace(/\/*$/,"/");this[ci](o+r)});let e=t.entry,i=this.zip;if(!e)throw new Error("cannot pipe without source");i?e.on("data",r=>{i.write(r)||e.pause()}):e.on("data",r=>{super.write(r)||e.pause()})}pause(){return this.zip&&this.zip.pause(),super.pause()}warn(t,e,i={}){index_min_Dt(this,t,e,i)}},index_min_kt=class extends index_min_wt{sync=!0;constructor(t){super(t),this[mi]=ni}pause(){}resume(){}[index_min_ds](t){let e=this.follow?"statSync":"lstatSync";this[li](t,external_fs_[e](t.absolute))}[index_min_ms](t){this[fi](t,external_fs_.readdirSync(t.absolute))}[di](t){let e=t.entry,i=this.zip;if(t.readdir&&t.readdir.forEach(r=>{let n=t.path,o=n==="./"?"":n.replace(/\/*$/,"/");this[ci](o+r)}),!e)throw new Error("Cannot pipe without source");i?e.on("data",r=>{i.write(r)}):e.on("data",r=>{super[index_min_lr](r)})}};var index_min_Vn=(s,t)=>{let e=new index_min_kt(s),i=new index_min_Wt(s.file,{mode:s.mode||438});e.pipe(i),index_min_fr(e,t)},index_min_Xn=(s,t)=>{let e=new index_min_wt(s),i=new index_min_et(s.file,{mode:s.mode||438});e.pipe(i);let r=new Promise((n,o)=>{i.on("error",o),i.on("close",n),e.on("error",o)});return index_min_dr(e,t).catch(n=>e.emit("error",n)),r},index_min_fr=(s,t)=>{t.forEach(e=>{e.charAt(0)==="@"?index_min_Ct({file:external_node_path_namespaceObject.resolve(s.cwd,e.slice(1)),sync:!0,noResume:!0,onReadEntry:i=>s.add(i)}):s.add(e)}),s.end()},index_min_dr=async(s,t)=>{for(let e of t)e.charAt(0)==="@"?await index_min_Ct({file:external_node_path_namespaceObject.resolve(String(s.cwd),e.slice(1)),noResume:!0,onReadEntry:i=>{s.add(i)}}):s.add(e);s.end()},index_min_qn=(s,t)=>{let e=new index_min_kt(s);return index_min_fr(e,t),e},index_min_Qn=(s,t)=>{let e=new index_min_wt(s);return index_min_dr(e,t).catch(i=>e.emit("error",i)),e},index_min_Jn=index_min_K(index_min_Vn,index_min_Xn,index_min_qn,index_min_Qn,(s,t)=>{if(!t?.length)throw new TypeError("no paths specified to add to archive")});var index_min_jn=process.env.__FAKE_PLATFORM__||process.platform,index_min_Er=index_min_jn==="win32",{O_CREAT:index_min_wr,O_NOFOLLOW:index_min_mr,O_TRUNC:index_min_Sr,O_WRONLY:index_min_yr}=external_fs_.constants,index_min_Rr=Number(process.env.__FAKE_FS_O_FILENAME__)||external_fs_.constants.UV_FS_O_FILEMAP||0,index_min_to=index_min_Er&&!!index_min_Rr,index_min_eo=512*1024,index_min_io=index_min_Rr|index_min_Sr|index_min_wr|index_min_yr,index_min_ur=!index_min_Er&&typeof index_min_mr=="number"?index_min_mr|index_min_Sr|index_min_wr|index_min_yr:null,index_min_us=index_min_ur!==null?()=>index_min_ur:index_min_to?s=>s<index_min_eo?index_min_io:"w":()=>"w";var index_min_ps=(s,t,e)=>{try{return external_node_fs_namespaceObject.lchownSync(s,t,e)}catch(i){if(i?.code!=="ENOENT")throw i}},Ei=(s,t,e,i)=>{external_node_fs_namespaceObject.lchown(s,t,e,r=>{i(r&&r?.code!=="ENOENT"?r:null)})},index_min_so=(s,t,e,i,r)=>{if(t.isDirectory())index_min_Es(external_node_path_namespaceObject.resolve(s,t.name),e,i,n=>{if(n)return r(n);let o=external_node_path_namespaceObject.resolve(s,t.name);Ei(o,e,i,r)});else{let n=external_node_path_namespaceObject.resolve(s,t.name);Ei(n,e,i,r)}},index_min_Es=(s,t,e,i)=>{external_node_fs_namespaceObject.readdir(s,{withFileTypes:!0},(r,n)=>{if(r){if(r.code==="ENOENT")return i();if(r.code!=="ENOTDIR"&&r.code!=="ENOTSUP")return i(r)}if(r||!n.length)return Ei(s,t,e,i);let o=n.length,h=null,a=l=>{if(!h){if(l)return i(h=l);if(--o===0)return Ei(s,t,e,i)}};for(let l of n)index_min_so(s,l,t,e,a)})},index_min_ro=(s,t,e,i)=>{t.isDirectory()&&index_min_ws(external_node_path_namespaceObject.resolve(s,t.name),e,i),index_min_ps(external_node_path_namespaceObject.resolve(s,t.name),e,i)},index_min_ws=(s,t,e)=>{let i;try{i=external_node_fs_namespaceObject.readdirSync(s,{withFileTypes:!0})}catch(r){let n=r;if(n?.code==="ENOENT")return;if(n?.code==="ENOTDIR"||n?.code==="ENOTSUP")return index_min_ps(s,t,e);throw n}for(let r of i)index_min_ro(s,r,t,e);return index_min_ps(s,t,e)};var Se=class extends Error{path;code;syscall="chdir";constructor(t,e){super(`${e}: Cannot cd into '${t}'`),this.path=t,this.code=e}get name(){return"CwdError"}};var index_min_St=class extends Error{path;symlink;syscall="symlink";code="TAR_SYMLINK_ERROR";constructor(t,e){super("TAR_SYMLINK_ERROR: Cannot extract through symbolic link"),this.symlink=t,this.path=e}get name(){return"SymlinkError"}};var index_min_oo=(s,t)=>{external_node_fs_namespaceObject.stat(s,(e,i)=>{(e||!i.isDirectory())&&(e=new Se(s,e?.code||"ENOTDIR")),t(e)})},index_min_gr=(s,t,e)=>{s=index_min_f(s);let i=t.umask??18,r=t.mode|448,n=(r&i)!==0,o=t.uid,h=t.gid,a=typeof o=="number"&&typeof h=="number"&&(o!==t.processUid||h!==t.processGid),l=t.preserve,c=t.unlink,d=index_min_f(t.cwd),y=(E,x)=>{E?e(E):x&&a?index_min_Es(x,o,h,Le=>y(Le)):n?external_node_fs_namespaceObject.chmod(s,r,e):e()};if(s===d)return index_min_oo(s,y);if(l)return promises_namespaceObject.mkdir(s,{mode:r,recursive:!0}).then(E=>y(null,E??void 0),y);let D=index_min_f(external_node_path_namespaceObject.relative(d,s)).split("/");index_min_Ss(d,D,r,c,d,void 0,y)},index_min_Ss=(s,t,e,i,r,n,o)=>{if(t.length===0)return o(null,n);let h=t.shift(),a=index_min_f(external_node_path_namespaceObject.resolve(s+"/"+h));external_node_fs_namespaceObject.mkdir(a,e,index_min_br(a,t,e,i,r,n,o))},index_min_br=(s,t,e,i,r,n,o)=>h=>{h?external_node_fs_namespaceObject.lstat(s,(a,l)=>{if(a)a.path=a.path&&index_min_f(a.path),o(a);else if(l.isDirectory())index_min_Ss(s,t,e,i,r,n,o);else if(i)external_node_fs_namespaceObject.unlink(s,c=>{if(c)return o(c);external_node_fs_namespaceObject.mkdir(s,e,index_min_br(s,t,e,i,r,n,o))});else{if(l.isSymbolicLink())return o(new index_min_St(s,s+"/"+t.join("/")));o(h)}}):(n=n||s,index_min_Ss(s,t,e,i,r,n,o))},ho=s=>{let t=!1,e;try{t=external_node_fs_namespaceObject.statSync(s).isDirectory()}catch(i){e=i?.code}finally{if(!t)throw new Se(s,e??"ENOTDIR")}},index_min_r=(s,t)=>{s=index_min_f(s);let e=t.umask??18,i=t.mode|448,r=(i&e)!==0,n=t.uid,o=t.gid,h=typeof n=="number"&&typeof o=="number"&&(n!==t.processUid||o!==t.processGid),a=t.preserve,l=t.unlink,c=index_min_f(t.cwd),d=E=>{E&&h&&index_min_ws(E,n,o),r&&external_node_fs_namespaceObject.chmodSync(s,i)};if(s===c)return ho(c),d();if(a)return d(external_node_fs_namespaceObject.mkdirSync(s,{mode:i,recursive:!0})??void 0);let T=index_min_f(external_node_path_namespaceObject.relative(c,s)).split("/"),D;for(let E=T.shift(),x=c;E&&(x+="/"+E);E=T.shift()){x=index_min_f(external_node_path_namespaceObject.resolve(x));try{external_node_fs_namespaceObject.mkdirSync(x,i),D=D||x}catch{let Le=external_node_fs_namespaceObject.lstatSync(x);if(Le.isDirectory())continue;if(l){external_node_fs_namespaceObject.unlinkSync(x),external_node_fs_namespaceObject.mkdirSync(x,i),D=D||x;continue}else if(Le.isSymbolicLink())return new index_min_St(x,x+"/"+T.join("/"))}}return d(D)};var index_min_ys=Object.create(null),index_min_Or=1e4,index_min_$t=new Set,index_min_Tr=s=>{index_min_$t.has(s)?index_min_$t.delete(s):index_min_ys[s]=s.normalize("NFD").toLocaleLowerCase("en").toLocaleUpperCase("en"),index_min_$t.add(s);let t=index_min_ys[s],e=index_min_$t.size-index_min_Or;if(e>index_min_Or/10){for(let i of index_min_$t)if(index_min_$t.delete(i),delete index_min_ys[i],--e<=0)break}return t};var index_min_ao=process.env.TESTING_TAR_FAKE_PLATFORM||process.platform,lo=index_min_ao==="win32",co=s=>s.split("/").slice(0,-1).reduce((e,i)=>{let r=e.at(-1);return r!==void 0&&(i=(0,external_node_path_namespaceObject.join)(r,i)),e.push(i||"/"),e},[]),yi=class{#t=new Map;#i=new Map;#s=new Set;reserve(t,e){t=lo?["win32 parallelization disabled"]:t.map(r=>index_min_ut((0,external_node_path_namespaceObject.join)(index_min_Tr(r))));let i=new Set(t.map(r=>co(r)).reduce((r,n)=>r.concat(n)));this.#i.set(e,{dirs:i,paths:t});for(let r of t){let n=this.#t.get(r);n?n.push(e):this.#t.set(r,[e])}for(let r of i){let n=this.#t.get(r);if(!n)this.#t.set(r,[new Set([e])]);else{let o=n.at(-1);o instanceof Set?o.add(e):n.push(new Set([e]))}}return this.#r(e)}#n(t){let e=this.#i.get(t);if(!e)throw new Error("function does not have any path reservations");return{paths:e.paths.map(i=>this.#t.get(i)),dirs:[...e.dirs].map(i=>this.#t.get(i))}}check(t){let{paths:e,dirs:i}=this.#n(t);return e.every(r=>r&&r[0]===t)&&i.every(r=>r&&r[0]instanceof Set&&r[0].has(t))}#r(t){return this.#s.has(t)||!this.check(t)?!1:(this.#s.add(t),t(()=>this.#e(t)),!0)}#e(t){if(!this.#s.has(t))return!1;let e=this.#i.get(t);if(!e)throw new Error("invalid reservation");let{paths:i,dirs:r}=e,n=new Set;for(let o of i){let h=this.#t.get(o);if(!h||h?.[0]!==t)continue;let a=h[1];if(!a){this.#t.delete(o);continue}if(h.shift(),typeof a=="function")n.add(a);else for(let l of a)n.add(l)}for(let o of r){let h=this.#t.get(o),a=h?.[0];if(!(!h||!(a instanceof Set)))if(a.size===1&&h.length===1){this.#t.delete(o);continue}else if(a.size===1){h.shift();let l=h[0];typeof l=="function"&&n.add(l)}else a.delete(t)}return this.#s.delete(t),n.forEach(o=>this.#r(o)),!0}};var index_min_Lr=()=>process.umask();var index_min_Dr=Symbol("onEntry"),index_min_s=Symbol("checkFs"),index_min_Nr=Symbol("checkFs2"),index_min_Os=Symbol("isReusable"),index_min_P=Symbol("makeFs"),index_min_Ts=Symbol("file"),index_min_xs=Symbol("directory"),gi=Symbol("link"),index_min_Ar=Symbol("symlink"),index_min_Ir=Symbol("hardlink"),Re=Symbol("ensureNoSymlink"),index_min_Cr=Symbol("unsupported"),index_min_Fr=Symbol("checkPath"),index_min_Rs=Symbol("stripAbsolutePath"),yt=Symbol("mkdir"),index_min_O=Symbol("onError"),Ri=Symbol("pending"),index_min_kr=Symbol("pend"),index_min_Vt=Symbol("unpend"),index_min_gs=Symbol("ended"),index_min_bs=Symbol("maybeClose"),index_min_Ls=Symbol("skip"),index_min_ge=Symbol("doChown"),index_min_be=Symbol("uid"),_e=Symbol("gid"),Oe=Symbol("checkedCwd"),mo=process.env.TESTING_TAR_FAKE_PLATFORM||process.platform,Te=mo==="win32",index_min_uo=1024,po=(s,t)=>{if(!Te)return external_node_fs_namespaceObject.unlink(s,t);let e=s+".DELETE."+(0,external_node_crypto_namespaceObject.randomBytes)(16).toString("hex");external_node_fs_namespaceObject.rename(s,e,i=>{if(i)return t(i);external_node_fs_namespaceObject.unlink(e,t)})},Eo=s=>{if(!Te)return external_node_fs_namespaceObject.unlinkSync(s);let t=s+".DELETE."+(0,external_node_crypto_namespaceObject.randomBytes)(16).toString("hex");external_node_fs_namespaceObject.renameSync(s,t),external_node_fs_namespaceObject.unlinkSync(t)},index_min_Mr=(s,t,e)=>s!==void 0&&s===s>>>0?s:t!==void 0&&t===t>>>0?t:e,index_min_Xt=class extends rt{[index_min_gs]=!1;[Oe]=!1;[Ri]=0;reservations=new yi;transform;writable=!0;readable=!1;uid;gid;setOwner;preserveOwner;processGid;processUid;maxDepth;forceChown;win32;newer;keep;noMtime;preservePaths;unlink;cwd;strip;processUmask;umask;dmode;fmode;chmod;constructor(t={}){if(t.ondone=()=>{this[index_min_gs]=!0,this[index_min_bs]()},super(t),this.transform=t.transform,this.chmod=!!t.chmod,typeof t.uid=="number"||typeof t.gid=="number"){if(typeof t.uid!="number"||typeof t.gid!="number")throw new TypeError("cannot set owner without number uid and gid");if(t.preserveOwner)throw new TypeError("cannot preserve owner in archive and also set owner explicitly");this.uid=t.uid,this.gid=t.gid,this.setOwner=!0}else this.uid=void 0,this.gid=void 0,this.setOwner=!1;this.preserveOwner=t.preserveOwner===void 0&&typeof t.uid!="number"?process.getuid?.()===0:!!t.preserveOwner,this.processUid=(this.preserveOwner||this.setOwner)&&process.getuid?process.getuid():void 0,this.processGid=(this.preserveOwner||this.setOwner)&&process.getgid?process.getgid():void 0,this.maxDepth=typeof t.maxDepth=="number"?t.maxDepth:index_min_uo,this.forceChown=t.forceChown===!0,this.win32=!!t.win32||Te,this.newer=!!t.newer,this.keep=!!t.keep,this.noMtime=!!t.noMtime,this.preservePaths=!!t.preservePaths,this.unlink=!!t.unlink,this.cwd=index_min_f(external_node_path_namespaceObject.resolve(t.cwd||process.cwd())),this.strip=Number(t.strip)||0,this.processUmask=this.chmod?typeof t.processUmask=="number"?t.processUmask:index_min_Lr():0,this.umask=typeof t.umask=="number"?t.umask:this.processUmask,this.dmode=t.dmode||511&~this.umask,this.fmode=t.fmode||438&~this.umask,this.on("entry",e=>this[index_min_Dr](e))}warn(t,e,i={}){return(t==="TAR_BAD_ARCHIVE"||t==="TAR_ABORT")&&(i.recoverable=!1),super.warn(t,e,i)}[index_min_bs](){this[index_min_gs]&&this[Ri]===0&&(this.emit("prefinish"),this.emit("finish"),this.emit("end"))}[index_min_Rs](t,e){let i=t[e],{type:r}=t;if(!i||this.preservePaths)return!0;let[n,o]=index_min_ce(i),h=o.replaceAll(/\\/g,"/").split("/");if(h.includes("..")||Te&&/^[a-z]:\.\.$/i.test(h[0]??"")){if(e==="path"||r==="Link")return this.warn("TAR_ENTRY_ERROR",`${e} contains '..'`,{entry:t,[e]:i}),!1;let a=external_node_path_namespaceObject.posix.dirname(t.path),l=external_node_path_namespaceObject.posix.normalize(external_node_path_namespaceObject.posix.join(a,h.join("/")));if(l.startsWith("../")||l==="..")return this.warn("TAR_ENTRY_ERROR",`${e} escapes extraction directory`,{entry:t,[e]:i}),!1}return n&&(t[e]=String(o),this.warn("TAR_ENTRY_INFO",`stripping ${n} from absolute ${e}`,{entry:t,[e]:i})),!0}[index_min_Fr](t){let e=index_min_f(t.path),i=e.split("/");if(this.strip){if(i.length<this.strip)return!1;if(t.type==="Link"){let r=index_min_f(String(t.linkpath)).split("/");if(r.length>=this.strip)t.linkpath=r.slice(this.strip).join("/");else return!1}i.splice(0,this.strip),t.path=i.join("/")}if(isFinite(this.maxDepth)&&i.length>this.maxDepth)return this.warn("TAR_ENTRY_ERROR","path excessively deep",{entry:t,path:e,depth:i.length,maxDepth:this.maxDepth}),!1;if(!this[index_min_Rs](t,"path")||!this[index_min_Rs](t,"linkpath"))return!1;if(t.absolute=external_node_path_namespaceObject.isAbsolute(t.path)?index_min_f(external_node_path_namespaceObject.resolve(t.path)):index_min_f(external_node_path_namespaceObject.resolve(this.cwd,t.path)),!this.preservePaths&&typeof t.absolute=="string"&&t.absolute.indexOf(this.cwd+"/")!==0&&t.absolute!==this.cwd)return this.warn("TAR_ENTRY_ERROR","path escaped extraction target",{entry:t,path:index_min_f(t.path),resolvedPath:t.absolute,cwd:this.cwd}),!1;if(t.absolute===this.cwd&&t.type!=="Directory"&&t.type!=="GNUDumpDir")return!1;if(this.win32){let{root:r}=external_node_path_namespaceObject.win32.parse(String(t.absolute));t.absolute=r+index_min_ts(String(t.absolute).slice(r.length));let{root:n}=external_node_path_namespaceObject.win32.parse(t.path);t.path=n+index_min_ts(t.path.slice(n.length))}return!0}[index_min_Dr](t){if(!this[index_min_Fr](t))return t.resume();switch(external_node_assert_namespaceObject.equal(typeof t.absolute,"string"),t.type){case"Directory":case"GNUDumpDir":t.mode&&(t.mode=t.mode|448);case"File":case"OldFile":case"ContiguousFile":case"Link":case"SymbolicLink":return this[index_min_s](t);default:return this[index_min_Cr](t)}}[index_min_O](t,e){t.name==="CwdError"?this.emit("error",t):(this.warn("TAR_ENTRY_ERROR",t,{entry:e}),this[index_min_Vt](),e.resume())}[yt](t,e,i){index_min_gr(index_min_f(t),{uid:this.uid,gid:this.gid,processUid:this.processUid,processGid:this.processGid,umask:this.processUmask,preserve:this.preservePaths,unlink:this.unlink,cwd:this.cwd,mode:e},i)}[index_min_ge](t){return this.forceChown||this.preserveOwner&&(typeof t.uid=="number"&&t.uid!==this.processUid||typeof t.gid=="number"&&t.gid!==this.processGid)||typeof this.uid=="number"&&this.uid!==this.processUid||typeof this.gid=="number"&&this.gid!==this.processGid}[index_min_be](t){return index_min_Mr(this.uid,t.uid,this.processUid)}[_e](t){return index_min_Mr(this.gid,t.gid,this.processGid)}[index_min_Ts](t,e){let i=typeof t.mode=="number"?t.mode&4095:this.fmode,r=new index_min_et(String(t.absolute),{flags:index_min_us(t.size),mode:i,autoClose:!1});r.on("error",a=>{r.fd&&external_node_fs_namespaceObject.close(r.fd,()=>{}),r.write=()=>!0,this[index_min_O](a,t),e()});let n=1,o=a=>{if(a){r.fd&&external_node_fs_namespaceObject.close(r.fd,()=>{}),this[index_min_O](a,t),e();return}--n===0&&r.fd!==void 0&&external_node_fs_namespaceObject.close(r.fd,l=>{l?this[index_min_O](l,t):this[index_min_Vt](),e()})};r.on("finish",()=>{let a=String(t.absolute),l=r.fd;if(typeof l=="number"&&t.mtime&&!this.noMtime){n++;let c=t.atime||new Date,d=t.mtime;external_node_fs_namespaceObject.futimes(l,c,d,y=>y?external_node_fs_namespaceObject.utimes(a,c,d,T=>o(T&&y)):o())}if(typeof l=="number"&&this[index_min_ge](t)){n++;let c=this[index_min_be](t),d=this[_e](t);typeof c=="number"&&typeof d=="number"&&external_node_fs_namespaceObject.fchown(l,c,d,y=>y?external_node_fs_namespaceObject.chown(a,c,d,T=>o(T&&y)):o())}o()});let h=this.transform&&this.transform(t)||t;h!==t&&(h.on("error",a=>{this[index_min_O](a,t),e()}),t.pipe(h)),h.pipe(r)}[index_min_xs](t,e){let i=typeof t.mode=="number"?t.mode&4095:this.dmode;this[yt](String(t.absolute),i,r=>{if(r){this[index_min_O](r,t),e();return}let n=1,o=()=>{--n===0&&(e(),this[index_min_Vt](),t.resume())};t.mtime&&!this.noMtime&&(n++,external_node_fs_namespaceObject.utimes(String(t.absolute),t.atime||new Date,t.mtime,o)),this[index_min_ge](t)&&(n++,external_node_fs_namespaceObject.chown(String(t.absolute),Number(this[index_min_be](t)),Number(this[_e](t)),o)),o()})}[index_min_Cr](t){t.unsupported=!0,this.warn("TAR_ENTRY_UNSUPPORTED",`unsupported entry type: ${t.type}`,{entry:t}),t.resume()}[index_min_Ar](t,e){let i=index_min_f(external_node_path_namespaceObject.relative(this.cwd,external_node_path_namespaceObject.resolve(external_node_path_namespaceObject.dirname(String(t.absolute)),String(t.linkpath)))).split("/");this[Re](t,this.cwd,i,()=>this[gi](t,String(t.linkpath),"symlink",e),r=>{this[index_min_O](r,t),e()})}[index_min_Ir](t,e){let i=index_min_f(external_node_path_namespaceObject.resolve(this.cwd,String(t.linkpath))),r=index_min_f(String(t.linkpath)).split("/");this[Re](t,this.cwd,r,()=>this[gi](t,i,"link",e),n=>{this[index_min_O](n,t),e()})}[Re](t,e,i,r,n){let o=i.shift();if(this.preservePaths||o===void 0)return r();let h=external_node_path_namespaceObject.resolve(e,o);external_node_fs_namespaceObject.lstat(h,(a,l)=>{if(a)return r();if(l?.isSymbolicLink())return n(new index_min_St(h,external_node_path_namespaceObject.resolve(h,i.join("/"))));this[Re](t,h,i,r,n)})}[index_min_kr](){this[Ri]++}[index_min_Vt](){this[Ri]--,this[index_min_bs]()}[index_min_Ls](t){this[index_min_Vt](),t.resume()}[index_min_Os](t,e){return t.type==="File"&&!this.unlink&&e.isFile()&&e.nlink<=1&&!Te}[index_min_s](t){this[index_min_kr]();let e=[t.path];t.linkpath&&e.push(t.linkpath),this.reservations.reserve(e,i=>this[index_min_Nr](t,i))}[index_min_Nr](t,e){let i=h=>{e(h)},r=()=>{this[yt](this.cwd,this.dmode,h=>{if(h){this[index_min_O](h,t),i();return}this[Oe]=!0,n()})},n=()=>{if(t.absolute!==this.cwd){let h=index_min_f(external_node_path_namespaceObject.dirname(String(t.absolute)));if(h!==this.cwd)return this[yt](h,this.dmode,a=>{if(a){this[index_min_O](a,t),i();return}o()})}o()},o=()=>{external_node_fs_namespaceObject.lstat(String(t.absolute),(h,a)=>{if(a&&(this.keep||this.newer&&a.mtime>(t.mtime??a.mtime))){this[index_min_Ls](t),i();return}if(h||this[index_min_Os](t,a))return this[index_min_P](null,t,i);if(a.isDirectory()){if(t.type==="Directory"){let l=this.chmod&&t.mode&&(a.mode&4095)!==t.mode,c=d=>this[index_min_P](d??null,t,i);return l?external_node_fs_namespaceObject.chmod(String(t.absolute),Number(t.mode),c):c()}if(t.absolute!==this.cwd)return external_node_fs_namespaceObject.rmdir(String(t.absolute),l=>this[index_min_P](l??null,t,i))}if(t.absolute===this.cwd)return this[index_min_P](null,t,i);po(String(t.absolute),l=>this[index_min_P](l??null,t,i))})};this[Oe]?n():r()}[index_min_P](t,e,i){if(t){this[index_min_O](t,e),i();return}switch(e.type){case"File":case"OldFile":case"ContiguousFile":return this[index_min_Ts](e,i);case"Link":return this[index_min_Ir](e,i);case"SymbolicLink":return this[index_min_Ar](e,i);case"Directory":case"GNUDumpDir":return this[index_min_xs](e,i)}}[gi](t,e,i,r){external_node_fs_namespaceObject[i](e,String(t.absolute),n=>{n?this[index_min_O](n,t):(this[index_min_Vt](),t.resume()),r()})}},index_min_ye=s=>{try{return[null,s()]}catch(t){return[t,null]}},index_min_xe=class extends index_min_Xt{sync=!0;[index_min_P](t,e){return super[index_min_P](t,e,()=>{})}[index_min_s](t){if(!this[Oe]){let n=this[yt](this.cwd,this.dmode);if(n)return this[index_min_O](n,t);this[Oe]=!0}if(t.absolute!==this.cwd){let n=index_min_f(external_node_path_namespaceObject.dirname(String(t.absolute)));if(n!==this.cwd){let o=this[yt](n,this.dmode);if(o)return this[index_min_O](o,t)}}let[e,i]=index_min_ye(()=>external_node_fs_namespaceObject.lstatSync(String(t.absolute)));if(i&&(this.keep||this.newer&&i.mtime>(t.mtime??i.mtime)))return this[index_min_Ls](t);if(e||this[index_min_Os](t,i))return this[index_min_P](null,t);if(i.isDirectory()){if(t.type==="Directory"){let o=this.chmod&&t.mode&&(i.mode&4095)!==t.mode,[h]=o?index_min_ye(()=>{external_node_fs_namespaceObject.chmodSync(String(t.absolute),Number(t.mode))}):[];return this[index_min_P](h,t)}let[n]=index_min_ye(()=>external_node_fs_namespaceObject.rmdirSync(String(t.absolute)));this[index_min_P](n,t)}let[r]=t.absolute===this.cwd?[]:index_min_ye(()=>Eo(String(t.absolute)));this[index_min_P](r,t)}[index_min_Ts](t,e){let i=typeof t.mode=="number"?t.mode&4095:this.fmode,r=h=>{let a;try{external_node_fs_namespaceObject.closeSync(n)}catch(l){a=l}(h||a)&&this[index_min_O](h||a,t),e()},n;try{n=external_node_fs_namespaceObject.openSync(String(t.absolute),index_min_us(t.size),i)}catch(h){return r(h)}let o=this.transform&&this.transform(t)||t;o!==t&&(o.on("error",h=>this[index_min_O](h,t)),t.pipe(o)),o.on("data",h=>{try{external_node_fs_namespaceObject.writeSync(n,h,0,h.length)}catch(a){r(a)}}),o.on("end",()=>{let h=null;if(t.mtime&&!this.noMtime){let a=t.atime||new Date,l=t.mtime;try{external_node_fs_namespaceObject.futimesSync(n,a,l)}catch(c){try{external_node_fs_namespaceObject.utimesSync(String(t.absolute),a,l)}catch{h=c}}}if(this[index_min_ge](t)){let a=this[index_min_be](t),l=this[_e](t);try{external_node_fs_namespaceObject.fchownSync(n,Number(a),Number(l))}catch(c){try{external_node_fs_namespaceObject.chownSync(String(t.absolute),Number(a),Number(l))}catch{h=h||c}}}r(h)})}[index_min_xs](t,e){let i=typeof t.mode=="number"?t.mode&4095:this.dmode,r=this[yt](String(t.absolute),i);if(r){this[index_min_O](r,t),e();return}if(t.mtime&&!this.noMtime)try{external_node_fs_namespaceObject.utimesSync(String(t.absolute),t.atime||new Date,t.mtime)}catch{}if(this[index_min_ge](t))try{external_node_fs_namespaceObject.chownSync(String(t.absolute),Number(this[index_min_be](t)),Number(this[_e](t)))}catch{}e(),t.resume()}[yt](t,e){try{return index_min_r(index_min_f(t),{uid:this.uid,gid:this.gid,processUid:this.processUid,processGid:this.processGid,umask:this.processUmask,preserve:this.preservePaths,unlink:this.unlink,cwd:this.cwd,mode:e})}catch(i){return i}}[Re](t,e,i,r,n){if(this.preservePaths||i.length===0)return r();let o=e;for(let h of i){o=external_node_path_namespaceObject.resolve(o,h);let[a,l]=index_min_ye(()=>external_node_fs_namespaceObject.lstatSync(o));if(a)return r();if(l.isSymbolicLink())return n(new index_min_St(o,external_node_path_namespaceObject.resolve(e,i.join("/"))))}r()}[gi](t,e,i,r){let n=`${i}Sync`;try{external_node_fs_namespaceObject[n](e,String(t.absolute)),r(),t.resume()}catch(o){return this[index_min_O](o,t)}}};var index_min_wo=s=>{let t=new index_min_xe(s),e=s.file,i=external_node_fs_namespaceObject.statSync(e),r=s.maxReadSize||16*1024*1024;new index_min_Be(e,{readSize:r,size:i.size}).pipe(t)},So=(s,t)=>{let e=new index_min_Xt(s),i=s.maxReadSize||16*1024*1024,r=s.file;return new Promise((o,h)=>{e.on("error",h),e.on("close",o),external_node_fs_namespaceObject.stat(r,(a,l)=>{if(a)h(a);else{let c=new index_min_t(r,{readSize:i,size:l.size});c.on("error",h),c.pipe(e)}})})},yo=index_min_K(index_min_wo,So,s=>new index_min_xe(s),s=>new index_min_Xt(s),(s,t)=>{t?.length&&Qi(s,t)});var Ro=(s,t)=>{let e=new index_min_kt(s),i=!0,r,n;try{try{r=external_node_fs_namespaceObject.openSync(s.file,"r+")}catch(a){if(a?.code==="ENOENT")r=external_node_fs_namespaceObject.openSync(s.file,"w+");else throw a}let o=external_node_fs_namespaceObject.fstatSync(r),h=Buffer.alloc(512);t:for(n=0;n<o.size;n+=512){for(let c=0,d=0;c<512;c+=d){if(d=external_node_fs_namespaceObject.readSync(r,h,c,h.length-c,n+c),n===0&&h[0]===31&&h[1]===139)throw new Error("cannot append to compressed archives");if(!d)break t}let a=new index_min_F(h);if(!a.cksumValid)break;let l=512*Math.ceil((a.size||0)/512);if(n+l+512>o.size)break;n+=l,s.mtimeCache&&a.mtime&&s.mtimeCache.set(String(a.path),a.mtime)}i=!1,go(s,e,n,r,t)}finally{if(i)try{external_node_fs_namespaceObject.closeSync(r)}catch{}}},go=(s,t,e,i,r)=>{let n=new index_min_Wt(s.file,{fd:i,start:e});t.pipe(n),_o(t,r)},bo=(s,t)=>{t=Array.from(t);let e=new index_min_wt(s),i=(n,o,h)=>{let a=(T,D)=>{T?external_node_fs_namespaceObject.close(n,E=>h(T)):h(null,D)},l=0;if(o===0)return a(null,0);let c=0,d=Buffer.alloc(512),y=(T,D)=>{if(T||D===void 0)return a(T);if(c+=D,c<512&&D)return external_node_fs_namespaceObject.read(n,d,c,d.length-c,l+c,y);if(l===0&&d[0]===31&&d[1]===139)return a(new Error("cannot append to compressed archives"));if(c<512)return a(null,l);let E=new index_min_F(d);if(!E.cksumValid)return a(null,l);let x=512*Math.ceil((E.size??0)/512);if(l+x+512>o||(l+=x+512,l>=o))return a(null,l);s.mtimeCache&&E.mtime&&s.mtimeCache.set(String(E.path),E.mtime),c=0,external_node_fs_namespaceObject.read(n,d,0,512,l,y)};external_node_fs_namespaceObject.read(n,d,0,512,l,y)};return new Promise((n,o)=>{e.on("error",o);let h="r+",a=(l,c)=>{if(l&&l.code==="ENOENT"&&h==="r+")return h="w+",external_node_fs_namespaceObject.open(s.file,h,a);if(l||!c)return o(l);external_node_fs_namespaceObject.fstat(c,(d,y)=>{if(d)return external_node_fs_namespaceObject.close(c,()=>o(d));i(c,y.size,(T,D)=>{if(T)return o(T);let E=new index_min_et(s.file,{fd:c,start:D});e.pipe(E),E.on("error",o),E.on("close",n),Oo(e,t)})})};external_node_fs_namespaceObject.open(s.file,h,a)})},_o=(s,t)=>{t.forEach(e=>{e.charAt(0)==="@"?index_min_Ct({file:external_node_path_namespaceObject.resolve(s.cwd,e.slice(1)),sync:!0,noResume:!0,onReadEntry:i=>s.add(i)}):s.add(e)}),s.end()},Oo=async(s,t)=>{for(let e of t)e.charAt(0)==="@"?await index_min_Ct({file:external_node_path_namespaceObject.resolve(String(s.cwd),e.slice(1)),noResume:!0,onReadEntry:i=>s.add(i)}):s.add(e);s.end()},index_min_Mt=index_min_K(Ro,bo,()=>{throw new TypeError("file is required")},()=>{throw new TypeError("file is required")},(s,t)=>{if(!index_min_Bs(s))throw new TypeError("file is required");if(s.gzip||s.brotli||s.zstd||s.file.endsWith(".br")||s.file.endsWith(".tbr"))throw new TypeError("cannot append to compressed archives");if(!t?.length)throw new TypeError("no paths specified to add/replace")});var To=index_min_K(index_min_Mt.syncFile,index_min_Mt.asyncFile,index_min_Mt.syncNoFile,index_min_Mt.asyncNoFile,(s,t=[])=>{index_min_Mt.validate?.(s,t),xo(s)}),xo=s=>{let t=s.filter;s.mtimeCache||(s.mtimeCache=new Map),s.filter=t?(e,i)=>t(e,i)&&!((s.mtimeCache?.get(e)??i.mtime??0)>(i.mtime??0)):(e,i)=>!((s.mtimeCache?.get(e)??i.mtime??0)>(i.mtime??0))};
+//# sourceMappingURL=index.min.js.map
+
+;// CONCATENATED MODULE: ./src/receipt/tar-write.ts
+
+/**
+ * The receipt archive writer, on the `tar` package (node-tar): it encodes the
+ * ustar headers and frames the members; this module pins every header field so
+ * the same members give the same bytes. The reader is `tar.ts`, our own strict
+ * parser (docs/receipts.md says why receipts are not read with `tar`).
+ */
+const tar_write_BLOCK = 512;
+/** tar and Python's tarfile pad an archive to whole 10240-byte records; so do we. */
+const RECORD = 20 * tar_write_BLOCK;
+/** The largest size a ustar size field holds (11 octal digits). */
+const MAX_USTAR_SIZE = 8 ** 11 - 1;
+/**
+ * A deterministic ustar archive (docs/format.md §3): members in the order given,
+ * regular files, mode 0644, uid/gid 0, no user or group names, one mtime for all,
+ * no pax headers; two zero blocks and padding to a 10240-byte record.
+ * Names are the receipt's own short ASCII forms; anything else is refused rather
+ * than written with a pax or prefix header some reader might not expect.
+ */
+function writeTar(members, mtime) {
+    const when = new Date(Math.max(0, Math.floor(mtime)) * 1000);
+    const pack = new index_min_kt({ mtime: when, noPax: true, strict: true });
+    const chunks = [];
+    pack.on('data', (c) => chunks.push(c));
+    for (const m of members) {
+        if (!/^[\x21-\x7e]{1,100}$/.test(m.name) || m.name.startsWith('/'))
+            throw new Error(`tar writer: unsupported member name ${JSON.stringify(m.name)}`);
+        if (m.data.length > MAX_USTAR_SIZE)
+            throw new Error(`tar writer: member ${m.name} is too large for a ustar header`);
+        const header = new index_min_F({
+            path: m.name,
+            type: 'File',
+            mode: 0o644,
+            uid: 0,
+            gid: 0,
+            uname: '',
+            gname: '',
+            size: m.data.length,
+            mtime: when,
+        });
+        header.encode();
+        const entry = new index_min_Ve(header);
+        pack.add(entry);
+        entry.end(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.length));
+    }
+    pack.end();
+    const body = Buffer.concat(chunks);
+    const pad = (RECORD - (body.length % RECORD)) % RECORD;
+    return pad === 0 ? body : Buffer.concat([body, Buffer.alloc(pad)]);
 }
 
 ;// CONCATENATED MODULE: ./src/receipt/verify.ts
@@ -12360,6 +12434,7 @@ function signatureVerdict(checked, trustedKeys) {
 }
 
 ;// CONCATENATED MODULE: ./src/receipt/index.ts
+
 
 
 
@@ -13510,1277 +13585,90 @@ function parseExpectedHeads(bytes, source) {
     return heads;
 }
 
-;// CONCATENATED MODULE: ./src/report/client/app.ts
-function clientApp(rt, doc) {
-    const root = doc.documentElement;
-    const $ = (id) => {
-        const el = doc.getElementById(id);
-        if (el === null)
-            throw new Error(`page element #${id} is missing`);
-        return el;
-    };
-    const el = (tag, cls, text) => {
-        const e = doc.createElement(tag);
-        if (cls)
-            e.className = cls;
-        if (text !== undefined)
-            e.textContent = text;
-        return e;
-    };
-    const fmtInt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-    const fmtSize = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
-    const fail = (kind, message) => {
-        root.setAttribute('data-verify-state', 'done');
-        root.setAttribute('data-verified', 'false');
-        root.setAttribute('data-first-fault-kind', kind);
-        const status = doc.getElementById('status');
-        if (status) {
-            status.className = 'status bad';
-            const t = doc.getElementById('status-title');
-            if (t)
-                t.textContent = '✗ NOT VERIFIED: the report could not check this chain';
-            const d = doc.getElementById('status-detail');
-            if (d)
-                d.textContent = message;
-        }
-    };
-    let data;
-    try {
-        data = JSON.parse($('stepchain-data').textContent ?? '');
-    }
-    catch (e) {
-        fail('report_error', `embedded data unreadable: ${e.message}`);
-        return;
-    }
-    // ---- header ----
-    const meta = $('meta');
-    const metaRow = (k, v, cls) => {
-        const dt = el('dt', undefined, k);
-        const dd = el('dd', cls, v);
-        meta.append(dt, dd);
-        return dd;
-    };
-    metaRow('Agent', data.agent_id);
-    metaRow('Source', `${data.source.kind === 'receipt' ? 'receipt' : 'journal'} ${data.source.path}`);
-    const stepsDd = metaRow('Steps', '…');
-    const headDd = metaRow('Head hash', '…', 'hash');
-    metaRow('Generated', `${data.generated_at} by ${data.generator}`);
-    const gv = data.generator_verify;
-    metaRow('Generator check', gv.ok
-        ? `intact (${fmtInt(gv.steps)} steps, head ${gv.head_hash.slice(0, 16)}…)`
-        : `${gv.errors.length} fault(s): first ${gv.errors[0]?.kind ?? ''} at line ${gv.errors[0]?.line ?? '-'}`);
-    if (data.receipt !== null) {
-        const r = data.receipt;
-        const sec = $('receipt');
-        sec.hidden = false;
-        const dl = el('dl', 'meta');
-        const add = (k, v, cls) => {
-            dl.append(el('dt', undefined, k), el('dd', cls, v));
-        };
-        add('Signature', r.signed ? `signed${r.key_id ? `, key id ${r.key_id}` : ''}` : 'unsigned', r.signed ? undefined : 'warn');
-        add('Signature check', r.signature_check, /NOT checked|FAILED|unsigned, but/.test(r.signature_check) ? 'warn' : undefined);
-        add('Expected head', data.expected_head ?? '(none)', 'hash');
-        if (r.generator_faults.length > 0)
-            add('Receipt problems', r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join('\n'), 'badtext');
-        sec.append(dl);
-        const det = el('details');
-        det.append(el('summary', undefined, 'manifest.json'));
-        let manifestShown = r.manifest_text;
-        try {
-            manifestShown = rt.display(rt.parseJson(r.manifest_text));
-        }
-        catch {
-            /* shown raw */
-        }
-        det.append(el('pre', 'code', manifestShown));
-        sec.append(det);
-        sec.append(el('p', 'note', 'Checked in this browser: the chain (every step hash, link and seq), that it ends at the manifest head, and the bundled blobs\u2019 digests. ' +
-            'Checked by the generator only: the manifest signature (Ed25519 is not re-checked here), the archive structure and blob_digests.'));
-    }
-    // ---- verification state ----
-    const journal = rt.base64Bytes(data.journal_b64);
-    const verifier = rt.createVerifier(journal, data.expected_head);
-    const entries = verifier.entries;
-    const blobFaults = [];
-    let verified = null;
-    // ---- list (virtual: only the visible rows exist in the DOM) ----
-    const ROW_H = 26;
-    const list = $('list');
-    const spacer = $('list-spacer');
-    const search = $('search');
-    const onlyFaults = $('only-faults');
-    const countEl = $('count');
-    let view = [];
-    let sel = -1; // index into view
-    let filterText = '';
-    /** Set once the reader moves the selection: verification must not take it away afterwards. */
-    let userMoved = false;
-    const hay = [];
-    const fieldText = (v) => v === undefined ? '' : typeof v === 'string' ? v : rt.display(v, 0);
-    const haystack = (i) => {
-        let h = hay[i];
-        if (h === undefined) {
-            const e = entries[i];
-            const r = e.row;
-            h = (r === null
-                ? `line ${e.line} ${e.text}`
-                : `#${String(r.get('seq'))} ${fieldText(r.get('model'))} ${fieldText(r.get('prompt'))} ${fieldText(r.get('tool_call'))} ${fieldText(r.get('tool_result'))} ${String(r.get('step_hash'))}`).toLowerCase();
-            hay[i] = h;
-        }
-        return h;
-    };
-    const matches = (i) => {
-        const e = entries[i];
-        if (onlyFaults.checked && e.faults.length === 0)
-            return false;
-        return filterText === '' || haystack(i).includes(filterText);
-    };
-    const rebuildView = () => {
-        const current = sel >= 0 ? view[sel] : undefined;
-        view = [];
-        for (let i = 0; i < entries.length; i++)
-            if (matches(i))
-                view.push(i);
-        sel = current === undefined ? (view.length > 0 ? 0 : -1) : view.indexOf(current);
-        if (sel < 0 && view.length > 0)
-            sel = 0;
-        renderList(true);
-        renderDetail();
-    };
-    const extendView = (from) => {
-        for (let i = from; i < entries.length; i++)
-            if (matches(i))
-                view.push(i);
-        if (sel < 0 && view.length > 0) {
-            sel = 0;
-            renderDetail();
-        }
-    };
-    const labelOf = (e) => {
-        const r = e.row;
-        if (r === null)
-            return { n: `L${e.line}`, text: `malformed line: ${e.text.slice(0, 80)}` };
-        const call = r.get('tool_call');
-        const tool = call instanceof Map && typeof call.get('name') === 'string' ? `${call.get('name')} · ` : '';
-        const prompt = r.get('prompt');
-        const p = typeof prompt === 'string' ? prompt : prompt === null ? '' : rt.display(prompt, 0);
-        return { n: `#${String(r.get('seq'))}`, text: `${tool}${p.slice(0, 120)}` };
-    };
-    let rendered = new Map();
-    const renderList = (force = false) => {
-        spacer.style.height = `${view.length * ROW_H}px`;
-        const top = list.scrollTop;
-        const first = Math.max(0, Math.floor(top / ROW_H) - 10);
-        const last = Math.min(view.length, Math.ceil((top + list.clientHeight) / ROW_H) + 10);
-        const next = new Map();
-        for (let v = first; v < last; v++) {
-            const idx = view[v];
-            let row = force ? undefined : rendered.get(v);
-            if (row !== undefined && row.dataset.entry !== String(idx))
-                row = undefined;
-            if (row === undefined) {
-                const e = entries[idx];
-                row = el('div', 'item');
-                row.dataset.entry = String(idx);
-                row.dataset.view = String(v);
-                row.style.top = `${v * ROW_H}px`;
-                const { n, text } = labelOf(e);
-                row.append(el('span', 'n', n), el('span', 'mark', e.faults.length > 0 ? '✗' : '✓'), el('span', 'label', text));
-                if (e.faults.length > 0)
-                    row.classList.add('faulty');
-                rendered.delete(v);
-            }
-            row.classList.toggle('selected', v === sel);
-            row.setAttribute('aria-selected', v === sel ? 'true' : 'false');
-            next.set(v, row);
-        }
-        for (const [, old] of rendered)
-            old.remove();
-        for (const [, r] of next)
-            if (r.parentNode !== spacer)
-                spacer.append(r);
-        rendered = next;
-        countEl.textContent = `${fmtInt(view.length)} of ${fmtInt(verifier.total)} lines${entries.length < verifier.total ? ' (verifying…)' : ''}`;
-    };
-    list.addEventListener('scroll', () => renderList());
-    list.addEventListener('click', (ev) => {
-        const item = ev.target.closest('.item');
-        if (item?.dataset.view !== undefined) {
-            userMoved = true;
-            select(Number(item.dataset.view));
-        }
-    });
-    const scrollIntoView = () => {
-        if (sel < 0)
-            return;
-        const y = sel * ROW_H;
-        if (y < list.scrollTop)
-            list.scrollTop = y;
-        else if (y + ROW_H > list.scrollTop + list.clientHeight)
-            list.scrollTop = y + ROW_H - list.clientHeight;
-    };
-    const select = (v) => {
-        if (view.length === 0)
-            return;
-        sel = Math.max(0, Math.min(view.length - 1, v));
-        scrollIntoView();
-        renderList();
-        renderDetail();
-    };
-    const jumpToLine = (line) => {
-        if (filterText !== '' || onlyFaults.checked) {
-            search.value = '';
-            filterText = '';
-            onlyFaults.checked = false;
-            rebuildView();
-        }
-        const v = view.indexOf(line - 1);
-        if (v >= 0)
-            select(v);
-    };
-    // ---- detail ----
-    const detail = $('detail');
-    const MAX_SHOWN = 200000;
-    const pre = (s) => {
-        const p = el('pre', 'code');
-        if (s.length > MAX_SHOWN) {
-            p.textContent = s.slice(0, MAX_SHOWN);
-            const more = el('button', 'more', `show all ${fmtInt(s.length)} characters`);
-            more.addEventListener('click', () => {
-                p.textContent = s;
-            });
-            const box = el('div');
-            box.append(p, more);
-            return box;
-        }
-        p.textContent = s;
-        return p;
-    };
-    const blobByDigest = new Map();
-    for (const b of data.blobs)
-        blobByDigest.set(b.digest, b);
-    const renderDetail = () => {
-        detail.textContent = '';
-        if (sel < 0 || view.length === 0) {
-            const why = verifier.total === 0
-                ? 'The journal has no lines.'
-                : entries.length === 0
-                    ? 'Verifying…'
-                    : 'No step matches the search.';
-            detail.append(el('p', 'note', why));
-            return;
-        }
-        const idx = view[sel];
-        const e = entries[idx];
-        const r = e.row;
-        const h = el('h2');
-        h.append(el('span', undefined, r === null ? `Line ${e.line}` : `Step ${String(r.get('seq'))} `), el('span', 'dim', r === null ? '' : `line ${e.line} · ${sel + 1} / ${view.length} shown`));
-        detail.append(h);
-        detail.dataset.line = String(e.line);
-        if (e.faults.length > 0) {
-            const ul = el('ul', 'faults');
-            for (const f of e.faults)
-                ul.append(el('li', undefined, `line ${e.line}: ${f.kind}: ${f.message}`));
-            detail.append(ul);
-        }
-        else if (r !== null) {
-            detail.append(el('p', 'okline', '✓ step hash recomputed in this browser and linked to the previous step'));
-        }
-        if (r === null) {
-            detail.append(el('h3', undefined, 'Raw line'), pre(e.text));
-            return;
-        }
-        const dl = el('dl', 'meta');
-        const add = (k, v, cls) => {
-            const dd = el('dd', cls, v);
-            dl.append(el('dt', undefined, k), dd);
-            return dd;
-        };
-        const ts = r.get('ts');
-        const tsNum = typeof ts === 'number'
-            ? ts
-            : typeof ts === 'bigint'
-                ? Number(ts)
-                : ts !== null && typeof ts === 'object' && !Array.isArray(ts) && !(ts instanceof Map)
-                    ? ts.f
-                    : NaN;
-        const tsDate = Number.isFinite(tsNum) && Math.abs(tsNum) < 8.64e12 ? new Date(tsNum * 1000).toISOString() : '';
-        add('Time', `${tsDate} (ts ${rt.canonical(ts)})`);
-        add('Model', fieldText(r.get('model')));
-        add('Input hash', String(r.get('input_hash')), 'hash');
-        add('Prev hash', String(r.get('prev_hash')), 'hash');
-        add('Step hash', String(r.get('step_hash')), 'hash');
-        if (e.computed !== r.get('step_hash'))
-            add('Recomputed', e.computed ?? '', 'hash badtext');
-        // What changed from the previous well-formed row.
-        let prev = null;
-        for (let j = idx - 1; j >= 0 && prev === null; j--)
-            prev = entries[j].row;
-        if (prev !== null) {
-            const changed = ['model', 'prompt', 'tool_call', 'tool_result'].filter((k) => rt.canonical(prev.get(k)) !== rt.canonical(r.get(k)));
-            add('Changed', changed.length > 0 ? changed.join(', ') : 'nothing but the hashes and time');
-        }
-        detail.append(dl);
-        for (const k of ['prompt', 'tool_call', 'tool_result']) {
-            const v = r.get(k);
-            detail.append(el('h3', undefined, k), pre(typeof v === 'string' ? v : rt.display(v)));
-        }
-        const refs = r.get('blob_refs');
-        detail.append(el('h3', undefined, `blob_refs (${refs.length})`));
-        if (refs.length > 0) {
-            const ul = el('ul', 'refs');
-            for (const d of refs) {
-                const li = el('li');
-                const b = blobByDigest.get(d);
-                li.append(el('code', 'hash', d), el('span', 'dim', b === undefined
-                    ? ' (not bundled)'
-                    : b.size === null
-                        ? ' (not found)'
-                        : ` ${fmtSize(b.size)}${b.b64 === undefined ? ` · not embedded: ${b.skipped ?? ''}` : ''}`));
-                if (b?.b64 !== undefined)
-                    li.append(blobPreview(b));
-                ul.append(li);
-            }
-            detail.append(ul);
-        }
-        const raw = el('details');
-        raw.append(el('summary', undefined, 'raw line'), pre(e.text));
-        detail.append(raw);
-    };
-    const blobPreview = (b) => {
-        const det = el('details', 'preview');
-        det.append(el('summary', undefined, 'preview'));
-        let filled = false;
-        det.addEventListener('toggle', () => {
-            if (filled || !det.open)
-                return;
-            filled = true;
-            const bytes = rt.base64Bytes(b.b64 ?? '');
-            const head = bytes.subarray(0, 4096);
-            let binary;
-            let textPreview = '';
-            try {
-                textPreview = rt.decodeUtf8(head, true);
-                binary = /[\u0000-\u0008\u000e-\u001f]/.test(textPreview);
-            }
-            catch {
-                // A multi-byte character cut at 4 KiB is still text; anything else is binary.
-                try {
-                    textPreview = rt.decodeUtf8(head.subarray(0, Math.max(0, head.length - 3)), true);
-                    binary = bytes.length <= 4096;
-                }
-                catch {
-                    binary = true;
-                }
-            }
-            if (binary) {
-                let hex = '';
-                for (let i = 0; i < Math.min(512, bytes.length); i++)
-                    hex += bytes[i].toString(16).padStart(2, '0') + (i % 16 === 15 ? '\n' : ' ');
-                textPreview = `binary, first ${Math.min(512, bytes.length)} bytes:\n${hex}`;
-            }
-            else if (bytes.length > 4096)
-                textPreview += `\n… (${fmtSize(bytes.length)} in all)`;
-            det.append(el('pre', 'code', textPreview));
-        });
-        return det;
-    };
-    // ---- blobs section ----
-    const blobsSec = $('blobs');
-    const blobStatus = new Map();
-    if (data.blobs.length > 0) {
-        blobsSec.hidden = false;
-        const embedded = data.blobs.filter((b) => b.b64 !== undefined).length;
-        blobsSec.append(el('p', 'note', `${embedded} of ${data.blobs.length} referenced blob(s) embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all).` +
-            (embedded < data.blobs.length
-                ? ' Skipped blobs are listed with the reason; their bytes are not in this file.'
-                : '')));
-        const table = el('table', 'blobs');
-        const thead = el('tr');
-        for (const t of ['digest', 'size', 'status', ''])
-            thead.append(el('th', undefined, t));
-        table.append(thead);
-        for (const b of data.blobs) {
-            const tr = el('tr');
-            const st = el('td', undefined, b.b64 !== undefined ? 'embedded (digest not checked yet)' : `not embedded: ${b.skipped ?? 'unknown'}`);
-            blobStatus.set(b.digest, st);
-            const pv = el('td');
-            if (b.b64 !== undefined)
-                pv.append(blobPreview(b));
-            tr.append(el('td', 'hash', b.digest), el('td', undefined, b.size === null ? '-' : fmtSize(b.size)), st, pv);
-            table.append(tr);
-        }
-        blobsSec.append(table);
-    }
-    // ---- fork tree ----
-    if (data.forks !== null) {
-        const sec = $('forks');
-        sec.hidden = false;
-        const draw = (n) => {
-            const li = el('li');
-            const bits = [n.id];
-            if (n.label)
-                bits.push(`“${n.label}”`);
-            if (n.from_step !== undefined && n.from_step !== null)
-                bits.push(`from step ${n.from_step}`);
-            if (n.branch)
-                bits.push(`branch ${n.branch}`);
-            if (n.steps_since !== undefined && n.steps_since !== null)
-                bits.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
-            if (n.journal_ok === false)
-                bits.push('JOURNAL DOES NOT VERIFY');
-            if (n.missing)
-                bits.push('WORKTREE MISSING');
-            if (n.current)
-                bits.push('(this report)');
-            const span = el('span', n.current ? 'node current' : n.journal_ok === false || n.missing ? 'node badnode' : 'node', bits.join(' · '));
-            li.append(span);
-            if (n.children.length > 0) {
-                const ul = el('ul');
-                for (const c of n.children)
-                    ul.append(draw(c));
-                li.append(ul);
-            }
-            return li;
-        };
-        const ul = el('ul', 'tree');
-        ul.append(draw(data.forks));
-        sec.append(ul);
-    }
-    // ---- keyboard and search ----
-    let searchTimer;
-    search.addEventListener('input', () => {
-        if (searchTimer !== undefined)
-            clearTimeout(searchTimer);
-        searchTimer = setTimeout(() => {
-            filterText = search.value.trim().toLowerCase();
-            rebuildView();
-        }, 120);
-    });
-    onlyFaults.addEventListener('change', () => rebuildView());
-    doc.addEventListener('keydown', (ev) => {
-        const t = ev.target;
-        const typing = t !== null && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA');
-        if (typing) {
-            if (ev.key === 'Escape') {
-                search.value = '';
-                filterText = '';
-                rebuildView();
-                search.blur();
-            }
-            else if (ev.key === 'Enter' || ev.key === 'ArrowDown') {
-                if (searchTimer !== undefined)
-                    clearTimeout(searchTimer);
-                filterText = search.value.trim().toLowerCase();
-                rebuildView();
-                search.blur();
-                ev.preventDefault();
-            }
-            return;
-        }
-        if (ev.ctrlKey || ev.metaKey || ev.altKey)
-            return;
-        const page = Math.max(1, Math.floor(list.clientHeight / ROW_H) - 1);
-        let to;
-        switch (ev.key) {
-            case 'ArrowRight':
-            case 'ArrowDown':
-            case 'j':
-                to = sel + 1;
-                break;
-            case 'ArrowLeft':
-            case 'ArrowUp':
-            case 'k':
-                to = sel - 1;
-                break;
-            case 'Home':
-            case 'g':
-                to = 0;
-                break;
-            case 'End':
-            case 'G':
-                to = view.length - 1;
-                break;
-            case 'PageDown':
-                to = sel + page;
-                break;
-            case 'PageUp':
-                to = sel - page;
-                break;
-            case '/':
-                search.focus();
-                ev.preventDefault();
-                return;
-            default:
-                return;
-        }
-        ev.preventDefault();
-        userMoved = true;
-        select(to);
-    });
-    // ---- the verification loop: chunks within a time budget, yielding between them ----
-    const status = $('status');
-    const title = $('status-title');
-    const statusDetail = $('status-detail');
-    const bar = $('progress-bar');
-    const faultList = $('faults');
-    root.setAttribute('data-verify-state', 'running');
-    const showFaults = (errors) => {
-        faultList.textContent = '';
-        const shown = errors.slice(0, 200);
-        for (const f of shown) {
-            const li = el('li');
-            if (f.line !== null) {
-                const a = el('button', 'linklike', `line ${f.line}`);
-                const line = f.line;
-                a.addEventListener('click', () => jumpToLine(line));
-                li.append(a, el('span', undefined, `: ${f.kind}: ${f.message}`));
-            }
-            else
-                li.textContent = `${f.kind}: ${f.message}`;
-            faultList.append(li);
-        }
-        if (errors.length > shown.length)
-            faultList.append(el('li', undefined, `… and ${errors.length - shown.length} more (tick “only faults” to list every faulty line)`));
-    };
-    const finish = () => {
-        const r = verifier.result();
-        // Receipt checks the page cannot redo (the signature) count too, marked as the generator's.
-        const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({
-            ...f,
-            message: `${f.message} (checked by the generator)`,
-        }));
-        const errors = [...r.errors, ...blobFaults, ...receiptFaults];
-        verified = { ...r, ok: errors.length === 0, errors };
-        stepsDd.textContent = fmtInt(r.steps);
-        headDd.textContent = r.ok ? r.head_hash : `${r.head_hash} (the last stored step_hash: not vouched for)`;
-        bar.style.width = '100%';
-        root.setAttribute('data-verify-state', 'done');
-        root.setAttribute('data-steps', String(r.steps));
-        root.setAttribute('data-head-hash', r.head_hash);
-        if (verified.ok) {
-            status.className = 'status ok';
-            title.textContent = `✓ Chain intact: ${fmtInt(r.steps)} step${r.steps === 1 ? '' : 's'} verified in this browser`;
-            statusDetail.textContent = `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.`;
-            root.setAttribute('data-verified', 'true');
-        }
-        else if (r.ok && errors.every((f) => f.kind === 'no_trusted_key')) {
-            // One meaning of "signed" (docs/receipts.md): an unchecked signature is never a green verdict, nor tampering.
-            status.className = 'status warn';
-            title.textContent = '⚠ Chain intact, but the signature was NOT checked';
-            statusDetail.textContent = `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no trusted public key was given to the generator: who signed it is not established. Regenerate with stepchain report --public-key FILE.`;
-            root.setAttribute('data-verified', 'false');
-            root.setAttribute('data-first-fault-kind', 'no_trusted_key');
-            root.setAttribute('data-fault-count', String(errors.length));
-        }
-        else {
-            const first = errors[0];
-            status.className = 'status bad';
-            title.textContent = `✗ TAMPERED OR BROKEN: ${errors.length} fault${errors.length === 1 ? '' : 's'}${first.line !== null ? `, first at line ${first.line}` : ''}`;
-            statusDetail.textContent =
-                'Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser.';
-            showFaults(errors);
-            root.setAttribute('data-verified', 'false');
-            root.setAttribute('data-first-fault-kind', first.kind);
-            if (first.line !== null)
-                root.setAttribute('data-first-fault-line', String(first.line));
-            root.setAttribute('data-fault-count', String(errors.length));
-            // Open the report on the first faulty step, unless the reader is already elsewhere.
-            if (!userMoved && first.line !== null && filterText === '')
-                jumpToLine(first.line);
-        }
-        if (r.ok !== gv.ok || r.head_hash !== gv.head_hash) {
-            statusDetail.textContent += ` Warning: the generator's own check disagreed (${gv.ok ? 'intact' : 'faults'}, head ${gv.head_hash}).`;
-        }
-        renderList();
-    };
-    const blobQueue = data.blobs.filter((b) => b.b64 !== undefined);
-    const checkBlob = (b) => {
-        const got = rt.sha256Hex(rt.base64Bytes(b.b64 ?? ''));
-        const st = blobStatus.get(b.digest);
-        if (got === b.digest) {
-            if (st)
-                st.textContent = 'embedded, digest verified ✓';
-        }
-        else {
-            blobFaults.push({ line: null, kind: 'blob_digest_mismatch', message: `blob ${b.digest} hashes to ${got}` });
-            if (st) {
-                st.textContent = `digest MISMATCH: bytes hash to ${got}`;
-                st.className = 'badtext';
-            }
-        }
-    };
-    const tick = () => {
-        try {
-            const t0 = performance.now();
-            const before = entries.length;
-            let done = false;
-            while (!done && performance.now() - t0 < 12)
-                done = verifier.run(64);
-            extendView(before);
-            const pct = verifier.total === 0 ? 100 : Math.floor((entries.length / verifier.total) * 100);
-            bar.style.width = `${pct}%`;
-            title.textContent = `Verifying in this browser… ${fmtInt(entries.length)} / ${fmtInt(verifier.total)} lines`;
-            renderList(before === 0);
-            if (!done) {
-                setTimeout(tick, 0);
-                return;
-            }
-            while (blobQueue.length > 0 && performance.now() - t0 < 12)
-                checkBlob(blobQueue.shift());
-            if (blobQueue.length > 0) {
-                title.textContent = `Checking bundled blobs… ${blobQueue.length} left`;
-                setTimeout(tick, 0);
-                return;
-            }
-            finish();
-        }
-        catch (e) {
-            fail('report_error', `verification stopped: ${e.message}`);
-        }
-    };
-    setTimeout(tick, 0);
-}
-
-;// CONCATENATED MODULE: ./src/report/client/runtime.ts
-/**
- * The report page's verification runtime: a lossless JSON parser, the canonical
- * encoder, SHA-256 and the chain checker, as ONE self-contained function.
- *
- * It references nothing outside its own body (no imports, no module-level values),
- * so `clientRuntime.toString()` is valid page script in the built CLI bundle and in
- * tests alike; the page calls `(<source>)()`. The same function runs in Node in the
- * tests, where it is checked against `src/canonical`, `src/journal` and python3.
- * Float repr and key order are src/canonical's own functions, passed in as `leaf`;
- * the other rules mirror `src/canonical/parse.ts`, `encode.ts`,
- * `src/journal/row.ts` and `chain.ts`; keep them in step (the tests enforce it).
- *
- * Value model in the page: objects are `Map`s (insertion order, last duplicate wins),
- * integers are safe `number`s or `bigint`s, floats are non-integral `number`s or a
- * `{ f: number }` box when integral, -0 or not finite (so `1.0` stays `1.0`).
- */
-function clientRuntime(leaf) {
-    const ZERO = '0000000000000000000000000000000000000000000000000000000000000000';
-    const MAX_DEPTH = 4096;
-    const MAX_INT_DIGITS = 4300;
-    const ROW_KEYS = [
-        'blob_refs',
-        'input_hash',
-        'model',
-        'prev_hash',
-        'prompt',
-        'seq',
-        'step_hash',
-        'tool_call',
-        'tool_result',
-        'ts',
-    ];
-    const HEX64 = /^[0-9a-f]{64}$/;
-    function isFloatBox(v) {
-        return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Map);
-    }
-    // ---- JSON parse (Python json.loads rules, lossless numbers) ----
-    function parseError(reason, at) {
-        const e = new Error(`${reason} at column ${at + 1}`);
-        e.name = 'JsonParseError';
-        return e;
-    }
-    function parseJson(text) {
-        let i = 0;
-        const n = text.length;
-        const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-        const fail = (reason, at) => {
-            throw parseError(reason, at === undefined ? i : at);
-        };
-        const skipWs = () => {
-            while (i < n) {
-                const c = text.charCodeAt(i);
-                if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)
-                    i++;
-                else
-                    break;
-            }
-        };
-        const parseString = () => {
-            const start = ++i;
-            let out = '';
-            let run = start;
-            for (;;) {
-                if (i >= n)
-                    fail('unterminated string', start - 1);
-                const c = text.charCodeAt(i);
-                if (c === 0x22) {
-                    out += text.slice(run, i);
-                    i++;
-                    return out;
-                }
-                if (c < 0x20)
-                    fail('invalid control character in string');
-                if (c !== 0x5c) {
-                    i++;
-                    continue;
-                }
-                out += text.slice(run, i);
-                const e = text.charCodeAt(i + 1);
-                if (e === 0x22)
-                    out += '"';
-                else if (e === 0x5c)
-                    out += '\\';
-                else if (e === 0x2f)
-                    out += '/';
-                else if (e === 0x62)
-                    out += '\b';
-                else if (e === 0x66)
-                    out += '\f';
-                else if (e === 0x6e)
-                    out += '\n';
-                else if (e === 0x72)
-                    out += '\r';
-                else if (e === 0x74)
-                    out += '\t';
-                else if (e === 0x75) {
-                    const hex = text.slice(i + 2, i + 6);
-                    if (!/^[0-9a-fA-F]{4}$/.test(hex))
-                        fail('invalid \\uXXXX escape');
-                    out += String.fromCharCode(parseInt(hex, 16));
-                    i += 4;
-                }
-                else
-                    fail('invalid escape');
-                i += 2;
-                run = i;
-            }
-        };
-        const parseNumber = () => {
-            NUMBER.lastIndex = i;
-            const m = NUMBER.exec(text);
-            if (m === null)
-                return fail('expecting value');
-            const token = m[0];
-            const start = i;
-            i += token.length;
-            if (m[1] !== undefined || m[2] !== undefined) {
-                const f = Number(token);
-                return Number.isInteger(f) || Object.is(f, -0) || !Number.isFinite(f) ? { f } : f;
-            }
-            const digits = token.length - (token.charCodeAt(0) === 0x2d ? 1 : 0);
-            if (digits <= 15)
-                return Number(token);
-            if (digits > MAX_INT_DIGITS)
-                fail(`integer of ${digits} digits exceeds the ${MAX_INT_DIGITS}-digit limit`, start);
-            const big = BigInt(token);
-            return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
-        };
-        const literal = (word, value) => {
-            if (!text.startsWith(word, i))
-                fail('expecting value');
-            i += word.length;
-            return value;
-        };
-        const parseValue = (depth) => {
-            if (depth > MAX_DEPTH)
-                fail(`nested deeper than ${MAX_DEPTH} levels`);
-            skipWs();
-            const c = text.charCodeAt(i);
-            if (c === 0x22)
-                return parseString();
-            if (c === 0x7b) {
-                i++;
-                const map = new Map();
-                skipWs();
-                if (text.charCodeAt(i) === 0x7d) {
-                    i++;
-                    return map;
-                }
-                for (;;) {
-                    skipWs();
-                    if (text.charCodeAt(i) !== 0x22)
-                        fail('expecting property name enclosed in double quotes');
-                    const key = parseString();
-                    skipWs();
-                    if (text.charCodeAt(i) !== 0x3a)
-                        fail("expecting ':' delimiter");
-                    i++;
-                    map.set(key, parseValue(depth + 1));
-                    skipWs();
-                    const d = text.charCodeAt(i);
-                    if (d === 0x2c) {
-                        i++;
-                        continue;
-                    }
-                    if (d === 0x7d) {
-                        i++;
-                        return map;
-                    }
-                    fail("expecting ',' delimiter");
-                }
-            }
-            if (c === 0x5b) {
-                i++;
-                const arr = [];
-                skipWs();
-                if (text.charCodeAt(i) === 0x5d) {
-                    i++;
-                    return arr;
-                }
-                for (;;) {
-                    arr.push(parseValue(depth + 1));
-                    skipWs();
-                    const d = text.charCodeAt(i);
-                    if (d === 0x2c) {
-                        i++;
-                        continue;
-                    }
-                    if (d === 0x5d) {
-                        i++;
-                        return arr;
-                    }
-                    fail("expecting ',' delimiter");
-                }
-            }
-            if (c === 0x6e)
-                return literal('null', null);
-            if (c === 0x74)
-                return literal('true', true);
-            if (c === 0x66)
-                return literal('false', false);
-            if (c === 0x4e)
-                return literal('NaN', { f: NaN });
-            if (c === 0x49)
-                return literal('Infinity', { f: Infinity });
-            if (c === 0x2d) {
-                if (text.startsWith('-Infinity', i))
-                    return literal('-Infinity', { f: -Infinity });
-                return parseNumber();
-            }
-            if (c >= 0x30 && c <= 0x39)
-                return parseNumber();
-            return fail('expecting value');
-        };
-        const value = parseValue(0);
-        skipWs();
-        if (i < n)
-            fail('extra data');
-        return value;
-    }
-    // ---- canonical encode (Python json.dumps(sort_keys=True, separators=(",", ":"))) ----
-    // Python's float repr and code-point key order are src/canonical's own functions,
-    // passed in (they are self-contained, so the page serializes them too).
-    const { pythonFloatRepr, compareCodePoints } = leaf;
-    const SHORT = {
-        0x22: '\\"',
-        0x5c: '\\\\',
-        0x0a: '\\n',
-        0x0d: '\\r',
-        0x09: '\\t',
-        0x08: '\\b',
-        0x0c: '\\f',
-    };
-    function encodeString(s) {
-        let out = '"';
-        let run = 0;
-        for (let i = 0; i < s.length; i++) {
-            const c = s.charCodeAt(i);
-            if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c)
-                continue;
-            out += s.slice(run, i);
-            out += SHORT[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
-            run = i + 1;
-        }
-        return `${out}${s.slice(run)}"`;
-    }
-    function canonical(v, depth = 0) {
-        if (v === null)
-            return 'null';
-        if (v === true)
-            return 'true';
-        if (v === false)
-            return 'false';
-        if (typeof v === 'string')
-            return encodeString(v);
-        if (typeof v === 'bigint')
-            return v.toString();
-        if (typeof v === 'number') {
-            if (Number.isInteger(v))
-                return Number.isSafeInteger(v) ? String(v === 0 ? 0 : v) : BigInt(v).toString();
-            return pythonFloatRepr(v);
-        }
-        if (depth > MAX_DEPTH)
-            throw new Error(`value nested deeper than ${MAX_DEPTH} levels`);
-        if (Array.isArray(v)) {
-            let out = '[';
-            for (let i = 0; i < v.length; i++)
-                out += (i > 0 ? ',' : '') + canonical(v[i], depth + 1);
-            return `${out}]`;
-        }
-        if (v instanceof Map) {
-            const keys = [...v.keys()].sort(compareCodePoints);
-            let out = '{';
-            for (let i = 0; i < keys.length; i++) {
-                const k = keys[i];
-                out += `${i > 0 ? ',' : ''}${encodeString(k)}:${canonical(v.get(k), depth + 1)}`;
-            }
-            return `${out}}`;
-        }
-        return pythonFloatRepr(v.f);
-    }
-    /** A readable JSON rendering for the detail pane: insertion order, indented, non-ASCII kept. */
-    function display(v, indent = 2) {
-        const str = (s) => {
-            let out = '"';
-            for (let i = 0; i < s.length; i++) {
-                const c = s.charCodeAt(i);
-                const hi = c >= 0xd800 && c <= 0xdbff;
-                const lo = c >= 0xdc00 && c <= 0xdfff;
-                if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
-                    out += s.slice(i, i + 2);
-                    i++;
-                }
-                else if (SHORT[c] !== undefined)
-                    out += SHORT[c];
-                else if (c < 0x20 || c === 0x7f || hi || lo || c === 0x2028 || c === 0x2029)
-                    out += `\\u${c.toString(16).padStart(4, '0')}`;
-                else
-                    out += s[i];
-            }
-            return `${out}"`;
-        };
-        const walk = (x, pad) => {
-            if (typeof x === 'string')
-                return str(x);
-            if (x === null || typeof x !== 'object')
-                return canonical(x);
-            const inner = pad + ' '.repeat(indent);
-            if (Array.isArray(x)) {
-                if (x.length === 0)
-                    return '[]';
-                return `[\n${x.map((e) => inner + walk(e, inner)).join(',\n')}\n${pad}]`;
-            }
-            if (x instanceof Map) {
-                if (x.size === 0)
-                    return '{}';
-                const parts = [];
-                for (const [k, e] of x)
-                    parts.push(`${inner}${str(k)}: ${walk(e, inner)}`);
-                return `{\n${parts.join(',\n')}\n${pad}}`;
-            }
-            return pythonFloatRepr(x.f);
-        };
-        return walk(v, '');
-    }
-    // ---- SHA-256 (FIPS 180-4), independent of WebCrypto ----
-    const K = new Uint32Array([
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
-        0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-        0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
-        0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-        0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
-        0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-        0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-        0xc67178f2,
-    ]);
-    const W = new Uint32Array(64);
-    function sha256Hex(bytes) {
-        const len = bytes.length;
-        const total = Math.ceil((len + 9) / 64) * 64;
-        const buf = new Uint8Array(total);
-        buf.set(bytes);
-        buf[len] = 0x80;
-        const dv = new DataView(buf.buffer);
-        dv.setUint32(total - 8, Math.floor(len / 0x20000000));
-        dv.setUint32(total - 4, (len * 8) >>> 0);
-        let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
-        let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
-        for (let off = 0; off < total; off += 64) {
-            for (let t = 0; t < 16; t++)
-                W[t] = dv.getUint32(off + t * 4);
-            for (let t = 16; t < 64; t++) {
-                const a = W[t - 15];
-                const b = W[t - 2];
-                const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
-                const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
-                W[t] = (W[t - 16] + s0 + W[t - 7] + s1) | 0;
-            }
-            let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
-            for (let t = 0; t < 64; t++) {
-                const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-                const ch = (e & f) ^ (~e & g);
-                const t1 = (h + S1 + ch + K[t] + W[t]) | 0;
-                const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-                const maj = (a & b) ^ (a & c) ^ (b & c);
-                const t2 = (S0 + maj) | 0;
-                h = g;
-                g = f;
-                f = e;
-                e = (d + t1) | 0;
-                d = c;
-                c = b;
-                b = a;
-                a = (t1 + t2) | 0;
-            }
-            h0 = (h0 + a) | 0;
-            h1 = (h1 + b) | 0;
-            h2 = (h2 + c) | 0;
-            h3 = (h3 + d) | 0;
-            h4 = (h4 + e) | 0;
-            h5 = (h5 + f) | 0;
-            h6 = (h6 + g) | 0;
-            h7 = (h7 + h) | 0;
-        }
-        let hex = '';
-        for (const w of [h0, h1, h2, h3, h4, h5, h6, h7])
-            hex += (w >>> 0).toString(16).padStart(8, '0');
-        return hex;
-    }
-    function asciiBytes(s) {
-        const out = new Uint8Array(s.length);
-        for (let i = 0; i < s.length; i++)
-            out[i] = s.charCodeAt(i);
-        return out;
-    }
-    function base64Bytes(b64) {
-        const bin = atob(b64);
-        const out = new Uint8Array(bin.length);
-        for (let i = 0; i < bin.length; i++)
-            out[i] = bin.charCodeAt(i);
-        return out;
-    }
-    const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-    const lossyUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
-    function decodeUtf8(bytes, fatal) {
-        return (fatal ? strictUtf8 : lossyUtf8).decode(bytes);
-    }
-    // ---- journal rows and the chain (docs/format.md §2; src/journal/row.ts, chain.ts) ----
-    function stepHash(row) {
-        const payload = new Map();
-        for (const k of ['prev_hash', 'input_hash', 'model', 'prompt', 'tool_call', 'tool_result'])
-            payload.set(k, row.get(k));
-        return sha256Hex(asciiBytes(canonical(payload)));
-    }
-    /** The shape checks of `rowFromValue`: a reason when the value is not a row. */
-    function rowProblem(v) {
-        if (!(v instanceof Map))
-            return 'line is not a JSON object';
-        for (const k of ROW_KEYS)
-            if (!v.has(k))
-                return `row has no "${k}" key`;
-        if (typeof v.get('prev_hash') !== 'string')
-            return '"prev_hash" is not a string';
-        if (typeof v.get('step_hash') !== 'string')
-            return '"step_hash" is not a string';
-        if (typeof v.get('input_hash') !== 'string')
-            return '"input_hash" is not a string';
-        const seq = v.get('seq');
-        if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0)
-            return '"seq" is not a non-negative integer';
-        const refs = v.get('blob_refs');
-        if (!Array.isArray(refs) || !refs.every((r) => typeof r === 'string' && HEX64.test(r))) {
-            return '"blob_refs" is not a list of SHA-256 hex digests';
-        }
-        const ts = v.get('ts');
-        if (typeof ts !== 'number' && typeof ts !== 'bigint' && !isFloatBox(ts))
-            return '"ts" is not a number';
-        return null;
-    }
-    // Hashes in full, as the CLI's fault messages (src/journal/chain.ts).
-    const short = (h) => h;
-    function createVerifier(bytes, expectedHead) {
-        // Line boundaries first (cheap), so progress has a denominator.
-        const bounds = [];
-        let s = 0;
-        while (s < bytes.length) {
-            let nl = bytes.indexOf(0x0a, s);
-            if (nl < 0)
-                nl = bytes.length;
-            bounds.push(s, nl);
-            s = nl + 1;
-        }
-        const total = bounds.length / 2;
-        const entries = [];
-        const errors = [];
-        let expectedSeq = 0;
-        let prevHash = ZERO;
-        let steps = 0;
-        let done = false;
-        const checkLine = (idx) => {
-            const start = bounds[idx * 2];
-            const end = bounds[idx * 2 + 1];
-            const line = idx + 1;
-            const raw = bytes.subarray(start, end);
-            const entry = { line, start, end, text: '', row: null, computed: null, faults: [] };
-            entries.push(entry);
-            const fault = (kind, message) => {
-                const f = { line, kind, message };
-                entry.faults.push(f);
-                errors.push(f);
-            };
-            if (raw.length === 0) {
-                fault('malformed_json', 'empty line');
-                return;
-            }
-            let text;
-            try {
-                text = decodeUtf8(raw, true);
-            }
-            catch {
-                entry.text = decodeUtf8(raw, false);
-                fault('malformed_json', 'invalid UTF-8 at column 1');
-                return;
-            }
-            entry.text = text;
-            let value;
-            try {
-                value = parseJson(text);
-            }
-            catch (e) {
-                fault('malformed_json', e instanceof RangeError ? 'line too large or too deeply nested' : e.message);
-                return;
-            }
-            const problem = rowProblem(value);
-            if (problem !== null) {
-                fault('malformed_json', problem);
-                return;
-            }
-            const row = value;
-            entry.row = row;
-            const computed = stepHash(row);
-            entry.computed = computed;
-            const seq = row.get('seq');
-            const stored = row.get('step_hash');
-            const prev = row.get('prev_hash');
-            if (seq !== expectedSeq)
-                fault('seq_mismatch', `seq ${seq}, expected ${expectedSeq}`);
-            if (prev !== prevHash) {
-                fault('prev_hash_mismatch', `chain break: prev_hash ${short(prev)} does not match the previous step_hash ${short(prevHash)}`);
-            }
-            if (computed !== stored)
-                fault('step_hash_mismatch', `field tamper: stored step_hash ${short(stored)}, recomputed ${short(computed)}`);
-            expectedSeq = seq + 1;
-            prevHash = stored;
-            steps++;
-        };
-        const finish = () => {
-            if (bytes.length === 0)
-                errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
-            const head = steps > 0 ? prevHash : ZERO;
-            if (expectedHead !== undefined && expectedHead !== null && expectedHead !== head) {
-                errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${expectedHead}` });
-            }
-            done = true;
-        };
-        return {
-            entries,
-            total,
-            run(maxLines) {
-                if (done)
-                    return true;
-                const stop = Math.min(total, entries.length + maxLines);
-                while (entries.length < stop)
-                    checkLine(entries.length);
-                if (entries.length >= total)
-                    finish();
-                return done;
-            },
-            result() {
-                return {
-                    ok: done && errors.length === 0,
-                    head_hash: steps > 0 ? prevHash : ZERO,
-                    steps,
-                    errors: errors.slice(),
-                };
-            },
-        };
-    }
-    return {
-        parseJson,
-        canonical: (v) => canonical(v),
-        display,
-        pythonFloatRepr,
-        compareCodePoints,
-        encodeString,
-        sha256Hex,
-        asciiBytes,
-        base64Bytes,
-        decodeUtf8,
-        stepHash,
-        createVerifier,
-    };
-}
+;// CONCATENATED MODULE: ./src/report/client/page-script.generated.ts
+// Generated by scripts/build-page.mjs from src/report/client/main.ts: do not edit, not committed.
+const page_script_generated_PAGE_SCRIPT = "\"use strict\";\n(() => {\n  var __defProp = Object.defineProperty;\n  var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;\n  var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== \"symbol\" ? key + \"\" : key, value);\n\n  // src/canonical/value.ts\n  var JsonFloat = class {\n    constructor(value) {\n      __publicField(this, \"value\", value);\n    }\n  };\n  function isJsonObject(v) {\n    return typeof v === \"object\" && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat) && !(v instanceof Map);\n  }\n  function numericValue(v) {\n    if (typeof v === \"number\") return v;\n    if (typeof v === \"bigint\") return Number(v);\n    if (v instanceof JsonFloat) return v.value;\n    return void 0;\n  }\n  function isJsonInteger(v) {\n    return typeof v === \"number\" && Number.isInteger(v) || typeof v === \"bigint\";\n  }\n  function setKey(obj, key, value) {\n    if (key === \"__proto__\") {\n      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });\n    } else {\n      obj[key] = value;\n    }\n  }\n\n  // src/canonical/float-repr.ts\n  function pythonFloatRepr(x) {\n    if (Number.isNaN(x)) return \"NaN\";\n    if (x === Infinity) return \"Infinity\";\n    if (x === -Infinity) return \"-Infinity\";\n    if (x === 0) return Object.is(x, -0) ? \"-0.0\" : \"0.0\";\n    const sign = x < 0 ? \"-\" : \"\";\n    const s = String(Math.abs(x));\n    const ei = s.indexOf(\"e\");\n    const mantissa = ei < 0 ? s : s.slice(0, ei);\n    const shift = ei < 0 ? 0 : Number(s.slice(ei + 1));\n    const dot = mantissa.indexOf(\".\");\n    const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);\n    const all = dot < 0 ? mantissa : intPart + mantissa.slice(dot + 1);\n    let lead = 0;\n    while (lead < all.length - 1 && all.charCodeAt(lead) === 48) lead++;\n    let end = all.length;\n    while (end > lead + 1 && all.charCodeAt(end - 1) === 48) end--;\n    const digits = all.slice(lead, end);\n    const exp = intPart.length + shift - lead - 1;\n    if (exp >= -4 && exp < 16) {\n      if (exp >= 0) {\n        const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, \"0\");\n        const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : \"0\";\n        return `${sign}${whole}.${frac}`;\n      }\n      return `${sign}0.${\"0\".repeat(-exp - 1)}${digits}`;\n    }\n    const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;\n    const e = `${exp < 0 ? \"-\" : \"+\"}${String(Math.abs(exp)).padStart(2, \"0\")}`;\n    return `${sign}${m}e${e}`;\n  }\n\n  // src/canonical/key-order.ts\n  function compareCodePoints(a, b) {\n    const n = Math.min(a.length, b.length);\n    let i = 0;\n    while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;\n    if (i === n) return a.length - b.length;\n    const ca = a.charCodeAt(i);\n    const cb = b.charCodeAt(i);\n    if (ca < 55296 && cb < 55296) return ca - cb;\n    const low = (c) => c >= 56320 && c <= 57343;\n    if (i > 0 && (low(ca) || low(cb))) {\n      const prev = a.charCodeAt(i - 1);\n      if (prev >= 55296 && prev <= 56319) i--;\n    }\n    return (a.codePointAt(i) ?? 0) - (b.codePointAt(i) ?? 0);\n  }\n\n  // src/canonical/encode.ts\n  var CanonicalEncodeError = class extends Error {\n    constructor() {\n      super(...arguments);\n      __publicField(this, \"name\", \"CanonicalEncodeError\");\n    }\n  };\n  var MAX_DEPTH = 4096;\n  var SHORT_ESCAPES = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  var PLAIN_ASCII = /^[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*$/;\n  function encodeString(s) {\n    if (PLAIN_ASCII.test(s)) return `\"${s}\"`;\n    let out = '\"';\n    let run = 0;\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      if (c >= 32 && c <= 126 && c !== 34 && c !== 92) continue;\n      out += s.slice(run, i);\n      out += SHORT_ESCAPES[c] ?? `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      run = i + 1;\n    }\n    return `${out}${s.slice(run)}\"`;\n  }\n  function encodeNumber(n, allowNonFinite) {\n    if (Number.isInteger(n)) {\n      return Number.isSafeInteger(n) ? String(n === 0 ? 0 : n) : BigInt(n).toString();\n    }\n    if (!Number.isFinite(n) && !allowNonFinite) {\n      throw new CanonicalEncodeError(`${String(n)} is not allowed in a written value (JSON has no NaN or Infinity)`);\n    }\n    return pythonFloatRepr(n);\n  }\n  function encode(value, options = {}) {\n    const sortKeys = options.sortKeys ?? true;\n    const pretty = options.separators === \"pretty\";\n    const itemSep = pretty ? \", \" : \",\";\n    const keySep = pretty ? \": \" : \":\";\n    const allowNonFinite = options.allowNonFinite ?? false;\n    const entriesOf = (obj) => {\n      const entries = obj instanceof Map ? [...obj] : Object.entries(obj);\n      if (sortKeys) entries.sort((x, y) => compareCodePoints(x[0], y[0]));\n      return entries;\n    };\n    const walk = (v, depth) => {\n      switch (typeof v) {\n        case \"string\":\n          return encodeString(v);\n        case \"number\":\n          return encodeNumber(v, allowNonFinite);\n        case \"bigint\":\n          return v.toString();\n        case \"boolean\":\n          return v ? \"true\" : \"false\";\n        case \"object\": {\n          if (v === null) return \"null\";\n          if (depth > MAX_DEPTH) throw new CanonicalEncodeError(`value nested deeper than ${MAX_DEPTH} levels`);\n          if (v instanceof JsonFloat) {\n            if (!Number.isFinite(v.value) && !allowNonFinite) {\n              throw new CanonicalEncodeError(\n                `${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`\n              );\n            }\n            return pythonFloatRepr(v.value);\n          }\n          if (Array.isArray(v)) {\n            let out2 = \"[\";\n            for (let i = 0; i < v.length; i++) {\n              if (i > 0) out2 += itemSep;\n              out2 += walk(v[i], depth + 1);\n            }\n            return `${out2}]`;\n          }\n          let out = \"{\";\n          let first = true;\n          for (const [k, item] of entriesOf(v)) {\n            if (item === void 0) continue;\n            if (!first) out += itemSep;\n            first = false;\n            out += encodeString(k) + keySep + walk(item, depth + 1);\n          }\n          return `${out}}`;\n        }\n        default:\n          throw new CanonicalEncodeError(`a ${typeof v} has no JSON encoding`);\n      }\n    };\n    return walk(value, 0);\n  }\n  function canonical(value) {\n    return encode(value);\n  }\n  function canonicalOfRead(value) {\n    return encode(value, { allowNonFinite: true });\n  }\n\n  // src/canonical/parse.ts\n  var JsonParseError = class extends Error {\n    constructor(reason, column) {\n      super(`${reason} at column ${column}`);\n      __publicField(this, \"reason\", reason);\n      __publicField(this, \"column\", column);\n      __publicField(this, \"name\", \"JsonParseError\");\n    }\n  };\n  var MAX_DEPTH2 = 4096;\n  var MAX_INT_DIGITS = 4300;\n  var NUMBER = /-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?/y;\n  var utf8 = new TextDecoder(\"utf-8\", { fatal: true, ignoreBOM: true });\n  function decodeUtf8(bytes) {\n    try {\n      return utf8.decode(bytes);\n    } catch {\n      throw new JsonParseError(\"invalid UTF-8\", 1);\n    }\n  }\n  function parse(text, options = {}) {\n    const asMap = options.objects === \"map\";\n    let i = 0;\n    const n = text.length;\n    const fail = (reason, at = i) => {\n      throw new JsonParseError(reason, at + 1);\n    };\n    const skipWs = () => {\n      while (i < n) {\n        const c = text.charCodeAt(i);\n        if (c === 32 || c === 10 || c === 13 || c === 9) i++;\n        else break;\n      }\n    };\n    const parseString = () => {\n      const start = ++i;\n      let out = \"\";\n      let run = start;\n      for (; ; ) {\n        if (i >= n) fail(\"unterminated string\", start - 1);\n        const c = text.charCodeAt(i);\n        if (c === 34) {\n          out += text.slice(run, i);\n          i++;\n          return out;\n        }\n        if (c < 32) fail(\"invalid control character in string\");\n        if (c !== 92) {\n          i++;\n          continue;\n        }\n        out += text.slice(run, i);\n        const e = text.charCodeAt(i + 1);\n        switch (e) {\n          case 34:\n            out += '\"';\n            break;\n          case 92:\n            out += \"\\\\\";\n            break;\n          case 47:\n            out += \"/\";\n            break;\n          case 98:\n            out += \"\\b\";\n            break;\n          case 102:\n            out += \"\\f\";\n            break;\n          case 110:\n            out += \"\\n\";\n            break;\n          case 114:\n            out += \"\\r\";\n            break;\n          case 116:\n            out += \"\t\";\n            break;\n          case 117: {\n            const hex = text.slice(i + 2, i + 6);\n            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail(\"invalid \\\\uXXXX escape\");\n            out += String.fromCharCode(parseInt(hex, 16));\n            i += 4;\n            break;\n          }\n          default:\n            fail(\"invalid escape\");\n        }\n        i += 2;\n        run = i;\n      }\n    };\n    const parseNumber = () => {\n      NUMBER.lastIndex = i;\n      const m = NUMBER.exec(text);\n      if (m === null) return fail(\"expecting value\");\n      const token = m[0];\n      const start = i;\n      i += token.length;\n      if (m[1] !== void 0 || m[2] !== void 0) {\n        const f = Number(token);\n        return Number.isInteger(f) || Object.is(f, -0) || !Number.isFinite(f) ? new JsonFloat(f) : f;\n      }\n      const digits = token.length - (token.charCodeAt(0) === 45 ? 1 : 0);\n      if (digits <= 15) return Number(token);\n      if (digits > MAX_INT_DIGITS) fail(`integer of ${digits} digits exceeds the ${MAX_INT_DIGITS}-digit limit`, start);\n      const big = BigInt(token);\n      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;\n    };\n    const parseValue = (depth) => {\n      if (depth > MAX_DEPTH2) fail(`nested deeper than ${MAX_DEPTH2} levels`);\n      skipWs();\n      const c = text.charCodeAt(i);\n      switch (c) {\n        case 34:\n          return parseString();\n        case 123: {\n          i++;\n          const obj = {};\n          const map = /* @__PURE__ */ new Map();\n          skipWs();\n          if (text.charCodeAt(i) === 125) {\n            i++;\n            return asMap ? map : obj;\n          }\n          for (; ; ) {\n            skipWs();\n            if (text.charCodeAt(i) !== 34) fail(\"expecting property name enclosed in double quotes\");\n            const key = parseString();\n            skipWs();\n            if (text.charCodeAt(i) !== 58) fail(\"expecting ':' delimiter\");\n            i++;\n            const value2 = parseValue(depth + 1);\n            if (asMap) map.set(key, value2);\n            else setKey(obj, key, value2);\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 125) {\n              i++;\n              return asMap ? map : obj;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 91: {\n          i++;\n          const arr = [];\n          skipWs();\n          if (text.charCodeAt(i) === 93) {\n            i++;\n            return arr;\n          }\n          for (; ; ) {\n            arr.push(parseValue(depth + 1));\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 93) {\n              i++;\n              return arr;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 110:\n          return literal(\"null\", null);\n        case 116:\n          return literal(\"true\", true);\n        case 102:\n          return literal(\"false\", false);\n        case 78:\n          return literal(\"NaN\", new JsonFloat(NaN));\n        case 73:\n          return literal(\"Infinity\", new JsonFloat(Infinity));\n        case 45:\n          if (text.startsWith(\"-Infinity\", i)) return literal(\"-Infinity\", new JsonFloat(-Infinity));\n          return parseNumber();\n        default:\n          if (c >= 48 && c <= 57) return parseNumber();\n          return fail(\"expecting value\");\n      }\n    };\n    const literal = (word, value2) => {\n      if (!text.startsWith(word, i)) fail(\"expecting value\");\n      i += word.length;\n      return value2;\n    };\n    const value = parseValue(0);\n    skipWs();\n    if (i < n) fail(\"extra data\");\n    return value;\n  }\n\n  // src/report/client/display.ts\n  var SHORT = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  function displayString(s) {\n    let out = '\"';\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      const hi = c >= 55296 && c <= 56319;\n      const lo = c >= 56320 && c <= 57343;\n      if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 56320 && s.charCodeAt(i + 1) <= 57343) {\n        out += s.slice(i, i + 2);\n        i++;\n      } else if (SHORT[c] !== void 0) out += SHORT[c];\n      else if (c < 32 || c === 127 || hi || lo || c === 8232 || c === 8233)\n        out += `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      else out += s[i];\n    }\n    return `${out}\"`;\n  }\n  function display(v, indent = 2) {\n    const walk = (x, pad) => {\n      if (x === void 0) return \"(absent)\";\n      if (typeof x === \"string\") return displayString(x);\n      if (x instanceof JsonFloat) return pythonFloatRepr(x.value);\n      if (x === null || typeof x !== \"object\") return canonicalOfRead(x);\n      const inner = indent > 0 ? pad + \" \".repeat(indent) : \"\";\n      const sep = indent > 0 ? \",\\n\" : \", \";\n      let out = \"\";\n      if (Array.isArray(x)) {\n        if (x.length === 0) return \"[]\";\n        for (let i = 0; i < x.length; i++) out += (i > 0 ? sep : \"\") + inner + walk(x[i], inner);\n        return indent > 0 ? `[\n${out}\n${pad}]` : `[${out}]`;\n      }\n      const pairs = x instanceof Map ? [...x] : Object.entries(x);\n      if (pairs.length === 0) return \"{}\";\n      for (let i = 0; i < pairs.length; i++)\n        out += `${i > 0 ? sep : \"\"}${inner}${displayString(pairs[i][0])}: ${walk(pairs[i][1], inner)}`;\n      return indent > 0 ? `{\n${out}\n${pad}}` : `{${out}}`;\n    };\n    try {\n      return walk(v, \"\");\n    } catch (e) {\n      if (e instanceof RangeError) return \"(nested too deeply to lay out here: see the raw line)\";\n      throw e;\n    }\n  }\n  function fieldText(v) {\n    return v === void 0 ? \"\" : typeof v === \"string\" ? v : display(v, 0);\n  }\n  function orderedRow(text) {\n    try {\n      const v = parse(text, { objects: \"map\" });\n      return v instanceof Map ? v : null;\n    } catch {\n      return null;\n    }\n  }\n  function preview(s, max) {\n    return s.length <= max ? s : `${s.slice(0, max - 1)}\\u2026`;\n  }\n\n  // node_modules/@noble/hashes/_u64.js\n  var U32_MASK64 = /* @__PURE__ */ (() => BigInt(2 ** 32 - 1))();\n  var _32n = /* @__PURE__ */ BigInt(32);\n  function fromBig(n, le = false) {\n    if (le)\n      return { h: Number(n & U32_MASK64), l: Number(n >> _32n & U32_MASK64) };\n    return { h: Number(n >> _32n & U32_MASK64) | 0, l: Number(n & U32_MASK64) | 0 };\n  }\n  function split(lst, le = false) {\n    const len = lst.length;\n    let Ah = new Uint32Array(len);\n    let Al = new Uint32Array(len);\n    for (let i = 0; i < len; i++) {\n      const { h, l } = fromBig(lst[i], le);\n      [Ah[i], Al[i]] = [h, l];\n    }\n    return [Ah, Al];\n  }\n  var fromNumH = (n) => n / 2 ** 32 | 0;\n  var fromNumL = (n) => n >>> 0;\n  function setU64FromNum(view, byteOffset, n, isLE) {\n    const h = fromNumH(n);\n    const l = fromNumL(n);\n    view.setUint32(byteOffset, isLE ? l : h, isLE);\n    view.setUint32(byteOffset + 4, isLE ? h : l, isLE);\n  }\n  var shrSH = (h, _l, s) => h >>> s;\n  var shrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrSH = (h, l, s) => h >>> s | l << 32 - s;\n  var rotrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrBH = (h, l, s) => h << 64 - s | l >>> s - 32;\n  var rotrBL = (h, l, s) => h >>> s - 32 | l << 64 - s;\n  function add(Ah, Al, Bh, Bl) {\n    const l = (Al >>> 0) + (Bl >>> 0);\n    return { h: Ah + Bh + (l / 2 ** 32 | 0) | 0, l: l | 0 };\n  }\n  var add3L = (Al, Bl, Cl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0);\n  var add3H = (low, Ah, Bh, Ch) => Ah + Bh + Ch + (low / 2 ** 32 | 0) | 0;\n  var add4L = (Al, Bl, Cl, Dl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0);\n  var add4H = (low, Ah, Bh, Ch, Dh) => Ah + Bh + Ch + Dh + (low / 2 ** 32 | 0) | 0;\n  var add5L = (Al, Bl, Cl, Dl, El) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0) + (El >>> 0);\n  var add5H = (low, Ah, Bh, Ch, Dh, Eh) => Ah + Bh + Ch + Dh + Eh + (low / 2 ** 32 | 0) | 0;\n\n  // node_modules/@noble/hashes/utils.js\n  function isBytes(a) {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && \"BYTES_PER_ELEMENT\" in a && a.BYTES_PER_ELEMENT === 1;\n  }\n  var atitle = (title) => title ? `\"${title}\" ` : \"\";\n  function anumber(n, title = \"\") {\n    if (typeof n !== \"number\")\n      throw new TypeError(atitle(title) + \"expected number, got \" + typeof n);\n    if (!Number.isSafeInteger(n) || n < 0)\n      throw new RangeError(atitle(title) + \"expected integer >= 0, got \" + n);\n    return n;\n  }\n  function abytes(value, length, title = \"\") {\n    if (isBytes(value) && (length === void 0 || value.length === length))\n      return value;\n    if (length !== void 0)\n      anumber(length, \"length\");\n    const bytes = isBytes(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = atitle(title) + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  }\n  var aobject = (value, label) => {\n    if (value === null || typeof value !== \"object\" || Array.isArray(value))\n      throw new TypeError((label === \"object\" ? \"\" : `\"${label}\" `) + \"expected object, got type=\" + typeof value);\n  };\n  var aopts = (value, label) => {\n    aobject(value, label);\n    const proto = Object.getPrototypeOf(value);\n    if (proto !== Object.prototype && proto !== null)\n      throw new TypeError(`\"${label}\" expected plain object`);\n    if (Object.hasOwn(value, \"__proto__\"))\n      throw new TypeError(`\"${label}.__proto__\" is not allowed`);\n  };\n  function aexists(instance, checkFinished = true) {\n    if (instance.destroyed)\n      throw new Error(\"hash was destroyed\");\n    if (checkFinished && instance.finished)\n      throw new Error(\"digest() was already called\");\n  }\n  function aoutput(out, instance) {\n    abytes(out, void 0, \"output\");\n    const min = instance.outputLen;\n    if (!(out.length >= min)) {\n      throw new RangeError('\"output\" expected length >= ' + min);\n    }\n  }\n  function clean(...arrays) {\n    for (let i = 0; i < arrays.length; i++) {\n      arrays[i].fill(0);\n    }\n  }\n  function createView(arr) {\n    return new DataView(arr.buffer, arr.byteOffset, arr.byteLength);\n  }\n  function rotr(word, shift) {\n    return word << 32 - shift | word >>> shift;\n  }\n  var hasHexBuiltin = /* @__PURE__ */ (() => (\n    // @ts-ignore\n    typeof Uint8Array.from([]).toHex === \"function\" && typeof Uint8Array.fromHex === \"function\"\n  ))();\n  var hexes = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, \"0\"));\n  function bytesToHex(bytes) {\n    abytes(bytes);\n    if (hasHexBuiltin)\n      return bytes.toHex();\n    let hex = \"\";\n    for (let i = 0; i < bytes.length; i++) {\n      hex += hexes[bytes[i]];\n    }\n    return hex;\n  }\n  function checkOpts(defaults, opts, title = \"opts\") {\n    aopts(defaults, \"defaults\");\n    if (opts !== void 0)\n      aopts(opts, title);\n    const merged = Object.assign(/* @__PURE__ */ Object.create(null), defaults, opts);\n    return merged;\n  }\n  function createHasher(hashCons, info = {}) {\n    if (typeof hashCons !== \"function\")\n      throw new TypeError('\"hashCons\" expected function, got type=' + typeof hashCons);\n    info = checkOpts({}, info, \"info\");\n    const hashC = (msg, opts) => hashCons(opts).update(msg).digest();\n    const tmp = hashCons(void 0);\n    hashC.outputLen = tmp.outputLen;\n    hashC.blockLen = tmp.blockLen;\n    hashC.canXOF = tmp.canXOF;\n    hashC.create = (opts) => hashCons(opts);\n    Object.assign(hashC, info);\n    return Object.freeze(hashC);\n  }\n  var oidNist = (suffix) => ({\n    // Current NIST hashAlgs suffixes used here fit in one DER subidentifier octet.\n    // Larger suffix values would need base-128 OID encoding and a different length byte.\n    oid: Uint8Array.from([6, 9, 96, 134, 72, 1, 101, 3, 4, 2, suffix])\n  });\n\n  // node_modules/@noble/hashes/_md.js\n  function Chi(a, b, c) {\n    return a & b ^ ~a & c;\n  }\n  function Maj(a, b, c) {\n    return a & b ^ a & c ^ b & c;\n  }\n  var HashMD = class {\n    constructor(blockLen, outputLen, padOffset, isLE) {\n      __publicField(this, \"blockLen\");\n      __publicField(this, \"outputLen\");\n      __publicField(this, \"canXOF\", false);\n      __publicField(this, \"padOffset\");\n      __publicField(this, \"isLE\");\n      // For partial updates less than block size\n      __publicField(this, \"buffer\");\n      __publicField(this, \"view\");\n      __publicField(this, \"finished\", false);\n      __publicField(this, \"length\", 0);\n      __publicField(this, \"pos\", 0);\n      __publicField(this, \"destroyed\", false);\n      this.blockLen = blockLen;\n      this.outputLen = outputLen;\n      this.padOffset = padOffset;\n      this.isLE = isLE;\n      this.buffer = new Uint8Array(blockLen);\n      this.view = createView(this.buffer);\n    }\n    update(data) {\n      aexists(this);\n      abytes(data);\n      const { view, buffer, blockLen } = this;\n      const len = data.length;\n      let processed = false;\n      for (let pos = 0; pos < len; ) {\n        const take = Math.min(blockLen - this.pos, len - pos);\n        if (take === blockLen) {\n          const dataView = createView(data);\n          for (; blockLen <= len - pos; pos += blockLen)\n            this.process(dataView, pos);\n          processed = true;\n          continue;\n        }\n        buffer.set(pos === 0 && take === len ? data : data.subarray(pos, pos + take), this.pos);\n        this.pos += take;\n        pos += take;\n        if (this.pos === blockLen) {\n          this.process(view, 0);\n          this.pos = 0;\n          processed = true;\n        }\n      }\n      this.length += data.length;\n      if (processed)\n        this.roundClean();\n      return this;\n    }\n    digestInto(out) {\n      aexists(this);\n      aoutput(out, this);\n      this.finished = true;\n      const { buffer, view, blockLen, isLE } = this;\n      let { pos } = this;\n      buffer[pos++] = 128;\n      buffer.fill(0, pos);\n      if (this.padOffset > blockLen - pos) {\n        this.process(view, 0);\n        buffer.fill(0);\n      }\n      setU64FromNum(view, blockLen - 8, this.length * 8, isLE);\n      this.process(view, 0);\n      this.roundClean();\n      const oview = out === buffer ? view : createView(out);\n      const len = this.outputLen;\n      const outLen = len / 4;\n      const state = this.get();\n      if (len % 4 || outLen > state.length)\n        throw new Error(\"invalid outputLen\");\n      for (let i = 0; i < outLen; i++)\n        oview.setUint32(4 * i, state[i], isLE);\n    }\n    digest() {\n      const { buffer, outputLen } = this;\n      this.digestInto(buffer);\n      const res = buffer.slice(0, outputLen);\n      this.destroy();\n      return res;\n    }\n    _cloneIntoMeta(to) {\n      const { buffer, length, finished, destroyed, pos } = this;\n      to.destroyed = destroyed;\n      to.finished = finished;\n      to.length = length;\n      to.pos = pos;\n      if (pos)\n        to.buffer.set(buffer);\n      return to;\n    }\n    clone() {\n      return this._cloneInto();\n    }\n  };\n  var SHA256_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    3144134277,\n    1013904242,\n    2773480762,\n    1359893119,\n    2600822924,\n    528734635,\n    1541459225\n  ]);\n  var SHA512_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    4089235720,\n    3144134277,\n    2227873595,\n    1013904242,\n    4271175723,\n    2773480762,\n    1595750129,\n    1359893119,\n    2917565137,\n    2600822924,\n    725511199,\n    528734635,\n    4215389547,\n    1541459225,\n    327033209\n  ]);\n\n  // node_modules/@noble/hashes/sha2.js\n  var SHA256_K = /* @__PURE__ */ Uint32Array.from([\n    1116352408,\n    1899447441,\n    3049323471,\n    3921009573,\n    961987163,\n    1508970993,\n    2453635748,\n    2870763221,\n    3624381080,\n    310598401,\n    607225278,\n    1426881987,\n    1925078388,\n    2162078206,\n    2614888103,\n    3248222580,\n    3835390401,\n    4022224774,\n    264347078,\n    604807628,\n    770255983,\n    1249150122,\n    1555081692,\n    1996064986,\n    2554220882,\n    2821834349,\n    2952996808,\n    3210313671,\n    3336571891,\n    3584528711,\n    113926993,\n    338241895,\n    666307205,\n    773529912,\n    1294757372,\n    1396182291,\n    1695183700,\n    1986661051,\n    2177026350,\n    2456956037,\n    2730485921,\n    2820302411,\n    3259730800,\n    3345764771,\n    3516065817,\n    3600352804,\n    4094571909,\n    275423344,\n    430227734,\n    506948616,\n    659060556,\n    883997877,\n    958139571,\n    1322822218,\n    1537002063,\n    1747873779,\n    1955562222,\n    2024104815,\n    2227730452,\n    2361852424,\n    2428436474,\n    2756734187,\n    3204031479,\n    3329325298\n  ]);\n  var SHA256_W = /* @__PURE__ */ new Uint32Array(64);\n  var SHA2_32B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(64, outputLen, 8, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and makes sha256 3x slower (measured).\n      __publicField(this, \"A\", 0);\n      __publicField(this, \"B\", 0);\n      __publicField(this, \"C\", 0);\n      __publicField(this, \"D\", 0);\n      __publicField(this, \"E\", 0);\n      __publicField(this, \"F\", 0);\n      __publicField(this, \"G\", 0);\n      __publicField(this, \"H\", 0);\n      this.A = IV[0] | 0;\n      this.B = IV[1] | 0;\n      this.C = IV[2] | 0;\n      this.D = IV[3] | 0;\n      this.E = IV[4] | 0;\n      this.F = IV[5] | 0;\n      this.G = IV[6] | 0;\n      this.H = IV[7] | 0;\n    }\n    get() {\n      const { A, B, C, D, E, F, G: G2, H } = this;\n      return [A, B, C, D, E, F, G2, H];\n    }\n    // prettier-ignore\n    set(A, B, C, D, E, F, G2, H) {\n      this.A = A | 0;\n      this.B = B | 0;\n      this.C = C | 0;\n      this.D = D | 0;\n      this.E = E | 0;\n      this.F = F | 0;\n      this.G = G2 | 0;\n      this.H = H | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4)\n        SHA256_W[i] = view.getUint32(offset, false);\n      for (let i = 16; i < 64; i++) {\n        const W15 = SHA256_W[i - 15];\n        const W2 = SHA256_W[i - 2];\n        const s0 = rotr(W15, 7) ^ rotr(W15, 18) ^ W15 >>> 3;\n        const s1 = rotr(W2, 17) ^ rotr(W2, 19) ^ W2 >>> 10;\n        SHA256_W[i] = s1 + SHA256_W[i - 7] + s0 + SHA256_W[i - 16] | 0;\n      }\n      let { A, B, C, D, E, F, G: G2, H } = this;\n      for (let i = 0; i < 64; i++) {\n        const sigma1 = rotr(E, 6) ^ rotr(E, 11) ^ rotr(E, 25);\n        const T1 = H + sigma1 + Chi(E, F, G2) + SHA256_K[i] + SHA256_W[i] | 0;\n        const sigma0 = rotr(A, 2) ^ rotr(A, 13) ^ rotr(A, 22);\n        const T2 = sigma0 + Maj(A, B, C) | 0;\n        H = G2;\n        G2 = F;\n        F = E;\n        E = D + T1 | 0;\n        D = C;\n        C = B;\n        B = A;\n        A = T1 + T2 | 0;\n      }\n      A = A + this.A | 0;\n      B = B + this.B | 0;\n      C = C + this.C | 0;\n      D = D + this.D | 0;\n      E = E + this.E | 0;\n      F = F + this.F | 0;\n      G2 = G2 + this.G | 0;\n      H = H + this.H | 0;\n      this.set(A, B, C, D, E, F, G2, H);\n    }\n    roundClean() {\n      clean(SHA256_W);\n    }\n    destroy() {\n      this.destroyed = true;\n      this.set(0, 0, 0, 0, 0, 0, 0, 0);\n      clean(this.buffer);\n    }\n  };\n  var _SHA256 = class extends SHA2_32B {\n    constructor() {\n      super(32, SHA256_IV);\n    }\n  };\n  var K512 = /* @__PURE__ */ (() => split([\n    \"0x428a2f98d728ae22\",\n    \"0x7137449123ef65cd\",\n    \"0xb5c0fbcfec4d3b2f\",\n    \"0xe9b5dba58189dbbc\",\n    \"0x3956c25bf348b538\",\n    \"0x59f111f1b605d019\",\n    \"0x923f82a4af194f9b\",\n    \"0xab1c5ed5da6d8118\",\n    \"0xd807aa98a3030242\",\n    \"0x12835b0145706fbe\",\n    \"0x243185be4ee4b28c\",\n    \"0x550c7dc3d5ffb4e2\",\n    \"0x72be5d74f27b896f\",\n    \"0x80deb1fe3b1696b1\",\n    \"0x9bdc06a725c71235\",\n    \"0xc19bf174cf692694\",\n    \"0xe49b69c19ef14ad2\",\n    \"0xefbe4786384f25e3\",\n    \"0x0fc19dc68b8cd5b5\",\n    \"0x240ca1cc77ac9c65\",\n    \"0x2de92c6f592b0275\",\n    \"0x4a7484aa6ea6e483\",\n    \"0x5cb0a9dcbd41fbd4\",\n    \"0x76f988da831153b5\",\n    \"0x983e5152ee66dfab\",\n    \"0xa831c66d2db43210\",\n    \"0xb00327c898fb213f\",\n    \"0xbf597fc7beef0ee4\",\n    \"0xc6e00bf33da88fc2\",\n    \"0xd5a79147930aa725\",\n    \"0x06ca6351e003826f\",\n    \"0x142929670a0e6e70\",\n    \"0x27b70a8546d22ffc\",\n    \"0x2e1b21385c26c926\",\n    \"0x4d2c6dfc5ac42aed\",\n    \"0x53380d139d95b3df\",\n    \"0x650a73548baf63de\",\n    \"0x766a0abb3c77b2a8\",\n    \"0x81c2c92e47edaee6\",\n    \"0x92722c851482353b\",\n    \"0xa2bfe8a14cf10364\",\n    \"0xa81a664bbc423001\",\n    \"0xc24b8b70d0f89791\",\n    \"0xc76c51a30654be30\",\n    \"0xd192e819d6ef5218\",\n    \"0xd69906245565a910\",\n    \"0xf40e35855771202a\",\n    \"0x106aa07032bbd1b8\",\n    \"0x19a4c116b8d2d0c8\",\n    \"0x1e376c085141ab53\",\n    \"0x2748774cdf8eeb99\",\n    \"0x34b0bcb5e19b48a8\",\n    \"0x391c0cb3c5c95a63\",\n    \"0x4ed8aa4ae3418acb\",\n    \"0x5b9cca4f7763e373\",\n    \"0x682e6ff3d6b2b8a3\",\n    \"0x748f82ee5defb2fc\",\n    \"0x78a5636f43172f60\",\n    \"0x84c87814a1f0ab72\",\n    \"0x8cc702081a6439ec\",\n    \"0x90befffa23631e28\",\n    \"0xa4506cebde82bde9\",\n    \"0xbef9a3f7b2c67915\",\n    \"0xc67178f2e372532b\",\n    \"0xca273eceea26619c\",\n    \"0xd186b8c721c0c207\",\n    \"0xeada7dd6cde0eb1e\",\n    \"0xf57d4f7fee6ed178\",\n    \"0x06f067aa72176fba\",\n    \"0x0a637dc5a2c898a6\",\n    \"0x113f9804bef90dae\",\n    \"0x1b710b35131c471b\",\n    \"0x28db77f523047d84\",\n    \"0x32caab7b40c72493\",\n    \"0x3c9ebe0a15c9bebc\",\n    \"0x431d67c49c100d4c\",\n    \"0x4cc5d4becb3e42b6\",\n    \"0x597f299cfc657e2a\",\n    \"0x5fcb6fab3ad6faec\",\n    \"0x6c44198c4a475817\"\n  ].map((n) => BigInt(n))))();\n  var SHA512_Kh = /* @__PURE__ */ (() => K512[0])();\n  var SHA512_Kl = /* @__PURE__ */ (() => K512[1])();\n  var SHA512_W_H = /* @__PURE__ */ new Uint32Array(80);\n  var SHA512_W_L = /* @__PURE__ */ new Uint32Array(80);\n  var SHA2_64B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(128, outputLen, 16, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // h -- high 32 bits, l -- low 32 bits\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and slows hashing down (measured on sha256).\n      __publicField(this, \"Ah\", 0);\n      __publicField(this, \"Al\", 0);\n      __publicField(this, \"Bh\", 0);\n      __publicField(this, \"Bl\", 0);\n      __publicField(this, \"Ch\", 0);\n      __publicField(this, \"Cl\", 0);\n      __publicField(this, \"Dh\", 0);\n      __publicField(this, \"Dl\", 0);\n      __publicField(this, \"Eh\", 0);\n      __publicField(this, \"El\", 0);\n      __publicField(this, \"Fh\", 0);\n      __publicField(this, \"Fl\", 0);\n      __publicField(this, \"Gh\", 0);\n      __publicField(this, \"Gl\", 0);\n      __publicField(this, \"Hh\", 0);\n      __publicField(this, \"Hl\", 0);\n      this.Ah = IV[0] | 0;\n      this.Al = IV[1] | 0;\n      this.Bh = IV[2] | 0;\n      this.Bl = IV[3] | 0;\n      this.Ch = IV[4] | 0;\n      this.Cl = IV[5] | 0;\n      this.Dh = IV[6] | 0;\n      this.Dl = IV[7] | 0;\n      this.Eh = IV[8] | 0;\n      this.El = IV[9] | 0;\n      this.Fh = IV[10] | 0;\n      this.Fl = IV[11] | 0;\n      this.Gh = IV[12] | 0;\n      this.Gl = IV[13] | 0;\n      this.Hh = IV[14] | 0;\n      this.Hl = IV[15] | 0;\n    }\n    // prettier-ignore\n    get() {\n      const { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      return [Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl];\n    }\n    // prettier-ignore\n    set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl) {\n      this.Ah = Ah | 0;\n      this.Al = Al | 0;\n      this.Bh = Bh | 0;\n      this.Bl = Bl | 0;\n      this.Ch = Ch | 0;\n      this.Cl = Cl | 0;\n      this.Dh = Dh | 0;\n      this.Dl = Dl | 0;\n      this.Eh = Eh | 0;\n      this.El = El | 0;\n      this.Fh = Fh | 0;\n      this.Fl = Fl | 0;\n      this.Gh = Gh | 0;\n      this.Gl = Gl | 0;\n      this.Hh = Hh | 0;\n      this.Hl = Hl | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4) {\n        SHA512_W_H[i] = view.getUint32(offset);\n        SHA512_W_L[i] = view.getUint32(offset += 4);\n      }\n      for (let i = 16; i < 80; i++) {\n        const W15h = SHA512_W_H[i - 15] | 0;\n        const W15l = SHA512_W_L[i - 15] | 0;\n        const s0h = rotrSH(W15h, W15l, 1) ^ rotrSH(W15h, W15l, 8) ^ shrSH(W15h, W15l, 7);\n        const s0l = rotrSL(W15h, W15l, 1) ^ rotrSL(W15h, W15l, 8) ^ shrSL(W15h, W15l, 7);\n        const W2h = SHA512_W_H[i - 2] | 0;\n        const W2l = SHA512_W_L[i - 2] | 0;\n        const s1h = rotrSH(W2h, W2l, 19) ^ rotrBH(W2h, W2l, 61) ^ shrSH(W2h, W2l, 6);\n        const s1l = rotrSL(W2h, W2l, 19) ^ rotrBL(W2h, W2l, 61) ^ shrSL(W2h, W2l, 6);\n        const SUMl = add4L(s0l, s1l, SHA512_W_L[i - 7], SHA512_W_L[i - 16]);\n        const SUMh = add4H(SUMl, s0h, s1h, SHA512_W_H[i - 7], SHA512_W_H[i - 16]);\n        SHA512_W_H[i] = SUMh | 0;\n        SHA512_W_L[i] = SUMl | 0;\n      }\n      let { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      for (let i = 0; i < 80; i++) {\n        const sigma1h = rotrSH(Eh, El, 14) ^ rotrSH(Eh, El, 18) ^ rotrBH(Eh, El, 41);\n        const sigma1l = rotrSL(Eh, El, 14) ^ rotrSL(Eh, El, 18) ^ rotrBL(Eh, El, 41);\n        const CHIh = Eh & Fh ^ ~Eh & Gh;\n        const CHIl = El & Fl ^ ~El & Gl;\n        const T1ll = add5L(Hl, sigma1l, CHIl, SHA512_Kl[i], SHA512_W_L[i]);\n        const T1h = add5H(T1ll, Hh, sigma1h, CHIh, SHA512_Kh[i], SHA512_W_H[i]);\n        const T1l = T1ll | 0;\n        const sigma0h = rotrSH(Ah, Al, 28) ^ rotrBH(Ah, Al, 34) ^ rotrBH(Ah, Al, 39);\n        const sigma0l = rotrSL(Ah, Al, 28) ^ rotrBL(Ah, Al, 34) ^ rotrBL(Ah, Al, 39);\n        const MAJh = Ah & Bh ^ Ah & Ch ^ Bh & Ch;\n        const MAJl = Al & Bl ^ Al & Cl ^ Bl & Cl;\n        Hh = Gh | 0;\n        Hl = Gl | 0;\n        Gh = Fh | 0;\n        Gl = Fl | 0;\n        Fh = Eh | 0;\n        Fl = El | 0;\n        ({ h: Eh, l: El } = add(Dh | 0, Dl | 0, T1h | 0, T1l | 0));\n        Dh = Ch | 0;\n        Dl = Cl | 0;\n        Ch = Bh | 0;\n        Cl = Bl | 0;\n        Bh = Ah | 0;\n        Bl = Al | 0;\n        const All = add3L(T1l, sigma0l, MAJl);\n        Ah = add3H(All, T1h, sigma0h, MAJh);\n        Al = All | 0;\n      }\n      ({ h: Ah, l: Al } = add(this.Ah | 0, this.Al | 0, Ah | 0, Al | 0));\n      ({ h: Bh, l: Bl } = add(this.Bh | 0, this.Bl | 0, Bh | 0, Bl | 0));\n      ({ h: Ch, l: Cl } = add(this.Ch | 0, this.Cl | 0, Ch | 0, Cl | 0));\n      ({ h: Dh, l: Dl } = add(this.Dh | 0, this.Dl | 0, Dh | 0, Dl | 0));\n      ({ h: Eh, l: El } = add(this.Eh | 0, this.El | 0, Eh | 0, El | 0));\n      ({ h: Fh, l: Fl } = add(this.Fh | 0, this.Fl | 0, Fh | 0, Fl | 0));\n      ({ h: Gh, l: Gl } = add(this.Gh | 0, this.Gl | 0, Gh | 0, Gl | 0));\n      ({ h: Hh, l: Hl } = add(this.Hh | 0, this.Hl | 0, Hh | 0, Hl | 0));\n      this.set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl);\n    }\n    roundClean() {\n      clean(SHA512_W_H, SHA512_W_L);\n    }\n    destroy() {\n      this.destroyed = true;\n      clean(this.buffer);\n      this.set(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);\n    }\n  };\n  var _SHA512 = class extends SHA2_64B {\n    constructor() {\n      super(64, SHA512_IV);\n    }\n  };\n  var sha256 = /* @__PURE__ */ createHasher(\n    () => new _SHA256(),\n    /* @__PURE__ */ oidNist(1)\n  );\n  var sha512 = /* @__PURE__ */ createHasher(\n    () => new _SHA512(),\n    /* @__PURE__ */ oidNist(3)\n  );\n\n  // src/report/client/hash.ts\n  var ZERO_HASH = \"0\".repeat(64);\n  var HEX64 = /^[0-9a-f]{64}$/;\n  var utf82 = new TextEncoder();\n  function sha256Hex(data) {\n    return bytesToHex(sha256(typeof data === \"string\" ? utf82.encode(data) : data));\n  }\n  function isSha256Hex(s) {\n    return typeof s === \"string\" && HEX64.test(s);\n  }\n\n  // node_modules/@noble/ed25519/index.js\n  var freeze = Object.freeze;\n  var P = 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn;\n  var N = 0x1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3edn;\n  var _d = 0x52036cee2b6ffe738cc740797779e89800700a4d4141d8ab75eb4dca135978a3n;\n  var Gx = 0x216936d3cd6e53fec0a4e231fdd6dc5c692cc7609525a7b2c9562d608f25d51an;\n  var Gy = 0x6666666666666666666666666666666666666666666666666666666666666658n;\n  var _a = P - 1n;\n  var ed25519_CURVE = freeze({\n    p: P,\n    n: N,\n    h: 8n,\n    a: _a,\n    d: _d,\n    Gx,\n    Gy\n  });\n  var LEN = 32;\n  var isBytes2 = (a) => {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && a.BYTES_PER_ELEMENT === 1;\n  };\n  var abytes2 = (value, length, title = \"\") => {\n    if (isBytes2(value) && (length === void 0 || value.length === length))\n      return value;\n    const bytes = isBytes2(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = (title ? `\"${title}\" ` : \"\") + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  };\n  var snapshotBytes = (value, title = \"\", length) => Uint8Array.from(abytes2(value, length, title));\n  var padh = (n, pad) => n.toString(16).padStart(pad, \"0\");\n  var bytesToHex2 = (bytes) => {\n    let hex = \"\";\n    for (const byte of abytes2(bytes))\n      hex += padh(byte, 2);\n    return hex;\n  };\n  var hexToBytes = (hex) => {\n    const e = \"hex invalid\";\n    if (typeof hex !== \"string\")\n      throw new TypeError(e);\n    if (hex.length % 2 || !/^[\\da-f]*$/i.test(hex))\n      throw new RangeError(e);\n    const array = new Uint8Array(hex.length / 2);\n    for (let ai = 0, hi = 0; ai < array.length; ai++, hi += 2) {\n      const n1 = hex.charCodeAt(hi);\n      const n2 = hex.charCodeAt(hi + 1);\n      array[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;\n    }\n    return array;\n  };\n  var concatBytes = (...arrays) => {\n    let sum = 0;\n    for (const a of arrays)\n      sum += abytes2(a).length;\n    const res = new Uint8Array(sum);\n    let pad = 0;\n    for (const a of arrays) {\n      res.set(a, pad);\n      pad += a.length;\n    }\n    return res;\n  };\n  var arange = (n, min, max, msg = \"bad number: out of range\") => {\n    if (typeof n !== \"bigint\")\n      throw new TypeError(msg);\n    if (min <= n && n < max)\n      return n;\n    throw new RangeError(msg);\n  };\n  var mod = (a, b = P) => (a %= b) >= 0n ? a : b + a;\n  var P_MASK = (1n << 255n) - 1n;\n  var modP = (num) => {\n    if (num < 0n)\n      throw new RangeError(\"negative coordinate\");\n    let r = (num >> 255n) * 19n + (num & P_MASK);\n    r = (r >> 255n) * 19n + (r & P_MASK);\n    return r % P;\n  };\n  var modN = (a) => mod(a, N);\n  var invert = (number, modulo) => {\n    if (number === 0n)\n      throw new Error(\"invert: expected non-zero number\");\n    if (modulo <= 1n)\n      throw new Error(\"invert: expected modulus > 1, got \" + modulo);\n    let a = mod(number, modulo);\n    let b = modulo;\n    let x = 0n, u = 1n;\n    while (a !== 0n) {\n      const q = b / a;\n      const r = b - a * q;\n      const m = x - u * q;\n      b = a, a = r, x = u, u = m;\n    }\n    const gcd = b;\n    if (gcd !== 1n)\n      throw new Error(\"invert: does not exist\");\n    return mod(x, modulo);\n  };\n  var _hash = (name) => {\n    const fn = hashes[name];\n    if (typeof fn !== \"function\")\n      throw new Error(\"hashes.\" + name + \" not set\");\n    return fn;\n  };\n  var callHash = (name, ...m) => abytes2(_hash(name)(concatBytes(...m)), 64, \"digest\");\n  var apoint = (p) => {\n    if (p instanceof Point)\n      return p;\n    throw new TypeError(\"Point expected\");\n  };\n  var B256 = 2n ** 256n;\n  var _Point = class _Point {\n    // Constructor only bounds-checks and freezes XYZT coordinates; it does not prove the point is\n    // on-curve or that T matches X*Y/Z.\n    constructor(X, Y, Z, T) {\n      __publicField(this, \"X\");\n      __publicField(this, \"Y\");\n      __publicField(this, \"Z\");\n      __publicField(this, \"T\");\n      const max = B256;\n      this.X = arange(X, 0n, max);\n      this.Y = arange(Y, 0n, max);\n      this.Z = arange(Z, 1n, max);\n      this.T = arange(T, 0n, max);\n      freeze(this);\n    }\n    static CURVE() {\n      return ed25519_CURVE;\n    }\n    static fromAffine(p) {\n      return new _Point(p.x, p.y, 1n, modP(p.x * p.y));\n    }\n    /** RFC8032 5.1.3: Uint8Array to Point. */\n    static fromBytes(bytes, zip215 = false) {\n      const normed = snapshotBytes(bytes, \"point\", LEN);\n      const lastByte = normed[31];\n      normed[31] = lastByte & ~128;\n      const y = bytesToNumberLE(normed);\n      if (!zip215)\n        arange(y, 0n, P);\n      const y2 = modP(y * y);\n      const u = mod(y2 - 1n);\n      const v = modP(_d * y2 + 1n);\n      let { isValid, value: x } = uvRatio(u, v);\n      if (!isValid)\n        throw new Error(\"bad point: y not sqrt\");\n      const isLastByteOdd = !!(lastByte & 128);\n      if (!zip215 && x === 0n && isLastByteOdd)\n        throw new Error(\"bad point: x==0, isLastByteOdd\");\n      if (isLastByteOdd !== !!(x & 1n))\n        x = mod(-x);\n      return new _Point(x, y, 1n, modP(x * y));\n    }\n    static fromHex(hex, zip215) {\n      return _Point.fromBytes(hexToBytes(hex), zip215);\n    }\n    get x() {\n      return this.toAffine().x;\n    }\n    get y() {\n      return this.toAffine().y;\n    }\n    /** Checks if the point is valid and on-curve. */\n    assertValidity() {\n      const a = _a;\n      const d = _d;\n      const p = this;\n      if (p.is0())\n        throw new Error(\"bad point: ZERO\");\n      const { X, Y, Z, T } = p;\n      const X2 = modP(X * X);\n      const Y2 = modP(Y * Y);\n      const Z2 = modP(Z * Z);\n      const Z4 = modP(Z2 * Z2);\n      const aX2 = modP(X2 * a);\n      const left = modP(Z2 * (aX2 + Y2));\n      const right = mod(Z4 + modP(d * modP(X2 * Y2)));\n      if (left !== right)\n        throw new Error(\"bad point: equation left != right (1)\");\n      const XY = modP(X * Y);\n      const ZT = modP(Z * T);\n      if (XY !== ZT)\n        throw new Error(\"bad point: equation left != right (2)\");\n      return this;\n    }\n    /** Equality check: compare points P&Q. */\n    equals(other) {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const { X: X2, Y: Y2, Z: Z2 } = apoint(other);\n      return modP(X1 * Z2) === modP(X2 * Z1) && modP(Y1 * Z2) === modP(Y2 * Z1);\n    }\n    is0() {\n      return this.equals(I);\n    }\n    /** Flip point over y coordinate. */\n    negate() {\n      return new _Point(mod(-this.X), this.Y, this.Z, mod(-this.T));\n    }\n    /** Point doubling. Complete formula. Cost: `4M + 4S + 1*a + 6add + 1*2`. */\n    double() {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const a = _a;\n      const A = modP(X1 * X1);\n      const B = modP(Y1 * Y1);\n      const C = modP(2n * Z1 * Z1);\n      const D = modP(a * A);\n      const x1y1 = mod(X1 + Y1);\n      const E = mod(modP(x1y1 * x1y1) - A - B);\n      const G2 = mod(D + B);\n      const F = mod(G2 - C);\n      const H = mod(D - B);\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    /** Point addition. Complete formula. Cost: `9M + 1*a + 1*d + 7add`. */\n    add(other) {\n      const { X: X1, Y: Y1, Z: Z1, T: T1 } = this;\n      const { X: X2, Y: Y2, Z: Z2, T: T2 } = apoint(other);\n      const a = _a;\n      const d = _d;\n      const A = modP(X1 * X2);\n      const B = modP(Y1 * Y2);\n      const C = modP(modP(T1 * d) * T2);\n      const D = modP(Z1 * Z2);\n      const E = mod(modP(mod(X1 + Y1) * mod(X2 + Y2)) - A - B);\n      const F = mod(D - C);\n      const G2 = mod(D + C);\n      const H = mod(B - modP(a * A));\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    subtract(other) {\n      return this.add(apoint(other).negate());\n    }\n    /**\n     * Point-by-scalar multiplication. Safe mode requires `1 <= n < CURVE.n`.\n     * Unsafe mode additionally permits `n = 0` and returns the identity point for that case.\n     * Uses {@link wNAF} for base point.\n     * Uses fake point to mitigate side-channel leakage.\n     * @param n - scalar by which point is multiplied\n     * @param safe - safe mode guards against timing attacks; unsafe mode is faster\n     */\n    multiply(n, safe = true) {\n      if (!safe && n === 0n)\n        return I;\n      arange(n, 1n, N);\n      if (!safe && this.is0())\n        return I;\n      if (n === 1n)\n        return this;\n      if (this.equals(G))\n        return wNAF(n).p;\n      let p = I;\n      let f = G;\n      let d = this;\n      for (let i = 0; safe ? i < 256 : n > 0n; i++) {\n        if (n & 1n)\n          p = p.add(d);\n        else if (safe)\n          f = f.add(d);\n        d = d.double();\n        n >>= 1n;\n      }\n      return p;\n    }\n    multiplyUnsafe(scalar) {\n      return this.multiply(scalar, false);\n    }\n    /** Convert point to 2d xy affine point. (X, Y, Z) ∋ (x=X/Z, y=Y/Z) */\n    toAffine() {\n      const { X, Y, Z } = this;\n      if (this.equals(I))\n        return { x: 0n, y: 1n };\n      const iz = invert(Z, P);\n      if (modP(Z * iz) !== 1n)\n        throw new Error(\"invalid inverse\");\n      return { x: modP(X * iz), y: modP(Y * iz) };\n    }\n    toBytes() {\n      const { x, y } = this.toAffine();\n      const b = numTo32bLE(y);\n      b[31] |= x & 1n ? 128 : 0;\n      return b;\n    }\n    toHex() {\n      return bytesToHex2(this.toBytes());\n    }\n    clearCofactor() {\n      return this.multiply(8n, false);\n    }\n    isSmallOrder() {\n      return this.clearCofactor().is0();\n    }\n    isTorsionFree() {\n      return this.multiply(N / 2n, false).double().add(this).is0();\n    }\n  };\n  __publicField(_Point, \"BASE\");\n  __publicField(_Point, \"ZERO\");\n  var Point = _Point;\n  var G = new Point(Gx, Gy, 1n, mod(Gx * Gy));\n  var I = new Point(0n, 1n, 1n, 0n);\n  Point.BASE = G;\n  Point.ZERO = I;\n  var numTo32bLE = (num) => hexToBytes(padh(arange(num, 0n, B256), 64)).reverse();\n  var bytesToNumberLE = (b) => BigInt(\"0x\" + bytesToHex2(Uint8Array.from(abytes2(b)).reverse()));\n  var pow2 = (x, power) => {\n    let r = x;\n    while (power-- > 0) {\n      r = modP(r * r);\n    }\n    return r;\n  };\n  var pow_2_252_3 = (x) => {\n    const x2 = modP(x * x);\n    const b2 = modP(x2 * x);\n    const b4 = modP(pow2(b2, 2) * b2);\n    const b5 = modP(pow2(b4, 1) * x);\n    const b10 = modP(pow2(b5, 5) * b5);\n    const b20 = modP(pow2(b10, 10) * b10);\n    const b40 = modP(pow2(b20, 20) * b20);\n    const b80 = modP(pow2(b40, 40) * b40);\n    const b160 = modP(pow2(b80, 80) * b80);\n    const b240 = modP(pow2(b160, 80) * b80);\n    const b250 = modP(pow2(b240, 10) * b10);\n    return modP(pow2(b250, 2) * x);\n  };\n  var RM1 = 0x2b8324804fc1df0b2b4d00993dfbd7a72f431806ad2fe478c4ee1b274a0ea0b0n;\n  var uvRatio = (u, v) => {\n    const v3 = modP(v * modP(v * v));\n    const v7 = modP(modP(v3 * v3) * v);\n    const pow = pow_2_252_3(modP(u * v7));\n    let x = modP(u * modP(v3 * pow));\n    const vx2 = modP(v * modP(x * x));\n    const root1 = x;\n    const root2 = modP(x * RM1);\n    const useRoot1 = vx2 === u;\n    const useRoot2 = vx2 === mod(-u);\n    const noRoot = vx2 === mod(-u * RM1);\n    if (useRoot1)\n      x = root1;\n    if (useRoot2 || noRoot)\n      x = root2;\n    if ((mod(x) & 1n) === 1n)\n      x = mod(-x);\n    return { isValid: useRoot1 || useRoot2, value: x };\n  };\n  var modL_LE = (hash) => modN(bytesToNumberLE(hash));\n  var hashFinishSync = (res) => res[1](callHash(\"sha512\", res[0]));\n  var getZip215 = (options) => {\n    if (options === null || typeof options !== \"object\")\n      throw new TypeError(\"expected valid options object\");\n    return options.zip215 ?? true;\n  };\n  var _verify = (sig, msg, publicKey, options) => {\n    sig = abytes2(sig, 64, \"signature\");\n    msg = abytes2(msg, void 0, \"message\");\n    publicKey = abytes2(publicKey, LEN, \"publicKey\");\n    const zip215 = getZip215(options);\n    const r = sig.subarray(0, LEN);\n    const s = bytesToNumberLE(sig.subarray(LEN, 64));\n    let A, R, SB;\n    let hashable = Uint8Array.of();\n    let finished = false;\n    try {\n      A = Point.fromBytes(publicKey, zip215);\n      R = Point.fromBytes(r, zip215);\n      SB = G.multiply(s, false);\n      hashable = concatBytes(r, publicKey, msg);\n      finished = true;\n    } catch (error) {\n    }\n    const finish = (hashed) => {\n      if (!finished)\n        return false;\n      if (!zip215 && A.isSmallOrder())\n        return false;\n      const k = modL_LE(hashed);\n      const RkA = R.add(A.multiply(k, false));\n      return RkA.subtract(SB).clearCofactor().is0();\n    };\n    return [hashable, finish];\n  };\n  var verify = (signature, message, publicKey, opts = {}) => hashFinishSync(_verify(signature, message, publicKey, opts));\n  var hashes = {\n    sha512Async: async (message) => {\n      const s = globalThis?.crypto?.subtle;\n      if (!s)\n        throw new Error(\"crypto.subtle must be defined, consider polyfill\");\n      return new Uint8Array(await s.digest(\"SHA-512\", concatBytes(message)));\n    },\n    sha512: void 0\n  };\n  var precompute = () => {\n    const points = [];\n    let p = G;\n    let b;\n    for (let w = 0; w < 33; w++) {\n      b = p;\n      points.push(b);\n      for (let i = 1; i < 128; i++) {\n        b = b.add(p);\n        points.push(b);\n      }\n      p = b.double();\n    }\n    return points;\n  };\n  var Gpows = void 0;\n  var ctneg = (cnd, p) => {\n    const n = p.negate();\n    return cnd ? n : p;\n  };\n  var wNAF = (n) => {\n    const comp = Gpows || (Gpows = precompute());\n    let p = I;\n    let f = G;\n    for (let w = 0; w < 33; w++) {\n      let wbits = Number(n & 255n);\n      n >>= 8n;\n      if (wbits > 128) {\n        wbits -= 256;\n        n += 1n;\n      }\n      const off = w * 128;\n      const offP = off + Math.abs(wbits) - 1;\n      const isOddW = w % 2 !== 0;\n      const isNeg = wbits < 0;\n      if (wbits === 0) {\n        f = f.add(ctneg(isOddW, comp[off]));\n      } else {\n        p = p.add(ctneg(isNeg, comp[offP]));\n      }\n    }\n    if (n !== 0n)\n      throw new Error(\"invalid wnaf\");\n    return { p, f };\n  };\n\n  // src/report/client/signature.ts\n  hashes.sha512 = sha512;\n  var SPKI_PREFIX = [48, 42, 48, 5, 6, 3, 43, 101, 112, 3, 33, 0];\n  function keyIdOf(raw) {\n    return sha256Hex(raw).slice(0, 16);\n  }\n  function base64Bytes(b64) {\n    const bin = atob(b64);\n    const out = new Uint8Array(bin.length);\n    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);\n    return out;\n  }\n  function rawKey(raw) {\n    return { ok: true, raw, keyId: keyIdOf(raw) };\n  }\n  function parsePastedKey(text) {\n    const t = text.trim();\n    if (t === \"\") return { ok: false, reason: \"paste a public key first\" };\n    const pem = /^-----BEGIN ([A-Z0-9 ]+)-----([\\s\\S]*?)-----END \\1-----$/.exec(t);\n    if (pem !== null) {\n      if (pem[1].includes(\"PRIVATE\")) return { ok: false, reason: \"this is a PRIVATE key: paste the public key only\" };\n      if (pem[1] !== \"PUBLIC KEY\") return { ok: false, reason: `a PEM \"${pem[1]}\"; expected \"PUBLIC KEY\" (SPKI)` };\n      const body = pem[2].replace(/\\s+/g, \"\");\n      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return { ok: false, reason: \"the PEM body is not base64\" };\n      const der = base64Bytes(body);\n      if (der.length !== 44 || SPKI_PREFIX.some((b, i) => der[i] !== b))\n        return { ok: false, reason: \"not an Ed25519 public key (another algorithm, or a malformed SPKI)\" };\n      return rawKey(der.slice(12));\n    }\n    if (/^[0-9a-fA-F]{64}$/.test(t)) {\n      const raw = new Uint8Array(32);\n      for (let i = 0; i < 32; i++) raw[i] = parseInt(t.slice(i * 2, i * 2 + 2), 16);\n      return rawKey(raw);\n    }\n    if (/^[A-Za-z0-9+/]{43}=$/.test(t)) return rawKey(base64Bytes(t));\n    return {\n      ok: false,\n      reason: 'not a public key: expected PEM \"PUBLIC KEY\", or the raw 32 bytes as 64 hex digits or base64'\n    };\n  }\n  function verifyEd25519(signature, message, publicKey) {\n    if (signature.length !== 64 || publicKey.length !== 32) return false;\n    try {\n      return verify(signature, message, publicKey, { zip215: false });\n    } catch {\n      return false;\n    }\n  }\n\n  // src/journal/chain.ts\n  var NO_FAULTS = Object.freeze([]);\n  var short = (h) => h;\n  var ChainChecker = class {\n    constructor() {\n      __publicField(this, \"expectedSeq\", 0);\n      __publicField(this, \"prevHash\", ZERO_HASH);\n      __publicField(this, \"steps\", 0);\n    }\n    check(line, row, computedHash) {\n      return this.finish(line, row, computedHash, this.link(line, row));\n    }\n    /** The seq and prev_hash checks of a row against the expected position (no state change). */\n    link(line, row) {\n      if (row.seq === this.expectedSeq && row.prev_hash === this.prevHash) return NO_FAULTS;\n      const faults = [];\n      if (row.seq !== this.expectedSeq) {\n        faults.push({ line, kind: \"seq_mismatch\", message: `seq ${row.seq}, expected ${this.expectedSeq}` });\n      }\n      if (row.prev_hash !== this.prevHash) {\n        faults.push({\n          line,\n          kind: \"prev_hash_mismatch\",\n          message: `chain break: prev_hash ${short(row.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`\n        });\n      }\n      return faults;\n    }\n    /** The step hash check, then advance past the row. */\n    finish(line, row, computedHash, linkFaults) {\n      let faults = linkFaults;\n      if (computedHash !== row.step_hash) {\n        faults = [\n          ...linkFaults,\n          {\n            line,\n            kind: \"step_hash_mismatch\",\n            message: `field tamper: stored step_hash ${short(row.step_hash)}, recomputed ${short(computedHash)}`\n          }\n        ];\n      }\n      this.expectedSeq = row.seq + 1;\n      this.prevHash = row.step_hash;\n      this.steps++;\n      return faults;\n    }\n    get head() {\n      return this.prevHash;\n    }\n  };\n\n  // src/journal/step-hash.ts\n  function payloadOf(f) {\n    return {\n      prev_hash: f.prev_hash,\n      input_hash: f.input_hash,\n      model: f.model,\n      prompt: f.prompt,\n      tool_call: f.tool_call,\n      tool_result: f.tool_result\n    };\n  }\n  function stepPayload(f, read = false) {\n    return read ? canonicalOfRead(payloadOf(f)) : canonical(payloadOf(f));\n  }\n  function computeStepHash(f, read = false) {\n    return sha256Hex(stepPayload(f, read));\n  }\n\n  // src/journal/row.ts\n  var ROW_KEYS = [\n    \"blob_refs\",\n    \"input_hash\",\n    \"model\",\n    \"prev_hash\",\n    \"prompt\",\n    \"seq\",\n    \"step_hash\",\n    \"tool_call\",\n    \"tool_result\",\n    \"ts\"\n  ];\n  function readRowLine(bytes) {\n    let value;\n    let text;\n    try {\n      text = decodeUtf8(bytes);\n      value = parse(text);\n    } catch (e) {\n      if (e instanceof JsonParseError) return { kind: \"malformed\", reason: e.message };\n      if (e instanceof RangeError) return { kind: \"malformed\", reason: \"line too large or too deeply nested\" };\n      throw e;\n    }\n    return rowFromValue(value, text);\n  }\n  function rowFromValue(value, text) {\n    if (!isJsonObject(value)) return { kind: \"malformed\", reason: \"line is not a JSON object\" };\n    for (const k of ROW_KEYS) {\n      if (!Object.prototype.hasOwnProperty.call(value, k)) return { kind: \"malformed\", reason: `row has no \"${k}\" key` };\n    }\n    const v = value;\n    if (typeof v.prev_hash !== \"string\") return { kind: \"malformed\", reason: '\"prev_hash\" is not a string' };\n    if (typeof v.step_hash !== \"string\") return { kind: \"malformed\", reason: '\"step_hash\" is not a string' };\n    if (typeof v.input_hash !== \"string\") return { kind: \"malformed\", reason: '\"input_hash\" is not a string' };\n    if (!isJsonInteger(v.seq) || typeof v.seq === \"bigint\" || v.seq < 0) {\n      return { kind: \"malformed\", reason: '\"seq\" is not a non-negative integer' };\n    }\n    const refs = v.blob_refs;\n    if (!Array.isArray(refs) || !refs.every((r) => isSha256Hex(r))) {\n      return { kind: \"malformed\", reason: '\"blob_refs\" is not a list of SHA-256 hex digests' };\n    }\n    const ts = numericValue(v.ts);\n    if (ts === void 0) return { kind: \"malformed\", reason: '\"ts\" is not a number' };\n    const row = {\n      blob_refs: refs,\n      input_hash: v.input_hash,\n      model: v.model,\n      prev_hash: v.prev_hash,\n      prompt: v.prompt,\n      seq: v.seq,\n      step_hash: v.step_hash,\n      tool_call: v.tool_call,\n      tool_result: v.tool_result,\n      ts\n    };\n    let isCanonical = false;\n    if (text !== void 0) {\n      try {\n        isCanonical = canonicalOfRead(value) === text && Object.keys(value).length === ROW_KEYS.length;\n      } catch {\n        isCanonical = false;\n      }\n    }\n    return { kind: \"row\", row, value, computedHash: computeStepHash(row, true), canonical: isCanonical };\n  }\n\n  // src/report/client/verifier.ts\n  function createVerifier(bytes, options = {}) {\n    const window = options.window ?? null;\n    const lineOffset = window === null ? 0 : window.first_line - 1;\n    const bounds = [];\n    for (let s = 0; s < bytes.length; ) {\n      let nl = bytes.indexOf(10, s);\n      if (nl < 0) nl = bytes.length;\n      bounds.push(s, nl);\n      s = nl + 1;\n    }\n    const total = bounds.length / 2;\n    const reachesEnd = window === null || lineOffset + total >= window.total_lines;\n    const entries = [];\n    const errors = [];\n    const chain = new ChainChecker();\n    if (window !== null) {\n      chain.expectedSeq = window.first_seq;\n      chain.prevHash = window.anchor_hash;\n    }\n    let done = false;\n    const checkLine = (idx) => {\n      const start = bounds[idx * 2];\n      const end = bounds[idx * 2 + 1];\n      const line = lineOffset + idx + 1;\n      const entry = { line, start, end, row: null, computed: null, faults: [] };\n      entries.push(entry);\n      const add2 = (faults) => {\n        for (const f of faults) {\n          entry.faults.push(f);\n          errors.push(f);\n        }\n      };\n      if (end === start) {\n        add2([{ line, kind: \"malformed_json\", message: \"empty line\" }]);\n        return;\n      }\n      const read = readRowLine(bytes.subarray(start, end));\n      if (read.kind === \"malformed\") {\n        add2([{ line, kind: \"malformed_json\", message: read.reason }]);\n        return;\n      }\n      entry.row = read.row;\n      entry.computed = read.computedHash;\n      add2(chain.check(line, read.row, read.computedHash));\n    };\n    const head = () => chain.steps > 0 || window !== null ? chain.head : ZERO_HASH;\n    const finish = () => {\n      if (window === null && bytes.length === 0)\n        errors.push({ line: null, kind: \"empty_journal\", message: \"journal has no steps\" });\n      const expected = options.expectedHead;\n      if (reachesEnd && expected !== void 0 && expected !== null && expected !== head()) {\n        errors.push({ line: null, kind: \"head_mismatch\", message: `head ${head()}, expected ${expected}` });\n      }\n      done = true;\n    };\n    return {\n      entries,\n      total,\n      run(maxLines) {\n        if (done) return true;\n        const stop = Math.min(total, entries.length + maxLines);\n        while (entries.length < stop) checkLine(entries.length);\n        if (entries.length >= total) finish();\n        return done;\n      },\n      result() {\n        return { ok: done && errors.length === 0, head_hash: head(), steps: chain.steps, errors: errors.slice() };\n      }\n    };\n  }\n\n  // src/report/client/app.ts\n  var lossyUtf8 = new TextDecoder(\"utf-8\", { fatal: false, ignoreBOM: true });\n  var HASHED_FIELDS = [\"model\", \"prompt\", \"tool_call\", \"tool_result\"];\n  var BLOB_PAGE = 100;\n  function startReport(doc) {\n    const root = doc.documentElement;\n    const $ = (id) => {\n      const e = doc.getElementById(id);\n      if (e === null) throw new Error(`page element #${id} is missing`);\n      return e;\n    };\n    const el = (tag, cls, text) => {\n      const e = doc.createElement(tag);\n      if (cls) e.className = cls;\n      if (text !== void 0) e.textContent = text;\n      return e;\n    };\n    const fmtInt = (n) => String(n).replace(/\\B(?=(\\d{3})+(?!\\d))/g, \",\");\n    const fmtSize = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;\n    const plural = (n, one, many = `${one}s`) => `${fmtInt(n)} ${n === 1 ? one : many}`;\n    const fail = (kind, message) => {\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-verified\", \"false\");\n      root.setAttribute(\"data-first-fault-kind\", kind);\n      const status2 = doc.getElementById(\"status\");\n      if (status2) {\n        status2.className = \"status bad\";\n        const t = doc.getElementById(\"status-title\");\n        if (t) t.textContent = \"\\u2717 NOT VERIFIED: the report could not check this chain\";\n        const d = doc.getElementById(\"status-detail\");\n        if (d) d.textContent = message;\n      }\n    };\n    let data;\n    try {\n      data = JSON.parse($(\"stepchain-data\").textContent ?? \"\");\n      if (data.format !== 2) throw new Error(`format ${String(data.format)}, this page reads format 2`);\n    } catch (e) {\n      fail(\"report_error\", `embedded data unreadable: ${e.message}`);\n      return;\n    }\n    const win = data.window;\n    const gv = data.generator_verify;\n    const journal = base64Bytes(data.journal_b64);\n    const verifier = createVerifier(journal, { expectedHead: data.expected_head, window: win });\n    const entries = verifier.entries;\n    const blobFaults = [];\n    let finished = null;\n    const textOf = (e) => lossyUtf8.decode(journal.subarray(e.start, e.end));\n    const meta = $(\"meta\");\n    const metaRow = (k, v, cls) => {\n      const dd = el(\"dd\", cls, v);\n      meta.append(el(\"dt\", void 0, k), dd);\n      return dd;\n    };\n    metaRow(\"Agent\", data.agent_id);\n    metaRow(\"Source\", `${data.source.kind === \"receipt\" ? \"receipt\" : \"journal\"} ${data.source.path}`);\n    const stepsDd = metaRow(\"Steps\", \"\\u2026\");\n    const headDd = metaRow(\"Head hash\", \"\\u2026\", \"hash\");\n    metaRow(\"Generated\", `${data.generated_at} by ${data.generator}`);\n    metaRow(\n      \"Generator check\",\n      gv.ok ? `intact (${plural(gv.steps, \"step\")}, head ${gv.head_hash})` : `${plural(gv.errors.length, \"fault\")}: first ${gv.errors[0]?.kind ?? \"\"} at line ${gv.errors[0]?.line ?? \"-\"}`,\n      \"hash\"\n    );\n    if (win !== null) {\n      metaRow(\n        \"Window\",\n        `lines ${fmtInt(win.first_line)}\\u2013${fmtInt(win.first_line + Math.max(0, verifier.total - 1))} of ${fmtInt(win.total_lines)} are embedded; the first links to step_hash ${win.anchor_hash}, which the generator verified from genesis`,\n        \"hash warn\"\n      );\n    }\n    let signature = null;\n    let signatureKey = null;\n    const signatureFaults = [];\n    let renderSignature = () => {\n    };\n    if (data.receipt !== null) {\n      const r = data.receipt;\n      const manifest = base64Bytes(r.manifest_b64);\n      const sig = r.signature_b64 === null ? null : base64Bytes(r.signature_b64);\n      if (!r.signed || sig === null) {\n        signature = \"unsigned\";\n        if (r.public_keys.length > 0)\n          signatureFaults.push({\n            line: null,\n            kind: \"unsigned\",\n            message: \"manifest.sig: a trusted key was given but the receipt is not signed (no manifest.sig)\"\n          });\n      } else if (r.public_keys.length === 0) {\n        signature = \"not_checked\";\n      } else {\n        const good = r.public_keys.find((k) => verifyEd25519(sig, manifest, base64Bytes(k.raw_b64)));\n        if (good !== void 0) {\n          signature = \"verified\";\n          signatureKey = good.key_id;\n        } else {\n          signature = \"invalid\";\n          signatureFaults.push({\n            line: null,\n            kind: \"signature_invalid\",\n            message: `manifest.sig: the signature does not verify under any trusted key (${r.public_keys.map((k) => k.key_id).join(\", \")})`\n          });\n        }\n      }\n      const sec = $(\"receipt\");\n      sec.hidden = false;\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      add2(\"Signed\", r.signed ? \"yes (manifest.sig, Ed25519)\" : \"no\", r.signed ? void 0 : \"warn\");\n      const sigDd = add2(\"Signature\", \"\");\n      add2(\n        \"Keys given to the generator\",\n        r.public_keys.length === 0 ? \"none\" : r.public_keys.map((k) => `${k.key_id} (${k.source})`).join(\"\\n\"),\n        \"hash\"\n      );\n      add2(\"Generator said\", r.signature_check);\n      add2(\"Expected head\", data.expected_head ?? \"(none)\", \"hash\");\n      if (r.generator_faults.length > 0)\n        add2(\"Receipt problems\", r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join(\"\\n\"), \"badtext\");\n      sec.append(dl);\n      renderSignature = () => {\n        sigDd.className = signature === \"verified\" ? \"oktext\" : signature === \"invalid\" ? \"badtext\" : \"warn\";\n        sigDd.textContent = signature === \"verified\" ? `\\u2713 verified in this browser under key ${signatureKey ?? \"\"}` : signature === \"invalid\" ? \"\\u2717 does NOT verify under the given key(s)\" : signature === \"not_checked\" ? \"NOT checked: no public key was given. Paste the signer\\u2019s public key below to check it here.\" : \"unsigned: there is no signature to check\";\n        root.setAttribute(\"data-signature\", signature ?? \"\");\n        if (signatureKey !== null) root.setAttribute(\"data-signature-key\", signatureKey);\n      };\n      renderSignature();\n      if (r.signed && sig !== null) {\n        const box = el(\"div\", \"paste\");\n        const label = el(\n          \"label\",\n          void 0,\n          \"Check the signature with a public key (PEM, or 32 bytes as hex or base64):\"\n        );\n        const area = el(\"textarea\");\n        area.id = \"public-key\";\n        area.rows = 3;\n        area.spellcheck = false;\n        area.placeholder = \"-----BEGIN PUBLIC KEY-----\\n\\u2026\\n-----END PUBLIC KEY-----\";\n        label.append(area);\n        const button = el(\"button\", void 0, \"Check signature\");\n        button.id = \"check-signature\";\n        const result = el(\"div\", \"paste-result\");\n        result.id = \"signature-result\";\n        result.setAttribute(\"role\", \"status\");\n        button.addEventListener(\"click\", () => {\n          const key = parsePastedKey(area.value);\n          if (!key.ok) {\n            result.className = \"paste-result warn\";\n            result.textContent = `Not a usable key: ${key.reason}`;\n            root.setAttribute(\"data-pasted-key\", \"bad_key\");\n            return;\n          }\n          if (verifyEd25519(sig, manifest, key.raw)) {\n            result.className = \"paste-result oktext\";\n            result.textContent = `\\u2713 The manifest signature holds under key ${key.keyId}: this receipt's manifest.json was signed by that key's owner and not changed since (checked in this browser, offline).`;\n            root.setAttribute(\"data-pasted-key\", \"holds\");\n            if (signature === \"not_checked\") {\n              signature = \"verified\";\n              signatureKey = key.keyId;\n              renderSignature();\n              renderVerdict();\n            }\n          } else {\n            result.className = \"paste-result badtext\";\n            result.textContent = `\\u2717 The manifest signature does NOT hold under key ${key.keyId}: either another key signed it, or manifest.json was changed after signing.`;\n            root.setAttribute(\"data-pasted-key\", \"fails\");\n          }\n        });\n        box.append(label, button, result);\n        sec.append(box);\n      }\n      const det = el(\"details\");\n      det.append(el(\"summary\", void 0, \"manifest.json\"));\n      let manifestShown = lossyUtf8.decode(manifest);\n      const parsed = orderedRow(manifestShown);\n      if (parsed !== null) manifestShown = display(parsed);\n      det.append(el(\"pre\", \"code\", manifestShown));\n      sec.append(det);\n      sec.append(\n        el(\n          \"p\",\n          \"note\",\n          \"Checked in this browser: the chain (every step hash, link and seq), that it ends at the manifest head, the bundled blobs\\u2019 digests, and the Ed25519 signature over manifest.json under the keys above or a key you paste. Checked by the generator only: the archive structure and that blob_digests matches the chain.\"\n        )\n      );\n    }\n    const ROW_H = 26;\n    const list = $(\"list\");\n    const spacer = $(\"list-spacer\");\n    const search = $(\"search\");\n    const onlyFaults = $(\"only-faults\");\n    const countEl = $(\"count\");\n    let view = [];\n    let sel = -1;\n    let filterText = \"\";\n    let userMoved = false;\n    const hay = [];\n    const haystack = (i) => {\n      let h = hay[i];\n      if (h === void 0) {\n        const e = entries[i];\n        const r = e.row;\n        h = (r === null ? `line ${e.line} ${textOf(e)}` : `#${r.seq} ${fieldText(r.model)} ${fieldText(r.prompt)} ${fieldText(r.tool_call)} ${fieldText(r.tool_result)} ${r.step_hash}`).toLowerCase();\n        hay[i] = h;\n      }\n      return h;\n    };\n    const matches = (i) => {\n      const e = entries[i];\n      if (onlyFaults.checked && e.faults.length === 0) return false;\n      return filterText === \"\" || haystack(i).includes(filterText);\n    };\n    const rebuildView = () => {\n      const current = sel >= 0 ? view[sel] : void 0;\n      view = [];\n      for (let i = 0; i < entries.length; i++) if (matches(i)) view.push(i);\n      sel = current === void 0 ? view.length > 0 ? 0 : -1 : view.indexOf(current);\n      if (sel < 0 && view.length > 0) sel = 0;\n      renderList(true);\n      renderDetail();\n    };\n    const extendView = (from) => {\n      for (let i = from; i < entries.length; i++) if (matches(i)) view.push(i);\n      if (sel < 0 && view.length > 0) {\n        sel = 0;\n        renderDetail();\n      }\n    };\n    const labelOf = (e) => {\n      const r = e.row;\n      if (r === null) return { n: `L${e.line}`, text: `malformed line: ${textOf(e).slice(0, 80)}` };\n      const call = r.tool_call;\n      const name = call !== null && typeof call === \"object\" && !Array.isArray(call) && !(call instanceof Map) ? call.name : void 0;\n      const tool = typeof name === \"string\" ? `${name} \\xB7 ` : \"\";\n      const p = r.prompt === null ? \"\" : fieldText(r.prompt);\n      return { n: `#${r.seq}`, text: `${tool}${p.slice(0, 120)}` };\n    };\n    let rendered = /* @__PURE__ */ new Map();\n    const renderList = (force = false) => {\n      spacer.style.height = `${view.length * ROW_H}px`;\n      const top = list.scrollTop;\n      const first = Math.max(0, Math.floor(top / ROW_H) - 10);\n      const last = Math.min(view.length, Math.ceil((top + list.clientHeight) / ROW_H) + 10);\n      const next = /* @__PURE__ */ new Map();\n      for (let v = first; v < last; v++) {\n        const idx = view[v];\n        let row = force ? void 0 : rendered.get(v);\n        if (row !== void 0 && row.dataset.entry !== String(idx)) row = void 0;\n        if (row === void 0) {\n          const e = entries[idx];\n          row = el(\"div\", \"item\");\n          row.dataset.entry = String(idx);\n          row.dataset.view = String(v);\n          row.style.top = `${v * ROW_H}px`;\n          const { n, text } = labelOf(e);\n          row.append(el(\"span\", \"n\", n), el(\"span\", \"mark\", e.faults.length > 0 ? \"\\u2717\" : \"\\u2713\"), el(\"span\", \"label\", text));\n          if (e.faults.length > 0) row.classList.add(\"faulty\");\n          rendered.delete(v);\n        }\n        row.classList.toggle(\"selected\", v === sel);\n        row.setAttribute(\"aria-selected\", v === sel ? \"true\" : \"false\");\n        next.set(v, row);\n      }\n      for (const [, old] of rendered) old.remove();\n      for (const [, r] of next) if (r.parentNode !== spacer) spacer.append(r);\n      rendered = next;\n      countEl.textContent = `${fmtInt(view.length)} of ${fmtInt(verifier.total)} lines${entries.length < verifier.total ? \" (verifying\\u2026)\" : \"\"}`;\n      const pos = doc.getElementById(\"detail-position\");\n      if (pos) pos.textContent = sel >= 0 && view.length > 0 ? `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown` : \"\";\n    };\n    list.addEventListener(\"scroll\", () => renderList());\n    list.addEventListener(\"click\", (ev) => {\n      const item = ev.target.closest(\".item\");\n      if (item?.dataset.view !== void 0) {\n        userMoved = true;\n        select(Number(item.dataset.view));\n      }\n    });\n    const scrollIntoView = () => {\n      if (sel < 0) return;\n      const y = sel * ROW_H;\n      if (y < list.scrollTop) list.scrollTop = y;\n      else if (y + ROW_H > list.scrollTop + list.clientHeight) list.scrollTop = y + ROW_H - list.clientHeight;\n    };\n    const select = (v) => {\n      if (view.length === 0) return;\n      sel = Math.max(0, Math.min(view.length - 1, v));\n      scrollIntoView();\n      renderList();\n      renderDetail();\n    };\n    const jumpToLine = (line) => {\n      if (filterText !== \"\" || onlyFaults.checked) {\n        search.value = \"\";\n        filterText = \"\";\n        onlyFaults.checked = false;\n        rebuildView();\n      }\n      const idx = entries.findIndex((e) => e.line === line);\n      const v = idx < 0 ? -1 : view.indexOf(idx);\n      if (v >= 0) select(v);\n    };\n    const detail = $(\"detail\");\n    const MAX_SHOWN = 2e5;\n    const pre = (s) => {\n      const p = el(\"pre\", \"code\");\n      if (s.length > MAX_SHOWN) {\n        p.textContent = s.slice(0, MAX_SHOWN);\n        const more = el(\"button\", \"more\", `show all ${fmtInt(s.length)} characters`);\n        more.addEventListener(\"click\", () => {\n          p.textContent = s;\n        });\n        const box = el(\"div\");\n        box.append(p, more);\n        return box;\n      }\n      p.textContent = s;\n      return p;\n    };\n    const blobByDigest = /* @__PURE__ */ new Map();\n    for (const b of data.blobs) blobByDigest.set(b.digest, b);\n    const previousRow = (idx) => {\n      for (let j = idx - 1; j >= 0; j--) if (entries[j].row !== null) return entries[j];\n      return null;\n    };\n    const renderDetail = () => {\n      detail.textContent = \"\";\n      if (sel < 0 || view.length === 0) {\n        const why = verifier.total === 0 ? \"The journal has no lines.\" : entries.length === 0 ? \"Verifying\\u2026\" : \"No step matches the search.\";\n        detail.append(el(\"p\", \"note\", why));\n        return;\n      }\n      const idx = view[sel];\n      const e = entries[idx];\n      const r = e.row;\n      const text = textOf(e);\n      const h = el(\"h2\");\n      const position = el(\"span\", \"dim\");\n      position.id = \"detail-position\";\n      position.textContent = `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown`;\n      h.append(\n        el(\"span\", void 0, r === null ? `Line ${e.line} ` : `Step ${r.seq} `),\n        el(\"span\", \"dim\", `line ${e.line} \\xB7 `),\n        position\n      );\n      detail.append(h);\n      detail.dataset.line = String(e.line);\n      if (e.faults.length > 0) {\n        const ul = el(\"ul\", \"faults\");\n        for (const f of e.faults) ul.append(el(\"li\", void 0, `line ${e.line}: ${f.kind}: ${f.message}`));\n        detail.append(ul);\n      } else if (r !== null) {\n        detail.append(el(\"p\", \"okline\", \"\\u2713 step hash recomputed in this browser and linked to the previous step\"));\n      }\n      if (r === null) {\n        detail.append(el(\"h3\", void 0, \"Raw line\"), pre(text));\n        return;\n      }\n      const shown = orderedRow(text);\n      const field = (k) => shown === null ? void 0 : shown.get(k);\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      const ts = r.ts;\n      const tsDate = Number.isFinite(ts) && Math.abs(ts) < 864e10 ? new Date(ts * 1e3).toISOString() : \"\";\n      add2(\"Time\", `${tsDate} (ts ${display(field(\"ts\") ?? null)})`);\n      add2(\"Model\", fieldText(field(\"model\") ?? r.model));\n      add2(\"Input hash\", r.input_hash, \"hash\");\n      add2(\"Prev hash\", r.prev_hash, \"hash\");\n      add2(\"Step hash\", r.step_hash, \"hash\");\n      if (e.computed !== r.step_hash) add2(\"Recomputed\", e.computed ?? \"\", \"hash badtext\");\n      const prev = previousRow(idx);\n      if (prev !== null && prev.row !== null) {\n        const before = orderedRow(textOf(prev));\n        const changes = [];\n        for (const k of HASHED_FIELDS) {\n          const a = prev.row[k];\n          const b = r[k];\n          if (canonicalOfRead(a) === canonicalOfRead(b)) continue;\n          const old = preview(fieldText(before?.get(k) ?? a), 80);\n          const now = preview(fieldText(field(k) ?? b), 80);\n          changes.push(`${k}: ${old === \"\" ? '\"\"' : old} \\u2192 ${now === \"\" ? '\"\"' : now}`);\n        }\n        const dd = add2(\"Changed\", changes.length > 0 ? changes.join(\"\\n\") : \"nothing but the hashes and time\");\n        dd.classList.add(\"changed\");\n      }\n      detail.append(dl);\n      for (const k of [\"prompt\", \"tool_call\", \"tool_result\"]) {\n        const v = field(k) ?? r[k];\n        detail.append(el(\"h3\", void 0, k), pre(typeof v === \"string\" ? v : display(v)));\n      }\n      const refs = r.blob_refs;\n      detail.append(el(\"h3\", void 0, `blob_refs (${refs.length})`));\n      if (refs.length > 0) {\n        const ul = el(\"ul\", \"refs\");\n        for (const d of refs) {\n          const li = el(\"li\");\n          const b = blobByDigest.get(d);\n          li.append(\n            el(\"code\", \"hash\", d),\n            el(\n              \"span\",\n              \"dim\",\n              b === void 0 ? \" (not bundled)\" : b.size === null ? \" (not found)\" : ` ${fmtSize(b.size)}${b.b64 === void 0 ? ` \\xB7 not embedded: ${b.skipped ?? \"\"}` : \"\"}`\n            )\n          );\n          if (b?.b64 !== void 0) li.append(blobPreview(b));\n          ul.append(li);\n        }\n        detail.append(ul);\n      }\n      const raw = el(\"details\");\n      raw.append(el(\"summary\", void 0, \"raw line\"), pre(text));\n      detail.append(raw);\n    };\n    const blobPreview = (b) => {\n      const det = el(\"details\", \"preview\");\n      det.append(el(\"summary\", void 0, \"preview\"));\n      let filled = false;\n      det.addEventListener(\"toggle\", () => {\n        if (filled || !det.open) return;\n        filled = true;\n        const bytes = base64Bytes(b.b64 ?? \"\");\n        const head = bytes.subarray(0, 4096);\n        let binary;\n        let textPreview = \"\";\n        try {\n          textPreview = decodeUtf8(head);\n          binary = /[\\u0000-\\u0008\\u000e-\\u001f]/.test(textPreview);\n        } catch {\n          try {\n            textPreview = decodeUtf8(head.subarray(0, Math.max(0, head.length - 3)));\n            binary = bytes.length <= 4096;\n          } catch {\n            binary = true;\n          }\n        }\n        if (binary) {\n          let hex = \"\";\n          for (let i = 0; i < Math.min(512, bytes.length); i++)\n            hex += bytes[i].toString(16).padStart(2, \"0\") + (i % 16 === 15 ? \"\\n\" : \" \");\n          textPreview = `binary, first ${Math.min(512, bytes.length)} bytes:\n${hex}`;\n        } else if (bytes.length > 4096) textPreview += `\n\\u2026 (${fmtSize(bytes.length)} in all)`;\n        det.append(el(\"pre\", \"code\", textPreview));\n      });\n      return det;\n    };\n    const blobsSec = $(\"blobs\");\n    const blobChecked = /* @__PURE__ */ new Map();\n    const blobStatusText = (b) => {\n      if (b.b64 === void 0) return `not embedded: ${b.skipped ?? \"unknown\"}`;\n      const c = blobChecked.get(b.digest);\n      return c === void 0 ? \"embedded (digest not checked yet)\" : c === true ? \"embedded, digest verified \\u2713\" : `digest MISMATCH: bytes hash to ${c}`;\n    };\n    let renderBlobs = () => {\n    };\n    if (data.blobs.length > 0) {\n      blobsSec.hidden = false;\n      const summary = el(\"p\", \"note\");\n      summary.id = \"blob-summary\";\n      const table = el(\"table\", \"blobs\");\n      const more = el(\"button\", \"more\");\n      more.id = \"blob-more\";\n      let shownRows = 0;\n      const statusCells = /* @__PURE__ */ new Map();\n      const addRows = (n) => {\n        const stop = Math.min(data.blobs.length, shownRows + n);\n        for (; shownRows < stop; shownRows++) {\n          const b = data.blobs[shownRows];\n          const tr = el(\"tr\");\n          const st = el(\"td\", void 0, blobStatusText(b));\n          statusCells.set(b.digest, st);\n          const pv = el(\"td\");\n          if (b.b64 !== void 0) pv.append(blobPreview(b));\n          tr.append(el(\"td\", \"hash\", b.digest), el(\"td\", void 0, b.size === null ? \"-\" : fmtSize(b.size)), st, pv);\n          table.append(tr);\n        }\n        const left = data.blobs.length - shownRows;\n        more.hidden = left === 0;\n        more.textContent = `show ${fmtInt(Math.min(BLOB_PAGE, left))} more (${fmtInt(left)} not shown)`;\n      };\n      more.addEventListener(\"click\", () => addRows(BLOB_PAGE));\n      renderBlobs = () => {\n        const counts = /* @__PURE__ */ new Map();\n        for (const b of data.blobs) {\n          const s = b.b64 === void 0 ? `not embedded: ${b.skipped ?? \"unknown\"}` : blobChecked.get(b.digest) === void 0 ? \"embedded, not checked yet\" : blobChecked.get(b.digest) === true ? \"embedded, digest verified\" : \"embedded, digest MISMATCH\";\n          counts.set(s, (counts.get(s) ?? 0) + 1);\n        }\n        const embedded = data.blobs.filter((b) => b.b64 !== void 0).length;\n        summary.textContent = `${plural(data.blobs.length, \"referenced blob\")}: ${fmtInt(embedded)} embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all). ` + [...counts].map(([s, n]) => `${fmtInt(n)} ${s}`).join(\"; \") + \".\";\n        for (const [d, cell] of statusCells) {\n          const b = blobByDigest.get(d);\n          cell.textContent = blobStatusText(b);\n          cell.className = blobChecked.get(d) !== void 0 && blobChecked.get(d) !== true ? \"badtext\" : \"\";\n        }\n      };\n      const thead = el(\"tr\");\n      for (const t of [\"digest\", \"size\", \"status\", \"\"]) thead.append(el(\"th\", void 0, t));\n      table.append(thead);\n      blobsSec.append(summary, table, more);\n      addRows(BLOB_PAGE);\n      renderBlobs();\n    }\n    if (data.forks !== null) {\n      const sec = $(\"forks\");\n      sec.hidden = false;\n      const draw = (n) => {\n        const li = el(\"li\");\n        const bits = [n.id];\n        if (n.label) bits.push(`\\u201C${n.label}\\u201D`);\n        if (n.from_step !== void 0 && n.from_step !== null) bits.push(`from step ${n.from_step}`);\n        if (n.branch) bits.push(`branch ${n.branch}`);\n        if (n.steps_since !== void 0 && n.steps_since !== null)\n          bits.push(`+${n.steps_since} step${n.steps_since === 1 ? \"\" : \"s\"} since`);\n        if (n.journal_ok === false) bits.push(\"JOURNAL DOES NOT VERIFY\");\n        if (n.missing) bits.push(\"WORKTREE MISSING\");\n        if (n.current) bits.push(\"(this report)\");\n        const span = el(\n          \"span\",\n          n.current ? \"node current\" : n.journal_ok === false || n.missing ? \"node badnode\" : \"node\",\n          bits.join(\" \\xB7 \")\n        );\n        li.append(span);\n        if (n.children.length > 0) {\n          const ul2 = el(\"ul\");\n          for (const c of n.children) ul2.append(draw(c));\n          li.append(ul2);\n        }\n        return li;\n      };\n      const ul = el(\"ul\", \"tree\");\n      ul.append(draw(data.forks));\n      sec.append(ul);\n    }\n    let searchTimer;\n    search.addEventListener(\"input\", () => {\n      if (searchTimer !== void 0) clearTimeout(searchTimer);\n      searchTimer = setTimeout(() => {\n        filterText = search.value.trim().toLowerCase();\n        rebuildView();\n      }, 120);\n    });\n    onlyFaults.addEventListener(\"change\", () => rebuildView());\n    doc.addEventListener(\"keydown\", (ev) => {\n      const t = ev.target;\n      if (t !== null && t.tagName === \"TEXTAREA\") return;\n      if (t !== null && t.tagName === \"INPUT\") {\n        if (ev.key === \"Escape\") {\n          search.value = \"\";\n          filterText = \"\";\n          rebuildView();\n          search.blur();\n        } else if (ev.key === \"Enter\" || ev.key === \"ArrowDown\") {\n          if (searchTimer !== void 0) clearTimeout(searchTimer);\n          filterText = search.value.trim().toLowerCase();\n          rebuildView();\n          search.blur();\n          ev.preventDefault();\n        }\n        return;\n      }\n      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;\n      const page = Math.max(1, Math.floor(list.clientHeight / ROW_H) - 1);\n      let to;\n      switch (ev.key) {\n        case \"ArrowRight\":\n        case \"ArrowDown\":\n        case \"j\":\n          to = sel + 1;\n          break;\n        case \"ArrowLeft\":\n        case \"ArrowUp\":\n        case \"k\":\n          to = sel - 1;\n          break;\n        case \"Home\":\n        case \"g\":\n          to = 0;\n          break;\n        case \"End\":\n        case \"G\":\n          to = view.length - 1;\n          break;\n        case \"PageDown\":\n          to = sel + page;\n          break;\n        case \"PageUp\":\n          to = sel - page;\n          break;\n        case \"/\":\n          search.focus();\n          ev.preventDefault();\n          return;\n        default:\n          return;\n      }\n      ev.preventDefault();\n      userMoved = true;\n      select(to);\n    });\n    const status = $(\"status\");\n    const title = $(\"status-title\");\n    const statusDetail = $(\"status-detail\");\n    const bar = $(\"progress-bar\");\n    const faultList = $(\"faults\");\n    root.setAttribute(\"data-verify-state\", \"running\");\n    const showFaults = (errors) => {\n      faultList.textContent = \"\";\n      const shown = errors.slice(0, 200);\n      for (const f of shown) {\n        const li = el(\"li\");\n        if (f.line !== null) {\n          const a = el(\"button\", \"linklike\", `line ${f.line}`);\n          const line = f.line;\n          a.addEventListener(\"click\", () => jumpToLine(line));\n          li.append(a, el(\"span\", void 0, `: ${f.kind}: ${f.message}`));\n        } else li.textContent = `${f.kind}: ${f.message}`;\n        faultList.append(li);\n      }\n      if (errors.length > shown.length)\n        faultList.append(\n          el(\n            \"li\",\n            void 0,\n            `\\u2026 and ${errors.length - shown.length} more (tick \\u201Conly faults\\u201D to list every faulty line)`\n          )\n        );\n    };\n    const outsideFaults = () => {\n      if (win === null) return [];\n      const last = win.first_line + verifier.total - 1;\n      const reachesEnd = last >= win.total_lines;\n      return gv.errors.filter((f) => f.line === null ? !reachesEnd : f.line < win.first_line || f.line > last).map((f) => ({ ...f, message: `${f.message} (outside the embedded window: checked by the generator)` }));\n    };\n    const renderVerdict = () => {\n      if (finished === null) return [];\n      const r = finished;\n      const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({\n        ...f,\n        message: `${f.message} (checked by the generator)`\n      }));\n      const errors = [...r.errors, ...outsideFaults(), ...blobFaults, ...receiptFaults, ...signatureFaults];\n      const steps = win === null ? r.steps : win.total_steps;\n      stepsDd.textContent = win === null ? fmtInt(r.steps) : `${fmtInt(win.total_steps)} (${fmtInt(r.steps)} embedded and checked here)`;\n      headDd.textContent = errors.length === 0 ? r.head_hash : `${r.head_hash} (the last stored step_hash: not vouched for)`;\n      bar.style.width = \"100%\";\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-steps\", String(steps));\n      root.setAttribute(\"data-head-hash\", r.head_hash);\n      if (errors.length === 0 && signature === \"not_checked\") {\n        status.className = \"status warn\";\n        title.textContent = \"\\u26A0 Chain intact, but the signature was NOT checked\";\n        statusDetail.textContent = `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no public key was given: who signed it is not established. Paste the signer\\u2019s public key below to check it here, offline.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", \"no_trusted_key\");\n        root.setAttribute(\"data-fault-count\", \"1\");\n        root.removeAttribute(\"data-first-fault-line\");\n      } else if (errors.length === 0) {\n        status.className = \"status ok\";\n        const what = win === null ? `${plural(r.steps, \"step\")} verified in this browser` : `steps ${fmtInt(win.first_seq)}\\u2013${fmtInt(win.first_seq + Math.max(0, r.steps - 1))} of ${fmtInt(win.total_steps)} verified in this browser`;\n        title.textContent = `\\u2713 Chain intact: ${what}${signature === \"verified\" ? \"; signature verified\" : \"\"}`;\n        statusDetail.textContent = win === null ? `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.` : `Every embedded step hash was recomputed and every link checked, from the generator-verified step_hash ${win.anchor_hash} to head ${r.head_hash}. The ${fmtInt(win.total_steps - r.steps)} steps outside the window are not in this file.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"true\");\n        for (const a of [\"data-first-fault-kind\", \"data-first-fault-line\", \"data-fault-count\"]) root.removeAttribute(a);\n      } else {\n        const first = errors[0];\n        status.className = \"status bad\";\n        title.textContent = `\\u2717 TAMPERED OR BROKEN: ${plural(errors.length, \"fault\")}${first.line !== null ? `, first at line ${first.line}` : \"\"}`;\n        statusDetail.textContent = \"Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser, unless marked otherwise.\";\n        showFaults(errors);\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", first.kind);\n        if (first.line !== null) root.setAttribute(\"data-first-fault-line\", String(first.line));\n        else root.removeAttribute(\"data-first-fault-line\");\n        root.setAttribute(\"data-fault-count\", String(errors.length));\n      }\n      if (win === null && (r.ok !== gv.ok || r.head_hash !== gv.head_hash)) {\n        statusDetail.textContent += ` Warning: the generator's own check disagreed (${gv.ok ? \"intact\" : \"faults\"}, head ${gv.head_hash}).`;\n      }\n      renderList();\n      return errors;\n    };\n    const finish = () => {\n      finished = verifier.result();\n      const errors = renderVerdict();\n      const first = errors[0];\n      if (!userMoved && first !== void 0 && first.line !== null && filterText === \"\") jumpToLine(first.line);\n    };\n    const blobQueue = data.blobs.filter((b) => b.b64 !== void 0);\n    const checkBlob = (b) => {\n      const got = sha256Hex(base64Bytes(b.b64 ?? \"\"));\n      if (got === b.digest) blobChecked.set(b.digest, true);\n      else {\n        blobChecked.set(b.digest, got);\n        blobFaults.push({ line: null, kind: \"blob_digest_mismatch\", message: `blob ${b.digest} hashes to ${got}` });\n      }\n    };\n    const tick = () => {\n      try {\n        const t0 = performance.now();\n        const before = entries.length;\n        let done = false;\n        while (!done && performance.now() - t0 < 12) done = verifier.run(64);\n        extendView(before);\n        const pct = verifier.total === 0 ? 100 : Math.floor(entries.length / verifier.total * 100);\n        bar.style.width = `${pct}%`;\n        title.textContent = `Verifying in this browser\\u2026 ${fmtInt(entries.length)} / ${fmtInt(verifier.total)} lines`;\n        renderList(before === 0);\n        if (!done) {\n          setTimeout(tick, 0);\n          return;\n        }\n        while (blobQueue.length > 0 && performance.now() - t0 < 12) checkBlob(blobQueue.shift());\n        if (blobQueue.length > 0) {\n          title.textContent = `Checking bundled blobs\\u2026 ${fmtInt(blobQueue.length)} left`;\n          renderBlobs();\n          setTimeout(tick, 0);\n          return;\n        }\n        renderBlobs();\n        finish();\n      } catch (e) {\n        fail(\"report_error\", `verification stopped: ${e.message}`);\n      }\n    };\n    setTimeout(tick, 0);\n  }\n\n  // src/report/client/main.ts\n  startReport(document);\n})();\n";
 
 ;// CONCATENATED MODULE: ./src/report/page.ts
 
 
-
-
-
 /**
  * The report page: static skeleton, inline style, inline script and the embedded
- * data. The script is the source text of two self-contained functions
- * (`clientRuntime`, `clientApp`), so the single-file CLI bundle carries it as is.
- * A Content-Security-Policy allows only that exact script and style (by hash) and
- * no fetch of any kind: the page works, and can only work, offline.
+ * data. The script is src/report/client bundled by scripts/build-page.mjs (the same
+ * src/canonical and src/journal code the CLI runs, @noble/hashes and
+ * @noble/ed25519), carried as a string constant. A Content-Security-Policy allows
+ * only that exact script and style (by hash) and no fetch of any kind: the page
+ * works, and can only work, offline.
  */
-/** A zero-argument function's source that builds the runtime with src/canonical's leaf functions. */
-function runtimeSource() {
-    return `() => (${clientRuntime.toString()})({ pythonFloatRepr: ${pythonFloatRepr.toString()}, compareCodePoints: ${compareCodePoints.toString()} })`;
-}
 function pageScript() {
-    return `"use strict";\n(${clientApp.toString()})((${runtimeSource()})(), document);\n`;
+    return PAGE_SCRIPT;
 }
 const STYLE = `
-:root { --bg:#fff; --fg:#1b1f24; --dim:#656d76; --line:#d0d7de; --ok:#1a7f37; --okbg:#dafbe1; --bad:#cf222e; --badbg:#ffebe9; --sel:#ddf4ff; --warn:#9a6700; }
+:root { color-scheme: light dark; --bg:#fff; --fg:#1b1f24; --dim:#656d76; --line:#d0d7de; --soft:#f6f8fa; --rowline:#f0f2f4; --ok:#1a7f37; --okbg:#dafbe1; --bad:#cf222e; --badbg:#ffebe9; --warn:#9a6700; --warnbg:#fff8c5; --sel:#ddf4ff; --accent:#0969da; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg:#0d1117; --fg:#e6edf3; --dim:#9198a1; --line:#3d444d; --soft:#151b23; --rowline:#21262d; --ok:#3fb950; --okbg:#0f2a1a; --bad:#ff7b72; --badbg:#3a1518; --warn:#d29922; --warnbg:#2e2410; --sel:#1b3350; --accent:#4493f8; }
+}
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
 header, main, section { padding: 0 20px; }
-h1 { font-size: 18px; margin: 14px 0 8px; }
+header, main, section, #list, #detail, dl.meta dd, .status { min-width: 0; }
+h1 { font-size: 18px; margin: 14px 0 8px; overflow-wrap: anywhere; }
 h2 { font-size: 16px; margin: 4px 0 8px; }
 h3 { font-size: 13px; margin: 14px 0 4px; color: var(--dim); text-transform: uppercase; letter-spacing: .04em; }
-.status { border: 2px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 8px 0 12px; background: #f6f8fa; }
+.status { border: 2px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 8px 0 12px; background: var(--soft); overflow-wrap: anywhere; }
 .status .title { font-size: 22px; font-weight: 700; }
 .status.ok { border-color: var(--ok); background: var(--okbg); color: var(--ok); }
+.status.warn { border-color: var(--warn); background: var(--warnbg); color: var(--warn); }
 .status.bad { border-color: var(--bad); background: var(--badbg); color: var(--bad); }
 .status.bad .title { font-size: 26px; }
-.status.warn { border-color: var(--warn); background: #fff8c5; color: var(--warn); }
 .status .detail { color: var(--fg); margin-top: 4px; }
 .progress { height: 6px; background: var(--line); border-radius: 3px; margin-top: 8px; overflow: hidden; }
-.progress div { height: 100%; width: 0; background: #0969da; }
+.progress div { height: 100%; width: 0; background: var(--accent); }
 .status.ok .progress, .status.bad .progress, .status.warn .progress { display: none; }
-ul.faults { color: var(--bad); margin: 8px 0 0; padding-left: 20px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
-dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0 0 8px; }
+ul.faults { color: var(--bad); margin: 8px 0 0; padding-left: 20px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; overflow-wrap: anywhere; }
+dl.meta { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 14px; margin: 0 0 8px; }
 dl.meta dt { color: var(--dim); }
 dl.meta dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
-.hash, code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
+.hash, code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; overflow-wrap: anywhere; word-break: break-all; }
 .dim { color: var(--dim); font-weight: normal; }
 .warn { color: var(--warn); font-weight: 600; }
 .badtext { color: var(--bad); font-weight: 600; }
+.oktext { color: var(--ok); font-weight: 600; }
 .okline { color: var(--ok); margin: 4px 0; }
 .note { color: var(--dim); }
 .toolbar { display: flex; gap: 12px; align-items: center; margin: 8px 0; flex-wrap: wrap; }
-#search { flex: 0 1 360px; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
-main { display: grid; grid-template-columns: minmax(260px, 38%) 1fr; gap: 16px; }
+#search { flex: 0 1 360px; min-width: 0; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; font: inherit; color: inherit; background: var(--bg); }
+main { display: grid; grid-template-columns: minmax(260px, 38%) minmax(0, 1fr); gap: 16px; }
 #list { position: relative; height: 70vh; overflow-y: auto; border: 1px solid var(--line); border-radius: 6px; outline: none; }
 #list-spacer { position: relative; }
-.item { position: absolute; left: 0; right: 0; height: 26px; line-height: 26px; padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; border-bottom: 1px solid #f0f2f4; }
-.item:hover { background: #f6f8fa; }
-.item.selected { background: var(--sel); box-shadow: inset 3px 0 0 #0969da; }
+.item { position: absolute; left: 0; right: 0; height: 26px; line-height: 26px; padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; border-bottom: 1px solid var(--rowline); }
+.item:hover { background: var(--soft); }
+.item.selected { background: var(--sel); box-shadow: inset 3px 0 0 var(--accent); }
 .item .n { display: inline-block; min-width: 56px; color: var(--dim); font-family: ui-monospace, monospace; font-size: 12px; }
 .item .mark { color: var(--ok); margin-right: 6px; }
 .item.faulty { background: var(--badbg); }
 .item.faulty .mark { color: var(--bad); font-weight: 700; }
 #detail { height: 70vh; overflow: auto; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; }
-pre.code { margin: 0; padding: 8px; background: #f6f8fa; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 40vh; overflow: auto; }
+pre.code { margin: 0; padding: 8px; background: var(--soft); border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 40vh; overflow: auto; }
 ul.refs { padding-left: 18px; margin: 0; }
-table.blobs { border-collapse: collapse; width: 100%; }
-table.blobs td, table.blobs th { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+table.blobs { border-collapse: collapse; width: 100%; table-layout: fixed; }
+table.blobs td, table.blobs th { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+table.blobs th:first-child { width: 45%; }
 ul.tree, ul.tree ul { list-style: none; padding-left: 18px; border-left: 1px solid var(--line); margin: 2px 0; }
-ul.tree .node { display: inline-block; padding: 1px 6px; border: 1px solid var(--line); border-radius: 4px; margin: 2px 0; }
+ul.tree .node { display: inline-block; padding: 1px 6px; border: 1px solid var(--line); border-radius: 4px; margin: 2px 0; overflow-wrap: anywhere; }
 ul.tree .node.badnode { border-color: var(--bad); color: var(--bad); }
-ul.tree .node.current { border-color: #0969da; background: var(--sel); font-weight: 600; }
+ul.tree .node.current { border-color: var(--accent); background: var(--sel); font-weight: 600; }
+button { font: inherit; color: inherit; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 3px 10px; cursor: pointer; }
 button.linklike { background: none; border: 0; padding: 0; color: inherit; text-decoration: underline; cursor: pointer; font: inherit; }
 button.more { margin-top: 4px; }
+.paste { margin: 8px 0; display: grid; gap: 6px; max-width: 760px; }
+.paste label { display: grid; gap: 4px; color: var(--dim); }
+.paste textarea { width: 100%; font-family: ui-monospace, monospace; font-size: 12px; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 6px; }
+.paste button { justify-self: start; }
+.paste-result { overflow-wrap: anywhere; }
 kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4px; padding: 0 4px; font-size: 12px; }
 footer { padding: 16px 20px; color: var(--dim); font-size: 12px; }
-@media (max-width: 800px) { main { grid-template-columns: 1fr; } #list, #detail { height: 50vh; } }
+@media (max-width: 800px) { main { grid-template-columns: minmax(0, 1fr); } #list, #detail { height: 50vh; } header, main, section { padding: 0 10px; } .status .title { font-size: 18px; } .status.bad .title { font-size: 20px; } }
 `;
 const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 /** JSON safe inside a `<script>` element: no `<`, `>`, `&` or line separators left as is. */
@@ -14790,7 +13678,7 @@ function scriptJson(data) {
 const cspHash = (s) => `'sha256-${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(s, 'utf8').digest('base64')}'`;
 /** The whole page for the embedded data. */
 function buildPage(data) {
-    const script = pageScript();
+    const script = page_script_generated_PAGE_SCRIPT;
     const csp = [
         "default-src 'none'",
         `script-src ${cspHash(script)}`,
@@ -14923,7 +13811,9 @@ function receiptSource(file, options) {
         blobs: mapSource(loaded.blobs),
         blobOrder: order,
         receipt: {
-            manifestText: loaded.manifestBytes.toString('latin1'),
+            manifestBytes: loaded.manifestBytes,
+            ...(loaded.signature === undefined ? {} : { signature: loaded.signature }),
+            publicKeys: keys.map((k) => ({ keyId: k.keyId, raw: k.raw, source: k.source })),
             signed,
             keyId: checked.key_id,
             signatureCheck,
@@ -14966,6 +13856,57 @@ function source_loadReportSource(target, root, options = {}) {
 
 const DEFAULT_MAX_BLOB_BYTES = 256 * 1024;
 const DEFAULT_MAX_TOTAL_BLOB_BYTES = 20 * 1024 * 1024;
+/** Past this many embedded steps a browser takes long to open and verify the page: say so. */
+const DEFAULT_WARN_STEPS = 50_000;
+const DEFAULT_WARN_BYTES = 64 * 1024 * 1024;
+/** Receipt faults the page re-derives itself by checking the Ed25519 signature in the browser. */
+const SIGNATURE_KINDS = new Set(['signature_invalid', 'unsigned', 'no_trusted_key']);
+/** Byte offset of the start of each line (and one past the end). */
+function lineStarts(buf) {
+    const starts = [0];
+    for (let nl = buf.indexOf(0x0a); nl >= 0 && nl + 1 < buf.length; nl = buf.indexOf(0x0a, nl + 1))
+        starts.push(nl + 1);
+    starts.push(buf.length);
+    return starts;
+}
+/**
+ * The lines to embed when `maxSteps` asks for a window: `maxSteps` well-formed rows
+ * from `fromStep` (default: the last ones), with the lines between them, anchored
+ * to the stored step_hash of the row before (the state the chain walk has there).
+ */
+function reportWindow(journal, maxSteps, fromStep) {
+    if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
+        throw new errors_InputError(`--max-steps ${maxSteps}: not a positive integer`);
+    const rows = readJournalBytes(journal).entries;
+    let first;
+    if (fromStep !== undefined) {
+        first = rows.findIndex((e) => e.row.seq === fromStep);
+        if (first < 0)
+            throw new errors_InputError(`--from ${fromStep}: no step with that seq (the journal has ${rows.length} well-formed steps)`);
+    }
+    else
+        first = Math.max(0, rows.length - maxSteps);
+    const starts = lineStarts(journal);
+    const totalLines = starts.length - 1;
+    const lastRow = Math.min(rows.length, first + maxSteps) - 1;
+    const firstLine = first === 0 ? 1 : rows[first].line;
+    const lastLine = lastRow === rows.length - 1 ? totalLines : rows[lastRow].line;
+    if (firstLine === 1 && lastLine === totalLines)
+        return null;
+    const before = first === 0 ? undefined : rows[first - 1].row;
+    return {
+        bytes: journal.subarray(starts[firstLine - 1], starts[lastLine]),
+        window: {
+            first_line: firstLine,
+            first_seq: before === undefined ? 0 : before.seq + 1,
+            anchor_hash: before === undefined ? ZERO_HASH : before.step_hash,
+            total_lines: totalLines,
+            total_steps: rows.length,
+        },
+        lastLine,
+        steps: lastRow - first + 1,
+    };
+}
 /** Picks the blobs to embed under the caps, in chain order; the rest are listed with the reason. */
 function collectBlobs(source, order, perBlob, total) {
     const blobs = [];
@@ -15019,27 +13960,41 @@ function collectBlobs(source, order, perBlob, total) {
  */
 function renderReport(source, options = {}) {
     const chain = verifyJournalBytes(source.journal, source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead });
-    const order = source.blobOrder ?? blobRefsOf(source.journal);
+    if (options.fromStep !== undefined && options.maxSteps === undefined)
+        throw new errors_InputError('--from needs --max-steps (the size of the window)');
+    const windowed = options.maxSteps === undefined ? null : reportWindow(source.journal, options.maxSteps, options.fromStep);
+    const embeddedJournal = windowed === null ? source.journal : windowed.bytes;
+    // A window lists only the blobs its own rows refer to.
+    const order = windowed !== null ? blobRefsOf(embeddedJournal) : (source.blobOrder ?? blobRefsOf(source.journal));
     const { blobs, faults: blobFaults } = collectBlobs(source, order, options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES, options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES);
     const receiptFaults = source.receipt?.faults ?? [];
+    const r = source.receipt;
     const data = {
-        format: 1,
+        format: 2,
         generator: PRODUCER,
         generated_at: (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
         title: options.title ?? `stepchain report: ${source.agentId}`,
         agent_id: source.agentId,
         source: { kind: source.kind, path: source.path },
-        journal_b64: source.journal.toString('base64'),
+        journal_b64: embeddedJournal.toString('base64'),
         expected_head: source.expectedHead ?? null,
         generator_verify: { ok: chain.ok, head_hash: chain.head_hash, steps: chain.steps, errors: chain.errors },
-        receipt: source.receipt === undefined
+        window: windowed?.window ?? null,
+        receipt: r === undefined
             ? null
             : {
-                manifest_text: source.receipt.manifestText,
-                signed: source.receipt.signed,
-                key_id: source.receipt.keyId,
-                signature_check: source.receipt.signatureCheck,
-                generator_faults: receiptFaults,
+                manifest_b64: r.manifestBytes.toString('base64'),
+                signature_b64: r.signature?.toString('base64') ?? null,
+                signed: r.signed,
+                public_keys: r.publicKeys.map((k) => ({
+                    key_id: k.keyId,
+                    raw_b64: k.raw.toString('base64'),
+                    source: k.source,
+                })),
+                key_id: r.keyId,
+                signature_check: r.signatureCheck,
+                // The page checks the signature itself, with the same keys.
+                generator_faults: receiptFaults.filter((f) => !SIGNATURE_KINDS.has(f.kind)),
             },
         blobs,
         blob_caps: {
@@ -15050,14 +14005,26 @@ function renderReport(source, options = {}) {
     };
     const errors = [...chain.errors, ...blobFaults, ...receiptFaults];
     const embedded = blobs.filter((b) => b.b64 !== undefined).length;
+    const html = buildPage(data);
+    const embeddedSteps = windowed === null ? chain.steps : windowed.steps;
+    const warnings = [];
+    const warnSteps = options.warnSteps ?? DEFAULT_WARN_STEPS;
+    if (embeddedSteps > warnSteps || html.length > (options.warnBytes ?? DEFAULT_WARN_BYTES)) {
+        warnings.push(`the page embeds ${embeddedSteps} steps (${(html.length / 1048576).toFixed(0)} MB): a browser takes long to open and verify it; ` +
+            `embed a window with --max-steps N (the last N steps, or from --from SEQ)`);
+    }
     return {
-        html: buildPage(data),
+        html,
         source: source.path,
         ok: errors.length === 0,
         head_hash: chain.head_hash,
         steps: chain.steps,
         errors,
         blobs: { embedded, skipped: blobs.length - embedded },
+        window: windowed === null
+            ? null
+            : { first_line: windowed.window.first_line, last_line: windowed.lastLine, steps: windowed.steps },
+        warnings,
     };
 }
 const GENERATOR_MARK = '<meta name="generator" content="stepchain report">';
@@ -17036,7 +16003,7 @@ function bodyOf(source, index, width, expanded) {
 function bodyHeight(size) {
     return Math.max(1, size.height - 3);
 }
-function go(state, index, message = '') {
+function screen_go(state, index, message = '') {
     return { ...state, index, scroll: 0, expanded: index === state.index ? state.expanded : false, message };
 }
 function search(state, source, query, direction) {
@@ -17050,7 +16017,7 @@ function search(state, source, query, direction) {
     const all = matchingSteps(entries, query);
     const wrapped = direction === 1 ? i <= state.index : i >= state.index;
     const msg = `"${sanitize(query)}": match ${all.indexOf(i) + 1} of ${all.length} (seq ${i})${wrapped && all.length > 1 ? ', wrapped' : ''}  / ⏎ next, N previous`;
-    return { ...go({ ...state, mode: 'normal', input: '', query }, i), message: msg };
+    return { ...screen_go({ ...state, mode: 'normal', input: '', query }, i), message: msg };
 }
 /** Applies one key. Returns the new state and what the driver must do (quit, fork). */
 function reduce(state, key, source, size) {
@@ -17086,7 +16053,7 @@ function reduce(state, key, source, size) {
                         message: `no step ${state.input}: seqs are 0..${last}${last + 1 < source.steps ? ` (--limit ${last + 1})` : ''}`,
                     },
                 };
-            return { state: go(done, seq) };
+            return { state: screen_go(done, seq) };
         }
         if (key.kind === 'char') {
             if (state.mode === 'jump') {
@@ -17109,18 +16076,18 @@ function reduce(state, key, source, size) {
         case 'right':
             return {
                 state: state.index < last
-                    ? go(state, state.index + 1)
+                    ? screen_go(state, state.index + 1)
                     : {
                         ...state,
                         message: `this is the last step${last + 1 < source.steps ? ` walked (--limit ${last + 1} of ${source.steps})` : ''}`,
                     },
             };
         case 'left':
-            return { state: state.index > 0 ? go(state, state.index - 1) : { ...state, message: 'this is the first step' } };
+            return { state: state.index > 0 ? screen_go(state, state.index - 1) : { ...state, message: 'this is the first step' } };
         case 'home':
-            return { state: go(state, 0) };
+            return { state: screen_go(state, 0) };
         case 'end':
-            return { state: go(state, last) };
+            return { state: screen_go(state, last) };
         case 'up':
             return { state: scrollBy(-1) };
         case 'down':
@@ -17150,9 +16117,9 @@ function reduce(state, key, source, size) {
     if (ch === 'p' || ch === 'h')
         return reduce(state, { kind: 'left' }, source, size);
     if (ch === 'g')
-        return { state: go(state, 0) };
+        return { state: screen_go(state, 0) };
     if (ch === 'G')
-        return { state: go(state, last) };
+        return { state: screen_go(state, last) };
     if (ch === 'j')
         return { state: scrollBy(1) };
     if (ch === 'k')
@@ -20107,7 +19074,7 @@ function targetOf(target, io, root) {
 }
 const reportCommand = {
     name: ['report'],
-    usage: '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--force] [--json]',
+    usage: '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--max-steps N [--from SEQ]] [--force] [--json]',
     summary: 'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
     description: 'The page embeds the journal and re-verifies every step hash in the browser, offline. An existing file is replaced only ' +
         'when it is an earlier stepchain report, or with --force. A signed receipt given no --public-key is reported with ' +
@@ -20118,9 +19085,16 @@ const reportCommand = {
         output: { kind: 'value', short: 'o', value: 'FILE.html', description: 'The page to write (required).' },
         'public-key': PUBLIC_KEY_OPTION,
         force: { kind: 'flag', description: 'Replace the output file even if it is not an earlier stepchain report.' },
+        'max-steps': {
+            kind: 'value',
+            value: 'N',
+            description: 'Embed a window of N steps (default: the last N) instead of the whole journal; the generator still verifies all of it. For runs too large for a browser.',
+        },
+        from: { kind: 'value', value: 'SEQ', description: 'Start the --max-steps window at step SEQ.' },
     },
     examples: [
         { run: 'stepchain report agent-1 -o report.html', what: 'a report of a journal' },
+        { run: 'stepchain report agent-1 -o last.html --max-steps 1000', what: 'the last 1,000 steps of a long run' },
         {
             run: 'stepchain report run.receipt.tar -o report.html --public-key keys/receipts.pub',
             what: 'of a signed receipt',
@@ -20137,6 +19111,13 @@ const reportCommand = {
         if (out === undefined)
             throw new errors_InputError('report: missing -o FILE.html');
         const outFile = external_node_path_default().resolve(io.cwd, out);
+        // The window options are checked before any journal is read.
+        const maxSteps = args.values.get('max-steps');
+        const from = args.values.get('from');
+        if (from !== undefined && maxSteps === undefined)
+            throw new errors_InputError('report: --from needs --max-steps N');
+        if (maxSteps !== undefined && intArg(maxSteps, '--max-steps') < 1)
+            throw new errors_InputError('--max-steps: expected at least 1 step');
         const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
         const root = rootOf(args, io);
         const source = source_loadReportSource(targetOf(target, io, root), root, { publicKeys });
@@ -20150,7 +19131,15 @@ const reportCommand = {
                 io.err(`stepchain: report: fork tree left out: ${e.message.split('\n')[0]}`);
             }
         }
-        const r = report_writeReport(source, outFile, { root, force: args.flags.has('force'), forks });
+        const r = report_writeReport(source, outFile, {
+            root,
+            force: args.flags.has('force'),
+            forks,
+            ...(maxSteps === undefined ? {} : { maxSteps: intArg(maxSteps, '--max-steps') }),
+            ...(from === undefined ? {} : { fromStep: intArg(from, '--from') }),
+        });
+        for (const w of r.warnings)
+            io.err(`stepchain: report: warning: ${w}`);
         if (args.flags.has('json')) {
             io.json({
                 file: r.file,
@@ -20160,15 +19149,20 @@ const reportCommand = {
                 steps: r.steps,
                 errors: r.errors,
                 blobs: r.blobs,
+                window: r.window,
+                warnings: r.warnings,
             });
         }
         else {
             const blobs = r.blobs.embedded + r.blobs.skipped > 0
                 ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped`
                 : '';
+            const window = r.window === null
+                ? ''
+                : `, lines ${r.window.first_line}-${r.window.last_line} embedded (${r.window.steps} steps)`;
             io.out(r.ok
-                ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}`
-                : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}`);
+                ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}${window}`
+                : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}${window}`);
         }
         if (!r.ok)
             for (const f of r.errors)

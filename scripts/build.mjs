@@ -1,25 +1,88 @@
-// Bundles the CLI (dist/cli.js) and the Action (dist/index.js) into single files
-// with @vercel/ncc. Both are committed; CI rebuilds and fails on any difference.
-// Type checking is `npm run typecheck` (tsc); ncc only transpiles.
+// Builds everything that ships, from src/:
+// - dist/cli.js     the CLI, one self-contained file (@vercel/ncc; the `stepchain` bin);
+// - dist/index.js   the GitHub Action, one self-contained file (@vercel/ncc; committed, the Action runs it);
+// - dist/lib/       the library: index.mjs (ESM, esbuild; runtime dependencies left to npm),
+//                   chunk-worker.mjs (its verification worker) and index.d.mts (one bundled
+//                   declaration file, dts-bundle-generator).
+// First the generated modules the bundles embed: the WebAssembly scanner and the report page script.
+// Type checking is `npm run typecheck` (tsc); the bundlers only transpile.
+//
+// `node scripts/build.mjs --if-stale` builds only when an input (src/, the build scripts,
+// package.json, the lock file, tsconfig) or an output changed since the last build: the tests
+// call it first, so a stale dist/ is never what they run. The stamp lives in node_modules/.cache.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { buildPage } from './build-page.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ncc = path.join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js');
 const work = path.join(root, 'build', 'ncc');
+const stampFile = path.join(root, 'node_modules', '.cache', 'stepchain', 'build-stamp.json');
 
-const entries = [
+const bundles = [
   { src: 'src/cli/index.ts', out: 'dist/cli.js', shebang: true },
   { src: 'src/action/index.ts', out: 'dist/index.js', shebang: false },
 ];
+const OUTPUTS = [
+  'dist/cli.js',
+  'dist/index.js',
+  'dist/lib/index.mjs',
+  'dist/lib/chunk-worker.mjs',
+  'dist/lib/index.d.mts',
+];
 
-// The WebAssembly journal scanner first: the bundles embed its generated module.
-execFileSync(process.execPath, [path.join(root, 'scripts', 'build-wasm.mjs')], { cwd: root, stdio: 'inherit' });
+const sha = (data) => createHash('sha256').update(data).digest('hex');
 
-mkdirSync(path.join(root, 'dist'), { recursive: true });
-for (const e of entries) {
-  if (!existsSync(path.join(root, e.src))) continue;
+function walk(dir, out) {
+  for (const name of readdirSync(dir).sort()) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else out.push(p);
+  }
+  return out;
+}
+
+/** One hash over every build input (generated modules excluded: they follow from the rest). */
+function inputsHash() {
+  const files = walk(path.join(root, 'src'), []).filter((f) => !f.endsWith('.generated.ts'));
+  for (const f of readdirSync(path.join(root, 'scripts')).sort())
+    if (/^build.*\.mjs$/.test(f)) files.push(path.join(root, 'scripts', f));
+  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.lib.json'])
+    files.push(path.join(root, f));
+  const h = createHash('sha256');
+  for (const f of files) h.update(`${path.relative(root, f)}\0${sha(readFileSync(f))}\n`);
+  return h.digest('hex');
+}
+
+function outputsHash() {
+  const out = {};
+  for (const f of OUTPUTS) {
+    const p = path.join(root, f);
+    out[f] = existsSync(p) ? sha(readFileSync(p)) : null;
+  }
+  return out;
+}
+
+/** Why dist/ needs a build, or null when it is fresh. */
+export function staleReason() {
+  if (!existsSync(stampFile)) return 'no build stamp';
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(stampFile, 'utf8'));
+  } catch {
+    return 'unreadable build stamp';
+  }
+  if (stamp.inputs !== inputsHash()) return 'sources changed';
+  const now = outputsHash();
+  for (const f of OUTPUTS) if (now[f] === null || now[f] !== stamp.outputs?.[f]) return `${f} changed or missing`;
+  return null;
+}
+
+function nccBundle(e) {
   const outDir = path.join(work, path.basename(e.out, '.js'));
   rmSync(outDir, { recursive: true, force: true });
   execFileSync(
@@ -36,10 +99,7 @@ for (const e of entries) {
       '--no-source-map-register',
       '--transpile-only',
     ],
-    {
-      cwd: root,
-      stdio: 'inherit',
-    },
+    { cwd: root, stdio: 'inherit' },
   );
   const extra = readdirSync(outDir).filter((f) => f !== 'index.js' && f !== 'package.json');
   if (extra.length > 0)
@@ -50,4 +110,66 @@ for (const e of entries) {
   writeFileSync(path.join(root, e.out), code);
   if (e.shebang) chmodSync(path.join(root, e.out), 0o755);
 }
-rmSync(work, { recursive: true, force: true });
+
+async function libraryBundle() {
+  const outdir = path.join(root, 'dist', 'lib');
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  // Runtime dependencies stay imports (npm installs them); everything of ours is in the bundle.
+  await build({
+    entryPoints: {
+      index: path.join(root, 'src', 'library', 'entry.ts'),
+      'chunk-worker': path.join(root, 'src', 'library', 'chunk-worker.ts'),
+    },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  // One declaration file for the public API (src/index.ts); internal types referenced by it are
+  // declared but not exported.
+  execFileSync(
+    process.execPath,
+    [
+      path.join(root, 'node_modules', 'dts-bundle-generator', 'dist', 'bin', 'dts-bundle-generator.js'),
+      '--project',
+      'tsconfig.lib.json',
+      '--out-file',
+      'dist/lib/index.d.mts',
+      '--no-banner',
+      '--no-check',
+      '--export-referenced-types',
+      'false',
+      '--silent',
+      'src/index.ts',
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+}
+
+export async function buildAll() {
+  // The generated modules first: the bundles embed them.
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build-wasm.mjs')], { cwd: root, stdio: 'inherit' });
+  await buildPage();
+  mkdirSync(path.join(root, 'dist'), { recursive: true });
+  for (const e of bundles) nccBundle(e);
+  rmSync(work, { recursive: true, force: true });
+  await libraryBundle();
+  mkdirSync(path.dirname(stampFile), { recursive: true });
+  writeFileSync(stampFile, `${JSON.stringify({ inputs: inputsHash(), outputs: outputsHash() }, null, 2)}\n`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--if-stale')) {
+    const why = staleReason();
+    if (why === null) process.exit(0);
+    process.stderr.write(`build: dist/ is stale (${why}): rebuilding\n`);
+  }
+  await buildAll();
+}

@@ -1,18 +1,167 @@
 /**
- * stepchain's library API: everything the CLI and the Action are built on.
- * The per-step journal and canonical JSON are exported flat; each other concern
- * is exported flat as well, so `import { verifyReceipt } from 'stepchain'`.
+ * stepchain's public library API (`import { … } from 'stepchain'`), documented in
+ * docs/api.md: what a program needs to record, verify and use agent runs. The CLI
+ * and the Action are built on the same modules; their internals (worker slices,
+ * the WebAssembly scanner, tar parsing, terminal screens, CLI plumbing) stay
+ * internal and may change in any release.
  */
-export * from './canonical';
-export * from './errors';
-export * from './journal';
-export * from './record';
-export * from './receipt';
-export * from './git';
-export * from './runs';
-export * from './audit';
-export * from './replay';
-export * from './report';
-export * from './check';
-export * from './project';
-export { VERSION, PRODUCER } from './version';
+
+// Canonical JSON (docs/format.md §1).
+export {
+  CanonicalEncodeError,
+  canonical,
+  canonicalOfRead,
+  encode,
+  float,
+  isJsonObject,
+  JsonFloat,
+  JsonParseError,
+  parse,
+  parseBytes,
+  prettyInsertionOrder,
+  prettySorted,
+} from './canonical';
+export type { EncodeOptions, JsonArray, JsonObject, JsonValue, ParseOptions } from './canonical';
+
+// Errors: InputError means exit 2 (usage, input), IntegrityError exit 1 (a check does not hold).
+export { InputError, IntegrityError, StepchainError } from './errors';
+
+// Per-step journals: record, open, verify, read (docs/format.md §2).
+export {
+  Cas,
+  casDir,
+  computeStepHash,
+  describeFault,
+  encodeRow,
+  GENESIS,
+  Journal,
+  journalDir,
+  journalFile,
+  journalHead,
+  JournalRecoveryError,
+  readJournalBytes,
+  readJournalFile,
+  readStep,
+  readVerifiedJournal,
+  readWindow,
+  resolveJournal,
+  stepPayload,
+  verifyJournalBytes,
+  verifyJournalFile,
+} from './journal';
+export type {
+  Durability,
+  Fault,
+  FaultKind,
+  JournalEntry,
+  JournalOptions,
+  JournalTarget,
+  ReadJournal,
+  StepFields,
+  StepInput,
+  StepRow,
+  VerifyOptions,
+  VerifyResult,
+} from './journal';
+export { recordStep } from './record';
+export type { RecordOptions, RecordResult } from './record';
+
+// Receipts: export, publish, verify, keys (docs/format.md §3).
+export {
+  buildPublishedReceipt,
+  buildReceipt,
+  describeReceiptFault,
+  exportReceipt,
+  generateKeyPair,
+  keyIdOf,
+  loadReceipt,
+  parsePrivateKey,
+  parsePublicKey,
+  parseRedactFields,
+  publishReceipt,
+  readPrivateKeyFile,
+  readPublicKeyFile,
+  ReceiptFormatError,
+  signatureVerdict,
+  verifyReceipt,
+  writeKeyPair,
+} from './receipt';
+export type {
+  BuiltReceipt,
+  ExportOptions,
+  GeneratedKeyPair,
+  LoadedReceipt,
+  LoadOptions,
+  Manifest,
+  PublicKey,
+  PublishOptions,
+  PublishResult,
+  ReceiptFault,
+  ReceiptVerifyResult,
+  RedactField,
+  SignatureStatus,
+  SignatureVerdict,
+  SigningKey,
+  VerifyReceiptOptions,
+} from './receipt';
+
+// Forks and per-step snapshots (docs/format.md §4).
+export { createFork, drawForks, forksMermaid, listForks, listSnapshots, removeFork } from './git';
+export type { ForkNode, ForkOptions, ForkResult, RemoveForkOptions, RemoveForkResult, SnapshotInfo } from './git';
+
+// Run journals and provider-side mutations (docs/format.md §5).
+export {
+  describeRunFault,
+  diffRuns,
+  ingestClaudeStream,
+  readRunJournalFile,
+  recordCapability,
+  recordMutation,
+  recordRunEvent,
+  resolveRunJournal,
+  RunJournal,
+  runJournalFile,
+  verifyRunJournal,
+} from './runs';
+export type {
+  Capability,
+  MutationInput,
+  MutationResult,
+  RunDiff,
+  RunEventInput,
+  RunFault,
+  RunJournalOptions,
+  RunRecordOptions,
+  RunVerifyOptions,
+  RunVerifyResult,
+} from './runs';
+
+// The HMAC audit chain (docs/format.md §5).
+export { appendAuditEvent, auditDir, describeAuditFault, loadAuditKey, queryAudit, verifyAuditLog } from './audit';
+export type { AuditEntry, AuditEventType, AuditFault, AuditMatch, AuditQuery, AuditVerifyResult } from './audit';
+
+// The replay model: a verified run, step by step (what `replay`, `show` and `diff` show).
+export {
+  diffJournals,
+  openReceipt,
+  openReplay,
+  replayDocument,
+  showDocument,
+  stepChanges,
+  stepSummary,
+} from './replay';
+export type { FieldChange, JournalDiff, ReplayOpenOptions, ReplaySource, ShowDocument, StepSummary } from './replay';
+
+// The self-verifying HTML report.
+export { loadReportSource, renderReport, reportForkTree, writeReport } from './report';
+export type { RenderedReport, ReportOptions, ReportResult } from './report';
+
+// The workspace check (what the PR check and `stepchain check` run).
+export { checkAppendOnly, checkWorkspace, renderCheckMarkdown } from './check';
+export type { CheckedItem, CheckFault, CheckOptions, CheckReport } from './check';
+
+// Where a project's .sdd/ lives (found like git finds its repository).
+export { findProjectRoot, resolveProjectRoot } from './project';
+export type { ProjectRoot } from './project';
+
+export { PRODUCER, VERSION } from './version';

@@ -1,19 +1,21 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { float } from '../src/canonical';
 import { computeStepHash, encodeRow, Journal, journalDir, journalFile, type StepRow } from '../src/journal';
-import { buildReceipt, generateKeyPair, parsePrivateKey, parsePublicKey } from '../src/receipt';
+import { buildReceipt, generateKeyPair, parsePrivateKey, parsePublicKey, readTar, writeTar } from '../src/receipt';
 import { createFork } from '../src/git';
 import { reportForkTree, writeReport, type ReportForkNode } from '../src/report';
+import { bundledChromium, chromiumVersion } from './helpers/chromium';
 import { ZERO_HASH } from '../src/util/hash';
 import { cliPath, conformanceDir } from './helpers/paths';
 import { launchBrowser, openReport, rootData, type Browser } from './helpers/report-browser';
 
 /**
- * The report in a real browser (Debian's chromium via playwright-core), opened
- * from a file:// URL with every network request recorded and refused.
+ * The report in a real browser (the Chromium helpers/chromium.ts finds, driven by
+ * playwright-core), opened from a file:// URL with every network request recorded and refused.
  */
 jest.setTimeout(180_000);
 
@@ -155,7 +157,12 @@ describe('report in headless Chromium', () => {
     expect(detail).toContain('"ratio": 1.0');
     expect(detail).toContain('1e-07');
     expect(detail).toContain('Résumé ✓ 😀');
-    expect(detail).toMatch(/Changed\s*model, prompt, tool_call, tool_result/);
+    // "Changed" names each field with its value before and after.
+    expect(detail).toContain('model: m-1 → m-2');
+    expect(detail).toContain('prompt: Read calc.py → Fix it. Résumé ✓ 😀');
+    expect(detail).toMatch(
+      /tool_call: \{"args": \{"path": "src\/calc\.py"\}, "name": "read_file"\} → \{"args": \{"n": 10{30}, "ratio": 1\.0, /,
+    );
 
     // Search: "/" focuses the box, typing filters, Enter goes back to the list.
     await page.keyboard.press('/');
@@ -276,6 +283,8 @@ describe('report in headless Chromium', () => {
     const o = await openReport(browser, out);
     const { page } = o;
     expect(await rootData(page)).toMatchObject({ verified: 'true', steps: '10000' });
+    // The step counter counts every step once verification is done (not the first chunk's).
+    expect(await page.textContent('#detail-position')).toBe('1 / 10,000 shown');
     // Only the visible part of the list is in the DOM.
     expect(await page.$$eval('#list .item', (items) => items.length)).toBeLessThan(200);
     await page.keyboard.press('End');
@@ -333,10 +342,11 @@ describe('report in headless Chromium', () => {
     const r = writeReport(receipt, out, { publicKeys: [key] });
     expect(r.ok).toBe(true);
     const o = await openReport(browser, out);
-    expect(await rootData(o.page)).toMatchObject({ verified: 'true' });
+    expect(await rootData(o.page)).toMatchObject({ verified: 'true', signature: 'verified', signatureKey: key.keyId });
     const text = (await o.page.textContent('#receipt')) ?? '';
-    expect(text).toContain(`signed, key id ${key.keyId}`);
+    expect(text).toContain(`verified in this browser under key ${key.keyId}`);
     expect(text).toContain('verified by the generator');
+    expect(await o.page.textContent('#status-title')).toMatch(/Chain intact.*signature verified/);
     expect(text).toContain('bernstein_version');
     expect(text).toContain('Checked in this browser');
     expect(o.requests).toEqual([]);
@@ -474,5 +484,303 @@ describe('report in headless Chromium', () => {
     ]);
     expect(await o.page.$$eval('#forks ul ul ul .node', (n) => n.length)).toBe(1);
     await o.page.close();
+  });
+
+  it('lists 10,000 blobs it could not embed as a summary and pages of rows, not a 300,000-pixel table', async () => {
+    const file = path.join(dir, 'manyblobs', '000000.jsonl');
+    const lines: string[] = [];
+    let prev = ZERO_HASH;
+    for (let seq = 0; seq < 10; seq++) {
+      const fields = {
+        prev_hash: prev,
+        input_hash: ZERO_HASH,
+        model: 'm',
+        prompt: `p${seq}`,
+        tool_call: null,
+        tool_result: null,
+      };
+      const refs = Array.from({ length: 1000 }, (_, i) =>
+        createHash('sha256').update(`blob ${seq} ${i}`).digest('hex'),
+      );
+      const row: StepRow = { ...fields, blob_refs: refs, seq, step_hash: computeStepHash(fields), ts: 1 + seq };
+      lines.push(encodeRow(row));
+      prev = row.step_hash;
+    }
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const out = path.join(dir, 'manyblobs.html');
+    expect(writeReport(file, out, { root: path.join(dir, 'manyblobs') })).toMatchObject({
+      ok: true,
+      blobs: { embedded: 0, skipped: 10_000 },
+    });
+    const o = await openReport(browser, out);
+    expect(await o.page.textContent('#blob-summary')).toMatch(
+      /10,000 referenced blobs: 0 embedded .*10,000 not embedded: not in the project’s blob store/,
+    );
+    expect(await o.page.$$eval('#blobs tr', (rows) => rows.length)).toBe(101); // header + one page
+    const height = async (): Promise<number> => o.page.$eval('#blobs', (e) => e.getBoundingClientRect().height);
+    expect(await height()).toBeLessThan(6000);
+    expect(await o.page.textContent('#blob-more')).toBe('show 100 more (9,900 not shown)');
+    await o.page.click('#blob-more');
+    expect(await o.page.$$eval('#blobs tr', (rows) => rows.length)).toBe(201);
+    expect(await o.page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(12_000);
+    expect(o.problems).toEqual([]);
+    await o.page.close();
+  });
+
+  it('follows the reader’s colour scheme: dark mode with readable contrast', async () => {
+    const { root } = sampleProject('dark');
+    const out = path.join(dir, 'dark.html');
+    writeReport('agent-web', out, { root });
+    const lum = (rgb: string): number => {
+      const [r, g, b] = (rgb.match(/\d+/g) ?? []).map(Number).map((c) => {
+        const v = c! / 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const contrast = (a: string, b: string): number => {
+      const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+      return (x! + 0.05) / (y! + 0.05);
+    };
+    for (const scheme of ['light', 'dark'] as const) {
+      const page = await browser.context.newPage();
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(`file://${out}`);
+      await page.waitForSelector('html[data-verify-state="done"]');
+      const colours = await page.evaluate(() => {
+        const c = (sel: string, prop: 'color' | 'backgroundColor'): string =>
+          getComputedStyle(document.querySelector(sel) as Element)[prop];
+        return {
+          bg: c('body', 'backgroundColor'),
+          fg: c('body', 'color'),
+          statusBg: c('#status', 'backgroundColor'),
+          statusFg: c('#status-title', 'color'),
+          dim: c('.dim', 'color'),
+        };
+      });
+      if (scheme === 'dark') expect(lum(colours.bg)).toBeLessThan(0.05);
+      else expect(lum(colours.bg)).toBeGreaterThan(0.9);
+      expect(contrast(colours.fg, colours.bg)).toBeGreaterThan(7);
+      expect(contrast(colours.statusFg, colours.statusBg)).toBeGreaterThan(4.5);
+      expect(contrast(colours.dim, colours.bg)).toBeGreaterThan(4.5);
+      await page.close();
+    }
+  });
+
+  it('fits a 420-pixel-wide window: no hash or line overflows the page', async () => {
+    const { root, file } = sampleProject('narrow');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[2] = lines[2]!.replace('Fix it.', 'Fix it!');
+    writeFileSync(file, lines.join('\n'));
+    const out = path.join(dir, 'narrow.html');
+    writeReport('agent-web', out, { root });
+    for (const state of ['tampered', 'intact']) {
+      if (state === 'intact') {
+        lines[2] = lines[2]!.replace('Fix it!', 'Fix it.');
+        writeFileSync(file, lines.join('\n'));
+        writeReport('agent-web', out, { root });
+      }
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width: 420, height: 800 });
+      await page.goto(`file://${out}`);
+      await page.waitForSelector('html[data-verify-state="done"]');
+      await page.keyboard.press('End');
+      const overflow = await page.evaluate(() => {
+        const bad: string[] = [];
+        if (document.documentElement.scrollWidth > 420) bad.push(`page ${document.documentElement.scrollWidth}px wide`);
+        for (const e of Array.from(document.querySelectorAll('.hash, #status, #meta dd, h1, .faults li'))) {
+          const r = e.getBoundingClientRect();
+          if (r.right > 420.5 || e.scrollWidth > e.clientWidth + 1)
+            bad.push(`${e.tagName}.${e.className}: ${e.textContent?.slice(0, 40)}`);
+        }
+        return bad;
+      });
+      expect(overflow).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it('embeds a window of a long journal (--max-steps): verifies it, anchored to what the generator checked', async () => {
+    const file = path.join(dir, 'windowed', '000000.jsonl');
+    bigJournal(file, 300);
+    const out = path.join(dir, 'windowed.html');
+    const r = writeReport(file, out, { maxSteps: 100, fromStep: 150 });
+    expect(r).toMatchObject({ ok: true, steps: 300, window: { first_line: 151, last_line: 250, steps: 100 } });
+    let o = await openReport(browser, out);
+    expect(await rootData(o.page)).toMatchObject({ verified: 'true', steps: '300' });
+    expect(await o.page.textContent('#status-title')).toContain('steps 150–249 of 300 verified in this browser');
+    expect(await o.page.textContent('#count')).toMatch(/^100 of 100 lines/);
+    expect(await selectedLine(o)).toBe('151');
+    await o.page.close();
+
+    // Damage outside the window: the generator's finding turns the page red, marked as such.
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[9] = lines[9]!.replace('"model":"model-x"', '"model":"model-y"');
+    writeFileSync(file, lines.join('\n'));
+    writeReport(file, out, { maxSteps: 100 });
+    o = await openReport(browser, out);
+    expect(await rootData(o.page)).toMatchObject({
+      verified: 'false',
+      firstFaultKind: 'step_hash_mismatch',
+      firstFaultLine: '10',
+    });
+    expect(await o.page.textContent('#faults')).toContain('outside the embedded window: checked by the generator');
+    await o.page.close();
+
+    // Damage inside the window: found by the page itself.
+    lines[9] = lines[9]!.replace('"model":"model-y"', '"model":"model-x"');
+    lines[279] = lines[279]!.replace('"model":"model-x"', '"model":"model-z"');
+    writeFileSync(file, lines.join('\n'));
+    writeReport(file, out, { maxSteps: 100 });
+    o = await openReport(browser, out);
+    expect(await rootData(o.page)).toMatchObject({ verified: 'false', firstFaultLine: '280', faultCount: '1' });
+    expect(await o.page.textContent('#faults')).not.toContain('outside the embedded window');
+    expect(await selectedLine(o)).toBe('280');
+    await o.page.close();
+  });
+
+  it('reads deep nesting as the CLI does: the same verdict below and above the depth limit', async () => {
+    // The page parses and hashes with src/canonical and src/journal, so its depth limit is the CLI's.
+    // Depths on both sides of it; the CLI's own verdict (dist/cli.js verify) is the reference.
+    const verdicts = new Set<string>();
+    for (const depth of [50, 900, 2500, 4097, 10000]) {
+      const nested = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      const payload = `{"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${ZERO_HASH}","prompt":"deep","tool_call":${nested},"tool_result":null}`;
+      const hash = createHash('sha256').update(payload).digest('hex');
+      const line = `{"blob_refs":[],"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${ZERO_HASH}","prompt":"deep","seq":0,"step_hash":"${hash}","tool_call":${nested},"tool_result":null,"ts":1.0}`;
+      const file = path.join(dir, `deep-${depth}.jsonl`);
+      writeFileSync(file, `${line}\n`);
+      const cli = spawnSync(process.execPath, [cliPath, 'verify', file, '--json'], { encoding: 'utf8' });
+      expect(cli.stderr).not.toMatch(/internal error/);
+      const cliView = JSON.parse(cli.stdout) as {
+        ok: boolean;
+        errors: { line: number; kind: string; message: string }[];
+      };
+      verdicts.add(cliView.ok ? 'ok' : cliView.errors.map((e) => e.kind).join());
+      const out = path.join(dir, `deep-${depth}.html`);
+      writeReport(file, out);
+      const o = await openReport(browser, out);
+      expect(await rootData(o.page)).toMatchObject({ verified: String(cliView.ok) });
+      const faults = await o.page.$$eval('#faults li', (lis) => lis.map((li) => li.textContent));
+      expect(faults).toEqual(cliView.errors.map((e) => `line ${e.line}: ${e.kind}: ${e.message}`));
+      expect(o.problems).toEqual([]);
+      await o.page.close();
+    }
+    // Both sides were seen: rows that verify, and rows too deep to read.
+    expect([...verdicts].sort()).toEqual(['malformed_json', 'ok']);
+  });
+});
+
+describe('the Ed25519 signature checked in the page', () => {
+  const signer = generateKeyPair();
+  const other = generateKeyPair();
+  let receipt: Buffer;
+  beforeAll(() => {
+    const { file } = sampleProject('sig');
+    receipt = buildReceipt(file, { signKey: parsePrivateKey(Buffer.from(signer.privateKeyPem), 'signer.pem') }).bytes;
+  });
+
+  const reportOf = async (bytes: Buffer, name: string): Promise<import('playwright-core').Page> => {
+    const tar = path.join(dir, `${name}.tar`);
+    writeFileSync(tar, bytes);
+    const out = path.join(dir, `${name}.html`);
+    writeReport(tar, out);
+    return (await openReport(browser, out)).page;
+  };
+  const paste = async (page: import('playwright-core').Page, key: string): Promise<Record<string, string>> => {
+    await page.fill('#public-key', key);
+    await page.click('#check-signature');
+    return rootData(page);
+  };
+
+  it('without a key: not green, says the signature is NOT checked; the signer’s pasted key makes it hold', async () => {
+    const page = await reportOf(receipt, 'sig-nokey');
+    expect(await rootData(page)).toMatchObject({
+      verified: 'false',
+      signature: 'not_checked',
+      firstFaultKind: 'no_trusted_key',
+    });
+    expect(await page.getAttribute('#status', 'class')).toBe('status warn');
+    expect(await page.textContent('#status-title')).toContain('signature was NOT checked');
+    const pub = parsePublicKey(Buffer.from(signer.publicKeyPem), 'signer');
+    expect(await paste(page, signer.publicKeyPem)).toMatchObject({
+      pastedKey: 'holds',
+      signature: 'verified',
+      signatureKey: pub.keyId,
+      verified: 'true',
+    });
+    expect(await page.textContent('#signature-result')).toContain(`holds under key ${pub.keyId}`);
+    expect(await page.getAttribute('#status', 'class')).toBe('status ok');
+    // The raw key as hex says the same.
+    expect(await paste(page, pub.raw.toString('hex'))).toMatchObject({ pastedKey: 'holds' });
+    await page.close();
+  });
+
+  it('a wrong key: the page says the signature does NOT hold, and names the key', async () => {
+    const page = await reportOf(receipt, 'sig-wrong');
+    const wrong = parsePublicKey(Buffer.from(other.publicKeyPem), 'other');
+    expect(await paste(page, other.publicKeyPem)).toMatchObject({ pastedKey: 'fails', signature: 'not_checked' });
+    expect(await page.textContent('#signature-result')).toContain(`does NOT hold under key ${wrong.keyId}`);
+    expect(await paste(page, signer.privateKeyPem)).toMatchObject({ pastedKey: 'bad_key' });
+    expect(await page.textContent('#signature-result')).toContain('PRIVATE key');
+    await page.close();
+  });
+
+  it('a tampered manifest: the signer’s own key does NOT hold', async () => {
+    // created_at one second later: still a canonical manifest that agrees with the chain, but not what was signed.
+    const tampered = Buffer.from(receipt);
+    const at = tampered.indexOf('"created_at":"') + '"created_at":"'.length + 18;
+    tampered[at] = tampered[at] === 0x30 ? 0x31 : 0x30;
+    const members = readTar(tampered);
+    const page = await reportOf(
+      writeTar(
+        members.map((m) => ({ name: m.name, data: m.data })),
+        0,
+      ),
+      'sig-tampered',
+    );
+    expect(await rootData(page)).toMatchObject({ verified: 'false', signature: 'not_checked' });
+    expect(await paste(page, signer.publicKeyPem)).toMatchObject({ pastedKey: 'fails', signature: 'not_checked' });
+    await page.close();
+
+    // With the signer's key given to the generator, the page itself checks it and shows it red.
+    const tar = path.join(dir, 'sig-tampered-key.tar');
+    writeFileSync(
+      tar,
+      writeTar(
+        members.map((m) => ({ name: m.name, data: m.data })),
+        0,
+      ),
+    );
+    const out = path.join(dir, 'sig-tampered-key.html');
+    expect(writeReport(tar, out, { publicKeys: [parsePublicKey(Buffer.from(signer.publicKeyPem), 'signer')] }).ok).toBe(
+      false,
+    );
+    const o = await openReport(browser, out);
+    expect(await rootData(o.page)).toMatchObject({
+      verified: 'false',
+      signature: 'invalid',
+      firstFaultKind: 'signature_invalid',
+    });
+    await o.page.close();
+  });
+});
+
+describe('the @sparticuz/chromium fallback', () => {
+  it('runs the report page and the page verifies (the browser a machine without Chromium uses)', async () => {
+    const choice = bundledChromium();
+    expect(chromiumVersion(choice)).toMatch(/^Chromium \d+\./);
+    const b = await launchBrowser(choice);
+    try {
+      const out = path.join(dir, 'bundled.html');
+      writeReport(path.join(conformanceDir, 'reference-journal', '000000.jsonl'), out);
+      const o = await openReport(b, out);
+      expect(await rootData(o.page)).toMatchObject({ verified: 'true', steps: '5' });
+      expect(o.problems).toEqual([]);
+      expect(o.requests).toEqual([]);
+    } finally {
+      await b.close();
+    }
   });
 });

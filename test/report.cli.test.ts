@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { computeStepHash, encodeRow } from '../src/journal';
+import { ZERO_HASH } from '../src/util/hash';
 import { cliPath, conformanceDir } from './helpers/paths';
 
 /** `stepchain report` through the built CLI (run `npm run build` first). */
@@ -105,5 +107,60 @@ describe('stepchain report', () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(readdirSync(dir).filter((f) => f.startsWith('junk.html') || f.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('warns about a page too large to open comfortably, and embeds a window with --max-steps / --from', () => {
+    const write = (file: string, n: number, prompt: (seq: number) => string): void => {
+      mkdirSync(path.dirname(file), { recursive: true });
+      const lines: string[] = [];
+      let prev = ZERO_HASH;
+      for (let seq = 0; seq < n; seq++) {
+        const fields = {
+          prev_hash: prev,
+          input_hash: ZERO_HASH,
+          model: null,
+          prompt: prompt(seq),
+          tool_call: null,
+          tool_result: null,
+        };
+        const row = { ...fields, blob_refs: [], seq, step_hash: computeStepHash(fields), ts: seq };
+        lines.push(encodeRow(row));
+        prev = row.step_hash;
+      }
+      writeFileSync(file, `${lines.join('\n')}\n`);
+    };
+    // 40 steps of 1.3 MB: a page past 64 MiB.
+    const heavy = path.join(dir, 'heavy', '000000.jsonl');
+    write(heavy, 40, (seq) => `${seq} ${'x'.repeat(1_300_000)}`);
+    const whole = cli(['report', heavy, '-o', 'heavy.html']);
+    expect(whole.code).toBe(0);
+    expect(whole.stderr).toMatch(
+      /^stepchain: report: warning: the page embeds 40 steps \(\d\d+ MB\): .* --max-steps N/,
+    );
+    const small = cli(['report', heavy, '-o', 'heavy.html', '--max-steps', '5', '--json']);
+    expect(small).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(small.stdout)).toMatchObject({
+      ok: true,
+      steps: 40,
+      window: { first_line: 36, last_line: 40, steps: 5 },
+      warnings: [],
+    });
+
+    const file = path.join(dir, 'long', '000000.jsonl');
+    write(file, 3000, (seq) => `step ${seq}`);
+    const from = cli(['report', file, '-o', 'long.html', '--max-steps', '10', '--from', '0']);
+    expect(from.code).toBe(0);
+    expect(from.stdout).toMatch(/chain intact, lines 1-10 embedded \(10 steps\)$/m);
+    expect(statSync(path.join(dir, 'long.html')).size).toBeLessThan(200_000);
+    for (const bad of [
+      ['--from', '5'],
+      ['--max-steps', '0'],
+      ['--max-steps', 'ten'],
+      ['--max-steps', '10', '--from', '60000'],
+    ]) {
+      const r = cli(['report', file, '-o', 'long-bad.html', ...bad]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
   });
 });

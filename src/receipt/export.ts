@@ -20,7 +20,7 @@ import { PRODUCER } from '../version';
 import { signBytes, type SigningKey } from './keys';
 import { IntegrityError } from '../errors';
 import { createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
-import { writeTar, type TarWriteMember } from './tar';
+import { writeTar, type TarWriteMember } from './tar-write';
 import { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './verify';
 
 export interface ReceiptWriteOptions {

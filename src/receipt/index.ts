@@ -40,8 +40,10 @@ export {
   redactRows,
 } from './publish';
 export type { PublishOptions, PublishResult, RedactedChain, RedactField } from './publish';
-export { DEFAULT_MAX_RECEIPT_BYTES, maybeGunzip, readTar, ReceiptFormatError, writeTar } from './tar';
-export type { TarEntry, TarWriteMember } from './tar';
+export { DEFAULT_MAX_RECEIPT_BYTES, maybeGunzip, readTar, ReceiptFormatError } from './tar';
+export type { TarEntry } from './tar';
+export { writeTar } from './tar-write';
+export type { TarWriteMember } from './tar-write';
 export {
   decodeSignature,
   describeReceiptFault,

@@ -1,5 +1,5 @@
 import { listForks, repoInfo, type ForkNode } from '../git';
-import type { ReportForkNode } from './client/app';
+import type { ReportForkNode } from './client/data';
 
 /** One fork as the page draws it. */
 function toReportNode(n: ForkNode, current: string): ReportForkNode {

@@ -1,7 +1,21 @@
-export { renderReport, writeReport, DEFAULT_MAX_BLOB_BYTES, DEFAULT_MAX_TOTAL_BLOB_BYTES } from './report';
+export {
+  renderReport,
+  writeReport,
+  DEFAULT_MAX_BLOB_BYTES,
+  DEFAULT_MAX_TOTAL_BLOB_BYTES,
+  DEFAULT_WARN_BYTES,
+  DEFAULT_WARN_STEPS,
+} from './report';
 export type { RenderedReport, ReportOptions, ReportResult } from './report';
 export { loadReportSource } from './source';
 export type { LoadSourceOptions, ReportBlobSource, ReportFault, ReportSource } from './source';
-export type { ReportData, ReportForkNode, ReportBlob, ReportReceiptInfo } from './client/app';
-export { buildPage, pageScript, runtimeSource } from './page';
+export type {
+  ReportData,
+  ReportForkNode,
+  ReportBlob,
+  ReportReceiptInfo,
+  ReportPublicKey,
+  ReportWindow,
+} from './client/data';
+export { buildPage, pageScript } from './page';
 export { forkTreeOf, reportForkTree } from './forks';

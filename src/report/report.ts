@@ -1,10 +1,10 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
-import { verifyJournalBytes } from '../journal';
+import { readJournalBytes, verifyJournalBytes } from '../journal';
 import { writeFileAtomic } from '../receipt';
-import { sha256Hex } from '../util/hash';
+import { sha256Hex, ZERO_HASH } from '../util/hash';
 import { PRODUCER } from '../version';
-import type { ReportBlob, ReportData, ReportForkNode } from './client/app';
+import type { ReportBlob, ReportData, ReportForkNode, ReportWindow } from './client/data';
 import { buildPage } from './page';
 import { blobRefsOf, loadReportSource, type LoadSourceOptions, type ReportFault, type ReportSource } from './source';
 
@@ -23,6 +23,14 @@ export interface ReportOptions extends LoadSourceOptions {
   force?: boolean;
   /** The generation time shown in the page (tests pin it). */
   now?: Date;
+  /** Embed at most this many steps: a window of the journal (the rest is checked by the generator only). */
+  maxSteps?: number;
+  /** The seq the window starts at (default: the window ends at the last step). Needs `maxSteps`. */
+  fromStep?: number;
+  /** Warn when the page embeds more steps than this (default 50,000)... */
+  warnSteps?: number;
+  /** ...or when the page is larger than this many bytes (default 64 MiB). */
+  warnBytes?: number;
 }
 
 export interface RenderedReport {
@@ -35,6 +43,10 @@ export interface RenderedReport {
   steps: number;
   errors: ReportFault[];
   blobs: { embedded: number; skipped: number };
+  /** The embedded window (1-based journal lines, inclusive), or null when the whole journal is embedded. */
+  window: { first_line: number; last_line: number; steps: number } | null;
+  /** Advice for the operator (e.g. a page too large for a browser to open comfortably). */
+  warnings: string[];
 }
 
 export interface ReportResult extends Omit<RenderedReport, 'html'> {
@@ -43,6 +55,64 @@ export interface ReportResult extends Omit<RenderedReport, 'html'> {
 
 export const DEFAULT_MAX_BLOB_BYTES = 256 * 1024;
 export const DEFAULT_MAX_TOTAL_BLOB_BYTES = 20 * 1024 * 1024;
+/** Past this many embedded steps a browser takes long to open and verify the page: say so. */
+export const DEFAULT_WARN_STEPS = 50_000;
+export const DEFAULT_WARN_BYTES = 64 * 1024 * 1024;
+/** Receipt faults the page re-derives itself by checking the Ed25519 signature in the browser. */
+const SIGNATURE_KINDS = new Set(['signature_invalid', 'unsigned', 'no_trusted_key']);
+
+export interface Windowed {
+  bytes: Buffer;
+  window: ReportWindow;
+  lastLine: number;
+  steps: number;
+}
+
+/** Byte offset of the start of each line (and one past the end). */
+function lineStarts(buf: Buffer): number[] {
+  const starts = [0];
+  for (let nl = buf.indexOf(0x0a); nl >= 0 && nl + 1 < buf.length; nl = buf.indexOf(0x0a, nl + 1)) starts.push(nl + 1);
+  starts.push(buf.length);
+  return starts;
+}
+
+/**
+ * The lines to embed when `maxSteps` asks for a window: `maxSteps` well-formed rows
+ * from `fromStep` (default: the last ones), with the lines between them, anchored
+ * to the stored step_hash of the row before (the state the chain walk has there).
+ */
+export function reportWindow(journal: Buffer, maxSteps: number, fromStep: number | undefined): Windowed | null {
+  if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
+    throw new InputError(`--max-steps ${maxSteps}: not a positive integer`);
+  const rows = readJournalBytes(journal).entries;
+  let first: number;
+  if (fromStep !== undefined) {
+    first = rows.findIndex((e) => e.row.seq === fromStep);
+    if (first < 0)
+      throw new InputError(
+        `--from ${fromStep}: no step with that seq (the journal has ${rows.length} well-formed steps)`,
+      );
+  } else first = Math.max(0, rows.length - maxSteps);
+  const starts = lineStarts(journal);
+  const totalLines = starts.length - 1;
+  const lastRow = Math.min(rows.length, first + maxSteps) - 1;
+  const firstLine = first === 0 ? 1 : rows[first]!.line;
+  const lastLine = lastRow === rows.length - 1 ? totalLines : rows[lastRow]!.line;
+  if (firstLine === 1 && lastLine === totalLines) return null;
+  const before = first === 0 ? undefined : rows[first - 1]!.row;
+  return {
+    bytes: journal.subarray(starts[firstLine - 1]!, starts[lastLine]!),
+    window: {
+      first_line: firstLine,
+      first_seq: before === undefined ? 0 : before.seq + 1,
+      anchor_hash: before === undefined ? ZERO_HASH : before.step_hash,
+      total_lines: totalLines,
+      total_steps: rows.length,
+    },
+    lastLine,
+    steps: lastRow - first + 1,
+  };
+}
 
 /** Picks the blobs to embed under the caps, in chain order; the rest are listed with the reason. */
 function collectBlobs(
@@ -106,7 +176,13 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
     source.journal,
     source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead },
   );
-  const order = source.blobOrder ?? blobRefsOf(source.journal);
+  if (options.fromStep !== undefined && options.maxSteps === undefined)
+    throw new InputError('--from needs --max-steps (the size of the window)');
+  const windowed =
+    options.maxSteps === undefined ? null : reportWindow(source.journal, options.maxSteps, options.fromStep);
+  const embeddedJournal = windowed === null ? source.journal : windowed.bytes;
+  // A window lists only the blobs its own rows refer to.
+  const order = windowed !== null ? blobRefsOf(embeddedJournal) : (source.blobOrder ?? blobRefsOf(source.journal));
   const { blobs, faults: blobFaults } = collectBlobs(
     source,
     order,
@@ -114,25 +190,34 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
     options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES,
   );
   const receiptFaults = source.receipt?.faults ?? [];
+  const r = source.receipt;
   const data: ReportData = {
-    format: 1,
+    format: 2,
     generator: PRODUCER,
     generated_at: (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     title: options.title ?? `stepchain report: ${source.agentId}`,
     agent_id: source.agentId,
     source: { kind: source.kind, path: source.path },
-    journal_b64: source.journal.toString('base64'),
+    journal_b64: embeddedJournal.toString('base64'),
     expected_head: source.expectedHead ?? null,
     generator_verify: { ok: chain.ok, head_hash: chain.head_hash, steps: chain.steps, errors: chain.errors },
+    window: windowed?.window ?? null,
     receipt:
-      source.receipt === undefined
+      r === undefined
         ? null
         : {
-            manifest_text: source.receipt.manifestText,
-            signed: source.receipt.signed,
-            key_id: source.receipt.keyId,
-            signature_check: source.receipt.signatureCheck,
-            generator_faults: receiptFaults,
+            manifest_b64: r.manifestBytes.toString('base64'),
+            signature_b64: r.signature?.toString('base64') ?? null,
+            signed: r.signed,
+            public_keys: r.publicKeys.map((k) => ({
+              key_id: k.keyId,
+              raw_b64: k.raw.toString('base64'),
+              source: k.source,
+            })),
+            key_id: r.keyId,
+            signature_check: r.signatureCheck,
+            // The page checks the signature itself, with the same keys.
+            generator_faults: receiptFaults.filter((f) => !SIGNATURE_KINDS.has(f.kind)),
           },
     blobs,
     blob_caps: {
@@ -143,14 +228,29 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   };
   const errors: ReportFault[] = [...chain.errors, ...blobFaults, ...receiptFaults];
   const embedded = blobs.filter((b) => b.b64 !== undefined).length;
+  const html = buildPage(data);
+  const embeddedSteps = windowed === null ? chain.steps : windowed.steps;
+  const warnings: string[] = [];
+  const warnSteps = options.warnSteps ?? DEFAULT_WARN_STEPS;
+  if (embeddedSteps > warnSteps || html.length > (options.warnBytes ?? DEFAULT_WARN_BYTES)) {
+    warnings.push(
+      `the page embeds ${embeddedSteps} steps (${(html.length / 1048576).toFixed(0)} MB): a browser takes long to open and verify it; ` +
+        `embed a window with --max-steps N (the last N steps, or from --from SEQ)`,
+    );
+  }
   return {
-    html: buildPage(data),
+    html,
     source: source.path,
     ok: errors.length === 0,
     head_hash: chain.head_hash,
     steps: chain.steps,
     errors,
     blobs: { embedded, skipped: blobs.length - embedded },
+    window:
+      windowed === null
+        ? null
+        : { first_line: windowed.window.first_line, last_line: windowed.lastLine, steps: windowed.steps },
+    warnings,
   };
 }
 

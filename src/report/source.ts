@@ -12,7 +12,7 @@ import {
   verifyReceipt,
   type PublicKey,
 } from '../receipt';
-import type { ReportForkNode } from './client/app';
+import type { ReportForkNode } from './client/data';
 
 /** A problem found by the generator (chain faults carry their 1-based line). */
 export interface ReportFault {
@@ -44,7 +44,12 @@ export interface ReportSource {
   /** Blobs to list, in order (the chain's refs, first occurrence). Computed from the journal when absent. */
   blobOrder?: string[];
   receipt?: {
-    manifestText: string;
+    /** manifest.json's exact bytes (what the signature covers). */
+    manifestBytes: Buffer;
+    /** The 64-byte signature, when the receipt is signed. */
+    signature?: Buffer;
+    /** The trusted keys the generator checked the signature with (the page checks with them too). */
+    publicKeys: { keyId: string; raw: Buffer; source: string }[];
     signed: boolean;
     keyId: string | null;
     signatureCheck: string;
@@ -134,7 +139,9 @@ function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
     blobs: mapSource(loaded.blobs),
     blobOrder: order,
     receipt: {
-      manifestText: loaded.manifestBytes.toString('latin1'),
+      manifestBytes: loaded.manifestBytes,
+      ...(loaded.signature === undefined ? {} : { signature: loaded.signature }),
+      publicKeys: keys.map((k) => ({ keyId: k.keyId, raw: k.raw, source: k.source })),
       signed,
       keyId: checked.key_id,
       signatureCheck,

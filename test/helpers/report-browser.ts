@@ -3,20 +3,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-
-/** Debian's chromium (CI's .ci/run installs it). */
-export const CHROMIUM = process.env.STEPCHAIN_CHROMIUM ?? '/usr/bin/chromium';
+import { findChromium, type ChromiumChoice } from './chromium';
 
 export interface Browser {
   context: BrowserContext;
   close(): Promise<void>;
 }
 
-/** Headless Chromium with a fresh profile, no background traffic of its own. */
-export async function launchBrowser(): Promise<Browser> {
+/** Headless Chromium (see helpers/chromium.ts for which) with a fresh profile, no background traffic of its own. */
+export async function launchBrowser(choice: ChromiumChoice = findChromium()): Promise<Browser> {
   const profile = mkdtempSync(path.join(tmpdir(), 'stepchain-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: choice.executablePath,
+    env: { ...process.env, ...choice.env } as Record<string, string>,
     headless: true,
     args: [
       '--no-sandbox',

@@ -7,7 +7,7 @@ import { journalDir, projectRootOf } from '../../journal';
 import { loadReportSource, reportForkTree, writeReport, type ReportForkNode } from '../../report';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
-import { JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { InputError } from '../../errors';
 
 /** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
@@ -20,7 +20,8 @@ function targetOf(target: string, io: CommandIO, root: string): string {
 
 export const reportCommand: Command = {
   name: ['report'],
-  usage: '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--force] [--json]',
+  usage:
+    '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--max-steps N [--from SEQ]] [--force] [--json]',
   summary:
     'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
   description:
@@ -33,9 +34,17 @@ export const reportCommand: Command = {
     output: { kind: 'value', short: 'o', value: 'FILE.html', description: 'The page to write (required).' },
     'public-key': PUBLIC_KEY_OPTION,
     force: { kind: 'flag', description: 'Replace the output file even if it is not an earlier stepchain report.' },
+    'max-steps': {
+      kind: 'value',
+      value: 'N',
+      description:
+        'Embed a window of N steps (default: the last N) instead of the whole journal; the generator still verifies all of it. For runs too large for a browser.',
+    },
+    from: { kind: 'value', value: 'SEQ', description: 'Start the --max-steps window at step SEQ.' },
   },
   examples: [
     { run: 'stepchain report agent-1 -o report.html', what: 'a report of a journal' },
+    { run: 'stepchain report agent-1 -o last.html --max-steps 1000', what: 'the last 1,000 steps of a long run' },
     {
       run: 'stepchain report run.receipt.tar -o report.html --public-key keys/receipts.pub',
       what: 'of a signed receipt',
@@ -51,6 +60,12 @@ export const reportCommand: Command = {
     const out = args.values.get('output');
     if (out === undefined) throw new InputError('report: missing -o FILE.html');
     const outFile = path.resolve(io.cwd, out);
+    // The window options are checked before any journal is read.
+    const maxSteps = args.values.get('max-steps');
+    const from = args.values.get('from');
+    if (from !== undefined && maxSteps === undefined) throw new InputError('report: --from needs --max-steps N');
+    if (maxSteps !== undefined && intArg(maxSteps, '--max-steps') < 1)
+      throw new InputError('--max-steps: expected at least 1 step');
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
     const root = rootOf(args, io);
     const source = loadReportSource(targetOf(target!, io, root), root, { publicKeys });
@@ -63,7 +78,14 @@ export const reportCommand: Command = {
         io.err(`stepchain: report: fork tree left out: ${(e as Error).message.split('\n')[0]}`);
       }
     }
-    const r = writeReport(source, outFile, { root, force: args.flags.has('force'), forks });
+    const r = writeReport(source, outFile, {
+      root,
+      force: args.flags.has('force'),
+      forks,
+      ...(maxSteps === undefined ? {} : { maxSteps: intArg(maxSteps, '--max-steps') }),
+      ...(from === undefined ? {} : { fromStep: intArg(from, '--from') }),
+    });
+    for (const w of r.warnings) io.err(`stepchain: report: warning: ${w}`);
     if (args.flags.has('json')) {
       io.json({
         file: r.file,
@@ -73,16 +95,22 @@ export const reportCommand: Command = {
         steps: r.steps,
         errors: r.errors,
         blobs: r.blobs,
+        window: r.window,
+        warnings: r.warnings,
       });
     } else {
       const blobs =
         r.blobs.embedded + r.blobs.skipped > 0
           ? `, ${r.blobs.embedded} blob(s) embedded, ${r.blobs.skipped} skipped`
           : '';
+      const window =
+        r.window === null
+          ? ''
+          : `, lines ${r.window.first_line}-${r.window.last_line} embedded (${r.window.steps} steps)`;
       io.out(
         r.ok
-          ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}`
-          : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}`,
+          ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}${window}`
+          : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}${window}`,
       );
     }
     if (!r.ok)
