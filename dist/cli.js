@@ -18613,6 +18613,8 @@ const forksCommand = {
 
 
 
+
+
 ;// CONCATENATED MODULE: ./src/cli/commands/hook-claude.ts
 
 

@@ -160,6 +160,17 @@ export type { RenderedReport, ReportOptions, ReportResult } from './report';
 export { checkAppendOnly, checkWorkspace, renderCheckMarkdown } from './check';
 export type { CheckedItem, CheckFault, CheckOptions, CheckReport } from './check';
 
+// Recording Claude Code sessions through its hooks (docs/claude.md).
+export {
+  claudeAgentId,
+  forkClaudeSession,
+  handleClaudeHook,
+  parseHookPayload,
+  planClaudeSettings,
+  writeClaudeSettings,
+} from './claude';
+export type { ClaudeForkResult, ClaudeSettingsPlan, HookOptions, HookOutcome, HookPayload } from './claude';
+
 // Where a project's .sdd/ lives (found like git finds its repository).
 export { findProjectRoot, resolveProjectRoot } from './project';
 export type { ProjectRoot } from './project';

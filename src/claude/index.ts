@@ -8,3 +8,7 @@ export { claudeProjectRoot } from './root';
 export { readSessionState, sessionStateFile, writeSessionState } from './state';
 export type { SessionState } from './state';
 export { modelOfToolUse, projectDirName, transcriptLayout } from './transcript';
+export { planClaudeSettings, writeClaudeSettings } from './settings';
+export type { ClaudeSettingsPlan } from './settings';
+export { forkClaudeSession } from './resume';
+export type { ClaudeForkResult } from './resume';
