@@ -116,6 +116,8 @@ describe('export and verify (library)', () => {
       signature_ok: true,
       key_id: pub.keyId,
       blobs: { bundled: inputs, missing: [] },
+      published: false,
+      redacted_fields: [],
       errors: [],
     });
     expect(pub.keyId).toBe(sha(pub.raw).slice(0, 16));
@@ -367,7 +369,7 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
       'truncated',
     ],
     [
-      'huge declared size (8 GB, base-256)',
+      'huge declared size (8 GB, base-256: refused, as every numeric field not in plain octal)',
       () => {
         const t = rawTar([{ name: 'manifest.json', data: 'x' }]);
         t.fill(0, 124, 136);
@@ -379,7 +381,7 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
         t.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
         return t;
       },
-      'truncated',
+      'corrupt_archive',
     ],
     [
       'non-zero bytes after the end marker',
