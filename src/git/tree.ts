@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isJsonObject, type JsonObject, type JsonValue } from '../canonical';
 import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
 import { isSafeId } from '../util/ids';
+import { sanitize } from '../util/terminal';
 import { gitAt, porcelain } from './exec';
 import { readSessionFile, sessionFile } from './fork';
 import { requireRepo } from './repo';
@@ -156,7 +157,7 @@ export function flattenForks(nodes: ForkNode[]): ForkNode[] {
 
 function summary(n: ForkNode): string {
   const parts: string[] = [n.fork_session_id];
-  if (n.label) parts.push(JSON.stringify(n.label));
+  if (n.label) parts.push(sanitize(JSON.stringify(n.label)));
   parts.push(n.from_step === null ? 'session-level fork' : `from step ${n.from_step}`);
   if (n.steps_since !== null) parts.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
   if (n.restored_from_snapshot) parts.push(`files of step ${n.from_step}`);
@@ -175,8 +176,9 @@ export function drawForks(nodes: ForkNode[]): string[] {
       lines.push(`${prefix}${last ? '└── ' : '├── '}${summary(n)}`);
       const inner = `${prefix}${last ? '    ' : '│   '}`;
       const bar = n.children.length > 0 ? '│ ' : '  ';
-      lines.push(`${inner}${bar}  branch   ${n.branch ?? '(none)'}`);
-      lines.push(`${inner}${bar}  worktree ${n.worktree}`);
+      // Branch names and paths come from git and the file system: shown, never acted on.
+      lines.push(`${inner}${bar}  branch   ${sanitize(n.branch ?? '(none)')}`);
+      lines.push(`${inner}${bar}  worktree ${sanitize(n.worktree)}`);
       draw(n.children, inner);
     });
   };
@@ -186,7 +188,7 @@ export function drawForks(nodes: ForkNode[]): string[] {
     bySession.set(k, [...(bySession.get(k) ?? []), n]);
   }
   for (const [session, list] of bySession) {
-    lines.push(`${session}`);
+    lines.push(sanitize(session));
     draw(list, '');
   }
   return lines;
