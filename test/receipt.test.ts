@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import {
   encodeManifest,
   exportReceipt,
   keyIdOf,
+  inspectReceipt,
   loadReceipt,
   newManifest,
   packReceipt,
@@ -563,6 +565,59 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
       { publicKeys: [pub] },
     );
     expect(r.errors).toEqual([]);
+  });
+
+  it('count bombs: 200,000 directory headers in a small gzip are 100 faults and a stop, not a stack overflow', () => {
+    const dirHeader = rawTar([{ name: 'journal/', type: '5' }], false);
+    const n = 200_000;
+    const tar = Buffer.alloc((n + 2) * 512);
+    for (let i = 0; i < n; i++) dirHeader.copy(tar, i * 512);
+    const gz = gzipSync(tar);
+    expect(gz.length).toBeLessThan(1024 * 1024);
+    const r = verifyReceipt(gz, { publicKeys: [pub] });
+    expect(r.ok).toBe(false);
+    expect(r.errors).toHaveLength(101);
+    expect(
+      kinds(r)
+        .slice(0, 99)
+        .every((k) => k === 'duplicate_member'),
+    ).toBe(true);
+    expect(kinds(r)[100]).toBe('too_many_faults');
+    expect(() => loadReceipt(gz)).toThrow(IntegrityError);
+  });
+
+  it('count bombs: members beyond what the manifest allows (its blobs + 5) are refused as too_many_members', () => {
+    const good = membersOf(buildReceipt(jfile(), { signKey: signing }).bytes);
+    const extra: RawMember[] = [];
+    for (let i = 0; i < 10; i++) extra.push({ name: `blobs/${sha(`extra ${i}`)}`, data: `extra ${i}` });
+    const r = verifyReceipt(rawTar([...good, ...extra]), { publicKeys: [pub] });
+    expect(kinds(r)).toEqual(['too_many_members']);
+    expect(r.errors[0]!.message).toMatch(/the manifest names 3 blob\(s\), so a receipt holds at most 8/);
+  });
+
+  it('read once: the bytes verified are the bytes displayed (inspectReceipt returns both from one read)', () => {
+    const file = path.join(root, 'once.tar');
+    writeFileSync(file, buildReceipt(jfile(), { signKey: signing }).bytes);
+    const { verdict, receipt } = inspectReceipt(file, { publicKeys: [pub] });
+    expect(verdict.ok).toBe(true);
+    // The file is replaced after the read: what was verified is still what is held.
+    const other = buildReceipt(jfile(), { signKey: signing, now: new Date('2030-01-01T00:00:00Z') });
+    writeFileSync(file, other.bytes);
+    expect(receipt!.manifest.created_at).not.toBe(other.manifest.created_at);
+    expect(receipt!.journal.equals(readFileSync(jfile()))).toBe(true);
+    // A broken layout gives a verdict and no parts.
+    const bad = inspectReceipt(rawTar([{ name: '../evil', data: 'x' }]));
+    expect(bad.receipt).toBeUndefined();
+    expect(kinds(bad.verdict)).toEqual(['unsafe_member']);
+  });
+
+  it('one read of the file: over the cap is too_large; a FIFO is refused at once, never waited on', () => {
+    const big = path.join(root, 'big-once.tar');
+    writeFileSync(big, Buffer.alloc(3000));
+    expect(kinds(verifyReceipt(big, { maxBytes: 2048 }))).toEqual(['too_large']);
+    const fifo = path.join(root, 'receipt.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(() => verifyReceipt(fifo)).toThrow(/not a regular file/);
   });
 
   it('a missing receipt file is an input error (exit 2)', () => {
