@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -21,6 +21,7 @@ import {
   parsePrivateKey,
   parsePublicKey,
   parseRedactFields,
+  publicKeyProblem,
   publishReceipt,
   readTar,
   REDACTED,
@@ -676,6 +677,89 @@ describe('keys', () => {
       }
       expect([name, err instanceof InputError]).toEqual([name, true]);
     }
+  });
+
+  // libsodium's blocklist: every encoding of the eight points of small order, with the sign bit clear (and set below).
+  const SMALL_ORDER = [
+    '0000000000000000000000000000000000000000000000000000000000000000',
+    '0100000000000000000000000000000000000000000000000000000000000000',
+    '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+    'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+    'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  ];
+  const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
+  const pemOf = (raw: Buffer): Buffer =>
+    Buffer.from(
+      createPublicKey({ key: Buffer.concat([SPKI, raw]), format: 'der', type: 'spki' })
+        .export({ format: 'pem', type: 'spki' })
+        .toString(),
+    );
+
+  it('small-order public keys (all eight points, canonical or not, raw or PEM) are refused when loaded', () => {
+    // Why: under the identity, a "signature" R = identity, S = 0 verifies any manifest in node:crypto.
+    const identity = Buffer.from(SMALL_ORDER[1]!, 'hex');
+    const forged = Buffer.concat([identity, Buffer.alloc(32)]);
+    const idKey = createPublicKey({ key: Buffer.concat([SPKI, identity]), format: 'der', type: 'spki' });
+    expect(cryptoVerify(null, Buffer.from('{"any":"manifest"}'), idKey, forged)).toBe(true);
+    let refused = 0;
+    for (const hex of SMALL_ORDER) {
+      for (const signBit of [0, 0x80]) {
+        const raw = Buffer.from(hex, 'hex');
+        raw[31]! |= signBit;
+        for (const [form, bytes] of [
+          ['raw', raw],
+          ['pem', pemOf(raw)],
+        ] as const) {
+          let err: unknown;
+          try {
+            parsePublicKey(bytes, 'evil.pub');
+          } catch (e) {
+            err = e;
+          }
+          expect([hex, signBit, form, err instanceof InputError]).toEqual([hex, signBit, form, true]);
+          expect((err as Error).message).toMatch(/^evil\.pub: .*(small order|non-canonical)/);
+          refused++;
+        }
+      }
+    }
+    expect(refused).toBe(28);
+    // A real key still loads, raw and PEM.
+    expect(parsePublicKey(pub.raw, 'ok').keyId).toBe(pub.keyId);
+    expect(parsePublicKey(pemOf(pub.raw), 'ok').keyId).toBe(pub.keyId);
+  });
+
+  it('a file with several keys is refused (one key per file; --public-key may be repeated), as is text around the key', () => {
+    const pemA = Buffer.from(pub.key.export({ format: 'pem', type: 'spki' }).toString());
+    const pemB = Buffer.from(other.pub.key.export({ format: 'pem', type: 'spki' }).toString());
+    expect(() => parsePublicKey(Buffer.concat([pemA, pemB]), 'two.pem')).toThrow(/two\.pem: holds 2 keys/);
+    expect(() => parsePublicKey(Buffer.concat([pemA, Buffer.from('trailing words\n')]), 'x.pem')).toThrow(
+      /text outside the PEM block/,
+    );
+    const privA = Buffer.from(signing.key.export({ format: 'pem', type: 'pkcs8' }).toString());
+    const privB = Buffer.from(other.signing.key.export({ format: 'pem', type: 'pkcs8' }).toString());
+    expect(() => parsePrivateKey(Buffer.concat([privA, privB]), 'two.key')).toThrow(/holds 2 keys/);
+    expect(parsePublicKey(Buffer.concat([Buffer.from('\n'), pemA, Buffer.from('\n\n')]), 'ws.pem').keyId).toBe(
+      pub.keyId,
+    );
+  });
+
+  it('a raw 32-byte private seed given as a public key: said so, when loaded or when it fails to verify', () => {
+    // Seeds are random bytes: about half are not curve points (refused on load), the rest are (caught at verify).
+    const seeds = Array.from({ length: 40 }, (_, i) => Buffer.from(sha(`seed ${i}`), 'hex'));
+    const notPoint = seeds.find((s) => publicKeyProblem(s) === 'not a point on the curve')!;
+    const isPoint = seeds.find((s) => publicKeyProblem(s) === undefined)!;
+    expect(() => parsePublicKey(notPoint, 'seed.bin')).toThrow(/seed\.bin: .*is this a raw private seed\?/);
+    const signer = parsePrivateKey(isPoint, 'seed.bin');
+    const asPublic = parsePublicKey(isPoint, 'seed.bin');
+    const receipt = buildReceipt(jfile(), { signKey: signer });
+    const r = verifyReceipt(receipt.bytes, { publicKeys: [asPublic] });
+    expect(kinds(r)).toEqual(['signature_invalid']);
+    expect(r.errors[0]!.message).toMatch(/seed\.bin is the signer's PRIVATE seed, not its public key/);
+    // The same failure under an unrelated key says nothing of seeds.
+    const r2 = verifyReceipt(receipt.bytes, { publicKeys: [other.pub] });
+    expect(r2.errors[0]!.message).not.toMatch(/seed/);
   });
 });
 

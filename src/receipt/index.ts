@@ -11,9 +11,11 @@ export {
 export type { BuiltReceipt, ExportOptions, ReceiptAuditOptions, ReceiptWriteOptions } from './export';
 export {
   generateKeyPair,
+  isSignersSeed,
   keyIdOf,
   parsePrivateKey,
   parsePublicKey,
+  publicKeyProblem,
   readPrivateKeyFile,
   readPublicKeyFile,
   signBytes,

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
 import { verifyJournalBytesWithRefs, type Fault } from '../journal';
 import { sha256Hex, ZERO_HASH } from '../util/hash';
-import { verifyBytes, type PublicKey } from './keys';
+import { isSignersSeed, verifyBytes, type PublicKey } from './keys';
 import { parseManifest, type Manifest } from './manifest';
 import { redactedFieldsOf, type RedactField } from './redaction';
 import {
@@ -381,9 +381,13 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
       result.signature_ok = good !== undefined;
       result.key_id = good?.keyId ?? null;
       if (good === undefined) {
+        const seed = keys.find((k) => isSignersSeed(members.manifest!, sig, k));
         errors.push({
           kind: 'signature_invalid',
-          message: `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`,
+          message:
+            seed === undefined
+              ? `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`
+              : `the signature does not verify under any trusted key: ${seed.source} is the signer's PRIVATE seed, not its public key (give the public key; treat that file as leaked)`,
           member: SIGNATURE_MEMBER,
         });
       }
