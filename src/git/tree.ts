@@ -48,11 +48,16 @@ interface WorktreeRecord {
   prunable: boolean;
 }
 
-function parseWorktreeList(text: string): WorktreeRecord[] {
+/**
+ * `git worktree list --porcelain`: records of `key value` lines. With `-z`
+ * (git 2.36+) lines end in NUL and records in an empty line, so a worktree path
+ * holding a newline reads whole; older git gives newline-separated lines.
+ */
+function parseWorktreeList(text: string, z: boolean): WorktreeRecord[] {
   const out: WorktreeRecord[] = [];
-  for (const block of text.split(/\n\n+/)) {
+  for (const block of z ? text.split('\0\0') : text.split(/\n\n+/)) {
     const rec: WorktreeRecord = { path: '', head: null, branch: null, prunable: false };
-    for (const line of block.split('\n')) {
+    for (const line of block.split(z ? '\0' : '\n')) {
       if (line.startsWith('worktree ')) rec.path = line.slice('worktree '.length);
       else if (line.startsWith('HEAD ')) rec.head = line.slice('HEAD '.length);
       else if (line.startsWith('branch ')) rec.branch = line.slice('branch '.length).replace(/^refs\/heads\//, '');
@@ -127,10 +132,19 @@ function nodeOf(rec: WorktreeRecord): ForkNode | undefined {
  */
 export async function listForks(root: string, env: NodeJS.ProcessEnv = process.env): Promise<ForkNode[]> {
   requireRepo(root, env);
-  const args = ['worktree', 'list', '--porcelain'];
-  const text = await porcelain(args, () => gitAt(root, env).raw(args));
+  const args = ['worktree', 'list', '--porcelain', '-z'];
+  let z = true;
+  let text: string;
+  try {
+    text = await porcelain(args, () => gitAt(root, env).raw(args));
+  } catch {
+    // git before 2.36 has no -z here.
+    z = false;
+    const old = args.slice(0, 3);
+    text = await porcelain(old, () => gitAt(root, env).raw(old));
+  }
   const nodes = new Map<string, ForkNode>();
-  for (const rec of parseWorktreeList(text)) {
+  for (const rec of parseWorktreeList(text, z)) {
     const n = nodeOf(rec);
     if (n !== undefined && !nodes.has(n.fork_session_id)) nodes.set(n.fork_session_id, n);
   }
