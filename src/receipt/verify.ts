@@ -415,7 +415,7 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
     result.head_hash = walked.head;
     result.steps = walked.steps;
     chainRefs = walked.refs;
-    result.redacted_fields = redactedFieldsOf(members.journal);
+    result.redacted_fields = redactedFieldsOf(members.journal, walked.refs.length > 0);
     result.published = result.redacted_fields.length > 0;
   }
 
