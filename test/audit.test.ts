@@ -8,6 +8,8 @@ import {
   statSync,
   writeFileSync,
   appendFileSync,
+  chownSync,
+  symlinkSync,
 } from 'node:fs';
 import path from 'node:path';
 import {
@@ -74,6 +76,65 @@ describe('key', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/insecure permissions/);
     expectNoStack(r);
+  });
+
+  test("refused: a 0600 key in a world- or group-writable directory, a key (or a symlink's target) another user owns", () => {
+    const d = fresh();
+    const open = path.join(d, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const inOpen = path.join(open, 'audit.key');
+    writeFileSync(inOpen, 'k'.repeat(64), { mode: 0o600 });
+    expect(() => loadAuditKey(inOpen)).toThrow(/directory .*open is writable by everyone \(mode 0777\)/);
+    chmodSync(open, 0o1777); // sticky, like /tmp: still refused
+    expect(() => loadAuditKey(inOpen)).toThrow(/writable by everyone/);
+    chmodSync(open, 0o770);
+    expect(() => loadAuditKey(inOpen)).toThrow(/writable by its group/);
+    // Nor is a key created there.
+    expect(() => loadAuditKey(path.join(open, 'new.key'), { create: true })).toThrow(/writable by its group/);
+    expect(existsSync(path.join(open, 'new.key'))).toBe(false);
+    chmodSync(open, 0o700);
+    expect(loadAuditKey(inOpen).bytes.toString()).toBe('k'.repeat(64));
+
+    // Another user's key (uid 65534, "nobody"), directly or through a symlink from a safe directory. Making a file
+    // another user owns takes root (.ci/run runs the suite as root); a non-root user could not read such a key at all.
+    if (process.getuid!() !== 0) throw new Error('this test makes files owned by another user: run it as root');
+    const theirs = path.join(d, 'theirs');
+    mkdirSync(theirs, { mode: 0o700 });
+    const theirKey = path.join(theirs, 'audit.key');
+    writeFileSync(theirKey, 't'.repeat(64), { mode: 0o600 });
+    chownSync(theirKey, 65534, 65534);
+    expect(() => loadAuditKey(theirKey)).toThrow(/belongs to uid 65534, not to you/);
+    const mine = path.join(d, 'mine');
+    mkdirSync(mine, { mode: 0o700 });
+    const link = path.join(mine, 'audit.key');
+    symlinkSync(theirKey, link);
+    expect(() => loadAuditKey(link)).toThrow(/belongs to uid 65534/);
+    // A symlink to my own key in a directory another user owns: refused for that directory.
+    chownSync(theirKey, process.getuid!(), process.getgid!());
+    chownSync(theirs, 65534, 65534);
+    expect(() => loadAuditKey(link)).toThrow(/directory .*theirs belongs to uid 65534/);
+    chownSync(theirs, process.getuid!(), process.getgid!());
+    expect(loadAuditKey(link).bytes.toString()).toBe('t'.repeat(64));
+  });
+
+  test('with an unusable key, append succeeds and says plainly the audit chain was not extended', () => {
+    const root = fresh();
+    const open = path.join(root, 'shared');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const keyPath = path.join(open, 'audit.key');
+    writeFileSync(keyPath, 'k'.repeat(64), { mode: 0o600 });
+    const r = cli(['append', 'agent-1', '--root', root, '--prompt', 'p', '--no-snapshot'], {
+      env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^appended step 0 to /);
+    expect(r.stderr).toMatch(
+      /^stepchain: warning: step 0 recorded, but the audit chain was NOT extended \(event replay.step not written\): .*writable by everyone/,
+    );
+    expect(existsSync(auditDir(root))).toBe(false);
+    expect(cli(['verify', 'agent-1', '--root', root]).code).toBe(0);
   });
 
   test('resolution: --key, then STEPCHAIN_AUDIT_KEY_PATH, then XDG_STATE_HOME, then ~/.local/state', () => {
@@ -176,7 +237,7 @@ describe('log and verify', () => {
         env: { STEPCHAIN_AUDIT_KEY_PATH: path.join(d, 'nokey', 'k') },
         dir: d,
       }),
-    ).toMatch(/^audit event replay.step not written: /);
+    ).toMatch(/^the audit chain was NOT extended \(event replay.step not written\): /);
   });
 
   test('STEPCHAIN_AUDIT=off writes nothing', () => {
@@ -306,7 +367,9 @@ describe('wired into the library', () => {
     const r2 = recordStep(dir, { prompt: 'q' }, { root, env, snapshot: false });
     expect(r2.row.seq).toBe(1);
     expect(r2.warnings).toEqual([
-      expect.stringMatching(/^step 1 recorded, but audit event replay.step not written: .*insecure permissions/),
+      expect.stringMatching(
+        /^step 1 recorded, but the audit chain was NOT extended \(event replay.step not written\): .*insecure permissions/,
+      ),
     ]);
   });
 
@@ -349,7 +412,9 @@ describe('wired into the library', () => {
       env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath },
     });
     expect(m2.code).toBe(0);
-    expect(m2.stderr).toMatch(/warning: audit event provider.state_mutation not written: .*insecure permissions/);
+    expect(m2.stderr).toMatch(
+      /warning: .*the audit chain was NOT extended \(event provider.state_mutation not written\): .*insecure permissions/,
+    );
     expect(cli(['run', 'verify', 'r', '--root', root]).code).toBe(0);
   });
 });

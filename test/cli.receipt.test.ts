@@ -110,6 +110,8 @@ describe('stepchain export / receipt verify', () => {
       'signature_ok',
       'key_id',
       'blobs',
+      'published',
+      'redacted_fields',
       'errors',
     ]);
     expect(vd).toMatchObject({
@@ -125,6 +127,9 @@ describe('stepchain export / receipt verify', () => {
     expect(human.code).toBe(2); // a key file that does not exist is an input error
     const ok = run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub']);
     expect(ok.stdout).toMatch(/^OK r\.tar: 2 steps, head [0-9a-f]{64}, signature verified \(key id [0-9a-f]{16}\)/);
+    // What the signature does not cover is said, not left to be assumed.
+    expect(ok.stdout).toContain('not signed: step times (ts) and which step lists which blob (blob_refs)');
+    expect(ok.stdout).not.toContain('published');
   });
 
   it('fails (exit 1) on a signed receipt with no key, the wrong key, or the wrong expected head', () => {
@@ -323,6 +328,10 @@ describe('stepchain publish', () => {
       '--require-blobs',
     ]);
     expect(v.code).toBe(0);
+    // A published receipt says so: its chain is not the original one.
+    expect(v.stdout).toContain('published receipt: prompt, tool_result redacted');
+    const vj = JSON.parse(run(['receipt', 'verify', 'pub.tar', '--public-key', 'k.pub', '--json']).stdout);
+    expect(vj).toMatchObject({ ok: true, published: true, redacted_fields: ['prompt', 'tool_result'] });
     const text = readFileSync(at('pub.tar')).toString('latin1');
     expect(text).not.toContain('secret');
     expect(text).toContain('<<redacted>>');

@@ -582,3 +582,21 @@ describe('audit', () => {
     });
   });
 });
+
+describe('a repository whose path holds a newline', () => {
+  test('fork and the fork tree read worktree paths whole (NUL-separated), and the terminal shows them on one line', async () => {
+    const root = initRepo(path.join(tmp, 'with\nnewline'), { 'src/calc.py': CALC[0]!, 'README.md': 'calc\n' });
+    for (let i = 0; i < 2; i++) {
+      writeFiles(root, { 'src/calc.py': CALC[i]! });
+      expect(recordStep(journalDir(root, 'ag'), { prompt: `step ${i}` }, { env: ENV, root }).warnings).toEqual([]);
+    }
+    const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 0 });
+    expect(r.fork_worktree.startsWith(`${root}/`)).toBe(true);
+    expect(readFileSync(path.join(r.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe(CALC[0]);
+    const [node] = flattenForks(await listForks(root));
+    expect(node).toMatchObject({ fork_session_id: r.fork_session_id, worktree: r.fork_worktree, missing: false });
+    const h = cli(['forks', '--root', root], { env: ENV });
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain(`worktree ${r.fork_worktree.replace('\n', '\\n')}\n`);
+  });
+});

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createFork, listSnapshots, parseSnapshotMessage, snapshotRefFor } from '../src/git';
+import { repoInfo } from '../src/git/repo';
 import { journalDir } from '../src/journal';
 import { recordStep } from '../src/record';
 import { git, initRepo, writeFiles } from './helpers/git';
@@ -214,3 +215,36 @@ describe('snapshot refs are per journal', () => {
     expect(f.restored_from_snapshot).toBe(r.snapshot!.commit);
   });
 });
+
+describe('a repository whose path holds a newline', () => {
+  test('repoInfo reads its own paths, and snapshots land in it, not in the repository named by the first line', () => {
+    // Two real repositories: `<tmp>/nl/a` and `<tmp>/nl/a\nb` (a directory named "a", newline, "b").
+    const base = path.join(tmp, 'nl');
+    const decoy = newRepoAt(path.join(base, 'a'));
+    const root = newRepoAt(path.join(base, 'a\nb'));
+    const info = repoInfo(root)!;
+    expect(info.top).toBe(root);
+    expect(info.gitDir).toBe(path.join(root, '.git'));
+    expect(info.commonDir).toBe(path.join(root, '.git'));
+    expect(info.indexFile).toBe(path.join(root, '.git', 'index'));
+    expect(info.branch).toBe('main');
+    expect(info.head).toBe(git(root, ['rev-parse', 'HEAD']));
+    // Also from a subdirectory, and on an unborn branch (the second query shape).
+    mkdirSync(path.join(root, 'sub\ndir'), { recursive: true });
+    expect(repoInfo(path.join(root, 'sub\ndir'))!.top).toBe(root);
+    const unborn = path.join(base, 'u\nnborn');
+    mkdirSync(unborn, { recursive: true });
+    git(unborn, ['init', '-q', '-b', 'trunk']);
+    expect(repoInfo(unborn)).toMatchObject({ top: unborn, head: undefined, branch: 'trunk' });
+
+    const r = record(root, 'ag');
+    expect(r.warnings).toEqual([]);
+    expect(r.snapshot!.ref).toBe(snapshotRefFor(root, 'ag', 0));
+    expect(git(root, ['rev-parse', r.snapshot!.ref])).toBe(r.snapshot!.commit);
+    expect(git(decoy, ['for-each-ref', 'refs/stepchain'])).toBe('');
+  });
+});
+
+function newRepoAt(dir: string): string {
+  return initRepo(dir, { 'README.md': 'r\n' });
+}

@@ -1,4 +1,5 @@
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { createHash, createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -13,12 +14,14 @@ import {
   encodeManifest,
   exportReceipt,
   keyIdOf,
+  inspectReceipt,
   loadReceipt,
   newManifest,
   packReceipt,
   parsePrivateKey,
   parsePublicKey,
   parseRedactFields,
+  publicKeyProblem,
   publishReceipt,
   readTar,
   REDACTED,
@@ -116,6 +119,8 @@ describe('export and verify (library)', () => {
       signature_ok: true,
       key_id: pub.keyId,
       blobs: { bundled: inputs, missing: [] },
+      published: false,
+      redacted_fields: [],
       errors: [],
     });
     expect(pub.keyId).toBe(sha(pub.raw).slice(0, 16));
@@ -367,7 +372,7 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
       'truncated',
     ],
     [
-      'huge declared size (8 GB, base-256)',
+      'huge declared size (8 GB, base-256: refused, as every numeric field not in plain octal)',
       () => {
         const t = rawTar([{ name: 'manifest.json', data: 'x' }]);
         t.fill(0, 124, 136);
@@ -379,7 +384,7 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
         t.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
         return t;
       },
-      'truncated',
+      'corrupt_archive',
     ],
     [
       'non-zero bytes after the end marker',
@@ -563,6 +568,59 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
     expect(r.errors).toEqual([]);
   });
 
+  it('count bombs: 200,000 directory headers in a small gzip are 100 faults and a stop, not a stack overflow', () => {
+    const dirHeader = rawTar([{ name: 'journal/', type: '5' }], false);
+    const n = 200_000;
+    const tar = Buffer.alloc((n + 2) * 512);
+    for (let i = 0; i < n; i++) dirHeader.copy(tar, i * 512);
+    const gz = gzipSync(tar);
+    expect(gz.length).toBeLessThan(1024 * 1024);
+    const r = verifyReceipt(gz, { publicKeys: [pub] });
+    expect(r.ok).toBe(false);
+    expect(r.errors).toHaveLength(101);
+    expect(
+      kinds(r)
+        .slice(0, 99)
+        .every((k) => k === 'duplicate_member'),
+    ).toBe(true);
+    expect(kinds(r)[100]).toBe('too_many_faults');
+    expect(() => loadReceipt(gz)).toThrow(IntegrityError);
+  });
+
+  it('count bombs: members beyond what the manifest allows (its blobs + 5) are refused as too_many_members', () => {
+    const good = membersOf(buildReceipt(jfile(), { signKey: signing }).bytes);
+    const extra: RawMember[] = [];
+    for (let i = 0; i < 10; i++) extra.push({ name: `blobs/${sha(`extra ${i}`)}`, data: `extra ${i}` });
+    const r = verifyReceipt(rawTar([...good, ...extra]), { publicKeys: [pub] });
+    expect(kinds(r)).toEqual(['too_many_members']);
+    expect(r.errors[0]!.message).toMatch(/the manifest names 3 blob\(s\), so a receipt holds at most 8/);
+  });
+
+  it('read once: the bytes verified are the bytes displayed (inspectReceipt returns both from one read)', () => {
+    const file = path.join(root, 'once.tar');
+    writeFileSync(file, buildReceipt(jfile(), { signKey: signing }).bytes);
+    const { verdict, receipt } = inspectReceipt(file, { publicKeys: [pub] });
+    expect(verdict.ok).toBe(true);
+    // The file is replaced after the read: what was verified is still what is held.
+    const other = buildReceipt(jfile(), { signKey: signing, now: new Date('2030-01-01T00:00:00Z') });
+    writeFileSync(file, other.bytes);
+    expect(receipt!.manifest.created_at).not.toBe(other.manifest.created_at);
+    expect(receipt!.journal.equals(readFileSync(jfile()))).toBe(true);
+    // A broken layout gives a verdict and no parts.
+    const bad = inspectReceipt(rawTar([{ name: '../evil', data: 'x' }]));
+    expect(bad.receipt).toBeUndefined();
+    expect(kinds(bad.verdict)).toEqual(['unsafe_member']);
+  });
+
+  it('one read of the file: over the cap is too_large; a FIFO is refused at once, never waited on', () => {
+    const big = path.join(root, 'big-once.tar');
+    writeFileSync(big, Buffer.alloc(3000));
+    expect(kinds(verifyReceipt(big, { maxBytes: 2048 }))).toEqual(['too_large']);
+    const fifo = path.join(root, 'receipt.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(() => verifyReceipt(fifo)).toThrow(/not a regular file/);
+  });
+
   it('a missing receipt file is an input error (exit 2)', () => {
     expect(() => verifyReceipt(path.join(root, 'nope.tar'))).toThrow(InputError);
     expect(() => verifyReceipt(root)).toThrow(InputError);
@@ -619,6 +677,89 @@ describe('keys', () => {
       }
       expect([name, err instanceof InputError]).toEqual([name, true]);
     }
+  });
+
+  // libsodium's blocklist: every encoding of the eight points of small order, with the sign bit clear (and set below).
+  const SMALL_ORDER = [
+    '0000000000000000000000000000000000000000000000000000000000000000',
+    '0100000000000000000000000000000000000000000000000000000000000000',
+    '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+    'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+    'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+    'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  ];
+  const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
+  const pemOf = (raw: Buffer): Buffer =>
+    Buffer.from(
+      createPublicKey({ key: Buffer.concat([SPKI, raw]), format: 'der', type: 'spki' })
+        .export({ format: 'pem', type: 'spki' })
+        .toString(),
+    );
+
+  it('small-order public keys (all eight points, canonical or not, raw or PEM) are refused when loaded', () => {
+    // Why: under the identity, a "signature" R = identity, S = 0 verifies any manifest in node:crypto.
+    const identity = Buffer.from(SMALL_ORDER[1]!, 'hex');
+    const forged = Buffer.concat([identity, Buffer.alloc(32)]);
+    const idKey = createPublicKey({ key: Buffer.concat([SPKI, identity]), format: 'der', type: 'spki' });
+    expect(cryptoVerify(null, Buffer.from('{"any":"manifest"}'), idKey, forged)).toBe(true);
+    let refused = 0;
+    for (const hex of SMALL_ORDER) {
+      for (const signBit of [0, 0x80]) {
+        const raw = Buffer.from(hex, 'hex');
+        raw[31]! |= signBit;
+        for (const [form, bytes] of [
+          ['raw', raw],
+          ['pem', pemOf(raw)],
+        ] as const) {
+          let err: unknown;
+          try {
+            parsePublicKey(bytes, 'evil.pub');
+          } catch (e) {
+            err = e;
+          }
+          expect([hex, signBit, form, err instanceof InputError]).toEqual([hex, signBit, form, true]);
+          expect((err as Error).message).toMatch(/^evil\.pub: .*(small order|non-canonical)/);
+          refused++;
+        }
+      }
+    }
+    expect(refused).toBe(28);
+    // A real key still loads, raw and PEM.
+    expect(parsePublicKey(pub.raw, 'ok').keyId).toBe(pub.keyId);
+    expect(parsePublicKey(pemOf(pub.raw), 'ok').keyId).toBe(pub.keyId);
+  });
+
+  it('a file with several keys is refused (one key per file; --public-key may be repeated), as is text around the key', () => {
+    const pemA = Buffer.from(pub.key.export({ format: 'pem', type: 'spki' }).toString());
+    const pemB = Buffer.from(other.pub.key.export({ format: 'pem', type: 'spki' }).toString());
+    expect(() => parsePublicKey(Buffer.concat([pemA, pemB]), 'two.pem')).toThrow(/two\.pem: holds 2 keys/);
+    expect(() => parsePublicKey(Buffer.concat([pemA, Buffer.from('trailing words\n')]), 'x.pem')).toThrow(
+      /text outside the PEM block/,
+    );
+    const privA = Buffer.from(signing.key.export({ format: 'pem', type: 'pkcs8' }).toString());
+    const privB = Buffer.from(other.signing.key.export({ format: 'pem', type: 'pkcs8' }).toString());
+    expect(() => parsePrivateKey(Buffer.concat([privA, privB]), 'two.key')).toThrow(/holds 2 keys/);
+    expect(parsePublicKey(Buffer.concat([Buffer.from('\n'), pemA, Buffer.from('\n\n')]), 'ws.pem').keyId).toBe(
+      pub.keyId,
+    );
+  });
+
+  it('a raw 32-byte private seed given as a public key: said so, when loaded or when it fails to verify', () => {
+    // Seeds are random bytes: about half are not curve points (refused on load), the rest are (caught at verify).
+    const seeds = Array.from({ length: 40 }, (_, i) => Buffer.from(sha(`seed ${i}`), 'hex'));
+    const notPoint = seeds.find((s) => publicKeyProblem(s) === 'not a point on the curve')!;
+    const isPoint = seeds.find((s) => publicKeyProblem(s) === undefined)!;
+    expect(() => parsePublicKey(notPoint, 'seed.bin')).toThrow(/seed\.bin: .*is this a raw private seed\?/);
+    const signer = parsePrivateKey(isPoint, 'seed.bin');
+    const asPublic = parsePublicKey(isPoint, 'seed.bin');
+    const receipt = buildReceipt(jfile(), { signKey: signer });
+    const r = verifyReceipt(receipt.bytes, { publicKeys: [asPublic] });
+    expect(kinds(r)).toEqual(['signature_invalid']);
+    expect(r.errors[0]!.message).toMatch(/seed\.bin is the signer's PRIVATE seed, not its public key/);
+    // The same failure under an unrelated key says nothing of seeds.
+    const r2 = verifyReceipt(receipt.bytes, { publicKeys: [other.pub] });
+    expect(r2.errors[0]!.message).not.toMatch(/seed/);
   });
 });
 

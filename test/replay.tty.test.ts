@@ -311,7 +311,7 @@ describe('stepchain replay in a terminal (tmux)', () => {
     publishReceipt(path.join(root, '.sdd/runtime/journal/agent-demo/000000.jsonl'), receipt, { optIn: true });
     const s = start(['replay', receipt], 120, 30);
     const sc = await waitFor(s, 'step 1 / 5');
-    expect(header(sc)).toContain('agent-demo  receipt (redacted)  unsigned');
+    expect(header(sc)).toContain('agent-demo  published receipt (redacted)  unsigned');
     expect(sc).not.toContain('f fork'); // not offered on a receipt
     expect(sc).toContain('prompt      <<redacted>>');
     expect(sc).toContain('tool_result <<redacted>>');

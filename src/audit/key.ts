@@ -1,5 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors';
@@ -44,34 +57,77 @@ function stripAscii(b: Buffer): Buffer {
   return b.subarray(s, e);
 }
 
+const why = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+
+/**
+ * A directory the key lives in must be one nobody else can write: owned by you
+ * (or root) and not group- or world-writable. Otherwise another user could
+ * swap the key (or plant one before it is created) and forge the chain.
+ */
+function checkKeyDir(dir: string, file: string, uid: number): void {
+  let st;
+  try {
+    st = statSync(dir);
+  } catch (e) {
+    throw new InputError(`${file}: cannot check the audit key's directory ${dir}: ${why(e)}`);
+  }
+  if (st.uid !== uid && st.uid !== 0)
+    throw new InputError(`${file}: the audit key's directory ${dir} belongs to uid ${st.uid}, not to you (uid ${uid})`);
+  if ((st.mode & 0o022) !== 0)
+    throw new InputError(
+      `${file}: the audit key's directory ${dir} is writable by ${st.mode & 0o002 ? 'everyone' : 'its group'} ` +
+        `(mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}): another user could replace the key; keep it in a directory only you can write (chmod 700)`,
+    );
+}
+
+/** The directories whose permissions guard `file`: its own, and through a symlink, the target's. */
+function guardingDirs(file: string): string[] {
+  const dirs = [path.dirname(file)];
+  try {
+    if (lstatSync(file).isSymbolicLink()) dirs.push(path.dirname(realpathSync(file)));
+  } catch {
+    /* checked when opened */
+  }
+  return dirs;
+}
+
 function readKey(file: string): AuditKey {
-  let mode: number;
+  let fd: number;
   try {
-    const st = statSync(file);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    throw new InputError(`${file}: cannot read audit key: ${why(e)}`);
+  }
+  try {
+    // The checks are on the open descriptor: what is read is what was checked.
+    const st = fstatSync(fd);
     if (!st.isFile()) throw new InputError(`${file}: audit key is not a regular file`);
-    mode = st.mode & 0o777;
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    throw new InputError(
-      `${file}: cannot read audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    const mode = st.mode & 0o777;
+    if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+      throw new InputError(
+        `${file}: audit key has insecure permissions ${mode.toString(8).padStart(4, '0')} (group or others can access it); ` +
+          `required 0600: chmod 600 ${file}`,
+      );
+    }
+    const uid = process.getuid?.();
+    if (uid !== undefined) {
+      if (st.uid !== uid)
+        throw new InputError(
+          `${file}: the audit key belongs to uid ${st.uid}, not to you (uid ${uid}); a key someone else owns cannot vouch for your log`,
+        );
+      for (const dir of guardingDirs(file)) checkKeyDir(dir, file, uid);
+    }
+    let bytes: Buffer;
+    try {
+      bytes = stripAscii(readFileSync(fd));
+    } catch (e) {
+      throw new InputError(`${file}: cannot read audit key: ${why(e)}`);
+    }
+    if (bytes.length === 0) throw new InputError(`${file}: audit key is empty`);
+    return { path: file, bytes };
+  } finally {
+    closeSync(fd);
   }
-  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    throw new InputError(
-      `${file}: audit key has insecure permissions ${mode.toString(8).padStart(4, '0')} (group or others can access it); ` +
-        `required 0600: chmod 600 ${file}`,
-    );
-  }
-  let bytes: Buffer;
-  try {
-    bytes = stripAscii(readFileSync(file));
-  } catch (e) {
-    throw new InputError(
-      `${file}: cannot read audit key: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
-  if (bytes.length === 0) throw new InputError(`${file}: audit key is empty`);
-  return { path: file, bytes };
 }
 
 /** Reads a key another process is creating right now: wait (briefly) for its bytes. */
@@ -91,7 +147,9 @@ function adoptKey(file: string): AuditKey {
  * Loads the key at `file`. With `create`, a missing key is generated first
  * (0600, created exclusively so two first writers agree on one key, in a
  * directory made 0700). Refuses (InputError, exit 2) a key that group or
- * others can access, an empty key, or a missing one without `create`.
+ * others can access, one owned by another user (also through a symlink), one
+ * in a directory another user can write (the link's or the target's), an
+ * empty key, or a missing one without `create`.
  */
 export function loadAuditKey(file: string, options: { create?: boolean } = {}): AuditKey {
   let exists = true;
@@ -104,6 +162,9 @@ export function loadAuditKey(file: string, options: { create?: boolean } = {}): 
   if (exists) return readKey(file);
   if (!options.create) throw new InputError(`${file}: no audit key (give --key FILE or set STEPCHAIN_AUDIT_KEY_PATH)`);
   const dir = path.dirname(file);
+  // An existing directory is checked before a key is made in it (a new one is made 0700 below).
+  const uid = process.getuid?.();
+  if (uid !== undefined && existsSync(dir)) checkKeyDir(dir, file, uid);
   let made: string | undefined;
   try {
     made = mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -207,7 +207,7 @@ export function auditEvent(
     return undefined;
   } catch (e) {
     const why = e instanceof StepchainError ? e.message : `${(e as Error)?.message ?? String(e)}`;
-    return `audit event ${eventType} not written: ${why}`;
+    return `the audit chain was NOT extended (event ${eventType} not written): ${why}`;
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { encode, type JsonValue } from '../canonical';
+import { sanitize } from '../util/terminal';
 
 /**
  * Where a command reads and writes: `--json` prints exactly one JSON document on
@@ -54,5 +55,20 @@ export function processIO(): CommandIO {
     isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
     env: process.env,
     cwd: process.cwd(),
+  };
+}
+
+/**
+ * The terminal sink every command prints through (docs/replay.md, "Terminal
+ * safety"): human output goes through the one terminal sanitiser, keeping the
+ * newlines the command laid out; a problem on stderr is one line, so its
+ * newlines are escaped too. JSON documents are ASCII already (escaped by the
+ * canonical encoder) and pass untouched.
+ */
+export function terminalSafe(io: CommandIO): CommandIO {
+  return {
+    ...io,
+    out: (line) => io.out(sanitize(line, { newlines: 'keep' })),
+    err: (line) => io.err(sanitize(line)),
   };
 }

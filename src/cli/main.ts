@@ -2,7 +2,7 @@ import { parseArgs, wantsHelp, wantsJson } from './args';
 import type { Command } from './command';
 import { commands } from './commands';
 import { commandHelp, groupHelp, groupNames, mainHelp } from './help';
-import { processIO, type CommandIO } from './io';
+import { processIO, terminalSafe, type CommandIO } from './io';
 import { didYouMean } from './suggest';
 import { errorDocument, InputError, StepchainError } from '../errors';
 import { VERSION } from '../version';
@@ -65,12 +65,14 @@ function report(e: unknown, io: CommandIO, json: boolean): number {
   }
   // An unexpected failure is still one line; STEPCHAIN_DEBUG shows the stack.
   io.err(`stepchain: internal error: ${doc.error.message}`);
-  if (io.env.STEPCHAIN_DEBUG) io.err(String((e as Error | undefined)?.stack));
+  if (io.env.STEPCHAIN_DEBUG) for (const l of String((e as Error | undefined)?.stack).split('\n')) io.err(l);
   return 1;
 }
 
 /** Runs one command line; returns the exit code. Never throws, never prints a stack trace. */
-export async function runCli(argv: string[], io: CommandIO = processIO()): Promise<number> {
+export async function runCli(argv: string[], rawIO: CommandIO = processIO()): Promise<number> {
+  // Every line goes through the terminal sanitiser (src/util/terminal.ts), whatever the IO.
+  const io = terminalSafe(rawIO);
   const width = widthOf(io);
   const head = argv[0];
   // `--json` anywhere before `--` asks for a JSON error too, even when the command line itself is wrong.

@@ -19,25 +19,53 @@ export interface RepoInfo {
   branch: string | undefined;
 }
 
+/** The path-valued facts `repoInfo` asks `git rev-parse` for, in order. */
+const PATH_QUERIES: string[][] = [
+  ['--show-toplevel'],
+  ['--absolute-git-dir'],
+  ['--git-common-dir'],
+  ['--git-path', 'index'],
+];
+
+/** One value a git command printed, without exactly the one newline git ends it with (a path may hold others). */
+function oneValue(out: string): string {
+  return out.endsWith('\n') ? out.slice(0, -1) : out;
+}
+
 /**
  * Reads the repository facts for `dir` with as few processes as possible (this
  * runs on every append). Undefined when `dir` is not inside a git work tree.
+ *
+ * `git rev-parse` has no `-z`: its values come one per line, and a path may hold
+ * a newline. One process asks for everything; when the lines are more than the
+ * values asked for, some path held a newline, and each path is asked for again
+ * on its own (one value per process, so nothing can be misread): the fast path
+ * can never hand back another repository's paths.
  */
 export function repoInfo(dir: string, env?: NodeJS.ProcessEnv): RepoInfo | undefined {
   if (!existsSync(dir)) return undefined;
-  const q = [
-    'rev-parse',
-    '--is-inside-work-tree',
-    '--show-toplevel',
-    '--absolute-git-dir',
-    '--git-common-dir',
-    '--git-path',
-    'index',
-  ];
-  const out = gitTry(dir, [...q, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'], { env }) ?? gitTry(dir, q, { env });
+  const q = ['rev-parse', '--is-inside-work-tree', ...PATH_QUERIES.flat()];
+  const headQ = ['HEAD^{commit}', '--symbolic-full-name', 'HEAD'];
+  let out = gitTry(dir, [...q, ...headQ], { env });
+  let expected = 1 + PATH_QUERIES.length + 2;
+  if (out === undefined) {
+    out = gitTry(dir, q, { env });
+    expected = 1 + PATH_QUERIES.length;
+  }
   if (out === undefined) return undefined;
-  const lines = out.split('\n');
+  let lines = oneValue(out).split('\n');
   if (lines[0] !== 'true') return undefined;
+  if (lines.length !== expected) {
+    // A path held a newline: ask for each path alone, then for HEAD (whose values hold none).
+    const paths: string[] = [];
+    for (const pq of PATH_QUERIES) {
+      const v = gitTry(dir, ['rev-parse', ...pq], { env });
+      if (v === undefined) return undefined;
+      paths.push(oneValue(v));
+    }
+    const head = expected > 1 + PATH_QUERIES.length ? gitTry(dir, ['rev-parse', ...headQ], { env }) : undefined;
+    lines = ['true', ...paths, ...(head === undefined ? [] : oneValue(head).split('\n'))];
+  }
   const top = lines[1]!;
   const gitDir = lines[2]!;
   const commonDir = path.resolve(dir, lines[3]!);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isJsonObject, type JsonObject, type JsonValue } from '../canonical';
 import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
 import { isSafeId } from '../util/ids';
+import { sanitize } from '../util/terminal';
 import { gitAt, porcelain } from './exec';
 import { readSessionFile, sessionFile } from './fork';
 import { requireRepo } from './repo';
@@ -47,11 +48,16 @@ interface WorktreeRecord {
   prunable: boolean;
 }
 
-function parseWorktreeList(text: string): WorktreeRecord[] {
+/**
+ * `git worktree list --porcelain`: records of `key value` lines. With `-z`
+ * (git 2.36+) lines end in NUL and records in an empty line, so a worktree path
+ * holding a newline reads whole; older git gives newline-separated lines.
+ */
+function parseWorktreeList(text: string, z: boolean): WorktreeRecord[] {
   const out: WorktreeRecord[] = [];
-  for (const block of text.split(/\n\n+/)) {
+  for (const block of z ? text.split('\0\0') : text.split(/\n\n+/)) {
     const rec: WorktreeRecord = { path: '', head: null, branch: null, prunable: false };
-    for (const line of block.split('\n')) {
+    for (const line of block.split(z ? '\0' : '\n')) {
       if (line.startsWith('worktree ')) rec.path = line.slice('worktree '.length);
       else if (line.startsWith('HEAD ')) rec.head = line.slice('HEAD '.length);
       else if (line.startsWith('branch ')) rec.branch = line.slice('branch '.length).replace(/^refs\/heads\//, '');
@@ -126,10 +132,19 @@ function nodeOf(rec: WorktreeRecord): ForkNode | undefined {
  */
 export async function listForks(root: string, env: NodeJS.ProcessEnv = process.env): Promise<ForkNode[]> {
   requireRepo(root, env);
-  const args = ['worktree', 'list', '--porcelain'];
-  const text = await porcelain(args, () => gitAt(root, env).raw(args));
+  const args = ['worktree', 'list', '--porcelain', '-z'];
+  let z = true;
+  let text: string;
+  try {
+    text = await porcelain(args, () => gitAt(root, env).raw(args));
+  } catch {
+    // git before 2.36 has no -z here.
+    z = false;
+    const old = args.slice(0, 3);
+    text = await porcelain(old, () => gitAt(root, env).raw(old));
+  }
   const nodes = new Map<string, ForkNode>();
-  for (const rec of parseWorktreeList(text)) {
+  for (const rec of parseWorktreeList(text, z)) {
     const n = nodeOf(rec);
     if (n !== undefined && !nodes.has(n.fork_session_id)) nodes.set(n.fork_session_id, n);
   }
@@ -156,7 +171,7 @@ export function flattenForks(nodes: ForkNode[]): ForkNode[] {
 
 function summary(n: ForkNode): string {
   const parts: string[] = [n.fork_session_id];
-  if (n.label) parts.push(JSON.stringify(n.label));
+  if (n.label) parts.push(sanitize(JSON.stringify(n.label)));
   parts.push(n.from_step === null ? 'session-level fork' : `from step ${n.from_step}`);
   if (n.steps_since !== null) parts.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
   if (n.restored_from_snapshot) parts.push(`files of step ${n.from_step}`);
@@ -175,8 +190,9 @@ export function drawForks(nodes: ForkNode[]): string[] {
       lines.push(`${prefix}${last ? '└── ' : '├── '}${summary(n)}`);
       const inner = `${prefix}${last ? '    ' : '│   '}`;
       const bar = n.children.length > 0 ? '│ ' : '  ';
-      lines.push(`${inner}${bar}  branch   ${n.branch ?? '(none)'}`);
-      lines.push(`${inner}${bar}  worktree ${n.worktree}`);
+      // Branch names and paths come from git and the file system: shown, never acted on.
+      lines.push(`${inner}${bar}  branch   ${sanitize(n.branch ?? '(none)')}`);
+      lines.push(`${inner}${bar}  worktree ${sanitize(n.worktree)}`);
       draw(n.children, inner);
     });
   };
@@ -186,7 +202,7 @@ export function drawForks(nodes: ForkNode[]): string[] {
     bySession.set(k, [...(bySession.get(k) ?? []), n]);
   }
   for (const [session, list] of bySession) {
-    lines.push(`${session}`);
+    lines.push(sanitize(session));
     draw(list, '');
   }
   return lines;

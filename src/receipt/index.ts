@@ -11,9 +11,11 @@ export {
 export type { BuiltReceipt, ExportOptions, ReceiptAuditOptions, ReceiptWriteOptions } from './export';
 export {
   generateKeyPair,
+  isSignersSeed,
   keyIdOf,
   parsePrivateKey,
   parsePublicKey,
+  publicKeyProblem,
   readPrivateKeyFile,
   readPublicKeyFile,
   signBytes,
@@ -40,21 +42,39 @@ export {
   redactRows,
 } from './publish';
 export type { PublishOptions, PublishResult, RedactedChain, RedactField } from './publish';
-export { DEFAULT_MAX_RECEIPT_BYTES, maybeGunzip, readTar, ReceiptFormatError } from './tar';
-export type { TarEntry } from './tar';
+export {
+  DEFAULT_MAX_RECEIPT_BYTES,
+  DEFAULT_MAX_TAR_MEMBERS,
+  maybeGunzip,
+  readTar,
+  ReceiptFormatError,
+  tarEntries,
+} from './tar';
+export type { TarEntry, TarReadOptions } from './tar';
 export { writeTar } from './tar-write';
 export type { TarWriteMember } from './tar-write';
+export { redactedFields, redactedFieldsOf } from './redaction';
 export {
   decodeSignature,
   describeReceiptFault,
+  inspectReceipt,
   JOURNAL_MEMBER,
   loadReceipt,
   MANIFEST_MEMBER,
+  MAX_RECEIPT_FAULTS,
+  readReceiptBytes,
   SIGNATURE_MEMBER,
   verifyReceipt,
   walkReceiptJournal,
 } from './verify';
-export type { LoadedReceipt, LoadOptions, ReceiptFault, ReceiptVerifyResult, VerifyReceiptOptions } from './verify';
+export type {
+  LoadedReceipt,
+  LoadOptions,
+  ReceiptFault,
+  ReceiptInspection,
+  ReceiptVerifyResult,
+  VerifyReceiptOptions,
+} from './verify';
 export { looksLikeReceipt } from './sniff';
 export { signatureVerdict } from './trust';
 export type { SignatureStatus, SignatureVerdict } from './trust';

@@ -10,7 +10,10 @@ import { writeAll } from '../util/fs';
  * - private: PEM PKCS#8 (`-----BEGIN PRIVATE KEY-----`) or a raw 32-byte seed file;
  * - public: PEM SPKI (`-----BEGIN PUBLIC KEY-----`) or a raw 32-byte key file.
  * Anything else (another algorithm, an encrypted key, a private key where a public
- * one is expected, a seed with a trailing newline) is an input error (exit 2).
+ * one is expected, a seed with a trailing newline, a file with several keys) is
+ * an input error (exit 2). A public key must be a canonical encoding of a point
+ * on the curve that is not of small order: the identity and the other seven
+ * small-order points verify any message with S = 0 (docs/receipts.md, "Keys").
  *
  * key_id = the first 16 hex digits of sha256(raw 32-byte public key): short enough
  * to print, stable across PEM and raw encodings of the same key.
@@ -22,6 +25,8 @@ export interface PublicKey {
   keyId: string;
   /** Where it came from (a file name), for messages. */
   source: string;
+  /** `raw` when read from a bare 32-byte file (which could also be a private seed given by mistake). */
+  form?: 'pem' | 'raw';
 }
 
 export interface SigningKey {
@@ -44,9 +49,75 @@ function rawOfPublic(key: KeyObject): Buffer {
   return Buffer.from(der.subarray(der.length - 32));
 }
 
-function publicFromKeyObject(key: KeyObject, source: string): PublicKey {
+function publicFromKeyObject(key: KeyObject, source: string, form: 'pem' | 'raw' = 'pem'): PublicKey {
   const raw = rawOfPublic(key);
-  return { key, raw, keyId: keyIdOf(raw), source };
+  return { key, raw, keyId: keyIdOf(raw), source, form };
+}
+
+// Curve25519 in Edwards form (RFC 8032 §5.1): p = 2^255 - 19, d = -121665/121666.
+const P = 2n ** 255n - 19n;
+const modP = (a: bigint): bigint => ((a % P) + P) % P;
+function powP(b: bigint, e: bigint): bigint {
+  let r = 1n;
+  let x = modP(b);
+  for (let k = e; k > 0n; k >>= 1n) {
+    if (k & 1n) r = (r * x) % P;
+    x = (x * x) % P;
+  }
+  return r;
+}
+const invP = (a: bigint): bigint => powP(a, P - 2n);
+const D = modP(-121665n * invP(121666n));
+const SQRT_M1 = powP(2n, (P - 1n) / 4n);
+
+/** Decodes a 32-byte point (RFC 8032 §5.1.3), or says why it is not one: non-canonical, or off the curve. */
+function decodePoint(raw: Uint8Array): { x: bigint; y: bigint } | 'non-canonical' | 'not on the curve' {
+  let y = 0n;
+  for (let i = 31; i >= 0; i--) y = (y << 8n) | BigInt(i === 31 ? raw[i]! & 0x7f : raw[i]!);
+  const sign = raw[31]! >> 7;
+  if (y >= P) return 'non-canonical';
+  const u = modP(y * y - 1n);
+  const v = modP(D * y * y + 1n);
+  let x = modP(u * powP(v, 3n) * powP(u * powP(v, 7n), (P - 5n) / 8n));
+  const vxx = modP(v * x * x);
+  if (vxx === modP(-u)) x = modP(x * SQRT_M1);
+  else if (vxx !== u) return 'not on the curve';
+  if (x === 0n && sign === 1) return 'non-canonical';
+  if (Number(x & 1n) !== sign) x = P - x;
+  return { x, y };
+}
+
+/** Edwards addition (complete for this curve: no exceptional cases). */
+function addPoints(a: { x: bigint; y: bigint }, b: { x: bigint; y: bigint }): { x: bigint; y: bigint } {
+  const t = modP(D * a.x * b.x * a.y * b.y);
+  return {
+    x: modP((a.x * b.y + a.y * b.x) * invP(1n + t)),
+    y: modP((a.y * b.y + a.x * b.x) * invP(1n - t)),
+  };
+}
+
+/** Why 32 bytes are not a usable public key (small order: 8·A is the identity), or undefined. */
+export function publicKeyProblem(raw: Uint8Array): string | undefined {
+  const pt = decodePoint(raw);
+  if (typeof pt === 'string')
+    return pt === 'non-canonical' ? 'a non-canonical point encoding' : 'not a point on the curve';
+  let q = pt;
+  for (let i = 0; i < 3; i++) q = addPoints(q, q);
+  if (q.x === 0n && q.y === 1n)
+    return 'a point of small order (such a key verifies signatures nobody made: any manifest with S = 0)';
+  return undefined;
+}
+
+/** PEM blocks in a key file: exactly one, with nothing but whitespace around it. */
+function singlePem(text: string, source: string): string {
+  const blocks = text.match(/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g) ?? [];
+  if (blocks.length > 1)
+    throw new InputError(
+      `${source}: holds ${blocks.length} keys; a key file holds one (give --public-key once per key)`,
+    );
+  if (blocks.length === 1 && text.replace(blocks[0]!, '').trim() !== '')
+    throw new InputError(`${source}: text outside the PEM block; a key file holds one PEM key and nothing else`);
+  return blocks[0] ?? text;
 }
 
 function pemLabel(text: string): string | undefined {
@@ -74,8 +145,9 @@ export function parsePrivateKey(bytes: Buffer, source: string): SigningKey {
       throw new InputError(
         `${source}: not a PKCS#8 private key (PEM "${label}"); expected "PRIVATE KEY" or a raw 32-byte seed`,
       );
+    const pem = singlePem(text!, source);
     try {
-      key = createPrivateKey({ key: text!, format: 'pem' });
+      key = createPrivateKey({ key: pem, format: 'pem' });
     } catch {
       throw new InputError(`${source}: malformed PEM private key`);
     }
@@ -98,6 +170,7 @@ export function parsePrivateKey(bytes: Buffer, source: string): SigningKey {
 /** A public key from a file's bytes: PEM SPKI Ed25519 or 32 raw bytes. */
 export function parsePublicKey(bytes: Buffer, source: string): PublicKey {
   let key: KeyObject;
+  let form: 'pem' | 'raw' = 'pem';
   const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
   const label = text === undefined ? undefined : pemLabel(text);
   if (label !== undefined) {
@@ -105,17 +178,26 @@ export function parsePublicKey(bytes: Buffer, source: string): PublicKey {
       throw new InputError(`${source}: this is a private key; give the public key (PEM SPKI or 32 raw bytes)`);
     if (label !== 'PUBLIC KEY')
       throw new InputError(`${source}: not an SPKI public key (PEM "${label}"); expected "PUBLIC KEY" or 32 raw bytes`);
+    const pem = singlePem(text!, source);
     try {
-      key = createPublicKey({ key: text!, format: 'pem' });
+      key = createPublicKey({ key: pem, format: 'pem' });
     } catch {
       throw new InputError(`${source}: malformed PEM public key`);
     }
   } else if (bytes.length === 32) {
+    const problem = publicKeyProblem(bytes);
+    // About half of all random 32-byte strings are not points: a raw private seed given by mistake usually lands here.
+    if (problem === 'not a point on the curve')
+      throw new InputError(
+        `${source}: 32 bytes that are not an Ed25519 public key (not a point on the curve): is this a raw private seed? ` +
+          'Give the public key (PEM SPKI, as `stepchain keygen --public` writes it) and keep the seed secret',
+      );
     try {
       key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, bytes]), format: 'der', type: 'spki' });
     } catch {
       throw new InputError(`${source}: 32 bytes that are not an Ed25519 public key`);
     }
+    form = 'raw';
   } else {
     throw new InputError(
       `${source}: not an Ed25519 public key: expected PEM SPKI or 32 raw bytes, got ${bytes.length} bytes`,
@@ -126,7 +208,25 @@ export function parsePublicKey(bytes: Buffer, source: string): PublicKey {
       `${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`,
     );
   }
-  return publicFromKeyObject(key, source);
+  const pub = publicFromKeyObject(key, source, form);
+  const problem = publicKeyProblem(pub.raw);
+  if (problem !== undefined) throw new InputError(`${source}: refused as a trusted key: ${problem}`);
+  return pub;
+}
+
+/**
+ * When a signature fails under a key read from a bare 32-byte file: whether
+ * those bytes, taken as a private seed, are the signer's key. Then the file is
+ * a private key given as a public one, and the operator should hear so.
+ */
+export function isSignersSeed(data: Uint8Array, signature: Uint8Array, key: PublicKey): boolean {
+  if (key.form !== 'raw') return false;
+  try {
+    const priv = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, key.raw]), format: 'der', type: 'pkcs8' });
+    return verify(null, data, createPublicKey(priv), signature);
+  } catch {
+    return false;
+  }
 }
 
 function readKeyBytes(file: string, what: string): Buffer {

@@ -14,12 +14,9 @@ import {
   type ReceiptWriteOptions,
 } from './export';
 import type { Manifest } from './manifest';
+import { DEFAULT_REDACT, REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 
-/** The fields a redaction policy may replace (docs/format.md §3). */
-export const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'] as const;
-export type RedactField = (typeof REDACTABLE_FIELDS)[number];
-export const DEFAULT_REDACT: readonly RedactField[] = ['prompt', 'tool_result'];
-export const REDACTED = '<<redacted>>';
+export { DEFAULT_REDACT, REDACTABLE_FIELDS, REDACTED, type RedactField };
 
 /** Parses `--redact prompt,tool_result`: known fields only, at least one. */
 export function parseRedactFields(text: string): RedactField[] {

@@ -1,10 +1,18 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
 import { verifyJournalBytesWithRefs, type Fault } from '../journal';
 import { sha256Hex, ZERO_HASH } from '../util/hash';
-import { verifyBytes, type PublicKey } from './keys';
+import { isSignersSeed, verifyBytes, type PublicKey } from './keys';
 import { parseManifest, type Manifest } from './manifest';
-import { DEFAULT_MAX_RECEIPT_BYTES, maybeGunzip, readTar, ReceiptFormatError, type TarEntry } from './tar';
+import { redactedFieldsOf, type RedactField } from './redaction';
+import {
+  DEFAULT_MAX_RECEIPT_BYTES,
+  DEFAULT_MAX_TAR_MEMBERS,
+  maybeGunzip,
+  ReceiptFormatError,
+  tarEntries,
+  type TarEntry,
+} from './tar';
 
 export const MANIFEST_MEMBER = 'manifest.json';
 export const SIGNATURE_MEMBER = 'manifest.sig';
@@ -32,6 +40,10 @@ export interface ReceiptVerifyResult {
   key_id: string | null;
   /** Digests of the bundled blobs, and of those named by the manifest (or chain) but not bundled. */
   blobs: { bundled: string[]; missing: string[] };
+  /** A published receipt: some row holds `<<redacted>>` (its chain was re-anchored over the redacted rows). */
+  published: boolean;
+  /** The fields found redacted (empty unless published). */
+  redacted_fields: RedactField[];
   errors: ReceiptFault[];
 }
 
@@ -61,6 +73,18 @@ export interface LoadedReceipt {
   signature?: Buffer;
 }
 
+/** A receipt read once: the verdict on its bytes, and those very bytes' parts when its layout holds. */
+export interface ReceiptInspection {
+  verdict: ReceiptVerifyResult;
+  /** The parts the verdict is about; undefined when the layout, the manifest or the signature encoding is faulty. */
+  receipt: LoadedReceipt | undefined;
+}
+
+/** Layout faults reported before the rest of an archive is left unexamined. */
+const MAX_LAYOUT_FAULTS = 100;
+/** Faults a verdict lists in all (a journal of a million bad lines is not a million lines of output). */
+export const MAX_RECEIPT_FAULTS = 1000;
+
 interface Members {
   manifest?: Buffer;
   signature?: Buffer;
@@ -68,34 +92,61 @@ interface Members {
   blobs: Map<string, Buffer>;
 }
 
-/** Reads a receipt's bytes (a file name or the bytes themselves), gunzipping with a cap. */
-function receiptBytes(input: Buffer | string, maxBytes: number): Buffer {
-  let bytes: Buffer;
-  if (typeof input === 'string') {
-    let st;
-    try {
-      st = statSync(input);
-    } catch {
-      throw new InputError(`${input}: no such receipt file`);
-    }
-    if (!st.isFile()) throw new InputError(`${input}: not a regular file`);
-    if (st.size > maxBytes)
-      throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
-    try {
-      bytes = readFileSync(input);
-    } catch (e) {
-      throw new InputError(
-        `${input}: cannot read receipt: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
-  } else {
-    bytes = input;
-    if (bytes.length > maxBytes)
-      throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
-  }
+/**
+ * A receipt's bytes, read once (a file name or the bytes themselves), gunzipped
+ * with a cap. Everything after works on these bytes: what is verified is what
+ * is displayed, whatever happens to the file meanwhile.
+ */
+export function readReceiptBytes(input: Buffer | string, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
+  const bytes = typeof input === 'string' ? readCapped(input, maxBytes) : input;
+  if (bytes.length > maxBytes)
+    throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
   return maybeGunzip(bytes, maxBytes);
 }
 
+/**
+ * One read of a file: opened without blocking (a FIFO is refused, not waited
+ * on), checked to be a regular file on the open descriptor, and read up to one
+ * byte past the cap, so a file that grows after it was measured is still refused.
+ */
+function readCapped(file: string, maxBytes: number): Buffer {
+  const why = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new InputError(`${file}: no such receipt file`);
+    throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
+    if (st.size > maxBytes)
+      throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
+    let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, st.size + 1));
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        // The file grew since fstat: read on, still bounded by the cap.
+        if (n > maxBytes)
+          throw new ReceiptFormatError('too_large', `receipt grew past the ${maxBytes}-byte limit while it was read`);
+        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buf.length * 2));
+        buf.copy(bigger, 0, 0, n);
+        buf = bigger;
+      }
+      let got: number;
+      try {
+        got = readSync(fd, buf, n, buf.length - n, null);
+      } catch (e) {
+        throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
+      }
+      if (got === 0) return buf.subarray(0, n);
+      n += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
 /** Why a member name is not one of the four allowed forms, as a fault. */
 function nameFault(e: TarEntry): ReceiptFault | undefined {
   const n = e.name;
@@ -121,35 +172,75 @@ function nameFault(e: TarEntry): ReceiptFault | undefined {
   };
 }
 
-/** Sorts archive entries into the receipt's members; every unsafe, unknown or duplicate member is a fault. */
-function classify(entries: TarEntry[]): { members: Members; faults: ReceiptFault[] } {
+/**
+ * Reads an archive's members one at a time into the receipt's parts; every
+ * unsafe, unknown or duplicate member is a fault. Counts are capped: a receipt
+ * has at most its manifest, signature, journal, the two directories and one
+ * member per blob the manifest names (before the manifest is seen, the tar
+ * reader's own cap holds), and after MAX_LAYOUT_FAULTS faults the rest of the
+ * archive is not examined. Nothing is kept per member but the parts, so a
+ * million headers cost no more memory than one.
+ */
+function scanArchive(bytes: Buffer): { members: Members; faults: ReceiptFault[]; manifest?: Manifest } {
   const faults: ReceiptFault[] = [];
   const seen = new Set<string>();
   const members: Members = { blobs: new Map() };
-  for (const e of entries) {
-    const f = nameFault(e);
-    if (f !== undefined) {
-      faults.push(f);
-      continue;
+  let manifest: Manifest | undefined;
+  let limit = DEFAULT_MAX_TAR_MEMBERS;
+  let count = 0;
+  try {
+    for (const e of tarEntries(bytes)) {
+      if (++count > limit) {
+        faults.push({
+          kind: 'too_many_members',
+          message: `more than ${limit} members: the manifest names ${limit - 5} blob(s), so a receipt holds at most ${limit} (manifest, signature, journal, journal/ and blobs/ directories, one per blob)`,
+        });
+        break;
+      }
+      const f = nameFault(e) ?? duplicateFault(e, seen);
+      if (f !== undefined) {
+        faults.push(f);
+        if (faults.length >= MAX_LAYOUT_FAULTS) {
+          faults.push({
+            kind: 'too_many_faults',
+            message: `${MAX_LAYOUT_FAULTS} layout faults; the rest of the archive was not examined`,
+          });
+          break;
+        }
+        continue;
+      }
+      if (e.type === 'directory') continue;
+      if (e.name === MANIFEST_MEMBER) {
+        members.manifest = e.data;
+        try {
+          manifest = parseManifest(e.data);
+          limit = Math.max(count, 5 + manifest.blob_digests.length);
+        } catch (err) {
+          if (!(err instanceof ReceiptFormatError)) throw err;
+        }
+      } else if (e.name === SIGNATURE_MEMBER) members.signature = e.data;
+      else if (e.name === JOURNAL_MEMBER) members.journal = e.data;
+      else members.blobs.set(BLOB_MEMBER.exec(e.name)![1]!, e.data);
     }
-    const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
-    if (seen.has(key)) {
-      // Readers disagree on duplicates (first wins or last wins): refuse rather than pick.
-      faults.push({
-        kind: 'duplicate_member',
-        message: `member ${JSON.stringify(e.name)} appears more than once`,
-        member: e.name,
-      });
-      continue;
-    }
-    seen.add(key);
-    if (e.type === 'directory') continue;
-    if (e.name === MANIFEST_MEMBER) members.manifest = e.data;
-    else if (e.name === SIGNATURE_MEMBER) members.signature = e.data;
-    else if (e.name === JOURNAL_MEMBER) members.journal = e.data;
-    else members.blobs.set(BLOB_MEMBER.exec(e.name)![1]!, e.data);
+  } catch (e) {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    faults.push(faultOf(e));
   }
-  return { members, faults };
+  return manifest === undefined ? { members, faults } : { members, faults, manifest };
+}
+
+/** Readers disagree on duplicates (first wins or last wins): a second member of a name is refused rather than picked. */
+function duplicateFault(e: TarEntry, seen: Set<string>): ReceiptFault | undefined {
+  const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
+  if (!seen.has(key)) {
+    seen.add(key);
+    return undefined;
+  }
+  return {
+    kind: 'duplicate_member',
+    message: `member ${JSON.stringify(e.name)} appears more than once`,
+    member: e.name,
+  };
 }
 
 /**
@@ -181,12 +272,6 @@ function faultOf(e: ReceiptFormatError): ReceiptFault {
     : { kind: e.kind, message: e.message, member: e.member };
 }
 
-/** Reads and sorts a receipt's members; throws ReceiptFormatError on the first structural fault. */
-function scan(input: Buffer | string, options: LoadOptions): { members: Members; faults: ReceiptFault[] } {
-  const bytes = receiptBytes(input, options.maxBytes ?? DEFAULT_MAX_RECEIPT_BYTES);
-  return classify(readTar(bytes));
-}
-
 /**
  * A receipt's parts, in memory (nothing is extracted). Structure, manifest and
  * signature encoding are checked; the chain, blobs and signature are not (use
@@ -194,14 +279,19 @@ function scan(input: Buffer | string, options: LoadOptions): { members: Members;
  * the file cannot be read).
  */
 export function loadReceipt(input: Buffer | string, options: LoadOptions = {}): LoadedReceipt {
-  const { members, faults } = scan(input, options);
+  const { members, faults, manifest } = scanArchive(readReceiptBytes(input, options.maxBytes));
   if (faults.length > 0) throw new ReceiptFormatError(faults[0]!.kind, faults[0]!.message, faults[0]!.member);
+  return partsOf(members, manifest);
+}
+
+/** The parts of a receipt whose layout holds; throws ReceiptFormatError for a missing member or a bad manifest or signature encoding. */
+function partsOf(members: Members, manifest: Manifest | undefined): LoadedReceipt {
   if (members.manifest === undefined)
     throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
   if (members.journal === undefined)
     throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
   const loaded: LoadedReceipt = {
-    manifest: parseManifest(members.manifest),
+    manifest: manifest ?? parseManifest(members.manifest),
     manifestBytes: members.manifest,
     journal: members.journal,
     blobs: members.blobs,
@@ -218,6 +308,16 @@ export function loadReceipt(input: Buffer | string, options: LoadOptions = {}): 
  * reported; only an unreadable file throws (InputError).
  */
 export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOptions = {}): ReceiptVerifyResult {
+  return inspectReceipt(input, options).verdict;
+}
+
+/**
+ * Reads a receipt once and verifies it (as `verifyReceipt`), returning the
+ * verdict together with the parts of the very bytes it is about (when the
+ * layout holds), so a caller that goes on to display the receipt shows what
+ * was verified, never a second read of a file that may have changed.
+ */
+export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOptions = {}): ReceiptInspection {
   const result: ReceiptVerifyResult = {
     ok: false,
     head_hash: ZERO_HASH,
@@ -226,32 +326,33 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
     signature_ok: null,
     key_id: null,
     blobs: { bundled: [], missing: [] },
+    published: false,
+    redacted_fields: [],
     errors: [],
   };
   const errors = result.errors;
-  let members: Members;
+  let bytes: Buffer;
   try {
-    const s = scan(input, options);
-    if (s.faults.length > 0) {
-      // A hostile layout is not interpreted any further.
-      errors.push(...s.faults);
-      return result;
-    }
-    members = s.members;
+    bytes = readReceiptBytes(input, options.maxBytes);
   } catch (e) {
-    if (e instanceof ReceiptFormatError) {
-      errors.push(faultOf(e));
-      return result;
-    }
-    throw e;
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    errors.push(faultOf(e));
+    return { verdict: result, receipt: undefined };
   }
+  const scanned = scanArchive(bytes);
+  if (scanned.faults.length > 0) {
+    // A hostile layout is not interpreted any further (a loop, not a spread: the list can be long).
+    for (const f of scanned.faults) errors.push(f);
+    return { verdict: result, receipt: undefined };
+  }
+  const members = scanned.members;
   result.signed = members.signature !== undefined;
   result.blobs.bundled = [...members.blobs.keys()];
 
-  let manifest: Manifest | undefined;
+  let manifest: Manifest | undefined = scanned.manifest;
   if (members.manifest === undefined) {
     errors.push({ kind: 'missing_member', message: 'the receipt has no manifest.json', member: MANIFEST_MEMBER });
-  } else {
+  } else if (manifest === undefined) {
     try {
       manifest = parseManifest(members.manifest);
     } catch (e) {
@@ -280,9 +381,13 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
       result.signature_ok = good !== undefined;
       result.key_id = good?.keyId ?? null;
       if (good === undefined) {
+        const seed = keys.find((k) => isSignersSeed(members.manifest!, sig, k));
         errors.push({
           kind: 'signature_invalid',
-          message: `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`,
+          message:
+            seed === undefined
+              ? `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`
+              : `the signature does not verify under any trusted key: ${seed.source} is the signer's PRIVATE seed, not its public key (give the public key; treat that file as leaked)`,
           member: SIGNATURE_MEMBER,
         });
       }
@@ -310,6 +415,8 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
     result.head_hash = walked.head;
     result.steps = walked.steps;
     chainRefs = walked.refs;
+    result.redacted_fields = redactedFieldsOf(members.journal, walked.refs.length > 0);
+    result.published = result.redacted_fields.length > 0;
   }
 
   if (manifest !== undefined && chainRefs !== undefined) {
@@ -357,7 +464,19 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
     errors.push({ kind: 'head_mismatch', message: `head ${result.head_hash}, expected ${options.expectedHead}` });
   }
   result.ok = errors.length === 0;
-  return result;
+  if (errors.length > MAX_RECEIPT_FAULTS) {
+    const more = errors.length - MAX_RECEIPT_FAULTS;
+    errors.length = MAX_RECEIPT_FAULTS;
+    errors.push({ kind: 'too_many_faults', message: `${more} more fault(s) not listed` });
+  }
+  let receipt: LoadedReceipt | undefined;
+  try {
+    receipt = partsOf(members, manifest);
+  } catch (e) {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    receipt = undefined; // already a fault of the verdict
+  }
+  return { verdict: result, receipt };
 }
 
 /**
@@ -372,8 +491,13 @@ export function walkReceiptJournal(buf: Buffer): { head: string; steps: number; 
   return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors };
 }
 
-/** `RECEIPT[:member[:line]]: kind: message` for one fault. */
+/**
+ * `RECEIPT[:member[:line]]: kind: message` for one fault. A member name that is
+ * not plain (`[A-Za-z0-9._/-]`) is quoted: it is the archive's data, and must
+ * not read as part of the line's structure.
+ */
 export function describeReceiptFault(receipt: string, f: ReceiptFault): string {
-  const where = f.member === undefined ? receipt : `${receipt}:${f.member}${f.line === undefined ? '' : `:${f.line}`}`;
+  const member = f.member === undefined || /^[A-Za-z0-9._/-]+$/.test(f.member) ? f.member : JSON.stringify(f.member);
+  const where = member === undefined ? receipt : `${receipt}:${member}${f.line === undefined ? '' : `:${f.line}`}`;
   return `${where}: ${f.kind}: ${f.message}`;
 }

@@ -100,9 +100,11 @@ const LABEL = 12;
 /** A change as one line: `~ tool_call.args.cmd: "a" → "b"`. */
 export function changeText(c: FieldChange, valueWidth = 60): string {
   const v = (x: JsonValue | undefined): string => truncate(sanitize(compactJson(x ?? null)), valueWidth);
-  if (c.kind === 'added') return `+ ${c.path}: ${v(c.after)}`;
-  if (c.kind === 'removed') return `- ${c.path}: ${v(c.before)}`;
-  return `~ ${c.path}: ${v(c.before)} → ${v(c.after)}`;
+  // An object key is data too.
+  const p = sanitize(c.path);
+  if (c.kind === 'added') return `+ ${p}: ${v(c.after)}`;
+  if (c.kind === 'removed') return `- ${p}: ${v(c.before)}`;
+  return `~ ${p}: ${v(c.before)} → ${v(c.after)}`;
 }
 
 /**
@@ -164,17 +166,18 @@ export function stepBody(
       'blobs',
       blobs.map((b) => {
         const what = b.input ? ' input' : '';
-        if (!b.present) return `${b.digest.slice(0, 16)}…${what}  MISSING`;
+        const d = sanitize(b.digest.slice(0, 16));
+        if (!b.present) return `${d}…${what}  MISSING`;
         const pv = b.binary ? '(binary)' : JSON.stringify(b.preview ?? '').slice(1, -1);
-        return `${b.digest.slice(0, 16)}…${what}  ${formatSize(b.size ?? 0)}  ${sanitize(pv)}`;
+        return `${d}…${what}  ${formatSize(b.size ?? 0)}  ${sanitize(pv)}`;
       }),
       undefined,
       !options.expanded,
     );
   }
-  field('input_hash', [r.input_hash]);
-  field('prev_hash', [r.prev_hash]);
-  field('step_hash', [r.step_hash]);
+  field('input_hash', [sanitize(r.input_hash)]);
+  field('prev_hash', [sanitize(r.prev_hash)]);
+  field('step_hash', [sanitize(r.step_hash)]);
 
   if (index > 0) {
     const changes = stepChanges(source.entries[index - 1]!.row, r);
@@ -187,7 +190,7 @@ export function stepBody(
       for (const c of shown) {
         const text = changeText(
           c,
-          options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - c.path.length) / 2)),
+          options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - displayWidth(sanitize(c.path))) / 2)),
         );
         if (!options.expanded && (text !== changeText(c, Infinity) || displayWidth(text) > width - 2)) truncated = true;
         const pieces =

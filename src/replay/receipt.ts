@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { readJournalBytes } from '../journal';
-import { describeReceiptFault, loadReceipt, looksLikeReceipt, verifyReceipt, type PublicKey } from '../receipt';
+import { IntegrityError } from '../errors';
+import { describeReceiptFault, inspectReceipt, looksLikeReceipt, type PublicKey } from '../receipt';
 import { BrokenChainError, mapBlobs, requireVerified, sourceFromRead, type ReplaySource } from './source';
 
 /**
@@ -24,7 +25,8 @@ export interface ReceiptOpenOptions {
  */
 export function openReceipt(file: string, options: ReceiptOpenOptions = {}): ReplaySource {
   const publicKeys = options.publicKeys ?? [];
-  const v = verifyReceipt(file, publicKeys.length > 0 ? { publicKeys } : {});
+  // One read: the journal displayed is the one in the bytes just verified.
+  const { verdict: v, receipt: loaded } = inspectReceipt(file, publicKeys.length > 0 ? { publicKeys } : {});
   const faults = v.errors.filter((f) => !(f.kind === 'no_trusted_key' && publicKeys.length === 0));
   if (faults.length > 0)
     throw new BrokenChainError(
@@ -38,7 +40,7 @@ export function openReceipt(file: string, options: ReceiptOpenOptions = {}): Rep
         message: f.message,
       })),
     );
-  const loaded = loadReceipt(file);
+  if (loaded === undefined) throw new IntegrityError(`${file}: the receipt verified but its parts could not be read`);
   const r = readJournalBytes(loaded.journal);
   requireVerified(`${file}:journal/000000.jsonl`, r);
   return {

@@ -389,7 +389,7 @@ export function headerText(source: ReplaySource, state: ReplayState, width = Inf
     [sanitize(source.agentId), 3],
   ];
   if (source.kind === 'receipt') {
-    parts.push([`receipt${source.redacted ? ' (redacted)' : ''}`, 4]);
+    parts.push([source.redacted ? 'published receipt (redacted)' : 'receipt', 4]);
     if (sig !== undefined)
       parts.push([
         sig.status === 'verified' ? 'signature ✓' : sig.status === 'unsigned' ? 'unsigned' : 'signature NOT checked',

@@ -12,7 +12,7 @@ import {
   type JournalEntry,
   type ReadJournal,
 } from '../journal';
-import { looksLikeReceipt, REDACTED } from '../receipt';
+import { looksLikeReceipt, redactedFields } from '../receipt';
 import { sha256Hex } from '../util/hash';
 
 /** Where a step's blobs can be read from (a project's CAS, or a receipt's bundled blobs). */
@@ -35,7 +35,7 @@ export interface ReplaySource {
   blobs: BlobSource;
   /** The project the journal belongs to (for forks); undefined for receipts. */
   projectRoot?: string;
-  /** Whether any field reads `<<redacted>>` (a published receipt). */
+  /** Whether any field reads `<<redacted>>`: a published receipt, its chain re-anchored over redacted rows. */
   redacted: boolean;
   /** A receipt: whether it carries a signature, and whether a trusted key verified it. */
   signed?: boolean;
@@ -89,13 +89,7 @@ export function mapBlobs(where: string, blobs: Map<string, Buffer>): BlobSource 
 }
 
 function isRedacted(entries: JournalEntry[]): boolean {
-  return entries.some(
-    (e) =>
-      e.row.prompt === REDACTED ||
-      e.row.model === REDACTED ||
-      e.row.tool_call === REDACTED ||
-      e.row.tool_result === REDACTED,
-  );
+  return redactedFields(entries.map((e) => e.row)).length > 0;
 }
 
 /** Throws BrokenChainError unless the read journal verified. */

@@ -1,6 +1,6 @@
 import { canonicalOfRead, isJsonObject, type JsonValue } from '../canonical';
 import type { JournalEntry, StepRow } from '../journal';
-import { isoTime, preview } from './text';
+import { isoTime, preview, sanitize } from './text';
 
 /**
  * The step model shared by the terminal replay and the HTML report: what a step
@@ -88,7 +88,7 @@ export function stepSummary(e: JournalEntry): StepSummary {
     seq: r.seq,
     time: isoTime(r.ts),
     model: r.model === null ? '' : preview(r.model),
-    tool: toolName(r),
+    tool: sanitize(toolName(r)),
     step_hash: r.step_hash,
     prompt: r.prompt === null ? '' : preview(r.prompt),
   };

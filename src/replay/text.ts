@@ -1,22 +1,15 @@
 import { eastAsianWidth } from 'get-east-asian-width';
 import { encode, isJsonObject, JsonFloat, type JsonValue } from '../canonical';
+import { sanitize } from '../util/terminal';
+
+export { sanitize };
 
 /**
- * Text helpers for terminal output. A journal is untrusted input: control
- * characters (ESC above all) are made visible so a row can never drive the
- * operator's terminal, and widths are counted in columns, not UTF-16 units.
+ * Text helpers for terminal output. A journal is untrusted input: every value
+ * goes through the one terminal sanitiser (`src/util/terminal.ts`) so a row can
+ * never drive the operator's terminal, and widths are counted in columns, not
+ * UTF-16 units.
  */
-
-/** Replaces C0/C1 controls and DEL by visible escapes (`\x1b`); tabs become two spaces. */
-export function sanitize(s: string): string {
-  return s
-    .replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-      const code = c.charCodeAt(0);
-      if (c === '\n') return '\\n';
-      return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
-    })
-    .replace(/\t/g, '  ');
-}
 
 // Zero-width: combining marks, format characters (ZWJ, ZWSP, BOM...), variation selectors
 // and Hangul medial/final jamo, as terminals (wcwidth) count them. From Unicode properties
@@ -186,10 +179,10 @@ function hasMultilineString(v: JsonValue): boolean {
  * Every line is sanitized.
  */
 export function valueLines(v: JsonValue, width: number): string[] {
-  if (typeof v === 'string') return v.split('\n').map(sanitize);
+  if (typeof v === 'string') return v.split('\n').map((l) => sanitize(l));
   const compact = sanitize(compactJson(v));
   if (displayWidth(compact) <= width && !hasMultilineString(v)) return [compact];
-  return prettyJson(v).map(sanitize);
+  return prettyJson(v).map((l) => sanitize(l));
 }
 
 /** A one-line preview of a value (strings without quotes). */

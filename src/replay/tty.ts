@@ -8,6 +8,7 @@ import {
   type ScreenLine,
 } from './screen';
 import type { ReplaySource } from './source';
+import { sanitize } from '../util/terminal';
 
 /**
  * The tiny terminal driver of the interactive walk: raw keys in, ANSI out. All
@@ -44,13 +45,15 @@ const STYLE: Partial<Record<NonNullable<ScreenLine['style']>, string>> = {
 /**
  * Each line is cleared first and then written whole (lines are exactly the
  * screen width): erasing after the text would, in a terminal's pending-wrap
- * state at the last column, erase the line's last character.
+ * state at the last column, erase the line's last character. The text goes
+ * through the terminal sanitiser here, at the sink, whatever built it: only
+ * the painter's own sequences reach the terminal.
  */
 function paint(lines: ScreenLine[]): string {
   let s = '';
   lines.forEach((l, i) => {
     const on = l.style ? (STYLE[l.style] ?? '') : '';
-    s += `\x1b[${i + 1};1H\x1b[2K${on}${l.text}${on ? '\x1b[0m' : ''}`;
+    s += `\x1b[${i + 1};1H\x1b[2K${on}${sanitize(l.text)}${on ? '\x1b[0m' : ''}`;
   });
   return s;
 }

@@ -10,7 +10,8 @@ import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './tex
 
 function statusLine(source: ReplaySource): string {
   const what = source.kind === 'receipt' ? `receipt ${source.file}` : source.file;
-  const extra = source.kind === 'receipt' ? `${source.redacted ? ', redacted' : ''}${signatureText(source)}` : '';
+  const extra =
+    source.kind === 'receipt' ? `${source.redacted ? ', published: redacted' : ''}${signatureText(source)}` : '';
   return `${sanitize(source.agentId)}: ${source.steps} step${source.steps === 1 ? '' : 's'}, head ${source.head_hash}, chain verified (${sanitize(what)}${extra})`;
 }
 

@@ -5,11 +5,11 @@ import { lstatUnder, readUnder } from '../util/nofollow';
 import { Cas, casDir, projectRootOf, readJournalBytes, readJournalFileBytes, resolveJournal } from '../journal';
 import {
   blobDigestsOf,
+  inspectReceipt,
   JOURNAL_MEMBER,
-  loadReceipt,
   looksLikeReceipt,
+  ReceiptFormatError,
   signatureVerdict,
-  verifyReceipt,
   type PublicKey,
 } from '../receipt';
 import type { ReportForkNode } from './client/data';
@@ -100,9 +100,17 @@ export function blobRefsOf(journal: Buffer): string[] {
 }
 
 function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
-  const loaded = loadReceipt(file);
   const keys = options.publicKeys ?? [];
-  const checked = verifyReceipt(file, { publicKeys: keys });
+  // One read: the report shows the bytes that were verified, whatever happens to the file meanwhile.
+  const { verdict: checked, receipt: loaded } = inspectReceipt(file, { publicKeys: keys });
+  if (loaded === undefined) {
+    const first = checked.errors[0];
+    throw new ReceiptFormatError(
+      first?.kind ?? 'not_a_receipt',
+      `${file}: ${first?.message ?? 'not a readable receipt'}`,
+      first?.member,
+    );
+  }
   const faults: ReportFault[] = [];
   for (const f of checked.errors) {
     // The page re-checks the chain itself.

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { auditDir, queryAudit, type AuditQuery } from '../../audit';
 import { encode, type JsonValue } from '../../canonical';
 import { displayWidth } from '../../replay/text';
+import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -50,11 +51,13 @@ export const auditQueryCommand: Command = {
       // Columns padded to the widest value (details, free-form, last).
       const rows = matches.map((m) => {
         const e = m.entry;
+        // Every field is the log's own data: one line each, nothing a terminal acts on.
+        const f = (v: unknown): string => sanitize(String(v));
         return [
-          String(e.timestamp),
-          String(e.event_type),
-          String(e.actor),
-          `${String(e.resource_type)}/${String(e.resource_id)}`,
+          f(e.timestamp),
+          f(e.event_type),
+          f(e.actor),
+          `${f(e.resource_type)}/${f(e.resource_id)}`,
           encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true }),
         ];
       });

@@ -9,6 +9,7 @@ import {
   resolveCommit,
 } from '../../check';
 import { readPublicKeyFile } from '../../receipt';
+import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
@@ -114,7 +115,7 @@ export const checkCommand: Command = {
     } else {
       for (const i of report.items) {
         io.out(
-          `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
+          `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${sanitize(i.path)}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
         );
       }
       io.out(

@@ -48,6 +48,12 @@ export const receiptVerifyCommand: Command = {
       io.out(
         `OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
       );
+      if (r.published)
+        io.out(
+          `  published receipt: ${r.redacted_fields.join(', ')} redacted, the chain re-anchored over the redacted rows (not the original head)`,
+        );
+      // What holds is the content and order of the steps (docs/receipts.md, "What is and is not signed").
+      io.out('  not signed: step times (ts) and which step lists which blob (blob_refs)');
     } else {
       const v = signatureVerdict(r, publicKeys.length);
       io.out(

@@ -1,4 +1,5 @@
 import { diffRuns, resolveRunJournal } from '../../runs';
+import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -24,10 +25,11 @@ export const runDiffCommand: Command = {
     const root = rootOf(args, io);
     const d = diffRuns(resolveRunJournal(a!, root), resolveRunJournal(b!, root));
     if (args.flags.has('json')) io.json(d);
-    else if (!d.diverged) io.out(d.reason);
+    else if (!d.diverged) io.out(sanitize(d.reason));
     else
       io.out(
-        `diverged at index ${d.index}: ${d.reason_code}${d.mutation_kind === null ? '' : ` (${d.mutation_kind})`}: ${d.reason}`,
+        // The kind and the reason carry the runs' own strings: one line, nothing a terminal acts on.
+        `diverged at index ${d.index}: ${d.reason_code}${d.mutation_kind === null ? '' : ` (${sanitize(d.mutation_kind)})`}: ${sanitize(d.reason)}`,
       );
     return d.diverged ? 1 : 0;
   },

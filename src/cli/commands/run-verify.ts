@@ -1,4 +1,5 @@
 import { describeRunFault, resolveRunJournal, verifyRunJournal } from '../../runs';
+import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -25,7 +26,7 @@ export const runVerifyCommand: Command = {
     if (args.flags.has('json')) {
       io.json(r);
     } else if (r.ok) {
-      const caps = r.capabilities.map((c) => `${c.adapter}=${c.capability}`).join(', ') || 'none recorded';
+      const caps = r.capabilities.map((c) => sanitize(`${c.adapter}=${c.capability}`)).join(', ') || 'none recorded';
       io.out(
         `OK ${file}: ${r.count} event${r.count === 1 ? '' : 's'}, ${r.mutation_count} pinned mutation${r.mutation_count === 1 ? '' : 's'}, capabilities: ${caps}, head ${r.head_hash}`,
       );

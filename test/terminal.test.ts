@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import { runCli } from '../src/cli/main';
+import type { CommandIO } from '../src/cli/io';
+import { sanitize } from '../src/util/terminal';
+import { HOSTILE } from './helpers/hostile';
+
+/**
+ * The one terminal sanitiser: nothing a terminal acts on survives it, it is
+ * idempotent, and newlines pass only where the program laid out lines. The
+ * CLI's sink applies it to whatever a command prints (stdout and the one-line
+ * problems on stderr); test/terminal.tty.test.ts shows the result on a real
+ * terminal.
+ */
+
+// Everything a terminal may act on: C0 but tab and newline, DEL, C1, bidi controls, line/paragraph separators.
+const ACTS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+describe('sanitize', () => {
+  it('makes the hostile corpus visible', () => {
+    expect(sanitize(HOSTILE.osc52)).toBe('\\x1b]52;c;UFdORUQ=\\x07');
+    expect(sanitize(HOSTILE.title)).toBe('\\x1b]2;PWNED\\x07');
+    expect(sanitize(HOSTILE.repaint)).toBe('\\x1b[2K\\x1b[1A\\x1b[2KOK hostile.tar: signature OK');
+    expect(sanitize(HOSTILE.c1)).toBe('\\x9b2J\\x9d0;PWNED\\x9c');
+    expect(sanitize(HOSTILE.bidi)).toBe('invoice-\\u202egpj.exe \\u2066isolated\\u2069 \\u200f\\u061c');
+    expect(sanitize(HOSTILE.lineSep)).toBe('one\\u2028two\\u2029three');
+    expect(sanitize(HOSTILE.cr)).toBe('FAIL\\x0dOK  \\x08\\x08\\x00\\x7f');
+    expect(sanitize('a\nb\tc')).toBe('a\\nb  c');
+    expect(sanitize('a\nb', { newlines: 'keep' })).toBe('a\nb');
+    // Text a terminal only shows is left as it is.
+    expect(sanitize('Résumé ✓ 日本語 العربية')).toBe('Résumé ✓ 日本語 العربية');
+  });
+
+  it('property: nothing a terminal acts on survives, newlines only when kept, idempotent', () => {
+    const text = fc.string({
+      unit: fc.oneof(
+        fc.constantFrom(...'\u001b\u009b\u202e\u2028\n\r\t\u0007'),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      ),
+    });
+    fc.assert(
+      fc.property(text, (s) => {
+        const a = sanitize(s);
+        const k = sanitize(s, { newlines: 'keep' });
+        expect(ACTS.test(a) || a.includes('\n') || a.includes('\t')).toBe(false);
+        expect(ACTS.test(k) || k.includes('\t')).toBe(false);
+        expect(k.split('\n').length).toBe(s.split('\n').length);
+        expect(sanitize(a)).toBe(a);
+        expect(sanitize(k, { newlines: 'keep' })).toBe(k);
+      }),
+      { numRuns: 500, seed: 2028 },
+    );
+  });
+});
+
+describe('the CLI sink', () => {
+  function capture(): { io: CommandIO; out: string[]; err: string[] } {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: CommandIO = {
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      json: (d) => out.push(JSON.stringify(d)),
+      readStdin: () => Buffer.alloc(0),
+      isTTY: false,
+      env: { STEPCHAIN_AUDIT: 'off' },
+      cwd: process.cwd(),
+    };
+    return { io, out, err };
+  }
+
+  it('an error message naming hostile input is one line, nothing a terminal acts on', async () => {
+    const c = capture();
+    const code = await runCli(['verify', `./x${HOSTILE.osc52}\n${HOSTILE.repaint}.jsonl`], c.io);
+    expect(code).toBe(2);
+    expect(c.err).toHaveLength(1);
+    expect(c.err[0]).not.toMatch(ACTS);
+    expect(c.err[0]).not.toContain('\n');
+    expect(c.err[0]).toContain('\\x1b]52;c;');
+  });
+
+  it('an unknown command named with escapes is shown, not obeyed', async () => {
+    const c = capture();
+    expect(await runCli([`${HOSTILE.title}${HOSTILE.c1}`], c.io)).toBe(2);
+    expect(c.err.join('')).not.toMatch(ACTS);
+  });
+});
