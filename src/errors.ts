@@ -100,10 +100,11 @@ const OS_CAUSES: Record<string, string> = {
 
 /** A Node error carrying an operating-system error code (`ENOSPC`, `EACCES`, ...). */
 export function isOsError(e: unknown): e is NodeJS.ErrnoException & { code: string } {
+  // Not `instanceof Error`: errors from another realm (a vm context, a worker) are errors too.
+  if (typeof e !== 'object' || e === null || e instanceof StepchainError) return false;
+  const code = (e as { code?: unknown }).code;
   return (
-    e instanceof Error &&
-    typeof (e as NodeJS.ErrnoException).code === 'string' &&
-    /^E[A-Z0-9]+$/.test((e as NodeJS.ErrnoException).code!)
+    typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && typeof (e as { message?: unknown }).message === 'string'
   );
 }
 

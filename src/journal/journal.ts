@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { canonical, CanonicalEncodeError, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { checkpointKey, identityOf, sameIdentity, statIdentity, type FileIdentity } from '../util/checkpoint';
-import { appendDurably, ensureDir, finishLastLine, moveTornTailAside } from '../util/fs';
+import { appendDurably, ensureDir, ensureDirUnder, finishLastLine, moveTornTailAside } from '../util/fs';
 import { acquireLock, type LockHandle } from '../util/lock';
 import { pausePoint } from '../util/pause';
 import { Cas } from './cas';
@@ -14,7 +15,7 @@ import { GENESIS, type ChainState } from './recover';
 import { stitchRecovery } from './stitch';
 import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
-import { refuseRemovedJournal } from './tombstone';
+import { forkParentRoot, refuseRemovedJournal } from './tombstone';
 import { readJournalFile, type ReadJournal, type VerifyOptions } from './verify';
 
 /**
@@ -146,10 +147,10 @@ export class Journal {
   static open(dir: string, options: JournalOptions = {}): Journal {
     const j = new Journal(dir, options);
     const root = projectRootOf(dir);
+    if (root !== undefined && statIdentity(j.file) === undefined) j.refuseIfRemoved();
     // Never resurrect a removed fork's worktree by creating its journal directory.
-    if (root !== undefined && statIdentity(j.file) === undefined)
-      refuseRemovedJournal(root, path.basename(path.resolve(dir)), j.file);
-    ensureDir(dir);
+    if (root !== undefined && forkParentRoot(root) !== undefined) ensureDirUnder(root, dir);
+    else ensureDir(dir);
     j.locked(() => j.catchUp());
     return j;
   }
@@ -220,8 +221,21 @@ export class Journal {
     return { fields: { input_hash, model, prompt, tool_call, tool_result }, refs, ts };
   }
 
+  /** Refuses (naming the tombstone) when this journal belongs to a removed fork. */
+  private refuseIfRemoved(): void {
+    const root = projectRootOf(this.dir);
+    if (root !== undefined) refuseRemovedJournal(root, path.basename(path.resolve(this.dir)), this.file);
+  }
+
   private locked<T>(fn: (lock: LockHandle) => T): T {
-    const lock = acquireLock(this.lockFile, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+    let lock: LockHandle;
+    try {
+      lock = acquireLock(this.lockFile, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+    } catch (e) {
+      // The directory went away while we waited (a fork removed under us): say so, naming the tombstone.
+      if (!existsSync(this.dir)) this.refuseIfRemoved();
+      throw e;
+    }
     try {
       return fn(lock);
     } finally {
@@ -258,8 +272,7 @@ export class Journal {
           `${this.file}: the journal (${this.state.steps} steps, head ${this.state.head}) disappeared; refusing to start a fresh chain in its place`,
         );
       }
-      const root = projectRootOf(this.dir);
-      if (root !== undefined) refuseRemovedJournal(root, path.basename(path.resolve(this.dir)), this.file);
+      this.refuseIfRemoved();
       this.state = GENESIS;
       this.known = undefined;
       return;

@@ -90,6 +90,26 @@ export function ensureDir(dir: string): void {
 }
 
 /**
+ * Creates `dir` and the directories between it and `root`, which must exist:
+ * a vanished root (a removed fork's worktree) is never re-created.
+ */
+export function ensureDirUnder(root: string, dir: string): void {
+  const rel = path.relative(root, dir);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return ensureDir(dir);
+  let d = root;
+  for (const part of rel.split(path.sep)) {
+    d = path.join(d, part);
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      if (isOsError(e) && e.code === 'EEXIST') continue;
+      if (isOsError(e)) throw osError(e, d, 'cannot create directory');
+      throw e;
+    }
+  }
+}
+
+/**
  * The name of a temporary file for `target`, beside it:
  * `<target>.<pid>-<start ticks>-<host tag>.<random>.tmp`. The writer's pid,
  * start time and host in the name let the next writer recognise, and remove,

@@ -298,3 +298,12 @@ function breakStale(file: string, owner: string): void {
     /* already gone */
   }
 }
+
+/** Who holds a lock, when a live holder does (undefined: free, or stale and breakable). */
+export function liveLockHolder(file: string): string | undefined {
+  const seen = readLock(file);
+  if (seen === undefined) return undefined;
+  const now = performance.now();
+  const s = staleness(seen, now, now);
+  return 'stale' in s ? undefined : describeHolder(s.live, seen);
+}
