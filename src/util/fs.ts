@@ -125,15 +125,20 @@ const FOREIGN_TEMP_MS = 3600_000;
 /** Names earlier releases used: lock staging `<f>.lock.<pid>.<rand>.tmp` and broken locks `<f>.lock.stale-<pid>-<rand>`. */
 const LEGACY_NAMES = [/\.lock\.([0-9]+)\.[0-9a-z]+\.tmp$/, /\.lock\.stale-([0-9]+)-[0-9a-z]+$/];
 
+/** `s` as a literal inside a RegExp. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /**
  * Removes the temporary files of dead processes from `dir` (not recursive):
  * names made by `tempPath` whose process (pid and start time) is gone (another
  * host's only once an hour old), and
- * the older pid-only names whose pid is gone or was reused since the file was
- * written. Never follows a symlink; errors are ignored (a leftover stays a
+ * the older pid-only names (and `extra` patterns whose first group is a pid)
+ * whose pid is gone or was reused since the file was written. Never follows a symlink; errors are ignored (a leftover stays a
  * leftover). Returns the names removed.
  */
-export function cleanDeadTemps(dir: string): string[] {
+export function cleanDeadTemps(dir: string, extra: readonly RegExp[] = []): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -151,7 +156,7 @@ export function cleanDeadTemps(dir: string): string[] {
       start = m[2] === 'x' ? undefined : m[2];
       foreign = m[3] !== hostTag(selfIdentity().host);
     } else {
-      const legacy = LEGACY_NAMES.map((r) => r.exec(name)).find((x) => x !== null);
+      const legacy = [...LEGACY_NAMES, ...extra].map((r) => r.exec(name)).find((x) => x !== null);
       if (legacy === undefined || legacy === null) continue;
       pid = Number(legacy[1]);
       start = undefined;
