@@ -13,6 +13,7 @@ import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 import { sha256Hex } from '../util/hash';
 import { sleepMs } from '../util/lock';
+import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { GitCommandError, gitSync } from './exec';
 import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
@@ -155,6 +156,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     const extra = { GIT_INDEX_FILE: index };
     if (!seeded && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], { env, extra });
     gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
+    pausePoint('snapshot:after-index', env);
     const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
     const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
     const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
