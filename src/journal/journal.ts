@@ -5,7 +5,7 @@ import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { checkpointKey, identityOf, sameIdentity, statIdentity, type FileIdentity } from '../util/checkpoint';
 import { appendDurably, ensureDir, ensureDirUnder, finishLastLine, moveTornTailAside } from '../util/fs';
-import { acquireLock, type LockHandle } from '../util/lock';
+import { acquireLock, lockTimeoutFromEnv, type LockHandle } from '../util/lock';
 import { pausePoint } from '../util/pause';
 import { Cas } from './cas';
 import { loadJournalCheckpoint, saveJournalCheckpoint } from './checkpoint';
@@ -31,6 +31,7 @@ export interface JournalOptions {
   /** The blob store (default `<root>/.sdd/runtime/cas` when the journal is in a project layout). */
   cas?: Cas;
   durability?: Durability;
+  /** How long to wait for the journal's lock (default STEPCHAIN_LOCK_TIMEOUT_MS, else 30 s). */
   lockTimeoutMs?: number;
   /**
    * The environment for the checkpoint key (STEPCHAIN_CHECKPOINT_KEY_PATH,
@@ -137,8 +138,8 @@ export class Journal {
     this.file = path.join(dir, JOURNAL_FILE);
     this.lockFile = `${this.file}.lock`;
     this.durable = (options.durability ?? 'durable') === 'durable';
-    this.lockTimeoutMs = options.lockTimeoutMs;
     this.env = options.env ?? process.env;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutFromEnv(this.env);
     const root = projectRootOf(dir);
     this.cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), this.durable));
   }

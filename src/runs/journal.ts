@@ -12,7 +12,7 @@ import {
   type FileIdentity,
 } from '../util/checkpoint';
 import { appendDurably, ensureDir, finishLastLine, moveTornTailAside } from '../util/fs';
-import { acquireLock } from '../util/lock';
+import { acquireLock, lockTimeoutFromEnv } from '../util/lock';
 import { pausePoint } from '../util/pause';
 import { CAPABILITY_EVENT, MUTATION_EVENT } from './provider-state';
 import {
@@ -176,10 +176,8 @@ export class RunJournal {
    */
   transact(plan: (state: RunState) => RunEventInput[]): { rows: RunRow[]; state: RunState } {
     ensureDir(path.dirname(this.file));
-    const lock = acquireLock(
-      this.lockFile,
-      this.options.lockTimeoutMs === undefined ? {} : { timeoutMs: this.options.lockTimeoutMs },
-    );
+    const timeoutMs = this.options.lockTimeoutMs ?? lockTimeoutFromEnv(this.options.env ?? process.env);
+    const lock = acquireLock(this.lockFile, timeoutMs === undefined ? {} : { timeoutMs });
     try {
       const state = this.fromCheckpoint() ?? this.recover();
       const events = plan(state);

@@ -48,6 +48,12 @@ export interface LockHandle {
 }
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
+
+/** The lock timeout an environment asks for (`STEPCHAIN_LOCK_TIMEOUT_MS`), else undefined (the default). */
+export function lockTimeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const v = env.STEPCHAIN_LOCK_TIMEOUT_MS;
+  return v !== undefined && /^[0-9]{1,9}$/.test(v.trim()) ? Number(v.trim()) : undefined;
+}
 export const DEFAULT_LEASE_MS = 20_000;
 /** Clock skew tolerated between hosts before an old mtime alone makes a lease expired. */
 const CLOCK_SLACK_MS = 60_000;
@@ -106,7 +112,7 @@ function staleness(
   seen: { raw: string; mtimeMs: number },
   firstSeen: number,
   now: number,
-): { stale: string } | { live: LockHolder | undefined; leaseEnds?: number } {
+): { stale: string } | { live: LockHolder | undefined; lease?: number } {
   const h = parseHolder(seen.raw);
   if (h === undefined) {
     // Not ours (we create lock files whole): stale once it has been there a while.
@@ -120,7 +126,7 @@ function staleness(
   const lease = h.leaseMs ?? DEFAULT_LEASE_MS;
   if (Date.now() - seen.mtimeMs > lease + CLOCK_SLACK_MS) return { stale: `the lease of host ${h.host} expired` };
   if (now - firstSeen >= lease) return { stale: `host ${h.host} stopped refreshing its lease` };
-  return { live: h, leaseEnds: firstSeen + lease };
+  return { live: h, lease };
 }
 
 function describeHolder(h: LockHolder | undefined, seen: { mtimeMs: number } | undefined): string {
@@ -167,6 +173,7 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
     throw e;
   }
   const firstSeen = new Map<string, number>();
+  const holderSeen = new Map<string, number>();
   try {
     for (;;) {
       if (tryLink(tmp, file)) {
@@ -176,15 +183,17 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
       const seen = readLock(file);
       if (seen === undefined) continue; // released meanwhile
       const now = performance.now();
+      // A renewal (new mtime) restarts the lease; the holder itself is known by its content.
       const key = `${seen.mtimeMs} ${seen.raw}`;
       if (!firstSeen.has(key)) firstSeen.set(key, now);
+      if (!holderSeen.has(seen.raw)) holderSeen.set(seen.raw, now);
       const s = staleness(seen, firstSeen.get(key)!, now);
       if ('stale' in s) {
         breakStale(file, seen.raw);
         continue;
       }
-      // A holder on another host gets a full lease of watching before we give up on it.
-      if (s.leaseEnds !== undefined) deadline = Math.max(deadline, s.leaseEnds + 50);
+      // A holder on another host gets one full lease of watching (from when we first saw it) before we give up.
+      if (s.lease !== undefined) deadline = Math.max(deadline, holderSeen.get(seen.raw)! + s.lease + 50);
       if (now > deadline) throw timeoutError(file, s.live, seen, timeout);
       sleepMs(delay);
       delay = Math.min(delay * 2, 50);
