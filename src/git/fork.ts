@@ -285,6 +285,7 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
       branch,
       branch_existed: branchBefore,
       base,
+      from_step: fromStep ?? null,
       created_at: createdAt,
     });
     // Kept when another undo fails, so `fork rm` can finish the cleanup.

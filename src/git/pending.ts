@@ -19,6 +19,8 @@ export interface ForkIntent {
   /** The branch existed before (it is then never deleted). */
   branch_existed: boolean;
   base: string;
+  /** The last parent step the fork keeps (null for a session-level fork). */
+  from_step: number | null;
   created_at: string;
   pid: number;
   host: string;
@@ -63,6 +65,7 @@ function parseIntent(text: string): ForkIntent | undefined {
   if (!['fork_session_id', 'parent_session_id', 'worktree', 'branch', 'base', 'created_at', 'host'].every(str))
     return undefined;
   if (typeof o.pid !== 'number' || typeof o.branch_existed !== 'boolean') return undefined;
+  if (o.from_step !== null && !(typeof o.from_step === 'number' && Number.isSafeInteger(o.from_step))) return undefined;
   if (!isSafeId(o.fork_session_id as string)) return undefined;
   return v as ForkIntent;
 }

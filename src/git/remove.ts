@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, IntegrityError } from '../errors';
 import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
@@ -181,7 +181,14 @@ async function removeLocked(
     refs.map((r) => `delete ${r.ref} ${r.commit}`),
     env,
   );
-  if (parent !== undefined) removeIntent(pendingFile(worktreesDir(parent.parent), forkId));
+  if (parent !== undefined) {
+    removeIntent(pendingFile(worktreesDir(parent.parent), forkId));
+    try {
+      rmdirSync(worktreesDir(parent.parent)); // only when empty: the last fork of this root is gone
+    } catch {
+      /* other forks live there */
+    }
+  }
   return {
     fork_session_id: forkId,
     worktree: node.worktree,

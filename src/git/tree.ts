@@ -137,6 +137,7 @@ function intentBlock(intent: ForkIntent | undefined): JsonObject {
     branch: intent.branch,
     branched_from_commit: intent.base,
     created_at: intent.created_at,
+    ...(intent.from_step === null ? {} : { from_step: intent.from_step }),
   };
 }
 
@@ -148,7 +149,7 @@ function intentOnlyNode(intent: ForkIntent): ForkNode {
     label: null,
     branch: intent.branch,
     worktree: intent.worktree,
-    from_step: null,
+    from_step: intent.from_step,
     parent_step_hash: null,
     branched_from_commit: intent.base,
     restored_from_snapshot: null,
