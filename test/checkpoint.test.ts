@@ -107,7 +107,7 @@ describe('per-step journal', () => {
     const tail = createHash('sha256')
       .update(readFileSync(j.file).subarray(Math.max(0, size - 4096)))
       .digest('hex');
-    const claim = { offset: size, steps: 4, head: j.head, tail_sha256: tail };
+    const claim = { offset: size, steps: 4, head: j.head, tail_from: Math.max(0, size - 4096), tail_sha256: tail };
     const ckpt = `${j.file}.checkpoint`;
     // A forger without the key: refused by the full walk.
     writeCheckpoint(ckpt, 'journal', j.file, identityOf(st), claim, randomBytes(32));

@@ -192,7 +192,7 @@ export class Journal {
       this.state = { offset: this.state.offset + data.length, head: prev, steps: seq };
       this.known = identityOf(after);
       pausePoint('journal:after-write', this.env);
-      this.saveCheckpoint();
+      this.saveCheckpoint(data);
       return rows;
     });
   }
@@ -249,9 +249,10 @@ export class Journal {
     return this.key;
   }
 
-  private saveCheckpoint(): void {
+  private saveCheckpoint(written?: Uint8Array): void {
     const key = this.checkpointKey();
-    if (key !== undefined && this.known !== undefined) saveJournalCheckpoint(this.file, this.known, this.state, key);
+    if (key !== undefined && this.known !== undefined)
+      saveJournalCheckpoint(this.file, this.known, this.state, key, written);
   }
 
   /**

@@ -2,6 +2,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
+  fstatSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -12,7 +14,7 @@ import {
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { sha256Hex } from './hash';
-import { readRange, writeFileWhole } from './fs';
+import { readRange, writeAll } from './fs';
 
 /**
  * Authenticated checkpoints of a verified prefix (docs/journal.md, "Checkpoints").
@@ -62,12 +64,13 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
 /** Bytes at the end of the file whose digest a checkpoint also carries. */
 const TAIL_BYTES = 4096;
 
-/** SHA-256 of the last 4 KiB before `end`. */
-export function tailDigest(file: string, end: number): string {
-  const from = Math.max(0, end - TAIL_BYTES);
+/** SHA-256 of the bytes `[from, end)` of a file (default: the last 4 KiB before `end`). */
+export function tailDigest(file: string, end: number, from = Math.max(0, end - TAIL_BYTES)): string {
   const fd = openSync(file, 'r');
   try {
-    return sha256Hex(readRange(fd, from, end - from));
+    const bytes = readRange(fd, from, end - from);
+    if (bytes.length !== end - from) return '';
+    return sha256Hex(bytes);
   } finally {
     closeSync(fd);
   }
@@ -167,9 +170,11 @@ function mac(key: Uint8Array, body: string): Buffer {
 
 /**
  * Writes a checkpoint of `target` (whose identity after the write is `id`):
- * body line + HMAC line, written whole under a temporary name and renamed
- * into place. Best-effort: a checkpoint that cannot be written only makes the
- * next open walk the file. Returns whether it was written.
+ * body line + HMAC line, overwriting the previous checkpoint in place. A
+ * checkpoint cut short or mixed with its predecessor (a kill, a full disk)
+ * fails its HMAC and is ignored. Best-effort: a checkpoint
+ * that cannot be written only makes the next open walk the file. Returns
+ * whether it was written.
  */
 export function writeCheckpoint(
   ckptFile: string,
@@ -180,14 +185,24 @@ export function writeCheckpoint(
   key: Uint8Array,
 ): boolean {
   const body = JSON.stringify({ v: 1, kind, target: path.resolve(target), id, state });
+  const bytes = Buffer.from(`${body}\n${mac(key, body).toString('hex')}\n`, 'utf8');
+  let fd: number | undefined;
   try {
-    writeFileWhole(ckptFile, Buffer.from(`${body}\n${mac(key, body).toString('hex')}\n`, 'utf8'), {
-      durable: false,
-      mode: 0o644,
-    });
+    // Not O_TRUNC, nor a rename over it: ext4 flushes a file replaced either way (auto_da_alloc),
+    // which would cost an append more than its own fsync.
+    try {
+      fd = openSync(ckptFile, 'r+');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      fd = openSync(ckptFile, 'wx', 0o644);
+    }
+    writeAll(fd, bytes, 0);
+    if (fstatSync(fd).size > bytes.length) ftruncateSync(fd, bytes.length);
     return true;
   } catch {
     return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

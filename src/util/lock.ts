@@ -177,6 +177,7 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
   try {
     for (;;) {
       if (tryLink(tmp, file)) {
+        removeQuietly(tmp);
         cleanDeadTemps(path.dirname(file));
         return handle(file, me, lease);
       }
@@ -199,11 +200,15 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
       delay = Math.min(delay * 2, 50);
     }
   } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
+    removeQuietly(tmp);
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    /* already gone */
   }
 }
 
@@ -239,25 +244,8 @@ function handle(file: string, me: string, lease: number): LockHandle {
     if (released) return;
     released = true;
     if (timer !== undefined) clearInterval(timer);
-    // Moved aside first, so a lock someone else took meanwhile is never removed.
-    const aside = tempPath(file);
-    try {
-      renameSync(file, aside);
-    } catch {
-      return; // already gone
-    }
-    if (readOwner(aside) !== me) {
-      try {
-        linkSync(aside, file);
-      } catch {
-        /* another lock was made meanwhile */
-      }
-    }
-    try {
-      unlinkSync(aside);
-    } catch {
-      /* already gone */
-    }
+    // Only our own lock is removed (one taken over after our lease ran out is left to its holder).
+    if (readOwner(file) === me) removeQuietly(file);
   };
   return Object.assign(release, {
     file,
