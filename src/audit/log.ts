@@ -225,7 +225,8 @@ function recoverTail(dir: string, key: Uint8Array, durable: boolean): AuditCheck
     break;
   }
   const whole = verifyAuditLog(dir, key);
-  const bad = whole.errors[0];
+  // A log with no entries yet is where a new chain starts (`audit verify` is where an emptied log is reported).
+  const bad = whole.errors.find((f) => f.kind !== 'no_audit_log' && f.kind !== 'empty_audit_log');
   if (bad !== undefined) {
     throw new IntegrityError(
       `${describeAuditFault(dir, bad)}; refusing to extend the audit log (run \`stepchain audit verify\`)`,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { IntegrityError } from '../errors';
 import { writeFileWhole, ensureDir } from '../util/fs';
 import { isSafeId } from '../util/ids';
-import { runtimeDir } from './layout';
+import { JOURNAL_FILE, journalDir, runtimeDir } from './layout';
 
 /**
  * Tombstones: `stepchain fork rm` leaves `<parent root>/.sdd/runtime/tombstones/<fork_id>.json`
@@ -84,4 +84,16 @@ export function refuseRemovedJournal(root: string, agentId: string, journalFile:
       `${journalFile}: refusing to start a fresh journal: the fork worktree ${root} does not exist (removed?); see \`stepchain forks\``,
     );
   }
+}
+
+/**
+ * `refuseRemovedJournal` for the journal of `agentId` under `root`, when that
+ * journal does not exist yet (a fresh chain would start there). For callers
+ * that resolve the project root afterwards: a removed fork's worktree is no
+ * project any more, and the refusal should name the fork.
+ */
+export function refuseRemovedJournalAt(root: string, agentId: string): void {
+  if (!isSafeId(agentId)) return;
+  const file = path.join(journalDir(root, agentId), JOURNAL_FILE);
+  if (!existsSync(file)) refuseRemovedJournal(root, agentId, file);
 }
