@@ -91,7 +91,7 @@ function fromCheckpoint(dir: string, files: string[], key: Uint8Array): AuditChe
   } catch {
     return undefined;
   }
-  const s = readCheckpoint(path.join(dir, AUDIT_CHECKPOINT), CHECKPOINT_KIND, dir, listing, key);
+  const s = readCheckpoint(path.join(dir, AUDIT_CHECKPOINT), CHECKPOINT_KIND, listing, key);
   if (s === undefined || !Array.isArray(s.files) || typeof s.hmac !== 'string') return undefined;
   const recorded = s.files as unknown[];
   if (recorded.length !== files.length) return undefined;

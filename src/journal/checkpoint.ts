@@ -16,7 +16,7 @@ export function journalCheckpointFile(journalFile: string): string {
 
 /** The chain state of `file` as its checkpoint records it, when the checkpoint holds for the file as it is now. */
 export function loadJournalCheckpoint(file: string, id: FileIdentity, key: Uint8Array): ChainState | undefined {
-  const s = readCheckpoint(journalCheckpointFile(file), KIND, file, id, key);
+  const s = readCheckpoint(journalCheckpointFile(file), KIND, id, key);
   if (s === undefined) return undefined;
   const { offset, steps, head, tail_from, tail_sha256 } = s;
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || String(offset) !== id.size) return undefined;

@@ -244,7 +244,7 @@ export class RunJournal {
       return undefined;
     }
     if (id === undefined) return undefined;
-    const raw = readCheckpoint(this.checkpointFile(), CHECKPOINT_KIND, this.file, id, key);
+    const raw = readCheckpoint(this.checkpointFile(), CHECKPOINT_KIND, id, key);
     const parsed = raw === undefined ? undefined : stateFromJson(raw);
     if (parsed === undefined) return undefined;
     try {

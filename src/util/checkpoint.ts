@@ -208,12 +208,11 @@ export function writeCheckpoint(
 
 /**
  * The state a checkpoint records, if its HMAC verifies under `key` and it
- * describes `target` with exactly the identity `id`; otherwise undefined.
+ * describes a file of exactly the identity `id`; otherwise undefined.
  */
 export function readCheckpoint(
   ckptFile: string,
   kind: string,
-  target: string,
   id: FileIdentity,
   key: Uint8Array,
 ): Record<string, unknown> | undefined {
@@ -237,7 +236,9 @@ export function readCheckpoint(
   }
   if (typeof doc !== 'object' || doc === null) return undefined;
   const d = doc as { v?: unknown; kind?: unknown; target?: unknown; id?: unknown; state?: unknown };
-  if (d.v !== 1 || d.kind !== kind || d.target !== path.resolve(target)) return undefined;
+  // The file is known by its identity, not its path: a journal reached through a symlink or a hard link, or
+  // renamed, is the same file (and a copy is another inode).
+  if (d.v !== 1 || d.kind !== kind) return undefined;
   const rid = d.id as Partial<FileIdentity> | undefined;
   if (typeof rid !== 'object' || rid === null) return undefined;
   if (rid.dev !== id.dev || rid.ino !== id.ino || rid.size !== id.size || rid.ctime_ns !== id.ctime_ns)
