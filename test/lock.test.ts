@@ -14,8 +14,8 @@ import { Journal, verifyJournalFile } from '../src/journal';
 import { acquireLock } from '../src/util/lock';
 import { bootId, processStartTicks, selfToken } from '../src/util/proc';
 import { cli } from './helpers/cli';
-import { cliPath } from './helpers/paths';
-import { cliPaused, deadPid } from './helpers/proc';
+import { cliPath, repoRoot } from './helpers/paths';
+import { cliPaused, deadPid, nodeWithSources } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-lock-');
@@ -214,4 +214,33 @@ describe('leftovers of killed writers', () => {
         .sort(),
     ).toEqual([live]);
   });
+});
+
+describe('many writers', () => {
+  test('8 processes appending at once keep one chain, every append lands, nothing is left behind', async () => {
+    const j = journal(0);
+    const src = path.join(repoRoot, 'src', 'journal');
+    const codes = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, p) =>
+          new Promise<number>((resolve) => {
+            const child = spawn(
+              process.execPath,
+              nodeWithSources(`
+                const { Journal } = require(${JSON.stringify(src)});
+                for (let i = 0; i < 40; i++)
+                  Journal.open(${JSON.stringify(j.dir)}, { env: process.env, durability: 'none' }).append({ prompt: 'w${p} ' + i });
+              `),
+              { env: { ...process.env, ...ENV }, stdio: ['ignore', 'ignore', 'inherit'] },
+            );
+            child.on('exit', (code) => resolve(code ?? -1));
+          }),
+      ),
+    );
+    expect(codes).toEqual(Array(8).fill(0));
+    expect(verifyJournalFile(j.file, { strict: true })).toMatchObject({ ok: true, steps: 320 });
+    expect(readdirSync(j.dir).sort()).toEqual(['000000.jsonl', '000000.jsonl.checkpoint']);
+    expect(open(j, 2000).append({ prompt: 'after' }).seq).toBe(320);
+  }, 120_000);
 });
