@@ -4,7 +4,8 @@
  * killed `git update-ref`, a receipt's temporary file. (Lock staging files:
  * test/lock.test.ts.)
  */
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { journalDir } from '../src/journal';
 import { recordStep } from '../src/record';
@@ -39,6 +40,23 @@ test('a snapshot writer killed mid-snapshot leaves its temporary index, which th
   expect(r.stderr).toBe('');
   expect(JSON.parse(r.stdout).seq).toBe(2);
   expect(snapDirs(root)).toEqual([path.basename(live)]);
+});
+
+test("an earlier release's temporary index in the system temp dir is removed once it is an hour old", () => {
+  const root = repo();
+  const old = mkdtempSync(path.join(tmpdir(), 'stepchain-snap-'));
+  const fresh = mkdtempSync(path.join(tmpdir(), 'stepchain-snap-'));
+  writeFileSync(path.join(old, 'index'), 'x');
+  const past = new Date(Date.now() - 2 * 3600_000);
+  utimesSync(old, past, past);
+  try {
+    expect(cli(['append', 'ag', '--root', root, '--prompt', 'p0'], { env: ENV }).code).toBe(0);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+  } finally {
+    rmSync(old, { recursive: true, force: true });
+    rmSync(fresh, { recursive: true, force: true });
+  }
 });
 
 test('a ref lock left by a killed git update-ref does not fail the next snapshot of that ref', () => {

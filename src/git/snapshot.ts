@@ -9,6 +9,7 @@ import {
   statSync,
   unlinkSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 import { sha256Hex } from '../util/hash';
@@ -143,6 +144,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
   const repo = known ?? repoInfo(options.root, env);
   if (repo === undefined) return undefined;
   cleanDeadSnapshotDirs(repo.gitDir);
+  cleanLegacySnapshotDirs();
   const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
   try {
     const index = path.join(tmp, 'index');
@@ -199,6 +201,33 @@ export function cleanDeadSnapshotDirs(gitDir: string): string[] {
     }
   }
   return removed;
+}
+
+let legacyCleaned = false;
+/**
+ * Earlier releases made the temporary index directory in the system temp dir
+ * (`stepchain-snap-XXXXXX`, no pid in the name): once per process, those of
+ * ours older than an hour (no snapshot takes that long) are removed.
+ */
+function cleanLegacySnapshotDirs(): void {
+  if (legacyCleaned) return;
+  legacyCleaned = true;
+  const dir = tmpdir();
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^stepchain-snap-[A-Za-z0-9]{6}$/.test(n));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      const st = lstatSync(path.join(dir, name));
+      if (!st.isDirectory() || (process.getuid !== undefined && st.uid !== process.getuid())) continue;
+      if (Date.now() - st.mtimeMs > 3600_000) rmSync(path.join(dir, name), { recursive: true, force: true });
+    } catch {
+      /* gone meanwhile, or not ours */
+    }
+  }
 }
 
 /** How long a ref lock may be held before it counts as left by a killed git (git holds one for milliseconds). */
