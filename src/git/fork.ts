@@ -3,10 +3,10 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rm
 import path from 'node:path';
 import { auditEvent, operatorActor } from '../audit';
 import { isJsonObject, JsonParseError, parseBytes, prettySorted, type JsonObject, type JsonValue } from '../canonical';
-import { InputError, IntegrityError, StepchainError } from '../errors';
+import { asStepchainError, InputError, IntegrityError } from '../errors';
 import { JOURNAL_FILE, journalDir, journalFile, readVerifiedJournal, runtimeDir, type ReadJournal } from '../journal';
 import { findTombstone } from '../journal/tombstone';
-import { fsyncDir, writeAll } from '../util/fs';
+import { ensureDir, fsyncDir, writeAll } from '../util/fs';
 import { assertSafeId } from '../util/ids';
 import { pausePoint } from '../util/pause';
 import { gitAt, GitCommandError, porcelain } from './exec';
@@ -264,7 +264,7 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   const git = gitAt(root, env);
   try {
     const dirs = missingDirs(worktreesDir(root));
-    mkdirSync(worktreesDir(root), { recursive: true });
+    ensureDir(worktreesDir(root));
     undo.push({
       what: 'directories',
       run: () => {
@@ -366,9 +366,10 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
         failures.push(`${u.what}: ${(ue as Error).message.split('\n')[0]}`);
       }
     }
+    const known = asStepchainError(e);
     const why =
-      e instanceof StepchainError
-        ? e.message
+      known !== undefined
+        ? known.message
         : e instanceof GitCommandError
           ? e.message
           : `${(e as Error).message.split('\n')[0]}`;
@@ -376,7 +377,9 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
       failures.length === 0
         ? 'nothing was left behind'
         : `rollback incomplete (${failures.join('; ')}); \`stepchain forks\` lists the half-made fork and \`stepchain fork rm ${forkId}\` removes it`;
-    throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
+    // The environment at fault (a full disk, a read-only mount) is exit 2, as everywhere; anything else a refusal.
+    const message = `fork ${sessionId}: ${why}; ${rolled}`;
+    throw known?.exitCode === 2 ? new InputError(message) : new IntegrityError(message);
   }
 
   // docs/format.md §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
