@@ -19,6 +19,11 @@ export interface RemoveForkOptions {
    * or a creation still in progress.
    */
   force?: boolean;
+  /**
+   * Leave a tombstone (default true). False only to undo a fork nobody has used
+   * yet (a `fork --resume` that failed after creating it), so its id may be made again.
+   */
+  tombstone?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -90,7 +95,7 @@ export async function removeFork(
     }
   }
   try {
-    return await removeLocked(root, node, force, env, jfile);
+    return await removeLocked(root, node, force, env, jfile, options.tombstone !== false);
   } finally {
     lock?.();
   }
@@ -102,6 +107,7 @@ async function removeLocked(
   force: boolean,
   env: NodeJS.ProcessEnv,
   jfile: string,
+  leaveTombstone: boolean,
 ): Promise<RemoveForkResult> {
   const forkId = node.fork_session_id;
   const git = gitAt(root, env);
@@ -146,7 +152,7 @@ async function removeLocked(
 
   // The tombstone first: from here on an append naming this fork is refused.
   const tombstone =
-    parent === undefined
+    parent === undefined || !leaveTombstone
       ? null
       : writeTombstone(parent.parent, {
           fork_session_id: forkId,
