@@ -3091,7 +3091,40 @@ function scanSlices(source, start, end, options, env = process.env) {
     return work.map(([from, to], k) => results[k] ?? inline(from, to));
 }
 
+;// CONCATENATED MODULE: ./src/util/terminal.ts
+/**
+ * The one sanitiser for text bound for a terminal. Journals, receipts, run
+ * journals, audit logs, git and the file system are all data from strangers:
+ * a byte of theirs must never drive the operator's terminal. Every character
+ * that a terminal acts on instead of showing is replaced by a visible escape:
+ *
+ * - C0 controls and DEL (ESC starts CSI cursor moves and erases, OSC 52 writes
+ *   the clipboard, OSC 0/2 the window title; CR and BS overwrite a line);
+ * - C1 controls U+0080..U+009F (U+009B is a one-character CSI for some terminals);
+ * - bidirectional overrides, embeddings, isolates and marks (U+202A..U+202E,
+ *   U+2066..U+2069, U+200E, U+200F, U+061C), which reorder what is shown;
+ * - U+2028 and U+2029 (line and paragraph separators).
+ *
+ * `\x1b` for a byte, `\u202e` above U+00FF. A tab becomes two spaces (its width
+ * is the terminal's choice). Applied at every sink: CommandIO's out/err, the
+ * interactive screen painter, and the formatting of each data field.
+ */
+const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_BUT_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+function visible(c) {
+    if (c === '\n')
+        return '\\n';
+    const code = c.charCodeAt(0);
+    return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+}
+/** `s` with every character a terminal would act on made visible (see the module comment). */
+function sanitize(s, options = {}) {
+    const re = options.newlines === 'keep' ? UNSAFE_BUT_NEWLINE : UNSAFE;
+    return s.replace(re, visible).replace(/\t/g, '  ');
+}
+
 ;// CONCATENATED MODULE: ./src/cli/io.ts
+
 
 
 /**
@@ -3127,6 +3160,20 @@ function processIO() {
         isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
         env: process.env,
         cwd: process.cwd(),
+    };
+}
+/**
+ * The terminal sink every command prints through (docs/replay.md, "Terminal
+ * safety"): human output goes through the one terminal sanitiser, keeping the
+ * newlines the command laid out; a problem on stderr is one line, so its
+ * newlines are escaped too. JSON documents are ASCII already (escaped by the
+ * canonical encoder) and pass untouched.
+ */
+function terminalSafe(io) {
+    return {
+        ...io,
+        out: (line) => io.out(sanitize(line, { newlines: 'keep' })),
+        err: (line) => io.err(sanitize(line)),
     };
 }
 
@@ -3190,6 +3237,61 @@ class errors_IntegrityError extends errors_StepchainError {
 /** The file and 1-based line a problem was found at, as `file:line`. */
 function at(file, line) {
     return line === undefined || line === null ? file : `${file}:${line}`;
+}
+/** What an operating-system error code means, in words (the code itself is kept in the message). */
+const OS_CAUSES = {
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENOENT: 'no such file or directory',
+    ENOTDIR: 'a path component is not a directory',
+    EISDIR: 'is a directory',
+    EEXIST: 'already exists',
+    EIO: 'input/output error',
+    EMFILE: 'too many open files',
+    ENFILE: 'too many open files in the system',
+    ENAMETOOLONG: 'file name too long',
+    ELOOP: 'too many levels of symbolic links',
+    EBUSY: 'device or resource busy',
+    ETXTBSY: 'text file busy',
+    EXDEV: 'cross-device link',
+    EFBIG: 'file too large',
+    ENOTEMPTY: 'directory not empty',
+    ESTALE: 'stale file handle',
+};
+/** A Node error carrying an operating-system error code (`ENOSPC`, `EACCES`, ...). */
+function isOsError(e) {
+    // Not `instanceof Error`: errors from another realm (a vm context, a worker) are errors too.
+    if (typeof e !== 'object' || e === null || e instanceof errors_StepchainError)
+        return false;
+    const code = e.code;
+    return (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && typeof e.message === 'string');
+}
+/** `<cause> (<CODE>)` for an operating-system error. */
+function osCause(e) {
+    const code = e.code ?? 'EIO';
+    const cause = OS_CAUSES[code];
+    return cause === undefined ? code : `${cause} (${code})`;
+}
+/**
+ * An operating-system error as one line naming the path and the cause, exit 2
+ * (docs/format.md §6: the environment, not the data, is at fault). `path` and
+ * `action` default to what the error itself says (`e.path`, `e.syscall`).
+ */
+function osError(e, path, action) {
+    const where = path ?? e.path ?? e.dest;
+    const what = action ?? (e.syscall === undefined ? 'failed' : `cannot ${e.syscall}`);
+    return new errors_InputError(`${where === undefined ? '' : `${where}: `}${what}: ${osCause(e)}`);
+}
+/** The StepchainError an unexpected throw stands for (OS errors become exit 2), or undefined. */
+function asStepchainError(e) {
+    if (e instanceof errors_StepchainError)
+        return e;
+    if (isOsError(e))
+        return osError(e);
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/suggest.ts
@@ -3359,7 +3461,135 @@ function expectPositionals(args, names, command, optional = 0) {
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = require("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
+;// CONCATENATED MODULE: ./src/util/proc.ts
+
+
+
+/**
+ * Who a process is, robustly against pid reuse: its pid plus its start time
+ * (field 22 of /proc/<pid>/stat, clock ticks since boot) and the boot id. A
+ * pid that is alive but started at another time is another process. Where
+ * /proc is missing (not Linux) the start time is unknown and only the pid's
+ * liveness is checked.
+ */
+/** Start time of a process in clock ticks since boot, or undefined (gone, or no /proc). */
+function processStartTicks(pid) {
+    let text;
+    try {
+        text = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'latin1');
+    }
+    catch {
+        return undefined;
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const start = fields[19]; // field 22 overall; fields here start at field 3
+    return start !== undefined && /^[0-9]+$/.test(start) ? start : undefined;
+}
+let cachedBoot;
+/** The kernel's boot id (changes at every boot), or undefined off Linux. */
+function bootId() {
+    if (cachedBoot === undefined) {
+        try {
+            cachedBoot = (0,external_node_fs_namespaceObject.readFileSync)('/proc/sys/kernel/random/boot_id', 'latin1').trim() || null;
+        }
+        catch {
+            cachedBoot = null;
+        }
+    }
+    return cachedBoot ?? undefined;
+}
+let cachedBootMs;
+/** When the system booted (unix ms, 1 s resolution), from /proc/stat. */
+function bootTimeMs() {
+    if (cachedBootMs === undefined) {
+        try {
+            const m = /^btime ([0-9]+)$/m.exec((0,external_node_fs_namespaceObject.readFileSync)('/proc/stat', 'latin1'));
+            cachedBootMs = m === null ? null : Number(m[1]) * 1000;
+        }
+        catch {
+            cachedBootMs = null;
+        }
+    }
+    return cachedBootMs ?? undefined;
+}
+/** Clock ticks per second for /proc start times (USER_HZ: 100 on every Linux ABI in use). */
+const USER_HZ = 100;
+/** When a process started (unix ms, within about a second), or undefined. */
+function processStartMs(pid) {
+    const ticks = processStartTicks(pid);
+    const boot = bootTimeMs();
+    if (ticks === undefined || boot === undefined)
+        return undefined;
+    return boot + (Number(ticks) * 1000) / USER_HZ;
+}
+/** Whether a pid names a live process (EPERM: alive, someone else's). */
+function pidAlive(pid) {
+    if (!Number.isSafeInteger(pid) || pid <= 0)
+        return false;
+    try {
+        process.kill(pid, 0);
+        return true;
+    }
+    catch (e) {
+        return e.code === 'EPERM';
+    }
+}
+let proc_self;
+function selfIdentity() {
+    if (proc_self === undefined || proc_self.pid !== process.pid) {
+        proc_self = { pid: process.pid, host: (0,external_node_os_namespaceObject.hostname)(), start: processStartTicks(process.pid), boot: bootId() };
+    }
+    return proc_self;
+}
+/**
+ * Whether the process that wrote a record (pid, and its start ticks and boot
+ * id when recorded) is still running on this host. `since` (unix ms) is when
+ * the record was last written: for a record without start ticks, a live pid
+ * whose process started clearly after it is another process.
+ */
+function sameProcessAlive(pid, start, boot, since) {
+    const now = bootId();
+    if (boot !== undefined && now !== undefined && boot !== now)
+        return false; // written before a reboot
+    if (!pidAlive(pid))
+        return false;
+    const current = processStartTicks(pid);
+    if (start !== undefined && current !== undefined)
+        return current === start;
+    if (start === undefined && since !== undefined) {
+        const began = processStartMs(pid);
+        // /proc/stat's btime has 1 s resolution: allow 2 s before calling it a different process.
+        if (began !== undefined && began > since + 2000)
+            return false;
+    }
+    return true;
+}
+/** The command line of a live process, for messages (best-effort, shortened). */
+function processCommand(pid) {
+    try {
+        const raw = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+        const clean = raw.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+        return clean.length > 80 ? `${clean.slice(0, 77)}...` : clean || undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** 8 hex digits naming a host (temporary file names carry it). */
+function hostTag(host) {
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(host).digest('hex').slice(0, 8);
+}
+/** The token temporary files carry in their names: `<pid>-<start ticks or x>-<host tag>`. */
+function selfToken() {
+    const me = selfIdentity();
+    return `${me.pid}-${me.start ?? 'x'}-${hostTag(me.host)}`;
+}
+
 ;// CONCATENATED MODULE: ./src/util/fs.ts
+
+
+
 
 
 /**
@@ -3410,58 +3640,259 @@ function pathKind(p) {
     }
 }
 /**
- * Appends whole lines with one write(2) to a file opened O_APPEND; when
- * `durable`, fsyncs the file, and its directory when the file was created.
+ * `mkdir -p`, failing with the real cause: Node's recursive mkdir reports
+ * ENOENT when a parent cannot be created on a read-only or unwritable file
+ * system, so the first missing directory is created on its own to learn why.
+ */
+function ensureDir(dir) {
+    try {
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+        return;
+    }
+    catch (e) {
+        if (!isOsError(e))
+            throw e;
+        let first = external_node_path_default().resolve(dir);
+        while (!(0,external_node_fs_namespaceObject.existsSync)(external_node_path_default().dirname(first)) && external_node_path_default().dirname(first) !== first)
+            first = external_node_path_default().dirname(first);
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(first);
+        }
+        catch (inner) {
+            if (isOsError(inner) && inner.code !== 'EEXIST')
+                throw osError(inner, first, 'cannot create directory');
+        }
+        throw osError(e, dir, 'cannot create directory');
+    }
+}
+/**
+ * Creates `dir` and the directories between it and `root`, which must exist:
+ * a vanished root (a removed fork's worktree) is never re-created.
+ */
+function ensureDirUnder(root, dir) {
+    const rel = external_node_path_default().relative(root, dir);
+    if (rel === '' || rel.startsWith('..') || external_node_path_default().isAbsolute(rel))
+        return ensureDir(dir);
+    let d = root;
+    for (const part of rel.split((external_node_path_default()).sep)) {
+        d = external_node_path_default().join(d, part);
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(d);
+        }
+        catch (e) {
+            if (isOsError(e) && e.code === 'EEXIST')
+                continue;
+            if (isOsError(e))
+                throw osError(e, d, 'cannot create directory');
+            throw e;
+        }
+    }
+}
+/**
+ * The name of a temporary file for `target`, beside it:
+ * `<target>.<pid>-<start ticks>-<host tag>.<random>.tmp`. The writer's pid,
+ * start time and host in the name let the next writer recognise, and remove,
+ * what a dead process left (see `cleanDeadTemps`).
+ */
+function tempPath(target) {
+    return `${target}.${selfToken()}.${(0,external_node_crypto_namespaceObject.randomBytes)(5).toString('hex')}.tmp`;
+}
+const TEMP_NAME = /\.([0-9]+)-([0-9]+|x)-([0-9a-f]{8})\.[0-9a-f]+\.tmp$/;
+/** Another host's temporary file is only judged by its age: its pid means nothing here. */
+const FOREIGN_TEMP_MS = 3600_000;
+/** Names earlier releases used: lock staging `<f>.lock.<pid>.<rand>.tmp` and broken locks `<f>.lock.stale-<pid>-<rand>`. */
+const LEGACY_NAMES = [/\.lock\.([0-9]+)\.[0-9a-z]+\.tmp$/, /\.lock\.stale-([0-9]+)-[0-9a-z]+$/];
+/** `s` as a literal inside a RegExp. */
+function escapeRegExp(s) {
+    return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/**
+ * Removes the temporary files of dead processes from `dir` (not recursive):
+ * names made by `tempPath` whose process (pid and start time) is gone (another
+ * host's only once an hour old), and
+ * the older pid-only names (and `extra` patterns whose first group is a pid)
+ * whose pid is gone or was reused since the file was written. Never follows a symlink; errors are ignored (a leftover stays a
+ * leftover). Returns the names removed.
+ */
+function cleanDeadTemps(dir, extra = []) {
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)(dir);
+    }
+    catch {
+        return [];
+    }
+    const removed = [];
+    for (const name of names) {
+        let pid;
+        let start;
+        let foreign = false;
+        const m = TEMP_NAME.exec(name);
+        if (m !== null) {
+            pid = Number(m[1]);
+            start = m[2] === 'x' ? undefined : m[2];
+            foreign = m[3] !== hostTag(selfIdentity().host);
+        }
+        else {
+            const legacy = [...LEGACY_NAMES, ...extra].map((r) => r.exec(name)).find((x) => x !== null);
+            if (legacy === undefined || legacy === null)
+                continue;
+            pid = Number(legacy[1]);
+            start = undefined;
+        }
+        const file = external_node_path_default().join(dir, name);
+        try {
+            const st = (0,external_node_fs_namespaceObject.lstatSync)(file);
+            if (!st.isFile() && !st.isSymbolicLink())
+                continue;
+            if (foreign ? Date.now() - st.mtimeMs < FOREIGN_TEMP_MS : sameProcessAlive(pid, start, undefined, st.mtimeMs))
+                continue;
+            (0,external_node_fs_namespaceObject.unlinkSync)(file);
+            removed.push(name);
+        }
+        catch {
+            /* gone meanwhile, or not ours to remove */
+        }
+    }
+    return removed;
+}
+/**
+ * Writes a new file whole, or not at all: the bytes go to a temporary name
+ * (fsync'ed when `durable`), which is then hard-linked to `file` (failing if
+ * `file` exists, when `exclusive`) or renamed over it. A failure removes the
+ * temporary file and throws an InputError naming the path and the cause, so
+ * no empty or partial file is ever left under the final name.
+ */
+function writeFileWhole(file, data, options) {
+    const tmp = tempPath(file);
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(tmp, 'wx', options.mode ?? 0o644);
+        writeAll(fd, data);
+        if (options.durable)
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        fd = undefined;
+        if (options.exclusive) {
+            (0,external_node_fs_namespaceObject.linkSync)(tmp, file);
+            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+        }
+        else {
+            (0,external_node_fs_namespaceObject.renameSync)(tmp, file);
+        }
+    }
+    catch (e) {
+        if (fd !== undefined) {
+            try {
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+            }
+            catch {
+                /* already closed */
+            }
+        }
+        try {
+            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+        }
+        catch {
+            /* never created, or already linked and removed */
+        }
+        if (isOsError(e) && !(options.exclusive && e.code === 'EEXIST'))
+            throw osError(e, file, 'cannot write');
+        throw e;
+    }
+    if (options.durable)
+        fsyncDir(external_node_path_default().dirname(file));
+}
+/**
+ * Appends whole lines with one write(2) to a file opened O_APPEND (the caller
+ * holds the file's lock); when `durable`, fsyncs the file, and its directory
+ * when the file was created. If anything fails (ENOSPC, EDQUOT, EIO, at the
+ * write or the fsync), the file is cut back to its previous length before
+ * this returns, so no partial row is ever left: the error (an InputError, exit
+ * 2) names the file and the cause.
  */
 function appendDurably(file, data, durable) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'a', 0o644);
-    let created;
+    let fd;
     try {
-        created = (0,external_node_fs_namespaceObject.fstatSync)(fd).size === 0;
-        writeAll(fd, data);
-        if (durable)
-            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'a', 0o644);
+    }
+    catch (e) {
+        if (isOsError(e))
+            throw osError(e, file, 'cannot open for appending');
+        throw e;
+    }
+    let before;
+    let after;
+    try {
+        before = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
+        try {
+            writeAll(fd, data);
+            if (durable)
+                (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        }
+        catch (e) {
+            let undo = `cut back to its previous ${before} bytes`;
+            try {
+                (0,external_node_fs_namespaceObject.ftruncateSync)(fd, before);
+                if (durable)
+                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+            }
+            catch (te) {
+                undo = `cutting it back to ${before} bytes also failed: ${isOsError(te) ? osCause(te) : String(te)}`;
+            }
+            if (isOsError(e))
+                throw osError(e, file, `cannot append (nothing written: ${undo})`);
+            throw e;
+        }
+        after = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
     }
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
-    if (created && durable)
+    if (before === 0 && durable)
         fsyncDir(external_node_path_default().dirname(file));
+    return { before, after };
 }
 /**
- * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to the end of
- * the file to `<file>.torn-<unix ms>` beside it (a fresh name, fsync'ed when
- * `durable`), then truncates the file at `from`. Returns the side file's path.
+ * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to
+ * the end of the file to `<file>.torn-<unix ms>` beside it (written whole under
+ * a fresh name, fsync'ed when `durable`), then truncates the file at `from`.
+ * If the copy cannot be written (a full disk) nothing is created and the file
+ * is left as it was. Returns the side file's path.
  */
 function moveTornTailAside(file, from, durable, mode = 0o644) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r+');
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r+');
+    }
+    catch (e) {
+        if (isOsError(e))
+            throw osError(e, file, 'cannot open to repair a torn tail');
+        throw e;
+    }
     try {
         const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
         const torn = readRange(fd, from, size - from);
         const base = `${file}.torn-${Date.now()}`;
         for (let n = 0;; n++) {
             const side = n === 0 ? base : `${base}-${n}`;
-            let sfd;
             try {
-                sfd = (0,external_node_fs_namespaceObject.openSync)(side, 'wx', mode);
+                writeFileWhole(side, torn, { durable, mode, exclusive: true });
             }
             catch (e) {
-                if (e.code === 'EEXIST')
+                if (isOsError(e) && e.code === 'EEXIST')
                     continue;
                 throw e;
             }
             try {
-                writeAll(sfd, torn);
+                (0,external_node_fs_namespaceObject.ftruncateSync)(fd, from);
                 if (durable)
-                    (0,external_node_fs_namespaceObject.fsyncSync)(sfd);
+                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
             }
-            finally {
-                (0,external_node_fs_namespaceObject.closeSync)(sfd);
-            }
-            (0,external_node_fs_namespaceObject.ftruncateSync)(fd, from);
-            if (durable) {
-                (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-                fsyncDir(external_node_path_default().dirname(file));
+            catch (e) {
+                if (isOsError(e))
+                    throw osError(e, file, 'cannot cut off a torn tail');
+                throw e;
             }
             return side;
         }
@@ -3472,11 +3903,30 @@ function moveTornTailAside(file, from, durable, mode = 0o644) {
 }
 /** Writes the newline a complete last line lost (its writer died between the two). */
 function finishLastLine(file, at, durable) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r+');
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r+');
+    }
+    catch (e) {
+        if (isOsError(e))
+            throw osError(e, file, 'cannot open to finish the last line');
+        throw e;
+    }
     try {
         writeAll(fd, Buffer.from('\n'), at);
         if (durable)
             (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    catch (e) {
+        try {
+            (0,external_node_fs_namespaceObject.ftruncateSync)(fd, at);
+        }
+        catch {
+            /* the line stays unterminated: the next open finishes it */
+        }
+        if (isOsError(e))
+            throw osError(e, file, 'cannot finish the last line');
+        throw e;
     }
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
@@ -3552,21 +4002,268 @@ class Cas {
     }
 }
 
+;// CONCATENATED MODULE: ./src/util/checkpoint.ts
+
+
+
+
+
+
+function identityOf(st) {
+    return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), ctime_ns: String(st.ctimeNs) };
+}
+/** The identity of a file, or undefined when it does not exist. Other errors are thrown. */
+function statIdentity(file) {
+    try {
+        return identityOf((0,external_node_fs_namespaceObject.statSync)(file, { bigint: true }));
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            return undefined;
+        throw e;
+    }
+}
+function sameIdentity(a, b) {
+    return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.ctime_ns === b.ctime_ns;
+}
+/** Bytes at the end of the file whose digest a checkpoint also carries. */
+const TAIL_BYTES = 4096;
+/** SHA-256 of the bytes `[from, end)` of a file (default: the last 4 KiB before `end`). */
+function tailDigest(file, end, from = Math.max(0, end - TAIL_BYTES)) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        const bytes = readRange(fd, from, end - from);
+        if (bytes.length !== end - from)
+            return '';
+        return sha256Hex(bytes);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+function stateDir(env) {
+    const home = env.HOME || (0,external_node_os_namespaceObject.homedir)();
+    const xdg = env.XDG_STATE_HOME;
+    const base = xdg
+        ? xdg === '~' || xdg.startsWith('~/')
+            ? external_node_path_default().join(home, xdg.slice(1))
+            : xdg
+        : external_node_path_default().join(home, '.local', 'state');
+    return external_node_path_default().resolve(base, 'stepchain');
+}
+/** Where the checkpoint key lives: STEPCHAIN_CHECKPOINT_KEY_PATH, else `<XDG state dir>/stepchain/checkpoint.key`. */
+function checkpointKeyPath(env) {
+    const explicit = env.STEPCHAIN_CHECKPOINT_KEY_PATH;
+    return explicit ? external_node_path_default().resolve(explicit) : external_node_path_default().join(stateDir(env), 'checkpoint.key');
+}
+/** `STEPCHAIN_CHECKPOINT=off` (or 0/false/no) turns checkpoints off: every open walks the whole file. */
+function checkpointsEnabled(env) {
+    const v = (env.STEPCHAIN_CHECKPOINT ?? '').trim().toLowerCase();
+    return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
+}
+const keys = new Map();
+function readOwnKey(file) {
+    const st = (0,external_node_fs_namespaceObject.statSync)(file);
+    // A key others can read, or that someone else owns, could be used to forge: not trusted.
+    if (!st.isFile() || (st.mode & 0o077) !== 0)
+        return undefined;
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+        return undefined;
+    const text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'latin1').trim();
+    return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
+}
+/**
+ * The local checkpoint key (32 random bytes as 64 hex digits, 0600, in a
+ * 0700 directory), created on first use; undefined when it cannot be had
+ * (no writable state directory, wrong permissions): checkpoints are then
+ * simply not used. Never throws.
+ */
+function checkpointKey(env) {
+    if (!checkpointsEnabled(env))
+        return undefined;
+    const file = checkpointKeyPath(env);
+    const cached = keys.get(file);
+    if (cached !== undefined)
+        return cached ?? undefined;
+    let key;
+    try {
+        key = readOwnKey(file);
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            key = createKey(file);
+    }
+    keys.set(file, key ?? null);
+    return key;
+}
+function createKey(file) {
+    try {
+        const dir = external_node_path_default().dirname(file);
+        if ((0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 }) !== undefined)
+            (0,external_node_fs_namespaceObject.chmodSync)(dir, 0o700);
+        const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'wx', 0o600);
+        try {
+            (0,external_node_fs_namespaceObject.writeSync)(fd, (0,external_node_crypto_namespaceObject.randomBytes)(32).toString('hex'));
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+        (0,external_node_fs_namespaceObject.chmodSync)(file, 0o600);
+    }
+    catch (e) {
+        if (e.code !== 'EEXIST')
+            return undefined;
+        // Another first writer made it: wait briefly for its bytes.
+        for (let i = 0; i < 50; i++) {
+            try {
+                const k = readOwnKey(file);
+                if (k !== undefined)
+                    return k;
+            }
+            catch {
+                /* not there yet */
+            }
+            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        }
+    }
+    try {
+        return readOwnKey(file);
+    }
+    catch {
+        return undefined;
+    }
+}
+const DOMAIN = 'stepchain checkpoint v1\n';
+function mac(key, body) {
+    return (0,external_node_crypto_namespaceObject.createHmac)('sha256', key).update(DOMAIN).update(body).digest();
+}
+/**
+ * Writes a checkpoint of `target` (whose identity after the write is `id`):
+ * body line + HMAC line, overwriting the previous checkpoint in place. A
+ * checkpoint cut short or mixed with its predecessor (a kill, a full disk)
+ * fails its HMAC and is ignored. Best-effort: a checkpoint
+ * that cannot be written only makes the next open walk the file. Returns
+ * whether it was written.
+ */
+function writeCheckpoint(ckptFile, kind, target, id, state, key) {
+    const body = JSON.stringify({ v: 1, kind, target: external_node_path_default().resolve(target), id, state });
+    const bytes = Buffer.from(`${body}\n${mac(key, body).toString('hex')}\n`, 'utf8');
+    let fd;
+    try {
+        // Not O_TRUNC, nor a rename over it: ext4 flushes a file replaced either way (auto_da_alloc),
+        // which would cost an append more than its own fsync.
+        try {
+            fd = (0,external_node_fs_namespaceObject.openSync)(ckptFile, 'r+');
+        }
+        catch (e) {
+            if (e.code !== 'ENOENT')
+                throw e;
+            fd = (0,external_node_fs_namespaceObject.openSync)(ckptFile, 'wx', 0o644);
+        }
+        writeAll(fd, bytes, 0);
+        if ((0,external_node_fs_namespaceObject.fstatSync)(fd).size > bytes.length)
+            (0,external_node_fs_namespaceObject.ftruncateSync)(fd, bytes.length);
+        return true;
+    }
+    catch {
+        return false;
+    }
+    finally {
+        if (fd !== undefined)
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/**
+ * The state a checkpoint records, if its HMAC verifies under `key` and it
+ * describes a file of exactly the identity `id`; otherwise undefined.
+ */
+function readCheckpoint(ckptFile, kind, id, key) {
+    let text;
+    try {
+        const st = (0,external_node_fs_namespaceObject.statSync)(ckptFile);
+        if (!st.isFile() || st.size > 1 << 20)
+            return undefined;
+        text = (0,external_node_fs_namespaceObject.readFileSync)(ckptFile, 'utf8');
+    }
+    catch {
+        return undefined;
+    }
+    const lines = text.split('\n');
+    if (lines.length !== 3 || lines[2] !== '' || !/^[0-9a-f]{64}$/.test(lines[1]))
+        return undefined;
+    const body = lines[0];
+    if (!(0,external_node_crypto_namespaceObject.timingSafeEqual)(Buffer.from(lines[1], 'hex'), mac(key, body)))
+        return undefined;
+    let doc;
+    try {
+        doc = JSON.parse(body);
+    }
+    catch {
+        return undefined;
+    }
+    if (typeof doc !== 'object' || doc === null)
+        return undefined;
+    const d = doc;
+    // The file is known by its identity, not its path: a journal reached through a symlink or a hard link, or
+    // renamed, is the same file (and a copy is another inode).
+    if (d.v !== 1 || d.kind !== kind)
+        return undefined;
+    const rid = d.id;
+    if (typeof rid !== 'object' || rid === null)
+        return undefined;
+    if (rid.dev !== id.dev || rid.ino !== id.ino || rid.size !== id.size || rid.ctime_ns !== id.ctime_ns)
+        return undefined;
+    if (typeof d.state !== 'object' || d.state === null)
+        return undefined;
+    return d.state;
+}
+
 ;// CONCATENATED MODULE: ./src/util/lock.ts
 
 
 
+
+
+
+const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
+/** The lock timeout an environment asks for (`STEPCHAIN_LOCK_TIMEOUT_MS`), else undefined (the default). */
+function lockTimeoutFromEnv(env) {
+    const v = env.STEPCHAIN_LOCK_TIMEOUT_MS;
+    return v !== undefined && /^[0-9]{1,9}$/.test(v.trim()) ? Number(v.trim()) : undefined;
+}
+const DEFAULT_LEASE_MS = 20_000;
+/** Clock skew tolerated between hosts before an old mtime alone makes a lease expired. */
+const CLOCK_SLACK_MS = 60_000;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function sleepMs(ms) {
     Atomics.wait(sleeper, 0, 0, ms);
 }
-function isAlive(pid) {
-    try {
-        process.kill(pid, 0);
-        return true;
+function parseHolder(raw) {
+    const words = raw.trim().split(' ');
+    const pid = Number(words[0]);
+    if (!/^[0-9]+$/.test(words[0] ?? '') || !Number.isSafeInteger(pid) || pid <= 0 || words[1] === undefined)
+        return undefined;
+    const h = { raw, pid, host: words[1] };
+    for (const w of words.slice(3)) {
+        const eq = w.indexOf('=');
+        const k = w.slice(0, eq);
+        const v = w.slice(eq + 1);
+        if (k === 'start' && /^[0-9]+$/.test(v))
+            h.start = v;
+        else if (k === 'boot' && v !== '')
+            h.boot = v;
+        else if (k === 'lease' && /^[0-9]+$/.test(v))
+            h.leaseMs = Number(v);
     }
-    catch (e) {
-        return e.code === 'EPERM';
+    return h;
+}
+function readLock(file) {
+    try {
+        const mtimeMs = (0,external_node_fs_namespaceObject.statSync)(file).mtimeMs;
+        return { raw: (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'), mtimeMs };
+    }
+    catch {
+        return undefined;
     }
 }
 function readOwner(file) {
@@ -3577,50 +4274,111 @@ function readOwner(file) {
         return undefined;
     }
 }
-function isStale(file, owner) {
-    const [pid, host] = owner.split(' ');
-    const n = Number(pid);
-    if (!Number.isInteger(n) || n <= 0) {
+/** Why a lock is stale, or undefined while its holder may still be working. */
+function staleness(seen, firstSeen, now) {
+    const h = parseHolder(seen.raw);
+    if (h === undefined) {
         // Not ours (we create lock files whole): stale once it has been there a while.
-        try {
-            return Date.now() - (0,external_node_fs_namespaceObject.statSync)(file).mtimeMs > 10_000;
-        }
-        catch {
-            return false;
-        }
+        return Date.now() - seen.mtimeMs > 10_000 ? { stale: 'the lock names no holder' } : { live: undefined };
     }
-    return host === (0,external_node_os_namespaceObject.hostname)() && !isAlive(n);
+    if (h.host === selfIdentity().host) {
+        return sameProcessAlive(h.pid, h.start, h.boot, seen.mtimeMs)
+            ? { live: h }
+            : { stale: `its holder (pid ${h.pid}) is gone` };
+    }
+    const lease = h.leaseMs ?? DEFAULT_LEASE_MS;
+    if (Date.now() - seen.mtimeMs > lease + CLOCK_SLACK_MS)
+        return { stale: `the lease of host ${h.host} expired` };
+    if (now - firstSeen >= lease)
+        return { stale: `host ${h.host} stopped refreshing its lease` };
+    return { live: h, lease };
+}
+function describeHolder(h, seen) {
+    if (h === undefined)
+        return 'an unknown writer (the lock file names no process)';
+    const age = seen === undefined ? '' : `, lock taken or renewed ${((Date.now() - seen.mtimeMs) / 1000).toFixed(1)} s ago`;
+    if (h.host !== selfIdentity().host)
+        return `pid ${h.pid} on host ${h.host}${age}`;
+    const cmd = processCommand(h.pid);
+    const began = processStartMs(h.pid);
+    const since = began === undefined ? '' : `, running for ${((Date.now() - began) / 1000).toFixed(0)} s`;
+    return `pid ${h.pid} on this host${cmd === undefined ? '' : ` (${cmd})`}${since}${age}`;
+}
+function timeoutError(file, h, seen, ms) {
+    const holder = describeHolder(h, seen);
+    const remedy = h === undefined
+        ? `if no stepchain process is using it, remove the lock: rm ${file}`
+        : h.host === selfIdentity().host
+            ? `wait for it to finish, or stop it if it is stuck (kill ${h.pid}); if that process is not stepchain, remove the lock: rm ${file}`
+            : `it is still renewing its lease: wait for that writer on ${h.host} to finish or stop it there; if it is gone the lease expires on its own, or remove the lock: rm ${file}`;
+    return new errors_IntegrityError(`${file}: locked by ${holder}; gave up after ${ms} ms. Remedy: ${remedy}`);
 }
 function acquireLock(file, options = {}) {
-    const timeout = options.timeoutMs ?? 30_000;
-    const deadline = Date.now() + timeout;
-    const me = `${process.pid} ${(0,external_node_os_namespaceObject.hostname)()} ${Math.random().toString(36).slice(2)}`;
+    const timeout = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    const lease = options.leaseMs ?? DEFAULT_LEASE_MS;
+    let deadline = performance.now() + timeout;
+    const id = selfIdentity();
+    const me = `${id.pid} ${id.host} ${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}` +
+        `${id.start === undefined ? '' : ` start=${id.start}`}${id.boot === undefined ? '' : ` boot=${id.boot}`} lease=${lease}`;
     let delay = 1;
-    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    (0,external_node_fs_namespaceObject.writeFileSync)(tmp, me, { mode: 0o644 });
+    const tmp = tempPath(file);
+    try {
+        (0,external_node_fs_namespaceObject.writeFileSync)(tmp, me, { mode: 0o644, flag: 'wx' });
+    }
+    catch (e) {
+        try {
+            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+        }
+        catch {
+            /* never created */
+        }
+        if (isOsError(e))
+            throw osError(e, file, 'cannot take the lock');
+        throw e;
+    }
+    const firstSeen = new Map();
+    const holderSeen = new Map();
     try {
         for (;;) {
-            if (tryLink(tmp, file))
-                return releaser(file, me);
-            const owner = readOwner(file);
-            if (owner !== undefined && isStale(file, owner)) {
-                breakStale(file, owner);
+            if (tryLink(tmp, file)) {
+                removeQuietly(tmp);
+                cleanDeadTemps(external_node_path_default().dirname(file));
+                return handle(file, me, lease);
+            }
+            const seen = readLock(file);
+            if (seen === undefined)
+                continue; // released meanwhile
+            const now = performance.now();
+            // A renewal (new mtime) restarts the lease; the holder itself is known by its content.
+            const key = `${seen.mtimeMs} ${seen.raw}`;
+            if (!firstSeen.has(key))
+                firstSeen.set(key, now);
+            if (!holderSeen.has(seen.raw))
+                holderSeen.set(seen.raw, now);
+            const s = staleness(seen, firstSeen.get(key), now);
+            if ('stale' in s) {
+                breakStale(file, seen.raw);
                 continue;
             }
-            if (Date.now() > deadline) {
-                throw new errors_IntegrityError(`${file}: locked by another writer (${owner?.split(' ').slice(0, 2).join(' on ') ?? 'unknown'}) for over ${timeout} ms`);
-            }
+            // A holder on another host gets one full lease of watching (from when we first saw it) before we give up.
+            if (s.lease !== undefined)
+                deadline = Math.max(deadline, holderSeen.get(seen.raw) + s.lease + 50);
+            if (now > deadline)
+                throw timeoutError(file, s.live, seen, timeout);
             sleepMs(delay);
             delay = Math.min(delay * 2, 50);
         }
     }
     finally {
-        try {
-            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-        }
-        catch {
-            /* already gone */
-        }
+        removeQuietly(tmp);
+    }
+}
+function removeQuietly(file) {
+    try {
+        (0,external_node_fs_namespaceObject.unlinkSync)(file);
+    }
+    catch {
+        /* already gone */
     }
 }
 function tryLink(tmp, file) {
@@ -3629,26 +4387,63 @@ function tryLink(tmp, file) {
         return true;
     }
     catch (e) {
-        if (e.code === 'EEXIST')
+        const code = e.code;
+        if (code === 'EEXIST')
             return false;
+        if (code === 'ENOENT')
+            throw new errors_InputError(`${file}: cannot take the lock: its directory ${external_node_path_default().dirname(file)} no longer exists`);
+        if (isOsError(e))
+            throw osError(e, file, 'cannot take the lock');
         throw e;
     }
 }
-function releaser(file, me) {
-    return () => {
-        // Only remove the lock if it is still ours.
-        if (readOwner(file) === me) {
-            try {
-                (0,external_node_fs_namespaceObject.unlinkSync)(file);
-            }
-            catch {
-                /* already gone */
-            }
+function handle(file, me, lease) {
+    let renewed = performance.now();
+    let timer;
+    let released = false;
+    const renew = () => {
+        if (released || readOwner(file) !== me)
+            return;
+        const t = new Date();
+        try {
+            (0,external_node_fs_namespaceObject.utimesSync)(file, t, t);
+            renewed = performance.now();
+        }
+        catch {
+            /* the next refresh tries again */
         }
     };
+    const release = () => {
+        if (released)
+            return;
+        released = true;
+        if (timer !== undefined)
+            clearInterval(timer);
+        // Only our own lock is removed (one taken over after our lease ran out is left to its holder).
+        if (readOwner(file) === me)
+            removeQuietly(file);
+    };
+    return Object.assign(release, {
+        file,
+        refresh() {
+            if (performance.now() - renewed >= lease / 4)
+                renew();
+        },
+        heartbeat() {
+            if (timer !== undefined || released)
+                return;
+            timer = setInterval(renew, Math.max(50, Math.floor(lease / 4)));
+            timer.unref();
+        },
+        assertHeld() {
+            if (released || readOwner(file) !== me) {
+                throw new errors_IntegrityError(`${file}: this writer's lock was taken over (its lease expired while it worked); nothing was written`);
+            }
+        },
+    });
 }
 function breakStale(file, owner) {
-    const aside = `${file}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const aside = tempPath(file);
     try {
         (0,external_node_fs_namespaceObject.renameSync)(file, aside);
     }
@@ -3657,7 +4452,12 @@ function breakStale(file, owner) {
     }
     const taken = readOwner(aside);
     if (taken === owner) {
-        (0,external_node_fs_namespaceObject.unlinkSync)(aside);
+        try {
+            (0,external_node_fs_namespaceObject.unlinkSync)(aside);
+        }
+        catch {
+            /* already gone */
+        }
         return;
     }
     // We moved a lock that was taken after we looked: put it back unless another was made.
@@ -3673,6 +4473,102 @@ function breakStale(file, owner) {
     catch {
         /* already gone */
     }
+}
+/** Who holds a lock, when a live holder does (undefined: free, or stale and breakable). */
+function liveLockHolder(file) {
+    const seen = readLock(file);
+    if (seen === undefined)
+        return undefined;
+    const now = performance.now();
+    const s = staleness(seen, now, now);
+    return 'stale' in s ? undefined : describeHolder(s.live, seen);
+}
+
+;// CONCATENATED MODULE: ./src/util/pause.ts
+
+
+/**
+ * Test-only pause points (docs/journal.md, "Testing crashes"): with
+ * `STEPCHAIN_TEST_PAUSE=<name>[,<name>...]` in the environment, the process
+ * prints `stepchain: paused at <name> (pid <pid>)` on stderr when it reaches
+ * that point and waits there until it is killed, so a test can SIGKILL it at
+ * an exact stage (between two writes of a fork, after a row but before its
+ * checkpoint, while holding a lock). Without the variable it costs one lookup.
+ */
+function pausePoint(name, env = process.env) {
+    const want = env.STEPCHAIN_TEST_PAUSE;
+    if (want === undefined || want === '' || !want.split(',').includes(name))
+        return;
+    (0,external_node_fs_namespaceObject.writeSync)(2, `stepchain: paused at ${name} (pid ${process.pid})\n`);
+    for (;;)
+        sleepMs(1000);
+}
+
+;// CONCATENATED MODULE: ./src/journal/checkpoint.ts
+
+
+/**
+ * The journal's checkpoint (`000000.jsonl.checkpoint`, see src/util/checkpoint.ts
+ * and docs/journal.md): the verified chain state at the end of the file
+ * (offset = size, steps, head) and the digest of the file's last bytes (the
+ * last append's, at most 4 KiB).
+ */
+const KIND = 'journal';
+function journalCheckpointFile(journalFile) {
+    return `${journalFile}.checkpoint`;
+}
+/** The chain state of `file` as its checkpoint records it, when the checkpoint holds for the file as it is now. */
+function loadJournalCheckpoint(file, id, key) {
+    const s = readCheckpoint(journalCheckpointFile(file), KIND, id, key);
+    if (s === undefined)
+        return undefined;
+    const { offset, steps, head, tail_from, tail_sha256 } = s;
+    if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || String(offset) !== id.size)
+        return undefined;
+    if (typeof steps !== 'number' || !Number.isSafeInteger(steps) || steps < 0)
+        return undefined;
+    if (typeof head !== 'string' || !isSha256Hex(head) || typeof tail_sha256 !== 'string')
+        return undefined;
+    if (typeof tail_from !== 'number' || !Number.isSafeInteger(tail_from) || tail_from < 0 || tail_from > offset)
+        return undefined;
+    if (offset - tail_from > TAIL_MAX)
+        return undefined;
+    try {
+        if (tailDigest(file, offset, tail_from) !== tail_sha256)
+            return undefined;
+    }
+    catch {
+        return undefined;
+    }
+    return { offset, steps, head };
+}
+/** The most bytes at the end of the file a checkpoint's digest covers. */
+const TAIL_MAX = 4096;
+/**
+ * Records the verified state of `file`, whose identity is `id` (best-effort).
+ * `written` (the bytes just appended, ending at the state's offset) saves
+ * reading the tail back.
+ */
+function saveJournalCheckpoint(file, id, state, key, written) {
+    if (String(state.offset) !== id.size)
+        return; // only a whole verified file is checkpointed
+    let tail;
+    let from;
+    if (written !== undefined && written.length > 0 && written.length <= state.offset) {
+        const bytes = written.subarray(Math.max(0, written.length - TAIL_MAX));
+        from = state.offset - bytes.length;
+        tail = sha256Hex(bytes);
+    }
+    else {
+        from = Math.max(0, state.offset - TAIL_MAX);
+        try {
+            tail = tailDigest(file, state.offset, from);
+        }
+        catch {
+            return;
+        }
+    }
+    writeCheckpoint(journalCheckpointFile(file), KIND, file, id, { offset: state.offset, steps: state.steps, head: state.head, tail_from: from, tail_sha256: tail }, key);
 }
 
 ;// CONCATENATED MODULE: ./src/util/ids.ts
@@ -3822,6 +4718,84 @@ function stitchRecovery(file, slices, from) {
     if (firstBad !== undefined)
         result.tornFrom = validEnd;
     return result;
+}
+
+;// CONCATENATED MODULE: ./src/journal/tombstone.ts
+
+
+
+
+
+
+function tombstonesDir(root) {
+    return external_node_path_default().join(runtimeDir(root), 'tombstones');
+}
+function tombstoneFile(root, id) {
+    return external_node_path_default().join(tombstonesDir(root), `${id}.json`);
+}
+function writeTombstone(root, t) {
+    const file = tombstoneFile(root, t.fork_session_id);
+    ensureDir(external_node_path_default().dirname(file));
+    writeFileWhole(file, Buffer.from(`${JSON.stringify(t)}\n`, 'utf8'), { durable: true });
+    return file;
+}
+/** `<P>` when `root` is a fork worktree `<P>/.sdd/worktrees/<id>`. */
+function forkParentRoot(root) {
+    const r = external_node_path_default().resolve(root);
+    const worktrees = external_node_path_default().dirname(r);
+    const sdd = external_node_path_default().dirname(worktrees);
+    if (external_node_path_default().basename(worktrees) !== 'worktrees' || external_node_path_default().basename(sdd) !== '.sdd')
+        return undefined;
+    const id = external_node_path_default().basename(r);
+    return isSafeId(id) ? { parent: external_node_path_default().dirname(sdd), id } : undefined;
+}
+/** The tombstone that names the journal of `agentId` under project `root`, if any. */
+function findTombstone(root, agentId) {
+    const candidates = [];
+    if (isSafeId(agentId))
+        candidates.push(tombstoneFile(root, agentId));
+    const fork = forkParentRoot(root);
+    if (fork !== undefined)
+        candidates.push(tombstoneFile(fork.parent, fork.id));
+    return candidates.find((f) => (0,external_node_fs_namespaceObject.existsSync)(f));
+}
+function describe(file) {
+    try {
+        const t = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
+        const steps = typeof t.steps === 'number' ? `, ${t.steps} steps` : '';
+        return `fork ${String(t.fork_session_id)} was removed at ${String(t.removed_at)}${steps}`;
+    }
+    catch {
+        return 'it was removed';
+    }
+}
+/**
+ * Refuses to start a fresh journal for `agentId` under `root` when a tombstone
+ * names it, or when `root` is a fork worktree that no longer exists (creating
+ * the journal would resurrect the directory of a removed fork).
+ */
+function refuseRemovedJournal(root, agentId, journalFile) {
+    const t = findTombstone(root, agentId);
+    if (t !== undefined) {
+        throw new errors_IntegrityError(`${journalFile}: refusing to start a fresh journal: ${describe(t)} (tombstone ${t}); record into a live session or fork`);
+    }
+    const fork = forkParentRoot(root);
+    if (fork !== undefined && !(0,external_node_fs_namespaceObject.existsSync)(root)) {
+        throw new errors_IntegrityError(`${journalFile}: refusing to start a fresh journal: the fork worktree ${root} does not exist (removed?); see \`stepchain forks\``);
+    }
+}
+/**
+ * `refuseRemovedJournal` for the journal of `agentId` under `root`, when that
+ * journal does not exist yet (a fresh chain would start there). For callers
+ * that resolve the project root afterwards: a removed fork's worktree is no
+ * project any more, and the refusal should name the fork.
+ */
+function refuseRemovedJournalAt(root, agentId) {
+    if (!isSafeId(agentId))
+        return;
+    const file = external_node_path_default().join(journalDir(root, agentId), JOURNAL_FILE);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
+        refuseRemovedJournal(root, agentId, file);
 }
 
 ;// CONCATENATED MODULE: ./src/journal/verify.ts
@@ -3986,6 +4960,10 @@ function readJournalFile(file, options = {}) {
 
 
 
+
+
+
+
 /** `<root>` of a journal at `<root>/.sdd/runtime/journal/<id>/000000.jsonl`, if it is laid out so. */
 function projectRootOf(journalDirPath) {
     const parts = external_node_path_default().resolve(journalDirPath).split((external_node_path_default()).sep);
@@ -4032,10 +5010,17 @@ function checkWritable(name, v) {
 }
 /**
  * A per-step journal opened for appending. Opening takes the journal's lock,
- * revalidates the whole chain (fail-closed), moves a torn tail aside, and
- * releases the lock. Each append re-takes the lock, catches up on rows other
- * processes appended meanwhile (verifying them too), and writes one canonical
- * row with a single write.
+ * establishes the verified chain state (fail-closed), moves a torn tail aside,
+ * and releases the lock. Each append re-takes the lock, catches up on whatever
+ * changed meanwhile, and writes one canonical row with a single write.
+ *
+ * The verified state comes from, in order: this object's own last look, when
+ * the file's identity (device, inode, size, ctime) is unchanged since; the
+ * authenticated checkpoint beside the file, when it holds for the file as it
+ * is (another stepchain writer appended); else the full walk from genesis
+ * (docs/journal.md, "Checkpoints"). So an append costs the same at any length,
+ * and any other change to the file, an edit with size and mtime restored
+ * included, is caught by the full walk before the next row is written.
  */
 class Journal {
     dir;
@@ -4044,20 +5029,32 @@ class Journal {
     cas;
     durable;
     lockTimeoutMs;
+    env;
     state = GENESIS;
+    /** The file's identity when `state` was last established (undefined: never, or no file). */
+    known;
+    key = null;
     constructor(dir, options) {
         this.dir = dir;
         this.file = external_node_path_default().join(dir, JOURNAL_FILE);
         this.lockFile = `${this.file}.lock`;
         this.durable = (options.durability ?? 'durable') === 'durable';
-        this.lockTimeoutMs = options.lockTimeoutMs;
+        this.env = options.env ?? process.env;
+        this.lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutFromEnv(this.env);
         const root = projectRootOf(dir);
         this.cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), this.durable));
     }
     /** Opens (creating the directory if needed) and recovers. Throws JournalRecoveryError on a bad chain. */
     static open(dir, options = {}) {
         const j = new Journal(dir, options);
-        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+        const root = projectRootOf(dir);
+        if (root !== undefined && statIdentity(j.file) === undefined)
+            j.refuseIfRemoved();
+        // Never resurrect a removed fork's worktree by creating its journal directory.
+        if (root !== undefined && forkParentRoot(root) !== undefined)
+            ensureDirUnder(root, dir);
+        else
+            ensureDir(dir);
         j.locked(() => j.catchUp());
         return j;
     }
@@ -4075,7 +5072,7 @@ class Journal {
     /** Appends several steps with one write and (when durable) one fsync. */
     appendMany(steps) {
         const prepared = steps.map((s) => this.prepare(s));
-        return this.locked(() => {
+        return this.locked((lock) => {
             this.catchUp();
             let prev = this.state.head;
             let seq = this.state.steps;
@@ -4088,8 +5085,13 @@ class Journal {
                 seq++;
             }
             const data = Buffer.from(rows.map((r) => `${encodeRow(r)}\n`).join(''), 'utf8');
-            appendDurably(this.file, data, this.durable);
+            lock.refresh();
+            lock.assertHeld();
+            const { after } = appendDurably(this.file, data, this.durable);
             this.state = { offset: this.state.offset + data.length, head: prev, steps: seq };
+            this.known = identityOf(after);
+            pausePoint('journal:after-write', this.env);
+            this.saveCheckpoint(data);
             return rows;
         });
     }
@@ -4114,32 +5116,76 @@ class Journal {
             store(b);
         return { fields: { input_hash, model, prompt, tool_call, tool_result }, refs, ts };
     }
-    locked(fn) {
-        const release = acquireLock(this.lockFile, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
-        try {
-            return fn();
-        }
-        finally {
-            release();
-        }
+    /** Refuses (naming the tombstone) when this journal belongs to a removed fork. */
+    refuseIfRemoved() {
+        const root = projectRootOf(this.dir);
+        if (root !== undefined)
+            refuseRemovedJournal(root, external_node_path_default().basename(external_node_path_default().resolve(this.dir)), this.file);
     }
-    /** Under the lock: verify whatever was appended since we last looked, repair a torn tail. */
-    catchUp() {
-        let size;
+    locked(fn) {
+        let lock;
         try {
-            size = (0,external_node_fs_namespaceObject.statSync)(this.file).size;
+            lock = acquireLock(this.lockFile, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
         }
         catch (e) {
-            if (e.code === 'ENOENT') {
-                this.state = GENESIS;
-                return;
-            }
-            throw new errors_InputError(`${this.file}: cannot open: ${e.code ?? e.message}`);
+            // The directory went away while we waited (a fork removed under us): say so, naming the tombstone.
+            if (!(0,external_node_fs_namespaceObject.existsSync)(this.dir))
+                this.refuseIfRemoved();
+            throw e;
         }
-        if (size === this.state.offset)
+        try {
+            return fn(lock);
+        }
+        finally {
+            lock();
+        }
+    }
+    checkpointKey() {
+        if (this.key === null)
+            this.key = checkpointKey(this.env);
+        return this.key;
+    }
+    saveCheckpoint(written) {
+        const key = this.checkpointKey();
+        if (key !== undefined && this.known !== undefined)
+            saveJournalCheckpoint(this.file, this.known, this.state, key, written);
+    }
+    /**
+     * Under the lock: establish the verified state of the file as it is now
+     * (unchanged since our last look, else its checkpoint, else the full walk),
+     * repairing a torn tail.
+     */
+    catchUp() {
+        let id;
+        try {
+            id = statIdentity(this.file);
+        }
+        catch (e) {
+            if (isOsError(e))
+                throw osError(e, this.file, 'cannot open');
+            throw e;
+        }
+        if (id === undefined) {
+            if (this.known !== undefined && this.state.steps > 0) {
+                throw new errors_IntegrityError(`${this.file}: the journal (${this.state.steps} steps, head ${this.state.head}) disappeared; refusing to start a fresh chain in its place`);
+            }
+            this.refuseIfRemoved();
+            this.state = GENESIS;
+            this.known = undefined;
             return;
-        // Grown: verify only the new bytes. Shrunk (truncated by someone): start over.
-        const from = size > this.state.offset ? this.state : GENESIS;
+        }
+        if (this.known !== undefined && sameIdentity(id, this.known))
+            return;
+        const key = this.checkpointKey();
+        const fromCheckpoint = key === undefined ? undefined : loadJournalCheckpoint(this.file, id, key);
+        if (fromCheckpoint !== undefined) {
+            this.state = fromCheckpoint;
+            this.known = id;
+            return;
+        }
+        // Anything else: walk the whole file (fail-closed).
+        const size = Number(id.size);
+        const from = GENESIS;
         const slices = scanSlices({ kind: 'file', path: this.file }, from.offset, size, { strict: false });
         const t = stitchRecovery(this.file, slices, from);
         let end = t.validEnd;
@@ -4152,6 +5198,8 @@ class Journal {
             moveTornTailAside(this.file, t.tornFrom, this.durable);
         }
         this.state = { offset: end, head: t.head, steps: t.steps };
+        this.known = statIdentity(this.file);
+        this.saveCheckpoint();
     }
 }
 
@@ -4234,6 +5282,7 @@ function journalHead(file) {
 }
 
 ;// CONCATENATED MODULE: ./src/journal/index.ts
+
 
 
 
@@ -7867,28 +8916,55 @@ async function porcelain(args, task) {
 
 
 
+/** The path-valued facts `repoInfo` asks `git rev-parse` for, in order. */
+const PATH_QUERIES = [
+    ['--show-toplevel'],
+    ['--absolute-git-dir'],
+    ['--git-common-dir'],
+    ['--git-path', 'index'],
+];
+/** One value a git command printed, without exactly the one newline git ends it with (a path may hold others). */
+function oneValue(out) {
+    return out.endsWith('\n') ? out.slice(0, -1) : out;
+}
 /**
  * Reads the repository facts for `dir` with as few processes as possible (this
  * runs on every append). Undefined when `dir` is not inside a git work tree.
+ *
+ * `git rev-parse` has no `-z`: its values come one per line, and a path may hold
+ * a newline. One process asks for everything; when the lines are more than the
+ * values asked for, some path held a newline, and each path is asked for again
+ * on its own (one value per process, so nothing can be misread): the fast path
+ * can never hand back another repository's paths.
  */
 function repo_repoInfo(dir, env) {
     if (!(0,external_node_fs_namespaceObject.existsSync)(dir))
         return undefined;
-    const q = [
-        'rev-parse',
-        '--is-inside-work-tree',
-        '--show-toplevel',
-        '--absolute-git-dir',
-        '--git-common-dir',
-        '--git-path',
-        'index',
-    ];
-    const out = gitTry(dir, [...q, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'], { env }) ?? gitTry(dir, q, { env });
+    const q = ['rev-parse', '--is-inside-work-tree', ...PATH_QUERIES.flat()];
+    const headQ = ['HEAD^{commit}', '--symbolic-full-name', 'HEAD'];
+    let out = gitTry(dir, [...q, ...headQ], { env });
+    let expected = 1 + PATH_QUERIES.length + 2;
+    if (out === undefined) {
+        out = gitTry(dir, q, { env });
+        expected = 1 + PATH_QUERIES.length;
+    }
     if (out === undefined)
         return undefined;
-    const lines = out.split('\n');
+    let lines = oneValue(out).split('\n');
     if (lines[0] !== 'true')
         return undefined;
+    if (lines.length !== expected) {
+        // A path held a newline: ask for each path alone, then for HEAD (whose values hold none).
+        const paths = [];
+        for (const pq of PATH_QUERIES) {
+            const v = gitTry(dir, ['rev-parse', ...pq], { env });
+            if (v === undefined)
+                return undefined;
+            paths.push(oneValue(v));
+        }
+        const head = expected > 1 + PATH_QUERIES.length ? gitTry(dir, ['rev-parse', ...headQ], { env }) : undefined;
+        lines = ['true', ...paths, ...(head === undefined ? [] : oneValue(head).split('\n'))];
+    }
     const top = lines[1];
     const gitDir = lines[2];
     const commonDir = external_node_path_default().resolve(dir, lines[3]);
@@ -7963,6 +9039,9 @@ function updateRefs(dir, commands, env) {
 
 
 
+
+
+
 /**
  * Per-step worktree snapshots: after each append, the work tree as it is
  * (tracked files and untracked files that are not ignored, never `.sdd/`) is
@@ -7972,7 +9051,8 @@ function updateRefs(dir, commands, env) {
  * roots of one repository never overwrite each other's refs. Refs of the
  * earlier layout, `refs/stepchain/snapshots/<agent>/<seq>`, are still read.
  *
- * It is built with a temporary index (GIT_INDEX_FILE in a temp directory), so
+ * It is built with a temporary index (GIT_INDEX_FILE in a temporary directory
+ * `stepchain-snap-<pid>-<start>-<host>-*` inside the work tree's git dir), so
  * the user's index, HEAD, branches and files are never touched. The temporary
  * index starts as a copy of the user's index (read-only use of it): its stat
  * cache lets `git add` hash only what changed, which keeps an append on a large
@@ -8054,7 +9134,9 @@ function takeSnapshot(options, known) {
     const repo = known ?? repo_repoInfo(options.root, env);
     if (repo === undefined)
         return undefined;
-    const tmp = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'stepchain-snap-'));
+    cleanDeadSnapshotDirs(repo.gitDir);
+    cleanLegacySnapshotDirs();
+    const tmp = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
     try {
         const index = external_node_path_default().join(tmp, 'index');
         let seeded = false;
@@ -8069,14 +9151,115 @@ function takeSnapshot(options, known) {
         if (!seeded && repo.head !== undefined)
             gitSync(repo.top, ['read-tree', repo.head], { env, extra });
         gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
+        pausePoint('snapshot:after-index', env);
         const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
         const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
         const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
+        clearStaleRefLock(repo.commonDir, ref);
         gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
         return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
     }
     finally {
         (0,external_node_fs_namespaceObject.rmSync)(tmp, { recursive: true, force: true });
+    }
+}
+const SNAP_DIR = 'stepchain-snap-';
+const SNAP_DIR_NAME = /^stepchain-snap-([0-9]+)-([0-9]+|x)-([0-9a-f]{8})-/;
+/** Removes the temporary index directories that killed snapshot writers left in `gitDir`. */
+function cleanDeadSnapshotDirs(gitDir) {
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)(gitDir).filter((n) => n.startsWith(SNAP_DIR));
+    }
+    catch {
+        return [];
+    }
+    const removed = [];
+    const mine = hostTag(selfIdentity().host);
+    for (const name of names) {
+        const m = SNAP_DIR_NAME.exec(name);
+        const dir = external_node_path_default().join(gitDir, name);
+        try {
+            const st = (0,external_node_fs_namespaceObject.lstatSync)(dir);
+            if (!st.isDirectory())
+                continue;
+            const dead = m === null || m[3] !== mine
+                ? Date.now() - st.mtimeMs > 3600_000 // not judged by a pid: only once it is an hour old
+                : !sameProcessAlive(Number(m[1]), m[2] === 'x' ? undefined : m[2], undefined, st.mtimeMs);
+            if (!dead)
+                continue;
+            (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
+            removed.push(name);
+        }
+        catch {
+            /* gone meanwhile */
+        }
+    }
+    return removed;
+}
+let legacyCleaned = false;
+/**
+ * Earlier releases made the temporary index directory in the system temp dir
+ * (`stepchain-snap-XXXXXX`, no pid in the name): once per process, those of
+ * ours older than an hour (no snapshot takes that long) are removed.
+ */
+function cleanLegacySnapshotDirs() {
+    if (legacyCleaned)
+        return;
+    legacyCleaned = true;
+    const dir = (0,external_node_os_namespaceObject.tmpdir)();
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)(dir).filter((n) => /^stepchain-snap-[A-Za-z0-9]{6}$/.test(n));
+    }
+    catch {
+        return;
+    }
+    for (const name of names) {
+        try {
+            const st = (0,external_node_fs_namespaceObject.lstatSync)(external_node_path_default().join(dir, name));
+            if (!st.isDirectory() || (process.getuid !== undefined && st.uid !== process.getuid()))
+                continue;
+            if (Date.now() - st.mtimeMs > 3600_000)
+                (0,external_node_fs_namespaceObject.rmSync)(external_node_path_default().join(dir, name), { recursive: true, force: true });
+        }
+        catch {
+            /* gone meanwhile, or not ours */
+        }
+    }
+}
+/** How long a ref lock may be held before it counts as left by a killed git (git holds one for milliseconds). */
+const REF_LOCK_STALE_MS = 2000;
+/**
+ * A `<ref>.lock` left by a `git update-ref` that was killed makes every later
+ * update of that ref fail ("File exists"). The seq being snapshotted was just
+ * appended by us under the journal's lock, so a lock on its ref is a leftover
+ * unless git is updating it right now: wait for it to go, and remove it once it
+ * has been there longer than any live update takes.
+ */
+function clearStaleRefLock(commonDir, ref) {
+    const lock = external_node_path_default().join(commonDir, `${ref}.lock`);
+    const giveUp = performance.now() + 2 * REF_LOCK_STALE_MS; // an mtime in the future must not hold us forever
+    for (;;) {
+        let age;
+        try {
+            age = Date.now() - (0,external_node_fs_namespaceObject.statSync)(lock).mtimeMs;
+        }
+        catch {
+            return;
+        }
+        if (age > REF_LOCK_STALE_MS || performance.now() > giveUp) {
+            try {
+                (0,external_node_fs_namespaceObject.unlinkSync)(lock);
+            }
+            catch {
+                /* removed meanwhile */
+            }
+            return;
+        }
+        sleepMs(100);
+        if (!(0,external_node_fs_namespaceObject.existsSync)(lock))
+            return;
     }
 }
 /**
@@ -8215,33 +9398,77 @@ function stripAscii(b) {
         e--;
     return b.subarray(s, e);
 }
-function readKey(file) {
-    let mode;
+const why = (e) => e.code ?? e.message;
+/**
+ * A directory the key lives in must be one nobody else can write: owned by you
+ * (or root) and not group- or world-writable. Otherwise another user could
+ * swap the key (or plant one before it is created) and forge the chain.
+ */
+function checkKeyDir(dir, file, uid) {
+    let st;
     try {
-        const st = (0,external_node_fs_namespaceObject.statSync)(file);
+        st = (0,external_node_fs_namespaceObject.statSync)(dir);
+    }
+    catch (e) {
+        throw new errors_InputError(`${file}: cannot check the audit key's directory ${dir}: ${why(e)}`);
+    }
+    if (st.uid !== uid && st.uid !== 0)
+        throw new errors_InputError(`${file}: the audit key's directory ${dir} belongs to uid ${st.uid}, not to you (uid ${uid})`);
+    if ((st.mode & 0o022) !== 0)
+        throw new errors_InputError(`${file}: the audit key's directory ${dir} is writable by ${st.mode & 0o002 ? 'everyone' : 'its group'} ` +
+            `(mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}): another user could replace the key; keep it in a directory only you can write (chmod 700)`);
+}
+/** The directories whose permissions guard `file`: its own, and through a symlink, the target's. */
+function guardingDirs(file) {
+    const dirs = [external_node_path_default().dirname(file)];
+    try {
+        if ((0,external_node_fs_namespaceObject.lstatSync)(file).isSymbolicLink())
+            dirs.push(external_node_path_default().dirname((0,external_node_fs_namespaceObject.realpathSync)(file)));
+    }
+    catch {
+        /* checked when opened */
+    }
+    return dirs;
+}
+function readKey(file) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+    }
+    catch (e) {
+        throw new errors_InputError(`${file}: cannot read audit key: ${why(e)}`);
+    }
+    try {
+        // The checks are on the open descriptor: what is read is what was checked.
+        const st = (0,external_node_fs_namespaceObject.fstatSync)(fd);
         if (!st.isFile())
             throw new errors_InputError(`${file}: audit key is not a regular file`);
-        mode = st.mode & 0o777;
+        const mode = st.mode & 0o777;
+        if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+            throw new errors_InputError(`${file}: audit key has insecure permissions ${mode.toString(8).padStart(4, '0')} (group or others can access it); ` +
+                `required 0600: chmod 600 ${file}`);
+        }
+        const uid = process.getuid?.();
+        if (uid !== undefined) {
+            if (st.uid !== uid)
+                throw new errors_InputError(`${file}: the audit key belongs to uid ${st.uid}, not to you (uid ${uid}); a key someone else owns cannot vouch for your log`);
+            for (const dir of guardingDirs(file))
+                checkKeyDir(dir, file, uid);
+        }
+        let bytes;
+        try {
+            bytes = stripAscii((0,external_node_fs_namespaceObject.readFileSync)(fd));
+        }
+        catch (e) {
+            throw new errors_InputError(`${file}: cannot read audit key: ${why(e)}`);
+        }
+        if (bytes.length === 0)
+            throw new errors_InputError(`${file}: audit key is empty`);
+        return { path: file, bytes };
     }
-    catch (e) {
-        if (e instanceof errors_InputError)
-            throw e;
-        throw new errors_InputError(`${file}: cannot read audit key: ${e.code ?? e.message}`);
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
-    if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-        throw new errors_InputError(`${file}: audit key has insecure permissions ${mode.toString(8).padStart(4, '0')} (group or others can access it); ` +
-            `required 0600: chmod 600 ${file}`);
-    }
-    let bytes;
-    try {
-        bytes = stripAscii((0,external_node_fs_namespaceObject.readFileSync)(file));
-    }
-    catch (e) {
-        throw new errors_InputError(`${file}: cannot read audit key: ${e.code ?? e.message}`);
-    }
-    if (bytes.length === 0)
-        throw new errors_InputError(`${file}: audit key is empty`);
-    return { path: file, bytes };
 }
 /** Reads a key another process is creating right now: wait (briefly) for its bytes. */
 function adoptKey(file) {
@@ -8261,7 +9488,9 @@ function adoptKey(file) {
  * Loads the key at `file`. With `create`, a missing key is generated first
  * (0600, created exclusively so two first writers agree on one key, in a
  * directory made 0700). Refuses (InputError, exit 2) a key that group or
- * others can access, an empty key, or a missing one without `create`.
+ * others can access, one owned by another user (also through a symlink), one
+ * in a directory another user can write (the link's or the target's), an
+ * empty key, or a missing one without `create`.
  */
 function loadAuditKey(file, options = {}) {
     let exists = true;
@@ -8278,6 +9507,10 @@ function loadAuditKey(file, options = {}) {
     if (!options.create)
         throw new errors_InputError(`${file}: no audit key (give --key FILE or set STEPCHAIN_AUDIT_KEY_PATH)`);
     const dir = external_node_path_default().dirname(file);
+    // An existing directory is checked before a key is made in it (a new one is made 0700 below).
+    const uid = process.getuid?.();
+    if (uid !== undefined && (0,external_node_fs_namespaceObject.existsSync)(dir))
+        checkKeyDir(dir, file, uid);
     let made;
     try {
         made = (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
@@ -8336,7 +9569,145 @@ function auditFiles(dir) {
     return names.filter((n) => n.endsWith('.jsonl')).sort();
 }
 
+;// CONCATENATED MODULE: ./src/audit/verify.ts
+
+
+
+
+
+
+/** Calls `fn` for each `\n`-framed line (only `\n` frames: a `\v` or `\r` stays inside the line and fails). */
+function readAuditLines(dir, file) {
+    let buf;
+    try {
+        buf = (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(dir, file));
+    }
+    catch (e) {
+        throw new errors_InputError(`${external_node_path_default().join(dir, file)}: cannot read: ${e.code ?? e.message}`);
+    }
+    const lines = [];
+    let start = 0;
+    let n = 1;
+    while (start < buf.length) {
+        const nl = buf.indexOf(0x0a, start);
+        const end = nl < 0 ? buf.length : nl;
+        const bytes = buf.subarray(start, end);
+        lines.push(readLine(file, n, bytes));
+        start = end + 1;
+        n++;
+    }
+    return { lines, terminated: buf.length === 0 || buf[buf.length - 1] === 0x0a };
+}
+function readLine(file, line, bytes) {
+    let text;
+    let value;
+    try {
+        text = decodeUtf8(bytes);
+        value = parse(text);
+    }
+    catch (e) {
+        const why = e instanceof JsonParseError
+            ? e.message
+            : e instanceof RangeError
+                ? 'line too large or too deeply nested'
+                : String(e);
+        return {
+            file,
+            line,
+            bytes,
+            entry: undefined,
+            error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`,
+            canonical: false,
+        };
+    }
+    if (!isJsonObject(value))
+        return { file, line, bytes, entry: undefined, error: 'not a JSON object', canonical: false };
+    let canonical;
+    try {
+        canonical = prettySortedOfRead(value) === text;
+    }
+    catch {
+        canonical = false;
+    }
+    return { file, line, bytes, entry: value, canonical };
+}
+/**
+ * Verifies the whole audit chain in `dir` under `key`: every `*.jsonl` file in
+ * name order (so the chain runs across days), every line byte-identical to
+ * `pretty_sorted(entry)`, each `prev_hmac` the previous entry's `hmac` (64
+ * zeros at genesis), each `hmac` recomputed. Reports every fault with its
+ * file and line; the chain follows the stored hmac, so one edit is reported once.
+ */
+function verifyAuditLog(dir, key) {
+    const files = auditFiles(dir);
+    const errors = [];
+    let prev = GENESIS_HMAC;
+    let entries = 0;
+    for (const file of files) {
+        const { lines, terminated } = readAuditLines(dir, file);
+        for (const l of lines) {
+            const fault = (kind, message) => void errors.push({ file, line: l.line, kind, message });
+            if (l.entry === undefined) {
+                fault('malformed_json', l.error ?? 'malformed');
+                continue;
+            }
+            entries++;
+            const e = l.entry;
+            const missing = [...ENTRY_KEYS, 'hmac'].filter((k) => !Object.prototype.hasOwnProperty.call(e, k));
+            if (missing.length > 0)
+                fault('missing_field', `entry has no ${missing.map((k) => `"${k}"`).join(', ')}`);
+            if (!l.canonical)
+                fault('non_canonical', 'non-canonical line bytes (not json.dumps(entry, sort_keys=True))');
+            const stored = typeof e.hmac === 'string' ? e.hmac : '';
+            const entryPrev = typeof e.prev_hmac === 'string' ? e.prev_hmac : '';
+            if (entryPrev !== prev) {
+                fault('prev_hmac_mismatch', `chain break: prev_hmac ${entryPrev}, expected ${prev}`);
+            }
+            const expected = computeAuditHmac(key, prev, withoutHmac(e));
+            if (stored !== expected) {
+                fault('hmac_mismatch', `HMAC mismatch: stored ${stored}, recomputed ${expected} (entry edited, or another key)`);
+            }
+            prev = stored;
+        }
+        if (!terminated) {
+            errors.push({
+                file,
+                line: lines.length,
+                kind: 'missing_newline',
+                message: 'missing trailing newline (torn or edited last line)',
+            });
+        }
+    }
+    // Nothing passes vacuously: a log that is missing, empty, or whose files vanished proves nothing.
+    if (entries === 0 && errors.length === 0) {
+        errors.push((0,external_node_fs_namespaceObject.existsSync)(dir)
+            ? {
+                file: '',
+                line: 0,
+                kind: 'empty_audit_log',
+                message: `the audit log has no entries (${files.length} file${files.length === 1 ? '' : 's'}): emptied, or its files vanished`,
+            }
+            : {
+                file: '',
+                line: 0,
+                kind: 'no_audit_log',
+                message: 'no audit directory: nothing was ever logged here, or it was removed',
+            });
+    }
+    return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
+}
+/** `file:line: kind: message` for one fault. */
+function describeAuditFault(dir, f) {
+    if (f.file === '')
+        return `${dir}: ${f.kind}: ${f.message}`;
+    return `${external_node_path_default().join(dir, f.file)}:${f.line}: ${f.kind}: ${f.message}`;
+}
+
 ;// CONCATENATED MODULE: ./src/audit/log.ts
+
+
+
+
 
 
 
@@ -8351,36 +9722,185 @@ function auditEnabled(env) {
     const v = (env.STEPCHAIN_AUDIT ?? '').trim().toLowerCase();
     return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
 }
+/** `<audit dir>/audit.checkpoint` (docs/journal.md, "Checkpoints"): not a `.jsonl`, so never read as a day file. */
+const AUDIT_CHECKPOINT = 'audit.checkpoint';
+const CHECKPOINT_KIND = 'audit-log';
 /**
- * Under the lock: the chain tip. Walks files newest first to the last entry.
- * A torn final line (a writer killed mid-write) is moved aside to
- * `<day>.jsonl.torn-<unix ms>` and cut off, so the next entry starts a clean
- * line; the last entry must be canonical and carry a valid HMAC under this key,
- * else the log is not extended (fail-closed: `audit verify` says why).
+ * What the checkpoint is bound to for the log as a whole: the directory
+ * (device, inode) and its day files' names (count, digest of the names; a
+ * file added or removed is a change). Each day file's own identity is listed
+ * inside. The log's checkpoint is keyed with the audit key itself
+ * (domain-separated in src/util/checkpoint.ts).
+ */
+function listingIdentity(dir, files) {
+    const st = (0,external_node_fs_namespaceObject.statSync)(dir, { bigint: true });
+    return {
+        dev: String(st.dev),
+        ino: String(st.ino),
+        size: String(files.length),
+        ctime_ns: sha256Hex(Buffer.from(files.join('\n'))),
+    };
+}
+/** The chain tip as the checkpoint records it, when every day file is exactly as it was then. */
+function fromCheckpoint(dir, files, key) {
+    let listing;
+    try {
+        listing = listingIdentity(dir, files);
+    }
+    catch {
+        return undefined;
+    }
+    const s = readCheckpoint(external_node_path_default().join(dir, AUDIT_CHECKPOINT), CHECKPOINT_KIND, listing, key);
+    if (s === undefined || !Array.isArray(s.files) || typeof s.hmac !== 'string')
+        return undefined;
+    const recorded = s.files;
+    if (recorded.length !== files.length)
+        return undefined;
+    const out = [];
+    for (let i = 0; i < files.length; i++) {
+        const r = recorded[i];
+        if (!Array.isArray(r) || r[0] !== files[i])
+            return undefined;
+        let id;
+        try {
+            id = statIdentity(external_node_path_default().join(dir, files[i]));
+        }
+        catch {
+            return undefined;
+        }
+        if (id === undefined || !sameIdentity(id, r[1]))
+            return undefined;
+        out.push([files[i], id]);
+    }
+    const tailFile = typeof s.file === 'string' ? s.file : undefined;
+    if (tailFile !== undefined) {
+        const at = out.find(([n]) => n === tailFile);
+        if (at === undefined || typeof s.tail_sha256 !== 'string')
+            return undefined;
+        try {
+            if (tailDigest(external_node_path_default().join(dir, tailFile), Number(at[1].size)) !== s.tail_sha256)
+                return undefined;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return {
+        files: out,
+        tail: tailFile === undefined ? { hmac: s.hmac } : { hmac: s.hmac, file: external_node_path_default().join(dir, tailFile) },
+    };
+}
+function saveCheckpoint(dir, key, files, tail) {
+    const names = files.map(([n]) => n);
+    let listing;
+    let tailSha = null;
+    try {
+        listing = listingIdentity(dir, names);
+        if (tail.file !== undefined) {
+            const id = files.find(([n]) => n === external_node_path_default().basename(tail.file))?.[1];
+            if (id === undefined)
+                return;
+            tailSha = tailDigest(tail.file, Number(id.size));
+        }
+    }
+    catch {
+        return;
+    }
+    writeCheckpoint(external_node_path_default().join(dir, AUDIT_CHECKPOINT), CHECKPOINT_KIND, dir, listing, { files, hmac: tail.hmac, file: tail.file === undefined ? null : external_node_path_default().basename(tail.file), tail_sha256: tailSha }, key);
+}
+/** The last line of a file (without its newline) and where it starts, reading backwards from the end. */
+function lastLine(file, size) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        const terminated = size > 0 && readRange(fd, size - 1, 1)[0] === 0x0a;
+        const end = terminated ? size - 1 : size;
+        const parts = [];
+        let pos = end;
+        while (pos > 0) {
+            const from = Math.max(0, pos - 65536);
+            const chunk = readRange(fd, from, pos - from);
+            const nl = chunk.lastIndexOf(0x0a);
+            if (nl >= 0) {
+                parts.unshift(chunk.subarray(nl + 1));
+                pos = from + nl + 1;
+                break;
+            }
+            parts.unshift(chunk);
+            pos = from;
+        }
+        return { start: pos, bytes: Buffer.concat(parts), terminated };
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** The 1-based number of the line starting at byte `at` (newlines before it, plus one), counted in chunks. */
+function lineNumberAt(file, at) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        let n = 1;
+        for (let pos = 0; pos < at;) {
+            const chunk = readRange(fd, pos, Math.min(1 << 20, at - pos));
+            if (chunk.length === 0)
+                break;
+            for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1))
+                n++;
+            pos += chunk.length;
+        }
+        return n;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/**
+ * Under the lock: the chain tip. From the checkpoint when every day file is
+ * exactly as the last writer left it (O(1) in the log's length); else the
+ * full walk, fail-closed: a torn final line (a writer killed mid-write) is
+ * moved aside to `<day>.jsonl.torn-<unix ms>` and cut off, so the next entry
+ * starts a clean line; the last entry must be canonical and carry a valid
+ * HMAC under this key, and the whole chain must verify, else the log is not
+ * extended (`audit verify` says why).
  */
 function recoverTail(dir, key, durable) {
     const files = auditFiles(dir);
+    const known = fromCheckpoint(dir, files, key);
+    if (known !== undefined)
+        return known;
+    let tail = { hmac: GENESIS_HMAC };
     for (let i = files.length - 1; i >= 0; i--) {
         const file = external_node_path_default().join(dir, files[i]);
-        let buf = (0,external_node_fs_namespaceObject.readFileSync)(file);
-        if (buf.length > 0 && buf[buf.length - 1] !== 0x0a)
-            buf = repairTorn(file, buf, key, durable);
-        if (buf.length === 0)
+        let size = (0,external_node_fs_namespaceObject.statSync)(file).size;
+        if (size === 0)
             continue;
-        const lines = buf
-            .subarray(0, buf.length - 1)
-            .toString('latin1')
-            .split('\n');
-        const lineNo = lines.length;
-        const start = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
-        const bytes = buf.subarray(start, buf.length - 1);
-        const entry = checkTailEntry(bytes, key);
-        if (!entry.ok) {
-            throw new errors_IntegrityError(`${file}:${lineNo}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
+        let last = lastLine(file, size);
+        if (!last.terminated) {
+            size = repairTorn(file, size, last, key, durable);
+            if (size === 0)
+                continue;
+            last = lastLine(file, size);
         }
-        return { hmac: entry.hmac, file };
+        const entry = checkTailEntry(last.bytes, key);
+        if (!entry.ok) {
+            throw new errors_IntegrityError(`${file}:${lineNumberAt(file, last.start)}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
+        }
+        tail = { hmac: entry.hmac, file };
+        break;
     }
-    return { hmac: GENESIS_HMAC };
+    const whole = verifyAuditLog(dir, key);
+    // A log with no entries yet is where a new chain starts (`audit verify` is where an emptied log is reported).
+    const bad = whole.errors.find((f) => f.kind !== 'no_audit_log' && f.kind !== 'empty_audit_log');
+    if (bad !== undefined) {
+        throw new errors_IntegrityError(`${describeAuditFault(dir, bad)}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
+    }
+    const ids = [];
+    for (const name of files) {
+        const id = statIdentity(external_node_path_default().join(dir, name));
+        if (id !== undefined)
+            ids.push([name, id]);
+    }
+    saveCheckpoint(dir, key, ids, tail);
+    return { files: ids, tail };
 }
 /** The tail entry's hmac when it verifies, else why not. */
 function checkTailEntry(bytes, key) {
@@ -8406,17 +9926,15 @@ function checkTailEntry(bytes, key) {
         return no('last entry HMAC does not verify under this key');
     return { ok: true, hmac: stored };
 }
-/** Moves bytes after the last newline aside and truncates them (or finishes a complete, valid last line). */
-function repairTorn(file, buf, key, durable) {
-    const cut = buf.lastIndexOf(0x0a) + 1;
-    const fragment = buf.subarray(cut);
-    if (checkTailEntry(fragment, key).ok) {
+/** Moves bytes after the last newline aside and truncates them (or finishes a complete, valid last line); the new size. */
+function repairTorn(file, size, fragment, key, durable) {
+    if (checkTailEntry(fragment.bytes, key).ok) {
         // The writer died between the entry and its newline: finish the line.
-        finishLastLine(file, buf.length, durable);
-        return Buffer.concat([buf, Buffer.from('\n')]);
+        finishLastLine(file, size, durable);
+        return size + 1;
     }
-    moveTornTailAside(file, cut, durable, 0o600);
-    return buf.subarray(0, cut);
+    moveTornTailAside(file, fragment.start, durable, 0o600);
+    return fragment.start;
 }
 function checkText(name, v) {
     if (typeof v !== 'string')
@@ -8437,10 +9955,11 @@ function appendAuditEvent(dir, key, eventType, fields, options = {}) {
     if (!isJsonObject(details))
         throw new errors_InputError('audit: details must be a JSON object');
     const durable = options.durable ?? true;
-    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
-    const release = acquireLock(external_node_path_default().join(dir, AUDIT_LOCK), options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs });
+    ensureDir(dir);
+    const lock = acquireLock(external_node_path_default().join(dir, AUDIT_LOCK), options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs });
     try {
-        const tail = recoverTail(dir, key, durable);
+        const known = recoverTail(dir, key, durable);
+        const tail = known.tail;
         const micros = options.nowMicros ?? nowMicros();
         let file = external_node_path_default().join(dir, dayFileName(micros));
         // A clock that went back a day must not put the entry before the chain tip's file.
@@ -8466,11 +9985,19 @@ function appendAuditEvent(dir, key, eventType, fields, options = {}) {
                 throw new errors_InputError(`audit: details: ${e.message}`);
             throw e;
         }
-        appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable);
+        lock.refresh();
+        lock.assertHeld();
+        const { after } = appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable);
+        pausePoint('audit:after-write');
+        const name = external_node_path_default().basename(file);
+        const files = known.files.filter(([n]) => n !== name);
+        files.push([name, identityOf(after)]);
+        files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        saveCheckpoint(dir, key, files, { hmac, file });
         return { ...entry, hmac };
     }
     finally {
-        release();
+        lock();
     }
 }
 /**
@@ -8489,7 +10016,7 @@ function auditEvent(root, eventType, fields, options) {
     }
     catch (e) {
         const why = e instanceof errors_StepchainError ? e.message : `${e?.message ?? String(e)}`;
-        return `audit event ${eventType} not written: ${why}`;
+        return `the audit chain was NOT extended (event ${eventType} not written): ${why}`;
     }
 }
 /** Who acts, for events an operator triggers: STEPCHAIN_ACTOR, else the login name, else "stepchain". */
@@ -8708,6 +10235,7 @@ function intArg(value, what) {
 
 
 
+
 function jsonOption(name, text) {
     if (text === undefined)
         return undefined;
@@ -8771,6 +10299,10 @@ const appendCommand = {
             throw new errors_InputError('append: missing <agent>');
         if (args.positionals.length > 1)
             throw new errors_InputError(`append: unexpected argument ${JSON.stringify(args.positionals[1])}`);
+        // A removed fork's old worktree is refused by name (its tombstone) before it is looked up as a project.
+        const explicitRoot = args.values.get('root');
+        if (explicitRoot !== undefined)
+            refuseRemovedJournalAt(external_node_path_default().resolve(io.cwd, explicitRoot), target);
         const root = rootOf(args, io, { create: true });
         if (args.values.has('prompt') && args.values.has('prompt-file'))
             throw new errors_InputError('append: give --prompt or --prompt-file, not both');
@@ -8839,140 +10371,6 @@ const appendCommand = {
         return 0;
     },
 };
-
-;// CONCATENATED MODULE: ./src/audit/verify.ts
-
-
-
-
-
-
-/** Calls `fn` for each `\n`-framed line (only `\n` frames: a `\v` or `\r` stays inside the line and fails). */
-function readAuditLines(dir, file) {
-    let buf;
-    try {
-        buf = (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(dir, file));
-    }
-    catch (e) {
-        throw new errors_InputError(`${external_node_path_default().join(dir, file)}: cannot read: ${e.code ?? e.message}`);
-    }
-    const lines = [];
-    let start = 0;
-    let n = 1;
-    while (start < buf.length) {
-        const nl = buf.indexOf(0x0a, start);
-        const end = nl < 0 ? buf.length : nl;
-        const bytes = buf.subarray(start, end);
-        lines.push(readLine(file, n, bytes));
-        start = end + 1;
-        n++;
-    }
-    return { lines, terminated: buf.length === 0 || buf[buf.length - 1] === 0x0a };
-}
-function readLine(file, line, bytes) {
-    let text;
-    let value;
-    try {
-        text = decodeUtf8(bytes);
-        value = parse(text);
-    }
-    catch (e) {
-        const why = e instanceof JsonParseError
-            ? e.message
-            : e instanceof RangeError
-                ? 'line too large or too deeply nested'
-                : String(e);
-        return {
-            file,
-            line,
-            bytes,
-            entry: undefined,
-            error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`,
-            canonical: false,
-        };
-    }
-    if (!isJsonObject(value))
-        return { file, line, bytes, entry: undefined, error: 'not a JSON object', canonical: false };
-    let canonical;
-    try {
-        canonical = prettySortedOfRead(value) === text;
-    }
-    catch {
-        canonical = false;
-    }
-    return { file, line, bytes, entry: value, canonical };
-}
-/**
- * Verifies the whole audit chain in `dir` under `key`: every `*.jsonl` file in
- * name order (so the chain runs across days), every line byte-identical to
- * `pretty_sorted(entry)`, each `prev_hmac` the previous entry's `hmac` (64
- * zeros at genesis), each `hmac` recomputed. Reports every fault with its
- * file and line; the chain follows the stored hmac, so one edit is reported once.
- */
-function verifyAuditLog(dir, key) {
-    const files = auditFiles(dir);
-    const errors = [];
-    let prev = GENESIS_HMAC;
-    let entries = 0;
-    for (const file of files) {
-        const { lines, terminated } = readAuditLines(dir, file);
-        for (const l of lines) {
-            const fault = (kind, message) => void errors.push({ file, line: l.line, kind, message });
-            if (l.entry === undefined) {
-                fault('malformed_json', l.error ?? 'malformed');
-                continue;
-            }
-            entries++;
-            const e = l.entry;
-            const missing = [...ENTRY_KEYS, 'hmac'].filter((k) => !Object.prototype.hasOwnProperty.call(e, k));
-            if (missing.length > 0)
-                fault('missing_field', `entry has no ${missing.map((k) => `"${k}"`).join(', ')}`);
-            if (!l.canonical)
-                fault('non_canonical', 'non-canonical line bytes (not json.dumps(entry, sort_keys=True))');
-            const stored = typeof e.hmac === 'string' ? e.hmac : '';
-            const entryPrev = typeof e.prev_hmac === 'string' ? e.prev_hmac : '';
-            if (entryPrev !== prev) {
-                fault('prev_hmac_mismatch', `chain break: prev_hmac ${entryPrev}, expected ${prev}`);
-            }
-            const expected = computeAuditHmac(key, prev, withoutHmac(e));
-            if (stored !== expected) {
-                fault('hmac_mismatch', `HMAC mismatch: stored ${stored}, recomputed ${expected} (entry edited, or another key)`);
-            }
-            prev = stored;
-        }
-        if (!terminated) {
-            errors.push({
-                file,
-                line: lines.length,
-                kind: 'missing_newline',
-                message: 'missing trailing newline (torn or edited last line)',
-            });
-        }
-    }
-    // Nothing passes vacuously: a log that is missing, empty, or whose files vanished proves nothing.
-    if (entries === 0 && errors.length === 0) {
-        errors.push((0,external_node_fs_namespaceObject.existsSync)(dir)
-            ? {
-                file: '',
-                line: 0,
-                kind: 'empty_audit_log',
-                message: `the audit log has no entries (${files.length} file${files.length === 1 ? '' : 's'}): emptied, or its files vanished`,
-            }
-            : {
-                file: '',
-                line: 0,
-                kind: 'no_audit_log',
-                message: 'no audit directory: nothing was ever logged here, or it was removed',
-            });
-    }
-    return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
-}
-/** `file:line: kind: message` for one fault. */
-function describeAuditFault(dir, f) {
-    if (f.file === '')
-        return `${dir}: ${f.kind}: ${f.message}`;
-    return `${external_node_path_default().join(dir, f.file)}:${f.line}: ${f.kind}: ${f.message}`;
-}
 
 ;// CONCATENATED MODULE: ./src/audit/query.ts
 
@@ -9257,22 +10655,14 @@ function eastAsianWidth(codePoint, {ambiguousAsWide = false} = {}) {
 ;// CONCATENATED MODULE: ./src/replay/text.ts
 
 
+
+
 /**
- * Text helpers for terminal output. A journal is untrusted input: control
- * characters (ESC above all) are made visible so a row can never drive the
- * operator's terminal, and widths are counted in columns, not UTF-16 units.
+ * Text helpers for terminal output. A journal is untrusted input: every value
+ * goes through the one terminal sanitiser (`src/util/terminal.ts`) so a row can
+ * never drive the operator's terminal, and widths are counted in columns, not
+ * UTF-16 units.
  */
-/** Replaces C0/C1 controls and DEL by visible escapes (`\x1b`); tabs become two spaces. */
-function sanitize(s) {
-    return s
-        .replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-        const code = c.charCodeAt(0);
-        if (c === '\n')
-            return '\\n';
-        return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
-    })
-        .replace(/\t/g, '  ');
-}
 // Zero-width: combining marks, format characters (ZWJ, ZWSP, BOM...), variation selectors
 // and Hangul medial/final jamo, as terminals (wcwidth) count them. From Unicode properties
 // the JavaScript engine keeps current, not a hand-made table.
@@ -9454,11 +10844,11 @@ function hasMultilineString(v) {
  */
 function valueLines(v, width) {
     if (typeof v === 'string')
-        return v.split('\n').map(sanitize);
+        return v.split('\n').map((l) => sanitize(l));
     const compact = sanitize(compactJson(v));
     if (text_displayWidth(compact) <= width && !hasMultilineString(v))
         return [compact];
-    return prettyJson(v).map(sanitize);
+    return prettyJson(v).map((l) => sanitize(l));
 }
 /** A one-line preview of a value (strings without quotes). */
 function preview(v) {
@@ -9475,6 +10865,7 @@ function shortHash(h, n = 12) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/commands/audit-query.ts
+
 
 
 
@@ -9527,11 +10918,13 @@ const auditQueryCommand = {
             // Columns padded to the widest value (details, free-form, last).
             const rows = matches.map((m) => {
                 const e = m.entry;
+                // Every field is the log's own data: one line each, nothing a terminal acts on.
+                const f = (v) => sanitize(String(v));
                 return [
-                    String(e.timestamp),
-                    String(e.event_type),
-                    String(e.actor),
-                    `${String(e.resource_type)}/${String(e.resource_id)}`,
+                    f(e.timestamp),
+                    f(e.event_type),
+                    f(e.actor),
+                    `${f(e.resource_type)}/${f(e.resource_id)}`,
                     encode(e.details, { separators: 'compact', allowNonFinite: true }),
                 ];
             });
@@ -9717,7 +11110,92 @@ function checkAppendOnly(base, head, unit = 'seq') {
     };
 }
 
+;// CONCATENATED MODULE: ./src/git/pending.ts
+
+
+
+
+
+const SUFFIX = '.pending.json';
+function pendingFile(worktreesDir, forkId) {
+    return external_node_path_default().join(worktreesDir, `${forkId}${SUFFIX}`);
+}
+function writeIntent(worktreesDir, intent) {
+    const me = selfIdentity();
+    const full = { ...intent, pid: me.pid, host: me.host, start: me.start ?? null, boot: me.boot ?? null };
+    ensureDir(worktreesDir);
+    const file = pendingFile(worktreesDir, intent.fork_session_id);
+    writeFileWhole(file, Buffer.from(`${JSON.stringify(full)}\n`, 'utf8'), { durable: true, exclusive: true });
+    return file;
+}
+function removeIntent(file) {
+    try {
+        (0,external_node_fs_namespaceObject.unlinkSync)(file);
+        fsyncDir(external_node_path_default().dirname(file));
+    }
+    catch (e) {
+        if (e.code !== 'ENOENT')
+            throw e;
+    }
+}
+function parseIntent(text) {
+    let v;
+    try {
+        v = JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+    if (typeof v !== 'object' || v === null)
+        return undefined;
+    const o = v;
+    const str = (k) => typeof o[k] === 'string';
+    if (!['fork_session_id', 'parent_session_id', 'worktree', 'branch', 'base', 'created_at', 'host'].every(str))
+        return undefined;
+    if (typeof o.pid !== 'number' || typeof o.branch_existed !== 'boolean')
+        return undefined;
+    if (o.from_step !== null && !(typeof o.from_step === 'number' && Number.isSafeInteger(o.from_step)))
+        return undefined;
+    if (!isSafeId(o.fork_session_id))
+        return undefined;
+    return v;
+}
+/** The intents under one root's `.sdd/worktrees/` (unreadable or malformed ones are skipped), with their files. */
+function readIntents(worktreesDir) {
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)(worktreesDir);
+    }
+    catch {
+        return [];
+    }
+    const out = [];
+    for (const n of names.filter((x) => x.endsWith(SUFFIX)).sort()) {
+        const file = external_node_path_default().join(worktreesDir, n);
+        let text;
+        try {
+            text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8');
+        }
+        catch {
+            continue;
+        }
+        const intent = parseIntent(text);
+        if (intent !== undefined && `${intent.fork_session_id}${SUFFIX}` === n)
+            out.push({ file, intent });
+    }
+    return out;
+}
+/** The creator's pid while it is still running (creation in progress), else undefined. */
+function liveCreator(intent) {
+    if (intent.host !== selfIdentity().host)
+        return undefined;
+    return sameProcessAlive(intent.pid, intent.start ?? undefined, intent.boot ?? undefined) ? intent.pid : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/git/fork.ts
+
+
+
 
 
 
@@ -9884,6 +11362,9 @@ async function createFork(options) {
     const branch = forkBranchName(repo.branch, forkId);
     if ((0,external_node_fs_namespaceObject.existsSync)(worktree))
         throw new errors_IntegrityError(`${worktree}: already exists; refusing to fork over it`);
+    const tomb = findTombstone(root, forkId);
+    if (tomb !== undefined)
+        throw new errors_IntegrityError(`fork id ${forkId} belonged to a removed fork (tombstone ${tomb}); choose another id`);
     const branchBefore = branchExists(root, branch, env);
     const forkJournal = fromStep === undefined ? null : external_node_path_default().join(journalDir(worktree, forkId), JOURNAL_FILE);
     const snapshotPath = sessionFile(worktree, forkId);
@@ -9893,7 +11374,7 @@ async function createFork(options) {
     const git = gitAt(root, env);
     try {
         const dirs = missingDirs(worktreesDir(root));
-        (0,external_node_fs_namespaceObject.mkdirSync)(worktreesDir(root), { recursive: true });
+        ensureDir(worktreesDir(root));
         undo.push({
             what: 'directories',
             run: () => {
@@ -9907,6 +11388,19 @@ async function createFork(options) {
                 }
             },
         });
+        const intent = writeIntent(worktreesDir(root), {
+            fork_session_id: forkId,
+            parent_session_id: sessionId,
+            worktree,
+            branch,
+            branch_existed: branchBefore,
+            base,
+            from_step: fromStep ?? null,
+            created_at: createdAt,
+        });
+        // Kept when another undo fails, so `fork rm` can finish the cleanup.
+        undo.push({ what: 'intent', run: () => removeIntent(intent) });
+        pausePoint('fork:after-intent', env);
         undo.push({
             what: 'branch',
             run: async () => {
@@ -9930,8 +11424,10 @@ async function createFork(options) {
         });
         const addArgs = ['worktree', 'add', '--quiet', '-b', branch, worktree, base];
         await porcelain(addArgs, () => git.raw(addArgs));
+        pausePoint('fork:after-worktree', env);
         if (forkJournal !== null)
             writeNewFile(forkJournal, prefix);
+        pausePoint('fork:after-journal', env);
         const block = {
             parent_session_id: sessionId,
             label,
@@ -9948,6 +11444,7 @@ async function createFork(options) {
         };
         const session = { ...(parentSession ?? {}), session_id: forkId, fork: block };
         writeNewFile(snapshotPath, `${prettySorted(session)}\n`);
+        pausePoint('fork:after-session', env);
         if (copies.length > 0) {
             // Under the fork's own journal key: the fork's appends (from its worktree) find and extend them.
             const key = journalKey(worktree, requireRepo(worktree, env));
@@ -9959,10 +11456,14 @@ async function createFork(options) {
                 run: () => updateRefs(root, refs.map((r) => `delete ${r}`), env),
             });
         }
+        pausePoint('fork:after-refs', env);
+        removeIntent(intent);
     }
     catch (e) {
         const failures = [];
         for (const u of [...undo].reverse()) {
+            if (u.what === 'intent' && failures.length > 0)
+                continue;
             try {
                 await u.run();
             }
@@ -9970,13 +11471,18 @@ async function createFork(options) {
                 failures.push(`${u.what}: ${ue.message.split('\n')[0]}`);
             }
         }
-        const why = e instanceof errors_StepchainError
-            ? e.message
+        const known = asStepchainError(e);
+        const why = known !== undefined
+            ? known.message
             : e instanceof GitCommandError
                 ? e.message
                 : `${e.message.split('\n')[0]}`;
-        const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
-        throw new errors_IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
+        const rolled = failures.length === 0
+            ? 'nothing was left behind'
+            : `rollback incomplete (${failures.join('; ')}); \`stepchain forks\` lists the half-made fork and \`stepchain fork rm ${forkId}\` removes it`;
+        // The environment at fault (a full disk, a read-only mount) is exit 2, as everywhere; anything else a refusal.
+        const message = `fork ${sessionId}: ${why}; ${rolled}`;
+        throw known?.exitCode === 2 ? new errors_InputError(message) : new errors_IntegrityError(message);
     }
     // docs/format.md §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
     const audited = auditEvent(root, 'replay.fork', {
@@ -10030,11 +11536,18 @@ function forkJsonDocument(r) {
 
 
 
-function parseWorktreeList(text) {
+
+
+/**
+ * `git worktree list --porcelain`: records of `key value` lines. With `-z`
+ * (git 2.36+) lines end in NUL and records in an empty line, so a worktree path
+ * holding a newline reads whole; older git gives newline-separated lines.
+ */
+function parseWorktreeList(text, z) {
     const out = [];
-    for (const block of text.split(/\n\n+/)) {
+    for (const block of z ? text.split('\0\0') : text.split(/\n\n+/)) {
         const rec = { path: '', head: null, branch: null, prunable: false };
-        for (const line of block.split('\n')) {
+        for (const line of block.split(z ? '\0' : '\n')) {
             if (line.startsWith('worktree '))
                 rec.path = line.slice('worktree '.length);
             else if (line.startsWith('HEAD '))
@@ -10058,7 +11571,7 @@ function tree_int(o, k) {
         return Number(v);
     return null;
 }
-function nodeOf(rec) {
+function nodeOf(rec, intent) {
     const id = external_node_path_default().basename(rec.path);
     const parentDir = external_node_path_default().dirname(rec.path);
     if (!isSafeId(id) || external_node_path_default().basename(parentDir) !== 'worktrees' || external_node_path_default().basename(external_node_path_default().dirname(parentDir)) !== '.sdd')
@@ -10075,13 +11588,14 @@ function nodeOf(rec) {
         catch {
             block = undefined;
         }
-        if (block === undefined)
-            return undefined; // a worktree in .sdd/worktrees that is not a fork
+        // A worktree in .sdd/worktrees without a fork block is not a fork, unless it is a half-made one.
+        if (block === undefined && intent === undefined && !FORK_ID.test(id))
+            return undefined;
     }
-    else if (!id.startsWith('fork-')) {
+    else if (!id.startsWith('fork-') && intent === undefined) {
         return undefined;
     }
-    const b = block ?? {};
+    const b = block ?? intentBlock(intent);
     const fromStep = tree_int(b, 'from_step');
     let steps = null;
     let journalOk = null;
@@ -10107,6 +11621,43 @@ function nodeOf(rec) {
         steps_since: steps === null ? null : Math.max(0, steps - (fromStep === null ? 0 : fromStep + 1)),
         journal_ok: journalOk,
         missing,
+        incomplete: intent !== undefined || (!missing && block === undefined),
+        creator_pid: intent === undefined ? null : (liveCreator(intent) ?? null),
+        children: [],
+    };
+}
+/** What an intent says about a fork whose session file may not exist yet. */
+function intentBlock(intent) {
+    if (intent === undefined)
+        return {};
+    return {
+        parent_session_id: intent.parent_session_id,
+        branch: intent.branch,
+        branched_from_commit: intent.base,
+        created_at: intent.created_at,
+        ...(intent.from_step === null ? {} : { from_step: intent.from_step }),
+    };
+}
+/** A half-made fork whose worktree git never registered (killed before or during `git worktree add`). */
+function intentOnlyNode(intent) {
+    return {
+        fork_session_id: intent.fork_session_id,
+        parent_session_id: intent.parent_session_id,
+        label: null,
+        branch: intent.branch,
+        worktree: intent.worktree,
+        from_step: intent.from_step,
+        parent_step_hash: null,
+        branched_from_commit: intent.base,
+        restored_from_snapshot: null,
+        created_at: intent.created_at,
+        head_commit: null,
+        steps: null,
+        steps_since: null,
+        journal_ok: null,
+        missing: !(0,external_node_fs_namespaceObject.existsSync)(intent.worktree),
+        incomplete: true,
+        creator_pid: liveCreator(intent) ?? null,
         children: [],
     };
 }
@@ -10117,13 +11668,37 @@ function nodeOf(rec) {
  */
 async function listForks(root, env = process.env) {
     requireRepo(root, env);
-    const args = ['worktree', 'list', '--porcelain'];
-    const text = await porcelain(args, () => gitAt(root, env).raw(args));
+    const args = ['worktree', 'list', '--porcelain', '-z'];
+    let z = true;
+    let text;
+    try {
+        text = await porcelain(args, () => gitAt(root, env).raw(args));
+    }
+    catch {
+        // git before 2.36 has no -z here.
+        z = false;
+        const old = args.slice(0, 3);
+        text = await porcelain(old, () => gitAt(root, env).raw(old));
+    }
+    const records = parseWorktreeList(text, z);
+    // Intents live beside the worktrees they describe, under each worktree's .sdd/worktrees/.
+    const intents = new Map();
+    for (const rec of records) {
+        // The worktree is where the intent sits, whatever path it names (an intent is not trusted to point elsewhere).
+        for (const { intent } of readIntents(worktreesDir(rec.path))) {
+            const worktree = external_node_path_default().join(worktreesDir(rec.path), intent.fork_session_id);
+            intents.set(worktree, { ...intent, worktree });
+        }
+    }
     const nodes = new Map();
-    for (const rec of parseWorktreeList(text)) {
-        const n = nodeOf(rec);
+    for (const rec of records) {
+        const n = nodeOf(rec, intents.get(external_node_path_default().resolve(rec.path)));
         if (n !== undefined && !nodes.has(n.fork_session_id))
             nodes.set(n.fork_session_id, n);
+    }
+    for (const intent of intents.values()) {
+        if (!nodes.has(intent.fork_session_id))
+            nodes.set(intent.fork_session_id, intentOnlyNode(intent));
     }
     const roots = [];
     for (const n of nodes.values()) {
@@ -10149,7 +11724,7 @@ function flattenForks(nodes) {
 function summary(n) {
     const parts = [n.fork_session_id];
     if (n.label)
-        parts.push(JSON.stringify(n.label));
+        parts.push(sanitize(JSON.stringify(n.label)));
     parts.push(n.from_step === null ? 'session-level fork' : `from step ${n.from_step}`);
     if (n.steps_since !== null)
         parts.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
@@ -10159,6 +11734,10 @@ function summary(n) {
         parts.push('JOURNAL DOES NOT VERIFY');
     if (n.missing)
         parts.push('WORKTREE MISSING');
+    if (n.incomplete)
+        parts.push(n.creator_pid !== null
+            ? `BEING CREATED (pid ${n.creator_pid})`
+            : `INCOMPLETE (creation interrupted; remove it: stepchain fork rm ${n.fork_session_id})`);
     return parts.join('  ');
 }
 /** The forest drawn for a terminal, grouped under the sessions the top-level forks came from. */
@@ -10172,8 +11751,9 @@ function drawForks(nodes) {
             lines.push(`${prefix}${last ? '└── ' : '├── '}${summary(n)}`);
             const inner = `${prefix}${last ? '    ' : '│   '}`;
             const bar = n.children.length > 0 ? '│ ' : '  ';
-            lines.push(`${inner}${bar}  branch   ${n.branch ?? '(none)'}`);
-            lines.push(`${inner}${bar}  worktree ${n.worktree}`);
+            // Branch names and paths come from git and the file system: shown, never acted on.
+            lines.push(`${inner}${bar}  branch   ${sanitize(n.branch ?? '(none)')}`);
+            lines.push(`${inner}${bar}  worktree ${sanitize(n.worktree)}`);
             draw(n.children, inner);
         });
     };
@@ -10183,7 +11763,7 @@ function drawForks(nodes) {
         bySession.set(k, [...(bySession.get(k) ?? []), n]);
     }
     for (const [session, list] of bySession) {
-        lines.push(`${session}`);
+        lines.push(sanitize(session));
         draw(list, '');
     }
     return lines;
@@ -10227,14 +11807,33 @@ function forksMermaid(nodes) {
 
 
 
+
+
+
+
+
+
+/** Lock timeout for `fork rm`: a live writer is refused at once, so this only covers a handover. */
+const RM_LOCK_TIMEOUT_MS = 5000;
+function refuse(forkId, why) {
+    throw new errors_IntegrityError(`fork ${forkId}: ${why}; nothing was removed (use --force to remove it anyway)`);
+}
 /**
  * `stepchain fork rm`: removes a fork's worktree, its branch and its snapshot
- * refs (`refs/stepchain/snapshots/<fork_id>/*`). Refuses (IntegrityError) a
- * fork with uncommitted changes unless forced, and a fork that has forks of its
- * own (their worktrees live inside its worktree).
+ * refs (`refs/stepchain/snapshots/<fork_id>/*`), and leaves a tombstone in the
+ * parent's `.sdd/runtime/tombstones/` so later appends naming the fork are
+ * refused rather than starting a fresh chain. Unless forced, it refuses
+ * (IntegrityError, exit 1) a fork whose journal has steps recorded since the
+ * fork point or does not verify, one whose journal lock a live writer holds,
+ * one with uncommitted changes, and one still being created. It holds the
+ * journal's lock from the check to the removal, so no append slips in between.
+ * It always refuses a fork that has forks of its own (their worktrees live
+ * inside its worktree). A half-made fork (creation interrupted) is removed as
+ * far as it was made, per its intent file.
  */
 async function removeFork(root, forkId, options = {}) {
     const env = options.env ?? process.env;
+    const force = options.force === true;
     assertSafeId(forkId, 'fork id');
     requireRepo(root, env);
     const node = flattenForks(await listForks(root, env)).find((n) => n.fork_session_id === forkId);
@@ -10243,36 +11842,122 @@ async function removeFork(root, forkId, options = {}) {
     if (node.children.length > 0) {
         throw new errors_IntegrityError(`fork ${forkId} has forks of its own (${node.children.map((c) => c.fork_session_id).join(', ')}): remove them first`);
     }
-    const git = gitAt(root, env);
-    if (!node.missing && (0,external_node_fs_namespaceObject.existsSync)(node.worktree)) {
-        const args = ['status', '--porcelain', '--untracked-files=all', '--', ...SNAPSHOT_PATHSPEC];
-        const dirty = (await porcelain(args, () => gitAt(node.worktree, env).raw(args)))
-            .split('\n')
-            .filter((l) => l.trim() !== '');
-        if (dirty.length > 0 && !options.force) {
-            throw new errors_IntegrityError(`fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${dirty[0].slice(3)}): commit them or use --force`);
+    if (node.creator_pid !== null && !force)
+        refuse(forkId, `it is being created right now (pid ${node.creator_pid})`);
+    const jdir = journalDir(node.worktree, forkId);
+    const jfile = external_node_path_default().join(jdir, JOURNAL_FILE);
+    let lock;
+    if (!node.missing && (0,external_node_fs_namespaceObject.existsSync)(jdir)) {
+        const holder = liveLockHolder(`${jfile}.lock`);
+        if (holder !== undefined && !force)
+            refuse(forkId, `a writer is recording into it (its journal lock is held by ${holder})`);
+        if (holder === undefined) {
+            lock = acquireLock(`${jfile}.lock`, { timeoutMs: RM_LOCK_TIMEOUT_MS });
+            lock.heartbeat();
         }
-        const rm = ['worktree', 'remove', '--force', node.worktree];
-        await porcelain(rm, () => git.raw(rm));
     }
-    else {
-        const prune = ['worktree', 'prune'];
-        await porcelain(prune, () => git.raw(prune));
+    try {
+        return await removeLocked(root, node, force, env, jfile, options.tombstone !== false);
     }
+    finally {
+        lock?.();
+    }
+}
+async function removeLocked(root, node, force, env, jfile, leaveTombstone) {
+    const forkId = node.fork_session_id;
+    const git = gitAt(root, env);
+    if (!node.missing && (0,external_node_fs_namespaceObject.existsSync)(node.worktree) && !node.incomplete) {
+        // -z: a path holding a newline is one entry (a rename's source path follows its entry; skip it).
+        const args = ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...SNAPSHOT_PATHSPEC];
+        const fields = (await porcelain(args, () => gitAt(node.worktree, env).raw(args))).split('\0');
+        const dirty = [];
+        for (let i = 0; i < fields.length; i++) {
+            const f = fields[i];
+            if (f.length < 4)
+                continue;
+            dirty.push(f);
+            if (f[0] === 'R' || f[0] === 'C')
+                i++;
+        }
+        if (dirty.length > 0 && !force) {
+            throw new errors_IntegrityError(`fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${JSON.stringify(dirty[0].slice(3))}): commit them or use --force`);
+        }
+    }
+    let steps = null;
+    let head = null;
+    let since = null;
+    if (!node.missing && (0,external_node_fs_namespaceObject.existsSync)(jfile)) {
+        const v = verifyJournalFile(jfile);
+        steps = v.steps;
+        head = v.head_hash;
+        since = Math.max(0, steps - (node.from_step === null ? 0 : node.from_step + 1));
+        if (!force && !v.ok)
+            refuse(forkId, `its journal ${jfile} does not verify (see \`stepchain verify ${jfile}\`)`);
+        if (!force && since > 0) {
+            refuse(forkId, `${since} step${since === 1 ? ' was' : 's were'} recorded since the fork point (${jfile}, head ${head}); keep them (stepchain export ${jfile} ...)`);
+        }
+    }
+    const parent = forkParentRoot(node.worktree);
+    const intent = parent === undefined
+        ? undefined
+        : readIntents(worktreesDir(parent.parent)).find((i) => i.intent.fork_session_id === forkId);
     let branchCommit = null;
-    if (node.branch !== null && branchExists(root, node.branch, env)) {
-        branchCommit = resolveRef(root, `refs/heads/${node.branch}`, env) ?? null;
-        const del = ['branch', '-D', node.branch];
-        await porcelain(del, () => git.deleteLocalBranch(node.branch, true));
+    const branch = node.branch;
+    const keepBranch = intent?.intent.branch_existed === true;
+    if (branch !== null && !keepBranch && branchExists(root, branch, env))
+        branchCommit = resolveRef(root, `refs/heads/${branch}`, env) ?? null;
+    // The tombstone first: from here on an append naming this fork is refused.
+    const tombstone = parent === undefined || !leaveTombstone
+        ? null
+        : writeTombstone(parent.parent, {
+            fork_session_id: forkId,
+            removed_at: new Date().toISOString(),
+            worktree: node.worktree,
+            branch,
+            branch_commit: branchCommit,
+            steps,
+            head_hash: head,
+            forced: force,
+        });
+    if (!node.missing && (0,external_node_fs_namespaceObject.existsSync)(node.worktree)) {
+        // Twice forced: a half-made worktree may still be locked by git ("initializing").
+        const rm = ['worktree', 'remove', '--force', ...(node.incomplete ? ['--force'] : []), node.worktree];
+        try {
+            await porcelain(rm, () => git.raw(rm));
+        }
+        catch (e) {
+            if (!node.incomplete)
+                throw e;
+            (0,external_node_fs_namespaceObject.rmSync)(node.worktree, { recursive: true, force: true });
+        }
+    }
+    const prune = ['worktree', 'prune'];
+    await porcelain(prune, () => git.raw(prune));
+    if (branch !== null && !keepBranch && branchExists(root, branch, env)) {
+        const del = ['branch', '-D', branch];
+        await porcelain(del, () => git.deleteLocalBranch(branch, true));
     }
     const refs = listRefs(root, `${SNAPSHOT_REF_PREFIX}/${forkId}/`, env);
     updateRefs(root, refs.map((r) => `delete ${r.ref} ${r.commit}`), env);
+    if (parent !== undefined) {
+        removeIntent(pendingFile(worktreesDir(parent.parent), forkId));
+        try {
+            (0,external_node_fs_namespaceObject.rmdirSync)(worktreesDir(parent.parent)); // only when empty: the last fork of this root is gone
+        }
+        catch {
+            /* other forks live there */
+        }
+    }
     return {
         fork_session_id: forkId,
         worktree: node.worktree,
-        branch: node.branch,
+        branch,
         branch_commit: branchCommit,
         removed_snapshot_refs: refs.length,
+        steps,
+        steps_since: since,
+        tombstone,
+        incomplete: node.incomplete,
     };
 }
 
@@ -10943,7 +12628,7 @@ const SUMMARY_MAX_BYTES = 1_000_000;
 const COMMENT_MAX_CHARS = 65_536;
 // Shown as `\uXXXX`: C0/C1 controls, DEL, line/paragraph separators, bidi controls, zero-width characters, BOM.
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/g;
-function visible(s) {
+function markdown_visible(s) {
     return s.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 /** At most `max` code points, with an ellipsis. */
@@ -10957,7 +12642,7 @@ function clip(s, max) {
  * character becomes `&#N;`, and so does the `.` of a `www.` (GFM autolinks it).
  */
 function mdText(s, max = 300) {
-    const t = visible(clip(s, max));
+    const t = markdown_visible(clip(s, max));
     let out = '';
     for (let i = 0; i < t.length; i++) {
         const c = t[i];
@@ -10978,7 +12663,7 @@ function mermaidText(s, max = 60) {
         const cp = c.codePointAt(0);
         if (/[A-Za-z0-9 ,.\-/_]/.test(c))
             out += c;
-        else if (visible(c) !== c)
+        else if (markdown_visible(c) !== c)
             out += '#65533;';
         else
             out += `#${cp};`;
@@ -11147,9 +12832,76 @@ function rawOfPublic(key) {
     const der = key.export({ format: 'der', type: 'spki' });
     return Buffer.from(der.subarray(der.length - 32));
 }
-function publicFromKeyObject(key, source) {
+function publicFromKeyObject(key, source, form = 'pem') {
     const raw = rawOfPublic(key);
-    return { key, raw, keyId: keyIdOf(raw), source };
+    return { key, raw, keyId: keyIdOf(raw), source, form };
+}
+// Curve25519 in Edwards form (RFC 8032 §5.1): p = 2^255 - 19, d = -121665/121666.
+const keys_P = 2n ** 255n - 19n;
+const modP = (a) => ((a % keys_P) + keys_P) % keys_P;
+function powP(b, e) {
+    let r = 1n;
+    let x = modP(b);
+    for (let k = e; k > 0n; k >>= 1n) {
+        if (k & 1n)
+            r = (r * x) % keys_P;
+        x = (x * x) % keys_P;
+    }
+    return r;
+}
+const invP = (a) => powP(a, keys_P - 2n);
+const keys_D = modP(-121665n * invP(121666n));
+const SQRT_M1 = powP(2n, (keys_P - 1n) / 4n);
+/** Decodes a 32-byte point (RFC 8032 §5.1.3), or says why it is not one: non-canonical, or off the curve. */
+function decodePoint(raw) {
+    let y = 0n;
+    for (let i = 31; i >= 0; i--)
+        y = (y << 8n) | BigInt(i === 31 ? raw[i] & 0x7f : raw[i]);
+    const sign = raw[31] >> 7;
+    if (y >= keys_P)
+        return 'non-canonical';
+    const u = modP(y * y - 1n);
+    const v = modP(keys_D * y * y + 1n);
+    let x = modP(u * powP(v, 3n) * powP(u * powP(v, 7n), (keys_P - 5n) / 8n));
+    const vxx = modP(v * x * x);
+    if (vxx === modP(-u))
+        x = modP(x * SQRT_M1);
+    else if (vxx !== u)
+        return 'not on the curve';
+    if (x === 0n && sign === 1)
+        return 'non-canonical';
+    if (Number(x & 1n) !== sign)
+        x = keys_P - x;
+    return { x, y };
+}
+/** Edwards addition (complete for this curve: no exceptional cases). */
+function addPoints(a, b) {
+    const t = modP(keys_D * a.x * b.x * a.y * b.y);
+    return {
+        x: modP((a.x * b.y + a.y * b.x) * invP(1n + t)),
+        y: modP((a.y * b.y + a.x * b.x) * invP(1n - t)),
+    };
+}
+/** Why 32 bytes are not a usable public key (small order: 8·A is the identity), or undefined. */
+function publicKeyProblem(raw) {
+    const pt = decodePoint(raw);
+    if (typeof pt === 'string')
+        return pt === 'non-canonical' ? 'a non-canonical point encoding' : 'not a point on the curve';
+    let q = pt;
+    for (let i = 0; i < 3; i++)
+        q = addPoints(q, q);
+    if (q.x === 0n && q.y === 1n)
+        return 'a point of small order (such a key verifies signatures nobody made: any manifest with S = 0)';
+    return undefined;
+}
+/** PEM blocks in a key file: exactly one, with nothing but whitespace around it. */
+function singlePem(text, source) {
+    const blocks = text.match(/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g) ?? [];
+    if (blocks.length > 1)
+        throw new errors_InputError(`${source}: holds ${blocks.length} keys; a key file holds one (give --public-key once per key)`);
+    if (blocks.length === 1 && text.replace(blocks[0], '').trim() !== '')
+        throw new errors_InputError(`${source}: text outside the PEM block; a key file holds one PEM key and nothing else`);
+    return blocks[0] ?? text;
 }
 function pemLabel(text) {
     const m = /^-----BEGIN ([A-Z0-9 ]+)-----/m.exec(text);
@@ -11170,8 +12922,9 @@ function parsePrivateKey(bytes, source) {
             throw new errors_InputError(`${source}: this is a public key; a private key (PEM PKCS#8 or a raw 32-byte seed) is needed`);
         if (label !== 'PRIVATE KEY')
             throw new errors_InputError(`${source}: not a PKCS#8 private key (PEM "${label}"); expected "PRIVATE KEY" or a raw 32-byte seed`);
+        const pem = singlePem(text, source);
         try {
-            key = (0,external_node_crypto_namespaceObject.createPrivateKey)({ key: text, format: 'pem' });
+            key = (0,external_node_crypto_namespaceObject.createPrivateKey)({ key: pem, format: 'pem' });
         }
         catch {
             throw new errors_InputError(`${source}: malformed PEM private key`);
@@ -11192,6 +12945,7 @@ function parsePrivateKey(bytes, source) {
 /** A public key from a file's bytes: PEM SPKI Ed25519 or 32 raw bytes. */
 function parsePublicKey(bytes, source) {
     let key;
+    let form = 'pem';
     const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
     const label = text === undefined ? undefined : pemLabel(text);
     if (label !== undefined) {
@@ -11199,20 +12953,27 @@ function parsePublicKey(bytes, source) {
             throw new errors_InputError(`${source}: this is a private key; give the public key (PEM SPKI or 32 raw bytes)`);
         if (label !== 'PUBLIC KEY')
             throw new errors_InputError(`${source}: not an SPKI public key (PEM "${label}"); expected "PUBLIC KEY" or 32 raw bytes`);
+        const pem = singlePem(text, source);
         try {
-            key = (0,external_node_crypto_namespaceObject.createPublicKey)({ key: text, format: 'pem' });
+            key = (0,external_node_crypto_namespaceObject.createPublicKey)({ key: pem, format: 'pem' });
         }
         catch {
             throw new errors_InputError(`${source}: malformed PEM public key`);
         }
     }
     else if (bytes.length === 32) {
+        const problem = publicKeyProblem(bytes);
+        // About half of all random 32-byte strings are not points: a raw private seed given by mistake usually lands here.
+        if (problem === 'not a point on the curve')
+            throw new errors_InputError(`${source}: 32 bytes that are not an Ed25519 public key (not a point on the curve): is this a raw private seed? ` +
+                'Give the public key (PEM SPKI, as `stepchain keygen --public` writes it) and keep the seed secret');
         try {
             key = (0,external_node_crypto_namespaceObject.createPublicKey)({ key: Buffer.concat([SPKI_PREFIX, bytes]), format: 'der', type: 'spki' });
         }
         catch {
             throw new errors_InputError(`${source}: 32 bytes that are not an Ed25519 public key`);
         }
+        form = 'raw';
     }
     else {
         throw new errors_InputError(`${source}: not an Ed25519 public key: expected PEM SPKI or 32 raw bytes, got ${bytes.length} bytes`);
@@ -11220,7 +12981,27 @@ function parsePublicKey(bytes, source) {
     if (key.asymmetricKeyType !== 'ed25519') {
         throw new errors_InputError(`${source}: a ${key.asymmetricKeyType ?? 'non-Ed25519'} key; receipts are signed with Ed25519`);
     }
-    return publicFromKeyObject(key, source);
+    const pub = publicFromKeyObject(key, source, form);
+    const problem = publicKeyProblem(pub.raw);
+    if (problem !== undefined)
+        throw new errors_InputError(`${source}: refused as a trusted key: ${problem}`);
+    return pub;
+}
+/**
+ * When a signature fails under a key read from a bare 32-byte file: whether
+ * those bytes, taken as a private seed, are the signer's key. Then the file is
+ * a private key given as a public one, and the operator should hear so.
+ */
+function isSignersSeed(data, signature, key) {
+    if (key.form !== 'raw')
+        return false;
+    try {
+        const priv = (0,external_node_crypto_namespaceObject.createPrivateKey)({ key: Buffer.concat([PKCS8_PREFIX, key.raw]), format: 'der', type: 'pkcs8' });
+        return (0,external_node_crypto_namespaceObject.verify)(null, data, (0,external_node_crypto_namespaceObject.createPublicKey)(priv), signature);
+    }
+    catch {
+        return false;
+    }
 }
 function readKeyBytes(file, what) {
     let st;
@@ -11341,84 +13122,174 @@ class ReceiptFormatError extends errors_IntegrityError {
 const tar_BLOCK = 512;
 /** Default cap on a receipt's (decompressed) size: 1 GiB. */
 const DEFAULT_MAX_RECEIPT_BYTES = 1024 * 1024 * 1024;
-function field(h, off, len) {
-    const raw = h.subarray(off, off + len);
-    const nul = raw.indexOf(0);
-    return raw.subarray(0, nul < 0 ? len : nul).toString('latin1');
-}
-/** An octal numeric field (NUL/space terminated), or a GNU base-256 one; NaN when malformed. */
-function numeric(h, off, len) {
-    const raw = h.subarray(off, off + len);
-    if (raw[0] & 0x80) {
-        // base-256 (GNU): big-endian, first byte's top bit is the marker; negative values refused.
-        if (raw[0] & 0x40)
-            return NaN;
-        let v = raw[0] & 0x3f;
-        for (let i = 1; i < len; i++) {
-            v = v * 256 + raw[i];
-            if (v > Number.MAX_SAFE_INTEGER)
-                return Infinity;
-        }
-        return v;
-    }
-    // As Python's tarfile reads it: up to the first NUL, surrounding spaces ignored.
-    const nul = raw.indexOf(0);
-    const s = raw
-        .subarray(0, nul < 0 ? len : nul)
-        .toString('latin1')
-        .trim();
-    if (s === '')
-        return 0;
-    if (!/^[0-7]+$/.test(s))
-        return NaN;
-    return parseInt(s, 8);
-}
-function checksumOk(h) {
-    const stored = numeric(h, 148, 8);
-    if (!Number.isFinite(stored))
-        return false;
-    let unsigned = 0;
-    let signed = 0;
-    for (let i = 0; i < tar_BLOCK; i++) {
-        const b = i >= 148 && i < 156 ? 0x20 : h[i];
-        unsigned += b;
-        signed += b > 127 ? b - 256 : b;
-    }
-    return stored === unsigned || stored === signed;
-}
+/** Default cap on an archive's members: far above any receipt's, far below what exhausts memory. */
+const DEFAULT_MAX_TAR_MEMBERS = 1_000_000;
+/** The pax keys a receipt member may carry: its name, its size and its times. Anything else is refused. */
+const PAX_KEYS = new Set(['path', 'size', 'mtime', 'atime', 'ctime']);
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const corrupt = (message, member) => new ReceiptFormatError('corrupt_archive', message, member);
 function isZero(buf, from, to) {
     for (let i = from; i < to; i++)
         if (buf[i] !== 0)
             return false;
     return true;
 }
-/** Parses pax extended-header records (`<len> <key>=<value>\n`). */
-function parsePax(data, member) {
+function tar_utf8(bytes) {
+    try {
+        return UTF8.decode(bytes);
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * A NUL-terminated string field. Everything after the first NUL must be NUL:
+ * Python reads up to the NUL, other readers may not, and bytes nobody shows are
+ * where a second meaning hides.
+ */
+function stringField(h, off, len, what, at) {
+    const raw = h.subarray(off, off + len);
+    const nul = raw.indexOf(0);
+    const end = nul < 0 ? len : nul;
+    if (nul >= 0 && !isZero(raw, nul, len))
+        throw corrupt(`header at byte ${at}: non-zero bytes after the ${what} field's NUL`);
+    const s = tar_utf8(raw.subarray(0, end));
+    if (s === undefined)
+        throw corrupt(`header at byte ${at}: the ${what} field is not UTF-8`);
+    return s;
+}
+/**
+ * An octal numeric field, in the one shape every reader parses alike: optional
+ * leading spaces, octal digits, then at least one space or NUL terminator and
+ * nothing but spaces and NULs. An all-NUL field reads as 0 everywhere
+ * (node-tar writes uid and gid so) and is accepted where `empty` says so.
+ * Refused: base-256 (GNU) and signed values, `+`, `_` and `0o` (Python's int()
+ * takes them, GNU tar does not), digits after a NUL, 8 and 9, no terminator.
+ */
+function numericField(h, off, len, what, at, empty) {
+    const raw = h.subarray(off, off + len);
+    if (isZero(raw, 0, len)) {
+        if (empty)
+            return 0;
+        throw corrupt(`header at byte ${at}: the ${what} field is empty`);
+    }
+    let i = 0;
+    while (i < len && raw[i] === 0x20)
+        i++;
+    const digitsStart = i;
+    let v = 0;
+    while (i < len && raw[i] >= 0x30 && raw[i] <= 0x37)
+        v = v * 8 + (raw[i++] - 0x30);
+    let ok = i > digitsStart && i < len;
+    for (let j = i; ok && j < len; j++)
+        if (raw[j] !== 0x20 && raw[j] !== 0)
+            ok = false;
+    if (!ok) {
+        throw corrupt(`header at byte ${at}: malformed ${what} field ${JSON.stringify(raw.toString('latin1'))} (expected octal digits ended by a space or NUL)`);
+    }
+    return v;
+}
+const MAGIC_POSIX = Buffer.from('ustar\x0000', 'latin1');
+const MAGIC_GNU = Buffer.from('ustar  \x00', 'latin1');
+/** Parses and checks one 512-byte header (see the module comment for the rules). */
+/** The stored checksum is the unsigned byte sum with the checksum field read as spaces (POSIX; signed sums are refused). */
+function checksumOk(h) {
+    let stored;
+    try {
+        stored = numericField(h, 148, 8, 'checksum', 0, false);
+    }
+    catch {
+        return false;
+    }
+    let sum = 0;
+    for (let i = 0; i < tar_BLOCK; i++)
+        sum += i >= 148 && i < 156 ? 0x20 : h[i];
+    return stored === sum;
+}
+function parseHeader(h, at) {
+    if (!checksumOk(h))
+        throw corrupt(`bad header checksum at byte ${at} (a member larger than its header claims, or a corrupt archive)`);
+    const magic = h.subarray(257, 265);
+    const posix = magic.equals(MAGIC_POSIX);
+    if (!posix && !magic.equals(MAGIC_GNU)) {
+        // A v7 or unknown header: Python would still read a ustar prefix from it, GNU tar would not.
+        throw corrupt(`header at byte ${at}: not a ustar or GNU tar header (magic ${JSON.stringify(magic.toString('latin1'))})`);
+    }
+    let name = stringField(h, 0, 100, 'name', at);
+    numericField(h, 100, 8, 'mode', at, true);
+    numericField(h, 108, 8, 'uid', at, true);
+    numericField(h, 116, 8, 'gid', at, true);
+    const size = numericField(h, 124, 12, 'size', at, false);
+    numericField(h, 136, 12, 'mtime', at, true);
+    const typeflag = String.fromCharCode(h[156]);
+    // Links are refused by type (tarEntries); on any other member a link name is a second meaning.
+    if (typeflag !== '1' && typeflag !== '2' && !isZero(h, 157, 257))
+        throw corrupt(`header at byte ${at}: a link name on a member that is not a link`);
+    stringField(h, 265, 32, 'uname', at);
+    stringField(h, 297, 32, 'gname', at);
+    numericField(h, 329, 8, 'devmajor', at, true);
+    numericField(h, 337, 8, 'devminor', at, true);
+    if (posix) {
+        const prefix = stringField(h, 345, 155, 'prefix', at);
+        if (prefix !== '')
+            name = `${prefix}/${name}`;
+        if (!isZero(h, 500, tar_BLOCK))
+            throw corrupt(`header at byte ${at}: non-zero bytes in the header's padding`);
+    }
+    else if (!isZero(h, 345, tar_BLOCK)) {
+        // GNU keeps times and sparse maps here; Python would read these bytes as a ustar prefix.
+        throw corrupt(`header at byte ${at}: non-zero bytes after a GNU header's fields (Python reads them as a name prefix)`);
+    }
+    return { name, typeflag, size };
+}
+/**
+ * Parses a pax extended header's records (`<len> <key>=<value>\n`), strictly:
+ * the declared data is records and nothing else (no NUL, no leading zeros in a
+ * length), each key at most once and one of PAX_KEYS, values UTF-8, numbers
+ * decimal. Python's tarfile reads records from the padding after the declared
+ * size too: the caller has already required that padding to be zero.
+ */
+function parsePax(data, at) {
     const out = new Map();
+    const where = `pax header at byte ${at}`;
     let i = 0;
     while (i < data.length) {
-        if (data[i] === 0)
-            break;
         const sp = data.indexOf(0x20, i);
-        if (sp < 0 || sp - i > 20)
-            throw new ReceiptFormatError('corrupt_archive', `malformed pax header record at byte ${i}`, member);
-        const lenText = data.subarray(i, sp).toString('latin1');
-        if (!/^[0-9]+$/.test(lenText))
-            throw new ReceiptFormatError('corrupt_archive', 'malformed pax header record length', member);
+        if (sp < 0 || sp === i || sp - i > 12)
+            throw corrupt(`${where}: malformed record at offset ${i}`);
+        const lenText = data.toString('latin1', i, sp);
+        if (!/^[1-9][0-9]*$/.test(lenText))
+            throw corrupt(`${where}: malformed record length ${JSON.stringify(lenText)}`);
         const len = Number(lenText);
-        if (len <= sp - i + 1 || i + len > data.length || data[i + len - 1] !== 0x0a) {
-            throw new ReceiptFormatError('corrupt_archive', 'pax header record overruns its header', member);
-        }
-        const rec = data.subarray(sp + 1, i + len - 1).toString('utf8');
-        const eq = rec.indexOf('=');
+        if (len <= sp - i + 1 || i + len > data.length || data[i + len - 1] !== 0x0a)
+            throw corrupt(`${where}: a record overruns its header or lacks its newline`);
+        const rec = data.subarray(sp + 1, i + len - 1);
+        const eq = rec.indexOf(0x3d);
         if (eq <= 0)
-            throw new ReceiptFormatError('corrupt_archive', 'pax header record without a key', member);
-        out.set(rec.slice(0, eq), rec.slice(eq + 1));
+            throw corrupt(`${where}: a record without a key`);
+        const key = rec.toString('latin1', 0, eq);
+        const value = tar_utf8(rec.subarray(eq + 1));
+        if (!PAX_KEYS.has(key)) {
+            throw new ReceiptFormatError(key === 'linkpath' || key.startsWith('GNU.sparse') ? 'unsafe_member' : 'corrupt_archive', `${where}: pax key ${JSON.stringify(key)} is not accepted in a receipt (only ${[...PAX_KEYS].join(', ')})`);
+        }
+        if (value === undefined || /[\x00-\x1f\x7f]/.test(value))
+            throw corrupt(`${where}: the ${key} value is not plain UTF-8`);
+        if (out.has(key))
+            throw corrupt(`${where}: key ${key} appears twice`);
+        const numeric = key === 'size' ? /^(0|[1-9][0-9]{0,15})$/ : /^-?(0|[1-9][0-9]{0,17})(\.[0-9]{1,9})?$/;
+        if (key !== 'path' && !numeric.test(value))
+            throw corrupt(`${where}: malformed ${key} ${JSON.stringify(value)}`);
+        out.set(key, value);
         i += len;
     }
     return out;
 }
-/** Decompresses a gzip receipt (magic 1f 8b) with a size cap; other bytes are returned as they are. */
+/**
+ * Decompresses a gzip receipt (magic 1f 8b) with a size cap; other bytes are
+ * returned as they are. Concatenated gzip members and trailing zero bytes read
+ * the same everywhere (gzip, Python, node); anything else after the stream is
+ * corrupt.
+ */
 function maybeGunzip(bytes, maxBytes = DEFAULT_MAX_RECEIPT_BYTES) {
     if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b)
         return bytes;
@@ -11434,12 +13305,15 @@ function maybeGunzip(bytes, maxBytes = DEFAULT_MAX_RECEIPT_BYTES) {
     }
 }
 const TYPE_NAMES = {
+    '\0': 'an old-style (v7) regular file',
     '1': 'a hard link',
     '2': 'a symbolic link',
     '3': 'a character device',
     '4': 'a block device',
     '6': 'a FIFO',
     '7': 'a contiguous file',
+    g: 'a pax global header',
+    X: 'a Solaris extended header',
     L: 'a GNU long-name record',
     K: 'a GNU long-link record',
     S: 'a GNU sparse file',
@@ -11447,102 +13321,106 @@ const TYPE_NAMES = {
     V: 'a GNU volume header',
 };
 /**
- * Reads every member of an uncompressed tar held in memory. Throws
+ * The members of an uncompressed tar held in memory, one at a time (nothing is
+ * collected, so a million headers cost no more memory than one). Throws
  * ReceiptFormatError for anything that is not a plain, complete archive of
- * regular files and directories.
+ * regular files and directories that every reader reads alike.
  */
-function readTar(buf) {
+function* tarEntries(buf, options = {}) {
+    const maxMembers = options.maxMembers ?? DEFAULT_MAX_TAR_MEMBERS;
     if (buf.length === 0)
         throw new ReceiptFormatError('not_a_receipt', 'empty file');
     if (buf.length < tar_BLOCK)
         throw new ReceiptFormatError('not_a_receipt', `not a tar archive (${buf.length} bytes, shorter than one header)`);
-    const entries = [];
+    let count = 0;
     let pax;
+    let paxAt = 0;
     let off = 0;
     for (;;) {
         if (off + tar_BLOCK > buf.length) {
-            if (off === buf.length && entries.length > 0 && pax === undefined)
-                return entries; // no end marker: tolerated (Python does)
-            throw new ReceiptFormatError('truncated', `archive ends inside a header at byte ${off}`);
+            throw new ReceiptFormatError('truncated', off === buf.length
+                ? `the archive ends at byte ${off} without its end-of-archive marker (two zero blocks)`
+                : `archive ends inside a header at byte ${off}`);
         }
         if (isZero(buf, off, off + tar_BLOCK)) {
+            if (off === 0)
+                throw new ReceiptFormatError('not_a_receipt', 'empty tar archive');
+            if (pax !== undefined)
+                throw new ReceiptFormatError('truncated', `archive ends after the pax header at byte ${paxAt}, before its member`);
+            // Python stops at the first zero block, GNU tar reads on after a lone one: nothing may follow.
             if (!isZero(buf, off, buf.length)) {
                 throw new ReceiptFormatError('trailing_data', `non-zero bytes after the end-of-archive marker at byte ${off}`);
             }
-            if (pax !== undefined)
-                throw new ReceiptFormatError('truncated', 'archive ends after a pax header, before its member');
-            if (entries.length === 0)
-                throw new ReceiptFormatError('not_a_receipt', 'empty tar archive');
-            return entries;
+            if (off + 2 * tar_BLOCK > buf.length)
+                throw new ReceiptFormatError('truncated', `a lone zero block at byte ${off} ends the archive (the end-of-archive marker is two)`);
+            return;
         }
         const h = buf.subarray(off, off + tar_BLOCK);
-        if (!checksumOk(h)) {
-            throw new ReceiptFormatError(entries.length === 0 && pax === undefined ? 'not_a_receipt' : 'corrupt_archive', entries.length === 0 && pax === undefined
-                ? 'not a tar archive (bad header checksum)'
-                : `bad header checksum at byte ${off} (a member larger than its header claims, or a corrupt archive)`);
-        }
-        const magic = h.subarray(257, 263).toString('latin1');
-        let name = field(h, 0, 100);
-        if (magic === 'ustar\0') {
-            const prefix = field(h, 345, 155);
-            if (prefix !== '')
-                name = `${prefix}/${name}`;
-        }
-        const typeflag = h[156] === 0 ? '0' : String.fromCharCode(h[156]);
-        let size = numeric(h, 124, 12);
+        // The first header failing its checksum: not a tar at all.
+        if (off === 0 && !checksumOk(h))
+            throw new ReceiptFormatError('not_a_receipt', 'not a tar archive (bad header checksum)');
+        const header = parseHeader(h, off);
+        const { typeflag } = header;
+        let { name, size } = header;
+        const member = typeflag === 'x' ? undefined : name;
         if (pax !== undefined) {
+            if (typeflag === 'x')
+                throw corrupt(`two pax headers in a row at byte ${off}`);
             const p = pax.get('path');
             if (p !== undefined)
                 name = p;
             const s = pax.get('size');
             if (s !== undefined)
-                size = /^[0-9]{1,20}$/.test(s) ? Number(s) : NaN;
-            if (pax.has('linkpath') || [...pax.keys()].some((k) => k.startsWith('GNU.sparse'))) {
-                throw new ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} carries pax link or sparse data`, name);
-            }
-        }
-        if (!Number.isFinite(size) || size < 0) {
-            throw new ReceiptFormatError('corrupt_archive', `member ${JSON.stringify(name)} has a malformed size field`, name);
+                size = Number(s);
         }
         const dataStart = off + tar_BLOCK;
         const remaining = buf.length - dataStart;
         // Checked before anything is sliced or allocated: a header may claim gigabytes.
         if (size > remaining) {
-            throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)} declares ${size} bytes but only ${remaining} remain in the archive`, name);
+            throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)} declares ${size} bytes but only ${remaining} remain in the archive`, member);
         }
         const data = buf.subarray(dataStart, dataStart + size);
-        off = dataStart + Math.ceil(size / tar_BLOCK) * tar_BLOCK;
-        if (off > buf.length)
-            throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)}: archive ends inside its padding`, name);
-        if (typeflag === 'x' || typeflag === 'g') {
-            const records = parsePax(data, name);
-            if (typeflag === 'g') {
-                // Global headers only matter if they redefine names or sizes; those we refuse.
-                if (records.has('path') || records.has('size') || records.has('linkpath')) {
-                    throw new ReceiptFormatError('unsafe_member', 'a pax global header redefines member names or sizes');
-                }
-            }
-            else {
-                if (pax !== undefined)
-                    throw new ReceiptFormatError('corrupt_archive', 'two pax headers in a row');
-                pax = records;
-            }
+        const next = dataStart + Math.ceil(size / tar_BLOCK) * tar_BLOCK;
+        if (next > buf.length)
+            throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)}: archive ends inside its padding`, member);
+        if (!isZero(buf, dataStart + size, next))
+            throw corrupt(`member ${JSON.stringify(name)}: non-zero bytes in the padding after its data`, member);
+        if (typeflag === 'x') {
+            pax = parsePax(data, off);
+            paxAt = off;
+            off = next;
             continue;
         }
         pax = undefined;
+        let type;
         if (typeflag === '0') {
-            entries.push({ name, type: 'file', data });
+            // Python strips a trailing slash from a pax path; GNU tar may take such a member for a directory.
+            if (name.endsWith('/'))
+                throw corrupt(`regular file ${JSON.stringify(name)} has a directory's name`, name);
+            type = 'file';
         }
         else if (typeflag === '5') {
+            // Python does not skip data after a directory header; other readers do.
             if (size !== 0)
-                throw new ReceiptFormatError('corrupt_archive', `directory member ${JSON.stringify(name)} has data`, name);
-            entries.push({ name, type: 'directory', data });
+                throw corrupt(`directory member ${JSON.stringify(name)} has data`, name);
+            type = 'directory';
         }
         else {
             const what = TYPE_NAMES[typeflag] ?? `an unknown member type ${JSON.stringify(typeflag)}`;
-            throw new ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} is ${what}; only regular files are allowed`, name);
+            throw new ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} is ${what}; only regular files and directories are allowed`, name);
         }
+        if (++count > maxMembers)
+            throw new ReceiptFormatError('too_many_members', `more than ${maxMembers} members (at byte ${off})`);
+        off = next;
+        yield { name, type, data };
     }
+}
+/** Every member of an uncompressed tar held in memory (see `tarEntries`). */
+function readTar(buf, options = {}) {
+    const out = [];
+    for (const e of tarEntries(buf, options))
+        out.push(e);
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/receipt/manifest.ts
@@ -11748,7 +13626,42 @@ function writeTar(members, mtime) {
     return pad === 0 ? body : Buffer.concat([body, Buffer.alloc(pad)]);
 }
 
+;// CONCATENATED MODULE: ./src/receipt/redaction.ts
+
+/** The fields a redaction policy may replace (docs/format.md §3). */
+const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'];
+const DEFAULT_REDACT = ['prompt', 'tool_result'];
+const REDACTED = '<<redacted>>';
+/**
+ * The redactable fields some row holds as `<<redacted>>` at its top level, in a
+ * chain whose steps list no blobs (publish empties every `blob_refs`): the mark
+ * of a published receipt (docs/receipts.md, "What is and is not signed").
+ */
+function redactedFields(rows) {
+    const found = new Set();
+    for (const r of rows) {
+        if (r.blob_refs.length > 0)
+            return [];
+        for (const f of REDACTABLE_FIELDS)
+            if (r[f] === REDACTED)
+                found.add(f);
+    }
+    return REDACTABLE_FIELDS.filter((f) => found.has(f));
+}
+const REDACTED_JSON = Buffer.from(JSON.stringify(REDACTED));
+/**
+ * `redactedFields` of a journal's bytes, given whether any step lists a blob
+ * (then none: the search is skipped); rows are parsed only when the marker
+ * appears at all.
+ */
+function redactedFieldsOf(journal, anyBlobRefs) {
+    if (anyBlobRefs || !journal.includes(REDACTED_JSON))
+        return [];
+    return redactedFields(readJournalBytes(journal).entries.map((e) => e.row));
+}
+
 ;// CONCATENATED MODULE: ./src/receipt/verify.ts
+
 
 
 
@@ -11761,34 +13674,69 @@ const SIGNATURE_MEMBER = 'manifest.sig';
 const JOURNAL_MEMBER = 'journal/000000.jsonl';
 const BLOB_MEMBER = /^blobs\/([0-9a-f]{64})$/;
 const ALLOWED_DIRS = new Set(['journal', 'journal/', 'blobs', 'blobs/']);
-/** Reads a receipt's bytes (a file name or the bytes themselves), gunzipping with a cap. */
-function receiptBytes(input, maxBytes) {
-    let bytes;
-    if (typeof input === 'string') {
-        let st;
-        try {
-            st = (0,external_node_fs_namespaceObject.statSync)(input);
-        }
-        catch {
-            throw new errors_InputError(`${input}: no such receipt file`);
-        }
+/** Layout faults reported before the rest of an archive is left unexamined. */
+const MAX_LAYOUT_FAULTS = 100;
+/** Faults a verdict lists in all (a journal of a million bad lines is not a million lines of output). */
+const MAX_RECEIPT_FAULTS = 1000;
+/**
+ * A receipt's bytes, read once (a file name or the bytes themselves), gunzipped
+ * with a cap. Everything after works on these bytes: what is verified is what
+ * is displayed, whatever happens to the file meanwhile.
+ */
+function readReceiptBytes(input, maxBytes = DEFAULT_MAX_RECEIPT_BYTES) {
+    const bytes = typeof input === 'string' ? readCapped(input, maxBytes) : input;
+    if (bytes.length > maxBytes)
+        throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
+    return maybeGunzip(bytes, maxBytes);
+}
+/**
+ * One read of a file: opened without blocking (a FIFO is refused, not waited
+ * on), checked to be a regular file on the open descriptor, and read up to one
+ * byte past the cap, so a file that grows after it was measured is still refused.
+ */
+function readCapped(file, maxBytes) {
+    const why = (e) => e.code ?? e.message;
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            throw new errors_InputError(`${file}: no such receipt file`);
+        throw new errors_InputError(`${file}: cannot read receipt: ${why(e)}`);
+    }
+    try {
+        const st = (0,external_node_fs_namespaceObject.fstatSync)(fd);
         if (!st.isFile())
-            throw new errors_InputError(`${input}: not a regular file`);
+            throw new errors_InputError(`${file}: not a regular file`);
         if (st.size > maxBytes)
             throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
-        try {
-            bytes = (0,external_node_fs_namespaceObject.readFileSync)(input);
-        }
-        catch (e) {
-            throw new errors_InputError(`${input}: cannot read receipt: ${e.code ?? e.message}`);
+        let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, st.size + 1));
+        let n = 0;
+        for (;;) {
+            if (n === buf.length) {
+                // The file grew since fstat: read on, still bounded by the cap.
+                if (n > maxBytes)
+                    throw new ReceiptFormatError('too_large', `receipt grew past the ${maxBytes}-byte limit while it was read`);
+                const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buf.length * 2));
+                buf.copy(bigger, 0, 0, n);
+                buf = bigger;
+            }
+            let got;
+            try {
+                got = (0,external_node_fs_namespaceObject.readSync)(fd, buf, n, buf.length - n, null);
+            }
+            catch (e) {
+                throw new errors_InputError(`${file}: cannot read receipt: ${why(e)}`);
+            }
+            if (got === 0)
+                return buf.subarray(0, n);
+            n += got;
         }
     }
-    else {
-        bytes = input;
-        if (bytes.length > maxBytes)
-            throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
-    return maybeGunzip(bytes, maxBytes);
 }
 /** Why a member name is not one of the four allowed forms, as a fault. */
 function nameFault(e) {
@@ -11815,40 +13763,83 @@ function nameFault(e) {
         member: n,
     };
 }
-/** Sorts archive entries into the receipt's members; every unsafe, unknown or duplicate member is a fault. */
-function classify(entries) {
+/**
+ * Reads an archive's members one at a time into the receipt's parts; every
+ * unsafe, unknown or duplicate member is a fault. Counts are capped: a receipt
+ * has at most its manifest, signature, journal, the two directories and one
+ * member per blob the manifest names (before the manifest is seen, the tar
+ * reader's own cap holds), and after MAX_LAYOUT_FAULTS faults the rest of the
+ * archive is not examined. Nothing is kept per member but the parts, so a
+ * million headers cost no more memory than one.
+ */
+function scanArchive(bytes) {
     const faults = [];
     const seen = new Set();
     const members = { blobs: new Map() };
-    for (const e of entries) {
-        const f = nameFault(e);
-        if (f !== undefined) {
-            faults.push(f);
-            continue;
+    let manifest;
+    let limit = DEFAULT_MAX_TAR_MEMBERS;
+    let count = 0;
+    try {
+        for (const e of tarEntries(bytes)) {
+            if (++count > limit) {
+                faults.push({
+                    kind: 'too_many_members',
+                    message: `more than ${limit} members: the manifest names ${limit - 5} blob(s), so a receipt holds at most ${limit} (manifest, signature, journal, journal/ and blobs/ directories, one per blob)`,
+                });
+                break;
+            }
+            const f = nameFault(e) ?? duplicateFault(e, seen);
+            if (f !== undefined) {
+                faults.push(f);
+                if (faults.length >= MAX_LAYOUT_FAULTS) {
+                    faults.push({
+                        kind: 'too_many_faults',
+                        message: `${MAX_LAYOUT_FAULTS} layout faults; the rest of the archive was not examined`,
+                    });
+                    break;
+                }
+                continue;
+            }
+            if (e.type === 'directory')
+                continue;
+            if (e.name === MANIFEST_MEMBER) {
+                members.manifest = e.data;
+                try {
+                    manifest = parseManifest(e.data);
+                    limit = Math.max(count, 5 + manifest.blob_digests.length);
+                }
+                catch (err) {
+                    if (!(err instanceof ReceiptFormatError))
+                        throw err;
+                }
+            }
+            else if (e.name === SIGNATURE_MEMBER)
+                members.signature = e.data;
+            else if (e.name === JOURNAL_MEMBER)
+                members.journal = e.data;
+            else
+                members.blobs.set(BLOB_MEMBER.exec(e.name)[1], e.data);
         }
-        const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
-        if (seen.has(key)) {
-            // Readers disagree on duplicates (first wins or last wins): refuse rather than pick.
-            faults.push({
-                kind: 'duplicate_member',
-                message: `member ${JSON.stringify(e.name)} appears more than once`,
-                member: e.name,
-            });
-            continue;
-        }
-        seen.add(key);
-        if (e.type === 'directory')
-            continue;
-        if (e.name === MANIFEST_MEMBER)
-            members.manifest = e.data;
-        else if (e.name === SIGNATURE_MEMBER)
-            members.signature = e.data;
-        else if (e.name === JOURNAL_MEMBER)
-            members.journal = e.data;
-        else
-            members.blobs.set(BLOB_MEMBER.exec(e.name)[1], e.data);
     }
-    return { members, faults };
+    catch (e) {
+        if (!(e instanceof ReceiptFormatError))
+            throw e;
+        faults.push(faultOf(e));
+    }
+    return manifest === undefined ? { members, faults } : { members, faults, manifest };
+}
+/** Readers disagree on duplicates (first wins or last wins): a second member of a name is refused rather than picked. */
+function duplicateFault(e, seen) {
+    const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
+    if (!seen.has(key)) {
+        seen.add(key);
+        return undefined;
+    }
+    return {
+        kind: 'duplicate_member',
+        message: `member ${JSON.stringify(e.name)} appears more than once`,
+        member: e.name,
+    };
 }
 /**
  * `manifest.sig`: standard base64 (with padding, optionally one trailing
@@ -11874,11 +13865,6 @@ function faultOf(e) {
         ? { kind: e.kind, message: e.message }
         : { kind: e.kind, message: e.message, member: e.member };
 }
-/** Reads and sorts a receipt's members; throws ReceiptFormatError on the first structural fault. */
-function scan(input, options) {
-    const bytes = receiptBytes(input, options.maxBytes ?? DEFAULT_MAX_RECEIPT_BYTES);
-    return classify(readTar(bytes));
-}
 /**
  * A receipt's parts, in memory (nothing is extracted). Structure, manifest and
  * signature encoding are checked; the chain, blobs and signature are not (use
@@ -11886,15 +13872,19 @@ function scan(input, options) {
  * the file cannot be read).
  */
 function loadReceipt(input, options = {}) {
-    const { members, faults } = scan(input, options);
+    const { members, faults, manifest } = scanArchive(readReceiptBytes(input, options.maxBytes));
     if (faults.length > 0)
         throw new ReceiptFormatError(faults[0].kind, faults[0].message, faults[0].member);
+    return partsOf(members, manifest);
+}
+/** The parts of a receipt whose layout holds; throws ReceiptFormatError for a missing member or a bad manifest or signature encoding. */
+function partsOf(members, manifest) {
     if (members.manifest === undefined)
         throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
     if (members.journal === undefined)
         throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
     const loaded = {
-        manifest: parseManifest(members.manifest),
+        manifest: manifest ?? parseManifest(members.manifest),
         manifestBytes: members.manifest,
         journal: members.journal,
         blobs: members.blobs,
@@ -11911,6 +13901,15 @@ function loadReceipt(input, options = {}) {
  * reported; only an unreadable file throws (InputError).
  */
 function verifyReceipt(input, options = {}) {
+    return inspectReceipt(input, options).verdict;
+}
+/**
+ * Reads a receipt once and verifies it (as `verifyReceipt`), returning the
+ * verdict together with the parts of the very bytes it is about (when the
+ * layout holds), so a caller that goes on to display the receipt shows what
+ * was verified, never a second read of a file that may have changed.
+ */
+function inspectReceipt(input, options = {}) {
     const result = {
         ok: false,
         head_hash: ZERO_HASH,
@@ -11919,33 +13918,36 @@ function verifyReceipt(input, options = {}) {
         signature_ok: null,
         key_id: null,
         blobs: { bundled: [], missing: [] },
+        published: false,
+        redacted_fields: [],
         errors: [],
     };
     const errors = result.errors;
-    let members;
+    let bytes;
     try {
-        const s = scan(input, options);
-        if (s.faults.length > 0) {
-            // A hostile layout is not interpreted any further.
-            errors.push(...s.faults);
-            return result;
-        }
-        members = s.members;
+        bytes = readReceiptBytes(input, options.maxBytes);
     }
     catch (e) {
-        if (e instanceof ReceiptFormatError) {
-            errors.push(faultOf(e));
-            return result;
-        }
-        throw e;
+        if (!(e instanceof ReceiptFormatError))
+            throw e;
+        errors.push(faultOf(e));
+        return { verdict: result, receipt: undefined };
     }
+    const scanned = scanArchive(bytes);
+    if (scanned.faults.length > 0) {
+        // A hostile layout is not interpreted any further (a loop, not a spread: the list can be long).
+        for (const f of scanned.faults)
+            errors.push(f);
+        return { verdict: result, receipt: undefined };
+    }
+    const members = scanned.members;
     result.signed = members.signature !== undefined;
     result.blobs.bundled = [...members.blobs.keys()];
-    let manifest;
+    let manifest = scanned.manifest;
     if (members.manifest === undefined) {
         errors.push({ kind: 'missing_member', message: 'the receipt has no manifest.json', member: MANIFEST_MEMBER });
     }
-    else {
+    else if (manifest === undefined) {
         try {
             manifest = parseManifest(members.manifest);
         }
@@ -11978,9 +13980,12 @@ function verifyReceipt(input, options = {}) {
             result.signature_ok = good !== undefined;
             result.key_id = good?.keyId ?? null;
             if (good === undefined) {
+                const seed = keys.find((k) => isSignersSeed(members.manifest, sig, k));
                 errors.push({
                     kind: 'signature_invalid',
-                    message: `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`,
+                    message: seed === undefined
+                        ? `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`
+                        : `the signature does not verify under any trusted key: ${seed.source} is the signer's PRIVATE seed, not its public key (give the public key; treat that file as leaked)`,
                     member: SIGNATURE_MEMBER,
                 });
             }
@@ -12011,6 +14016,8 @@ function verifyReceipt(input, options = {}) {
         result.head_hash = walked.head;
         result.steps = walked.steps;
         chainRefs = walked.refs;
+        result.redacted_fields = redactedFieldsOf(members.journal, walked.refs.length > 0);
+        result.published = result.redacted_fields.length > 0;
     }
     if (manifest !== undefined && chainRefs !== undefined) {
         if (manifest.head_hash !== result.head_hash) {
@@ -12054,7 +14061,21 @@ function verifyReceipt(input, options = {}) {
         errors.push({ kind: 'head_mismatch', message: `head ${result.head_hash}, expected ${options.expectedHead}` });
     }
     result.ok = errors.length === 0;
-    return result;
+    if (errors.length > MAX_RECEIPT_FAULTS) {
+        const more = errors.length - MAX_RECEIPT_FAULTS;
+        errors.length = MAX_RECEIPT_FAULTS;
+        errors.push({ kind: 'too_many_faults', message: `${more} more fault(s) not listed` });
+    }
+    let receipt;
+    try {
+        receipt = partsOf(members, manifest);
+    }
+    catch (e) {
+        if (!(e instanceof ReceiptFormatError))
+            throw e;
+        receipt = undefined; // already a fault of the verdict
+    }
+    return { verdict: result, receipt };
 }
 /**
  * The chain walk of a receipt's journal member (docs/format.md §2 verification, strict:
@@ -12067,9 +14088,14 @@ function walkReceiptJournal(buf) {
     const r = verifyJournalBytesWithRefs(buf, { strict: true });
     return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors };
 }
-/** `RECEIPT[:member[:line]]: kind: message` for one fault. */
+/**
+ * `RECEIPT[:member[:line]]: kind: message` for one fault. A member name that is
+ * not plain (`[A-Za-z0-9._/-]`) is quoted: it is the archive's data, and must
+ * not read as part of the line's structure.
+ */
 function describeReceiptFault(receipt, f) {
-    const where = f.member === undefined ? receipt : `${receipt}:${f.member}${f.line === undefined ? '' : `:${f.line}`}`;
+    const member = f.member === undefined || /^[A-Za-z0-9._/-]+$/.test(f.member) ? f.member : JSON.stringify(f.member);
+    const where = member === undefined ? receipt : `${receipt}:${member}${f.line === undefined ? '' : `:${f.line}`}`;
     return `${where}: ${f.kind}: ${f.message}`;
 }
 
@@ -12205,6 +14231,8 @@ function export_writeFileAtomic(file, bytes) {
     catch {
         throw new errors_InputError(`${file}: cannot write: the directory ${dir} does not exist`);
     }
+    // What a killed writer of this file left is removed first (its pid is in the name).
+    cleanDeadTemps(dir, [new RegExp(`^\\.${escapeRegExp(external_node_path_default().basename(file))}\\.tmp-([0-9]+)-[0-9a-z]+$`)]);
     const tmp = external_node_path_default().join(dir, `.${external_node_path_default().basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
     let fd;
     try {
@@ -12260,10 +14288,8 @@ function exportReceipt(journalFile, outFile, options = {}) {
 
 
 
-/** The fields a redaction policy may replace (docs/format.md §3). */
-const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'];
-const DEFAULT_REDACT = ['prompt', 'tool_result'];
-const REDACTED = '<<redacted>>';
+
+
 /** Parses `--redact prompt,tool_result`: known fields only, at least one. */
 function parseRedactFields(text) {
     const parts = text.split(',').map((s) => s.trim());
@@ -12434,6 +14460,7 @@ function signatureVerdict(checked, trustedKeys) {
 }
 
 ;// CONCATENATED MODULE: ./src/receipt/index.ts
+
 
 
 
@@ -13771,9 +15798,13 @@ function blobRefsOf(journal) {
     return blobDigestsOf(readJournalBytes(journal).entries.map((e) => e.row.blob_refs));
 }
 function receiptSource(file, options) {
-    const loaded = loadReceipt(file);
     const keys = options.publicKeys ?? [];
-    const checked = verifyReceipt(file, { publicKeys: keys });
+    // One read: the report shows the bytes that were verified, whatever happens to the file meanwhile.
+    const { verdict: checked, receipt: loaded } = inspectReceipt(file, { publicKeys: keys });
+    if (loaded === undefined) {
+        const first = checked.errors[0];
+        throw new ReceiptFormatError(first?.kind ?? 'not_a_receipt', `${file}: ${first?.message ?? 'not a readable receipt'}`, first?.member);
+    }
     const faults = [];
     for (const f of checked.errors) {
         // The page re-checks the chain itself.
@@ -14210,6 +16241,7 @@ function writeHtmlReports(items, options) {
 
 
 
+
 /** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
 const checkCommand = {
     name: ['check'],
@@ -14307,7 +16339,7 @@ const checkCommand = {
         }
         else {
             for (const i of report.items) {
-                io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`);
+                io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${sanitize(i.path)}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`);
             }
             io.out(`${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`);
         }
@@ -15340,7 +17372,7 @@ function stepSummary(e) {
         seq: r.seq,
         time: isoTime(r.ts),
         model: r.model === null ? '' : preview(r.model),
-        tool: toolName(r),
+        tool: sanitize(toolName(r)),
         step_hash: r.step_hash,
         prompt: r.prompt === null ? '' : preview(r.prompt),
     };
@@ -15466,11 +17498,13 @@ const LABEL = 12;
 /** A change as one line: `~ tool_call.args.cmd: "a" → "b"`. */
 function changeText(c, valueWidth = 60) {
     const v = (x) => truncate(sanitize(compactJson(x ?? null)), valueWidth);
+    // An object key is data too.
+    const p = sanitize(c.path);
     if (c.kind === 'added')
-        return `+ ${c.path}: ${v(c.after)}`;
+        return `+ ${p}: ${v(c.after)}`;
     if (c.kind === 'removed')
-        return `- ${c.path}: ${v(c.before)}`;
-    return `~ ${c.path}: ${v(c.before)} → ${v(c.after)}`;
+        return `- ${p}: ${v(c.before)}`;
+    return `~ ${p}: ${v(c.before)} → ${v(c.after)}`;
 }
 /**
  * The body of one step, laid out for `width` columns: seq and time, model,
@@ -15525,15 +17559,16 @@ function stepBody(source, index, options) {
     else {
         field('blobs', blobs.map((b) => {
             const what = b.input ? ' input' : '';
+            const d = sanitize(b.digest.slice(0, 16));
             if (!b.present)
-                return `${b.digest.slice(0, 16)}…${what}  MISSING`;
+                return `${d}…${what}  MISSING`;
             const pv = b.binary ? '(binary)' : JSON.stringify(b.preview ?? '').slice(1, -1);
-            return `${b.digest.slice(0, 16)}…${what}  ${formatSize(b.size ?? 0)}  ${sanitize(pv)}`;
+            return `${d}…${what}  ${formatSize(b.size ?? 0)}  ${sanitize(pv)}`;
         }), undefined, !options.expanded);
     }
-    field('input_hash', [r.input_hash]);
-    field('prev_hash', [r.prev_hash]);
-    field('step_hash', [r.step_hash]);
+    field('input_hash', [sanitize(r.input_hash)]);
+    field('prev_hash', [sanitize(r.prev_hash)]);
+    field('step_hash', [sanitize(r.step_hash)]);
     if (index > 0) {
         const changes = stepChanges(source.entries[index - 1].row, r);
         lines.push({ text: '' });
@@ -15544,7 +17579,7 @@ function stepBody(source, index, options) {
             lines.push({ text: `changed since step ${index - 1}:`, style: 'label' });
             const shown = changes.slice(0, maxChanges);
             for (const c of shown) {
-                const text = changeText(c, options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - c.path.length) / 2)));
+                const text = changeText(c, options.expanded ? Infinity : Math.max(12, Math.floor((width - 6 - text_displayWidth(sanitize(c.path))) / 2)));
                 if (!options.expanded && (text !== changeText(c, Infinity) || text_displayWidth(text) > width - 2))
                     truncated = true;
                 const pieces = doWrap && options.expanded ? wrap(`  ${text}`, width) : [`  ${doWrap ? truncate(text, width - 2) : text}`];
@@ -15626,10 +17661,7 @@ function mapBlobs(where, blobs) {
     };
 }
 function isRedacted(entries) {
-    return entries.some((e) => e.row.prompt === REDACTED ||
-        e.row.model === REDACTED ||
-        e.row.tool_call === REDACTED ||
-        e.row.tool_result === REDACTED);
+    return redactedFields(entries.map((e) => e.row)).length > 0;
 }
 /** Throws BrokenChainError unless the read journal verified. */
 function requireVerified(file, r) {
@@ -15807,6 +17839,7 @@ function sideHolds(side) {
 
 
 
+
 /**
  * Receipts (docs/format.md §3) as replay sources: the whole receipt is verified first
  * (layout, manifest, chain, bundled blobs, and the signature when trusted keys
@@ -15821,7 +17854,8 @@ const isReceiptFile = looksLikeReceipt;
  */
 function openReceipt(file, options = {}) {
     const publicKeys = options.publicKeys ?? [];
-    const v = verifyReceipt(file, publicKeys.length > 0 ? { publicKeys } : {});
+    // One read: the journal displayed is the one in the bytes just verified.
+    const { verdict: v, receipt: loaded } = inspectReceipt(file, publicKeys.length > 0 ? { publicKeys } : {});
     const faults = v.errors.filter((f) => !(f.kind === 'no_trusted_key' && publicKeys.length === 0));
     if (faults.length > 0)
         throw new BrokenChainError(file, faults.map((f) => describeReceiptFault(file, f)), 'receipt', faults.map((f) => ({
@@ -15830,7 +17864,8 @@ function openReceipt(file, options = {}) {
             kind: f.kind,
             message: f.message,
         })));
-    const loaded = loadReceipt(file);
+    if (loaded === undefined)
+        throw new errors_IntegrityError(`${file}: the receipt verified but its parts could not be read`);
     const r = readJournalBytes(loaded.journal);
     requireVerified(`${file}:journal/000000.jsonl`, r);
     return {
@@ -16186,7 +18221,7 @@ function headerText(source, state, width = Infinity) {
         [sanitize(source.agentId), 3],
     ];
     if (source.kind === 'receipt') {
-        parts.push([`receipt${source.redacted ? ' (redacted)' : ''}`, 4]);
+        parts.push([source.redacted ? 'published receipt (redacted)' : 'receipt', 4]);
         if (sig !== undefined)
             parts.push([
                 sig.status === 'verified' ? 'signature ✓' : sig.status === 'unsigned' ? 'unsigned' : 'signature NOT checked',
@@ -16266,6 +18301,7 @@ function renderScreen(source, state, size) {
 
 ;// CONCATENATED MODULE: ./src/replay/tty.ts
 
+
 const tty_STYLE = {
     header: '\x1b[7m',
     'header-warn': '\x1b[7;33m',
@@ -16280,13 +18316,15 @@ const tty_STYLE = {
 /**
  * Each line is cleared first and then written whole (lines are exactly the
  * screen width): erasing after the text would, in a terminal's pending-wrap
- * state at the last column, erase the line's last character.
+ * state at the last column, erase the line's last character. The text goes
+ * through the terminal sanitiser here, at the sink, whatever built it: only
+ * the painter's own sequences reach the terminal.
  */
 function paint(lines) {
     let s = '';
     lines.forEach((l, i) => {
         const on = l.style ? (tty_STYLE[l.style] ?? '') : '';
-        s += `\x1b[${i + 1};1H\x1b[2K${on}${l.text}${on ? '\x1b[0m' : ''}`;
+        s += `\x1b[${i + 1};1H\x1b[2K${on}${sanitize(l.text)}${on ? '\x1b[0m' : ''}`;
     });
     return s;
 }
@@ -16388,7 +18426,7 @@ function runInteractive(source, options = {}) {
 /** The non-interactive outputs of `replay`, `show` and `diff`: plain lines and JSON documents. */
 function statusLine(source) {
     const what = source.kind === 'receipt' ? `receipt ${source.file}` : source.file;
-    const extra = source.kind === 'receipt' ? `${source.redacted ? ', redacted' : ''}${signatureText(source)}` : '';
+    const extra = source.kind === 'receipt' ? `${source.redacted ? ', published: redacted' : ''}${signatureText(source)}` : '';
     return `${sanitize(source.agentId)}: ${source.steps} step${source.steps === 1 ? '' : 's'}, head ${source.head_hash}, chain verified (${sanitize(what)}${extra})`;
 }
 /** The steps as a table (seq, time, model, tool, short step hash, prompt preview), first `limit` steps. */
@@ -16879,7 +18917,7 @@ function payload_str(obj, key) {
     return typeof v === 'string' ? v : undefined;
 }
 /** A string field of the payload, or undefined. */
-function payload_field(p, key) {
+function field(p, key) {
     return payload_str(p.raw, key);
 }
 /** Any field of the payload (undefined when absent). */
@@ -17138,6 +19176,8 @@ function diffRuns(fileA, fileB) {
 
 
 
+
+
 /** Faults that make a journal unsafe to extend. A flagged mutation is not one: it is policy, and the run keeps its record. */
 const REFUSE = new Set([
     'malformed_json',
@@ -17180,11 +19220,62 @@ function checkRunEvent(e) {
         throw err;
     }
 }
+const journal_CHECKPOINT_KIND = 'run-journal';
+/** The state a checkpoint stores (Maps as pair lists). */
+function stateToJson(s, tail) {
+    return {
+        count: s.count,
+        head: s.head,
+        start_ts: s.startTs ?? null,
+        capabilities: [...s.capabilities],
+        mutations_by_agent: [...s.mutationsByAgent],
+        tail_sha256: tail,
+    };
+}
+function pairs(v) {
+    if (!Array.isArray(v))
+        return undefined;
+    const m = new Map();
+    for (const p of v) {
+        if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'string')
+            return undefined;
+        m.set(p[0], p[1]);
+    }
+    return m;
+}
+function stateFromJson(j) {
+    const { count, head, start_ts, tail_sha256 } = j;
+    const caps = pairs(j.capabilities);
+    const muts = pairs(j.mutations_by_agent);
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || typeof head !== 'string')
+        return undefined;
+    if (start_ts !== null && (typeof start_ts !== 'number' || !Number.isFinite(start_ts)))
+        return undefined;
+    if (typeof tail_sha256 !== 'string' || caps === undefined || muts === undefined)
+        return undefined;
+    if ([...caps.values()].some((c) => typeof c !== 'string'))
+        return undefined;
+    if ([...muts.values()].some((n) => typeof n !== 'number' || !Number.isSafeInteger(n)))
+        return undefined;
+    return {
+        state: {
+            count,
+            head,
+            startTs: start_ts ?? undefined,
+            capabilities: caps,
+            mutationsByAgent: muts,
+        },
+        tail: tail_sha256,
+    };
+}
 /**
  * A run journal (`<root>/.sdd/runs/<run>/journal.jsonl`) opened for appending.
- * Every append takes the journal's lock and re-verifies the whole chain inside
- * it (fail-closed: a row that does not verify stops the append, naming its
- * line), moves a torn final line aside, then writes the new rows with one write.
+ * Every append takes the journal's lock and establishes the verified state:
+ * from the authenticated checkpoint beside the file when it holds for the file
+ * as it is (docs/journal.md, "Checkpoints"), else by re-verifying the whole
+ * chain (fail-closed: a row that does not verify stops the append, naming its
+ * line) and moving a torn final line aside. Then it writes the new rows with
+ * one write and records the new state in the checkpoint.
  */
 class RunJournal {
     file;
@@ -17203,10 +19294,11 @@ class RunJournal {
      * returns none).
      */
     transact(plan) {
-        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(this.file), { recursive: true });
-        const release = acquireLock(this.lockFile, this.options.lockTimeoutMs === undefined ? {} : { timeoutMs: this.options.lockTimeoutMs });
+        ensureDir(external_node_path_default().dirname(this.file));
+        const timeoutMs = this.options.lockTimeoutMs ?? lockTimeoutFromEnv(this.options.env ?? process.env);
+        const lock = acquireLock(this.lockFile, timeoutMs === undefined ? {} : { timeoutMs });
         try {
-            const state = this.recover();
+            const state = this.fromCheckpoint() ?? this.recover();
             const events = plan(state);
             for (const e of events)
                 checkRunEvent(e);
@@ -17236,13 +19328,71 @@ class RunJournal {
                 index++;
             }
             const data = Buffer.from(rows.map((r) => `${encodeRunRow(r)}\n`).join(''), 'utf8');
-            appendDurably(this.file, data, this.durable);
-            const after = { ...state, count: index, head: prev, startTs: start };
+            lock.refresh();
+            lock.assertHeld();
+            const written = appendDurably(this.file, data, this.durable);
+            const after = {
+                count: index,
+                head: prev,
+                startTs: start,
+                capabilities: new Map(state.capabilities),
+                mutationsByAgent: new Map(state.mutationsByAgent),
+            };
+            for (const r of rows)
+                noteRow(after, r);
+            pausePoint('run:after-write', this.options.env);
+            this.saveCheckpoint(identityOf(written.after), after);
             return { rows, state: after };
         }
         finally {
-            release();
+            lock();
         }
+    }
+    key() {
+        return checkpointKey(this.options.env ?? process.env);
+    }
+    checkpointFile() {
+        return `${this.file}.checkpoint`;
+    }
+    /** The state the checkpoint records, when it holds for the file as it is now. */
+    fromCheckpoint() {
+        const key = this.key();
+        if (key === undefined)
+            return undefined;
+        let id;
+        try {
+            id = statIdentity(this.file);
+        }
+        catch {
+            return undefined;
+        }
+        if (id === undefined)
+            return undefined;
+        const raw = readCheckpoint(this.checkpointFile(), journal_CHECKPOINT_KIND, id, key);
+        const parsed = raw === undefined ? undefined : stateFromJson(raw);
+        if (parsed === undefined)
+            return undefined;
+        try {
+            if (tailDigest(this.file, Number(id.size)) !== parsed.tail)
+                return undefined;
+        }
+        catch {
+            return undefined;
+        }
+        return parsed.state;
+    }
+    saveCheckpoint(id, state) {
+        const key = this.key();
+        if (key === undefined || id === undefined)
+            return;
+        let tail;
+        try {
+            tail = tailDigest(this.file, Number(id.size));
+        }
+        catch {
+            return;
+        }
+        writeCheckpoint(this.checkpointFile(), journal_CHECKPOINT_KIND, this.file, id, stateToJson(state, tail), key);
     }
     /** Appends events (validated) and returns their rows. */
     record(events) {
@@ -17260,8 +19410,10 @@ class RunJournal {
         catch (e) {
             if (e.code === 'ENOENT')
                 buf = Buffer.alloc(0);
+            else if (isOsError(e))
+                throw osError(e, this.file, 'cannot read');
             else
-                throw new errors_InputError(`${this.file}: cannot read: ${e.code ?? e.message}`);
+                throw e;
         }
         let validEnd = buf.length;
         let finishLine = false;
@@ -17296,29 +19448,40 @@ class RunJournal {
         else if (validEnd < buf.length) {
             moveTornTailAside(this.file, validEnd, this.durable);
         }
-        const capabilities = new Map();
-        const mutationsByAgent = new Map();
-        for (const { row } of r.entries) {
-            if (row.event === CAPABILITY_EVENT) {
-                const a = row.payload.get('adapter');
-                const c = row.payload.get('capability');
-                if (typeof a === 'string' && typeof c === 'string')
-                    capabilities.set(a, c);
-            }
-            else if (row.event === MUTATION_EVENT) {
-                const agent = row.payload.get('agent_id');
-                const key = typeof agent === 'string' ? agent : '';
-                mutationsByAgent.set(key, (mutationsByAgent.get(key) ?? 0) + 1);
-            }
-        }
         const first = r.entries[0]?.row.ts;
-        return {
+        const state = {
             count: r.count,
             head: r.count > 0 ? r.head_hash : RUN_GENESIS,
             startTs: first !== undefined && Number.isFinite(first) ? first : undefined,
-            capabilities,
-            mutationsByAgent,
+            capabilities: new Map(),
+            mutationsByAgent: new Map(),
         };
+        for (const { row } of r.entries)
+            noteRow(state, row);
+        let id;
+        try {
+            id = statIdentity(this.file);
+        }
+        catch {
+            id = undefined;
+        }
+        if (id !== undefined)
+            this.saveCheckpoint(id, state);
+        return state;
+    }
+}
+/** Folds a row's capability or mutation into the state. */
+function noteRow(state, row) {
+    if (row.event === CAPABILITY_EVENT) {
+        const a = row.payload.get('adapter');
+        const c = row.payload.get('capability');
+        if (typeof a === 'string' && typeof c === 'string')
+            state.capabilities.set(a, c);
+    }
+    else if (row.event === MUTATION_EVENT) {
+        const agent = row.payload.get('agent_id');
+        const key = typeof agent === 'string' ? agent : '';
+        state.mutationsByAgent.set(key, (state.mutationsByAgent.get(key) ?? 0) + 1);
     }
 }
 
@@ -17709,7 +19872,7 @@ function toolStep(p, state) {
     }
     // The prompt in progress, when the state names the same prompt (a payload without prompt_id takes the latest).
     const prompt = state.prompt !== null && (p.promptId === undefined || state.prompt_id === p.promptId) ? state.prompt : null;
-    const toolUseId = payload_field(p, 'tool_use_id');
+    const toolUseId = field(p, 'tool_use_id');
     const model = p.transcriptPath !== undefined && toolUseId !== undefined ? modelOfToolUse(p.transcriptPath, toolUseId) : undefined;
     return { input: p.bytes, tool_call: call, tool_result: result, prompt, model: model ?? null };
 }
@@ -17737,14 +19900,14 @@ function handleClaudeHook(bytes, options) {
     out.root = root;
     out.agent = agent;
     try {
-        handle(p, root, agent, options, out);
+        hook_handle(p, root, agent, options, out);
     }
     catch (e) {
         out.errors.push(`${p.event}: ${hook_message(e)}`);
     }
     return out;
 }
-function handle(p, root, agent, options, out) {
+function hook_handle(p, root, agent, options, out) {
     const env = options.env;
     const state = () => {
         const r = readSessionState(root, p.sessionId);
@@ -18278,7 +20441,7 @@ function planClaudeResume(options) {
     }
     if (p.event !== 'PostToolUse' && p.event !== 'PostToolUseFailure')
         throw new errors_IntegrityError(`${where}: step ${options.fromStep} was recorded from a ${p.event} payload, not a tool call`);
-    const toolUseId = payload_field(p, 'tool_use_id');
+    const toolUseId = field(p, 'tool_use_id');
     const call = row.tool_call;
     if (toolUseId === undefined || !isJsonObject(call) || call.id !== toolUseId)
         throw new errors_IntegrityError(`${where}: the step's tool call and its stored payload do not name the same tool_use_id`);
@@ -18397,7 +20560,7 @@ async function forkClaudeSession(options) {
     catch (e) {
         let undo = 'the fork was removed again';
         try {
-            await removeFork(external_node_path_default().resolve(options.root), plan.forkId, { force: true, env: options.env });
+            await removeFork(external_node_path_default().resolve(options.root), plan.forkId, { force: true, tombstone: false, env: options.env });
             if (!hadWorktrees) {
                 try {
                     (0,external_node_fs_namespaceObject.rmdirSync)(worktrees); // only if still empty: a concurrent fork may be using it
@@ -18550,18 +20713,22 @@ const forkCommand = {
 const forkRmCommand = {
     name: ['fork', 'rm'],
     usage: '<fork_id> [--force] [--root DIR] [--json]',
-    summary: 'Remove a fork: its worktree, its branch and its snapshot refs. Refuses uncommitted changes unless --force.',
+    summary: 'Remove a fork: its worktree, its branch and its snapshot refs (a tombstone refuses later appends to it). ' +
+        'Refuses steps recorded since the fork, a writer holding its lock, or uncommitted changes unless --force.',
     description: "The branch's last commit is printed, so `git branch <name> <commit>` brings it back. A fork that has forks of its " +
-        'own is refused: remove them first.',
+        'own is refused: remove them first. A half-made fork (its creation was interrupted) is removed as far as it got.',
     options: {
         ...ROOT_OPTION,
         ...JSON_OPTION,
-        force: { kind: 'flag', description: 'Remove it even with uncommitted changes or untracked files.' },
+        force: {
+            kind: 'flag',
+            description: 'Remove it even with steps recorded since the fork point, a writer holding its journal lock, uncommitted changes or untracked files.',
+        },
     },
     examples: [{ run: 'stepchain fork rm fork-try-another-fix-20261202-090414-f5aeff', what: 'remove one fork' }],
     exitCodes: {
         0: 'removed',
-        1: 'refused (uncommitted changes without --force, forks of its own)',
+        1: 'refused (steps since the fork point, a live writer, uncommitted changes without --force; forks of its own)',
         2: 'usage or input error (no such fork)',
     },
     async run(args, io) {
@@ -18576,6 +20743,8 @@ const forkRmCommand = {
         if (r.branch !== null)
             io.out(`  branch   ${r.branch}${r.branch_commit ? ` (was ${r.branch_commit})` : ''}`);
         io.out(`  snapshot refs ${r.removed_snapshot_refs}`);
+        if (r.tombstone !== null)
+            io.out(`  tombstone ${r.tombstone}`);
         return 0;
     },
 };
@@ -18928,6 +21097,10 @@ const receiptVerifyCommand = {
         else if (r.ok) {
             const sig = signatureVerdict(r, publicKeys.length).text;
             io.out(`OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`);
+            if (r.published)
+                io.out(`  published receipt: ${r.redacted_fields.join(', ')} redacted, the chain re-anchored over the redacted rows (not the original head)`);
+            // What holds is the content and order of the steps (docs/receipts.md, "What is and is not signed").
+            io.out('  not signed: step times (ts) and which step lists which blob (blob_refs)');
         }
         else {
             const v = signatureVerdict(r, publicKeys.length);
@@ -19260,6 +21433,7 @@ const runCapabilityCommand = {
 
 
 
+
 const runDiffCommand = {
     name: ['run', 'diff'],
     usage: '<a> <b> [--root DIR] [--json]',
@@ -19281,9 +21455,11 @@ const runDiffCommand = {
         if (args.flags.has('json'))
             io.json(d);
         else if (!d.diverged)
-            io.out(d.reason);
+            io.out(sanitize(d.reason));
         else
-            io.out(`diverged at index ${d.index}: ${d.reason_code}${d.mutation_kind === null ? '' : ` (${d.mutation_kind})`}: ${d.reason}`);
+            io.out(
+            // The kind and the reason carry the runs' own strings: one line, nothing a terminal acts on.
+            `diverged at index ${d.index}: ${d.reason_code}${d.mutation_kind === null ? '' : ` (${sanitize(d.mutation_kind)})`}: ${sanitize(d.reason)}`);
         return d.diverged ? 1 : 0;
     },
 };
@@ -19494,6 +21670,7 @@ const runRecordCommand = {
 
 
 
+
 const runVerifyCommand = {
     name: ['run', 'verify'],
     usage: '<run|dir|file> [--strict] [--root DIR] [--json]',
@@ -19515,7 +21692,7 @@ const runVerifyCommand = {
             io.json(r);
         }
         else if (r.ok) {
-            const caps = r.capabilities.map((c) => `${c.adapter}=${c.capability}`).join(', ') || 'none recorded';
+            const caps = r.capabilities.map((c) => sanitize(`${c.adapter}=${c.capability}`)).join(', ') || 'none recorded';
             io.out(`OK ${file}: ${r.count} event${r.count === 1 ? '' : 's'}, ${r.mutation_count} pinned mutation${r.mutation_count === 1 ? '' : 's'}, capabilities: ${caps}, head ${r.head_hash}`);
         }
         else {
@@ -19868,7 +22045,9 @@ function helpFor(words, width) {
     throw unknownCommand(words);
 }
 /** Prints an error: one line on stderr, and with `--json` also the error document on stdout. */
-function report(e, io, json) {
+function report(thrown, io, json) {
+    // An operating-system error (ENOSPC, EACCES, EROFS, ...) is one line naming the path, exit 2.
+    const e = asStepchainError(thrown) ?? thrown;
     const doc = errorDocument(e);
     if (json)
         io.json(doc);
@@ -19879,11 +22058,14 @@ function report(e, io, json) {
     // An unexpected failure is still one line; STEPCHAIN_DEBUG shows the stack.
     io.err(`stepchain: internal error: ${doc.error.message}`);
     if (io.env.STEPCHAIN_DEBUG)
-        io.err(String(e?.stack));
+        for (const l of String(e?.stack).split('\n'))
+            io.err(l);
     return 1;
 }
 /** Runs one command line; returns the exit code. Never throws, never prints a stack trace. */
-async function runCli(argv, io = processIO()) {
+async function runCli(argv, rawIO = processIO()) {
+    // Every line goes through the terminal sanitiser (src/util/terminal.ts), whatever the IO.
+    const io = terminalSafe(rawIO);
     const width = widthOf(io);
     const head = argv[0];
     // `--json` anywhere before `--` asks for a JSON error too, even when the command line itself is wrong.

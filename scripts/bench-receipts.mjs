@@ -119,7 +119,11 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
     const exp = [];
     for (let i = 0; i < runs; i++)
       exp.push(
-        timed(process.execPath, [cli, 'export', agent, '--root', dir, '-o', receipt, '--sign-key', 'k.pem'], dir).ms,
+        timed(
+          process.execPath,
+          [cli, 'export', agent, '--root', dir, '-o', receipt, '--force', '--sign-key', 'k.pem'],
+          dir,
+        ).ms,
       );
     const ver = [];
     for (let i = 0; i < runs; i++) {

@@ -73,3 +73,62 @@ export class IntegrityError extends StepchainError {
 export function at(file: string, line?: number | null): string {
   return line === undefined || line === null ? file : `${file}:${line}`;
 }
+
+/** What an operating-system error code means, in words (the code itself is kept in the message). */
+const OS_CAUSES: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'a path component is not a directory',
+  EISDIR: 'is a directory',
+  EEXIST: 'already exists',
+  EIO: 'input/output error',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+  ENAMETOOLONG: 'file name too long',
+  ELOOP: 'too many levels of symbolic links',
+  EBUSY: 'device or resource busy',
+  ETXTBSY: 'text file busy',
+  EXDEV: 'cross-device link',
+  EFBIG: 'file too large',
+  ENOTEMPTY: 'directory not empty',
+  ESTALE: 'stale file handle',
+};
+
+/** A Node error carrying an operating-system error code (`ENOSPC`, `EACCES`, ...). */
+export function isOsError(e: unknown): e is NodeJS.ErrnoException & { code: string } {
+  // Not `instanceof Error`: errors from another realm (a vm context, a worker) are errors too.
+  if (typeof e !== 'object' || e === null || e instanceof StepchainError) return false;
+  const code = (e as { code?: unknown }).code;
+  return (
+    typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && typeof (e as { message?: unknown }).message === 'string'
+  );
+}
+
+/** `<cause> (<CODE>)` for an operating-system error. */
+export function osCause(e: NodeJS.ErrnoException): string {
+  const code = e.code ?? 'EIO';
+  const cause = OS_CAUSES[code];
+  return cause === undefined ? code : `${cause} (${code})`;
+}
+
+/**
+ * An operating-system error as one line naming the path and the cause, exit 2
+ * (docs/format.md §6: the environment, not the data, is at fault). `path` and
+ * `action` default to what the error itself says (`e.path`, `e.syscall`).
+ */
+export function osError(e: NodeJS.ErrnoException, path?: string, action?: string): InputError {
+  const where = path ?? e.path ?? (e as { dest?: string }).dest;
+  const what = action ?? (e.syscall === undefined ? 'failed' : `cannot ${e.syscall}`);
+  return new InputError(`${where === undefined ? '' : `${where}: `}${what}: ${osCause(e)}`);
+}
+
+/** The StepchainError an unexpected throw stands for (OS errors become exit 2), or undefined. */
+export function asStepchainError(e: unknown): StepchainError | undefined {
+  if (e instanceof StepchainError) return e;
+  if (isOsError(e)) return osError(e);
+  return undefined;
+}

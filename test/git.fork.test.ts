@@ -411,17 +411,26 @@ describe('fork rm', () => {
     });
     expect(existsSync(r.fork_worktree)).toBe(true);
 
-    // Committed work is not "uncommitted"; .sdd/ (the fork's journal) never counts.
+    // Committed work is not "uncommitted"; but a step recorded since the fork point is work to keep.
     git(r.fork_worktree, ['commit', '-q', '-am', 'fork work']);
     recordStep(journalDir(r.fork_worktree, r.fork_session_id), { prompt: 'more' }, { env: ENV, root: r.fork_worktree });
+    await expect(removeFork(root, r.fork_session_id)).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringMatching(/1 step was recorded since the fork point.*--force/),
+    });
+    expect(existsSync(r.fork_worktree)).toBe(true);
     const branchTip = git(root, ['rev-parse', `refs/heads/${r.fork_branch}`]);
-    const out = await removeFork(root, r.fork_session_id);
+    const out = await removeFork(root, r.fork_session_id, { force: true });
     expect(out).toEqual({
       fork_session_id: r.fork_session_id,
       worktree: r.fork_worktree,
       branch: r.fork_branch,
       branch_commit: branchTip,
       removed_snapshot_refs: 3,
+      steps: 3,
+      steps_since: 1,
+      tombstone: path.join(root, '.sdd', 'runtime', 'tombstones', `${r.fork_session_id}.json`),
+      incomplete: false,
     });
     expect(existsSync(r.fork_worktree)).toBe(false);
     expect(git(root, ['branch', '--list', r.fork_branch])).toBe('');
@@ -561,12 +570,14 @@ describe('audit', () => {
     expect(r.warnings).toEqual([]);
     const { readdirSync } = await import('node:fs');
     const dir = path.join(root, '.sdd', 'audit');
-    const entries = readdirSync(dir).flatMap((f) =>
-      readFileSync(path.join(dir, f), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-    );
+    const entries = readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) =>
+        readFileSync(path.join(dir, f), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      );
     const fork = entries.filter((e) => e.event_type === 'replay.fork');
     expect(fork).toHaveLength(1);
     expect(fork[0]).toMatchObject({

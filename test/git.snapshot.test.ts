@@ -114,11 +114,12 @@ describe('per-step worktree snapshots', () => {
     expect(git(root, ['for-each-ref', 'refs/stepchain'])).toBe('');
   });
 
-  test('a failing snapshot is a warning and never loses the journal entry (locked ref, unusable agent id)', () => {
+  test('a failing snapshot is a warning and never loses the journal entry (blocked ref, unusable agent id)', () => {
     const root = newRepo();
-    const lockDir = path.join(root, '.git', path.dirname(snapshotRefFor(root, 'ag', 0)!));
-    mkdirSync(lockDir, { recursive: true });
-    writeFileSync(path.join(lockDir, '0.lock'), '');
+    // A directory where the ref would go: git cannot create it. (A stale `0.lock` would be cleared: test/leftovers.test.ts.)
+    const blocking = path.join(root, '.git', snapshotRefFor(root, 'ag', 0)!);
+    mkdirSync(blocking, { recursive: true });
+    writeFileSync(path.join(blocking, 'blocker'), '');
     const r = record(root, 'ag');
     expect(r.row.seq).toBe(0);
     expect(r.snapshot).toBeUndefined();

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
   CanonicalEncodeError,
@@ -10,8 +10,19 @@ import {
   type JsonValue,
 } from '../canonical';
 import { InputError, IntegrityError, StepchainError } from '../errors';
-import { appendDurably, finishLastLine, moveTornTailAside } from '../util/fs';
+import {
+  identityOf,
+  readCheckpoint,
+  sameIdentity,
+  statIdentity,
+  tailDigest,
+  writeCheckpoint,
+  type FileIdentity,
+} from '../util/checkpoint';
+import { appendDurably, ensureDir, finishLastLine, moveTornTailAside, readRange } from '../util/fs';
+import { sha256Hex } from '../util/hash';
 import { acquireLock } from '../util/lock';
+import { pausePoint } from '../util/pause';
 import {
   auditTimestamp,
   computeAuditHmac,
@@ -24,6 +35,7 @@ import {
 } from './entry';
 import { loadAuditKey, resolveAuditKeyPath } from './key';
 import { AUDIT_LOCK, auditDir, auditFiles, dayFileName } from './layout';
+import { describeAuditFault, verifyAuditLog } from './verify';
 
 export interface AppendAuditOptions {
   /** The instant (unix microseconds) to stamp; default now. Tests use it to cross days. */
@@ -45,36 +57,188 @@ interface Tail {
   file?: string;
 }
 
+/** `<audit dir>/audit.checkpoint` (docs/journal.md, "Checkpoints"): not a `.jsonl`, so never read as a day file. */
+export const AUDIT_CHECKPOINT = 'audit.checkpoint';
+const CHECKPOINT_KIND = 'audit-log';
+
+interface AuditCheckpoint {
+  files: [string, FileIdentity][];
+  tail: Tail;
+}
+
 /**
- * Under the lock: the chain tip. Walks files newest first to the last entry.
- * A torn final line (a writer killed mid-write) is moved aside to
- * `<day>.jsonl.torn-<unix ms>` and cut off, so the next entry starts a clean
- * line; the last entry must be canonical and carry a valid HMAC under this key,
- * else the log is not extended (fail-closed: `audit verify` says why).
+ * What the checkpoint is bound to for the log as a whole: the directory
+ * (device, inode) and its day files' names (count, digest of the names; a
+ * file added or removed is a change). Each day file's own identity is listed
+ * inside. The log's checkpoint is keyed with the audit key itself
+ * (domain-separated in src/util/checkpoint.ts).
  */
-function recoverTail(dir: string, key: Uint8Array, durable: boolean): Tail {
+function listingIdentity(dir: string, files: string[]): FileIdentity {
+  const st = statSync(dir, { bigint: true });
+  return {
+    dev: String(st.dev),
+    ino: String(st.ino),
+    size: String(files.length),
+    ctime_ns: sha256Hex(Buffer.from(files.join('\n'))),
+  };
+}
+
+/** The chain tip as the checkpoint records it, when every day file is exactly as it was then. */
+function fromCheckpoint(dir: string, files: string[], key: Uint8Array): AuditCheckpoint | undefined {
+  let listing: FileIdentity;
+  try {
+    listing = listingIdentity(dir, files);
+  } catch {
+    return undefined;
+  }
+  const s = readCheckpoint(path.join(dir, AUDIT_CHECKPOINT), CHECKPOINT_KIND, listing, key);
+  if (s === undefined || !Array.isArray(s.files) || typeof s.hmac !== 'string') return undefined;
+  const recorded = s.files as unknown[];
+  if (recorded.length !== files.length) return undefined;
+  const out: [string, FileIdentity][] = [];
+  for (let i = 0; i < files.length; i++) {
+    const r = recorded[i];
+    if (!Array.isArray(r) || r[0] !== files[i]) return undefined;
+    let id: FileIdentity | undefined;
+    try {
+      id = statIdentity(path.join(dir, files[i]!));
+    } catch {
+      return undefined;
+    }
+    if (id === undefined || !sameIdentity(id, r[1] as FileIdentity)) return undefined;
+    out.push([files[i]!, id]);
+  }
+  const tailFile = typeof s.file === 'string' ? s.file : undefined;
+  if (tailFile !== undefined) {
+    const at = out.find(([n]) => n === tailFile);
+    if (at === undefined || typeof s.tail_sha256 !== 'string') return undefined;
+    try {
+      if (tailDigest(path.join(dir, tailFile), Number(at[1].size)) !== s.tail_sha256) return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return {
+    files: out,
+    tail: tailFile === undefined ? { hmac: s.hmac } : { hmac: s.hmac, file: path.join(dir, tailFile) },
+  };
+}
+
+function saveCheckpoint(dir: string, key: Uint8Array, files: [string, FileIdentity][], tail: Tail): void {
+  const names = files.map(([n]) => n);
+  let listing: FileIdentity;
+  let tailSha: string | null = null;
+  try {
+    listing = listingIdentity(dir, names);
+    if (tail.file !== undefined) {
+      const id = files.find(([n]) => n === path.basename(tail.file!))?.[1];
+      if (id === undefined) return;
+      tailSha = tailDigest(tail.file, Number(id.size));
+    }
+  } catch {
+    return;
+  }
+  writeCheckpoint(
+    path.join(dir, AUDIT_CHECKPOINT),
+    CHECKPOINT_KIND,
+    dir,
+    listing,
+    { files, hmac: tail.hmac, file: tail.file === undefined ? null : path.basename(tail.file), tail_sha256: tailSha },
+    key,
+  );
+}
+
+/** The last line of a file (without its newline) and where it starts, reading backwards from the end. */
+function lastLine(file: string, size: number): { start: number; bytes: Buffer; terminated: boolean } {
+  const fd = openSync(file, 'r');
+  try {
+    const terminated = size > 0 && readRange(fd, size - 1, 1)[0] === 0x0a;
+    const end = terminated ? size - 1 : size;
+    const parts: Buffer[] = [];
+    let pos = end;
+    while (pos > 0) {
+      const from = Math.max(0, pos - 65536);
+      const chunk = readRange(fd, from, pos - from);
+      const nl = chunk.lastIndexOf(0x0a);
+      if (nl >= 0) {
+        parts.unshift(chunk.subarray(nl + 1));
+        pos = from + nl + 1;
+        break;
+      }
+      parts.unshift(chunk);
+      pos = from;
+    }
+    return { start: pos, bytes: Buffer.concat(parts), terminated };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The 1-based number of the line starting at byte `at` (newlines before it, plus one), counted in chunks. */
+function lineNumberAt(file: string, at: number): number {
+  const fd = openSync(file, 'r');
+  try {
+    let n = 1;
+    for (let pos = 0; pos < at;) {
+      const chunk = readRange(fd, pos, Math.min(1 << 20, at - pos));
+      if (chunk.length === 0) break;
+      for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) n++;
+      pos += chunk.length;
+    }
+    return n;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Under the lock: the chain tip. From the checkpoint when every day file is
+ * exactly as the last writer left it (O(1) in the log's length); else the
+ * full walk, fail-closed: a torn final line (a writer killed mid-write) is
+ * moved aside to `<day>.jsonl.torn-<unix ms>` and cut off, so the next entry
+ * starts a clean line; the last entry must be canonical and carry a valid
+ * HMAC under this key, and the whole chain must verify, else the log is not
+ * extended (`audit verify` says why).
+ */
+function recoverTail(dir: string, key: Uint8Array, durable: boolean): AuditCheckpoint {
   const files = auditFiles(dir);
+  const known = fromCheckpoint(dir, files, key);
+  if (known !== undefined) return known;
+  let tail: Tail = { hmac: GENESIS_HMAC };
   for (let i = files.length - 1; i >= 0; i--) {
     const file = path.join(dir, files[i]!);
-    let buf: Buffer = readFileSync(file);
-    if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) buf = repairTorn(file, buf, key, durable);
-    if (buf.length === 0) continue;
-    const lines = buf
-      .subarray(0, buf.length - 1)
-      .toString('latin1')
-      .split('\n');
-    const lineNo = lines.length;
-    const start = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
-    const bytes = buf.subarray(start, buf.length - 1);
-    const entry = checkTailEntry(bytes, key);
+    let size = statSync(file).size;
+    if (size === 0) continue;
+    let last = lastLine(file, size);
+    if (!last.terminated) {
+      size = repairTorn(file, size, last, key, durable);
+      if (size === 0) continue;
+      last = lastLine(file, size);
+    }
+    const entry = checkTailEntry(last.bytes, key);
     if (!entry.ok) {
       throw new IntegrityError(
-        `${file}:${lineNo}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`,
+        `${file}:${lineNumberAt(file, last.start)}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`,
       );
     }
-    return { hmac: entry.hmac, file };
+    tail = { hmac: entry.hmac, file };
+    break;
   }
-  return { hmac: GENESIS_HMAC };
+  const whole = verifyAuditLog(dir, key);
+  // A log with no entries yet is where a new chain starts (`audit verify` is where an emptied log is reported).
+  const bad = whole.errors.find((f) => f.kind !== 'no_audit_log' && f.kind !== 'empty_audit_log');
+  if (bad !== undefined) {
+    throw new IntegrityError(
+      `${describeAuditFault(dir, bad)}; refusing to extend the audit log (run \`stepchain audit verify\`)`,
+    );
+  }
+  const ids: [string, FileIdentity][] = [];
+  for (const name of files) {
+    const id = statIdentity(path.join(dir, name));
+    if (id !== undefined) ids.push([name, id]);
+  }
+  saveCheckpoint(dir, key, ids, tail);
+  return { files: ids, tail };
 }
 
 type TailCheck = { ok: true; hmac: string } | { ok: false; why: string };
@@ -100,17 +264,21 @@ function checkTailEntry(bytes: Buffer, key: Uint8Array): TailCheck {
   return { ok: true, hmac: stored };
 }
 
-/** Moves bytes after the last newline aside and truncates them (or finishes a complete, valid last line). */
-function repairTorn(file: string, buf: Buffer, key: Uint8Array, durable: boolean): Buffer {
-  const cut = buf.lastIndexOf(0x0a) + 1;
-  const fragment = buf.subarray(cut);
-  if (checkTailEntry(fragment, key).ok) {
+/** Moves bytes after the last newline aside and truncates them (or finishes a complete, valid last line); the new size. */
+function repairTorn(
+  file: string,
+  size: number,
+  fragment: { start: number; bytes: Buffer },
+  key: Uint8Array,
+  durable: boolean,
+): number {
+  if (checkTailEntry(fragment.bytes, key).ok) {
     // The writer died between the entry and its newline: finish the line.
-    finishLastLine(file, buf.length, durable);
-    return Buffer.concat([buf, Buffer.from('\n')]);
+    finishLastLine(file, size, durable);
+    return size + 1;
   }
-  moveTornTailAside(file, cut, durable, 0o600);
-  return buf.subarray(0, cut);
+  moveTornTailAside(file, fragment.start, durable, 0o600);
+  return fragment.start;
 }
 
 function checkText(name: string, v: unknown): string {
@@ -136,13 +304,14 @@ export function appendAuditEvent(
   const details: JsonObject = fields.details ?? {};
   if (!isJsonObject(details)) throw new InputError('audit: details must be a JSON object');
   const durable = options.durable ?? true;
-  mkdirSync(dir, { recursive: true });
-  const release = acquireLock(
+  ensureDir(dir);
+  const lock = acquireLock(
     path.join(dir, AUDIT_LOCK),
     options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs },
   );
   try {
-    const tail = recoverTail(dir, key, durable);
+    const known = recoverTail(dir, key, durable);
+    const tail = known.tail;
     const micros = options.nowMicros ?? nowMicros();
     let file = path.join(dir, dayFileName(micros));
     // A clock that went back a day must not put the entry before the chain tip's file.
@@ -165,10 +334,18 @@ export function appendAuditEvent(
       if (e instanceof CanonicalEncodeError) throw new InputError(`audit: details: ${e.message}`);
       throw e;
     }
-    appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable);
+    lock.refresh();
+    lock.assertHeld();
+    const { after } = appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable);
+    pausePoint('audit:after-write');
+    const name = path.basename(file);
+    const files = known.files.filter(([n]) => n !== name);
+    files.push([name, identityOf(after)]);
+    files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    saveCheckpoint(dir, key, files, { hmac, file });
     return { ...(entry as Omit<AuditEntry, 'hmac'>), hmac };
   } finally {
-    release();
+    lock();
   }
 }
 

@@ -281,7 +281,7 @@ export async function forkClaudeSession(options: {
   } catch (e) {
     let undo = 'the fork was removed again';
     try {
-      await removeFork(path.resolve(options.root), plan.forkId, { force: true, env: options.env });
+      await removeFork(path.resolve(options.root), plan.forkId, { force: true, tombstone: false, env: options.env });
       if (!hadWorktrees) {
         try {
           rmdirSync(worktrees); // only if still empty: a concurrent fork may be using it

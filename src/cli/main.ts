@@ -4,7 +4,7 @@ import { commands } from './commands';
 import { commandHelp, groupHelp, groupNames, mainHelp } from './help';
 import { processIO, terminalSafe, type CommandIO } from './io';
 import { didYouMean } from './suggest';
-import { errorDocument, InputError, StepchainError } from '../errors';
+import { asStepchainError, errorDocument, InputError, StepchainError } from '../errors';
 import { VERSION } from '../version';
 
 /** Help is wrapped at the terminal's width; 80 columns when it is not a terminal (`COLUMNS` overrides). */
@@ -56,7 +56,9 @@ function helpFor(words: string[], width: number): string {
 }
 
 /** Prints an error: one line on stderr, and with `--json` also the error document on stdout. */
-function report(e: unknown, io: CommandIO, json: boolean): number {
+function report(thrown: unknown, io: CommandIO, json: boolean): number {
+  // An operating-system error (ENOSPC, EACCES, EROFS, ...) is one line naming the path, exit 2.
+  const e = asStepchainError(thrown) ?? thrown;
   const doc = errorDocument(e);
   if (json) io.json(doc);
   if (e instanceof StepchainError) {

@@ -3,11 +3,14 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rm
 import path from 'node:path';
 import { auditEvent, operatorActor } from '../audit';
 import { isJsonObject, JsonParseError, parseBytes, prettySorted, type JsonObject, type JsonValue } from '../canonical';
-import { InputError, IntegrityError, StepchainError } from '../errors';
+import { asStepchainError, InputError, IntegrityError } from '../errors';
 import { JOURNAL_FILE, journalDir, journalFile, readVerifiedJournal, runtimeDir, type ReadJournal } from '../journal';
-import { fsyncDir, writeAll } from '../util/fs';
+import { findTombstone } from '../journal/tombstone';
+import { ensureDir, fsyncDir, writeAll } from '../util/fs';
 import { assertSafeId } from '../util/ids';
+import { pausePoint } from '../util/pause';
 import { gitAt, GitCommandError, porcelain } from './exec';
+import { removeIntent, writeIntent } from './pending';
 import { branchExists, requireRepo, updateRefs, type RepoInfo } from './repo';
 import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from './snapshot';
 
@@ -19,6 +22,9 @@ import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from './sna
  *
  * Nothing is left behind on failure: every check runs before anything is
  * created, and what was created is undone in reverse order if a later step fails.
+ * A creator killed midway cannot undo anything, so the intent is written first
+ * (`.sdd/worktrees/<fork_id>.pending.json`, see ./pending.ts) and removed last:
+ * `stepchain forks` shows such a half-made fork and `stepchain fork rm` removes it.
  */
 
 export interface ForkOptions {
@@ -245,6 +251,9 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   const worktree = forkWorktreePath(root, forkId);
   const branch = forkBranchName(repo.branch, forkId);
   if (existsSync(worktree)) throw new IntegrityError(`${worktree}: already exists; refusing to fork over it`);
+  const tomb = findTombstone(root, forkId);
+  if (tomb !== undefined)
+    throw new IntegrityError(`fork id ${forkId} belonged to a removed fork (tombstone ${tomb}); choose another id`);
   const branchBefore = branchExists(root, branch, env);
   const forkJournal = fromStep === undefined ? null : path.join(journalDir(worktree, forkId), JOURNAL_FILE);
   const snapshotPath = sessionFile(worktree, forkId);
@@ -255,7 +264,7 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   const git = gitAt(root, env);
   try {
     const dirs = missingDirs(worktreesDir(root));
-    mkdirSync(worktreesDir(root), { recursive: true });
+    ensureDir(worktreesDir(root));
     undo.push({
       what: 'directories',
       run: () => {
@@ -268,6 +277,20 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
         }
       },
     });
+
+    const intent = writeIntent(worktreesDir(root), {
+      fork_session_id: forkId,
+      parent_session_id: sessionId,
+      worktree,
+      branch,
+      branch_existed: branchBefore,
+      base,
+      from_step: fromStep ?? null,
+      created_at: createdAt,
+    });
+    // Kept when another undo fails, so `fork rm` can finish the cleanup.
+    undo.push({ what: 'intent', run: () => removeIntent(intent) });
+    pausePoint('fork:after-intent', env);
 
     undo.push({
       what: 'branch',
@@ -289,8 +312,10 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     });
     const addArgs = ['worktree', 'add', '--quiet', '-b', branch, worktree, base];
     await porcelain(addArgs, () => git.raw(addArgs));
+    pausePoint('fork:after-worktree', env);
 
     if (forkJournal !== null) writeNewFile(forkJournal, prefix!);
+    pausePoint('fork:after-journal', env);
     const block: ForkBlock = {
       parent_session_id: sessionId,
       label,
@@ -307,6 +332,7 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     };
     const session: JsonObject = { ...(parentSession ?? {}), session_id: forkId, fork: block as unknown as JsonValue };
     writeNewFile(snapshotPath, `${prettySorted(session)}\n`);
+    pausePoint('fork:after-session', env);
 
     if (copies.length > 0) {
       // Under the fork's own journal key: the fork's appends (from its worktree) find and extend them.
@@ -328,23 +354,32 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
           ),
       });
     }
+    pausePoint('fork:after-refs', env);
+    removeIntent(intent);
   } catch (e) {
     const failures: string[] = [];
     for (const u of [...undo].reverse()) {
+      if (u.what === 'intent' && failures.length > 0) continue;
       try {
         await u.run();
       } catch (ue) {
         failures.push(`${u.what}: ${(ue as Error).message.split('\n')[0]}`);
       }
     }
+    const known = asStepchainError(e);
     const why =
-      e instanceof StepchainError
-        ? e.message
+      known !== undefined
+        ? known.message
         : e instanceof GitCommandError
           ? e.message
           : `${(e as Error).message.split('\n')[0]}`;
-    const rolled = failures.length === 0 ? 'nothing was left behind' : `rollback incomplete (${failures.join('; ')})`;
-    throw new IntegrityError(`fork ${sessionId}: ${why}; ${rolled}`);
+    const rolled =
+      failures.length === 0
+        ? 'nothing was left behind'
+        : `rollback incomplete (${failures.join('; ')}); \`stepchain forks\` lists the half-made fork and \`stepchain fork rm ${forkId}\` removes it`;
+    // The environment at fault (a full disk, a read-only mount) is exit 2, as everywhere; anything else a refusal.
+    const message = `fork ${sessionId}: ${why}; ${rolled}`;
+    throw known?.exitCode === 2 ? new InputError(message) : new IntegrityError(message);
   }
 
   // docs/format.md §5: mirror the fork into the audit chain (best-effort; the fork stands either way).

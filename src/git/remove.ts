@@ -1,14 +1,29 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { InputError, IntegrityError } from '../errors';
+import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
+import { forkParentRoot, writeTombstone } from '../journal/tombstone';
 import { assertSafeId } from '../util/ids';
+import { acquireLock, liveLockHolder, type LockHandle } from '../util/lock';
 import { gitAt, porcelain } from './exec';
+import { worktreesDir } from './fork';
+import { pendingFile, readIntents, removeIntent } from './pending';
 import { branchExists, listRefs, requireRepo, resolveRef, updateRefs } from './repo';
 import { SNAPSHOT_PATHSPEC, SNAPSHOT_REF_PREFIX } from './snapshot';
-import { flattenForks, listForks } from './tree';
+import { flattenForks, listForks, type ForkNode } from './tree';
 
 export interface RemoveForkOptions {
-  /** Remove even with uncommitted changes in the fork's worktree. */
+  /**
+   * Remove even with steps recorded since the fork point, a writer holding
+   * its journal's lock, a journal that does not verify, uncommitted changes,
+   * or a creation still in progress.
+   */
   force?: boolean;
+  /**
+   * Leave a tombstone (default true). False only to undo a fork nobody has used
+   * yet (a `fork --resume` that failed after creating it), so its id may be made again.
+   */
+  tombstone?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -19,13 +34,34 @@ export interface RemoveForkResult {
   /** Where the deleted branch pointed (to recover it: `git branch <name> <commit>`). */
   branch_commit: string | null;
   removed_snapshot_refs: number;
+  /** Steps the fork's journal held, and how many of them were recorded after the fork point (null: no journal). */
+  steps: number | null;
+  steps_since: number | null;
+  /** The tombstone left in the parent's `.sdd/runtime/tombstones/` (appends naming the fork are refused). */
+  tombstone: string | null;
+  /** The fork's creation had not finished (a half-made fork). */
+  incomplete: boolean;
+}
+
+/** Lock timeout for `fork rm`: a live writer is refused at once, so this only covers a handover. */
+const RM_LOCK_TIMEOUT_MS = 5000;
+
+function refuse(forkId: string, why: string): never {
+  throw new IntegrityError(`fork ${forkId}: ${why}; nothing was removed (use --force to remove it anyway)`);
 }
 
 /**
  * `stepchain fork rm`: removes a fork's worktree, its branch and its snapshot
- * refs (`refs/stepchain/snapshots/<fork_id>/*`). Refuses (IntegrityError) a
- * fork with uncommitted changes unless forced, and a fork that has forks of its
- * own (their worktrees live inside its worktree).
+ * refs (`refs/stepchain/snapshots/<fork_id>/*`), and leaves a tombstone in the
+ * parent's `.sdd/runtime/tombstones/` so later appends naming the fork are
+ * refused rather than starting a fresh chain. Unless forced, it refuses
+ * (IntegrityError, exit 1) a fork whose journal has steps recorded since the
+ * fork point or does not verify, one whose journal lock a live writer holds,
+ * one with uncommitted changes, and one still being created. It holds the
+ * journal's lock from the check to the removal, so no append slips in between.
+ * It always refuses a fork that has forks of its own (their worktrees live
+ * inside its worktree). A half-made fork (creation interrupted) is removed as
+ * far as it was made, per its intent file.
  */
 export async function removeFork(
   root: string,
@@ -33,6 +69,7 @@ export async function removeFork(
   options: RemoveForkOptions = {},
 ): Promise<RemoveForkResult> {
   const env = options.env ?? process.env;
+  const force = options.force === true;
   assertSafeId(forkId, 'fork id');
   requireRepo(root, env);
   const node = flattenForks(await listForks(root, env)).find((n) => n.fork_session_id === forkId);
@@ -43,28 +80,112 @@ export async function removeFork(
       `fork ${forkId} has forks of its own (${node.children.map((c) => c.fork_session_id).join(', ')}): remove them first`,
     );
   }
+  if (node.creator_pid !== null && !force) refuse(forkId, `it is being created right now (pid ${node.creator_pid})`);
+
+  const jdir = journalDir(node.worktree, forkId);
+  const jfile = path.join(jdir, JOURNAL_FILE);
+  let lock: LockHandle | undefined;
+  if (!node.missing && existsSync(jdir)) {
+    const holder = liveLockHolder(`${jfile}.lock`);
+    if (holder !== undefined && !force)
+      refuse(forkId, `a writer is recording into it (its journal lock is held by ${holder})`);
+    if (holder === undefined) {
+      lock = acquireLock(`${jfile}.lock`, { timeoutMs: RM_LOCK_TIMEOUT_MS });
+      lock.heartbeat();
+    }
+  }
+  try {
+    return await removeLocked(root, node, force, env, jfile, options.tombstone !== false);
+  } finally {
+    lock?.();
+  }
+}
+
+async function removeLocked(
+  root: string,
+  node: ForkNode,
+  force: boolean,
+  env: NodeJS.ProcessEnv,
+  jfile: string,
+  leaveTombstone: boolean,
+): Promise<RemoveForkResult> {
+  const forkId = node.fork_session_id;
   const git = gitAt(root, env);
-  if (!node.missing && existsSync(node.worktree)) {
-    const args = ['status', '--porcelain', '--untracked-files=all', '--', ...SNAPSHOT_PATHSPEC];
-    const dirty = (await porcelain(args, () => gitAt(node.worktree, env).raw(args)))
-      .split('\n')
-      .filter((l) => l.trim() !== '');
-    if (dirty.length > 0 && !options.force) {
+  if (!node.missing && existsSync(node.worktree) && !node.incomplete) {
+    // -z: a path holding a newline is one entry (a rename's source path follows its entry; skip it).
+    const args = ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...SNAPSHOT_PATHSPEC];
+    const fields = (await porcelain(args, () => gitAt(node.worktree, env).raw(args))).split('\0');
+    const dirty: string[] = [];
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]!;
+      if (f.length < 4) continue;
+      dirty.push(f);
+      if (f[0] === 'R' || f[0] === 'C') i++;
+    }
+    if (dirty.length > 0 && !force) {
       throw new IntegrityError(
-        `fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${dirty[0]!.slice(3)}): commit them or use --force`,
+        `fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${JSON.stringify(dirty[0]!.slice(3))}): commit them or use --force`,
       );
     }
-    const rm = ['worktree', 'remove', '--force', node.worktree];
-    await porcelain(rm, () => git.raw(rm));
-  } else {
-    const prune = ['worktree', 'prune'];
-    await porcelain(prune, () => git.raw(prune));
   }
+
+  let steps: number | null = null;
+  let head: string | null = null;
+  let since: number | null = null;
+  if (!node.missing && existsSync(jfile)) {
+    const v = verifyJournalFile(jfile);
+    steps = v.steps;
+    head = v.head_hash;
+    since = Math.max(0, steps - (node.from_step === null ? 0 : node.from_step + 1));
+    if (!force && !v.ok) refuse(forkId, `its journal ${jfile} does not verify (see \`stepchain verify ${jfile}\`)`);
+    if (!force && since > 0) {
+      refuse(
+        forkId,
+        `${since} step${since === 1 ? ' was' : 's were'} recorded since the fork point (${jfile}, head ${head}); keep them (stepchain export ${jfile} ...)`,
+      );
+    }
+  }
+  const parent = forkParentRoot(node.worktree);
+  const intent =
+    parent === undefined
+      ? undefined
+      : readIntents(worktreesDir(parent.parent)).find((i) => i.intent.fork_session_id === forkId);
   let branchCommit: string | null = null;
-  if (node.branch !== null && branchExists(root, node.branch, env)) {
-    branchCommit = resolveRef(root, `refs/heads/${node.branch}`, env) ?? null;
-    const del = ['branch', '-D', node.branch];
-    await porcelain(del, () => git.deleteLocalBranch(node.branch!, true));
+  const branch = node.branch;
+  const keepBranch = intent?.intent.branch_existed === true;
+  if (branch !== null && !keepBranch && branchExists(root, branch, env))
+    branchCommit = resolveRef(root, `refs/heads/${branch}`, env) ?? null;
+
+  // The tombstone first: from here on an append naming this fork is refused.
+  const tombstone =
+    parent === undefined || !leaveTombstone
+      ? null
+      : writeTombstone(parent.parent, {
+          fork_session_id: forkId,
+          removed_at: new Date().toISOString(),
+          worktree: node.worktree,
+          branch,
+          branch_commit: branchCommit,
+          steps,
+          head_hash: head,
+          forced: force,
+        });
+
+  if (!node.missing && existsSync(node.worktree)) {
+    // Twice forced: a half-made worktree may still be locked by git ("initializing").
+    const rm = ['worktree', 'remove', '--force', ...(node.incomplete ? ['--force'] : []), node.worktree];
+    try {
+      await porcelain(rm, () => git.raw(rm));
+    } catch (e) {
+      if (!node.incomplete) throw e;
+      rmSync(node.worktree, { recursive: true, force: true });
+    }
+  }
+  const prune = ['worktree', 'prune'];
+  await porcelain(prune, () => git.raw(prune));
+  if (branch !== null && !keepBranch && branchExists(root, branch, env)) {
+    const del = ['branch', '-D', branch];
+    await porcelain(del, () => git.deleteLocalBranch(branch, true));
   }
   const refs = listRefs(root, `${SNAPSHOT_REF_PREFIX}/${forkId}/`, env);
   updateRefs(
@@ -72,11 +193,23 @@ export async function removeFork(
     refs.map((r) => `delete ${r.ref} ${r.commit}`),
     env,
   );
+  if (parent !== undefined) {
+    removeIntent(pendingFile(worktreesDir(parent.parent), forkId));
+    try {
+      rmdirSync(worktreesDir(parent.parent)); // only when empty: the last fork of this root is gone
+    } catch {
+      /* other forks live there */
+    }
+  }
   return {
     fork_session_id: forkId,
     worktree: node.worktree,
-    branch: node.branch,
+    branch,
     branch_commit: branchCommit,
     removed_snapshot_refs: refs.length,
+    steps,
+    steps_since: since,
+    tombstone,
+    incomplete: node.incomplete,
   };
 }

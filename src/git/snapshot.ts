@@ -1,8 +1,21 @@
-import { copyFileSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 import { sha256Hex } from '../util/hash';
+import { sleepMs } from '../util/lock';
+import { pausePoint } from '../util/pause';
+import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { GitCommandError, gitSync } from './exec';
 import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
 
@@ -15,7 +28,8 @@ import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
  * roots of one repository never overwrite each other's refs. Refs of the
  * earlier layout, `refs/stepchain/snapshots/<agent>/<seq>`, are still read.
  *
- * It is built with a temporary index (GIT_INDEX_FILE in a temp directory), so
+ * It is built with a temporary index (GIT_INDEX_FILE in a temporary directory
+ * `stepchain-snap-<pid>-<start>-<host>-*` inside the work tree's git dir), so
  * the user's index, HEAD, branches and files are never touched. The temporary
  * index starts as a copy of the user's index (read-only use of it): its stat
  * cache lets `git add` hash only what changed, which keeps an append on a large
@@ -129,7 +143,9 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
   const repo = known ?? repoInfo(options.root, env);
   if (repo === undefined) return undefined;
-  const tmp = mkdtempSync(path.join(tmpdir(), 'stepchain-snap-'));
+  cleanDeadSnapshotDirs(repo.gitDir);
+  cleanLegacySnapshotDirs();
+  const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
   try {
     const index = path.join(tmp, 'index');
     let seeded = false;
@@ -142,13 +158,108 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     const extra = { GIT_INDEX_FILE: index };
     if (!seeded && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], { env, extra });
     gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
+    pausePoint('snapshot:after-index', env);
     const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
     const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
     const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
+    clearStaleRefLock(repo.commonDir, ref);
     gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
     return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+const SNAP_DIR = 'stepchain-snap-';
+const SNAP_DIR_NAME = /^stepchain-snap-([0-9]+)-([0-9]+|x)-([0-9a-f]{8})-/;
+
+/** Removes the temporary index directories that killed snapshot writers left in `gitDir`. */
+export function cleanDeadSnapshotDirs(gitDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(gitDir).filter((n) => n.startsWith(SNAP_DIR));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  const mine = hostTag(selfIdentity().host);
+  for (const name of names) {
+    const m = SNAP_DIR_NAME.exec(name);
+    const dir = path.join(gitDir, name);
+    try {
+      const st = lstatSync(dir);
+      if (!st.isDirectory()) continue;
+      const dead =
+        m === null || m[3] !== mine
+          ? Date.now() - st.mtimeMs > 3600_000 // not judged by a pid: only once it is an hour old
+          : !sameProcessAlive(Number(m[1]), m[2] === 'x' ? undefined : m[2], undefined, st.mtimeMs);
+      if (!dead) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return removed;
+}
+
+let legacyCleaned = false;
+/**
+ * Earlier releases made the temporary index directory in the system temp dir
+ * (`stepchain-snap-XXXXXX`, no pid in the name): once per process, those of
+ * ours older than an hour (no snapshot takes that long) are removed.
+ */
+function cleanLegacySnapshotDirs(): void {
+  if (legacyCleaned) return;
+  legacyCleaned = true;
+  const dir = tmpdir();
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^stepchain-snap-[A-Za-z0-9]{6}$/.test(n));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      const st = lstatSync(path.join(dir, name));
+      if (!st.isDirectory() || (process.getuid !== undefined && st.uid !== process.getuid())) continue;
+      if (Date.now() - st.mtimeMs > 3600_000) rmSync(path.join(dir, name), { recursive: true, force: true });
+    } catch {
+      /* gone meanwhile, or not ours */
+    }
+  }
+}
+
+/** How long a ref lock may be held before it counts as left by a killed git (git holds one for milliseconds). */
+const REF_LOCK_STALE_MS = 2000;
+
+/**
+ * A `<ref>.lock` left by a `git update-ref` that was killed makes every later
+ * update of that ref fail ("File exists"). The seq being snapshotted was just
+ * appended by us under the journal's lock, so a lock on its ref is a leftover
+ * unless git is updating it right now: wait for it to go, and remove it once it
+ * has been there longer than any live update takes.
+ */
+function clearStaleRefLock(commonDir: string, ref: string): void {
+  const lock = path.join(commonDir, `${ref}.lock`);
+  const giveUp = performance.now() + 2 * REF_LOCK_STALE_MS; // an mtime in the future must not hold us forever
+  for (;;) {
+    let age: number;
+    try {
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      return;
+    }
+    if (age > REF_LOCK_STALE_MS || performance.now() > giveUp) {
+      try {
+        unlinkSync(lock);
+      } catch {
+        /* removed meanwhile */
+      }
+      return;
+    }
+    sleepMs(100);
+    if (!existsSync(lock)) return;
   }
 }
 

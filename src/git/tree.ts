@@ -5,7 +5,8 @@ import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
 import { isSafeId } from '../util/ids';
 import { sanitize } from '../util/terminal';
 import { gitAt, porcelain } from './exec';
-import { readSessionFile, sessionFile } from './fork';
+import { FORK_ID, readSessionFile, sessionFile, worktreesDir } from './fork';
+import { liveCreator, readIntents, type ForkIntent } from './pending';
 import { requireRepo } from './repo';
 
 /**
@@ -13,7 +14,9 @@ import { requireRepo } from './repo';
  * file: a fork is a worktree at `<some root>/.sdd/worktrees/<fork_id>` holding
  * `.sdd/runtime/sessions/<fork_id>.json` with a `fork` block. Nothing else is
  * kept, so the tree can never disagree with what is on disk, and `fork rm` (or
- * `git worktree remove`) takes a fork out of it.
+ * `git worktree remove`) takes a fork out of it. A fork whose creation did not
+ * finish (its creator was killed: an intent `.sdd/worktrees/<fork_id>.pending.json`
+ * is left, or a `fork-*` worktree has no session file) is listed as `incomplete`.
  */
 
 export interface ForkNode {
@@ -38,6 +41,10 @@ export interface ForkNode {
   journal_ok: boolean | null;
   /** The worktree's directory is gone (git lists it as prunable). */
   missing: boolean;
+  /** Creation did not finish (a half-made fork: `stepchain fork rm` removes it). */
+  incomplete: boolean;
+  /** The pid still creating it, while creation is in progress. */
+  creator_pid: number | null;
   children: ForkNode[];
 }
 
@@ -76,7 +83,7 @@ function int(o: JsonObject, k: string): number | null {
   return null;
 }
 
-function nodeOf(rec: WorktreeRecord): ForkNode | undefined {
+function nodeOf(rec: WorktreeRecord, intent: ForkIntent | undefined): ForkNode | undefined {
   const id = path.basename(rec.path);
   const parentDir = path.dirname(rec.path);
   if (!isSafeId(id) || path.basename(parentDir) !== 'worktrees' || path.basename(path.dirname(parentDir)) !== '.sdd')
@@ -91,11 +98,12 @@ function nodeOf(rec: WorktreeRecord): ForkNode | undefined {
     } catch {
       block = undefined;
     }
-    if (block === undefined) return undefined; // a worktree in .sdd/worktrees that is not a fork
-  } else if (!id.startsWith('fork-')) {
+    // A worktree in .sdd/worktrees without a fork block is not a fork, unless it is a half-made one.
+    if (block === undefined && intent === undefined && !FORK_ID.test(id)) return undefined;
+  } else if (!id.startsWith('fork-') && intent === undefined) {
     return undefined;
   }
-  const b = block ?? {};
+  const b = block ?? intentBlock(intent);
   const fromStep = int(b, 'from_step');
   let steps: number | null = null;
   let journalOk: boolean | null = null;
@@ -121,6 +129,44 @@ function nodeOf(rec: WorktreeRecord): ForkNode | undefined {
     steps_since: steps === null ? null : Math.max(0, steps - (fromStep === null ? 0 : fromStep + 1)),
     journal_ok: journalOk,
     missing,
+    incomplete: intent !== undefined || (!missing && block === undefined),
+    creator_pid: intent === undefined ? null : (liveCreator(intent) ?? null),
+    children: [],
+  };
+}
+
+/** What an intent says about a fork whose session file may not exist yet. */
+function intentBlock(intent: ForkIntent | undefined): JsonObject {
+  if (intent === undefined) return {};
+  return {
+    parent_session_id: intent.parent_session_id,
+    branch: intent.branch,
+    branched_from_commit: intent.base,
+    created_at: intent.created_at,
+    ...(intent.from_step === null ? {} : { from_step: intent.from_step }),
+  };
+}
+
+/** A half-made fork whose worktree git never registered (killed before or during `git worktree add`). */
+function intentOnlyNode(intent: ForkIntent): ForkNode {
+  return {
+    fork_session_id: intent.fork_session_id,
+    parent_session_id: intent.parent_session_id,
+    label: null,
+    branch: intent.branch,
+    worktree: intent.worktree,
+    from_step: intent.from_step,
+    parent_step_hash: null,
+    branched_from_commit: intent.base,
+    restored_from_snapshot: null,
+    created_at: intent.created_at,
+    head_commit: null,
+    steps: null,
+    steps_since: null,
+    journal_ok: null,
+    missing: !existsSync(intent.worktree),
+    incomplete: true,
+    creator_pid: liveCreator(intent) ?? null,
     children: [],
   };
 }
@@ -143,10 +189,23 @@ export async function listForks(root: string, env: NodeJS.ProcessEnv = process.e
     const old = args.slice(0, 3);
     text = await porcelain(old, () => gitAt(root, env).raw(old));
   }
+  const records = parseWorktreeList(text, z);
+  // Intents live beside the worktrees they describe, under each worktree's .sdd/worktrees/.
+  const intents = new Map<string, ForkIntent>();
+  for (const rec of records) {
+    // The worktree is where the intent sits, whatever path it names (an intent is not trusted to point elsewhere).
+    for (const { intent } of readIntents(worktreesDir(rec.path))) {
+      const worktree = path.join(worktreesDir(rec.path), intent.fork_session_id);
+      intents.set(worktree, { ...intent, worktree });
+    }
+  }
   const nodes = new Map<string, ForkNode>();
-  for (const rec of parseWorktreeList(text, z)) {
-    const n = nodeOf(rec);
+  for (const rec of records) {
+    const n = nodeOf(rec, intents.get(path.resolve(rec.path)));
     if (n !== undefined && !nodes.has(n.fork_session_id)) nodes.set(n.fork_session_id, n);
+  }
+  for (const intent of intents.values()) {
+    if (!nodes.has(intent.fork_session_id)) nodes.set(intent.fork_session_id, intentOnlyNode(intent));
   }
   const roots: ForkNode[] = [];
   for (const n of nodes.values()) {
@@ -177,6 +236,12 @@ function summary(n: ForkNode): string {
   if (n.restored_from_snapshot) parts.push(`files of step ${n.from_step}`);
   if (n.journal_ok === false) parts.push('JOURNAL DOES NOT VERIFY');
   if (n.missing) parts.push('WORKTREE MISSING');
+  if (n.incomplete)
+    parts.push(
+      n.creator_pid !== null
+        ? `BEING CREATED (pid ${n.creator_pid})`
+        : `INCOMPLETE (creation interrupted; remove it: stepchain fork rm ${n.fork_session_id})`,
+    );
   return parts.join('  ');
 }
 

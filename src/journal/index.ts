@@ -5,6 +5,8 @@ export { Journal, projectRootOf, validateStep } from './journal';
 export type { Durability, JournalOptions, StepInput } from './journal';
 export { casDir, JOURNAL_FILE, journalDir, journalFile, journalsDir, runtimeDir } from './layout';
 export { resolveJournal } from './locate';
+export { findTombstone, refuseRemovedJournal, refuseRemovedJournalAt, tombstoneFile } from './tombstone';
+export type { Tombstone } from './tombstone';
 export type { JournalTarget } from './locate';
 export { GENESIS, JournalRecoveryError } from './recover';
 export { isChunkJob, runChunkJob, scanSlices, setChunkWorkerEntry } from './parallel';

@@ -1,17 +1,21 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { canonical, CanonicalEncodeError, type JsonValue } from '../canonical';
-import { InputError } from '../errors';
+import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
-import { appendDurably, finishLastLine, moveTornTailAside } from '../util/fs';
-import { acquireLock } from '../util/lock';
+import { checkpointKey, identityOf, sameIdentity, statIdentity, type FileIdentity } from '../util/checkpoint';
+import { appendDurably, ensureDir, ensureDirUnder, finishLastLine, moveTornTailAside } from '../util/fs';
+import { acquireLock, lockTimeoutFromEnv, type LockHandle } from '../util/lock';
+import { pausePoint } from '../util/pause';
 import { Cas } from './cas';
+import { loadJournalCheckpoint, saveJournalCheckpoint } from './checkpoint';
 import { casDir, JOURNAL_FILE } from './layout';
 import { scanSlices } from './parallel';
 import { GENESIS, type ChainState } from './recover';
 import { stitchRecovery } from './stitch';
 import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
+import { forkParentRoot, refuseRemovedJournal } from './tombstone';
 import { readJournalFile, type ReadJournal, type VerifyOptions } from './verify';
 
 /**
@@ -27,7 +31,13 @@ export interface JournalOptions {
   /** The blob store (default `<root>/.sdd/runtime/cas` when the journal is in a project layout). */
   cas?: Cas;
   durability?: Durability;
+  /** How long to wait for the journal's lock (default STEPCHAIN_LOCK_TIMEOUT_MS, else 30 s). */
   lockTimeoutMs?: number;
+  /**
+   * The environment for the checkpoint key (STEPCHAIN_CHECKPOINT_KEY_PATH,
+   * XDG_STATE_HOME, HOME) and STEPCHAIN_CHECKPOINT=off (default process.env).
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** One step to append. The input blob is stored in the CAS and hashed into `input_hash`. */
@@ -97,10 +107,17 @@ function checkWritable(name: string, v: JsonValue | undefined): JsonValue {
 
 /**
  * A per-step journal opened for appending. Opening takes the journal's lock,
- * revalidates the whole chain (fail-closed), moves a torn tail aside, and
- * releases the lock. Each append re-takes the lock, catches up on rows other
- * processes appended meanwhile (verifying them too), and writes one canonical
- * row with a single write.
+ * establishes the verified chain state (fail-closed), moves a torn tail aside,
+ * and releases the lock. Each append re-takes the lock, catches up on whatever
+ * changed meanwhile, and writes one canonical row with a single write.
+ *
+ * The verified state comes from, in order: this object's own last look, when
+ * the file's identity (device, inode, size, ctime) is unchanged since; the
+ * authenticated checkpoint beside the file, when it holds for the file as it
+ * is (another stepchain writer appended); else the full walk from genesis
+ * (docs/journal.md, "Checkpoints"). So an append costs the same at any length,
+ * and any other change to the file, an edit with size and mtime restored
+ * included, is caught by the full walk before the next row is written.
  */
 export class Journal {
   readonly file: string;
@@ -108,7 +125,11 @@ export class Journal {
   readonly cas: Cas | undefined;
   private readonly durable: boolean;
   private readonly lockTimeoutMs: number | undefined;
+  private readonly env: NodeJS.ProcessEnv;
   private state: ChainState = GENESIS;
+  /** The file's identity when `state` was last established (undefined: never, or no file). */
+  private known: FileIdentity | undefined;
+  private key: Buffer | undefined | null = null;
 
   private constructor(
     readonly dir: string,
@@ -117,7 +138,8 @@ export class Journal {
     this.file = path.join(dir, JOURNAL_FILE);
     this.lockFile = `${this.file}.lock`;
     this.durable = (options.durability ?? 'durable') === 'durable';
-    this.lockTimeoutMs = options.lockTimeoutMs;
+    this.env = options.env ?? process.env;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutFromEnv(this.env);
     const root = projectRootOf(dir);
     this.cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), this.durable));
   }
@@ -125,7 +147,11 @@ export class Journal {
   /** Opens (creating the directory if needed) and recovers. Throws JournalRecoveryError on a bad chain. */
   static open(dir: string, options: JournalOptions = {}): Journal {
     const j = new Journal(dir, options);
-    mkdirSync(dir, { recursive: true });
+    const root = projectRootOf(dir);
+    if (root !== undefined && statIdentity(j.file) === undefined) j.refuseIfRemoved();
+    // Never resurrect a removed fork's worktree by creating its journal directory.
+    if (root !== undefined && forkParentRoot(root) !== undefined) ensureDirUnder(root, dir);
+    else ensureDir(dir);
     j.locked(() => j.catchUp());
     return j;
   }
@@ -147,7 +173,7 @@ export class Journal {
   /** Appends several steps with one write and (when durable) one fsync. */
   appendMany(steps: StepInput[]): StepRow[] {
     const prepared = steps.map((s) => this.prepare(s));
-    return this.locked(() => {
+    return this.locked((lock) => {
       this.catchUp();
       let prev = this.state.head;
       let seq = this.state.steps;
@@ -160,8 +186,13 @@ export class Journal {
         seq++;
       }
       const data = Buffer.from(rows.map((r) => `${encodeRow(r)}\n`).join(''), 'utf8');
-      appendDurably(this.file, data, this.durable);
+      lock.refresh();
+      lock.assertHeld();
+      const { after } = appendDurably(this.file, data, this.durable);
       this.state = { offset: this.state.offset + data.length, head: prev, steps: seq };
+      this.known = identityOf(after);
+      pausePoint('journal:after-write', this.env);
+      this.saveCheckpoint(data);
       return rows;
     });
   }
@@ -191,33 +222,74 @@ export class Journal {
     return { fields: { input_hash, model, prompt, tool_call, tool_result }, refs, ts };
   }
 
-  private locked<T>(fn: () => T): T {
-    const release = acquireLock(
-      this.lockFile,
-      this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs },
-    );
+  /** Refuses (naming the tombstone) when this journal belongs to a removed fork. */
+  private refuseIfRemoved(): void {
+    const root = projectRootOf(this.dir);
+    if (root !== undefined) refuseRemovedJournal(root, path.basename(path.resolve(this.dir)), this.file);
+  }
+
+  private locked<T>(fn: (lock: LockHandle) => T): T {
+    let lock: LockHandle;
     try {
-      return fn();
+      lock = acquireLock(this.lockFile, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
+    } catch (e) {
+      // The directory went away while we waited (a fork removed under us): say so, naming the tombstone.
+      if (!existsSync(this.dir)) this.refuseIfRemoved();
+      throw e;
+    }
+    try {
+      return fn(lock);
     } finally {
-      release();
+      lock();
     }
   }
 
-  /** Under the lock: verify whatever was appended since we last looked, repair a torn tail. */
+  private checkpointKey(): Buffer | undefined {
+    if (this.key === null) this.key = checkpointKey(this.env);
+    return this.key;
+  }
+
+  private saveCheckpoint(written?: Uint8Array): void {
+    const key = this.checkpointKey();
+    if (key !== undefined && this.known !== undefined)
+      saveJournalCheckpoint(this.file, this.known, this.state, key, written);
+  }
+
+  /**
+   * Under the lock: establish the verified state of the file as it is now
+   * (unchanged since our last look, else its checkpoint, else the full walk),
+   * repairing a torn tail.
+   */
   private catchUp(): void {
-    let size: number;
+    let id: FileIdentity | undefined;
     try {
-      size = statSync(this.file).size;
+      id = statIdentity(this.file);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-        this.state = GENESIS;
-        return;
-      }
-      throw new InputError(`${this.file}: cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      if (isOsError(e)) throw osError(e, this.file, 'cannot open');
+      throw e;
     }
-    if (size === this.state.offset) return;
-    // Grown: verify only the new bytes. Shrunk (truncated by someone): start over.
-    const from = size > this.state.offset ? this.state : GENESIS;
+    if (id === undefined) {
+      if (this.known !== undefined && this.state.steps > 0) {
+        throw new IntegrityError(
+          `${this.file}: the journal (${this.state.steps} steps, head ${this.state.head}) disappeared; refusing to start a fresh chain in its place`,
+        );
+      }
+      this.refuseIfRemoved();
+      this.state = GENESIS;
+      this.known = undefined;
+      return;
+    }
+    if (this.known !== undefined && sameIdentity(id, this.known)) return;
+    const key = this.checkpointKey();
+    const fromCheckpoint = key === undefined ? undefined : loadJournalCheckpoint(this.file, id, key);
+    if (fromCheckpoint !== undefined) {
+      this.state = fromCheckpoint;
+      this.known = id;
+      return;
+    }
+    // Anything else: walk the whole file (fail-closed).
+    const size = Number(id.size);
+    const from = GENESIS;
     const slices = scanSlices({ kind: 'file', path: this.file }, from.offset, size, { strict: false });
     const t = stitchRecovery(this.file, slices, from);
     let end = t.validEnd;
@@ -229,5 +301,7 @@ export class Journal {
       moveTornTailAside(this.file, t.tornFrom, this.durable);
     }
     this.state = { offset: end, head: t.head, steps: t.steps };
+    this.known = statIdentity(this.file);
+    this.saveCheckpoint();
   }
 }

@@ -13,7 +13,7 @@ import {
   rowValue,
   type JournalEntry,
 } from '../journal';
-import { fsyncDir, writeAll } from '../util/fs';
+import { cleanDeadTemps, escapeRegExp, fsyncDir, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { PRODUCER } from '../version';
@@ -194,6 +194,8 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
   } catch {
     throw new InputError(`${file}: cannot write: the directory ${dir} does not exist`);
   }
+  // What a killed writer of this file left is removed first (its pid is in the name).
+  cleanDeadTemps(dir, [new RegExp(`^\\.${escapeRegExp(path.basename(file))}\\.tmp-([0-9]+)-[0-9a-z]+$`)]);
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
   let fd: number;
   try {

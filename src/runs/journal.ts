@@ -1,9 +1,19 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CanonicalEncodeError, canonical } from '../canonical';
-import { InputError, IntegrityError } from '../errors';
-import { appendDurably, finishLastLine, moveTornTailAside } from '../util/fs';
-import { acquireLock } from '../util/lock';
+import { InputError, IntegrityError, isOsError, osError } from '../errors';
+import {
+  checkpointKey,
+  identityOf,
+  readCheckpoint,
+  statIdentity,
+  tailDigest,
+  writeCheckpoint,
+  type FileIdentity,
+} from '../util/checkpoint';
+import { appendDurably, ensureDir, finishLastLine, moveTornTailAside } from '../util/fs';
+import { acquireLock, lockTimeoutFromEnv } from '../util/lock';
+import { pausePoint } from '../util/pause';
 import { CAPABILITY_EVENT, MUTATION_EVENT } from './provider-state';
 import {
   computeEventHash,
@@ -39,6 +49,8 @@ export interface RunJournalOptions {
   lockTimeoutMs?: number;
   /** Unix seconds for the rows' ts (default now). */
   now?: () => number;
+  /** The environment for the checkpoint key and STEPCHAIN_CHECKPOINT (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Faults that make a journal unsafe to extend. A flagged mutation is not one: it is policy, and the run keeps its record. */
@@ -88,11 +100,60 @@ export function checkRunEvent(e: RunEventInput): void {
   }
 }
 
+const CHECKPOINT_KIND = 'run-journal';
+
+/** The state a checkpoint stores (Maps as pair lists). */
+function stateToJson(s: RunState, tail: string): Record<string, unknown> {
+  return {
+    count: s.count,
+    head: s.head,
+    start_ts: s.startTs ?? null,
+    capabilities: [...s.capabilities],
+    mutations_by_agent: [...s.mutationsByAgent],
+    tail_sha256: tail,
+  };
+}
+
+function pairs(v: unknown): Map<string, unknown> | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const m = new Map<string, unknown>();
+  for (const p of v) {
+    if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'string') return undefined;
+    m.set(p[0], p[1]);
+  }
+  return m;
+}
+
+function stateFromJson(j: Record<string, unknown>): { state: RunState; tail: string } | undefined {
+  const { count, head, start_ts, tail_sha256 } = j;
+  const caps = pairs(j.capabilities);
+  const muts = pairs(j.mutations_by_agent);
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || typeof head !== 'string')
+    return undefined;
+  if (start_ts !== null && (typeof start_ts !== 'number' || !Number.isFinite(start_ts))) return undefined;
+  if (typeof tail_sha256 !== 'string' || caps === undefined || muts === undefined) return undefined;
+  if ([...caps.values()].some((c) => typeof c !== 'string')) return undefined;
+  if ([...muts.values()].some((n) => typeof n !== 'number' || !Number.isSafeInteger(n))) return undefined;
+  return {
+    state: {
+      count,
+      head,
+      startTs: start_ts ?? undefined,
+      capabilities: caps as Map<string, string>,
+      mutationsByAgent: muts as Map<string, number>,
+    },
+    tail: tail_sha256,
+  };
+}
+
 /**
  * A run journal (`<root>/.sdd/runs/<run>/journal.jsonl`) opened for appending.
- * Every append takes the journal's lock and re-verifies the whole chain inside
- * it (fail-closed: a row that does not verify stops the append, naming its
- * line), moves a torn final line aside, then writes the new rows with one write.
+ * Every append takes the journal's lock and establishes the verified state:
+ * from the authenticated checkpoint beside the file when it holds for the file
+ * as it is (docs/journal.md, "Checkpoints"), else by re-verifying the whole
+ * chain (fail-closed: a row that does not verify stops the append, naming its
+ * line) and moving a torn final line aside. Then it writes the new rows with
+ * one write and records the new state in the checkpoint.
  */
 export class RunJournal {
   readonly lockFile: string;
@@ -114,13 +175,11 @@ export class RunJournal {
    * returns none).
    */
   transact(plan: (state: RunState) => RunEventInput[]): { rows: RunRow[]; state: RunState } {
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const release = acquireLock(
-      this.lockFile,
-      this.options.lockTimeoutMs === undefined ? {} : { timeoutMs: this.options.lockTimeoutMs },
-    );
+    ensureDir(path.dirname(this.file));
+    const timeoutMs = this.options.lockTimeoutMs ?? lockTimeoutFromEnv(this.options.env ?? process.env);
+    const lock = acquireLock(this.lockFile, timeoutMs === undefined ? {} : { timeoutMs });
     try {
-      const state = this.recover();
+      const state = this.fromCheckpoint() ?? this.recover();
       const events = plan(state);
       for (const e of events) checkRunEvent(e);
       if (events.length === 0) return { rows: [], state };
@@ -147,12 +206,65 @@ export class RunJournal {
         index++;
       }
       const data = Buffer.from(rows.map((r) => `${encodeRunRow(r)}\n`).join(''), 'utf8');
-      appendDurably(this.file, data, this.durable);
-      const after: RunState = { ...state, count: index, head: prev, startTs: start };
+      lock.refresh();
+      lock.assertHeld();
+      const written = appendDurably(this.file, data, this.durable);
+      const after: RunState = {
+        count: index,
+        head: prev,
+        startTs: start,
+        capabilities: new Map(state.capabilities),
+        mutationsByAgent: new Map(state.mutationsByAgent),
+      };
+      for (const r of rows) noteRow(after, r);
+      pausePoint('run:after-write', this.options.env);
+      this.saveCheckpoint(identityOf(written.after), after);
       return { rows, state: after };
     } finally {
-      release();
+      lock();
     }
+  }
+
+  private key(): Buffer | undefined {
+    return checkpointKey(this.options.env ?? process.env);
+  }
+
+  private checkpointFile(): string {
+    return `${this.file}.checkpoint`;
+  }
+
+  /** The state the checkpoint records, when it holds for the file as it is now. */
+  private fromCheckpoint(): RunState | undefined {
+    const key = this.key();
+    if (key === undefined) return undefined;
+    let id: FileIdentity | undefined;
+    try {
+      id = statIdentity(this.file);
+    } catch {
+      return undefined;
+    }
+    if (id === undefined) return undefined;
+    const raw = readCheckpoint(this.checkpointFile(), CHECKPOINT_KIND, id, key);
+    const parsed = raw === undefined ? undefined : stateFromJson(raw);
+    if (parsed === undefined) return undefined;
+    try {
+      if (tailDigest(this.file, Number(id.size)) !== parsed.tail) return undefined;
+    } catch {
+      return undefined;
+    }
+    return parsed.state;
+  }
+
+  private saveCheckpoint(id: FileIdentity | undefined, state: RunState): void {
+    const key = this.key();
+    if (key === undefined || id === undefined) return;
+    let tail: string;
+    try {
+      tail = tailDigest(this.file, Number(id.size));
+    } catch {
+      return;
+    }
+    writeCheckpoint(this.checkpointFile(), CHECKPOINT_KIND, this.file, id, stateToJson(state, tail), key);
   }
 
   /** Appends events (validated) and returns their rows. */
@@ -171,8 +283,8 @@ export class RunJournal {
       buf = readFileSync(this.file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') buf = Buffer.alloc(0);
-      else
-        throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      else if (isOsError(e)) throw osError(e, this.file, 'cannot read');
+      else throw e;
     }
     let validEnd = buf.length;
     let finishLine = false;
@@ -204,26 +316,35 @@ export class RunJournal {
     } else if (validEnd < buf.length) {
       moveTornTailAside(this.file, validEnd, this.durable);
     }
-    const capabilities = new Map<string, string>();
-    const mutationsByAgent = new Map<string, number>();
-    for (const { row } of r.entries) {
-      if (row.event === CAPABILITY_EVENT) {
-        const a = row.payload.get('adapter');
-        const c = row.payload.get('capability');
-        if (typeof a === 'string' && typeof c === 'string') capabilities.set(a, c);
-      } else if (row.event === MUTATION_EVENT) {
-        const agent = row.payload.get('agent_id');
-        const key = typeof agent === 'string' ? agent : '';
-        mutationsByAgent.set(key, (mutationsByAgent.get(key) ?? 0) + 1);
-      }
-    }
     const first = r.entries[0]?.row.ts;
-    return {
+    const state: RunState = {
       count: r.count,
       head: r.count > 0 ? r.head_hash : RUN_GENESIS,
       startTs: first !== undefined && Number.isFinite(first) ? first : undefined,
-      capabilities,
-      mutationsByAgent,
+      capabilities: new Map<string, string>(),
+      mutationsByAgent: new Map<string, number>(),
     };
+    for (const { row } of r.entries) noteRow(state, row);
+    let id: FileIdentity | undefined;
+    try {
+      id = statIdentity(this.file);
+    } catch {
+      id = undefined;
+    }
+    if (id !== undefined) this.saveCheckpoint(id, state);
+    return state;
+  }
+}
+
+/** Folds a row's capability or mutation into the state. */
+function noteRow(state: RunState, row: RunRow): void {
+  if (row.event === CAPABILITY_EVENT) {
+    const a = row.payload.get('adapter');
+    const c = row.payload.get('capability');
+    if (typeof a === 'string' && typeof c === 'string') state.capabilities.set(a, c);
+  } else if (row.event === MUTATION_EVENT) {
+    const agent = row.payload.get('agent_id');
+    const key = typeof agent === 'string' ? agent : '';
+    state.mutationsByAgent.set(key, (state.mutationsByAgent.get(key) ?? 0) + 1);
   }
 }

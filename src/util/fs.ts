@@ -1,5 +1,25 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs';
 import path from 'node:path';
+import { isOsError, osCause, osError } from '../errors';
+import { hostTag, sameProcessAlive, selfIdentity, selfToken } from './proc';
 
 /**
  * Writes every byte (a single write(2) may be short on some file systems), at
@@ -48,52 +68,240 @@ export function pathKind(p: string): 'file' | 'dir' | undefined {
 }
 
 /**
- * Appends whole lines with one write(2) to a file opened O_APPEND; when
- * `durable`, fsyncs the file, and its directory when the file was created.
+ * `mkdir -p`, failing with the real cause: Node's recursive mkdir reports
+ * ENOENT when a parent cannot be created on a read-only or unwritable file
+ * system, so the first missing directory is created on its own to learn why.
  */
-export function appendDurably(file: string, data: Uint8Array, durable: boolean): void {
-  const fd = openSync(file, 'a', 0o644);
-  let created: boolean;
+export function ensureDir(dir: string): void {
   try {
-    created = fstatSync(fd).size === 0;
-    writeAll(fd, data);
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    mkdirSync(dir, { recursive: true });
+    return;
+  } catch (e) {
+    if (!isOsError(e)) throw e;
+    let first = path.resolve(dir);
+    while (!existsSync(path.dirname(first)) && path.dirname(first) !== first) first = path.dirname(first);
+    try {
+      mkdirSync(first);
+    } catch (inner) {
+      if (isOsError(inner) && inner.code !== 'EEXIST') throw osError(inner, first, 'cannot create directory');
+    }
+    throw osError(e, dir, 'cannot create directory');
   }
-  if (created && durable) fsyncDir(path.dirname(file));
 }
 
 /**
- * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to the end of
- * the file to `<file>.torn-<unix ms>` beside it (a fresh name, fsync'ed when
- * `durable`), then truncates the file at `from`. Returns the side file's path.
+ * Creates `dir` and the directories between it and `root`, which must exist:
+ * a vanished root (a removed fork's worktree) is never re-created.
+ */
+export function ensureDirUnder(root: string, dir: string): void {
+  const rel = path.relative(root, dir);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return ensureDir(dir);
+  let d = root;
+  for (const part of rel.split(path.sep)) {
+    d = path.join(d, part);
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      if (isOsError(e) && e.code === 'EEXIST') continue;
+      if (isOsError(e)) throw osError(e, d, 'cannot create directory');
+      throw e;
+    }
+  }
+}
+
+/**
+ * The name of a temporary file for `target`, beside it:
+ * `<target>.<pid>-<start ticks>-<host tag>.<random>.tmp`. The writer's pid,
+ * start time and host in the name let the next writer recognise, and remove,
+ * what a dead process left (see `cleanDeadTemps`).
+ */
+export function tempPath(target: string): string {
+  return `${target}.${selfToken()}.${randomBytes(5).toString('hex')}.tmp`;
+}
+
+const TEMP_NAME = /\.([0-9]+)-([0-9]+|x)-([0-9a-f]{8})\.[0-9a-f]+\.tmp$/;
+/** Another host's temporary file is only judged by its age: its pid means nothing here. */
+const FOREIGN_TEMP_MS = 3600_000;
+/** Names earlier releases used: lock staging `<f>.lock.<pid>.<rand>.tmp` and broken locks `<f>.lock.stale-<pid>-<rand>`. */
+const LEGACY_NAMES = [/\.lock\.([0-9]+)\.[0-9a-z]+\.tmp$/, /\.lock\.stale-([0-9]+)-[0-9a-z]+$/];
+
+/** `s` as a literal inside a RegExp. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Removes the temporary files of dead processes from `dir` (not recursive):
+ * names made by `tempPath` whose process (pid and start time) is gone (another
+ * host's only once an hour old), and
+ * the older pid-only names (and `extra` patterns whose first group is a pid)
+ * whose pid is gone or was reused since the file was written. Never follows a symlink; errors are ignored (a leftover stays a
+ * leftover). Returns the names removed.
+ */
+export function cleanDeadTemps(dir: string, extra: readonly RegExp[] = []): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    let pid: number;
+    let start: string | undefined;
+    let foreign = false;
+    const m = TEMP_NAME.exec(name);
+    if (m !== null) {
+      pid = Number(m[1]);
+      start = m[2] === 'x' ? undefined : m[2];
+      foreign = m[3] !== hostTag(selfIdentity().host);
+    } else {
+      const legacy = [...LEGACY_NAMES, ...extra].map((r) => r.exec(name)).find((x) => x !== null);
+      if (legacy === undefined || legacy === null) continue;
+      pid = Number(legacy[1]);
+      start = undefined;
+    }
+    const file = path.join(dir, name);
+    try {
+      const st = lstatSync(file);
+      if (!st.isFile() && !st.isSymbolicLink()) continue;
+      if (foreign ? Date.now() - st.mtimeMs < FOREIGN_TEMP_MS : sameProcessAlive(pid, start, undefined, st.mtimeMs))
+        continue;
+      unlinkSync(file);
+      removed.push(name);
+    } catch {
+      /* gone meanwhile, or not ours to remove */
+    }
+  }
+  return removed;
+}
+
+/**
+ * Writes a new file whole, or not at all: the bytes go to a temporary name
+ * (fsync'ed when `durable`), which is then hard-linked to `file` (failing if
+ * `file` exists, when `exclusive`) or renamed over it. A failure removes the
+ * temporary file and throws an InputError naming the path and the cause, so
+ * no empty or partial file is ever left under the final name.
+ */
+export function writeFileWhole(
+  file: string,
+  data: Uint8Array,
+  options: { durable: boolean; mode?: number; exclusive?: boolean },
+): void {
+  const tmp = tempPath(file);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'wx', options.mode ?? 0o644);
+    writeAll(fd, data);
+    if (options.durable) fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    if (options.exclusive) {
+      linkSync(tmp, file);
+      unlinkSync(tmp);
+    } else {
+      renameSync(tmp, file);
+    }
+  } catch (e) {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        /* already closed */
+      }
+    }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never created, or already linked and removed */
+    }
+    if (isOsError(e) && !(options.exclusive && e.code === 'EEXIST')) throw osError(e, file, 'cannot write');
+    throw e;
+  }
+  if (options.durable) fsyncDir(path.dirname(file));
+}
+
+/** What an append left: the file's length before it, and its stat after (for checkpoints). */
+export interface Appended {
+  before: number;
+  after: BigIntStats;
+}
+
+/**
+ * Appends whole lines with one write(2) to a file opened O_APPEND (the caller
+ * holds the file's lock); when `durable`, fsyncs the file, and its directory
+ * when the file was created. If anything fails (ENOSPC, EDQUOT, EIO, at the
+ * write or the fsync), the file is cut back to its previous length before
+ * this returns, so no partial row is ever left: the error (an InputError, exit
+ * 2) names the file and the cause.
+ */
+export function appendDurably(file: string, data: Uint8Array, durable: boolean): Appended {
+  let fd: number;
+  try {
+    fd = openSync(file, 'a', 0o644);
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, file, 'cannot open for appending');
+    throw e;
+  }
+  let before: number;
+  let after: BigIntStats;
+  try {
+    before = fstatSync(fd).size;
+    try {
+      writeAll(fd, data);
+      if (durable) fsyncSync(fd);
+    } catch (e) {
+      let undo = `cut back to its previous ${before} bytes`;
+      try {
+        ftruncateSync(fd, before);
+        if (durable) fsyncSync(fd);
+      } catch (te) {
+        undo = `cutting it back to ${before} bytes also failed: ${isOsError(te) ? osCause(te) : String(te)}`;
+      }
+      if (isOsError(e)) throw osError(e, file, `cannot append (nothing written: ${undo})`);
+      throw e;
+    }
+    after = fstatSync(fd, { bigint: true });
+  } finally {
+    closeSync(fd);
+  }
+  if (before === 0 && durable) fsyncDir(path.dirname(file));
+  return { before, after };
+}
+
+/**
+ * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to
+ * the end of the file to `<file>.torn-<unix ms>` beside it (written whole under
+ * a fresh name, fsync'ed when `durable`), then truncates the file at `from`.
+ * If the copy cannot be written (a full disk) nothing is created and the file
+ * is left as it was. Returns the side file's path.
  */
 export function moveTornTailAside(file: string, from: number, durable: boolean, mode = 0o644): string {
-  const fd = openSync(file, 'r+');
+  let fd: number;
+  try {
+    fd = openSync(file, 'r+');
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, file, 'cannot open to repair a torn tail');
+    throw e;
+  }
   try {
     const size = fstatSync(fd).size;
     const torn = readRange(fd, from, size - from);
     const base = `${file}.torn-${Date.now()}`;
     for (let n = 0; ; n++) {
       const side = n === 0 ? base : `${base}-${n}`;
-      let sfd: number;
       try {
-        sfd = openSync(side, 'wx', mode);
+        writeFileWhole(side, torn, { durable, mode, exclusive: true });
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        if (isOsError(e) && e.code === 'EEXIST') continue;
         throw e;
       }
       try {
-        writeAll(sfd, torn);
-        if (durable) fsyncSync(sfd);
-      } finally {
-        closeSync(sfd);
-      }
-      ftruncateSync(fd, from);
-      if (durable) {
-        fsyncSync(fd);
-        fsyncDir(path.dirname(file));
+        ftruncateSync(fd, from);
+        if (durable) fsyncSync(fd);
+      } catch (e) {
+        if (isOsError(e)) throw osError(e, file, 'cannot cut off a torn tail');
+        throw e;
       }
       return side;
     }
@@ -104,10 +312,24 @@ export function moveTornTailAside(file: string, from: number, durable: boolean, 
 
 /** Writes the newline a complete last line lost (its writer died between the two). */
 export function finishLastLine(file: string, at: number, durable: boolean): void {
-  const fd = openSync(file, 'r+');
+  let fd: number;
+  try {
+    fd = openSync(file, 'r+');
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, file, 'cannot open to finish the last line');
+    throw e;
+  }
   try {
     writeAll(fd, Buffer.from('\n'), at);
     if (durable) fsyncSync(fd);
+  } catch (e) {
+    try {
+      ftruncateSync(fd, at);
+    } catch {
+      /* the line stays unterminated: the next open finishes it */
+    }
+    if (isOsError(e)) throw osError(e, file, 'cannot finish the last line');
+    throw e;
   } finally {
     closeSync(fd);
   }

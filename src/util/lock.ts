@@ -1,35 +1,101 @@
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { IntegrityError } from '../errors';
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { IntegrityError, InputError, isOsError, osError } from '../errors';
+import { cleanDeadTemps, tempPath } from './fs';
+import { processCommand, processStartMs, sameProcessAlive, selfIdentity } from './proc';
 
 /**
- * An exclusive lock held as a file holding `pid host nonce`, created whole: the
+ * An exclusive lock held as a file naming its holder, created whole: the
  * content is written to a private temporary file first and hard-linked into
  * place (link(2) fails if the name exists), so no one ever sees a lock file
- * without its owner in it.
+ * without its holder in it. The content is one line:
  *
- * Node has no flock(2). A lock whose owner process is gone (same host, pid no
- * longer alive) is stale: a writer killed mid-append must never block the next
- * one. Breaking is done by renaming the stale file to a unique name and checking
- * it is still the stale one, so two breakers cannot both win, and a lock taken
- * in between is put back.
+ *   <pid> <host> <nonce> start=<start ticks> boot=<boot id> lease=<ms>
+ *
+ * (the first three words are what earlier releases wrote and read). Node has
+ * no flock(2), so a lock whose holder is gone must be recognised and broken,
+ * or a writer killed mid-append would block every later one:
+ * - same host: the holder is gone when its pid is not running, or runs a
+ *   process that started at another time (pid reuse: the start time from
+ *   /proc/<pid>/stat is recorded), or the machine rebooted since (boot id);
+ * - another host (a shared file system): the holder refreshes the lock file's
+ *   mtime while it works (its lease); a lock not refreshed for a lease, as
+ *   measured on the waiter's own clock (so clock skew does not matter), or
+ *   whose mtime is older than lease + 60 s, is stale.
+ * Breaking renames the stale file to a unique name and checks it is still the
+ * stale one, so two breakers cannot both win and a lock taken in between is
+ * put back. Whoever takes the lock then removes what dead processes left in
+ * its directory (their temporary files: see `cleanDeadTemps`).
  */
 export interface LockOptions {
   /** Give up after this long (default 30 s). */
   timeoutMs?: number;
+  /** How long this holder's lock stays valid for other hosts without a refresh (default 20 s). */
+  leaseMs?: number;
 }
 
+/** A held lock: call it to release. */
+export interface LockHandle {
+  (): void;
+  readonly file: string;
+  /** Renews the lease when a quarter of it has passed (cheap to call often). */
+  refresh(): void;
+  /** Renews the lease on a timer until released (for work that awaits). */
+  heartbeat(): void;
+  /** Throws unless the lock is still ours (call before writing). */
+  assertHeld(): void;
+}
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
+
+/** The lock timeout an environment asks for (`STEPCHAIN_LOCK_TIMEOUT_MS`), else undefined (the default). */
+export function lockTimeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const v = env.STEPCHAIN_LOCK_TIMEOUT_MS;
+  return v !== undefined && /^[0-9]{1,9}$/.test(v.trim()) ? Number(v.trim()) : undefined;
+}
+export const DEFAULT_LEASE_MS = 20_000;
+/** Clock skew tolerated between hosts before an old mtime alone makes a lease expired. */
+const CLOCK_SLACK_MS = 60_000;
+
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
-function sleepMs(ms: number): void {
+export function sleepMs(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-function isAlive(pid: number): boolean {
+/** A lock file's holder, as written (fields after the first three are optional). */
+export interface LockHolder {
+  raw: string;
+  pid: number;
+  host: string;
+  start?: string;
+  boot?: string;
+  leaseMs?: number;
+}
+
+export function parseHolder(raw: string): LockHolder | undefined {
+  const words = raw.trim().split(' ');
+  const pid = Number(words[0]);
+  if (!/^[0-9]+$/.test(words[0] ?? '') || !Number.isSafeInteger(pid) || pid <= 0 || words[1] === undefined)
+    return undefined;
+  const h: LockHolder = { raw, pid, host: words[1] };
+  for (const w of words.slice(3)) {
+    const eq = w.indexOf('=');
+    const k = w.slice(0, eq);
+    const v = w.slice(eq + 1);
+    if (k === 'start' && /^[0-9]+$/.test(v)) h.start = v;
+    else if (k === 'boot' && v !== '') h.boot = v;
+    else if (k === 'lease' && /^[0-9]+$/.test(v)) h.leaseMs = Number(v);
+  }
+  return h;
+}
+
+function readLock(file: string): { raw: string; mtimeMs: number } | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    const mtimeMs = statSync(file).mtimeMs;
+    return { raw: readFileSync(file, 'utf8'), mtimeMs };
+  } catch {
+    return undefined;
   }
 }
 
@@ -41,49 +107,108 @@ function readOwner(file: string): string | undefined {
   }
 }
 
-function isStale(file: string, owner: string): boolean {
-  const [pid, host] = owner.split(' ');
-  const n = Number(pid);
-  if (!Number.isInteger(n) || n <= 0) {
+/** Why a lock is stale, or undefined while its holder may still be working. */
+function staleness(
+  seen: { raw: string; mtimeMs: number },
+  firstSeen: number,
+  now: number,
+): { stale: string } | { live: LockHolder | undefined; lease?: number } {
+  const h = parseHolder(seen.raw);
+  if (h === undefined) {
     // Not ours (we create lock files whole): stale once it has been there a while.
-    try {
-      return Date.now() - statSync(file).mtimeMs > 10_000;
-    } catch {
-      return false;
-    }
+    return Date.now() - seen.mtimeMs > 10_000 ? { stale: 'the lock names no holder' } : { live: undefined };
   }
-  return host === hostname() && !isAlive(n);
+  if (h.host === selfIdentity().host) {
+    return sameProcessAlive(h.pid, h.start, h.boot, seen.mtimeMs)
+      ? { live: h }
+      : { stale: `its holder (pid ${h.pid}) is gone` };
+  }
+  const lease = h.leaseMs ?? DEFAULT_LEASE_MS;
+  if (Date.now() - seen.mtimeMs > lease + CLOCK_SLACK_MS) return { stale: `the lease of host ${h.host} expired` };
+  if (now - firstSeen >= lease) return { stale: `host ${h.host} stopped refreshing its lease` };
+  return { live: h, lease };
 }
 
-export function acquireLock(file: string, options: LockOptions = {}): () => void {
-  const timeout = options.timeoutMs ?? 30_000;
-  const deadline = Date.now() + timeout;
-  const me = `${process.pid} ${hostname()} ${Math.random().toString(36).slice(2)}`;
+function describeHolder(h: LockHolder | undefined, seen: { mtimeMs: number } | undefined): string {
+  if (h === undefined) return 'an unknown writer (the lock file names no process)';
+  const age =
+    seen === undefined ? '' : `, lock taken or renewed ${((Date.now() - seen.mtimeMs) / 1000).toFixed(1)} s ago`;
+  if (h.host !== selfIdentity().host) return `pid ${h.pid} on host ${h.host}${age}`;
+  const cmd = processCommand(h.pid);
+  const began = processStartMs(h.pid);
+  const since = began === undefined ? '' : `, running for ${((Date.now() - began) / 1000).toFixed(0)} s`;
+  return `pid ${h.pid} on this host${cmd === undefined ? '' : ` (${cmd})`}${since}${age}`;
+}
+
+function timeoutError(file: string, h: LockHolder | undefined, seen: { mtimeMs: number } | undefined, ms: number) {
+  const holder = describeHolder(h, seen);
+  const remedy =
+    h === undefined
+      ? `if no stepchain process is using it, remove the lock: rm ${file}`
+      : h.host === selfIdentity().host
+        ? `wait for it to finish, or stop it if it is stuck (kill ${h.pid}); if that process is not stepchain, remove the lock: rm ${file}`
+        : `it is still renewing its lease: wait for that writer on ${h.host} to finish or stop it there; if it is gone the lease expires on its own, or remove the lock: rm ${file}`;
+  return new IntegrityError(`${file}: locked by ${holder}; gave up after ${ms} ms. Remedy: ${remedy}`);
+}
+
+export function acquireLock(file: string, options: LockOptions = {}): LockHandle {
+  const timeout = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const lease = options.leaseMs ?? DEFAULT_LEASE_MS;
+  let deadline = performance.now() + timeout;
+  const id = selfIdentity();
+  const me =
+    `${id.pid} ${id.host} ${randomBytes(6).toString('hex')}` +
+    `${id.start === undefined ? '' : ` start=${id.start}`}${id.boot === undefined ? '' : ` boot=${id.boot}`} lease=${lease}`;
   let delay = 1;
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(tmp, me, { mode: 0o644 });
+  const tmp = tempPath(file);
+  try {
+    writeFileSync(tmp, me, { mode: 0o644, flag: 'wx' });
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never created */
+    }
+    if (isOsError(e)) throw osError(e, file, 'cannot take the lock');
+    throw e;
+  }
+  const firstSeen = new Map<string, number>();
+  const holderSeen = new Map<string, number>();
   try {
     for (;;) {
-      if (tryLink(tmp, file)) return releaser(file, me);
-      const owner = readOwner(file);
-      if (owner !== undefined && isStale(file, owner)) {
-        breakStale(file, owner);
+      if (tryLink(tmp, file)) {
+        removeQuietly(tmp);
+        cleanDeadTemps(path.dirname(file));
+        return handle(file, me, lease);
+      }
+      const seen = readLock(file);
+      if (seen === undefined) continue; // released meanwhile
+      const now = performance.now();
+      // A renewal (new mtime) restarts the lease; the holder itself is known by its content.
+      const key = `${seen.mtimeMs} ${seen.raw}`;
+      if (!firstSeen.has(key)) firstSeen.set(key, now);
+      if (!holderSeen.has(seen.raw)) holderSeen.set(seen.raw, now);
+      const s = staleness(seen, firstSeen.get(key)!, now);
+      if ('stale' in s) {
+        breakStale(file, seen.raw);
         continue;
       }
-      if (Date.now() > deadline) {
-        throw new IntegrityError(
-          `${file}: locked by another writer (${owner?.split(' ').slice(0, 2).join(' on ') ?? 'unknown'}) for over ${timeout} ms`,
-        );
-      }
+      // A holder on another host gets one full lease of watching (from when we first saw it) before we give up.
+      if (s.lease !== undefined) deadline = Math.max(deadline, holderSeen.get(seen.raw)! + s.lease + 50);
+      if (now > deadline) throw timeoutError(file, s.live, seen, timeout);
       sleepMs(delay);
       delay = Math.min(delay * 2, 50);
     }
   } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
+    removeQuietly(tmp);
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    /* already gone */
   }
 }
 
@@ -92,26 +217,58 @@ function tryLink(tmp: string, file: string): boolean {
     linkSync(tmp, file);
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === 'ENOENT')
+      throw new InputError(`${file}: cannot take the lock: its directory ${path.dirname(file)} no longer exists`);
+    if (isOsError(e)) throw osError(e, file, 'cannot take the lock');
     throw e;
   }
 }
 
-function releaser(file: string, me: string): () => void {
-  return () => {
-    // Only remove the lock if it is still ours.
-    if (readOwner(file) === me) {
-      try {
-        unlinkSync(file);
-      } catch {
-        /* already gone */
-      }
+function handle(file: string, me: string, lease: number): LockHandle {
+  let renewed = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  let released = false;
+  const renew = (): void => {
+    if (released || readOwner(file) !== me) return;
+    const t = new Date();
+    try {
+      utimesSync(file, t, t);
+      renewed = performance.now();
+    } catch {
+      /* the next refresh tries again */
     }
   };
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    if (timer !== undefined) clearInterval(timer);
+    // Only our own lock is removed (one taken over after our lease ran out is left to its holder).
+    if (readOwner(file) === me) removeQuietly(file);
+  };
+  return Object.assign(release, {
+    file,
+    refresh(): void {
+      if (performance.now() - renewed >= lease / 4) renew();
+    },
+    heartbeat(): void {
+      if (timer !== undefined || released) return;
+      timer = setInterval(renew, Math.max(50, Math.floor(lease / 4)));
+      timer.unref();
+    },
+    assertHeld(): void {
+      if (released || readOwner(file) !== me) {
+        throw new IntegrityError(
+          `${file}: this writer's lock was taken over (its lease expired while it worked); nothing was written`,
+        );
+      }
+    },
+  });
 }
 
 function breakStale(file: string, owner: string): void {
-  const aside = `${file}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const aside = tempPath(file);
   try {
     renameSync(file, aside);
   } catch {
@@ -119,7 +276,11 @@ function breakStale(file: string, owner: string): void {
   }
   const taken = readOwner(aside);
   if (taken === owner) {
-    unlinkSync(aside);
+    try {
+      unlinkSync(aside);
+    } catch {
+      /* already gone */
+    }
     return;
   }
   // We moved a lock that was taken after we looked: put it back unless another was made.
@@ -133,4 +294,13 @@ function breakStale(file: string, owner: string): void {
   } catch {
     /* already gone */
   }
+}
+
+/** Who holds a lock, when a live holder does (undefined: free, or stale and breakable). */
+export function liveLockHolder(file: string): string | undefined {
+  const seen = readLock(file);
+  if (seen === undefined) return undefined;
+  const now = performance.now();
+  const s = staleness(seen, now, now);
+  return 'stale' in s ? undefined : describeHolder(s.live, seen);
 }

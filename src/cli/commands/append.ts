@@ -1,6 +1,15 @@
+import path from 'node:path';
 import { decodeUtf8, JsonParseError, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
-import { Cas, casDir, encodeRow, projectRootOf, resolveJournal, type StepInput } from '../../journal';
+import {
+  Cas,
+  casDir,
+  encodeRow,
+  projectRootOf,
+  refuseRemovedJournalAt,
+  resolveJournal,
+  type StepInput,
+} from '../../journal';
 import { recordStep } from '../../record';
 import type { Command } from '../command';
 import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
@@ -67,6 +76,9 @@ export const appendCommand: Command = {
     if (target === undefined) throw new InputError('append: missing <agent>');
     if (args.positionals.length > 1)
       throw new InputError(`append: unexpected argument ${JSON.stringify(args.positionals[1])}`);
+    // A removed fork's old worktree is refused by name (its tombstone) before it is looked up as a project.
+    const explicitRoot = args.values.get('root');
+    if (explicitRoot !== undefined) refuseRemovedJournalAt(path.resolve(io.cwd, explicitRoot), target);
     const root = rootOf(args, io, { create: true });
     if (args.values.has('prompt') && args.values.has('prompt-file'))
       throw new InputError('append: give --prompt or --prompt-file, not both');

@@ -6,19 +6,25 @@ import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 export const forkRmCommand: Command = {
   name: ['fork', 'rm'],
   usage: '<fork_id> [--force] [--root DIR] [--json]',
-  summary: 'Remove a fork: its worktree, its branch and its snapshot refs. Refuses uncommitted changes unless --force.',
+  summary:
+    'Remove a fork: its worktree, its branch and its snapshot refs (a tombstone refuses later appends to it). ' +
+    'Refuses steps recorded since the fork, a writer holding its lock, or uncommitted changes unless --force.',
   description:
     "The branch's last commit is printed, so `git branch <name> <commit>` brings it back. A fork that has forks of its " +
-    'own is refused: remove them first.',
+    'own is refused: remove them first. A half-made fork (its creation was interrupted) is removed as far as it got.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
-    force: { kind: 'flag', description: 'Remove it even with uncommitted changes or untracked files.' },
+    force: {
+      kind: 'flag',
+      description:
+        'Remove it even with steps recorded since the fork point, a writer holding its journal lock, uncommitted changes or untracked files.',
+    },
   },
   examples: [{ run: 'stepchain fork rm fork-try-another-fix-20261202-090414-f5aeff', what: 'remove one fork' }],
   exitCodes: {
     0: 'removed',
-    1: 'refused (uncommitted changes without --force, forks of its own)',
+    1: 'refused (steps since the fork point, a live writer, uncommitted changes without --force; forks of its own)',
     2: 'usage or input error (no such fork)',
   },
   async run(args, io) {
@@ -32,6 +38,7 @@ export const forkRmCommand: Command = {
     io.out(`  worktree ${r.worktree}`);
     if (r.branch !== null) io.out(`  branch   ${r.branch}${r.branch_commit ? ` (was ${r.branch_commit})` : ''}`);
     io.out(`  snapshot refs ${r.removed_snapshot_refs}`);
+    if (r.tombstone !== null) io.out(`  tombstone ${r.tombstone}`);
     return 0;
   },
 };

@@ -1,0 +1,99 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { IntegrityError } from '../errors';
+import { writeFileWhole, ensureDir } from '../util/fs';
+import { isSafeId } from '../util/ids';
+import { JOURNAL_FILE, journalDir, runtimeDir } from './layout';
+
+/**
+ * Tombstones: `stepchain fork rm` leaves `<parent root>/.sdd/runtime/tombstones/<fork_id>.json`
+ * behind, so an append that still names the removed fork (by id, or into its
+ * vanished worktree) is refused, naming it, instead of silently starting a
+ * fresh chain at seq 0 where a journal existed a moment ago.
+ */
+export interface Tombstone {
+  fork_session_id: string;
+  removed_at: string;
+  worktree: string;
+  branch: string | null;
+  branch_commit: string | null;
+  steps: number | null;
+  head_hash: string | null;
+  forced: boolean;
+}
+
+export function tombstonesDir(root: string): string {
+  return path.join(runtimeDir(root), 'tombstones');
+}
+
+export function tombstoneFile(root: string, id: string): string {
+  return path.join(tombstonesDir(root), `${id}.json`);
+}
+
+export function writeTombstone(root: string, t: Tombstone): string {
+  const file = tombstoneFile(root, t.fork_session_id);
+  ensureDir(path.dirname(file));
+  writeFileWhole(file, Buffer.from(`${JSON.stringify(t)}\n`, 'utf8'), { durable: true });
+  return file;
+}
+
+/** `<P>` when `root` is a fork worktree `<P>/.sdd/worktrees/<id>`. */
+export function forkParentRoot(root: string): { parent: string; id: string } | undefined {
+  const r = path.resolve(root);
+  const worktrees = path.dirname(r);
+  const sdd = path.dirname(worktrees);
+  if (path.basename(worktrees) !== 'worktrees' || path.basename(sdd) !== '.sdd') return undefined;
+  const id = path.basename(r);
+  return isSafeId(id) ? { parent: path.dirname(sdd), id } : undefined;
+}
+
+/** The tombstone that names the journal of `agentId` under project `root`, if any. */
+export function findTombstone(root: string, agentId: string): string | undefined {
+  const candidates: string[] = [];
+  if (isSafeId(agentId)) candidates.push(tombstoneFile(root, agentId));
+  const fork = forkParentRoot(root);
+  if (fork !== undefined) candidates.push(tombstoneFile(fork.parent, fork.id));
+  return candidates.find((f) => existsSync(f));
+}
+
+function describe(file: string): string {
+  try {
+    const t = JSON.parse(readFileSync(file, 'utf8')) as Partial<Tombstone>;
+    const steps = typeof t.steps === 'number' ? `, ${t.steps} steps` : '';
+    return `fork ${String(t.fork_session_id)} was removed at ${String(t.removed_at)}${steps}`;
+  } catch {
+    return 'it was removed';
+  }
+}
+
+/**
+ * Refuses to start a fresh journal for `agentId` under `root` when a tombstone
+ * names it, or when `root` is a fork worktree that no longer exists (creating
+ * the journal would resurrect the directory of a removed fork).
+ */
+export function refuseRemovedJournal(root: string, agentId: string, journalFile: string): void {
+  const t = findTombstone(root, agentId);
+  if (t !== undefined) {
+    throw new IntegrityError(
+      `${journalFile}: refusing to start a fresh journal: ${describe(t)} (tombstone ${t}); record into a live session or fork`,
+    );
+  }
+  const fork = forkParentRoot(root);
+  if (fork !== undefined && !existsSync(root)) {
+    throw new IntegrityError(
+      `${journalFile}: refusing to start a fresh journal: the fork worktree ${root} does not exist (removed?); see \`stepchain forks\``,
+    );
+  }
+}
+
+/**
+ * `refuseRemovedJournal` for the journal of `agentId` under `root`, when that
+ * journal does not exist yet (a fresh chain would start there). For callers
+ * that resolve the project root afterwards: a removed fork's worktree is no
+ * project any more, and the refusal should name the fork.
+ */
+export function refuseRemovedJournalAt(root: string, agentId: string): void {
+  if (!isSafeId(agentId)) return;
+  const file = path.join(journalDir(root, agentId), JOURNAL_FILE);
+  if (!existsSync(file)) refuseRemovedJournal(root, agentId, file);
+}

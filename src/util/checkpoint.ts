@@ -1,0 +1,248 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { sha256Hex } from './hash';
+import { readRange, writeAll } from './fs';
+
+/**
+ * Authenticated checkpoints of a verified prefix (docs/journal.md, "Checkpoints").
+ *
+ * Appending must stay fail-closed (a row edited anywhere is refused before the
+ * next append) without re-reading the whole history each time. After each
+ * append (or full verification) the writer records, beside the file, what it
+ * knows: the verified state plus the file's identity as the kernel reports it
+ * (device, inode, size, and ctime in nanoseconds), a digest of the file's last
+ * 4 KiB, and an HMAC over all of it with a local key. The next writer trusts
+ * the state only if the HMAC verifies and the identity is unchanged; anything
+ * else (a missing, torn or foreign checkpoint, a write by a program that does
+ * not keep checkpoints, an edit) falls back to the full walk.
+ *
+ * Why ctime: any change to a file's bytes updates its ctime, and no
+ * unprivileged call sets ctime back (utimes sets atime and mtime, and itself
+ * updates ctime), so an edit that restores size and mtime still changes it.
+ * The key keeps a checkpoint from being forged by whoever can write the
+ * project but not the key's directory (an agent confined to its worktree).
+ */
+
+export interface FileIdentity {
+  dev: string;
+  ino: string;
+  size: string;
+  ctime_ns: string;
+}
+
+export function identityOf(st: BigIntStats): FileIdentity {
+  return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), ctime_ns: String(st.ctimeNs) };
+}
+
+/** The identity of a file, or undefined when it does not exist. Other errors are thrown. */
+export function statIdentity(file: string): FileIdentity | undefined {
+  try {
+    return identityOf(statSync(file, { bigint: true }));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.ctime_ns === b.ctime_ns;
+}
+
+/** Bytes at the end of the file whose digest a checkpoint also carries. */
+const TAIL_BYTES = 4096;
+
+/** SHA-256 of the bytes `[from, end)` of a file (default: the last 4 KiB before `end`). */
+export function tailDigest(file: string, end: number, from = Math.max(0, end - TAIL_BYTES)): string {
+  const fd = openSync(file, 'r');
+  try {
+    const bytes = readRange(fd, from, end - from);
+    if (bytes.length !== end - from) return '';
+    return sha256Hex(bytes);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function stateDir(env: NodeJS.ProcessEnv): string {
+  const home = env.HOME || homedir();
+  const xdg = env.XDG_STATE_HOME;
+  const base = xdg
+    ? xdg === '~' || xdg.startsWith('~/')
+      ? path.join(home, xdg.slice(1))
+      : xdg
+    : path.join(home, '.local', 'state');
+  return path.resolve(base, 'stepchain');
+}
+
+/** Where the checkpoint key lives: STEPCHAIN_CHECKPOINT_KEY_PATH, else `<XDG state dir>/stepchain/checkpoint.key`. */
+export function checkpointKeyPath(env: NodeJS.ProcessEnv): string {
+  const explicit = env.STEPCHAIN_CHECKPOINT_KEY_PATH;
+  return explicit ? path.resolve(explicit) : path.join(stateDir(env), 'checkpoint.key');
+}
+
+/** `STEPCHAIN_CHECKPOINT=off` (or 0/false/no) turns checkpoints off: every open walks the whole file. */
+export function checkpointsEnabled(env: NodeJS.ProcessEnv): boolean {
+  const v = (env.STEPCHAIN_CHECKPOINT ?? '').trim().toLowerCase();
+  return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
+}
+
+const keys = new Map<string, Buffer | null>();
+
+function readOwnKey(file: string): Buffer | undefined {
+  const st = statSync(file);
+  // A key others can read, or that someone else owns, could be used to forge: not trusted.
+  if (!st.isFile() || (st.mode & 0o077) !== 0) return undefined;
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return undefined;
+  const text = readFileSync(file, 'latin1').trim();
+  return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
+}
+
+/**
+ * The local checkpoint key (32 random bytes as 64 hex digits, 0600, in a
+ * 0700 directory), created on first use; undefined when it cannot be had
+ * (no writable state directory, wrong permissions): checkpoints are then
+ * simply not used. Never throws.
+ */
+export function checkpointKey(env: NodeJS.ProcessEnv): Buffer | undefined {
+  if (!checkpointsEnabled(env)) return undefined;
+  const file = checkpointKeyPath(env);
+  const cached = keys.get(file);
+  if (cached !== undefined) return cached ?? undefined;
+  let key: Buffer | undefined;
+  try {
+    key = readOwnKey(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') key = createKey(file);
+  }
+  keys.set(file, key ?? null);
+  return key;
+}
+
+function createKey(file: string): Buffer | undefined {
+  try {
+    const dir = path.dirname(file);
+    if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
+    const fd = openSync(file, 'wx', 0o600);
+    try {
+      writeSync(fd, randomBytes(32).toString('hex'));
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(file, 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+    // Another first writer made it: wait briefly for its bytes.
+    for (let i = 0; i < 50; i++) {
+      try {
+        const k = readOwnKey(file);
+        if (k !== undefined) return k;
+      } catch {
+        /* not there yet */
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+  try {
+    return readOwnKey(file);
+  } catch {
+    return undefined;
+  }
+}
+
+const DOMAIN = 'stepchain checkpoint v1\n';
+
+function mac(key: Uint8Array, body: string): Buffer {
+  return createHmac('sha256', key).update(DOMAIN).update(body).digest();
+}
+
+/**
+ * Writes a checkpoint of `target` (whose identity after the write is `id`):
+ * body line + HMAC line, overwriting the previous checkpoint in place. A
+ * checkpoint cut short or mixed with its predecessor (a kill, a full disk)
+ * fails its HMAC and is ignored. Best-effort: a checkpoint
+ * that cannot be written only makes the next open walk the file. Returns
+ * whether it was written.
+ */
+export function writeCheckpoint(
+  ckptFile: string,
+  kind: string,
+  target: string,
+  id: FileIdentity,
+  state: Record<string, unknown>,
+  key: Uint8Array,
+): boolean {
+  const body = JSON.stringify({ v: 1, kind, target: path.resolve(target), id, state });
+  const bytes = Buffer.from(`${body}\n${mac(key, body).toString('hex')}\n`, 'utf8');
+  let fd: number | undefined;
+  try {
+    // Not O_TRUNC, nor a rename over it: ext4 flushes a file replaced either way (auto_da_alloc),
+    // which would cost an append more than its own fsync.
+    try {
+      fd = openSync(ckptFile, 'r+');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      fd = openSync(ckptFile, 'wx', 0o644);
+    }
+    writeAll(fd, bytes, 0);
+    if (fstatSync(fd).size > bytes.length) ftruncateSync(fd, bytes.length);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The state a checkpoint records, if its HMAC verifies under `key` and it
+ * describes a file of exactly the identity `id`; otherwise undefined.
+ */
+export function readCheckpoint(
+  ckptFile: string,
+  kind: string,
+  id: FileIdentity,
+  key: Uint8Array,
+): Record<string, unknown> | undefined {
+  let text: string;
+  try {
+    const st = statSync(ckptFile);
+    if (!st.isFile() || st.size > 1 << 20) return undefined;
+    text = readFileSync(ckptFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n');
+  if (lines.length !== 3 || lines[2] !== '' || !/^[0-9a-f]{64}$/.test(lines[1]!)) return undefined;
+  const body = lines[0]!;
+  if (!timingSafeEqual(Buffer.from(lines[1]!, 'hex'), mac(key, body))) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof doc !== 'object' || doc === null) return undefined;
+  const d = doc as { v?: unknown; kind?: unknown; target?: unknown; id?: unknown; state?: unknown };
+  // The file is known by its identity, not its path: a journal reached through a symlink or a hard link, or
+  // renamed, is the same file (and a copy is another inode).
+  if (d.v !== 1 || d.kind !== kind) return undefined;
+  const rid = d.id as Partial<FileIdentity> | undefined;
+  if (typeof rid !== 'object' || rid === null) return undefined;
+  if (rid.dev !== id.dev || rid.ino !== id.ino || rid.size !== id.size || rid.ctime_ns !== id.ctime_ns)
+    return undefined;
+  if (typeof d.state !== 'object' || d.state === null) return undefined;
+  return d.state as Record<string, unknown>;
+}

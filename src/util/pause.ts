@@ -1,0 +1,17 @@
+import { writeSync } from 'node:fs';
+import { sleepMs } from './lock';
+
+/**
+ * Test-only pause points (docs/journal.md, "Testing crashes"): with
+ * `STEPCHAIN_TEST_PAUSE=<name>[,<name>...]` in the environment, the process
+ * prints `stepchain: paused at <name> (pid <pid>)` on stderr when it reaches
+ * that point and waits there until it is killed, so a test can SIGKILL it at
+ * an exact stage (between two writes of a fork, after a row but before its
+ * checkpoint, while holding a lock). Without the variable it costs one lookup.
+ */
+export function pausePoint(name: string, env: NodeJS.ProcessEnv = process.env): void {
+  const want = env.STEPCHAIN_TEST_PAUSE;
+  if (want === undefined || want === '' || !want.split(',').includes(name)) return;
+  writeSync(2, `stepchain: paused at ${name} (pid ${process.pid})\n`);
+  for (;;) sleepMs(1000);
+}

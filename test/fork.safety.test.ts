@@ -1,0 +1,199 @@
+/**
+ * Forks never lose recorded work and never leave what the tool cannot see
+ * (docs/fork.md, "Removing a fork" and "Interrupted creation"): `fork rm`
+ * refuses steps recorded since the fork point and a live writer, appends to a
+ * removed fork are refused (a tombstone), and a `fork` killed at any stage is
+ * listed and removed. Real repositories, the built CLI, real SIGKILLs at
+ * deterministic points (STEPCHAIN_TEST_PAUSE, src/util/pause.ts).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
+import { recordStep } from '../src/record';
+import { cli, expectNoStack } from './helpers/cli';
+import { initRepo, repoState, writeFiles } from './helpers/git';
+import { cliPath } from './helpers/paths';
+import { cliPaused } from './helpers/proc';
+import { tempDir } from './helpers/tmp';
+
+const tmp = tempDir('stepchain-forksafe-');
+const ENV = { STEPCHAIN_AUDIT: 'off', STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(tmp, 'checkpoint.key') };
+let n = 0;
+
+/** A repository with a three-step run of agent `ag` (with per-step snapshots). */
+function recordedRepo(): string {
+  const root = initRepo(path.join(tmp, `repo${n++}`), { 'src/calc.py': 'v0\n' });
+  for (let i = 0; i < 3; i++) {
+    writeFiles(root, { 'src/calc.py': `v${i}\n` });
+    expect(recordStep(journalDir(root, 'ag'), { prompt: `step ${i}` }, { env: ENV, root }).warnings).toEqual([]);
+  }
+  return root;
+}
+
+function fork(root: string): { id: string; worktree: string } {
+  const r = cli(['fork', 'ag', '--from-step', '1', '--root', root, '--json'], { env: ENV });
+  expect(r.code).toBe(0);
+  const doc = JSON.parse(r.stdout) as { fork_session_id: string; fork_worktree: string };
+  return { id: doc.fork_session_id, worktree: doc.fork_worktree };
+}
+
+const appendTo = (id: string, root: string, extra: string[] = []) =>
+  cli(['append', id, '--root', root, '--no-snapshot', ...extra], { env: ENV });
+const forksJson = (root: string) =>
+  JSON.parse(cli(['forks', '--root', root, '--json'], { env: ENV }).stdout) as {
+    forks: { fork_session_id: string; incomplete: boolean; creator_pid: number | null; children: unknown[] }[];
+  };
+
+describe('fork rm keeps recorded work', () => {
+  test('refuses a fork with steps recorded since the fork point; --force removes it and leaves a tombstone that refuses later appends', () => {
+    const root = recordedRepo();
+    const { id, worktree } = fork(root);
+    for (let i = 0; i < 2; i++) expect(appendTo(id, worktree).code).toBe(0);
+    const refused = cli(['fork', 'rm', id, '--root', root], { env: ENV });
+    expect(refused.code).toBe(1);
+    expectNoStack(refused);
+    expect(refused.stderr).toMatch(/2 steps were recorded since the fork point .*use --force/);
+    expect(verifyJournalFile(journalFile(worktree, id))).toMatchObject({ ok: true, steps: 4 });
+
+    const forced = cli(['fork', 'rm', id, '--force', '--root', root, '--json'], { env: ENV });
+    expect(forced.code).toBe(0);
+    const doc = JSON.parse(forced.stdout) as Record<string, unknown>;
+    const tombstone = path.join(root, '.sdd', 'runtime', 'tombstones', `${id}.json`);
+    expect(doc).toMatchObject({ fork_session_id: id, steps: 4, steps_since: 2, tombstone, incomplete: false });
+    expect(JSON.parse(readFileSync(tombstone, 'utf8'))).toMatchObject({ fork_session_id: id, steps: 4, forced: true });
+    expect(existsSync(worktree)).toBe(false);
+
+    // Appending to the removed fork, into its old worktree or by its id in the parent: refused, nothing created.
+    for (const at of [worktree, root]) {
+      const r = appendTo(id, at);
+      expect(r.code).toBe(1);
+      expectNoStack(r);
+      expect(r.stderr).toContain(`fork ${id} was removed`);
+      expect(r.stderr).toContain(tombstone);
+    }
+    expect(existsSync(worktree)).toBe(false);
+    expect(existsSync(journalDir(root, id))).toBe(false);
+  });
+
+  test('a fork with nothing recorded since the fork point is removed without --force', () => {
+    const root = recordedRepo();
+    const { id, worktree } = fork(root);
+    const r = cli(['fork', 'rm', id, '--root', root, '--json'], { env: ENV });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ steps: 2, steps_since: 0 });
+    expect(existsSync(worktree)).toBe(false);
+  });
+
+  test('refuses while a writer holds the fork journal lock, naming it', async () => {
+    const root = recordedRepo();
+    const { id, worktree } = fork(root);
+    const writer = await cliPaused(['append', id, '--root', worktree, '--no-snapshot'], 'journal:after-write', {
+      env: ENV,
+    });
+    try {
+      const r = cli(['fork', 'rm', id, '--root', root], { env: ENV });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(`a writer is recording into it \\(its journal lock is held by pid ${writer.pid} `),
+      );
+      expect(existsSync(worktree)).toBe(true);
+    } finally {
+      await writer.kill();
+    }
+    // The killed writer's row is a step since the fork point: still refused, for that reason.
+    expect(cli(['fork', 'rm', id, '--root', root], { env: ENV }).stderr).toMatch(
+      /1 step was recorded since the fork point/,
+    );
+    expect(cli(['fork', 'rm', id, '--force', '--root', root], { env: ENV }).code).toBe(0);
+  });
+
+  test('with appends running: without --force nothing is lost; with --force later appends are refused and start no new chain', async () => {
+    const root = recordedRepo();
+    const { id, worktree } = fork(root);
+    /** A recorder appending to the fork in a loop, one CLI process per step; resolves with each exit code. */
+    const recorder = (count: number): { codes: number[]; done: Promise<void> } => {
+      const codes: number[] = [];
+      const child = spawn(
+        'sh',
+        [
+          '-c',
+          `i=0; while [ $i -lt ${count} ]; do "$0" "$@"; echo "rc=$?"; i=$((i+1)); done`,
+          process.execPath,
+          cliPath,
+          'append',
+          id,
+          '--root',
+          worktree,
+          '--no-snapshot',
+        ],
+        { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        codes.length = 0;
+        for (const m of out.matchAll(/rc=([0-9]+)/g)) codes.push(Number(m[1]));
+      });
+      return { codes, done: new Promise((resolve) => child.on('exit', () => resolve())) };
+    };
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+    let rec = recorder(12);
+    while (rec.codes.length < 3) await sleep(20);
+    const refused = cli(['fork', 'rm', id, '--root', root], { env: ENV });
+    expect(refused.code).toBe(1);
+    await rec.done;
+    expect(rec.codes).toEqual(Array(12).fill(0));
+    expect(verifyJournalFile(journalFile(worktree, id))).toMatchObject({ ok: true, steps: 14 });
+
+    rec = recorder(12);
+    while (rec.codes.length < 3) await sleep(20);
+    expect(cli(['fork', 'rm', id, '--force', '--root', root], { env: ENV }).code).toBe(0);
+    await rec.done;
+    // Some appends landed before the removal; none succeeded after the first refusal.
+    const firstRefused = rec.codes.findIndex((c) => c !== 0);
+    expect(firstRefused).toBeGreaterThanOrEqual(3);
+    expect(rec.codes.slice(firstRefused).every((c) => c !== 0)).toBe(true);
+    expect(existsSync(worktree)).toBe(false);
+  });
+});
+
+describe('a fork killed at any stage of its creation is listed and removable', () => {
+  test.each([
+    'fork:after-intent',
+    'fork:after-worktree',
+    'fork:after-journal',
+    'fork:after-session',
+    'fork:after-refs',
+  ])('killed at %s', async (stage) => {
+    const root = recordedRepo();
+    const before = repoState(root);
+    const creator = await cliPaused(['fork', 'ag', '--from-step', '1', '--root', root], stage, { env: ENV });
+    let listed = forksJson(root).forks;
+    expect(listed).toHaveLength(1);
+    const id = listed[0]!.fork_session_id;
+    expect(listed[0]).toMatchObject({ incomplete: true, creator_pid: creator.pid });
+    // Still being created: not removed without --force.
+    const busy = cli(['fork', 'rm', id, '--root', root], { env: ENV });
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toMatch(new RegExp(`being created right now \\(pid ${creator.pid}\\)`));
+
+    await creator.kill();
+    listed = forksJson(root).forks;
+    expect(listed).toEqual([expect.objectContaining({ fork_session_id: id, incomplete: true, creator_pid: null })]);
+    const drawn = cli(['forks', '--root', root], { env: ENV });
+    expect(drawn.stdout).toContain(`INCOMPLETE (creation interrupted; remove it: stepchain fork rm ${id})`);
+
+    const rm = cli(['fork', 'rm', id, '--root', root, '--json'], { env: ENV });
+    expect(rm.code).toBe(0);
+    expect(JSON.parse(rm.stdout)).toMatchObject({ fork_session_id: id, incomplete: true });
+    expect(forksJson(root).forks).toEqual([]);
+    // Everything the fork made is gone; only its tombstone stays.
+    const after = repoState(root);
+    expect({
+      ...after,
+      sdd: (after.sdd as string[]).filter((p) => !p.startsWith(`runtime${path.sep}tombstones`)),
+    }).toEqual(before);
+  });
+});

@@ -1,0 +1,71 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { cliPath } from './paths';
+
+/** Runs code in a child node process that loads the TypeScript sources (through the SWC register hook). */
+export function nodeWithSources(code: string): string[] {
+  return ['-r', path.resolve(__dirname, 'swc-register.js'), '-e', code];
+}
+
+/** A pid that named a process which has exited (it may be reused later, as any pid). */
+export function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(r.stdout);
+}
+
+export interface Paused {
+  child: ChildProcess;
+  pid: number;
+  /** SIGKILLs the child and waits for it to be gone. */
+  kill(): Promise<void>;
+  /** Waits for the child to exit on its own; its exit code and stderr. */
+  exited(): Promise<{ code: number | null; stderr: string }>;
+}
+
+/**
+ * Starts `node <args>` with STEPCHAIN_TEST_PAUSE=<stage> and resolves once the
+ * child reports it is paused there (src/util/pause.ts), so a test can SIGKILL
+ * it at that exact point. Rejects with the child's stderr if it exits first.
+ */
+export function spawnPaused(
+  args: string[],
+  stage: string,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Paused> {
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...process.env, STEPCHAIN_AUDIT: 'off', ...options.env, STEPCHAIN_TEST_PAUSE: stage },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stderr })),
+  );
+  child.stdout!.resume();
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+      if (stderr.includes(`paused at ${stage} `)) {
+        resolve({
+          child,
+          pid: child.pid!,
+          kill: async () => {
+            child.kill('SIGKILL');
+            await exit;
+          },
+          exited: () => exit,
+        });
+      }
+    });
+    void exit.then(({ code }) => reject(new Error(`exited (${code}) before pausing at ${stage}: ${stderr}`)));
+  });
+}
+
+/** `spawnPaused` for the built CLI. */
+export function cliPaused(
+  args: string[],
+  stage: string,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Paused> {
+  return spawnPaused([cliPath, ...args], stage, options);
+}
