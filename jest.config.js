@@ -21,6 +21,7 @@ module.exports = {
     '/node_modules/(?!(@noble|@actions|@octokit|universal-user-agent|before-after-hook|get-east-asian-width)/)',
   ],
   testSequencer: '<rootDir>/test/setup/sequencer.js',
+  setupFiles: ['<rootDir>/test/setup/state-dir.js'],
   // Most test files wait on child processes (the CLI, git, python3, Chromium): two workers keep both cores of a
   // 2-core machine busy where Jest's default (cores - 1) would run one file at a time.
   maxWorkers: Math.max(2, availableParallelism() - 1),

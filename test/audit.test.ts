@@ -352,7 +352,7 @@ describe('wired into the library', () => {
   test('recordStep writes replay.step; a broken key leaves the step recorded with a warning', () => {
     const root = fresh();
     const keyPath = path.join(root, 'keys', 'audit.key');
-    const env = { STEPCHAIN_AUDIT_KEY_PATH: keyPath };
+    const env = { XDG_STATE_HOME: process.env.XDG_STATE_HOME, STEPCHAIN_AUDIT_KEY_PATH: keyPath };
     const dir = path.join(root, '.sdd', 'runtime', 'journal', 'agent-1');
     const r = recordStep(dir, { prompt: 'p' }, { root, env, snapshot: false });
     expect(r.warnings).toEqual([]);
@@ -430,7 +430,7 @@ test('two processes logging at once keep one unbroken chain', async () => {
         const { auditEvent } = require(${JSON.stringify(path.join(repoRoot, 'src', 'audit'))});
         for (let i = 0; i < ${N}; i++) {
           const w = auditEvent(${JSON.stringify(d)}, 'replay.step', { actor: '${who}', resource_type: 'journal', resource_id: '${who}', details: { i } },
-            { env: { STEPCHAIN_AUDIT_KEY_PATH: ${JSON.stringify(keyPath)} } });
+            { env: { XDG_STATE_HOME: process.env.XDG_STATE_HOME, STEPCHAIN_AUDIT_KEY_PATH: ${JSON.stringify(keyPath)} } });
           if (w !== undefined) { console.error(w); process.exit(3); }
         }`;
       spawn(process.execPath, ['-e', script], { stdio: 'inherit' }).on('exit', (code) => resolve(code ?? -1));
