@@ -17244,8 +17244,9 @@ const DEMO_SECTIONS = [
     demoRuns,
     demoReport,
 ];
+/** git through the one runner (src/git/exec.ts), so the demo's repository is the one it made, whatever GIT_* says. */
 function git(root, args) {
-    (0,external_node_child_process_namespaceObject.execFileSync)('git', args, { cwd: root, stdio: 'ignore' });
+    gitSync(root, args);
 }
 /**
  * `npm start`: records a sample agent run into a temporary project (a git

@@ -29,7 +29,7 @@ import {
   type ForkTreeNode,
   type ItemKind,
 } from '../check';
-import { InputError, StepchainError } from '../errors';
+import { asStepchainError, InputError, StepchainError } from '../errors';
 import { readUnder } from '../util/nofollow';
 import { PRODUCER } from '../version';
 import { resolveAnchors } from './anchors';
@@ -428,7 +428,9 @@ export async function run(): Promise<void> {
     if (inputs.mode === 'export') await exportMode(inputs, workspace);
     else if (inputs.mode === 'gather') await gatherMode(inputs, workspace, event);
     else await verifyMode(inputs, workspace, event);
-  } catch (e) {
+  } catch (thrown) {
+    // An OS error (ENOSPC, EACCES, ...) gets the CLI's one line naming the path and the cause.
+    const e = asStepchainError(thrown) ?? thrown;
     if (e instanceof StepchainError) core.setFailed(oneLineMessage(`stepchain: ${e.message}`));
     else {
       // Unexpected: one line for the check, the trace only in the debug log (ACTIONS_STEP_DEBUG).

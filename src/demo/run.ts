@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { demoReport } from './report';
 import { demoReplay } from './replay';
 import { demoRuns } from './runs';
 import { SAMPLE_FILES } from './sample';
+import { gitSync } from '../git/exec';
 
 /** The demo's sections, in order; each capability adds its own. */
 export const DEMO_SECTIONS: DemoSection[] = [
@@ -23,8 +23,9 @@ export const DEMO_SECTIONS: DemoSection[] = [
   demoReport,
 ];
 
+/** git through the one runner (src/git/exec.ts), so the demo's repository is the one it made, whatever GIT_* says. */
 function git(root: string, args: string[]): void {
-  execFileSync('git', args, { cwd: root, stdio: 'ignore' });
+  gitSync(root, args);
 }
 
 /**
