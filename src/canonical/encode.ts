@@ -1,4 +1,5 @@
 import { pythonFloatRepr } from './float-repr';
+import { MAX_NESTING } from './limits';
 import { compareCodePoints } from './key-order';
 import { JsonFloat, type JsonValue } from './value';
 
@@ -16,7 +17,6 @@ export interface EncodeOptions {
   allowNonFinite?: boolean;
 }
 
-const MAX_DEPTH = 4096;
 const SHORT_ESCAPES: Record<number, string> = {
   0x22: '\\"',
   0x5c: '\\\\',
@@ -82,7 +82,6 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
         return v ? 'true' : 'false';
       case 'object': {
         if (v === null) return 'null';
-        if (depth > MAX_DEPTH) throw new CanonicalEncodeError(`value nested deeper than ${MAX_DEPTH} levels`);
         if (v instanceof JsonFloat) {
           if (!Number.isFinite(v.value) && !allowNonFinite) {
             throw new CanonicalEncodeError(
@@ -91,6 +90,8 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
           }
           return pythonFloatRepr(v.value);
         }
+        // `depth` containers are open around this one (docs/journal.md: one limit for readers and writers).
+        if (depth >= MAX_NESTING) throw new CanonicalEncodeError(`value nested deeper than ${MAX_NESTING} levels`);
         if (Array.isArray(v)) {
           let out = '[';
           for (let i = 0; i < v.length; i++) {

@@ -1,3 +1,4 @@
+import { MAX_NESTING } from './limits';
 import { JsonFloat, setKey, type JsonObject, type JsonValue } from './value';
 
 /** Malformed JSON, with the 1-based column (in UTF-16 units) where reading stopped. */
@@ -16,7 +17,6 @@ export interface ParseOptions {
   objects?: 'record' | 'map';
 }
 
-const MAX_DEPTH = 4096;
 /** Python 3.11+ refuses to read integers of more than 4300 digits; so do we, to agree on what verifies. */
 const MAX_INT_DIGITS = 4300;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
@@ -132,9 +132,10 @@ export function parse(text: string, options: ParseOptions = {}): JsonValue {
   };
 
   const parseValue = (depth: number): JsonValue => {
-    if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`);
     skipWs();
     const c = text.charCodeAt(i);
+    // `depth` containers are open around this value; one more must stay within the limit.
+    if ((c === 0x7b || c === 0x5b) && depth >= MAX_NESTING) fail(`nested deeper than ${MAX_NESTING} levels`);
     switch (c) {
       case 0x22:
         return parseString();
