@@ -30,7 +30,8 @@ export class FaultList implements FaultSink {
         return;
       }
     }
-    if (this.list.length >= this.cap) {
+    // Whole-journal faults (no line: at most an empty journal and a head mismatch) are always listed.
+    if (this.list.length >= this.cap && f.line !== null) {
       this.omitted += n;
       this.open.delete(f.kind);
       return;

@@ -53,8 +53,7 @@ export function forEachReferenceLine(
 ): void {
   let pos = from;
   while (pos < to) {
-    let nl = buf.indexOf(0x0a, pos);
-    if (nl < 0 || nl >= to) nl = -1;
+    const nl = indexIn(buf, 0x0a, pos, to);
     const segEnd = nl < 0 ? to : nl;
     splitSegment(buf, pos, segEnd, nl >= 0, fn);
     pos = segEnd + 1;
@@ -75,8 +74,7 @@ export function splitSegment(
   let lines = 0;
   let s = a;
   for (;;) {
-    let cr = s < b ? buf.indexOf(0x0d, s) : -1;
-    if (cr >= b) cr = -1;
+    const cr = indexIn(buf, 0x0d, s, b);
     if (cr < 0) {
       if (lf) fn(s, b, b + 1, 'lf');
       else if (s < b) fn(s, b, b, 'eof');
@@ -91,6 +89,19 @@ export function splitSegment(
     lines++;
     s = cr + 1;
   }
+}
+
+/**
+ * The first `byte` in `buf[from..to)`, or -1. Never searches past `to`: a search
+ * to the end of a large buffer for every line would make a walk quadratic.
+ */
+export function indexIn(buf: Uint8Array, byte: number, from: number, to: number): number {
+  if (to - from <= 32) {
+    for (let i = from; i < to; i++) if (buf[i] === byte) return i;
+    return -1;
+  }
+  const k = buf.subarray(from, to).indexOf(byte);
+  return k < 0 ? -1 : from + k;
 }
 
 /** The number of lines (terminators) in `buf[0..to)`, `to` being a line start. */

@@ -104,6 +104,9 @@ export interface BlankLine {
 }
 export type LineRead = ReadRow | BadLine | BlankLine;
 
+/** The first character of any JSON text Python reads (a BOM is not one). */
+const JSON_START = /^[{["0-9tfnNI-]/;
+
 /** Reads one line's bytes (without its terminator) by the reference's reading rules; never throws. */
 export function readRowLine(bytes: Uint8Array): LineRead {
   let value: JsonValue;
@@ -115,6 +118,8 @@ export function readRowLine(bytes: Uint8Array): LineRead {
   }
   const text = pyStrip(raw);
   if (text.length === 0) return { kind: 'blank' };
+  // A line that cannot even start a JSON value is answered without the parser's exception (garbage is cheap).
+  if (!JSON_START.test(text)) return { kind: 'malformed', reason: 'expecting value at column 1' };
   try {
     value = parse(text);
   } catch (e) {
