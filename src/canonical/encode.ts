@@ -15,6 +15,11 @@ export interface EncodeOptions {
   separators?: 'compact' | 'pretty';
   /** Accept NaN and infinities (they are only accepted when re-encoding read values). Default false. */
   allowNonFinite?: boolean;
+  /**
+   * Nesting allowed (default MAX_NESTING). Only documents that wrap values already
+   * within the limit (a command's --json output around a row) go a few levels deeper.
+   */
+  maxNesting?: number;
 }
 
 const SHORT_ESCAPES: Record<number, string> = {
@@ -63,6 +68,7 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
   const itemSep = pretty ? ', ' : ',';
   const keySep = pretty ? ': ' : ':';
   const allowNonFinite = options.allowNonFinite ?? false;
+  const maxNesting = options.maxNesting ?? MAX_NESTING;
 
   const entriesOf = (obj: object): [string, JsonValue][] => {
     const entries = obj instanceof Map ? [...(obj as Map<string, JsonValue>)] : Object.entries(obj);
@@ -91,7 +97,7 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
           return pythonFloatRepr(v.value);
         }
         // `depth` containers are open around this one (docs/journal.md: one limit for readers and writers).
-        if (depth >= MAX_NESTING) throw new CanonicalEncodeError(`value nested deeper than ${MAX_NESTING} levels`);
+        if (depth >= maxNesting) throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);
         if (Array.isArray(v)) {
           let out = '[';
           for (let i = 0; i < v.length; i++) {
