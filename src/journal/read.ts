@@ -16,7 +16,10 @@ import {
 } from './verify';
 
 /** `file:line: kind: message` for one fault; a run reads `file:first-last: kind: N faults, the first: message`. */
-export function describeFault(file: string, f: Fault): string {
+export function describeFault(
+  file: string,
+  f: Pick<Fault, 'line' | 'message' | 'last_line' | 'count'> & { kind: string },
+): string {
   if (f.line === null) return `${file}: ${f.kind}: ${f.message}`;
   if (f.last_line === undefined || f.count === undefined) return `${file}:${f.line}: ${f.kind}: ${f.message}`;
   return `${file}:${f.line}-${f.last_line}: ${f.kind}: ${f.count.toLocaleString('en-US')} faults on consecutive lines, the first: ${f.message}`;
