@@ -32,7 +32,11 @@ export function terminalProgress(
       last = now;
       shown = true;
       const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
-      stream.write(`\r\x1b[K${safe}: ${(done / MB).toFixed(0)} of ${(total / MB).toFixed(0)} MB (${pct}%)`);
+      const tail = `: ${(done / MB).toFixed(0)} of ${(total / MB).toFixed(0)} MB (${pct}%)`;
+      // One terminal row, or the \r would rewrite only the last of several.
+      const room = Math.max(10, (stream.columns || 80) - 1 - tail.length);
+      const head = safe.length > room ? `…${safe.slice(safe.length - room + 1)}` : safe;
+      stream.write(`\r\x1b[K${head}${tail}`);
     },
     done() {
       if (shown) stream.write('\r\x1b[K');
