@@ -1,10 +1,11 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { decodeUtf8 } from '../canonical';
+import { decodeUtf8, isJsonObject, parse } from '../canonical';
 import { InputError, IntegrityError } from '../errors';
 import type { Fault } from './chain';
 import { forEachReferenceLine, pyStrip } from './lines';
 import type { ProgressFn } from './parallel';
-import { readRowLine } from './row';
+import { fastRow } from './fast-line';
+import { readRowLine, rowFromValue, type LineRead } from './row';
 import type { RowIndex } from './stitch';
 import {
   readJournalFile,
@@ -204,7 +205,7 @@ export class VerifiedSteps implements StepList {
         forEachReferenceLine(buf, 0, usable, (s, e) => {
           lineNo++;
           if (out.length >= want) return;
-          const read = readRowLine(buf.subarray(s, e));
+          const read = readLine(buf, s, e);
           if (read.kind === 'blank') return;
           if (read.kind !== 'row' || read.row === undefined) return this.changed(`line ${lineNo} is no row`);
           const v = read.view;
@@ -230,6 +231,18 @@ export class VerifiedSteps implements StepList {
       closeSync(fd);
     }
   }
+}
+
+/**
+ * One line for display: a canonical row (the fast path's check) is only parsed,
+ * its hash taken from its bytes; anything else is read losslessly.
+ */
+function readLine(buf: Buffer, s: number, e: number): LineRead {
+  const fast = e - s > 0 && e - s < 1 << 28 ? fastRow(buf.toString('latin1', s, e), 0, e - s) : undefined;
+  if (fast === undefined) return readRowLine(buf.subarray(s, e));
+  const value = parse(buf.toString('latin1', s, e));
+  if (!isJsonObject(value)) return readRowLine(buf.subarray(s, e));
+  return rowFromValue(value, undefined, { computedHash: fast.computedHash, canonical: true });
 }
 
 function readAll(fd: number, buf: Buffer, length: number, position: number): number {

@@ -137,7 +137,11 @@ const has = (o: JsonObject, k: string): boolean => Object.prototype.hasOwnProper
  * Reads a parsed object as a row; `text` (the line, when it had no whitespace
  * around it) decides canonicality.
  */
-export function rowFromValue(value: JsonObject, text?: string): ReadRow {
+export function rowFromValue(
+  value: JsonObject,
+  text?: string,
+  known?: { computedHash: string; canonical: boolean },
+): ReadRow {
   const bad: string[] = [];
   const v = value as Partial<Record<(typeof ROW_KEYS)[number], JsonValue>>;
   const field = (k: (typeof ROW_KEYS)[number], ok: boolean, what: string): boolean => {
@@ -172,7 +176,7 @@ export function rowFromValue(value: JsonObject, text?: string): ReadRow {
     seq: seqOk ? (v.seq as number | bigint) : undefined,
     prev_hash: prevOk ? (v.prev_hash as string) : undefined,
     step_hash: stepOk ? (v.step_hash as string) : undefined,
-    computedHash: fields === undefined ? undefined : computeStepHash(fields, true),
+    computedHash: fields === undefined ? undefined : (known?.computedHash ?? computeStepHash(fields, true)),
   };
   if (bad.length > 0) {
     return { kind: 'row', view, row: undefined, shape: `row shape: ${bad.join('; ')}`, value, canonical: false };
@@ -184,8 +188,8 @@ export function rowFromValue(value: JsonObject, text?: string): ReadRow {
     step_hash: v.step_hash as string,
     ts: ts!,
   };
-  let isCanonical = false;
-  if (text !== undefined && Object.keys(value).length === ROW_KEYS.length) {
+  let isCanonical = known?.canonical ?? false;
+  if (known === undefined && text !== undefined && Object.keys(value).length === ROW_KEYS.length) {
     try {
       isCanonical = canonicalOfRead(value) === text;
     } catch {
