@@ -30,7 +30,8 @@ export interface FaultSink {
 
 // Hashes in full: a fault message is evidence, and JSON output never carries a cut hash
 // (a value that is no hash is quoted, so nothing in it reaches a terminal raw).
-const short = (h: string): string => (/^[0-9a-f]{64}$/.test(h) ? h : JSON.stringify(h));
+export const hashText = (h: string): string => (/^[0-9a-f]{64}$/.test(h) ? h : JSON.stringify(h));
+const short = hashText;
 
 /**
  * The chain rules of docs/journal.md, fed one row (JSON object line) at a time,

@@ -1,5 +1,5 @@
 import { ZERO_HASH } from '../util/hash';
-import type { Fault } from './chain';
+import { hashText, type Fault } from './chain';
 import type { ChunkOptions, ChunkSummary, SliceSeed } from './chunk';
 import { FAULT_ORDER as ORDER, FaultList } from './faults';
 import type { LineEnd } from './lines';
@@ -24,7 +24,7 @@ export interface Stitched {
   index?: RowIndex;
 }
 
-const short = (h: string): string => (h.length > 16 ? `${h.slice(0, 12)}…` : JSON.stringify(h));
+const short = hashText;
 
 /**
  * The seed each slice should have been walked from. A slice walked without one
