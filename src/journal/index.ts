@@ -38,6 +38,7 @@ export type { JournalEntry, ReadJournal, VerifyOptions, VerifyResult } from './v
 export {
   describeFault,
   describeFaults,
+  faultMessage,
   journalHead,
   readStep,
   readVerifiedJournal,

@@ -16,6 +16,12 @@ import {
   type VerifyResult,
 } from './verify';
 
+/** A fault's message, a run's saying how many faults on which lines (for outputs that have no room for its range). */
+export function faultMessage(f: Pick<Fault, 'line' | 'message' | 'last_line' | 'count'>): string {
+  if (f.line === null || f.last_line === undefined || f.count === undefined) return f.message;
+  return `${f.count.toLocaleString('en-US')} faults on lines ${f.line}-${f.last_line}, the first: ${f.message}`;
+}
+
 /** `file:line: kind: message` for one fault; a run reads `file:first-last: kind: N faults, the first: message`. */
 export function describeFault(
   file: string,

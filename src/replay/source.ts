@@ -5,6 +5,7 @@ import {
   Cas,
   casDir,
   describeFaults,
+  faultMessage,
   projectRootOf,
   resolveJournal,
   UnverifiedJournalError,
@@ -102,10 +103,7 @@ function errorFaults(file: string, faults: readonly Fault[]): ErrorFault[] {
     file,
     line: f.line,
     kind: f.kind,
-    message:
-      f.last_line === undefined
-        ? f.message
-        : `${f.count ?? 0} faults on lines ${f.line ?? 0}-${f.last_line}, the first: ${f.message}`,
+    message: faultMessage(f),
   }));
 }
 
