@@ -86,7 +86,7 @@ console.log(
 
 if (windowSteps > 0) {
   // Windows of a large journal: verified once streaming, then only the steps shown are read.
-  const project = path.join(work, 'window');
+  const project = path.join(work, `window-${windowSteps}`);
   const agent = path.join(project, '.sdd', 'runtime', 'journal', 'big');
   mkdirSync(agent, { recursive: true });
   const big = path.join(agent, '000000.jsonl');
