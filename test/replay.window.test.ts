@@ -21,8 +21,8 @@ beforeAll(() => {
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'make-journal.mjs'), file, String(STEPS)]);
 }, 120_000);
 
-const small = (args: string[]) =>
-  spawnSync(process.execPath, ['--max-old-space-size=48', cliPath, ...args], {
+const small = (args: string[], heapMb = 48) =>
+  spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, cliPath, ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
@@ -53,14 +53,23 @@ describe('windows of a large journal', () => {
     expect(shown.entry.step_hash).toBe(rowAt(last).step_hash);
 
     const out = path.join(root, 'big.html');
-    const rep = small(['report', 'big', '-o', out, '--limit', '50', '--json']);
+    const rep = small(['report', 'big', '-o', out, '--max-steps', '50', '--from', '1000', '--json']);
     expect(rep.status).toBe(0);
     expect(JSON.parse(rep.stdout)).toMatchObject({
       ok: true,
       steps: STEPS,
-      window: { steps: 50, total: STEPS },
+      window: { first_line: 1001, last_line: 1050, steps: 50 },
     });
-    expect(rep.stderr).toContain(`the page embeds the first 50 steps (--limit 50) of ${STEPS}`);
+    // Too large for one page (over AUTO_WINDOW_BYTES: 155 MB), its last 10,000 steps are embedded: a heap of
+    // 256 MB holds that page, not the journal's rows.
+    const auto = small(['report', 'big', '-o', path.join(root, 'auto.html'), '--json'], 256);
+    expect(auto.status).toBe(0);
+    expect(JSON.parse(auto.stdout)).toMatchObject({
+      ok: true,
+      steps: STEPS,
+      window: { steps: 10_000, last_line: STEPS },
+    });
+    expect(auto.stderr).toContain('the journal is too large for one page');
   }, 180_000);
 
   it('any step reads back as verified, in any order', () => {

@@ -60,8 +60,18 @@ export interface RecoveryInfo {
   lastEnding?: LineEnd;
 }
 
-/** Receives each row of the right shape, with its line, its stripped bytes and whether they are canonical. */
-export type EntrySink = (line: number, row: StepRow, bytes: Uint8Array, canonical: boolean) => void;
+/**
+ * Receives each row walked (every JSON object line), with its line and chain
+ * view; `row` (the row of the right shape), its stripped bytes and whether they
+ * are canonical when its shape is right.
+ */
+export type EntrySink = (
+  line: number,
+  view: RowView,
+  row: StepRow | undefined,
+  bytes: Uint8Array | undefined,
+  canonical: boolean,
+) => void;
 
 /** A known position to walk a slice from: the rows before it and the previous row's stored step_hash. */
 export interface SliceSeed {
@@ -388,11 +398,12 @@ class ChunkWalker {
       return;
     }
     if (this.refSet !== undefined && read.row !== undefined) for (const r of read.row.blob_refs) this.refSet.add(r);
-    if (this.onEntry !== undefined && read.row !== undefined)
+    if (this.onEntry !== undefined)
       this.onEntry(
         line,
+        read.view,
         read.row,
-        read.canonical ? bytes : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'),
+        read.row === undefined ? undefined : read.canonical ? bytes : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'),
         read.canonical,
       );
     this.row(line, read.view, read.shape, read.canonical, ending, at, next);

@@ -33,6 +33,7 @@ export {
   verifyJournalBytesWithRefs,
   verifyJournalFile,
   verifyJournalFileIndexed,
+  walkedRows,
 } from './verify';
 export type { JournalEntry, ReadJournal, VerifyOptions, VerifyResult } from './verify';
 export {

@@ -1,5 +1,3 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-
 /**
  * Lines as the reference reads them (docs/journal.md, "Reading rules"): it
  * iterates a file opened in text mode, whose universal newlines end a line at
@@ -113,28 +111,4 @@ export function countLines(buf: Uint8Array, to: number): number {
     else if (c === 0x0d && !(i + 1 < to && buf[i + 1] === 0x0a)) n++;
   }
   return n;
-}
-
-/** countLines over the first `to` bytes of a file (read in blocks). */
-export function countLinesInFile(path: string, to: number): number {
-  const fd = openSync(path, 'r');
-  try {
-    const block = Buffer.allocUnsafe(1 << 20);
-    let n = 0;
-    let prevCr = false;
-    for (let pos = 0; pos < to;) {
-      const got = readSync(fd, block, 0, Math.min(block.length, to - pos), pos);
-      if (got === 0) break;
-      for (let i = 0; i < got; i++) {
-        const c = block[i];
-        // A \n ends a line (with a \r before it, one line); a \r followed by anything else ends one too.
-        if (c === 0x0a || prevCr) n++;
-        prevCr = c === 0x0d;
-      }
-      pos += got;
-    }
-    return prevCr ? n + 1 : n;
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -97,26 +97,39 @@ export class VerifiedSteps implements StepList {
   readonly head_hash: string;
   readonly length: number;
   readonly result: VerifyResult;
+  /** The rows' blob refs (first occurrence), when asked for. */
+  readonly blobRefs: string[] | undefined;
   private readonly index: RowIndex;
-  private readonly size: number;
-  private readonly cache = new Map<number, JournalEntry[]>();
+  /** The file's size and number of lines (blank ones included) when it was verified. */
+  readonly size: number;
+  readonly lines: number;
+  private readonly cache = new Map<number, { rows: JournalEntry[]; spans: number[] }>();
 
   private constructor(
     readonly file: string,
-    r: VerifyResult & { index?: RowIndex; size: number; blob_refs?: string[] },
+    r: VerifyResult & { index?: RowIndex; size: number; lines: number; blob_refs?: string[] },
   ) {
     this.result = r;
     this.head_hash = r.head_hash;
     this.length = r.steps;
     this.index = r.index!;
     this.size = r.size;
+    this.lines = r.lines;
+    this.blobRefs = r.blob_refs;
   }
 
   /** Verifies the file (throws UnverifiedJournalError when it does not hold). */
-  static open(file: string, options: { onProgress?: ProgressFn; env?: NodeJS.ProcessEnv } = {}): VerifiedSteps {
+  static open(
+    file: string,
+    options: { onProgress?: ProgressFn; env?: NodeJS.ProcessEnv; collectRefs?: boolean } = {},
+  ): VerifiedSteps {
     const r = verifyJournalFileIndexed(
       file,
-      { indexEvery: BLOCK_ROWS, ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) },
+      {
+        indexEvery: BLOCK_ROWS,
+        ...(options.collectRefs ? { collectRefs: true } : {}),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      },
       options.env,
     );
     if (!r.ok) throw new UnverifiedJournalError(file, r);
@@ -126,7 +139,16 @@ export class VerifiedSteps implements StepList {
   at(seq: number): JournalEntry | undefined {
     if (!Number.isInteger(seq) || seq < 0 || seq >= this.length) return undefined;
     const j = this.blockOf(seq);
-    return this.block(j)[seq - this.index.points[j * 3]!];
+    return this.block(j).rows[seq - this.index.points[j * 3]!];
+  }
+
+  /** Where a step's line lies in the file: its first byte, and the byte after its line ending. */
+  span(seq: number): { start: number; next: number } {
+    if (!Number.isInteger(seq) || seq < 0 || seq >= this.length) throw new RangeError(`no step ${seq}`);
+    const j = this.blockOf(seq);
+    const k = (seq - this.index.points[j * 3]!) * 2;
+    const spans = this.block(j).spans;
+    return { start: spans[k]!, next: spans[k + 1]! };
   }
 
   slice(start = 0, end = this.length): JournalEntry[] {
@@ -151,7 +173,7 @@ export class VerifiedSteps implements StepList {
   }
 
   /** The rows of block j (from index point j to the next), read and checked. */
-  private block(j: number): JournalEntry[] {
+  private block(j: number): { rows: JournalEntry[]; spans: number[] } {
     const hit = this.cache.get(j);
     if (hit !== undefined) {
       this.cache.delete(j);
@@ -182,8 +204,9 @@ export class VerifiedSteps implements StepList {
     want: number,
     before: string,
     after: string,
-  ): JournalEntry[] {
+  ): { rows: JournalEntry[]; spans: number[] } {
     const out: JournalEntry[] = [];
+    const spans: number[] = [];
     let fd: number;
     try {
       fd = openSync(this.file, 'r');
@@ -208,7 +231,7 @@ export class VerifiedSteps implements StepList {
           }
           usable = nl + 1;
         }
-        forEachReferenceLine(buf, 0, usable, (s, e) => {
+        forEachReferenceLine(buf, 0, usable, (s, e, next) => {
           lineNo++;
           if (out.length >= want) return;
           const read = readLine(buf, s, e);
@@ -227,12 +250,13 @@ export class VerifiedSteps implements StepList {
             bytes: read.canonical ? Buffer.from(bytes) : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'),
             canonical: read.canonical,
           });
+          spans.push(pos + s, pos + next);
         });
         pos += usable;
       }
       if (out.length < want) this.changed('rows are missing');
       if (out[out.length - 1]!.row.step_hash !== after) this.changed('a block of rows does not end where verified');
-      return out;
+      return { rows: out, spans };
     } finally {
       closeSync(fd);
     }

@@ -1,5 +1,5 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { finishLastLine, moveTornTailAside } from '../util/fs';
-import { countLinesInFile } from './lines';
 import { scanSlices } from './parallel';
 import type { ChainState, RecoveredTail } from './recover';
 import { stitchRecovery } from './stitch';
@@ -53,4 +53,28 @@ export function repairTail(
     notice({ file, sideFile, bytes: size - t.tornFrom });
   }
   return { offset: end, head: t.head, steps: t.steps };
+}
+
+/** countLines over the first `to` bytes of a file (read in blocks). */
+function countLinesInFile(path: string, to: number): number {
+  const fd = openSync(path, 'r');
+  try {
+    const block = Buffer.allocUnsafe(1 << 20);
+    let n = 0;
+    let prevCr = false;
+    for (let pos = 0; pos < to;) {
+      const got = readSync(fd, block, 0, Math.min(block.length, to - pos), pos);
+      if (got === 0) break;
+      for (let i = 0; i < got; i++) {
+        const c = block[i];
+        // A \n ends a line (with a \r before it, one line); a \r followed by anything else ends one too.
+        if (c === 0x0a || prevCr) n++;
+        prevCr = c === 0x0d;
+      }
+      pos += got;
+    }
+    return prevCr ? n + 1 : n;
+  } finally {
+    closeSync(fd);
+  }
 }

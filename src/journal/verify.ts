@@ -107,7 +107,7 @@ export function verifyJournalFileIndexed(
   file: string,
   options: VerifyOptions & { collectRefs?: boolean; indexEvery?: number } = {},
   env?: NodeJS.ProcessEnv,
-): VerifyResult & { blob_refs?: string[]; index?: RowIndex; size: number } {
+): VerifyResult & { blob_refs?: string[]; index?: RowIndex; size: number; lines: number } {
   const size = statJournalFile(file);
   const { result, stitched } = fileErrors(file, () =>
     verifySource({ kind: 'file', path: file }, size, options, env, {
@@ -118,6 +118,7 @@ export function verifyJournalFileIndexed(
   return {
     ...result,
     size,
+    lines: stitched.lines,
     ...(stitched.refs === undefined ? {} : { blob_refs: stitched.refs }),
     ...(stitched.index === undefined ? {} : { index: stitched.index }),
   };
@@ -153,11 +154,20 @@ export function readCanonicalJournal(file: string): { result: VerifyResult; byte
 export function readJournalBytes(buf: Buffer, options: VerifyOptions = {}): ReadJournal {
   const entries: JournalEntry[] = [];
   const o = chunkOptions(options, { fast: false });
-  const slice = scanChunk(buf, 0, buf.length, 0, o, undefined, (line, row, bytes, canonical) =>
-    entries.push({ line, row, bytes: Buffer.from(bytes), canonical }),
-  );
+  const slice = scanChunk(buf, 0, buf.length, 0, o, undefined, (line, _view, row, bytes, canonical) => {
+    if (row !== undefined) entries.push({ line, row, bytes: Buffer.from(bytes!), canonical });
+  });
   const result = finish(stitchVerify({ kind: 'bytes', bytes: buf }, [slice], o), options);
   return { ...result, entries };
+}
+
+/** Every row walked (every JSON object line, whatever its shape): its line, seq and stored step_hash. */
+export function walkedRows(buf: Buffer): { line: number; seq: unknown; step_hash: string | null }[] {
+  const rows: { line: number; seq: unknown; step_hash: string | null }[] = [];
+  scanChunk(buf, 0, buf.length, 0, { strict: false, fast: false }, undefined, (line, view) =>
+    rows.push({ line, seq: view.seq, step_hash: view.step_hash ?? null }),
+  );
+  return rows;
 }
 
 /** The size of a journal file; a missing path or one that is not a file is an input error. */
