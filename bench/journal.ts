@@ -110,7 +110,7 @@ if (windowSteps > 0) {
     ['verify', 'stepchain verify'],
     ['replay', 'stepchain replay --limit 1'],
     ['show', 'stepchain show (last step)'],
-    ['report', 'stepchain report (first 10,000 steps embedded)'],
+    ['report', 'stepchain report (its last 10,000 steps embedded)'],
   ] as const) {
     const r = w.get(label)!;
     console.log(`| ${what} | ${fmt(r.ms)} | ${(r.ms / v.ms).toFixed(2)}x | ${mb(r.rssKb)} |`);
