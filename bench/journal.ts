@@ -1,54 +1,121 @@
 /**
- * Journal benchmarks (npm run bench): whole processes, side by side, in one run.
- * - verify a 100,000-step journal (~130 MB): stepchain vs the Python peer's
- *   reference verify loop, and the floor (`openssl dgst -sha256` over the file);
+ * Journal benchmarks (npm run bench): whole processes, side by side, in one run,
+ * interleaved (one run of each per round, medians of BENCH_RUNS rounds).
+ * - verify a 100,000-step journal (~130 MB): stepchain (threads, one thread, the
+ *   WebAssembly scanner off) vs the Python peer (tools/python/stepchain_ref.py
+ *   verify-reference: the reference's own verify loop, text-mode lines, str.strip,
+ *   json.loads, json.dumps, sha256), and the floor (`openssl dgst -sha256`);
  * - recovery on open of the same journal (an append to it), against verify;
+ * - replay --limit 1, show and report of an 800,000-step journal (~1 GB)
+ *   against verify of it, with peak memory (BENCH_WINDOW_STEPS to change, 0 to skip);
  * - append throughput, durable (fsync per append) and batched.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Journal } from '../src/journal';
-import { fmt, timeProcess } from './util';
+import { fmt, mb, timeInterleaved } from './util';
 
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench');
 const cli = path.join(repo, 'dist', 'cli.js');
 const peer = path.join(repo, 'tools', 'python', 'stepchain_ref.py');
 const steps = Number(process.env.BENCH_STEPS ?? 100000);
+const windowSteps = Number(process.env.BENCH_WINDOW_STEPS ?? 800000);
+const runs = Number(process.env.BENCH_RUNS ?? 7);
 
 mkdirSync(work, { recursive: true });
-const file = path.join(work, `journal-${steps}.jsonl`);
-if (!existsSync(file))
-  execFileSync(process.execPath, [path.join(repo, 'scripts', 'make-journal.mjs'), file, String(steps)]);
-const mb = statSync(file).size / 1e6;
-console.log(`\n# Journal: ${steps} steps, ${mb.toFixed(1)} MB (${file})`);
-
-const py = timeProcess('python3', [peer, 'verify', file]);
-const ours = timeProcess(process.execPath, [cli, 'verify', file]);
-const ours1 = timeProcess(process.execPath, [cli, 'verify', file], { env: { STEPCHAIN_THREADS: '1' } });
-const floor = timeProcess('openssl', ['dgst', '-sha256', file]);
-if (!ours.stdout.startsWith('OK')) throw new Error(`verify did not pass: ${ours.stdout}`);
+const journalOf = (n: number, dir = work): string => {
+  const f = path.join(dir, `journal-${n}.jsonl`);
+  if (!existsSync(f)) execFileSync(process.execPath, [path.join(repo, 'scripts', 'make-journal.mjs'), f, String(n)]);
+  return f;
+};
+const file = journalOf(steps);
+const size = statSync(file).size / 1e6;
+console.log(`\n# Journal: ${steps} steps, ${size.toFixed(1)} MB (${file}); medians of ${runs} interleaved runs`);
 
 const dir = path.join(work, 'recover', 'agent');
 mkdirSync(dir, { recursive: true });
 const reset = (): void => copyFileSync(file, path.join(dir, '000000.jsonl'));
-const recover = timeProcess(process.execPath, [cli, 'append', dir, '--prompt', 'x', '--no-snapshot'], {
-  before: reset,
-  env: { STEPCHAIN_AUDIT: 'off' },
-});
+const t = timeInterleaved(
+  [
+    { label: 'py', cmd: 'python3', args: [peer, 'verify-reference', file] },
+    { label: 'ours', cmd: process.execPath, args: [cli, 'verify', file] },
+    { label: 'one', cmd: process.execPath, args: [cli, 'verify', file], env: { STEPCHAIN_THREADS: '1' } },
+    { label: 'nowasm', cmd: process.execPath, args: [cli, 'verify', file], env: { STEPCHAIN_WASM: '0' } },
+    {
+      label: 'nowasm1',
+      cmd: process.execPath,
+      args: [cli, 'verify', file],
+      env: { STEPCHAIN_WASM: '0', STEPCHAIN_THREADS: '1' },
+    },
+    { label: 'floor', cmd: 'openssl', args: ['dgst', '-sha256', file] },
+    {
+      label: 'recover',
+      cmd: process.execPath,
+      args: [cli, 'append', dir, '--prompt', 'x', '--no-snapshot'],
+      env: { STEPCHAIN_AUDIT: 'off' },
+      before: reset,
+    },
+  ],
+  runs,
+);
+const ms = (k: string): number => t.get(k)!.ms;
+if (!t.get('ours')!.stdout.startsWith('OK')) throw new Error(`verify did not pass: ${t.get('ours')!.stdout}`);
+if (!t.get('py')!.stdout.includes('"ok": true'))
+  throw new Error(`the Python peer did not pass: ${t.get('py')!.stdout}`);
 
+const vsPy = (k: string): string =>
+  `${(ms('py') / ms(k)).toFixed(2)}x faster than Python, ${(ms(k) / ms('floor')).toFixed(2)}x the floor`;
 console.log('| what | median wall time | ratio |');
 console.log('| --- | --- | --- |');
-console.log(`| Python peer verify (json.loads + json.dumps + sha256) | ${fmt(py.ms)} | 1.00 |`);
-console.log(`| stepchain verify | ${fmt(ours.ms)} | ${(py.ms / ours.ms).toFixed(2)}x faster than Python |`);
 console.log(
-  `| stepchain verify, one thread | ${fmt(ours1.ms)} | ${(py.ms / ours1.ms).toFixed(2)}x faster than Python |`,
+  `| Python peer: the reference's verify loop (text-mode lines, json.loads, json.dumps, sha256) | ${fmt(ms('py'))} | 1.00 |`,
+);
+console.log(`| stepchain verify | ${fmt(ms('ours'))} | ${vsPy('ours')} |`);
+console.log(`| stepchain verify, one thread | ${fmt(ms('one'))} | ${vsPy('one')} |`);
+console.log(`| stepchain verify, WebAssembly scanner off | ${fmt(ms('nowasm'))} | ${vsPy('nowasm')} |`);
+console.log(`| stepchain verify, WebAssembly scanner off, one thread | ${fmt(ms('nowasm1'))} | ${vsPy('nowasm1')} |`);
+console.log(`| floor: openssl dgst -sha256 over the file | ${fmt(ms('floor'))} | - |`);
+console.log(
+  `| recovery on open + 1 append | ${fmt(ms('recover'))} | ${(ms('recover') / ms('ours')).toFixed(2)}x verify |`,
 );
 console.log(
-  `| floor: openssl dgst -sha256 over the file | ${fmt(floor.ms)} | stepchain is ${(ours.ms / floor.ms).toFixed(2)}x the floor |`,
+  `\nWebAssembly scanner: verify ${(ms('nowasm') / ms('ours')).toFixed(2)}x faster with it (threads), ${(ms('nowasm1') / ms('one')).toFixed(2)}x on one thread.`,
 );
-console.log(`| recovery on open + 1 append | ${fmt(recover.ms)} | ${(recover.ms / ours.ms).toFixed(2)}x verify |`);
+
+if (windowSteps > 0) {
+  // Windows of a large journal: verified once streaming, then only the steps shown are read.
+  const project = path.join(work, `window-${windowSteps}`);
+  const agent = path.join(project, '.sdd', 'runtime', 'journal', 'big');
+  mkdirSync(agent, { recursive: true });
+  const big = path.join(agent, '000000.jsonl');
+  if (!existsSync(big)) copyFileSync(journalOf(windowSteps), big);
+  const bigMb = statSync(big).size / 1e6;
+  const html = path.join(work, 'window.html');
+  const w = timeInterleaved(
+    [
+      { label: 'verify', cmd: process.execPath, args: [cli, 'verify', big], rss: true },
+      { label: 'replay', cmd: process.execPath, args: [cli, 'replay', big, '--limit', '1'], rss: true },
+      { label: 'show', cmd: process.execPath, args: [cli, 'show', big, String(windowSteps - 1)], rss: true },
+      { label: 'report', cmd: process.execPath, args: [cli, 'report', big, '-o', html, '--force'], rss: true },
+    ],
+    Math.min(runs, 3),
+  );
+  const v = w.get('verify')!;
+  console.log(`\n# Windows of a ${windowSteps}-step journal (${bigMb.toFixed(0)} MB)`);
+  console.log('| what | median wall time | vs verify | peak RSS |');
+  console.log('| --- | --- | --- | --- |');
+  for (const [label, what] of [
+    ['verify', 'stepchain verify'],
+    ['replay', 'stepchain replay --limit 1'],
+    ['show', 'stepchain show (last step)'],
+    ['report', 'stepchain report (its last 10,000 steps embedded)'],
+  ] as const) {
+    const r = w.get(label)!;
+    console.log(`| ${what} | ${fmt(r.ms)} | ${(r.ms / v.ms).toFixed(2)}x | ${mb(r.rssKb)} |`);
+  }
+}
 
 // Append throughput, in-process through the library.
 const appendDir = path.join(work, 'append');

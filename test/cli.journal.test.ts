@@ -90,7 +90,7 @@ describe('stepchain append / verify', () => {
     expect(ok.stdout).toMatch(/^OK .*: 2 steps, head [0-9a-f]{64}\n$/);
     const j = cli(['verify', jfile('a1'), '--json', '--strict']);
     const doc = JSON.parse(j.stdout);
-    expect(Object.keys(doc)).toEqual(['ok', 'head_hash', 'steps', 'errors']);
+    expect(Object.keys(doc)).toEqual(['ok', 'head_hash', 'steps', 'errors', 'fault_count', 'errors_omitted']);
     expect(doc).toMatchObject({ ok: true, steps: 2, errors: [] });
     const dir = cli(['verify', path.dirname(jfile('a1'))]);
     expect(dir.code).toBe(0);
@@ -154,7 +154,8 @@ describe('stepchain append / verify', () => {
     const u = cli(['verify', path.join(d, 'utf8.jsonl'), '--json']);
     expect(u.code).toBe(1);
     expect(JSON.parse(u.stdout).errors).toEqual([
-      { line: 1, kind: 'malformed_json', message: 'invalid UTF-8 at column 1' },
+      { line: 1, kind: 'malformed_json', message: 'invalid UTF-8' },
+      { line: null, kind: 'empty_journal', message: 'journal has no steps (no line holds a row)' },
     ]);
     writeFileSync(path.join(d, 'empty.jsonl'), '');
     const e = cli(['verify', path.join(d, 'empty.jsonl')]);

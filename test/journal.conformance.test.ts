@@ -25,7 +25,14 @@ describe('the reference journal', () => {
   const file = path.join(conformanceDir, 'reference-journal', '000000.jsonl');
   it('verifies with the expected head and step count, strictly canonical', () => {
     const r = verifyJournalFile(file, { expectedHead: expected.journal_head, strict: true });
-    expect(r).toEqual({ ok: true, head_hash: expected.journal_head, steps: expected.steps, errors: [] });
+    expect(r).toEqual({
+      ok: true,
+      head_hash: expected.journal_head,
+      steps: expected.steps,
+      errors: [],
+      fault_count: 0,
+      errors_omitted: 0,
+    });
   });
   it('reports a head mismatch against another expectation', () => {
     const r = verifyJournalFile(file, { expectedHead: '1'.repeat(64) });

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Journal, verifyJournalBytes, verifyJournalFile } from '../src/journal';
+import { expandFaults, Journal, verifyJournalBytes, verifyJournalFile } from '../src/journal';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir();
@@ -22,7 +22,7 @@ function journalWith(steps: number): { file: string; lines: string[] } {
   return { file: j.file, lines };
 }
 const kinds = (b: Buffer, strict = false): [number | null, string][] =>
-  verifyJournalBytes(b, { strict }).errors.map((e) => [e.line, e.kind]);
+  expandFaults(verifyJournalBytes(b, { strict }).errors).map((e) => [e.line, e.kind]);
 const join = (lines: string[]): Buffer => Buffer.from(lines.map((l) => `${l}\n`).join(''));
 
 describe('verify reports every fault with its line and kind', () => {
@@ -40,12 +40,14 @@ describe('verify reports every fault with its line and kind', () => {
     expect(kinds(join(t))).toEqual([[3, 'step_hash_mismatch']]);
   });
 
-  it('a deleted row is a seq gap and a chain break at the next line', () => {
+  it('a deleted row is a chain break at the next line, and every later row is a seq_mismatch (the reference counts rows)', () => {
     const t = [...lines];
     t.splice(1, 1);
     expect(kinds(join(t))).toEqual([
       [2, 'seq_mismatch'],
       [2, 'prev_hash_mismatch'],
+      [3, 'seq_mismatch'],
+      [4, 'seq_mismatch'],
     ]);
   });
 
@@ -70,7 +72,7 @@ describe('verify reports every fault with its line and kind', () => {
     expect(kinds(bad)).toEqual([[2, 'malformed_json']]);
   });
 
-  it('a row missing a key or with wrong types is malformed', () => {
+  it('a row missing a key or with wrong types is malformed (the field named), and still walked', () => {
     const obj = JSON.parse(lines[0]!) as Record<string, unknown>;
     delete obj.tool_call;
     expect(kinds(join([JSON.stringify(obj)]))).toEqual([[1, 'malformed_json']]);
@@ -95,8 +97,9 @@ describe('verify reports every fault with its line and kind', () => {
     expect(kinds(Buffer.alloc(0))).toEqual([[null, 'empty_journal']]);
   });
 
-  it('a blank line is malformed', () => {
-    expect(kinds(join([lines[0]!, '', lines[1]!]))).toEqual([[2, 'malformed_json']]);
+  it('a blank line is skipped, as the reference skips it; strict mode notes it', () => {
+    expect(kinds(join([lines[0]!, '', lines[1]!]))).toEqual([]);
+    expect(kinds(join([lines[0]!, '', lines[1]!]), true)).toEqual([[2, 'non_canonical']]);
   });
 
   it('head is the last stored step_hash; expected head is checked', () => {

@@ -58,7 +58,7 @@ describe('opening a journal for display', () => {
   test('verifies the chain and keeps every entry', () => {
     expect(source.steps).toBe(5);
     expect(source.agentId).toBe('agent-demo');
-    expect(source.entries.map((e) => e.row.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(source.entries.slice().map((e) => e.row.seq)).toEqual([0, 1, 2, 3, 4]);
     expect(source.projectRoot).toBe(root);
   });
 
@@ -92,7 +92,7 @@ describe('opening a journal for display', () => {
 
 describe('step model', () => {
   test('changes since the previous step are listed field by field, into objects', () => {
-    const e = source.entries;
+    const e = source.entries.slice();
     expect(stepChanges(undefined, e[0]!.row)).toEqual([]);
     const c = stepChanges(e[1]!.row, e[2]!.row);
     const paths = c.map((x) => `${x.kind} ${x.path}`);
@@ -118,7 +118,7 @@ describe('step model', () => {
     expect(findStep(source.entries, 'pytest', 3)).toBe(0);
     expect(findStep(source.entries, 'pytest', 3, -1)).toBe(0);
     expect(findStep(source.entries, 'no such text', 0)).toBe(-1);
-    expect(findStep(source.entries, source.entries[2]!.row.step_hash.slice(0, 10), 0)).toBe(2);
+    expect(findStep(source.entries, source.entries.at(2)!.row.step_hash.slice(0, 10), 0)).toBe(2);
   });
 });
 
@@ -215,8 +215,8 @@ describe('screen layout', () => {
       '                    return a - b',
       'input       ',
       '29 B  attachment: calc.py contents',
-      `step_hash   ${source.entries[1]!.row.step_hash}`,
-      `prev_hash   ${source.entries[0]!.row.step_hash}`,
+      `step_hash   ${source.entries.at(1)!.row.step_hash}`,
+      `prev_hash   ${source.entries.at(0)!.row.step_hash}`,
       'time        2023-11-14T22:13:21.250Z',
       'changed since step 0:',
       '~ tool_call.name: "run" → "read_file"',
@@ -278,7 +278,7 @@ describe('non-interactive views', () => {
     expect(t[2]).toMatch(/^seq +time \(UTC\) +model +tool +step +prompt$/);
     expect(t[3]).toMatch(
       new RegExp(
-        `^  0  2023-11-14 22:13:20 +model-a +run +${source.entries[0]!.row.step_hash.slice(0, 12)}  The test suite fails`,
+        `^  0  2023-11-14 22:13:20 +model-a +run +${source.entries.at(0)!.row.step_hash.slice(0, 12)}  The test suite fails`,
       ),
     );
     expect(t[7]).toMatch(/^ {2}4 .* model-b {2,}( {4}) {2,}[0-9a-f]{12} {2}Summarise the change\. Résumé ✓ 日本語$/);

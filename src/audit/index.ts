@@ -5,7 +5,14 @@ export type { AuditKey } from './key';
 export { auditDir, auditFiles, dayFileName } from './layout';
 export { appendAuditEvent, auditEnabled, auditEvent, operatorActor } from './log';
 export type { AppendAuditOptions, AuditEventOptions } from './log';
-export { describeAuditFault, readAuditLines, verifyAuditLog } from './verify';
-export type { AuditFault, AuditFaultKind, AuditLine, AuditVerifyResult } from './verify';
+export {
+  archivedSegments,
+  describeAuditFault,
+  MAX_ARCHIVED_SEGMENT_BYTES,
+  readArchivedSegment,
+  readAuditLines,
+  verifyAuditLog,
+} from './verify';
+export type { ArchivedSegment, AuditFault, AuditFaultKind, AuditLine, AuditVerifyResult } from './verify';
 export { isoMicros, queryAudit } from './query';
 export type { AuditMatch, AuditQuery } from './query';

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { decodeUtf8, isJsonObject, JsonParseError, parse, type JsonObject, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, withoutHmac } from './entry';
@@ -13,7 +14,8 @@ export type AuditFaultKind =
   | 'prev_hmac_mismatch'
   | 'hmac_mismatch'
   | 'no_audit_log'
-  | 'empty_audit_log';
+  | 'empty_audit_log'
+  | 'unreadable_archive';
 
 /**
  * One fault: the file (name inside the audit directory), its 1-based line, a
@@ -47,28 +49,104 @@ export interface AuditLine {
   canonical: boolean;
 }
 
-/** Calls `fn` for each `\n`-framed line (only `\n` frames: a `\v` or `\r` stays inside the line and fails). */
-export function readAuditLines(dir: string, file: string): { lines: AuditLine[]; terminated: boolean } {
+/**
+ * The lines of one segment of the log, `\n`-framed as the reference frames them
+ * (a `\v` or `\r` stays inside the line and fails the canonical check); empty
+ * lines are skipped, as the reference skips them. `count` is every line, blank ones
+ * included. `file` is the segment's name inside the audit directory (`archive/…`
+ * for an archived day, whose bytes are given).
+ */
+export function readAuditLines(
+  dir: string,
+  file: string,
+  bytes?: Buffer,
+): { lines: AuditLine[]; terminated: boolean; count: number } {
   let buf: Buffer;
-  try {
-    buf = readFileSync(path.join(dir, file));
-  } catch (e) {
-    throw new InputError(
-      `${path.join(dir, file)}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+  if (bytes !== undefined) buf = bytes;
+  else {
+    try {
+      buf = readFileSync(path.join(dir, file));
+    } catch (e) {
+      throw new InputError(
+        `${path.join(dir, file)}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
+    }
   }
   const lines: AuditLine[] = [];
   let start = 0;
-  let n = 1;
+  let n = 0;
   while (start < buf.length) {
     const nl = buf.indexOf(0x0a, start);
     const end = nl < 0 ? buf.length : nl;
-    const bytes = buf.subarray(start, end);
-    lines.push(readLine(file, n, bytes));
-    start = end + 1;
     n++;
+    if (end > start) lines.push(readLine(file, n, buf.subarray(start, end)));
+    start = end + 1;
   }
-  return { lines, terminated: buf.length === 0 || buf[buf.length - 1] === 0x0a };
+  return { lines, terminated: buf.length === 0 || buf[buf.length - 1] === 0x0a, count: n };
+}
+
+/** An archived day: `archive/<day>.jsonl.gz`, read before the live files. */
+export interface ArchivedSegment {
+  /** `archive/<name>` (the name faults carry). */
+  name: string;
+  path: string;
+}
+
+/** The largest archived day read (decompressed): a bigger one is a fault, not a memory blow-up. */
+export const MAX_ARCHIVED_SEGMENT_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * The archived days under `<dir>/archive/`, in chain order as the reference
+ * orders them: by the date their name starts with, names without a date last
+ * (so a renamed archive cannot jump ahead), the name breaking ties.
+ */
+export function archivedSegments(dir: string): ArchivedSegment[] {
+  const archive = path.join(dir, 'archive');
+  let names: string[];
+  try {
+    if (!statSync(archive).isDirectory()) return [];
+    names = readdirSync(archive);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new InputError(`${archive}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const key = (name: string): [number, string, string] => {
+    const token = name.split('.', 1)[0]!;
+    return isDate(token) ? [0, token, name] : [1, '', name];
+  };
+  return names
+    .filter((n) => n.endsWith('.jsonl.gz'))
+    .map((n) => ({ n, k: key(n) }))
+    .sort((a, b) => a.k[0] - b.k[0] || cmp(a.k[1], b.k[1]) || cmp(a.k[2], b.k[2]))
+    .map(({ n }) => ({ name: `archive/${n}`, path: path.join(archive, n) }));
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `YYYY-MM-DD` naming a real day (what Python's strptime("%Y-%m-%d") accepts, zero-padded). */
+function isDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(s);
+  if (m === null) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+/** An archived day's original bytes, or why it cannot be read. */
+export function readArchivedSegment(seg: ArchivedSegment): Buffer | string {
+  let gz: Buffer;
+  try {
+    gz = readFileSync(seg.path);
+  } catch (e) {
+    return `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+  try {
+    return gunzipSync(gz, { maxOutputLength: MAX_ARCHIVED_SEGMENT_BYTES });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE') return `decompresses to more than ${MAX_ARCHIVED_SEGMENT_BYTES} bytes`;
+    return `not a readable gzip file (${code ?? (e as Error).message})`;
+  }
 }
 
 function readLine(file: string, line: number, bytes: Buffer): AuditLine {
@@ -89,7 +167,7 @@ function readLine(file: string, line: number, bytes: Buffer): AuditLine {
       line,
       bytes,
       entry: undefined,
-      error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`,
+      error: `not JSON: ${why}`,
       canonical: false,
     };
   }
@@ -105,19 +183,35 @@ function readLine(file: string, line: number, bytes: Buffer): AuditLine {
 }
 
 /**
- * Verifies the whole audit chain in `dir` under `key`: every `*.jsonl` file in
- * name order (so the chain runs across days), every line byte-identical to
+ * Verifies the whole audit chain in `dir` under `key`: the archived days
+ * (`archive/*.jsonl.gz`, in date order; an unreadable one stops the walk, as no
+ * link past it can be checked), then every `*.jsonl` file in name order (so the
+ * chain runs across days), empty lines skipped, every line byte-identical to
  * `pretty_sorted(entry)`, each `prev_hmac` the previous entry's `hmac` (64
  * zeros at genesis), each `hmac` recomputed. Reports every fault with its
  * file and line; the chain follows the stored hmac, so one edit is reported once.
  */
 export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult {
-  const files = auditFiles(dir);
+  const archived = archivedSegments(dir);
+  const live = auditFiles(dir);
+  const files = [...archived.map((a) => a.name), ...live];
   const errors: AuditFault[] = [];
   let prev = GENESIS_HMAC;
   let entries = 0;
-  for (const file of files) {
-    const { lines, terminated } = readAuditLines(dir, file);
+  // Archived days first (the reference's order), then the live files: one chain.
+  const segments: { file: string; bytes?: Buffer }[] = [];
+  for (const a of archived) {
+    const bytes = readArchivedSegment(a);
+    if (typeof bytes === 'string') {
+      // No linkage can be established past it: stop here, as the reference does.
+      errors.push({ file: a.name, line: 0, kind: 'unreadable_archive', message: `archived day ${bytes}` });
+      return { ok: false, head_hmac: prev, entries, files, errors };
+    }
+    segments.push({ file: a.name, bytes });
+  }
+  for (const f of live) segments.push({ file: f });
+  for (const { file, bytes } of segments) {
+    const { lines, terminated, count } = readAuditLines(dir, file, bytes);
     for (const l of lines) {
       const fault = (kind: AuditFaultKind, message: string): void =>
         void errors.push({ file, line: l.line, kind, message });
@@ -147,7 +241,7 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
     if (!terminated) {
       errors.push({
         file,
-        line: lines.length,
+        line: count,
         kind: 'missing_newline',
         message: 'missing trailing newline (torn or edited last line)',
       });
@@ -174,8 +268,8 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
   return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
 }
 
-/** `file:line: kind: message` for one fault. */
+/** `file:line: kind: message` for one fault (`file: kind: message` for a whole segment). */
 export function describeAuditFault(dir: string, f: AuditFault): string {
   if (f.file === '') return `${dir}: ${f.kind}: ${f.message}`;
-  return `${path.join(dir, f.file)}:${f.line}: ${f.kind}: ${f.message}`;
+  return `${path.join(dir, f.file)}${f.line > 0 ? `:${f.line}` : ''}: ${f.kind}: ${f.message}`;
 }

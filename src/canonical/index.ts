@@ -14,3 +14,4 @@ export { JsonParseError, decodeUtf8, parse, parseBytes } from './parse';
 export type { ParseOptions } from './parse';
 export { pythonFloatRepr } from './float-repr';
 export { compareCodePoints } from './key-order';
+export { MAX_NESTING } from './limits';

@@ -1,3 +1,4 @@
+import { MAX_NESTING } from './limits';
 import { JsonFloat, setKey, type JsonObject, type JsonValue } from './value';
 
 /** Malformed JSON, with the 1-based column (in UTF-16 units) where reading stopped. */
@@ -11,12 +12,26 @@ export class JsonParseError extends Error {
   }
 }
 
+/**
+ * A parse error without a captured stack: readers turn it into a fault message,
+ * and capturing a stack per malformed line would make a journal of ten million
+ * garbage lines take minutes instead of seconds.
+ */
+function parseError(reason: string, column: number): JsonParseError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new JsonParseError(reason, column);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 export interface ParseOptions {
   /** `map` builds objects as `Map`s, keeping Python's insertion order exactly. */
   objects?: 'record' | 'map';
 }
 
-const MAX_DEPTH = 4096;
 /** Python 3.11+ refuses to read integers of more than 4300 digits; so do we, to agree on what verifies. */
 const MAX_INT_DIGITS = 4300;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
@@ -27,7 +42,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new JsonParseError('invalid UTF-8', 1);
+    throw parseError('invalid UTF-8', 1);
   }
 }
 
@@ -43,7 +58,7 @@ export function parse(text: string, options: ParseOptions = {}): JsonValue {
   const n = text.length;
 
   const fail = (reason: string, at = i): never => {
-    throw new JsonParseError(reason, at + 1);
+    throw parseError(reason, at + 1);
   };
   const skipWs = (): void => {
     while (i < n) {
@@ -132,9 +147,10 @@ export function parse(text: string, options: ParseOptions = {}): JsonValue {
   };
 
   const parseValue = (depth: number): JsonValue => {
-    if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`);
     skipWs();
     const c = text.charCodeAt(i);
+    // `depth` containers are open around this value; one more must stay within the limit.
+    if ((c === 0x7b || c === 0x5b) && depth >= MAX_NESTING) fail(`nested deeper than ${MAX_NESTING} levels`);
     switch (c) {
       case 0x22:
         return parseString();

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { encode, type JsonValue } from '../canonical';
+import { encode, MAX_NESTING, type JsonValue } from '../canonical';
 import { sanitize } from '../util/terminal';
 
 /**
@@ -26,7 +26,8 @@ export interface CommandIO {
  * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
  */
 export function jsonDocument(doc: unknown): string {
-  return encode(doc as JsonValue, { sortKeys: false, allowNonFinite: true });
+  // A document wraps rows (themselves within MAX_NESTING) in a few levels of its own.
+  return encode(doc as JsonValue, { sortKeys: false, allowNonFinite: true, maxNesting: MAX_NESTING + 16 });
 }
 
 /**

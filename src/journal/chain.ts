@@ -1,4 +1,5 @@
 import { ZERO_HASH } from '../util/hash';
+import type { RowView } from './row';
 
 export type FaultKind =
   | 'malformed_json'
@@ -9,79 +10,70 @@ export type FaultKind =
   | 'non_canonical'
   | 'empty_journal';
 
-/** One fault, with its 1-based line (null for whole-journal faults such as `head_mismatch`). */
+/**
+ * One fault, with its 1-based line (null for whole-journal faults such as
+ * `head_mismatch`). A run of the same kind on consecutive lines is one entry:
+ * `line` through `last_line`, `count` faults, the first one's message.
+ */
 export interface Fault {
   line: number | null;
   kind: FaultKind;
   message: string;
+  last_line?: number;
+  count?: number;
 }
 
-/** The shared "no faults" result (most rows): not allocated per row. */
-export const NO_FAULTS: readonly Fault[] = Object.freeze([]);
+/** Where faults go (a FaultList, or a plain array in tests). */
+export interface FaultSink {
+  add(f: Fault): void;
+}
 
-// Hashes in full: a fault message is evidence, and JSON output never carries a cut hash.
-const short = (h: string): string => h;
+// Hashes in full: a fault message is evidence, and JSON output never carries a cut hash
+// (a value that is no hash is quoted, so nothing in it reaches a terminal raw).
+export const hashText = (h: string): string => (/^[0-9a-f]{64}$/.test(h) ? h : JSON.stringify(h));
+const short = hashText;
 
 /**
- * The chain rules of docs/format.md §2, fed one well-formed row at a time. The expected seq
- * resynchronises on the row's own seq, and the chain follows the *stored*
- * step_hash, so one edit is reported once rather than at every later line.
+ * The chain rules of docs/journal.md, fed one row (JSON object line) at a time,
+ * as the reference walks them: the expected seq is the number of rows walked
+ * before (it does not re-synchronise on a row's own seq, so a deleted row makes
+ * every later row a `seq_mismatch`), and the chain follows the *stored*
+ * step_hash. A field the row's shape lacks (undefined in the view) is not checked.
  */
 export class ChainChecker {
   expectedSeq = 0;
-  prevHash = ZERO_HASH;
+  /** The previous row's stored step_hash; null after a row that had none (no prev_hash matches it). */
+  prevHash: string | null = ZERO_HASH;
   steps = 0;
 
-  check(
-    line: number,
-    row: { seq: number; prev_hash: string; step_hash: string },
-    computedHash: string,
-  ): readonly Fault[] {
-    return this.finish(line, row, computedHash, this.link(line, row));
-  }
-
-  /** The seq and prev_hash checks of a row against the expected position (no state change). */
-  link(line: number, row: { seq: number; prev_hash: string }): readonly Fault[] {
-    if (row.seq === this.expectedSeq && row.prev_hash === this.prevHash) return NO_FAULTS;
-    const faults: Fault[] = [];
-    if (row.seq !== this.expectedSeq) {
-      faults.push({ line, kind: 'seq_mismatch', message: `seq ${row.seq}, expected ${this.expectedSeq}` });
+  check(line: number, view: RowView, out: FaultSink): void {
+    if (view.seq !== undefined && view.seq !== this.expectedSeq && BigInt(view.seq) !== BigInt(this.expectedSeq)) {
+      out.add({ line, kind: 'seq_mismatch', message: `seq ${String(view.seq)}, expected ${this.expectedSeq}` });
     }
-    if (row.prev_hash !== this.prevHash) {
-      faults.push({
+    if (view.prev_hash !== undefined && view.prev_hash !== this.prevHash) {
+      out.add({
         line,
         kind: 'prev_hash_mismatch',
-        message: `chain break: prev_hash ${short(row.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`,
+        message:
+          this.prevHash === null
+            ? `chain break: prev_hash ${short(view.prev_hash)}, but the previous row has no step_hash string`
+            : `chain break: prev_hash ${short(view.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`,
       });
     }
-    return faults;
-  }
-
-  /** The step hash check, then advance past the row. */
-  private finish(
-    line: number,
-    row: { seq: number; step_hash: string },
-    computedHash: string,
-    linkFaults: readonly Fault[],
-  ): readonly Fault[] {
-    let faults = linkFaults;
-    if (computedHash !== row.step_hash) {
-      faults = [
-        ...linkFaults,
-        {
-          line,
-          kind: 'step_hash_mismatch',
-          message: `field tamper: stored step_hash ${short(row.step_hash)}, recomputed ${short(computedHash)}`,
-        },
-      ];
+    if (view.computedHash !== undefined && view.step_hash !== undefined && view.computedHash !== view.step_hash) {
+      out.add({
+        line,
+        kind: 'step_hash_mismatch',
+        message: `field tamper: stored step_hash ${short(view.step_hash)}, recomputed ${short(view.computedHash)}`,
+      });
     }
-    this.expectedSeq = row.seq + 1;
-    this.prevHash = row.step_hash;
+    this.expectedSeq++;
+    this.prevHash = view.step_hash ?? null;
     this.steps++;
-    return faults;
   }
 
+  /** The head: the last stored step_hash walked ('' when that row had none), 64 zeros before any row. */
   get head(): string {
-    return this.prevHash;
+    return this.steps === 0 ? ZERO_HASH : (this.prevHash ?? '');
   }
 }

@@ -1,37 +1,82 @@
-import type { Fault } from './chain';
-import { ChainChecker } from './chain';
-import { fastRow, type FastRow } from './fast-line';
-import { readRowLine } from './row';
 import { closeSync, openSync, readSync } from 'node:fs';
+import { ChainChecker, type Fault } from './chain';
+import { fastRow, type FastRow } from './fast-line';
+import { FaultList } from './faults';
+import { parsesAsJson } from './json-syntax';
+import { pyStrip, splitSegment, type LineEnd } from './lines';
+import { decodeUtf8 } from '../canonical';
+import { isSha256Hex } from '../util/hash';
+import { readRowLine, type RowView, type StepRow } from './row';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord, type WasmScanner } from './wasm/scanner';
 
 /**
  * One line-aligned slice of a journal, walked on its own. Rows only depend on
  * their own bytes for their hash, so slices are walked in parallel and stitched:
  * each slice checks the links between its own rows, and the stitcher checks the
- * link from one slice's last row to the next slice's first row.
+ * link from one slice's last row to the next slice's first row. The expected seq
+ * of a row is the number of rows before it (docs/journal.md), which a slice does
+ * not know: it assumes its first row's own seq, and the stitcher walks a slice
+ * again, seeded, when that guess was wrong (only in a damaged journal).
  */
 export interface ChunkSummary {
   /** Absolute byte offsets of the slice. */
   start: number;
   end: number;
   lines: number;
+  /** Rows walked (JSON object lines). */
   rows: number;
-  /** The first well-formed row (its link to the previous slice is checked by the stitcher). */
-  first?: { line: number; seq: number; prev_hash: string };
-  last?: { seq: number; step_hash: string };
+  /** The first row (its link to the previous slice is checked by the stitcher). */
+  first?: { line: number; seq: number | bigint | undefined; prev_hash: string | undefined };
+  /** The last row's stored step_hash (null: it had none). */
+  last?: { step_hash: string | null };
+  /** Without a seed: the rows-before count the slice assumed (its first row's seq; -1 when that is unusable). */
+  guessedBase?: number;
+  /** Walked from a known position (a seed): its faults are final. */
+  seeded: boolean;
   /** Faults with lines relative to the slice (1-based), in line order. */
-  faults: Fault[];
-  /** The first malformed line (relative) and its absolute offset. */
-  firstMalformed?: { line: number; offset: number; reason: string };
-  /** The first well-formed row that follows a malformed line in this slice (relative line). */
-  rowAfterMalformed?: number;
-  /** Absolute offset just past the last well-formed row's newline (or `start`). */
-  lastRowEnd: number;
-  /** The last well-formed row has no newline (it ends the file). */
-  lastRowUnterminated: boolean;
-  /** With `collectRefs`: every row's blob refs, in order (duplicates included). */
+  faults: { list: Fault[]; omitted: number };
+  /** With `collectRefs`: the rows' blob refs, first occurrence, unique. */
   refs?: string[];
+  /** With `indexEvery`: [row ordinal, line start offset, line] of every indexEvery-th row, flattened. */
+  index?: number[];
+  /** With `indexEvery`: those rows' prev_hash (the step_hash before them, in a chain that verifies). */
+  indexPrev?: string[];
+  /** With `recovery`: what the torn-tail rule needs. */
+  recovery?: RecoveryInfo;
+}
+
+/** The torn-tail rule's view of a slice (docs/journal.md, "Recovery on open"); lines relative. */
+export interface RecoveryInfo {
+  /** Lines that do not parse as JSON at all (the only kind a torn write leaves). */
+  nonParsing: number;
+  firstNonParsing?: { line: number; offset: number; reason: string };
+  /** The first line that parses after the first non-parsing one. */
+  parsingAfterNonParsing?: number;
+  /** The first line that parses at all. */
+  firstParsing?: number;
+  /** The last line that parses (a row or another JSON value): where it ends and how. */
+  lastParsing?: { line: number; next: number; ending: LineEnd };
+  /** How the slice's last line (of any kind) ended. */
+  lastEnding?: LineEnd;
+}
+
+/**
+ * Receives each row walked (every JSON object line), with its line and chain
+ * view; `row` (the row of the right shape), its stripped bytes and whether they
+ * are canonical when its shape is right.
+ */
+export type EntrySink = (
+  line: number,
+  view: RowView,
+  row: StepRow | undefined,
+  bytes: Uint8Array | undefined,
+  canonical: boolean,
+) => void;
+
+/** A known position to walk a slice from: the rows before it and the previous row's stored step_hash. */
+export interface SliceSeed {
+  steps: number;
+  prevHash: string | null;
 }
 
 export interface ChunkOptions {
@@ -40,6 +85,12 @@ export interface ChunkOptions {
   collectRefs?: boolean;
   /** Use the WebAssembly line scanner where available (default); false: the JS fast path only. */
   wasm?: boolean;
+  /** false: every line takes the lossless slow path (tests compare the paths). */
+  fast?: boolean;
+  /** Record where every n-th row starts (windows read later seek there). */
+  indexEvery?: number;
+  /** Recovery on open: lines that do not parse are recorded as torn-tail candidates, not faults. */
+  recovery?: boolean;
 }
 
 const BLOCK = 16 * 1024 * 1024;
@@ -59,10 +110,18 @@ function blockEndOf(buf: Buffer, pos: number, to: number, size: number): number 
  * A trap in the WebAssembly scanner (a bug of ours: it checks its bounds) is not
  * fatal: the slice is walked again by the JS path.
  */
-export function scanChunk(buf: Buffer, from: number, to: number, base: number, options: ChunkOptions): ChunkSummary {
+export function scanChunk(
+  buf: Buffer,
+  from: number,
+  to: number,
+  base: number,
+  options: ChunkOptions,
+  seed?: SliceSeed,
+  onEntry?: EntrySink,
+): ChunkSummary {
   return withJsFallback(options, (o) => {
-    const walker = new ChunkWalker(base + from, base + to, o);
-    const wasm = o.wasm === false ? undefined : wasmScanner();
+    const walker = new ChunkWalker(base + from, base + to, o, seed, onEntry);
+    const wasm = o.wasm === false || o.fast === false || onEntry !== undefined ? undefined : wasmScanner();
     let pos = from;
     while (pos < to) {
       const blockEnd = blockEndOf(buf, pos, to, wasm === undefined ? BLOCK : WASM_BLOCK);
@@ -81,14 +140,20 @@ export function scanChunk(buf: Buffer, from: number, to: number, base: number, o
  * Walks bytes [from, to) of a journal file (line-aligned), read block by block
  * straight into the WebAssembly scanner's memory (no copy of the whole slice).
  */
-export function scanFileChunk(path: string, from: number, to: number, options: ChunkOptions): ChunkSummary {
+export function scanFileChunk(
+  path: string,
+  from: number,
+  to: number,
+  options: ChunkOptions,
+  seed?: SliceSeed,
+): ChunkSummary {
   return withJsFallback(options, (o) => {
-    const wasm = o.wasm === false ? undefined : wasmScanner();
+    const wasm = o.wasm === false || o.fast === false ? undefined : wasmScanner();
     if (wasm === undefined) {
       const buf = readFileRange(path, from, to - from);
-      return scanChunk(buf, 0, buf.length, from, o);
+      return scanChunk(buf, 0, buf.length, from, o, seed);
     }
-    const walker = new ChunkWalker(from, to, o);
+    const walker = new ChunkWalker(from, to, o, seed);
     const fd = openSync(path, 'r');
     try {
       let pos = from;
@@ -181,41 +246,66 @@ function lineEndInFile(fd: number, at: number, end: number): number {
 class ChunkWalker {
   readonly out: ChunkSummary;
   readonly chain = new ChainChecker();
+  private readonly faults = new FaultList();
   private line = 0;
+  /** Refs the fast paths push, moved into `refSet` after each line. */
+  private readonly refStage: string[] | undefined;
+  private readonly refSet: Set<string> | undefined;
   private readonly rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined };
+  private readonly fast: boolean;
+  /** The chain's previous hash is 64 hex digits (fastRow may then take a matching link on trust). */
+  private prevIsHex = false;
 
   constructor(
     start: number,
     end: number,
     private readonly options: ChunkOptions,
+    seed?: SliceSeed,
+    private readonly onEntry?: EntrySink,
   ) {
-    this.out = { start, end, lines: 0, rows: 0, faults: [], lastRowEnd: start, lastRowUnterminated: false };
-    if (options.collectRefs) this.out.refs = [];
+    this.out = { start, end, lines: 0, rows: 0, seeded: seed !== undefined, faults: { list: [], omitted: 0 } };
+    if (seed !== undefined) {
+      this.chain.expectedSeq = seed.steps;
+      this.chain.prevHash = seed.prevHash;
+      this.prevIsHex = seed.prevHash !== null && isSha256Hex(seed.prevHash);
+    }
+    if (options.collectRefs) {
+      this.refStage = [];
+      this.refSet = new Set();
+    }
+    if (options.indexEvery !== undefined) {
+      this.out.index = [];
+      this.out.indexPrev = [];
+    }
+    if (options.recovery) this.out.recovery = { nonParsing: 0 };
+    // Entries need each row parsed: every line takes the lossless path then.
+    this.fast = options.fast !== false && onEntry === undefined;
   }
 
   /** The block of whole lines loaded in the scanner's memory (len bytes at wasm.data), at absolute offset `at`. */
   wasmBlock(wasm: WasmScanner, len: number, at: number): void {
-    const { out, chain, options, rec } = this;
     const mem = wasm.mem;
     const base = at - wasm.data;
+    const rec = this.rec;
     wasm.start(len);
     for (let n = wasm.batch(); n > 0; n = wasm.batch()) {
       for (let k = 0; k < n; k++) {
-        wasm.record(k, out.refs, rec);
-        const fast = rec.row ?? lineFastRow(out, chain, mem, rec.start, rec.end);
-        walkLine(out, chain, options, ++this.line, mem, rec.start, rec.end, rec.terminated, base, fast);
+        wasm.record(k, this.refStage, rec);
+        const fast = rec.row ?? this.lineFastRow(mem, rec.start, rec.end);
+        this.segment(mem, rec.start, rec.end, rec.terminated, base, fast);
       }
     }
   }
 
   /** `buf[pos..blockEnd)` (whole lines) by the JS fast path, on a latin1 view of the block. */
   jsBlock(buf: Buffer, pos: number, blockEnd: number, base: number): void {
-    const { out, chain, options } = this;
     let text: string | undefined;
-    try {
-      text = buf.toString('latin1', pos, blockEnd);
-    } catch {
-      text = undefined; // a line too long for one string: the slow path reports it
+    if (this.fast) {
+      try {
+        text = buf.toString('latin1', pos, blockEnd);
+      } catch {
+        text = undefined; // a line too long for one string: the slow path reports it
+      }
     }
     let a = pos;
     while (a < blockEnd) {
@@ -223,8 +313,8 @@ class ChunkWalker {
       const terminated = nl >= 0 && nl < blockEnd;
       const b = terminated ? nl : blockEnd;
       const fast =
-        b > a && text !== undefined ? fastRow(text, a - pos, b - pos, expectedPrev(out, chain), out.refs) : undefined;
-      walkLine(out, chain, options, ++this.line, buf, a, b, terminated, base, fast);
+        b > a && text !== undefined ? fastRow(text, a - pos, b - pos, this.expectedPrev(), this.refStage) : undefined;
+      this.segment(buf, a, b, terminated, base, fast);
       a = b + 1;
     }
   }
@@ -232,74 +322,140 @@ class ChunkWalker {
   finish(): ChunkSummary {
     const { out, chain } = this;
     out.lines = this.line;
-    if (out.rows > 0) out.last = { seq: chain.expectedSeq - 1, step_hash: chain.prevHash };
+    if (out.rows > 0) out.last = { step_hash: chain.prevHash };
+    out.faults = { list: this.faults.list, omitted: this.faults.omitted };
+    if (this.refSet !== undefined) out.refs = Array.from(this.refSet);
     return out;
   }
-}
 
-/** The link fastRow may take on trust (it needs no hex check when it matches). */
-function expectedPrev(out: ChunkSummary, chain: ChainChecker): string | undefined {
-  return out.first === undefined ? undefined : chain.prevHash;
-}
-
-/** fastRow on one line the WebAssembly scanner left to JS. */
-function lineFastRow(out: ChunkSummary, chain: ChainChecker, buf: Buffer, a: number, b: number): FastRow | undefined {
-  if (b <= a) return undefined;
-  let text: string;
-  try {
-    text = buf.toString('latin1', a, b);
-  } catch {
-    return undefined; // a line too long for one string: the slow path reports it
+  /** The link fastRow may take on trust (it needs no hex check when it matches). */
+  private expectedPrev(): string | undefined {
+    return this.prevIsHex && this.chain.prevHash !== null ? this.chain.prevHash : undefined;
   }
-  return fastRow(text, 0, b - a, expectedPrev(out, chain), out.refs);
-}
 
-function walkLine(
-  out: ChunkSummary,
-  chain: ChainChecker,
-  options: ChunkOptions,
-  line: number,
-  buf: Buffer,
-  a: number,
-  b: number,
-  terminated: boolean,
-  base: number,
-  fast: FastRow | undefined,
-): void {
-  let row: { seq: number; prev_hash: string; step_hash: string } | undefined;
-  let computed = '';
-  let canonical = true;
-  if (fast !== undefined) {
-    row = fast;
-    computed = fast.computedHash;
+  /** fastRow on one line the WebAssembly scanner left to JS. */
+  private lineFastRow(buf: Buffer, a: number, b: number): FastRow | undefined {
+    if (b <= a) return undefined;
+    let text: string;
+    try {
+      text = buf.toString('latin1', a, b);
+    } catch {
+      return undefined; // a line too long for one string: the slow path reports it
+    }
+    return fastRow(text, 0, b - a, this.expectedPrev(), this.refStage);
   }
-  if (row === undefined) {
-    const read = b === a ? { kind: 'malformed' as const, reason: 'empty line' } : readRowLine(buf.subarray(a, b));
-    if (read.kind === 'malformed') {
-      out.faults.push({ line, kind: 'malformed_json', message: read.reason });
-      out.firstMalformed ??= { line, offset: base + a, reason: read.reason };
+
+  /**
+   * One `\n`-delimited segment `buf[a..b)` (`lf`: a `\n` follows), `base` the
+   * absolute offset of buf[0]. A fast row is one canonical line; anything else is
+   * split into the reference's lines and read losslessly.
+   */
+  private segment(buf: Buffer, a: number, b: number, lf: boolean, base: number, fast: FastRow | undefined): void {
+    if (fast !== undefined) {
+      this.row(++this.line, fast, undefined, true, lf ? 'lf' : 'eof', base + a, base + (lf ? b + 1 : b));
+      this.prevIsHex = true; // a fast row's step_hash is hex (it matched the recomputed hash, or passed the digit check)
+      this.takeRefs();
       return;
     }
-    row = read.row;
-    computed = read.computedHash;
-    canonical = read.canonical;
-    if (out.refs !== undefined) out.refs.push(...read.row.blob_refs);
+    if (a === b && lf) {
+      this.blank(++this.line, 'lf'); // an empty line: skipped, as the reference skips it
+      return;
+    }
+    splitSegment(buf, a, b, lf, (s, e, next, ending) => this.slowLine(buf, s, e, base + s, base + next, ending));
   }
-  if (out.firstMalformed !== undefined) out.rowAfterMalformed ??= line;
-  if (out.first === undefined) {
-    out.first = { line, seq: row.seq, prev_hash: row.prev_hash };
-    chain.expectedSeq = row.seq;
-    chain.prevHash = row.prev_hash;
+
+  private blank(line: number, ending: LineEnd): void {
+    if (this.out.recovery !== undefined) this.out.recovery.lastEnding = ending;
+    if (this.options.strict) this.faults.add({ line, kind: 'non_canonical', message: 'blank line' });
   }
-  const faults = chain.check(line, row, computed);
-  if (faults.length > 0) out.faults.push(...faults);
-  if (options.strict && !canonical) {
-    out.faults.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
+
+  private takeRefs(): void {
+    const stage = this.refStage;
+    if (stage === undefined || stage.length === 0) return;
+    for (const r of stage) this.refSet!.add(r);
+    stage.length = 0;
   }
-  if (options.strict && !terminated) {
-    out.faults.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
+
+  private slowLine(buf: Buffer, s: number, e: number, at: number, next: number, ending: LineEnd): void {
+    const line = ++this.line;
+    const { faults } = this;
+    const bytes = buf.subarray(s, e);
+    const read = readRowLine(bytes);
+    if (read.kind === 'blank') return this.blank(line, ending);
+    if (this.out.recovery !== undefined) this.out.recovery.lastEnding = ending;
+    if (read.kind === 'malformed') {
+      const rec = this.out.recovery;
+      if (rec !== undefined) {
+        if (!parsesAsJson(bytes)) {
+          // A torn-tail candidate: the stitcher decides (docs/journal.md, "Recovery on open").
+          rec.nonParsing++;
+          rec.firstNonParsing ??= { line, offset: at, reason: read.reason };
+          return;
+        }
+        this.parsed(line, next, ending);
+      }
+      faults.add({ line, kind: 'malformed_json', message: read.reason });
+      return;
+    }
+    if (this.refSet !== undefined && read.row !== undefined) for (const r of read.row.blob_refs) this.refSet.add(r);
+    if (this.onEntry !== undefined)
+      this.onEntry(
+        line,
+        read.view,
+        read.row,
+        read.row === undefined ? undefined : read.canonical ? bytes : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'),
+        read.canonical,
+      );
+    this.row(line, read.view, read.shape, read.canonical, ending, at, next);
+    this.prevIsHex = read.view.step_hash !== undefined && isSha256Hex(read.view.step_hash);
   }
-  out.rows++;
-  out.lastRowEnd = terminated ? base + b + 1 : base + b;
-  out.lastRowUnterminated = !terminated;
+
+  /** A line that parses as JSON (recovery's view). */
+  private parsed(line: number, next: number, ending: LineEnd): void {
+    const rec = this.out.recovery!;
+    rec.firstParsing ??= line;
+    if (rec.firstNonParsing !== undefined) rec.parsingAfterNonParsing ??= line;
+    rec.lastParsing = { line, next, ending };
+  }
+
+  private row(
+    line: number,
+    view: RowView,
+    shape: string | undefined,
+    canonical: boolean,
+    ending: LineEnd,
+    at: number,
+    next: number,
+  ): void {
+    const { out, chain, options, faults } = this;
+    if (out.recovery !== undefined) {
+      this.parsed(line, next, ending);
+      out.recovery.lastEnding = ending;
+    }
+    if (out.first === undefined) {
+      out.first = { line, seq: view.seq, prev_hash: view.prev_hash };
+      if (!out.seeded) {
+        // Assume the rows before this slice are this row's seq, and its link holds (the stitcher checks both).
+        const seq = view.seq;
+        out.guessedBase = typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : -1;
+        chain.expectedSeq = out.guessedBase;
+        chain.prevHash = view.prev_hash ?? null;
+      }
+    }
+    if (shape !== undefined) faults.add({ line, kind: 'malformed_json', message: shape });
+    chain.check(line, view, faults);
+    if (options.strict) {
+      if (!canonical && shape === undefined) {
+        faults.add({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
+      }
+      if (ending === 'eof') faults.add({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
+      else if (ending !== 'lf')
+        faults.add({ line, kind: 'non_canonical', message: 'line ends with a carriage return' });
+    }
+    if (out.index !== undefined && out.rows % options.indexEvery! === 0) {
+      out.index.push(out.rows, at, line);
+      out.indexPrev!.push(view.prev_hash ?? '');
+    }
+    out.rows++;
+  }
 }

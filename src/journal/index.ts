@@ -1,24 +1,30 @@
 export { Cas } from './cas';
 export { ChainChecker } from './chain';
-export type { Fault, FaultKind } from './chain';
+export type { Fault, FaultKind, FaultSink } from './chain';
+export { expandFaults, FaultList, MAX_LISTED_FAULTS } from './faults';
 export { Journal, projectRootOf, validateStep } from './journal';
 export type { Durability, JournalOptions, StepInput } from './journal';
+export { parsesAsJson } from './json-syntax';
 export { casDir, JOURNAL_FILE, journalDir, journalFile, journalsDir, runtimeDir } from './layout';
+export { countLines, forEachReferenceLine, pyStrip } from './lines';
+export type { LineEnd } from './lines';
 export { resolveJournal } from './locate';
 export { findTombstone, refuseRemovedJournal, refuseRemovedJournalAt, tombstoneFile } from './tombstone';
 export type { Tombstone } from './tombstone';
 export type { JournalTarget } from './locate';
 export { GENESIS, JournalRecoveryError } from './recover';
-export { isChunkJob, runChunkJob, scanSlices, setChunkWorkerEntry } from './parallel';
-export type { ChunkSource } from './parallel';
-export { stitchFaults, stitchRecovery, stitchRefs } from './stitch';
+export { isChunkJob, runChunkJob, scanSlices, setChunkWorkerEntry, walkRanges } from './parallel';
+export type { ChunkSource, ProgressFn } from './parallel';
+export { stitchRecovery, stitchVerify } from './stitch';
+export type { RowIndex, Stitched } from './stitch';
 export type { ChainState, RecoveredTail } from './recover';
+export { checkTail, printTornTailNotice, repairTail } from './tail';
+export type { TornTailMoved } from './tail';
 export { encodeRow, readRowLine, ROW_KEYS, rowFromValue, rowValue } from './row';
-export type { ReadRow, StepRow } from './row';
+export type { LineRead, ReadRow, RowView, StepRow } from './row';
 export { computeStepHash, stepPayload } from './step-hash';
 export type { StepFields } from './step-hash';
 export {
-  forEachLine,
   readCanonicalJournal,
   readJournalBytes,
   readJournalFile,
@@ -26,6 +32,19 @@ export {
   verifyJournalBytes,
   verifyJournalBytesWithRefs,
   verifyJournalFile,
+  verifyJournalFileIndexed,
+  walkedRows,
 } from './verify';
 export type { JournalEntry, ReadJournal, VerifyOptions, VerifyResult } from './verify';
-export { describeFault, journalHead, readStep, readVerifiedJournal, readWindow } from './read';
+export {
+  describeFault,
+  describeFaults,
+  faultMessage,
+  journalHead,
+  readStep,
+  readVerifiedJournal,
+  readWindow,
+  UnverifiedJournalError,
+  VerifiedSteps,
+} from './read';
+export type { StepList } from './read';

@@ -1,18 +1,17 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { canonical, CanonicalEncodeError, type JsonValue } from '../canonical';
+import { canonical, CanonicalEncodeError, MAX_NESTING, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { checkpointKey, identityOf, sameIdentity, statIdentity, type FileIdentity } from '../util/checkpoint';
-import { appendDurably, ensureDir, ensureDirUnder, finishLastLine, moveTornTailAside } from '../util/fs';
+import { appendDurably, ensureDir, ensureDirUnder } from '../util/fs';
 import { acquireLock, lockTimeoutFromEnv, type LockHandle } from '../util/lock';
 import { pausePoint } from '../util/pause';
 import { Cas } from './cas';
 import { loadJournalCheckpoint, saveJournalCheckpoint } from './checkpoint';
 import { casDir, JOURNAL_FILE } from './layout';
-import { scanSlices } from './parallel';
 import { GENESIS, type ChainState } from './recover';
-import { stitchRecovery } from './stitch';
+import { checkTail, repairTail, type TornTailMoved } from './tail';
 import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
 import { forkParentRoot, refuseRemovedJournal } from './tombstone';
@@ -38,6 +37,8 @@ export interface JournalOptions {
    * XDG_STATE_HOME, HOME) and STEPCHAIN_CHECKPOINT=off (default process.env).
    */
   env?: NodeJS.ProcessEnv;
+  /** Told whenever a torn tail is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 /** One step to append. The input blob is stored in the CAS and hashed into `input_hash`. */
@@ -97,8 +98,13 @@ export function validateStep(s: StepInput): {
 function checkWritable(name: string, v: JsonValue | undefined): JsonValue {
   if (v === undefined) return null;
   try {
-    canonical(v);
+    // Encoded one level down, as in the row and the hashed payload (MAX_NESTING counts the row).
+    canonical([v]);
   } catch (e) {
+    if (e instanceof CanonicalEncodeError && e.message.includes('nested deeper'))
+      throw new InputError(
+        `${name}: nested deeper than ${MAX_NESTING - 1} levels (with the row around it, more than the ${MAX_NESTING} a journal line may hold)`,
+      );
     if (e instanceof CanonicalEncodeError) throw new InputError(`${name}: ${e.message}`);
     throw e;
   }
@@ -126,6 +132,7 @@ export class Journal {
   private readonly durable: boolean;
   private readonly lockTimeoutMs: number | undefined;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly onTornTail: ((m: TornTailMoved) => void) | undefined;
   private state: ChainState = GENESIS;
   /** The file's identity when `state` was last established (undefined: never, or no file). */
   private known: FileIdentity | undefined;
@@ -140,6 +147,7 @@ export class Journal {
     this.durable = (options.durability ?? 'durable') === 'durable';
     this.env = options.env ?? process.env;
     this.lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutFromEnv(this.env);
+    this.onTornTail = options.onTornTail;
     const root = projectRootOf(dir);
     this.cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), this.durable));
   }
@@ -290,17 +298,9 @@ export class Journal {
     // Anything else: walk the whole file (fail-closed).
     const size = Number(id.size);
     const from = GENESIS;
-    const slices = scanSlices({ kind: 'file', path: this.file }, from.offset, size, { strict: false });
-    const t = stitchRecovery(this.file, slices, from);
-    let end = t.validEnd;
-    if (t.unterminatedRowEnd !== undefined) {
-      // A complete, valid row whose newline never made it: finish the line.
-      finishLastLine(this.file, t.unterminatedRowEnd, this.durable);
-      end = t.unterminatedRowEnd + 1;
-    } else if (t.tornFrom !== undefined) {
-      moveTornTailAside(this.file, t.tornFrom, this.durable);
-    }
-    this.state = { offset: end, head: t.head, steps: t.steps };
+    // The torn-tail rule (docs/journal.md): refuse anything but valid rows and a torn tail; move that aside and say so.
+    const t = checkTail(this.file, from, size, this.env);
+    this.state = repairTail(this.file, t, size, this.durable, this.onTornTail);
     this.known = statIdentity(this.file);
     this.saveCheckpoint();
   }

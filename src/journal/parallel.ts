@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { scanChunk, scanFileChunk, type ChunkOptions, type ChunkSummary } from './chunk';
+import { scanChunk, scanFileChunk, type ChunkOptions, type ChunkSummary, type SliceSeed } from './chunk';
 import { adoptWasmModule, wasmModule } from './wasm/scanner';
 
 /**
@@ -25,6 +25,8 @@ interface ChunkJob {
   tag: typeof TAG;
   source: SliceSource;
   slices: [number, number][];
+  /** Per slice: the known position to walk it from (slices walked again, seeded). */
+  seeds?: (SliceSeed | null)[];
   /** Int32 [next slice to take, then per slice: 1 once taken]. */
   claims: SharedArrayBuffer;
   options: ChunkOptions;
@@ -54,9 +56,15 @@ export function isChunkJob(data: unknown): data is ChunkJob {
   return typeof data === 'object' && data !== null && (data as { tag?: unknown }).tag === TAG;
 }
 
-function walkSlice(source: SliceSource, from: number, to: number, options: ChunkOptions): ChunkSummary {
-  if (source.kind === 'file') return scanFileChunk(source.path, from, to, options);
-  return scanChunk(Buffer.from(source.buffer, from, to - from), 0, to - from, from, options);
+function walkSlice(
+  source: SliceSource,
+  from: number,
+  to: number,
+  options: ChunkOptions,
+  seed: SliceSeed | null | undefined,
+): ChunkSummary {
+  if (source.kind === 'file') return scanFileChunk(source.path, from, to, options, seed ?? undefined);
+  return scanChunk(Buffer.from(source.buffer, from, to - from), 0, to - from, from, options, seed ?? undefined);
 }
 
 /** Takes the next slice no thread has taken, or -1. */
@@ -75,7 +83,7 @@ export function runChunkJob(job: ChunkJob): void {
   try {
     for (let k = claim(claims, job.slices.length); k >= 0; k = claim(claims, job.slices.length)) {
       const [from, to] = job.slices[k]!;
-      reply.results.push([k, walkSlice(job.source, from, to, job.options)]);
+      reply.results.push([k, walkSlice(job.source, from, to, job.options, job.seeds?.[k])]);
     }
   } catch (e) {
     reply.error = (e as Error).message; // the caller walks what is missing
@@ -125,6 +133,9 @@ function plan(source: ChunkSource, start: number, end: number, n: number): [numb
   return cuts.slice(0, -1).map((c, i) => [c, cuts[i + 1]!]);
 }
 
+/** Progress of a long walk: bytes walked so far, of the total. */
+export type ProgressFn = (done: number, total: number) => void;
+
 /**
  * Walks bytes [start, end) of a journal in slices. `env` may force the thread
  * count (STEPCHAIN_THREADS) and the parallel threshold (STEPCHAIN_PARALLEL_MIN_BYTES),
@@ -136,20 +147,52 @@ export function scanSlices(
   end: number,
   options: ChunkOptions,
   env: NodeJS.ProcessEnv = process.env,
+  progress?: ProgressFn,
 ): ChunkSummary[] {
   const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
-  if (env.STEPCHAIN_WASM === '0') options = { ...options, wasm: false };
   const n = end - start >= minBytes ? threads(env) : 1;
-  const slices = plan(source, start, end, n);
-  const inline = (from: number, to: number): ChunkSummary => {
-    if (source.kind === 'bytes') return scanChunk(source.bytes, from, to, 0, options);
-    return scanFileChunk(source.path, from, to, options);
-  };
-  if (slices.length === 1 || workerEntry === undefined) return slices.map(([a, b]) => inline(a, b));
-
+  if (n === 1 || workerEntry === undefined)
+    return walkRanges(source, plan(source, start, end, n), undefined, options, env, progress);
   // Several slices per thread, taken from a shared counter.
   const count = Math.max(n, Math.min(n * SLICES_PER_THREAD, Math.floor((end - start) / MIN_SLICE_BYTES)));
-  const work = plan(source, start, end, count);
+  return walkRanges(source, plan(source, start, end, count), undefined, options, env, progress);
+}
+
+/**
+ * Walks the given line-aligned ranges (each from its seed when given), on worker
+ * threads when the bundle registered one and there is enough to share.
+ */
+export function walkRanges(
+  source: ChunkSource,
+  work: [number, number][],
+  seeds: (SliceSeed | null)[] | undefined,
+  options: ChunkOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  progress?: ProgressFn,
+): ChunkSummary[] {
+  if (env.STEPCHAIN_WASM === '0') options = { ...options, wasm: false };
+  const total = work.reduce((t, [a, b]) => t + b - a, 0);
+  const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
+  const n = work.length > 1 && total >= minBytes ? Math.min(threads(env), work.length) : 1;
+  const inline = (k: number): ChunkSummary => {
+    const [from, to] = work[k]!;
+    const seed = seeds?.[k] ?? undefined;
+    if (source.kind === 'bytes') return scanChunk(source.bytes, from, to, 0, options, seed);
+    return scanFileChunk(source.path, from, to, options, seed);
+  };
+  let done = 0;
+  const report = (bytes: number): void => {
+    done += bytes;
+    progress?.(done, total);
+  };
+  if (n === 1 || workerEntry === undefined) {
+    return work.map((w, k) => {
+      const r = inline(k);
+      report(w[1] - w[0]);
+      return r;
+    });
+  }
+
   let shared: SharedArrayBuffer | undefined;
   if (source.kind === 'bytes') {
     shared = new SharedArrayBuffer(source.bytes.length);
@@ -162,13 +205,14 @@ export function scanSlices(
   const claims = new Int32Array(claimsBuffer);
   const wasm = options.wasm === false ? undefined : wasmModule();
   const jobs: { worker: Worker; done: SharedArrayBuffer; port: MessagePort }[] = [];
-  for (let k = 1; k < slices.length; k++) {
+  for (let k = 1; k < n; k++) {
     const done = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
     const job: ChunkJob = {
       tag: TAG,
       source: sliceSource,
       slices: work,
+      ...(seeds === undefined ? {} : { seeds }),
       claims: claimsBuffer,
       options,
       wasm,
@@ -185,18 +229,30 @@ export function scanSlices(
     }
   }
   const results: (ChunkSummary | undefined)[] = new Array<ChunkSummary | undefined>(work.length);
-  for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length))
-    results[k] = walkSlice(sliceSource, work[k]![0], work[k]![1], options);
+  // Progress counts slices taken by any thread once this one moves on (a taken slice is being walked).
+  const takenBytes = (): number => {
+    let t = 0;
+    for (let k = 0; k < work.length; k++) if (Atomics.load(claims, k + 1) === 1) t += work[k]![1] - work[k]![0];
+    return t;
+  };
+  for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length)) {
+    results[k] = walkSlice(sliceSource, work[k]![0], work[k]![1], options, seeds?.[k]);
+    if (progress !== undefined) progress(Math.min(total, takenBytes()), total);
+  }
   for (const j of jobs) {
     // A thread that never answers (it could not start) is not waited on forever:
     // the slices it took are walked here instead.
-    const deadline = Date.now() + 20_000 + (end - start) / 5_000;
+    const deadline = Date.now() + 20_000 + total / 5_000;
     const flag = new Int32Array(j.done);
-    while (Atomics.load(flag, 0) === 0 && Date.now() < deadline) Atomics.wait(flag, 0, 0, 200);
+    while (Atomics.load(flag, 0) === 0 && Date.now() < deadline) {
+      Atomics.wait(flag, 0, 0, 200);
+      if (progress !== undefined) progress(Math.min(total, takenBytes()), total);
+    }
     const msg = receiveMessageOnPort(j.port)?.message as ChunkReply | undefined;
     j.port.close();
     void j.worker.terminate();
     for (const [k, summary] of msg?.results ?? []) results[k] = summary;
   }
-  return work.map(([from, to], k) => results[k] ?? inline(from, to));
+  progress?.(total, total);
+  return work.map((_w, k) => results[k] ?? inline(k));
 }

@@ -1,33 +1,300 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { decodeUtf8, isJsonObject, parse } from '../canonical';
 import { InputError, IntegrityError } from '../errors';
 import type { Fault } from './chain';
-import { readJournalFile, type JournalEntry, type ReadJournal, type VerifyOptions } from './verify';
+import { forEachReferenceLine, pyStrip } from './lines';
+import type { ProgressFn } from './parallel';
+import { fastRow } from './fast-line';
+import { readRowLine, rowFromValue, type LineRead } from './row';
+import type { RowIndex } from './stitch';
+import {
+  readJournalFile,
+  verifyJournalFileIndexed,
+  type JournalEntry,
+  type ReadJournal,
+  type VerifyOptions,
+  type VerifyResult,
+} from './verify';
 
-/** `file:line: kind: message` for one fault. */
-export function describeFault(file: string, f: Fault): string {
-  return `${f.line === null ? file : `${file}:${f.line}`}: ${f.kind}: ${f.message}`;
+/** A fault's message, a run's saying how many faults on which lines (for outputs that have no room for its range). */
+export function faultMessage(f: Pick<Fault, 'line' | 'message' | 'last_line' | 'count'>): string {
+  if (f.line === null || f.last_line === undefined || f.count === undefined) return f.message;
+  return `${f.count.toLocaleString('en-US')} faults on lines ${f.line}-${f.last_line}, the first: ${f.message}`;
+}
+
+/** `file:line: kind: message` for one fault; a run reads `file:first-last: kind: N faults, the first: message`. */
+export function describeFault(
+  file: string,
+  f: Pick<Fault, 'line' | 'message' | 'last_line' | 'count'> & { kind: string },
+): string {
+  if (f.line === null) return `${file}: ${f.kind}: ${f.message}`;
+  if (f.last_line === undefined || f.count === undefined) return `${file}:${f.line}: ${f.kind}: ${f.message}`;
+  return `${file}:${f.line}-${f.last_line}: ${f.kind}: ${f.count.toLocaleString('en-US')} faults on consecutive lines, the first: ${f.message}`;
 }
 
 /**
- * Reads a journal for display or use: verified first, so a tampered chain is never
- * laid out as if it were intact. Throws IntegrityError naming the first fault.
+ * The fault lines to print for a result: one per listed entry (runs collapsed),
+ * then one line counting what was left out. Bounded whatever the journal holds.
+ */
+export function describeFaults(file: string, r: Pick<VerifyResult, 'errors' | 'errors_omitted'>): string[] {
+  const out = r.errors.map((f) => describeFault(file, f));
+  if (r.errors_omitted > 0)
+    out.push(
+      `${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`,
+    );
+  return out;
+}
+
+/** The first fault, and how many more: one line for an IntegrityError. */
+function firstFaultLine(file: string, r: VerifyResult): string {
+  const first = r.errors[0]!;
+  const more = r.fault_count - (first.count ?? 1);
+  return `${describeFault(file, first)}${more > 0 ? ` (and ${more} more fault${more > 1 ? 's' : ''})` : ''}`;
+}
+
+/**
+ * Reads a journal for display or use, whole: verified first, so a tampered chain
+ * is never laid out as if it were intact. Throws IntegrityError naming the first
+ * fault. For large journals, `openVerifiedSteps` reads only what is asked for.
  */
 export function readVerifiedJournal(file: string, options: VerifyOptions = {}): ReadJournal {
   const r = readJournalFile(file, options);
-  if (!r.ok) {
-    const more = r.errors.length > 1 ? ` (and ${r.errors.length - 1} more fault${r.errors.length > 2 ? 's' : ''})` : '';
-    throw new IntegrityError(`${describeFault(file, r.errors[0]!)}${more}`);
-  }
+  if (!r.ok) throw new IntegrityError(firstFaultLine(file, r));
   return r;
 }
 
-/** Steps `[a..b]` (inclusive, 0-based seqs) of a verified journal. */
+/** Steps by seq: an array of entries, or a verified journal file read a window at a time. */
+export interface StepList {
+  readonly length: number;
+  at(seq: number): JournalEntry | undefined;
+  /** Steps [start, end), as `Array.prototype.slice`. */
+  slice(start?: number, end?: number): JournalEntry[];
+}
+
+/** Rows are indexed every this many (per slice), and read (and cached) a block from one index point to the next. */
+const BLOCK_ROWS = 256;
+const CACHED_BLOCKS = 8;
+
+/** A journal whose chain failed verification: the result, to print its faults. */
+export class UnverifiedJournalError extends IntegrityError {
+  override name = 'UnverifiedJournalError';
+  constructor(
+    readonly file: string,
+    readonly result: VerifyResult,
+  ) {
+    super(firstFaultLine(file, result));
+  }
+}
+
+/**
+ * A journal file verified once, on the fast (parallel) path, then read a block of
+ * rows at a time on demand: memory stays independent of the journal's size
+ * (docs/journal.md, "Reading windows"). Each row read is checked again against
+ * what was verified (its seq, its own hash, its link to the row before in the
+ * block), so a file changed in between is refused, never shown.
+ */
+export class VerifiedSteps implements StepList {
+  readonly head_hash: string;
+  readonly length: number;
+  readonly result: VerifyResult;
+  /** The rows' blob refs (first occurrence), when asked for. */
+  readonly blobRefs: string[] | undefined;
+  private readonly index: RowIndex;
+  /** The file's size and number of lines (blank ones included) when it was verified. */
+  readonly size: number;
+  readonly lines: number;
+  private readonly cache = new Map<number, { rows: JournalEntry[]; spans: number[] }>();
+
+  private constructor(
+    readonly file: string,
+    r: VerifyResult & { index?: RowIndex; size: number; lines: number; blob_refs?: string[] },
+  ) {
+    this.result = r;
+    this.head_hash = r.head_hash;
+    this.length = r.steps;
+    this.index = r.index!;
+    this.size = r.size;
+    this.lines = r.lines;
+    this.blobRefs = r.blob_refs;
+  }
+
+  /** Verifies the file (throws UnverifiedJournalError when it does not hold). */
+  static open(
+    file: string,
+    options: { onProgress?: ProgressFn; env?: NodeJS.ProcessEnv; collectRefs?: boolean } = {},
+  ): VerifiedSteps {
+    const r = verifyJournalFileIndexed(
+      file,
+      {
+        indexEvery: BLOCK_ROWS,
+        ...(options.collectRefs ? { collectRefs: true } : {}),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      },
+      options.env,
+    );
+    if (!r.ok) throw new UnverifiedJournalError(file, r);
+    return new VerifiedSteps(file, r);
+  }
+
+  at(seq: number): JournalEntry | undefined {
+    if (!Number.isInteger(seq) || seq < 0 || seq >= this.length) return undefined;
+    const j = this.blockOf(seq);
+    return this.block(j).rows[seq - this.index.points[j * 3]!];
+  }
+
+  /** Where a step's line lies in the file: its first byte, and the byte after its line ending. */
+  span(seq: number): { start: number; next: number } {
+    if (!Number.isInteger(seq) || seq < 0 || seq >= this.length) throw new RangeError(`no step ${seq}`);
+    const j = this.blockOf(seq);
+    const k = (seq - this.index.points[j * 3]!) * 2;
+    const spans = this.block(j).spans;
+    return { start: spans[k]!, next: spans[k + 1]! };
+  }
+
+  slice(start = 0, end = this.length): JournalEntry[] {
+    const a = Math.max(0, start < 0 ? this.length + start : Math.min(start, this.length));
+    const b = Math.max(a, end < 0 ? this.length + end : Math.min(end, this.length));
+    const out: JournalEntry[] = [];
+    for (let i = a; i < b; i++) out.push(this.at(i)!);
+    return out;
+  }
+
+  /** The index point at or before a row (points start blocks of at most BLOCK_ROWS rows). */
+  private blockOf(seq: number): number {
+    const p = this.index.points;
+    let lo = 0;
+    let hi = p.length / 3 - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (p[mid * 3]! <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The rows of block j (from index point j to the next), read and checked. */
+  private block(j: number): { rows: JournalEntry[]; spans: number[] } {
+    const hit = this.cache.get(j);
+    if (hit !== undefined) {
+      this.cache.delete(j);
+      this.cache.set(j, hit);
+      return hit;
+    }
+    const p = this.index.points;
+    const first = p[j * 3]!;
+    const last = j + 1 < p.length / 3 ? p[(j + 1) * 3]! : this.length;
+    // The block must run from the verified link before it to the verified link after it.
+    const before = this.index.prevs[j]!;
+    const after = j + 1 < this.index.prevs.length ? this.index.prevs[j + 1]! : this.head_hash;
+    const rows = this.readRows(p[j * 3 + 1]!, p[j * 3 + 2]!, first, last - first, before, after);
+    this.cache.set(j, rows);
+    if (this.cache.size > CACHED_BLOCKS) this.cache.delete(this.cache.keys().next().value!);
+    return rows;
+  }
+
+  private changed(detail: string): never {
+    throw new IntegrityError(`${this.file}: the journal changed since it was verified (${detail}); verify it again`);
+  }
+
+  /** Reads `want` rows from `offset` (line `line`, row `seq`), checking each against the verified chain. */
+  private readRows(
+    offset: number,
+    line: number,
+    seq: number,
+    want: number,
+    before: string,
+    after: string,
+  ): { rows: JournalEntry[]; spans: number[] } {
+    const out: JournalEntry[] = [];
+    const spans: number[] = [];
+    let fd: number;
+    try {
+      fd = openSync(this.file, 'r');
+    } catch (e) {
+      throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    try {
+      let buf = Buffer.allocUnsafe(1 << 20);
+      let pos = offset;
+      let lineNo = line - 1;
+      while (out.length < want && pos < this.size) {
+        const len = Math.min(buf.length, this.size - pos);
+        const got = readAll(fd, buf, len, pos);
+        if (got === 0) this.changed('it is shorter');
+        const atEnd = pos + got >= this.size;
+        let usable = got;
+        if (!atEnd) {
+          const nl = buf.lastIndexOf(0x0a, got - 1);
+          if (nl < 0) {
+            buf = Buffer.allocUnsafe(buf.length * 2); // one line longer than the buffer
+            continue;
+          }
+          usable = nl + 1;
+        }
+        forEachReferenceLine(buf, 0, usable, (s, e, next) => {
+          lineNo++;
+          if (out.length >= want) return;
+          const read = readLine(buf, s, e);
+          if (read.kind === 'blank') return;
+          if (read.kind !== 'row' || read.row === undefined) return this.changed(`line ${lineNo} is no row`);
+          const v = read.view;
+          const prev = out[out.length - 1];
+          if (v.seq !== seq + out.length || v.computedHash !== v.step_hash)
+            return this.changed(`line ${lineNo} is not the row verified there`);
+          if (v.prev_hash !== (prev === undefined ? before : prev.row.step_hash))
+            return this.changed(`line ${lineNo} does not link to the row before`);
+          const bytes = buf.subarray(s, e);
+          out.push({
+            line: lineNo,
+            row: read.row,
+            bytes: read.canonical ? Buffer.from(bytes) : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'),
+            canonical: read.canonical,
+          });
+          spans.push(pos + s, pos + next);
+        });
+        pos += usable;
+      }
+      if (out.length < want) this.changed('rows are missing');
+      if (out[out.length - 1]!.row.step_hash !== after) this.changed('a block of rows does not end where verified');
+      return { rows: out, spans };
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/**
+ * One line for display: a canonical row (the fast path's check) is only parsed,
+ * its hash taken from its bytes; anything else is read losslessly.
+ */
+function readLine(buf: Buffer, s: number, e: number): LineRead {
+  const fast = e - s > 0 && e - s < 1 << 28 ? fastRow(buf.toString('latin1', s, e), 0, e - s) : undefined;
+  if (fast === undefined) return readRowLine(buf.subarray(s, e));
+  const value = parse(buf.toString('latin1', s, e));
+  if (!isJsonObject(value)) return readRowLine(buf.subarray(s, e));
+  return rowFromValue(value, undefined, { computedHash: fast.computedHash, canonical: true });
+}
+
+function readAll(fd: number, buf: Buffer, length: number, position: number): number {
+  let off = 0;
+  while (off < length) {
+    const n = readSync(fd, buf, off, length - off, position + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off;
+}
+
+/** Steps `[a..b]` (inclusive, 0-based seqs) of a verified journal, read without loading the rest. */
 export function readWindow(file: string, a: number, b: number): JournalEntry[] {
-  const r = readVerifiedJournal(file);
   if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < a)
     throw new InputError(`bad step window [${a}..${b}]`);
-  if (b >= r.steps)
-    throw new InputError(`${file}: step ${b} is out of range (the journal has ${r.steps} steps, 0..${r.steps - 1})`);
-  return r.entries.slice(a, b + 1);
+  const steps = VerifiedSteps.open(file);
+  if (b >= steps.length)
+    throw new InputError(
+      `${file}: step ${b} is out of range (the journal has ${steps.length} steps, 0..${steps.length - 1})`,
+    );
+  return steps.slice(a, b + 1);
 }
 
 /** One step of a verified journal. */
@@ -37,5 +304,6 @@ export function readStep(file: string, seq: number): JournalEntry {
 
 /** The verified head hash. */
 export function journalHead(file: string): string {
-  return readVerifiedJournal(file).head_hash;
+  const r = VerifiedSteps.open(file);
+  return r.head_hash;
 }

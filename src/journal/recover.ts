@@ -3,19 +3,19 @@ import { ZERO_HASH } from '../util/hash';
 
 /** Where a journal's valid chain ends, and what (if anything) lies after it. */
 export interface RecoveredTail {
-  /** Byte offset just past the last valid row's newline (its end, when unterminated). */
+  /** Byte offset the accepted part of the file ends at (the next row goes there). */
   validEnd: number;
   head: string;
   steps: number;
-  /** A final row that verifies but lacks its newline (writer killed just before it). */
+  /** A final row that verifies but lacks its line ending (writer killed just before it): the newline goes here. */
   unterminatedRowEnd?: number;
-  /** Bytes after `validEnd` that are a torn write (to move aside and truncate). */
+  /** Bytes from here to the end are a torn write (to move aside and truncate). */
   tornFrom?: number;
 }
 
 /**
- * A verified prefix: `offset` bytes holding `steps` rows (one per line, since a
- * recovered journal holds nothing but valid rows) ending at `head`.
+ * A verified prefix: `offset` bytes (ending at a line ending) holding `steps`
+ * rows ending at `head`.
  */
 export interface ChainState {
   offset: number;

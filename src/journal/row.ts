@@ -12,6 +12,7 @@ import {
   type JsonValue,
 } from '../canonical';
 import { isSha256Hex } from '../util/hash';
+import { pyStrip } from './lines';
 import { computeStepHash } from './step-hash';
 
 /** One journal row: exactly these keys, written as `canonical(row)` (docs/format.md §2). */
@@ -63,73 +64,137 @@ export function encodeRow(row: StepRow): string {
   return canonical(rowValue(row));
 }
 
-/** A line that reads as a row: its fields, its recomputed hash, and whether its bytes are canonical. */
+/**
+ * The fields the chain checks read from a row (docs/journal.md): undefined where
+ * the row's shape is wrong, so that check is left out (the shape fault says why).
+ */
+export interface RowView {
+  seq: number | bigint | undefined;
+  prev_hash: string | undefined;
+  step_hash: string | undefined;
+  /** The recomputed step hash; undefined when a hashed field is missing or mistyped. */
+  computedHash: string | undefined;
+}
+
+/**
+ * A line that is a JSON object: a row, walked as the reference walks it (it
+ * counts toward the expected seq and the chain follows its step_hash) even when
+ * its shape is wrong, which `shape` then names.
+ */
 export interface ReadRow {
   kind: 'row';
-  row: StepRow;
+  view: RowView;
+  /** The row, when its shape is right. */
+  row: StepRow | undefined;
+  /** What is wrong with the shape, naming every bad field; undefined when it is right. */
+  shape: string | undefined;
   /** The parsed object, lossless (extra keys included). */
   value: JsonObject;
-  computedHash: string;
+  /** The line's text is exactly `canonical(row)` (no whitespace around it, no extra keys). */
   canonical: boolean;
 }
+/** A line that is not a JSON object (not JSON at all, invalid UTF-8, too deep, or another JSON value). */
 export interface BadLine {
   kind: 'malformed';
   reason: string;
 }
+/** A line that Python's `str.strip()` leaves empty: skipped, as the reference skips it. */
+export interface BlankLine {
+  kind: 'blank';
+}
+export type LineRead = ReadRow | BadLine | BlankLine;
 
-/** Reads one line's bytes (without the newline) as a row; never throws. */
-export function readRowLine(bytes: Uint8Array): ReadRow | BadLine {
+/** The first character of any JSON text Python reads (a BOM is not one). */
+const JSON_START = /^[{["0-9tfnNI-]/;
+
+/** Reads one line's bytes (without its terminator) by the reference's reading rules; never throws. */
+export function readRowLine(bytes: Uint8Array): LineRead {
   let value: JsonValue;
-  let text: string;
+  let raw: string;
   try {
-    text = decodeUtf8(bytes);
+    raw = decodeUtf8(bytes);
+  } catch {
+    return { kind: 'malformed', reason: 'invalid UTF-8' };
+  }
+  const text = pyStrip(raw);
+  if (text.length === 0) return { kind: 'blank' };
+  // A line that cannot even start a JSON value is answered without the parser's exception (garbage is cheap).
+  if (!JSON_START.test(text)) return { kind: 'malformed', reason: 'expecting value at column 1' };
+  try {
     value = parse(text);
   } catch (e) {
     if (e instanceof JsonParseError) return { kind: 'malformed', reason: e.message };
-    if (e instanceof RangeError) return { kind: 'malformed', reason: 'line too large or too deeply nested' };
+    if (e instanceof RangeError) return { kind: 'malformed', reason: 'line too large to read' };
     throw e;
   }
-  return rowFromValue(value, text);
+  if (!isJsonObject(value)) return { kind: 'malformed', reason: 'line is not a JSON object' };
+  return rowFromValue(value, text === raw ? text : undefined);
 }
 
-/** Checks the shape of a parsed row; `text` (when known) decides canonicality. */
-export function rowFromValue(value: JsonValue, text?: string): ReadRow | BadLine {
-  if (!isJsonObject(value)) return { kind: 'malformed', reason: 'line is not a JSON object' };
-  for (const k of ROW_KEYS) {
-    if (!Object.prototype.hasOwnProperty.call(value, k)) return { kind: 'malformed', reason: `row has no "${k}" key` };
-  }
-  const v = value as Record<(typeof ROW_KEYS)[number], JsonValue>;
-  if (typeof v.prev_hash !== 'string') return { kind: 'malformed', reason: '"prev_hash" is not a string' };
-  if (typeof v.step_hash !== 'string') return { kind: 'malformed', reason: '"step_hash" is not a string' };
-  if (typeof v.input_hash !== 'string') return { kind: 'malformed', reason: '"input_hash" is not a string' };
-  if (!isJsonInteger(v.seq) || typeof v.seq === 'bigint' || v.seq < 0) {
-    return { kind: 'malformed', reason: '"seq" is not a non-negative integer' };
-  }
-  const refs = v.blob_refs;
-  if (!Array.isArray(refs) || !refs.every((r) => isSha256Hex(r))) {
-    return { kind: 'malformed', reason: '"blob_refs" is not a list of SHA-256 hex digests' };
-  }
-  const ts = numericValue(v.ts);
-  if (ts === undefined) return { kind: 'malformed', reason: '"ts" is not a number' };
-  const row: StepRow = {
-    blob_refs: refs as string[],
-    input_hash: v.input_hash,
-    model: v.model,
-    prev_hash: v.prev_hash,
-    prompt: v.prompt,
-    seq: v.seq,
-    step_hash: v.step_hash,
-    tool_call: v.tool_call,
-    tool_result: v.tool_result,
-    ts,
+const has = (o: JsonObject, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * Reads a parsed object as a row; `text` (the line, when it had no whitespace
+ * around it) decides canonicality.
+ */
+export function rowFromValue(
+  value: JsonObject,
+  text?: string,
+  known?: { computedHash: string; canonical: boolean },
+): ReadRow {
+  const bad: string[] = [];
+  const v = value as Partial<Record<(typeof ROW_KEYS)[number], JsonValue>>;
+  const field = (k: (typeof ROW_KEYS)[number], ok: boolean, what: string): boolean => {
+    if (!has(value, k)) bad.push(`no "${k}" key`);
+    else if (!ok) bad.push(`"${k}" ${what}`);
+    return has(value, k) && ok;
   };
-  let isCanonical = false;
-  if (text !== undefined) {
+  const seqOk = field('seq', isJsonInteger(v.seq), 'is not an integer');
+  const prevOk = field('prev_hash', typeof v.prev_hash === 'string', 'is not a string');
+  const stepOk = field('step_hash', typeof v.step_hash === 'string', 'is not a string');
+  const inputOk = field('input_hash', typeof v.input_hash === 'string', 'is not a string');
+  let hashedPresent = true;
+  for (const k of ['model', 'prompt', 'tool_call', 'tool_result'] as const)
+    hashedPresent = field(k, true, '') && hashedPresent;
+  const refs = v.blob_refs;
+  field('blob_refs', Array.isArray(refs) && refs.every((r) => isSha256Hex(r)), 'is not a list of SHA-256 hex digests');
+  const ts = numericValue(v.ts);
+  field('ts', ts !== undefined, 'is not a number');
+
+  const fields =
+    prevOk && inputOk && hashedPresent
+      ? {
+          prev_hash: v.prev_hash as string,
+          input_hash: v.input_hash as string,
+          model: v.model as JsonValue,
+          prompt: v.prompt as JsonValue,
+          tool_call: v.tool_call as JsonValue,
+          tool_result: v.tool_result as JsonValue,
+        }
+      : undefined;
+  const view: RowView = {
+    seq: seqOk ? (v.seq as number | bigint) : undefined,
+    prev_hash: prevOk ? (v.prev_hash as string) : undefined,
+    step_hash: stepOk ? (v.step_hash as string) : undefined,
+    computedHash: fields === undefined ? undefined : (known?.computedHash ?? computeStepHash(fields, true)),
+  };
+  if (bad.length > 0) {
+    return { kind: 'row', view, row: undefined, shape: `row shape: ${bad.join('; ')}`, value, canonical: false };
+  }
+  const row: StepRow = {
+    ...fields!,
+    blob_refs: refs as string[],
+    seq: Number(v.seq),
+    step_hash: v.step_hash as string,
+    ts: ts!,
+  };
+  let isCanonical = known?.canonical ?? false;
+  if (known === undefined && text !== undefined && Object.keys(value).length === ROW_KEYS.length) {
     try {
-      isCanonical = canonicalOfRead(value) === text && Object.keys(value).length === ROW_KEYS.length;
+      isCanonical = canonicalOfRead(value) === text;
     } catch {
       isCanonical = false;
     }
   }
-  return { kind: 'row', row, value, computedHash: computeStepHash(row, true), canonical: isCanonical };
+  return { kind: 'row', view, row, shape: undefined, value, canonical: isCanonical };
 }

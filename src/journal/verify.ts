@@ -1,27 +1,35 @@
 import { readFileSync, statSync } from 'node:fs';
-import { InputError } from '../errors';
-import { ZERO_HASH } from '../util/hash';
-import { ChainChecker, type Fault } from './chain';
-import { scanSlices, type ChunkSource } from './parallel';
-import { stitchFaults, stitchRefs } from './stitch';
 import { canonicalOfRead } from '../canonical';
-import { readRowLine, rowValue, type StepRow } from './row';
+import { InputError } from '../errors';
+import type { Fault } from './chain';
+import { scanChunk, type ChunkOptions } from './chunk';
+import type { FaultList } from './faults';
+import { scanSlices, type ChunkSource, type ProgressFn } from './parallel';
+import { rowValue, type StepRow } from './row';
+import { stitchVerify, type RowIndex, type Stitched } from './stitch';
 
 export interface VerifyOptions {
   /** The head the caller expects (e.g. from a signed receipt). */
   expectedHead?: string;
   /** Also report lines whose bytes are not the canonical encoding of their values. */
   strict?: boolean;
+  /** Called now and then with the bytes walked so far (long walks: a terminal shows progress). */
+  onProgress?: ProgressFn;
 }
 
 export interface VerifyResult {
   ok: boolean;
   head_hash: string;
   steps: number;
+  /** In line order; runs of one kind on consecutive lines collapsed; at most MAX_LISTED_FAULTS entries. */
   errors: Fault[];
+  /** Every fault found (a run of n counts n). */
+  fault_count: number;
+  /** Faults counted but not listed in `errors`. */
+  errors_omitted: number;
 }
 
-/** A well-formed row as read, with its 1-based line and the line's bytes (no newline). */
+/** A row of the right shape as read, with its 1-based line and the line's bytes (stripped, no line ending). */
 export interface JournalEntry {
   line: number;
   row: StepRow;
@@ -33,82 +41,53 @@ export interface ReadJournal extends VerifyResult {
   entries: JournalEntry[];
 }
 
-/** Calls `fn(start, end, line, terminated)` for each line of `buf` (end excludes the newline). */
-export function forEachLine(
-  buf: Buffer,
-  fn: (start: number, end: number, line: number, terminated: boolean) => void,
-): void {
-  let start = 0;
-  let line = 1;
-  while (start < buf.length) {
-    const nl = buf.indexOf(0x0a, start);
-    const end = nl < 0 ? buf.length : nl;
-    fn(start, end, line, nl >= 0);
-    start = end + 1;
-    line++;
+/** The whole-journal faults after the walk: no steps at all, a head other than expected. */
+function finish(s: Stitched, options: VerifyOptions): VerifyResult {
+  const faults: FaultList = s.faults;
+  if (s.steps === 0)
+    faults.add({
+      line: null,
+      kind: 'empty_journal',
+      message: s.lines === 0 ? 'journal has no steps' : 'journal has no steps (no line holds a row)',
+    });
+  if (options.expectedHead !== undefined && options.expectedHead !== s.head) {
+    faults.add({ line: null, kind: 'head_mismatch', message: `head ${s.head}, expected ${options.expectedHead}` });
   }
+  return {
+    ok: faults.total === 0,
+    head_hash: s.head,
+    steps: s.steps,
+    errors: faults.list,
+    fault_count: faults.total,
+    errors_omitted: faults.omitted,
+  };
 }
 
-/** The whole-journal faults that follow the walk: an empty file, a head other than expected. */
-function addJournalFaults(errors: Fault[], size: number, head: string, options: VerifyOptions): void {
-  if (size === 0) errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
-  if (options.expectedHead !== undefined && options.expectedHead !== head) {
-    errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
-  }
-}
-
-/** The plain lossless walk, keeping every well-formed row (the sliced fast walk is checked against it). */
-function walk(buf: Buffer, options: VerifyOptions): ReadJournal {
-  const chain = new ChainChecker();
-  const errors: Fault[] = [];
-  const entries: JournalEntry[] = [];
-  forEachLine(buf, (start, end, line, terminated) => {
-    const bytes = buf.subarray(start, end);
-    if (bytes.length === 0) {
-      errors.push({ line, kind: 'malformed_json', message: 'empty line' });
-      return;
-    }
-    const read = readRowLine(bytes);
-    if (read.kind === 'malformed') {
-      errors.push({ line, kind: 'malformed_json', message: read.reason });
-      return;
-    }
-    errors.push(...chain.check(line, read.row, read.computedHash));
-    if (options.strict && !read.canonical) {
-      errors.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
-    }
-    if (options.strict && !terminated) {
-      errors.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
-    }
-    entries.push({ line, row: read.row, bytes, canonical: read.canonical });
-  });
-  const head = chain.steps > 0 ? chain.head : ZERO_HASH;
-  addJournalFaults(errors, buf.length, head, options);
-  return { ok: errors.length === 0, head_hash: head, steps: chain.steps, errors, entries };
+function chunkOptions(options: VerifyOptions, extra: Partial<ChunkOptions>): ChunkOptions {
+  return { strict: options.strict ?? false, ...extra };
 }
 
 /**
- * Verifies a journal: every fault with its line and kind (docs/format.md §2). Canonical
- * rows take the fast path (hashed from their bytes); large journals are walked
- * in parallel slices.
+ * Verifies a journal (docs/journal.md): every fault with its line and kind.
+ * Canonical rows take the fast path (hashed from their bytes); large journals
+ * are walked in parallel slices.
  */
 function verifySource(
   source: ChunkSource,
   size: number,
   options: VerifyOptions,
-  env?: NodeJS.ProcessEnv,
-  refs?: string[],
-): VerifyResult {
-  const slices = scanSlices(source, 0, size, { strict: options.strict ?? false, collectRefs: refs !== undefined }, env);
-  const { faults, head, steps } = stitchFaults(slices);
-  if (refs !== undefined) refs.push(...stitchRefs(slices));
-  addJournalFaults(faults, size, head, options);
-  return { ok: faults.length === 0, head_hash: head, steps, errors: faults };
+  env: NodeJS.ProcessEnv | undefined,
+  extra: Partial<ChunkOptions> = {},
+): { result: VerifyResult; stitched: Stitched } {
+  const o = chunkOptions(options, extra);
+  const slices = scanSlices(source, 0, size, o, env, options.onProgress);
+  const stitched = stitchVerify(source, slices, o, env, options.onProgress);
+  return { result: finish(stitched, options), stitched };
 }
 
 /** Verifies journal bytes (e.g. a receipt's journal member). */
 export function verifyJournalBytes(buf: Buffer, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {
-  return verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env);
+  return verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env).result;
 }
 
 /** Verifies journal bytes and collects the rows' blob refs (first-occurrence order, unique). */
@@ -117,8 +96,32 @@ export function verifyJournalBytesWithRefs(
   options: VerifyOptions = {},
   env?: NodeJS.ProcessEnv,
 ): VerifyResult & { blob_refs: string[] } {
-  const refs: string[] = [];
-  return { ...verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env, refs), blob_refs: refs };
+  const { result, stitched } = verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env, {
+    collectRefs: true,
+  });
+  return { ...result, blob_refs: stitched.refs ?? [] };
+}
+
+/** Verifies a journal file with its blob refs and an index of where rows start (for windows read later). */
+export function verifyJournalFileIndexed(
+  file: string,
+  options: VerifyOptions & { collectRefs?: boolean; indexEvery?: number } = {},
+  env?: NodeJS.ProcessEnv,
+): VerifyResult & { blob_refs?: string[]; index?: RowIndex; size: number; lines: number } {
+  const size = statJournalFile(file);
+  const { result, stitched } = fileErrors(file, () =>
+    verifySource({ kind: 'file', path: file }, size, options, env, {
+      ...(options.collectRefs ? { collectRefs: true } : {}),
+      ...(options.indexEvery === undefined ? {} : { indexEvery: options.indexEvery }),
+    }),
+  );
+  return {
+    ...result,
+    size,
+    lines: stitched.lines,
+    ...(stitched.refs === undefined ? {} : { blob_refs: stitched.refs }),
+    ...(stitched.index === undefined ? {} : { index: stitched.index }),
+  };
 }
 
 /**
@@ -144,9 +147,27 @@ export function readCanonicalJournal(file: string): { result: VerifyResult; byte
   return { result, bytes: Buffer.concat(parts), blob_refs: strict.blob_refs };
 }
 
-/** Reads and verifies journal bytes, keeping the well-formed rows. */
+/**
+ * Reads and verifies journal bytes, keeping every row of the right shape (the
+ * lossless walk, line by line; the fast sliced walk is checked against it).
+ */
 export function readJournalBytes(buf: Buffer, options: VerifyOptions = {}): ReadJournal {
-  return walk(buf, options);
+  const entries: JournalEntry[] = [];
+  const o = chunkOptions(options, { fast: false });
+  const slice = scanChunk(buf, 0, buf.length, 0, o, undefined, (line, _view, row, bytes, canonical) => {
+    if (row !== undefined) entries.push({ line, row, bytes: Buffer.from(bytes!), canonical });
+  });
+  const result = finish(stitchVerify({ kind: 'bytes', bytes: buf }, [slice], o), options);
+  return { ...result, entries };
+}
+
+/** Every row walked (every JSON object line, whatever its shape): its line, seq and stored step_hash. */
+export function walkedRows(buf: Buffer): { line: number; seq: unknown; step_hash: string | null }[] {
+  const rows: { line: number; seq: unknown; step_hash: string | null }[] = [];
+  scanChunk(buf, 0, buf.length, 0, { strict: false, fast: false }, undefined, (line, view) =>
+    rows.push({ line, seq: view.seq, step_hash: view.step_hash ?? null }),
+  );
+  return rows;
 }
 
 /** The size of a journal file; a missing path or one that is not a file is an input error. */
@@ -161,6 +182,17 @@ function statJournalFile(file: string): number {
   return st.size;
 }
 
+/** OS errors while reading a journal are input errors naming the file. */
+function fileErrors<T>(file: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== undefined && !(e instanceof InputError)) throw new InputError(`${file}: cannot read: ${code}`);
+    throw e;
+  }
+}
+
 /** Reads a journal file's bytes; a missing or unreadable file is an input error. */
 export function readJournalFileBytes(file: string): Buffer {
   statJournalFile(file);
@@ -173,13 +205,7 @@ export function readJournalFileBytes(file: string): Buffer {
 
 export function verifyJournalFile(file: string, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {
   const size = statJournalFile(file);
-  try {
-    return verifySource({ kind: 'file', path: file }, size, options, env);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== undefined) throw new InputError(`${file}: cannot read: ${code}`);
-    throw e;
-  }
+  return fileErrors(file, () => verifySource({ kind: 'file', path: file }, size, options, env).result);
 }
 
 export function readJournalFile(file: string, options: VerifyOptions = {}): ReadJournal {

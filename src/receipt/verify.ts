@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
-import { verifyJournalBytesWithRefs, type Fault } from '../journal';
+import { faultMessage, verifyJournalBytesWithRefs, type Fault } from '../journal';
 import { sha256Hex, ZERO_HASH } from '../util/hash';
 import { isSignersSeed, verifyBytes, type PublicKey } from './keys';
 import { parseManifest, type Manifest } from './manifest';
@@ -408,7 +408,7 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
   } else {
     const walked = walkReceiptJournal(members.journal);
     for (const f of walked.faults) {
-      const fault: ReceiptFault = { kind: f.kind, message: f.message, member: JOURNAL_MEMBER };
+      const fault: ReceiptFault = { kind: f.kind, message: faultMessage(f), member: JOURNAL_MEMBER };
       if (f.line !== null) fault.line = f.line;
       errors.push(fault);
     }

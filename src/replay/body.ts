@@ -118,7 +118,7 @@ export function stepBody(
   index: number,
   options: BodyOptions,
 ): { lines: BodyLine[]; truncated: boolean } {
-  const e = source.entries[index];
+  const e = source.entries.at(index);
   if (e === undefined) return { lines: [], truncated: false };
   const r = e.row;
   const width = Math.max(options.width, LABEL + 8);
@@ -180,7 +180,7 @@ export function stepBody(
   field('step_hash', [sanitize(r.step_hash)]);
 
   if (index > 0) {
-    const changes = stepChanges(source.entries[index - 1]!.row, r);
+    const changes = stepChanges(source.entries.at(index - 1)!.row, r);
     lines.push({ text: '' });
     if (changes.length === 0) {
       lines.push({ text: `no change in content since step ${index - 1}`, style: 'dim' });
@@ -216,7 +216,7 @@ export function overflows(lines: BodyLine[], width: number): boolean {
 
 /** Throws InputError unless `seq` is a step of the source. */
 export function entryAt(source: ReplaySource, seq: number): JournalEntry {
-  const e = source.entries[seq];
+  const e = source.entries.at(seq);
   if (e === undefined) {
     throw new InputError(
       `${source.file}: step ${seq} is out of range (the journal has ${source.steps} step${source.steps === 1 ? '' : 's'}${source.steps > 0 ? `, 0..${source.steps - 1}` : ''})`,

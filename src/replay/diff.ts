@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { JsonValue } from '../canonical';
 import type { ErrorFault } from '../errors';
-import { readJournalBytes, readJournalFile, resolveJournal, type JournalEntry } from '../journal';
+import { readJournalBytes, readJournalFile, resolveJournal, type JournalEntry, type StepList } from '../journal';
 import {
   describeReceiptFault,
   loadReceipt,
@@ -104,7 +104,7 @@ export function openForDiff(target: string, options: DiffOpenOptions = {}): Diff
 export interface Comparable {
   head_hash: string;
   steps: number;
-  entries: JournalEntry[];
+  entries: StepList;
 }
 
 /**
@@ -146,8 +146,8 @@ export function diffJournals(left: Comparable, right: Comparable): JournalDiff {
   };
   const n = Math.min(left.entries.length, right.entries.length);
   for (let i = 0; i < n; i++) {
-    const a = left.entries[i]!;
-    const b = right.entries[i]!;
+    const a = left.entries.at(i)!;
+    const b = right.entries.at(i)!;
     const fields = fieldsChanged(a.row, b.row);
     const hashes = (['prev_hash', 'step_hash'] as const).filter((k) => a.row[k] !== b.row[k]);
     if (fields.length > 0 || hashes.length > 0) {
@@ -166,8 +166,8 @@ export function diffJournals(left: Comparable, right: Comparable): JournalDiff {
     }
   }
   if (left.entries.length !== right.entries.length) {
-    const l = left.entries[n];
-    const r = right.entries[n];
+    const l = left.entries.at(n);
+    const r = right.entries.at(n);
     return {
       diverged: true,
       reason: 'length_mismatch',

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ProgressFn } from '../journal';
 import type { PublicKey } from '../receipt';
 import { isReceiptFile, openReceipt } from './receipt';
 import { openJournal, targetPath, type ReplaySource } from './source';
@@ -10,6 +11,8 @@ export interface ReplayOpenOptions {
   cwd?: string;
   /** Trusted keys for signed receipts. */
   publicKeys?: PublicKey[];
+  /** Progress of verifying a large journal. */
+  onProgress?: ProgressFn;
 }
 
 /**
@@ -22,5 +25,9 @@ export function openReplay(target: string, options: ReplayOpenOptions = {}): Rep
   const t = targetPath(target, cwd);
   if (path.isAbsolute(t) && isReceiptFile(t))
     return openReceipt(t, options.publicKeys ? { publicKeys: options.publicKeys } : {});
-  return openJournal(target, { cwd, ...(options.root === undefined ? {} : { root: options.root }) });
+  return openJournal(target, {
+    cwd,
+    ...(options.root === undefined ? {} : { root: options.root }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+  });
 }

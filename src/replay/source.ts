@@ -4,13 +4,17 @@ import { IntegrityError, type ErrorFault } from '../errors';
 import {
   Cas,
   casDir,
-  describeFault,
+  describeFaults,
+  faultMessage,
   projectRootOf,
-  readJournalFile,
   resolveJournal,
+  UnverifiedJournalError,
+  VerifiedSteps,
   type Fault,
   type JournalEntry,
+  type ProgressFn,
   type ReadJournal,
+  type StepList,
 } from '../journal';
 import { looksLikeReceipt, redactedFields } from '../receipt';
 import { sha256Hex } from '../util/hash';
@@ -31,7 +35,8 @@ export interface ReplaySource {
   agentId: string;
   head_hash: string;
   steps: number;
-  entries: JournalEntry[];
+  /** The steps by seq: in memory (receipts), or read a window at a time from the verified file (journals). */
+  entries: StepList;
   blobs: BlobSource;
   /** The project the journal belongs to (for forks); undefined for receipts. */
   projectRoot?: string;
@@ -92,15 +97,19 @@ function isRedacted(entries: JournalEntry[]): boolean {
   return redactedFields(entries.map((e) => e.row)).length > 0;
 }
 
-/** Throws BrokenChainError unless the read journal verified. */
+/** Faults as `--json` error documents carry them (a run says its lines and count in its message). */
+function errorFaults(file: string, faults: readonly Fault[]): ErrorFault[] {
+  return faults.map((f) => ({
+    file,
+    line: f.line,
+    kind: f.kind,
+    message: faultMessage(f),
+  }));
+}
+
+/** Throws BrokenChainError unless the read journal verified (its faults listed, bounded). */
 export function requireVerified(file: string, r: ReadJournal): void {
-  if (!r.ok)
-    throw new BrokenChainError(
-      file,
-      r.errors.map((f: Fault) => describeFault(file, f)),
-      'chain',
-      r.errors.map((f) => ({ file, line: f.line, kind: f.kind, message: f.message })),
-    );
+  if (!r.ok) throw new BrokenChainError(file, describeFaults(file, r), 'chain', errorFaults(file, r.errors));
 }
 
 /** Builds a source from an already verified read. */
@@ -116,6 +125,8 @@ export interface OpenOptions {
   root?: string;
   /** The directory relative paths are taken from (default process.cwd()). */
   cwd?: string;
+  /** Progress of the verification (a terminal shows it). */
+  onProgress?: ProgressFn;
 }
 
 /** A path-like target taken relative to `cwd`; an agent id as is. */
@@ -126,25 +137,37 @@ export function targetPath(target: string, cwd: string): string {
 }
 
 /**
- * Opens `<agent|dir|file>` for display: resolves it, reads it and verifies the
- * chain from genesis. A broken chain throws BrokenChainError (exit 1); a missing
- * journal or bad id throws InputError (exit 2).
+ * Opens `<agent|dir|file>` for display: resolves it and verifies the chain from
+ * genesis once, streaming; the steps shown are then read a window at a time, so
+ * memory does not grow with the journal. A broken chain throws BrokenChainError
+ * (exit 1); a missing journal or bad id throws InputError (exit 2).
  */
 export function openJournal(target: string, options: OpenOptions = {}): ReplaySource {
   const cwd = options.cwd ?? process.cwd();
   const root = path.resolve(cwd, options.root ?? '.');
   const { file, dir, agentId } = resolveJournal(targetPath(target, cwd), root);
-  const r = readJournalFile(file);
-  requireVerified(file, r);
+  let steps: VerifiedSteps;
+  try {
+    steps = VerifiedSteps.open(file, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
+  } catch (e) {
+    if (e instanceof UnverifiedJournalError)
+      throw new BrokenChainError(file, describeFaults(file, e.result), 'chain', errorFaults(file, e.result.errors));
+    throw e;
+  }
   const projectRoot = projectRootOf(dir);
   const cas = [projectRoot, root].filter((x): x is string => x !== undefined).map(casDir);
-  return sourceFromRead(r, {
+  return {
     kind: 'journal',
     file,
     agentId,
+    head_hash: steps.head_hash,
+    steps: steps.length,
+    entries: steps,
+    // Redaction is a property of published receipts; a journal is shown as it is.
+    redacted: false,
     blobs: casBlobs(cas),
     ...(projectRoot === undefined ? {} : { projectRoot }),
-  });
+  };
 }
 
 /** A row exactly as stored (key order, exact integers, float-ness), for `--json`. */

@@ -1,5 +1,5 @@
 import { canonicalOfRead, isJsonObject, type JsonValue } from '../canonical';
-import type { JournalEntry, StepRow } from '../journal';
+import type { JournalEntry, StepList, StepRow } from '../journal';
 import { isoTime, preview, sanitize } from './text';
 
 /**
@@ -129,21 +129,19 @@ export function stepMatches(e: JournalEntry, query: string): boolean {
  * before it going backward), wrapping around; `from` itself is tried last.
  * Returns -1 when no step matches.
  */
-export function findStep(entries: JournalEntry[], query: string, from: number, direction: 1 | -1 = 1): number {
+export function findStep(entries: StepList, query: string, from: number, direction: 1 | -1 = 1): number {
   const n = entries.length;
   if (n === 0 || query.length === 0) return -1;
   for (let k = 1; k <= n; k++) {
     const i = (((from + direction * k) % n) + n) % n;
-    if (stepMatches(entries[i]!, query)) return i;
+    if (stepMatches(entries.at(i)!, query)) return i;
   }
   return -1;
 }
 
 /** The indexes of all matching steps (for "match i of n"). */
-export function matchingSteps(entries: JournalEntry[], query: string): number[] {
+export function matchingSteps(entries: StepList, query: string): number[] {
   const out: number[] = [];
-  entries.forEach((e, i) => {
-    if (stepMatches(e, query)) out.push(i);
-  });
+  for (let i = 0; i < entries.length; i++) if (stepMatches(entries.at(i)!, query)) out.push(i);
   return out;
 }

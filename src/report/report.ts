@@ -1,12 +1,16 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
-import { readJournalBytes, verifyJournalBytes } from '../journal';
+import { verifyJournalBytes } from '../journal';
 import { writeFileAtomic } from '../receipt';
-import { sha256Hex, ZERO_HASH } from '../util/hash';
+import { sha256Hex } from '../util/hash';
 import { PRODUCER } from '../version';
-import type { ReportBlob, ReportData, ReportForkNode, ReportWindow } from './client/data';
+import type { ReportBlob, ReportData, ReportForkNode } from './client/data';
 import { buildPage } from './page';
 import { blobRefsOf, loadReportSource, type LoadSourceOptions, type ReportFault, type ReportSource } from './source';
+import { reportWindow } from './window';
+
+export { reportWindow } from './window';
+export type { Windowed } from './window';
 
 export interface ReportOptions extends LoadSourceOptions {
   /** Project root for an agent id target and for the CAS (default: the current directory). */
@@ -23,10 +27,6 @@ export interface ReportOptions extends LoadSourceOptions {
   force?: boolean;
   /** The generation time shown in the page (tests pin it). */
   now?: Date;
-  /** Embed at most this many steps: a window of the journal (the rest is checked by the generator only). */
-  maxSteps?: number;
-  /** The seq the window starts at (default: the window ends at the last step). Needs `maxSteps`. */
-  fromStep?: number;
   /** Warn when the page embeds more steps than this (default 50,000)... */
   warnSteps?: number;
   /** ...or when the page is larger than this many bytes (default 64 MiB). */
@@ -60,59 +60,6 @@ export const DEFAULT_WARN_STEPS = 50_000;
 export const DEFAULT_WARN_BYTES = 64 * 1024 * 1024;
 /** Receipt faults the page re-derives itself by checking the Ed25519 signature in the browser. */
 const SIGNATURE_KINDS = new Set(['signature_invalid', 'unsigned', 'no_trusted_key']);
-
-export interface Windowed {
-  bytes: Buffer;
-  window: ReportWindow;
-  lastLine: number;
-  steps: number;
-}
-
-/** Byte offset of the start of each line (and one past the end). */
-function lineStarts(buf: Buffer): number[] {
-  const starts = [0];
-  for (let nl = buf.indexOf(0x0a); nl >= 0 && nl + 1 < buf.length; nl = buf.indexOf(0x0a, nl + 1)) starts.push(nl + 1);
-  starts.push(buf.length);
-  return starts;
-}
-
-/**
- * The lines to embed when `maxSteps` asks for a window: `maxSteps` well-formed rows
- * from `fromStep` (default: the last ones), with the lines between them, anchored
- * to the stored step_hash of the row before (the state the chain walk has there).
- */
-export function reportWindow(journal: Buffer, maxSteps: number, fromStep: number | undefined): Windowed | null {
-  if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
-    throw new InputError(`--max-steps ${maxSteps}: not a positive integer`);
-  const rows = readJournalBytes(journal).entries;
-  let first: number;
-  if (fromStep !== undefined) {
-    first = rows.findIndex((e) => e.row.seq === fromStep);
-    if (first < 0)
-      throw new InputError(
-        `--from ${fromStep}: no step with that seq (the journal has ${rows.length} well-formed steps)`,
-      );
-  } else first = Math.max(0, rows.length - maxSteps);
-  const starts = lineStarts(journal);
-  const totalLines = starts.length - 1;
-  const lastRow = Math.min(rows.length, first + maxSteps) - 1;
-  const firstLine = first === 0 ? 1 : rows[first]!.line;
-  const lastLine = lastRow === rows.length - 1 ? totalLines : rows[lastRow]!.line;
-  if (firstLine === 1 && lastLine === totalLines) return null;
-  const before = first === 0 ? undefined : rows[first - 1]!.row;
-  return {
-    bytes: journal.subarray(starts[firstLine - 1]!, starts[lastLine]!),
-    window: {
-      first_line: firstLine,
-      first_seq: before === undefined ? 0 : before.seq + 1,
-      anchor_hash: before === undefined ? ZERO_HASH : before.step_hash,
-      total_lines: totalLines,
-      total_steps: rows.length,
-    },
-    lastLine,
-    steps: lastRow - first + 1,
-  };
-}
 
 /** Picks the blobs to embed under the caps, in chain order; the rest are listed with the reason. */
 function collectBlobs(
@@ -172,17 +119,22 @@ function collectBlobs(
  * too (the page shows the faults): check `ok`.
  */
 export function renderReport(source: ReportSource, options: ReportOptions = {}): RenderedReport {
-  const chain = verifyJournalBytes(
-    source.journal,
-    source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead },
-  );
   if (options.fromStep !== undefined && options.maxSteps === undefined)
     throw new InputError('--from needs --max-steps (the size of the window)');
-  const windowed =
-    options.maxSteps === undefined ? null : reportWindow(source.journal, options.maxSteps, options.fromStep);
-  const embeddedJournal = windowed === null ? source.journal : windowed.bytes;
+  // A journal file loaded by loadReportSource was verified whole, streaming, and windowed already;
+  // bytes in hand (a receipt, a source built by the caller) are verified and windowed here.
+  const chain =
+    source.verified ??
+    verifyJournalBytes(source.journal, source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead });
+  const windowed = source.windowDone
+    ? (source.windowed ?? null)
+    : options.maxSteps === undefined
+      ? null
+      : reportWindow(source.journal, options.maxSteps, options.fromStep);
+  const inMemoryWindow = windowed !== null && source.windowed === undefined;
+  const embeddedJournal = inMemoryWindow ? windowed.bytes : source.journal;
   // A window lists only the blobs its own rows refer to.
-  const order = windowed !== null ? blobRefsOf(embeddedJournal) : (source.blobOrder ?? blobRefsOf(source.journal));
+  const order = inMemoryWindow ? blobRefsOf(embeddedJournal) : (source.blobOrder ?? blobRefsOf(source.journal));
   const { blobs, faults: blobFaults } = collectBlobs(
     source,
     order,
@@ -231,6 +183,11 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   const html = buildPage(data);
   const embeddedSteps = windowed === null ? chain.steps : windowed.steps;
   const warnings: string[] = [];
+  if (source.autoWindow !== undefined && windowed !== null)
+    warnings.push(
+      `the journal is too large for one page (${(source.autoWindow.bytes / 1048576).toFixed(0)} MB): the page embeds its last ${windowed.steps} steps ` +
+        `(all ${chain.steps} were verified here); choose a window with --max-steps N [--from SEQ]`,
+    );
   const warnSteps = options.warnSteps ?? DEFAULT_WARN_STEPS;
   if (embeddedSteps > warnSteps || html.length > (options.warnBytes ?? DEFAULT_WARN_BYTES)) {
     warnings.push(

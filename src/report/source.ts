@@ -2,7 +2,20 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { lstatUnder, readUnder } from '../util/nofollow';
-import { Cas, casDir, projectRootOf, readJournalBytes, readJournalFileBytes, resolveJournal } from '../journal';
+import { closeSync, openSync, readSync } from 'node:fs';
+import {
+  Cas,
+  casDir,
+  projectRootOf,
+  readJournalBytes,
+  readJournalFileBytes,
+  resolveJournal,
+  UnverifiedJournalError,
+  VerifiedSteps,
+  type ProgressFn,
+  type VerifyResult,
+} from '../journal';
+import { AUTO_WINDOW_BYTES, AUTO_WINDOW_STEPS, streamedWindow, type Windowed } from './window';
 import {
   blobDigestsOf,
   inspectReceipt,
@@ -58,11 +71,27 @@ export interface ReportSource {
   };
   /** The fork tree to draw, when known (see `ReportOptions.forks`). */
   forks?: ReportForkNode | null;
+  /**
+   * A journal file verified whole when it was loaded (streaming): its verdict, and
+   * the window `journal` then holds (absent: `journal` is the whole file).
+   */
+  verified?: VerifyResult;
+  windowed?: Windowed;
+  /** The window options were applied when loading (so `windowed` absent means the whole journal). */
+  windowDone?: boolean;
+  /** The window was chosen because the journal is too large for one page (no --max-steps given). */
+  autoWindow?: { bytes: number };
 }
 
 export interface LoadSourceOptions {
   /** Trusted public keys for a receipt's signature. */
   publicKeys?: PublicKey[];
+  /** Embed at most this many steps: a window of the journal (the rest is checked by the generator only). */
+  maxSteps?: number;
+  /** The seq the window starts at (default: the window ends at the last step). Needs `maxSteps`. */
+  fromStep?: number;
+  /** Progress of verifying a large journal. */
+  onProgress?: ProgressFn;
 }
 
 /**
@@ -176,6 +205,64 @@ export function loadReportSource(target: string, root: string, options: LoadSour
     return receiptSource(asPath, options);
   }
   const j = resolveJournal(target, root);
-  const journal = readJournalFileBytes(j.file);
-  return { kind: 'journal', path: j.file, agentId: j.agentId, journal, blobs: casSource(projectRootOf(j.dir) ?? root) };
+  const base = {
+    kind: 'journal' as const,
+    path: j.file,
+    agentId: j.agentId,
+    blobs: casSource(projectRootOf(j.dir) ?? root),
+  };
+  // Verified once, streaming (docs/journal.md, "Reading windows"); a window then reads only its own rows.
+  let steps: VerifiedSteps;
+  try {
+    steps = VerifiedSteps.open(j.file, {
+      collectRefs: true,
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    });
+  } catch (e) {
+    // A chain that does not verify is embedded as it is, for the page to show its faults.
+    if (e instanceof UnverifiedJournalError) return { ...base, journal: readJournalFileBytes(j.file) };
+    throw e;
+  }
+  const auto = options.maxSteps === undefined && steps.size > AUTO_WINDOW_BYTES;
+  const maxSteps = options.maxSteps ?? (auto ? AUTO_WINDOW_STEPS : undefined);
+  if (maxSteps !== undefined) {
+    const w = streamedWindow(steps, (a, b) => readRange(j.file, a, b), maxSteps, options.fromStep);
+    if (w !== null) {
+      const refs: string[][] = [];
+      for (let i = w.window.first_seq; i < w.window.first_seq + w.steps; i++) refs.push(steps.at(i)!.row.blob_refs);
+      return {
+        ...base,
+        journal: w.bytes,
+        verified: steps.result,
+        windowed: w,
+        windowDone: true,
+        blobOrder: blobDigestsOf(refs),
+        ...(auto ? { autoWindow: { bytes: steps.size } } : {}),
+      };
+    }
+  }
+  return {
+    ...base,
+    journal: readJournalFileBytes(j.file),
+    verified: steps.result,
+    windowDone: true,
+    ...(steps.blobRefs === undefined ? {} : { blobOrder: steps.blobRefs }),
+  };
+}
+
+/** Bytes [start, end) of a file. */
+function readRange(file: string, start: number, end: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(end - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
-import { forEachLine } from '../journal/verify';
+import { decodeUtf8 } from '../canonical';
+import { forEachReferenceLine, pyStrip } from '../journal/lines';
 import { CAPABILITIES, CAPABILITY_EVENT, checkMutationRow, MUTATION_EVENT } from './provider-state';
 import { computeEventHash, readRunLine, RUN_GENESIS, type RunRow } from './row';
 
@@ -79,19 +80,25 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
   let mutations = 0;
   let divergent: { index: number; expected: string; actual: string } | undefined;
   let chainOk = true;
-  forEachLine(buf, (start, end, line, terminated) => {
-    const bytes = buf.subarray(start, end);
-    if (bytes.length === 0) {
-      chainOk = false;
-      errors.push({ line, index: null, kind: 'malformed_json', message: 'empty line' });
+  // Lines as the reference reads them (docs/journal.md, "Reading rules"): universal newlines, str.strip(), blank lines skipped.
+  let line = 0;
+  forEachReferenceLine(buf, 0, buf.length, (start, end, _next, ending) => {
+    line++;
+    const raw = buf.subarray(start, end);
+    const stripped = strippedBytes(raw);
+    if (stripped === undefined) {
+      if (options.strict) errors.push({ line, index: null, kind: 'non_canonical', message: 'blank line' });
       return;
     }
-    const read = readRunLine(bytes);
+    const read = readRunLine(stripped);
+    const terminated = ending !== 'eof';
     if (read.kind === 'malformed') {
       chainOk = false;
       errors.push({ line, index: null, kind: 'malformed_json', message: read.reason });
       return;
     }
+    // Whitespace around the row, or a carriage return ending it: the reference reads it; strict mode notes it.
+    if (stripped !== raw || (ending !== 'lf' && ending !== 'eof')) read.canonical = false;
     const { row } = read;
     const i = index;
     const fault = (kind: RunFaultKind, message: string): void => void errors.push({ line, index: i, kind, message });
@@ -176,6 +183,25 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     errors,
     entries,
   };
+}
+
+/** A line's bytes with Python's str.strip() applied; undefined when nothing is left (a blank line). */
+function strippedBytes(raw: Buffer): Buffer | undefined {
+  let plain = true;
+  for (let i = 0; i < raw.length && plain; i++) {
+    const c = raw[i]!;
+    if (c <= 0x20 || c >= 0x80) plain = false;
+  }
+  if (plain) return raw.length === 0 ? undefined : raw;
+  let text: string;
+  try {
+    text = decodeUtf8(raw);
+  } catch {
+    return raw; // invalid UTF-8: malformed, reported as it is
+  }
+  const s = pyStrip(text);
+  if (s.length === 0) return undefined;
+  return s.length === text.length ? raw : Buffer.from(s, 'utf8');
 }
 
 export function readRunJournalFileBytes(file: string): Buffer {

@@ -4,9 +4,13 @@ for differential tests. Standard library only.
   genkey <keyfile>                       create a key as the reference does (64 hex chars, mode 0600)
   write  <dir> <keyfile> <events.json>   append events (a JSON list); an event may pin its "timestamp" and "day"
   verify <dir> <keyfile>                 print {"ok": bool, "errors": [...]} as the reference verify does
+  archive <dir> <day>                    gzip every dated *.jsonl before <day> into archive/ and remove it, as the
+                                         newer reference's archive() does with a retention cutoff
 """
+import gzip
 import hashlib
 import hmac
+import shutil
 import json
 import os
 import secrets
@@ -79,11 +83,50 @@ def write(d, key, events):
         prev = entry["hmac"]
 
 
+def archived(d):
+    """archive/*.jsonl.gz by the date their name starts with; undated names last."""
+    a = Path(d) / "archive"
+    if not a.is_dir():
+        return []
+
+    def key(p):
+        token = p.name.split(".", 1)[0]
+        try:
+            datetime.strptime(token, "%Y-%m-%d")
+        except ValueError:
+            return (1, "", p.name)
+        return (0, token, p.name)
+
+    return sorted(a.glob("*.jsonl.gz"), key=key)
+
+
+def archive(d, before):
+    a = Path(d) / "archive"
+    a.mkdir(parents=True, exist_ok=True)
+    for p in sorted(Path(d).glob("*.jsonl")):
+        if p.stem >= before:
+            continue
+        gz = a / (p.name + ".gz")
+        with p.open("rb") as fi, gzip.open(gz, "wb") as fo:
+            shutil.copyfileobj(fi, fo)
+        p.unlink()
+
+
 def verify(d, key):
     errors = []
     prev = GENESIS
+    segments = []
+    for gz in archived(d):
+        try:
+            with gzip.open(gz, "rb") as f:
+                segments.append((gz.name, f.read()))
+        except (OSError, EOFError) as exc:
+            errors.append("%s: unreadable archived segment - %s" % (gz.name, exc))
+            return {"ok": False, "errors": errors}
     for p in sorted(Path(d).glob("*.jsonl")):
-        raw = p.read_bytes()
+        segments.append((p.name, p.read_bytes()))
+    for name, raw in segments:
+        p = Path(name)
         if raw and not raw.endswith(b"\n"):
             errors.append("%s: missing trailing newline" % p.name)
         for n, line in enumerate(split(raw), start=1):
@@ -116,6 +159,8 @@ if __name__ == "__main__":
     elif cmd == "write":
         with open(sys.argv[4], encoding="utf-8") as f:
             write(sys.argv[2], load_key(sys.argv[3]), json.load(f))
+    elif cmd == "archive":
+        archive(sys.argv[2], sys.argv[3])
     elif cmd == "verify":
         print(json.dumps(verify(sys.argv[2], load_key(sys.argv[3]))))
     else:

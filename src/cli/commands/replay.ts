@@ -16,6 +16,7 @@ import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
 import type { CommandIO } from '../io';
+import { terminalProgress } from '../../util/progress';
 
 /**
  * Opens a target for display, verified first. A broken chain prints every fault
@@ -23,15 +24,20 @@ import type { CommandIO } from '../io';
  */
 export function openForDisplay(target: string, args: ParsedArgs, io: CommandIO): ReplaySource {
   const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
+  const progress = terminalProgress('verifying', io.env);
   try {
     return openReplay(target, {
       root: rootOf(args, io),
       cwd: io.cwd,
       ...(publicKeys.length > 0 ? { publicKeys } : {}),
+      ...(progress === undefined ? {} : { onProgress: progress.update }),
     });
   } catch (e) {
+    progress?.done();
     if (e instanceof BrokenChainError) for (const f of e.faults) io.err(f);
     throw e;
+  } finally {
+    progress?.done();
   }
 }
 

@@ -9,6 +9,8 @@ import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { InputError } from '../../errors';
+import { describeFault } from '../../journal';
+import { terminalProgress } from '../../util/progress';
 
 /** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
 function targetOf(target: string, io: CommandIO, root: string): string {
@@ -68,7 +70,21 @@ export const reportCommand: Command = {
       throw new InputError('--max-steps: expected at least 1 step');
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
     const root = rootOf(args, io);
-    const source = loadReportSource(targetOf(target!, io, root), root, { publicKeys });
+    const maxStepsN = maxSteps === undefined ? undefined : intArg(maxSteps, '--max-steps');
+    const fromN = from === undefined ? undefined : intArg(from, '--from');
+    // Verified once, streaming; only the window embedded is read (docs/journal.md, "Reading windows").
+    const progress = terminalProgress('verifying', io.env);
+    let source;
+    try {
+      source = loadReportSource(targetOf(target!, io, root), root, {
+        publicKeys,
+        ...(maxStepsN === undefined ? {} : { maxSteps: maxStepsN }),
+        ...(fromN === undefined ? {} : { fromStep: fromN }),
+        ...(progress === undefined ? {} : { onProgress: progress.update }),
+      });
+    } finally {
+      progress?.done();
+    }
     // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
     let forks: ReportForkNode | null = null;
     if (source.kind === 'journal') {
@@ -82,8 +98,8 @@ export const reportCommand: Command = {
       root,
       force: args.flags.has('force'),
       forks,
-      ...(maxSteps === undefined ? {} : { maxSteps: intArg(maxSteps, '--max-steps') }),
-      ...(from === undefined ? {} : { fromStep: intArg(from, '--from') }),
+      ...(maxStepsN === undefined ? {} : { maxSteps: maxStepsN }),
+      ...(fromN === undefined ? {} : { fromStep: fromN }),
     });
     for (const w of r.warnings) io.err(`stepchain: report: warning: ${w}`);
     if (args.flags.has('json')) {
@@ -113,8 +129,7 @@ export const reportCommand: Command = {
           : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}${window}`,
       );
     }
-    if (!r.ok)
-      for (const f of r.errors) io.err(`${r.source}${f.line === null ? '' : `:${f.line}`}: ${f.kind}: ${f.message}`);
+    if (!r.ok) for (const f of r.errors) io.err(describeFault(r.source, f));
     return r.ok ? 0 : 1;
   },
 };

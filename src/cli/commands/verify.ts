@@ -1,4 +1,5 @@
-import { describeFault, resolveJournal, verifyJournalFile } from '../../journal';
+import { describeFaults, resolveJournal, verifyJournalFile } from '../../journal';
+import { terminalProgress } from '../../util/progress';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { hashOption, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -36,20 +37,33 @@ export const verifyCommand: Command = {
     const [target] = expectPositionals(args, ['agent|dir|file'], 'verify');
     const expectedHead = hashOption(args, 'expected-head');
     const { file } = resolveJournal(target!, rootOf(args, io));
-    const result = verifyJournalFile(file, {
-      ...(expectedHead === undefined ? {} : { expectedHead }),
-      strict: args.flags.has('strict'),
-    });
+    const progress = terminalProgress(`verifying ${file}`, io.env);
+    let result;
+    try {
+      result = verifyJournalFile(file, {
+        ...(expectedHead === undefined ? {} : { expectedHead }),
+        strict: args.flags.has('strict'),
+        ...(progress === undefined ? {} : { onProgress: progress.update }),
+      });
+    } finally {
+      progress?.done();
+    }
     if (args.flags.has('json')) {
-      io.json({ ok: result.ok, head_hash: result.head_hash, steps: result.steps, errors: result.errors });
+      // Runs collapsed and the list capped: `fault_count` is every fault, `errors_omitted` those not listed.
+      io.json({
+        ok: result.ok,
+        head_hash: result.head_hash,
+        steps: result.steps,
+        errors: result.errors,
+        fault_count: result.fault_count,
+        errors_omitted: result.errors_omitted,
+      });
     } else if (result.ok) {
       io.out(`OK ${file}: ${result.steps} step${result.steps === 1 ? '' : 's'}, head ${result.head_hash}`);
     } else {
-      io.out(
-        `FAIL ${file}: ${result.errors.length} fault${result.errors.length === 1 ? '' : 's'} in ${result.steps} well-formed rows`,
-      );
+      io.out(`FAIL ${file}: ${result.fault_count} fault${result.fault_count === 1 ? '' : 's'} in ${result.steps} rows`);
     }
-    if (!result.ok) for (const f of result.errors) io.err(describeFault(file, f));
+    if (!result.ok) for (const line of describeFaults(file, result)) io.err(line);
     return result.ok ? 0 : 1;
   },
 };

@@ -1,13 +1,15 @@
 import { ChainChecker, type Fault } from '../../journal/chain';
+import { FaultList } from '../../journal/faults';
+import { forEachReferenceLine } from '../../journal/lines';
 import { readRowLine, type StepRow } from '../../journal/row';
-import { ZERO_HASH } from '../../util/hash';
 import type { PageFault, PageVerifyResult, ReportWindow } from './data';
 
 /**
  * The report page's chain check, run in chunks so the page stays responsive.
- * It is the journal's own code: each line is read by `readRowLine` and linked by
- * `ChainChecker` (src/journal, docs/format.md §2), the same walk `stepchain verify`
- * does, so kinds, lines and messages are the CLI's. In the page bundle,
+ * It is the journal's own code: lines framed as the reference frames them
+ * (`forEachReferenceLine`), each read by `readRowLine` and linked by `ChainChecker`,
+ * faults collected in a `FaultList` (src/journal, docs/journal.md), the same walk
+ * `stepchain verify` does, so kinds, lines, messages and runs are the CLI's. In the page bundle,
  * src/util/hash.ts is swapped for `./hash.ts` (@noble/hashes).
  */
 
@@ -15,12 +17,12 @@ import type { PageFault, PageVerifyResult, ReportWindow } from './data';
 export interface PageEntry {
   /** The 1-based line in the whole journal. */
   line: number;
-  /** Byte offsets of the line in the embedded bytes (end excludes the newline). */
+  /** Byte offsets of the line in the embedded bytes (end excludes its line ending). */
   start: number;
   end: number;
-  /** The row, when the line is a well-formed row. */
+  /** The row, when the line is a row of the right shape. */
   row: StepRow | null;
-  /** Recomputed step hash (well-formed rows only). */
+  /** Recomputed step hash (rows whose hashed fields are all there). */
   computed: string | null;
   faults: PageFault[];
 }
@@ -45,18 +47,13 @@ export interface VerifierOptions {
 export function createVerifier(bytes: Uint8Array, options: VerifierOptions = {}): PageVerifier {
   const window = options.window ?? null;
   const lineOffset = window === null ? 0 : window.first_line - 1;
-  // Line boundaries first (cheap), so progress has a denominator.
+  // Line boundaries first (cheap), so progress has a denominator: \n, \r\n or a bare \r, as the reference reads.
   const bounds: number[] = [];
-  for (let s = 0; s < bytes.length;) {
-    let nl = bytes.indexOf(0x0a, s);
-    if (nl < 0) nl = bytes.length;
-    bounds.push(s, nl);
-    s = nl + 1;
-  }
+  forEachReferenceLine(bytes, 0, bytes.length, (s, e) => void bounds.push(s, e));
   const total = bounds.length / 2;
   const reachesEnd = window === null || lineOffset + total >= window.total_lines;
   const entries: PageEntry[] = [];
-  const errors: PageFault[] = [];
+  const faults = new FaultList();
   const chain = new ChainChecker();
   if (window !== null) {
     chain.expectedSeq = window.first_seq;
@@ -70,34 +67,36 @@ export function createVerifier(bytes: Uint8Array, options: VerifierOptions = {})
     const line = lineOffset + idx + 1;
     const entry: PageEntry = { line, start, end, row: null, computed: null, faults: [] };
     entries.push(entry);
-    const add = (faults: readonly Fault[]): void => {
-      for (const f of faults) {
+    const sink = {
+      add(f: Fault): void {
         entry.faults.push(f);
-        errors.push(f);
-      }
+        faults.add(f);
+      },
     };
-    if (end === start) {
-      add([{ line, kind: 'malformed_json', message: 'empty line' }]);
-      return;
-    }
     const read = readRowLine(bytes.subarray(start, end));
+    if (read.kind === 'blank') return; // skipped, as the reference skips it
     if (read.kind === 'malformed') {
-      add([{ line, kind: 'malformed_json', message: read.reason }]);
+      sink.add({ line, kind: 'malformed_json', message: read.reason });
       return;
     }
-    entry.row = read.row;
-    entry.computed = read.computedHash;
-    add(chain.check(line, read.row, read.computedHash));
+    if (read.shape !== undefined) sink.add({ line, kind: 'malformed_json', message: read.shape });
+    chain.check(line, read.view, sink);
+    entry.row = read.row ?? null;
+    entry.computed = read.view.computedHash ?? null;
   };
 
-  const head = (): string => (chain.steps > 0 || window !== null ? chain.head : ZERO_HASH);
+  const head = (): string => chain.head;
 
   const finish = (): void => {
-    if (window === null && bytes.length === 0)
-      errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
+    if (window === null && chain.steps === 0)
+      faults.add({
+        line: null,
+        kind: 'empty_journal',
+        message: total === 0 ? 'journal has no steps' : 'journal has no steps (no line holds a row)',
+      });
     const expected = options.expectedHead;
     if (reachesEnd && expected !== undefined && expected !== null && expected !== head()) {
-      errors.push({ line: null, kind: 'head_mismatch', message: `head ${head()}, expected ${expected}` });
+      faults.add({ line: null, kind: 'head_mismatch', message: `head ${head()}, expected ${expected}` });
     }
     done = true;
   };
@@ -113,7 +112,16 @@ export function createVerifier(bytes: Uint8Array, options: VerifierOptions = {})
       return done;
     },
     result(): PageVerifyResult {
-      return { ok: done && errors.length === 0, head_hash: head(), steps: chain.steps, errors: errors.slice() };
+      // The shape of verifyJournalBytes' result: runs collapsed, the list capped, both counts.
+      const r = {
+        ok: done && faults.total === 0,
+        head_hash: head(),
+        steps: chain.steps,
+        errors: faults.list.slice(),
+        fault_count: faults.total,
+        errors_omitted: faults.omitted,
+      };
+      return r;
     },
   };
 }

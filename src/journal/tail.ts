@@ -1,0 +1,80 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { finishLastLine, moveTornTailAside } from '../util/fs';
+import { scanSlices } from './parallel';
+import type { ChainState, RecoveredTail } from './recover';
+import { stitchRecovery } from './stitch';
+
+/**
+ * Recovery on open, in two small steps a writer calls under its lock
+ * (docs/journal.md, "Recovery on open"): `checkTail` judges the bytes from a
+ * verified prefix `from` to `size` (the whole file from GENESIS, or only what was
+ * appended since a trusted checkpoint) and throws JournalRecoveryError, naming
+ * the file and line, on anything but valid rows and a torn tail; `repairTail`
+ * then finishes a row's lost newline or moves a torn tail aside, and says so.
+ */
+export function checkTail(file: string, from: ChainState, size: number, env?: NodeJS.ProcessEnv): RecoveredTail {
+  const slices = scanSlices({ kind: 'file', path: file }, from.offset, size, { strict: false, recovery: true }, env);
+  return stitchRecovery(file, slices, from, size, () => (from.offset === 0 ? 0 : countLinesInFile(file, from.offset)));
+}
+
+/** What `repairTail` did to a torn tail (for the operator: stderr by default). */
+export interface TornTailMoved {
+  file: string;
+  /** The side file the bytes were copied to (`<journal>.torn-<unix ms>`). */
+  sideFile: string;
+  bytes: number;
+}
+
+/** The default notice: one line on stderr. */
+export function printTornTailNotice(m: TornTailMoved): void {
+  process.stderr.write(
+    `stepchain: ${m.file}: moved a torn tail of ${m.bytes} byte${m.bytes === 1 ? '' : 's'} (a write that never finished) to ${m.sideFile}\n`,
+  );
+}
+
+/**
+ * Applies a checked tail: writes the newline a complete last row lost, or copies
+ * a torn tail to a side file and truncates it off (then calls `notice`). Returns
+ * the new verified prefix.
+ */
+export function repairTail(
+  file: string,
+  t: RecoveredTail,
+  size: number,
+  durable: boolean,
+  notice: (m: TornTailMoved) => void = printTornTailNotice,
+): ChainState {
+  let end = t.validEnd;
+  if (t.unterminatedRowEnd !== undefined) {
+    finishLastLine(file, t.unterminatedRowEnd, durable);
+    end = t.unterminatedRowEnd + 1;
+  } else if (t.tornFrom !== undefined) {
+    const sideFile = moveTornTailAside(file, t.tornFrom, durable);
+    notice({ file, sideFile, bytes: size - t.tornFrom });
+  }
+  return { offset: end, head: t.head, steps: t.steps };
+}
+
+/** countLines over the first `to` bytes of a file (read in blocks). */
+function countLinesInFile(path: string, to: number): number {
+  const fd = openSync(path, 'r');
+  try {
+    const block = Buffer.allocUnsafe(1 << 20);
+    let n = 0;
+    let prevCr = false;
+    for (let pos = 0; pos < to;) {
+      const got = readSync(fd, block, 0, Math.min(block.length, to - pos), pos);
+      if (got === 0) break;
+      for (let i = 0; i < got; i++) {
+        const c = block[i];
+        // A \n ends a line (with a \r before it, one line); a \r followed by anything else ends one too.
+        if (c === 0x0a || prevCr) n++;
+        prevCr = c === 0x0d;
+      }
+      pos += got;
+    }
+    return prevCr ? n + 1 : n;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,108 @@
+import { InputError } from '../errors';
+import { forEachReferenceLine, walkedRows, type VerifiedSteps } from '../journal';
+import { ZERO_HASH } from '../util/hash';
+import type { ReportWindow } from './client/data';
+
+/**
+ * The part of a journal a report embeds when it is windowed (`--max-steps N
+ * [--from SEQ]`, or a journal too large for one page): `steps` rows from the
+ * first one asked for (default: the last ones), with the lines between them, as
+ * the reference frames lines (docs/journal.md), anchored to what the chain walk
+ * has there: the rows walked before it (its expected seq) and the stored
+ * step_hash of the row before.
+ */
+export interface Windowed {
+  bytes: Buffer;
+  window: ReportWindow;
+  lastLine: number;
+  steps: number;
+}
+
+/** A journal larger than this is windowed even when no window is asked for: one page could not hold it. */
+export const AUTO_WINDOW_BYTES = 128 * 1024 * 1024;
+/** The steps such a window holds (the last ones). */
+export const AUTO_WINDOW_STEPS = 10_000;
+
+function checkWindowArgs(maxSteps: number): void {
+  if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
+    throw new InputError(`--max-steps ${maxSteps}: not a positive integer`);
+}
+
+/** The row index a window starts at: the row whose seq is `fromStep`, else the last `maxSteps`. */
+function firstRow(
+  total: number,
+  maxSteps: number,
+  fromStep: number | undefined,
+  seqAt: (i: number) => unknown,
+): number {
+  if (fromStep === undefined) return Math.max(0, total - maxSteps);
+  // In a journal that verifies, row i has seq i; in one that does not, the first row with that seq.
+  if (Number.isSafeInteger(fromStep) && fromStep >= 0 && fromStep < total && seqAt(fromStep) === fromStep)
+    return fromStep;
+  for (let i = 0; i < total; i++) if (seqAt(i) === fromStep) return i;
+  throw new InputError(`--from ${fromStep}: no step with that seq (the journal has ${total} well-formed steps)`);
+}
+
+/** A window of journal bytes in memory (receipts, and journals that do not verify). Null: the whole journal. */
+export function reportWindow(journal: Buffer, maxSteps: number, fromStep: number | undefined): Windowed | null {
+  checkWindowArgs(maxSteps);
+  // Rows as the walk counts them: every JSON object line, whatever its shape.
+  const rows = walkedRows(journal);
+  const first = firstRow(rows.length, maxSteps, fromStep, (i) => rows[i]!.seq);
+  const starts: number[] = [];
+  forEachReferenceLine(journal, 0, journal.length, (s) => void starts.push(s));
+  const totalLines = starts.length;
+  starts.push(journal.length);
+  const lastRow = Math.min(rows.length, first + maxSteps) - 1;
+  const firstLine = first === 0 ? 1 : rows[first]!.line;
+  const lastLine = lastRow === rows.length - 1 ? totalLines : rows[lastRow]!.line;
+  if (firstLine === 1 && lastLine === totalLines) return null;
+  const before = first === 0 ? undefined : rows[first - 1]!;
+  return {
+    bytes: journal.subarray(starts[firstLine - 1]!, starts[lastLine]!),
+    window: {
+      first_line: firstLine,
+      // The expected seq is the number of rows walked before (the reference's count).
+      first_seq: first,
+      // (A row before without a string step_hash: the walk links nothing to it; '' stands for that.)
+      anchor_hash: before === undefined ? ZERO_HASH : (before.step_hash ?? ''),
+      total_lines: totalLines,
+      total_steps: rows.length,
+    },
+    lastLine,
+    steps: lastRow - first + 1,
+  };
+}
+
+/**
+ * The same window of a verified journal file, reading only its own rows (and the
+ * byte range they span): memory does not grow with the journal. Null: the whole journal.
+ */
+export function streamedWindow(
+  steps: VerifiedSteps,
+  read: (start: number, end: number) => Buffer,
+  maxSteps: number,
+  fromStep: number | undefined,
+): Windowed | null {
+  checkWindowArgs(maxSteps);
+  const total = steps.length;
+  const first = firstRow(total, maxSteps, fromStep, (i) => steps.at(i)!.row.seq);
+  const lastRow = Math.min(total, first + maxSteps) - 1;
+  const firstLine = first === 0 ? 1 : steps.at(first)!.line;
+  const lastLine = lastRow === total - 1 ? steps.lines : steps.at(lastRow)!.line;
+  if (firstLine === 1 && lastLine === steps.lines) return null;
+  const start = first === 0 ? 0 : steps.span(first).start;
+  const end = lastRow === total - 1 ? steps.size : steps.span(lastRow).next;
+  return {
+    bytes: read(start, end),
+    window: {
+      first_line: firstLine,
+      first_seq: first,
+      anchor_hash: first === 0 ? ZERO_HASH : steps.at(first - 1)!.row.step_hash,
+      total_lines: steps.lines,
+      total_steps: total,
+    },
+    lastLine,
+    steps: lastRow - first + 1,
+  };
+}

@@ -1,0 +1,88 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Journal, MAX_LISTED_FAULTS } from '../src/journal';
+import { cli, expectNoStack } from './helpers/cli';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * Fault output is bounded whatever the journal holds (docs/journal.md, "Fault
+ * output"): runs of one kind on consecutive lines collapse into one entry, the
+ * list is capped with a count of what is left out, text and --json alike.
+ */
+const root = tempDir();
+const file = (name: string, bytes: Buffer | string): string => {
+  const f = path.join(root, `${name}.jsonl`);
+  writeFileSync(f, bytes);
+  return f;
+};
+interface JsonVerdict {
+  ok: boolean;
+  steps: number;
+  errors: { line: number | null; kind: string; last_line?: number; count?: number }[];
+  fault_count: number;
+  errors_omitted: number;
+}
+
+describe('bounded fault output', () => {
+  it('ten million empty lines: one fault (no steps), one line of output', () => {
+    const f = file('empty', Buffer.alloc(10_000_000, 0x0a));
+    const r = cli(['verify', f]);
+    expectNoStack(r);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([`${f}: empty_journal: journal has no steps (no line holds a row)`]);
+    const j = JSON.parse(cli(['verify', f, '--json']).stdout) as JsonVerdict;
+    expect(j).toMatchObject({ ok: false, steps: 0, fault_count: 1, errors_omitted: 0 });
+  });
+
+  it('two million garbage lines: one run', () => {
+    const f = file('garbage', 'x\n'.repeat(2_000_000));
+    const r = cli(['verify', f]);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(
+      `${f}:1-2000000: malformed_json: 2,000,000 faults on consecutive lines, the first: expecting value at column 1`,
+    );
+    const j = JSON.parse(cli(['verify', f, '--json']).stdout) as JsonVerdict;
+    expect(j.errors[0]).toEqual({
+      line: 1,
+      kind: 'malformed_json',
+      message: 'expecting value at column 1',
+      last_line: 2_000_000,
+      count: 2_000_000,
+    });
+    expect(j.fault_count).toBe(2_000_001);
+  });
+
+  it('faults that do not run together are listed up to the cap, and the rest counted', () => {
+    const f = file('alternating', 'x\n\n'.repeat(300_000));
+    const r = cli(['verify', f, '--json']);
+    const j = JSON.parse(r.stdout) as JsonVerdict;
+    expect(j.errors).toHaveLength(MAX_LISTED_FAULTS + 1);
+    expect(j.errors.at(-1)).toMatchObject({ line: null, kind: 'empty_journal' });
+    expect(j.fault_count).toBe(300_001);
+    expect(j.errors_omitted).toBe(300_000 - MAX_LISTED_FAULTS);
+    const text = cli(['verify', f]).stderr.trim().split('\n');
+    expect(text).toHaveLength(MAX_LISTED_FAULTS + 2);
+    expect(text.at(-1)).toBe(
+      `${f}: … and ${(300_000 - MAX_LISTED_FAULTS).toLocaleString('en-US')} more faults not listed`,
+    );
+  });
+
+  it("a deleted row makes every later row a seq_mismatch (the reference's count), listed as one run", () => {
+    const dir = path.join(root, '.sdd', 'runtime', 'journal', 'long');
+    const j = Journal.open(dir, { durability: 'none' });
+    j.appendMany(Array.from({ length: 20_000 }, (_, i) => ({ prompt: `p${i}` })));
+    const lines = require('node:fs').readFileSync(j.file, 'utf8').split('\n');
+    lines.splice(5, 1);
+    writeFileSync(j.file, lines.join('\n'));
+    // Several slices on worker threads: the slices after the gap are walked again from the right position.
+    const r = cli(['verify', j.file, '--json'], { env: { STEPCHAIN_THREADS: '4', STEPCHAIN_PARALLEL_MIN_BYTES: '1' } });
+    const v = JSON.parse(r.stdout) as JsonVerdict;
+    expect(v.errors).toEqual([
+      { line: 6, kind: 'seq_mismatch', message: 'seq 6, expected 5', last_line: 19_999, count: 19_994 },
+      { line: 6, kind: 'prev_hash_mismatch', message: expect.stringContaining('chain break') },
+    ]);
+    expect(v.steps).toBe(19_999);
+  });
+});

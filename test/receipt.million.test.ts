@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { cli, expectNoStack } from './helpers/cli';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * A journal of 1,000,000 steps, each with its own blob ref, exports and its
+ * receipt verifies: refs are collected without spreading them into a call
+ * (`push(...refs)` dies past ~100,000 arguments) (docs/journal.md).
+ */
+const root = tempDir();
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+function writeJournal(file: string, n: number): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const fd = openSync(file, 'w');
+  let prev = '0'.repeat(64);
+  let buf: string[] = [];
+  const input = sha('input');
+  for (let i = 0; i < n; i++) {
+    const payload = `{"input_hash":"${input}","model":null,"prev_hash":"${prev}","prompt":${i},"tool_call":null,"tool_result":null}`;
+    const h = sha(payload);
+    buf.push(
+      `{"blob_refs":["${sha(`blob ${i}`)}"],"input_hash":"${input}","model":null,"prev_hash":"${prev}","prompt":${i},"seq":${i},"step_hash":"${h}","tool_call":null,"tool_result":null,"ts":1796000000.5}\n`,
+    );
+    prev = h;
+    if (buf.length === 10_000) {
+      writeSync(fd, buf.join(''));
+      buf = [];
+    }
+  }
+  writeSync(fd, buf.join(''));
+  closeSync(fd);
+}
+
+it('export of 1,000,000 steps with blob refs, and receipt verify of it', () => {
+  writeJournal(path.join(root, '.sdd', 'runtime', 'journal', 'million', '000000.jsonl'), 1_000_000);
+  const out = path.join(root, 'million.tar');
+  const e = cli(['export', 'million', '-o', out], { cwd: root });
+  expectNoStack(e);
+  expect(e.code).toBe(0);
+  expect(e.stdout).toContain('1000000 missing');
+  const v = cli(['receipt', 'verify', out], { cwd: root });
+  expectNoStack(v);
+  expect(v.stdout).toMatch(/^OK .*: 1000000 steps/);
+}, 600_000);
