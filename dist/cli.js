@@ -1504,59 +1504,49 @@ function isSha256Hex(s) {
 
 ;// CONCATENATED MODULE: ./src/journal/chain.ts
 
-/** The shared "no faults" result (most rows): not allocated per row. */
-const NO_FAULTS = Object.freeze([]);
-// Hashes in full: a fault message is evidence, and JSON output never carries a cut hash.
-const chain_short = (h) => h;
+// Hashes in full: a fault message is evidence, and JSON output never carries a cut hash
+// (a value that is no hash is quoted, so nothing in it reaches a terminal raw).
+const hashText = (h) => (/^[0-9a-f]{64}$/.test(h) ? h : JSON.stringify(h));
+const chain_short = hashText;
 /**
- * The chain rules of docs/format.md §2, fed one well-formed row at a time. The expected seq
- * resynchronises on the row's own seq, and the chain follows the *stored*
- * step_hash, so one edit is reported once rather than at every later line.
+ * The chain rules of docs/journal.md, fed one row (JSON object line) at a time,
+ * as the reference walks them: the expected seq is the number of rows walked
+ * before (it does not re-synchronise on a row's own seq, so a deleted row makes
+ * every later row a `seq_mismatch`), and the chain follows the *stored*
+ * step_hash. A field the row's shape lacks (undefined in the view) is not checked.
  */
 class ChainChecker {
     expectedSeq = 0;
+    /** The previous row's stored step_hash; null after a row that had none (no prev_hash matches it). */
     prevHash = ZERO_HASH;
     steps = 0;
-    check(line, row, computedHash) {
-        return this.finish(line, row, computedHash, this.link(line, row));
-    }
-    /** The seq and prev_hash checks of a row against the expected position (no state change). */
-    link(line, row) {
-        if (row.seq === this.expectedSeq && row.prev_hash === this.prevHash)
-            return NO_FAULTS;
-        const faults = [];
-        if (row.seq !== this.expectedSeq) {
-            faults.push({ line, kind: 'seq_mismatch', message: `seq ${row.seq}, expected ${this.expectedSeq}` });
+    check(line, view, out) {
+        if (view.seq !== undefined && view.seq !== this.expectedSeq && BigInt(view.seq) !== BigInt(this.expectedSeq)) {
+            out.add({ line, kind: 'seq_mismatch', message: `seq ${String(view.seq)}, expected ${this.expectedSeq}` });
         }
-        if (row.prev_hash !== this.prevHash) {
-            faults.push({
+        if (view.prev_hash !== undefined && view.prev_hash !== this.prevHash) {
+            out.add({
                 line,
                 kind: 'prev_hash_mismatch',
-                message: `chain break: prev_hash ${chain_short(row.prev_hash)} does not match the previous step_hash ${chain_short(this.prevHash)}`,
+                message: this.prevHash === null
+                    ? `chain break: prev_hash ${chain_short(view.prev_hash)}, but the previous row has no step_hash string`
+                    : `chain break: prev_hash ${chain_short(view.prev_hash)} does not match the previous step_hash ${chain_short(this.prevHash)}`,
             });
         }
-        return faults;
-    }
-    /** The step hash check, then advance past the row. */
-    finish(line, row, computedHash, linkFaults) {
-        let faults = linkFaults;
-        if (computedHash !== row.step_hash) {
-            faults = [
-                ...linkFaults,
-                {
-                    line,
-                    kind: 'step_hash_mismatch',
-                    message: `field tamper: stored step_hash ${chain_short(row.step_hash)}, recomputed ${chain_short(computedHash)}`,
-                },
-            ];
+        if (view.computedHash !== undefined && view.step_hash !== undefined && view.computedHash !== view.step_hash) {
+            out.add({
+                line,
+                kind: 'step_hash_mismatch',
+                message: `field tamper: stored step_hash ${chain_short(view.step_hash)}, recomputed ${chain_short(view.computedHash)}`,
+            });
         }
-        this.expectedSeq = row.seq + 1;
-        this.prevHash = row.step_hash;
+        this.expectedSeq++;
+        this.prevHash = view.step_hash ?? null;
         this.steps++;
-        return faults;
     }
+    /** The head: the last stored step_hash walked ('' when that row had none), 64 zeros before any row. */
     get head() {
-        return this.prevHash;
+        return this.steps === 0 ? ZERO_HASH : (this.prevHash ?? '');
     }
 }
 
@@ -1655,6 +1645,20 @@ function pythonFloatRepr(x) {
     return `${sign}${m}e${e}`;
 }
 
+;// CONCATENATED MODULE: ./src/canonical/limits.ts
+/**
+ * The one nesting limit for every JSON value stepchain reads or writes: at most
+ * this many arrays and objects open at once (`[]` is 1 level, `[[]]` 2). Writers
+ * refuse deeper values and readers report them as faults, so no walk over a value
+ * ever runs out of stack. It stays below what the reference can read back: its
+ * `json.loads` and `json.dumps` recurse once per level under Python's default
+ * recursion limit of 1,000 frames (Python 3.11 reads 994 levels from a script's
+ * top level), and a row's line and its hashed payload are each one level deeper
+ * than the deepest field, so 900 leaves the reference about 90 frames of its own
+ * call stack (see docs/journal.md).
+ */
+const MAX_NESTING = 900;
+
 ;// CONCATENATED MODULE: ./src/canonical/key-order.ts
 /**
  * Compares two strings by Unicode code point, as Python compares `str`.
@@ -1687,11 +1691,11 @@ function compareCodePoints(a, b) {
 
 
 
+
 /** Raised for values that have no canonical encoding (NaN given to a writer, a function, ...). */
 class CanonicalEncodeError extends Error {
     name = 'CanonicalEncodeError';
 }
-const MAX_DEPTH = 4096;
 const SHORT_ESCAPES = {
     0x22: '\\"',
     0x5c: '\\\\',
@@ -1737,6 +1741,7 @@ function encode(value, options = {}) {
     const itemSep = pretty ? ', ' : ',';
     const keySep = pretty ? ': ' : ':';
     const allowNonFinite = options.allowNonFinite ?? false;
+    const maxNesting = options.maxNesting ?? MAX_NESTING;
     const entriesOf = (obj) => {
         const entries = obj instanceof Map ? [...obj] : Object.entries(obj);
         if (sortKeys)
@@ -1756,14 +1761,15 @@ function encode(value, options = {}) {
             case 'object': {
                 if (v === null)
                     return 'null';
-                if (depth > MAX_DEPTH)
-                    throw new CanonicalEncodeError(`value nested deeper than ${MAX_DEPTH} levels`);
                 if (v instanceof JsonFloat) {
                     if (!Number.isFinite(v.value) && !allowNonFinite) {
                         throw new CanonicalEncodeError(`${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`);
                     }
                     return pythonFloatRepr(v.value);
                 }
+                // `depth` containers are open around this one (docs/journal.md: one limit for readers and writers).
+                if (depth >= maxNesting)
+                    throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);
                 if (Array.isArray(v)) {
                     let out = '[';
                     for (let i = 0; i < v.length; i++) {
@@ -1810,6 +1816,7 @@ function prettyInsertionOrder(value) {
 
 ;// CONCATENATED MODULE: ./src/canonical/parse.ts
 
+
 /** Malformed JSON, with the 1-based column (in UTF-16 units) where reading stopped. */
 class JsonParseError extends Error {
     reason;
@@ -1821,7 +1828,21 @@ class JsonParseError extends Error {
         this.column = column;
     }
 }
-const parse_MAX_DEPTH = 4096;
+/**
+ * A parse error without a captured stack: readers turn it into a fault message,
+ * and capturing a stack per malformed line would make a journal of ten million
+ * garbage lines take minutes instead of seconds.
+ */
+function parseError(reason, column) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+        return new JsonParseError(reason, column);
+    }
+    finally {
+        Error.stackTraceLimit = limit;
+    }
+}
 /** Python 3.11+ refuses to read integers of more than 4300 digits; so do we, to agree on what verifies. */
 const MAX_INT_DIGITS = 4300;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
@@ -1832,7 +1853,7 @@ function decodeUtf8(bytes) {
         return utf8.decode(bytes);
     }
     catch {
-        throw new JsonParseError('invalid UTF-8', 1);
+        throw parseError('invalid UTF-8', 1);
     }
 }
 /**
@@ -1846,7 +1867,7 @@ function parse(text, options = {}) {
     let i = 0;
     const n = text.length;
     const fail = (reason, at = i) => {
-        throw new JsonParseError(reason, at + 1);
+        throw parseError(reason, at + 1);
     };
     const skipWs = () => {
         while (i < n) {
@@ -1940,10 +1961,11 @@ function parse(text, options = {}) {
         return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
     };
     const parseValue = (depth) => {
-        if (depth > parse_MAX_DEPTH)
-            fail(`nested deeper than ${parse_MAX_DEPTH} levels`);
         skipWs();
         const c = text.charCodeAt(i);
+        // `depth` containers are open around this value; one more must stay within the limit.
+        if ((c === 0x7b || c === 0x5b) && depth >= MAX_NESTING)
+            fail(`nested deeper than ${MAX_NESTING} levels`);
         switch (c) {
             case 0x22:
                 return parseString();
@@ -2050,11 +2072,12 @@ function parseBytes(bytes, options = {}) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/journal/fast-line.ts
 
 
 const fast_line_NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-const fast_line_MAX_DEPTH = 512;
+const MAX_DEPTH = 512;
 const fast_line_MAX_INT_DIGITS = 4300;
 let s = '';
 /**
@@ -2094,7 +2117,7 @@ function scanValue(i, depth) {
         case 0x22:
             return scanString(i);
         case 0x7b: {
-            if (depth > fast_line_MAX_DEPTH)
+            if (depth > MAX_DEPTH)
                 return -1;
             let j = i + 1;
             if (s.charCodeAt(j) === 0x7d)
@@ -2125,7 +2148,7 @@ function scanValue(i, depth) {
             }
         }
         case 0x5b: {
-            if (depth > fast_line_MAX_DEPTH)
+            if (depth > MAX_DEPTH)
                 return -1;
             let j = i + 1;
             if (s.charCodeAt(j) === 0x5d)
@@ -2282,6 +2305,295 @@ function fastRowRest(i, b, expectedPrev) {
     return { seq, prev_hash: prev, step_hash: stored, computedHash };
 }
 
+;// CONCATENATED MODULE: ./src/journal/faults.ts
+/**
+ * Fault lists stay bounded whatever the input (docs/journal.md, "Fault output"):
+ * a run of the same kind on consecutive lines is one entry (`line`..`last_line`,
+ * `count`), and past this many entries faults are only counted.
+ */
+const MAX_LISTED_FAULTS = 1000;
+/** An ordered, bounded list of faults with the total count. */
+class FaultList {
+    cap;
+    list = [];
+    /** Every fault added (a run of n counts n). */
+    total = 0;
+    /** Faults counted but not listed (past MAX_LISTED_FAULTS entries). */
+    omitted = 0;
+    /** The latest entry of each kind, which a fault on the next line extends. */
+    open = new Map();
+    constructor(cap = MAX_LISTED_FAULTS) {
+        this.cap = cap;
+    }
+    add(f) {
+        const n = f.count ?? 1;
+        this.total += n;
+        if (f.line !== null) {
+            const o = this.open.get(f.kind);
+            if (o !== undefined && (o.last_line ?? o.line) + 1 === f.line) {
+                o.count = (o.count ?? 1) + n;
+                o.last_line = f.last_line ?? f.line;
+                return;
+            }
+        }
+        // Whole-journal faults (no line: at most an empty journal and a head mismatch) are always listed.
+        if (this.list.length >= this.cap && f.line !== null) {
+            this.omitted += n;
+            this.open.delete(f.kind);
+            return;
+        }
+        const entry = { ...f };
+        this.list.push(entry);
+        if (f.line !== null)
+            this.open.set(f.kind, entry);
+    }
+    /** Faults counted elsewhere and not listed (a slice's own overflow). */
+    addOmitted(n) {
+        this.total += n;
+        this.omitted += n;
+    }
+    /** Adds every entry of another list, then its overflow. */
+    addAll(other) {
+        for (const f of other.list)
+            this.add(f);
+        if (other.omitted > 0)
+            this.addOmitted(other.omitted);
+    }
+}
+/** The order of one line's faults: its shape, then the reference's seq, prev_hash, step_hash, then strict notes. */
+const FAULT_ORDER = {
+    malformed_json: 0,
+    seq_mismatch: 1,
+    prev_hash_mismatch: 2,
+    step_hash_mismatch: 3,
+    non_canonical: 4,
+    head_mismatch: 5,
+    empty_journal: 6,
+};
+/** Every (line, kind) a fault list stands for, runs expanded, in line order (for tests and comparisons). */
+function expandFaults(faults) {
+    const out = [];
+    let at = 0;
+    for (const f of faults) {
+        if (f.line === null || f.last_line === undefined)
+            out.push({ line: f.line, kind: f.kind, at: at++ });
+        else
+            for (let l = f.line; l <= f.last_line; l++)
+                out.push({ line: l, kind: f.kind, at: at++ });
+    }
+    out.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity) || FAULT_ORDER[a.kind] - FAULT_ORDER[b.kind] || a.at - b.at);
+    return out.map(({ line, kind }) => ({ line, kind }));
+}
+
+;// CONCATENATED MODULE: ./src/journal/lines.ts
+/**
+ * Lines as the reference reads them (docs/journal.md, "Reading rules"): it
+ * iterates a file opened in text mode, whose universal newlines end a line at
+ * `\n`, `\r\n` or a bare `\r` (and at nothing else: `\v`, `\f`, `\x1c`-`\x1e`,
+ * NEL and U+2028/U+2029 stay inside the line), then strips each line with
+ * Python's `str.strip()` and skips the lines left empty.
+ */
+/**
+ * Code points Python's `str.isspace()` holds true, i.e. what `str.strip()`
+ * removes from both ends of a line.
+ */
+function isPyWhitespace(c) {
+    if (c <= 0x20)
+        return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+    if (c < 0x85)
+        return false;
+    return (c === 0x85 ||
+        c === 0xa0 ||
+        c === 0x1680 ||
+        (c >= 0x2000 && c <= 0x200a) ||
+        c === 0x2028 ||
+        c === 0x2029 ||
+        c === 0x202f ||
+        c === 0x205f ||
+        c === 0x3000);
+}
+/** Python's `s.strip()` (no arguments). */
+function pyStrip(s) {
+    let a = 0;
+    let b = s.length;
+    while (a < b && isPyWhitespace(s.charCodeAt(a)))
+        a++;
+    while (b > a && isPyWhitespace(s.charCodeAt(b - 1)))
+        b--;
+    return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+/**
+ * Calls `fn` for each line of `buf[from..to)` in the reference's framing, with
+ * its content `[start, end)`, the offset just past its terminator (`next`), and
+ * how it ended. `to` must be the end of the data or just past a `\n`.
+ */
+function forEachReferenceLine(buf, from, to, fn) {
+    let pos = from;
+    while (pos < to) {
+        const nl = indexIn(buf, 0x0a, pos, to);
+        const segEnd = nl < 0 ? to : nl;
+        splitSegment(buf, pos, segEnd, nl >= 0, fn);
+        pos = segEnd + 1;
+    }
+}
+/**
+ * One `\n`-delimited segment `[a, b)` (`lf`: a `\n` follows at b) split at bare
+ * `\r`s into the reference's lines. A `\r` just before the `\n` makes a `\r\n`.
+ */
+function splitSegment(buf, a, b, lf, fn) {
+    let lines = 0;
+    let s = a;
+    for (;;) {
+        const cr = indexIn(buf, 0x0d, s, b);
+        if (cr < 0) {
+            if (lf)
+                fn(s, b, b + 1, 'lf');
+            else if (s < b)
+                fn(s, b, b, 'eof');
+            else
+                return lines; // nothing left after a final \r
+            return lines + 1;
+        }
+        if (cr + 1 === b && lf) {
+            fn(s, cr, b + 1, 'crlf');
+            return lines + 1;
+        }
+        fn(s, cr, cr + 1, 'cr');
+        lines++;
+        s = cr + 1;
+    }
+}
+/**
+ * The first `byte` in `buf[from..to)`, or -1. Never searches past `to`: a search
+ * to the end of a large buffer for every line would make a walk quadratic.
+ */
+function indexIn(buf, byte, from, to) {
+    if (to - from <= 32) {
+        for (let i = from; i < to; i++)
+            if (buf[i] === byte)
+                return i;
+        return -1;
+    }
+    const k = buf.subarray(from, to).indexOf(byte);
+    return k < 0 ? -1 : from + k;
+}
+/** The number of lines (terminators) in `buf[0..to)`, `to` being a line start. */
+function countLines(buf, to) {
+    let n = 0;
+    for (let i = 0; i < to; i++) {
+        const c = buf[i];
+        if (c === 0x0a)
+            n++;
+        else if (c === 0x0d && !(i + 1 < to && buf[i + 1] === 0x0a))
+            n++;
+    }
+    return n;
+}
+
+;// CONCATENATED MODULE: ./src/journal/json-syntax.ts
+
+const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+const json_syntax_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/y;
+const json_syntax_STRING = /"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
+/**
+ * Whether a line is JSON text at all, in Python's `json` grammar, whatever its
+ * nesting depth, integer sizes, byte-order mark or UTF-8 validity. A writer
+ * killed mid-write leaves a prefix of a row, which never is: so only a line for
+ * which this is false may be a torn tail (docs/journal.md, "Recovery on open");
+ * one for which it is true is a row, or a tamper. Iterative: no stack to exhaust.
+ */
+function parsesAsJson(bytes) {
+    let text = lenient.decode(bytes);
+    if (text.charCodeAt(0) === 0xfeff)
+        text = text.slice(1);
+    text = pyStrip(text);
+    let i = 0;
+    const n = text.length;
+    const ws = () => {
+        while (i < n) {
+            const c = text.charCodeAt(i);
+            if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d)
+                i++;
+            else
+                break;
+        }
+    };
+    const word = (w) => {
+        if (!text.startsWith(w, i))
+            return false;
+        i += w.length;
+        return true;
+    };
+    const sticky = (re) => {
+        re.lastIndex = i;
+        if (!re.test(text))
+            return false;
+        i = re.lastIndex;
+        return true;
+    };
+    /** A scalar, or the opening of a container (pushed). */
+    const stack = [];
+    const value = () => {
+        ws();
+        const c = text.charCodeAt(i);
+        if (c === 0x7b || c === 0x5b) {
+            stack.push(c);
+            i++;
+            return true;
+        }
+        if (c === 0x22) {
+            try {
+                return sticky(json_syntax_STRING);
+            }
+            catch {
+                return false; // a string too long for the regex engine's stack: not something a torn write leaves either
+            }
+        }
+        if (c === 0x2d && text.startsWith('-Infinity', i))
+            return word('-Infinity');
+        if (c === 0x2d || (c >= 0x30 && c <= 0x39))
+            return sticky(json_syntax_NUMBER);
+        return word('null') || word('true') || word('false') || word('NaN') || word('Infinity');
+    };
+    // States: expecting a value, or inside a container just after an opening or a value.
+    if (!value())
+        return false;
+    let justOpened = stack.length > 0;
+    while (stack.length > 0) {
+        ws();
+        const top = stack[stack.length - 1];
+        const close = top === 0x7b ? 0x7d : 0x5d;
+        const c = text.charCodeAt(i);
+        if (c === close) {
+            i++;
+            stack.pop();
+            justOpened = false;
+            continue;
+        }
+        if (!justOpened) {
+            if (c !== 0x2c)
+                return false;
+            i++;
+            ws();
+        }
+        if (top === 0x7b) {
+            ws();
+            if (text.charCodeAt(i) !== 0x22 || !sticky(json_syntax_STRING))
+                return false;
+            ws();
+            if (text.charCodeAt(i) !== 0x3a)
+                return false;
+            i++;
+        }
+        const depth = stack.length;
+        if (!value())
+            return false;
+        justOpened = stack.length > depth;
+    }
+    ws();
+    return i === n;
+}
+
 ;// CONCATENATED MODULE: ./src/journal/step-hash.ts
 
 
@@ -2309,6 +2621,7 @@ function computeStepHash(f, read = false) {
 }
 
 ;// CONCATENATED MODULE: ./src/journal/row.ts
+
 
 
 
@@ -2343,70 +2656,100 @@ function row_rowValue(row) {
 function encodeRow(row) {
     return canonical(row_rowValue(row));
 }
-/** Reads one line's bytes (without the newline) as a row; never throws. */
+/** The first character of any JSON text Python reads (a BOM is not one). */
+const JSON_START = /^[{["0-9tfnNI-]/;
+/** Reads one line's bytes (without its terminator) by the reference's reading rules; never throws. */
 function readRowLine(bytes) {
     let value;
-    let text;
+    let raw;
     try {
-        text = decodeUtf8(bytes);
+        raw = decodeUtf8(bytes);
+    }
+    catch {
+        return { kind: 'malformed', reason: 'invalid UTF-8' };
+    }
+    const text = pyStrip(raw);
+    if (text.length === 0)
+        return { kind: 'blank' };
+    // A line that cannot even start a JSON value is answered without the parser's exception (garbage is cheap).
+    if (!JSON_START.test(text))
+        return { kind: 'malformed', reason: 'expecting value at column 1' };
+    try {
         value = parse(text);
     }
     catch (e) {
         if (e instanceof JsonParseError)
             return { kind: 'malformed', reason: e.message };
         if (e instanceof RangeError)
-            return { kind: 'malformed', reason: 'line too large or too deeply nested' };
+            return { kind: 'malformed', reason: 'line too large to read' };
         throw e;
     }
-    return rowFromValue(value, text);
-}
-/** Checks the shape of a parsed row; `text` (when known) decides canonicality. */
-function rowFromValue(value, text) {
     if (!isJsonObject(value))
         return { kind: 'malformed', reason: 'line is not a JSON object' };
-    for (const k of ROW_KEYS) {
-        if (!Object.prototype.hasOwnProperty.call(value, k))
-            return { kind: 'malformed', reason: `row has no "${k}" key` };
-    }
+    return rowFromValue(value, text === raw ? text : undefined);
+}
+const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+/**
+ * Reads a parsed object as a row; `text` (the line, when it had no whitespace
+ * around it) decides canonicality.
+ */
+function rowFromValue(value, text, known) {
+    const bad = [];
     const v = value;
-    if (typeof v.prev_hash !== 'string')
-        return { kind: 'malformed', reason: '"prev_hash" is not a string' };
-    if (typeof v.step_hash !== 'string')
-        return { kind: 'malformed', reason: '"step_hash" is not a string' };
-    if (typeof v.input_hash !== 'string')
-        return { kind: 'malformed', reason: '"input_hash" is not a string' };
-    if (!isJsonInteger(v.seq) || typeof v.seq === 'bigint' || v.seq < 0) {
-        return { kind: 'malformed', reason: '"seq" is not a non-negative integer' };
-    }
-    const refs = v.blob_refs;
-    if (!Array.isArray(refs) || !refs.every((r) => isSha256Hex(r))) {
-        return { kind: 'malformed', reason: '"blob_refs" is not a list of SHA-256 hex digests' };
-    }
-    const ts = numericValue(v.ts);
-    if (ts === undefined)
-        return { kind: 'malformed', reason: '"ts" is not a number' };
-    const row = {
-        blob_refs: refs,
-        input_hash: v.input_hash,
-        model: v.model,
-        prev_hash: v.prev_hash,
-        prompt: v.prompt,
-        seq: v.seq,
-        step_hash: v.step_hash,
-        tool_call: v.tool_call,
-        tool_result: v.tool_result,
-        ts,
+    const field = (k, ok, what) => {
+        if (!has(value, k))
+            bad.push(`no "${k}" key`);
+        else if (!ok)
+            bad.push(`"${k}" ${what}`);
+        return has(value, k) && ok;
     };
-    let isCanonical = false;
-    if (text !== undefined) {
+    const seqOk = field('seq', isJsonInteger(v.seq), 'is not an integer');
+    const prevOk = field('prev_hash', typeof v.prev_hash === 'string', 'is not a string');
+    const stepOk = field('step_hash', typeof v.step_hash === 'string', 'is not a string');
+    const inputOk = field('input_hash', typeof v.input_hash === 'string', 'is not a string');
+    let hashedPresent = true;
+    for (const k of ['model', 'prompt', 'tool_call', 'tool_result'])
+        hashedPresent = field(k, true, '') && hashedPresent;
+    const refs = v.blob_refs;
+    field('blob_refs', Array.isArray(refs) && refs.every((r) => isSha256Hex(r)), 'is not a list of SHA-256 hex digests');
+    const ts = numericValue(v.ts);
+    field('ts', ts !== undefined, 'is not a number');
+    const fields = prevOk && inputOk && hashedPresent
+        ? {
+            prev_hash: v.prev_hash,
+            input_hash: v.input_hash,
+            model: v.model,
+            prompt: v.prompt,
+            tool_call: v.tool_call,
+            tool_result: v.tool_result,
+        }
+        : undefined;
+    const view = {
+        seq: seqOk ? v.seq : undefined,
+        prev_hash: prevOk ? v.prev_hash : undefined,
+        step_hash: stepOk ? v.step_hash : undefined,
+        computedHash: fields === undefined ? undefined : (known?.computedHash ?? computeStepHash(fields, true)),
+    };
+    if (bad.length > 0) {
+        return { kind: 'row', view, row: undefined, shape: `row shape: ${bad.join('; ')}`, value, canonical: false };
+    }
+    const row = {
+        ...fields,
+        blob_refs: refs,
+        seq: Number(v.seq),
+        step_hash: v.step_hash,
+        ts: ts,
+    };
+    let isCanonical = known?.canonical ?? false;
+    if (known === undefined && text !== undefined && Object.keys(value).length === ROW_KEYS.length) {
         try {
-            isCanonical = encode_canonicalOfRead(value) === text && Object.keys(value).length === ROW_KEYS.length;
+            isCanonical = encode_canonicalOfRead(value) === text;
         }
         catch {
             isCanonical = false;
         }
     }
-    return { kind: 'row', row, value, computedHash: computeStepHash(row, true), canonical: isCanonical };
+    return { kind: 'row', view, row, shape: undefined, value, canonical: isCanonical };
 }
 
 ;// CONCATENATED MODULE: ./src/journal/wasm/scan-wasm.generated.ts
@@ -2666,6 +3009,11 @@ function wasmScanner() {
 
 
 
+
+
+
+
+
 const BLOCK = 16 * 1024 * 1024;
 /** Blocks for the WebAssembly scanner: small enough to stay in cache between scan, copy and hash. */
 const WASM_BLOCK = 1024 * 1024;
@@ -2682,10 +3030,10 @@ function blockEndOf(buf, pos, to, size) {
  * A trap in the WebAssembly scanner (a bug of ours: it checks its bounds) is not
  * fatal: the slice is walked again by the JS path.
  */
-function scanChunk(buf, from, to, base, options) {
+function scanChunk(buf, from, to, base, options, seed, onEntry) {
     return withJsFallback(options, (o) => {
-        const walker = new ChunkWalker(base + from, base + to, o);
-        const wasm = o.wasm === false ? undefined : wasmScanner();
+        const walker = new ChunkWalker(base + from, base + to, o, seed, onEntry);
+        const wasm = o.wasm === false || o.fast === false || onEntry !== undefined ? undefined : wasmScanner();
         let pos = from;
         while (pos < to) {
             const blockEnd = blockEndOf(buf, pos, to, wasm === undefined ? BLOCK : WASM_BLOCK);
@@ -2705,14 +3053,14 @@ function scanChunk(buf, from, to, base, options) {
  * Walks bytes [from, to) of a journal file (line-aligned), read block by block
  * straight into the WebAssembly scanner's memory (no copy of the whole slice).
  */
-function scanFileChunk(path, from, to, options) {
+function scanFileChunk(path, from, to, options, seed) {
     return withJsFallback(options, (o) => {
-        const wasm = o.wasm === false ? undefined : wasmScanner();
+        const wasm = o.wasm === false || o.fast === false ? undefined : wasmScanner();
         if (wasm === undefined) {
             const buf = readFileRange(path, from, to - from);
-            return scanChunk(buf, 0, buf.length, from, o);
+            return scanChunk(buf, 0, buf.length, from, o, seed);
         }
-        const walker = new ChunkWalker(from, to, o);
+        const walker = new ChunkWalker(from, to, o, seed);
         const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
         try {
             let pos = from;
@@ -2812,47 +3160,72 @@ function lineEndInFile(fd, at, end) {
 /** The walk of one slice, line by line, fed block by block. */
 class ChunkWalker {
     options;
+    onEntry;
     out;
     chain = new ChainChecker();
+    faults = new FaultList();
     line = 0;
+    /** Refs the fast paths push, moved into `refSet` after each line. */
+    refStage;
+    refSet;
     rec = { start: 0, end: 0, terminated: false, row: undefined };
-    constructor(start, end, options) {
+    fast;
+    /** The chain's previous hash is 64 hex digits (fastRow may then take a matching link on trust). */
+    prevIsHex = false;
+    constructor(start, end, options, seed, onEntry) {
         this.options = options;
-        this.out = { start, end, lines: 0, rows: 0, faults: [], lastRowEnd: start, lastRowUnterminated: false };
-        if (options.collectRefs)
-            this.out.refs = [];
+        this.onEntry = onEntry;
+        this.out = { start, end, lines: 0, rows: 0, seeded: seed !== undefined, faults: { list: [], omitted: 0 } };
+        if (seed !== undefined) {
+            this.chain.expectedSeq = seed.steps;
+            this.chain.prevHash = seed.prevHash;
+            this.prevIsHex = seed.prevHash !== null && isSha256Hex(seed.prevHash);
+        }
+        if (options.collectRefs) {
+            this.refStage = [];
+            this.refSet = new Set();
+        }
+        if (options.indexEvery !== undefined) {
+            this.out.index = [];
+            this.out.indexPrev = [];
+        }
+        if (options.recovery)
+            this.out.recovery = { nonParsing: 0 };
+        // Entries need each row parsed: every line takes the lossless path then.
+        this.fast = options.fast !== false && onEntry === undefined;
     }
     /** The block of whole lines loaded in the scanner's memory (len bytes at wasm.data), at absolute offset `at`. */
     wasmBlock(wasm, len, at) {
-        const { out, chain, options, rec } = this;
         const mem = wasm.mem;
         const base = at - wasm.data;
+        const rec = this.rec;
         wasm.start(len);
         for (let n = wasm.batch(); n > 0; n = wasm.batch()) {
             for (let k = 0; k < n; k++) {
-                wasm.record(k, out.refs, rec);
-                const fast = rec.row ?? lineFastRow(out, chain, mem, rec.start, rec.end);
-                walkLine(out, chain, options, ++this.line, mem, rec.start, rec.end, rec.terminated, base, fast);
+                wasm.record(k, this.refStage, rec);
+                const fast = rec.row ?? this.lineFastRow(mem, rec.start, rec.end);
+                this.segment(mem, rec.start, rec.end, rec.terminated, base, fast);
             }
         }
     }
     /** `buf[pos..blockEnd)` (whole lines) by the JS fast path, on a latin1 view of the block. */
     jsBlock(buf, pos, blockEnd, base) {
-        const { out, chain, options } = this;
         let text;
-        try {
-            text = buf.toString('latin1', pos, blockEnd);
-        }
-        catch {
-            text = undefined; // a line too long for one string: the slow path reports it
+        if (this.fast) {
+            try {
+                text = buf.toString('latin1', pos, blockEnd);
+            }
+            catch {
+                text = undefined; // a line too long for one string: the slow path reports it
+            }
         }
         let a = pos;
         while (a < blockEnd) {
             const nl = buf.indexOf(0x0a, a);
             const terminated = nl >= 0 && nl < blockEnd;
             const b = terminated ? nl : blockEnd;
-            const fast = b > a && text !== undefined ? fastRow(text, a - pos, b - pos, expectedPrev(out, chain), out.refs) : undefined;
-            walkLine(out, chain, options, ++this.line, buf, a, b, terminated, base, fast);
+            const fast = b > a && text !== undefined ? fastRow(text, a - pos, b - pos, this.expectedPrev(), this.refStage) : undefined;
+            this.segment(buf, a, b, terminated, base, fast);
             a = b + 1;
         }
     }
@@ -2860,67 +3233,134 @@ class ChunkWalker {
         const { out, chain } = this;
         out.lines = this.line;
         if (out.rows > 0)
-            out.last = { seq: chain.expectedSeq - 1, step_hash: chain.prevHash };
+            out.last = { step_hash: chain.prevHash };
+        out.faults = { list: this.faults.list, omitted: this.faults.omitted };
+        if (this.refSet !== undefined)
+            out.refs = Array.from(this.refSet);
         return out;
     }
-}
-/** The link fastRow may take on trust (it needs no hex check when it matches). */
-function expectedPrev(out, chain) {
-    return out.first === undefined ? undefined : chain.prevHash;
-}
-/** fastRow on one line the WebAssembly scanner left to JS. */
-function lineFastRow(out, chain, buf, a, b) {
-    if (b <= a)
-        return undefined;
-    let text;
-    try {
-        text = buf.toString('latin1', a, b);
+    /** The link fastRow may take on trust (it needs no hex check when it matches). */
+    expectedPrev() {
+        return this.prevIsHex && this.chain.prevHash !== null ? this.chain.prevHash : undefined;
     }
-    catch {
-        return undefined; // a line too long for one string: the slow path reports it
+    /** fastRow on one line the WebAssembly scanner left to JS. */
+    lineFastRow(buf, a, b) {
+        if (b <= a)
+            return undefined;
+        let text;
+        try {
+            text = buf.toString('latin1', a, b);
+        }
+        catch {
+            return undefined; // a line too long for one string: the slow path reports it
+        }
+        return fastRow(text, 0, b - a, this.expectedPrev(), this.refStage);
     }
-    return fastRow(text, 0, b - a, expectedPrev(out, chain), out.refs);
-}
-function walkLine(out, chain, options, line, buf, a, b, terminated, base, fast) {
-    let row;
-    let computed = '';
-    let canonical = true;
-    if (fast !== undefined) {
-        row = fast;
-        computed = fast.computedHash;
-    }
-    if (row === undefined) {
-        const read = b === a ? { kind: 'malformed', reason: 'empty line' } : readRowLine(buf.subarray(a, b));
-        if (read.kind === 'malformed') {
-            out.faults.push({ line, kind: 'malformed_json', message: read.reason });
-            out.firstMalformed ??= { line, offset: base + a, reason: read.reason };
+    /**
+     * One `\n`-delimited segment `buf[a..b)` (`lf`: a `\n` follows), `base` the
+     * absolute offset of buf[0]. A fast row is one canonical line; anything else is
+     * split into the reference's lines and read losslessly.
+     */
+    segment(buf, a, b, lf, base, fast) {
+        if (fast !== undefined) {
+            this.row(++this.line, fast, undefined, true, lf ? 'lf' : 'eof', base + a, base + (lf ? b + 1 : b));
+            this.prevIsHex = true; // a fast row's step_hash is hex (it matched the recomputed hash, or passed the digit check)
+            this.takeRefs();
             return;
         }
-        row = read.row;
-        computed = read.computedHash;
-        canonical = read.canonical;
-        if (out.refs !== undefined)
-            out.refs.push(...read.row.blob_refs);
+        if (a === b && lf) {
+            this.blank(++this.line, 'lf'); // an empty line: skipped, as the reference skips it
+            return;
+        }
+        splitSegment(buf, a, b, lf, (s, e, next, ending) => this.slowLine(buf, s, e, base + s, base + next, ending));
     }
-    if (out.firstMalformed !== undefined)
-        out.rowAfterMalformed ??= line;
-    if (out.first === undefined) {
-        out.first = { line, seq: row.seq, prev_hash: row.prev_hash };
-        chain.expectedSeq = row.seq;
-        chain.prevHash = row.prev_hash;
+    blank(line, ending) {
+        if (this.out.recovery !== undefined)
+            this.out.recovery.lastEnding = ending;
+        if (this.options.strict)
+            this.faults.add({ line, kind: 'non_canonical', message: 'blank line' });
     }
-    const faults = chain.check(line, row, computed);
-    if (faults.length > 0)
-        out.faults.push(...faults);
-    if (options.strict && !canonical) {
-        out.faults.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
+    takeRefs() {
+        const stage = this.refStage;
+        if (stage === undefined || stage.length === 0)
+            return;
+        for (const r of stage)
+            this.refSet.add(r);
+        stage.length = 0;
     }
-    if (options.strict && !terminated) {
-        out.faults.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
+    slowLine(buf, s, e, at, next, ending) {
+        const line = ++this.line;
+        const { faults } = this;
+        const bytes = buf.subarray(s, e);
+        const read = readRowLine(bytes);
+        if (read.kind === 'blank')
+            return this.blank(line, ending);
+        if (this.out.recovery !== undefined)
+            this.out.recovery.lastEnding = ending;
+        if (read.kind === 'malformed') {
+            const rec = this.out.recovery;
+            if (rec !== undefined) {
+                if (!parsesAsJson(bytes)) {
+                    // A torn-tail candidate: the stitcher decides (docs/journal.md, "Recovery on open").
+                    rec.nonParsing++;
+                    rec.firstNonParsing ??= { line, offset: at, reason: read.reason };
+                    return;
+                }
+                this.parsed(line, next, ending);
+            }
+            faults.add({ line, kind: 'malformed_json', message: read.reason });
+            return;
+        }
+        if (this.refSet !== undefined && read.row !== undefined)
+            for (const r of read.row.blob_refs)
+                this.refSet.add(r);
+        if (this.onEntry !== undefined)
+            this.onEntry(line, read.view, read.row, read.row === undefined ? undefined : read.canonical ? bytes : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'), read.canonical);
+        this.row(line, read.view, read.shape, read.canonical, ending, at, next);
+        this.prevIsHex = read.view.step_hash !== undefined && isSha256Hex(read.view.step_hash);
     }
-    out.rows++;
-    out.lastRowEnd = terminated ? base + b + 1 : base + b;
-    out.lastRowUnterminated = !terminated;
+    /** A line that parses as JSON (recovery's view). */
+    parsed(line, next, ending) {
+        const rec = this.out.recovery;
+        rec.firstParsing ??= line;
+        if (rec.firstNonParsing !== undefined)
+            rec.parsingAfterNonParsing ??= line;
+        rec.lastParsing = { line, next, ending };
+    }
+    row(line, view, shape, canonical, ending, at, next) {
+        const { out, chain, options, faults } = this;
+        if (out.recovery !== undefined) {
+            this.parsed(line, next, ending);
+            out.recovery.lastEnding = ending;
+        }
+        if (out.first === undefined) {
+            out.first = { line, seq: view.seq, prev_hash: view.prev_hash };
+            if (!out.seeded) {
+                // Assume the rows before this slice are this row's seq, and its link holds (the stitcher checks both).
+                const seq = view.seq;
+                out.guessedBase = typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : -1;
+                chain.expectedSeq = out.guessedBase;
+                chain.prevHash = view.prev_hash ?? null;
+            }
+        }
+        if (shape !== undefined)
+            faults.add({ line, kind: 'malformed_json', message: shape });
+        chain.check(line, view, faults);
+        if (options.strict) {
+            if (!canonical && shape === undefined) {
+                faults.add({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
+            }
+            if (ending === 'eof')
+                faults.add({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
+            else if (ending !== 'lf')
+                faults.add({ line, kind: 'non_canonical', message: 'line ends with a carriage return' });
+        }
+        if (out.index !== undefined && out.rows % options.indexEvery === 0) {
+            out.index.push(out.rows, at, line);
+            out.indexPrev.push(view.prev_hash ?? '');
+        }
+        out.rows++;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/journal/parallel.ts
@@ -2943,10 +3383,10 @@ function setChunkWorkerEntry(file) {
 function isChunkJob(data) {
     return typeof data === 'object' && data !== null && data.tag === TAG;
 }
-function walkSlice(source, from, to, options) {
+function walkSlice(source, from, to, options, seed) {
     if (source.kind === 'file')
-        return scanFileChunk(source.path, from, to, options);
-    return scanChunk(Buffer.from(source.buffer, from, to - from), 0, to - from, from, options);
+        return scanFileChunk(source.path, from, to, options, seed ?? undefined);
+    return scanChunk(Buffer.from(source.buffer, from, to - from), 0, to - from, from, options, seed ?? undefined);
 }
 /** Takes the next slice no thread has taken, or -1. */
 function claim(claims, count) {
@@ -2964,7 +3404,7 @@ function runChunkJob(job) {
     try {
         for (let k = claim(claims, job.slices.length); k >= 0; k = claim(claims, job.slices.length)) {
             const [from, to] = job.slices[k];
-            reply.results.push([k, walkSlice(job.source, from, to, job.options)]);
+            reply.results.push([k, walkSlice(job.source, from, to, job.options, job.seeds?.[k])]);
         }
     }
     catch (e) {
@@ -3021,22 +3461,44 @@ function plan(source, start, end, n) {
  * count (STEPCHAIN_THREADS) and the parallel threshold (STEPCHAIN_PARALLEL_MIN_BYTES),
  * and STEPCHAIN_WASM=0 turns the WebAssembly line scanner off (the JS fast path then runs).
  */
-function scanSlices(source, start, end, options, env = process.env) {
+function scanSlices(source, start, end, options, env = process.env, progress) {
     const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
-    if (env.STEPCHAIN_WASM === '0')
-        options = { ...options, wasm: false };
     const n = end - start >= minBytes ? threads(env) : 1;
-    const slices = plan(source, start, end, n);
-    const inline = (from, to) => {
-        if (source.kind === 'bytes')
-            return scanChunk(source.bytes, from, to, 0, options);
-        return scanFileChunk(source.path, from, to, options);
-    };
-    if (slices.length === 1 || workerEntry === undefined)
-        return slices.map(([a, b]) => inline(a, b));
+    if (n === 1 || workerEntry === undefined)
+        return walkRanges(source, plan(source, start, end, n), undefined, options, env, progress);
     // Several slices per thread, taken from a shared counter.
     const count = Math.max(n, Math.min(n * SLICES_PER_THREAD, Math.floor((end - start) / MIN_SLICE_BYTES)));
-    const work = plan(source, start, end, count);
+    return walkRanges(source, plan(source, start, end, count), undefined, options, env, progress);
+}
+/**
+ * Walks the given line-aligned ranges (each from its seed when given), on worker
+ * threads when the bundle registered one and there is enough to share.
+ */
+function walkRanges(source, work, seeds, options, env = process.env, progress) {
+    if (env.STEPCHAIN_WASM === '0')
+        options = { ...options, wasm: false };
+    const total = work.reduce((t, [a, b]) => t + b - a, 0);
+    const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
+    const n = work.length > 1 && total >= minBytes ? Math.min(threads(env), work.length) : 1;
+    const inline = (k) => {
+        const [from, to] = work[k];
+        const seed = seeds?.[k] ?? undefined;
+        if (source.kind === 'bytes')
+            return scanChunk(source.bytes, from, to, 0, options, seed);
+        return scanFileChunk(source.path, from, to, options, seed);
+    };
+    let done = 0;
+    const report = (bytes) => {
+        done += bytes;
+        progress?.(done, total);
+    };
+    if (n === 1 || workerEntry === undefined) {
+        return work.map((w, k) => {
+            const r = inline(k);
+            report(w[1] - w[0]);
+            return r;
+        });
+    }
     let shared;
     if (source.kind === 'bytes') {
         shared = new SharedArrayBuffer(source.bytes.length);
@@ -3049,13 +3511,14 @@ function scanSlices(source, start, end, options, env = process.env) {
     const claims = new Int32Array(claimsBuffer);
     const wasm = options.wasm === false ? undefined : wasmModule();
     const jobs = [];
-    for (let k = 1; k < slices.length; k++) {
+    for (let k = 1; k < n; k++) {
         const done = new SharedArrayBuffer(4);
         const { port1, port2 } = new external_node_worker_threads_namespaceObject.MessageChannel();
         const job = {
             tag: TAG,
             source: sliceSource,
             slices: work,
+            ...(seeds === undefined ? {} : { seeds }),
             claims: claimsBuffer,
             options,
             wasm,
@@ -3073,22 +3536,37 @@ function scanSlices(source, start, end, options, env = process.env) {
         }
     }
     const results = new Array(work.length);
-    for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length))
-        results[k] = walkSlice(sliceSource, work[k][0], work[k][1], options);
+    // Progress counts slices taken by any thread once this one moves on (a taken slice is being walked).
+    const takenBytes = () => {
+        let t = 0;
+        for (let k = 0; k < work.length; k++)
+            if (Atomics.load(claims, k + 1) === 1)
+                t += work[k][1] - work[k][0];
+        return t;
+    };
+    for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length)) {
+        results[k] = walkSlice(sliceSource, work[k][0], work[k][1], options, seeds?.[k]);
+        if (progress !== undefined)
+            progress(Math.min(total, takenBytes()), total);
+    }
     for (const j of jobs) {
         // A thread that never answers (it could not start) is not waited on forever:
         // the slices it took are walked here instead.
-        const deadline = Date.now() + 20_000 + (end - start) / 5_000;
+        const deadline = Date.now() + 20_000 + total / 5_000;
         const flag = new Int32Array(j.done);
-        while (Atomics.load(flag, 0) === 0 && Date.now() < deadline)
+        while (Atomics.load(flag, 0) === 0 && Date.now() < deadline) {
             Atomics.wait(flag, 0, 0, 200);
+            if (progress !== undefined)
+                progress(Math.min(total, takenBytes()), total);
+        }
         const msg = (0,external_node_worker_threads_namespaceObject.receiveMessageOnPort)(j.port)?.message;
         j.port.close();
         void j.worker.terminate();
         for (const [k, summary] of msg?.results ?? [])
             results[k] = summary;
     }
-    return work.map(([from, to], k) => results[k] ?? inline(from, to));
+    progress?.(total, total);
+    return work.map((_w, k) => results[k] ?? inline(k));
 }
 
 ;// CONCATENATED MODULE: ./src/util/terminal.ts
@@ -3132,7 +3610,8 @@ function sanitize(s, options = {}) {
  * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
  */
 function jsonDocument(doc) {
-    return encode(doc, { sortKeys: false, allowNonFinite: true });
+    // A document wraps rows (themselves within MAX_NESTING) in a few levels of its own.
+    return encode(doc, { sortKeys: false, allowNonFinite: true, maxNesting: MAX_NESTING + 16 });
 }
 /**
  * A reader that went away (`stepchain replay big | head -3`) ends the process
@@ -4632,92 +5111,251 @@ class JournalRecoveryError extends errors_IntegrityError {
 
 
 
-/** Walks the slices in order, checking each slice's first row against the previous slice's last. */
-function eachSlice(slices, from, visit) {
-    const chain = new ChainChecker();
-    chain.prevHash = from.head;
-    chain.expectedSeq = from.steps;
+
+
+const stitch_short = hashText;
+/**
+ * The seed each slice should have been walked from. A slice walked without one
+ * assumed its first row's seq for the rows before it; where that was wrong (a
+ * deleted or duplicated row earlier), its seq faults are not final.
+ */
+function seedsOf(slices, from) {
+    const out = [];
     let steps = from.steps;
-    let head = from.head;
+    let prev = from.head;
+    for (const s of slices) {
+        out.push(!s.seeded && s.rows > 0 && s.guessedBase !== steps ? { steps, prevHash: prev } : null);
+        steps += s.rows;
+        if (s.last !== undefined)
+            prev = s.last.step_hash;
+    }
+    return out;
+}
+/** The link of a slice's first row to the previous slice's last row (unseeded slices). */
+function boundaryFaults(s, line, steps, prev) {
+    const f = s.first;
+    if (s.seeded || f === undefined)
+        return [];
+    const out = [];
+    if (s.guessedBase !== steps && f.seq !== undefined)
+        out.push({ line, kind: 'seq_mismatch', message: `seq ${String(f.seq)}, expected ${steps}` });
+    if (f.prev_hash !== undefined && f.prev_hash !== prev)
+        out.push({
+            line,
+            kind: 'prev_hash_mismatch',
+            message: prev === null
+                ? `chain break: prev_hash ${stitch_short(f.prev_hash)}, but the previous row has no step_hash string`
+                : `chain break: prev_hash ${stitch_short(f.prev_hash)} does not match the previous step_hash ${stitch_short(prev)}`,
+        });
+    return out;
+}
+const shifted = (f, by) => f.line === null
+    ? f
+    : { ...f, line: f.line + by, ...(f.last_line === undefined ? {} : { last_line: f.last_line + by }) };
+/**
+ * Verification over slices (docs/journal.md): slices whose assumed position was
+ * wrong are walked again from the right one, then every fault is put in line
+ * order with absolute line numbers, the links between slices checked.
+ */
+function stitchVerify(source, slices, options, env, progress) {
+    const seeds = seedsOf(slices, { steps: 0, head: ZERO_HASH });
+    const again = seeds.flatMap((seed, k) => (seed === null ? [] : [k]));
+    if (again.length > 0) {
+        const redone = walkRanges(source, again.map((k) => [slices[k].start, slices[k].end]), again.map((k) => seeds[k]), options, env, progress);
+        again.forEach((k, i) => (slices[k] = redone[i]));
+    }
+    const faults = new FaultList();
+    const refs = options.collectRefs ? new Set() : undefined;
+    const index = options.indexEvery === undefined ? undefined : { every: options.indexEvery, points: [], prevs: [] };
+    let steps = 0;
+    let prev = ZERO_HASH;
     let lineBase = 0;
     for (const s of slices) {
-        const boundary = s.first === undefined ? [] : chain.link(lineBase + s.first.line, s.first);
-        visit(s, lineBase, boundary);
-        if (s.last !== undefined) {
-            chain.expectedSeq = s.last.seq + 1;
-            chain.prevHash = s.last.step_hash;
-            head = s.last.step_hash;
-        }
-        steps += s.rows;
-        lineBase += s.lines;
-    }
-    return { head, steps };
-}
-/** All faults of a verify, in line order, with absolute line numbers. */
-function stitchFaults(slices) {
-    const faults = [];
-    const end = eachSlice(slices, { head: ZERO_HASH, steps: 0 }, (s, lineBase, boundary) => {
-        let placed = false;
-        for (const f of s.faults) {
-            if (!placed && s.first !== undefined && f.line !== null && f.line >= s.first.line) {
-                faults.push(...boundary);
+        const firstLine = s.first?.line ?? 0;
+        const boundary = boundaryFaults(s, firstLine + lineBase, steps, prev);
+        let placed = boundary.length === 0;
+        for (const f of s.faults.list) {
+            if (!placed &&
+                f.line !== null &&
+                (f.line > firstLine || (f.line === firstLine && FAULT_ORDER[f.kind] > FAULT_ORDER.seq_mismatch))) {
+                for (const b of boundary)
+                    faults.add(b);
                 placed = true;
             }
-            faults.push({ ...f, line: f.line === null ? null : f.line + lineBase });
+            faults.add(shifted(f, lineBase));
         }
         if (!placed)
-            faults.push(...boundary);
-    });
-    return { faults, head: end.steps > 0 ? end.head : ZERO_HASH, steps: end.steps };
-}
-/** The blob refs of all slices: first-occurrence order, no duplicates. */
-function stitchRefs(slices) {
-    const seen = new Set();
-    for (const s of slices)
-        for (const r of s.refs ?? [])
-            seen.add(r);
-    return [...seen];
+            for (const b of boundary)
+                faults.add(b);
+        if (s.faults.omitted > 0)
+            faults.addOmitted(s.faults.omitted);
+        if (refs !== undefined)
+            for (const r of s.refs ?? [])
+                refs.add(r);
+        if (index !== undefined && s.index !== undefined) {
+            const p = s.index;
+            for (let i = 0; i < p.length; i += 3)
+                index.points.push(steps + p[i], p[i + 1], lineBase + p[i + 2]);
+            for (const h of s.indexPrev ?? [])
+                index.prevs.push(h);
+        }
+        steps += s.rows;
+        if (s.last !== undefined)
+            prev = s.last.step_hash;
+        lineBase += s.lines;
+    }
+    const out = { faults, head: steps > 0 ? (prev ?? '') : ZERO_HASH, steps, lines: lineBase };
+    if (refs !== undefined)
+        out.refs = Array.from(refs);
+    if (index !== undefined)
+        out.index = index;
+    return out;
 }
 /**
- * Recovery on open over slices (docs/format.md §2, fail-closed): the first chain fault is
- * an error; a malformed line followed by any well-formed row is interior
- * corruption; malformed lines after the last row are a torn tail.
+ * Recovery on open over slices walked with `recovery` (docs/journal.md, "Recovery
+ * on open", fail-closed). Every line that parses as JSON is judged as a row: the
+ * first fault refuses the journal. A line that does not parse is a torn tail only
+ * when it is the only one and nothing that parses follows it; bytes after the last
+ * line ending that do not parse are torn too. `end` is the end of the walked range,
+ * `linesBefore` counts the lines before `from.offset` (only called to name a line).
  */
-function stitchRecovery(file, slices, from) {
-    let firstBad;
-    let validEnd = from.offset;
-    let unterminated = false;
-    eachSlice(slices, from, (s, lineBase, boundary) => {
-        const line = (rel) => from.steps + lineBase + rel;
-        if (firstBad !== undefined && s.first !== undefined) {
-            throw new JournalRecoveryError(file, firstBad.line, 'malformed_json', `${firstBad.reason} (interior corruption: a well-formed row follows at line ${line(s.first.line)})`);
+function stitchRecovery(file, slices, from, end, linesBefore) {
+    let hard;
+    let torn;
+    let tornCount = 0;
+    let parsedAfterTorn;
+    let last;
+    let lastEnding;
+    let steps = from.steps;
+    let prev = from.head;
+    let lineBase = 0;
+    for (const s of slices) {
+        const rec = s.recovery;
+        if (hard === undefined) {
+            const firstLine = s.first?.line ?? 0;
+            const candidates = [...boundaryFaults(s, firstLine, steps, prev), ...s.faults.list.slice(0, 4)];
+            candidates.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || FAULT_ORDER[a.kind] - FAULT_ORDER[b.kind]);
+            if (candidates[0] !== undefined)
+                hard = shifted(candidates[0], lineBase);
         }
-        if (s.firstMalformed !== undefined && s.rowAfterMalformed !== undefined) {
-            throw new JournalRecoveryError(file, line(s.firstMalformed.line), 'malformed_json', `${s.firstMalformed.reason} (interior corruption: a well-formed row follows at line ${line(s.rowAfterMalformed)})`);
+        if (rec.firstNonParsing !== undefined && torn === undefined)
+            torn = { ...rec.firstNonParsing, line: rec.firstNonParsing.line + lineBase };
+        if (torn !== undefined && parsedAfterTorn === undefined) {
+            if (rec.parsingAfterNonParsing !== undefined)
+                parsedAfterTorn = rec.parsingAfterNonParsing + lineBase;
+            else if (rec.firstNonParsing === undefined && rec.firstParsing !== undefined)
+                parsedAfterTorn = rec.firstParsing + lineBase;
         }
-        const chainFaults = [
-            ...boundary.map((f) => ({ ...f, line: (f.line ?? 0) - lineBase })),
-            ...s.faults.filter((f) => f.kind !== 'malformed_json'),
-        ];
-        chainFaults.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-        const f = chainFaults[0];
-        if (f !== undefined)
-            throw new JournalRecoveryError(file, line(f.line ?? 0), f.kind, f.message);
-        if (s.rows > 0) {
-            validEnd = s.lastRowEnd;
-            unterminated = s.lastRowUnterminated;
-        }
-        if (s.firstMalformed !== undefined)
-            firstBad ??= { ...s.firstMalformed, line: line(s.firstMalformed.line) };
-    });
-    const { head, steps } = eachSlice(slices, from, () => undefined);
-    const result = { validEnd, head, steps };
-    // A final row without its newline ends at validEnd; the caller completes the line.
-    if (unterminated)
-        result.unterminatedRowEnd = validEnd;
-    if (firstBad !== undefined)
-        result.tornFrom = validEnd;
+        tornCount += rec.nonParsing;
+        if (rec.lastParsing !== undefined)
+            last = rec.lastParsing;
+        if (rec.lastEnding !== undefined)
+            lastEnding = rec.lastEnding;
+        steps += s.rows;
+        if (s.last !== undefined)
+            prev = s.last.step_hash;
+        lineBase += s.lines;
+    }
+    // The earliest reason to refuse, named by its line in the whole file.
+    let base;
+    const abs = (rel) => (base ??= linesBefore()) + rel;
+    const refusals = [];
+    if (hard !== undefined && hard.line !== null) {
+        const f = hard;
+        refusals.push({ line: f.line, make: () => new JournalRecoveryError(file, abs(f.line), f.kind, f.message) });
+    }
+    if (torn !== undefined && (parsedAfterTorn !== undefined || tornCount > 1)) {
+        const t = torn;
+        const why = parsedAfterTorn !== undefined
+            ? `interior corruption: line ${abs(parsedAfterTorn)} after it parses as JSON, so this is no torn write`
+            : `${tornCount} lines do not parse as JSON, and a torn write leaves at most one`;
+        refusals.push({
+            line: t.line,
+            make: () => new JournalRecoveryError(file, abs(t.line), 'malformed_json', `${t.reason} (${why})`),
+        });
+    }
+    refusals.sort((a, b) => a.line - b.line);
+    if (refusals[0] !== undefined)
+        throw refusals[0].make();
+    const head = steps > 0 ? (prev ?? '') : from.head;
+    const result = { validEnd: end, head, steps };
+    const lastNext = last?.next ?? from.offset;
+    if (last !== undefined && last.ending === 'eof') {
+        // A complete row whose line ending never made it: the caller writes it.
+        result.validEnd = lastNext;
+        result.unterminatedRowEnd = lastNext;
+    }
+    else if (lastNext < end && (torn !== undefined || lastEnding === 'eof')) {
+        // A line that does not parse, or bytes after the last line ending: moved aside.
+        result.validEnd = lastNext;
+        result.tornFrom = lastNext;
+    }
     return result;
+}
+
+;// CONCATENATED MODULE: ./src/journal/tail.ts
+
+
+
+
+/**
+ * Recovery on open, in two small steps a writer calls under its lock
+ * (docs/journal.md, "Recovery on open"): `checkTail` judges the bytes from a
+ * verified prefix `from` to `size` (the whole file from GENESIS, or only what was
+ * appended since a trusted checkpoint) and throws JournalRecoveryError, naming
+ * the file and line, on anything but valid rows and a torn tail; `repairTail`
+ * then finishes a row's lost newline or moves a torn tail aside, and says so.
+ */
+function checkTail(file, from, size, env) {
+    const slices = scanSlices({ kind: 'file', path: file }, from.offset, size, { strict: false, recovery: true }, env);
+    return stitchRecovery(file, slices, from, size, () => (from.offset === 0 ? 0 : countLinesInFile(file, from.offset)));
+}
+/** The default notice: one line on stderr. */
+function printTornTailNotice(m) {
+    process.stderr.write(`stepchain: ${m.file}: moved a torn tail of ${m.bytes} byte${m.bytes === 1 ? '' : 's'} (a write that never finished) to ${m.sideFile}\n`);
+}
+/**
+ * Applies a checked tail: writes the newline a complete last row lost, or copies
+ * a torn tail to a side file and truncates it off (then calls `notice`). Returns
+ * the new verified prefix.
+ */
+function repairTail(file, t, size, durable, notice = printTornTailNotice) {
+    let end = t.validEnd;
+    if (t.unterminatedRowEnd !== undefined) {
+        finishLastLine(file, t.unterminatedRowEnd, durable);
+        end = t.unterminatedRowEnd + 1;
+    }
+    else if (t.tornFrom !== undefined) {
+        const sideFile = moveTornTailAside(file, t.tornFrom, durable);
+        notice({ file, sideFile, bytes: size - t.tornFrom });
+    }
+    return { offset: end, head: t.head, steps: t.steps };
+}
+/** countLines over the first `to` bytes of a file (read in blocks). */
+function countLinesInFile(path, to) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
+    try {
+        const block = Buffer.allocUnsafe(1 << 20);
+        let n = 0;
+        let prevCr = false;
+        for (let pos = 0; pos < to;) {
+            const got = (0,external_node_fs_namespaceObject.readSync)(fd, block, 0, Math.min(block.length, to - pos), pos);
+            if (got === 0)
+                break;
+            for (let i = 0; i < got; i++) {
+                const c = block[i];
+                // A \n ends a line (with a \r before it, one line); a \r followed by anything else ends one too.
+                if (c === 0x0a || prevCr)
+                    n++;
+                prevCr = c === 0x0d;
+            }
+            pos += got;
+        }
+        return prevCr ? n + 1 : n;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/journal/tombstone.ts
@@ -4806,77 +5444,66 @@ function refuseRemovedJournalAt(root, agentId) {
 
 
 
-
-/** Calls `fn(start, end, line, terminated)` for each line of `buf` (end excludes the newline). */
-function forEachLine(buf, fn) {
-    let start = 0;
-    let line = 1;
-    while (start < buf.length) {
-        const nl = buf.indexOf(0x0a, start);
-        const end = nl < 0 ? buf.length : nl;
-        fn(start, end, line, nl >= 0);
-        start = end + 1;
-        line++;
+/** The whole-journal faults after the walk: no steps at all, a head other than expected. */
+function finish(s, options) {
+    const faults = s.faults;
+    if (s.steps === 0)
+        faults.add({
+            line: null,
+            kind: 'empty_journal',
+            message: s.lines === 0 ? 'journal has no steps' : 'journal has no steps (no line holds a row)',
+        });
+    if (options.expectedHead !== undefined && options.expectedHead !== s.head) {
+        faults.add({ line: null, kind: 'head_mismatch', message: `head ${s.head}, expected ${options.expectedHead}` });
     }
+    return {
+        ok: faults.total === 0,
+        head_hash: s.head,
+        steps: s.steps,
+        errors: faults.list,
+        fault_count: faults.total,
+        errors_omitted: faults.omitted,
+    };
 }
-/** The whole-journal faults that follow the walk: an empty file, a head other than expected. */
-function addJournalFaults(errors, size, head, options) {
-    if (size === 0)
-        errors.push({ line: null, kind: 'empty_journal', message: 'journal has no steps' });
-    if (options.expectedHead !== undefined && options.expectedHead !== head) {
-        errors.push({ line: null, kind: 'head_mismatch', message: `head ${head}, expected ${options.expectedHead}` });
-    }
-}
-/** The plain lossless walk, keeping every well-formed row (the sliced fast walk is checked against it). */
-function walk(buf, options) {
-    const chain = new ChainChecker();
-    const errors = [];
-    const entries = [];
-    forEachLine(buf, (start, end, line, terminated) => {
-        const bytes = buf.subarray(start, end);
-        if (bytes.length === 0) {
-            errors.push({ line, kind: 'malformed_json', message: 'empty line' });
-            return;
-        }
-        const read = readRowLine(bytes);
-        if (read.kind === 'malformed') {
-            errors.push({ line, kind: 'malformed_json', message: read.reason });
-            return;
-        }
-        errors.push(...chain.check(line, read.row, read.computedHash));
-        if (options.strict && !read.canonical) {
-            errors.push({ line, kind: 'non_canonical', message: 'line bytes are not the canonical encoding of the row' });
-        }
-        if (options.strict && !terminated) {
-            errors.push({ line, kind: 'non_canonical', message: 'last line has no trailing newline' });
-        }
-        entries.push({ line, row: read.row, bytes, canonical: read.canonical });
-    });
-    const head = chain.steps > 0 ? chain.head : ZERO_HASH;
-    addJournalFaults(errors, buf.length, head, options);
-    return { ok: errors.length === 0, head_hash: head, steps: chain.steps, errors, entries };
+function chunkOptions(options, extra) {
+    return { strict: options.strict ?? false, ...extra };
 }
 /**
- * Verifies a journal: every fault with its line and kind (docs/format.md §2). Canonical
- * rows take the fast path (hashed from their bytes); large journals are walked
- * in parallel slices.
+ * Verifies a journal (docs/journal.md): every fault with its line and kind.
+ * Canonical rows take the fast path (hashed from their bytes); large journals
+ * are walked in parallel slices.
  */
-function verifySource(source, size, options, env, refs) {
-    const slices = scanSlices(source, 0, size, { strict: options.strict ?? false, collectRefs: refs !== undefined }, env);
-    const { faults, head, steps } = stitchFaults(slices);
-    if (refs !== undefined)
-        refs.push(...stitchRefs(slices));
-    addJournalFaults(faults, size, head, options);
-    return { ok: faults.length === 0, head_hash: head, steps, errors: faults };
+function verifySource(source, size, options, env, extra = {}) {
+    const o = chunkOptions(options, extra);
+    const slices = scanSlices(source, 0, size, o, env, options.onProgress);
+    const stitched = stitchVerify(source, slices, o, env, options.onProgress);
+    return { result: finish(stitched, options), stitched };
 }
 /** Verifies journal bytes (e.g. a receipt's journal member). */
 function verifyJournalBytes(buf, options = {}, env) {
-    return verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env);
+    return verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env).result;
 }
 /** Verifies journal bytes and collects the rows' blob refs (first-occurrence order, unique). */
 function verifyJournalBytesWithRefs(buf, options = {}, env) {
-    const refs = [];
-    return { ...verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env, refs), blob_refs: refs };
+    const { result, stitched } = verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env, {
+        collectRefs: true,
+    });
+    return { ...result, blob_refs: stitched.refs ?? [] };
+}
+/** Verifies a journal file with its blob refs and an index of where rows start (for windows read later). */
+function verifyJournalFileIndexed(file, options = {}, env) {
+    const size = statJournalFile(file);
+    const { result, stitched } = fileErrors(file, () => verifySource({ kind: 'file', path: file }, size, options, env, {
+        ...(options.collectRefs ? { collectRefs: true } : {}),
+        ...(options.indexEvery === undefined ? {} : { indexEvery: options.indexEvery }),
+    }));
+    return {
+        ...result,
+        size,
+        lines: stitched.lines,
+        ...(stitched.refs === undefined ? {} : { blob_refs: stitched.refs }),
+        ...(stitched.index === undefined ? {} : { index: stitched.index }),
+    };
 }
 /**
  * A verified journal in canonical form, for receipts: the canonical lines (the
@@ -4901,9 +5528,25 @@ function readCanonicalJournal(file) {
         parts.push(e.canonical ? e.bytes : Buffer.from(encode_canonicalOfRead(row_rowValue(e.row)), 'utf8'), nl);
     return { result, bytes: Buffer.concat(parts), blob_refs: strict.blob_refs };
 }
-/** Reads and verifies journal bytes, keeping the well-formed rows. */
+/**
+ * Reads and verifies journal bytes, keeping every row of the right shape (the
+ * lossless walk, line by line; the fast sliced walk is checked against it).
+ */
 function readJournalBytes(buf, options = {}) {
-    return walk(buf, options);
+    const entries = [];
+    const o = chunkOptions(options, { fast: false });
+    const slice = scanChunk(buf, 0, buf.length, 0, o, undefined, (line, _view, row, bytes, canonical) => {
+        if (row !== undefined)
+            entries.push({ line, row, bytes: Buffer.from(bytes), canonical });
+    });
+    const result = finish(stitchVerify({ kind: 'bytes', bytes: buf }, [slice], o), options);
+    return { ...result, entries };
+}
+/** Every row walked (every JSON object line, whatever its shape): its line, seq and stored step_hash. */
+function walkedRows(buf) {
+    const rows = [];
+    scanChunk(buf, 0, buf.length, 0, { strict: false, fast: false }, undefined, (line, view) => rows.push({ line, seq: view.seq, step_hash: view.step_hash ?? null }));
+    return rows;
 }
 /** The size of a journal file; a missing path or one that is not a file is an input error. */
 function statJournalFile(file) {
@@ -4918,6 +5561,18 @@ function statJournalFile(file) {
         throw new errors_InputError(`${file}: not a regular file`);
     return st.size;
 }
+/** OS errors while reading a journal are input errors naming the file. */
+function fileErrors(file, fn) {
+    try {
+        return fn();
+    }
+    catch (e) {
+        const code = e.code;
+        if (code !== undefined && !(e instanceof errors_InputError))
+            throw new errors_InputError(`${file}: cannot read: ${code}`);
+        throw e;
+    }
+}
 /** Reads a journal file's bytes; a missing or unreadable file is an input error. */
 function readJournalFileBytes(file) {
     statJournalFile(file);
@@ -4930,22 +5585,13 @@ function readJournalFileBytes(file) {
 }
 function verifyJournalFile(file, options = {}, env) {
     const size = statJournalFile(file);
-    try {
-        return verifySource({ kind: 'file', path: file }, size, options, env);
-    }
-    catch (e) {
-        const code = e.code;
-        if (code !== undefined)
-            throw new errors_InputError(`${file}: cannot read: ${code}`);
-        throw e;
-    }
+    return fileErrors(file, () => verifySource({ kind: 'file', path: file }, size, options, env).result);
 }
 function readJournalFile(file, options = {}) {
     return readJournalBytes(readJournalFileBytes(file), options);
 }
 
 ;// CONCATENATED MODULE: ./src/journal/journal.ts
-
 
 
 
@@ -4999,9 +5645,12 @@ function checkWritable(name, v) {
     if (v === undefined)
         return null;
     try {
-        canonical(v);
+        // Encoded one level down, as in the row and the hashed payload (MAX_NESTING counts the row).
+        canonical([v]);
     }
     catch (e) {
+        if (e instanceof CanonicalEncodeError && e.message.includes('nested deeper'))
+            throw new errors_InputError(`${name}: nested deeper than ${MAX_NESTING - 1} levels (with the row around it, more than the ${MAX_NESTING} a journal line may hold)`);
         if (e instanceof CanonicalEncodeError)
             throw new errors_InputError(`${name}: ${e.message}`);
         throw e;
@@ -5030,6 +5679,7 @@ class Journal {
     durable;
     lockTimeoutMs;
     env;
+    onTornTail;
     state = GENESIS;
     /** The file's identity when `state` was last established (undefined: never, or no file). */
     known;
@@ -5041,6 +5691,7 @@ class Journal {
         this.durable = (options.durability ?? 'durable') === 'durable';
         this.env = options.env ?? process.env;
         this.lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutFromEnv(this.env);
+        this.onTornTail = options.onTornTail;
         const root = projectRootOf(dir);
         this.cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), this.durable));
     }
@@ -5186,18 +5837,9 @@ class Journal {
         // Anything else: walk the whole file (fail-closed).
         const size = Number(id.size);
         const from = GENESIS;
-        const slices = scanSlices({ kind: 'file', path: this.file }, from.offset, size, { strict: false });
-        const t = stitchRecovery(this.file, slices, from);
-        let end = t.validEnd;
-        if (t.unterminatedRowEnd !== undefined) {
-            // A complete, valid row whose newline never made it: finish the line.
-            finishLastLine(this.file, t.unterminatedRowEnd, this.durable);
-            end = t.unterminatedRowEnd + 1;
-        }
-        else if (t.tornFrom !== undefined) {
-            moveTornTailAside(this.file, t.tornFrom, this.durable);
-        }
-        this.state = { offset: end, head: t.head, steps: t.steps };
+        // The torn-tail rule (docs/journal.md): refuse anything but valid rows and a torn tail; move that aside and say so.
+        const t = checkTail(this.file, from, size, this.env);
+        this.state = repairTail(this.file, t, size, this.durable, this.onTornTail);
         this.known = statIdentity(this.file);
         this.saveCheckpoint();
     }
@@ -5247,30 +5889,264 @@ function resolveJournal(target, root, mustExist = true) {
 ;// CONCATENATED MODULE: ./src/journal/read.ts
 
 
-/** `file:line: kind: message` for one fault. */
+
+
+
+
+
+/** A fault's message, a run's saying how many faults on which lines (for outputs that have no room for its range). */
+function faultMessage(f) {
+    if (f.line === null || f.last_line === undefined || f.count === undefined)
+        return f.message;
+    return `${f.count.toLocaleString('en-US')} faults on lines ${f.line}-${f.last_line}, the first: ${f.message}`;
+}
+/** `file:line: kind: message` for one fault; a run reads `file:first-last: kind: N faults, the first: message`. */
 function describeFault(file, f) {
-    return `${f.line === null ? file : `${file}:${f.line}`}: ${f.kind}: ${f.message}`;
+    if (f.line === null)
+        return `${file}: ${f.kind}: ${f.message}`;
+    if (f.last_line === undefined || f.count === undefined)
+        return `${file}:${f.line}: ${f.kind}: ${f.message}`;
+    return `${file}:${f.line}-${f.last_line}: ${f.kind}: ${f.count.toLocaleString('en-US')} faults on consecutive lines, the first: ${f.message}`;
 }
 /**
- * Reads a journal for display or use: verified first, so a tampered chain is never
- * laid out as if it were intact. Throws IntegrityError naming the first fault.
+ * The fault lines to print for a result: one per listed entry (runs collapsed),
+ * then one line counting what was left out. Bounded whatever the journal holds.
+ */
+function describeFaults(file, r) {
+    const out = r.errors.map((f) => describeFault(file, f));
+    if (r.errors_omitted > 0)
+        out.push(`${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`);
+    return out;
+}
+/** The first fault, and how many more: one line for an IntegrityError. */
+function firstFaultLine(file, r) {
+    const first = r.errors[0];
+    const more = r.fault_count - (first.count ?? 1);
+    return `${describeFault(file, first)}${more > 0 ? ` (and ${more} more fault${more > 1 ? 's' : ''})` : ''}`;
+}
+/**
+ * Reads a journal for display or use, whole: verified first, so a tampered chain
+ * is never laid out as if it were intact. Throws IntegrityError naming the first
+ * fault. For large journals, `openVerifiedSteps` reads only what is asked for.
  */
 function readVerifiedJournal(file, options = {}) {
     const r = readJournalFile(file, options);
-    if (!r.ok) {
-        const more = r.errors.length > 1 ? ` (and ${r.errors.length - 1} more fault${r.errors.length > 2 ? 's' : ''})` : '';
-        throw new errors_IntegrityError(`${describeFault(file, r.errors[0])}${more}`);
-    }
+    if (!r.ok)
+        throw new errors_IntegrityError(firstFaultLine(file, r));
     return r;
 }
-/** Steps `[a..b]` (inclusive, 0-based seqs) of a verified journal. */
+/** Rows are indexed every this many (per slice), and read (and cached) a block from one index point to the next. */
+const BLOCK_ROWS = 256;
+const CACHED_BLOCKS = 8;
+/** A journal whose chain failed verification: the result, to print its faults. */
+class UnverifiedJournalError extends errors_IntegrityError {
+    file;
+    result;
+    name = 'UnverifiedJournalError';
+    constructor(file, result) {
+        super(firstFaultLine(file, result));
+        this.file = file;
+        this.result = result;
+    }
+}
+/**
+ * A journal file verified once, on the fast (parallel) path, then read a block of
+ * rows at a time on demand: memory stays independent of the journal's size
+ * (docs/journal.md, "Reading windows"). Each row read is checked again against
+ * what was verified (its seq, its own hash, its link to the row before in the
+ * block), so a file changed in between is refused, never shown.
+ */
+class VerifiedSteps {
+    file;
+    head_hash;
+    length;
+    result;
+    /** The rows' blob refs (first occurrence), when asked for. */
+    blobRefs;
+    index;
+    /** The file's size and number of lines (blank ones included) when it was verified. */
+    size;
+    lines;
+    cache = new Map();
+    constructor(file, r) {
+        this.file = file;
+        this.result = r;
+        this.head_hash = r.head_hash;
+        this.length = r.steps;
+        this.index = r.index;
+        this.size = r.size;
+        this.lines = r.lines;
+        this.blobRefs = r.blob_refs;
+    }
+    /** Verifies the file (throws UnverifiedJournalError when it does not hold). */
+    static open(file, options = {}) {
+        const r = verifyJournalFileIndexed(file, {
+            indexEvery: BLOCK_ROWS,
+            ...(options.collectRefs ? { collectRefs: true } : {}),
+            ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        }, options.env);
+        if (!r.ok)
+            throw new UnverifiedJournalError(file, r);
+        return new VerifiedSteps(file, r);
+    }
+    at(seq) {
+        if (!Number.isInteger(seq) || seq < 0 || seq >= this.length)
+            return undefined;
+        const j = this.blockOf(seq);
+        return this.block(j).rows[seq - this.index.points[j * 3]];
+    }
+    /** Where a step's line lies in the file: its first byte, and the byte after its line ending. */
+    span(seq) {
+        if (!Number.isInteger(seq) || seq < 0 || seq >= this.length)
+            throw new RangeError(`no step ${seq}`);
+        const j = this.blockOf(seq);
+        const k = (seq - this.index.points[j * 3]) * 2;
+        const spans = this.block(j).spans;
+        return { start: spans[k], next: spans[k + 1] };
+    }
+    slice(start = 0, end = this.length) {
+        const a = Math.max(0, start < 0 ? this.length + start : Math.min(start, this.length));
+        const b = Math.max(a, end < 0 ? this.length + end : Math.min(end, this.length));
+        const out = [];
+        for (let i = a; i < b; i++)
+            out.push(this.at(i));
+        return out;
+    }
+    /** The index point at or before a row (points start blocks of at most BLOCK_ROWS rows). */
+    blockOf(seq) {
+        const p = this.index.points;
+        let lo = 0;
+        let hi = p.length / 3 - 1;
+        while (lo < hi) {
+            const mid = (lo + hi + 1) >> 1;
+            if (p[mid * 3] <= seq)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        return lo;
+    }
+    /** The rows of block j (from index point j to the next), read and checked. */
+    block(j) {
+        const hit = this.cache.get(j);
+        if (hit !== undefined) {
+            this.cache.delete(j);
+            this.cache.set(j, hit);
+            return hit;
+        }
+        const p = this.index.points;
+        const first = p[j * 3];
+        const last = j + 1 < p.length / 3 ? p[(j + 1) * 3] : this.length;
+        // The block must run from the verified link before it to the verified link after it.
+        const before = this.index.prevs[j];
+        const after = j + 1 < this.index.prevs.length ? this.index.prevs[j + 1] : this.head_hash;
+        const rows = this.readRows(p[j * 3 + 1], p[j * 3 + 2], first, last - first, before, after);
+        this.cache.set(j, rows);
+        if (this.cache.size > CACHED_BLOCKS)
+            this.cache.delete(this.cache.keys().next().value);
+        return rows;
+    }
+    changed(detail) {
+        throw new errors_IntegrityError(`${this.file}: the journal changed since it was verified (${detail}); verify it again`);
+    }
+    /** Reads `want` rows from `offset` (line `line`, row `seq`), checking each against the verified chain. */
+    readRows(offset, line, seq, want, before, after) {
+        const out = [];
+        const spans = [];
+        let fd;
+        try {
+            fd = (0,external_node_fs_namespaceObject.openSync)(this.file, 'r');
+        }
+        catch (e) {
+            throw new errors_InputError(`${this.file}: cannot read: ${e.code ?? e.message}`);
+        }
+        try {
+            let buf = Buffer.allocUnsafe(1 << 20);
+            let pos = offset;
+            let lineNo = line - 1;
+            while (out.length < want && pos < this.size) {
+                const len = Math.min(buf.length, this.size - pos);
+                const got = readAll(fd, buf, len, pos);
+                if (got === 0)
+                    this.changed('it is shorter');
+                const atEnd = pos + got >= this.size;
+                let usable = got;
+                if (!atEnd) {
+                    const nl = buf.lastIndexOf(0x0a, got - 1);
+                    if (nl < 0) {
+                        buf = Buffer.allocUnsafe(buf.length * 2); // one line longer than the buffer
+                        continue;
+                    }
+                    usable = nl + 1;
+                }
+                forEachReferenceLine(buf, 0, usable, (s, e, next) => {
+                    lineNo++;
+                    if (out.length >= want)
+                        return;
+                    const read = readLine(buf, s, e);
+                    if (read.kind === 'blank')
+                        return;
+                    if (read.kind !== 'row' || read.row === undefined)
+                        return this.changed(`line ${lineNo} is no row`);
+                    const v = read.view;
+                    const prev = out[out.length - 1];
+                    if (v.seq !== seq + out.length || v.computedHash !== v.step_hash)
+                        return this.changed(`line ${lineNo} is not the row verified there`);
+                    if (v.prev_hash !== (prev === undefined ? before : prev.row.step_hash))
+                        return this.changed(`line ${lineNo} does not link to the row before`);
+                    const bytes = buf.subarray(s, e);
+                    out.push({
+                        line: lineNo,
+                        row: read.row,
+                        bytes: read.canonical ? Buffer.from(bytes) : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'),
+                        canonical: read.canonical,
+                    });
+                    spans.push(pos + s, pos + next);
+                });
+                pos += usable;
+            }
+            if (out.length < want)
+                this.changed('rows are missing');
+            if (out[out.length - 1].row.step_hash !== after)
+                this.changed('a block of rows does not end where verified');
+            return { rows: out, spans };
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+}
+/**
+ * One line for display: a canonical row (the fast path's check) is only parsed,
+ * its hash taken from its bytes; anything else is read losslessly.
+ */
+function readLine(buf, s, e) {
+    const fast = e - s > 0 && e - s < 1 << 28 ? fastRow(buf.toString('latin1', s, e), 0, e - s) : undefined;
+    if (fast === undefined)
+        return readRowLine(buf.subarray(s, e));
+    const value = parse(buf.toString('latin1', s, e));
+    if (!isJsonObject(value))
+        return readRowLine(buf.subarray(s, e));
+    return rowFromValue(value, undefined, { computedHash: fast.computedHash, canonical: true });
+}
+function readAll(fd, buf, length, position) {
+    let off = 0;
+    while (off < length) {
+        const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, off, length - off, position + off);
+        if (n === 0)
+            break;
+        off += n;
+    }
+    return off;
+}
+/** Steps `[a..b]` (inclusive, 0-based seqs) of a verified journal, read without loading the rest. */
 function readWindow(file, a, b) {
-    const r = readVerifiedJournal(file);
     if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < a)
         throw new InputError(`bad step window [${a}..${b}]`);
-    if (b >= r.steps)
-        throw new InputError(`${file}: step ${b} is out of range (the journal has ${r.steps} steps, 0..${r.steps - 1})`);
-    return r.entries.slice(a, b + 1);
+    const steps = VerifiedSteps.open(file);
+    if (b >= steps.length)
+        throw new InputError(`${file}: step ${b} is out of range (the journal has ${steps.length} steps, 0..${steps.length - 1})`);
+    return steps.slice(a, b + 1);
 }
 /** One step of a verified journal. */
 function readStep(file, seq) {
@@ -5278,10 +6154,15 @@ function readStep(file, seq) {
 }
 /** The verified head hash. */
 function journalHead(file) {
-    return readVerifiedJournal(file).head_hash;
+    const r = VerifiedSteps.open(file);
+    return r.head_hash;
 }
 
 ;// CONCATENATED MODULE: ./src/journal/index.ts
+
+
+
+
 
 
 
@@ -9569,6 +10450,8 @@ function auditFiles(dir) {
     return names.filter((n) => n.endsWith('.jsonl')).sort();
 }
 
+;// CONCATENATED MODULE: external "node:zlib"
+const external_node_zlib_namespaceObject = require("node:zlib");
 ;// CONCATENATED MODULE: ./src/audit/verify.ts
 
 
@@ -9576,29 +10459,99 @@ function auditFiles(dir) {
 
 
 
-/** Calls `fn` for each `\n`-framed line (only `\n` frames: a `\v` or `\r` stays inside the line and fails). */
-function readAuditLines(dir, file) {
+
+/**
+ * The lines of one segment of the log, `\n`-framed as the reference frames them
+ * (a `\v` or `\r` stays inside the line and fails the canonical check); empty
+ * lines are skipped, as the reference skips them. `count` is every line, blank ones
+ * included. `file` is the segment's name inside the audit directory (`archive/…`
+ * for an archived day, whose bytes are given).
+ */
+function readAuditLines(dir, file, bytes) {
     let buf;
-    try {
-        buf = (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(dir, file));
-    }
-    catch (e) {
-        throw new errors_InputError(`${external_node_path_default().join(dir, file)}: cannot read: ${e.code ?? e.message}`);
+    if (bytes !== undefined)
+        buf = bytes;
+    else {
+        try {
+            buf = (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(dir, file));
+        }
+        catch (e) {
+            throw new errors_InputError(`${external_node_path_default().join(dir, file)}: cannot read: ${e.code ?? e.message}`);
+        }
     }
     const lines = [];
     let start = 0;
-    let n = 1;
+    let n = 0;
     while (start < buf.length) {
         const nl = buf.indexOf(0x0a, start);
         const end = nl < 0 ? buf.length : nl;
-        const bytes = buf.subarray(start, end);
-        lines.push(readLine(file, n, bytes));
-        start = end + 1;
         n++;
+        if (end > start)
+            lines.push(verify_readLine(file, n, buf.subarray(start, end)));
+        start = end + 1;
     }
-    return { lines, terminated: buf.length === 0 || buf[buf.length - 1] === 0x0a };
+    return { lines, terminated: buf.length === 0 || buf[buf.length - 1] === 0x0a, count: n };
 }
-function readLine(file, line, bytes) {
+/** The largest archived day read (decompressed): a bigger one is a fault, not a memory blow-up. */
+const MAX_ARCHIVED_SEGMENT_BYTES = 1024 * 1024 * 1024;
+/**
+ * The archived days under `<dir>/archive/`, in chain order as the reference
+ * orders them: by the date their name starts with, names without a date last
+ * (so a renamed archive cannot jump ahead), the name breaking ties.
+ */
+function archivedSegments(dir) {
+    const archive = external_node_path_default().join(dir, 'archive');
+    let names;
+    try {
+        if (!(0,external_node_fs_namespaceObject.statSync)(archive).isDirectory())
+            return [];
+        names = (0,external_node_fs_namespaceObject.readdirSync)(archive);
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            return [];
+        throw new errors_InputError(`${archive}: cannot read: ${e.code ?? e.message}`);
+    }
+    const key = (name) => {
+        const token = name.split('.', 1)[0];
+        return isDate(token) ? [0, token, name] : [1, '', name];
+    };
+    return names
+        .filter((n) => n.endsWith('.jsonl.gz'))
+        .map((n) => ({ n, k: key(n) }))
+        .sort((a, b) => a.k[0] - b.k[0] || cmp(a.k[1], b.k[1]) || cmp(a.k[2], b.k[2]))
+        .map(({ n }) => ({ name: `archive/${n}`, path: external_node_path_default().join(archive, n) }));
+}
+const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+/** `YYYY-MM-DD` naming a real day (what Python's strptime("%Y-%m-%d") accepts, zero-padded). */
+function isDate(s) {
+    const m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(s);
+    if (m === null)
+        return false;
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const t = new Date(Date.UTC(y, mo - 1, d));
+    return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+/** An archived day's original bytes, or why it cannot be read. */
+function readArchivedSegment(seg) {
+    let gz;
+    try {
+        gz = (0,external_node_fs_namespaceObject.readFileSync)(seg.path);
+    }
+    catch (e) {
+        return `cannot read: ${e.code ?? e.message}`;
+    }
+    try {
+        return (0,external_node_zlib_namespaceObject.gunzipSync)(gz, { maxOutputLength: MAX_ARCHIVED_SEGMENT_BYTES });
+    }
+    catch (e) {
+        const code = e.code;
+        if (code === 'ERR_BUFFER_TOO_LARGE')
+            return `decompresses to more than ${MAX_ARCHIVED_SEGMENT_BYTES} bytes`;
+        return `not a readable gzip file (${code ?? e.message})`;
+    }
+}
+function verify_readLine(file, line, bytes) {
     let text;
     let value;
     try {
@@ -9616,7 +10569,7 @@ function readLine(file, line, bytes) {
             line,
             bytes,
             entry: undefined,
-            error: bytes.length === 0 ? 'empty line' : `not JSON: ${why}`,
+            error: `not JSON: ${why}`,
             canonical: false,
         };
     }
@@ -9632,19 +10585,36 @@ function readLine(file, line, bytes) {
     return { file, line, bytes, entry: value, canonical };
 }
 /**
- * Verifies the whole audit chain in `dir` under `key`: every `*.jsonl` file in
- * name order (so the chain runs across days), every line byte-identical to
+ * Verifies the whole audit chain in `dir` under `key`: the archived days
+ * (`archive/*.jsonl.gz`, in date order; an unreadable one stops the walk, as no
+ * link past it can be checked), then every `*.jsonl` file in name order (so the
+ * chain runs across days), empty lines skipped, every line byte-identical to
  * `pretty_sorted(entry)`, each `prev_hmac` the previous entry's `hmac` (64
  * zeros at genesis), each `hmac` recomputed. Reports every fault with its
  * file and line; the chain follows the stored hmac, so one edit is reported once.
  */
 function verifyAuditLog(dir, key) {
-    const files = auditFiles(dir);
+    const archived = archivedSegments(dir);
+    const live = auditFiles(dir);
+    const files = [...archived.map((a) => a.name), ...live];
     const errors = [];
     let prev = GENESIS_HMAC;
     let entries = 0;
-    for (const file of files) {
-        const { lines, terminated } = readAuditLines(dir, file);
+    // Archived days first (the reference's order), then the live files: one chain.
+    const segments = [];
+    for (const a of archived) {
+        const bytes = readArchivedSegment(a);
+        if (typeof bytes === 'string') {
+            // No linkage can be established past it: stop here, as the reference does.
+            errors.push({ file: a.name, line: 0, kind: 'unreadable_archive', message: `archived day ${bytes}` });
+            return { ok: false, head_hmac: prev, entries, files, errors };
+        }
+        segments.push({ file: a.name, bytes });
+    }
+    for (const f of live)
+        segments.push({ file: f });
+    for (const { file, bytes } of segments) {
+        const { lines, terminated, count } = readAuditLines(dir, file, bytes);
         for (const l of lines) {
             const fault = (kind, message) => void errors.push({ file, line: l.line, kind, message });
             if (l.entry === undefined) {
@@ -9672,7 +10642,7 @@ function verifyAuditLog(dir, key) {
         if (!terminated) {
             errors.push({
                 file,
-                line: lines.length,
+                line: count,
                 kind: 'missing_newline',
                 message: 'missing trailing newline (torn or edited last line)',
             });
@@ -9696,11 +10666,11 @@ function verifyAuditLog(dir, key) {
     }
     return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
 }
-/** `file:line: kind: message` for one fault. */
+/** `file:line: kind: message` for one fault (`file: kind: message` for a whole segment). */
 function describeAuditFault(dir, f) {
     if (f.file === '')
         return `${dir}: ${f.kind}: ${f.message}`;
-    return `${external_node_path_default().join(dir, f.file)}:${f.line}: ${f.kind}: ${f.message}`;
+    return `${external_node_path_default().join(dir, f.file)}${f.line > 0 ? `:${f.line}` : ''}: ${f.kind}: ${f.message}`;
 }
 
 ;// CONCATENATED MODULE: ./src/audit/log.ts
@@ -10419,8 +11389,17 @@ function queryAudit(dir, q = {}) {
     const since = bound('since', q.since, false);
     const until = bound('until', q.until, true);
     const out = [];
-    for (const file of auditFiles(dir)) {
-        for (const l of readAuditLines(dir, file).lines) {
+    // Archived days first (an unreadable one is left out here; `verifyAuditLog` reports it), then the live files.
+    const segments = [];
+    for (const a of archivedSegments(dir)) {
+        const bytes = readArchivedSegment(a);
+        if (typeof bytes !== 'string')
+            segments.push({ file: a.name, bytes });
+    }
+    for (const file of auditFiles(dir))
+        segments.push({ file });
+    for (const { file, bytes } of segments) {
+        for (const l of readAuditLines(dir, file, bytes).lines) {
             const e = l.entry;
             if (e === undefined)
                 continue;
@@ -11010,7 +11989,7 @@ const auditVerifyCommand = {
 
 ;// CONCATENATED MODULE: ./src/check/append-only.ts
 
-function countLines(buf, end) {
+function append_only_countLines(buf, end) {
     let n = 0;
     let i = buf.indexOf(0x0a);
     while (i >= 0 && i < end) {
@@ -11044,7 +12023,7 @@ function lineStart(buf, offset) {
 /** `unit` names rows in messages: `seq` (per-step journals) or `index` (run journals). */
 function checkAppendOnly(base, head, unit = 'seq') {
     const baseEnd = base.lastIndexOf(0x0a) + 1; // end of the base's complete rows
-    const baseRows = countLines(base, baseEnd);
+    const baseRows = append_only_countLines(base, baseEnd);
     if (head === undefined) {
         return {
             ok: false,
@@ -11057,7 +12036,7 @@ function checkAppendOnly(base, head, unit = 'seq') {
             message: `journal deleted (the base has ${baseRows} row${baseRows === 1 ? '' : 's'})`,
         };
     }
-    const headRows = countLines(head, head.length);
+    const headRows = append_only_countLines(head, head.length);
     const common = Math.min(baseEnd, head.length);
     let diff = -1;
     // Fast path: one native compare; only on a difference look for where.
@@ -11091,7 +12070,7 @@ function checkAppendOnly(base, head, unit = 'seq') {
         };
     }
     const start = lineStart(base, diff);
-    const lineIndex = countLines(base, start);
+    const lineIndex = append_only_countLines(base, start);
     const seq = seqOfLine(base, lineIndex, start);
     const truncated = diff >= head.length && head.length < baseEnd;
     const headLines = headRows + (head.length > 0 && head[head.length - 1] !== 0x0a ? 1 : 0);
@@ -12808,8 +13787,6 @@ function renderCheckMarkdown(report, options = {}) {
     return out.join('\n');
 }
 
-;// CONCATENATED MODULE: external "node:zlib"
-const external_node_zlib_namespaceObject = require("node:zlib");
 ;// CONCATENATED MODULE: ./src/version.ts
 /** The producer name written into receipts (`bernstein_version`) and shown by `--version`. */
 const VERSION = '0.1.0';
@@ -14008,7 +14985,7 @@ function inspectReceipt(input, options = {}) {
     else {
         const walked = walkReceiptJournal(members.journal);
         for (const f of walked.faults) {
-            const fault = { kind: f.kind, message: f.message, member: JOURNAL_MEMBER };
+            const fault = { kind: f.kind, message: faultMessage(f), member: JOURNAL_MEMBER };
             if (f.line !== null)
                 fault.line = f.line;
             errors.push(fault);
@@ -14664,6 +15641,7 @@ function readRunLine(bytes) {
 
 
 
+
 // Hashes in full: a fault message is evidence, and JSON output never carries a cut hash.
 const verify_short = (h) => (h.length > 16 ? h : JSON.stringify(h));
 /**
@@ -14683,19 +15661,27 @@ function readRunJournalBytes(buf, options = {}) {
     let mutations = 0;
     let divergent;
     let chainOk = true;
-    forEachLine(buf, (start, end, line, terminated) => {
-        const bytes = buf.subarray(start, end);
-        if (bytes.length === 0) {
-            chainOk = false;
-            errors.push({ line, index: null, kind: 'malformed_json', message: 'empty line' });
+    // Lines as the reference reads them (docs/journal.md, "Reading rules"): universal newlines, str.strip(), blank lines skipped.
+    let line = 0;
+    forEachReferenceLine(buf, 0, buf.length, (start, end, _next, ending) => {
+        line++;
+        const raw = buf.subarray(start, end);
+        const stripped = strippedBytes(raw);
+        if (stripped === undefined) {
+            if (options.strict)
+                errors.push({ line, index: null, kind: 'non_canonical', message: 'blank line' });
             return;
         }
-        const read = readRunLine(bytes);
+        const read = readRunLine(stripped);
+        const terminated = ending !== 'eof';
         if (read.kind === 'malformed') {
             chainOk = false;
             errors.push({ line, index: null, kind: 'malformed_json', message: read.reason });
             return;
         }
+        // Whitespace around the row, or a carriage return ending it: the reference reads it; strict mode notes it.
+        if (stripped !== raw || (ending !== 'lf' && ending !== 'eof'))
+            read.canonical = false;
         const { row } = read;
         const i = index;
         const fault = (kind, message) => void errors.push({ line, index: i, kind, message });
@@ -14769,6 +15755,28 @@ function readRunJournalBytes(buf, options = {}) {
         errors,
         entries,
     };
+}
+/** A line's bytes with Python's str.strip() applied; undefined when nothing is left (a blank line). */
+function strippedBytes(raw) {
+    let plain = true;
+    for (let i = 0; i < raw.length && plain; i++) {
+        const c = raw[i];
+        if (c <= 0x20 || c >= 0x80)
+            plain = false;
+    }
+    if (plain)
+        return raw.length === 0 ? undefined : raw;
+    let text;
+    try {
+        text = decodeUtf8(raw);
+    }
+    catch {
+        return raw; // invalid UTF-8: malformed, reported as it is
+    }
+    const s = pyStrip(text);
+    if (s.length === 0)
+        return undefined;
+    return s.length === text.length ? raw : Buffer.from(s, 'utf8');
 }
 function readRunJournalFileBytes(file) {
     let st;
@@ -15614,7 +16622,7 @@ function parseExpectedHeads(bytes, source) {
 
 ;// CONCATENATED MODULE: ./src/report/client/page-script.generated.ts
 // Generated by scripts/build-page.mjs from src/report/client/main.ts: do not edit, not committed.
-const page_script_generated_PAGE_SCRIPT = "\"use strict\";\n(() => {\n  var __defProp = Object.defineProperty;\n  var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;\n  var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== \"symbol\" ? key + \"\" : key, value);\n\n  // src/canonical/value.ts\n  var JsonFloat = class {\n    constructor(value) {\n      __publicField(this, \"value\", value);\n    }\n  };\n  function isJsonObject(v) {\n    return typeof v === \"object\" && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat) && !(v instanceof Map);\n  }\n  function numericValue(v) {\n    if (typeof v === \"number\") return v;\n    if (typeof v === \"bigint\") return Number(v);\n    if (v instanceof JsonFloat) return v.value;\n    return void 0;\n  }\n  function isJsonInteger(v) {\n    return typeof v === \"number\" && Number.isInteger(v) || typeof v === \"bigint\";\n  }\n  function setKey(obj, key, value) {\n    if (key === \"__proto__\") {\n      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });\n    } else {\n      obj[key] = value;\n    }\n  }\n\n  // src/canonical/float-repr.ts\n  function pythonFloatRepr(x) {\n    if (Number.isNaN(x)) return \"NaN\";\n    if (x === Infinity) return \"Infinity\";\n    if (x === -Infinity) return \"-Infinity\";\n    if (x === 0) return Object.is(x, -0) ? \"-0.0\" : \"0.0\";\n    const sign = x < 0 ? \"-\" : \"\";\n    const s = String(Math.abs(x));\n    const ei = s.indexOf(\"e\");\n    const mantissa = ei < 0 ? s : s.slice(0, ei);\n    const shift = ei < 0 ? 0 : Number(s.slice(ei + 1));\n    const dot = mantissa.indexOf(\".\");\n    const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);\n    const all = dot < 0 ? mantissa : intPart + mantissa.slice(dot + 1);\n    let lead = 0;\n    while (lead < all.length - 1 && all.charCodeAt(lead) === 48) lead++;\n    let end = all.length;\n    while (end > lead + 1 && all.charCodeAt(end - 1) === 48) end--;\n    const digits = all.slice(lead, end);\n    const exp = intPart.length + shift - lead - 1;\n    if (exp >= -4 && exp < 16) {\n      if (exp >= 0) {\n        const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, \"0\");\n        const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : \"0\";\n        return `${sign}${whole}.${frac}`;\n      }\n      return `${sign}0.${\"0\".repeat(-exp - 1)}${digits}`;\n    }\n    const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;\n    const e = `${exp < 0 ? \"-\" : \"+\"}${String(Math.abs(exp)).padStart(2, \"0\")}`;\n    return `${sign}${m}e${e}`;\n  }\n\n  // src/canonical/key-order.ts\n  function compareCodePoints(a, b) {\n    const n = Math.min(a.length, b.length);\n    let i = 0;\n    while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;\n    if (i === n) return a.length - b.length;\n    const ca = a.charCodeAt(i);\n    const cb = b.charCodeAt(i);\n    if (ca < 55296 && cb < 55296) return ca - cb;\n    const low = (c) => c >= 56320 && c <= 57343;\n    if (i > 0 && (low(ca) || low(cb))) {\n      const prev = a.charCodeAt(i - 1);\n      if (prev >= 55296 && prev <= 56319) i--;\n    }\n    return (a.codePointAt(i) ?? 0) - (b.codePointAt(i) ?? 0);\n  }\n\n  // src/canonical/encode.ts\n  var CanonicalEncodeError = class extends Error {\n    constructor() {\n      super(...arguments);\n      __publicField(this, \"name\", \"CanonicalEncodeError\");\n    }\n  };\n  var MAX_DEPTH = 4096;\n  var SHORT_ESCAPES = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  var PLAIN_ASCII = /^[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*$/;\n  function encodeString(s) {\n    if (PLAIN_ASCII.test(s)) return `\"${s}\"`;\n    let out = '\"';\n    let run = 0;\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      if (c >= 32 && c <= 126 && c !== 34 && c !== 92) continue;\n      out += s.slice(run, i);\n      out += SHORT_ESCAPES[c] ?? `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      run = i + 1;\n    }\n    return `${out}${s.slice(run)}\"`;\n  }\n  function encodeNumber(n, allowNonFinite) {\n    if (Number.isInteger(n)) {\n      return Number.isSafeInteger(n) ? String(n === 0 ? 0 : n) : BigInt(n).toString();\n    }\n    if (!Number.isFinite(n) && !allowNonFinite) {\n      throw new CanonicalEncodeError(`${String(n)} is not allowed in a written value (JSON has no NaN or Infinity)`);\n    }\n    return pythonFloatRepr(n);\n  }\n  function encode(value, options = {}) {\n    const sortKeys = options.sortKeys ?? true;\n    const pretty = options.separators === \"pretty\";\n    const itemSep = pretty ? \", \" : \",\";\n    const keySep = pretty ? \": \" : \":\";\n    const allowNonFinite = options.allowNonFinite ?? false;\n    const entriesOf = (obj) => {\n      const entries = obj instanceof Map ? [...obj] : Object.entries(obj);\n      if (sortKeys) entries.sort((x, y) => compareCodePoints(x[0], y[0]));\n      return entries;\n    };\n    const walk = (v, depth) => {\n      switch (typeof v) {\n        case \"string\":\n          return encodeString(v);\n        case \"number\":\n          return encodeNumber(v, allowNonFinite);\n        case \"bigint\":\n          return v.toString();\n        case \"boolean\":\n          return v ? \"true\" : \"false\";\n        case \"object\": {\n          if (v === null) return \"null\";\n          if (depth > MAX_DEPTH) throw new CanonicalEncodeError(`value nested deeper than ${MAX_DEPTH} levels`);\n          if (v instanceof JsonFloat) {\n            if (!Number.isFinite(v.value) && !allowNonFinite) {\n              throw new CanonicalEncodeError(\n                `${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`\n              );\n            }\n            return pythonFloatRepr(v.value);\n          }\n          if (Array.isArray(v)) {\n            let out2 = \"[\";\n            for (let i = 0; i < v.length; i++) {\n              if (i > 0) out2 += itemSep;\n              out2 += walk(v[i], depth + 1);\n            }\n            return `${out2}]`;\n          }\n          let out = \"{\";\n          let first = true;\n          for (const [k, item] of entriesOf(v)) {\n            if (item === void 0) continue;\n            if (!first) out += itemSep;\n            first = false;\n            out += encodeString(k) + keySep + walk(item, depth + 1);\n          }\n          return `${out}}`;\n        }\n        default:\n          throw new CanonicalEncodeError(`a ${typeof v} has no JSON encoding`);\n      }\n    };\n    return walk(value, 0);\n  }\n  function canonical(value) {\n    return encode(value);\n  }\n  function canonicalOfRead(value) {\n    return encode(value, { allowNonFinite: true });\n  }\n\n  // src/canonical/parse.ts\n  var JsonParseError = class extends Error {\n    constructor(reason, column) {\n      super(`${reason} at column ${column}`);\n      __publicField(this, \"reason\", reason);\n      __publicField(this, \"column\", column);\n      __publicField(this, \"name\", \"JsonParseError\");\n    }\n  };\n  var MAX_DEPTH2 = 4096;\n  var MAX_INT_DIGITS = 4300;\n  var NUMBER = /-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?/y;\n  var utf8 = new TextDecoder(\"utf-8\", { fatal: true, ignoreBOM: true });\n  function decodeUtf8(bytes) {\n    try {\n      return utf8.decode(bytes);\n    } catch {\n      throw new JsonParseError(\"invalid UTF-8\", 1);\n    }\n  }\n  function parse(text, options = {}) {\n    const asMap = options.objects === \"map\";\n    let i = 0;\n    const n = text.length;\n    const fail = (reason, at = i) => {\n      throw new JsonParseError(reason, at + 1);\n    };\n    const skipWs = () => {\n      while (i < n) {\n        const c = text.charCodeAt(i);\n        if (c === 32 || c === 10 || c === 13 || c === 9) i++;\n        else break;\n      }\n    };\n    const parseString = () => {\n      const start = ++i;\n      let out = \"\";\n      let run = start;\n      for (; ; ) {\n        if (i >= n) fail(\"unterminated string\", start - 1);\n        const c = text.charCodeAt(i);\n        if (c === 34) {\n          out += text.slice(run, i);\n          i++;\n          return out;\n        }\n        if (c < 32) fail(\"invalid control character in string\");\n        if (c !== 92) {\n          i++;\n          continue;\n        }\n        out += text.slice(run, i);\n        const e = text.charCodeAt(i + 1);\n        switch (e) {\n          case 34:\n            out += '\"';\n            break;\n          case 92:\n            out += \"\\\\\";\n            break;\n          case 47:\n            out += \"/\";\n            break;\n          case 98:\n            out += \"\\b\";\n            break;\n          case 102:\n            out += \"\\f\";\n            break;\n          case 110:\n            out += \"\\n\";\n            break;\n          case 114:\n            out += \"\\r\";\n            break;\n          case 116:\n            out += \"\t\";\n            break;\n          case 117: {\n            const hex = text.slice(i + 2, i + 6);\n            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail(\"invalid \\\\uXXXX escape\");\n            out += String.fromCharCode(parseInt(hex, 16));\n            i += 4;\n            break;\n          }\n          default:\n            fail(\"invalid escape\");\n        }\n        i += 2;\n        run = i;\n      }\n    };\n    const parseNumber = () => {\n      NUMBER.lastIndex = i;\n      const m = NUMBER.exec(text);\n      if (m === null) return fail(\"expecting value\");\n      const token = m[0];\n      const start = i;\n      i += token.length;\n      if (m[1] !== void 0 || m[2] !== void 0) {\n        const f = Number(token);\n        return Number.isInteger(f) || Object.is(f, -0) || !Number.isFinite(f) ? new JsonFloat(f) : f;\n      }\n      const digits = token.length - (token.charCodeAt(0) === 45 ? 1 : 0);\n      if (digits <= 15) return Number(token);\n      if (digits > MAX_INT_DIGITS) fail(`integer of ${digits} digits exceeds the ${MAX_INT_DIGITS}-digit limit`, start);\n      const big = BigInt(token);\n      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;\n    };\n    const parseValue = (depth) => {\n      if (depth > MAX_DEPTH2) fail(`nested deeper than ${MAX_DEPTH2} levels`);\n      skipWs();\n      const c = text.charCodeAt(i);\n      switch (c) {\n        case 34:\n          return parseString();\n        case 123: {\n          i++;\n          const obj = {};\n          const map = /* @__PURE__ */ new Map();\n          skipWs();\n          if (text.charCodeAt(i) === 125) {\n            i++;\n            return asMap ? map : obj;\n          }\n          for (; ; ) {\n            skipWs();\n            if (text.charCodeAt(i) !== 34) fail(\"expecting property name enclosed in double quotes\");\n            const key = parseString();\n            skipWs();\n            if (text.charCodeAt(i) !== 58) fail(\"expecting ':' delimiter\");\n            i++;\n            const value2 = parseValue(depth + 1);\n            if (asMap) map.set(key, value2);\n            else setKey(obj, key, value2);\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 125) {\n              i++;\n              return asMap ? map : obj;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 91: {\n          i++;\n          const arr = [];\n          skipWs();\n          if (text.charCodeAt(i) === 93) {\n            i++;\n            return arr;\n          }\n          for (; ; ) {\n            arr.push(parseValue(depth + 1));\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 93) {\n              i++;\n              return arr;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 110:\n          return literal(\"null\", null);\n        case 116:\n          return literal(\"true\", true);\n        case 102:\n          return literal(\"false\", false);\n        case 78:\n          return literal(\"NaN\", new JsonFloat(NaN));\n        case 73:\n          return literal(\"Infinity\", new JsonFloat(Infinity));\n        case 45:\n          if (text.startsWith(\"-Infinity\", i)) return literal(\"-Infinity\", new JsonFloat(-Infinity));\n          return parseNumber();\n        default:\n          if (c >= 48 && c <= 57) return parseNumber();\n          return fail(\"expecting value\");\n      }\n    };\n    const literal = (word, value2) => {\n      if (!text.startsWith(word, i)) fail(\"expecting value\");\n      i += word.length;\n      return value2;\n    };\n    const value = parseValue(0);\n    skipWs();\n    if (i < n) fail(\"extra data\");\n    return value;\n  }\n\n  // src/report/client/display.ts\n  var SHORT = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  function displayString(s) {\n    let out = '\"';\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      const hi = c >= 55296 && c <= 56319;\n      const lo = c >= 56320 && c <= 57343;\n      if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 56320 && s.charCodeAt(i + 1) <= 57343) {\n        out += s.slice(i, i + 2);\n        i++;\n      } else if (SHORT[c] !== void 0) out += SHORT[c];\n      else if (c < 32 || c === 127 || hi || lo || c === 8232 || c === 8233)\n        out += `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      else out += s[i];\n    }\n    return `${out}\"`;\n  }\n  function display(v, indent = 2) {\n    const walk = (x, pad) => {\n      if (x === void 0) return \"(absent)\";\n      if (typeof x === \"string\") return displayString(x);\n      if (x instanceof JsonFloat) return pythonFloatRepr(x.value);\n      if (x === null || typeof x !== \"object\") return canonicalOfRead(x);\n      const inner = indent > 0 ? pad + \" \".repeat(indent) : \"\";\n      const sep = indent > 0 ? \",\\n\" : \", \";\n      let out = \"\";\n      if (Array.isArray(x)) {\n        if (x.length === 0) return \"[]\";\n        for (let i = 0; i < x.length; i++) out += (i > 0 ? sep : \"\") + inner + walk(x[i], inner);\n        return indent > 0 ? `[\n${out}\n${pad}]` : `[${out}]`;\n      }\n      const pairs = x instanceof Map ? [...x] : Object.entries(x);\n      if (pairs.length === 0) return \"{}\";\n      for (let i = 0; i < pairs.length; i++)\n        out += `${i > 0 ? sep : \"\"}${inner}${displayString(pairs[i][0])}: ${walk(pairs[i][1], inner)}`;\n      return indent > 0 ? `{\n${out}\n${pad}}` : `{${out}}`;\n    };\n    try {\n      return walk(v, \"\");\n    } catch (e) {\n      if (e instanceof RangeError) return \"(nested too deeply to lay out here: see the raw line)\";\n      throw e;\n    }\n  }\n  function fieldText(v) {\n    return v === void 0 ? \"\" : typeof v === \"string\" ? v : display(v, 0);\n  }\n  function orderedRow(text) {\n    try {\n      const v = parse(text, { objects: \"map\" });\n      return v instanceof Map ? v : null;\n    } catch {\n      return null;\n    }\n  }\n  function preview(s, max) {\n    return s.length <= max ? s : `${s.slice(0, max - 1)}\\u2026`;\n  }\n\n  // node_modules/@noble/hashes/_u64.js\n  var U32_MASK64 = /* @__PURE__ */ (() => BigInt(2 ** 32 - 1))();\n  var _32n = /* @__PURE__ */ BigInt(32);\n  function fromBig(n, le = false) {\n    if (le)\n      return { h: Number(n & U32_MASK64), l: Number(n >> _32n & U32_MASK64) };\n    return { h: Number(n >> _32n & U32_MASK64) | 0, l: Number(n & U32_MASK64) | 0 };\n  }\n  function split(lst, le = false) {\n    const len = lst.length;\n    let Ah = new Uint32Array(len);\n    let Al = new Uint32Array(len);\n    for (let i = 0; i < len; i++) {\n      const { h, l } = fromBig(lst[i], le);\n      [Ah[i], Al[i]] = [h, l];\n    }\n    return [Ah, Al];\n  }\n  var fromNumH = (n) => n / 2 ** 32 | 0;\n  var fromNumL = (n) => n >>> 0;\n  function setU64FromNum(view, byteOffset, n, isLE) {\n    const h = fromNumH(n);\n    const l = fromNumL(n);\n    view.setUint32(byteOffset, isLE ? l : h, isLE);\n    view.setUint32(byteOffset + 4, isLE ? h : l, isLE);\n  }\n  var shrSH = (h, _l, s) => h >>> s;\n  var shrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrSH = (h, l, s) => h >>> s | l << 32 - s;\n  var rotrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrBH = (h, l, s) => h << 64 - s | l >>> s - 32;\n  var rotrBL = (h, l, s) => h >>> s - 32 | l << 64 - s;\n  function add(Ah, Al, Bh, Bl) {\n    const l = (Al >>> 0) + (Bl >>> 0);\n    return { h: Ah + Bh + (l / 2 ** 32 | 0) | 0, l: l | 0 };\n  }\n  var add3L = (Al, Bl, Cl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0);\n  var add3H = (low, Ah, Bh, Ch) => Ah + Bh + Ch + (low / 2 ** 32 | 0) | 0;\n  var add4L = (Al, Bl, Cl, Dl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0);\n  var add4H = (low, Ah, Bh, Ch, Dh) => Ah + Bh + Ch + Dh + (low / 2 ** 32 | 0) | 0;\n  var add5L = (Al, Bl, Cl, Dl, El) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0) + (El >>> 0);\n  var add5H = (low, Ah, Bh, Ch, Dh, Eh) => Ah + Bh + Ch + Dh + Eh + (low / 2 ** 32 | 0) | 0;\n\n  // node_modules/@noble/hashes/utils.js\n  function isBytes(a) {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && \"BYTES_PER_ELEMENT\" in a && a.BYTES_PER_ELEMENT === 1;\n  }\n  var atitle = (title) => title ? `\"${title}\" ` : \"\";\n  function anumber(n, title = \"\") {\n    if (typeof n !== \"number\")\n      throw new TypeError(atitle(title) + \"expected number, got \" + typeof n);\n    if (!Number.isSafeInteger(n) || n < 0)\n      throw new RangeError(atitle(title) + \"expected integer >= 0, got \" + n);\n    return n;\n  }\n  function abytes(value, length, title = \"\") {\n    if (isBytes(value) && (length === void 0 || value.length === length))\n      return value;\n    if (length !== void 0)\n      anumber(length, \"length\");\n    const bytes = isBytes(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = atitle(title) + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  }\n  var aobject = (value, label) => {\n    if (value === null || typeof value !== \"object\" || Array.isArray(value))\n      throw new TypeError((label === \"object\" ? \"\" : `\"${label}\" `) + \"expected object, got type=\" + typeof value);\n  };\n  var aopts = (value, label) => {\n    aobject(value, label);\n    const proto = Object.getPrototypeOf(value);\n    if (proto !== Object.prototype && proto !== null)\n      throw new TypeError(`\"${label}\" expected plain object`);\n    if (Object.hasOwn(value, \"__proto__\"))\n      throw new TypeError(`\"${label}.__proto__\" is not allowed`);\n  };\n  function aexists(instance, checkFinished = true) {\n    if (instance.destroyed)\n      throw new Error(\"hash was destroyed\");\n    if (checkFinished && instance.finished)\n      throw new Error(\"digest() was already called\");\n  }\n  function aoutput(out, instance) {\n    abytes(out, void 0, \"output\");\n    const min = instance.outputLen;\n    if (!(out.length >= min)) {\n      throw new RangeError('\"output\" expected length >= ' + min);\n    }\n  }\n  function clean(...arrays) {\n    for (let i = 0; i < arrays.length; i++) {\n      arrays[i].fill(0);\n    }\n  }\n  function createView(arr) {\n    return new DataView(arr.buffer, arr.byteOffset, arr.byteLength);\n  }\n  function rotr(word, shift) {\n    return word << 32 - shift | word >>> shift;\n  }\n  var hasHexBuiltin = /* @__PURE__ */ (() => (\n    // @ts-ignore\n    typeof Uint8Array.from([]).toHex === \"function\" && typeof Uint8Array.fromHex === \"function\"\n  ))();\n  var hexes = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, \"0\"));\n  function bytesToHex(bytes) {\n    abytes(bytes);\n    if (hasHexBuiltin)\n      return bytes.toHex();\n    let hex = \"\";\n    for (let i = 0; i < bytes.length; i++) {\n      hex += hexes[bytes[i]];\n    }\n    return hex;\n  }\n  function checkOpts(defaults, opts, title = \"opts\") {\n    aopts(defaults, \"defaults\");\n    if (opts !== void 0)\n      aopts(opts, title);\n    const merged = Object.assign(/* @__PURE__ */ Object.create(null), defaults, opts);\n    return merged;\n  }\n  function createHasher(hashCons, info = {}) {\n    if (typeof hashCons !== \"function\")\n      throw new TypeError('\"hashCons\" expected function, got type=' + typeof hashCons);\n    info = checkOpts({}, info, \"info\");\n    const hashC = (msg, opts) => hashCons(opts).update(msg).digest();\n    const tmp = hashCons(void 0);\n    hashC.outputLen = tmp.outputLen;\n    hashC.blockLen = tmp.blockLen;\n    hashC.canXOF = tmp.canXOF;\n    hashC.create = (opts) => hashCons(opts);\n    Object.assign(hashC, info);\n    return Object.freeze(hashC);\n  }\n  var oidNist = (suffix) => ({\n    // Current NIST hashAlgs suffixes used here fit in one DER subidentifier octet.\n    // Larger suffix values would need base-128 OID encoding and a different length byte.\n    oid: Uint8Array.from([6, 9, 96, 134, 72, 1, 101, 3, 4, 2, suffix])\n  });\n\n  // node_modules/@noble/hashes/_md.js\n  function Chi(a, b, c) {\n    return a & b ^ ~a & c;\n  }\n  function Maj(a, b, c) {\n    return a & b ^ a & c ^ b & c;\n  }\n  var HashMD = class {\n    constructor(blockLen, outputLen, padOffset, isLE) {\n      __publicField(this, \"blockLen\");\n      __publicField(this, \"outputLen\");\n      __publicField(this, \"canXOF\", false);\n      __publicField(this, \"padOffset\");\n      __publicField(this, \"isLE\");\n      // For partial updates less than block size\n      __publicField(this, \"buffer\");\n      __publicField(this, \"view\");\n      __publicField(this, \"finished\", false);\n      __publicField(this, \"length\", 0);\n      __publicField(this, \"pos\", 0);\n      __publicField(this, \"destroyed\", false);\n      this.blockLen = blockLen;\n      this.outputLen = outputLen;\n      this.padOffset = padOffset;\n      this.isLE = isLE;\n      this.buffer = new Uint8Array(blockLen);\n      this.view = createView(this.buffer);\n    }\n    update(data) {\n      aexists(this);\n      abytes(data);\n      const { view, buffer, blockLen } = this;\n      const len = data.length;\n      let processed = false;\n      for (let pos = 0; pos < len; ) {\n        const take = Math.min(blockLen - this.pos, len - pos);\n        if (take === blockLen) {\n          const dataView = createView(data);\n          for (; blockLen <= len - pos; pos += blockLen)\n            this.process(dataView, pos);\n          processed = true;\n          continue;\n        }\n        buffer.set(pos === 0 && take === len ? data : data.subarray(pos, pos + take), this.pos);\n        this.pos += take;\n        pos += take;\n        if (this.pos === blockLen) {\n          this.process(view, 0);\n          this.pos = 0;\n          processed = true;\n        }\n      }\n      this.length += data.length;\n      if (processed)\n        this.roundClean();\n      return this;\n    }\n    digestInto(out) {\n      aexists(this);\n      aoutput(out, this);\n      this.finished = true;\n      const { buffer, view, blockLen, isLE } = this;\n      let { pos } = this;\n      buffer[pos++] = 128;\n      buffer.fill(0, pos);\n      if (this.padOffset > blockLen - pos) {\n        this.process(view, 0);\n        buffer.fill(0);\n      }\n      setU64FromNum(view, blockLen - 8, this.length * 8, isLE);\n      this.process(view, 0);\n      this.roundClean();\n      const oview = out === buffer ? view : createView(out);\n      const len = this.outputLen;\n      const outLen = len / 4;\n      const state = this.get();\n      if (len % 4 || outLen > state.length)\n        throw new Error(\"invalid outputLen\");\n      for (let i = 0; i < outLen; i++)\n        oview.setUint32(4 * i, state[i], isLE);\n    }\n    digest() {\n      const { buffer, outputLen } = this;\n      this.digestInto(buffer);\n      const res = buffer.slice(0, outputLen);\n      this.destroy();\n      return res;\n    }\n    _cloneIntoMeta(to) {\n      const { buffer, length, finished, destroyed, pos } = this;\n      to.destroyed = destroyed;\n      to.finished = finished;\n      to.length = length;\n      to.pos = pos;\n      if (pos)\n        to.buffer.set(buffer);\n      return to;\n    }\n    clone() {\n      return this._cloneInto();\n    }\n  };\n  var SHA256_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    3144134277,\n    1013904242,\n    2773480762,\n    1359893119,\n    2600822924,\n    528734635,\n    1541459225\n  ]);\n  var SHA512_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    4089235720,\n    3144134277,\n    2227873595,\n    1013904242,\n    4271175723,\n    2773480762,\n    1595750129,\n    1359893119,\n    2917565137,\n    2600822924,\n    725511199,\n    528734635,\n    4215389547,\n    1541459225,\n    327033209\n  ]);\n\n  // node_modules/@noble/hashes/sha2.js\n  var SHA256_K = /* @__PURE__ */ Uint32Array.from([\n    1116352408,\n    1899447441,\n    3049323471,\n    3921009573,\n    961987163,\n    1508970993,\n    2453635748,\n    2870763221,\n    3624381080,\n    310598401,\n    607225278,\n    1426881987,\n    1925078388,\n    2162078206,\n    2614888103,\n    3248222580,\n    3835390401,\n    4022224774,\n    264347078,\n    604807628,\n    770255983,\n    1249150122,\n    1555081692,\n    1996064986,\n    2554220882,\n    2821834349,\n    2952996808,\n    3210313671,\n    3336571891,\n    3584528711,\n    113926993,\n    338241895,\n    666307205,\n    773529912,\n    1294757372,\n    1396182291,\n    1695183700,\n    1986661051,\n    2177026350,\n    2456956037,\n    2730485921,\n    2820302411,\n    3259730800,\n    3345764771,\n    3516065817,\n    3600352804,\n    4094571909,\n    275423344,\n    430227734,\n    506948616,\n    659060556,\n    883997877,\n    958139571,\n    1322822218,\n    1537002063,\n    1747873779,\n    1955562222,\n    2024104815,\n    2227730452,\n    2361852424,\n    2428436474,\n    2756734187,\n    3204031479,\n    3329325298\n  ]);\n  var SHA256_W = /* @__PURE__ */ new Uint32Array(64);\n  var SHA2_32B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(64, outputLen, 8, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and makes sha256 3x slower (measured).\n      __publicField(this, \"A\", 0);\n      __publicField(this, \"B\", 0);\n      __publicField(this, \"C\", 0);\n      __publicField(this, \"D\", 0);\n      __publicField(this, \"E\", 0);\n      __publicField(this, \"F\", 0);\n      __publicField(this, \"G\", 0);\n      __publicField(this, \"H\", 0);\n      this.A = IV[0] | 0;\n      this.B = IV[1] | 0;\n      this.C = IV[2] | 0;\n      this.D = IV[3] | 0;\n      this.E = IV[4] | 0;\n      this.F = IV[5] | 0;\n      this.G = IV[6] | 0;\n      this.H = IV[7] | 0;\n    }\n    get() {\n      const { A, B, C, D, E, F, G: G2, H } = this;\n      return [A, B, C, D, E, F, G2, H];\n    }\n    // prettier-ignore\n    set(A, B, C, D, E, F, G2, H) {\n      this.A = A | 0;\n      this.B = B | 0;\n      this.C = C | 0;\n      this.D = D | 0;\n      this.E = E | 0;\n      this.F = F | 0;\n      this.G = G2 | 0;\n      this.H = H | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4)\n        SHA256_W[i] = view.getUint32(offset, false);\n      for (let i = 16; i < 64; i++) {\n        const W15 = SHA256_W[i - 15];\n        const W2 = SHA256_W[i - 2];\n        const s0 = rotr(W15, 7) ^ rotr(W15, 18) ^ W15 >>> 3;\n        const s1 = rotr(W2, 17) ^ rotr(W2, 19) ^ W2 >>> 10;\n        SHA256_W[i] = s1 + SHA256_W[i - 7] + s0 + SHA256_W[i - 16] | 0;\n      }\n      let { A, B, C, D, E, F, G: G2, H } = this;\n      for (let i = 0; i < 64; i++) {\n        const sigma1 = rotr(E, 6) ^ rotr(E, 11) ^ rotr(E, 25);\n        const T1 = H + sigma1 + Chi(E, F, G2) + SHA256_K[i] + SHA256_W[i] | 0;\n        const sigma0 = rotr(A, 2) ^ rotr(A, 13) ^ rotr(A, 22);\n        const T2 = sigma0 + Maj(A, B, C) | 0;\n        H = G2;\n        G2 = F;\n        F = E;\n        E = D + T1 | 0;\n        D = C;\n        C = B;\n        B = A;\n        A = T1 + T2 | 0;\n      }\n      A = A + this.A | 0;\n      B = B + this.B | 0;\n      C = C + this.C | 0;\n      D = D + this.D | 0;\n      E = E + this.E | 0;\n      F = F + this.F | 0;\n      G2 = G2 + this.G | 0;\n      H = H + this.H | 0;\n      this.set(A, B, C, D, E, F, G2, H);\n    }\n    roundClean() {\n      clean(SHA256_W);\n    }\n    destroy() {\n      this.destroyed = true;\n      this.set(0, 0, 0, 0, 0, 0, 0, 0);\n      clean(this.buffer);\n    }\n  };\n  var _SHA256 = class extends SHA2_32B {\n    constructor() {\n      super(32, SHA256_IV);\n    }\n  };\n  var K512 = /* @__PURE__ */ (() => split([\n    \"0x428a2f98d728ae22\",\n    \"0x7137449123ef65cd\",\n    \"0xb5c0fbcfec4d3b2f\",\n    \"0xe9b5dba58189dbbc\",\n    \"0x3956c25bf348b538\",\n    \"0x59f111f1b605d019\",\n    \"0x923f82a4af194f9b\",\n    \"0xab1c5ed5da6d8118\",\n    \"0xd807aa98a3030242\",\n    \"0x12835b0145706fbe\",\n    \"0x243185be4ee4b28c\",\n    \"0x550c7dc3d5ffb4e2\",\n    \"0x72be5d74f27b896f\",\n    \"0x80deb1fe3b1696b1\",\n    \"0x9bdc06a725c71235\",\n    \"0xc19bf174cf692694\",\n    \"0xe49b69c19ef14ad2\",\n    \"0xefbe4786384f25e3\",\n    \"0x0fc19dc68b8cd5b5\",\n    \"0x240ca1cc77ac9c65\",\n    \"0x2de92c6f592b0275\",\n    \"0x4a7484aa6ea6e483\",\n    \"0x5cb0a9dcbd41fbd4\",\n    \"0x76f988da831153b5\",\n    \"0x983e5152ee66dfab\",\n    \"0xa831c66d2db43210\",\n    \"0xb00327c898fb213f\",\n    \"0xbf597fc7beef0ee4\",\n    \"0xc6e00bf33da88fc2\",\n    \"0xd5a79147930aa725\",\n    \"0x06ca6351e003826f\",\n    \"0x142929670a0e6e70\",\n    \"0x27b70a8546d22ffc\",\n    \"0x2e1b21385c26c926\",\n    \"0x4d2c6dfc5ac42aed\",\n    \"0x53380d139d95b3df\",\n    \"0x650a73548baf63de\",\n    \"0x766a0abb3c77b2a8\",\n    \"0x81c2c92e47edaee6\",\n    \"0x92722c851482353b\",\n    \"0xa2bfe8a14cf10364\",\n    \"0xa81a664bbc423001\",\n    \"0xc24b8b70d0f89791\",\n    \"0xc76c51a30654be30\",\n    \"0xd192e819d6ef5218\",\n    \"0xd69906245565a910\",\n    \"0xf40e35855771202a\",\n    \"0x106aa07032bbd1b8\",\n    \"0x19a4c116b8d2d0c8\",\n    \"0x1e376c085141ab53\",\n    \"0x2748774cdf8eeb99\",\n    \"0x34b0bcb5e19b48a8\",\n    \"0x391c0cb3c5c95a63\",\n    \"0x4ed8aa4ae3418acb\",\n    \"0x5b9cca4f7763e373\",\n    \"0x682e6ff3d6b2b8a3\",\n    \"0x748f82ee5defb2fc\",\n    \"0x78a5636f43172f60\",\n    \"0x84c87814a1f0ab72\",\n    \"0x8cc702081a6439ec\",\n    \"0x90befffa23631e28\",\n    \"0xa4506cebde82bde9\",\n    \"0xbef9a3f7b2c67915\",\n    \"0xc67178f2e372532b\",\n    \"0xca273eceea26619c\",\n    \"0xd186b8c721c0c207\",\n    \"0xeada7dd6cde0eb1e\",\n    \"0xf57d4f7fee6ed178\",\n    \"0x06f067aa72176fba\",\n    \"0x0a637dc5a2c898a6\",\n    \"0x113f9804bef90dae\",\n    \"0x1b710b35131c471b\",\n    \"0x28db77f523047d84\",\n    \"0x32caab7b40c72493\",\n    \"0x3c9ebe0a15c9bebc\",\n    \"0x431d67c49c100d4c\",\n    \"0x4cc5d4becb3e42b6\",\n    \"0x597f299cfc657e2a\",\n    \"0x5fcb6fab3ad6faec\",\n    \"0x6c44198c4a475817\"\n  ].map((n) => BigInt(n))))();\n  var SHA512_Kh = /* @__PURE__ */ (() => K512[0])();\n  var SHA512_Kl = /* @__PURE__ */ (() => K512[1])();\n  var SHA512_W_H = /* @__PURE__ */ new Uint32Array(80);\n  var SHA512_W_L = /* @__PURE__ */ new Uint32Array(80);\n  var SHA2_64B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(128, outputLen, 16, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // h -- high 32 bits, l -- low 32 bits\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and slows hashing down (measured on sha256).\n      __publicField(this, \"Ah\", 0);\n      __publicField(this, \"Al\", 0);\n      __publicField(this, \"Bh\", 0);\n      __publicField(this, \"Bl\", 0);\n      __publicField(this, \"Ch\", 0);\n      __publicField(this, \"Cl\", 0);\n      __publicField(this, \"Dh\", 0);\n      __publicField(this, \"Dl\", 0);\n      __publicField(this, \"Eh\", 0);\n      __publicField(this, \"El\", 0);\n      __publicField(this, \"Fh\", 0);\n      __publicField(this, \"Fl\", 0);\n      __publicField(this, \"Gh\", 0);\n      __publicField(this, \"Gl\", 0);\n      __publicField(this, \"Hh\", 0);\n      __publicField(this, \"Hl\", 0);\n      this.Ah = IV[0] | 0;\n      this.Al = IV[1] | 0;\n      this.Bh = IV[2] | 0;\n      this.Bl = IV[3] | 0;\n      this.Ch = IV[4] | 0;\n      this.Cl = IV[5] | 0;\n      this.Dh = IV[6] | 0;\n      this.Dl = IV[7] | 0;\n      this.Eh = IV[8] | 0;\n      this.El = IV[9] | 0;\n      this.Fh = IV[10] | 0;\n      this.Fl = IV[11] | 0;\n      this.Gh = IV[12] | 0;\n      this.Gl = IV[13] | 0;\n      this.Hh = IV[14] | 0;\n      this.Hl = IV[15] | 0;\n    }\n    // prettier-ignore\n    get() {\n      const { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      return [Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl];\n    }\n    // prettier-ignore\n    set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl) {\n      this.Ah = Ah | 0;\n      this.Al = Al | 0;\n      this.Bh = Bh | 0;\n      this.Bl = Bl | 0;\n      this.Ch = Ch | 0;\n      this.Cl = Cl | 0;\n      this.Dh = Dh | 0;\n      this.Dl = Dl | 0;\n      this.Eh = Eh | 0;\n      this.El = El | 0;\n      this.Fh = Fh | 0;\n      this.Fl = Fl | 0;\n      this.Gh = Gh | 0;\n      this.Gl = Gl | 0;\n      this.Hh = Hh | 0;\n      this.Hl = Hl | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4) {\n        SHA512_W_H[i] = view.getUint32(offset);\n        SHA512_W_L[i] = view.getUint32(offset += 4);\n      }\n      for (let i = 16; i < 80; i++) {\n        const W15h = SHA512_W_H[i - 15] | 0;\n        const W15l = SHA512_W_L[i - 15] | 0;\n        const s0h = rotrSH(W15h, W15l, 1) ^ rotrSH(W15h, W15l, 8) ^ shrSH(W15h, W15l, 7);\n        const s0l = rotrSL(W15h, W15l, 1) ^ rotrSL(W15h, W15l, 8) ^ shrSL(W15h, W15l, 7);\n        const W2h = SHA512_W_H[i - 2] | 0;\n        const W2l = SHA512_W_L[i - 2] | 0;\n        const s1h = rotrSH(W2h, W2l, 19) ^ rotrBH(W2h, W2l, 61) ^ shrSH(W2h, W2l, 6);\n        const s1l = rotrSL(W2h, W2l, 19) ^ rotrBL(W2h, W2l, 61) ^ shrSL(W2h, W2l, 6);\n        const SUMl = add4L(s0l, s1l, SHA512_W_L[i - 7], SHA512_W_L[i - 16]);\n        const SUMh = add4H(SUMl, s0h, s1h, SHA512_W_H[i - 7], SHA512_W_H[i - 16]);\n        SHA512_W_H[i] = SUMh | 0;\n        SHA512_W_L[i] = SUMl | 0;\n      }\n      let { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      for (let i = 0; i < 80; i++) {\n        const sigma1h = rotrSH(Eh, El, 14) ^ rotrSH(Eh, El, 18) ^ rotrBH(Eh, El, 41);\n        const sigma1l = rotrSL(Eh, El, 14) ^ rotrSL(Eh, El, 18) ^ rotrBL(Eh, El, 41);\n        const CHIh = Eh & Fh ^ ~Eh & Gh;\n        const CHIl = El & Fl ^ ~El & Gl;\n        const T1ll = add5L(Hl, sigma1l, CHIl, SHA512_Kl[i], SHA512_W_L[i]);\n        const T1h = add5H(T1ll, Hh, sigma1h, CHIh, SHA512_Kh[i], SHA512_W_H[i]);\n        const T1l = T1ll | 0;\n        const sigma0h = rotrSH(Ah, Al, 28) ^ rotrBH(Ah, Al, 34) ^ rotrBH(Ah, Al, 39);\n        const sigma0l = rotrSL(Ah, Al, 28) ^ rotrBL(Ah, Al, 34) ^ rotrBL(Ah, Al, 39);\n        const MAJh = Ah & Bh ^ Ah & Ch ^ Bh & Ch;\n        const MAJl = Al & Bl ^ Al & Cl ^ Bl & Cl;\n        Hh = Gh | 0;\n        Hl = Gl | 0;\n        Gh = Fh | 0;\n        Gl = Fl | 0;\n        Fh = Eh | 0;\n        Fl = El | 0;\n        ({ h: Eh, l: El } = add(Dh | 0, Dl | 0, T1h | 0, T1l | 0));\n        Dh = Ch | 0;\n        Dl = Cl | 0;\n        Ch = Bh | 0;\n        Cl = Bl | 0;\n        Bh = Ah | 0;\n        Bl = Al | 0;\n        const All = add3L(T1l, sigma0l, MAJl);\n        Ah = add3H(All, T1h, sigma0h, MAJh);\n        Al = All | 0;\n      }\n      ({ h: Ah, l: Al } = add(this.Ah | 0, this.Al | 0, Ah | 0, Al | 0));\n      ({ h: Bh, l: Bl } = add(this.Bh | 0, this.Bl | 0, Bh | 0, Bl | 0));\n      ({ h: Ch, l: Cl } = add(this.Ch | 0, this.Cl | 0, Ch | 0, Cl | 0));\n      ({ h: Dh, l: Dl } = add(this.Dh | 0, this.Dl | 0, Dh | 0, Dl | 0));\n      ({ h: Eh, l: El } = add(this.Eh | 0, this.El | 0, Eh | 0, El | 0));\n      ({ h: Fh, l: Fl } = add(this.Fh | 0, this.Fl | 0, Fh | 0, Fl | 0));\n      ({ h: Gh, l: Gl } = add(this.Gh | 0, this.Gl | 0, Gh | 0, Gl | 0));\n      ({ h: Hh, l: Hl } = add(this.Hh | 0, this.Hl | 0, Hh | 0, Hl | 0));\n      this.set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl);\n    }\n    roundClean() {\n      clean(SHA512_W_H, SHA512_W_L);\n    }\n    destroy() {\n      this.destroyed = true;\n      clean(this.buffer);\n      this.set(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);\n    }\n  };\n  var _SHA512 = class extends SHA2_64B {\n    constructor() {\n      super(64, SHA512_IV);\n    }\n  };\n  var sha256 = /* @__PURE__ */ createHasher(\n    () => new _SHA256(),\n    /* @__PURE__ */ oidNist(1)\n  );\n  var sha512 = /* @__PURE__ */ createHasher(\n    () => new _SHA512(),\n    /* @__PURE__ */ oidNist(3)\n  );\n\n  // src/report/client/hash.ts\n  var ZERO_HASH = \"0\".repeat(64);\n  var HEX64 = /^[0-9a-f]{64}$/;\n  var utf82 = new TextEncoder();\n  function sha256Hex(data) {\n    return bytesToHex(sha256(typeof data === \"string\" ? utf82.encode(data) : data));\n  }\n  function isSha256Hex(s) {\n    return typeof s === \"string\" && HEX64.test(s);\n  }\n\n  // node_modules/@noble/ed25519/index.js\n  var freeze = Object.freeze;\n  var P = 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn;\n  var N = 0x1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3edn;\n  var _d = 0x52036cee2b6ffe738cc740797779e89800700a4d4141d8ab75eb4dca135978a3n;\n  var Gx = 0x216936d3cd6e53fec0a4e231fdd6dc5c692cc7609525a7b2c9562d608f25d51an;\n  var Gy = 0x6666666666666666666666666666666666666666666666666666666666666658n;\n  var _a = P - 1n;\n  var ed25519_CURVE = freeze({\n    p: P,\n    n: N,\n    h: 8n,\n    a: _a,\n    d: _d,\n    Gx,\n    Gy\n  });\n  var LEN = 32;\n  var isBytes2 = (a) => {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && a.BYTES_PER_ELEMENT === 1;\n  };\n  var abytes2 = (value, length, title = \"\") => {\n    if (isBytes2(value) && (length === void 0 || value.length === length))\n      return value;\n    const bytes = isBytes2(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = (title ? `\"${title}\" ` : \"\") + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  };\n  var snapshotBytes = (value, title = \"\", length) => Uint8Array.from(abytes2(value, length, title));\n  var padh = (n, pad) => n.toString(16).padStart(pad, \"0\");\n  var bytesToHex2 = (bytes) => {\n    let hex = \"\";\n    for (const byte of abytes2(bytes))\n      hex += padh(byte, 2);\n    return hex;\n  };\n  var hexToBytes = (hex) => {\n    const e = \"hex invalid\";\n    if (typeof hex !== \"string\")\n      throw new TypeError(e);\n    if (hex.length % 2 || !/^[\\da-f]*$/i.test(hex))\n      throw new RangeError(e);\n    const array = new Uint8Array(hex.length / 2);\n    for (let ai = 0, hi = 0; ai < array.length; ai++, hi += 2) {\n      const n1 = hex.charCodeAt(hi);\n      const n2 = hex.charCodeAt(hi + 1);\n      array[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;\n    }\n    return array;\n  };\n  var concatBytes = (...arrays) => {\n    let sum = 0;\n    for (const a of arrays)\n      sum += abytes2(a).length;\n    const res = new Uint8Array(sum);\n    let pad = 0;\n    for (const a of arrays) {\n      res.set(a, pad);\n      pad += a.length;\n    }\n    return res;\n  };\n  var arange = (n, min, max, msg = \"bad number: out of range\") => {\n    if (typeof n !== \"bigint\")\n      throw new TypeError(msg);\n    if (min <= n && n < max)\n      return n;\n    throw new RangeError(msg);\n  };\n  var mod = (a, b = P) => (a %= b) >= 0n ? a : b + a;\n  var P_MASK = (1n << 255n) - 1n;\n  var modP = (num) => {\n    if (num < 0n)\n      throw new RangeError(\"negative coordinate\");\n    let r = (num >> 255n) * 19n + (num & P_MASK);\n    r = (r >> 255n) * 19n + (r & P_MASK);\n    return r % P;\n  };\n  var modN = (a) => mod(a, N);\n  var invert = (number, modulo) => {\n    if (number === 0n)\n      throw new Error(\"invert: expected non-zero number\");\n    if (modulo <= 1n)\n      throw new Error(\"invert: expected modulus > 1, got \" + modulo);\n    let a = mod(number, modulo);\n    let b = modulo;\n    let x = 0n, u = 1n;\n    while (a !== 0n) {\n      const q = b / a;\n      const r = b - a * q;\n      const m = x - u * q;\n      b = a, a = r, x = u, u = m;\n    }\n    const gcd = b;\n    if (gcd !== 1n)\n      throw new Error(\"invert: does not exist\");\n    return mod(x, modulo);\n  };\n  var _hash = (name) => {\n    const fn = hashes[name];\n    if (typeof fn !== \"function\")\n      throw new Error(\"hashes.\" + name + \" not set\");\n    return fn;\n  };\n  var callHash = (name, ...m) => abytes2(_hash(name)(concatBytes(...m)), 64, \"digest\");\n  var apoint = (p) => {\n    if (p instanceof Point)\n      return p;\n    throw new TypeError(\"Point expected\");\n  };\n  var B256 = 2n ** 256n;\n  var _Point = class _Point {\n    // Constructor only bounds-checks and freezes XYZT coordinates; it does not prove the point is\n    // on-curve or that T matches X*Y/Z.\n    constructor(X, Y, Z, T) {\n      __publicField(this, \"X\");\n      __publicField(this, \"Y\");\n      __publicField(this, \"Z\");\n      __publicField(this, \"T\");\n      const max = B256;\n      this.X = arange(X, 0n, max);\n      this.Y = arange(Y, 0n, max);\n      this.Z = arange(Z, 1n, max);\n      this.T = arange(T, 0n, max);\n      freeze(this);\n    }\n    static CURVE() {\n      return ed25519_CURVE;\n    }\n    static fromAffine(p) {\n      return new _Point(p.x, p.y, 1n, modP(p.x * p.y));\n    }\n    /** RFC8032 5.1.3: Uint8Array to Point. */\n    static fromBytes(bytes, zip215 = false) {\n      const normed = snapshotBytes(bytes, \"point\", LEN);\n      const lastByte = normed[31];\n      normed[31] = lastByte & ~128;\n      const y = bytesToNumberLE(normed);\n      if (!zip215)\n        arange(y, 0n, P);\n      const y2 = modP(y * y);\n      const u = mod(y2 - 1n);\n      const v = modP(_d * y2 + 1n);\n      let { isValid, value: x } = uvRatio(u, v);\n      if (!isValid)\n        throw new Error(\"bad point: y not sqrt\");\n      const isLastByteOdd = !!(lastByte & 128);\n      if (!zip215 && x === 0n && isLastByteOdd)\n        throw new Error(\"bad point: x==0, isLastByteOdd\");\n      if (isLastByteOdd !== !!(x & 1n))\n        x = mod(-x);\n      return new _Point(x, y, 1n, modP(x * y));\n    }\n    static fromHex(hex, zip215) {\n      return _Point.fromBytes(hexToBytes(hex), zip215);\n    }\n    get x() {\n      return this.toAffine().x;\n    }\n    get y() {\n      return this.toAffine().y;\n    }\n    /** Checks if the point is valid and on-curve. */\n    assertValidity() {\n      const a = _a;\n      const d = _d;\n      const p = this;\n      if (p.is0())\n        throw new Error(\"bad point: ZERO\");\n      const { X, Y, Z, T } = p;\n      const X2 = modP(X * X);\n      const Y2 = modP(Y * Y);\n      const Z2 = modP(Z * Z);\n      const Z4 = modP(Z2 * Z2);\n      const aX2 = modP(X2 * a);\n      const left = modP(Z2 * (aX2 + Y2));\n      const right = mod(Z4 + modP(d * modP(X2 * Y2)));\n      if (left !== right)\n        throw new Error(\"bad point: equation left != right (1)\");\n      const XY = modP(X * Y);\n      const ZT = modP(Z * T);\n      if (XY !== ZT)\n        throw new Error(\"bad point: equation left != right (2)\");\n      return this;\n    }\n    /** Equality check: compare points P&Q. */\n    equals(other) {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const { X: X2, Y: Y2, Z: Z2 } = apoint(other);\n      return modP(X1 * Z2) === modP(X2 * Z1) && modP(Y1 * Z2) === modP(Y2 * Z1);\n    }\n    is0() {\n      return this.equals(I);\n    }\n    /** Flip point over y coordinate. */\n    negate() {\n      return new _Point(mod(-this.X), this.Y, this.Z, mod(-this.T));\n    }\n    /** Point doubling. Complete formula. Cost: `4M + 4S + 1*a + 6add + 1*2`. */\n    double() {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const a = _a;\n      const A = modP(X1 * X1);\n      const B = modP(Y1 * Y1);\n      const C = modP(2n * Z1 * Z1);\n      const D = modP(a * A);\n      const x1y1 = mod(X1 + Y1);\n      const E = mod(modP(x1y1 * x1y1) - A - B);\n      const G2 = mod(D + B);\n      const F = mod(G2 - C);\n      const H = mod(D - B);\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    /** Point addition. Complete formula. Cost: `9M + 1*a + 1*d + 7add`. */\n    add(other) {\n      const { X: X1, Y: Y1, Z: Z1, T: T1 } = this;\n      const { X: X2, Y: Y2, Z: Z2, T: T2 } = apoint(other);\n      const a = _a;\n      const d = _d;\n      const A = modP(X1 * X2);\n      const B = modP(Y1 * Y2);\n      const C = modP(modP(T1 * d) * T2);\n      const D = modP(Z1 * Z2);\n      const E = mod(modP(mod(X1 + Y1) * mod(X2 + Y2)) - A - B);\n      const F = mod(D - C);\n      const G2 = mod(D + C);\n      const H = mod(B - modP(a * A));\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    subtract(other) {\n      return this.add(apoint(other).negate());\n    }\n    /**\n     * Point-by-scalar multiplication. Safe mode requires `1 <= n < CURVE.n`.\n     * Unsafe mode additionally permits `n = 0` and returns the identity point for that case.\n     * Uses {@link wNAF} for base point.\n     * Uses fake point to mitigate side-channel leakage.\n     * @param n - scalar by which point is multiplied\n     * @param safe - safe mode guards against timing attacks; unsafe mode is faster\n     */\n    multiply(n, safe = true) {\n      if (!safe && n === 0n)\n        return I;\n      arange(n, 1n, N);\n      if (!safe && this.is0())\n        return I;\n      if (n === 1n)\n        return this;\n      if (this.equals(G))\n        return wNAF(n).p;\n      let p = I;\n      let f = G;\n      let d = this;\n      for (let i = 0; safe ? i < 256 : n > 0n; i++) {\n        if (n & 1n)\n          p = p.add(d);\n        else if (safe)\n          f = f.add(d);\n        d = d.double();\n        n >>= 1n;\n      }\n      return p;\n    }\n    multiplyUnsafe(scalar) {\n      return this.multiply(scalar, false);\n    }\n    /** Convert point to 2d xy affine point. (X, Y, Z) ∋ (x=X/Z, y=Y/Z) */\n    toAffine() {\n      const { X, Y, Z } = this;\n      if (this.equals(I))\n        return { x: 0n, y: 1n };\n      const iz = invert(Z, P);\n      if (modP(Z * iz) !== 1n)\n        throw new Error(\"invalid inverse\");\n      return { x: modP(X * iz), y: modP(Y * iz) };\n    }\n    toBytes() {\n      const { x, y } = this.toAffine();\n      const b = numTo32bLE(y);\n      b[31] |= x & 1n ? 128 : 0;\n      return b;\n    }\n    toHex() {\n      return bytesToHex2(this.toBytes());\n    }\n    clearCofactor() {\n      return this.multiply(8n, false);\n    }\n    isSmallOrder() {\n      return this.clearCofactor().is0();\n    }\n    isTorsionFree() {\n      return this.multiply(N / 2n, false).double().add(this).is0();\n    }\n  };\n  __publicField(_Point, \"BASE\");\n  __publicField(_Point, \"ZERO\");\n  var Point = _Point;\n  var G = new Point(Gx, Gy, 1n, mod(Gx * Gy));\n  var I = new Point(0n, 1n, 1n, 0n);\n  Point.BASE = G;\n  Point.ZERO = I;\n  var numTo32bLE = (num) => hexToBytes(padh(arange(num, 0n, B256), 64)).reverse();\n  var bytesToNumberLE = (b) => BigInt(\"0x\" + bytesToHex2(Uint8Array.from(abytes2(b)).reverse()));\n  var pow2 = (x, power) => {\n    let r = x;\n    while (power-- > 0) {\n      r = modP(r * r);\n    }\n    return r;\n  };\n  var pow_2_252_3 = (x) => {\n    const x2 = modP(x * x);\n    const b2 = modP(x2 * x);\n    const b4 = modP(pow2(b2, 2) * b2);\n    const b5 = modP(pow2(b4, 1) * x);\n    const b10 = modP(pow2(b5, 5) * b5);\n    const b20 = modP(pow2(b10, 10) * b10);\n    const b40 = modP(pow2(b20, 20) * b20);\n    const b80 = modP(pow2(b40, 40) * b40);\n    const b160 = modP(pow2(b80, 80) * b80);\n    const b240 = modP(pow2(b160, 80) * b80);\n    const b250 = modP(pow2(b240, 10) * b10);\n    return modP(pow2(b250, 2) * x);\n  };\n  var RM1 = 0x2b8324804fc1df0b2b4d00993dfbd7a72f431806ad2fe478c4ee1b274a0ea0b0n;\n  var uvRatio = (u, v) => {\n    const v3 = modP(v * modP(v * v));\n    const v7 = modP(modP(v3 * v3) * v);\n    const pow = pow_2_252_3(modP(u * v7));\n    let x = modP(u * modP(v3 * pow));\n    const vx2 = modP(v * modP(x * x));\n    const root1 = x;\n    const root2 = modP(x * RM1);\n    const useRoot1 = vx2 === u;\n    const useRoot2 = vx2 === mod(-u);\n    const noRoot = vx2 === mod(-u * RM1);\n    if (useRoot1)\n      x = root1;\n    if (useRoot2 || noRoot)\n      x = root2;\n    if ((mod(x) & 1n) === 1n)\n      x = mod(-x);\n    return { isValid: useRoot1 || useRoot2, value: x };\n  };\n  var modL_LE = (hash) => modN(bytesToNumberLE(hash));\n  var hashFinishSync = (res) => res[1](callHash(\"sha512\", res[0]));\n  var getZip215 = (options) => {\n    if (options === null || typeof options !== \"object\")\n      throw new TypeError(\"expected valid options object\");\n    return options.zip215 ?? true;\n  };\n  var _verify = (sig, msg, publicKey, options) => {\n    sig = abytes2(sig, 64, \"signature\");\n    msg = abytes2(msg, void 0, \"message\");\n    publicKey = abytes2(publicKey, LEN, \"publicKey\");\n    const zip215 = getZip215(options);\n    const r = sig.subarray(0, LEN);\n    const s = bytesToNumberLE(sig.subarray(LEN, 64));\n    let A, R, SB;\n    let hashable = Uint8Array.of();\n    let finished = false;\n    try {\n      A = Point.fromBytes(publicKey, zip215);\n      R = Point.fromBytes(r, zip215);\n      SB = G.multiply(s, false);\n      hashable = concatBytes(r, publicKey, msg);\n      finished = true;\n    } catch (error) {\n    }\n    const finish = (hashed) => {\n      if (!finished)\n        return false;\n      if (!zip215 && A.isSmallOrder())\n        return false;\n      const k = modL_LE(hashed);\n      const RkA = R.add(A.multiply(k, false));\n      return RkA.subtract(SB).clearCofactor().is0();\n    };\n    return [hashable, finish];\n  };\n  var verify = (signature, message, publicKey, opts = {}) => hashFinishSync(_verify(signature, message, publicKey, opts));\n  var hashes = {\n    sha512Async: async (message) => {\n      const s = globalThis?.crypto?.subtle;\n      if (!s)\n        throw new Error(\"crypto.subtle must be defined, consider polyfill\");\n      return new Uint8Array(await s.digest(\"SHA-512\", concatBytes(message)));\n    },\n    sha512: void 0\n  };\n  var precompute = () => {\n    const points = [];\n    let p = G;\n    let b;\n    for (let w = 0; w < 33; w++) {\n      b = p;\n      points.push(b);\n      for (let i = 1; i < 128; i++) {\n        b = b.add(p);\n        points.push(b);\n      }\n      p = b.double();\n    }\n    return points;\n  };\n  var Gpows = void 0;\n  var ctneg = (cnd, p) => {\n    const n = p.negate();\n    return cnd ? n : p;\n  };\n  var wNAF = (n) => {\n    const comp = Gpows || (Gpows = precompute());\n    let p = I;\n    let f = G;\n    for (let w = 0; w < 33; w++) {\n      let wbits = Number(n & 255n);\n      n >>= 8n;\n      if (wbits > 128) {\n        wbits -= 256;\n        n += 1n;\n      }\n      const off = w * 128;\n      const offP = off + Math.abs(wbits) - 1;\n      const isOddW = w % 2 !== 0;\n      const isNeg = wbits < 0;\n      if (wbits === 0) {\n        f = f.add(ctneg(isOddW, comp[off]));\n      } else {\n        p = p.add(ctneg(isNeg, comp[offP]));\n      }\n    }\n    if (n !== 0n)\n      throw new Error(\"invalid wnaf\");\n    return { p, f };\n  };\n\n  // src/report/client/signature.ts\n  hashes.sha512 = sha512;\n  var SPKI_PREFIX = [48, 42, 48, 5, 6, 3, 43, 101, 112, 3, 33, 0];\n  function keyIdOf(raw) {\n    return sha256Hex(raw).slice(0, 16);\n  }\n  function base64Bytes(b64) {\n    const bin = atob(b64);\n    const out = new Uint8Array(bin.length);\n    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);\n    return out;\n  }\n  function rawKey(raw) {\n    return { ok: true, raw, keyId: keyIdOf(raw) };\n  }\n  function parsePastedKey(text) {\n    const t = text.trim();\n    if (t === \"\") return { ok: false, reason: \"paste a public key first\" };\n    const pem = /^-----BEGIN ([A-Z0-9 ]+)-----([\\s\\S]*?)-----END \\1-----$/.exec(t);\n    if (pem !== null) {\n      if (pem[1].includes(\"PRIVATE\")) return { ok: false, reason: \"this is a PRIVATE key: paste the public key only\" };\n      if (pem[1] !== \"PUBLIC KEY\") return { ok: false, reason: `a PEM \"${pem[1]}\"; expected \"PUBLIC KEY\" (SPKI)` };\n      const body = pem[2].replace(/\\s+/g, \"\");\n      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return { ok: false, reason: \"the PEM body is not base64\" };\n      const der = base64Bytes(body);\n      if (der.length !== 44 || SPKI_PREFIX.some((b, i) => der[i] !== b))\n        return { ok: false, reason: \"not an Ed25519 public key (another algorithm, or a malformed SPKI)\" };\n      return rawKey(der.slice(12));\n    }\n    if (/^[0-9a-fA-F]{64}$/.test(t)) {\n      const raw = new Uint8Array(32);\n      for (let i = 0; i < 32; i++) raw[i] = parseInt(t.slice(i * 2, i * 2 + 2), 16);\n      return rawKey(raw);\n    }\n    if (/^[A-Za-z0-9+/]{43}=$/.test(t)) return rawKey(base64Bytes(t));\n    return {\n      ok: false,\n      reason: 'not a public key: expected PEM \"PUBLIC KEY\", or the raw 32 bytes as 64 hex digits or base64'\n    };\n  }\n  function verifyEd25519(signature, message, publicKey) {\n    if (signature.length !== 64 || publicKey.length !== 32) return false;\n    try {\n      return verify(signature, message, publicKey, { zip215: false });\n    } catch {\n      return false;\n    }\n  }\n\n  // src/journal/chain.ts\n  var NO_FAULTS = Object.freeze([]);\n  var short = (h) => h;\n  var ChainChecker = class {\n    constructor() {\n      __publicField(this, \"expectedSeq\", 0);\n      __publicField(this, \"prevHash\", ZERO_HASH);\n      __publicField(this, \"steps\", 0);\n    }\n    check(line, row, computedHash) {\n      return this.finish(line, row, computedHash, this.link(line, row));\n    }\n    /** The seq and prev_hash checks of a row against the expected position (no state change). */\n    link(line, row) {\n      if (row.seq === this.expectedSeq && row.prev_hash === this.prevHash) return NO_FAULTS;\n      const faults = [];\n      if (row.seq !== this.expectedSeq) {\n        faults.push({ line, kind: \"seq_mismatch\", message: `seq ${row.seq}, expected ${this.expectedSeq}` });\n      }\n      if (row.prev_hash !== this.prevHash) {\n        faults.push({\n          line,\n          kind: \"prev_hash_mismatch\",\n          message: `chain break: prev_hash ${short(row.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`\n        });\n      }\n      return faults;\n    }\n    /** The step hash check, then advance past the row. */\n    finish(line, row, computedHash, linkFaults) {\n      let faults = linkFaults;\n      if (computedHash !== row.step_hash) {\n        faults = [\n          ...linkFaults,\n          {\n            line,\n            kind: \"step_hash_mismatch\",\n            message: `field tamper: stored step_hash ${short(row.step_hash)}, recomputed ${short(computedHash)}`\n          }\n        ];\n      }\n      this.expectedSeq = row.seq + 1;\n      this.prevHash = row.step_hash;\n      this.steps++;\n      return faults;\n    }\n    get head() {\n      return this.prevHash;\n    }\n  };\n\n  // src/journal/step-hash.ts\n  function payloadOf(f) {\n    return {\n      prev_hash: f.prev_hash,\n      input_hash: f.input_hash,\n      model: f.model,\n      prompt: f.prompt,\n      tool_call: f.tool_call,\n      tool_result: f.tool_result\n    };\n  }\n  function stepPayload(f, read = false) {\n    return read ? canonicalOfRead(payloadOf(f)) : canonical(payloadOf(f));\n  }\n  function computeStepHash(f, read = false) {\n    return sha256Hex(stepPayload(f, read));\n  }\n\n  // src/journal/row.ts\n  var ROW_KEYS = [\n    \"blob_refs\",\n    \"input_hash\",\n    \"model\",\n    \"prev_hash\",\n    \"prompt\",\n    \"seq\",\n    \"step_hash\",\n    \"tool_call\",\n    \"tool_result\",\n    \"ts\"\n  ];\n  function readRowLine(bytes) {\n    let value;\n    let text;\n    try {\n      text = decodeUtf8(bytes);\n      value = parse(text);\n    } catch (e) {\n      if (e instanceof JsonParseError) return { kind: \"malformed\", reason: e.message };\n      if (e instanceof RangeError) return { kind: \"malformed\", reason: \"line too large or too deeply nested\" };\n      throw e;\n    }\n    return rowFromValue(value, text);\n  }\n  function rowFromValue(value, text) {\n    if (!isJsonObject(value)) return { kind: \"malformed\", reason: \"line is not a JSON object\" };\n    for (const k of ROW_KEYS) {\n      if (!Object.prototype.hasOwnProperty.call(value, k)) return { kind: \"malformed\", reason: `row has no \"${k}\" key` };\n    }\n    const v = value;\n    if (typeof v.prev_hash !== \"string\") return { kind: \"malformed\", reason: '\"prev_hash\" is not a string' };\n    if (typeof v.step_hash !== \"string\") return { kind: \"malformed\", reason: '\"step_hash\" is not a string' };\n    if (typeof v.input_hash !== \"string\") return { kind: \"malformed\", reason: '\"input_hash\" is not a string' };\n    if (!isJsonInteger(v.seq) || typeof v.seq === \"bigint\" || v.seq < 0) {\n      return { kind: \"malformed\", reason: '\"seq\" is not a non-negative integer' };\n    }\n    const refs = v.blob_refs;\n    if (!Array.isArray(refs) || !refs.every((r) => isSha256Hex(r))) {\n      return { kind: \"malformed\", reason: '\"blob_refs\" is not a list of SHA-256 hex digests' };\n    }\n    const ts = numericValue(v.ts);\n    if (ts === void 0) return { kind: \"malformed\", reason: '\"ts\" is not a number' };\n    const row = {\n      blob_refs: refs,\n      input_hash: v.input_hash,\n      model: v.model,\n      prev_hash: v.prev_hash,\n      prompt: v.prompt,\n      seq: v.seq,\n      step_hash: v.step_hash,\n      tool_call: v.tool_call,\n      tool_result: v.tool_result,\n      ts\n    };\n    let isCanonical = false;\n    if (text !== void 0) {\n      try {\n        isCanonical = canonicalOfRead(value) === text && Object.keys(value).length === ROW_KEYS.length;\n      } catch {\n        isCanonical = false;\n      }\n    }\n    return { kind: \"row\", row, value, computedHash: computeStepHash(row, true), canonical: isCanonical };\n  }\n\n  // src/report/client/verifier.ts\n  function createVerifier(bytes, options = {}) {\n    const window = options.window ?? null;\n    const lineOffset = window === null ? 0 : window.first_line - 1;\n    const bounds = [];\n    for (let s = 0; s < bytes.length; ) {\n      let nl = bytes.indexOf(10, s);\n      if (nl < 0) nl = bytes.length;\n      bounds.push(s, nl);\n      s = nl + 1;\n    }\n    const total = bounds.length / 2;\n    const reachesEnd = window === null || lineOffset + total >= window.total_lines;\n    const entries = [];\n    const errors = [];\n    const chain = new ChainChecker();\n    if (window !== null) {\n      chain.expectedSeq = window.first_seq;\n      chain.prevHash = window.anchor_hash;\n    }\n    let done = false;\n    const checkLine = (idx) => {\n      const start = bounds[idx * 2];\n      const end = bounds[idx * 2 + 1];\n      const line = lineOffset + idx + 1;\n      const entry = { line, start, end, row: null, computed: null, faults: [] };\n      entries.push(entry);\n      const add2 = (faults) => {\n        for (const f of faults) {\n          entry.faults.push(f);\n          errors.push(f);\n        }\n      };\n      if (end === start) {\n        add2([{ line, kind: \"malformed_json\", message: \"empty line\" }]);\n        return;\n      }\n      const read = readRowLine(bytes.subarray(start, end));\n      if (read.kind === \"malformed\") {\n        add2([{ line, kind: \"malformed_json\", message: read.reason }]);\n        return;\n      }\n      entry.row = read.row;\n      entry.computed = read.computedHash;\n      add2(chain.check(line, read.row, read.computedHash));\n    };\n    const head = () => chain.steps > 0 || window !== null ? chain.head : ZERO_HASH;\n    const finish = () => {\n      if (window === null && bytes.length === 0)\n        errors.push({ line: null, kind: \"empty_journal\", message: \"journal has no steps\" });\n      const expected = options.expectedHead;\n      if (reachesEnd && expected !== void 0 && expected !== null && expected !== head()) {\n        errors.push({ line: null, kind: \"head_mismatch\", message: `head ${head()}, expected ${expected}` });\n      }\n      done = true;\n    };\n    return {\n      entries,\n      total,\n      run(maxLines) {\n        if (done) return true;\n        const stop = Math.min(total, entries.length + maxLines);\n        while (entries.length < stop) checkLine(entries.length);\n        if (entries.length >= total) finish();\n        return done;\n      },\n      result() {\n        return { ok: done && errors.length === 0, head_hash: head(), steps: chain.steps, errors: errors.slice() };\n      }\n    };\n  }\n\n  // src/report/client/app.ts\n  var lossyUtf8 = new TextDecoder(\"utf-8\", { fatal: false, ignoreBOM: true });\n  var HASHED_FIELDS = [\"model\", \"prompt\", \"tool_call\", \"tool_result\"];\n  var BLOB_PAGE = 100;\n  function startReport(doc) {\n    const root = doc.documentElement;\n    const $ = (id) => {\n      const e = doc.getElementById(id);\n      if (e === null) throw new Error(`page element #${id} is missing`);\n      return e;\n    };\n    const el = (tag, cls, text) => {\n      const e = doc.createElement(tag);\n      if (cls) e.className = cls;\n      if (text !== void 0) e.textContent = text;\n      return e;\n    };\n    const fmtInt = (n) => String(n).replace(/\\B(?=(\\d{3})+(?!\\d))/g, \",\");\n    const fmtSize = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;\n    const plural = (n, one, many = `${one}s`) => `${fmtInt(n)} ${n === 1 ? one : many}`;\n    const fail = (kind, message) => {\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-verified\", \"false\");\n      root.setAttribute(\"data-first-fault-kind\", kind);\n      const status2 = doc.getElementById(\"status\");\n      if (status2) {\n        status2.className = \"status bad\";\n        const t = doc.getElementById(\"status-title\");\n        if (t) t.textContent = \"\\u2717 NOT VERIFIED: the report could not check this chain\";\n        const d = doc.getElementById(\"status-detail\");\n        if (d) d.textContent = message;\n      }\n    };\n    let data;\n    try {\n      data = JSON.parse($(\"stepchain-data\").textContent ?? \"\");\n      if (data.format !== 2) throw new Error(`format ${String(data.format)}, this page reads format 2`);\n    } catch (e) {\n      fail(\"report_error\", `embedded data unreadable: ${e.message}`);\n      return;\n    }\n    const win = data.window;\n    const gv = data.generator_verify;\n    const journal = base64Bytes(data.journal_b64);\n    const verifier = createVerifier(journal, { expectedHead: data.expected_head, window: win });\n    const entries = verifier.entries;\n    const blobFaults = [];\n    let finished = null;\n    const textOf = (e) => lossyUtf8.decode(journal.subarray(e.start, e.end));\n    const meta = $(\"meta\");\n    const metaRow = (k, v, cls) => {\n      const dd = el(\"dd\", cls, v);\n      meta.append(el(\"dt\", void 0, k), dd);\n      return dd;\n    };\n    metaRow(\"Agent\", data.agent_id);\n    metaRow(\"Source\", `${data.source.kind === \"receipt\" ? \"receipt\" : \"journal\"} ${data.source.path}`);\n    const stepsDd = metaRow(\"Steps\", \"\\u2026\");\n    const headDd = metaRow(\"Head hash\", \"\\u2026\", \"hash\");\n    metaRow(\"Generated\", `${data.generated_at} by ${data.generator}`);\n    metaRow(\n      \"Generator check\",\n      gv.ok ? `intact (${plural(gv.steps, \"step\")}, head ${gv.head_hash})` : `${plural(gv.errors.length, \"fault\")}: first ${gv.errors[0]?.kind ?? \"\"} at line ${gv.errors[0]?.line ?? \"-\"}`,\n      \"hash\"\n    );\n    if (win !== null) {\n      metaRow(\n        \"Window\",\n        `lines ${fmtInt(win.first_line)}\\u2013${fmtInt(win.first_line + Math.max(0, verifier.total - 1))} of ${fmtInt(win.total_lines)} are embedded; the first links to step_hash ${win.anchor_hash}, which the generator verified from genesis`,\n        \"hash warn\"\n      );\n    }\n    let signature = null;\n    let signatureKey = null;\n    const signatureFaults = [];\n    let renderSignature = () => {\n    };\n    if (data.receipt !== null) {\n      const r = data.receipt;\n      const manifest = base64Bytes(r.manifest_b64);\n      const sig = r.signature_b64 === null ? null : base64Bytes(r.signature_b64);\n      if (!r.signed || sig === null) {\n        signature = \"unsigned\";\n        if (r.public_keys.length > 0)\n          signatureFaults.push({\n            line: null,\n            kind: \"unsigned\",\n            message: \"manifest.sig: a trusted key was given but the receipt is not signed (no manifest.sig)\"\n          });\n      } else if (r.public_keys.length === 0) {\n        signature = \"not_checked\";\n      } else {\n        const good = r.public_keys.find((k) => verifyEd25519(sig, manifest, base64Bytes(k.raw_b64)));\n        if (good !== void 0) {\n          signature = \"verified\";\n          signatureKey = good.key_id;\n        } else {\n          signature = \"invalid\";\n          signatureFaults.push({\n            line: null,\n            kind: \"signature_invalid\",\n            message: `manifest.sig: the signature does not verify under any trusted key (${r.public_keys.map((k) => k.key_id).join(\", \")})`\n          });\n        }\n      }\n      const sec = $(\"receipt\");\n      sec.hidden = false;\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      add2(\"Signed\", r.signed ? \"yes (manifest.sig, Ed25519)\" : \"no\", r.signed ? void 0 : \"warn\");\n      const sigDd = add2(\"Signature\", \"\");\n      add2(\n        \"Keys given to the generator\",\n        r.public_keys.length === 0 ? \"none\" : r.public_keys.map((k) => `${k.key_id} (${k.source})`).join(\"\\n\"),\n        \"hash\"\n      );\n      add2(\"Generator said\", r.signature_check);\n      add2(\"Expected head\", data.expected_head ?? \"(none)\", \"hash\");\n      if (r.generator_faults.length > 0)\n        add2(\"Receipt problems\", r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join(\"\\n\"), \"badtext\");\n      sec.append(dl);\n      renderSignature = () => {\n        sigDd.className = signature === \"verified\" ? \"oktext\" : signature === \"invalid\" ? \"badtext\" : \"warn\";\n        sigDd.textContent = signature === \"verified\" ? `\\u2713 verified in this browser under key ${signatureKey ?? \"\"}` : signature === \"invalid\" ? \"\\u2717 does NOT verify under the given key(s)\" : signature === \"not_checked\" ? \"NOT checked: no public key was given. Paste the signer\\u2019s public key below to check it here.\" : \"unsigned: there is no signature to check\";\n        root.setAttribute(\"data-signature\", signature ?? \"\");\n        if (signatureKey !== null) root.setAttribute(\"data-signature-key\", signatureKey);\n      };\n      renderSignature();\n      if (r.signed && sig !== null) {\n        const box = el(\"div\", \"paste\");\n        const label = el(\n          \"label\",\n          void 0,\n          \"Check the signature with a public key (PEM, or 32 bytes as hex or base64):\"\n        );\n        const area = el(\"textarea\");\n        area.id = \"public-key\";\n        area.rows = 3;\n        area.spellcheck = false;\n        area.placeholder = \"-----BEGIN PUBLIC KEY-----\\n\\u2026\\n-----END PUBLIC KEY-----\";\n        label.append(area);\n        const button = el(\"button\", void 0, \"Check signature\");\n        button.id = \"check-signature\";\n        const result = el(\"div\", \"paste-result\");\n        result.id = \"signature-result\";\n        result.setAttribute(\"role\", \"status\");\n        button.addEventListener(\"click\", () => {\n          const key = parsePastedKey(area.value);\n          if (!key.ok) {\n            result.className = \"paste-result warn\";\n            result.textContent = `Not a usable key: ${key.reason}`;\n            root.setAttribute(\"data-pasted-key\", \"bad_key\");\n            return;\n          }\n          if (verifyEd25519(sig, manifest, key.raw)) {\n            result.className = \"paste-result oktext\";\n            result.textContent = `\\u2713 The manifest signature holds under key ${key.keyId}: this receipt's manifest.json was signed by that key's owner and not changed since (checked in this browser, offline).`;\n            root.setAttribute(\"data-pasted-key\", \"holds\");\n            if (signature === \"not_checked\") {\n              signature = \"verified\";\n              signatureKey = key.keyId;\n              renderSignature();\n              renderVerdict();\n            }\n          } else {\n            result.className = \"paste-result badtext\";\n            result.textContent = `\\u2717 The manifest signature does NOT hold under key ${key.keyId}: either another key signed it, or manifest.json was changed after signing.`;\n            root.setAttribute(\"data-pasted-key\", \"fails\");\n          }\n        });\n        box.append(label, button, result);\n        sec.append(box);\n      }\n      const det = el(\"details\");\n      det.append(el(\"summary\", void 0, \"manifest.json\"));\n      let manifestShown = lossyUtf8.decode(manifest);\n      const parsed = orderedRow(manifestShown);\n      if (parsed !== null) manifestShown = display(parsed);\n      det.append(el(\"pre\", \"code\", manifestShown));\n      sec.append(det);\n      sec.append(\n        el(\n          \"p\",\n          \"note\",\n          \"Checked in this browser: the chain (every step hash, link and seq), that it ends at the manifest head, the bundled blobs\\u2019 digests, and the Ed25519 signature over manifest.json under the keys above or a key you paste. Checked by the generator only: the archive structure and that blob_digests matches the chain.\"\n        )\n      );\n    }\n    const ROW_H = 26;\n    const list = $(\"list\");\n    const spacer = $(\"list-spacer\");\n    const search = $(\"search\");\n    const onlyFaults = $(\"only-faults\");\n    const countEl = $(\"count\");\n    let view = [];\n    let sel = -1;\n    let filterText = \"\";\n    let userMoved = false;\n    const hay = [];\n    const haystack = (i) => {\n      let h = hay[i];\n      if (h === void 0) {\n        const e = entries[i];\n        const r = e.row;\n        h = (r === null ? `line ${e.line} ${textOf(e)}` : `#${r.seq} ${fieldText(r.model)} ${fieldText(r.prompt)} ${fieldText(r.tool_call)} ${fieldText(r.tool_result)} ${r.step_hash}`).toLowerCase();\n        hay[i] = h;\n      }\n      return h;\n    };\n    const matches = (i) => {\n      const e = entries[i];\n      if (onlyFaults.checked && e.faults.length === 0) return false;\n      return filterText === \"\" || haystack(i).includes(filterText);\n    };\n    const rebuildView = () => {\n      const current = sel >= 0 ? view[sel] : void 0;\n      view = [];\n      for (let i = 0; i < entries.length; i++) if (matches(i)) view.push(i);\n      sel = current === void 0 ? view.length > 0 ? 0 : -1 : view.indexOf(current);\n      if (sel < 0 && view.length > 0) sel = 0;\n      renderList(true);\n      renderDetail();\n    };\n    const extendView = (from) => {\n      for (let i = from; i < entries.length; i++) if (matches(i)) view.push(i);\n      if (sel < 0 && view.length > 0) {\n        sel = 0;\n        renderDetail();\n      }\n    };\n    const labelOf = (e) => {\n      const r = e.row;\n      if (r === null) return { n: `L${e.line}`, text: `malformed line: ${textOf(e).slice(0, 80)}` };\n      const call = r.tool_call;\n      const name = call !== null && typeof call === \"object\" && !Array.isArray(call) && !(call instanceof Map) ? call.name : void 0;\n      const tool = typeof name === \"string\" ? `${name} \\xB7 ` : \"\";\n      const p = r.prompt === null ? \"\" : fieldText(r.prompt);\n      return { n: `#${r.seq}`, text: `${tool}${p.slice(0, 120)}` };\n    };\n    let rendered = /* @__PURE__ */ new Map();\n    const renderList = (force = false) => {\n      spacer.style.height = `${view.length * ROW_H}px`;\n      const top = list.scrollTop;\n      const first = Math.max(0, Math.floor(top / ROW_H) - 10);\n      const last = Math.min(view.length, Math.ceil((top + list.clientHeight) / ROW_H) + 10);\n      const next = /* @__PURE__ */ new Map();\n      for (let v = first; v < last; v++) {\n        const idx = view[v];\n        let row = force ? void 0 : rendered.get(v);\n        if (row !== void 0 && row.dataset.entry !== String(idx)) row = void 0;\n        if (row === void 0) {\n          const e = entries[idx];\n          row = el(\"div\", \"item\");\n          row.dataset.entry = String(idx);\n          row.dataset.view = String(v);\n          row.style.top = `${v * ROW_H}px`;\n          const { n, text } = labelOf(e);\n          row.append(el(\"span\", \"n\", n), el(\"span\", \"mark\", e.faults.length > 0 ? \"\\u2717\" : \"\\u2713\"), el(\"span\", \"label\", text));\n          if (e.faults.length > 0) row.classList.add(\"faulty\");\n          rendered.delete(v);\n        }\n        row.classList.toggle(\"selected\", v === sel);\n        row.setAttribute(\"aria-selected\", v === sel ? \"true\" : \"false\");\n        next.set(v, row);\n      }\n      for (const [, old] of rendered) old.remove();\n      for (const [, r] of next) if (r.parentNode !== spacer) spacer.append(r);\n      rendered = next;\n      countEl.textContent = `${fmtInt(view.length)} of ${fmtInt(verifier.total)} lines${entries.length < verifier.total ? \" (verifying\\u2026)\" : \"\"}`;\n      const pos = doc.getElementById(\"detail-position\");\n      if (pos) pos.textContent = sel >= 0 && view.length > 0 ? `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown` : \"\";\n    };\n    list.addEventListener(\"scroll\", () => renderList());\n    list.addEventListener(\"click\", (ev) => {\n      const item = ev.target.closest(\".item\");\n      if (item?.dataset.view !== void 0) {\n        userMoved = true;\n        select(Number(item.dataset.view));\n      }\n    });\n    const scrollIntoView = () => {\n      if (sel < 0) return;\n      const y = sel * ROW_H;\n      if (y < list.scrollTop) list.scrollTop = y;\n      else if (y + ROW_H > list.scrollTop + list.clientHeight) list.scrollTop = y + ROW_H - list.clientHeight;\n    };\n    const select = (v) => {\n      if (view.length === 0) return;\n      sel = Math.max(0, Math.min(view.length - 1, v));\n      scrollIntoView();\n      renderList();\n      renderDetail();\n    };\n    const jumpToLine = (line) => {\n      if (filterText !== \"\" || onlyFaults.checked) {\n        search.value = \"\";\n        filterText = \"\";\n        onlyFaults.checked = false;\n        rebuildView();\n      }\n      const idx = entries.findIndex((e) => e.line === line);\n      const v = idx < 0 ? -1 : view.indexOf(idx);\n      if (v >= 0) select(v);\n    };\n    const detail = $(\"detail\");\n    const MAX_SHOWN = 2e5;\n    const pre = (s) => {\n      const p = el(\"pre\", \"code\");\n      if (s.length > MAX_SHOWN) {\n        p.textContent = s.slice(0, MAX_SHOWN);\n        const more = el(\"button\", \"more\", `show all ${fmtInt(s.length)} characters`);\n        more.addEventListener(\"click\", () => {\n          p.textContent = s;\n        });\n        const box = el(\"div\");\n        box.append(p, more);\n        return box;\n      }\n      p.textContent = s;\n      return p;\n    };\n    const blobByDigest = /* @__PURE__ */ new Map();\n    for (const b of data.blobs) blobByDigest.set(b.digest, b);\n    const previousRow = (idx) => {\n      for (let j = idx - 1; j >= 0; j--) if (entries[j].row !== null) return entries[j];\n      return null;\n    };\n    const renderDetail = () => {\n      detail.textContent = \"\";\n      if (sel < 0 || view.length === 0) {\n        const why = verifier.total === 0 ? \"The journal has no lines.\" : entries.length === 0 ? \"Verifying\\u2026\" : \"No step matches the search.\";\n        detail.append(el(\"p\", \"note\", why));\n        return;\n      }\n      const idx = view[sel];\n      const e = entries[idx];\n      const r = e.row;\n      const text = textOf(e);\n      const h = el(\"h2\");\n      const position = el(\"span\", \"dim\");\n      position.id = \"detail-position\";\n      position.textContent = `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown`;\n      h.append(\n        el(\"span\", void 0, r === null ? `Line ${e.line} ` : `Step ${r.seq} `),\n        el(\"span\", \"dim\", `line ${e.line} \\xB7 `),\n        position\n      );\n      detail.append(h);\n      detail.dataset.line = String(e.line);\n      if (e.faults.length > 0) {\n        const ul = el(\"ul\", \"faults\");\n        for (const f of e.faults) ul.append(el(\"li\", void 0, `line ${e.line}: ${f.kind}: ${f.message}`));\n        detail.append(ul);\n      } else if (r !== null) {\n        detail.append(el(\"p\", \"okline\", \"\\u2713 step hash recomputed in this browser and linked to the previous step\"));\n      }\n      if (r === null) {\n        detail.append(el(\"h3\", void 0, \"Raw line\"), pre(text));\n        return;\n      }\n      const shown = orderedRow(text);\n      const field = (k) => shown === null ? void 0 : shown.get(k);\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      const ts = r.ts;\n      const tsDate = Number.isFinite(ts) && Math.abs(ts) < 864e10 ? new Date(ts * 1e3).toISOString() : \"\";\n      add2(\"Time\", `${tsDate} (ts ${display(field(\"ts\") ?? null)})`);\n      add2(\"Model\", fieldText(field(\"model\") ?? r.model));\n      add2(\"Input hash\", r.input_hash, \"hash\");\n      add2(\"Prev hash\", r.prev_hash, \"hash\");\n      add2(\"Step hash\", r.step_hash, \"hash\");\n      if (e.computed !== r.step_hash) add2(\"Recomputed\", e.computed ?? \"\", \"hash badtext\");\n      const prev = previousRow(idx);\n      if (prev !== null && prev.row !== null) {\n        const before = orderedRow(textOf(prev));\n        const changes = [];\n        for (const k of HASHED_FIELDS) {\n          const a = prev.row[k];\n          const b = r[k];\n          if (canonicalOfRead(a) === canonicalOfRead(b)) continue;\n          const old = preview(fieldText(before?.get(k) ?? a), 80);\n          const now = preview(fieldText(field(k) ?? b), 80);\n          changes.push(`${k}: ${old === \"\" ? '\"\"' : old} \\u2192 ${now === \"\" ? '\"\"' : now}`);\n        }\n        const dd = add2(\"Changed\", changes.length > 0 ? changes.join(\"\\n\") : \"nothing but the hashes and time\");\n        dd.classList.add(\"changed\");\n      }\n      detail.append(dl);\n      for (const k of [\"prompt\", \"tool_call\", \"tool_result\"]) {\n        const v = field(k) ?? r[k];\n        detail.append(el(\"h3\", void 0, k), pre(typeof v === \"string\" ? v : display(v)));\n      }\n      const refs = r.blob_refs;\n      detail.append(el(\"h3\", void 0, `blob_refs (${refs.length})`));\n      if (refs.length > 0) {\n        const ul = el(\"ul\", \"refs\");\n        for (const d of refs) {\n          const li = el(\"li\");\n          const b = blobByDigest.get(d);\n          li.append(\n            el(\"code\", \"hash\", d),\n            el(\n              \"span\",\n              \"dim\",\n              b === void 0 ? \" (not bundled)\" : b.size === null ? \" (not found)\" : ` ${fmtSize(b.size)}${b.b64 === void 0 ? ` \\xB7 not embedded: ${b.skipped ?? \"\"}` : \"\"}`\n            )\n          );\n          if (b?.b64 !== void 0) li.append(blobPreview(b));\n          ul.append(li);\n        }\n        detail.append(ul);\n      }\n      const raw = el(\"details\");\n      raw.append(el(\"summary\", void 0, \"raw line\"), pre(text));\n      detail.append(raw);\n    };\n    const blobPreview = (b) => {\n      const det = el(\"details\", \"preview\");\n      det.append(el(\"summary\", void 0, \"preview\"));\n      let filled = false;\n      det.addEventListener(\"toggle\", () => {\n        if (filled || !det.open) return;\n        filled = true;\n        const bytes = base64Bytes(b.b64 ?? \"\");\n        const head = bytes.subarray(0, 4096);\n        let binary;\n        let textPreview = \"\";\n        try {\n          textPreview = decodeUtf8(head);\n          binary = /[\\u0000-\\u0008\\u000e-\\u001f]/.test(textPreview);\n        } catch {\n          try {\n            textPreview = decodeUtf8(head.subarray(0, Math.max(0, head.length - 3)));\n            binary = bytes.length <= 4096;\n          } catch {\n            binary = true;\n          }\n        }\n        if (binary) {\n          let hex = \"\";\n          for (let i = 0; i < Math.min(512, bytes.length); i++)\n            hex += bytes[i].toString(16).padStart(2, \"0\") + (i % 16 === 15 ? \"\\n\" : \" \");\n          textPreview = `binary, first ${Math.min(512, bytes.length)} bytes:\n${hex}`;\n        } else if (bytes.length > 4096) textPreview += `\n\\u2026 (${fmtSize(bytes.length)} in all)`;\n        det.append(el(\"pre\", \"code\", textPreview));\n      });\n      return det;\n    };\n    const blobsSec = $(\"blobs\");\n    const blobChecked = /* @__PURE__ */ new Map();\n    const blobStatusText = (b) => {\n      if (b.b64 === void 0) return `not embedded: ${b.skipped ?? \"unknown\"}`;\n      const c = blobChecked.get(b.digest);\n      return c === void 0 ? \"embedded (digest not checked yet)\" : c === true ? \"embedded, digest verified \\u2713\" : `digest MISMATCH: bytes hash to ${c}`;\n    };\n    let renderBlobs = () => {\n    };\n    if (data.blobs.length > 0) {\n      blobsSec.hidden = false;\n      const summary = el(\"p\", \"note\");\n      summary.id = \"blob-summary\";\n      const table = el(\"table\", \"blobs\");\n      const more = el(\"button\", \"more\");\n      more.id = \"blob-more\";\n      let shownRows = 0;\n      const statusCells = /* @__PURE__ */ new Map();\n      const addRows = (n) => {\n        const stop = Math.min(data.blobs.length, shownRows + n);\n        for (; shownRows < stop; shownRows++) {\n          const b = data.blobs[shownRows];\n          const tr = el(\"tr\");\n          const st = el(\"td\", void 0, blobStatusText(b));\n          statusCells.set(b.digest, st);\n          const pv = el(\"td\");\n          if (b.b64 !== void 0) pv.append(blobPreview(b));\n          tr.append(el(\"td\", \"hash\", b.digest), el(\"td\", void 0, b.size === null ? \"-\" : fmtSize(b.size)), st, pv);\n          table.append(tr);\n        }\n        const left = data.blobs.length - shownRows;\n        more.hidden = left === 0;\n        more.textContent = `show ${fmtInt(Math.min(BLOB_PAGE, left))} more (${fmtInt(left)} not shown)`;\n      };\n      more.addEventListener(\"click\", () => addRows(BLOB_PAGE));\n      renderBlobs = () => {\n        const counts = /* @__PURE__ */ new Map();\n        for (const b of data.blobs) {\n          const s = b.b64 === void 0 ? `not embedded: ${b.skipped ?? \"unknown\"}` : blobChecked.get(b.digest) === void 0 ? \"embedded, not checked yet\" : blobChecked.get(b.digest) === true ? \"embedded, digest verified\" : \"embedded, digest MISMATCH\";\n          counts.set(s, (counts.get(s) ?? 0) + 1);\n        }\n        const embedded = data.blobs.filter((b) => b.b64 !== void 0).length;\n        summary.textContent = `${plural(data.blobs.length, \"referenced blob\")}: ${fmtInt(embedded)} embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all). ` + [...counts].map(([s, n]) => `${fmtInt(n)} ${s}`).join(\"; \") + \".\";\n        for (const [d, cell] of statusCells) {\n          const b = blobByDigest.get(d);\n          cell.textContent = blobStatusText(b);\n          cell.className = blobChecked.get(d) !== void 0 && blobChecked.get(d) !== true ? \"badtext\" : \"\";\n        }\n      };\n      const thead = el(\"tr\");\n      for (const t of [\"digest\", \"size\", \"status\", \"\"]) thead.append(el(\"th\", void 0, t));\n      table.append(thead);\n      blobsSec.append(summary, table, more);\n      addRows(BLOB_PAGE);\n      renderBlobs();\n    }\n    if (data.forks !== null) {\n      const sec = $(\"forks\");\n      sec.hidden = false;\n      const draw = (n) => {\n        const li = el(\"li\");\n        const bits = [n.id];\n        if (n.label) bits.push(`\\u201C${n.label}\\u201D`);\n        if (n.from_step !== void 0 && n.from_step !== null) bits.push(`from step ${n.from_step}`);\n        if (n.branch) bits.push(`branch ${n.branch}`);\n        if (n.steps_since !== void 0 && n.steps_since !== null)\n          bits.push(`+${n.steps_since} step${n.steps_since === 1 ? \"\" : \"s\"} since`);\n        if (n.journal_ok === false) bits.push(\"JOURNAL DOES NOT VERIFY\");\n        if (n.missing) bits.push(\"WORKTREE MISSING\");\n        if (n.current) bits.push(\"(this report)\");\n        const span = el(\n          \"span\",\n          n.current ? \"node current\" : n.journal_ok === false || n.missing ? \"node badnode\" : \"node\",\n          bits.join(\" \\xB7 \")\n        );\n        li.append(span);\n        if (n.children.length > 0) {\n          const ul2 = el(\"ul\");\n          for (const c of n.children) ul2.append(draw(c));\n          li.append(ul2);\n        }\n        return li;\n      };\n      const ul = el(\"ul\", \"tree\");\n      ul.append(draw(data.forks));\n      sec.append(ul);\n    }\n    let searchTimer;\n    search.addEventListener(\"input\", () => {\n      if (searchTimer !== void 0) clearTimeout(searchTimer);\n      searchTimer = setTimeout(() => {\n        filterText = search.value.trim().toLowerCase();\n        rebuildView();\n      }, 120);\n    });\n    onlyFaults.addEventListener(\"change\", () => rebuildView());\n    doc.addEventListener(\"keydown\", (ev) => {\n      const t = ev.target;\n      if (t !== null && t.tagName === \"TEXTAREA\") return;\n      if (t !== null && t.tagName === \"INPUT\") {\n        if (ev.key === \"Escape\") {\n          search.value = \"\";\n          filterText = \"\";\n          rebuildView();\n          search.blur();\n        } else if (ev.key === \"Enter\" || ev.key === \"ArrowDown\") {\n          if (searchTimer !== void 0) clearTimeout(searchTimer);\n          filterText = search.value.trim().toLowerCase();\n          rebuildView();\n          search.blur();\n          ev.preventDefault();\n        }\n        return;\n      }\n      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;\n      const page = Math.max(1, Math.floor(list.clientHeight / ROW_H) - 1);\n      let to;\n      switch (ev.key) {\n        case \"ArrowRight\":\n        case \"ArrowDown\":\n        case \"j\":\n          to = sel + 1;\n          break;\n        case \"ArrowLeft\":\n        case \"ArrowUp\":\n        case \"k\":\n          to = sel - 1;\n          break;\n        case \"Home\":\n        case \"g\":\n          to = 0;\n          break;\n        case \"End\":\n        case \"G\":\n          to = view.length - 1;\n          break;\n        case \"PageDown\":\n          to = sel + page;\n          break;\n        case \"PageUp\":\n          to = sel - page;\n          break;\n        case \"/\":\n          search.focus();\n          ev.preventDefault();\n          return;\n        default:\n          return;\n      }\n      ev.preventDefault();\n      userMoved = true;\n      select(to);\n    });\n    const status = $(\"status\");\n    const title = $(\"status-title\");\n    const statusDetail = $(\"status-detail\");\n    const bar = $(\"progress-bar\");\n    const faultList = $(\"faults\");\n    root.setAttribute(\"data-verify-state\", \"running\");\n    const showFaults = (errors) => {\n      faultList.textContent = \"\";\n      const shown = errors.slice(0, 200);\n      for (const f of shown) {\n        const li = el(\"li\");\n        if (f.line !== null) {\n          const a = el(\"button\", \"linklike\", `line ${f.line}`);\n          const line = f.line;\n          a.addEventListener(\"click\", () => jumpToLine(line));\n          li.append(a, el(\"span\", void 0, `: ${f.kind}: ${f.message}`));\n        } else li.textContent = `${f.kind}: ${f.message}`;\n        faultList.append(li);\n      }\n      if (errors.length > shown.length)\n        faultList.append(\n          el(\n            \"li\",\n            void 0,\n            `\\u2026 and ${errors.length - shown.length} more (tick \\u201Conly faults\\u201D to list every faulty line)`\n          )\n        );\n    };\n    const outsideFaults = () => {\n      if (win === null) return [];\n      const last = win.first_line + verifier.total - 1;\n      const reachesEnd = last >= win.total_lines;\n      return gv.errors.filter((f) => f.line === null ? !reachesEnd : f.line < win.first_line || f.line > last).map((f) => ({ ...f, message: `${f.message} (outside the embedded window: checked by the generator)` }));\n    };\n    const renderVerdict = () => {\n      if (finished === null) return [];\n      const r = finished;\n      const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({\n        ...f,\n        message: `${f.message} (checked by the generator)`\n      }));\n      const errors = [...r.errors, ...outsideFaults(), ...blobFaults, ...receiptFaults, ...signatureFaults];\n      const steps = win === null ? r.steps : win.total_steps;\n      stepsDd.textContent = win === null ? fmtInt(r.steps) : `${fmtInt(win.total_steps)} (${fmtInt(r.steps)} embedded and checked here)`;\n      headDd.textContent = errors.length === 0 ? r.head_hash : `${r.head_hash} (the last stored step_hash: not vouched for)`;\n      bar.style.width = \"100%\";\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-steps\", String(steps));\n      root.setAttribute(\"data-head-hash\", r.head_hash);\n      if (errors.length === 0 && signature === \"not_checked\") {\n        status.className = \"status warn\";\n        title.textContent = \"\\u26A0 Chain intact, but the signature was NOT checked\";\n        statusDetail.textContent = `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no public key was given: who signed it is not established. Paste the signer\\u2019s public key below to check it here, offline.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", \"no_trusted_key\");\n        root.setAttribute(\"data-fault-count\", \"1\");\n        root.removeAttribute(\"data-first-fault-line\");\n      } else if (errors.length === 0) {\n        status.className = \"status ok\";\n        const what = win === null ? `${plural(r.steps, \"step\")} verified in this browser` : `steps ${fmtInt(win.first_seq)}\\u2013${fmtInt(win.first_seq + Math.max(0, r.steps - 1))} of ${fmtInt(win.total_steps)} verified in this browser`;\n        title.textContent = `\\u2713 Chain intact: ${what}${signature === \"verified\" ? \"; signature verified\" : \"\"}`;\n        statusDetail.textContent = win === null ? `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.` : `Every embedded step hash was recomputed and every link checked, from the generator-verified step_hash ${win.anchor_hash} to head ${r.head_hash}. The ${fmtInt(win.total_steps - r.steps)} steps outside the window are not in this file.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"true\");\n        for (const a of [\"data-first-fault-kind\", \"data-first-fault-line\", \"data-fault-count\"]) root.removeAttribute(a);\n      } else {\n        const first = errors[0];\n        status.className = \"status bad\";\n        title.textContent = `\\u2717 TAMPERED OR BROKEN: ${plural(errors.length, \"fault\")}${first.line !== null ? `, first at line ${first.line}` : \"\"}`;\n        statusDetail.textContent = \"Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser, unless marked otherwise.\";\n        showFaults(errors);\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", first.kind);\n        if (first.line !== null) root.setAttribute(\"data-first-fault-line\", String(first.line));\n        else root.removeAttribute(\"data-first-fault-line\");\n        root.setAttribute(\"data-fault-count\", String(errors.length));\n      }\n      if (win === null && (r.ok !== gv.ok || r.head_hash !== gv.head_hash)) {\n        statusDetail.textContent += ` Warning: the generator's own check disagreed (${gv.ok ? \"intact\" : \"faults\"}, head ${gv.head_hash}).`;\n      }\n      renderList();\n      return errors;\n    };\n    const finish = () => {\n      finished = verifier.result();\n      const errors = renderVerdict();\n      const first = errors[0];\n      if (!userMoved && first !== void 0 && first.line !== null && filterText === \"\") jumpToLine(first.line);\n    };\n    const blobQueue = data.blobs.filter((b) => b.b64 !== void 0);\n    const checkBlob = (b) => {\n      const got = sha256Hex(base64Bytes(b.b64 ?? \"\"));\n      if (got === b.digest) blobChecked.set(b.digest, true);\n      else {\n        blobChecked.set(b.digest, got);\n        blobFaults.push({ line: null, kind: \"blob_digest_mismatch\", message: `blob ${b.digest} hashes to ${got}` });\n      }\n    };\n    const tick = () => {\n      try {\n        const t0 = performance.now();\n        const before = entries.length;\n        let done = false;\n        while (!done && performance.now() - t0 < 12) done = verifier.run(64);\n        extendView(before);\n        const pct = verifier.total === 0 ? 100 : Math.floor(entries.length / verifier.total * 100);\n        bar.style.width = `${pct}%`;\n        title.textContent = `Verifying in this browser\\u2026 ${fmtInt(entries.length)} / ${fmtInt(verifier.total)} lines`;\n        renderList(before === 0);\n        if (!done) {\n          setTimeout(tick, 0);\n          return;\n        }\n        while (blobQueue.length > 0 && performance.now() - t0 < 12) checkBlob(blobQueue.shift());\n        if (blobQueue.length > 0) {\n          title.textContent = `Checking bundled blobs\\u2026 ${fmtInt(blobQueue.length)} left`;\n          renderBlobs();\n          setTimeout(tick, 0);\n          return;\n        }\n        renderBlobs();\n        finish();\n      } catch (e) {\n        fail(\"report_error\", `verification stopped: ${e.message}`);\n      }\n    };\n    setTimeout(tick, 0);\n  }\n\n  // src/report/client/main.ts\n  startReport(document);\n})();\n";
+const page_script_generated_PAGE_SCRIPT = "\"use strict\";\n(() => {\n  var __defProp = Object.defineProperty;\n  var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;\n  var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== \"symbol\" ? key + \"\" : key, value);\n\n  // src/canonical/value.ts\n  var JsonFloat = class {\n    constructor(value) {\n      __publicField(this, \"value\", value);\n    }\n  };\n  function isJsonObject(v) {\n    return typeof v === \"object\" && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat) && !(v instanceof Map);\n  }\n  function numericValue(v) {\n    if (typeof v === \"number\") return v;\n    if (typeof v === \"bigint\") return Number(v);\n    if (v instanceof JsonFloat) return v.value;\n    return void 0;\n  }\n  function isJsonInteger(v) {\n    return typeof v === \"number\" && Number.isInteger(v) || typeof v === \"bigint\";\n  }\n  function setKey(obj, key, value) {\n    if (key === \"__proto__\") {\n      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });\n    } else {\n      obj[key] = value;\n    }\n  }\n\n  // src/canonical/float-repr.ts\n  function pythonFloatRepr(x) {\n    if (Number.isNaN(x)) return \"NaN\";\n    if (x === Infinity) return \"Infinity\";\n    if (x === -Infinity) return \"-Infinity\";\n    if (x === 0) return Object.is(x, -0) ? \"-0.0\" : \"0.0\";\n    const sign = x < 0 ? \"-\" : \"\";\n    const s = String(Math.abs(x));\n    const ei = s.indexOf(\"e\");\n    const mantissa = ei < 0 ? s : s.slice(0, ei);\n    const shift = ei < 0 ? 0 : Number(s.slice(ei + 1));\n    const dot = mantissa.indexOf(\".\");\n    const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);\n    const all = dot < 0 ? mantissa : intPart + mantissa.slice(dot + 1);\n    let lead = 0;\n    while (lead < all.length - 1 && all.charCodeAt(lead) === 48) lead++;\n    let end = all.length;\n    while (end > lead + 1 && all.charCodeAt(end - 1) === 48) end--;\n    const digits = all.slice(lead, end);\n    const exp = intPart.length + shift - lead - 1;\n    if (exp >= -4 && exp < 16) {\n      if (exp >= 0) {\n        const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, \"0\");\n        const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : \"0\";\n        return `${sign}${whole}.${frac}`;\n      }\n      return `${sign}0.${\"0\".repeat(-exp - 1)}${digits}`;\n    }\n    const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;\n    const e = `${exp < 0 ? \"-\" : \"+\"}${String(Math.abs(exp)).padStart(2, \"0\")}`;\n    return `${sign}${m}e${e}`;\n  }\n\n  // src/canonical/limits.ts\n  var MAX_NESTING = 900;\n\n  // src/canonical/key-order.ts\n  function compareCodePoints(a, b) {\n    const n = Math.min(a.length, b.length);\n    let i = 0;\n    while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;\n    if (i === n) return a.length - b.length;\n    const ca = a.charCodeAt(i);\n    const cb = b.charCodeAt(i);\n    if (ca < 55296 && cb < 55296) return ca - cb;\n    const low = (c) => c >= 56320 && c <= 57343;\n    if (i > 0 && (low(ca) || low(cb))) {\n      const prev = a.charCodeAt(i - 1);\n      if (prev >= 55296 && prev <= 56319) i--;\n    }\n    return (a.codePointAt(i) ?? 0) - (b.codePointAt(i) ?? 0);\n  }\n\n  // src/canonical/encode.ts\n  var CanonicalEncodeError = class extends Error {\n    constructor() {\n      super(...arguments);\n      __publicField(this, \"name\", \"CanonicalEncodeError\");\n    }\n  };\n  var SHORT_ESCAPES = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  var PLAIN_ASCII = /^[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*$/;\n  function encodeString(s) {\n    if (PLAIN_ASCII.test(s)) return `\"${s}\"`;\n    let out = '\"';\n    let run = 0;\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      if (c >= 32 && c <= 126 && c !== 34 && c !== 92) continue;\n      out += s.slice(run, i);\n      out += SHORT_ESCAPES[c] ?? `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      run = i + 1;\n    }\n    return `${out}${s.slice(run)}\"`;\n  }\n  function encodeNumber(n, allowNonFinite) {\n    if (Number.isInteger(n)) {\n      return Number.isSafeInteger(n) ? String(n === 0 ? 0 : n) : BigInt(n).toString();\n    }\n    if (!Number.isFinite(n) && !allowNonFinite) {\n      throw new CanonicalEncodeError(`${String(n)} is not allowed in a written value (JSON has no NaN or Infinity)`);\n    }\n    return pythonFloatRepr(n);\n  }\n  function encode(value, options = {}) {\n    const sortKeys = options.sortKeys ?? true;\n    const pretty = options.separators === \"pretty\";\n    const itemSep = pretty ? \", \" : \",\";\n    const keySep = pretty ? \": \" : \":\";\n    const allowNonFinite = options.allowNonFinite ?? false;\n    const maxNesting = options.maxNesting ?? MAX_NESTING;\n    const entriesOf = (obj) => {\n      const entries = obj instanceof Map ? [...obj] : Object.entries(obj);\n      if (sortKeys) entries.sort((x, y) => compareCodePoints(x[0], y[0]));\n      return entries;\n    };\n    const walk = (v, depth) => {\n      switch (typeof v) {\n        case \"string\":\n          return encodeString(v);\n        case \"number\":\n          return encodeNumber(v, allowNonFinite);\n        case \"bigint\":\n          return v.toString();\n        case \"boolean\":\n          return v ? \"true\" : \"false\";\n        case \"object\": {\n          if (v === null) return \"null\";\n          if (v instanceof JsonFloat) {\n            if (!Number.isFinite(v.value) && !allowNonFinite) {\n              throw new CanonicalEncodeError(\n                `${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`\n              );\n            }\n            return pythonFloatRepr(v.value);\n          }\n          if (depth >= maxNesting) throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);\n          if (Array.isArray(v)) {\n            let out2 = \"[\";\n            for (let i = 0; i < v.length; i++) {\n              if (i > 0) out2 += itemSep;\n              out2 += walk(v[i], depth + 1);\n            }\n            return `${out2}]`;\n          }\n          let out = \"{\";\n          let first = true;\n          for (const [k, item] of entriesOf(v)) {\n            if (item === void 0) continue;\n            if (!first) out += itemSep;\n            first = false;\n            out += encodeString(k) + keySep + walk(item, depth + 1);\n          }\n          return `${out}}`;\n        }\n        default:\n          throw new CanonicalEncodeError(`a ${typeof v} has no JSON encoding`);\n      }\n    };\n    return walk(value, 0);\n  }\n  function canonical(value) {\n    return encode(value);\n  }\n  function canonicalOfRead(value) {\n    return encode(value, { allowNonFinite: true });\n  }\n\n  // src/canonical/parse.ts\n  var JsonParseError = class extends Error {\n    constructor(reason, column) {\n      super(`${reason} at column ${column}`);\n      __publicField(this, \"reason\", reason);\n      __publicField(this, \"column\", column);\n      __publicField(this, \"name\", \"JsonParseError\");\n    }\n  };\n  function parseError(reason, column) {\n    const limit = Error.stackTraceLimit;\n    Error.stackTraceLimit = 0;\n    try {\n      return new JsonParseError(reason, column);\n    } finally {\n      Error.stackTraceLimit = limit;\n    }\n  }\n  var MAX_INT_DIGITS = 4300;\n  var NUMBER = /-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?/y;\n  var utf8 = new TextDecoder(\"utf-8\", { fatal: true, ignoreBOM: true });\n  function decodeUtf8(bytes) {\n    try {\n      return utf8.decode(bytes);\n    } catch {\n      throw parseError(\"invalid UTF-8\", 1);\n    }\n  }\n  function parse(text, options = {}) {\n    const asMap = options.objects === \"map\";\n    let i = 0;\n    const n = text.length;\n    const fail = (reason, at = i) => {\n      throw parseError(reason, at + 1);\n    };\n    const skipWs = () => {\n      while (i < n) {\n        const c = text.charCodeAt(i);\n        if (c === 32 || c === 10 || c === 13 || c === 9) i++;\n        else break;\n      }\n    };\n    const parseString = () => {\n      const start = ++i;\n      let out = \"\";\n      let run = start;\n      for (; ; ) {\n        if (i >= n) fail(\"unterminated string\", start - 1);\n        const c = text.charCodeAt(i);\n        if (c === 34) {\n          out += text.slice(run, i);\n          i++;\n          return out;\n        }\n        if (c < 32) fail(\"invalid control character in string\");\n        if (c !== 92) {\n          i++;\n          continue;\n        }\n        out += text.slice(run, i);\n        const e = text.charCodeAt(i + 1);\n        switch (e) {\n          case 34:\n            out += '\"';\n            break;\n          case 92:\n            out += \"\\\\\";\n            break;\n          case 47:\n            out += \"/\";\n            break;\n          case 98:\n            out += \"\\b\";\n            break;\n          case 102:\n            out += \"\\f\";\n            break;\n          case 110:\n            out += \"\\n\";\n            break;\n          case 114:\n            out += \"\\r\";\n            break;\n          case 116:\n            out += \"\t\";\n            break;\n          case 117: {\n            const hex = text.slice(i + 2, i + 6);\n            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail(\"invalid \\\\uXXXX escape\");\n            out += String.fromCharCode(parseInt(hex, 16));\n            i += 4;\n            break;\n          }\n          default:\n            fail(\"invalid escape\");\n        }\n        i += 2;\n        run = i;\n      }\n    };\n    const parseNumber = () => {\n      NUMBER.lastIndex = i;\n      const m = NUMBER.exec(text);\n      if (m === null) return fail(\"expecting value\");\n      const token = m[0];\n      const start = i;\n      i += token.length;\n      if (m[1] !== void 0 || m[2] !== void 0) {\n        const f = Number(token);\n        return Number.isInteger(f) || Object.is(f, -0) || !Number.isFinite(f) ? new JsonFloat(f) : f;\n      }\n      const digits = token.length - (token.charCodeAt(0) === 45 ? 1 : 0);\n      if (digits <= 15) return Number(token);\n      if (digits > MAX_INT_DIGITS) fail(`integer of ${digits} digits exceeds the ${MAX_INT_DIGITS}-digit limit`, start);\n      const big = BigInt(token);\n      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;\n    };\n    const parseValue = (depth) => {\n      skipWs();\n      const c = text.charCodeAt(i);\n      if ((c === 123 || c === 91) && depth >= MAX_NESTING) fail(`nested deeper than ${MAX_NESTING} levels`);\n      switch (c) {\n        case 34:\n          return parseString();\n        case 123: {\n          i++;\n          const obj = {};\n          const map = /* @__PURE__ */ new Map();\n          skipWs();\n          if (text.charCodeAt(i) === 125) {\n            i++;\n            return asMap ? map : obj;\n          }\n          for (; ; ) {\n            skipWs();\n            if (text.charCodeAt(i) !== 34) fail(\"expecting property name enclosed in double quotes\");\n            const key = parseString();\n            skipWs();\n            if (text.charCodeAt(i) !== 58) fail(\"expecting ':' delimiter\");\n            i++;\n            const value2 = parseValue(depth + 1);\n            if (asMap) map.set(key, value2);\n            else setKey(obj, key, value2);\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 125) {\n              i++;\n              return asMap ? map : obj;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 91: {\n          i++;\n          const arr = [];\n          skipWs();\n          if (text.charCodeAt(i) === 93) {\n            i++;\n            return arr;\n          }\n          for (; ; ) {\n            arr.push(parseValue(depth + 1));\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 93) {\n              i++;\n              return arr;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 110:\n          return literal(\"null\", null);\n        case 116:\n          return literal(\"true\", true);\n        case 102:\n          return literal(\"false\", false);\n        case 78:\n          return literal(\"NaN\", new JsonFloat(NaN));\n        case 73:\n          return literal(\"Infinity\", new JsonFloat(Infinity));\n        case 45:\n          if (text.startsWith(\"-Infinity\", i)) return literal(\"-Infinity\", new JsonFloat(-Infinity));\n          return parseNumber();\n        default:\n          if (c >= 48 && c <= 57) return parseNumber();\n          return fail(\"expecting value\");\n      }\n    };\n    const literal = (word, value2) => {\n      if (!text.startsWith(word, i)) fail(\"expecting value\");\n      i += word.length;\n      return value2;\n    };\n    const value = parseValue(0);\n    skipWs();\n    if (i < n) fail(\"extra data\");\n    return value;\n  }\n\n  // src/report/client/display.ts\n  var SHORT = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  function displayString(s) {\n    let out = '\"';\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      const hi = c >= 55296 && c <= 56319;\n      const lo = c >= 56320 && c <= 57343;\n      if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 56320 && s.charCodeAt(i + 1) <= 57343) {\n        out += s.slice(i, i + 2);\n        i++;\n      } else if (SHORT[c] !== void 0) out += SHORT[c];\n      else if (c < 32 || c === 127 || hi || lo || c === 8232 || c === 8233)\n        out += `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      else out += s[i];\n    }\n    return `${out}\"`;\n  }\n  function display(v, indent = 2) {\n    const walk = (x, pad) => {\n      if (x === void 0) return \"(absent)\";\n      if (typeof x === \"string\") return displayString(x);\n      if (x instanceof JsonFloat) return pythonFloatRepr(x.value);\n      if (x === null || typeof x !== \"object\") return canonicalOfRead(x);\n      const inner = indent > 0 ? pad + \" \".repeat(indent) : \"\";\n      const sep = indent > 0 ? \",\\n\" : \", \";\n      let out = \"\";\n      if (Array.isArray(x)) {\n        if (x.length === 0) return \"[]\";\n        for (let i = 0; i < x.length; i++) out += (i > 0 ? sep : \"\") + inner + walk(x[i], inner);\n        return indent > 0 ? `[\n${out}\n${pad}]` : `[${out}]`;\n      }\n      const pairs = x instanceof Map ? [...x] : Object.entries(x);\n      if (pairs.length === 0) return \"{}\";\n      for (let i = 0; i < pairs.length; i++)\n        out += `${i > 0 ? sep : \"\"}${inner}${displayString(pairs[i][0])}: ${walk(pairs[i][1], inner)}`;\n      return indent > 0 ? `{\n${out}\n${pad}}` : `{${out}}`;\n    };\n    try {\n      return walk(v, \"\");\n    } catch (e) {\n      if (e instanceof RangeError) return \"(nested too deeply to lay out here: see the raw line)\";\n      throw e;\n    }\n  }\n  function fieldText(v) {\n    return v === void 0 ? \"\" : typeof v === \"string\" ? v : display(v, 0);\n  }\n  function orderedRow(text) {\n    try {\n      const v = parse(text, { objects: \"map\" });\n      return v instanceof Map ? v : null;\n    } catch {\n      return null;\n    }\n  }\n  function preview(s, max) {\n    return s.length <= max ? s : `${s.slice(0, max - 1)}\\u2026`;\n  }\n\n  // node_modules/@noble/hashes/_u64.js\n  var U32_MASK64 = /* @__PURE__ */ (() => BigInt(2 ** 32 - 1))();\n  var _32n = /* @__PURE__ */ BigInt(32);\n  function fromBig(n, le = false) {\n    if (le)\n      return { h: Number(n & U32_MASK64), l: Number(n >> _32n & U32_MASK64) };\n    return { h: Number(n >> _32n & U32_MASK64) | 0, l: Number(n & U32_MASK64) | 0 };\n  }\n  function split(lst, le = false) {\n    const len = lst.length;\n    let Ah = new Uint32Array(len);\n    let Al = new Uint32Array(len);\n    for (let i = 0; i < len; i++) {\n      const { h, l } = fromBig(lst[i], le);\n      [Ah[i], Al[i]] = [h, l];\n    }\n    return [Ah, Al];\n  }\n  var fromNumH = (n) => n / 2 ** 32 | 0;\n  var fromNumL = (n) => n >>> 0;\n  function setU64FromNum(view, byteOffset, n, isLE) {\n    const h = fromNumH(n);\n    const l = fromNumL(n);\n    view.setUint32(byteOffset, isLE ? l : h, isLE);\n    view.setUint32(byteOffset + 4, isLE ? h : l, isLE);\n  }\n  var shrSH = (h, _l, s) => h >>> s;\n  var shrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrSH = (h, l, s) => h >>> s | l << 32 - s;\n  var rotrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrBH = (h, l, s) => h << 64 - s | l >>> s - 32;\n  var rotrBL = (h, l, s) => h >>> s - 32 | l << 64 - s;\n  function add(Ah, Al, Bh, Bl) {\n    const l = (Al >>> 0) + (Bl >>> 0);\n    return { h: Ah + Bh + (l / 2 ** 32 | 0) | 0, l: l | 0 };\n  }\n  var add3L = (Al, Bl, Cl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0);\n  var add3H = (low, Ah, Bh, Ch) => Ah + Bh + Ch + (low / 2 ** 32 | 0) | 0;\n  var add4L = (Al, Bl, Cl, Dl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0);\n  var add4H = (low, Ah, Bh, Ch, Dh) => Ah + Bh + Ch + Dh + (low / 2 ** 32 | 0) | 0;\n  var add5L = (Al, Bl, Cl, Dl, El) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0) + (El >>> 0);\n  var add5H = (low, Ah, Bh, Ch, Dh, Eh) => Ah + Bh + Ch + Dh + Eh + (low / 2 ** 32 | 0) | 0;\n\n  // node_modules/@noble/hashes/utils.js\n  function isBytes(a) {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && \"BYTES_PER_ELEMENT\" in a && a.BYTES_PER_ELEMENT === 1;\n  }\n  var atitle = (title) => title ? `\"${title}\" ` : \"\";\n  function anumber(n, title = \"\") {\n    if (typeof n !== \"number\")\n      throw new TypeError(atitle(title) + \"expected number, got \" + typeof n);\n    if (!Number.isSafeInteger(n) || n < 0)\n      throw new RangeError(atitle(title) + \"expected integer >= 0, got \" + n);\n    return n;\n  }\n  function abytes(value, length, title = \"\") {\n    if (isBytes(value) && (length === void 0 || value.length === length))\n      return value;\n    if (length !== void 0)\n      anumber(length, \"length\");\n    const bytes = isBytes(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = atitle(title) + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  }\n  var aobject = (value, label) => {\n    if (value === null || typeof value !== \"object\" || Array.isArray(value))\n      throw new TypeError((label === \"object\" ? \"\" : `\"${label}\" `) + \"expected object, got type=\" + typeof value);\n  };\n  var aopts = (value, label) => {\n    aobject(value, label);\n    const proto = Object.getPrototypeOf(value);\n    if (proto !== Object.prototype && proto !== null)\n      throw new TypeError(`\"${label}\" expected plain object`);\n    if (Object.hasOwn(value, \"__proto__\"))\n      throw new TypeError(`\"${label}.__proto__\" is not allowed`);\n  };\n  function aexists(instance, checkFinished = true) {\n    if (instance.destroyed)\n      throw new Error(\"hash was destroyed\");\n    if (checkFinished && instance.finished)\n      throw new Error(\"digest() was already called\");\n  }\n  function aoutput(out, instance) {\n    abytes(out, void 0, \"output\");\n    const min = instance.outputLen;\n    if (!(out.length >= min)) {\n      throw new RangeError('\"output\" expected length >= ' + min);\n    }\n  }\n  function clean(...arrays) {\n    for (let i = 0; i < arrays.length; i++) {\n      arrays[i].fill(0);\n    }\n  }\n  function createView(arr) {\n    return new DataView(arr.buffer, arr.byteOffset, arr.byteLength);\n  }\n  function rotr(word, shift) {\n    return word << 32 - shift | word >>> shift;\n  }\n  var hasHexBuiltin = /* @__PURE__ */ (() => (\n    // @ts-ignore\n    typeof Uint8Array.from([]).toHex === \"function\" && typeof Uint8Array.fromHex === \"function\"\n  ))();\n  var hexes = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, \"0\"));\n  function bytesToHex(bytes) {\n    abytes(bytes);\n    if (hasHexBuiltin)\n      return bytes.toHex();\n    let hex = \"\";\n    for (let i = 0; i < bytes.length; i++) {\n      hex += hexes[bytes[i]];\n    }\n    return hex;\n  }\n  function checkOpts(defaults, opts, title = \"opts\") {\n    aopts(defaults, \"defaults\");\n    if (opts !== void 0)\n      aopts(opts, title);\n    const merged = Object.assign(/* @__PURE__ */ Object.create(null), defaults, opts);\n    return merged;\n  }\n  function createHasher(hashCons, info = {}) {\n    if (typeof hashCons !== \"function\")\n      throw new TypeError('\"hashCons\" expected function, got type=' + typeof hashCons);\n    info = checkOpts({}, info, \"info\");\n    const hashC = (msg, opts) => hashCons(opts).update(msg).digest();\n    const tmp = hashCons(void 0);\n    hashC.outputLen = tmp.outputLen;\n    hashC.blockLen = tmp.blockLen;\n    hashC.canXOF = tmp.canXOF;\n    hashC.create = (opts) => hashCons(opts);\n    Object.assign(hashC, info);\n    return Object.freeze(hashC);\n  }\n  var oidNist = (suffix) => ({\n    // Current NIST hashAlgs suffixes used here fit in one DER subidentifier octet.\n    // Larger suffix values would need base-128 OID encoding and a different length byte.\n    oid: Uint8Array.from([6, 9, 96, 134, 72, 1, 101, 3, 4, 2, suffix])\n  });\n\n  // node_modules/@noble/hashes/_md.js\n  function Chi(a, b, c) {\n    return a & b ^ ~a & c;\n  }\n  function Maj(a, b, c) {\n    return a & b ^ a & c ^ b & c;\n  }\n  var HashMD = class {\n    constructor(blockLen, outputLen, padOffset, isLE) {\n      __publicField(this, \"blockLen\");\n      __publicField(this, \"outputLen\");\n      __publicField(this, \"canXOF\", false);\n      __publicField(this, \"padOffset\");\n      __publicField(this, \"isLE\");\n      // For partial updates less than block size\n      __publicField(this, \"buffer\");\n      __publicField(this, \"view\");\n      __publicField(this, \"finished\", false);\n      __publicField(this, \"length\", 0);\n      __publicField(this, \"pos\", 0);\n      __publicField(this, \"destroyed\", false);\n      this.blockLen = blockLen;\n      this.outputLen = outputLen;\n      this.padOffset = padOffset;\n      this.isLE = isLE;\n      this.buffer = new Uint8Array(blockLen);\n      this.view = createView(this.buffer);\n    }\n    update(data) {\n      aexists(this);\n      abytes(data);\n      const { view, buffer, blockLen } = this;\n      const len = data.length;\n      let processed = false;\n      for (let pos = 0; pos < len; ) {\n        const take = Math.min(blockLen - this.pos, len - pos);\n        if (take === blockLen) {\n          const dataView = createView(data);\n          for (; blockLen <= len - pos; pos += blockLen)\n            this.process(dataView, pos);\n          processed = true;\n          continue;\n        }\n        buffer.set(pos === 0 && take === len ? data : data.subarray(pos, pos + take), this.pos);\n        this.pos += take;\n        pos += take;\n        if (this.pos === blockLen) {\n          this.process(view, 0);\n          this.pos = 0;\n          processed = true;\n        }\n      }\n      this.length += data.length;\n      if (processed)\n        this.roundClean();\n      return this;\n    }\n    digestInto(out) {\n      aexists(this);\n      aoutput(out, this);\n      this.finished = true;\n      const { buffer, view, blockLen, isLE } = this;\n      let { pos } = this;\n      buffer[pos++] = 128;\n      buffer.fill(0, pos);\n      if (this.padOffset > blockLen - pos) {\n        this.process(view, 0);\n        buffer.fill(0);\n      }\n      setU64FromNum(view, blockLen - 8, this.length * 8, isLE);\n      this.process(view, 0);\n      this.roundClean();\n      const oview = out === buffer ? view : createView(out);\n      const len = this.outputLen;\n      const outLen = len / 4;\n      const state = this.get();\n      if (len % 4 || outLen > state.length)\n        throw new Error(\"invalid outputLen\");\n      for (let i = 0; i < outLen; i++)\n        oview.setUint32(4 * i, state[i], isLE);\n    }\n    digest() {\n      const { buffer, outputLen } = this;\n      this.digestInto(buffer);\n      const res = buffer.slice(0, outputLen);\n      this.destroy();\n      return res;\n    }\n    _cloneIntoMeta(to) {\n      const { buffer, length, finished, destroyed, pos } = this;\n      to.destroyed = destroyed;\n      to.finished = finished;\n      to.length = length;\n      to.pos = pos;\n      if (pos)\n        to.buffer.set(buffer);\n      return to;\n    }\n    clone() {\n      return this._cloneInto();\n    }\n  };\n  var SHA256_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    3144134277,\n    1013904242,\n    2773480762,\n    1359893119,\n    2600822924,\n    528734635,\n    1541459225\n  ]);\n  var SHA512_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    4089235720,\n    3144134277,\n    2227873595,\n    1013904242,\n    4271175723,\n    2773480762,\n    1595750129,\n    1359893119,\n    2917565137,\n    2600822924,\n    725511199,\n    528734635,\n    4215389547,\n    1541459225,\n    327033209\n  ]);\n\n  // node_modules/@noble/hashes/sha2.js\n  var SHA256_K = /* @__PURE__ */ Uint32Array.from([\n    1116352408,\n    1899447441,\n    3049323471,\n    3921009573,\n    961987163,\n    1508970993,\n    2453635748,\n    2870763221,\n    3624381080,\n    310598401,\n    607225278,\n    1426881987,\n    1925078388,\n    2162078206,\n    2614888103,\n    3248222580,\n    3835390401,\n    4022224774,\n    264347078,\n    604807628,\n    770255983,\n    1249150122,\n    1555081692,\n    1996064986,\n    2554220882,\n    2821834349,\n    2952996808,\n    3210313671,\n    3336571891,\n    3584528711,\n    113926993,\n    338241895,\n    666307205,\n    773529912,\n    1294757372,\n    1396182291,\n    1695183700,\n    1986661051,\n    2177026350,\n    2456956037,\n    2730485921,\n    2820302411,\n    3259730800,\n    3345764771,\n    3516065817,\n    3600352804,\n    4094571909,\n    275423344,\n    430227734,\n    506948616,\n    659060556,\n    883997877,\n    958139571,\n    1322822218,\n    1537002063,\n    1747873779,\n    1955562222,\n    2024104815,\n    2227730452,\n    2361852424,\n    2428436474,\n    2756734187,\n    3204031479,\n    3329325298\n  ]);\n  var SHA256_W = /* @__PURE__ */ new Uint32Array(64);\n  var SHA2_32B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(64, outputLen, 8, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and makes sha256 3x slower (measured).\n      __publicField(this, \"A\", 0);\n      __publicField(this, \"B\", 0);\n      __publicField(this, \"C\", 0);\n      __publicField(this, \"D\", 0);\n      __publicField(this, \"E\", 0);\n      __publicField(this, \"F\", 0);\n      __publicField(this, \"G\", 0);\n      __publicField(this, \"H\", 0);\n      this.A = IV[0] | 0;\n      this.B = IV[1] | 0;\n      this.C = IV[2] | 0;\n      this.D = IV[3] | 0;\n      this.E = IV[4] | 0;\n      this.F = IV[5] | 0;\n      this.G = IV[6] | 0;\n      this.H = IV[7] | 0;\n    }\n    get() {\n      const { A, B, C, D, E, F, G: G2, H } = this;\n      return [A, B, C, D, E, F, G2, H];\n    }\n    // prettier-ignore\n    set(A, B, C, D, E, F, G2, H) {\n      this.A = A | 0;\n      this.B = B | 0;\n      this.C = C | 0;\n      this.D = D | 0;\n      this.E = E | 0;\n      this.F = F | 0;\n      this.G = G2 | 0;\n      this.H = H | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4)\n        SHA256_W[i] = view.getUint32(offset, false);\n      for (let i = 16; i < 64; i++) {\n        const W15 = SHA256_W[i - 15];\n        const W2 = SHA256_W[i - 2];\n        const s0 = rotr(W15, 7) ^ rotr(W15, 18) ^ W15 >>> 3;\n        const s1 = rotr(W2, 17) ^ rotr(W2, 19) ^ W2 >>> 10;\n        SHA256_W[i] = s1 + SHA256_W[i - 7] + s0 + SHA256_W[i - 16] | 0;\n      }\n      let { A, B, C, D, E, F, G: G2, H } = this;\n      for (let i = 0; i < 64; i++) {\n        const sigma1 = rotr(E, 6) ^ rotr(E, 11) ^ rotr(E, 25);\n        const T1 = H + sigma1 + Chi(E, F, G2) + SHA256_K[i] + SHA256_W[i] | 0;\n        const sigma0 = rotr(A, 2) ^ rotr(A, 13) ^ rotr(A, 22);\n        const T2 = sigma0 + Maj(A, B, C) | 0;\n        H = G2;\n        G2 = F;\n        F = E;\n        E = D + T1 | 0;\n        D = C;\n        C = B;\n        B = A;\n        A = T1 + T2 | 0;\n      }\n      A = A + this.A | 0;\n      B = B + this.B | 0;\n      C = C + this.C | 0;\n      D = D + this.D | 0;\n      E = E + this.E | 0;\n      F = F + this.F | 0;\n      G2 = G2 + this.G | 0;\n      H = H + this.H | 0;\n      this.set(A, B, C, D, E, F, G2, H);\n    }\n    roundClean() {\n      clean(SHA256_W);\n    }\n    destroy() {\n      this.destroyed = true;\n      this.set(0, 0, 0, 0, 0, 0, 0, 0);\n      clean(this.buffer);\n    }\n  };\n  var _SHA256 = class extends SHA2_32B {\n    constructor() {\n      super(32, SHA256_IV);\n    }\n  };\n  var K512 = /* @__PURE__ */ (() => split([\n    \"0x428a2f98d728ae22\",\n    \"0x7137449123ef65cd\",\n    \"0xb5c0fbcfec4d3b2f\",\n    \"0xe9b5dba58189dbbc\",\n    \"0x3956c25bf348b538\",\n    \"0x59f111f1b605d019\",\n    \"0x923f82a4af194f9b\",\n    \"0xab1c5ed5da6d8118\",\n    \"0xd807aa98a3030242\",\n    \"0x12835b0145706fbe\",\n    \"0x243185be4ee4b28c\",\n    \"0x550c7dc3d5ffb4e2\",\n    \"0x72be5d74f27b896f\",\n    \"0x80deb1fe3b1696b1\",\n    \"0x9bdc06a725c71235\",\n    \"0xc19bf174cf692694\",\n    \"0xe49b69c19ef14ad2\",\n    \"0xefbe4786384f25e3\",\n    \"0x0fc19dc68b8cd5b5\",\n    \"0x240ca1cc77ac9c65\",\n    \"0x2de92c6f592b0275\",\n    \"0x4a7484aa6ea6e483\",\n    \"0x5cb0a9dcbd41fbd4\",\n    \"0x76f988da831153b5\",\n    \"0x983e5152ee66dfab\",\n    \"0xa831c66d2db43210\",\n    \"0xb00327c898fb213f\",\n    \"0xbf597fc7beef0ee4\",\n    \"0xc6e00bf33da88fc2\",\n    \"0xd5a79147930aa725\",\n    \"0x06ca6351e003826f\",\n    \"0x142929670a0e6e70\",\n    \"0x27b70a8546d22ffc\",\n    \"0x2e1b21385c26c926\",\n    \"0x4d2c6dfc5ac42aed\",\n    \"0x53380d139d95b3df\",\n    \"0x650a73548baf63de\",\n    \"0x766a0abb3c77b2a8\",\n    \"0x81c2c92e47edaee6\",\n    \"0x92722c851482353b\",\n    \"0xa2bfe8a14cf10364\",\n    \"0xa81a664bbc423001\",\n    \"0xc24b8b70d0f89791\",\n    \"0xc76c51a30654be30\",\n    \"0xd192e819d6ef5218\",\n    \"0xd69906245565a910\",\n    \"0xf40e35855771202a\",\n    \"0x106aa07032bbd1b8\",\n    \"0x19a4c116b8d2d0c8\",\n    \"0x1e376c085141ab53\",\n    \"0x2748774cdf8eeb99\",\n    \"0x34b0bcb5e19b48a8\",\n    \"0x391c0cb3c5c95a63\",\n    \"0x4ed8aa4ae3418acb\",\n    \"0x5b9cca4f7763e373\",\n    \"0x682e6ff3d6b2b8a3\",\n    \"0x748f82ee5defb2fc\",\n    \"0x78a5636f43172f60\",\n    \"0x84c87814a1f0ab72\",\n    \"0x8cc702081a6439ec\",\n    \"0x90befffa23631e28\",\n    \"0xa4506cebde82bde9\",\n    \"0xbef9a3f7b2c67915\",\n    \"0xc67178f2e372532b\",\n    \"0xca273eceea26619c\",\n    \"0xd186b8c721c0c207\",\n    \"0xeada7dd6cde0eb1e\",\n    \"0xf57d4f7fee6ed178\",\n    \"0x06f067aa72176fba\",\n    \"0x0a637dc5a2c898a6\",\n    \"0x113f9804bef90dae\",\n    \"0x1b710b35131c471b\",\n    \"0x28db77f523047d84\",\n    \"0x32caab7b40c72493\",\n    \"0x3c9ebe0a15c9bebc\",\n    \"0x431d67c49c100d4c\",\n    \"0x4cc5d4becb3e42b6\",\n    \"0x597f299cfc657e2a\",\n    \"0x5fcb6fab3ad6faec\",\n    \"0x6c44198c4a475817\"\n  ].map((n) => BigInt(n))))();\n  var SHA512_Kh = /* @__PURE__ */ (() => K512[0])();\n  var SHA512_Kl = /* @__PURE__ */ (() => K512[1])();\n  var SHA512_W_H = /* @__PURE__ */ new Uint32Array(80);\n  var SHA512_W_L = /* @__PURE__ */ new Uint32Array(80);\n  var SHA2_64B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(128, outputLen, 16, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // h -- high 32 bits, l -- low 32 bits\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and slows hashing down (measured on sha256).\n      __publicField(this, \"Ah\", 0);\n      __publicField(this, \"Al\", 0);\n      __publicField(this, \"Bh\", 0);\n      __publicField(this, \"Bl\", 0);\n      __publicField(this, \"Ch\", 0);\n      __publicField(this, \"Cl\", 0);\n      __publicField(this, \"Dh\", 0);\n      __publicField(this, \"Dl\", 0);\n      __publicField(this, \"Eh\", 0);\n      __publicField(this, \"El\", 0);\n      __publicField(this, \"Fh\", 0);\n      __publicField(this, \"Fl\", 0);\n      __publicField(this, \"Gh\", 0);\n      __publicField(this, \"Gl\", 0);\n      __publicField(this, \"Hh\", 0);\n      __publicField(this, \"Hl\", 0);\n      this.Ah = IV[0] | 0;\n      this.Al = IV[1] | 0;\n      this.Bh = IV[2] | 0;\n      this.Bl = IV[3] | 0;\n      this.Ch = IV[4] | 0;\n      this.Cl = IV[5] | 0;\n      this.Dh = IV[6] | 0;\n      this.Dl = IV[7] | 0;\n      this.Eh = IV[8] | 0;\n      this.El = IV[9] | 0;\n      this.Fh = IV[10] | 0;\n      this.Fl = IV[11] | 0;\n      this.Gh = IV[12] | 0;\n      this.Gl = IV[13] | 0;\n      this.Hh = IV[14] | 0;\n      this.Hl = IV[15] | 0;\n    }\n    // prettier-ignore\n    get() {\n      const { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      return [Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl];\n    }\n    // prettier-ignore\n    set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl) {\n      this.Ah = Ah | 0;\n      this.Al = Al | 0;\n      this.Bh = Bh | 0;\n      this.Bl = Bl | 0;\n      this.Ch = Ch | 0;\n      this.Cl = Cl | 0;\n      this.Dh = Dh | 0;\n      this.Dl = Dl | 0;\n      this.Eh = Eh | 0;\n      this.El = El | 0;\n      this.Fh = Fh | 0;\n      this.Fl = Fl | 0;\n      this.Gh = Gh | 0;\n      this.Gl = Gl | 0;\n      this.Hh = Hh | 0;\n      this.Hl = Hl | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4) {\n        SHA512_W_H[i] = view.getUint32(offset);\n        SHA512_W_L[i] = view.getUint32(offset += 4);\n      }\n      for (let i = 16; i < 80; i++) {\n        const W15h = SHA512_W_H[i - 15] | 0;\n        const W15l = SHA512_W_L[i - 15] | 0;\n        const s0h = rotrSH(W15h, W15l, 1) ^ rotrSH(W15h, W15l, 8) ^ shrSH(W15h, W15l, 7);\n        const s0l = rotrSL(W15h, W15l, 1) ^ rotrSL(W15h, W15l, 8) ^ shrSL(W15h, W15l, 7);\n        const W2h = SHA512_W_H[i - 2] | 0;\n        const W2l = SHA512_W_L[i - 2] | 0;\n        const s1h = rotrSH(W2h, W2l, 19) ^ rotrBH(W2h, W2l, 61) ^ shrSH(W2h, W2l, 6);\n        const s1l = rotrSL(W2h, W2l, 19) ^ rotrBL(W2h, W2l, 61) ^ shrSL(W2h, W2l, 6);\n        const SUMl = add4L(s0l, s1l, SHA512_W_L[i - 7], SHA512_W_L[i - 16]);\n        const SUMh = add4H(SUMl, s0h, s1h, SHA512_W_H[i - 7], SHA512_W_H[i - 16]);\n        SHA512_W_H[i] = SUMh | 0;\n        SHA512_W_L[i] = SUMl | 0;\n      }\n      let { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      for (let i = 0; i < 80; i++) {\n        const sigma1h = rotrSH(Eh, El, 14) ^ rotrSH(Eh, El, 18) ^ rotrBH(Eh, El, 41);\n        const sigma1l = rotrSL(Eh, El, 14) ^ rotrSL(Eh, El, 18) ^ rotrBL(Eh, El, 41);\n        const CHIh = Eh & Fh ^ ~Eh & Gh;\n        const CHIl = El & Fl ^ ~El & Gl;\n        const T1ll = add5L(Hl, sigma1l, CHIl, SHA512_Kl[i], SHA512_W_L[i]);\n        const T1h = add5H(T1ll, Hh, sigma1h, CHIh, SHA512_Kh[i], SHA512_W_H[i]);\n        const T1l = T1ll | 0;\n        const sigma0h = rotrSH(Ah, Al, 28) ^ rotrBH(Ah, Al, 34) ^ rotrBH(Ah, Al, 39);\n        const sigma0l = rotrSL(Ah, Al, 28) ^ rotrBL(Ah, Al, 34) ^ rotrBL(Ah, Al, 39);\n        const MAJh = Ah & Bh ^ Ah & Ch ^ Bh & Ch;\n        const MAJl = Al & Bl ^ Al & Cl ^ Bl & Cl;\n        Hh = Gh | 0;\n        Hl = Gl | 0;\n        Gh = Fh | 0;\n        Gl = Fl | 0;\n        Fh = Eh | 0;\n        Fl = El | 0;\n        ({ h: Eh, l: El } = add(Dh | 0, Dl | 0, T1h | 0, T1l | 0));\n        Dh = Ch | 0;\n        Dl = Cl | 0;\n        Ch = Bh | 0;\n        Cl = Bl | 0;\n        Bh = Ah | 0;\n        Bl = Al | 0;\n        const All = add3L(T1l, sigma0l, MAJl);\n        Ah = add3H(All, T1h, sigma0h, MAJh);\n        Al = All | 0;\n      }\n      ({ h: Ah, l: Al } = add(this.Ah | 0, this.Al | 0, Ah | 0, Al | 0));\n      ({ h: Bh, l: Bl } = add(this.Bh | 0, this.Bl | 0, Bh | 0, Bl | 0));\n      ({ h: Ch, l: Cl } = add(this.Ch | 0, this.Cl | 0, Ch | 0, Cl | 0));\n      ({ h: Dh, l: Dl } = add(this.Dh | 0, this.Dl | 0, Dh | 0, Dl | 0));\n      ({ h: Eh, l: El } = add(this.Eh | 0, this.El | 0, Eh | 0, El | 0));\n      ({ h: Fh, l: Fl } = add(this.Fh | 0, this.Fl | 0, Fh | 0, Fl | 0));\n      ({ h: Gh, l: Gl } = add(this.Gh | 0, this.Gl | 0, Gh | 0, Gl | 0));\n      ({ h: Hh, l: Hl } = add(this.Hh | 0, this.Hl | 0, Hh | 0, Hl | 0));\n      this.set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl);\n    }\n    roundClean() {\n      clean(SHA512_W_H, SHA512_W_L);\n    }\n    destroy() {\n      this.destroyed = true;\n      clean(this.buffer);\n      this.set(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);\n    }\n  };\n  var _SHA512 = class extends SHA2_64B {\n    constructor() {\n      super(64, SHA512_IV);\n    }\n  };\n  var sha256 = /* @__PURE__ */ createHasher(\n    () => new _SHA256(),\n    /* @__PURE__ */ oidNist(1)\n  );\n  var sha512 = /* @__PURE__ */ createHasher(\n    () => new _SHA512(),\n    /* @__PURE__ */ oidNist(3)\n  );\n\n  // src/report/client/hash.ts\n  var ZERO_HASH = \"0\".repeat(64);\n  var HEX64 = /^[0-9a-f]{64}$/;\n  var utf82 = new TextEncoder();\n  function sha256Hex(data) {\n    return bytesToHex(sha256(typeof data === \"string\" ? utf82.encode(data) : data));\n  }\n  function isSha256Hex(s) {\n    return typeof s === \"string\" && HEX64.test(s);\n  }\n\n  // node_modules/@noble/ed25519/index.js\n  var freeze = Object.freeze;\n  var P = 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn;\n  var N = 0x1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3edn;\n  var _d = 0x52036cee2b6ffe738cc740797779e89800700a4d4141d8ab75eb4dca135978a3n;\n  var Gx = 0x216936d3cd6e53fec0a4e231fdd6dc5c692cc7609525a7b2c9562d608f25d51an;\n  var Gy = 0x6666666666666666666666666666666666666666666666666666666666666658n;\n  var _a = P - 1n;\n  var ed25519_CURVE = freeze({\n    p: P,\n    n: N,\n    h: 8n,\n    a: _a,\n    d: _d,\n    Gx,\n    Gy\n  });\n  var LEN = 32;\n  var isBytes2 = (a) => {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && a.BYTES_PER_ELEMENT === 1;\n  };\n  var abytes2 = (value, length, title = \"\") => {\n    if (isBytes2(value) && (length === void 0 || value.length === length))\n      return value;\n    const bytes = isBytes2(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = (title ? `\"${title}\" ` : \"\") + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  };\n  var snapshotBytes = (value, title = \"\", length) => Uint8Array.from(abytes2(value, length, title));\n  var padh = (n, pad) => n.toString(16).padStart(pad, \"0\");\n  var bytesToHex2 = (bytes) => {\n    let hex = \"\";\n    for (const byte of abytes2(bytes))\n      hex += padh(byte, 2);\n    return hex;\n  };\n  var hexToBytes = (hex) => {\n    const e = \"hex invalid\";\n    if (typeof hex !== \"string\")\n      throw new TypeError(e);\n    if (hex.length % 2 || !/^[\\da-f]*$/i.test(hex))\n      throw new RangeError(e);\n    const array = new Uint8Array(hex.length / 2);\n    for (let ai = 0, hi = 0; ai < array.length; ai++, hi += 2) {\n      const n1 = hex.charCodeAt(hi);\n      const n2 = hex.charCodeAt(hi + 1);\n      array[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;\n    }\n    return array;\n  };\n  var concatBytes = (...arrays) => {\n    let sum = 0;\n    for (const a of arrays)\n      sum += abytes2(a).length;\n    const res = new Uint8Array(sum);\n    let pad = 0;\n    for (const a of arrays) {\n      res.set(a, pad);\n      pad += a.length;\n    }\n    return res;\n  };\n  var arange = (n, min, max, msg = \"bad number: out of range\") => {\n    if (typeof n !== \"bigint\")\n      throw new TypeError(msg);\n    if (min <= n && n < max)\n      return n;\n    throw new RangeError(msg);\n  };\n  var mod = (a, b = P) => (a %= b) >= 0n ? a : b + a;\n  var P_MASK = (1n << 255n) - 1n;\n  var modP = (num) => {\n    if (num < 0n)\n      throw new RangeError(\"negative coordinate\");\n    let r = (num >> 255n) * 19n + (num & P_MASK);\n    r = (r >> 255n) * 19n + (r & P_MASK);\n    return r % P;\n  };\n  var modN = (a) => mod(a, N);\n  var invert = (number, modulo) => {\n    if (number === 0n)\n      throw new Error(\"invert: expected non-zero number\");\n    if (modulo <= 1n)\n      throw new Error(\"invert: expected modulus > 1, got \" + modulo);\n    let a = mod(number, modulo);\n    let b = modulo;\n    let x = 0n, u = 1n;\n    while (a !== 0n) {\n      const q = b / a;\n      const r = b - a * q;\n      const m = x - u * q;\n      b = a, a = r, x = u, u = m;\n    }\n    const gcd = b;\n    if (gcd !== 1n)\n      throw new Error(\"invert: does not exist\");\n    return mod(x, modulo);\n  };\n  var _hash = (name) => {\n    const fn = hashes[name];\n    if (typeof fn !== \"function\")\n      throw new Error(\"hashes.\" + name + \" not set\");\n    return fn;\n  };\n  var callHash = (name, ...m) => abytes2(_hash(name)(concatBytes(...m)), 64, \"digest\");\n  var apoint = (p) => {\n    if (p instanceof Point)\n      return p;\n    throw new TypeError(\"Point expected\");\n  };\n  var B256 = 2n ** 256n;\n  var _Point = class _Point {\n    // Constructor only bounds-checks and freezes XYZT coordinates; it does not prove the point is\n    // on-curve or that T matches X*Y/Z.\n    constructor(X, Y, Z, T) {\n      __publicField(this, \"X\");\n      __publicField(this, \"Y\");\n      __publicField(this, \"Z\");\n      __publicField(this, \"T\");\n      const max = B256;\n      this.X = arange(X, 0n, max);\n      this.Y = arange(Y, 0n, max);\n      this.Z = arange(Z, 1n, max);\n      this.T = arange(T, 0n, max);\n      freeze(this);\n    }\n    static CURVE() {\n      return ed25519_CURVE;\n    }\n    static fromAffine(p) {\n      return new _Point(p.x, p.y, 1n, modP(p.x * p.y));\n    }\n    /** RFC8032 5.1.3: Uint8Array to Point. */\n    static fromBytes(bytes, zip215 = false) {\n      const normed = snapshotBytes(bytes, \"point\", LEN);\n      const lastByte = normed[31];\n      normed[31] = lastByte & ~128;\n      const y = bytesToNumberLE(normed);\n      if (!zip215)\n        arange(y, 0n, P);\n      const y2 = modP(y * y);\n      const u = mod(y2 - 1n);\n      const v = modP(_d * y2 + 1n);\n      let { isValid, value: x } = uvRatio(u, v);\n      if (!isValid)\n        throw new Error(\"bad point: y not sqrt\");\n      const isLastByteOdd = !!(lastByte & 128);\n      if (!zip215 && x === 0n && isLastByteOdd)\n        throw new Error(\"bad point: x==0, isLastByteOdd\");\n      if (isLastByteOdd !== !!(x & 1n))\n        x = mod(-x);\n      return new _Point(x, y, 1n, modP(x * y));\n    }\n    static fromHex(hex, zip215) {\n      return _Point.fromBytes(hexToBytes(hex), zip215);\n    }\n    get x() {\n      return this.toAffine().x;\n    }\n    get y() {\n      return this.toAffine().y;\n    }\n    /** Checks if the point is valid and on-curve. */\n    assertValidity() {\n      const a = _a;\n      const d = _d;\n      const p = this;\n      if (p.is0())\n        throw new Error(\"bad point: ZERO\");\n      const { X, Y, Z, T } = p;\n      const X2 = modP(X * X);\n      const Y2 = modP(Y * Y);\n      const Z2 = modP(Z * Z);\n      const Z4 = modP(Z2 * Z2);\n      const aX2 = modP(X2 * a);\n      const left = modP(Z2 * (aX2 + Y2));\n      const right = mod(Z4 + modP(d * modP(X2 * Y2)));\n      if (left !== right)\n        throw new Error(\"bad point: equation left != right (1)\");\n      const XY = modP(X * Y);\n      const ZT = modP(Z * T);\n      if (XY !== ZT)\n        throw new Error(\"bad point: equation left != right (2)\");\n      return this;\n    }\n    /** Equality check: compare points P&Q. */\n    equals(other) {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const { X: X2, Y: Y2, Z: Z2 } = apoint(other);\n      return modP(X1 * Z2) === modP(X2 * Z1) && modP(Y1 * Z2) === modP(Y2 * Z1);\n    }\n    is0() {\n      return this.equals(I);\n    }\n    /** Flip point over y coordinate. */\n    negate() {\n      return new _Point(mod(-this.X), this.Y, this.Z, mod(-this.T));\n    }\n    /** Point doubling. Complete formula. Cost: `4M + 4S + 1*a + 6add + 1*2`. */\n    double() {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const a = _a;\n      const A = modP(X1 * X1);\n      const B = modP(Y1 * Y1);\n      const C = modP(2n * Z1 * Z1);\n      const D = modP(a * A);\n      const x1y1 = mod(X1 + Y1);\n      const E = mod(modP(x1y1 * x1y1) - A - B);\n      const G2 = mod(D + B);\n      const F = mod(G2 - C);\n      const H = mod(D - B);\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    /** Point addition. Complete formula. Cost: `9M + 1*a + 1*d + 7add`. */\n    add(other) {\n      const { X: X1, Y: Y1, Z: Z1, T: T1 } = this;\n      const { X: X2, Y: Y2, Z: Z2, T: T2 } = apoint(other);\n      const a = _a;\n      const d = _d;\n      const A = modP(X1 * X2);\n      const B = modP(Y1 * Y2);\n      const C = modP(modP(T1 * d) * T2);\n      const D = modP(Z1 * Z2);\n      const E = mod(modP(mod(X1 + Y1) * mod(X2 + Y2)) - A - B);\n      const F = mod(D - C);\n      const G2 = mod(D + C);\n      const H = mod(B - modP(a * A));\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    subtract(other) {\n      return this.add(apoint(other).negate());\n    }\n    /**\n     * Point-by-scalar multiplication. Safe mode requires `1 <= n < CURVE.n`.\n     * Unsafe mode additionally permits `n = 0` and returns the identity point for that case.\n     * Uses {@link wNAF} for base point.\n     * Uses fake point to mitigate side-channel leakage.\n     * @param n - scalar by which point is multiplied\n     * @param safe - safe mode guards against timing attacks; unsafe mode is faster\n     */\n    multiply(n, safe = true) {\n      if (!safe && n === 0n)\n        return I;\n      arange(n, 1n, N);\n      if (!safe && this.is0())\n        return I;\n      if (n === 1n)\n        return this;\n      if (this.equals(G))\n        return wNAF(n).p;\n      let p = I;\n      let f = G;\n      let d = this;\n      for (let i = 0; safe ? i < 256 : n > 0n; i++) {\n        if (n & 1n)\n          p = p.add(d);\n        else if (safe)\n          f = f.add(d);\n        d = d.double();\n        n >>= 1n;\n      }\n      return p;\n    }\n    multiplyUnsafe(scalar) {\n      return this.multiply(scalar, false);\n    }\n    /** Convert point to 2d xy affine point. (X, Y, Z) ∋ (x=X/Z, y=Y/Z) */\n    toAffine() {\n      const { X, Y, Z } = this;\n      if (this.equals(I))\n        return { x: 0n, y: 1n };\n      const iz = invert(Z, P);\n      if (modP(Z * iz) !== 1n)\n        throw new Error(\"invalid inverse\");\n      return { x: modP(X * iz), y: modP(Y * iz) };\n    }\n    toBytes() {\n      const { x, y } = this.toAffine();\n      const b = numTo32bLE(y);\n      b[31] |= x & 1n ? 128 : 0;\n      return b;\n    }\n    toHex() {\n      return bytesToHex2(this.toBytes());\n    }\n    clearCofactor() {\n      return this.multiply(8n, false);\n    }\n    isSmallOrder() {\n      return this.clearCofactor().is0();\n    }\n    isTorsionFree() {\n      return this.multiply(N / 2n, false).double().add(this).is0();\n    }\n  };\n  __publicField(_Point, \"BASE\");\n  __publicField(_Point, \"ZERO\");\n  var Point = _Point;\n  var G = new Point(Gx, Gy, 1n, mod(Gx * Gy));\n  var I = new Point(0n, 1n, 1n, 0n);\n  Point.BASE = G;\n  Point.ZERO = I;\n  var numTo32bLE = (num) => hexToBytes(padh(arange(num, 0n, B256), 64)).reverse();\n  var bytesToNumberLE = (b) => BigInt(\"0x\" + bytesToHex2(Uint8Array.from(abytes2(b)).reverse()));\n  var pow2 = (x, power) => {\n    let r = x;\n    while (power-- > 0) {\n      r = modP(r * r);\n    }\n    return r;\n  };\n  var pow_2_252_3 = (x) => {\n    const x2 = modP(x * x);\n    const b2 = modP(x2 * x);\n    const b4 = modP(pow2(b2, 2) * b2);\n    const b5 = modP(pow2(b4, 1) * x);\n    const b10 = modP(pow2(b5, 5) * b5);\n    const b20 = modP(pow2(b10, 10) * b10);\n    const b40 = modP(pow2(b20, 20) * b20);\n    const b80 = modP(pow2(b40, 40) * b40);\n    const b160 = modP(pow2(b80, 80) * b80);\n    const b240 = modP(pow2(b160, 80) * b80);\n    const b250 = modP(pow2(b240, 10) * b10);\n    return modP(pow2(b250, 2) * x);\n  };\n  var RM1 = 0x2b8324804fc1df0b2b4d00993dfbd7a72f431806ad2fe478c4ee1b274a0ea0b0n;\n  var uvRatio = (u, v) => {\n    const v3 = modP(v * modP(v * v));\n    const v7 = modP(modP(v3 * v3) * v);\n    const pow = pow_2_252_3(modP(u * v7));\n    let x = modP(u * modP(v3 * pow));\n    const vx2 = modP(v * modP(x * x));\n    const root1 = x;\n    const root2 = modP(x * RM1);\n    const useRoot1 = vx2 === u;\n    const useRoot2 = vx2 === mod(-u);\n    const noRoot = vx2 === mod(-u * RM1);\n    if (useRoot1)\n      x = root1;\n    if (useRoot2 || noRoot)\n      x = root2;\n    if ((mod(x) & 1n) === 1n)\n      x = mod(-x);\n    return { isValid: useRoot1 || useRoot2, value: x };\n  };\n  var modL_LE = (hash) => modN(bytesToNumberLE(hash));\n  var hashFinishSync = (res) => res[1](callHash(\"sha512\", res[0]));\n  var getZip215 = (options) => {\n    if (options === null || typeof options !== \"object\")\n      throw new TypeError(\"expected valid options object\");\n    return options.zip215 ?? true;\n  };\n  var _verify = (sig, msg, publicKey, options) => {\n    sig = abytes2(sig, 64, \"signature\");\n    msg = abytes2(msg, void 0, \"message\");\n    publicKey = abytes2(publicKey, LEN, \"publicKey\");\n    const zip215 = getZip215(options);\n    const r = sig.subarray(0, LEN);\n    const s = bytesToNumberLE(sig.subarray(LEN, 64));\n    let A, R, SB;\n    let hashable = Uint8Array.of();\n    let finished = false;\n    try {\n      A = Point.fromBytes(publicKey, zip215);\n      R = Point.fromBytes(r, zip215);\n      SB = G.multiply(s, false);\n      hashable = concatBytes(r, publicKey, msg);\n      finished = true;\n    } catch (error) {\n    }\n    const finish = (hashed) => {\n      if (!finished)\n        return false;\n      if (!zip215 && A.isSmallOrder())\n        return false;\n      const k = modL_LE(hashed);\n      const RkA = R.add(A.multiply(k, false));\n      return RkA.subtract(SB).clearCofactor().is0();\n    };\n    return [hashable, finish];\n  };\n  var verify = (signature, message, publicKey, opts = {}) => hashFinishSync(_verify(signature, message, publicKey, opts));\n  var hashes = {\n    sha512Async: async (message) => {\n      const s = globalThis?.crypto?.subtle;\n      if (!s)\n        throw new Error(\"crypto.subtle must be defined, consider polyfill\");\n      return new Uint8Array(await s.digest(\"SHA-512\", concatBytes(message)));\n    },\n    sha512: void 0\n  };\n  var precompute = () => {\n    const points = [];\n    let p = G;\n    let b;\n    for (let w = 0; w < 33; w++) {\n      b = p;\n      points.push(b);\n      for (let i = 1; i < 128; i++) {\n        b = b.add(p);\n        points.push(b);\n      }\n      p = b.double();\n    }\n    return points;\n  };\n  var Gpows = void 0;\n  var ctneg = (cnd, p) => {\n    const n = p.negate();\n    return cnd ? n : p;\n  };\n  var wNAF = (n) => {\n    const comp = Gpows || (Gpows = precompute());\n    let p = I;\n    let f = G;\n    for (let w = 0; w < 33; w++) {\n      let wbits = Number(n & 255n);\n      n >>= 8n;\n      if (wbits > 128) {\n        wbits -= 256;\n        n += 1n;\n      }\n      const off = w * 128;\n      const offP = off + Math.abs(wbits) - 1;\n      const isOddW = w % 2 !== 0;\n      const isNeg = wbits < 0;\n      if (wbits === 0) {\n        f = f.add(ctneg(isOddW, comp[off]));\n      } else {\n        p = p.add(ctneg(isNeg, comp[offP]));\n      }\n    }\n    if (n !== 0n)\n      throw new Error(\"invalid wnaf\");\n    return { p, f };\n  };\n\n  // src/report/client/signature.ts\n  hashes.sha512 = sha512;\n  var SPKI_PREFIX = [48, 42, 48, 5, 6, 3, 43, 101, 112, 3, 33, 0];\n  function keyIdOf(raw) {\n    return sha256Hex(raw).slice(0, 16);\n  }\n  function base64Bytes(b64) {\n    const bin = atob(b64);\n    const out = new Uint8Array(bin.length);\n    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);\n    return out;\n  }\n  function rawKey(raw) {\n    return { ok: true, raw, keyId: keyIdOf(raw) };\n  }\n  function parsePastedKey(text) {\n    const t = text.trim();\n    if (t === \"\") return { ok: false, reason: \"paste a public key first\" };\n    const pem = /^-----BEGIN ([A-Z0-9 ]+)-----([\\s\\S]*?)-----END \\1-----$/.exec(t);\n    if (pem !== null) {\n      if (pem[1].includes(\"PRIVATE\")) return { ok: false, reason: \"this is a PRIVATE key: paste the public key only\" };\n      if (pem[1] !== \"PUBLIC KEY\") return { ok: false, reason: `a PEM \"${pem[1]}\"; expected \"PUBLIC KEY\" (SPKI)` };\n      const body = pem[2].replace(/\\s+/g, \"\");\n      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return { ok: false, reason: \"the PEM body is not base64\" };\n      const der = base64Bytes(body);\n      if (der.length !== 44 || SPKI_PREFIX.some((b, i) => der[i] !== b))\n        return { ok: false, reason: \"not an Ed25519 public key (another algorithm, or a malformed SPKI)\" };\n      return rawKey(der.slice(12));\n    }\n    if (/^[0-9a-fA-F]{64}$/.test(t)) {\n      const raw = new Uint8Array(32);\n      for (let i = 0; i < 32; i++) raw[i] = parseInt(t.slice(i * 2, i * 2 + 2), 16);\n      return rawKey(raw);\n    }\n    if (/^[A-Za-z0-9+/]{43}=$/.test(t)) return rawKey(base64Bytes(t));\n    return {\n      ok: false,\n      reason: 'not a public key: expected PEM \"PUBLIC KEY\", or the raw 32 bytes as 64 hex digits or base64'\n    };\n  }\n  function verifyEd25519(signature, message, publicKey) {\n    if (signature.length !== 64 || publicKey.length !== 32) return false;\n    try {\n      return verify(signature, message, publicKey, { zip215: false });\n    } catch {\n      return false;\n    }\n  }\n\n  // src/journal/chain.ts\n  var hashText = (h) => /^[0-9a-f]{64}$/.test(h) ? h : JSON.stringify(h);\n  var short = hashText;\n  var ChainChecker = class {\n    constructor() {\n      __publicField(this, \"expectedSeq\", 0);\n      /** The previous row's stored step_hash; null after a row that had none (no prev_hash matches it). */\n      __publicField(this, \"prevHash\", ZERO_HASH);\n      __publicField(this, \"steps\", 0);\n    }\n    check(line, view, out) {\n      if (view.seq !== void 0 && view.seq !== this.expectedSeq && BigInt(view.seq) !== BigInt(this.expectedSeq)) {\n        out.add({ line, kind: \"seq_mismatch\", message: `seq ${String(view.seq)}, expected ${this.expectedSeq}` });\n      }\n      if (view.prev_hash !== void 0 && view.prev_hash !== this.prevHash) {\n        out.add({\n          line,\n          kind: \"prev_hash_mismatch\",\n          message: this.prevHash === null ? `chain break: prev_hash ${short(view.prev_hash)}, but the previous row has no step_hash string` : `chain break: prev_hash ${short(view.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`\n        });\n      }\n      if (view.computedHash !== void 0 && view.step_hash !== void 0 && view.computedHash !== view.step_hash) {\n        out.add({\n          line,\n          kind: \"step_hash_mismatch\",\n          message: `field tamper: stored step_hash ${short(view.step_hash)}, recomputed ${short(view.computedHash)}`\n        });\n      }\n      this.expectedSeq++;\n      this.prevHash = view.step_hash ?? null;\n      this.steps++;\n    }\n    /** The head: the last stored step_hash walked ('' when that row had none), 64 zeros before any row. */\n    get head() {\n      return this.steps === 0 ? ZERO_HASH : this.prevHash ?? \"\";\n    }\n  };\n\n  // src/journal/faults.ts\n  var MAX_LISTED_FAULTS = 1e3;\n  var FaultList = class {\n    constructor(cap = MAX_LISTED_FAULTS) {\n      __publicField(this, \"cap\", cap);\n      __publicField(this, \"list\", []);\n      /** Every fault added (a run of n counts n). */\n      __publicField(this, \"total\", 0);\n      /** Faults counted but not listed (past MAX_LISTED_FAULTS entries). */\n      __publicField(this, \"omitted\", 0);\n      /** The latest entry of each kind, which a fault on the next line extends. */\n      __publicField(this, \"open\", /* @__PURE__ */ new Map());\n    }\n    add(f) {\n      const n = f.count ?? 1;\n      this.total += n;\n      if (f.line !== null) {\n        const o = this.open.get(f.kind);\n        if (o !== void 0 && (o.last_line ?? o.line) + 1 === f.line) {\n          o.count = (o.count ?? 1) + n;\n          o.last_line = f.last_line ?? f.line;\n          return;\n        }\n      }\n      if (this.list.length >= this.cap && f.line !== null) {\n        this.omitted += n;\n        this.open.delete(f.kind);\n        return;\n      }\n      const entry = { ...f };\n      this.list.push(entry);\n      if (f.line !== null) this.open.set(f.kind, entry);\n    }\n    /** Faults counted elsewhere and not listed (a slice's own overflow). */\n    addOmitted(n) {\n      this.total += n;\n      this.omitted += n;\n    }\n    /** Adds every entry of another list, then its overflow. */\n    addAll(other) {\n      for (const f of other.list) this.add(f);\n      if (other.omitted > 0) this.addOmitted(other.omitted);\n    }\n  };\n\n  // src/journal/lines.ts\n  function isPyWhitespace(c) {\n    if (c <= 32) return c === 32 || c >= 9 && c <= 13 || c >= 28 && c <= 31;\n    if (c < 133) return false;\n    return c === 133 || c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288;\n  }\n  function pyStrip(s) {\n    let a = 0;\n    let b = s.length;\n    while (a < b && isPyWhitespace(s.charCodeAt(a))) a++;\n    while (b > a && isPyWhitespace(s.charCodeAt(b - 1))) b--;\n    return a === 0 && b === s.length ? s : s.slice(a, b);\n  }\n  function forEachReferenceLine(buf, from, to, fn) {\n    let pos = from;\n    while (pos < to) {\n      const nl = indexIn(buf, 10, pos, to);\n      const segEnd = nl < 0 ? to : nl;\n      splitSegment(buf, pos, segEnd, nl >= 0, fn);\n      pos = segEnd + 1;\n    }\n  }\n  function splitSegment(buf, a, b, lf, fn) {\n    let lines = 0;\n    let s = a;\n    for (; ; ) {\n      const cr = indexIn(buf, 13, s, b);\n      if (cr < 0) {\n        if (lf) fn(s, b, b + 1, \"lf\");\n        else if (s < b) fn(s, b, b, \"eof\");\n        else return lines;\n        return lines + 1;\n      }\n      if (cr + 1 === b && lf) {\n        fn(s, cr, b + 1, \"crlf\");\n        return lines + 1;\n      }\n      fn(s, cr, cr + 1, \"cr\");\n      lines++;\n      s = cr + 1;\n    }\n  }\n  function indexIn(buf, byte, from, to) {\n    if (to - from <= 32) {\n      for (let i = from; i < to; i++) if (buf[i] === byte) return i;\n      return -1;\n    }\n    const k = buf.subarray(from, to).indexOf(byte);\n    return k < 0 ? -1 : from + k;\n  }\n\n  // src/journal/step-hash.ts\n  function payloadOf(f) {\n    return {\n      prev_hash: f.prev_hash,\n      input_hash: f.input_hash,\n      model: f.model,\n      prompt: f.prompt,\n      tool_call: f.tool_call,\n      tool_result: f.tool_result\n    };\n  }\n  function stepPayload(f, read = false) {\n    return read ? canonicalOfRead(payloadOf(f)) : canonical(payloadOf(f));\n  }\n  function computeStepHash(f, read = false) {\n    return sha256Hex(stepPayload(f, read));\n  }\n\n  // src/journal/row.ts\n  var ROW_KEYS = [\n    \"blob_refs\",\n    \"input_hash\",\n    \"model\",\n    \"prev_hash\",\n    \"prompt\",\n    \"seq\",\n    \"step_hash\",\n    \"tool_call\",\n    \"tool_result\",\n    \"ts\"\n  ];\n  var JSON_START = /^[{[\"0-9tfnNI-]/;\n  function readRowLine(bytes) {\n    let value;\n    let raw;\n    try {\n      raw = decodeUtf8(bytes);\n    } catch {\n      return { kind: \"malformed\", reason: \"invalid UTF-8\" };\n    }\n    const text = pyStrip(raw);\n    if (text.length === 0) return { kind: \"blank\" };\n    if (!JSON_START.test(text)) return { kind: \"malformed\", reason: \"expecting value at column 1\" };\n    try {\n      value = parse(text);\n    } catch (e) {\n      if (e instanceof JsonParseError) return { kind: \"malformed\", reason: e.message };\n      if (e instanceof RangeError) return { kind: \"malformed\", reason: \"line too large to read\" };\n      throw e;\n    }\n    if (!isJsonObject(value)) return { kind: \"malformed\", reason: \"line is not a JSON object\" };\n    return rowFromValue(value, text === raw ? text : void 0);\n  }\n  var has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);\n  function rowFromValue(value, text, known) {\n    const bad = [];\n    const v = value;\n    const field = (k, ok, what) => {\n      if (!has(value, k)) bad.push(`no \"${k}\" key`);\n      else if (!ok) bad.push(`\"${k}\" ${what}`);\n      return has(value, k) && ok;\n    };\n    const seqOk = field(\"seq\", isJsonInteger(v.seq), \"is not an integer\");\n    const prevOk = field(\"prev_hash\", typeof v.prev_hash === \"string\", \"is not a string\");\n    const stepOk = field(\"step_hash\", typeof v.step_hash === \"string\", \"is not a string\");\n    const inputOk = field(\"input_hash\", typeof v.input_hash === \"string\", \"is not a string\");\n    let hashedPresent = true;\n    for (const k of [\"model\", \"prompt\", \"tool_call\", \"tool_result\"])\n      hashedPresent = field(k, true, \"\") && hashedPresent;\n    const refs = v.blob_refs;\n    field(\"blob_refs\", Array.isArray(refs) && refs.every((r) => isSha256Hex(r)), \"is not a list of SHA-256 hex digests\");\n    const ts = numericValue(v.ts);\n    field(\"ts\", ts !== void 0, \"is not a number\");\n    const fields = prevOk && inputOk && hashedPresent ? {\n      prev_hash: v.prev_hash,\n      input_hash: v.input_hash,\n      model: v.model,\n      prompt: v.prompt,\n      tool_call: v.tool_call,\n      tool_result: v.tool_result\n    } : void 0;\n    const view = {\n      seq: seqOk ? v.seq : void 0,\n      prev_hash: prevOk ? v.prev_hash : void 0,\n      step_hash: stepOk ? v.step_hash : void 0,\n      computedHash: fields === void 0 ? void 0 : known?.computedHash ?? computeStepHash(fields, true)\n    };\n    if (bad.length > 0) {\n      return { kind: \"row\", view, row: void 0, shape: `row shape: ${bad.join(\"; \")}`, value, canonical: false };\n    }\n    const row = {\n      ...fields,\n      blob_refs: refs,\n      seq: Number(v.seq),\n      step_hash: v.step_hash,\n      ts\n    };\n    let isCanonical = known?.canonical ?? false;\n    if (known === void 0 && text !== void 0 && Object.keys(value).length === ROW_KEYS.length) {\n      try {\n        isCanonical = canonicalOfRead(value) === text;\n      } catch {\n        isCanonical = false;\n      }\n    }\n    return { kind: \"row\", view, row, shape: void 0, value, canonical: isCanonical };\n  }\n\n  // src/report/client/verifier.ts\n  function createVerifier(bytes, options = {}) {\n    const window = options.window ?? null;\n    const lineOffset = window === null ? 0 : window.first_line - 1;\n    const bounds = [];\n    forEachReferenceLine(bytes, 0, bytes.length, (s, e) => void bounds.push(s, e));\n    const total = bounds.length / 2;\n    const reachesEnd = window === null || lineOffset + total >= window.total_lines;\n    const entries = [];\n    const faults = new FaultList();\n    const chain = new ChainChecker();\n    if (window !== null) {\n      chain.expectedSeq = window.first_seq;\n      chain.prevHash = window.anchor_hash;\n    }\n    let done = false;\n    const checkLine = (idx) => {\n      const start = bounds[idx * 2];\n      const end = bounds[idx * 2 + 1];\n      const line = lineOffset + idx + 1;\n      const entry = { line, start, end, row: null, computed: null, faults: [] };\n      entries.push(entry);\n      const sink = {\n        add(f) {\n          entry.faults.push(f);\n          faults.add(f);\n        }\n      };\n      const read = readRowLine(bytes.subarray(start, end));\n      if (read.kind === \"blank\") return;\n      if (read.kind === \"malformed\") {\n        sink.add({ line, kind: \"malformed_json\", message: read.reason });\n        return;\n      }\n      if (read.shape !== void 0) sink.add({ line, kind: \"malformed_json\", message: read.shape });\n      chain.check(line, read.view, sink);\n      entry.row = read.row ?? null;\n      entry.computed = read.view.computedHash ?? null;\n    };\n    const head = () => chain.head;\n    const finish = () => {\n      if (window === null && chain.steps === 0)\n        faults.add({\n          line: null,\n          kind: \"empty_journal\",\n          message: total === 0 ? \"journal has no steps\" : \"journal has no steps (no line holds a row)\"\n        });\n      const expected = options.expectedHead;\n      if (reachesEnd && expected !== void 0 && expected !== null && expected !== head()) {\n        faults.add({ line: null, kind: \"head_mismatch\", message: `head ${head()}, expected ${expected}` });\n      }\n      done = true;\n    };\n    return {\n      entries,\n      total,\n      run(maxLines) {\n        if (done) return true;\n        const stop = Math.min(total, entries.length + maxLines);\n        while (entries.length < stop) checkLine(entries.length);\n        if (entries.length >= total) finish();\n        return done;\n      },\n      result() {\n        const r = {\n          ok: done && faults.total === 0,\n          head_hash: head(),\n          steps: chain.steps,\n          errors: faults.list.slice(),\n          fault_count: faults.total,\n          errors_omitted: faults.omitted\n        };\n        return r;\n      }\n    };\n  }\n\n  // src/report/client/app.ts\n  var lossyUtf8 = new TextDecoder(\"utf-8\", { fatal: false, ignoreBOM: true });\n  var HASHED_FIELDS = [\"model\", \"prompt\", \"tool_call\", \"tool_result\"];\n  var BLOB_PAGE = 100;\n  function startReport(doc) {\n    const root = doc.documentElement;\n    const $ = (id) => {\n      const e = doc.getElementById(id);\n      if (e === null) throw new Error(`page element #${id} is missing`);\n      return e;\n    };\n    const el = (tag, cls, text) => {\n      const e = doc.createElement(tag);\n      if (cls) e.className = cls;\n      if (text !== void 0) e.textContent = text;\n      return e;\n    };\n    const fmtInt = (n) => String(n).replace(/\\B(?=(\\d{3})+(?!\\d))/g, \",\");\n    const fmtSize = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;\n    const plural = (n, one, many = `${one}s`) => `${fmtInt(n)} ${n === 1 ? one : many}`;\n    const fail = (kind, message) => {\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-verified\", \"false\");\n      root.setAttribute(\"data-first-fault-kind\", kind);\n      const status2 = doc.getElementById(\"status\");\n      if (status2) {\n        status2.className = \"status bad\";\n        const t = doc.getElementById(\"status-title\");\n        if (t) t.textContent = \"\\u2717 NOT VERIFIED: the report could not check this chain\";\n        const d = doc.getElementById(\"status-detail\");\n        if (d) d.textContent = message;\n      }\n    };\n    let data;\n    try {\n      data = JSON.parse($(\"stepchain-data\").textContent ?? \"\");\n      if (data.format !== 2) throw new Error(`format ${String(data.format)}, this page reads format 2`);\n    } catch (e) {\n      fail(\"report_error\", `embedded data unreadable: ${e.message}`);\n      return;\n    }\n    const win = data.window;\n    const gv = data.generator_verify;\n    const journal = base64Bytes(data.journal_b64);\n    const verifier = createVerifier(journal, { expectedHead: data.expected_head, window: win });\n    const entries = verifier.entries;\n    const blobFaults = [];\n    let finished = null;\n    const textOf = (e) => lossyUtf8.decode(journal.subarray(e.start, e.end));\n    const meta = $(\"meta\");\n    const metaRow = (k, v, cls) => {\n      const dd = el(\"dd\", cls, v);\n      meta.append(el(\"dt\", void 0, k), dd);\n      return dd;\n    };\n    metaRow(\"Agent\", data.agent_id);\n    metaRow(\"Source\", `${data.source.kind === \"receipt\" ? \"receipt\" : \"journal\"} ${data.source.path}`);\n    const stepsDd = metaRow(\"Steps\", \"\\u2026\");\n    const headDd = metaRow(\"Head hash\", \"\\u2026\", \"hash\");\n    metaRow(\"Generated\", `${data.generated_at} by ${data.generator}`);\n    metaRow(\n      \"Generator check\",\n      gv.ok ? `intact (${plural(gv.steps, \"step\")}, head ${gv.head_hash})` : `${plural(gv.errors.length, \"fault\")}: first ${gv.errors[0]?.kind ?? \"\"} at line ${gv.errors[0]?.line ?? \"-\"}`,\n      \"hash\"\n    );\n    if (win !== null) {\n      metaRow(\n        \"Window\",\n        `lines ${fmtInt(win.first_line)}\\u2013${fmtInt(win.first_line + Math.max(0, verifier.total - 1))} of ${fmtInt(win.total_lines)} are embedded; the first links to step_hash ${win.anchor_hash}, which the generator verified from genesis`,\n        \"hash warn\"\n      );\n    }\n    let signature = null;\n    let signatureKey = null;\n    const signatureFaults = [];\n    let renderSignature = () => {\n    };\n    if (data.receipt !== null) {\n      const r = data.receipt;\n      const manifest = base64Bytes(r.manifest_b64);\n      const sig = r.signature_b64 === null ? null : base64Bytes(r.signature_b64);\n      if (!r.signed || sig === null) {\n        signature = \"unsigned\";\n        if (r.public_keys.length > 0)\n          signatureFaults.push({\n            line: null,\n            kind: \"unsigned\",\n            message: \"manifest.sig: a trusted key was given but the receipt is not signed (no manifest.sig)\"\n          });\n      } else if (r.public_keys.length === 0) {\n        signature = \"not_checked\";\n      } else {\n        const good = r.public_keys.find((k) => verifyEd25519(sig, manifest, base64Bytes(k.raw_b64)));\n        if (good !== void 0) {\n          signature = \"verified\";\n          signatureKey = good.key_id;\n        } else {\n          signature = \"invalid\";\n          signatureFaults.push({\n            line: null,\n            kind: \"signature_invalid\",\n            message: `manifest.sig: the signature does not verify under any trusted key (${r.public_keys.map((k) => k.key_id).join(\", \")})`\n          });\n        }\n      }\n      const sec = $(\"receipt\");\n      sec.hidden = false;\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      add2(\"Signed\", r.signed ? \"yes (manifest.sig, Ed25519)\" : \"no\", r.signed ? void 0 : \"warn\");\n      const sigDd = add2(\"Signature\", \"\");\n      add2(\n        \"Keys given to the generator\",\n        r.public_keys.length === 0 ? \"none\" : r.public_keys.map((k) => `${k.key_id} (${k.source})`).join(\"\\n\"),\n        \"hash\"\n      );\n      add2(\"Generator said\", r.signature_check);\n      add2(\"Expected head\", data.expected_head ?? \"(none)\", \"hash\");\n      if (r.generator_faults.length > 0)\n        add2(\"Receipt problems\", r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join(\"\\n\"), \"badtext\");\n      sec.append(dl);\n      renderSignature = () => {\n        sigDd.className = signature === \"verified\" ? \"oktext\" : signature === \"invalid\" ? \"badtext\" : \"warn\";\n        sigDd.textContent = signature === \"verified\" ? `\\u2713 verified in this browser under key ${signatureKey ?? \"\"}` : signature === \"invalid\" ? \"\\u2717 does NOT verify under the given key(s)\" : signature === \"not_checked\" ? \"NOT checked: no public key was given. Paste the signer\\u2019s public key below to check it here.\" : \"unsigned: there is no signature to check\";\n        root.setAttribute(\"data-signature\", signature ?? \"\");\n        if (signatureKey !== null) root.setAttribute(\"data-signature-key\", signatureKey);\n      };\n      renderSignature();\n      if (r.signed && sig !== null) {\n        const box = el(\"div\", \"paste\");\n        const label = el(\n          \"label\",\n          void 0,\n          \"Check the signature with a public key (PEM, or 32 bytes as hex or base64):\"\n        );\n        const area = el(\"textarea\");\n        area.id = \"public-key\";\n        area.rows = 3;\n        area.spellcheck = false;\n        area.placeholder = \"-----BEGIN PUBLIC KEY-----\\n\\u2026\\n-----END PUBLIC KEY-----\";\n        label.append(area);\n        const button = el(\"button\", void 0, \"Check signature\");\n        button.id = \"check-signature\";\n        const result = el(\"div\", \"paste-result\");\n        result.id = \"signature-result\";\n        result.setAttribute(\"role\", \"status\");\n        button.addEventListener(\"click\", () => {\n          const key = parsePastedKey(area.value);\n          if (!key.ok) {\n            result.className = \"paste-result warn\";\n            result.textContent = `Not a usable key: ${key.reason}`;\n            root.setAttribute(\"data-pasted-key\", \"bad_key\");\n            return;\n          }\n          if (verifyEd25519(sig, manifest, key.raw)) {\n            result.className = \"paste-result oktext\";\n            result.textContent = `\\u2713 The manifest signature holds under key ${key.keyId}: this receipt's manifest.json was signed by that key's owner and not changed since (checked in this browser, offline).`;\n            root.setAttribute(\"data-pasted-key\", \"holds\");\n            if (signature === \"not_checked\") {\n              signature = \"verified\";\n              signatureKey = key.keyId;\n              renderSignature();\n              renderVerdict();\n            }\n          } else {\n            result.className = \"paste-result badtext\";\n            result.textContent = `\\u2717 The manifest signature does NOT hold under key ${key.keyId}: either another key signed it, or manifest.json was changed after signing.`;\n            root.setAttribute(\"data-pasted-key\", \"fails\");\n          }\n        });\n        box.append(label, button, result);\n        sec.append(box);\n      }\n      const det = el(\"details\");\n      det.append(el(\"summary\", void 0, \"manifest.json\"));\n      let manifestShown = lossyUtf8.decode(manifest);\n      const parsed = orderedRow(manifestShown);\n      if (parsed !== null) manifestShown = display(parsed);\n      det.append(el(\"pre\", \"code\", manifestShown));\n      sec.append(det);\n      sec.append(\n        el(\n          \"p\",\n          \"note\",\n          \"Checked in this browser: the chain (every step hash, link and seq), that it ends at the manifest head, the bundled blobs\\u2019 digests, and the Ed25519 signature over manifest.json under the keys above or a key you paste. Checked by the generator only: the archive structure and that blob_digests matches the chain.\"\n        )\n      );\n    }\n    const ROW_H = 26;\n    const list = $(\"list\");\n    const spacer = $(\"list-spacer\");\n    const search = $(\"search\");\n    const onlyFaults = $(\"only-faults\");\n    const countEl = $(\"count\");\n    let view = [];\n    let sel = -1;\n    let filterText = \"\";\n    let userMoved = false;\n    const hay = [];\n    const haystack = (i) => {\n      let h = hay[i];\n      if (h === void 0) {\n        const e = entries[i];\n        const r = e.row;\n        h = (r === null ? `line ${e.line} ${textOf(e)}` : `#${r.seq} ${fieldText(r.model)} ${fieldText(r.prompt)} ${fieldText(r.tool_call)} ${fieldText(r.tool_result)} ${r.step_hash}`).toLowerCase();\n        hay[i] = h;\n      }\n      return h;\n    };\n    const matches = (i) => {\n      const e = entries[i];\n      if (onlyFaults.checked && e.faults.length === 0) return false;\n      return filterText === \"\" || haystack(i).includes(filterText);\n    };\n    const rebuildView = () => {\n      const current = sel >= 0 ? view[sel] : void 0;\n      view = [];\n      for (let i = 0; i < entries.length; i++) if (matches(i)) view.push(i);\n      sel = current === void 0 ? view.length > 0 ? 0 : -1 : view.indexOf(current);\n      if (sel < 0 && view.length > 0) sel = 0;\n      renderList(true);\n      renderDetail();\n    };\n    const extendView = (from) => {\n      for (let i = from; i < entries.length; i++) if (matches(i)) view.push(i);\n      if (sel < 0 && view.length > 0) {\n        sel = 0;\n        renderDetail();\n      }\n    };\n    const labelOf = (e) => {\n      const r = e.row;\n      if (r === null) return { n: `L${e.line}`, text: `malformed line: ${textOf(e).slice(0, 80)}` };\n      const call = r.tool_call;\n      const name = call !== null && typeof call === \"object\" && !Array.isArray(call) && !(call instanceof Map) ? call.name : void 0;\n      const tool = typeof name === \"string\" ? `${name} \\xB7 ` : \"\";\n      const p = r.prompt === null ? \"\" : fieldText(r.prompt);\n      return { n: `#${r.seq}`, text: `${tool}${p.slice(0, 120)}` };\n    };\n    let rendered = /* @__PURE__ */ new Map();\n    const renderList = (force = false) => {\n      spacer.style.height = `${view.length * ROW_H}px`;\n      const top = list.scrollTop;\n      const first = Math.max(0, Math.floor(top / ROW_H) - 10);\n      const last = Math.min(view.length, Math.ceil((top + list.clientHeight) / ROW_H) + 10);\n      const next = /* @__PURE__ */ new Map();\n      for (let v = first; v < last; v++) {\n        const idx = view[v];\n        let row = force ? void 0 : rendered.get(v);\n        if (row !== void 0 && row.dataset.entry !== String(idx)) row = void 0;\n        if (row === void 0) {\n          const e = entries[idx];\n          row = el(\"div\", \"item\");\n          row.dataset.entry = String(idx);\n          row.dataset.view = String(v);\n          row.style.top = `${v * ROW_H}px`;\n          const { n, text } = labelOf(e);\n          row.append(el(\"span\", \"n\", n), el(\"span\", \"mark\", e.faults.length > 0 ? \"\\u2717\" : \"\\u2713\"), el(\"span\", \"label\", text));\n          if (e.faults.length > 0) row.classList.add(\"faulty\");\n          rendered.delete(v);\n        }\n        row.classList.toggle(\"selected\", v === sel);\n        row.setAttribute(\"aria-selected\", v === sel ? \"true\" : \"false\");\n        next.set(v, row);\n      }\n      for (const [, old] of rendered) old.remove();\n      for (const [, r] of next) if (r.parentNode !== spacer) spacer.append(r);\n      rendered = next;\n      countEl.textContent = `${fmtInt(view.length)} of ${fmtInt(verifier.total)} lines${entries.length < verifier.total ? \" (verifying\\u2026)\" : \"\"}`;\n      const pos = doc.getElementById(\"detail-position\");\n      if (pos) pos.textContent = sel >= 0 && view.length > 0 ? `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown` : \"\";\n    };\n    list.addEventListener(\"scroll\", () => renderList());\n    list.addEventListener(\"click\", (ev) => {\n      const item = ev.target.closest(\".item\");\n      if (item?.dataset.view !== void 0) {\n        userMoved = true;\n        select(Number(item.dataset.view));\n      }\n    });\n    const scrollIntoView = () => {\n      if (sel < 0) return;\n      const y = sel * ROW_H;\n      if (y < list.scrollTop) list.scrollTop = y;\n      else if (y + ROW_H > list.scrollTop + list.clientHeight) list.scrollTop = y + ROW_H - list.clientHeight;\n    };\n    const select = (v) => {\n      if (view.length === 0) return;\n      sel = Math.max(0, Math.min(view.length - 1, v));\n      scrollIntoView();\n      renderList();\n      renderDetail();\n    };\n    const jumpToLine = (line) => {\n      if (filterText !== \"\" || onlyFaults.checked) {\n        search.value = \"\";\n        filterText = \"\";\n        onlyFaults.checked = false;\n        rebuildView();\n      }\n      const idx = entries.findIndex((e) => e.line === line);\n      const v = idx < 0 ? -1 : view.indexOf(idx);\n      if (v >= 0) select(v);\n    };\n    const detail = $(\"detail\");\n    const MAX_SHOWN = 2e5;\n    const pre = (s) => {\n      const p = el(\"pre\", \"code\");\n      if (s.length > MAX_SHOWN) {\n        p.textContent = s.slice(0, MAX_SHOWN);\n        const more = el(\"button\", \"more\", `show all ${fmtInt(s.length)} characters`);\n        more.addEventListener(\"click\", () => {\n          p.textContent = s;\n        });\n        const box = el(\"div\");\n        box.append(p, more);\n        return box;\n      }\n      p.textContent = s;\n      return p;\n    };\n    const blobByDigest = /* @__PURE__ */ new Map();\n    for (const b of data.blobs) blobByDigest.set(b.digest, b);\n    const previousRow = (idx) => {\n      for (let j = idx - 1; j >= 0; j--) if (entries[j].row !== null) return entries[j];\n      return null;\n    };\n    const renderDetail = () => {\n      detail.textContent = \"\";\n      if (sel < 0 || view.length === 0) {\n        const why = verifier.total === 0 ? \"The journal has no lines.\" : entries.length === 0 ? \"Verifying\\u2026\" : \"No step matches the search.\";\n        detail.append(el(\"p\", \"note\", why));\n        return;\n      }\n      const idx = view[sel];\n      const e = entries[idx];\n      const r = e.row;\n      const text = textOf(e);\n      const h = el(\"h2\");\n      const position = el(\"span\", \"dim\");\n      position.id = \"detail-position\";\n      position.textContent = `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown`;\n      h.append(\n        el(\"span\", void 0, r === null ? `Line ${e.line} ` : `Step ${r.seq} `),\n        el(\"span\", \"dim\", `line ${e.line} \\xB7 `),\n        position\n      );\n      detail.append(h);\n      detail.dataset.line = String(e.line);\n      if (e.faults.length > 0) {\n        const ul = el(\"ul\", \"faults\");\n        for (const f of e.faults) ul.append(el(\"li\", void 0, `line ${e.line}: ${f.kind}: ${f.message}`));\n        detail.append(ul);\n      } else if (r !== null) {\n        detail.append(el(\"p\", \"okline\", \"\\u2713 step hash recomputed in this browser and linked to the previous step\"));\n      }\n      if (r === null) {\n        detail.append(el(\"h3\", void 0, \"Raw line\"), pre(text));\n        return;\n      }\n      const shown = orderedRow(text);\n      const field = (k) => shown === null ? void 0 : shown.get(k);\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      const ts = r.ts;\n      const tsDate = Number.isFinite(ts) && Math.abs(ts) < 864e10 ? new Date(ts * 1e3).toISOString() : \"\";\n      add2(\"Time\", `${tsDate} (ts ${display(field(\"ts\") ?? null)})`);\n      add2(\"Model\", fieldText(field(\"model\") ?? r.model));\n      add2(\"Input hash\", r.input_hash, \"hash\");\n      add2(\"Prev hash\", r.prev_hash, \"hash\");\n      add2(\"Step hash\", r.step_hash, \"hash\");\n      if (e.computed !== r.step_hash) add2(\"Recomputed\", e.computed ?? \"\", \"hash badtext\");\n      const prev = previousRow(idx);\n      if (prev !== null && prev.row !== null) {\n        const before = orderedRow(textOf(prev));\n        const changes = [];\n        for (const k of HASHED_FIELDS) {\n          const a = prev.row[k];\n          const b = r[k];\n          if (canonicalOfRead(a) === canonicalOfRead(b)) continue;\n          const old = preview(fieldText(before?.get(k) ?? a), 80);\n          const now = preview(fieldText(field(k) ?? b), 80);\n          changes.push(`${k}: ${old === \"\" ? '\"\"' : old} \\u2192 ${now === \"\" ? '\"\"' : now}`);\n        }\n        const dd = add2(\"Changed\", changes.length > 0 ? changes.join(\"\\n\") : \"nothing but the hashes and time\");\n        dd.classList.add(\"changed\");\n      }\n      detail.append(dl);\n      for (const k of [\"prompt\", \"tool_call\", \"tool_result\"]) {\n        const v = field(k) ?? r[k];\n        detail.append(el(\"h3\", void 0, k), pre(typeof v === \"string\" ? v : display(v)));\n      }\n      const refs = r.blob_refs;\n      detail.append(el(\"h3\", void 0, `blob_refs (${refs.length})`));\n      if (refs.length > 0) {\n        const ul = el(\"ul\", \"refs\");\n        for (const d of refs) {\n          const li = el(\"li\");\n          const b = blobByDigest.get(d);\n          li.append(\n            el(\"code\", \"hash\", d),\n            el(\n              \"span\",\n              \"dim\",\n              b === void 0 ? \" (not bundled)\" : b.size === null ? \" (not found)\" : ` ${fmtSize(b.size)}${b.b64 === void 0 ? ` \\xB7 not embedded: ${b.skipped ?? \"\"}` : \"\"}`\n            )\n          );\n          if (b?.b64 !== void 0) li.append(blobPreview(b));\n          ul.append(li);\n        }\n        detail.append(ul);\n      }\n      const raw = el(\"details\");\n      raw.append(el(\"summary\", void 0, \"raw line\"), pre(text));\n      detail.append(raw);\n    };\n    const blobPreview = (b) => {\n      const det = el(\"details\", \"preview\");\n      det.append(el(\"summary\", void 0, \"preview\"));\n      let filled = false;\n      det.addEventListener(\"toggle\", () => {\n        if (filled || !det.open) return;\n        filled = true;\n        const bytes = base64Bytes(b.b64 ?? \"\");\n        const head = bytes.subarray(0, 4096);\n        let binary;\n        let textPreview = \"\";\n        try {\n          textPreview = decodeUtf8(head);\n          binary = /[\\u0000-\\u0008\\u000e-\\u001f]/.test(textPreview);\n        } catch {\n          try {\n            textPreview = decodeUtf8(head.subarray(0, Math.max(0, head.length - 3)));\n            binary = bytes.length <= 4096;\n          } catch {\n            binary = true;\n          }\n        }\n        if (binary) {\n          let hex = \"\";\n          for (let i = 0; i < Math.min(512, bytes.length); i++)\n            hex += bytes[i].toString(16).padStart(2, \"0\") + (i % 16 === 15 ? \"\\n\" : \" \");\n          textPreview = `binary, first ${Math.min(512, bytes.length)} bytes:\n${hex}`;\n        } else if (bytes.length > 4096) textPreview += `\n\\u2026 (${fmtSize(bytes.length)} in all)`;\n        det.append(el(\"pre\", \"code\", textPreview));\n      });\n      return det;\n    };\n    const blobsSec = $(\"blobs\");\n    const blobChecked = /* @__PURE__ */ new Map();\n    const blobStatusText = (b) => {\n      if (b.b64 === void 0) return `not embedded: ${b.skipped ?? \"unknown\"}`;\n      const c = blobChecked.get(b.digest);\n      return c === void 0 ? \"embedded (digest not checked yet)\" : c === true ? \"embedded, digest verified \\u2713\" : `digest MISMATCH: bytes hash to ${c}`;\n    };\n    let renderBlobs = () => {\n    };\n    if (data.blobs.length > 0) {\n      blobsSec.hidden = false;\n      const summary = el(\"p\", \"note\");\n      summary.id = \"blob-summary\";\n      const table = el(\"table\", \"blobs\");\n      const more = el(\"button\", \"more\");\n      more.id = \"blob-more\";\n      let shownRows = 0;\n      const statusCells = /* @__PURE__ */ new Map();\n      const addRows = (n) => {\n        const stop = Math.min(data.blobs.length, shownRows + n);\n        for (; shownRows < stop; shownRows++) {\n          const b = data.blobs[shownRows];\n          const tr = el(\"tr\");\n          const st = el(\"td\", void 0, blobStatusText(b));\n          statusCells.set(b.digest, st);\n          const pv = el(\"td\");\n          if (b.b64 !== void 0) pv.append(blobPreview(b));\n          tr.append(el(\"td\", \"hash\", b.digest), el(\"td\", void 0, b.size === null ? \"-\" : fmtSize(b.size)), st, pv);\n          table.append(tr);\n        }\n        const left = data.blobs.length - shownRows;\n        more.hidden = left === 0;\n        more.textContent = `show ${fmtInt(Math.min(BLOB_PAGE, left))} more (${fmtInt(left)} not shown)`;\n      };\n      more.addEventListener(\"click\", () => addRows(BLOB_PAGE));\n      renderBlobs = () => {\n        const counts = /* @__PURE__ */ new Map();\n        for (const b of data.blobs) {\n          const s = b.b64 === void 0 ? `not embedded: ${b.skipped ?? \"unknown\"}` : blobChecked.get(b.digest) === void 0 ? \"embedded, not checked yet\" : blobChecked.get(b.digest) === true ? \"embedded, digest verified\" : \"embedded, digest MISMATCH\";\n          counts.set(s, (counts.get(s) ?? 0) + 1);\n        }\n        const embedded = data.blobs.filter((b) => b.b64 !== void 0).length;\n        summary.textContent = `${plural(data.blobs.length, \"referenced blob\")}: ${fmtInt(embedded)} embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all). ` + [...counts].map(([s, n]) => `${fmtInt(n)} ${s}`).join(\"; \") + \".\";\n        for (const [d, cell] of statusCells) {\n          const b = blobByDigest.get(d);\n          cell.textContent = blobStatusText(b);\n          cell.className = blobChecked.get(d) !== void 0 && blobChecked.get(d) !== true ? \"badtext\" : \"\";\n        }\n      };\n      const thead = el(\"tr\");\n      for (const t of [\"digest\", \"size\", \"status\", \"\"]) thead.append(el(\"th\", void 0, t));\n      table.append(thead);\n      blobsSec.append(summary, table, more);\n      addRows(BLOB_PAGE);\n      renderBlobs();\n    }\n    if (data.forks !== null) {\n      const sec = $(\"forks\");\n      sec.hidden = false;\n      const draw = (n) => {\n        const li = el(\"li\");\n        const bits = [n.id];\n        if (n.label) bits.push(`\\u201C${n.label}\\u201D`);\n        if (n.from_step !== void 0 && n.from_step !== null) bits.push(`from step ${n.from_step}`);\n        if (n.branch) bits.push(`branch ${n.branch}`);\n        if (n.steps_since !== void 0 && n.steps_since !== null)\n          bits.push(`+${n.steps_since} step${n.steps_since === 1 ? \"\" : \"s\"} since`);\n        if (n.journal_ok === false) bits.push(\"JOURNAL DOES NOT VERIFY\");\n        if (n.missing) bits.push(\"WORKTREE MISSING\");\n        if (n.current) bits.push(\"(this report)\");\n        const span = el(\n          \"span\",\n          n.current ? \"node current\" : n.journal_ok === false || n.missing ? \"node badnode\" : \"node\",\n          bits.join(\" \\xB7 \")\n        );\n        li.append(span);\n        if (n.children.length > 0) {\n          const ul2 = el(\"ul\");\n          for (const c of n.children) ul2.append(draw(c));\n          li.append(ul2);\n        }\n        return li;\n      };\n      const ul = el(\"ul\", \"tree\");\n      ul.append(draw(data.forks));\n      sec.append(ul);\n    }\n    let searchTimer;\n    search.addEventListener(\"input\", () => {\n      if (searchTimer !== void 0) clearTimeout(searchTimer);\n      searchTimer = setTimeout(() => {\n        filterText = search.value.trim().toLowerCase();\n        rebuildView();\n      }, 120);\n    });\n    onlyFaults.addEventListener(\"change\", () => rebuildView());\n    doc.addEventListener(\"keydown\", (ev) => {\n      const t = ev.target;\n      if (t !== null && t.tagName === \"TEXTAREA\") return;\n      if (t !== null && t.tagName === \"INPUT\") {\n        if (ev.key === \"Escape\") {\n          search.value = \"\";\n          filterText = \"\";\n          rebuildView();\n          search.blur();\n        } else if (ev.key === \"Enter\" || ev.key === \"ArrowDown\") {\n          if (searchTimer !== void 0) clearTimeout(searchTimer);\n          filterText = search.value.trim().toLowerCase();\n          rebuildView();\n          search.blur();\n          ev.preventDefault();\n        }\n        return;\n      }\n      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;\n      const page = Math.max(1, Math.floor(list.clientHeight / ROW_H) - 1);\n      let to;\n      switch (ev.key) {\n        case \"ArrowRight\":\n        case \"ArrowDown\":\n        case \"j\":\n          to = sel + 1;\n          break;\n        case \"ArrowLeft\":\n        case \"ArrowUp\":\n        case \"k\":\n          to = sel - 1;\n          break;\n        case \"Home\":\n        case \"g\":\n          to = 0;\n          break;\n        case \"End\":\n        case \"G\":\n          to = view.length - 1;\n          break;\n        case \"PageDown\":\n          to = sel + page;\n          break;\n        case \"PageUp\":\n          to = sel - page;\n          break;\n        case \"/\":\n          search.focus();\n          ev.preventDefault();\n          return;\n        default:\n          return;\n      }\n      ev.preventDefault();\n      userMoved = true;\n      select(to);\n    });\n    const status = $(\"status\");\n    const title = $(\"status-title\");\n    const statusDetail = $(\"status-detail\");\n    const bar = $(\"progress-bar\");\n    const faultList = $(\"faults\");\n    root.setAttribute(\"data-verify-state\", \"running\");\n    const showFaults = (errors) => {\n      faultList.textContent = \"\";\n      const shown = errors.slice(0, 200);\n      for (const f of shown) {\n        const li = el(\"li\");\n        if (f.line !== null) {\n          const a = el(\"button\", \"linklike\", `line ${f.line}`);\n          const line = f.line;\n          a.addEventListener(\"click\", () => jumpToLine(line));\n          li.append(a, el(\"span\", void 0, `: ${f.kind}: ${f.message}`));\n        } else li.textContent = `${f.kind}: ${f.message}`;\n        faultList.append(li);\n      }\n      if (errors.length > shown.length)\n        faultList.append(\n          el(\n            \"li\",\n            void 0,\n            `\\u2026 and ${errors.length - shown.length} more (tick \\u201Conly faults\\u201D to list every faulty line)`\n          )\n        );\n    };\n    const outsideFaults = () => {\n      if (win === null) return [];\n      const last = win.first_line + verifier.total - 1;\n      const reachesEnd = last >= win.total_lines;\n      return gv.errors.filter((f) => f.line === null ? !reachesEnd : f.line < win.first_line || f.line > last).map((f) => ({ ...f, message: `${f.message} (outside the embedded window: checked by the generator)` }));\n    };\n    const renderVerdict = () => {\n      if (finished === null) return [];\n      const r = finished;\n      const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({\n        ...f,\n        message: `${f.message} (checked by the generator)`\n      }));\n      const errors = [...r.errors, ...outsideFaults(), ...blobFaults, ...receiptFaults, ...signatureFaults];\n      const steps = win === null ? r.steps : win.total_steps;\n      stepsDd.textContent = win === null ? fmtInt(r.steps) : `${fmtInt(win.total_steps)} (${fmtInt(r.steps)} embedded and checked here)`;\n      headDd.textContent = errors.length === 0 ? r.head_hash : `${r.head_hash} (the last stored step_hash: not vouched for)`;\n      bar.style.width = \"100%\";\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-steps\", String(steps));\n      root.setAttribute(\"data-head-hash\", r.head_hash);\n      if (errors.length === 0 && signature === \"not_checked\") {\n        status.className = \"status warn\";\n        title.textContent = \"\\u26A0 Chain intact, but the signature was NOT checked\";\n        statusDetail.textContent = `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no public key was given: who signed it is not established. Paste the signer\\u2019s public key below to check it here, offline.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", \"no_trusted_key\");\n        root.setAttribute(\"data-fault-count\", \"1\");\n        root.removeAttribute(\"data-first-fault-line\");\n      } else if (errors.length === 0) {\n        status.className = \"status ok\";\n        const what = win === null ? `${plural(r.steps, \"step\")} verified in this browser` : `steps ${fmtInt(win.first_seq)}\\u2013${fmtInt(win.first_seq + Math.max(0, r.steps - 1))} of ${fmtInt(win.total_steps)} verified in this browser`;\n        title.textContent = `\\u2713 Chain intact: ${what}${signature === \"verified\" ? \"; signature verified\" : \"\"}`;\n        statusDetail.textContent = win === null ? `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.` : `Every embedded step hash was recomputed and every link checked, from the generator-verified step_hash ${win.anchor_hash} to head ${r.head_hash}. The ${fmtInt(win.total_steps - r.steps)} steps outside the window are not in this file.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"true\");\n        for (const a of [\"data-first-fault-kind\", \"data-first-fault-line\", \"data-fault-count\"]) root.removeAttribute(a);\n      } else {\n        const first = errors[0];\n        status.className = \"status bad\";\n        title.textContent = `\\u2717 TAMPERED OR BROKEN: ${plural(errors.length, \"fault\")}${first.line !== null ? `, first at line ${first.line}` : \"\"}`;\n        statusDetail.textContent = \"Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser, unless marked otherwise.\";\n        showFaults(errors);\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", first.kind);\n        if (first.line !== null) root.setAttribute(\"data-first-fault-line\", String(first.line));\n        else root.removeAttribute(\"data-first-fault-line\");\n        root.setAttribute(\"data-fault-count\", String(errors.length));\n      }\n      if (win === null && (r.ok !== gv.ok || r.head_hash !== gv.head_hash)) {\n        statusDetail.textContent += ` Warning: the generator's own check disagreed (${gv.ok ? \"intact\" : \"faults\"}, head ${gv.head_hash}).`;\n      }\n      renderList();\n      return errors;\n    };\n    const finish = () => {\n      finished = verifier.result();\n      const errors = renderVerdict();\n      const first = errors[0];\n      if (!userMoved && first !== void 0 && first.line !== null && filterText === \"\") jumpToLine(first.line);\n    };\n    const blobQueue = data.blobs.filter((b) => b.b64 !== void 0);\n    const checkBlob = (b) => {\n      const got = sha256Hex(base64Bytes(b.b64 ?? \"\"));\n      if (got === b.digest) blobChecked.set(b.digest, true);\n      else {\n        blobChecked.set(b.digest, got);\n        blobFaults.push({ line: null, kind: \"blob_digest_mismatch\", message: `blob ${b.digest} hashes to ${got}` });\n      }\n    };\n    const tick = () => {\n      try {\n        const t0 = performance.now();\n        const before = entries.length;\n        let done = false;\n        while (!done && performance.now() - t0 < 12) done = verifier.run(64);\n        extendView(before);\n        const pct = verifier.total === 0 ? 100 : Math.floor(entries.length / verifier.total * 100);\n        bar.style.width = `${pct}%`;\n        title.textContent = `Verifying in this browser\\u2026 ${fmtInt(entries.length)} / ${fmtInt(verifier.total)} lines`;\n        renderList(before === 0);\n        if (!done) {\n          setTimeout(tick, 0);\n          return;\n        }\n        while (blobQueue.length > 0 && performance.now() - t0 < 12) checkBlob(blobQueue.shift());\n        if (blobQueue.length > 0) {\n          title.textContent = `Checking bundled blobs\\u2026 ${fmtInt(blobQueue.length)} left`;\n          renderBlobs();\n          setTimeout(tick, 0);\n          return;\n        }\n        renderBlobs();\n        finish();\n      } catch (e) {\n        fail(\"report_error\", `verification stopped: ${e.message}`);\n      }\n    };\n    setTimeout(tick, 0);\n  }\n\n  // src/report/client/main.ts\n  startReport(document);\n})();\n";
 
 ;// CONCATENATED MODULE: ./src/report/page.ts
 
@@ -15758,7 +16766,93 @@ function buildPage(data) {
 `;
 }
 
+;// CONCATENATED MODULE: ./src/report/window.ts
+
+
+
+/** A journal larger than this is windowed even when no window is asked for: one page could not hold it. */
+const AUTO_WINDOW_BYTES = 128 * 1024 * 1024;
+/** The steps such a window holds (the last ones). */
+const AUTO_WINDOW_STEPS = 10_000;
+function checkWindowArgs(maxSteps) {
+    if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
+        throw new errors_InputError(`--max-steps ${maxSteps}: not a positive integer`);
+}
+/** The row index a window starts at: the row whose seq is `fromStep`, else the last `maxSteps`. */
+function firstRow(total, maxSteps, fromStep, seqAt) {
+    if (fromStep === undefined)
+        return Math.max(0, total - maxSteps);
+    // In a journal that verifies, row i has seq i; in one that does not, the first row with that seq.
+    if (Number.isSafeInteger(fromStep) && fromStep >= 0 && fromStep < total && seqAt(fromStep) === fromStep)
+        return fromStep;
+    for (let i = 0; i < total; i++)
+        if (seqAt(i) === fromStep)
+            return i;
+    throw new errors_InputError(`--from ${fromStep}: no step with that seq (the journal has ${total} well-formed steps)`);
+}
+/** A window of journal bytes in memory (receipts, and journals that do not verify). Null: the whole journal. */
+function reportWindow(journal, maxSteps, fromStep) {
+    checkWindowArgs(maxSteps);
+    // Rows as the walk counts them: every JSON object line, whatever its shape.
+    const rows = walkedRows(journal);
+    const first = firstRow(rows.length, maxSteps, fromStep, (i) => rows[i].seq);
+    const starts = [];
+    forEachReferenceLine(journal, 0, journal.length, (s) => void starts.push(s));
+    const totalLines = starts.length;
+    starts.push(journal.length);
+    const lastRow = Math.min(rows.length, first + maxSteps) - 1;
+    const firstLine = first === 0 ? 1 : rows[first].line;
+    const lastLine = lastRow === rows.length - 1 ? totalLines : rows[lastRow].line;
+    if (firstLine === 1 && lastLine === totalLines)
+        return null;
+    const before = first === 0 ? undefined : rows[first - 1];
+    return {
+        bytes: journal.subarray(starts[firstLine - 1], starts[lastLine]),
+        window: {
+            first_line: firstLine,
+            // The expected seq is the number of rows walked before (the reference's count).
+            first_seq: first,
+            // (A row before without a string step_hash: the walk links nothing to it; '' stands for that.)
+            anchor_hash: before === undefined ? ZERO_HASH : (before.step_hash ?? ''),
+            total_lines: totalLines,
+            total_steps: rows.length,
+        },
+        lastLine,
+        steps: lastRow - first + 1,
+    };
+}
+/**
+ * The same window of a verified journal file, reading only its own rows (and the
+ * byte range they span): memory does not grow with the journal. Null: the whole journal.
+ */
+function streamedWindow(steps, read, maxSteps, fromStep) {
+    checkWindowArgs(maxSteps);
+    const total = steps.length;
+    const first = firstRow(total, maxSteps, fromStep, (i) => steps.at(i).row.seq);
+    const lastRow = Math.min(total, first + maxSteps) - 1;
+    const firstLine = first === 0 ? 1 : steps.at(first).line;
+    const lastLine = lastRow === total - 1 ? steps.lines : steps.at(lastRow).line;
+    if (firstLine === 1 && lastLine === steps.lines)
+        return null;
+    const start = first === 0 ? 0 : steps.span(first).start;
+    const end = lastRow === total - 1 ? steps.size : steps.span(lastRow).next;
+    return {
+        bytes: read(start, end),
+        window: {
+            first_line: firstLine,
+            first_seq: first,
+            anchor_hash: first === 0 ? ZERO_HASH : steps.at(first - 1).row.step_hash,
+            total_lines: steps.lines,
+            total_steps: total,
+        },
+        lastLine,
+        steps: lastRow - first + 1,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/report/source.ts
+
+
 
 
 
@@ -15872,11 +16966,75 @@ function source_loadReportSource(target, root, options = {}) {
         return receiptSource(asPath, options);
     }
     const j = resolveJournal(target, root);
-    const journal = readJournalFileBytes(j.file);
-    return { kind: 'journal', path: j.file, agentId: j.agentId, journal, blobs: source_casSource(projectRootOf(j.dir) ?? root) };
+    const base = {
+        kind: 'journal',
+        path: j.file,
+        agentId: j.agentId,
+        blobs: source_casSource(projectRootOf(j.dir) ?? root),
+    };
+    // Verified once, streaming (docs/journal.md, "Reading windows"); a window then reads only its own rows.
+    let steps;
+    try {
+        steps = VerifiedSteps.open(j.file, {
+            collectRefs: true,
+            ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        });
+    }
+    catch (e) {
+        // A chain that does not verify is embedded as it is, for the page to show its faults.
+        if (e instanceof UnverifiedJournalError)
+            return { ...base, journal: readJournalFileBytes(j.file) };
+        throw e;
+    }
+    const auto = options.maxSteps === undefined && steps.size > AUTO_WINDOW_BYTES;
+    const maxSteps = options.maxSteps ?? (auto ? AUTO_WINDOW_STEPS : undefined);
+    if (maxSteps !== undefined) {
+        const w = streamedWindow(steps, (a, b) => source_readRange(j.file, a, b), maxSteps, options.fromStep);
+        if (w !== null) {
+            const refs = [];
+            for (let i = w.window.first_seq; i < w.window.first_seq + w.steps; i++)
+                refs.push(steps.at(i).row.blob_refs);
+            return {
+                ...base,
+                journal: w.bytes,
+                verified: steps.result,
+                windowed: w,
+                windowDone: true,
+                blobOrder: blobDigestsOf(refs),
+                ...(auto ? { autoWindow: { bytes: steps.size } } : {}),
+            };
+        }
+    }
+    return {
+        ...base,
+        journal: readJournalFileBytes(j.file),
+        verified: steps.result,
+        windowDone: true,
+        ...(steps.blobRefs === undefined ? {} : { blobOrder: steps.blobRefs }),
+    };
+}
+/** Bytes [start, end) of a file. */
+function source_readRange(file, start, end) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        const buf = Buffer.allocUnsafe(end - start);
+        let got = 0;
+        while (got < buf.length) {
+            const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, got, buf.length - got, start + got);
+            if (n === 0)
+                break;
+            got += n;
+        }
+        return buf.subarray(0, got);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/report/report.ts
+
+
 
 
 
@@ -15892,52 +17050,6 @@ const DEFAULT_WARN_STEPS = 50_000;
 const DEFAULT_WARN_BYTES = 64 * 1024 * 1024;
 /** Receipt faults the page re-derives itself by checking the Ed25519 signature in the browser. */
 const SIGNATURE_KINDS = new Set(['signature_invalid', 'unsigned', 'no_trusted_key']);
-/** Byte offset of the start of each line (and one past the end). */
-function lineStarts(buf) {
-    const starts = [0];
-    for (let nl = buf.indexOf(0x0a); nl >= 0 && nl + 1 < buf.length; nl = buf.indexOf(0x0a, nl + 1))
-        starts.push(nl + 1);
-    starts.push(buf.length);
-    return starts;
-}
-/**
- * The lines to embed when `maxSteps` asks for a window: `maxSteps` well-formed rows
- * from `fromStep` (default: the last ones), with the lines between them, anchored
- * to the stored step_hash of the row before (the state the chain walk has there).
- */
-function reportWindow(journal, maxSteps, fromStep) {
-    if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
-        throw new errors_InputError(`--max-steps ${maxSteps}: not a positive integer`);
-    const rows = readJournalBytes(journal).entries;
-    let first;
-    if (fromStep !== undefined) {
-        first = rows.findIndex((e) => e.row.seq === fromStep);
-        if (first < 0)
-            throw new errors_InputError(`--from ${fromStep}: no step with that seq (the journal has ${rows.length} well-formed steps)`);
-    }
-    else
-        first = Math.max(0, rows.length - maxSteps);
-    const starts = lineStarts(journal);
-    const totalLines = starts.length - 1;
-    const lastRow = Math.min(rows.length, first + maxSteps) - 1;
-    const firstLine = first === 0 ? 1 : rows[first].line;
-    const lastLine = lastRow === rows.length - 1 ? totalLines : rows[lastRow].line;
-    if (firstLine === 1 && lastLine === totalLines)
-        return null;
-    const before = first === 0 ? undefined : rows[first - 1].row;
-    return {
-        bytes: journal.subarray(starts[firstLine - 1], starts[lastLine]),
-        window: {
-            first_line: firstLine,
-            first_seq: before === undefined ? 0 : before.seq + 1,
-            anchor_hash: before === undefined ? ZERO_HASH : before.step_hash,
-            total_lines: totalLines,
-            total_steps: rows.length,
-        },
-        lastLine,
-        steps: lastRow - first + 1,
-    };
-}
 /** Picks the blobs to embed under the caps, in chain order; the rest are listed with the reason. */
 function collectBlobs(source, order, perBlob, total) {
     const blobs = [];
@@ -15990,13 +17102,21 @@ function collectBlobs(source, order, perBlob, total) {
  * too (the page shows the faults): check `ok`.
  */
 function renderReport(source, options = {}) {
-    const chain = verifyJournalBytes(source.journal, source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead });
     if (options.fromStep !== undefined && options.maxSteps === undefined)
         throw new errors_InputError('--from needs --max-steps (the size of the window)');
-    const windowed = options.maxSteps === undefined ? null : reportWindow(source.journal, options.maxSteps, options.fromStep);
-    const embeddedJournal = windowed === null ? source.journal : windowed.bytes;
+    // A journal file loaded by loadReportSource was verified whole, streaming, and windowed already;
+    // bytes in hand (a receipt, a source built by the caller) are verified and windowed here.
+    const chain = source.verified ??
+        verifyJournalBytes(source.journal, source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead });
+    const windowed = source.windowDone
+        ? (source.windowed ?? null)
+        : options.maxSteps === undefined
+            ? null
+            : reportWindow(source.journal, options.maxSteps, options.fromStep);
+    const inMemoryWindow = windowed !== null && source.windowed === undefined;
+    const embeddedJournal = inMemoryWindow ? windowed.bytes : source.journal;
     // A window lists only the blobs its own rows refer to.
-    const order = windowed !== null ? blobRefsOf(embeddedJournal) : (source.blobOrder ?? blobRefsOf(source.journal));
+    const order = inMemoryWindow ? blobRefsOf(embeddedJournal) : (source.blobOrder ?? blobRefsOf(source.journal));
     const { blobs, faults: blobFaults } = collectBlobs(source, order, options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES, options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES);
     const receiptFaults = source.receipt?.faults ?? [];
     const r = source.receipt;
@@ -16039,6 +17159,9 @@ function renderReport(source, options = {}) {
     const html = buildPage(data);
     const embeddedSteps = windowed === null ? chain.steps : windowed.steps;
     const warnings = [];
+    if (source.autoWindow !== undefined && windowed !== null)
+        warnings.push(`the journal is too large for one page (${(source.autoWindow.bytes / 1048576).toFixed(0)} MB): the page embeds its last ${windowed.steps} steps ` +
+            `(all ${chain.steps} were verified here); choose a window with --max-steps N [--from SEQ]`);
     const warnSteps = options.warnSteps ?? DEFAULT_WARN_STEPS;
     if (embeddedSteps > warnSteps || html.length > (options.warnBytes ?? DEFAULT_WARN_BYTES)) {
         warnings.push(`the page embeds ${embeddedSteps} steps (${(html.length / 1048576).toFixed(0)} MB): a browser takes long to open and verify it; ` +
@@ -17316,7 +18439,7 @@ function entriesOf(v) {
     return v instanceof Map ? [...v] : Object.entries(v);
 }
 const step_isObj = (v) => isJsonObject(v) || v instanceof Map;
-function step_walk(pathName, a, b, depth, out) {
+function walk(pathName, a, b, depth, out) {
     if (same(a, b))
         return;
     if (depth < 4 && step_isObj(a) && step_isObj(b)) {
@@ -17327,7 +18450,7 @@ function step_walk(pathName, a, b, depth, out) {
             if (!right.has(k))
                 out.push({ path: p, kind: 'removed', before: v });
             else
-                step_walk(p, v, right.get(k), depth + 1, out);
+                walk(p, v, right.get(k), depth + 1, out);
         }
         for (const [k, v] of right)
             if (!left.has(k))
@@ -17346,7 +18469,7 @@ function stepChanges(prev, cur) {
         return [];
     const out = [];
     for (const f of CONTENT_FIELDS)
-        step_walk(f, prev[f], cur[f], 0, out);
+        walk(f, prev[f], cur[f], 0, out);
     return out;
 }
 /** The content fields whose values differ between two rows (not descending). */
@@ -17416,7 +18539,7 @@ function findStep(entries, query, from, direction = 1) {
         return -1;
     for (let k = 1; k <= n; k++) {
         const i = (((from + direction * k) % n) + n) % n;
-        if (stepMatches(entries[i], query))
+        if (stepMatches(entries.at(i), query))
             return i;
     }
     return -1;
@@ -17424,10 +18547,9 @@ function findStep(entries, query, from, direction = 1) {
 /** The indexes of all matching steps (for "match i of n"). */
 function matchingSteps(entries, query) {
     const out = [];
-    entries.forEach((e, i) => {
-        if (stepMatches(e, query))
+    for (let i = 0; i < entries.length; i++)
+        if (stepMatches(entries.at(i), query))
             out.push(i);
-    });
     return out;
 }
 
@@ -17514,7 +18636,7 @@ function changeText(c, valueWidth = 60) {
  * `expanded`. Every value is sanitized (a row cannot send escape sequences).
  */
 function stepBody(source, index, options) {
-    const e = source.entries[index];
+    const e = source.entries.at(index);
     if (e === undefined)
         return { lines: [], truncated: false };
     const r = e.row;
@@ -17571,7 +18693,7 @@ function stepBody(source, index, options) {
     field('prev_hash', [sanitize(r.prev_hash)]);
     field('step_hash', [sanitize(r.step_hash)]);
     if (index > 0) {
-        const changes = stepChanges(source.entries[index - 1].row, r);
+        const changes = stepChanges(source.entries.at(index - 1).row, r);
         lines.push({ text: '' });
         if (changes.length === 0) {
             lines.push({ text: `no change in content since step ${index - 1}`, style: 'dim' });
@@ -17605,7 +18727,7 @@ function overflows(lines, width) {
 }
 /** Throws InputError unless `seq` is a step of the source. */
 function entryAt(source, seq) {
-    const e = source.entries[seq];
+    const e = source.entries.at(seq);
     if (e === undefined) {
         throw new errors_InputError(`${source.file}: step ${seq} is out of range (the journal has ${source.steps} step${source.steps === 1 ? '' : 's'}${source.steps > 0 ? `, 0..${source.steps - 1}` : ''})`);
     }
@@ -17664,10 +18786,19 @@ function mapBlobs(where, blobs) {
 function isRedacted(entries) {
     return redactedFields(entries.map((e) => e.row)).length > 0;
 }
-/** Throws BrokenChainError unless the read journal verified. */
+/** Faults as `--json` error documents carry them (a run says its lines and count in its message). */
+function errorFaults(file, faults) {
+    return faults.map((f) => ({
+        file,
+        line: f.line,
+        kind: f.kind,
+        message: faultMessage(f),
+    }));
+}
+/** Throws BrokenChainError unless the read journal verified (its faults listed, bounded). */
 function requireVerified(file, r) {
     if (!r.ok)
-        throw new BrokenChainError(file, r.errors.map((f) => describeFault(file, f)), 'chain', r.errors.map((f) => ({ file, line: f.line, kind: f.kind, message: f.message })));
+        throw new BrokenChainError(file, describeFaults(file, r), 'chain', errorFaults(file, r.errors));
 }
 /** Builds a source from an already verified read. */
 function sourceFromRead(r, init) {
@@ -17679,25 +18810,38 @@ function targetPath(target, cwd) {
     return isPath ? external_node_path_default().resolve(cwd, target) : target;
 }
 /**
- * Opens `<agent|dir|file>` for display: resolves it, reads it and verifies the
- * chain from genesis. A broken chain throws BrokenChainError (exit 1); a missing
- * journal or bad id throws InputError (exit 2).
+ * Opens `<agent|dir|file>` for display: resolves it and verifies the chain from
+ * genesis once, streaming; the steps shown are then read a window at a time, so
+ * memory does not grow with the journal. A broken chain throws BrokenChainError
+ * (exit 1); a missing journal or bad id throws InputError (exit 2).
  */
 function openJournal(target, options = {}) {
     const cwd = options.cwd ?? process.cwd();
     const root = external_node_path_default().resolve(cwd, options.root ?? '.');
     const { file, dir, agentId } = resolveJournal(targetPath(target, cwd), root);
-    const r = readJournalFile(file);
-    requireVerified(file, r);
+    let steps;
+    try {
+        steps = VerifiedSteps.open(file, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
+    }
+    catch (e) {
+        if (e instanceof UnverifiedJournalError)
+            throw new BrokenChainError(file, describeFaults(file, e.result), 'chain', errorFaults(file, e.result.errors));
+        throw e;
+    }
     const projectRoot = projectRootOf(dir);
     const cas = [projectRoot, root].filter((x) => x !== undefined).map(casDir);
-    return sourceFromRead(r, {
+    return {
         kind: 'journal',
         file,
         agentId,
+        head_hash: steps.head_hash,
+        steps: steps.length,
+        entries: steps,
+        // Redaction is a property of published receipts; a journal is shown as it is.
+        redacted: false,
         blobs: casBlobs(cas),
         ...(projectRoot === undefined ? {} : { projectRoot }),
-    });
+    };
 }
 /** A row exactly as stored (key order, exact integers, float-ness), for `--json`. */
 function storedRow(entry) {
@@ -17770,8 +18914,8 @@ function diffJournals(left, right) {
     };
     const n = Math.min(left.entries.length, right.entries.length);
     for (let i = 0; i < n; i++) {
-        const a = left.entries[i];
-        const b = right.entries[i];
+        const a = left.entries.at(i);
+        const b = right.entries.at(i);
         const fields = fieldsChanged(a.row, b.row);
         const hashes = ['prev_hash', 'step_hash'].filter((k) => a.row[k] !== b.row[k]);
         if (fields.length > 0 || hashes.length > 0) {
@@ -17790,8 +18934,8 @@ function diffJournals(left, right) {
         }
     }
     if (left.entries.length !== right.entries.length) {
-        const l = left.entries[n];
-        const r = right.entries[n];
+        const l = left.entries.at(n);
+        const r = right.entries.at(n);
         return {
             diverged: true,
             reason: 'length_mismatch',
@@ -17895,7 +19039,11 @@ function openReplay(target, options = {}) {
     const t = targetPath(target, cwd);
     if (external_node_path_default().isAbsolute(t) && isReceiptFile(t))
         return openReceipt(t, options.publicKeys ? { publicKeys: options.publicKeys } : {});
-    return openJournal(target, { cwd, ...(options.root === undefined ? {} : { root: options.root }) });
+    return openJournal(target, {
+        cwd,
+        ...(options.root === undefined ? {} : { root: options.root }),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/replay/screen.ts
@@ -21114,7 +22262,41 @@ const receiptVerifyCommand = {
     },
 };
 
+;// CONCATENATED MODULE: ./src/util/progress.ts
+const MB = 1024 * 1024;
+function terminalProgress(label, env = process.env, stream = process.stderr) {
+    if (!stream.isTTY)
+        return undefined;
+    const after = Number(env.STEPCHAIN_PROGRESS_AFTER_MS ?? 1000);
+    const start = Date.now();
+    let last = 0;
+    let shown = false;
+    // Control characters in a label (a file name) would move the cursor: shown as `?`.
+    const safe = label.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+    return {
+        update(done, total) {
+            const now = Date.now();
+            if (now - start < (Number.isFinite(after) ? after : 1000) || now - last < 100)
+                return;
+            last = now;
+            shown = true;
+            const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
+            const tail = `: ${(done / MB).toFixed(0)} of ${(total / MB).toFixed(0)} MB (${pct}%)`;
+            // One terminal row, or the \r would rewrite only the last of several.
+            const room = Math.max(10, (stream.columns || 80) - 1 - tail.length);
+            const head = safe.length > room ? `…${safe.slice(safe.length - room + 1)}` : safe;
+            stream.write(`\r\x1b[K${head}${tail}`);
+        },
+        done() {
+            if (shown)
+                stream.write('\r\x1b[K');
+            shown = false;
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/cli/commands/replay.ts
+
 
 
 
@@ -21128,18 +22310,24 @@ const receiptVerifyCommand = {
  */
 function openForDisplay(target, args, io) {
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
+    const progress = terminalProgress('verifying', io.env);
     try {
         return openReplay(target, {
             root: rootOf(args, io),
             cwd: io.cwd,
             ...(publicKeys.length > 0 ? { publicKeys } : {}),
+            ...(progress === undefined ? {} : { onProgress: progress.update }),
         });
     }
     catch (e) {
+        progress?.done();
         if (e instanceof BrokenChainError)
             for (const f of e.faults)
                 io.err(f);
         throw e;
+    }
+    finally {
+        progress?.done();
     }
 }
 /** 1 when a receipt shown has a signature nobody checked (see signatureVerdict): shown, but not a green verdict. */
@@ -21239,6 +22427,8 @@ const replayCommand = {
 
 
 
+
+
 /** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
 function targetOf(target, io, root) {
     const abs = external_node_path_default().resolve(io.cwd, target);
@@ -21296,7 +22486,22 @@ const reportCommand = {
             throw new errors_InputError('--max-steps: expected at least 1 step');
         const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(external_node_path_default().resolve(io.cwd, f)));
         const root = rootOf(args, io);
-        const source = source_loadReportSource(targetOf(target, io, root), root, { publicKeys });
+        const maxStepsN = maxSteps === undefined ? undefined : intArg(maxSteps, '--max-steps');
+        const fromN = from === undefined ? undefined : intArg(from, '--from');
+        // Verified once, streaming; only the window embedded is read (docs/journal.md, "Reading windows").
+        const progress = terminalProgress('verifying', io.env);
+        let source;
+        try {
+            source = source_loadReportSource(targetOf(target, io, root), root, {
+                publicKeys,
+                ...(maxStepsN === undefined ? {} : { maxSteps: maxStepsN }),
+                ...(fromN === undefined ? {} : { fromStep: fromN }),
+                ...(progress === undefined ? {} : { onProgress: progress.update }),
+            });
+        }
+        finally {
+            progress?.done();
+        }
         // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
         let forks = null;
         if (source.kind === 'journal') {
@@ -21311,8 +22516,8 @@ const reportCommand = {
             root,
             force: args.flags.has('force'),
             forks,
-            ...(maxSteps === undefined ? {} : { maxSteps: intArg(maxSteps, '--max-steps') }),
-            ...(from === undefined ? {} : { fromStep: intArg(from, '--from') }),
+            ...(maxStepsN === undefined ? {} : { maxSteps: maxStepsN }),
+            ...(fromN === undefined ? {} : { fromStep: fromN }),
         });
         for (const w of r.warnings)
             io.err(`stepchain: report: warning: ${w}`);
@@ -21342,7 +22547,7 @@ const reportCommand = {
         }
         if (!r.ok)
             for (const f of r.errors)
-                io.err(`${r.source}${f.line === null ? '' : `:${f.line}`}: ${f.kind}: ${f.message}`);
+                io.err(describeFault(r.source, f));
         return r.ok ? 0 : 1;
     },
 };
@@ -21747,6 +22952,7 @@ const showCommand = {
 
 
 
+
 const verifyCommand = {
     name: ['verify'],
     usage: '<agent|dir|file> [--root DIR] [--expected-head HEX] [--strict] [--json]',
@@ -21779,22 +22985,38 @@ const verifyCommand = {
         const [target] = expectPositionals(args, ['agent|dir|file'], 'verify');
         const expectedHead = hashOption(args, 'expected-head');
         const { file } = resolveJournal(target, rootOf(args, io));
-        const result = verifyJournalFile(file, {
-            ...(expectedHead === undefined ? {} : { expectedHead }),
-            strict: args.flags.has('strict'),
-        });
+        const progress = terminalProgress(`verifying ${file}`, io.env);
+        let result;
+        try {
+            result = verifyJournalFile(file, {
+                ...(expectedHead === undefined ? {} : { expectedHead }),
+                strict: args.flags.has('strict'),
+                ...(progress === undefined ? {} : { onProgress: progress.update }),
+            });
+        }
+        finally {
+            progress?.done();
+        }
         if (args.flags.has('json')) {
-            io.json({ ok: result.ok, head_hash: result.head_hash, steps: result.steps, errors: result.errors });
+            // Runs collapsed and the list capped: `fault_count` is every fault, `errors_omitted` those not listed.
+            io.json({
+                ok: result.ok,
+                head_hash: result.head_hash,
+                steps: result.steps,
+                errors: result.errors,
+                fault_count: result.fault_count,
+                errors_omitted: result.errors_omitted,
+            });
         }
         else if (result.ok) {
             io.out(`OK ${file}: ${result.steps} step${result.steps === 1 ? '' : 's'}, head ${result.head_hash}`);
         }
         else {
-            io.out(`FAIL ${file}: ${result.errors.length} fault${result.errors.length === 1 ? '' : 's'} in ${result.steps} well-formed rows`);
+            io.out(`FAIL ${file}: ${result.fault_count} fault${result.fault_count === 1 ? '' : 's'} in ${result.steps} rows`);
         }
         if (!result.ok)
-            for (const f of result.errors)
-                io.err(describeFault(file, f));
+            for (const line of describeFaults(file, result))
+                io.err(line);
         return result.ok ? 0 : 1;
     },
 };
