@@ -257,6 +257,7 @@ describe('escaping for Markdown and Mermaid (property tests)', () => {
       ok: false,
       root: '/',
       base: 'a'.repeat(40),
+      commit: null,
       fetchedBase: false,
       fetchedBlobs: 0,
       verified: 3000,
@@ -309,15 +310,16 @@ describe('shards', () => {
     expect(shardOf('x', 1)).toBe(0);
   });
 
-  test('the JSON report reads back; merging refuses a repeated, mismatched or missing shard', () => {
-    const one = (index: number, count: number, base: string | null) =>
+  test('the JSON report reads back; merging refuses a repeated, mismatched, missing, foreign or failed shard', () => {
+    const one = (index: number, count: number, base: string | null, commit = 'e'.repeat(40), ok = true) =>
       checkReportFromJson(
         JSON.parse(
           JSON.stringify(
             checkReportJson({
-              ok: true,
+              ok,
               root: '/',
               base,
+              commit,
               fetchedBase: false,
               fetchedBlobs: 0,
               verified: 1,
@@ -355,6 +357,32 @@ describe('shards', () => {
     expect(kinds([one(0, 2, 'b')])).toEqual(['shard_missing']);
     expect(kinds([one(0, 2, 'b'), one(0, 2, 'b')])).toEqual(['shard_repeated', 'shard_missing']);
     expect(kinds([one(0, 2, 'b'), one(1, 2, 'other')])).toEqual(['shard_mismatch']);
+    // Bound to the gathering job's commit: a report of another commit is not merged (its heads neither).
+    const foreign = mergeShardReports(
+      [
+        { source: 'r0', report: one(0, 2, 'b') },
+        { source: 'forged', report: one(1, 2, 'b', 'f'.repeat(40)) },
+      ],
+      '',
+      'e'.repeat(40),
+    );
+    expect(foreign.faults.map((f) => [f.kind, f.path])).toEqual([
+      ['shard_foreign', 'forged'],
+      ['shard_missing', '.'],
+    ]);
+    expect(foreign.heads).toEqual({ a0: 'c'.repeat(64) });
+    expect(foreign.ok).toBe(false);
+    // A shard whose job failed with no fault to show (if-no-files-found: error) fails the merge, saying why.
+    const failed = mergeShardReports([
+      { source: 'r0', report: one(0, 2, 'b', 'e'.repeat(40), false), reasons: ['receipts: x matched no file'] },
+      { source: 'r1', report: one(1, 2, 'b') },
+    ]);
+    expect(failed.ok).toBe(false);
+    expect(failed.faults.map((f) => f.message)).toEqual(['r0: shard 1 of 2 failed: receipts: x matched no file']);
+    // Counts that do not count the items are not a report stepchain wrote.
+    const doc = JSON.parse(JSON.stringify(checkReportJson(one(0, 2, 'b')))) as Record<string, unknown>;
+    expect(() => checkReportFromJson({ ...doc, verified: 5 }, 'x.json')).toThrow(/do not count its 1 items/);
+    expect(() => checkReportFromJson({ ...doc, commit: 'HEAD' }, 'x.json')).toThrow(/commit is not a commit id/);
     expect(() => checkReportFromJson({ ok: true, items: 'no' }, 'x.json')).toThrow(
       /^x\.json: not a stepchain check report/,
     );

@@ -81,6 +81,7 @@ test('check that matches nothing says so and exits 1; --allow-empty accepts it; 
   expect(Object.keys(doc).sort()).toEqual(
     [
       'base',
+      'commit',
       'failed',
       'faults',
       'fetched_base',

@@ -28,6 +28,7 @@ import {
   type ExportedReceipt,
   type ForkTreeNode,
   type ItemKind,
+  type ShardPart,
 } from '../check';
 import { asStepchainError, InputError, StepchainError } from '../errors';
 import { readUnder } from '../util/nofollow';
@@ -294,6 +295,18 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   if (ok) info(`stepchain: ${report.verified} verified, 0 failed.`);
 }
 
+/**
+ * The commit this job checks: its checkout's HEAD, or GITHUB_SHA without a
+ * checkout. A shard's report counts only when it was made from the same commit.
+ */
+async function gatherCommit(workspace: string): Promise<string> {
+  const head = await headCommit(workspace);
+  if (head !== undefined) return head;
+  const sha = process.env['GITHUB_SHA'] ?? '';
+  if (/^[0-9a-f]{40,64}$/.test(sha)) return sha;
+  throw new InputError('gather: no checkout and no GITHUB_SHA: cannot tell which commit the shards must have checked');
+}
+
 /** Gather mode: the shards' report.json files (downloaded artifacts) as one check. */
 async function gatherMode(inputs: ActionInputs, workspace: string, event: EventBase): Promise<void> {
   const scan = scanFiles(workspace, globSet(inputs.reports));
@@ -303,7 +316,8 @@ async function gatherMode(inputs: ActionInputs, workspace: string, event: EventB
     throw new InputError(
       `input reports: ${inputs.reports.join(', ')} matched no file (download the shards' artifacts first)`,
     );
-  const parts: { source: string; report: CheckReport }[] = [];
+  const commit = await gatherCommit(workspace);
+  const parts: ShardPart[] = [];
   for (const rel of scan.files) {
     const r = readUnder(workspace, rel, 512 * 1024 * 1024);
     if (r.kind !== 'file') throw new InputError(`input reports: ${rel}: not a readable regular file`);
@@ -315,12 +329,19 @@ async function gatherMode(inputs: ActionInputs, workspace: string, event: EventB
     }
     if (typeof doc === 'object' && doc !== null && (doc as Record<string, unknown>)['mode'] !== 'verify')
       throw new InputError(`input reports: ${rel}: not a verify-mode report`);
-    parts.push({ source: rel, report: checkReportFromJson(doc, `input reports: ${rel}`, workspace) });
+    const empty = (doc as Record<string, unknown>)['nothing_matched'];
+    parts.push({
+      source: rel,
+      report: checkReportFromJson(doc, `input reports: ${rel}`, workspace),
+      reasons: Array.isArray(empty) ? empty.filter((x): x is string => typeof x === 'string') : [],
+    });
   }
-  const report = mergeShardReports(parts, workspace);
-  info(`Gathered ${parts.length} shard reports: ${report.verified} verified, ${report.failed} failed.`);
+  const report = mergeShardReports(parts, workspace, commit);
+  info(
+    `Gathered ${parts.length} shard reports of commit ${commit}: ${report.verified} verified, ${report.failed} failed.`,
+  );
   if (!report.ok) core.setFailed(oneLineMessage(failureLine(report.faults, 'verification failed')));
-  for (const f of report.faults) info(`${f.severity === 'error' ? 'FAULT' : 'WARNING'} ${where(f)}: ${f.message}`);
+  annotate(report.faults, report.ok ? MAX_ANNOTATIONS : MAX_ANNOTATIONS - 1);
   const notes = [`gathered from ${parts.length} shard report${parts.length === 1 ? '' : 's'}`];
   const dir = reportDir();
   const forks = await forkTree(workspace);

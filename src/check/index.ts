@@ -45,7 +45,7 @@ export type {
   TrustedKeySource,
 } from './workspace';
 export { checkReportFromJson, checkReportJson, mergeShardReports } from './json';
-export type { CheckReportJson } from './json';
+export type { CheckReportJson, ShardPart } from './json';
 export { emptyFindings } from './empty';
 export { exportAllReceipts, WorkspaceCas } from './export';
 export type { ExportAllOptions, ExportAllResult, ExportedReceipt } from './export';
