@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { verifyJournalBytes } from '../journal';
-import { DEFAULT_MAX_RECEIPT_BYTES, loadReceipt, signatureVerdict, verifyReceipt, type PublicKey } from '../receipt';
+import { DEFAULT_MAX_RECEIPT_BYTES, inspectReceipt, signatureVerdict, type PublicKey } from '../receipt';
 import { readRunJournalBytes } from '../runs/verify';
 import { isSafeId } from '../util/ids';
 import { readUnder, type CheckedDirs } from '../util/nofollow';
@@ -471,12 +471,9 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         report.items.push({ kind: 'receipt', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
         continue;
       }
-      const r = verifyReceipt(bytes, keys.length > 0 ? { publicKeys: keys } : {});
-      try {
-        id = loadReceipt(bytes).manifest.agent_id;
-      } catch {
-        /* a receipt that does not load keeps its file name; verifyReceipt reported why */
-      }
+      const { verdict: r, receipt } = inspectReceipt(bytes, keys.length > 0 ? { publicKeys: keys } : {});
+      // A receipt that does not load keeps its file name; the verdict says why.
+      if (receipt !== undefined) id = receipt.manifest.agent_id;
       const item: CheckedItem = {
         kind: 'receipt',
         path: rel,
