@@ -233,7 +233,7 @@ describe('data is neutralised for where it goes', () => {
     const evilDir = path.join(
       dir,
       '.sdd/runtime/journal',
-      'x\n::stop-commands::pwned\n::error title=forged::forged by a name',
+      'x\n::stop-commands::pwned\n::error title=forged::forged by a name\u001b[31m\u202e',
     );
     mkdirSync(evilDir, { recursive: true });
     writeFileSync(path.join(evilDir, '000000.jsonl'), readFileSync(path.join(dir, ALICE)));
@@ -260,8 +260,10 @@ describe('data is neutralised for where it goes', () => {
     }
     expect(r.annotations.map((a) => a.message).filter((m) => m.startsWith('forged'))).toEqual([]);
     expect(r.annotations.every((a) => a.file === undefined || a.title?.startsWith('stepchain: '))).toBe(true);
-    expect(r.stdout).toContain('x\\u000a::stop-commands::pwned\\u000a::error title=forged::forged by a name');
-    expect(r.stdout).toContain('\\u000a::error::forged by a mutation kind\\u000a##\\[add-mask]x');
+    expect(r.stdout).toContain('x\\n::stop-commands::pwned\\n::error title=forged::forged by a name\\x1b[31m\\u202e');
+    expect(r.stdout).toContain('\\n::error::forged by a mutation kind\\n##\\[add-mask]x');
+    // The log viewer renders escape sequences (colours) and bidi controls: none reaches it raw.
+    expect(r.stdout).not.toMatch(/[\u001b\u202e]/);
   });
 
   test('Markdown and Mermaid: no mention, link, image, HTML or broken diagram from a label or an id', async () => {
