@@ -476,4 +476,18 @@ describe('links in the checkout', () => {
       links: [{ path: 'journals', severity: 'error' }],
     });
   });
+
+  test('a backslash is part of a file name: `a\\b` is read, never `a/b`', async () => {
+    const root = path.join(tmp, 'backslash');
+    const good = journalBytes(path.join(root, '.sdd/runtime/journal/a\\b'), 2);
+    // What a reader splitting on backslashes would read instead.
+    mkdirSync(path.join(root, '.sdd/runtime/journal/a/b'), { recursive: true });
+    writeFileSync(path.join(root, '.sdd/runtime/journal/a/b/000000.jsonl'), 'not a journal\n');
+    const report = await checkWorkspace({ root });
+    expect(report.items).toEqual([
+      expect.objectContaining({ path: '.sdd/runtime/journal/a\\b/000000.jsonl', ok: true, steps: 2 }),
+    ]);
+    expect(report.faults).toEqual([]);
+    expect(good.length).toBeGreaterThan(0);
+  });
 });
