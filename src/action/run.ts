@@ -287,7 +287,11 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   );
   if (inputs.uploadArtifact) {
     // With the JSON report, an offline HTML report per journal and receipt for reviewers.
-    const html = writeHtmlReports(report.items, { root: workspace, outDir: path.join(dir, 'html') });
+    const html = writeHtmlReports(report.items, {
+      root: workspace,
+      outDir: path.join(dir, 'html'),
+      publicKeys: anchors.publicKeys,
+    });
     for (const w of html.warnings) core.warning(oneLineMessage(w));
     const id = await uploadFiles(defaultArtifactName(inputs), [reportFile, headsFile, ...html.files], dir);
     core.setOutput('artifact-id', id);
