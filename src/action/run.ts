@@ -10,7 +10,9 @@ import {
   COMMENT_MARKER,
   COMMENT_MAX_CHARS,
   emptyFindings,
+  ensureCommit,
   exportAllReceipts,
+  forkPoint,
   forkTree,
   globSet,
   headCommit,
@@ -218,8 +220,28 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   const anchors = await resolveAnchors(workspace, inputs, event.base);
   for (const k of anchors.keySources) info(`Trusted key ${k.keyId} from ${k.source}`);
   if (anchors.expectedHeads !== undefined) info(`Pinned heads from ${anchors.expectedHeads.source}`);
-  const base = inputs.appendOnly ? event.base : undefined;
+  let base = inputs.appendOnly ? event.base : undefined;
   if (!inputs.appendOnly) notes.push('append-only was switched off (append-only: false)');
+  let fetchedForFork = false;
+  if (base !== undefined && (event.name === 'pull_request' || event.name === 'pull_request_target')) {
+    // A checkout of the PR's own head lacks what the base branch appended since it branched: compare with the fork point.
+    fetchedForFork = await ensureCommit(workspace, base);
+    const from = await forkPoint(workspace, base);
+    const note =
+      from === undefined
+        ? `${event.name}: the checkout is not built on the PR's base ${base.slice(0, 12)} and its history is too ` +
+          'shallow to find where the PR branched: rows the base branch appended since will show as truncated ' +
+          '(check out with fetch-depth: 0)'
+        : from !== base
+          ? `${event.name}: the checkout is the PR's own head, not built on its base ${base.slice(0, 12)}: the ` +
+            `journals are compared with where the PR branched from it, ${from.slice(0, 12)}`
+          : undefined;
+    if (note !== undefined) {
+      info(note);
+      notes.push(note);
+    }
+    if (from !== undefined) base = from;
+  }
 
   const kinds: [ItemKind, ActionInputs['journals']][] = [
     ['journal', inputs.journals],
@@ -246,7 +268,7 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
     shard: inputs.shard,
   });
   // The anchors may have fetched the base already (then the check found it there).
-  if (anchors.fetchedBase) report.fetchedBase = true;
+  if (anchors.fetchedBase || fetchedForFork) report.fetchedBase = true;
   if (report.fetchedBase) info(`Fetched the base commit ${event.base} (shallow checkout).`);
   if (report.fetchedBlobs > 0)
     info(`Fetched ${report.fetchedBlobs} blobs of the base commit in one batch (partial clone).`);

@@ -3,6 +3,7 @@ export type { AppendOnlyKind, AppendOnlyResult } from './append-only';
 export { DEFAULT_SESSIONS, forkTree, forkTreeFromSessions } from './forks';
 export {
   ensureCommit,
+  forkPoint,
   headCommit,
   listBlobsAtCommit,
   listFilesAtCommit,
