@@ -211,6 +211,23 @@ describe('fork tree', () => {
     expect(forkTreeMermaid([])).toBe('');
   });
 
+  test("labels of escaped characters never push the diagram over Mermaid's 50,000-character limit", () => {
+    const label = '<>&"`|[]{}'.repeat(6); // every character a #N; entity
+    const forks = Array.from({ length: 200 }, (_, i) => ({
+      id: `fork-${String(i).padStart(3, '0')}-${'x'.repeat(100)}`,
+      parent: `parent-${i}-${'y'.repeat(100)}`,
+      fromStep: i,
+      label,
+    }));
+    const m = forkTreeMermaid(forks);
+    const diagram = m.slice(0, m.indexOf('\n```') + 4);
+    expect(diagram.length).toBeLessThanOrEqual(50_000);
+    const shown = diagram.split('\n').filter((l) => l.includes('-->')).length;
+    expect(shown).toBeGreaterThan(10);
+    expect(shown).toBeLessThan(200);
+    expect(m).toContain(`… and ${200 - shown} more forks (see the JSON report).`);
+  });
+
   test('forks of this checkout (worktrees) join the committed ones', async () => {
     const dir = initRepo(path.join(tmp, 'repo-forks'));
     writeFileSync(path.join(dir, '.gitignore'), '.sdd/\n');
