@@ -223,7 +223,8 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   let base = inputs.appendOnly ? event.base : undefined;
   if (!inputs.appendOnly) notes.push('append-only was switched off (append-only: false)');
   let fetchedForFork = false;
-  if (base !== undefined && (event.name === 'pull_request' || event.name === 'pull_request_target')) {
+  const histories = inputs.journals.patterns !== null || inputs.runs.patterns !== null;
+  if (base !== undefined && histories && (event.name === 'pull_request' || event.name === 'pull_request_target')) {
     // A checkout of the PR's own head lacks what the base branch appended since it branched: compare with the fork point.
     fetchedForFork = await ensureCommit(workspace, base);
     const from = await forkPoint(workspace, base);
