@@ -4,8 +4,9 @@
  * merge_group, pull_request_target), against real repositories, clones and
  * shallow clones served over file://.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { exportReceipt } from '../src/receipt';
 import {
   appendSteps,
   commitAll,
@@ -234,5 +235,20 @@ describe('pull_request_target', () => {
     });
     expect(shallow.stdout).toContain('its history is too shallow to find where the PR branched');
     expect(shallow.stdout).toContain('fetch-depth: 0');
+  });
+
+  test('a receipts-only check of a pull request needs no history (no git repository at all)', async () => {
+    const dir = path.join(tmp, `plain-${++n}`);
+    const { dir: repo } = prScenario(path.join(tmp, `repo-${++n}`));
+    mkdirSync(path.join(dir, 'receipts'), { recursive: true });
+    exportReceipt(path.join(repo, ALICE), path.join(dir, 'receipts/alice.receipt.tar'));
+    const r = await runAction({
+      workspace: dir,
+      scratch,
+      event: eventFixture('pull_request', { base: 'a'.repeat(40), head: 'b'.repeat(40) }),
+      inputs: { journals: 'none', runs: 'none' },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('OK   receipt receipts/alice.receipt.tar: 5 steps');
   });
 });
