@@ -4,8 +4,9 @@
  * merge_group, pull_request_target), against real repositories, clones and
  * shallow clones served over file://.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { exportReceipt } from '../src/receipt';
 import {
   appendSteps,
   commitAll,
@@ -175,5 +176,79 @@ describe('pull_request_target', () => {
     expect(checked.code).toBe(1);
     expect(checked.annotations.some((a) => a.message.startsWith('pull_request_target'))).toBe(false);
     expect(checked.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({ file: ALICE });
+  });
+  test("a checkout of the PR's head is compared with where it branched, not with what the base appended since", async () => {
+    const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
+    appendSteps(dir, 'bob', 1, 'pr');
+    const prHead = commitAll(dir, 'PR: append to bob');
+    const forkedAt = git(dir, 'rev-parse', 'main');
+    git(dir, 'checkout', '-q', 'main');
+    appendSteps(dir, 'alice', 2, 'main');
+    const mainTip = commitAll(dir, 'main moves on: append to alice');
+    git(dir, 'checkout', '-q', prHead);
+    for (const name of ['pull_request_target', 'pull_request'] as const) {
+      const r = await runAction({
+        workspace: dir,
+        scratch,
+        event: eventFixture(name, { base: mainTip, head: prHead }),
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(
+        `${name}: the checkout is the PR's own head, not built on its base ${mainTip.slice(0, 12)}: the journals are compared with where the PR branched from it, ${forkedAt.slice(0, 12)}`,
+      );
+      expect(r.summary).toContain(`append-only checked against base <code>${forkedAt.slice(0, 12)}</code>`);
+    }
+    // Still append-only: a rewrite on the PR's branch fails against the fork point.
+    rewriteStep(dir, 'x result 1', 'x result one');
+    const rewritten = commitAll(dir, 'PR: rewrite alice');
+    const bad = await runAction({
+      workspace: dir,
+      scratch,
+      event: eventFixture('pull_request_target', { base: mainTip, head: rewritten }),
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({
+      file: ALICE,
+      line: 2,
+    });
+    // The merge commit actions/checkout makes (the base is its parent) is compared with the base itself.
+    git(dir, 'checkout', '-q', '--detach', mainTip);
+    git(dir, 'merge', '-q', '--no-ff', '-m', 'merge', prHead);
+    const merged = await runAction({
+      workspace: dir,
+      scratch,
+      event: eventFixture('pull_request', { base: mainTip, head: prHead }),
+    });
+    expect(merged.code).toBe(0);
+    expect(merged.stdout).not.toContain('the checkout is the PR');
+    expect(merged.summary).toContain(`append-only checked against base <code>${mainTip.slice(0, 12)}</code>`);
+    // A shallow clone of the PR's head cannot tell where it branched: it says so, and what to do.
+    const origin = dir;
+    git(origin, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
+    git(origin, 'branch', '-f', 'pr-head', prHead);
+    const clone = path.join(tmp, `shallow-${n}`);
+    git(tmp, 'clone', '-q', '--depth=1', '--branch', 'pr-head', `file://${origin}`, clone);
+    const shallow = await runAction({
+      workspace: clone,
+      scratch,
+      event: eventFixture('pull_request_target', { base: mainTip, head: prHead }),
+    });
+    expect(shallow.stdout).toContain('its history is too shallow to find where the PR branched');
+    expect(shallow.stdout).toContain('fetch-depth: 0');
+  });
+
+  test('a receipts-only check of a pull request needs no history (no git repository at all)', async () => {
+    const dir = path.join(tmp, `plain-${++n}`);
+    const { dir: repo } = prScenario(path.join(tmp, `repo-${++n}`));
+    mkdirSync(path.join(dir, 'receipts'), { recursive: true });
+    exportReceipt(path.join(repo, ALICE), path.join(dir, 'receipts/alice.receipt.tar'));
+    const r = await runAction({
+      workspace: dir,
+      scratch,
+      event: eventFixture('pull_request', { base: 'a'.repeat(40), head: 'b'.repeat(40) }),
+      inputs: { journals: 'none', runs: 'none' },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('OK   receipt receipts/alice.receipt.tar: 5 steps');
   });
 });

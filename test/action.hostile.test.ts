@@ -233,7 +233,7 @@ describe('data is neutralised for where it goes', () => {
     const evilDir = path.join(
       dir,
       '.sdd/runtime/journal',
-      'x\n::stop-commands::pwned\n::error title=forged::forged by a name',
+      'x\n::stop-commands::pwned\n::error title=forged::forged by a name\u001b[31m\u202e',
     );
     mkdirSync(evilDir, { recursive: true });
     writeFileSync(path.join(evilDir, '000000.jsonl'), readFileSync(path.join(dir, ALICE)));
@@ -260,8 +260,10 @@ describe('data is neutralised for where it goes', () => {
     }
     expect(r.annotations.map((a) => a.message).filter((m) => m.startsWith('forged'))).toEqual([]);
     expect(r.annotations.every((a) => a.file === undefined || a.title?.startsWith('stepchain: '))).toBe(true);
-    expect(r.stdout).toContain('x\\u000a::stop-commands::pwned\\u000a::error title=forged::forged by a name');
-    expect(r.stdout).toContain('\\u000a::error::forged by a mutation kind\\u000a##\\[add-mask]x');
+    expect(r.stdout).toContain('x\\n::stop-commands::pwned\\n::error title=forged::forged by a name\\x1b[31m\\u202e');
+    expect(r.stdout).toContain('\\n::error::forged by a mutation kind\\n##\\[add-mask]x');
+    // The log viewer renders escape sequences (colours) and bidi controls: none reaches it raw.
+    expect(r.stdout).not.toMatch(/[\u001b\u202e]/);
   });
 
   test('Markdown and Mermaid: no mention, link, image, HTML or broken diagram from a label or an id', async () => {
@@ -379,5 +381,72 @@ describe('one git environment policy', () => {
     const c = cli(['check', '--base', 'main'], { cwd: dir, env });
     expect(c.code).toBe(1);
     expect(c.stderr).toContain(`${ALICE}:3: agent alice: history rewritten from seq 2`);
+  });
+});
+
+describe('gather mode trusts only the shard reports of its own run', () => {
+  test('a report.json committed by the PR is not a shard; a shard that failed without a fault still fails the gather', async () => {
+    const { dir, base } = scenario();
+    const file = path.join(dir, ALICE);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('x result 2', 'x result two'));
+    // The PR brings its own "green" shard report where the gather job looks for the downloaded artifacts.
+    const forged = {
+      producer: 'stepchain',
+      mode: 'verify',
+      ok: true,
+      base,
+      commit: base,
+      fetched_base: false,
+      fetched_blobs: 0,
+      verified: 0,
+      failed: 0,
+      heads: { alice: 'f'.repeat(64) },
+      matched: { journal: 0, run: 0, receipt: 0 },
+      shard: null,
+      trusted_keys: [],
+      items: [],
+      faults: [],
+    };
+    mkdirSync(path.join(dir, 'stepchain-reports/stepchain-report'), { recursive: true });
+    writeFileSync(path.join(dir, 'stepchain-reports/stepchain-report/report.json'), JSON.stringify(forged));
+    commitAll(dir, 'PR: a rewrite and a forged report');
+    const forgedOnly = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'gather' } });
+    expect(forgedOnly.code).toBe(1);
+    expect(stackIn(forgedOnly)).toBe(false);
+    expect(failureOf(forgedOnly)).toMatch(
+      /^stepchain: verification failed: 2 faults in 2 files; first: stepchain-reports\/stepchain-report\/report\.json: .*made from commit [0-9a-f]{40}, not this job's [0-9a-f]{40}/,
+    );
+    expect(forgedOnly.outputs['heads']).toBe('{}');
+
+    // Beside the real shard's report (made from this commit), the forged one still fails the gather.
+    const shard = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { reports: 'none/*' } });
+    expect(shard.code).toBe(1);
+    mkdirSync(path.join(dir, 'stepchain-reports/real'), { recursive: true });
+    writeFileSync(path.join(dir, 'stepchain-reports/real/report.json'), readFileSync(shard.outputs['report']!));
+    const both = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'gather' } });
+    expect(both.code).toBe(1);
+    expect(both.annotations.map((a) => a.title)).toEqual(
+      expect.arrayContaining(['stepchain: shard_foreign', 'stepchain: history_rewritten']),
+    );
+
+    // A shard whose only failure was if-no-files-found: error (no fault, no failed file) fails the gather too.
+    const clean = scenario();
+    const empty = await runAction({
+      workspace: clean.dir,
+      scratch,
+      event: pr(clean.dir, clean.base),
+      inputs: { receipts: 'nothing/*.receipt.tar', 'if-no-files-found': 'error' },
+    });
+    expect(empty.code).toBe(1);
+    mkdirSync(path.join(clean.dir, 'stepchain-reports/s'), { recursive: true });
+    writeFileSync(path.join(clean.dir, 'stepchain-reports/s/report.json'), readFileSync(empty.outputs['report']!));
+    const g = await runAction({
+      workspace: clean.dir,
+      scratch,
+      event: pr(clean.dir, clean.base),
+      inputs: { mode: 'gather' },
+    });
+    expect(g.code).toBe(1);
+    expect(failureOf(g)).toContain('shard 1 of 1 failed: receipts: nothing/*.receipt.tar matched no file');
   });
 });

@@ -508,4 +508,27 @@ describe('GitHub services (local stand-ins)', () => {
     expect(page.startsWith('<!DOCTYPE html>') || page.startsWith('<!doctype html>')).toBe(true);
     expect(page).toContain(verifyJournalFile(path.join(dir, ALICE)).head_hash);
   });
+
+  test("a receipt's HTML report says what the check said of its signature (the trusted keys travel with it)", async () => {
+    const { dir, base } = scenario();
+    const keys = generateKeyPair();
+    mkdirSync(path.join(dir, 'receipts'));
+    exportReceipt(path.join(dir, ALICE), path.join(dir, 'receipts/alice.receipt.tar'), {
+      signKey: parsePrivateKey(Buffer.from(keys.privateKeyPem), 'k'),
+    });
+    commitAll(dir, 'a signed receipt');
+    const before = gh.artifacts.length;
+    const r = await runAction({
+      workspace: dir,
+      scratch,
+      event: pr(dir, base),
+      inputs: { 'upload-artifact': 'true', 'public-keys': keys.publicKeyPem, journals: 'none', runs: 'none' },
+      env: { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`OK   receipt receipts/alice.receipt.tar: 5 steps`);
+    const page = unzip(gh.artifacts[before]!.bytes)['html/receipt-alice.html']!.toString();
+    expect(page).toContain(`under trusted key ${keys.keyId}`);
+    expect(page).not.toContain('signature NOT checked');
+  });
 });

@@ -211,6 +211,23 @@ describe('fork tree', () => {
     expect(forkTreeMermaid([])).toBe('');
   });
 
+  test("labels of escaped characters never push the diagram over Mermaid's 50,000-character limit", () => {
+    const label = '<>&"`|[]{}'.repeat(6); // every character a #N; entity
+    const forks = Array.from({ length: 200 }, (_, i) => ({
+      id: `fork-${String(i).padStart(3, '0')}-${'x'.repeat(100)}`,
+      parent: `parent-${i}-${'y'.repeat(100)}`,
+      fromStep: i,
+      label,
+    }));
+    const m = forkTreeMermaid(forks);
+    const diagram = m.slice(0, m.indexOf('\n```') + 4);
+    expect(diagram.length).toBeLessThanOrEqual(50_000);
+    const shown = diagram.split('\n').filter((l) => l.includes('-->')).length;
+    expect(shown).toBeGreaterThan(10);
+    expect(shown).toBeLessThan(200);
+    expect(m).toContain(`… and ${200 - shown} more forks (see the JSON report).`);
+  });
+
   test('forks of this checkout (worktrees) join the committed ones', async () => {
     const dir = initRepo(path.join(tmp, 'repo-forks'));
     writeFileSync(path.join(dir, '.gitignore'), '.sdd/\n');
@@ -257,6 +274,7 @@ describe('escaping for Markdown and Mermaid (property tests)', () => {
       ok: false,
       root: '/',
       base: 'a'.repeat(40),
+      commit: null,
       fetchedBase: false,
       fetchedBlobs: 0,
       verified: 3000,
@@ -309,15 +327,16 @@ describe('shards', () => {
     expect(shardOf('x', 1)).toBe(0);
   });
 
-  test('the JSON report reads back; merging refuses a repeated, mismatched or missing shard', () => {
-    const one = (index: number, count: number, base: string | null) =>
+  test('the JSON report reads back; merging refuses a repeated, mismatched, missing, foreign or failed shard', () => {
+    const one = (index: number, count: number, base: string | null, commit = 'e'.repeat(40), ok = true) =>
       checkReportFromJson(
         JSON.parse(
           JSON.stringify(
             checkReportJson({
-              ok: true,
+              ok,
               root: '/',
               base,
+              commit,
               fetchedBase: false,
               fetchedBlobs: 0,
               verified: 1,
@@ -355,6 +374,32 @@ describe('shards', () => {
     expect(kinds([one(0, 2, 'b')])).toEqual(['shard_missing']);
     expect(kinds([one(0, 2, 'b'), one(0, 2, 'b')])).toEqual(['shard_repeated', 'shard_missing']);
     expect(kinds([one(0, 2, 'b'), one(1, 2, 'other')])).toEqual(['shard_mismatch']);
+    // Bound to the gathering job's commit: a report of another commit is not merged (its heads neither).
+    const foreign = mergeShardReports(
+      [
+        { source: 'r0', report: one(0, 2, 'b') },
+        { source: 'forged', report: one(1, 2, 'b', 'f'.repeat(40)) },
+      ],
+      '',
+      'e'.repeat(40),
+    );
+    expect(foreign.faults.map((f) => [f.kind, f.path])).toEqual([
+      ['shard_foreign', 'forged'],
+      ['shard_missing', '.'],
+    ]);
+    expect(foreign.heads).toEqual({ a0: 'c'.repeat(64) });
+    expect(foreign.ok).toBe(false);
+    // A shard whose job failed with no fault to show (if-no-files-found: error) fails the merge, saying why.
+    const failed = mergeShardReports([
+      { source: 'r0', report: one(0, 2, 'b', 'e'.repeat(40), false), reasons: ['receipts: x matched no file'] },
+      { source: 'r1', report: one(1, 2, 'b') },
+    ]);
+    expect(failed.ok).toBe(false);
+    expect(failed.faults.map((f) => f.message)).toEqual(['r0: shard 1 of 2 failed: receipts: x matched no file']);
+    // Counts that do not count the items are not a report stepchain wrote.
+    const doc = JSON.parse(JSON.stringify(checkReportJson(one(0, 2, 'b')))) as Record<string, unknown>;
+    expect(() => checkReportFromJson({ ...doc, verified: 5 }, 'x.json')).toThrow(/do not count its 1 items/);
+    expect(() => checkReportFromJson({ ...doc, commit: 'HEAD' }, 'x.json')).toThrow(/commit is not a commit id/);
     expect(() => checkReportFromJson({ ok: true, items: 'no' }, 'x.json')).toThrow(
       /^x\.json: not a stepchain check report/,
     );
@@ -447,5 +492,19 @@ describe('links in the checkout', () => {
       files: [],
       links: [{ path: 'journals', severity: 'error' }],
     });
+  });
+
+  test('a backslash is part of a file name: `a\\b` is read, never `a/b`', async () => {
+    const root = path.join(tmp, 'backslash');
+    const good = journalBytes(path.join(root, '.sdd/runtime/journal/a\\b'), 2);
+    // What a reader splitting on backslashes would read instead.
+    mkdirSync(path.join(root, '.sdd/runtime/journal/a/b'), { recursive: true });
+    writeFileSync(path.join(root, '.sdd/runtime/journal/a/b/000000.jsonl'), 'not a journal\n');
+    const report = await checkWorkspace({ root });
+    expect(report.items).toEqual([
+      expect.objectContaining({ path: '.sdd/runtime/journal/a\\b/000000.jsonl', ok: true, steps: 2 }),
+    ]);
+    expect(report.faults).toEqual([]);
+    expect(good.length).toBeGreaterThan(0);
   });
 });

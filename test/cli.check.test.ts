@@ -81,6 +81,7 @@ test('check that matches nothing says so and exits 1; --allow-empty accepts it; 
   expect(Object.keys(doc).sort()).toEqual(
     [
       'base',
+      'commit',
       'failed',
       'faults',
       'fetched_base',
@@ -105,4 +106,19 @@ test('check that matches nothing says so and exits 1; --allow-empty accepts it; 
   expect((doc['items'] as Record<string, unknown>[])[0]).toMatchObject({
     path: '.sdd/runtime/journal/alice/000000.jsonl',
   });
+});
+
+test('one line per file: a journal renamed to a path holding a newline cannot print a line of its own', () => {
+  const dir = initRepo(path.join(tmp, 'repo-rename'));
+  append(dir, 'alice', 2);
+  commitAll(dir, 'a journal');
+  const forged = 'x\nOK   journal forged: 9 steps (ok)';
+  const from = path.dirname(journalFile(dir, 'alice'));
+  git(dir, 'mv', from, path.join(path.dirname(from), forged));
+  git(dir, 'commit', '-q', '-m', 'rename alice');
+  const r = cli(['check', '--base', 'HEAD~1', '--journals', '.sdd/runtime/journal/*/000000.jsonl'], { cwd: dir });
+  expectNoStack(r);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('renamed to .sdd/runtime/journal/x\\nOK   journal');
+  expect(r.stdout.split('\n').filter((l) => l.startsWith('OK   journal forged'))).toEqual([]);
 });

@@ -114,6 +114,20 @@ describe('a torn tail is moved aside, and the operator is told', () => {
     expect(readFileSync(j.file, 'utf8').startsWith(before)).toBe(true);
   });
 
+  it('the notice is one line the terminal shows, whatever the path holds', () => {
+    const hostile = path.join(root, 'proj\u001b]52;c;UFdORUQ=\u0007\n\u202eevil');
+    const dir = path.join(hostile, '.sdd', 'runtime', 'journal', 'h');
+    const j = Journal.open(dir, { durability: 'none' });
+    j.append({ prompt: 'one' });
+    writeFileSync(j.file, `${readFileSync(j.file, 'utf8')}{"blob_refs":[],"in`);
+    const r = cli(['append', j.dir, '--prompt', 'next', '--no-snapshot'], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(r.stderr).toContain('proj\\x1b]52;c;UFdORUQ=\\x07\\n\\u202eevil');
+    expect(r.stderr).toContain('moved a torn tail of 19 bytes');
+  });
+
   it('a complete row that only lost its newline is kept, the newline written, nothing said', () => {
     const j = fresh(2);
     const before = readFileSync(j.file, 'utf8');

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { generateKeyPairSync } from 'node:crypto';
 import { Cas, casDir, Journal, journalDir, journalFile } from '../src/journal';
@@ -718,6 +719,46 @@ describe('the attack, whole: one signed receipt, two journals', () => {
     expect(r.ok).toBe(false);
     expect(r.errors.map((e) => e.kind)).toEqual(['corrupt_archive']);
     expect(r.errors[0]!.message).toMatch(/padding/);
+  });
+});
+
+describe('the attack, whole: one gzip receipt, two archives', () => {
+  it('a tar hidden in the gzip header (FEXTRA) makes GNU tar read another journal from the same bytes: refused', () => {
+    const project = path.join(root, 'polyglot');
+    const j = Journal.open(journalDir(project, 'payments'), { durability: 'none' });
+    j.append({ prompt: 'transfer $10 to alice', ts: 1_700_000_000 });
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const key = parsePrivateKey(Buffer.from(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()), 'k.pem');
+    const honest = buildReceipt(journalFile(project, 'payments'), { signKey: key });
+    const gz = gzipSync(honest.bytes);
+    expect(verifyReceipt(gz, { publicKeys: [key.publicKey] }).ok).toBe(true);
+    // A plain tar of the same members but another journal, behind a first header that begins with the
+    // gzip header (FLG.FEXTRA set, XLEN covering the rest of the tar); the deflate stream follows it.
+    const evil = '{"transfer":"$10000 to mallory"}\n';
+    const inner = archive([
+      member({ name: 'x' }),
+      ...readTar(honest.bytes).map((e) =>
+        member({ name: e.name, data: e.name.startsWith('journal/') ? Buffer.from(evil) : Buffer.from(e.data) }),
+      ),
+    ]);
+    const xlen = inner.length - 12;
+    Buffer.from([...gz.subarray(0, 10), xlen & 0xff, xlen >> 8]).copy(inner, 0);
+    inner[3] = gz[3]! | 0x04;
+    setChecksum(inner, 0);
+    const hostile = Buffer.concat([inner, gz.subarray(10)]);
+    const f = path.join(root, 'polyglot.receipt.tar.gz');
+    writeFileSync(f, hostile);
+    // The gzip view is the honest, signed receipt; GNU tar reads the plain tar and extracts the other journal.
+    expect(gunzipSync(hostile).equals(honest.bytes)).toBe(true);
+    const gnu = spawnSync('tar', ['-xOf', f, 'journal/000000.jsonl'], { encoding: 'utf8' });
+    expect(gnu.stdout).toBe(evil);
+    // stepchain: refused, and says why.
+    const r = verifyReceipt(hostile, { publicKeys: [key.publicKey] });
+    expect(r.ok).toBe(false);
+    expect(r.errors.map((e) => e.kind)).toEqual(['corrupt_archive']);
+    expect(r.errors[0]!.message).toMatch(/also read as a tar header/);
+    // An honest gzip receipt is not one (its first block fails every checksum).
+    expect(verifyReceipt(gz, { publicKeys: [key.publicKey] }).ok).toBe(true);
   });
 });
 

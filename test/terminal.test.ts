@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { runCli } from '../src/cli/main';
 import type { CommandIO } from '../src/cli/io';
+import { terminalProgress } from '../src/util/progress';
 import { sanitize } from '../src/util/terminal';
 import { HOSTILE } from './helpers/hostile';
 
@@ -82,5 +83,28 @@ describe('the CLI sink', () => {
     const c = capture();
     expect(await runCli([`${HOSTILE.title}${HOSTILE.c1}`], c.io)).toBe(2);
     expect(c.err.join('')).not.toMatch(ACTS);
+  });
+});
+
+describe('the progress line', () => {
+  it('shows a hostile file name through the same sanitiser', () => {
+    const written: string[] = [];
+    const stream = {
+      isTTY: true,
+      columns: 400,
+      write: (s: string) => written.push(s),
+    } as unknown as NodeJS.WriteStream;
+    const p = terminalProgress(
+      `verifying ${HOSTILE.bidi} ${HOSTILE.osc52}`,
+      { STEPCHAIN_PROGRESS_AFTER_MS: '0' },
+      stream,
+    )!;
+    p.update(1, 2);
+    p.done();
+    const line = written[0]!;
+    expect(line.startsWith('\r\x1b[K')).toBe(true);
+    expect(ACTS.test(line.slice(4))).toBe(false);
+    expect(line).toContain(sanitize(HOSTILE.bidi));
+    expect(written[1]).toBe('\r\x1b[K');
   });
 });

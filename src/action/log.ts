@@ -1,4 +1,5 @@
 import * as core from '@actions/core';
+import { sanitize } from '../util/terminal';
 
 /**
  * Log lines that cannot become workflow commands. The runner reads stdout line
@@ -7,14 +8,14 @@ import * as core from '@actions/core';
  * member name or a `mutation_kind` value with a newline in it could otherwise
  * forge an annotation, mask a value (`::add-mask::`) or stop command processing
  * (`::stop-commands::`). Every line the Action prints with data in it goes
- * through `safeLine`: line breaks and other control characters are shown as
- * `\uXXXX`, a leading `::` and any `##[` are escaped. Annotations and
- * `setFailed` go through @actions/core, which escapes their data itself.
+ * through `safeLine`: first the one terminal sanitiser (src/util/terminal.ts:
+ * line breaks, escape sequences, which GitHub's log viewer renders as colours,
+ * and bidi controls are shown as `\n`, `\x1b`, `\u202e`), then a leading `::`
+ * and any `##[` are escaped. Annotations and `setFailed` go through
+ * @actions/core, which escapes their data itself.
  */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
 export function safeLine(s: string): string {
-  let t = s.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let t = sanitize(s);
   t = t.replace(/##\[/g, '##\\[');
   if (/^\s*::/.test(t)) t = t.replace('::', '\\::');
   return t;

@@ -10,7 +10,9 @@ import {
   COMMENT_MARKER,
   COMMENT_MAX_CHARS,
   emptyFindings,
+  ensureCommit,
   exportAllReceipts,
+  forkPoint,
   forkTree,
   globSet,
   headCommit,
@@ -28,6 +30,7 @@ import {
   type ExportedReceipt,
   type ForkTreeNode,
   type ItemKind,
+  type ShardPart,
 } from '../check';
 import { asStepchainError, InputError, StepchainError } from '../errors';
 import { readUnder } from '../util/nofollow';
@@ -217,8 +220,29 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   const anchors = await resolveAnchors(workspace, inputs, event.base);
   for (const k of anchors.keySources) info(`Trusted key ${k.keyId} from ${k.source}`);
   if (anchors.expectedHeads !== undefined) info(`Pinned heads from ${anchors.expectedHeads.source}`);
-  const base = inputs.appendOnly ? event.base : undefined;
+  let base = inputs.appendOnly ? event.base : undefined;
   if (!inputs.appendOnly) notes.push('append-only was switched off (append-only: false)');
+  let fetchedForFork = false;
+  const histories = inputs.journals.patterns !== null || inputs.runs.patterns !== null;
+  if (base !== undefined && histories && (event.name === 'pull_request' || event.name === 'pull_request_target')) {
+    // A checkout of the PR's own head lacks what the base branch appended since it branched: compare with the fork point.
+    fetchedForFork = await ensureCommit(workspace, base);
+    const from = await forkPoint(workspace, base);
+    const note =
+      from === undefined
+        ? `${event.name}: the checkout is not built on the PR's base ${base.slice(0, 12)} and its history is too ` +
+          'shallow to find where the PR branched: rows the base branch appended since will show as truncated ' +
+          '(check out with fetch-depth: 0)'
+        : from !== base
+          ? `${event.name}: the checkout is the PR's own head, not built on its base ${base.slice(0, 12)}: the ` +
+            `journals are compared with where the PR branched from it, ${from.slice(0, 12)}`
+          : undefined;
+    if (note !== undefined) {
+      info(note);
+      notes.push(note);
+    }
+    if (from !== undefined) base = from;
+  }
 
   const kinds: [ItemKind, ActionInputs['journals']][] = [
     ['journal', inputs.journals],
@@ -245,7 +269,7 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
     shard: inputs.shard,
   });
   // The anchors may have fetched the base already (then the check found it there).
-  if (anchors.fetchedBase) report.fetchedBase = true;
+  if (anchors.fetchedBase || fetchedForFork) report.fetchedBase = true;
   if (report.fetchedBase) info(`Fetched the base commit ${event.base} (shallow checkout).`);
   if (report.fetchedBlobs > 0)
     info(`Fetched ${report.fetchedBlobs} blobs of the base commit in one batch (partial clone).`);
@@ -286,12 +310,28 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   );
   if (inputs.uploadArtifact) {
     // With the JSON report, an offline HTML report per journal and receipt for reviewers.
-    const html = writeHtmlReports(report.items, { root: workspace, outDir: path.join(dir, 'html') });
+    const html = writeHtmlReports(report.items, {
+      root: workspace,
+      outDir: path.join(dir, 'html'),
+      publicKeys: anchors.publicKeys,
+    });
     for (const w of html.warnings) core.warning(oneLineMessage(w));
     const id = await uploadFiles(defaultArtifactName(inputs), [reportFile, headsFile, ...html.files], dir);
     core.setOutput('artifact-id', id);
   }
   if (ok) info(`stepchain: ${report.verified} verified, 0 failed.`);
+}
+
+/**
+ * The commit this job checks: its checkout's HEAD, or GITHUB_SHA without a
+ * checkout. A shard's report counts only when it was made from the same commit.
+ */
+async function gatherCommit(workspace: string): Promise<string> {
+  const head = await headCommit(workspace);
+  if (head !== undefined) return head;
+  const sha = process.env['GITHUB_SHA'] ?? '';
+  if (/^[0-9a-f]{40,64}$/.test(sha)) return sha;
+  throw new InputError('gather: no checkout and no GITHUB_SHA: cannot tell which commit the shards must have checked');
 }
 
 /** Gather mode: the shards' report.json files (downloaded artifacts) as one check. */
@@ -303,7 +343,8 @@ async function gatherMode(inputs: ActionInputs, workspace: string, event: EventB
     throw new InputError(
       `input reports: ${inputs.reports.join(', ')} matched no file (download the shards' artifacts first)`,
     );
-  const parts: { source: string; report: CheckReport }[] = [];
+  const commit = await gatherCommit(workspace);
+  const parts: ShardPart[] = [];
   for (const rel of scan.files) {
     const r = readUnder(workspace, rel, 512 * 1024 * 1024);
     if (r.kind !== 'file') throw new InputError(`input reports: ${rel}: not a readable regular file`);
@@ -315,12 +356,19 @@ async function gatherMode(inputs: ActionInputs, workspace: string, event: EventB
     }
     if (typeof doc === 'object' && doc !== null && (doc as Record<string, unknown>)['mode'] !== 'verify')
       throw new InputError(`input reports: ${rel}: not a verify-mode report`);
-    parts.push({ source: rel, report: checkReportFromJson(doc, `input reports: ${rel}`, workspace) });
+    const empty = (doc as Record<string, unknown>)['nothing_matched'];
+    parts.push({
+      source: rel,
+      report: checkReportFromJson(doc, `input reports: ${rel}`, workspace),
+      reasons: Array.isArray(empty) ? empty.filter((x): x is string => typeof x === 'string') : [],
+    });
   }
-  const report = mergeShardReports(parts, workspace);
-  info(`Gathered ${parts.length} shard reports: ${report.verified} verified, ${report.failed} failed.`);
+  const report = mergeShardReports(parts, workspace, commit);
+  info(
+    `Gathered ${parts.length} shard reports of commit ${commit}: ${report.verified} verified, ${report.failed} failed.`,
+  );
   if (!report.ok) core.setFailed(oneLineMessage(failureLine(report.faults, 'verification failed')));
-  for (const f of report.faults) info(`${f.severity === 'error' ? 'FAULT' : 'WARNING'} ${where(f)}: ${f.message}`);
+  annotate(report.faults, report.ok ? MAX_ANNOTATIONS : MAX_ANNOTATIONS - 1);
   const notes = [`gathered from ${parts.length} shard report${parts.length === 1 ? '' : 's'}`];
   const dir = reportDir();
   const forks = await forkTree(workspace);

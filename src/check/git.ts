@@ -243,3 +243,33 @@ export async function parentsOf(cwd: string, commit: string): Promise<string[]> 
     return [];
   }
 }
+
+/**
+ * Where a pull request's checkout branched from its base: `base` itself when
+ * the checkout contains it (the merge commit actions/checkout makes), else the
+ * merge base of the two (a checkout of the PR's own head, whose branch does not
+ * have what the base branch appended since); undefined when history does not
+ * say (a shallow checkout without the fork point).
+ */
+export async function forkPoint(cwd: string, base: string, head = 'HEAD'): Promise<string | undefined> {
+  // The commit object names its parents even in a shallow clone, where history above it is cut off.
+  try {
+    const raw = (await gitRun(cwd, ['cat-file', 'commit', head])).toString('utf8');
+    const header = raw.slice(0, raw.indexOf('\n\n'));
+    if (header.split('\n').some((l) => l === `parent ${base}`)) return base;
+  } catch {
+    return undefined;
+  }
+  try {
+    await gitRun(cwd, ['merge-base', '--is-ancestor', base, head]);
+    return base;
+  } catch {
+    /* not an ancestor, or not known in a shallow history */
+  }
+  try {
+    const out = (await gitRun(cwd, ['merge-base', base, head])).toString('utf8').trim();
+    return /^[0-9a-f]{40,64}$/.test(out) ? out : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { IntegrityError, StepchainError } from '../errors';
 import { loadReportSource, writeReport, type ReportSource } from '../report';
 import { casSource } from '../report/source';
+import type { PublicKey } from '../receipt';
 import { lstatUnder, readUnder } from '../util/nofollow';
 import type { CheckedItem } from './workspace';
 
@@ -14,13 +15,13 @@ import type { CheckedItem } from './workspace';
  * path); an absolute path is a file the Action wrote itself (an exported receipt).
  */
 
-function sourceOf(i: CheckedItem, root: string): ReportSource {
-  if (path.isAbsolute(i.path)) return loadReportSource(i.path, root);
+function sourceOf(i: CheckedItem, root: string, publicKeys: PublicKey[]): ReportSource {
+  if (path.isAbsolute(i.path)) return loadReportSource(i.path, root, { publicKeys });
   if (i.kind === 'receipt') {
     const st = lstatUnder(root, i.path);
     if (st.kind !== 'file')
       throw new IntegrityError(st.kind === 'symlink' ? `${st.at} is a symbolic link` : 'not a regular file');
-    return loadReportSource(path.join(root, i.path), root);
+    return loadReportSource(path.join(root, i.path), root, { publicKeys });
   }
   const r = readUnder(root, i.path);
   if (r.kind !== 'file')
@@ -34,6 +35,8 @@ export interface HtmlReportsOptions {
   /** At most this many reports (default 100). */
   limit?: number;
   maxTotalBlobBytes?: number;
+  /** The check's trusted keys: a receipt's page says what the check said of its signature. */
+  publicKeys?: PublicKey[];
 }
 
 export interface HtmlReports {
@@ -56,7 +59,7 @@ export function writeHtmlReports(items: CheckedItem[], options: HtmlReportsOptio
     used.add(name);
     const file = path.join(options.outDir, `${name}.html`);
     try {
-      writeReport(sourceOf(i, options.root), file, {
+      writeReport(sourceOf(i, options.root, options.publicKeys ?? []), file, {
         root: options.root,
         force: true,
         maxTotalBlobBytes: options.maxTotalBlobBytes ?? 2 * 1024 * 1024,

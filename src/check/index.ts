@@ -3,6 +3,7 @@ export type { AppendOnlyKind, AppendOnlyResult } from './append-only';
 export { DEFAULT_SESSIONS, forkTree, forkTreeFromSessions } from './forks';
 export {
   ensureCommit,
+  forkPoint,
   headCommit,
   listBlobsAtCommit,
   listFilesAtCommit,
@@ -45,7 +46,7 @@ export type {
   TrustedKeySource,
 } from './workspace';
 export { checkReportFromJson, checkReportJson, mergeShardReports } from './json';
-export type { CheckReportJson } from './json';
+export type { CheckReportJson, ShardPart } from './json';
 export { emptyFindings } from './empty';
 export { exportAllReceipts, WorkspaceCas } from './export';
 export type { ExportAllOptions, ExportAllResult, ExportedReceipt } from './export';

@@ -10,6 +10,7 @@ import type { CheckedItem, CheckFault, CheckReport, ItemKind, Shard, TrustedKeyS
 export interface CheckReportJson {
   ok: boolean;
   base: string | null;
+  commit: string | null;
   fetched_base: boolean;
   fetched_blobs: number;
   verified: number;
@@ -26,6 +27,7 @@ export function checkReportJson(report: CheckReport): CheckReportJson {
   return {
     ok: report.ok,
     base: report.base,
+    commit: report.commit,
     fetched_base: report.fetchedBase,
     fetched_blobs: report.fetchedBlobs,
     verified: report.verified,
@@ -148,14 +150,23 @@ export function checkReportFromJson(doc: unknown, source: string, root = ''): Ch
     : [];
   const base = doc['base'];
   if (base !== null && typeof base !== 'string') bad('base is not a commit id or null');
+  const commit = doc['commit'] ?? null;
+  if (commit !== null && !(typeof commit === 'string' && /^[0-9a-f]{40,64}$/.test(commit)))
+    bad('commit is not a commit id or null');
+  const verified = int(doc, 'verified', 'report');
+  const failed = int(doc, 'failed', 'report');
+  const okItems = items.filter((i) => i.ok).length;
+  if (verified !== okItems || failed !== items.length - okItems)
+    bad(`verified ${verified} and failed ${failed} do not count its ${items.length} items`);
   return {
     ok: bool(doc, 'ok', 'report'),
     root,
     base: base as string | null,
+    commit: commit as string | null,
     fetchedBase: doc['fetched_base'] === true,
     fetchedBlobs: Number.isSafeInteger(doc['fetched_blobs']) ? (doc['fetched_blobs'] as number) : 0,
-    verified: int(doc, 'verified', 'report'),
-    failed: int(doc, 'failed', 'report'),
+    verified,
+    failed,
     heads,
     items,
     faults,
@@ -165,20 +176,46 @@ export function checkReportFromJson(doc: unknown, source: string, root = ''): Ch
   };
 }
 
+/** One shard's report as gather mode read it. */
+export interface ShardPart {
+  /** Where it was read from (for messages). */
+  source: string;
+  report: CheckReport;
+  /** What failed the shard's job besides its faults (its `nothing_matched` lines), shown when `ok` is false. */
+  reasons?: string[];
+}
+
 /**
  * The shards' reports as one: every shard of one count present exactly once,
- * all checked against the same base; a missing, repeated or mismatched shard is
- * a fault (the merged check fails), never silently a smaller check.
+ * all checked against the same base and, when `commit` is given, all made from
+ * that commit (the gathering job's own checkout: a report.json committed to the
+ * repository cannot name the commit that holds it, so a pull request cannot
+ * bring its own "green" shard). A report from another commit is not merged at
+ * all; a missing, repeated or mismatched shard, or a shard whose job failed for
+ * a reason none of its faults shows, is a fault (the merged check fails), never
+ * silently a smaller or greener check.
  */
-export function mergeShardReports(reports: { source: string; report: CheckReport }[], root = ''): CheckReport {
+export function mergeShardReports(parts: ShardPart[], root = '', commit?: string): CheckReport {
   const faults: CheckFault[] = [];
   const shardFault = (path: string, kind: string, message: string): void => {
     faults.push({ item: 'journal', path, line: null, kind, message, severity: 'error' });
   };
+  const reports: ShardPart[] = [];
+  for (const part of parts) {
+    const c = part.report.commit;
+    if (commit === undefined || c === commit) reports.push(part);
+    else
+      shardFault(
+        part.source,
+        'shard_foreign',
+        `${part.source}: made from commit ${c ?? 'none'}, not this job's ${commit}: not a report of this run's shards ` +
+          '(a report.json committed to the repository, or left from another run?); not merged',
+      );
+  }
   const count = reports.find((r) => r.report.shard !== null)?.report.shard?.count ?? 1;
   const byIndex = new Map<number, string>();
   const base = reports[0]?.report.base ?? null;
-  for (const { source, report } of reports) {
+  for (const { source, report, reasons } of reports) {
     const s = report.shard ?? { index: 0, count: 1 };
     if (s.count !== count)
       shardFault(
@@ -199,6 +236,15 @@ export function mergeShardReports(reports: { source: string; report: CheckReport
         'shard_mismatch',
         `${source}: checked against base ${report.base ?? 'none'}, not ${base ?? 'none'}`,
       );
+    // A shard that failed with no failed file and no error fault (e.g. if-no-files-found: error): its verdict stands.
+    const explained = report.items.some((i) => !i.ok) || report.faults.some((f) => f.severity === 'error');
+    if (!report.ok && !explained)
+      shardFault(
+        source,
+        'shard_failed',
+        `${source}: shard ${s.index + 1} of ${s.count} failed` +
+          (reasons !== undefined && reasons.length > 0 ? `: ${reasons.join('; ')}` : ' (see its job)'),
+      );
   }
   for (let i = 0; i < count; i++)
     if (!byIndex.has(i))
@@ -207,11 +253,12 @@ export function mergeShardReports(reports: { source: string; report: CheckReport
         'shard_missing',
         `shard ${i + 1} of ${count} sent no report (did its job fail before the check?)`,
       );
-  if (reports.length === 0) shardFault('.', 'shard_missing', 'no shard reports were found');
+  if (reports.length === 0 && parts.length === 0) shardFault('.', 'shard_missing', 'no shard reports were found');
   const merged: CheckReport = {
     ok: true,
     root,
     base,
+    commit: commit ?? reports[0]?.report.commit ?? null,
     fetchedBase: reports.some((r) => r.report.fetchedBase),
     fetchedBlobs: reports.reduce((n, r) => n + r.report.fetchedBlobs, 0),
     verified: 0,
@@ -228,6 +275,7 @@ export function mergeShardReports(reports: { source: string; report: CheckReport
     if (i.ok) merged.verified++;
     else merged.failed++;
   }
-  merged.ok = merged.failed === 0 && !merged.faults.some((f) => f.severity === 'error');
+  merged.ok =
+    merged.failed === 0 && !merged.faults.some((f) => f.severity === 'error') && reports.every((r) => r.report.ok);
   return merged;
 }

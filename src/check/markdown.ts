@@ -102,31 +102,48 @@ function mermaidId(id: string, ids: Map<string, string>): string {
   return m;
 }
 
-/** A Mermaid `flowchart` of the fork tree (empty string when there are no forks); at most `maxForks` forks. */
+/** Mermaid refuses to draw a diagram whose text is over 50,000 characters (its `maxTextSize`): stay under it. */
+const MERMAID_MAX_TEXT = 45_000;
+
+/**
+ * A Mermaid `flowchart` of the fork tree (empty string when there are no
+ * forks): at most `maxForks` forks and at most MERMAID_MAX_TEXT characters of
+ * diagram (labels of escaped characters are long), the rest counted.
+ */
 export function forkTreeMermaid(forks: ForkTreeNode[], maxForks = 200): string {
   if (forks.length === 0) return '';
   const ids = new Map<string, string>();
+  const nodeLine = (id: string, label: string | null): string =>
+    `  ${mermaidId(id, ids)}["${label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id)}"]`;
+  const edgeLine = (f: ForkTreeNode): string =>
+    `  ${mermaidId(f.parent!, ids)} -->|"${mermaidText(f.fromStep === null ? 'session' : `step ${f.fromStep}`)}"| ${mermaidId(f.id, ids)}`;
+  const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
+  // The forks drawn: in order, while the diagram (counting each one's node, edge and parent node) stays small.
+  const drawn: ForkTreeNode[] = [];
+  let size = 40;
+  for (const f of sorted.slice(0, maxForks)) {
+    const cost =
+      nodeLine(f.id, f.label).length +
+      1 +
+      (f.parent === null ? 0 : edgeLine(f).length + nodeLine(f.parent, null).length + 2);
+    if (size + cost > MERMAID_MAX_TEXT) break;
+    size += cost;
+    drawn.push(f);
+  }
   const lines = ['```mermaid', 'flowchart LR'];
   const declared = new Set<string>();
   const declare = (id: string, label: string | null): void => {
     if (declared.has(id)) return;
     declared.add(id);
-    const text = label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id);
-    lines.push(`  ${mermaidId(id, ids)}["${text}"]`);
+    lines.push(nodeLine(id, label));
   };
-  const sorted = [...forks]
-    .sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id))
-    .slice(0, maxForks);
   // Forks first (with their labels), then roots that are only ever parents.
-  for (const f of sorted) declare(f.id, f.label);
-  for (const f of sorted) if (f.parent !== null) declare(f.parent, null);
-  for (const f of sorted) {
-    if (f.parent === null) continue;
-    const edge = f.fromStep === null ? 'session' : `step ${f.fromStep}`;
-    lines.push(`  ${mermaidId(f.parent, ids)} -->|"${mermaidText(edge)}"| ${mermaidId(f.id, ids)}`);
-  }
+  for (const f of drawn) declare(f.id, f.label);
+  for (const f of drawn) if (f.parent !== null) declare(f.parent, null);
+  for (const f of drawn) if (f.parent !== null) lines.push(edgeLine(f));
   lines.push('```');
-  if (forks.length > maxForks) lines.push('', `… and ${forks.length - maxForks} more forks (see the JSON report).`);
+  if (forks.length > drawn.length)
+    lines.push('', `… and ${forks.length - drawn.length} more forks (see the JSON report).`);
   return lines.join('\n');
 }
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { verifyJournalBytes } from '../journal';
-import { DEFAULT_MAX_RECEIPT_BYTES, loadReceipt, signatureVerdict, verifyReceipt, type PublicKey } from '../receipt';
+import { DEFAULT_MAX_RECEIPT_BYTES, inspectReceipt, signatureVerdict, type PublicKey } from '../receipt';
 import { readRunJournalBytes } from '../runs/verify';
 import { isSafeId } from '../util/ids';
 import { readUnder, type CheckedDirs } from '../util/nofollow';
 import { checkAppendOnly, type AppendOnlyKind } from './append-only';
-import { ensureCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from './git';
+import { ensureCommit, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from './git';
 import { globSet, matchesGlob, scanFiles, type DirCache, type GlobSet } from './glob';
 
 /**
@@ -105,6 +105,13 @@ export interface CheckReport {
   ok: boolean;
   root: string;
   base: string | null;
+  /**
+   * The checkout's HEAD commit the files were read from (null outside a git
+   * repository). A gathering job accepts a shard's report only for its own
+   * commit: a report committed to the repository cannot name the commit that
+   * holds it.
+   */
+  commit: string | null;
   /** Whether the base commit had to be fetched. */
   fetchedBase: boolean;
   /** Base blobs fetched in one batch (a partial clone). */
@@ -161,6 +168,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
     ok: true,
     root,
     base: options.base ?? null,
+    commit: (await headCommit(root)) ?? null,
     fetchedBase: false,
     fetchedBlobs: 0,
     verified: 0,
@@ -463,12 +471,9 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         report.items.push({ kind: 'receipt', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
         continue;
       }
-      const r = verifyReceipt(bytes, keys.length > 0 ? { publicKeys: keys } : {});
-      try {
-        id = loadReceipt(bytes).manifest.agent_id;
-      } catch {
-        /* a receipt that does not load keeps its file name; verifyReceipt reported why */
-      }
+      const { verdict: r, receipt } = inspectReceipt(bytes, keys.length > 0 ? { publicKeys: keys } : {});
+      // A receipt that does not load keeps its file name; the verdict says why.
+      if (receipt !== undefined) id = receipt.manifest.agent_id;
       const item: CheckedItem = {
         kind: 'receipt',
         path: rel,

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { finishLastLine, moveTornTailAside } from '../util/fs';
+import { sanitize } from '../util/terminal';
 import { scanSlices } from './parallel';
 import type { ChainState, RecoveredTail } from './recover';
 import { stitchRecovery } from './stitch';
@@ -25,10 +26,12 @@ export interface TornTailMoved {
   bytes: number;
 }
 
-/** The default notice: one line on stderr. */
+/** The default notice: one line on stderr, through the terminal sanitiser (a path may hold escapes). */
 export function printTornTailNotice(m: TornTailMoved): void {
   process.stderr.write(
-    `stepchain: ${m.file}: moved a torn tail of ${m.bytes} byte${m.bytes === 1 ? '' : 's'} (a write that never finished) to ${m.sideFile}\n`,
+    `${sanitize(
+      `stepchain: ${m.file}: moved a torn tail of ${m.bytes} byte${m.bytes === 1 ? '' : 's'} (a write that never finished) to ${m.sideFile}`,
+    )}\n`,
   );
 }
 

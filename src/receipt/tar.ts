@@ -226,6 +226,33 @@ function parsePax(data: Buffer, at: number): Map<string, string> {
 }
 
 /**
+ * Whether a block passes the header checksum as the most lenient reader parses
+ * it (GNU tar, Python: leading spaces, octal digits up to anything else, or a
+ * base-256 number; the unsigned or the signed sum). Such a block starts a tar
+ * archive for those readers, whatever else the bytes are.
+ */
+function readsAsTarHeader(h: Buffer): boolean {
+  let stored: number;
+  if (h[148] === 0x80 || h[148] === 0xff) {
+    stored = 0;
+    for (let i = 149; i < 156; i++) stored = stored * 256 + h[i]!;
+    if (h[148] === 0xff) stored -= 2 ** 56;
+  } else {
+    const m = /^[\0 ]*\+?(?:0o)?([0-7][0-7_]*)/i.exec(h.toString('latin1', 148, 156));
+    if (m === null) return false;
+    stored = parseInt(m[1]!.replace(/_/g, ''), 8);
+  }
+  let unsigned = 0;
+  let signed = 0;
+  for (let i = 0; i < BLOCK; i++) {
+    const b = i >= 148 && i < 156 ? 0x20 : h[i]!;
+    unsigned += b;
+    signed += b >= 0x80 ? b - 0x100 : b;
+  }
+  return stored === unsigned || stored === signed;
+}
+
+/**
  * Decompresses a gzip receipt (magic 1f 8b) with a size cap; other bytes are
  * returned as they are. Concatenated gzip members and trailing zero bytes read
  * the same everywhere (gzip, Python, node); anything else after the stream is
@@ -233,6 +260,12 @@ function parsePax(data: Buffer, at: number): Map<string, string> {
  */
 export function maybeGunzip(bytes: Buffer, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
   if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  // A gzip header can carry 64 KiB of anything (FEXTRA): a whole tar archive whose first header starts with the
+  // gzip magic. GNU tar (and file(1)) read such bytes as that plain tar, gzip readers as the compressed one.
+  if (bytes.length >= BLOCK && readsAsTarHeader(bytes.subarray(0, BLOCK)))
+    throw corrupt(
+      'gzip data whose first 512 bytes also read as a tar header: GNU tar would read another archive from the same bytes',
+    );
   try {
     return gunzipSync(bytes, { maxOutputLength: maxBytes });
   } catch (e) {

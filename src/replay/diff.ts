@@ -2,15 +2,7 @@ import path from 'node:path';
 import type { JsonValue } from '../canonical';
 import type { ErrorFault } from '../errors';
 import { readJournalBytes, readJournalFile, resolveJournal, type JournalEntry, type StepList } from '../journal';
-import {
-  describeReceiptFault,
-  loadReceipt,
-  looksLikeReceipt,
-  ReceiptFormatError,
-  signatureVerdict,
-  verifyReceipt,
-  type PublicKey,
-} from '../receipt';
+import { describeReceiptFault, inspectReceipt, looksLikeReceipt, signatureVerdict, type PublicKey } from '../receipt';
 import { BrokenChainError, storedRow, targetPath } from './source';
 import { fieldsChanged, type ContentField } from './step';
 
@@ -50,27 +42,23 @@ export function openForDiff(target: string, options: DiffOpenOptions = {}): Diff
   const t = targetPath(target, cwd);
   if (path.isAbsolute(t) && looksLikeReceipt(t)) {
     const keys = options.publicKeys ?? [];
-    const v = verifyReceipt(t, keys.length > 0 ? { publicKeys: keys } : {});
+    // One read: the rows compared are the bytes that were verified, whatever happens to the file meanwhile.
+    const { verdict: v, receipt } = inspectReceipt(t, keys.length > 0 ? { publicKeys: keys } : {});
     const errors = v.errors.map((f) => ({
       file: f.member === undefined ? t : `${t}:${f.member}`,
       line: f.line ?? null,
       kind: f.kind,
       message: f.message,
     }));
-    let journal: Buffer;
-    try {
-      journal = loadReceipt(t).journal;
-    } catch (e) {
-      // An archive that cannot be read at all has no chain to compare.
-      if (e instanceof ReceiptFormatError)
-        throw new BrokenChainError(
-          t,
-          v.errors.map((f) => describeReceiptFault(t, f)),
-          'receipt',
-          errors,
-        );
-      throw e;
-    }
+    // An archive that cannot be read at all has no chain to compare.
+    if (receipt === undefined)
+      throw new BrokenChainError(
+        t,
+        v.errors.map((f) => describeReceiptFault(t, f)),
+        'receipt',
+        errors,
+      );
+    const journal = receipt.journal;
     const r = readJournalBytes(journal);
     const verdict = signatureVerdict(v, keys.length);
     const chainErrors = errors.filter((f) => f.kind !== 'no_trusted_key');

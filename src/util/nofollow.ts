@@ -26,8 +26,11 @@ export type UnderRead =
   /** Larger than the cap: nothing was read. */
   | { kind: 'too_large'; size: number };
 
+/** Separators of a relative path: `/`, and on Windows `\` too (elsewhere a backslash is part of a file name). */
+const SEPARATORS = path.sep === '\\' ? /[\\/]+/ : /\/+/;
+
 function components(rel: string): string[] {
-  const parts = rel.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
+  const parts = rel.split(SEPARATORS).filter((p) => p !== '' && p !== '.');
   if (path.isAbsolute(rel) || parts.includes('..'))
     throw new Error(`${JSON.stringify(rel)} is not a path inside the root`);
   return parts;

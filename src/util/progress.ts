@@ -1,3 +1,5 @@
+import { sanitize } from './terminal';
+
 /**
  * Progress of a long operation on a terminal (docs/journal.md, "Progress"): after
  * about a second, one line on stderr rewritten in place (`\r`), cleared when
@@ -23,8 +25,8 @@ export function terminalProgress(
   const start = Date.now();
   let last = 0;
   let shown = false;
-  // Control characters in a label (a file name) would move the cursor: shown as `?`.
-  const safe = label.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  // A label (a file name) goes through the one terminal sanitiser: nothing in it moves the cursor or reorders the line.
+  const safe = sanitize(label);
   return {
     update(done, total) {
       const now = Date.now();

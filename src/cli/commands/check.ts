@@ -114,12 +114,17 @@ export const checkCommand: Command = {
       );
     } else {
       for (const i of report.items) {
+        // One line per file, whatever its path or status holds (a rename's status names the new path).
         io.out(
-          `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${sanitize(i.path)}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
+          sanitize(
+            `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
+          ),
         );
       }
       io.out(
-        `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`,
+        sanitize(
+          `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`,
+        ),
       );
     }
     for (const f of report.faults)
