@@ -5298,6 +5298,7 @@ function stitchRecovery(file, slices, from, end, linesBefore) {
 
 
 
+
 /**
  * Recovery on open, in two small steps a writer calls under its lock
  * (docs/journal.md, "Recovery on open"): `checkTail` judges the bytes from a
@@ -5310,9 +5311,9 @@ function checkTail(file, from, size, env) {
     const slices = scanSlices({ kind: 'file', path: file }, from.offset, size, { strict: false, recovery: true }, env);
     return stitchRecovery(file, slices, from, size, () => (from.offset === 0 ? 0 : countLinesInFile(file, from.offset)));
 }
-/** The default notice: one line on stderr. */
+/** The default notice: one line on stderr, through the terminal sanitiser (a path may hold escapes). */
 function printTornTailNotice(m) {
-    process.stderr.write(`stepchain: ${m.file}: moved a torn tail of ${m.bytes} byte${m.bytes === 1 ? '' : 's'} (a write that never finished) to ${m.sideFile}\n`);
+    process.stderr.write(`${sanitize(`stepchain: ${m.file}: moved a torn tail of ${m.bytes} byte${m.bytes === 1 ? '' : 's'} (a write that never finished) to ${m.sideFile}`)}\n`);
 }
 /**
  * Applies a checked tail: writes the newline a complete last row lost, or copies
@@ -12951,8 +12952,10 @@ async function removeLocked(root, node, force, env, jfile, leaveTombstone) {
 ;// CONCATENATED MODULE: ./src/util/nofollow.ts
 
 
+/** Separators of a relative path: `/`, and on Windows `\` too (elsewhere a backslash is part of a file name). */
+const SEPARATORS = (external_node_path_default()).sep === '\\' ? /[\\/]+/ : /\/+/;
 function components(rel) {
-    const parts = rel.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
+    const parts = rel.split(SEPARATORS).filter((p) => p !== '' && p !== '.');
     if (external_node_path_default().isAbsolute(rel) || parts.includes('..'))
         throw new Error(`${JSON.stringify(rel)} is not a path inside the root`);
     return parts;
@@ -13570,7 +13573,7 @@ async function resolveCommit(cwd, ref) {
 /** The checkout's HEAD commit, or undefined outside a repository. */
 async function headCommit(cwd) {
     try {
-        return (await gitRun(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toString('utf8').trim();
+        return (await exec_gitRun(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).toString('utf8').trim();
     }
     catch {
         return undefined;
@@ -13584,6 +13587,39 @@ async function parentsOf(cwd, commit) {
     }
     catch {
         return [];
+    }
+}
+/**
+ * Where a pull request's checkout branched from its base: `base` itself when
+ * the checkout contains it (the merge commit actions/checkout makes), else the
+ * merge base of the two (a checkout of the PR's own head, whose branch does not
+ * have what the base branch appended since); undefined when history does not
+ * say (a shallow checkout without the fork point).
+ */
+async function forkPoint(cwd, base, head = 'HEAD') {
+    // The commit object names its parents even in a shallow clone, where history above it is cut off.
+    try {
+        const raw = (await gitRun(cwd, ['cat-file', 'commit', head])).toString('utf8');
+        const header = raw.slice(0, raw.indexOf('\n\n'));
+        if (header.split('\n').some((l) => l === `parent ${base}`))
+            return base;
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        await gitRun(cwd, ['merge-base', '--is-ancestor', base, head]);
+        return base;
+    }
+    catch {
+        /* not an ancestor, or not known in a shallow history */
+    }
+    try {
+        const out = (await gitRun(cwd, ['merge-base', base, head])).toString('utf8').trim();
+        return /^[0-9a-f]{40,64}$/.test(out) ? out : undefined;
+    }
+    catch {
+        return undefined;
     }
 }
 
@@ -13658,38 +13694,52 @@ function mermaidId(id, ids) {
     }
     return m;
 }
-/** A Mermaid `flowchart` of the fork tree (empty string when there are no forks); at most `maxForks` forks. */
+/** Mermaid refuses to draw a diagram whose text is over 50,000 characters (its `maxTextSize`): stay under it. */
+const MERMAID_MAX_TEXT = 45_000;
+/**
+ * A Mermaid `flowchart` of the fork tree (empty string when there are no
+ * forks): at most `maxForks` forks and at most MERMAID_MAX_TEXT characters of
+ * diagram (labels of escaped characters are long), the rest counted.
+ */
 function forkTreeMermaid(forks, maxForks = 200) {
     if (forks.length === 0)
         return '';
     const ids = new Map();
+    const nodeLine = (id, label) => `  ${mermaidId(id, ids)}["${label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id)}"]`;
+    const edgeLine = (f) => `  ${mermaidId(f.parent, ids)} -->|"${mermaidText(f.fromStep === null ? 'session' : `step ${f.fromStep}`)}"| ${mermaidId(f.id, ids)}`;
+    const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
+    // The forks drawn: in order, while the diagram (counting each one's node, edge and parent node) stays small.
+    const drawn = [];
+    let size = 40;
+    for (const f of sorted.slice(0, maxForks)) {
+        const cost = nodeLine(f.id, f.label).length +
+            1 +
+            (f.parent === null ? 0 : edgeLine(f).length + nodeLine(f.parent, null).length + 2);
+        if (size + cost > MERMAID_MAX_TEXT)
+            break;
+        size += cost;
+        drawn.push(f);
+    }
     const lines = ['```mermaid', 'flowchart LR'];
     const declared = new Set();
     const declare = (id, label) => {
         if (declared.has(id))
             return;
         declared.add(id);
-        const text = label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id);
-        lines.push(`  ${mermaidId(id, ids)}["${text}"]`);
+        lines.push(nodeLine(id, label));
     };
-    const sorted = [...forks]
-        .sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id))
-        .slice(0, maxForks);
     // Forks first (with their labels), then roots that are only ever parents.
-    for (const f of sorted)
+    for (const f of drawn)
         declare(f.id, f.label);
-    for (const f of sorted)
+    for (const f of drawn)
         if (f.parent !== null)
             declare(f.parent, null);
-    for (const f of sorted) {
-        if (f.parent === null)
-            continue;
-        const edge = f.fromStep === null ? 'session' : `step ${f.fromStep}`;
-        lines.push(`  ${mermaidId(f.parent, ids)} -->|"${mermaidText(edge)}"| ${mermaidId(f.id, ids)}`);
-    }
+    for (const f of drawn)
+        if (f.parent !== null)
+            lines.push(edgeLine(f));
     lines.push('```');
-    if (forks.length > maxForks)
-        lines.push('', `… and ${forks.length - maxForks} more forks (see the JSON report).`);
+    if (forks.length > drawn.length)
+        lines.push('', `… and ${forks.length - drawn.length} more forks (see the JSON report).`);
     return lines.join('\n');
 }
 function plural(n, word) {
@@ -14086,7 +14136,7 @@ function writeKeyPair(privateFile, publicFile) {
 ;// CONCATENATED MODULE: ./src/receipt/tar.ts
 
 
-class ReceiptFormatError extends errors_IntegrityError {
+class tar_ReceiptFormatError extends errors_IntegrityError {
     kind;
     member;
     name = 'ReceiptFormatError';
@@ -14104,7 +14154,7 @@ const DEFAULT_MAX_TAR_MEMBERS = 1_000_000;
 /** The pax keys a receipt member may carry: its name, its size and its times. Anything else is refused. */
 const PAX_KEYS = new Set(['path', 'size', 'mtime', 'atime', 'ctime']);
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const corrupt = (message, member) => new ReceiptFormatError('corrupt_archive', message, member);
+const corrupt = (message, member) => new tar_ReceiptFormatError('corrupt_archive', message, member);
 function isZero(buf, from, to) {
     for (let i = from; i < to; i++)
         if (buf[i] !== 0)
@@ -14247,7 +14297,7 @@ function parsePax(data, at) {
         const key = rec.toString('latin1', 0, eq);
         const value = tar_utf8(rec.subarray(eq + 1));
         if (!PAX_KEYS.has(key)) {
-            throw new ReceiptFormatError(key === 'linkpath' || key.startsWith('GNU.sparse') ? 'unsafe_member' : 'corrupt_archive', `${where}: pax key ${JSON.stringify(key)} is not accepted in a receipt (only ${[...PAX_KEYS].join(', ')})`);
+            throw new tar_ReceiptFormatError(key === 'linkpath' || key.startsWith('GNU.sparse') ? 'unsafe_member' : 'corrupt_archive', `${where}: pax key ${JSON.stringify(key)} is not accepted in a receipt (only ${[...PAX_KEYS].join(', ')})`);
         }
         if (value === undefined || /[\x00-\x1f\x7f]/.test(value))
             throw corrupt(`${where}: the ${key} value is not plain UTF-8`);
@@ -14262,6 +14312,36 @@ function parsePax(data, at) {
     return out;
 }
 /**
+ * Whether a block passes the header checksum as the most lenient reader parses
+ * it (GNU tar, Python: leading spaces, octal digits up to anything else, or a
+ * base-256 number; the unsigned or the signed sum). Such a block starts a tar
+ * archive for those readers, whatever else the bytes are.
+ */
+function readsAsTarHeader(h) {
+    let stored;
+    if (h[148] === 0x80 || h[148] === 0xff) {
+        stored = 0;
+        for (let i = 149; i < 156; i++)
+            stored = stored * 256 + h[i];
+        if (h[148] === 0xff)
+            stored -= 2 ** 56;
+    }
+    else {
+        const m = /^[\0 ]*\+?(?:0o)?([0-7][0-7_]*)/i.exec(h.toString('latin1', 148, 156));
+        if (m === null)
+            return false;
+        stored = parseInt(m[1].replace(/_/g, ''), 8);
+    }
+    let unsigned = 0;
+    let signed = 0;
+    for (let i = 0; i < tar_BLOCK; i++) {
+        const b = i >= 148 && i < 156 ? 0x20 : h[i];
+        unsigned += b;
+        signed += b >= 0x80 ? b - 0x100 : b;
+    }
+    return stored === unsigned || stored === signed;
+}
+/**
  * Decompresses a gzip receipt (magic 1f 8b) with a size cap; other bytes are
  * returned as they are. Concatenated gzip members and trailing zero bytes read
  * the same everywhere (gzip, Python, node); anything else after the stream is
@@ -14270,15 +14350,19 @@ function parsePax(data, at) {
 function maybeGunzip(bytes, maxBytes = DEFAULT_MAX_RECEIPT_BYTES) {
     if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b)
         return bytes;
+    // A gzip header can carry 64 KiB of anything (FEXTRA): a whole tar archive whose first header starts with the
+    // gzip magic. GNU tar (and file(1)) read such bytes as that plain tar, gzip readers as the compressed one.
+    if (bytes.length >= tar_BLOCK && readsAsTarHeader(bytes.subarray(0, tar_BLOCK)))
+        throw corrupt('gzip data whose first 512 bytes also read as a tar header: GNU tar would read another archive from the same bytes');
     try {
         return (0,external_node_zlib_namespaceObject.gunzipSync)(bytes, { maxOutputLength: maxBytes });
     }
     catch (e) {
         const code = e.code;
         if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
-            throw new ReceiptFormatError('too_large', `gzip receipt decompresses to more than ${maxBytes} bytes`);
+            throw new tar_ReceiptFormatError('too_large', `gzip receipt decompresses to more than ${maxBytes} bytes`);
         }
-        throw new ReceiptFormatError('not_a_receipt', `gzip data is corrupt: ${e.message}`);
+        throw new tar_ReceiptFormatError('not_a_receipt', `gzip data is corrupt: ${e.message}`);
     }
 }
 const TYPE_NAMES = {
@@ -14306,36 +14390,36 @@ const TYPE_NAMES = {
 function* tarEntries(buf, options = {}) {
     const maxMembers = options.maxMembers ?? DEFAULT_MAX_TAR_MEMBERS;
     if (buf.length === 0)
-        throw new ReceiptFormatError('not_a_receipt', 'empty file');
+        throw new tar_ReceiptFormatError('not_a_receipt', 'empty file');
     if (buf.length < tar_BLOCK)
-        throw new ReceiptFormatError('not_a_receipt', `not a tar archive (${buf.length} bytes, shorter than one header)`);
+        throw new tar_ReceiptFormatError('not_a_receipt', `not a tar archive (${buf.length} bytes, shorter than one header)`);
     let count = 0;
     let pax;
     let paxAt = 0;
     let off = 0;
     for (;;) {
         if (off + tar_BLOCK > buf.length) {
-            throw new ReceiptFormatError('truncated', off === buf.length
+            throw new tar_ReceiptFormatError('truncated', off === buf.length
                 ? `the archive ends at byte ${off} without its end-of-archive marker (two zero blocks)`
                 : `archive ends inside a header at byte ${off}`);
         }
         if (isZero(buf, off, off + tar_BLOCK)) {
             if (off === 0)
-                throw new ReceiptFormatError('not_a_receipt', 'empty tar archive');
+                throw new tar_ReceiptFormatError('not_a_receipt', 'empty tar archive');
             if (pax !== undefined)
-                throw new ReceiptFormatError('truncated', `archive ends after the pax header at byte ${paxAt}, before its member`);
+                throw new tar_ReceiptFormatError('truncated', `archive ends after the pax header at byte ${paxAt}, before its member`);
             // Python stops at the first zero block, GNU tar reads on after a lone one: nothing may follow.
             if (!isZero(buf, off, buf.length)) {
-                throw new ReceiptFormatError('trailing_data', `non-zero bytes after the end-of-archive marker at byte ${off}`);
+                throw new tar_ReceiptFormatError('trailing_data', `non-zero bytes after the end-of-archive marker at byte ${off}`);
             }
             if (off + 2 * tar_BLOCK > buf.length)
-                throw new ReceiptFormatError('truncated', `a lone zero block at byte ${off} ends the archive (the end-of-archive marker is two)`);
+                throw new tar_ReceiptFormatError('truncated', `a lone zero block at byte ${off} ends the archive (the end-of-archive marker is two)`);
             return;
         }
         const h = buf.subarray(off, off + tar_BLOCK);
         // The first header failing its checksum: not a tar at all.
         if (off === 0 && !checksumOk(h))
-            throw new ReceiptFormatError('not_a_receipt', 'not a tar archive (bad header checksum)');
+            throw new tar_ReceiptFormatError('not_a_receipt', 'not a tar archive (bad header checksum)');
         const header = parseHeader(h, off);
         const { typeflag } = header;
         let { name, size } = header;
@@ -14354,12 +14438,12 @@ function* tarEntries(buf, options = {}) {
         const remaining = buf.length - dataStart;
         // Checked before anything is sliced or allocated: a header may claim gigabytes.
         if (size > remaining) {
-            throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)} declares ${size} bytes but only ${remaining} remain in the archive`, member);
+            throw new tar_ReceiptFormatError('truncated', `member ${JSON.stringify(name)} declares ${size} bytes but only ${remaining} remain in the archive`, member);
         }
         const data = buf.subarray(dataStart, dataStart + size);
         const next = dataStart + Math.ceil(size / tar_BLOCK) * tar_BLOCK;
         if (next > buf.length)
-            throw new ReceiptFormatError('truncated', `member ${JSON.stringify(name)}: archive ends inside its padding`, member);
+            throw new tar_ReceiptFormatError('truncated', `member ${JSON.stringify(name)}: archive ends inside its padding`, member);
         if (!isZero(buf, dataStart + size, next))
             throw corrupt(`member ${JSON.stringify(name)}: non-zero bytes in the padding after its data`, member);
         if (typeflag === 'x') {
@@ -14384,10 +14468,10 @@ function* tarEntries(buf, options = {}) {
         }
         else {
             const what = TYPE_NAMES[typeflag] ?? `an unknown member type ${JSON.stringify(typeflag)}`;
-            throw new ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} is ${what}; only regular files and directories are allowed`, name);
+            throw new tar_ReceiptFormatError('unsafe_member', `member ${JSON.stringify(name)} is ${what}; only regular files and directories are allowed`, name);
         }
         if (++count > maxMembers)
-            throw new ReceiptFormatError('too_many_members', `more than ${maxMembers} members (at byte ${off})`);
+            throw new tar_ReceiptFormatError('too_many_members', `more than ${maxMembers} members (at byte ${off})`);
         off = next;
         yield { name, type, data };
     }
@@ -14468,19 +14552,19 @@ function parseManifest(bytes) {
     }
     catch (e) {
         if (e instanceof JsonParseError)
-            throw new ReceiptFormatError('manifest_not_json', `manifest is not JSON: ${e.message}`, member);
+            throw new tar_ReceiptFormatError('manifest_not_json', `manifest is not JSON: ${e.message}`, member);
         if (e instanceof RangeError)
-            throw new ReceiptFormatError('manifest_not_json', 'manifest is too large or too deeply nested', member);
+            throw new tar_ReceiptFormatError('manifest_not_json', 'manifest is too large or too deeply nested', member);
         throw e;
     }
     if (!isJsonObject(v))
-        throw new ReceiptFormatError('manifest_invalid', 'manifest is not a JSON object', member);
+        throw new tar_ReceiptFormatError('manifest_invalid', 'manifest is not a JSON object', member);
     // The version decides how to read the rest, so it is checked first.
     const fv = v.format_version;
     if (!isJsonInteger(fv))
-        throw new ReceiptFormatError('manifest_invalid', 'manifest has no integer "format_version"', member);
+        throw new tar_ReceiptFormatError('manifest_invalid', 'manifest has no integer "format_version"', member);
     if (fv !== FORMAT_VERSION) {
-        throw new ReceiptFormatError('unknown_format_version', `format_version ${String(fv)} is not supported (this reader knows ${FORMAT_VERSION})`, member);
+        throw new tar_ReceiptFormatError('unknown_format_version', `format_version ${String(fv)} is not supported (this reader knows ${FORMAT_VERSION})`, member);
     }
     let canon;
     try {
@@ -14490,13 +14574,13 @@ function parseManifest(bytes) {
         canon = undefined;
     }
     if (canon !== text) {
-        throw new ReceiptFormatError('manifest_not_canonical', 'manifest.json is not canonical JSON (sorted keys, no whitespace, no trailing newline)', member);
+        throw new tar_ReceiptFormatError('manifest_not_canonical', 'manifest.json is not canonical JSON (sorted keys, no whitespace, no trailing newline)', member);
     }
     const extra = Object.keys(v).filter((k) => !MANIFEST_KEYS.includes(k));
     if (extra.length > 0)
-        throw new ReceiptFormatError('manifest_invalid', `manifest has unknown keys: ${extra.join(', ')}`, member);
+        throw new tar_ReceiptFormatError('manifest_invalid', `manifest has unknown keys: ${extra.join(', ')}`, member);
     const bad = (why) => {
-        throw new ReceiptFormatError('manifest_invalid', `manifest ${why}`, member);
+        throw new tar_ReceiptFormatError('manifest_invalid', `manifest ${why}`, member);
     };
     if (typeof v.agent_id !== 'string' || !isSafeId(v.agent_id))
         bad('"agent_id" is not a safe id');
@@ -14663,7 +14747,7 @@ const MAX_RECEIPT_FAULTS = 1000;
 function readReceiptBytes(input, maxBytes = DEFAULT_MAX_RECEIPT_BYTES) {
     const bytes = typeof input === 'string' ? readCapped(input, maxBytes) : input;
     if (bytes.length > maxBytes)
-        throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
+        throw new tar_ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
     return maybeGunzip(bytes, maxBytes);
 }
 /**
@@ -14687,14 +14771,14 @@ function readCapped(file, maxBytes) {
         if (!st.isFile())
             throw new errors_InputError(`${file}: not a regular file`);
         if (st.size > maxBytes)
-            throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
+            throw new tar_ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
         let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, st.size + 1));
         let n = 0;
         for (;;) {
             if (n === buf.length) {
                 // The file grew since fstat: read on, still bounded by the cap.
                 if (n > maxBytes)
-                    throw new ReceiptFormatError('too_large', `receipt grew past the ${maxBytes}-byte limit while it was read`);
+                    throw new tar_ReceiptFormatError('too_large', `receipt grew past the ${maxBytes}-byte limit while it was read`);
                 const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buf.length * 2));
                 buf.copy(bigger, 0, 0, n);
                 buf = bigger;
@@ -14786,7 +14870,7 @@ function scanArchive(bytes) {
                     limit = Math.max(count, 5 + manifest.blob_digests.length);
                 }
                 catch (err) {
-                    if (!(err instanceof ReceiptFormatError))
+                    if (!(err instanceof tar_ReceiptFormatError))
                         throw err;
                 }
             }
@@ -14799,7 +14883,7 @@ function scanArchive(bytes) {
         }
     }
     catch (e) {
-        if (!(e instanceof ReceiptFormatError))
+        if (!(e instanceof tar_ReceiptFormatError))
             throw e;
         faults.push(faultOf(e));
     }
@@ -14827,13 +14911,13 @@ function decodeSignature(bytes) {
     if (text.endsWith('\n'))
         text = text.slice(0, -1);
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0 || text.length === 0) {
-        throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not base64', SIGNATURE_MEMBER);
+        throw new tar_ReceiptFormatError('signature_not_base64', 'manifest.sig is not base64', SIGNATURE_MEMBER);
     }
     const sig = Buffer.from(text, 'base64');
     if (sig.toString('base64') !== text)
-        throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not canonical base64', SIGNATURE_MEMBER);
+        throw new tar_ReceiptFormatError('signature_not_base64', 'manifest.sig is not canonical base64', SIGNATURE_MEMBER);
     if (sig.length !== 64) {
-        throw new ReceiptFormatError('signature_wrong_length', `manifest.sig decodes to ${sig.length} bytes; an Ed25519 signature is 64`, SIGNATURE_MEMBER);
+        throw new tar_ReceiptFormatError('signature_wrong_length', `manifest.sig decodes to ${sig.length} bytes; an Ed25519 signature is 64`, SIGNATURE_MEMBER);
     }
     return sig;
 }
@@ -14857,9 +14941,9 @@ function loadReceipt(input, options = {}) {
 /** The parts of a receipt whose layout holds; throws ReceiptFormatError for a missing member or a bad manifest or signature encoding. */
 function partsOf(members, manifest) {
     if (members.manifest === undefined)
-        throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
+        throw new tar_ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
     if (members.journal === undefined)
-        throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
+        throw new tar_ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
     const loaded = {
         manifest: manifest ?? parseManifest(members.manifest),
         manifestBytes: members.manifest,
@@ -14905,7 +14989,7 @@ function inspectReceipt(input, options = {}) {
         bytes = readReceiptBytes(input, options.maxBytes);
     }
     catch (e) {
-        if (!(e instanceof ReceiptFormatError))
+        if (!(e instanceof tar_ReceiptFormatError))
             throw e;
         errors.push(faultOf(e));
         return { verdict: result, receipt: undefined };
@@ -14929,7 +15013,7 @@ function inspectReceipt(input, options = {}) {
             manifest = parseManifest(members.manifest);
         }
         catch (e) {
-            if (!(e instanceof ReceiptFormatError))
+            if (!(e instanceof tar_ReceiptFormatError))
                 throw e;
             errors.push(faultOf(e));
         }
@@ -14941,7 +15025,7 @@ function inspectReceipt(input, options = {}) {
             sig = decodeSignature(members.signature);
         }
         catch (e) {
-            if (!(e instanceof ReceiptFormatError))
+            if (!(e instanceof tar_ReceiptFormatError))
                 throw e;
             errors.push(faultOf(e));
         }
@@ -15048,7 +15132,7 @@ function inspectReceipt(input, options = {}) {
         receipt = partsOf(members, manifest);
     }
     catch (e) {
-        if (!(e instanceof ReceiptFormatError))
+        if (!(e instanceof tar_ReceiptFormatError))
             throw e;
         receipt = undefined; // already a fault of the verdict
     }
@@ -15869,6 +15953,7 @@ async function checkWorkspace(options) {
         ok: true,
         root,
         base: options.base ?? null,
+        commit: (await headCommit(root)) ?? null,
         fetchedBase: false,
         fetchedBlobs: 0,
         verified: 0,
@@ -16168,13 +16253,10 @@ async function checkWorkspace(options) {
                 report.items.push({ kind: 'receipt', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
                 continue;
             }
-            const r = verifyReceipt(bytes, keys.length > 0 ? { publicKeys: keys } : {});
-            try {
-                id = loadReceipt(bytes).manifest.agent_id;
-            }
-            catch {
-                /* a receipt that does not load keeps its file name; verifyReceipt reported why */
-            }
+            const { verdict: r, receipt } = inspectReceipt(bytes, keys.length > 0 ? { publicKeys: keys } : {});
+            // A receipt that does not load keeps its file name; the verdict says why.
+            if (receipt !== undefined)
+                id = receipt.manifest.agent_id;
             const item = {
                 kind: 'receipt',
                 path: rel,
@@ -16229,6 +16311,7 @@ function checkReportJson(report) {
     return {
         ok: report.ok,
         base: report.base,
+        commit: report.commit,
         fetched_base: report.fetchedBase,
         fetched_blobs: report.fetchedBlobs,
         verified: report.verified,
@@ -16369,14 +16452,23 @@ function checkReportFromJson(doc, source, root = '') {
     const base = doc['base'];
     if (base !== null && typeof base !== 'string')
         bad('base is not a commit id or null');
+    const commit = doc['commit'] ?? null;
+    if (commit !== null && !(typeof commit === 'string' && /^[0-9a-f]{40,64}$/.test(commit)))
+        bad('commit is not a commit id or null');
+    const verified = int(doc, 'verified', 'report');
+    const failed = int(doc, 'failed', 'report');
+    const okItems = items.filter((i) => i.ok).length;
+    if (verified !== okItems || failed !== items.length - okItems)
+        bad(`verified ${verified} and failed ${failed} do not count its ${items.length} items`);
     return {
         ok: bool(doc, 'ok', 'report'),
         root,
         base: base,
+        commit: commit,
         fetchedBase: doc['fetched_base'] === true,
         fetchedBlobs: Number.isSafeInteger(doc['fetched_blobs']) ? doc['fetched_blobs'] : 0,
-        verified: int(doc, 'verified', 'report'),
-        failed: int(doc, 'failed', 'report'),
+        verified,
+        failed,
         heads,
         items,
         faults,
@@ -16387,18 +16479,32 @@ function checkReportFromJson(doc, source, root = '') {
 }
 /**
  * The shards' reports as one: every shard of one count present exactly once,
- * all checked against the same base; a missing, repeated or mismatched shard is
- * a fault (the merged check fails), never silently a smaller check.
+ * all checked against the same base and, when `commit` is given, all made from
+ * that commit (the gathering job's own checkout: a report.json committed to the
+ * repository cannot name the commit that holds it, so a pull request cannot
+ * bring its own "green" shard). A report from another commit is not merged at
+ * all; a missing, repeated or mismatched shard, or a shard whose job failed for
+ * a reason none of its faults shows, is a fault (the merged check fails), never
+ * silently a smaller or greener check.
  */
-function mergeShardReports(reports, root = '') {
+function mergeShardReports(parts, root = '', commit) {
     const faults = [];
     const shardFault = (path, kind, message) => {
         faults.push({ item: 'journal', path, line: null, kind, message, severity: 'error' });
     };
+    const reports = [];
+    for (const part of parts) {
+        const c = part.report.commit;
+        if (commit === undefined || c === commit)
+            reports.push(part);
+        else
+            shardFault(part.source, 'shard_foreign', `${part.source}: made from commit ${c ?? 'none'}, not this job's ${commit}: not a report of this run's shards ` +
+                '(a report.json committed to the repository, or left from another run?); not merged');
+    }
     const count = reports.find((r) => r.report.shard !== null)?.report.shard?.count ?? 1;
     const byIndex = new Map();
     const base = reports[0]?.report.base ?? null;
-    for (const { source, report } of reports) {
+    for (const { source, report, reasons } of reports) {
         const s = report.shard ?? { index: 0, count: 1 };
         if (s.count !== count)
             shardFault(source, 'shard_mismatch', `${source}: shard ${s.index + 1} of ${s.count}, expected a shard of ${count}`);
@@ -16408,16 +16514,22 @@ function mergeShardReports(reports, root = '') {
             byIndex.set(s.index, source);
         if (report.base !== base)
             shardFault(source, 'shard_mismatch', `${source}: checked against base ${report.base ?? 'none'}, not ${base ?? 'none'}`);
+        // A shard that failed with no failed file and no error fault (e.g. if-no-files-found: error): its verdict stands.
+        const explained = report.items.some((i) => !i.ok) || report.faults.some((f) => f.severity === 'error');
+        if (!report.ok && !explained)
+            shardFault(source, 'shard_failed', `${source}: shard ${s.index + 1} of ${s.count} failed` +
+                (reasons !== undefined && reasons.length > 0 ? `: ${reasons.join('; ')}` : ' (see its job)'));
     }
     for (let i = 0; i < count; i++)
         if (!byIndex.has(i))
             shardFault('.', 'shard_missing', `shard ${i + 1} of ${count} sent no report (did its job fail before the check?)`);
-    if (reports.length === 0)
+    if (reports.length === 0 && parts.length === 0)
         shardFault('.', 'shard_missing', 'no shard reports were found');
     const merged = {
         ok: true,
         root,
         base,
+        commit: commit ?? reports[0]?.report.commit ?? null,
         fetchedBase: reports.some((r) => r.report.fetchedBase),
         fetchedBlobs: reports.reduce((n, r) => n + r.report.fetchedBlobs, 0),
         verified: 0,
@@ -16437,7 +16549,8 @@ function mergeShardReports(reports, root = '') {
         else
             merged.failed++;
     }
-    merged.ok = merged.failed === 0 && !merged.faults.some((f) => f.severity === 'error');
+    merged.ok =
+        merged.failed === 0 && !merged.faults.some((f) => f.severity === 'error') && reports.every((r) => r.report.ok);
     return merged;
 }
 
@@ -16897,7 +17010,7 @@ function receiptSource(file, options) {
     const { verdict: checked, receipt: loaded } = inspectReceipt(file, { publicKeys: keys });
     if (loaded === undefined) {
         const first = checked.errors[0];
-        throw new ReceiptFormatError(first?.kind ?? 'not_a_receipt', `${file}: ${first?.message ?? 'not a readable receipt'}`, first?.member);
+        throw new tar_ReceiptFormatError(first?.kind ?? 'not_a_receipt', `${file}: ${first?.message ?? 'not a readable receipt'}`, first?.member);
     }
     const faults = [];
     for (const f of checked.errors) {
@@ -17298,14 +17411,14 @@ async function reportForkTree(root, agentId, env = process.env) {
  * A checkout's files are read without following a link (a repository-relative
  * path); an absolute path is a file the Action wrote itself (an exported receipt).
  */
-function sourceOf(i, root) {
+function sourceOf(i, root, publicKeys) {
     if (path.isAbsolute(i.path))
-        return loadReportSource(i.path, root);
+        return loadReportSource(i.path, root, { publicKeys });
     if (i.kind === 'receipt') {
         const st = lstatUnder(root, i.path);
         if (st.kind !== 'file')
             throw new IntegrityError(st.kind === 'symlink' ? `${st.at} is a symbolic link` : 'not a regular file');
-        return loadReportSource(path.join(root, i.path), root);
+        return loadReportSource(path.join(root, i.path), root, { publicKeys });
     }
     const r = readUnder(root, i.path);
     if (r.kind !== 'file')
@@ -17328,7 +17441,7 @@ function writeHtmlReports(items, options) {
         used.add(name);
         const file = path.join(options.outDir, `${name}.html`);
         try {
-            writeReport(sourceOf(i, options.root), file, {
+            writeReport(sourceOf(i, options.root, options.publicKeys ?? []), file, {
                 root: options.root,
                 force: true,
                 maxTotalBlobBytes: options.maxTotalBlobBytes ?? 2 * 1024 * 1024,
@@ -17462,9 +17575,10 @@ const checkCommand = {
         }
         else {
             for (const i of report.items) {
-                io.out(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${sanitize(i.path)}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`);
+                // One line per file, whatever its path or status holds (a rename's status names the new path).
+                io.out(sanitize(`${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`));
             }
-            io.out(`${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`);
+            io.out(sanitize(`${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`));
         }
         for (const f of report.faults)
             io.err(`${f.severity === 'error' ? '' : 'warning: '}${f.line === null ? f.path : `${f.path}:${f.line}`}: ${f.message}`);
@@ -18860,23 +18974,18 @@ function openForDiff(target, options = {}) {
     const t = targetPath(target, cwd);
     if (external_node_path_default().isAbsolute(t) && looksLikeReceipt(t)) {
         const keys = options.publicKeys ?? [];
-        const v = verifyReceipt(t, keys.length > 0 ? { publicKeys: keys } : {});
+        // One read: the rows compared are the bytes that were verified, whatever happens to the file meanwhile.
+        const { verdict: v, receipt } = inspectReceipt(t, keys.length > 0 ? { publicKeys: keys } : {});
         const errors = v.errors.map((f) => ({
             file: f.member === undefined ? t : `${t}:${f.member}`,
             line: f.line ?? null,
             kind: f.kind,
             message: f.message,
         }));
-        let journal;
-        try {
-            journal = loadReceipt(t).journal;
-        }
-        catch (e) {
-            // An archive that cannot be read at all has no chain to compare.
-            if (e instanceof ReceiptFormatError)
-                throw new BrokenChainError(t, v.errors.map((f) => describeReceiptFault(t, f)), 'receipt', errors);
-            throw e;
-        }
+        // An archive that cannot be read at all has no chain to compare.
+        if (receipt === undefined)
+            throw new BrokenChainError(t, v.errors.map((f) => describeReceiptFault(t, f)), 'receipt', errors);
+        const journal = receipt.journal;
         const r = readJournalBytes(journal);
         const verdict = signatureVerdict(v, keys.length);
         const chainErrors = errors.filter((f) => f.kind !== 'no_trusted_key');
@@ -22263,6 +22372,7 @@ const receiptVerifyCommand = {
 };
 
 ;// CONCATENATED MODULE: ./src/util/progress.ts
+
 const MB = 1024 * 1024;
 function terminalProgress(label, env = process.env, stream = process.stderr) {
     if (!stream.isTTY)
@@ -22271,8 +22381,8 @@ function terminalProgress(label, env = process.env, stream = process.stderr) {
     const start = Date.now();
     let last = 0;
     let shown = false;
-    // Control characters in a label (a file name) would move the cursor: shown as `?`.
-    const safe = label.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+    // A label (a file name) goes through the one terminal sanitiser: nothing in it moves the cursor or reorders the line.
+    const safe = sanitize(label);
     return {
         update(done, total) {
             const now = Date.now();
