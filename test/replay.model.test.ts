@@ -6,6 +6,7 @@ import { exportReceipt, readPrivateKeyFile, readPublicKeyFile, writeKeyPair } fr
 import {
   BrokenChainError,
   diffJournals,
+  diffSideLines,
   displayWidth,
   findStep,
   headerText,
@@ -323,6 +324,20 @@ describe('non-interactive views', () => {
 });
 
 describe('diff', () => {
+  test('a receipt side names its signature\'s state in words of its own, never a bare "verified"', () => {
+    const side = { verified: true, steps: 2, head_hash: 'ab'.repeat(32), errors: [] };
+    const line = (status: string, holds: boolean): string =>
+      diffSideLines(
+        { ...side, signature: { status, holds } } as Parameters<typeof diffSideLines>[0],
+        'left',
+        'r.tar',
+      )[0]!;
+    expect(line('verified', true)).toMatch(/chain verified, 2 steps, head (ab){32}, signature verified$/);
+    expect(line('not_checked', false)).toMatch(/, signature NOT checked$/);
+    expect(line('invalid', false)).toMatch(/, signature INVALID$/);
+    expect(line('unsigned', true)).toMatch(/, unsigned$/);
+  });
+
   test('same, diverged at a field, and length mismatch', () => {
     record(
       r2,
