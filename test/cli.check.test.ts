@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
-import { exportReceipt } from '../src/receipt';
+import { exportReceipt, readPrivateKeyFile, writeKeyPair } from '../src/receipt';
 import { commitAll, git, initRepo } from './helpers/action';
 import { cli, expectNoStack } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
@@ -105,4 +105,23 @@ test('check that matches nothing says so and exits 1; --allow-empty accepts it; 
   expect((doc['items'] as Record<string, unknown>[])[0]).toMatchObject({
     path: '.sdd/runtime/journal/alice/000000.jsonl',
   });
+});
+
+test('a signed receipt checked with no key fails as "signature NOT checked", naming the option to give', () => {
+  const dir = initRepo(path.join(tmp, 'signed'));
+  append(dir, 'alice', 2);
+  const keyFile = path.join(tmp, 'signed.pem');
+  const pubFile = path.join(tmp, 'signed.pub');
+  writeKeyPair(keyFile, pubFile);
+  exportReceipt(journalFile(dir, 'alice'), path.join(dir, 'alice.receipt.tar'), {
+    signKey: readPrivateKeyFile(keyFile),
+  });
+  commitAll(dir, 'a signed receipt');
+  const r = cli(['check'], { cwd: dir });
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  // The CLI's own option, not the Action's input name.
+  expect(r.stderr).toContain('signature NOT checked (signed, but no trusted public key was given: --public-key FILE)');
+  expect(r.stderr).not.toContain('public-keys');
+  expect(cli(['check', '--public-key', pubFile], { cwd: dir }).code).toBe(0);
 });

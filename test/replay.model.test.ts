@@ -328,7 +328,7 @@ describe('diff', () => {
     const side = { verified: true, steps: 2, head_hash: 'ab'.repeat(32), errors: [] };
     const line = (status: string, holds: boolean): string =>
       diffSideLines(
-        { ...side, signature: { status, holds } } as Parameters<typeof diffSideLines>[0],
+        { ...side, signature: { status, holds } } as unknown as Parameters<typeof diffSideLines>[0],
         'left',
         'r.tar',
       )[0]!;

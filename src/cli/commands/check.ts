@@ -86,6 +86,7 @@ export const checkCommand: Command = {
       ...(runs === undefined ? {} : { runs }),
       ...(receipts === undefined ? {} : { receipts }),
       publicKeys: (list('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f))),
+      keyHint: '--public-key FILE',
       ...(headsFile === undefined
         ? {}
         : {
