@@ -125,3 +125,17 @@ test('a signed receipt checked with no key fails as "signature NOT checked", nam
   expect(r.stderr).not.toContain('public-keys');
   expect(cli(['check', '--public-key', pubFile], { cwd: dir }).code).toBe(0);
 });
+
+test('--runs none (or --journals, --receipts) switches a kind off, as the Action input does; the verdict says why it fails', () => {
+  const dir = initRepo(path.join(tmp, 'none'));
+  append(dir, 'alice', 2);
+  commitAll(dir, 'a journal');
+  const off = cli(['check', '--runs', 'none', '--receipts', 'none', '--json'], { cwd: dir });
+  expect(off.code).toBe(0);
+  expect(JSON.parse(off.stdout)).toMatchObject({ ok: true, verified: 1, nothing_matched: [] });
+  // A pattern that matches nothing fails the check, and the summary line says so (not just "0 failed").
+  const typo = cli(['check', '--runs', '.sdd/run/*/journal.jsonl'], { cwd: dir });
+  expect(typo.code).toBe(1);
+  expect(typo.stdout).toContain('FAIL: 1 verified, 0 failed; 1 pattern matched nothing');
+  expect(cli(['check', '--journals', 'none', '--runs', 'none', '--receipts', 'none'], { cwd: dir }).code).toBe(1);
+});
