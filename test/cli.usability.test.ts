@@ -168,6 +168,19 @@ describe('help', () => {
         for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(width);
       }
     }
+    // Examples wrap only between shell words, with ` \` continuations: pasted, each runs as registered.
+    for (const c of commands) {
+      const h = run([...c.name, '--help'], proj, { COLUMNS: '60' }).stdout;
+      const block = h.slice(h.indexOf('Examples:\n') + 10, h.indexOf('\n\nExit codes:'));
+      const pasted = block
+        .replace(/ \\\n +/g, ' ')
+        .split('\n')
+        .filter((l) => !l.trimStart().startsWith('#'))
+        .map((l) => l.trim());
+      expect([c.name, pasted]).toEqual([c.name, (c.examples ?? []).map((e) => e.run)]);
+      for (const line of block.split('\n'))
+        if (line.length > 60) expect(line.trim().replace(/ \\$/, '')).not.toMatch(/ /); // one word, never cut
+    }
     const main = run(['help'], proj);
     expect(main.stdout).toContain('--version');
     expect(run(['--version'], proj).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
