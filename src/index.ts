@@ -139,8 +139,24 @@ export type {
 } from './runs';
 
 // The HMAC audit chain (docs/format.md §5).
-export { appendAuditEvent, auditDir, describeAuditFault, loadAuditKey, queryAudit, verifyAuditLog } from './audit';
-export type { AuditEntry, AuditEventType, AuditFault, AuditMatch, AuditQuery, AuditVerifyResult } from './audit';
+export {
+  appendAuditEvent,
+  auditDir,
+  describeAuditFault,
+  loadAuditKey,
+  queryAudit,
+  resolveAuditKeyPath,
+  verifyAuditLog,
+} from './audit';
+export type {
+  AuditEntry,
+  AuditEventType,
+  AuditFault,
+  AuditKey,
+  AuditMatch,
+  AuditQuery,
+  AuditVerifyResult,
+} from './audit';
 
 // The replay model: a verified run, step by step (what `replay`, `show` and `diff` show).
 export {

@@ -59,6 +59,9 @@ describe('a bad payload is one line on stderr and exit 1, never 2, never a stack
     ['no session_id', JSON.stringify({ hook_event_name: 'PostToolUse', cwd: root })],
     ['a session id that is a path', payload(root, 'PostToolUse').replace(SID, '../../etc')],
     ['a relative cwd', JSON.stringify({ hook_event_name: 'Stop', session_id: SID, cwd: 'project' })],
+    // A cwd that does not exist (or is a file) is refused: a payload never makes a project where there was none.
+    ['a cwd that does not exist', tool(path.join(root, 'gone', 'away'), 't-gone')],
+    ['a cwd that is a file', tool(path.join(root, 'README.md'), 't-file')],
     ['a deeply nested payload', `{"hook_event_name":"Stop","x":${'['.repeat(100000)}${']'.repeat(100000)}}`],
   ];
   test.each(cases)('%s', (_name, input) => {
@@ -69,6 +72,7 @@ describe('a bad payload is one line on stderr and exit 1, never 2, never a stack
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^stepchain: hook claude: /);
     expect(existsSync(path.join(root, '.sdd'))).toBe(false);
+    expect(existsSync(path.join(root, 'gone'))).toBe(false);
   });
 });
 

@@ -28,7 +28,8 @@ function project(): string {
   return root;
 }
 
-const init = (root: string, args: string[] = []) => cli(['init', 'claude', ...args], { cwd: root });
+const init = (root: string, args: string[] = [], env?: NodeJS.ProcessEnv) =>
+  cli(['init', 'claude', ...args], { cwd: root, ...(env === undefined ? {} : { env }) });
 const settingsOf = (root: string) => path.join(root, '.claude', 'settings.json');
 
 /** Hook commands per event, as Python's json module reads the file. */
@@ -141,6 +142,35 @@ test('--settings, --dry-run, --command and --json', () => {
   const bad = init(root, ['--command', 'rm -rf /']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('does not run `stepchain hook claude`');
+});
+
+test('warns when the hooks could not run: no stepchain on the PATH, or Claude Code started elsewhere', () => {
+  // No `stepchain` on this PATH: the default command would fail in every hook, so say so (still installed, exit 0).
+  const root = project();
+  const bare = { PATH: path.dirname(process.execPath) };
+  const r = init(root, ['--json'], bare);
+  expect(r.code).toBe(0);
+  const doc = JSON.parse(r.stdout) as { warnings: string[]; written: boolean };
+  expect(doc.written).toBe(true);
+  expect(doc.warnings).toHaveLength(1);
+  expect(doc.warnings[0]).toMatch(/no `stepchain` on this PATH/);
+  expect(r.stderr).toMatch(
+    /^stepchain: init claude: warning: no `stepchain` on this PATH.*--command "npx stepchain hook claude"/,
+  );
+  // With one on the PATH, or an explicit --command, nothing to warn about.
+  const withBin = { PATH: `${stepchainBin(path.join(dir, 'bin'))}${path.delimiter}${bare.PATH}` };
+  const quiet = init(project(), [], withBin);
+  expect([quiet.code, quiet.stderr]).toEqual([0, '']);
+  const explicit = init(project(), ['--command', 'npx stepchain hook claude'], bare);
+  expect([explicit.code, explicit.stderr]).toEqual([0, '']);
+  // From a subdirectory the project root's settings are written, and Claude Code must be started there.
+  const top = project();
+  mkdirSync(path.join(top, '.sdd'));
+  mkdirSync(path.join(top, 'sub', 'deeper'), { recursive: true });
+  const sub = cli(['init', 'claude'], { cwd: path.join(top, 'sub', 'deeper'), env: withBin });
+  expect(sub.code).toBe(0);
+  expect(existsSync(settingsOf(top))).toBe(true);
+  expect(sub.stderr).toContain(`only when started in ${top}: start \`claude\` there`);
 });
 
 describe('a settings file stepchain cannot merge into is left alone', () => {

@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
-import { exportReceipt } from '../src/receipt';
+import { exportReceipt, readPrivateKeyFile, writeKeyPair } from '../src/receipt';
 import { commitAll, git, initRepo } from './helpers/action';
 import { cli, expectNoStack } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
@@ -121,4 +121,37 @@ test('one line per file: a journal renamed to a path holding a newline cannot pr
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('renamed to .sdd/runtime/journal/x\\nOK   journal');
   expect(r.stdout.split('\n').filter((l) => l.startsWith('OK   journal forged'))).toEqual([]);
+});
+
+test('a signed receipt checked with no key fails as "signature NOT checked", naming the option to give', () => {
+  const dir = initRepo(path.join(tmp, 'signed'));
+  append(dir, 'alice', 2);
+  const keyFile = path.join(tmp, 'signed.pem');
+  const pubFile = path.join(tmp, 'signed.pub');
+  writeKeyPair(keyFile, pubFile);
+  exportReceipt(journalFile(dir, 'alice'), path.join(dir, 'alice.receipt.tar'), {
+    signKey: readPrivateKeyFile(keyFile),
+  });
+  commitAll(dir, 'a signed receipt');
+  const r = cli(['check'], { cwd: dir });
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  // The CLI's own option, not the Action's input name.
+  expect(r.stderr).toContain('signature NOT checked (signed, but no trusted public key was given: --public-key FILE)');
+  expect(r.stderr).not.toContain('public-keys');
+  expect(cli(['check', '--public-key', pubFile], { cwd: dir }).code).toBe(0);
+});
+
+test('--runs none (or --journals, --receipts) switches a kind off, as the Action input does; the verdict says why it fails', () => {
+  const dir = initRepo(path.join(tmp, 'none'));
+  append(dir, 'alice', 2);
+  commitAll(dir, 'a journal');
+  const off = cli(['check', '--runs', 'none', '--receipts', 'none', '--json'], { cwd: dir });
+  expect(off.code).toBe(0);
+  expect(JSON.parse(off.stdout)).toMatchObject({ ok: true, verified: 1, nothing_matched: [] });
+  // A pattern that matches nothing fails the check, and the summary line says so (not just "0 failed").
+  const typo = cli(['check', '--runs', '.sdd/run/*/journal.jsonl'], { cwd: dir });
+  expect(typo.code).toBe(1);
+  expect(typo.stdout).toContain('FAIL: 1 verified, 0 failed; 1 pattern matched nothing');
+  expect(cli(['check', '--journals', 'none', '--runs', 'none', '--receipts', 'none'], { cwd: dir }).code).toBe(1);
 });

@@ -93,6 +93,37 @@ describe('the project is found like git', () => {
     expect(existsSync(path.join(proj, 'sub', '.sdd'))).toBe(false);
   });
 
+  test('a missing --root is a usage error; a fork is found by its id from its parent project, and never restarted there', () => {
+    const proj = initRepo(fresh('forkid'), { 'a.txt': 'v0\n' });
+    for (const args of [
+      ['check', '--root', 'nosuchdir'],
+      ['verify', 'coder', '--root', 'nosuchdir'],
+      ['append', 'coder', '--root', 'nosuchdir', '--prompt', 'p'],
+      ['check', '--root', 'a.txt'],
+    ]) {
+      const r = run([...args, '--json'], proj);
+      expect([args, r.code]).toEqual([args, 2]);
+      expect((json(r).error as { message: string }).message).toMatch(
+        /^--root (nosuchdir: no such|a\.txt: not a) directory$/,
+      );
+    }
+    expect(existsSync(path.join(proj, 'nosuchdir'))).toBe(false);
+    expect(run(['append', 'coder', '--prompt', 'one'], proj).code).toBe(0);
+    expect(run(['append', 'coder', '--prompt', 'two'], proj).code).toBe(0);
+    const id = json(run(['fork', 'coder', '--from-step', '0', '--json'], proj)).fork_session_id as string;
+    const wt = path.join(proj, '.sdd', 'worktrees', id);
+    // Read by its id from the parent (as `diff agent-1 fork-...` in the help shows).
+    const d = run(['diff', 'coder', id], proj);
+    expect([d.code, d.stdout]).toEqual([1, expect.stringContaining('length_mismatch')]);
+    expect(run(['verify', id], proj).stdout).toContain(path.join(wt, '.sdd', 'runtime', 'journal', id));
+    // An append by the fork's id from the parent would start a second, empty journal of that id: refused.
+    const a = run(['append', id, '--prompt', 'wrong place'], proj);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain(`is a fork with its own worktree: record its steps there (--root ${wt}`);
+    expect(existsSync(path.join(proj, '.sdd', 'runtime', 'journal', id))).toBe(false);
+    expect(run(['append', id, '--prompt', 'right place', '--root', wt], proj).code).toBe(0);
+  });
+
   test('outside git, append says once (on the first step) that no snapshot is taken', () => {
     const plain = fresh('nogit');
     const first = run(['append', 'a', '--prompt', 'p'], plain);
@@ -137,6 +168,19 @@ describe('help', () => {
         for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(width);
       }
     }
+    // Examples wrap only between shell words, with ` \` continuations: pasted, each runs as registered.
+    for (const c of commands) {
+      const h = run([...c.name, '--help'], proj, { COLUMNS: '60' }).stdout;
+      const block = h.slice(h.indexOf('Examples:\n') + 10, h.indexOf('\n\nExit codes:'));
+      const pasted = block
+        .replace(/ \\\n +/g, ' ')
+        .split('\n')
+        .filter((l) => !l.trimStart().startsWith('#'))
+        .map((l) => l.trim());
+      expect([c.name, pasted]).toEqual([c.name, (c.examples ?? []).map((e) => e.run)]);
+      for (const line of block.split('\n'))
+        if (line.length > 60) expect(line.trim().replace(/ \\$/, '')).not.toMatch(/ /); // one word, never cut
+    }
     const main = run(['help'], proj);
     expect(main.stdout).toContain('--version');
     expect(run(['--version'], proj).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
@@ -154,6 +198,14 @@ describe('help', () => {
     );
     expect(run(['replay', 'a', '--jsn'], proj).stderr).toContain('did you mean --json?');
     expect(run(['zzzzzz'], proj).stderr).not.toContain('did you mean');
+    // An option before any command is an option, not a command.
+    expect(run(['-x'], proj).stderr).toBe('stepchain: unknown option -x (see `stepchain help`)\n');
+    expect(run(['--verison'], proj).stderr).toContain('unknown option --verison; did you mean --version?');
+    const early = run(['--root', proj, 'verify', 'a', '--json'], proj);
+    expect(early.code).toBe(2);
+    expect((json(early).error as { message: string }).message).toContain(
+      'unknown option --root: options go after the command',
+    );
     expect(editDistance('verfy', 'verify')).toBe(1);
     expect(editDistance('recieve', 'receive')).toBe(1); // a swap costs one
     expect(closest('--promt', ['--prompt', '--root', '--json'])).toEqual(['--prompt']);

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { runDemo } from '../src/demo/run';
+import { cli, expectNoStack } from './helpers/cli';
 
 // npm start: the replay section shows the table, one step and a diff, and the demo ends with the commands to walk the run.
 test('the demo replays the sample run and ends with the commands to walk it', async () => {
@@ -18,6 +19,27 @@ test('the demo replays the sample run and ends with the commands to walk it', as
     );
     const tail = out.slice(out.lastIndexOf('== Walk it yourself =='));
     expect(tail).toContain('stepchain replay agent-demo ');
+    // Every stepchain command of the list, pasted in its order, runs: none is a usage or input error (exit 2),
+    // e.g. a fork removed before a command that reads it.
+    const walk = tail
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').trim())
+      .filter((l) => /^(?:[A-Z_]+=\S+ )*stepchain /.test(l));
+    expect(walk.length).toBeGreaterThan(8);
+    for (const line of walk) {
+      const words = line.split(/\s+/);
+      const env: NodeJS.ProcessEnv = { STEPCHAIN_AUDIT: 'on' };
+      while (/^[A-Z_]+=/.test(words[0]!)) {
+        const [k, ...v] = words.shift()!.split('=');
+        env[k!] = v.join('=');
+      }
+      const r = cli(words.slice(1), {
+        cwd: root,
+        env: { STEPCHAIN_AUDIT_KEY_PATH: `${root}/.sdd-keys/audit.key`, ...env },
+      });
+      expectNoStack(r);
+      expect([line, r.code, r.code === 2 ? r.stderr : '']).toEqual([line, r.code === 1 ? 1 : 0, '']);
+    }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

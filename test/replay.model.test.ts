@@ -6,6 +6,7 @@ import { exportReceipt, readPrivateKeyFile, readPublicKeyFile, writeKeyPair } fr
 import {
   BrokenChainError,
   diffJournals,
+  diffSideLines,
   displayWidth,
   findStep,
   headerText,
@@ -323,6 +324,20 @@ describe('non-interactive views', () => {
 });
 
 describe('diff', () => {
+  test('a receipt side names its signature\'s state in words of its own, never a bare "verified"', () => {
+    const side = { verified: true, steps: 2, head_hash: 'ab'.repeat(32), errors: [] };
+    const line = (status: string, holds: boolean): string =>
+      diffSideLines(
+        { ...side, signature: { status, holds } } as unknown as Parameters<typeof diffSideLines>[0],
+        'left',
+        'r.tar',
+      )[0]!;
+    expect(line('verified', true)).toMatch(/chain verified, 2 steps, head (ab){32}, signature verified$/);
+    expect(line('not_checked', false)).toMatch(/, signature NOT checked$/);
+    expect(line('invalid', false)).toMatch(/, signature INVALID$/);
+    expect(line('unsigned', true)).toMatch(/, unsigned$/);
+  });
+
   test('same, diverged at a field, and length mismatch', () => {
     record(
       r2,
@@ -368,14 +383,34 @@ describe('footer', () => {
     expect(wide).toBe(
       'n/→ next  p/← prev  g/G first/last  seq⏎ jump  / search  ⏎ expand  ↑↓ scroll  f fork  ? keys  q quit',
     );
+    // `? keys` stays however narrow: it is how every other key is found.
     const narrow = renderScreen(source, initialState(), { width: 40, height: 10 }).at(-1)!.text.trimEnd();
-    expect(narrow).toBe('n/→ next  p/← prev  / search  q quit');
+    expect(narrow).toBe('n/→ next  p/← prev  ? keys  q quit');
+    const sixty = renderScreen(source, initialState(), { width: 60, height: 10 }).at(-1)!.text.trimEnd();
+    expect(sixty).toBe('n/→ next  p/← prev  g/G first/last  / search  ? keys  q quit');
     const keysShown = press(initialState(), '?').state;
     expect(keysShown.panel).not.toBeNull();
     const panel = renderScreen(source, keysShown, { width: 80, height: 24 }).map((l) => l.text.trimEnd());
     for (const k of ['n  →  l', 'p  ←  h', 'g  Home', 'G  End', '/text ⏎', 'N ', 'f ', 'q  Ctrl-C'])
       expect(panel.some((l) => l.trimStart().startsWith(k))).toBe(true);
     expect(press(keysShown, 'x').state.panel).toBeNull();
+    // At 60 columns a long description wraps under its own column, never back at the left edge.
+    const narrowPanel = renderScreen(source, keysShown, { width: 60, height: 40 }).map((l) => l.text.trimEnd());
+    const search = narrowPanel.findIndex((l) => l.startsWith('  /text ⏎'));
+    expect(narrowPanel[search]).toBe('  /text ⏎         search every field and hash');
+    expect(narrowPanel[search + 1]).toBe(`${' '.repeat(18)}(case-insensitive, wraps around)`);
+    for (const l of narrowPanel.slice(4, -1)) if (l !== '') expect(l.startsWith('  ')).toBe(true);
+  });
+
+  test('the fork question keeps its answer keys at any width', () => {
+    const asking = { ...press(initialState(), 'n').state, mode: 'confirm-fork' as const };
+    for (const width of [30, 45, 60, 100]) {
+      const footer = renderScreen(source, asking, { width, height: 10 }).at(-1)!.text.trimEnd();
+      expect(footer).toMatch(/^fork .*at step 1.*\? y\/N$/);
+    }
+    expect(renderScreen(source, asking, { width: 100, height: 10 }).at(-1)!.text.trimEnd()).toBe(
+      'fork the run at step 1 into a new git worktree and branch? y/N',
+    );
   });
 });
 

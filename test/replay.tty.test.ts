@@ -192,7 +192,8 @@ describe('stepchain replay in a terminal (tmux)', () => {
       keys(s, 'n', 'n');
       await waitFor(s, (x) => header(x).startsWith('step 3 / 5'));
       keys(s, 'f');
-      await waitFor(s, 'fork the run at step 2 into a new git worktree');
+      // The question fits the width with its answer keys: never cut before "y/N".
+      await waitFor(s, /fork the run at step 2 into a new git worktree(?: and branch)?\? y\/N/);
       keys(s, 'n');
       await waitFor(s, 'fork cancelled: nothing was created');
       expect(existsSync(path.join(root, '.sdd', 'worktrees'))).toBe(width === 160); // the 60-column run goes first

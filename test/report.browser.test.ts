@@ -157,11 +157,18 @@ describe('report in headless Chromium', () => {
     expect(detail).toContain('"ratio": 1.0');
     expect(detail).toContain('1e-07');
     expect(detail).toContain('Résumé ✓ 😀');
-    // "Changed" names each field with its value before and after.
+    // "Changed" names each value with what it was and became, into objects, as the terminal replay does
+    // (a long tool result changed in one key shows that key, not the first 80 characters of both).
     expect(detail).toContain('model: m-1 → m-2');
     expect(detail).toContain('prompt: Read calc.py → Fix it. Résumé ✓ 😀');
-    expect(detail).toMatch(
-      /tool_call: \{"args": \{"path": "src\/calc\.py"\}, "name": "read_file"\} → \{"args": \{"n": 10{30}, "ratio": 1\.0, /,
+    expect(detail).toContain(
+      [
+        '- tool_call.args.path: src/calc.py',
+        `+ tool_call.args.n: 1${'0'.repeat(30)}`,
+        '+ tool_call.args.ratio: 1.0',
+        '+ tool_call.args.tiny: 1e-07',
+        'tool_call.name: read_file → edit_file',
+      ].join('\n'),
     );
 
     // Search: "/" focuses the box, typing filters, Enter goes back to the list.

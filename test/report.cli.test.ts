@@ -96,6 +96,9 @@ describe('stepchain report', () => {
     const noKey = cli(['report', path.join(conformanceDir, 'reference-receipt.tar'), '-o', 'receipt-nokey.html']);
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toContain('no_trusted_key');
+    // The summary line names the reason: the chain holds, the signature was not checked (not "does NOT verify").
+    expect(noKey.stdout).toContain('chain intact, signature NOT checked');
+    expect(noKey.stdout).not.toContain('does NOT verify');
     expect(readFileSync(path.join(dir, 'receipt-nokey.html'), 'utf8')).toContain(
       'signature NOT checked: no trusted public key',
     );

@@ -90,6 +90,8 @@ export interface CheckOptions {
   publicKeys?: PublicKey[];
   /** Where each trusted key came from (reported as given). */
   keySources?: TrustedKeySource[];
+  /** How the caller's user gives a trusted key, for "signature NOT checked" (default the Action's `public-keys`). */
+  keyHint?: string;
   /** A flagged provider-state mutation is an error (default) or a warning. */
   failOnFlaggedMutations?: boolean;
   verifyJournals?: boolean;
@@ -496,7 +498,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
           line: null,
           kind: untrusted ? 'signature_not_checked' : f.kind,
           message: untrusted
-            ? `receipt ${id}: ${signatureVerdict(r, keys.length).text.replace('--public-key FILE', 'public-keys')}`
+            ? `receipt ${id}: ${signatureVerdict(r, keys.length).text.replace('--public-key FILE', options.keyHint ?? 'public-keys')}`
             : `receipt ${id}: ${f.kind}: ${f.message}${where}`,
           severity: 'error',
           id,

@@ -115,7 +115,13 @@ export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookO
     return out;
   }
   out.event = p.event;
-  const root = options.root ?? claudeProjectRoot(p.cwd);
+  let root: string;
+  try {
+    root = options.root ?? claudeProjectRoot(p.cwd);
+  } catch (e) {
+    out.errors.push(`${p.event}: ${message(e)}`);
+    return out;
+  }
   const agent = claudeAgentId(p.sessionId);
   out.root = root;
   out.agent = agent;

@@ -47,6 +47,12 @@ export const FORCE_OPTION: Record<string, OptionSpec> = {
  */
 export function rootOf(args: ParsedArgs, io: CommandIO, options: { create?: boolean } = {}): string {
   const explicit = args.values.get('root');
+  // A mistyped --root is a usage error, never an empty project ("nothing checked") or a new directory.
+  if (explicit !== undefined) {
+    const kind = pathKind(path.resolve(io.cwd, explicit));
+    if (kind !== 'dir')
+      throw new InputError(`--root ${explicit}: ${kind === 'file' ? 'not a directory' : 'no such directory'}`);
+  }
   return resolveProjectRoot({
     cwd: io.cwd,
     ...(explicit === undefined ? {} : { explicit }),

@@ -44,6 +44,47 @@ function indented(text: string, width: number, indent: number, hang = 0): string
   return [' '.repeat(indent) + head, ...rest.map((l) => ' '.repeat(indent + hang) + l)];
 }
 
+/** The shell words of a command line, quoting kept as written (`--prompt "Fix the bug"` is two words). */
+function shellWords(cmd: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quote: string | null = null;
+  for (const ch of cmd) {
+    if (quote !== null) {
+      word += ch;
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      word += ch;
+    } else if (ch === ' ') {
+      if (word !== '') words.push(word);
+      word = '';
+    } else word += ch;
+  }
+  if (word !== '') words.push(word);
+  return words;
+}
+
+/**
+ * An example command wrapped only between shell words, each broken line ending in ` \`, so a pasted copy
+ * runs as printed (a word is never cut, even one longer than the line).
+ */
+function exampleLines(cmd: string, width: number, indent: number, hang: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const w of shellWords(cmd)) {
+    const room = width - indent - (lines.length === 0 ? 0 : hang) - 2;
+    if (line === '') line = w;
+    else if (displayWidth(line) + 1 + displayWidth(w) <= room) line += ` ${w}`;
+    else {
+      lines.push(line);
+      line = w;
+    }
+  }
+  lines.push(line);
+  return lines.map((l, i) => `${' '.repeat(indent + (i === 0 ? 0 : hang))}${l}${i < lines.length - 1 ? ' \\' : ''}`);
+}
+
 /**
  * A two-column list (`label  text`): labels in a column of at most `maxLabel`
  * columns, texts wrapped beside them; a longer label puts its text on the next line.
@@ -161,8 +202,9 @@ export function commandHelp(command: Command, width: number, subcommands: Comman
   if (command.examples && command.examples.length > 0) {
     out.push('', 'Examples:');
     for (const e of command.examples) {
-      out.push(...indented(`# ${e.what}`, width, 2));
-      out.push(...indented(e.run, width, 2, 4));
+      // A comment that wraps stays a comment on each line (pasted with the command, it is not run).
+      out.push(...wrapWords(e.what, Math.max(20, width - 4)).map((l) => `  # ${l}`));
+      out.push(...exampleLines(e.run, width, 2, 4));
     }
   }
   out.push('', 'Exit codes:', ...table(Object.entries(command.exitCodes ?? COMMON_EXIT_CODES), width, 2, 4));

@@ -95,6 +95,17 @@ export async function runCli(argv: string[], rawIO: CommandIO = processIO()): Pr
       return report(e, io, rawJson);
     }
   }
+  // An option before any command (`stepchain -x`, `stepchain --verison`) is an unknown option, not a command.
+  if (head.startsWith('-') && head !== '-') {
+    const name = head.replace(/^--?/, '').split('=')[0]!;
+    const ofCommands = commands.some(
+      (c) => c.options[name] !== undefined || Object.values(c.options).some((o) => o.short === name),
+    );
+    const why = ofCommands
+      ? `: options go after the command (\`stepchain <command> ${head.split('=')[0]} ...\`)`
+      : didYouMean(head, ['--help', '--version'], (w) => w);
+    return report(new InputError(`unknown option ${head}${why} (see \`stepchain help\`)`), io, rawJson);
+  }
   const found = findCommand(argv);
   if (found === undefined) {
     const groups = groupNames(commands);

@@ -55,6 +55,6 @@ export async function demoFork(ctx: DemoContext): Promise<void> {
   ctx.epilogue.push(
     `stepchain forks                                   # the fork tree`,
     `cat ${path.relative(ctx.root, fork.fork_worktree)}/src/calc.py        # the fork's own files`,
-    `stepchain fork rm ${fork.fork_session_id} --force   # remove the fork`,
   );
+  // `fork rm` comes last in the list (the replay section's diff reads the fork): see src/demo/replay.ts.
 }

@@ -26,6 +26,7 @@ export async function demoReplay(ctx: DemoContext): Promise<void> {
   ctx.section('Where two runs part: the first divergence, field by field');
   const rel = (f: string): string => path.relative(ctx.root, f);
   let other = forkJournal(ctx.root);
+  const fork = other?.id;
   if (other === undefined) {
     // No fork in this demo: a copy of the first three steps that then does something else.
     const id = `${SAMPLE_AGENT}-alt`;
@@ -63,6 +64,8 @@ export async function demoReplay(ctx: DemoContext): Promise<void> {
   ctx.epilogue.push(
     `stepchain replay ${SAMPLE_AGENT}                      # walk the run on a terminal: n/p, g/G, seq+Enter, /search, Enter, f, q`,
     `stepchain show ${SAMPLE_AGENT} 3 --json               # one step, as stored, with its blobs`,
-    `stepchain diff ${SAMPLE_AGENT} ${rel(path.dirname(other.file))} --json   # where two runs part`,
+    `stepchain diff ${SAMPLE_AGENT} ${other.id} --json   # where two runs part (a fork is found by its id)`,
+    // Last: the commands above read the fork.
+    ...(fork === undefined ? [] : [`stepchain fork rm ${fork} --force   # remove the fork`]),
   );
 }

@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { pathKind } from '../util/fs';
@@ -25,6 +26,18 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
   if (!isPath) {
     const dir = journalDir(root, target); // throws InputError for an unsafe id
     const file = path.join(dir, JOURNAL_FILE);
+    if (pathKind(file) !== 'file') {
+      // A fork's journal lives in its own worktree (docs/fork.md): found by its id from the parent project
+      // to read it; never a second, empty journal of that id started beside the fork.
+      const fork = forkJournalDir(root, target);
+      if (fork !== undefined && mustExist) return { file: path.join(fork, JOURNAL_FILE), dir: fork, agentId: target };
+      if (fork !== undefined) {
+        const worktree = path.join(root, '.sdd', 'worktrees', target);
+        throw new InputError(
+          `${target} is a fork with its own worktree: record its steps there (--root ${worktree}, or run from inside it)`,
+        );
+      }
+    }
     if (mustExist && pathKind(file) !== 'file') {
       throw new InputError(
         `no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`,
@@ -47,4 +60,23 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
       ? `${target}: no such journal file or directory`
       : `${target}: no such journal directory (a new journal is started by agent id, under --root)`,
   );
+}
+
+/**
+ * The journal directory of the fork `id` of the project `root`, in the fork's worktree
+ * (`<root>/.sdd/worktrees/<id>/.sdd/runtime/journal/<id>/`), when its journal file is there
+ * and nothing on the way is a symbolic link (a checkout's paths are never followed through one).
+ */
+function forkJournalDir(root: string, id: string): string | undefined {
+  const worktree = path.join(root, '.sdd', 'worktrees', id);
+  const dir = journalDir(worktree, id);
+  const steps = [path.join(root, '.sdd'), path.join(root, '.sdd', 'worktrees'), worktree];
+  for (let p = dir; p.length > worktree.length; p = path.dirname(p)) steps.splice(3, 0, p);
+  try {
+    for (const p of steps) if (!lstatSync(p).isDirectory()) return undefined;
+    if (!lstatSync(path.join(dir, JOURNAL_FILE)).isFile()) return undefined;
+  } catch {
+    return undefined;
+  }
+  return dir;
 }

@@ -43,7 +43,7 @@ export interface ReplayState {
   /** One line for the footer (a result, an error); cleared by the next key. */
   message: string;
   /** Lines shown instead of the step (every key, a fork's result) until the next key. */
-  panel: string[] | null;
+  panel: PanelLine[] | null;
   /** Only the first `limit` steps are walked (`replay --limit N`); null: all. */
   limit: number | null;
   /** Whether `f` can fork here (never for a receipt: fork the journal it came from). */
@@ -133,8 +133,14 @@ export function parseKeys(data: string): Key[] {
   return keys;
 }
 
+/** A panel line; `indent` is where its wrapped continuation lines start (a key list's description column). */
+export type PanelLine = string | { text: string; indent: number };
+
+/** The column a key's description starts at in the key list. */
+const KEY_COLUMN = 18;
+
 /** Every key, for `?`: shown in a panel instead of the step. */
-export function keyList(canFork: boolean): string[] {
+export function keyList(canFork: boolean): PanelLine[] {
   const rows: [string, string][] = [
     ['n  →  l', 'next step'],
     ['p  ←  h', 'previous step'],
@@ -153,10 +159,15 @@ export function keyList(canFork: boolean): string[] {
     ['?', 'this list'],
     ['q  Ctrl-C', 'quit'],
   ];
-  return ['Keys (any key returns to the step)', '', ...rows.map(([k, what]) => `  ${k.padEnd(16)}${what}`)];
+  return [
+    'Keys (any key returns to the step)',
+    '',
+    ...rows.map(([k, what]) => ({ text: `  ${k.padEnd(KEY_COLUMN - 3)} ${what}`, indent: KEY_COLUMN })),
+  ];
 }
 
 // Key hints in display order, with a priority: on a narrow screen the footer keeps the most important ones.
+// `? keys` is how every other key is found, so it stays with the essentials.
 const HINTS: [string, number][] = [
   ['n/→ next', 1],
   ['p/← prev', 1],
@@ -166,7 +177,7 @@ const HINTS: [string, number][] = [
   ['⏎ expand', 5],
   ['↑↓ scroll', 7],
   ['f fork', 6],
-  ['? keys', 8],
+  ['? keys', 1],
   ['q quit', 0],
 ];
 
@@ -402,6 +413,15 @@ export function headerText(source: ReplaySource, state: ReplayState, width = Inf
   return join(shown);
 }
 
+/** A panel line wrapped with its continuation lines under its description column (when that leaves room). */
+function wrapHanging(line: { text: string; indent: number }, width: number): string[] {
+  if (width - line.indent < 16) return wrap(line.text, width);
+  const first = wrap(line.text, width)[0] ?? '';
+  const rest = line.text.slice(first.length).trimStart();
+  if (rest === '') return [first];
+  return [first, ...wrap(rest, width - line.indent).map((p) => ' '.repeat(line.indent) + p)];
+}
+
 /** The body area: a panel's lines (wrapped, never cut) or the step's body, scrolled. */
 function bodyArea(
   source: ReplaySource,
@@ -410,7 +430,7 @@ function bodyArea(
   room: number,
 ): { rows: ScreenLine[]; label: string } {
   if (state.panel !== null) {
-    const lines = state.panel.flatMap((l) => wrap(l, width));
+    const lines = state.panel.flatMap((l) => (typeof l === 'string' ? wrap(l, width) : wrapHanging(l, width)));
     return {
       rows: lines.slice(0, room).map((text, i) => ({ text, ...(i === 0 ? { style: 'label' as const } : {}) })),
       label: '──',
@@ -426,6 +446,16 @@ function bodyArea(
     rows: shown.map((l) => ({ text: l.text, ...(l.style ? { style: l.style } : {}) })),
     label: `──${more}${mark}`,
   };
+}
+
+/** The fork confirmation, as long as fits: the answer keys (`y/N`) are never the part cut off. */
+export function forkQuestion(index: number, width: number): string {
+  const variants = [
+    `fork the run at step ${index} into a new git worktree and branch? y/N`,
+    `fork the run at step ${index} into a new git worktree? y/N`,
+    `fork at step ${index}? y/N`,
+  ];
+  return variants.find((v) => displayWidth(v) <= width) ?? variants.at(-1)!;
 }
 
 /** Lays out the whole screen: header, rule, the step's body (scrolled), footer. Exactly `height` lines of `width` columns. */
@@ -465,10 +495,7 @@ export function renderScreen(source: ReplaySource, state: ReplayState, size: Scr
       style: 'prompt',
     };
   else if (state.mode === 'confirm-fork')
-    footer = {
-      text: fit(`fork the run at step ${state.index} into a new git worktree and branch? y/N`, width),
-      style: 'prompt',
-    };
+    footer = { text: fit(forkQuestion(state.index, width), width), style: 'prompt' };
   else if (state.panel !== null) footer = { text: fit('any key returns to the step', width), style: 'footer' };
   else footer = { text: fit(sanitize(state.message) || keyHints(width, state.canFork), width), style: 'footer' };
   out.push(footer);

@@ -1,4 +1,5 @@
-import { canonicalOfRead, isJsonObject, type JsonValue } from '../canonical';
+import type { JsonValue } from '../canonical';
+import { entriesOf, isObj, same, valueChanges, type FieldChange } from './changes';
 import type { JournalEntry, StepList, StepRow } from '../journal';
 import { isoTime, preview, sanitize } from './text';
 
@@ -11,37 +12,7 @@ import { isoTime, preview, sanitize } from './text';
 export const CONTENT_FIELDS = ['model', 'prompt', 'tool_call', 'tool_result', 'blob_refs', 'input_hash'] as const;
 export type ContentField = (typeof CONTENT_FIELDS)[number];
 
-/** One changed value between two steps; `path` is a field name, dotted into objects (`tool_call.args.cmd`). */
-export interface FieldChange {
-  path: string;
-  kind: 'changed' | 'added' | 'removed';
-  before?: JsonValue;
-  after?: JsonValue;
-}
-
-/** Equal as Python would hash them (key order does not matter). */
-const same = (a: JsonValue, b: JsonValue): boolean => canonicalOfRead(a) === canonicalOfRead(b);
-
-function entriesOf(v: JsonValue): [string, JsonValue][] {
-  return v instanceof Map ? [...v] : Object.entries(v as Record<string, JsonValue>);
-}
-const isObj = (v: JsonValue): boolean => isJsonObject(v) || v instanceof Map;
-
-function walk(pathName: string, a: JsonValue, b: JsonValue, depth: number, out: FieldChange[]): void {
-  if (same(a, b)) return;
-  if (depth < 4 && isObj(a) && isObj(b)) {
-    const left = new Map(entriesOf(a));
-    const right = new Map(entriesOf(b));
-    for (const [k, v] of left) {
-      const p = `${pathName}.${k}`;
-      if (!right.has(k)) out.push({ path: p, kind: 'removed', before: v });
-      else walk(p, v, right.get(k)!, depth + 1, out);
-    }
-    for (const [k, v] of right) if (!left.has(k)) out.push({ path: `${pathName}.${k}`, kind: 'added', after: v });
-    return;
-  }
-  out.push({ path: pathName, kind: 'changed', before: a, after: b });
-}
+export type { FieldChange } from './changes';
 
 /**
  * What changed from `prev` to `cur`, field by field, descending into objects.
@@ -51,7 +22,7 @@ function walk(pathName: string, a: JsonValue, b: JsonValue, depth: number, out: 
 export function stepChanges(prev: StepRow | undefined, cur: StepRow): FieldChange[] {
   if (prev === undefined) return [];
   const out: FieldChange[] = [];
-  for (const f of CONTENT_FIELDS) walk(f, prev[f] as JsonValue, cur[f] as JsonValue, 0, out);
+  for (const f of CONTENT_FIELDS) out.push(...valueChanges(f, prev[f] as JsonValue, cur[f] as JsonValue));
   return out;
 }
 

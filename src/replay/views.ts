@@ -1,4 +1,5 @@
 import type { JsonValue } from '../canonical';
+import type { SignatureStatus } from '../receipt';
 import type { DiffSide, JournalDiff } from './diff';
 import { entryAt, stepBlobs, stepBody, type BlobInfo } from './body';
 import { storedRow, type ReplaySource } from './source';
@@ -130,10 +131,16 @@ export function showDocument(source: ReplaySource, seq: number): ShowDocument {
 /** One side's verification status for `diff`: verified, or every fault. */
 export function diffSideLines(side: DiffSide, label: 'left' | 'right', name: string): string[] {
   const shown = `${label.padEnd(5)} ${sanitize(name)}`;
+  // The signature's own words, as replay's header says them ("verified" alone would read as the chain's).
+  const words: Record<SignatureStatus, string> & Record<string, string | undefined> = {
+    verified: 'signature verified',
+    not_checked: 'signature NOT checked',
+    invalid: 'signature INVALID',
+    unsigned: 'unsigned',
+    unsigned_but_required: 'unsigned, but a signature was required',
+  };
   const sig =
-    side.signature === null
-      ? ''
-      : `, ${side.signature.status === 'not_checked' ? 'signature NOT checked' : side.signature.status.replace(/_/g, ' ')}`;
+    side.signature === null ? '' : `, ${words[side.signature.status] ?? side.signature.status.replace(/_/g, ' ')}`;
   if (side.verified)
     return [`${shown}: chain verified, ${side.steps} step${side.steps === 1 ? '' : 's'}, head ${side.head_hash}${sig}`];
   const out = [

@@ -35,17 +35,17 @@ export const checkCommand: Command = {
     journals: {
       kind: 'list',
       value: 'GLOB',
-      description: 'Where per-step journals are (default .sdd/runtime/journal/*/000000.jsonl).',
+      description: 'Where per-step journals are (default .sdd/runtime/journal/*/000000.jsonl; `none`: not checked).',
     },
     runs: {
       kind: 'list',
       value: 'GLOB',
-      description: 'Where run journals are (default .sdd/runs/*/journal.jsonl).',
+      description: 'Where run journals are (default .sdd/runs/*/journal.jsonl; `none`: not checked).',
     },
     receipts: {
       kind: 'list',
       value: 'GLOB',
-      description: 'Where receipts are (default **/*.receipt.tar and .tar.gz, .tgz).',
+      description: 'Where receipts are (default **/*.receipt.tar and .tar.gz, .tgz; `none`: not checked).',
     },
     'public-key': PUBLIC_KEY_OPTION,
     'expected-heads': {
@@ -76,9 +76,12 @@ export const checkCommand: Command = {
     const base = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
     const headsFile = args.values.get('expected-heads');
     const list = (name: string) => args.lists.get(name);
-    const journals = list('journals');
-    const runs = list('runs');
-    const receipts = list('receipts');
+    // `none` switches a kind off, as the Action's input does.
+    const off = (name: string): boolean => list(name)?.length === 1 && list(name)![0] === 'none';
+    const globs = (name: string) => (off(name) ? undefined : list(name));
+    const journals = globs('journals');
+    const runs = globs('runs');
+    const receipts = globs('receipts');
     const report = await checkWorkspace({
       root,
       ...(base === undefined ? {} : { base }),
@@ -86,6 +89,7 @@ export const checkCommand: Command = {
       ...(runs === undefined ? {} : { runs }),
       ...(receipts === undefined ? {} : { receipts }),
       publicKeys: (list('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f))),
+      keyHint: '--public-key FILE',
       ...(headsFile === undefined
         ? {}
         : {
@@ -93,6 +97,9 @@ export const checkCommand: Command = {
             expectedHeadsPath: path.relative(root, path.resolve(io.cwd, headsFile)).split(path.sep).join('/'),
           }),
       failOnFlaggedMutations: !args.flags.has('warn-flagged'),
+      ...(off('journals') ? { verifyJournals: false } : {}),
+      ...(off('runs') ? { verifyRuns: false } : {}),
+      ...(off('receipts') ? { verifyReceipts: false } : {}),
     });
     // A check that found nothing does not say OK (a mistyped glob, a wrong --root).
     const empty = args.flags.has('allow-empty')
@@ -121,9 +128,11 @@ export const checkCommand: Command = {
           ),
         );
       }
+      const nothing =
+        empty.length === 0 ? '' : `; ${empty.length} pattern${empty.length === 1 ? '' : 's'} matched nothing`;
       io.out(
         sanitize(
-          `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}`,
+          `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}${nothing}`,
         ),
       );
     }

@@ -1,9 +1,45 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { planClaudeSettings, writeClaudeSettings } from '../../claude/settings';
 import { sanitize } from '../../replay/text';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
+import type { CommandIO } from '../io';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+
+/** Whether an executable named `name` is on `env.PATH` (what a hook's shell would find). */
+function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const file = path.join(dir, name);
+    try {
+      if (!statSync(file).isFile()) continue;
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      /* not here */
+    }
+  }
+  return false;
+}
+
+/**
+ * What the operator should know before relying on the hooks: the default command needs
+ * `stepchain` on the PATH, and Claude Code reads a project's settings only when started in
+ * the directory holding them (docs/claude.md).
+ */
+function installWarnings(command: string | undefined, file: string, root: string, io: CommandIO): string[] {
+  const out: string[] = [];
+  if (command === undefined && !onPath('stepchain', io.env))
+    out.push(
+      'no `stepchain` on this PATH: Claude Code could not run the hook and nothing would be recorded; ' +
+        'install it on the PATH (npm install -g stepchain) or give --command "npx stepchain hook claude"',
+    );
+  const projectSettings = path.join(root, '.claude', 'settings.json');
+  if (file === projectSettings && path.resolve(io.cwd) !== root)
+    out.push(`Claude Code reads ${projectSettings} only when started in ${root}: start \`claude\` there`);
+  return out;
+}
 
 export const initClaudeCommand: Command = {
   name: ['init', 'claude'],
@@ -23,7 +59,9 @@ export const initClaudeCommand: Command = {
     command: {
       kind: 'value',
       value: 'CMD',
-      description: 'The command the hooks run (default: the stepchain that runs this command, by absolute path).',
+      description:
+        'The command the hooks run (default `stepchain hook claude`: `stepchain` must then be on the PATH Claude Code ' +
+        'gives its hooks; e.g. --command "npx stepchain hook claude" when it is not).',
     },
     'dry-run': { kind: 'flag', description: 'Print the diff without writing.' },
   },
@@ -50,6 +88,8 @@ export const initClaudeCommand: Command = {
     const plan = planClaudeSettings(file, { ...(command === undefined ? {} : { command }), remove });
     const dry = args.flags.has('dry-run');
     if (!dry) writeClaudeSettings(plan);
+    const warnings = remove ? [] : installWarnings(command, plan.file, root, io);
+    for (const w of warnings) io.err(`stepchain: init claude: warning: ${sanitize(w)}`);
     if (args.flags.has('json')) {
       io.json({
         file: plan.file,
@@ -59,6 +99,7 @@ export const initClaudeCommand: Command = {
         events: plan.events,
         updated: plan.updated,
         diff: plan.diff,
+        warnings,
       });
       return 0;
     }

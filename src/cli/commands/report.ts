@@ -123,10 +123,14 @@ export const reportCommand: Command = {
         r.window === null
           ? ''
           : `, lines ${r.window.first_line}-${r.window.last_line} embedded (${r.window.steps} steps)`;
+      // A signed receipt nobody checked is not a broken chain: say which it is (one meaning of "signed").
+      const unchecked = r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key');
       io.out(
         r.ok
           ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}${window}`
-          : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}${window}`,
+          : unchecked
+            ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact, signature NOT checked (signed, but no --public-key was given)${blobs}${window}`
+            : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}${window}`,
       );
     }
     if (!r.ok) for (const f of r.errors) io.err(describeFault(r.source, f));

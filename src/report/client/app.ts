@@ -1,5 +1,6 @@
 import type { JsonValue } from '../../canonical';
-import { canonicalOfRead, decodeUtf8 as strictUtf8 } from '../../canonical';
+import { decodeUtf8 as strictUtf8 } from '../../canonical';
+import { valueChanges } from '../../replay/changes';
 import type { PageFault, PageVerifyResult, ReportBlob, ReportData, ReportForkNode } from './data';
 import { display, fieldText, orderedRow, preview } from './display';
 import { sha256Hex } from './hash';
@@ -442,20 +443,29 @@ export function startReport(doc: Document): void {
     add('Prev hash', r.prev_hash, 'hash');
     add('Step hash', r.step_hash, 'hash');
     if (e.computed !== r.step_hash) add('Recomputed', e.computed ?? '', 'hash badtext');
-    // What changed from the previous well-formed row, with both values.
+    // What changed from the previous well-formed row, value by value (into objects, as the terminal replay
+    // shows it: src/replay/changes.ts), with both values.
     const prev = previousRow(idx);
     if (prev !== null && prev.row !== null) {
       const before = orderedRow(textOf(prev));
       const changes: string[] = [];
+      const shown = (v: JsonValue | undefined): string => {
+        const t = preview(fieldText(v), 120);
+        return t === '' ? '""' : t;
+      };
       for (const k of HASHED_FIELDS) {
-        const a = prev.row[k];
-        const b = r[k];
-        if (canonicalOfRead(a) === canonicalOfRead(b)) continue;
-        const old = preview(fieldText(before?.get(k) ?? a), 80);
-        const now = preview(fieldText(field(k) ?? b), 80);
-        changes.push(`${k}: ${old === '' ? '""' : old} → ${now === '' ? '""' : now}`);
+        for (const c of valueChanges(k, before?.get(k) ?? prev.row[k], field(k) ?? r[k])) {
+          if (c.kind === 'added') changes.push(`+ ${c.path}: ${shown(c.after)}`);
+          else if (c.kind === 'removed') changes.push(`- ${c.path}: ${shown(c.before)}`);
+          else changes.push(`${c.path}: ${shown(c.before)} → ${shown(c.after)}`);
+        }
       }
-      const dd = add('Changed', changes.length > 0 ? changes.join('\n') : 'nothing but the hashes and time');
+      const MAX_CHANGES = 40;
+      const listed =
+        changes.length > MAX_CHANGES
+          ? [...changes.slice(0, MAX_CHANGES), `… ${changes.length - MAX_CHANGES} more`]
+          : changes;
+      const dd = add('Changed', listed.length > 0 ? listed.join('\n') : 'nothing but the hashes and time');
       dd.classList.add('changed');
     }
     detail.append(dl);
