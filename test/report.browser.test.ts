@@ -731,6 +731,10 @@ describe('the Ed25519 signature checked in the page', () => {
     const wrong = parsePublicKey(Buffer.from(other.publicKeyPem), 'other');
     expect(await paste(page, other.publicKeyPem)).toMatchObject({ pastedKey: 'fails', signature: 'not_checked' });
     expect(await page.textContent('#signature-result')).toContain(`does NOT hold under key ${wrong.keyId}`);
+    // The verdict and the signature row name the key that failed, never "no public key was given".
+    expect(await page.textContent('#status-detail')).toContain(`does not hold under the pasted key ${wrong.keyId}`);
+    expect(await page.textContent('#receipt')).toContain(`the pasted key ${wrong.keyId} does not hold`);
+    expect(await page.textContent('#status-detail')).not.toContain('no public key was given');
     expect(await paste(page, signer.privateKeyPem)).toMatchObject({ pastedKey: 'bad_key' });
     expect(await page.textContent('#signature-result')).toContain('PRIVATE key');
     await page.close();

@@ -106,6 +106,9 @@ export function startReport(doc: Document): void {
   let signature: SignatureState | null = null;
   let signatureKey: string | null = null;
   const signatureFaults: PageFault[] = [];
+  // Keys a reviewer pasted that did not hold: the signature stays unchecked (another key may have signed it), but the
+  // page no longer says that no key was given.
+  const pastedFailed: string[] = [];
   let renderSignature = (): void => {};
   if (data.receipt !== null) {
     const r = data.receipt;
@@ -163,7 +166,9 @@ export function startReport(doc: Document): void {
           : signature === 'invalid'
             ? '✗ does NOT verify under the given key(s)'
             : signature === 'not_checked'
-              ? 'NOT checked: no public key was given. Paste the signer’s public key below to check it here.'
+              ? pastedFailed.length > 0
+                ? `NOT checked: the pasted key ${pastedFailed.join(', ')} does not hold. Paste the signer’s public key below to check it here.`
+                : 'NOT checked: no public key was given. Paste the signer’s public key below to check it here.'
               : 'unsigned: there is no signature to check';
       root.setAttribute('data-signature', signature ?? '');
       if (signatureKey !== null) root.setAttribute('data-signature-key', signatureKey);
@@ -210,6 +215,11 @@ export function startReport(doc: Document): void {
           result.className = 'paste-result badtext';
           result.textContent = `✗ The manifest signature does NOT hold under key ${key.keyId}: either another key signed it, or manifest.json was changed after signing.`;
           root.setAttribute('data-pasted-key', 'fails');
+          if (signature === 'not_checked' && !pastedFailed.includes(key.keyId)) {
+            pastedFailed.push(key.keyId);
+            renderSignature();
+            renderVerdict();
+          }
         }
       });
       box.append(label, button, result);
@@ -774,7 +784,10 @@ export function startReport(doc: Document): void {
       status.className = 'status warn';
       title.textContent = '⚠ Chain intact, but the signature was NOT checked';
       statusDetail.textContent =
-        `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no public key was given: ` +
+        `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and ` +
+        (pastedFailed.length > 0
+          ? `the signature does not hold under the pasted key ${pastedFailed.join(', ')}: `
+          : 'no public key was given: ') +
         'who signed it is not established. Paste the signer’s public key below to check it here, offline.';
       faultList.textContent = '';
       root.setAttribute('data-verified', 'false');
