@@ -76,6 +76,16 @@ describe('a bad payload is one line on stderr and exit 1, never 2, never a stack
   });
 });
 
+test('a bad command line never exits 2 either (Claude Code reads 2 as "block"): unknown options, stray arguments', () => {
+  const root = project();
+  for (const argv of [['--bogus'], ['--root'], ['extra', 'words'], ['--no-snapshot=yes']]) {
+    const r = cli(['hook', 'claude', ...argv], { cwd: root, input: payload(root, 'Stop'), env: off });
+    expectNoStack(r);
+    expect([argv.join(' '), r.code]).toEqual([argv.join(' '), 1]);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  }
+});
+
 test('events stepchain does not record are accepted silently (exit 0, nothing written)', () => {
   const root = project();
   for (const ev of ['PreToolUse', 'Notification', 'SubagentStop', 'PostCompact']) {

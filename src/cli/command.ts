@@ -25,6 +25,11 @@ export interface Command {
   examples?: CommandExample[];
   /** What each exit code means for this command. */
   exitCodes?: Record<number, string>;
+  /**
+   * The highest exit code the command may return, whatever goes wrong (usage errors included). A hook that another
+   * program runs sets 1: Claude Code reads exit 2 as "block the agent".
+   */
+  maxExitCode?: number;
   /** Returns the exit code (0 holds, 1 does not); throws StepchainError for the rest. */
   run(args: ParsedArgs, io: CommandIO): Promise<number> | number;
 }

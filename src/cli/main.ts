@@ -124,10 +124,12 @@ export async function runCli(argv: string[], rawIO: CommandIO = processIO()): Pr
     return 0;
   }
   const json = wantsJson(rest, command.options);
+  let code: number;
   try {
     const args = parseArgs(rest, command.options, command.name.join(' '));
-    return await command.run(args, io);
+    code = await command.run(args, io);
   } catch (e) {
-    return report(e, io, json || rawJson);
+    code = report(e, io, json || rawJson);
   }
+  return command.maxExitCode === undefined ? code : Math.min(code, command.maxExitCode);
 }

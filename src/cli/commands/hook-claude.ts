@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { handleClaudeHook } from '../../claude';
 import { sanitize } from '../../replay/text';
+import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { ROOT_OPTION } from '../common';
 
@@ -31,11 +32,13 @@ export const hookClaudeCommand: Command = {
       what: 'what Claude Code does at the start of a session',
     },
   ],
+  maxExitCode: 1,
   exitCodes: {
     0: 'recorded (or nothing to record)',
     1: 'not recorded (the reason on stderr); never 2, which would block the agent',
   },
   run(args, io) {
+    expectPositionals(args, [], 'hook claude');
     let bytes: Buffer;
     try {
       bytes = io.readStdin();
