@@ -76,6 +76,22 @@ describe('fork rm keeps recorded work', () => {
     expect(existsSync(journalDir(root, id))).toBe(false);
   });
 
+  test('an append by a live fork id in the parent (from a subdirectory too) is refused, naming the fork journal: no second chain of that name', () => {
+    const root = recordedRepo();
+    const { id, worktree } = fork(root);
+    const forkJournal = journalFile(worktree, id);
+    for (const cwd of [root, path.join(root, 'src')]) {
+      const r = cli(['append', id, '--no-snapshot', '--prompt', 'x'], { env: ENV, cwd });
+      expect(r.code).toBe(1);
+      expectNoStack(r);
+      expect(r.stderr).toContain(`${id} is a fork of this project, whose journal is ${forkJournal}`);
+    }
+    expect(existsSync(journalDir(root, id))).toBe(false);
+    // From inside the fork's worktree (a subdirectory too), the id is its own journal.
+    expect(cli(['append', id, '--no-snapshot'], { env: ENV, cwd: path.join(worktree, 'src') }).code).toBe(0);
+    expect(verifyJournalFile(forkJournal)).toMatchObject({ ok: true, steps: 3 });
+  });
+
   test('a fork with nothing recorded since the fork point is removed without --force', () => {
     const root = recordedRepo();
     const { id, worktree } = fork(root);
