@@ -74,9 +74,9 @@ export function pathKind(p: string): 'file' | 'dir' | undefined {
  * ENOENT when a parent cannot be created on a read-only or unwritable file
  * system, so the first missing directory is created on its own to learn why.
  */
-export function ensureDir(dir: string): void {
+export function ensureDir(dir: string, mode?: number): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, mode === undefined ? { recursive: true } : { recursive: true, mode });
     return;
   } catch (e) {
     if (!isOsError(e)) throw e;
