@@ -324,7 +324,8 @@ export class RunJournal {
     } else if (trailingEof && last !== undefined) {
       validEnd = last.next; // blank bytes after the last line ending
     }
-    const r = readRunJournalBytes(buf.subarray(0, validEnd));
+    // Every fault listed: the first that refuses must be found however many others come before it.
+    const r = readRunJournalBytes(buf.subarray(0, validEnd), { maxListed: Infinity });
     const bad = r.errors.find((f) => REFUSE.has(f.kind));
     if (bad !== undefined) {
       throw new RunJournalRecoveryError(
