@@ -9,9 +9,11 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { appendAuditEvent, verifyAuditLog } from '../src/audit';
-import { MAX_LISTED_FAULTS } from '../src/journal';
+import { Journal, MAX_LISTED_FAULTS } from '../src/journal';
+import { buildReceipt, loadReceipt, verifyReceipt } from '../src/receipt';
 import { RunJournal, recordObserved, verifyRunJournal } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
+import { rawTar } from './helpers/tar';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-bounded-');
@@ -137,5 +139,33 @@ describe('the audit log', () => {
       [d2, 1, undefined, 'malformed_json'],
     ]);
     expect(r.fault_count).toBe(5001);
+  });
+});
+
+describe('receipts', () => {
+  test('a journal member with 3,000 interleaved faults: the count says all of them, not only the list overflow', () => {
+    const dir = path.join(root, `p${n++}`, '.sdd', 'runtime', 'journal', 'a');
+    Journal.open(dir, { env: ENV }).append({ prompt: 'x' });
+    const good = loadReceipt(buildReceipt(path.join(dir, '000000.jsonl')).bytes);
+    const row = good.journal.toString('utf8');
+    const tar = rawTar([
+      { name: 'manifest.json', data: good.manifestBytes },
+      { name: 'journal/000000.jsonl', data: row + `not json\n${row}`.repeat(3000) },
+    ]);
+    const r = verifyReceipt(tar);
+    expect(r.ok).toBe(false);
+    const listed = r.errors.filter((e) => e.kind !== 'too_many_faults');
+    expect(listed.length).toBeLessThanOrEqual(1000);
+    // malformed_json, then seq, prev_hash and step_hash mismatches on each copy (strict: canonical lines), and the
+    // manifest's head and steps: every one counted.
+    expect(r.fault_count).toBeGreaterThan(3000 * 3);
+    const more = r.errors.at(-1)!;
+    expect(more.kind).toBe('too_many_faults');
+    expect(more.message).toBe(`${(r.fault_count - listed.length).toLocaleString('en-US')} more faults not listed`);
+    const file = path.join(root, `bad-${n++}.tar`);
+    writeFileSync(file, tar);
+    const c = cli(['receipt', 'verify', file], { env: ENV });
+    expect(c.code).toBe(1);
+    expect(c.stdout).toContain(`FAIL ${file}: ${r.fault_count} problems`);
   });
 });
