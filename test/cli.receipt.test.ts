@@ -113,6 +113,7 @@ describe('stepchain export / receipt verify', () => {
       'published',
       'redacted_fields',
       'errors',
+      'fault_count',
     ]);
     expect(vd).toMatchObject({
       ok: true,

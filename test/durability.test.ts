@@ -217,6 +217,20 @@ describe(`a full disk (${mode})`, () => {
   });
 });
 
+describe(`a full disk (${mode}): writers of whole files`, () => {
+  test('keygen leaves no key file cut short (which would block the next keygen), naming the path', () => {
+    const root = project();
+    const key = path.join(root, 'k.pem');
+    const r = onFullDisk([cliPath, 'keygen', '-o', key, '--public', path.join(root, 'k.pub')], 0, 0);
+    expect(r.code).toBe(2);
+    oneLine(r);
+    expect(r.stderr).toContain(key);
+    expect(r.stderr).toMatch(/(no space left on the device \(ENOSPC\)|file too large \(EFBIG\))/);
+    expect(readdirSync(root)).toEqual([]);
+    expect(cli(['keygen', '-o', key], { env: ENV }).code).toBe(0);
+  });
+});
+
 /** Runs the CLI as a user without root's right to write anywhere (as nobody when this suite runs as root). */
 function cliUnprivileged(args: string[]): CliResult {
   if (process.getuid?.() !== 0) return cli(args, { env: ENV });
@@ -248,6 +262,32 @@ describe('operating-system errors are one line naming the path and the cause, ex
         oneLine(r);
         expect(r.stderr).toMatch(cause);
         expect(r.stderr).toContain(root);
+      }
+    } finally {
+      if (mounted) spawnSync('mount', ['-o', 'remount,rw', mnt]);
+      else chmodSync(root, 0o755);
+    }
+  });
+
+  test(`${mounted ? 'a read-only mount (EROFS)' : 'an unwritable directory (EACCES)'}: export, publish, report, keygen, init claude`, () => {
+    const root = project();
+    expect(cli(['append', 'a', '--root', root, '--no-snapshot'], { env: ENV }).code).toBe(0);
+    if (mounted) spawnSync('mount', ['-o', 'remount,ro', mnt]);
+    else chmodSync(root, 0o555);
+    try {
+      const cause = mounted ? /read-only file system \(EROFS\)/ : /permission denied \(EACCES\)/;
+      for (const [args, named] of [
+        [['export', 'a', '--root', root, '-o', path.join(root, 'r.tar')], path.join(root, 'r.tar')],
+        [['publish', 'a', '--opt-in', '--root', root, '-o', path.join(root, 'p.tar')], path.join(root, 'p.tar')],
+        [['report', 'a', '--root', root, '-o', path.join(root, 'r.html')], path.join(root, 'r.html')],
+        [['keygen', '-o', path.join(root, 'k.pem')], path.join(root, 'k.pem')],
+        [['init', 'claude', '--root', root], path.join(root, '.claude')],
+      ] as [string[], string][]) {
+        const r = mounted ? cli(args, { env: ENV }) : cliUnprivileged(args);
+        expect(r.code).toBe(2);
+        oneLine(r);
+        expect(r.stderr).toMatch(cause);
+        expect(r.stderr).toContain(named);
       }
     } finally {
       if (mounted) spawnSync('mount', ['-o', 'remount,rw', mnt]);

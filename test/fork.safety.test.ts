@@ -6,7 +6,7 @@
  * listed and removed. Real repositories, the built CLI, real SIGKILLs at
  * deterministic points (STEPCHAIN_TEST_PAUSE, src/util/pause.ts).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
@@ -74,6 +74,53 @@ describe('fork rm keeps recorded work', () => {
     }
     expect(existsSync(worktree)).toBe(false);
     expect(existsSync(journalDir(root, id))).toBe(false);
+  });
+
+  test('an append by a live fork id in the parent (from a subdirectory too) is refused, naming the fork journal: no second chain of that name', () => {
+    const root = recordedRepo();
+    const { id, worktree } = fork(root);
+    const forkJournal = journalFile(worktree, id);
+    for (const cwd of [root, path.join(root, 'src')]) {
+      const r = cli(['append', id, '--no-snapshot', '--prompt', 'x'], { env: ENV, cwd });
+      expect(r.code).toBe(1);
+      expectNoStack(r);
+      expect(r.stderr).toContain(`${id} is a fork of this project, whose journal is ${forkJournal}`);
+    }
+    expect(existsSync(journalDir(root, id))).toBe(false);
+    // From inside the fork's worktree (a subdirectory too), the id is its own journal.
+    expect(cli(['append', id, '--no-snapshot'], { env: ENV, cwd: path.join(worktree, 'src') }).code).toBe(0);
+    expect(verifyJournalFile(forkJournal)).toMatchObject({ ok: true, steps: 3 });
+  });
+
+  test('fork rm run from inside the fork itself removes it; a command then run in the vanished directory names the tombstone', () => {
+    const root = recordedRepo();
+    const { id, worktree } = fork(root);
+    const inside = path.join(worktree, 'src');
+    const r = cli(['fork', 'rm', id], { env: ENV, cwd: inside });
+    expectNoStack(r);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(existsSync(worktree)).toBe(false);
+    expect(spawnSync('git', ['-C', root, 'worktree', 'list'], { encoding: 'utf8' }).stdout).not.toContain(id);
+    // A shell left in the removed directory: node's cwd() fails there, so the process starts elsewhere with PWD set.
+    const tombstone = path.join(root, '.sdd', 'runtime', 'tombstones', `${id}.json`);
+    for (const [args, code] of [
+      [['append', id, '--no-snapshot'], 2],
+      [['verify', id, '--json'], 2],
+      [['hook', 'claude'], 1], // never 2 from a hook: Claude Code would read it as "block"
+    ] as [string[], number][]) {
+      const s = spawnSync(
+        'sh',
+        ['-c', `mkdir -p "$D" && cd "$D" && rm -r "$W" && exec "$0" "$@"`, process.execPath, cliPath, ...args],
+        { env: { ...process.env, ...ENV, D: inside, W: worktree }, encoding: 'utf8', input: '{}' },
+      );
+      expect(s.status).toBe(code);
+      expect(s.stderr).toBe(
+        `stepchain: the current directory ${inside} no longer exists (fork ${id} was removed: tombstone ${tombstone}); cd to one that does\n`,
+      );
+      if (args.includes('--json')) expect(JSON.parse(s.stdout)).toMatchObject({ ok: false, error: { exit_code: 2 } });
+    }
+    expect(existsSync(worktree)).toBe(false);
   });
 
   test('a fork with nothing recorded since the fork point is removed without --force', () => {

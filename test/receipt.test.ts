@@ -122,6 +122,7 @@ describe('export and verify (library)', () => {
       published: false,
       redacted_fields: [],
       errors: [],
+      fault_count: 0,
     });
     expect(pub.keyId).toBe(sha(pub.raw).slice(0, 16));
   });

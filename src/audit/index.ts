@@ -8,6 +8,7 @@ export type { AppendAuditOptions, AuditEventOptions } from './log';
 export {
   archivedSegments,
   describeAuditFault,
+  describeAuditFaults,
   MAX_ARCHIVED_SEGMENT_BYTES,
   readArchivedSegment,
   readAuditLines,

@@ -26,7 +26,6 @@ import { pausePoint } from '../util/pause';
 import {
   auditTimestamp,
   computeAuditHmac,
-  GENESIS_HMAC,
   nowMicros,
   prettySortedOfRead,
   withoutHmac,
@@ -35,7 +34,8 @@ import {
 } from './entry';
 import { loadAuditKey, resolveAuditKeyPath } from './key';
 import { AUDIT_LOCK, auditDir, auditFiles, dayFileName } from './layout';
-import { describeAuditFault, verifyAuditLog } from './verify';
+import { archivedSegments, describeAuditFault, verifyAuditLog } from './verify';
+import { parsesAsJson } from '../journal/json-syntax';
 
 export interface AppendAuditOptions {
   /** The instant (unix microseconds) to stamp; default now. Tests use it to cross days. */
@@ -62,14 +62,27 @@ export const AUDIT_CHECKPOINT = 'audit.checkpoint';
 const CHECKPOINT_KIND = 'audit-log';
 
 interface AuditCheckpoint {
+  /** Every segment (live day files and `archive/…` days) with its identity, in name order. */
   files: [string, FileIdentity][];
   tail: Tail;
+  /** Whether the state may be vouched for after this append (nothing else changed the log meanwhile). */
+  trusted: boolean;
+}
+
+/**
+ * Every segment the chain runs through, as the checkpoint names them: the
+ * archived days (`archive/<day>.jsonl.gz`, read first by `audit verify`) and
+ * the live `*.jsonl` files. An archived day edited, added or removed is a
+ * change like any other (docs/journal.md, "Checkpoints").
+ */
+function segmentNames(dir: string): string[] {
+  return [...archivedSegments(dir).map((a) => a.name), ...auditFiles(dir)].sort();
 }
 
 /**
  * What the checkpoint is bound to for the log as a whole: the directory
- * (device, inode) and its day files' names (count, digest of the names; a
- * file added or removed is a change). Each day file's own identity is listed
+ * (device, inode) and its segments' names (count, digest of the names; a
+ * file added or removed is a change). Each segment's own identity is listed
  * inside. The log's checkpoint is keyed with the audit key itself
  * (domain-separated in src/util/checkpoint.ts).
  */
@@ -83,30 +96,40 @@ function listingIdentity(dir: string, files: string[]): FileIdentity {
   };
 }
 
-/** The chain tip as the checkpoint records it, when every day file is exactly as it was then. */
-function fromCheckpoint(dir: string, files: string[], key: Uint8Array): AuditCheckpoint | undefined {
+/** The identity of every segment now (undefined when one vanished or cannot be looked at). */
+function identities(dir: string, names: string[]): [string, FileIdentity][] | undefined {
+  const out: [string, FileIdentity][] = [];
+  for (const name of names) {
+    let id: FileIdentity | undefined;
+    try {
+      id = statIdentity(path.join(dir, name));
+    } catch {
+      return undefined;
+    }
+    if (id === undefined) return undefined;
+    out.push([name, id]);
+  }
+  return out;
+}
+
+/** The chain tip as the checkpoint records it, when every segment is exactly as it was then. */
+function fromCheckpoint(dir: string, names: string[], key: Uint8Array): AuditCheckpoint | undefined {
   let listing: FileIdentity;
   try {
-    listing = listingIdentity(dir, files);
+    listing = listingIdentity(dir, names);
   } catch {
     return undefined;
   }
   const s = readCheckpoint(path.join(dir, AUDIT_CHECKPOINT), CHECKPOINT_KIND, listing, key);
   if (s === undefined || !Array.isArray(s.files) || typeof s.hmac !== 'string') return undefined;
   const recorded = s.files as unknown[];
-  if (recorded.length !== files.length) return undefined;
-  const out: [string, FileIdentity][] = [];
-  for (let i = 0; i < files.length; i++) {
+  if (recorded.length !== names.length) return undefined;
+  const out = identities(dir, names);
+  if (out === undefined) return undefined;
+  for (let i = 0; i < names.length; i++) {
     const r = recorded[i];
-    if (!Array.isArray(r) || r[0] !== files[i]) return undefined;
-    let id: FileIdentity | undefined;
-    try {
-      id = statIdentity(path.join(dir, files[i]!));
-    } catch {
-      return undefined;
-    }
-    if (id === undefined || !sameIdentity(id, r[1] as FileIdentity)) return undefined;
-    out.push([files[i]!, id]);
+    if (!Array.isArray(r) || r[0] !== names[i] || typeof r[1] !== 'object' || r[1] === null) return undefined;
+    if (!sameIdentity(out[i]![1], r[1] as FileIdentity)) return undefined;
   }
   const tailFile = typeof s.file === 'string' ? s.file : undefined;
   if (tailFile !== undefined) {
@@ -121,6 +144,7 @@ function fromCheckpoint(dir: string, files: string[], key: Uint8Array): AuditChe
   return {
     files: out,
     tail: tailFile === undefined ? { hmac: s.hmac } : { hmac: s.hmac, file: path.join(dir, tailFile) },
+    trusted: true,
   };
 }
 
@@ -191,37 +215,62 @@ function lineNumberAt(file: string, at: number): number {
   }
 }
 
+/** Where the content of a file's last non-empty line ends (0: none), reading backwards from `end`. */
+function lastContentEnd(file: string, end: number): number {
+  const fd = openSync(file, 'r');
+  try {
+    for (let pos = end; pos > 0;) {
+      const from = Math.max(0, pos - 65536);
+      const chunk = readRange(fd, from, pos - from);
+      for (let i = chunk.length - 1; i >= 0; i--) if (chunk[i] !== 0x0a) return from + i + 1;
+      pos = from;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
- * Under the lock: the chain tip. From the checkpoint when every day file is
+ * Under the lock: the chain tip. From the checkpoint when every segment is
  * exactly as the last writer left it (O(1) in the log's length); else the
- * full walk, fail-closed: a torn final line (a writer killed mid-write) is
- * moved aside to `<day>.jsonl.torn-<unix ms>` and cut off, so the next entry
- * starts a clean line; the last entry must be canonical and carry a valid
- * HMAC under this key, and the whole chain must verify, else the log is not
- * extended (`audit verify` says why).
+ * full walk, fail-closed: bytes after the last newline that do not parse as
+ * JSON (a writer killed mid-write) are moved aside to `<day>.jsonl.torn-<unix
+ * ms>` and cut off, so the next entry starts a clean line; anything there that
+ * parses must be a valid entry (its newline is then finished), else the log
+ * is refused. The last entry (empty lines skipped, as `audit verify` skips
+ * them) must be canonical and carry a valid HMAC under this key, and the
+ * whole chain, archived days included, must verify, else the log is not
+ * extended (`audit verify` says why). The tip is the last entry walked, in an
+ * archived day when no live file holds one.
  */
 function recoverTail(dir: string, key: Uint8Array, durable: boolean): AuditCheckpoint {
-  const files = auditFiles(dir);
-  const known = fromCheckpoint(dir, files, key);
+  const names = segmentNames(dir);
+  const known = fromCheckpoint(dir, names, key);
   if (known !== undefined) return known;
-  let tail: Tail = { hmac: GENESIS_HMAC };
+  const files = auditFiles(dir);
+  const before = identities(dir, names);
+  let repaired = false;
+  let tailFile: string | undefined;
   for (let i = files.length - 1; i >= 0; i--) {
     const file = path.join(dir, files[i]!);
     let size = statSync(file).size;
     if (size === 0) continue;
-    let last = lastLine(file, size);
+    const last = lastLine(file, size);
     if (!last.terminated) {
       size = repairTorn(file, size, last, key, durable);
-      if (size === 0) continue;
-      last = lastLine(file, size);
+      repaired = true;
     }
-    const entry = checkTailEntry(last.bytes, key);
+    const end = lastContentEnd(file, size);
+    if (end === 0) continue; // only empty lines: the tip is in an earlier file
+    const entryLine = lastLine(file, end);
+    const entry = checkTailEntry(entryLine.bytes, key);
     if (!entry.ok) {
       throw new IntegrityError(
-        `${file}:${lineNumberAt(file, last.start)}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`,
+        `${file}:${lineNumberAt(file, entryLine.start)}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`,
       );
     }
-    tail = { hmac: entry.hmac, file };
+    tailFile = file;
     break;
   }
   const whole = verifyAuditLog(dir, key);
@@ -232,13 +281,17 @@ function recoverTail(dir: string, key: Uint8Array, durable: boolean): AuditCheck
       `${describeAuditFault(dir, bad)}; refusing to extend the audit log (run \`stepchain audit verify\`)`,
     );
   }
-  const ids: [string, FileIdentity][] = [];
-  for (const name of files) {
-    const id = statIdentity(path.join(dir, name));
-    if (id !== undefined) ids.push([name, id]);
-  }
-  saveCheckpoint(dir, key, ids, tail);
-  return { files: ids, tail };
+  // The whole chain verified: its tip is the last entry walked (in an archived day when no live file has one).
+  const tail: Tail = tailFile === undefined ? { hmac: whole.head_hmac } : { hmac: whole.head_hmac, file: tailFile };
+  const ids = identities(dir, names) ?? [];
+  // Vouched for only if nothing changed the log while it was walked (a repaired file is walked again next time).
+  const trusted =
+    !repaired &&
+    before !== undefined &&
+    before.length === ids.length &&
+    before.every(([n, id], k) => ids[k]![0] === n && sameIdentity(ids[k]![1], id));
+  if (trusted) saveCheckpoint(dir, key, ids, tail);
+  return { files: ids, tail, trusted };
 }
 
 type TailCheck = { ok: true; hmac: string } | { ok: false; why: string };
@@ -264,7 +317,12 @@ function checkTailEntry(bytes: Buffer, key: Uint8Array): TailCheck {
   return { ok: true, hmac: stored };
 }
 
-/** Moves bytes after the last newline aside and truncates them (or finishes a complete, valid last line); the new size. */
+/**
+ * The bytes after the last newline: a valid entry whose newline never made it
+ * is finished; bytes that do not parse as JSON at all (a write cut short, NUL
+ * padding) are moved aside and cut off; anything else that parses is a tamper
+ * and refuses the log. Returns the new size.
+ */
 function repairTorn(
   file: string,
   size: number,
@@ -272,10 +330,16 @@ function repairTorn(
   key: Uint8Array,
   durable: boolean,
 ): number {
-  if (checkTailEntry(fragment.bytes, key).ok) {
+  const check = checkTailEntry(fragment.bytes, key);
+  if (check.ok) {
     // The writer died between the entry and its newline: finish the line.
     finishLastLine(file, size, durable);
     return size + 1;
+  }
+  if (parsesAsJson(fragment.bytes)) {
+    throw new IntegrityError(
+      `${file}:${lineNumberAt(file, fragment.start)}: ${check.why} (it parses as JSON, so it is no torn write); refusing to extend the audit log (run \`stepchain audit verify\`)`,
+    );
   }
   moveTornTailAside(file, fragment.start, durable, 0o600);
   return fragment.start;
@@ -336,13 +400,15 @@ export function appendAuditEvent(
     }
     lock.refresh();
     lock.assertHeld();
-    const { after } = appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable);
-    pausePoint('audit:after-write');
     const name = path.basename(file);
+    const expect = known.trusted ? (known.files.find(([n]) => n === name)?.[1] ?? 'new') : undefined;
+    const { after, untouched } = appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable, expect);
+    pausePoint('audit:after-write');
     const files = known.files.filter(([n]) => n !== name);
     files.push([name, identityOf(after)]);
     files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    saveCheckpoint(dir, key, files, { hmac, file });
+    // Only a log nothing else touched while we verified and wrote it is vouched for (docs/journal.md, "Checkpoints").
+    if (untouched) saveCheckpoint(dir, key, files, { hmac, file });
     return { ...(entry as Omit<AuditEntry, 'hmac'>), hmac };
   } finally {
     lock();

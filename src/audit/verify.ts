@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { decodeUtf8, isJsonObject, JsonParseError, parse, type JsonObject, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, withoutHmac } from './entry';
+import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
 import { auditFiles } from './layout';
 
 export type AuditFaultKind =
@@ -27,6 +28,9 @@ export interface AuditFault {
   line: number;
   kind: AuditFaultKind;
   message: string;
+  /** A run of the same kind on consecutive lines of one file is one entry (`message` is the first's). */
+  last_line?: number;
+  count?: number;
 }
 
 export interface AuditVerifyResult {
@@ -35,7 +39,12 @@ export interface AuditVerifyResult {
   head_hmac: string;
   entries: number;
   files: string[];
+  /** The faults, runs collapsed and at most MAX_LISTED_FAULTS entries (docs/journal.md, "Fault output"). */
   errors: AuditFault[];
+  /** Every fault (a run of n counts n). */
+  fault_count: number;
+  /** Faults counted but not listed. */
+  errors_omitted: number;
 }
 
 /** A parsed line of the log with where it is. */
@@ -195,7 +204,17 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
   const archived = archivedSegments(dir);
   const live = auditFiles(dir);
   const files = [...archived.map((a) => a.name), ...live];
-  const errors: AuditFault[] = [];
+  // Bounded whatever the log holds; a run stays within one file (line numbers restart in each).
+  const errors = new FaultList<AuditFault>(MAX_LISTED_FAULTS, (a, b) => a.file === b.file);
+  const done = (): AuditVerifyResult => ({
+    ok: errors.total === 0,
+    head_hmac: prev,
+    entries,
+    files,
+    errors: errors.list,
+    fault_count: errors.total,
+    errors_omitted: errors.omitted,
+  });
   let prev = GENESIS_HMAC;
   let entries = 0;
   // Archived days first (the reference's order), then the live files: one chain.
@@ -204,8 +223,8 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
     const bytes = readArchivedSegment(a);
     if (typeof bytes === 'string') {
       // No linkage can be established past it: stop here, as the reference does.
-      errors.push({ file: a.name, line: 0, kind: 'unreadable_archive', message: `archived day ${bytes}` });
-      return { ok: false, head_hmac: prev, entries, files, errors };
+      errors.add({ file: a.name, line: 0, kind: 'unreadable_archive', message: `archived day ${bytes}` });
+      return done();
     }
     segments.push({ file: a.name, bytes });
   }
@@ -214,7 +233,7 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
     const { lines, terminated, count } = readAuditLines(dir, file, bytes);
     for (const l of lines) {
       const fault = (kind: AuditFaultKind, message: string): void =>
-        void errors.push({ file, line: l.line, kind, message });
+        void errors.add({ file, line: l.line, kind, message });
       if (l.entry === undefined) {
         fault('malformed_json', l.error ?? 'malformed');
         continue;
@@ -239,7 +258,7 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
       prev = stored;
     }
     if (!terminated) {
-      errors.push({
+      errors.add({
         file,
         line: count,
         kind: 'missing_newline',
@@ -248,8 +267,8 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
     }
   }
   // Nothing passes vacuously: a log that is missing, empty, or whose files vanished proves nothing.
-  if (entries === 0 && errors.length === 0) {
-    errors.push(
+  if (entries === 0 && errors.total === 0) {
+    errors.add(
       existsSync(dir)
         ? {
             file: '',
@@ -265,11 +284,23 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
           },
     );
   }
-  return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
+  return done();
 }
 
-/** `file:line: kind: message` for one fault (`file: kind: message` for a whole segment). */
+/** `file:line: kind: message` for one fault (`file: kind: message` for a whole segment; a run names its lines). */
 export function describeAuditFault(dir: string, f: AuditFault): string {
   if (f.file === '') return `${dir}: ${f.kind}: ${f.message}`;
+  if (f.last_line !== undefined && f.count !== undefined)
+    return `${path.join(dir, f.file)}:${f.line}-${f.last_line}: ${f.kind}: ${f.count.toLocaleString('en-US')} faults on consecutive lines, the first: ${f.message}`;
   return `${path.join(dir, f.file)}${f.line > 0 ? `:${f.line}` : ''}: ${f.kind}: ${f.message}`;
+}
+
+/** The fault lines to print for a result: one per listed entry, then one counting what was left out. */
+export function describeAuditFaults(dir: string, r: Pick<AuditVerifyResult, 'errors' | 'errors_omitted'>): string[] {
+  const out = r.errors.map((f) => describeAuditFault(dir, f));
+  if (r.errors_omitted > 0)
+    out.push(
+      `${dir}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`,
+    );
+  return out;
 }

@@ -61,6 +61,12 @@ export interface CheckFault {
   id?: string;
 }
 
+/** `N faults on lines a-b, the first: ` for a collapsed run of faults (nothing for a single one). */
+function runOfFaults(f: { line: number | null; last_line?: number; count?: number }): string {
+  if (f.line === null || f.last_line === undefined || f.count === undefined) return '';
+  return `${f.count.toLocaleString('en-US')} faults on lines ${f.line}-${f.last_line}, the first: `;
+}
+
 /** A trusted key and where it came from (shown in summaries: a PR must not bring its own key). */
 export interface TrustedKeySource {
   keyId: string;
@@ -184,6 +190,25 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
   };
   const fault = (f: CheckFault): void => {
     report.faults.push(f);
+  };
+  // A file's faults come collapsed into runs and capped (docs/journal.md, "Fault output"): say what was left out.
+  const omittedFaults = (
+    item: ItemKind,
+    rel: string,
+    id: string,
+    n: number,
+    severity: CheckFault['severity'],
+  ): void => {
+    if (n > 0)
+      fault({
+        item,
+        path: rel,
+        line: null,
+        kind: 'faults_not_listed',
+        message: `${n.toLocaleString('en-US')} more fault${n === 1 ? '' : 's'} not listed (run \`stepchain ${item === 'run' ? 'run verify' : 'verify'}\` on ${rel})`,
+        severity,
+        id,
+      });
   };
   const on: Record<ItemKind, boolean> = {
     journal: options.verifyJournals !== false,
@@ -388,11 +413,12 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
           path: rel,
           line: f.kind === 'head_mismatch' && r.steps > 0 ? r.steps : f.line,
           kind: f.kind,
-          message: `agent ${id}: ${f.kind}: ${f.message}`,
+          message: `agent ${id}: ${f.kind}: ${runOfFaults(f)}${f.message}`,
           severity: 'error',
           id,
         });
       }
+      omittedFaults('journal', rel, id, r.errors_omitted, 'error');
       checkHistory(item, bytes);
       if (!item.ok && item.status === 'ok') item.status = 'FAIL';
       if (item.ok && isSafeId(id)) report.heads[id] = r.head_hash;
@@ -426,7 +452,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         report.items.push({ kind: 'run', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
         continue;
       }
-      const r = readRunJournalBytes(bytes);
+      const r = readRunJournalBytes(bytes, { keepEntries: false });
       const item: CheckedItem = {
         kind: 'run',
         path: rel,
@@ -439,20 +465,23 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
         flagged: r.flagged_indices.length,
       };
       crlf('run', rel, id, bytes, item);
+      // A flagged mutation is a finding about the run, not the file: it may be only a warning. Judged on the
+      // counts, not the listed faults: a fault past the list's cap must fail the run as much as a listed one.
+      const flaggedFaults = r.flagged_indices.length;
+      if (r.fault_count > flaggedFaults || (failFlagged && flaggedFaults > 0)) item.ok = false;
       for (const f of r.errors) {
-        // A flagged mutation is a finding about the run, not the file: it may be only a warning.
         const warn = f.kind === 'flagged_mutation' && !failFlagged;
-        if (!warn) item.ok = false;
         fault({
           item: 'run',
           path: rel,
           line: f.line,
           kind: f.kind,
-          message: `run ${id}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${f.message}`,
+          message: `run ${id}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${runOfFaults(f)}${f.message}`,
           severity: warn ? 'warning' : 'error',
           id,
         });
       }
+      omittedFaults('run', rel, id, r.errors_omitted, item.ok ? 'warning' : 'error');
       if (!item.ok) item.status = 'FAIL';
       else if (item.flagged) item.status = `ok (${item.flagged} flagged mutation${item.flagged === 1 ? '' : 's'})`;
       checkHistory(item, bytes);

@@ -1,23 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmdirSync,
-  rmSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
-import { InputError, IntegrityError } from '../errors';
+import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { createFork, forkWorktreePath, readSessionFile, sessionFile, worktreesDir, type ForkResult } from '../git/fork';
 import { removeFork } from '../git/remove';
 import { Cas, casDir, journalFile, readVerifiedJournal } from '../journal';
-import { fsyncDir, writeAll } from '../util/fs';
+import { ensureDir, fsyncDir, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
@@ -211,12 +201,12 @@ export function placeClaudeResume(plan: ResumePlan): string[] {
   const dir = path.dirname(plan.transcript);
   let fd: number;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensureDir(dir, 0o700);
     fd = openSync(plan.transcript, 'wx', 0o600);
   } catch (e) {
-    throw new IntegrityError(
-      `${plan.transcript}: cannot create the fork's transcript: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    if (isOsError(e)) throw osError(e, plan.transcript, "cannot create the fork's transcript");
+    if (e instanceof InputError) throw new InputError(`cannot create the fork's transcript: ${e.message}`);
+    throw e;
   }
   try {
     writeAll(fd, plan.cut.bytes);
@@ -224,7 +214,8 @@ export function placeClaudeResume(plan: ResumePlan): string[] {
   } catch (e) {
     closeSync(fd);
     rmSync(plan.transcript, { force: true });
-    throw new IntegrityError(`${plan.transcript}: cannot write: ${(e as Error).message}`);
+    if (isOsError(e)) throw osError(e, plan.transcript, 'cannot write');
+    throw e;
   }
   closeSync(fd);
   fsyncDir(dir);

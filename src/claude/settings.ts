@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeUtf8, encode, JsonFloat, JsonParseError, parse, type JsonValue } from '../canonical';
-import { InputError, IntegrityError } from '../errors';
+import { InputError, IntegrityError, isOsError, osError } from '../errors';
+import { ensureDir } from '../util/fs';
 import { RECORDED_EVENTS } from './hook';
 import { unifiedDiff } from './line-diff';
 
@@ -209,7 +210,7 @@ export function writeClaudeSettings(plan: ClaudeSettingsPlan): void {
   const dir = path.dirname(plan.file);
   refuseSymlink(dir);
   refuseSymlink(plan.file);
-  mkdirSync(dir, { recursive: true });
+  ensureDir(dir);
   let mode = 0o644;
   try {
     mode = lstatSync(plan.file).mode & 0o777;
@@ -230,6 +231,7 @@ export function writeClaudeSettings(plan: ClaudeSettingsPlan): void {
     renameSync(tmp, plan.file);
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw new InputError(`${plan.file}: cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (isOsError(e)) throw osError(e, plan.file, 'cannot write');
+    throw e;
   }
 }

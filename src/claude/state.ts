@@ -1,8 +1,9 @@
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { encode, isJsonObject, parseBytes, type JsonObject, type JsonValue } from '../canonical';
 import { IntegrityError } from '../errors';
+import { ensureDir } from '../util/fs';
 import { runtimeDir } from '../journal';
 import { assertSafeId } from '../util/ids';
 
@@ -77,7 +78,7 @@ export function writeSessionState(root: string, sessionId: string, state: Sessio
   const file = sessionStateFile(root, sessionId);
   const dir = path.dirname(file);
   realDirs(root, dir);
-  mkdirSync(dir, { recursive: true });
+  ensureDir(dir);
   const doc: JsonObject = {
     session_id: sessionId,
     prompt_id: state.prompt_id,

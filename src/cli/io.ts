@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { encode, MAX_NESTING, type JsonValue } from '../canonical';
+import { InputError } from '../errors';
+import { findTombstone, forkParentRoot } from '../journal/tombstone';
 import { sanitize } from '../util/terminal';
 
 /**
@@ -55,8 +58,35 @@ export function processIO(): CommandIO {
     readStdin: () => readFileSync(0),
     isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
     env: process.env,
-    cwd: process.cwd(),
+    cwd: workingDirectory(process.env),
   };
+}
+
+/**
+ * The current directory. One that was removed (a fork's worktree after `fork
+ * rm`, with a shell still in it) is an input error naming it, and the fork's
+ * tombstone when there is one: never an internal error, and never a directory
+ * made again where one was removed.
+ */
+export function workingDirectory(env: NodeJS.ProcessEnv): string {
+  try {
+    return process.cwd();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ESTALE') throw e;
+    const pwd = env.PWD !== undefined && path.isAbsolute(env.PWD) ? env.PWD : undefined;
+    let why = '';
+    for (let d = pwd; d !== undefined && d !== path.dirname(d); d = path.dirname(d)) {
+      const fork = forkParentRoot(d);
+      if (fork === undefined) continue;
+      const t = existsSync(fork.parent) ? findTombstone(fork.parent, fork.id) : undefined;
+      why = t === undefined ? ` (the worktree of fork ${fork.id})` : ` (fork ${fork.id} was removed: tombstone ${t})`;
+      break;
+    }
+    throw new InputError(
+      `the current directory${pwd === undefined ? '' : ` ${pwd}`} no longer exists${why}; cd to one that does`,
+    );
+  }
 }
 
 /**

@@ -94,8 +94,13 @@ export async function removeFork(
       lock.heartbeat();
     }
   }
+  // Run from inside the fork being removed, git must not be run from there once its worktree is gone.
+  const parentRoot = forkParentRoot(node.worktree)?.parent;
+  const rel = path.relative(node.worktree, root);
+  const inside = rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  const base = inside && parentRoot !== undefined ? parentRoot : root;
   try {
-    return await removeLocked(root, node, force, env, jfile, options.tombstone !== false);
+    return await removeLocked(base, node, force, env, jfile, options.tombstone !== false);
   } finally {
     lock?.();
   }

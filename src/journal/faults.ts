@@ -1,4 +1,4 @@
-import type { Fault, FaultKind, FaultSink } from './chain';
+import type { Fault, FaultKind } from './chain';
 
 /**
  * Fault lists stay bounded whatever the input (docs/journal.md, "Fault output"):
@@ -7,24 +7,39 @@ import type { Fault, FaultKind, FaultSink } from './chain';
  */
 export const MAX_LISTED_FAULTS = 1000;
 
-/** An ordered, bounded list of faults with the total count. */
-export class FaultList implements FaultSink {
-  readonly list: Fault[] = [];
+/** What a bounded list needs of a fault: its line (null: the whole file), kind, and the run it may stand for. */
+export interface ListedFault {
+  line: number | null;
+  kind: string;
+  last_line?: number;
+  count?: number;
+}
+
+/**
+ * An ordered, bounded list of faults with the total count. Journal faults by
+ * default; run journal and audit faults too (`mayJoin` says whether a fault may
+ * extend the run before it: one file of a multi-file log, say).
+ */
+export class FaultList<F extends ListedFault = Fault> {
+  readonly list: F[] = [];
   /** Every fault added (a run of n counts n). */
   total = 0;
   /** Faults counted but not listed (past MAX_LISTED_FAULTS entries). */
   omitted = 0;
   /** The latest entry of each kind, which a fault on the next line extends. */
-  private readonly open = new Map<FaultKind, Fault>();
+  private readonly open = new Map<string, F>();
 
-  constructor(private readonly cap = MAX_LISTED_FAULTS) {}
+  constructor(
+    private readonly cap = MAX_LISTED_FAULTS,
+    private readonly mayJoin: (run: F, next: F) => boolean = () => true,
+  ) {}
 
-  add(f: Fault): void {
+  add(f: F): void {
     const n = f.count ?? 1;
     this.total += n;
     if (f.line !== null) {
       const o = this.open.get(f.kind);
-      if (o !== undefined && (o.last_line ?? o.line!) + 1 === f.line) {
+      if (o !== undefined && (o.last_line ?? o.line!) + 1 === f.line && this.mayJoin(o, f)) {
         o.count = (o.count ?? 1) + n;
         o.last_line = f.last_line ?? f.line;
         return;
@@ -36,7 +51,7 @@ export class FaultList implements FaultSink {
       this.open.delete(f.kind);
       return;
     }
-    const entry: Fault = { ...f };
+    const entry: F = { ...f };
     this.list.push(entry);
     if (f.line !== null) this.open.set(f.kind, entry);
   }
@@ -48,7 +63,7 @@ export class FaultList implements FaultSink {
   }
 
   /** Adds every entry of another list, then its overflow. */
-  addAll(other: { list: readonly Fault[]; omitted: number }): void {
+  addAll(other: { list: readonly F[]; omitted: number }): void {
     for (const f of other.list) this.add(f);
     if (other.omitted > 0) this.addOmitted(other.omitted);
   }

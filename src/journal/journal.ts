@@ -134,8 +134,13 @@ export class Journal {
   private readonly env: NodeJS.ProcessEnv;
   private readonly onTornTail: ((m: TornTailMoved) => void) | undefined;
   private state: ChainState = GENESIS;
-  /** The file's identity when `state` was last established (undefined: never, or no file). */
+  /**
+   * The file's identity when `state` was last established, if nothing else
+   * changed it meanwhile (undefined: never, no file, or not to be vouched for).
+   */
   private known: FileIdentity | undefined;
+  /** `'new'` when the last look found no file (the append creates it). */
+  private expectNew: 'new' | undefined;
   private key: Buffer | undefined | null = null;
 
   private constructor(
@@ -196,9 +201,10 @@ export class Journal {
       const data = Buffer.from(rows.map((r) => `${encodeRow(r)}\n`).join(''), 'utf8');
       lock.refresh();
       lock.assertHeld();
-      const { after } = appendDurably(this.file, data, this.durable);
+      const { after, untouched } = appendDurably(this.file, data, this.durable, this.known ?? this.expectNew);
       this.state = { offset: this.state.offset + data.length, head: prev, steps: seq };
-      this.known = identityOf(after);
+      // Only a file nothing else touched while we verified and wrote it is vouched for (docs/journal.md, "Checkpoints").
+      this.known = untouched ? identityOf(after) : undefined;
       pausePoint('journal:after-write', this.env);
       this.saveCheckpoint(data);
       return rows;
@@ -285,8 +291,10 @@ export class Journal {
       this.refuseIfRemoved();
       this.state = GENESIS;
       this.known = undefined;
+      this.expectNew = 'new';
       return;
     }
+    this.expectNew = undefined;
     if (this.known !== undefined && sameIdentity(id, this.known)) return;
     const key = this.checkpointKey();
     const fromCheckpoint = key === undefined ? undefined : loadJournalCheckpoint(this.file, id, key);
@@ -301,7 +309,11 @@ export class Journal {
     // The torn-tail rule (docs/journal.md): refuse anything but valid rows and a torn tail; move that aside and say so.
     const t = checkTail(this.file, from, size, this.env);
     this.state = repairTail(this.file, t, size, this.durable, this.onTornTail);
-    this.known = statIdentity(this.file);
+    // Vouched for only if the file is still exactly what was walked: an edit made during the walk (to a part
+    // already read) must not be checkpointed. A repaired file is walked again by the next writer instead.
+    const now = statIdentity(this.file);
+    const repaired = t.unterminatedRowEnd !== undefined || t.tornFrom !== undefined;
+    this.known = now !== undefined && !repaired && sameIdentity(now, id) ? now : undefined;
     this.saveCheckpoint();
   }
 }

@@ -68,7 +68,8 @@ function describe(file: string): string {
 
 /**
  * Refuses to start a fresh journal for `agentId` under `root` when a tombstone
- * names it, or when `root` is a fork worktree that no longer exists (creating
+ * names it, when `agentId` is a live fork of `root` (its journal is in its own
+ * worktree), or when `root` is a fork worktree that no longer exists (creating
  * the journal would resurrect the directory of a removed fork).
  */
 export function refuseRemovedJournal(root: string, agentId: string, journalFile: string): void {
@@ -76,6 +77,14 @@ export function refuseRemovedJournal(root: string, agentId: string, journalFile:
   if (t !== undefined) {
     throw new IntegrityError(
       `${journalFile}: refusing to start a fresh journal: ${describe(t)} (tombstone ${t}); record into a live session or fork`,
+    );
+  }
+  // A live fork of this project keeps its journal in its own worktree: a fresh chain under its id here would be a
+  // second, unrelated journal of the same name (and would outlive the fork's removal).
+  const live = isSafeId(agentId) ? path.join(root, '.sdd', 'worktrees', agentId) : undefined;
+  if (live !== undefined && existsSync(live)) {
+    throw new IntegrityError(
+      `${journalFile}: refusing to start a fresh journal: ${agentId} is a fork of this project, whose journal is ${path.join(journalDir(live, agentId), JOURNAL_FILE)}; record there (run from ${live}, or pass that journal directory)`,
     );
   }
   const fork = forkParentRoot(root);

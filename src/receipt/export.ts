@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { auditEvent, operatorActor } from '../audit';
 import { canonicalOfRead, type JsonObject } from '../canonical';
-import { InputError } from '../errors';
+import { InputError, isOsError, osError } from '../errors';
 import {
   Cas,
   casDir,
@@ -201,7 +201,8 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
   try {
     fd = openSync(tmp, 'wx', 0o644);
   } catch (e) {
-    throw new InputError(`${file}: cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (isOsError(e)) throw osError(e, file, 'cannot write');
+    throw e;
   }
   try {
     writeAll(fd, bytes);
@@ -219,7 +220,8 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
     } catch {
       /* renamed or gone */
     }
-    throw new InputError(`${file}: cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (isOsError(e)) throw osError(e, file, 'cannot write');
+    throw e;
   }
   fsyncDir(dir);
 }

@@ -1,7 +1,7 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { InputError } from '../errors';
+import { InputError, isOsError, osError } from '../errors';
 import { sha256Hex } from '../util/hash';
 import { writeAll } from '../util/fs';
 
@@ -291,15 +291,25 @@ function writeNew(file: string, text: string, mode: number): void {
     if (code === 'EEXIST') throw new InputError(`${file}: already exists; refusing to overwrite a key file`);
     if (code === 'ENOENT' || code === 'ENOTDIR')
       throw new InputError(`${file}: cannot create: the directory ${path.dirname(path.resolve(file))} does not exist`);
-    throw new InputError(`${file}: cannot create: ${code ?? (e as Error).message}`);
+    if (isOsError(e)) throw osError(e, file, 'cannot create');
+    throw e;
   }
   try {
     fchmodSync(fd, mode); // the umask could only remove bits, but be explicit
     writeAll(fd, Buffer.from(text));
     fsyncSync(fd);
-  } finally {
+  } catch (e) {
+    // A key file cut short (a full disk) would block the next keygen ("already exists"): never leave one.
     closeSync(fd);
+    try {
+      unlinkSync(file);
+    } catch {
+      /* already gone */
+    }
+    if (isOsError(e)) throw osError(e, file, 'cannot write');
+    throw e;
   }
+  closeSync(fd);
 }
 
 function exists(file: string): boolean {

@@ -44,7 +44,10 @@ export interface ReceiptVerifyResult {
   published: boolean;
   /** The fields found redacted (empty unless published). */
   redacted_fields: RedactField[];
+  /** The problems, at most MAX_RECEIPT_FAULTS (then one `too_many_faults` entry says how many more). */
   errors: ReceiptFault[];
+  /** Every problem found (a run of journal faults counts each; those not listed included). */
+  fault_count: number;
 }
 
 export interface LoadOptions {
@@ -329,6 +332,7 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
     published: false,
     redacted_fields: [],
     errors: [],
+    fault_count: 0,
   };
   const errors = result.errors;
   let bytes: Buffer;
@@ -337,12 +341,14 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
   } catch (e) {
     if (!(e instanceof ReceiptFormatError)) throw e;
     errors.push(faultOf(e));
+    result.fault_count = errors.length;
     return { verdict: result, receipt: undefined };
   }
   const scanned = scanArchive(bytes);
   if (scanned.faults.length > 0) {
     // A hostile layout is not interpreted any further (a loop, not a spread: the list can be long).
     for (const f of scanned.faults) errors.push(f);
+    result.fault_count = errors.length;
     return { verdict: result, receipt: undefined };
   }
   const members = scanned.members;
@@ -403,15 +409,21 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
   }
 
   let chainRefs: string[] | undefined;
+  // Faults the chain walk counted but did not list (its list is capped): part of the count said below.
+  let unlisted = 0;
+  // Journal faults that stand for a run of n faults count n.
+  let runs = 0;
   if (members.journal === undefined) {
     errors.push({ kind: 'missing_member', message: `the receipt has no ${JOURNAL_MEMBER}`, member: JOURNAL_MEMBER });
   } else {
     const walked = walkReceiptJournal(members.journal);
     for (const f of walked.faults) {
       const fault: ReceiptFault = { kind: f.kind, message: faultMessage(f), member: JOURNAL_MEMBER };
+      runs += (f.count ?? 1) - 1;
       if (f.line !== null) fault.line = f.line;
       errors.push(fault);
     }
+    unlisted = walked.omitted;
     result.head_hash = walked.head;
     result.steps = walked.steps;
     chainRefs = walked.refs;
@@ -464,10 +476,14 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
     errors.push({ kind: 'head_mismatch', message: `head ${result.head_hash}, expected ${options.expectedHead}` });
   }
   result.ok = errors.length === 0;
-  if (errors.length > MAX_RECEIPT_FAULTS) {
-    const more = errors.length - MAX_RECEIPT_FAULTS;
-    errors.length = MAX_RECEIPT_FAULTS;
-    errors.push({ kind: 'too_many_faults', message: `${more} more fault(s) not listed` });
+  result.fault_count = errors.length + runs + unlisted;
+  if (errors.length > MAX_RECEIPT_FAULTS || unlisted > 0) {
+    const more = Math.max(0, errors.length - MAX_RECEIPT_FAULTS) + unlisted;
+    errors.length = Math.min(errors.length, MAX_RECEIPT_FAULTS);
+    errors.push({
+      kind: 'too_many_faults',
+      message: `${more.toLocaleString('en-US')} more fault${more === 1 ? '' : 's'} not listed`,
+    });
   }
   let receipt: LoadedReceipt | undefined;
   try {
@@ -485,10 +501,17 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
  * `verifyJournalBytes(buf, { strict: true })`, but keeps only the blob refs, not
  * the rows, so a 100,000-step receipt does not sit in memory twice.
  */
-export function walkReceiptJournal(buf: Buffer): { head: string; steps: number; refs: string[]; faults: Fault[] } {
+export function walkReceiptJournal(buf: Buffer): {
+  head: string;
+  steps: number;
+  refs: string[];
+  faults: Fault[];
+  /** Faults counted but not listed (the list is capped). */
+  omitted: number;
+} {
   // The journal's fast, parallel strict walk (canonical lines hashed from their bytes).
   const r = verifyJournalBytesWithRefs(buf, { strict: true });
-  return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors };
+  return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors, omitted: r.errors_omitted };
 }
 
 /**

@@ -38,5 +38,11 @@ export {
   runRowValue,
 } from './row';
 export type { Payload, RunRow } from './row';
-export { describeRunFault, readRunJournalBytes, readRunJournalFile, verifyRunJournal } from './verify';
+export {
+  describeRunFault,
+  describeRunFaults,
+  readRunJournalBytes,
+  readRunJournalFile,
+  verifyRunJournal,
+} from './verify';
 export type { ReadRunJournal, RunEntry, RunFault, RunFaultKind, RunVerifyOptions, RunVerifyResult } from './verify';

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CanonicalEncodeError, canonical } from '../canonical';
+import { CanonicalEncodeError, canonical, decodeUtf8 } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import {
   checkpointKey,
   identityOf,
   readCheckpoint,
+  sameIdentity,
   statIdentity,
   tailDigest,
   writeCheckpoint,
@@ -14,12 +15,14 @@ import {
 import { appendDurably, ensureDir, finishLastLine, moveTornTailAside } from '../util/fs';
 import { acquireLock, lockTimeoutFromEnv } from '../util/lock';
 import { pausePoint } from '../util/pause';
+import { parsesAsJson } from '../journal/json-syntax';
+import { forEachReferenceLine, pyStrip, type LineEnd } from '../journal/lines';
+import { printTornTailNotice, type TornTailMoved } from '../journal/tail';
 import { CAPABILITY_EVENT, MUTATION_EVENT } from './provider-state';
 import {
   computeEventHash,
   computePayloadHash,
   encodeRunRow,
-  readRunLine,
   RESERVED_PAYLOAD_KEYS,
   RUN_GENESIS,
   type Payload,
@@ -51,6 +54,8 @@ export interface RunJournalOptions {
   now?: () => number;
   /** The environment for the checkpoint key and STEPCHAIN_CHECKPOINT (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Told whenever a torn tail is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 /** Faults that make a journal unsafe to extend. A flagged mutation is not one: it is policy, and the run keeps its record. */
@@ -179,7 +184,15 @@ export class RunJournal {
     const timeoutMs = this.options.lockTimeoutMs ?? lockTimeoutFromEnv(this.options.env ?? process.env);
     const lock = acquireLock(this.lockFile, timeoutMs === undefined ? {} : { timeoutMs });
     try {
-      const state = this.fromCheckpoint() ?? this.recover();
+      let id: FileIdentity | undefined;
+      try {
+        id = statIdentity(this.file);
+      } catch (e) {
+        if (isOsError(e)) throw osError(e, this.file, 'cannot open');
+        throw e;
+      }
+      const fromCheckpoint = this.fromCheckpoint(id);
+      const { state, known } = fromCheckpoint !== undefined ? { state: fromCheckpoint, known: id } : this.recover(id);
       const events = plan(state);
       for (const e of events) checkRunEvent(e);
       if (events.length === 0) return { rows: [], state };
@@ -208,7 +221,7 @@ export class RunJournal {
       const data = Buffer.from(rows.map((r) => `${encodeRunRow(r)}\n`).join(''), 'utf8');
       lock.refresh();
       lock.assertHeld();
-      const written = appendDurably(this.file, data, this.durable);
+      const written = appendDurably(this.file, data, this.durable, id === undefined ? 'new' : known);
       const after: RunState = {
         count: index,
         head: prev,
@@ -218,7 +231,8 @@ export class RunJournal {
       };
       for (const r of rows) noteRow(after, r);
       pausePoint('run:after-write', this.options.env);
-      this.saveCheckpoint(identityOf(written.after), after);
+      // Only a file nothing else touched while we verified and wrote it is vouched for (docs/journal.md, "Checkpoints").
+      if (written.untouched) this.saveCheckpoint(identityOf(written.after), after);
       return { rows, state: after };
     } finally {
       lock();
@@ -233,17 +247,10 @@ export class RunJournal {
     return `${this.file}.checkpoint`;
   }
 
-  /** The state the checkpoint records, when it holds for the file as it is now. */
-  private fromCheckpoint(): RunState | undefined {
+  /** The state the checkpoint records, when it holds for the file whose identity is `id` now. */
+  private fromCheckpoint(id: FileIdentity | undefined): RunState | undefined {
     const key = this.key();
-    if (key === undefined) return undefined;
-    let id: FileIdentity | undefined;
-    try {
-      id = statIdentity(this.file);
-    } catch {
-      return undefined;
-    }
-    if (id === undefined) return undefined;
+    if (key === undefined || id === undefined) return undefined;
     const raw = readCheckpoint(this.checkpointFile(), CHECKPOINT_KIND, id, key);
     const parsed = raw === undefined ? undefined : stateFromJson(raw);
     if (parsed === undefined) return undefined;
@@ -277,7 +284,16 @@ export class RunJournal {
     return this.transact(() => []).state;
   }
 
-  private recover(): RunState {
+  /**
+   * The full walk (fail-closed), with the torn-tail rule of per-step journals
+   * (docs/journal.md, "Recovery on open"): only bytes after the last line
+   * ending that do not parse, or a final line that does not parse as JSON at
+   * all, are a torn tail (moved aside, and the operator told); any line that
+   * parses is judged as a row, and a fault refuses the journal. Blank lines
+   * are kept. `id` is the file's identity before the walk: the result is
+   * vouched for (`known`) only if the file is still exactly that.
+   */
+  private recover(id: FileIdentity | undefined): { state: RunState; known: FileIdentity | undefined } {
     let buf: Buffer;
     try {
       buf = readFileSync(this.file);
@@ -286,24 +302,30 @@ export class RunJournal {
       else if (isOsError(e)) throw osError(e, this.file, 'cannot read');
       else throw e;
     }
+    // The last line that is not blank, and the end of the one before it.
+    let last: { start: number; end: number; next: number; ending: LineEnd } | undefined;
+    let beforeLast = 0;
+    let trailingEof = false;
+    forEachReferenceLine(buf, 0, buf.length, (start, end, next, ending) => {
+      if (isBlankLine(buf.subarray(start, end))) {
+        trailingEof = ending === 'eof';
+        return;
+      }
+      beforeLast = last?.next ?? 0;
+      last = { start, end, next, ending };
+      trailingEof = false;
+    });
     let validEnd = buf.length;
     let finishLine = false;
-    if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) {
-      // A torn write, or a complete row whose newline never made it.
-      const cut = buf.lastIndexOf(0x0a) + 1;
-      const whole = readRunJournalBytes(buf);
-      const lastLine = whole.entries.at(-1);
-      const lineCount = buf.subarray(0, cut).toString('latin1').split('\n').length;
-      const lastFaults = whole.errors.filter((f) => f.line === lineCount && REFUSE.has(f.kind));
-      if (lastLine !== undefined && lastLine.line === lineCount && lastFaults.length === 0) finishLine = true;
-      else validEnd = cut;
-    } else if (buf.length > 0) {
-      // A terminated last line that does not parse is a torn write too (nothing follows it).
-      const start = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
-      if (readRunLine(buf.subarray(start, buf.length - 1)).kind === 'malformed') validEnd = start;
+    if (last !== undefined && !parsesAsJson(buf.subarray(last.start, last.end))) {
+      validEnd = beforeLast; // a torn write (with the blank lines around it)
+    } else if (last !== undefined && last.ending === 'eof') {
+      finishLine = true; // judged below as a row: if it verifies, its newline is written
+    } else if (trailingEof && last !== undefined) {
+      validEnd = last.next; // blank bytes after the last line ending
     }
-    const valid = buf.subarray(0, validEnd);
-    const r = readRunJournalBytes(valid);
+    // Every fault listed: the first that refuses must be found however many others come before it.
+    const r = readRunJournalBytes(buf.subarray(0, validEnd), { maxListed: Infinity });
     const bad = r.errors.find((f) => REFUSE.has(f.kind));
     if (bad !== undefined) {
       throw new RunJournalRecoveryError(
@@ -314,7 +336,8 @@ export class RunJournal {
     if (finishLine) {
       finishLastLine(this.file, buf.length, this.durable);
     } else if (validEnd < buf.length) {
-      moveTornTailAside(this.file, validEnd, this.durable);
+      const sideFile = moveTornTailAside(this.file, validEnd, this.durable);
+      (this.options.onTornTail ?? printTornTailNotice)({ file: this.file, sideFile, bytes: buf.length - validEnd });
     }
     const first = r.entries[0]?.row.ts;
     const state: RunState = {
@@ -325,15 +348,34 @@ export class RunJournal {
       mutationsByAgent: new Map<string, number>(),
     };
     for (const { row } of r.entries) noteRow(state, row);
-    let id: FileIdentity | undefined;
+    // Vouched for only if nothing changed the file while it was walked (a repaired one is walked again next time).
+    let now: FileIdentity | undefined;
     try {
-      id = statIdentity(this.file);
+      now = statIdentity(this.file);
     } catch {
-      id = undefined;
+      now = undefined;
     }
-    if (id !== undefined) this.saveCheckpoint(id, state);
-    return state;
+    const known =
+      now !== undefined && id !== undefined && !finishLine && validEnd === buf.length && sameIdentity(now, id)
+        ? now
+        : undefined;
+    if (known !== undefined) this.saveCheckpoint(known, state);
+    return { state, known };
   }
+}
+
+/** A line Python's str.strip() leaves empty. */
+function isBlankLine(raw: Uint8Array): boolean {
+  for (const c of raw) {
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) continue;
+    if (c < 0x80) return false;
+    try {
+      return pyStrip(decodeUtf8(raw)) === '';
+    } catch {
+      return false; // invalid UTF-8 is not blank
+    }
+  }
+  return true;
 }
 
 /** Folds a row's capability or mutation into the state. */

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
 import { decodeUtf8 } from '../canonical';
+import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
 import { forEachReferenceLine, pyStrip } from '../journal/lines';
 import { CAPABILITIES, CAPABILITY_EVENT, checkMutationRow, MUTATION_EVENT } from './provider-state';
 import { computeEventHash, readRunLine, RUN_GENESIS, type RunRow } from './row';
@@ -17,12 +18,17 @@ export type RunFaultKind =
   | 'capability_conflict'
   | 'non_canonical';
 
-/** One fault: its 1-based line, the 0-based row index (null when the line is not a row), kind, message. */
+/**
+ * One fault: its 1-based line, the 0-based row index (null when the line is not a row), kind, message. A run of
+ * the same kind on consecutive lines is one entry (`last_line`, `count`; `index` and `message` are the first's).
+ */
 export interface RunFault {
   line: number;
   index: number | null;
   kind: RunFaultKind;
   message: string;
+  last_line?: number;
+  count?: number;
 }
 
 export interface RunVerifyResult {
@@ -42,12 +48,21 @@ export interface RunVerifyResult {
   mutation_count: number;
   flagged_indices: number[];
   capabilities: { adapter: string; capability: string }[];
+  /** The faults, runs collapsed and at most MAX_LISTED_FAULTS entries (docs/journal.md, "Fault output"). */
   errors: RunFault[];
+  /** Every fault (a run of n counts n). */
+  fault_count: number;
+  /** Faults counted but not listed. */
+  errors_omitted: number;
 }
 
 export interface RunVerifyOptions {
   /** Also report lines whose bytes are not `json.dumps(row)` of their values. */
   strict?: boolean;
+  /** How many fault entries to list (default MAX_LISTED_FAULTS); the rest are counted. */
+  maxListed?: number;
+  /** Keep every row in `entries` (default true; a verdict alone does not need them, and they cost memory). */
+  keepEntries?: boolean;
 }
 
 /** A well-formed row with where it was read. */
@@ -71,7 +86,11 @@ const short = (h: string): string => (h.length > 16 ? h : JSON.stringify(h));
  * reported once. A malformed line does not advance the index.
  */
 export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {}): ReadRunJournal {
-  const errors: RunFault[] = [];
+  // Flagged mutations are findings about the run, each its own (kind, step): listed one by one, up to the cap.
+  const errors = new FaultList<RunFault>(
+    options.maxListed ?? MAX_LISTED_FAULTS,
+    (_, f) => f.kind !== 'flagged_mutation',
+  );
   const entries: RunEntry[] = [];
   const flagged: number[] = [];
   const capabilities = new Map<string, string>();
@@ -87,21 +106,21 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     const raw = buf.subarray(start, end);
     const stripped = strippedBytes(raw);
     if (stripped === undefined) {
-      if (options.strict) errors.push({ line, index: null, kind: 'non_canonical', message: 'blank line' });
+      if (options.strict) errors.add({ line, index: null, kind: 'non_canonical', message: 'blank line' });
       return;
     }
     const read = readRunLine(stripped);
     const terminated = ending !== 'eof';
     if (read.kind === 'malformed') {
       chainOk = false;
-      errors.push({ line, index: null, kind: 'malformed_json', message: read.reason });
+      errors.add({ line, index: null, kind: 'malformed_json', message: read.reason });
       return;
     }
     // Whitespace around the row, or a carriage return ending it: the reference reads it; strict mode notes it.
     if (stripped !== raw || (ending !== 'lf' && ending !== 'eof')) read.canonical = false;
     const { row } = read;
     const i = index;
-    const fault = (kind: RunFaultKind, message: string): void => void errors.push({ line, index: i, kind, message });
+    const fault = (kind: RunFaultKind, message: string): void => void errors.add({ line, index: i, kind, message });
     const expected = computeEventHash(prev, row.event, read.computedPayloadHash, i);
     let broken = false;
     if (row.index !== i) {
@@ -164,12 +183,12 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
         capabilities.set(adapter, capability);
       }
     }
-    entries.push({ line, row });
+    if (options.keepEntries !== false) entries.push({ line, row });
     prev = row.event_hash;
     index++;
   });
   return {
-    ok: errors.length === 0,
+    ok: errors.total === 0,
     chain_ok: chainOk,
     count: index,
     steps: index,
@@ -180,7 +199,9 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     mutation_count: mutations,
     flagged_indices: flagged,
     capabilities: [...capabilities].map(([adapter, capability]) => ({ adapter, capability })),
-    errors,
+    errors: errors.list,
+    fault_count: errors.total,
+    errors_omitted: errors.omitted,
     entries,
   };
 }
@@ -225,11 +246,23 @@ export function readRunJournalFile(file: string, options: RunVerifyOptions = {})
 
 /** The verify result for a run journal file (the shape `run verify --json` prints). */
 export function verifyRunJournal(file: string, options: RunVerifyOptions = {}): RunVerifyResult {
-  const { entries: _entries, ...result } = readRunJournalFile(file, options);
+  const { entries: _entries, ...result } = readRunJournalFile(file, { ...options, keepEntries: false });
   return result;
 }
 
-/** `file:line: kind: message (index N)` for one fault. */
+/** `file:line: kind at index N: message` for one fault; a run reads `file:first-last: kind: N faults ..., the first: ...`. */
 export function describeRunFault(file: string, f: RunFault): string {
-  return `${file}:${f.line}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${f.message}`;
+  const at = f.index === null ? '' : ` at index ${f.index}`;
+  if (f.last_line === undefined || f.count === undefined) return `${file}:${f.line}: ${f.kind}${at}: ${f.message}`;
+  return `${file}:${f.line}-${f.last_line}: ${f.kind}: ${f.count.toLocaleString('en-US')} faults on consecutive lines, the first${at}: ${f.message}`;
+}
+
+/** The fault lines to print for a result: one per listed entry, then one counting what was left out. */
+export function describeRunFaults(file: string, r: Pick<RunVerifyResult, 'errors' | 'errors_omitted'>): string[] {
+  const out = r.errors.map((f) => describeRunFault(file, f));
+  if (r.errors_omitted > 0)
+    out.push(
+      `${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`,
+    );
+  return out;
 }

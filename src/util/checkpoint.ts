@@ -2,12 +2,14 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
+  constants,
   fstatSync,
   ftruncateSync,
   mkdirSync,
   openSync,
   readFileSync,
   statSync,
+  unlinkSync,
   writeSync,
   type BigIntStats,
 } from 'node:fs';
@@ -189,13 +191,10 @@ export function writeCheckpoint(
   let fd: number | undefined;
   try {
     // Not O_TRUNC, nor a rename over it: ext4 flushes a file replaced either way (auto_da_alloc),
-    // which would cost an append more than its own fsync.
-    try {
-      fd = openSync(ckptFile, 'r+');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      fd = openSync(ckptFile, 'wx', 0o644);
-    }
+    // which would cost an append more than its own fsync. Never through a symbolic link: one planted
+    // in its place (by whatever can write the project) is removed, not followed to a file of the user's.
+    fd = openExisting(ckptFile);
+    if (fd === undefined) fd = openSync(ckptFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
     writeAll(fd, bytes, 0);
     if (fstatSync(fd).size > bytes.length) ftruncateSync(fd, bytes.length);
     return true;
@@ -205,6 +204,27 @@ export function writeCheckpoint(
     if (fd !== undefined) closeSync(fd);
   }
 }
+
+/** The checkpoint file opened to overwrite, if it is a regular file; anything else in its place is removed. */
+function openExisting(ckptFile: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(ckptFile, constants.O_RDWR | NOFOLLOW | NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code !== 'ELOOP' && code !== 'EISDIR' && code !== 'ENXIO') throw e;
+    unlinkSync(ckptFile); // a link or a special file: not ours to follow (a directory stays, and the write fails)
+    return undefined;
+  }
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  unlinkSync(ckptFile);
+  return undefined;
+}
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /**
  * The state a checkpoint records, if its HMAC verifies under `key` and it
@@ -217,12 +237,17 @@ export function readCheckpoint(
   key: Uint8Array,
 ): Record<string, unknown> | undefined {
   let text: string;
+  let fd: number | undefined;
   try {
-    const st = statSync(ckptFile);
+    // Never through a symbolic link, and never a FIFO or a device that could block or never end.
+    fd = openSync(ckptFile, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    const st = fstatSync(fd);
     if (!st.isFile() || st.size > 1 << 20) return undefined;
-    text = readFileSync(ckptFile, 'utf8');
+    text = readFileSync(fd, 'utf8');
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   const lines = text.split('\n');
   if (lines.length !== 3 || lines[2] !== '' || !/^[0-9a-f]{64}$/.test(lines[1]!)) return undefined;

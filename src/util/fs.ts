@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  constants,
   existsSync,
   fstatSync,
   fsyncSync,
@@ -18,7 +19,8 @@ import {
   type BigIntStats,
 } from 'node:fs';
 import path from 'node:path';
-import { isOsError, osCause, osError } from '../errors';
+import { InputError, isOsError, osCause, osError } from '../errors';
+import { pausePoint } from './pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from './proc';
 
 /**
@@ -72,9 +74,9 @@ export function pathKind(p: string): 'file' | 'dir' | undefined {
  * ENOENT when a parent cannot be created on a read-only or unwritable file
  * system, so the first missing directory is created on its own to learn why.
  */
-export function ensureDir(dir: string): void {
+export function ensureDir(dir: string, mode?: number): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, mode === undefined ? { recursive: true } : { recursive: true, mode });
     return;
   } catch (e) {
     if (!isOsError(e)) throw e;
@@ -225,30 +227,78 @@ export function writeFileWhole(
 export interface Appended {
   before: number;
   after: BigIntStats;
+  /**
+   * Whether the file was exactly `expect` just before the write and nothing
+   * but this write changed it up to the end (its identity right after the
+   * write is its identity after the fsync, and it grew by exactly the bytes
+   * written). Only then may a checkpoint vouch for `after`: a program that
+   * edits the file while an append is under way (during the fsync, or between
+   * the verification and the write) would otherwise have its edit vouched for
+   * (docs/journal.md, "Checkpoints").
+   */
+  untouched: boolean;
+}
+
+/** The identity a checkpoint binds to (see src/util/checkpoint.ts), taken from a stat. */
+function sameFile(a: BigIntStats, b: BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.ctimeNs === b.ctimeNs;
+}
+
+/** Opening a file to write it, never through a symbolic link (a link planted in its place is refused). */
+export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW;
+
+/** An open error, naming the path; a symbolic link in the file's place is said so. */
+export function openError(e: unknown, file: string, action: string): unknown {
+  if (isOsError(e) && e.code === 'ELOOP')
+    return new InputError(`${file}: ${action}: it is a symbolic link; refusing to write through it`);
+  if (isOsError(e)) return osError(e, file, action);
+  return e;
 }
 
 /**
  * Appends whole lines with one write(2) to a file opened O_APPEND (the caller
- * holds the file's lock); when `durable`, fsyncs the file, and its directory
- * when the file was created. If anything fails (ENOSPC, EDQUOT, EIO, at the
- * write or the fsync), the file is cut back to its previous length before
- * this returns, so no partial row is ever left: the error (an InputError, exit
- * 2) names the file and the cause.
+ * holds the file's lock), never through a symbolic link; when `durable`,
+ * fsyncs the file, and its directory when the file was created. If anything
+ * fails (ENOSPC, EDQUOT, EIO, at the write or the fsync), the file is cut back
+ * to its previous length before this returns, so no partial row is ever left:
+ * the error (an InputError, exit 2) names the file and the cause. `expect` is
+ * the identity the caller verified the file at (`'new'`: it had no file), for
+ * `untouched`.
  */
-export function appendDurably(file: string, data: Uint8Array, durable: boolean): Appended {
+export function appendDurably(
+  file: string,
+  data: Uint8Array,
+  durable: boolean,
+  expect?: { dev: string; ino: string; size: string; ctime_ns: string } | 'new',
+): Appended {
+  pausePoint('append:before-write');
   let fd: number;
   try {
-    fd = openSync(file, 'a', 0o644);
+    fd = openSync(file, APPEND_FLAGS, 0o644);
   } catch (e) {
-    if (isOsError(e)) throw osError(e, file, 'cannot open for appending');
-    throw e;
+    throw openError(e, file, 'cannot open for appending');
   }
   let before: number;
   let after: BigIntStats;
+  let untouched: boolean;
   try {
-    before = fstatSync(fd).size;
+    const pre = fstatSync(fd, { bigint: true });
+    before = Number(pre.size);
+    untouched =
+      expect === 'new'
+        ? pre.size === 0n
+        : expect !== undefined &&
+          String(pre.dev) === expect.dev &&
+          String(pre.ino) === expect.ino &&
+          String(pre.size) === expect.size &&
+          String(pre.ctimeNs) === expect.ctime_ns;
+    let written: BigIntStats | undefined;
     try {
       writeAll(fd, data);
+      // Right after the write, before the fsync (which can take milliseconds): what only this write changed.
+      written = fstatSync(fd, { bigint: true });
+      pausePoint('append:before-fsync');
       if (durable) fsyncSync(fd);
     } catch (e) {
       let undo = `cut back to its previous ${before} bytes`;
@@ -262,11 +312,12 @@ export function appendDurably(file: string, data: Uint8Array, durable: boolean):
       throw e;
     }
     after = fstatSync(fd, { bigint: true });
+    untouched &&= sameFile(written, after) && after.size === pre.size + BigInt(data.length);
   } finally {
     closeSync(fd);
   }
   if (before === 0 && durable) fsyncDir(path.dirname(file));
-  return { before, after };
+  return { before, after, untouched };
 }
 
 /**
@@ -279,10 +330,9 @@ export function appendDurably(file: string, data: Uint8Array, durable: boolean):
 export function moveTornTailAside(file: string, from: number, durable: boolean, mode = 0o644): string {
   let fd: number;
   try {
-    fd = openSync(file, 'r+');
+    fd = openSync(file, constants.O_RDWR | NOFOLLOW);
   } catch (e) {
-    if (isOsError(e)) throw osError(e, file, 'cannot open to repair a torn tail');
-    throw e;
+    throw openError(e, file, 'cannot open to repair a torn tail');
   }
   try {
     const size = fstatSync(fd).size;
@@ -314,10 +364,9 @@ export function moveTornTailAside(file: string, from: number, durable: boolean, 
 export function finishLastLine(file: string, at: number, durable: boolean): void {
   let fd: number;
   try {
-    fd = openSync(file, 'r+');
+    fd = openSync(file, constants.O_RDWR | NOFOLLOW);
   } catch (e) {
-    if (isOsError(e)) throw osError(e, file, 'cannot open to finish the last line');
-    throw e;
+    throw openError(e, file, 'cannot open to finish the last line');
   }
   try {
     writeAll(fd, Buffer.from('\n'), at);

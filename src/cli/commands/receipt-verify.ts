@@ -57,7 +57,7 @@ export const receiptVerifyCommand: Command = {
     } else {
       const v = signatureVerdict(r, publicKeys.length);
       io.out(
-        `FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`,
+        `FAIL ${receipt}: ${r.fault_count} problem${r.fault_count === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`,
       );
     }
     if (!r.ok) for (const f of r.errors) io.err(describeReceiptFault(receipt!, f));

@@ -1,4 +1,4 @@
-import { describeRunFault, resolveRunJournal, verifyRunJournal } from '../../runs';
+import { describeRunFaults, resolveRunJournal, verifyRunJournal } from '../../runs';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
@@ -35,9 +35,10 @@ export const runVerifyCommand: Command = {
         r.divergent_index === null
           ? ''
           : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
-      io.out(`FAIL ${file}: ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} in ${r.count} rows${where}`);
+      io.out(`FAIL ${file}: ${r.fault_count} fault${r.fault_count === 1 ? '' : 's'} in ${r.count} rows${where}`);
     }
-    if (!r.ok) for (const f of r.errors) io.err(describeRunFault(file, f));
+    // Runs collapsed and the list capped (docs/journal.md, "Fault output"): bounded whatever the journal holds.
+    if (!r.ok) for (const line of describeRunFaults(file, r)) io.err(line);
     return r.ok ? 0 : 1;
   },
 };
