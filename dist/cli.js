@@ -1484,6 +1484,121 @@ var __webpack_exports__ = {};
 
 ;// CONCATENATED MODULE: external "node:worker_threads"
 const external_node_worker_threads_namespaceObject = require("node:worker_threads");
+;// CONCATENATED MODULE: ./src/errors.ts
+/**
+ * The library's errors carry the exit code a command ends with and one clear line
+ * of message (naming the file and line where there is one). docs/format.md §6: 0 holds,
+ * 1 does not hold, 2 usage or input error. The CLI and the Action print `message`
+ * and never a stack trace.
+ */
+class errors_StepchainError extends Error {
+    exitCode;
+    name = 'StepchainError';
+    /** The individual problems behind the message (a broken chain's faults), for `--json`. */
+    details;
+    constructor(message, exitCode) {
+        super(message);
+        this.exitCode = exitCode;
+    }
+}
+/** `BrokenChainError` -> `broken_chain_error`. */
+function snakeName(name) {
+    return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+/**
+ * The one JSON document a command prints for an error under `--json`:
+ * `{"ok": false, "error": {"type", "message", "exit_code", "faults"?}}`. An
+ * error that is not a StepchainError is `internal_error` (exit 1).
+ */
+function errorDocument(e) {
+    if (e instanceof errors_StepchainError) {
+        return {
+            ok: false,
+            error: {
+                type: snakeName(e.name),
+                message: e.message,
+                exit_code: e.exitCode,
+                ...(e.details === undefined ? {} : { faults: e.details }),
+            },
+        };
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    return { ok: false, error: { type: 'internal_error', message, exit_code: 1 } };
+}
+/** Bad arguments, a missing or unreadable file, a bad id or key: exit 2. */
+class errors_InputError extends errors_StepchainError {
+    name = 'InputError';
+    constructor(message) {
+        super(message, 2);
+    }
+}
+/** Something checked does not hold (or an operation was refused for integrity reasons): exit 1. */
+class errors_IntegrityError extends errors_StepchainError {
+    name = 'IntegrityError';
+    constructor(message) {
+        super(message, 1);
+    }
+}
+/** The file and 1-based line a problem was found at, as `file:line`. */
+function at(file, line) {
+    return line === undefined || line === null ? file : `${file}:${line}`;
+}
+/** What an operating-system error code means, in words (the code itself is kept in the message). */
+const OS_CAUSES = {
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENOENT: 'no such file or directory',
+    ENOTDIR: 'a path component is not a directory',
+    EISDIR: 'is a directory',
+    EEXIST: 'already exists',
+    EIO: 'input/output error',
+    EMFILE: 'too many open files',
+    ENFILE: 'too many open files in the system',
+    ENAMETOOLONG: 'file name too long',
+    ELOOP: 'too many levels of symbolic links',
+    EBUSY: 'device or resource busy',
+    ETXTBSY: 'text file busy',
+    EXDEV: 'cross-device link',
+    EFBIG: 'file too large',
+    ENOTEMPTY: 'directory not empty',
+    ESTALE: 'stale file handle',
+};
+/** A Node error carrying an operating-system error code (`ENOSPC`, `EACCES`, ...). */
+function isOsError(e) {
+    // Not `instanceof Error`: errors from another realm (a vm context, a worker) are errors too.
+    if (typeof e !== 'object' || e === null || e instanceof errors_StepchainError)
+        return false;
+    const code = e.code;
+    return (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && typeof e.message === 'string');
+}
+/** `<cause> (<CODE>)` for an operating-system error. */
+function osCause(e) {
+    const code = e.code ?? 'EIO';
+    const cause = OS_CAUSES[code];
+    return cause === undefined ? code : `${cause} (${code})`;
+}
+/**
+ * An operating-system error as one line naming the path and the cause, exit 2
+ * (docs/format.md §6: the environment, not the data, is at fault). `path` and
+ * `action` default to what the error itself says (`e.path`, `e.syscall`).
+ */
+function osError(e, path, action) {
+    const where = path ?? e.path ?? e.dest;
+    const what = action ?? (e.syscall === undefined ? 'failed' : `cannot ${e.syscall}`);
+    return new errors_InputError(`${where === undefined ? '' : `${where}: `}${what}: ${osCause(e)}`);
+}
+/** The StepchainError an unexpected throw stands for (OS errors become exit 2), or undefined. */
+function asStepchainError(e) {
+    if (e instanceof errors_StepchainError)
+        return e;
+    if (isOsError(e))
+        return osError(e);
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = require("node:fs");
 ;// CONCATENATED MODULE: external "node:os"
@@ -2312,9 +2427,14 @@ function fastRowRest(i, b, expectedPrev) {
  * `count`), and past this many entries faults are only counted.
  */
 const MAX_LISTED_FAULTS = 1000;
-/** An ordered, bounded list of faults with the total count. */
+/**
+ * An ordered, bounded list of faults with the total count. Journal faults by
+ * default; run journal and audit faults too (`mayJoin` says whether a fault may
+ * extend the run before it: one file of a multi-file log, say).
+ */
 class FaultList {
     cap;
+    mayJoin;
     list = [];
     /** Every fault added (a run of n counts n). */
     total = 0;
@@ -2322,15 +2442,16 @@ class FaultList {
     omitted = 0;
     /** The latest entry of each kind, which a fault on the next line extends. */
     open = new Map();
-    constructor(cap = MAX_LISTED_FAULTS) {
+    constructor(cap = MAX_LISTED_FAULTS, mayJoin = () => true) {
         this.cap = cap;
+        this.mayJoin = mayJoin;
     }
     add(f) {
         const n = f.count ?? 1;
         this.total += n;
         if (f.line !== null) {
             const o = this.open.get(f.kind);
-            if (o !== undefined && (o.last_line ?? o.line) + 1 === f.line) {
+            if (o !== undefined && (o.last_line ?? o.line) + 1 === f.line && this.mayJoin(o, f)) {
                 o.count = (o.count ?? 1) + n;
                 o.last_line = f.last_line ?? f.line;
                 return;
@@ -3569,374 +3690,6 @@ function walkRanges(source, work, seeds, options, env = process.env, progress) {
     return work.map((_w, k) => results[k] ?? inline(k));
 }
 
-;// CONCATENATED MODULE: ./src/util/terminal.ts
-/**
- * The one sanitiser for text bound for a terminal. Journals, receipts, run
- * journals, audit logs, git and the file system are all data from strangers:
- * a byte of theirs must never drive the operator's terminal. Every character
- * that a terminal acts on instead of showing is replaced by a visible escape:
- *
- * - C0 controls and DEL (ESC starts CSI cursor moves and erases, OSC 52 writes
- *   the clipboard, OSC 0/2 the window title; CR and BS overwrite a line);
- * - C1 controls U+0080..U+009F (U+009B is a one-character CSI for some terminals);
- * - bidirectional overrides, embeddings, isolates and marks (U+202A..U+202E,
- *   U+2066..U+2069, U+200E, U+200F, U+061C), which reorder what is shown;
- * - U+2028 and U+2029 (line and paragraph separators).
- *
- * `\x1b` for a byte, `\u202e` above U+00FF. A tab becomes two spaces (its width
- * is the terminal's choice). Applied at every sink: CommandIO's out/err, the
- * interactive screen painter, and the formatting of each data field.
- */
-const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_BUT_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-function visible(c) {
-    if (c === '\n')
-        return '\\n';
-    const code = c.charCodeAt(0);
-    return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
-}
-/** `s` with every character a terminal would act on made visible (see the module comment). */
-function sanitize(s, options = {}) {
-    const re = options.newlines === 'keep' ? UNSAFE_BUT_NEWLINE : UNSAFE;
-    return s.replace(re, visible).replace(/\t/g, '  ');
-}
-
-;// CONCATENATED MODULE: ./src/cli/io.ts
-
-
-
-/**
- * One JSON document for `--json`: keys in the order the command built them, with
- * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
- */
-function jsonDocument(doc) {
-    // A document wraps rows (themselves within MAX_NESTING) in a few levels of its own.
-    return encode(doc, { sortKeys: false, allowNonFinite: true, maxNesting: MAX_NESTING + 16 });
-}
-/**
- * A reader that went away (`stepchain replay big | head -3`) ends the process
- * quietly, as git does: no EPIPE stack trace, exit status 141 (128 + SIGPIPE,
- * what a shell shows for git in that pipe). Installed once by the bin entry.
- */
-function exitQuietlyOnClosedPipe() {
-    const closed = (e) => e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED';
-    process.stdout.on('error', (e) => {
-        if (closed(e))
-            process.exit(141);
-        // Any other failure to write (a full disk behind `> file`) is one line, not a stack trace.
-        process.stderr.write(`stepchain: cannot write the output: ${e.code ?? e.message}\n`);
-        process.exit(1);
-    });
-    process.stderr.on('error', (e) => process.exit(closed(e) ? 141 : 1));
-}
-function processIO() {
-    return {
-        ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
-        out: (line) => process.stdout.write(`${line}\n`),
-        err: (line) => process.stderr.write(`${line}\n`),
-        json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),
-        readStdin: () => (0,external_node_fs_namespaceObject.readFileSync)(0),
-        isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
-        env: process.env,
-        cwd: process.cwd(),
-    };
-}
-/**
- * The terminal sink every command prints through (docs/replay.md, "Terminal
- * safety"): human output goes through the one terminal sanitiser, keeping the
- * newlines the command laid out; a problem on stderr is one line, so its
- * newlines are escaped too. JSON documents are ASCII already (escaped by the
- * canonical encoder) and pass untouched.
- */
-function terminalSafe(io) {
-    return {
-        ...io,
-        out: (line) => io.out(sanitize(line, { newlines: 'keep' })),
-        err: (line) => io.err(sanitize(line)),
-    };
-}
-
-;// CONCATENATED MODULE: external "node:util"
-const external_node_util_namespaceObject = require("node:util");
-;// CONCATENATED MODULE: ./src/errors.ts
-/**
- * The library's errors carry the exit code a command ends with and one clear line
- * of message (naming the file and line where there is one). docs/format.md §6: 0 holds,
- * 1 does not hold, 2 usage or input error. The CLI and the Action print `message`
- * and never a stack trace.
- */
-class errors_StepchainError extends Error {
-    exitCode;
-    name = 'StepchainError';
-    /** The individual problems behind the message (a broken chain's faults), for `--json`. */
-    details;
-    constructor(message, exitCode) {
-        super(message);
-        this.exitCode = exitCode;
-    }
-}
-/** `BrokenChainError` -> `broken_chain_error`. */
-function snakeName(name) {
-    return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-}
-/**
- * The one JSON document a command prints for an error under `--json`:
- * `{"ok": false, "error": {"type", "message", "exit_code", "faults"?}}`. An
- * error that is not a StepchainError is `internal_error` (exit 1).
- */
-function errorDocument(e) {
-    if (e instanceof errors_StepchainError) {
-        return {
-            ok: false,
-            error: {
-                type: snakeName(e.name),
-                message: e.message,
-                exit_code: e.exitCode,
-                ...(e.details === undefined ? {} : { faults: e.details }),
-            },
-        };
-    }
-    const message = e instanceof Error ? e.message : String(e);
-    return { ok: false, error: { type: 'internal_error', message, exit_code: 1 } };
-}
-/** Bad arguments, a missing or unreadable file, a bad id or key: exit 2. */
-class errors_InputError extends errors_StepchainError {
-    name = 'InputError';
-    constructor(message) {
-        super(message, 2);
-    }
-}
-/** Something checked does not hold (or an operation was refused for integrity reasons): exit 1. */
-class errors_IntegrityError extends errors_StepchainError {
-    name = 'IntegrityError';
-    constructor(message) {
-        super(message, 1);
-    }
-}
-/** The file and 1-based line a problem was found at, as `file:line`. */
-function at(file, line) {
-    return line === undefined || line === null ? file : `${file}:${line}`;
-}
-/** What an operating-system error code means, in words (the code itself is kept in the message). */
-const OS_CAUSES = {
-    ENOSPC: 'no space left on the device',
-    EDQUOT: 'disk quota exceeded',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EROFS: 'read-only file system',
-    ENOENT: 'no such file or directory',
-    ENOTDIR: 'a path component is not a directory',
-    EISDIR: 'is a directory',
-    EEXIST: 'already exists',
-    EIO: 'input/output error',
-    EMFILE: 'too many open files',
-    ENFILE: 'too many open files in the system',
-    ENAMETOOLONG: 'file name too long',
-    ELOOP: 'too many levels of symbolic links',
-    EBUSY: 'device or resource busy',
-    ETXTBSY: 'text file busy',
-    EXDEV: 'cross-device link',
-    EFBIG: 'file too large',
-    ENOTEMPTY: 'directory not empty',
-    ESTALE: 'stale file handle',
-};
-/** A Node error carrying an operating-system error code (`ENOSPC`, `EACCES`, ...). */
-function isOsError(e) {
-    // Not `instanceof Error`: errors from another realm (a vm context, a worker) are errors too.
-    if (typeof e !== 'object' || e === null || e instanceof errors_StepchainError)
-        return false;
-    const code = e.code;
-    return (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && typeof e.message === 'string');
-}
-/** `<cause> (<CODE>)` for an operating-system error. */
-function osCause(e) {
-    const code = e.code ?? 'EIO';
-    const cause = OS_CAUSES[code];
-    return cause === undefined ? code : `${cause} (${code})`;
-}
-/**
- * An operating-system error as one line naming the path and the cause, exit 2
- * (docs/format.md §6: the environment, not the data, is at fault). `path` and
- * `action` default to what the error itself says (`e.path`, `e.syscall`).
- */
-function osError(e, path, action) {
-    const where = path ?? e.path ?? e.dest;
-    const what = action ?? (e.syscall === undefined ? 'failed' : `cannot ${e.syscall}`);
-    return new errors_InputError(`${where === undefined ? '' : `${where}: `}${what}: ${osCause(e)}`);
-}
-/** The StepchainError an unexpected throw stands for (OS errors become exit 2), or undefined. */
-function asStepchainError(e) {
-    if (e instanceof errors_StepchainError)
-        return e;
-    if (isOsError(e))
-        return osError(e);
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/cli/suggest.ts
-/**
- * "Did you mean": the closest known word to a typo, by edit distance
- * (Damerau-Levenshtein, optimal string alignment: an insertion, deletion,
- * substitution or swap of two neighbours costs 1), so `verfy` finds `verify`
- * and `--promt` finds `--prompt`.
- */
-/** The edit distance between two strings (optimal string alignment). */
-function editDistance(a, b) {
-    const m = a.length;
-    const n = b.length;
-    // Three rolling rows: the swap rule looks two rows back.
-    let prev2 = new Array(n + 1).fill(0);
-    let prev = Array.from({ length: n + 1 }, (_, j) => j);
-    for (let i = 1; i <= m; i++) {
-        const cur = new Array(n + 1).fill(0);
-        cur[0] = i;
-        for (let j = 1; j <= n; j++) {
-            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-            let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-                d = Math.min(d, prev2[j - 2] + 1);
-            cur[j] = d;
-        }
-        prev2 = prev;
-        prev = cur;
-    }
-    return prev[n];
-}
-/**
- * The known words closest to `word`, nearest first: within a third of the
- * word's length (at least 1, at most 3 edits), or a known word that starts
- * with it (`rec` for `record`). Empty when nothing is close.
- */
-function closest(word, known, max = 3) {
-    const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
-    const scored = [];
-    for (const w of new Set(known)) {
-        if (w === word)
-            continue;
-        const d = editDistance(word.toLowerCase(), w.toLowerCase());
-        if (d <= limit)
-            scored.push({ w, d });
-        else if (word.length >= 2 && w.startsWith(word))
-            scored.push({ w, d: limit + 1 });
-    }
-    scored.sort((x, y) => x.d - y.d || x.w.localeCompare(y.w));
-    // Only the nearest: `--promt` is `--prompt`, not also `--root`.
-    const best = scored[0]?.d;
-    return scored
-        .filter((s) => s.d === best)
-        .slice(0, max)
-        .map((s) => s.w);
-}
-/** `; did you mean "x"?` (or `"x" or "y"`), or '' when nothing is close. */
-function didYouMean(word, known, quote = (w) => `"${w}"`) {
-    const c = closest(word, known, 2);
-    if (c.length === 0)
-        return '';
-    return `; did you mean ${c.map(quote).join(' or ')}?`;
-}
-
-;// CONCATENATED MODULE: ./src/cli/args.ts
-
-
-
-/** `--name`, or `-o, --name` when it has a short alias. */
-function optionLabel(name, spec) {
-    return spec.short === undefined ? `--${name}` : `-${spec.short}, --${name}`;
-}
-/**
- * A strict argument parser over node:util `parseArgs` (its tokens: `--x=v` and
- * `--x v`, `-o v` and `-ov`, `--` ends options, a lone `-` is a positional for
- * stdin). On top of it: unknown options are usage errors with the closest known
- * option suggested, a flag given a value, a value option given twice or without
- * its value are errors. A value option takes the next argument whatever it looks
- * like (`--prompt -x` is the prompt `-x`), as git does.
- */
-function parseArgs(argv, spec, command) {
-    const options = {};
-    for (const [name, s] of Object.entries(spec)) {
-        options[name] = { type: s.kind === 'flag' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
-    }
-    const { tokens } = (0,external_node_util_namespaceObject.parseArgs)({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
-    const out = { positionals: [], flags: new Set(), values: new Map(), lists: new Map() };
-    const known = Object.keys(spec).map((n) => `--${n}`);
-    for (const t of tokens) {
-        if (t.kind === 'positional') {
-            out.positionals.push(t.value);
-            continue;
-        }
-        if (t.kind === 'option-terminator')
-            continue;
-        const s = spec[t.name];
-        if (s === undefined) {
-            const raw = t.rawName.startsWith('--') ? t.rawName : t.rawName.length === 2 ? t.rawName : `--${t.name}`;
-            throw new errors_InputError(`${command}: unknown option ${raw}${didYouMean(raw, known, (w) => w)} (see \`stepchain ${command} --help\`)`);
-        }
-        const label = `--${t.name}`;
-        if (s.kind === 'flag') {
-            if (t.value !== undefined)
-                throw new errors_InputError(`${command}: ${label} takes no value`);
-            out.flags.add(t.name);
-            continue;
-        }
-        if (t.value === undefined)
-            throw new errors_InputError(`${command}: ${label} needs a value`);
-        if (s.kind === 'value') {
-            if (out.values.has(t.name))
-                throw new errors_InputError(`${command}: ${label} given twice`);
-            out.values.set(t.name, t.value);
-        }
-        else {
-            out.lists.set(t.name, [...(out.lists.get(t.name) ?? []), t.value]);
-        }
-    }
-    return out;
-}
-/** Whether `--help` or `-h` comes before any `--` (and is not the value of an option). */
-function wantsHelp(argv, spec) {
-    return flagBeforeTerminator(argv, spec, (t) => t.name === 'help' || t.rawName === '-h');
-}
-/** Whether `--json` is among the options (before any `--`), whatever else is wrong with the line. */
-function wantsJson(argv, spec) {
-    if (spec.json === undefined)
-        return false;
-    return flagBeforeTerminator(argv, spec, (t) => t.name === 'json' && t.value === undefined);
-}
-function flagBeforeTerminator(argv, spec, match) {
-    const options = {};
-    for (const [name, s] of Object.entries(spec)) {
-        if (name === 'help')
-            continue;
-        options[name] = { type: s.kind === 'flag' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
-    }
-    try {
-        const { tokens } = (0,external_node_util_namespaceObject.parseArgs)({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
-        for (const t of tokens) {
-            if (t.kind === 'option-terminator')
-                return false;
-            if (t.kind === 'option' && match(t))
-                return true;
-        }
-    }
-    catch {
-        /* not parseable at all: no */
-    }
-    return false;
-}
-/** Exactly `count` positionals (named for the error message). */
-function expectPositionals(args, names, command, optional = 0) {
-    const min = names.length - optional;
-    if (args.positionals.length < min) {
-        throw new errors_InputError(`${command}: missing ${names
-            .slice(args.positionals.length)
-            .map((n) => `<${n}>`)
-            .join(' ')} (see \`stepchain ${command} --help\`)`);
-    }
-    if (args.positionals.length > names.length) {
-        throw new errors_InputError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);
-    }
-    return args.positionals;
-}
-
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = require("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
@@ -4063,638 +3816,6 @@ function hostTag(host) {
 function selfToken() {
     const me = selfIdentity();
     return `${me.pid}-${me.start ?? 'x'}-${hostTag(me.host)}`;
-}
-
-;// CONCATENATED MODULE: ./src/util/fs.ts
-
-
-
-
-
-/**
- * Writes every byte (a single write(2) may be short on some file systems), at
- * `position` when given, else at the file offset (the end, for O_APPEND).
- */
-function writeAll(fd, bytes, position) {
-    let off = 0;
-    while (off < bytes.length) {
-        off += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, off, bytes.length - off, position === undefined ? null : position + off);
-    }
-}
-/** fsync a directory so a created or renamed entry survives a crash. */
-function fsyncDir(dir) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(dir, 'r');
-        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-    }
-    catch {
-        /* some file systems refuse to fsync directories; the data itself was synced */
-    }
-    finally {
-        if (fd !== undefined)
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-/** `length` bytes from `position` of an open file (fewer at end of file). */
-function readRange(fd, position, length) {
-    const buf = Buffer.allocUnsafe(length);
-    let off = 0;
-    while (off < length) {
-        const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, off, length - off, position + off);
-        if (n === 0)
-            break;
-        off += n;
-    }
-    return buf.subarray(0, off);
-}
-/** Whether a path is a directory, a regular file, or neither (missing, or something else). */
-function pathKind(p) {
-    try {
-        const st = (0,external_node_fs_namespaceObject.statSync)(p);
-        return st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * `mkdir -p`, failing with the real cause: Node's recursive mkdir reports
- * ENOENT when a parent cannot be created on a read-only or unwritable file
- * system, so the first missing directory is created on its own to learn why.
- */
-function ensureDir(dir) {
-    try {
-        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
-        return;
-    }
-    catch (e) {
-        if (!isOsError(e))
-            throw e;
-        let first = external_node_path_default().resolve(dir);
-        while (!(0,external_node_fs_namespaceObject.existsSync)(external_node_path_default().dirname(first)) && external_node_path_default().dirname(first) !== first)
-            first = external_node_path_default().dirname(first);
-        try {
-            (0,external_node_fs_namespaceObject.mkdirSync)(first);
-        }
-        catch (inner) {
-            if (isOsError(inner) && inner.code !== 'EEXIST')
-                throw osError(inner, first, 'cannot create directory');
-        }
-        throw osError(e, dir, 'cannot create directory');
-    }
-}
-/**
- * Creates `dir` and the directories between it and `root`, which must exist:
- * a vanished root (a removed fork's worktree) is never re-created.
- */
-function ensureDirUnder(root, dir) {
-    const rel = external_node_path_default().relative(root, dir);
-    if (rel === '' || rel.startsWith('..') || external_node_path_default().isAbsolute(rel))
-        return ensureDir(dir);
-    let d = root;
-    for (const part of rel.split((external_node_path_default()).sep)) {
-        d = external_node_path_default().join(d, part);
-        try {
-            (0,external_node_fs_namespaceObject.mkdirSync)(d);
-        }
-        catch (e) {
-            if (isOsError(e) && e.code === 'EEXIST')
-                continue;
-            if (isOsError(e))
-                throw osError(e, d, 'cannot create directory');
-            throw e;
-        }
-    }
-}
-/**
- * The name of a temporary file for `target`, beside it:
- * `<target>.<pid>-<start ticks>-<host tag>.<random>.tmp`. The writer's pid,
- * start time and host in the name let the next writer recognise, and remove,
- * what a dead process left (see `cleanDeadTemps`).
- */
-function tempPath(target) {
-    return `${target}.${selfToken()}.${(0,external_node_crypto_namespaceObject.randomBytes)(5).toString('hex')}.tmp`;
-}
-const TEMP_NAME = /\.([0-9]+)-([0-9]+|x)-([0-9a-f]{8})\.[0-9a-f]+\.tmp$/;
-/** Another host's temporary file is only judged by its age: its pid means nothing here. */
-const FOREIGN_TEMP_MS = 3600_000;
-/** Names earlier releases used: lock staging `<f>.lock.<pid>.<rand>.tmp` and broken locks `<f>.lock.stale-<pid>-<rand>`. */
-const LEGACY_NAMES = [/\.lock\.([0-9]+)\.[0-9a-z]+\.tmp$/, /\.lock\.stale-([0-9]+)-[0-9a-z]+$/];
-/** `s` as a literal inside a RegExp. */
-function escapeRegExp(s) {
-    return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-/**
- * Removes the temporary files of dead processes from `dir` (not recursive):
- * names made by `tempPath` whose process (pid and start time) is gone (another
- * host's only once an hour old), and
- * the older pid-only names (and `extra` patterns whose first group is a pid)
- * whose pid is gone or was reused since the file was written. Never follows a symlink; errors are ignored (a leftover stays a
- * leftover). Returns the names removed.
- */
-function cleanDeadTemps(dir, extra = []) {
-    let names;
-    try {
-        names = (0,external_node_fs_namespaceObject.readdirSync)(dir);
-    }
-    catch {
-        return [];
-    }
-    const removed = [];
-    for (const name of names) {
-        let pid;
-        let start;
-        let foreign = false;
-        const m = TEMP_NAME.exec(name);
-        if (m !== null) {
-            pid = Number(m[1]);
-            start = m[2] === 'x' ? undefined : m[2];
-            foreign = m[3] !== hostTag(selfIdentity().host);
-        }
-        else {
-            const legacy = [...LEGACY_NAMES, ...extra].map((r) => r.exec(name)).find((x) => x !== null);
-            if (legacy === undefined || legacy === null)
-                continue;
-            pid = Number(legacy[1]);
-            start = undefined;
-        }
-        const file = external_node_path_default().join(dir, name);
-        try {
-            const st = (0,external_node_fs_namespaceObject.lstatSync)(file);
-            if (!st.isFile() && !st.isSymbolicLink())
-                continue;
-            if (foreign ? Date.now() - st.mtimeMs < FOREIGN_TEMP_MS : sameProcessAlive(pid, start, undefined, st.mtimeMs))
-                continue;
-            (0,external_node_fs_namespaceObject.unlinkSync)(file);
-            removed.push(name);
-        }
-        catch {
-            /* gone meanwhile, or not ours to remove */
-        }
-    }
-    return removed;
-}
-/**
- * Writes a new file whole, or not at all: the bytes go to a temporary name
- * (fsync'ed when `durable`), which is then hard-linked to `file` (failing if
- * `file` exists, when `exclusive`) or renamed over it. A failure removes the
- * temporary file and throws an InputError naming the path and the cause, so
- * no empty or partial file is ever left under the final name.
- */
-function writeFileWhole(file, data, options) {
-    const tmp = tempPath(file);
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(tmp, 'wx', options.mode ?? 0o644);
-        writeAll(fd, data);
-        if (options.durable)
-            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-        fd = undefined;
-        if (options.exclusive) {
-            (0,external_node_fs_namespaceObject.linkSync)(tmp, file);
-            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-        }
-        else {
-            (0,external_node_fs_namespaceObject.renameSync)(tmp, file);
-        }
-    }
-    catch (e) {
-        if (fd !== undefined) {
-            try {
-                (0,external_node_fs_namespaceObject.closeSync)(fd);
-            }
-            catch {
-                /* already closed */
-            }
-        }
-        try {
-            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-        }
-        catch {
-            /* never created, or already linked and removed */
-        }
-        if (isOsError(e) && !(options.exclusive && e.code === 'EEXIST'))
-            throw osError(e, file, 'cannot write');
-        throw e;
-    }
-    if (options.durable)
-        fsyncDir(external_node_path_default().dirname(file));
-}
-/**
- * Appends whole lines with one write(2) to a file opened O_APPEND (the caller
- * holds the file's lock); when `durable`, fsyncs the file, and its directory
- * when the file was created. If anything fails (ENOSPC, EDQUOT, EIO, at the
- * write or the fsync), the file is cut back to its previous length before
- * this returns, so no partial row is ever left: the error (an InputError, exit
- * 2) names the file and the cause.
- */
-function appendDurably(file, data, durable) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'a', 0o644);
-    }
-    catch (e) {
-        if (isOsError(e))
-            throw osError(e, file, 'cannot open for appending');
-        throw e;
-    }
-    let before;
-    let after;
-    try {
-        before = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
-        try {
-            writeAll(fd, data);
-            if (durable)
-                (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-        }
-        catch (e) {
-            let undo = `cut back to its previous ${before} bytes`;
-            try {
-                (0,external_node_fs_namespaceObject.ftruncateSync)(fd, before);
-                if (durable)
-                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-            }
-            catch (te) {
-                undo = `cutting it back to ${before} bytes also failed: ${isOsError(te) ? osCause(te) : String(te)}`;
-            }
-            if (isOsError(e))
-                throw osError(e, file, `cannot append (nothing written: ${undo})`);
-            throw e;
-        }
-        after = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-    if (before === 0 && durable)
-        fsyncDir(external_node_path_default().dirname(file));
-    return { before, after };
-}
-/**
- * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to
- * the end of the file to `<file>.torn-<unix ms>` beside it (written whole under
- * a fresh name, fsync'ed when `durable`), then truncates the file at `from`.
- * If the copy cannot be written (a full disk) nothing is created and the file
- * is left as it was. Returns the side file's path.
- */
-function moveTornTailAside(file, from, durable, mode = 0o644) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r+');
-    }
-    catch (e) {
-        if (isOsError(e))
-            throw osError(e, file, 'cannot open to repair a torn tail');
-        throw e;
-    }
-    try {
-        const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
-        const torn = readRange(fd, from, size - from);
-        const base = `${file}.torn-${Date.now()}`;
-        for (let n = 0;; n++) {
-            const side = n === 0 ? base : `${base}-${n}`;
-            try {
-                writeFileWhole(side, torn, { durable, mode, exclusive: true });
-            }
-            catch (e) {
-                if (isOsError(e) && e.code === 'EEXIST')
-                    continue;
-                throw e;
-            }
-            try {
-                (0,external_node_fs_namespaceObject.ftruncateSync)(fd, from);
-                if (durable)
-                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-            }
-            catch (e) {
-                if (isOsError(e))
-                    throw osError(e, file, 'cannot cut off a torn tail');
-                throw e;
-            }
-            return side;
-        }
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-/** Writes the newline a complete last line lost (its writer died between the two). */
-function finishLastLine(file, at, durable) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r+');
-    }
-    catch (e) {
-        if (isOsError(e))
-            throw osError(e, file, 'cannot open to finish the last line');
-        throw e;
-    }
-    try {
-        writeAll(fd, Buffer.from('\n'), at);
-        if (durable)
-            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-    }
-    catch (e) {
-        try {
-            (0,external_node_fs_namespaceObject.ftruncateSync)(fd, at);
-        }
-        catch {
-            /* the line stays unterminated: the next open finishes it */
-        }
-        if (isOsError(e))
-            throw osError(e, file, 'cannot finish the last line');
-        throw e;
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/journal/cas.ts
-
-
-
-
-
-/** The content-addressed blob store: `<dir>/<first two hex>/<sha256 hex>`. */
-class Cas {
-    dir;
-    durable;
-    constructor(dir, durable = true) {
-        this.dir = dir;
-        this.durable = durable;
-    }
-    pathOf(digest) {
-        if (!isSha256Hex(digest))
-            throw new errors_InputError(`not a SHA-256 digest: ${JSON.stringify(digest)}`);
-        return external_node_path_default().join(this.dir, digest.slice(0, 2), digest);
-    }
-    has(digest) {
-        try {
-            return (0,external_node_fs_namespaceObject.statSync)(this.pathOf(digest)).isFile();
-        }
-        catch {
-            return false;
-        }
-    }
-    /** The blob's bytes, or undefined when it is not stored. */
-    get(digest) {
-        try {
-            return (0,external_node_fs_namespaceObject.readFileSync)(this.pathOf(digest));
-        }
-        catch {
-            return undefined;
-        }
-    }
-    /** Stores bytes (write to a temporary name, fsync, rename) and returns their digest. */
-    put(bytes) {
-        const digest = sha256Hex(bytes);
-        const file = this.pathOf(digest);
-        try {
-            if ((0,external_node_fs_namespaceObject.statSync)(file).size === bytes.length)
-                return digest;
-        }
-        catch {
-            /* not stored yet */
-        }
-        const dir = external_node_path_default().dirname(file);
-        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
-        const tmp = external_node_path_default().join(dir, `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
-        const fd = (0,external_node_fs_namespaceObject.openSync)(tmp, 'wx', 0o644);
-        try {
-            writeAll(fd, bytes);
-            if (this.durable)
-                (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-        }
-        catch (e) {
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
-            throw e;
-        }
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-        (0,external_node_fs_namespaceObject.renameSync)(tmp, file);
-        if (this.durable)
-            fsyncDir(dir);
-        return digest;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/util/checkpoint.ts
-
-
-
-
-
-
-function identityOf(st) {
-    return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), ctime_ns: String(st.ctimeNs) };
-}
-/** The identity of a file, or undefined when it does not exist. Other errors are thrown. */
-function statIdentity(file) {
-    try {
-        return identityOf((0,external_node_fs_namespaceObject.statSync)(file, { bigint: true }));
-    }
-    catch (e) {
-        if (e.code === 'ENOENT')
-            return undefined;
-        throw e;
-    }
-}
-function sameIdentity(a, b) {
-    return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.ctime_ns === b.ctime_ns;
-}
-/** Bytes at the end of the file whose digest a checkpoint also carries. */
-const TAIL_BYTES = 4096;
-/** SHA-256 of the bytes `[from, end)` of a file (default: the last 4 KiB before `end`). */
-function tailDigest(file, end, from = Math.max(0, end - TAIL_BYTES)) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
-    try {
-        const bytes = readRange(fd, from, end - from);
-        if (bytes.length !== end - from)
-            return '';
-        return sha256Hex(bytes);
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-function stateDir(env) {
-    const home = env.HOME || (0,external_node_os_namespaceObject.homedir)();
-    const xdg = env.XDG_STATE_HOME;
-    const base = xdg
-        ? xdg === '~' || xdg.startsWith('~/')
-            ? external_node_path_default().join(home, xdg.slice(1))
-            : xdg
-        : external_node_path_default().join(home, '.local', 'state');
-    return external_node_path_default().resolve(base, 'stepchain');
-}
-/** Where the checkpoint key lives: STEPCHAIN_CHECKPOINT_KEY_PATH, else `<XDG state dir>/stepchain/checkpoint.key`. */
-function checkpointKeyPath(env) {
-    const explicit = env.STEPCHAIN_CHECKPOINT_KEY_PATH;
-    return explicit ? external_node_path_default().resolve(explicit) : external_node_path_default().join(stateDir(env), 'checkpoint.key');
-}
-/** `STEPCHAIN_CHECKPOINT=off` (or 0/false/no) turns checkpoints off: every open walks the whole file. */
-function checkpointsEnabled(env) {
-    const v = (env.STEPCHAIN_CHECKPOINT ?? '').trim().toLowerCase();
-    return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
-}
-const keys = new Map();
-function readOwnKey(file) {
-    const st = (0,external_node_fs_namespaceObject.statSync)(file);
-    // A key others can read, or that someone else owns, could be used to forge: not trusted.
-    if (!st.isFile() || (st.mode & 0o077) !== 0)
-        return undefined;
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
-        return undefined;
-    const text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'latin1').trim();
-    return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
-}
-/**
- * The local checkpoint key (32 random bytes as 64 hex digits, 0600, in a
- * 0700 directory), created on first use; undefined when it cannot be had
- * (no writable state directory, wrong permissions): checkpoints are then
- * simply not used. Never throws.
- */
-function checkpointKey(env) {
-    if (!checkpointsEnabled(env))
-        return undefined;
-    const file = checkpointKeyPath(env);
-    const cached = keys.get(file);
-    if (cached !== undefined)
-        return cached ?? undefined;
-    let key;
-    try {
-        key = readOwnKey(file);
-    }
-    catch (e) {
-        if (e.code === 'ENOENT')
-            key = createKey(file);
-    }
-    keys.set(file, key ?? null);
-    return key;
-}
-function createKey(file) {
-    try {
-        const dir = external_node_path_default().dirname(file);
-        if ((0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 }) !== undefined)
-            (0,external_node_fs_namespaceObject.chmodSync)(dir, 0o700);
-        const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'wx', 0o600);
-        try {
-            (0,external_node_fs_namespaceObject.writeSync)(fd, (0,external_node_crypto_namespaceObject.randomBytes)(32).toString('hex'));
-        }
-        finally {
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-        }
-        (0,external_node_fs_namespaceObject.chmodSync)(file, 0o600);
-    }
-    catch (e) {
-        if (e.code !== 'EEXIST')
-            return undefined;
-        // Another first writer made it: wait briefly for its bytes.
-        for (let i = 0; i < 50; i++) {
-            try {
-                const k = readOwnKey(file);
-                if (k !== undefined)
-                    return k;
-            }
-            catch {
-                /* not there yet */
-            }
-            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-        }
-    }
-    try {
-        return readOwnKey(file);
-    }
-    catch {
-        return undefined;
-    }
-}
-const DOMAIN = 'stepchain checkpoint v1\n';
-function mac(key, body) {
-    return (0,external_node_crypto_namespaceObject.createHmac)('sha256', key).update(DOMAIN).update(body).digest();
-}
-/**
- * Writes a checkpoint of `target` (whose identity after the write is `id`):
- * body line + HMAC line, overwriting the previous checkpoint in place. A
- * checkpoint cut short or mixed with its predecessor (a kill, a full disk)
- * fails its HMAC and is ignored. Best-effort: a checkpoint
- * that cannot be written only makes the next open walk the file. Returns
- * whether it was written.
- */
-function writeCheckpoint(ckptFile, kind, target, id, state, key) {
-    const body = JSON.stringify({ v: 1, kind, target: external_node_path_default().resolve(target), id, state });
-    const bytes = Buffer.from(`${body}\n${mac(key, body).toString('hex')}\n`, 'utf8');
-    let fd;
-    try {
-        // Not O_TRUNC, nor a rename over it: ext4 flushes a file replaced either way (auto_da_alloc),
-        // which would cost an append more than its own fsync.
-        try {
-            fd = (0,external_node_fs_namespaceObject.openSync)(ckptFile, 'r+');
-        }
-        catch (e) {
-            if (e.code !== 'ENOENT')
-                throw e;
-            fd = (0,external_node_fs_namespaceObject.openSync)(ckptFile, 'wx', 0o644);
-        }
-        writeAll(fd, bytes, 0);
-        if ((0,external_node_fs_namespaceObject.fstatSync)(fd).size > bytes.length)
-            (0,external_node_fs_namespaceObject.ftruncateSync)(fd, bytes.length);
-        return true;
-    }
-    catch {
-        return false;
-    }
-    finally {
-        if (fd !== undefined)
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-/**
- * The state a checkpoint records, if its HMAC verifies under `key` and it
- * describes a file of exactly the identity `id`; otherwise undefined.
- */
-function readCheckpoint(ckptFile, kind, id, key) {
-    let text;
-    try {
-        const st = (0,external_node_fs_namespaceObject.statSync)(ckptFile);
-        if (!st.isFile() || st.size > 1 << 20)
-            return undefined;
-        text = (0,external_node_fs_namespaceObject.readFileSync)(ckptFile, 'utf8');
-    }
-    catch {
-        return undefined;
-    }
-    const lines = text.split('\n');
-    if (lines.length !== 3 || lines[2] !== '' || !/^[0-9a-f]{64}$/.test(lines[1]))
-        return undefined;
-    const body = lines[0];
-    if (!(0,external_node_crypto_namespaceObject.timingSafeEqual)(Buffer.from(lines[1], 'hex'), mac(key, body)))
-        return undefined;
-    let doc;
-    try {
-        doc = JSON.parse(body);
-    }
-    catch {
-        return undefined;
-    }
-    if (typeof doc !== 'object' || doc === null)
-        return undefined;
-    const d = doc;
-    // The file is known by its identity, not its path: a journal reached through a symlink or a hard link, or
-    // renamed, is the same file (and a copy is another inode).
-    if (d.v !== 1 || d.kind !== kind)
-        return undefined;
-    const rid = d.id;
-    if (typeof rid !== 'object' || rid === null)
-        return undefined;
-    if (rid.dev !== id.dev || rid.ino !== id.ino || rid.size !== id.size || rid.ctime_ns !== id.ctime_ns)
-        return undefined;
-    if (typeof d.state !== 'object' || d.state === null)
-        return undefined;
-    return d.state;
 }
 
 ;// CONCATENATED MODULE: ./src/util/lock.ts
@@ -4972,15 +4093,1115 @@ function liveLockHolder(file) {
  * prints `stepchain: paused at <name> (pid <pid>)` on stderr when it reaches
  * that point and waits there until it is killed, so a test can SIGKILL it at
  * an exact stage (between two writes of a fork, after a row but before its
- * checkpoint, while holding a lock). Without the variable it costs one lookup.
+ * checkpoint, while holding a lock). With `STEPCHAIN_TEST_RESUME=<file>` too,
+ * it carries on once that file exists (so a test can change something at that
+ * exact stage and let the process finish). Without the variables it costs one
+ * lookup.
  */
 function pausePoint(name, env = process.env) {
     const want = env.STEPCHAIN_TEST_PAUSE;
     if (want === undefined || want === '' || !want.split(',').includes(name))
         return;
     (0,external_node_fs_namespaceObject.writeSync)(2, `stepchain: paused at ${name} (pid ${process.pid})\n`);
+    const resume = env.STEPCHAIN_TEST_RESUME;
+    if (resume !== undefined && resume !== '') {
+        while (!(0,external_node_fs_namespaceObject.existsSync)(resume))
+            sleepMs(20);
+        return;
+    }
     for (;;)
         sleepMs(1000);
+}
+
+;// CONCATENATED MODULE: ./src/util/fs.ts
+
+
+
+
+
+
+/**
+ * Writes every byte (a single write(2) may be short on some file systems), at
+ * `position` when given, else at the file offset (the end, for O_APPEND).
+ */
+function writeAll(fd, bytes, position) {
+    let off = 0;
+    while (off < bytes.length) {
+        off += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, off, bytes.length - off, position === undefined ? null : position + off);
+    }
+}
+/** fsync a directory so a created or renamed entry survives a crash. */
+function fsyncDir(dir) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(dir, 'r');
+        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    catch {
+        /* some file systems refuse to fsync directories; the data itself was synced */
+    }
+    finally {
+        if (fd !== undefined)
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** `length` bytes from `position` of an open file (fewer at end of file). */
+function readRange(fd, position, length) {
+    const buf = Buffer.allocUnsafe(length);
+    let off = 0;
+    while (off < length) {
+        const n = (0,external_node_fs_namespaceObject.readSync)(fd, buf, off, length - off, position + off);
+        if (n === 0)
+            break;
+        off += n;
+    }
+    return buf.subarray(0, off);
+}
+/** Whether a path is a directory, a regular file, or neither (missing, or something else). */
+function pathKind(p) {
+    try {
+        const st = (0,external_node_fs_namespaceObject.statSync)(p);
+        return st.isDirectory() ? 'dir' : st.isFile() ? 'file' : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * `mkdir -p`, failing with the real cause: Node's recursive mkdir reports
+ * ENOENT when a parent cannot be created on a read-only or unwritable file
+ * system, so the first missing directory is created on its own to learn why.
+ */
+function ensureDir(dir, mode) {
+    try {
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, mode === undefined ? { recursive: true } : { recursive: true, mode });
+        return;
+    }
+    catch (e) {
+        if (!isOsError(e))
+            throw e;
+        let first = external_node_path_default().resolve(dir);
+        while (!(0,external_node_fs_namespaceObject.existsSync)(external_node_path_default().dirname(first)) && external_node_path_default().dirname(first) !== first)
+            first = external_node_path_default().dirname(first);
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(first);
+        }
+        catch (inner) {
+            if (isOsError(inner) && inner.code !== 'EEXIST')
+                throw osError(inner, first, 'cannot create directory');
+        }
+        throw osError(e, dir, 'cannot create directory');
+    }
+}
+/**
+ * Creates `dir` and the directories between it and `root`, which must exist:
+ * a vanished root (a removed fork's worktree) is never re-created.
+ */
+function ensureDirUnder(root, dir) {
+    const rel = external_node_path_default().relative(root, dir);
+    if (rel === '' || rel.startsWith('..') || external_node_path_default().isAbsolute(rel))
+        return ensureDir(dir);
+    let d = root;
+    for (const part of rel.split((external_node_path_default()).sep)) {
+        d = external_node_path_default().join(d, part);
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(d);
+        }
+        catch (e) {
+            if (isOsError(e) && e.code === 'EEXIST')
+                continue;
+            if (isOsError(e))
+                throw osError(e, d, 'cannot create directory');
+            throw e;
+        }
+    }
+}
+/**
+ * The name of a temporary file for `target`, beside it:
+ * `<target>.<pid>-<start ticks>-<host tag>.<random>.tmp`. The writer's pid,
+ * start time and host in the name let the next writer recognise, and remove,
+ * what a dead process left (see `cleanDeadTemps`).
+ */
+function tempPath(target) {
+    return `${target}.${selfToken()}.${(0,external_node_crypto_namespaceObject.randomBytes)(5).toString('hex')}.tmp`;
+}
+const TEMP_NAME = /\.([0-9]+)-([0-9]+|x)-([0-9a-f]{8})\.[0-9a-f]+\.tmp$/;
+/** Another host's temporary file is only judged by its age: its pid means nothing here. */
+const FOREIGN_TEMP_MS = 3600_000;
+/** Names earlier releases used: lock staging `<f>.lock.<pid>.<rand>.tmp` and broken locks `<f>.lock.stale-<pid>-<rand>`. */
+const LEGACY_NAMES = [/\.lock\.([0-9]+)\.[0-9a-z]+\.tmp$/, /\.lock\.stale-([0-9]+)-[0-9a-z]+$/];
+/** `s` as a literal inside a RegExp. */
+function escapeRegExp(s) {
+    return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/**
+ * Removes the temporary files of dead processes from `dir` (not recursive):
+ * names made by `tempPath` whose process (pid and start time) is gone (another
+ * host's only once an hour old), and
+ * the older pid-only names (and `extra` patterns whose first group is a pid)
+ * whose pid is gone or was reused since the file was written. Never follows a symlink; errors are ignored (a leftover stays a
+ * leftover). Returns the names removed.
+ */
+function cleanDeadTemps(dir, extra = []) {
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)(dir);
+    }
+    catch {
+        return [];
+    }
+    const removed = [];
+    for (const name of names) {
+        let pid;
+        let start;
+        let foreign = false;
+        const m = TEMP_NAME.exec(name);
+        if (m !== null) {
+            pid = Number(m[1]);
+            start = m[2] === 'x' ? undefined : m[2];
+            foreign = m[3] !== hostTag(selfIdentity().host);
+        }
+        else {
+            const legacy = [...LEGACY_NAMES, ...extra].map((r) => r.exec(name)).find((x) => x !== null);
+            if (legacy === undefined || legacy === null)
+                continue;
+            pid = Number(legacy[1]);
+            start = undefined;
+        }
+        const file = external_node_path_default().join(dir, name);
+        try {
+            const st = (0,external_node_fs_namespaceObject.lstatSync)(file);
+            if (!st.isFile() && !st.isSymbolicLink())
+                continue;
+            if (foreign ? Date.now() - st.mtimeMs < FOREIGN_TEMP_MS : sameProcessAlive(pid, start, undefined, st.mtimeMs))
+                continue;
+            (0,external_node_fs_namespaceObject.unlinkSync)(file);
+            removed.push(name);
+        }
+        catch {
+            /* gone meanwhile, or not ours to remove */
+        }
+    }
+    return removed;
+}
+/**
+ * Writes a new file whole, or not at all: the bytes go to a temporary name
+ * (fsync'ed when `durable`), which is then hard-linked to `file` (failing if
+ * `file` exists, when `exclusive`) or renamed over it. A failure removes the
+ * temporary file and throws an InputError naming the path and the cause, so
+ * no empty or partial file is ever left under the final name.
+ */
+function writeFileWhole(file, data, options) {
+    const tmp = tempPath(file);
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(tmp, 'wx', options.mode ?? 0o644);
+        writeAll(fd, data);
+        if (options.durable)
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        fd = undefined;
+        if (options.exclusive) {
+            (0,external_node_fs_namespaceObject.linkSync)(tmp, file);
+            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+        }
+        else {
+            (0,external_node_fs_namespaceObject.renameSync)(tmp, file);
+        }
+    }
+    catch (e) {
+        if (fd !== undefined) {
+            try {
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+            }
+            catch {
+                /* already closed */
+            }
+        }
+        try {
+            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+        }
+        catch {
+            /* never created, or already linked and removed */
+        }
+        if (isOsError(e) && !(options.exclusive && e.code === 'EEXIST'))
+            throw osError(e, file, 'cannot write');
+        throw e;
+    }
+    if (options.durable)
+        fsyncDir(external_node_path_default().dirname(file));
+}
+/** The identity a checkpoint binds to (see src/util/checkpoint.ts), taken from a stat. */
+function sameFile(a, b) {
+    return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.ctimeNs === b.ctimeNs;
+}
+/** Opening a file to write it, never through a symbolic link (a link planted in its place is refused). */
+const NOFOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
+const APPEND_FLAGS = external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_APPEND | external_node_fs_namespaceObject.constants.O_CREAT | NOFOLLOW;
+/** An open error, naming the path; a symbolic link in the file's place is said so. */
+function openError(e, file, action) {
+    if (isOsError(e) && e.code === 'ELOOP')
+        return new errors_InputError(`${file}: ${action}: it is a symbolic link; refusing to write through it`);
+    if (isOsError(e))
+        return osError(e, file, action);
+    return e;
+}
+/**
+ * Appends whole lines with one write(2) to a file opened O_APPEND (the caller
+ * holds the file's lock), never through a symbolic link; when `durable`,
+ * fsyncs the file, and its directory when the file was created. If anything
+ * fails (ENOSPC, EDQUOT, EIO, at the write or the fsync), the file is cut back
+ * to its previous length before this returns, so no partial row is ever left:
+ * the error (an InputError, exit 2) names the file and the cause. `expect` is
+ * the identity the caller verified the file at (`'new'`: it had no file), for
+ * `untouched`.
+ */
+function appendDurably(file, data, durable, expect) {
+    pausePoint('append:before-write');
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, APPEND_FLAGS, 0o644);
+    }
+    catch (e) {
+        throw openError(e, file, 'cannot open for appending');
+    }
+    let before;
+    let after;
+    let untouched;
+    try {
+        const pre = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
+        before = Number(pre.size);
+        untouched =
+            expect === 'new'
+                ? pre.size === 0n
+                : expect !== undefined &&
+                    String(pre.dev) === expect.dev &&
+                    String(pre.ino) === expect.ino &&
+                    String(pre.size) === expect.size &&
+                    String(pre.ctimeNs) === expect.ctime_ns;
+        let written;
+        try {
+            writeAll(fd, data);
+            // Right after the write, before the fsync (which can take milliseconds): what only this write changed.
+            written = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
+            pausePoint('append:before-fsync');
+            if (durable)
+                (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        }
+        catch (e) {
+            let undo = `cut back to its previous ${before} bytes`;
+            try {
+                (0,external_node_fs_namespaceObject.ftruncateSync)(fd, before);
+                if (durable)
+                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+            }
+            catch (te) {
+                undo = `cutting it back to ${before} bytes also failed: ${isOsError(te) ? osCause(te) : String(te)}`;
+            }
+            if (isOsError(e))
+                throw osError(e, file, `cannot append (nothing written: ${undo})`);
+            throw e;
+        }
+        after = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
+        untouched &&= sameFile(written, after) && after.size === pre.size + BigInt(data.length);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    if (before === 0 && durable)
+        fsyncDir(external_node_path_default().dirname(file));
+    return { before, after, untouched };
+}
+/**
+ * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to
+ * the end of the file to `<file>.torn-<unix ms>` beside it (written whole under
+ * a fresh name, fsync'ed when `durable`), then truncates the file at `from`.
+ * If the copy cannot be written (a full disk) nothing is created and the file
+ * is left as it was. Returns the side file's path.
+ */
+function moveTornTailAside(file, from, durable, mode = 0o644) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDWR | NOFOLLOW);
+    }
+    catch (e) {
+        throw openError(e, file, 'cannot open to repair a torn tail');
+    }
+    try {
+        const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
+        const torn = readRange(fd, from, size - from);
+        const base = `${file}.torn-${Date.now()}`;
+        for (let n = 0;; n++) {
+            const side = n === 0 ? base : `${base}-${n}`;
+            try {
+                writeFileWhole(side, torn, { durable, mode, exclusive: true });
+            }
+            catch (e) {
+                if (isOsError(e) && e.code === 'EEXIST')
+                    continue;
+                throw e;
+            }
+            try {
+                (0,external_node_fs_namespaceObject.ftruncateSync)(fd, from);
+                if (durable)
+                    (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+            }
+            catch (e) {
+                if (isOsError(e))
+                    throw osError(e, file, 'cannot cut off a torn tail');
+                throw e;
+            }
+            return side;
+        }
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** Writes the newline a complete last line lost (its writer died between the two). */
+function finishLastLine(file, at, durable) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDWR | NOFOLLOW);
+    }
+    catch (e) {
+        throw openError(e, file, 'cannot open to finish the last line');
+    }
+    try {
+        writeAll(fd, Buffer.from('\n'), at);
+        if (durable)
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    catch (e) {
+        try {
+            (0,external_node_fs_namespaceObject.ftruncateSync)(fd, at);
+        }
+        catch {
+            /* the line stays unterminated: the next open finishes it */
+        }
+        if (isOsError(e))
+            throw osError(e, file, 'cannot finish the last line');
+        throw e;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/util/ids.ts
+
+const ID = /^[A-Za-z0-9_.-]{1,128}$/;
+/** Whether `id` is a safe single path segment (docs/format.md §2): never `.` or `..`. */
+function isSafeId(id) {
+    return ID.test(id) && id !== '.' && id !== '..';
+}
+/** Refuses an unsafe agent, run, session or fork id before any path is built from it. */
+function assertSafeId(id, what = 'id') {
+    if (!isSafeId(id)) {
+        throw new errors_InputError(`unsafe ${what} ${JSON.stringify(id)}: ids are 1-128 characters of A-Z a-z 0-9 _ . - and never "." or ".."`);
+    }
+    return id;
+}
+
+;// CONCATENATED MODULE: ./src/journal/layout.ts
+
+
+/** The on-disk layout of docs/format.md §2, relative to a project root. */
+const JOURNAL_FILE = '000000.jsonl';
+function runtimeDir(root) {
+    return external_node_path_default().join(root, '.sdd', 'runtime');
+}
+function journalsDir(root) {
+    return external_node_path_default().join(runtimeDir(root), 'journal');
+}
+/** `<root>/.sdd/runtime/journal/<agent_id>/` (the id is validated first). */
+function journalDir(root, agentId) {
+    return external_node_path_default().join(journalsDir(root), assertSafeId(agentId, 'agent id'));
+}
+function journalFile(root, agentId) {
+    return external_node_path_default().join(journalDir(root, agentId), JOURNAL_FILE);
+}
+function casDir(root) {
+    return external_node_path_default().join(runtimeDir(root), 'cas');
+}
+
+;// CONCATENATED MODULE: ./src/journal/tombstone.ts
+
+
+
+
+
+
+function tombstonesDir(root) {
+    return external_node_path_default().join(runtimeDir(root), 'tombstones');
+}
+function tombstoneFile(root, id) {
+    return external_node_path_default().join(tombstonesDir(root), `${id}.json`);
+}
+function writeTombstone(root, t) {
+    const file = tombstoneFile(root, t.fork_session_id);
+    ensureDir(external_node_path_default().dirname(file));
+    writeFileWhole(file, Buffer.from(`${JSON.stringify(t)}\n`, 'utf8'), { durable: true });
+    return file;
+}
+/** `<P>` when `root` is a fork worktree `<P>/.sdd/worktrees/<id>`. */
+function forkParentRoot(root) {
+    const r = external_node_path_default().resolve(root);
+    const worktrees = external_node_path_default().dirname(r);
+    const sdd = external_node_path_default().dirname(worktrees);
+    if (external_node_path_default().basename(worktrees) !== 'worktrees' || external_node_path_default().basename(sdd) !== '.sdd')
+        return undefined;
+    const id = external_node_path_default().basename(r);
+    return isSafeId(id) ? { parent: external_node_path_default().dirname(sdd), id } : undefined;
+}
+/** The tombstone that names the journal of `agentId` under project `root`, if any. */
+function findTombstone(root, agentId) {
+    const candidates = [];
+    if (isSafeId(agentId))
+        candidates.push(tombstoneFile(root, agentId));
+    const fork = forkParentRoot(root);
+    if (fork !== undefined)
+        candidates.push(tombstoneFile(fork.parent, fork.id));
+    return candidates.find((f) => (0,external_node_fs_namespaceObject.existsSync)(f));
+}
+function describe(file) {
+    try {
+        const t = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
+        const steps = typeof t.steps === 'number' ? `, ${t.steps} steps` : '';
+        return `fork ${String(t.fork_session_id)} was removed at ${String(t.removed_at)}${steps}`;
+    }
+    catch {
+        return 'it was removed';
+    }
+}
+/**
+ * Refuses to start a fresh journal for `agentId` under `root` when a tombstone
+ * names it, when `agentId` is a live fork of `root` (its journal is in its own
+ * worktree), or when `root` is a fork worktree that no longer exists (creating
+ * the journal would resurrect the directory of a removed fork).
+ */
+function refuseRemovedJournal(root, agentId, journalFile) {
+    const t = findTombstone(root, agentId);
+    if (t !== undefined) {
+        throw new errors_IntegrityError(`${journalFile}: refusing to start a fresh journal: ${describe(t)} (tombstone ${t}); record into a live session or fork`);
+    }
+    // A live fork of this project keeps its journal in its own worktree: a fresh chain under its id here would be a
+    // second, unrelated journal of the same name (and would outlive the fork's removal).
+    const live = isSafeId(agentId) ? external_node_path_default().join(root, '.sdd', 'worktrees', agentId) : undefined;
+    if (live !== undefined && (0,external_node_fs_namespaceObject.existsSync)(live)) {
+        throw new errors_IntegrityError(`${journalFile}: refusing to start a fresh journal: ${agentId} is a fork of this project, whose journal is ${external_node_path_default().join(journalDir(live, agentId), JOURNAL_FILE)}; record there (run from ${live}, or pass that journal directory)`);
+    }
+    const fork = forkParentRoot(root);
+    if (fork !== undefined && !(0,external_node_fs_namespaceObject.existsSync)(root)) {
+        throw new errors_IntegrityError(`${journalFile}: refusing to start a fresh journal: the fork worktree ${root} does not exist (removed?); see \`stepchain forks\``);
+    }
+}
+/**
+ * `refuseRemovedJournal` for the journal of `agentId` under `root`, when that
+ * journal does not exist yet (a fresh chain would start there). For callers
+ * that resolve the project root afterwards: a removed fork's worktree is no
+ * project any more, and the refusal should name the fork.
+ */
+function refuseRemovedJournalAt(root, agentId) {
+    if (!isSafeId(agentId))
+        return;
+    const file = external_node_path_default().join(journalDir(root, agentId), JOURNAL_FILE);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
+        refuseRemovedJournal(root, agentId, file);
+}
+
+;// CONCATENATED MODULE: ./src/util/terminal.ts
+/**
+ * The one sanitiser for text bound for a terminal. Journals, receipts, run
+ * journals, audit logs, git and the file system are all data from strangers:
+ * a byte of theirs must never drive the operator's terminal. Every character
+ * that a terminal acts on instead of showing is replaced by a visible escape:
+ *
+ * - C0 controls and DEL (ESC starts CSI cursor moves and erases, OSC 52 writes
+ *   the clipboard, OSC 0/2 the window title; CR and BS overwrite a line);
+ * - C1 controls U+0080..U+009F (U+009B is a one-character CSI for some terminals);
+ * - bidirectional overrides, embeddings, isolates and marks (U+202A..U+202E,
+ *   U+2066..U+2069, U+200E, U+200F, U+061C), which reorder what is shown;
+ * - U+2028 and U+2029 (line and paragraph separators).
+ *
+ * `\x1b` for a byte, `\u202e` above U+00FF. A tab becomes two spaces (its width
+ * is the terminal's choice). Applied at every sink: CommandIO's out/err, the
+ * interactive screen painter, and the formatting of each data field.
+ */
+const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_BUT_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+function visible(c) {
+    if (c === '\n')
+        return '\\n';
+    const code = c.charCodeAt(0);
+    return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+}
+/** `s` with every character a terminal would act on made visible (see the module comment). */
+function sanitize(s, options = {}) {
+    const re = options.newlines === 'keep' ? UNSAFE_BUT_NEWLINE : UNSAFE;
+    return s.replace(re, visible).replace(/\t/g, '  ');
+}
+
+;// CONCATENATED MODULE: ./src/cli/io.ts
+
+
+
+
+
+
+/**
+ * One JSON document for `--json`: keys in the order the command built them, with
+ * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
+ */
+function jsonDocument(doc) {
+    // A document wraps rows (themselves within MAX_NESTING) in a few levels of its own.
+    return encode(doc, { sortKeys: false, allowNonFinite: true, maxNesting: MAX_NESTING + 16 });
+}
+/**
+ * A reader that went away (`stepchain replay big | head -3`) ends the process
+ * quietly, as git does: no EPIPE stack trace, exit status 141 (128 + SIGPIPE,
+ * what a shell shows for git in that pipe). Installed once by the bin entry.
+ */
+function exitQuietlyOnClosedPipe() {
+    const closed = (e) => e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED';
+    process.stdout.on('error', (e) => {
+        if (closed(e))
+            process.exit(141);
+        // Any other failure to write (a full disk behind `> file`) is one line, not a stack trace.
+        process.stderr.write(`stepchain: cannot write the output: ${e.code ?? e.message}\n`);
+        process.exit(1);
+    });
+    process.stderr.on('error', (e) => process.exit(closed(e) ? 141 : 1));
+}
+function processIO() {
+    return {
+        ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+        json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),
+        readStdin: () => (0,external_node_fs_namespaceObject.readFileSync)(0),
+        isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+        env: process.env,
+        cwd: workingDirectory(process.env),
+    };
+}
+/**
+ * The current directory. One that was removed (a fork's worktree after `fork
+ * rm`, with a shell still in it) is an input error naming it, and the fork's
+ * tombstone when there is one: never an internal error, and never a directory
+ * made again where one was removed.
+ */
+function workingDirectory(env) {
+    try {
+        return process.cwd();
+    }
+    catch (e) {
+        const code = e.code;
+        if (code !== 'ENOENT' && code !== 'ESTALE')
+            throw e;
+        const pwd = env.PWD !== undefined && external_node_path_default().isAbsolute(env.PWD) ? env.PWD : undefined;
+        let why = '';
+        for (let d = pwd; d !== undefined && d !== external_node_path_default().dirname(d); d = external_node_path_default().dirname(d)) {
+            const fork = forkParentRoot(d);
+            if (fork === undefined)
+                continue;
+            const t = (0,external_node_fs_namespaceObject.existsSync)(fork.parent) ? findTombstone(fork.parent, fork.id) : undefined;
+            why = t === undefined ? ` (the worktree of fork ${fork.id})` : ` (fork ${fork.id} was removed: tombstone ${t})`;
+            break;
+        }
+        throw new errors_InputError(`the current directory${pwd === undefined ? '' : ` ${pwd}`} no longer exists${why}; cd to one that does`);
+    }
+}
+/**
+ * The terminal sink every command prints through (docs/replay.md, "Terminal
+ * safety"): human output goes through the one terminal sanitiser, keeping the
+ * newlines the command laid out; a problem on stderr is one line, so its
+ * newlines are escaped too. JSON documents are ASCII already (escaped by the
+ * canonical encoder) and pass untouched.
+ */
+function terminalSafe(io) {
+    return {
+        ...io,
+        out: (line) => io.out(sanitize(line, { newlines: 'keep' })),
+        err: (line) => io.err(sanitize(line)),
+    };
+}
+
+;// CONCATENATED MODULE: external "node:util"
+const external_node_util_namespaceObject = require("node:util");
+;// CONCATENATED MODULE: ./src/cli/suggest.ts
+/**
+ * "Did you mean": the closest known word to a typo, by edit distance
+ * (Damerau-Levenshtein, optimal string alignment: an insertion, deletion,
+ * substitution or swap of two neighbours costs 1), so `verfy` finds `verify`
+ * and `--promt` finds `--prompt`.
+ */
+/** The edit distance between two strings (optimal string alignment). */
+function editDistance(a, b) {
+    const m = a.length;
+    const n = b.length;
+    // Three rolling rows: the swap rule looks two rows back.
+    let prev2 = new Array(n + 1).fill(0);
+    let prev = Array.from({ length: n + 1 }, (_, j) => j);
+    for (let i = 1; i <= m; i++) {
+        const cur = new Array(n + 1).fill(0);
+        cur[0] = i;
+        for (let j = 1; j <= n; j++) {
+            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+            let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+                d = Math.min(d, prev2[j - 2] + 1);
+            cur[j] = d;
+        }
+        prev2 = prev;
+        prev = cur;
+    }
+    return prev[n];
+}
+/**
+ * The known words closest to `word`, nearest first: within a third of the
+ * word's length (at least 1, at most 3 edits), or a known word that starts
+ * with it (`rec` for `record`). Empty when nothing is close.
+ */
+function closest(word, known, max = 3) {
+    const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+    const scored = [];
+    for (const w of new Set(known)) {
+        if (w === word)
+            continue;
+        const d = editDistance(word.toLowerCase(), w.toLowerCase());
+        if (d <= limit)
+            scored.push({ w, d });
+        else if (word.length >= 2 && w.startsWith(word))
+            scored.push({ w, d: limit + 1 });
+    }
+    scored.sort((x, y) => x.d - y.d || x.w.localeCompare(y.w));
+    // Only the nearest: `--promt` is `--prompt`, not also `--root`.
+    const best = scored[0]?.d;
+    return scored
+        .filter((s) => s.d === best)
+        .slice(0, max)
+        .map((s) => s.w);
+}
+/** `; did you mean "x"?` (or `"x" or "y"`), or '' when nothing is close. */
+function didYouMean(word, known, quote = (w) => `"${w}"`) {
+    const c = closest(word, known, 2);
+    if (c.length === 0)
+        return '';
+    return `; did you mean ${c.map(quote).join(' or ')}?`;
+}
+
+;// CONCATENATED MODULE: ./src/cli/args.ts
+
+
+
+/** `--name`, or `-o, --name` when it has a short alias. */
+function optionLabel(name, spec) {
+    return spec.short === undefined ? `--${name}` : `-${spec.short}, --${name}`;
+}
+/**
+ * A strict argument parser over node:util `parseArgs` (its tokens: `--x=v` and
+ * `--x v`, `-o v` and `-ov`, `--` ends options, a lone `-` is a positional for
+ * stdin). On top of it: unknown options are usage errors with the closest known
+ * option suggested, a flag given a value, a value option given twice or without
+ * its value are errors. A value option takes the next argument whatever it looks
+ * like (`--prompt -x` is the prompt `-x`), as git does.
+ */
+function parseArgs(argv, spec, command) {
+    const options = {};
+    for (const [name, s] of Object.entries(spec)) {
+        options[name] = { type: s.kind === 'flag' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
+    }
+    const { tokens } = (0,external_node_util_namespaceObject.parseArgs)({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+    const out = { positionals: [], flags: new Set(), values: new Map(), lists: new Map() };
+    const known = Object.keys(spec).map((n) => `--${n}`);
+    for (const t of tokens) {
+        if (t.kind === 'positional') {
+            out.positionals.push(t.value);
+            continue;
+        }
+        if (t.kind === 'option-terminator')
+            continue;
+        const s = spec[t.name];
+        if (s === undefined) {
+            const raw = t.rawName.startsWith('--') ? t.rawName : t.rawName.length === 2 ? t.rawName : `--${t.name}`;
+            throw new errors_InputError(`${command}: unknown option ${raw}${didYouMean(raw, known, (w) => w)} (see \`stepchain ${command} --help\`)`);
+        }
+        const label = `--${t.name}`;
+        if (s.kind === 'flag') {
+            if (t.value !== undefined)
+                throw new errors_InputError(`${command}: ${label} takes no value`);
+            out.flags.add(t.name);
+            continue;
+        }
+        if (t.value === undefined)
+            throw new errors_InputError(`${command}: ${label} needs a value`);
+        if (s.kind === 'value') {
+            if (out.values.has(t.name))
+                throw new errors_InputError(`${command}: ${label} given twice`);
+            out.values.set(t.name, t.value);
+        }
+        else {
+            out.lists.set(t.name, [...(out.lists.get(t.name) ?? []), t.value]);
+        }
+    }
+    return out;
+}
+/** Whether `--help` or `-h` comes before any `--` (and is not the value of an option). */
+function wantsHelp(argv, spec) {
+    return flagBeforeTerminator(argv, spec, (t) => t.name === 'help' || t.rawName === '-h');
+}
+/** Whether `--json` is among the options (before any `--`), whatever else is wrong with the line. */
+function wantsJson(argv, spec) {
+    if (spec.json === undefined)
+        return false;
+    return flagBeforeTerminator(argv, spec, (t) => t.name === 'json' && t.value === undefined);
+}
+function flagBeforeTerminator(argv, spec, match) {
+    const options = {};
+    for (const [name, s] of Object.entries(spec)) {
+        if (name === 'help')
+            continue;
+        options[name] = { type: s.kind === 'flag' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
+    }
+    try {
+        const { tokens } = (0,external_node_util_namespaceObject.parseArgs)({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+        for (const t of tokens) {
+            if (t.kind === 'option-terminator')
+                return false;
+            if (t.kind === 'option' && match(t))
+                return true;
+        }
+    }
+    catch {
+        /* not parseable at all: no */
+    }
+    return false;
+}
+/** Exactly `count` positionals (named for the error message). */
+function expectPositionals(args, names, command, optional = 0) {
+    const min = names.length - optional;
+    if (args.positionals.length < min) {
+        throw new errors_InputError(`${command}: missing ${names
+            .slice(args.positionals.length)
+            .map((n) => `<${n}>`)
+            .join(' ')} (see \`stepchain ${command} --help\`)`);
+    }
+    if (args.positionals.length > names.length) {
+        throw new errors_InputError(`${command}: unexpected argument ${JSON.stringify(args.positionals[names.length])}`);
+    }
+    return args.positionals;
+}
+
+;// CONCATENATED MODULE: ./src/journal/cas.ts
+
+
+
+
+
+/** The content-addressed blob store: `<dir>/<first two hex>/<sha256 hex>`. */
+class Cas {
+    dir;
+    durable;
+    constructor(dir, durable = true) {
+        this.dir = dir;
+        this.durable = durable;
+    }
+    pathOf(digest) {
+        if (!isSha256Hex(digest))
+            throw new errors_InputError(`not a SHA-256 digest: ${JSON.stringify(digest)}`);
+        return external_node_path_default().join(this.dir, digest.slice(0, 2), digest);
+    }
+    has(digest) {
+        try {
+            return (0,external_node_fs_namespaceObject.statSync)(this.pathOf(digest)).isFile();
+        }
+        catch {
+            return false;
+        }
+    }
+    /** The blob's bytes, or undefined when it is not stored. */
+    get(digest) {
+        try {
+            return (0,external_node_fs_namespaceObject.readFileSync)(this.pathOf(digest));
+        }
+        catch {
+            return undefined;
+        }
+    }
+    /** Stores bytes (write to a temporary name, fsync, rename) and returns their digest. */
+    put(bytes) {
+        const digest = sha256Hex(bytes);
+        const file = this.pathOf(digest);
+        try {
+            if ((0,external_node_fs_namespaceObject.statSync)(file).size === bytes.length)
+                return digest;
+        }
+        catch {
+            /* not stored yet */
+        }
+        const dir = external_node_path_default().dirname(file);
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+        const tmp = external_node_path_default().join(dir, `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
+        const fd = (0,external_node_fs_namespaceObject.openSync)(tmp, 'wx', 0o644);
+        try {
+            writeAll(fd, bytes);
+            if (this.durable)
+                (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        }
+        catch (e) {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+            (0,external_node_fs_namespaceObject.unlinkSync)(tmp);
+            throw e;
+        }
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_namespaceObject.renameSync)(tmp, file);
+        if (this.durable)
+            fsyncDir(dir);
+        return digest;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/util/checkpoint.ts
+
+
+
+
+
+
+function identityOf(st) {
+    return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), ctime_ns: String(st.ctimeNs) };
+}
+/** The identity of a file, or undefined when it does not exist. Other errors are thrown. */
+function statIdentity(file) {
+    try {
+        return identityOf((0,external_node_fs_namespaceObject.statSync)(file, { bigint: true }));
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            return undefined;
+        throw e;
+    }
+}
+function sameIdentity(a, b) {
+    return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.ctime_ns === b.ctime_ns;
+}
+/** Bytes at the end of the file whose digest a checkpoint also carries. */
+const TAIL_BYTES = 4096;
+/** SHA-256 of the bytes `[from, end)` of a file (default: the last 4 KiB before `end`). */
+function tailDigest(file, end, from = Math.max(0, end - TAIL_BYTES)) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        const bytes = readRange(fd, from, end - from);
+        if (bytes.length !== end - from)
+            return '';
+        return sha256Hex(bytes);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+function stateDir(env) {
+    const home = env.HOME || (0,external_node_os_namespaceObject.homedir)();
+    const xdg = env.XDG_STATE_HOME;
+    const base = xdg
+        ? xdg === '~' || xdg.startsWith('~/')
+            ? external_node_path_default().join(home, xdg.slice(1))
+            : xdg
+        : external_node_path_default().join(home, '.local', 'state');
+    return external_node_path_default().resolve(base, 'stepchain');
+}
+/** Where the checkpoint key lives: STEPCHAIN_CHECKPOINT_KEY_PATH, else `<XDG state dir>/stepchain/checkpoint.key`. */
+function checkpointKeyPath(env) {
+    const explicit = env.STEPCHAIN_CHECKPOINT_KEY_PATH;
+    return explicit ? external_node_path_default().resolve(explicit) : external_node_path_default().join(stateDir(env), 'checkpoint.key');
+}
+/** `STEPCHAIN_CHECKPOINT=off` (or 0/false/no) turns checkpoints off: every open walks the whole file. */
+function checkpointsEnabled(env) {
+    const v = (env.STEPCHAIN_CHECKPOINT ?? '').trim().toLowerCase();
+    return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
+}
+const keys = new Map();
+function readOwnKey(file) {
+    const st = (0,external_node_fs_namespaceObject.statSync)(file);
+    // A key others can read, or that someone else owns, could be used to forge: not trusted.
+    if (!st.isFile() || (st.mode & 0o077) !== 0)
+        return undefined;
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+        return undefined;
+    const text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'latin1').trim();
+    return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
+}
+/**
+ * The local checkpoint key (32 random bytes as 64 hex digits, 0600, in a
+ * 0700 directory), created on first use; undefined when it cannot be had
+ * (no writable state directory, wrong permissions): checkpoints are then
+ * simply not used. Never throws.
+ */
+function checkpointKey(env) {
+    if (!checkpointsEnabled(env))
+        return undefined;
+    const file = checkpointKeyPath(env);
+    const cached = keys.get(file);
+    if (cached !== undefined)
+        return cached ?? undefined;
+    let key;
+    try {
+        key = readOwnKey(file);
+    }
+    catch (e) {
+        if (e.code === 'ENOENT')
+            key = createKey(file);
+    }
+    keys.set(file, key ?? null);
+    return key;
+}
+function createKey(file) {
+    try {
+        const dir = external_node_path_default().dirname(file);
+        if ((0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 }) !== undefined)
+            (0,external_node_fs_namespaceObject.chmodSync)(dir, 0o700);
+        const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'wx', 0o600);
+        try {
+            (0,external_node_fs_namespaceObject.writeSync)(fd, (0,external_node_crypto_namespaceObject.randomBytes)(32).toString('hex'));
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+        (0,external_node_fs_namespaceObject.chmodSync)(file, 0o600);
+    }
+    catch (e) {
+        if (e.code !== 'EEXIST')
+            return undefined;
+        // Another first writer made it: wait briefly for its bytes.
+        for (let i = 0; i < 50; i++) {
+            try {
+                const k = readOwnKey(file);
+                if (k !== undefined)
+                    return k;
+            }
+            catch {
+                /* not there yet */
+            }
+            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        }
+    }
+    try {
+        return readOwnKey(file);
+    }
+    catch {
+        return undefined;
+    }
+}
+const DOMAIN = 'stepchain checkpoint v1\n';
+function mac(key, body) {
+    return (0,external_node_crypto_namespaceObject.createHmac)('sha256', key).update(DOMAIN).update(body).digest();
+}
+/**
+ * Writes a checkpoint of `target` (whose identity after the write is `id`):
+ * body line + HMAC line, overwriting the previous checkpoint in place. A
+ * checkpoint cut short or mixed with its predecessor (a kill, a full disk)
+ * fails its HMAC and is ignored. Best-effort: a checkpoint
+ * that cannot be written only makes the next open walk the file. Returns
+ * whether it was written.
+ */
+function writeCheckpoint(ckptFile, kind, target, id, state, key) {
+    const body = JSON.stringify({ v: 1, kind, target: external_node_path_default().resolve(target), id, state });
+    const bytes = Buffer.from(`${body}\n${mac(key, body).toString('hex')}\n`, 'utf8');
+    let fd;
+    try {
+        // Not O_TRUNC, nor a rename over it: ext4 flushes a file replaced either way (auto_da_alloc),
+        // which would cost an append more than its own fsync. Never through a symbolic link: one planted
+        // in its place (by whatever can write the project) is removed, not followed to a file of the user's.
+        fd = openExisting(ckptFile);
+        if (fd === undefined)
+            fd = (0,external_node_fs_namespaceObject.openSync)(ckptFile, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, 0o644);
+        writeAll(fd, bytes, 0);
+        if ((0,external_node_fs_namespaceObject.fstatSync)(fd).size > bytes.length)
+            (0,external_node_fs_namespaceObject.ftruncateSync)(fd, bytes.length);
+        return true;
+    }
+    catch {
+        return false;
+    }
+    finally {
+        if (fd !== undefined)
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** The checkpoint file opened to overwrite, if it is a regular file; anything else in its place is removed. */
+function openExisting(ckptFile) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(ckptFile, external_node_fs_namespaceObject.constants.O_RDWR | checkpoint_NOFOLLOW | NONBLOCK);
+    }
+    catch (e) {
+        const code = e.code;
+        if (code === 'ENOENT')
+            return undefined;
+        if (code !== 'ELOOP' && code !== 'EISDIR' && code !== 'ENXIO')
+            throw e;
+        (0,external_node_fs_namespaceObject.unlinkSync)(ckptFile); // a link or a special file: not ours to follow (a directory stays, and the write fails)
+        return undefined;
+    }
+    if ((0,external_node_fs_namespaceObject.fstatSync)(fd).isFile())
+        return fd;
+    (0,external_node_fs_namespaceObject.closeSync)(fd);
+    (0,external_node_fs_namespaceObject.unlinkSync)(ckptFile);
+    return undefined;
+}
+const checkpoint_NOFOLLOW = external_node_fs_namespaceObject.constants.O_NOFOLLOW ?? 0;
+const NONBLOCK = external_node_fs_namespaceObject.constants.O_NONBLOCK ?? 0;
+/**
+ * The state a checkpoint records, if its HMAC verifies under `key` and it
+ * describes a file of exactly the identity `id`; otherwise undefined.
+ */
+function readCheckpoint(ckptFile, kind, id, key) {
+    let text;
+    let fd;
+    try {
+        // Never through a symbolic link, and never a FIFO or a device that could block or never end.
+        fd = (0,external_node_fs_namespaceObject.openSync)(ckptFile, external_node_fs_namespaceObject.constants.O_RDONLY | checkpoint_NOFOLLOW | NONBLOCK);
+        const st = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        if (!st.isFile() || st.size > 1 << 20)
+            return undefined;
+        text = (0,external_node_fs_namespaceObject.readFileSync)(fd, 'utf8');
+    }
+    catch {
+        return undefined;
+    }
+    finally {
+        if (fd !== undefined)
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    const lines = text.split('\n');
+    if (lines.length !== 3 || lines[2] !== '' || !/^[0-9a-f]{64}$/.test(lines[1]))
+        return undefined;
+    const body = lines[0];
+    if (!(0,external_node_crypto_namespaceObject.timingSafeEqual)(Buffer.from(lines[1], 'hex'), mac(key, body)))
+        return undefined;
+    let doc;
+    try {
+        doc = JSON.parse(body);
+    }
+    catch {
+        return undefined;
+    }
+    if (typeof doc !== 'object' || doc === null)
+        return undefined;
+    const d = doc;
+    // The file is known by its identity, not its path: a journal reached through a symlink or a hard link, or
+    // renamed, is the same file (and a copy is another inode).
+    if (d.v !== 1 || d.kind !== kind)
+        return undefined;
+    const rid = d.id;
+    if (typeof rid !== 'object' || rid === null)
+        return undefined;
+    if (rid.dev !== id.dev || rid.ino !== id.ino || rid.size !== id.size || rid.ctime_ns !== id.ctime_ns)
+        return undefined;
+    if (typeof d.state !== 'object' || d.state === null)
+        return undefined;
+    return d.state;
 }
 
 ;// CONCATENATED MODULE: ./src/journal/checkpoint.ts
@@ -5048,43 +5269,6 @@ function saveJournalCheckpoint(file, id, state, key, written) {
         }
     }
     writeCheckpoint(journalCheckpointFile(file), KIND, file, id, { offset: state.offset, steps: state.steps, head: state.head, tail_from: from, tail_sha256: tail }, key);
-}
-
-;// CONCATENATED MODULE: ./src/util/ids.ts
-
-const ID = /^[A-Za-z0-9_.-]{1,128}$/;
-/** Whether `id` is a safe single path segment (docs/format.md §2): never `.` or `..`. */
-function isSafeId(id) {
-    return ID.test(id) && id !== '.' && id !== '..';
-}
-/** Refuses an unsafe agent, run, session or fork id before any path is built from it. */
-function assertSafeId(id, what = 'id') {
-    if (!isSafeId(id)) {
-        throw new errors_InputError(`unsafe ${what} ${JSON.stringify(id)}: ids are 1-128 characters of A-Z a-z 0-9 _ . - and never "." or ".."`);
-    }
-    return id;
-}
-
-;// CONCATENATED MODULE: ./src/journal/layout.ts
-
-
-/** The on-disk layout of docs/format.md §2, relative to a project root. */
-const JOURNAL_FILE = '000000.jsonl';
-function runtimeDir(root) {
-    return external_node_path_default().join(root, '.sdd', 'runtime');
-}
-function journalsDir(root) {
-    return external_node_path_default().join(runtimeDir(root), 'journal');
-}
-/** `<root>/.sdd/runtime/journal/<agent_id>/` (the id is validated first). */
-function journalDir(root, agentId) {
-    return external_node_path_default().join(journalsDir(root), assertSafeId(agentId, 'agent id'));
-}
-function journalFile(root, agentId) {
-    return external_node_path_default().join(journalDir(root, agentId), JOURNAL_FILE);
-}
-function casDir(root) {
-    return external_node_path_default().join(runtimeDir(root), 'cas');
 }
 
 ;// CONCATENATED MODULE: ./src/journal/recover.ts
@@ -5359,84 +5543,6 @@ function countLinesInFile(path, to) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/journal/tombstone.ts
-
-
-
-
-
-
-function tombstonesDir(root) {
-    return external_node_path_default().join(runtimeDir(root), 'tombstones');
-}
-function tombstoneFile(root, id) {
-    return external_node_path_default().join(tombstonesDir(root), `${id}.json`);
-}
-function writeTombstone(root, t) {
-    const file = tombstoneFile(root, t.fork_session_id);
-    ensureDir(external_node_path_default().dirname(file));
-    writeFileWhole(file, Buffer.from(`${JSON.stringify(t)}\n`, 'utf8'), { durable: true });
-    return file;
-}
-/** `<P>` when `root` is a fork worktree `<P>/.sdd/worktrees/<id>`. */
-function forkParentRoot(root) {
-    const r = external_node_path_default().resolve(root);
-    const worktrees = external_node_path_default().dirname(r);
-    const sdd = external_node_path_default().dirname(worktrees);
-    if (external_node_path_default().basename(worktrees) !== 'worktrees' || external_node_path_default().basename(sdd) !== '.sdd')
-        return undefined;
-    const id = external_node_path_default().basename(r);
-    return isSafeId(id) ? { parent: external_node_path_default().dirname(sdd), id } : undefined;
-}
-/** The tombstone that names the journal of `agentId` under project `root`, if any. */
-function findTombstone(root, agentId) {
-    const candidates = [];
-    if (isSafeId(agentId))
-        candidates.push(tombstoneFile(root, agentId));
-    const fork = forkParentRoot(root);
-    if (fork !== undefined)
-        candidates.push(tombstoneFile(fork.parent, fork.id));
-    return candidates.find((f) => (0,external_node_fs_namespaceObject.existsSync)(f));
-}
-function describe(file) {
-    try {
-        const t = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
-        const steps = typeof t.steps === 'number' ? `, ${t.steps} steps` : '';
-        return `fork ${String(t.fork_session_id)} was removed at ${String(t.removed_at)}${steps}`;
-    }
-    catch {
-        return 'it was removed';
-    }
-}
-/**
- * Refuses to start a fresh journal for `agentId` under `root` when a tombstone
- * names it, or when `root` is a fork worktree that no longer exists (creating
- * the journal would resurrect the directory of a removed fork).
- */
-function refuseRemovedJournal(root, agentId, journalFile) {
-    const t = findTombstone(root, agentId);
-    if (t !== undefined) {
-        throw new errors_IntegrityError(`${journalFile}: refusing to start a fresh journal: ${describe(t)} (tombstone ${t}); record into a live session or fork`);
-    }
-    const fork = forkParentRoot(root);
-    if (fork !== undefined && !(0,external_node_fs_namespaceObject.existsSync)(root)) {
-        throw new errors_IntegrityError(`${journalFile}: refusing to start a fresh journal: the fork worktree ${root} does not exist (removed?); see \`stepchain forks\``);
-    }
-}
-/**
- * `refuseRemovedJournal` for the journal of `agentId` under `root`, when that
- * journal does not exist yet (a fresh chain would start there). For callers
- * that resolve the project root afterwards: a removed fork's worktree is no
- * project any more, and the refusal should name the fork.
- */
-function refuseRemovedJournalAt(root, agentId) {
-    if (!isSafeId(agentId))
-        return;
-    const file = external_node_path_default().join(journalDir(root, agentId), JOURNAL_FILE);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
-        refuseRemovedJournal(root, agentId, file);
-}
-
 ;// CONCATENATED MODULE: ./src/journal/verify.ts
 
 
@@ -5682,8 +5788,13 @@ class Journal {
     env;
     onTornTail;
     state = GENESIS;
-    /** The file's identity when `state` was last established (undefined: never, or no file). */
+    /**
+     * The file's identity when `state` was last established, if nothing else
+     * changed it meanwhile (undefined: never, no file, or not to be vouched for).
+     */
     known;
+    /** `'new'` when the last look found no file (the append creates it). */
+    expectNew;
     key = null;
     constructor(dir, options) {
         this.dir = dir;
@@ -5739,9 +5850,10 @@ class Journal {
             const data = Buffer.from(rows.map((r) => `${encodeRow(r)}\n`).join(''), 'utf8');
             lock.refresh();
             lock.assertHeld();
-            const { after } = appendDurably(this.file, data, this.durable);
+            const { after, untouched } = appendDurably(this.file, data, this.durable, this.known ?? this.expectNew);
             this.state = { offset: this.state.offset + data.length, head: prev, steps: seq };
-            this.known = identityOf(after);
+            // Only a file nothing else touched while we verified and wrote it is vouched for (docs/journal.md, "Checkpoints").
+            this.known = untouched ? identityOf(after) : undefined;
             pausePoint('journal:after-write', this.env);
             this.saveCheckpoint(data);
             return rows;
@@ -5824,8 +5936,10 @@ class Journal {
             this.refuseIfRemoved();
             this.state = GENESIS;
             this.known = undefined;
+            this.expectNew = 'new';
             return;
         }
+        this.expectNew = undefined;
         if (this.known !== undefined && sameIdentity(id, this.known))
             return;
         const key = this.checkpointKey();
@@ -5841,7 +5955,11 @@ class Journal {
         // The torn-tail rule (docs/journal.md): refuse anything but valid rows and a torn tail; move that aside and say so.
         const t = checkTail(this.file, from, size, this.env);
         this.state = repairTail(this.file, t, size, this.durable, this.onTornTail);
-        this.known = statIdentity(this.file);
+        // Vouched for only if the file is still exactly what was walked: an edit made during the walk (to a part
+        // already read) must not be checkpointed. A repaired file is walked again by the next writer instead.
+        const now = statIdentity(this.file);
+        const repaired = t.unterminatedRowEnd !== undefined || t.tornFrom !== undefined;
+        this.known = now !== undefined && !repaired && sameIdentity(now, id) ? now : undefined;
         this.saveCheckpoint();
     }
 }
@@ -10496,6 +10614,7 @@ const external_node_zlib_namespaceObject = require("node:zlib");
 
 
 
+
 /**
  * The lines of one segment of the log, `\n`-framed as the reference frames them
  * (a `\v` or `\r` stays inside the line and fails the canonical check); empty
@@ -10633,7 +10752,17 @@ function verifyAuditLog(dir, key) {
     const archived = archivedSegments(dir);
     const live = auditFiles(dir);
     const files = [...archived.map((a) => a.name), ...live];
-    const errors = [];
+    // Bounded whatever the log holds; a run stays within one file (line numbers restart in each).
+    const errors = new FaultList(MAX_LISTED_FAULTS, (a, b) => a.file === b.file);
+    const done = () => ({
+        ok: errors.total === 0,
+        head_hmac: prev,
+        entries,
+        files,
+        errors: errors.list,
+        fault_count: errors.total,
+        errors_omitted: errors.omitted,
+    });
     let prev = GENESIS_HMAC;
     let entries = 0;
     // Archived days first (the reference's order), then the live files: one chain.
@@ -10642,8 +10771,8 @@ function verifyAuditLog(dir, key) {
         const bytes = readArchivedSegment(a);
         if (typeof bytes === 'string') {
             // No linkage can be established past it: stop here, as the reference does.
-            errors.push({ file: a.name, line: 0, kind: 'unreadable_archive', message: `archived day ${bytes}` });
-            return { ok: false, head_hmac: prev, entries, files, errors };
+            errors.add({ file: a.name, line: 0, kind: 'unreadable_archive', message: `archived day ${bytes}` });
+            return done();
         }
         segments.push({ file: a.name, bytes });
     }
@@ -10652,7 +10781,7 @@ function verifyAuditLog(dir, key) {
     for (const { file, bytes } of segments) {
         const { lines, terminated, count } = readAuditLines(dir, file, bytes);
         for (const l of lines) {
-            const fault = (kind, message) => void errors.push({ file, line: l.line, kind, message });
+            const fault = (kind, message) => void errors.add({ file, line: l.line, kind, message });
             if (l.entry === undefined) {
                 fault('malformed_json', l.error ?? 'malformed');
                 continue;
@@ -10676,7 +10805,7 @@ function verifyAuditLog(dir, key) {
             prev = stored;
         }
         if (!terminated) {
-            errors.push({
+            errors.add({
                 file,
                 line: count,
                 kind: 'missing_newline',
@@ -10685,8 +10814,8 @@ function verifyAuditLog(dir, key) {
         }
     }
     // Nothing passes vacuously: a log that is missing, empty, or whose files vanished proves nothing.
-    if (entries === 0 && errors.length === 0) {
-        errors.push((0,external_node_fs_namespaceObject.existsSync)(dir)
+    if (entries === 0 && errors.total === 0) {
+        errors.add((0,external_node_fs_namespaceObject.existsSync)(dir)
             ? {
                 file: '',
                 line: 0,
@@ -10700,16 +10829,26 @@ function verifyAuditLog(dir, key) {
                 message: 'no audit directory: nothing was ever logged here, or it was removed',
             });
     }
-    return { ok: errors.length === 0, head_hmac: prev, entries, files, errors };
+    return done();
 }
-/** `file:line: kind: message` for one fault (`file: kind: message` for a whole segment). */
+/** `file:line: kind: message` for one fault (`file: kind: message` for a whole segment; a run names its lines). */
 function describeAuditFault(dir, f) {
     if (f.file === '')
         return `${dir}: ${f.kind}: ${f.message}`;
+    if (f.last_line !== undefined && f.count !== undefined)
+        return `${external_node_path_default().join(dir, f.file)}:${f.line}-${f.last_line}: ${f.kind}: ${f.count.toLocaleString('en-US')} faults on consecutive lines, the first: ${f.message}`;
     return `${external_node_path_default().join(dir, f.file)}${f.line > 0 ? `:${f.line}` : ''}: ${f.kind}: ${f.message}`;
+}
+/** The fault lines to print for a result: one per listed entry, then one counting what was left out. */
+function describeAuditFaults(dir, r) {
+    const out = r.errors.map((f) => describeAuditFault(dir, f));
+    if (r.errors_omitted > 0)
+        out.push(`${dir}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`);
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/audit/log.ts
+
 
 
 
@@ -10732,9 +10871,18 @@ function auditEnabled(env) {
 const AUDIT_CHECKPOINT = 'audit.checkpoint';
 const CHECKPOINT_KIND = 'audit-log';
 /**
+ * Every segment the chain runs through, as the checkpoint names them: the
+ * archived days (`archive/<day>.jsonl.gz`, read first by `audit verify`) and
+ * the live `*.jsonl` files. An archived day edited, added or removed is a
+ * change like any other (docs/journal.md, "Checkpoints").
+ */
+function segmentNames(dir) {
+    return [...archivedSegments(dir).map((a) => a.name), ...auditFiles(dir)].sort();
+}
+/**
  * What the checkpoint is bound to for the log as a whole: the directory
- * (device, inode) and its day files' names (count, digest of the names; a
- * file added or removed is a change). Each day file's own identity is listed
+ * (device, inode) and its segments' names (count, digest of the names; a
+ * file added or removed is a change). Each segment's own identity is listed
  * inside. The log's checkpoint is keyed with the audit key itself
  * (domain-separated in src/util/checkpoint.ts).
  */
@@ -10747,11 +10895,28 @@ function listingIdentity(dir, files) {
         ctime_ns: sha256Hex(Buffer.from(files.join('\n'))),
     };
 }
-/** The chain tip as the checkpoint records it, when every day file is exactly as it was then. */
-function fromCheckpoint(dir, files, key) {
+/** The identity of every segment now (undefined when one vanished or cannot be looked at). */
+function identities(dir, names) {
+    const out = [];
+    for (const name of names) {
+        let id;
+        try {
+            id = statIdentity(external_node_path_default().join(dir, name));
+        }
+        catch {
+            return undefined;
+        }
+        if (id === undefined)
+            return undefined;
+        out.push([name, id]);
+    }
+    return out;
+}
+/** The chain tip as the checkpoint records it, when every segment is exactly as it was then. */
+function fromCheckpoint(dir, names, key) {
     let listing;
     try {
-        listing = listingIdentity(dir, files);
+        listing = listingIdentity(dir, names);
     }
     catch {
         return undefined;
@@ -10760,23 +10925,17 @@ function fromCheckpoint(dir, files, key) {
     if (s === undefined || !Array.isArray(s.files) || typeof s.hmac !== 'string')
         return undefined;
     const recorded = s.files;
-    if (recorded.length !== files.length)
+    if (recorded.length !== names.length)
         return undefined;
-    const out = [];
-    for (let i = 0; i < files.length; i++) {
+    const out = identities(dir, names);
+    if (out === undefined)
+        return undefined;
+    for (let i = 0; i < names.length; i++) {
         const r = recorded[i];
-        if (!Array.isArray(r) || r[0] !== files[i])
+        if (!Array.isArray(r) || r[0] !== names[i] || typeof r[1] !== 'object' || r[1] === null)
             return undefined;
-        let id;
-        try {
-            id = statIdentity(external_node_path_default().join(dir, files[i]));
-        }
-        catch {
+        if (!sameIdentity(out[i][1], r[1]))
             return undefined;
-        }
-        if (id === undefined || !sameIdentity(id, r[1]))
-            return undefined;
-        out.push([files[i], id]);
     }
     const tailFile = typeof s.file === 'string' ? s.file : undefined;
     if (tailFile !== undefined) {
@@ -10794,6 +10953,7 @@ function fromCheckpoint(dir, files, key) {
     return {
         files: out,
         tail: tailFile === undefined ? { hmac: s.hmac } : { hmac: s.hmac, file: external_node_path_default().join(dir, tailFile) },
+        trusted: true,
     };
 }
 function saveCheckpoint(dir, key, files, tail) {
@@ -10859,38 +11019,65 @@ function lineNumberAt(file, at) {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
+/** Where the content of a file's last non-empty line ends (0: none), reading backwards from `end`. */
+function lastContentEnd(file, end) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        for (let pos = end; pos > 0;) {
+            const from = Math.max(0, pos - 65536);
+            const chunk = readRange(fd, from, pos - from);
+            for (let i = chunk.length - 1; i >= 0; i--)
+                if (chunk[i] !== 0x0a)
+                    return from + i + 1;
+            pos = from;
+        }
+        return 0;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
 /**
- * Under the lock: the chain tip. From the checkpoint when every day file is
+ * Under the lock: the chain tip. From the checkpoint when every segment is
  * exactly as the last writer left it (O(1) in the log's length); else the
- * full walk, fail-closed: a torn final line (a writer killed mid-write) is
- * moved aside to `<day>.jsonl.torn-<unix ms>` and cut off, so the next entry
- * starts a clean line; the last entry must be canonical and carry a valid
- * HMAC under this key, and the whole chain must verify, else the log is not
- * extended (`audit verify` says why).
+ * full walk, fail-closed: bytes after the last newline that do not parse as
+ * JSON (a writer killed mid-write) are moved aside to `<day>.jsonl.torn-<unix
+ * ms>` and cut off, so the next entry starts a clean line; anything there that
+ * parses must be a valid entry (its newline is then finished), else the log
+ * is refused. The last entry (empty lines skipped, as `audit verify` skips
+ * them) must be canonical and carry a valid HMAC under this key, and the
+ * whole chain, archived days included, must verify, else the log is not
+ * extended (`audit verify` says why). The tip is the last entry walked, in an
+ * archived day when no live file holds one.
  */
 function recoverTail(dir, key, durable) {
-    const files = auditFiles(dir);
-    const known = fromCheckpoint(dir, files, key);
+    const names = segmentNames(dir);
+    const known = fromCheckpoint(dir, names, key);
     if (known !== undefined)
         return known;
-    let tail = { hmac: GENESIS_HMAC };
+    const files = auditFiles(dir);
+    const before = identities(dir, names);
+    let repaired = false;
+    let tailFile;
     for (let i = files.length - 1; i >= 0; i--) {
         const file = external_node_path_default().join(dir, files[i]);
         let size = (0,external_node_fs_namespaceObject.statSync)(file).size;
         if (size === 0)
             continue;
-        let last = lastLine(file, size);
+        const last = lastLine(file, size);
         if (!last.terminated) {
             size = repairTorn(file, size, last, key, durable);
-            if (size === 0)
-                continue;
-            last = lastLine(file, size);
+            repaired = true;
         }
-        const entry = checkTailEntry(last.bytes, key);
+        const end = lastContentEnd(file, size);
+        if (end === 0)
+            continue; // only empty lines: the tip is in an earlier file
+        const entryLine = lastLine(file, end);
+        const entry = checkTailEntry(entryLine.bytes, key);
         if (!entry.ok) {
-            throw new errors_IntegrityError(`${file}:${lineNumberAt(file, last.start)}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
+            throw new errors_IntegrityError(`${file}:${lineNumberAt(file, entryLine.start)}: ${entry.why}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
         }
-        tail = { hmac: entry.hmac, file };
+        tailFile = file;
         break;
     }
     const whole = verifyAuditLog(dir, key);
@@ -10899,14 +11086,17 @@ function recoverTail(dir, key, durable) {
     if (bad !== undefined) {
         throw new errors_IntegrityError(`${describeAuditFault(dir, bad)}; refusing to extend the audit log (run \`stepchain audit verify\`)`);
     }
-    const ids = [];
-    for (const name of files) {
-        const id = statIdentity(external_node_path_default().join(dir, name));
-        if (id !== undefined)
-            ids.push([name, id]);
-    }
-    saveCheckpoint(dir, key, ids, tail);
-    return { files: ids, tail };
+    // The whole chain verified: its tip is the last entry walked (in an archived day when no live file has one).
+    const tail = tailFile === undefined ? { hmac: whole.head_hmac } : { hmac: whole.head_hmac, file: tailFile };
+    const ids = identities(dir, names) ?? [];
+    // Vouched for only if nothing changed the log while it was walked (a repaired file is walked again next time).
+    const trusted = !repaired &&
+        before !== undefined &&
+        before.length === ids.length &&
+        before.every(([n, id], k) => ids[k][0] === n && sameIdentity(ids[k][1], id));
+    if (trusted)
+        saveCheckpoint(dir, key, ids, tail);
+    return { files: ids, tail, trusted };
 }
 /** The tail entry's hmac when it verifies, else why not. */
 function checkTailEntry(bytes, key) {
@@ -10932,12 +11122,21 @@ function checkTailEntry(bytes, key) {
         return no('last entry HMAC does not verify under this key');
     return { ok: true, hmac: stored };
 }
-/** Moves bytes after the last newline aside and truncates them (or finishes a complete, valid last line); the new size. */
+/**
+ * The bytes after the last newline: a valid entry whose newline never made it
+ * is finished; bytes that do not parse as JSON at all (a write cut short, NUL
+ * padding) are moved aside and cut off; anything else that parses is a tamper
+ * and refuses the log. Returns the new size.
+ */
 function repairTorn(file, size, fragment, key, durable) {
-    if (checkTailEntry(fragment.bytes, key).ok) {
+    const check = checkTailEntry(fragment.bytes, key);
+    if (check.ok) {
         // The writer died between the entry and its newline: finish the line.
         finishLastLine(file, size, durable);
         return size + 1;
+    }
+    if (parsesAsJson(fragment.bytes)) {
+        throw new errors_IntegrityError(`${file}:${lineNumberAt(file, fragment.start)}: ${check.why} (it parses as JSON, so it is no torn write); refusing to extend the audit log (run \`stepchain audit verify\`)`);
     }
     moveTornTailAside(file, fragment.start, durable, 0o600);
     return fragment.start;
@@ -10993,13 +11192,16 @@ function appendAuditEvent(dir, key, eventType, fields, options = {}) {
         }
         lock.refresh();
         lock.assertHeld();
-        const { after } = appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable);
-        pausePoint('audit:after-write');
         const name = external_node_path_default().basename(file);
+        const expect = known.trusted ? (known.files.find(([n]) => n === name)?.[1] ?? 'new') : undefined;
+        const { after, untouched } = appendDurably(file, Buffer.from(`${line}\n`, 'utf8'), durable, expect);
+        pausePoint('audit:after-write');
         const files = known.files.filter(([n]) => n !== name);
         files.push([name, identityOf(after)]);
         files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        saveCheckpoint(dir, key, files, { hmac, file });
+        // Only a log nothing else touched while we verified and wrote it is vouched for (docs/journal.md, "Checkpoints").
+        if (untouched)
+            saveCheckpoint(dir, key, files, { hmac, file });
         return { ...entry, hmac };
     }
     finally {
@@ -11999,7 +12201,7 @@ const auditVerifyCommand = {
         const dir = dirOpt === undefined ? auditDir(rootOf(args, io)) : external_node_path_default().resolve(io.cwd, dirOpt);
         const keyOpt = args.values.get('key');
         // No log at all is the fault to report (never "OK, 0 entries"), whether or not a key exists yet.
-        const key = auditFiles(dir).length === 0 && keyOpt === undefined
+        const key = auditFiles(dir).length === 0 && archivedSegments(dir).length === 0 && keyOpt === undefined
             ? new Uint8Array(0)
             : loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : external_node_path_default().resolve(io.cwd, keyOpt)))
                 .bytes;
@@ -12013,18 +12215,21 @@ const auditVerifyCommand = {
                 entries: r.entries,
                 steps: r.entries,
                 files: r.files,
+                // Runs collapsed and the list capped: `fault_count` is every fault, `errors_omitted` those not listed.
                 errors: r.errors,
+                fault_count: r.fault_count,
+                errors_omitted: r.errors_omitted,
             });
         }
         else if (r.ok) {
             io.out(`OK ${dir}: ${r.entries} entr${r.entries === 1 ? 'y' : 'ies'} in ${r.files.length} file${r.files.length === 1 ? '' : 's'}, head ${r.head_hmac}`);
         }
         else {
-            io.out(`FAIL ${dir}: ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} in ${r.entries} entries`);
+            io.out(`FAIL ${dir}: ${r.fault_count} fault${r.fault_count === 1 ? '' : 's'} in ${r.entries} entries`);
         }
         if (!r.ok)
-            for (const f of r.errors)
-                io.err(describeAuditFault(dir, f));
+            for (const line of describeAuditFaults(dir, r))
+                io.err(line);
         return r.ok ? 0 : 1;
     },
 };
@@ -12877,8 +13082,13 @@ async function removeFork(root, forkId, options = {}) {
             lock.heartbeat();
         }
     }
+    // Run from inside the fork being removed, git must not be run from there once its worktree is gone.
+    const parentRoot = forkParentRoot(node.worktree)?.parent;
+    const rel = external_node_path_default().relative(node.worktree, root);
+    const inside = rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+    const base = inside && parentRoot !== undefined ? parentRoot : root;
     try {
-        return await removeLocked(root, node, force, env, jfile, options.tombstone !== false);
+        return await removeLocked(base, node, force, env, jfile, options.tombstone !== false);
     }
     finally {
         lock?.();
@@ -14128,16 +14338,29 @@ function writeNew(file, text, mode) {
             throw new errors_InputError(`${file}: already exists; refusing to overwrite a key file`);
         if (code === 'ENOENT' || code === 'ENOTDIR')
             throw new errors_InputError(`${file}: cannot create: the directory ${external_node_path_default().dirname(external_node_path_default().resolve(file))} does not exist`);
-        throw new errors_InputError(`${file}: cannot create: ${code ?? e.message}`);
+        if (isOsError(e))
+            throw osError(e, file, 'cannot create');
+        throw e;
     }
     try {
         (0,external_node_fs_namespaceObject.fchmodSync)(fd, mode); // the umask could only remove bits, but be explicit
         writeAll(fd, Buffer.from(text));
         (0,external_node_fs_namespaceObject.fsyncSync)(fd);
     }
-    finally {
+    catch (e) {
+        // A key file cut short (a full disk) would block the next keygen ("already exists"): never leave one.
         (0,external_node_fs_namespaceObject.closeSync)(fd);
+        try {
+            (0,external_node_fs_namespaceObject.unlinkSync)(file);
+        }
+        catch {
+            /* already gone */
+        }
+        if (isOsError(e))
+            throw osError(e, file, 'cannot write');
+        throw e;
     }
+    (0,external_node_fs_namespaceObject.closeSync)(fd);
 }
 function keys_exists(file) {
     try {
@@ -15023,6 +15246,7 @@ function inspectReceipt(input, options = {}) {
         published: false,
         redacted_fields: [],
         errors: [],
+        fault_count: 0,
     };
     const errors = result.errors;
     let bytes;
@@ -15033,6 +15257,7 @@ function inspectReceipt(input, options = {}) {
         if (!(e instanceof tar_ReceiptFormatError))
             throw e;
         errors.push(faultOf(e));
+        result.fault_count = errors.length;
         return { verdict: result, receipt: undefined };
     }
     const scanned = scanArchive(bytes);
@@ -15040,6 +15265,7 @@ function inspectReceipt(input, options = {}) {
         // A hostile layout is not interpreted any further (a loop, not a spread: the list can be long).
         for (const f of scanned.faults)
             errors.push(f);
+        result.fault_count = errors.length;
         return { verdict: result, receipt: undefined };
     }
     const members = scanned.members;
@@ -15104,6 +15330,10 @@ function inspectReceipt(input, options = {}) {
         });
     }
     let chainRefs;
+    // Faults the chain walk counted but did not list (its list is capped): part of the count said below.
+    let unlisted = 0;
+    // Journal faults that stand for a run of n faults count n.
+    let runs = 0;
     if (members.journal === undefined) {
         errors.push({ kind: 'missing_member', message: `the receipt has no ${JOURNAL_MEMBER}`, member: JOURNAL_MEMBER });
     }
@@ -15111,10 +15341,12 @@ function inspectReceipt(input, options = {}) {
         const walked = walkReceiptJournal(members.journal);
         for (const f of walked.faults) {
             const fault = { kind: f.kind, message: faultMessage(f), member: JOURNAL_MEMBER };
+            runs += (f.count ?? 1) - 1;
             if (f.line !== null)
                 fault.line = f.line;
             errors.push(fault);
         }
+        unlisted = walked.omitted;
         result.head_hash = walked.head;
         result.steps = walked.steps;
         chainRefs = walked.refs;
@@ -15163,10 +15395,14 @@ function inspectReceipt(input, options = {}) {
         errors.push({ kind: 'head_mismatch', message: `head ${result.head_hash}, expected ${options.expectedHead}` });
     }
     result.ok = errors.length === 0;
-    if (errors.length > MAX_RECEIPT_FAULTS) {
-        const more = errors.length - MAX_RECEIPT_FAULTS;
-        errors.length = MAX_RECEIPT_FAULTS;
-        errors.push({ kind: 'too_many_faults', message: `${more} more fault(s) not listed` });
+    result.fault_count = errors.length + runs + unlisted;
+    if (errors.length > MAX_RECEIPT_FAULTS || unlisted > 0) {
+        const more = Math.max(0, errors.length - MAX_RECEIPT_FAULTS) + unlisted;
+        errors.length = Math.min(errors.length, MAX_RECEIPT_FAULTS);
+        errors.push({
+            kind: 'too_many_faults',
+            message: `${more.toLocaleString('en-US')} more fault${more === 1 ? '' : 's'} not listed`,
+        });
     }
     let receipt;
     try {
@@ -15188,7 +15424,7 @@ function inspectReceipt(input, options = {}) {
 function walkReceiptJournal(buf) {
     // The journal's fast, parallel strict walk (canonical lines hashed from their bytes).
     const r = verifyJournalBytesWithRefs(buf, { strict: true });
-    return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors };
+    return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors, omitted: r.errors_omitted };
 }
 /**
  * `RECEIPT[:member[:line]]: kind: message` for one fault. A member name that is
@@ -15341,7 +15577,9 @@ function export_writeFileAtomic(file, bytes) {
         fd = (0,external_node_fs_namespaceObject.openSync)(tmp, 'wx', 0o644);
     }
     catch (e) {
-        throw new errors_InputError(`${file}: cannot write: ${e.code ?? e.message}`);
+        if (isOsError(e))
+            throw osError(e, file, 'cannot write');
+        throw e;
     }
     try {
         writeAll(fd, bytes);
@@ -15362,7 +15600,9 @@ function export_writeFileAtomic(file, bytes) {
         catch {
             /* renamed or gone */
         }
-        throw new errors_InputError(`${file}: cannot write: ${e.code ?? e.message}`);
+        if (isOsError(e))
+            throw osError(e, file, 'cannot write');
+        throw e;
     }
     fsyncDir(dir);
 }
@@ -15767,6 +16007,7 @@ function readRunLine(bytes) {
 
 
 
+
 // Hashes in full: a fault message is evidence, and JSON output never carries a cut hash.
 const verify_short = (h) => (h.length > 16 ? h : JSON.stringify(h));
 /**
@@ -15777,7 +16018,8 @@ const verify_short = (h) => (h.length > 16 ? h : JSON.stringify(h));
  * reported once. A malformed line does not advance the index.
  */
 function readRunJournalBytes(buf, options = {}) {
-    const errors = [];
+    // Flagged mutations are findings about the run, each its own (kind, step): listed one by one, up to the cap.
+    const errors = new FaultList(options.maxListed ?? MAX_LISTED_FAULTS, (_, f) => f.kind !== 'flagged_mutation');
     const entries = [];
     const flagged = [];
     const capabilities = new Map();
@@ -15794,14 +16036,14 @@ function readRunJournalBytes(buf, options = {}) {
         const stripped = strippedBytes(raw);
         if (stripped === undefined) {
             if (options.strict)
-                errors.push({ line, index: null, kind: 'non_canonical', message: 'blank line' });
+                errors.add({ line, index: null, kind: 'non_canonical', message: 'blank line' });
             return;
         }
         const read = readRunLine(stripped);
         const terminated = ending !== 'eof';
         if (read.kind === 'malformed') {
             chainOk = false;
-            errors.push({ line, index: null, kind: 'malformed_json', message: read.reason });
+            errors.add({ line, index: null, kind: 'malformed_json', message: read.reason });
             return;
         }
         // Whitespace around the row, or a carriage return ending it: the reference reads it; strict mode notes it.
@@ -15809,7 +16051,7 @@ function readRunJournalBytes(buf, options = {}) {
             read.canonical = false;
         const { row } = read;
         const i = index;
-        const fault = (kind, message) => void errors.push({ line, index: i, kind, message });
+        const fault = (kind, message) => void errors.add({ line, index: i, kind, message });
         const expected = computeEventHash(prev, row.event, read.computedPayloadHash, i);
         let broken = false;
         if (row.index !== i) {
@@ -15861,12 +16103,13 @@ function readRunJournalBytes(buf, options = {}) {
                 capabilities.set(adapter, capability);
             }
         }
-        entries.push({ line, row });
+        if (options.keepEntries !== false)
+            entries.push({ line, row });
         prev = row.event_hash;
         index++;
     });
     return {
-        ok: errors.length === 0,
+        ok: errors.total === 0,
         chain_ok: chainOk,
         count: index,
         steps: index,
@@ -15877,7 +16120,9 @@ function readRunJournalBytes(buf, options = {}) {
         mutation_count: mutations,
         flagged_indices: flagged,
         capabilities: [...capabilities].map(([adapter, capability]) => ({ adapter, capability })),
-        errors,
+        errors: errors.list,
+        fault_count: errors.total,
+        errors_omitted: errors.omitted,
         entries,
     };
 }
@@ -15925,12 +16170,22 @@ function readRunJournalFile(file, options = {}) {
 }
 /** The verify result for a run journal file (the shape `run verify --json` prints). */
 function verifyRunJournal(file, options = {}) {
-    const { entries: _entries, ...result } = readRunJournalFile(file, options);
+    const { entries: _entries, ...result } = readRunJournalFile(file, { ...options, keepEntries: false });
     return result;
 }
-/** `file:line: kind: message (index N)` for one fault. */
+/** `file:line: kind at index N: message` for one fault; a run reads `file:first-last: kind: N faults ..., the first: ...`. */
 function describeRunFault(file, f) {
-    return `${file}:${f.line}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${f.message}`;
+    const at = f.index === null ? '' : ` at index ${f.index}`;
+    if (f.last_line === undefined || f.count === undefined)
+        return `${file}:${f.line}: ${f.kind}${at}: ${f.message}`;
+    return `${file}:${f.line}-${f.last_line}: ${f.kind}: ${f.count.toLocaleString('en-US')} faults on consecutive lines, the first${at}: ${f.message}`;
+}
+/** The fault lines to print for a result: one per listed entry, then one counting what was left out. */
+function describeRunFaults(file, r) {
+    const out = r.errors.map((f) => describeRunFault(file, f));
+    if (r.errors_omitted > 0)
+        out.push(`${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`);
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/check/workspace.ts
@@ -15958,6 +16213,12 @@ function describeRunFault(file, f) {
 const workspace_DEFAULT_JOURNALS = '.sdd/runtime/journal/*/000000.jsonl';
 const DEFAULT_RUNS = '.sdd/runs/*/journal.jsonl';
 const DEFAULT_RECEIPTS = '**/*.receipt.tar, **/*.receipt.tar.gz, **/*.receipt.tgz';
+/** `N faults on lines a-b, the first: ` for a collapsed run of faults (nothing for a single one). */
+function runOfFaults(f) {
+    if (f.line === null || f.last_line === undefined || f.count === undefined)
+        return '';
+    return `${f.count.toLocaleString('en-US')} faults on lines ${f.line}-${f.last_line}, the first: `;
+}
 /** The id of a journal from its path: `<id>/000000.jsonl` or `<id>/journal.jsonl`. */
 function workspace_idOfPath(rel) {
     const parts = rel.split('/');
@@ -16008,6 +16269,19 @@ async function checkWorkspace(options) {
     };
     const fault = (f) => {
         report.faults.push(f);
+    };
+    // A file's faults come collapsed into runs and capped (docs/journal.md, "Fault output"): say what was left out.
+    const omittedFaults = (item, rel, id, n, severity) => {
+        if (n > 0)
+            fault({
+                item,
+                path: rel,
+                line: null,
+                kind: 'faults_not_listed',
+                message: `${n.toLocaleString('en-US')} more fault${n === 1 ? '' : 's'} not listed (run \`stepchain ${item === 'run' ? 'run verify' : 'verify'}\` on ${rel})`,
+                severity,
+                id,
+            });
     };
     const on = {
         journal: options.verifyJournals !== false,
@@ -16205,11 +16479,12 @@ async function checkWorkspace(options) {
                     path: rel,
                     line: f.kind === 'head_mismatch' && r.steps > 0 ? r.steps : f.line,
                     kind: f.kind,
-                    message: `agent ${id}: ${f.kind}: ${f.message}`,
+                    message: `agent ${id}: ${f.kind}: ${runOfFaults(f)}${f.message}`,
                     severity: 'error',
                     id,
                 });
             }
+            omittedFaults('journal', rel, id, r.errors_omitted, 'error');
             checkHistory(item, bytes);
             if (!item.ok && item.status === 'ok')
                 item.status = 'FAIL';
@@ -16245,7 +16520,7 @@ async function checkWorkspace(options) {
                 report.items.push({ kind: 'run', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
                 continue;
             }
-            const r = readRunJournalBytes(bytes);
+            const r = readRunJournalBytes(bytes, { keepEntries: false });
             const item = {
                 kind: 'run',
                 path: rel,
@@ -16258,21 +16533,24 @@ async function checkWorkspace(options) {
                 flagged: r.flagged_indices.length,
             };
             crlf('run', rel, id, bytes, item);
+            // A flagged mutation is a finding about the run, not the file: it may be only a warning. Judged on the
+            // counts, not the listed faults: a fault past the list's cap must fail the run as much as a listed one.
+            const flaggedFaults = r.flagged_indices.length;
+            if (r.fault_count > flaggedFaults || (failFlagged && flaggedFaults > 0))
+                item.ok = false;
             for (const f of r.errors) {
-                // A flagged mutation is a finding about the run, not the file: it may be only a warning.
                 const warn = f.kind === 'flagged_mutation' && !failFlagged;
-                if (!warn)
-                    item.ok = false;
                 fault({
                     item: 'run',
                     path: rel,
                     line: f.line,
                     kind: f.kind,
-                    message: `run ${id}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${f.message}`,
+                    message: `run ${id}: ${f.kind}${f.index === null ? '' : ` at index ${f.index}`}: ${runOfFaults(f)}${f.message}`,
                     severity: warn ? 'warning' : 'error',
                     id,
                 });
             }
+            omittedFaults('run', rel, id, r.errors_omitted, item.ok ? 'warning' : 'error');
             if (!item.ok)
                 item.status = 'FAIL';
             else if (item.flagged)
@@ -16776,7 +17054,7 @@ function parseExpectedHeads(bytes, source) {
 
 ;// CONCATENATED MODULE: ./src/report/client/page-script.generated.ts
 // Generated by scripts/build-page.mjs from src/report/client/main.ts: do not edit, not committed.
-const page_script_generated_PAGE_SCRIPT = "\"use strict\";\n(() => {\n  var __defProp = Object.defineProperty;\n  var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;\n  var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== \"symbol\" ? key + \"\" : key, value);\n\n  // src/canonical/value.ts\n  var JsonFloat = class {\n    constructor(value) {\n      __publicField(this, \"value\", value);\n    }\n  };\n  function isJsonObject(v) {\n    return typeof v === \"object\" && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat) && !(v instanceof Map);\n  }\n  function numericValue(v) {\n    if (typeof v === \"number\") return v;\n    if (typeof v === \"bigint\") return Number(v);\n    if (v instanceof JsonFloat) return v.value;\n    return void 0;\n  }\n  function isJsonInteger(v) {\n    return typeof v === \"number\" && Number.isInteger(v) || typeof v === \"bigint\";\n  }\n  function setKey(obj, key, value) {\n    if (key === \"__proto__\") {\n      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });\n    } else {\n      obj[key] = value;\n    }\n  }\n\n  // src/canonical/float-repr.ts\n  function pythonFloatRepr(x) {\n    if (Number.isNaN(x)) return \"NaN\";\n    if (x === Infinity) return \"Infinity\";\n    if (x === -Infinity) return \"-Infinity\";\n    if (x === 0) return Object.is(x, -0) ? \"-0.0\" : \"0.0\";\n    const sign = x < 0 ? \"-\" : \"\";\n    const s = String(Math.abs(x));\n    const ei = s.indexOf(\"e\");\n    const mantissa = ei < 0 ? s : s.slice(0, ei);\n    const shift = ei < 0 ? 0 : Number(s.slice(ei + 1));\n    const dot = mantissa.indexOf(\".\");\n    const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);\n    const all = dot < 0 ? mantissa : intPart + mantissa.slice(dot + 1);\n    let lead = 0;\n    while (lead < all.length - 1 && all.charCodeAt(lead) === 48) lead++;\n    let end = all.length;\n    while (end > lead + 1 && all.charCodeAt(end - 1) === 48) end--;\n    const digits = all.slice(lead, end);\n    const exp = intPart.length + shift - lead - 1;\n    if (exp >= -4 && exp < 16) {\n      if (exp >= 0) {\n        const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, \"0\");\n        const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : \"0\";\n        return `${sign}${whole}.${frac}`;\n      }\n      return `${sign}0.${\"0\".repeat(-exp - 1)}${digits}`;\n    }\n    const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;\n    const e = `${exp < 0 ? \"-\" : \"+\"}${String(Math.abs(exp)).padStart(2, \"0\")}`;\n    return `${sign}${m}e${e}`;\n  }\n\n  // src/canonical/limits.ts\n  var MAX_NESTING = 900;\n\n  // src/canonical/key-order.ts\n  function compareCodePoints(a, b) {\n    const n = Math.min(a.length, b.length);\n    let i = 0;\n    while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;\n    if (i === n) return a.length - b.length;\n    const ca = a.charCodeAt(i);\n    const cb = b.charCodeAt(i);\n    if (ca < 55296 && cb < 55296) return ca - cb;\n    const low = (c) => c >= 56320 && c <= 57343;\n    if (i > 0 && (low(ca) || low(cb))) {\n      const prev = a.charCodeAt(i - 1);\n      if (prev >= 55296 && prev <= 56319) i--;\n    }\n    return (a.codePointAt(i) ?? 0) - (b.codePointAt(i) ?? 0);\n  }\n\n  // src/canonical/encode.ts\n  var CanonicalEncodeError = class extends Error {\n    constructor() {\n      super(...arguments);\n      __publicField(this, \"name\", \"CanonicalEncodeError\");\n    }\n  };\n  var SHORT_ESCAPES = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  var PLAIN_ASCII = /^[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*$/;\n  function encodeString(s) {\n    if (PLAIN_ASCII.test(s)) return `\"${s}\"`;\n    let out = '\"';\n    let run = 0;\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      if (c >= 32 && c <= 126 && c !== 34 && c !== 92) continue;\n      out += s.slice(run, i);\n      out += SHORT_ESCAPES[c] ?? `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      run = i + 1;\n    }\n    return `${out}${s.slice(run)}\"`;\n  }\n  function encodeNumber(n, allowNonFinite) {\n    if (Number.isInteger(n)) {\n      return Number.isSafeInteger(n) ? String(n === 0 ? 0 : n) : BigInt(n).toString();\n    }\n    if (!Number.isFinite(n) && !allowNonFinite) {\n      throw new CanonicalEncodeError(`${String(n)} is not allowed in a written value (JSON has no NaN or Infinity)`);\n    }\n    return pythonFloatRepr(n);\n  }\n  function encode(value, options = {}) {\n    const sortKeys = options.sortKeys ?? true;\n    const pretty = options.separators === \"pretty\";\n    const itemSep = pretty ? \", \" : \",\";\n    const keySep = pretty ? \": \" : \":\";\n    const allowNonFinite = options.allowNonFinite ?? false;\n    const maxNesting = options.maxNesting ?? MAX_NESTING;\n    const entriesOf2 = (obj) => {\n      const entries = obj instanceof Map ? [...obj] : Object.entries(obj);\n      if (sortKeys) entries.sort((x, y) => compareCodePoints(x[0], y[0]));\n      return entries;\n    };\n    const walk2 = (v, depth) => {\n      switch (typeof v) {\n        case \"string\":\n          return encodeString(v);\n        case \"number\":\n          return encodeNumber(v, allowNonFinite);\n        case \"bigint\":\n          return v.toString();\n        case \"boolean\":\n          return v ? \"true\" : \"false\";\n        case \"object\": {\n          if (v === null) return \"null\";\n          if (v instanceof JsonFloat) {\n            if (!Number.isFinite(v.value) && !allowNonFinite) {\n              throw new CanonicalEncodeError(\n                `${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`\n              );\n            }\n            return pythonFloatRepr(v.value);\n          }\n          if (depth >= maxNesting) throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);\n          if (Array.isArray(v)) {\n            let out2 = \"[\";\n            for (let i = 0; i < v.length; i++) {\n              if (i > 0) out2 += itemSep;\n              out2 += walk2(v[i], depth + 1);\n            }\n            return `${out2}]`;\n          }\n          let out = \"{\";\n          let first = true;\n          for (const [k, item] of entriesOf2(v)) {\n            if (item === void 0) continue;\n            if (!first) out += itemSep;\n            first = false;\n            out += encodeString(k) + keySep + walk2(item, depth + 1);\n          }\n          return `${out}}`;\n        }\n        default:\n          throw new CanonicalEncodeError(`a ${typeof v} has no JSON encoding`);\n      }\n    };\n    return walk2(value, 0);\n  }\n  function canonical(value) {\n    return encode(value);\n  }\n  function canonicalOfRead(value) {\n    return encode(value, { allowNonFinite: true });\n  }\n\n  // src/canonical/parse.ts\n  var JsonParseError = class extends Error {\n    constructor(reason, column) {\n      super(`${reason} at column ${column}`);\n      __publicField(this, \"reason\", reason);\n      __publicField(this, \"column\", column);\n      __publicField(this, \"name\", \"JsonParseError\");\n    }\n  };\n  function parseError(reason, column) {\n    const limit = Error.stackTraceLimit;\n    Error.stackTraceLimit = 0;\n    try {\n      return new JsonParseError(reason, column);\n    } finally {\n      Error.stackTraceLimit = limit;\n    }\n  }\n  var MAX_INT_DIGITS = 4300;\n  var NUMBER = /-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?/y;\n  var utf8 = new TextDecoder(\"utf-8\", { fatal: true, ignoreBOM: true });\n  function decodeUtf8(bytes) {\n    try {\n      return utf8.decode(bytes);\n    } catch {\n      throw parseError(\"invalid UTF-8\", 1);\n    }\n  }\n  function parse(text, options = {}) {\n    const asMap = options.objects === \"map\";\n    let i = 0;\n    const n = text.length;\n    const fail = (reason, at = i) => {\n      throw parseError(reason, at + 1);\n    };\n    const skipWs = () => {\n      while (i < n) {\n        const c = text.charCodeAt(i);\n        if (c === 32 || c === 10 || c === 13 || c === 9) i++;\n        else break;\n      }\n    };\n    const parseString = () => {\n      const start = ++i;\n      let out = \"\";\n      let run = start;\n      for (; ; ) {\n        if (i >= n) fail(\"unterminated string\", start - 1);\n        const c = text.charCodeAt(i);\n        if (c === 34) {\n          out += text.slice(run, i);\n          i++;\n          return out;\n        }\n        if (c < 32) fail(\"invalid control character in string\");\n        if (c !== 92) {\n          i++;\n          continue;\n        }\n        out += text.slice(run, i);\n        const e = text.charCodeAt(i + 1);\n        switch (e) {\n          case 34:\n            out += '\"';\n            break;\n          case 92:\n            out += \"\\\\\";\n            break;\n          case 47:\n            out += \"/\";\n            break;\n          case 98:\n            out += \"\\b\";\n            break;\n          case 102:\n            out += \"\\f\";\n            break;\n          case 110:\n            out += \"\\n\";\n            break;\n          case 114:\n            out += \"\\r\";\n            break;\n          case 116:\n            out += \"\t\";\n            break;\n          case 117: {\n            const hex = text.slice(i + 2, i + 6);\n            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail(\"invalid \\\\uXXXX escape\");\n            out += String.fromCharCode(parseInt(hex, 16));\n            i += 4;\n            break;\n          }\n          default:\n            fail(\"invalid escape\");\n        }\n        i += 2;\n        run = i;\n      }\n    };\n    const parseNumber = () => {\n      NUMBER.lastIndex = i;\n      const m = NUMBER.exec(text);\n      if (m === null) return fail(\"expecting value\");\n      const token = m[0];\n      const start = i;\n      i += token.length;\n      if (m[1] !== void 0 || m[2] !== void 0) {\n        const f = Number(token);\n        return Number.isInteger(f) || Object.is(f, -0) || !Number.isFinite(f) ? new JsonFloat(f) : f;\n      }\n      const digits = token.length - (token.charCodeAt(0) === 45 ? 1 : 0);\n      if (digits <= 15) return Number(token);\n      if (digits > MAX_INT_DIGITS) fail(`integer of ${digits} digits exceeds the ${MAX_INT_DIGITS}-digit limit`, start);\n      const big = BigInt(token);\n      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;\n    };\n    const parseValue = (depth) => {\n      skipWs();\n      const c = text.charCodeAt(i);\n      if ((c === 123 || c === 91) && depth >= MAX_NESTING) fail(`nested deeper than ${MAX_NESTING} levels`);\n      switch (c) {\n        case 34:\n          return parseString();\n        case 123: {\n          i++;\n          const obj = {};\n          const map = /* @__PURE__ */ new Map();\n          skipWs();\n          if (text.charCodeAt(i) === 125) {\n            i++;\n            return asMap ? map : obj;\n          }\n          for (; ; ) {\n            skipWs();\n            if (text.charCodeAt(i) !== 34) fail(\"expecting property name enclosed in double quotes\");\n            const key = parseString();\n            skipWs();\n            if (text.charCodeAt(i) !== 58) fail(\"expecting ':' delimiter\");\n            i++;\n            const value2 = parseValue(depth + 1);\n            if (asMap) map.set(key, value2);\n            else setKey(obj, key, value2);\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 125) {\n              i++;\n              return asMap ? map : obj;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 91: {\n          i++;\n          const arr = [];\n          skipWs();\n          if (text.charCodeAt(i) === 93) {\n            i++;\n            return arr;\n          }\n          for (; ; ) {\n            arr.push(parseValue(depth + 1));\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 93) {\n              i++;\n              return arr;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 110:\n          return literal(\"null\", null);\n        case 116:\n          return literal(\"true\", true);\n        case 102:\n          return literal(\"false\", false);\n        case 78:\n          return literal(\"NaN\", new JsonFloat(NaN));\n        case 73:\n          return literal(\"Infinity\", new JsonFloat(Infinity));\n        case 45:\n          if (text.startsWith(\"-Infinity\", i)) return literal(\"-Infinity\", new JsonFloat(-Infinity));\n          return parseNumber();\n        default:\n          if (c >= 48 && c <= 57) return parseNumber();\n          return fail(\"expecting value\");\n      }\n    };\n    const literal = (word, value2) => {\n      if (!text.startsWith(word, i)) fail(\"expecting value\");\n      i += word.length;\n      return value2;\n    };\n    const value = parseValue(0);\n    skipWs();\n    if (i < n) fail(\"extra data\");\n    return value;\n  }\n\n  // src/replay/changes.ts\n  var same = (a, b) => canonicalOfRead(a) === canonicalOfRead(b);\n  function entriesOf(v) {\n    return v instanceof Map ? [...v] : Object.entries(v);\n  }\n  var isObj = (v) => isJsonObject(v) || v instanceof Map;\n  function walk(pathName, a, b, depth, out) {\n    if (same(a, b)) return;\n    if (depth < 4 && isObj(a) && isObj(b)) {\n      const left = new Map(entriesOf(a));\n      const right = new Map(entriesOf(b));\n      for (const [k, v] of left) {\n        const p = `${pathName}.${k}`;\n        if (!right.has(k)) out.push({ path: p, kind: \"removed\", before: v });\n        else walk(p, v, right.get(k), depth + 1, out);\n      }\n      for (const [k, v] of right) if (!left.has(k)) out.push({ path: `${pathName}.${k}`, kind: \"added\", after: v });\n      return;\n    }\n    out.push({ path: pathName, kind: \"changed\", before: a, after: b });\n  }\n  function valueChanges(pathName, a, b) {\n    const out = [];\n    walk(pathName, a, b, 0, out);\n    return out;\n  }\n\n  // src/report/client/display.ts\n  var SHORT = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  function displayString(s) {\n    let out = '\"';\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      const hi = c >= 55296 && c <= 56319;\n      const lo = c >= 56320 && c <= 57343;\n      if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 56320 && s.charCodeAt(i + 1) <= 57343) {\n        out += s.slice(i, i + 2);\n        i++;\n      } else if (SHORT[c] !== void 0) out += SHORT[c];\n      else if (c < 32 || c === 127 || hi || lo || c === 8232 || c === 8233)\n        out += `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      else out += s[i];\n    }\n    return `${out}\"`;\n  }\n  function display(v, indent = 2) {\n    const walk2 = (x, pad) => {\n      if (x === void 0) return \"(absent)\";\n      if (typeof x === \"string\") return displayString(x);\n      if (x instanceof JsonFloat) return pythonFloatRepr(x.value);\n      if (x === null || typeof x !== \"object\") return canonicalOfRead(x);\n      const inner = indent > 0 ? pad + \" \".repeat(indent) : \"\";\n      const sep = indent > 0 ? \",\\n\" : \", \";\n      let out = \"\";\n      if (Array.isArray(x)) {\n        if (x.length === 0) return \"[]\";\n        for (let i = 0; i < x.length; i++) out += (i > 0 ? sep : \"\") + inner + walk2(x[i], inner);\n        return indent > 0 ? `[\n${out}\n${pad}]` : `[${out}]`;\n      }\n      const pairs = x instanceof Map ? [...x] : Object.entries(x);\n      if (pairs.length === 0) return \"{}\";\n      for (let i = 0; i < pairs.length; i++)\n        out += `${i > 0 ? sep : \"\"}${inner}${displayString(pairs[i][0])}: ${walk2(pairs[i][1], inner)}`;\n      return indent > 0 ? `{\n${out}\n${pad}}` : `{${out}}`;\n    };\n    try {\n      return walk2(v, \"\");\n    } catch (e) {\n      if (e instanceof RangeError) return \"(nested too deeply to lay out here: see the raw line)\";\n      throw e;\n    }\n  }\n  function fieldText(v) {\n    return v === void 0 ? \"\" : typeof v === \"string\" ? v : display(v, 0);\n  }\n  function orderedRow(text) {\n    try {\n      const v = parse(text, { objects: \"map\" });\n      return v instanceof Map ? v : null;\n    } catch {\n      return null;\n    }\n  }\n  function preview(s, max) {\n    return s.length <= max ? s : `${s.slice(0, max - 1)}\\u2026`;\n  }\n\n  // node_modules/@noble/hashes/_u64.js\n  var U32_MASK64 = /* @__PURE__ */ (() => BigInt(2 ** 32 - 1))();\n  var _32n = /* @__PURE__ */ BigInt(32);\n  function fromBig(n, le = false) {\n    if (le)\n      return { h: Number(n & U32_MASK64), l: Number(n >> _32n & U32_MASK64) };\n    return { h: Number(n >> _32n & U32_MASK64) | 0, l: Number(n & U32_MASK64) | 0 };\n  }\n  function split(lst, le = false) {\n    const len = lst.length;\n    let Ah = new Uint32Array(len);\n    let Al = new Uint32Array(len);\n    for (let i = 0; i < len; i++) {\n      const { h, l } = fromBig(lst[i], le);\n      [Ah[i], Al[i]] = [h, l];\n    }\n    return [Ah, Al];\n  }\n  var fromNumH = (n) => n / 2 ** 32 | 0;\n  var fromNumL = (n) => n >>> 0;\n  function setU64FromNum(view, byteOffset, n, isLE) {\n    const h = fromNumH(n);\n    const l = fromNumL(n);\n    view.setUint32(byteOffset, isLE ? l : h, isLE);\n    view.setUint32(byteOffset + 4, isLE ? h : l, isLE);\n  }\n  var shrSH = (h, _l, s) => h >>> s;\n  var shrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrSH = (h, l, s) => h >>> s | l << 32 - s;\n  var rotrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrBH = (h, l, s) => h << 64 - s | l >>> s - 32;\n  var rotrBL = (h, l, s) => h >>> s - 32 | l << 64 - s;\n  function add(Ah, Al, Bh, Bl) {\n    const l = (Al >>> 0) + (Bl >>> 0);\n    return { h: Ah + Bh + (l / 2 ** 32 | 0) | 0, l: l | 0 };\n  }\n  var add3L = (Al, Bl, Cl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0);\n  var add3H = (low, Ah, Bh, Ch) => Ah + Bh + Ch + (low / 2 ** 32 | 0) | 0;\n  var add4L = (Al, Bl, Cl, Dl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0);\n  var add4H = (low, Ah, Bh, Ch, Dh) => Ah + Bh + Ch + Dh + (low / 2 ** 32 | 0) | 0;\n  var add5L = (Al, Bl, Cl, Dl, El) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0) + (El >>> 0);\n  var add5H = (low, Ah, Bh, Ch, Dh, Eh) => Ah + Bh + Ch + Dh + Eh + (low / 2 ** 32 | 0) | 0;\n\n  // node_modules/@noble/hashes/utils.js\n  function isBytes(a) {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && \"BYTES_PER_ELEMENT\" in a && a.BYTES_PER_ELEMENT === 1;\n  }\n  var atitle = (title) => title ? `\"${title}\" ` : \"\";\n  function anumber(n, title = \"\") {\n    if (typeof n !== \"number\")\n      throw new TypeError(atitle(title) + \"expected number, got \" + typeof n);\n    if (!Number.isSafeInteger(n) || n < 0)\n      throw new RangeError(atitle(title) + \"expected integer >= 0, got \" + n);\n    return n;\n  }\n  function abytes(value, length, title = \"\") {\n    if (isBytes(value) && (length === void 0 || value.length === length))\n      return value;\n    if (length !== void 0)\n      anumber(length, \"length\");\n    const bytes = isBytes(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = atitle(title) + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  }\n  var aobject = (value, label) => {\n    if (value === null || typeof value !== \"object\" || Array.isArray(value))\n      throw new TypeError((label === \"object\" ? \"\" : `\"${label}\" `) + \"expected object, got type=\" + typeof value);\n  };\n  var aopts = (value, label) => {\n    aobject(value, label);\n    const proto = Object.getPrototypeOf(value);\n    if (proto !== Object.prototype && proto !== null)\n      throw new TypeError(`\"${label}\" expected plain object`);\n    if (Object.hasOwn(value, \"__proto__\"))\n      throw new TypeError(`\"${label}.__proto__\" is not allowed`);\n  };\n  function aexists(instance, checkFinished = true) {\n    if (instance.destroyed)\n      throw new Error(\"hash was destroyed\");\n    if (checkFinished && instance.finished)\n      throw new Error(\"digest() was already called\");\n  }\n  function aoutput(out, instance) {\n    abytes(out, void 0, \"output\");\n    const min = instance.outputLen;\n    if (!(out.length >= min)) {\n      throw new RangeError('\"output\" expected length >= ' + min);\n    }\n  }\n  function clean(...arrays) {\n    for (let i = 0; i < arrays.length; i++) {\n      arrays[i].fill(0);\n    }\n  }\n  function createView(arr) {\n    return new DataView(arr.buffer, arr.byteOffset, arr.byteLength);\n  }\n  function rotr(word, shift) {\n    return word << 32 - shift | word >>> shift;\n  }\n  var hasHexBuiltin = /* @__PURE__ */ (() => (\n    // @ts-ignore\n    typeof Uint8Array.from([]).toHex === \"function\" && typeof Uint8Array.fromHex === \"function\"\n  ))();\n  var hexes = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, \"0\"));\n  function bytesToHex(bytes) {\n    abytes(bytes);\n    if (hasHexBuiltin)\n      return bytes.toHex();\n    let hex = \"\";\n    for (let i = 0; i < bytes.length; i++) {\n      hex += hexes[bytes[i]];\n    }\n    return hex;\n  }\n  function checkOpts(defaults, opts, title = \"opts\") {\n    aopts(defaults, \"defaults\");\n    if (opts !== void 0)\n      aopts(opts, title);\n    const merged = Object.assign(/* @__PURE__ */ Object.create(null), defaults, opts);\n    return merged;\n  }\n  function createHasher(hashCons, info = {}) {\n    if (typeof hashCons !== \"function\")\n      throw new TypeError('\"hashCons\" expected function, got type=' + typeof hashCons);\n    info = checkOpts({}, info, \"info\");\n    const hashC = (msg, opts) => hashCons(opts).update(msg).digest();\n    const tmp = hashCons(void 0);\n    hashC.outputLen = tmp.outputLen;\n    hashC.blockLen = tmp.blockLen;\n    hashC.canXOF = tmp.canXOF;\n    hashC.create = (opts) => hashCons(opts);\n    Object.assign(hashC, info);\n    return Object.freeze(hashC);\n  }\n  var oidNist = (suffix) => ({\n    // Current NIST hashAlgs suffixes used here fit in one DER subidentifier octet.\n    // Larger suffix values would need base-128 OID encoding and a different length byte.\n    oid: Uint8Array.from([6, 9, 96, 134, 72, 1, 101, 3, 4, 2, suffix])\n  });\n\n  // node_modules/@noble/hashes/_md.js\n  function Chi(a, b, c) {\n    return a & b ^ ~a & c;\n  }\n  function Maj(a, b, c) {\n    return a & b ^ a & c ^ b & c;\n  }\n  var HashMD = class {\n    constructor(blockLen, outputLen, padOffset, isLE) {\n      __publicField(this, \"blockLen\");\n      __publicField(this, \"outputLen\");\n      __publicField(this, \"canXOF\", false);\n      __publicField(this, \"padOffset\");\n      __publicField(this, \"isLE\");\n      // For partial updates less than block size\n      __publicField(this, \"buffer\");\n      __publicField(this, \"view\");\n      __publicField(this, \"finished\", false);\n      __publicField(this, \"length\", 0);\n      __publicField(this, \"pos\", 0);\n      __publicField(this, \"destroyed\", false);\n      this.blockLen = blockLen;\n      this.outputLen = outputLen;\n      this.padOffset = padOffset;\n      this.isLE = isLE;\n      this.buffer = new Uint8Array(blockLen);\n      this.view = createView(this.buffer);\n    }\n    update(data) {\n      aexists(this);\n      abytes(data);\n      const { view, buffer, blockLen } = this;\n      const len = data.length;\n      let processed = false;\n      for (let pos = 0; pos < len; ) {\n        const take = Math.min(blockLen - this.pos, len - pos);\n        if (take === blockLen) {\n          const dataView = createView(data);\n          for (; blockLen <= len - pos; pos += blockLen)\n            this.process(dataView, pos);\n          processed = true;\n          continue;\n        }\n        buffer.set(pos === 0 && take === len ? data : data.subarray(pos, pos + take), this.pos);\n        this.pos += take;\n        pos += take;\n        if (this.pos === blockLen) {\n          this.process(view, 0);\n          this.pos = 0;\n          processed = true;\n        }\n      }\n      this.length += data.length;\n      if (processed)\n        this.roundClean();\n      return this;\n    }\n    digestInto(out) {\n      aexists(this);\n      aoutput(out, this);\n      this.finished = true;\n      const { buffer, view, blockLen, isLE } = this;\n      let { pos } = this;\n      buffer[pos++] = 128;\n      buffer.fill(0, pos);\n      if (this.padOffset > blockLen - pos) {\n        this.process(view, 0);\n        buffer.fill(0);\n      }\n      setU64FromNum(view, blockLen - 8, this.length * 8, isLE);\n      this.process(view, 0);\n      this.roundClean();\n      const oview = out === buffer ? view : createView(out);\n      const len = this.outputLen;\n      const outLen = len / 4;\n      const state = this.get();\n      if (len % 4 || outLen > state.length)\n        throw new Error(\"invalid outputLen\");\n      for (let i = 0; i < outLen; i++)\n        oview.setUint32(4 * i, state[i], isLE);\n    }\n    digest() {\n      const { buffer, outputLen } = this;\n      this.digestInto(buffer);\n      const res = buffer.slice(0, outputLen);\n      this.destroy();\n      return res;\n    }\n    _cloneIntoMeta(to) {\n      const { buffer, length, finished, destroyed, pos } = this;\n      to.destroyed = destroyed;\n      to.finished = finished;\n      to.length = length;\n      to.pos = pos;\n      if (pos)\n        to.buffer.set(buffer);\n      return to;\n    }\n    clone() {\n      return this._cloneInto();\n    }\n  };\n  var SHA256_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    3144134277,\n    1013904242,\n    2773480762,\n    1359893119,\n    2600822924,\n    528734635,\n    1541459225\n  ]);\n  var SHA512_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    4089235720,\n    3144134277,\n    2227873595,\n    1013904242,\n    4271175723,\n    2773480762,\n    1595750129,\n    1359893119,\n    2917565137,\n    2600822924,\n    725511199,\n    528734635,\n    4215389547,\n    1541459225,\n    327033209\n  ]);\n\n  // node_modules/@noble/hashes/sha2.js\n  var SHA256_K = /* @__PURE__ */ Uint32Array.from([\n    1116352408,\n    1899447441,\n    3049323471,\n    3921009573,\n    961987163,\n    1508970993,\n    2453635748,\n    2870763221,\n    3624381080,\n    310598401,\n    607225278,\n    1426881987,\n    1925078388,\n    2162078206,\n    2614888103,\n    3248222580,\n    3835390401,\n    4022224774,\n    264347078,\n    604807628,\n    770255983,\n    1249150122,\n    1555081692,\n    1996064986,\n    2554220882,\n    2821834349,\n    2952996808,\n    3210313671,\n    3336571891,\n    3584528711,\n    113926993,\n    338241895,\n    666307205,\n    773529912,\n    1294757372,\n    1396182291,\n    1695183700,\n    1986661051,\n    2177026350,\n    2456956037,\n    2730485921,\n    2820302411,\n    3259730800,\n    3345764771,\n    3516065817,\n    3600352804,\n    4094571909,\n    275423344,\n    430227734,\n    506948616,\n    659060556,\n    883997877,\n    958139571,\n    1322822218,\n    1537002063,\n    1747873779,\n    1955562222,\n    2024104815,\n    2227730452,\n    2361852424,\n    2428436474,\n    2756734187,\n    3204031479,\n    3329325298\n  ]);\n  var SHA256_W = /* @__PURE__ */ new Uint32Array(64);\n  var SHA2_32B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(64, outputLen, 8, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and makes sha256 3x slower (measured).\n      __publicField(this, \"A\", 0);\n      __publicField(this, \"B\", 0);\n      __publicField(this, \"C\", 0);\n      __publicField(this, \"D\", 0);\n      __publicField(this, \"E\", 0);\n      __publicField(this, \"F\", 0);\n      __publicField(this, \"G\", 0);\n      __publicField(this, \"H\", 0);\n      this.A = IV[0] | 0;\n      this.B = IV[1] | 0;\n      this.C = IV[2] | 0;\n      this.D = IV[3] | 0;\n      this.E = IV[4] | 0;\n      this.F = IV[5] | 0;\n      this.G = IV[6] | 0;\n      this.H = IV[7] | 0;\n    }\n    get() {\n      const { A, B, C, D, E, F, G: G2, H } = this;\n      return [A, B, C, D, E, F, G2, H];\n    }\n    // prettier-ignore\n    set(A, B, C, D, E, F, G2, H) {\n      this.A = A | 0;\n      this.B = B | 0;\n      this.C = C | 0;\n      this.D = D | 0;\n      this.E = E | 0;\n      this.F = F | 0;\n      this.G = G2 | 0;\n      this.H = H | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4)\n        SHA256_W[i] = view.getUint32(offset, false);\n      for (let i = 16; i < 64; i++) {\n        const W15 = SHA256_W[i - 15];\n        const W2 = SHA256_W[i - 2];\n        const s0 = rotr(W15, 7) ^ rotr(W15, 18) ^ W15 >>> 3;\n        const s1 = rotr(W2, 17) ^ rotr(W2, 19) ^ W2 >>> 10;\n        SHA256_W[i] = s1 + SHA256_W[i - 7] + s0 + SHA256_W[i - 16] | 0;\n      }\n      let { A, B, C, D, E, F, G: G2, H } = this;\n      for (let i = 0; i < 64; i++) {\n        const sigma1 = rotr(E, 6) ^ rotr(E, 11) ^ rotr(E, 25);\n        const T1 = H + sigma1 + Chi(E, F, G2) + SHA256_K[i] + SHA256_W[i] | 0;\n        const sigma0 = rotr(A, 2) ^ rotr(A, 13) ^ rotr(A, 22);\n        const T2 = sigma0 + Maj(A, B, C) | 0;\n        H = G2;\n        G2 = F;\n        F = E;\n        E = D + T1 | 0;\n        D = C;\n        C = B;\n        B = A;\n        A = T1 + T2 | 0;\n      }\n      A = A + this.A | 0;\n      B = B + this.B | 0;\n      C = C + this.C | 0;\n      D = D + this.D | 0;\n      E = E + this.E | 0;\n      F = F + this.F | 0;\n      G2 = G2 + this.G | 0;\n      H = H + this.H | 0;\n      this.set(A, B, C, D, E, F, G2, H);\n    }\n    roundClean() {\n      clean(SHA256_W);\n    }\n    destroy() {\n      this.destroyed = true;\n      this.set(0, 0, 0, 0, 0, 0, 0, 0);\n      clean(this.buffer);\n    }\n  };\n  var _SHA256 = class extends SHA2_32B {\n    constructor() {\n      super(32, SHA256_IV);\n    }\n  };\n  var K512 = /* @__PURE__ */ (() => split([\n    \"0x428a2f98d728ae22\",\n    \"0x7137449123ef65cd\",\n    \"0xb5c0fbcfec4d3b2f\",\n    \"0xe9b5dba58189dbbc\",\n    \"0x3956c25bf348b538\",\n    \"0x59f111f1b605d019\",\n    \"0x923f82a4af194f9b\",\n    \"0xab1c5ed5da6d8118\",\n    \"0xd807aa98a3030242\",\n    \"0x12835b0145706fbe\",\n    \"0x243185be4ee4b28c\",\n    \"0x550c7dc3d5ffb4e2\",\n    \"0x72be5d74f27b896f\",\n    \"0x80deb1fe3b1696b1\",\n    \"0x9bdc06a725c71235\",\n    \"0xc19bf174cf692694\",\n    \"0xe49b69c19ef14ad2\",\n    \"0xefbe4786384f25e3\",\n    \"0x0fc19dc68b8cd5b5\",\n    \"0x240ca1cc77ac9c65\",\n    \"0x2de92c6f592b0275\",\n    \"0x4a7484aa6ea6e483\",\n    \"0x5cb0a9dcbd41fbd4\",\n    \"0x76f988da831153b5\",\n    \"0x983e5152ee66dfab\",\n    \"0xa831c66d2db43210\",\n    \"0xb00327c898fb213f\",\n    \"0xbf597fc7beef0ee4\",\n    \"0xc6e00bf33da88fc2\",\n    \"0xd5a79147930aa725\",\n    \"0x06ca6351e003826f\",\n    \"0x142929670a0e6e70\",\n    \"0x27b70a8546d22ffc\",\n    \"0x2e1b21385c26c926\",\n    \"0x4d2c6dfc5ac42aed\",\n    \"0x53380d139d95b3df\",\n    \"0x650a73548baf63de\",\n    \"0x766a0abb3c77b2a8\",\n    \"0x81c2c92e47edaee6\",\n    \"0x92722c851482353b\",\n    \"0xa2bfe8a14cf10364\",\n    \"0xa81a664bbc423001\",\n    \"0xc24b8b70d0f89791\",\n    \"0xc76c51a30654be30\",\n    \"0xd192e819d6ef5218\",\n    \"0xd69906245565a910\",\n    \"0xf40e35855771202a\",\n    \"0x106aa07032bbd1b8\",\n    \"0x19a4c116b8d2d0c8\",\n    \"0x1e376c085141ab53\",\n    \"0x2748774cdf8eeb99\",\n    \"0x34b0bcb5e19b48a8\",\n    \"0x391c0cb3c5c95a63\",\n    \"0x4ed8aa4ae3418acb\",\n    \"0x5b9cca4f7763e373\",\n    \"0x682e6ff3d6b2b8a3\",\n    \"0x748f82ee5defb2fc\",\n    \"0x78a5636f43172f60\",\n    \"0x84c87814a1f0ab72\",\n    \"0x8cc702081a6439ec\",\n    \"0x90befffa23631e28\",\n    \"0xa4506cebde82bde9\",\n    \"0xbef9a3f7b2c67915\",\n    \"0xc67178f2e372532b\",\n    \"0xca273eceea26619c\",\n    \"0xd186b8c721c0c207\",\n    \"0xeada7dd6cde0eb1e\",\n    \"0xf57d4f7fee6ed178\",\n    \"0x06f067aa72176fba\",\n    \"0x0a637dc5a2c898a6\",\n    \"0x113f9804bef90dae\",\n    \"0x1b710b35131c471b\",\n    \"0x28db77f523047d84\",\n    \"0x32caab7b40c72493\",\n    \"0x3c9ebe0a15c9bebc\",\n    \"0x431d67c49c100d4c\",\n    \"0x4cc5d4becb3e42b6\",\n    \"0x597f299cfc657e2a\",\n    \"0x5fcb6fab3ad6faec\",\n    \"0x6c44198c4a475817\"\n  ].map((n) => BigInt(n))))();\n  var SHA512_Kh = /* @__PURE__ */ (() => K512[0])();\n  var SHA512_Kl = /* @__PURE__ */ (() => K512[1])();\n  var SHA512_W_H = /* @__PURE__ */ new Uint32Array(80);\n  var SHA512_W_L = /* @__PURE__ */ new Uint32Array(80);\n  var SHA2_64B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(128, outputLen, 16, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // h -- high 32 bits, l -- low 32 bits\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and slows hashing down (measured on sha256).\n      __publicField(this, \"Ah\", 0);\n      __publicField(this, \"Al\", 0);\n      __publicField(this, \"Bh\", 0);\n      __publicField(this, \"Bl\", 0);\n      __publicField(this, \"Ch\", 0);\n      __publicField(this, \"Cl\", 0);\n      __publicField(this, \"Dh\", 0);\n      __publicField(this, \"Dl\", 0);\n      __publicField(this, \"Eh\", 0);\n      __publicField(this, \"El\", 0);\n      __publicField(this, \"Fh\", 0);\n      __publicField(this, \"Fl\", 0);\n      __publicField(this, \"Gh\", 0);\n      __publicField(this, \"Gl\", 0);\n      __publicField(this, \"Hh\", 0);\n      __publicField(this, \"Hl\", 0);\n      this.Ah = IV[0] | 0;\n      this.Al = IV[1] | 0;\n      this.Bh = IV[2] | 0;\n      this.Bl = IV[3] | 0;\n      this.Ch = IV[4] | 0;\n      this.Cl = IV[5] | 0;\n      this.Dh = IV[6] | 0;\n      this.Dl = IV[7] | 0;\n      this.Eh = IV[8] | 0;\n      this.El = IV[9] | 0;\n      this.Fh = IV[10] | 0;\n      this.Fl = IV[11] | 0;\n      this.Gh = IV[12] | 0;\n      this.Gl = IV[13] | 0;\n      this.Hh = IV[14] | 0;\n      this.Hl = IV[15] | 0;\n    }\n    // prettier-ignore\n    get() {\n      const { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      return [Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl];\n    }\n    // prettier-ignore\n    set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl) {\n      this.Ah = Ah | 0;\n      this.Al = Al | 0;\n      this.Bh = Bh | 0;\n      this.Bl = Bl | 0;\n      this.Ch = Ch | 0;\n      this.Cl = Cl | 0;\n      this.Dh = Dh | 0;\n      this.Dl = Dl | 0;\n      this.Eh = Eh | 0;\n      this.El = El | 0;\n      this.Fh = Fh | 0;\n      this.Fl = Fl | 0;\n      this.Gh = Gh | 0;\n      this.Gl = Gl | 0;\n      this.Hh = Hh | 0;\n      this.Hl = Hl | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4) {\n        SHA512_W_H[i] = view.getUint32(offset);\n        SHA512_W_L[i] = view.getUint32(offset += 4);\n      }\n      for (let i = 16; i < 80; i++) {\n        const W15h = SHA512_W_H[i - 15] | 0;\n        const W15l = SHA512_W_L[i - 15] | 0;\n        const s0h = rotrSH(W15h, W15l, 1) ^ rotrSH(W15h, W15l, 8) ^ shrSH(W15h, W15l, 7);\n        const s0l = rotrSL(W15h, W15l, 1) ^ rotrSL(W15h, W15l, 8) ^ shrSL(W15h, W15l, 7);\n        const W2h = SHA512_W_H[i - 2] | 0;\n        const W2l = SHA512_W_L[i - 2] | 0;\n        const s1h = rotrSH(W2h, W2l, 19) ^ rotrBH(W2h, W2l, 61) ^ shrSH(W2h, W2l, 6);\n        const s1l = rotrSL(W2h, W2l, 19) ^ rotrBL(W2h, W2l, 61) ^ shrSL(W2h, W2l, 6);\n        const SUMl = add4L(s0l, s1l, SHA512_W_L[i - 7], SHA512_W_L[i - 16]);\n        const SUMh = add4H(SUMl, s0h, s1h, SHA512_W_H[i - 7], SHA512_W_H[i - 16]);\n        SHA512_W_H[i] = SUMh | 0;\n        SHA512_W_L[i] = SUMl | 0;\n      }\n      let { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      for (let i = 0; i < 80; i++) {\n        const sigma1h = rotrSH(Eh, El, 14) ^ rotrSH(Eh, El, 18) ^ rotrBH(Eh, El, 41);\n        const sigma1l = rotrSL(Eh, El, 14) ^ rotrSL(Eh, El, 18) ^ rotrBL(Eh, El, 41);\n        const CHIh = Eh & Fh ^ ~Eh & Gh;\n        const CHIl = El & Fl ^ ~El & Gl;\n        const T1ll = add5L(Hl, sigma1l, CHIl, SHA512_Kl[i], SHA512_W_L[i]);\n        const T1h = add5H(T1ll, Hh, sigma1h, CHIh, SHA512_Kh[i], SHA512_W_H[i]);\n        const T1l = T1ll | 0;\n        const sigma0h = rotrSH(Ah, Al, 28) ^ rotrBH(Ah, Al, 34) ^ rotrBH(Ah, Al, 39);\n        const sigma0l = rotrSL(Ah, Al, 28) ^ rotrBL(Ah, Al, 34) ^ rotrBL(Ah, Al, 39);\n        const MAJh = Ah & Bh ^ Ah & Ch ^ Bh & Ch;\n        const MAJl = Al & Bl ^ Al & Cl ^ Bl & Cl;\n        Hh = Gh | 0;\n        Hl = Gl | 0;\n        Gh = Fh | 0;\n        Gl = Fl | 0;\n        Fh = Eh | 0;\n        Fl = El | 0;\n        ({ h: Eh, l: El } = add(Dh | 0, Dl | 0, T1h | 0, T1l | 0));\n        Dh = Ch | 0;\n        Dl = Cl | 0;\n        Ch = Bh | 0;\n        Cl = Bl | 0;\n        Bh = Ah | 0;\n        Bl = Al | 0;\n        const All = add3L(T1l, sigma0l, MAJl);\n        Ah = add3H(All, T1h, sigma0h, MAJh);\n        Al = All | 0;\n      }\n      ({ h: Ah, l: Al } = add(this.Ah | 0, this.Al | 0, Ah | 0, Al | 0));\n      ({ h: Bh, l: Bl } = add(this.Bh | 0, this.Bl | 0, Bh | 0, Bl | 0));\n      ({ h: Ch, l: Cl } = add(this.Ch | 0, this.Cl | 0, Ch | 0, Cl | 0));\n      ({ h: Dh, l: Dl } = add(this.Dh | 0, this.Dl | 0, Dh | 0, Dl | 0));\n      ({ h: Eh, l: El } = add(this.Eh | 0, this.El | 0, Eh | 0, El | 0));\n      ({ h: Fh, l: Fl } = add(this.Fh | 0, this.Fl | 0, Fh | 0, Fl | 0));\n      ({ h: Gh, l: Gl } = add(this.Gh | 0, this.Gl | 0, Gh | 0, Gl | 0));\n      ({ h: Hh, l: Hl } = add(this.Hh | 0, this.Hl | 0, Hh | 0, Hl | 0));\n      this.set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl);\n    }\n    roundClean() {\n      clean(SHA512_W_H, SHA512_W_L);\n    }\n    destroy() {\n      this.destroyed = true;\n      clean(this.buffer);\n      this.set(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);\n    }\n  };\n  var _SHA512 = class extends SHA2_64B {\n    constructor() {\n      super(64, SHA512_IV);\n    }\n  };\n  var sha256 = /* @__PURE__ */ createHasher(\n    () => new _SHA256(),\n    /* @__PURE__ */ oidNist(1)\n  );\n  var sha512 = /* @__PURE__ */ createHasher(\n    () => new _SHA512(),\n    /* @__PURE__ */ oidNist(3)\n  );\n\n  // src/report/client/hash.ts\n  var ZERO_HASH = \"0\".repeat(64);\n  var HEX64 = /^[0-9a-f]{64}$/;\n  var utf82 = new TextEncoder();\n  function sha256Hex(data) {\n    return bytesToHex(sha256(typeof data === \"string\" ? utf82.encode(data) : data));\n  }\n  function isSha256Hex(s) {\n    return typeof s === \"string\" && HEX64.test(s);\n  }\n\n  // node_modules/@noble/ed25519/index.js\n  var freeze = Object.freeze;\n  var P = 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn;\n  var N = 0x1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3edn;\n  var _d = 0x52036cee2b6ffe738cc740797779e89800700a4d4141d8ab75eb4dca135978a3n;\n  var Gx = 0x216936d3cd6e53fec0a4e231fdd6dc5c692cc7609525a7b2c9562d608f25d51an;\n  var Gy = 0x6666666666666666666666666666666666666666666666666666666666666658n;\n  var _a = P - 1n;\n  var ed25519_CURVE = freeze({\n    p: P,\n    n: N,\n    h: 8n,\n    a: _a,\n    d: _d,\n    Gx,\n    Gy\n  });\n  var LEN = 32;\n  var isBytes2 = (a) => {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && a.BYTES_PER_ELEMENT === 1;\n  };\n  var abytes2 = (value, length, title = \"\") => {\n    if (isBytes2(value) && (length === void 0 || value.length === length))\n      return value;\n    const bytes = isBytes2(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = (title ? `\"${title}\" ` : \"\") + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  };\n  var snapshotBytes = (value, title = \"\", length) => Uint8Array.from(abytes2(value, length, title));\n  var padh = (n, pad) => n.toString(16).padStart(pad, \"0\");\n  var bytesToHex2 = (bytes) => {\n    let hex = \"\";\n    for (const byte of abytes2(bytes))\n      hex += padh(byte, 2);\n    return hex;\n  };\n  var hexToBytes = (hex) => {\n    const e = \"hex invalid\";\n    if (typeof hex !== \"string\")\n      throw new TypeError(e);\n    if (hex.length % 2 || !/^[\\da-f]*$/i.test(hex))\n      throw new RangeError(e);\n    const array = new Uint8Array(hex.length / 2);\n    for (let ai = 0, hi = 0; ai < array.length; ai++, hi += 2) {\n      const n1 = hex.charCodeAt(hi);\n      const n2 = hex.charCodeAt(hi + 1);\n      array[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;\n    }\n    return array;\n  };\n  var concatBytes = (...arrays) => {\n    let sum = 0;\n    for (const a of arrays)\n      sum += abytes2(a).length;\n    const res = new Uint8Array(sum);\n    let pad = 0;\n    for (const a of arrays) {\n      res.set(a, pad);\n      pad += a.length;\n    }\n    return res;\n  };\n  var arange = (n, min, max, msg = \"bad number: out of range\") => {\n    if (typeof n !== \"bigint\")\n      throw new TypeError(msg);\n    if (min <= n && n < max)\n      return n;\n    throw new RangeError(msg);\n  };\n  var mod = (a, b = P) => (a %= b) >= 0n ? a : b + a;\n  var P_MASK = (1n << 255n) - 1n;\n  var modP = (num) => {\n    if (num < 0n)\n      throw new RangeError(\"negative coordinate\");\n    let r = (num >> 255n) * 19n + (num & P_MASK);\n    r = (r >> 255n) * 19n + (r & P_MASK);\n    return r % P;\n  };\n  var modN = (a) => mod(a, N);\n  var invert = (number, modulo) => {\n    if (number === 0n)\n      throw new Error(\"invert: expected non-zero number\");\n    if (modulo <= 1n)\n      throw new Error(\"invert: expected modulus > 1, got \" + modulo);\n    let a = mod(number, modulo);\n    let b = modulo;\n    let x = 0n, u = 1n;\n    while (a !== 0n) {\n      const q = b / a;\n      const r = b - a * q;\n      const m = x - u * q;\n      b = a, a = r, x = u, u = m;\n    }\n    const gcd = b;\n    if (gcd !== 1n)\n      throw new Error(\"invert: does not exist\");\n    return mod(x, modulo);\n  };\n  var _hash = (name) => {\n    const fn = hashes[name];\n    if (typeof fn !== \"function\")\n      throw new Error(\"hashes.\" + name + \" not set\");\n    return fn;\n  };\n  var callHash = (name, ...m) => abytes2(_hash(name)(concatBytes(...m)), 64, \"digest\");\n  var apoint = (p) => {\n    if (p instanceof Point)\n      return p;\n    throw new TypeError(\"Point expected\");\n  };\n  var B256 = 2n ** 256n;\n  var _Point = class _Point {\n    // Constructor only bounds-checks and freezes XYZT coordinates; it does not prove the point is\n    // on-curve or that T matches X*Y/Z.\n    constructor(X, Y, Z, T) {\n      __publicField(this, \"X\");\n      __publicField(this, \"Y\");\n      __publicField(this, \"Z\");\n      __publicField(this, \"T\");\n      const max = B256;\n      this.X = arange(X, 0n, max);\n      this.Y = arange(Y, 0n, max);\n      this.Z = arange(Z, 1n, max);\n      this.T = arange(T, 0n, max);\n      freeze(this);\n    }\n    static CURVE() {\n      return ed25519_CURVE;\n    }\n    static fromAffine(p) {\n      return new _Point(p.x, p.y, 1n, modP(p.x * p.y));\n    }\n    /** RFC8032 5.1.3: Uint8Array to Point. */\n    static fromBytes(bytes, zip215 = false) {\n      const normed = snapshotBytes(bytes, \"point\", LEN);\n      const lastByte = normed[31];\n      normed[31] = lastByte & ~128;\n      const y = bytesToNumberLE(normed);\n      if (!zip215)\n        arange(y, 0n, P);\n      const y2 = modP(y * y);\n      const u = mod(y2 - 1n);\n      const v = modP(_d * y2 + 1n);\n      let { isValid, value: x } = uvRatio(u, v);\n      if (!isValid)\n        throw new Error(\"bad point: y not sqrt\");\n      const isLastByteOdd = !!(lastByte & 128);\n      if (!zip215 && x === 0n && isLastByteOdd)\n        throw new Error(\"bad point: x==0, isLastByteOdd\");\n      if (isLastByteOdd !== !!(x & 1n))\n        x = mod(-x);\n      return new _Point(x, y, 1n, modP(x * y));\n    }\n    static fromHex(hex, zip215) {\n      return _Point.fromBytes(hexToBytes(hex), zip215);\n    }\n    get x() {\n      return this.toAffine().x;\n    }\n    get y() {\n      return this.toAffine().y;\n    }\n    /** Checks if the point is valid and on-curve. */\n    assertValidity() {\n      const a = _a;\n      const d = _d;\n      const p = this;\n      if (p.is0())\n        throw new Error(\"bad point: ZERO\");\n      const { X, Y, Z, T } = p;\n      const X2 = modP(X * X);\n      const Y2 = modP(Y * Y);\n      const Z2 = modP(Z * Z);\n      const Z4 = modP(Z2 * Z2);\n      const aX2 = modP(X2 * a);\n      const left = modP(Z2 * (aX2 + Y2));\n      const right = mod(Z4 + modP(d * modP(X2 * Y2)));\n      if (left !== right)\n        throw new Error(\"bad point: equation left != right (1)\");\n      const XY = modP(X * Y);\n      const ZT = modP(Z * T);\n      if (XY !== ZT)\n        throw new Error(\"bad point: equation left != right (2)\");\n      return this;\n    }\n    /** Equality check: compare points P&Q. */\n    equals(other) {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const { X: X2, Y: Y2, Z: Z2 } = apoint(other);\n      return modP(X1 * Z2) === modP(X2 * Z1) && modP(Y1 * Z2) === modP(Y2 * Z1);\n    }\n    is0() {\n      return this.equals(I);\n    }\n    /** Flip point over y coordinate. */\n    negate() {\n      return new _Point(mod(-this.X), this.Y, this.Z, mod(-this.T));\n    }\n    /** Point doubling. Complete formula. Cost: `4M + 4S + 1*a + 6add + 1*2`. */\n    double() {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const a = _a;\n      const A = modP(X1 * X1);\n      const B = modP(Y1 * Y1);\n      const C = modP(2n * Z1 * Z1);\n      const D = modP(a * A);\n      const x1y1 = mod(X1 + Y1);\n      const E = mod(modP(x1y1 * x1y1) - A - B);\n      const G2 = mod(D + B);\n      const F = mod(G2 - C);\n      const H = mod(D - B);\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    /** Point addition. Complete formula. Cost: `9M + 1*a + 1*d + 7add`. */\n    add(other) {\n      const { X: X1, Y: Y1, Z: Z1, T: T1 } = this;\n      const { X: X2, Y: Y2, Z: Z2, T: T2 } = apoint(other);\n      const a = _a;\n      const d = _d;\n      const A = modP(X1 * X2);\n      const B = modP(Y1 * Y2);\n      const C = modP(modP(T1 * d) * T2);\n      const D = modP(Z1 * Z2);\n      const E = mod(modP(mod(X1 + Y1) * mod(X2 + Y2)) - A - B);\n      const F = mod(D - C);\n      const G2 = mod(D + C);\n      const H = mod(B - modP(a * A));\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    subtract(other) {\n      return this.add(apoint(other).negate());\n    }\n    /**\n     * Point-by-scalar multiplication. Safe mode requires `1 <= n < CURVE.n`.\n     * Unsafe mode additionally permits `n = 0` and returns the identity point for that case.\n     * Uses {@link wNAF} for base point.\n     * Uses fake point to mitigate side-channel leakage.\n     * @param n - scalar by which point is multiplied\n     * @param safe - safe mode guards against timing attacks; unsafe mode is faster\n     */\n    multiply(n, safe = true) {\n      if (!safe && n === 0n)\n        return I;\n      arange(n, 1n, N);\n      if (!safe && this.is0())\n        return I;\n      if (n === 1n)\n        return this;\n      if (this.equals(G))\n        return wNAF(n).p;\n      let p = I;\n      let f = G;\n      let d = this;\n      for (let i = 0; safe ? i < 256 : n > 0n; i++) {\n        if (n & 1n)\n          p = p.add(d);\n        else if (safe)\n          f = f.add(d);\n        d = d.double();\n        n >>= 1n;\n      }\n      return p;\n    }\n    multiplyUnsafe(scalar) {\n      return this.multiply(scalar, false);\n    }\n    /** Convert point to 2d xy affine point. (X, Y, Z) ∋ (x=X/Z, y=Y/Z) */\n    toAffine() {\n      const { X, Y, Z } = this;\n      if (this.equals(I))\n        return { x: 0n, y: 1n };\n      const iz = invert(Z, P);\n      if (modP(Z * iz) !== 1n)\n        throw new Error(\"invalid inverse\");\n      return { x: modP(X * iz), y: modP(Y * iz) };\n    }\n    toBytes() {\n      const { x, y } = this.toAffine();\n      const b = numTo32bLE(y);\n      b[31] |= x & 1n ? 128 : 0;\n      return b;\n    }\n    toHex() {\n      return bytesToHex2(this.toBytes());\n    }\n    clearCofactor() {\n      return this.multiply(8n, false);\n    }\n    isSmallOrder() {\n      return this.clearCofactor().is0();\n    }\n    isTorsionFree() {\n      return this.multiply(N / 2n, false).double().add(this).is0();\n    }\n  };\n  __publicField(_Point, \"BASE\");\n  __publicField(_Point, \"ZERO\");\n  var Point = _Point;\n  var G = new Point(Gx, Gy, 1n, mod(Gx * Gy));\n  var I = new Point(0n, 1n, 1n, 0n);\n  Point.BASE = G;\n  Point.ZERO = I;\n  var numTo32bLE = (num) => hexToBytes(padh(arange(num, 0n, B256), 64)).reverse();\n  var bytesToNumberLE = (b) => BigInt(\"0x\" + bytesToHex2(Uint8Array.from(abytes2(b)).reverse()));\n  var pow2 = (x, power) => {\n    let r = x;\n    while (power-- > 0) {\n      r = modP(r * r);\n    }\n    return r;\n  };\n  var pow_2_252_3 = (x) => {\n    const x2 = modP(x * x);\n    const b2 = modP(x2 * x);\n    const b4 = modP(pow2(b2, 2) * b2);\n    const b5 = modP(pow2(b4, 1) * x);\n    const b10 = modP(pow2(b5, 5) * b5);\n    const b20 = modP(pow2(b10, 10) * b10);\n    const b40 = modP(pow2(b20, 20) * b20);\n    const b80 = modP(pow2(b40, 40) * b40);\n    const b160 = modP(pow2(b80, 80) * b80);\n    const b240 = modP(pow2(b160, 80) * b80);\n    const b250 = modP(pow2(b240, 10) * b10);\n    return modP(pow2(b250, 2) * x);\n  };\n  var RM1 = 0x2b8324804fc1df0b2b4d00993dfbd7a72f431806ad2fe478c4ee1b274a0ea0b0n;\n  var uvRatio = (u, v) => {\n    const v3 = modP(v * modP(v * v));\n    const v7 = modP(modP(v3 * v3) * v);\n    const pow = pow_2_252_3(modP(u * v7));\n    let x = modP(u * modP(v3 * pow));\n    const vx2 = modP(v * modP(x * x));\n    const root1 = x;\n    const root2 = modP(x * RM1);\n    const useRoot1 = vx2 === u;\n    const useRoot2 = vx2 === mod(-u);\n    const noRoot = vx2 === mod(-u * RM1);\n    if (useRoot1)\n      x = root1;\n    if (useRoot2 || noRoot)\n      x = root2;\n    if ((mod(x) & 1n) === 1n)\n      x = mod(-x);\n    return { isValid: useRoot1 || useRoot2, value: x };\n  };\n  var modL_LE = (hash) => modN(bytesToNumberLE(hash));\n  var hashFinishSync = (res) => res[1](callHash(\"sha512\", res[0]));\n  var getZip215 = (options) => {\n    if (options === null || typeof options !== \"object\")\n      throw new TypeError(\"expected valid options object\");\n    return options.zip215 ?? true;\n  };\n  var _verify = (sig, msg, publicKey, options) => {\n    sig = abytes2(sig, 64, \"signature\");\n    msg = abytes2(msg, void 0, \"message\");\n    publicKey = abytes2(publicKey, LEN, \"publicKey\");\n    const zip215 = getZip215(options);\n    const r = sig.subarray(0, LEN);\n    const s = bytesToNumberLE(sig.subarray(LEN, 64));\n    let A, R, SB;\n    let hashable = Uint8Array.of();\n    let finished = false;\n    try {\n      A = Point.fromBytes(publicKey, zip215);\n      R = Point.fromBytes(r, zip215);\n      SB = G.multiply(s, false);\n      hashable = concatBytes(r, publicKey, msg);\n      finished = true;\n    } catch (error) {\n    }\n    const finish = (hashed) => {\n      if (!finished)\n        return false;\n      if (!zip215 && A.isSmallOrder())\n        return false;\n      const k = modL_LE(hashed);\n      const RkA = R.add(A.multiply(k, false));\n      return RkA.subtract(SB).clearCofactor().is0();\n    };\n    return [hashable, finish];\n  };\n  var verify = (signature, message, publicKey, opts = {}) => hashFinishSync(_verify(signature, message, publicKey, opts));\n  var hashes = {\n    sha512Async: async (message) => {\n      const s = globalThis?.crypto?.subtle;\n      if (!s)\n        throw new Error(\"crypto.subtle must be defined, consider polyfill\");\n      return new Uint8Array(await s.digest(\"SHA-512\", concatBytes(message)));\n    },\n    sha512: void 0\n  };\n  var precompute = () => {\n    const points = [];\n    let p = G;\n    let b;\n    for (let w = 0; w < 33; w++) {\n      b = p;\n      points.push(b);\n      for (let i = 1; i < 128; i++) {\n        b = b.add(p);\n        points.push(b);\n      }\n      p = b.double();\n    }\n    return points;\n  };\n  var Gpows = void 0;\n  var ctneg = (cnd, p) => {\n    const n = p.negate();\n    return cnd ? n : p;\n  };\n  var wNAF = (n) => {\n    const comp = Gpows || (Gpows = precompute());\n    let p = I;\n    let f = G;\n    for (let w = 0; w < 33; w++) {\n      let wbits = Number(n & 255n);\n      n >>= 8n;\n      if (wbits > 128) {\n        wbits -= 256;\n        n += 1n;\n      }\n      const off = w * 128;\n      const offP = off + Math.abs(wbits) - 1;\n      const isOddW = w % 2 !== 0;\n      const isNeg = wbits < 0;\n      if (wbits === 0) {\n        f = f.add(ctneg(isOddW, comp[off]));\n      } else {\n        p = p.add(ctneg(isNeg, comp[offP]));\n      }\n    }\n    if (n !== 0n)\n      throw new Error(\"invalid wnaf\");\n    return { p, f };\n  };\n\n  // src/report/client/signature.ts\n  hashes.sha512 = sha512;\n  var SPKI_PREFIX = [48, 42, 48, 5, 6, 3, 43, 101, 112, 3, 33, 0];\n  function keyIdOf(raw) {\n    return sha256Hex(raw).slice(0, 16);\n  }\n  function base64Bytes(b64) {\n    const bin = atob(b64);\n    const out = new Uint8Array(bin.length);\n    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);\n    return out;\n  }\n  function rawKey(raw) {\n    return { ok: true, raw, keyId: keyIdOf(raw) };\n  }\n  function parsePastedKey(text) {\n    const t = text.trim();\n    if (t === \"\") return { ok: false, reason: \"paste a public key first\" };\n    const pem = /^-----BEGIN ([A-Z0-9 ]+)-----([\\s\\S]*?)-----END \\1-----$/.exec(t);\n    if (pem !== null) {\n      if (pem[1].includes(\"PRIVATE\")) return { ok: false, reason: \"this is a PRIVATE key: paste the public key only\" };\n      if (pem[1] !== \"PUBLIC KEY\") return { ok: false, reason: `a PEM \"${pem[1]}\"; expected \"PUBLIC KEY\" (SPKI)` };\n      const body = pem[2].replace(/\\s+/g, \"\");\n      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return { ok: false, reason: \"the PEM body is not base64\" };\n      const der = base64Bytes(body);\n      if (der.length !== 44 || SPKI_PREFIX.some((b, i) => der[i] !== b))\n        return { ok: false, reason: \"not an Ed25519 public key (another algorithm, or a malformed SPKI)\" };\n      return rawKey(der.slice(12));\n    }\n    if (/^[0-9a-fA-F]{64}$/.test(t)) {\n      const raw = new Uint8Array(32);\n      for (let i = 0; i < 32; i++) raw[i] = parseInt(t.slice(i * 2, i * 2 + 2), 16);\n      return rawKey(raw);\n    }\n    if (/^[A-Za-z0-9+/]{43}=$/.test(t)) return rawKey(base64Bytes(t));\n    return {\n      ok: false,\n      reason: 'not a public key: expected PEM \"PUBLIC KEY\", or the raw 32 bytes as 64 hex digits or base64'\n    };\n  }\n  function verifyEd25519(signature, message, publicKey) {\n    if (signature.length !== 64 || publicKey.length !== 32) return false;\n    try {\n      return verify(signature, message, publicKey, { zip215: false });\n    } catch {\n      return false;\n    }\n  }\n\n  // src/journal/chain.ts\n  var hashText = (h) => /^[0-9a-f]{64}$/.test(h) ? h : JSON.stringify(h);\n  var short = hashText;\n  var ChainChecker = class {\n    constructor() {\n      __publicField(this, \"expectedSeq\", 0);\n      /** The previous row's stored step_hash; null after a row that had none (no prev_hash matches it). */\n      __publicField(this, \"prevHash\", ZERO_HASH);\n      __publicField(this, \"steps\", 0);\n    }\n    check(line, view, out) {\n      if (view.seq !== void 0 && view.seq !== this.expectedSeq && BigInt(view.seq) !== BigInt(this.expectedSeq)) {\n        out.add({ line, kind: \"seq_mismatch\", message: `seq ${String(view.seq)}, expected ${this.expectedSeq}` });\n      }\n      if (view.prev_hash !== void 0 && view.prev_hash !== this.prevHash) {\n        out.add({\n          line,\n          kind: \"prev_hash_mismatch\",\n          message: this.prevHash === null ? `chain break: prev_hash ${short(view.prev_hash)}, but the previous row has no step_hash string` : `chain break: prev_hash ${short(view.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`\n        });\n      }\n      if (view.computedHash !== void 0 && view.step_hash !== void 0 && view.computedHash !== view.step_hash) {\n        out.add({\n          line,\n          kind: \"step_hash_mismatch\",\n          message: `field tamper: stored step_hash ${short(view.step_hash)}, recomputed ${short(view.computedHash)}`\n        });\n      }\n      this.expectedSeq++;\n      this.prevHash = view.step_hash ?? null;\n      this.steps++;\n    }\n    /** The head: the last stored step_hash walked ('' when that row had none), 64 zeros before any row. */\n    get head() {\n      return this.steps === 0 ? ZERO_HASH : this.prevHash ?? \"\";\n    }\n  };\n\n  // src/journal/faults.ts\n  var MAX_LISTED_FAULTS = 1e3;\n  var FaultList = class {\n    constructor(cap = MAX_LISTED_FAULTS) {\n      __publicField(this, \"cap\", cap);\n      __publicField(this, \"list\", []);\n      /** Every fault added (a run of n counts n). */\n      __publicField(this, \"total\", 0);\n      /** Faults counted but not listed (past MAX_LISTED_FAULTS entries). */\n      __publicField(this, \"omitted\", 0);\n      /** The latest entry of each kind, which a fault on the next line extends. */\n      __publicField(this, \"open\", /* @__PURE__ */ new Map());\n    }\n    add(f) {\n      const n = f.count ?? 1;\n      this.total += n;\n      if (f.line !== null) {\n        const o = this.open.get(f.kind);\n        if (o !== void 0 && (o.last_line ?? o.line) + 1 === f.line) {\n          o.count = (o.count ?? 1) + n;\n          o.last_line = f.last_line ?? f.line;\n          return;\n        }\n      }\n      if (this.list.length >= this.cap && f.line !== null) {\n        this.omitted += n;\n        this.open.delete(f.kind);\n        return;\n      }\n      const entry = { ...f };\n      this.list.push(entry);\n      if (f.line !== null) this.open.set(f.kind, entry);\n    }\n    /** Faults counted elsewhere and not listed (a slice's own overflow). */\n    addOmitted(n) {\n      this.total += n;\n      this.omitted += n;\n    }\n    /** Adds every entry of another list, then its overflow. */\n    addAll(other) {\n      for (const f of other.list) this.add(f);\n      if (other.omitted > 0) this.addOmitted(other.omitted);\n    }\n  };\n\n  // src/journal/lines.ts\n  function isPyWhitespace(c) {\n    if (c <= 32) return c === 32 || c >= 9 && c <= 13 || c >= 28 && c <= 31;\n    if (c < 133) return false;\n    return c === 133 || c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288;\n  }\n  function pyStrip(s) {\n    let a = 0;\n    let b = s.length;\n    while (a < b && isPyWhitespace(s.charCodeAt(a))) a++;\n    while (b > a && isPyWhitespace(s.charCodeAt(b - 1))) b--;\n    return a === 0 && b === s.length ? s : s.slice(a, b);\n  }\n  function forEachReferenceLine(buf, from, to, fn) {\n    let pos = from;\n    while (pos < to) {\n      const nl = indexIn(buf, 10, pos, to);\n      const segEnd = nl < 0 ? to : nl;\n      splitSegment(buf, pos, segEnd, nl >= 0, fn);\n      pos = segEnd + 1;\n    }\n  }\n  function splitSegment(buf, a, b, lf, fn) {\n    let lines = 0;\n    let s = a;\n    for (; ; ) {\n      const cr = indexIn(buf, 13, s, b);\n      if (cr < 0) {\n        if (lf) fn(s, b, b + 1, \"lf\");\n        else if (s < b) fn(s, b, b, \"eof\");\n        else return lines;\n        return lines + 1;\n      }\n      if (cr + 1 === b && lf) {\n        fn(s, cr, b + 1, \"crlf\");\n        return lines + 1;\n      }\n      fn(s, cr, cr + 1, \"cr\");\n      lines++;\n      s = cr + 1;\n    }\n  }\n  function indexIn(buf, byte, from, to) {\n    if (to - from <= 32) {\n      for (let i = from; i < to; i++) if (buf[i] === byte) return i;\n      return -1;\n    }\n    const k = buf.subarray(from, to).indexOf(byte);\n    return k < 0 ? -1 : from + k;\n  }\n\n  // src/journal/step-hash.ts\n  function payloadOf(f) {\n    return {\n      prev_hash: f.prev_hash,\n      input_hash: f.input_hash,\n      model: f.model,\n      prompt: f.prompt,\n      tool_call: f.tool_call,\n      tool_result: f.tool_result\n    };\n  }\n  function stepPayload(f, read = false) {\n    return read ? canonicalOfRead(payloadOf(f)) : canonical(payloadOf(f));\n  }\n  function computeStepHash(f, read = false) {\n    return sha256Hex(stepPayload(f, read));\n  }\n\n  // src/journal/row.ts\n  var ROW_KEYS = [\n    \"blob_refs\",\n    \"input_hash\",\n    \"model\",\n    \"prev_hash\",\n    \"prompt\",\n    \"seq\",\n    \"step_hash\",\n    \"tool_call\",\n    \"tool_result\",\n    \"ts\"\n  ];\n  var JSON_START = /^[{[\"0-9tfnNI-]/;\n  function readRowLine(bytes) {\n    let value;\n    let raw;\n    try {\n      raw = decodeUtf8(bytes);\n    } catch {\n      return { kind: \"malformed\", reason: \"invalid UTF-8\" };\n    }\n    const text = pyStrip(raw);\n    if (text.length === 0) return { kind: \"blank\" };\n    if (!JSON_START.test(text)) return { kind: \"malformed\", reason: \"expecting value at column 1\" };\n    try {\n      value = parse(text);\n    } catch (e) {\n      if (e instanceof JsonParseError) return { kind: \"malformed\", reason: e.message };\n      if (e instanceof RangeError) return { kind: \"malformed\", reason: \"line too large to read\" };\n      throw e;\n    }\n    if (!isJsonObject(value)) return { kind: \"malformed\", reason: \"line is not a JSON object\" };\n    return rowFromValue(value, text === raw ? text : void 0);\n  }\n  var has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);\n  function rowFromValue(value, text, known) {\n    const bad = [];\n    const v = value;\n    const field = (k, ok, what) => {\n      if (!has(value, k)) bad.push(`no \"${k}\" key`);\n      else if (!ok) bad.push(`\"${k}\" ${what}`);\n      return has(value, k) && ok;\n    };\n    const seqOk = field(\"seq\", isJsonInteger(v.seq), \"is not an integer\");\n    const prevOk = field(\"prev_hash\", typeof v.prev_hash === \"string\", \"is not a string\");\n    const stepOk = field(\"step_hash\", typeof v.step_hash === \"string\", \"is not a string\");\n    const inputOk = field(\"input_hash\", typeof v.input_hash === \"string\", \"is not a string\");\n    let hashedPresent = true;\n    for (const k of [\"model\", \"prompt\", \"tool_call\", \"tool_result\"])\n      hashedPresent = field(k, true, \"\") && hashedPresent;\n    const refs = v.blob_refs;\n    field(\"blob_refs\", Array.isArray(refs) && refs.every((r) => isSha256Hex(r)), \"is not a list of SHA-256 hex digests\");\n    const ts = numericValue(v.ts);\n    field(\"ts\", ts !== void 0, \"is not a number\");\n    const fields = prevOk && inputOk && hashedPresent ? {\n      prev_hash: v.prev_hash,\n      input_hash: v.input_hash,\n      model: v.model,\n      prompt: v.prompt,\n      tool_call: v.tool_call,\n      tool_result: v.tool_result\n    } : void 0;\n    const view = {\n      seq: seqOk ? v.seq : void 0,\n      prev_hash: prevOk ? v.prev_hash : void 0,\n      step_hash: stepOk ? v.step_hash : void 0,\n      computedHash: fields === void 0 ? void 0 : known?.computedHash ?? computeStepHash(fields, true)\n    };\n    if (bad.length > 0) {\n      return { kind: \"row\", view, row: void 0, shape: `row shape: ${bad.join(\"; \")}`, value, canonical: false };\n    }\n    const row = {\n      ...fields,\n      blob_refs: refs,\n      seq: Number(v.seq),\n      step_hash: v.step_hash,\n      ts\n    };\n    let isCanonical = known?.canonical ?? false;\n    if (known === void 0 && text !== void 0 && Object.keys(value).length === ROW_KEYS.length) {\n      try {\n        isCanonical = canonicalOfRead(value) === text;\n      } catch {\n        isCanonical = false;\n      }\n    }\n    return { kind: \"row\", view, row, shape: void 0, value, canonical: isCanonical };\n  }\n\n  // src/report/client/verifier.ts\n  function createVerifier(bytes, options = {}) {\n    const window = options.window ?? null;\n    const lineOffset = window === null ? 0 : window.first_line - 1;\n    const bounds = [];\n    forEachReferenceLine(bytes, 0, bytes.length, (s, e) => void bounds.push(s, e));\n    const total = bounds.length / 2;\n    const reachesEnd = window === null || lineOffset + total >= window.total_lines;\n    const entries = [];\n    const faults = new FaultList();\n    const chain = new ChainChecker();\n    if (window !== null) {\n      chain.expectedSeq = window.first_seq;\n      chain.prevHash = window.anchor_hash;\n    }\n    let done = false;\n    const checkLine = (idx) => {\n      const start = bounds[idx * 2];\n      const end = bounds[idx * 2 + 1];\n      const line = lineOffset + idx + 1;\n      const entry = { line, start, end, row: null, computed: null, faults: [] };\n      entries.push(entry);\n      const sink = {\n        add(f) {\n          entry.faults.push(f);\n          faults.add(f);\n        }\n      };\n      const read = readRowLine(bytes.subarray(start, end));\n      if (read.kind === \"blank\") return;\n      if (read.kind === \"malformed\") {\n        sink.add({ line, kind: \"malformed_json\", message: read.reason });\n        return;\n      }\n      if (read.shape !== void 0) sink.add({ line, kind: \"malformed_json\", message: read.shape });\n      chain.check(line, read.view, sink);\n      entry.row = read.row ?? null;\n      entry.computed = read.view.computedHash ?? null;\n    };\n    const head = () => chain.head;\n    const finish = () => {\n      if (window === null && chain.steps === 0)\n        faults.add({\n          line: null,\n          kind: \"empty_journal\",\n          message: total === 0 ? \"journal has no steps\" : \"journal has no steps (no line holds a row)\"\n        });\n      const expected = options.expectedHead;\n      if (reachesEnd && expected !== void 0 && expected !== null && expected !== head()) {\n        faults.add({ line: null, kind: \"head_mismatch\", message: `head ${head()}, expected ${expected}` });\n      }\n      done = true;\n    };\n    return {\n      entries,\n      total,\n      run(maxLines) {\n        if (done) return true;\n        const stop = Math.min(total, entries.length + maxLines);\n        while (entries.length < stop) checkLine(entries.length);\n        if (entries.length >= total) finish();\n        return done;\n      },\n      result() {\n        const r = {\n          ok: done && faults.total === 0,\n          head_hash: head(),\n          steps: chain.steps,\n          errors: faults.list.slice(),\n          fault_count: faults.total,\n          errors_omitted: faults.omitted\n        };\n        return r;\n      }\n    };\n  }\n\n  // src/report/client/app.ts\n  var lossyUtf8 = new TextDecoder(\"utf-8\", { fatal: false, ignoreBOM: true });\n  var HASHED_FIELDS = [\"model\", \"prompt\", \"tool_call\", \"tool_result\"];\n  var BLOB_PAGE = 100;\n  function startReport(doc) {\n    const root = doc.documentElement;\n    const $ = (id) => {\n      const e = doc.getElementById(id);\n      if (e === null) throw new Error(`page element #${id} is missing`);\n      return e;\n    };\n    const el = (tag, cls, text) => {\n      const e = doc.createElement(tag);\n      if (cls) e.className = cls;\n      if (text !== void 0) e.textContent = text;\n      return e;\n    };\n    const fmtInt = (n) => String(n).replace(/\\B(?=(\\d{3})+(?!\\d))/g, \",\");\n    const fmtSize = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;\n    const plural = (n, one, many = `${one}s`) => `${fmtInt(n)} ${n === 1 ? one : many}`;\n    const fail = (kind, message) => {\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-verified\", \"false\");\n      root.setAttribute(\"data-first-fault-kind\", kind);\n      const status2 = doc.getElementById(\"status\");\n      if (status2) {\n        status2.className = \"status bad\";\n        const t = doc.getElementById(\"status-title\");\n        if (t) t.textContent = \"\\u2717 NOT VERIFIED: the report could not check this chain\";\n        const d = doc.getElementById(\"status-detail\");\n        if (d) d.textContent = message;\n      }\n    };\n    let data;\n    try {\n      data = JSON.parse($(\"stepchain-data\").textContent ?? \"\");\n      if (data.format !== 2) throw new Error(`format ${String(data.format)}, this page reads format 2`);\n    } catch (e) {\n      fail(\"report_error\", `embedded data unreadable: ${e.message}`);\n      return;\n    }\n    const win = data.window;\n    const gv = data.generator_verify;\n    const journal = base64Bytes(data.journal_b64);\n    const verifier = createVerifier(journal, { expectedHead: data.expected_head, window: win });\n    const entries = verifier.entries;\n    const blobFaults = [];\n    let finished = null;\n    const textOf = (e) => lossyUtf8.decode(journal.subarray(e.start, e.end));\n    const meta = $(\"meta\");\n    const metaRow = (k, v, cls) => {\n      const dd = el(\"dd\", cls, v);\n      meta.append(el(\"dt\", void 0, k), dd);\n      return dd;\n    };\n    metaRow(\"Agent\", data.agent_id);\n    metaRow(\"Source\", `${data.source.kind === \"receipt\" ? \"receipt\" : \"journal\"} ${data.source.path}`);\n    const stepsDd = metaRow(\"Steps\", \"\\u2026\");\n    const headDd = metaRow(\"Head hash\", \"\\u2026\", \"hash\");\n    metaRow(\"Generated\", `${data.generated_at} by ${data.generator}`);\n    metaRow(\n      \"Generator check\",\n      gv.ok ? `intact (${plural(gv.steps, \"step\")}, head ${gv.head_hash})` : `${plural(gv.errors.length, \"fault\")}: first ${gv.errors[0]?.kind ?? \"\"} at line ${gv.errors[0]?.line ?? \"-\"}`,\n      \"hash\"\n    );\n    if (win !== null) {\n      metaRow(\n        \"Window\",\n        `lines ${fmtInt(win.first_line)}\\u2013${fmtInt(win.first_line + Math.max(0, verifier.total - 1))} of ${fmtInt(win.total_lines)} are embedded; the first links to step_hash ${win.anchor_hash}, which the generator verified from genesis`,\n        \"hash warn\"\n      );\n    }\n    let signature = null;\n    let signatureKey = null;\n    const signatureFaults = [];\n    let renderSignature = () => {\n    };\n    if (data.receipt !== null) {\n      const r = data.receipt;\n      const manifest = base64Bytes(r.manifest_b64);\n      const sig = r.signature_b64 === null ? null : base64Bytes(r.signature_b64);\n      if (!r.signed || sig === null) {\n        signature = \"unsigned\";\n        if (r.public_keys.length > 0)\n          signatureFaults.push({\n            line: null,\n            kind: \"unsigned\",\n            message: \"manifest.sig: a trusted key was given but the receipt is not signed (no manifest.sig)\"\n          });\n      } else if (r.public_keys.length === 0) {\n        signature = \"not_checked\";\n      } else {\n        const good = r.public_keys.find((k) => verifyEd25519(sig, manifest, base64Bytes(k.raw_b64)));\n        if (good !== void 0) {\n          signature = \"verified\";\n          signatureKey = good.key_id;\n        } else {\n          signature = \"invalid\";\n          signatureFaults.push({\n            line: null,\n            kind: \"signature_invalid\",\n            message: `manifest.sig: the signature does not verify under any trusted key (${r.public_keys.map((k) => k.key_id).join(\", \")})`\n          });\n        }\n      }\n      const sec = $(\"receipt\");\n      sec.hidden = false;\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      add2(\"Signed\", r.signed ? \"yes (manifest.sig, Ed25519)\" : \"no\", r.signed ? void 0 : \"warn\");\n      const sigDd = add2(\"Signature\", \"\");\n      add2(\n        \"Keys given to the generator\",\n        r.public_keys.length === 0 ? \"none\" : r.public_keys.map((k) => `${k.key_id} (${k.source})`).join(\"\\n\"),\n        \"hash\"\n      );\n      add2(\"Generator said\", r.signature_check);\n      add2(\"Expected head\", data.expected_head ?? \"(none)\", \"hash\");\n      if (r.generator_faults.length > 0)\n        add2(\"Receipt problems\", r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join(\"\\n\"), \"badtext\");\n      sec.append(dl);\n      renderSignature = () => {\n        sigDd.className = signature === \"verified\" ? \"oktext\" : signature === \"invalid\" ? \"badtext\" : \"warn\";\n        sigDd.textContent = signature === \"verified\" ? `\\u2713 verified in this browser under key ${signatureKey ?? \"\"}` : signature === \"invalid\" ? \"\\u2717 does NOT verify under the given key(s)\" : signature === \"not_checked\" ? \"NOT checked: no public key was given. Paste the signer\\u2019s public key below to check it here.\" : \"unsigned: there is no signature to check\";\n        root.setAttribute(\"data-signature\", signature ?? \"\");\n        if (signatureKey !== null) root.setAttribute(\"data-signature-key\", signatureKey);\n      };\n      renderSignature();\n      if (r.signed && sig !== null) {\n        const box = el(\"div\", \"paste\");\n        const label = el(\n          \"label\",\n          void 0,\n          \"Check the signature with a public key (PEM, or 32 bytes as hex or base64):\"\n        );\n        const area = el(\"textarea\");\n        area.id = \"public-key\";\n        area.rows = 3;\n        area.spellcheck = false;\n        area.placeholder = \"-----BEGIN PUBLIC KEY-----\\n\\u2026\\n-----END PUBLIC KEY-----\";\n        label.append(area);\n        const button = el(\"button\", void 0, \"Check signature\");\n        button.id = \"check-signature\";\n        const result = el(\"div\", \"paste-result\");\n        result.id = \"signature-result\";\n        result.setAttribute(\"role\", \"status\");\n        button.addEventListener(\"click\", () => {\n          const key = parsePastedKey(area.value);\n          if (!key.ok) {\n            result.className = \"paste-result warn\";\n            result.textContent = `Not a usable key: ${key.reason}`;\n            root.setAttribute(\"data-pasted-key\", \"bad_key\");\n            return;\n          }\n          if (verifyEd25519(sig, manifest, key.raw)) {\n            result.className = \"paste-result oktext\";\n            result.textContent = `\\u2713 The manifest signature holds under key ${key.keyId}: this receipt's manifest.json was signed by that key's owner and not changed since (checked in this browser, offline).`;\n            root.setAttribute(\"data-pasted-key\", \"holds\");\n            if (signature === \"not_checked\") {\n              signature = \"verified\";\n              signatureKey = key.keyId;\n              renderSignature();\n              renderVerdict();\n            }\n          } else {\n            result.className = \"paste-result badtext\";\n            result.textContent = `\\u2717 The manifest signature does NOT hold under key ${key.keyId}: either another key signed it, or manifest.json was changed after signing.`;\n            root.setAttribute(\"data-pasted-key\", \"fails\");\n          }\n        });\n        box.append(label, button, result);\n        sec.append(box);\n      }\n      const det = el(\"details\");\n      det.append(el(\"summary\", void 0, \"manifest.json\"));\n      let manifestShown = lossyUtf8.decode(manifest);\n      const parsed = orderedRow(manifestShown);\n      if (parsed !== null) manifestShown = display(parsed);\n      det.append(el(\"pre\", \"code\", manifestShown));\n      sec.append(det);\n      sec.append(\n        el(\n          \"p\",\n          \"note\",\n          \"Checked in this browser: the chain (every step hash, link and seq), that it ends at the manifest head, the bundled blobs\\u2019 digests, and the Ed25519 signature over manifest.json under the keys above or a key you paste. Checked by the generator only: the archive structure and that blob_digests matches the chain.\"\n        )\n      );\n    }\n    const ROW_H = 26;\n    const list = $(\"list\");\n    const spacer = $(\"list-spacer\");\n    const search = $(\"search\");\n    const onlyFaults = $(\"only-faults\");\n    const countEl = $(\"count\");\n    let view = [];\n    let sel = -1;\n    let filterText = \"\";\n    let userMoved = false;\n    const hay = [];\n    const haystack = (i) => {\n      let h = hay[i];\n      if (h === void 0) {\n        const e = entries[i];\n        const r = e.row;\n        h = (r === null ? `line ${e.line} ${textOf(e)}` : `#${r.seq} ${fieldText(r.model)} ${fieldText(r.prompt)} ${fieldText(r.tool_call)} ${fieldText(r.tool_result)} ${r.step_hash}`).toLowerCase();\n        hay[i] = h;\n      }\n      return h;\n    };\n    const matches = (i) => {\n      const e = entries[i];\n      if (onlyFaults.checked && e.faults.length === 0) return false;\n      return filterText === \"\" || haystack(i).includes(filterText);\n    };\n    const rebuildView = () => {\n      const current = sel >= 0 ? view[sel] : void 0;\n      view = [];\n      for (let i = 0; i < entries.length; i++) if (matches(i)) view.push(i);\n      sel = current === void 0 ? view.length > 0 ? 0 : -1 : view.indexOf(current);\n      if (sel < 0 && view.length > 0) sel = 0;\n      renderList(true);\n      renderDetail();\n    };\n    const extendView = (from) => {\n      for (let i = from; i < entries.length; i++) if (matches(i)) view.push(i);\n      if (sel < 0 && view.length > 0) {\n        sel = 0;\n        renderDetail();\n      }\n    };\n    const labelOf = (e) => {\n      const r = e.row;\n      if (r === null) return { n: `L${e.line}`, text: `malformed line: ${textOf(e).slice(0, 80)}` };\n      const call = r.tool_call;\n      const name = call !== null && typeof call === \"object\" && !Array.isArray(call) && !(call instanceof Map) ? call.name : void 0;\n      const tool = typeof name === \"string\" ? `${name} \\xB7 ` : \"\";\n      const p = r.prompt === null ? \"\" : fieldText(r.prompt);\n      return { n: `#${r.seq}`, text: `${tool}${p.slice(0, 120)}` };\n    };\n    let rendered = /* @__PURE__ */ new Map();\n    const renderList = (force = false) => {\n      spacer.style.height = `${view.length * ROW_H}px`;\n      const top = list.scrollTop;\n      const first = Math.max(0, Math.floor(top / ROW_H) - 10);\n      const last = Math.min(view.length, Math.ceil((top + list.clientHeight) / ROW_H) + 10);\n      const next = /* @__PURE__ */ new Map();\n      for (let v = first; v < last; v++) {\n        const idx = view[v];\n        let row = force ? void 0 : rendered.get(v);\n        if (row !== void 0 && row.dataset.entry !== String(idx)) row = void 0;\n        if (row === void 0) {\n          const e = entries[idx];\n          row = el(\"div\", \"item\");\n          row.dataset.entry = String(idx);\n          row.dataset.view = String(v);\n          row.style.top = `${v * ROW_H}px`;\n          const { n, text } = labelOf(e);\n          row.append(el(\"span\", \"n\", n), el(\"span\", \"mark\", e.faults.length > 0 ? \"\\u2717\" : \"\\u2713\"), el(\"span\", \"label\", text));\n          if (e.faults.length > 0) row.classList.add(\"faulty\");\n          rendered.delete(v);\n        }\n        row.classList.toggle(\"selected\", v === sel);\n        row.setAttribute(\"aria-selected\", v === sel ? \"true\" : \"false\");\n        next.set(v, row);\n      }\n      for (const [, old] of rendered) old.remove();\n      for (const [, r] of next) if (r.parentNode !== spacer) spacer.append(r);\n      rendered = next;\n      countEl.textContent = `${fmtInt(view.length)} of ${fmtInt(verifier.total)} lines${entries.length < verifier.total ? \" (verifying\\u2026)\" : \"\"}`;\n      const pos = doc.getElementById(\"detail-position\");\n      if (pos) pos.textContent = sel >= 0 && view.length > 0 ? `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown` : \"\";\n    };\n    list.addEventListener(\"scroll\", () => renderList());\n    list.addEventListener(\"click\", (ev) => {\n      const item = ev.target.closest(\".item\");\n      if (item?.dataset.view !== void 0) {\n        userMoved = true;\n        select(Number(item.dataset.view));\n      }\n    });\n    const scrollIntoView = () => {\n      if (sel < 0) return;\n      const y = sel * ROW_H;\n      if (y < list.scrollTop) list.scrollTop = y;\n      else if (y + ROW_H > list.scrollTop + list.clientHeight) list.scrollTop = y + ROW_H - list.clientHeight;\n    };\n    const select = (v) => {\n      if (view.length === 0) return;\n      sel = Math.max(0, Math.min(view.length - 1, v));\n      scrollIntoView();\n      renderList();\n      renderDetail();\n    };\n    const jumpToLine = (line) => {\n      if (filterText !== \"\" || onlyFaults.checked) {\n        search.value = \"\";\n        filterText = \"\";\n        onlyFaults.checked = false;\n        rebuildView();\n      }\n      const idx = entries.findIndex((e) => e.line === line);\n      const v = idx < 0 ? -1 : view.indexOf(idx);\n      if (v >= 0) select(v);\n    };\n    const detail = $(\"detail\");\n    const MAX_SHOWN = 2e5;\n    const pre = (s) => {\n      const p = el(\"pre\", \"code\");\n      if (s.length > MAX_SHOWN) {\n        p.textContent = s.slice(0, MAX_SHOWN);\n        const more = el(\"button\", \"more\", `show all ${fmtInt(s.length)} characters`);\n        more.addEventListener(\"click\", () => {\n          p.textContent = s;\n        });\n        const box = el(\"div\");\n        box.append(p, more);\n        return box;\n      }\n      p.textContent = s;\n      return p;\n    };\n    const blobByDigest = /* @__PURE__ */ new Map();\n    for (const b of data.blobs) blobByDigest.set(b.digest, b);\n    const previousRow = (idx) => {\n      for (let j = idx - 1; j >= 0; j--) if (entries[j].row !== null) return entries[j];\n      return null;\n    };\n    const renderDetail = () => {\n      detail.textContent = \"\";\n      if (sel < 0 || view.length === 0) {\n        const why = verifier.total === 0 ? \"The journal has no lines.\" : entries.length === 0 ? \"Verifying\\u2026\" : \"No step matches the search.\";\n        detail.append(el(\"p\", \"note\", why));\n        return;\n      }\n      const idx = view[sel];\n      const e = entries[idx];\n      const r = e.row;\n      const text = textOf(e);\n      const h = el(\"h2\");\n      const position = el(\"span\", \"dim\");\n      position.id = \"detail-position\";\n      position.textContent = `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown`;\n      h.append(\n        el(\"span\", void 0, r === null ? `Line ${e.line} ` : `Step ${r.seq} `),\n        el(\"span\", \"dim\", `line ${e.line} \\xB7 `),\n        position\n      );\n      detail.append(h);\n      detail.dataset.line = String(e.line);\n      if (e.faults.length > 0) {\n        const ul = el(\"ul\", \"faults\");\n        for (const f of e.faults) ul.append(el(\"li\", void 0, `line ${e.line}: ${f.kind}: ${f.message}`));\n        detail.append(ul);\n      } else if (r !== null) {\n        detail.append(el(\"p\", \"okline\", \"\\u2713 step hash recomputed in this browser and linked to the previous step\"));\n      }\n      if (r === null) {\n        detail.append(el(\"h3\", void 0, \"Raw line\"), pre(text));\n        return;\n      }\n      const shown = orderedRow(text);\n      const field = (k) => shown === null ? void 0 : shown.get(k);\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      const ts = r.ts;\n      const tsDate = Number.isFinite(ts) && Math.abs(ts) < 864e10 ? new Date(ts * 1e3).toISOString() : \"\";\n      add2(\"Time\", `${tsDate} (ts ${display(field(\"ts\") ?? null)})`);\n      add2(\"Model\", fieldText(field(\"model\") ?? r.model));\n      add2(\"Input hash\", r.input_hash, \"hash\");\n      add2(\"Prev hash\", r.prev_hash, \"hash\");\n      add2(\"Step hash\", r.step_hash, \"hash\");\n      if (e.computed !== r.step_hash) add2(\"Recomputed\", e.computed ?? \"\", \"hash badtext\");\n      const prev = previousRow(idx);\n      if (prev !== null && prev.row !== null) {\n        const before = orderedRow(textOf(prev));\n        const changes = [];\n        const shown2 = (v) => {\n          const t = preview(fieldText(v), 120);\n          return t === \"\" ? '\"\"' : t;\n        };\n        for (const k of HASHED_FIELDS) {\n          for (const c of valueChanges(k, before?.get(k) ?? prev.row[k], field(k) ?? r[k])) {\n            if (c.kind === \"added\") changes.push(`+ ${c.path}: ${shown2(c.after)}`);\n            else if (c.kind === \"removed\") changes.push(`- ${c.path}: ${shown2(c.before)}`);\n            else changes.push(`${c.path}: ${shown2(c.before)} \\u2192 ${shown2(c.after)}`);\n          }\n        }\n        const MAX_CHANGES = 40;\n        const listed = changes.length > MAX_CHANGES ? [...changes.slice(0, MAX_CHANGES), `\\u2026 ${changes.length - MAX_CHANGES} more`] : changes;\n        const dd = add2(\"Changed\", listed.length > 0 ? listed.join(\"\\n\") : \"nothing but the hashes and time\");\n        dd.classList.add(\"changed\");\n      }\n      detail.append(dl);\n      for (const k of [\"prompt\", \"tool_call\", \"tool_result\"]) {\n        const v = field(k) ?? r[k];\n        detail.append(el(\"h3\", void 0, k), pre(typeof v === \"string\" ? v : display(v)));\n      }\n      const refs = r.blob_refs;\n      detail.append(el(\"h3\", void 0, `blob_refs (${refs.length})`));\n      if (refs.length > 0) {\n        const ul = el(\"ul\", \"refs\");\n        for (const d of refs) {\n          const li = el(\"li\");\n          const b = blobByDigest.get(d);\n          li.append(\n            el(\"code\", \"hash\", d),\n            el(\n              \"span\",\n              \"dim\",\n              b === void 0 ? \" (not bundled)\" : b.size === null ? \" (not found)\" : ` ${fmtSize(b.size)}${b.b64 === void 0 ? ` \\xB7 not embedded: ${b.skipped ?? \"\"}` : \"\"}`\n            )\n          );\n          if (b?.b64 !== void 0) li.append(blobPreview(b));\n          ul.append(li);\n        }\n        detail.append(ul);\n      }\n      const raw = el(\"details\");\n      raw.append(el(\"summary\", void 0, \"raw line\"), pre(text));\n      detail.append(raw);\n    };\n    const blobPreview = (b) => {\n      const det = el(\"details\", \"preview\");\n      det.append(el(\"summary\", void 0, \"preview\"));\n      let filled = false;\n      det.addEventListener(\"toggle\", () => {\n        if (filled || !det.open) return;\n        filled = true;\n        const bytes = base64Bytes(b.b64 ?? \"\");\n        const head = bytes.subarray(0, 4096);\n        let binary;\n        let textPreview = \"\";\n        try {\n          textPreview = decodeUtf8(head);\n          binary = /[\\u0000-\\u0008\\u000e-\\u001f]/.test(textPreview);\n        } catch {\n          try {\n            textPreview = decodeUtf8(head.subarray(0, Math.max(0, head.length - 3)));\n            binary = bytes.length <= 4096;\n          } catch {\n            binary = true;\n          }\n        }\n        if (binary) {\n          let hex = \"\";\n          for (let i = 0; i < Math.min(512, bytes.length); i++)\n            hex += bytes[i].toString(16).padStart(2, \"0\") + (i % 16 === 15 ? \"\\n\" : \" \");\n          textPreview = `binary, first ${Math.min(512, bytes.length)} bytes:\n${hex}`;\n        } else if (bytes.length > 4096) textPreview += `\n\\u2026 (${fmtSize(bytes.length)} in all)`;\n        det.append(el(\"pre\", \"code\", textPreview));\n      });\n      return det;\n    };\n    const blobsSec = $(\"blobs\");\n    const blobChecked = /* @__PURE__ */ new Map();\n    const blobStatusText = (b) => {\n      if (b.b64 === void 0) return `not embedded: ${b.skipped ?? \"unknown\"}`;\n      const c = blobChecked.get(b.digest);\n      return c === void 0 ? \"embedded (digest not checked yet)\" : c === true ? \"embedded, digest verified \\u2713\" : `digest MISMATCH: bytes hash to ${c}`;\n    };\n    let renderBlobs = () => {\n    };\n    if (data.blobs.length > 0) {\n      blobsSec.hidden = false;\n      const summary = el(\"p\", \"note\");\n      summary.id = \"blob-summary\";\n      const table = el(\"table\", \"blobs\");\n      const more = el(\"button\", \"more\");\n      more.id = \"blob-more\";\n      let shownRows = 0;\n      const statusCells = /* @__PURE__ */ new Map();\n      const addRows = (n) => {\n        const stop = Math.min(data.blobs.length, shownRows + n);\n        for (; shownRows < stop; shownRows++) {\n          const b = data.blobs[shownRows];\n          const tr = el(\"tr\");\n          const st = el(\"td\", void 0, blobStatusText(b));\n          statusCells.set(b.digest, st);\n          const pv = el(\"td\");\n          if (b.b64 !== void 0) pv.append(blobPreview(b));\n          tr.append(el(\"td\", \"hash\", b.digest), el(\"td\", void 0, b.size === null ? \"-\" : fmtSize(b.size)), st, pv);\n          table.append(tr);\n        }\n        const left = data.blobs.length - shownRows;\n        more.hidden = left === 0;\n        more.textContent = `show ${fmtInt(Math.min(BLOB_PAGE, left))} more (${fmtInt(left)} not shown)`;\n      };\n      more.addEventListener(\"click\", () => addRows(BLOB_PAGE));\n      renderBlobs = () => {\n        const counts = /* @__PURE__ */ new Map();\n        for (const b of data.blobs) {\n          const s = b.b64 === void 0 ? `not embedded: ${b.skipped ?? \"unknown\"}` : blobChecked.get(b.digest) === void 0 ? \"embedded, not checked yet\" : blobChecked.get(b.digest) === true ? \"embedded, digest verified\" : \"embedded, digest MISMATCH\";\n          counts.set(s, (counts.get(s) ?? 0) + 1);\n        }\n        const embedded = data.blobs.filter((b) => b.b64 !== void 0).length;\n        summary.textContent = `${plural(data.blobs.length, \"referenced blob\")}: ${fmtInt(embedded)} embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all). ` + [...counts].map(([s, n]) => `${fmtInt(n)} ${s}`).join(\"; \") + \".\";\n        for (const [d, cell] of statusCells) {\n          const b = blobByDigest.get(d);\n          cell.textContent = blobStatusText(b);\n          cell.className = blobChecked.get(d) !== void 0 && blobChecked.get(d) !== true ? \"badtext\" : \"\";\n        }\n      };\n      const thead = el(\"tr\");\n      for (const t of [\"digest\", \"size\", \"status\", \"\"]) thead.append(el(\"th\", void 0, t));\n      table.append(thead);\n      blobsSec.append(summary, table, more);\n      addRows(BLOB_PAGE);\n      renderBlobs();\n    }\n    if (data.forks !== null) {\n      const sec = $(\"forks\");\n      sec.hidden = false;\n      const draw = (n) => {\n        const li = el(\"li\");\n        const bits = [n.id];\n        if (n.label) bits.push(`\\u201C${n.label}\\u201D`);\n        if (n.from_step !== void 0 && n.from_step !== null) bits.push(`from step ${n.from_step}`);\n        if (n.branch) bits.push(`branch ${n.branch}`);\n        if (n.steps_since !== void 0 && n.steps_since !== null)\n          bits.push(`+${n.steps_since} step${n.steps_since === 1 ? \"\" : \"s\"} since`);\n        if (n.journal_ok === false) bits.push(\"JOURNAL DOES NOT VERIFY\");\n        if (n.missing) bits.push(\"WORKTREE MISSING\");\n        if (n.current) bits.push(\"(this report)\");\n        const span = el(\n          \"span\",\n          n.current ? \"node current\" : n.journal_ok === false || n.missing ? \"node badnode\" : \"node\",\n          bits.join(\" \\xB7 \")\n        );\n        li.append(span);\n        if (n.children.length > 0) {\n          const ul2 = el(\"ul\");\n          for (const c of n.children) ul2.append(draw(c));\n          li.append(ul2);\n        }\n        return li;\n      };\n      const ul = el(\"ul\", \"tree\");\n      ul.append(draw(data.forks));\n      sec.append(ul);\n    }\n    let searchTimer;\n    search.addEventListener(\"input\", () => {\n      if (searchTimer !== void 0) clearTimeout(searchTimer);\n      searchTimer = setTimeout(() => {\n        filterText = search.value.trim().toLowerCase();\n        rebuildView();\n      }, 120);\n    });\n    onlyFaults.addEventListener(\"change\", () => rebuildView());\n    doc.addEventListener(\"keydown\", (ev) => {\n      const t = ev.target;\n      if (t !== null && t.tagName === \"TEXTAREA\") return;\n      if (t !== null && t.tagName === \"INPUT\") {\n        if (ev.key === \"Escape\") {\n          search.value = \"\";\n          filterText = \"\";\n          rebuildView();\n          search.blur();\n        } else if (ev.key === \"Enter\" || ev.key === \"ArrowDown\") {\n          if (searchTimer !== void 0) clearTimeout(searchTimer);\n          filterText = search.value.trim().toLowerCase();\n          rebuildView();\n          search.blur();\n          ev.preventDefault();\n        }\n        return;\n      }\n      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;\n      const page = Math.max(1, Math.floor(list.clientHeight / ROW_H) - 1);\n      let to;\n      switch (ev.key) {\n        case \"ArrowRight\":\n        case \"ArrowDown\":\n        case \"j\":\n          to = sel + 1;\n          break;\n        case \"ArrowLeft\":\n        case \"ArrowUp\":\n        case \"k\":\n          to = sel - 1;\n          break;\n        case \"Home\":\n        case \"g\":\n          to = 0;\n          break;\n        case \"End\":\n        case \"G\":\n          to = view.length - 1;\n          break;\n        case \"PageDown\":\n          to = sel + page;\n          break;\n        case \"PageUp\":\n          to = sel - page;\n          break;\n        case \"/\":\n          search.focus();\n          ev.preventDefault();\n          return;\n        default:\n          return;\n      }\n      ev.preventDefault();\n      userMoved = true;\n      select(to);\n    });\n    const status = $(\"status\");\n    const title = $(\"status-title\");\n    const statusDetail = $(\"status-detail\");\n    const bar = $(\"progress-bar\");\n    const faultList = $(\"faults\");\n    root.setAttribute(\"data-verify-state\", \"running\");\n    const showFaults = (errors) => {\n      faultList.textContent = \"\";\n      const shown = errors.slice(0, 200);\n      for (const f of shown) {\n        const li = el(\"li\");\n        if (f.line !== null) {\n          const a = el(\"button\", \"linklike\", `line ${f.line}`);\n          const line = f.line;\n          a.addEventListener(\"click\", () => jumpToLine(line));\n          li.append(a, el(\"span\", void 0, `: ${f.kind}: ${f.message}`));\n        } else li.textContent = `${f.kind}: ${f.message}`;\n        faultList.append(li);\n      }\n      if (errors.length > shown.length)\n        faultList.append(\n          el(\n            \"li\",\n            void 0,\n            `\\u2026 and ${errors.length - shown.length} more (tick \\u201Conly faults\\u201D to list every faulty line)`\n          )\n        );\n    };\n    const outsideFaults = () => {\n      if (win === null) return [];\n      const last = win.first_line + verifier.total - 1;\n      const reachesEnd = last >= win.total_lines;\n      return gv.errors.filter((f) => f.line === null ? !reachesEnd : f.line < win.first_line || f.line > last).map((f) => ({ ...f, message: `${f.message} (outside the embedded window: checked by the generator)` }));\n    };\n    const renderVerdict = () => {\n      if (finished === null) return [];\n      const r = finished;\n      const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({\n        ...f,\n        message: `${f.message} (checked by the generator)`\n      }));\n      const errors = [...r.errors, ...outsideFaults(), ...blobFaults, ...receiptFaults, ...signatureFaults];\n      const steps = win === null ? r.steps : win.total_steps;\n      stepsDd.textContent = win === null ? fmtInt(r.steps) : `${fmtInt(win.total_steps)} (${fmtInt(r.steps)} embedded and checked here)`;\n      headDd.textContent = errors.length === 0 ? r.head_hash : `${r.head_hash} (the last stored step_hash: not vouched for)`;\n      bar.style.width = \"100%\";\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-steps\", String(steps));\n      root.setAttribute(\"data-head-hash\", r.head_hash);\n      if (errors.length === 0 && signature === \"not_checked\") {\n        status.className = \"status warn\";\n        title.textContent = \"\\u26A0 Chain intact, but the signature was NOT checked\";\n        statusDetail.textContent = `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and no public key was given: who signed it is not established. Paste the signer\\u2019s public key below to check it here, offline.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", \"no_trusted_key\");\n        root.setAttribute(\"data-fault-count\", \"1\");\n        root.removeAttribute(\"data-first-fault-line\");\n      } else if (errors.length === 0) {\n        status.className = \"status ok\";\n        const what = win === null ? `${plural(r.steps, \"step\")} verified in this browser` : `steps ${fmtInt(win.first_seq)}\\u2013${fmtInt(win.first_seq + Math.max(0, r.steps - 1))} of ${fmtInt(win.total_steps)} verified in this browser`;\n        title.textContent = `\\u2713 Chain intact: ${what}${signature === \"verified\" ? \"; signature verified\" : \"\"}`;\n        statusDetail.textContent = win === null ? `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.` : `Every embedded step hash was recomputed and every link checked, from the generator-verified step_hash ${win.anchor_hash} to head ${r.head_hash}. The ${fmtInt(win.total_steps - r.steps)} steps outside the window are not in this file.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"true\");\n        for (const a of [\"data-first-fault-kind\", \"data-first-fault-line\", \"data-fault-count\"]) root.removeAttribute(a);\n      } else {\n        const first = errors[0];\n        status.className = \"status bad\";\n        title.textContent = `\\u2717 TAMPERED OR BROKEN: ${plural(errors.length, \"fault\")}${first.line !== null ? `, first at line ${first.line}` : \"\"}`;\n        statusDetail.textContent = \"Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser, unless marked otherwise.\";\n        showFaults(errors);\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", first.kind);\n        if (first.line !== null) root.setAttribute(\"data-first-fault-line\", String(first.line));\n        else root.removeAttribute(\"data-first-fault-line\");\n        root.setAttribute(\"data-fault-count\", String(errors.length));\n      }\n      if (win === null && (r.ok !== gv.ok || r.head_hash !== gv.head_hash)) {\n        statusDetail.textContent += ` Warning: the generator's own check disagreed (${gv.ok ? \"intact\" : \"faults\"}, head ${gv.head_hash}).`;\n      }\n      renderList();\n      return errors;\n    };\n    const finish = () => {\n      finished = verifier.result();\n      const errors = renderVerdict();\n      const first = errors[0];\n      if (!userMoved && first !== void 0 && first.line !== null && filterText === \"\") jumpToLine(first.line);\n    };\n    const blobQueue = data.blobs.filter((b) => b.b64 !== void 0);\n    const checkBlob = (b) => {\n      const got = sha256Hex(base64Bytes(b.b64 ?? \"\"));\n      if (got === b.digest) blobChecked.set(b.digest, true);\n      else {\n        blobChecked.set(b.digest, got);\n        blobFaults.push({ line: null, kind: \"blob_digest_mismatch\", message: `blob ${b.digest} hashes to ${got}` });\n      }\n    };\n    const tick = () => {\n      try {\n        const t0 = performance.now();\n        const before = entries.length;\n        let done = false;\n        while (!done && performance.now() - t0 < 12) done = verifier.run(64);\n        extendView(before);\n        const pct = verifier.total === 0 ? 100 : Math.floor(entries.length / verifier.total * 100);\n        bar.style.width = `${pct}%`;\n        title.textContent = `Verifying in this browser\\u2026 ${fmtInt(entries.length)} / ${fmtInt(verifier.total)} lines`;\n        renderList(before === 0);\n        if (!done) {\n          setTimeout(tick, 0);\n          return;\n        }\n        while (blobQueue.length > 0 && performance.now() - t0 < 12) checkBlob(blobQueue.shift());\n        if (blobQueue.length > 0) {\n          title.textContent = `Checking bundled blobs\\u2026 ${fmtInt(blobQueue.length)} left`;\n          renderBlobs();\n          setTimeout(tick, 0);\n          return;\n        }\n        renderBlobs();\n        finish();\n      } catch (e) {\n        fail(\"report_error\", `verification stopped: ${e.message}`);\n      }\n    };\n    setTimeout(tick, 0);\n  }\n\n  // src/report/client/main.ts\n  startReport(document);\n})();\n";
+const page_script_generated_PAGE_SCRIPT = "\"use strict\";\n(() => {\n  var __defProp = Object.defineProperty;\n  var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;\n  var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== \"symbol\" ? key + \"\" : key, value);\n\n  // src/canonical/value.ts\n  var JsonFloat = class {\n    constructor(value) {\n      __publicField(this, \"value\", value);\n    }\n  };\n  function isJsonObject(v) {\n    return typeof v === \"object\" && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat) && !(v instanceof Map);\n  }\n  function numericValue(v) {\n    if (typeof v === \"number\") return v;\n    if (typeof v === \"bigint\") return Number(v);\n    if (v instanceof JsonFloat) return v.value;\n    return void 0;\n  }\n  function isJsonInteger(v) {\n    return typeof v === \"number\" && Number.isInteger(v) || typeof v === \"bigint\";\n  }\n  function setKey(obj, key, value) {\n    if (key === \"__proto__\") {\n      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });\n    } else {\n      obj[key] = value;\n    }\n  }\n\n  // src/canonical/float-repr.ts\n  function pythonFloatRepr(x) {\n    if (Number.isNaN(x)) return \"NaN\";\n    if (x === Infinity) return \"Infinity\";\n    if (x === -Infinity) return \"-Infinity\";\n    if (x === 0) return Object.is(x, -0) ? \"-0.0\" : \"0.0\";\n    const sign = x < 0 ? \"-\" : \"\";\n    const s = String(Math.abs(x));\n    const ei = s.indexOf(\"e\");\n    const mantissa = ei < 0 ? s : s.slice(0, ei);\n    const shift = ei < 0 ? 0 : Number(s.slice(ei + 1));\n    const dot = mantissa.indexOf(\".\");\n    const intPart = dot < 0 ? mantissa : mantissa.slice(0, dot);\n    const all = dot < 0 ? mantissa : intPart + mantissa.slice(dot + 1);\n    let lead = 0;\n    while (lead < all.length - 1 && all.charCodeAt(lead) === 48) lead++;\n    let end = all.length;\n    while (end > lead + 1 && all.charCodeAt(end - 1) === 48) end--;\n    const digits = all.slice(lead, end);\n    const exp = intPart.length + shift - lead - 1;\n    if (exp >= -4 && exp < 16) {\n      if (exp >= 0) {\n        const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, \"0\");\n        const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : \"0\";\n        return `${sign}${whole}.${frac}`;\n      }\n      return `${sign}0.${\"0\".repeat(-exp - 1)}${digits}`;\n    }\n    const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;\n    const e = `${exp < 0 ? \"-\" : \"+\"}${String(Math.abs(exp)).padStart(2, \"0\")}`;\n    return `${sign}${m}e${e}`;\n  }\n\n  // src/canonical/limits.ts\n  var MAX_NESTING = 900;\n\n  // src/canonical/key-order.ts\n  function compareCodePoints(a, b) {\n    const n = Math.min(a.length, b.length);\n    let i = 0;\n    while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;\n    if (i === n) return a.length - b.length;\n    const ca = a.charCodeAt(i);\n    const cb = b.charCodeAt(i);\n    if (ca < 55296 && cb < 55296) return ca - cb;\n    const low = (c) => c >= 56320 && c <= 57343;\n    if (i > 0 && (low(ca) || low(cb))) {\n      const prev = a.charCodeAt(i - 1);\n      if (prev >= 55296 && prev <= 56319) i--;\n    }\n    return (a.codePointAt(i) ?? 0) - (b.codePointAt(i) ?? 0);\n  }\n\n  // src/canonical/encode.ts\n  var CanonicalEncodeError = class extends Error {\n    constructor() {\n      super(...arguments);\n      __publicField(this, \"name\", \"CanonicalEncodeError\");\n    }\n  };\n  var SHORT_ESCAPES = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  var PLAIN_ASCII = /^[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*$/;\n  function encodeString(s) {\n    if (PLAIN_ASCII.test(s)) return `\"${s}\"`;\n    let out = '\"';\n    let run = 0;\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      if (c >= 32 && c <= 126 && c !== 34 && c !== 92) continue;\n      out += s.slice(run, i);\n      out += SHORT_ESCAPES[c] ?? `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      run = i + 1;\n    }\n    return `${out}${s.slice(run)}\"`;\n  }\n  function encodeNumber(n, allowNonFinite) {\n    if (Number.isInteger(n)) {\n      return Number.isSafeInteger(n) ? String(n === 0 ? 0 : n) : BigInt(n).toString();\n    }\n    if (!Number.isFinite(n) && !allowNonFinite) {\n      throw new CanonicalEncodeError(`${String(n)} is not allowed in a written value (JSON has no NaN or Infinity)`);\n    }\n    return pythonFloatRepr(n);\n  }\n  function encode(value, options = {}) {\n    const sortKeys = options.sortKeys ?? true;\n    const pretty = options.separators === \"pretty\";\n    const itemSep = pretty ? \", \" : \",\";\n    const keySep = pretty ? \": \" : \":\";\n    const allowNonFinite = options.allowNonFinite ?? false;\n    const maxNesting = options.maxNesting ?? MAX_NESTING;\n    const entriesOf2 = (obj) => {\n      const entries = obj instanceof Map ? [...obj] : Object.entries(obj);\n      if (sortKeys) entries.sort((x, y) => compareCodePoints(x[0], y[0]));\n      return entries;\n    };\n    const walk2 = (v, depth) => {\n      switch (typeof v) {\n        case \"string\":\n          return encodeString(v);\n        case \"number\":\n          return encodeNumber(v, allowNonFinite);\n        case \"bigint\":\n          return v.toString();\n        case \"boolean\":\n          return v ? \"true\" : \"false\";\n        case \"object\": {\n          if (v === null) return \"null\";\n          if (v instanceof JsonFloat) {\n            if (!Number.isFinite(v.value) && !allowNonFinite) {\n              throw new CanonicalEncodeError(\n                `${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`\n              );\n            }\n            return pythonFloatRepr(v.value);\n          }\n          if (depth >= maxNesting) throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);\n          if (Array.isArray(v)) {\n            let out2 = \"[\";\n            for (let i = 0; i < v.length; i++) {\n              if (i > 0) out2 += itemSep;\n              out2 += walk2(v[i], depth + 1);\n            }\n            return `${out2}]`;\n          }\n          let out = \"{\";\n          let first = true;\n          for (const [k, item] of entriesOf2(v)) {\n            if (item === void 0) continue;\n            if (!first) out += itemSep;\n            first = false;\n            out += encodeString(k) + keySep + walk2(item, depth + 1);\n          }\n          return `${out}}`;\n        }\n        default:\n          throw new CanonicalEncodeError(`a ${typeof v} has no JSON encoding`);\n      }\n    };\n    return walk2(value, 0);\n  }\n  function canonical(value) {\n    return encode(value);\n  }\n  function canonicalOfRead(value) {\n    return encode(value, { allowNonFinite: true });\n  }\n\n  // src/canonical/parse.ts\n  var JsonParseError = class extends Error {\n    constructor(reason, column) {\n      super(`${reason} at column ${column}`);\n      __publicField(this, \"reason\", reason);\n      __publicField(this, \"column\", column);\n      __publicField(this, \"name\", \"JsonParseError\");\n    }\n  };\n  function parseError(reason, column) {\n    const limit = Error.stackTraceLimit;\n    Error.stackTraceLimit = 0;\n    try {\n      return new JsonParseError(reason, column);\n    } finally {\n      Error.stackTraceLimit = limit;\n    }\n  }\n  var MAX_INT_DIGITS = 4300;\n  var NUMBER = /-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?/y;\n  var utf8 = new TextDecoder(\"utf-8\", { fatal: true, ignoreBOM: true });\n  function decodeUtf8(bytes) {\n    try {\n      return utf8.decode(bytes);\n    } catch {\n      throw parseError(\"invalid UTF-8\", 1);\n    }\n  }\n  function parse(text, options = {}) {\n    const asMap = options.objects === \"map\";\n    let i = 0;\n    const n = text.length;\n    const fail = (reason, at = i) => {\n      throw parseError(reason, at + 1);\n    };\n    const skipWs = () => {\n      while (i < n) {\n        const c = text.charCodeAt(i);\n        if (c === 32 || c === 10 || c === 13 || c === 9) i++;\n        else break;\n      }\n    };\n    const parseString = () => {\n      const start = ++i;\n      let out = \"\";\n      let run = start;\n      for (; ; ) {\n        if (i >= n) fail(\"unterminated string\", start - 1);\n        const c = text.charCodeAt(i);\n        if (c === 34) {\n          out += text.slice(run, i);\n          i++;\n          return out;\n        }\n        if (c < 32) fail(\"invalid control character in string\");\n        if (c !== 92) {\n          i++;\n          continue;\n        }\n        out += text.slice(run, i);\n        const e = text.charCodeAt(i + 1);\n        switch (e) {\n          case 34:\n            out += '\"';\n            break;\n          case 92:\n            out += \"\\\\\";\n            break;\n          case 47:\n            out += \"/\";\n            break;\n          case 98:\n            out += \"\\b\";\n            break;\n          case 102:\n            out += \"\\f\";\n            break;\n          case 110:\n            out += \"\\n\";\n            break;\n          case 114:\n            out += \"\\r\";\n            break;\n          case 116:\n            out += \"\t\";\n            break;\n          case 117: {\n            const hex = text.slice(i + 2, i + 6);\n            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail(\"invalid \\\\uXXXX escape\");\n            out += String.fromCharCode(parseInt(hex, 16));\n            i += 4;\n            break;\n          }\n          default:\n            fail(\"invalid escape\");\n        }\n        i += 2;\n        run = i;\n      }\n    };\n    const parseNumber = () => {\n      NUMBER.lastIndex = i;\n      const m = NUMBER.exec(text);\n      if (m === null) return fail(\"expecting value\");\n      const token = m[0];\n      const start = i;\n      i += token.length;\n      if (m[1] !== void 0 || m[2] !== void 0) {\n        const f = Number(token);\n        return Number.isInteger(f) || Object.is(f, -0) || !Number.isFinite(f) ? new JsonFloat(f) : f;\n      }\n      const digits = token.length - (token.charCodeAt(0) === 45 ? 1 : 0);\n      if (digits <= 15) return Number(token);\n      if (digits > MAX_INT_DIGITS) fail(`integer of ${digits} digits exceeds the ${MAX_INT_DIGITS}-digit limit`, start);\n      const big = BigInt(token);\n      return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;\n    };\n    const parseValue = (depth) => {\n      skipWs();\n      const c = text.charCodeAt(i);\n      if ((c === 123 || c === 91) && depth >= MAX_NESTING) fail(`nested deeper than ${MAX_NESTING} levels`);\n      switch (c) {\n        case 34:\n          return parseString();\n        case 123: {\n          i++;\n          const obj = {};\n          const map = /* @__PURE__ */ new Map();\n          skipWs();\n          if (text.charCodeAt(i) === 125) {\n            i++;\n            return asMap ? map : obj;\n          }\n          for (; ; ) {\n            skipWs();\n            if (text.charCodeAt(i) !== 34) fail(\"expecting property name enclosed in double quotes\");\n            const key = parseString();\n            skipWs();\n            if (text.charCodeAt(i) !== 58) fail(\"expecting ':' delimiter\");\n            i++;\n            const value2 = parseValue(depth + 1);\n            if (asMap) map.set(key, value2);\n            else setKey(obj, key, value2);\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 125) {\n              i++;\n              return asMap ? map : obj;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 91: {\n          i++;\n          const arr = [];\n          skipWs();\n          if (text.charCodeAt(i) === 93) {\n            i++;\n            return arr;\n          }\n          for (; ; ) {\n            arr.push(parseValue(depth + 1));\n            skipWs();\n            const d = text.charCodeAt(i);\n            if (d === 44) {\n              i++;\n              continue;\n            }\n            if (d === 93) {\n              i++;\n              return arr;\n            }\n            fail(\"expecting ',' delimiter\");\n          }\n        }\n        case 110:\n          return literal(\"null\", null);\n        case 116:\n          return literal(\"true\", true);\n        case 102:\n          return literal(\"false\", false);\n        case 78:\n          return literal(\"NaN\", new JsonFloat(NaN));\n        case 73:\n          return literal(\"Infinity\", new JsonFloat(Infinity));\n        case 45:\n          if (text.startsWith(\"-Infinity\", i)) return literal(\"-Infinity\", new JsonFloat(-Infinity));\n          return parseNumber();\n        default:\n          if (c >= 48 && c <= 57) return parseNumber();\n          return fail(\"expecting value\");\n      }\n    };\n    const literal = (word, value2) => {\n      if (!text.startsWith(word, i)) fail(\"expecting value\");\n      i += word.length;\n      return value2;\n    };\n    const value = parseValue(0);\n    skipWs();\n    if (i < n) fail(\"extra data\");\n    return value;\n  }\n\n  // src/replay/changes.ts\n  var same = (a, b) => canonicalOfRead(a) === canonicalOfRead(b);\n  function entriesOf(v) {\n    return v instanceof Map ? [...v] : Object.entries(v);\n  }\n  var isObj = (v) => isJsonObject(v) || v instanceof Map;\n  function walk(pathName, a, b, depth, out) {\n    if (same(a, b)) return;\n    if (depth < 4 && isObj(a) && isObj(b)) {\n      const left = new Map(entriesOf(a));\n      const right = new Map(entriesOf(b));\n      for (const [k, v] of left) {\n        const p = `${pathName}.${k}`;\n        if (!right.has(k)) out.push({ path: p, kind: \"removed\", before: v });\n        else walk(p, v, right.get(k), depth + 1, out);\n      }\n      for (const [k, v] of right) if (!left.has(k)) out.push({ path: `${pathName}.${k}`, kind: \"added\", after: v });\n      return;\n    }\n    out.push({ path: pathName, kind: \"changed\", before: a, after: b });\n  }\n  function valueChanges(pathName, a, b) {\n    const out = [];\n    walk(pathName, a, b, 0, out);\n    return out;\n  }\n\n  // src/report/client/display.ts\n  var SHORT = {\n    34: '\\\\\"',\n    92: \"\\\\\\\\\",\n    10: \"\\\\n\",\n    13: \"\\\\r\",\n    9: \"\\\\t\",\n    8: \"\\\\b\",\n    12: \"\\\\f\"\n  };\n  function displayString(s) {\n    let out = '\"';\n    for (let i = 0; i < s.length; i++) {\n      const c = s.charCodeAt(i);\n      const hi = c >= 55296 && c <= 56319;\n      const lo = c >= 56320 && c <= 57343;\n      if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 56320 && s.charCodeAt(i + 1) <= 57343) {\n        out += s.slice(i, i + 2);\n        i++;\n      } else if (SHORT[c] !== void 0) out += SHORT[c];\n      else if (c < 32 || c === 127 || hi || lo || c === 8232 || c === 8233)\n        out += `\\\\u${c.toString(16).padStart(4, \"0\")}`;\n      else out += s[i];\n    }\n    return `${out}\"`;\n  }\n  function display(v, indent = 2) {\n    const walk2 = (x, pad) => {\n      if (x === void 0) return \"(absent)\";\n      if (typeof x === \"string\") return displayString(x);\n      if (x instanceof JsonFloat) return pythonFloatRepr(x.value);\n      if (x === null || typeof x !== \"object\") return canonicalOfRead(x);\n      const inner = indent > 0 ? pad + \" \".repeat(indent) : \"\";\n      const sep = indent > 0 ? \",\\n\" : \", \";\n      let out = \"\";\n      if (Array.isArray(x)) {\n        if (x.length === 0) return \"[]\";\n        for (let i = 0; i < x.length; i++) out += (i > 0 ? sep : \"\") + inner + walk2(x[i], inner);\n        return indent > 0 ? `[\n${out}\n${pad}]` : `[${out}]`;\n      }\n      const pairs = x instanceof Map ? [...x] : Object.entries(x);\n      if (pairs.length === 0) return \"{}\";\n      for (let i = 0; i < pairs.length; i++)\n        out += `${i > 0 ? sep : \"\"}${inner}${displayString(pairs[i][0])}: ${walk2(pairs[i][1], inner)}`;\n      return indent > 0 ? `{\n${out}\n${pad}}` : `{${out}}`;\n    };\n    try {\n      return walk2(v, \"\");\n    } catch (e) {\n      if (e instanceof RangeError) return \"(nested too deeply to lay out here: see the raw line)\";\n      throw e;\n    }\n  }\n  function fieldText(v) {\n    return v === void 0 ? \"\" : typeof v === \"string\" ? v : display(v, 0);\n  }\n  function orderedRow(text) {\n    try {\n      const v = parse(text, { objects: \"map\" });\n      return v instanceof Map ? v : null;\n    } catch {\n      return null;\n    }\n  }\n  function preview(s, max) {\n    return s.length <= max ? s : `${s.slice(0, max - 1)}\\u2026`;\n  }\n\n  // node_modules/@noble/hashes/_u64.js\n  var U32_MASK64 = /* @__PURE__ */ (() => BigInt(2 ** 32 - 1))();\n  var _32n = /* @__PURE__ */ BigInt(32);\n  function fromBig(n, le = false) {\n    if (le)\n      return { h: Number(n & U32_MASK64), l: Number(n >> _32n & U32_MASK64) };\n    return { h: Number(n >> _32n & U32_MASK64) | 0, l: Number(n & U32_MASK64) | 0 };\n  }\n  function split(lst, le = false) {\n    const len = lst.length;\n    let Ah = new Uint32Array(len);\n    let Al = new Uint32Array(len);\n    for (let i = 0; i < len; i++) {\n      const { h, l } = fromBig(lst[i], le);\n      [Ah[i], Al[i]] = [h, l];\n    }\n    return [Ah, Al];\n  }\n  var fromNumH = (n) => n / 2 ** 32 | 0;\n  var fromNumL = (n) => n >>> 0;\n  function setU64FromNum(view, byteOffset, n, isLE) {\n    const h = fromNumH(n);\n    const l = fromNumL(n);\n    view.setUint32(byteOffset, isLE ? l : h, isLE);\n    view.setUint32(byteOffset + 4, isLE ? h : l, isLE);\n  }\n  var shrSH = (h, _l, s) => h >>> s;\n  var shrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrSH = (h, l, s) => h >>> s | l << 32 - s;\n  var rotrSL = (h, l, s) => h << 32 - s | l >>> s;\n  var rotrBH = (h, l, s) => h << 64 - s | l >>> s - 32;\n  var rotrBL = (h, l, s) => h >>> s - 32 | l << 64 - s;\n  function add(Ah, Al, Bh, Bl) {\n    const l = (Al >>> 0) + (Bl >>> 0);\n    return { h: Ah + Bh + (l / 2 ** 32 | 0) | 0, l: l | 0 };\n  }\n  var add3L = (Al, Bl, Cl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0);\n  var add3H = (low, Ah, Bh, Ch) => Ah + Bh + Ch + (low / 2 ** 32 | 0) | 0;\n  var add4L = (Al, Bl, Cl, Dl) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0);\n  var add4H = (low, Ah, Bh, Ch, Dh) => Ah + Bh + Ch + Dh + (low / 2 ** 32 | 0) | 0;\n  var add5L = (Al, Bl, Cl, Dl, El) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0) + (El >>> 0);\n  var add5H = (low, Ah, Bh, Ch, Dh, Eh) => Ah + Bh + Ch + Dh + Eh + (low / 2 ** 32 | 0) | 0;\n\n  // node_modules/@noble/hashes/utils.js\n  function isBytes(a) {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && \"BYTES_PER_ELEMENT\" in a && a.BYTES_PER_ELEMENT === 1;\n  }\n  var atitle = (title) => title ? `\"${title}\" ` : \"\";\n  function anumber(n, title = \"\") {\n    if (typeof n !== \"number\")\n      throw new TypeError(atitle(title) + \"expected number, got \" + typeof n);\n    if (!Number.isSafeInteger(n) || n < 0)\n      throw new RangeError(atitle(title) + \"expected integer >= 0, got \" + n);\n    return n;\n  }\n  function abytes(value, length, title = \"\") {\n    if (isBytes(value) && (length === void 0 || value.length === length))\n      return value;\n    if (length !== void 0)\n      anumber(length, \"length\");\n    const bytes = isBytes(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = atitle(title) + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  }\n  var aobject = (value, label) => {\n    if (value === null || typeof value !== \"object\" || Array.isArray(value))\n      throw new TypeError((label === \"object\" ? \"\" : `\"${label}\" `) + \"expected object, got type=\" + typeof value);\n  };\n  var aopts = (value, label) => {\n    aobject(value, label);\n    const proto = Object.getPrototypeOf(value);\n    if (proto !== Object.prototype && proto !== null)\n      throw new TypeError(`\"${label}\" expected plain object`);\n    if (Object.hasOwn(value, \"__proto__\"))\n      throw new TypeError(`\"${label}.__proto__\" is not allowed`);\n  };\n  function aexists(instance, checkFinished = true) {\n    if (instance.destroyed)\n      throw new Error(\"hash was destroyed\");\n    if (checkFinished && instance.finished)\n      throw new Error(\"digest() was already called\");\n  }\n  function aoutput(out, instance) {\n    abytes(out, void 0, \"output\");\n    const min = instance.outputLen;\n    if (!(out.length >= min)) {\n      throw new RangeError('\"output\" expected length >= ' + min);\n    }\n  }\n  function clean(...arrays) {\n    for (let i = 0; i < arrays.length; i++) {\n      arrays[i].fill(0);\n    }\n  }\n  function createView(arr) {\n    return new DataView(arr.buffer, arr.byteOffset, arr.byteLength);\n  }\n  function rotr(word, shift) {\n    return word << 32 - shift | word >>> shift;\n  }\n  var hasHexBuiltin = /* @__PURE__ */ (() => (\n    // @ts-ignore\n    typeof Uint8Array.from([]).toHex === \"function\" && typeof Uint8Array.fromHex === \"function\"\n  ))();\n  var hexes = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, \"0\"));\n  function bytesToHex(bytes) {\n    abytes(bytes);\n    if (hasHexBuiltin)\n      return bytes.toHex();\n    let hex = \"\";\n    for (let i = 0; i < bytes.length; i++) {\n      hex += hexes[bytes[i]];\n    }\n    return hex;\n  }\n  function checkOpts(defaults, opts, title = \"opts\") {\n    aopts(defaults, \"defaults\");\n    if (opts !== void 0)\n      aopts(opts, title);\n    const merged = Object.assign(/* @__PURE__ */ Object.create(null), defaults, opts);\n    return merged;\n  }\n  function createHasher(hashCons, info = {}) {\n    if (typeof hashCons !== \"function\")\n      throw new TypeError('\"hashCons\" expected function, got type=' + typeof hashCons);\n    info = checkOpts({}, info, \"info\");\n    const hashC = (msg, opts) => hashCons(opts).update(msg).digest();\n    const tmp = hashCons(void 0);\n    hashC.outputLen = tmp.outputLen;\n    hashC.blockLen = tmp.blockLen;\n    hashC.canXOF = tmp.canXOF;\n    hashC.create = (opts) => hashCons(opts);\n    Object.assign(hashC, info);\n    return Object.freeze(hashC);\n  }\n  var oidNist = (suffix) => ({\n    // Current NIST hashAlgs suffixes used here fit in one DER subidentifier octet.\n    // Larger suffix values would need base-128 OID encoding and a different length byte.\n    oid: Uint8Array.from([6, 9, 96, 134, 72, 1, 101, 3, 4, 2, suffix])\n  });\n\n  // node_modules/@noble/hashes/_md.js\n  function Chi(a, b, c) {\n    return a & b ^ ~a & c;\n  }\n  function Maj(a, b, c) {\n    return a & b ^ a & c ^ b & c;\n  }\n  var HashMD = class {\n    constructor(blockLen, outputLen, padOffset, isLE) {\n      __publicField(this, \"blockLen\");\n      __publicField(this, \"outputLen\");\n      __publicField(this, \"canXOF\", false);\n      __publicField(this, \"padOffset\");\n      __publicField(this, \"isLE\");\n      // For partial updates less than block size\n      __publicField(this, \"buffer\");\n      __publicField(this, \"view\");\n      __publicField(this, \"finished\", false);\n      __publicField(this, \"length\", 0);\n      __publicField(this, \"pos\", 0);\n      __publicField(this, \"destroyed\", false);\n      this.blockLen = blockLen;\n      this.outputLen = outputLen;\n      this.padOffset = padOffset;\n      this.isLE = isLE;\n      this.buffer = new Uint8Array(blockLen);\n      this.view = createView(this.buffer);\n    }\n    update(data) {\n      aexists(this);\n      abytes(data);\n      const { view, buffer, blockLen } = this;\n      const len = data.length;\n      let processed = false;\n      for (let pos = 0; pos < len; ) {\n        const take = Math.min(blockLen - this.pos, len - pos);\n        if (take === blockLen) {\n          const dataView = createView(data);\n          for (; blockLen <= len - pos; pos += blockLen)\n            this.process(dataView, pos);\n          processed = true;\n          continue;\n        }\n        buffer.set(pos === 0 && take === len ? data : data.subarray(pos, pos + take), this.pos);\n        this.pos += take;\n        pos += take;\n        if (this.pos === blockLen) {\n          this.process(view, 0);\n          this.pos = 0;\n          processed = true;\n        }\n      }\n      this.length += data.length;\n      if (processed)\n        this.roundClean();\n      return this;\n    }\n    digestInto(out) {\n      aexists(this);\n      aoutput(out, this);\n      this.finished = true;\n      const { buffer, view, blockLen, isLE } = this;\n      let { pos } = this;\n      buffer[pos++] = 128;\n      buffer.fill(0, pos);\n      if (this.padOffset > blockLen - pos) {\n        this.process(view, 0);\n        buffer.fill(0);\n      }\n      setU64FromNum(view, blockLen - 8, this.length * 8, isLE);\n      this.process(view, 0);\n      this.roundClean();\n      const oview = out === buffer ? view : createView(out);\n      const len = this.outputLen;\n      const outLen = len / 4;\n      const state = this.get();\n      if (len % 4 || outLen > state.length)\n        throw new Error(\"invalid outputLen\");\n      for (let i = 0; i < outLen; i++)\n        oview.setUint32(4 * i, state[i], isLE);\n    }\n    digest() {\n      const { buffer, outputLen } = this;\n      this.digestInto(buffer);\n      const res = buffer.slice(0, outputLen);\n      this.destroy();\n      return res;\n    }\n    _cloneIntoMeta(to) {\n      const { buffer, length, finished, destroyed, pos } = this;\n      to.destroyed = destroyed;\n      to.finished = finished;\n      to.length = length;\n      to.pos = pos;\n      if (pos)\n        to.buffer.set(buffer);\n      return to;\n    }\n    clone() {\n      return this._cloneInto();\n    }\n  };\n  var SHA256_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    3144134277,\n    1013904242,\n    2773480762,\n    1359893119,\n    2600822924,\n    528734635,\n    1541459225\n  ]);\n  var SHA512_IV = /* @__PURE__ */ Uint32Array.from([\n    1779033703,\n    4089235720,\n    3144134277,\n    2227873595,\n    1013904242,\n    4271175723,\n    2773480762,\n    1595750129,\n    1359893119,\n    2917565137,\n    2600822924,\n    725511199,\n    528734635,\n    4215389547,\n    1541459225,\n    327033209\n  ]);\n\n  // node_modules/@noble/hashes/sha2.js\n  var SHA256_K = /* @__PURE__ */ Uint32Array.from([\n    1116352408,\n    1899447441,\n    3049323471,\n    3921009573,\n    961987163,\n    1508970993,\n    2453635748,\n    2870763221,\n    3624381080,\n    310598401,\n    607225278,\n    1426881987,\n    1925078388,\n    2162078206,\n    2614888103,\n    3248222580,\n    3835390401,\n    4022224774,\n    264347078,\n    604807628,\n    770255983,\n    1249150122,\n    1555081692,\n    1996064986,\n    2554220882,\n    2821834349,\n    2952996808,\n    3210313671,\n    3336571891,\n    3584528711,\n    113926993,\n    338241895,\n    666307205,\n    773529912,\n    1294757372,\n    1396182291,\n    1695183700,\n    1986661051,\n    2177026350,\n    2456956037,\n    2730485921,\n    2820302411,\n    3259730800,\n    3345764771,\n    3516065817,\n    3600352804,\n    4094571909,\n    275423344,\n    430227734,\n    506948616,\n    659060556,\n    883997877,\n    958139571,\n    1322822218,\n    1537002063,\n    1747873779,\n    1955562222,\n    2024104815,\n    2227730452,\n    2361852424,\n    2428436474,\n    2756734187,\n    3204031479,\n    3329325298\n  ]);\n  var SHA256_W = /* @__PURE__ */ new Uint32Array(64);\n  var SHA2_32B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(64, outputLen, 8, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and makes sha256 3x slower (measured).\n      __publicField(this, \"A\", 0);\n      __publicField(this, \"B\", 0);\n      __publicField(this, \"C\", 0);\n      __publicField(this, \"D\", 0);\n      __publicField(this, \"E\", 0);\n      __publicField(this, \"F\", 0);\n      __publicField(this, \"G\", 0);\n      __publicField(this, \"H\", 0);\n      this.A = IV[0] | 0;\n      this.B = IV[1] | 0;\n      this.C = IV[2] | 0;\n      this.D = IV[3] | 0;\n      this.E = IV[4] | 0;\n      this.F = IV[5] | 0;\n      this.G = IV[6] | 0;\n      this.H = IV[7] | 0;\n    }\n    get() {\n      const { A, B, C, D, E, F, G: G2, H } = this;\n      return [A, B, C, D, E, F, G2, H];\n    }\n    // prettier-ignore\n    set(A, B, C, D, E, F, G2, H) {\n      this.A = A | 0;\n      this.B = B | 0;\n      this.C = C | 0;\n      this.D = D | 0;\n      this.E = E | 0;\n      this.F = F | 0;\n      this.G = G2 | 0;\n      this.H = H | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4)\n        SHA256_W[i] = view.getUint32(offset, false);\n      for (let i = 16; i < 64; i++) {\n        const W15 = SHA256_W[i - 15];\n        const W2 = SHA256_W[i - 2];\n        const s0 = rotr(W15, 7) ^ rotr(W15, 18) ^ W15 >>> 3;\n        const s1 = rotr(W2, 17) ^ rotr(W2, 19) ^ W2 >>> 10;\n        SHA256_W[i] = s1 + SHA256_W[i - 7] + s0 + SHA256_W[i - 16] | 0;\n      }\n      let { A, B, C, D, E, F, G: G2, H } = this;\n      for (let i = 0; i < 64; i++) {\n        const sigma1 = rotr(E, 6) ^ rotr(E, 11) ^ rotr(E, 25);\n        const T1 = H + sigma1 + Chi(E, F, G2) + SHA256_K[i] + SHA256_W[i] | 0;\n        const sigma0 = rotr(A, 2) ^ rotr(A, 13) ^ rotr(A, 22);\n        const T2 = sigma0 + Maj(A, B, C) | 0;\n        H = G2;\n        G2 = F;\n        F = E;\n        E = D + T1 | 0;\n        D = C;\n        C = B;\n        B = A;\n        A = T1 + T2 | 0;\n      }\n      A = A + this.A | 0;\n      B = B + this.B | 0;\n      C = C + this.C | 0;\n      D = D + this.D | 0;\n      E = E + this.E | 0;\n      F = F + this.F | 0;\n      G2 = G2 + this.G | 0;\n      H = H + this.H | 0;\n      this.set(A, B, C, D, E, F, G2, H);\n    }\n    roundClean() {\n      clean(SHA256_W);\n    }\n    destroy() {\n      this.destroyed = true;\n      this.set(0, 0, 0, 0, 0, 0, 0, 0);\n      clean(this.buffer);\n    }\n  };\n  var _SHA256 = class extends SHA2_32B {\n    constructor() {\n      super(32, SHA256_IV);\n    }\n  };\n  var K512 = /* @__PURE__ */ (() => split([\n    \"0x428a2f98d728ae22\",\n    \"0x7137449123ef65cd\",\n    \"0xb5c0fbcfec4d3b2f\",\n    \"0xe9b5dba58189dbbc\",\n    \"0x3956c25bf348b538\",\n    \"0x59f111f1b605d019\",\n    \"0x923f82a4af194f9b\",\n    \"0xab1c5ed5da6d8118\",\n    \"0xd807aa98a3030242\",\n    \"0x12835b0145706fbe\",\n    \"0x243185be4ee4b28c\",\n    \"0x550c7dc3d5ffb4e2\",\n    \"0x72be5d74f27b896f\",\n    \"0x80deb1fe3b1696b1\",\n    \"0x9bdc06a725c71235\",\n    \"0xc19bf174cf692694\",\n    \"0xe49b69c19ef14ad2\",\n    \"0xefbe4786384f25e3\",\n    \"0x0fc19dc68b8cd5b5\",\n    \"0x240ca1cc77ac9c65\",\n    \"0x2de92c6f592b0275\",\n    \"0x4a7484aa6ea6e483\",\n    \"0x5cb0a9dcbd41fbd4\",\n    \"0x76f988da831153b5\",\n    \"0x983e5152ee66dfab\",\n    \"0xa831c66d2db43210\",\n    \"0xb00327c898fb213f\",\n    \"0xbf597fc7beef0ee4\",\n    \"0xc6e00bf33da88fc2\",\n    \"0xd5a79147930aa725\",\n    \"0x06ca6351e003826f\",\n    \"0x142929670a0e6e70\",\n    \"0x27b70a8546d22ffc\",\n    \"0x2e1b21385c26c926\",\n    \"0x4d2c6dfc5ac42aed\",\n    \"0x53380d139d95b3df\",\n    \"0x650a73548baf63de\",\n    \"0x766a0abb3c77b2a8\",\n    \"0x81c2c92e47edaee6\",\n    \"0x92722c851482353b\",\n    \"0xa2bfe8a14cf10364\",\n    \"0xa81a664bbc423001\",\n    \"0xc24b8b70d0f89791\",\n    \"0xc76c51a30654be30\",\n    \"0xd192e819d6ef5218\",\n    \"0xd69906245565a910\",\n    \"0xf40e35855771202a\",\n    \"0x106aa07032bbd1b8\",\n    \"0x19a4c116b8d2d0c8\",\n    \"0x1e376c085141ab53\",\n    \"0x2748774cdf8eeb99\",\n    \"0x34b0bcb5e19b48a8\",\n    \"0x391c0cb3c5c95a63\",\n    \"0x4ed8aa4ae3418acb\",\n    \"0x5b9cca4f7763e373\",\n    \"0x682e6ff3d6b2b8a3\",\n    \"0x748f82ee5defb2fc\",\n    \"0x78a5636f43172f60\",\n    \"0x84c87814a1f0ab72\",\n    \"0x8cc702081a6439ec\",\n    \"0x90befffa23631e28\",\n    \"0xa4506cebde82bde9\",\n    \"0xbef9a3f7b2c67915\",\n    \"0xc67178f2e372532b\",\n    \"0xca273eceea26619c\",\n    \"0xd186b8c721c0c207\",\n    \"0xeada7dd6cde0eb1e\",\n    \"0xf57d4f7fee6ed178\",\n    \"0x06f067aa72176fba\",\n    \"0x0a637dc5a2c898a6\",\n    \"0x113f9804bef90dae\",\n    \"0x1b710b35131c471b\",\n    \"0x28db77f523047d84\",\n    \"0x32caab7b40c72493\",\n    \"0x3c9ebe0a15c9bebc\",\n    \"0x431d67c49c100d4c\",\n    \"0x4cc5d4becb3e42b6\",\n    \"0x597f299cfc657e2a\",\n    \"0x5fcb6fab3ad6faec\",\n    \"0x6c44198c4a475817\"\n  ].map((n) => BigInt(n))))();\n  var SHA512_Kh = /* @__PURE__ */ (() => K512[0])();\n  var SHA512_Kl = /* @__PURE__ */ (() => K512[1])();\n  var SHA512_W_H = /* @__PURE__ */ new Uint32Array(80);\n  var SHA512_W_L = /* @__PURE__ */ new Uint32Array(80);\n  var SHA2_64B = class extends HashMD {\n    constructor(outputLen, IV) {\n      super(128, outputLen, 16, false);\n      // We cannot use array here since array allows indexing by variable\n      // which means optimizer/compiler cannot use registers.\n      // h -- high 32 bits, l -- low 32 bits\n      // Numeric initializers matter: starting the fields as `undefined` changes\n      // V8's field representation and slows hashing down (measured on sha256).\n      __publicField(this, \"Ah\", 0);\n      __publicField(this, \"Al\", 0);\n      __publicField(this, \"Bh\", 0);\n      __publicField(this, \"Bl\", 0);\n      __publicField(this, \"Ch\", 0);\n      __publicField(this, \"Cl\", 0);\n      __publicField(this, \"Dh\", 0);\n      __publicField(this, \"Dl\", 0);\n      __publicField(this, \"Eh\", 0);\n      __publicField(this, \"El\", 0);\n      __publicField(this, \"Fh\", 0);\n      __publicField(this, \"Fl\", 0);\n      __publicField(this, \"Gh\", 0);\n      __publicField(this, \"Gl\", 0);\n      __publicField(this, \"Hh\", 0);\n      __publicField(this, \"Hl\", 0);\n      this.Ah = IV[0] | 0;\n      this.Al = IV[1] | 0;\n      this.Bh = IV[2] | 0;\n      this.Bl = IV[3] | 0;\n      this.Ch = IV[4] | 0;\n      this.Cl = IV[5] | 0;\n      this.Dh = IV[6] | 0;\n      this.Dl = IV[7] | 0;\n      this.Eh = IV[8] | 0;\n      this.El = IV[9] | 0;\n      this.Fh = IV[10] | 0;\n      this.Fl = IV[11] | 0;\n      this.Gh = IV[12] | 0;\n      this.Gl = IV[13] | 0;\n      this.Hh = IV[14] | 0;\n      this.Hl = IV[15] | 0;\n    }\n    // prettier-ignore\n    get() {\n      const { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      return [Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl];\n    }\n    // prettier-ignore\n    set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl) {\n      this.Ah = Ah | 0;\n      this.Al = Al | 0;\n      this.Bh = Bh | 0;\n      this.Bl = Bl | 0;\n      this.Ch = Ch | 0;\n      this.Cl = Cl | 0;\n      this.Dh = Dh | 0;\n      this.Dl = Dl | 0;\n      this.Eh = Eh | 0;\n      this.El = El | 0;\n      this.Fh = Fh | 0;\n      this.Fl = Fl | 0;\n      this.Gh = Gh | 0;\n      this.Gl = Gl | 0;\n      this.Hh = Hh | 0;\n      this.Hl = Hl | 0;\n    }\n    _cloneInto(to) {\n      (to || (to = new this.constructor())).set(...this.get());\n      return this._cloneIntoMeta(to);\n    }\n    process(view, offset) {\n      for (let i = 0; i < 16; i++, offset += 4) {\n        SHA512_W_H[i] = view.getUint32(offset);\n        SHA512_W_L[i] = view.getUint32(offset += 4);\n      }\n      for (let i = 16; i < 80; i++) {\n        const W15h = SHA512_W_H[i - 15] | 0;\n        const W15l = SHA512_W_L[i - 15] | 0;\n        const s0h = rotrSH(W15h, W15l, 1) ^ rotrSH(W15h, W15l, 8) ^ shrSH(W15h, W15l, 7);\n        const s0l = rotrSL(W15h, W15l, 1) ^ rotrSL(W15h, W15l, 8) ^ shrSL(W15h, W15l, 7);\n        const W2h = SHA512_W_H[i - 2] | 0;\n        const W2l = SHA512_W_L[i - 2] | 0;\n        const s1h = rotrSH(W2h, W2l, 19) ^ rotrBH(W2h, W2l, 61) ^ shrSH(W2h, W2l, 6);\n        const s1l = rotrSL(W2h, W2l, 19) ^ rotrBL(W2h, W2l, 61) ^ shrSL(W2h, W2l, 6);\n        const SUMl = add4L(s0l, s1l, SHA512_W_L[i - 7], SHA512_W_L[i - 16]);\n        const SUMh = add4H(SUMl, s0h, s1h, SHA512_W_H[i - 7], SHA512_W_H[i - 16]);\n        SHA512_W_H[i] = SUMh | 0;\n        SHA512_W_L[i] = SUMl | 0;\n      }\n      let { Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl } = this;\n      for (let i = 0; i < 80; i++) {\n        const sigma1h = rotrSH(Eh, El, 14) ^ rotrSH(Eh, El, 18) ^ rotrBH(Eh, El, 41);\n        const sigma1l = rotrSL(Eh, El, 14) ^ rotrSL(Eh, El, 18) ^ rotrBL(Eh, El, 41);\n        const CHIh = Eh & Fh ^ ~Eh & Gh;\n        const CHIl = El & Fl ^ ~El & Gl;\n        const T1ll = add5L(Hl, sigma1l, CHIl, SHA512_Kl[i], SHA512_W_L[i]);\n        const T1h = add5H(T1ll, Hh, sigma1h, CHIh, SHA512_Kh[i], SHA512_W_H[i]);\n        const T1l = T1ll | 0;\n        const sigma0h = rotrSH(Ah, Al, 28) ^ rotrBH(Ah, Al, 34) ^ rotrBH(Ah, Al, 39);\n        const sigma0l = rotrSL(Ah, Al, 28) ^ rotrBL(Ah, Al, 34) ^ rotrBL(Ah, Al, 39);\n        const MAJh = Ah & Bh ^ Ah & Ch ^ Bh & Ch;\n        const MAJl = Al & Bl ^ Al & Cl ^ Bl & Cl;\n        Hh = Gh | 0;\n        Hl = Gl | 0;\n        Gh = Fh | 0;\n        Gl = Fl | 0;\n        Fh = Eh | 0;\n        Fl = El | 0;\n        ({ h: Eh, l: El } = add(Dh | 0, Dl | 0, T1h | 0, T1l | 0));\n        Dh = Ch | 0;\n        Dl = Cl | 0;\n        Ch = Bh | 0;\n        Cl = Bl | 0;\n        Bh = Ah | 0;\n        Bl = Al | 0;\n        const All = add3L(T1l, sigma0l, MAJl);\n        Ah = add3H(All, T1h, sigma0h, MAJh);\n        Al = All | 0;\n      }\n      ({ h: Ah, l: Al } = add(this.Ah | 0, this.Al | 0, Ah | 0, Al | 0));\n      ({ h: Bh, l: Bl } = add(this.Bh | 0, this.Bl | 0, Bh | 0, Bl | 0));\n      ({ h: Ch, l: Cl } = add(this.Ch | 0, this.Cl | 0, Ch | 0, Cl | 0));\n      ({ h: Dh, l: Dl } = add(this.Dh | 0, this.Dl | 0, Dh | 0, Dl | 0));\n      ({ h: Eh, l: El } = add(this.Eh | 0, this.El | 0, Eh | 0, El | 0));\n      ({ h: Fh, l: Fl } = add(this.Fh | 0, this.Fl | 0, Fh | 0, Fl | 0));\n      ({ h: Gh, l: Gl } = add(this.Gh | 0, this.Gl | 0, Gh | 0, Gl | 0));\n      ({ h: Hh, l: Hl } = add(this.Hh | 0, this.Hl | 0, Hh | 0, Hl | 0));\n      this.set(Ah, Al, Bh, Bl, Ch, Cl, Dh, Dl, Eh, El, Fh, Fl, Gh, Gl, Hh, Hl);\n    }\n    roundClean() {\n      clean(SHA512_W_H, SHA512_W_L);\n    }\n    destroy() {\n      this.destroyed = true;\n      clean(this.buffer);\n      this.set(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);\n    }\n  };\n  var _SHA512 = class extends SHA2_64B {\n    constructor() {\n      super(64, SHA512_IV);\n    }\n  };\n  var sha256 = /* @__PURE__ */ createHasher(\n    () => new _SHA256(),\n    /* @__PURE__ */ oidNist(1)\n  );\n  var sha512 = /* @__PURE__ */ createHasher(\n    () => new _SHA512(),\n    /* @__PURE__ */ oidNist(3)\n  );\n\n  // src/report/client/hash.ts\n  var ZERO_HASH = \"0\".repeat(64);\n  var HEX64 = /^[0-9a-f]{64}$/;\n  var utf82 = new TextEncoder();\n  function sha256Hex(data) {\n    return bytesToHex(sha256(typeof data === \"string\" ? utf82.encode(data) : data));\n  }\n  function isSha256Hex(s) {\n    return typeof s === \"string\" && HEX64.test(s);\n  }\n\n  // node_modules/@noble/ed25519/index.js\n  var freeze = Object.freeze;\n  var P = 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn;\n  var N = 0x1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3edn;\n  var _d = 0x52036cee2b6ffe738cc740797779e89800700a4d4141d8ab75eb4dca135978a3n;\n  var Gx = 0x216936d3cd6e53fec0a4e231fdd6dc5c692cc7609525a7b2c9562d608f25d51an;\n  var Gy = 0x6666666666666666666666666666666666666666666666666666666666666658n;\n  var _a = P - 1n;\n  var ed25519_CURVE = freeze({\n    p: P,\n    n: N,\n    h: 8n,\n    a: _a,\n    d: _d,\n    Gx,\n    Gy\n  });\n  var LEN = 32;\n  var isBytes2 = (a) => {\n    return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === \"Uint8Array\" && a.BYTES_PER_ELEMENT === 1;\n  };\n  var abytes2 = (value, length, title = \"\") => {\n    if (isBytes2(value) && (length === void 0 || value.length === length))\n      return value;\n    const bytes = isBytes2(value);\n    const ofLen = length !== void 0 ? ` of length ${length}` : \"\";\n    const got = bytes ? `length=${value.length}` : `type=${typeof value}`;\n    const message = (title ? `\"${title}\" ` : \"\") + \"expected Uint8Array\" + ofLen + \", got \" + got;\n    if (!bytes)\n      throw new TypeError(message);\n    throw new RangeError(message);\n  };\n  var snapshotBytes = (value, title = \"\", length) => Uint8Array.from(abytes2(value, length, title));\n  var padh = (n, pad) => n.toString(16).padStart(pad, \"0\");\n  var bytesToHex2 = (bytes) => {\n    let hex = \"\";\n    for (const byte of abytes2(bytes))\n      hex += padh(byte, 2);\n    return hex;\n  };\n  var hexToBytes = (hex) => {\n    const e = \"hex invalid\";\n    if (typeof hex !== \"string\")\n      throw new TypeError(e);\n    if (hex.length % 2 || !/^[\\da-f]*$/i.test(hex))\n      throw new RangeError(e);\n    const array = new Uint8Array(hex.length / 2);\n    for (let ai = 0, hi = 0; ai < array.length; ai++, hi += 2) {\n      const n1 = hex.charCodeAt(hi);\n      const n2 = hex.charCodeAt(hi + 1);\n      array[ai] = ((n1 & 15) + (n1 >> 6) * 9) * 16 + (n2 & 15) + (n2 >> 6) * 9;\n    }\n    return array;\n  };\n  var concatBytes = (...arrays) => {\n    let sum = 0;\n    for (const a of arrays)\n      sum += abytes2(a).length;\n    const res = new Uint8Array(sum);\n    let pad = 0;\n    for (const a of arrays) {\n      res.set(a, pad);\n      pad += a.length;\n    }\n    return res;\n  };\n  var arange = (n, min, max, msg = \"bad number: out of range\") => {\n    if (typeof n !== \"bigint\")\n      throw new TypeError(msg);\n    if (min <= n && n < max)\n      return n;\n    throw new RangeError(msg);\n  };\n  var mod = (a, b = P) => (a %= b) >= 0n ? a : b + a;\n  var P_MASK = (1n << 255n) - 1n;\n  var modP = (num) => {\n    if (num < 0n)\n      throw new RangeError(\"negative coordinate\");\n    let r = (num >> 255n) * 19n + (num & P_MASK);\n    r = (r >> 255n) * 19n + (r & P_MASK);\n    return r % P;\n  };\n  var modN = (a) => mod(a, N);\n  var invert = (number, modulo) => {\n    if (number === 0n)\n      throw new Error(\"invert: expected non-zero number\");\n    if (modulo <= 1n)\n      throw new Error(\"invert: expected modulus > 1, got \" + modulo);\n    let a = mod(number, modulo);\n    let b = modulo;\n    let x = 0n, u = 1n;\n    while (a !== 0n) {\n      const q = b / a;\n      const r = b - a * q;\n      const m = x - u * q;\n      b = a, a = r, x = u, u = m;\n    }\n    const gcd = b;\n    if (gcd !== 1n)\n      throw new Error(\"invert: does not exist\");\n    return mod(x, modulo);\n  };\n  var _hash = (name) => {\n    const fn = hashes[name];\n    if (typeof fn !== \"function\")\n      throw new Error(\"hashes.\" + name + \" not set\");\n    return fn;\n  };\n  var callHash = (name, ...m) => abytes2(_hash(name)(concatBytes(...m)), 64, \"digest\");\n  var apoint = (p) => {\n    if (p instanceof Point)\n      return p;\n    throw new TypeError(\"Point expected\");\n  };\n  var B256 = 2n ** 256n;\n  var _Point = class _Point {\n    // Constructor only bounds-checks and freezes XYZT coordinates; it does not prove the point is\n    // on-curve or that T matches X*Y/Z.\n    constructor(X, Y, Z, T) {\n      __publicField(this, \"X\");\n      __publicField(this, \"Y\");\n      __publicField(this, \"Z\");\n      __publicField(this, \"T\");\n      const max = B256;\n      this.X = arange(X, 0n, max);\n      this.Y = arange(Y, 0n, max);\n      this.Z = arange(Z, 1n, max);\n      this.T = arange(T, 0n, max);\n      freeze(this);\n    }\n    static CURVE() {\n      return ed25519_CURVE;\n    }\n    static fromAffine(p) {\n      return new _Point(p.x, p.y, 1n, modP(p.x * p.y));\n    }\n    /** RFC8032 5.1.3: Uint8Array to Point. */\n    static fromBytes(bytes, zip215 = false) {\n      const normed = snapshotBytes(bytes, \"point\", LEN);\n      const lastByte = normed[31];\n      normed[31] = lastByte & ~128;\n      const y = bytesToNumberLE(normed);\n      if (!zip215)\n        arange(y, 0n, P);\n      const y2 = modP(y * y);\n      const u = mod(y2 - 1n);\n      const v = modP(_d * y2 + 1n);\n      let { isValid, value: x } = uvRatio(u, v);\n      if (!isValid)\n        throw new Error(\"bad point: y not sqrt\");\n      const isLastByteOdd = !!(lastByte & 128);\n      if (!zip215 && x === 0n && isLastByteOdd)\n        throw new Error(\"bad point: x==0, isLastByteOdd\");\n      if (isLastByteOdd !== !!(x & 1n))\n        x = mod(-x);\n      return new _Point(x, y, 1n, modP(x * y));\n    }\n    static fromHex(hex, zip215) {\n      return _Point.fromBytes(hexToBytes(hex), zip215);\n    }\n    get x() {\n      return this.toAffine().x;\n    }\n    get y() {\n      return this.toAffine().y;\n    }\n    /** Checks if the point is valid and on-curve. */\n    assertValidity() {\n      const a = _a;\n      const d = _d;\n      const p = this;\n      if (p.is0())\n        throw new Error(\"bad point: ZERO\");\n      const { X, Y, Z, T } = p;\n      const X2 = modP(X * X);\n      const Y2 = modP(Y * Y);\n      const Z2 = modP(Z * Z);\n      const Z4 = modP(Z2 * Z2);\n      const aX2 = modP(X2 * a);\n      const left = modP(Z2 * (aX2 + Y2));\n      const right = mod(Z4 + modP(d * modP(X2 * Y2)));\n      if (left !== right)\n        throw new Error(\"bad point: equation left != right (1)\");\n      const XY = modP(X * Y);\n      const ZT = modP(Z * T);\n      if (XY !== ZT)\n        throw new Error(\"bad point: equation left != right (2)\");\n      return this;\n    }\n    /** Equality check: compare points P&Q. */\n    equals(other) {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const { X: X2, Y: Y2, Z: Z2 } = apoint(other);\n      return modP(X1 * Z2) === modP(X2 * Z1) && modP(Y1 * Z2) === modP(Y2 * Z1);\n    }\n    is0() {\n      return this.equals(I);\n    }\n    /** Flip point over y coordinate. */\n    negate() {\n      return new _Point(mod(-this.X), this.Y, this.Z, mod(-this.T));\n    }\n    /** Point doubling. Complete formula. Cost: `4M + 4S + 1*a + 6add + 1*2`. */\n    double() {\n      const { X: X1, Y: Y1, Z: Z1 } = this;\n      const a = _a;\n      const A = modP(X1 * X1);\n      const B = modP(Y1 * Y1);\n      const C = modP(2n * Z1 * Z1);\n      const D = modP(a * A);\n      const x1y1 = mod(X1 + Y1);\n      const E = mod(modP(x1y1 * x1y1) - A - B);\n      const G2 = mod(D + B);\n      const F = mod(G2 - C);\n      const H = mod(D - B);\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    /** Point addition. Complete formula. Cost: `9M + 1*a + 1*d + 7add`. */\n    add(other) {\n      const { X: X1, Y: Y1, Z: Z1, T: T1 } = this;\n      const { X: X2, Y: Y2, Z: Z2, T: T2 } = apoint(other);\n      const a = _a;\n      const d = _d;\n      const A = modP(X1 * X2);\n      const B = modP(Y1 * Y2);\n      const C = modP(modP(T1 * d) * T2);\n      const D = modP(Z1 * Z2);\n      const E = mod(modP(mod(X1 + Y1) * mod(X2 + Y2)) - A - B);\n      const F = mod(D - C);\n      const G2 = mod(D + C);\n      const H = mod(B - modP(a * A));\n      const X3 = modP(E * F);\n      const Y3 = modP(G2 * H);\n      const T3 = modP(E * H);\n      const Z3 = modP(F * G2);\n      return new _Point(X3, Y3, Z3, T3);\n    }\n    subtract(other) {\n      return this.add(apoint(other).negate());\n    }\n    /**\n     * Point-by-scalar multiplication. Safe mode requires `1 <= n < CURVE.n`.\n     * Unsafe mode additionally permits `n = 0` and returns the identity point for that case.\n     * Uses {@link wNAF} for base point.\n     * Uses fake point to mitigate side-channel leakage.\n     * @param n - scalar by which point is multiplied\n     * @param safe - safe mode guards against timing attacks; unsafe mode is faster\n     */\n    multiply(n, safe = true) {\n      if (!safe && n === 0n)\n        return I;\n      arange(n, 1n, N);\n      if (!safe && this.is0())\n        return I;\n      if (n === 1n)\n        return this;\n      if (this.equals(G))\n        return wNAF(n).p;\n      let p = I;\n      let f = G;\n      let d = this;\n      for (let i = 0; safe ? i < 256 : n > 0n; i++) {\n        if (n & 1n)\n          p = p.add(d);\n        else if (safe)\n          f = f.add(d);\n        d = d.double();\n        n >>= 1n;\n      }\n      return p;\n    }\n    multiplyUnsafe(scalar) {\n      return this.multiply(scalar, false);\n    }\n    /** Convert point to 2d xy affine point. (X, Y, Z) ∋ (x=X/Z, y=Y/Z) */\n    toAffine() {\n      const { X, Y, Z } = this;\n      if (this.equals(I))\n        return { x: 0n, y: 1n };\n      const iz = invert(Z, P);\n      if (modP(Z * iz) !== 1n)\n        throw new Error(\"invalid inverse\");\n      return { x: modP(X * iz), y: modP(Y * iz) };\n    }\n    toBytes() {\n      const { x, y } = this.toAffine();\n      const b = numTo32bLE(y);\n      b[31] |= x & 1n ? 128 : 0;\n      return b;\n    }\n    toHex() {\n      return bytesToHex2(this.toBytes());\n    }\n    clearCofactor() {\n      return this.multiply(8n, false);\n    }\n    isSmallOrder() {\n      return this.clearCofactor().is0();\n    }\n    isTorsionFree() {\n      return this.multiply(N / 2n, false).double().add(this).is0();\n    }\n  };\n  __publicField(_Point, \"BASE\");\n  __publicField(_Point, \"ZERO\");\n  var Point = _Point;\n  var G = new Point(Gx, Gy, 1n, mod(Gx * Gy));\n  var I = new Point(0n, 1n, 1n, 0n);\n  Point.BASE = G;\n  Point.ZERO = I;\n  var numTo32bLE = (num) => hexToBytes(padh(arange(num, 0n, B256), 64)).reverse();\n  var bytesToNumberLE = (b) => BigInt(\"0x\" + bytesToHex2(Uint8Array.from(abytes2(b)).reverse()));\n  var pow2 = (x, power) => {\n    let r = x;\n    while (power-- > 0) {\n      r = modP(r * r);\n    }\n    return r;\n  };\n  var pow_2_252_3 = (x) => {\n    const x2 = modP(x * x);\n    const b2 = modP(x2 * x);\n    const b4 = modP(pow2(b2, 2) * b2);\n    const b5 = modP(pow2(b4, 1) * x);\n    const b10 = modP(pow2(b5, 5) * b5);\n    const b20 = modP(pow2(b10, 10) * b10);\n    const b40 = modP(pow2(b20, 20) * b20);\n    const b80 = modP(pow2(b40, 40) * b40);\n    const b160 = modP(pow2(b80, 80) * b80);\n    const b240 = modP(pow2(b160, 80) * b80);\n    const b250 = modP(pow2(b240, 10) * b10);\n    return modP(pow2(b250, 2) * x);\n  };\n  var RM1 = 0x2b8324804fc1df0b2b4d00993dfbd7a72f431806ad2fe478c4ee1b274a0ea0b0n;\n  var uvRatio = (u, v) => {\n    const v3 = modP(v * modP(v * v));\n    const v7 = modP(modP(v3 * v3) * v);\n    const pow = pow_2_252_3(modP(u * v7));\n    let x = modP(u * modP(v3 * pow));\n    const vx2 = modP(v * modP(x * x));\n    const root1 = x;\n    const root2 = modP(x * RM1);\n    const useRoot1 = vx2 === u;\n    const useRoot2 = vx2 === mod(-u);\n    const noRoot = vx2 === mod(-u * RM1);\n    if (useRoot1)\n      x = root1;\n    if (useRoot2 || noRoot)\n      x = root2;\n    if ((mod(x) & 1n) === 1n)\n      x = mod(-x);\n    return { isValid: useRoot1 || useRoot2, value: x };\n  };\n  var modL_LE = (hash) => modN(bytesToNumberLE(hash));\n  var hashFinishSync = (res) => res[1](callHash(\"sha512\", res[0]));\n  var getZip215 = (options) => {\n    if (options === null || typeof options !== \"object\")\n      throw new TypeError(\"expected valid options object\");\n    return options.zip215 ?? true;\n  };\n  var _verify = (sig, msg, publicKey, options) => {\n    sig = abytes2(sig, 64, \"signature\");\n    msg = abytes2(msg, void 0, \"message\");\n    publicKey = abytes2(publicKey, LEN, \"publicKey\");\n    const zip215 = getZip215(options);\n    const r = sig.subarray(0, LEN);\n    const s = bytesToNumberLE(sig.subarray(LEN, 64));\n    let A, R, SB;\n    let hashable = Uint8Array.of();\n    let finished = false;\n    try {\n      A = Point.fromBytes(publicKey, zip215);\n      R = Point.fromBytes(r, zip215);\n      SB = G.multiply(s, false);\n      hashable = concatBytes(r, publicKey, msg);\n      finished = true;\n    } catch (error) {\n    }\n    const finish = (hashed) => {\n      if (!finished)\n        return false;\n      if (!zip215 && A.isSmallOrder())\n        return false;\n      const k = modL_LE(hashed);\n      const RkA = R.add(A.multiply(k, false));\n      return RkA.subtract(SB).clearCofactor().is0();\n    };\n    return [hashable, finish];\n  };\n  var verify = (signature, message, publicKey, opts = {}) => hashFinishSync(_verify(signature, message, publicKey, opts));\n  var hashes = {\n    sha512Async: async (message) => {\n      const s = globalThis?.crypto?.subtle;\n      if (!s)\n        throw new Error(\"crypto.subtle must be defined, consider polyfill\");\n      return new Uint8Array(await s.digest(\"SHA-512\", concatBytes(message)));\n    },\n    sha512: void 0\n  };\n  var precompute = () => {\n    const points = [];\n    let p = G;\n    let b;\n    for (let w = 0; w < 33; w++) {\n      b = p;\n      points.push(b);\n      for (let i = 1; i < 128; i++) {\n        b = b.add(p);\n        points.push(b);\n      }\n      p = b.double();\n    }\n    return points;\n  };\n  var Gpows = void 0;\n  var ctneg = (cnd, p) => {\n    const n = p.negate();\n    return cnd ? n : p;\n  };\n  var wNAF = (n) => {\n    const comp = Gpows || (Gpows = precompute());\n    let p = I;\n    let f = G;\n    for (let w = 0; w < 33; w++) {\n      let wbits = Number(n & 255n);\n      n >>= 8n;\n      if (wbits > 128) {\n        wbits -= 256;\n        n += 1n;\n      }\n      const off = w * 128;\n      const offP = off + Math.abs(wbits) - 1;\n      const isOddW = w % 2 !== 0;\n      const isNeg = wbits < 0;\n      if (wbits === 0) {\n        f = f.add(ctneg(isOddW, comp[off]));\n      } else {\n        p = p.add(ctneg(isNeg, comp[offP]));\n      }\n    }\n    if (n !== 0n)\n      throw new Error(\"invalid wnaf\");\n    return { p, f };\n  };\n\n  // src/report/client/signature.ts\n  hashes.sha512 = sha512;\n  var SPKI_PREFIX = [48, 42, 48, 5, 6, 3, 43, 101, 112, 3, 33, 0];\n  function keyIdOf(raw) {\n    return sha256Hex(raw).slice(0, 16);\n  }\n  function base64Bytes(b64) {\n    const bin = atob(b64);\n    const out = new Uint8Array(bin.length);\n    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);\n    return out;\n  }\n  function rawKey(raw) {\n    return { ok: true, raw, keyId: keyIdOf(raw) };\n  }\n  function parsePastedKey(text) {\n    const t = text.trim();\n    if (t === \"\") return { ok: false, reason: \"paste a public key first\" };\n    const pem = /^-----BEGIN ([A-Z0-9 ]+)-----([\\s\\S]*?)-----END \\1-----$/.exec(t);\n    if (pem !== null) {\n      if (pem[1].includes(\"PRIVATE\")) return { ok: false, reason: \"this is a PRIVATE key: paste the public key only\" };\n      if (pem[1] !== \"PUBLIC KEY\") return { ok: false, reason: `a PEM \"${pem[1]}\"; expected \"PUBLIC KEY\" (SPKI)` };\n      const body = pem[2].replace(/\\s+/g, \"\");\n      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return { ok: false, reason: \"the PEM body is not base64\" };\n      const der = base64Bytes(body);\n      if (der.length !== 44 || SPKI_PREFIX.some((b, i) => der[i] !== b))\n        return { ok: false, reason: \"not an Ed25519 public key (another algorithm, or a malformed SPKI)\" };\n      return rawKey(der.slice(12));\n    }\n    if (/^[0-9a-fA-F]{64}$/.test(t)) {\n      const raw = new Uint8Array(32);\n      for (let i = 0; i < 32; i++) raw[i] = parseInt(t.slice(i * 2, i * 2 + 2), 16);\n      return rawKey(raw);\n    }\n    if (/^[A-Za-z0-9+/]{43}=$/.test(t)) return rawKey(base64Bytes(t));\n    return {\n      ok: false,\n      reason: 'not a public key: expected PEM \"PUBLIC KEY\", or the raw 32 bytes as 64 hex digits or base64'\n    };\n  }\n  function verifyEd25519(signature, message, publicKey) {\n    if (signature.length !== 64 || publicKey.length !== 32) return false;\n    try {\n      return verify(signature, message, publicKey, { zip215: false });\n    } catch {\n      return false;\n    }\n  }\n\n  // src/journal/chain.ts\n  var hashText = (h) => /^[0-9a-f]{64}$/.test(h) ? h : JSON.stringify(h);\n  var short = hashText;\n  var ChainChecker = class {\n    constructor() {\n      __publicField(this, \"expectedSeq\", 0);\n      /** The previous row's stored step_hash; null after a row that had none (no prev_hash matches it). */\n      __publicField(this, \"prevHash\", ZERO_HASH);\n      __publicField(this, \"steps\", 0);\n    }\n    check(line, view, out) {\n      if (view.seq !== void 0 && view.seq !== this.expectedSeq && BigInt(view.seq) !== BigInt(this.expectedSeq)) {\n        out.add({ line, kind: \"seq_mismatch\", message: `seq ${String(view.seq)}, expected ${this.expectedSeq}` });\n      }\n      if (view.prev_hash !== void 0 && view.prev_hash !== this.prevHash) {\n        out.add({\n          line,\n          kind: \"prev_hash_mismatch\",\n          message: this.prevHash === null ? `chain break: prev_hash ${short(view.prev_hash)}, but the previous row has no step_hash string` : `chain break: prev_hash ${short(view.prev_hash)} does not match the previous step_hash ${short(this.prevHash)}`\n        });\n      }\n      if (view.computedHash !== void 0 && view.step_hash !== void 0 && view.computedHash !== view.step_hash) {\n        out.add({\n          line,\n          kind: \"step_hash_mismatch\",\n          message: `field tamper: stored step_hash ${short(view.step_hash)}, recomputed ${short(view.computedHash)}`\n        });\n      }\n      this.expectedSeq++;\n      this.prevHash = view.step_hash ?? null;\n      this.steps++;\n    }\n    /** The head: the last stored step_hash walked ('' when that row had none), 64 zeros before any row. */\n    get head() {\n      return this.steps === 0 ? ZERO_HASH : this.prevHash ?? \"\";\n    }\n  };\n\n  // src/journal/faults.ts\n  var MAX_LISTED_FAULTS = 1e3;\n  var FaultList = class {\n    constructor(cap = MAX_LISTED_FAULTS, mayJoin = () => true) {\n      __publicField(this, \"cap\", cap);\n      __publicField(this, \"mayJoin\", mayJoin);\n      __publicField(this, \"list\", []);\n      /** Every fault added (a run of n counts n). */\n      __publicField(this, \"total\", 0);\n      /** Faults counted but not listed (past MAX_LISTED_FAULTS entries). */\n      __publicField(this, \"omitted\", 0);\n      /** The latest entry of each kind, which a fault on the next line extends. */\n      __publicField(this, \"open\", /* @__PURE__ */ new Map());\n    }\n    add(f) {\n      const n = f.count ?? 1;\n      this.total += n;\n      if (f.line !== null) {\n        const o = this.open.get(f.kind);\n        if (o !== void 0 && (o.last_line ?? o.line) + 1 === f.line && this.mayJoin(o, f)) {\n          o.count = (o.count ?? 1) + n;\n          o.last_line = f.last_line ?? f.line;\n          return;\n        }\n      }\n      if (this.list.length >= this.cap && f.line !== null) {\n        this.omitted += n;\n        this.open.delete(f.kind);\n        return;\n      }\n      const entry = { ...f };\n      this.list.push(entry);\n      if (f.line !== null) this.open.set(f.kind, entry);\n    }\n    /** Faults counted elsewhere and not listed (a slice's own overflow). */\n    addOmitted(n) {\n      this.total += n;\n      this.omitted += n;\n    }\n    /** Adds every entry of another list, then its overflow. */\n    addAll(other) {\n      for (const f of other.list) this.add(f);\n      if (other.omitted > 0) this.addOmitted(other.omitted);\n    }\n  };\n\n  // src/journal/lines.ts\n  function isPyWhitespace(c) {\n    if (c <= 32) return c === 32 || c >= 9 && c <= 13 || c >= 28 && c <= 31;\n    if (c < 133) return false;\n    return c === 133 || c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288;\n  }\n  function pyStrip(s) {\n    let a = 0;\n    let b = s.length;\n    while (a < b && isPyWhitespace(s.charCodeAt(a))) a++;\n    while (b > a && isPyWhitespace(s.charCodeAt(b - 1))) b--;\n    return a === 0 && b === s.length ? s : s.slice(a, b);\n  }\n  function forEachReferenceLine(buf, from, to, fn) {\n    let pos = from;\n    while (pos < to) {\n      const nl = indexIn(buf, 10, pos, to);\n      const segEnd = nl < 0 ? to : nl;\n      splitSegment(buf, pos, segEnd, nl >= 0, fn);\n      pos = segEnd + 1;\n    }\n  }\n  function splitSegment(buf, a, b, lf, fn) {\n    let lines = 0;\n    let s = a;\n    for (; ; ) {\n      const cr = indexIn(buf, 13, s, b);\n      if (cr < 0) {\n        if (lf) fn(s, b, b + 1, \"lf\");\n        else if (s < b) fn(s, b, b, \"eof\");\n        else return lines;\n        return lines + 1;\n      }\n      if (cr + 1 === b && lf) {\n        fn(s, cr, b + 1, \"crlf\");\n        return lines + 1;\n      }\n      fn(s, cr, cr + 1, \"cr\");\n      lines++;\n      s = cr + 1;\n    }\n  }\n  function indexIn(buf, byte, from, to) {\n    if (to - from <= 32) {\n      for (let i = from; i < to; i++) if (buf[i] === byte) return i;\n      return -1;\n    }\n    const k = buf.subarray(from, to).indexOf(byte);\n    return k < 0 ? -1 : from + k;\n  }\n\n  // src/journal/step-hash.ts\n  function payloadOf(f) {\n    return {\n      prev_hash: f.prev_hash,\n      input_hash: f.input_hash,\n      model: f.model,\n      prompt: f.prompt,\n      tool_call: f.tool_call,\n      tool_result: f.tool_result\n    };\n  }\n  function stepPayload(f, read = false) {\n    return read ? canonicalOfRead(payloadOf(f)) : canonical(payloadOf(f));\n  }\n  function computeStepHash(f, read = false) {\n    return sha256Hex(stepPayload(f, read));\n  }\n\n  // src/journal/row.ts\n  var ROW_KEYS = [\n    \"blob_refs\",\n    \"input_hash\",\n    \"model\",\n    \"prev_hash\",\n    \"prompt\",\n    \"seq\",\n    \"step_hash\",\n    \"tool_call\",\n    \"tool_result\",\n    \"ts\"\n  ];\n  var JSON_START = /^[{[\"0-9tfnNI-]/;\n  function readRowLine(bytes) {\n    let value;\n    let raw;\n    try {\n      raw = decodeUtf8(bytes);\n    } catch {\n      return { kind: \"malformed\", reason: \"invalid UTF-8\" };\n    }\n    const text = pyStrip(raw);\n    if (text.length === 0) return { kind: \"blank\" };\n    if (!JSON_START.test(text)) return { kind: \"malformed\", reason: \"expecting value at column 1\" };\n    try {\n      value = parse(text);\n    } catch (e) {\n      if (e instanceof JsonParseError) return { kind: \"malformed\", reason: e.message };\n      if (e instanceof RangeError) return { kind: \"malformed\", reason: \"line too large to read\" };\n      throw e;\n    }\n    if (!isJsonObject(value)) return { kind: \"malformed\", reason: \"line is not a JSON object\" };\n    return rowFromValue(value, text === raw ? text : void 0);\n  }\n  var has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);\n  function rowFromValue(value, text, known) {\n    const bad = [];\n    const v = value;\n    const field = (k, ok, what) => {\n      if (!has(value, k)) bad.push(`no \"${k}\" key`);\n      else if (!ok) bad.push(`\"${k}\" ${what}`);\n      return has(value, k) && ok;\n    };\n    const seqOk = field(\"seq\", isJsonInteger(v.seq), \"is not an integer\");\n    const prevOk = field(\"prev_hash\", typeof v.prev_hash === \"string\", \"is not a string\");\n    const stepOk = field(\"step_hash\", typeof v.step_hash === \"string\", \"is not a string\");\n    const inputOk = field(\"input_hash\", typeof v.input_hash === \"string\", \"is not a string\");\n    let hashedPresent = true;\n    for (const k of [\"model\", \"prompt\", \"tool_call\", \"tool_result\"])\n      hashedPresent = field(k, true, \"\") && hashedPresent;\n    const refs = v.blob_refs;\n    field(\"blob_refs\", Array.isArray(refs) && refs.every((r) => isSha256Hex(r)), \"is not a list of SHA-256 hex digests\");\n    const ts = numericValue(v.ts);\n    field(\"ts\", ts !== void 0, \"is not a number\");\n    const fields = prevOk && inputOk && hashedPresent ? {\n      prev_hash: v.prev_hash,\n      input_hash: v.input_hash,\n      model: v.model,\n      prompt: v.prompt,\n      tool_call: v.tool_call,\n      tool_result: v.tool_result\n    } : void 0;\n    const view = {\n      seq: seqOk ? v.seq : void 0,\n      prev_hash: prevOk ? v.prev_hash : void 0,\n      step_hash: stepOk ? v.step_hash : void 0,\n      computedHash: fields === void 0 ? void 0 : known?.computedHash ?? computeStepHash(fields, true)\n    };\n    if (bad.length > 0) {\n      return { kind: \"row\", view, row: void 0, shape: `row shape: ${bad.join(\"; \")}`, value, canonical: false };\n    }\n    const row = {\n      ...fields,\n      blob_refs: refs,\n      seq: Number(v.seq),\n      step_hash: v.step_hash,\n      ts\n    };\n    let isCanonical = known?.canonical ?? false;\n    if (known === void 0 && text !== void 0 && Object.keys(value).length === ROW_KEYS.length) {\n      try {\n        isCanonical = canonicalOfRead(value) === text;\n      } catch {\n        isCanonical = false;\n      }\n    }\n    return { kind: \"row\", view, row, shape: void 0, value, canonical: isCanonical };\n  }\n\n  // src/report/client/verifier.ts\n  function createVerifier(bytes, options = {}) {\n    const window = options.window ?? null;\n    const lineOffset = window === null ? 0 : window.first_line - 1;\n    const bounds = [];\n    forEachReferenceLine(bytes, 0, bytes.length, (s, e) => void bounds.push(s, e));\n    const total = bounds.length / 2;\n    const reachesEnd = window === null || lineOffset + total >= window.total_lines;\n    const entries = [];\n    const faults = new FaultList();\n    const chain = new ChainChecker();\n    if (window !== null) {\n      chain.expectedSeq = window.first_seq;\n      chain.prevHash = window.anchor_hash;\n    }\n    let done = false;\n    const checkLine = (idx) => {\n      const start = bounds[idx * 2];\n      const end = bounds[idx * 2 + 1];\n      const line = lineOffset + idx + 1;\n      const entry = { line, start, end, row: null, computed: null, faults: [] };\n      entries.push(entry);\n      const sink = {\n        add(f) {\n          entry.faults.push(f);\n          faults.add(f);\n        }\n      };\n      const read = readRowLine(bytes.subarray(start, end));\n      if (read.kind === \"blank\") return;\n      if (read.kind === \"malformed\") {\n        sink.add({ line, kind: \"malformed_json\", message: read.reason });\n        return;\n      }\n      if (read.shape !== void 0) sink.add({ line, kind: \"malformed_json\", message: read.shape });\n      chain.check(line, read.view, sink);\n      entry.row = read.row ?? null;\n      entry.computed = read.view.computedHash ?? null;\n    };\n    const head = () => chain.head;\n    const finish = () => {\n      if (window === null && chain.steps === 0)\n        faults.add({\n          line: null,\n          kind: \"empty_journal\",\n          message: total === 0 ? \"journal has no steps\" : \"journal has no steps (no line holds a row)\"\n        });\n      const expected = options.expectedHead;\n      if (reachesEnd && expected !== void 0 && expected !== null && expected !== head()) {\n        faults.add({ line: null, kind: \"head_mismatch\", message: `head ${head()}, expected ${expected}` });\n      }\n      done = true;\n    };\n    return {\n      entries,\n      total,\n      run(maxLines) {\n        if (done) return true;\n        const stop = Math.min(total, entries.length + maxLines);\n        while (entries.length < stop) checkLine(entries.length);\n        if (entries.length >= total) finish();\n        return done;\n      },\n      result() {\n        const r = {\n          ok: done && faults.total === 0,\n          head_hash: head(),\n          steps: chain.steps,\n          errors: faults.list.slice(),\n          fault_count: faults.total,\n          errors_omitted: faults.omitted\n        };\n        return r;\n      }\n    };\n  }\n\n  // src/report/client/app.ts\n  var lossyUtf8 = new TextDecoder(\"utf-8\", { fatal: false, ignoreBOM: true });\n  var HASHED_FIELDS = [\"model\", \"prompt\", \"tool_call\", \"tool_result\"];\n  var BLOB_PAGE = 100;\n  function startReport(doc) {\n    const root = doc.documentElement;\n    const $ = (id) => {\n      const e = doc.getElementById(id);\n      if (e === null) throw new Error(`page element #${id} is missing`);\n      return e;\n    };\n    const el = (tag, cls, text) => {\n      const e = doc.createElement(tag);\n      if (cls) e.className = cls;\n      if (text !== void 0) e.textContent = text;\n      return e;\n    };\n    const fmtInt = (n) => String(n).replace(/\\B(?=(\\d{3})+(?!\\d))/g, \",\");\n    const fmtSize = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;\n    const plural = (n, one, many = `${one}s`) => `${fmtInt(n)} ${n === 1 ? one : many}`;\n    const fail = (kind, message) => {\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-verified\", \"false\");\n      root.setAttribute(\"data-first-fault-kind\", kind);\n      const status2 = doc.getElementById(\"status\");\n      if (status2) {\n        status2.className = \"status bad\";\n        const t = doc.getElementById(\"status-title\");\n        if (t) t.textContent = \"\\u2717 NOT VERIFIED: the report could not check this chain\";\n        const d = doc.getElementById(\"status-detail\");\n        if (d) d.textContent = message;\n      }\n    };\n    let data;\n    try {\n      data = JSON.parse($(\"stepchain-data\").textContent ?? \"\");\n      if (data.format !== 2) throw new Error(`format ${String(data.format)}, this page reads format 2`);\n    } catch (e) {\n      fail(\"report_error\", `embedded data unreadable: ${e.message}`);\n      return;\n    }\n    const win = data.window;\n    const gv = data.generator_verify;\n    const journal = base64Bytes(data.journal_b64);\n    const verifier = createVerifier(journal, { expectedHead: data.expected_head, window: win });\n    const entries = verifier.entries;\n    const blobFaults = [];\n    let finished = null;\n    const textOf = (e) => lossyUtf8.decode(journal.subarray(e.start, e.end));\n    const meta = $(\"meta\");\n    const metaRow = (k, v, cls) => {\n      const dd = el(\"dd\", cls, v);\n      meta.append(el(\"dt\", void 0, k), dd);\n      return dd;\n    };\n    metaRow(\"Agent\", data.agent_id);\n    metaRow(\"Source\", `${data.source.kind === \"receipt\" ? \"receipt\" : \"journal\"} ${data.source.path}`);\n    const stepsDd = metaRow(\"Steps\", \"\\u2026\");\n    const headDd = metaRow(\"Head hash\", \"\\u2026\", \"hash\");\n    metaRow(\"Generated\", `${data.generated_at} by ${data.generator}`);\n    metaRow(\n      \"Generator check\",\n      gv.ok ? `intact (${plural(gv.steps, \"step\")}, head ${gv.head_hash})` : `${plural(gv.errors.length, \"fault\")}: first ${gv.errors[0]?.kind ?? \"\"} at line ${gv.errors[0]?.line ?? \"-\"}`,\n      \"hash\"\n    );\n    if (win !== null) {\n      metaRow(\n        \"Window\",\n        `lines ${fmtInt(win.first_line)}\\u2013${fmtInt(win.first_line + Math.max(0, verifier.total - 1))} of ${fmtInt(win.total_lines)} are embedded; the first links to step_hash ${win.anchor_hash}, which the generator verified from genesis`,\n        \"hash warn\"\n      );\n    }\n    let signature = null;\n    let signatureKey = null;\n    const signatureFaults = [];\n    const pastedFailed = [];\n    let renderSignature = () => {\n    };\n    if (data.receipt !== null) {\n      const r = data.receipt;\n      const manifest = base64Bytes(r.manifest_b64);\n      const sig = r.signature_b64 === null ? null : base64Bytes(r.signature_b64);\n      if (!r.signed || sig === null) {\n        signature = \"unsigned\";\n        if (r.public_keys.length > 0)\n          signatureFaults.push({\n            line: null,\n            kind: \"unsigned\",\n            message: \"manifest.sig: a trusted key was given but the receipt is not signed (no manifest.sig)\"\n          });\n      } else if (r.public_keys.length === 0) {\n        signature = \"not_checked\";\n      } else {\n        const good = r.public_keys.find((k) => verifyEd25519(sig, manifest, base64Bytes(k.raw_b64)));\n        if (good !== void 0) {\n          signature = \"verified\";\n          signatureKey = good.key_id;\n        } else {\n          signature = \"invalid\";\n          signatureFaults.push({\n            line: null,\n            kind: \"signature_invalid\",\n            message: `manifest.sig: the signature does not verify under any trusted key (${r.public_keys.map((k) => k.key_id).join(\", \")})`\n          });\n        }\n      }\n      const sec = $(\"receipt\");\n      sec.hidden = false;\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      add2(\"Signed\", r.signed ? \"yes (manifest.sig, Ed25519)\" : \"no\", r.signed ? void 0 : \"warn\");\n      const sigDd = add2(\"Signature\", \"\");\n      add2(\n        \"Keys given to the generator\",\n        r.public_keys.length === 0 ? \"none\" : r.public_keys.map((k) => `${k.key_id} (${k.source})`).join(\"\\n\"),\n        \"hash\"\n      );\n      add2(\"Generator said\", r.signature_check);\n      add2(\"Expected head\", data.expected_head ?? \"(none)\", \"hash\");\n      if (r.generator_faults.length > 0)\n        add2(\"Receipt problems\", r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join(\"\\n\"), \"badtext\");\n      sec.append(dl);\n      renderSignature = () => {\n        sigDd.className = signature === \"verified\" ? \"oktext\" : signature === \"invalid\" ? \"badtext\" : \"warn\";\n        sigDd.textContent = signature === \"verified\" ? `\\u2713 verified in this browser under key ${signatureKey ?? \"\"}` : signature === \"invalid\" ? \"\\u2717 does NOT verify under the given key(s)\" : signature === \"not_checked\" ? pastedFailed.length > 0 ? `NOT checked: the pasted key ${pastedFailed.join(\", \")} does not hold. Paste the signer\\u2019s public key below to check it here.` : \"NOT checked: no public key was given. Paste the signer\\u2019s public key below to check it here.\" : \"unsigned: there is no signature to check\";\n        root.setAttribute(\"data-signature\", signature ?? \"\");\n        if (signatureKey !== null) root.setAttribute(\"data-signature-key\", signatureKey);\n      };\n      renderSignature();\n      if (r.signed && sig !== null) {\n        const box = el(\"div\", \"paste\");\n        const label = el(\n          \"label\",\n          void 0,\n          \"Check the signature with a public key (PEM, or 32 bytes as hex or base64):\"\n        );\n        const area = el(\"textarea\");\n        area.id = \"public-key\";\n        area.rows = 3;\n        area.spellcheck = false;\n        area.placeholder = \"-----BEGIN PUBLIC KEY-----\\n\\u2026\\n-----END PUBLIC KEY-----\";\n        label.append(area);\n        const button = el(\"button\", void 0, \"Check signature\");\n        button.id = \"check-signature\";\n        const result = el(\"div\", \"paste-result\");\n        result.id = \"signature-result\";\n        result.setAttribute(\"role\", \"status\");\n        button.addEventListener(\"click\", () => {\n          const key = parsePastedKey(area.value);\n          if (!key.ok) {\n            result.className = \"paste-result warn\";\n            result.textContent = `Not a usable key: ${key.reason}`;\n            root.setAttribute(\"data-pasted-key\", \"bad_key\");\n            return;\n          }\n          if (verifyEd25519(sig, manifest, key.raw)) {\n            result.className = \"paste-result oktext\";\n            result.textContent = `\\u2713 The manifest signature holds under key ${key.keyId}: this receipt's manifest.json was signed by that key's owner and not changed since (checked in this browser, offline).`;\n            root.setAttribute(\"data-pasted-key\", \"holds\");\n            if (signature === \"not_checked\") {\n              signature = \"verified\";\n              signatureKey = key.keyId;\n              renderSignature();\n              renderVerdict();\n            }\n          } else {\n            result.className = \"paste-result badtext\";\n            result.textContent = `\\u2717 The manifest signature does NOT hold under key ${key.keyId}: either another key signed it, or manifest.json was changed after signing.`;\n            root.setAttribute(\"data-pasted-key\", \"fails\");\n            if (signature === \"not_checked\" && !pastedFailed.includes(key.keyId)) {\n              pastedFailed.push(key.keyId);\n              renderSignature();\n              renderVerdict();\n            }\n          }\n        });\n        box.append(label, button, result);\n        sec.append(box);\n      }\n      const det = el(\"details\");\n      det.append(el(\"summary\", void 0, \"manifest.json\"));\n      let manifestShown = lossyUtf8.decode(manifest);\n      const parsed = orderedRow(manifestShown);\n      if (parsed !== null) manifestShown = display(parsed);\n      det.append(el(\"pre\", \"code\", manifestShown));\n      sec.append(det);\n      sec.append(\n        el(\n          \"p\",\n          \"note\",\n          \"Checked in this browser: the chain (every step hash, link and seq), that it ends at the manifest head, the bundled blobs\\u2019 digests, and the Ed25519 signature over manifest.json under the keys above or a key you paste. Checked by the generator only: the archive structure and that blob_digests matches the chain.\"\n        )\n      );\n    }\n    const ROW_H = 26;\n    const list = $(\"list\");\n    const spacer = $(\"list-spacer\");\n    const search = $(\"search\");\n    const onlyFaults = $(\"only-faults\");\n    const countEl = $(\"count\");\n    let view = [];\n    let sel = -1;\n    let filterText = \"\";\n    let userMoved = false;\n    const hay = [];\n    const haystack = (i) => {\n      let h = hay[i];\n      if (h === void 0) {\n        const e = entries[i];\n        const r = e.row;\n        h = (r === null ? `line ${e.line} ${textOf(e)}` : `#${r.seq} ${fieldText(r.model)} ${fieldText(r.prompt)} ${fieldText(r.tool_call)} ${fieldText(r.tool_result)} ${r.step_hash}`).toLowerCase();\n        hay[i] = h;\n      }\n      return h;\n    };\n    const matches = (i) => {\n      const e = entries[i];\n      if (onlyFaults.checked && e.faults.length === 0) return false;\n      return filterText === \"\" || haystack(i).includes(filterText);\n    };\n    const rebuildView = () => {\n      const current = sel >= 0 ? view[sel] : void 0;\n      view = [];\n      for (let i = 0; i < entries.length; i++) if (matches(i)) view.push(i);\n      sel = current === void 0 ? view.length > 0 ? 0 : -1 : view.indexOf(current);\n      if (sel < 0 && view.length > 0) sel = 0;\n      renderList(true);\n      renderDetail();\n    };\n    const extendView = (from) => {\n      for (let i = from; i < entries.length; i++) if (matches(i)) view.push(i);\n      if (sel < 0 && view.length > 0) {\n        sel = 0;\n        renderDetail();\n      }\n    };\n    const labelOf = (e) => {\n      const r = e.row;\n      if (r === null) return { n: `L${e.line}`, text: `malformed line: ${textOf(e).slice(0, 80)}` };\n      const call = r.tool_call;\n      const name = call !== null && typeof call === \"object\" && !Array.isArray(call) && !(call instanceof Map) ? call.name : void 0;\n      const tool = typeof name === \"string\" ? `${name} \\xB7 ` : \"\";\n      const p = r.prompt === null ? \"\" : fieldText(r.prompt);\n      return { n: `#${r.seq}`, text: `${tool}${p.slice(0, 120)}` };\n    };\n    let rendered = /* @__PURE__ */ new Map();\n    const renderList = (force = false) => {\n      spacer.style.height = `${view.length * ROW_H}px`;\n      const top = list.scrollTop;\n      const first = Math.max(0, Math.floor(top / ROW_H) - 10);\n      const last = Math.min(view.length, Math.ceil((top + list.clientHeight) / ROW_H) + 10);\n      const next = /* @__PURE__ */ new Map();\n      for (let v = first; v < last; v++) {\n        const idx = view[v];\n        let row = force ? void 0 : rendered.get(v);\n        if (row !== void 0 && row.dataset.entry !== String(idx)) row = void 0;\n        if (row === void 0) {\n          const e = entries[idx];\n          row = el(\"div\", \"item\");\n          row.dataset.entry = String(idx);\n          row.dataset.view = String(v);\n          row.style.top = `${v * ROW_H}px`;\n          const { n, text } = labelOf(e);\n          row.append(el(\"span\", \"n\", n), el(\"span\", \"mark\", e.faults.length > 0 ? \"\\u2717\" : \"\\u2713\"), el(\"span\", \"label\", text));\n          if (e.faults.length > 0) row.classList.add(\"faulty\");\n          rendered.delete(v);\n        }\n        row.classList.toggle(\"selected\", v === sel);\n        row.setAttribute(\"aria-selected\", v === sel ? \"true\" : \"false\");\n        next.set(v, row);\n      }\n      for (const [, old] of rendered) old.remove();\n      for (const [, r] of next) if (r.parentNode !== spacer) spacer.append(r);\n      rendered = next;\n      countEl.textContent = `${fmtInt(view.length)} of ${fmtInt(verifier.total)} lines${entries.length < verifier.total ? \" (verifying\\u2026)\" : \"\"}`;\n      const pos = doc.getElementById(\"detail-position\");\n      if (pos) pos.textContent = sel >= 0 && view.length > 0 ? `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown` : \"\";\n    };\n    list.addEventListener(\"scroll\", () => renderList());\n    list.addEventListener(\"click\", (ev) => {\n      const item = ev.target.closest(\".item\");\n      if (item?.dataset.view !== void 0) {\n        userMoved = true;\n        select(Number(item.dataset.view));\n      }\n    });\n    const scrollIntoView = () => {\n      if (sel < 0) return;\n      const y = sel * ROW_H;\n      if (y < list.scrollTop) list.scrollTop = y;\n      else if (y + ROW_H > list.scrollTop + list.clientHeight) list.scrollTop = y + ROW_H - list.clientHeight;\n    };\n    const select = (v) => {\n      if (view.length === 0) return;\n      sel = Math.max(0, Math.min(view.length - 1, v));\n      scrollIntoView();\n      renderList();\n      renderDetail();\n    };\n    const jumpToLine = (line) => {\n      if (filterText !== \"\" || onlyFaults.checked) {\n        search.value = \"\";\n        filterText = \"\";\n        onlyFaults.checked = false;\n        rebuildView();\n      }\n      const idx = entries.findIndex((e) => e.line === line);\n      const v = idx < 0 ? -1 : view.indexOf(idx);\n      if (v >= 0) select(v);\n    };\n    const detail = $(\"detail\");\n    const MAX_SHOWN = 2e5;\n    const pre = (s) => {\n      const p = el(\"pre\", \"code\");\n      if (s.length > MAX_SHOWN) {\n        p.textContent = s.slice(0, MAX_SHOWN);\n        const more = el(\"button\", \"more\", `show all ${fmtInt(s.length)} characters`);\n        more.addEventListener(\"click\", () => {\n          p.textContent = s;\n        });\n        const box = el(\"div\");\n        box.append(p, more);\n        return box;\n      }\n      p.textContent = s;\n      return p;\n    };\n    const blobByDigest = /* @__PURE__ */ new Map();\n    for (const b of data.blobs) blobByDigest.set(b.digest, b);\n    const previousRow = (idx) => {\n      for (let j = idx - 1; j >= 0; j--) if (entries[j].row !== null) return entries[j];\n      return null;\n    };\n    const renderDetail = () => {\n      detail.textContent = \"\";\n      if (sel < 0 || view.length === 0) {\n        const why = verifier.total === 0 ? \"The journal has no lines.\" : entries.length === 0 ? \"Verifying\\u2026\" : \"No step matches the search.\";\n        detail.append(el(\"p\", \"note\", why));\n        return;\n      }\n      const idx = view[sel];\n      const e = entries[idx];\n      const r = e.row;\n      const text = textOf(e);\n      const h = el(\"h2\");\n      const position = el(\"span\", \"dim\");\n      position.id = \"detail-position\";\n      position.textContent = `${fmtInt(sel + 1)} / ${fmtInt(view.length)} shown`;\n      h.append(\n        el(\"span\", void 0, r === null ? `Line ${e.line} ` : `Step ${r.seq} `),\n        el(\"span\", \"dim\", `line ${e.line} \\xB7 `),\n        position\n      );\n      detail.append(h);\n      detail.dataset.line = String(e.line);\n      if (e.faults.length > 0) {\n        const ul = el(\"ul\", \"faults\");\n        for (const f of e.faults) ul.append(el(\"li\", void 0, `line ${e.line}: ${f.kind}: ${f.message}`));\n        detail.append(ul);\n      } else if (r !== null) {\n        detail.append(el(\"p\", \"okline\", \"\\u2713 step hash recomputed in this browser and linked to the previous step\"));\n      }\n      if (r === null) {\n        detail.append(el(\"h3\", void 0, \"Raw line\"), pre(text));\n        return;\n      }\n      const shown = orderedRow(text);\n      const field = (k) => shown === null ? void 0 : shown.get(k);\n      const dl = el(\"dl\", \"meta\");\n      const add2 = (k, v, cls) => {\n        const dd = el(\"dd\", cls, v);\n        dl.append(el(\"dt\", void 0, k), dd);\n        return dd;\n      };\n      const ts = r.ts;\n      const tsDate = Number.isFinite(ts) && Math.abs(ts) < 864e10 ? new Date(ts * 1e3).toISOString() : \"\";\n      add2(\"Time\", `${tsDate} (ts ${display(field(\"ts\") ?? null)})`);\n      add2(\"Model\", fieldText(field(\"model\") ?? r.model));\n      add2(\"Input hash\", r.input_hash, \"hash\");\n      add2(\"Prev hash\", r.prev_hash, \"hash\");\n      add2(\"Step hash\", r.step_hash, \"hash\");\n      if (e.computed !== r.step_hash) add2(\"Recomputed\", e.computed ?? \"\", \"hash badtext\");\n      const prev = previousRow(idx);\n      if (prev !== null && prev.row !== null) {\n        const before = orderedRow(textOf(prev));\n        const changes = [];\n        const shown2 = (v) => {\n          const t = preview(fieldText(v), 120);\n          return t === \"\" ? '\"\"' : t;\n        };\n        for (const k of HASHED_FIELDS) {\n          for (const c of valueChanges(k, before?.get(k) ?? prev.row[k], field(k) ?? r[k])) {\n            if (c.kind === \"added\") changes.push(`+ ${c.path}: ${shown2(c.after)}`);\n            else if (c.kind === \"removed\") changes.push(`- ${c.path}: ${shown2(c.before)}`);\n            else changes.push(`${c.path}: ${shown2(c.before)} \\u2192 ${shown2(c.after)}`);\n          }\n        }\n        const MAX_CHANGES = 40;\n        const listed = changes.length > MAX_CHANGES ? [...changes.slice(0, MAX_CHANGES), `\\u2026 ${changes.length - MAX_CHANGES} more`] : changes;\n        const dd = add2(\"Changed\", listed.length > 0 ? listed.join(\"\\n\") : \"nothing but the hashes and time\");\n        dd.classList.add(\"changed\");\n      }\n      detail.append(dl);\n      for (const k of [\"prompt\", \"tool_call\", \"tool_result\"]) {\n        const v = field(k) ?? r[k];\n        detail.append(el(\"h3\", void 0, k), pre(typeof v === \"string\" ? v : display(v)));\n      }\n      const refs = r.blob_refs;\n      detail.append(el(\"h3\", void 0, `blob_refs (${refs.length})`));\n      if (refs.length > 0) {\n        const ul = el(\"ul\", \"refs\");\n        for (const d of refs) {\n          const li = el(\"li\");\n          const b = blobByDigest.get(d);\n          li.append(\n            el(\"code\", \"hash\", d),\n            el(\n              \"span\",\n              \"dim\",\n              b === void 0 ? \" (not bundled)\" : b.size === null ? \" (not found)\" : ` ${fmtSize(b.size)}${b.b64 === void 0 ? ` \\xB7 not embedded: ${b.skipped ?? \"\"}` : \"\"}`\n            )\n          );\n          if (b?.b64 !== void 0) li.append(blobPreview(b));\n          ul.append(li);\n        }\n        detail.append(ul);\n      }\n      const raw = el(\"details\");\n      raw.append(el(\"summary\", void 0, \"raw line\"), pre(text));\n      detail.append(raw);\n    };\n    const blobPreview = (b) => {\n      const det = el(\"details\", \"preview\");\n      det.append(el(\"summary\", void 0, \"preview\"));\n      let filled = false;\n      det.addEventListener(\"toggle\", () => {\n        if (filled || !det.open) return;\n        filled = true;\n        const bytes = base64Bytes(b.b64 ?? \"\");\n        const head = bytes.subarray(0, 4096);\n        let binary;\n        let textPreview = \"\";\n        try {\n          textPreview = decodeUtf8(head);\n          binary = /[\\u0000-\\u0008\\u000e-\\u001f]/.test(textPreview);\n        } catch {\n          try {\n            textPreview = decodeUtf8(head.subarray(0, Math.max(0, head.length - 3)));\n            binary = bytes.length <= 4096;\n          } catch {\n            binary = true;\n          }\n        }\n        if (binary) {\n          let hex = \"\";\n          for (let i = 0; i < Math.min(512, bytes.length); i++)\n            hex += bytes[i].toString(16).padStart(2, \"0\") + (i % 16 === 15 ? \"\\n\" : \" \");\n          textPreview = `binary, first ${Math.min(512, bytes.length)} bytes:\n${hex}`;\n        } else if (bytes.length > 4096) textPreview += `\n\\u2026 (${fmtSize(bytes.length)} in all)`;\n        det.append(el(\"pre\", \"code\", textPreview));\n      });\n      return det;\n    };\n    const blobsSec = $(\"blobs\");\n    const blobChecked = /* @__PURE__ */ new Map();\n    const blobStatusText = (b) => {\n      if (b.b64 === void 0) return `not embedded: ${b.skipped ?? \"unknown\"}`;\n      const c = blobChecked.get(b.digest);\n      return c === void 0 ? \"embedded (digest not checked yet)\" : c === true ? \"embedded, digest verified \\u2713\" : `digest MISMATCH: bytes hash to ${c}`;\n    };\n    let renderBlobs = () => {\n    };\n    if (data.blobs.length > 0) {\n      blobsSec.hidden = false;\n      const summary = el(\"p\", \"note\");\n      summary.id = \"blob-summary\";\n      const table = el(\"table\", \"blobs\");\n      const more = el(\"button\", \"more\");\n      more.id = \"blob-more\";\n      let shownRows = 0;\n      const statusCells = /* @__PURE__ */ new Map();\n      const addRows = (n) => {\n        const stop = Math.min(data.blobs.length, shownRows + n);\n        for (; shownRows < stop; shownRows++) {\n          const b = data.blobs[shownRows];\n          const tr = el(\"tr\");\n          const st = el(\"td\", void 0, blobStatusText(b));\n          statusCells.set(b.digest, st);\n          const pv = el(\"td\");\n          if (b.b64 !== void 0) pv.append(blobPreview(b));\n          tr.append(el(\"td\", \"hash\", b.digest), el(\"td\", void 0, b.size === null ? \"-\" : fmtSize(b.size)), st, pv);\n          table.append(tr);\n        }\n        const left = data.blobs.length - shownRows;\n        more.hidden = left === 0;\n        more.textContent = `show ${fmtInt(Math.min(BLOB_PAGE, left))} more (${fmtInt(left)} not shown)`;\n      };\n      more.addEventListener(\"click\", () => addRows(BLOB_PAGE));\n      renderBlobs = () => {\n        const counts = /* @__PURE__ */ new Map();\n        for (const b of data.blobs) {\n          const s = b.b64 === void 0 ? `not embedded: ${b.skipped ?? \"unknown\"}` : blobChecked.get(b.digest) === void 0 ? \"embedded, not checked yet\" : blobChecked.get(b.digest) === true ? \"embedded, digest verified\" : \"embedded, digest MISMATCH\";\n          counts.set(s, (counts.get(s) ?? 0) + 1);\n        }\n        const embedded = data.blobs.filter((b) => b.b64 !== void 0).length;\n        summary.textContent = `${plural(data.blobs.length, \"referenced blob\")}: ${fmtInt(embedded)} embedded (cap ${fmtSize(data.blob_caps.per_blob)} each, ${fmtSize(data.blob_caps.total)} in all). ` + [...counts].map(([s, n]) => `${fmtInt(n)} ${s}`).join(\"; \") + \".\";\n        for (const [d, cell] of statusCells) {\n          const b = blobByDigest.get(d);\n          cell.textContent = blobStatusText(b);\n          cell.className = blobChecked.get(d) !== void 0 && blobChecked.get(d) !== true ? \"badtext\" : \"\";\n        }\n      };\n      const thead = el(\"tr\");\n      for (const t of [\"digest\", \"size\", \"status\", \"\"]) thead.append(el(\"th\", void 0, t));\n      table.append(thead);\n      blobsSec.append(summary, table, more);\n      addRows(BLOB_PAGE);\n      renderBlobs();\n    }\n    if (data.forks !== null) {\n      const sec = $(\"forks\");\n      sec.hidden = false;\n      const draw = (n) => {\n        const li = el(\"li\");\n        const bits = [n.id];\n        if (n.label) bits.push(`\\u201C${n.label}\\u201D`);\n        if (n.from_step !== void 0 && n.from_step !== null) bits.push(`from step ${n.from_step}`);\n        if (n.branch) bits.push(`branch ${n.branch}`);\n        if (n.steps_since !== void 0 && n.steps_since !== null)\n          bits.push(`+${n.steps_since} step${n.steps_since === 1 ? \"\" : \"s\"} since`);\n        if (n.journal_ok === false) bits.push(\"JOURNAL DOES NOT VERIFY\");\n        if (n.missing) bits.push(\"WORKTREE MISSING\");\n        if (n.current) bits.push(\"(this report)\");\n        const span = el(\n          \"span\",\n          n.current ? \"node current\" : n.journal_ok === false || n.missing ? \"node badnode\" : \"node\",\n          bits.join(\" \\xB7 \")\n        );\n        li.append(span);\n        if (n.children.length > 0) {\n          const ul2 = el(\"ul\");\n          for (const c of n.children) ul2.append(draw(c));\n          li.append(ul2);\n        }\n        return li;\n      };\n      const ul = el(\"ul\", \"tree\");\n      ul.append(draw(data.forks));\n      sec.append(ul);\n    }\n    let searchTimer;\n    search.addEventListener(\"input\", () => {\n      if (searchTimer !== void 0) clearTimeout(searchTimer);\n      searchTimer = setTimeout(() => {\n        filterText = search.value.trim().toLowerCase();\n        rebuildView();\n      }, 120);\n    });\n    onlyFaults.addEventListener(\"change\", () => rebuildView());\n    doc.addEventListener(\"keydown\", (ev) => {\n      const t = ev.target;\n      if (t !== null && t.tagName === \"TEXTAREA\") return;\n      if (t !== null && t.tagName === \"INPUT\") {\n        if (ev.key === \"Escape\") {\n          search.value = \"\";\n          filterText = \"\";\n          rebuildView();\n          search.blur();\n        } else if (ev.key === \"Enter\" || ev.key === \"ArrowDown\") {\n          if (searchTimer !== void 0) clearTimeout(searchTimer);\n          filterText = search.value.trim().toLowerCase();\n          rebuildView();\n          search.blur();\n          ev.preventDefault();\n        }\n        return;\n      }\n      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;\n      const page = Math.max(1, Math.floor(list.clientHeight / ROW_H) - 1);\n      let to;\n      switch (ev.key) {\n        case \"ArrowRight\":\n        case \"ArrowDown\":\n        case \"j\":\n          to = sel + 1;\n          break;\n        case \"ArrowLeft\":\n        case \"ArrowUp\":\n        case \"k\":\n          to = sel - 1;\n          break;\n        case \"Home\":\n        case \"g\":\n          to = 0;\n          break;\n        case \"End\":\n        case \"G\":\n          to = view.length - 1;\n          break;\n        case \"PageDown\":\n          to = sel + page;\n          break;\n        case \"PageUp\":\n          to = sel - page;\n          break;\n        case \"/\":\n          search.focus();\n          ev.preventDefault();\n          return;\n        default:\n          return;\n      }\n      ev.preventDefault();\n      userMoved = true;\n      select(to);\n    });\n    const status = $(\"status\");\n    const title = $(\"status-title\");\n    const statusDetail = $(\"status-detail\");\n    const bar = $(\"progress-bar\");\n    const faultList = $(\"faults\");\n    root.setAttribute(\"data-verify-state\", \"running\");\n    const showFaults = (errors) => {\n      faultList.textContent = \"\";\n      const shown = errors.slice(0, 200);\n      for (const f of shown) {\n        const li = el(\"li\");\n        if (f.line !== null) {\n          const a = el(\"button\", \"linklike\", `line ${f.line}`);\n          const line = f.line;\n          a.addEventListener(\"click\", () => jumpToLine(line));\n          li.append(a, el(\"span\", void 0, `: ${f.kind}: ${f.message}`));\n        } else li.textContent = `${f.kind}: ${f.message}`;\n        faultList.append(li);\n      }\n      if (errors.length > shown.length)\n        faultList.append(\n          el(\n            \"li\",\n            void 0,\n            `\\u2026 and ${errors.length - shown.length} more (tick \\u201Conly faults\\u201D to list every faulty line)`\n          )\n        );\n    };\n    const outsideFaults = () => {\n      if (win === null) return [];\n      const last = win.first_line + verifier.total - 1;\n      const reachesEnd = last >= win.total_lines;\n      return gv.errors.filter((f) => f.line === null ? !reachesEnd : f.line < win.first_line || f.line > last).map((f) => ({ ...f, message: `${f.message} (outside the embedded window: checked by the generator)` }));\n    };\n    const renderVerdict = () => {\n      if (finished === null) return [];\n      const r = finished;\n      const receiptFaults = (data.receipt?.generator_faults ?? []).map((f) => ({\n        ...f,\n        message: `${f.message} (checked by the generator)`\n      }));\n      const errors = [...r.errors, ...outsideFaults(), ...blobFaults, ...receiptFaults, ...signatureFaults];\n      const steps = win === null ? r.steps : win.total_steps;\n      stepsDd.textContent = win === null ? fmtInt(r.steps) : `${fmtInt(win.total_steps)} (${fmtInt(r.steps)} embedded and checked here)`;\n      headDd.textContent = errors.length === 0 ? r.head_hash : `${r.head_hash} (the last stored step_hash: not vouched for)`;\n      bar.style.width = \"100%\";\n      root.setAttribute(\"data-verify-state\", \"done\");\n      root.setAttribute(\"data-steps\", String(steps));\n      root.setAttribute(\"data-head-hash\", r.head_hash);\n      if (errors.length === 0 && signature === \"not_checked\") {\n        status.className = \"status warn\";\n        title.textContent = \"\\u26A0 Chain intact, but the signature was NOT checked\";\n        statusDetail.textContent = `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and ` + (pastedFailed.length > 0 ? `the signature does not hold under the pasted key ${pastedFailed.join(\", \")}: ` : \"no public key was given: \") + \"who signed it is not established. Paste the signer\\u2019s public key below to check it here, offline.\";\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", \"no_trusted_key\");\n        root.setAttribute(\"data-fault-count\", \"1\");\n        root.removeAttribute(\"data-first-fault-line\");\n      } else if (errors.length === 0) {\n        status.className = \"status ok\";\n        const what = win === null ? `${plural(r.steps, \"step\")} verified in this browser` : `steps ${fmtInt(win.first_seq)}\\u2013${fmtInt(win.first_seq + Math.max(0, r.steps - 1))} of ${fmtInt(win.total_steps)} verified in this browser`;\n        title.textContent = `\\u2713 Chain intact: ${what}${signature === \"verified\" ? \"; signature verified\" : \"\"}`;\n        statusDetail.textContent = win === null ? `Every step hash was recomputed from the canonical JSON of its fields and every link checked, from genesis to head ${r.head_hash}.` : `Every embedded step hash was recomputed and every link checked, from the generator-verified step_hash ${win.anchor_hash} to head ${r.head_hash}. The ${fmtInt(win.total_steps - r.steps)} steps outside the window are not in this file.`;\n        faultList.textContent = \"\";\n        root.setAttribute(\"data-verified\", \"true\");\n        for (const a of [\"data-first-fault-kind\", \"data-first-fault-line\", \"data-fault-count\"]) root.removeAttribute(a);\n      } else {\n        const first = errors[0];\n        status.className = \"status bad\";\n        title.textContent = `\\u2717 TAMPERED OR BROKEN: ${plural(errors.length, \"fault\")}${first.line !== null ? `, first at line ${first.line}` : \"\"}`;\n        statusDetail.textContent = \"Do not trust this run as recorded. The faults below were found by recomputing the chain in this browser, unless marked otherwise.\";\n        showFaults(errors);\n        root.setAttribute(\"data-verified\", \"false\");\n        root.setAttribute(\"data-first-fault-kind\", first.kind);\n        if (first.line !== null) root.setAttribute(\"data-first-fault-line\", String(first.line));\n        else root.removeAttribute(\"data-first-fault-line\");\n        root.setAttribute(\"data-fault-count\", String(errors.length));\n      }\n      if (win === null && (r.ok !== gv.ok || r.head_hash !== gv.head_hash)) {\n        statusDetail.textContent += ` Warning: the generator's own check disagreed (${gv.ok ? \"intact\" : \"faults\"}, head ${gv.head_hash}).`;\n      }\n      renderList();\n      return errors;\n    };\n    const finish = () => {\n      finished = verifier.result();\n      const errors = renderVerdict();\n      const first = errors[0];\n      if (!userMoved && first !== void 0 && first.line !== null && filterText === \"\") jumpToLine(first.line);\n    };\n    const blobQueue = data.blobs.filter((b) => b.b64 !== void 0);\n    const checkBlob = (b) => {\n      const got = sha256Hex(base64Bytes(b.b64 ?? \"\"));\n      if (got === b.digest) blobChecked.set(b.digest, true);\n      else {\n        blobChecked.set(b.digest, got);\n        blobFaults.push({ line: null, kind: \"blob_digest_mismatch\", message: `blob ${b.digest} hashes to ${got}` });\n      }\n    };\n    const tick = () => {\n      try {\n        const t0 = performance.now();\n        const before = entries.length;\n        let done = false;\n        while (!done && performance.now() - t0 < 12) done = verifier.run(64);\n        extendView(before);\n        const pct = verifier.total === 0 ? 100 : Math.floor(entries.length / verifier.total * 100);\n        bar.style.width = `${pct}%`;\n        title.textContent = `Verifying in this browser\\u2026 ${fmtInt(entries.length)} / ${fmtInt(verifier.total)} lines`;\n        renderList(before === 0);\n        if (!done) {\n          setTimeout(tick, 0);\n          return;\n        }\n        while (blobQueue.length > 0 && performance.now() - t0 < 12) checkBlob(blobQueue.shift());\n        if (blobQueue.length > 0) {\n          title.textContent = `Checking bundled blobs\\u2026 ${fmtInt(blobQueue.length)} left`;\n          renderBlobs();\n          setTimeout(tick, 0);\n          return;\n        }\n        renderBlobs();\n        finish();\n      } catch (e) {\n        fail(\"report_error\", `verification stopped: ${e.message}`);\n      }\n    };\n    setTimeout(tick, 0);\n  }\n\n  // src/report/client/main.ts\n  startReport(document);\n})();\n";
 
 ;// CONCATENATED MODULE: ./src/report/page.ts
 
@@ -20527,6 +20805,9 @@ function diffRuns(fileA, fileB) {
 
 
 
+
+
+
 /** Faults that make a journal unsafe to extend. A flagged mutation is not one: it is policy, and the run keeps its record. */
 const REFUSE = new Set([
     'malformed_json',
@@ -20647,7 +20928,17 @@ class RunJournal {
         const timeoutMs = this.options.lockTimeoutMs ?? lockTimeoutFromEnv(this.options.env ?? process.env);
         const lock = acquireLock(this.lockFile, timeoutMs === undefined ? {} : { timeoutMs });
         try {
-            const state = this.fromCheckpoint() ?? this.recover();
+            let id;
+            try {
+                id = statIdentity(this.file);
+            }
+            catch (e) {
+                if (isOsError(e))
+                    throw osError(e, this.file, 'cannot open');
+                throw e;
+            }
+            const fromCheckpoint = this.fromCheckpoint(id);
+            const { state, known } = fromCheckpoint !== undefined ? { state: fromCheckpoint, known: id } : this.recover(id);
             const events = plan(state);
             for (const e of events)
                 checkRunEvent(e);
@@ -20679,7 +20970,7 @@ class RunJournal {
             const data = Buffer.from(rows.map((r) => `${encodeRunRow(r)}\n`).join(''), 'utf8');
             lock.refresh();
             lock.assertHeld();
-            const written = appendDurably(this.file, data, this.durable);
+            const written = appendDurably(this.file, data, this.durable, id === undefined ? 'new' : known);
             const after = {
                 count: index,
                 head: prev,
@@ -20690,7 +20981,9 @@ class RunJournal {
             for (const r of rows)
                 noteRow(after, r);
             pausePoint('run:after-write', this.options.env);
-            this.saveCheckpoint(identityOf(written.after), after);
+            // Only a file nothing else touched while we verified and wrote it is vouched for (docs/journal.md, "Checkpoints").
+            if (written.untouched)
+                this.saveCheckpoint(identityOf(written.after), after);
             return { rows, state: after };
         }
         finally {
@@ -20703,19 +20996,10 @@ class RunJournal {
     checkpointFile() {
         return `${this.file}.checkpoint`;
     }
-    /** The state the checkpoint records, when it holds for the file as it is now. */
-    fromCheckpoint() {
+    /** The state the checkpoint records, when it holds for the file whose identity is `id` now. */
+    fromCheckpoint(id) {
         const key = this.key();
-        if (key === undefined)
-            return undefined;
-        let id;
-        try {
-            id = statIdentity(this.file);
-        }
-        catch {
-            return undefined;
-        }
-        if (id === undefined)
+        if (key === undefined || id === undefined)
             return undefined;
         const raw = readCheckpoint(this.checkpointFile(), journal_CHECKPOINT_KIND, id, key);
         const parsed = raw === undefined ? undefined : stateFromJson(raw);
@@ -20751,7 +21035,16 @@ class RunJournal {
     state() {
         return this.transact(() => []).state;
     }
-    recover() {
+    /**
+     * The full walk (fail-closed), with the torn-tail rule of per-step journals
+     * (docs/journal.md, "Recovery on open"): only bytes after the last line
+     * ending that do not parse, or a final line that does not parse as JSON at
+     * all, are a torn tail (moved aside, and the operator told); any line that
+     * parses is judged as a row, and a fault refuses the journal. Blank lines
+     * are kept. `id` is the file's identity before the walk: the result is
+     * vouched for (`known`) only if the file is still exactly that.
+     */
+    recover(id) {
         let buf;
         try {
             buf = (0,external_node_fs_namespaceObject.readFileSync)(this.file);
@@ -20764,28 +21057,32 @@ class RunJournal {
             else
                 throw e;
         }
+        // The last line that is not blank, and the end of the one before it.
+        let last;
+        let beforeLast = 0;
+        let trailingEof = false;
+        forEachReferenceLine(buf, 0, buf.length, (start, end, next, ending) => {
+            if (isBlankLine(buf.subarray(start, end))) {
+                trailingEof = ending === 'eof';
+                return;
+            }
+            beforeLast = last?.next ?? 0;
+            last = { start, end, next, ending };
+            trailingEof = false;
+        });
         let validEnd = buf.length;
         let finishLine = false;
-        if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) {
-            // A torn write, or a complete row whose newline never made it.
-            const cut = buf.lastIndexOf(0x0a) + 1;
-            const whole = readRunJournalBytes(buf);
-            const lastLine = whole.entries.at(-1);
-            const lineCount = buf.subarray(0, cut).toString('latin1').split('\n').length;
-            const lastFaults = whole.errors.filter((f) => f.line === lineCount && REFUSE.has(f.kind));
-            if (lastLine !== undefined && lastLine.line === lineCount && lastFaults.length === 0)
-                finishLine = true;
-            else
-                validEnd = cut;
+        if (last !== undefined && !parsesAsJson(buf.subarray(last.start, last.end))) {
+            validEnd = beforeLast; // a torn write (with the blank lines around it)
         }
-        else if (buf.length > 0) {
-            // A terminated last line that does not parse is a torn write too (nothing follows it).
-            const start = buf.lastIndexOf(0x0a, buf.length - 2) + 1;
-            if (readRunLine(buf.subarray(start, buf.length - 1)).kind === 'malformed')
-                validEnd = start;
+        else if (last !== undefined && last.ending === 'eof') {
+            finishLine = true; // judged below as a row: if it verifies, its newline is written
         }
-        const valid = buf.subarray(0, validEnd);
-        const r = readRunJournalBytes(valid);
+        else if (trailingEof && last !== undefined) {
+            validEnd = last.next; // blank bytes after the last line ending
+        }
+        // Every fault listed: the first that refuses must be found however many others come before it.
+        const r = readRunJournalBytes(buf.subarray(0, validEnd), { maxListed: Infinity });
         const bad = r.errors.find((f) => REFUSE.has(f.kind));
         if (bad !== undefined) {
             throw new RunJournalRecoveryError(`${describeRunFault(this.file, bad)}; refusing to append. Remedy: move the journal aside ` +
@@ -20795,7 +21092,8 @@ class RunJournal {
             finishLastLine(this.file, buf.length, this.durable);
         }
         else if (validEnd < buf.length) {
-            moveTornTailAside(this.file, validEnd, this.durable);
+            const sideFile = moveTornTailAside(this.file, validEnd, this.durable);
+            (this.options.onTornTail ?? printTornTailNotice)({ file: this.file, sideFile, bytes: buf.length - validEnd });
         }
         const first = r.entries[0]?.row.ts;
         const state = {
@@ -20807,17 +21105,37 @@ class RunJournal {
         };
         for (const { row } of r.entries)
             noteRow(state, row);
-        let id;
+        // Vouched for only if nothing changed the file while it was walked (a repaired one is walked again next time).
+        let now;
         try {
-            id = statIdentity(this.file);
+            now = statIdentity(this.file);
         }
         catch {
-            id = undefined;
+            now = undefined;
         }
-        if (id !== undefined)
-            this.saveCheckpoint(id, state);
-        return state;
+        const known = now !== undefined && id !== undefined && !finishLine && validEnd === buf.length && sameIdentity(now, id)
+            ? now
+            : undefined;
+        if (known !== undefined)
+            this.saveCheckpoint(known, state);
+        return { state, known };
     }
+}
+/** A line Python's str.strip() leaves empty. */
+function isBlankLine(raw) {
+    for (const c of raw) {
+        if (c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f))
+            continue;
+        if (c < 0x80)
+            return false;
+        try {
+            return pyStrip(decodeUtf8(raw)) === '';
+        }
+        catch {
+            return false; // invalid UTF-8 is not blank
+        }
+    }
+    return true;
 }
 /** Folds a row's capability or mutation into the state. */
 function noteRow(state, row) {
@@ -21106,6 +21424,7 @@ function claudeProjectRoot(cwd) {
 
 
 
+
 const EMPTY_STATE = { prompt_id: null, prompt: null, compaction_pending: false };
 function claudeStateDir(root) {
     return external_node_path_default().join(runtimeDir(root), 'claude');
@@ -21164,7 +21483,7 @@ function writeSessionState(root, sessionId, state) {
     const file = sessionStateFile(root, sessionId);
     const dir = external_node_path_default().dirname(file);
     realDirs(root, dir);
-    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    ensureDir(dir);
     const doc = {
         session_id: sessionId,
         prompt_id: state.prompt_id,
@@ -21485,6 +21804,7 @@ function unifiedDiff(before, after, nameA, nameB, context = 3) {
 
 
 
+
 /**
  * `stepchain init claude`: merges stepchain's hook entries into a Claude Code
  * settings file (default `<root>/.claude/settings.json`), or removes them.
@@ -21689,7 +22009,7 @@ function writeClaudeSettings(plan) {
     const dir = external_node_path_default().dirname(plan.file);
     refuseSymlink(dir);
     refuseSymlink(plan.file);
-    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    ensureDir(dir);
     let mode = 0o644;
     try {
         mode = (0,external_node_fs_namespaceObject.lstatSync)(plan.file).mode & 0o777;
@@ -21714,7 +22034,9 @@ function writeClaudeSettings(plan) {
     }
     catch (e) {
         (0,external_node_fs_namespaceObject.rmSync)(tmp, { force: true });
-        throw new errors_InputError(`${plan.file}: cannot write: ${e.code ?? e.message}`);
+        if (isOsError(e))
+            throw osError(e, plan.file, 'cannot write');
+        throw e;
     }
 }
 
@@ -21873,11 +22195,15 @@ function placeClaudeResume(plan) {
     const dir = external_node_path_default().dirname(plan.transcript);
     let fd;
     try {
-        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+        ensureDir(dir, 0o700);
         fd = (0,external_node_fs_namespaceObject.openSync)(plan.transcript, 'wx', 0o600);
     }
     catch (e) {
-        throw new errors_IntegrityError(`${plan.transcript}: cannot create the fork's transcript: ${e.code ?? e.message}`);
+        if (isOsError(e))
+            throw osError(e, plan.transcript, "cannot create the fork's transcript");
+        if (e instanceof errors_InputError)
+            throw new errors_InputError(`cannot create the fork's transcript: ${e.message}`);
+        throw e;
     }
     try {
         writeAll(fd, plan.cut.bytes);
@@ -21886,7 +22212,9 @@ function placeClaudeResume(plan) {
     catch (e) {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
         (0,external_node_fs_namespaceObject.rmSync)(plan.transcript, { force: true });
-        throw new errors_IntegrityError(`${plan.transcript}: cannot write: ${e.message}`);
+        if (isOsError(e))
+            throw osError(e, plan.transcript, 'cannot write');
+        throw e;
     }
     (0,external_node_fs_namespaceObject.closeSync)(fd);
     fsyncDir(dir);
@@ -22157,6 +22485,7 @@ const forksCommand = {
 
 
 
+
 /**
  * The Claude Code hook command. Whatever happens it never exits 2 (Claude Code
  * reads exit 2 as "block"): 0 when everything was recorded, 1 with one line per
@@ -22182,11 +22511,13 @@ const hookClaudeCommand = {
             what: 'what Claude Code does at the start of a session',
         },
     ],
+    maxExitCode: 1,
     exitCodes: {
         0: 'recorded (or nothing to record)',
         1: 'not recorded (the reason on stderr); never 2, which would block the agent',
     },
     run(args, io) {
+        expectPositionals(args, [], 'hook claude');
         let bytes;
         try {
             bytes = io.readStdin();
@@ -22511,7 +22842,7 @@ const receiptVerifyCommand = {
         }
         else {
             const v = signatureVerdict(r, publicKeys.length);
-            io.out(`FAIL ${receipt}: ${r.errors.length} problem${r.errors.length === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`);
+            io.out(`FAIL ${receipt}: ${r.fault_count} problem${r.fault_count === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`);
         }
         if (!r.ok)
             for (const f of r.errors)
@@ -23168,11 +23499,12 @@ const runVerifyCommand = {
             const where = r.divergent_index === null
                 ? ''
                 : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
-            io.out(`FAIL ${file}: ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} in ${r.count} rows${where}`);
+            io.out(`FAIL ${file}: ${r.fault_count} fault${r.fault_count === 1 ? '' : 's'} in ${r.count} rows${where}`);
         }
+        // Runs collapsed and the list capped (docs/journal.md, "Fault output"): bounded whatever the journal holds.
         if (!r.ok)
-            for (const f of r.errors)
-                io.err(describeRunFault(file, f));
+            for (const line of describeRunFaults(file, r))
+                io.err(line);
         return r.ok ? 0 : 1;
     },
 };
@@ -23649,16 +23981,19 @@ async function runCli(argv, rawIO = processIO()) {
         return 0;
     }
     const json = wantsJson(rest, command.options);
+    let code;
     try {
         const args = parseArgs(rest, command.options, command.name.join(' '));
-        return await command.run(args, io);
+        code = await command.run(args, io);
     }
     catch (e) {
-        return report(e, io, json || rawJson);
+        code = report(e, io, json || rawJson);
     }
+    return command.maxExitCode === undefined ? code : Math.min(code, command.maxExitCode);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/index.ts
+
 
 
 
@@ -23671,9 +24006,25 @@ if (!external_node_worker_threads_namespaceObject.isMainThread && isChunkJob(ext
 else {
     setChunkWorkerEntry(__filename);
     exitQuietlyOnClosedPipe();
-    void runCli(process.argv.slice(2)).then((code) => {
-        process.exitCode = code;
-    });
+    const argv = process.argv.slice(2);
+    let io;
+    try {
+        io = processIO();
+    }
+    catch (e) {
+        // No usable current directory (removed under the shell): one line, exit 2, as any input error.
+        if (!(e instanceof errors_StepchainError))
+            throw e;
+        if (argv.includes('--json'))
+            process.stdout.write(`${jsonDocument(errorDocument(e))}\n`);
+        process.stderr.write(`stepchain: ${e.message}\n`);
+        // `hook claude` never exits 2 (Claude Code reads 2 as "block the tool call"): its failures are 1.
+        process.exitCode = argv[0] === 'hook' ? 1 : e.exitCode;
+    }
+    if (io !== undefined)
+        void runCli(argv, io).then((code) => {
+            process.exitCode = code;
+        });
 }
 
 })();
