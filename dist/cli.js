@@ -5993,7 +5993,7 @@ function resolveJournal(target, root, mustExist = true) {
                 return { file: external_node_path_default().join(fork, JOURNAL_FILE), dir: fork, agentId: target };
             if (fork !== undefined) {
                 const worktree = external_node_path_default().join(root, '.sdd', 'worktrees', target);
-                throw new errors_InputError(`${target} is a fork with its own worktree: record its steps there (--root ${worktree}, or run from inside it)`);
+                throw new errors_InputError(`${target} is a fork of this project, whose journal is ${external_node_path_default().join(fork, JOURNAL_FILE)}: record its steps there (--root ${worktree}, or run from inside it)`);
             }
         }
         if (mustExist && pathKind(file) !== 'file') {

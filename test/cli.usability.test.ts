@@ -119,7 +119,9 @@ describe('the project is found like git', () => {
     // An append by the fork's id from the parent would start a second, empty journal of that id: refused.
     const a = run(['append', id, '--prompt', 'wrong place'], proj);
     expect(a.code).toBe(2);
-    expect(a.stderr).toContain(`is a fork with its own worktree: record its steps there (--root ${wt}`);
+    expect(a.stderr).toContain(
+      `is a fork of this project, whose journal is ${path.join(wt, '.sdd', 'runtime', 'journal', id, '000000.jsonl')}: record its steps there (--root ${wt}`,
+    );
     expect(existsSync(path.join(proj, '.sdd', 'runtime', 'journal', id))).toBe(false);
     expect(run(['append', id, '--prompt', 'right place', '--root', wt], proj).code).toBe(0);
   });

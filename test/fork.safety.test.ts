@@ -82,7 +82,7 @@ describe('fork rm keeps recorded work', () => {
     const forkJournal = journalFile(worktree, id);
     for (const cwd of [root, path.join(root, 'src')]) {
       const r = cli(['append', id, '--no-snapshot', '--prompt', 'x'], { env: ENV, cwd });
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2); // a usage error: the right place to record is named
       expectNoStack(r);
       expect(r.stderr).toContain(`${id} is a fork of this project, whose journal is ${forkJournal}`);
     }

@@ -84,6 +84,7 @@ describe('run journals: every kind of last line', () => {
 
   test('`run record` says on stderr when it moves a torn tail aside', () => {
     const proj = path.join(root, `proj-${n++}`);
+    mkdirSync(proj); // --root names an existing directory
     expect(cli(['run', 'record', 'r', '--event', 'a', '--root', proj], { env: ENV }).code).toBe(0);
     const file = path.join(proj, '.sdd', 'runs', 'r', 'journal.jsonl');
     appendFileSync(file, '{"ts": 1.0, "ela');

@@ -34,7 +34,7 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
       if (fork !== undefined) {
         const worktree = path.join(root, '.sdd', 'worktrees', target);
         throw new InputError(
-          `${target} is a fork with its own worktree: record its steps there (--root ${worktree}, or run from inside it)`,
+          `${target} is a fork of this project, whose journal is ${path.join(fork, JOURNAL_FILE)}: record its steps there (--root ${worktree}, or run from inside it)`,
         );
       }
     }
