@@ -2,12 +2,30 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { commands } from '../src/cli/commands';
+import { runCli } from '../src/cli/main';
 import { closest, editDistance } from '../src/cli/suggest';
 import { Journal, journalDir } from '../src/journal';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
 import { git, initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
+
+/** `stepchain <args>` at `width` columns, run in this process: its stdout. */
+async function helpInProcess(args: string[], width: number): Promise<string> {
+  let out = '';
+  const code = await runCli(args, {
+    out: (line) => (out += `${line}\n`),
+    err: () => undefined,
+    json: () => undefined,
+    readStdin: () => Buffer.alloc(0),
+    isTTY: false,
+    env: {},
+    cwd: process.cwd(),
+    columns: width,
+  });
+  expect([args, code]).toEqual([args, 0]);
+  return out;
+}
 
 /**
  * The CLI as a user meets it, through the built dist/cli.js (run `npm run build`
@@ -163,16 +181,18 @@ describe('help', () => {
     expect(run(['fork', '--help'], proj).stdout).toContain('fork rm');
   });
 
-  test('wrapped at the terminal width (COLUMNS), words never cut; --version listed and working', () => {
+  test('wrapped at the terminal width (COLUMNS), words never cut; --version listed and working', async () => {
     for (const width of [60, 100]) {
       for (const args of [['help'], ['append', '--help'], ['check', '--help'], ['run']]) {
         const r = run(args, proj, { COLUMNS: String(width) });
         for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(width);
       }
     }
-    // Examples wrap only between shell words, with ` \` continuations: pasted, each runs as registered.
+    // Examples wrap only between shell words, with ` \` continuations: pasted, each runs as registered. Every
+    // command's help through runCli in this process (the code the bundle runs; the screens above came from the
+    // built CLI): one process per command here was most of this file's time.
     for (const c of commands) {
-      const h = run([...c.name, '--help'], proj, { COLUMNS: '60' }).stdout;
+      const h = await helpInProcess([...c.name, '--help'], 60);
       const block = h.slice(h.indexOf('Examples:\n') + 10, h.indexOf('\n\nExit codes:'));
       const pasted = block
         .replace(/ \\\n +/g, ' ')
