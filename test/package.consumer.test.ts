@@ -17,7 +17,10 @@ const project = path.join(dir, 'consumer');
 const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
-  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+  // npm may need the machine's extra certificates to reach its registry (test/setup/state-dir.js keeps them aside).
+  const ca = process.env.STEPCHAIN_TEST_EXTRA_CA_CERTS;
+  const base = ca === undefined ? process.env : { ...process.env, NODE_EXTRA_CA_CERTS: ca };
+  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...base, ...env }, maxBuffer: 1 << 26 });
 }
 function ok(r: SpawnSyncReturns<string>, what: string): string {
   if (r.status !== 0) throw new Error(`${what} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
