@@ -11,6 +11,23 @@ const run = (file) => {
   execFileSync(process.execPath, ts ? ['-r', register, file] : [file], { cwd: root, stdio: 'inherit' });
 };
 console.log(`stepchain benchmarks (node ${process.version}, ${new Date().toISOString()})`);
+// NODE_EXTRA_CA_CERTS makes every Node process parse the whole certificate bundle as it starts (~45 ms on a
+// 2-core machine), before any of our code runs; a stock Node does not pay it and no benchmark here speaks TLS.
+// Removed for the processes measured, and said; STEPCHAIN_BENCH_KEEP_ENV=1 keeps it.
+if (process.env.NODE_EXTRA_CA_CERTS !== undefined && process.env.STEPCHAIN_BENCH_KEEP_ENV !== '1') {
+  const t = (env) => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < 5; i++) execFileSync(process.execPath, ['-e', '0'], { env });
+    return Number(process.hrtime.bigint() - t0) / 5e6;
+  };
+  const withCa = t(process.env);
+  delete process.env.NODE_EXTRA_CA_CERTS;
+  const without = t(process.env);
+  console.log(
+    `NODE_EXTRA_CA_CERTS was set: a bare Node start takes ${withCa.toFixed(0)} ms with it, ${without.toFixed(0)} ms without; ` +
+      'measured without it (STEPCHAIN_BENCH_KEEP_ENV=1 keeps it)',
+  );
+}
 run(path.join(root, 'bench', 'journal.ts'));
 // Benchmarks of the other capabilities (receipts, snapshots, the Action), when present.
 for (const f of readdirSync(path.join(root, 'scripts'))

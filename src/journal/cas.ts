@@ -43,9 +43,9 @@ export class Cas {
       /* not stored yet */
     }
     const dir = path.dirname(file);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 }); // blobs are agent inputs: owner-only, like the journal
     const tmp = path.join(dir, `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
-    const fd = openSync(tmp, 'wx', 0o644);
+    const fd = openSync(tmp, 'wx', 0o600);
     try {
       writeAll(fd, bytes);
       if (this.durable) fsyncSync(fd);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { canonical, CanonicalEncodeError, MAX_NESTING, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
@@ -165,6 +165,14 @@ export class Journal {
     // Never resurrect a removed fork's worktree by creating its journal directory.
     if (root !== undefined && forkParentRoot(root) !== undefined) ensureDirUnder(root, dir);
     else ensureDir(dir);
+    // Owner-only, as the reference makes it: the journal can carry sensitive prompts (docs/journal.md).
+    if (process.platform !== 'win32') {
+      try {
+        chmodSync(dir, 0o700);
+      } catch {
+        /* not ours to change (another owner's directory): the file itself is still created 0600 */
+      }
+    }
     j.locked(() => j.catchUp());
     return j;
   }
