@@ -24,7 +24,7 @@ test('journals, blobs, run journals and audit logs are created owner-only under 
       expect(mode(path.join(b.parentPath, b.name))).toBe(0o600);
       expect(mode(b.parentPath)).toBe(0o700);
     }
-    const { file } = recordRunEvent(root, 'r1', 'task_claimed', { ok: true });
+    const { file } = recordRunEvent(root, 'r1', 'task_claimed', { ok: true }, { env: { STEPCHAIN_AUDIT: 'off' } });
     expect(mode(file)).toBe(0o600);
     const audit = path.join(root, 'audit');
     appendAuditEvent(audit, Buffer.from('k'.repeat(64)), 'replay.step', {

@@ -212,10 +212,18 @@ export function loadReportSource(target: string, root: string, options: LoadSour
     blobs: casSource(projectRootOf(j.dir) ?? root),
   };
   // Verified once, streaming (docs/journal.md, "Reading windows"); a window then reads only its own rows.
+  // A window lists the blobs of its own rows, read with them: collecting every row's refs during the walk (a
+  // set of up to a million digests) is only worth it when the whole journal is embedded.
+  let whole = options.maxSteps === undefined;
+  try {
+    whole &&= statSync(j.file).size <= AUTO_WINDOW_BYTES;
+  } catch {
+    /* the walk below names the file */
+  }
   let steps: VerifiedSteps;
   try {
     steps = VerifiedSteps.open(j.file, {
-      collectRefs: true,
+      collectRefs: whole,
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     });
   } catch (e) {
