@@ -182,8 +182,11 @@ async function removeLocked(
     try {
       await porcelain(rm, () => git.raw(rm));
     } catch (e) {
-      if (!node.incomplete) throw e;
-      rmSync(node.worktree, { recursive: true, force: true });
+      // Forced past a live writer (it holds no lock of ours): an append already under way can add a file while
+      // git empties a directory ("Directory not empty"). The tombstone refuses the next ones; remove what is left,
+      // retrying such a race, then `worktree prune` below forgets it.
+      if (!node.incomplete && !force) throw e;
+      rmSync(node.worktree, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     }
   }
   const prune = ['worktree', 'prune'];

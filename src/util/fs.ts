@@ -275,7 +275,7 @@ export function appendDurably(
   pausePoint('append:before-write');
   let fd: number;
   try {
-    // Owner-only: journals, run journals and audit logs carry prompts and tool output (the reference does the same).
+    // Owner-only: journals, run journals and audit logs carry prompts and tool output (docs/journal.md, "Permissions").
     fd = openSync(file, APPEND_FLAGS, 0o600);
   } catch (e) {
     throw openError(e, file, 'cannot open for appending');
