@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import { DefaultArtifactClient } from '@actions/artifact';
+import type * as Artifact from '@actions/artifact';
 import { COMMENT_MARKER } from '../check';
 import { safeLine } from './log';
 
@@ -62,6 +62,9 @@ export async function upsertComment(
 
 /** Uploads files (under `root`) as one workflow artifact; returns its id. */
 export async function uploadFiles(name: string, files: string[], root: string): Promise<number> {
+  // Evaluated when an upload happens: the artifact client (Azure storage, protobuf) is the largest part of the
+  // bundle to evaluate, and most runs never upload. "eager": in the one-file bundle, not a chunk of its own.
+  const { DefaultArtifactClient }: typeof Artifact = await import(/* webpackMode: "eager" */ '@actions/artifact');
   const client = new DefaultArtifactClient();
   const r = await client.uploadArtifact(name, files, root);
   if (r.id === undefined) throw new Error(`artifact ${name}: the service returned no id`);
