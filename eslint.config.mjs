@@ -13,6 +13,7 @@ export default tseslint.config(
       '.bench/**',
       'src/journal/wasm/scan-wasm.generated.ts',
       'src/report/client/page-script.generated.ts',
+      'src/journal/worker/source.generated.ts',
       'src/journal/wasm/assembly/**',
       'examples/**',
     ],

@@ -4,7 +4,8 @@
 // - dist/lib/       the library: index.mjs (ESM, esbuild; runtime dependencies left to npm),
 //                   chunk-worker.mjs (its verification worker) and index.d.mts (one bundled
 //                   declaration file, dts-bundle-generator).
-// First the generated modules the bundles embed: the WebAssembly scanner and the report page script.
+// First the generated modules the bundles embed: the WebAssembly scanner, the report page script and
+// the verification worker's script.
 // Type checking is `npm run typecheck` (tsc); the bundlers only transpile.
 //
 // `node scripts/build.mjs --if-stale` builds only when an input (src/, the build scripts,
@@ -17,7 +18,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
-import { buildPage } from './build-page.mjs';
+import { generate } from './generate.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ncc = path.join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js');
@@ -177,7 +178,7 @@ async function libraryBundle() {
 export async function buildAll() {
   // The generated modules first: the bundles embed them.
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build-wasm.mjs')], { cwd: root, stdio: 'inherit' });
-  await buildPage();
+  await generate();
   mkdirSync(path.join(root, 'dist'), { recursive: true });
   // The two bundles and the library are independent: built side by side, the build takes about half the
   // time on two cores (a fresh clone's first `npm test` waits for it).

@@ -41,7 +41,7 @@ function wasmLines(block: Buffer): Line[] {
   const w = scanner!;
   block.copy(w.mem, w.data);
   w.start(block.length);
-  const rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined };
+  const rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined, stored: -1 };
   const lines: Line[] = [];
   for (let n = w.batch(); n > 0; n = w.batch()) {
     for (let k = 0; k < n; k++) {

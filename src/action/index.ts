@@ -1,12 +1,8 @@
-import { isMainThread, workerData } from 'node:worker_threads';
-import { isChunkJob, runChunkJob, setChunkWorkerEntry } from '../journal/parallel';
+import { setChunkWorkerEntry } from '../journal/parallel';
+import { CHUNK_WORKER_SOURCE } from '../journal/worker/source.generated';
 import { run } from './run';
 
 // The Action's entry point (bundled to dist/index.js; action.yml runs it on node24).
-// The same file runs journal verification slices when started as a worker thread.
-if (!isMainThread && isChunkJob(workerData)) {
-  runChunkJob(workerData);
-} else {
-  setChunkWorkerEntry(__filename);
-  void run();
-}
+// Verification worker threads run their own small script, carried here as text.
+setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
+void run();

@@ -251,7 +251,7 @@ class ChunkWalker {
   /** Refs the fast paths push, moved into `refSet` after each line. */
   private readonly refStage: string[] | undefined;
   private readonly refSet: Set<string> | undefined;
-  private readonly rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined };
+  private readonly rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined, stored: -1 };
   private readonly fast: boolean;
   /** The chain's previous hash is 64 hex digits (fastRow may then take a matching link on trust). */
   private prevIsHex = false;
@@ -287,13 +287,50 @@ class ChunkWalker {
     const mem = wasm.mem;
     const base = at - wasm.data;
     const rec = this.rec;
+    const { chain, out } = this;
+    const indexEvery = this.options.indexEvery ?? 0;
+    // The offset in `mem` of the step_hash digits the chain now ends in, while they are in this
+    // block; `pending` while chain.prevHash has not been made a string of them yet.
+    let link = -1;
+    let pending = false;
     wasm.start(len);
     for (let n = wasm.batch(); n > 0; n = wasm.batch()) {
       for (let k = 0; k < n; k++) {
+        if (link >= 0 && (indexEvery === 0 || out.rows % indexEvery !== 0)) {
+          const stored = wasm.linkedRow(k, chain.expectedSeq, link);
+          if (stored >= 0) {
+            // An ordinary row (linked, in sequence, its hash recomputed): what row() does for it.
+            const line = ++this.line;
+            chain.expectedSeq++;
+            chain.steps++;
+            out.rows++;
+            link = stored;
+            pending = true;
+            if (out.recovery !== undefined) {
+              this.parsed(line, base + wasm.lineEnd(k) + 1, 'lf');
+              out.recovery.lastEnding = 'lf';
+            }
+            if (this.refStage !== undefined) {
+              wasm.refsOf(k, this.refStage);
+              this.takeRefs();
+            }
+            continue;
+          }
+        }
+        if (pending) {
+          chain.prevHash = mem.toString('latin1', link, link + 64);
+          this.prevIsHex = true;
+          pending = false;
+        }
         wasm.record(k, this.refStage, rec);
         const fast = rec.row ?? this.lineFastRow(mem, rec.start, rec.end);
         this.segment(mem, rec.start, rec.end, rec.terminated, base, fast);
+        link = rec.stored;
       }
+    }
+    if (pending) {
+      chain.prevHash = mem.toString('latin1', link, link + 64);
+      this.prevIsHex = true;
     }
   }
 

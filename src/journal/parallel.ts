@@ -13,9 +13,11 @@ import { adoptWasmModule, wasmModule } from './wasm/scanner';
  * receiveMessageOnPort), so recovery on open, which is synchronous, gets the same
  * speed as `verify`.
  *
- * Workers run the bundle that registered itself with `setChunkWorkerEntry`
- * (dist/cli.js, dist/index.js). Without one (tests on the TypeScript sources,
- * library users) slices run on the calling thread, stitched the same way.
+ * Workers run the script registered with `setChunkWorkerEntry`: the CLI and the
+ * Action hand over the text of src/journal/worker/main.ts bundled alone (a thread
+ * then compiles ~50 KB, not the whole bundle), the built library its file
+ * dist/lib/chunk-worker.mjs. Without one (tests on the TypeScript sources) slices
+ * run on the calling thread, stitched the same way.
  */
 export type ChunkSource = { kind: 'file'; path: string } | { kind: 'bytes'; bytes: Buffer };
 
@@ -43,13 +45,20 @@ const TAG = 'stepchain-journal-chunk';
 /** Below this a slice is not worth a thread's start-up (~30 ms). */
 const MIN_PARALLEL_BYTES = 8 * 1024 * 1024;
 /** Slices per thread when threads share the work, and the smallest slice worth a claim. */
-const SLICES_PER_THREAD = 8;
+const SLICES_PER_THREAD = 16;
 const MIN_SLICE_BYTES = 1024 * 1024;
-let workerEntry: string | undefined;
+/** A worker's program: a file to load, or a script's text to evaluate. */
+export type ChunkWorkerEntry = string | { source: string };
+let workerEntry: ChunkWorkerEntry | undefined;
 
-/** Called by a bundle's entry with its own path, so slices can run in worker threads. */
-export function setChunkWorkerEntry(file: string | undefined): void {
-  workerEntry = file;
+/** Called by a bundle's entry, so slices can run in worker threads. */
+export function setChunkWorkerEntry(entry: ChunkWorkerEntry | undefined): void {
+  workerEntry = entry;
+}
+
+function startWorker(entry: ChunkWorkerEntry, job: ChunkJob, port: MessagePort): Worker {
+  const options = { workerData: job, transferList: [port], stdout: false, stderr: false };
+  return typeof entry === 'string' ? new Worker(entry, options) : new Worker(entry.source, { ...options, eval: true });
 }
 
 export function isChunkJob(data: unknown): data is ChunkJob {
@@ -220,7 +229,7 @@ export function walkRanges(
       port: port2,
     };
     try {
-      const worker = new Worker(workerEntry!, { workerData: job, transferList: [port2], stdout: false, stderr: false });
+      const worker = startWorker(workerEntry!, job, port2);
       worker.unref();
       jobs.push({ worker, done, port: port1 });
     } catch {

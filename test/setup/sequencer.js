@@ -1,4 +1,4 @@
-// Runs before any test file: regenerates the report page script (cheap, written only when it
+// Runs before any test file: regenerates the report page script and the worker script (cheap, written only when they
 // changed), and when a selected test file runs the built bundles (dist/cli.js, dist/index.js,
 // dist/lib, or the packed package) rebuilds dist/ if an input changed since its last build
 // (scripts/build.mjs --if-stale), so a stale bundle is never what a test runs. Unit tests on the
@@ -38,7 +38,7 @@ function usesDist(file, seen = new Set()) {
 
 class BuildFirst extends Sequencer {
   async sort(tests) {
-    node([path.join(root, 'scripts', 'build-page.mjs')]);
+    node([path.join(root, 'scripts', 'generate.mjs')]);
     if (tests.some((t) => usesDist(t.path))) node([path.join(root, 'scripts', 'build.mjs'), '--if-stale']);
     return super.sort(tests);
   }

@@ -34,6 +34,7 @@ interface Exports {
     floats: number,
     maxFloats: number,
   ): number;
+  linked(rec: number, link: number, digest: number): number;
 }
 
 export interface BlockRecord {
@@ -43,6 +44,8 @@ export interface BlockRecord {
   terminated: boolean;
   /** fastRow's result for the line; undefined when JS must decide. */
   row: FastRow | undefined;
+  /** With a row: the offset of its step_hash digits in the scanner's memory. */
+  stored: number;
 }
 
 const oneShot = (nodeCrypto as { hash?: (alg: string, data: Uint8Array, enc: 'hex') => string }).hash;
@@ -61,6 +64,8 @@ export class WasmScanner {
   private f64!: Float64Array;
   private readonly rec: number;
   private readonly floats: number;
+  /** 64 bytes where a recomputed hash's hex digits are written for `linkedRow`. */
+  private readonly digest: number;
   /** Room for a block at `data` (a payload scratch area of the same size follows it). */
   private cap = 0;
   private scratch = 0;
@@ -71,7 +76,8 @@ export class WasmScanner {
     this.x = instance.exports as unknown as Exports;
     this.rec = align(this.x.heapBase());
     this.floats = align(this.rec + MAX_RECS * REC_SIZE);
-    this.data = align(this.floats + MAX_FLOATS * 8);
+    this.digest = align(this.floats + MAX_FLOATS * 8);
+    this.data = align(this.digest + 64);
     this.ensure(INITIAL_CAP);
   }
 
@@ -115,11 +121,44 @@ export class WasmScanner {
     out.start = start;
     out.end = i32[r + 1]!;
     out.terminated = i32[r + 3] === 1;
-    out.row = i32[r + 2] === 0 ? this.accepted(r, start, refs) : undefined;
+    out.row = i32[r + 2] === 0 ? this.accepted(r, k, refs) : undefined;
+    out.stored = out.row === undefined ? -1 : i32[r + 5]!;
     return out;
   }
 
-  private accepted(r: number, start: number, refs: string[] | undefined): FastRow | undefined {
+  /**
+   * The common case, with no string made of either hash: when record k is an
+   * accepted row that ends in a newline, has no float left for JS to judge, has
+   * seq `seq`, has the 64 bytes at `link` as its prev_hash and its recomputed
+   * hash as its step_hash, the offset of its step_hash digits in `mem`; else -1
+   * (the caller then reads the record in full).
+   */
+  linkedRow(k: number, seq: number, link: number): number {
+    const r = (this.rec + k * REC_SIZE) >> 2;
+    const i32 = this.i32;
+    if (i32[r + 2] !== 0 || i32[r + 3] !== 1 || i32[r + 10] !== 0 || this.f64[(r >> 1) + 6] !== seq) return -1;
+    const payload = i32[r + 6]!;
+    this.mem.write(sha256(this.mem.subarray(payload, payload + i32[r + 7]!)), this.digest, 64, 'latin1');
+    return this.x.linked(r << 2, link, this.digest) === 1 ? i32[r + 5]! : -1;
+  }
+
+  /** Record k's line end (its newline's offset in `mem`, or the block end). */
+  lineEnd(k: number): number {
+    return this.i32[((this.rec + k * REC_SIZE) >> 2) + 1]!;
+  }
+
+  /** Pushes record k's blob refs (an accepted row's). */
+  refsOf(k: number, refs: string[]): void {
+    const r = (this.rec + k * REC_SIZE) >> 2;
+    const start = this.i32[r]!;
+    const nrefs = this.i32[r + 8]!;
+    for (let j = 0; j < nrefs; j++) {
+      const at = start + 15 + 67 * j;
+      refs.push(this.mem.toString('latin1', at, at + 64));
+    }
+  }
+
+  private accepted(r: number, k: number, refs: string[] | undefined): FastRow | undefined {
     const i32 = this.i32;
     const mem = this.mem;
     const f0 = i32[r + 9]!;
@@ -133,13 +172,7 @@ export class WasmScanner {
     const stored = i32[r + 5]!;
     const payload = i32[r + 6]!;
     const computedHash = sha256(mem.subarray(payload, payload + i32[r + 7]!));
-    if (refs !== undefined) {
-      const nrefs = i32[r + 8]!;
-      for (let k = 0; k < nrefs; k++) {
-        const at = start + 15 + 67 * k;
-        refs.push(mem.toString('latin1', at, at + 64));
-      }
-    }
+    if (refs !== undefined) this.refsOf(k, refs);
     return {
       seq: this.f64[(r >> 1) + 6]!,
       prev_hash: mem.toString('latin1', prev, prev + 64),

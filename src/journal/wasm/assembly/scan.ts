@@ -386,6 +386,27 @@ function scanRow(a: i32): i32 {
   return i;
 }
 
+/** The 64 bytes at a equal the 64 bytes at b. */
+@inline function eq64(a: i32, b: i32): bool {
+  const pa = <usize>a;
+  const pb = <usize>b;
+  const e0 = i8x16.eq(v128.load(pa), v128.load(pb));
+  const e1 = i8x16.eq(v128.load(pa, 16), v128.load(pb, 16));
+  const e2 = i8x16.eq(v128.load(pa, 32), v128.load(pb, 32));
+  const e3 = i8x16.eq(v128.load(pa, 48), v128.load(pb, 48));
+  return i8x16.bitmask(v128.and(v128.and(e0, e1), v128.and(e2, e3))) == 0xffff;
+}
+
+/**
+ * For the record at r (an accepted row): 1 when its prev_hash digits are the 64
+ * bytes at `link` (the previous row's step_hash) and its step_hash digits are the
+ * 64 bytes at `digest` (its recomputed hash, written there by JS), else 0. Lets
+ * JS take an ordinary row without making a string of either hash.
+ */
+export function linked(r: i32, link: i32, digest: i32): i32 {
+  return eq64(load<i32>(<usize>r, R_PREV), link) && eq64(load<i32>(<usize>r, R_STORED), digest) ? 1 : 0;
+}
+
 /** The first newline at or after i, or the block end. */
 function lineEnd(i: i32): i32 {
   if (i < 0) return E;
