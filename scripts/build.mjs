@@ -52,7 +52,7 @@ function walk(dir, out) {
 function inputsHash() {
   const files = walk(path.join(root, 'src'), []).filter((f) => !f.endsWith('.generated.ts'));
   for (const f of readdirSync(path.join(root, 'scripts')).sort())
-    if (/^build.*\.mjs$/.test(f)) files.push(path.join(root, 'scripts', f));
+    if (/^(build|generate).*\.mjs$/.test(f)) files.push(path.join(root, 'scripts', f));
   for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.lib.json'])
     files.push(path.join(root, f));
   const h = createHash('sha256');

@@ -23,14 +23,16 @@ export type ChunkSource = { kind: 'file'; path: string } | { kind: 'bytes'; byte
 
 type SliceSource = { kind: 'file'; path: string } | { kind: 'shared'; buffer: SharedArrayBuffer; length: number };
 
-interface ChunkJob {
-  tag: typeof TAG;
+export interface ChunkJob {
+  tag: typeof CHUNK_JOB_TAG;
   source: SliceSource;
   slices: [number, number][];
   /** Per slice: the known position to walk it from (slices walked again, seeded). */
   seeds?: (SliceSeed | null)[];
-  /** Int32 [next slice to take, then per slice: 1 once taken]. */
+  /** Int32 [next slice to take, then per slice: 0, or the mark of the thread that took it]. */
   claims: SharedArrayBuffer;
+  /** This worker's mark in `claims` (1, 2, ...). */
+  mark: number;
   options: ChunkOptions;
   /** The caller's compiled line scanner, shared (WebAssembly.Module). */
   wasm?: unknown;
@@ -39,9 +41,9 @@ interface ChunkJob {
 }
 
 /** What a worker posts: the slices it walked, by index. */
-type ChunkReply = { results: [number, ChunkSummary][]; error?: string };
+export type ChunkReply = { results: [number, ChunkSummary][]; error?: string };
 
-const TAG = 'stepchain-journal-chunk';
+export const CHUNK_JOB_TAG = 'stepchain-journal-chunk';
 /** Below this a slice is not worth a thread's start-up (~30 ms). */
 const MIN_PARALLEL_BYTES = 8 * 1024 * 1024;
 /** Slices per thread when threads share the work, and the smallest slice worth a claim. */
@@ -62,7 +64,7 @@ function startWorker(entry: ChunkWorkerEntry, job: ChunkJob, port: MessagePort):
 }
 
 export function isChunkJob(data: unknown): data is ChunkJob {
-  return typeof data === 'object' && data !== null && (data as { tag?: unknown }).tag === TAG;
+  return typeof data === 'object' && data !== null && (data as { tag?: unknown }).tag === CHUNK_JOB_TAG;
 }
 
 function walkSlice(
@@ -76,31 +78,38 @@ function walkSlice(
   return scanChunk(Buffer.from(source.buffer, from, to - from), 0, to - from, from, options, seed ?? undefined);
 }
 
-/** Takes the next slice no thread has taken, or -1. */
-function claim(claims: Int32Array, count: number): number {
+/** The mark of a slice the calling thread took (a worker's is its job's `mark`, from 1). */
+const BY_CALLER = -1;
+
+/** Takes the next slice no thread has taken (marking it `by`), or -1. */
+function claim(claims: Int32Array, count: number, by: number): number {
   const k = Atomics.add(claims, 0, 1);
   if (k >= count) return -1;
-  Atomics.store(claims, k + 1, 1);
+  Atomics.store(claims, k + 1, by);
   return k;
 }
 
 /** The body of a worker thread: walk slices while there are any, post the summaries, signal. */
 export function runChunkJob(job: ChunkJob): void {
   const reply: ChunkReply = { results: [] };
-  const claims = new Int32Array(job.claims);
-  adoptWasmModule(job.wasm);
   try {
-    for (let k = claim(claims, job.slices.length); k >= 0; k = claim(claims, job.slices.length)) {
+    const claims = new Int32Array(job.claims);
+    adoptWasmModule(job.wasm);
+    for (let k = claim(claims, job.slices.length, job.mark); k >= 0; k = claim(claims, job.slices.length, job.mark)) {
       const [from, to] = job.slices[k]!;
       reply.results.push([k, walkSlice(job.source, from, to, job.options, job.seeds?.[k])]);
     }
   } catch (e) {
-    reply.error = (e as Error).message; // the caller walks what is missing
+    reply.error = e instanceof Error ? e.message : String(e); // the caller walks what is missing
   }
-  job.port.postMessage(reply);
-  const flag = new Int32Array(job.done);
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
+  try {
+    job.port.postMessage(reply);
+  } finally {
+    // Whatever happened, the caller stops waiting (a slice taken here with no result it walks itself).
+    const flag = new Int32Array(job.done);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+  }
 }
 
 function threads(env: NodeJS.ProcessEnv): number {
@@ -213,16 +222,17 @@ export function walkRanges(
   const claimsBuffer = new SharedArrayBuffer(4 * (work.length + 1));
   const claims = new Int32Array(claimsBuffer);
   const wasm = options.wasm === false ? undefined : wasmModule();
-  const jobs: { worker: Worker; done: SharedArrayBuffer; port: MessagePort }[] = [];
+  const jobs: { worker: Worker; done: SharedArrayBuffer; port: MessagePort; mark: number }[] = [];
   for (let k = 1; k < n; k++) {
     const done = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
     const job: ChunkJob = {
-      tag: TAG,
+      tag: CHUNK_JOB_TAG,
       source: sliceSource,
       slices: work,
       ...(seeds === undefined ? {} : { seeds }),
       claims: claimsBuffer,
+      mark: k,
       options,
       wasm,
       done,
@@ -231,7 +241,9 @@ export function walkRanges(
     try {
       const worker = startWorker(workerEntry!, job, port2);
       worker.unref();
-      jobs.push({ worker, done, port: port1 });
+      // A thread that fails (it could not start, or died) is not fatal: the slices it took are walked here.
+      worker.on('error', () => undefined);
+      jobs.push({ worker, done, port: port1, mark: k });
     } catch {
       port1.close(); // no thread (resources, or a module that cannot be sent): this one does more
       break;
@@ -241,19 +253,24 @@ export function walkRanges(
   // Progress counts slices taken by any thread once this one moves on (a taken slice is being walked).
   const takenBytes = (): number => {
     let t = 0;
-    for (let k = 0; k < work.length; k++) if (Atomics.load(claims, k + 1) === 1) t += work[k]![1] - work[k]![0];
+    for (let k = 0; k < work.length; k++) if (Atomics.load(claims, k + 1) !== 0) t += work[k]![1] - work[k]![0];
     return t;
   };
-  for (let k = claim(claims, work.length); k >= 0; k = claim(claims, work.length)) {
+  for (let k = claim(claims, work.length, BY_CALLER); k >= 0; k = claim(claims, work.length, BY_CALLER)) {
     results[k] = walkSlice(sliceSource, work[k]![0], work[k]![1], options, seeds?.[k]);
     if (progress !== undefined) progress(Math.min(total, takenBytes()), total);
   }
+  // Only a thread that took a slice is waited for: one still starting when this thread took the last slice has
+  // nothing to give. A slice a worker was taking at that very moment has no result here and is walked below, so
+  // the answer is the same.
+  const took = new Set<number>();
+  for (let k = 0; k < work.length; k++) took.add(Atomics.load(claims, k + 1));
   for (const j of jobs) {
-    // A thread that never answers (it could not start) is not waited on forever:
+    // A thread that never answers (it could not start, or died) is not waited on forever:
     // the slices it took are walked here instead.
     const deadline = Date.now() + 20_000 + total / 5_000;
     const flag = new Int32Array(j.done);
-    while (Atomics.load(flag, 0) === 0 && Date.now() < deadline) {
+    while (took.has(j.mark) && Atomics.load(flag, 0) === 0 && Date.now() < deadline) {
       Atomics.wait(flag, 0, 0, 200);
       if (progress !== undefined) progress(Math.min(total, takenBytes()), total);
     }

@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { Journal } from '../src/journal';
+import {
+  CHUNK_JOB_TAG,
+  scanSlices,
+  setChunkWorkerEntry,
+  type ChunkJob,
+  type ChunkReply,
+  type ChunkSource,
+} from '../src/journal/parallel';
+import { wasmModule } from '../src/journal/wasm/scanner';
+import type { ChunkOptions, ChunkSummary } from '../src/journal/chunk';
+import { CHUNK_WORKER_SOURCE } from '../src/journal/worker/source.generated';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * Verification in worker threads, in this process: the workers run the program the
+ * CLI and the Action carry as text (src/journal/worker/main.ts bundled alone), and
+ * whatever a worker does (answers, fails to start), the slices come out as the
+ * calling thread alone walks them.
+ */
+const root = tempDir();
+const dir = path.join(root, '.sdd', 'runtime', 'journal', 'w');
+const j = Journal.open(dir, { durability: 'none' });
+j.appendMany(
+  Array.from({ length: 600 }, (_, i) => ({
+    input: Buffer.from(`input ${i}`),
+    blobs: i % 3 ? [Buffer.from(`blob ${i % 7}`)] : [],
+    prompt: `step ${i}: r\u00e9sum\u00e9 "quoted" ${'x'.repeat(i % 50)}`,
+    tool_call: { name: 'edit', args: { n: i, ratio: i / 8 } },
+    tool_result: { ok: i % 5 !== 0, out: 'a\nb' },
+    ts: 1796199133 + i / 3,
+  })),
+);
+const lines = readFileSync(j.file, 'utf8').split('\n');
+// Damage in the middle of slices and at their edges: a tampered field, a deleted row, a malformed line.
+lines[100] = lines[100]!.replace('"ok":true', '"ok":false');
+lines.splice(300, 1);
+lines[450] = '{"not a row"';
+const bytes = Buffer.from(lines.join('\n'));
+const source: ChunkSource = { kind: 'bytes', bytes };
+const env = { STEPCHAIN_THREADS: '3', STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
+
+const walk = (options: ChunkOptions): ChunkSummary[] => scanSlices(source, 0, bytes.length, options, env);
+
+function alone(options: ChunkOptions): ChunkSummary[] {
+  setChunkWorkerEntry(undefined);
+  return walk(options);
+}
+
+afterEach(() => setChunkWorkerEntry(undefined));
+
+/** Runs the bundled worker program alone on a job of `slices` (this thread takes none), as walkRanges starts it. */
+function workerAlone(slices: [number, number][], options: ChunkOptions): Promise<ChunkReply> {
+  const shared = new SharedArrayBuffer(bytes.length);
+  Buffer.from(shared).set(bytes);
+  const done = new SharedArrayBuffer(4);
+  const { port1, port2 } = new MessageChannel();
+  const job: ChunkJob = {
+    tag: CHUNK_JOB_TAG,
+    source: { kind: 'shared', buffer: shared, length: shared.byteLength },
+    slices,
+    claims: new SharedArrayBuffer(4 * (slices.length + 1)),
+    mark: 1,
+    options,
+    wasm: wasmModule(),
+    done,
+    port: port2,
+  };
+  const worker = new Worker(CHUNK_WORKER_SOURCE, { eval: true, workerData: job, transferList: [port2] });
+  return new Promise((resolve, reject) => {
+    worker.on('error', reject);
+    worker.on('exit', () => {
+      const reply = receiveMessageOnPort(port1)?.message as ChunkReply | undefined;
+      port1.close();
+      if (Atomics.load(new Int32Array(done), 0) !== 1 || reply === undefined) reject(new Error('no answer'));
+      else resolve(reply);
+    });
+  });
+}
+
+describe('verification worker threads', () => {
+  it('the bundled worker program walks every slice it is given as the calling thread would', async () => {
+    for (const options of [{ strict: false }, { strict: true, collectRefs: true }, { strict: false, wasm: false }]) {
+      const want = alone(options);
+      const reply = await workerAlone(
+        want.map((s) => [s.start, s.end]),
+        options,
+      );
+      expect(reply.error).toBeUndefined();
+      expect(reply.results.map(([k]) => k).sort()).toEqual([0, 1, 2]);
+      for (const [k, summary] of reply.results) expect(summary).toEqual(want[k]);
+    }
+  });
+
+  it('running the bundled worker program, slices come out as the calling thread walks them', () => {
+    for (const options of [{ strict: false }, { strict: true, collectRefs: true }, { strict: false, wasm: false }]) {
+      const want = alone(options);
+      expect(want.length).toBe(3);
+      setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
+      expect(walk(options)).toEqual(want);
+    }
+  });
+
+  it('a worker program that cannot start costs nothing but its thread: the caller walks every slice', () => {
+    const want = alone({ strict: false });
+    for (const broken of ['throw new Error("this worker cannot start")', 'this is not JavaScript {']) {
+      setChunkWorkerEntry({ source: broken });
+      expect(walk({ strict: false })).toEqual(want);
+    }
+  });
+});
