@@ -1,7 +1,7 @@
 // Bundles the journal verification worker (src/journal/worker/main.ts) with esbuild into one
 // small CommonJS script, written as a string constant to src/journal/worker/source.generated.ts
 // (not committed: generated like the report page script, by scripts/generate.mjs). The CLI and
-// the Action start their worker threads from this text (`eval`), so a thread compiles ~50 KB
+// the Action start their worker threads from this text (`eval`), so a thread compiles ~27 KB
 // instead of re-loading the whole bundle it came from: it starts walking slices ~40 ms sooner.
 // Writes only when the script changed.
 import { build } from 'esbuild';

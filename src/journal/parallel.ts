@@ -15,7 +15,7 @@ import { adoptWasmModule, wasmModule } from './wasm/scanner';
  *
  * Workers run the script registered with `setChunkWorkerEntry`: the CLI and the
  * Action hand over the text of src/journal/worker/main.ts bundled alone (a thread
- * then compiles ~50 KB, not the whole bundle), the built library its file
+ * then compiles ~27 KB, not the ~630 KB bundle), the built library its file
  * dist/lib/chunk-worker.mjs. Without one (tests on the TypeScript sources) slices
  * run on the calling thread, stitched the same way.
  */
