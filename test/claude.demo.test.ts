@@ -1,5 +1,6 @@
+import { runCli } from '../src/cli/main';
 import { readFileSync, rmSync } from 'node:fs';
-import { runDemo } from '../src/demo/run';
+import { runDemo } from '../src/cli/demo/run';
 
 // npm start: the Claude Code section installs the hooks, records a session through `stepchain hook claude`,
 // verifies and replays it, and forks it at step 0 with a conversation to resume.
@@ -8,7 +9,7 @@ test('the demo records a Claude Code session through its hooks, then forks it wi
   const env = { ...process.env };
   delete env.STEPCHAIN_AUDIT;
   delete env.CLAUDE_CONFIG_DIR;
-  const root = await runDemo((s) => void (out += s), env);
+  const root = await runDemo((s) => void (out += s), env, runCli);
   try {
     const section = out.slice(out.indexOf('== Claude Code: one command'), out.indexOf('== Run journal: a live run'));
     expect(section).toMatch(/\$ stepchain init claude\n {2}--- \/dev\/null\n/);

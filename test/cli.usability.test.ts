@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { commands } from '../src/cli/commands';
+import { runCaptured } from '../src/cli/in-process';
 import { runCli } from '../src/cli/main';
 import { closest, editDistance } from '../src/cli/suggest';
 import { Journal, journalDir } from '../src/journal';
@@ -12,17 +13,7 @@ import { tempDir } from './helpers/tmp';
 
 /** `stepchain <args>` at `width` columns, run in this process: its stdout. */
 async function helpInProcess(args: string[], width: number): Promise<string> {
-  let out = '';
-  const code = await runCli(args, {
-    out: (line) => (out += `${line}\n`),
-    err: () => undefined,
-    json: () => undefined,
-    readStdin: () => Buffer.alloc(0),
-    isTTY: false,
-    env: {},
-    cwd: process.cwd(),
-    columns: width,
-  });
+  const { code, stdout: out } = await runCaptured(runCli, args, { env: {}, cwd: process.cwd(), columns: width });
   expect([args, code]).toEqual([args, 0]);
   return out;
 }

@@ -1,9 +1,10 @@
+import { runCli } from '../src/cli/main';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { makeContext } from '../src/demo/context';
-import { demoFork } from '../src/demo/fork';
-import { demoJournal } from '../src/demo/journal';
-import { SAMPLE_FILES } from '../src/demo/sample';
+import { makeContext } from '../src/cli/demo/context';
+import { demoFork } from '../src/cli/demo/fork';
+import { demoJournal } from '../src/cli/demo/journal';
+import { SAMPLE_FILES } from '../src/cli/demo/sample';
 import { journalFile } from '../src/journal';
 import { git, initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
@@ -22,7 +23,7 @@ test('the demo forks at step 1: the files of step 1, the parent prefix, a step o
     GIT_COMMITTER_EMAIL: 'demo@stepchain.invalid',
   };
   let out = '';
-  const ctx = makeContext(root, env, (s) => void (out += s));
+  const ctx = makeContext(root, env, (s) => void (out += s), runCli);
   await demoJournal(ctx);
   await demoFork(ctx);
   const section = out.slice(out.indexOf('== Fork the run at step 1'));

@@ -1,11 +1,12 @@
+import { runCli } from '../src/cli/main';
 import { rmSync } from 'node:fs';
-import { runDemo } from '../src/demo/run';
+import { runDemo } from '../src/cli/demo/run';
 import { cli, expectNoStack } from './helpers/cli';
 
 // npm start: the replay section shows the table, one step and a diff, and the demo ends with the commands to walk the run.
 test('the demo replays the sample run and ends with the commands to walk it', async () => {
   let out = '';
-  const root = await runDemo((s) => void (out += s), { ...process.env, STEPCHAIN_AUDIT: 'off' });
+  const root = await runDemo((s) => void (out += s), { ...process.env, STEPCHAIN_AUDIT: 'off' }, runCli);
   try {
     const section = out.slice(out.indexOf('== Replay: the run as a table of steps'));
     expect(section).toMatch(

@@ -1,5 +1,6 @@
+import { runCli } from '../src/cli/main';
 import { rmSync } from 'node:fs';
-import { runDemo } from '../src/demo/run';
+import { runDemo } from '../src/cli/demo/run';
 
 // npm start: the run-journal section shows a pinned mutation that verifies, a flagged one that fails, the attributed
 // divergence, and the audit trail of everything the demo did (with the demo's own temporary key).
@@ -7,7 +8,7 @@ test('the demo pins a mutation, fails a deterministic replay, attributes the div
   let out = '';
   const env = { ...process.env };
   delete env.STEPCHAIN_AUDIT;
-  const root = await runDemo((s) => void (out += s), env);
+  const root = await runDemo((s) => void (out += s), env, runCli);
   try {
     const section = out.slice(out.indexOf('== Run journal: a live run pins'));
     expect(section).toMatch(
@@ -38,7 +39,7 @@ test('the demo pins a mutation, fails a deterministic replay, attributes the div
 
 test('with STEPCHAIN_AUDIT=off the demo still runs and says the audit trail is off', async () => {
   let out = '';
-  const root = await runDemo((s) => void (out += s), { ...process.env, STEPCHAIN_AUDIT: 'off' });
+  const root = await runDemo((s) => void (out += s), { ...process.env, STEPCHAIN_AUDIT: 'off' }, runCli);
   try {
     expect(out).toContain('(audit logging is off here: STEPCHAIN_AUDIT=off)');
     expect(out).toMatch(

@@ -17,6 +17,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { fsyncDir } from '../util/fs';
+import { sleepMs } from '../util/time';
 
 /**
  * The audit HMAC key (docs/format.md §5). Like the reference `load_or_create_audit_key`,
@@ -132,13 +133,12 @@ function readKey(file: string): AuditKey {
 
 /** Reads a key another process is creating right now: wait (briefly) for its bytes. */
 function adoptKey(file: string): AuditKey {
-  const sleeper = new Int32Array(new SharedArrayBuffer(4));
   for (let i = 0; ; i++) {
     try {
       return readKey(file);
     } catch (e) {
       if (i >= 100 || !(e instanceof InputError) || !/is empty$/.test(e.message)) throw e;
-      Atomics.wait(sleeper, 0, 0, 10);
+      sleepMs(10);
     }
   }
 }

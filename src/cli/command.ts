@@ -1,4 +1,5 @@
 import type { OptionSpec, ParsedArgs } from './args';
+import type { CliRunner } from './in-process';
 import type { CommandIO } from './io';
 
 /** One example for `--help`: a command line and what it does. */
@@ -30,6 +31,9 @@ export interface Command {
    * program runs sets 1: Claude Code reads exit 2 as "block the agent".
    */
   maxExitCode?: number;
-  /** Returns the exit code (0 holds, 1 does not); throws StepchainError for the rest. */
-  run(args: ParsedArgs, io: CommandIO): Promise<number> | number;
+  /**
+   * Returns the exit code (0 holds, 1 does not); throws StepchainError for the rest. `cli` runs another command line
+   * in this process (the demo does), so no command imports the dispatcher back.
+   */
+  run(args: ParsedArgs, io: CommandIO, cli: CliRunner): Promise<number> | number;
 }

@@ -127,7 +127,7 @@ export async function runCli(argv: string[], rawIO: CommandIO = processIO()): Pr
   let code: number;
   try {
     const args = parseArgs(rest, command.options, command.name.join(' '));
-    code = await command.run(args, io);
+    code = await command.run(args, io, runCli);
   } catch (e) {
     code = report(e, io, json || rawJson);
   }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { IntegrityError, InputError, isOsError, osError } from '../errors';
 import { cleanDeadTemps, tempPath } from './fs';
 import { processCommand, processStartMs, sameProcessAlive, selfIdentity } from './proc';
+import { sleepMs } from './time';
 
 /**
  * An exclusive lock held as a file naming its holder, created whole: the
@@ -57,11 +58,6 @@ export function lockTimeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
 export const DEFAULT_LEASE_MS = 20_000;
 /** Clock skew tolerated between hosts before an old mtime alone makes a lease expired. */
 const CLOCK_SLACK_MS = 60_000;
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-export function sleepMs(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
-}
 
 /** A lock file's holder, as written (fields after the first three are optional). */
 export interface LockHolder {

@@ -1,5 +1,5 @@
 import { existsSync, writeSync } from 'node:fs';
-import { sleepMs } from './lock';
+import { sleepMs } from './time';
 
 /**
  * Test-only pause points (docs/journal.md, "Testing crashes"): with

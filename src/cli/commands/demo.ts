@@ -1,4 +1,4 @@
-import { runDemo } from '../../demo/run';
+import { runDemo } from '../demo/run';
 import type { Command } from '../command';
 
 export const demoCommand: Command = {
@@ -10,8 +10,8 @@ export const demoCommand: Command = {
   options: {},
   examples: [{ run: 'stepchain demo', what: 'the tour' }],
   exitCodes: { 0: 'done', 1: 'a step of the tour failed' },
-  async run(_args, io) {
-    await runDemo((s) => process.stdout.write(s), io.env);
+  async run(_args, io, cli) {
+    await runDemo((s) => process.stdout.write(s), io.env, cli);
     return 0;
   },
 };

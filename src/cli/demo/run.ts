@@ -10,7 +10,8 @@ import { demoReport } from './report';
 import { demoReplay } from './replay';
 import { demoRuns } from './runs';
 import { SAMPLE_FILES } from './sample';
-import { gitSync } from '../git/exec';
+import { gitSync } from '../../git/exec';
+import type { CliRunner } from '../in-process';
 
 /** The demo's sections, in order; each capability adds its own. */
 export const DEMO_SECTIONS: DemoSection[] = [
@@ -33,7 +34,7 @@ function git(root: string, args: string[]): void {
  * repository), then walks every capability over it. Touches nothing outside
  * the temporary directory.
  */
-export async function runDemo(write: (s: string) => void, env: NodeJS.ProcessEnv): Promise<string> {
+export async function runDemo(write: (s: string) => void, env: NodeJS.ProcessEnv, cli: CliRunner): Promise<string> {
   const root = mkdtempSync(path.join(tmpdir(), 'stepchain-demo-'));
   for (const [file, content] of Object.entries(SAMPLE_FILES)) {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -52,14 +53,14 @@ export async function runDemo(write: (s: string) => void, env: NodeJS.ProcessEnv
     GIT_COMMITTER_EMAIL: 'demo@stepchain.invalid',
   };
   write(`stepchain demo: a sample agent run in ${root}\n`);
-  const ctx = makeContext(root, demoEnv, write);
+  const ctx = makeContext(root, demoEnv, write, cli);
   for (const section of DEMO_SECTIONS) await section(ctx);
   write('\n== Walk it yourself ==\n');
   write(`cd ${root}\n`);
   // The commands below say `stepchain`: the bundle this demo runs from, unless it is installed (npm link).
-  const cli =
+  const bundle =
     process.argv[1] !== undefined && /\.js$/.test(process.argv[1]) ? path.resolve(process.argv[1]) : 'dist/cli.js';
-  write(`alias stepchain="node ${cli}"     # or: npm link, once\n`);
+  write(`alias stepchain="node ${bundle}"     # or: npm link, once\n`);
   for (const line of ctx.epilogue) write(`${line}\n`);
   return root;
 }

@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { auditEnabled } from '../audit/log';
+import { auditEnabled } from '../../audit/log';
 import { makeContext, type DemoContext } from './context';
 import { SAMPLE_AGENT } from './sample';
 
@@ -79,7 +79,7 @@ export async function demoRuns(ctx: DemoContext): Promise<void> {
 
   ctx.section('Deterministic replay: a compaction that arrives anyway is flagged, and verify fails closed');
   const replayEnv = { ...ctx.env, STEPCHAIN_REPLAY_RUN_ID: 'live-run' };
-  const replay = makeContext(ctx.root, replayEnv, (s) => ctx.say(s.replace(/\n$/, '')));
+  const replay = makeContext(ctx.root, replayEnv, (s) => ctx.say(s.replace(/\n$/, '')), ctx.cli);
   ctx.say('With STEPCHAIN_REPLAY_RUN_ID=live-run (hermetic replay), the provider compacts again:');
   await must(
     replay,

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readTar, writeTar } from '../receipt';
+import { readTar, writeTar } from '../../receipt';
 import type { DemoContext } from './context';
 import { SAMPLE_AGENT } from './sample';
 

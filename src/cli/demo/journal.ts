@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { journalFile } from '../journal';
+import { journalFile } from '../../journal';
 import type { DemoContext } from './context';
 import { SAMPLE_AGENT, SAMPLE_STEPS } from './sample';
 

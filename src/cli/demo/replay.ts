@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { JOURNAL_FILE, journalDir, journalFile } from '../journal';
+import { JOURNAL_FILE, journalDir, journalFile } from '../../journal';
 import type { DemoContext } from './context';
 import { SAMPLE_AGENT } from './sample';
 
