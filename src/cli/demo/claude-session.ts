@@ -1,3 +1,5 @@
+import TRANSCRIPT_ROWS from './claude-transcript.json';
+
 /**
  * A Claude Code session, as Claude Code 2.1.328 reported it to its hooks and
  * wrote it to its transcript (recorded against a scripted model; the field
@@ -7,6 +9,8 @@
  * runs the test again, and its context is compacted.
  */
 export const DEMO_SESSION_ID = '7d3a9c1e-5b2f-4c8d-9e0a-1f2b3c4d5e6f';
+/** What stands for the project folder in the recorded transcript. */
+const PROJECT = '{{project}}';
 const MODEL = 'claude-sonnet-4-5-20250929';
 const PROMPT = 'tests/test_stats.py fails. Fix it.';
 /** The project files the session starts from (a new module with a bug, and its test). */
@@ -126,171 +130,14 @@ export function demoHooks(cwd: string, transcriptPath: string): DemoHook[] {
   ];
 }
 
-/** The session's transcript (`<config>/projects/<dir>/<session_id>.jsonl`), one JSON object per line. */
+/** The session's transcript (`<config>/projects/<dir>/<session_id>.jsonl`), one JSON object per line: the rows of
+ * `claude-transcript.json`, as the binary wrote them, with the demo's project folder for `{{project}}`. */
 export function demoTranscript(cwd: string): string {
-  const t0 = Date.parse('2026-12-02T09:00:00.000Z');
-  let k = 0;
-  const ts = (): string => new Date(t0 + 250 * k++).toISOString();
-  const meta = {
-    userType: 'external',
-    entrypoint: 'cli',
-    cwd,
-    sessionId: DEMO_SESSION_ID,
-    version: '2.1.328',
-    gitBranch: 'main',
+  const fill = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.split(PROJECT).join(cwd);
+    if (Array.isArray(v)) return v.map(fill);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]));
+    return v;
   };
-  const uuid = (n: number): string => `5f0c${String(n).padStart(4, '0')}-1d2e-4f3a-8b4c-5d6e7f8a9b0c`;
-  const assistant = (
-    n: number,
-    parent: number,
-    id: string,
-    content: unknown[],
-    stop: string,
-  ): Record<string, unknown> => ({
-    parentUuid: uuid(parent),
-    isSidechain: false,
-    message: {
-      id,
-      type: 'message',
-      role: 'assistant',
-      model: MODEL,
-      content,
-      stop_reason: stop,
-      stop_sequence: null,
-      usage: { input_tokens: 1200, output_tokens: 40 },
-    },
-    type: 'assistant',
-    uuid: uuid(n),
-    timestamp: ts(),
-    ...meta,
-  });
-  const result = (
-    n: number,
-    parent: number,
-    toolUseId: string,
-    content: string,
-    isError: boolean,
-    toolUseResult: unknown,
-  ): Record<string, unknown> => ({
-    parentUuid: uuid(parent),
-    isSidechain: false,
-    promptId: PROMPT_ID,
-    type: 'user',
-    message: { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content, is_error: isError }] },
-    uuid: uuid(n),
-    timestamp: ts(),
-    toolUseResult,
-    sourceToolAssistantUUID: uuid(parent),
-    ...meta,
-  });
-  const calc = `${cwd}/src/stats.py`;
-  const lines: Record<string, unknown>[] = [
-    { type: 'queue-operation', operation: 'enqueue', timestamp: ts(), sessionId: DEMO_SESSION_ID, content: PROMPT },
-    { type: 'queue-operation', operation: 'dequeue', timestamp: ts(), sessionId: DEMO_SESSION_ID },
-    {
-      parentUuid: null,
-      isSidechain: false,
-      promptId: PROMPT_ID,
-      type: 'user',
-      message: { role: 'user', content: PROMPT },
-      uuid: uuid(1),
-      timestamp: ts(),
-      permissionMode: 'acceptEdits',
-      ...meta,
-    },
-    assistant(
-      2,
-      1,
-      'msg_01A',
-      [
-        {
-          type: 'tool_use',
-          id: 'toolu_01TestRun',
-          name: 'Bash',
-          input: { command: 'pytest -q', description: 'Run the test suite' },
-        },
-      ],
-      'tool_use',
-    ),
-    result(3, 2, 'toolu_01TestRun', FAIL, true, `Error: ${FAIL}`),
-    { type: 'last-prompt', lastPrompt: PROMPT, leafUuid: uuid(3), sessionId: DEMO_SESSION_ID },
-    assistant(
-      4,
-      3,
-      'msg_02B',
-      [
-        {
-          type: 'tool_use',
-          id: 'toolu_02FixAdd',
-          name: 'Edit',
-          input: { replace_all: false, file_path: calc, old_string: OLD, new_string: NEW },
-        },
-      ],
-      'tool_use',
-    ),
-    result(5, 4, 'toolu_02FixAdd', `The file ${calc} has been updated successfully.`, false, {
-      filePath: calc,
-      oldString: OLD,
-      newString: NEW,
-    }),
-    assistant(
-      6,
-      5,
-      'msg_03C',
-      [
-        {
-          type: 'tool_use',
-          id: 'toolu_03TestAgain',
-          name: 'Bash',
-          input: { command: 'pytest -q', description: 'Run the test suite again' },
-        },
-      ],
-      'tool_use',
-    ),
-    result(
-      7,
-      6,
-      'toolu_03TestAgain',
-      '.                                                                        [100%]\n1 passed in 0.01s',
-      false,
-      { stdout: '1 passed in 0.01s', stderr: '', interrupted: false },
-    ),
-    assistant(
-      8,
-      7,
-      'msg_04D',
-      [{ type: 'text', text: 'mean() divided by n - 1; it divides by n now and the test passes.' }],
-      'end_turn',
-    ),
-    {
-      parentUuid: null,
-      logicalParentUuid: uuid(8),
-      isSidechain: false,
-      type: 'system',
-      subtype: 'compact_boundary',
-      content: 'Conversation compacted',
-      isMeta: false,
-      timestamp: ts(),
-      uuid: uuid(9),
-      level: 'info',
-      compactMetadata: { trigger: 'auto', preTokens: 167353, postTokens: 4123 },
-      ...meta,
-    },
-    {
-      parentUuid: uuid(9),
-      isSidechain: false,
-      promptId: PROMPT_ID,
-      type: 'user',
-      message: {
-        role: 'user',
-        content:
-          'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nThe test of mean() failed: it divided by n - 1. It was fixed and the test passes.',
-      },
-      isCompactSummary: true,
-      uuid: uuid(10),
-      timestamp: ts(),
-      ...meta,
-    },
-  ];
-  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+  return TRANSCRIPT_ROWS.map((row) => `${JSON.stringify(fill(row))}\n`).join('');
 }
