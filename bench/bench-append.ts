@@ -23,7 +23,7 @@ import { fmt, timeProcess } from './util';
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench', 'append');
 const cli = path.join(repo, 'dist', 'cli.js');
-const peer = path.join(repo, 'tools', 'python', 'stepchain_ref.py');
+const peer = path.join(repo, 'test', 'python', 'stepchain_ref.py');
 const env = {
   ...process.env,
   STEPCHAIN_AUDIT: 'off',
@@ -50,7 +50,7 @@ function journalOf(steps: number): string {
   const file = path.join(dir, '000000.jsonl');
   const pristine = path.join(repo, '.bench', `journal-${steps}.jsonl`); // shared with bench/journal.ts
   if (!existsSync(pristine))
-    execFileSync(process.execPath, [path.join(repo, 'scripts', 'make-journal.mjs'), pristine, String(steps)]);
+    execFileSync(process.execPath, [path.join(repo, 'bench', 'make-journal.mjs'), pristine, String(steps)]);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   execFileSync('cp', [pristine, file]);

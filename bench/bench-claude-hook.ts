@@ -22,7 +22,7 @@ import { Journal, journalDir, journalFile } from '../src/journal';
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench', 'claude-hook');
 const cli = path.join(repo, 'dist', 'cli.js');
-const peer = path.join(repo, 'tools', 'python', 'stepchain_ref.py');
+const peer = path.join(repo, 'test', 'python', 'stepchain_ref.py');
 const sizes = (process.env.BENCH_HOOK_STEPS ?? '1,100,10000').split(',').map(Number);
 const runs = Number(process.env.BENCH_HOOK_RUNS ?? 7);
 const SID = '0b0b0b0b-1111-4222-8333-444444444444';

@@ -2,7 +2,7 @@
  * Journal benchmarks (npm run bench): whole processes, side by side, in one run,
  * interleaved (one run of each per round, medians of BENCH_RUNS rounds).
  * - verify a 100,000-step journal (~130 MB): stepchain (threads, one thread, the
- *   WebAssembly scanner off) vs the Python peer (tools/python/stepchain_ref.py
+ *   WebAssembly scanner off) vs the Python peer (test/python/stepchain_ref.py
  *   verify-reference: the reference's own verify loop, text-mode lines, str.strip,
  *   json.loads, json.dumps, sha256), and the floor (`openssl dgst -sha256`);
  * - recovery on open of the same journal (an append to it), against verify;
@@ -19,7 +19,7 @@ import { fmt, mb, timeInterleaved } from './util';
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench');
 const cli = path.join(repo, 'dist', 'cli.js');
-const peer = path.join(repo, 'tools', 'python', 'stepchain_ref.py');
+const peer = path.join(repo, 'test', 'python', 'stepchain_ref.py');
 const steps = Number(process.env.BENCH_STEPS ?? 100000);
 const windowSteps = Number(process.env.BENCH_WINDOW_STEPS ?? 800000);
 const runs = Number(process.env.BENCH_RUNS ?? 7);
@@ -27,7 +27,7 @@ const runs = Number(process.env.BENCH_RUNS ?? 7);
 mkdirSync(work, { recursive: true });
 const journalOf = (n: number, dir = work): string => {
   const f = path.join(dir, `journal-${n}.jsonl`);
-  if (!existsSync(f)) execFileSync(process.execPath, [path.join(repo, 'scripts', 'make-journal.mjs'), f, String(n)]);
+  if (!existsSync(f)) execFileSync(process.execPath, [path.join(repo, 'bench', 'make-journal.mjs'), f, String(n)]);
   return f;
 };
 const file = journalOf(steps);

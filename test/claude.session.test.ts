@@ -161,7 +161,7 @@ test('the chain verifies, in stepchain and in the Python model of the reference'
   expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 4 });
   const py = spawnSync(
     'python3',
-    [path.join(repoRoot, 'tools', 'python', 'stepchain_ref.py'), 'verify', journalFile(root, agent)],
+    [path.join(repoRoot, 'test', 'python', 'stepchain_ref.py'), 'verify', journalFile(root, agent)],
     {
       encoding: 'utf8',
     },

@@ -7,7 +7,7 @@ import { Journal, verifyJournalFile } from '../src/journal';
 import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
-const peer = path.join(repoRoot, 'tools', 'python', 'stepchain_ref.py');
+const peer = path.join(repoRoot, 'test', 'python', 'stepchain_ref.py');
 const root = tempDir();
 const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
 

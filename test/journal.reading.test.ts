@@ -16,7 +16,7 @@ import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
 /**
- * Differential tests of the reading rules against tools/python/stepchain_ref.py,
+ * Differential tests of the reading rules against test/python/stepchain_ref.py,
  * the project's Python model of the reference's reading rules (docs/journal.md):
  * every damaged journal gets the same verdict (faults as (line, kind), ok, head,
  * steps), strict notes and recovery decision from stepchain as from the model;
@@ -24,7 +24,7 @@ import { tempDir } from './helpers/tmp';
  * edited; blank lines, whitespace, line endings, garbage lines), the same verdict
  * as the model of the reference's own verify.
  */
-const peer = path.join(repoRoot, 'tools', 'python', 'stepchain_ref.py');
+const peer = path.join(repoRoot, 'test', 'python', 'stepchain_ref.py');
 const root = tempDir();
 const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
 

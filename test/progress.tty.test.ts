@@ -27,7 +27,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 beforeAll(() => {
   mkdirSync(path.dirname(file), { recursive: true });
-  execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'make-journal.mjs'), file, '30000']);
+  execFileSync(process.execPath, [path.join(repoRoot, 'bench', 'make-journal.mjs'), file, '30000']);
 });
 afterAll(() => {
   spawnSync('tmux', ['-L', socket, 'kill-server']);

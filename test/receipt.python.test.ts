@@ -17,12 +17,12 @@ import { conformanceDir, repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
 /**
- * Both directions with an independent reader/writer (scripts/receipt_peer.py:
+ * Both directions with an independent reader/writer (test/python/receipt_peer.py:
  * python3 tarfile + json + hashlib + the reference walk; the signature through
  * the `cryptography` package when importable, and through openssl).
  */
 const root = tempDir('stepchain-receipt-py-');
-const peer = path.join(repoRoot, 'scripts', 'receipt_peer.py');
+const peer = path.join(repoRoot, 'test', 'python', 'receipt_peer.py');
 const AGENT = 'py-agent';
 const priv = path.join(root, 'signing.pem');
 const pubFile = path.join(root, 'verify.pem');

@@ -18,7 +18,7 @@ const file = path.join(dir, '000000.jsonl');
 const STEPS = 120_000; // about 155 MB
 beforeAll(() => {
   mkdirSync(dir, { recursive: true });
-  execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'make-journal.mjs'), file, String(STEPS)]);
+  execFileSync(process.execPath, [path.join(repoRoot, 'bench', 'make-journal.mjs'), file, String(STEPS)]);
 }, 120_000);
 
 const small = (args: string[], heapMb = 48) =>

@@ -1,7 +1,7 @@
 // npm run bench: every benchmark, side by side with its peer, in one run.
 // Figures are printed, never asserted. Needs a fresh `npm run build`.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -29,16 +29,9 @@ if (process.env.NODE_EXTRA_CA_CERTS !== undefined && process.env.STEPCHAIN_BENCH
   );
 }
 run(path.join(root, 'bench', 'journal.ts'));
-// Benchmarks of the other capabilities (receipts, snapshots, the Action), when present.
-for (const f of readdirSync(path.join(root, 'scripts'))
+// Benchmarks of the other capabilities (receipts, snapshots, the Action, the hook, append), in name order.
+for (const f of readdirSync(path.join(root, 'bench'))
   .filter((f) => /^bench-.*\.(mjs|ts)$/.test(f))
   .sort()) {
-  run(path.join(root, 'scripts', f));
-}
-for (const f of existsSync(path.join(root, 'bench'))
-  ? readdirSync(path.join(root, 'bench'))
-      .filter((f) => /^bench-.*\.ts$/.test(f))
-      .sort()
-  : []) {
   run(path.join(root, 'bench', f));
 }

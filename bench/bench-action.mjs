@@ -6,7 +6,7 @@
 // timed: the slowest is the wall time of a matrix). The floor beside each: git alone reading
 // every base journal (`ls-tree` + one `cat-file --batch`).
 //
-//   node scripts/bench-action.mjs [--journals N --steps S] [--append 10] [--shards 4] [--keep]
+//   node bench/bench-action.mjs [--journals N --steps S] [--append 10] [--shards 4] [--keep]
 //
 // Rows are generated here following docs/format.md §2 (canonical JSON of ASCII strings, sorted keys,
 // a float ts) and the result is cross-checked with the built CLI's `verify`.

@@ -2,7 +2,7 @@
 // whole processes) on a repository of 5,000 files, with the snapshot (default)
 // and with --no-snapshot. Prints ms/append for both and the difference.
 //
-//   node scripts/bench-snapshot.mjs [--files 5000] [--appends 20] [--json]
+//   node bench/bench-snapshot.mjs [--files 5000] [--appends 20] [--json]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,8 @@
 // Receipts benchmark: export and verify a 100,000-step receipt with the
 // built CLI (node dist/cli.js, whole processes), side by side with the Python peer
-// (scripts/receipt_peer.py: tarfile + the reference walk) verifying the same receipt.
+// (test/python/receipt_peer.py: tarfile + the reference walk) verifying the same receipt.
 //
-//   node scripts/bench-receipts.mjs [--steps N] [--runs R] [--json]
+//   node bench/bench-receipts.mjs [--steps N] [--runs R] [--json]
 //   (env STEPCHAIN_BENCH_STEPS / STEPCHAIN_BENCH_RUNS work too)
 //
 // Also importable: `import { benchReceipts } from './bench-receipts.mjs'` returns the rows.
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(repo, 'dist', 'cli.js');
-const peer = path.join(repo, 'scripts', 'receipt_peer.py');
+const peer = path.join(repo, 'test', 'python', 'receipt_peer.py');
 const ZERO = '0'.repeat(64);
 
 const sha = (s) => createHash('sha256').update(s).digest('hex');
