@@ -8,7 +8,10 @@ export interface DemoContext {
   /** Environment for the commands (e.g. an audit key inside the temp dir). */
   env: NodeJS.ProcessEnv;
   /** Runs `stepchain <argv>` in-process in `cwd` (default root), echoing the command and its output. */
-  run(argv: string[], options?: { cwd?: string; quiet?: boolean; stdin?: Buffer }): Promise<DemoRun>;
+  run(
+    argv: string[],
+    options?: { cwd?: string; quiet?: boolean; stdin?: Buffer; env?: NodeJS.ProcessEnv },
+  ): Promise<DemoRun>;
   /** Prints a heading. */
   section(title: string): void;
   /** Prints a line of narration. */
@@ -42,7 +45,7 @@ export function makeContext(root: string, env: NodeJS.ProcessEnv, write: (s: str
         json: (d) => void (stdout += `${jsonDocument(d)}\n`),
         readStdin: () => options.stdin ?? Buffer.alloc(0),
         isTTY: false,
-        env,
+        env: options.env === undefined ? env : { ...env, ...options.env },
         cwd,
       };
       const code = await runCli(argv, io);
