@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { canonical, parse, type JsonValue } from '../src/canonical';
@@ -271,4 +271,50 @@ test('a real session whose recording fails everywhere still runs to the end: hoo
   } finally {
     await server.close();
   }
+});
+
+test('the session state (raw prompts) is 0600 in a 0700 directory, as private as the journals (issue 20)', () => {
+  const root = project();
+  const stateDir = path.join(root, '.sdd', 'runtime', 'claude');
+  mkdirSync(stateDir, { recursive: true, mode: 0o755 });
+  chmodSync(stateDir, 0o755); // as an earlier version left it
+  expect(hook(payload(root, 'UserPromptSubmit', { prompt_id: 'p1', prompt: 'the secret plan' }), root).code).toBe(0);
+  const file = path.join(stateDir, `${SID}.json`);
+  expect(readFileSync(file, 'utf8')).toContain('the secret plan');
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(statSync(stateDir).mode & 0o777).toBe(0o700);
+});
+
+test('Claude Code names the project in the environment: a payload cwd elsewhere does not move the record (issue 20)', () => {
+  const started = project();
+  const other = project();
+  mkdirSync(path.join(other, '.sdd'));
+  // The agent ran `cd` into another project: the payload's cwd follows it, CLAUDE_PROJECT_DIR does not.
+  const r = hook(tool(other, 'toolu_1'), started, { ...off, CLAUDE_PROJECT_DIR: started });
+  expect([r.code, r.stderr]).toEqual([0, '']);
+  expect(readVerifiedJournal(journalFile(started, AGENT)).steps).toBe(1);
+  expect(existsSync(journalFile(other, AGENT))).toBe(false);
+});
+
+test('the model is read only from where Claude Code keeps the session, never from a path the payload names (issue 20)', () => {
+  const root = project();
+  const home = path.join(dir, `home${n++}`);
+  const entry = JSON.stringify({
+    type: 'assistant',
+    uuid: 'a1',
+    parentUuid: null,
+    sessionId: SID,
+    message: { id: 'm1', role: 'assistant', model: 'claude-from-file', content: [{ type: 'tool_use', id: 'toolu_1' }] },
+  });
+  const own = path.join(home, '.claude', 'projects', 'any-dir', `${SID}.jsonl`);
+  const elsewhere = path.join(dir, `elsewhere${n++}`, 'projects', 'any-dir', `${SID}.jsonl`);
+  for (const f of [own, elsewhere]) {
+    mkdirSync(path.dirname(f), { recursive: true });
+    writeFileSync(f, `${entry}\n`);
+  }
+  const env = { ...off, HOME: home, CLAUDE_CONFIG_DIR: '' };
+  expect(hook(tool(root, 'toolu_1', { transcript_path: elsewhere }), root, env).code).toBe(0);
+  expect(hook(tool(root, 'toolu_1', { transcript_path: own }), root, env).code).toBe(0);
+  const rows = readVerifiedJournal(journalFile(root, AGENT)).entries.map((e) => e.row);
+  expect(rows.map((r) => r.model)).toEqual([null, 'claude-from-file']);
 });

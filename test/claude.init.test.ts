@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
+import { planClaudeSettings, writeClaudeSettings } from '../src/claude';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';
@@ -242,4 +244,202 @@ test("with the real binary, the user's own hook still runs beside stepchain's", 
   } finally {
     await server.close();
   }
+});
+
+describe('--remove gives back the original bytes, whatever their formatting (issue 20)', () => {
+  // One-line files as editors and tools write them, with and without a final newline, and indented ones.
+  const originals: [string, string][] = [
+    ['empty object', '{}'],
+    ['empty object, newline', '{}\n'],
+    ['compact', '{"permissions":{"allow":["Bash(npm test:*)"]},"model":"sonnet"}'],
+    ['compact, newline', '{"permissions":{"allow":["Bash"]}}\n'],
+    ['python json.dumps', '{"permissions": {"allow": ["Bash"]}, "n": 1.50, "big": 12345678901234567890}\n'],
+    ['padded braces', '{ "env": { "A": "1" } }\n'],
+    ['escapes kept', '{"name":"caf\\u00e9 \\"x\\"","path":"a\\/b"}'],
+    [
+      'one line with hooks of its own',
+      '{"hooks":{"PostToolUse":[{"matcher":"Write|Edit","hooks":[{"type":"command","command":"prettier -w ."}]}],' +
+        '"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]}}\n',
+    ],
+    ['tabs', '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"Notification": []\n\t}\n}\n'],
+    ['CRLF', '{\r\n  "model": "opus"\r\n}\r\n'],
+  ];
+  test.each(originals)('%s', (_name, original) => {
+    const root = project();
+    mkdirSync(path.join(root, '.claude'));
+    writeFileSync(settingsOf(root), original);
+    const r = init(root);
+    expect(r.code).toBe(0);
+    // What Claude Code reads: every event runs the hook, the user's settings are all still there.
+    const cmds = commands(settingsOf(root));
+    for (const e of EVENTS) expect(cmds[e]).toContain('stepchain hook claude');
+    const before = JSON.parse(original) as Record<string, unknown>;
+    const after = JSON.parse(readFileSync(settingsOf(root), 'utf8')) as Record<string, unknown>;
+    for (const k of Object.keys(before).filter((k) => k !== 'hooks')) expect(after[k]).toEqual(before[k]);
+    expect(init(root).stdout).toContain('already installed; unchanged');
+    const removed = init(root, ['--remove']);
+    expect(removed.code).toBe(0);
+    expect(readFileSync(settingsOf(root), 'utf8')).toBe(original);
+  });
+
+  test('property: any settings object in any of the usual layouts round-trips byte for byte', () => {
+    const key = fc.string({ minLength: 1, maxLength: 6 }).filter((k) => k !== 'hooks' && k !== '__proto__');
+    const settings = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
+    const userGroup = fc.record({
+      matcher: fc.constantFrom('Bash', 'Write|Edit', ''),
+      hooks: fc.array(
+        fc.record({ type: fc.constant('command'), command: fc.constantFrom('say hi', 'prettier -w .') }),
+        {
+          minLength: 1,
+          maxLength: 2,
+        },
+      ),
+    });
+    // (An empty `hooks` object or event list is the one thing --remove does not give back: it cannot tell it from
+    // one that only stepchain's entry made, and leaves neither.)
+    const userHooks = fc.dictionary(
+      fc.constantFrom(...EVENTS, 'Notification'),
+      fc.array(userGroup, { minLength: 1, maxLength: 2 }),
+      { minKeys: 1 },
+    );
+    const layout = fc.constantFrom<(v: unknown) => string>(
+      (v) => JSON.stringify(v),
+      (v) => JSON.stringify(v) + '\n',
+      (v) => JSON.stringify(v, null, 2) + '\n',
+      (v) => JSON.stringify(v, null, 4),
+      (v) => JSON.stringify(v, null, '\t') + '\n',
+    );
+    const root = project();
+    mkdirSync(path.join(root, '.claude'));
+    const file = settingsOf(root);
+    fc.assert(
+      fc.property(settings, fc.option(userHooks, { nil: undefined }), layout, (s, hooks, show) => {
+        const original = show(hooks === undefined ? s : { ...s, hooks });
+        writeFileSync(file, original);
+        const install = planClaudeSettings(file);
+        expect(install.changed).toBe(true);
+        writeClaudeSettings(install);
+        const installed = JSON.parse(install.after) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+        for (const e of EVENTS)
+          expect(installed.hooks[e]!.flatMap((g) => g.hooks.map((h) => h.command))).toContain('stepchain hook claude');
+        expect(planClaudeSettings(file).changed).toBe(false);
+        const remove = planClaudeSettings(file, { remove: true });
+        expect(remove.after).toBe(original);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('only an entry that runs the hook for every occurrence counts as installed (issue 20)', () => {
+  const entry = (command: string, extra: Record<string, unknown> = {}) => ({ type: 'command', command, ...extra });
+  /** Every event already has a good entry, except what `override` says. */
+  function settingsWith(override: Record<string, unknown>): string {
+    const hooks: Record<string, unknown> = {};
+    for (const e of EVENTS)
+      hooks[e] = [
+        { ...(e.startsWith('PostToolUse') ? { matcher: '*' } : {}), hooks: [entry('stepchain hook claude')] },
+      ];
+    return JSON.stringify({ hooks: { ...hooks, ...override } }, null, 2) + '\n';
+  }
+  /** For each event, the matchers of the groups that run exactly the hook. */
+  function ours(file: string): Record<string, (string | null)[]> {
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as {
+      hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]>;
+    };
+    return Object.fromEntries(
+      Object.entries(doc.hooks).map(([e, gs]) => [
+        e,
+        gs.filter((g) => g.hooks.some((h) => h.command === 'stepchain hook claude')).map((g) => g.matcher ?? null),
+      ]),
+    );
+  }
+
+  const everything: [string, Record<string, unknown>][] = [
+    ['matcher "*"', { PostToolUse: [{ matcher: '*', hooks: [entry('stepchain hook claude')] }] }],
+    ['matcher ""', { PostToolUse: [{ matcher: '', hooks: [entry('stepchain hook claude')] }] }],
+    ['matcher ".*"', { PostToolUse: [{ matcher: '.*', hooks: [entry('stepchain hook claude')] }] }],
+    ['no matcher', { PostToolUse: [{ hooks: [entry('stepchain hook claude')] }] }],
+    ['a timeout', { PostToolUse: [{ matcher: '*', hooks: [entry('stepchain hook claude', { timeout: 60 })] }] }],
+    [
+      'a matcher on Stop, which Claude Code ignores',
+      { Stop: [{ matcher: 'x', hooks: [entry('stepchain hook claude')] }] },
+    ],
+  ];
+  test.each(everything)('%s: installed, unchanged', (_name, override) => {
+    const root = project();
+    mkdirSync(path.join(root, '.claude'));
+    writeFileSync(settingsOf(root), settingsWith(override));
+    const r = init(root);
+    expect([r.code, r.stdout]).toEqual([
+      0,
+      ".claude/settings.json: stepchain's hooks are already installed; unchanged\n",
+    ]);
+  });
+
+  const cannot: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'a PostToolUse matcher that matches no tool',
+      { PostToolUse: [{ matcher: 'NoSuchTool', hooks: [entry('stepchain hook claude'), entry('say hi')] }] },
+      /PostToolUse: its matcher "NoSuchTool" does not match every tool/,
+    ],
+    [
+      'a PostToolUseFailure matcher for one tool',
+      { PostToolUseFailure: [{ matcher: 'Bash', hooks: [entry('stepchain hook claude')] }] },
+      /PostToolUseFailure: its matcher "Bash" does not match every tool/,
+    ],
+    [
+      'a SessionStart matcher for one source',
+      { SessionStart: [{ matcher: 'startup', hooks: [entry('stepchain hook claude')] }] },
+      /SessionStart: its matcher "startup" does not match every occurrence/,
+    ],
+    [
+      'a condition on the entry',
+      { PostToolUse: [{ matcher: '*', hooks: [entry('stepchain hook claude', { if: 'Bash(git *)' })] }] },
+      /PostToolUse: the entry has "if", which may keep it from running/,
+    ],
+  ];
+  test.each(cannot)('%s: repaired, saying why', (_name, override, why) => {
+    const root = project();
+    mkdirSync(path.join(root, '.claude'));
+    writeFileSync(settingsOf(root), settingsWith(override));
+    const r = init(root);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('already installed');
+    expect(r.stdout).toMatch(/stepchain's entries were repaired for/);
+    expect(r.stdout).toMatch(why);
+    const matchers = ours(settingsOf(root));
+    for (const e of EVENTS) expect(matchers[e]).toEqual([e.startsWith('PostToolUse') ? '*' : null]);
+    // The user's own hooks stay where they were.
+    if (JSON.stringify(override).includes('say hi')) expect(commands(settingsOf(root)).PostToolUse).toContain('say hi');
+    expect(init(root).stdout).toContain('already installed; unchanged');
+  });
+
+  test('a command that only mentions the hook (echo) is made the hook command', () => {
+    const root = project();
+    mkdirSync(path.join(root, '.claude'));
+    writeFileSync(
+      settingsOf(root),
+      settingsWith({ PostToolUse: [{ matcher: '*', hooks: [entry('echo stepchain hook claude')] }] }),
+    );
+    const r = init(root, ['--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({ changed: true, events: [], updated: ['PostToolUse'], repaired: [] });
+    expect(doc.findings).toEqual([
+      'PostToolUse: the entry runs "echo stepchain hook claude", not "stepchain hook claude"',
+    ]);
+    expect(commands(settingsOf(root)).PostToolUse).toEqual(['stepchain hook claude']);
+  });
+
+  test('"disableAllHooks": true is reported: no hook runs', () => {
+    const root = project();
+    mkdirSync(path.join(root, '.claude'));
+    writeFileSync(settingsOf(root), '{"disableAllHooks": true}\n');
+    const r = init(root, ['--json']);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings[0]).toMatch(
+      /sets "disableAllHooks": true: Claude Code runs none of its hooks/,
+    );
+  });
 });

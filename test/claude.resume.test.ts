@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cutTranscript, modelOfToolUse, projectDirName } from '../src/claude';
 import { forkClaudeSession, resumeCommand, shellWord } from '../src/claude/resume';
@@ -144,6 +145,33 @@ describe('cutting a transcript after one tool result', () => {
   });
 });
 
+test('a large transcript (35,000 tool calls) is cut correctly, in time linear in its size', () => {
+  // fork --resume was quadratic in the transcript (issue 20: 2.8 s at 35k pairs, 22-29 s at 105k); no timing is asserted here.
+  const pairs = 35_000;
+  const entries: E[] = [user('u0', null, 'go')];
+  let prev = 'u0';
+  for (let i = 0; i < pairs; i++) {
+    entries.push(assistant(`a${i}`, prev, `m${i}`, [use(`t${i}`)]), user(`r${i}`, `a${i}`, [result(`t${i}`)]));
+    prev = `r${i}`;
+  }
+  const src = lines(entries);
+  const at = pairs - 2; // the last but one call: its result is line 2 * (pairs - 1) + 1
+  const cut = cutTranscript(src, 'big.jsonl', SID, `t${at}`, NEW, [`t${pairs - 1}`]);
+  expect(cut.line).toBe(2 * at + 3);
+  const want = src
+    .toString()
+    .split('\n')
+    .slice(0, cut.line)
+    .map((l) => l.split(`"sessionId":"${SID}"`).join(`"sessionId":"${NEW}"`));
+  expect(cut.bytes.equals(Buffer.from(want.join('\n') + '\n'))).toBe(true);
+  // An open call anywhere in that history is still found.
+  const open = [...entries];
+  open.splice(1000, 1, user('r499', 'a499', [{ type: 'text', text: 'no result' }]));
+  expect(() => cutTranscript(lines(open), 'big.jsonl', SID, `t${at}`, NEW)).toThrow(
+    /tool call t499 \(line 1000\) has no result before the cut/,
+  );
+});
+
 test('the session directory name Claude Code derives from a path, and where stepchain cannot be sure of it', () => {
   expect(projectDirName('/tmp/i14x/proj_a.b')).toBe('-tmp-i14x-proj-a-b');
   expect(projectDirName('/a/.sdd/worktrees/claude-x')).toBe('-a--sdd-worktrees-claude-x');
@@ -190,9 +218,12 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
   const fork = (root: string, args: string[]) =>
     cli(['fork', ...args], { cwd: root, env: { HOME: home, CLAUDE_CONFIG_DIR: '' } });
 
-  function setup(transcriptDirName?: string): { root: string; transcript: string } {
+  function setup(
+    transcriptDirName?: string,
+    configDir = path.join(home, '.claude'),
+  ): { root: string; transcript: string } {
     const root = initRepo(path.join(dir, `f${n++}`), { 'README.md': 'x\n' });
-    const tdir = path.join(home, '.claude', 'projects', transcriptDirName ?? root.replace(/[^A-Za-z0-9]/g, '-'));
+    const tdir = path.join(configDir, 'projects', transcriptDirName ?? root.replace(/[^A-Za-z0-9]/g, '-'));
     mkdirSync(tdir, { recursive: true });
     const transcript = path.join(tdir, `${SID}.jsonl`);
     const entries = conversation().map((e) => (e.cwd === undefined ? e : { ...e, cwd: root }));
@@ -257,18 +288,93 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     expect(repoState(root)).toEqual(before);
   });
 
-  test('a step appended by hand has no hook payload to resume from', () => {
+  test('a journal not recorded by Claude Code is a usage error (exit 2) with a plain message', () => {
+    // Changed by issue 20: this was exit 1 with the payload parser's message.
     const root = initRepo(path.join(dir, `f${n++}`), { 'README.md': 'x\n' });
     const input = path.join(root, 'in.txt');
     writeFileSync(input, 'not a hook payload');
     expect(cli(['append', 'agent-1', '--input', input, '--no-snapshot'], { cwd: root }).code).toBe(0);
     expect(cli(['append', 'agent-1', '--no-snapshot'], { cwd: root }).code).toBe(0);
     const a = fork(root, ['agent-1', '--from-step', '0', '--resume']);
-    expect(a.code).toBe(1);
-    expect(a.stderr).toMatch(/hook payload is not JSON.*not a step recorded by `stepchain hook claude`/);
+    expectNoStack(a);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toBe(
+      'stepchain: fork --resume: step 0 of agent-1 was not recorded by `stepchain hook claude` (its input is not a ' +
+        'Claude Code hook payload); --resume continues Claude Code sessions only: fork it without --resume\n',
+    );
     const b = fork(root, ['agent-1', '--from-step', '1', '--resume']);
-    expect(b.code).toBe(1);
-    expect(b.stderr).toMatch(/step 1 has no stored hook payload/);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(
+      /step 1 of agent-1 was not recorded by `stepchain hook claude` \(no Claude Code hook payload is stored for it\)/,
+    );
+  });
+
+  test('a recorded transcript_path never decides the config directory: a planted one is refused, naming both', () => {
+    // Anyone who can write .sdd can recompute the chain: the payload names a "config directory" of theirs, whose
+    // settings.json would run its hooks if the operator started Claude Code with it.
+    const planted = path.join(dir, `planted${n++}`);
+    mkdirSync(planted, { recursive: true });
+    writeFileSync(
+      path.join(planted, 'settings.json'),
+      '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}\n',
+    );
+    const { root, transcript } = setup(undefined, planted);
+    const plantedFiles = () => readdirSync(planted, { recursive: true }).map(String).sort();
+    const files = plantedFiles();
+    const before = repoState(root);
+    const r = fork(root, [`claude-${SID}`, '--from-step', '0', '--resume']);
+    expectNoStack(r);
+    expect(r.code).toBe(1);
+    const expected = path.join(home, '.claude', 'projects', '<dir>', `${SID}.jsonl`);
+    expect(r.stderr).toBe(
+      `stepchain: ${journalFile(root, `claude-${SID}`)}:1: the step's payload names the transcript ${transcript}, ` +
+        `which is not where Claude Code keeps the session in this environment (${expected}, from HOME); refusing ` +
+        'to use a directory the journal names (set CLAUDE_CONFIG_DIR to the config directory the session ran with)\n',
+    );
+    expect(r.stdout).toBe('');
+    expect(plantedFiles()).toEqual(files);
+    expect(repoState(root)).toEqual(before);
+    // The environment decides: with CLAUDE_CONFIG_DIR naming that directory it is the session's, and the command
+    // carries the environment's value.
+    const ok = cli(['fork', `claude-${SID}`, '--from-step', '0', '--resume', '--json'], {
+      cwd: root,
+      env: { HOME: home, CLAUDE_CONFIG_DIR: planted },
+    });
+    expect(ok.code).toBe(0);
+    const doc = JSON.parse(ok.stdout) as { claude_transcript: string; resume_command: string };
+    expect(doc.claude_transcript.startsWith(path.join(planted, 'projects') + path.sep)).toBe(true);
+    expect(doc.resume_command).toContain(`CLAUDE_CONFIG_DIR=${planted} claude --resume`);
+  });
+
+  test('the resume command never names a config directory the environment does not', () => {
+    const { root } = setup();
+    const r = fork(root, [`claude-${SID}`, '--from-step', '1', '--resume', '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { claude_transcript: string; resume_command: string };
+    expect(doc.resume_command).not.toContain('CLAUDE_CONFIG_DIR');
+    expect(doc.claude_transcript.startsWith(path.join(home, '.claude', 'projects') + path.sep)).toBe(true);
+  });
+
+  test('a session directory that is a symlink in the fork is refused, and the fork removed', () => {
+    const root = initRepo(path.join(dir, `f${n++}`), { 'README.md': 'x\n' });
+    const outside = path.join(dir, `outside${n++}`);
+    mkdirSync(path.join(outside, '.claude'), { recursive: true });
+    symlinkSync(outside, path.join(root, 'sub'));
+    execFileSync('git', ['-C', root, 'add', 'sub']);
+    execFileSync('git', ['-C', root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'link']);
+    const sub = path.join(root, 'sub');
+    const tdir = path.join(home, '.claude', 'projects', sub.replace(/[^A-Za-z0-9]/g, '-'));
+    mkdirSync(tdir, { recursive: true });
+    const transcript = path.join(tdir, `${SID}.jsonl`);
+    writeFileSync(transcript, lines(conversation().map((e) => (e.cwd === undefined ? e : { ...e, cwd: sub }))));
+    expect(hook(root, { ...post(root, transcript, 't1'), cwd: sub }).code).toBe(0);
+    const before = repoState(root);
+    const r = fork(root, [`claude-${SID}`, '--from-step', '0', '--resume']);
+    expectNoStack(r);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\/sub: a symlink in the fork, where the resume command would start Claude Code/);
+    expect(r.stderr).toMatch(/the fork was removed again/);
+    expect(repoState(root)).toEqual(before);
   });
 
   test('when the transcript cannot be placed after the fork was made, the fork is removed again', async () => {

@@ -130,7 +130,8 @@ export function cutTranscript(
     );
 
   // Walk the conversation chain back from the cut entry: every link must be in the copy.
-  const onChain: number[] = [];
+  // A set: the scan below asks of every line whether it is on the chain (an array made that quadratic).
+  const onChain = new Set<number>();
   const seen = new Set<string>();
   for (let at: number | undefined = cut; at !== undefined;) {
     const entry = entries[at]!;
@@ -139,7 +140,7 @@ export function cutTranscript(
       if (seen.has(uuid)) refuse(`the conversation chain loops at ${uuid}`, at + 1);
       seen.add(uuid);
     }
-    onChain.push(at);
+    onChain.add(at);
     const parent = entry.parentUuid;
     if (parent === null || parent === undefined) break;
     if (typeof parent !== 'string') refuse('a parentUuid is not a string', at + 1);
@@ -163,7 +164,7 @@ export function cutTranscript(
     if (e.isSidechain === true) continue;
     for (const id of toolResultIds(e)) results.add(id);
     const mid = messageIdOf(e);
-    if (onChain.includes(i) || (mid !== undefined && messageIds.has(mid)))
+    if (onChain.has(i) || (mid !== undefined && messageIds.has(mid)))
       for (const id of toolUseIds(e)) uses.push({ id, line: i + 1 });
   }
   const open = uses.find((u) => !results.has(u.id));

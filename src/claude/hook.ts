@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { JsonObject, JsonValue } from '../canonical';
 import { StepchainError } from '../errors';
 import { Cas, casDir, journalDir, type StepInput, type StepRow } from '../journal';
@@ -6,7 +7,7 @@ import { CLAUDE_ADAPTER, recordObserved, type ObservedItem, type Payload } from 
 import { claudeAgentId, field, parseHookPayload, value, type HookPayload } from './payload';
 import { claudeProjectRoot } from './root';
 import { readSessionState, writeSessionState, type SessionState } from './state';
-import { modelOfToolUse } from './transcript';
+import { modelOfToolUse, sessionTranscriptDir } from './transcript';
 
 /**
  * `stepchain hook claude`: one Claude Code hook payload in, what it means
@@ -29,7 +30,7 @@ export interface HookOptions {
   env: NodeJS.ProcessEnv;
   /** Record per-step worktree snapshots (default true). */
   snapshot?: boolean;
-  /** The project root (default: discovered from the payload's cwd). */
+  /** The project root (default: discovered from CLAUDE_PROJECT_DIR, else from the payload's cwd). */
   root?: string;
 }
 
@@ -73,7 +74,7 @@ function payloadOf(entries: [string, JsonValue][]): Payload {
 }
 
 /** The journal step of a tool call (docs/claude.md "What a step holds"). */
-export function toolStep(p: HookPayload, state: SessionState): StepInput {
+export function toolStep(p: HookPayload, state: SessionState, env: NodeJS.ProcessEnv = process.env): StepInput {
   const call: JsonObject = {
     id: strOrNull(value(p, 'tool_use_id')),
     input: value(p, 'tool_input') ?? null,
@@ -92,8 +93,13 @@ export function toolStep(p: HookPayload, state: SessionState): StepInput {
   const prompt =
     state.prompt !== null && (p.promptId === undefined || state.prompt_id === p.promptId) ? state.prompt : null;
   const toolUseId = field(p, 'tool_use_id');
+  // Read only where this environment's Claude Code keeps the session: a payload never names a file to read.
   const model =
-    p.transcriptPath !== undefined && toolUseId !== undefined ? modelOfToolUse(p.transcriptPath, toolUseId) : undefined;
+    p.transcriptPath !== undefined &&
+    toolUseId !== undefined &&
+    sessionTranscriptDir(p.transcriptPath, p.sessionId, env) !== undefined
+      ? modelOfToolUse(path.resolve(p.transcriptPath), toolUseId)
+      : undefined;
   return { input: p.bytes, tool_call: call, tool_result: result, prompt, model: model ?? null };
 }
 
@@ -117,7 +123,10 @@ export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookO
   out.event = p.event;
   let root: string;
   try {
-    root = options.root ?? claudeProjectRoot(p.cwd);
+    // Claude Code names the directory it was started in (whose settings ran this hook) in the hook's
+    // environment; the payload's cwd, which follows the agent's `cd`, decides only for other callers.
+    const started = options.env.CLAUDE_PROJECT_DIR;
+    root = options.root ?? claudeProjectRoot(started !== undefined && path.isAbsolute(started) ? started : p.cwd);
   } catch (e) {
     out.errors.push(`${p.event}: ${message(e)}`);
     return out;
@@ -167,7 +176,7 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   switch (p.event) {
     case 'PostToolUse':
     case 'PostToolUseFailure': {
-      const step = toolStep(p, state());
+      const step = toolStep(p, state(), env);
       try {
         const r = recordStep(journalDir(root, agent), step, {
           root,

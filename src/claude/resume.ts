@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+} from 'node:fs';
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
@@ -12,7 +21,7 @@ import { sha256Hex } from '../util/hash';
 import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
 import { planClaudeSettings } from './settings';
-import { projectDirName, transcriptLayout } from './transcript';
+import { claudeConfigDir, expectedTranscriptPath, projectDirName, sessionTranscriptDir } from './transcript';
 
 /**
  * `stepchain fork <session> --from-step N --resume` (docs/claude.md "Fork and
@@ -37,9 +46,14 @@ export interface ResumePlan {
   toolUseId: string;
   /** Where the copy goes. */
   transcript: string;
+  /** The fork's worktree. */
+  worktree: string;
   /** The directory to start Claude Code in (the fork's worktree, or the same subdirectory of it). */
   cwd: string;
-  /** `CLAUDE_CONFIG_DIR`, when it is not the one the current environment would use. */
+  /**
+   * `CLAUDE_CONFIG_DIR` for the resume command: the environment's own value when it sets one (so the
+   * command finds the session from any shell), never a directory recorded data names.
+   */
   configDir: string | undefined;
   warnings: string[];
 }
@@ -88,10 +102,6 @@ function payloadBlob(root: string, agent: string, digest: string, step: number):
   );
 }
 
-function configDirOf(env: NodeJS.ProcessEnv): string {
-  return path.resolve(env.CLAUDE_CONFIG_DIR || path.join(env.HOME || homedir(), '.claude'));
-}
-
 /** Plans the resume of `agent`'s conversation after step `fromStep`. Throws with the reason when it cannot be done safely. */
 export function planClaudeResume(options: {
   root: string;
@@ -116,12 +126,25 @@ export function planClaudeResume(options: {
     .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
     .filter((id): id is string => typeof id === 'string');
   const where = `${file}:${options.fromStep + 1}`;
+  // A journal another writer made (`stepchain append`, a library caller) is a usage error, not a broken record.
+  const notClaude = (why: string): InputError =>
+    new InputError(
+      `fork --resume: step ${options.fromStep} of ${options.agent} was not recorded by \`stepchain hook claude\` ` +
+        `(${why}); --resume continues Claude Code sessions only: fork it without --resume`,
+    );
+  let blob: Buffer;
+  try {
+    blob = payloadBlob(root, options.agent, row.input_hash, options.fromStep);
+  } catch (e) {
+    if (e instanceof IntegrityError && !options.agent.startsWith('claude-'))
+      throw notClaude('no Claude Code hook payload is stored for it');
+    throw e;
+  }
   let p: HookPayload;
   try {
-    p = parseHookPayload(payloadBlob(root, options.agent, row.input_hash, options.fromStep), `${where}: input`);
+    p = parseHookPayload(blob, `${where}: input`);
   } catch (e) {
-    if (e instanceof InputError)
-      throw new IntegrityError(`${e.message}; not a step recorded by \`stepchain hook claude\``);
+    if (e instanceof InputError) throw notClaude('its input is not a Claude Code hook payload');
     throw e;
   }
   if (p.event !== 'PostToolUse' && p.event !== 'PostToolUseFailure')
@@ -133,39 +156,44 @@ export function planClaudeResume(options: {
   if (toolUseId === undefined || !isJsonObject(call) || call.id !== toolUseId)
     throw new IntegrityError(`${where}: the step's tool call and its stored payload do not name the same tool_use_id`);
   if (p.transcriptPath === undefined) throw new IntegrityError(`${where}: the step's payload names no transcript_path`);
-  const layout = transcriptLayout(p.transcriptPath, p.sessionId);
-  if (layout === undefined)
+  // The payload is recorded data (anyone who can write .sdd can recompute the chain): it never decides which
+  // config directory stepchain reads, writes into or tells the operator to start Claude Code with.
+  const dirName = sessionTranscriptDir(p.transcriptPath, p.sessionId, options.env);
+  if (dirName === undefined)
     throw new IntegrityError(
-      `${p.transcriptPath}: not laid out as <config>/projects/<dir>/${p.sessionId}.jsonl; ` +
-        'stepchain cannot tell where Claude Code would look for the fork',
+      `${where}: the step's payload names the transcript ${p.transcriptPath}, which is not where Claude Code keeps ` +
+        `the session in this environment (${expectedTranscriptPath(options.env, p.sessionId)}, from ` +
+        `${options.env.CLAUDE_CONFIG_DIR ? 'CLAUDE_CONFIG_DIR' : 'HOME'}); refusing to use a directory the journal ` +
+        'names (set CLAUDE_CONFIG_DIR to the config directory the session ran with)',
     );
+  const projectsDir = path.join(claudeConfigDir(options.env), 'projects');
+  const parentTranscript = path.join(projectsDir, dirName, `${p.sessionId}.jsonl`);
   let bytes: Buffer;
   try {
-    if (!lstatSync(p.transcriptPath).isFile()) throw new IntegrityError(`${p.transcriptPath}: not a regular file`);
-    bytes = readFileSync(p.transcriptPath);
+    if (!lstatSync(parentTranscript).isFile()) throw new IntegrityError(`${parentTranscript}: not a regular file`);
+    bytes = readFileSync(parentTranscript);
   } catch (e) {
     if (e instanceof IntegrityError) throw e;
     throw new InputError(
-      `${p.transcriptPath}: cannot read the session's transcript: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      `${parentTranscript}: cannot read the session's transcript: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
     );
   }
   const sessionId = options.sessionId ?? randomUUID();
-  const cut = cutTranscript(bytes, p.transcriptPath, p.sessionId, toolUseId, sessionId, later);
+  const cut = cutTranscript(bytes, parentTranscript, p.sessionId, toolUseId, sessionId, later);
 
   // Where the session was started: the directory whose name Claude Code stored it under.
-  const started = [cut.firstCwd, p.cwd, cut.cutCwd].find(
-    (c) => c !== undefined && projectDirName(c) === layout.dirName,
-  );
+  const started = [cut.firstCwd, p.cwd, cut.cutCwd].find((c) => c !== undefined && projectDirName(c) === dirName);
   if (started === undefined)
     throw new IntegrityError(
-      `${p.transcriptPath}: stored under ${layout.dirName}, which is not the name of the session's working ` +
+      `${parentTranscript}: stored under ${dirName}, which is not the name of the session's working ` +
         'directory as stepchain derives it; refusing to guess where Claude Code would look for the fork',
     );
   const rel = path.relative(root, started);
-  if (rel.startsWith('..') || path.isAbsolute(rel))
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel))
     throw new IntegrityError(`the session ran in ${started}, outside the project root ${root}`);
   const forkId = claudeAgentId(sessionId);
-  const cwd = path.join(forkWorktreePath(root, forkId), rel);
+  const worktree = forkWorktreePath(root, forkId);
+  const cwd = path.join(worktree, rel);
   const name = projectDirName(cwd);
   if (name === undefined)
     throw new IntegrityError(
@@ -173,7 +201,7 @@ export function planClaudeResume(options: {
         '(longer than 200 characters, or not plain ASCII); the conversation is not forked',
     );
   const warnings: string[] = [];
-  const companion = path.join(path.dirname(p.transcriptPath), p.sessionId);
+  const companion = path.join(projectsDir, dirName, p.sessionId);
   try {
     if (lstatSync(companion).isDirectory())
       warnings.push(
@@ -182,22 +210,58 @@ export function planClaudeResume(options: {
   } catch {
     /* none */
   }
-  const configDir = path.dirname(layout.projectsDir);
   return {
     sessionId,
     forkId,
-    parentTranscript: p.transcriptPath,
+    parentTranscript,
     cut,
     toolUseId,
-    transcript: path.join(layout.projectsDir, name, `${sessionId}.jsonl`),
+    transcript: path.join(projectsDir, name, `${sessionId}.jsonl`),
+    worktree,
     cwd,
-    configDir: configDir === configDirOf(options.env) ? undefined : configDir,
+    configDir: options.env.CLAUDE_CONFIG_DIR ? claudeConfigDir(options.env) : undefined,
     warnings,
   };
 }
 
+/**
+ * The resume command starts Claude Code in `plan.cwd`, whose `.claude/settings.json` hooks it runs: a
+ * directory of the fork's own files, never one reached through a link. A directory the step's files do not
+ * have (an empty or untracked one) is made, so the command can start there.
+ */
+function prepareResumeDir(plan: ResumePlan): void {
+  let at = plan.worktree;
+  for (const part of [
+    '',
+    ...path
+      .relative(plan.worktree, plan.cwd)
+      .split(path.sep)
+      .filter((x) => x !== ''),
+  ]) {
+    at = path.join(at, part);
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      mkdirSync(at, 0o755);
+      continue;
+    }
+    if (st.isSymbolicLink() || !st.isDirectory())
+      throw new IntegrityError(
+        `${at}: ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'} in the fork, where the resume command ` +
+          'would start Claude Code; refusing to follow it',
+      );
+  }
+}
+
 /** Writes the planned transcript (never over an existing file); returns warnings about the fork's hooks. */
 export function placeClaudeResume(plan: ResumePlan): string[] {
+  try {
+    prepareResumeDir(plan);
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, plan.cwd, 'cannot create the directory to resume in');
+    throw e;
+  }
   const dir = path.dirname(plan.transcript);
   let fd: number;
   try {
@@ -222,7 +286,7 @@ export function placeClaudeResume(plan: ResumePlan): string[] {
   // The resumed session records only if the fork's settings run the hook.
   const settings = path.join(plan.cwd, '.claude', 'settings.json');
   try {
-    if (planClaudeSettings(settings).events.length > 0)
+    if (planClaudeSettings(settings).changed)
       return [
         `${settings} does not run \`stepchain hook claude\` for every event; run \`stepchain init claude --root ${shellWord(plan.cwd)}\` before resuming to keep recording`,
       ];

@@ -5,6 +5,7 @@ import { decodeUtf8, encode, JsonFloat, JsonParseError, parse, type JsonValue } 
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { ensureDir } from '../util/fs';
 import { RECORDED_EVENTS } from './hook';
+import { JsonEditor, memberOf, readSpans, type RenderValue, type SpanMember, type SpanNode } from './json-spans';
 import { unifiedDiff } from './line-diff';
 
 /**
@@ -36,8 +37,17 @@ export interface ClaudeSettingsPlan {
   changed: boolean;
   /** Events a hook entry was added for (or, with remove, removed from). */
   events: string[];
-  /** Entries whose command was updated to the requested one. */
+  /** Events whose entry's command was updated to the requested one. */
   updated: string[];
+  /**
+   * Events where an entry that looked like stepchain's could not record every occurrence (a matcher that
+   * misses tools, a condition) and was replaced by stepchain's own.
+   */
+  repaired: string[];
+  /** Why, one line per entry updated or repaired (`PostToolUse: its matcher "Bash" does not match every tool`). */
+  findings: string[];
+  /** What keeps the hooks from running that `init` does not change (`disableAllHooks`). */
+  warnings: string[];
   diff: string[];
 }
 
@@ -109,10 +119,89 @@ function readSettings(file: string): { text: string | null; doc: Obj } {
   return { text, doc: v };
 }
 
-/** The indentation the file already uses (two spaces when it has none). */
-function indentOf(text: string | null): string {
-  const m = text === null ? null : /\n([ \t]+)\S/.exec(text);
-  return m?.[1] ?? '  ';
+/** Matchers Claude Code reads as "every tool" (or every occurrence): omitted, "", "*", and the regex ".*". */
+const MATCH_ALL = new Set(['', '*', '.*']);
+/** Events whose matcher Claude Code ignores (they have nothing to match on). */
+const MATCHER_IGNORED = new Set(['UserPromptSubmit', 'Stop']);
+/** The keys of stepchain's own entry; another key (an `if` condition, `async`, ...) may keep it from recording. */
+const ENTRY_KEYS = new Set(['type', 'command', 'timeout']);
+
+function stringAt(node: SpanNode | undefined): string | undefined {
+  return node?.kind === 'string' ? node.value : undefined;
+}
+
+/** An entry that looks like stepchain's (a command hook whose command mentions `stepchain hook claude`). */
+function looksLikeOurs(entry: SpanNode): boolean {
+  const c = stringAt(memberOf(entry, 'command')?.value);
+  return stringAt(memberOf(entry, 'type')?.value) === 'command' && c !== undefined && isStepchainHookCommand(c);
+}
+
+/**
+ * Whether an entry that looks like stepchain's records every occurrence of its event: `ok`, its command to be
+ * set to the requested one (`update`), or to be replaced by an entry of stepchain's own (`repair`), with why.
+ */
+function verdict(
+  event: string,
+  group: SpanNode,
+  entry: SpanNode,
+  command: string,
+): { kind: 'ok' | 'update' | 'repair'; why: string } {
+  const matcher = memberOf(group, 'matcher')?.value;
+  if (!MATCHER_IGNORED.has(event) && matcher !== undefined && !MATCH_ALL.has(stringAt(matcher) ?? '\0')) {
+    const what = event.startsWith('PostToolUse') ? 'tool' : 'occurrence';
+    const shown = stringAt(matcher) === undefined ? 'that is not a string' : JSON.stringify(stringAt(matcher));
+    return { kind: 'repair', why: `${event}: its matcher ${shown} does not match every ${what}` };
+  }
+  const extra = entry.kind === 'object' ? entry.members.filter((m) => !ENTRY_KEYS.has(m.key)).map((m) => m.key) : [];
+  if (extra.length > 0)
+    return {
+      kind: 'repair',
+      why: `${event}: the entry has ${extra.map((k) => JSON.stringify(k)).join(', ')}, which may keep it from running`,
+    };
+  const c = stringAt(memberOf(entry, 'command')?.value)!;
+  if (c !== command)
+    return { kind: 'update', why: `${event}: the entry runs ${JSON.stringify(c)}, not ${JSON.stringify(command)}` };
+  return { kind: 'ok', why: '' };
+}
+
+/** stepchain's group for an event. */
+function ourGroup(event: string, command: string): Map<string, RenderValue> {
+  const group = new Map<string, RenderValue>();
+  const matcher = MATCHER[event];
+  if (matcher !== undefined) group.set('matcher', matcher);
+  group.set('hooks', [
+    new Map<string, RenderValue>([
+      ['type', 'command'],
+      ['command', command],
+    ]),
+  ]);
+  return group;
+}
+
+/** Checks the hook schema (refusing, naming what is wrong, anything else). */
+function checkShape(file: string, doc: Obj): void {
+  const shape: (what: string) => never = (what) => {
+    throw new InputError(`${file}: ${what}; not the Claude Code hook settings format, so it is left as it is`);
+  };
+  const hooks = doc.get('hooks');
+  if (hooks === undefined) return;
+  if (!isObj(hooks)) shape('"hooks" is not an object');
+  for (const event of RECORDED_EVENTS) {
+    const groups = hooks.get(event);
+    if (groups === undefined) continue;
+    if (!Array.isArray(groups)) shape(`"hooks.${event}" is not a list`);
+    for (const g of groups) {
+      if (!isObj(g)) shape(`an entry of "hooks.${event}" is not an object`);
+      const entries = g.get('hooks');
+      if (!Array.isArray(entries)) shape(`an entry of "hooks.${event}" has no "hooks" list`);
+      for (const e of entries) if (!isObj(e)) shape(`a hook of "hooks.${event}" is not an object`);
+    }
+  }
+}
+
+/** The elements of an array node (empty for anything else). */
+function items(node: SpanNode | undefined): SpanNode[] {
+  return node?.kind === 'array' ? node.items : [];
 }
 
 /** What `init claude` would do to `file` (nothing is written). */
@@ -124,75 +213,82 @@ export function planClaudeSettings(
   if (!isStepchainHookCommand(command))
     throw new InputError(`--command ${JSON.stringify(command)} does not run \`stepchain hook claude\``);
   const { text, doc } = readSettings(file);
-  const shape: (what: string) => never = (what) => {
-    throw new InputError(`${file}: ${what}; not the Claude Code hook settings format, so it is left as it is`);
-  };
-  let hooks = doc.get('hooks');
-  if (hooks !== undefined && !isObj(hooks)) shape('"hooks" is not an object');
+  checkShape(file, doc);
   const events: string[] = [];
   const updated: string[] = [];
-  if (hooks === undefined && !options.remove) {
-    hooks = new Map();
-    doc.set('hooks', hooks);
-  }
-  for (const event of RECORDED_EVENTS) {
-    if (hooks === undefined) break;
-    const h = hooks as Obj;
-    const groups = h.get(event);
-    if (groups !== undefined && !Array.isArray(groups)) shape(`"hooks.${event}" is not a list`);
-    const list = (groups ?? []) as JsonValue[];
-    let ours = 0;
-    for (const g of list) {
-      if (!isObj(g)) shape(`an entry of "hooks.${event}" is not an object`);
-      const entries = (g as Obj).get('hooks');
-      if (!Array.isArray(entries)) shape(`an entry of "hooks.${event}" has no "hooks" list`);
-      for (const e of entries as JsonValue[]) {
-        if (!isObj(e)) shape(`a hook of "hooks.${event}" is not an object`);
-        const c = e.get('command');
-        if (e.get('type') === 'command' && typeof c === 'string' && isStepchainHookCommand(c)) {
-          ours++;
-          if (!options.remove && options.command !== undefined && c !== command) {
-            e.set('command', command);
-            updated.push(event);
-          }
-        }
+  const repaired: string[] = [];
+  const findings: string[] = [];
+  let after: string;
+  if (text === null || text.trim() === '') {
+    // Nothing to keep: a new file, in Claude Code's own layout.
+    if (!options.remove) {
+      const hooks: Obj = new Map();
+      for (const event of RECORDED_EVENTS) {
+        hooks.set(event, [ourGroup(event, command)]);
+        events.push(event);
       }
+      doc.set('hooks', hooks);
     }
-    if (options.remove) {
-      if (ours === 0) continue;
-      const kept: JsonValue[] = [];
-      for (const g of list as Obj[]) {
-        const entries = g.get('hooks') as JsonValue[];
-        const rest = entries.filter((e) => {
-          const c = (e as Obj).get('command');
-          return !((e as Obj).get('type') === 'command' && typeof c === 'string' && isStepchainHookCommand(c));
+    after = events.length > 0 ? `${stringifyIndented(doc, '  ')}\n` : (text ?? '');
+  } else {
+    const root = readSpans(text);
+    const edit = new JsonEditor(text, root);
+    const hooksMember = memberOf(root, 'hooks');
+    if (options.remove) planRemove(edit, root, hooksMember, events);
+    else if (hooksMember === undefined) {
+      edit.append(root, [['hooks', new Map(RECORDED_EVENTS.map((e) => [e, [ourGroup(e, command)]]))]]);
+      events.push(...RECORDED_EVENTS);
+    } else {
+      const hooks = hooksMember.value;
+      const added: [string, RenderValue][] = [];
+      for (const event of RECORDED_EVENTS) {
+        const member = memberOf(hooks, event);
+        if (member === undefined) {
+          added.push([event, [ourGroup(event, command)]]);
+          events.push(event);
+          continue;
+        }
+        const groups = items(member.value);
+        let ok = 0;
+        let repairs = 0;
+        const dropGroups = new Set<number>();
+        groups.forEach((g, gi) => {
+          const list = memberOf(g, 'hooks')!.value;
+          const drop = new Set<number>();
+          items(list).forEach((e, ei) => {
+            if (!looksLikeOurs(e)) return;
+            const v = verdict(event, g, e, command);
+            if (v.kind === 'repair') {
+              drop.add(ei);
+              repairs++;
+              findings.push(v.why);
+              return;
+            }
+            ok++;
+            if (v.kind === 'update') {
+              edit.replace(memberOf(e, 'command')!.value, command);
+              if (!updated.includes(event)) updated.push(event);
+              findings.push(v.why);
+            }
+          });
+          if (drop.size > 0 && drop.size === items(list).length) dropGroups.add(gi);
+          else edit.remove(list, drop);
         });
-        if (rest.length === entries.length) kept.push(g);
-        else if (rest.length > 0) {
-          g.set('hooks', rest);
-          kept.push(g);
+        if (repairs > 0) repaired.push(event);
+        if (ok > 0) edit.remove(member.value, dropGroups);
+        else if (dropGroups.size > 0 && dropGroups.size === groups.length)
+          edit.replace(member.value, [ourGroup(event, command)]);
+        else {
+          edit.remove(member.value, dropGroups);
+          edit.append(member.value, [ourGroup(event, command)]);
+          if (repairs === 0) events.push(event);
         }
       }
-      if (kept.length > 0) h.set(event, kept);
-      else h.delete(event);
-      events.push(event);
-    } else if (ours === 0) {
-      const group: Obj = new Map();
-      const matcher = MATCHER[event];
-      if (matcher !== undefined) group.set('matcher', matcher);
-      group.set('hooks', [
-        new Map<string, JsonValue>([
-          ['type', 'command'],
-          ['command', command],
-        ]),
-      ]);
-      h.set(event, [...list, group]);
-      events.push(event);
+      edit.append(hooks, added);
     }
+    after = edit.result();
   }
-  if (options.remove && isObj(hooks) && hooks.size === 0 && events.length > 0) doc.delete('hooks');
-  const changed = events.length > 0 || updated.length > 0;
-  const after = changed ? `${stringifyIndented(doc, indentOf(text))}\n` : (text ?? '');
+  const changed = after !== (text ?? '');
   return {
     file,
     before: text,
@@ -200,8 +296,53 @@ export function planClaudeSettings(
     changed,
     events,
     updated,
+    repaired,
+    findings,
+    warnings:
+      doc.get('disableAllHooks') === true && !options.remove
+        ? [`${file} sets "disableAllHooks": true: Claude Code runs none of its hooks, so nothing is recorded`]
+        : [],
     diff: changed ? unifiedDiff(text ?? '', after, text === null ? '/dev/null' : file, file) : [],
   };
+}
+
+/** `--remove`: every entry that looks like stepchain's, and the groups, events and `hooks` left empty by that. */
+function planRemove(edit: JsonEditor, root: SpanNode, hooksMember: SpanMember | undefined, events: string[]): void {
+  if (hooksMember === undefined || hooksMember.value.kind !== 'object') return;
+  const hooks = hooksMember.value;
+  const dropEvents = new Set<number>();
+  const inner: (() => void)[] = []; // removals inside events that stay
+  for (const event of RECORDED_EVENTS) {
+    const member = memberOf(hooks, event);
+    if (member === undefined) continue;
+    const groups = items(member.value);
+    const dropGroups = new Set<number>();
+    const within: (() => void)[] = [];
+    let any = false;
+    groups.forEach((g, gi) => {
+      const list = memberOf(g, 'hooks')!.value;
+      const drop = new Set(
+        items(list)
+          .map((e, ei) => (looksLikeOurs(e) ? ei : -1))
+          .filter((ei) => ei >= 0),
+      );
+      if (drop.size === 0) return;
+      any = true;
+      if (drop.size === items(list).length) dropGroups.add(gi);
+      else within.push(() => edit.remove(list, drop));
+    });
+    if (!any) continue;
+    events.push(event);
+    if (dropGroups.size === groups.length) dropEvents.add(hooks.members.indexOf(member));
+    else inner.push(...within, () => edit.remove(member.value, dropGroups));
+  }
+  if (events.length === 0) return;
+  if (root.kind === 'object' && dropEvents.size === hooks.members.length) {
+    edit.remove(root, new Set([root.members.indexOf(hooksMember)]));
+    return;
+  }
+  for (const f of inner) f();
+  edit.remove(hooks, dropEvents);
 }
 
 /** Writes a plan's new text (atomically: a temporary file in the same directory, then a rename). */

@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { encode, isJsonObject, parseBytes, type JsonObject, type JsonValue } from '../canonical';
@@ -11,8 +11,8 @@ import { assertSafeId } from '../util/ids';
  * What one hook call leaves for the next ones of the same session: the prompt
  * in progress (a PostToolUse payload names its `prompt_id` but not the text)
  * and whether a compaction was already chained at PreCompact. A small file
- * per session, `<root>/.sdd/runtime/claude/<session_id>.json`, replaced
- * atomically; it is a cache, never the record (the run journal is).
+ * per session, `<root>/.sdd/runtime/claude/<session_id>.json` (0600, in a 0700
+ * directory: it holds the raw prompts), replaced atomically; it is a cache, never the record (the run journal is).
  */
 export interface SessionState {
   prompt_id: string | null;
@@ -78,7 +78,10 @@ export function writeSessionState(root: string, sessionId: string, state: Sessio
   const file = sessionStateFile(root, sessionId);
   const dir = path.dirname(file);
   realDirs(root, dir);
-  ensureDir(dir);
+  // The prompts are as private as the journals they lead to: the file 0600, its directory 0700.
+  ensureDir(path.dirname(dir));
+  ensureDir(dir, 0o700);
+  if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
   const doc: JsonObject = {
     session_id: sessionId,
     prompt_id: state.prompt_id,
@@ -87,7 +90,7 @@ export function writeSessionState(root: string, sessionId: string, state: Sessio
   };
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, `${encode(doc)}\n`, { flag: 'wx', mode: 0o644 });
+    writeFileSync(tmp, `${encode(doc)}\n`, { flag: 'wx', mode: 0o600 });
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });

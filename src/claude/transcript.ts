@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { readRange } from '../util/fs';
 
@@ -116,4 +117,33 @@ export function transcriptLayout(
   const projectsDir = path.dirname(dir);
   if (path.basename(projectsDir) !== 'projects') return undefined;
   return { projectsDir, dirName: path.basename(dir) };
+}
+
+/**
+ * Claude Code's config directory in this environment: `$CLAUDE_CONFIG_DIR`,
+ * else `~/.claude`. Only the environment decides it, never a recorded path:
+ * the directory's settings.json hooks run when Claude Code is started with it.
+ */
+export function claudeConfigDir(env: NodeJS.ProcessEnv): string {
+  return path.resolve(env.CLAUDE_CONFIG_DIR || path.join(env.HOME || homedir(), '.claude'));
+}
+
+/** Where Claude Code keeps a session's transcript in this environment, `<dir>` left open. */
+export function expectedTranscriptPath(env: NodeJS.ProcessEnv, sessionId: string, dirName = '<dir>'): string {
+  return path.join(claudeConfigDir(env), 'projects', dirName, `${sessionId}.jsonl`);
+}
+
+/**
+ * The `<dir>` of a transcript path (a hook payload's `transcript_path`) when it
+ * is exactly where this environment's Claude Code keeps the session,
+ * `<config>/projects/<dir>/<session_id>.jsonl`; undefined for any other path.
+ */
+export function sessionTranscriptDir(
+  transcriptPath: string,
+  sessionId: string,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  const layout = transcriptLayout(path.resolve(transcriptPath), sessionId);
+  if (layout === undefined || layout.dirName === '..' || layout.dirName === '.') return undefined;
+  return layout.projectsDir === path.join(claudeConfigDir(env), 'projects') ? layout.dirName : undefined;
 }

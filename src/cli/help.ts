@@ -16,15 +16,20 @@ export const COMMON_EXIT_CODES: Record<number, string> = {
   2: 'usage or input error',
 };
 
-/** Splits text into lines of at most `width` columns at spaces; only a word longer than a whole line is cut. */
-export function wrapWords(text: string, width: number): string[] {
+/**
+ * Splits text into lines of at most `width` columns at spaces (`restWidth` for every line after the first);
+ * only a word longer than a whole line is cut. Runs of spaces count as one.
+ */
+export function wrapWords(text: string, width: number, restWidth = width): string[] {
   const out: string[] = [];
+  const narrow = Math.min(width, restWidth);
   for (const para of text.split('\n')) {
     let line = '';
-    for (const word of para.split(/ +/).flatMap((w) => (displayWidth(w) > width ? wrap(w, width) : [w]))) {
+    const room = (): number => (out.length === 0 ? width : restWidth);
+    for (const word of para.split(/ +/).flatMap((w) => (displayWidth(w) > narrow ? wrap(w, narrow) : [w]))) {
       if (word === '') continue;
       if (line === '') line = word;
-      else if (displayWidth(line) + 1 + displayWidth(word) <= width) line += ` ${word}`;
+      else if (displayWidth(line) + 1 + displayWidth(word) <= room()) line += ` ${word}`;
       else {
         out.push(line);
         line = word;
@@ -37,11 +42,10 @@ export function wrapWords(text: string, width: number): string[] {
 
 /** `text` wrapped to `width`, the first line indented by `indent` spaces and the rest by `hang` more. */
 function indented(text: string, width: number, indent: number, hang = 0): string[] {
-  const first = wrapWords(text, Math.max(20, width - indent));
-  if (hang === 0 || first.length <= 1) return first.map((l) => (l === '' ? '' : ' '.repeat(indent) + l));
-  const head = first[0]!;
-  const rest = wrapWords(text.slice(head.length).trimStart(), Math.max(20, width - indent - hang));
-  return [' '.repeat(indent) + head, ...rest.map((l) => ' '.repeat(indent + hang) + l)];
+  // The rest is wrapped in the same pass as the first line: re-wrapping a slice of the text lost
+  // characters wherever runs of spaces made the wrapped line shorter than the text it came from.
+  const lines = wrapWords(text, Math.max(20, width - indent), Math.max(20, width - indent - hang));
+  return lines.map((l, i) => (l === '' ? '' : ' '.repeat(indent + (i === 0 ? 0 : hang)) + l));
 }
 
 /** The shell words of a command line, quoting kept as written (`--prompt "Fix the bug"` is two words). */

@@ -68,7 +68,10 @@ export const initClaudeCommand: Command = {
   description:
     'Merges one hook entry per event stepchain records (PostToolUse, PostToolUseFailure, SessionStart, ' +
     'UserPromptSubmit, PreCompact, Stop, SessionEnd) into the settings, keeping every other hook and setting, their ' +
-    'order and indentation. Running it twice changes nothing. A malformed or symlinked settings file is refused.',
+    'order and layout. Only an entry that runs exactly the hook command for every tool (matcher omitted, "", "*" or ' +
+    '".*") counts as installed; an entry that looks like stepchain\'s but could not record everything is repaired, ' +
+    'and the diff and a line per entry say why. Running it twice changes nothing. A malformed or symlinked settings ' +
+    'file is refused.',
   examples: [
     { run: 'stepchain init claude', what: 'start recording every Claude Code session in this project' },
     { run: 'stepchain init claude --remove', what: 'stop recording' },
@@ -88,7 +91,7 @@ export const initClaudeCommand: Command = {
     const plan = planClaudeSettings(file, { ...(command === undefined ? {} : { command }), remove });
     const dry = args.flags.has('dry-run');
     if (!dry) writeClaudeSettings(plan);
-    const warnings = remove ? [] : installWarnings(command, plan.file, root, io);
+    const warnings = remove ? [] : [...plan.warnings, ...installWarnings(command, plan.file, root, io)];
     for (const w of warnings) io.err(`stepchain: init claude: warning: ${sanitize(w)}`);
     if (args.flags.has('json')) {
       io.json({
@@ -98,6 +101,8 @@ export const initClaudeCommand: Command = {
         removed: remove,
         events: plan.events,
         updated: plan.updated,
+        repaired: plan.repaired,
+        findings: plan.findings,
         diff: plan.diff,
         warnings,
       });
@@ -117,7 +122,13 @@ export const initClaudeCommand: Command = {
     if (remove) io.out(`stepchain's hooks ${verb} removed from ${shown} (${plan.events.join(', ')})`);
     else {
       if (plan.events.length > 0) io.out(`stepchain's hooks ${verb} added to ${shown} for ${plan.events.join(', ')}`);
-      if (plan.updated.length > 0) io.out(`the hook command ${verb} updated for ${plan.updated.join(', ')}`);
+      if (plan.updated.length > 0)
+        io.out(`the hook command of stepchain's entries ${verb} updated for ${plan.updated.join(', ')}`);
+      if (plan.repaired.length > 0)
+        io.out(
+          `stepchain's entries ${verb} repaired for ${plan.repaired.join(', ')} (they could not record every occurrence)`,
+        );
+      for (const f of plan.findings) io.out(sanitize(`  ${f}`));
       if (!dry) io.out('Claude Code sessions started in this project are now recorded (journal claude-<session_id>).');
     }
     return 0;

@@ -26,6 +26,9 @@ export async function demoClaude(ctx: DemoContext): Promise<void> {
     return;
   }
   const transcript = path.join(config, 'projects', dirName, `${DEMO_SESSION_ID}.jsonl`);
+  // Claude Code runs its hooks with its own environment; `fork --resume` finds the session from it, never from
+  // the path a recorded payload names.
+  const claudeEnv = { CLAUDE_CONFIG_DIR: config };
 
   ctx.section('Claude Code: one command installs the hooks');
   const init = await ctx.run(['init', 'claude'], { quiet: true });
@@ -50,7 +53,11 @@ export async function demoClaude(ctx: DemoContext): Promise<void> {
   writeFileSync(transcript, demoTranscript(ctx.root));
   for (const h of demoHooks(ctx.root, transcript)) {
     for (const [f, content] of Object.entries(h.writes ?? {})) writeFileSync(path.join(ctx.root, f), content);
-    const r = await ctx.run(['hook', 'claude'], { quiet: true, stdin: Buffer.from(JSON.stringify(h.payload)) });
+    const r = await ctx.run(['hook', 'claude'], {
+      quiet: true,
+      stdin: Buffer.from(JSON.stringify(h.payload)),
+      env: claudeEnv,
+    });
     if (r.code !== 0) throw new Error(`demo: hook claude (${h.label}) failed: ${r.stderr}`);
     ctx.say(`  ${h.label.padEnd(46)} exit ${r.code}`);
   }
@@ -61,7 +68,7 @@ export async function demoClaude(ctx: DemoContext): Promise<void> {
   await ctx.run(['run', 'verify', agent]);
 
   ctx.section('Fork at the failing test run, and resume the conversation there');
-  const fork = await ctx.run(['fork', agent, '--from-step', '0', '--resume'], { quiet: true });
+  const fork = await ctx.run(['fork', agent, '--from-step', '0', '--resume'], { quiet: true, env: claudeEnv });
   if (fork.code !== 0) throw new Error(`demo: fork --resume failed: ${fork.stderr}`);
   ctx.say(`$ stepchain fork ${agent} --from-step 0 --resume`);
   for (const l of fork.stdout.trimEnd().split('\n')) ctx.say(`  ${l}`);
