@@ -1,46 +1,79 @@
 import { decodeUtf8, isJsonInteger, isJsonObject, parse } from '../canonical';
+import { parsesAsJson } from '../journal/json-syntax';
+import { forEachReferenceLine, strippedLine } from '../journal/lines';
 
 /**
  * Append-only history between two versions of one journal (a PR's base and head).
  *
- * The base's rows (its complete, `\n`-terminated lines) must be an exact byte prefix
- * of the head. Comparing bytes, not hashes, is the point: a history rewritten and
- * consistently re-hashed is internally valid and only this check catches it.
- * An unterminated fragment at the end of the base is not a row (a torn write the
- * journal repairs on its next append), so it is not required in the head.
+ * Both versions are read as the verifier reads them (docs/journal.md, "Reading
+ * rules": lines end at `\n`, `\r\n` or a bare `\r`, each is stripped, blank ones
+ * are skipped), and every row of the base must be byte-identical to the row at
+ * the same position in the head, wherever either's line ends. Comparing what the
+ * verifier reads, not a byte prefix, is the point: a byte prefix cut at the
+ * base's last `\n` let a base row ended by a bare `\r`, or a last row without its
+ * newline, be rewritten unseen. Comparing bytes, not hashes: a history rewritten
+ * and consistently re-hashed is internally valid and only this check catches it.
+ *
+ * A final line that does not parse as JSON is not a row (a torn write, which
+ * the journal moves aside on its next append), so it is not required in the head.
  */
 export type AppendOnlyKind = 'appended' | 'unchanged' | 'deleted' | 'truncated' | 'rewritten';
 
 export interface AppendOnlyResult {
   ok: boolean;
   kind: AppendOnlyKind;
-  /** Complete rows in the base. */
+  /** Rows in the base (lines the verifier reads, blank ones and a torn tail left out). */
   baseRows: number;
-  /** Rows in the head (complete lines). */
+  /** Rows in the head, counted the same way. */
   headRows: number;
   /** Rows appended by the head (when ok). */
   appended: number;
   /** The seq of the first base row that is missing or changed (when not ok and not deleted). */
   firstChangedSeq: number | null;
-  /** The 1-based line of that row: in the head when it still has the line, else the head's last line. */
+  /** The 1-based line of that row's position in the head, else the head's last row's line. */
   line: number | null;
   message: string;
 }
 
-function countLines(buf: Buffer, end: number): number {
-  let n = 0;
-  let i = buf.indexOf(0x0a);
-  while (i >= 0 && i < end) {
-    n++;
-    i = buf.indexOf(0x0a, i + 1);
-  }
-  return n;
+/** A line the verifier reads (not blank): its stripped bytes and its 1-based line number (blank lines counted). */
+interface ReadLine {
+  bytes: Buffer;
+  line: number;
 }
 
-/** The seq a base line claims (falls back to its 0-based index for a line that does not parse). */
-function seqOfLine(buf: Buffer, lineIndex: number, start: number): number {
-  const nl = buf.indexOf(0x0a, start);
-  const bytes = buf.subarray(start, nl < 0 ? buf.length : nl);
+/**
+ * The lines of `buf` the verifier reads, in its own framing (`forEachReferenceLine`,
+ * `strippedLine`), one `\n`-delimited segment at a time so memory stays bounded.
+ */
+function* readLines(buf: Buffer): Generator<ReadLine, void, undefined> {
+  const pending: ReadLine[] = [];
+  let line = 0;
+  for (let pos = 0; pos < buf.length;) {
+    const nl = buf.indexOf(0x0a, pos);
+    const to = nl < 0 ? buf.length : nl + 1;
+    forEachReferenceLine(buf, pos, to, (start, end) => {
+      line++;
+      const bytes = strippedLine(buf.subarray(start, end));
+      if (bytes !== undefined) pending.push({ bytes, line });
+    });
+    pos = to;
+    yield* pending;
+    pending.length = 0;
+  }
+}
+
+/** The rows of `buf`: its read lines without a torn tail (a final line that does not parse as JSON). */
+function* rowsOf(buf: Buffer): Generator<ReadLine, void, undefined> {
+  let held: ReadLine | undefined;
+  for (const l of readLines(buf)) {
+    if (held !== undefined) yield held;
+    held = l;
+  }
+  if (held !== undefined && parsesAsJson(held.bytes)) yield held;
+}
+
+/** The seq a base row claims (falls back to its 0-based position for a row that does not parse). */
+function seqOfRow(bytes: Buffer, position: number): number {
   try {
     const v = parse(decodeUtf8(bytes));
     if (isJsonObject(v)) {
@@ -51,12 +84,10 @@ function seqOfLine(buf: Buffer, lineIndex: number, start: number): number {
   } catch {
     /* not a row: fall back to the position */
   }
-  return lineIndex;
+  return position;
 }
 
-function lineStart(buf: Buffer, offset: number): number {
-  return offset === 0 ? 0 : buf.lastIndexOf(0x0a, offset - 1) + 1;
-}
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Compares a base version (bytes) with the head version (bytes, or undefined when the file is gone). */
 /** `unit` names rows in messages: `seq` (per-step journals) or `index` (run journals). */
@@ -65,9 +96,9 @@ export function checkAppendOnly(
   head: Buffer | undefined,
   unit: 'seq' | 'index' = 'seq',
 ): AppendOnlyResult {
-  const baseEnd = base.lastIndexOf(0x0a) + 1; // end of the base's complete rows
-  const baseRows = countLines(base, baseEnd);
   if (head === undefined) {
+    let baseRows = 0;
+    for (const _ of rowsOf(base)) baseRows++;
     return {
       ok: false,
       kind: 'deleted',
@@ -76,45 +107,52 @@ export function checkAppendOnly(
       appended: 0,
       firstChangedSeq: baseRows > 0 ? 0 : null,
       line: null,
-      message: `journal deleted (the base has ${baseRows} row${baseRows === 1 ? '' : 's'})`,
+      message: `journal deleted (the base has ${plural(baseRows, 'row')})`,
     };
   }
-  const headRows = countLines(head, head.length);
-  const common = Math.min(baseEnd, head.length);
-  let diff = -1;
-  // Fast path: one native compare; only on a difference look for where.
-  if (base.compare(head, 0, common, 0, common) !== 0) {
-    let lo = 0;
-    let hi = common;
-    // Binary search on equal prefixes, in native compares.
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >>> 1;
-      if (base.compare(head, lo, mid, lo, mid) === 0) lo = mid;
-      else hi = mid;
+  // The head's lines are compared as they are (a torn last line where a row was is a rewrite), and counted
+  // without a torn tail.
+  const heads = readLines(head);
+  let headLines = 0;
+  let lastHead: ReadLine | undefined;
+  const take = (): ReadLine | undefined => {
+    const h = heads.next();
+    if (h.done === true) return undefined;
+    headLines++;
+    lastHead = h.value;
+    return h.value;
+  };
+  let baseRows = 0;
+  let changed: { row: ReadLine; position: number; at: ReadLine | undefined } | undefined;
+  for (const b of rowsOf(base)) {
+    const at = take();
+    if (at === undefined || !at.bytes.equals(b.bytes)) {
+      changed = { row: b, position: baseRows, at };
+      break;
     }
-    diff = lo;
-  } else if (head.length < baseEnd) {
-    diff = head.length;
+    baseRows++;
   }
-  if (diff < 0) {
+  while (take() !== undefined);
+  const headRows = headLines - (lastHead !== undefined && !parsesAsJson(lastHead.bytes) ? 1 : 0);
+  if (changed === undefined) {
     const appended = headRows - baseRows;
     return {
       ok: true,
-      kind: appended > 0 || head.length > baseEnd ? 'appended' : 'unchanged',
+      kind: appended > 0 ? 'appended' : 'unchanged',
       baseRows,
       headRows,
       appended,
       firstChangedSeq: null,
       line: null,
-      message: appended > 0 ? `${appended} row${appended === 1 ? '' : 's'} appended` : 'unchanged',
+      message: appended > 0 ? `${plural(appended, 'row')} appended` : 'unchanged',
     };
   }
-  const start = lineStart(base, diff);
-  const lineIndex = countLines(base, start);
-  const seq = seqOfLine(base, lineIndex, start);
-  const truncated = diff >= head.length && head.length < baseEnd;
-  const headLines = headRows + (head.length > 0 && head[head.length - 1] !== 0x0a ? 1 : 0);
-  const line = lineIndex < headLines ? lineIndex + 1 : headLines > 0 ? headLines : null;
+  // All of the base, for the message.
+  baseRows = 0;
+  for (const _ of rowsOf(base)) baseRows++;
+  const { row, position, at } = changed;
+  const seq = seqOfRow(row.bytes, position);
+  const truncated = at === undefined;
   return {
     ok: false,
     kind: truncated ? 'truncated' : 'rewritten',
@@ -122,9 +160,9 @@ export function checkAppendOnly(
     headRows,
     appended: 0,
     firstChangedSeq: seq,
-    line,
+    line: at?.line ?? lastHead?.line ?? null,
     message: truncated
-      ? `history truncated at ${unit} ${seq}: the base has ${baseRows} rows, the head ${headRows}`
-      : `history rewritten from ${unit} ${seq} (line ${lineIndex + 1}): the base's rows are not a prefix of the head`,
+      ? `history truncated at ${unit} ${seq}: the base has ${plural(baseRows, 'row')}, the head ${headRows}`
+      : `history rewritten from ${unit} ${seq} (line ${row.line}): the base's rows are not a prefix of the head's`,
   };
 }
