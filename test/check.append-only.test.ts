@@ -2,11 +2,14 @@
  * Append-only compares what the verifier reads (issue 20, section 1): property tests
  * against the journal reader (`readJournalBytes`), whatever ends the lines.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { checkAppendOnly } from '../src/check';
-import { Journal, readJournalBytes } from '../src/journal';
+import { Journal, journalFile, readJournalBytes } from '../src/journal';
+import { recordRunEvent } from '../src/runs';
+import { commitAll, git, initRepo } from './helpers/action';
+import { cli, expectNoStack } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-append-only-');
@@ -190,5 +193,202 @@ describe('the two attacks of issue 20', () => {
     expect(readJournalBytes(base).ok).toBe(true);
     expect(readJournalBytes(head).ok).toBe(true);
     expect(checkAppendOnly(base, head)).toMatchObject({ ok: false, kind: 'rewritten', firstChangedSeq: 0, line: 1 });
+  });
+});
+
+/** Appends `count` steps to an agent's journal in a project (the recorder's own code). */
+function append(root: string, agent: string, count: number, tag = 'p'): void {
+  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
+  j.appendMany(Array.from({ length: count }, (_, i) => ({ prompt: `${tag}${j.length + i}`, ts: 1_700_000_000.5 + i })));
+}
+
+interface CheckDoc {
+  ok: boolean;
+  items: { kind: string; path: string; status: string; append_only?: string; renamed_to?: string }[];
+  faults: { item: string; path: string; line: number | null; kind: string; message: string }[];
+}
+
+function check(dir: string): { code: number; doc: CheckDoc; stderr: string } {
+  const r = cli(['check', '--base', 'main', '--json'], { cwd: dir });
+  expectNoStack(r);
+  return { code: r.code, doc: JSON.parse(r.stdout) as CheckDoc, stderr: r.stderr };
+}
+
+describe('stepchain check --base in a real repository (issue 20)', () => {
+  const journal = '.sdd/runtime/journal/alice/000000.jsonl';
+
+  test('a last committed row without its newline, rewritten and re-hashed, fails; an append to it passes', () => {
+    const dir = initRepo(path.join(tmp, 'no-final-newline'));
+    append(dir, 'alice', 2);
+    // The same two steps, then "pay $10 to alice" at the base and "pay $10000 to mallory" in the PR.
+    const prefix = readFileSync(journalFile(dir, 'alice'));
+    append(dir, 'alice', 1, 'pay $10 to alice ');
+    const honest = readFileSync(journalFile(dir, 'alice'));
+    writeFileSync(journalFile(dir, 'alice'), prefix);
+    append(dir, 'alice', 1, 'pay $10000 to mallory ');
+    const forged = readFileSync(journalFile(dir, 'alice'));
+    writeFileSync(journalFile(dir, 'alice'), honest.subarray(0, honest.length - 1)); // no final newline
+    commitAll(dir, 'base');
+    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
+
+    git(dir, 'checkout', '-q', '-b', 'forged');
+    writeFileSync(journalFile(dir, 'alice'), forged);
+    commitAll(dir, 'rewrite the last row');
+    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0); // internally valid
+    const bad = check(dir);
+    expect(bad.code).toBe(1);
+    expect(bad.doc.faults.map((f) => [f.kind, f.path, f.line])).toEqual([['history_rewritten', journal, 3]]);
+    expect(bad.stderr).toContain(`${journal}:3: agent alice: history rewritten from seq 2 (line 3)`);
+
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'checkout', '-q', '-b', 'honest');
+    writeFileSync(journalFile(dir, 'alice'), honest);
+    append(dir, 'alice', 2);
+    commitAll(dir, 'append');
+    const ok = check(dir);
+    expect(ok.code).toBe(0);
+    expect(ok.doc.items).toEqual([expect.objectContaining({ path: journal, status: 'ok', append_only: 'appended' })]);
+  });
+
+  test('a history of bare-\\r rows replaced by a new chain of the same length fails; so does a run journal', () => {
+    const dir = initRepo(path.join(tmp, 'bare-cr'));
+    append(dir, 'alice', 4, 'pay $10 to alice ');
+    const honest = readFileSync(journalFile(dir, 'alice'), 'utf8');
+    writeFileSync(journalFile(dir, 'alice'), honest.replaceAll('\n', '\r'));
+    commitAll(dir, 'base');
+    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
+
+    git(dir, 'checkout', '-q', '-b', 'forged');
+    rmSync(path.dirname(journalFile(dir, 'alice')), { recursive: true });
+    append(dir, 'alice', 4, 'pay $10000 to mallory ');
+    const forged = readFileSync(journalFile(dir, 'alice'), 'utf8');
+    writeFileSync(journalFile(dir, 'alice'), forged.replaceAll('\n', '\r'));
+    commitAll(dir, 'replace the history');
+    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
+    const bad = check(dir);
+    expect(bad.code).toBe(1);
+    expect(bad.doc.faults.map((f) => [f.kind, f.line])).toEqual([['history_rewritten', 1]]);
+    expect(bad.stderr).toContain('agent alice: history rewritten from seq 0 (line 1)');
+
+    // A run journal is read by the same rules, and compared the same way.
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'checkout', '-q', '-b', 'runs');
+    const env = { STEPCHAIN_AUDIT: 'off' };
+    const run = path.join(dir, '.sdd/runs/run-1/journal.jsonl');
+    for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { pay: `$10 to alice ${i}` }, { env });
+    writeFileSync(run, readFileSync(run, 'utf8').replaceAll('\n', '\r').slice(0, -1)); // bare \r, no final one
+    commitAll(dir, 'a run');
+    git(dir, 'branch', '-f', 'main', 'HEAD');
+    rmSync(run);
+    for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { pay: `$10000 to mallory ${i}` }, { env });
+    commitAll(dir, 'replace the run');
+    expect(cli(['run', 'verify', 'run-1'], { cwd: dir }).code).toBe(0);
+    const runBad = check(dir);
+    expect(runBad.code).toBe(1);
+    expect(runBad.doc.faults.map((f) => [f.kind, f.path, f.line])).toEqual([
+      ['history_rewritten', '.sdd/runs/run-1/journal.jsonl', 1],
+    ]);
+  });
+});
+
+describe('committed receipts are append-only too (issue 20)', () => {
+  const exportTo = (cwd: string, agent: string, out: string): void => {
+    const r = cli(['export', agent, '-o', out, '--force'], { cwd });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  };
+  const receiptItems = (doc: CheckDoc) => doc.items.filter((i) => i.kind === 'receipt');
+  const receiptFaults = (doc: CheckDoc) =>
+    doc.faults.filter((f) => f.item === 'receipt').map((f) => [f.kind, f.path] as const);
+
+  /** A repository whose base commit holds alice's journal (2 steps) and her receipt, on a branch `pr`. */
+  function repoWithReceipt(name: string): string {
+    const dir = initRepo(path.join(tmp, name));
+    append(dir, 'alice', 2);
+    exportTo(dir, 'alice', 'alice.receipt.tar');
+    commitAll(dir, 'base');
+    git(dir, 'checkout', '-q', '-b', 'pr');
+    return dir;
+  }
+
+  test('re-exported with more steps of the same chain: passes (as an append)', () => {
+    const dir = repoWithReceipt('receipt-append');
+    append(dir, 'alice', 3);
+    exportTo(dir, 'alice', 'alice.receipt.tar');
+    commitAll(dir, 'more steps');
+    const r = check(dir);
+    expect(r.code).toBe(0);
+    expect(receiptItems(r.doc)).toEqual([
+      expect.objectContaining({ path: 'alice.receipt.tar', status: 'ok (unsigned)', append_only: 'appended' }),
+    ]);
+  });
+
+  test('deleted: fails, naming the receipt', () => {
+    const dir = repoWithReceipt('receipt-deleted');
+    rmSync(path.join(dir, 'alice.receipt.tar'));
+    commitAll(dir, 'delete the receipt');
+    const r = check(dir);
+    expect(r.code).toBe(1);
+    expect(receiptFaults(r.doc)).toEqual([['history_deleted', 'alice.receipt.tar']]);
+    expect(r.stderr).toContain("receipt alice: receipt deleted (the base has agent alice's receipt of 2 steps)");
+  });
+
+  test("swapped for another run's receipt (another agent, or the same agent's other chain): fails", () => {
+    const dir = repoWithReceipt('receipt-swapped');
+    append(dir, 'bob', 2);
+    exportTo(dir, 'bob', 'alice.receipt.tar');
+    commitAll(dir, "bob's receipt under alice's name");
+    const other = check(dir);
+    expect(other.code).toBe(1);
+    expect(receiptFaults(other.doc)).toEqual([['history_rewritten', 'alice.receipt.tar']]);
+    expect(other.stderr).toContain("the base's is agent alice's, this one agent bob's");
+
+    // The same agent id, another chain (another project's alice, more steps): not an extension either.
+    const elsewhere = initRepo(path.join(tmp, 'receipt-swapped-other'));
+    append(elsewhere, 'alice', 4, 'q');
+    exportTo(elsewhere, 'alice', path.join(dir, 'alice.receipt.tar'));
+    commitAll(dir, "another alice's receipt");
+    const same = check(dir);
+    expect(same.code).toBe(1);
+    expect(receiptFaults(same.doc)).toEqual([['history_rewritten', 'alice.receipt.tar']]);
+    expect(same.stderr).toContain("its chain does not extend the base receipt's (step 0 differs");
+
+    // An older export of the same chain (fewer steps) is a truncation.
+    rmSync(path.join(dir, '.sdd'), { recursive: true });
+    git(dir, 'checkout', '-q', 'main', '--', '.sdd');
+    const j = journalFile(dir, 'alice');
+    writeFileSync(j, readFileSync(j, 'utf8').split('\n').slice(0, 1).join('\n') + '\n');
+    exportTo(dir, 'alice', 'alice.receipt.tar');
+    git(dir, 'checkout', '-q', 'main', '--', '.sdd');
+    commitAll(dir, 'an older receipt');
+    const older = check(dir);
+    expect(older.code).toBe(1);
+    expect(receiptFaults(older.doc)).toEqual([['history_truncated', 'alice.receipt.tar']]);
+  });
+
+  test('renamed (moved, and re-exported with more steps): followed, as a journal rename is', () => {
+    const dir = repoWithReceipt('receipt-renamed');
+    git(dir, 'mv', 'alice.receipt.tar', 'alice-2.receipt.tar');
+    append(dir, 'alice', 1);
+    mkdirSync(path.join(dir, 'receipts'));
+    exportTo(dir, 'alice', 'receipts/alice.receipt.tar.gz');
+    rmSync(path.join(dir, 'alice-2.receipt.tar'));
+    commitAll(dir, 'move the receipt');
+    const r = check(dir);
+    expect(r.code).toBe(0);
+    expect(receiptItems(r.doc)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'alice.receipt.tar', renamed_to: 'receipts/alice.receipt.tar.gz' }),
+        expect.objectContaining({ path: 'receipts/alice.receipt.tar.gz', status: 'ok (unsigned)' }),
+      ]),
+    );
+    // Moved to where another agent's receipt stands in for it: a deletion.
+    rmSync(path.join(dir, 'receipts/alice.receipt.tar.gz'));
+    append(dir, 'bob', 2);
+    exportTo(dir, 'bob', 'receipts/alice.receipt.tar.gz');
+    commitAll(dir, "bob's receipt where alice's went");
+    const gone = check(dir);
+    expect(gone.code).toBe(1);
+    expect(receiptFaults(gone.doc)).toEqual([['history_deleted', 'alice.receipt.tar']]);
   });
 });
