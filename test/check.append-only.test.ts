@@ -109,6 +109,31 @@ describe('append-only reads rows as the verifier does', () => {
     );
   });
 
+  test('a head that is the base byte for byte with rows after it passes (the one-walk path), counted as the reader counts', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .tuple(fc.integer({ min: 0, max: N }), fc.integer({ min: 0, max: N }), fc.boolean())
+          .filter(([b, h]) => h >= b)
+          .chain(([b, h, torn]) => framed(A.slice(0, b), A.slice(b, h)).map((v) => ({ ...v, b, h, torn }))),
+        ({ base, head, b, h, torn }) => {
+          // The base ends with a `\n` (a torn line before it, maybe); the head goes on from there.
+          const fragment = torn && b < N ? `${A[b]!.slice(0, 9)}\n` : '';
+          const baseBytes = Buffer.concat([base, Buffer.from(`\n${fragment}`)]);
+          const headBytes = Buffer.concat([baseBytes, head]);
+          expect(checkAppendOnly(baseBytes, headBytes)).toMatchObject({
+            ok: true,
+            baseRows: b,
+            headRows: h + (fragment === '' || h === b ? 0 : 1),
+          });
+          expect(isPrefix(readerRows(baseBytes), readerRows(headBytes))).toBe(true);
+          expect(readerRows(headBytes)).toEqual(A.slice(0, h));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   test('a head that changes, removes or reorders a base row fails at the first one, wherever its line ends', () => {
     const edit = fc.oneof(
       fc.record({ op: fc.constant('replace' as const), i: fc.nat(N - 1) }),

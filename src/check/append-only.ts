@@ -1,6 +1,6 @@
 import { decodeUtf8, isJsonInteger, isJsonObject, parse } from '../canonical';
 import { parsesAsJson } from '../journal/json-syntax';
-import { forEachReferenceLine, strippedLine } from '../journal/lines';
+import { forEachReferenceLine, strippedLine, stripsNothing } from '../journal/lines';
 
 /**
  * Append-only history between two versions of one journal (a PR's base and head).
@@ -35,41 +35,72 @@ export interface AppendOnlyResult {
   message: string;
 }
 
-/** A line the verifier reads (not blank): its stripped bytes and its 1-based line number (blank lines counted). */
-interface ReadLine {
-  bytes: Buffer;
-  line: number;
-}
-
 /**
- * The lines of `buf` the verifier reads, in its own framing (`forEachReferenceLine`,
- * `strippedLine`), one `\n`-delimited segment at a time so memory stays bounded.
+ * The lines of a version the verifier reads (not blank), in its own framing
+ * (`forEachReferenceLine`, then `str.strip()` as `strippedLine` does): where each
+ * lies in `buf` (stripped), or its stripped copy when stripping changed it. Kept
+ * as offsets, not a buffer per line: a journal of millions of rows is compared
+ * without allocating for each.
  */
-function* readLines(buf: Buffer): Generator<ReadLine, void, undefined> {
-  const pending: ReadLine[] = [];
-  let line = 0;
-  for (let pos = 0; pos < buf.length;) {
-    const nl = buf.indexOf(0x0a, pos);
-    const to = nl < 0 ? buf.length : nl + 1;
-    forEachReferenceLine(buf, pos, to, (start, end) => {
-      line++;
-      const bytes = strippedLine(buf.subarray(start, end));
-      if (bytes !== undefined) pending.push({ bytes, line });
-    });
-    pos = to;
-    yield* pending;
-    pending.length = 0;
-  }
-}
+class ReadLines {
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  /** 1-based line numbers, blank lines counted (the verifier's). */
+  readonly lines: number[] = [];
+  /** Stripped copies, by position, for the lines stripping changed. */
+  private readonly copies = new Map<number, Buffer>();
 
-/** The rows of `buf`: its read lines without a torn tail (a final line that does not parse as JSON). */
-function* rowsOf(buf: Buffer): Generator<ReadLine, void, undefined> {
-  let held: ReadLine | undefined;
-  for (const l of readLines(buf)) {
-    if (held !== undefined) yield held;
-    held = l;
+  constructor(readonly buf: Buffer) {}
+
+  /** Reads every line of `buf`. */
+  static of(buf: Buffer): ReadLines {
+    const r = new ReadLines(buf);
+    let line = 0;
+    forEachReferenceLine(buf, 0, buf.length, (start, end) => {
+      line++;
+      if (start === end) return;
+      if (stripsNothing(buf, start, end)) return r.push(start, end, line);
+      const raw = buf.subarray(start, end);
+      const bytes = strippedLine(raw);
+      if (bytes === undefined) return;
+      if (bytes !== raw) r.copies.set(r.starts.length, bytes);
+      r.push(start, end, line);
+    });
+    return r;
   }
-  if (held !== undefined && parsesAsJson(held.bytes)) yield held;
+
+  private push(start: number, end: number, line: number): void {
+    this.starts.push(start);
+    this.ends.push(end);
+    this.lines.push(line);
+  }
+
+  get length(): number {
+    return this.starts.length;
+  }
+
+  /** The stripped bytes of line `i`. */
+  bytes(i: number): Buffer {
+    return this.copies.get(i) ?? this.buf.subarray(this.starts[i]!, this.ends[i]!);
+  }
+
+  /** Line `i` here holds exactly line `j` of `other`. */
+  same(i: number, other: ReadLines, j: number): boolean {
+    const a = this.copies.get(i);
+    const b = other.copies.get(j);
+    if (a === undefined && b === undefined)
+      return (
+        this.ends[i]! - this.starts[i]! === other.ends[j]! - other.starts[j]! &&
+        this.buf.compare(other.buf, other.starts[j]!, other.ends[j]!, this.starts[i]!, this.ends[i]!) === 0
+      );
+    return this.bytes(i).equals(other.bytes(j));
+  }
+
+  /** How many are rows: all but a torn last line (one that does not parse as JSON, which the next append moves aside). */
+  rows(): number {
+    const n = this.length;
+    return n > 0 && !parsesAsJson(this.bytes(n - 1)) ? n - 1 : n;
+  }
 }
 
 /** The seq a base row claims (falls back to its 0-based position for a row that does not parse). */
@@ -87,6 +118,44 @@ function seqOfRow(bytes: Buffer, position: number): number {
   return position;
 }
 
+/**
+ * The head starts with the base's bytes, which end with a `\n` (or are empty):
+ * then the base's lines are the head's first lines byte for byte, whatever the
+ * reader makes of them (the common case: a journal only appended to).
+ */
+function extendsBytes(base: Buffer, head: Buffer): boolean {
+  return (
+    base.length <= head.length &&
+    (base.length === 0 || base[base.length - 1] === 0x0a) &&
+    head.compare(base, 0, base.length, 0, base.length) === 0
+  );
+}
+
+/** `checkAppendOnly` when `extendsBytes` holds: one walk of the head says what both hold. */
+function appendedBytes(base: Buffer, head: Buffer): AppendOnlyResult {
+  const now = ReadLines.of(head);
+  // The head's lines that start inside the base are the base's lines.
+  let lo = 0;
+  let hi = now.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (now.starts[mid]! < base.length) lo = mid + 1;
+    else hi = mid;
+  }
+  const baseRows = lo > 0 && !parsesAsJson(now.bytes(lo - 1)) ? lo - 1 : lo;
+  const appended = now.rows() - baseRows;
+  return {
+    ok: true,
+    kind: appended > 0 ? 'appended' : 'unchanged',
+    baseRows,
+    headRows: now.rows(),
+    appended,
+    firstChangedSeq: null,
+    line: null,
+    message: appended > 0 ? `${plural(appended, 'row')} appended` : 'unchanged',
+  };
+}
+
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Compares a base version (bytes) with the head version (bytes, or undefined when the file is gone). */
@@ -96,9 +165,10 @@ export function checkAppendOnly(
   head: Buffer | undefined,
   unit: 'seq' | 'index' = 'seq',
 ): AppendOnlyResult {
+  if (head !== undefined && extendsBytes(base, head)) return appendedBytes(base, head);
+  const was = ReadLines.of(base);
+  const baseRows = was.rows();
   if (head === undefined) {
-    let baseRows = 0;
-    for (const _ of rowsOf(base)) baseRows++;
     return {
       ok: false,
       kind: 'deleted',
@@ -112,29 +182,11 @@ export function checkAppendOnly(
   }
   // The head's lines are compared as they are (a torn last line where a row was is a rewrite), and counted
   // without a torn tail.
-  const heads = readLines(head);
-  let headLines = 0;
-  let lastHead: ReadLine | undefined;
-  const take = (): ReadLine | undefined => {
-    const h = heads.next();
-    if (h.done === true) return undefined;
-    headLines++;
-    lastHead = h.value;
-    return h.value;
-  };
-  let baseRows = 0;
-  let changed: { row: ReadLine; position: number; at: ReadLine | undefined } | undefined;
-  for (const b of rowsOf(base)) {
-    const at = take();
-    if (at === undefined || !at.bytes.equals(b.bytes)) {
-      changed = { row: b, position: baseRows, at };
-      break;
-    }
-    baseRows++;
-  }
-  while (take() !== undefined);
-  const headRows = headLines - (lastHead !== undefined && !parsesAsJson(lastHead.bytes) ? 1 : 0);
-  if (changed === undefined) {
+  const now = ReadLines.of(head);
+  const headRows = now.rows();
+  let i = 0;
+  while (i < baseRows && i < now.length && was.same(i, now, i)) i++;
+  if (i === baseRows) {
     const appended = headRows - baseRows;
     return {
       ok: true,
@@ -147,12 +199,8 @@ export function checkAppendOnly(
       message: appended > 0 ? `${plural(appended, 'row')} appended` : 'unchanged',
     };
   }
-  // All of the base, for the message.
-  baseRows = 0;
-  for (const _ of rowsOf(base)) baseRows++;
-  const { row, position, at } = changed;
-  const seq = seqOfRow(row.bytes, position);
-  const truncated = at === undefined;
+  const seq = seqOfRow(was.bytes(i), i);
+  const truncated = i >= now.length;
   return {
     ok: false,
     kind: truncated ? 'truncated' : 'rewritten',
@@ -160,9 +208,9 @@ export function checkAppendOnly(
     headRows,
     appended: 0,
     firstChangedSeq: seq,
-    line: at?.line ?? lastHead?.line ?? null,
+    line: truncated ? (now.length > 0 ? now.lines[now.length - 1]! : null) : now.lines[i]!,
     message: truncated
       ? `history truncated at ${unit} ${seq}: the base has ${plural(baseRows, 'row')}, the head ${headRows}`
-      : `history rewritten from ${unit} ${seq} (line ${row.line}): the base's rows are not a prefix of the head's`,
+      : `history rewritten from ${unit} ${seq} (line ${was.lines[i]!}): the base's rows are not a prefix of the head's`,
   };
 }

@@ -254,16 +254,19 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
   // The base: its journals, run journals and receipts (this shard's), read in one batch.
   const baseFiles = new Map<string, { kind: ItemKind; bytes: Buffer }>();
   const basePaths = new Set<string>();
-  if (options.base !== undefined && (on.journal || on.run || on.receipt)) {
-    report.fetchedBase = await ensureCommit(root, options.base, options.remote);
+  // Receipts alone in a directory that is no git checkout (an artifact's files): nothing committed to compare.
+  if (options.base !== undefined && !on.journal && !on.run && report.commit === null) report.base = null;
+  const base = report.base;
+  if (base !== null && (on.journal || on.run || on.receipt)) {
+    report.fetchedBase = await ensureCommit(root, base, options.remote);
     const kindOf = (p: string): ItemKind | undefined =>
       (['journal', 'run', 'receipt'] as const).find((k) => on[k] && matchesGlob(sets[k], p));
-    const listed = await listBlobsAtCommit(root, options.base, (p) => kindOf(p) !== undefined);
+    const listed = await listBlobsAtCommit(root, base, (p) => kindOf(p) !== undefined);
     for (const b of listed) basePaths.add(b.path);
     const wanted = listed.filter((b) => mine(b.path));
     report.fetchedBlobs = await prefetchBlobs(
       root,
-      options.base,
+      base,
       wanted.map((b) => b.oid),
     );
     const contents = await readBlobs(

@@ -40,18 +40,25 @@ export function pyStrip(s: string): string {
 }
 
 /**
+ * Whether `str.strip()` leaves the non-empty line `buf[start..end)` as it is,
+ * decided without decoding it: only its ends can be stripped, and a whitespace
+ * character there starts (or ends) with a byte outside 0x21-0x7e.
+ */
+export function stripsNothing(buf: Uint8Array, start: number, end: number): boolean {
+  const a = buf[start]!;
+  const b = buf[end - 1]!;
+  return a > 0x20 && a < 0x7f && b > 0x20 && b < 0x7f;
+}
+
+/**
  * A line's content as the reader reads it: its bytes with Python's `str.strip()`
  * applied, undefined when nothing is left (a blank line, skipped). Invalid UTF-8
  * comes back as it is (a malformed line, reported as it is). The run journal's
  * walk and the append-only check both read lines through this.
  */
 export function strippedLine(raw: Buffer): Buffer | undefined {
-  let plain = true;
-  for (let i = 0; i < raw.length && plain; i++) {
-    const c = raw[i]!;
-    if (c <= 0x20 || c >= 0x80) plain = false;
-  }
-  if (plain) return raw.length === 0 ? undefined : raw;
+  if (raw.length === 0) return undefined;
+  if (stripsNothing(raw, 0, raw.length)) return raw;
   let text: string;
   try {
     text = decodeUtf8(raw);
