@@ -93,7 +93,8 @@ export function checkReceiptHistory(base: Buffer, head: Buffer | undefined): App
       `receipt replaced by another agent's: the base's is agent ${was.agent}'s, this one agent ${now.agent}'s`,
     );
   let i = 0;
-  while (i < n && i < m && now.hashes[i] === was.hashes[i]) i++;
+  // A base row without a step hash vouches for nothing: it matches nothing.
+  while (i < n && i < m && was.hashes[i] !== null && now.hashes[i] === was.hashes[i]) i++;
   if (i === n) {
     return result(true, m > n ? 'appended' : 'unchanged', n, m, null, m > n ? `${steps(m - n)} appended` : 'unchanged');
   }
