@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { checkAppendOnly } from '../src/check';
-import { Journal, journalFile, readJournalBytes } from '../src/journal';
+import { Journal, journalFile, parsesAsJson, readJournalBytes } from '../src/journal';
 import { recordRunEvent } from '../src/runs';
 import { commitAll, git, initRepo } from './helpers/action';
 import { cli, expectNoStack } from './helpers/cli';
@@ -202,6 +202,28 @@ describe('append-only reads rows as the verifier does', () => {
       { numRuns: 200 },
     );
   });
+});
+
+test('a last row too long for the torn-tail grammar check is still a row, and cannot be rewritten', () => {
+  // parsesAsJson gives up on a string of millions of escapes; the verifier reads the row all the same.
+  const big = 'line\n'.repeat(2_000_000);
+  const j = Journal.open(path.join(tmp, 'long-a'), { durability: 'none' });
+  j.appendMany([
+    { prompt: 'p0', ts: 1_700_000_000 },
+    { prompt: `pay $10 to alice ${big}`, ts: 1_700_000_001 },
+  ]);
+  const honest = readFileSync(j.file);
+  const k = Journal.open(path.join(tmp, 'long-b'), { durability: 'none' });
+  k.appendMany([
+    { prompt: 'p0', ts: 1_700_000_000 },
+    { prompt: `pay $10000 to mallory ${big}`, ts: 1_700_000_001 },
+  ]);
+  const forged = readFileSync(k.file);
+  const base = honest.subarray(0, honest.length - 1); // no final newline: compared row by row
+  expect(parsesAsJson(base.subarray(base.lastIndexOf(0x0a) + 1))).toBe(false); // what made it look torn
+  expect(readJournalBytes(base)).toMatchObject({ ok: true, steps: 2 });
+  expect(checkAppendOnly(base, forged)).toMatchObject({ ok: false, kind: 'rewritten', firstChangedSeq: 1, line: 2 });
+  expect(checkAppendOnly(base, honest)).toMatchObject({ ok: true, baseRows: 2, headRows: 2 });
 });
 
 describe('the two attacks of issue 20', () => {

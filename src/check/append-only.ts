@@ -36,6 +36,23 @@ export interface AppendOnlyResult {
 }
 
 /**
+ * A line that is no JSON at all, as a write killed mid-row leaves it: to the
+ * recovery's grammar check (`parsesAsJson`, what decides a torn tail) and to the
+ * verifier's own parser alike. Either accepting it makes it a row (or a tamper)
+ * that must stay: the grammar check gives up on a string too long for its
+ * regular expression, and such a line must not pass as torn.
+ */
+function isTornLine(bytes: Buffer): boolean {
+  if (parsesAsJson(bytes)) return false;
+  try {
+    parse(decodeUtf8(bytes));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * The lines of a version the verifier reads (not blank), in its own framing
  * (`forEachReferenceLine`, then `str.strip()` as `strippedLine` does): where each
  * lies in `buf` (stripped), or its stripped copy when stripping changed it. Kept
@@ -99,7 +116,7 @@ class ReadLines {
   /** How many are rows: all but a torn last line (one that does not parse as JSON, which the next append moves aside). */
   rows(): number {
     const n = this.length;
-    return n > 0 && !parsesAsJson(this.bytes(n - 1)) ? n - 1 : n;
+    return n > 0 && isTornLine(this.bytes(n - 1)) ? n - 1 : n;
   }
 }
 
@@ -142,7 +159,7 @@ function appendedBytes(base: Buffer, head: Buffer): AppendOnlyResult {
     if (now.starts[mid]! < base.length) lo = mid + 1;
     else hi = mid;
   }
-  const baseRows = lo > 0 && !parsesAsJson(now.bytes(lo - 1)) ? lo - 1 : lo;
+  const baseRows = lo > 0 && isTornLine(now.bytes(lo - 1)) ? lo - 1 : lo;
   const appended = now.rows() - baseRows;
   return {
     ok: true,
