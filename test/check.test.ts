@@ -57,10 +57,14 @@ describe('checkAppendOnly', () => {
       firstChangedSeq: 0,
       line: 1,
     });
-    // The last byte of the base (its final newline) changed.
+    // The last byte of the base's last row changed.
+    const lastByte = Buffer.from(base);
+    lastByte[lastByte.length - 2] = 0x20;
+    expect(checkAppendOnly(base, lastByte)).toMatchObject({ kind: 'rewritten', firstChangedSeq: 3, line: 4 });
+    // Its final newline changed to a space: the verifier reads the same rows (issue 20 changed this from `rewritten`).
     const lastNl = Buffer.from(base);
     lastNl[lastNl.length - 1] = 0x20;
-    expect(checkAppendOnly(base, lastNl)).toMatchObject({ kind: 'rewritten', firstChangedSeq: 3, line: 4 });
+    expect(checkAppendOnly(base, lastNl)).toMatchObject({ ok: true, kind: 'unchanged', baseRows: 4, headRows: 4 });
   });
 
   test('truncation and deletion', () => {

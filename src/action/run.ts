@@ -223,7 +223,11 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   let base = inputs.appendOnly ? event.base : undefined;
   if (!inputs.appendOnly) notes.push('append-only was switched off (append-only: false)');
   let fetchedForFork = false;
-  const histories = inputs.journals.patterns !== null || inputs.runs.patterns !== null;
+  // Receipts have a history too, once committed (outside a git checkout the check compares none).
+  const histories =
+    inputs.journals.patterns !== null ||
+    inputs.runs.patterns !== null ||
+    (inputs.receipts.patterns !== null && (await headCommit(workspace)) !== undefined);
   if (base !== undefined && histories && (event.name === 'pull_request' || event.name === 'pull_request_target')) {
     // A checkout of the PR's own head lacks what the base branch appended since it branched: compare with the fork point.
     fetchedForFork = await ensureCommit(workspace, base);

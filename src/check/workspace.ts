@@ -5,15 +5,18 @@ import { DEFAULT_MAX_RECEIPT_BYTES, inspectReceipt, signatureVerdict, type Publi
 import { readRunJournalBytes } from '../runs/verify';
 import { isSafeId } from '../util/ids';
 import { readUnder, type CheckedDirs } from '../util/nofollow';
-import { checkAppendOnly, type AppendOnlyKind } from './append-only';
+import type { AppendOnlyKind } from './append-only';
 import { ensureCommit, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from './git';
 import { globSet, matchesGlob, scanFiles, type DirCache, type GlobSet } from './glob';
+import { compareHistory, receiptNameOf } from './history';
 
 /**
  * Checks a repository's committed stepchain files, as a PR check does: every
  * per-step journal, run journal and receipt found by the globs is verified, and
  * with a base commit every journal that existed there must still hold its base
- * rows as an exact byte prefix (append-only). Faults carry repository-relative
+ * rows, as the verifier reads them, at their places (append-only, append-only.ts),
+ * and every receipt there must still be there, its chain extended or unchanged
+ * (receipt-history.ts). Faults carry repository-relative
  * paths and 1-based lines so they can be annotated where they are.
  *
  * Everything is read without following a symbolic link below the root (a link
@@ -248,19 +251,22 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
     }
   }
 
-  // The base: its journals and run journals (this shard's), read in one batch.
+  // The base: its journals, run journals and receipts (this shard's), read in one batch.
   const baseFiles = new Map<string, { kind: ItemKind; bytes: Buffer }>();
   const basePaths = new Set<string>();
-  if (options.base !== undefined && (on.journal || on.run)) {
-    report.fetchedBase = await ensureCommit(root, options.base, options.remote);
+  // Receipts alone in a directory that is no git checkout (an artifact's files): nothing committed to compare.
+  if (options.base !== undefined && !on.journal && !on.run && report.commit === null) report.base = null;
+  const base = report.base;
+  if (base !== null && (on.journal || on.run || on.receipt)) {
+    report.fetchedBase = await ensureCommit(root, base, options.remote);
     const kindOf = (p: string): ItemKind | undefined =>
-      on.journal && matchesGlob(sets.journal, p) ? 'journal' : on.run && matchesGlob(sets.run, p) ? 'run' : undefined;
-    const listed = await listBlobsAtCommit(root, options.base, (p) => kindOf(p) !== undefined);
+      (['journal', 'run', 'receipt'] as const).find((k) => on[k] && matchesGlob(sets[k], p));
+    const listed = await listBlobsAtCommit(root, base, (p) => kindOf(p) !== undefined);
     for (const b of listed) basePaths.add(b.path);
     const wanted = listed.filter((b) => mine(b.path));
     report.fetchedBlobs = await prefetchBlobs(
       root,
-      options.base,
+      base,
       wanted.map((b) => b.oid),
     );
     const contents = await readBlobs(
@@ -315,12 +321,12 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
   const checkHistory = (item: CheckedItem, head: Buffer | undefined): void => {
     const base = baseFiles.get(item.path);
     if (base === undefined) return;
-    const r = checkAppendOnly(base.bytes, head, item.kind === 'run' ? 'index' : 'seq');
+    const r = compareHistory(item.kind, base.bytes, head);
     item.appendOnly = r.kind;
     if (r.ok) return;
     item.ok = false;
     item.status = r.kind;
-    const who = item.kind === 'run' ? `run ${item.id}` : `agent ${item.id}`;
+    const who = `${item.kind === 'journal' ? 'agent' : item.kind} ${item.id}`;
     const at =
       r.firstChangedSeq === null
         ? ''
@@ -354,16 +360,17 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
     };
     const exact = candidates.find((p) => bytesOf(p)?.equals(base));
     if (exact !== undefined) return exact;
-    if (base.lastIndexOf(0x0a) < 0) return undefined; // no complete row to recognise it by
     return candidates.find((p) => {
       const b = bytesOf(p);
-      return b !== null && checkAppendOnly(base, b).ok;
+      if (b === null) return false;
+      const r = compareHistory(kind, base, b);
+      return r.ok && r.baseRows > 0; // a base without rows has nothing to recognise it by
     });
   };
   const goneFromBase = (kind: ItemKind, seen: Set<string>): void => {
     for (const [rel, b] of baseFiles) {
       if (b.kind !== kind || seen.has(rel)) continue;
-      const id = idOfPath(rel);
+      const id = kind === 'receipt' ? receiptNameOf(rel) : idOfPath(rel);
       const to = linked.has(rel) ? undefined : renameTarget(kind, b.bytes);
       if (to !== undefined) {
         claimed.add(to);
@@ -493,10 +500,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
   if (on.receipt) {
     const keys = options.publicKeys ?? [];
     for (const rel of found.receipt.filter(mine)) {
-      let id = rel
-        .split('/')
-        .pop()!
-        .replace(/\.receipt\.(tar|tar\.gz|tgz)$/, '');
+      let id = receiptNameOf(rel);
       const bytes = readItem('receipt', rel, id, DEFAULT_MAX_RECEIPT_BYTES);
       if (bytes === undefined) {
         report.items.push({ kind: 'receipt', path: rel, id, steps: 0, head: '', ok: false, status: 'unreadable' });
@@ -538,8 +542,10 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
       if (!item.ok) item.status = onlyUnchecked ? 'signature NOT checked' : 'FAIL';
       else if (r.signed) item.status = `signed (${r.key_id})`;
       else item.status = 'ok (unsigned)';
+      checkHistory(item, bytes);
       report.items.push(item);
     }
+    goneFromBase('receipt', new Set(found.receipt));
   }
 
   for (const i of report.items) {

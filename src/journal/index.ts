@@ -6,7 +6,7 @@ export { Journal, projectRootOf, validateStep } from './journal';
 export type { Durability, JournalOptions, StepInput } from './journal';
 export { parsesAsJson } from './json-syntax';
 export { casDir, JOURNAL_FILE, journalDir, journalFile, journalsDir, runtimeDir } from './layout';
-export { countLines, forEachReferenceLine, pyStrip } from './lines';
+export { countLines, forEachReferenceLine, pyStrip, strippedLine } from './lines';
 export type { LineEnd } from './lines';
 export { resolveJournal } from './locate';
 export { findTombstone, refuseRemovedJournal, refuseRemovedJournalAt, tombstoneFile } from './tombstone';

@@ -5,6 +5,7 @@
  * NEL and U+2028/U+2029 stay inside the line), then strips each line with
  * Python's `str.strip()` and skips the lines left empty.
  */
+import { decodeUtf8 } from '../canonical/parse';
 
 /** How a line ended: `\n`, `\r\n`, a bare `\r`, or at the end of the data. */
 export type LineEnd = 'lf' | 'crlf' | 'cr' | 'eof';
@@ -36,6 +37,37 @@ export function pyStrip(s: string): string {
   while (a < b && isPyWhitespace(s.charCodeAt(a))) a++;
   while (b > a && isPyWhitespace(s.charCodeAt(b - 1))) b--;
   return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
+/**
+ * Whether `str.strip()` leaves the non-empty line `buf[start..end)` as it is,
+ * decided without decoding it: only its ends can be stripped, and a whitespace
+ * character there starts (or ends) with a byte outside 0x21-0x7e.
+ */
+export function stripsNothing(buf: Uint8Array, start: number, end: number): boolean {
+  const a = buf[start]!;
+  const b = buf[end - 1]!;
+  return a > 0x20 && a < 0x7f && b > 0x20 && b < 0x7f;
+}
+
+/**
+ * A line's content as the reader reads it: its bytes with Python's `str.strip()`
+ * applied, undefined when nothing is left (a blank line, skipped). Invalid UTF-8
+ * comes back as it is (a malformed line, reported as it is). The run journal's
+ * walk and the append-only check both read lines through this.
+ */
+export function strippedLine(raw: Buffer): Buffer | undefined {
+  if (raw.length === 0) return undefined;
+  if (stripsNothing(raw, 0, raw.length)) return raw;
+  let text: string;
+  try {
+    text = decodeUtf8(raw);
+  } catch {
+    return raw;
+  }
+  const s = pyStrip(text);
+  if (s.length === 0) return undefined;
+  return s.length === text.length ? raw : Buffer.from(s, 'utf8');
 }
 
 /**

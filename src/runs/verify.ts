@@ -1,8 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
-import { decodeUtf8 } from '../canonical';
 import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
-import { forEachReferenceLine, pyStrip } from '../journal/lines';
+import { forEachReferenceLine, strippedLine } from '../journal/lines';
 import { CAPABILITIES, CAPABILITY_EVENT, checkMutationRow, MUTATION_EVENT } from './provider-state';
 import { computeEventHash, readRunLine, RUN_GENESIS, type RunRow } from './row';
 
@@ -104,7 +103,7 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
   forEachReferenceLine(buf, 0, buf.length, (start, end, _next, ending) => {
     line++;
     const raw = buf.subarray(start, end);
-    const stripped = strippedBytes(raw);
+    const stripped = strippedLine(raw);
     if (stripped === undefined) {
       if (options.strict) errors.add({ line, index: null, kind: 'non_canonical', message: 'blank line' });
       return;
@@ -204,25 +203,6 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     errors_omitted: errors.omitted,
     entries,
   };
-}
-
-/** A line's bytes with Python's str.strip() applied; undefined when nothing is left (a blank line). */
-function strippedBytes(raw: Buffer): Buffer | undefined {
-  let plain = true;
-  for (let i = 0; i < raw.length && plain; i++) {
-    const c = raw[i]!;
-    if (c <= 0x20 || c >= 0x80) plain = false;
-  }
-  if (plain) return raw.length === 0 ? undefined : raw;
-  let text: string;
-  try {
-    text = decodeUtf8(raw);
-  } catch {
-    return raw; // invalid UTF-8: malformed, reported as it is
-  }
-  const s = pyStrip(text);
-  if (s.length === 0) return undefined;
-  return s.length === text.length ? raw : Buffer.from(s, 'utf8');
 }
 
 export function readRunJournalFileBytes(file: string): Buffer {

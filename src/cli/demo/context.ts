@@ -7,7 +7,10 @@ export interface DemoContext {
   /** Environment for the commands (e.g. an audit key inside the temp dir). */
   env: NodeJS.ProcessEnv;
   /** Runs `stepchain <argv>` in-process in `cwd` (default root), echoing the command and its output. */
-  run(argv: string[], options?: { cwd?: string; quiet?: boolean; stdin?: Buffer }): Promise<DemoRun>;
+  run(
+    argv: string[],
+    options?: { cwd?: string; quiet?: boolean; stdin?: Buffer; env?: NodeJS.ProcessEnv },
+  ): Promise<DemoRun>;
   /** Prints a heading. */
   section(title: string): void;
   /** Prints a line of narration. */
@@ -51,7 +54,7 @@ export function makeContext(
     async run(argv, options = {}) {
       const result = await runCaptured(cli, argv, {
         cwd: options.cwd ?? root,
-        env,
+        env: options.env === undefined ? env : { ...env, ...options.env },
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
       });
       if (!options.quiet) {

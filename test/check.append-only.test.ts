@@ -1,0 +1,441 @@
+/**
+ * Append-only compares what the verifier reads (issue 20, section 1): property tests
+ * against the journal reader (`readJournalBytes`), whatever ends the lines.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { checkAppendOnly } from '../src/check';
+import { Journal, journalFile, parsesAsJson, readJournalBytes } from '../src/journal';
+import { recordRunEvent } from '../src/runs';
+import { commitAll, git, initRepo } from './helpers/action';
+import { cli, expectNoStack } from './helpers/cli';
+import { tempDir } from './helpers/tmp';
+
+const tmp = tempDir('stepchain-append-only-');
+
+/** The rows (lines without their newline) of a real chain of `n` steps. */
+function chainRows(name: string, n: number, tag: string): string[] {
+  const j = Journal.open(path.join(tmp, name), { durability: 'none' });
+  j.appendMany(Array.from({ length: n }, (_, i) => ({ prompt: `${tag}${i}`, ts: 1_700_000_000 + i })));
+  return readFileSync(j.file, 'utf8').split('\n').slice(0, -1);
+}
+
+const N = 8;
+/** Two chains of the same length: b's row i is another row with the same seq (a replaced history). */
+const A = chainRows('a', N, 'pay $10 to alice ');
+const B = chainRows('b', N, 'pay $10000 to mallory ');
+
+const ending = fc.constantFrom('\n', '\r\n', '\r');
+/** Whatever the reader skips or strips: nothing, spaces, tabs, \v, \f, \x1c-\x1f, NBSP, U+3000. */
+const blank = fc.constantFrom('', ' ', '\t', '\v', '\f', '\x1c', '\x1f', '\u00a0', '\u3000', ' \t ');
+
+/** One framing of some rows: each with whitespace around it, an ending, blank lines after it; the last maybe unterminated. */
+function framing(n: number) {
+  return fc.record({
+    around: fc.array(fc.tuple(blank, blank), { minLength: n, maxLength: n }),
+    endings: fc.array(ending, { minLength: n, maxLength: n }),
+    blanks: fc.array(fc.array(fc.tuple(blank, ending), { maxLength: 2 }), { minLength: n, maxLength: n }),
+    leading: fc.array(fc.tuple(blank, ending), { maxLength: 2 }),
+    finalNewline: fc.boolean(),
+  });
+}
+type Framing = {
+  around: [string, string][];
+  endings: string[];
+  blanks: [string, string][][];
+  leading: [string, string][];
+  finalNewline: boolean;
+};
+
+/** The text of `rows` in a framing: the verifier reads exactly `rows` from it. */
+function frame(rows: string[], f: Framing): Buffer {
+  let s = f.leading.map(([b, e]) => b + e).join('');
+  rows.forEach((r, i) => {
+    const last = i === rows.length - 1;
+    s += f.around[i]![0] + r + f.around[i]![1];
+    // The last row may end without a newline (and then with nothing after it).
+    if (last && !f.finalNewline) return;
+    s += f.endings[i]!;
+    for (const [b, e] of f.blanks[i]!) s += b + e;
+  });
+  return Buffer.from(s, 'utf8');
+}
+
+/** The reader's rows of a journal, as bytes: what verify walks and hashes. */
+function readerRows(buf: Buffer): string[] {
+  return readJournalBytes(buf).entries.map((e) => e.bytes.toString('utf8'));
+}
+
+/** Base and head framed at random, with the rows each holds. */
+const framed = (base: string[], head: string[]) =>
+  fc.tuple(framing(base.length), framing(head.length)).map(([fb, fh]) => ({
+    base: frame(base, fb),
+    head: frame(head, fh),
+  }));
+
+const isPrefix = (a: string[], b: string[]): boolean => a.length <= b.length && a.every((r, i) => b[i] === r);
+
+describe('append-only reads rows as the verifier does', () => {
+  test('the framings are what the reader reads (the generator is right)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: N }).chain((n) => framing(n).map((f) => ({ n, f }))),
+        ({ n, f }) => {
+          const rows = A.slice(0, n);
+          const buf = frame(rows, f);
+          expect(readerRows(buf)).toEqual(rows);
+          expect(readJournalBytes(buf).ok).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  test('a head that appends rows passes, however either frames its lines', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .tuple(fc.integer({ min: 1, max: N }), fc.integer({ min: 0, max: N }))
+          .filter(([b, h]) => h >= b)
+          .chain(([b, h]) => framed(A.slice(0, b), A.slice(0, h)).map((v) => ({ ...v, b, h }))),
+        ({ base, head, b, h }) => {
+          const r = checkAppendOnly(base, head);
+          expect(r).toMatchObject({ ok: true, baseRows: b, headRows: h, appended: h - b });
+          expect(r.kind).toBe(h > b ? 'appended' : 'unchanged');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('a head that is the base byte for byte with rows after it passes (the one-walk path), counted as the reader counts', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .tuple(fc.integer({ min: 0, max: N }), fc.integer({ min: 0, max: N }), fc.boolean())
+          .filter(([b, h]) => h >= b)
+          .chain(([b, h, torn]) => framed(A.slice(0, b), A.slice(b, h)).map((v) => ({ ...v, b, h, torn }))),
+        ({ base, head, b, h, torn }) => {
+          // The base ends with a `\n` (a torn line before it, maybe); the head goes on from there.
+          const fragment = torn && b < N ? `${A[b]!.slice(0, 9)}\n` : '';
+          const baseBytes = Buffer.concat([base, Buffer.from(`\n${fragment}`)]);
+          const headBytes = Buffer.concat([baseBytes, head]);
+          expect(checkAppendOnly(baseBytes, headBytes)).toMatchObject({
+            ok: true,
+            baseRows: b,
+            headRows: h + (fragment === '' || h === b ? 0 : 1),
+          });
+          expect(isPrefix(readerRows(baseBytes), readerRows(headBytes))).toBe(true);
+          expect(readerRows(headBytes)).toEqual(A.slice(0, h));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('a head that changes, removes or reorders a base row fails at the first one, wherever its line ends', () => {
+    const edit = fc.oneof(
+      fc.record({ op: fc.constant('replace' as const), i: fc.nat(N - 1) }),
+      fc.record({ op: fc.constant('remove' as const), i: fc.nat(N - 1) }),
+      fc.record({ op: fc.constant('swap' as const), i: fc.nat(N - 1), j: fc.nat(N - 1) }),
+      fc.record({ op: fc.constant('history' as const), i: fc.constant(0) }),
+    );
+    fc.assert(
+      fc.property(
+        fc
+          .tuple(fc.integer({ min: 1, max: N }), edit, fc.nat(3))
+          .filter(([b, e]) => e.i < b && (e.op !== 'swap' || (e.j !== e.i && e.j < b)))
+          .chain(([b, e, extra]) => {
+            let head = A.slice(0, b);
+            if (e.op === 'replace') head[e.i] = B[e.i]!;
+            else if (e.op === 'remove') head.splice(e.i, 1);
+            else if (e.op === 'swap') [head[e.i], head[e.j]] = [head[e.j]!, head[e.i]!];
+            else head = B.slice(0, b); // the whole history replaced by a new chain of the same length
+            head = head.concat(A.slice(b, b + extra)); // and maybe rows appended after it
+            const first = e.op === 'swap' ? Math.min(e.i, e.j) : e.i;
+            return framed(A.slice(0, b), head).map((v) => ({ ...v, first, op: e.op }));
+          }),
+        ({ base, head, first, op }) => {
+          const r = checkAppendOnly(base, head);
+          expect(r.ok).toBe(false);
+          expect(r.firstChangedSeq).toBe(first);
+          expect(isPrefix(readerRows(base), readerRows(head))).toBe(false);
+          if (op !== 'remove') expect(r.kind).toBe('rewritten');
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  test('the check agrees with the reader on any two journals of rows and blank lines', () => {
+    // Rows from both chains in any order and number: the verdict is exactly "the reader's base rows are a prefix".
+    const rows = fc.array(fc.constantFrom(...A.slice(0, 4), ...B.slice(0, 2)), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(
+        fc.tuple(rows, rows).chain(([b, h]) => framed(b, h)),
+        ({ base, head }) => {
+          const want = isPrefix(readerRows(base), readerRows(head));
+          expect(checkAppendOnly(base, head).ok).toBe(want);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  test("a base's torn last line is not a row; a base row the head leaves out is", () => {
+    fc.assert(
+      fc.property(
+        fc
+          .tuple(fc.integer({ min: 1, max: N - 1 }), fc.integer({ min: 1, max: 40 }))
+          .chain(([b, cut]) => framed(A.slice(0, b), A.slice(0, b + 1)).map((v) => ({ ...v, b, cut }))),
+        ({ base, head, b, cut }) => {
+          // A write killed after `cut` bytes of the next row: verify fails on it, the next append moves it aside.
+          const tornBase = Buffer.concat([base, Buffer.from(`\n${A[b]!.slice(0, cut)}`)]);
+          expect(readerRows(tornBase)).toEqual(A.slice(0, b));
+          expect(checkAppendOnly(tornBase, head)).toMatchObject({ ok: true, baseRows: b, appended: 1 });
+          // Without its last row the head is truncated, however the base's last row ended.
+          const short = Buffer.from(A.slice(0, b - 1).join('\n'));
+          expect(checkAppendOnly(tornBase, short)).toMatchObject({ ok: false, kind: 'truncated' });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+test('a last row too long for the torn-tail grammar check is still a row, and cannot be rewritten', () => {
+  // parsesAsJson gives up on a string of millions of escapes; the verifier reads the row all the same.
+  const big = 'line\n'.repeat(2_000_000);
+  const j = Journal.open(path.join(tmp, 'long-a'), { durability: 'none' });
+  j.appendMany([
+    { prompt: 'p0', ts: 1_700_000_000 },
+    { prompt: `pay $10 to alice ${big}`, ts: 1_700_000_001 },
+  ]);
+  const honest = readFileSync(j.file);
+  const k = Journal.open(path.join(tmp, 'long-b'), { durability: 'none' });
+  k.appendMany([
+    { prompt: 'p0', ts: 1_700_000_000 },
+    { prompt: `pay $10000 to mallory ${big}`, ts: 1_700_000_001 },
+  ]);
+  const forged = readFileSync(k.file);
+  const base = honest.subarray(0, honest.length - 1); // no final newline: compared row by row
+  expect(parsesAsJson(base.subarray(base.lastIndexOf(0x0a) + 1))).toBe(false); // what made it look torn
+  expect(readJournalBytes(base)).toMatchObject({ ok: true, steps: 2 });
+  expect(checkAppendOnly(base, forged)).toMatchObject({ ok: false, kind: 'rewritten', firstChangedSeq: 1, line: 2 });
+  expect(checkAppendOnly(base, honest)).toMatchObject({ ok: true, baseRows: 2, headRows: 2 });
+});
+
+describe('the two attacks of issue 20', () => {
+  test('a last row without its final newline, rewritten', () => {
+    const base = Buffer.from(A.slice(0, 3).join('\n')); // no final newline
+    const head = Buffer.from(`${[A[0], A[1], B[2]].join('\n')}\n`);
+    expect(readJournalBytes(base).ok).toBe(true);
+    expect(checkAppendOnly(base, head)).toMatchObject({ ok: false, kind: 'rewritten', firstChangedSeq: 2, line: 3 });
+  });
+
+  test('rows separated by a bare \\r, the whole history replaced by a chain of the same length', () => {
+    const base = Buffer.from(`${A.slice(0, 4).join('\r')}\r`);
+    const head = Buffer.from(`${B.slice(0, 4).join('\r')}\r`);
+    expect(readJournalBytes(base).ok).toBe(true);
+    expect(readJournalBytes(head).ok).toBe(true);
+    expect(checkAppendOnly(base, head)).toMatchObject({ ok: false, kind: 'rewritten', firstChangedSeq: 0, line: 1 });
+  });
+});
+
+/** Appends `count` steps to an agent's journal in a project (the recorder's own code). */
+function append(root: string, agent: string, count: number, tag = 'p'): void {
+  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
+  j.appendMany(Array.from({ length: count }, (_, i) => ({ prompt: `${tag}${j.length + i}`, ts: 1_700_000_000.5 + i })));
+}
+
+interface CheckDoc {
+  ok: boolean;
+  items: { kind: string; path: string; status: string; append_only?: string; renamed_to?: string }[];
+  faults: { item: string; path: string; line: number | null; kind: string; message: string }[];
+}
+
+function check(dir: string): { code: number; doc: CheckDoc; stderr: string } {
+  const r = cli(['check', '--base', 'main', '--json'], { cwd: dir });
+  expectNoStack(r);
+  return { code: r.code, doc: JSON.parse(r.stdout) as CheckDoc, stderr: r.stderr };
+}
+
+describe('stepchain check --base in a real repository (issue 20)', () => {
+  const journal = '.sdd/runtime/journal/alice/000000.jsonl';
+
+  test('a last committed row without its newline, rewritten and re-hashed, fails; an append to it passes', () => {
+    const dir = initRepo(path.join(tmp, 'no-final-newline'));
+    append(dir, 'alice', 2);
+    // The same two steps, then "pay $10 to alice" at the base and "pay $10000 to mallory" in the PR.
+    const prefix = readFileSync(journalFile(dir, 'alice'));
+    append(dir, 'alice', 1, 'pay $10 to alice ');
+    const honest = readFileSync(journalFile(dir, 'alice'));
+    writeFileSync(journalFile(dir, 'alice'), prefix);
+    append(dir, 'alice', 1, 'pay $10000 to mallory ');
+    const forged = readFileSync(journalFile(dir, 'alice'));
+    writeFileSync(journalFile(dir, 'alice'), honest.subarray(0, honest.length - 1)); // no final newline
+    commitAll(dir, 'base');
+    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
+
+    git(dir, 'checkout', '-q', '-b', 'forged');
+    writeFileSync(journalFile(dir, 'alice'), forged);
+    commitAll(dir, 'rewrite the last row');
+    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0); // internally valid
+    const bad = check(dir);
+    expect(bad.code).toBe(1);
+    expect(bad.doc.faults.map((f) => [f.kind, f.path, f.line])).toEqual([['history_rewritten', journal, 3]]);
+    expect(bad.stderr).toContain(`${journal}:3: agent alice: history rewritten from seq 2 (line 3)`);
+
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'checkout', '-q', '-b', 'honest');
+    writeFileSync(journalFile(dir, 'alice'), honest);
+    append(dir, 'alice', 2);
+    commitAll(dir, 'append');
+    const ok = check(dir);
+    expect(ok.code).toBe(0);
+    expect(ok.doc.items).toEqual([expect.objectContaining({ path: journal, status: 'ok', append_only: 'appended' })]);
+  });
+
+  test('a history of bare-\\r rows replaced by a new chain of the same length fails; so does a run journal', () => {
+    const dir = initRepo(path.join(tmp, 'bare-cr'));
+    append(dir, 'alice', 4, 'pay $10 to alice ');
+    const honest = readFileSync(journalFile(dir, 'alice'), 'utf8');
+    writeFileSync(journalFile(dir, 'alice'), honest.replaceAll('\n', '\r'));
+    commitAll(dir, 'base');
+    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
+
+    git(dir, 'checkout', '-q', '-b', 'forged');
+    rmSync(path.dirname(journalFile(dir, 'alice')), { recursive: true });
+    append(dir, 'alice', 4, 'pay $10000 to mallory ');
+    const forged = readFileSync(journalFile(dir, 'alice'), 'utf8');
+    writeFileSync(journalFile(dir, 'alice'), forged.replaceAll('\n', '\r'));
+    commitAll(dir, 'replace the history');
+    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
+    const bad = check(dir);
+    expect(bad.code).toBe(1);
+    expect(bad.doc.faults.map((f) => [f.kind, f.line])).toEqual([['history_rewritten', 1]]);
+    expect(bad.stderr).toContain('agent alice: history rewritten from seq 0 (line 1)');
+
+    // A run journal is read by the same rules, and compared the same way.
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'checkout', '-q', '-b', 'runs');
+    const env = { STEPCHAIN_AUDIT: 'off' };
+    const run = path.join(dir, '.sdd/runs/run-1/journal.jsonl');
+    for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { pay: `$10 to alice ${i}` }, { env });
+    writeFileSync(run, readFileSync(run, 'utf8').replaceAll('\n', '\r').slice(0, -1)); // bare \r, no final one
+    commitAll(dir, 'a run');
+    git(dir, 'branch', '-f', 'main', 'HEAD');
+    rmSync(run);
+    for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { pay: `$10000 to mallory ${i}` }, { env });
+    commitAll(dir, 'replace the run');
+    expect(cli(['run', 'verify', 'run-1'], { cwd: dir }).code).toBe(0);
+    const runBad = check(dir);
+    expect(runBad.code).toBe(1);
+    expect(runBad.doc.faults.map((f) => [f.kind, f.path, f.line])).toEqual([
+      ['history_rewritten', '.sdd/runs/run-1/journal.jsonl', 1],
+    ]);
+  });
+});
+
+describe('committed receipts are append-only too (issue 20)', () => {
+  const exportTo = (cwd: string, agent: string, out: string): void => {
+    const r = cli(['export', agent, '-o', out, '--force'], { cwd });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  };
+  const receiptItems = (doc: CheckDoc) => doc.items.filter((i) => i.kind === 'receipt');
+  const receiptFaults = (doc: CheckDoc) =>
+    doc.faults.filter((f) => f.item === 'receipt').map((f) => [f.kind, f.path] as const);
+
+  /** A repository whose base commit holds alice's journal (2 steps) and her receipt, on a branch `pr`. */
+  function repoWithReceipt(name: string): string {
+    const dir = initRepo(path.join(tmp, name));
+    append(dir, 'alice', 2);
+    exportTo(dir, 'alice', 'alice.receipt.tar');
+    commitAll(dir, 'base');
+    git(dir, 'checkout', '-q', '-b', 'pr');
+    return dir;
+  }
+
+  test('re-exported with more steps of the same chain: passes (as an append)', () => {
+    const dir = repoWithReceipt('receipt-append');
+    append(dir, 'alice', 3);
+    exportTo(dir, 'alice', 'alice.receipt.tar');
+    commitAll(dir, 'more steps');
+    const r = check(dir);
+    expect(r.code).toBe(0);
+    expect(receiptItems(r.doc)).toEqual([
+      expect.objectContaining({ path: 'alice.receipt.tar', status: 'ok (unsigned)', append_only: 'appended' }),
+    ]);
+  });
+
+  test('deleted: fails, naming the receipt', () => {
+    const dir = repoWithReceipt('receipt-deleted');
+    rmSync(path.join(dir, 'alice.receipt.tar'));
+    commitAll(dir, 'delete the receipt');
+    const r = check(dir);
+    expect(r.code).toBe(1);
+    expect(receiptFaults(r.doc)).toEqual([['history_deleted', 'alice.receipt.tar']]);
+    expect(r.stderr).toContain("receipt alice: receipt deleted (the base has agent alice's receipt of 2 steps)");
+  });
+
+  test("swapped for another run's receipt (another agent, or the same agent's other chain): fails", () => {
+    const dir = repoWithReceipt('receipt-swapped');
+    append(dir, 'bob', 2);
+    exportTo(dir, 'bob', 'alice.receipt.tar');
+    commitAll(dir, "bob's receipt under alice's name");
+    const other = check(dir);
+    expect(other.code).toBe(1);
+    expect(receiptFaults(other.doc)).toEqual([['history_rewritten', 'alice.receipt.tar']]);
+    expect(other.stderr).toContain("the base's is agent alice's, this one agent bob's");
+
+    // The same agent id, another chain (another project's alice, more steps): not an extension either.
+    const elsewhere = initRepo(path.join(tmp, 'receipt-swapped-other'));
+    append(elsewhere, 'alice', 4, 'q');
+    exportTo(elsewhere, 'alice', path.join(dir, 'alice.receipt.tar'));
+    commitAll(dir, "another alice's receipt");
+    const same = check(dir);
+    expect(same.code).toBe(1);
+    expect(receiptFaults(same.doc)).toEqual([['history_rewritten', 'alice.receipt.tar']]);
+    expect(same.stderr).toContain("its chain does not extend the base receipt's (step 0 differs");
+
+    // An older export of the same chain (fewer steps) is a truncation.
+    rmSync(path.join(dir, '.sdd'), { recursive: true });
+    git(dir, 'checkout', '-q', 'main', '--', '.sdd');
+    const j = journalFile(dir, 'alice');
+    writeFileSync(j, readFileSync(j, 'utf8').split('\n').slice(0, 1).join('\n') + '\n');
+    exportTo(dir, 'alice', 'alice.receipt.tar');
+    git(dir, 'checkout', '-q', 'main', '--', '.sdd');
+    commitAll(dir, 'an older receipt');
+    const older = check(dir);
+    expect(older.code).toBe(1);
+    expect(receiptFaults(older.doc)).toEqual([['history_truncated', 'alice.receipt.tar']]);
+  });
+
+  test('renamed (moved, and re-exported with more steps): followed, as a journal rename is', () => {
+    const dir = repoWithReceipt('receipt-renamed');
+    git(dir, 'mv', 'alice.receipt.tar', 'alice-2.receipt.tar');
+    append(dir, 'alice', 1);
+    mkdirSync(path.join(dir, 'receipts'));
+    exportTo(dir, 'alice', 'receipts/alice.receipt.tar.gz');
+    rmSync(path.join(dir, 'alice-2.receipt.tar'));
+    commitAll(dir, 'move the receipt');
+    const r = check(dir);
+    expect(r.code).toBe(0);
+    expect(receiptItems(r.doc)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'alice.receipt.tar', renamed_to: 'receipts/alice.receipt.tar.gz' }),
+        expect.objectContaining({ path: 'receipts/alice.receipt.tar.gz', status: 'ok (unsigned)' }),
+      ]),
+    );
+    // Moved to where another agent's receipt stands in for it: a deletion.
+    rmSync(path.join(dir, 'receipts/alice.receipt.tar.gz'));
+    append(dir, 'bob', 2);
+    exportTo(dir, 'bob', 'receipts/alice.receipt.tar.gz');
+    commitAll(dir, "bob's receipt where alice's went");
+    const gone = check(dir);
+    expect(gone.code).toBe(1);
+    expect(receiptFaults(gone.doc)).toEqual([['history_deleted', 'alice.receipt.tar']]);
+  });
+});
