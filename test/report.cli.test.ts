@@ -54,9 +54,10 @@ describe('stepchain report', () => {
     expect(readFileSync(path.join(dir, 'bad.html'), 'utf8')).toContain('stepchain-data');
   });
 
-  it('overwrites a previous report but refuses any other file unless --force', () => {
+  it('refuses to replace an existing file, an earlier report too, unless --force (issue 20 changed the earlier report)', () => {
     expect(cli(['report', reference, '-o', 'again.html']).code).toBe(0);
-    expect(cli(['report', reference, '-o', 'again.html']).code).toBe(0);
+    expect(cli(['report', reference, '-o', 'again.html']).code).toBe(2);
+    expect(cli(['report', reference, '-o', 'again.html', '--force']).code).toBe(0);
     writeFileSync(path.join(dir, 'notes.txt'), 'precious\n');
     const r = cli(['report', reference, '-o', 'notes.txt']);
     expect(r.code).toBe(2);

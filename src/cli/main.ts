@@ -140,11 +140,14 @@ export async function runCli(argv: string[], rawIO: CommandIO = processIO()): Pr
 
 /**
  * Every `--json` document says whether what the command checked holds: `ok` first, true exactly when the
- * exit code is 0, unless the document states its own (verify, check, diff: the same meaning).
+ * exit code is 0, unless the document states its own (verify, check, diff: the same meaning), which is
+ * moved first.
  */
 export function withOk(doc: unknown, code: number): unknown {
   const ok = code === 0;
-  if (doc instanceof Map) return doc.has('ok') ? doc : new Map([['ok', ok], ...(doc as Map<string, unknown>)]);
+  if (doc instanceof Map)
+    return new Map([['ok', doc.has('ok') ? doc.get('ok') : ok], ...(doc as Map<string, unknown>)]);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return doc;
-  return Object.prototype.hasOwnProperty.call(doc, 'ok') ? doc : { ok, ...(doc as Record<string, unknown>) };
+  const own = Object.prototype.hasOwnProperty.call(doc, 'ok') ? (doc as { ok: unknown }).ok : ok;
+  return { ok: own, ...(doc as Record<string, unknown>) };
 }

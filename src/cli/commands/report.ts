@@ -112,9 +112,9 @@ export const reportCommand: Command = {
     for (const w of r.warnings) io.err(`stepchain: report: warning: ${w}`);
     if (args.flags.has('json')) {
       io.json({
+        ok: r.ok,
         file: r.file,
         source: r.source,
-        ok: r.ok,
         head_hash: r.head_hash,
         steps: r.steps,
         errors: r.errors,
