@@ -339,9 +339,13 @@ describe('one --json shape across the commands (§9)', () => {
     const root = initRepo(fresh(), { 'x.txt': 'x\n' });
     const env = { ...ENV, STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(base, 'audit2.key') };
     const go = (args: string[]): CliResult => cli(args, { cwd: root, env });
+    // The one exception, by contract: `append --json` prints exactly the row written (the journal's line).
+    for (const p of ['p0', 'p1']) {
+      const a = go(['append', 'a', '--prompt', p, '--json']);
+      expect(a.code).toBe(0);
+      expect(readFileSync(journalFile(root, 'a'), 'utf8').endsWith(a.stdout)).toBe(true);
+    }
     const table: [string[], number][] = [
-      [['append', 'a', '--prompt', 'p0', '--json'], 0],
-      [['append', 'a', '--prompt', 'p1', '--json'], 0],
       [['verify', 'a', '--json'], 0],
       [['show', 'a', '1', '--json'], 0],
       [['replay', 'a', '--json'], 0],
@@ -393,6 +397,6 @@ describe('one --json shape across the commands (§9)', () => {
     expect((json(shown).error as { faults: unknown[] }).faults.length).toBeGreaterThan(0);
     // The commands left out of the table have no success without a terminal, Claude Code or a fork to remove.
     const rest = commands.map((c) => c.name.join(' ')).filter((c) => !seen.has(c));
-    expect(rest.sort()).toEqual(['demo', 'fork rm', 'hook claude', 'init claude', 'run ingest'].sort());
+    expect(rest.sort()).toEqual(['append', 'demo', 'fork rm', 'hook claude', 'init claude', 'run ingest'].sort());
   });
 });

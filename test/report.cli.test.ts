@@ -141,7 +141,8 @@ describe('stepchain report', () => {
     expect(whole.stderr).toMatch(
       /^stepchain: report: warning: the page embeds 40 steps \(\d\d+ MB\): .* --max-steps N/,
     );
-    const small = cli(['report', heavy, '-o', 'heavy.html', '--max-steps', '5', '--json']);
+    // Replacing the earlier report needs --force (issue 20).
+    const small = cli(['report', heavy, '-o', 'heavy.html', '--max-steps', '5', '--json', '--force']);
     expect(small).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(small.stdout)).toMatchObject({
       ok: true,

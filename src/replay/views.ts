@@ -82,7 +82,8 @@ export function signatureDocument(source: ReplaySource): { status: string; holds
  * `replay --json`: `{ok, agent_id, head_hash, steps, signature, entries, unverified}`, rows
  * as stored (the ten keys of the format); `steps` counts them all; `ok` is false only for a receipt
  * whose signature was not checked (a chain that does not verify is an error document). Keys outside the
- * ten are never in `entries`: `unverified` lists each step carrying some, `{seq, line, fields}`.
+ * ten are never in `entries`: `unverified` lists each step carrying some, `{seq, line, fields}` (present only
+ * when there is one).
  */
 export function replayDocument(
   source: ReplaySource,
@@ -94,7 +95,7 @@ export function replayDocument(
   steps: number;
   signature: { status: string; holds: boolean } | null;
   entries: JsonValue[];
-  unverified: { seq: number; line: number; fields: JsonValue }[];
+  unverified?: { seq: number; line: number; fields: JsonValue }[];
 } {
   const signature = signatureDocument(source);
   const entries: JsonValue[] = [];
@@ -111,7 +112,7 @@ export function replayDocument(
     steps: source.steps,
     signature,
     entries,
-    unverified,
+    ...(unverified.length === 0 ? {} : { unverified }),
   };
 }
 

@@ -4,10 +4,10 @@ import { InputError } from '../../errors';
 import {
   Cas,
   casDir,
+  encodeRow,
   projectRootOf,
   refuseRemovedJournalAt,
   resolveJournal,
-  rowValue,
   type StepInput,
 } from '../../journal';
 import { recordStep } from '../../record';
@@ -131,8 +131,9 @@ export const appendCommand: Command = {
     for (const w of warnings) io.err(`stepchain: warning: ${w}`);
     for (const n of notes) io.err(`stepchain: note: ${n}`);
     if (args.flags.has('json')) {
-      // The row's ten keys beside `ok` (added by the printer): a row never has a key named ok.
-      io.json(rowValue(row));
+      // Exactly the row as written, byte for byte (the journal's line): the one --json document without `ok`,
+      // which only an exit code of 0 prints (an error is the error document).
+      io.out(encodeRow(row));
     } else {
       io.out(`appended step ${row.seq} to ${journal.file}`);
       io.out(`  step_hash  ${row.step_hash}`);
