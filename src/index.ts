@@ -45,7 +45,9 @@ export {
   readVerifiedJournal,
   readWindow,
   resolveJournal,
+  ROW_KEYS,
   stepPayload,
+  unhashedKeys,
   verifyJournalBytes,
   verifyJournalFile,
 } from './journal';

@@ -22,7 +22,6 @@ import {
   rmSync,
   statSync,
   unlinkSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +31,7 @@ import { verifyRunJournal } from '../src/runs';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
 import { cliPath, repoRoot } from './helpers/paths';
 import { nodeWithSources } from './helpers/proc';
+import { cliAsOtherUser } from './helpers/unprivileged';
 
 const base = mkdtempSync(path.join(tmpdir(), 'stepchain-disk-'));
 const mnt = path.join(base, 'mnt');
@@ -231,17 +231,13 @@ describe(`a full disk (${mode}): writers of whole files`, () => {
   });
 });
 
-/** Runs the CLI as a user without root's right to write anywhere (as nobody when this suite runs as root). */
+/**
+ * Runs the CLI as a user without root's right to write anywhere (as nobody when this suite runs as root):
+ * a copy of the CLI that user can read, wherever the clone is (test/helpers/unprivileged.ts).
+ */
 function cliUnprivileged(args: string[]): CliResult {
-  if (process.getuid?.() !== 0) return cli(args, { env: ENV });
-  chmodSync(base, 0o755);
-  const wrapper = path.join(base, 'as-nobody.js');
-  writeFileSync(wrapper, `process.setgid(65534); process.setuid(65534); require(${JSON.stringify(cliPath)});\n`);
-  const s = spawnSync(process.execPath, [wrapper, ...args], {
-    env: { ...process.env, ...ENV, HOME: base },
-    encoding: 'utf8',
-  });
-  return { code: s.status ?? -1, stdout: s.stdout, stderr: s.stderr };
+  if (process.getuid?.() === 0) chmodSync(base, 0o755);
+  return cliAsOtherUser(args, { env: { ...ENV, HOME: base } });
 }
 
 describe('operating-system errors are one line naming the path and the cause, exit 2', () => {

@@ -481,7 +481,9 @@ describe('CLI (dist/cli.js)', () => {
     const r = cli(['fork', 'ag', '--from-step', '1', '--label', 'cli', '--json'], { cwd: root });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
+    // `ok` first, as in every --json document (issue 20 added it).
     expect(Object.keys(doc)).toEqual([
+      'ok',
       'fork_session_id',
       'fork_branch',
       'fork_worktree',

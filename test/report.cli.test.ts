@@ -54,9 +54,10 @@ describe('stepchain report', () => {
     expect(readFileSync(path.join(dir, 'bad.html'), 'utf8')).toContain('stepchain-data');
   });
 
-  it('overwrites a previous report but refuses any other file unless --force', () => {
+  it('refuses to replace an existing file, an earlier report too, unless --force (issue 20 changed the earlier report)', () => {
     expect(cli(['report', reference, '-o', 'again.html']).code).toBe(0);
-    expect(cli(['report', reference, '-o', 'again.html']).code).toBe(0);
+    expect(cli(['report', reference, '-o', 'again.html']).code).toBe(2);
+    expect(cli(['report', reference, '-o', 'again.html', '--force']).code).toBe(0);
     writeFileSync(path.join(dir, 'notes.txt'), 'precious\n');
     const r = cli(['report', reference, '-o', 'notes.txt']);
     expect(r.code).toBe(2);
@@ -140,7 +141,8 @@ describe('stepchain report', () => {
     expect(whole.stderr).toMatch(
       /^stepchain: report: warning: the page embeds 40 steps \(\d\d+ MB\): .* --max-steps N/,
     );
-    const small = cli(['report', heavy, '-o', 'heavy.html', '--max-steps', '5', '--json']);
+    // Replacing the earlier report needs --force (issue 20).
+    const small = cli(['report', heavy, '-o', 'heavy.html', '--max-steps', '5', '--json', '--force']);
     expect(small).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(small.stdout)).toMatchObject({
       ok: true,

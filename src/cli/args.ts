@@ -13,6 +13,8 @@ export interface OptionSpec {
   description?: string;
   /** The value's placeholder in `--help`, e.g. `DIR` (default `VALUE`). */
   value?: string;
+  /** The value `-` reads stdin: at most one such value per command line (stdin can be read once). */
+  stdin?: boolean;
 }
 
 export interface ParsedArgs {
@@ -70,7 +72,25 @@ export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, comm
       out.lists.set(t.name, [...(out.lists.get(t.name) ?? []), t.value]);
     }
   }
+  refuseSharedStdin(out, spec, command);
   return out;
+}
+
+/**
+ * Stdin can be read once: two values `-` of options that read it (`--input - --prompt-file -`, or `--blob -`
+ * twice) would give all of it to the first and nothing to the rest, so the line is refused.
+ */
+function refuseSharedStdin(args: ParsedArgs, spec: Record<string, OptionSpec>, command: string): void {
+  const readers: string[] = [];
+  for (const [name, s] of Object.entries(spec)) {
+    if (s.stdin !== true) continue;
+    const values = s.kind === 'list' ? (args.lists.get(name) ?? []) : [args.values.get(name)];
+    for (const v of values) if (v === '-') readers.push(`--${name} -`);
+  }
+  if (readers.length > 1)
+    throw new InputError(
+      `${command}: stdin can be read once, but ${readers.join(' and ')} both read it (give the others as files)`,
+    );
 }
 
 /** Whether `--help` or `-h` comes before any `--` (and is not the value of an option). */

@@ -124,12 +124,30 @@ export async function runCli(argv: string[], rawIO: CommandIO = processIO()): Pr
     return 0;
   }
   const json = wantsJson(rest, command.options);
+  // The command's one JSON document is held until it returns, so that it can say `ok` by the exit code,
+  // and an error thrown after it leaves the error document alone on stdout (exactly one document).
+  let held: { doc: unknown } | undefined;
   let code: number;
   try {
     const args = parseArgs(rest, command.options, command.name.join(' '));
-    code = await command.run(args, io, runCli);
+    code = await command.run(args, { ...io, json: (doc) => (held = { doc }) }, runCli);
+    if (held !== undefined) io.json(withOk(held.doc, code));
   } catch (e) {
     code = report(e, io, json || rawJson);
   }
   return command.maxExitCode === undefined ? code : Math.min(code, command.maxExitCode);
+}
+
+/**
+ * Every `--json` document says whether what the command checked holds: `ok` first, true exactly when the
+ * exit code is 0, unless the document states its own (verify, check, diff: the same meaning), which is
+ * moved first.
+ */
+export function withOk(doc: unknown, code: number): unknown {
+  const ok = code === 0;
+  if (doc instanceof Map)
+    return new Map([['ok', doc.has('ok') ? doc.get('ok') : ok], ...(doc as Map<string, unknown>)]);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return doc;
+  const own = Object.prototype.hasOwnProperty.call(doc, 'ok') ? (doc as { ok: unknown }).ok : ok;
+  return { ok: own, ...(doc as Record<string, unknown>) };
 }

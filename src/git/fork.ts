@@ -4,9 +4,19 @@ import path from 'node:path';
 import { auditEvent, operatorActor } from '../audit';
 import { isJsonObject, JsonParseError, parseBytes, prettySorted, type JsonObject, type JsonValue } from '../canonical';
 import { asStepchainError, InputError, IntegrityError } from '../errors';
-import { JOURNAL_FILE, journalDir, journalFile, readVerifiedJournal, runtimeDir, type ReadJournal } from '../journal';
+import {
+  Cas,
+  casDir,
+  JOURNAL_FILE,
+  journalDir,
+  journalFile,
+  readVerifiedJournal,
+  runtimeDir,
+  type ReadJournal,
+} from '../journal';
 import { findTombstone } from '../journal/tombstone';
 import { ensureDir, fsyncDir, writeAll } from '../util/fs';
+import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { pausePoint } from '../util/pause';
 import { gitAt, GitCommandError, porcelain } from './exec';
@@ -178,6 +188,28 @@ function matchingSnapshot(snaps: Map<number, SnapshotInfo>, seq: number, stepHas
   return s !== undefined && s.step_hash === stepHash ? s : undefined;
 }
 
+/**
+ * Gives the fork the blobs of the steps it inherits, so the fork is whole on its own (`show`, `export`,
+ * `receipt verify --require-blobs` in the fork see them). Copied, never hard-linked: the fork's CAS lies in
+ * a worktree an agent may write, and a hard link would let it rewrite the parent's blob in place. Each
+ * blob is checked against its digest before it is stored. Returns the digests that could not be copied.
+ */
+function copyPrefixBlobs(root: string, worktree: string, entries: ReadJournal['entries']): string[] {
+  const from = new Cas(casDir(root), false);
+  const to = new Cas(casDir(worktree));
+  const missing: string[] = [];
+  const seen = new Set<string>();
+  for (const e of entries)
+    for (const d of e.row.blob_refs) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      const bytes = from.get(d);
+      if (bytes === undefined || sha256Hex(bytes) !== d) missing.push(d);
+      else to.put(bytes);
+    }
+  return missing;
+}
+
 /** Creates a fork. Throws InputError / IntegrityError (one line) and leaves nothing behind on failure. */
 export async function createFork(options: ForkOptions): Promise<ForkResult> {
   const env = options.env ?? process.env;
@@ -314,7 +346,14 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     await porcelain(addArgs, () => git.raw(addArgs));
     pausePoint('fork:after-worktree', env);
 
-    if (forkJournal !== null) writeNewFile(forkJournal, prefix!);
+    if (forkJournal !== null) {
+      writeNewFile(forkJournal, prefix!);
+      const missing = copyPrefixBlobs(root, worktree, parent!.entries.slice(0, fromStep! + 1));
+      if (missing.length > 0)
+        warnings.push(
+          `${missing.length} blob${missing.length === 1 ? '' : 's'} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${missing.join(' ')}`,
+        );
+    }
     pausePoint('fork:after-journal', env);
     const block: ForkBlock = {
       parent_session_id: sessionId,

@@ -1,12 +1,12 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { ChainChecker, type Fault } from './chain';
 import { fastRow, type FastRow } from './fast-line';
-import { FaultList } from './faults';
+import { FaultList, MAX_LISTED_FAULTS } from './faults';
 import { parsesAsJson } from './json-syntax';
 import { pyStrip, splitSegment, type LineEnd } from './lines';
 import { decodeUtf8 } from '../canonical';
 import { isSha256Hex } from '../util/hash';
-import { readRowLine, type RowView, type StepRow } from './row';
+import { readRowLine, ROW_KEYS, unhashedKeys, type RowView, type StepRow } from './row';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord, type WasmScanner } from './wasm/scanner';
 
 /**
@@ -43,6 +43,14 @@ export interface ChunkSummary {
   indexPrev?: string[];
   /** With `recovery`: what the torn-tail rule needs. */
   recovery?: RecoveryInfo;
+  /** Rows of the right shape carrying keys outside the ten (lines relative); absent when there are none. */
+  unhashed?: UnhashedRows;
+}
+
+/** Rows carrying keys no hash covers: the first MAX_LISTED_FAULTS listed with their keys, all counted. */
+export interface UnhashedRows {
+  list: { line: number; keys: string[] }[];
+  count: number;
 }
 
 /** The torn-tail rule's view of a slice (docs/journal.md, "Recovery on open"); lines relative. */
@@ -435,6 +443,12 @@ class ChunkWalker {
       return;
     }
     if (this.refSet !== undefined && read.row !== undefined) for (const r of read.row.blob_refs) this.refSet.add(r);
+    // A row of the right shape has the ten keys; more are keys no hash covers (only the slow path sees them).
+    if (read.row !== undefined && !read.canonical && Object.keys(read.value).length > ROW_KEYS.length) {
+      const u = (this.out.unhashed ??= { list: [], count: 0 });
+      u.count++;
+      if (u.list.length < MAX_LISTED_FAULTS) u.list.push({ line, keys: unhashedKeys(Object.keys(read.value)) });
+    }
     if (this.onEntry !== undefined)
       this.onEntry(
         line,

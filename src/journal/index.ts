@@ -20,7 +20,7 @@ export type { RowIndex, Stitched } from './stitch';
 export type { ChainState, RecoveredTail } from './recover';
 export { checkTail, printTornTailNotice, repairTail } from './tail';
 export type { TornTailMoved } from './tail';
-export { encodeRow, readRowLine, ROW_KEYS, rowFromValue, rowValue } from './row';
+export { encodeRow, readRowLine, ROW_KEYS, rowFromValue, rowValue, unhashedKeys } from './row';
 export type { LineRead, ReadRow, RowView, StepRow } from './row';
 export { computeStepHash, stepPayload } from './step-hash';
 export type { StepFields } from './step-hash';

@@ -1,7 +1,8 @@
-import { lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../errors';
+import { InputError, isOsError, osCause } from '../errors';
 import { pathKind } from '../util/fs';
+import { projectRootOf } from './journal';
 import { JOURNAL_FILE, journalDir } from './layout';
 
 /** A journal named on a command line: its file, its directory, and its agent id when known. */
@@ -9,6 +10,12 @@ export interface JournalTarget {
   file: string;
   dir: string;
   agentId: string;
+  /**
+   * The project the journal belongs to: `<root>` of `<root>/.sdd/runtime/journal/<id>/`, else the project the
+   * command runs in. What rides along with the journal (audit events, snapshots, blobs) goes there, not to the
+   * current directory's project when the journal was named by a path into another one.
+   */
+  root: string;
 }
 
 /**
@@ -22,6 +29,12 @@ export interface JournalTarget {
  * a path like `../x`).
  */
 export function resolveJournal(target: string, root: string, mustExist = true): JournalTarget {
+  const found = (file: string, dir: string, agentId: string): JournalTarget => ({
+    file,
+    dir,
+    agentId,
+    root: projectRootOf(dir) ?? root,
+  });
   const isPath = target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl');
   if (!isPath) {
     const dir = journalDir(root, target); // throws InputError for an unsafe id
@@ -30,7 +43,7 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
       // A fork's journal lives in its own worktree (docs/fork.md): found by its id from the parent project
       // to read it; never a second, empty journal of that id started beside the fork.
       const fork = forkJournalDir(root, target);
-      if (fork !== undefined && mustExist) return { file: path.join(fork, JOURNAL_FILE), dir: fork, agentId: target };
+      if (fork !== undefined && mustExist) return found(path.join(fork, JOURNAL_FILE), fork, target);
       if (fork !== undefined) {
         const worktree = path.join(root, '.sdd', 'worktrees', target);
         throw new InputError(
@@ -38,28 +51,74 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
         );
       }
     }
-    if (mustExist && pathKind(file) !== 'file') {
-      throw new InputError(
-        `no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`,
-      );
+    if (mustExist) {
+      const why = unusable(file);
+      if (why !== undefined) throw new InputError(`${file}: ${why}`);
+      if (pathKind(file) !== 'file')
+        throw new InputError(
+          `no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`,
+        );
     }
-    return { file, dir, agentId: target };
+    return found(file, dir, target);
   }
   const k = pathKind(target);
   if (k === 'dir') {
     const file = path.join(target, JOURNAL_FILE);
-    if (mustExist && pathKind(file) !== 'file') throw new InputError(`${target}: no ${JOURNAL_FILE} in this directory`);
-    return { file, dir: target, agentId: path.basename(path.resolve(target)) };
+    if (mustExist) {
+      const why = unusable(file);
+      if (why !== undefined) throw new InputError(`${file}: ${why}`);
+      if (pathKind(file) !== 'file') throw new InputError(`${target}: no ${JOURNAL_FILE} in this directory`);
+    }
+    return found(file, target, path.basename(path.resolve(target)));
   }
   if (k === 'file') {
+    const why = mustExist ? unusable(target) : undefined;
+    if (why !== undefined) throw new InputError(`${target}: ${why}`);
     const dir = path.dirname(target);
-    return { file: target, dir, agentId: path.basename(path.resolve(dir)) };
+    return found(target, dir, path.basename(path.resolve(dir)));
   }
+  const why = unusable(target);
+  if (why !== undefined) throw new InputError(`${target}: ${why}`);
   throw new InputError(
     mustExist
       ? `${target}: no such journal file or directory`
       : `${target}: no such journal directory (a new journal is started by agent id, under --root)`,
   );
+}
+
+/**
+ * Why `p` cannot be read as a journal although something may be there: a directory on
+ * the way or the file itself that this user may not read (EACCES), a device, a FIFO, a
+ * socket (never opened: a FIFO would block). Undefined when it does not exist at all
+ * (the caller says "no such journal") or when it is a readable file or directory.
+ */
+function unusable(p: string): string | undefined {
+  let st;
+  try {
+    st = statSync(p);
+  } catch (e) {
+    if (!isOsError(e) || e.code === 'ENOENT') return undefined;
+    return `cannot read the journal: ${osCause(e)}`;
+  }
+  if (st.isDirectory()) return undefined;
+  if (!st.isFile()) {
+    const what = st.isFIFO()
+      ? 'a FIFO'
+      : st.isCharacterDevice()
+        ? 'a character device'
+        : st.isBlockDevice()
+          ? 'a block device'
+          : st.isSocket()
+            ? 'a socket'
+            : 'not a regular file';
+    return `not a journal: ${what === 'not a regular file' ? what : `${what}, not a regular file`}`;
+  }
+  try {
+    accessSync(p, constants.R_OK);
+  } catch (e) {
+    if (isOsError(e)) return `cannot read the journal: ${osCause(e)}`;
+  }
+  return undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { decodeUtf8, isJsonObject, parse } from '../canonical';
-import { InputError, IntegrityError } from '../errors';
+import { InputError, IntegrityError, type ErrorFault } from '../errors';
 import type { Fault } from './chain';
 import { forEachReferenceLine, pyStrip } from './lines';
 import type { ProgressFn } from './parallel';
@@ -59,7 +59,11 @@ function firstFaultLine(file: string, r: VerifyResult): string {
  */
 export function readVerifiedJournal(file: string, options: VerifyOptions = {}): ReadJournal {
   const r = readJournalFile(file, options);
-  if (!r.ok) throw new IntegrityError(firstFaultLine(file, r));
+  if (!r.ok) {
+    const e = new IntegrityError(firstFaultLine(file, r));
+    e.details = faultDetails(file, r);
+    throw e;
+  }
   return r;
 }
 
@@ -83,7 +87,13 @@ export class UnverifiedJournalError extends IntegrityError {
     readonly result: VerifyResult,
   ) {
     super(firstFaultLine(file, result));
+    this.details = faultDetails(file, result);
   }
+}
+
+/** A verify result's listed faults, for an error's `--json` document. */
+function faultDetails(file: string, r: VerifyResult): ErrorFault[] {
+  return r.errors.map((f) => ({ file, line: f.line, kind: f.kind, message: f.message }));
 }
 
 /**

@@ -39,5 +39,7 @@ export class JournalRecoveryError extends IntegrityError {
         `Remedy: move the journal aside (mv ${file} ${file}.corrupt) so a fresh chain can start, ` +
         `and keep it for \`stepchain verify\``,
     );
+    // `--json` lists the fault like every other refusal over a broken chain.
+    this.details = [{ file, line, kind, message: detail }];
   }
 }

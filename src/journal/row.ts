@@ -43,6 +43,19 @@ export const ROW_KEYS = [
   'ts',
 ] as const;
 
+const ROW_KEY_SET: ReadonlySet<string> = new Set(ROW_KEYS);
+
+/**
+ * The keys of a stored row outside the ten of the format (docs/format.md §2), in their order. No hash
+ * covers them: anyone who can write the file can add or change them without breaking the chain, so they
+ * are shown apart from the step, as unverified, never as part of it (docs/journal.md, "Keys outside the row").
+ */
+export function unhashedKeys(keys: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const k of keys) if (!ROW_KEY_SET.has(k)) out.push(k);
+  return out;
+}
+
 /** The row as a JSON value (ts kept a float even when integral). */
 export function rowValue(row: StepRow): JsonObject {
   return {

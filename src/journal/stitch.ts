@@ -1,7 +1,7 @@
 import { ZERO_HASH } from '../util/hash';
 import { hashText, type Fault } from './chain';
-import type { ChunkOptions, ChunkSummary, SliceSeed } from './chunk';
-import { FAULT_ORDER as ORDER, FaultList } from './faults';
+import type { ChunkOptions, ChunkSummary, SliceSeed, UnhashedRows } from './chunk';
+import { FAULT_ORDER as ORDER, FaultList, MAX_LISTED_FAULTS } from './faults';
 import type { LineEnd } from './lines';
 import { walkRanges, type ChunkSource, type ProgressFn } from './parallel';
 import { JournalRecoveryError, type ChainState, type RecoveredTail } from './recover';
@@ -22,6 +22,8 @@ export interface Stitched {
   lines: number;
   refs?: string[];
   index?: RowIndex;
+  /** Rows carrying keys outside the ten (absolute lines); absent when there are none. */
+  unhashed?: UnhashedRows;
 }
 
 const short = hashText;
@@ -99,6 +101,7 @@ export function stitchVerify(
   let steps = 0;
   let prev: string | null = ZERO_HASH;
   let lineBase = 0;
+  let unhashed: UnhashedRows | undefined;
   for (const s of slices) {
     const firstLine = s.first?.line ?? 0;
     const boundary = boundaryFaults(s, firstLine + lineBase, steps, prev);
@@ -117,6 +120,12 @@ export function stitchVerify(
     if (!placed) for (const b of boundary) faults.add(b);
     if (s.faults.omitted > 0) faults.addOmitted(s.faults.omitted);
     if (refs !== undefined) for (const r of s.refs ?? []) refs.add(r);
+    if (s.unhashed !== undefined) {
+      unhashed ??= { list: [], count: 0 };
+      unhashed.count += s.unhashed.count;
+      for (const u of s.unhashed.list)
+        if (unhashed.list.length < MAX_LISTED_FAULTS) unhashed.list.push({ line: u.line + lineBase, keys: u.keys });
+    }
     if (index !== undefined && s.index !== undefined) {
       const p = s.index;
       for (let i = 0; i < p.length; i += 3) index.points.push(steps + p[i]!, p[i + 1]!, lineBase + p[i + 2]!);
@@ -129,6 +138,7 @@ export function stitchVerify(
   const out: Stitched = { faults, head: steps > 0 ? (prev ?? '') : ZERO_HASH, steps, lines: lineBase };
   if (refs !== undefined) out.refs = Array.from(refs);
   if (index !== undefined) out.index = index;
+  if (unhashed !== undefined) out.unhashed = unhashed;
   return out;
 }
 

@@ -27,6 +27,12 @@ export interface VerifyResult {
   fault_count: number;
   /** Faults counted but not listed in `errors`. */
   errors_omitted: number;
+  /**
+   * Rows carrying keys outside the ten of the format (no hash covers them, so the chain holds whatever they
+   * say): listed with their keys (at most MAX_LISTED_FAULTS rows), all counted. Absent when there are none.
+   * Not a fault (the reference reads such rows); `strict` also reports each as non_canonical.
+   */
+  unhashed?: { rows: { line: number; keys: string[] }[]; count: number };
 }
 
 /** A row of the right shape as read, with its 1-based line and the line's bytes (stripped, no line ending). */
@@ -60,6 +66,7 @@ function finish(s: Stitched, options: VerifyOptions): VerifyResult {
     errors: faults.list,
     fault_count: faults.total,
     errors_omitted: faults.omitted,
+    ...(s.unhashed === undefined ? {} : { unhashed: { rows: s.unhashed.list, count: s.unhashed.count } }),
   };
 }
 

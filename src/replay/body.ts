@@ -1,7 +1,7 @@
 import { decodeUtf8, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import type { JournalEntry } from '../journal';
-import type { ReplaySource } from './source';
+import { unverifiedFields, type ReplaySource } from './source';
 import { stepChanges, type FieldChange } from './step';
 import { compactJson, displayWidth, isoTime, sanitize, truncate, valueLines, wrap } from './text';
 
@@ -178,6 +178,20 @@ export function stepBody(
   field('input_hash', [sanitize(r.input_hash)]);
   field('prev_hash', [sanitize(r.prev_hash)]);
   field('step_hash', [sanitize(r.step_hash)]);
+  // Keys outside the ten: no hash covers them, so they are set apart and named as unverified.
+  const unverified = unverifiedFields(e);
+  if (unverified.size > 0) {
+    lines.push({ text: '' });
+    lines.push({
+      text: 'UNVERIFIED: keys outside the hashed row (no hash covers them; anyone could have written them):',
+      style: 'warn',
+    });
+    const shown = [...unverified].flatMap(([k, v]) => {
+      const [first = '', ...rest] = valueLines(v, valueWidth);
+      return [`${sanitize(k)}: ${first}`, ...rest.map((l) => `  ${l}`)];
+    });
+    field('unverified', shown, 'warn', !options.expanded);
+  }
 
   if (index > 0) {
     const changes = stepChanges(source.entries.at(index - 1)!.row, r);

@@ -31,8 +31,10 @@ export {
   openJournal,
   requireVerified,
   sourceFromRead,
+  storedParts,
   storedRow,
   targetPath,
+  unverifiedFields,
 } from './source';
 export type { BlobSource, OpenOptions, ReplaySource } from './source';
 export {

@@ -15,6 +15,7 @@ import {
   type ProgressFn,
   type ReadJournal,
   type StepList,
+  unhashedKeys,
 } from '../journal';
 import { looksLikeReceipt, redactedFields } from '../receipt';
 import { sha256Hex } from '../util/hash';
@@ -170,7 +171,29 @@ export function openJournal(target: string, options: OpenOptions = {}): ReplaySo
   };
 }
 
-/** A row exactly as stored (key order, exact integers, float-ness), for `--json`. */
+/** A row exactly as stored (key order, exact integers, float-ness), keys outside the ten included (`diff`). */
 export function storedRow(entry: JournalEntry): JsonValue {
   return parse(decodeUtf8(entry.bytes), { objects: 'map' });
+}
+
+/**
+ * A stored row split in two: the step (the ten keys of the format, as stored: key order, exact integers,
+ * float-ness) and what is `unverified`, the keys outside the ten with their values, which no hash covers
+ * (docs/journal.md, "Keys outside the row"). Shown beside the step, never as part of it. A canonical row
+ * has exactly the ten keys and is not parsed for this.
+ */
+export function storedParts(entry: JournalEntry): { row: JsonValue; unverified: Map<string, JsonValue> } {
+  const stored = storedRow(entry) as Map<string, JsonValue>;
+  const unverified = new Map<string, JsonValue>();
+  if (entry.canonical) return { row: stored, unverified };
+  for (const k of unhashedKeys(stored.keys())) {
+    unverified.set(k, stored.get(k)!);
+    stored.delete(k);
+  }
+  return { row: stored, unverified };
+}
+
+/** The keys outside the ten of a step, with their values (empty for most rows). */
+export function unverifiedFields(entry: JournalEntry): Map<string, JsonValue> {
+  return entry.canonical ? new Map() : storedParts(entry).unverified;
 }

@@ -2,7 +2,7 @@ import type { JsonValue } from '../canonical';
 import type { SignatureStatus } from '../receipt';
 import type { DiffSide, JournalDiff } from './diff';
 import { entryAt, stepBlobs, stepBody, type BlobInfo } from './body';
-import { storedRow, type ReplaySource } from './source';
+import { storedParts, unverifiedFields, type ReplaySource } from './source';
 import { signatureText, sourceSignature } from './screen';
 import { stepSummary, type StepSummary } from './step';
 import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './text';
@@ -41,7 +41,35 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
     out.push(
       `… ${source.steps - rows.length} more step${source.steps - rows.length === 1 ? '' : 's'} (--limit ${rows.length})`,
     );
+  out.push(...unverifiedNotes(source, rows.length));
   return out;
+}
+
+const LISTED_UNVERIFIED = 20;
+
+/**
+ * Below the table: the steps (of the first `shown`) whose rows carry keys outside the ten, which no hash
+ * covers, named so that nobody reads them as part of a verified step (`show <seq>` prints them in full).
+ */
+function unverifiedNotes(source: ReplaySource, shown: number): string[] {
+  const notes: string[] = [];
+  let count = 0;
+  for (const e of source.entries.slice(0, shown)) {
+    const keys = [...unverifiedFields(e).keys()];
+    if (keys.length === 0) continue;
+    if (++count <= LISTED_UNVERIFIED)
+      notes.push(
+        `  step ${e.row.seq} (line ${e.line}): ${truncate(keys.map((k) => sanitize(JSON.stringify(k))).join(', '), 80)}`,
+      );
+  }
+  if (count === 0) return [];
+  const more = count > LISTED_UNVERIFIED ? [`  … and ${count - LISTED_UNVERIFIED} more`] : [];
+  return [
+    '',
+    `UNVERIFIED: ${count} step${count === 1 ? ' carries' : 's carry'} keys outside the hashed row (no hash covers them; not part of the step):`,
+    ...notes,
+    ...more,
+  ];
 }
 
 /** A receipt's signature for `--json` (`{status, holds}`), or null for a journal. */
@@ -51,9 +79,11 @@ export function signatureDocument(source: ReplaySource): { status: string; holds
 }
 
 /**
- * `replay --json`: `{ok, agent_id, head_hash, steps, signature, entries}`, rows
- * exactly as stored; `steps` counts them all; `ok` is false only for a receipt
- * whose signature was not checked (a chain that does not verify is an error document).
+ * `replay --json`: `{ok, agent_id, head_hash, steps, signature, entries, unverified}`, rows
+ * as stored (the ten keys of the format); `steps` counts them all; `ok` is false only for a receipt
+ * whose signature was not checked (a chain that does not verify is an error document). Keys outside the
+ * ten are never in `entries`: `unverified` lists each step carrying some, `{seq, line, fields}` (present only
+ * when there is one).
  */
 export function replayDocument(
   source: ReplaySource,
@@ -65,15 +95,24 @@ export function replayDocument(
   steps: number;
   signature: { status: string; holds: boolean } | null;
   entries: JsonValue[];
+  unverified?: { seq: number; line: number; fields: JsonValue }[];
 } {
   const signature = signatureDocument(source);
+  const entries: JsonValue[] = [];
+  const unverified: { seq: number; line: number; fields: JsonValue }[] = [];
+  for (const e of source.entries.slice(0, limit ?? source.entries.length)) {
+    const parts = storedParts(e);
+    entries.push(parts.row);
+    if (parts.unverified.size > 0) unverified.push({ seq: e.row.seq, line: e.line, fields: parts.unverified });
+  }
   return {
     ok: signature?.holds ?? true,
     agent_id: source.agentId,
     head_hash: source.head_hash,
     steps: source.steps,
     signature,
-    entries: source.entries.slice(0, limit ?? source.entries.length).map(storedRow),
+    entries,
+    ...(unverified.length === 0 ? {} : { unverified }),
   };
 }
 
@@ -108,13 +147,16 @@ export interface ShowDocument {
   seq: number;
   line: number;
   entry: JsonValue;
+  /** Keys of the stored row outside the ten, with their values: no hash covers them (`{}` when none). */
+  unverified: JsonValue;
   blobs: BlobInfo[];
 }
 
-/** `show --json`: the row as stored, its 1-based line, and its blobs. */
+/** `show --json`: the row as stored (its ten keys), its 1-based line, what no hash covers, and its blobs. */
 export function showDocument(source: ReplaySource, seq: number): ShowDocument {
   const e = entryAt(source, seq);
   const signature = signatureDocument(source);
+  const parts = storedParts(e);
   return {
     ok: signature?.holds ?? true,
     agent_id: source.agentId,
@@ -123,7 +165,8 @@ export function showDocument(source: ReplaySource, seq: number): ShowDocument {
     signature,
     seq: e.row.seq,
     line: e.line,
-    entry: storedRow(e),
+    entry: parts.row,
+    unverified: parts.unverified,
     blobs: stepBlobs(source, e),
   };
 }

@@ -1,4 +1,5 @@
 export {
+  checkOverwrite as refuseReportOverwrite,
   renderReport,
   writeReport,
   DEFAULT_MAX_BLOB_BYTES,

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
 import { verifyJournalBytes } from '../journal';
 import { writeFileAtomic } from '../receipt';
@@ -213,31 +213,39 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
 
 const GENERATOR_MARK = '<meta name="generator" content="stepchain report">';
 
-/** Overwriting is allowed for a previous report; anything else needs `force` (a mistyped -o must not eat a file). */
-function checkOverwrite(outFile: string, force: boolean): void {
+/**
+ * An existing file at the output is replaced only with `force`, as `export` and `publish` do: an earlier
+ * report too (a mistyped -o must not eat a file, and a report kept as evidence is not silently rewritten).
+ * The message says which it is.
+ */
+export function checkOverwrite(outFile: string, force: boolean): void {
   let st;
   try {
-    st = statSync(outFile);
+    st = lstatSync(outFile);
   } catch {
     return;
   }
   if (st.isDirectory()) throw new InputError(`${outFile}: is a directory`);
   if (force) return;
   let head = '';
-  try {
-    const fd = openSync(outFile, 'r');
+  if (st.isFile()) {
     try {
-      const buf = Buffer.alloc(2048);
-      head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('latin1');
-    } finally {
-      closeSync(fd);
+      const fd = openSync(outFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      try {
+        const buf = Buffer.alloc(2048);
+        head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('latin1');
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      /* unreadable: treated as foreign */
     }
-  } catch {
-    /* unreadable: treated as foreign */
   }
-  if (!head.includes(GENERATOR_MARK)) {
-    throw new InputError(`${outFile}: exists and is not a stepchain report; refusing to overwrite it (use --force)`);
-  }
+  throw new InputError(
+    head.includes(GENERATOR_MARK)
+      ? `${outFile}: exists (an earlier stepchain report); refusing to replace it (use --force)`
+      : `${outFile}: exists and is not a stepchain report; refusing to overwrite it (use --force)`,
+  );
 }
 
 /**

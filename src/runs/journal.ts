@@ -328,10 +328,12 @@ export class RunJournal {
     const r = readRunJournalBytes(buf.subarray(0, validEnd), { maxListed: Infinity });
     const bad = r.errors.find((f) => REFUSE.has(f.kind));
     if (bad !== undefined) {
-      throw new RunJournalRecoveryError(
+      const e = new RunJournalRecoveryError(
         `${describeRunFault(this.file, bad)}; refusing to append. Remedy: move the journal aside ` +
           `(mv ${this.file} ${this.file}.corrupt) so a fresh run can start, and keep it for \`stepchain run verify\``,
       );
+      e.details = [{ file: this.file, line: bad.line, kind: bad.kind, message: bad.message }];
+      throw e;
     }
     if (finishLine) {
       finishLastLine(this.file, buf.length, this.durable);

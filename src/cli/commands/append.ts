@@ -40,6 +40,7 @@ export const appendCommand: Command = {
     input: {
       kind: 'value',
       value: 'FILE|-',
+      stdin: true,
       description: 'The input blob (its SHA-256 is the input_hash; stored in the CAS). `-` reads stdin.',
     },
     'input-hash': {
@@ -52,11 +53,17 @@ export const appendCommand: Command = {
     'prompt-file': {
       kind: 'value',
       value: 'FILE',
+      stdin: true,
       description: 'Read the prompt from a file, byte for byte (UTF-8). `-` reads stdin.',
     },
     'tool-call': { kind: 'value', value: 'JSON', description: 'The tool call, as JSON (numbers kept exactly).' },
     'tool-result': { kind: 'value', value: 'JSON', description: 'The tool result, as JSON.' },
-    blob: { kind: 'list', value: 'FILE', description: 'An extra blob to store in the CAS and list in blob_refs.' },
+    blob: {
+      kind: 'list',
+      value: 'FILE',
+      stdin: true,
+      description: 'An extra blob to store in the CAS and list in blob_refs (`-` reads stdin).',
+    },
     'no-snapshot': { kind: 'flag', description: 'Do not record a git snapshot of the work tree for this step.' },
   },
   examples: [
@@ -110,11 +117,12 @@ export const appendCommand: Command = {
     if (blobs.length > 0) step.blobs = blobs.map((b) => readInputFile(b, io, 'blob'));
 
     // An agent id (validated before it becomes a path), or a journal directory.
-    const { dir } = resolveJournal(target, root, false);
+    const { dir, root: journalRoot } = resolveJournal(target, root, false);
     if (target.endsWith('.jsonl'))
       throw new InputError(`append: give an agent id or a journal directory, not a file (${target})`);
+    // The snapshot and the audit event go to the journal's project, wherever the command runs.
     const { row, journal, warnings, notes, snapshot } = recordStep(dir, step, {
-      root,
+      root: journalRoot,
       env: io.env,
       snapshot: !args.flags.has('no-snapshot'),
       // A journal outside the project layout stores its blobs in the --root project's CAS.
@@ -123,6 +131,8 @@ export const appendCommand: Command = {
     for (const w of warnings) io.err(`stepchain: warning: ${w}`);
     for (const n of notes) io.err(`stepchain: note: ${n}`);
     if (args.flags.has('json')) {
+      // Exactly the row as written, byte for byte (the journal's line): the one --json document without `ok`,
+      // which only an exit code of 0 prints (an error is the error document).
       io.out(encodeRow(row));
     } else {
       io.out(`appended step ${row.seq} to ${journal.file}`);

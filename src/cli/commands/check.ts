@@ -51,7 +51,9 @@ export const checkCommand: Command = {
     'expected-heads': {
       kind: 'value',
       value: 'FILE',
-      description: 'A JSON object {"agent_id": "head"}: each named agent\'s journal must end at that head.',
+      stdin: true,
+      description:
+        'A JSON object {"agent_id": "head"}: each named agent\'s journal must end at that head (`-` reads stdin).',
     },
     'warn-flagged': { kind: 'flag', description: 'Report flagged mutations as warnings instead of failing.' },
     'allow-empty': {

@@ -1,5 +1,7 @@
 import path from 'node:path';
+import { InputError } from '../../errors';
 import { Cas } from '../../journal';
+import { pathKind } from '../../util/fs';
 import { exportReceipt, type ExportOptions } from '../../receipt';
 import type { Command } from '../command';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
@@ -29,7 +31,14 @@ export const exportCommand: Command = {
     const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'export');
     const options: ExportOptions = { ...common };
     const cas = args.values.get('cas');
-    if (cas !== undefined) options.cas = new Cas(path.resolve(io.cwd, cas), false);
+    if (cas !== undefined) {
+      // A mistyped --cas is a usage error, never a receipt written with every blob "missing from the CAS".
+      const dir = path.resolve(io.cwd, cas);
+      const kind = pathKind(dir);
+      if (kind !== 'dir')
+        throw new InputError(`export: --cas ${cas}: ${kind === 'file' ? 'not a directory' : 'no such directory'}`);
+      options.cas = new Cas(dir, false);
+    }
     const r = exportReceipt(journal.file, outFile, options);
     for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { InputError } from '../../errors';
-import { projectRootOf, resolveJournal, type JournalTarget } from '../../journal';
+import { resolveJournal, type JournalTarget } from '../../journal';
 import { readPrivateKeyFile, type ReceiptAuditOptions, type ReceiptWriteOptions } from '../../receipt';
 import { assertSafeId } from '../../util/ids';
 import { expectPositionals, type OptionSpec, type ParsedArgs } from '../args';
@@ -52,7 +52,7 @@ export function receiptWriteTarget(
   refuseOverwrite(outFile, out, args, command);
   const options: ReceiptWriteOptions & { audit: ReceiptAuditOptions } = {
     agentId: assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id'),
-    audit: { root: projectRootOf(journal.dir) ?? root, env: io.env },
+    audit: { root: journal.root, env: io.env },
   };
   const key = args.values.get('sign-key');
   if (key !== undefined) options.signKey = readPrivateKeyFile(path.resolve(io.cwd, key));

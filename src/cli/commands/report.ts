@@ -4,7 +4,13 @@ import { isSafeId } from '../../util/ids';
 import type { CommandIO } from '../io';
 import { readPublicKeyFile } from '../../receipt';
 import { journalDir, projectRootOf } from '../../journal';
-import { loadReportSource, reportForkTree, writeReport, type ReportForkNode } from '../../report';
+import {
+  loadReportSource,
+  refuseReportOverwrite,
+  reportForkTree,
+  writeReport,
+  type ReportForkNode,
+} from '../../report';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -27,15 +33,15 @@ export const reportCommand: Command = {
   summary:
     'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
   description:
-    'The page embeds the journal and re-verifies every step hash in the browser, offline. An existing file is replaced only ' +
-    'when it is an earlier stepchain report, or with --force. A signed receipt given no --public-key is reported with ' +
+    'The page embeds the journal and re-verifies every step hash in the browser, offline. An existing file (an earlier ' +
+    'report too) is replaced only with --force, as export and publish do. A signed receipt given no --public-key is reported with ' +
     '"signature NOT checked" and exits 1.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
     output: { kind: 'value', short: 'o', value: 'FILE.html', description: 'The page to write (required).' },
     'public-key': PUBLIC_KEY_OPTION,
-    force: { kind: 'flag', description: 'Replace the output file even if it is not an earlier stepchain report.' },
+    force: { kind: 'flag', description: 'Replace the output file if it exists (an earlier report too).' },
     'max-steps': {
       kind: 'value',
       value: 'N',
@@ -55,13 +61,15 @@ export const reportCommand: Command = {
   exitCodes: {
     0: 'written; the chain verifies (and a signature, if any, was checked)',
     1: 'written, showing the faults (the chain does not verify, or a signature was not checked)',
-    2: 'usage or input error (the output exists and is not a report, without --force)',
+    2: 'usage or input error (the output exists, without --force)',
   },
   async run(args, io) {
     const [target] = expectPositionals(args, ['agent|dir|file|receipt'], 'report');
     const out = args.values.get('output');
     if (out === undefined) throw new InputError('report: missing -o FILE.html');
     const outFile = path.resolve(io.cwd, out);
+    // An existing file is refused before any journal is read (the check is made again when writing).
+    refuseReportOverwrite(outFile, args.flags.has('force'));
     // The window options are checked before any journal is read.
     const maxSteps = args.values.get('max-steps');
     const from = args.values.get('from');
@@ -104,9 +112,9 @@ export const reportCommand: Command = {
     for (const w of r.warnings) io.err(`stepchain: report: warning: ${w}`);
     if (args.flags.has('json')) {
       io.json({
+        ok: r.ok,
         file: r.file,
         source: r.source,
-        ok: r.ok,
         head_hash: r.head_hash,
         steps: r.steps,
         errors: r.errors,

@@ -21,6 +21,7 @@ export const runIngestCommand: Command = {
     'claude-stream': {
       kind: 'value',
       value: 'FILE|-',
+      stdin: true,
       description: 'The `claude -p --output-format stream-json` transcript (required); `-` reads stdin.',
     },
     key: { kind: 'value', value: 'FILE', description: 'The audit key file (default from the environment).' },

@@ -1,5 +1,5 @@
 import { recordRunEvent } from '../../runs';
-import { encodeRunRow } from '../../runs/row';
+import { runRowValue } from '../../runs/row';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -28,7 +28,8 @@ export const runRecordCommand: Command = {
     const event = required(args, 'event', 'run record');
     const data = jsonObjectOption(args, 'data', true) ?? new Map();
     const { row, file } = recordRunEvent(rootOf(args, io, { create: true }), run!, event, data, { env: io.env });
-    if (args.flags.has('json')) io.out(encodeRunRow(row));
+    // The row under `row` (its payload keys are the run's own: `ok` may be one of them).
+    if (args.flags.has('json')) io.json({ file, row: runRowValue(row) });
     else io.out(`recorded ${row.event} at index ${row.index} in ${file}\n  event_hash ${row.event_hash}`);
     return 0;
   },

@@ -4,6 +4,12 @@ import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { hashOption, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 
+/** A key as data: quoted, escaped, and cut when long (the terminal sanitiser sees the line after). */
+function keyText(k: string): string {
+  const q = JSON.stringify(k);
+  return q.length > 80 ? `${q.slice(0, 77)}…"` : q;
+}
+
 export const verifyCommand: Command = {
   name: ['verify'],
   usage: '<agent|dir|file> [--root DIR] [--expected-head HEX] [--strict] [--json]',
@@ -57,6 +63,7 @@ export const verifyCommand: Command = {
         errors: result.errors,
         fault_count: result.fault_count,
         errors_omitted: result.errors_omitted,
+        ...(result.unhashed === undefined ? {} : { unhashed: result.unhashed }),
       });
     } else if (result.ok) {
       io.out(`OK ${file}: ${result.steps} step${result.steps === 1 ? '' : 's'}, head ${result.head_hash}`);
@@ -64,6 +71,15 @@ export const verifyCommand: Command = {
       io.out(`FAIL ${file}: ${result.fault_count} fault${result.fault_count === 1 ? '' : 's'} in ${result.steps} rows`);
     }
     if (!result.ok) for (const line of describeFaults(file, result)) io.err(line);
+    // Not a fault (the reference reads such rows), but never passed over in silence; --strict fails on them.
+    if (!args.flags.has('strict') && result.unhashed !== undefined) {
+      for (const u of result.unhashed.rows)
+        io.err(
+          `stepchain: warning: ${file}:${u.line}: ${u.keys.length === 1 ? 'a key' : 'keys'} outside the hashed row, NOT verified: ${u.keys.map(keyText).join(', ')}`,
+        );
+      const more = result.unhashed.count - result.unhashed.rows.length;
+      if (more > 0) io.err(`stepchain: warning: ${file}: and ${more} more rows with keys outside the hashed row`);
+    }
     return result.ok ? 0 : 1;
   },
 };

@@ -1,5 +1,6 @@
 import type { JsonValue } from '../../canonical';
 import { decodeUtf8 as strictUtf8 } from '../../canonical';
+import { unhashedKeys } from '../../journal/row';
 import { valueChanges } from '../../replay/changes';
 import type { PageFault, PageVerifyResult, ReportBlob, ReportData, ReportForkNode } from './data';
 import { display, fieldText, orderedRow, preview } from './display';
@@ -479,6 +480,28 @@ export function startReport(doc: Document): void {
       dd.classList.add('changed');
     }
     detail.append(dl);
+    // Keys outside the ten: no hash covers them, so they are set apart, never shown as part of the step
+    // (textContent only: a key or value is data, never markup).
+    const extra = shown === null ? [] : unhashedKeys(shown.keys());
+    if (extra.length > 0) {
+      const box = el('div', 'unverified');
+      box.append(
+        el('h3', 'warn', 'Unverified: keys outside the hashed row'),
+        el(
+          'p',
+          'note',
+          'No step hash covers these keys: anyone who could write the journal could have added or changed them without breaking the chain. They are not part of the verified step.',
+        ),
+      );
+      const udl = el('dl', 'meta');
+      for (const k of extra) {
+        const v = shown!.get(k)!;
+        udl.append(el('dt', 'warn', k), el('dd', undefined, typeof v === 'string' ? v : display(v)));
+      }
+      box.append(udl);
+      detail.append(box);
+      detail.dataset.unverified = extra.join(',');
+    }
     for (const k of ['prompt', 'tool_call', 'tool_result'] as const) {
       const v = field(k) ?? r[k];
       detail.append(el('h3', undefined, k), pre(typeof v === 'string' ? v : display(v)));
