@@ -16,7 +16,7 @@ import {
  * Local stand-ins for a Sigstore instance, on one HTTP server on 127.0.0.1:
  * Fulcio (`/api/v2/signingCert`), Rekor (`/api/v1/log/entries`), a TSA
  * (`/api/v1/timestamp`), and a GitHub Actions OIDC token endpoint (`/token`)
- * that mints a JWT with the claims GitHub puts in one. Built on @sigstore/mock
+ * that mints a JWT with the claims GitHub puts in one, and GitHub's attestations API. Built on @sigstore/mock
  * with two corrections that make it behave like the real services: Rekor
  * stores a DSSE entry in its canonical form, and the TSA stamps whole seconds.
  */
@@ -33,6 +33,8 @@ export interface StandIns {
   root(parts: { tlog?: boolean; tsa?: boolean; ctlog?: boolean; organisation?: string }): object;
   /** Requests served, by path. */
   hits: Map<string, number>;
+  /** What GitHub's attestations API (`POST /repos/{owner}/{repo}/attestations`) was sent, with the path. */
+  attestations: { path: string; auth: string | undefined; body: { bundle?: unknown } }[];
   close(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ export async function startStandIns(repo = 'acme/app'): Promise<StandIns> {
   const tsaClock = new Date(Math.ceil(Date.now() / 1000) * 1000);
   const tsa = await initializeTSA(ecKeys(), tsaClock);
   const hits = new Map<string, number>();
+  const attestations: StandIns['attestations'] = [];
   const bearer = `bearer-${Math.random().toString(36).slice(2)}`;
   const claims = {
     iss: ISSUER,
@@ -128,6 +131,10 @@ export async function startStandIns(repo = 'acme/app'): Promise<StandIns> {
         return send(200, JSON.stringify({ value: token }));
       }
       const body = await readBody(req);
+      if (req.method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/attestations$/.test(u.pathname)) {
+        attestations.push({ path: u.pathname, auth: req.headers.authorization, body: JSON.parse(body) as object });
+        return send(201, JSON.stringify({ id: attestations.length }));
+      }
       let r: { statusCode: number; response: string | ArrayBufferView; contentType?: string };
       if (u.pathname === fulcio.path) r = await fulcio.fn(body);
       else if (u.pathname === '/api/v1/log/entries' && rekor.fn !== undefined)
@@ -165,6 +172,7 @@ export async function startStandIns(repo = 'acme/app'): Promise<StandIns> {
     token,
     bearer,
     hits,
+    attestations,
     root({ tlog: withLog = true, tsa: withTsa = true, ctlog: withCt = true, organisation = 'sigstore.mock' }) {
       return {
         mediaType: 'application/vnd.dev.sigstore.trustedroot+json;version=0.1',

@@ -178,7 +178,7 @@ function keylessArgs(
   return {
     check: {
       bundleFile,
-      policy: { identity, issuer, ...(owner === undefined ? {} : { owner }) },
+      policy: { identities: [identity], issuer, ...(owner === undefined ? {} : { owner }) },
       ...(root === undefined ? {} : { trustedRootFile: path.resolve(io.cwd, root) }),
     },
   };

@@ -11,8 +11,8 @@ import { parseTrustedRoots, publicGoodRoot, rootFor, type LoadedRoot } from './t
 
 /** Who must have signed: exact strings, no pattern (a prefix of an identity is another identity). */
 export interface KeylessIdentityPolicy {
-  /** The certificate's SAN, e.g. `https://github.com/ORG/REPO/.github/workflows/F.yml@refs/heads/main`. */
-  identity: string;
+  /** The certificate's SAN must be one of these, e.g. `https://github.com/ORG/REPO/.github/workflows/F.yml@refs/heads/main`. */
+  identities: string[];
   /** The OIDC issuer, e.g. `https://token.actions.githubusercontent.com`. */
   issuer: string;
   /** The repository owner (gh's `--owner`): the certificate's Source Repository Owner URI ends in `/OWNER`. */
@@ -120,10 +120,10 @@ export function verifyKeylessBundle(
   }
 
   if (signer !== undefined) {
-    if (signer.san !== policy.identity)
+    if (signer.san === undefined || !policy.identities.includes(signer.san))
       fault(
         'keyless_identity_mismatch',
-        `the certificate identity is ${JSON.stringify(signer.san ?? null)}, not ${JSON.stringify(policy.identity)}`,
+        `the certificate identity is ${JSON.stringify(signer.san ?? null)}, not ${policy.identities.length === 1 ? JSON.stringify(policy.identities[0]) : `one of ${policy.identities.map((i) => JSON.stringify(i)).join(', ')}`}`,
       );
     if (signer.issuer !== policy.issuer)
       fault(
@@ -278,10 +278,20 @@ export function checkKeyless(
   receipt: { bytes: Uint8Array; manifestBytes: Uint8Array | undefined },
   check: KeylessCheck,
 ): KeylessVerdict {
-  const bundle = parseBundle(readSmallFile(check.bundleFile, 'Sigstore bundle'), check.bundleFile);
   const roots =
     check.trustedRootFile === undefined
       ? [publicGoodRoot()]
       : parseTrustedRoots(readSmallFile(check.trustedRootFile, 'trusted root'), check.trustedRootFile);
-  return verifyKeylessBundle(bundle, check.bundleFile, receipt, check.policy, roots);
+  return checkKeylessWithRoots(receipt, check.bundleFile, check.policy, roots);
+}
+
+/** `checkKeyless` with the roots already loaded (the Action reads them from the base commit). */
+export function checkKeylessWithRoots(
+  receipt: { bytes: Uint8Array; manifestBytes: Uint8Array | undefined },
+  bundleFile: string,
+  policy: KeylessIdentityPolicy,
+  roots: LoadedRoot[],
+): KeylessVerdict {
+  const bundle = parseBundle(readSmallFile(bundleFile, 'Sigstore bundle'), bundleFile);
+  return verifyKeylessBundle(bundle, bundleFile, receipt, policy, roots);
 }
