@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Cas } from '../../journal';
 import { buildExport, encodeManifest, writeExport, type ExportOptions } from '../../receipt';
 import type { Command } from '../command';
-import { KEYLESS_WRITE_OPTIONS, keylessPlan } from './keyless-sign';
+import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 
 export const exportCommand: Command = {
@@ -29,8 +29,8 @@ export const exportCommand: Command = {
   ],
   exitCodes: {
     0: 'written',
-    1: 'the journal does not verify, or keyless signing failed (nothing written)',
-    2: 'usage or input error (the output exists without --force, a bad key, --keyless without an OIDC token)',
+    1: 'the journal does not verify or keyless signing failed (nothing written)',
+    2: 'usage or input error (an existing output, a bad key, no OIDC token)',
   },
   async run(args, io) {
     const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'export');
@@ -52,15 +52,8 @@ export const exportCommand: Command = {
         steps: r.manifest.steps,
         signed: r.signed,
         key_id: r.key_id,
-        keyless: signed
-          ? {
-              bundle: signed.companion.file,
-              identity: signed.identity,
-              issuer: signed.issuer,
-              log_index: signed.log_index,
-            }
-          : null,
         blobs: r.blobs,
+        ...(signed ? { keyless: keylessDoc(signed) } : {}),
       });
       return 0;
     }

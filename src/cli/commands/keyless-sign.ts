@@ -26,6 +26,16 @@ export const KEYLESS_WRITE_OPTIONS: Record<string, OptionSpec> = {
   'tsa-url': { kind: 'value', value: 'URL', description: 'With --keyless: the RFC 3161 timestamp authority.' },
 };
 
+/** What a signed receipt's bundle is, for `--json` (`keyless`, present only with --keyless). */
+export function keylessDoc(s: Awaited<ReturnType<KeylessPlan['sign']>>): {
+  bundle: string;
+  identity: string | null;
+  issuer: string | null;
+  log_index: string | null;
+} {
+  return { bundle: s.companion.file, identity: s.identity, issuer: s.issuer, log_index: s.log_index };
+}
+
 /** A keyless signature to make before anything is written. */
 export interface KeylessPlan {
   bundleFile: string;

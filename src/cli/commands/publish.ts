@@ -1,7 +1,7 @@
 import { InputError } from '../../errors';
 import { buildPublished, encodeManifest, parseRedactFields, writePublished, type PublishOptions } from '../../receipt';
 import type { Command } from '../command';
-import { KEYLESS_WRITE_OPTIONS, keylessPlan } from './keyless-sign';
+import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 
 export const publishCommand: Command = {
@@ -36,7 +36,7 @@ export const publishCommand: Command = {
   ],
   exitCodes: {
     0: 'written',
-    1: 'the journal does not verify (nothing written)',
+    1: 'the journal does not verify or keyless signing failed (nothing written)',
     2: 'usage or input error (no --opt-in, the output exists without --force, a bad field)',
   },
   async run(args, io) {
@@ -67,14 +67,7 @@ export const publishCommand: Command = {
         published_head: r.published_head,
         signed: r.signed,
         key_id: r.key_id,
-        keyless: signed
-          ? {
-              bundle: signed.companion.file,
-              identity: signed.identity,
-              issuer: signed.issuer,
-              log_index: signed.log_index,
-            }
-          : null,
+        ...(signed ? { keyless: keylessDoc(signed) } : {}),
       });
       return 0;
     }

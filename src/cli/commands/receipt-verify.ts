@@ -79,9 +79,9 @@ export const receiptVerifyCommand: Command = {
     },
   ],
   exitCodes: {
-    0: 'the receipt verifies (and its signature, under a trusted key or the identity given, when signed)',
+    0: 'the receipt verifies (and its signature, when signed)',
     1: 'a problem, each printed (a signature not checked is one)',
-    2: 'usage or input error (no such file, a bad key, a malformed bundle or trusted root, a missing flag)',
+    2: 'usage or input error (a missing file or flag, a bad key, bundle or root)',
   },
   async run(args, io) {
     const [receipt] = expectPositionals(args, ['receipt'], 'receipt verify');
