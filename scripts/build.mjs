@@ -113,6 +113,15 @@ async function nccBundle(e) {
     'es2022',
     '--no-source-map-register',
     '--transpile-only',
+    // Sigstore's HTTP stack (make-fetch-happen): `encoding` and `iconv-lite` are optional charset converters
+    // minipass-fetch requires in a try (iconv-lite alone is ~480 KB minified, for a function we never call), and
+    // cacache's dynamic import of p-map would be a second file; none of them runs on the paths we use.
+    '-e',
+    'encoding',
+    '-e',
+    'iconv-lite',
+    '-e',
+    'p-map',
   ]);
   const extra = readdirSync(outDir).filter((f) => f !== 'index.js' && f !== 'package.json');
   if (extra.length > 0)

@@ -24,7 +24,7 @@ export interface Anchors {
 
 const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g;
 
-function normalisePath(p: string, what: string): string {
+export function normalisePath(p: string, what: string): string {
   const rel = p.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
   if (rel.startsWith('/') || /^[A-Za-z]:/.test(rel) || rel.split('/').includes('..') || rel === '')
     throw new InputError(`input ${what}: ${p} is not a path inside the repository`);
@@ -32,7 +32,7 @@ function normalisePath(p: string, what: string): string {
 }
 
 /** Reads repository files for anchors: from the base commit, or (no base) from the checkout without links. */
-async function readAnchorFiles(
+export async function readAnchorFiles(
   workspace: string,
   base: string | undefined,
   paths: string[],
@@ -66,7 +66,7 @@ async function readAnchorFiles(
   return out;
 }
 
-function where(p: string, base: string | undefined): string {
+export function where(p: string, base: string | undefined): string {
   return base === undefined
     ? `${p} in the checkout (this event has no base commit)`
     : `${p} at the base commit ${base.slice(0, 12)}`;

@@ -32,6 +32,14 @@ export const ACTION_INPUTS = [
   'shard-index',
   'shard-count',
   'reports',
+  'keyless',
+  'attest',
+  'fulcio-url',
+  'rekor-url',
+  'tsa-url',
+  'keyless-identities',
+  'keyless-issuer',
+  'trusted-root',
 ] as const;
 
 export type InputName = (typeof ACTION_INPUTS)[number];
@@ -68,6 +76,16 @@ export interface ActionInputs {
   allowUnsigned: boolean;
   shard: { index: number; count: number };
   reports: string[];
+  /** Export: sign each receipt keylessly through Sigstore (R.sigstore.json beside it). */
+  keyless: boolean;
+  /** Export: also store each bundle through GitHub's attestations API. */
+  attest: boolean;
+  /** Export: Sigstore service URLs (empty: chosen by the repository's visibility). */
+  sigstoreURLs: { fulcio: string; rekor: string; tsa: string };
+  /** Verify: raw keyless anchors (identities inline or files read from the base commit; a root file). */
+  keylessIdentities: string;
+  keylessIssuer: string;
+  trustedRoot: string;
 }
 
 export const DEFAULT_REPORTS = 'stepchain-reports/**/report.json';
@@ -170,9 +188,16 @@ export function readInputs(): ActionInputs {
     allowUnsigned: bool('allow-unsigned', false),
     shard: { index, count },
     reports: parsePatterns(input('reports') || DEFAULT_REPORTS),
+    keyless: bool('keyless', false) || bool('attest', false),
+    attest: bool('attest', false),
+    sigstoreURLs: { fulcio: input('fulcio-url'), rekor: input('rekor-url'), tsa: input('tsa-url') },
+    keylessIdentities: input('keyless-identities'),
+    keylessIssuer: input('keyless-issuer') || 'https://token.actions.githubusercontent.com',
+    trustedRoot: input('trusted-root'),
   };
   if (signing !== '') inputs.signingKey = parseSigningKey(signing);
-  else if (mode === 'export' && !inputs.allowUnsigned)
+  // A keyless signature is a signature: no key is needed then.
+  else if (mode === 'export' && !inputs.allowUnsigned && !inputs.keyless)
     throw new InputError(
       'input signing-key is empty (a secret that is not set, or not given to this workflow?): ' +
         'refusing to export unsigned receipts; set allow-unsigned: true to export them unsigned',

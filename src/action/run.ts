@@ -36,6 +36,7 @@ import { asStepchainError, InputError, StepchainError } from '../errors';
 import { readUnder } from '../util/nofollow';
 import { PRODUCER } from '../version';
 import { resolveAnchors } from './anchors';
+import { checkReceiptBundles, endpointInputs, resolveKeylessAnchors, signExported } from './keyless';
 import { eventBase, type EventBase } from './event';
 import { uploadFiles, upsertComment } from './github';
 import { readInputs, type ActionInputs } from './inputs';
@@ -220,6 +221,14 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
   const anchors = await resolveAnchors(workspace, inputs, event.base);
   for (const k of anchors.keySources) info(`Trusted key ${k.keyId} from ${k.source}`);
   if (anchors.expectedHeads !== undefined) info(`Pinned heads from ${anchors.expectedHeads.source}`);
+  const keylessAnchors = await resolveKeylessAnchors(
+    workspace,
+    { identities: inputs.keylessIdentities, issuer: inputs.keylessIssuer, trustedRoot: inputs.trustedRoot },
+    event.base,
+    anchors,
+  );
+  if (keylessAnchors !== undefined)
+    info(`Keyless signers: ${keylessAnchors.policy.identities.join(', ')} (from ${keylessAnchors.source})`);
   let base = inputs.appendOnly ? event.base : undefined;
   if (!inputs.appendOnly) notes.push('append-only was switched off (append-only: false)');
   let fetchedForFork = false;
@@ -272,6 +281,8 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
     failOnFlaggedMutations: inputs.failOnFlaggedMutations,
     shard: inputs.shard,
   });
+  // A receipt's Sigstore bundle is checked under the keyless anchors, or fails it (never green unchecked).
+  await checkReceiptBundles(report, workspace, keylessAnchors);
   // The anchors may have fetched the base already (then the check found it there).
   if (anchors.fetchedBase || fetchedForFork) report.fetchedBase = true;
   if (report.fetchedBase) info(`Fetched the base commit ${event.base} (shallow checkout).`);
@@ -392,7 +403,8 @@ async function gatherMode(inputs: ActionInputs, workspace: string, event: EventB
 }
 
 async function exportMode(inputs: ActionInputs, workspace: string): Promise<void> {
-  if (inputs.signingKey === undefined) core.warning('export: allow-unsigned is true: the receipts are not signed.');
+  if (inputs.signingKey === undefined && !inputs.keyless)
+    core.warning('export: allow-unsigned is true: the receipts are not signed.');
   const dir = reportDir();
   const r = exportAllReceipts({
     root: workspace,
@@ -402,6 +414,16 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
     ...(inputs.signingKey === undefined ? {} : { signKey: inputs.signingKey }),
     redact: inputs.redact,
   });
+  // Keyless: each receipt signed through Sigstore (and attested); one that cannot be is removed and a fault.
+  const keyless = inputs.keyless
+    ? await signExported(
+        r.receipts,
+        { attest: inputs.attest, githubToken: inputs.githubToken, endpoints: endpointInputs(inputs.sigstoreURLs) },
+        r.faults,
+      )
+    : undefined;
+  if (keyless !== undefined) r.receipts = keyless.kept;
+  const bundleOf = new Map((keyless?.signed ?? []).map((k) => [k.receipt, k]));
   if (r.faults.length > 0) core.setFailed(oneLineMessage(failureLine(r.faults, 'export failed')));
   annotate(r.faults, r.faults.length > 0 ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS);
   const rel = (x: ExportedReceipt) => ({ ...x, file: path.basename(x.file) });
@@ -421,6 +443,12 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
     verified: r.receipts.length,
     failed: r.faults.length,
     receipts: r.receipts.map(rel),
+    keyless: (keyless?.signed ?? []).map((k) => ({
+      receipt: path.basename(k.receipt),
+      bundle: path.basename(k.bundle),
+      identity: k.identity,
+      attestation_id: k.attestation_id,
+    })),
     faults: r.faults,
   });
   writeJson(headsFile, heads);
@@ -437,7 +465,7 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
     '|---|---:|---|---|---|',
     ...r.receipts.map(
       (x) =>
-        `| ${mdText(x.agent_id)} | ${x.steps} | ${mdCode(x.head_hash.slice(0, 12))} | ${x.signed ? `yes (${mdText(x.key_id ?? '')})` : 'no'} | ${mdCode(path.basename(x.file))}${x.redacted ? ` (redacted: ${mdText(x.redacted.join(', '))})` : ''} |`,
+        `| ${mdText(x.agent_id)} | ${x.steps} | ${mdCode(x.head_hash.slice(0, 12))} | ${signedCell(x, bundleOf.get(x.file))} | ${mdCode(path.basename(x.file))}${x.redacted ? ` (redacted: ${mdText(x.redacted.join(', '))})` : ''} |`,
     ),
     '',
     ...r.faults.slice(0, 500).map((f) => `- ❌ ${mdCode(where(f))}: ${mdText(f.message, 500)}`),
@@ -460,11 +488,25 @@ async function exportMode(inputs: ActionInputs, workspace: string): Promise<void
     for (const w of html.warnings) core.warning(oneLineMessage(w));
     const id = await uploadFiles(
       defaultArtifactName(inputs),
-      [...r.receipts.map((x) => x.file), reportFile, ...html.files],
+      [...r.receipts.map((x) => x.file), ...[...bundleOf.values()].map((k) => k.bundle), reportFile, ...html.files],
       dir,
     );
     core.setOutput('artifact-id', id);
   }
+}
+
+/** The summary's Signed cell: the Ed25519 key and/or the keyless signer. */
+function signedCell(
+  x: ExportedReceipt,
+  k: { identity: string | null; attestation_id: string | null } | undefined,
+): string {
+  const parts: string[] = [];
+  if (x.signed) parts.push(`yes (${mdText(x.key_id ?? '')})`);
+  if (k !== undefined)
+    parts.push(
+      `keyless ${mdCode(k.identity ?? '?')}${k.attestation_id === null ? '' : `, attestation ${mdText(k.attestation_id)}`}`,
+    );
+  return parts.length === 0 ? 'no' : parts.join('; ');
 }
 
 function oneLine(e: unknown): string {

@@ -228,9 +228,23 @@ export function writeFileAtomic(file: string, bytes: Uint8Array): void {
 
 /** `stepchain export`: builds the receipt and writes it to `outFile`. */
 export function exportReceipt(journalFile: string, outFile: string, options: ExportOptions = {}): BuiltReceipt {
+  return writeExport(outFile, buildExport(journalFile, outFile, options), options);
+}
+
+/** `exportReceipt`'s first half: the receipt in memory, nothing written (a keyless signature is made over its bytes). */
+export function buildExport(journalFile: string, outFile: string, options: ExportOptions = {}): BuiltReceipt {
   refuseOverwritingJournal(journalFile, outFile);
-  const built = buildReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
-  writeFileAtomic(outFile, built.bytes);
+  return buildReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+}
+
+/** `exportReceipt`'s second half: writes the built receipt (and its companion: both or neither), then audits it. */
+export function writeExport(
+  outFile: string,
+  built: BuiltReceipt,
+  options: ExportOptions = {},
+  companion?: ReceiptCompanion,
+): BuiltReceipt {
+  writeReceiptFiles(outFile, built.bytes, companion);
   const warning = auditReceipt(options.audit, 'replay.export', built.manifest.agent_id, {
     receipt: path.resolve(outFile),
     head_hash: built.manifest.head_hash,
@@ -240,4 +254,26 @@ export function exportReceipt(journalFile: string, outFile: string, options: Exp
   });
   if (warning !== undefined) built.warnings.push(warning);
   return built;
+}
+
+/** A file that goes with a receipt (its Sigstore bundle, `R.sigstore.json`): written after it, both or neither. */
+export interface ReceiptCompanion {
+  file: string;
+  bytes: Uint8Array;
+}
+
+/** Writes a receipt and its companion; when the companion cannot be written, the receipt is removed again. */
+export function writeReceiptFiles(outFile: string, bytes: Uint8Array, companion?: ReceiptCompanion): void {
+  writeFileAtomic(outFile, bytes);
+  if (companion === undefined) return;
+  try {
+    writeFileAtomic(companion.file, companion.bytes);
+  } catch (e) {
+    try {
+      unlinkSync(outFile);
+    } catch {
+      /* already gone */
+    }
+    throw e;
+  }
 }

@@ -1,14 +1,17 @@
 export {
   auditReceipt,
+  buildExport,
   buildReceipt,
   canonicalJournalBytes,
   exportReceipt,
+  writeExport,
+  writeReceiptFiles,
   newManifest,
   packReceipt,
   wantsGzip,
   writeFileAtomic,
 } from './export';
-export type { BuiltReceipt, ExportOptions, ReceiptAuditOptions, ReceiptWriteOptions } from './export';
+export type { BuiltReceipt, ExportOptions, ReceiptAuditOptions, ReceiptCompanion, ReceiptWriteOptions } from './export';
 export {
   generateKeyPair,
   isSignersSeed,
@@ -33,11 +36,13 @@ export {
 } from './manifest';
 export type { Manifest } from './manifest';
 export {
+  buildPublished,
   buildPublishedReceipt,
   DEFAULT_REDACT,
   parseRedactFields,
   publishReceipt,
   REDACTABLE_FIELDS,
+  writePublished,
   REDACTED,
   redactRows,
 } from './publish';
@@ -63,6 +68,7 @@ export {
   MANIFEST_MEMBER,
   MAX_RECEIPT_FAULTS,
   readReceiptBytes,
+  readReceiptFile,
   SIGNATURE_MEMBER,
   verifyReceipt,
   walkReceiptJournal,

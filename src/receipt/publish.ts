@@ -9,8 +9,9 @@ import {
   packReceipt,
   refuseOverwritingJournal,
   wantsGzip,
-  writeFileAtomic,
+  writeReceiptFiles,
   type ReceiptAuditOptions,
+  type ReceiptCompanion,
   type ReceiptWriteOptions,
 } from './export';
 import type { Manifest } from './manifest';
@@ -132,9 +133,23 @@ export function buildPublishedReceipt(journalFile: string, options: PublishOptio
 
 /** `stepchain publish`: refuses without opt-in (writing nothing), else writes the redacted receipt. */
 export function publishReceipt(journalFile: string, outFile: string, options: PublishOptions): PublishResult {
+  return writePublished(outFile, buildPublished(journalFile, outFile, options), options);
+}
+
+/** `publishReceipt`'s first half: the redacted receipt in memory, nothing written. */
+export function buildPublished(journalFile: string, outFile: string, options: PublishOptions): PublishResult {
   refuseOverwritingJournal(journalFile, outFile);
-  const r = buildPublishedReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
-  writeFileAtomic(outFile, r.bytes);
+  return buildPublishedReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+}
+
+/** `publishReceipt`'s second half: writes it (and its companion: both or neither), then audits it. */
+export function writePublished(
+  outFile: string,
+  r: PublishResult,
+  options: PublishOptions,
+  companion?: ReceiptCompanion,
+): PublishResult {
+  writeReceiptFiles(outFile, r.bytes, companion);
   const warning = auditReceipt(options.audit, 'replay.publish', r.manifest.agent_id, {
     receipt: path.resolve(outFile),
     original_head: r.original_head,

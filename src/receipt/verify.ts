@@ -108,6 +108,14 @@ export function readReceiptBytes(input: Buffer | string, maxBytes = DEFAULT_MAX_
 }
 
 /**
+ * A receipt file's bytes as they are on disk (not gunzipped), read once with the
+ * cap: what a keyless signature's subject digest is computed over.
+ */
+export function readReceiptFile(file: string, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
+  return readCapped(file, maxBytes);
+}
+
+/**
  * One read of a file: opened without blocking (a FIFO is refused, not waited
  * on), checked to be a regular file on the open descriptor, and read up to one
  * byte past the cap, so a file that grows after it was measured is still refused.

@@ -2,13 +2,15 @@ import path from 'node:path';
 import { InputError } from '../../errors';
 import { Cas } from '../../journal';
 import { pathKind } from '../../util/fs';
-import { exportReceipt, type ExportOptions } from '../../receipt';
+import { buildExport, encodeManifest, writeExport, type ExportOptions } from '../../receipt';
 import type { Command } from '../command';
+import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 
 export const exportCommand: Command = {
   name: ['export'],
-  usage: '<agent|dir|file> -o RECEIPT [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--cas DIR] [--json]',
+  usage:
+    '<agent|dir|file> -o RECEIPT [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--keyless [--fulcio-url U] [--rekor-url U] [--tsa-url U]] [--cas DIR] [--json]',
   summary:
     'Verify a journal, then write a portable receipt (tar; .gz/.tgz names are gzipped): manifest, optional Ed25519 signature, chain, blobs.',
   description:
@@ -16,19 +18,25 @@ export const exportCommand: Command = {
     'named in the output and left out. Verify the receipt anywhere with `stepchain receipt verify`.',
   options: {
     ...RECEIPT_WRITE_OPTIONS,
+    ...KEYLESS_WRITE_OPTIONS,
     cas: { kind: 'value', value: 'DIR', description: "Read blobs from this CAS directory instead of the project's." },
   },
   examples: [
     { run: 'stepchain export agent-1 -o run.receipt.tar --sign-key stepchain.key', what: 'a signed receipt' },
     { run: 'stepchain export agent-1 -o run.receipt.tar --force', what: 'replace an earlier receipt' },
+    {
+      run: 'stepchain export agent-1 -o run.receipt.tar --keyless',
+      what: "sign with the workflow's identity (id-token: write): run.receipt.tar.sigstore.json",
+    },
   ],
   exitCodes: {
     0: 'written',
-    1: 'the journal does not verify (nothing written)',
-    2: 'usage or input error (the output exists without --force, a bad key)',
+    1: 'the journal does not verify or keyless signing failed (nothing written)',
+    2: 'usage or input error (an existing output, a bad key, no OIDC token)',
   },
-  run(args, io) {
+  async run(args, io) {
     const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'export');
+    const keyless = keylessPlan(args, io, outFile, out, 'export');
     const options: ExportOptions = { ...common };
     const cas = args.values.get('cas');
     if (cas !== undefined) {
@@ -39,7 +47,10 @@ export const exportCommand: Command = {
         throw new InputError(`export: --cas ${cas}: ${kind === 'file' ? 'not a directory' : 'no such directory'}`);
       options.cas = new Cas(dir, false);
     }
-    const r = exportReceipt(journal.file, outFile, options);
+    const built = buildExport(journal.file, outFile, options);
+    // Signed before anything is written: a signature that fails leaves neither file.
+    const signed = keyless && (await keyless.sign(built.bytes, encodeManifest(built.manifest)));
+    const r = writeExport(outFile, built, options, signed ? signed.companion : undefined);
     for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {
       io.json({
@@ -51,12 +62,15 @@ export const exportCommand: Command = {
         signed: r.signed,
         key_id: r.key_id,
         blobs: r.blobs,
+        ...(signed ? { keyless: keylessDoc(signed) } : {}),
       });
       return 0;
     }
     io.out(`exported ${r.manifest.steps} step${r.manifest.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out}`);
     io.out(`  head_hash ${r.manifest.head_hash}`);
     io.out(`  signed    ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
+    if (keyless && signed)
+      io.out(`  keyless   ${signed.identity ?? '?'} (${signed.issuer ?? '?'}): ${keyless.bundleShown}`);
     io.out(`  blobs     ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing from the CAS`);
     return 0;
   },

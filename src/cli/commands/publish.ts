@@ -1,12 +1,13 @@
 import { InputError } from '../../errors';
-import { parseRedactFields, publishReceipt, type PublishOptions } from '../../receipt';
+import { buildPublished, encodeManifest, parseRedactFields, writePublished, type PublishOptions } from '../../receipt';
 import type { Command } from '../command';
+import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 
 export const publishCommand: Command = {
   name: ['publish'],
   usage:
-    '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--json]',
+    '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--keyless [--fulcio-url U] [--rekor-url U] [--tsa-url U]] [--json]',
   summary:
     'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
   description:
@@ -14,6 +15,7 @@ export const publishCommand: Command = {
     '(a new head, printed beside the original), blob_refs are emptied and no blobs are bundled.',
   options: {
     ...RECEIPT_WRITE_OPTIONS,
+    ...KEYLESS_WRITE_OPTIONS,
     'opt-in': {
       kind: 'flag',
       description: 'Required: nothing leaves .sdd/runtime/ without this explicit opt-in.',
@@ -34,10 +36,10 @@ export const publishCommand: Command = {
   ],
   exitCodes: {
     0: 'written',
-    1: 'the journal does not verify (nothing written)',
+    1: 'the journal does not verify or keyless signing failed (nothing written)',
     2: 'usage or input error (no --opt-in, the output exists without --force, a bad field)',
   },
-  run(args, io) {
+  async run(args, io) {
     // Refuse before reading anything else: nothing leaves .sdd/runtime/ without an explicit opt-in.
     if (!args.flags.has('opt-in')) {
       throw new InputError(
@@ -45,10 +47,14 @@ export const publishCommand: Command = {
       );
     }
     const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'publish');
+    const keyless = keylessPlan(args, io, outFile, out, 'publish');
     const options: PublishOptions = { ...common, optIn: true };
     const redactText = args.values.get('redact');
     if (redactText !== undefined) options.redact = parseRedactFields(redactText);
-    const r = publishReceipt(journal.file, outFile, options);
+    const built = buildPublished(journal.file, outFile, options);
+    // Signed before anything is written: a signature that fails leaves neither file.
+    const signed = keyless && (await keyless.sign(built.bytes, encodeManifest(built.manifest)));
+    const r = writePublished(outFile, built, options, signed ? signed.companion : undefined);
     for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {
       io.json({
@@ -61,6 +67,7 @@ export const publishCommand: Command = {
         published_head: r.published_head,
         signed: r.signed,
         key_id: r.key_id,
+        ...(signed ? { keyless: keylessDoc(signed) } : {}),
       });
       return 0;
     }
@@ -70,6 +77,8 @@ export const publishCommand: Command = {
     io.out(`  original head  ${r.original_head}  (local journal, unchanged)`);
     io.out(`  published head ${r.published_head}  (verify the receipt against this one)`);
     io.out(`  signed         ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
+    if (keyless && signed)
+      io.out(`  keyless        ${signed.identity ?? '?'} (${signed.issuer ?? '?'}): ${keyless.bundleShown}`);
     return 0;
   },
 };

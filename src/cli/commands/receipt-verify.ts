@@ -1,18 +1,36 @@
 import path from 'node:path';
-import { describeReceiptFault, readPublicKeyFile, signatureVerdict, verifyReceipt } from '../../receipt';
-import { expectPositionals } from '../args';
+import { InputError } from '../../errors';
+import {
+  describeReceiptFault,
+  inspectReceipt,
+  readPublicKeyFile,
+  readReceiptFile,
+  ReceiptFormatError,
+  signatureVerdict,
+  type ReceiptInspection,
+} from '../../receipt';
+import { bundleBeside, notCheckedFault } from '../../receipt/keyless/bundle-path';
+import type { KeylessCheck, KeylessVerdict } from '../../receipt/keyless/verify';
+import { expectPositionals, type ParsedArgs } from '../args';
 import type { Command } from '../command';
 import { hashOption, JSON_OPTION, PUBLIC_KEY_OPTION } from '../common';
+import type { CommandIO } from '../io';
 
 export const receiptVerifyCommand: Command = {
   name: ['receipt', 'verify'],
-  usage: 'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--json]',
+  usage:
+    'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--bundle FILE --certificate-identity ID --certificate-oidc-issuer ISS [--trusted-root FILE] [--owner ORG]] [--json]',
   summary:
     'Verify a receipt offline without extracting it: members, manifest, signature, chain, blobs. Exit 0 holds, 1 does not, 2 bad input.',
   description:
     'Nothing is extracted: member names and types, the manifest, the signature, the chain from genesis, the manifest ' +
     "against the chain, and every bundled blob's digest are checked in memory. A signed receipt verifies only under a " +
-    'trusted key: given none, it fails with no_trusted_key ("signature NOT checked").',
+    'trusted key: given none, it fails with no_trusted_key ("signature NOT checked").\n\n' +
+    'A keyless signature (a Sigstore bundle, RECEIPT.sigstore.json beside it or --bundle) is checked offline against ' +
+    "a trusted root (default: the public Sigstore root shipped with stepchain; GitHub's private instance: " +
+    '`gh attestation trusted-root > roots.jsonl`, then --trusted-root roots.jsonl): the certificate identity and issuer ' +
+    'must equal the ones given exactly, and the signed statement must name this receipt file and its manifest. A ' +
+    'bundle beside the receipt that no identity was given for fails (keyless_not_checked).',
   options: {
     ...JSON_OPTION,
     'expected-head': {
@@ -22,32 +40,85 @@ export const receiptVerifyCommand: Command = {
     },
     'public-key': PUBLIC_KEY_OPTION,
     'require-blobs': { kind: 'flag', description: 'Fail when a blob the manifest names is not bundled.' },
+    bundle: {
+      kind: 'value',
+      value: 'FILE',
+      description: 'The Sigstore bundle of a keyless signature (default: RECEIPT.sigstore.json when it exists).',
+    },
+    'certificate-identity': {
+      kind: 'value',
+      value: 'ID',
+      description:
+        "The signer's exact certificate identity (SAN), e.g. https://github.com/ORG/REPO/.github/workflows/ci.yml@refs/heads/main.",
+    },
+    'certificate-oidc-issuer': {
+      kind: 'value',
+      value: 'ISS',
+      description: "The signer's exact OIDC issuer, e.g. https://token.actions.githubusercontent.com.",
+    },
+    'trusted-root': {
+      kind: 'value',
+      value: 'FILE',
+      description:
+        'A Sigstore TrustedRoot JSON, or the JSON-lines file of `gh attestation trusted-root` (default: the public Sigstore root).',
+    },
+    owner: {
+      kind: 'value',
+      value: 'ORG',
+      description: "Also require the certificate's repository owner to be ORG (as `gh attestation verify --owner`).",
+    },
   },
   examples: [
     { run: 'stepchain receipt verify run.receipt.tar --public-key keys/receipts.pub', what: 'a signed receipt' },
     { run: 'stepchain receipt verify public.receipt.tar --expected-head 7af96d16...', what: 'pinned to a head' },
+    {
+      run:
+        'stepchain receipt verify run.receipt.tar --certificate-identity https://github.com/acme/app/.github/workflows/agent.yml@refs/heads/main ' +
+        '--certificate-oidc-issuer https://token.actions.githubusercontent.com',
+      what: 'a keyless receipt (run.receipt.tar.sigstore.json beside it)',
+    },
   ],
   exitCodes: {
-    0: 'the receipt verifies (and its signature, under a trusted key, when signed)',
+    0: 'the receipt verifies (and its signature, when signed)',
     1: 'a problem, each printed (a signature not checked is one)',
-    2: 'usage or input error (no such file, a bad key)',
+    2: 'usage or input error (a missing file or flag, a bad key, bundle or root)',
   },
-  run(args, io) {
+  async run(args, io) {
     const [receipt] = expectPositionals(args, ['receipt'], 'receipt verify');
+    const receiptFile = path.resolve(io.cwd, receipt!);
     const expectedHead = hashOption(args, 'expected-head');
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
-    const r = verifyReceipt(path.resolve(io.cwd, receipt!), {
+    const keylessCheck = keylessArgs(args, io, receiptFile);
+    const options = {
       publicKeys,
       requireBlobs: args.flags.has('require-blobs'),
       ...(expectedHead === undefined ? {} : { expectedHead }),
-    });
+    };
+    const raw = readRaw(receiptFile);
+    const inspected = inspectReceipt(raw ?? receiptFile, options);
+    const r = inspected.verdict;
+    let keyless: KeylessVerdict | null = null;
+    if (keylessCheck.check !== undefined) {
+      const { checkKeyless } = await import(/* webpackMode: "eager" */ '../../receipt/keyless/verify');
+      keyless = checkKeyless(
+        { bytes: raw ?? Buffer.alloc(0), manifestBytes: manifestOf(inspected) },
+        keylessCheck.check,
+      );
+      addFaults(r, keyless.errors);
+    } else if (keylessCheck.unchecked !== undefined) {
+      addFaults(r, [notCheckedFault(path.relative(io.cwd, keylessCheck.unchecked) || keylessCheck.unchecked)]);
+    }
     if (args.flags.has('json')) {
-      io.json(r);
+      io.json(keyless === null ? r : { ...r, keyless });
     } else if (r.ok) {
       const sig = signatureVerdict(r, publicKeys.length).text;
       io.out(
         `OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
       );
+      if (keyless !== null)
+        io.out(
+          `  keyless signature verified: ${keyless.identity} (${keyless.issuer}), ${keyless.log_index === null ? 'no log entry' : `log index ${keyless.log_index}`}, signed at ${keyless.time}`,
+        );
       if (r.published)
         io.out(
           `  published receipt: ${r.redacted_fields.join(', ')} redacted, the chain re-anchored over the redacted rows (not the original head)`,
@@ -64,3 +135,72 @@ export const receiptVerifyCommand: Command = {
     return r.ok ? 0 : 1;
   },
 };
+
+/**
+ * The keyless part of the command line: a check to make (identity and issuer
+ * both given, a bundle given or beside the receipt), or a bundle beside the
+ * receipt that nobody asked to check. Half a policy is a usage error.
+ */
+function keylessArgs(
+  args: ParsedArgs,
+  io: CommandIO,
+  receiptFile: string,
+): { check?: KeylessCheck; unchecked?: string } {
+  const identity = args.values.get('certificate-identity');
+  const issuer = args.values.get('certificate-oidc-issuer');
+  const bundle = args.values.get('bundle');
+  const root = args.values.get('trusted-root');
+  const owner = args.values.get('owner');
+  if ((identity === undefined) !== (issuer === undefined))
+    throw new InputError(
+      `receipt verify: --certificate-identity and --certificate-oidc-issuer go together (${identity === undefined ? '--certificate-identity' : '--certificate-oidc-issuer'} is missing)`,
+    );
+  if (identity === undefined || issuer === undefined) {
+    for (const [name, v] of [
+      ['bundle', bundle],
+      ['trusted-root', root],
+      ['owner', owner],
+    ] as const)
+      if (v !== undefined)
+        throw new InputError(
+          `receipt verify: --${name} needs --certificate-identity and --certificate-oidc-issuer (the signer to expect)`,
+        );
+    const beside = bundleBeside(receiptFile);
+    return beside === undefined ? {} : { unchecked: beside };
+  }
+  if (identity === '' || issuer === '')
+    throw new InputError('receipt verify: --certificate-identity and --certificate-oidc-issuer must not be empty');
+  const bundleFile = bundle === undefined ? bundleBeside(receiptFile) : path.resolve(io.cwd, bundle);
+  if (bundleFile === undefined)
+    throw new InputError(
+      `receipt verify: no Sigstore bundle: give --bundle FILE or put it beside the receipt as ${path.basename(receiptFile)}.sigstore.json`,
+    );
+  return {
+    check: {
+      bundleFile,
+      policy: { identities: [identity], issuer, ...(owner === undefined ? {} : { owner }) },
+      ...(root === undefined ? {} : { trustedRootFile: path.resolve(io.cwd, root) }),
+    },
+  };
+}
+
+/** The receipt's bytes as on disk; undefined when they cannot be taken whole (the verdict then says why). */
+function readRaw(file: string): Buffer | undefined {
+  try {
+    return readReceiptFile(file);
+  } catch (e) {
+    if (e instanceof ReceiptFormatError) return undefined;
+    throw e;
+  }
+}
+
+function manifestOf(inspected: ReceiptInspection): Buffer | undefined {
+  return inspected.receipt?.manifestBytes;
+}
+
+/** Keyless faults join the receipt's: one verdict, one exit code. */
+function addFaults(r: ReceiptInspection['verdict'], faults: { kind: string; message: string }[]): void {
+  for (const f of faults) r.errors.push({ kind: f.kind, message: f.message });
+  r.fault_count += faults.length;
+  if (faults.length > 0) r.ok = false;
+}

@@ -1,0 +1,238 @@
+import { unlinkSync } from 'node:fs';
+import path from 'node:path';
+import * as core from '@actions/core';
+import * as github from '@actions/github';
+import type { SerializedBundle } from '@sigstore/bundle';
+import type { CheckFault, CheckReport, ExportedReceipt } from '../check';
+import { InputError } from '../errors';
+import { loadReceipt, readReceiptFile, writeFileAtomic } from '../receipt';
+import { bundleBeside, bundlePathOf, notCheckedFault } from '../receipt/keyless/bundle-path';
+import { serviceURL, signingEndpoints, type EndpointOverrides } from '../receipt/keyless/endpoints';
+import { idTokenSource } from '../receipt/keyless/token';
+import type { LoadedRoot } from '../receipt/keyless/trusted-root';
+import type { KeylessIdentityPolicy } from '../receipt/keyless/verify';
+import { normalisePath, readAnchorFiles, where, type Anchors } from './anchors';
+import { safeLine } from './log';
+
+/**
+ * Keyless receipts in the Action. Export: each receipt is signed through
+ * Sigstore with the workflow's identity (`id-token: write`), its bundle written
+ * beside it (a receipt whose signature fails is removed: never one without the
+ * other), and with `attest` stored through GitHub's attestations API so `gh
+ * attestation verify` finds it. Verify: a receipt's bundle is checked against
+ * the allowed identities and issuer (trust anchors read from the base commit
+ * like public-keys); a bundle nobody gave anchors for fails the receipt.
+ */
+
+/** The export inputs that concern keyless signing. */
+export interface KeylessExportInputs {
+  attest: boolean;
+  githubToken: string;
+  endpoints: EndpointOverrides;
+}
+
+/** Endpoint inputs: URLs, validated. */
+export function endpointInputs(raw: { fulcio: string; rekor: string; tsa: string }): EndpointOverrides {
+  const out: EndpointOverrides = {};
+  if (raw.fulcio !== '') out.fulcioURL = serviceURL(raw.fulcio, 'input fulcio-url');
+  if (raw.rekor !== '') out.rekorURL = serviceURL(raw.rekor, 'input rekor-url');
+  if (raw.tsa !== '') out.tsaURL = serviceURL(raw.tsa, 'input tsa-url');
+  return out;
+}
+
+/** A receipt signed keylessly: its bundle, who signed, and the attestation's id when stored. */
+export interface KeylessExported {
+  receipt: string;
+  bundle: string;
+  identity: string | null;
+  attestation_id: string | null;
+}
+
+/**
+ * Signs each exported receipt; a receipt that cannot be signed (or attested) is
+ * removed with its bundle and becomes a fault. Returns the signed ones, and the
+ * receipts that remain.
+ */
+export async function signExported(
+  receipts: ExportedReceipt[],
+  inputs: KeylessExportInputs,
+  faults: CheckFault[],
+): Promise<{ signed: KeylessExported[]; kept: ExportedReceipt[] }> {
+  const token = idTokenSource(process.env);
+  const endpoints = signingEndpoints(inputs.endpoints, process.env);
+  if (inputs.attest && inputs.githubToken === '')
+    throw new InputError('input attest: needs github-token (with attestations: write)');
+  const { signReceiptKeyless } = await import(/* webpackMode: "eager" */ '../receipt/keyless/sign');
+  const signed: KeylessExported[] = [];
+  const kept: ExportedReceipt[] = [];
+  for (const x of receipts) {
+    const bundleFile = bundlePathOf(x.file);
+    try {
+      const bytes = readReceiptFile(x.file);
+      const manifest = loadReceipt(bytes).manifestBytes;
+      const s = await signReceiptKeyless(path.basename(x.file), bytes, manifest, { endpoints, token });
+      writeFileAtomic(bundleFile, Buffer.from(`${JSON.stringify(s.bundle, null, 2)}\n`, 'utf8'));
+      const id = inputs.attest ? await storeAttestation(inputs.githubToken, s.bundle) : null;
+      signed.push({ receipt: x.file, bundle: bundleFile, identity: s.identity, attestation_id: id });
+      kept.push(x);
+      core.info(
+        safeLine(
+          `Signed ${path.basename(x.file)} keylessly as ${s.identity ?? '?'}${id === null ? '' : ` (attestation ${id})`}`,
+        ),
+      );
+    } catch (e) {
+      for (const f of [x.file, bundleFile]) {
+        try {
+          unlinkSync(f);
+        } catch {
+          /* not written */
+        }
+      }
+      faults.push({
+        item: 'receipt',
+        path: path.basename(x.file),
+        line: null,
+        kind: 'keyless_sign_failed',
+        message: `agent ${x.agent_id}: no receipt: ${e instanceof Error ? e.message : String(e)}`,
+        severity: 'error',
+        id: x.agent_id,
+      });
+    }
+  }
+  return { signed, kept };
+}
+
+/** Stores a bundle through GitHub's attestations API (`attestations: write`); returns the attestation id. */
+async function storeAttestation(token: string, bundle: SerializedBundle): Promise<string> {
+  const octokit = github.getOctokit(token);
+  const { owner, repo } = github.context.repo;
+  try {
+    const r = await octokit.request('POST /repos/{owner}/{repo}/attestations', {
+      owner,
+      repo,
+      bundle: bundle as unknown as Record<string, unknown>,
+    });
+    const data = (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as { id?: unknown };
+    return String(data?.id ?? '');
+  } catch (e) {
+    throw new Error(`storing the attestation failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+}
+
+/** Keyless trust anchors for verify mode. */
+export interface KeylessAnchors {
+  policy: KeylessIdentityPolicy;
+  roots: LoadedRoot[];
+  /** Where they came from (for the summary). */
+  source: string;
+}
+
+/**
+ * Checks the keyless bundle beside each receipt the report holds: under the
+ * anchors when given, else a bundle is a fault (never green unchecked). Faults
+ * join the report (the item and the report then fail).
+ */
+export async function checkReceiptBundles(
+  report: CheckReport,
+  workspace: string,
+  anchors: KeylessAnchors | undefined,
+): Promise<void> {
+  for (const item of report.items) {
+    if (item.kind !== 'receipt') continue;
+    const file = path.join(workspace, item.path);
+    const bundle = bundleBeside(file);
+    if (bundle === undefined) continue;
+    const faults: { kind: string; message: string }[] = [];
+    if (anchors === undefined) {
+      faults.push(notCheckedFault(path.relative(workspace, bundle)));
+      faults[0]!.message = faults[0]!.message.replace(
+        'no --certificate-identity and --certificate-oidc-issuer were given',
+        'no keyless-identities were given',
+      );
+    } else {
+      const { checkKeylessWithRoots } = await import(/* webpackMode: "eager" */ '../receipt/keyless/verify');
+      try {
+        const bytes = readReceiptFile(file);
+        let manifest: Buffer | undefined;
+        try {
+          manifest = loadReceipt(bytes).manifestBytes;
+        } catch {
+          manifest = undefined; // the receipt's own faults are already in the report
+        }
+        const v = checkKeylessWithRoots({ bytes, manifestBytes: manifest }, bundle, anchors.policy, anchors.roots);
+        faults.push(...v.errors);
+        if (v.ok) item.status = `${item.status}, keyless ${v.identity}`;
+      } catch (e) {
+        faults.push({ kind: 'keyless_unreadable', message: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    if (faults.length === 0) continue;
+    if (item.ok) {
+      item.ok = false;
+      report.verified -= 1;
+      report.failed += 1;
+    }
+    item.status = 'FAIL';
+    report.ok = false;
+    for (const f of faults)
+      report.faults.push({
+        item: 'receipt',
+        path: item.path,
+        line: null,
+        kind: f.kind,
+        message: f.message,
+        severity: 'error',
+        id: item.id,
+      });
+  }
+}
+
+/** GitHub Actions' OIDC issuer: the default `keyless-issuer`. */
+export const ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
+
+/**
+ * `keyless-identities` (and `trusted-root`) as trust anchors, read like
+ * `public-keys`: an `https://` line is an identity given inline; any other line
+ * names a repository file of identities (one a line, `#` comments), read from
+ * the event's base commit, never from the change being checked. Without
+ * `trusted-root` the public Sigstore root shipped with stepchain is used.
+ */
+export async function resolveKeylessAnchors(
+  workspace: string,
+  raw: { identities: string; issuer: string; trustedRoot: string },
+  base: string | undefined,
+  anchors: Anchors,
+): Promise<KeylessAnchors | undefined> {
+  const lines = raw.identities
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  if (lines.length === 0) {
+    if (raw.trustedRoot !== '') throw new InputError('input trusted-root: needs keyless-identities');
+    return undefined;
+  }
+  const identities = lines.filter((l) => l.startsWith('https://'));
+  const paths = lines.filter((l) => !l.startsWith('https://')).map((l) => normalisePath(l, 'keyless-identities'));
+  const sources = identities.length > 0 ? ['the keyless-identities input'] : [];
+  const files = await readAnchorFiles(workspace, base, paths, 'keyless-identities', anchors);
+  for (const p of paths) {
+    for (const l of files.get(p)!.toString('utf8').split(/\r?\n/)) {
+      const id = l.trim();
+      if (id !== '' && !id.startsWith('#')) identities.push(id);
+    }
+    sources.push(where(p, base));
+  }
+  if (identities.length === 0) throw new InputError('input keyless-identities: the files name no identity');
+  const { parseTrustedRoots, publicGoodRoot } = await import(
+    /* webpackMode: "eager" */ '../receipt/keyless/trusted-root'
+  );
+  let roots: LoadedRoot[];
+  if (raw.trustedRoot === '') roots = [publicGoodRoot()];
+  else {
+    const p = normalisePath(raw.trustedRoot, 'trusted-root');
+    const got = await readAnchorFiles(workspace, base, [p], 'trusted-root', anchors);
+    roots = parseTrustedRoots(got.get(p)!.toString('utf8'), `input trusted-root: ${p}`);
+    sources.push(`trusted root ${where(p, base)}`);
+  }
+  return { policy: { identities, issuer: raw.issuer }, roots, source: sources.join('; ') };
+}
