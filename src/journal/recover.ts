@@ -1,5 +1,6 @@
 import { IntegrityError } from '../errors';
 import { ZERO_HASH } from '../util/hash';
+import type { RollbackFault } from '../util/rollback';
 
 /** Where a journal's valid chain ends, and what (if anything) lies after it. */
 export interface RecoveredTail {
@@ -38,6 +39,24 @@ export class JournalRecoveryError extends IntegrityError {
       `${file}:${line}: ${kind}: ${detail}; refusing to append. ` +
         `Remedy: move the journal aside (mv ${file} ${file}.corrupt) so a fresh chain can start, ` +
         `and keep it for \`stepchain verify\``,
+    );
+  }
+}
+
+/**
+ * Refusal to extend a journal that holds less than an authenticated checkpoint
+ * (or this writer) verified there (docs/journal.md, "Rollback"). Exit 1.
+ */
+export class JournalRollbackError extends IntegrityError {
+  override name = 'JournalRollbackError';
+  constructor(
+    readonly file: string,
+    readonly fault: RollbackFault,
+  ) {
+    super(
+      `${file}: rollback: ${fault.message}; refusing to append. ` +
+        `Remedy: restore the journal from a copy; to give up its history instead, move it aside (mv ${file} ${file}.rolled-back) ` +
+        `so a fresh chain can start, and keep it for \`stepchain verify\``,
     );
   }
 }

@@ -203,6 +203,15 @@ export function readJournalFileBytes(file: string): Buffer {
   }
 }
 
+/**
+ * Verifies the first `end` bytes of a journal file (no more than it holds):
+ * the prefix a checkpoint vouched for, walked to learn which row ends it.
+ */
+export function verifyJournalFilePrefix(file: string, end: number, env?: NodeJS.ProcessEnv): VerifyResult {
+  const size = Math.min(end, statJournalFile(file));
+  return fileErrors(file, () => verifySource({ kind: 'file', path: file }, size, {}, env).result);
+}
+
 export function verifyJournalFile(file: string, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {
   const size = statJournalFile(file);
   return fileErrors(file, () => verifySource({ kind: 'file', path: file }, size, options, env).result);
