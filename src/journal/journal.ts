@@ -18,7 +18,7 @@ import {
 import { casDir, JOURNAL_FILE } from './layout';
 import { GENESIS, JournalRollbackError, type ChainState, type RecoveredTail } from './recover';
 import { checkpointedJournalTip, journalRollback } from './rollback';
-import { checkTail, repairTail, type TornTailMoved } from './tail';
+import { checkTail, refuseNoRows, repairTail, type TornTailMoved } from './tail';
 import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
 import { forkParentRoot, refuseRemovedJournal } from './tombstone';
@@ -336,6 +336,7 @@ export class Journal {
     const key = this.checkpointKey();
     const fromCheckpoint = key === undefined ? undefined : loadJournalCheckpoint(this.file, id, key);
     if (fromCheckpoint !== undefined) {
+      refuseNoRows(this.file, fromCheckpoint.offset, fromCheckpoint.steps);
       this.state = fromCheckpoint;
       this.known = id;
       return;
