@@ -39,6 +39,7 @@ export {
   journalFile,
   journalHead,
   JournalRecoveryError,
+  JournalRollbackError,
   readJournalBytes,
   readJournalFile,
   readStep,

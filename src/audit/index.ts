@@ -16,4 +16,5 @@ export {
 } from './verify';
 export type { ArchivedSegment, AuditFault, AuditFaultKind, AuditLine, AuditVerifyResult } from './verify';
 export { isoMicros, queryAudit } from './query';
+export { verifyAuditLogChecked } from './rollback';
 export type { AuditMatch, AuditQuery } from './query';

@@ -9,6 +9,10 @@ export function auditDir(root: string): string {
 
 export const AUDIT_LOCK = 'audit.lock';
 
+/** `<audit dir>/audit.checkpoint` (docs/journal.md, "Checkpoints"): not a `.jsonl`, so never read as a day file. */
+export const AUDIT_CHECKPOINT = 'audit.checkpoint';
+export const AUDIT_CHECKPOINT_KIND = 'audit-log';
+
 /** The UTC day file name for an instant. */
 export function dayFileName(unixMicros: number): string {
   return `${new Date(Math.floor(unixMicros / 1000)).toISOString().slice(0, 10)}.jsonl`;

@@ -17,6 +17,7 @@ import {
   statIdentity,
   tailDigest,
   writeCheckpoint,
+  type CheckpointRecord,
   type FileIdentity,
 } from '../util/checkpoint';
 import { appendDurably, ensureDir, finishLastLine, moveTornTailAside, readRange } from '../util/fs';
@@ -33,8 +34,10 @@ import {
   type AuditFields,
 } from './entry';
 import { loadAuditKey, resolveAuditKeyPath } from './key';
-import { AUDIT_LOCK, auditDir, auditFiles, dayFileName } from './layout';
+import { AUDIT_CHECKPOINT, AUDIT_CHECKPOINT_KIND, AUDIT_LOCK, auditDir, auditFiles, dayFileName } from './layout';
 import { archivedSegments, describeAuditFault, verifyAuditLog } from './verify';
+import { auditRollback, auditTornRollback, checkpointedAuditTip, priorAuditCheckpoint } from './rollback';
+import type { RollbackFault } from '../util/rollback';
 import { parsesAsJson } from '../journal/json-syntax';
 
 export interface AppendAuditOptions {
@@ -53,13 +56,14 @@ export function auditEnabled(env: NodeJS.ProcessEnv): boolean {
 
 interface Tail {
   hmac: string;
+  /** Entries in the whole chain up to this tip (undefined: from a checkpoint that did not count them). */
+  entries?: number;
   /** The newest file that holds entries (appends never go to an earlier day than it). */
   file?: string;
 }
 
-/** `<audit dir>/audit.checkpoint` (docs/journal.md, "Checkpoints"): not a `.jsonl`, so never read as a day file. */
-export const AUDIT_CHECKPOINT = 'audit.checkpoint';
-const CHECKPOINT_KIND = 'audit-log';
+export { AUDIT_CHECKPOINT };
+const CHECKPOINT_KIND = AUDIT_CHECKPOINT_KIND;
 
 interface AuditCheckpoint {
   /** Every segment (live day files and `archive/…` days) with its identity, in name order. */
@@ -141,9 +145,15 @@ function fromCheckpoint(dir: string, names: string[], key: Uint8Array): AuditChe
       return undefined;
     }
   }
+  // A checkpoint without the entry count (an earlier release's) is walked once, so the next one has it (the rollback rule needs it).
+  if (typeof s.entries !== 'number' || !Number.isSafeInteger(s.entries)) return undefined;
+  const entries = { entries: s.entries };
   return {
     files: out,
-    tail: tailFile === undefined ? { hmac: s.hmac } : { hmac: s.hmac, file: path.join(dir, tailFile) },
+    tail:
+      tailFile === undefined
+        ? { hmac: s.hmac, ...entries }
+        : { hmac: s.hmac, ...entries, file: path.join(dir, tailFile) },
     trusted: true,
   };
 }
@@ -167,7 +177,13 @@ function saveCheckpoint(dir: string, key: Uint8Array, files: [string, FileIdenti
     CHECKPOINT_KIND,
     dir,
     listing,
-    { files, hmac: tail.hmac, file: tail.file === undefined ? null : path.basename(tail.file), tail_sha256: tailSha },
+    {
+      files,
+      hmac: tail.hmac,
+      entries: tail.entries ?? null,
+      file: tail.file === undefined ? null : path.basename(tail.file),
+      tail_sha256: tailSha,
+    },
     key,
   );
 }
@@ -250,6 +266,9 @@ function recoverTail(dir: string, key: Uint8Array, durable: boolean): AuditCheck
   if (known !== undefined) return known;
   const files = auditFiles(dir);
   const before = identities(dir, names);
+  // Rollback is tampering (docs/journal.md, "Rollback"): judged against the last checkpoint, whatever the log is now.
+  const prior = priorAuditCheckpoint(dir, key);
+  const record = prior !== undefined && 'record' in prior ? prior.record : undefined;
   let repaired = false;
   let tailFile: string | undefined;
   for (let i = files.length - 1; i >= 0; i--) {
@@ -258,7 +277,7 @@ function recoverTail(dir: string, key: Uint8Array, durable: boolean): AuditCheck
     if (size === 0) continue;
     const last = lastLine(file, size);
     if (!last.terminated) {
-      size = repairTorn(file, size, last, key, durable);
+      size = repairTorn(file, size, last, key, durable, record);
       repaired = true;
     }
     const end = lastContentEnd(file, size);
@@ -273,7 +292,8 @@ function recoverTail(dir: string, key: Uint8Array, durable: boolean): AuditCheck
     tailFile = file;
     break;
   }
-  const whole = verifyAuditLog(dir, key);
+  const ck = record === undefined ? undefined : checkpointedAuditTip(record);
+  const whole = verifyAuditLog(dir, key, ck === undefined ? {} : { hashAt: ck.steps - 1 });
   // A log with no entries yet is where a new chain starts (`audit verify` is where an emptied log is reported).
   const bad = whole.errors.find((f) => f.kind !== 'no_audit_log' && f.kind !== 'empty_audit_log');
   if (bad !== undefined) {
@@ -281,8 +301,14 @@ function recoverTail(dir: string, key: Uint8Array, durable: boolean): AuditCheck
       `${describeAuditFault(dir, bad)}; refusing to extend the audit log (run \`stepchain audit verify\`)`,
     );
   }
+  // A chain that holds, but less than the checkpoint recorded: rolled back (a fault on a line is named first, above).
+  const rolledBack = ck === undefined ? undefined : auditRollback(ck, whole);
+  if (rolledBack !== undefined) refuseRollback(dir, rolledBack);
   // The whole chain verified: its tip is the last entry walked (in an archived day when no live file has one).
-  const tail: Tail = tailFile === undefined ? { hmac: whole.head_hmac } : { hmac: whole.head_hmac, file: tailFile };
+  const tail: Tail =
+    tailFile === undefined
+      ? { hmac: whole.head_hmac, entries: whole.entries }
+      : { hmac: whole.head_hmac, entries: whole.entries, file: tailFile };
   const ids = identities(dir, names) ?? [];
   // Vouched for only if nothing changed the log while it was walked (a repaired file is walked again next time).
   const trusted =
@@ -329,6 +355,7 @@ function repairTorn(
   fragment: { start: number; bytes: Buffer },
   key: Uint8Array,
   durable: boolean,
+  record: CheckpointRecord | undefined,
 ): number {
   const check = checkTailEntry(fragment.bytes, key);
   if (check.ok) {
@@ -341,8 +368,18 @@ function repairTorn(
       `${file}:${lineNumberAt(file, fragment.start)}: ${check.why} (it parses as JSON, so it is no torn write); refusing to extend the audit log (run \`stepchain audit verify\`)`,
     );
   }
+  // Bytes the checkpoint vouched for are no torn write: the entry there was cut or edited.
+  const vouched = record === undefined ? undefined : auditTornRollback(record, path.basename(file), fragment.start);
+  if (vouched !== undefined) refuseRollback(file, vouched);
   moveTornTailAside(file, fragment.start, durable, 0o600);
   return fragment.start;
+}
+
+function refuseRollback(where: string, f: RollbackFault): never {
+  throw new IntegrityError(
+    `${where}: rollback: ${f.message}; refusing to extend the audit log (run \`stepchain audit verify\`; restore the ` +
+      `log from a copy)`,
+  );
 }
 
 function checkText(name: string, v: unknown): string {
@@ -407,8 +444,9 @@ export function appendAuditEvent(
     const files = known.files.filter(([n]) => n !== name);
     files.push([name, identityOf(after)]);
     files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = tail.entries === undefined ? {} : { entries: tail.entries + 1 };
     // Only a log nothing else touched while we verified and wrote it is vouched for (docs/journal.md, "Checkpoints").
-    if (untouched) saveCheckpoint(dir, key, files, { hmac, file });
+    if (untouched) saveCheckpoint(dir, key, files, { hmac, file, ...entries });
     return { ...(entry as Omit<AuditEntry, 'hmac'>), hmac };
   } finally {
     lock();

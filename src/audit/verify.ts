@@ -16,7 +16,9 @@ export type AuditFaultKind =
   | 'hmac_mismatch'
   | 'no_audit_log'
   | 'empty_audit_log'
-  | 'unreadable_archive';
+  | 'unreadable_archive'
+  /** An authenticated checkpoint recorded more than the log holds now (docs/journal.md, "Rollback"). */
+  | 'rollback';
 
 /**
  * One fault: the file (name inside the audit directory), its 1-based line, a
@@ -45,6 +47,8 @@ export interface AuditVerifyResult {
   fault_count: number;
   /** Faults counted but not listed. */
   errors_omitted: number;
+  /** With `hashAt`: the stored hmac of the entry at that index (0-based, archived days first), when the log holds it. */
+  hash_at?: string;
 }
 
 /** A parsed line of the log with where it is. */
@@ -200,7 +204,7 @@ function readLine(file: string, line: number, bytes: Buffer): AuditLine {
  * zeros at genesis), each `hmac` recomputed. Reports every fault with its
  * file and line; the chain follows the stored hmac, so one edit is reported once.
  */
-export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult {
+export function verifyAuditLog(dir: string, key: Uint8Array, options: { hashAt?: number } = {}): AuditVerifyResult {
   const archived = archivedSegments(dir);
   const live = auditFiles(dir);
   const files = [...archived.map((a) => a.name), ...live];
@@ -214,9 +218,11 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
     errors: errors.list,
     fault_count: errors.total,
     errors_omitted: errors.omitted,
+    ...(hashAt === undefined ? {} : { hash_at: hashAt }),
   });
   let prev = GENESIS_HMAC;
   let entries = 0;
+  let hashAt: string | undefined;
   // Archived days first (the reference's order), then the live files: one chain.
   const segments: { file: string; bytes?: Buffer }[] = [];
   for (const a of archived) {
@@ -238,8 +244,9 @@ export function verifyAuditLog(dir: string, key: Uint8Array): AuditVerifyResult 
         fault('malformed_json', l.error ?? 'malformed');
         continue;
       }
-      entries++;
       const e = l.entry;
+      if (entries === options.hashAt && typeof e.hmac === 'string') hashAt = e.hmac;
+      entries++;
       const missing = [...ENTRY_KEYS, 'hmac'].filter((k) => !Object.prototype.hasOwnProperty.call(e, k));
       if (missing.length > 0) fault('missing_field', `entry has no ${missing.map((k) => `"${k}"`).join(', ')}`);
       if (!l.canonical) fault('non_canonical', 'non-canonical line bytes (not json.dumps(entry, sort_keys=True))');

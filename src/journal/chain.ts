@@ -8,7 +8,9 @@ export type FaultKind =
   | 'step_hash_mismatch'
   | 'head_mismatch'
   | 'non_canonical'
-  | 'empty_journal';
+  | 'empty_journal'
+  /** An authenticated checkpoint recorded more than the file holds now (docs/journal.md, "Rollback"). */
+  | 'rollback';
 
 /**
  * One fault, with its 1-based line (null for whole-journal faults such as

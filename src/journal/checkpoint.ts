@@ -8,7 +8,8 @@ import type { ChainState } from './recover';
  * (offset = size, steps, head) and the digest of the file's last bytes (the
  * last append's, at most 4 KiB).
  */
-const KIND = 'journal';
+export const JOURNAL_CHECKPOINT_KIND = 'journal';
+const KIND = JOURNAL_CHECKPOINT_KIND;
 
 export function journalCheckpointFile(journalFile: string): string {
   return `${journalFile}.checkpoint`;

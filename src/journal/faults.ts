@@ -78,6 +78,7 @@ export const FAULT_ORDER: Record<FaultKind, number> = {
   non_canonical: 4,
   head_mismatch: 5,
   empty_journal: 6,
+  rollback: 7,
 };
 
 /** Every (line, kind) a fault list stands for, runs expanded, in line order (for tests and comparisons). */

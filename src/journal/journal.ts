@@ -5,13 +5,20 @@ import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { checkpointKey, identityOf, sameIdentity, statIdentity, type FileIdentity } from '../util/checkpoint';
 import { appendDurably, ensureDir, ensureDirUnder } from '../util/fs';
+import { priorCheckpoint, type CheckpointedTip } from '../util/rollback';
 import { acquireLock, lockTimeoutFromEnv, type LockHandle } from '../util/lock';
 import { pausePoint } from '../util/pause';
 import { Cas } from './cas';
-import { loadJournalCheckpoint, saveJournalCheckpoint } from './checkpoint';
+import {
+  journalCheckpointFile,
+  JOURNAL_CHECKPOINT_KIND,
+  loadJournalCheckpoint,
+  saveJournalCheckpoint,
+} from './checkpoint';
 import { casDir, JOURNAL_FILE } from './layout';
-import { GENESIS, type ChainState } from './recover';
-import { checkTail, repairTail, type TornTailMoved } from './tail';
+import { GENESIS, JournalRollbackError, type ChainState, type RecoveredTail } from './recover';
+import { checkpointedJournalTip, journalRollback } from './rollback';
+import { checkTail, refuseNoRows, repairTail, type TornTailMoved } from './tail';
 import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
 import { forkParentRoot, refuseRemovedJournal } from './tombstone';
@@ -278,6 +285,28 @@ export class Journal {
   }
 
   /**
+   * The rollback rule (docs/journal.md, "Rollback"), before anything is
+   * repaired: the walked file against what this object last verified and
+   * against the authenticated checkpoint beside it, whatever identity the
+   * file has now.
+   */
+  private refuseRollback(t: RecoveredTail): void {
+    const tips: CheckpointedTip[] = [];
+    if (this.known !== undefined) tips.push({ steps: this.state.steps, head: this.state.head, end: this.state.offset });
+    const key = this.checkpointKey();
+    const prior =
+      key === undefined
+        ? undefined
+        : priorCheckpoint(journalCheckpointFile(this.file), JOURNAL_CHECKPOINT_KIND, this.env, key);
+    const recorded = prior !== undefined && 'record' in prior ? checkpointedJournalTip(prior.record) : undefined;
+    if (recorded !== undefined) tips.push(recorded);
+    for (const ck of tips) {
+      const f = journalRollback(this.file, ck, { steps: t.steps, head: t.head }, t.tornFrom, this.env);
+      if (f !== undefined) throw new JournalRollbackError(this.file, f);
+    }
+  }
+
+  /**
    * Under the lock: establish the verified state of the file as it is now
    * (unchanged since our last look, else its checkpoint, else the full walk),
    * repairing a torn tail.
@@ -307,6 +336,7 @@ export class Journal {
     const key = this.checkpointKey();
     const fromCheckpoint = key === undefined ? undefined : loadJournalCheckpoint(this.file, id, key);
     if (fromCheckpoint !== undefined) {
+      refuseNoRows(this.file, fromCheckpoint.offset, fromCheckpoint.steps);
       this.state = fromCheckpoint;
       this.known = id;
       return;
@@ -316,6 +346,8 @@ export class Journal {
     const from = GENESIS;
     // The torn-tail rule (docs/journal.md): refuse anything but valid rows and a torn tail; move that aside and say so.
     const t = checkTail(this.file, from, size, this.env);
+    // Rollback is tampering: never repair or extend a file that holds less than was verified here before.
+    this.refuseRollback(t);
     this.state = repairTail(this.file, t, size, this.durable, this.onTornTail);
     // Vouched for only if the file is still exactly what was walked: an edit made during the walk (to a part
     // already read) must not be checkpointed. A repaired file is walked again by the next writer instead.

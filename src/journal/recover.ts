@@ -1,5 +1,6 @@
 import { IntegrityError } from '../errors';
 import { ZERO_HASH } from '../util/hash';
+import type { RollbackFault } from '../util/rollback';
 
 /** Where a journal's valid chain ends, and what (if anything) lies after it. */
 export interface RecoveredTail {
@@ -41,5 +42,23 @@ export class JournalRecoveryError extends IntegrityError {
     );
     // `--json` lists the fault like every other refusal over a broken chain.
     this.details = [{ file, line, kind, message: detail }];
+  }
+}
+
+/**
+ * Refusal to extend a journal that holds less than an authenticated checkpoint
+ * (or this writer) verified there (docs/journal.md, "Rollback"). Exit 1.
+ */
+export class JournalRollbackError extends IntegrityError {
+  override name = 'JournalRollbackError';
+  constructor(
+    readonly file: string,
+    readonly fault: RollbackFault,
+  ) {
+    super(
+      `${file}: rollback: ${fault.message}; refusing to append. ` +
+        `Remedy: restore the journal from a copy; to give up its history instead, move it aside (mv ${file} ${file}.rolled-back) ` +
+        `so a fresh chain can start, and keep it for \`stepchain verify\``,
+    );
   }
 }

@@ -2,7 +2,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { finishLastLine, moveTornTailAside } from '../util/fs';
 import { sanitize } from '../util/terminal';
 import { scanSlices } from './parallel';
-import type { ChainState, RecoveredTail } from './recover';
+import { JournalRecoveryError, type ChainState, type RecoveredTail } from './recover';
+import { noRowsFault } from './no-rows';
 import { stitchRecovery } from './stitch';
 
 /**
@@ -15,7 +16,21 @@ import { stitchRecovery } from './stitch';
  */
 export function checkTail(file: string, from: ChainState, size: number, env?: NodeJS.ProcessEnv): RecoveredTail {
   const slices = scanSlices({ kind: 'file', path: file }, from.offset, size, { strict: false, recovery: true }, env);
-  return stitchRecovery(file, slices, from, size, () => (from.offset === 0 ? 0 : countLinesInFile(file, from.offset)));
+  const t = stitchRecovery(file, slices, from, size, () =>
+    from.offset === 0 ? 0 : countLinesInFile(file, from.offset),
+  );
+  // Never extend what verify rejects: what stays once a torn tail is set aside must not be blank lines alone.
+  refuseNoRows(file, t.tornFrom ?? t.validEnd, t.steps);
+  return t;
+}
+
+/**
+ * The rule verify applies to a journal without rows (src/journal/no-rows.ts),
+ * applied to the `bytes` an append would extend: only blank lines are refused.
+ */
+export function refuseNoRows(file: string, bytes: number, steps: number): void {
+  const f = noRowsFault({ bytes, steps, malformedLines: false });
+  if (f !== undefined) throw new JournalRecoveryError(file, 1, f.kind, `${f.message}: the file holds only blank lines`);
 }
 
 /** What `repairTail` did to a torn tail (for the operator: stderr by default). */

@@ -7,6 +7,7 @@ import type { FaultList } from './faults';
 import { scanSlices, type ChunkSource, type ProgressFn } from './parallel';
 import { rowValue, type StepRow } from './row';
 import { stitchVerify, type RowIndex, type Stitched } from './stitch';
+import { noRowsFault } from './no-rows';
 
 export interface VerifyOptions {
   /** The head the caller expects (e.g. from a signed receipt). */
@@ -47,15 +48,16 @@ export interface ReadJournal extends VerifyResult {
   entries: JournalEntry[];
 }
 
-/** The whole-journal faults after the walk: no steps at all, a head other than expected. */
-function finish(s: Stitched, options: VerifyOptions): VerifyResult {
+/** The whole-journal faults after the walk of `bytes` bytes: no row where one was due, a head other than expected. */
+function finish(s: Stitched, bytes: number, options: VerifyOptions): VerifyResult {
   const faults: FaultList = s.faults;
-  if (s.steps === 0)
-    faults.add({
-      line: null,
-      kind: 'empty_journal',
-      message: s.lines === 0 ? 'journal has no steps' : 'journal has no steps (no line holds a row)',
-    });
+  const noRows = noRowsFault({
+    bytes,
+    steps: s.steps,
+    // With no row walked, a malformed line is among the first listed faults (blank-line notes cannot fill the list first).
+    malformedLines: faults.list.some((f) => f.kind === 'malformed_json'),
+  });
+  if (noRows !== undefined) faults.add(noRows);
   if (options.expectedHead !== undefined && options.expectedHead !== s.head) {
     faults.add({ line: null, kind: 'head_mismatch', message: `head ${s.head}, expected ${options.expectedHead}` });
   }
@@ -89,7 +91,7 @@ function verifySource(
   const o = chunkOptions(options, extra);
   const slices = scanSlices(source, 0, size, o, env, options.onProgress);
   const stitched = stitchVerify(source, slices, o, env, options.onProgress);
-  return { result: finish(stitched, options), stitched };
+  return { result: finish(stitched, size, options), stitched };
 }
 
 /** Verifies journal bytes (e.g. a receipt's journal member). */
@@ -164,7 +166,7 @@ export function readJournalBytes(buf: Buffer, options: VerifyOptions = {}): Read
   const slice = scanChunk(buf, 0, buf.length, 0, o, undefined, (line, _view, row, bytes, canonical) => {
     if (row !== undefined) entries.push({ line, row, bytes: Buffer.from(bytes!), canonical });
   });
-  const result = finish(stitchVerify({ kind: 'bytes', bytes: buf }, [slice], o), options);
+  const result = finish(stitchVerify({ kind: 'bytes', bytes: buf }, [slice], o), buf.length, options);
   return { ...result, entries };
 }
 
@@ -208,6 +210,15 @@ export function readJournalFileBytes(file: string): Buffer {
   } catch (e) {
     throw new InputError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+}
+
+/**
+ * Verifies the first `end` bytes of a journal file (no more than it holds):
+ * the prefix a checkpoint vouched for, walked to learn which row ends it.
+ */
+export function verifyJournalFilePrefix(file: string, end: number, env?: NodeJS.ProcessEnv): VerifyResult {
+  const size = Math.min(end, statJournalFile(file));
+  return fileErrors(file, () => verifySource({ kind: 'file', path: file }, size, {}, env).result);
 }
 
 export function verifyJournalFile(file: string, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {

@@ -46,3 +46,4 @@ export {
   verifyRunJournal,
 } from './verify';
 export type { ReadRunJournal, RunEntry, RunFault, RunFaultKind, RunVerifyOptions, RunVerifyResult } from './verify';
+export { verifyRunJournalChecked } from './rollback';

@@ -29,6 +29,8 @@ import {
   type RunRow,
 } from './row';
 import { describeRunFault, readRunJournalBytes, type RunFaultKind } from './verify';
+import { checkpointedRunTip, runCheckpointFile, runRollback, RUN_CHECKPOINT_KIND } from './rollback';
+import { priorCheckpoint } from '../util/rollback';
 
 /** What a writer knows about the verified journal it extends. */
 export interface RunState {
@@ -105,7 +107,7 @@ export function checkRunEvent(e: RunEventInput): void {
   }
 }
 
-const CHECKPOINT_KIND = 'run-journal';
+const CHECKPOINT_KIND = RUN_CHECKPOINT_KIND;
 
 /** The state a checkpoint stores (Maps as pair lists). */
 function stateToJson(s: RunState, tail: string): Record<string, unknown> {
@@ -244,7 +246,7 @@ export class RunJournal {
   }
 
   private checkpointFile(): string {
-    return `${this.file}.checkpoint`;
+    return runCheckpointFile(this.file);
   }
 
   /** The state the checkpoint records, when it holds for the file whose identity is `id` now. */
@@ -272,6 +274,22 @@ export class RunJournal {
       return;
     }
     writeCheckpoint(this.checkpointFile(), CHECKPOINT_KIND, this.file, id, stateToJson(state, tail), key);
+  }
+
+  /** The rollback rule (docs/journal.md, "Rollback") against the authenticated checkpoint, whatever the file's identity now. */
+  private refuseRollback(count: number, entries: readonly { row: RunRow }[], tornFrom: number | undefined): void {
+    const key = this.key();
+    if (key === undefined) return;
+    const prior = priorCheckpoint(runCheckpointFile(this.file), CHECKPOINT_KIND, this.options.env ?? process.env, key);
+    const ck = prior !== undefined && 'record' in prior ? checkpointedRunTip(prior.record) : undefined;
+    if (ck === undefined) return;
+    const f = runRollback(ck, { count, hashAt: entries[ck.steps - 1]?.row.event_hash }, tornFrom);
+    if (f !== undefined)
+      throw new RunJournalRecoveryError(
+        `${this.file}: rollback: ${f.message}; refusing to append. Remedy: restore the journal from a copy; to give up ` +
+          `its history instead, move it aside (mv ${this.file} ${this.file}.rolled-back) so a fresh run can start, and ` +
+          `keep it for \`stepchain run verify\``,
+      );
   }
 
   /** Appends events (validated) and returns their rows. */
@@ -335,6 +353,10 @@ export class RunJournal {
       e.details = [{ file: this.file, line: bad.line, kind: bad.kind, message: bad.message }];
       throw e;
     }
+    // Rollback is tampering: never repair or extend a file that holds less than a checkpoint recorded (before any repair).
+    // A missing file is a fresh run (the checkpoint of one moved aside is overwritten by its first append).
+    if (id !== undefined)
+      this.refuseRollback(r.count, r.entries, validEnd < buf.length && !finishLine ? validEnd : undefined);
     if (finishLine) {
       finishLastLine(this.file, buf.length, this.durable);
     } else if (validEnd < buf.length) {

@@ -15,10 +15,13 @@ export type RunFaultKind =
   | 'flagged_mutation'
   | 'bad_capability'
   | 'capability_conflict'
-  | 'non_canonical';
+  | 'non_canonical'
+  /** An authenticated checkpoint recorded more than the file holds now (docs/journal.md, "Rollback"). */
+  | 'rollback';
 
 /**
- * One fault: its 1-based line, the 0-based row index (null when the line is not a row), kind, message. A run of
+ * One fault: its 1-based line (0: the whole file, a `rollback`), the 0-based row index (null when the line is not a
+ * row), kind, message. A run of
  * the same kind on consecutive lines is one entry (`last_line`, `count`; `index` and `message` are the first's).
  */
 export interface RunFault {
@@ -53,6 +56,8 @@ export interface RunVerifyResult {
   fault_count: number;
   /** Faults counted but not listed. */
   errors_omitted: number;
+  /** With `hashAt`: the stored event_hash of the row at that index, when the journal holds it. */
+  hash_at?: string;
 }
 
 export interface RunVerifyOptions {
@@ -62,6 +67,8 @@ export interface RunVerifyOptions {
   maxListed?: number;
   /** Keep every row in `entries` (default true; a verdict alone does not need them, and they cost memory). */
   keepEntries?: boolean;
+  /** Record the stored event_hash of the row at this index in `hash_at` (the rollback rule's evidence). */
+  hashAt?: number;
 }
 
 /** A well-formed row with where it was read. */
@@ -97,6 +104,7 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
   let index = 0;
   let mutations = 0;
   let divergent: { index: number; expected: string; actual: string } | undefined;
+  let hashAt: string | undefined;
   let chainOk = true;
   // Lines as the reference reads them (docs/journal.md, "Reading rules"): universal newlines, str.strip(), blank lines skipped.
   let line = 0;
@@ -183,6 +191,7 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
       }
     }
     if (options.keepEntries !== false) entries.push({ line, row });
+    if (i === options.hashAt) hashAt = row.event_hash;
     prev = row.event_hash;
     index++;
   });
@@ -201,6 +210,7 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     errors: errors.list,
     fault_count: errors.total,
     errors_omitted: errors.omitted,
+    ...(hashAt === undefined ? {} : { hash_at: hashAt }),
     entries,
   };
 }
@@ -233,6 +243,8 @@ export function verifyRunJournal(file: string, options: RunVerifyOptions = {}): 
 /** `file:line: kind at index N: message` for one fault; a run reads `file:first-last: kind: N faults ..., the first: ...`. */
 export function describeRunFault(file: string, f: RunFault): string {
   const at = f.index === null ? '' : ` at index ${f.index}`;
+  // Line 0: a fault of the whole file (a rollback).
+  if (f.line === 0) return `${file}: ${f.kind}${at}: ${f.message}`;
   if (f.last_line === undefined || f.count === undefined) return `${file}:${f.line}: ${f.kind}${at}: ${f.message}`;
   return `${file}:${f.line}-${f.last_line}: ${f.kind}: ${f.count.toLocaleString('en-US')} faults on consecutive lines, the first${at}: ${f.message}`;
 }

@@ -114,11 +114,12 @@ function readOwnKey(file: string): Buffer | undefined {
 
 /**
  * The local checkpoint key (32 random bytes as 64 hex digits, 0600, in a
- * 0700 directory), created on first use; undefined when it cannot be had
- * (no writable state directory, wrong permissions): checkpoints are then
- * simply not used. Never throws.
+ * 0700 directory), created on first use (unless `create` is false: a
+ * verifier only reads it); undefined when it cannot be had (no writable state
+ * directory, wrong permissions): checkpoints are then simply not used. Never
+ * throws.
  */
-export function checkpointKey(env: NodeJS.ProcessEnv): Buffer | undefined {
+export function checkpointKey(env: NodeJS.ProcessEnv, create = true): Buffer | undefined {
   if (!checkpointsEnabled(env)) return undefined;
   const file = checkpointKeyPath(env);
   const cached = keys.get(file);
@@ -127,7 +128,9 @@ export function checkpointKey(env: NodeJS.ProcessEnv): Buffer | undefined {
   try {
     key = readOwnKey(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') key = createKey(file);
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') key = undefined;
+    else if (create) key = createKey(file);
+    else return undefined; // not there yet: a later writer in this process may still create it
   }
   keys.set(file, key ?? null);
   return key;
@@ -226,6 +229,58 @@ function openExisting(ckptFile: string): number | undefined {
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
+/** A checkpoint whose HMAC verified: the identity the file had when it was written, and the state it vouched for. */
+export interface CheckpointRecord {
+  id: FileIdentity;
+  state: Record<string, unknown>;
+}
+
+/**
+ * The checkpoint at `ckptFile` of `kind`, if its HMAC verifies under `key`,
+ * whatever the file it describes is now (the rollback rule compares the two);
+ * `'absent'` when there is none, `'unauthenticated'` when there is something
+ * that is no checkpoint made with this key (forged, torn, another key's).
+ */
+export function readCheckpointRecord(
+  ckptFile: string,
+  kind: string,
+  key: Uint8Array,
+): CheckpointRecord | 'absent' | 'unauthenticated' {
+  let text: string;
+  let fd: number | undefined;
+  try {
+    // Never through a symbolic link, and never a FIFO or a device that could block or never end.
+    fd = openSync(ckptFile, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > 1 << 20) return 'unauthenticated';
+    text = readFileSync(fd, 'utf8');
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unauthenticated';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  const lines = text.split('\n');
+  if (lines.length !== 3 || lines[2] !== '' || !/^[0-9a-f]{64}$/.test(lines[1]!)) return 'unauthenticated';
+  const body = lines[0]!;
+  if (!timingSafeEqual(Buffer.from(lines[1]!, 'hex'), mac(key, body))) return 'unauthenticated';
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return 'unauthenticated';
+  }
+  if (typeof doc !== 'object' || doc === null) return 'unauthenticated';
+  const d = doc as { v?: unknown; kind?: unknown; id?: unknown; state?: unknown };
+  if (d.v !== 1 || d.kind !== kind) return 'unauthenticated';
+  const rid = d.id as Partial<Record<keyof FileIdentity, unknown>> | undefined;
+  if (typeof rid !== 'object' || rid === null) return 'unauthenticated';
+  const { dev, ino, size, ctime_ns } = rid;
+  if (typeof dev !== 'string' || typeof ino !== 'string' || typeof size !== 'string' || typeof ctime_ns !== 'string')
+    return 'unauthenticated';
+  if (typeof d.state !== 'object' || d.state === null) return 'unauthenticated';
+  return { id: { dev, ino, size, ctime_ns }, state: d.state as Record<string, unknown> };
+}
+
 /**
  * The state a checkpoint records, if its HMAC verifies under `key` and it
  * describes a file of exactly the identity `id`; otherwise undefined.
@@ -236,38 +291,9 @@ export function readCheckpoint(
   id: FileIdentity,
   key: Uint8Array,
 ): Record<string, unknown> | undefined {
-  let text: string;
-  let fd: number | undefined;
-  try {
-    // Never through a symbolic link, and never a FIFO or a device that could block or never end.
-    fd = openSync(ckptFile, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > 1 << 20) return undefined;
-    text = readFileSync(fd, 'utf8');
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-  const lines = text.split('\n');
-  if (lines.length !== 3 || lines[2] !== '' || !/^[0-9a-f]{64}$/.test(lines[1]!)) return undefined;
-  const body = lines[0]!;
-  if (!timingSafeEqual(Buffer.from(lines[1]!, 'hex'), mac(key, body))) return undefined;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof doc !== 'object' || doc === null) return undefined;
-  const d = doc as { v?: unknown; kind?: unknown; target?: unknown; id?: unknown; state?: unknown };
+  const r = readCheckpointRecord(ckptFile, kind, key);
   // The file is known by its identity, not its path: a journal reached through a symlink or a hard link, or
   // renamed, is the same file (and a copy is another inode).
-  if (d.v !== 1 || d.kind !== kind) return undefined;
-  const rid = d.id as Partial<FileIdentity> | undefined;
-  if (typeof rid !== 'object' || rid === null) return undefined;
-  if (rid.dev !== id.dev || rid.ino !== id.ino || rid.size !== id.size || rid.ctime_ns !== id.ctime_ns)
-    return undefined;
-  if (typeof d.state !== 'object' || d.state === null) return undefined;
-  return d.state as Record<string, unknown>;
+  if (typeof r === 'string' || !sameIdentity(r.id, id)) return undefined;
+  return r.state;
 }

@@ -214,7 +214,9 @@ def stepchain_verify(data, expected_head=None, strict=False):
         prev = row["step_hash"] if isinstance(row.get("step_hash"), str) else None
         steps += 1
     head = ZERO if steps == 0 else (prev if prev is not None else "")
-    if steps == 0:
+    # No row: an empty file is a journal whose first write never happened (ok, 0 steps, as the reference says);
+    # only blank lines is empty_journal; malformed lines are their own faults and nothing more.
+    if steps == 0 and len(data) > 0 and not any(k == "malformed_json" for _, k in errors):
         errors.append((None, "empty_journal"))
     if expected_head is not None and expected_head != head:
         errors.append((None, "head_mismatch"))
@@ -309,6 +311,10 @@ def stepchain_recover(data):
         out["newline_at"] = last_next
     elif last_next < len(data) and (torn or last_ending == "eof"):
         out["torn_from"] = last_next
+    # What an append would extend must verify: bytes of only blank lines hold no row (empty_journal).
+    kept = out["torn_from"] if out["torn_from"] is not None else len(data)
+    if steps == 0 and kept > 0:
+        return {"refuse": 1, "kind": "empty_journal"}
     return out
 
 

@@ -6,8 +6,11 @@ import {
   describeAuditFaults,
   loadAuditKey,
   resolveAuditKeyPath,
-  verifyAuditLog,
+  verifyAuditLogChecked,
 } from '../../audit';
+import { AUDIT_CHECKPOINT } from '../../audit/layout';
+import { rollbackUncheckedLine } from '../../util/rollback';
+import { existsSync } from 'node:fs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -19,7 +22,8 @@ export const auditVerifyCommand: Command = {
     'Verify the HMAC-chained audit log across its daily files: every fault with file and line. Exit 0 holds, 1 not.',
   description:
     'Every line must be byte-identical to its canonical form, every prev_hmac the previous hmac, every hmac recompute ' +
-    'under the key. A missing or empty audit directory is a fault, never "OK, 0 entries".',
+    'under the key. A missing or empty audit directory is a fault, never "OK, 0 entries". A log that holds less than ' +
+    'its authenticated checkpoint (audit.checkpoint) recorded, its tail cut or a day removed, is a rollback.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -41,13 +45,19 @@ export const auditVerifyCommand: Command = {
     const dirOpt = args.values.get('dir');
     const dir = dirOpt === undefined ? auditDir(rootOf(args, io)) : path.resolve(io.cwd, dirOpt);
     const keyOpt = args.values.get('key');
-    // No log at all is the fault to report (never "OK, 0 entries"), whether or not a key exists yet.
+    // No log at all is the fault to report (never "OK, 0 entries"), whether or not a key exists yet; a checkpoint
+    // left behind says more was logged (a rollback), which takes the key to tell.
     const key =
-      auditFiles(dir).length === 0 && archivedSegments(dir).length === 0 && keyOpt === undefined
+      auditFiles(dir).length === 0 &&
+      archivedSegments(dir).length === 0 &&
+      keyOpt === undefined &&
+      !existsSync(path.join(dir, AUDIT_CHECKPOINT))
         ? new Uint8Array(0)
         : loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : path.resolve(io.cwd, keyOpt)))
             .bytes;
-    const r = verifyAuditLog(dir, key);
+    // With the rollback check: the log against its authenticated checkpoint (docs/journal.md, "Rollback").
+    const { result: r, unchecked } = verifyAuditLogChecked(dir, key);
+    if (unchecked !== undefined) io.err(rollbackUncheckedLine(dir, unchecked));
     if (args.flags.has('json')) {
       io.json({
         ok: r.ok,

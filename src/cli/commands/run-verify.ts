@@ -1,4 +1,5 @@
-import { describeRunFaults, resolveRunJournal, verifyRunJournal } from '../../runs';
+import { describeRunFaults, resolveRunJournal, verifyRunJournalChecked } from '../../runs';
+import { rollbackUncheckedLine } from '../../util/rollback';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
@@ -22,7 +23,9 @@ export const runVerifyCommand: Command = {
   run(args, io) {
     const [target] = expectPositionals(args, ['run|dir|file'], 'run verify');
     const file = resolveRunJournal(target!, rootOf(args, io));
-    const r = verifyRunJournal(file, { strict: args.flags.has('strict') });
+    // With the rollback check: the file against its authenticated checkpoint (docs/journal.md, "Rollback").
+    const { result: r, unchecked } = verifyRunJournalChecked(file, { strict: args.flags.has('strict') }, io.env);
+    if (unchecked !== undefined) io.err(rollbackUncheckedLine(file, unchecked));
     if (args.flags.has('json')) {
       io.json(r);
     } else if (r.ok) {

@@ -1,4 +1,5 @@
-import { describeFaults, resolveJournal, verifyJournalFile } from '../../journal';
+import { describeFaults, resolveJournal, verifyJournalFile, withJournalRollback } from '../../journal';
+import { rollbackUncheckedLine } from '../../util/rollback';
 import { terminalProgress } from '../../util/progress';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
@@ -17,7 +18,9 @@ export const verifyCommand: Command = {
   description:
     '<agent|dir|file> is an agent id (under <root>/.sdd/runtime/journal/), a journal directory or a .jsonl file. ' +
     'Every fault is printed on stderr as file:line: kind: message (malformed_json, seq_mismatch, prev_hash_mismatch, ' +
-    'step_hash_mismatch, head_mismatch, ...).',
+    'step_hash_mismatch, head_mismatch, rollback, ...). A journal that holds less than its authenticated checkpoint ' +
+    'recorded (truncated, rolled back, its last rows replaced) is a rollback; where that cannot be checked (no ' +
+    'checkpoint key) a warning says so.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -44,9 +47,9 @@ export const verifyCommand: Command = {
     const expectedHead = hashOption(args, 'expected-head');
     const { file } = resolveJournal(target!, rootOf(args, io));
     const progress = terminalProgress(`verifying ${file}`, io.env);
-    let result;
+    let walked;
     try {
-      result = verifyJournalFile(file, {
+      walked = verifyJournalFile(file, {
         ...(expectedHead === undefined ? {} : { expectedHead }),
         strict: args.flags.has('strict'),
         ...(progress === undefined ? {} : { onProgress: progress.update }),
@@ -54,6 +57,9 @@ export const verifyCommand: Command = {
     } finally {
       progress?.done();
     }
+    // Rollback is tampering: the file against its authenticated checkpoint (docs/journal.md, "Rollback").
+    const { result, unchecked } = withJournalRollback(file, walked, io.env);
+    if (unchecked !== undefined) io.err(rollbackUncheckedLine(file, unchecked));
     if (args.flags.has('json')) {
       // Runs collapsed and the list capped: `fault_count` is every fault, `errors_omitted` those not listed.
       io.json({

@@ -2,6 +2,7 @@ import { ChainChecker, type Fault } from '../../journal/chain';
 import { FaultList } from '../../journal/faults';
 import { forEachReferenceLine } from '../../journal/lines';
 import { readRowLine, type StepRow } from '../../journal/row';
+import { noRowsFault } from '../../journal/no-rows';
 import type { PageFault, PageVerifyResult, ReportWindow } from './data';
 
 /**
@@ -60,6 +61,7 @@ export function createVerifier(bytes: Uint8Array, options: VerifierOptions = {})
     chain.prevHash = window.anchor_hash;
   }
   let done = false;
+  let malformed = false;
 
   const checkLine = (idx: number): void => {
     const start = bounds[idx * 2]!;
@@ -76,6 +78,7 @@ export function createVerifier(bytes: Uint8Array, options: VerifierOptions = {})
     const read = readRowLine(bytes.subarray(start, end));
     if (read.kind === 'blank') return; // skipped, as the reference skips it
     if (read.kind === 'malformed') {
+      malformed = true;
       sink.add({ line, kind: 'malformed_json', message: read.reason });
       return;
     }
@@ -88,12 +91,11 @@ export function createVerifier(bytes: Uint8Array, options: VerifierOptions = {})
   const head = (): string => chain.head;
 
   const finish = (): void => {
-    if (window === null && chain.steps === 0)
-      faults.add({
-        line: null,
-        kind: 'empty_journal',
-        message: total === 0 ? 'journal has no steps' : 'journal has no steps (no line holds a row)',
-      });
+    if (window === null) {
+      // The rule verify applies (src/journal/no-rows.ts).
+      const noRows = noRowsFault({ bytes: bytes.length, steps: chain.steps, malformedLines: malformed });
+      if (noRows !== undefined) faults.add(noRows);
+    }
     const expected = options.expectedHead;
     if (reachesEnd && expected !== undefined && expected !== null && expected !== head()) {
       faults.add({ line: null, kind: 'head_mismatch', message: `head ${head()}, expected ${expected}` });
