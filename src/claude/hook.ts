@@ -73,7 +73,7 @@ function payloadOf(entries: [string, JsonValue][]): Payload {
 }
 
 /** The journal step of a tool call (docs/claude.md "What a step holds"). */
-export function toolStep(p: HookPayload, state: SessionState): StepInput {
+export function toolStep(p: HookPayload, state: SessionState, warn?: (message: string) => void): StepInput {
   const call: JsonObject = {
     id: strOrNull(value(p, 'tool_use_id')),
     input: value(p, 'tool_input') ?? null,
@@ -93,7 +93,9 @@ export function toolStep(p: HookPayload, state: SessionState): StepInput {
     state.prompt !== null && (p.promptId === undefined || state.prompt_id === p.promptId) ? state.prompt : null;
   const toolUseId = field(p, 'tool_use_id');
   const model =
-    p.transcriptPath !== undefined && toolUseId !== undefined ? modelOfToolUse(p.transcriptPath, toolUseId) : undefined;
+    p.transcriptPath !== undefined && toolUseId !== undefined
+      ? modelOfToolUse(p.transcriptPath, toolUseId, undefined, warn)
+      : undefined;
   return { input: p.bytes, tool_call: call, tool_result: result, prompt, model: model ?? null };
 }
 
@@ -167,7 +169,8 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   switch (p.event) {
     case 'PostToolUse':
     case 'PostToolUseFailure': {
-      const step = toolStep(p, state());
+      // A transcript that cannot be read (a link, a FIFO) costs the step its model, never the step.
+      const step = toolStep(p, state(), (w) => out.warnings.push(w));
       try {
         const r = recordStep(journalDir(root, agent), step, {
           root,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
@@ -8,6 +8,7 @@ import { createFork, forkWorktreePath, readSessionFile, sessionFile, worktreesDi
 import { removeFork } from '../git/remove';
 import { Cas, casDir, journalFile, readVerifiedJournal } from '../journal';
 import { ensureDir, fsyncDir, writeAll } from '../util/fs';
+import { readRegularFile } from '../util/nofollow';
 import { sha256Hex } from '../util/hash';
 import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
@@ -139,16 +140,10 @@ export function planClaudeResume(options: {
       `${p.transcriptPath}: not laid out as <config>/projects/<dir>/${p.sessionId}.jsonl; ` +
         'stepchain cannot tell where Claude Code would look for the fork',
     );
-  let bytes: Buffer;
-  try {
-    if (!lstatSync(p.transcriptPath).isFile()) throw new IntegrityError(`${p.transcriptPath}: not a regular file`);
-    bytes = readFileSync(p.transcriptPath);
-  } catch (e) {
-    if (e instanceof IntegrityError) throw e;
-    throw new InputError(
-      `${p.transcriptPath}: cannot read the session's transcript: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
+  // Never through a link, never blocking on a FIFO, never more than the file's size.
+  const bytes = readRegularFile(p.transcriptPath);
+  if (bytes === undefined)
+    throw new InputError(`${p.transcriptPath}: cannot read the session's transcript: no such file`);
   const sessionId = options.sessionId ?? randomUUID();
   const cut = cutTranscript(bytes, p.transcriptPath, p.sessionId, toolUseId, sessionId, later);
 

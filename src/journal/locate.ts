@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
-import { pathKind } from '../util/fs';
+import { lexists, pathKind } from '../util/fs';
 import { JOURNAL_FILE, journalDir } from './layout';
 
 /** A journal named on a command line: its file, its directory, and its agent id when known. */
@@ -38,7 +38,8 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
         );
       }
     }
-    if (mustExist && pathKind(file) !== 'file') {
+    // Something that is not a regular file (a FIFO, a link) is left to the reader, which names what it is.
+    if (mustExist && pathKind(file) !== 'file' && !lexists(file)) {
       throw new InputError(
         `no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`,
       );
@@ -51,7 +52,7 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
     if (mustExist && pathKind(file) !== 'file') throw new InputError(`${target}: no ${JOURNAL_FILE} in this directory`);
     return { file, dir: target, agentId: path.basename(path.resolve(target)) };
   }
-  if (k === 'file') {
+  if (k === 'file' || (k === undefined && lexists(target))) {
     const dir = path.dirname(target);
     return { file: target, dir, agentId: path.basename(path.resolve(dir)) };
   }

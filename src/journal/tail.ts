@@ -4,6 +4,7 @@ import { sanitize } from '../util/terminal';
 import { scanSlices } from './parallel';
 import type { ChainState, RecoveredTail } from './recover';
 import { stitchRecovery } from './stitch';
+import { READ_FLAGS } from '../util/nofollow';
 
 /**
  * Recovery on open, in two small steps a writer calls under its lock
@@ -60,7 +61,7 @@ export function repairTail(
 
 /** countLines over the first `to` bytes of a file (read in blocks). */
 function countLinesInFile(path: string, to: number): number {
-  const fd = openSync(path, 'r');
+  const fd = openSync(path, READ_FLAGS);
   try {
     const block = Buffer.allocUnsafe(1 << 20);
     let n = 0;

@@ -8,6 +8,7 @@ import type { ReportBlob, ReportData, ReportForkNode } from './client/data';
 import { buildPage } from './page';
 import { blobRefsOf, loadReportSource, type LoadSourceOptions, type ReportFault, type ReportSource } from './source';
 import { reportWindow } from './window';
+import { FOLLOW_READ_FLAGS } from '../util/nofollow';
 
 export { reportWindow } from './window';
 export type { Windowed } from './window';
@@ -225,7 +226,7 @@ function checkOverwrite(outFile: string, force: boolean): void {
   if (force) return;
   let head = '';
   try {
-    const fd = openSync(outFile, 'r');
+    const fd = openSync(outFile, FOLLOW_READ_FLAGS);
     try {
       const buf = Buffer.alloc(2048);
       head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('latin1');
