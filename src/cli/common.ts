@@ -93,7 +93,7 @@ export function readInputFile(name: string, io: CommandIO, what = 'file'): Buffe
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     const why = e.message.startsWith(`${file}: `)
-      ? e.message.slice(file.length + 2).replace(/^cannot read: /, '')
+      ? e.message.slice(file.length + 2).replace(/^cannot read: (it )?/, '')
       : e.message;
     const hint = /not a regular file/.test(why) ? ' (give - to read standard input)' : '';
     throw new InputError(`${name}: cannot read ${what}: ${why}${hint}`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InputError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { ensureDir, fsyncDir, writeAll } from '../util/fs';
-import { readRegularFile, refuseLinkedStoreDirs } from '../util/nofollow';
+import { readRegularFile } from '../util/nofollow';
 
 /** The content-addressed blob store: `<dir>/<first two hex>/<sha256 hex>`. */
 export class Cas {
@@ -41,7 +41,7 @@ export class Cas {
     const digest = sha256Hex(bytes);
     const file = this.pathOf(digest);
     const dir = path.dirname(file);
-    refuseLinkedStoreDirs(dir);
+    ensureDir(dir, 0o700); // blobs are agent inputs: owner-only, like the journal; never through a link
     try {
       // Already stored (as a regular file, of its size: a link or a FIFO in its place is replaced below).
       const st = lstatSync(file);
@@ -49,7 +49,6 @@ export class Cas {
     } catch {
       /* not stored yet */
     }
-    ensureDir(dir, 0o700); // blobs are agent inputs: owner-only, like the journal
     const tmp = path.join(dir, `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
     const fd = openSync(tmp, 'wx', 0o600);
     try {

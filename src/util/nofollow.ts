@@ -155,11 +155,12 @@ function storeParts(abs: string): { above: string; below: string[] } | undefined
  * Refuses `dir` when one of its directories from the first `.sdd` component
  * down (`.sdd` included) is a symbolic link or not a directory. A missing one
  * ends the look (nothing below it exists). A path with no `.sdd` component is
- * the caller's own choice and is not looked at.
+ * the caller's own choice and is not looked at. Returns whether every directory
+ * down to `dir` exists (and was looked at).
  */
-export function refuseLinkedStoreDirs(dir: string): void {
+export function refuseLinkedStoreDirs(dir: string): boolean {
   const parts = storeParts(path.resolve(dir));
-  if (parts === undefined) return;
+  if (parts === undefined) return false;
   let cur = parts.above;
   for (const name of parts.below) {
     cur = path.join(cur, name);
@@ -167,13 +168,14 @@ export function refuseLinkedStoreDirs(dir: string): void {
     try {
       st = lstatSync(cur);
     } catch (e) {
-      if (isOsError(e) && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return;
+      if (isOsError(e) && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return false;
       if (isOsError(e)) throw osError(e, cur, 'cannot look at');
       throw e;
     }
     if (st.isSymbolicLink()) throw linkRefused(cur);
     if (!st.isDirectory()) throw new InputError(`${cur}: is ${kindOf(st)}, not a directory`);
   }
+  return true;
 }
 
 /**
@@ -187,15 +189,28 @@ export function makeDirsBelow(from: string, dir: string, mode?: number): void {
   let cur = from;
   for (const name of rel.split(path.sep)) {
     cur = path.join(cur, name);
-    try {
-      mkdirSync(cur, mode);
-    } catch (e) {
-      if (!isOsError(e)) throw e;
-      if (e.code !== 'EEXIST') throw osError(e, cur, 'cannot create directory');
+    let st = lstatOrUndefined(cur);
+    if (st === undefined) {
+      try {
+        mkdirSync(cur, mode);
+      } catch (e) {
+        if (!isOsError(e)) throw e;
+        if (e.code !== 'EEXIST') throw osError(e, cur, 'cannot create directory');
+      }
+      st = lstatSync(cur);
     }
-    const st = lstatSync(cur);
     if (st.isSymbolicLink()) throw linkRefused(cur);
     if (!st.isDirectory()) throw new InputError(`${cur}: is ${kindOf(st)}, not a directory`);
+  }
+}
+
+function lstatOrUndefined(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch (e) {
+    if (isOsError(e) && e.code === 'ENOENT') return undefined;
+    if (isOsError(e)) throw osError(e, p, 'cannot look at');
+    throw e;
   }
 }
 
@@ -208,13 +223,8 @@ export function makeStoreDirs(dir: string, mode?: number): boolean {
   const abs = path.resolve(dir);
   const parts = storeParts(abs);
   if (parts === undefined) return false;
-  try {
-    // The common case: everything is there already (a few lstat calls, no mkdir).
-    refuseLinkedStoreDirs(abs);
-    if (lstatSync(abs).isDirectory()) return true;
-  } catch (e) {
-    if (!isOsError(e)) throw e;
-  }
+  // The common case: everything is there already (a few lstat calls, no mkdir).
+  if (refuseLinkedStoreDirs(abs)) return true;
   try {
     mkdirSync(parts.above, { recursive: true });
   } catch (e) {
@@ -223,6 +233,24 @@ export function makeStoreDirs(dir: string, mode?: number): boolean {
   }
   makeDirsBelow(parts.above, abs, mode);
   return true;
+}
+
+/**
+ * Refuses `file` when something other than a regular file is in its place (a
+ * link, a FIFO, a directory), naming it; a missing file passes. One lstat: for
+ * writers that look before they open (the open itself is O_NOFOLLOW too).
+ */
+export function refuseNonRegular(file: string, action = 'cannot use'): void {
+  let st: Stats;
+  try {
+    st = lstatSync(file);
+  } catch (e) {
+    if (isOsError(e) && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return;
+    if (isOsError(e)) throw osError(e, file, 'cannot look at');
+    throw e;
+  }
+  if (st.isSymbolicLink()) throw new InputError(`${file}: ${action}: it is a symbolic link; refusing to follow it`);
+  if (!st.isFile()) throw new InputError(`${file}: ${action}: it is ${kindOf(st)}, not a regular file`);
 }
 
 /** An open regular file: its descriptor and its size when opened. */
@@ -255,8 +283,8 @@ export function openRegularFile(file: string, options: OpenOptions = {}): Opened
   } catch (e) {
     if (!isOsError(e)) throw e;
     if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return undefined;
-    if (e.code === 'ELOOP') throw new InputError(`${file}: is a symbolic link; refusing to follow it`);
-    if (e.code === 'ENXIO') throw new InputError(`${file}: is a socket, not a regular file; refusing to read it`);
+    if (e.code === 'ELOOP') throw new InputError(`${file}: cannot read: it is a symbolic link; refusing to follow it`);
+    if (e.code === 'ENXIO') throw new InputError(`${file}: cannot read: it is a socket, not a regular file`);
     throw osError(e, file, 'cannot read');
   }
   let st: Stats;
@@ -269,7 +297,7 @@ export function openRegularFile(file: string, options: OpenOptions = {}): Opened
   }
   if (!st.isFile()) {
     closeSync(fd);
-    throw new InputError(`${file}: is ${kindOf(st)}, not a regular file; refusing to read it`);
+    throw new InputError(`${file}: cannot read: it is ${kindOf(st)}, not a regular file`);
   }
   return { fd, size: st.size };
 }
@@ -292,11 +320,9 @@ export function readRegularFile(file: string, options: ReadOptions = {}): Buffer
   const { fd, size } = opened;
   try {
     if (options.expectSize !== undefined && size !== options.expectSize)
-      throw new InputError(
-        `${file}: holds ${size} bytes where ${options.expectSize} were expected; refusing to read it`,
-      );
+      throw new InputError(`${file}: cannot read: it holds ${size} bytes where ${options.expectSize} were expected`);
     if (options.maxBytes !== undefined && size > options.maxBytes)
-      throw new InputError(`${file}: ${size} bytes, more than the ${options.maxBytes} allowed; refusing to read it`);
+      throw new InputError(`${file}: cannot read: it holds ${size} bytes, more than the ${options.maxBytes} allowed`);
     const buf = Buffer.allocUnsafe(size);
     let off = 0;
     while (off < size) {
