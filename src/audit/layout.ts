@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
+import { refuseLinkedStoreDirs } from '../util/nofollow';
 
 /** `<root>/.sdd/audit/`: one `YYYY-MM-DD.jsonl` per UTC day. */
 export function auditDir(root: string): string {
@@ -21,6 +22,7 @@ export function dayFileName(unixMicros: number): string {
 /** The log's `*.jsonl` files in chain order (by name, as the reference sorts them); [] when there is no directory. */
 export function auditFiles(dir: string): string[] {
   let names: string[];
+  refuseLinkedStoreDirs(dir); // never listed through a link (src/util/nofollow.ts)
   try {
     names = readdirSync(dir);
   } catch (e) {

@@ -39,6 +39,7 @@ import { archivedSegments, describeAuditFault, verifyAuditLog } from './verify';
 import { auditRollback, auditTornRollback, checkpointedAuditTip, priorAuditCheckpoint } from './rollback';
 import type { RollbackFault } from '../util/rollback';
 import { parsesAsJson } from '../journal/json-syntax';
+import { READ_FLAGS } from '../util/nofollow';
 
 export interface AppendAuditOptions {
   /** The instant (unix microseconds) to stamp; default now. Tests use it to cross days. */
@@ -190,7 +191,7 @@ function saveCheckpoint(dir: string, key: Uint8Array, files: [string, FileIdenti
 
 /** The last line of a file (without its newline) and where it starts, reading backwards from the end. */
 function lastLine(file: string, size: number): { start: number; bytes: Buffer; terminated: boolean } {
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, READ_FLAGS);
   try {
     const terminated = size > 0 && readRange(fd, size - 1, 1)[0] === 0x0a;
     const end = terminated ? size - 1 : size;
@@ -216,7 +217,7 @@ function lastLine(file: string, size: number): { start: number; bytes: Buffer; t
 
 /** The 1-based number of the line starting at byte `at` (newlines before it, plus one), counted in chunks. */
 function lineNumberAt(file: string, at: number): number {
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, READ_FLAGS);
   try {
     let n = 1;
     for (let pos = 0; pos < at;) {
@@ -233,7 +234,7 @@ function lineNumberAt(file: string, at: number): number {
 
 /** Where the content of a file's last non-empty line ends (0: none), reading backwards from `end`. */
 function lastContentEnd(file: string, end: number): number {
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, READ_FLAGS);
   try {
     for (let pos = end; pos > 0;) {
       const from = Math.max(0, pos - 65536);

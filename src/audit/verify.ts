@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { decodeUtf8, isJsonObject, JsonParseError, parse, type JsonObject, type JsonValue } from '../canonical';
@@ -6,6 +6,7 @@ import { InputError } from '../errors';
 import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, withoutHmac } from './entry';
 import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
 import { auditFiles } from './layout';
+import { readExistingFile, refuseLinkedStoreDirs } from '../util/nofollow';
 
 export type AuditFaultKind =
   | 'malformed_json'
@@ -77,13 +78,7 @@ export function readAuditLines(
   let buf: Buffer;
   if (bytes !== undefined) buf = bytes;
   else {
-    try {
-      buf = readFileSync(path.join(dir, file));
-    } catch (e) {
-      throw new InputError(
-        `${path.join(dir, file)}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
+    buf = readExistingFile(path.join(dir, file));
   }
   const lines: AuditLine[] = [];
   let start = 0;
@@ -117,9 +112,11 @@ export function archivedSegments(dir: string): ArchivedSegment[] {
   const archive = path.join(dir, 'archive');
   let names: string[];
   try {
+    refuseLinkedStoreDirs(archive);
     if (!statSync(archive).isDirectory()) return [];
     names = readdirSync(archive);
   } catch (e) {
+    if (e instanceof InputError) throw e;
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new InputError(`${archive}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
@@ -149,8 +146,9 @@ function isDate(s: string): boolean {
 export function readArchivedSegment(seg: ArchivedSegment): Buffer | string {
   let gz: Buffer;
   try {
-    gz = readFileSync(seg.path);
+    gz = readExistingFile(seg.path);
   } catch (e) {
+    if (e instanceof InputError) return e.message.replace(`${seg.path}: `, '');
     return `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
   }
   try {

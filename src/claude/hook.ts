@@ -74,7 +74,12 @@ function payloadOf(entries: [string, JsonValue][]): Payload {
 }
 
 /** The journal step of a tool call (docs/claude.md "What a step holds"). */
-export function toolStep(p: HookPayload, state: SessionState, env: NodeJS.ProcessEnv = process.env): StepInput {
+export function toolStep(
+  p: HookPayload,
+  state: SessionState,
+  env: NodeJS.ProcessEnv = process.env,
+  warn?: (message: string) => void,
+): StepInput {
   const call: JsonObject = {
     id: strOrNull(value(p, 'tool_use_id')),
     input: value(p, 'tool_input') ?? null,
@@ -98,7 +103,7 @@ export function toolStep(p: HookPayload, state: SessionState, env: NodeJS.Proces
     p.transcriptPath !== undefined &&
     toolUseId !== undefined &&
     sessionTranscriptDir(p.transcriptPath, p.sessionId, env) !== undefined
-      ? modelOfToolUse(path.resolve(p.transcriptPath), toolUseId)
+      ? modelOfToolUse(path.resolve(p.transcriptPath), toolUseId, undefined, warn)
       : undefined;
   return { input: p.bytes, tool_call: call, tool_result: result, prompt, model: model ?? null };
 }
@@ -176,7 +181,8 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   switch (p.event) {
     case 'PostToolUse':
     case 'PostToolUseFailure': {
-      const step = toolStep(p, state(), env);
+      // A transcript that cannot be read (a link, a FIFO) costs the step its model, never the step.
+      const step = toolStep(p, state(), env, (w) => out.warnings.push(w));
       try {
         const r = recordStep(journalDir(root, agent), step, {
           root,

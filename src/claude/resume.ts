@@ -1,15 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmdirSync,
-  rmSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
@@ -17,6 +7,7 @@ import { createFork, forkWorktreePath, readSessionFile, sessionFile, worktreesDi
 import { removeFork } from '../git/remove';
 import { Cas, casDir, journalFile, readVerifiedJournal } from '../journal';
 import { ensureDir, fsyncDir, writeAll } from '../util/fs';
+import { readRegularFile } from '../util/nofollow';
 import { sha256Hex } from '../util/hash';
 import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
@@ -168,16 +159,10 @@ export function planClaudeResume(options: {
     );
   const projectsDir = path.join(claudeConfigDir(options.env), 'projects');
   const parentTranscript = path.join(projectsDir, dirName, `${p.sessionId}.jsonl`);
-  let bytes: Buffer;
-  try {
-    if (!lstatSync(parentTranscript).isFile()) throw new IntegrityError(`${parentTranscript}: not a regular file`);
-    bytes = readFileSync(parentTranscript);
-  } catch (e) {
-    if (e instanceof IntegrityError) throw e;
-    throw new InputError(
-      `${parentTranscript}: cannot read the session's transcript: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
+  // Never through a link, never blocking on a FIFO, never more than the file's size.
+  const bytes = readRegularFile(parentTranscript);
+  if (bytes === undefined)
+    throw new InputError(`${parentTranscript}: cannot read the session's transcript: no such file`);
   const sessionId = options.sessionId ?? randomUUID();
   const cut = cutTranscript(bytes, parentTranscript, p.sessionId, toolUseId, sessionId, later);
 

@@ -1,9 +1,9 @@
-import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { encode, isJsonObject, parseBytes, type JsonObject, type JsonValue } from '../canonical';
-import { IntegrityError } from '../errors';
 import { ensureDir } from '../util/fs';
+import { readRegularFile } from '../util/nofollow';
 import { runtimeDir } from '../journal';
 import { assertSafeId } from '../util/ids';
 
@@ -31,32 +31,17 @@ export function sessionStateFile(root: string, sessionId: string): string {
   return path.join(claudeStateDir(root), `${assertSafeId(sessionId, 'session id')}.json`);
 }
 
-/** Refuses a symlink anywhere between the root and the state directory (never written through). */
-function realDirs(root: string, dir: string): void {
-  const rel = path.relative(root, dir).split(path.sep);
-  let p = root;
-  for (const part of rel) {
-    p = path.join(p, part);
-    let st;
-    try {
-      st = lstatSync(p);
-    } catch {
-      return; // created below, as a real directory
-    }
-    if (!st.isDirectory()) throw new IntegrityError(`${p}: not a directory (a symlink is never followed)`);
-  }
-}
-
 /** The session's state; the empty state when there is none or it does not read (a cache: never fatal). */
 export function readSessionState(root: string, sessionId: string): { state: SessionState; warning?: string } {
   const file = sessionStateFile(root, sessionId);
-  let bytes: Buffer;
+  let bytes: Buffer | undefined;
   try {
-    if (lstatSync(file).isSymbolicLink()) return { state: EMPTY_STATE, warning: `${file}: a symlink; ignored` };
-    bytes = readFileSync(file);
-  } catch {
-    return { state: EMPTY_STATE };
+    // Never through a link, never a FIFO (the hook would hang and the step be lost).
+    bytes = readRegularFile(file);
+  } catch (e) {
+    return { state: EMPTY_STATE, warning: `${e instanceof Error ? e.message : String(e)}; ignored` };
   }
+  if (bytes === undefined) return { state: EMPTY_STATE };
   let v: JsonValue;
   try {
     v = parseBytes(bytes);
@@ -77,8 +62,8 @@ export function readSessionState(root: string, sessionId: string): { state: Sess
 export function writeSessionState(root: string, sessionId: string, state: SessionState): void {
   const file = sessionStateFile(root, sessionId);
   const dir = path.dirname(file);
-  realDirs(root, dir);
-  // The prompts are as private as the journals they lead to: the file 0600, its directory 0700.
+  // Never through a link (src/util/nofollow.ts). The prompts are as private as the journals they lead to: the file
+  // 0600, its directory 0700.
   ensureDir(path.dirname(dir));
   ensureDir(dir, 0o700);
   if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);

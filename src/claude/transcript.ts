@@ -1,7 +1,8 @@
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { readRange } from '../util/fs';
+import { openRegularFile, type OpenedFile } from '../util/nofollow';
 
 /**
  * Reading Claude Code's own session files (`<config>/projects/<dir>/<session_id>.jsonl`,
@@ -61,16 +62,26 @@ function assistantModelFor(entry: Record<string, unknown>, toolUseId: string): s
  * it is not there: Claude Code writes its transcript asynchronously, so the
  * entry may not be written yet when the hook runs, and a model is never guessed.
  */
-export function modelOfToolUse(transcriptPath: string, toolUseId: string, window = TAIL_WINDOW): string | undefined {
-  let fd: number;
+export function modelOfToolUse(
+  transcriptPath: string,
+  toolUseId: string,
+  window = TAIL_WINDOW,
+  onProblem?: (message: string) => void,
+): string | undefined {
+  let opened: OpenedFile | undefined;
   try {
-    fd = openSync(transcriptPath, 'r');
-  } catch {
+    // Never through a link, never blocking on a FIFO (the hook would hang and its step be lost).
+    opened = openRegularFile(transcriptPath);
+  } catch (e) {
+    onProblem?.(
+      `the transcript is not read, so the step names no model: ${e instanceof Error ? e.message : String(e)}`,
+    );
     return undefined;
   }
+  if (opened === undefined) return undefined;
+  const fd = opened.fd;
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return undefined;
+    const st = { size: opened.size };
     const needle = Buffer.from(JSON.stringify(toolUseId));
     const stop = Math.max(0, st.size - window);
     let end = st.size;

@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { OptionSpec, ParsedArgs } from './args';
 import type { CommandIO } from './io';
@@ -6,6 +6,7 @@ import { InputError } from '../errors';
 import { resolveProjectRoot } from '../project';
 import { pathKind } from '../util/fs';
 import { isSha256Hex } from '../util/hash';
+import { readRegularFile } from '../util/nofollow';
 
 export const ROOT_OPTION: Record<string, OptionSpec> = {
   root: {
@@ -76,23 +77,29 @@ function isSymlink(file: string): boolean {
   }
 }
 
-/** Reads a file named on the command line (`-` is stdin); errors name the file. */
+/**
+ * Reads a file named on the command line (`-` is stdin); errors name the file.
+ * The path is the operator's, so a link in its place is followed (their own
+ * file); what it reaches must be a regular file: a FIFO or a device (even
+ * `/dev/stdin`) is refused rather than read without end or waited on, and `-`
+ * reads standard input. Never through a link under `.sdd/` (src/util/nofollow.ts).
+ */
 export function readInputFile(name: string, io: CommandIO, what = 'file'): Buffer {
   if (name === '-') return io.readStdin();
+  const file = path.resolve(io.cwd, name);
+  let bytes: Buffer | undefined;
   try {
-    return readFileSync(path.resolve(io.cwd, name));
+    bytes = readRegularFile(file, { follow: true });
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (code ?? 'unreadable');
-    throw new InputError(`${name}: cannot read ${what}: ${why}`);
+    if (!(e instanceof InputError)) throw e;
+    const why = e.message.startsWith(`${file}: `)
+      ? e.message.slice(file.length + 2).replace(/^cannot read: (it )?/, '')
+      : e.message;
+    const hint = /not a regular file/.test(why) ? ' (give - to read standard input)' : '';
+    throw new InputError(`${name}: cannot read ${what}: ${why}${hint}`);
   }
+  if (bytes === undefined) throw new InputError(`${name}: cannot read ${what}: no such file`);
+  return bytes;
 }
 
 /** A `--expected-head` style option: absent, or 64 lowercase hex digits. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { auditEvent, operatorActor } from '../audit';
 import { isJsonObject, JsonParseError, parseBytes, prettySorted, type JsonObject, type JsonValue } from '../canonical';
@@ -15,7 +15,7 @@ import {
   type ReadJournal,
 } from '../journal';
 import { findTombstone } from '../journal/tombstone';
-import { ensureDir, fsyncDir, writeAll } from '../util/fs';
+import { ensureDir, fsyncDir, lexists, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { pausePoint } from '../util/pause';
@@ -23,6 +23,7 @@ import { gitAt, GitCommandError, porcelain } from './exec';
 import { removeIntent, writeIntent } from './pending';
 import { branchExists, requireRepo, updateRefs, type RepoInfo } from './repo';
 import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from './snapshot';
+import { readRegularFile } from '../util/nofollow';
 
 /**
  * Fork-from-step (docs/format.md §4): a sibling git worktree on a new branch, seeded with
@@ -132,15 +133,8 @@ export function sessionFile(root: string, sessionId: string): string {
 
 /** A session file's JSON object, or undefined when there is none. */
 export function readSessionFile(file: string): JsonObject | undefined {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new InputError(
-      `${file}: cannot read session file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
+  const bytes = readRegularFile(file);
+  if (bytes === undefined) return undefined;
   let v: JsonValue;
   try {
     v = parseBytes(bytes);
@@ -154,8 +148,8 @@ export function readSessionFile(file: string): JsonObject | undefined {
 
 /** Writes a new file durably (refusing to overwrite one). */
 function writeNewFile(file: string, data: string | Uint8Array): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const fd = openSync(file, 'wx', 0o644);
+  ensureDir(path.dirname(file));
+  const fd = openSync(file, 'wx', 0o644); // O_EXCL: never through a link in its place
   try {
     writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     fsyncSync(fd);
@@ -282,7 +276,8 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
 
   const worktree = forkWorktreePath(root, forkId);
   const branch = forkBranchName(repo.branch, forkId);
-  if (existsSync(worktree)) throw new IntegrityError(`${worktree}: already exists; refusing to fork over it`);
+  // lstat, not exists: a dangling link in its place would have git create the worktree where it points.
+  if (lexists(worktree)) throw new IntegrityError(`${worktree}: already exists; refusing to fork over it`);
   const tomb = findTombstone(root, forkId);
   if (tomb !== undefined)
     throw new IntegrityError(`fork id ${forkId} belonged to a removed fork (tombstone ${tomb}); choose another id`);

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { readdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ensureDir, fsyncDir, writeFileWhole } from '../util/fs';
 import { isSafeId } from '../util/ids';
 import { sameProcessAlive, selfIdentity } from '../util/proc';
+import { readExistingFile } from '../util/nofollow';
 
 /**
  * A fork's creation intent: `<root>/.sdd/worktrees/<fork_id>.pending.json`,
@@ -83,7 +84,7 @@ export function readIntents(worktreesDir: string): { file: string; intent: ForkI
     const file = path.join(worktreesDir, n);
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readExistingFile(file, { maxBytes: 1 << 20 }).toString('utf8');
     } catch {
       continue;
     }

@@ -11,6 +11,7 @@ import { pendingFile, readIntents, removeIntent } from './pending';
 import { branchExists, listRefs, requireRepo, resolveRef, updateRefs } from './repo';
 import { SNAPSHOT_PATHSPEC, SNAPSHOT_REF_PREFIX } from './snapshot';
 import { flattenForks, listForks, type ForkNode } from './tree';
+import { refuseLinkedStoreDirs } from '../util/nofollow';
 
 export interface RemoveForkOptions {
   /**
@@ -82,6 +83,8 @@ export async function removeFork(
   }
   if (node.creator_pid !== null && !force) refuse(forkId, `it is being created right now (pid ${node.creator_pid})`);
 
+  // Nothing is removed, locked or read through a link planted on the way to the fork (src/util/nofollow.ts).
+  refuseLinkedStoreDirs(node.worktree);
   const jdir = journalDir(node.worktree, forkId);
   const jfile = path.join(jdir, JOURNAL_FILE);
   let lock: LockHandle | undefined;

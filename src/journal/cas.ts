@@ -1,8 +1,9 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
-import { fsyncDir, writeAll } from '../util/fs';
+import { ensureDir, fsyncDir, writeAll } from '../util/fs';
+import { readRegularFile } from '../util/nofollow';
 
 /** The content-addressed blob store: `<dir>/<first two hex>/<sha256 hex>`. */
 export class Cas {
@@ -16,34 +17,38 @@ export class Cas {
     return path.join(this.dir, digest.slice(0, 2), digest);
   }
 
+  /** Whether the blob is stored as a regular file (a link in its place is not a blob). */
   has(digest: string): boolean {
     try {
-      return statSync(this.pathOf(digest)).isFile();
+      return lstatSync(this.pathOf(digest)).isFile();
     } catch {
       return false;
     }
   }
 
-  /** The blob's bytes, or undefined when it is not stored. */
+  /**
+   * The blob's bytes, or undefined when it is not stored. Read as every stored
+   * file is (never through a link, never blocking on a FIFO, never more than
+   * the file's size: src/util/nofollow.ts); anything but a regular file in its
+   * place is an InputError naming it. The caller hashes what it gets.
+   */
   get(digest: string): Buffer | undefined {
-    try {
-      return readFileSync(this.pathOf(digest));
-    } catch {
-      return undefined;
-    }
+    return readRegularFile(this.pathOf(digest));
   }
 
   /** Stores bytes (write to a temporary name, fsync, rename) and returns their digest. */
   put(bytes: Uint8Array): string {
     const digest = sha256Hex(bytes);
     const file = this.pathOf(digest);
+    const dir = path.dirname(file);
+    ensureDir(dir, 0o700); // blobs are agent inputs: owner-only, like the journal; never through a link
     try {
-      if (statSync(file).size === bytes.length) return digest;
+      // Already stored (as a regular file, of its size: a link or a FIFO in its place is replaced below).
+      const st = lstatSync(file);
+      if (st.isFile() && st.size === bytes.length) return digest;
     } catch {
       /* not stored yet */
     }
-    const dir = path.dirname(file);
-    mkdirSync(dir, { recursive: true, mode: 0o700 }); // blobs are agent inputs: owner-only, like the journal
     const tmp = path.join(dir, `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
     const fd = openSync(tmp, 'wx', 0o600);
     try {

@@ -8,6 +8,7 @@ import { decodeUtf8 } from '../canonical';
 import { isSha256Hex } from '../util/hash';
 import { readRowLine, ROW_KEYS, unhashedKeys, type RowView, type StepRow } from './row';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord, type WasmScanner } from './wasm/scanner';
+import { READ_FLAGS } from '../util/nofollow';
 
 /**
  * One line-aligned slice of a journal, walked on its own. Rows only depend on
@@ -162,7 +163,7 @@ export function scanFileChunk(
       return scanChunk(buf, 0, buf.length, from, o, seed);
     }
     const walker = new ChunkWalker(from, to, o, seed);
-    const fd = openSync(path, 'r');
+    const fd = openSync(path, READ_FLAGS);
     try {
       let pos = from;
       while (pos < to) {
@@ -229,7 +230,7 @@ function readInto(fd: number, into: Buffer, at: number, length: number, position
 }
 
 function readFileRange(path: string, position: number, length: number): Buffer {
-  const fd = openSync(path, 'r');
+  const fd = openSync(path, READ_FLAGS);
   try {
     const buf = Buffer.allocUnsafe(length);
     return buf.subarray(0, readInto(fd, buf, 0, length, position));

@@ -23,6 +23,7 @@ import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
 import { forkParentRoot, refuseRemovedJournal } from './tombstone';
 import { readJournalFile, type ReadJournal, type VerifyOptions } from './verify';
+import { refuseNonRegular } from '../util/nofollow';
 
 /**
  * Durability of appends:
@@ -313,6 +314,7 @@ export class Journal {
    */
   private catchUp(): void {
     let id: FileIdentity | undefined;
+    refuseNonRegular(this.file, 'cannot open for appending'); // a link, a FIFO, a directory: named, never walked
     try {
       id = statIdentity(this.file);
     } catch (e) {

@@ -1,7 +1,7 @@
 import { accessSync, constants, lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, isOsError, osCause } from '../errors';
-import { pathKind } from '../util/fs';
+import { lexists, pathKind } from '../util/fs';
 import { projectRootOf } from './journal';
 import { JOURNAL_FILE, journalDir } from './layout';
 
@@ -54,7 +54,8 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
     if (mustExist) {
       const why = unusable(file);
       if (why !== undefined) throw new InputError(`${file}: ${why}`);
-      if (pathKind(file) !== 'file')
+      // A link (dangling or not) is left to the reader, which names it and never follows it.
+      if (pathKind(file) !== 'file' && !lexists(file))
         throw new InputError(
           `no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`,
         );
@@ -71,7 +72,7 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
     }
     return found(file, target, path.basename(path.resolve(target)));
   }
-  if (k === 'file') {
+  if (k === 'file' || (k === undefined && lexists(target))) {
     const why = mustExist ? unusable(target) : undefined;
     if (why !== undefined) throw new InputError(`${target}: ${why}`);
     const dir = path.dirname(target);

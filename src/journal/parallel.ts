@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { scanChunk, scanFileChunk, type ChunkOptions, type ChunkSummary, type SliceSeed } from './chunk';
 import { adoptWasmModule, wasmModule } from './wasm/scanner';
+import { READ_FLAGS } from '../util/nofollow';
 
 /**
  * Verification is embarrassingly parallel: each row's hash depends only on its
@@ -124,7 +125,7 @@ function nextLineStart(source: ChunkSource, at: number, end: number): number {
     const nl = source.bytes.indexOf(0x0a, at);
     return nl < 0 || nl >= end ? end : nl + 1;
   }
-  const fd = openSync(source.path, 'r');
+  const fd = openSync(source.path, READ_FLAGS);
   try {
     const window = Buffer.allocUnsafe(64 * 1024);
     for (let pos = at; pos < end; pos += window.length) {

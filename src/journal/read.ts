@@ -15,6 +15,7 @@ import {
   type VerifyOptions,
   type VerifyResult,
 } from './verify';
+import { READ_FLAGS } from '../util/nofollow';
 
 /** A fault's message, a run's saying how many faults on which lines (for outputs that have no room for its range). */
 export function faultMessage(f: Pick<Fault, 'line' | 'message' | 'last_line' | 'count'>): string {
@@ -219,7 +220,7 @@ export class VerifiedSteps implements StepList {
     const spans: number[] = [];
     let fd: number;
     try {
-      fd = openSync(this.file, 'r');
+      fd = openSync(this.file, READ_FLAGS);
     } catch (e) {
       throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }

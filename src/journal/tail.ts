@@ -5,6 +5,7 @@ import { scanSlices } from './parallel';
 import { JournalRecoveryError, type ChainState, type RecoveredTail } from './recover';
 import { noRowsFault } from './no-rows';
 import { stitchRecovery } from './stitch';
+import { READ_FLAGS } from '../util/nofollow';
 
 /**
  * Recovery on open, in two small steps a writer calls under its lock
@@ -75,7 +76,7 @@ export function repairTail(
 
 /** countLines over the first `to` bytes of a file (read in blocks). */
 function countLinesInFile(path: string, to: number): number {
-  const fd = openSync(path, 'r');
+  const fd = openSync(path, READ_FLAGS);
   try {
     const block = Buffer.allocUnsafe(1 << 20);
     let n = 0;

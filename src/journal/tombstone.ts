@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { IntegrityError } from '../errors';
 import { writeFileWhole, ensureDir } from '../util/fs';
 import { isSafeId } from '../util/ids';
 import { JOURNAL_FILE, journalDir, runtimeDir } from './layout';
+import { readExistingFile } from '../util/nofollow';
 
 /**
  * Tombstones: `stepchain fork rm` leaves `<parent root>/.sdd/runtime/tombstones/<fork_id>.json`
@@ -58,7 +59,7 @@ export function findTombstone(root: string, agentId: string): string | undefined
 
 function describe(file: string): string {
   try {
-    const t = JSON.parse(readFileSync(file, 'utf8')) as Partial<Tombstone>;
+    const t = JSON.parse(readExistingFile(file, { maxBytes: 1 << 20 }).toString('utf8')) as Partial<Tombstone>;
     const steps = typeof t.steps === 'number' ? `, ${t.steps} steps` : '';
     return `fork ${String(t.fork_session_id)} was removed at ${String(t.removed_at)}${steps}`;
   } catch {

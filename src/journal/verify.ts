@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync } from 'node:fs';
+import { openRegularFile, readRegularFile } from '../util/nofollow';
 import { canonicalOfRead } from '../canonical';
 import { InputError } from '../errors';
 import type { Fault } from './chain';
@@ -179,16 +180,15 @@ export function walkedRows(buf: Buffer): { line: number; seq: unknown; step_hash
   return rows;
 }
 
-/** The size of a journal file; a missing path or one that is not a file is an input error. */
+/**
+ * The size of a journal file; a missing path, a link, or anything but a regular
+ * file (a FIFO would hang a reader) is an input error naming it.
+ */
 function statJournalFile(file: string): number {
-  let st;
-  try {
-    st = statSync(file);
-  } catch {
-    throw new InputError(`${file}: no such journal file`);
-  }
-  if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
-  return st.size;
+  const opened = openRegularFile(file);
+  if (opened === undefined) throw new InputError(`${file}: no such journal file`);
+  closeSync(opened.fd);
+  return opened.size;
 }
 
 /** OS errors while reading a journal are input errors naming the file. */
@@ -204,12 +204,9 @@ function fileErrors<T>(file: string, fn: () => T): T {
 
 /** Reads a journal file's bytes; a missing or unreadable file is an input error. */
 export function readJournalFileBytes(file: string): Buffer {
-  statJournalFile(file);
-  try {
-    return readFileSync(file);
-  } catch (e) {
-    throw new InputError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const bytes = readRegularFile(file);
+  if (bytes === undefined) throw new InputError(`${file}: no such journal file`);
+  return bytes;
 }
 
 /**

@@ -1,9 +1,10 @@
-import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { InputError, isOsError, osError } from '../errors';
 import { sha256Hex } from '../util/hash';
 import { writeAll } from '../util/fs';
+import { readRegularFile } from '../util/nofollow';
 
 /**
  * Ed25519 keys for receipts (node:crypto). Accepted forms (docs/format.md §3):
@@ -238,11 +239,10 @@ function readKeyBytes(file: string, what: string): Buffer {
   }
   if (!st.isFile()) throw new InputError(`${file}: cannot read ${what}: not a regular file`);
   if (st.size > 64 * 1024) throw new InputError(`${file}: not a key file (${st.size} bytes)`);
-  try {
-    return readFileSync(file);
-  } catch (e) {
-    throw new InputError(`${file}: cannot read ${what}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  // The operator's path (a link of theirs is followed); what it holds is read as a regular file, no more than the cap.
+  const bytes = readRegularFile(file, { follow: true, maxBytes: 64 * 1024 });
+  if (bytes === undefined) throw new InputError(`${file}: cannot read ${what}: no such file`);
+  return bytes;
 }
 
 export function readPrivateKeyFile(file: string): SigningKey {

@@ -1,11 +1,12 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { FOLLOW_READ_FLAGS } from '../util/nofollow';
 
 const NAME = /\.(tar|tar\.gz|tgz)$/i;
 const GZIP = (b: Buffer): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 const USTAR = (b: Buffer): boolean => b.length >= 262 && b.toString('latin1', 257, 262) === 'ustar';
 
 function headOf(file: string): Buffer {
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, FOLLOW_READ_FLAGS);
   try {
     const buf = Buffer.alloc(512);
     const n = readSync(fd, buf, 0, 512, 0);

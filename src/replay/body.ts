@@ -9,6 +9,8 @@ import { compactJson, displayWidth, isoTime, sanitize, truncate, valueLines, wra
 export interface BlobInfo {
   digest: string;
   present: boolean;
+  /** Why a stored file under its name is not the blob (its bytes do not match), when that is why it is missing. */
+  problem?: string;
   size: number | null;
   /** Whether this blob is the step's input (`input_hash`). */
   input: boolean;
@@ -31,6 +33,9 @@ export function blobInfo(source: ReplaySource, digest: string, inputHash: string
     info = {
       digest,
       present: bytes !== undefined,
+      ...(bytes === undefined && source.blobs.problem?.(digest) !== undefined
+        ? { problem: source.blobs.problem(digest)! }
+        : {}),
       size: bytes?.length ?? null,
       input: digest === inputHash,
       preview: null,

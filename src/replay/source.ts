@@ -26,6 +26,8 @@ export interface BlobSource {
   readonly where: string;
   /** The blob's bytes when present (and matching its digest), else undefined. */
   get(digest: string): Buffer | undefined;
+  /** Why `get` found no blob where a file is stored under its name (its bytes do not match), if so. */
+  problem?(digest: string): string | undefined;
 }
 
 /** A verified journal, ready to display. Only built after its chain verified. */
@@ -71,15 +73,20 @@ export class BrokenChainError extends IntegrityError {
 export function casBlobs(dirs: string[]): BlobSource {
   const unique = [...new Set(dirs.map((d) => path.resolve(d)))];
   const stores = unique.map((d) => new Cas(d, false));
+  const problems = new Map<string, string>();
   return {
     where: unique.join(', '),
     get(digest) {
       for (const s of stores) {
         const b = s.get(digest);
         if (b !== undefined && sha256Hex(b) === digest) return b;
+        // Read no more than the file held; a blob is known by its digest, so bytes that do not hash to it are said so.
+        if (b !== undefined && !problems.has(digest))
+          problems.set(digest, `${s.pathOf(digest)} holds ${b.length} bytes that do not hash to its name`);
       }
       return undefined;
     },
+    problem: (digest) => problems.get(digest),
   };
 }
 

@@ -127,7 +127,7 @@ export function showLines(source: ReplaySource, seq: number): string[] {
     out.push('', `blobs (from ${sanitize(source.blobs.where)}):`);
     for (const b of blobs) {
       out.push(`  ${b.digest}${b.input ? '  (input)' : ''}`);
-      if (!b.present) out.push('    MISSING: not in the store');
+      if (!b.present) out.push(`    MISSING: ${b.problem === undefined ? 'not in the store' : sanitize(b.problem)}`);
       else {
         out.push(`    ${b.size} bytes${b.binary ? ', binary' : ''}`);
         if (b.preview !== null)

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InputError, IntegrityError } from '../errors';
 import { scanChunk } from '../journal/chunk';
 import { pausePoint } from '../util/pause';
-import { lstatUnder, readUnder } from '../util/nofollow';
+import { lstatUnder, READ_FLAGS, readUnder } from '../util/nofollow';
 import { closeSync, openSync, readSync } from 'node:fs';
 import {
   Cas,
@@ -282,7 +282,7 @@ function windowRefs(file: string, steps: VerifiedSteps, w: Windowed): string[] {
 
 /** Bytes [start, end) of a file. */
 function readRange(file: string, start: number, end: number): Buffer {
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, READ_FLAGS);
   try {
     const buf = Buffer.allocUnsafe(end - start);
     let got = 0;

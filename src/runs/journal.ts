@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CanonicalEncodeError, canonical, decodeUtf8 } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
@@ -31,6 +30,7 @@ import {
 import { describeRunFault, readRunJournalBytes, type RunFaultKind } from './verify';
 import { checkpointedRunTip, runCheckpointFile, runRollback, RUN_CHECKPOINT_KIND } from './rollback';
 import { priorCheckpoint } from '../util/rollback';
+import { readRegularFile } from '../util/nofollow';
 
 /** What a writer knows about the verified journal it extends. */
 export interface RunState {
@@ -312,14 +312,7 @@ export class RunJournal {
    * vouched for (`known`) only if the file is still exactly that.
    */
   private recover(id: FileIdentity | undefined): { state: RunState; known: FileIdentity | undefined } {
-    let buf: Buffer;
-    try {
-      buf = readFileSync(this.file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') buf = Buffer.alloc(0);
-      else if (isOsError(e)) throw osError(e, this.file, 'cannot read');
-      else throw e;
-    }
+    const buf = readRegularFile(this.file) ?? Buffer.alloc(0);
     // The last line that is not blank, and the end of the one before it.
     let last: { start: number; end: number; next: number; ending: LineEnd } | undefined;
     let beforeLast = 0;

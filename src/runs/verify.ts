@@ -1,9 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../errors';
 import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
 import { forEachReferenceLine, strippedLine } from '../journal/lines';
 import { CAPABILITIES, CAPABILITY_EVENT, checkMutationRow, MUTATION_EVENT } from './provider-state';
 import { computeEventHash, readRunLine, RUN_GENESIS, type RunRow } from './row';
+import { readRegularFile } from '../util/nofollow';
 
 export type RunFaultKind =
   | 'malformed_json'
@@ -216,18 +216,9 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
 }
 
 export function readRunJournalFileBytes(file: string): Buffer {
-  let st;
-  try {
-    st = statSync(file);
-  } catch {
-    throw new InputError(`${file}: no such run journal`);
-  }
-  if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
-  try {
-    return readFileSync(file);
-  } catch (e) {
-    throw new InputError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const bytes = readRegularFile(file);
+  if (bytes === undefined) throw new InputError(`${file}: no such run journal`);
+  return bytes;
 }
 
 export function readRunJournalFile(file: string, options: RunVerifyOptions = {}): ReadRunJournal {

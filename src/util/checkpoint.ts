@@ -7,7 +7,6 @@ import {
   ftruncateSync,
   mkdirSync,
   openSync,
-  readFileSync,
   statSync,
   unlinkSync,
   writeSync,
@@ -17,6 +16,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { sha256Hex } from './hash';
 import { readRange, writeAll } from './fs';
+import { READ_FLAGS, readRegularFile, refuseLinkedStoreDirs } from './nofollow';
 
 /**
  * Authenticated checkpoints of a verified prefix (docs/journal.md, "Checkpoints").
@@ -68,7 +68,7 @@ const TAIL_BYTES = 4096;
 
 /** SHA-256 of the bytes `[from, end)` of a file (default: the last 4 KiB before `end`). */
 export function tailDigest(file: string, end: number, from = Math.max(0, end - TAIL_BYTES)): string {
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, READ_FLAGS);
   try {
     const bytes = readRange(fd, from, end - from);
     if (bytes.length !== end - from) return '';
@@ -108,7 +108,8 @@ function readOwnKey(file: string): Buffer | undefined {
   // A key others can read, or that someone else owns, could be used to forge: not trusted.
   if (!st.isFile() || (st.mode & 0o077) !== 0) return undefined;
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return undefined;
-  const text = readFileSync(file, 'latin1').trim();
+  // The key's path is the operator's (it may be a link of theirs); what it holds must be a small regular file.
+  const text = (readRegularFile(file, { follow: true, maxBytes: 4096 }) ?? Buffer.alloc(0)).toString('latin1').trim();
   return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
 }
 
@@ -196,6 +197,7 @@ export function writeCheckpoint(
     // Not O_TRUNC, nor a rename over it: ext4 flushes a file replaced either way (auto_da_alloc),
     // which would cost an append more than its own fsync. Never through a symbolic link: one planted
     // in its place (by whatever can write the project) is removed, not followed to a file of the user's.
+    refuseLinkedStoreDirs(path.dirname(ckptFile));
     fd = openExisting(ckptFile);
     if (fd === undefined) fd = openSync(ckptFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
     writeAll(fd, bytes, 0);
@@ -247,17 +249,13 @@ export function readCheckpointRecord(
   key: Uint8Array,
 ): CheckpointRecord | 'absent' | 'unauthenticated' {
   let text: string;
-  let fd: number | undefined;
   try {
     // Never through a symbolic link, and never a FIFO or a device that could block or never end.
-    fd = openSync(ckptFile, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > 1 << 20) return 'unauthenticated';
-    text = readFileSync(fd, 'utf8');
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unauthenticated';
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    const bytes = readRegularFile(ckptFile, { maxBytes: 1 << 20 });
+    if (bytes === undefined) return 'absent';
+    text = bytes.toString('utf8');
+  } catch {
+    return 'unauthenticated';
   }
   const lines = text.split('\n');
   if (lines.length !== 3 || lines[2] !== '' || !/^[0-9a-f]{64}$/.test(lines[1]!)) return 'unauthenticated';

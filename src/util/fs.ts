@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { InputError, isOsError, osCause, osError } from '../errors';
+import { makeDirsBelow, makeStoreDirs, refuseLinkedStoreDirs } from './nofollow';
 import { pausePoint } from './pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from './proc';
 
@@ -69,12 +70,24 @@ export function pathKind(p: string): 'file' | 'dir' | undefined {
   }
 }
 
+/** Whether anything (a FIFO, a dangling link too) is at `p`: lstat, never following. */
+export function lexists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `mkdir -p`, failing with the real cause: Node's recursive mkdir reports
  * ENOENT when a parent cannot be created on a read-only or unwritable file
  * system, so the first missing directory is created on its own to learn why.
  */
 export function ensureDir(dir: string, mode?: number): void {
+  // Under a project's .sdd/: never through a link (docs/journal.md, "What stepchain never follows").
+  if (makeStoreDirs(dir, mode)) return;
   try {
     mkdirSync(dir, mode === undefined ? { recursive: true } : { recursive: true, mode });
     return;
@@ -98,17 +111,8 @@ export function ensureDir(dir: string, mode?: number): void {
 export function ensureDirUnder(root: string, dir: string): void {
   const rel = path.relative(root, dir);
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return ensureDir(dir);
-  let d = root;
-  for (const part of rel.split(path.sep)) {
-    d = path.join(d, part);
-    try {
-      mkdirSync(d);
-    } catch (e) {
-      if (isOsError(e) && e.code === 'EEXIST') continue;
-      if (isOsError(e)) throw osError(e, d, 'cannot create directory');
-      throw e;
-    }
-  }
+  refuseLinkedStoreDirs(root);
+  makeDirsBelow(root, dir);
 }
 
 /**
@@ -190,6 +194,7 @@ export function writeFileWhole(
   data: Uint8Array,
   options: { durable: boolean; mode?: number; exclusive?: boolean },
 ): void {
+  refuseLinkedStoreDirs(path.dirname(file));
   const tmp = tempPath(file);
   let fd: number | undefined;
   try {
@@ -246,12 +251,16 @@ function sameFile(a: BigIntStats, b: BigIntStats): boolean {
 
 /** Opening a file to write it, never through a symbolic link (a link planted in its place is refused). */
 export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW;
+// O_NONBLOCK: a FIFO in the file's place must not hang the writer (refused below as not a regular file).
+const APPEND_FLAGS =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW | (constants.O_NONBLOCK ?? 0);
 
 /** An open error, naming the path; a symbolic link in the file's place is said so. */
 export function openError(e: unknown, file: string, action: string): unknown {
   if (isOsError(e) && e.code === 'ELOOP')
     return new InputError(`${file}: ${action}: it is a symbolic link; refusing to write through it`);
+  if (isOsError(e) && e.code === 'ENXIO')
+    return new InputError(`${file}: ${action}: it is a FIFO or a socket, not a regular file; refusing to write to it`);
   if (isOsError(e)) return osError(e, file, action);
   return e;
 }
@@ -273,6 +282,7 @@ export function appendDurably(
   expect?: { dev: string; ino: string; size: string; ctime_ns: string } | 'new',
 ): Appended {
   pausePoint('append:before-write');
+  refuseLinkedStoreDirs(path.dirname(file));
   let fd: number;
   try {
     // Owner-only: journals, run journals and audit logs carry prompts and tool output (docs/journal.md, "Permissions").
@@ -285,6 +295,8 @@ export function appendDurably(
   let untouched: boolean;
   try {
     const pre = fstatSync(fd, { bigint: true });
+    if (!pre.isFile())
+      throw new InputError(`${file}: cannot append: it is not a regular file; refusing to write to it`);
     before = Number(pre.size);
     untouched =
       expect === 'new'
@@ -329,6 +341,7 @@ export function appendDurably(
  * is left as it was. Returns the side file's path.
  */
 export function moveTornTailAside(file: string, from: number, durable: boolean, mode = 0o644): string {
+  refuseLinkedStoreDirs(path.dirname(file));
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDWR | NOFOLLOW);
@@ -363,6 +376,7 @@ export function moveTornTailAside(file: string, from: number, durable: boolean, 
 
 /** Writes the newline a complete last line lost (its writer died between the two). */
 export function finishLastLine(file: string, at: number, durable: boolean): void {
+  refuseLinkedStoreDirs(path.dirname(file));
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDWR | NOFOLLOW);

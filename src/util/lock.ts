@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, renameSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { IntegrityError, InputError, isOsError, osError } from '../errors';
 import { cleanDeadTemps, tempPath } from './fs';
 import { processCommand, processStartMs, sameProcessAlive, selfIdentity } from './proc';
+import { readRegularFile, refuseLinkedStoreDirs } from './nofollow';
 import { sleepMs } from './time';
 
 /**
@@ -86,10 +87,19 @@ export function parseHolder(raw: string): LockHolder | undefined {
   return h;
 }
 
+/** A lock's bytes are a line of text: anything longer is not a lock. */
+const MAX_LOCK_BYTES = 4096;
+
+/**
+ * The lock's content and mtime; undefined when there is none (released
+ * meanwhile). Anything but a regular file in its place (a link, a FIFO, a
+ * directory) is refused, naming it: it would never be released.
+ */
 function readLock(file: string): { raw: string; mtimeMs: number } | undefined {
+  const bytes = readRegularFile(file, { maxBytes: MAX_LOCK_BYTES });
+  if (bytes === undefined) return undefined;
   try {
-    const mtimeMs = statSync(file).mtimeMs;
-    return { raw: readFileSync(file, 'utf8'), mtimeMs };
+    return { raw: bytes.toString('utf8'), mtimeMs: lstatSync(file).mtimeMs };
   } catch {
     return undefined;
   }
@@ -97,7 +107,7 @@ function readLock(file: string): { raw: string; mtimeMs: number } | undefined {
 
 function readOwner(file: string): string | undefined {
   try {
-    return readFileSync(file, 'utf8');
+    return readRegularFile(file, { maxBytes: MAX_LOCK_BYTES })?.toString('utf8');
   } catch {
     return undefined;
   }
@@ -156,6 +166,7 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
     `${id.pid} ${id.host} ${randomBytes(6).toString('hex')}` +
     `${id.start === undefined ? '' : ` start=${id.start}`}${id.boot === undefined ? '' : ` boot=${id.boot}`} lease=${lease}`;
   let delay = 1;
+  refuseLinkedStoreDirs(path.dirname(file));
   const tmp = tempPath(file);
   try {
     writeFileSync(tmp, me, { mode: 0o644, flag: 'wx' });

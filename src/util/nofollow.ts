@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { InputError, isOsError, osError } from '../errors';
 
 /**
  * Reading a file inside a checkout without following a symbolic link anywhere
@@ -68,9 +69,6 @@ export function lstatUnder(root: string, rel: string, checked?: CheckedDirs): Un
   return { kind: 'dir' };
 }
 
-// O_NONBLOCK: a FIFO committed in place of a file must not hang the reader (it is refused as not a file).
-const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
 /** The bytes of the regular file `rel` under `root`, never through a link; nothing is read over `maxBytes`. */
 export function readUnder(
   root: string,
@@ -83,7 +81,7 @@ export function readUnder(
   if (st.kind !== 'file') return { kind: 'other' };
   let fd: number;
   try {
-    fd = openSync(path.join(root, ...components(rel)), FLAGS);
+    fd = openSync(path.join(root, ...components(rel)), READ_FLAGS);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // ELOOP: the file was swapped for a link after the lstat.
@@ -106,4 +104,244 @@ export function readUnder(
   } finally {
     closeSync(fd);
   }
+}
+
+// ---------------------------------------------------------------------------
+// The project's store (`.sdd/`) and every file stepchain reads.
+//
+// Anything under `.sdd/` can be replaced by whoever can write the project (an
+// agent, a pull request): a directory by a link to one of the user's (where an
+// append would then chmod and write), a blob by a FIFO (a reader hangs) or by a
+// link to /dev/zero (a reader never ends). So no directory from `.sdd` itself
+// down is ever followed through a link, and every reader opens without following
+// a link and without blocking, reads only a regular file, and no more than its
+// size. A refusal is an InputError (exit 2) naming the path: the path cannot be
+// used, whatever it holds (docs/journal.md, "What stepchain never follows").
+// Checks and opens are by path, so a swap between the two is still possible;
+// O_NOFOLLOW closes it for the file itself.
+// ---------------------------------------------------------------------------
+
+/** Flags of every read: never through a link, never blocking on a FIFO (refused as not a regular file after). */
+export const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+/** The same, following a link in the file's own place (a path the operator typed). */
+export const FOLLOW_READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+const STORE = '.sdd';
+
+/** A link met on the way: refused, naming it. */
+function linkRefused(p: string): InputError {
+  return new InputError(`${p}: is a symbolic link; refusing to follow it (nothing under .sdd/ is followed)`);
+}
+
+/** What a non-regular file is, in words. */
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  return 'a special file';
+}
+
+/** `abs` split at its first `.sdd` component: the directory holding it, and the components from `.sdd` down. */
+function storeParts(abs: string): { above: string; below: string[] } | undefined {
+  const parts = abs.split(path.sep);
+  const at = parts.indexOf(STORE);
+  if (at < 0) return undefined;
+  return { above: parts.slice(0, at).join(path.sep) || path.sep, below: parts.slice(at) };
+}
+
+/**
+ * Refuses `dir` when one of its directories from the first `.sdd` component
+ * down (`.sdd` included) is a symbolic link or not a directory. A missing one
+ * ends the look (nothing below it exists). A path with no `.sdd` component is
+ * the caller's own choice and is not looked at. Returns whether every directory
+ * down to `dir` exists (and was looked at).
+ */
+export function refuseLinkedStoreDirs(dir: string): boolean {
+  const parts = storeParts(path.resolve(dir));
+  if (parts === undefined) return false;
+  let cur = parts.above;
+  for (const name of parts.below) {
+    cur = path.join(cur, name);
+    let st: Stats;
+    try {
+      st = lstatSync(cur);
+    } catch (e) {
+      if (isOsError(e) && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return false;
+      if (isOsError(e)) throw osError(e, cur, 'cannot look at');
+      throw e;
+    }
+    if (st.isSymbolicLink()) throw linkRefused(cur);
+    if (!st.isDirectory()) throw new InputError(`${cur}: is ${kindOf(st)}, not a directory`);
+  }
+  return true;
+}
+
+/**
+ * Creates the directories of `dir` below `from` (which must exist) one at a
+ * time, each looked at with lstat once it exists: a link (or anything but a
+ * directory) in the way is refused before anything is created through it.
+ */
+export function makeDirsBelow(from: string, dir: string, mode?: number): void {
+  const rel = path.relative(from, dir);
+  if (rel === '') return;
+  let cur = from;
+  for (const name of rel.split(path.sep)) {
+    cur = path.join(cur, name);
+    let st = lstatOrUndefined(cur);
+    if (st === undefined) {
+      try {
+        mkdirSync(cur, mode);
+      } catch (e) {
+        if (!isOsError(e)) throw e;
+        if (e.code !== 'EEXIST') throw osError(e, cur, 'cannot create directory');
+      }
+      st = lstatSync(cur);
+    }
+    if (st.isSymbolicLink()) throw linkRefused(cur);
+    if (!st.isDirectory()) throw new InputError(`${cur}: is ${kindOf(st)}, not a directory`);
+  }
+}
+
+function lstatOrUndefined(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch (e) {
+    if (isOsError(e) && e.code === 'ENOENT') return undefined;
+    if (isOsError(e)) throw osError(e, p, 'cannot look at');
+    throw e;
+  }
+}
+
+/**
+ * `mkdir -p` for a directory under `.sdd/`: what exists above `.sdd` is
+ * created as usual, the rest one directory at a time, never through a link.
+ * Returns false when `dir` is not under a `.sdd/` (nothing was done).
+ */
+export function makeStoreDirs(dir: string, mode?: number): boolean {
+  const abs = path.resolve(dir);
+  const parts = storeParts(abs);
+  if (parts === undefined) return false;
+  // The common case: everything is there already (a few lstat calls, no mkdir).
+  if (refuseLinkedStoreDirs(abs)) return true;
+  try {
+    mkdirSync(parts.above, { recursive: true });
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, parts.above, 'cannot create directory');
+    throw e;
+  }
+  makeDirsBelow(parts.above, abs, mode);
+  return true;
+}
+
+/**
+ * Refuses `file` when something other than a regular file is in its place (a
+ * link, a FIFO, a directory), naming it; a missing file passes. One lstat: for
+ * writers that look before they open (the open itself is O_NOFOLLOW too).
+ */
+export function refuseNonRegular(file: string, action = 'cannot use'): void {
+  let st: Stats;
+  try {
+    st = lstatSync(file);
+  } catch (e) {
+    if (isOsError(e) && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return;
+    if (isOsError(e)) throw osError(e, file, 'cannot look at');
+    throw e;
+  }
+  if (st.isSymbolicLink()) throw new InputError(`${file}: ${action}: it is a symbolic link; refusing to follow it`);
+  if (!st.isFile()) throw new InputError(`${file}: ${action}: it is ${kindOf(st)}, not a regular file`);
+}
+
+/** An open regular file: its descriptor and its size when opened. */
+export interface OpenedFile {
+  fd: number;
+  size: number;
+}
+
+export interface OpenOptions {
+  /**
+   * Follow a link in the file's own place: only for a path the operator typed
+   * on the command line (their own file, maybe a link to it). Never for what a
+   * project, an agent or a pull request can put in place. Directories under
+   * `.sdd/` are never followed either way.
+   */
+  follow?: boolean;
+}
+
+/**
+ * Opens a regular file to read: never through a link (see OpenOptions.follow),
+ * never blocking (a FIFO opens at once), and refused unless fstat finds a
+ * regular file. Undefined when there is no such file; any other refusal is an
+ * InputError naming the path.
+ */
+export function openRegularFile(file: string, options: OpenOptions = {}): OpenedFile | undefined {
+  refuseLinkedStoreDirs(path.dirname(path.resolve(file)));
+  let fd: number;
+  try {
+    fd = openSync(file, options.follow === true ? FOLLOW_READ_FLAGS : READ_FLAGS);
+  } catch (e) {
+    if (!isOsError(e)) throw e;
+    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return undefined;
+    if (e.code === 'ELOOP') throw new InputError(`${file}: cannot read: it is a symbolic link; refusing to follow it`);
+    if (e.code === 'ENXIO') throw new InputError(`${file}: cannot read: it is a socket, not a regular file`);
+    throw osError(e, file, 'cannot read');
+  }
+  let st: Stats;
+  try {
+    st = fstatSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    if (isOsError(e)) throw osError(e, file, 'cannot read');
+    throw e;
+  }
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw new InputError(`${file}: cannot read: it is ${kindOf(st)}, not a regular file`);
+  }
+  return { fd, size: st.size };
+}
+
+export interface ReadOptions extends OpenOptions {
+  /** The size the file must have (a blob's, a checkpoint's): any other is refused, saying both. */
+  expectSize?: number;
+  /** Refused when larger (nothing is read). */
+  maxBytes?: number;
+}
+
+/**
+ * The bytes of a regular file (see openRegularFile), never more than its size
+ * when opened; undefined when there is no such file. This is the one reader of
+ * files a project, an agent or the command line hands stepchain.
+ */
+export function readRegularFile(file: string, options: ReadOptions = {}): Buffer | undefined {
+  const opened = openRegularFile(file, options);
+  if (opened === undefined) return undefined;
+  const { fd, size } = opened;
+  try {
+    if (options.expectSize !== undefined && size !== options.expectSize)
+      throw new InputError(`${file}: cannot read: it holds ${size} bytes where ${options.expectSize} were expected`);
+    if (options.maxBytes !== undefined && size > options.maxBytes)
+      throw new InputError(`${file}: cannot read: it holds ${size} bytes, more than the ${options.maxBytes} allowed`);
+    const buf = Buffer.allocUnsafe(size);
+    let off = 0;
+    while (off < size) {
+      const n = readSync(fd, buf, off, size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return off === size ? buf : buf.subarray(0, off);
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, file, 'cannot read');
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readRegularFile, with a missing file an InputError (`no such file`) too. */
+export function readExistingFile(file: string, options: ReadOptions = {}): Buffer {
+  const b = readRegularFile(file, options);
+  if (b === undefined) throw new InputError(`${file}: no such file`);
+  return b;
 }
