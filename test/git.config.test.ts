@@ -190,6 +190,8 @@ test('append, hook claude, fork, append in the fork, fork rm, check --base: no p
   expect(rmf.stderr).toBe('');
   expect(rmf.code).toBe(0);
 
+  expect(ran()).toBe('');
+
   // check --base reads the base commit's journals.
   git(root, ['add', '-A']);
   git(root, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '--no-verify', '--no-gpg-sign', '-m', 'journals']);
