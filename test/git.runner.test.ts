@@ -85,6 +85,7 @@ describe('the command line', () => {
     ])
       expect(add.argv).toContain(p);
     gitCommandLine(['rev-parse', 'HEAD'], cfg);
+    gitCommandLine(['commit-tree', 'abc'], cfg);
     expect(asked).toBe(1); // plumbing that runs no named program does not ask
   });
 

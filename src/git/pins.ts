@@ -74,8 +74,9 @@ export const PINNED_CONFIG: readonly string[] = [
 
 /**
  * Every git command stepchain runs, and whether it can run a named program
- * (a filter on work-tree content, or a fetch, a partial clone's lazy one
- * included, with a remote's upload-pack): those get the named pins. A command
+ * (a filter on work-tree content: any command that reads or writes the index
+ * may compare a racily clean entry's content; or a fetch, a partial clone's
+ * lazy one included, with a remote's upload-pack): those get the named pins. A command
  * not listed is refused: adding one means deciding this for it.
  */
 const COMMANDS: Readonly<Record<string, 'plain' | 'named'>> = {
@@ -84,11 +85,12 @@ const COMMANDS: Readonly<Record<string, 'plain' | 'named'>> = {
   'show-ref': 'plain',
   'for-each-ref': 'plain',
   'update-ref': 'plain',
-  'write-tree': 'plain',
   'commit-tree': 'plain',
   config: 'plain',
   init: 'plain',
   add: 'named',
+  // Writes the index back, comparing the content of racily clean entries (through their filters).
+  'write-tree': 'named',
   status: 'named',
   commit: 'named',
   'read-tree': 'named',
