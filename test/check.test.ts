@@ -411,7 +411,7 @@ describe('shards', () => {
 });
 
 describe('one git environment policy', () => {
-  test('gitEnv drops every redirecting or config-injecting GIT_* variable and keeps transport and identity', () => {
+  test('gitEnv drops every redirecting, config-injecting or program-naming GIT_* variable and keeps identity', () => {
     const env = gitEnv(
       {
         PATH: '/bin',
@@ -434,9 +434,9 @@ describe('one git environment policy', () => {
       },
       { GIT_INDEX_FILE: '/deliberate' },
     );
+    // GIT_SSH_COMMAND names a program: dropped since issue 20 (git runs no program it is handed; plain ssh).
     expect(env).toEqual({
       PATH: '/bin',
-      GIT_SSH_COMMAND: 'ssh -i key',
       GIT_AUTHOR_NAME: 'me',
       GIT_TERMINAL_PROMPT: '0',
       GIT_NO_REPLACE_OBJECTS: '1',

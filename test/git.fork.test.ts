@@ -384,15 +384,25 @@ describe('fork failures leave nothing behind', () => {
     expect(git(root, ['branch', '--list', `fork/*`])).toBe('');
     expect(git(root, ['worktree', 'list', '--porcelain'])).not.toContain(id);
   });
-  test('git failure: a post-checkout hook that fails (git leaves worktree and branch behind; the fork undoes them)', async () => {
+  test('git failure: a commit git cannot check out (git leaves the branch behind; the fork undoes it)', async () => {
+    // Until issue 20 this failure came from a post-checkout hook; stepchain now runs no hook (test/git.config.test.ts).
     const root = recordedRepo();
-    writeFileSync(path.join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\necho hook says no >&2\nexit 3\n', {
-      mode: 0o755,
-    });
+    const x = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: root, input: 'x\n' }).toString().trim();
+    const sub = execFileSync('git', ['mktree'], { cwd: root, input: `100644 blob ${x}\tx\n` })
+      .toString()
+      .trim();
+    const top = execFileSync('git', ['mktree'], {
+      cwd: root,
+      input: `040000 tree ${sub}\t.git\n100644 blob ${x}\tREADME.md\n`,
+    })
+      .toString()
+      .trim();
+    const bad = git(root, ['commit-tree', top, '-p', 'HEAD', '-m', 'a path git refuses to check out']);
+    git(root, ['update-ref', 'refs/heads/main', bad]);
     await expectNothingCreated(
       root,
-      () => createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 }),
-      /hook says no.*nothing was left behind/,
+      () => createFork({ env: ENV, root, sessionId: 'ag' }),
+      /invalid path.*nothing was left behind/,
       1,
     );
     expect(git(root, ['branch', '--list', 'fork/*'])).toBe('');

@@ -1,12 +1,17 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { gitCommandLine, NAMED_SECTIONS_PATTERN, type GitCommandLine } from './pins';
+import path from 'node:path';
+import { forkWorktreeEnv } from './worktree-link';
 
 /**
- * Running git: every git process stepchain starts goes through this module and
- * its one environment policy (`gitEnv`). Plumbing (snapshots, ref reads) goes
- * through `gitSync`, a plain synchronous `git` process, so `recordStep` stays
- * synchronous; the check's reads of a base commit through `gitRun` (async,
- * bytes); porcelain (worktrees, branches, status) through simple-git (`gitAt`).
+ * Running git: every git process stepchain starts goes through this module: its
+ * one environment policy (`gitEnv`), the configuration pinned on every command
+ * line so git runs no program a repository, a worktree or an inherited variable
+ * configures (./pins.ts), and, inside a worktree stepchain created, the check
+ * that its `.git` still points at the repository that created it
+ * (./worktree-link.ts). `gitSync` runs a synchronous process (so `recordStep`
+ * stays synchronous), `gitRun` an asynchronous one (bytes), `gitText` the same
+ * as text. Nothing else in src/ starts git (test/git.runner.test.ts checks it).
  */
 
 /** A git command that failed: one line naming the command and git's own message. */
@@ -48,17 +53,14 @@ export function firstLine(s: string): string {
  * GIT_DISCOVERY_ACROSS_FILESYSTEM, GIT_NAMESPACE, GIT_REPLACE_REF_BASE,
  * GIT_GRAFT_FILE, GIT_SHALLOW_FILE, GIT_QUARANTINE_PATH), change how pathspecs
  * match (GIT_*_PATHSPECS) or which programs git runs (GIT_EXEC_PATH, GIT_EDITOR,
- * GIT_PAGER, GIT_EXTERNAL_DIFF, GIT_TEMPLATE_DIR). A hook's GIT_INDEX_FILE or a
- * CI job's GIT_DIR must never make stepchain read another repository and pass a
- * rewritten history. What a caller needs (a temporary index for a snapshot) it
- * passes deliberately as `extra`.
+ * GIT_PAGER, GIT_EXTERNAL_DIFF, GIT_TEMPLATE_DIR, GIT_SSH, GIT_SSH_COMMAND,
+ * GIT_ASKPASS, GIT_PROXY_COMMAND). A hook's GIT_INDEX_FILE or a CI job's GIT_DIR
+ * must never make stepchain read another repository and pass a rewritten
+ * history. What a caller needs (a temporary index for a snapshot) it passes
+ * deliberately as `extra`.
  */
 const KEPT = new Set([
-  // Transport and credentials: fetching a PR's base commit must work as the runner set it up.
-  'GIT_SSH',
-  'GIT_SSH_COMMAND',
-  'GIT_SSH_VARIANT',
-  'GIT_ASKPASS',
+  // Transport settings (not programs): fetching a PR's base commit must work as the runner set it up.
   'GIT_SSL_CAINFO',
   'GIT_SSL_CAPATH',
   'GIT_SSL_CERT',
@@ -93,9 +95,6 @@ const KEPT = new Set([
   'GIT_CURL_VERBOSE',
 ]);
 
-/** Kept variables that make git start another program or talk to a server: porcelain needs none of them. */
-const TRANSPORT = new Set(['GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_SSH_VARIANT', 'GIT_ASKPASS']);
-
 /** Whether the policy keeps an inherited variable. */
 export function keepsGitVariable(name: string): boolean {
   const key = name.toUpperCase();
@@ -123,11 +122,40 @@ export interface GitSyncOptions {
   input?: string;
 }
 
+/**
+ * The process to start for `git <args>` in `cwd`: the pinned command line, and
+ * the environment (with the repository pinned inside a fork worktree).
+ */
+function prepare(
+  cwd: string,
+  args: string[],
+  options: GitSyncOptions,
+): { line: GitCommandLine; env: NodeJS.ProcessEnv } {
+  const repoPin = forkWorktreeEnv(cwd, (root) => {
+    const out = gitTry(root, ['rev-parse', '--git-common-dir'], { env: options.env });
+    return out === undefined ? undefined : path.resolve(root, out.replace(/\n$/, ''));
+  });
+  const env = gitEnv(options.env, { ...options.extra, ...repoPin });
+  const line = gitCommandLine(args, () => namedConfig(cwd, options));
+  return { line, env };
+}
+
+/** The configuration naming filter drivers and remotes, read just before a command that can run them. */
+function namedConfig(cwd: string, options: GitSyncOptions): string {
+  try {
+    return gitSync(cwd, ['config', '--null', '--get-regexp', NAMED_SECTIONS_PATTERN], { env: options.env });
+  } catch (e) {
+    if (e instanceof GitCommandError && e.status === 1) return ''; // no such key
+    throw e;
+  }
+}
+
 /** Runs `git <args>` in `cwd`; returns stdout (untrimmed). Throws GitCommandError on a non-zero exit. */
 export function gitSync(cwd: string, args: string[], options: GitSyncOptions = {}): string {
-  const r = spawnSync('git', args, {
+  const { line, env } = prepare(cwd, args, options);
+  const r = spawnSync('git', line.argv, {
     cwd,
-    env: gitEnv(options.env, options.extra),
+    env,
     encoding: 'utf8',
     input: options.input ?? '',
     maxBuffer: 1 << 28,
@@ -148,10 +176,17 @@ export interface GitRunOptions extends GitSyncOptions {
  * bytes (for blob contents and large listings). Rejects with GitCommandError.
  */
 export function gitRun(cwd: string, args: string[], options: GitRunOptions = {}): Promise<Buffer> {
+  let prepared: { line: GitCommandLine; env: NodeJS.ProcessEnv };
+  try {
+    prepared = prepare(cwd, args, options);
+  } catch (e) {
+    return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+  }
+  const { line, env } = prepared;
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
+    const child = spawn('git', line.argv, {
       cwd,
-      env: gitEnv(options.env, options.extra),
+      env,
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
@@ -183,32 +218,7 @@ export function gitTry(cwd: string, args: string[], options: GitSyncOptions = {}
   }
 }
 
-/** Variables simple-git refuses to pass on (they can make git run a program); porcelain needs none. */
-const SIMPLE_GIT_GUARDED = new Set(['EDITOR', 'VISUAL', 'PAGER', 'PREFIX', 'SSH_ASKPASS']);
-
-/**
- * A simple-git instance for `dir`, under the same policy (`gitEnv`). The
- * porcelain it runs (worktree, branch, status) talks to no server and opens no
- * editor, so the transport variables and the editor/pager ones are left out too
- * (simple-git refuses them unless told otherwise); the git variables the policy
- * keeps are passed on explicitly.
- */
-export function gitAt(dir: string, env: NodeJS.ProcessEnv = process.env): SimpleGit {
-  const clean: Record<string, string> = {};
-  for (const [k, v] of Object.entries(gitEnv(env))) {
-    const key = k.toUpperCase();
-    if (v !== undefined && !TRANSPORT.has(key) && !SIMPLE_GIT_GUARDED.has(key)) clean[k] = v;
-  }
-  const allowed = Object.keys(clean).filter((k) => k.toUpperCase().startsWith('GIT_'));
-  return simpleGit({ baseDir: dir, allowEnvironment: allowed }).env(clean);
-}
-
-/** Runs a simple-git task, turning its failure into GitCommandError (one line). */
-export async function porcelain<T>(args: string[], task: () => Promise<T>): Promise<T> {
-  try {
-    return await task();
-  } catch (e) {
-    if (e instanceof Error && !(e instanceof GitCommandError)) throw new GitCommandError(args, null, e.message);
-    throw e;
-  }
+/** `gitRun` as text (porcelain: worktrees, branches, status). */
+export async function gitText(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
+  return (await gitRun(cwd, args, { env })).toString('utf8');
 }

@@ -19,7 +19,7 @@ import { ensureDir, fsyncDir, lexists, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { pausePoint } from '../util/pause';
-import { gitAt, GitCommandError, porcelain } from './exec';
+import { GitCommandError, gitText } from './exec';
 import { removeIntent, writeIntent } from './pending';
 import { branchExists, requireRepo, updateRefs, type RepoInfo } from './repo';
 import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from './snapshot';
@@ -288,7 +288,6 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
 
   // 2. Create, remembering how to undo each step.
   const undo: Undo[] = [];
-  const git = gitAt(root, env);
   try {
     const dirs = missingDirs(worktreesDir(root));
     ensureDir(worktreesDir(root));
@@ -322,7 +321,7 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     undo.push({
       what: 'branch',
       run: async () => {
-        if (!branchBefore && branchExists(root, branch, env)) await git.raw(['branch', '-D', branch]);
+        if (!branchBefore && branchExists(root, branch, env)) await gitText(root, ['branch', '-D', branch], env);
       },
     });
     undo.push({
@@ -330,15 +329,15 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
       run: async () => {
         if (!existsSync(worktree)) return; // git cleans up after its own failed add
         try {
-          await git.raw(['worktree', 'remove', '--force', '--force', worktree]);
+          await gitText(root, ['worktree', 'remove', '--force', '--force', worktree], env);
         } catch {
           rmSync(worktree, { recursive: true, force: true });
-          await git.raw(['worktree', 'prune']);
+          await gitText(root, ['worktree', 'prune'], env);
         }
       },
     });
     const addArgs = ['worktree', 'add', '--quiet', '-b', branch, worktree, base];
-    await porcelain(addArgs, () => git.raw(addArgs));
+    await gitText(root, addArgs, env);
     pausePoint('fork:after-worktree', env);
 
     if (forkJournal !== null) {

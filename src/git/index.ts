@@ -1,4 +1,4 @@
-export { GitCommandError, gitAt, gitSync } from './exec';
+export { GitCommandError, gitSync, gitText } from './exec';
 export { isRefComponent, repoInfo, requireRepo } from './repo';
 export type { RepoInfo } from './repo';
 export {

@@ -5,7 +5,7 @@ import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
 import { forkParentRoot, writeTombstone } from '../journal/tombstone';
 import { assertSafeId } from '../util/ids';
 import { acquireLock, liveLockHolder, type LockHandle } from '../util/lock';
-import { gitAt, porcelain } from './exec';
+import { gitText } from './exec';
 import { worktreesDir } from './fork';
 import { pendingFile, readIntents, removeIntent } from './pending';
 import { branchExists, listRefs, requireRepo, resolveRef, updateRefs } from './repo';
@@ -118,11 +118,20 @@ async function removeLocked(
   leaveTombstone: boolean,
 ): Promise<RemoveForkResult> {
   const forkId = node.fork_session_id;
-  const git = gitAt(root, env);
-  if (!node.missing && existsSync(node.worktree) && !node.incomplete) {
-    // -z: a path holding a newline is one entry (a rename's source path follows its entry; skip it).
-    const args = ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...SNAPSHOT_PATHSPEC];
-    const fields = (await porcelain(args, () => gitAt(node.worktree, env).raw(args))).split('\0');
+  if (!node.missing && existsSync(node.worktree) && !node.incomplete && !force) {
+    // -z: a path holding a newline is one entry (a rename's source path follows its entry; skip it). A submodule's
+    // work tree is not looked into (`dirty`): its configuration is another repository's; a moved submodule commit
+    // still counts. Forced, nothing runs in the worktree (its .git may no longer be stepchain's to trust).
+    const args = [
+      'status',
+      '--porcelain',
+      '-z',
+      '--untracked-files=all',
+      '--ignore-submodules=dirty',
+      '--',
+      ...SNAPSHOT_PATHSPEC,
+    ];
+    const fields = (await gitText(node.worktree, args, env)).split('\0');
     const dirty: string[] = [];
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i]!;
@@ -130,7 +139,7 @@ async function removeLocked(
       dirty.push(f);
       if (f[0] === 'R' || f[0] === 'C') i++;
     }
-    if (dirty.length > 0 && !force) {
+    if (dirty.length > 0) {
       throw new IntegrityError(
         `fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${JSON.stringify(dirty[0]!.slice(3))}): commit them or use --force`,
       );
@@ -183,7 +192,7 @@ async function removeLocked(
     // Twice forced: a half-made worktree may still be locked by git ("initializing").
     const rm = ['worktree', 'remove', '--force', ...(node.incomplete ? ['--force'] : []), node.worktree];
     try {
-      await porcelain(rm, () => git.raw(rm));
+      await gitText(root, rm, env);
     } catch (e) {
       // Forced past a live writer (it holds no lock of ours): an append already under way can add a file while
       // git empties a directory ("Directory not empty"). The tombstone refuses the next ones; remove what is left,
@@ -193,10 +202,10 @@ async function removeLocked(
     }
   }
   const prune = ['worktree', 'prune'];
-  await porcelain(prune, () => git.raw(prune));
+  await gitText(root, prune, env);
   if (branch !== null && !keepBranch && branchExists(root, branch, env)) {
     const del = ['branch', '-D', branch];
-    await porcelain(del, () => git.deleteLocalBranch(branch, true));
+    await gitText(root, del, env);
   }
   const refs = listRefs(root, `${SNAPSHOT_REF_PREFIX}/${forkId}/`, env);
   updateRefs(

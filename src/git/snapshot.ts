@@ -1,9 +1,13 @@
 import {
-  copyFileSync,
+  closeSync,
   existsSync,
+  fstatSync,
+  futimesSync,
   lstatSync,
   mkdtempSync,
+  openSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   statSync,
@@ -13,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 import { sha256Hex } from '../util/hash';
+import { writeAll } from '../util/fs';
 import { sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
@@ -34,6 +39,8 @@ import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
  * index starts as a copy of the user's index (read-only use of it): its stat
  * cache lets `git add` hash only what changed, which keeps an append on a large
  * repository cheap. With no index yet it starts from HEAD's tree, or empty.
+ * The copy keeps the index file's mtime (see `copyIndex`): git trusts a cached
+ * entry only when it is older than the index that holds it.
  */
 export const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
 
@@ -148,13 +155,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
   const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
   try {
     const index = path.join(tmp, 'index');
-    let seeded = false;
-    try {
-      copyFileSync(repo.indexFile, index);
-      seeded = true;
-    } catch {
-      /* no index yet (fresh repository) */
-    }
+    const seeded = copyIndex(repo.indexFile, index);
     const extra = { GIT_INDEX_FILE: index };
     if (!seeded && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], { env, extra });
     gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
@@ -167,6 +168,46 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Copies the user's index to `to` for the snapshot to start from, keeping the
+ * index's mtime (in whole seconds, rounded down). Returns false when there is no
+ * index yet.
+ *
+ * Why the mtime: git takes a cached entry whose size and mtime match the file
+ * as unchanged only when the entry is older than the index file itself; an
+ * entry as new as the index ("racily clean": the file may have been edited in
+ * the second the index was written, keeping its size) has its content compared.
+ * A copy with a new mtime made every such entry look old, so an edit that kept
+ * size and second was missed and the snapshot held the old file. An mtime no
+ * later than the original's can only make more entries racy (more hashing, never
+ * less): rounded down to the second, it holds whether git compares seconds or
+ * nanoseconds. The stat is taken of the very file read (the user's git may
+ * replace the index meanwhile, by rename).
+ */
+function copyIndex(from: string, to: string): boolean {
+  let src: number;
+  try {
+    src = openSync(from, 'r');
+  } catch {
+    return false; // no index yet (fresh repository)
+  }
+  try {
+    const st = fstatSync(src);
+    const bytes = readFileSync(src);
+    const dst = openSync(to, 'wx', 0o600);
+    try {
+      writeAll(dst, bytes);
+      const mtime = Math.floor(st.mtimeMs / 1000);
+      futimesSync(dst, mtime, mtime);
+    } finally {
+      closeSync(dst);
+    }
+    return true;
+  } finally {
+    closeSync(src);
   }
 }
 

@@ -4,7 +4,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../canonical';
 import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
 import { isSafeId } from '../util/ids';
 import { sanitize } from '../util/terminal';
-import { gitAt, porcelain } from './exec';
+import { gitText } from './exec';
 import { FORK_ID, readSessionFile, sessionFile, worktreesDir } from './fork';
 import { liveCreator, readIntents, type ForkIntent } from './pending';
 import { requireRepo } from './repo';
@@ -182,12 +182,12 @@ export async function listForks(root: string, env: NodeJS.ProcessEnv = process.e
   let z = true;
   let text: string;
   try {
-    text = await porcelain(args, () => gitAt(root, env).raw(args));
+    text = await gitText(root, args, env);
   } catch {
     // git before 2.36 has no -z here.
     z = false;
     const old = args.slice(0, 3);
-    text = await porcelain(old, () => gitAt(root, env).raw(old));
+    text = await gitText(root, old, env);
   }
   const records = parseWorktreeList(text, z);
   // Intents live beside the worktrees they describe, under each worktree's .sdd/worktrees/.

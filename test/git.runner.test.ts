@@ -1,0 +1,100 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gitCommandLine, namedPins, PINNED_CONFIG } from '../src/git/pins';
+import { repoRoot } from './helpers/paths';
+
+/**
+ * One git runner (issue 20 §3): src/git/exec.ts is the only module that starts
+ * a process, and every git it starts gets the pinned configuration. A new way
+ * of starting git anywhere else in src/ fails here.
+ */
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir)) {
+    const p = path.join(dir, e);
+    if (statSync(p).isDirectory()) out.push(...sources(p));
+    else if (/\.(ts|mts|cts|js|mjs|cjs)$/.test(e)) out.push(p);
+  }
+  return out;
+}
+
+const RUNNER = path.join('src', 'git', 'exec.ts');
+/** Modules that start processes (or git) in some way. */
+const SPAWNERS =
+  /(?:from\s+|require\(\s*|import\(\s*)['"](?:node:)?(?:child_process|simple-git|execa|cross-spawn|shelljs|zx|isomorphic-git|nodegit)['"]/;
+
+test('no module of src/ but the runner imports a way to start a process or git', () => {
+  const offenders = sources(path.join(repoRoot, 'src'))
+    .map((f) => path.relative(repoRoot, f))
+    .filter((f) => f !== RUNNER && SPAWNERS.test(readFileSync(path.join(repoRoot, f), 'utf8')));
+  expect(offenders).toEqual([]);
+  // Nor does anything reach a process API through `process` (process.binding, a global spawn).
+  const sneaky = sources(path.join(repoRoot, 'src'))
+    .map((f) => path.relative(repoRoot, f))
+    .filter((f) =>
+      /process\.binding\(|process\._linkedBinding|\bBun\.spawn/.test(readFileSync(path.join(repoRoot, f), 'utf8')),
+    );
+  expect(sneaky).toEqual([]);
+});
+
+test('the runner starts processes in exactly two places, both with the pinned command line', () => {
+  const text = readFileSync(path.join(repoRoot, RUNNER), 'utf8');
+  const calls = [...text.matchAll(/\bspawn(?:Sync)?\(([^,]+),\s*([^,]+),/g)].map((m) => [m[1]!.trim(), m[2]!.trim()]);
+  expect(calls).toEqual([
+    ["'git'", 'line.argv'],
+    ["'git'", 'line.argv'],
+  ]);
+  expect(text).not.toMatch(/\bexec(?:File)?(?:Sync)?\(/);
+});
+
+test('the package no longer depends on simple-git', () => {
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  expect(Object.keys(pkg.dependencies ?? {})).not.toContain('simple-git');
+});
+
+describe('the command line', () => {
+  const none = (): string => '';
+
+  test('every pin comes after the caller\u2019s own -c (git keeps the last value), before the command', () => {
+    const line = gitCommandLine(['-c', 'core.hooksPath=/tmp/x', 'update-ref', 'refs/x', 'HEAD'], none);
+    const argv = line.argv;
+    expect(argv.slice(0, 2)).toEqual(['-c', 'core.hooksPath=/tmp/x']);
+    expect(argv.lastIndexOf('core.hooksPath=/dev/null')).toBeGreaterThan(1);
+    expect(argv.slice(-3)).toEqual(['update-ref', 'refs/x', 'HEAD']);
+    for (const p of PINNED_CONFIG) expect(argv).toContain(p);
+  });
+
+  test('commands that can run a named program get a pin for each filter driver and remote the config names', () => {
+    let asked = 0;
+    const cfg = (): string => {
+      asked++;
+      return 'filter.lfs.clean\ngit-lfs clean -- %f\0filter.a.b.smudge\nx\0remote.origin.url\nfile:///r\0filter.clean\nnot a driver\0';
+    };
+    const add = gitCommandLine(['add', '-A', '--', '.'], cfg);
+    expect(asked).toBe(1);
+    for (const p of [
+      'filter.lfs.clean=',
+      'filter.lfs.smudge=',
+      'filter.lfs.process=',
+      'filter.lfs.required=false',
+      'filter.a.b.clean=',
+      'remote.origin.uploadpack=git-upload-pack',
+      'remote.origin.receivepack=git-receive-pack',
+    ])
+      expect(add.argv).toContain(p);
+    gitCommandLine(['rev-parse', 'HEAD'], cfg);
+    gitCommandLine(['commit-tree', 'abc'], cfg);
+    expect(asked).toBe(1); // plumbing that runs no named program does not ask
+  });
+
+  test('a driver name -c cannot express is refused; unknown commands and program options are refused', () => {
+    expect(() => namedPins('filter.a=b.clean\nx\0')).toThrow(/holds "="/);
+    expect(() => gitCommandLine(['diff', 'HEAD'], none)).toThrow(/does not run `git diff`/);
+    expect(() => gitCommandLine(['cat-file', '--textconv', 'HEAD:x'], none)).toThrow(/--textconv/);
+    expect(() => gitCommandLine(['fetch', '--upload-pack=evil', 'origin'], none)).toThrow(/--upload-pack/);
+    // After `--` an argument is a path, not an option.
+    expect(gitCommandLine(['add', '--', '--textconv'], none).command).toBe('add');
+  });
+});
