@@ -1,12 +1,6 @@
-import {
-  initialState,
-  parseKeys,
-  reduce,
-  renderScreen,
-  walkedSteps,
-  type ReplayState,
-  type ScreenLine,
-} from './screen';
+import { parseKeys } from './keys';
+import { renderScreen, type ScreenLine } from './screen';
+import { initialState, reduce, walkedSteps, type ReplayState } from './walk';
 import type { ReplaySource } from './source';
 import { sanitize } from '../util/terminal';
 
