@@ -6,7 +6,7 @@ import { sanitize } from '../util/terminal';
 
 /**
  * The tiny terminal driver of the interactive walk: raw keys in, ANSI out. All
- * decisions live in screen.ts; this only paints, and always gives the terminal
+ * decisions live in walk.ts (keys) and screen.ts (layout); this only paints, and always gives the terminal
  * back (normal screen, cursor, cooked mode) on quit, error, SIGINT and SIGTERM.
  */
 
