@@ -586,7 +586,7 @@ describe('report in headless Chromium', () => {
       if (state === 'intact') {
         lines[2] = lines[2]!.replace('Fix it!', 'Fix it.');
         writeFileSync(file, lines.join('\n'));
-        writeReport('agent-web', out, { root });
+        writeReport('agent-web', out, { root, force: true });
       }
       const page = await browser.context.newPage();
       await page.setViewportSize({ width: 420, height: 800 });
@@ -625,7 +625,7 @@ describe('report in headless Chromium', () => {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines[9] = lines[9]!.replace('"model":"model-x"', '"model":"model-y"');
     writeFileSync(file, lines.join('\n'));
-    writeReport(file, out, { maxSteps: 100 });
+    writeReport(file, out, { maxSteps: 100, force: true });
     o = await openReport(browser, out);
     expect(await rootData(o.page)).toMatchObject({
       verified: 'false',
@@ -639,7 +639,7 @@ describe('report in headless Chromium', () => {
     lines[9] = lines[9]!.replace('"model":"model-y"', '"model":"model-x"');
     lines[279] = lines[279]!.replace('"model":"model-x"', '"model":"model-z"');
     writeFileSync(file, lines.join('\n'));
-    writeReport(file, out, { maxSteps: 100 });
+    writeReport(file, out, { maxSteps: 100, force: true });
     o = await openReport(browser, out);
     expect(await rootData(o.page)).toMatchObject({ verified: 'false', firstFaultLine: '280', faultCount: '1' });
     expect(await o.page.textContent('#faults')).not.toContain('outside the embedded window');

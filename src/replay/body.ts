@@ -243,3 +243,34 @@ export function entryAt(source: ReplaySource, seq: number): JournalEntry {
   }
   return e;
 }
+
+/** A terminal's size in columns and rows. */
+export interface ScreenSize {
+  width: number;
+  height: number;
+}
+
+/** The rows the step's body gets on a screen (the header, the rule and the footer take one each). */
+export function bodyRows(size: ScreenSize): number {
+  return Math.max(1, size.height - 3);
+}
+
+// The last body laid out: a key and the repaint after it need the same one, and a step with
+// megabyte fields is worth laying out once.
+let lastBody:
+  | { source: ReplaySource; index: number; width: number; expanded: boolean; body: ReturnType<typeof stepBody> }
+  | undefined;
+
+/** `stepBody` at a width, the last one kept. */
+export function laidOutBody(
+  source: ReplaySource,
+  index: number,
+  width: number,
+  expanded: boolean,
+): ReturnType<typeof stepBody> {
+  const c = lastBody;
+  if (c && c.source === source && c.index === index && c.width === width && c.expanded === expanded) return c.body;
+  const body = stepBody(source, index, { width, expanded });
+  lastBody = { source, index, width, expanded, body };
+  return body;
+}

@@ -11,19 +11,13 @@ export { openReplay } from './open';
 export type { ReplayOpenOptions } from './open';
 export { isReceiptFile, openReceipt } from './receipt';
 export type { ReceiptOpenOptions } from './receipt';
-export {
-  headerText,
-  initialState,
-  keyHints,
-  keyList,
-  parseKeys,
-  reduce,
-  renderScreen,
-  signatureText,
-  sourceSignature,
-  walkedSteps,
-} from './screen';
-export type { Key, ReplayAction, ReplayState, ScreenLine, ScreenSize, WalkOptions } from './screen';
+export { keyHints, keyList, parseKeys } from './keys';
+export type { Key } from './keys';
+export { headerText, renderScreen, signatureText, sourceSignature } from './screen';
+export type { ScreenLine } from './screen';
+export type { ScreenSize } from './body';
+export { initialState, reduce, walkedSteps } from './walk';
+export type { ReplayAction, ReplayState, WalkOptions } from './walk';
 export {
   BrokenChainError,
   casBlobs,

@@ -1,18 +1,12 @@
-import {
-  initialState,
-  parseKeys,
-  reduce,
-  renderScreen,
-  walkedSteps,
-  type ReplayState,
-  type ScreenLine,
-} from './screen';
+import { parseKeys } from './keys';
+import { renderScreen, type ScreenLine } from './screen';
+import { initialState, reduce, walkedSteps, type ReplayState } from './walk';
 import type { ReplaySource } from './source';
 import { sanitize } from '../util/terminal';
 
 /**
  * The tiny terminal driver of the interactive walk: raw keys in, ANSI out. All
- * decisions live in screen.ts; this only paints, and always gives the terminal
+ * decisions live in walk.ts (keys) and screen.ts (layout); this only paints, and always gives the terminal
  * back (normal screen, cursor, cooked mode) on quit, error, SIGINT and SIGTERM.
  */
 
