@@ -243,9 +243,10 @@ describe('the two attacks of issue 20', () => {
   });
 });
 
-/** Appends `count` steps to an agent's journal in a project (the recorder's own code). */
-function append(root: string, agent: string, count: number, tag = 'p'): void {
-  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
+/** Appends `count` steps to an agent's journal in a project (the recorder's own code; `env` for a forger's, whose
+ * appends leave the recorder's checkpoint alone). */
+function append(root: string, agent: string, count: number, tag = 'p', env: NodeJS.ProcessEnv = process.env): void {
+  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none', env });
   j.appendMany(Array.from({ length: count }, (_, i) => ({ prompt: `${tag}${j.length + i}`, ts: 1_700_000_000.5 + i })));
 }
 
@@ -261,6 +262,10 @@ function check(dir: string): { code: number; doc: CheckDoc; stderr: string } {
   return { code: r.code, doc: JSON.parse(r.stdout) as CheckDoc, stderr: r.stderr };
 }
 
+/** A forger writes rows without the recorder's checkpoint; a fresh clone verifies without the recorder's key. */
+const FORGER: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_CHECKPOINT: 'off' };
+const FRESH_CLONE: NodeJS.ProcessEnv = { STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(tmp, 'no-such-key') };
+
 describe('stepchain check --base in a real repository (issue 20)', () => {
   const journal = '.sdd/runtime/journal/alice/000000.jsonl';
 
@@ -272,7 +277,7 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     append(dir, 'alice', 1, 'pay $10 to alice ');
     const honest = readFileSync(journalFile(dir, 'alice'));
     writeFileSync(journalFile(dir, 'alice'), prefix);
-    append(dir, 'alice', 1, 'pay $10000 to mallory ');
+    append(dir, 'alice', 1, 'pay $10000 to mallory ', FORGER);
     const forged = readFileSync(journalFile(dir, 'alice'));
     writeFileSync(journalFile(dir, 'alice'), honest.subarray(0, honest.length - 1)); // no final newline
     commitAll(dir, 'base');
@@ -281,7 +286,8 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     git(dir, 'checkout', '-q', '-b', 'forged');
     writeFileSync(journalFile(dir, 'alice'), forged);
     commitAll(dir, 'rewrite the last row');
-    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0); // internally valid
+    // Internally valid (the recorder's own checkpoint would name it a rollback: a fresh clone has no key).
+    expect(cli(['verify', 'alice'], { cwd: dir, env: FRESH_CLONE }).code).toBe(0);
     const bad = check(dir);
     expect(bad.code).toBe(1);
     expect(bad.doc.faults.map((f) => [f.kind, f.path, f.line])).toEqual([['history_rewritten', journal, 3]]);
