@@ -111,8 +111,10 @@ export type {
 } from './receipt';
 
 // Forks and per-step snapshots (docs/format.md §4).
-export { createFork, drawForks, forksMermaid, listForks, listSnapshots, removeFork } from './git';
-export type { ForkNode, ForkOptions, ForkResult, RemoveForkOptions, RemoveForkResult, SnapshotInfo } from './git';
+export { createFork, drawForks, forksMermaid, listForks, removeFork } from './forks';
+export type { ForkNode, ForkOptions, ForkResult, RemoveForkOptions, RemoveForkResult } from './forks';
+export { listSnapshots } from './git';
+export type { SnapshotInfo } from './git';
 
 // Run journals and provider-side mutations (docs/format.md §5).
 export {

@@ -17,14 +17,13 @@ import {
   mdText,
   mergeShardReports,
   mermaidText,
-  readFilesAtCommit,
   renderCheckMarkdown,
-  resolveCommit,
   scanFiles,
   shardOf,
 } from '../src/check';
+import { readFilesAtCommit, resolveCommit } from '../src/git';
 import { gitEnv } from '../src/git/exec';
-import { createFork } from '../src/git';
+import { createFork } from '../src/forks';
 import { Journal, journalFile } from '../src/journal';
 import { recordRunEvent } from '../src/runs';
 import { commitAll, git, initRepo } from './helpers/action';

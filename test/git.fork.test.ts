@@ -11,7 +11,7 @@ import {
   removeFork,
   sessionFile,
   type ForkResult,
-} from '../src/git';
+} from '../src/forks';
 import { snapshotRefFor } from '../src/git';
 import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
 import { recordStep } from '../src/record';

@@ -1,6 +1,6 @@
 import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createFork } from '../src/git';
+import { createFork } from '../src/forks';
 import { journalDir } from '../src/journal';
 import { recordStep } from '../src/record';
 import { cli } from './helpers/cli';

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createFork, listSnapshots, parseSnapshotMessage, snapshotRefFor } from '../src/git';
+import { listSnapshots, parseSnapshotMessage, snapshotRefFor } from '../src/git';
+import { createFork } from '../src/forks';
 import { repoInfo } from '../src/git/repo';
 import { journalDir } from '../src/journal';
 import { recordStep } from '../src/record';

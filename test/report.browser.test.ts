@@ -6,7 +6,7 @@ import path from 'node:path';
 import { float } from '../src/canonical';
 import { computeStepHash, encodeRow, Journal, journalDir, journalFile, type StepRow } from '../src/journal';
 import { buildReceipt, generateKeyPair, parsePrivateKey, parsePublicKey, readTar, writeTar } from '../src/receipt';
-import { createFork } from '../src/git';
+import { createFork } from '../src/forks';
 import { reportForkTree, writeReport, type ReportForkNode } from '../src/report';
 import { bundledChromium, chromiumVersion } from './helpers/chromium';
 import { ZERO_HASH } from '../src/util/hash';

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { appendAuditEvent, auditDir, loadAuditKey } from '../src/audit';
 import { canonicalOfRead, float } from '../src/canonical';
-import { createFork } from '../src/git';
+import { createFork } from '../src/forks';
 import { computeStepHash, journalDir, journalFile } from '../src/journal';
 import { exportReceipt, readTar } from '../src/receipt';
 import { recordStep } from '../src/record';

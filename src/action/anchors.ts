@@ -1,4 +1,5 @@
-import { ensureCommit, parseExpectedHeads, readFilesAtCommit, type TrustedKeySource } from '../check';
+import { parseExpectedHeads, type TrustedKeySource } from '../check';
+import { ensureCommit, readFilesAtCommit } from '../git';
 import { InputError } from '../errors';
 import { parsePublicKey, type PublicKey } from '../receipt';
 import { readUnder } from '../util/nofollow';

@@ -10,16 +10,12 @@ import {
   COMMENT_MARKER,
   COMMENT_MAX_CHARS,
   emptyFindings,
-  ensureCommit,
   exportAllReceipts,
-  forkPoint,
   forkTree,
   globSet,
-  headCommit,
   mdCode,
   mdText,
   mergeShardReports,
-  parentsOf,
   renderCheckMarkdown,
   scanFiles,
   SUMMARY_MAX_BYTES,
@@ -32,6 +28,7 @@ import {
   type ItemKind,
   type ShardPart,
 } from '../check';
+import { ensureCommit, forkPoint, headCommit, parentsOf } from '../git';
 import { asStepchainError, InputError, StepchainError } from '../errors';
 import { readUnder } from '../util/nofollow';
 import { PRODUCER } from '../version';

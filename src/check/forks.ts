@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isJsonInteger, isJsonObject, parseBytes, type JsonValue } from '../canonical';
-import { flattenForks, listForks } from '../git';
+import { flattenForks, listForks } from '../forks';
 import { isSafeId } from '../util/ids';
 import { readUnder } from '../util/nofollow';
 import { globSet, scanFiles, type DirCache } from './glob';

@@ -1,19 +1,7 @@
 export { checkAppendOnly } from './append-only';
 export type { AppendOnlyKind, AppendOnlyResult } from './append-only';
 export { DEFAULT_SESSIONS, forkTree, forkTreeFromSessions } from './forks';
-export {
-  ensureCommit,
-  forkPoint,
-  headCommit,
-  listBlobsAtCommit,
-  listFilesAtCommit,
-  parentsOf,
-  prefetchBlobs,
-  readBlobs,
-  readFilesAtCommit,
-  resolveCommit,
-} from './git';
-export type { TreeBlob } from './git';
+export { listFilesAtCommit } from './scan';
 export { findFiles, globSet, globToRegExp, matchesGlob, parsePatterns, scanFiles } from './glob';
 export type { DirCache, FoundLink, GlobSet, ScanResult } from './glob';
 export {

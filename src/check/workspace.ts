@@ -6,7 +6,7 @@ import { readRunJournalBytes } from '../runs/verify';
 import { isSafeId } from '../util/ids';
 import { readUnder, type CheckedDirs } from '../util/nofollow';
 import type { AppendOnlyKind } from './append-only';
-import { ensureCommit, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from './git';
+import { ensureCommit, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
 import { globSet, matchesGlob, scanFiles, type DirCache, type GlobSet } from './glob';
 import { compareHistory, receiptNameOf } from './history';
 

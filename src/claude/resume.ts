@@ -3,8 +3,15 @@ import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, rmdir
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
-import { createFork, forkWorktreePath, readSessionFile, sessionFile, worktreesDir, type ForkResult } from '../git/fork';
-import { removeFork } from '../git/remove';
+import {
+  createFork,
+  forkWorktreePath,
+  readSessionFile,
+  sessionFile,
+  worktreesDir,
+  type ForkResult,
+} from '../forks/fork';
+import { removeFork } from '../forks/remove';
 import { Cas, casDir, journalFile, readVerifiedJournal } from '../journal';
 import { ensureDir, fsyncDir, writeAll } from '../util/fs';
 import { readRegularFile } from '../util/nofollow';

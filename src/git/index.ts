@@ -14,20 +14,14 @@ export {
 } from './snapshot';
 export type { SnapshotInfo, SnapshotOptions } from './snapshot';
 export {
-  createFork,
-  FORK_ID,
-  forkBranchName,
-  forkJsonDocument,
-  forkWorktreePath,
-  labelSlug,
-  newForkId,
-  readSessionFile,
-  sessionFile,
-  sessionsDir,
-  worktreesDir,
-} from './fork';
-export type { ForkBlock, ForkOptions, ForkResult } from './fork';
-export { drawForks, flattenForks, forksMermaid, listForks } from './tree';
-export type { ForkNode } from './tree';
-export { removeFork } from './remove';
-export type { RemoveForkOptions, RemoveForkResult } from './remove';
+  ensureCommit,
+  forkPoint,
+  headCommit,
+  listBlobsAtCommit,
+  parentsOf,
+  prefetchBlobs,
+  readBlobs,
+  readFilesAtCommit,
+  resolveCommit,
+} from './commits';
+export type { TreeBlob } from './commits';

@@ -1,4 +1,5 @@
-import { listForks, repoInfo, type ForkNode } from '../git';
+import { repoInfo } from '../git';
+import { listForks, type ForkNode } from '../forks';
 import type { ReportForkNode } from './client/data';
 
 /** One fork as the page draws it. */

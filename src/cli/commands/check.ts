@@ -6,8 +6,8 @@ import {
   forkTree,
   parseExpectedHeads,
   renderCheckMarkdown,
-  resolveCommit,
 } from '../../check';
+import { resolveCommit } from '../../git';
 import { readPublicKeyFile } from '../../receipt';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';

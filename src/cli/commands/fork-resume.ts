@@ -1,6 +1,6 @@
 import { forkClaudeSession } from '../../claude/resume';
 import { InputError } from '../../errors';
-import { forkJsonDocument } from '../../git';
+import { forkJsonDocument } from '../../forks';
 import { sanitize } from '../../replay/text';
 import type { ParsedArgs } from '../args';
 import { intArg, rootOf } from '../common';

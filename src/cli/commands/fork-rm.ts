@@ -1,4 +1,4 @@
-import { removeFork } from '../../git';
+import { removeFork } from '../../forks';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';

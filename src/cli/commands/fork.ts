@@ -1,4 +1,4 @@
-import { createFork, forkJsonDocument } from '../../git';
+import { createFork, forkJsonDocument } from '../../forks';
 import { forkCommandResume, runForkResume } from './fork-resume';
 import { InputError } from '../../errors';
 import type { Command } from '../command';

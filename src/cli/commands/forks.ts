@@ -1,4 +1,4 @@
-import { drawForks, listForks } from '../../git';
+import { drawForks, listForks } from '../../forks';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';

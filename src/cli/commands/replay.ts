@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { InputError } from '../../errors';
-import { createFork } from '../../git';
+import { createFork } from '../../forks';
 import { readPublicKeyFile } from '../../receipt';
 import {
   BrokenChainError,

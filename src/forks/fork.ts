@@ -19,10 +19,10 @@ import { ensureDir, fsyncDir, lexists, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { pausePoint } from '../util/pause';
-import { GitCommandError, gitText } from './exec';
+import { GitCommandError, gitText } from '../git/exec';
 import { removeIntent, writeIntent } from './pending';
-import { branchExists, requireRepo, updateRefs, type RepoInfo } from './repo';
-import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from './snapshot';
+import { branchExists, requireRepo, updateRefs, type RepoInfo } from '../git/repo';
+import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from '../git/snapshot';
 import { readRegularFile } from '../util/nofollow';
 
 /**

@@ -1,6 +1,5 @@
 import { InputError } from '../errors';
 import { GitCommandError, gitRun } from '../git/exec';
-import { matchesGlob, type GlobSet } from './glob';
 
 /**
  * Reading the files of another commit (a PR's base, the commit before a push)
@@ -50,13 +49,12 @@ export interface TreeBlob {
   oid: string;
 }
 
-/** The blobs (path and object id) of `commit` whose paths match the set (or the test), sorted by path. */
+/** The blobs (path and object id) of `commit` whose paths pass the test, sorted by path. */
 export async function listBlobsAtCommit(
   cwd: string,
   commit: string,
-  set: GlobSet | ((path: string) => boolean),
+  wanted: (path: string) => boolean,
 ): Promise<TreeBlob[]> {
-  const wanted = typeof set === 'function' ? set : (p: string) => matchesGlob(set, p);
   let out: Buffer;
   try {
     out = await gitRun(cwd, ['ls-tree', '-r', '-z', '--full-tree', commit]);
@@ -74,11 +72,6 @@ export async function listBlobsAtCommit(
     blobs.push({ path: p, oid });
   }
   return blobs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/** Paths (relative, `/`-separated) of the files in `commit` that match the set, sorted. */
-export async function listFilesAtCommit(cwd: string, commit: string, set: GlobSet): Promise<string[]> {
-  return (await listBlobsAtCommit(cwd, commit, set)).map((b) => b.path);
 }
 
 /** The promisor remote of a partial clone, or undefined for a complete repository. */

@@ -4,10 +4,10 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../canonical';
 import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
 import { isSafeId } from '../util/ids';
 import { sanitize } from '../util/terminal';
-import { gitText } from './exec';
+import { gitText } from '../git/exec';
 import { FORK_ID, readSessionFile, sessionFile, worktreesDir } from './fork';
 import { liveCreator, readIntents, type ForkIntent } from './pending';
-import { requireRepo } from './repo';
+import { requireRepo } from '../git/repo';
 
 /**
  * The fork registry is git's own list of worktrees plus each fork's session

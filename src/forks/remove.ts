@@ -5,11 +5,11 @@ import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
 import { forkParentRoot, writeTombstone } from '../journal/tombstone';
 import { assertSafeId } from '../util/ids';
 import { acquireLock, liveLockHolder, type LockHandle } from '../util/lock';
-import { gitText } from './exec';
+import { gitText } from '../git/exec';
 import { worktreesDir } from './fork';
 import { pendingFile, readIntents, removeIntent } from './pending';
-import { branchExists, listRefs, requireRepo, resolveRef, updateRefs } from './repo';
-import { SNAPSHOT_PATHSPEC, SNAPSHOT_REF_PREFIX } from './snapshot';
+import { branchExists, listRefs, requireRepo, resolveRef, updateRefs } from '../git/repo';
+import { SNAPSHOT_PATHSPEC, SNAPSHOT_REF_PREFIX } from '../git/snapshot';
 import { flattenForks, listForks, type ForkNode } from './tree';
 import { refuseLinkedStoreDirs } from '../util/nofollow';
 
