@@ -87,6 +87,7 @@ export {
   ReceiptFormatError,
   signatureVerdict,
   verifyReceipt,
+  verifyReceiptFile,
   writeKeyPair,
 } from './receipt';
 export type {
