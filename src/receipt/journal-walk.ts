@@ -30,7 +30,7 @@ const REDACTED_JSON = Buffer.from(JSON.stringify(REDACTED));
  * slice, not the journal.
  */
 export class JournalWalker {
-  private buf = Buffer.allocUnsafe(SLICE_BYTES);
+  private buf: Buffer;
   private fill = 0;
   /** Absolute offset of buf[0]. */
   private base = 0;
@@ -42,6 +42,11 @@ export class JournalWalker {
   private readonly redacted = new Set<RedactField>();
   /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
   private anyBlobRefs = false;
+
+  /** `sliceBytes`: whole lines walked at a time (tests make it small, to put slice ends everywhere). */
+  constructor(sliceBytes = SLICE_BYTES) {
+    this.buf = Buffer.allocUnsafe(sliceBytes);
+  }
 
   push(piece: Buffer): void {
     let i = 0;

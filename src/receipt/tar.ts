@@ -352,6 +352,8 @@ export class TarStream {
   /** The current header's offset, and the member it announced. */
   private headerAt = 0;
   private name = '';
+  /** The name in the header itself (faults name the member so, before a pax path). */
+  private headerName = '';
   private typeflag = '';
   private size = 0;
   private left = 0;
@@ -467,7 +469,7 @@ export class TarStream {
 
   /** The member name a fault names (none for a pax header). */
   private memberName(): string | undefined {
-    return this.typeflag === 'x' ? undefined : this.name;
+    return this.typeflag === 'x' ? undefined : this.headerName;
   }
 
   private header(h: Buffer): void {
@@ -498,6 +500,7 @@ export class TarStream {
     }
     this.headerAt = off;
     this.name = name;
+    this.headerName = header.name;
     this.typeflag = header.typeflag;
     this.size = size;
     this.left = size;

@@ -280,15 +280,18 @@ async function streamReceipt(file: string, fd: number, maxBytes: number, hash: H
   }
   checkGzipHead(first);
   let out = 0;
+  // Our own refusal ends the pipeline, which then reports the streams it stopped as aborted: ours is the fault.
+  let refused: ReceiptFormatError | undefined;
   try {
     await pipeline(Readable.from(pieces()), createGunzip({ chunkSize: 64 * 1024 }), async (inflated) => {
       for await (const c of inflated as AsyncIterable<Buffer>) {
         out += c.length;
-        if (out > maxBytes) throw gzipTooLarge(maxBytes);
+        if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
         scan.push(c);
       }
     });
   } catch (e) {
+    if (refused !== undefined) throw refused;
     const code = (e as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && code.startsWith('Z_')) throw gzipCorrupt(e);
     throw e;
