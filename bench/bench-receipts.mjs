@@ -8,7 +8,21 @@
 // Also importable: `import { benchReceipts } from './bench-receipts.mjs'` returns the rows.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,13 +103,24 @@ export function writeBenchJournal(file, steps) {
   return prev;
 }
 
-function timed(cmd, args, cwd) {
+/**
+ * Runs a whole process under python3's getrusage(RUSAGE_CHILDREN): wall time and the child's peak RSS
+ * (`ok` lists the exit codes that are a verdict, not a failure of the run).
+ */
+const RUSAGE =
+  'import resource,subprocess,sys\n' +
+  'r=subprocess.run(sys.argv[1:])\n' +
+  'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
+  'sys.exit(r.returncode)';
+
+function timed(cmd, args, cwd, ok = [0]) {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync('python3', ['-c', RUSAGE, cmd, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0)
+  if (!ok.includes(r.status))
     throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${(r.stderr || r.stdout).slice(0, 500)}`);
-  return { ms, stdout: r.stdout };
+  const m = /maxrss_kb=(\d+)\s*$/.exec(r.stderr);
+  return { ms, stdout: r.stdout, rssMb: m ? Number(m[1]) / 1024 : NaN };
 }
 
 function median(xs) {
@@ -126,6 +151,8 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
         ).ms,
       );
     const ver = [];
+    const verRss = [];
+    const pyRss = [];
     for (let i = 0; i < runs; i++) {
       const r = timed(
         process.execPath,
@@ -135,6 +162,7 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
       const doc = JSON.parse(r.stdout);
       if (!doc.ok || doc.steps !== steps) throw new Error(`stepchain verify did not hold: ${r.stdout.slice(0, 300)}`);
       ver.push(r.ms);
+      verRss.push(r.rssMb);
     }
     const py = [];
     for (let i = 0; i < runs; i++) {
@@ -142,6 +170,7 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
       const doc = JSON.parse(r.stdout);
       if (!doc.ok || doc.steps !== steps) throw new Error(`python peer verify did not hold: ${r.stdout.slice(0, 300)}`);
       py.push(r.ms);
+      pyRss.push(r.rssMb);
     }
     const rows = [
       { task: 'stepchain export (verify journal + sign + tar)', ms: median(exp) },
@@ -167,10 +196,116 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
       `receipt ${receiptMb.toFixed(1)} MB; stepchain verify / python verify = ${ratios.verify_vs_python.toFixed(2)}x; ` +
         `stepchain export / python verify = ${ratios.export_vs_python_verify.toFixed(2)}x (below 1 = stepchain faster; whole processes incl. startup)`,
     );
-    return { steps, runs, journal_bytes: jsize, receipt_bytes: Math.round(receiptMb * 1e6), rows, ratios };
+    const peak = { verify_mb: Math.max(...verRss), python_mb: Math.max(...pyRss) };
+    log(
+      `receipt verify at ${steps} steps: ${median(ver).toFixed(0)} ms, peak RSS ${peak.verify_mb.toFixed(0)} MB; ` +
+        `python way ${median(py).toFixed(0)} ms, peak RSS ${peak.python_mb.toFixed(0)} MB; ` +
+        `python / stepchain = ${(median(py) / median(ver)).toFixed(2)}x (target: 8x, peak under 160 MB)`,
+    );
+    const inflating = await benchInflating(dir, runs, log);
+    return {
+      steps,
+      runs,
+      journal_bytes: jsize,
+      receipt_bytes: Math.round(receiptMb * 1e6),
+      rows,
+      ratios,
+      peak_rss: peak,
+      inflating,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A ustar header for a regular file (Python's numeric style). */
+function ustarHeader(name, size) {
+  const h = Buffer.alloc(512);
+  const put = (off, text) => h.write(text, off, 'latin1');
+  const oct = (n, len) => `${n.toString(8).padStart(len - 1, '0')}\0`;
+  put(0, name);
+  put(100, oct(0o644, 8));
+  put(108, oct(0, 8));
+  put(116, oct(0, 8));
+  put(124, oct(size, 12));
+  put(136, oct(1_700_000_000, 12));
+  h.fill(0x20, 148, 156);
+  put(156, '0');
+  put(257, 'ustar\x0000');
+  let sum = 0;
+  for (const b of h) sum += b;
+  put(148, `${sum.toString(8).padStart(6, '0')}\0 `);
+  return h;
+}
+
+/** Where a tar's end-of-archive marker starts (its members walked by their headers). */
+function endOfMembers(tar) {
+  let off = 0;
+  while (off + 512 <= tar.length && tar.subarray(off, off + 512).some((b) => b !== 0)) {
+    const size = parseInt(
+      tar
+        .toString('latin1', off + 124, off + 136)
+        .replace(/\0.*$/, '')
+        .trim(),
+      8,
+    );
+    off += 512 + Math.ceil(size / 512) * 512;
+  }
+  return off;
+}
+
+/**
+ * An inflating archive: a small signed receipt with a ~200 MB zero-filled blob added (no step names it, so
+ * both readers give a failing verdict: unexpected_blob), gzipped to a few hundred KB. Verify time and peak
+ * RSS, stepchain beside the Python way.
+ */
+async function benchInflating(dir, runs, log) {
+  const agent = 'small-agent';
+  writeBenchJournal(path.join(dir, '.sdd', 'runtime', 'journal', agent, '000000.jsonl'), 10);
+  const small = path.join(dir, 'small.tar');
+  timed(process.execPath, [cli, 'export', agent, '--root', dir, '-o', small, '--force', '--sign-key', 'k.pem'], dir);
+  const base = readFileSync(small);
+  const blobBytes = 200 * 1024 * 1024;
+  const zeroChunk = Buffer.alloc(1024 * 1024);
+  const digest = createHash('sha256');
+  for (let i = 0; i < blobBytes / zeroChunk.length; i++) digest.update(zeroChunk);
+  const name = `blobs/${digest.digest('hex')}`;
+  function* parts() {
+    yield base.subarray(0, endOfMembers(base));
+    yield ustarHeader(name, blobBytes);
+    for (let i = 0; i < blobBytes / zeroChunk.length; i++) yield zeroChunk;
+    yield Buffer.alloc(1024);
+  }
+  const bomb = path.join(dir, 'inflating.tar.gz');
+  await pipeline(Readable.from(parts()), createGzip({ level: 9 }), createWriteStream(bomb));
+  const ours = [];
+  const theirs = [];
+  for (let i = 0; i < runs; i++) {
+    const r = timed(process.execPath, [cli, 'receipt', 'verify', bomb, '--public-key', 'k.pub', '--json'], dir, [1]);
+    const doc = JSON.parse(r.stdout);
+    if (doc.ok || !doc.errors.some((e) => e.kind === 'unexpected_blob'))
+      throw new Error(`stepchain verify of the inflating archive: ${r.stdout.slice(0, 300)}`);
+    ours.push(r);
+    const p = timed('python3', [peer, 'verify', bomb, '--public-key', 'k.pub'], dir, [0, 1]);
+    const pdoc = JSON.parse(p.stdout);
+    if (pdoc.ok) throw new Error(`python peer accepted the inflating archive: ${p.stdout.slice(0, 300)}`);
+    theirs.push(p);
+  }
+  const out = {
+    gzip_bytes: statSync(bomb).size,
+    inflated_bytes: blobBytes + base.length,
+    verify_ms: median(ours.map((r) => r.ms)),
+    verify_peak_mb: Math.max(...ours.map((r) => r.rssMb)),
+    python_ms: median(theirs.map((r) => r.ms)),
+    python_peak_mb: Math.max(...theirs.map((r) => r.rssMb)),
+  };
+  log(
+    `inflating archive (${(out.gzip_bytes / 1e6).toFixed(2)} MB gzip, ${(out.inflated_bytes / 1e6).toFixed(0)} MB of members): ` +
+      `stepchain verify ${out.verify_ms.toFixed(0)} ms, peak RSS ${out.verify_peak_mb.toFixed(0)} MB; ` +
+      `python way ${out.python_ms.toFixed(0)} ms, peak RSS ${out.python_peak_mb.toFixed(0)} MB; ` +
+      `python / stepchain = ${(out.python_ms / out.verify_ms).toFixed(2)}x`,
+  );
+  return out;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -88,6 +88,7 @@ export {
   ReceiptFormatError,
   signatureVerdict,
   verifyReceipt,
+  verifyReceiptFile,
   writeKeyPair,
 } from './receipt';
 export type {

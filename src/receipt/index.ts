@@ -71,6 +71,7 @@ export {
   readReceiptFile,
   SIGNATURE_MEMBER,
   verifyReceipt,
+  verifyReceiptFile,
   walkReceiptJournal,
 } from './verify';
 export type {
@@ -79,6 +80,7 @@ export type {
   ReceiptFault,
   ReceiptInspection,
   ReceiptVerifyResult,
+  StreamedReceipt,
   VerifyReceiptOptions,
 } from './verify';
 export { looksLikeReceipt } from './sniff';

@@ -259,23 +259,39 @@ function readsAsTarHeader(h: Buffer): boolean {
  * corrupt.
  */
 export function maybeGunzip(bytes: Buffer, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
-  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  // A gzip header can carry 64 KiB of anything (FEXTRA): a whole tar archive whose first header starts with the
-  // gzip magic. GNU tar (and file(1)) read such bytes as that plain tar, gzip readers as the compressed one.
-  if (bytes.length >= BLOCK && readsAsTarHeader(bytes.subarray(0, BLOCK)))
-    throw corrupt(
-      'gzip data whose first 512 bytes also read as a tar header: GNU tar would read another archive from the same bytes',
-    );
+  if (!isGzip(bytes)) return bytes;
+  checkGzipHead(bytes);
   try {
     return gunzipSync(bytes, { maxOutputLength: maxBytes });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
-      throw new ReceiptFormatError('too_large', `gzip receipt decompresses to more than ${maxBytes} bytes`);
-    }
-    throw new ReceiptFormatError('not_a_receipt', `gzip data is corrupt: ${(e as Error).message}`);
+    if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw gzipTooLarge(maxBytes);
+    throw gzipCorrupt(e);
   }
 }
+
+/** Whether a receipt's first bytes are gzip's magic (1f 8b). */
+export function isGzip(head: Buffer): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+/**
+ * A gzip header can carry 64 KiB of anything (FEXTRA): a whole tar archive whose first header starts with the
+ * gzip magic. GNU tar (and file(1)) read such bytes as that plain tar, gzip readers as the compressed one.
+ * `head` is the file's first bytes (at least 512 when the file has them).
+ */
+export function checkGzipHead(head: Buffer): void {
+  if (head.length >= BLOCK && readsAsTarHeader(head.subarray(0, BLOCK)))
+    throw corrupt(
+      'gzip data whose first 512 bytes also read as a tar header: GNU tar would read another archive from the same bytes',
+    );
+}
+
+export const gzipTooLarge = (maxBytes: number): ReceiptFormatError =>
+  new ReceiptFormatError('too_large', `gzip receipt decompresses to more than ${maxBytes} bytes`);
+
+export const gzipCorrupt = (e: unknown): ReceiptFormatError =>
+  new ReceiptFormatError('not_a_receipt', `gzip data is corrupt: ${(e as Error).message}`);
 
 const TYPE_NAMES: Record<string, string> = {
   '\0': 'an old-style (v7) regular file',
@@ -294,90 +310,222 @@ const TYPE_NAMES: Record<string, string> = {
   V: 'a GNU volume header',
 };
 
+/** What a streamed archive's reader is told of each member (see `TarStream`). */
+export interface TarMemberSink {
+  /** A piece of the member's data, in order (a view that is valid only during the call). */
+  data(piece: Buffer): void;
+}
+
+/** A member as its header announces it, before its data: name and type as read (checked only when it ends). */
+export interface TarMemberStart {
+  name: string;
+  typeflag: string;
+  size: number;
+}
+
 /**
- * The members of an uncompressed tar held in memory, one at a time (nothing is
- * collected, so a million headers cost no more memory than one). Throws
- * ReceiptFormatError for anything that is not a plain, complete archive of
- * regular files and directories that every reader reads alike.
+ * Receives a streamed archive: `start` for each member's header (the sink it
+ * returns gets the data; undefined: the data is skipped), `end` once the
+ * member's data and padding are read and the member is judged a regular file
+ * or directory, in the order and with the checks of `tarEntries`.
  */
-export function* tarEntries(buf: Buffer, options: TarReadOptions = {}): Generator<TarEntry, void, undefined> {
-  const maxMembers = options.maxMembers ?? DEFAULT_MAX_TAR_MEMBERS;
-  if (buf.length === 0) throw new ReceiptFormatError('not_a_receipt', 'empty file');
-  if (buf.length < BLOCK)
-    throw new ReceiptFormatError('not_a_receipt', `not a tar archive (${buf.length} bytes, shorter than one header)`);
-  let count = 0;
-  let pax: Map<string, string> | undefined;
-  let paxAt = 0;
-  let off = 0;
-  for (;;) {
-    if (off + BLOCK > buf.length) {
+export interface TarReceiver {
+  start(m: TarMemberStart): TarMemberSink | undefined;
+  end(entry: { name: string; type: TarEntry['type'] }): void;
+}
+
+type TarState = 'header' | 'data' | 'padding' | 'end';
+
+/**
+ * A tar archive read in pieces of any size, in one pass, in memory bounded by a
+ * header (and a pax header's records): the reading rules of the module comment,
+ * every check made as soon as its bytes arrive and the rest when the archive
+ * ends (`finish`). Throws ReceiptFormatError at the first fault, with the same
+ * kind and message as reading the whole archive at once would.
+ */
+export class TarStream {
+  private state: TarState = 'header';
+  /** Absolute offset of the next byte. */
+  private off = 0;
+  private readonly head = Buffer.alloc(BLOCK);
+  private headFill = 0;
+  /** The current header's offset, and the member it announced. */
+  private headerAt = 0;
+  private name = '';
+  /** The name in the header itself (faults name the member so, before a pax path). */
+  private headerName = '';
+  private typeflag = '';
+  private size = 0;
+  private left = 0;
+  private sink: TarMemberSink | undefined;
+  private paxParts: Buffer[] | undefined;
+  private pax: Map<string, string> | undefined;
+  private paxAt = 0;
+  private count = 0;
+  private zeroAt = -1;
+  private readonly maxMembers: number;
+
+  constructor(
+    private readonly receiver: TarReceiver,
+    options: TarReadOptions = {},
+  ) {
+    this.maxMembers = options.maxMembers ?? DEFAULT_MAX_TAR_MEMBERS;
+  }
+
+  /** The next piece of the archive. */
+  push(buf: Buffer): void {
+    let i = 0;
+    while (i < buf.length) {
+      switch (this.state) {
+        case 'header': {
+          const n = Math.min(BLOCK - this.headFill, buf.length - i);
+          if (this.headFill === 0 && n === BLOCK) {
+            i += BLOCK;
+            this.header(buf.subarray(i - BLOCK, i));
+          } else {
+            buf.copy(this.head, this.headFill, i, i + n);
+            this.headFill += n;
+            i += n;
+            if (this.headFill === BLOCK) {
+              this.headFill = 0;
+              this.header(this.head);
+            }
+          }
+          break;
+        }
+        case 'data': {
+          const n = Math.min(this.left, buf.length - i);
+          const piece = buf.subarray(i, i + n);
+          if (this.paxParts !== undefined) this.paxParts.push(Buffer.from(piece));
+          else this.sink?.data(piece);
+          this.left -= n;
+          this.off += n;
+          i += n;
+          if (this.left === 0) this.dataDone();
+          break;
+        }
+        case 'padding': {
+          const n = Math.min(this.left, buf.length - i);
+          if (!isZero(buf, i, i + n))
+            throw corrupt(
+              `member ${JSON.stringify(this.name)}: non-zero bytes in the padding after its data`,
+              this.memberName(),
+            );
+          this.left -= n;
+          this.off += n;
+          i += n;
+          if (this.left === 0) this.memberDone();
+          break;
+        }
+        case 'end': {
+          // Python stops at the first zero block, GNU tar reads on after a lone one: nothing may follow.
+          if (!isZero(buf, i, buf.length))
+            throw new ReceiptFormatError(
+              'trailing_data',
+              `non-zero bytes after the end-of-archive marker at byte ${this.zeroAt}`,
+            );
+          this.off += buf.length - i;
+          i = buf.length;
+          break;
+        }
+      }
+    }
+  }
+
+  /** The archive has ended: what it lacks is a fault. */
+  finish(): void {
+    const total = this.off + this.headFill;
+    if (total === 0) throw new ReceiptFormatError('not_a_receipt', 'empty file');
+    if (total < BLOCK)
+      throw new ReceiptFormatError('not_a_receipt', `not a tar archive (${total} bytes, shorter than one header)`);
+    if (this.state === 'header') {
       throw new ReceiptFormatError(
         'truncated',
-        off === buf.length
-          ? `the archive ends at byte ${off} without its end-of-archive marker (two zero blocks)`
-          : `archive ends inside a header at byte ${off}`,
+        this.headFill === 0
+          ? `the archive ends at byte ${this.off} without its end-of-archive marker (two zero blocks)`
+          : `archive ends inside a header at byte ${this.off}`,
       );
     }
-    if (isZero(buf, off, off + BLOCK)) {
+    if (this.state === 'data') {
+      const remaining = total - (this.headerAt + BLOCK);
+      throw new ReceiptFormatError(
+        'truncated',
+        `member ${JSON.stringify(this.name)} declares ${this.size} bytes but only ${remaining} remain in the archive`,
+        this.memberName(),
+      );
+    }
+    if (this.state === 'padding')
+      throw new ReceiptFormatError(
+        'truncated',
+        `member ${JSON.stringify(this.name)}: archive ends inside its padding`,
+        this.memberName(),
+      );
+    if (this.zeroAt + 2 * BLOCK > total)
+      throw new ReceiptFormatError(
+        'truncated',
+        `a lone zero block at byte ${this.zeroAt} ends the archive (the end-of-archive marker is two)`,
+      );
+  }
+
+  /** The member name a fault names (none for a pax header). */
+  private memberName(): string | undefined {
+    return this.typeflag === 'x' ? undefined : this.headerName;
+  }
+
+  private header(h: Buffer): void {
+    const off = this.off;
+    this.off += BLOCK;
+    if (isZero(h, 0, BLOCK)) {
       if (off === 0) throw new ReceiptFormatError('not_a_receipt', 'empty tar archive');
-      if (pax !== undefined)
+      if (this.pax !== undefined)
         throw new ReceiptFormatError(
           'truncated',
-          `archive ends after the pax header at byte ${paxAt}, before its member`,
+          `archive ends after the pax header at byte ${this.paxAt}, before its member`,
         );
-      // Python stops at the first zero block, GNU tar reads on after a lone one: nothing may follow.
-      if (!isZero(buf, off, buf.length)) {
-        throw new ReceiptFormatError('trailing_data', `non-zero bytes after the end-of-archive marker at byte ${off}`);
-      }
-      if (off + 2 * BLOCK > buf.length)
-        throw new ReceiptFormatError(
-          'truncated',
-          `a lone zero block at byte ${off} ends the archive (the end-of-archive marker is two)`,
-        );
+      this.zeroAt = off;
+      this.state = 'end';
       return;
     }
-    const h = buf.subarray(off, off + BLOCK);
     // The first header failing its checksum: not a tar at all.
     if (off === 0 && !checksumOk(h))
       throw new ReceiptFormatError('not_a_receipt', 'not a tar archive (bad header checksum)');
     const header = parseHeader(h, off);
-    const { typeflag } = header;
     let { name, size } = header;
-    const member = typeflag === 'x' ? undefined : name;
-    if (pax !== undefined) {
-      if (typeflag === 'x') throw corrupt(`two pax headers in a row at byte ${off}`);
-      const p = pax.get('path');
+    if (this.pax !== undefined) {
+      if (header.typeflag === 'x') throw corrupt(`two pax headers in a row at byte ${off}`);
+      const p = this.pax.get('path');
       if (p !== undefined) name = p;
-      const s = pax.get('size');
+      const s = this.pax.get('size');
       if (s !== undefined) size = Number(s);
     }
-    const dataStart = off + BLOCK;
-    const remaining = buf.length - dataStart;
-    // Checked before anything is sliced or allocated: a header may claim gigabytes.
-    if (size > remaining) {
-      throw new ReceiptFormatError(
-        'truncated',
-        `member ${JSON.stringify(name)} declares ${size} bytes but only ${remaining} remain in the archive`,
-        member,
-      );
+    this.headerAt = off;
+    this.name = name;
+    this.headerName = header.name;
+    this.typeflag = header.typeflag;
+    this.size = size;
+    this.left = size;
+    this.paxParts = header.typeflag === 'x' ? [] : undefined;
+    this.sink = header.typeflag === 'x' ? undefined : this.receiver.start({ name, typeflag: header.typeflag, size });
+    this.state = 'data';
+    if (size === 0) this.dataDone();
+  }
+
+  private dataDone(): void {
+    this.left = Math.ceil(this.size / BLOCK) * BLOCK - this.size;
+    this.state = 'padding';
+    if (this.left === 0) this.memberDone();
+  }
+
+  private memberDone(): void {
+    this.state = 'header';
+    if (this.paxParts !== undefined) {
+      this.pax = parsePax(Buffer.concat(this.paxParts), this.headerAt);
+      this.paxAt = this.headerAt;
+      this.paxParts = undefined;
+      return;
     }
-    const data = buf.subarray(dataStart, dataStart + size);
-    const next = dataStart + Math.ceil(size / BLOCK) * BLOCK;
-    if (next > buf.length)
-      throw new ReceiptFormatError(
-        'truncated',
-        `member ${JSON.stringify(name)}: archive ends inside its padding`,
-        member,
-      );
-    if (!isZero(buf, dataStart + size, next))
-      throw corrupt(`member ${JSON.stringify(name)}: non-zero bytes in the padding after its data`, member);
-    if (typeflag === 'x') {
-      pax = parsePax(data, off);
-      paxAt = off;
-      off = next;
-      continue;
-    }
-    pax = undefined;
+    this.pax = undefined;
+    const { name, typeflag, size } = this;
     let type: TarEntry['type'];
     if (typeflag === '0') {
       // Python strips a trailing slash from a pax path; GNU tar may take such a member for a directory.
@@ -395,11 +543,45 @@ export function* tarEntries(buf: Buffer, options: TarReadOptions = {}): Generato
         name,
       );
     }
-    if (++count > maxMembers)
-      throw new ReceiptFormatError('too_many_members', `more than ${maxMembers} members (at byte ${off})`);
-    off = next;
-    yield { name, type, data };
+    if (++this.count > this.maxMembers)
+      throw new ReceiptFormatError(
+        'too_many_members',
+        `more than ${this.maxMembers} members (at byte ${this.headerAt})`,
+      );
+    this.receiver.end({ name, type });
   }
+}
+
+/**
+ * The members of an uncompressed tar held in memory (the `TarStream` rules, the
+ * archive given whole: each member's data is a view into it). Throws
+ * ReceiptFormatError, after the members read before the fault, for anything
+ * that is not a plain, complete archive of regular files and directories that
+ * every reader reads alike.
+ */
+export function* tarEntries(buf: Buffer, options: TarReadOptions = {}): Generator<TarEntry, void, undefined> {
+  const out: TarEntry[] = [];
+  // Pushed whole, the archive hands each member's data over as one view into `buf`.
+  let data = buf.subarray(0, 0);
+  let fault: unknown;
+  const stream = new TarStream(
+    {
+      start: () => {
+        data = buf.subarray(0, 0);
+        return { data: (piece) => (data = piece) };
+      },
+      end: ({ name, type }) => out.push({ name, type, data }),
+    },
+    options,
+  );
+  try {
+    stream.push(buf);
+    stream.finish();
+  } catch (e) {
+    fault = e;
+  }
+  yield* out;
+  if (fault !== undefined) throw fault;
 }
 
 /** Every member of an uncompressed tar held in memory (see `tarEntries`). */

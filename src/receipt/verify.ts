@@ -1,17 +1,29 @@
+import { createHash, type Hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { InputError } from '../errors';
 import { faultMessage, verifyJournalBytesWithRefs, type Fault } from '../journal';
-import { sha256Hex, ZERO_HASH } from '../util/hash';
+import { ZERO_HASH } from '../util/hash';
+import { JournalWalker, type JournalWalk } from './journal-walk';
 import { isSignersSeed, verifyBytes, type PublicKey } from './keys';
 import { parseManifest, type Manifest } from './manifest';
-import { redactedFieldsOf, type RedactField } from './redaction';
+import type { RedactField } from './redaction';
 import {
   DEFAULT_MAX_RECEIPT_BYTES,
   DEFAULT_MAX_TAR_MEMBERS,
+  checkGzipHead,
+  gzipCorrupt,
+  gzipTooLarge,
+  isGzip,
   maybeGunzip,
   ReceiptFormatError,
-  tarEntries,
+  TarStream,
   type TarEntry,
+  type TarMemberSink,
+  type TarMemberStart,
+  type TarReceiver,
 } from './tar';
 
 export const MANIFEST_MEMBER = 'manifest.json';
@@ -88,10 +100,17 @@ const MAX_LAYOUT_FAULTS = 100;
 /** Faults a verdict lists in all (a journal of a million bad lines is not a million lines of output). */
 export const MAX_RECEIPT_FAULTS = 1000;
 
+/** A receipt's members as gathered in one pass (`keep`: their bytes; otherwise what the verdict needs). */
 interface Members {
   manifest?: Buffer;
   signature?: Buffer;
+  /** The chain walk of the journal member, when there is one. */
+  walk?: JournalWalk;
+  /** The journal member's bytes (only when kept). */
   journal?: Buffer;
+  /** Each bundled blob's name and the SHA-256 of its bytes, in archive order. */
+  blobDigests: Map<string, string>;
+  /** The blobs' bytes (only when kept). */
   blobs: Map<string, Buffer>;
 }
 
@@ -121,7 +140,37 @@ export function readReceiptFile(file: string, maxBytes = DEFAULT_MAX_RECEIPT_BYT
  * byte past the cap, so a file that grows after it was measured is still refused.
  */
 function readCapped(file: string, maxBytes: number): Buffer {
-  const why = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+  const { fd, size } = openReceiptFile(file, maxBytes);
+  try {
+    let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, size + 1));
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        // The file grew since fstat: read on, still bounded by the cap.
+        if (n > maxBytes) throw grewPast(maxBytes);
+        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buf.length * 2));
+        buf.copy(bigger, 0, 0, n);
+        buf = bigger;
+      }
+      const got = readOrSay(file, fd, buf, n, buf.length - n);
+      if (got === 0) return buf.subarray(0, n);
+      n += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const grewPast = (maxBytes: number): ReceiptFormatError =>
+  new ReceiptFormatError('too_large', `receipt grew past the ${maxBytes}-byte limit while it was read`);
+
+const why = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+
+/**
+ * A receipt file opened without blocking (a FIFO is refused, not waited on),
+ * checked to be a regular file no larger than the cap on the open descriptor.
+ */
+function openReceiptFile(file: string, maxBytes: number): { fd: number; size: number } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -134,32 +183,123 @@ function readCapped(file: string, maxBytes: number): Buffer {
     if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
     if (st.size > maxBytes)
       throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
-    let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, st.size + 1));
-    let n = 0;
-    for (;;) {
-      if (n === buf.length) {
-        // The file grew since fstat: read on, still bounded by the cap.
-        if (n > maxBytes)
-          throw new ReceiptFormatError('too_large', `receipt grew past the ${maxBytes}-byte limit while it was read`);
-        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buf.length * 2));
-        buf.copy(bigger, 0, 0, n);
-        buf = bigger;
-      }
-      let got: number;
-      try {
-        got = readSync(fd, buf, n, buf.length - n, null);
-      } catch (e) {
-        throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
-      }
-      if (got === 0) return buf.subarray(0, n);
-      n += got;
-    }
-  } finally {
+    return { fd, size: st.size };
+  } catch (e) {
     closeSync(fd);
+    throw e;
   }
 }
+
+function readOrSay(file: string, fd: number, buf: Buffer, at: number, length: number): number {
+  try {
+    return readSync(fd, buf, at, length, null);
+  } catch (e) {
+    throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
+  }
+}
+
+/** A receipt streamed from its file: the verdict, and what a keyless check needs of the same bytes. */
+export interface StreamedReceipt {
+  verdict: ReceiptVerifyResult;
+  /** The manifest's bytes, when the layout, the manifest and the signature encoding hold (as `inspectReceipt`'s parts). */
+  manifestBytes: Buffer | undefined;
+  /** The SHA-256 of the file's bytes as on disk; undefined when they could not be read (the verdict says why). */
+  sha256: string | undefined;
+}
+
+/** Raw bytes read at a time. */
+const RAW_PIECE = 1024 * 1024;
+
+/**
+ * Verifies a receipt file as `verifyReceipt` does, reading it once, in one pass,
+ * in memory that does not grow with it: the file is read in pieces (gunzipped
+ * as they come when it is gzip), tar headers are checked as they arrive, the
+ * chain is walked and the blobs hashed as their bytes arrive. Only what is
+ * compared across members (names, digests, the manifest, the chain's head) is
+ * kept. Only an unreadable file throws (InputError).
+ */
+export async function verifyReceiptFile(file: string, options: VerifyReceiptOptions = {}): Promise<StreamedReceipt> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_RECEIPT_BYTES;
+  const scan = new ArchiveScan(false);
+  const hash = createHash('sha256');
+  try {
+    const { fd } = openReceiptFile(file, maxBytes);
+    try {
+      await streamReceipt(file, fd, maxBytes, hash, scan);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    return { verdict: unreadVerdict(e), manifestBytes: undefined, sha256: undefined };
+  }
+  scan.finish();
+  const { result, manifest } = verdictOf(scan, options);
+  let manifestBytes: Buffer | undefined;
+  if (scan.faults.length === 0) {
+    try {
+      manifestBytes = partsOf(scan.members, manifest).manifestBytes;
+    } catch (e) {
+      if (!(e instanceof ReceiptFormatError)) throw e;
+    }
+  }
+  return { verdict: result, manifestBytes, sha256: hash.digest('hex') };
+}
+
+/**
+ * Reads the file into the scan: as it is, or gunzipped (with the cap on what it
+ * inflates to). Faults of the file or its compression throw; the archive's own
+ * faults are the scan's, which reads on to the end so that a corrupt gzip is
+ * named as such, as reading it whole would.
+ */
+async function streamReceipt(file: string, fd: number, maxBytes: number, hash: Hash, scan: ArchiveScan): Promise<void> {
+  const head = Buffer.allocUnsafe(512);
+  let headLen = 0;
+  for (let got = -1; got !== 0 && headLen < head.length; headLen += got)
+    got = readOrSay(file, fd, head, headLen, head.length - headLen);
+  const first = head.subarray(0, headLen);
+  if (headLen > maxBytes) throw grewPast(maxBytes);
+  function* pieces(): Generator<Buffer, void, undefined> {
+    let total = first.length;
+    hash.update(first);
+    if (first.length > 0) yield first;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(RAW_PIECE);
+      const got = readOrSay(file, fd, buf, 0, buf.length);
+      if (got === 0) return;
+      total += got;
+      if (total > maxBytes) throw grewPast(maxBytes);
+      const piece = buf.subarray(0, got);
+      hash.update(piece);
+      yield piece;
+    }
+  }
+  if (!isGzip(first)) {
+    for (const p of pieces()) scan.push(p);
+    return;
+  }
+  checkGzipHead(first);
+  let out = 0;
+  // Our own refusal ends the pipeline, which then reports the streams it stopped as aborted: ours is the fault.
+  let refused: ReceiptFormatError | undefined;
+  try {
+    await pipeline(Readable.from(pieces()), createGunzip({ chunkSize: 64 * 1024 }), async (inflated) => {
+      for await (const c of inflated as AsyncIterable<Buffer>) {
+        out += c.length;
+        if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
+        scan.push(c);
+      }
+    });
+  } catch (e) {
+    if (refused !== undefined) throw refused;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code.startsWith('Z_')) throw gzipCorrupt(e);
+    throw e;
+  }
+}
+
 /** Why a member name is not one of the four allowed forms, as a fault. */
-function nameFault(e: TarEntry): ReceiptFault | undefined {
+function nameFault(e: { name: string; type: TarEntry['type'] }): ReceiptFault | undefined {
   const n = e.name;
   const quoted = JSON.stringify(n);
   const segments = n.split('/');
@@ -183,65 +323,171 @@ function nameFault(e: TarEntry): ReceiptFault | undefined {
   };
 }
 
-/**
- * Reads an archive's members one at a time into the receipt's parts; every
- * unsafe, unknown or duplicate member is a fault. Counts are capped: a receipt
- * has at most its manifest, signature, journal, the two directories and one
- * member per blob the manifest names (before the manifest is seen, the tar
- * reader's own cap holds), and after MAX_LAYOUT_FAULTS faults the rest of the
- * archive is not examined. Nothing is kept per member but the parts, so a
- * million headers cost no more memory than one.
- */
-function scanArchive(bytes: Buffer): { members: Members; faults: ReceiptFault[]; manifest?: Manifest } {
-  const faults: ReceiptFault[] = [];
-  const seen = new Set<string>();
-  const members: Members = { blobs: new Map() };
-  let manifest: Manifest | undefined;
-  let limit = DEFAULT_MAX_TAR_MEMBERS;
-  let count = 0;
-  try {
-    for (const e of tarEntries(bytes)) {
-      if (++count > limit) {
-        faults.push({
-          kind: 'too_many_members',
-          message: `more than ${limit} members: the manifest names ${limit - 5} blob(s), so a receipt holds at most ${limit} (manifest, signature, journal, journal/ and blobs/ directories, one per blob)`,
-        });
-        break;
-      }
-      const f = nameFault(e) ?? duplicateFault(e, seen);
-      if (f !== undefined) {
-        faults.push(f);
-        if (faults.length >= MAX_LAYOUT_FAULTS) {
-          faults.push({
-            kind: 'too_many_faults',
-            message: `${MAX_LAYOUT_FAULTS} layout faults; the rest of the archive was not examined`,
-          });
-          break;
-        }
-        continue;
-      }
-      if (e.type === 'directory') continue;
-      if (e.name === MANIFEST_MEMBER) {
-        members.manifest = e.data;
-        try {
-          manifest = parseManifest(e.data);
-          limit = Math.max(count, 5 + manifest.blob_digests.length);
-        } catch (err) {
-          if (!(err instanceof ReceiptFormatError)) throw err;
-        }
-      } else if (e.name === SIGNATURE_MEMBER) members.signature = e.data;
-      else if (e.name === JOURNAL_MEMBER) members.journal = e.data;
-      else members.blobs.set(BLOB_MEMBER.exec(e.name)![1]!, e.data);
-    }
-  } catch (e) {
-    if (!(e instanceof ReceiptFormatError)) throw e;
-    faults.push(faultOf(e));
+/** Collects a member's pieces (copied unless they are views of bytes that stay: the kept path). */
+class Collect implements TarMemberSink {
+  readonly parts: Buffer[] = [];
+  constructor(private readonly stable: boolean) {}
+  data(piece: Buffer): void {
+    this.parts.push(this.stable ? piece : Buffer.from(piece));
   }
-  return manifest === undefined ? { members, faults } : { members, faults, manifest };
+  bytes(): Buffer {
+    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+  }
+}
+
+/** What is done with one member's data as it arrives, and what is kept of it when it ends. */
+interface MemberWork {
+  sink: TarMemberSink;
+  done(): void;
+}
+
+/**
+ * Reads an archive's members in one pass, as its pieces arrive, into what the
+ * verdict needs: manifest and signature bytes (small), the journal's chain
+ * walked as it arrives, each blob hashed as it arrives; with `keep`, also the
+ * members' bytes (callers that display a receipt). Every unsafe, unknown or
+ * duplicate member is a fault. Counts are capped: a receipt has at most its
+ * manifest, signature, journal, the two directories and one member per blob the
+ * manifest names (before the manifest is seen, the tar reader's own cap holds),
+ * and after MAX_LAYOUT_FAULTS faults the rest of the archive is not examined.
+ */
+class ArchiveScan implements TarReceiver {
+  readonly faults: ReceiptFault[] = [];
+  readonly members: Members = { blobDigests: new Map(), blobs: new Map() };
+  manifest: Manifest | undefined;
+  private readonly seen = new Set<string>();
+  private readonly tar = new TarStream(this);
+  private limit = DEFAULT_MAX_TAR_MEMBERS;
+  private count = 0;
+  /** The rest of the archive is not examined (a structural fault, or too many faults). */
+  private stopped = false;
+  private work: MemberWork | undefined;
+
+  constructor(private readonly keep: boolean) {}
+
+  push(piece: Buffer): void {
+    if (this.stopped) return;
+    try {
+      this.tar.push(piece);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  finish(): void {
+    if (this.stopped) return;
+    try {
+      this.tar.finish();
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  private fail(e: unknown): void {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    this.faults.push(faultOf(e));
+    this.stopped = true;
+  }
+
+  start(m: TarMemberStart): TarMemberSink | undefined {
+    this.work = undefined;
+    const type = m.typeflag === '0' ? 'file' : m.typeflag === '5' ? 'directory' : undefined;
+    // Only a member that will be kept gets its data looked at; the rest is judged when it ends.
+    if (type !== 'file' || nameFault({ name: m.name, type }) !== undefined || this.seen.has(m.name)) return undefined;
+    this.work = this.workFor(m.name);
+    return this.work.sink;
+  }
+
+  private workFor(name: string): MemberWork {
+    const { members, keep } = this;
+    if (name === JOURNAL_MEMBER) {
+      const walker = new JournalWalker();
+      const kept = keep ? new Collect(true) : undefined;
+      return {
+        sink: {
+          data: (p) => {
+            walker.push(p);
+            kept?.data(p);
+          },
+        },
+        done: () => {
+          members.walk = walker.finish();
+          if (kept !== undefined) members.journal = kept.bytes();
+        },
+      };
+    }
+    const blob = BLOB_MEMBER.exec(name);
+    if (blob !== null) {
+      const hash = createHash('sha256');
+      const kept = keep ? new Collect(true) : undefined;
+      return {
+        sink: {
+          data: (p) => {
+            hash.update(p);
+            kept?.data(p);
+          },
+        },
+        done: () => {
+          members.blobDigests.set(blob[1]!, hash.digest('hex'));
+          if (kept !== undefined) members.blobs.set(blob[1]!, kept.bytes());
+        },
+      };
+    }
+    const whole = new Collect(keep);
+    return {
+      sink: whole,
+      done: () => {
+        if (name === MANIFEST_MEMBER) {
+          members.manifest = whole.bytes();
+          try {
+            this.manifest = parseManifest(members.manifest);
+            this.limit = Math.max(this.count, 5 + this.manifest.blob_digests.length);
+          } catch (err) {
+            if (!(err instanceof ReceiptFormatError)) throw err;
+          }
+        } else members.signature = whole.bytes();
+      },
+    };
+  }
+
+  end(e: { name: string; type: TarEntry['type'] }): void {
+    if (this.stopped) return;
+    const work = this.work;
+    this.work = undefined;
+    if (++this.count > this.limit) {
+      this.faults.push({
+        kind: 'too_many_members',
+        message: `more than ${this.limit} members: the manifest names ${this.limit - 5} blob(s), so a receipt holds at most ${this.limit} (manifest, signature, journal, journal/ and blobs/ directories, one per blob)`,
+      });
+      this.stopped = true;
+      return;
+    }
+    const f = nameFault(e) ?? duplicateFault(e, this.seen);
+    if (f !== undefined) {
+      this.faults.push(f);
+      if (this.faults.length >= MAX_LAYOUT_FAULTS) {
+        this.faults.push({
+          kind: 'too_many_faults',
+          message: `${MAX_LAYOUT_FAULTS} layout faults; the rest of the archive was not examined`,
+        });
+        this.stopped = true;
+      }
+      return;
+    }
+    work?.done();
+  }
+}
+
+/** One pass over an uncompressed archive held whole (its members' bytes kept as views of it). */
+function scanArchive(bytes: Buffer): ArchiveScan {
+  const scan = new ArchiveScan(true);
+  scan.push(bytes);
+  scan.finish();
+  return scan;
 }
 
 /** Readers disagree on duplicates (first wins or last wins): a second member of a name is refused rather than picked. */
-function duplicateFault(e: TarEntry, seen: Set<string>): ReceiptFault | undefined {
+function duplicateFault(e: { name: string; type: TarEntry['type'] }, seen: Set<string>): ReceiptFault | undefined {
   const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
   if (!seen.has(key)) {
     seen.add(key);
@@ -299,12 +545,12 @@ export function loadReceipt(input: Buffer | string, options: LoadOptions = {}): 
 function partsOf(members: Members, manifest: Manifest | undefined): LoadedReceipt {
   if (members.manifest === undefined)
     throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
-  if (members.journal === undefined)
+  if (members.walk === undefined)
     throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
   const loaded: LoadedReceipt = {
     manifest: manifest ?? parseManifest(members.manifest),
     manifestBytes: members.manifest,
-    journal: members.journal,
+    journal: members.journal ?? Buffer.alloc(0),
     blobs: members.blobs,
   };
   if (members.signature !== undefined) loaded.signature = decodeSignature(members.signature);
@@ -329,7 +575,36 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
  * was verified, never a second read of a file that may have changed.
  */
 export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOptions = {}): ReceiptInspection {
-  const result: ReceiptVerifyResult = {
+  let bytes: Buffer;
+  try {
+    bytes = readReceiptBytes(input, options.maxBytes);
+  } catch (e) {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    return { verdict: unreadVerdict(e), receipt: undefined };
+  }
+  const scan = scanArchive(bytes);
+  const verdict = verdictOf(scan, options);
+  if (scan.faults.length > 0) return { verdict: verdict.result, receipt: undefined };
+  let receipt: LoadedReceipt | undefined;
+  try {
+    receipt = partsOf(scan.members, verdict.manifest);
+  } catch (e) {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    receipt = undefined; // already a fault of the verdict
+  }
+  return { verdict: verdict.result, receipt };
+}
+
+/** A verdict that is only the fault that kept the receipt from being read. */
+function unreadVerdict(e: ReceiptFormatError): ReceiptVerifyResult {
+  const result = emptyVerdict();
+  result.errors.push(faultOf(e));
+  result.fault_count = 1;
+  return result;
+}
+
+function emptyVerdict(): ReceiptVerifyResult {
+  return {
     ok: false,
     head_hash: ZERO_HASH,
     steps: 0,
@@ -342,27 +617,24 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
     errors: [],
     fault_count: 0,
   };
+}
+
+/** The verdict on what one pass over a receipt gathered (the same whether its bytes were kept or streamed). */
+function verdictOf(
+  scanned: ArchiveScan,
+  options: VerifyReceiptOptions,
+): { result: ReceiptVerifyResult; manifest: Manifest | undefined } {
+  const result = emptyVerdict();
   const errors = result.errors;
-  let bytes: Buffer;
-  try {
-    bytes = readReceiptBytes(input, options.maxBytes);
-  } catch (e) {
-    if (!(e instanceof ReceiptFormatError)) throw e;
-    errors.push(faultOf(e));
-    result.fault_count = errors.length;
-    return { verdict: result, receipt: undefined };
-  }
-  const scanned = scanArchive(bytes);
   if (scanned.faults.length > 0) {
     // A hostile layout is not interpreted any further (a loop, not a spread: the list can be long).
     for (const f of scanned.faults) errors.push(f);
     result.fault_count = errors.length;
-    return { verdict: result, receipt: undefined };
+    return { result, manifest: undefined };
   }
   const members = scanned.members;
   result.signed = members.signature !== undefined;
-  result.blobs.bundled = [...members.blobs.keys()];
-
+  result.blobs.bundled = [...members.blobDigests.keys()];
   let manifest: Manifest | undefined = scanned.manifest;
   if (members.manifest === undefined) {
     errors.push({ kind: 'missing_member', message: 'the receipt has no manifest.json', member: MANIFEST_MEMBER });
@@ -421,10 +693,10 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
   let unlisted = 0;
   // Journal faults that stand for a run of n faults count n.
   let runs = 0;
-  if (members.journal === undefined) {
+  if (members.walk === undefined) {
     errors.push({ kind: 'missing_member', message: `the receipt has no ${JOURNAL_MEMBER}`, member: JOURNAL_MEMBER });
   } else {
-    const walked = walkReceiptJournal(members.journal);
+    const walked = members.walk;
     for (const f of walked.faults) {
       const fault: ReceiptFault = { kind: f.kind, message: faultMessage(f), member: JOURNAL_MEMBER };
       runs += (f.count ?? 1) - 1;
@@ -435,7 +707,7 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
     result.head_hash = walked.head;
     result.steps = walked.steps;
     chainRefs = walked.refs;
-    result.redacted_fields = redactedFieldsOf(members.journal, walked.refs.length > 0);
+    result.redacted_fields = walked.redacted;
     result.published = result.redacted_fields.length > 0;
   }
 
@@ -467,14 +739,14 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
 
   const named = manifest?.blob_digests ?? chainRefs ?? [];
   const namedSet = new Set(named);
-  for (const [digest, data] of members.blobs) {
+  for (const [digest, actual] of members.blobDigests) {
     const member = `blobs/${digest}`;
-    if (sha256Hex(data) !== digest)
+    if (actual !== digest)
       errors.push({ kind: 'blob_digest_mismatch', message: `the blob's SHA-256 is not its name`, member });
     if (!namedSet.has(digest))
       errors.push({ kind: 'unexpected_blob', message: 'a bundled blob that no step refers to', member });
   }
-  result.blobs.missing = named.filter((d) => !members.blobs.has(d));
+  result.blobs.missing = named.filter((d) => !members.blobDigests.has(d));
   if (options.requireBlobs) {
     for (const d of result.blobs.missing)
       errors.push({ kind: 'missing_blob', message: 'a referenced blob is not bundled', member: `blobs/${d}` });
@@ -493,14 +765,7 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
       message: `${more.toLocaleString('en-US')} more fault${more === 1 ? '' : 's'} not listed`,
     });
   }
-  let receipt: LoadedReceipt | undefined;
-  try {
-    receipt = partsOf(members, manifest);
-  } catch (e) {
-    if (!(e instanceof ReceiptFormatError)) throw e;
-    receipt = undefined; // already a fault of the verdict
-  }
-  return { verdict: result, receipt };
+  return { result, manifest };
 }
 
 /**

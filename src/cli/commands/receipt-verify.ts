@@ -2,12 +2,10 @@ import path from 'node:path';
 import { InputError } from '../../errors';
 import {
   describeReceiptFault,
-  inspectReceipt,
   readPublicKeyFile,
-  readReceiptFile,
-  ReceiptFormatError,
   signatureVerdict,
-  type ReceiptInspection,
+  verifyReceiptFile,
+  type ReceiptVerifyResult,
 } from '../../receipt';
 import { bundleBeside, notCheckedFault } from '../../receipt/keyless/bundle-path';
 import type { KeylessCheck, KeylessVerdict } from '../../receipt/keyless/verify';
@@ -94,14 +92,16 @@ export const receiptVerifyCommand: Command = {
       requireBlobs: args.flags.has('require-blobs'),
       ...(expectedHead === undefined ? {} : { expectedHead }),
     };
-    const raw = readRaw(receiptFile);
-    const inspected = inspectReceipt(raw ?? receiptFile, options);
-    const r = inspected.verdict;
+    // One streamed pass (memory does not grow with the receipt): the verdict, the manifest and the file's digest.
+    const streamed = await verifyReceiptFile(receiptFile, options);
+    const r = streamed.verdict;
     let keyless: KeylessVerdict | null = null;
     if (keylessCheck.check !== undefined) {
       const { checkKeyless } = await import(/* webpackMode: "eager" */ '../../receipt/keyless/verify');
       keyless = checkKeyless(
-        { bytes: raw ?? Buffer.alloc(0), manifestBytes: manifestOf(inspected) },
+        streamed.sha256 === undefined
+          ? { bytes: Buffer.alloc(0), manifestBytes: streamed.manifestBytes }
+          : { sha256: streamed.sha256, manifestBytes: streamed.manifestBytes },
         keylessCheck.check,
       );
       addFaults(r, keyless.errors);
@@ -184,22 +184,8 @@ function keylessArgs(
   };
 }
 
-/** The receipt's bytes as on disk; undefined when they cannot be taken whole (the verdict then says why). */
-function readRaw(file: string): Buffer | undefined {
-  try {
-    return readReceiptFile(file);
-  } catch (e) {
-    if (e instanceof ReceiptFormatError) return undefined;
-    throw e;
-  }
-}
-
-function manifestOf(inspected: ReceiptInspection): Buffer | undefined {
-  return inspected.receipt?.manifestBytes;
-}
-
 /** Keyless faults join the receipt's: one verdict, one exit code. */
-function addFaults(r: ReceiptInspection['verdict'], faults: { kind: string; message: string }[]): void {
+function addFaults(r: ReceiptVerifyResult, faults: { kind: string; message: string }[]): void {
   for (const f of faults) r.errors.push({ kind: f.kind, message: f.message });
   r.fault_count += faults.length;
   if (faults.length > 0) r.ok = false;

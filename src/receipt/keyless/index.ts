@@ -19,4 +19,4 @@ export type { LoadedRoot } from './trusted-root';
 export { rootPolicy } from './policy';
 export type { RootPolicy } from './policy';
 export { checkKeyless, parseBundle, verifyKeylessBundle } from './verify';
-export type { KeylessCheck, KeylessFault, KeylessIdentityPolicy, KeylessVerdict } from './verify';
+export type { KeylessCheck, KeylessFault, KeylessIdentityPolicy, KeylessSubject, KeylessVerdict } from './verify';

@@ -64,6 +64,13 @@ export function parseBundle(text: string, file: string): Bundle {
 }
 
 /**
+ * The receipt a keyless signature is checked against: its bytes as on disk, or
+ * their SHA-256 taken while the receipt was streamed (the file is never held
+ * whole), and the manifest's bytes.
+ */
+export type KeylessSubject = { manifestBytes: Uint8Array | undefined } & ({ bytes: Uint8Array } | { sha256: string });
+
+/**
  * Verifies a receipt's Sigstore bundle offline: the certificate chains to the
  * root's CA at a verified time, the log entry and timestamps verify under the
  * root as its policy requires (`rootPolicy`), the DSSE signature verifies, the
@@ -76,7 +83,7 @@ export function parseBundle(text: string, file: string): Bundle {
 export function verifyKeylessBundle(
   bundle: Bundle,
   bundleFile: string,
-  receipt: { bytes: Uint8Array; manifestBytes: Uint8Array | undefined },
+  receipt: KeylessSubject,
   policy: KeylessIdentityPolicy,
   roots: LoadedRoot[],
 ): KeylessVerdict {
@@ -189,7 +196,7 @@ function describe(e: unknown, code: unknown): string {
 /** The statement is about these receipt bytes, is ours, and vouches for this manifest. */
 function checkStatement(
   bundle: Bundle,
-  receipt: { bytes: Uint8Array; manifestBytes: Uint8Array | undefined },
+  receipt: KeylessSubject,
   verdict: KeylessVerdict,
   fault: (kind: string, message: string) => void,
 ): void {
@@ -209,7 +216,7 @@ function checkStatement(
     fault('keyless_statement', (e as Error).message);
     return;
   }
-  const digest = sha256Hex(receipt.bytes);
+  const digest = 'sha256' in receipt ? receipt.sha256 : sha256Hex(receipt.bytes);
   const subject = statement.subjects.find((s) => s.sha256 === digest);
   if (subject === undefined) {
     const named = statement.subjects.map((s) => `${s.name} sha256:${s.sha256 ?? '?'}`).join(', ');
@@ -274,10 +281,7 @@ export interface KeylessCheck {
 }
 
 /** Reads the bundle and the roots (input errors: exit 2), then verifies (`verifyKeylessBundle`). */
-export function checkKeyless(
-  receipt: { bytes: Uint8Array; manifestBytes: Uint8Array | undefined },
-  check: KeylessCheck,
-): KeylessVerdict {
+export function checkKeyless(receipt: KeylessSubject, check: KeylessCheck): KeylessVerdict {
   const roots =
     check.trustedRootFile === undefined
       ? [publicGoodRoot()]
@@ -287,7 +291,7 @@ export function checkKeyless(
 
 /** `checkKeyless` with the roots already loaded (the Action reads them from the base commit). */
 export function checkKeylessWithRoots(
-  receipt: { bytes: Uint8Array; manifestBytes: Uint8Array | undefined },
+  receipt: KeylessSubject,
   bundleFile: string,
   policy: KeylessIdentityPolicy,
   roots: LoadedRoot[],

@@ -1,0 +1,130 @@
+import { readJournalBytes, type Fault } from '../journal';
+import { scanChunk, type ChunkOptions, type SliceSeed } from '../journal/chunk';
+import { FaultList } from '../journal/faults';
+import { ZERO_HASH } from '../util/hash';
+import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
+
+/** The chain walk of a receipt's journal member: what the verdict needs of it, whatever its size. */
+export interface JournalWalk {
+  head: string;
+  steps: number;
+  /** The rows' blob refs, first occurrence, unique. */
+  refs: string[];
+  faults: Fault[];
+  /** Faults counted but not listed (the list is capped). */
+  omitted: number;
+  /** The redactable fields some row holds as `<<redacted>>` (see `redactedFields`). */
+  redacted: RedactField[];
+}
+
+/** Bytes of whole lines walked at a time: the memory the walk holds, beside one line longer than this. */
+const SLICE_BYTES = 8 * 1024 * 1024;
+const OPTIONS: ChunkOptions = { strict: true, collectRefs: true };
+const REDACTED_JSON = Buffer.from(JSON.stringify(REDACTED));
+
+/**
+ * The strict chain walk (docs/format.md §2: canonical, newline-terminated lines)
+ * of journal bytes that arrive in pieces: line-aligned slices are walked as they
+ * fill, each seeded with where the chain stands (the journal's chunk walker: the
+ * same faults, in line order, as walking the bytes whole), so memory holds one
+ * slice, not the journal.
+ */
+export class JournalWalker {
+  private buf: Buffer;
+  private fill = 0;
+  /** Absolute offset of buf[0]. */
+  private base = 0;
+  private steps = 0;
+  private lines = 0;
+  private prev: string | null = ZERO_HASH;
+  private readonly faults = new FaultList();
+  private readonly refs = new Set<string>();
+  private readonly redacted = new Set<RedactField>();
+  /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
+  private anyBlobRefs = false;
+
+  /** `sliceBytes`: whole lines walked at a time (tests make it small, to put slice ends everywhere). */
+  constructor(sliceBytes = SLICE_BYTES) {
+    this.buf = Buffer.allocUnsafe(sliceBytes);
+  }
+
+  push(piece: Buffer): void {
+    let i = 0;
+    while (i < piece.length) {
+      if (this.fill === this.buf.length) this.makeRoom();
+      const n = Math.min(this.buf.length - this.fill, piece.length - i);
+      piece.copy(this.buf, this.fill, i, i + n);
+      this.fill += n;
+      i += n;
+    }
+  }
+
+  finish(): JournalWalk {
+    if (this.fill > 0) this.walk(this.fill);
+    if (this.steps === 0)
+      this.faults.add({
+        line: null,
+        kind: 'empty_journal',
+        message: this.lines === 0 ? 'journal has no steps' : 'journal has no steps (no line holds a row)',
+      });
+    const redacted =
+      this.anyBlobRefs || this.refs.size > 0 ? [] : REDACTABLE_FIELDS.filter((f) => this.redacted.has(f));
+    return {
+      head: this.steps > 0 ? (this.prev ?? '') : ZERO_HASH,
+      steps: this.steps,
+      refs: Array.from(this.refs),
+      faults: this.faults.list,
+      omitted: this.faults.omitted,
+      redacted,
+    };
+  }
+
+  /** The buffer is full: walk its whole lines, keep the rest (or grow, for one line longer than the buffer). */
+  private makeRoom(): void {
+    const nl = this.buf.lastIndexOf(0x0a, this.fill - 1);
+    if (nl < 0) {
+      const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+      this.buf.copy(bigger, 0, 0, this.fill);
+      this.buf = bigger;
+      return;
+    }
+    this.walk(nl + 1);
+    this.buf.copy(this.buf, 0, nl + 1, this.fill);
+    this.fill -= nl + 1;
+  }
+
+  /** Walks buf[0..end) (whole lines, or the journal's last bytes) from where the chain stands. */
+  private walk(end: number): void {
+    const seed: SliceSeed = { steps: this.steps, prevHash: this.prev };
+    const s = scanChunk(this.buf, 0, end, this.base, OPTIONS, seed);
+    for (const f of s.faults.list)
+      this.faults.add(
+        f.line === null
+          ? f
+          : {
+              ...f,
+              line: f.line + this.lines,
+              ...(f.last_line === undefined ? {} : { last_line: f.last_line + this.lines }),
+            },
+      );
+    if (s.faults.omitted > 0) this.faults.addOmitted(s.faults.omitted);
+    for (const r of s.refs ?? []) this.refs.add(r);
+    this.noteRedactions(this.buf.subarray(0, end));
+    this.steps += s.rows;
+    if (s.last !== undefined) this.prev = s.last.step_hash;
+    this.lines += s.lines;
+    this.base += end;
+  }
+
+  /** The redaction marks of these whole lines (rows are parsed only when the marker appears at all). */
+  private noteRedactions(lines: Buffer): void {
+    if (this.anyBlobRefs || this.refs.size > 0 || !lines.includes(REDACTED_JSON)) return;
+    for (const e of readJournalBytes(lines).entries) {
+      if (e.row.blob_refs.length > 0) {
+        this.anyBlobRefs = true;
+        return;
+      }
+      for (const f of REDACTABLE_FIELDS) if (e.row[f] === REDACTED) this.redacted.add(f);
+    }
+  }
+}

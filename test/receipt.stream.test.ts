@@ -1,0 +1,239 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { Journal, journalDir, journalFile } from '../src/journal';
+import {
+  buildReceipt,
+  generateKeyPair,
+  inspectReceipt,
+  parsePrivateKey,
+  parsePublicKey,
+  readTar,
+  ReceiptFormatError,
+  verifyReceiptFile,
+  walkReceiptJournal,
+  writeTar,
+} from '../src/receipt';
+import { JournalWalker } from '../src/receipt/journal-walk';
+import { TarStream } from '../src/receipt/tar';
+import { baseArchive, mutate, mutation } from './helpers/tar-gen';
+import { tarEntries as wholeTarEntries } from './helpers/tar-whole-reference';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * The streaming receipt reader against the reading rules it replaced: the tar
+ * reader that held the whole archive (frozen in test/helpers), the journal's
+ * whole-bytes strict walk, and the verdict of a receipt held in memory. Pieces
+ * are cut at random points, so every check meets a piece boundary somewhere.
+ */
+const root = tempDir('stepchain-stream-');
+
+type Outcome = { members: { name: string; type: string; data: string }[]; fault?: string };
+
+function faultText(e: unknown): string {
+  if (!(e instanceof Error) || !('kind' in e)) throw e;
+  const f = e as Error & { kind: string; member?: string };
+  return `${f.kind}|${f.message}|${f.member ?? ''}`;
+}
+
+function wholeReading(buf: Buffer): Outcome {
+  const out: Outcome = { members: [] };
+  try {
+    for (const e of wholeTarEntries(buf))
+      out.members.push({ name: e.name, type: e.type, data: e.data.toString('hex') });
+  } catch (e) {
+    out.fault = faultText(e);
+  }
+  return out;
+}
+
+/** Reads `buf` through TarStream in pieces ending at `cuts` (sorted offsets). */
+function streamedReading(buf: Buffer, cuts: number[]): Outcome {
+  const out: Outcome = { members: [] };
+  let data: Buffer[] = [];
+  const stream = new TarStream({
+    start: () => {
+      data = [];
+      return { data: (p) => data.push(Buffer.from(p)) };
+    },
+    end: ({ name, type }) => out.members.push({ name, type, data: Buffer.concat(data).toString('hex') }),
+  });
+  try {
+    let at = 0;
+    for (const c of [...cuts, buf.length]) {
+      if (c > at) stream.push(buf.subarray(at, c));
+      at = Math.max(at, c);
+    }
+    stream.finish();
+  } catch (e) {
+    out.fault = faultText(e);
+  }
+  return out;
+}
+
+const cutsOf = (len: number, seeds: number[]): number[] => seeds.map((s) => s % (len + 1)).sort((a, b) => a - b);
+
+describe('the streaming tar reader reads what the whole-archive reader read', () => {
+  it('hostile archives (mutated headers, padding, trailing bytes, cut ends), cut into pieces anywhere', () => {
+    fc.assert(
+      fc.property(baseArchive, mutation, fc.array(fc.nat(), { maxLength: 12 }), (good, m, seeds) => {
+        const buf = mutate(good, m);
+        const cuts = cutsOf(buf.length, seeds);
+        expect(streamedReading(buf, cuts)).toEqual(wholeReading(buf));
+        // One byte at a time, the finest cut of all.
+        if (buf.length <= 8192) expect(streamedReading(buf, [...Array(buf.length).keys()])).toEqual(wholeReading(buf));
+      }),
+      { numRuns: 400, seed: 20261203 },
+    );
+  });
+
+  it('short and empty inputs', () => {
+    for (const buf of [Buffer.alloc(0), Buffer.alloc(100, 1), Buffer.alloc(511), Buffer.alloc(1024), Buffer.alloc(512)])
+      expect(streamedReading(buf, [1, 7, 300])).toEqual(wholeReading(buf));
+  });
+});
+
+/** Journal lines: canonical rows of a chain, then damage of every kind the walker reports. */
+function journalOf(n: number): string[] {
+  const dir = journalDir(root, `j${n}-${Math.random().toString(36).slice(2)}`);
+  const j = Journal.open(dir, { durability: 'none' });
+  for (let i = 0; i < n; i++)
+    j.append({
+      prompt: `p${i} ${'x'.repeat(i * 7)}`,
+      model: 'm',
+      ts: 1_700_000_000 + i / 3,
+      tool_result: { v: i * 0.1 },
+    });
+  return readFileSync(path.join(dir, '000000.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+}
+
+type Damage = { op: 'drop' | 'dup' | 'garbage' | 'blank' | 'cr' | 'space' | 'swap'; at: number };
+const damage: fc.Arbitrary<Damage> = fc.record({
+  op: fc.constantFrom('drop', 'dup', 'garbage', 'blank', 'cr', 'space', 'swap'),
+  at: fc.nat(),
+});
+
+function damaged(lines: string[], ds: Damage[], lastNewline: boolean): Buffer {
+  const ls = [...lines];
+  for (const d of ds) {
+    if (ls.length === 0) break;
+    const i = d.at % ls.length;
+    if (d.op === 'drop') ls.splice(i, 1);
+    else if (d.op === 'dup') ls.splice(i, 0, ls[i]!);
+    else if (d.op === 'garbage') ls.splice(i, 0, '{"not": a row');
+    else if (d.op === 'blank') ls.splice(i, 0, '');
+    else if (d.op === 'cr') ls[i] = `${ls[i]!}\r`;
+    else if (d.op === 'space') ls[i] = ` ${ls[i]!}`;
+    else if (i + 1 < ls.length) [ls[i], ls[i + 1]] = [ls[i + 1]!, ls[i]!];
+  }
+  return Buffer.from(ls.join('\n') + (lastNewline && ls.length > 0 ? '\n' : ''));
+}
+
+describe('the journal walked in slices reads as the whole-bytes strict walk', () => {
+  const lines = journalOf(40);
+  it('damaged journals, walked in slices of any size, pieces cut anywhere', () => {
+    fc.assert(
+      fc.property(
+        fc.array(damage, { maxLength: 6 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 4096 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (ds, nl, slice, seeds) => {
+          const buf = damaged(lines, ds, nl);
+          const whole = walkReceiptJournal(buf);
+          const w = new JournalWalker(slice);
+          let at = 0;
+          for (const c of [...cutsOf(buf.length, seeds), buf.length]) {
+            if (c > at) w.push(buf.subarray(at, c));
+            at = Math.max(at, c);
+          }
+          const { redacted, ...walked } = w.finish();
+          expect(walked).toEqual(whole);
+          expect(redacted).toEqual([]);
+        },
+      ),
+      { numRuns: 300, seed: 1203 },
+    );
+  });
+});
+
+describe('a receipt streamed from its file has the verdict of the receipt held whole', () => {
+  const keys = generateKeyPair();
+  const signKey = parsePrivateKey(Buffer.from(keys.privateKeyPem), 'k');
+  const pub = parsePublicKey(Buffer.from(keys.publicKeyPem), 'k.pub');
+  const dir = journalDir(root, 'agent');
+  const j = Journal.open(dir, { durability: 'none' });
+  for (let i = 0; i < 30; i++)
+    j.append({
+      prompt: `step ${i}`,
+      model: 'm',
+      ts: 1_700_000_000 + i,
+      blobs: i % 10 === 0 ? [Buffer.from(`b${i}`)] : [],
+    });
+  const good = buildReceipt(journalFile(root, 'agent'), { signKey }).bytes;
+
+  async function both(bytes: Buffer, name: string): Promise<void> {
+    const file = path.join(root, name);
+    writeFileSync(file, bytes);
+    for (const opts of [{}, { publicKeys: [pub] }, { publicKeys: [pub], requireBlobs: true }]) {
+      const whole = inspectReceipt(bytes, opts);
+      const streamed = await verifyReceiptFile(file, opts);
+      expect(streamed.verdict).toEqual(whole.verdict);
+      expect(streamed.manifestBytes).toEqual(whole.receipt?.manifestBytes);
+    }
+  }
+
+  it('the receipt as built, plain and gzipped', async () => {
+    await both(good, 'good.tar');
+    await both(gzipSync(good), 'good.tar.gz');
+    expect((await verifyReceiptFile(path.join(root, 'good.tar'), { publicKeys: [pub] })).verdict.ok).toBe(true);
+  });
+
+  it('hostile receipts: mutated headers, padding, tails and cuts, plain and gzipped', async () => {
+    const cases = fc.sample(fc.tuple(mutation, fc.boolean()), { numRuns: 150, seed: 31203 });
+    let k = 0;
+    for (const [m, gz] of cases) {
+      const bytes = mutate(good, m);
+      await both(gz ? gzipSync(bytes) : bytes, `m${k++}.tar${gz ? '.gz' : ''}`);
+    }
+  });
+
+  it('a corrupt gzip stream after a bad archive is named as corrupt gzip, as reading it whole names it', async () => {
+    const gz = gzipSync(Buffer.concat([good.subarray(0, 2048), Buffer.alloc(3000, 7)]));
+    await both(gz.subarray(0, gz.length - 6), 'cut.tar.gz');
+    await both(Buffer.concat([gzipSync(good), Buffer.from('junk')]), 'junk.tar.gz');
+    await both(Buffer.concat([gzipSync(good), gzipSync(Buffer.alloc(1024))]), 'two-members.tar.gz');
+  });
+
+  it('an inflating archive: a 96 MB zero blob in a small gzip, read in one pass to the same verdict', async () => {
+    const zeros = Buffer.alloc(96 * 1024 * 1024);
+    const digest = createHash('sha256').update(zeros).digest('hex');
+    const bomb = writeTar(
+      [...readTar(good).map((e) => ({ name: e.name, data: e.data })), { name: `blobs/${digest}`, data: zeros }],
+      1_700_000_000,
+    );
+    const gz = gzipSync(bomb, { level: 9 });
+    expect(gz.length).toBeLessThan(zeros.length / 500);
+    const file = path.join(root, 'bomb.tar.gz');
+    writeFileSync(file, gz);
+    const streamed = await verifyReceiptFile(file, { publicKeys: [pub] });
+    expect(streamed.verdict).toEqual(inspectReceipt(gz, { publicKeys: [pub] }).verdict);
+    expect(streamed.verdict.errors.map((e) => e.kind)).toEqual(['unexpected_blob']);
+    // Under a cap below what it inflates to: refused as too large, as reading it whole refuses it.
+    const capped = await verifyReceiptFile(file, { maxBytes: 64 * 1024 * 1024 });
+    expect(capped.verdict).toEqual(inspectReceipt(gz, { maxBytes: 64 * 1024 * 1024 }).verdict);
+    expect(capped.verdict.errors[0]!.kind).toBe('too_large');
+  });
+
+  it('errors stay ReceiptFormatError-shaped faults, never throws, for a file that is not a receipt', async () => {
+    const file = path.join(root, 'text.tar');
+    writeFileSync(file, 'hello\n');
+    const r = await verifyReceiptFile(file);
+    expect(r.verdict.errors[0]!.kind).toBe(new ReceiptFormatError('not_a_receipt', '').kind);
+    expect(r.verdict).toEqual(inspectReceipt(Buffer.from('hello\n')).verdict);
+  });
+});
