@@ -5,7 +5,17 @@
  * if-no-files-found, unsigned exports, and sharding with a gather job. The
  * built dist/index.js runs as a runner starts it.
  */
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { COMMENT_MARKER } from '../src/check';
 import {
@@ -197,20 +207,28 @@ describe('history in real repositories', () => {
     commitAll(origin, 'append to all five');
     git(origin, 'config', 'uploadpack.allowFilter', 'true');
     git(origin, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
-    // Every fetch from the origin is counted by a wrapper around git-upload-pack.
-    const log = path.join(tmp, `upload-pack-${n}.log`);
-    const wrapper = path.join(tmp, `upload-pack-${n}.sh`);
-    writeFileSync(wrapper, `#!/bin/sh\necho fetch >> '${log}'\nexec git-upload-pack "$@"\n`);
-    chmodSync(wrapper, 0o755);
     const clone = path.join(tmp, `partial-${n}`);
-    git(tmp, 'clone', '-q', '--filter=blob:none', '--no-checkout', '-u', wrapper, `file://${origin}`, clone);
-    git(clone, 'config', 'remote.origin.uploadpack', wrapper);
+    git(tmp, 'clone', '-q', '--filter=blob:none', '--no-checkout', `file://${origin}`, clone);
     git(clone, 'checkout', '-q', 'pr');
-    writeFileSync(log, '');
+    // A promisor remote that names its own upload-pack program would have git run it: refused (issue 20 §3).
+    const wrapper = path.join(tmp, `upload-pack-${n}.sh`);
+    const ran = path.join(tmp, `upload-pack-${n}.ran`);
+    writeFileSync(wrapper, `#!/bin/sh\necho ran >> '${ran}'\nexec git-upload-pack "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    git(clone, 'config', 'remote.origin.uploadpack', wrapper);
+    const refused = await runAction({ workspace: clone, scratch, event: pr(clone, base2) });
+    expect(refused.code).not.toBe(0);
+    expect(`${refused.stdout}${refused.stderr}`).toContain('uploadpack');
+    expect(existsSync(ran)).toBe(false);
+    git(clone, 'config', '--unset', 'remote.origin.uploadpack');
+    // Every fetch into the clone leaves a pack of its own: one batch is one new pack.
+    const packs = (): string[] =>
+      readdirSync(path.join(clone, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+    const before = packs();
     const r = await runAction({ workspace: clone, scratch, event: pr(clone, base2) });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Fetched 5 blobs of the base commit in one batch (partial clone).');
-    expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['fetch']);
+    expect(packs().filter((f) => !before.includes(f))).toHaveLength(1);
     expect(readReport(r.outputs['report']!).items.every((i) => i.append_only === 'appended')).toBe(true);
   });
 });

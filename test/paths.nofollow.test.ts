@@ -268,8 +268,10 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
   test.each(kinds)('hook claude with a transcript that is %s: the step is recorded, the problem said', (_w, plant) => {
     const { root } = project();
     const sid = '11111111-2222-4333-8444-555555555555';
-    const tdir = path.join(dir, `transcripts-${n++}`);
-    mkdirSync(tdir);
+    // Where Claude Code keeps a session's transcript (the hook reads no other: see src/claude/transcript.ts).
+    const config = path.join(dir, `claude-config-${n}`);
+    const tdir = path.join(config, 'projects', `transcripts-${n++}`);
+    mkdirSync(tdir, { recursive: true });
     const transcript = path.join(tdir, `${sid}.jsonl`);
     plant(transcript);
     const payload = JSON.stringify({
@@ -283,7 +285,7 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
       tool_response: { stdout: 'hi', stderr: '' },
       tool_use_id: 'toolu_1',
     });
-    const r = run(['hook', 'claude', '--no-snapshot'], root, payload);
+    const r = run(['hook', 'claude', '--no-snapshot'], root, payload, { ...ENV, CLAUDE_CONFIG_DIR: config });
     expectNoStack(r);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(transcript);
