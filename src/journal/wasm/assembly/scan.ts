@@ -7,8 +7,9 @@
 // ACCEPTS a line that fastRow accepts with the same result; everything else (a
 // line fastRow would reject, or one this scanner does not decide: escaped keys to
 // order, non-hex hashes, too many floats) is marked DEFER and JS runs fastRow and
-// the slow path on it as before. Float tokens are not judged here: their spans
-// are recorded and JS checks them with pythonFloatRepr.
+// the slow path on it as before. Float tokens are judged here when their digits
+// alone prove them Python's repr (plainFloat, plainExpFloat: at most 15 significant
+// digits); the others' spans are recorded and JS checks them (isPythonFloatRepr).
 //
 // Safety: every byte read goes through `ch`, which returns 0x100 (matched by no
 // rule) at or past the block end; SIMD loads and copies are guarded by explicit
@@ -212,6 +213,45 @@ function plainFloat(a: i32, b: i32): bool {
 }
 
 /**
+ * A float token [a, b) in exponent notation that is surely Python's repr of its
+ * value: `-?[1-9](\.[0-9]*[1-9])?e[+-]` and the exponent in at least two digits
+ * (no more leading zeros), at most 15 significant digits, the exponent outside
+ * [-4, 16) (Python writes fixed notation there) and inside [-307, 307], where
+ * every such decimal is a normal double (no overflow, no subnormal's lost digits),
+ * so it round-trips and is the shortest (the argument of plainFloat).
+ */
+function plainExpFloat(a: i32, b: i32): bool {
+  let i = a;
+  if (ch(i) == 0x2d) i++;
+  const d0 = ch(i);
+  if (d0 < 0x31 || d0 > 0x39) return false;
+  i++;
+  let digits = 1;
+  if (ch(i) == 0x2e) {
+    i++;
+    const fracStart = i;
+    while (isDigit(ch(i))) i++;
+    if (i == fracStart || ch(i - 1) == 0x30) return false;
+    digits += i - fracStart;
+  }
+  if (digits > 15 || ch(i) != 0x65) return false;
+  i++;
+  const sign = ch(i);
+  if (sign != 0x2b && sign != 0x2d) return false;
+  i++;
+  const expStart = i;
+  let e = 0;
+  while (isDigit(ch(i)) && i - expStart < 3) {
+    e = e * 10 + (ch(i) - 0x30);
+    i++;
+  }
+  const expLen = i - expStart;
+  if (i != b || expLen < 2 || (expLen == 3 && ch(expStart) == 0x30)) return false;
+  if (sign == 0x2d) e = -e;
+  return (e < -4 || e >= 16) && e >= -307 && e <= 307;
+}
+
+/**
  * A number at i, matched like `-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`
  * (greedy). Integers are judged here (not `-0`, at most MAX_INT_DIGITS characters);
  * floats are recorded for JS to check.
@@ -243,7 +283,7 @@ function scanNumber(i: i32): i32 {
       lastWasFloat = true;
     }
   }
-  if (lastWasFloat) return plainFloat(i, j) || pushFloat(i, j) ? j : FAIL;
+  if (lastWasFloat) return plainFloat(i, j) || plainExpFloat(i, j) || pushFloat(i, j) ? j : FAIL;
   if (j - i == 2 && ch(i) == 0x2d && ch(i + 1) == 0x30) return FAIL;
   if (j - i > MAX_INT_DIGITS) return FAIL;
   return j;
