@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { isPythonFloatRepr, pythonFloatRepr } from '../src/canonical';
+import { encodeString, isPythonFloatRepr, pythonFloatRepr } from '../src/canonical';
 import { readJournalBytes, verifyJournalBytes } from '../src/journal';
 import { fastRow } from '../src/journal/fast-line';
 import { wasmScanner, type BlockRecord } from '../src/journal/wasm/scanner';
@@ -199,5 +199,56 @@ describe(`float tokens are canonical exactly when python3 says so (seed ${seed})
       expect(k).toBe(chunk.length);
     }
     expect(wrong).toEqual([]);
+  });
+});
+
+describe(`escaped keys are ordered by the WebAssembly scanner as fastRow orders them (seed ${seed})`, () => {
+  it('random keys of escapes, non-ASCII and surrogates, in either order', () => {
+    const file = path.join(root, 'keys.jsonl');
+    makeJournal(file, 2, 'plain');
+    const base = readFileSync(file, 'latin1').split('\n')[1]!;
+    const w = wasmScanner()!;
+    const rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined, stored: -1 };
+    const key = fc.string({
+      unit: fc.constantFrom(
+        'a',
+        'b',
+        'é',
+        'ÿ',
+        'Ā',
+        '日',
+        '\uffff',
+        '\ue000',
+        '\ud800',
+        '\udc00',
+        '😀',
+        '"',
+        '\\',
+        '\n',
+        '\u0001',
+      ),
+      maxLength: 4,
+    });
+    let wasmTook = 0;
+    fc.assert(
+      fc.property(key, key, (k1, k2) => {
+        const obj = `{${encodeString(k1)}:1,${encodeString(k2)}:2}`;
+        const line = base.replace(/"tool_call":\{/, () => `"tool_call":{"a":${obj},`);
+        const block = Buffer.from(`${line}\n`, 'latin1');
+        block.copy(w.mem, w.data);
+        w.start(block.length);
+        expect(w.batch()).toBe(1);
+        w.record(0, undefined, rec);
+        const js = fastRow(line, 0, line.length);
+        if (rec.row !== undefined) {
+          wasmTook++;
+          expect(rec.row).toEqual(js);
+        }
+        // Without surrogates the scanner decides alone.
+        if (!/[\ud800-\udfff]/.test(k1 + k2)) expect(rec.row).toEqual(js);
+      }),
+      { seed, numRuns: 2000 },
+    );
+    expect(wasmTook).toBeGreaterThan(100);
   });
 });

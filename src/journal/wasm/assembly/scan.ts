@@ -5,8 +5,8 @@
 // copies the step payload `{` + input_hash..prompt + `,` + tool_call..tool_result
 // + `}` of each accepted line into a scratch area for JS to hash. It only ever
 // ACCEPTS a line that fastRow accepts with the same result; everything else (a
-// line fastRow would reject, or one this scanner does not decide: escaped keys to
-// order, non-hex hashes, too many floats) is marked DEFER and JS runs fastRow and
+// line fastRow would reject, or one this scanner does not decide: keys to order
+// with a surrogate escape, non-hex hashes, too many floats) is marked DEFER and JS runs fastRow and
 // the slow path on it as before. Float tokens are judged here when their digits
 // alone prove them Python's repr (plainFloat, plainExpFloat: at most 15 significant
 // digits); the others' spans are recorded and JS checks them (isPythonFloatRepr).
@@ -302,6 +302,51 @@ function keyLess(a0: i32, a1: i32, b0: i32, b1: i32): bool {
   return na < nb;
 }
 
+/** The code unit decoded by `unitAt`. */
+let unit: i32 = 0;
+
+/** Decodes the element of a string scanString accepted at p into `unit`; returns the next element's index. */
+function unitAt(p: i32): i32 {
+  const c = <i32>load<u8>(<usize>p);
+  if (c != 0x5c) {
+    unit = c;
+    return p + 1;
+  }
+  const d = <i32>load<u8>(<usize>(p + 1));
+  if (d == 0x75) {
+    const h = HEX + <usize>0;
+    unit =
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 2)) << 12) |
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 3)) << 8) |
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 4)) << 4) |
+      <i32>load<u8>(h + <usize>load<u8>(<usize>p, 5));
+    return p + 6;
+  }
+  unit = d == 0x62 ? 0x08 : d == 0x66 ? 0x0c : d == 0x6e ? 0x0a : d == 0x72 ? 0x0d : d == 0x74 ? 0x09 : d;
+  return p + 2;
+}
+
+/**
+ * Key [a0, a1) < key [b0, b1) (both with their quotes, escaped): 1 or 0, by code
+ * unit, which is code point order while neither holds a surrogate; -1 (JS
+ * decides) once either does before the keys differ.
+ */
+function escapedKeyLess(a0: i32, a1: i32, b0: i32, b1: i32): i32 {
+  let p = a0 + 1;
+  let q = b0 + 1;
+  const pe = a1 - 1;
+  const qe = b1 - 1;
+  while (p < pe && q < qe) {
+    p = unitAt(p);
+    const x = unit;
+    q = unitAt(q);
+    const y = unit;
+    if (<u32>(x - 0xd800) < 0x800 || <u32>(y - 0xd800) < 0x800) return -1;
+    if (x != y) return x < y ? 1 : 0;
+  }
+  return p >= pe && q < qe ? 1 : 0;
+}
+
 function scanValue(i: i32, depth: i32): i32 {
   const c = ch(i);
   if (c == 0x22) return scanString(i);
@@ -318,9 +363,9 @@ function scanValue(i: i32, depth: i32): i32 {
       if (k1 < 0) return FAIL;
       const escaped = sawEscape;
       if (prev0 >= 0) {
-        // Escaped keys order by code point: left to JS.
-        if (escaped || prevEscaped) return FAIL;
-        if (!keyLess(prev0, prev1, j, k1)) return FAIL;
+        if (escaped || prevEscaped) {
+          if (escapedKeyLess(prev0, prev1, j, k1) != 1) return FAIL;
+        } else if (!keyLess(prev0, prev1, j, k1)) return FAIL;
       }
       prev0 = j;
       prev1 = k1;
