@@ -18,6 +18,7 @@ import { auditTimestamp, computeAuditHmac, GENESIS_HMAC } from '../src/audit/ent
 import { encode, type JsonObject } from '../src/canonical';
 import { Journal } from '../src/journal';
 import { RunJournal } from '../src/runs';
+import { makeJournal } from './make-journal';
 import { fmt, timeProcess } from './util';
 
 const repo = path.resolve(__dirname, '..');
@@ -48,9 +49,8 @@ const step = (i: number) => ({ prompt: `bench step ${i}`, tool_call: { name: 'ed
 function journalOf(steps: number): string {
   const dir = path.join(work, `journal-${steps}`);
   const file = path.join(dir, '000000.jsonl');
-  const pristine = path.join(repo, '.bench', `journal-${steps}.jsonl`); // shared with bench/journal.ts
-  if (!existsSync(pristine))
-    execFileSync(process.execPath, [path.join(repo, 'bench', 'make-journal.mjs'), pristine, String(steps)]);
+  const pristine = path.join(repo, '.bench', `journal-plain-${steps}.jsonl`); // shared with bench/journal.ts
+  if (!existsSync(pristine)) makeJournal(pristine, steps);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   execFileSync('cp', [pristine, file]);

@@ -1,7 +1,10 @@
 /**
  * Journal benchmarks (npm run bench): whole processes, side by side, in one run,
  * interleaved (one run of each per round, medians of BENCH_RUNS rounds).
- * - verify a 100,000-step journal (~130 MB): stepchain (threads, one thread, the
+ * - verify a 100,000-step journal (~130 MB) of each row shape bench/make-journal.ts writes
+ *   (BENCH_SHAPES=plain,floats,... to choose), against the Python peer and the floor, and
+ *   the worst shape's ratios;
+ * - verify the plain shape: stepchain (threads, one thread, the
  *   WebAssembly scanner off) vs the Python peer (test/python/stepchain_ref.py
  *   verify-reference: the reference's own verify loop, text-mode lines, str.strip,
  *   json.loads, json.dumps, sha256), and the floor (`openssl dgst -sha256`);
@@ -10,11 +13,11 @@
  *   against verify of it, with peak memory (BENCH_WINDOW_STEPS to change, 0 to skip);
  * - append throughput, durable (fsync per append) and batched.
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Journal } from '../src/journal';
-import { fmt, mb, timeInterleaved } from './util';
+import { makeJournal, SHAPES, type Shape } from './make-journal';
+import { fmt, mb, timeInterleaved, type Contender } from './util';
 
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench');
@@ -25,11 +28,51 @@ const windowSteps = Number(process.env.BENCH_WINDOW_STEPS ?? 800000);
 const runs = Number(process.env.BENCH_RUNS ?? 7);
 
 mkdirSync(work, { recursive: true });
-const journalOf = (n: number, dir = work): string => {
-  const f = path.join(dir, `journal-${n}.jsonl`);
-  if (!existsSync(f)) execFileSync(process.execPath, [path.join(repo, 'bench', 'make-journal.mjs'), f, String(n)]);
+const shapes = (process.env.BENCH_SHAPES?.split(',') ?? [...SHAPES]) as Shape[];
+/** A journal of n rows of a shape (bench/make-journal.ts), written once and kept under .bench/. */
+const journalOf = (n: number, shape: Shape = 'plain'): string => {
+  const f = path.join(work, `journal-${shape}-${n}.jsonl`);
+  if (!existsSync(f)) {
+    makeJournal(`${f}.tmp`, n, shape);
+    renameSync(`${f}.tmp`, f);
+  }
   return f;
 };
+
+// Verify on every row shape: each shape's journal against the Python peer and the floor, interleaved.
+{
+  const files = new Map(shapes.map((sh) => [sh, journalOf(steps, sh)]));
+  const contenders: Contender[] = [];
+  for (const [sh, f] of files) {
+    contenders.push(
+      { label: `py:${sh}`, cmd: 'python3', args: [peer, 'verify-reference', f] },
+      { label: `ours:${sh}`, cmd: process.execPath, args: [cli, 'verify', f] },
+      { label: `floor:${sh}`, cmd: 'openssl', args: ['dgst', '-sha256', f] },
+    );
+  }
+  const r = timeInterleaved(contenders, runs);
+  console.log(`\n# Verify by row shape: ${steps} steps each; medians of ${runs} interleaved runs`);
+  console.log('| shape | size | stepchain verify | Python peer | floor (openssl) | vs Python | vs floor |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  let worst: { sh: Shape; py: number; floor: number } | undefined;
+  for (const [sh, f] of files) {
+    const [py, ours, floor] = ['py', 'ours', 'floor'].map((k) => r.get(`${k}:${sh}`)!.ms) as [number, number, number];
+    if (!r.get(`ours:${sh}`)!.stdout.startsWith('OK')) throw new Error(`verify did not pass on ${sh}`);
+    if (!r.get(`py:${sh}`)!.stdout.includes('"ok": true')) throw new Error(`the Python peer did not pass on ${sh}`);
+    const row = { sh, py: py / ours, floor: ours / floor };
+    if (worst === undefined || row.py / row.floor < worst.py / worst.floor) worst = row;
+    console.log(
+      `| ${sh} | ${(statSync(f).size / 1e6).toFixed(0)} MB | ${fmt(ours)} | ${fmt(py)} | ${fmt(floor)} | ` +
+        `${row.py.toFixed(2)}x faster | ${row.floor.toFixed(2)}x |`,
+    );
+  }
+  if (worst !== undefined)
+    console.log(
+      `\nWorst shape: ${worst.sh}, ${worst.py.toFixed(2)}x faster than Python, ${worst.floor.toFixed(2)}x the floor ` +
+        '(targets: at least 8x, at most 2.5x).',
+    );
+}
+
 const file = journalOf(steps);
 const size = statSync(file).size / 1e6;
 console.log(`\n# Journal: ${steps} steps, ${size.toFixed(1)} MB (${file}); medians of ${runs} interleaved runs`);

@@ -27,7 +27,13 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 beforeAll(() => {
   mkdirSync(path.dirname(file), { recursive: true });
-  execFileSync(process.execPath, [path.join(repoRoot, 'bench', 'make-journal.mjs'), file, '30000']);
+  execFileSync(process.execPath, [
+    '-r',
+    path.join(repoRoot, 'test', 'helpers', 'swc-register.js'),
+    path.join(repoRoot, 'bench', 'make-journal.ts'),
+    file,
+    '30000',
+  ]);
 });
 afterAll(() => {
   spawnSync('tmux', ['-L', socket, 'kill-server']);

@@ -18,7 +18,13 @@ const file = path.join(dir, '000000.jsonl');
 const STEPS = 120_000; // about 155 MB
 beforeAll(() => {
   mkdirSync(dir, { recursive: true });
-  execFileSync(process.execPath, [path.join(repoRoot, 'bench', 'make-journal.mjs'), file, String(STEPS)]);
+  execFileSync(process.execPath, [
+    '-r',
+    path.join(repoRoot, 'test', 'helpers', 'swc-register.js'),
+    path.join(repoRoot, 'bench', 'make-journal.ts'),
+    file,
+    String(STEPS),
+  ]);
 }, 120_000);
 
 const small = (args: string[], heapMb = 48) =>

@@ -36,3 +36,17 @@ export function pythonFloatRepr(x: number): string {
   const e = `${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   return `${sign}${m}e${e}`;
 }
+
+/**
+ * `pythonFloatRepr(Number(token)) === token`, without building the repr for the
+ * common token: JavaScript's `String(x)` has the same shortest digits, and lays
+ * them out the same way as Python where Python writes fixed notation with a
+ * fraction (1e-4 <= |x| < 1e16, both exact doubles, and x not integral). Any
+ * other token (exponent form, an integral float, zero) is judged by the repr.
+ */
+export function isPythonFloatRepr(token: string): boolean {
+  const x = Number(token);
+  const a = Math.abs(x);
+  if (a >= 1e-4 && a < 1e16 && !Number.isInteger(x) && token.indexOf('e') < 0) return String(x) === token;
+  return pythonFloatRepr(x) === token;
+}

@@ -12,6 +12,6 @@ export {
 export type { EncodeOptions } from './encode';
 export { JsonParseError, decodeUtf8, parse, parseBytes } from './parse';
 export type { ParseOptions } from './parse';
-export { pythonFloatRepr } from './float-repr';
+export { isPythonFloatRepr, pythonFloatRepr } from './float-repr';
 export { compareCodePoints } from './key-order';
 export { MAX_NESTING } from './limits';

@@ -1,5 +1,5 @@
 import * as nodeCrypto from 'node:crypto';
-import { compareCodePoints, pythonFloatRepr } from '../canonical';
+import { compareCodePoints, isPythonFloatRepr } from '../canonical';
 
 /**
  * The fast path of verification. A row line that is byte-for-byte canonical
@@ -50,7 +50,7 @@ function scanNumber(i: number): number {
   if (m === null) return -1;
   const token = m[0];
   if (m[1] !== undefined || m[2] !== undefined) {
-    return pythonFloatRepr(Number(token)) === token ? i + token.length : -1;
+    return isPythonFloatRepr(token) ? i + token.length : -1;
   }
   if (token === '-0' || token.length > MAX_INT_DIGITS) return -1;
   return i + token.length;
@@ -217,7 +217,7 @@ function fastRowRest(i: number, b: number, expectedPrev: string | undefined): Fa
   NUMBER.lastIndex = i;
   const m = NUMBER.exec(s);
   if (m === null || (m[1] === undefined && m[2] === undefined)) return undefined;
-  if (pythonFloatRepr(Number(m[0])) !== m[0]) return undefined;
+  if (!isPythonFloatRepr(m[0])) return undefined;
   i += m[0].length;
   if (i !== b - 1 || s.charCodeAt(i) !== 0x7d) return undefined;
   // The line is pure ASCII here, so the string's code units are its bytes.

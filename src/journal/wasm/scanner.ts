@@ -1,5 +1,5 @@
 import * as nodeCrypto from 'node:crypto';
-import { pythonFloatRepr } from '../../canonical';
+import { isPythonFloatRepr } from '../../canonical';
 import type { FastRow } from '../fast-line';
 import { SCAN_WASM_BASE64 } from './scan-wasm.generated';
 
@@ -9,7 +9,9 @@ import { SCAN_WASM_BASE64 } from './scan-wasm.generated';
  * per line back. A record is either an accepted canonical row (fastRow's result,
  * once its float tokens pass pythonFloatRepr and its payload is hashed here) or
  * a line deferred to JS (fastRow, then the slow path), so results never differ
- * from the JS fast path's.
+ * from the JS fast path's. Float tokens the scanner cannot prove to be Python's
+ * repr of their value (16-17 significant digits, subnormals) are checked here by
+ * isPythonFloatRepr, one short string each.
  */
 export const REC_SIZE = 64;
 /** Lines in a block larger than this are walked by the JS path. */
@@ -54,6 +56,12 @@ function sha256(view: Uint8Array): string {
     ? oneShot('sha256', view, 'hex')
     : nodeCrypto.createHash('sha256').update(view).digest('hex');
 }
+
+/** Buffer's own latin1 decoder where Node has it (toString's argument checks cost more than a short token). */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (start: number, end: number) => string })
+  .latin1Slice;
+const latin1 = (b: Buffer, start: number, end: number): string =>
+  latin1Slice !== undefined ? latin1Slice.call(b, start, end) : b.toString('latin1', start, end);
 
 export class WasmScanner {
   private readonly x: Exports;
@@ -128,7 +136,7 @@ export class WasmScanner {
 
   /**
    * The common case, with no string made of either hash: when record k is an
-   * accepted row that ends in a newline, has no float left for JS to judge, has
+   * accepted row that ends in a newline, whose floats left to JS pass, has
    * seq `seq`, has the 64 bytes at `link` as its prev_hash and its recomputed
    * hash as its step_hash, the offset of its step_hash digits in `mem`; else -1
    * (the caller then reads the record in full).
@@ -136,7 +144,7 @@ export class WasmScanner {
   linkedRow(k: number, seq: number, link: number): number {
     const r = (this.rec + k * REC_SIZE) >> 2;
     const i32 = this.i32;
-    if (i32[r + 2] !== 0 || i32[r + 3] !== 1 || i32[r + 10] !== 0 || this.f64[(r >> 1) + 6] !== seq) return -1;
+    if (i32[r + 2] !== 0 || i32[r + 3] !== 1 || this.f64[(r >> 1) + 6] !== seq || !this.floatsPass(r)) return -1;
     const payload = i32[r + 6]!;
     this.mem.write(sha256(this.mem.subarray(payload, payload + i32[r + 7]!)), this.digest, 64, 'latin1');
     return this.x.linked(r << 2, link, this.digest) === 1 ? i32[r + 5]! : -1;
@@ -158,16 +166,22 @@ export class WasmScanner {
     }
   }
 
-  private accepted(r: number, k: number, refs: string[] | undefined): FastRow | undefined {
+  /** The float tokens of the record at r (index into i32) that the scanner left to JS are Python's reprs. */
+  private floatsPass(r: number): boolean {
     const i32 = this.i32;
-    const mem = this.mem;
     const f0 = i32[r + 9]!;
     const nf = i32[r + 10]!;
     for (let f = f0; f < f0 + nf; f++) {
       const at = (this.floats >> 2) + f * 2;
-      const token = mem.toString('latin1', i32[at]!, i32[at + 1]!);
-      if (pythonFloatRepr(Number(token)) !== token) return undefined;
+      if (!isPythonFloatRepr(latin1(this.mem, i32[at]!, i32[at + 1]!))) return false;
     }
+    return true;
+  }
+
+  private accepted(r: number, k: number, refs: string[] | undefined): FastRow | undefined {
+    const i32 = this.i32;
+    const mem = this.mem;
+    if (!this.floatsPass(r)) return undefined;
     const prev = i32[r + 4]!;
     const stored = i32[r + 5]!;
     const payload = i32[r + 6]!;

@@ -5,10 +5,11 @@
 // copies the step payload `{` + input_hash..prompt + `,` + tool_call..tool_result
 // + `}` of each accepted line into a scratch area for JS to hash. It only ever
 // ACCEPTS a line that fastRow accepts with the same result; everything else (a
-// line fastRow would reject, or one this scanner does not decide: escaped keys to
-// order, non-hex hashes, too many floats) is marked DEFER and JS runs fastRow and
-// the slow path on it as before. Float tokens are not judged here: their spans
-// are recorded and JS checks them with pythonFloatRepr.
+// line fastRow would reject, or one this scanner does not decide: keys to order
+// with a surrogate escape, non-hex hashes, too many floats) is marked DEFER and JS runs fastRow and
+// the slow path on it as before. Float tokens are judged here when their digits
+// alone prove them Python's repr (plainFloat, plainExpFloat: at most 15 significant
+// digits); the others' spans are recorded and JS checks them (isPythonFloatRepr).
 //
 // Safety: every byte read goes through `ch`, which returns 0x100 (matched by no
 // rule) at or past the block end; SIMD loads and copies are guarded by explicit
@@ -212,6 +213,45 @@ function plainFloat(a: i32, b: i32): bool {
 }
 
 /**
+ * A float token [a, b) in exponent notation that is surely Python's repr of its
+ * value: `-?[1-9](\.[0-9]*[1-9])?e[+-]` and the exponent in at least two digits
+ * (no more leading zeros), at most 15 significant digits, the exponent outside
+ * [-4, 16) (Python writes fixed notation there) and inside [-307, 307], where
+ * every such decimal is a normal double (no overflow, no subnormal's lost digits),
+ * so it round-trips and is the shortest (the argument of plainFloat).
+ */
+function plainExpFloat(a: i32, b: i32): bool {
+  let i = a;
+  if (ch(i) == 0x2d) i++;
+  const d0 = ch(i);
+  if (d0 < 0x31 || d0 > 0x39) return false;
+  i++;
+  let digits = 1;
+  if (ch(i) == 0x2e) {
+    i++;
+    const fracStart = i;
+    while (isDigit(ch(i))) i++;
+    if (i == fracStart || ch(i - 1) == 0x30) return false;
+    digits += i - fracStart;
+  }
+  if (digits > 15 || ch(i) != 0x65) return false;
+  i++;
+  const sign = ch(i);
+  if (sign != 0x2b && sign != 0x2d) return false;
+  i++;
+  const expStart = i;
+  let e = 0;
+  while (isDigit(ch(i)) && i - expStart < 3) {
+    e = e * 10 + (ch(i) - 0x30);
+    i++;
+  }
+  const expLen = i - expStart;
+  if (i != b || expLen < 2 || (expLen == 3 && ch(expStart) == 0x30)) return false;
+  if (sign == 0x2d) e = -e;
+  return (e < -4 || e >= 16) && e >= -307 && e <= 307;
+}
+
+/**
  * A number at i, matched like `-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`
  * (greedy). Integers are judged here (not `-0`, at most MAX_INT_DIGITS characters);
  * floats are recorded for JS to check.
@@ -243,7 +283,7 @@ function scanNumber(i: i32): i32 {
       lastWasFloat = true;
     }
   }
-  if (lastWasFloat) return plainFloat(i, j) || pushFloat(i, j) ? j : FAIL;
+  if (lastWasFloat) return plainFloat(i, j) || plainExpFloat(i, j) || pushFloat(i, j) ? j : FAIL;
   if (j - i == 2 && ch(i) == 0x2d && ch(i + 1) == 0x30) return FAIL;
   if (j - i > MAX_INT_DIGITS) return FAIL;
   return j;
@@ -262,6 +302,51 @@ function keyLess(a0: i32, a1: i32, b0: i32, b1: i32): bool {
   return na < nb;
 }
 
+/** The code unit decoded by `unitAt`. */
+let unit: i32 = 0;
+
+/** Decodes the element of a string scanString accepted at p into `unit`; returns the next element's index. */
+function unitAt(p: i32): i32 {
+  const c = <i32>load<u8>(<usize>p);
+  if (c != 0x5c) {
+    unit = c;
+    return p + 1;
+  }
+  const d = <i32>load<u8>(<usize>(p + 1));
+  if (d == 0x75) {
+    const h = HEX + <usize>0;
+    unit =
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 2)) << 12) |
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 3)) << 8) |
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 4)) << 4) |
+      <i32>load<u8>(h + <usize>load<u8>(<usize>p, 5));
+    return p + 6;
+  }
+  unit = d == 0x62 ? 0x08 : d == 0x66 ? 0x0c : d == 0x6e ? 0x0a : d == 0x72 ? 0x0d : d == 0x74 ? 0x09 : d;
+  return p + 2;
+}
+
+/**
+ * Key [a0, a1) < key [b0, b1) (both with their quotes, escaped): 1 or 0, by code
+ * unit, which is code point order while neither holds a surrogate; -1 (JS
+ * decides) once either does before the keys differ.
+ */
+function escapedKeyLess(a0: i32, a1: i32, b0: i32, b1: i32): i32 {
+  let p = a0 + 1;
+  let q = b0 + 1;
+  const pe = a1 - 1;
+  const qe = b1 - 1;
+  while (p < pe && q < qe) {
+    p = unitAt(p);
+    const x = unit;
+    q = unitAt(q);
+    const y = unit;
+    if (<u32>(x - 0xd800) < 0x800 || <u32>(y - 0xd800) < 0x800) return -1;
+    if (x != y) return x < y ? 1 : 0;
+  }
+  return p >= pe && q < qe ? 1 : 0;
+}
+
 function scanValue(i: i32, depth: i32): i32 {
   const c = ch(i);
   if (c == 0x22) return scanString(i);
@@ -278,9 +363,9 @@ function scanValue(i: i32, depth: i32): i32 {
       if (k1 < 0) return FAIL;
       const escaped = sawEscape;
       if (prev0 >= 0) {
-        // Escaped keys order by code point: left to JS.
-        if (escaped || prevEscaped) return FAIL;
-        if (!keyLess(prev0, prev1, j, k1)) return FAIL;
+        if (escaped || prevEscaped) {
+          if (escapedKeyLess(prev0, prev1, j, k1) != 1) return FAIL;
+        } else if (!keyLess(prev0, prev1, j, k1)) return FAIL;
       }
       prev0 = j;
       prev1 = k1;
