@@ -1,4 +1,4 @@
-import { symlinkSync, writeFileSync, renameSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli } from './helpers/cli';
 import { git, initRepo } from './helpers/git';
@@ -80,5 +80,24 @@ describe('§2 a snapshot holds the work tree whatever the index or the configura
     symlinkSync('other.txt', path.join(root, 'app.txt'));
     append(root);
     expect(snapshotHolds(root, 'app.txt')).toEqual({ mode: '120000', content: 'other.txt' });
+  });
+});
+
+describe('§3 git runs no program the configuration names, wherever the configuration is read', () => {
+  test('a filter named only by an include the fork branch matches (includeIf onbranch) does not run in fork', () => {
+    const root = repo();
+    const marker = path.join(tmp, `smudged${n}`);
+    const script = path.join(tmp, `smudge${n}.sh`);
+    writeFileSync(script, `#!/bin/sh\ntouch '${marker}'\ncat\n`, { mode: 0o755 });
+    writeFileSync(path.join(root, '.git', 'evil.inc'), `[filter "evil"]\n\tsmudge = ${script}\n\tclean = cat\n`);
+    git(root, ['config', 'includeIf.onbranch:fork/**.path', 'evil.inc']);
+    writeFileSync(path.join(root, '.gitattributes'), 'app.txt filter=evil\n');
+    append(root);
+    const r = cli(['fork', 'a1', '--from-step', '0', '--json'], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const worktree = (JSON.parse(r.stdout) as { fork_worktree: string }).fork_worktree;
+    expect(readFileSync(path.join(worktree, 'app.txt'), 'utf8')).toBe('v0\n');
+    expect(git(worktree, ['status', '--porcelain'])).toBe('');
   });
 });
