@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli } from './helpers/cli';
 import { git, initRepo } from './helpers/git';
@@ -99,5 +99,23 @@ describe('§3 git runs no program the configuration names, wherever the configur
     const worktree = (JSON.parse(r.stdout) as { fork_worktree: string }).fork_worktree;
     expect(readFileSync(path.join(worktree, 'app.txt'), 'utf8')).toBe('v0\n');
     expect(git(worktree, ['status', '--porcelain'])).toBe('');
+  });
+});
+
+describe('§2/§7 a snapshot that cannot hold a directory says so', () => {
+  test('a nested git repository (as `cargo new` makes one): append warns that its files are not in the snapshot', () => {
+    const root = repo();
+    writeFileSync(path.join(root, 'app.txt'), 'v1\n');
+    const nested = path.join(root, 'crate');
+    mkdirSync(nested);
+    writeFileSync(path.join(nested, 'main.rs'), 'fn main() {}\n');
+    git(nested, ['init', '-q']);
+    git(nested, ['add', '.']);
+    git(nested, ['commit', '-q', '-m', 'new crate']);
+    writeFileSync(path.join(nested, 'main.rs'), 'fn main() { edited() }\n');
+    const r = cli(['append', 'a1', '--prompt', 'edit'], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/snapshot holds none of the files of crate: a git repository of its own/);
+    expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1');
   });
 });

@@ -53,6 +53,12 @@ export interface SnapshotInfo {
   agent_id: string;
   seq: number;
   step_hash: string;
+  /**
+   * Directories that are git repositories of their own (a submodule, or a nested
+   * repository such as `cargo new` makes): git records only their commit, so the
+   * snapshot holds none of their files.
+   */
+  nested?: string[];
 }
 
 export interface SnapshotOptions {
@@ -162,11 +168,12 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
     pausePoint('snapshot:after-index', env);
     const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
+    const nested = gitlinks(repo.top, env, extra);
     const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
     const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
     gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
-    return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
+    return { ref, commit, agent_id: agentId, seq, step_hash: stepHash, ...(nested.length > 0 ? { nested } : {}) };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -205,6 +212,15 @@ function clearTrustFlags(top: string, env: NodeJS.ProcessEnv | undefined, extra:
   };
   unset('--no-assume-unchanged', assumed);
   unset('--no-skip-worktree', skipped);
+}
+
+/** The paths of the index that are gitlinks (mode 160000: a repository of its own, whose files git does not add). */
+function gitlinks(top: string, env: NodeJS.ProcessEnv | undefined, extra: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const rec of gitSync(top, ['ls-files', '-s', '-z'], { env, extra }).split('\0')) {
+    if (rec.startsWith('160000 ')) out.push(rec.slice(rec.indexOf('\t') + 1));
+  }
+  return out;
 }
 
 function lstatExists(p: string): boolean {
