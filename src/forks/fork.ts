@@ -336,8 +336,12 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
         }
       },
     });
-    const addArgs = ['worktree', 'add', '--quiet', '-b', branch, worktree, base];
+    // The files are checked out by a git command of our own run in the new worktree, not by the one `worktree add`
+    // starts: configuration is read where a command runs, and an include only the new worktree's branch or git dir
+    // matches (`includeIf "onbranch:fork/**"`) could name a filter that the pins, read here, never saw.
+    const addArgs = ['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, worktree, base];
     await gitText(root, addArgs, env);
+    await gitText(worktree, ['read-tree', '-u', '--reset', 'HEAD'], env);
     pausePoint('fork:after-worktree', env);
 
     if (forkJournal !== null) {

@@ -88,7 +88,10 @@ const COMMANDS: Readonly<Record<string, 'plain' | 'named'>> = {
   'commit-tree': 'plain',
   config: 'plain',
   init: 'plain',
+  'ls-files': 'plain',
   add: 'named',
+  // Only flag changes (the snapshot's --no-assume-unchanged/--no-skip-worktree), but it writes the index.
+  'update-index': 'named',
   // Writes the index back, comparing the content of racily clean entries (through their filters).
   'write-tree': 'named',
   status: 'named',

@@ -53,6 +53,12 @@ export interface SnapshotInfo {
   agent_id: string;
   seq: number;
   step_hash: string;
+  /**
+   * Directories that are git repositories of their own (a submodule, or a nested
+   * repository such as `cargo new` makes): git records only their commit, so the
+   * snapshot holds none of their files.
+   */
+  nested?: string[];
 }
 
 export interface SnapshotOptions {
@@ -158,16 +164,71 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     const seeded = copyIndex(repo.indexFile, index);
     const extra = { GIT_INDEX_FILE: index };
     if (!seeded && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], { env, extra });
-    gitSync(repo.top, ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
+    if (seeded) clearTrustFlags(repo.top, env, extra);
+    gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
     pausePoint('snapshot:after-index', env);
     const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
+    const nested = gitlinks(repo.top, env, extra);
     const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
     const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
     gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
-    return { ref, commit, agent_id: agentId, seq, step_hash: stepHash };
+    return { ref, commit, agent_id: agentId, seq, step_hash: stepHash, ...(nested.length > 0 ? { nested } : {}) };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Configuration the snapshot's `git add` reads from the repository that would
+ * make it record less than the work tree holds (anyone who can write
+ * `.git/config` can set it): `core.ignoreCase` makes a file renamed to another
+ * case vanish from the snapshot (neither name is added), `core.fileMode=false`
+ * keeps a mode the file no longer has.
+ */
+const SNAPSHOT_ADD_CONFIG = ['-c', 'core.ignoreCase=false', '-c', 'core.fileMode=true'];
+
+/**
+ * Clears, in the copied index, the per-entry flags that tell `git add` not to
+ * look at a file: "assume unchanged" (`git update-index --assume-unchanged`,
+ * honoured whatever `core.ignoreStat` says) on every entry, and "skip worktree"
+ * on entries whose file is in the work tree (an absent one is a sparse
+ * checkout's: its recorded content stays). Anyone who can run git in the work
+ * tree can set either flag, and the snapshot then held the file's old content.
+ */
+function clearTrustFlags(top: string, env: NodeJS.ProcessEnv | undefined, extra: Record<string, string>): void {
+  const assumed: string[] = [];
+  const skipped: string[] = [];
+  for (const rec of gitSync(top, ['ls-files', '-v', '-z'], { env, extra }).split('\0')) {
+    if (rec.length < 3) continue;
+    const tag = rec[0]!;
+    const file = rec.slice(2);
+    if (tag !== tag.toUpperCase()) assumed.push(file);
+    if (tag.toUpperCase() === 'S' && lstatExists(path.join(top, file))) skipped.push(file);
+  }
+  const unset = (flag: string, files: string[]): void => {
+    if (files.length > 0)
+      gitSync(top, ['update-index', flag, '-z', '--stdin'], { env, extra, input: files.join('\0') + '\0' });
+  };
+  unset('--no-assume-unchanged', assumed);
+  unset('--no-skip-worktree', skipped);
+}
+
+/** The paths of the index that are gitlinks (mode 160000: a repository of its own, whose files git does not add). */
+function gitlinks(top: string, env: NodeJS.ProcessEnv | undefined, extra: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const rec of gitSync(top, ['ls-files', '-s', '-z'], { env, extra }).split('\0')) {
+    if (rec.startsWith('160000 ')) out.push(rec.slice(rec.indexOf('\t') + 1));
+  }
+  return out;
+}
+
+function lstatExists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
   }
 }
 

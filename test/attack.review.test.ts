@@ -1,0 +1,121 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { cli } from './helpers/cli';
+import { git, initRepo } from './helpers/git';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * An adversarial review of issue 20's fixes: variants of its classes that the
+ * first fixes missed, each attacked from outside (the built CLI, real git
+ * repositories, real files).
+ */
+const tmp = tempDir('stepchain-attack-');
+let n = 0;
+
+function repo(): string {
+  return initRepo(path.join(tmp, `repo${n++}`), { 'app.txt': 'v0\n', 'other.txt': 'keep\n' });
+}
+
+/** The file `file` as the snapshot of the journal's only step holds it (undefined when it is absent). */
+function snapshotHolds(root: string, file: string): { mode: string; content: string } | undefined {
+  const refs = git(root, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/snapshots']).split('\n');
+  expect(refs).toHaveLength(1);
+  const entry = git(root, ['ls-tree', refs[0]!, '--', file]);
+  if (entry === '') return undefined;
+  return { mode: entry.split(' ')[0]!, content: git(root, ['show', `${refs[0]}:${file}`]) };
+}
+
+function append(root: string): void {
+  const r = cli(['append', 'a1', '--prompt', 'edit'], { cwd: root });
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+}
+
+describe('§2 a snapshot holds the work tree whatever the index or the configuration says', () => {
+  test('an entry marked assume-unchanged: the edit is in the snapshot', () => {
+    const root = repo();
+    git(root, ['update-index', '--assume-unchanged', 'app.txt']);
+    writeFileSync(path.join(root, 'app.txt'), 'v1 edited\n');
+    append(root);
+    expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1 edited');
+  });
+
+  test('an entry marked skip-worktree whose file is present: the edit is in the snapshot', () => {
+    const root = repo();
+    git(root, ['update-index', '--skip-worktree', 'app.txt']);
+    writeFileSync(path.join(root, 'app.txt'), 'v1 edited\n');
+    append(root);
+    expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1 edited');
+  });
+
+  test('skip-worktree and assume-unchanged on a file that is gone: a sparse entry keeps its content', () => {
+    const root = repo();
+    git(root, ['update-index', '--skip-worktree', 'other.txt']);
+    renameSync(path.join(root, 'other.txt'), path.join(tmp, `gone${n}`));
+    append(root);
+    expect(snapshotHolds(root, 'other.txt')?.content).toBe('keep');
+  });
+
+  test('core.ignoreCase=true in the repository: a file renamed to another case is not lost', () => {
+    const root = repo();
+    git(root, ['config', 'core.ignoreCase', 'true']);
+    renameSync(path.join(root, 'app.txt'), path.join(root, 'App.txt'));
+    writeFileSync(path.join(root, 'App.txt'), 'v1 edited\n');
+    append(root);
+    expect(snapshotHolds(root, 'App.txt')?.content).toBe('v1 edited');
+  });
+
+  test('core.fileMode=false in the repository: a mode change is in the snapshot', () => {
+    const root = repo();
+    git(root, ['config', 'core.fileMode', 'false']);
+    chmodSync(path.join(root, 'app.txt'), 0o755);
+    append(root);
+    expect(snapshotHolds(root, 'app.txt')?.mode).toBe('100755');
+  });
+
+  test('a file replaced by a link: the link is in the snapshot', () => {
+    const root = repo();
+    git(root, ['update-index', '--assume-unchanged', 'app.txt']);
+    renameSync(path.join(root, 'app.txt'), path.join(tmp, `moved${n}`));
+    symlinkSync('other.txt', path.join(root, 'app.txt'));
+    append(root);
+    expect(snapshotHolds(root, 'app.txt')).toEqual({ mode: '120000', content: 'other.txt' });
+  });
+});
+
+describe('§3 git runs no program the configuration names, wherever the configuration is read', () => {
+  test('a filter named only by an include the fork branch matches (includeIf onbranch) does not run in fork', () => {
+    const root = repo();
+    const marker = path.join(tmp, `smudged${n}`);
+    const script = path.join(tmp, `smudge${n}.sh`);
+    writeFileSync(script, `#!/bin/sh\ntouch '${marker}'\ncat\n`, { mode: 0o755 });
+    writeFileSync(path.join(root, '.git', 'evil.inc'), `[filter "evil"]\n\tsmudge = ${script}\n\tclean = cat\n`);
+    git(root, ['config', 'includeIf.onbranch:fork/**.path', 'evil.inc']);
+    writeFileSync(path.join(root, '.gitattributes'), 'app.txt filter=evil\n');
+    append(root);
+    const r = cli(['fork', 'a1', '--from-step', '0', '--json'], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const worktree = (JSON.parse(r.stdout) as { fork_worktree: string }).fork_worktree;
+    expect(readFileSync(path.join(worktree, 'app.txt'), 'utf8')).toBe('v0\n');
+    expect(git(worktree, ['status', '--porcelain'])).toBe('');
+  });
+});
+
+describe('§2/§7 a snapshot that cannot hold a directory says so', () => {
+  test('a nested git repository (as `cargo new` makes one): append warns that its files are not in the snapshot', () => {
+    const root = repo();
+    writeFileSync(path.join(root, 'app.txt'), 'v1\n');
+    const nested = path.join(root, 'crate');
+    mkdirSync(nested);
+    writeFileSync(path.join(nested, 'main.rs'), 'fn main() {}\n');
+    git(nested, ['init', '-q']);
+    git(nested, ['add', '.']);
+    git(nested, ['commit', '-q', '-m', 'new crate']);
+    writeFileSync(path.join(nested, 'main.rs'), 'fn main() { edited() }\n');
+    const r = cli(['append', 'a1', '--prompt', 'edit'], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/snapshot holds none of the files of crate: a git repository of its own/);
+    expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1');
+  });
+});
