@@ -21,7 +21,7 @@ import { signBytes, type SigningKey } from './keys';
 import { IntegrityError } from '../errors';
 import { createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
 import { writeTar, type TarWriteMember } from './tar-write';
-import { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './verify';
+import { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './members';
 
 export interface ReceiptWriteOptions {
   /** The manifest's agent_id (default: the journal directory's name). */

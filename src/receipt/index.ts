@@ -63,26 +63,23 @@ export {
   decodeSignature,
   describeReceiptFault,
   inspectReceipt,
-  JOURNAL_MEMBER,
   loadReceipt,
-  MANIFEST_MEMBER,
   MAX_RECEIPT_FAULTS,
-  readReceiptBytes,
-  readReceiptFile,
-  SIGNATURE_MEMBER,
   verifyReceipt,
-  verifyReceiptFile,
   walkReceiptJournal,
 } from './verify';
 export type {
   LoadedReceipt,
   LoadOptions,
-  ReceiptFault,
   ReceiptInspection,
   ReceiptVerifyResult,
-  StreamedReceipt,
   VerifyReceiptOptions,
 } from './verify';
+export { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './members';
+export type { ReceiptFault } from './members';
+export { readReceiptBytes, readReceiptFile } from './read-file';
+export { verifyReceiptFile } from './stream-verify';
+export type { StreamedReceipt } from './stream-verify';
 export { looksLikeReceipt } from './sniff';
 export { signatureVerdict } from './trust';
 export type { SignatureStatus, SignatureVerdict } from './trust';

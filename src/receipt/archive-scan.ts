@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import { JournalWalker } from './journal-walk';
+import { parseManifest, type Manifest } from './manifest';
+import {
+  ALLOWED_DIRS,
+  BLOB_MEMBER,
+  faultOf,
+  JOURNAL_MEMBER,
+  MANIFEST_MEMBER,
+  MAX_LAYOUT_FAULTS,
+  SIGNATURE_MEMBER,
+  type Members,
+  type ReceiptFault,
+} from './members';
+import {
+  DEFAULT_MAX_TAR_MEMBERS,
+  ReceiptFormatError,
+  TarStream,
+  type TarEntry,
+  type TarMemberSink,
+  type TarMemberStart,
+  type TarReceiver,
+} from './tar';
+
+/**
+ * One pass over a receipt's tar members (kept whole, or streamed): the layout rules every reader would agree on,
+ * and what the verdict needs of each member.
+ */
+/** Why a member name is not one of the four allowed forms, as a fault. */
+function nameFault(e: { name: string; type: TarEntry['type'] }): ReceiptFault | undefined {
+  const n = e.name;
+  const quoted = JSON.stringify(n);
+  const segments = n.split('/');
+  if (n.startsWith('/') || /^[A-Za-z]:/.test(n) || n.includes('\\')) {
+    return { kind: 'unsafe_member', message: `absolute or non-portable member name ${quoted}`, member: n };
+  }
+  if (segments.some((s) => s === '..'))
+    return { kind: 'unsafe_member', message: `path traversal in member name ${quoted}`, member: n };
+  if (n.includes('\0') || /[\x00-\x1f\x7f]/.test(n))
+    return { kind: 'unsafe_member', message: `control characters in member name ${quoted}`, member: n };
+  if (e.type === 'directory') {
+    return ALLOWED_DIRS.has(n)
+      ? undefined
+      : { kind: 'unknown_member', message: `unexpected directory ${quoted}`, member: n };
+  }
+  if (n === MANIFEST_MEMBER || n === SIGNATURE_MEMBER || n === JOURNAL_MEMBER || BLOB_MEMBER.test(n)) return undefined;
+  return {
+    kind: 'unknown_member',
+    message: `unexpected member ${quoted} (a receipt holds manifest.json, manifest.sig, journal/000000.jsonl and blobs/<sha256>)`,
+    member: n,
+  };
+}
+
+/** Collects a member's pieces (copied unless they are views of bytes that stay: the kept path). */
+class Collect implements TarMemberSink {
+  readonly parts: Buffer[] = [];
+  constructor(private readonly stable: boolean) {}
+  data(piece: Buffer): void {
+    this.parts.push(this.stable ? piece : Buffer.from(piece));
+  }
+  bytes(): Buffer {
+    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+  }
+}
+
+/** What is done with one member's data as it arrives, and what is kept of it when it ends. */
+interface MemberWork {
+  sink: TarMemberSink;
+  done(): void;
+}
+
+/**
+ * Reads an archive's members in one pass, as its pieces arrive, into what the
+ * verdict needs: manifest and signature bytes (small), the journal's chain
+ * walked as it arrives, each blob hashed as it arrives; with `keep`, also the
+ * members' bytes (callers that display a receipt). Every unsafe, unknown or
+ * duplicate member is a fault. Counts are capped: a receipt has at most its
+ * manifest, signature, journal, the two directories and one member per blob the
+ * manifest names (before the manifest is seen, the tar reader's own cap holds),
+ * and after MAX_LAYOUT_FAULTS faults the rest of the archive is not examined.
+ */
+export class ArchiveScan implements TarReceiver {
+  readonly faults: ReceiptFault[] = [];
+  readonly members: Members = { blobDigests: new Map(), blobs: new Map() };
+  manifest: Manifest | undefined;
+  private readonly seen = new Set<string>();
+  private readonly tar = new TarStream(this);
+  private limit = DEFAULT_MAX_TAR_MEMBERS;
+  private count = 0;
+  /** The rest of the archive is not examined (a structural fault, or too many faults). */
+  private stopped = false;
+  private work: MemberWork | undefined;
+
+  constructor(private readonly keep: boolean) {}
+
+  push(piece: Buffer): void {
+    if (this.stopped) return;
+    try {
+      this.tar.push(piece);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  finish(): void {
+    if (this.stopped) return;
+    try {
+      this.tar.finish();
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  private fail(e: unknown): void {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    this.faults.push(faultOf(e));
+    this.stopped = true;
+  }
+
+  start(m: TarMemberStart): TarMemberSink | undefined {
+    this.work = undefined;
+    const type = m.typeflag === '0' ? 'file' : m.typeflag === '5' ? 'directory' : undefined;
+    // Only a member that will be kept gets its data looked at; the rest is judged when it ends.
+    if (type !== 'file' || nameFault({ name: m.name, type }) !== undefined || this.seen.has(m.name)) return undefined;
+    this.work = this.workFor(m.name);
+    return this.work.sink;
+  }
+
+  private workFor(name: string): MemberWork {
+    const { members, keep } = this;
+    if (name === JOURNAL_MEMBER) {
+      const walker = new JournalWalker();
+      const kept = keep ? new Collect(true) : undefined;
+      return {
+        sink: {
+          data: (p) => {
+            walker.push(p);
+            kept?.data(p);
+          },
+        },
+        done: () => {
+          members.walk = walker.finish();
+          if (kept !== undefined) members.journal = kept.bytes();
+        },
+      };
+    }
+    const blob = BLOB_MEMBER.exec(name);
+    if (blob !== null) {
+      const hash = createHash('sha256');
+      const kept = keep ? new Collect(true) : undefined;
+      return {
+        sink: {
+          data: (p) => {
+            hash.update(p);
+            kept?.data(p);
+          },
+        },
+        done: () => {
+          members.blobDigests.set(blob[1]!, hash.digest('hex'));
+          if (kept !== undefined) members.blobs.set(blob[1]!, kept.bytes());
+        },
+      };
+    }
+    const whole = new Collect(keep);
+    return {
+      sink: whole,
+      done: () => {
+        if (name === MANIFEST_MEMBER) {
+          members.manifest = whole.bytes();
+          try {
+            this.manifest = parseManifest(members.manifest);
+            this.limit = Math.max(this.count, 5 + this.manifest.blob_digests.length);
+          } catch (err) {
+            if (!(err instanceof ReceiptFormatError)) throw err;
+          }
+        } else members.signature = whole.bytes();
+      },
+    };
+  }
+
+  end(e: { name: string; type: TarEntry['type'] }): void {
+    if (this.stopped) return;
+    const work = this.work;
+    this.work = undefined;
+    if (++this.count > this.limit) {
+      this.faults.push({
+        kind: 'too_many_members',
+        message: `more than ${this.limit} members: the manifest names ${this.limit - 5} blob(s), so a receipt holds at most ${this.limit} (manifest, signature, journal, journal/ and blobs/ directories, one per blob)`,
+      });
+      this.stopped = true;
+      return;
+    }
+    const f = nameFault(e) ?? duplicateFault(e, this.seen);
+    if (f !== undefined) {
+      this.faults.push(f);
+      if (this.faults.length >= MAX_LAYOUT_FAULTS) {
+        this.faults.push({
+          kind: 'too_many_faults',
+          message: `${MAX_LAYOUT_FAULTS} layout faults; the rest of the archive was not examined`,
+        });
+        this.stopped = true;
+      }
+      return;
+    }
+    work?.done();
+  }
+}
+
+/** One pass over an uncompressed archive held whole (its members' bytes kept as views of it). */
+export function scanArchive(bytes: Buffer): ArchiveScan {
+  const scan = new ArchiveScan(true);
+  scan.push(bytes);
+  scan.finish();
+  return scan;
+}
+
+/** Readers disagree on duplicates (first wins or last wins): a second member of a name is refused rather than picked. */
+function duplicateFault(e: { name: string; type: TarEntry['type'] }, seen: Set<string>): ReceiptFault | undefined {
+  const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
+  if (!seen.has(key)) {
+    seen.add(key);
+    return undefined;
+  }
+  return {
+    kind: 'duplicate_member',
+    message: `member ${JSON.stringify(e.name)} appears more than once`,
+    member: e.name,
+  };
+}

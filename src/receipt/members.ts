@@ -1,0 +1,40 @@
+import type { JournalWalk } from './journal-walk';
+import type { ReceiptFormatError } from './tar';
+
+export const MANIFEST_MEMBER = 'manifest.json';
+export const SIGNATURE_MEMBER = 'manifest.sig';
+export const JOURNAL_MEMBER = 'journal/000000.jsonl';
+export const BLOB_MEMBER = /^blobs\/([0-9a-f]{64})$/;
+export const ALLOWED_DIRS = new Set(['journal', 'journal/', 'blobs', 'blobs/']);
+
+/** One problem found in a receipt. `member` names the archive member, `line` the journal line (1-based). */
+export interface ReceiptFault {
+  kind: string;
+  message: string;
+  member?: string;
+  line?: number;
+}
+
+/** Layout faults reported before the rest of an archive is left unexamined. */
+export const MAX_LAYOUT_FAULTS = 100;
+
+/** A receipt's members as gathered in one pass (`keep`: their bytes; otherwise what the verdict needs). */
+export interface Members {
+  manifest?: Buffer;
+  signature?: Buffer;
+  /** The chain walk of the journal member, when there is one. */
+  walk?: JournalWalk;
+  /** The journal member's bytes (only when kept). */
+  journal?: Buffer;
+  /** Each bundled blob's name and the SHA-256 of its bytes, in archive order. */
+  blobDigests: Map<string, string>;
+  /** The blobs' bytes (only when kept). */
+  blobs: Map<string, Buffer>;
+}
+
+/** A tar or layout refusal as a receipt fault. */
+export function faultOf(e: ReceiptFormatError): ReceiptFault {
+  return e.member === undefined
+    ? { kind: e.kind, message: e.message }
+    : { kind: e.kind, message: e.message, member: e.member };
+}

@@ -1,0 +1,87 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { InputError } from '../errors';
+import { DEFAULT_MAX_RECEIPT_BYTES, maybeGunzip, ReceiptFormatError } from './tar';
+
+/**
+ * A receipt's bytes, read once (a file name or the bytes themselves), gunzipped
+ * with a cap. Everything after works on these bytes: what is verified is what
+ * is displayed, whatever happens to the file meanwhile.
+ */
+export function readReceiptBytes(input: Buffer | string, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
+  const bytes = typeof input === 'string' ? readCapped(input, maxBytes) : input;
+  if (bytes.length > maxBytes)
+    throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
+  return maybeGunzip(bytes, maxBytes);
+}
+
+/**
+ * A receipt file's bytes as they are on disk (not gunzipped), read once with the
+ * cap: what a keyless signature's subject digest is computed over.
+ */
+export function readReceiptFile(file: string, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
+  return readCapped(file, maxBytes);
+}
+
+/**
+ * One read of a file: opened without blocking (a FIFO is refused, not waited
+ * on), checked to be a regular file on the open descriptor, and read up to one
+ * byte past the cap, so a file that grows after it was measured is still refused.
+ */
+function readCapped(file: string, maxBytes: number): Buffer {
+  const { fd, size } = openReceiptFile(file, maxBytes);
+  try {
+    let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, size + 1));
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        // The file grew since fstat: read on, still bounded by the cap.
+        if (n > maxBytes) throw grewPast(maxBytes);
+        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buf.length * 2));
+        buf.copy(bigger, 0, 0, n);
+        buf = bigger;
+      }
+      const got = readOrSay(file, fd, buf, n, buf.length - n);
+      if (got === 0) return buf.subarray(0, n);
+      n += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export const grewPast = (maxBytes: number): ReceiptFormatError =>
+  new ReceiptFormatError('too_large', `receipt grew past the ${maxBytes}-byte limit while it was read`);
+
+const why = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+
+/**
+ * A receipt file opened without blocking (a FIFO is refused, not waited on),
+ * checked to be a regular file no larger than the cap on the open descriptor.
+ */
+export function openReceiptFile(file: string, maxBytes: number): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new InputError(`${file}: no such receipt file`);
+    throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
+    if (st.size > maxBytes)
+      throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
+    return { fd, size: st.size };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+export function readOrSay(file: string, fd: number, buf: Buffer, at: number, length: number): number {
+  try {
+    return readSync(fd, buf, at, length, null);
+  } catch (e) {
+    throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
+  }
+}

@@ -1,0 +1,109 @@
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { ArchiveScan } from './archive-scan';
+import { grewPast, openReceiptFile, readOrSay } from './read-file';
+import { DEFAULT_MAX_RECEIPT_BYTES, checkGzipHead, gzipCorrupt, gzipTooLarge, isGzip, ReceiptFormatError } from './tar';
+import { partsOf, unreadVerdict, verdictOf, type ReceiptVerifyResult, type VerifyReceiptOptions } from './verify';
+
+/** A receipt streamed from its file: the verdict, and what a keyless check needs of the same bytes. */
+export interface StreamedReceipt {
+  verdict: ReceiptVerifyResult;
+  /** The manifest's bytes, when the layout, the manifest and the signature encoding hold (as `inspectReceipt`'s parts). */
+  manifestBytes: Buffer | undefined;
+  /** The SHA-256 of the file's bytes as on disk; undefined when they could not be read (the verdict says why). */
+  sha256: string | undefined;
+}
+
+/** Raw bytes read at a time. */
+const RAW_PIECE = 1024 * 1024;
+
+/**
+ * Verifies a receipt file as `verifyReceipt` does, reading it once, in one pass,
+ * in memory that does not grow with it: the file is read in pieces (gunzipped
+ * as they come when it is gzip), tar headers are checked as they arrive, the
+ * chain is walked and the blobs hashed as their bytes arrive. Only what is
+ * compared across members (names, digests, the manifest, the chain's head) is
+ * kept. Only an unreadable file throws (InputError).
+ */
+export async function verifyReceiptFile(file: string, options: VerifyReceiptOptions = {}): Promise<StreamedReceipt> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_RECEIPT_BYTES;
+  const scan = new ArchiveScan(false);
+  const hash = createHash('sha256');
+  try {
+    const { fd } = openReceiptFile(file, maxBytes);
+    try {
+      await streamReceipt(file, fd, maxBytes, hash, scan);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    return { verdict: unreadVerdict(e), manifestBytes: undefined, sha256: undefined };
+  }
+  scan.finish();
+  const { result, manifest } = verdictOf(scan, options);
+  let manifestBytes: Buffer | undefined;
+  if (scan.faults.length === 0) {
+    try {
+      manifestBytes = partsOf(scan.members, manifest).manifestBytes;
+    } catch (e) {
+      if (!(e instanceof ReceiptFormatError)) throw e;
+    }
+  }
+  return { verdict: result, manifestBytes, sha256: hash.digest('hex') };
+}
+
+/**
+ * Reads the file into the scan: as it is, or gunzipped (with the cap on what it
+ * inflates to). Faults of the file or its compression throw; the archive's own
+ * faults are the scan's, which reads on to the end so that a corrupt gzip is
+ * named as such, as reading it whole would.
+ */
+async function streamReceipt(file: string, fd: number, maxBytes: number, hash: Hash, scan: ArchiveScan): Promise<void> {
+  const head = Buffer.allocUnsafe(512);
+  let headLen = 0;
+  for (let got = -1; got !== 0 && headLen < head.length; headLen += got)
+    got = readOrSay(file, fd, head, headLen, head.length - headLen);
+  const first = head.subarray(0, headLen);
+  if (headLen > maxBytes) throw grewPast(maxBytes);
+  function* pieces(): Generator<Buffer, void, undefined> {
+    let total = first.length;
+    hash.update(first);
+    if (first.length > 0) yield first;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(RAW_PIECE);
+      const got = readOrSay(file, fd, buf, 0, buf.length);
+      if (got === 0) return;
+      total += got;
+      if (total > maxBytes) throw grewPast(maxBytes);
+      const piece = buf.subarray(0, got);
+      hash.update(piece);
+      yield piece;
+    }
+  }
+  if (!isGzip(first)) {
+    for (const p of pieces()) scan.push(p);
+    return;
+  }
+  checkGzipHead(first);
+  let out = 0;
+  // Our own refusal ends the pipeline, which then reports the streams it stopped as aborted: ours is the fault.
+  let refused: ReceiptFormatError | undefined;
+  try {
+    await pipeline(Readable.from(pieces()), createGunzip({ chunkSize: 64 * 1024 }), async (inflated) => {
+      for await (const c of inflated as AsyncIterable<Buffer>) {
+        out += c.length;
+        if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
+        scan.push(c);
+      }
+    });
+  } catch (e) {
+    if (refused !== undefined) throw refused;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code.startsWith('Z_')) throw gzipCorrupt(e);
+    throw e;
+  }
+}
