@@ -47,14 +47,8 @@ export {
   redactRows,
 } from './publish';
 export type { PublishOptions, PublishResult, RedactedChain, RedactField } from './publish';
-export {
-  DEFAULT_MAX_RECEIPT_BYTES,
-  DEFAULT_MAX_TAR_MEMBERS,
-  maybeGunzip,
-  readTar,
-  ReceiptFormatError,
-  tarEntries,
-} from './tar';
+export { DEFAULT_MAX_RECEIPT_BYTES, DEFAULT_MAX_TAR_MEMBERS, readTar, ReceiptFormatError, tarEntries } from './tar';
+export { maybeGunzip } from './gzip';
 export type { TarEntry, TarReadOptions } from './tar';
 export { writeTar } from './tar-write';
 export type { TarWriteMember } from './tar-write';

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
-import { DEFAULT_MAX_RECEIPT_BYTES, maybeGunzip, ReceiptFormatError } from './tar';
+import { maybeGunzip } from './gzip';
+import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
 
 /**
  * A receipt's bytes, read once (a file name or the bytes themselves), gunzipped

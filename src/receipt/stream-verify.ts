@@ -5,7 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { ArchiveScan } from './archive-scan';
 import { grewPast, openReceiptFile, readOrSay } from './read-file';
-import { DEFAULT_MAX_RECEIPT_BYTES, checkGzipHead, gzipCorrupt, gzipTooLarge, isGzip, ReceiptFormatError } from './tar';
+import { checkGzipHead, gzipCorrupt, gzipTooLarge, isGzip } from './gzip';
+import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
 import { partsOf, unreadVerdict, verdictOf, type ReceiptVerifyResult, type VerifyReceiptOptions } from './verify';
 
 /** A receipt streamed from its file: the verdict, and what a keyless check needs of the same bytes. */
