@@ -1,7 +1,5 @@
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   checkReportFromJson,
@@ -10,20 +8,15 @@ import {
   COMMENT_MARKER,
   COMMENT_MAX_CHARS,
   emptyFindings,
-  exportAllReceipts,
   forkTree,
   globSet,
-  mdCode,
-  mdText,
   mergeShardReports,
   renderCheckMarkdown,
   scanFiles,
   SUMMARY_MAX_BYTES,
   writeHtmlReports,
-  type CheckFault,
   type CheckReport,
   type DirCache,
-  type ExportedReceipt,
   type ForkTreeNode,
   type ItemKind,
   type ShardPart,
@@ -33,11 +26,23 @@ import { asStepchainError, InputError, StepchainError } from '../errors';
 import { readUnder } from '../util/nofollow';
 import { PRODUCER } from '../version';
 import { resolveAnchors } from './anchors';
-import { checkReceiptBundles, endpointInputs, resolveKeylessAnchors, signExported } from './keyless';
+import { checkReceiptBundles, resolveKeylessAnchors } from './keyless';
 import { eventBase, type EventBase } from './event';
 import { uploadFiles, upsertComment } from './github';
 import { readInputs, type ActionInputs } from './inputs';
+import { exportMode } from './export';
 import { info, oneLineMessage } from './log';
+import {
+  annotate,
+  defaultArtifactName,
+  failureLine,
+  MAX_ANNOTATIONS,
+  oneLine,
+  reportDir,
+  setBoundedOutput,
+  writeJson,
+  writeSummary,
+} from './outputs';
 
 /**
  * The Action: `node dist/index.js` as a runner starts it (inputs in INPUT_*, the
@@ -49,84 +54,6 @@ import { info, oneLineMessage } from './log';
  * line printed with data in it is neutralised (src/action/log.ts). Nothing ends
  * in a stack trace.
  */
-const MAX_ANNOTATIONS = 10;
-/** GitHub's cap on one step output is 1 MB; keep clear of it. */
-const MAX_OUTPUT_BYTES = 1_000_000;
-
-function where(f: CheckFault): string {
-  return f.line === null ? f.path : `${f.path}:${f.line}`;
-}
-
-/** Annotations for the first faults (errors within `errorSlots`, warnings within 10); every fault in the log. */
-function annotate(faults: CheckFault[], errorSlots: number): void {
-  let errors = 0;
-  let warnings = 0;
-  for (const f of faults) {
-    const props: core.AnnotationProperties = { file: f.path, title: `stepchain: ${f.kind}` };
-    if (f.line !== null) props.startLine = f.line;
-    if (f.severity === 'error' && errors < errorSlots) {
-      core.error(oneLineMessage(f.message), props);
-      errors++;
-    } else if (f.severity === 'warning' && warnings < MAX_ANNOTATIONS) {
-      core.warning(oneLineMessage(f.message), props);
-      warnings++;
-    }
-    info(`${f.severity === 'error' ? 'FAULT' : 'WARNING'} ${where(f)}: ${f.message}`);
-  }
-  const hidden = faults.filter((f) => f.severity === 'error').length - errors;
-  if (hidden > 0) info(`(${hidden} more faults are in the log above, the job summary and the JSON report)`);
-}
-
-/** A fresh directory per run under RUNNER_TEMP: two stepchain steps in one job never share files. */
-function reportDir(): string {
-  const parent = process.env['RUNNER_TEMP'] || tmpdir();
-  mkdirSync(parent, { recursive: true });
-  return mkdtempSync(path.join(parent, 'stepchain-'));
-}
-
-function writeJson(file: string, doc: unknown): void {
-  writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
-}
-
-async function writeSummary(markdown: string): Promise<void> {
-  if (!process.env['GITHUB_STEP_SUMMARY']) return;
-  await core.summary.addRaw(markdown, true).write();
-}
-
-/** An output within GitHub's per-output limit; over it, empty and a warning naming the file that has it all. */
-function setBoundedOutput(name: string, value: string, file: string): void {
-  if (Buffer.byteLength(value, 'utf8') <= MAX_OUTPUT_BYTES) {
-    core.setOutput(name, value);
-    return;
-  }
-  core.setOutput(name, '');
-  core.warning(
-    oneLineMessage(
-      `output ${name}: ${Buffer.byteLength(value, 'utf8')} bytes is over GitHub's 1 MB output limit; ` +
-        `it is left empty: read ${file} (output ${name}-file) instead`,
-    ),
-  );
-}
-
-/** `N faults in M files; first: path:line: message` */
-function failureLine(faults: CheckFault[], what: string, extra: string[] = []): string {
-  const errors = faults.filter((f) => f.severity === 'error');
-  const files = new Set(errors.map((f) => f.path)).size;
-  const first = errors[0];
-  if (errors.length === 0) return `stepchain: ${what}: ${extra.join('; ')}`;
-  return (
-    `stepchain: ${what}: ${errors.length} fault${errors.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}` +
-    (first ? `; first: ${where(first)}: ${first.message}` : '') +
-    (extra.length > 0 ? `; ${extra.join('; ')}` : '')
-  );
-}
-
-function defaultArtifactName(inputs: ActionInputs): string {
-  if (inputs.artifactName !== '') return inputs.artifactName;
-  if (inputs.mode === 'export') return 'stepchain-receipts';
-  if (inputs.mode === 'gather') return 'stepchain-report';
-  return inputs.shard.count > 1 ? `stepchain-report-${inputs.shard.index}` : 'stepchain-report';
-}
 
 /** On pull_request_target the default checkout is the base branch: the PR's files are then not checked. */
 async function pullRequestTargetNote(workspace: string, event: EventBase): Promise<string | undefined> {
@@ -397,118 +324,6 @@ async function gatherMode(inputs: ActionInputs, workspace: string, event: EventB
     const id = await uploadFiles(defaultArtifactName(inputs), [reportFile, headsFile], dir);
     core.setOutput('artifact-id', id);
   }
-}
-
-async function exportMode(inputs: ActionInputs, workspace: string): Promise<void> {
-  if (inputs.signingKey === undefined && !inputs.keyless)
-    core.warning('export: allow-unsigned is true: the receipts are not signed.');
-  const dir = reportDir();
-  const r = exportAllReceipts({
-    root: workspace,
-    outDir: dir,
-    journals: inputs.journals.patterns ?? [],
-    agents: inputs.agents,
-    ...(inputs.signingKey === undefined ? {} : { signKey: inputs.signingKey }),
-    redact: inputs.redact,
-  });
-  // Keyless: each receipt signed through Sigstore (and attested); one that cannot be is removed and a fault.
-  const keyless = inputs.keyless
-    ? await signExported(
-        r.receipts,
-        { attest: inputs.attest, githubToken: inputs.githubToken, endpoints: endpointInputs(inputs.sigstoreURLs) },
-        r.faults,
-      )
-    : undefined;
-  if (keyless !== undefined) r.receipts = keyless.kept;
-  const bundleOf = new Map((keyless?.signed ?? []).map((k) => [k.receipt, k]));
-  if (r.faults.length > 0) core.setFailed(oneLineMessage(failureLine(r.faults, 'export failed')));
-  annotate(r.faults, r.faults.length > 0 ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS);
-  const rel = (x: ExportedReceipt) => ({ ...x, file: path.basename(x.file) });
-  for (const x of r.receipts) {
-    info(
-      `Exported ${x.agent_id}: ${x.steps} steps, head ${x.head_hash}${x.signed ? `, signed (${x.key_id})` : ', unsigned'}` +
-        `${x.redacted ? `, published with ${x.redacted.join(', ')} redacted (original head ${x.original_head})` : ''}`,
-    );
-  }
-  const reportFile = path.join(dir, 'report.json');
-  const headsFile = path.join(dir, 'heads.json');
-  const heads = Object.fromEntries(r.receipts.map((x) => [x.agent_id, x.head_hash]));
-  writeJson(reportFile, {
-    producer: PRODUCER,
-    mode: 'export',
-    ok: r.faults.length === 0,
-    verified: r.receipts.length,
-    failed: r.faults.length,
-    receipts: r.receipts.map(rel),
-    keyless: (keyless?.signed ?? []).map((k) => ({
-      receipt: path.basename(k.receipt),
-      bundle: path.basename(k.bundle),
-      identity: k.identity,
-      attestation_id: k.attestation_id,
-    })),
-    faults: r.faults,
-  });
-  writeJson(headsFile, heads);
-  core.setOutput('verified', r.receipts.length);
-  core.setOutput('failed', r.faults.length);
-  setBoundedOutput('heads', JSON.stringify(heads), headsFile);
-  core.setOutput('heads-file', headsFile);
-  core.setOutput('report', reportFile);
-  setBoundedOutput('receipts', JSON.stringify(r.receipts.map((x) => x.file)), reportFile);
-  const lines = [
-    `## stepchain: ${r.faults.length === 0 ? '✅' : '❌'} ${r.receipts.length} receipt${r.receipts.length === 1 ? '' : 's'} exported`,
-    '',
-    '| Agent | Steps | Head | Signed | Receipt |',
-    '|---|---:|---|---|---|',
-    ...r.receipts.map(
-      (x) =>
-        `| ${mdText(x.agent_id)} | ${x.steps} | ${mdCode(x.head_hash.slice(0, 12))} | ${signedCell(x, bundleOf.get(x.file))} | ${mdCode(path.basename(x.file))}${x.redacted ? ` (redacted: ${mdText(x.redacted.join(', '))})` : ''} |`,
-    ),
-    '',
-    ...r.faults.slice(0, 500).map((f) => `- ❌ ${mdCode(where(f))}: ${mdText(f.message, 500)}`),
-    '',
-  ];
-  await writeSummary(lines.join('\n'));
-  if (inputs.uploadArtifact && r.receipts.length > 0) {
-    const html = writeHtmlReports(
-      r.receipts.map((x) => ({
-        kind: 'receipt',
-        path: x.file,
-        id: x.agent_id,
-        steps: x.steps,
-        head: x.head_hash,
-        ok: true,
-        status: 'ok',
-      })),
-      { root: workspace, outDir: path.join(dir, 'html') },
-    );
-    for (const w of html.warnings) core.warning(oneLineMessage(w));
-    const id = await uploadFiles(
-      defaultArtifactName(inputs),
-      [...r.receipts.map((x) => x.file), ...[...bundleOf.values()].map((k) => k.bundle), reportFile, ...html.files],
-      dir,
-    );
-    core.setOutput('artifact-id', id);
-  }
-}
-
-/** The summary's Signed cell: the Ed25519 key and/or the keyless signer. */
-function signedCell(
-  x: ExportedReceipt,
-  k: { identity: string | null; attestation_id: string | null } | undefined,
-): string {
-  const parts: string[] = [];
-  if (x.signed) parts.push(`yes (${mdText(x.key_id ?? '')})`);
-  if (k !== undefined)
-    parts.push(
-      `keyless ${mdCode(k.identity ?? '?')}${k.attestation_id === null ? '' : `, attestation ${mdText(k.attestation_id)}`}`,
-    );
-  return parts.length === 0 ? 'no' : parts.join('; ');
-}
-
-function oneLine(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  return msg.split('\n')[0] ?? 'unknown error';
 }
 
 export async function run(): Promise<void> {

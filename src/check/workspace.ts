@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { verifyJournalBytes } from '../journal';
-import { DEFAULT_MAX_RECEIPT_BYTES, inspectReceipt, signatureVerdict, type PublicKey } from '../receipt';
+import { DEFAULT_MAX_RECEIPT_BYTES, inspectReceipt, signatureVerdict } from '../receipt';
 import { readRunJournalBytes } from '../runs/verify';
 import { isSafeId } from '../util/ids';
 import { readUnder, type CheckedDirs } from '../util/nofollow';
@@ -9,6 +9,7 @@ import type { AppendOnlyKind } from './append-only';
 import { ensureCommit, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
 import { globSet, matchesGlob, scanFiles, type DirCache, type GlobSet } from './glob';
 import { compareHistory, receiptNameOf } from './history';
+import type { CheckFault, CheckOptions, CheckReport, CheckedItem, ItemKind } from './types';
 
 /**
  * Checks a repository's committed stepchain files, as a PR check does: every
@@ -27,120 +28,13 @@ export const DEFAULT_JOURNALS = '.sdd/runtime/journal/*/000000.jsonl';
 export const DEFAULT_RUNS = '.sdd/runs/*/journal.jsonl';
 export const DEFAULT_RECEIPTS = '**/*.receipt.tar, **/*.receipt.tar.gz, **/*.receipt.tgz';
 
-export type ItemKind = 'journal' | 'run' | 'receipt';
+export type { CheckedItem, CheckFault, CheckOptions, CheckReport, ItemKind, Shard, TrustedKeySource } from './types';
 
-export interface CheckedItem {
-  kind: ItemKind;
-  /** Repository-relative, `/`-separated. */
-  path: string;
-  /** Agent id (journal, receipt) or run id. */
-  id: string;
-  steps: number;
-  head: string;
-  ok: boolean;
-  /** Short status for a table: `ok`, `FAIL`, `deleted`, `renamed`, ... */
-  status: string;
-  /** Append-only outcome against the base, when checked. */
-  appendOnly?: AppendOnlyKind | 'renamed';
-  /** A journal gone from its base path whose rows now live at this path. */
-  renamedTo?: string;
-  /** Receipts: signed, and the trusted key that verified it. */
-  signed?: boolean;
-  keyId?: string | null;
-  /** Runs: provider-state mutations recorded, and how many are flagged. */
-  mutations?: number;
-  flagged?: number;
-}
-
-export interface CheckFault {
-  item: ItemKind;
-  path: string;
-  /** 1-based line in `path`, when the fault is at one. */
-  line: number | null;
-  /** The fault kind (`step_hash_mismatch`, `history_rewritten`, `signature_invalid`, ...). */
-  kind: string;
-  message: string;
-  severity: 'error' | 'warning';
-  id?: string;
-}
-
-/** `N faults on lines a-b, the first: ` for a collapsed run of faults (nothing for a single one). */
 function runOfFaults(f: { line: number | null; last_line?: number; count?: number }): string {
   if (f.line === null || f.last_line === undefined || f.count === undefined) return '';
   return `${f.count.toLocaleString('en-US')} faults on lines ${f.line}-${f.last_line}, the first: `;
 }
 
-/** A trusted key and where it came from (shown in summaries: a PR must not bring its own key). */
-export interface TrustedKeySource {
-  keyId: string;
-  source: string;
-}
-
-export interface Shard {
-  index: number;
-  count: number;
-}
-
-export interface CheckOptions {
-  /** The repository root (the workspace). */
-  root: string;
-  journals?: string | string[];
-  runs?: string | string[];
-  receipts?: string | string[];
-  /** A commit to check append-only history against (a PR's base). */
-  base?: string;
-  /** Fetch the base from this remote when it is missing (a shallow checkout); default `origin`. */
-  remote?: string;
-  /** Pinned heads `{agent_id: head}` for per-step journals. */
-  expectedHeads?: Record<string, string>;
-  /** Where the pins came from (a repository-relative path), for fault locations. */
-  expectedHeadsPath?: string;
-  /** Trusted keys: every receipt must be signed by one of them. */
-  publicKeys?: PublicKey[];
-  /** Where each trusted key came from (reported as given). */
-  keySources?: TrustedKeySource[];
-  /** How the caller's user gives a trusted key, for "signature NOT checked" (default the Action's `public-keys`). */
-  keyHint?: string;
-  /** A flagged provider-state mutation is an error (default) or a warning. */
-  failOnFlaggedMutations?: boolean;
-  verifyJournals?: boolean;
-  verifyRuns?: boolean;
-  verifyReceipts?: boolean;
-  /** Check only the files of this shard (by path hash, `shardOf`). */
-  shard?: Shard;
-  /** Directory listings to share with other scans of the same checkout (the fork tree's). */
-  dirCache?: DirCache;
-}
-
-export interface CheckReport {
-  ok: boolean;
-  root: string;
-  base: string | null;
-  /**
-   * The checkout's HEAD commit the files were read from (null outside a git
-   * repository). A gathering job accepts a shard's report only for its own
-   * commit: a report committed to the repository cannot name the commit that
-   * holds it.
-   */
-  commit: string | null;
-  /** Whether the base commit had to be fetched. */
-  fetchedBase: boolean;
-  /** Base blobs fetched in one batch (a partial clone). */
-  fetchedBlobs: number;
-  /** Files checked that hold / do not hold (deleted journals count as failed). */
-  verified: number;
-  failed: number;
-  /** agent id -> head of every per-step journal that verified. */
-  heads: Record<string, string>;
-  items: CheckedItem[];
-  faults: CheckFault[];
-  /** Files each kind's patterns matched in the checkout (all shards). */
-  matched: Record<ItemKind, number>;
-  shard: Shard | null;
-  trustedKeys: TrustedKeySource[];
-}
-
-/** The id of a journal from its path: `<id>/000000.jsonl` or `<id>/journal.jsonl`. */
 export function idOfPath(rel: string): string {
   const parts = rel.split('/');
   return parts.length >= 2 ? parts[parts.length - 2]! : rel;

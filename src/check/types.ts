@@ -1,0 +1,116 @@
+import type { PublicKey } from '../receipt';
+import type { AppendOnlyKind } from './append-only';
+import type { DirCache } from './glob';
+
+/** What the repository check reads and reports: its items, faults, options and report (see workspace.ts). */
+
+export type ItemKind = 'journal' | 'run' | 'receipt';
+
+export interface CheckedItem {
+  kind: ItemKind;
+  /** Repository-relative, `/`-separated. */
+  path: string;
+  /** Agent id (journal, receipt) or run id. */
+  id: string;
+  steps: number;
+  head: string;
+  ok: boolean;
+  /** Short status for a table: `ok`, `FAIL`, `deleted`, `renamed`, ... */
+  status: string;
+  /** Append-only outcome against the base, when checked. */
+  appendOnly?: AppendOnlyKind | 'renamed';
+  /** A journal gone from its base path whose rows now live at this path. */
+  renamedTo?: string;
+  /** Receipts: signed, and the trusted key that verified it. */
+  signed?: boolean;
+  keyId?: string | null;
+  /** Runs: provider-state mutations recorded, and how many are flagged. */
+  mutations?: number;
+  flagged?: number;
+}
+
+export interface CheckFault {
+  item: ItemKind;
+  path: string;
+  /** 1-based line in `path`, when the fault is at one. */
+  line: number | null;
+  /** The fault kind (`step_hash_mismatch`, `history_rewritten`, `signature_invalid`, ...). */
+  kind: string;
+  message: string;
+  severity: 'error' | 'warning';
+  id?: string;
+}
+
+/** `N faults on lines a-b, the first: ` for a collapsed run of faults (nothing for a single one). */
+
+/** A trusted key and where it came from (shown in summaries: a PR must not bring its own key). */
+export interface TrustedKeySource {
+  keyId: string;
+  source: string;
+}
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export interface CheckOptions {
+  /** The repository root (the workspace). */
+  root: string;
+  journals?: string | string[];
+  runs?: string | string[];
+  receipts?: string | string[];
+  /** A commit to check append-only history against (a PR's base). */
+  base?: string;
+  /** Fetch the base from this remote when it is missing (a shallow checkout); default `origin`. */
+  remote?: string;
+  /** Pinned heads `{agent_id: head}` for per-step journals. */
+  expectedHeads?: Record<string, string>;
+  /** Where the pins came from (a repository-relative path), for fault locations. */
+  expectedHeadsPath?: string;
+  /** Trusted keys: every receipt must be signed by one of them. */
+  publicKeys?: PublicKey[];
+  /** Where each trusted key came from (reported as given). */
+  keySources?: TrustedKeySource[];
+  /** How the caller's user gives a trusted key, for "signature NOT checked" (default the Action's `public-keys`). */
+  keyHint?: string;
+  /** A flagged provider-state mutation is an error (default) or a warning. */
+  failOnFlaggedMutations?: boolean;
+  verifyJournals?: boolean;
+  verifyRuns?: boolean;
+  verifyReceipts?: boolean;
+  /** Check only the files of this shard (by path hash, `shardOf`). */
+  shard?: Shard;
+  /** Directory listings to share with other scans of the same checkout (the fork tree's). */
+  dirCache?: DirCache;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  root: string;
+  base: string | null;
+  /**
+   * The checkout's HEAD commit the files were read from (null outside a git
+   * repository). A gathering job accepts a shard's report only for its own
+   * commit: a report committed to the repository cannot name the commit that
+   * holds it.
+   */
+  commit: string | null;
+  /** Whether the base commit had to be fetched. */
+  fetchedBase: boolean;
+  /** Base blobs fetched in one batch (a partial clone). */
+  fetchedBlobs: number;
+  /** Files checked that hold / do not hold (deleted journals count as failed). */
+  verified: number;
+  failed: number;
+  /** agent id -> head of every per-step journal that verified. */
+  heads: Record<string, string>;
+  items: CheckedItem[];
+  faults: CheckFault[];
+  /** Files each kind's patterns matched in the checkout (all shards). */
+  matched: Record<ItemKind, number>;
+  shard: Shard | null;
+  trustedKeys: TrustedKeySource[];
+}
+
+/** The id of a journal from its path: `<id>/000000.jsonl` or `<id>/journal.jsonl`. */
