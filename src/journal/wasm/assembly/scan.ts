@@ -1,4 +1,6 @@
 // AssemblyScript (compiled to WebAssembly by scripts/build-wasm.mjs; not part of the tsc project).
+// A hand-written byte scanner, kept in one file on purpose (over 500 lines): its functions share the module's
+// memory layout and globals, and splitting it would cost the compiler's inlining across them.
 //
 // The byte-level twin of `fastRow` (src/journal/fast-line.ts): it checks that each
 // line of a block is a byte-canonical row, one fixed-size record per line, and
