@@ -1,5 +1,5 @@
 import { InputError } from '../errors';
-import type { CheckedItem, CheckFault, CheckReport, ItemKind, Shard, TrustedKeySource } from './workspace';
+import type { CheckedItem, CheckFault, CheckReport, ItemKind, Shard, TrustedKeySource } from './types';
 
 /**
  * The check's report as a JSON document (`stepchain check --json`, the Action's

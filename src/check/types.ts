@@ -41,8 +41,6 @@ export interface CheckFault {
   id?: string;
 }
 
-/** `N faults on lines a-b, the first: ` for a collapsed run of faults (nothing for a single one). */
-
 /** A trusted key and where it came from (shown in summaries: a PR must not bring its own key). */
 export interface TrustedKeySource {
   keyId: string;
@@ -112,5 +110,3 @@ export interface CheckReport {
   shard: Shard | null;
   trustedKeys: TrustedKeySource[];
 }
-
-/** The id of a journal from its path: `<id>/000000.jsonl` or `<id>/journal.jsonl`. */
