@@ -1,9 +1,10 @@
-import { ensureCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
+import { ensureCommit, forkPoint, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
 import type { AppendOnlyKind } from './append-only';
+import type { CheckOwnFaultKind } from './fault-kinds';
 import { compareHistory, receiptNameOf } from './history';
 import { bareItem, whoOf } from './items/common';
 import { idOfPath, type Scan } from './scan';
-import type { CheckedItem, CheckFault, ItemKind } from './types';
+import type { CheckedItem, CheckFault, CheckOptions, ItemKind } from './types';
 
 /**
  * The base commit a check compares history with (a PR's base): its files of
@@ -40,7 +41,7 @@ export async function readBase(scan: Scan, commit: string, remote?: string): Pro
   return { commit, files, paths: new Set(listed.map((b) => b.path)), fetched, fetchedBlobs };
 }
 
-const APPEND_FAULT: Record<Exclude<AppendOnlyKind, 'appended' | 'unchanged'>, string> = {
+const APPEND_FAULT: Record<Exclude<AppendOnlyKind, 'appended' | 'unchanged'>, CheckOwnFaultKind> = {
   deleted: 'history_deleted',
   truncated: 'history_truncated',
   rewritten: 'history_rewritten',
@@ -124,4 +125,47 @@ export function goneFromBase(
     items.push(item);
   }
   return { items, faults };
+}
+
+/**
+ * Where a pull request's history is compared from. A checkout of the PR's own
+ * head (not the merge commit GitHub builds on the base) lacks what the base
+ * branch appended since the PR branched: compared with the base itself, those
+ * rows would show as truncated. So history is compared with the fork point,
+ * the commit the PR branched from (the base when the checkout is built on it).
+ *
+ * - `on_base`: the checkout is built on the base; `commit` is the base;
+ * - `branched`: the checkout is the PR's own head; `commit` is where it branched;
+ * - `unknown`: the history is too shallow to find where it branched; `commit` is the base;
+ * - `not_compared`: nothing whose history is compared (receipts alone outside a git checkout).
+ */
+export interface PullRequestBase {
+  /** The base as given. */
+  base: string;
+  /** The commit history is compared with. */
+  commit: string;
+  forkPoint: 'on_base' | 'branched' | 'unknown' | 'not_compared';
+  /** Whether the base commit had to be fetched. */
+  fetched: boolean;
+}
+
+/**
+ * The fork-point rule, for both doors: the Action on a pull request event,
+ * `stepchain check --base REF` always (what the PR check will say). `options`
+ * says which kinds are checked, as `checkWorkspace` takes them.
+ */
+export async function pullRequestBase(
+  options: Pick<CheckOptions, 'root' | 'remote' | 'verifyJournals' | 'verifyRuns' | 'verifyReceipts'>,
+  base: string,
+): Promise<PullRequestBase> {
+  // Receipts have a history too, once committed (outside a git checkout the check compares none).
+  const histories =
+    options.verifyJournals !== false ||
+    options.verifyRuns !== false ||
+    (options.verifyReceipts !== false && (await headCommit(options.root)) !== undefined);
+  if (!histories) return { base, commit: base, forkPoint: 'not_compared', fetched: false };
+  const fetched = await ensureCommit(options.root, base, options.remote);
+  const from = await forkPoint(options.root, base);
+  if (from === undefined) return { base, commit: base, forkPoint: 'unknown', fetched };
+  return { base, commit: from, forkPoint: from === base ? 'on_base' : 'branched', fetched };
 }

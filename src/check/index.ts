@@ -16,7 +16,12 @@ export {
   SUMMARY_MAX_BYTES,
 } from './markdown';
 export type { ForkTreeNode, MarkdownOptions } from './markdown';
+export { pullRequestBase } from './base';
+export type { PullRequestBase } from './base';
 export { CHECK_PASSES, checkWorkspace } from './workspace';
+export { isCheckFaultKind } from './fault-kinds';
+export type { CheckFaultKind, CheckOwnFaultKind } from './fault-kinds';
+export { checkedItemLine } from './text';
 export type { CheckContext, CheckPass } from './workspace';
 export type {
   CheckedItem,

@@ -1,5 +1,6 @@
 import type { PublicKey } from '../receipt';
 import type { AppendOnlyKind } from './append-only';
+import type { CheckFaultKind } from './fault-kinds';
 import type { DirCache } from './glob';
 
 /** What the repository check reads and reports: its items, faults, options and report (see workspace.ts). */
@@ -34,8 +35,8 @@ export interface CheckFault {
   path: string;
   /** 1-based line in `path`, when the fault is at one. */
   line: number | null;
-  /** The fault kind (`step_hash_mismatch`, `history_rewritten`, `signature_invalid`, ...). */
-  kind: string;
+  /** The fault kind (`step_hash_mismatch`, `history_rewritten`, `signature_invalid`, ...): fault-kinds.ts. */
+  kind: CheckFaultKind;
   message: string;
   severity: 'error' | 'warning';
   id?: string;
