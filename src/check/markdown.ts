@@ -1,4 +1,4 @@
-import type { CheckReport } from './workspace';
+import type { CheckReport } from './types';
 
 /**
  * The check's report as GitHub-flavoured Markdown: the job summary and the PR
