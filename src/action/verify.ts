@@ -86,6 +86,7 @@ function checkOptions(
       : { expectedHeads: anchors.expectedHeads.heads, expectedHeadsPath: anchors.expectedHeads.path }),
     publicKeys: anchors.publicKeys,
     keySources: anchors.keySources,
+    keyHint: 'public-keys',
     failOnFlaggedMutations: inputs.failOnFlaggedMutations,
     shard: inputs.shard,
   };
