@@ -252,6 +252,7 @@ export function planTrust(
       }
     }
   }
+  const tablesOut: { from: number; to: number }[] = [];
   for (const key of dropping) {
     const t = tableOf.get(key);
     if (t === undefined) continue;
@@ -263,18 +264,25 @@ export function planTrust(
           edits.push({ from: st.start, to: st.end, text: '' });
       continue;
     }
-    let from = t.header.start;
-    // The last table takes the blank lines before it along (the layout an append left).
-    if (t.end === src.length) {
-      const at = statements.indexOf(t.header);
-      for (
-        let k = at - 1;
-        k >= 0 && statements[k]!.kind === 'blank' && src.slice(statements[k]!.start, statements[k]!.end).trim() === '';
-        k--
-      )
-        from = statements[k]!.start;
-    }
-    edits.push({ from, to: t.end, text: '' });
+    tablesOut.push({ from: t.header.start, to: t.end });
+  }
+  // Whole tables out, neighbours merged; a run that ends the file takes the blank lines before it along (the
+  // layout an append left), so adding and removing again gives the file back byte for byte.
+  tablesOut.sort((x, y) => x.from - y.from);
+  const merged: { from: number; to: number }[] = [];
+  for (const r of tablesOut) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && r.from <= last.to) last.to = Math.max(last.to, r.to);
+    else merged.push({ ...r });
+  }
+  for (const r of merged) {
+    if (r.to === src.length)
+      for (;;) {
+        const prev = src.lastIndexOf('\n', r.from - 2) + 1;
+        if (r.from === 0 || src[r.from - 1] !== '\n' || src.slice(prev, r.from).trim() !== '') break;
+        r.from = prev;
+      }
+    edits.push({ from: r.from, to: r.to, text: '' });
   }
   edits.sort((a, b) => b.from - a.from);
   let after = src;
