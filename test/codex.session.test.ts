@@ -188,8 +188,7 @@ test('fork --resume: the rollout cut after step 0, resumed by codex exec resume 
   expect(sc(['verify', `codex-${newId}`], doc.fork_worktree!).code).toBe(0);
 });
 
-test('fork --resume refuses a step whose output is not in the rollout, saying why', () => {
-  // The journal names call ids the rollout has; a step of another session's rollout cannot be cut.
+test('fork --resume refuses a step the journal does not have, saying why', () => {
   const r = sc(['fork', agent, '--from-step', '7', '--resume']);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('out of range');

@@ -266,8 +266,8 @@ export function planTrust(
     }
     tablesOut.push({ from: t.header.start, to: t.end });
   }
-  // Whole tables out, neighbours merged; a run that ends the file takes the blank lines before it along (the
-  // layout an append left), so adding and removing again gives the file back byte for byte.
+  // Whole tables out, neighbours merged; a run that ends the file takes the one blank line before it along (the
+  // separator an append writes), so adding and removing again gives the file back byte for byte.
   tablesOut.sort((x, y) => x.from - y.from);
   const merged: { from: number; to: number }[] = [];
   for (const r of tablesOut) {
@@ -276,12 +276,9 @@ export function planTrust(
     else merged.push({ ...r });
   }
   for (const r of merged) {
-    if (r.to === src.length)
-      for (;;) {
-        const prev = src.lastIndexOf('\n', r.from - 2) + 1;
-        if (r.from === 0 || src[r.from - 1] !== '\n' || src.slice(prev, r.from).trim() !== '') break;
-        r.from = prev;
-      }
+    const prev = src.lastIndexOf('\n', r.from - 2) + 1;
+    if (r.to === src.length && r.from > 0 && src[r.from - 1] === '\n' && src.slice(prev, r.from).trim() === '')
+      r.from = prev;
     edits.push({ from: r.from, to: r.to, text: '' });
   }
   edits.sort((a, b) => b.from - a.from);
