@@ -197,6 +197,9 @@ export {
 } from './agents/claude';
 export type { ClaudeForkResult, ClaudeSettingsPlan, HookOptions, HookOutcome, HookPayload } from './agents/claude';
 
+// Recording Codex CLI sessions through its hooks (docs/agents.md, "Codex").
+export { codexIntegration, handleCodexHook, planCodexInit } from './agents/codex';
+
 // Where a project's .sdd/ lives (found like git finds its repository).
 export { findProjectRoot, resolveProjectRoot } from './project';
 export type { ProjectRoot } from './project';

@@ -4,11 +4,10 @@ import { InputError } from '../../errors';
 import { isSafeId } from '../../util/ids';
 
 /**
- * One Claude Code hook payload, as the hook command reads it on stdin: a JSON
- * object with `hook_event_name`, `session_id`, `transcript_path` and `cwd`,
- * plus the event's own fields (docs/claude.md lists the ones stepchain reads).
- * The payload comes from the agent's side, so every field is checked before
- * it is used, and the session id becomes a path only once validated.
+ * One hook payload of Claude Code's schema (Claude Code's, Codex's), as the hook command reads it on stdin: a
+ * JSON object with `hook_event_name`, `session_id`, `transcript_path` and `cwd`, plus the event's own fields
+ * (docs/claude.md, docs/agents.md list the ones stepchain reads). The payload comes from the agent's side, so
+ * every field is checked before it is used, and the session id becomes a path only once validated.
  */
 export interface HookPayload {
   /** `hook_event_name`, e.g. `PostToolUse`. */
@@ -46,8 +45,11 @@ export function value(p: HookPayload, key: string): JsonValue | undefined {
   return Object.prototype.hasOwnProperty.call(p.raw, key) ? p.raw[key] : undefined;
 }
 
-/** Parses and checks one hook payload. Throws InputError with one line naming what is wrong. */
-export function parseHookPayload(bytes: Uint8Array, source = '<stdin>'): HookPayload {
+/**
+ * Parses and checks one hook payload whose session is recorded as `<agent>-<session_id>`. Throws InputError with
+ * one line naming what is wrong; a session id that is not safe as a path is refused, never mapped.
+ */
+export function parseHookPayload(bytes: Uint8Array, source = '<stdin>', agent = 'claude'): HookPayload {
   if (bytes.length === 0) throw new InputError(`${source}: no hook payload (empty input)`);
   let v: JsonValue;
   try {
@@ -61,8 +63,8 @@ export function parseHookPayload(bytes: Uint8Array, source = '<stdin>'): HookPay
   if (event === undefined || event === '') throw new InputError(`${source}: hook payload has no hook_event_name`);
   const sessionId = str(v, 'session_id');
   if (sessionId === undefined || sessionId === '') throw new InputError(`${source}: hook payload has no session_id`);
-  // `claude-<session_id>` becomes a directory name and a git ref component.
-  if (!isSafeId(claudeAgentId(sessionId)) || sessionId.startsWith('.') || sessionId.includes('..'))
+  // `<agent>-<session_id>` becomes a directory name and a git ref component.
+  if (!isSafeId(`${agent}-${sessionId}`) || sessionId.startsWith('.') || sessionId.includes('..'))
     throw new InputError(`${source}: unsafe session_id ${JSON.stringify(sessionId)}`);
   const cwd = str(v, 'cwd');
   if (cwd === undefined || !path.isAbsolute(cwd) || cwd.includes('\0'))

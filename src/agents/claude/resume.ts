@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonObject } from '../../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../../errors';
-import {
-  createFork,
-  forkWorktreePath,
-  readSessionFile,
-  sessionFile,
-  worktreesDir,
-  type ForkResult,
-} from '../../forks/fork';
-import { removeFork } from '../../forks/remove';
-import { Cas, casDir, journalFile, readVerifiedJournal } from '../../journal';
+import { forkWorktreePath, type ForkResult } from '../../forks/fork';
+import { journalFile, readVerifiedJournal } from '../../journal';
 import { ensureDir, fsyncDir, writeAll } from '../../util/fs';
 import { readRegularFile } from '../../util/nofollow';
-import { sha256Hex } from '../../util/hash';
+import { forkAndPlace, payloadBlob } from '../resume-kit';
 import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
 import { planClaudeSettings } from './settings';
@@ -76,30 +68,6 @@ export function resumeCommand(plan: Pick<ResumePlan, 'cwd' | 'sessionId' | 'conf
   return `cd ${shellWord(plan.cwd)} && ${env}claude --resume ${plan.sessionId}`;
 }
 
-/** The step's raw hook payload, from the CAS of the root or of the projects it was forked from. */
-function payloadBlob(root: string, agent: string, digest: string, step: number): Buffer {
-  const tried: string[] = [];
-  let dir: string | undefined = root;
-  let id = agent;
-  for (let depth = 0; dir !== undefined && depth < 32; depth++) {
-    const cas = casDir(dir);
-    tried.push(cas);
-    const bytes = new Cas(cas).get(digest);
-    if (bytes !== undefined && sha256Hex(bytes) === digest) return bytes;
-    // A fork's prefix came from its parent, whose blobs stay in the parent's project.
-    const session = readSessionFile(sessionFile(dir, id));
-    const fork = session?.fork;
-    if (!isJsonObject(fork) || typeof fork.parent_root !== 'string' || typeof fork.parent_session_id !== 'string')
-      break;
-    dir = fork.parent_root;
-    id = fork.parent_session_id;
-  }
-  throw new IntegrityError(
-    `step ${step} has no stored hook payload (input ${digest} is not in ${tried.join(' or ')}); ` +
-      'only steps recorded by `stepchain hook claude` can resume a conversation',
-  );
-}
-
 /** Plans the resume of `agent`'s conversation after step `fromStep`. Throws with the reason when it cannot be done safely. */
 export function planClaudeResume(options: {
   root: string;
@@ -132,7 +100,7 @@ export function planClaudeResume(options: {
     );
   let blob: Buffer;
   try {
-    blob = payloadBlob(root, options.agent, row.input_hash, options.fromStep);
+    blob = payloadBlob(root, options.agent, row.input_hash, options.fromStep, 'claude');
   } catch (e) {
     if (e instanceof IntegrityError && !options.agent.startsWith('claude-'))
       throw notClaude('no Claude Code hook payload is stored for it');
@@ -312,34 +280,6 @@ export async function forkClaudeSession(options: {
   sessionId?: string;
 }): Promise<ClaudeForkResult> {
   const plan = planClaudeResume(options);
-  const worktrees = worktreesDir(path.resolve(options.root));
-  const hadWorktrees = existsSync(worktrees);
-  const fork = await createFork({
-    root: options.root,
-    sessionId: options.agent,
-    fromStep: options.fromStep,
-    forkId: plan.forkId,
-    env: options.env,
-    ...(options.label === undefined ? {} : { label: options.label }),
-  });
-  let warnings: string[];
-  try {
-    warnings = placeClaudeResume(plan);
-  } catch (e) {
-    let undo = 'the fork was removed again';
-    try {
-      await removeFork(path.resolve(options.root), plan.forkId, { force: true, tombstone: false, env: options.env });
-      if (!hadWorktrees) {
-        try {
-          rmdirSync(worktrees); // only if still empty: a concurrent fork may be using it
-        } catch {
-          /* not empty */
-        }
-      }
-    } catch (ue) {
-      undo = `removing the fork failed too (${(ue as Error).message.split('\n')[0]}); remove it with \`stepchain fork rm ${plan.forkId} --force\``;
-    }
-    throw new IntegrityError(`fork ${options.agent}: ${(e as Error).message}; ${undo}`);
-  }
+  const { fork, warnings } = await forkAndPlace(options, plan.forkId, () => placeClaudeResume(plan));
   return { fork, plan, command: resumeCommand(plan), warnings: [...plan.warnings, ...warnings] };
 }

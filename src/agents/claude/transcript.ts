@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { readRange } from '../../util/fs';
+import { findInTail, TAIL_WINDOW as SHARED_TAIL_WINDOW } from '../tail-scan';
 import { openRegularFile, type OpenedFile } from '../../util/nofollow';
 
 /**
@@ -29,17 +29,7 @@ export function projectDirName(dir: string): string | undefined {
 }
 
 /** How far back from the end the hook looks for the assistant entry of a tool call. */
-export const TAIL_WINDOW = 4 << 20;
-const CHUNK = 64 << 10;
-
-function parseLine(line: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(line);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export const TAIL_WINDOW = SHARED_TAIL_WINDOW;
 
 /** Whether an entry is an assistant message with a `tool_use` block of this id. */
 function assistantModelFor(entry: Record<string, unknown>, toolUseId: string): string | undefined {
@@ -58,7 +48,7 @@ function assistantModelFor(entry: Record<string, unknown>, toolUseId: string): s
 
 /**
  * The model that asked for a tool call, from the transcript's last few MiB
- * (read backwards, so the cost does not grow with the session). Undefined when
+ * (read backwards, so the cost does not grow with the session: ../tail-scan.ts). Undefined when
  * it is not there: Claude Code writes its transcript asynchronously, so the
  * entry may not be written yet when the hook runs, and a model is never guessed.
  */
@@ -81,36 +71,7 @@ export function modelOfToolUse(
   if (opened === undefined) return undefined;
   const fd = opened.fd;
   try {
-    const st = { size: opened.size };
-    const needle = Buffer.from(JSON.stringify(toolUseId));
-    const stop = Math.max(0, st.size - window);
-    let end = st.size;
-    let carry = Buffer.alloc(0); // a line whose beginning is further back
-    while (end > stop) {
-      const start = Math.max(stop, end - CHUNK);
-      const buf = Buffer.concat([readRange(fd, start, end - start), carry]);
-      // The first piece may be the tail of a line that starts before `start`: it waits for the rest.
-      const first = start > 0 ? buf.indexOf(0x0a) : -1;
-      if (start > 0 && first < 0) {
-        carry = buf;
-        end = start;
-        continue;
-      }
-      carry = start > 0 ? buf.subarray(0, first) : Buffer.alloc(0);
-      const whole = buf.subarray(first + 1);
-      // Most chunks do not mention the call at all: only those that do are split into lines.
-      for (let at = whole.lastIndexOf(needle); at >= 0;) {
-        const lineStart = whole.lastIndexOf(0x0a, at) + 1;
-        let lineEnd = whole.indexOf(0x0a, at);
-        if (lineEnd < 0) lineEnd = whole.length;
-        const entry = parseLine(whole.subarray(lineStart, lineEnd).toString('utf8'));
-        const model = entry === undefined ? undefined : assistantModelFor(entry, toolUseId);
-        if (model !== undefined) return model;
-        at = lineStart === 0 ? -1 : whole.lastIndexOf(needle, lineStart - 1);
-      }
-      end = start;
-    }
-    return undefined;
+    return findInTail(fd, opened.size, JSON.stringify(toolUseId), (e) => assistantModelFor(e, toolUseId), window);
   } catch {
     return undefined;
   } finally {

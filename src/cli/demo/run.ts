@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { demoClaude } from './claude';
+import { demoCodex } from './codex';
 import { makeContext, type DemoSection } from './context';
 import { demoFork } from './fork';
 import { demoJournal } from './journal';
@@ -22,6 +23,7 @@ export const DEMO_SECTIONS: DemoSection[] = [
   demoClaude,
   demoRuns,
   demoReport,
+  demoCodex,
 ];
 
 /** git through the one runner (src/git/exec.ts), so the demo's repository is the one it made, whatever GIT_* says. */

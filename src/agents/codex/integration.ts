@@ -1,0 +1,16 @@
+import type { AgentIntegration } from '../types';
+import { CODEX, CODEX_ADAPTER, CODEX_EVENTS, handleCodexHook } from './hook';
+import { planCodexInit } from './init';
+import { resumeCodex } from './resume';
+
+/** Codex CLI (docs/agents.md, "Codex"). */
+export const codexIntegration: AgentIntegration = {
+  name: CODEX,
+  title: 'Codex',
+  adapter: CODEX_ADAPTER,
+  configFile: '.codex/hooks.json',
+  events: CODEX_EVENTS,
+  planInit: planCodexInit,
+  hook: handleCodexHook,
+  resume: { supported: true, fork: resumeCodex },
+};
