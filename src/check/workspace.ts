@@ -9,6 +9,7 @@ import type { AppendOnlyKind } from './append-only';
 import { ensureCommit, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
 import { globSet, matchesGlob, scanFiles, type DirCache, type GlobSet } from './glob';
 import { compareHistory, receiptNameOf } from './history';
+import { addProvenance } from './provenance';
 import type { CheckFault, CheckOptions, CheckReport, CheckedItem, ItemKind } from './types';
 
 /**
@@ -442,6 +443,7 @@ export async function checkWorkspace(options: CheckOptions): Promise<CheckReport
     goneFromBase('receipt', new Set(found.receipt));
   }
 
+  await addProvenance(report, { root, base: report.base, runs: found.run, policy: options.provenance ?? 'off' });
   for (const i of report.items) {
     if (i.ok) report.verified++;
     else report.failed++;
