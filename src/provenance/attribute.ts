@@ -58,9 +58,9 @@ export function attribute(changes: readonly TreeChange[], records: readonly Veri
   }
   return changes.map((c) => {
     const hit = best.get(key(c.path, c.blob, c.mode));
-    const base = { path: c.path, change: c.status, ...(c.from === undefined ? {} : { from: c.from }) };
+    const how = { change: c.status, ...(c.from === undefined ? {} : { from: c.from }) };
     return hit === undefined
-      ? { ...base, status: 'unrecorded', agent: null, seq: null, step_hash: null }
-      : { ...base, status: 'recorded', agent: hit.agent, seq: hit.seq, step_hash: hit.step_hash };
+      ? { path: c.path, status: 'unrecorded', agent: null, seq: null, step_hash: null, ...how }
+      : { path: c.path, status: 'recorded', agent: hit.agent, seq: hit.seq, step_hash: hit.step_hash, ...how };
   });
 }

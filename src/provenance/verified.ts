@@ -36,7 +36,9 @@ export function verifiedChanges(runId: string, runBytes: Buffer, journal: Buffer
   }
   const steps = readJournalBytes(journal);
   if (!steps.ok) {
-    out.ignored.push(`run ${runId}: the per-step journal ${runId} does not verify: its recorded changes count for nothing`);
+    out.ignored.push(
+      `run ${runId}: the per-step journal ${runId} does not verify: its recorded changes count for nothing`,
+    );
     return out;
   }
   const hashAt = new Map(steps.entries.map((e) => [e.row.seq, e.row.step_hash]));

@@ -7,6 +7,7 @@ import {
   parseExpectedHeads,
   renderCheckMarkdown,
 } from '../../check';
+import { parseProvenancePolicy } from '../../check/provenance';
 import { resolveCommit } from '../../git';
 import { readPublicKeyFile } from '../../receipt';
 import { sanitize } from '../../util/terminal';
@@ -18,7 +19,7 @@ import { JSON_OPTION, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } fr
 export const checkCommand: Command = {
   name: ['check'],
   usage:
-    '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--allow-empty] [--markdown] [--json]',
+    '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--provenance off|warn|error] [--allow-empty] [--markdown] [--json]',
   summary:
     "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. A check that matches nothing fails unless --allow-empty. Exit 0 holds, 1 not.",
   description:
@@ -56,6 +57,12 @@ export const checkCommand: Command = {
         'A JSON object {"agent_id": "head"}: each named agent\'s journal must end at that head (`-` reads stdin).',
     },
     'warn-flagged': { kind: 'flag', description: 'Report flagged mutations as warnings instead of failing.' },
+    provenance: {
+      kind: 'value',
+      value: 'off|warn|error',
+      description:
+        'With --base: attribute every file changed since REF to the verified step that produced it; an unrecorded file is a warning (warn, the default), fails the check (error), or is not looked for (off).',
+    },
     'allow-empty': {
       kind: 'flag',
       description: 'Accept a check that matches nothing (no journal, run journal or receipt; a glob matching no file).',
@@ -65,6 +72,10 @@ export const checkCommand: Command = {
   examples: [
     { run: 'stepchain check --base origin/main', what: 'what the PR check will say, before pushing' },
     { run: 'stepchain check --public-key keys/receipts.pub --json', what: 'signed receipts, as JSON' },
+    {
+      run: 'stepchain check --base main --provenance error',
+      what: 'fail when a changed file was produced by no verified recorded step',
+    },
   ],
   exitCodes: {
     0: 'everything found holds',
@@ -76,6 +87,8 @@ export const checkCommand: Command = {
     const root = rootOf(args, io);
     const baseRef = args.values.get('base');
     const base = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
+    const provenanceFlag = args.values.get('provenance');
+    const provenance = provenanceFlag === undefined ? 'warn' : parseProvenancePolicy(provenanceFlag, '--provenance');
     const headsFile = args.values.get('expected-heads');
     const list = (name: string) => args.lists.get(name);
     // `none` switches a kind off, as the Action's input does.
@@ -99,6 +112,7 @@ export const checkCommand: Command = {
             expectedHeadsPath: path.relative(root, path.resolve(io.cwd, headsFile)).split(path.sep).join('/'),
           }),
       failOnFlaggedMutations: !args.flags.has('warn-flagged'),
+      provenance,
       ...(off('journals') ? { verifyJournals: false } : {}),
       ...(off('runs') ? { verifyRuns: false } : {}),
       ...(off('receipts') ? { verifyReceipts: false } : {}),
@@ -127,6 +141,23 @@ export const checkCommand: Command = {
         io.out(
           sanitize(
             `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
+          ),
+        );
+      }
+      const p = report.provenance;
+      if (p !== undefined) {
+        // Unrecorded first: they are what a reviewer looks at.
+        for (const f of [...p.files].sort((a, b) => (a.status === b.status ? 0 : a.status === 'unrecorded' ? -1 : 1)))
+          io.out(
+            sanitize(
+              f.status === 'recorded'
+                ? `recorded   ${f.path}: ${f.agent} step ${f.seq} (${f.step_hash})`
+                : `UNRECORDED ${f.path}${f.change === 'D' ? ' (deleted)' : ''}`,
+            ),
+          );
+        io.out(
+          sanitize(
+            `provenance (${p.policy}): ${p.recorded} recorded, ${p.unrecorded} unrecorded of ${p.files.length} changed file${p.files.length === 1 ? '' : 's'} since ${p.base.slice(0, 12)}`,
           ),
         );
       }
