@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { isJsonObject } from '../canonical';
-import { InputError, IntegrityError, isOsError, osError } from '../errors';
+import { isJsonObject } from '../../canonical';
+import { InputError, IntegrityError, isOsError, osError } from '../../errors';
 import {
   createFork,
   forkWorktreePath,
@@ -10,12 +10,12 @@ import {
   sessionFile,
   worktreesDir,
   type ForkResult,
-} from '../forks/fork';
-import { removeFork } from '../forks/remove';
-import { Cas, casDir, journalFile, readVerifiedJournal } from '../journal';
-import { ensureDir, fsyncDir, writeAll } from '../util/fs';
-import { readRegularFile } from '../util/nofollow';
-import { sha256Hex } from '../util/hash';
+} from '../../forks/fork';
+import { removeFork } from '../../forks/remove';
+import { Cas, casDir, journalFile, readVerifiedJournal } from '../../journal';
+import { ensureDir, fsyncDir, writeAll } from '../../util/fs';
+import { readRegularFile } from '../../util/nofollow';
+import { sha256Hex } from '../../util/hash';
 import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
 import { planClaudeSettings } from './settings';
@@ -128,7 +128,7 @@ export function planClaudeResume(options: {
   const notClaude = (why: string): InputError =>
     new InputError(
       `fork --resume: step ${options.fromStep} of ${options.agent} was not recorded by \`stepchain hook claude\` ` +
-        `(${why}); --resume continues Claude Code sessions only: fork it without --resume`,
+        `(${why}); this journal is not a Claude Code session: fork it without --resume`,
     );
   let blob: Buffer;
   try {
