@@ -6,6 +6,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runJournalFile } from '../src/runs';
+import { pullRequestEvent, requireBuiltAction, runAction } from './helpers/action';
 import { cli, expectNoStack } from './helpers/cli';
 import { git, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
@@ -168,5 +169,51 @@ describe('check --provenance from a fresh clone', () => {
     expect(w.doc.provenance.recorded).toBe(0);
     expect(w.doc.provenance.files.map((f) => f.status)).toEqual(['unrecorded', 'unrecorded', 'unrecorded']);
     expect(w.doc.faults.some((f) => f.kind === 'payload_hash_mismatch')).toBe(true);
+  });
+});
+
+describe('the Action, run as a runner runs it, on the pull request from a fresh clone', () => {
+  beforeAll(() => requireBuiltAction());
+
+  test('provenance: error fails with an error annotation per unrecorded file; the default (warn) passes with warnings; the summary lists unrecorded files first', async () => {
+    const { clone, hashes } = scenario((repo) => {
+      writeFiles(repo, { 'src/b.py': 'b = 2  # by hand\n', 'src/d.py': 'd = 1\n' });
+      git(repo, ['add', '-A', 'src']);
+      git(repo, ['commit', '-q', '-m', 'by hand']);
+    });
+    const event = pullRequestEvent(git(clone, ['rev-parse', 'main']), git(clone, ['rev-parse', 'HEAD']));
+    const scratch = path.join(tmp, `scratch${n++}`);
+    const e = await runAction({ workspace: clone, scratch, event, inputs: { provenance: 'error' } });
+    expect(e.code).toBe(1);
+    const unrecorded = (level: string) =>
+      e.annotations.filter((a) => a.level === level && a.title === 'stepchain: unrecorded_change').map((a) => a.file);
+    expect(unrecorded('error')).toEqual(['src/b.py', 'src/d.py']);
+    const doc = JSON.parse(readFileSync(e.outputs['report']!, 'utf8')) as Doc;
+    expect(byPath(doc)['src/a.py']).toEqual(
+      expect.objectContaining({ status: 'recorded', agent: 'agent-1', seq: 0, step_hash: hashes[0] }),
+    );
+    expect([doc.provenance.policy, doc.provenance.recorded, doc.provenance.unrecorded]).toEqual(['error', 2, 2]);
+    const table = e.summary.slice(e.summary.indexOf('### Provenance'));
+    expect(table).toContain('2 of 4 changed files produced by a verified recorded step, 2 unrecorded');
+    const rows = table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| |'));
+    expect(rows.map((r) => /<code>([^<]+)<\/code>/.exec(r)?.[1])).toEqual([
+      'src/b.py',
+      'src/d.py',
+      'src/a.py',
+      'src/c.py',
+    ]);
+    expect(rows[2]).toContain(`| agent-1 | 0 | <code>${hashes[0]!.slice(0, 12)}</code> |`);
+
+    const w = await runAction({ workspace: clone, scratch, event });
+    expect(w.code).toBe(0);
+    expect(
+      w.annotations.filter((a) => a.title === 'stepchain: unrecorded_change').map((a) => [a.level, a.file]),
+    ).toEqual([
+      ['warning', 'src/b.py'],
+      ['warning', 'src/d.py'],
+    ]);
+    expect((JSON.parse(readFileSync(w.outputs['report']!, 'utf8')) as Doc).provenance.files).toEqual(
+      doc.provenance.files,
+    );
   });
 });

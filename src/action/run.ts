@@ -203,6 +203,7 @@ async function verifyMode(inputs: ActionInputs, workspace: string, event: EventB
     publicKeys: anchors.publicKeys,
     keySources: anchors.keySources,
     failOnFlaggedMutations: inputs.failOnFlaggedMutations,
+    provenance: inputs.provenance,
     shard: inputs.shard,
   });
   // A receipt's Sigstore bundle is checked under the keyless anchors, or fails it (never green unchecked).
