@@ -76,12 +76,12 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   if (result.snapshot !== undefined && options.provenance !== false) {
     try {
       const opts = { root: options.root, env: options.env ?? process.env };
-      result.changes = recordStepChanges(
+      const changes = recordStepChanges(
         result.snapshot,
         options.auditKeyPath === undefined ? opts : { ...opts, auditKeyPath: options.auditKeyPath },
       );
-      if (result.changes.warning !== undefined)
-        warnings.push(`step ${row.seq} recorded, but ${result.changes.warning}`);
+      if (changes !== undefined) result.changes = changes;
+      if (changes?.warning !== undefined) warnings.push(`step ${row.seq} recorded, but ${changes.warning}`);
     } catch (e) {
       // Said, not hidden: the PR check will show this step's files as unrecorded.
       warnings.push(

@@ -113,14 +113,9 @@ test('the prompt of a step is the one its prompt_id names; another prompt id rec
   expect(rows.map((r) => r.prompt)).toEqual(['Fix the bug', null]);
   expect(rows[0]!.tool_call).toEqual({ id: 'toolu_1', input: { command: 'echo toolu_1' }, name: 'Bash' });
   expect(rows[0]!.tool_result).toEqual({ stdout: 'toolu_1', stderr: '' });
-  // The run journal has the prompt as an event, after the capability, then what each step changed (docs/provenance.md).
+  // The run journal has the prompt as an event, after the capability.
   const run = readRunJournalFile(runJournalFile(root, AGENT));
-  expect(run.entries.map((e) => e.row.event)).toEqual([
-    'provider_state_capability',
-    'prompt',
-    'step_changes',
-    'step_changes',
-  ]);
+  expect(run.entries.map((e) => e.row.event)).toEqual(['provider_state_capability', 'prompt']);
 });
 
 test('a tampered journal is never extended: the hook exits 1 naming the line, and keeps the payload in the CAS', () => {

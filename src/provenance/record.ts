@@ -63,8 +63,13 @@ export function stepChanges(snap: SnapshotInfo, root: string, env: NodeJS.Proces
   };
 }
 
-export function recordStepChanges(snap: SnapshotInfo, options: ChangesOptions): RecordedStepChanges {
+/**
+ * Records the step's changes; a step that changed nothing (most tool calls read) writes nothing: no entry
+ * claims nothing, and the run journal and audit chain are not touched.
+ */
+export function recordStepChanges(snap: SnapshotInfo, options: ChangesOptions): RecordedStepChanges | undefined {
   const changes = stepChanges(snap, options.root, options.env);
+  if (changes.changes.length === 0 && changes.omitted === 0) return undefined;
   const journal = new RunJournal(runJournalFile(options.root, snap.agent_id), { env: options.env });
   const [row] = journal.record([{ event: STEP_CHANGES_EVENT, payload: stepChangesPayload(changes) }]);
   const out: RecordedStepChanges = { changes, row: row!, file: journal.file };
