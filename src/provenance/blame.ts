@@ -81,11 +81,11 @@ export async function blameFile(
 
   const warnings: string[] = [];
   const steps: { origin: BlameOrigin; ts: number; after: string; before: string }[] = [];
-  let agents: string[] = [];
+  let agents: string[];
   try {
     agents = readdirSync(journalsDir(root)).filter(isSafeId).sort();
   } catch {
-    agents = [];
+    agents = []; // no journals yet
   }
   for (const agent of agents) {
     const snaps = listSnapshots(root, agent, env);
