@@ -33,14 +33,13 @@ function blame(root: string, file: string): BlameDoc {
 }
 
 describe('stepchain blame', () => {
-  test('each line: the step that last wrote it, across agents; lines from the base or written between steps are unrecorded', () => {
+  test('each line: the step that last wrote it, across agents in one timeline; lines from the base or added after the last step are unrecorded', () => {
     const root = initRepo(path.join(tmp, `r${n++}`), { 'src/m.py': 'base 1\nbase 2\nbase 3\n' });
     const h0 = step(root, 'alpha', { 'src/m.py': 'base 1\nalpha 0\nbase 2\nbase 3\n' });
-    // A person edits between two steps: that line is nobody's step.
-    writeFiles(root, { 'src/m.py': 'base 1\nalpha 0\nbase 2\nhand\nbase 3\n' });
-    const h1 = step(root, 'beta', { 'src/m.py': 'base 1\nalpha 0\nbase 2\nhand\nbeta 0\nbase 3\n' });
-    const h2 = step(root, 'alpha', { 'src/m.py': 'base 1\nalpha 1\nbase 2\nhand\nbeta 0\nbase 3\n' });
-    writeFiles(root, { 'src/m.py': 'base 1\nalpha 1\nbase 2\nhand\nbeta 0\nbase 3\nafter\n' });
+    const h1 = step(root, 'beta', { 'src/m.py': 'base 1\nalpha 0\nbase 2\nbeta 0\nbase 3\n' });
+    const h2 = step(root, 'alpha', { 'src/m.py': 'base 1\nalpha 1\nbase 2\nbeta 0\nbase 3\n' });
+    // A person adds a line after the last step: nobody's step.
+    writeFiles(root, { 'src/m.py': 'base 1\nalpha 1\nbase 2\nbeta 0\nbase 3\nafter\n' });
 
     const d = blame(root, 'src/m.py');
     expect(d.ok).toBe(true);
@@ -49,12 +48,11 @@ describe('stepchain blame', () => {
       ['base 1', null, null, null],
       ['alpha 1', 'alpha', 1, h2],
       ['base 2', null, null, null],
-      ['hand', null, null, null],
       ['beta 0', 'beta', 0, h1],
       ['base 3', null, null, null],
       ['after', null, null, null],
     ]);
-    expect([d.recorded, d.unrecorded]).toEqual([2, 5]);
+    expect([d.recorded, d.unrecorded]).toEqual([2, 4]);
     expect(h0).not.toBe(h2);
 
     // Lines too, from a subdirectory, the path relative to it.

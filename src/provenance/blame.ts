@@ -15,11 +15,12 @@ import { matchLines, splitLines } from './line-match';
  * in the work tree with the recorded step that last wrote it, like `git blame`
  * over the recorded steps. The versions come from the per-step snapshot
  * commits of every verified journal of the project (a step counts only when
- * its snapshot names the step_hash the verified journal holds at its seq): a
- * step wrote the lines its snapshot added to the file relative to the snapshot
- * before it (the first step: the commit it was built on). Lines that appear
- * between steps (a person's edits, an unrecorded run) and lines no step wrote
- * are `unrecorded`.
+ * its snapshot names the step_hash the verified journal holds at its seq), in
+ * one timeline by the rows' ts: a step wrote the lines its snapshot added to the
+ * file relative to the snapshot before it, of any agent (the first: the commit
+ * it was built on). Lines from before the first step and lines added after the
+ * last are `unrecorded`; an edit between two steps counts as the later step's
+ * (the limit the recording has, docs/provenance.md).
  */
 export interface BlameOrigin {
   agent: string;
@@ -43,13 +44,6 @@ export interface BlameResult {
   unrecorded: number;
   /** Journals that do not verify (their steps count for nothing), one line each. */
   warnings: string[];
-}
-
-interface Version {
-  origin: BlameOrigin;
-  ts: number;
-  before: string;
-  after: string;
 }
 
 type State = { text: string; origin: BlameOrigin | null }[];
@@ -80,7 +74,7 @@ export async function blameFile(
   if (bytes === undefined) throw new InputError(`${file}: no such regular file (a link is never followed)`);
 
   const warnings: string[] = [];
-  const steps: { origin: BlameOrigin; ts: number; after: string; before: string }[] = [];
+  const steps: { origin: BlameOrigin; ts: number; commit: string }[] = [];
   let agents: string[];
   try {
     agents = readdirSync(journalsDir(root)).filter(isSafeId).sort();
@@ -103,29 +97,15 @@ export async function blameFile(
     for (const { row } of j.entries) {
       const s = snaps.get(row.seq);
       if (s === undefined || s.step_hash !== row.step_hash) continue;
-      const prev = snaps.get(row.seq - 1);
-      const prevOk = prev !== undefined && prev.step_hash === j.entries[row.seq - 1]?.row.step_hash;
       steps.push({
         origin: { agent, seq: row.seq, step_hash: row.step_hash },
         ts: Number.isFinite(row.ts) ? row.ts : 0,
-        after: `${s.commit}:${rel}`,
-        before: prevOk ? `${prev.commit}:${rel}` : `${s.commit}^:${rel}`,
+        commit: s.commit,
       });
     }
   }
-  const blobs = await readBlobs(
-    repo.top,
-    steps.flatMap((s) => [s.before, s.after]),
-  );
-  const text = (name: string): string => blobs.get(name)?.toString('utf8') ?? '';
-  const versions: Version[] = [];
-  for (const s of steps) {
-    const before = blobs.get(s.before);
-    const after = blobs.get(s.after);
-    if (before === after || (before !== undefined && after !== undefined && before.equals(after))) continue;
-    versions.push({ origin: s.origin, ts: s.ts, before: text(s.before), after: text(s.after) });
-  }
-  versions.sort((a, b) =>
+  // One timeline of the work tree: every agent's snapshots by time (then agent, then seq).
+  steps.sort((a, b) =>
     a.ts !== b.ts
       ? a.ts - b.ts
       : a.origin.agent !== b.origin.agent
@@ -134,10 +114,18 @@ export async function blameFile(
           : 1
         : a.origin.seq - b.origin.seq,
   );
+  const start = steps[0] === undefined ? [] : [`${steps[0].commit}^:${rel}`];
+  const blobs = await readBlobs(repo.top, [...start, ...steps.map((s) => `${s.commit}:${rel}`)]);
+  const text = (b: Buffer | undefined): string => b?.toString('utf8') ?? '';
+  // Each step wrote what its snapshot holds that the snapshot before it (of any agent) did not.
   let state: State = [];
-  for (const v of versions) {
-    state = carry(state, v.before, null); // what changed between steps is nobody's recorded step
-    state = carry(state, v.after, v.origin);
+  let prev = start[0] === undefined ? undefined : blobs.get(start[0]);
+  state = carry(state, text(prev), null);
+  for (const s of steps) {
+    const now = blobs.get(`${s.commit}:${rel}`);
+    if (now === prev || (now !== undefined && prev !== undefined && now.equals(prev))) continue;
+    state = carry(state, text(now), s.origin);
+    prev = now;
   }
   state = carry(state, bytes.toString('utf8'), null);
   const lines = state.map((s, i) => ({ line: i + 1, text: s.text, origin: s.origin }));
