@@ -1,6 +1,5 @@
 import type { AttributedFile } from '../provenance/attribute';
-import type { ProvenanceReport } from './types';
-import type { CheckReport } from './workspace';
+import type { CheckReport, ProvenanceReport } from './types';
 
 /**
  * The check's report as GitHub-flavoured Markdown: the job summary and the PR

@@ -1,17 +1,17 @@
 import path from 'node:path';
 import { InputError } from '../errors';
-import { forkPoint } from '../git/commits';
 import { diffCommits } from '../git/diff';
 import { attribute } from '../provenance/attribute';
 import { verifiedChanges } from '../provenance/verified';
 import { readUnder, type CheckedDirs } from '../util/nofollow';
-import type { CheckFault, CheckReport, ProvenancePolicy, ProvenanceReport } from './types';
+import type { Scan } from './scan';
+import type { CheckFault, CheckOptions, CheckReport, ProvenancePolicy, ProvenanceReport } from './types';
 
 export type { ProvenancePolicy, ProvenanceReport } from './types';
 
 /**
- * The check's provenance pass (docs/provenance.md): for every file the pull
- * request changes (its fork point to the checkout's HEAD, renames followed,
+ * Provenance in the check (docs/provenance.md): for every file the pull
+ * request changes (the check's base to the checkout's HEAD, renames followed,
  * `.sdd/` left out), the verified step whose recorded change produced exactly
  * that content, or `unrecorded`. It reads only what is committed: the run
  * journals the check found and the per-step journals beside them (no snapshot
@@ -41,8 +41,7 @@ export interface ProvenanceOptions {
 
 export async function checkProvenance(options: ProvenanceOptions): Promise<ProvenanceReport> {
   const root = path.resolve(options.root);
-  const from = (await forkPoint(root, options.base)) ?? options.base;
-  const changes = await diffCommits(root, from, 'HEAD');
+  const changes = await diffCommits(root, options.base, 'HEAD');
   const checked: CheckedDirs = new Set();
   const read = (rel: string): Buffer | undefined => {
     const r = readUnder(root, rel, undefined, checked);
@@ -62,7 +61,7 @@ export async function checkProvenance(options: ProvenanceOptions): Promise<Prove
   }
   const files = attribute(changes, records);
   const recorded = files.filter((f) => f.status === 'recorded').length;
-  return { policy: options.policy, base: from, files, recorded, unrecorded: files.length - recorded, ignored };
+  return { policy: options.policy, base: options.base, files, recorded, unrecorded: files.length - recorded, ignored };
 }
 
 /** Each unrecorded file a fault (an error under `error`, a warning under `warn`); each ignored record a warning. */
@@ -88,18 +87,33 @@ export function provenanceFaults(p: ProvenanceReport): CheckFault[] {
 }
 
 /**
- * The one call the check makes: with a base and a policy other than `off`, the
- * pass's result on the report and its faults among the report's. Sharded, only
- * the first shard runs it (it reads the whole pull request).
+ * The check's provenance pass (one of workspace.ts's passes): with a base and a policy other than `off`, the
+ * pass's result on the report and its faults among the report's. The base is the one the check compares history
+ * with (check/base.ts: where a pull request branched). Sharded, only the first shard runs it (it reads the whole
+ * pull request).
  */
-export async function addProvenance(
-  report: CheckReport,
-  options: Omit<ProvenanceOptions, 'policy' | 'base'> & { policy?: ProvenancePolicy; base?: string | null },
-): Promise<void> {
-  const policy = options.policy ?? 'off';
-  if (policy === 'off' || options.base === undefined || options.base === null || report.commit === null) return;
+export async function provenancePass(ctx: { options: CheckOptions; report: CheckReport; scan: Scan }): Promise<void> {
+  const { options, report, scan } = ctx;
+  const policy = options.provenance ?? 'off';
+  if (policy === 'off' || report.base === null || report.commit === null) return;
   if (report.shard !== null && report.shard.index !== 0) return;
-  const p = await checkProvenance({ root: options.root, base: options.base, policy, runs: options.runs });
+  const p = await checkProvenance({ root: report.root, base: report.base, policy, runs: scan.found.run });
   report.provenance = p;
   report.faults.push(...provenanceFaults(p));
+}
+
+/** The CLI's lines: one per changed file, unrecorded first (what a reviewer looks at), then the count. */
+export function provenanceLines(p: ProvenanceReport | undefined): string[] {
+  if (p === undefined) return [];
+  const files = [...p.files].sort((a, b) => (a.status === b.status ? 0 : a.status === 'unrecorded' ? -1 : 1));
+  const out = files.map((f) =>
+    f.status === 'recorded'
+      ? `recorded   ${f.path}: ${f.agent} step ${f.seq} (${f.step_hash})`
+      : `UNRECORDED ${f.path}${f.change === 'D' ? ' (deleted)' : ''}`,
+  );
+  const n = p.files.length;
+  out.push(
+    `provenance (${p.policy}): ${p.recorded} recorded, ${p.unrecorded} unrecorded of ${n} changed file${n === 1 ? '' : 's'} since ${p.base.slice(0, 12)}`,
+  );
+  return out;
 }
