@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { diffCommits } from '../src/git/diff';
 import { journalDir } from '../src/journal';
+import { attribute } from '../src/provenance/attribute';
 import { readStepChanges, STEP_CHANGES_EVENT } from '../src/provenance/changes';
 import { recordStep } from '../src/record';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
@@ -149,5 +151,25 @@ describe('a step’s changed files in show, replay and the HTML report', () => {
     const file = runJournalFile(root, 'ag');
     writeFileSync(file, readFileSync(file, 'utf8').replace('gone.txt', 'other.txt'));
     expect(cli(['show', 'ag', '0'], { cwd: root }).stdout).not.toContain('files changed');
+  });
+});
+
+describe('a path that is not UTF-8', () => {
+  test('is never recorded, and a pull request adding one shows it unrecorded (never left out)', async () => {
+    const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': '0\n' });
+    const base = git(root, ['rev-parse', 'HEAD']);
+    writeFileSync(Buffer.from(`${root}/bad\xff.txt`, 'latin1'), 'x\n');
+    writeFiles(root, { 'a.txt': '1\n' });
+    const r = step(root, 'ag');
+    expect(r.changes?.changes.changes.map((c) => c.path)).toEqual(['a.txt']);
+    git(root, ['add', '-A']);
+    git(root, ['commit', '-q', '-m', 'both']);
+    const pr = await diffCommits(root, base, 'HEAD');
+    expect(pr.map((c) => c.path)).toEqual(['a.txt', 'bad\uFFFD.txt']);
+    const files = attribute(pr, [{ ...r.changes!.changes, ts: 1 }]);
+    expect(files.map((f) => [f.path, f.status])).toEqual([
+      ['a.txt', 'recorded'],
+      ['bad\uFFFD.txt', 'unrecorded'],
+    ]);
   });
 });

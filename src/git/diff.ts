@@ -28,10 +28,15 @@ export function isStepchainPath(p: string): boolean {
 
 const ZERO = /^0+$/;
 
+/** A path read back with U+FFFD: not valid UTF-8 (or naming that character), so it cannot be named exactly. */
+export function isUnnameable(p: string): boolean {
+  return p.includes('\uFFFD');
+}
+
 /**
  * Parses `git diff-tree -r -z` raw output: `:<mode a> <mode b> <oid a> <oid b> <status>\0<path>\0`
- * (`\0<path a>\0<path b>\0` for a rename or copy). A path that is not valid UTF-8 (read back as U+FFFD)
- * is left out: it could not be named exactly, and a change nobody can name is never attributed.
+ * (`\0<path a>\0<path b>\0` for a rename or copy). Paths are read as UTF-8: one that is not comes back
+ * holding U+FFFD (`isUnnameable`), which the recording leaves out and the check therefore never attributes.
  */
 export function parseRawDiff(out: string): TreeChange[] {
   const parts = out.split('\0');
@@ -45,7 +50,7 @@ export function parseRawDiff(out: string): TreeChange[] {
     const two = status === 'R' || status === 'C';
     const from = two ? parts[i++] : undefined;
     const p = parts[i++];
-    if (p === undefined || p.includes('\uFFFD') || (from !== undefined && from.includes('\uFFFD'))) continue;
+    if (p === undefined) continue;
     if (!'AMTDRC'.includes(status)) continue; // U (unmerged), X (unknown): never in a diff of two trees
     const deleted = status === 'D' || ZERO.test(oidB);
     changes.push({

@@ -1,5 +1,5 @@
 import { isJsonInteger, isJsonObject, type JsonValue } from '../canonical';
-import { isStepchainPath, type TreeChange } from '../git/diff';
+import { isStepchainPath, isUnnameable, type TreeChange } from '../git/diff';
 import type { Payload, RunRow } from '../runs/row';
 import { isSafeId } from '../util/ids';
 
@@ -43,8 +43,9 @@ export interface StepChanges {
   omitted: number;
 }
 
+/** The recorded form of a diff; a path that cannot be named exactly (not UTF-8) is left out, never guessed. */
 export function changesOf(diff: readonly TreeChange[]): RecordedChange[] {
-  return diff.map((c) => ({ path: c.path, blob: c.blob, mode: c.mode }));
+  return diff.filter((c) => !isUnnameable(c.path)).map((c) => ({ path: c.path, blob: c.blob, mode: c.mode }));
 }
 
 /** The run-journal payload of a step's changes (keys in this order on the line). */
@@ -124,6 +125,7 @@ export function readStepChanges(row: RunRow): { ok: true; value: StepChanges } |
     if (typeof path !== 'string' || path === '' || path.includes('\0') || path.startsWith('/'))
       return bad(`changes[${i}].path is not a repository path`);
     if (isStepchainPath(path)) return bad(`changes[${i}].path ${JSON.stringify(path)} is under .sdd/`);
+    if (isUnnameable(path)) return bad(`changes[${i}].path holds U+FFFD (no recorder writes one)`);
     if (seen.has(path)) return bad(`changes[${i}].path ${JSON.stringify(path)} is listed twice`);
     seen.add(path);
     const deleted = blob === null && mode === null;
