@@ -53,12 +53,37 @@ export function errorDocument(e: unknown): {
   return { ok: false, error: { type: 'internal_error', message, exit_code: 1 } };
 }
 
-/** Bad arguments, a missing or unreadable file, a bad id or key: exit 2. */
+/**
+ * Bad arguments, a missing or unreadable file, a bad id or key: exit 2.
+ * `field` names the option that is wrong in the library's terms (`fromStep`,
+ * `label`, `redact`): the message then says what is wrong with it, and each
+ * door words the option as its users give it (`--from-step`, `input redact`;
+ * see `fieldWords`). The library never names a door's flags.
+ */
 export class InputError extends StepchainError {
   override name = 'InputError';
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message, 2);
   }
+}
+
+/** A field as the doors spell options by default: `fromStep` -> `from-step`. */
+export function kebabField(field: string): string {
+  return field.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+/**
+ * The error with its field worded by a door (`--from-step: ...`, `input redact: ...`);
+ * any other error as it is.
+ */
+export function fieldWords(e: unknown, word: (field: string) => string): unknown {
+  if (!(e instanceof InputError) || e.field === undefined) return e;
+  const worded = new InputError(`${word(e.field)}: ${e.message}`);
+  if (e.details !== undefined) worded.details = e.details;
+  return worded;
 }
 
 /** Something checked does not hold (or an operation was refused for integrity reasons): exit 1. */

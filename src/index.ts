@@ -87,6 +87,7 @@ export {
   readPublicKeyFile,
   ReceiptFormatError,
   signatureVerdict,
+  verdictText,
   verifyReceipt,
   verifyReceiptFile,
   writeKeyPair,
@@ -102,6 +103,7 @@ export type {
   PublishOptions,
   PublishResult,
   ReceiptFault,
+  ReceiptFaultKind,
   ReceiptInspection,
   ReceiptVerifyResult,
   RedactField,
@@ -181,8 +183,8 @@ export { loadReportSource, renderReport, reportForkTree, writeReport } from './r
 export type { RenderedReport, ReportOptions, ReportResult } from './report';
 
 // The workspace check (what the PR check and `stepchain check` run).
-export { checkAppendOnly, checkWorkspace, renderCheckMarkdown } from './check';
-export type { CheckedItem, CheckFault, CheckOptions, CheckReport } from './check';
+export { checkAppendOnly, checkWorkspace, pullRequestBase, renderCheckMarkdown } from './check';
+export type { CheckedItem, CheckFault, CheckFaultKind, CheckOptions, CheckReport, PullRequestBase } from './check';
 
 // Recording Claude Code sessions through its hooks (docs/claude.md).
 export {

@@ -182,3 +182,39 @@ describe('gather and export modes', () => {
     expect(rec.debug).toEqual([]);
   });
 });
+
+describe('the library speaks in fields and kinds; each door words them', () => {
+  test("a bad redact list: the Action names its input, the CLI its flag (the library's message names neither)", async () => {
+    const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
+    const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', redact: 'prompt,input_hash' });
+    await run();
+    expect(rec.failed).toHaveLength(1);
+    expect(rec.failed[0]).toMatch(/^stepchain: input redact: "input_hash" is not a redactable field/);
+    const cli = await runCaptured(runCli, ['publish', 'alice', '-o', 'pub.tar', '--opt-in', '--redact', 'input_hash'], {
+      cwd: dir,
+      env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
+    });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toMatch(/^stepchain: --redact: "input_hash" is not a redactable field/);
+  });
+
+  test('gather refuses a shard report whose fault kind is none stepchain reports', async () => {
+    const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
+    rewriteStep(dir, 'x result 1', 'x result one');
+    const head = commitAll(dir, 'PR: rewrite alice');
+    const event = eventFixture('pull_request', { base, head });
+    const shard = newStep(dir, scratch, {}, event);
+    await run();
+    const doc = reportOf(shard.outputs) as { faults: { kind: string }[] };
+    expect(doc.faults.length).toBeGreaterThan(0);
+    doc.faults[0]!.kind = 'all_fine_really';
+    const to = path.join(dir, 'stepchain-reports', 'shard-0', 'report.json');
+    mkdirSync(path.dirname(to), { recursive: true });
+    writeFileSync(to, JSON.stringify(doc));
+    const gathered = newStep(dir, scratch, { mode: 'gather' }, event);
+    await run();
+    expect(gathered.failed).toEqual([
+      'stepchain: input reports: stepchain-reports/shard-0/report.json: not a stepchain check report: faults[0].kind "all_fine_really" is not a fault kind stepchain reports',
+    ]);
+  });
+});

@@ -144,11 +144,7 @@ export async function checkReceiptBundles(
     if (bundle === undefined) continue;
     const faults: KeylessFault[] = [];
     if (anchors === undefined) {
-      faults.push(notCheckedFault(path.relative(workspace, bundle)));
-      faults[0]!.message = faults[0]!.message.replace(
-        'no --certificate-identity and --certificate-oidc-issuer were given',
-        'no keyless-identities were given',
-      );
+      faults.push(notCheckedFault(path.relative(workspace, bundle), 'keyless-identities'));
     } else {
       const { checkKeylessWithRoots } = await import(/* webpackMode: "eager" */ '../receipt/keyless/verify');
       try {

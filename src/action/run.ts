@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import path from 'node:path';
-import { asStepchainError, StepchainError } from '../errors';
+import { asStepchainError, fieldWords, kebabField, StepchainError } from '../errors';
 import { eventBase } from './event';
 import { exportMode } from './export';
 import { gatherMode } from './gather';
@@ -30,7 +30,8 @@ export async function run(): Promise<void> {
     else await verifyMode(inputs, workspace, event);
   } catch (thrown) {
     // An OS error (ENOSPC, EACCES, ...) gets the CLI's one line naming the path and the cause.
-    const e = asStepchainError(thrown) ?? thrown;
+    // The library names a wrong option by its field; the Action says its input.
+    const e = fieldWords(asStepchainError(thrown) ?? thrown, (f) => `input ${kebabField(f)}`);
     if (e instanceof StepchainError) core.setFailed(oneLineMessage(`stepchain: ${e.message}`));
     else {
       // Unexpected: one line for the check, the trace only in the debug log (ACTIONS_STEP_DEBUG).

@@ -86,6 +86,7 @@ function checkOptions(
       : { expectedHeads: anchors.expectedHeads.heads, expectedHeadsPath: anchors.expectedHeads.path }),
     publicKeys: anchors.publicKeys,
     keySources: anchors.keySources,
+    keyHint: 'public-keys',
     failOnFlaggedMutations: inputs.failOnFlaggedMutations,
     provenance: inputs.provenance,
     shard: inputs.shard,

@@ -72,7 +72,7 @@ export interface CheckOptions {
   publicKeys?: PublicKey[];
   /** Where each trusted key came from (reported as given). */
   keySources?: TrustedKeySource[];
-  /** How the caller's user gives a trusted key, for "signature NOT checked" (default the Action's `public-keys`). */
+  /** How the caller's user gives a trusted key (the door's words: `--public-key FILE`), for "signature NOT checked". */
   keyHint?: string;
   /** A flagged provider-state mutation is an error (default) or a warning. */
   failOnFlaggedMutations?: boolean;

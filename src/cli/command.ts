@@ -32,6 +32,11 @@ export interface Command {
    */
   maxExitCode?: number;
   /**
+   * The flag (without `--`) of each library field whose name it does not spell (`report`: `fromStep` is `--from`),
+   * for an InputError that names its field; any other field is its kebab-case (`fromStep` -> `--from-step`).
+   */
+  fields?: Record<string, string>;
+  /**
    * Returns the exit code (0 holds, 1 does not); throws StepchainError for the rest. `cli` runs another command line
    * in this process (the demo does), so no command imports the dispatcher back.
    */

@@ -24,6 +24,9 @@ export const JSON_OPTION: Record<string, OptionSpec> = {
       'Print one JSON document on stdout (snake_case keys, full hashes); an error is {"ok": false, "error": {...}}.',
   },
 };
+/** How a CLI user gives a trusted key, where a signature was NOT checked for want of one. */
+export const KEY_HINT = '--public-key FILE';
+
 /** `--public-key FILE` (repeatable) for commands that show or check receipts. */
 export const PUBLIC_KEY_OPTION: OptionSpec = {
   kind: 'list',

@@ -4,7 +4,7 @@ import { commands } from './commands';
 import { commandHelp, groupHelp, groupNames, mainHelp } from './help';
 import { processIO, terminalSafe, type CommandIO } from './io';
 import { didYouMean } from './suggest';
-import { asStepchainError, errorDocument, InputError, StepchainError } from '../errors';
+import { asStepchainError, errorDocument, fieldWords, InputError, kebabField, StepchainError } from '../errors';
 import { VERSION } from '../version';
 
 /** Help is wrapped at the terminal's width; 80 columns when it is not a terminal (`COLUMNS` overrides). */
@@ -133,7 +133,12 @@ export async function runCli(argv: string[], rawIO: CommandIO = processIO()): Pr
     code = await command.run(args, { ...io, json: (doc) => (held = { doc }) }, runCli);
     if (held !== undefined) io.json(withOk(held.doc, code));
   } catch (e) {
-    code = report(e, io, json || rawJson);
+    // The library names a wrong option by its field; the CLI says the flag.
+    code = report(
+      fieldWords(e, (f) => `--${command.fields?.[f] ?? kebabField(f)}`),
+      io,
+      json || rawJson,
+    );
   }
   return command.maxExitCode === undefined ? code : Math.min(code, command.maxExitCode);
 }

@@ -213,11 +213,11 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     options.forkId === undefined ? newForkId(options.label, options.now) : assertSafeId(options.forkId, 'fork id');
   const fromStep = options.fromStep;
   if (fromStep !== undefined && (!Number.isSafeInteger(fromStep) || fromStep < 0)) {
-    throw new InputError(`--from-step: expected a non-negative integer, got ${fromStep}`);
+    throw new InputError(`expected a non-negative integer, got ${fromStep}`, 'fromStep');
   }
   const label = options.label ?? null;
   if (label !== null && /[\x00-\x1f\x7f]/.test(label))
-    throw new InputError('--label: control characters are not allowed');
+    throw new InputError('control characters are not allowed', 'label');
 
   // 1. Everything is checked before anything is created.
   if (!existsSync(root)) throw new InputError(`${root}: no such directory`);
@@ -233,7 +233,8 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   }
   if (fromStep !== undefined && !hasJournal)
     throw new InputError(
-      `--from-step: session ${JSON.stringify(sessionId)} has no journal (looked for ${parentJournal})`,
+      `session ${JSON.stringify(sessionId)} has no journal (looked for ${parentJournal})`,
+      'fromStep',
     );
   // The parent chain must verify (fail-closed), with or without --from-step.
   const parent: ReadJournal | undefined = hasJournal ? readVerifiedJournal(parentJournal) : undefined;

@@ -76,5 +76,5 @@ export { readReceiptBytes, readReceiptFile } from './read-file';
 export { verifyReceiptFile } from './stream-verify';
 export type { StreamedReceipt } from './stream-verify';
 export { looksLikeReceipt } from './sniff';
-export { signatureVerdict } from './trust';
+export { signatureVerdict, verdictText } from './trust';
 export type { SignatureStatus, SignatureVerdict } from './trust';

@@ -113,9 +113,7 @@ export function publicKeyProblem(raw: Uint8Array): string | undefined {
 function singlePem(text: string, source: string): string {
   const blocks = text.match(/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g) ?? [];
   if (blocks.length > 1)
-    throw new InputError(
-      `${source}: holds ${blocks.length} keys; a key file holds one (give --public-key once per key)`,
-    );
+    throw new InputError(`${source}: holds ${blocks.length} keys; a key file holds one (give each key its own file)`);
   if (blocks.length === 1 && text.replace(blocks[0]!, '').trim() !== '')
     throw new InputError(`${source}: text outside the PEM block; a key file holds one PEM key and nothing else`);
   return blocks[0] ?? text;

@@ -19,14 +19,15 @@ import { DEFAULT_REDACT, REDACTABLE_FIELDS, REDACTED, type RedactField } from '.
 
 export { DEFAULT_REDACT, REDACTABLE_FIELDS, REDACTED, type RedactField };
 
-/** Parses `--redact prompt,tool_result`: known fields only, at least one. */
+/** Parses a list of fields to redact (`prompt,tool_result`): known fields only, at least one. */
 export function parseRedactFields(text: string): RedactField[] {
   const parts = text.split(',').map((s) => s.trim());
   const out: RedactField[] = [];
   for (const p of parts) {
     if (!(REDACTABLE_FIELDS as readonly string[]).includes(p)) {
       throw new InputError(
-        `--redact: ${JSON.stringify(p)} is not a redactable field (allowed: ${REDACTABLE_FIELDS.join(', ')})`,
+        `${JSON.stringify(p)} is not a redactable field (allowed: ${REDACTABLE_FIELDS.join(', ')})`,
+        'redact',
       );
     }
     if (!out.includes(p as RedactField)) out.push(p as RedactField);

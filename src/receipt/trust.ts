@@ -23,6 +23,16 @@ export interface SignatureVerdict {
   warn: boolean;
 }
 
+const NOT_CHECKED = 'signature NOT checked (signed, but no trusted public key was given)';
+
+/**
+ * The verdict's words with the door's own way to give a trusted key (`--public-key FILE`, `public-keys`) where
+ * one is missing: the library does not know a door's flags.
+ */
+export function verdictText(v: SignatureVerdict, keyHint?: string): string {
+  return v.status === 'not_checked' && keyHint !== undefined ? `${NOT_CHECKED.slice(0, -1)}: ${keyHint})` : v.text;
+}
+
 /** The verdict on a receipt's signature, from what `verifyReceipt` found and how many trusted keys were given. */
 export function signatureVerdict(
   checked: { signed: boolean; signature_ok: boolean | null; key_id: string | null },
@@ -44,7 +54,7 @@ export function signatureVerdict(
       status: 'not_checked',
       holds: false,
       key_id: null,
-      text: 'signature NOT checked (signed, but no trusted public key was given: --public-key FILE)',
+      text: NOT_CHECKED,
       warn: true,
     };
   }

@@ -219,7 +219,7 @@ export function verdictOf(
     if (keys.length === 0) {
       errors.push({
         kind: 'no_trusted_key',
-        message: 'the receipt is signed but no public key was given to check it (--public-key)',
+        message: 'the receipt is signed but no public key was given to check it',
         member: SIGNATURE_MEMBER,
       });
     } else if (sig !== undefined && members.manifest !== undefined) {

@@ -120,7 +120,7 @@ function collectBlobs(
  */
 export function renderReport(source: ReportSource, options: ReportOptions = {}): RenderedReport {
   if (options.fromStep !== undefined && options.maxSteps === undefined)
-    throw new InputError('--from needs --max-steps (the size of the window)');
+    throw new InputError('missing: a window that starts at a given step needs its size', 'maxSteps');
   // A journal file loaded by loadReportSource was verified whole, streaming, and windowed already;
   // bytes in hand (a receipt, a source built by the caller) are verified and windowed here.
   const chain =

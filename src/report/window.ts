@@ -25,7 +25,7 @@ export const AUTO_WINDOW_STEPS = 10_000;
 
 function checkWindowArgs(maxSteps: number): void {
   if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
-    throw new InputError(`--max-steps ${maxSteps}: not a positive integer`);
+    throw new InputError(`not a positive integer: ${maxSteps}`, 'maxSteps');
 }
 
 /** The row index a window starts at: the row whose seq is `fromStep`, else the last `maxSteps`. */
@@ -40,7 +40,7 @@ function firstRow(
   if (Number.isSafeInteger(fromStep) && fromStep >= 0 && fromStep < total && seqAt(fromStep) === fromStep)
     return fromStep;
   for (let i = 0; i < total; i++) if (seqAt(i) === fromStep) return i;
-  throw new InputError(`--from ${fromStep}: no step with that seq (the journal has ${total} well-formed steps)`);
+  throw new InputError(`no step has seq ${fromStep} (the journal has ${total} well-formed steps)`, 'fromStep');
 }
 
 /** A window of journal bytes in memory (receipts, and journals that do not verify). Null: the whole journal. */

@@ -1,4 +1,4 @@
-import { inspectReceipt, signatureVerdict, type PublicKey } from '../../receipt';
+import { inspectReceipt, signatureVerdict, verdictText, type PublicKey } from '../../receipt';
 import type { CheckedItem, CheckFault } from '../types';
 import type { ItemCheck } from './common';
 
@@ -40,7 +40,7 @@ export function checkReceipt(
       line: null,
       kind: untrusted ? 'signature_not_checked' : f.kind,
       message: untrusted
-        ? `receipt ${id}: ${signatureVerdict(r, keys.length).text.replace('--public-key FILE', keyHint ?? 'public-keys')}`
+        ? `receipt ${id}: ${verdictText(signatureVerdict(r, keys.length), keyHint)}`
         : `receipt ${id}: ${f.kind}: ${f.message}${where}`,
       severity: 'error',
       id,

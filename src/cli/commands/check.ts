@@ -16,7 +16,7 @@ import { readPublicKeyFile } from '../../receipt';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { JSON_OPTION, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+import { JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
 
 /** How the fork-point rule compared history, for the summary line and the Markdown notes. */
 function forkPointNote(baseRef: string, r: PullRequestBase): string | undefined {
@@ -127,7 +127,7 @@ export const checkCommand: Command = {
       ...(runs === undefined ? {} : { runs }),
       ...(receipts === undefined ? {} : { receipts }),
       publicKeys: (list('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f))),
-      keyHint: '--public-key FILE',
+      keyHint: KEY_HINT,
       ...(headsFile === undefined
         ? {}
         : {

@@ -4,6 +4,7 @@ import {
   describeReceiptFault,
   readPublicKeyFile,
   signatureVerdict,
+  verdictText,
   verifyReceiptFile,
   type ReceiptVerifyResult,
 } from '../../receipt';
@@ -11,7 +12,7 @@ import { bundleBeside, notCheckedFault } from '../../receipt/keyless/bundle-path
 import type { KeylessCheck, KeylessFault, KeylessVerdict } from '../../receipt/keyless/verify';
 import { expectPositionals, type ParsedArgs } from '../args';
 import type { Command } from '../command';
-import { hashOption, JSON_OPTION, PUBLIC_KEY_OPTION } from '../common';
+import { hashOption, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION } from '../common';
 import type { CommandIO } from '../io';
 
 export const receiptVerifyCommand: Command = {
@@ -106,12 +107,17 @@ export const receiptVerifyCommand: Command = {
       );
       addFaults(r, keyless.errors);
     } else if (keylessCheck.unchecked !== undefined) {
-      addFaults(r, [notCheckedFault(path.relative(io.cwd, keylessCheck.unchecked) || keylessCheck.unchecked)]);
+      addFaults(r, [
+        notCheckedFault(
+          path.relative(io.cwd, keylessCheck.unchecked) || keylessCheck.unchecked,
+          '--certificate-identity and --certificate-oidc-issuer',
+        ),
+      ]);
     }
     if (args.flags.has('json')) {
       io.json(keyless === null ? r : { ...r, keyless });
     } else if (r.ok) {
-      const sig = signatureVerdict(r, publicKeys.length).text;
+      const sig = verdictText(signatureVerdict(r, publicKeys.length), KEY_HINT);
       io.out(
         `OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
       );
@@ -128,7 +134,7 @@ export const receiptVerifyCommand: Command = {
     } else {
       const v = signatureVerdict(r, publicKeys.length);
       io.out(
-        `FAIL ${receipt}: ${r.fault_count} problem${r.fault_count === 1 ? '' : 's'}${v.holds ? '' : `; ${v.text}`}`,
+        `FAIL ${receipt}: ${r.fault_count} problem${r.fault_count === 1 ? '' : 's'}${v.holds ? '' : `; ${verdictText(v, KEY_HINT)}`}`,
       );
     }
     if (!r.ok) for (const f of r.errors) io.err(describeReceiptFault(receipt!, f));

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { InputError } from '../../errors';
 import { createFork } from '../../forks';
-import { readPublicKeyFile } from '../../receipt';
+import { readPublicKeyFile, verdictText } from '../../receipt';
 import {
   BrokenChainError,
   openReplay,
@@ -14,7 +14,7 @@ import {
 import type { ParsedArgs } from '../args';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
 import type { CommandIO } from '../io';
 import { terminalProgress } from '../../util/progress';
 
@@ -48,7 +48,7 @@ export function displayVerdict(sources: ReplaySource[], io: CommandIO, json: boo
     const v = sourceSignature(s);
     if (v === undefined || v.holds) continue;
     code = 1;
-    if (!json) io.err(`stepchain: ${s.file}: ${v.text}; the verdict is not "verified" (exit 1)`);
+    if (!json) io.err(`stepchain: ${s.file}: ${verdictText(v, KEY_HINT)}; the verdict is not "verified" (exit 1)`);
   }
   return code;
 }

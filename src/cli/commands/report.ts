@@ -58,6 +58,8 @@ export const reportCommand: Command = {
       what: 'of a signed receipt',
     },
   ],
+  // The window's start is `--from` here (the library's `fromStep`).
+  fields: { fromStep: 'from' },
   exitCodes: {
     0: 'written; the chain verifies (and a signature, if any, was checked)',
     1: 'written, showing the faults (the chain does not verify, or a signature was not checked)',

@@ -21,10 +21,11 @@ export function bundleBeside(receiptFile: string): string | undefined {
  * "One meaning of signed" for keyless signatures: a bundle beside a receipt
  * claims a signer, so with no identity policy to check it against the receipt
  * does not hold (as a signed receipt without a trusted key does not).
+ * `identityHint`: how the door's user gives one (the door's words, e.g. its flags).
  */
-export function notCheckedFault(bundleFile: string): { kind: KeylessFaultKind; message: string } {
+export function notCheckedFault(bundleFile: string, identityHint: string): { kind: KeylessFaultKind; message: string } {
   return {
     kind: 'keyless_not_checked',
-    message: `${bundleFile} is beside the receipt but no --certificate-identity and --certificate-oidc-issuer were given: its keyless signature was NOT checked`,
+    message: `${bundleFile} is beside the receipt but no ${identityHint} were given: its keyless signature was NOT checked`,
   };
 }
