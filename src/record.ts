@@ -3,6 +3,7 @@ import { Journal, validateStep, type JournalOptions, type StepInput } from './jo
 import type { StepRow } from './journal';
 import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
 import { auditEvent } from './audit/log';
+import { recordStepChanges, type RecordedStepChanges } from './provenance/record';
 
 /**
  * Recording one step of an agent run: the journal append, plus what rides along
@@ -19,6 +20,11 @@ export interface RecordOptions extends JournalOptions {
   env?: NodeJS.ProcessEnv;
   /** Audit key file (default from the environment, see docs/runs-audit.md). */
   auditKeyPath?: string;
+  /**
+   * With a snapshot, record what the step changed (paths and blob ids) in the run journal of the same id
+   * (docs/provenance.md; default true).
+   */
+  provenance?: boolean;
 }
 
 export interface RecordResult {
@@ -27,6 +33,8 @@ export interface RecordResult {
   warnings: string[];
   /** The per-step worktree snapshot, when one was recorded. */
   snapshot?: SnapshotInfo;
+  /** What the step changed, as chained into the run journal (docs/provenance.md), when recorded. */
+  changes?: RecordedStepChanges;
   /**
    * Things worth saying once, not warnings: outside a git work tree there are no
    * snapshots, which is said on a journal's first step only.
@@ -63,6 +71,22 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
         );
     } catch (e) {
       warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${(e as Error).message}`);
+    }
+  }
+  if (result.snapshot !== undefined && options.provenance !== false) {
+    try {
+      const opts = { root: options.root, env: options.env ?? process.env };
+      const changes = recordStepChanges(
+        result.snapshot,
+        options.auditKeyPath === undefined ? opts : { ...opts, auditKeyPath: options.auditKeyPath },
+      );
+      if (changes !== undefined) result.changes = changes;
+      if (changes?.warning !== undefined) warnings.push(`step ${row.seq} recorded, but ${changes.warning}`);
+    } catch (e) {
+      // Said, not hidden: the PR check will show this step's files as unrecorded.
+      warnings.push(
+        `step ${row.seq} recorded, but what it changed was not (its files will show as unrecorded): ${(e as Error).message}`,
+      );
     }
   }
   // docs/format.md §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).

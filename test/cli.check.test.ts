@@ -91,6 +91,8 @@ test('check that matches nothing says so and exits 1; --allow-empty accepts it; 
       'matched',
       'nothing_matched',
       'ok',
+      // With a base, which verified step produced each changed file (issue 23, docs/provenance.md).
+      'provenance',
       'shard',
       'trusted_keys',
       'verified',

@@ -1,5 +1,6 @@
 import * as core from '@actions/core';
 import { DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, parsePatterns } from '../check';
+import { parseProvenancePolicy, type ProvenancePolicy } from '../check/provenance';
 import { InputError } from '../errors';
 import { DEFAULT_REDACT, parsePrivateKey, parseRedactFields, type RedactField, type SigningKey } from '../receipt';
 import { assertSafeId } from '../util/ids';
@@ -21,6 +22,7 @@ export const ACTION_INPUTS = [
   'expected-heads',
   'public-keys',
   'fail-on-flagged-mutations',
+  'provenance',
   'comment',
   'github-token',
   'upload-artifact',
@@ -65,6 +67,8 @@ export interface ActionInputs {
   /** Raw: PEM blocks and/or key file paths (read from the base commit on a PR). */
   publicKeys: string;
   failOnFlaggedMutations: boolean;
+  /** Unrecorded changed files: not looked for, warnings, or errors (docs/provenance.md). */
+  provenance: ProvenancePolicy;
   comment: boolean;
   githubToken: string;
   uploadArtifact: boolean;
@@ -176,6 +180,7 @@ export function readInputs(): ActionInputs {
     expectedHeads: input('expected-heads'),
     publicKeys: input('public-keys'),
     failOnFlaggedMutations: bool('fail-on-flagged-mutations', true),
+    provenance: parseProvenancePolicy(input('provenance') || 'warn', 'input provenance'),
     comment: bool('comment', false),
     githubToken: token,
     uploadArtifact: bool('upload-artifact', mode === 'export'),

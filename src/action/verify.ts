@@ -88,6 +88,7 @@ function checkOptions(
     keySources: anchors.keySources,
     keyHint: 'public-keys',
     failOnFlaggedMutations: inputs.failOnFlaggedMutations,
+    provenance: inputs.provenance,
     shard: inputs.shard,
   };
 }

@@ -11,6 +11,7 @@ export const AUDIT_EVENT_TYPES = [
   'replay.export',
   'replay.publish',
   'provider.state_mutation',
+  'provenance.step_changes',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

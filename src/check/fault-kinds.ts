@@ -30,7 +30,10 @@ export type CheckOwnFaultKind =
   | 'shard_missing'
   // exporting receipts
   | 'input_error'
-  | 'export_refused';
+  | 'export_refused'
+  // provenance (provenance.ts): a changed file no verified step produced, a record that counts for nothing
+  | 'unrecorded_change'
+  | 'provenance_ignored';
 
 export type CheckFaultKind = CheckOwnFaultKind | FaultKind | RunFaultKind | ReceiptFaultKind | KeylessFaultKind;
 
@@ -52,6 +55,8 @@ const KINDS: Record<CheckFaultKind, true> = {
   shard_missing: true,
   input_error: true,
   export_refused: true,
+  unrecorded_change: true,
+  provenance_ignored: true,
   // journals
   malformed_json: true,
   seq_mismatch: true,

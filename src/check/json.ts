@@ -1,6 +1,15 @@
 import { InputError } from '../errors';
+import type { AttributedFile } from '../provenance/attribute';
 import { isCheckFaultKind, type CheckFaultKind, type CheckOwnFaultKind } from './fault-kinds';
-import type { CheckedItem, CheckFault, CheckReport, ItemKind, Shard, TrustedKeySource } from './types';
+import type {
+  CheckedItem,
+  CheckFault,
+  CheckReport,
+  ItemKind,
+  ProvenanceReport,
+  Shard,
+  TrustedKeySource,
+} from './types';
 
 /**
  * The check's report as a JSON document (`stepchain check --json`, the Action's
@@ -22,6 +31,8 @@ export interface CheckReportJson {
   trusted_keys: { key_id: string; source: string }[];
   items: Record<string, string | number | boolean | null>[];
   faults: Record<string, string | number | null>[];
+  /** Which verified step produced each changed file (docs/provenance.md), when the pass ran. */
+  provenance?: ProvenanceReport;
 }
 
 export function checkReportJson(report: CheckReport): CheckReportJson {
@@ -67,7 +78,41 @@ export function checkReportJson(report: CheckReport): CheckReportJson {
       if (f.id !== undefined) o['id'] = f.id;
       return o;
     }),
+    ...(report.provenance === undefined ? {} : { provenance: report.provenance }),
   };
+}
+
+/** The provenance block read back, or an error naming what is wrong (gather mode merges it from the first shard). */
+function provenanceFromJson(v: unknown, bad: (what: string) => never): ProvenanceReport {
+  if (!isObj(v)) return bad('provenance is not an object');
+  const policy = v['policy'];
+  if (policy !== 'warn' && policy !== 'error') return bad('provenance.policy is not warn or error');
+  if (typeof v['base'] !== 'string') return bad('provenance.base is not a commit id');
+  if (!Array.isArray(v['files'])) return bad('provenance.files is not a list');
+  const files: AttributedFile[] = v['files'].map((f: unknown, n: number) => {
+    const w = `provenance.files[${n}]`;
+    if (!isObj(f) || typeof f['path'] !== 'string') return bad(`${w}.path is not a string`);
+    const recorded = f['status'] === 'recorded';
+    if (!recorded && f['status'] !== 'unrecorded') return bad(`${w}.status is not recorded or unrecorded`);
+    if (
+      recorded &&
+      (typeof f['agent'] !== 'string' || !Number.isSafeInteger(f['seq']) || typeof f['step_hash'] !== 'string')
+    )
+      return bad(`${w}: a recorded file names its agent, seq and step_hash`);
+    const change = typeof f['change'] === 'string' && /^[AMTDRC]$/.test(f['change']) ? f['change'] : 'M';
+    return {
+      path: f['path'],
+      status: recorded ? 'recorded' : 'unrecorded',
+      agent: recorded ? (f['agent'] as string) : null,
+      seq: recorded ? (f['seq'] as number) : null,
+      step_hash: recorded ? (f['step_hash'] as string) : null,
+      change: change as AttributedFile['change'],
+      ...(typeof f['from'] === 'string' ? { from: f['from'] } : {}),
+    };
+  });
+  const recorded = files.filter((f) => f.status === 'recorded').length;
+  const ignored = Array.isArray(v['ignored']) ? v['ignored'].filter((x): x is string => typeof x === 'string') : [];
+  return { policy, base: v['base'], files, recorded, unrecorded: files.length - recorded, ignored };
 }
 
 type Obj = Record<string, unknown>;
@@ -161,7 +206,9 @@ export function checkReportFromJson(doc: unknown, source: string, root = ''): Ch
   const okItems = items.filter((i) => i.ok).length;
   if (verified !== okItems || failed !== items.length - okItems)
     bad(`verified ${verified} and failed ${failed} do not count its ${items.length} items`);
+  const provenance = doc['provenance'] === undefined ? undefined : provenanceFromJson(doc['provenance'], bad);
   return {
+    ...(provenance === undefined ? {} : { provenance }),
     ok: bool(doc, 'ok', 'report'),
     root,
     base: base as string | null,
@@ -274,6 +321,9 @@ export function mergeShardReports(parts: ShardPart[], root = '', commit?: string
     trustedKeys: reports[0]?.report.trustedKeys ?? [],
   };
   for (const r of reports) Object.assign(merged.heads, r.report.heads);
+  // The first shard alone runs the provenance pass (it reads the whole pull request).
+  const provenance = reports.find((r) => r.report.provenance !== undefined)?.report.provenance;
+  if (provenance !== undefined) merged.provenance = provenance;
   for (const i of merged.items) {
     if (i.ok) merged.verified++;
     else merged.failed++;

@@ -1,4 +1,5 @@
-import type { CheckReport } from './types';
+import type { AttributedFile } from '../provenance/attribute';
+import type { CheckReport, ProvenanceReport } from './types';
 
 /**
  * The check's report as GitHub-flavoured Markdown: the job summary and the PR
@@ -231,10 +232,45 @@ export function renderCheckMarkdown(report: CheckReport, options: MarkdownOption
   } else {
     out.push('No journals, runs or receipts were found.', '');
   }
+  if (report.provenance !== undefined) {
+    const lines = provenanceMarkdown(report.provenance, maxRows);
+    for (const l of lines) if (!take(l)) break;
+    if (out[out.length - 1] !== '') out.push('');
+  }
   if (tree !== '') {
     const lines = ['### Fork tree', '', tree, ''];
     if (fits(lines)) out.push(...lines);
     else out.push('(The fork tree is left out to keep within GitHub’s size limit; see the JSON report.)', '');
   }
   return out.join('\n');
+}
+
+/**
+ * The job summary's provenance section: the counts, then a table of the files by agent and step, unrecorded
+ * first (what a reviewer looks at). Every value from the repository goes through the Markdown escapers.
+ */
+export function provenanceMarkdown(p: ProvenanceReport, maxRows: number): string[] {
+  const out = [
+    '### Provenance',
+    '',
+    `${p.recorded} of ${p.files.length} changed file${p.files.length === 1 ? '' : 's'} produced by a verified recorded step, ` +
+      `${p.unrecorded} unrecorded (since ${mdCode(p.base.slice(0, 12))}; policy ${p.policy}).`,
+    '',
+  ];
+  if (p.files.length === 0) return out;
+  const order = (f: AttributedFile): string =>
+    `${f.status === 'unrecorded' ? 0 : 1}\0${f.agent ?? ''}\0${String(f.seq ?? 0).padStart(12, '0')}\0${f.path}`;
+  const files = [...p.files].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  out.push('| | File | Agent | Step | step_hash |', '|---|---|---|---:|---|');
+  for (const f of files.slice(0, maxRows)) {
+    const what = f.change === 'D' ? ' (deleted)' : f.from !== undefined ? ` (from ${mdCode(f.from)})` : '';
+    out.push(
+      f.status === 'recorded'
+        ? `| ✅ | ${mdCode(f.path)}${what} | ${mdText(f.agent ?? '', 100)} | ${f.seq} | ${mdCode((f.step_hash ?? '').slice(0, 12))} |`
+        : `| ${p.policy === 'error' ? '❌' : '⚠️'} | ${mdCode(f.path)}${what} | unrecorded | | |`,
+    );
+  }
+  if (files.length > maxRows) out.push('', `… and ${files.length - maxRows} more files (see the JSON report).`);
+  out.push('');
+  return out;
 }

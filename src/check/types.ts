@@ -2,6 +2,7 @@ import type { PublicKey } from '../receipt';
 import type { AppendOnlyKind } from './append-only';
 import type { CheckFaultKind } from './fault-kinds';
 import type { DirCache } from './glob';
+import type { AttributedFile } from '../provenance/attribute';
 
 /** What the repository check reads and reports: its items, faults, options and report (see workspace.ts). */
 
@@ -82,6 +83,23 @@ export interface CheckOptions {
   shard?: Shard;
   /** Directory listings to share with other scans of the same checkout (the fork tree's). */
   dirCache?: DirCache;
+  /** With a base: attribute every changed file to the verified step that produced it (provenance.ts; default off). */
+  provenance?: ProvenancePolicy;
+}
+
+/** How unrecorded changes count: not at all, as warnings, or as errors (docs/provenance.md). */
+export type ProvenancePolicy = 'off' | 'warn' | 'error';
+
+/** The provenance pass's result (check/provenance.ts). */
+export interface ProvenanceReport {
+  policy: Exclude<ProvenancePolicy, 'off'>;
+  /** The commit the changes are counted from (the base, or where the checkout branched from it). */
+  base: string;
+  files: AttributedFile[];
+  recorded: number;
+  unrecorded: number;
+  /** Records that were found but count for nothing, and why. */
+  ignored: string[];
 }
 
 export interface CheckReport {
@@ -110,4 +128,6 @@ export interface CheckReport {
   matched: Record<ItemKind, number>;
   shard: Shard | null;
   trustedKeys: TrustedKeySource[];
+  /** Which verified step produced each changed file, when the pass ran (provenance.ts). */
+  provenance?: ProvenanceReport;
 }

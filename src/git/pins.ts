@@ -103,6 +103,8 @@ const COMMANDS: Readonly<Record<string, 'plain' | 'named'>> = {
   'ls-tree': 'named',
   'rev-list': 'named',
   'merge-base': 'named',
+  // Raw output only (modes and ids, no patch, so no textconv or external diff); a partial clone may fetch lazily.
+  'diff-tree': 'named',
   fetch: 'named',
 };
 

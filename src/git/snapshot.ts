@@ -53,6 +53,8 @@ export interface SnapshotInfo {
   agent_id: string;
   seq: number;
   step_hash: string;
+  /** The commit the snapshot was built on (HEAD then; undefined on an unborn branch): a run's first step's changes are since it. */
+  parent?: string;
   /**
    * Directories that are git repositories of their own (a submodule, or a nested
    * repository such as `cargo new` makes): git records only their commit, so the
@@ -173,7 +175,15 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
     gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
-    return { ref, commit, agent_id: agentId, seq, step_hash: stepHash, ...(nested.length > 0 ? { nested } : {}) };
+    return {
+      ref,
+      commit,
+      agent_id: agentId,
+      seq,
+      step_hash: stepHash,
+      ...(repo.head === undefined ? {} : { parent: repo.head }),
+      ...(nested.length > 0 ? { nested } : {}),
+    };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

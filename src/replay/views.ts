@@ -6,6 +6,8 @@ import { storedParts, unverifiedFields, type ReplaySource } from './source';
 import { signatureText, sourceSignature } from './screen';
 import { stepSummary, type StepSummary } from './step';
 import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './text';
+import { stepFilesOf, type StepFiles } from '../provenance/step-files';
+import type { RecordedChange } from '../provenance/changes';
 
 /** The non-interactive outputs of `replay`, `show` and `diff`: plain lines and JSON documents. */
 
@@ -14,6 +16,36 @@ function statusLine(source: ReplaySource): string {
   const extra =
     source.kind === 'receipt' ? `${source.redacted ? ', published: redacted' : ''}${signatureText(source)}` : '';
   return `${sanitize(source.agentId)}: ${source.steps} step${source.steps === 1 ? '' : 's'}, head ${source.head_hash}, chain verified (${sanitize(what)}${extra})`;
+}
+
+const filesCache = new WeakMap<ReplaySource, StepFiles | null>();
+
+/** The files each step changed, from the run journal of the same id (docs/provenance.md); journals only. */
+function stepFiles(source: ReplaySource): StepFiles | undefined {
+  if (source.kind !== 'journal' || source.projectRoot === undefined) return undefined;
+  if (!filesCache.has(source)) {
+    const root = source.projectRoot;
+    filesCache.set(source, stepFilesOf(root, source.agentId, (seq) => source.entries.at(seq)?.row.step_hash) ?? null);
+  }
+  return filesCache.get(source) ?? undefined;
+}
+
+function fileLine(c: RecordedChange): string {
+  return c.blob === null ? `  deleted ${sanitize(c.path)}` : `  wrote   ${sanitize(c.path)}  ${c.blob} ${c.mode ?? ''}`;
+}
+
+/** Below the table: the files the shown steps changed (steps that changed none are not listed). */
+function changedFileNotes(source: ReplaySource, shown: number): string[] {
+  const files = stepFiles(source);
+  if (files === undefined) return [];
+  const out: string[] = [];
+  for (const [seq, changes] of [...files.bySeq].sort((a, b) => a[0] - b[0])) {
+    if (seq >= shown) continue;
+    const names = changes.slice(0, 5).map((c) => `${c.blob === null ? '-' : ''}${c.path}`);
+    const more = changes.length > 5 ? ` (+${changes.length - 5} more)` : '';
+    out.push(`  step ${seq}: ${truncate(sanitize(names.join(', ')), 90)}${more}`);
+  }
+  return out.length === 0 ? [] : ['', `files changed (${sanitize(files.file)}; - deleted):`, ...out];
 }
 
 /** The steps as a table (seq, time, model, tool, short step hash, prompt preview), first `limit` steps. */
@@ -41,6 +73,7 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
     out.push(
       `… ${source.steps - rows.length} more step${source.steps - rows.length === 1 ? '' : 's'} (--limit ${rows.length})`,
     );
+  out.push(...changedFileNotes(source, rows.length));
   out.push(...unverifiedNotes(source, rows.length));
   return out;
 }
@@ -96,6 +129,7 @@ export function replayDocument(
   signature: { status: string; holds: boolean } | null;
   entries: JsonValue[];
   unverified?: { seq: number; line: number; fields: JsonValue }[];
+  changes?: { seq: number; files: RecordedChange[] }[];
 } {
   const signature = signatureDocument(source);
   const entries: JsonValue[] = [];
@@ -113,6 +147,7 @@ export function replayDocument(
     signature,
     entries,
     ...(unverified.length === 0 ? {} : { unverified }),
+    ...changesDocument(source, entries.length),
   };
 }
 
@@ -135,6 +170,11 @@ export function showLines(source: ReplaySource, seq: number): string[] {
       }
     }
   }
+  const changed = stepFiles(source)?.bySeq.get(seq);
+  if (changed !== undefined) {
+    out.push('', `files changed (from ${sanitize(stepFiles(source)!.file)}):`);
+    for (const c of changed) out.push(fileLine(c));
+  }
   return out;
 }
 
@@ -150,6 +190,22 @@ export interface ShowDocument {
   /** Keys of the stored row outside the ten, with their values: no hash covers them (`{}` when none). */
   unverified: JsonValue;
   blobs: BlobInfo[];
+  /** The files the step changed (docs/provenance.md), when a verified record says. */
+  changes?: RecordedChange[];
+}
+
+/** `replay --json`'s `changes`: the files each listed step changed, when a verified record says. */
+function changesDocument(
+  source: ReplaySource,
+  shown: number,
+): { changes?: { seq: number; files: RecordedChange[] }[] } {
+  const files = stepFiles(source);
+  if (files === undefined) return {};
+  const changes = [...files.bySeq]
+    .filter(([seq]) => seq < shown)
+    .sort((a, b) => a[0] - b[0])
+    .map(([seq, list]) => ({ seq, files: list }));
+  return changes.length === 0 ? {} : { changes };
 }
 
 /** `show --json`: the row as stored (its ten keys), its 1-based line, what no hash covers, and its blobs. */
@@ -168,6 +224,7 @@ export function showDocument(source: ReplaySource, seq: number): ShowDocument {
     entry: parts.row,
     unverified: parts.unverified,
     blobs: stepBlobs(source, e),
+    ...(stepFiles(source)?.bySeq.has(e.row.seq) ? { changes: stepFiles(source)!.bySeq.get(e.row.seq)! } : {}),
   };
 }
 

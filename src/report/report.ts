@@ -177,6 +177,7 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
       total: options.maxTotalBlobBytes ?? DEFAULT_MAX_TOTAL_BLOB_BYTES,
     },
     forks: options.forks ?? source.forks ?? null,
+    ...(source.stepFiles === undefined ? {} : { step_files: source.stepFiles }),
   };
   const errors: ReportFault[] = [...chain.errors, ...blobFaults, ...receiptFaults];
   const embedded = blobs.filter((b) => b.b64 !== undefined).length;

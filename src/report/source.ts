@@ -27,7 +27,8 @@ import {
   signatureVerdict,
   type PublicKey,
 } from '../receipt';
-import type { ReportForkNode } from './client/data';
+import type { ReportForkNode, ReportStepFiles } from './client/data';
+import { stepFilesOf } from '../provenance/step-files';
 
 /** A problem found by the generator (chain faults carry their 1-based line). */
 export interface ReportFault {
@@ -73,6 +74,8 @@ export interface ReportSource {
   };
   /** The fork tree to draw, when known (see `ReportOptions.forks`). */
   forks?: ReportForkNode | null;
+  /** The files each step changed, from the run journal of the same id (docs/provenance.md). */
+  stepFiles?: ReportStepFiles[];
   /**
    * A journal file verified whole when it was loaded (streaming): its verdict, and
    * the window `journal` then holds (absent: `journal` is the whole file).
@@ -207,7 +210,7 @@ export function loadReportSource(target: string, root: string, options: LoadSour
     return receiptSource(asPath, options);
   }
   const j = resolveJournal(target, root);
-  const base = {
+  const base: Pick<ReportSource, 'kind' | 'path' | 'agentId' | 'blobs' | 'stepFiles'> = {
     kind: 'journal' as const,
     path: j.file,
     agentId: j.agentId,
@@ -234,6 +237,11 @@ export function loadReportSource(target: string, root: string, options: LoadSour
     throw e;
   }
   pausePoint('report:verified');
+  const files = stepFilesOf(projectRootOf(j.dir) ?? root, j.agentId, (seq) => steps.at(seq)?.row.step_hash);
+  if (files !== undefined)
+    base.stepFiles = [...files.bySeq]
+      .sort((a, b) => a[0] - b[0])
+      .map(([seq, list]) => ({ seq, step_hash: steps.at(seq)!.row.step_hash, files: list }));
   const auto = options.maxSteps === undefined && steps.size > AUTO_WINDOW_BYTES;
   const maxSteps = options.maxSteps ?? (auto ? AUTO_WINDOW_STEPS : undefined);
   if (maxSteps !== undefined) {

@@ -10,6 +10,7 @@ import {
   renderCheckMarkdown,
   type PullRequestBase,
 } from '../../check';
+import { parseProvenancePolicy, provenanceLines } from '../../check/provenance';
 import { resolveCommit } from '../../git';
 import { readPublicKeyFile } from '../../receipt';
 import { sanitize } from '../../util/terminal';
@@ -30,7 +31,7 @@ function forkPointNote(baseRef: string, r: PullRequestBase): string | undefined 
 export const checkCommand: Command = {
   name: ['check'],
   usage:
-    '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--allow-empty] [--markdown] [--json]',
+    '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--provenance off|warn|error] [--allow-empty] [--markdown] [--json]',
   summary:
     "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. A check that matches nothing fails unless --allow-empty. Exit 0 holds, 1 not.",
   description:
@@ -70,6 +71,12 @@ export const checkCommand: Command = {
         'A JSON object {"agent_id": "head"}: each named agent\'s journal must end at that head (`-` reads stdin).',
     },
     'warn-flagged': { kind: 'flag', description: 'Report flagged mutations as warnings instead of failing.' },
+    provenance: {
+      kind: 'value',
+      value: 'off|warn|error',
+      description:
+        'With --base: attribute every file changed since REF to the verified step that produced it; an unrecorded file is a warning (warn, the default), fails the check (error), or is not looked for (off).',
+    },
     'allow-empty': {
       kind: 'flag',
       description: 'Accept a check that matches nothing (no journal, run journal or receipt; a glob matching no file).',
@@ -79,6 +86,10 @@ export const checkCommand: Command = {
   examples: [
     { run: 'stepchain check --base origin/main', what: 'what the PR check will say, before pushing' },
     { run: 'stepchain check --public-key keys/receipts.pub --json', what: 'signed receipts, as JSON' },
+    {
+      run: 'stepchain check --base main --provenance error',
+      what: 'fail when a changed file was produced by no verified recorded step',
+    },
   ],
   exitCodes: {
     0: 'everything found holds',
@@ -90,6 +101,8 @@ export const checkCommand: Command = {
     const root = rootOf(args, io);
     const baseRef = args.values.get('base');
     const given = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
+    const provenanceFlag = args.values.get('provenance');
+    const provenance = provenanceFlag === undefined ? 'warn' : parseProvenancePolicy(provenanceFlag, '--provenance');
     const headsFile = args.values.get('expected-heads');
     const list = (name: string) => args.lists.get(name);
     // `none` switches a kind off, as the Action's input does.
@@ -122,6 +135,7 @@ export const checkCommand: Command = {
             expectedHeadsPath: path.relative(root, path.resolve(io.cwd, headsFile)).split(path.sep).join('/'),
           }),
       failOnFlaggedMutations: !args.flags.has('warn-flagged'),
+      provenance,
       ...kinds,
     });
     // A check that found nothing does not say OK (a mistyped glob, a wrong --root).
@@ -148,6 +162,7 @@ export const checkCommand: Command = {
     } else {
       // One line per file, whatever its path or status holds (a rename's status names the new path).
       for (const i of report.items) io.out(sanitize(checkedItemLine(i)));
+      for (const l of provenanceLines(report.provenance)) io.out(sanitize(l));
       const nothing =
         empty.length === 0 ? '' : `; ${empty.length} pattern${empty.length === 1 ? '' : 's'} matched nothing`;
       io.out(

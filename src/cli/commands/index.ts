@@ -3,6 +3,7 @@ import type { Command } from '../command';
 import { appendCommand } from './append';
 import { auditQueryCommand } from './audit-query';
 import { auditVerifyCommand } from './audit-verify';
+import { blameCommand } from './blame';
 import { checkCommand } from './check';
 import { demoCommand } from './demo';
 import { diffCommand } from './diff';
@@ -43,6 +44,7 @@ export const commands: Command[] = [
   replayCommand,
   showCommand,
   diffCommand,
+  blameCommand,
   reportCommand,
   runRecordCommand,
   runCapabilityCommand,

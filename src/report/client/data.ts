@@ -37,6 +37,19 @@ export interface ReportData {
   blobs: ReportBlob[];
   blob_caps: { per_blob: number; total: number };
   forks: ReportForkNode | null;
+  /**
+   * The files each step changed (docs/provenance.md), from the run journal of the same id, when its chain verified
+   * and each record names the step's step_hash; absent when there is none. The page shows them only under a row
+   * with that step_hash.
+   */
+  step_files?: ReportStepFiles[];
+}
+
+export interface ReportStepFiles {
+  seq: number;
+  step_hash: string;
+  /** `blob` and `mode` are null for a deletion. */
+  files: { path: string; blob: string | null; mode: string | null }[];
 }
 
 /** Which lines of the journal the page holds, and how it anchors them to the rest of the chain. */

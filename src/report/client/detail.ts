@@ -75,6 +75,7 @@ export function renderDetail(state: ReportState): void {
     detail.append(el(doc, 'h3', undefined, k), pre(doc, typeof v === 'string' ? v : display(v)));
   }
   blobRefs(state, r.blob_refs);
+  stepFiles(state, r);
   const raw = el(doc, 'details');
   raw.append(el(doc, 'summary', undefined, 'raw line'), pre(doc, text));
   detail.append(raw);
@@ -184,6 +185,25 @@ function unverifiedKeys(state: ReportState, shown: ShownRow): void {
 }
 
 /** The step's blob references, with size, embedding and a preview of embedded ones. */
+/** The files the step changed (docs/provenance.md), when the generator found a verified record naming this step. */
+function stepFiles(state: ReportState, r: StepRow): void {
+  const rec = state.data.step_files?.find((s) => s.seq === r.seq && s.step_hash === r.step_hash);
+  if (rec === undefined) return;
+  const { doc } = state;
+  state.ui.detail.append(el(doc, 'h3', undefined, `files changed (${rec.files.length})`));
+  const ul = el(doc, 'ul', 'refs');
+  ul.setAttribute('data-step-files', String(r.seq));
+  for (const f of rec.files) {
+    const li = el(doc, 'li');
+    li.append(
+      el(doc, 'code', undefined, f.path),
+      el(doc, 'span', 'dim', f.blob === null ? ' deleted' : ` blob ${f.blob} · mode ${f.mode ?? ''}`),
+    );
+    ul.append(li);
+  }
+  state.ui.detail.append(ul);
+}
+
 function blobRefs(state: ReportState, refs: readonly string[]): void {
   const { doc } = state;
   const { detail } = state.ui;

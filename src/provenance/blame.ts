@@ -1,0 +1,134 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors';
+import { readBlobs } from '../git/commits';
+import { repoInfo } from '../git/repo';
+import { listSnapshots } from '../git/snapshot';
+import { journalFile, journalsDir } from '../journal/layout';
+import { readJournalFile } from '../journal/verify';
+import { isSafeId } from '../util/ids';
+import { readRegularFile } from '../util/nofollow';
+import { matchLines, splitLines } from './line-match';
+
+/**
+ * `stepchain blame FILE` (docs/provenance.md, "Locally"): each line of a file
+ * in the work tree with the recorded step that last wrote it, like `git blame`
+ * over the recorded steps. The versions come from the per-step snapshot
+ * commits of every verified journal of the project (a step counts only when
+ * its snapshot names the step_hash the verified journal holds at its seq), in
+ * one timeline by the rows' ts: a step wrote the lines its snapshot added to the
+ * file relative to the snapshot before it, of any agent (the first: the commit
+ * it was built on). Lines from before the first step and lines added after the
+ * last are `unrecorded`; an edit between two steps counts as the later step's
+ * (the limit the recording has, docs/provenance.md).
+ */
+export interface BlameOrigin {
+  agent: string;
+  seq: number;
+  step_hash: string;
+}
+
+export interface BlameLine {
+  /** 1-based. */
+  line: number;
+  text: string;
+  /** The step that last wrote the line, or null (unrecorded). */
+  origin: BlameOrigin | null;
+}
+
+export interface BlameResult {
+  /** The file's path in the repository (relative to its top, `/`-separated). */
+  path: string;
+  lines: BlameLine[];
+  recorded: number;
+  unrecorded: number;
+  /** Journals that do not verify (their steps count for nothing), one line each. */
+  warnings: string[];
+}
+
+type State = { text: string; origin: BlameOrigin | null }[];
+
+/** `state` carried onto `text`: kept lines keep their origin, the rest get `origin`. */
+function carry(state: State, text: string, origin: BlameOrigin | null): State {
+  const lines = splitLines(text);
+  const map = matchLines(
+    state.map((s) => s.text),
+    lines,
+  );
+  return lines.map((t, j) => (map[j]! >= 0 ? state[map[j]!]! : { text: t, origin }));
+}
+
+export async function blameFile(
+  root: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<BlameResult> {
+  const repo = repoInfo(root, env);
+  if (repo === undefined) throw new InputError(`${root} is not in a git work tree: blame reads the per-step snapshots`);
+  const abs = path.resolve(file);
+  const rel = path.relative(repo.top, abs).split(path.sep).join('/');
+  if (rel === '' || rel.startsWith('../') || rel === '..' || path.isAbsolute(rel))
+    throw new InputError(`${file}: not a file of the work tree ${repo.top}`);
+  if (/[\n\r]/.test(rel)) throw new InputError(`${file}: a path holding a line break cannot be looked up`);
+  const bytes = readRegularFile(abs);
+  if (bytes === undefined) throw new InputError(`${file}: no such regular file (a link is never followed)`);
+
+  const warnings: string[] = [];
+  const steps: { origin: BlameOrigin; ts: number; commit: string }[] = [];
+  let agents: string[];
+  try {
+    agents = readdirSync(journalsDir(root)).filter(isSafeId).sort();
+  } catch {
+    agents = []; // no journals yet
+  }
+  for (const agent of agents) {
+    const snaps = listSnapshots(root, agent, env);
+    if (snaps.size === 0) continue;
+    let j;
+    try {
+      j = readJournalFile(journalFile(root, agent));
+    } catch {
+      continue; // no journal file in the directory
+    }
+    if (!j.ok) {
+      warnings.push(`journal ${agent} does not verify: its steps count for nothing`);
+      continue;
+    }
+    for (const { row } of j.entries) {
+      const s = snaps.get(row.seq);
+      if (s === undefined || s.step_hash !== row.step_hash) continue;
+      steps.push({
+        origin: { agent, seq: row.seq, step_hash: row.step_hash },
+        ts: Number.isFinite(row.ts) ? row.ts : 0,
+        commit: s.commit,
+      });
+    }
+  }
+  // One timeline of the work tree: every agent's snapshots by time (then agent, then seq).
+  steps.sort((a, b) =>
+    a.ts !== b.ts
+      ? a.ts - b.ts
+      : a.origin.agent !== b.origin.agent
+        ? a.origin.agent < b.origin.agent
+          ? -1
+          : 1
+        : a.origin.seq - b.origin.seq,
+  );
+  const start = steps[0] === undefined ? [] : [`${steps[0].commit}^:${rel}`];
+  const blobs = await readBlobs(repo.top, [...start, ...steps.map((s) => `${s.commit}:${rel}`)]);
+  const text = (b: Buffer | undefined): string => b?.toString('utf8') ?? '';
+  // Each step wrote what its snapshot holds that the snapshot before it (of any agent) did not.
+  let state: State = [];
+  let prev = start[0] === undefined ? undefined : blobs.get(start[0]);
+  state = carry(state, text(prev), null);
+  for (const s of steps) {
+    const now = blobs.get(`${s.commit}:${rel}`);
+    if (now === prev || (now !== undefined && prev !== undefined && now.equals(prev))) continue;
+    state = carry(state, text(now), s.origin);
+    prev = now;
+  }
+  state = carry(state, bytes.toString('utf8'), null);
+  const lines = state.map((s, i) => ({ line: i + 1, text: s.text, origin: s.origin }));
+  const recorded = lines.filter((l) => l.origin !== null).length;
+  return { path: rel, lines, recorded, unrecorded: lines.length - recorded, warnings };
+}

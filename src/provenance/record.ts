@@ -1,0 +1,95 @@
+import { auditEvent } from '../audit/log';
+import { diffTreesSync } from '../git/diff';
+import { GitCommandError } from '../git/exec';
+import type { SnapshotInfo } from '../git/snapshot';
+import { RunJournal } from '../runs/journal';
+import { runJournalFile } from '../runs/layout';
+import type { RunRow } from '../runs/row';
+import { changesOf, MAX_RECORDED_CHANGES, STEP_CHANGES_EVENT, stepChangesPayload, type StepChanges } from './changes';
+
+/**
+ * Recording what a step changed (docs/provenance.md): one `git diff-tree` of the
+ * step's snapshot against the previous step's (the first step: against the
+ * commit the run started from), chained into the run journal of the same id as
+ * a `step_changes` entry and mirrored into the audit chain. It rides along with
+ * the step like the snapshot: `recordStep` turns a failure into a warning.
+ */
+export interface ChangesOptions {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  auditKeyPath?: string;
+}
+
+export interface RecordedStepChanges {
+  changes: StepChanges;
+  row: RunRow;
+  file: string;
+  /** The audit event that could not be written (the entry stands). */
+  warning?: string;
+}
+
+/** The ref of the step before `snap`'s, in the same journal's layout (`.../<seq>` -> `.../<seq - 1>`). */
+function previousRef(snap: SnapshotInfo): string {
+  return `${snap.ref.slice(0, snap.ref.lastIndexOf('/') + 1)}${snap.seq - 1}`;
+}
+
+/**
+ * The step's changes: against the previous step's snapshot when it has one,
+ * else (the first step, or a step after one recorded without a snapshot) against
+ * the commit this snapshot was built on, which `since` then says.
+ */
+export function stepChanges(snap: SnapshotInfo, root: string, env: NodeJS.ProcessEnv): StepChanges {
+  let diff: ReturnType<typeof diffTreesSync> | undefined;
+  let since: StepChanges['since'] = { seq: null, commit: snap.parent ?? null };
+  if (snap.seq > 0) {
+    const prev = previousRef(snap);
+    try {
+      diff = diffTreesSync(root, prev, snap.commit, { env });
+      since = { seq: snap.seq - 1, commit: null };
+    } catch (e) {
+      if (!(e instanceof GitCommandError)) throw e; // no snapshot of the step before: from the start commit, said
+    }
+  }
+  diff ??= diffTreesSync(root, snap.parent, snap.commit, { env });
+  const all = changesOf(diff);
+  return {
+    agent_id: snap.agent_id,
+    seq: snap.seq,
+    step_hash: snap.step_hash,
+    snapshot: snap.commit,
+    since,
+    changes: all.slice(0, MAX_RECORDED_CHANGES),
+    omitted: Math.max(0, all.length - MAX_RECORDED_CHANGES),
+  };
+}
+
+/**
+ * Records the step's changes; a step that changed nothing (most tool calls read) writes nothing: no entry
+ * claims nothing, and the run journal and audit chain are not touched.
+ */
+export function recordStepChanges(snap: SnapshotInfo, options: ChangesOptions): RecordedStepChanges | undefined {
+  const changes = stepChanges(snap, options.root, options.env);
+  if (changes.changes.length === 0 && changes.omitted === 0) return undefined;
+  const journal = new RunJournal(runJournalFile(options.root, snap.agent_id), { env: options.env });
+  const [row] = journal.record([{ event: STEP_CHANGES_EVENT, payload: stepChangesPayload(changes) }]);
+  const out: RecordedStepChanges = { changes, row: row!, file: journal.file };
+  const warning = auditEvent(
+    options.root,
+    'provenance.step_changes',
+    {
+      actor: snap.agent_id,
+      resource_type: 'run',
+      resource_id: snap.agent_id,
+      details: {
+        agent: snap.agent_id,
+        seq: snap.seq,
+        step_hash: snap.step_hash,
+        changes: changes.changes.length,
+        journal_head: row!.event_hash,
+      },
+    },
+    options.auditKeyPath === undefined ? { env: options.env } : { env: options.env, keyPath: options.auditKeyPath },
+  );
+  if (warning !== undefined) out.warning = warning;
+  return out;
+}
