@@ -9,7 +9,7 @@ import { exportCommand } from './export';
 import { forkCommand } from './fork';
 import { forkRmCommand } from './fork-rm';
 import { forksCommand } from './forks';
-import { hookClaudeCommand } from './hook-claude';
+import { hookCommands } from './hooks';
 import { initClaudeCommand } from './init-claude';
 import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
@@ -53,6 +53,6 @@ export const commands: Command[] = [
   auditVerifyCommand,
   auditQueryCommand,
   initClaudeCommand,
-  hookClaudeCommand,
+  ...hookCommands,
   demoCommand,
 ];
