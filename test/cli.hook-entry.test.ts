@@ -18,7 +18,7 @@ import { tempDir } from './helpers/tmp';
  */
 const tmp = tempDir('stepchain-hook-entry-');
 const root = initRepo(path.join(tmp, 'repo'), { 'a.txt': 'a\n' });
-const env = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off' };
 delete env.CLAUDE_PROJECT_DIR;
 
 /** A preload that reports the size of every program the bin compiles, on stderr. */

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { bundleFromJSON } from '@sigstore/bundle';
 import { DSSEBundleBuilder, FulcioSigner, RekorWitness, TSAWitness } from '@sigstore/sign';
+import { SIGSTORE_PROGRAM_SOURCE } from '../src/receipt/keyless/sigstore-program.generated';
 import { cliPath } from './helpers/paths';
 import { startStandIns, type StandIns } from './helpers/sigstore-stand-ins';
 import { tempDir } from './helpers/tmp';
@@ -27,7 +28,7 @@ interface Run {
 }
 
 /** The CLI as a real process, asynchronously (the stand-ins answer from this process meanwhile). */
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+function run(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Run> {
   const clean = { ...process.env };
   for (const k of [
     'SIGSTORE_ID_TOKEN',
@@ -37,7 +38,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   ])
     delete clean[k];
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [cliPath, ...args], {
+    const p = spawn(process.execPath, [...nodeArgs, cliPath, ...args], {
       cwd: dir,
       env: { ...clean, STEPCHAIN_AUDIT: 'off', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -368,5 +369,48 @@ describe('receipt verify with a keyless bundle', () => {
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
+  });
+});
+
+describe('the Sigstore packages are compiled only when a keyless receipt is signed or checked', () => {
+  /** The sizes of the programs a command line compiled (a preload reports every vm.compileFunction on stderr). */
+  async function compiled(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ run: Run; sizes: number[] }> {
+    const preload = at('count-compiles.cjs');
+    writeFileSync(
+      preload,
+      `const vm = require('node:vm');
+const compile = vm.compileFunction;
+vm.compileFunction = function (code, ...rest) {
+  process.stderr.write('compiled ' + code.length + '\\n');
+  return compile.call(this, code, ...rest);
+};
+`,
+    );
+    const r = await run(args, env, ['-r', preload]);
+    const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
+    return { run: { ...r, stderr: r.stderr.replace(/^compiled \d+\n/gm, '') }, sizes };
+  }
+  const sigstoreSize = SIGSTORE_PROGRAM_SOURCE.length;
+
+  it('not by --version, a journal verify, an export without --keyless or a receipt verify without a bundle', async () => {
+    for (const args of [
+      ['--version'],
+      ['verify', AGENT],
+      ['export', AGENT, '-o', 'plain-lazy.tar'],
+      ['receipt', 'verify', 'plain-lazy.tar'],
+    ]) {
+      const { run: r, sizes } = await compiled(args);
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
+      expect({ args, sigstore: sizes.includes(sigstoreSize) }).toEqual({ args, sigstore: false });
+    }
+  });
+
+  it('by export --keyless and by receipt verify of a keyless bundle, once each', async () => {
+    const signed = await compiled(['export', AGENT, '-o', 'lazy.tar', '--keyless', ...services()], signEnv());
+    expect(signed.run.code).toBe(0);
+    expect(signed.sizes.filter((s) => s === sigstoreSize)).toHaveLength(1);
+    const checked = await compiled(['receipt', 'verify', 'lazy.tar', ...policy(), '--trusted-root', 'full.json']);
+    expect(checked.run.code).toBe(0);
+    expect(checked.sizes.filter((s) => s === sigstoreSize)).toHaveLength(1);
   });
 });

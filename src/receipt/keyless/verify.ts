@@ -1,9 +1,8 @@
-import { bundleFromJSON, isBundleWithDsseEnvelope, type Bundle } from '@sigstore/bundle';
-import { RFC3161Timestamp } from '@sigstore/core';
-import { toSignedEntity, Verifier } from '@sigstore/verify';
+import type { Bundle } from '@sigstore/bundle';
 import { InputError } from '../../errors';
 import { sha256Hex } from '../../util/hash';
 import { signerIdentity, type SignerIdentity } from './certificate';
+import { sigstore } from './sigstore';
 import { rootPolicy, verifierOptions } from './policy';
 import { IN_TOTO_PAYLOAD_TYPE, RECEIPT_PREDICATE_TYPE, readStatement } from './statement';
 import { readSmallFile } from './files';
@@ -52,6 +51,7 @@ export function parseBundle(text: string, file: string): Bundle {
   } catch (e) {
     throw new InputError(`${file}: not JSON: ${(e as Error).message}`);
   }
+  const { bundleFromJSON, isBundleWithDsseEnvelope } = sigstore();
   let bundle: Bundle;
   try {
     bundle = bundleFromJSON(doc);
@@ -180,6 +180,7 @@ function verifyUnderRoot(bundle: Bundle, root: LoadedRoot, fault: (kind: string,
     );
     return;
   }
+  const { toSignedEntity, Verifier } = sigstore();
   try {
     new Verifier(root.material, verifierOptions(policy)).verify(toSignedEntity(bundle));
   } catch (e) {
@@ -263,7 +264,7 @@ function earliestTime(bundle: Bundle): string | null {
     if (e.inclusionPromise !== undefined) times.push(Number(e.integratedTime) * 1000);
   for (const t of bundle.verificationMaterial.timestampVerificationData?.rfc3161Timestamps ?? []) {
     try {
-      times.push(RFC3161Timestamp.parse(Buffer.from(t.signedTimestamp)).signingTime.getTime());
+      times.push(sigstore().RFC3161Timestamp.parse(Buffer.from(t.signedTimestamp)).signingTime.getTime());
     } catch {
       // An unreadable timestamp is the verifier's fault to report.
     }
