@@ -414,3 +414,80 @@ vm.compileFunction = function (code, ...rest) {
     expect(checked.sizes.filter((s) => s === sigstoreSize)).toHaveLength(1);
   });
 });
+
+describe('a keyless bundle beside a receipt, wherever the receipt is written or read', () => {
+  beforeAll(async () => {
+    expect((await run(['export', AGENT, '-o', 'beside.tar', '--keyless', ...services()], signEnv())).code).toBe(0);
+  });
+
+  it('export without --keyless refuses a bundle at the output (exit 2); with --force removes it and says so', async () => {
+    copyFileSync(at('beside.tar'), at('stale.tar'));
+    copyFileSync(at('beside.tar.sigstore.json'), at('stale.tar.sigstore.json'));
+    // An orphan bundle (its receipt gone) is refused as well: it would be taken for the new receipt's signature.
+    copyFileSync(at('beside.tar.sigstore.json'), at('orphan.tar.sigstore.json'));
+    const orphan = await run(['export', AGENT, '-o', 'orphan.tar']);
+    expect(orphan.code).toBe(2);
+    expect(orphan.stderr).toContain('orphan.tar.sigstore.json exists beside the output');
+    expect(existsSync(at('orphan.tar'))).toBe(false);
+    const forced = await run(['export', AGENT, '-o', 'stale.tar', '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('removed stale.tar.sigstore.json: it signed the receipt this one replaced');
+    expect(existsSync(at('stale.tar.sigstore.json'))).toBe(false);
+    expect((await run(['receipt', 'verify', 'stale.tar'])).code).toBe(0);
+    copyFileSync(at('beside.tar.sigstore.json'), at('stale.tar.sigstore.json'));
+    const json = await run(['publish', AGENT, '-o', 'stale.tar', '--opt-in', '--force', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, removed_bundle: 'stale.tar.sigstore.json' });
+    expect(existsSync(at('stale.tar.sigstore.json'))).toBe(false);
+  });
+
+  it('report shows the signer the certificate names: NOT checked (exit 1) without an identity, verified with one', async () => {
+    const unchecked = await run(['report', 'beside.tar', '-o', 'beside-unchecked.html']);
+    expect(unchecked.code).toBe(1);
+    expect(unchecked.stdout).toContain('chain intact, signature NOT checked (a keyless bundle beside it');
+    expect(unchecked.stderr).toContain('keyless_not_checked');
+    const page = readFileSync(at('beside-unchecked.html'), 'utf8');
+    expect(page).toContain(`NOT checked: beside.tar.sigstore.json names ${si.identity} (${si.issuer})`);
+    const checked = await run([
+      'report',
+      'beside.tar',
+      '-o',
+      'beside-checked.html',
+      ...policy(),
+      '--trusted-root',
+      'full.json',
+    ]);
+    expect({ code: checked.code, stderr: checked.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(readFileSync(at('beside-checked.html'), 'utf8')).toContain(
+      `verified by the generator: ${si.identity} (${si.issuer})`,
+    );
+    const wrong = await run([
+      'report',
+      'beside.tar',
+      '-o',
+      'beside-wrong.html',
+      '--certificate-identity',
+      `${si.identity}x`,
+      '--certificate-oidc-issuer',
+      si.issuer,
+      '--trusted-root',
+      'full.json',
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('keyless_identity_mismatch');
+    const half = await run(['report', 'beside.tar', '-o', 'half.html', '--certificate-identity', si.identity]);
+    expect(half.code).toBe(2);
+    expect(existsSync(at('half.html'))).toBe(false);
+  });
+
+  it('replay and show name the bundle beside the receipt, as not checked there', async () => {
+    const replay = await run(['replay', 'beside.tar', '--limit', '1']);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain('keyless bundle beside.tar.sigstore.json beside it NOT checked');
+    const show = await run(['show', 'beside.tar', '0', '--json']);
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.stdout).signature).toMatchObject({
+      keyless_bundle: { file: at('beside.tar.sigstore.json'), checked: false },
+    });
+  });
+});

@@ -238,6 +238,21 @@ function checkStatement(
     fault('keyless_predicate_mismatch', "the statement's predicate is not the receipt's manifest.json");
 }
 
+/**
+ * Who a bundle's certificate names, read WITHOUT verifying anything (a claim, for a report that says it was not
+ * checked); undefined when the file is not a readable bundle or holds no readable certificate.
+ */
+export function claimedSigner(bundleFile: string): { identity: string | null; issuer: string | null } | undefined {
+  try {
+    const der = leafCertificate(parseBundle(readSmallFile(bundleFile, 'Sigstore bundle'), bundleFile));
+    if (der === undefined) return undefined;
+    const id = signerIdentity(der);
+    return { identity: id.san ?? null, issuer: id.issuer ?? null };
+  } catch {
+    return undefined;
+  }
+}
+
 function leafCertificate(bundle: Bundle): Buffer | undefined {
   const c = bundle.verificationMaterial.content;
   if (c.$case === 'certificate') return c.certificate.rawBytes;
