@@ -158,7 +158,9 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
   const repo = known ?? repoInfo(options.root, env);
   if (repo === undefined) return undefined;
   cleanDeadSnapshotDirs(repo.gitDir);
-  cleanLegacySnapshotDirs();
+  // Reading the whole system temp dir on every step (each hook call of an agent is a process) is a cost that grows
+  // with the machine's /tmp: the leftovers of earlier releases are looked for on every 100th step, the first included.
+  if (seq % 100 === 0) cleanLegacySnapshotDirs();
   const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
   try {
     const index = path.join(tmp, 'index');
@@ -322,8 +324,9 @@ export function cleanDeadSnapshotDirs(gitDir: string): string[] {
 let legacyCleaned = false;
 /**
  * Earlier releases made the temporary index directory in the system temp dir
- * (`stepchain-snap-XXXXXX`, no pid in the name): once per process, those of
- * ours older than an hour (no snapshot takes that long) are removed.
+ * (`stepchain-snap-XXXXXX`, no pid in the name): at most once per process
+ * (and on every 100th step: see takeSnapshot), those of ours older than an
+ * hour (no snapshot takes that long) are removed.
  */
 function cleanLegacySnapshotDirs(): void {
   if (legacyCleaned) return;
