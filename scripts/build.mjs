@@ -1,5 +1,6 @@
 // Builds everything that ships, from src/:
-// - dist/cli.js     the CLI, one self-contained file (@vercel/ncc; the `stepchain` bin);
+// - dist/cli.js     the CLI, one self-contained file (the `stepchain` bin): the whole CLI (@vercel/ncc) and the hook
+//                   entry (esbuild), each carried as text and compiled only when it runs (build-launcher.mjs);
 // - dist/index.js   the GitHub Action, one self-contained file (@vercel/ncc; committed, the Action runs it);
 // - dist/lib/       the library: index.mjs (ESM, esbuild; runtime dependencies left to npm),
 //                   chunk-worker.mjs (its verification worker) and index.d.mts (one bundled
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
 import { generate } from './generate.mjs';
+import { bundleHookEntry, launcherSource } from './build-launcher.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ncc = path.join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js');
@@ -26,7 +28,7 @@ const work = path.join(root, 'build', 'ncc');
 const stampFile = path.join(root, 'node_modules', '.cache', 'stepchain', 'build-stamp.json');
 
 const bundles = [
-  { src: 'src/cli/index.ts', out: 'dist/cli.js', shebang: true },
+  { src: 'src/cli/index.ts', out: 'dist/cli.js', shebang: true, launcher: true },
   { src: 'src/action/index.ts', out: 'dist/index.js', shebang: false },
 ];
 const OUTPUTS = [
@@ -141,7 +143,8 @@ async function nccBundle(e) {
       legalComments: 'eof',
     })
   ).code;
-  if (e.shebang) code = `#!/usr/bin/env node\n${code}`;
+  if (e.launcher) code = launcherSource({ main: code, hook: await bundleHookEntry(root) });
+  else if (e.shebang) code = `#!/usr/bin/env node\n${code}`;
   writeFileSync(path.join(root, e.out), code);
   if (e.shebang) chmodSync(path.join(root, e.out), 0o755);
 }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { bundleFromJSON } from '@sigstore/bundle';
 import { DSSEBundleBuilder, FulcioSigner, RekorWitness, TSAWitness } from '@sigstore/sign';
+import { SIGSTORE_PROGRAM_SOURCE } from '../src/receipt/keyless/sigstore-program.generated';
 import { cliPath } from './helpers/paths';
 import { startStandIns, type StandIns } from './helpers/sigstore-stand-ins';
 import { tempDir } from './helpers/tmp';
@@ -27,7 +28,7 @@ interface Run {
 }
 
 /** The CLI as a real process, asynchronously (the stand-ins answer from this process meanwhile). */
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+function run(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Run> {
   const clean = { ...process.env };
   for (const k of [
     'SIGSTORE_ID_TOKEN',
@@ -37,7 +38,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   ])
     delete clean[k];
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [cliPath, ...args], {
+    const p = spawn(process.execPath, [...nodeArgs, cliPath, ...args], {
       cwd: dir,
       env: { ...clean, STEPCHAIN_AUDIT: 'off', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -368,5 +369,125 @@ describe('receipt verify with a keyless bundle', () => {
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
+  });
+});
+
+describe('the Sigstore packages are compiled only when a keyless receipt is signed or checked', () => {
+  /** The sizes of the programs a command line compiled (a preload reports every vm.compileFunction on stderr). */
+  async function compiled(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ run: Run; sizes: number[] }> {
+    const preload = at('count-compiles.cjs');
+    writeFileSync(
+      preload,
+      `const vm = require('node:vm');
+const compile = vm.compileFunction;
+vm.compileFunction = function (code, ...rest) {
+  process.stderr.write('compiled ' + code.length + '\\n');
+  return compile.call(this, code, ...rest);
+};
+`,
+    );
+    const r = await run(args, env, ['-r', preload]);
+    const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
+    return { run: { ...r, stderr: r.stderr.replace(/^compiled \d+\n/gm, '') }, sizes };
+  }
+  const sigstoreSize = SIGSTORE_PROGRAM_SOURCE.length;
+
+  it('not by --version, a journal verify, an export without --keyless or a receipt verify without a bundle', async () => {
+    for (const args of [
+      ['--version'],
+      ['verify', AGENT],
+      ['export', AGENT, '-o', 'plain-lazy.tar'],
+      ['receipt', 'verify', 'plain-lazy.tar'],
+    ]) {
+      const { run: r, sizes } = await compiled(args);
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
+      expect({ args, sigstore: sizes.includes(sigstoreSize) }).toEqual({ args, sigstore: false });
+    }
+  });
+
+  it('by export --keyless and by receipt verify of a keyless bundle, once each', async () => {
+    const signed = await compiled(['export', AGENT, '-o', 'lazy.tar', '--keyless', ...services()], signEnv());
+    expect(signed.run.code).toBe(0);
+    expect(signed.sizes.filter((s) => s === sigstoreSize)).toHaveLength(1);
+    const checked = await compiled(['receipt', 'verify', 'lazy.tar', ...policy(), '--trusted-root', 'full.json']);
+    expect(checked.run.code).toBe(0);
+    expect(checked.sizes.filter((s) => s === sigstoreSize)).toHaveLength(1);
+  });
+});
+
+describe('a keyless bundle beside a receipt, wherever the receipt is written or read', () => {
+  beforeAll(async () => {
+    expect((await run(['export', AGENT, '-o', 'beside.tar', '--keyless', ...services()], signEnv())).code).toBe(0);
+  });
+
+  it('export without --keyless refuses a bundle at the output (exit 2); with --force removes it and says so', async () => {
+    copyFileSync(at('beside.tar'), at('stale.tar'));
+    copyFileSync(at('beside.tar.sigstore.json'), at('stale.tar.sigstore.json'));
+    // An orphan bundle (its receipt gone) is refused as well: it would be taken for the new receipt's signature.
+    copyFileSync(at('beside.tar.sigstore.json'), at('orphan.tar.sigstore.json'));
+    const orphan = await run(['export', AGENT, '-o', 'orphan.tar']);
+    expect(orphan.code).toBe(2);
+    expect(orphan.stderr).toContain('orphan.tar.sigstore.json exists beside the output');
+    expect(existsSync(at('orphan.tar'))).toBe(false);
+    const forced = await run(['export', AGENT, '-o', 'stale.tar', '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('removed stale.tar.sigstore.json: it signed the receipt this one replaced');
+    expect(existsSync(at('stale.tar.sigstore.json'))).toBe(false);
+    expect((await run(['receipt', 'verify', 'stale.tar'])).code).toBe(0);
+    copyFileSync(at('beside.tar.sigstore.json'), at('stale.tar.sigstore.json'));
+    const json = await run(['publish', AGENT, '-o', 'stale.tar', '--opt-in', '--force', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, removed_bundle: 'stale.tar.sigstore.json' });
+    expect(existsSync(at('stale.tar.sigstore.json'))).toBe(false);
+  });
+
+  it('report shows the signer the certificate names: NOT checked (exit 1) without an identity, verified with one', async () => {
+    const unchecked = await run(['report', 'beside.tar', '-o', 'beside-unchecked.html']);
+    expect(unchecked.code).toBe(1);
+    expect(unchecked.stdout).toContain('chain intact, signature NOT checked (a keyless bundle beside it');
+    expect(unchecked.stderr).toContain('keyless_not_checked');
+    const page = readFileSync(at('beside-unchecked.html'), 'utf8');
+    expect(page).toContain(`NOT checked: beside.tar.sigstore.json names ${si.identity} (${si.issuer})`);
+    const checked = await run([
+      'report',
+      'beside.tar',
+      '-o',
+      'beside-checked.html',
+      ...policy(),
+      '--trusted-root',
+      'full.json',
+    ]);
+    expect({ code: checked.code, stderr: checked.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(readFileSync(at('beside-checked.html'), 'utf8')).toContain(
+      `verified by the generator: ${si.identity} (${si.issuer})`,
+    );
+    const wrong = await run([
+      'report',
+      'beside.tar',
+      '-o',
+      'beside-wrong.html',
+      '--certificate-identity',
+      `${si.identity}x`,
+      '--certificate-oidc-issuer',
+      si.issuer,
+      '--trusted-root',
+      'full.json',
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('keyless_identity_mismatch');
+    const half = await run(['report', 'beside.tar', '-o', 'half.html', '--certificate-identity', si.identity]);
+    expect(half.code).toBe(2);
+    expect(existsSync(at('half.html'))).toBe(false);
+  });
+
+  it('replay and show name the bundle beside the receipt, as not checked there', async () => {
+    const replay = await run(['replay', 'beside.tar', '--limit', '1']);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain('keyless bundle beside.tar.sigstore.json beside it NOT checked');
+    const show = await run(['show', 'beside.tar', '0', '--json']);
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.stdout).signature).toMatchObject({
+      keyless_bundle: { file: at('beside.tar.sigstore.json'), checked: false },
+    });
   });
 });

@@ -1,10 +1,11 @@
-import { parseArgs, wantsHelp, wantsJson } from './args';
+import { wantsHelp } from './args';
 import type { Command } from './command';
 import { commands } from './commands';
 import { commandHelp, groupHelp, groupNames, mainHelp } from './help';
 import { processIO, terminalSafe, type CommandIO } from './io';
 import { didYouMean } from './suggest';
-import { asStepchainError, errorDocument, fieldWords, InputError, kebabField, StepchainError } from '../errors';
+import { reportError as report, runCommand } from './run-command';
+import { InputError } from '../errors';
 import { VERSION } from '../version';
 
 /** Help is wrapped at the terminal's width; 80 columns when it is not a terminal (`COLUMNS` overrides). */
@@ -53,22 +54,6 @@ function helpFor(words: string[], width: number): string {
   if (exact) return commandHelp(exact, width, subcommandsOf(exact));
   if (words.length === 1 && groupNames(commands).has(words[0]!)) return groupHelp(words[0]!, commands, width);
   throw unknownCommand(words);
-}
-
-/** Prints an error: one line on stderr, and with `--json` also the error document on stdout. */
-function report(thrown: unknown, io: CommandIO, json: boolean): number {
-  // An operating-system error (ENOSPC, EACCES, EROFS, ...) is one line naming the path, exit 2.
-  const e = asStepchainError(thrown) ?? thrown;
-  const doc = errorDocument(e);
-  if (json) io.json(doc);
-  if (e instanceof StepchainError) {
-    io.err(`stepchain: ${e.message}`);
-    return e.exitCode;
-  }
-  // An unexpected failure is still one line; STEPCHAIN_DEBUG shows the stack.
-  io.err(`stepchain: internal error: ${doc.error.message}`);
-  if (io.env.STEPCHAIN_DEBUG) for (const l of String((e as Error | undefined)?.stack).split('\n')) io.err(l);
-  return 1;
 }
 
 /** Runs one command line; returns the exit code. Never throws, never prints a stack trace. */
@@ -123,36 +108,5 @@ export async function runCli(argv: string[], rawIO: CommandIO = processIO()): Pr
     io.out(commandHelp(command, width, subcommandsOf(command)));
     return 0;
   }
-  const json = wantsJson(rest, command.options);
-  // The command's one JSON document is held until it returns, so that it can say `ok` by the exit code,
-  // and an error thrown after it leaves the error document alone on stdout (exactly one document).
-  let held: { doc: unknown } | undefined;
-  let code: number;
-  try {
-    const args = parseArgs(rest, command.options, command.name.join(' '));
-    code = await command.run(args, { ...io, json: (doc) => (held = { doc }) }, runCli);
-    if (held !== undefined) io.json(withOk(held.doc, code));
-  } catch (e) {
-    // The library names a wrong option by its field; the CLI says the flag.
-    code = report(
-      fieldWords(e, (f) => `--${command.fields?.[f] ?? kebabField(f)}`),
-      io,
-      json || rawJson,
-    );
-  }
-  return command.maxExitCode === undefined ? code : Math.min(code, command.maxExitCode);
-}
-
-/**
- * Every `--json` document says whether what the command checked holds: `ok` first, true exactly when the
- * exit code is 0, unless the document states its own (verify, check, diff: the same meaning), which is
- * moved first.
- */
-export function withOk(doc: unknown, code: number): unknown {
-  const ok = code === 0;
-  if (doc instanceof Map)
-    return new Map([['ok', doc.has('ok') ? doc.get('ok') : ok], ...(doc as Map<string, unknown>)]);
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return doc;
-  const own = Object.prototype.hasOwnProperty.call(doc, 'ok') ? (doc as { ok: unknown }).ok : ok;
-  return { ok: own, ...(doc as Record<string, unknown>) };
+  return runCommand(command, rest, io, runCli);
 }

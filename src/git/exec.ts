@@ -120,6 +120,11 @@ export interface GitSyncOptions {
   /** Extra variables (e.g. GIT_INDEX_FILE for a temporary index). */
   extra?: Record<string, string>;
   input?: string;
+  /**
+   * Reads the configuration naming filter drivers and remotes (the default reads it for each command that can run
+   * one); `namedConfigOnce` lets the commands of one operation share one read.
+   */
+  readNamed?: () => string;
 }
 
 /**
@@ -136,7 +141,7 @@ function prepare(
     return out === undefined ? undefined : path.resolve(root, out.replace(/\n$/, ''));
   });
   const env = gitEnv(options.env, { ...options.extra, ...repoPin });
-  const line = gitCommandLine(args, () => namedConfig(cwd, options));
+  const line = gitCommandLine(args, options.readNamed ?? (() => namedConfig(cwd, options)));
   return { line, env };
 }
 
@@ -148,6 +153,17 @@ function namedConfig(cwd: string, options: GitSyncOptions): string {
     if (e instanceof GitCommandError && e.status === 1) return ''; // no such key
     throw e;
   }
+}
+
+/**
+ * The configuration naming filter drivers and remotes, read at most once (on first use), for the git commands of
+ * one operation that run back to back in `cwd` (a snapshot's add, flag updates and write-tree): one process
+ * instead of one per command. A configuration changed between two of those commands is the same race as one
+ * changed between a read and its command.
+ */
+export function namedConfigOnce(cwd: string, env?: NodeJS.ProcessEnv): () => string {
+  let read: string | undefined;
+  return () => (read ??= namedConfig(cwd, { env }));
 }
 
 /** Runs `git <args>` in `cwd`; returns stdout (untrimmed). Throws GitCommandError on a non-zero exit. */

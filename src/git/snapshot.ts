@@ -21,7 +21,8 @@ import { writeAll } from '../util/fs';
 import { sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
-import { GitCommandError, gitSync } from './exec';
+import { GitCommandError, gitSync, namedConfigOnce, type GitSyncOptions } from './exec';
+import { summarizeIndex, type IndexSummary } from './index-file';
 import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
 
 /**
@@ -159,18 +160,24 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
   const repo = known ?? repoInfo(options.root, env);
   if (repo === undefined) return undefined;
   cleanDeadSnapshotDirs(repo.gitDir);
-  cleanLegacySnapshotDirs();
+  // Reading the whole system temp dir on every step (each hook call of an agent is a process) is a cost that grows
+  // with the machine's /tmp: the leftovers of earlier releases are looked for on every 100th step, the first included.
+  if (seq % 100 === 0) cleanLegacySnapshotDirs();
   const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
   try {
     const index = path.join(tmp, 'index');
     const seeded = copyIndex(repo.indexFile, index);
-    const extra = { GIT_INDEX_FILE: index };
-    if (!seeded && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], { env, extra });
-    if (seeded) clearTrustFlags(repo.top, env, extra);
-    gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'add', '-A', '--', ...SNAPSHOT_PATHSPEC], { env, extra });
+    // One read of the configuration naming programs, for every command below that could run one.
+    const git = { env, extra: { GIT_INDEX_FILE: index }, readNamed: namedConfigOnce(repo.top, env) };
+    if (seeded === undefined && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], git);
+    // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
+    const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
+    if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
+      clearTrustFlags(repo.top, git);
+    gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'add', '-A', '--', ...SNAPSHOT_PATHSPEC], git);
     pausePoint('snapshot:after-index', env);
-    const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
-    const nested = gitlinks(repo.top, env, extra);
+    const tree = gitSync(repo.top, ['write-tree'], git).trim();
+    const nested = indexSummary(index)?.gitlink === false ? [] : gitlinks(repo.top, git);
     const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
     const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
@@ -206,10 +213,10 @@ const SNAPSHOT_ADD_CONFIG = ['-c', 'core.ignoreCase=false', '-c', 'core.fileMode
  * checkout's: its recorded content stays). Anyone who can run git in the work
  * tree can set either flag, and the snapshot then held the file's old content.
  */
-function clearTrustFlags(top: string, env: NodeJS.ProcessEnv | undefined, extra: Record<string, string>): void {
+function clearTrustFlags(top: string, git: GitSyncOptions): void {
   const assumed: string[] = [];
   const skipped: string[] = [];
-  for (const rec of gitSync(top, ['ls-files', '-v', '-z'], { env, extra }).split('\0')) {
+  for (const rec of gitSync(top, ['ls-files', '-v', '-z'], git).split('\0')) {
     if (rec.length < 3) continue;
     const tag = rec[0]!;
     const file = rec.slice(2);
@@ -218,19 +225,28 @@ function clearTrustFlags(top: string, env: NodeJS.ProcessEnv | undefined, extra:
   }
   const unset = (flag: string, files: string[]): void => {
     if (files.length > 0)
-      gitSync(top, ['update-index', flag, '-z', '--stdin'], { env, extra, input: files.join('\0') + '\0' });
+      gitSync(top, ['update-index', flag, '-z', '--stdin'], { ...git, input: files.join('\0') + '\0' });
   };
   unset('--no-assume-unchanged', assumed);
   unset('--no-skip-worktree', skipped);
 }
 
 /** The paths of the index that are gitlinks (mode 160000: a repository of its own, whose files git does not add). */
-function gitlinks(top: string, env: NodeJS.ProcessEnv | undefined, extra: Record<string, string>): string[] {
+function gitlinks(top: string, git: GitSyncOptions): string[] {
   const out: string[] = [];
-  for (const rec of gitSync(top, ['ls-files', '-s', '-z'], { env, extra }).split('\0')) {
+  for (const rec of gitSync(top, ['ls-files', '-s', '-z'], git).split('\0')) {
     if (rec.startsWith('160000 ')) out.push(rec.slice(rec.indexOf('\t') + 1));
   }
   return out;
+}
+
+/** The summary of the index file at `file` (./index-file.ts); undefined when it cannot be read or understood. */
+function indexSummary(file: string): IndexSummary | undefined {
+  try {
+    return summarizeIndex(readFileSync(file));
+  } catch {
+    return undefined; // none written (nothing was added to an empty index): git answers
+  }
 }
 
 function lstatExists(p: string): boolean {
@@ -244,8 +260,8 @@ function lstatExists(p: string): boolean {
 
 /**
  * Copies the user's index to `to` for the snapshot to start from, keeping the
- * index's mtime (in whole seconds, rounded down). Returns false when there is no
- * index yet.
+ * index's mtime (in whole seconds, rounded down). Returns the bytes copied, or
+ * undefined when there is no index yet.
  *
  * Why the mtime: git takes a cached entry whose size and mtime match the file
  * as unchanged only when the entry is older than the index file itself; an
@@ -258,12 +274,12 @@ function lstatExists(p: string): boolean {
  * nanoseconds. The stat is taken of the very file read (the user's git may
  * replace the index meanwhile, by rename).
  */
-function copyIndex(from: string, to: string): boolean {
+function copyIndex(from: string, to: string): Buffer | undefined {
   let src: number;
   try {
     src = openSync(from, 'r');
   } catch {
-    return false; // no index yet (fresh repository)
+    return undefined; // no index yet (fresh repository)
   }
   try {
     const st = fstatSync(src);
@@ -276,7 +292,7 @@ function copyIndex(from: string, to: string): boolean {
     } finally {
       closeSync(dst);
     }
-    return true;
+    return bytes;
   } finally {
     closeSync(src);
   }
@@ -318,8 +334,9 @@ export function cleanDeadSnapshotDirs(gitDir: string): string[] {
 let legacyCleaned = false;
 /**
  * Earlier releases made the temporary index directory in the system temp dir
- * (`stepchain-snap-XXXXXX`, no pid in the name): once per process, those of
- * ours older than an hour (no snapshot takes that long) are removed.
+ * (`stepchain-snap-XXXXXX`, no pid in the name): at most once per process
+ * (and on every 100th step: see takeSnapshot), those of ours older than an
+ * hour (no snapshot takes that long) are removed.
  */
 function cleanLegacySnapshotDirs(): void {
   if (legacyCleaned) return;

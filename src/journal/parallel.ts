@@ -1,6 +1,13 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
+
+/**
+ * node:worker_threads, loaded when threads are started: most processes that
+ * import this module (every hook call an agent makes appends a step) start none,
+ * and loading it is a noticeable part of a short process's start.
+ */
+const workerThreads = (): typeof import('node:worker_threads') => process.getBuiltinModule('node:worker_threads');
 import { scanChunk, scanFileChunk, type ChunkOptions, type ChunkSummary, type SliceSeed } from './chunk';
 import { adoptWasmModule, wasmModule } from './wasm/scanner';
 import { READ_FLAGS } from '../util/nofollow';
@@ -61,6 +68,7 @@ export function setChunkWorkerEntry(entry: ChunkWorkerEntry | undefined): void {
 
 function startWorker(entry: ChunkWorkerEntry, job: ChunkJob, port: MessagePort): Worker {
   const options = { workerData: job, transferList: [port], stdout: false, stderr: false };
+  const { Worker } = workerThreads();
   return typeof entry === 'string' ? new Worker(entry, options) : new Worker(entry.source, { ...options, eval: true });
 }
 
@@ -226,7 +234,7 @@ export function walkRanges(
   const jobs: { worker: Worker; done: SharedArrayBuffer; port: MessagePort; mark: number }[] = [];
   for (let k = 1; k < n; k++) {
     const done = new SharedArrayBuffer(4);
-    const { port1, port2 } = new MessageChannel();
+    const { port1, port2 } = new (workerThreads().MessageChannel)();
     const job: ChunkJob = {
       tag: CHUNK_JOB_TAG,
       source: sliceSource,
@@ -275,7 +283,7 @@ export function walkRanges(
       Atomics.wait(flag, 0, 0, 200);
       if (progress !== undefined) progress(Math.min(total, takenBytes()), total);
     }
-    const msg = receiveMessageOnPort(j.port)?.message as ChunkReply | undefined;
+    const msg = workerThreads().receiveMessageOnPort(j.port)?.message as ChunkReply | undefined;
     j.port.close();
     void j.worker.terminate();
     for (const [k, summary] of msg?.results ?? []) results[k] = summary;

@@ -61,6 +61,8 @@ export interface ReceiptInspection {
   verdict: ReceiptVerifyResult;
   /** The parts the verdict is about; undefined when the layout, the manifest or the signature encoding is faulty. */
   receipt: LoadedReceipt | undefined;
+  /** The receipt file's bytes as read (what a keyless signature's statement names by digest). */
+  bytes?: Buffer;
 }
 
 /** Faults a verdict lists in all (a journal of a million bad lines is not a million lines of output). */
@@ -144,7 +146,7 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
   }
   const scan = scanArchive(bytes);
   const verdict = verdictOf(scan, options);
-  if (scan.faults.length > 0) return { verdict: verdict.result, receipt: undefined };
+  if (scan.faults.length > 0) return { verdict: verdict.result, receipt: undefined, bytes };
   let receipt: LoadedReceipt | undefined;
   try {
     receipt = partsOf(scan.members, verdict.manifest);
@@ -152,7 +154,7 @@ export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOpt
     if (!(e instanceof ReceiptFormatError)) throw e;
     receipt = undefined; // already a fault of the verdict
   }
-  return { verdict: verdict.result, receipt };
+  return { verdict: verdict.result, receipt, bytes };
 }
 
 /** A verdict that is only the fault that kept the receipt from being read. */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { readJournalBytes } from '../journal';
 import { IntegrityError } from '../errors';
 import { describeReceiptFault, inspectReceipt, looksLikeReceipt, type PublicKey } from '../receipt';
+import { bundleBeside } from '../receipt/keyless/bundle-path';
 import { BrokenChainError, mapBlobs, requireVerified, sourceFromRead, type ReplaySource } from './source';
 
 /**
@@ -52,5 +53,12 @@ export function openReceipt(file: string, options: ReceiptOpenOptions = {}): Rep
     }),
     signed: v.signed,
     signatureChecked: v.signature_ok === true,
+    ...keylessBundleOf(file),
   };
+}
+
+/** The keyless bundle beside a receipt, said (never checked here: `receipt verify` checks it under an identity). */
+function keylessBundleOf(file: string): { keylessBundle?: string } {
+  const bundle = bundleBeside(file);
+  return bundle === undefined ? {} : { keylessBundle: bundle };
 }

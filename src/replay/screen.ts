@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { bodyRows, laidOutBody, type BodyLine, type ScreenSize } from './body';
 import { keyHints } from './keys';
 import type { ReplaySource } from './source';
@@ -33,9 +34,13 @@ export function sourceSignature(source: ReplaySource): SignatureVerdict | undefi
 export function signatureText(source: ReplaySource): string {
   const v = sourceSignature(source);
   if (v === undefined) return '';
-  if (v.status === 'unsigned') return ', unsigned';
-  if (v.status === 'verified') return ', signature ✓';
-  return `, ${v.text}`;
+  const keyless =
+    source.keylessBundle === undefined
+      ? ''
+      : `, keyless bundle ${path.basename(source.keylessBundle)} beside it NOT checked (stepchain receipt verify checks it)`;
+  if (v.status === 'unsigned') return `, unsigned${keyless}`;
+  if (v.status === 'verified') return `, signature ✓${keyless}`;
+  return `, ${v.text}${keyless}`;
 }
 
 /**

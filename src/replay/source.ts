@@ -48,6 +48,8 @@ export interface ReplaySource {
   /** A receipt: whether it carries a signature, and whether a trusted key verified it. */
   signed?: boolean;
   signatureChecked?: boolean;
+  /** A receipt with a keyless (Sigstore) bundle beside it: the bundle, which replay and show do not check. */
+  keylessBundle?: string;
 }
 
 /**

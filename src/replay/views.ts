@@ -106,9 +106,17 @@ function unverifiedNotes(source: ReplaySource, shown: number): string[] {
 }
 
 /** A receipt's signature for `--json` (`{status, holds}`), or null for a journal. */
-export function signatureDocument(source: ReplaySource): { status: string; holds: boolean } | null {
+export function signatureDocument(
+  source: ReplaySource,
+): { status: string; holds: boolean; keyless_bundle?: { file: string; checked: false } } | null {
   const v = sourceSignature(source);
-  return v === undefined ? null : { status: v.status, holds: v.holds };
+  if (v === undefined) return null;
+  // A keyless bundle beside the receipt is named, never checked here (`receipt verify` checks it).
+  const keyless =
+    source.keylessBundle === undefined
+      ? {}
+      : { keyless_bundle: { file: source.keylessBundle, checked: false as const } };
+  return { status: v.status, holds: v.holds, ...keyless };
 }
 
 /**
@@ -126,7 +134,7 @@ export function replayDocument(
   agent_id: string;
   head_hash: string;
   steps: number;
-  signature: { status: string; holds: boolean } | null;
+  signature: ReturnType<typeof signatureDocument>;
   entries: JsonValue[];
   unverified?: { seq: number; line: number; fields: JsonValue }[];
   changes?: { seq: number; files: RecordedChange[] }[];
@@ -183,7 +191,7 @@ export interface ShowDocument {
   agent_id: string;
   head_hash: string;
   steps: number;
-  signature: { status: string; holds: boolean } | null;
+  signature: ReturnType<typeof signatureDocument>;
   seq: number;
   line: number;
   entry: JsonValue;

@@ -9,7 +9,7 @@ export {
 } from './report';
 export type { RenderedReport, ReportOptions, ReportResult } from './report';
 export { loadReportSource } from './source';
-export type { LoadSourceOptions, ReportBlobSource, ReportFault, ReportSource } from './source';
+export type { LoadSourceOptions, ReportBlobSource, ReportFault, ReportKeyless, ReportSource } from './source';
 export type {
   ReportData,
   ReportForkNode,

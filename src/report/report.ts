@@ -168,6 +168,7 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
             })),
             key_id: r.keyId,
             signature_check: r.signatureCheck,
+            keyless: r.keyless ?? null,
             // The page checks the signature itself, with the same keys.
             generator_faults: receiptFaults.filter((f) => !SIGNATURE_KINDS.has(f.kind)),
           },

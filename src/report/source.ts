@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, IntegrityError } from '../errors';
+import { sha256Hex } from '../util/hash';
 import { scanChunk } from '../journal/chunk';
 import { pausePoint } from '../util/pause';
 import { lstatUnder, READ_FLAGS, readUnder } from '../util/nofollow';
@@ -71,6 +72,10 @@ export interface ReportSource {
     signatureCheck: string;
     /** Receipt-level faults (structure, signature, manifest vs chain), not the chain's own. */
     faults: ReportFault[];
+    /** The SHA-256 of the receipt file's bytes the report was made of (what a keyless statement names). */
+    sha256: string;
+    /** A keyless (Sigstore) signer, when a bundle is beside the receipt: set by the caller that checked it. */
+    keyless?: ReportKeyless;
   };
   /** The fork tree to draw, when known (see `ReportOptions.forks`). */
   forks?: ReportForkNode | null;
@@ -86,6 +91,17 @@ export interface ReportSource {
   windowDone?: boolean;
   /** The window was chosen because the journal is too large for one page (no --max-steps given). */
   autoWindow?: { bytes: number };
+}
+
+/** A keyless signature as the report shows it: who the certificate names, and whether that was checked. */
+export interface ReportKeyless {
+  bundle: string;
+  identity: string | null;
+  issuer: string | null;
+  /** True only when the bundle verified under an identity policy (its faults are the receipt's otherwise). */
+  verified: boolean;
+  /** What was checked, in words. */
+  text: string;
 }
 
 export interface LoadSourceOptions {
@@ -136,7 +152,7 @@ export function blobRefsOf(journal: Buffer): string[] {
 function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
   const keys = options.publicKeys ?? [];
   // One read: the report shows the bytes that were verified, whatever happens to the file meanwhile.
-  const { verdict: checked, receipt: loaded } = inspectReceipt(file, { publicKeys: keys });
+  const { verdict: checked, receipt: loaded, bytes } = inspectReceipt(file, { publicKeys: keys });
   if (loaded === undefined) {
     const first = checked.errors[0];
     throw new ReceiptFormatError(
@@ -188,6 +204,7 @@ function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
       keyId: checked.key_id,
       signatureCheck,
       faults,
+      sha256: sha256Hex(bytes ?? Buffer.alloc(0)),
     },
   };
 }

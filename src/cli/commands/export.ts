@@ -4,7 +4,7 @@ import { Cas } from '../../journal';
 import { pathKind } from '../../util/fs';
 import { buildExport, encodeManifest, writeExport, type ExportOptions } from '../../receipt';
 import type { Command } from '../command';
-import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan } from './keyless-sign';
+import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 
 export const exportCommand: Command = {
@@ -37,6 +37,7 @@ export const exportCommand: Command = {
   async run(args, io) {
     const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'export');
     const keyless = keylessPlan(args, io, outFile, out, 'export');
+    const stale = staleBundle(args, outFile, out, 'export');
     const options: ExportOptions = { ...common };
     const cas = args.values.get('cas');
     if (cas !== undefined) {
@@ -51,6 +52,7 @@ export const exportCommand: Command = {
     // Signed before anything is written: a signature that fails leaves neither file.
     const signed = keyless && (await keyless.sign(built.bytes, encodeManifest(built.manifest)));
     const r = writeExport(outFile, built, options, signed ? signed.companion : undefined);
+    stale?.remove();
     for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {
       io.json({
@@ -63,6 +65,7 @@ export const exportCommand: Command = {
         key_id: r.key_id,
         blobs: r.blobs,
         ...(signed ? { keyless: keylessDoc(signed) } : {}),
+        ...(stale ? { removed_bundle: stale.shown } : {}),
       });
       return 0;
     }
@@ -72,6 +75,7 @@ export const exportCommand: Command = {
     if (keyless && signed)
       io.out(`  keyless   ${signed.identity ?? '?'} (${signed.issuer ?? '?'}): ${keyless.bundleShown}`);
     io.out(`  blobs     ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing from the CAS`);
+    if (stale) io.out(`  ${staleBundleRemoved(stale.shown)}`);
     return 0;
   },
 };

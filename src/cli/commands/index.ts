@@ -11,7 +11,7 @@ import { exportCommand } from './export';
 import { forkCommand } from './fork';
 import { forkRmCommand } from './fork-rm';
 import { forksCommand } from './forks';
-import { hookCommandFor } from './hook-agent';
+import { hookCommands } from './hooks';
 import { initCommandFor } from './init-agent';
 import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
@@ -57,6 +57,6 @@ export const commands: Command[] = [
   auditQueryCommand,
   // One `init <agent>` and one `hook <agent>` per recorded agent (src/agents/registry.ts).
   ...AGENTS.map(initCommandFor),
-  ...AGENTS.map(hookCommandFor),
+  ...hookCommands,
   demoCommand,
 ];

@@ -1,7 +1,8 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../../errors';
 import type { ReceiptCompanion } from '../../receipt';
-import { bundlePathOf } from '../../receipt/keyless/bundle-path';
+import { bundleBeside, bundlePathOf } from '../../receipt/keyless/bundle-path';
 import { serviceURL, signingEndpoints, type EndpointOverrides } from '../../receipt/keyless/endpoints';
 import { idTokenSource } from '../../receipt/keyless/token';
 import type { OptionSpec, ParsedArgs } from '../args';
@@ -88,4 +89,33 @@ export function keylessPlan(
       return { companion: { file: bundleFile, bytes }, identity: s.identity, issuer: s.issuer, log_index: s.log_index };
     },
   };
+}
+
+/**
+ * A Sigstore bundle already beside the output of an export without `--keyless`
+ * signed another receipt, and `receipt verify` would take it for this one's
+ * signature (and fail it). Read before any work: refused without `--force`;
+ * with it, `remove` deletes it once the new receipt is written, and the command
+ * says so.
+ */
+export function staleBundle(
+  args: ParsedArgs,
+  outFile: string,
+  out: string,
+  command: string,
+): { shown: string; remove(): void } | undefined {
+  if (args.flags.has('keyless')) return undefined; // --keyless writes a new one (keylessPlan)
+  const file = bundleBeside(outFile);
+  if (file === undefined) return undefined;
+  const shown = bundlePathOf(out);
+  if (!args.flags.has('force'))
+    throw new InputError(
+      `${command}: ${shown} exists beside the output: it signed another receipt and would be taken for this one's keyless signature; refusing (remove it, give --keyless to sign anew, or --force to remove it)`,
+    );
+  return { shown, remove: () => rmSync(file, { force: true }) };
+}
+
+/** The line and the `--json` field an export that removed a stale bundle adds. */
+export function staleBundleRemoved(shown: string): string {
+  return `removed ${shown}: it signed the receipt this one replaced (this receipt has no keyless signature)`;
 }

@@ -1,7 +1,7 @@
 import { InputError } from '../../errors';
 import { buildPublished, encodeManifest, parseRedactFields, writePublished, type PublishOptions } from '../../receipt';
 import type { Command } from '../command';
-import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan } from './keyless-sign';
+import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
 
 export const publishCommand: Command = {
@@ -48,6 +48,7 @@ export const publishCommand: Command = {
     }
     const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'publish');
     const keyless = keylessPlan(args, io, outFile, out, 'publish');
+    const stale = staleBundle(args, outFile, out, 'publish');
     const options: PublishOptions = { ...common, optIn: true };
     const redactText = args.values.get('redact');
     if (redactText !== undefined) options.redact = parseRedactFields(redactText);
@@ -55,6 +56,7 @@ export const publishCommand: Command = {
     // Signed before anything is written: a signature that fails leaves neither file.
     const signed = keyless && (await keyless.sign(built.bytes, encodeManifest(built.manifest)));
     const r = writePublished(outFile, built, options, signed ? signed.companion : undefined);
+    stale?.remove();
     for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {
       io.json({
@@ -68,6 +70,7 @@ export const publishCommand: Command = {
         signed: r.signed,
         key_id: r.key_id,
         ...(signed ? { keyless: keylessDoc(signed) } : {}),
+        ...(stale ? { removed_bundle: stale.shown } : {}),
       });
       return 0;
     }
@@ -79,6 +82,7 @@ export const publishCommand: Command = {
     io.out(`  signed         ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
     if (keyless && signed)
       io.out(`  keyless        ${signed.identity ?? '?'} (${signed.issuer ?? '?'}): ${keyless.bundleShown}`);
+    if (stale) io.out(`  ${staleBundleRemoved(stale.shown)}`);
     return 0;
   },
 };

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { InputError } from '../../errors';
 import {
   describeReceiptFault,
   readPublicKeyFile,
@@ -8,12 +7,12 @@ import {
   verifyReceiptFile,
   type ReceiptVerifyResult,
 } from '../../receipt';
-import { bundleBeside, notCheckedFault } from '../../receipt/keyless/bundle-path';
-import type { KeylessCheck, KeylessFault, KeylessVerdict } from '../../receipt/keyless/verify';
-import { expectPositionals, type ParsedArgs } from '../args';
+import { notCheckedFault } from '../../receipt/keyless/bundle-path';
+import type { KeylessFault, KeylessVerdict } from '../../receipt/keyless/verify';
+import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { hashOption, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION } from '../common';
-import type { CommandIO } from '../io';
+import { KEYLESS_CHECK_OPTIONS, keylessArgs } from './keyless-check';
 
 export const receiptVerifyCommand: Command = {
   name: ['receipt', 'verify'],
@@ -39,33 +38,7 @@ export const receiptVerifyCommand: Command = {
     },
     'public-key': PUBLIC_KEY_OPTION,
     'require-blobs': { kind: 'flag', description: 'Fail when a blob the manifest names is not bundled.' },
-    bundle: {
-      kind: 'value',
-      value: 'FILE',
-      description: 'The Sigstore bundle of a keyless signature (default: RECEIPT.sigstore.json when it exists).',
-    },
-    'certificate-identity': {
-      kind: 'value',
-      value: 'ID',
-      description:
-        "The signer's exact certificate identity (SAN), e.g. https://github.com/ORG/REPO/.github/workflows/ci.yml@refs/heads/main.",
-    },
-    'certificate-oidc-issuer': {
-      kind: 'value',
-      value: 'ISS',
-      description: "The signer's exact OIDC issuer, e.g. https://token.actions.githubusercontent.com.",
-    },
-    'trusted-root': {
-      kind: 'value',
-      value: 'FILE',
-      description:
-        'A Sigstore TrustedRoot JSON, or the JSON-lines file of `gh attestation trusted-root` (default: the public Sigstore root).',
-    },
-    owner: {
-      kind: 'value',
-      value: 'ORG',
-      description: "Also require the certificate's repository owner to be ORG (as `gh attestation verify --owner`).",
-    },
+    ...KEYLESS_CHECK_OPTIONS,
   },
   examples: [
     { run: 'stepchain receipt verify run.receipt.tar --public-key keys/receipts.pub', what: 'a signed receipt' },
@@ -87,7 +60,7 @@ export const receiptVerifyCommand: Command = {
     const receiptFile = path.resolve(io.cwd, receipt!);
     const expectedHead = hashOption(args, 'expected-head');
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
-    const keylessCheck = keylessArgs(args, io, receiptFile);
+    const keylessCheck = keylessArgs(args, io, receiptFile, 'receipt verify');
     const options = {
       publicKeys,
       requireBlobs: args.flags.has('require-blobs'),
@@ -141,54 +114,6 @@ export const receiptVerifyCommand: Command = {
     return r.ok ? 0 : 1;
   },
 };
-
-/**
- * The keyless part of the command line: a check to make (identity and issuer
- * both given, a bundle given or beside the receipt), or a bundle beside the
- * receipt that nobody asked to check. Half a policy is a usage error.
- */
-function keylessArgs(
-  args: ParsedArgs,
-  io: CommandIO,
-  receiptFile: string,
-): { check?: KeylessCheck; unchecked?: string } {
-  const identity = args.values.get('certificate-identity');
-  const issuer = args.values.get('certificate-oidc-issuer');
-  const bundle = args.values.get('bundle');
-  const root = args.values.get('trusted-root');
-  const owner = args.values.get('owner');
-  if ((identity === undefined) !== (issuer === undefined))
-    throw new InputError(
-      `receipt verify: --certificate-identity and --certificate-oidc-issuer go together (${identity === undefined ? '--certificate-identity' : '--certificate-oidc-issuer'} is missing)`,
-    );
-  if (identity === undefined || issuer === undefined) {
-    for (const [name, v] of [
-      ['bundle', bundle],
-      ['trusted-root', root],
-      ['owner', owner],
-    ] as const)
-      if (v !== undefined)
-        throw new InputError(
-          `receipt verify: --${name} needs --certificate-identity and --certificate-oidc-issuer (the signer to expect)`,
-        );
-    const beside = bundleBeside(receiptFile);
-    return beside === undefined ? {} : { unchecked: beside };
-  }
-  if (identity === '' || issuer === '')
-    throw new InputError('receipt verify: --certificate-identity and --certificate-oidc-issuer must not be empty');
-  const bundleFile = bundle === undefined ? bundleBeside(receiptFile) : path.resolve(io.cwd, bundle);
-  if (bundleFile === undefined)
-    throw new InputError(
-      `receipt verify: no Sigstore bundle: give --bundle FILE or put it beside the receipt as ${path.basename(receiptFile)}.sigstore.json`,
-    );
-  return {
-    check: {
-      bundleFile,
-      policy: { identities: [identity], issuer, ...(owner === undefined ? {} : { owner }) },
-      ...(root === undefined ? {} : { trustedRootFile: path.resolve(io.cwd, root) }),
-    },
-  };
-}
 
 /** Keyless faults join the receipt's: one verdict, one exit code. */
 function addFaults(r: ReceiptVerifyResult, faults: KeylessFault[]): void {

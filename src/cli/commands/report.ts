@@ -14,6 +14,7 @@ import {
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { KEYLESS_CHECK_OPTIONS, keylessArgs, reportKeyless } from './keyless-check';
 import { InputError } from '../../errors';
 import { describeFault } from '../../journal';
 import { terminalProgress } from '../../util/progress';
@@ -49,6 +50,7 @@ export const reportCommand: Command = {
         'Embed a window of N steps (default: the last N) instead of the whole journal; the generator still verifies all of it. For runs too large for a browser.',
     },
     from: { kind: 'value', value: 'SEQ', description: 'Start the --max-steps window at step SEQ.' },
+    ...KEYLESS_CHECK_OPTIONS,
   },
   examples: [
     { run: 'stepchain report agent-1 -o report.html', what: 'a report of a journal' },
@@ -80,13 +82,16 @@ export const reportCommand: Command = {
       throw new InputError('--max-steps: expected at least 1 step');
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
     const root = rootOf(args, io);
+    const targetPath = targetOf(target!, io, root);
+    // A keyless signature's policy is read before any journal is (a half policy is a usage error).
+    const keyless = keylessArgs(args, io, path.resolve(io.cwd, targetPath), 'report');
     const maxStepsN = maxSteps === undefined ? undefined : intArg(maxSteps, '--max-steps');
     const fromN = from === undefined ? undefined : intArg(from, '--from');
     // Verified once, streaming; only the window embedded is read (docs/journal.md, "Reading windows").
     const progress = terminalProgress('verifying', io.env);
     let source;
     try {
-      source = loadReportSource(targetOf(target!, io, root), root, {
+      source = loadReportSource(targetPath, root, {
         publicKeys,
         ...(maxStepsN === undefined ? {} : { maxSteps: maxStepsN }),
         ...(fromN === undefined ? {} : { fromStep: fromN }),
@@ -94,6 +99,14 @@ export const reportCommand: Command = {
       });
     } finally {
       progress?.done();
+    }
+    if (source.receipt !== undefined) {
+      const signer = await reportKeyless(source.receipt, keyless, (f) => path.relative(io.cwd, f) || f);
+      if (signer !== undefined) source.receipt.keyless = signer;
+    } else if (keyless.check !== undefined) {
+      throw new InputError(
+        'report: --certificate-identity and --certificate-oidc-issuer check a receipt, not a journal',
+      );
     }
     // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
     let forks: ReportForkNode | null = null;
@@ -134,12 +147,13 @@ export const reportCommand: Command = {
           ? ''
           : `, lines ${r.window.first_line}-${r.window.last_line} embedded (${r.window.steps} steps)`;
       // A signed receipt nobody checked is not a broken chain: say which it is (one meaning of "signed").
-      const unchecked = r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key');
+      const unchecked =
+        r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key' || f.kind === 'keyless_not_checked');
       io.out(
         r.ok
           ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}${window}`
           : unchecked
-            ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact, signature NOT checked (signed, but no --public-key was given)${blobs}${window}`
+            ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact, signature NOT checked (${r.errors.map((f) => (f.kind === 'no_trusted_key' ? 'signed, but no --public-key was given' : 'a keyless bundle beside it, but no --certificate-identity and --certificate-oidc-issuer were given')).join('; ')})${blobs}${window}`
             : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}${window}`,
       );
     }

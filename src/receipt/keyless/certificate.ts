@@ -1,4 +1,5 @@
-import { X509Certificate } from '@sigstore/core';
+import type { X509Certificate } from '@sigstore/core';
+import { sigstore } from './sigstore';
 
 /** Fulcio's OIDC issuer extension (v2, DER UTF8String) and its legacy form (v1, raw bytes). */
 const OID_ISSUER_V2 = '1.3.6.1.4.1.57264.1.8';
@@ -21,7 +22,7 @@ export interface SignerIdentity {
 
 /** Reads a certificate's identity fields; throws (a one-line Error) when it is not a certificate. */
 export function signerIdentity(der: Buffer): SignerIdentity {
-  const cert = X509Certificate.parse(Buffer.from(der));
+  const cert = sigstore().X509Certificate.parse(Buffer.from(der));
   return {
     san: cert.subjectAltName,
     issuer: utf8Extension(cert, OID_ISSUER_V2) ?? rawExtension(cert, OID_ISSUER_V1),

@@ -1,8 +1,9 @@
 import path from 'node:path';
-import { bundleToJSON, type SerializedBundle } from '@sigstore/bundle';
-import { DSSEBundleBuilder, FulcioSigner, RekorWitness, TSAWitness, type Witness } from '@sigstore/sign';
+import type { SerializedBundle } from '@sigstore/bundle';
+import type { Witness } from '@sigstore/sign';
 import { IntegrityError } from '../../errors';
 import { signerIdentity } from './certificate';
+import { sigstore } from './sigstore';
 import type { SigningEndpoints } from './endpoints';
 import { IN_TOTO_PAYLOAD_TYPE, receiptStatement } from './statement';
 import type { IdTokenSource } from './token';
@@ -39,6 +40,7 @@ export async function signReceiptKeyless(
   const { endpoints, token } = options;
   const timeout = options.timeoutMs ?? 30_000;
   const retry = 2;
+  const { bundleToJSON, DSSEBundleBuilder, FulcioSigner, RekorWitness, TSAWitness } = sigstore();
   const witnesses: Witness[] = [];
   if (endpoints.rekorURL !== undefined)
     witnesses.push(new RekorWitness({ rekorBaseURL: endpoints.rekorURL, entryType: 'dsse', timeout, retry }));

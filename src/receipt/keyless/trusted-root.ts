@@ -1,7 +1,8 @@
-import { TrustedRoot } from '@sigstore/protobuf-specs';
-import { toTrustMaterial, type TrustMaterial } from '@sigstore/verify';
+import type { TrustedRoot } from '@sigstore/protobuf-specs';
+import type { TrustMaterial } from '@sigstore/verify';
 import { InputError } from '../../errors';
 import publicGoodRootJson from './public-trusted-root.json';
+import { sigstore } from './sigstore';
 
 /**
  * A trusted root ready to verify with: the Sigstore TrustedRoot, its trust
@@ -67,6 +68,7 @@ function loadRoot(doc: unknown, source: string): LoadedRoot {
   const mediaType = (doc as Record<string, unknown>)['mediaType'];
   if (typeof mediaType !== 'string' || !TRUSTED_ROOT_MEDIA_TYPE.test(mediaType))
     throw new InputError(`${source}: not a Sigstore trusted root (mediaType ${JSON.stringify(mediaType ?? null)})`);
+  const { TrustedRoot, toTrustMaterial } = sigstore();
   let root: TrustedRoot;
   let material: TrustMaterial;
   try {

@@ -1,10 +1,9 @@
-import { bundleFromJSON, isBundleWithDsseEnvelope, type Bundle } from '@sigstore/bundle';
-import { RFC3161Timestamp } from '@sigstore/core';
-import { toSignedEntity, Verifier } from '@sigstore/verify';
+import type { Bundle } from '@sigstore/bundle';
 import { InputError } from '../../errors';
 import type { KeylessFaultKind } from '../fault-kinds';
 import { sha256Hex } from '../../util/hash';
 import { signerIdentity, type SignerIdentity } from './certificate';
+import { sigstore } from './sigstore';
 import { rootPolicy, verifierOptions } from './policy';
 import { IN_TOTO_PAYLOAD_TYPE, RECEIPT_PREDICATE_TYPE, readStatement } from './statement';
 import { readSmallFile } from './files';
@@ -53,6 +52,7 @@ export function parseBundle(text: string, file: string): Bundle {
   } catch (e) {
     throw new InputError(`${file}: not JSON: ${(e as Error).message}`);
   }
+  const { bundleFromJSON, isBundleWithDsseEnvelope } = sigstore();
   let bundle: Bundle;
   try {
     bundle = bundleFromJSON(doc);
@@ -185,6 +185,7 @@ function verifyUnderRoot(
     );
     return;
   }
+  const { toSignedEntity, Verifier } = sigstore();
   try {
     new Verifier(root.material, verifierOptions(policy)).verify(toSignedEntity(bundle));
   } catch (e) {
@@ -242,6 +243,21 @@ function checkStatement(
     fault('keyless_predicate_mismatch', "the statement's predicate is not the receipt's manifest.json");
 }
 
+/**
+ * Who a bundle's certificate names, read WITHOUT verifying anything (a claim, for a report that says it was not
+ * checked); undefined when the file is not a readable bundle or holds no readable certificate.
+ */
+export function claimedSigner(bundleFile: string): { identity: string | null; issuer: string | null } | undefined {
+  try {
+    const der = leafCertificate(parseBundle(readSmallFile(bundleFile, 'Sigstore bundle'), bundleFile));
+    if (der === undefined) return undefined;
+    const id = signerIdentity(der);
+    return { identity: id.san ?? null, issuer: id.issuer ?? null };
+  } catch {
+    return undefined;
+  }
+}
+
 function leafCertificate(bundle: Bundle): Buffer | undefined {
   const c = bundle.verificationMaterial.content;
   if (c.$case === 'certificate') return c.certificate.rawBytes;
@@ -268,7 +284,7 @@ function earliestTime(bundle: Bundle): string | null {
     if (e.inclusionPromise !== undefined) times.push(Number(e.integratedTime) * 1000);
   for (const t of bundle.verificationMaterial.timestampVerificationData?.rfc3161Timestamps ?? []) {
     try {
-      times.push(RFC3161Timestamp.parse(Buffer.from(t.signedTimestamp)).signingTime.getTime());
+      times.push(sigstore().RFC3161Timestamp.parse(Buffer.from(t.signedTimestamp)).signingTime.getTime());
     } catch {
       // An unreadable timestamp is the verifier's fault to report.
     }

@@ -79,6 +79,11 @@ export interface ReportReceiptInfo {
   signature_check: string;
   /** Receipt-level problems the generator found (manifest vs chain, structure), signature faults excluded. */
   generator_faults: PageFault[];
+  /**
+   * A keyless (Sigstore) signature beside the receipt: the signer its certificate names, and whether the generator
+   * verified it under an identity policy (its faults, when not, are among generator_faults).
+   */
+  keyless: { bundle: string; identity: string | null; issuer: string | null; verified: boolean; text: string } | null;
 }
 
 export interface ReportPublicKey {

@@ -24,6 +24,11 @@ export function renderReceipt(state: ReportState): void {
     'hash',
   );
   addMeta(dl, 'Generator said', r.signature_check);
+  if (r.keyless !== null)
+    addMeta(dl, 'Keyless signer', r.keyless.text, r.keyless.verified ? 'oktext' : 'warn').setAttribute(
+      'data-keyless',
+      r.keyless.verified ? 'verified' : 'not_verified',
+    );
   addMeta(dl, 'Expected head', state.data.expected_head ?? '(none)', 'hash');
   if (r.generator_faults.length > 0)
     addMeta(dl, 'Receipt problems', r.generator_faults.map((f) => `${f.kind}: ${f.message}`).join('\n'), 'badtext');

@@ -88,6 +88,7 @@ export function renderVerdict(state: ReportState): PageFault[] {
   root.setAttribute('data-steps', String(win === null ? r.steps : win.total_steps));
   root.setAttribute('data-head-hash', r.head_hash);
   if (errors.length === 0 && state.signature.state === 'not_checked') showUncheckedSignature(state, r);
+  else if (errors.length > 0 && errors.every((f) => f.kind === 'keyless_not_checked')) showUncheckedKeyless(state, r);
   else if (errors.length === 0) showIntact(state, r);
   else showBroken(state, errors);
   if (win === null && (r.ok !== gv.ok || r.head_hash !== gv.head_hash)) {
@@ -115,6 +116,22 @@ function showUncheckedSignature(state: ReportState, r: PageVerifyResult): void {
   ui.faults.textContent = '';
   root.setAttribute('data-verified', 'false');
   root.setAttribute('data-first-fault-kind', 'no_trusted_key');
+  root.setAttribute('data-fault-count', '1');
+  root.removeAttribute('data-first-fault-line');
+}
+
+/** The same for a keyless (Sigstore) bundle beside the receipt that the generator was given no identity to check. */
+function showUncheckedKeyless(state: ReportState, r: PageVerifyResult): void {
+  const { root, ui } = state;
+  ui.status.className = 'status warn';
+  ui.title.textContent = '⚠ Chain intact, but the keyless signature was NOT checked';
+  ui.statusDetail.textContent =
+    `The chain verified in this browser (head ${r.head_hash}), but a Sigstore bundle is beside the receipt and no ` +
+    'identity was given to check it against: who signed it is not established (the signer it names is shown below, ' +
+    'unchecked). Check it with `stepchain receipt verify RECEIPT --certificate-identity ID --certificate-oidc-issuer ISS`.';
+  ui.faults.textContent = '';
+  root.setAttribute('data-verified', 'false');
+  root.setAttribute('data-first-fault-kind', 'keyless_not_checked');
   root.setAttribute('data-fault-count', '1');
   root.removeAttribute('data-first-fault-line');
 }

@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../src/cli/main';
+import { runCaptured } from '../src/cli/in-process';
+import { hookCommands } from '../src/cli/commands/hooks';
+import { journalFile } from '../src/journal';
+import { initRepo } from './helpers/git';
+import { cliPath } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * `stepchain hook <agent>` runs the hook entry (src/cli/hook-entry.ts), a small
+ * program of the bin, instead of the whole CLI: an agent starts it on every tool
+ * call. What it prints and its exit code must be what the whole CLI would give
+ * for the same command line, on every path; and it must really compile only the
+ * small program when it takes the command line.
+ */
+const tmp = tempDir('stepchain-hook-entry-');
+const root = initRepo(path.join(tmp, 'repo'), { 'a.txt': 'a\n' });
+const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+delete env.CLAUDE_PROJECT_DIR;
+
+/** A preload that reports the size of every program the bin compiles, on stderr. */
+const preload = path.join(tmp, 'count-compiles.cjs');
+writeFileSync(
+  preload,
+  `const vm = require('node:vm');
+const compile = vm.compileFunction;
+vm.compileFunction = function (code, ...rest) {
+  process.stderr.write('compiled ' + code.length + '\\n');
+  return compile.call(this, code, ...rest);
+};
+`,
+);
+
+function viaBin(argv: string[], input: string, extra: string[] = []) {
+  const r = spawnSync(process.execPath, [...extra, cliPath, ...argv], { input, env, cwd: root, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const payload = (event: string, id = 's-1'): string =>
+  JSON.stringify({
+    hook_event_name: event,
+    session_id: id,
+    cwd: root,
+    tool_name: 'Bash',
+    tool_input: { command: 'ls' },
+    tool_response: { ok: true },
+    tool_use_id: 'toolu_1',
+  });
+
+describe('the hook entry', () => {
+  test('every agent in the registry is a `hook <agent>` command of the CLI', () => {
+    expect(hookCommands.length).toBeGreaterThan(0);
+    for (const c of hookCommands) expect(c.name).toEqual(['hook', c.name[1]]);
+  });
+
+  test('a hook call compiles only the hook program (a small part of the bin); other commands the whole CLI', () => {
+    const bin = readFileSync(cliPath).length;
+    const hook = viaBin(['hook', 'claude'], payload('PostToolUse'), ['-r', preload]);
+    expect(hook.code).toBe(0);
+    const sizes = [...hook.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(sizes).toHaveLength(1);
+    expect(sizes[0]).toBeLessThan(bin / 4);
+    const version = viaBin(['--version'], '', ['-r', preload]);
+    const whole = [...version.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(whole).toHaveLength(1);
+    expect(whole[0]).toBeGreaterThan(bin / 2);
+    expect(readFileSync(journalFile(root, 'claude-s-1'), 'utf8')).toContain('toolu_1');
+  });
+
+  test.each([
+    ['a tool call', ['hook', 'claude'], payload('PostToolUse', 's-2')],
+    ['an event it does not record', ['hook', 'claude'], payload('Notification')],
+    ['a payload that is not JSON', ['hook', 'claude'], '{'],
+    ['--help', ['hook', 'claude', '--help'], ''],
+    ['-h after an option', ['hook', 'claude', '--no-snapshot', '-h'], ''],
+    ['an unknown option', ['hook', 'claude', '--bogus'], payload('PostToolUse')],
+    ['--json (not an option of the hook)', ['hook', 'claude', '--json'], payload('PostToolUse')],
+    ['a stray argument', ['hook', 'claude', 'extra'], payload('PostToolUse')],
+    ['an option missing its value', ['hook', 'claude', '--root'], payload('PostToolUse')],
+    ['an unknown agent', ['hook', 'nobody'], payload('PostToolUse')],
+    ['no agent', ['hook'], ''],
+  ])('%s: the same output and exit code as the whole CLI', async (_what, argv, input) => {
+    const bin = viaBin(argv, input);
+    const inProcess = await runCaptured(runCli, argv, { cwd: root, env, stdin: Buffer.from(input) });
+    expect({ code: bin.code, stdout: bin.stdout, stderr: bin.stderr }).toEqual({
+      code: inProcess.code,
+      stdout: inProcess.stdout,
+      stderr: inProcess.stderr,
+    });
+  });
+});
