@@ -23,17 +23,22 @@ export interface SessionState {
 
 export const EMPTY_STATE: SessionState = { prompt_id: null, prompt: null, compaction_pending: false };
 
-export function claudeStateDir(root: string): string {
-  return path.join(runtimeDir(root), 'claude');
+/** The directory of an agent's session states (`agent`: another agent's hook keeps the same state, e.g. `copilot`). */
+export function claudeStateDir(root: string, agent = 'claude'): string {
+  return path.join(runtimeDir(root), agent);
 }
 
-export function sessionStateFile(root: string, sessionId: string): string {
-  return path.join(claudeStateDir(root), `${assertSafeId(sessionId, 'session id')}.json`);
+export function sessionStateFile(root: string, sessionId: string, agent = 'claude'): string {
+  return path.join(claudeStateDir(root, agent), `${assertSafeId(sessionId, 'session id')}.json`);
 }
 
 /** The session's state; the empty state when there is none or it does not read (a cache: never fatal). */
-export function readSessionState(root: string, sessionId: string): { state: SessionState; warning?: string } {
-  const file = sessionStateFile(root, sessionId);
+export function readSessionState(
+  root: string,
+  sessionId: string,
+  agent = 'claude',
+): { state: SessionState; warning?: string } {
+  const file = sessionStateFile(root, sessionId, agent);
   let bytes: Buffer | undefined;
   try {
     // Never through a link, never a FIFO (the hook would hang and the step be lost).
@@ -59,8 +64,8 @@ export function readSessionState(root: string, sessionId: string): { state: Sess
 }
 
 /** Replaces the session's state (write to a fresh temporary name, then rename). */
-export function writeSessionState(root: string, sessionId: string, state: SessionState): void {
-  const file = sessionStateFile(root, sessionId);
+export function writeSessionState(root: string, sessionId: string, state: SessionState, agent = 'claude'): void {
+  const file = sessionStateFile(root, sessionId, agent);
   const dir = path.dirname(file);
   // Never through a link (src/util/nofollow.ts). The prompts are as private as the journals they lead to: the file
   // 0600, its directory 0700.

@@ -124,7 +124,11 @@ function runInit(agent: AgentIntegration, args: ParsedArgs, io: CommandIO): numb
   }
   for (const n of plan.notes) io.out(sanitize(dry ? `(would be) ${n}` : n));
   if (!dry && !remove)
-    io.out(`${agent.title} sessions started in this project are now recorded (journal ${agent.name}-<session_id>).`);
+    io.out(
+      plan.warnings.length === 0
+        ? `${agent.title} sessions started in this project are now recorded (journal ${agent.name}-<session_id>).`
+        : `${agent.title} sessions started in this project are recorded (journal ${agent.name}-<session_id>) once the warning above is dealt with.`,
+    );
   return 0;
 }
 
