@@ -1,12 +1,13 @@
 import { claudeIntegration } from './claude/integration';
 import { copilotIntegration } from './copilot/integration';
+import { opencodeIntegration } from './opencode/integration';
 import type { AgentIntegration } from './types';
 
 /**
  * Every agent stepchain records, one integration each (docs/agents.md). The CLI's `init <agent>` and
  * `hook <agent>` commands and `fork --resume` are derived from this list: adding an agent is one line here.
  */
-export const AGENTS: readonly AgentIntegration[] = [claudeIntegration, copilotIntegration];
+export const AGENTS: readonly AgentIntegration[] = [claudeIntegration, copilotIntegration, opencodeIntegration];
 
 /** The integration named `name` (`claude`), or undefined. */
 export function agentNamed(name: string): AgentIntegration | undefined {
