@@ -205,23 +205,47 @@ test('each step has the files it had', () => {
 test('the run journal: copilot observed, the session start, the prompt, Stop and SessionEnd', () => {
   const r = readRunJournalFile(runJournalFile(root, agent));
   expect(r.ok).toBe(true);
-  expect(r.entries.map((e) => e.row.event)).toEqual([
-    'provider_state_capability',
-    'session_start',
-    'prompt',
-    'stop',
-    'session_end',
-  ]);
-  const payload = (i: number) => Object.fromEntries(r.entries[i]!.row.payload);
-  expect(payload(0)).toEqual({ adapter: 'copilot', capability: 'observed' });
-  expect(payload(1)).toEqual({ source: 'new' });
-  expect(payload(2)).toEqual({ prompt: PROMPT });
-  expect(payload(3)).toEqual({ stop_reason: 'end_turn' });
-  expect(payload(4)).toEqual({ reason: 'complete' });
+  // Copilot does not wait for the SessionStart hook before the UserPromptSubmit one: their events come in the
+  // order the two hook processes record them.
+  const events = r.entries.map((e) => e.row.event);
+  expect(events[0]).toBe('provider_state_capability');
+  expect([...events.slice(1, 3)].sort()).toEqual(['prompt', 'session_start']);
+  expect(events.slice(3)).toEqual(['stop', 'session_end']);
+  const payload = (name: string) => Object.fromEntries(r.entries.find((e) => e.row.event === name)!.row.payload);
+  expect(payload('provider_state_capability')).toEqual({ adapter: 'copilot', capability: 'observed' });
+  expect(payload('session_start')).toEqual({ source: 'new' });
+  expect(payload('prompt')).toEqual({ prompt: PROMPT });
+  expect(payload('stop')).toEqual({ stop_reason: 'end_turn' });
+  expect(payload('session_end')).toEqual({ reason: 'complete' });
   expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, agent)]))).toMatchObject({
     ok: true,
     count: 5,
   });
+});
+
+test('a compaction (`/compact` in the resumed session) is chained into the run journal as a pinned mutation', async () => {
+  const sid = agent.slice('copilot-'.length);
+  const c = await runCopilot({
+    cwd: root,
+    home,
+    baseUrl: server.baseUrl,
+    prompt: '/compact',
+    model: MODEL,
+    binDir: bin,
+    args: ['--resume', sid],
+  });
+  expect(c.code).toBe(0);
+  const r = readRunJournalFile(runJournalFile(root, agent));
+  expect(r.ok).toBe(true);
+  const last = r.entries.at(-1)!.row;
+  expect(last.event).toBe('provider_state_mutation');
+  expect(last.payload.get('mutation_kind')).toBe('compact_boundary');
+  expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, agent)]))).toMatchObject({
+    ok: true,
+    count: 6,
+  });
+  // Steps are untouched by it.
+  expect(steps()).toHaveLength(5);
 });
 
 test('fork --resume is refused for Copilot sessions, with the reason', () => {
