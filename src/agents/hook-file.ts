@@ -105,7 +105,8 @@ function refuseSymlink(p: string): void {
   }
 }
 
-function readSettings(file: string): { text: string | null; doc: Obj } {
+/** A hook settings file: its text (null: absent) and its JSON object; anything else is refused, naming the line. */
+export function readSettings(file: string): { text: string | null; doc: Obj } {
   refuseSymlink(path.dirname(file));
   refuseSymlink(file);
   let bytes: Buffer;

@@ -138,7 +138,7 @@ export class JsonEditor {
   render(v: RenderValue, level: string, multiline = this.style.multiline): string {
     const s = this.style;
     const inner = level + s.unit;
-    if (typeof v === 'string') return JSON.stringify(v);
+    if (typeof v === 'string' || typeof v === 'number') return JSON.stringify(v);
     const isArray = Array.isArray(v);
     const parts = isArray
       ? (v as RenderValue[]).map((x) => this.render(x, inner, multiline))
@@ -229,5 +229,5 @@ export class JsonEditor {
   }
 }
 
-/** What the editor writes: strings, lists and ordered objects. */
-export type RenderValue = string | RenderValue[] | Map<string, RenderValue>;
+/** What the editor writes: strings, (finite) numbers, lists and ordered objects. */
+export type RenderValue = string | number | RenderValue[] | Map<string, RenderValue>;

@@ -1,12 +1,19 @@
 import { claudeIntegration } from './claude/integration';
 import { codexIntegration } from './codex/integration';
+import { copilotIntegration } from './copilot/integration';
+import { opencodeIntegration } from './opencode/integration';
 import type { AgentIntegration } from './types';
 
 /**
  * Every agent stepchain records, one integration each (docs/agents.md). The CLI's `init <agent>` and
  * `hook <agent>` commands and `fork --resume` are derived from this list: adding an agent is one line here.
  */
-export const AGENTS: readonly AgentIntegration[] = [claudeIntegration, codexIntegration];
+export const AGENTS: readonly AgentIntegration[] = [
+  claudeIntegration,
+  codexIntegration,
+  copilotIntegration,
+  opencodeIntegration,
+];
 
 /** The integration named `name` (`claude`), or undefined. */
 export function agentNamed(name: string): AgentIntegration | undefined {

@@ -32,6 +32,10 @@ export function initCommandFor(agent: AgentIntegration): Command {
     summary:
       `Install stepchain's ${agent.title} hooks into ${agent.configFile} (or --settings FILE), keeping every other ` +
       'setting; idempotent; prints the diff. --remove takes them out again.',
+    description:
+      `Afterwards every ${agent.title} session started in the project is recorded, one step per tool call, in the ` +
+      `journal ${agent.name}-<session_id> (docs/agents.md). Where ${agent.title} would not run the hooks (an untrusted ` +
+      'folder, no `stepchain` on the PATH), it says so, with the step to take.',
     options: {
       ...ROOT_OPTION,
       ...JSON_OPTION,
@@ -124,7 +128,11 @@ function runInit(agent: AgentIntegration, args: ParsedArgs, io: CommandIO): numb
   }
   for (const n of plan.notes) io.out(sanitize(dry ? `(would be) ${n}` : n));
   if (!dry && !remove)
-    io.out(`${agent.title} sessions started in this project are now recorded (journal ${agent.name}-<session_id>).`);
+    io.out(
+      plan.warnings.length === 0
+        ? `${agent.title} sessions started in this project are now recorded (journal ${agent.name}-<session_id>).`
+        : `${agent.title} sessions started in this project are recorded (journal ${agent.name}-<session_id>) once the warning above is dealt with.`,
+    );
   return 0;
 }
 

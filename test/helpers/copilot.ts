@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { agentCacheDir } from '../agents/install.mjs';
+import { agentBinary } from './agents';
+
+export interface CopilotRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** `--output-format json` events (one JSON object a line). */
+  events: Record<string, unknown>[];
+}
+
+/**
+ * Runs the pinned GitHub Copilot CLI, `copilot -p <prompt> --allow-all --output-format json`, against a scripted
+ * Chat Completions server on 127.0.0.1, offline, with its own HOME. Its launcher unpacks ~235 MB of JavaScript
+ * on the first run: COPILOT_PKG_CACHE_HOME points that at one folder beside the cached agents, so it happens once.
+ */
+export function runCopilot(options: {
+  cwd: string;
+  home: string;
+  baseUrl: string;
+  prompt: string;
+  model?: string;
+  binDir?: string;
+  env?: NodeJS.ProcessEnv;
+  args?: string[];
+  timeoutMs?: number;
+}): Promise<CopilotRun> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: [options.binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
+      .filter((p) => p !== undefined)
+      .join(':'),
+    HOME: options.home,
+    COPILOT_PKG_CACHE_HOME: path.join(agentCacheDir(), 'copilot-pkg'),
+    COPILOT_PROVIDER_BASE_URL: options.baseUrl,
+    // Copilot masks its key wherever it appears in what it prints: a word no model name contains.
+    COPILOT_PROVIDER_API_KEY: 'sk-local-scripted',
+    COPILOT_MODEL: options.model ?? 'scripted-model',
+    COPILOT_OFFLINE: 'true',
+    COPILOT_AUTO_UPDATE: 'false',
+    ...options.env,
+  };
+  const args = ['-p', options.prompt, '--allow-all', '--output-format', 'json', ...(options.args ?? [])];
+  return new Promise((resolve, reject) => {
+    const child = spawn(agentBinary('copilot'), args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 150_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const events: Record<string, unknown>[] = [];
+      for (const line of stdout.split('\n')) {
+        if (line.trim() === '') continue;
+        try {
+          events.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          /* not an event line */
+        }
+      }
+      resolve({ code, stdout, stderr, events });
+    });
+  });
+}

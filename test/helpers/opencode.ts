@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { agentBinary } from './agents';
+
+export interface OpenCodeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** `--format json` events (one JSON object a line). */
+  events: Record<string, unknown>[];
+}
+
+/**
+ * Runs the pinned OpenCode, `opencode run --format json <words...>`, against a scripted Chat Completions server
+ * on 127.0.0.1, offline: its own HOME and XDG folders, the provider in its global config (so the project holds
+ * nothing but what `init` wrote), models.dev, updates, sharing, default plugins and LSP downloads off, and npm
+ * told not to retry (OpenCode runs `npm install` in its config folders and would wait ~70 s offline otherwise).
+ */
+export function runOpenCode(options: {
+  cwd: string;
+  home: string;
+  baseUrl: string;
+  prompt: string;
+  model?: string;
+  binDir?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}): Promise<OpenCodeRun> {
+  const model = options.model ?? 'scripted-model';
+  const config = path.join(options.home, '.config');
+  mkdirSync(path.join(config, 'opencode'), { recursive: true });
+  writeFileSync(
+    path.join(config, 'opencode', 'opencode.json'),
+    JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      model: `local/${model}`,
+      autoupdate: false,
+      share: 'disabled',
+      provider: {
+        local: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Local',
+          options: { baseURL: options.baseUrl, apiKey: 'sk-local-scripted' },
+          models: { [model]: { name: 'Scripted' } },
+        },
+      },
+    }),
+  );
+  const env: NodeJS.ProcessEnv = {
+    PATH: [options.binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
+      .filter((p) => p !== undefined)
+      .join(':'),
+    HOME: options.home,
+    // OpenCode takes its directory from $PWD.
+    PWD: options.cwd,
+    XDG_CONFIG_HOME: config,
+    XDG_DATA_HOME: path.join(options.home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(options.home, '.cache'),
+    XDG_STATE_HOME: path.join(options.home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    npm_config_fetch_retries: '0',
+    ...options.env,
+  };
+  const args = ['run', '--format', 'json', ...options.prompt.split(' ')];
+  return new Promise((resolve, reject) => {
+    const child = spawn(agentBinary('opencode'), args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const events: Record<string, unknown>[] = [];
+      for (const line of stdout.split('\n')) {
+        if (line.trim() === '') continue;
+        try {
+          events.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          /* not an event line */
+        }
+      }
+      resolve({ code, stdout, stderr, events });
+    });
+  });
+}

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pluginSource } from '../src/agents/opencode/plugin';
+import { journalFile, readVerifiedJournal } from '../src/journal';
+import { cli, expectNoStack } from './helpers/cli';
+import { initRepo } from './helpers/git';
+import { tempDir } from './helpers/tmp';
+
+/** `hook opencode` on payloads its plugin did not send as it should, and the plugin's text, without the agent. */
+const dir = tempDir('stepchain-opencode-hook-');
+const root = path.join(dir, 'project');
+initRepo(root, { 'README.md': '# p\n' });
+
+const hook = (payload: unknown) =>
+  cli(['hook', 'opencode', '--no-snapshot'], { cwd: dir, input: JSON.stringify(payload), env: { HOME: dir } });
+
+test('a payload without an absolute directory, or with an unsafe session id, is refused: exit 1, nothing written', () => {
+  for (const [payload, why] of [
+    [{ hook_event_name: 'session.idle', session_id: 'ses_1', directory: 'project' }, 'no absolute directory'],
+    [{ hook_event_name: 'session.idle', session_id: '../../x', directory: root }, 'unsafe session_id'],
+    [{ hook_event_name: 'session.idle', directory: root }, 'no session_id'],
+  ] as const) {
+    const r = hook(payload);
+    expectNoStack(r);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(why);
+  }
+});
+
+test('the step of a tool call records the directory the plugin names, whatever the process cwd', () => {
+  const r = hook({
+    hook_event_name: 'tool.execute.after',
+    session_id: 'ses_x1',
+    directory: root,
+    call_id: 'call_1',
+    tool: 'bash',
+    args: { command: 'false' },
+    output: { title: 'false', output: '', metadata: { exit: 1, output: '', truncated: false } },
+    prompt: 'p',
+    model: 'm',
+  });
+  expect(r.code).toBe(0);
+  const rows = readVerifiedJournal(journalFile(root, 'opencode-ses_x1')).entries.map((e) => e.row);
+  expect(rows.map((x) => [x.tool_call, x.tool_result, x.prompt, x.model])).toEqual([
+    [
+      { id: 'call_1', input: { command: 'false' }, name: 'bash' },
+      { exit_code: 1, metadata: { exit: 1, output: '', truncated: false }, output: '', title: 'false' },
+      'p',
+      'm',
+    ],
+  ]);
+});
+
+test('init opencode --command: the command is a JS string literal of the plugin, and must run the hook', () => {
+  const text = pluginSource(`npx "stepchain" hook opencode # it's`);
+  expect(text).toContain(`const COMMAND = "npx \\"stepchain\\" hook opencode # it's";`);
+  const bad = cli(['init', 'opencode', '--command', 'echo hi'], { cwd: root, env: { HOME: dir } });
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('does not run `stepchain hook opencode`');
+  const ok = cli(['init', 'opencode', '--command', 'npx stepchain hook opencode'], { cwd: root, env: { HOME: dir } });
+  expect(ok.code).toBe(0);
+  expect(readFileSync(path.join(root, '.opencode', 'plugins', 'stepchain.js'), 'utf8')).toContain(
+    'const COMMAND = "npx stepchain hook opencode";',
+  );
+  const again = cli(['init', 'opencode', '--json'], { cwd: root, env: { HOME: dir } });
+  expect(JSON.parse(again.stdout)).toMatchObject({ changed: true, updated: ['plugin'] });
+});
