@@ -39,6 +39,9 @@ export class SessionRecorder {
     readonly out: HookOutcome,
   ) {}
 
+  /** The content addresses of the mutations the last successful `run` chained (a compaction's, for its summary). */
+  lastMutations: string[] = [];
+
   /** Appends one step. On failure the payload is kept in the CAS, where the operator can find it. */
   step(step: StepInput, journal = this.journal): boolean {
     try {
@@ -71,6 +74,7 @@ export class SessionRecorder {
       this.out.warnings.push(...r.warnings);
       if (r.deterministic !== undefined && r.mutations.length > 0)
         this.out.warnings.push(`${r.deterministic} is set: the compaction was recorded flagged (run verify fails)`);
+      this.lastMutations = r.mutations.map((m) => m.content_address);
       this.out.recorded.push(what);
       return true;
     } catch (e) {

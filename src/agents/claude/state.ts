@@ -19,9 +19,16 @@ export interface SessionState {
   prompt: string | null;
   /** Set when PreCompact chained the compaction, until SessionStart(source=compact) sees it. */
   compaction_pending: boolean;
+  /** The content address of the compaction chained last, for PostCompact's summary to name. */
+  compaction_address: string | null;
 }
 
-export const EMPTY_STATE: SessionState = { prompt_id: null, prompt: null, compaction_pending: false };
+export const EMPTY_STATE: SessionState = {
+  prompt_id: null,
+  prompt: null,
+  compaction_pending: false,
+  compaction_address: null,
+};
 
 export function claudeStateDir(root: string): string {
   return path.join(runtimeDir(root), 'claude');
@@ -54,6 +61,7 @@ export function readSessionState(root: string, sessionId: string): { state: Sess
       prompt_id: typeof v.prompt_id === 'string' ? v.prompt_id : null,
       prompt: typeof v.prompt === 'string' ? v.prompt : null,
       compaction_pending: v.compaction_pending === true,
+      compaction_address: typeof v.compaction_address === 'string' ? v.compaction_address : null,
     },
   };
 }
@@ -72,6 +80,7 @@ export function writeSessionState(root: string, sessionId: string, state: Sessio
     prompt_id: state.prompt_id,
     prompt: state.prompt,
     compaction_pending: state.compaction_pending,
+    compaction_address: state.compaction_address,
   };
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
