@@ -1,11 +1,12 @@
 import { claudeIntegration } from './claude/integration';
+import { geminiIntegration } from './gemini/integration';
 import type { AgentIntegration } from './types';
 
 /**
  * Every agent stepchain records, one integration each (docs/agents.md). The CLI's `init <agent>` and
  * `hook <agent>` commands and `fork --resume` are derived from this list: adding an agent is one line here.
  */
-export const AGENTS: readonly AgentIntegration[] = [claudeIntegration];
+export const AGENTS: readonly AgentIntegration[] = [claudeIntegration, geminiIntegration];
 
 /** The integration named `name` (`claude`), or undefined. */
 export function agentNamed(name: string): AgentIntegration | undefined {
