@@ -32,6 +32,10 @@ export function initCommandFor(agent: AgentIntegration): Command {
     summary:
       `Install stepchain's ${agent.title} hooks into ${agent.configFile} (or --settings FILE), keeping every other ` +
       'setting; idempotent; prints the diff. --remove takes them out again.',
+    description:
+      `One hook entry per recorded event (${agent.events.join(', ')}), each running \`stepchain hook ${agent.name}\`; ` +
+      `what keeps them from running (the agent's own switches, an untrusted folder) is warned about with the step ` +
+      'to take. docs/agents.md says what each agent records.',
     options: {
       ...ROOT_OPTION,
       ...JSON_OPTION,
