@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { JsonValue } from '../src/canonical';
 import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
+import { reportForkTree } from '../src/report';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ScriptedServer } from './helpers/claude';
@@ -155,6 +156,19 @@ test('a synchronous subagent: its tool calls are its own journal, linked to the 
   expect(drawn).toContain(
     `subagents:\n${session}\n└── ${sub}  subagent "general-purpose"  launched by step 0  2 steps`,
   );
+
+  // The report's family tree: the subagent under the session, from the step that launched it (current in its own).
+  const subNode = { id: sub, label: 'subagent general-purpose', from_step: 0, steps_since: 2, journal_ok: true };
+  expect(await reportForkTree(root, session, env)).toMatchObject({
+    id: session,
+    current: true,
+    children: [{ ...subNode, current: false }],
+  });
+  expect(await reportForkTree(root, sub, env)).toMatchObject({
+    id: session,
+    current: false,
+    children: [{ ...subNode, current: true }],
+  });
 
   // A subagent's step is not a conversation Claude Code resumes: refused with the reason, nothing made.
   const resume = sc(['fork', sub, '--from-step', '0', '--resume']);
