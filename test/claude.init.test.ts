@@ -14,12 +14,18 @@ jest.setTimeout(180_000);
 
 const dir = tempDir('stepchain-claude-init-');
 let n = 0;
+// Issue 22 changes this list explicitly: subagents (SubagentStart/SubagentStop), PostToolBatch and PostCompact are
+// recorded too, so `init claude` installs them.
 const EVENTS = [
   'SessionStart',
   'UserPromptSubmit',
   'PostToolUse',
   'PostToolUseFailure',
+  'PostToolBatch',
+  'SubagentStart',
+  'SubagentStop',
   'PreCompact',
+  'PostCompact',
   'Stop',
   'SessionEnd',
 ];

@@ -181,15 +181,26 @@ test('the run journal: claude observed from SessionStart on, the prompt, Stop an
   const r = readRunJournalFile(runJournalFile(root, agent));
   expect(r.ok).toBe(true);
   const events = r.entries.map((e) => e.row.event);
-  expect(events).toEqual(['provider_state_capability', 'session_start', 'prompt', 'stop', 'session_end']);
+  // Issue 22 adds PostToolBatch: one `tool_batch` per model turn that ran tools (four here, one tool each).
+  expect(events).toEqual([
+    'provider_state_capability',
+    'session_start',
+    'prompt',
+    'tool_batch',
+    'tool_batch',
+    'tool_batch',
+    'tool_batch',
+    'stop',
+    'session_end',
+  ]);
   const payload = (i: number) => Object.fromEntries(r.entries[i]!.row.payload);
   expect(payload(0)).toEqual({ adapter: 'claude', capability: 'observed' });
   expect(payload(1)).toEqual({ source: 'startup' });
   expect(payload(2)).toMatchObject({ prompt: PROMPT });
-  expect(payload(3)).toMatchObject({ last_assistant_message: 'All four done.' });
+  expect(payload(7)).toMatchObject({ last_assistant_message: 'All four done.' });
   expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, agent)]))).toMatchObject({
     ok: true,
-    count: 5,
+    count: 9,
   });
 });
 
@@ -225,14 +236,28 @@ test('/compact pins one compact_boundary mutation; run ingest of the same stream
   expect(mutations).toHaveLength(1);
   const m = Object.fromEntries(mutations[0]!.row.payload);
   expect(m).toMatchObject({ mutation_kind: 'compact_boundary', step_index: 0, flagged: false, agent_id: agent });
-  // The compaction sits between the resumed session's start and its SessionStart(source=compact).
+  // The compaction sits between the resumed session's start and its SessionStart(source=compact); PostCompact's
+  // summary (issue 22) follows it, naming it by its content address, the summary's text in the CAS.
   const events = hooked.entries.map((e) => [e.row.event, e.row.payload.get('source') ?? null]);
-  expect(events.slice(5)).toEqual([
+  expect(events.slice(9)).toEqual([
     ['session_start', 'resume'],
     ['provider_state_mutation', null],
+    ['subagent_stop', null],
     ['session_start', 'compact'],
+    ['compact_summary', null],
     ['session_end', null],
   ]);
+  // Claude Code runs the summariser as a subagent: a SubagentStop (agent_type "") with no SubagentStart, recorded as
+  // it came; no journal (it made no tool call) and no family in `forks` (nothing launched it).
+  expect(Object.fromEntries(hooked.entries.find((e) => e.row.event === 'subagent_stop')!.row.payload)).toMatchObject({
+    agent_type: '',
+    last_assistant_message: expect.stringContaining('The user asked for files; they were made.'),
+  });
+  expect((JSON.parse(sc(['forks', '--json']).stdout) as { subagents: unknown[] }).subagents).toEqual([]);
+  const summary = Object.fromEntries(hooked.entries.find((e) => e.row.event === 'compact_summary')!.row.payload);
+  expect(summary).toMatchObject({ trigger: 'manual', compaction: m.content_address });
+  const text = new Cas(casDir(root)).get(summary.summary_blob as string)!.toString('utf8');
+  expect(text).toContain('The user asked for files; they were made.');
   expect(sc(['run', 'verify', agent]).code).toBe(0);
 
   // The same session's stream-json, ingested into another run: the same compaction, same agent, index and trigger.

@@ -397,6 +397,8 @@ describe('one --json shape across the commands (§9)', () => {
     expect((json(shown).error as { faults: unknown[] }).faults.length).toBeGreaterThan(0);
     // The commands left out of the table have no success without a terminal, Claude Code or a fork to remove.
     const rest = commands.map((c) => c.name.join(' ')).filter((c) => !seen.has(c));
-    expect(rest.sort()).toEqual(['append', 'demo', 'fork rm', 'hook claude', 'init claude', 'run ingest'].sort());
+    // Issue 22 adds every agent's init and hook (each needs its real agent, as for Claude Code).
+    const agents = ['claude', 'codex', 'gemini', 'copilot', 'opencode'].flatMap((a) => [`hook ${a}`, `init ${a}`]);
+    expect(rest.sort()).toEqual(['append', 'demo', 'fork rm', 'run ingest', ...agents].sort());
   });
 });

@@ -37,7 +37,12 @@ export class SessionRecorder {
     readonly adapter: string,
     readonly options: HookOptions,
     readonly out: HookOutcome,
+    /** What the adapter sees of provider-side mutations: `declared-blind` where no hook reports a compaction. */
+    readonly capability: 'observed' | 'declared-blind' = 'observed',
   ) {}
+
+  /** The content addresses of the mutations the last successful `run` chained (a compaction's, for its summary). */
+  lastMutations: string[] = [];
 
   /** Appends one step. On failure the payload is kept in the CAS, where the operator can find it. */
   step(step: StepInput, journal = this.journal): boolean {
@@ -67,10 +72,14 @@ export class SessionRecorder {
   /** Chains run-journal items (events, compaction signals); `what` names them in the outcome. */
   run(items: ObservedItem[], what: string, journal = this.journal): boolean {
     try {
-      const r = recordObserved(this.root, journal, this.adapter, journal, items, { env: this.options.env });
+      const r = recordObserved(this.root, journal, this.adapter, journal, items, {
+        env: this.options.env,
+        capability: this.capability,
+      });
       this.out.warnings.push(...r.warnings);
       if (r.deterministic !== undefined && r.mutations.length > 0)
         this.out.warnings.push(`${r.deterministic} is set: the compaction was recorded flagged (run verify fails)`);
+      this.lastMutations = r.mutations.map((m) => m.content_address);
       this.out.recorded.push(what);
       return true;
     } catch (e) {

@@ -2,6 +2,7 @@ import { claudeIntegration } from './claude/integration';
 import { codexIntegration } from './codex/integration';
 import { copilotIntegration } from './copilot/integration';
 import { opencodeIntegration } from './opencode/integration';
+import { geminiIntegration } from './gemini/integration';
 import type { AgentIntegration } from './types';
 
 /**
@@ -11,6 +12,7 @@ import type { AgentIntegration } from './types';
 export const AGENTS: readonly AgentIntegration[] = [
   claudeIntegration,
   codexIntegration,
+  geminiIntegration,
   copilotIntegration,
   opencodeIntegration,
 ];

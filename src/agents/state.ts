@@ -18,9 +18,16 @@ export interface SessionState {
   prompt: string | null;
   /** Set when a compaction was chained before the agent's last word on it (SessionStart with source compact). */
   compaction_pending: boolean;
+  /** The content address of the compaction chained last, for a PostCompact summary to name. */
+  compaction_address: string | null;
 }
 
-export const EMPTY_STATE: SessionState = { prompt_id: null, prompt: null, compaction_pending: false };
+export const EMPTY_STATE: SessionState = {
+  prompt_id: null,
+  prompt: null,
+  compaction_pending: false,
+  compaction_address: null,
+};
 
 /** `<root>/.sdd/runtime/<agent>`. */
 export function agentStateDir(root: string, agent: string): string {
@@ -58,6 +65,7 @@ export function readAgentSessionState(
       prompt_id: typeof v.prompt_id === 'string' ? v.prompt_id : null,
       prompt: typeof v.prompt === 'string' ? v.prompt : null,
       compaction_pending: v.compaction_pending === true,
+      compaction_address: typeof v.compaction_address === 'string' ? v.compaction_address : null,
     },
   };
 }
@@ -76,6 +84,7 @@ export function writeAgentSessionState(root: string, agent: string, sessionId: s
     prompt_id: state.prompt_id,
     prompt: state.prompt,
     compaction_pending: state.compaction_pending,
+    compaction_address: state.compaction_address,
   };
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {

@@ -21,6 +21,8 @@ import type { Payload, RunRow } from './row';
 export interface RunRecordOptions extends RunJournalOptions {
   /** The environment (deterministic mode, audit settings). Read here, never from process.env. */
   env: NodeJS.ProcessEnv;
+  /** `recordObserved`: the adapter's capability (default `observed`); a `declared-blind` one records no mutation. */
+  capability?: Capability;
   /** Audit key file (wins over the environment). */
   keyPath?: string;
 }
@@ -225,12 +227,15 @@ export function recordObserved(
       throw new InputError('mutation: the kind is empty');
     }
   }
+  const capability = options.capability ?? 'observed';
+  if (capability !== 'observed' && items.some((it) => 'signal' in it))
+    throw new InputError(`run journal: adapter ${JSON.stringify(adapter)} is ${capability}: it records no mutation`);
   const det = deterministicModeVar(options.env);
   const j = journalFor(root, runId, options);
   const made: ProviderStateMutation[] = [];
   const { rows } = j.transact((s) => {
     made.length = 0;
-    const events = capabilityPlan(s.capabilities, adapter, 'observed', j.file);
+    const events = capabilityPlan(s.capabilities, adapter, capability, j.file);
     let step = s.mutationsByAgent.get(agentId) ?? 0;
     for (const it of items) {
       if ('event' in it) {

@@ -1,8 +1,9 @@
 import path from 'node:path';
-import type { JsonObject, JsonValue } from '../../canonical';
-import type { StepInput } from '../../journal';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
+import { Cas, casDir, type StepInput } from '../../journal';
 import { CLAUDE_ADAPTER, type ObservedItem } from '../../runs';
 import { emptyOutcome, errorLine, runEvent, SessionRecorder } from '../kit';
+import { subagentJournalId, subagentLinkItem, subagentStartItem, subagentStopItem } from '../subagents';
 import type { HookOptions, HookOutcome } from '../types';
 import { claudeAgentId, field, parseHookPayload, value, type HookPayload } from './payload';
 import { claudeProjectRoot } from './root';
@@ -20,6 +21,12 @@ import { modelOfToolUse, sessionTranscriptDir } from './transcript';
  *   adapter recorded as `observed`, and a `session_start` event;
  * - PreCompact (or SessionStart with source `compact` when no PreCompact was
  *   recorded): one `compact_boundary` provider-state mutation per compaction;
+ * - PostCompact: the compaction's summary, stored in the CAS, named with the compaction's content address by a
+ *   `compact_summary` run event (the compaction chained here when PreCompact did not);
+ * - a subagent's tool call (its payload names `agent_id`): a step of `claude-<session_id>-<agent_id>`; the parent's
+ *   step of the tool call that launched it (its response names `agentId`) is linked to it by a `subagent_link`
+ *   run event; SubagentStart / SubagentStop: `subagent_start` / `subagent_stop` (src/agents/subagents.ts);
+ * - PostToolBatch: a `tool_batch` run event naming the batch's tool calls (which ran as one model turn);
  * - UserPromptSubmit, Stop, SessionEnd: run events (`prompt`, `stop`, `session_end`).
  *
  * It never throws: a failure is reported in `errors` (the command prints one
@@ -32,7 +39,11 @@ export const RECORDED_EVENTS = [
   'UserPromptSubmit',
   'PostToolUse',
   'PostToolUseFailure',
+  'PostToolBatch',
+  'SubagentStart',
+  'SubagentStop',
   'PreCompact',
+  'PostCompact',
   'Stop',
   'SessionEnd',
 ] as const;
@@ -67,11 +78,17 @@ export function toolStep(
     state.prompt !== null && (p.promptId === undefined || state.prompt_id === p.promptId) ? state.prompt : null;
   const toolUseId = field(p, 'tool_use_id');
   // Read only where this environment's Claude Code keeps the session: a payload never names a file to read.
+  let transcript =
+    p.transcriptPath !== undefined && sessionTranscriptDir(p.transcriptPath, p.sessionId, env) !== undefined
+      ? path.resolve(p.transcriptPath)
+      : undefined;
+  // A subagent's conversation is beside the session's: `<session_id>/subagents/agent-<agent_id>.jsonl`.
+  const agentId = field(p, 'agent_id');
+  if (transcript !== undefined && agentId !== undefined)
+    transcript = path.join(transcript.slice(0, -'.jsonl'.length), 'subagents', `agent-${agentId}.jsonl`);
   const model =
-    p.transcriptPath !== undefined &&
-    toolUseId !== undefined &&
-    sessionTranscriptDir(p.transcriptPath, p.sessionId, env) !== undefined
-      ? modelOfToolUse(path.resolve(p.transcriptPath), toolUseId, undefined, warn)
+    transcript !== undefined && toolUseId !== undefined
+      ? modelOfToolUse(transcript, toolUseId, undefined, warn)
       : undefined;
   return { input: p.bytes, tool_call: call, tool_result: result, prompt, model: model ?? null };
 }
@@ -125,13 +142,136 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   const rec = new SessionRecorder(root, agent, CLAUDE_ADAPTER, options, out);
   const run = (items: ObservedItem[], what: string): boolean => rec.run(items, what);
   const event = runEvent;
+  // A subagent's payloads name it (`agent_id`): its journal is `claude-<session_id>-<agent_id>`.
+  const subagent = (): { id: string; journal: string } | undefined => {
+    const id = value(p, 'agent_id');
+    if (id === undefined || id === null) return undefined;
+    const journal = typeof id === 'string' ? subagentJournalId(agent, id) : undefined;
+    if (journal === undefined || typeof id !== 'string') {
+      let kept = '';
+      try {
+        kept = `; its payload is kept as ${new Cas(casDir(root)).put(p.bytes)} in ${casDir(root)}`;
+      } catch {
+        /* nothing more can be kept */
+      }
+      out.errors.push(
+        `${p.event}: unsafe agent_id ${JSON.stringify(id)} (1-64 of A-Z a-z 0-9 _ -); nothing recorded${kept}`,
+      );
+      return undefined;
+    }
+    return { id, journal };
+  };
+  /** The journal a tool call belongs to: the session's, or its subagent's; undefined when refused. */
+  const journalOf = (): string | undefined => {
+    if (value(p, 'agent_id') === undefined) return agent;
+    return subagent()?.journal;
+  };
+  // An asynchronous launch's response does not name the type: the call's input does.
+  const launchedType = (): string | null => {
+    const input = value(p, 'tool_input');
+    return isJsonObject(input) && typeof input.subagent_type === 'string' ? input.subagent_type : null;
+  };
+  /** After the step of a tool call that launched a subagent (its response names `agentId`): the link. */
+  const linkLaunchedSubagent = (journal: string, seq: number | null): void => {
+    const response = value(p, 'tool_response');
+    if (!isJsonObject(response) || typeof response.agentId !== 'string') return;
+    const child = subagentJournalId(agent, response.agentId);
+    if (child === undefined) {
+      out.errors.push(
+        `${p.event}: unsafe agentId ${JSON.stringify(response.agentId)} in the tool response; not linked`,
+      );
+      return;
+    }
+    run(
+      [
+        subagentLinkItem({
+          agentId: response.agentId,
+          agentType: typeof response.agentType === 'string' ? response.agentType : launchedType(),
+          journal: child,
+          parentJournal: journal,
+          parentStep: seq,
+          parentToolUseId: strOrNull(value(p, 'tool_use_id')),
+          status: typeof response.status === 'string' ? response.status : null,
+        }),
+      ],
+      'run event subagent_link',
+    );
+  };
 
   switch (p.event) {
     case 'PostToolUse':
     case 'PostToolUseFailure': {
+      const journal = journalOf();
+      if (journal === undefined) return;
       // A transcript that cannot be read (a link, a FIFO) costs the step its model, never the step.
       const step = toolStep(p, state(), env, (w) => out.warnings.push(w));
-      rec.step(step);
+      const recorded = rec.step(step, journal);
+      linkLaunchedSubagent(journal, recorded ? (out.row?.seq ?? null) : null);
+      return;
+    }
+    case 'PostToolBatch': {
+      const calls = value(p, 'tool_calls');
+      const ids = Array.isArray(calls)
+        ? calls.map((c) => (isJsonObject(c) && typeof c.tool_use_id === 'string' ? c.tool_use_id : null))
+        : [];
+      run(
+        [
+          event('tool_batch', [
+            ['agent_id', strOrNull(value(p, 'agent_id'))],
+            ['tool_use_ids', ids],
+          ]),
+        ],
+        'run event tool_batch',
+      );
+      return;
+    }
+    case 'SubagentStart':
+    case 'SubagentStop': {
+      const sub = subagent();
+      if (sub === undefined) return;
+      const type = strOrNull(value(p, 'agent_type'));
+      run(
+        [
+          p.event === 'SubagentStart'
+            ? subagentStartItem(sub.id, type, sub.journal)
+            : subagentStopItem(sub.id, type, sub.journal, strOrNull(value(p, 'last_assistant_message'))),
+        ],
+        p.event === 'SubagentStart' ? 'run event subagent_start' : 'run event subagent_stop',
+      );
+      return;
+    }
+    case 'PostCompact': {
+      const s = state();
+      const trigger = value(p, 'trigger');
+      const summary = strOrNull(value(p, 'compact_summary'));
+      let blob: string | null = null;
+      if (summary !== null) {
+        try {
+          blob = new Cas(casDir(root)).put(Buffer.from(summary, 'utf8'));
+        } catch (e) {
+          out.errors.push(`the compaction summary was not stored: ${errorLine(e)}`);
+        }
+      }
+      const summaryEvent = (address: string | null): ObservedItem =>
+        event('compact_summary', [
+          ['trigger', typeof trigger === 'string' ? trigger : null],
+          ['compaction', address],
+          ['summary_blob', blob],
+        ]);
+      // The compaction chained by PreCompact (or SessionStart(compact), whichever came first) and not summarised yet.
+      if (s.compaction_address !== null) {
+        if (run([summaryEvent(s.compaction_address)], 'run event compact_summary'))
+          saveState({ ...s, compaction_address: null });
+        return;
+      }
+      // No hook chained it (PreCompact missing or failed): chained here, with its trigger; SessionStart(compact)
+      // then only records its event. The mutation's address is known once it is chained: the summary follows.
+      const detail: JsonObject = typeof trigger === 'string' ? { trigger } : {};
+      if (run([{ signal: { kind: 'compact_boundary', detail } }], 'compaction')) {
+        const address = rec.lastMutations[0] ?? null;
+        saveState({ ...s, compaction_pending: true, compaction_address: null });
+        run([summaryEvent(address)], 'run event compact_summary');
+      }
       return;
     }
     case 'UserPromptSubmit': {
@@ -162,23 +302,24 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
           ...(typeof model === 'string' ? [['model', model] as [string, JsonValue]] : []),
         ]),
       );
+      const chained = source === 'compact' && !s.compaction_pending;
       if (
-        run(
-          items,
-          source === 'compact' && !s.compaction_pending
-            ? 'compaction and run event session_start'
-            : 'run event session_start',
-        ) &&
+        run(items, chained ? 'compaction and run event session_start' : 'run event session_start') &&
         source === 'compact'
       )
-        saveState({ ...s, compaction_pending: false });
+        saveState({
+          ...s,
+          compaction_pending: false,
+          // PostCompact may come after this: its summary names the compaction chained here.
+          ...(chained ? { compaction_address: rec.lastMutations[0] ?? null } : {}),
+        });
       return;
     }
     case 'PreCompact': {
       const trigger = value(p, 'trigger');
       const detail: JsonObject = typeof trigger === 'string' ? { trigger } : {};
       if (run([{ signal: { kind: 'compact_boundary', detail } }], 'compaction'))
-        saveState({ ...state(), compaction_pending: true });
+        saveState({ ...state(), compaction_pending: true, compaction_address: rec.lastMutations[0] ?? null });
       return;
     }
     case 'Stop':

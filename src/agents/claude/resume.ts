@@ -117,6 +117,14 @@ export function planClaudeResume(options: {
     throw new IntegrityError(
       `${where}: step ${options.fromStep} was recorded from a ${p.event} payload, not a tool call`,
     );
+  // A subagent's conversation lives in its own transcript and ends with its hand-back: not a session to resume.
+  const subagentId = field(p, 'agent_id');
+  if (subagentId !== undefined)
+    throw new InputError(
+      `fork --resume: step ${options.fromStep} of ${options.agent} is a tool call of subagent ` +
+        `${JSON.stringify(subagentId)}, whose conversation Claude Code does not resume; fork ` +
+        `${claudeAgentId(p.sessionId)} at the step that launched it (\`stepchain forks\` shows it) or fork without --resume`,
+    );
   const toolUseId = field(p, 'tool_use_id');
   const call = row.tool_call;
   if (toolUseId === undefined || !isJsonObject(call) || call.id !== toolUseId)

@@ -1,0 +1,223 @@
+import path from 'node:path';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
+import { InputError } from '../../errors';
+import { journalFile, readVerifiedJournal, type StepInput } from '../../journal';
+import { pathKind } from '../../util/fs';
+import { isSafeId } from '../../util/ids';
+import { field, parseHookPayload, value, type HookPayload } from '../claude/payload';
+import { claudeProjectRoot } from '../claude/root';
+import { emptyOutcome, errorLine, runEvent, SessionRecorder } from '../kit';
+import type { HookOptions, HookOutcome } from '../types';
+import { shellExitCode } from './exit-code';
+import { addPending, dropPending, listPending, readPrompt, withFlushLock, writePrompt, type Pending } from './pending';
+import { sessionTranscript, transcriptCalls, type TranscriptCall } from './transcript';
+
+/**
+ * `stepchain hook gemini`: one Gemini CLI (0.61) hook payload in, what it means recorded (docs/agents.md,
+ * "Gemini CLI"). Its payloads have Claude Code's base fields (`session_id`, `transcript_path`, `cwd`,
+ * `hook_event_name`), so they are read by the same checks.
+ *
+ * - AfterTool: the payload names no tool-call id, and Gemini CLI writes the call (with its id) to its session file
+ *   only after the AfterTool hooks ran. So the payload is kept (pending), and the steps are appended by the next
+ *   hook call that finds the calls in the transcript: PreCompress (it fires before every model call, hence after
+ *   every tool batch), AfterAgent, SessionEnd. Each becomes one step of `gemini-<session_id>`, in the transcript's
+ *   order, with the call's id and model from the transcript. At AfterAgent and SessionEnd, a payload still without
+ *   a call in the transcript is recorded anyway, its id null: never lost.
+ * - SessionStart, BeforeAgent, AfterAgent, SessionEnd: run events `session_start`, `prompt`, `stop`, `session_end`.
+ * - PreCompress is not a compaction (it fires before every model call, whether or not the history is compressed):
+ *   nothing of it is recorded. The adapter is recorded `declared-blind`.
+ */
+export const GEMINI_ADAPTER = 'gemini';
+
+export function geminiAgentId(sessionId: string): string {
+  return `gemini-${sessionId}`;
+}
+
+function strOrNull(v: JsonValue | undefined): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+/** Plain JSON (for comparing a payload's tool input with the transcript's args): keys sorted. */
+function plain(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(plain).join(',')}]`;
+  if (typeof v === 'object' && v !== null)
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${plain((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The step of an AfterTool payload, its call as the transcript names it (or unknown). */
+export function geminiToolStep(p: HookPayload, call: TranscriptCall | undefined, prompt: string | null): StepInput {
+  const name = strOrNull(value(p, 'tool_name'));
+  const response = value(p, 'tool_response') ?? null;
+  let result: JsonValue = response;
+  // The exit code, where the shell tool's text gives it, in one added member (the rest unaltered).
+  if (isJsonObject(response) && !Object.prototype.hasOwnProperty.call(response, 'exit_code')) {
+    const withCode: JsonObject = { ...response };
+    withCode.exit_code = shellExitCode(name ?? '', response);
+    result = withCode;
+  }
+  return {
+    input: p.bytes,
+    tool_call: { id: call?.id ?? null, input: value(p, 'tool_input') ?? null, name },
+    tool_result: result,
+    prompt,
+    model: call?.model ?? null,
+  };
+}
+
+export function handleGeminiHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
+  const out = emptyOutcome();
+  let p: HookPayload;
+  try {
+    p = parseHookPayload(bytes);
+    if (!isSafeId(geminiAgentId(p.sessionId)))
+      throw new InputError(`<stdin>: unsafe session_id ${JSON.stringify(p.sessionId)}`);
+  } catch (e) {
+    out.errors.push(errorLine(e));
+    return out;
+  }
+  out.event = p.event;
+  let root: string;
+  try {
+    // Gemini CLI names the project it was started in (whose settings ran this hook) in the hook's environment.
+    const started = options.env.GEMINI_PROJECT_DIR;
+    root = options.root ?? claudeProjectRoot(started !== undefined && path.isAbsolute(started) ? started : p.cwd);
+  } catch (e) {
+    out.errors.push(`${p.event}: ${errorLine(e)}`);
+    return out;
+  }
+  const agent = geminiAgentId(p.sessionId);
+  out.root = root;
+  out.agent = agent;
+  try {
+    handle(p, root, agent, options, out);
+  } catch (e) {
+    out.errors.push(`${p.event}: ${errorLine(e)}`);
+  }
+  return out;
+}
+
+function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {
+  const rec = new SessionRecorder(root, agent, GEMINI_ADAPTER, options, out, 'declared-blind');
+  const flush = (final: boolean): void => {
+    const done = withFlushLock(root, p.sessionId, () => {
+      flushPending(p, root, options, rec, final);
+      return true;
+    });
+    if (done === undefined) out.warnings.push('another hook call is recording the pending tool calls');
+  };
+  switch (p.event) {
+    case 'AfterTool':
+      // Earlier batches first (their calls are in the transcript by now), then this call waits for its id.
+      flush(false);
+      addPending(root, p.sessionId, p.bytes);
+      out.recorded.push('tool call pending (its id is in the transcript once the call is written)');
+      return;
+    case 'PreCompress':
+      flush(false);
+      return;
+    case 'BeforeAgent': {
+      const prompt = strOrNull(value(p, 'prompt'));
+      if (prompt !== null) writePrompt(root, p.sessionId, prompt);
+      rec.run([runEvent('prompt', [['prompt', prompt]])], 'run event prompt');
+      return;
+    }
+    case 'AfterAgent':
+      flush(true);
+      rec.run(
+        [
+          runEvent('stop', [
+            ['prompt', strOrNull(value(p, 'prompt'))],
+            ['last_assistant_message', strOrNull(value(p, 'prompt_response'))],
+          ]),
+        ],
+        'run event stop',
+      );
+      return;
+    case 'SessionStart':
+      rec.run([runEvent('session_start', [['source', strOrNull(value(p, 'source'))]])], 'run event session_start');
+      return;
+    case 'SessionEnd':
+      flush(true);
+      rec.run([runEvent('session_end', [['reason', strOrNull(value(p, 'reason'))]])], 'run event session_end');
+      return;
+    default:
+      return;
+  }
+}
+
+/** The ids of the tool calls the session's journal already holds. */
+function recordedIds(root: string, agent: string): Set<string> {
+  const file = journalFile(root, agent);
+  const ids = new Set<string>();
+  if (pathKind(file) !== 'file') return ids;
+  for (const e of readVerifiedJournal(file).entries) {
+    const call = e.row.tool_call;
+    if (isJsonObject(call) && typeof call.id === 'string') ids.add(call.id);
+  }
+  return ids;
+}
+
+function parsedPending(p: Pending): HookPayload | undefined {
+  try {
+    return parseHookPayload(p.bytes, p.file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Appends a step for every pending AfterTool payload whose call the transcript names, in the transcript's order,
+ * matched by tool name and arguments to the oldest such payload; with `final`, the unmatched ones too (id null).
+ */
+function flushPending(p: HookPayload, root: string, options: HookOptions, rec: SessionRecorder, final: boolean): void {
+  const pending = listPending(root, p.sessionId);
+  if (pending.length === 0) return;
+  const prompt = readPrompt(root, p.sessionId);
+  const waiting = pending.map((f) => ({ f, payload: parsedPending(f) }));
+  for (const w of waiting)
+    if (w.payload === undefined) {
+      rec.out.errors.push(`${w.f.file}: not a Gemini CLI hook payload; left where it is`);
+    }
+  const file = p.transcriptPath === undefined ? undefined : sessionTranscript(p.transcriptPath, options.env);
+  let calls: TranscriptCall[] = [];
+  if (file === undefined)
+    rec.out.warnings.push('the transcript is not where Gemini CLI keeps sessions here: no call ids');
+  else {
+    try {
+      calls = transcriptCalls(file);
+    } catch (e) {
+      rec.out.warnings.push(`the transcript is not read, so the steps name no call id: ${errorLine(e)}`);
+    }
+  }
+  const seen = recordedIds(root, rec.journal);
+  const open = waiting.filter((w) => w.payload !== undefined);
+  const key = (q: HookPayload): string => {
+    let input: unknown = null;
+    try {
+      input = (JSON.parse(Buffer.from(q.bytes).toString('utf8')) as Record<string, unknown>).tool_input ?? null;
+    } catch {
+      /* parsed losslessly already: cannot fail here */
+    }
+    return `${field(q, 'tool_name') ?? ''}\0${plain(input)}`;
+  };
+  for (const call of calls) {
+    if (seen.has(call.id)) continue;
+    const k = `${call.name}\0${plain(call.args)}`;
+    const at = open.findIndex((w) => key(w.payload!) === k);
+    if (at < 0) continue;
+    const [w] = open.splice(at, 1);
+    if (rec.step(geminiToolStep(w!.payload!, call, prompt))) dropPending(w!.f);
+    seen.add(call.id);
+  }
+  if (!final) return;
+  for (const w of open) {
+    rec.out.warnings.push(
+      `${w.f.file}: no call in the transcript for this ${field(w.payload!, 'tool_name') ?? 'tool'} call; recorded with id null`,
+    );
+    if (rec.step(geminiToolStep(w.payload!, undefined, prompt))) dropPending(w.f);
+  }
+}

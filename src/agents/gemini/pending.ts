@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runtimeDir } from '../../journal';
+import { ensureDir } from '../../util/fs';
+import { assertSafeId } from '../../util/ids';
+import { readRegularFile } from '../../util/nofollow';
+
+/**
+ * What one Gemini CLI hook call leaves for the next ones of the same session, under
+ * `<root>/.sdd/runtime/gemini/<session_id>/` (0700: it holds raw payloads and prompts):
+ * - `pending/<time>-<pid>-<random>.json`: an AfterTool payload, byte for byte, until the transcript names its call
+ *   id (Gemini CLI writes the call to its session file only after the AfterTool hooks ran), one file each, created
+ *   whole (a temporary name, then a rename), so parallel tool calls never contend;
+ * - `prompt`: the prompt in progress (BeforeAgent), for the steps it leads to;
+ * - `flush.lock`: held by the hook call that turns pending payloads into steps.
+ * A cache, never the record: the journals are.
+ */
+
+export function sessionDir(root: string, sessionId: string): string {
+  return path.join(runtimeDir(root), 'gemini', assertSafeId(sessionId, 'session id'));
+}
+
+function privateDir(dir: string): void {
+  ensureDir(path.dirname(path.dirname(dir)));
+  ensureDir(path.dirname(dir), 0o700);
+  ensureDir(dir, 0o700);
+  if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+}
+
+function writeWhole(file: string, bytes: Uint8Array): void {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, bytes, { flag: 'wx', mode: 0o600 });
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Keeps an AfterTool payload until its call id is known. */
+export function addPending(root: string, sessionId: string, bytes: Uint8Array): string {
+  const dir = path.join(sessionDir(root, sessionId), 'pending');
+  privateDir(path.dirname(dir));
+  privateDir(dir);
+  // Names sort in creation order (a parallel batch's order is the transcript's, not this one).
+  const t = process.hrtime.bigint().toString().padStart(24, '0');
+  const name = `${Date.now().toString().padStart(15, '0')}-${t}-${process.pid}-${randomBytes(4).toString('hex')}.json`;
+  const file = path.join(dir, name);
+  writeWhole(file, bytes);
+  return file;
+}
+
+export interface Pending {
+  file: string;
+  bytes: Buffer;
+}
+
+/** The pending payloads, oldest first; files that do not read (a link, a FIFO) are skipped. */
+export function listPending(root: string, sessionId: string): Pending[] {
+  const dir = path.join(sessionDir(root, sessionId), 'pending');
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+  } catch {
+    return [];
+  }
+  const out: Pending[] = [];
+  for (const name of names.sort()) {
+    const file = path.join(dir, name);
+    try {
+      const bytes = readRegularFile(file);
+      if (bytes !== undefined) out.push({ file, bytes });
+    } catch {
+      /* not a regular file: never read through */
+    }
+  }
+  return out;
+}
+
+export function dropPending(p: Pending): void {
+  rmSync(p.file, { force: true });
+}
+
+export function writePrompt(root: string, sessionId: string, prompt: string): void {
+  const dir = sessionDir(root, sessionId);
+  privateDir(dir);
+  writeWhole(path.join(dir, 'prompt'), Buffer.from(prompt, 'utf8'));
+}
+
+export function readPrompt(root: string, sessionId: string): string | null {
+  try {
+    const b = readRegularFile(path.join(sessionDir(root, sessionId), 'prompt'));
+    return b === undefined ? null : b.toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** How long a flush lock may be held before it is taken as left by a killed hook. */
+const STALE_MS = 120_000;
+
+/**
+ * Runs `f` holding the session's flush lock; undefined (nothing done) when another hook call holds it: that one
+ * records what is pending, and what it does not yet pair stays for the next call.
+ */
+export function withFlushLock<T>(root: string, sessionId: string, f: () => T): T | undefined {
+  const dir = sessionDir(root, sessionId);
+  privateDir(dir);
+  const lock = path.join(dir, 'flush.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let age: number;
+      try {
+        age = Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        continue;
+      }
+      if (age < STALE_MS) return undefined;
+      rmSync(lock, { force: true });
+      continue;
+    }
+    try {
+      return f();
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }
+  return undefined;
+}
