@@ -1,0 +1,21 @@
+/**
+ * Counting words in messages, one rule everywhere (the CLI, the Action, the
+ * report page, the terminal viewer): "1 step", "2 steps", "0 steps".
+ */
+
+/** The word for `n` things: `one` for exactly one, else `many` (default `one` + "s"). */
+export function pluralWord(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+/** `n` and its word: `plural(2, 'step')` is "2 steps", `plural(1, 'entry', 'entries')` "1 entry". */
+export function plural(n: number, one: string, many?: string): string {
+  return `${n} ${pluralWord(n, one, many)}`;
+}
+
+/** A byte count for people: "512 B", "1.5 KiB", "3.0 MiB". */
+export function formatSize(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
