@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { isOsError, osError } from '../errors';
+import { IntegrityError, isOsError, osError } from '../errors';
 import { statIdentity, type CheckpointRecord, type FileIdentity } from '../util/checkpoint';
 import type { ChainFormat, TailRepair, Vouched, Walked } from '../util/chain-file';
 import { refuseNonRegular } from '../util/nofollow';
@@ -26,7 +26,6 @@ import { verifyJournalFilePrefix } from './verify';
 export class JournalFormat implements ChainFormat<ChainState> {
   readonly kind = JOURNAL_CHECKPOINT_KIND;
   readonly unit = 'steps';
-  readonly noun = 'journal';
   readonly pausePoint = 'journal:after-write';
   readonly checkpointFile: string;
   readonly lockFile: string;
@@ -103,8 +102,15 @@ export class JournalFormat implements ChainFormat<ChainState> {
     return new JournalRollbackError(this.target, f);
   }
 
-  /** Never start a removed fork's journal afresh: refused, naming its tombstone. */
-  onMissing(): void {
+  /**
+   * A journal this writer verified that disappeared is not started afresh; nor is a removed fork's (refused,
+   * naming its tombstone).
+   */
+  onMissing(mine?: Vouched): void {
+    if (mine !== undefined && mine.steps > 0)
+      throw new IntegrityError(
+        `${this.target}: the journal (${mine.steps} steps, head ${mine.head}) disappeared; refusing to start a fresh chain in its place`,
+      );
     if (this.root !== undefined) refuseRemovedJournal(this.root, path.basename(path.resolve(this.dir)), this.target);
   }
 

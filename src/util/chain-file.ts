@@ -1,4 +1,3 @@
-import { IntegrityError } from '../errors';
 import {
   checkpointKey,
   readCheckpoint,
@@ -73,9 +72,8 @@ export interface Planned<S, T> {
 export interface ChainFormat<S> {
   /** The checkpoint's kind. */
   readonly kind: string;
-  /** What rows are called in a message ("steps", "events", "entries"), and the chain ("journal"). */
+  /** What rows are called in a message ("steps", "events", "entries"). */
   readonly unit: string;
-  readonly noun: string;
   /** The file (or directory, for a chain of several files) the checkpoint describes. */
   readonly target: string;
   readonly checkpointFile: string;
@@ -92,16 +90,19 @@ export interface ChainFormat<S> {
   record(state: S, id: FileIdentity, written?: Uint8Array): Record<string, unknown> | undefined;
   /** The full walk, fail-closed: throws, naming the file and line, on anything but valid rows and a torn tail. */
   walk(priors: readonly Vouched[], id: FileIdentity): Walked<S>;
-  /** What this writer vouches for in `state`. */
-  vouchedBy(state: S): Vouched;
+  /** What this writer vouches for in `state` (the target's identity then: `id`). */
+  vouchedBy(state: S, id: FileIdentity): Vouched;
   /** What a checkpoint record vouched for, if well-formed. */
   vouchedIn(record: CheckpointRecord): Vouched | undefined;
   /** The refusal of a rollback, in the format's words (`file`: where a torn tail was vouched for). */
   rollbackError(f: RollbackFault, file?: string): Error;
   /** The identity `file` had in `state` (a chain of several files; default: the target's last known identity). */
   fileIdentity?(state: S, file: string): FileIdentity | undefined;
-  /** Called when the target is missing (a fresh chain starts), e.g. to refuse a removed fork's journal. */
-  onMissing?(): void;
+  /**
+   * Called when the target is missing, before a fresh chain starts there: to refuse (a removed fork's journal;
+   * one this writer verified, `mine`, that disappeared since).
+   */
+  onMissing?(mine?: Vouched): void;
   /** Called when the lock cannot be had (before the error is thrown). */
   onLockError?(): void;
 }
@@ -212,12 +213,7 @@ export class ChainFile<S> {
 
   private startFresh(): S {
     const f = this.format;
-    const mine = this.known === undefined ? undefined : f.vouchedBy(this.state);
-    if (mine !== undefined && mine.steps > 0)
-      throw new IntegrityError(
-        `${f.target}: the ${f.noun} (${plural(mine.steps, f.unit)}, head ${mine.head}) disappeared; refusing to start a fresh chain in its place`,
-      );
-    f.onMissing?.();
+    f.onMissing?.(this.known === undefined ? undefined : f.vouchedBy(this.state, this.known));
     this.state = f.empty();
     this.known = undefined;
     this.fresh = true;
@@ -250,7 +246,7 @@ export class ChainFile<S> {
   private priors(): Vouched[] {
     const f = this.format;
     const out: Vouched[] = [];
-    if (this.known !== undefined) out.push(f.vouchedBy(this.state));
+    if (this.known !== undefined) out.push(f.vouchedBy(this.state, this.known));
     const key = this.key();
     if (key === undefined) return out;
     const mirror = { dir: this.mirrorDir(), target: f.target, rows: (r: CheckpointRecord) => f.vouchedIn(r)?.steps };
