@@ -7,6 +7,7 @@ import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, without
 import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
 import { auditFiles } from './layout';
 import { readExistingFile, refuseLinkedStoreDirs } from '../util/nofollow';
+import { plural, pluralWord } from '../util/words';
 
 export type AuditFaultKind =
   | 'malformed_json'
@@ -279,7 +280,7 @@ export function verifyAuditLog(dir: string, key: Uint8Array, options: AuditVerif
             file: '',
             line: 0,
             kind: 'empty_audit_log',
-            message: `the audit log has no entries (${files.length} file${files.length === 1 ? '' : 's'}): emptied, or its files vanished`,
+            message: `the audit log has no entries (${plural(files.length, 'file')}): emptied, or its files vanished`,
           }
         : {
             file: '',
@@ -325,7 +326,7 @@ export function describeAuditFaults(dir: string, r: Pick<AuditVerifyResult, 'err
   const out = r.errors.map((f) => describeAuditFault(dir, f));
   if (r.errors_omitted > 0)
     out.push(
-      `${dir}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`,
+      `${dir}: … and ${r.errors_omitted.toLocaleString('en-US')} more ${pluralWord(r.errors_omitted, 'fault')} not listed`,
     );
   return out;
 }

@@ -24,6 +24,7 @@ import { removeIntent, writeIntent } from './pending';
 import { branchExists, requireRepo, updateRefs, type RepoInfo } from '../git/repo';
 import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from '../git/snapshot';
 import { readRegularFile } from '../util/nofollow';
+import { plural } from '../util/words';
 
 /**
  * Fork-from-step (docs/format.md §4): a sibling git worktree on a new branch, seeded with
@@ -243,7 +244,7 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     const steps = parent!.steps;
     if (fromStep >= steps) {
       throw new InputError(
-        `${parentJournal}: step ${fromStep} is out of range (the journal has ${steps} step${steps === 1 ? '' : 's'}${steps > 0 ? `, 0..${steps - 1}` : ''})`,
+        `${parentJournal}: step ${fromStep} is out of range (the journal has ${plural(steps, 'step')}${steps > 0 ? `, 0..${steps - 1}` : ''})`,
       );
     }
     parentStepHash = parent!.entries[fromStep]!.row.step_hash;
@@ -349,7 +350,7 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
       const missing = copyPrefixBlobs(root, worktree, parent!.entries.slice(0, fromStep! + 1));
       if (missing.length > 0)
         warnings.push(
-          `${missing.length} blob${missing.length === 1 ? '' : 's'} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${missing.join(' ')}`,
+          `${plural(missing.length, 'blob')} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${missing.join(' ')}`,
         );
     }
     pausePoint('fork:after-journal', env);

@@ -7,6 +7,7 @@ import { faultOf, JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER, type Member
 import { readReceiptBytes } from './read-file';
 import type { RedactField } from './redaction';
 import { ReceiptFormatError } from './tar';
+import { pluralWord } from '../util/words';
 
 export interface ReceiptVerifyResult {
   ok: boolean;
@@ -322,7 +323,7 @@ export function verdictOf(
     errors.length = Math.min(errors.length, MAX_RECEIPT_FAULTS);
     errors.push({
       kind: 'too_many_faults',
-      message: `${more.toLocaleString('en-US')} more fault${more === 1 ? '' : 's'} not listed`,
+      message: `${more.toLocaleString('en-US')} more ${pluralWord(more, 'fault')} not listed`,
     });
   }
   return { result, manifest };

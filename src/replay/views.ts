@@ -6,6 +6,7 @@ import { storedParts, unverifiedFields, type ReplaySource } from './source';
 import { signatureText, sourceSignature } from './screen';
 import { stepSummary, type StepSummary } from './step';
 import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './text';
+import { plural, pluralWord } from '../util/words';
 
 /** The non-interactive outputs of `replay`, `show` and `diff`: plain lines and JSON documents. */
 
@@ -13,7 +14,7 @@ function statusLine(source: ReplaySource): string {
   const what = source.kind === 'receipt' ? `receipt ${source.file}` : source.file;
   const extra =
     source.kind === 'receipt' ? `${source.redacted ? ', published: redacted' : ''}${signatureText(source)}` : '';
-  return `${sanitize(source.agentId)}: ${source.steps} step${source.steps === 1 ? '' : 's'}, head ${source.head_hash}, chain verified (${sanitize(what)}${extra})`;
+  return `${sanitize(source.agentId)}: ${plural(source.steps, 'step')}, head ${source.head_hash}, chain verified (${sanitize(what)}${extra})`;
 }
 
 /** The steps as a table (seq, time, model, tool, short step hash, prompt preview), first `limit` steps. */
@@ -39,7 +40,7 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
   }
   if (rows.length < source.steps)
     out.push(
-      `… ${source.steps - rows.length} more step${source.steps - rows.length === 1 ? '' : 's'} (--limit ${rows.length})`,
+      `… ${source.steps - rows.length} more ${pluralWord(source.steps - rows.length, 'step')} (--limit ${rows.length})`,
     );
   out.push(...unverifiedNotes(source, rows.length));
   return out;
@@ -184,10 +185,9 @@ export function diffSideLines(side: DiffSide, label: 'left' | 'right', name: str
   };
   const sig =
     side.signature === null ? '' : `, ${words[side.signature.status] ?? side.signature.status.replace(/_/g, ' ')}`;
-  if (side.verified)
-    return [`${shown}: chain verified, ${side.steps} step${side.steps === 1 ? '' : 's'}, head ${side.head_hash}${sig}`];
+  if (side.verified) return [`${shown}: chain verified, ${plural(side.steps, 'step')}, head ${side.head_hash}${sig}`];
   const out = [
-    `${shown}: chain does NOT verify (${side.errors.length} fault${side.errors.length === 1 ? '' : 's'}), ${side.steps} well-formed row${side.steps === 1 ? '' : 's'}${sig}`,
+    `${shown}: chain does NOT verify (${plural(side.errors.length, 'fault')}), ${side.steps} well-formed ${pluralWord(side.steps, 'row')}${sig}`,
   ];
   const shownFaults = side.errors.slice(0, 10);
   for (const f of shownFaults)

@@ -4,6 +4,7 @@ import { forEachReferenceLine, strippedLine } from '../journal/lines';
 import { CAPABILITIES, CAPABILITY_EVENT, checkMutationRow, MUTATION_EVENT } from './provider-state';
 import { computeEventHash, readRunLine, RUN_GENESIS, type RunRow } from './row';
 import { readRegularFile } from '../util/nofollow';
+import { pluralWord } from '../util/words';
 
 export type RunFaultKind =
   | 'malformed_json'
@@ -245,7 +246,7 @@ export function describeRunFaults(file: string, r: Pick<RunVerifyResult, 'errors
   const out = r.errors.map((f) => describeRunFault(file, f));
   if (r.errors_omitted > 0)
     out.push(
-      `${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`,
+      `${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more ${pluralWord(r.errors_omitted, 'fault')} not listed`,
     );
   return out;
 }

@@ -13,6 +13,7 @@ import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+import { plural } from '../../util/words';
 
 /** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
 export const checkCommand: Command = {
@@ -126,12 +127,11 @@ export const checkCommand: Command = {
         // One line per file, whatever its path or status holds (a rename's status names the new path).
         io.out(
           sanitize(
-            `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${i.steps} step${i.steps === 1 ? '' : 's'}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
+            `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${plural(i.steps, 'step')}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
           ),
         );
       }
-      const nothing =
-        empty.length === 0 ? '' : `; ${empty.length} pattern${empty.length === 1 ? '' : 's'} matched nothing`;
+      const nothing = empty.length === 0 ? '' : `; ${plural(empty.length, 'pattern')} matched nothing`;
       io.out(
         sanitize(
           `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}${nothing}`,

@@ -17,6 +17,7 @@ import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../
 import { InputError } from '../../errors';
 import { describeFault } from '../../journal';
 import { terminalProgress } from '../../util/progress';
+import { plural } from '../../util/words';
 
 /** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
 function targetOf(target: string, io: CommandIO, root: string): string {
@@ -135,10 +136,10 @@ export const reportCommand: Command = {
       const unchecked = r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key');
       io.out(
         r.ok
-          ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}${window}`
+          ? `wrote ${r.file}: ${plural(r.steps, 'step')}, head ${r.head_hash}, chain intact${blobs}${window}`
           : unchecked
-            ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact, signature NOT checked (signed, but no --public-key was given)${blobs}${window}`
-            : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}${window}`,
+            ? `wrote ${r.file}: ${plural(r.steps, 'step')}, head ${r.head_hash}, chain intact, signature NOT checked (signed, but no --public-key was given)${blobs}${window}`
+            : `wrote ${r.file}: the report shows ${plural(r.errors.length, 'fault')} (the chain does NOT verify)${blobs}${window}`,
       );
     }
     if (!r.ok) for (const f of r.errors) io.err(describeFault(r.source, f));
