@@ -1,5 +1,4 @@
 import { clip, plural, visible } from '../util/words';
-import type { ForkNode } from './tree';
 
 /**
  * The one Mermaid drawing of a fork tree (the check's Markdown report, the
@@ -100,16 +99,4 @@ export function forkTreeMermaid(forks: ForkTreeNode[], options: ForkTreeMermaidO
   lines.push('```');
   if (more > 0) lines.push('', `… and ${plural(more, 'more fork')} (see the JSON report).`);
   return lines.join('\n');
-}
-
-/** The fork forest `listForks` returns, as the nodes of a fork tree (a fork's branch and steps since as notes). */
-export function forkTreeNodes(nodes: ForkNode[]): ForkTreeNode[] {
-  const out: ForkTreeNode[] = [];
-  const walk = (n: ForkNode, parent: string): void => {
-    const notes = [n.branch ?? '', n.steps_since === null ? '' : `+${plural(n.steps_since, 'step')}`].filter(Boolean);
-    out.push({ id: n.fork_session_id, parent, fromStep: n.from_step, label: n.label ?? null, notes });
-    for (const c of n.children) walk(c, n.fork_session_id);
-  };
-  for (const n of nodes) walk(n, n.parent_session_id ?? '(unknown session)');
-  return out;
 }

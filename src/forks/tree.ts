@@ -8,7 +8,7 @@ import { gitText } from '../git/exec';
 import { FORK_ID, readSessionFile, sessionFile, worktreesDir } from './fork';
 import { liveCreator, readIntents, type ForkIntent } from './pending';
 import { requireRepo } from '../git/repo';
-import { forkTreeMermaid, forkTreeNodes } from './mermaid';
+import { forkTreeMermaid, type ForkTreeNode } from './mermaid';
 import { plural } from '../util/words';
 
 /**
@@ -278,4 +278,16 @@ export function drawForks(nodes: ForkNode[]): string[] {
 /** The forest as a Mermaid flowchart (sessions and forks as nodes, fork steps on the edges): src/forks/mermaid.ts. */
 export function forksMermaid(nodes: ForkNode[]): string {
   return forkTreeMermaid(forkTreeNodes(nodes), { direction: 'TD', fenced: false, maxForks: Infinity });
+}
+
+/** The fork forest `listForks` returns, as the nodes of a fork tree (a fork's branch and steps since as notes). */
+export function forkTreeNodes(nodes: ForkNode[]): ForkTreeNode[] {
+  const out: ForkTreeNode[] = [];
+  const walk = (n: ForkNode, parent: string): void => {
+    const notes = [n.branch ?? '', n.steps_since === null ? '' : `+${plural(n.steps_since, 'step')}`].filter(Boolean);
+    out.push({ id: n.fork_session_id, parent, fromStep: n.from_step, label: n.label ?? null, notes });
+    for (const c of n.children) walk(c, n.fork_session_id);
+  };
+  for (const n of nodes) walk(n, n.parent_session_id ?? '(unknown session)');
+  return out;
 }
