@@ -192,8 +192,8 @@ export {
   parseHookPayload,
   planClaudeSettings,
   writeClaudeSettings,
-} from './claude';
-export type { ClaudeForkResult, ClaudeSettingsPlan, HookOptions, HookOutcome, HookPayload } from './claude';
+} from './agents/claude';
+export type { ClaudeForkResult, ClaudeSettingsPlan, HookOptions, HookOutcome, HookPayload } from './agents/claude';
 
 // Where a project's .sdd/ lives (found like git finds its repository).
 export { findProjectRoot, resolveProjectRoot } from './project';

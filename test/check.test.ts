@@ -299,7 +299,7 @@ describe('escaping for Markdown and Mermaid (property tests)', () => {
         item: 'journal' as const,
         path: `p${i}`,
         line: 1,
-        kind: 'k',
+        kind: 'step_hash_mismatch' as const,
         message: `fault ${i} [link](https://x) @someone`,
         severity: 'error' as const,
       })),

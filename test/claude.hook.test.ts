@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import path from 'node:path';
 import fc from 'fast-check';
 import { canonical, parse, type JsonValue } from '../src/canonical';
-import { handleClaudeHook } from '../src/claude';
+import { handleClaudeHook } from '../src/agents/claude';
 import { Cas, casDir, journalFile, readVerifiedJournal } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { planClaudeSettings, writeClaudeSettings } from '../src/claude';
+import { planClaudeSettings, writeClaudeSettings } from '../src/agents/claude';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';

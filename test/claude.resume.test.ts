@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cutTranscript, modelOfToolUse, projectDirName } from '../src/claude';
-import { forkClaudeSession, resumeCommand, shellWord } from '../src/claude/resume';
+import { cutTranscript, modelOfToolUse, projectDirName } from '../src/agents/claude';
+import { forkClaudeSession, resumeCommand, shellWord } from '../src/agents/claude/resume';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ServerRequest } from './helpers/claude';
@@ -288,8 +288,9 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     expect(repoState(root)).toEqual(before);
   });
 
-  test('a journal not recorded by Claude Code is a usage error (exit 2) with a plain message', () => {
-    // Changed by issue 20: this was exit 1 with the payload parser's message.
+  test('a journal not recorded by an agent is a usage error (exit 2) with a plain message', () => {
+    // Changed by issue 20: this was exit 1 with the payload parser's message. Changed by issue 22: --resume now
+    // dispatches on the journal's agent prefix, so a journal named for no agent is refused by its name.
     const root = initRepo(path.join(dir, `f${n++}`), { 'README.md': 'x\n' });
     const input = path.join(root, 'in.txt');
     writeFileSync(input, 'not a hook payload');
@@ -298,14 +299,17 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     const a = fork(root, ['agent-1', '--from-step', '0', '--resume']);
     expectNoStack(a);
     expect(a.code).toBe(2);
-    expect(a.stderr).toBe(
-      'stepchain: fork --resume: step 0 of agent-1 was not recorded by `stepchain hook claude` (its input is not a ' +
-        'Claude Code hook payload); --resume continues Claude Code sessions only: fork it without --resume\n',
+    expect(a.stderr).toMatch(
+      /^stepchain: fork --resume: agent-1 is not an agent's session journal \(claude-<session_id>.*\); fork it without --resume\n$/,
     );
-    const b = fork(root, ['agent-1', '--from-step', '1', '--resume']);
-    expect(b.code).toBe(2);
-    expect(b.stderr).toMatch(
-      /step 1 of agent-1 was not recorded by `stepchain hook claude` \(no Claude Code hook payload is stored for it\)/,
+    // A claude- journal whose steps were not written by the hook is refused by what its steps hold.
+    expect(cli(['append', 'claude-x1', '--input', input, '--no-snapshot'], { cwd: root }).code).toBe(0);
+    expect(cli(['append', 'claude-x1', '--no-snapshot'], { cwd: root }).code).toBe(0);
+    const c = fork(root, ['claude-x1', '--from-step', '0', '--resume']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toBe(
+      'stepchain: fork --resume: step 0 of claude-x1 was not recorded by `stepchain hook claude` (its input is not a ' +
+        'Claude Code hook payload); this journal is not a Claude Code session: fork it without --resume\n',
     );
   });
 

@@ -11,7 +11,7 @@ import { bundleBeside, bundlePathOf, notCheckedFault } from '../receipt/keyless/
 import { serviceURL, signingEndpoints, type EndpointOverrides } from '../receipt/keyless/endpoints';
 import { idTokenSource } from '../receipt/keyless/token';
 import type { LoadedRoot } from '../receipt/keyless/trusted-root';
-import type { KeylessIdentityPolicy } from '../receipt/keyless/verify';
+import type { KeylessFault, KeylessIdentityPolicy } from '../receipt/keyless/verify';
 import { normalisePath, readAnchorFiles, where, type Anchors } from './anchors';
 import { safeLine } from './log';
 
@@ -143,7 +143,7 @@ export async function checkReceiptBundles(
     const file = path.join(workspace, item.path);
     const bundle = bundleBeside(file);
     if (bundle === undefined) continue;
-    const faults: { kind: string; message: string }[] = [];
+    const faults: KeylessFault[] = [];
     if (anchors === undefined) {
       faults.push(notCheckedFault(path.relative(workspace, bundle)));
       faults[0]!.message = faults[0]!.message.replace(

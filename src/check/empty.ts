@@ -1,4 +1,4 @@
-import type { CheckReport, ItemKind } from './workspace';
+import type { CheckReport, ItemKind } from './types';
 
 /**
  * A check that found nothing does not say OK. Messages (one line each) for the

@@ -12,7 +12,8 @@ import {
 import { writeFileWhole } from '../util/fs';
 import { lstatUnder, readUnder } from '../util/nofollow';
 import { globSet, scanFiles } from './glob';
-import { DEFAULT_JOURNALS, idOfPath, type CheckFault } from './workspace';
+import { DEFAULT_JOURNALS, idOfPath } from './scan';
+import type { CheckFault } from './types';
 
 /**
  * Receipts for a repository's committed journals, one per agent (the Action's

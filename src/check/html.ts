@@ -5,7 +5,7 @@ import { loadReportSource, writeReport, type ReportSource } from '../report';
 import { casSource } from '../report/source';
 import type { PublicKey } from '../receipt';
 import { lstatUnder, readUnder } from '../util/nofollow';
-import type { CheckedItem } from './workspace';
+import type { CheckedItem } from './types';
 
 /**
  * Self-contained HTML reports (src/report) for the per-step journals and receipts

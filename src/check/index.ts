@@ -1,7 +1,8 @@
 export { checkAppendOnly } from './append-only';
 export type { AppendOnlyKind, AppendOnlyResult } from './append-only';
 export { DEFAULT_SESSIONS, forkTree, forkTreeFromSessions } from './forks';
-export { listFilesAtCommit } from './scan';
+export { DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, idOfPath, listFilesAtCommit, shardOf } from './scan';
+export { CRLF_REMEDY } from './items/common';
 export { findFiles, globSet, globToRegExp, matchesGlob, parsePatterns, scanFiles } from './glob';
 export type { DirCache, FoundLink, GlobSet, ScanResult } from './glob';
 export {
@@ -15,15 +16,13 @@ export {
   SUMMARY_MAX_BYTES,
 } from './markdown';
 export type { ForkTreeNode, MarkdownOptions } from './markdown';
-export {
-  checkWorkspace,
-  CRLF_REMEDY,
-  DEFAULT_JOURNALS,
-  DEFAULT_RECEIPTS,
-  DEFAULT_RUNS,
-  idOfPath,
-  shardOf,
-} from './workspace';
+export { pullRequestBase } from './base';
+export type { PullRequestBase } from './base';
+export { CHECK_PASSES, checkWorkspace } from './workspace';
+export { isCheckFaultKind } from './fault-kinds';
+export type { CheckFaultKind, CheckOwnFaultKind } from './fault-kinds';
+export { checkedItemLine } from './text';
+export type { CheckContext, CheckPass } from './workspace';
 export type {
   CheckedItem,
   CheckFault,

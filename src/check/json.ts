@@ -1,5 +1,6 @@
 import { InputError } from '../errors';
-import type { CheckedItem, CheckFault, CheckReport, ItemKind, Shard, TrustedKeySource } from './workspace';
+import { isCheckFaultKind, type CheckFaultKind, type CheckOwnFaultKind } from './fault-kinds';
+import type { CheckedItem, CheckFault, CheckReport, ItemKind, Shard, TrustedKeySource } from './types';
 
 /**
  * The check's report as a JSON document (`stepchain check --json`, the Action's
@@ -89,6 +90,8 @@ export function checkReportFromJson(doc: unknown, source: string, root = ''): Ch
     Number.isSafeInteger(o[k]) && (o[k] as number) >= 0 ? (o[k] as number) : bad(`${where}.${k} is not a count`);
   const bool = (o: Obj, k: string, where: string): boolean =>
     typeof o[k] === 'boolean' ? (o[k] as boolean) : bad(`${where}.${k} is not true or false`);
+  const faultKind = (k: string, where: string): CheckFaultKind =>
+    isCheckFaultKind(k) ? k : bad(`${where}.kind ${JSON.stringify(k)} is not a fault kind stepchain reports`);
   const arr = (o: Obj, k: string): unknown[] => (Array.isArray(o[k]) ? (o[k] as unknown[]) : bad(`${k} is not a list`));
   const items: CheckedItem[] = arr(doc, 'items').map((v, n) => {
     const w = `items[${n}]`;
@@ -125,7 +128,7 @@ export function checkReportFromJson(doc: unknown, source: string, root = ''): Ch
       item: item as ItemKind,
       path: str(v, 'path', w),
       line: line as number | null,
-      kind: str(v, 'kind', w),
+      kind: faultKind(str(v, 'kind', w), w),
       message: str(v, 'message', w),
       severity: severity as 'error' | 'warning',
     };
@@ -197,7 +200,7 @@ export interface ShardPart {
  */
 export function mergeShardReports(parts: ShardPart[], root = '', commit?: string): CheckReport {
   const faults: CheckFault[] = [];
-  const shardFault = (path: string, kind: string, message: string): void => {
+  const shardFault = (path: string, kind: CheckOwnFaultKind, message: string): void => {
     faults.push({ item: 'journal', path, line: null, kind, message, severity: 'error' });
   };
   const reports: ShardPart[] = [];

@@ -1,6 +1,6 @@
 import { forkTreeMermaid, type ForkTreeNode } from '../forks/mermaid';
 import { clip, plural, visible } from '../util/words';
-import type { CheckReport } from './workspace';
+import type { CheckReport } from './types';
 
 export { forkTreeMermaid, mermaidText, type ForkTreeNode } from '../forks/mermaid';
 

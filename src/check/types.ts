@@ -1,5 +1,6 @@
 import type { PublicKey } from '../receipt';
 import type { AppendOnlyKind } from './append-only';
+import type { CheckFaultKind } from './fault-kinds';
 import type { DirCache } from './glob';
 
 /** What the repository check reads and reports: its items, faults, options and report (see workspace.ts). */
@@ -34,14 +35,12 @@ export interface CheckFault {
   path: string;
   /** 1-based line in `path`, when the fault is at one. */
   line: number | null;
-  /** The fault kind (`step_hash_mismatch`, `history_rewritten`, `signature_invalid`, ...). */
-  kind: string;
+  /** The fault kind (`step_hash_mismatch`, `history_rewritten`, `signature_invalid`, ...): fault-kinds.ts. */
+  kind: CheckFaultKind;
   message: string;
   severity: 'error' | 'warning';
   id?: string;
 }
-
-/** `N faults on lines a-b, the first: ` for a collapsed run of faults (nothing for a single one). */
 
 /** A trusted key and where it came from (shown in summaries: a PR must not bring its own key). */
 export interface TrustedKeySource {
@@ -112,5 +111,3 @@ export interface CheckReport {
   shard: Shard | null;
   trustedKeys: TrustedKeySource[];
 }
-
-/** The id of a journal from its path: `<id>/000000.jsonl` or `<id>/journal.jsonl`. */

@@ -70,6 +70,7 @@ export type {
 } from './verify';
 export { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './members';
 export type { ReceiptFault } from './members';
+export type { KeylessFaultKind, ReceiptFaultKind, ReceiptOwnFaultKind } from './fault-kinds';
 export { readReceiptBytes, readReceiptFile } from './read-file';
 export { verifyReceiptFile } from './stream-verify';
 export type { StreamedReceipt } from './stream-verify';

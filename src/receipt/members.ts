@@ -1,3 +1,4 @@
+import type { ReceiptFaultKind } from './fault-kinds';
 import type { JournalWalk } from './journal-walk';
 import type { ReceiptFormatError } from './tar';
 
@@ -9,7 +10,7 @@ export const ALLOWED_DIRS = new Set(['journal', 'journal/', 'blobs', 'blobs/']);
 
 /** One problem found in a receipt. `member` names the archive member, `line` the journal line (1-based). */
 export interface ReceiptFault {
-  kind: string;
+  kind: ReceiptFaultKind;
   message: string;
   member?: string;
   line?: number;

@@ -1,4 +1,5 @@
 import { IntegrityError } from '../errors';
+import type { ReceiptFaultKind } from './fault-kinds';
 
 /** The tar format as a receipt reader accepts it: one header, one pax record, each checked alone (see `tar.ts`). */
 
@@ -15,7 +16,7 @@ export type TarFaultKind =
 export class ReceiptFormatError extends IntegrityError {
   override name = 'ReceiptFormatError';
   constructor(
-    readonly kind: string,
+    readonly kind: ReceiptFaultKind,
     message: string,
     readonly member?: string,
   ) {

@@ -3,9 +3,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { Journal, journalFile } from '../../src/journal';
+import { inputVar, readActionYml, RUNNER_TOKEN } from './action-repo';
 import { repoRoot } from './paths';
+
+export * from './action-repo';
 
 /**
  * Runs the built Action (dist/index.js) the way a runner does: a child process
@@ -19,28 +20,6 @@ export const actionPath = path.join(repoRoot, 'dist', 'index.js');
 
 export function requireBuiltAction(): void {
   if (!existsSync(actionPath)) throw new Error(`${actionPath} is missing: run \`npm run build\` first`);
-}
-
-export function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
-/** A git repository with an identity, on branch `main`. */
-export function initRepo(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'stepchain-test');
-  git(dir, 'config', 'user.email', 'test@stepchain.invalid');
-  git(dir, 'config', 'commit.gpgsign', 'false');
-  return dir;
-}
-
-export function commitAll(dir: string, message: string): string {
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '--allow-empty', '-m', message);
-  return git(dir, 'rev-parse', 'HEAD');
 }
 
 export interface Annotation {
@@ -99,39 +78,6 @@ export function parseOutputFile(text: string): Record<string, string> {
     out[m[1]!] = value.join('\n');
   }
   return out;
-}
-
-/** action.yml as a runner reads it (YAML 1.2, the `yaml` package). */
-export interface ActionYml {
-  name: string;
-  inputs: Record<string, { description: string; required?: boolean; default?: string }>;
-  outputs: Record<string, { description: string }>;
-  runs: { using: string; main: string };
-}
-
-export function readActionYml(): ActionYml {
-  return parseYaml(readFileSync(path.join(repoRoot, 'action.yml'), 'utf8')) as ActionYml;
-}
-
-/** The token the runner gives `${{ github.token }}` in these tests. */
-export const RUNNER_TOKEN = 'ghs_runner_token_0123456789';
-
-/** `INPUT_<NAME>` as the runner spells it (spaces to underscores, upper case; hyphens kept). */
-export function inputVar(name: string): string {
-  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
-}
-
-/** An event payload from test/fixtures/events with its placeholders filled in. */
-export function eventFixture(
-  name: 'pull_request' | 'pull_request_target' | 'push' | 'push-forced' | 'push-new-branch' | 'merge_group',
-  vars: { base?: string; head?: string; before?: string },
-): { name: string; payload: unknown } {
-  let text = readFileSync(path.join(repoRoot, 'test', 'fixtures', 'events', `${name}.json`), 'utf8');
-  text = text
-    .replace(/__BASE__/g, vars.base ?? '')
-    .replace(/__HEAD__/g, vars.head ?? '')
-    .replace(/__BEFORE__/g, vars.before ?? '');
-  return { name: name.replace(/-.*$/, ''), payload: JSON.parse(text) as unknown };
 }
 
 export interface RunOptions {
@@ -201,10 +147,6 @@ export async function runAction(o: RunOptions): Promise<ActionResult> {
     summary: readFileSync(summaryFile, 'utf8'),
     annotations: parseAnnotations(stdout),
   };
-}
-
-export function pullRequestEvent(base: string, head: string): { name: string; payload: unknown } {
-  return eventFixture('pull_request', { base, head });
 }
 
 // --- Local stand-ins for GitHub's services -------------------------------------------------
@@ -427,39 +369,6 @@ export function unzip(bytes: Buffer): Record<string, Buffer> {
   if (r.status !== 0) throw new Error(`python3 zipfile failed: ${r.stderr.toString()}`);
   const doc = JSON.parse(r.stdout.toString()) as Record<string, string>;
   return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
-}
-
-// --- Repositories with journals ---------------------------------------------------------
-
-/** Appends `count` steps to an agent's journal under `root` (through the library, as an agent would). */
-export function appendSteps(root: string, agent: string, count: number, tag = 'x'): void {
-  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
-  const start = j.length;
-  j.appendMany(
-    Array.from({ length: count }, (_, i) => ({
-      input: Buffer.from(`${agent} input ${start + i}`),
-      model: 'test-model',
-      prompt: `${tag} prompt ${start + i}`,
-      tool_call: { name: 'sh', args: ['echo', start + i] },
-      tool_result: `${tag} result ${start + i}`,
-      ts: 1_700_000_000.25 + start + i,
-    })),
-  );
-}
-
-/** The journal path of an agent, repository-relative. */
-export function journalPath(agent: string): string {
-  return `.sdd/runtime/journal/${agent}/000000.jsonl`;
-}
-
-/** A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on a new branch `pr`. */
-export function prScenario(dir: string): { dir: string; base: string } {
-  initRepo(dir);
-  appendSteps(dir, 'alice', 5);
-  appendSteps(dir, 'bob', 3);
-  const base = commitAll(dir, 'base journals');
-  git(dir, 'checkout', '-q', '-b', 'pr');
-  return { dir, base };
 }
 
 /** The step's one-line failure (core.setFailed prints `::error::<line>`). */

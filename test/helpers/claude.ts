@@ -1,28 +1,22 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { cliPath, repoRoot } from './paths';
+import { agentBinary } from './agents';
+import { cliPath } from './paths';
 
 /**
- * The real Claude Code binary (the devDependency @anthropic-ai/claude-code and
- * its native package for this platform) against a scripted Messages API
- * server on 127.0.0.1. A test that cannot start the binary fails: it is part
- * of `npm ci`, so a missing binary is a broken install, not a reason to skip.
+ * The real Claude Code binary (test/agents/versions.json pins it; test/agents/install.mjs keeps it in a cache
+ * outside the package, and the test sequencer installs it before a test that needs it) against a scripted
+ * Messages API server on 127.0.0.1. A test that cannot start the binary fails, saying why: nothing is skipped.
  */
 export function claudeBinary(): string {
-  const platform = `${process.platform}-${process.arch}`;
-  const candidates = [
-    path.join(repoRoot, 'node_modules', '@anthropic-ai', `claude-code-${platform}`, 'claude'),
-    path.join(repoRoot, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
-  ];
-  for (const c of candidates) {
-    if (!existsSync(c)) continue;
-    const r = spawnSync(c, ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
-    if (r.status === 0 && /Claude Code/.test(r.stdout)) return c;
-  }
-  throw new Error(`the claude binary does not run (looked for ${candidates.join(', ')}): run npm ci`);
+  const bin = agentBinary('claude');
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+  if (r.status !== 0 || !/Claude Code/.test(r.stdout))
+    throw new Error(`the claude binary ${bin} does not run (exit ${r.status}): ${r.stderr || r.stdout}`);
+  return bin;
 }
 
 /** One scripted turn of the model: tool calls (in one message), or a final text. */

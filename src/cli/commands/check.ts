@@ -1,11 +1,14 @@
 import path from 'node:path';
 import {
+  checkedItemLine,
   checkReportJson,
   checkWorkspace,
   emptyFindings,
   forkTree,
   parseExpectedHeads,
+  pullRequestBase,
   renderCheckMarkdown,
+  type PullRequestBase,
 } from '../../check';
 import { resolveCommit } from '../../git';
 import { readPublicKeyFile } from '../../receipt';
@@ -14,6 +17,15 @@ import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
 import { plural } from '../../util/words';
+
+/** How the fork-point rule compared history, for the summary line and the Markdown notes. */
+function forkPointNote(baseRef: string, r: PullRequestBase): string | undefined {
+  if (r.forkPoint === 'branched')
+    return `HEAD is not built on ${baseRef} (${r.base.slice(0, 12)}): history is compared with where it branched from it, ${r.commit.slice(0, 12)}, as the PR check does`;
+  if (r.forkPoint === 'unknown')
+    return `HEAD is not built on ${baseRef} (${r.base.slice(0, 12)}) and the history is too shallow to find where it branched: rows ${baseRef} appended since will show as truncated (git fetch --unshallow)`;
+  return undefined;
+}
 
 /** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
 export const checkCommand: Command = {
@@ -24,7 +36,9 @@ export const checkCommand: Command = {
     "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. A check that matches nothing fails unless --allow-empty. Exit 0 holds, 1 not.",
   description:
     'Finds the journals, run journals and receipts by the globs (defaults as the Action), verifies each, and with --base ' +
-    'checks that every journal at REF was only appended to. A signed receipt fails unless a --public-key checks it.',
+    'checks that every journal at REF was only appended to. As the PR check does, when HEAD is not built on REF, ' +
+    'history is compared with where HEAD branched from it (their merge base). A signed receipt fails unless a ' +
+    '--public-key checks it.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -76,7 +90,7 @@ export const checkCommand: Command = {
     expectPositionals(args, [], 'check');
     const root = rootOf(args, io);
     const baseRef = args.values.get('base');
-    const base = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
+    const given = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
     const headsFile = args.values.get('expected-heads');
     const list = (name: string) => args.lists.get(name);
     // `none` switches a kind off, as the Action's input does.
@@ -85,6 +99,15 @@ export const checkCommand: Command = {
     const journals = globs('journals');
     const runs = globs('runs');
     const receipts = globs('receipts');
+    const kinds = {
+      ...(off('journals') ? { verifyJournals: false } : {}),
+      ...(off('runs') ? { verifyRuns: false } : {}),
+      ...(off('receipts') ? { verifyReceipts: false } : {}),
+    };
+    // The PR fork-point rule, as the Action applies it (check/base.ts).
+    const pr = given === undefined ? undefined : await pullRequestBase({ root, ...kinds }, given);
+    const base = pr?.commit;
+    const forkNote = pr === undefined || baseRef === undefined ? undefined : forkPointNote(baseRef, pr);
     const report = await checkWorkspace({
       root,
       ...(base === undefined ? {} : { base }),
@@ -100,9 +123,7 @@ export const checkCommand: Command = {
             expectedHeadsPath: path.relative(root, path.resolve(io.cwd, headsFile)).split(path.sep).join('/'),
           }),
       failOnFlaggedMutations: !args.flags.has('warn-flagged'),
-      ...(off('journals') ? { verifyJournals: false } : {}),
-      ...(off('runs') ? { verifyRuns: false } : {}),
-      ...(off('receipts') ? { verifyReceipts: false } : {}),
+      ...kinds,
     });
     // A check that found nothing does not say OK (a mistyped glob, a wrong --root).
     const empty = args.flags.has('allow-empty')
@@ -119,22 +140,19 @@ export const checkCommand: Command = {
       io.out(
         renderCheckMarkdown(report, {
           forks: await forkTree(root, undefined, io.env),
-          notes: empty.map((e) => `${e} (stepchain check --allow-empty accepts that)`),
+          notes: [
+            ...(forkNote === undefined ? [] : [forkNote]),
+            ...empty.map((e) => `${e} (stepchain check --allow-empty accepts that)`),
+          ],
         }),
       );
     } else {
-      for (const i of report.items) {
-        // One line per file, whatever its path or status holds (a rename's status names the new path).
-        io.out(
-          sanitize(
-            `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${plural(i.steps, 'step')}${i.head ? `, head ${i.head}` : ''} (${i.status}${i.appendOnly && i.appendOnly !== i.status ? `, ${i.appendOnly}` : ''})`,
-          ),
-        );
-      }
+      // One line per file, whatever its path or status holds (a rename's status names the new path).
+      for (const i of report.items) io.out(sanitize(checkedItemLine(i)));
       const nothing = empty.length === 0 ? '' : `; ${plural(empty.length, 'pattern')} matched nothing`;
       io.out(
         sanitize(
-          `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${base === undefined ? '' : `, append-only since ${baseRef} (${base.slice(0, 12)})`}${nothing}`,
+          `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${given === undefined ? '' : `, append-only since ${baseRef} (${given.slice(0, 12)})`}${nothing}`,
         ),
       );
     }
@@ -142,6 +160,7 @@ export const checkCommand: Command = {
       io.err(
         `${f.severity === 'error' ? '' : 'warning: '}${f.line === null ? f.path : `${f.path}:${f.line}`}: ${f.message}`,
       );
+    if (forkNote !== undefined && !args.flags.has('json')) io.err(sanitize(`note: ${forkNote}`));
     for (const e of empty) io.err(`${e} (--allow-empty accepts that)`);
     return ok ? 0 : 1;
   },

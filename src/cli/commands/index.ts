@@ -1,3 +1,4 @@
+import { AGENTS } from '../../agents/registry';
 import type { Command } from '../command';
 import { appendCommand } from './append';
 import { auditQueryCommand } from './audit-query';
@@ -9,8 +10,8 @@ import { exportCommand } from './export';
 import { forkCommand } from './fork';
 import { forkRmCommand } from './fork-rm';
 import { forksCommand } from './forks';
-import { hookClaudeCommand } from './hook-claude';
-import { initClaudeCommand } from './init-claude';
+import { hookCommandFor } from './hook-agent';
+import { initCommandFor } from './init-agent';
 import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
 import { receiptVerifyCommand } from './receipt-verify';
@@ -52,7 +53,8 @@ export const commands: Command[] = [
   checkCommand,
   auditVerifyCommand,
   auditQueryCommand,
-  initClaudeCommand,
-  hookClaudeCommand,
+  // One `init <agent>` and one `hook <agent>` per recorded agent (src/agents/registry.ts).
+  ...AGENTS.map(initCommandFor),
+  ...AGENTS.map(hookCommandFor),
   demoCommand,
 ];

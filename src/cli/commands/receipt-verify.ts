@@ -8,7 +8,7 @@ import {
   type ReceiptVerifyResult,
 } from '../../receipt';
 import { bundleBeside, notCheckedFault } from '../../receipt/keyless/bundle-path';
-import type { KeylessCheck, KeylessVerdict } from '../../receipt/keyless/verify';
+import type { KeylessCheck, KeylessFault, KeylessVerdict } from '../../receipt/keyless/verify';
 import { expectPositionals, type ParsedArgs } from '../args';
 import type { Command } from '../command';
 import { hashOption, JSON_OPTION, PUBLIC_KEY_OPTION } from '../common';
@@ -184,7 +184,7 @@ function keylessArgs(
 }
 
 /** Keyless faults join the receipt's: one verdict, one exit code. */
-function addFaults(r: ReceiptVerifyResult, faults: { kind: string; message: string }[]): void {
+function addFaults(r: ReceiptVerifyResult, faults: KeylessFault[]): void {
   for (const f of faults) r.errors.push({ kind: f.kind, message: f.message });
   r.fault_count += faults.length;
   if (faults.length > 0) r.ok = false;

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectDirName } from '../../claude/transcript';
+import { projectDirName } from '../../agents/claude/transcript';
 import type { DemoContext } from './context';
 import { DEMO_SESSION_FILES, DEMO_SESSION_ID, demoHooks, demoTranscript } from './claude-session';
 

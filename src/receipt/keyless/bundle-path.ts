@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import type { KeylessFaultKind } from '../fault-kinds';
 
 /** The Sigstore bundle of a receipt: beside it, `R.sigstore.json` (`R.tgz.sigstore.json` for a `.tgz`). */
 export function bundlePathOf(receiptFile: string): string {
@@ -21,7 +22,7 @@ export function bundleBeside(receiptFile: string): string | undefined {
  * claims a signer, so with no identity policy to check it against the receipt
  * does not hold (as a signed receipt without a trusted key does not).
  */
-export function notCheckedFault(bundleFile: string): { kind: string; message: string } {
+export function notCheckedFault(bundleFile: string): { kind: KeylessFaultKind; message: string } {
   return {
     kind: 'keyless_not_checked',
     message: `${bundleFile} is beside the receipt but no --certificate-identity and --certificate-oidc-issuer were given: its keyless signature was NOT checked`,

@@ -2,6 +2,7 @@ import { bundleFromJSON, isBundleWithDsseEnvelope, type Bundle } from '@sigstore
 import { RFC3161Timestamp } from '@sigstore/core';
 import { toSignedEntity, Verifier } from '@sigstore/verify';
 import { InputError } from '../../errors';
+import type { KeylessFaultKind } from '../fault-kinds';
 import { sha256Hex } from '../../util/hash';
 import { signerIdentity, type SignerIdentity } from './certificate';
 import { rootPolicy, verifierOptions } from './policy';
@@ -21,7 +22,7 @@ export interface KeylessIdentityPolicy {
 
 /** One reason a keyless signature does not hold. */
 export interface KeylessFault {
-  kind: string;
+  kind: KeylessFaultKind;
   message: string;
 }
 
@@ -98,7 +99,7 @@ export function verifyKeylessBundle(
     trusted_root: null,
     errors: [],
   };
-  const fault = (kind: string, message: string): void => {
+  const fault = (kind: KeylessFaultKind, message: string): void => {
     verdict.errors.push({ kind, message });
   };
 
@@ -153,7 +154,11 @@ export function verifyKeylessBundle(
 }
 
 /** The chain, log entries, timestamps and signature, under the root's policy. */
-function verifyUnderRoot(bundle: Bundle, root: LoadedRoot, fault: (kind: string, message: string) => void): void {
+function verifyUnderRoot(
+  bundle: Bundle,
+  root: LoadedRoot,
+  fault: (kind: KeylessFaultKind, message: string) => void,
+): void {
   const policy = rootPolicy(root);
   const material = bundle.verificationMaterial;
   const logEntries = material.tlogEntries.length;
@@ -198,7 +203,7 @@ function checkStatement(
   bundle: Bundle,
   receipt: KeylessSubject,
   verdict: KeylessVerdict,
-  fault: (kind: string, message: string) => void,
+  fault: (kind: KeylessFaultKind, message: string) => void,
 ): void {
   if (bundle.content.$case !== 'dsseEnvelope') return;
   const envelope = bundle.content.dsseEnvelope;

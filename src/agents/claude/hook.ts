@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { JsonObject, JsonValue } from '../canonical';
-import { StepchainError } from '../errors';
-import { Cas, casDir, journalDir, type StepInput, type StepRow } from '../journal';
-import { recordStep } from '../record';
-import { CLAUDE_ADAPTER, recordObserved, type ObservedItem, type Payload } from '../runs';
+import type { JsonObject, JsonValue } from '../../canonical';
+import type { StepInput } from '../../journal';
+import { CLAUDE_ADAPTER, type ObservedItem } from '../../runs';
+import { emptyOutcome, errorLine, runEvent, SessionRecorder } from '../kit';
+import type { HookOptions, HookOutcome } from '../types';
 import { claudeAgentId, field, parseHookPayload, value, type HookPayload } from './payload';
 import { claudeProjectRoot } from './root';
 import { readSessionState, writeSessionState, type SessionState } from './state';
@@ -26,28 +26,6 @@ import { modelOfToolUse, sessionTranscriptDir } from './transcript';
  * line and exits 1, never 2, which would block the agent), and whatever could
  * be recorded is.
  */
-export interface HookOptions {
-  env: NodeJS.ProcessEnv;
-  /** Record per-step worktree snapshots (default true). */
-  snapshot?: boolean;
-  /** The project root (default: discovered from CLAUDE_PROJECT_DIR, else from the payload's cwd). */
-  root?: string;
-}
-
-export interface HookOutcome {
-  event: string | undefined;
-  root: string | undefined;
-  agent: string | undefined;
-  /** What was recorded, one short phrase each (`step 3`, `run event stop`). */
-  recorded: string[];
-  /** Ride-alongs that failed while the record stands (a snapshot, an audit event). */
-  warnings: string[];
-  /** What could not be recorded. */
-  errors: string[];
-  /** The step appended (PostToolUse / PostToolUseFailure). */
-  row?: StepRow;
-}
-
 /** The events stepchain records; `init claude` installs a hook for each. */
 export const RECORDED_EVENTS = [
   'SessionStart',
@@ -59,18 +37,8 @@ export const RECORDED_EVENTS = [
   'SessionEnd',
 ] as const;
 
-function message(e: unknown): string {
-  if (e instanceof StepchainError) return e.message;
-  const m = e instanceof Error ? e.message : String(e);
-  return m.split('\n')[0] ?? m;
-}
-
 function strOrNull(v: JsonValue | undefined): string | null {
   return typeof v === 'string' ? v : null;
-}
-
-function payloadOf(entries: [string, JsonValue][]): Payload {
-  return new Map(entries);
 }
 
 /** The journal step of a tool call (docs/claude.md "What a step holds"). */
@@ -110,19 +78,12 @@ export function toolStep(
 
 /** Handles one payload. Never throws. */
 export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  const out: HookOutcome = {
-    event: undefined,
-    root: undefined,
-    agent: undefined,
-    recorded: [],
-    warnings: [],
-    errors: [],
-  };
+  const out = emptyOutcome();
   let p: HookPayload;
   try {
     p = parseHookPayload(bytes);
   } catch (e) {
-    out.errors.push(message(e));
+    out.errors.push(errorLine(e));
     return out;
   }
   out.event = p.event;
@@ -133,7 +94,7 @@ export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookO
     const started = options.env.CLAUDE_PROJECT_DIR;
     root = options.root ?? claudeProjectRoot(started !== undefined && path.isAbsolute(started) ? started : p.cwd);
   } catch (e) {
-    out.errors.push(`${p.event}: ${message(e)}`);
+    out.errors.push(`${p.event}: ${errorLine(e)}`);
     return out;
   }
   const agent = claudeAgentId(p.sessionId);
@@ -142,7 +103,7 @@ export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookO
   try {
     handle(p, root, agent, options, out);
   } catch (e) {
-    out.errors.push(`${p.event}: ${message(e)}`);
+    out.errors.push(`${p.event}: ${errorLine(e)}`);
   }
   return out;
 }
@@ -158,50 +119,19 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
     try {
       writeSessionState(root, p.sessionId, s);
     } catch (e) {
-      out.warnings.push(`session state not saved: ${message(e)}`);
+      out.warnings.push(`session state not saved: ${errorLine(e)}`);
     }
   };
-  const run = (items: ObservedItem[], what: string): boolean => {
-    try {
-      const r = recordObserved(root, agent, CLAUDE_ADAPTER, agent, items, { env });
-      out.warnings.push(...r.warnings);
-      if (r.deterministic !== undefined && r.mutations.length > 0)
-        out.warnings.push(`${r.deterministic} is set: the compaction was recorded flagged (run verify fails)`);
-      out.recorded.push(what);
-      return true;
-    } catch (e) {
-      out.errors.push(`${what} not recorded in the run journal ${agent}: ${message(e)}`);
-      return false;
-    }
-  };
-  const event = (name: string, entries: [string, JsonValue][]): ObservedItem => ({
-    event: { event: name, payload: payloadOf(entries) },
-  });
+  const rec = new SessionRecorder(root, agent, CLAUDE_ADAPTER, options, out);
+  const run = (items: ObservedItem[], what: string): boolean => rec.run(items, what);
+  const event = runEvent;
 
   switch (p.event) {
     case 'PostToolUse':
     case 'PostToolUseFailure': {
       // A transcript that cannot be read (a link, a FIFO) costs the step its model, never the step.
       const step = toolStep(p, state(), env, (w) => out.warnings.push(w));
-      try {
-        const r = recordStep(journalDir(root, agent), step, {
-          root,
-          env,
-          ...(options.snapshot === false ? { snapshot: false } : {}),
-        });
-        out.row = r.row;
-        out.warnings.push(...r.warnings);
-        out.recorded.push(`step ${r.row.seq}`);
-      } catch (e) {
-        // The step is lost from the journal; its payload is kept where the operator can find it.
-        let kept = '';
-        try {
-          kept = `; its payload is kept as ${new Cas(casDir(root)).put(p.bytes)} in ${casDir(root)}`;
-        } catch {
-          /* nothing more can be kept */
-        }
-        out.errors.push(`step not recorded in ${agent}: ${message(e)}${kept}`);
-      }
+      rec.step(step);
       return;
     }
     case 'UserPromptSubmit': {

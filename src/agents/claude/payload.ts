@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { isJsonObject, JsonParseError, parseBytes, type JsonObject, type JsonValue } from '../canonical';
-import { InputError } from '../errors';
-import { isSafeId } from '../util/ids';
+import { isJsonObject, JsonParseError, parseBytes, type JsonObject, type JsonValue } from '../../canonical';
+import { InputError } from '../../errors';
+import { isSafeId } from '../../util/ids';
 
 /**
  * One Claude Code hook payload, as the hook command reads it on stdin: a JSON

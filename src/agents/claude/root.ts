@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import { InputError } from '../errors';
-import { findProjectRoot } from '../project';
+import { InputError } from '../../errors';
+import { findProjectRoot } from '../../project';
 
 /**
  * The project root a hook records into, discovered from the payload's `cwd` as

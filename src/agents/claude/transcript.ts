@@ -1,8 +1,8 @@
 import { closeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { readRange } from '../util/fs';
-import { openRegularFile, type OpenedFile } from '../util/nofollow';
+import { readRange } from '../../util/fs';
+import { openRegularFile, type OpenedFile } from '../../util/nofollow';
 
 /**
  * Reading Claude Code's own session files (`<config>/projects/<dir>/<session_id>.jsonl`,

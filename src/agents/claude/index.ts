@@ -1,7 +1,8 @@
 export { cutTranscript } from './cut';
 export type { TranscriptCut } from './cut';
 export { handleClaudeHook, RECORDED_EVENTS, toolStep } from './hook';
-export type { HookOptions, HookOutcome } from './hook';
+export type { HookOptions, HookOutcome } from '../types';
+export { claudeIntegration } from './integration';
 export { claudeAgentId, parseHookPayload } from './payload';
 export type { HookPayload } from './payload';
 export { claudeProjectRoot } from './root';

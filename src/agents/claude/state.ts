@@ -1,11 +1,11 @@
 import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { encode, isJsonObject, parseBytes, type JsonObject, type JsonValue } from '../canonical';
-import { ensureDir } from '../util/fs';
-import { readRegularFile } from '../util/nofollow';
-import { runtimeDir } from '../journal';
-import { assertSafeId } from '../util/ids';
+import { encode, isJsonObject, parseBytes, type JsonObject, type JsonValue } from '../../canonical';
+import { ensureDir } from '../../util/fs';
+import { readRegularFile } from '../../util/nofollow';
+import { runtimeDir } from '../../journal';
+import { assertSafeId } from '../../util/ids';
 
 /**
  * What one hook call leaves for the next ones of the same session: the prompt

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { isJsonObject } from '../canonical';
-import { InputError, IntegrityError, isOsError, osError } from '../errors';
+import { isJsonObject } from '../../canonical';
+import { InputError, IntegrityError, isOsError, osError } from '../../errors';
 import {
   createFork,
   forkWorktreePath,
@@ -10,16 +10,17 @@ import {
   sessionFile,
   worktreesDir,
   type ForkResult,
-} from '../forks/fork';
-import { removeFork } from '../forks/remove';
-import { Cas, casDir, journalFile, readVerifiedJournal } from '../journal';
-import { ensureDir, fsyncDir, writeAll } from '../util/fs';
-import { readRegularFile } from '../util/nofollow';
-import { sha256Hex } from '../util/hash';
+} from '../../forks/fork';
+import { removeFork } from '../../forks/remove';
+import { Cas, casDir, journalFile, readVerifiedJournal } from '../../journal';
+import { ensureDir, fsyncDir, writeAll } from '../../util/fs';
+import { readRegularFile } from '../../util/nofollow';
+import { sha256Hex } from '../../util/hash';
 import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
 import { planClaudeSettings } from './settings';
 import { claudeConfigDir, expectedTranscriptPath, projectDirName, sessionTranscriptDir } from './transcript';
+import { plural } from '../../util/words';
 
 /**
  * `stepchain fork <session> --from-step N --resume` (docs/claude.md "Fork and
@@ -115,7 +116,7 @@ export function planClaudeResume(options: {
   const journal = readVerifiedJournal(file);
   if (!Number.isSafeInteger(options.fromStep) || options.fromStep < 0 || options.fromStep >= journal.steps)
     throw new InputError(
-      `${file}: step ${options.fromStep} is out of range (the journal has ${journal.steps} step${journal.steps === 1 ? '' : 's'})`,
+      `${file}: step ${options.fromStep} is out of range (the journal has ${plural(journal.steps, 'step')})`,
     );
   const row = journal.entries[options.fromStep]!.row;
   // Tool calls the journal records after step N: their results must not be in the copy.
@@ -128,7 +129,7 @@ export function planClaudeResume(options: {
   const notClaude = (why: string): InputError =>
     new InputError(
       `fork --resume: step ${options.fromStep} of ${options.agent} was not recorded by \`stepchain hook claude\` ` +
-        `(${why}); --resume continues Claude Code sessions only: fork it without --resume`,
+        `(${why}); this journal is not a Claude Code session: fork it without --resume`,
     );
   let blob: Buffer;
   try {

@@ -4,32 +4,47 @@ import path from 'node:path';
 import { decodeUtf8, encode, JsonFloat, JsonParseError, parse, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { ensureDir } from '../util/fs';
-import { RECORDED_EVENTS } from './hook';
 import { JsonEditor, memberOf, readSpans, type RenderValue, type SpanMember, type SpanNode } from './json-spans';
 import { unifiedDiff } from './line-diff';
 
 /**
- * `stepchain init claude`: merges stepchain's hook entries into a Claude Code
- * settings file (default `<root>/.claude/settings.json`), or removes them.
- * Every other key, hook and matcher group is kept as it was (order included);
- * running it twice changes nothing the second time. The Claude Code schema:
+ * `stepchain init <agent>` for agents whose hooks live in a JSON file of Claude Code's schema (Claude Code's
+ * `.claude/settings.json`, Codex's `.codex/hooks.json`, and the like):
  *
  *   {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "..."}]}], ...}}
  *
- * A file that does not have that shape is refused (exit 2), never rewritten
- * into it; a symlinked settings file or `.claude` directory is refused too.
+ * merges stepchain's hook entries in, or removes them. Every other key, hook and matcher group is kept as it
+ * was (order included); running it twice changes nothing the second time. A file that does not have that shape
+ * is refused (exit 2), never rewritten into it; a symlinked file or directory is refused too. What differs from
+ * one agent to the next is a `HookFileSpec`.
  */
-export const DEFAULT_HOOK_COMMAND = 'stepchain hook claude';
-
-/** Tool events take a tool-name matcher; the others match every occurrence without one. */
-const MATCHER: Partial<Record<string, string>> = { PostToolUse: '*', PostToolUseFailure: '*' };
-
-/** Whether a hook command runs `stepchain hook claude` (by name or through the bundle). */
-export function isStepchainHookCommand(command: string): boolean {
-  return /(?:^|[\s/'"=])(?:stepchain|cli\.js)['"]?\s+hook\s+claude(?:\s|$)/.test(command);
+export interface HookFileSpec {
+  /** The word in `stepchain hook <agent>`. */
+  agent: string;
+  /** The agent's product name, for messages. */
+  title: string;
+  /** The events stepchain installs a hook for, in the order they are written. */
+  events: readonly string[];
+  /** The matcher of stepchain's group per event (tool events match every tool); none where absent. */
+  matchers: Partial<Record<string, string>>;
+  /** Events whose matcher the agent ignores (they have nothing to match on). */
+  matcherIgnored: ReadonlySet<string>;
+  /** A top-level key that, set to true, turns every hook off (Claude Code's `disableAllHooks`). */
+  disableKey?: string;
 }
 
-export interface ClaudeSettingsPlan {
+/** The command stepchain's hooks run by default. */
+export function defaultHookCommand(agent: string): string {
+  return `stepchain hook ${agent}`;
+}
+
+/** Whether a hook command runs `stepchain hook <agent>` (by name or through the bundle). */
+export function runsStepchainHook(agent: string, command: string): boolean {
+  const word = agent.replace(/[^a-z0-9-]/g, '');
+  return new RegExp(`(?:^|[\\s/'"=])(?:stepchain|cli\\.js)['"]?\\s+hook\\s+${word}(?:\\s|$)`).test(command);
+}
+
+export interface HookFilePlan {
   file: string;
   /** The file's text before (null: it does not exist). */
   before: string | null;
@@ -121,8 +136,6 @@ function readSettings(file: string): { text: string | null; doc: Obj } {
 
 /** Matchers Claude Code reads as "every tool" (or every occurrence): omitted, "", "*", and the regex ".*". */
 const MATCH_ALL = new Set(['', '*', '.*']);
-/** Events whose matcher Claude Code ignores (they have nothing to match on). */
-const MATCHER_IGNORED = new Set(['UserPromptSubmit', 'Stop']);
 /** The keys of stepchain's own entry; another key (an `if` condition, `async`, ...) may keep it from recording. */
 const ENTRY_KEYS = new Set(['type', 'command', 'timeout']);
 
@@ -130,10 +143,10 @@ function stringAt(node: SpanNode | undefined): string | undefined {
   return node?.kind === 'string' ? node.value : undefined;
 }
 
-/** An entry that looks like stepchain's (a command hook whose command mentions `stepchain hook claude`). */
-function looksLikeOurs(entry: SpanNode): boolean {
+/** An entry that looks like stepchain's (a command hook whose command mentions `stepchain hook <agent>`). */
+function looksLikeOurs(spec: HookFileSpec, entry: SpanNode): boolean {
   const c = stringAt(memberOf(entry, 'command')?.value);
-  return stringAt(memberOf(entry, 'type')?.value) === 'command' && c !== undefined && isStepchainHookCommand(c);
+  return stringAt(memberOf(entry, 'type')?.value) === 'command' && c !== undefined && runsStepchainHook(spec.agent, c);
 }
 
 /**
@@ -141,14 +154,15 @@ function looksLikeOurs(entry: SpanNode): boolean {
  * set to the requested one (`update`), or to be replaced by an entry of stepchain's own (`repair`), with why.
  */
 function verdict(
+  spec: HookFileSpec,
   event: string,
   group: SpanNode,
   entry: SpanNode,
   command: string,
 ): { kind: 'ok' | 'update' | 'repair'; why: string } {
   const matcher = memberOf(group, 'matcher')?.value;
-  if (!MATCHER_IGNORED.has(event) && matcher !== undefined && !MATCH_ALL.has(stringAt(matcher) ?? '\0')) {
-    const what = event.startsWith('PostToolUse') ? 'tool' : 'occurrence';
+  if (!spec.matcherIgnored.has(event) && matcher !== undefined && !MATCH_ALL.has(stringAt(matcher) ?? '\0')) {
+    const what = spec.matchers[event] !== undefined ? 'tool' : 'occurrence';
     const shown = stringAt(matcher) === undefined ? 'that is not a string' : JSON.stringify(stringAt(matcher));
     return { kind: 'repair', why: `${event}: its matcher ${shown} does not match every ${what}` };
   }
@@ -165,9 +179,9 @@ function verdict(
 }
 
 /** stepchain's group for an event. */
-function ourGroup(event: string, command: string): Map<string, RenderValue> {
+function ourGroup(spec: HookFileSpec, event: string, command: string): Map<string, RenderValue> {
   const group = new Map<string, RenderValue>();
-  const matcher = MATCHER[event];
+  const matcher = spec.matchers[event];
   if (matcher !== undefined) group.set('matcher', matcher);
   group.set('hooks', [
     new Map<string, RenderValue>([
@@ -179,14 +193,14 @@ function ourGroup(event: string, command: string): Map<string, RenderValue> {
 }
 
 /** Checks the hook schema (refusing, naming what is wrong, anything else). */
-function checkShape(file: string, doc: Obj): void {
+function checkShape(spec: HookFileSpec, file: string, doc: Obj): void {
   const shape: (what: string) => never = (what) => {
-    throw new InputError(`${file}: ${what}; not the Claude Code hook settings format, so it is left as it is`);
+    throw new InputError(`${file}: ${what}; not the ${spec.title} hook settings format, so it is left as it is`);
   };
   const hooks = doc.get('hooks');
   if (hooks === undefined) return;
   if (!isObj(hooks)) shape('"hooks" is not an object');
-  for (const event of RECORDED_EVENTS) {
+  for (const event of spec.events) {
     const groups = hooks.get(event);
     if (groups === undefined) continue;
     if (!Array.isArray(groups)) shape(`"hooks.${event}" is not a list`);
@@ -204,16 +218,17 @@ function items(node: SpanNode | undefined): SpanNode[] {
   return node?.kind === 'array' ? node.items : [];
 }
 
-/** What `init claude` would do to `file` (nothing is written). */
-export function planClaudeSettings(
+/** What `init <agent>` would do to `file` (nothing is written). */
+export function planHookFile(
   file: string,
+  spec: HookFileSpec,
   options: { command?: string; remove?: boolean } = {},
-): ClaudeSettingsPlan {
-  const command = options.command ?? DEFAULT_HOOK_COMMAND;
-  if (!isStepchainHookCommand(command))
-    throw new InputError(`--command ${JSON.stringify(command)} does not run \`stepchain hook claude\``);
+): HookFilePlan {
+  const command = options.command ?? defaultHookCommand(spec.agent);
+  if (!runsStepchainHook(spec.agent, command))
+    throw new InputError(`--command ${JSON.stringify(command)} does not run \`stepchain hook ${spec.agent}\``);
   const { text, doc } = readSettings(file);
-  checkShape(file, doc);
+  checkShape(spec, file, doc);
   const events: string[] = [];
   const updated: string[] = [];
   const repaired: string[] = [];
@@ -223,8 +238,8 @@ export function planClaudeSettings(
     // Nothing to keep: a new file, in Claude Code's own layout.
     if (!options.remove) {
       const hooks: Obj = new Map();
-      for (const event of RECORDED_EVENTS) {
-        hooks.set(event, [ourGroup(event, command)]);
+      for (const event of spec.events) {
+        hooks.set(event, [ourGroup(spec, event, command)]);
         events.push(event);
       }
       doc.set('hooks', hooks);
@@ -234,17 +249,17 @@ export function planClaudeSettings(
     const root = readSpans(text);
     const edit = new JsonEditor(text, root);
     const hooksMember = memberOf(root, 'hooks');
-    if (options.remove) planRemove(edit, root, hooksMember, events);
+    if (options.remove) planRemove(spec, edit, root, hooksMember, events);
     else if (hooksMember === undefined) {
-      edit.append(root, [['hooks', new Map(RECORDED_EVENTS.map((e) => [e, [ourGroup(e, command)]]))]]);
-      events.push(...RECORDED_EVENTS);
+      edit.append(root, [['hooks', new Map(spec.events.map((e) => [e, [ourGroup(spec, e, command)]]))]]);
+      events.push(...spec.events);
     } else {
       const hooks = hooksMember.value;
       const added: [string, RenderValue][] = [];
-      for (const event of RECORDED_EVENTS) {
+      for (const event of spec.events) {
         const member = memberOf(hooks, event);
         if (member === undefined) {
-          added.push([event, [ourGroup(event, command)]]);
+          added.push([event, [ourGroup(spec, event, command)]]);
           events.push(event);
           continue;
         }
@@ -256,8 +271,8 @@ export function planClaudeSettings(
           const list = memberOf(g, 'hooks')!.value;
           const drop = new Set<number>();
           items(list).forEach((e, ei) => {
-            if (!looksLikeOurs(e)) return;
-            const v = verdict(event, g, e, command);
+            if (!looksLikeOurs(spec, e)) return;
+            const v = verdict(spec, event, g, e, command);
             if (v.kind === 'repair') {
               drop.add(ei);
               repairs++;
@@ -277,10 +292,10 @@ export function planClaudeSettings(
         if (repairs > 0) repaired.push(event);
         if (ok > 0) edit.remove(member.value, dropGroups);
         else if (dropGroups.size > 0 && dropGroups.size === groups.length)
-          edit.replace(member.value, [ourGroup(event, command)]);
+          edit.replace(member.value, [ourGroup(spec, event, command)]);
         else {
           edit.remove(member.value, dropGroups);
-          edit.append(member.value, [ourGroup(event, command)]);
+          edit.append(member.value, [ourGroup(spec, event, command)]);
           if (repairs === 0) events.push(event);
         }
       }
@@ -299,20 +314,26 @@ export function planClaudeSettings(
     repaired,
     findings,
     warnings:
-      doc.get('disableAllHooks') === true && !options.remove
-        ? [`${file} sets "disableAllHooks": true: Claude Code runs none of its hooks, so nothing is recorded`]
+      spec.disableKey !== undefined && doc.get(spec.disableKey) === true && !options.remove
+        ? [`${file} sets "${spec.disableKey}": true: ${spec.title} runs none of its hooks, so nothing is recorded`]
         : [],
     diff: changed ? unifiedDiff(text ?? '', after, text === null ? '/dev/null' : file, file) : [],
   };
 }
 
 /** `--remove`: every entry that looks like stepchain's, and the groups, events and `hooks` left empty by that. */
-function planRemove(edit: JsonEditor, root: SpanNode, hooksMember: SpanMember | undefined, events: string[]): void {
+function planRemove(
+  spec: HookFileSpec,
+  edit: JsonEditor,
+  root: SpanNode,
+  hooksMember: SpanMember | undefined,
+  events: string[],
+): void {
   if (hooksMember === undefined || hooksMember.value.kind !== 'object') return;
   const hooks = hooksMember.value;
   const dropEvents = new Set<number>();
   const inner: (() => void)[] = []; // removals inside events that stay
-  for (const event of RECORDED_EVENTS) {
+  for (const event of spec.events) {
     const member = memberOf(hooks, event);
     if (member === undefined) continue;
     const groups = items(member.value);
@@ -323,7 +344,7 @@ function planRemove(edit: JsonEditor, root: SpanNode, hooksMember: SpanMember | 
       const list = memberOf(g, 'hooks')!.value;
       const drop = new Set(
         items(list)
-          .map((e, ei) => (looksLikeOurs(e) ? ei : -1))
+          .map((e, ei) => (looksLikeOurs(spec, e) ? ei : -1))
           .filter((ei) => ei >= 0),
       );
       if (drop.size === 0) return;
@@ -346,7 +367,7 @@ function planRemove(edit: JsonEditor, root: SpanNode, hooksMember: SpanMember | 
 }
 
 /** Writes a plan's new text (atomically: a temporary file in the same directory, then a rename). */
-export function writeClaudeSettings(plan: ClaudeSettingsPlan): void {
+export function writeHookFile(plan: Pick<HookFilePlan, 'file' | 'before' | 'after' | 'changed'>): void {
   if (!plan.changed) return;
   const dir = path.dirname(plan.file);
   refuseSymlink(dir);

@@ -1,5 +1,5 @@
-import { decodeUtf8 } from '../canonical';
-import { IntegrityError } from '../errors';
+import { decodeUtf8 } from '../../canonical';
+import { IntegrityError } from '../../errors';
 
 /**
  * Cutting a Claude Code transcript right after one tool result, for a fork

@@ -1,0 +1,15 @@
+export { AGENTS, agentNamed, agentOfJournal } from './registry';
+export type {
+  AgentIntegration,
+  FileChange,
+  HookOptions,
+  HookOutcome,
+  InitPlan,
+  InitRequest,
+  ResumeRequest,
+  ResumeResult,
+  ResumeSupport,
+} from './types';
+export { emptyOutcome, errorLine, runEvent, SessionRecorder } from './kit';
+export { defaultHookCommand, planHookFile, runsStepchainHook, writeHookFile } from './hook-file';
+export type { HookFilePlan, HookFileSpec } from './hook-file';

@@ -1,0 +1,171 @@
+import { ensureCommit, forkPoint, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
+import type { AppendOnlyKind } from './append-only';
+import type { CheckOwnFaultKind } from './fault-kinds';
+import { compareHistory, receiptNameOf } from './history';
+import { bareItem, whoOf } from './items/common';
+import { idOfPath, type Scan } from './scan';
+import type { CheckedItem, CheckFault, CheckOptions, ItemKind } from './types';
+
+/**
+ * The base commit a check compares history with (a PR's base): its files of
+ * every kind switched on, this shard's read in one batch, and the rules that
+ * hold between it and the checkout: a file there must still hold its base rows
+ * (append-only.ts) or chain (receipt-history.ts) at the same path, or have been
+ * renamed (a new file holds its rows); otherwise it was deleted.
+ */
+export interface BaseFiles {
+  commit: string;
+  /** This shard's base files of the kinds switched on, by path. */
+  files: Map<string, { kind: ItemKind; bytes: Buffer }>;
+  /** Every base path of those kinds (all shards): a checkout file at one is not new. */
+  paths: Set<string>;
+  /** Whether the base commit had to be fetched. */
+  fetched: boolean;
+  /** Base blobs fetched in one batch (a partial clone). */
+  fetchedBlobs: number;
+}
+
+/** Reads the base's files for `scan` (fetching the commit, and its blobs in one batch, when missing). */
+export async function readBase(scan: Scan, commit: string, remote?: string): Promise<BaseFiles> {
+  const fetched = await ensureCommit(scan.root, commit, remote);
+  const listed = await listBlobsAtCommit(scan.root, commit, (p) => scan.kindOf(p) !== undefined);
+  const wanted = listed.filter((b) => scan.mine(b.path));
+  const oids = wanted.map((b) => b.oid);
+  const fetchedBlobs = await prefetchBlobs(scan.root, commit, oids);
+  const contents = await readBlobs(scan.root, oids);
+  const files = new Map<string, { kind: ItemKind; bytes: Buffer }>();
+  for (const b of wanted) {
+    const bytes = contents.get(b.oid);
+    if (bytes !== undefined) files.set(b.path, { kind: scan.kindOf(b.path)!, bytes });
+  }
+  return { commit, files, paths: new Set(listed.map((b) => b.path)), fetched, fetchedBlobs };
+}
+
+const APPEND_FAULT: Record<Exclude<AppendOnlyKind, 'appended' | 'unchanged'>, CheckOwnFaultKind> = {
+  deleted: 'history_deleted',
+  truncated: 'history_truncated',
+  rewritten: 'history_rewritten',
+};
+
+/**
+ * Compares an item with its base version (none: nothing to compare), recording
+ * the outcome on the item; a fault when committed history was not only appended to.
+ */
+export function historyFault(
+  item: CheckedItem,
+  base: BaseFiles | null,
+  head: Buffer | undefined,
+): CheckFault | undefined {
+  const was = base?.files.get(item.path);
+  if (was === undefined) return undefined;
+  const r = compareHistory(item.kind, was.bytes, head);
+  item.appendOnly = r.kind;
+  if (r.ok) return undefined;
+  item.ok = false;
+  item.status = r.kind;
+  const at =
+    r.firstChangedSeq === null ? '' : ` (first changed ${item.kind === 'run' ? 'index' : 'seq'} ${r.firstChangedSeq})`;
+  return {
+    item: item.kind,
+    path: item.path,
+    line: r.line,
+    kind: APPEND_FAULT[r.kind as keyof typeof APPEND_FAULT],
+    message: `${whoOf(item.kind, item.id)}: ${r.message}${r.kind === 'deleted' ? at : ''}; committed history must only be appended to`,
+    severity: 'error',
+    id: item.id,
+  };
+}
+
+/**
+ * Base files of one kind gone from their path (not in `seen`): a rename when a
+ * file that is new in the checkout holds the base's rows (identical bytes
+ * first, else as a prefix), otherwise a deletion. `claimed` (shared across
+ * kinds) keeps one new file from being the target of two renames.
+ */
+export function goneFromBase(
+  scan: Scan,
+  base: BaseFiles,
+  kind: ItemKind,
+  seen: Set<string>,
+  claimed: Set<string>,
+): { items: CheckedItem[]; faults: CheckFault[] } {
+  const items: CheckedItem[] = [];
+  const faults: CheckFault[] = [];
+  const newFiles = new Map<string, Buffer | null>();
+  const bytesOf = (p: string): Buffer | null => {
+    if (!newFiles.has(p)) {
+      const r = scan.read(p);
+      newFiles.set(p, r.kind === 'file' ? r.bytes : null);
+    }
+    return newFiles.get(p)!;
+  };
+  const renameTarget = (was: Buffer): string | undefined => {
+    const candidates = scan.found[kind].filter((p) => !base.paths.has(p) && !claimed.has(p));
+    const exact = candidates.find((p) => bytesOf(p)?.equals(was));
+    if (exact !== undefined) return exact;
+    return candidates.find((p) => {
+      const b = bytesOf(p);
+      if (b === null) return false;
+      const r = compareHistory(kind, was, b);
+      return r.ok && r.baseRows > 0; // a base without rows has nothing to recognise it by
+    });
+  };
+  for (const [rel, b] of base.files) {
+    if (b.kind !== kind || seen.has(rel)) continue;
+    const id = kind === 'receipt' ? receiptNameOf(rel) : idOfPath(rel);
+    const to = scan.linked.has(rel) ? undefined : renameTarget(b.bytes);
+    if (to !== undefined) {
+      claimed.add(to);
+      items.push({ ...bareItem(kind, rel, id, true, `renamed to ${to}`), appendOnly: 'renamed', renamedTo: to });
+      continue;
+    }
+    const item = bareItem(kind, rel, id, false, 'deleted');
+    const f = historyFault(item, base, undefined);
+    if (f !== undefined) faults.push(f);
+    items.push(item);
+  }
+  return { items, faults };
+}
+
+/**
+ * Where a pull request's history is compared from. A checkout of the PR's own
+ * head (not the merge commit GitHub builds on the base) lacks what the base
+ * branch appended since the PR branched: compared with the base itself, those
+ * rows would show as truncated. So history is compared with the fork point,
+ * the commit the PR branched from (the base when the checkout is built on it).
+ *
+ * - `on_base`: the checkout is built on the base; `commit` is the base;
+ * - `branched`: the checkout is the PR's own head; `commit` is where it branched;
+ * - `unknown`: the history is too shallow to find where it branched; `commit` is the base;
+ * - `not_compared`: nothing whose history is compared (receipts alone outside a git checkout).
+ */
+export interface PullRequestBase {
+  /** The base as given. */
+  base: string;
+  /** The commit history is compared with. */
+  commit: string;
+  forkPoint: 'on_base' | 'branched' | 'unknown' | 'not_compared';
+  /** Whether the base commit had to be fetched. */
+  fetched: boolean;
+}
+
+/**
+ * The fork-point rule, for both doors: the Action on a pull request event,
+ * `stepchain check --base REF` always (what the PR check will say). `options`
+ * says which kinds are checked, as `checkWorkspace` takes them.
+ */
+export async function pullRequestBase(
+  options: Pick<CheckOptions, 'root' | 'remote' | 'verifyJournals' | 'verifyRuns' | 'verifyReceipts'>,
+  base: string,
+): Promise<PullRequestBase> {
+  // Receipts have a history too, once committed (outside a git checkout the check compares none).
+  const histories =
+    options.verifyJournals !== false ||
+    options.verifyRuns !== false ||
+    (options.verifyReceipts !== false && (await headCommit(options.root)) !== undefined);
+  if (!histories) return { base, commit: base, forkPoint: 'not_compared', fetched: false };
+  const fetched = await ensureCommit(options.root, base, options.remote);
+  const from = await forkPoint(options.root, base);
+  if (from === undefined) return { base, commit: base, forkPoint: 'unknown', fetched };
+  return { base, commit: from, forkPoint: from === base ? 'on_base' : 'branched', fetched };
+}

@@ -1,0 +1,63 @@
+import path from 'node:path';
+import type { AgentIntegration } from '../../agents';
+import { sanitize } from '../../replay/text';
+import { expectPositionals } from '../args';
+import type { Command } from '../command';
+import { ROOT_OPTION } from '../common';
+
+/**
+ * `hook <agent>`: one hook payload on stdin, recorded. Whatever happens it never exits 2 (Claude Code and the
+ * agents that share its hook protocol read exit 2 as "block"): 0 when everything was recorded, 1 with one line
+ * per problem on stderr otherwise. It prints nothing on stdout (an agent may add a hook's stdout to the
+ * model's context).
+ */
+export function hookCommandFor(agent: AgentIntegration): Command {
+  const word = `hook ${agent.name}`;
+  return {
+    name: ['hook', agent.name],
+    usage: `[--root DIR] [--no-snapshot]  (reads one ${agent.title} hook payload on stdin)`,
+    summary:
+      `Record one ${agent.title} hook event: a tool call becomes a step of the journal ${agent.name}-<session_id>, ` +
+      'session events and compactions go to its run journal. Never blocks the agent (exit 0 or 1, never 2).',
+    description:
+      `Configured by \`stepchain init ${agent.name}\`; ${agent.title} runs it with one JSON payload on stdin ` +
+      `(${agent.events.join(', ')}). It prints nothing on stdout; a failure is one line on stderr, and whatever ` +
+      'could be recorded is.',
+    options: {
+      ...ROOT_OPTION,
+      'no-snapshot': { kind: 'flag', description: 'Do not store a worktree snapshot with each step.' },
+    },
+    examples: [
+      {
+        run: `stepchain ${word} < payload.json`,
+        what: `what ${agent.title} does at each hook event`,
+      },
+    ],
+    maxExitCode: 1,
+    exitCodes: {
+      0: 'recorded (or nothing to record)',
+      1: 'not recorded (the reason on stderr); never 2, which would block the agent',
+    },
+    run(args, io) {
+      expectPositionals(args, [], word);
+      let bytes: Buffer;
+      try {
+        bytes = io.readStdin();
+      } catch (e) {
+        io.err(`stepchain: ${word}: cannot read the payload on stdin: ${(e as Error).message}`);
+        return 1;
+      }
+      const root = args.values.get('root');
+      const r = agent.hook(bytes, {
+        env: io.env,
+        ...(root === undefined ? {} : { root: path.resolve(io.cwd, root) }),
+        ...(args.flags.has('no-snapshot') ? { snapshot: false } : {}),
+      });
+      for (const w of r.warnings) io.err(`stepchain: ${word}: warning: ${sanitize(w)}`);
+      for (const e of r.errors) io.err(`stepchain: ${word}: ${sanitize(e)}`);
+      if (args.positionals.length > 0)
+        io.err(`stepchain: ${word}: unexpected argument ${JSON.stringify(args.positionals[0])} (ignored)`);
+      return r.errors.length > 0 ? 1 : 0;
+    },
+  };
+}

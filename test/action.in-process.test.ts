@@ -1,0 +1,184 @@
+/**
+ * The Action's `run()` in this process, @actions/core and the event context
+ * replaced at their boundary (test/helpers/action-core.ts), the real library
+ * underneath on real git repositories: each mode through its own file, and
+ * `stepchain check --base REF` agreeing with verify mode on a pull request.
+ * The tests that start the built bundle as a runner does sit beside these
+ * (action.test.ts and the other action.*.test.ts).
+ */
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { run } from '../src/action/run';
+import { runCaptured } from '../src/cli/in-process';
+import { runCli } from '../src/cli/main';
+import { newStep } from './helpers/action-core';
+import { appendSteps, commitAll, eventFixture, git, journalPath, prScenario } from './helpers/action-repo';
+import { tempDir } from './helpers/tmp';
+
+// Both packages are ESM-only (an `import` condition alone), which Jest's CommonJS resolver does not take: they are
+// stood in for by name. No test here reaches GitHub's API (no comment, no upload).
+jest.mock('@actions/core', () => jest.requireActual('./helpers/action-core').core, { virtual: true });
+jest.mock(
+  '@actions/github',
+  () => ({
+    context: jest.requireActual('./helpers/action-core').context,
+    getOctokit: () => {
+      throw new Error('the in-process tests reach no GitHub API');
+    },
+  }),
+  { virtual: true },
+);
+
+const tmp = tempDir('stepchain-action-in-process-');
+const scratch = path.join(tmp, 'scratch');
+let n = 0;
+
+const ALICE = journalPath('alice');
+const BOB = journalPath('bob');
+
+function rewriteStep(dir: string, from: string, to: string): void {
+  const file = path.join(dir, ALICE);
+  writeFileSync(file, readFileSync(file, 'utf8').replace(from, to));
+}
+
+function reportOf(outputs: Record<string, string>): Record<string, unknown> {
+  return JSON.parse(readFileSync(outputs['report']!, 'utf8')) as Record<string, unknown>;
+}
+
+/** A PR's own head (bob appended to) whose base branch moved on (alice appended to) after it branched. */
+function movedOnScenario(): { dir: string; forkedAt: string; mainTip: string; prHead: string } {
+  const { dir, base: forkedAt } = prScenario(path.join(tmp, `repo-${++n}`));
+  appendSteps(dir, 'bob', 1, 'pr');
+  const prHead = commitAll(dir, 'PR: append to bob');
+  git(dir, 'checkout', '-q', 'main');
+  appendSteps(dir, 'alice', 2, 'main');
+  const mainTip = commitAll(dir, 'main moves on: append to alice');
+  git(dir, 'checkout', '-q', prHead);
+  return { dir, forkedAt, mainTip, prHead };
+}
+
+async function cliCheck(dir: string, ...args: string[]): Promise<{ code: number; doc: Record<string, unknown> }> {
+  const r = await runCaptured(runCli, ['check', '--json', ...args], {
+    cwd: dir,
+    env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
+  });
+  return { code: r.code, doc: JSON.parse(r.stdout) as Record<string, unknown> };
+}
+
+describe('verify mode', () => {
+  test('a PR that only appended passes: outputs, the report file, the log lines and the summary', async () => {
+    const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
+    appendSteps(dir, 'alice', 2, 'pr');
+    const head = commitAll(dir, 'PR: append to alice');
+    const rec = newStep(dir, scratch, {}, eventFixture('pull_request', { base, head }));
+    await run();
+    expect(rec.failed).toEqual([]);
+    expect(rec.errors).toEqual([]);
+    expect(rec.outputs).toMatchObject({ verified: '2', failed: '0' });
+    expect(Object.keys(JSON.parse(rec.outputs['heads']!) as object).sort()).toEqual(['alice', 'bob']);
+    expect(reportOf(rec.outputs)).toMatchObject({ mode: 'verify', event: 'pull_request', ok: true, base });
+    expect(rec.log).toContain(
+      `OK   journal ${BOB}: 3 steps, head ${(JSON.parse(rec.outputs['heads']!) as Record<string, string>)['bob']} (ok, unchanged)`,
+    );
+    expect(rec.log.find((l) => l.startsWith(`OK   journal ${ALICE}: 7 steps`))).toMatch(/\(ok, appended\)$/);
+    expect(rec.log).toContain('stepchain: 2 verified, 0 failed.');
+    expect(rec.summary).toContain(`append-only checked against base <code>${base.slice(0, 12)}</code>`);
+  });
+
+  test('a rewrite fails the step with one line first, then an annotation at the file and line', async () => {
+    const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
+    rewriteStep(dir, 'x result 1', 'x result one');
+    const head = commitAll(dir, 'PR: rewrite alice');
+    const rec = newStep(dir, scratch, {}, eventFixture('pull_request', { base, head }));
+    await run();
+    expect(rec.failed).toHaveLength(1);
+    expect(rec.failed[0]).toMatch(
+      new RegExp(`^stepchain: verification failed: 2 faults in 1 file; first: ${ALICE}:2: `),
+    );
+    expect(rec.errors.find((e) => e.title === 'stepchain: history_rewritten')).toMatchObject({
+      file: ALICE,
+      startLine: 2,
+    });
+    expect(rec.log.find((l) => l.startsWith(`FAIL journal ${ALICE}`))).toMatch(/\(rewritten\)$/);
+    expect(rec.outputs).toMatchObject({ verified: '1', failed: '1' });
+    expect(reportOf(rec.outputs)).toMatchObject({ ok: false });
+  });
+
+  test("a PR's own head whose base moved on: compared with the fork point, as `stepchain check --base` does", async () => {
+    const { dir, forkedAt, mainTip, prHead } = movedOnScenario();
+    const rec = newStep(dir, scratch, {}, eventFixture('pull_request', { base: mainTip, head: prHead }));
+    await run();
+    expect(rec.failed).toEqual([]);
+    expect(rec.log).toContain(
+      `pull_request: the checkout is the PR's own head, not built on its base ${mainTip.slice(0, 12)}: the journals are compared with where the PR branched from it, ${forkedAt.slice(0, 12)}`,
+    );
+    const action = reportOf(rec.outputs);
+    expect(action['base']).toBe(forkedAt);
+    // The CLI door: the same fork-point rule, the same report.
+    const cli = await cliCheck(dir, '--base', 'main');
+    expect(cli.code).toBe(0);
+    expect(cli.doc['base']).toBe(forkedAt);
+    expect(Object.fromEntries(Object.keys(cli.doc).map((k) => [k, action[k]]))).toEqual(cli.doc);
+  });
+
+  test('the two doors agree on a failing pull request too (a rewrite on the PR branch, the base moved on)', async () => {
+    const { dir, mainTip } = movedOnScenario();
+    rewriteStep(dir, 'x result 1', 'x result one');
+    const head = commitAll(dir, 'PR: rewrite alice');
+    const rec = newStep(dir, scratch, {}, eventFixture('pull_request', { base: mainTip, head }));
+    await run();
+    expect(rec.failed).toHaveLength(1);
+    const action = reportOf(rec.outputs);
+    const cli = await cliCheck(dir, '--base', mainTip);
+    expect(cli.code).toBe(1);
+    expect((cli.doc['faults'] as { kind: string }[]).map((f) => f.kind)).toContain('history_rewritten');
+    expect(Object.fromEntries(Object.keys(cli.doc).map((k) => [k, action[k]]))).toEqual(cli.doc);
+  });
+});
+
+describe('gather and export modes', () => {
+  test("gather: two shards' reports make the one check an unsharded run makes", async () => {
+    const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
+    appendSteps(dir, 'carol', 2);
+    const head = commitAll(dir, 'PR: carol');
+    const event = eventFixture('pull_request', { base, head });
+    const whole = newStep(dir, scratch, {}, event);
+    await run();
+    for (const index of [0, 1]) {
+      const shard = newStep(dir, scratch, { 'shard-count': '2', 'shard-index': String(index) }, event);
+      await run();
+      expect(shard.failed).toEqual([]);
+      const to = path.join(dir, 'stepchain-reports', `shard-${index}`, 'report.json');
+      mkdirSync(path.dirname(to), { recursive: true });
+      copyFileSync(shard.outputs['report']!, to);
+    }
+    const gathered = newStep(dir, scratch, { mode: 'gather' }, event);
+    await run();
+    expect(gathered.failed).toEqual([]);
+    expect(gathered.log).toContain(`Gathered 2 shard reports of commit ${head}: 3 verified, 0 failed.`);
+    expect(gathered.outputs).toMatchObject({ verified: whole.outputs['verified'], failed: '0' });
+    expect(JSON.parse(gathered.outputs['heads']!)).toEqual(JSON.parse(whole.outputs['heads']!));
+  });
+
+  test('export: every journal a receipt, listed in the outputs and the summary', async () => {
+    const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
+    const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' });
+    await run();
+    expect(rec.failed).toEqual([]);
+    expect(rec.warnings.map((w) => w.message)).toContain(
+      'export: allow-unsigned is true: the receipts are not signed.',
+    );
+    const receipts = JSON.parse(rec.outputs['receipts']!) as string[];
+    expect(receipts.map((f) => path.basename(f)).sort()).toEqual(['alice.receipt.tar', 'bob.receipt.tar']);
+    expect(rec.summary).toContain('2 receipts exported');
+    expect(reportOf(rec.outputs)).toMatchObject({ mode: 'export', ok: true, verified: 2 });
+  });
+
+  test('a bad input fails the step with one line and no stack trace', async () => {
+    const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
+    const rec = newStep(dir, scratch, { mode: 'bogus' });
+    await run();
+    expect(rec.failed).toEqual(['stepchain: input mode: "bogus" is not verify, export or gather']);
+    expect(rec.debug).toEqual([]);
+  });
+});
