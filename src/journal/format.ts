@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { IntegrityError, isOsError, osError } from '../errors';
-import { statIdentity, type CheckpointRecord, type FileIdentity } from '../util/checkpoint';
-import type { ChainFormat, TailRepair, Vouched, Walked } from '../util/chain-file';
+import { IntegrityError } from '../errors';
+import type { CheckpointRecord, FileIdentity } from '../util/checkpoint';
+import { chainFileIdentity, type ChainFormat, type TailRepair, type Vouched, type Walked } from '../util/chain-file';
 import { refuseNonRegular } from '../util/nofollow';
 import type { RollbackFault } from '../util/rollback';
 import {
@@ -47,12 +47,7 @@ export class JournalFormat implements ChainFormat<ChainState> {
 
   identity(): FileIdentity | undefined {
     refuseNonRegular(this.target, 'cannot open for appending'); // a link, a FIFO, a directory: named, never walked
-    try {
-      return statIdentity(this.target);
-    } catch (e) {
-      if (isOsError(e)) throw osError(e, this.target, 'cannot open');
-      throw e;
-    }
+    return chainFileIdentity(this.target);
   }
 
   restore(saved: Record<string, unknown>, id: FileIdentity): ChainState | undefined {

@@ -1,7 +1,7 @@
 import { decodeUtf8 } from '../canonical';
-import { IntegrityError, isOsError, osError } from '../errors';
-import { statIdentity, tailDigest, type CheckpointRecord, type FileIdentity } from '../util/checkpoint';
-import type { ChainFormat, TailRepair, Vouched, Walked } from '../util/chain-file';
+import { IntegrityError } from '../errors';
+import { tailDigest, type CheckpointRecord, type FileIdentity } from '../util/checkpoint';
+import { chainFileIdentity, type ChainFormat, type TailRepair, type Vouched, type Walked } from '../util/chain-file';
 import { readRegularFile } from '../util/nofollow';
 import type { RollbackFault } from '../util/rollback';
 import { parsesAsJson } from '../journal/json-syntax';
@@ -69,12 +69,7 @@ export class RunFormat implements ChainFormat<RunState> {
   }
 
   identity(): FileIdentity | undefined {
-    try {
-      return statIdentity(this.target);
-    } catch (e) {
-      if (isOsError(e)) throw osError(e, this.target, 'cannot open');
-      throw e;
-    }
+    return chainFileIdentity(this.target);
   }
 
   restore(saved: Record<string, unknown>, id: FileIdentity): RunState | undefined {

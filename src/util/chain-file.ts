@@ -1,7 +1,9 @@
+import { isOsError, osError } from '../errors';
 import {
   checkpointKey,
   readCheckpoint,
   sameIdentity,
+  statIdentity,
   tipMirrorDir,
   writeCheckpoint,
   type CheckpointRecord,
@@ -120,6 +122,16 @@ export interface ChainFileOptions {
   onTornTail?: (m: TornTailMoved) => void;
   /** The mode of a side file a torn tail is copied to. */
   tornTailMode?: number;
+}
+
+/** The identity of a chain kept in one file (undefined: none yet); an OS error is worded, naming the file. */
+export function chainFileIdentity(file: string): FileIdentity | undefined {
+  try {
+    return statIdentity(file);
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, file, 'cannot open');
+    throw e;
+  }
 }
 
 /** What a writer did to a torn tail (for the operator: stderr by default). */
