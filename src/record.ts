@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Journal, validateStep, type JournalOptions, type StepInput } from './journal';
+import { Journal, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
 import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
 import { auditEvent } from './audit/log';
@@ -43,9 +43,8 @@ export interface RecordResult {
 }
 
 export function recordStep(journalDirPath: string, step: StepInput, options: RecordOptions): RecordResult {
-  validateStep(step); // nothing is created for a step that cannot be written
-  const journal = Journal.open(journalDirPath, options);
-  const row = journal.append(step);
+  // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
+  const { journal, row } = Journal.appendTo(journalDirPath, step, options);
   const warnings: string[] = [];
   const result: RecordResult = { row, journal, warnings, notes: [] };
   if (options.snapshot !== false) {

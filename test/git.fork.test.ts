@@ -196,7 +196,7 @@ describe('fork from step', () => {
     );
     const mermaid = forksMermaid(forest);
     expect(mermaid).toMatch(/^flowchart TD\n/);
-    expect(mermaid).toContain('-->|step 1|');
+    expect(mermaid).toContain('-->|"step 1"|'); // one renderer, labels quoted and escaped (issue 21)
   });
 
   test("without a snapshot of step N the fork starts at the parent's current commit, and says so", async () => {

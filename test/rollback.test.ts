@@ -350,3 +350,71 @@ describe('the audit log', () => {
     );
   });
 });
+
+describe('an older file restored together with its older checkpoint (the mirror beside the key)', () => {
+  /** Copies `files` aside now, and returns a function that puts them back (new inodes: a restore from a backup). */
+  const backup = (files: string[]): (() => void) => {
+    const saved = files.map((f) => [f, readFileSync(f)] as const);
+    return () => {
+      for (const [f, bytes] of saved) {
+        writeFileSync(`${f}.restore`, bytes);
+        renameSync(`${f}.restore`, f);
+      }
+    };
+  };
+
+  test('a per-step journal: append refuses and verify reports the rollback, naming the later head', () => {
+    const j = journalOf(2);
+    const restore = backup([j.file, `${j.file}.checkpoint`]);
+    j.append({ prompt: 'p 2' });
+    j.append({ prompt: 'p 3' });
+    const head = j.head;
+    restore();
+    expect(verifyJournalFile(j.file).ok).toBe(true); // a valid chain, with a checkpoint that vouches for it
+    const a = cli(['append', j.dir, '--no-snapshot', '--prompt', 'after'], { env: ENV });
+    expectNoStack(a);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toContain(
+      `${j.file}: rollback: the checkpoint recorded 4 steps ending at ${head}, but only 2 remain`,
+    );
+    const v = cli(['verify', j.file], { env: ENV });
+    expect(v.code).toBe(1);
+    expect(v.stderr).toContain(`${j.file}: rollback: the checkpoint recorded 4 steps ending at ${head}`);
+  });
+
+  test('a journal moved aside is still a fresh start (the documented remedy), and its mirror follows the new chain', () => {
+    const j = journalOf(3);
+    renameSync(j.file, `${j.file}.rolled-back`);
+    const fresh = Journal.open(j.dir, quiet);
+    fresh.append({ prompt: 'new 0' });
+    expect(cli(['append', j.dir, '--no-snapshot', '--prompt', 'new 1'], { env: ENV }).code).toBe(0);
+    expect(cli(['verify', j.file], { env: ENV }).code).toBe(0);
+  });
+
+  test('a run journal and the audit log: refused as well', () => {
+    const file = path.join(root, 'mirror-runs', `r${n++}`, 'journal.jsonl');
+    const rj = new RunJournal(file, { env: ENV });
+    for (let i = 0; i < 2; i++) rj.record([{ event: 'tool', payload: new Map([['i', i]]) }]);
+    const restoreRun = backup([file, `${file}.checkpoint`]);
+    for (let i = 2; i < 4; i++) rj.record([{ event: 'tool', payload: new Map([['i', i]]) }]);
+    restoreRun();
+    expect(() => new RunJournal(file, { env: ENV }).state()).toThrow(/rollback: the checkpoint recorded 4 events/);
+    expect(verifyRunJournalChecked(file, {}, ENV).result.errors.map((e) => e.kind)).toEqual(['rollback']);
+
+    const key = Buffer.alloc(32, 5);
+    const dir = path.join(root, 'mirror-audit', `d${n++}`);
+    const ev = (i: number) => ({ actor: 'a', resource_type: 'r', resource_id: String(i) });
+    for (let i = 0; i < 2; i++) appendAuditEvent(dir, key, 'e', ev(i), { durable: false });
+    const day = path.join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.jsonl'))!,
+    );
+    const restoreLog = backup([day, path.join(dir, 'audit.checkpoint')]);
+    for (let i = 2; i < 4; i++) appendAuditEvent(dir, key, 'e', ev(i), { durable: false });
+    restoreLog();
+    expect(() => appendAuditEvent(dir, key, 'e', ev(9), { durable: false })).toThrow(
+      /rollback: the checkpoint recorded 4 entries/,
+    );
+    expect(verifyAuditLogChecked(dir, key).result.errors.map((e) => e.kind)).toContain('rollback');
+  });
+});

@@ -17,6 +17,7 @@ import {
   writeJson,
   writeSummary,
 } from './outputs';
+import { plural } from '../util/words';
 /** The Action's export mode: every journal of the workspace exported as a receipt, signed, uploaded. */
 
 export async function exportMode(inputs: ActionInputs, workspace: string): Promise<void> {
@@ -76,7 +77,7 @@ export async function exportMode(inputs: ActionInputs, workspace: string): Promi
   core.setOutput('report', reportFile);
   setBoundedOutput('receipts', JSON.stringify(r.receipts.map((x) => x.file)), reportFile);
   const lines = [
-    `## stepchain: ${r.faults.length === 0 ? '✅' : '❌'} ${r.receipts.length} receipt${r.receipts.length === 1 ? '' : 's'} exported`,
+    `## stepchain: ${r.faults.length === 0 ? '✅' : '❌'} ${plural(r.receipts.length, 'receipt')} exported`,
     '',
     '| Agent | Steps | Head | Signed | Receipt |',
     '|---|---:|---|---|---|',

@@ -9,6 +9,7 @@ import type { ActionInputs } from './inputs';
 import { info, oneLineMessage } from './log';
 import { annotate, defaultArtifactName, failureLine, MAX_ANNOTATIONS, reportDir } from './outputs';
 import { publish, reportDoc } from './publish';
+import { pluralWord } from '../util/words';
 
 /** The Action's gather mode: the shards' report.json files (downloaded artifacts) as one check. */
 
@@ -60,7 +61,7 @@ export async function gatherMode(inputs: ActionInputs, workspace: string, event:
   );
   if (!report.ok) core.setFailed(oneLineMessage(failureLine(report.faults, 'verification failed')));
   annotate(report.faults, report.ok ? MAX_ANNOTATIONS : MAX_ANNOTATIONS - 1);
-  const notes = [`gathered from ${parts.length} shard report${parts.length === 1 ? '' : 's'}`];
+  const notes = [`gathered from ${parts.length} shard ${pluralWord(parts.length, 'report')}`];
   const dir = reportDir();
   const forks = await forkTree(workspace);
   const doc = reportDoc(event, report, forks, notes, []);

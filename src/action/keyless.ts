@@ -5,7 +5,8 @@ import * as github from '@actions/github';
 import type { SerializedBundle } from '@sigstore/bundle';
 import type { CheckFault, CheckReport, ExportedReceipt } from '../check';
 import { InputError } from '../errors';
-import { loadReceipt, readReceiptFile, writeFileAtomic } from '../receipt';
+import { loadReceipt, readReceiptFile } from '../receipt';
+import { writeFileWhole } from '../util/fs';
 import { bundleBeside, bundlePathOf, notCheckedFault } from '../receipt/keyless/bundle-path';
 import { serviceURL, signingEndpoints, type EndpointOverrides } from '../receipt/keyless/endpoints';
 import { idTokenSource } from '../receipt/keyless/token';
@@ -71,7 +72,7 @@ export async function signExported(
       const bytes = readReceiptFile(x.file);
       const manifest = loadReceipt(bytes).manifestBytes;
       const s = await signReceiptKeyless(path.basename(x.file), bytes, manifest, { endpoints, token });
-      writeFileAtomic(bundleFile, Buffer.from(`${JSON.stringify(s.bundle, null, 2)}\n`, 'utf8'));
+      writeFileWhole(bundleFile, Buffer.from(`${JSON.stringify(s.bundle, null, 2)}\n`, 'utf8'), { durable: true });
       const id = inputs.attest ? await storeAttestation(inputs.githubToken, s.bundle) : null;
       signed.push({ receipt: x.file, bundle: bundleFile, identity: s.identity, attestation_id: id });
       kept.push(x);

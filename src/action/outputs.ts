@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { CheckFault } from '../check';
 import type { ActionInputs } from './inputs';
 import { info, oneLineMessage } from './log';
+import { plural } from '../util/words';
 
 /** How the Action's modes speak: annotations, the JSON report, the summary and bounded outputs. */
 
@@ -74,7 +75,7 @@ export function failureLine(faults: CheckFault[], what: string, extra: string[] 
   const first = errors[0];
   if (errors.length === 0) return `stepchain: ${what}: ${extra.join('; ')}`;
   return (
-    `stepchain: ${what}: ${errors.length} fault${errors.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}` +
+    `stepchain: ${what}: ${plural(errors.length, 'fault')} in ${plural(files, 'file')}` +
     (first ? `; first: ${where(first)}: ${first.message}` : '') +
     (extra.length > 0 ? `; ${extra.join('; ')}` : '')
   );

@@ -11,9 +11,17 @@ import { verifyAuditLog, type AuditFault, type AuditVerifyResult } from './verif
  * key, so whoever verifies the log can check it.
  */
 
-/** The checkpoint of the log in `dir` under the audit key, or why it cannot be used. */
-export function priorAuditCheckpoint(dir: string, key: Uint8Array): ReturnType<typeof priorCheckpoint> {
-  return priorCheckpoint(path.join(dir, AUDIT_CHECKPOINT), AUDIT_CHECKPOINT_KIND, {}, key);
+/**
+ * The checkpoint of the log in `dir` under the audit key (or its mirror beside the checkpoint key, from `env`,
+ * when that vouches for more entries), or why it cannot be used.
+ */
+export function priorAuditCheckpoint(
+  dir: string,
+  key: Uint8Array,
+  env: NodeJS.ProcessEnv = process.env,
+): ReturnType<typeof priorCheckpoint> {
+  const mirror = { target: dir, rows: (r: CheckpointRecord) => checkpointedAuditTip(r)?.steps };
+  return priorCheckpoint(path.join(dir, AUDIT_CHECKPOINT), AUDIT_CHECKPOINT_KIND, env, key, mirror);
 }
 
 /**
@@ -38,12 +46,6 @@ export function checkpointedAuditTip(r: CheckpointRecord, segment?: string): Che
 /** Judges the log walked to `whole` (verified with `hashAt` the checkpointed tip's index). */
 export function auditRollback(ck: CheckpointedTip, whole: AuditVerifyResult): RollbackFault | undefined {
   return rollbackFault(ck, { steps: whole.entries, headAt: whole.hash_at }, 'entries');
-}
-
-/** Judges bytes of `segment` from `tornFrom` on that a writer would set aside as a torn write. */
-export function auditTornRollback(r: CheckpointRecord, segment: string, tornFrom: number): RollbackFault | undefined {
-  const ck = checkpointedAuditTip(r, segment);
-  return ck === undefined ? undefined : rollbackFault(ck, { tornFrom }, 'entries');
 }
 
 /**

@@ -6,6 +6,7 @@ import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, without
 import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
 import { auditFiles } from './layout';
 import { readExistingFile, refuseLinkedStoreDirs } from '../util/nofollow';
+import { plural, pluralWord } from '../util/words';
 
 export type AuditFaultKind =
   | 'malformed_json'
@@ -202,7 +203,7 @@ function readLine(file: string, line: number, bytes: Buffer): AuditLine {
  * zeros at genesis), each `hmac` recomputed. Reports every fault with its
  * file and line; the chain follows the stored hmac, so one edit is reported once.
  */
-export function verifyAuditLog(dir: string, key: Uint8Array, options: { hashAt?: number } = {}): AuditVerifyResult {
+export function verifyAuditLog(dir: string, key: Uint8Array, options: AuditVerifyOptions = {}): AuditVerifyResult {
   const archived = archivedSegments(dir);
   const live = auditFiles(dir);
   const files = [...archived.map((a) => a.name), ...live];
@@ -232,7 +233,7 @@ export function verifyAuditLog(dir: string, key: Uint8Array, options: { hashAt?:
     }
     segments.push({ file: a.name, bytes });
   }
-  for (const f of live) segments.push({ file: f });
+  for (const f of live) segments.push({ file: f, ...repairedView(dir, f, options.repaired) });
   for (const { file, bytes } of segments) {
     const { lines, terminated, count } = readAuditLines(dir, file, bytes);
     for (const l of lines) {
@@ -279,7 +280,7 @@ export function verifyAuditLog(dir: string, key: Uint8Array, options: { hashAt?:
             file: '',
             line: 0,
             kind: 'empty_audit_log',
-            message: `the audit log has no entries (${files.length} file${files.length === 1 ? '' : 's'}): emptied, or its files vanished`,
+            message: `the audit log has no entries (${plural(files.length, 'file')}): emptied, or its files vanished`,
           }
         : {
             file: '',
@@ -291,6 +292,26 @@ export function verifyAuditLog(dir: string, key: Uint8Array, options: { hashAt?:
   }
   return done();
 }
+
+export interface AuditVerifyOptions {
+  /** The index (0-based, archived days first) of the entry whose stored hmac to return as `hash_at`. */
+  hashAt?: number;
+  /**
+   * Live files as a writer will have repaired them (docs/journal.md, "Recovery on open"): each named file is read
+   * as its first so many bytes, a last line without its newline taken as finished.
+   */
+  repaired?: ReadonlyMap<string, number>;
+}
+
+/** The bytes of live file `name` as `repaired` says a writer will leave them (nothing: read as it is). */
+function repairedView(dir: string, name: string, repaired?: ReadonlyMap<string, number>): { bytes?: Buffer } {
+  const end = repaired?.get(name);
+  if (end === undefined) return {};
+  const bytes = readExistingFile(path.join(dir, name)).subarray(0, end);
+  return { bytes: bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? Buffer.concat([bytes, NEWLINE]) : bytes };
+}
+
+const NEWLINE = Buffer.from('\n');
 
 /** `file:line: kind: message` for one fault (`file: kind: message` for a whole segment; a run names its lines). */
 export function describeAuditFault(dir: string, f: AuditFault): string {
@@ -305,7 +326,7 @@ export function describeAuditFaults(dir: string, r: Pick<AuditVerifyResult, 'err
   const out = r.errors.map((f) => describeAuditFault(dir, f));
   if (r.errors_omitted > 0)
     out.push(
-      `${dir}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`,
+      `${dir}: … and ${r.errors_omitted.toLocaleString('en-US')} more ${pluralWord(r.errors_omitted, 'fault')} not listed`,
     );
   return out;
 }

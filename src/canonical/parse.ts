@@ -51,6 +51,10 @@ export function decodeUtf8(bytes: Uint8Array): string {
  * `-Infinity` are accepted, control characters in strings, trailing commas and
  * comments are not, the last duplicate key wins, and numbers keep their exact
  * value and their int-or-float kind (see `value.ts`).
+ *
+ * One function over 120 lines on purpose: a hand-written recursive-descent
+ * parser whose closures share the cursor `i` (split into modules, every token
+ * would pay for passing it around on the hottest path of every reader).
  */
 export function parse(text: string, options: ParseOptions = {}): JsonValue {
   const asMap = options.objects === 'map';

@@ -1,6 +1,7 @@
 import { decodeUtf8, isJsonInteger, isJsonObject, parse } from '../canonical';
 import { parsesAsJson } from '../journal/json-syntax';
 import { forEachReferenceLine, strippedLine, stripsNothing } from '../journal/lines';
+import { plural } from '../util/words';
 
 /**
  * Append-only history between two versions of one journal (a PR's base and head).
@@ -172,8 +173,6 @@ function appendedBytes(base: Buffer, head: Buffer): AppendOnlyResult {
     message: appended > 0 ? `${plural(appended, 'row')} appended` : 'unchanged',
   };
 }
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Compares a base version (bytes) with the head version (bytes, or undefined when the file is gone). */
 /** `unit` names rows in messages: `seq` (per-step journals) or `index` (run journals). */

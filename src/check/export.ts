@@ -6,10 +6,10 @@ import {
   buildPublishedReceipt,
   buildReceipt,
   DEFAULT_MAX_RECEIPT_BYTES,
-  writeFileAtomic,
   type RedactField,
   type SigningKey,
 } from '../receipt';
+import { writeFileWhole } from '../util/fs';
 import { lstatUnder, readUnder } from '../util/nofollow';
 import { globSet, scanFiles } from './glob';
 import { DEFAULT_JOURNALS, idOfPath } from './scan';
@@ -124,7 +124,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
     try {
       if (options.redact) {
         const r = buildPublishedReceipt(journal, { ...common, optIn: true, redact: options.redact });
-        writeFileAtomic(file, r.bytes);
+        writeFileWhole(file, r.bytes, { durable: true });
         result.receipts.push({
           agent_id: agent,
           journal: rel,
@@ -138,7 +138,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
         });
       } else {
         const r = buildReceipt(journal, common);
-        writeFileAtomic(file, r.bytes);
+        writeFileWhole(file, r.bytes, { durable: true });
         result.receipts.push({
           agent_id: agent,
           journal: rel,

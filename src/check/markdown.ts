@@ -1,5 +1,9 @@
+import { forkTreeMermaid, type ForkTreeNode } from '../forks/mermaid';
 import type { AttributedFile } from '../provenance/attribute';
+import { clip, plural, visible } from '../util/words';
 import type { CheckReport, ProvenanceReport } from './types';
+
+export { forkTreeMermaid, mermaidText, type ForkTreeNode } from '../forks/mermaid';
 
 /**
  * The check's report as GitHub-flavoured Markdown: the job summary and the PR
@@ -20,15 +24,6 @@ export const SUMMARY_MAX_BYTES = 1_000_000;
 /** GitHub's cap on a comment body is 65,536 characters. */
 export const COMMENT_MAX_CHARS = 65_536;
 
-/** One node of a fork tree: a session and the session it was forked from. */
-export interface ForkTreeNode {
-  id: string;
-  parent: string | null;
-  /** The parent's step the fork was taken at (null for a session-level fork). */
-  fromStep: number | null;
-  label: string | null;
-}
-
 export interface MarkdownOptions {
   title?: string;
   forks?: ForkTreeNode[];
@@ -44,19 +39,6 @@ export interface MarkdownOptions {
   maxChars?: number;
   /** Plain-text notes shown under the title (escaped here). */
   notes?: string[];
-}
-
-// Shown as `\uXXXX`: C0/C1 controls, DEL, line/paragraph separators, bidi controls, zero-width characters, BOM.
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/g;
-
-function visible(s: string): string {
-  return s.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/** At most `max` code points, with an ellipsis. */
-function clip(s: string, max: number): string {
-  const cps = Array.from(s);
-  return cps.length <= max ? s : `${cps.slice(0, max - 1).join('')}…`;
 }
 
 /**
@@ -79,77 +61,6 @@ export function mdText(s: string, max = 300): string {
 /** A code span for repository data (an HTML `<code>`: a backtick in the data cannot close it). */
 export function mdCode(s: string, max = 300): string {
   return `<code>${mdText(s, max)}</code>`;
-}
-
-/** A Mermaid label: letters, digits and a few safe characters stay, everything else is a `#N;` entity code. */
-export function mermaidText(s: string, max = 60): string {
-  let out = '';
-  for (const c of clip(s, max)) {
-    const cp = c.codePointAt(0)!;
-    if (/[A-Za-z0-9 ,.\-/_]/.test(c)) out += c;
-    else if (visible(c) !== c) out += '#65533;';
-    else out += `#${cp};`;
-  }
-  return out;
-}
-
-/** A Mermaid node id: letters and digits only, stable per session id. */
-function mermaidId(id: string, ids: Map<string, string>): string {
-  let m = ids.get(id);
-  if (m === undefined) {
-    m = `n${ids.size}`;
-    ids.set(id, m);
-  }
-  return m;
-}
-
-/** Mermaid refuses to draw a diagram whose text is over 50,000 characters (its `maxTextSize`): stay under it. */
-const MERMAID_MAX_TEXT = 45_000;
-
-/**
- * A Mermaid `flowchart` of the fork tree (empty string when there are no
- * forks): at most `maxForks` forks and at most MERMAID_MAX_TEXT characters of
- * diagram (labels of escaped characters are long), the rest counted.
- */
-export function forkTreeMermaid(forks: ForkTreeNode[], maxForks = 200): string {
-  if (forks.length === 0) return '';
-  const ids = new Map<string, string>();
-  const nodeLine = (id: string, label: string | null): string =>
-    `  ${mermaidId(id, ids)}["${label ? `${mermaidText(id)}<br/>${mermaidText(label)}` : mermaidText(id)}"]`;
-  const edgeLine = (f: ForkTreeNode): string =>
-    `  ${mermaidId(f.parent!, ids)} -->|"${mermaidText(f.fromStep === null ? 'session' : `step ${f.fromStep}`)}"| ${mermaidId(f.id, ids)}`;
-  const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
-  // The forks drawn: in order, while the diagram (counting each one's node, edge and parent node) stays small.
-  const drawn: ForkTreeNode[] = [];
-  let size = 40;
-  for (const f of sorted.slice(0, maxForks)) {
-    const cost =
-      nodeLine(f.id, f.label).length +
-      1 +
-      (f.parent === null ? 0 : edgeLine(f).length + nodeLine(f.parent, null).length + 2);
-    if (size + cost > MERMAID_MAX_TEXT) break;
-    size += cost;
-    drawn.push(f);
-  }
-  const lines = ['```mermaid', 'flowchart LR'];
-  const declared = new Set<string>();
-  const declare = (id: string, label: string | null): void => {
-    if (declared.has(id)) return;
-    declared.add(id);
-    lines.push(nodeLine(id, label));
-  };
-  // Forks first (with their labels), then roots that are only ever parents.
-  for (const f of drawn) declare(f.id, f.label);
-  for (const f of drawn) if (f.parent !== null) declare(f.parent, null);
-  for (const f of drawn) if (f.parent !== null) lines.push(edgeLine(f));
-  lines.push('```');
-  if (forks.length > drawn.length)
-    lines.push('', `… and ${forks.length - drawn.length} more forks (see the JSON report).`);
-  return lines.join('\n');
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 export function renderCheckMarkdown(report: CheckReport, options: MarkdownOptions = {}): string {

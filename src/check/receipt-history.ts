@@ -2,6 +2,7 @@ import { InputError } from '../errors';
 import { walkedRows } from '../journal/verify';
 import { loadReceipt, ReceiptFormatError } from '../receipt';
 import type { AppendOnlyResult } from './append-only';
+import { plural } from '../util/words';
 
 /**
  * Append-only history for a committed receipt (a PR's base and head versions).
@@ -32,7 +33,7 @@ export function receiptChain(bytes: Buffer): ReceiptChain | undefined {
   }
 }
 
-const steps = (n: number): string => `${n} step${n === 1 ? '' : 's'}`;
+const steps = (n: number): string => `${plural(n, 'step')}`;
 
 function result(
   ok: boolean,

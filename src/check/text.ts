@@ -1,4 +1,5 @@
 import type { CheckedItem } from './types';
+import { plural } from '../util/words';
 
 /**
  * One checked file as one plain line, for the CLI's output and the Action's
@@ -8,7 +9,7 @@ import type { CheckedItem } from './types';
  * for where it goes (the terminal sanitiser, the Action's safe log line).
  */
 export function checkedItemLine(i: CheckedItem): string {
-  const steps = `${i.steps} step${i.steps === 1 ? '' : 's'}`;
+  const steps = plural(i.steps, 'step');
   const history = i.appendOnly && i.appendOnly !== 'renamed' && i.appendOnly !== i.status ? `, ${i.appendOnly}` : '';
   return `${i.ok ? 'OK  ' : 'FAIL'} ${i.kind} ${i.path}: ${steps}${i.head ? `, head ${i.head}` : ''} (${i.status}${history})`;
 }

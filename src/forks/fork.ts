@@ -24,6 +24,7 @@ import { removeIntent, writeIntent } from './pending';
 import { branchExists, requireRepo, updateRefs, type RepoInfo } from '../git/repo';
 import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from '../git/snapshot';
 import { readRegularFile } from '../util/nofollow';
+import { plural } from '../util/words';
 
 /**
  * Fork-from-step (docs/format.md §4): a sibling git worktree on a new branch, seeded with
@@ -204,8 +205,64 @@ function copyPrefixBlobs(root: string, worktree: string, entries: ReadJournal['e
   return missing;
 }
 
+/** Everything a fork is made from, checked before anything is created. */
+interface ForkPlan {
+  env: NodeJS.ProcessEnv;
+  root: string;
+  sessionId: string;
+  forkId: string;
+  fromStep: number | undefined;
+  label: string | null;
+  repo: RepoInfo;
+  parentSession: JsonObject | undefined;
+  /** The parent's verified journal (when it has one). */
+  parent: ReadJournal | undefined;
+  /** The verified rows up to `fromStep`, each "\n"-terminated: the fork's journal. */
+  prefix: Buffer | undefined;
+  parentStepHash: string | null;
+  /** The snapshot of `fromStep` the fork's files come from, and every snapshot of its prefix (copied to the fork). */
+  restored: SnapshotInfo | undefined;
+  copies: SnapshotInfo[];
+  base: string;
+  worktree: string;
+  branch: string;
+  branchBefore: boolean;
+  forkJournal: string | null;
+  snapshotPath: string;
+  createdAt: string;
+  warnings: string[];
+}
+
 /** Creates a fork. Throws InputError / IntegrityError (one line) and leaves nothing behind on failure. */
 export async function createFork(options: ForkOptions): Promise<ForkResult> {
+  // 1. Everything is checked before anything is created.
+  const plan = planFork(options);
+  // 2. Create, remembering how to undo each step.
+  const undo: Undo[] = [];
+  try {
+    await makeFork(plan, undo);
+  } catch (e) {
+    throw await undoFork(plan, undo, e);
+  }
+  auditFork(plan);
+  const { forkId, branch, worktree, base, fromStep, parentStepHash, snapshotPath, sessionId, restored } = plan;
+  return {
+    fork_session_id: forkId,
+    fork_branch: branch,
+    fork_worktree: worktree,
+    fork_commit: base,
+    from_step: fromStep ?? null,
+    parent_step_hash: parentStepHash,
+    snapshot_path: snapshotPath,
+    parent_session_id: sessionId,
+    restored_from_snapshot: restored?.commit ?? null,
+    journal_path: plan.forkJournal,
+    warnings: plan.warnings,
+  };
+}
+
+/** The options checked, the parent read and verified, the fork's place and base decided. */
+function planFork(options: ForkOptions): ForkPlan {
   const env = options.env ?? process.env;
   const root = path.resolve(options.root);
   const sessionId = assertSafeId(options.sessionId, 'session id');
@@ -218,10 +275,49 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   const label = options.label ?? null;
   if (label !== null && /[\x00-\x1f\x7f]/.test(label))
     throw new InputError('control characters are not allowed', 'label');
-
-  // 1. Everything is checked before anything is created.
   if (!existsSync(root)) throw new InputError(`${root}: no such directory`);
   const repo: RepoInfo = requireRepo(root, env);
+  const parentSide = readParent(root, sessionId, fromStep);
+  const warnings: string[] = [];
+  const { restored, copies } = prefixSnapshots(root, sessionId, fromStep, parentSide.parent, env, warnings);
+  const base = restored?.commit ?? repo.head;
+  if (base === undefined)
+    throw new IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
+  const worktree = forkWorktreePath(root, forkId);
+  const branch = forkBranchName(repo.branch, forkId);
+  // lstat, not exists: a dangling link in its place would have git create the worktree where it points.
+  if (lexists(worktree)) throw new IntegrityError(`${worktree}: already exists; refusing to fork over it`);
+  const tomb = findTombstone(root, forkId);
+  if (tomb !== undefined)
+    throw new IntegrityError(`fork id ${forkId} belonged to a removed fork (tombstone ${tomb}); choose another id`);
+  return {
+    env,
+    root,
+    sessionId,
+    forkId,
+    fromStep,
+    label,
+    repo,
+    ...parentSide,
+    restored,
+    copies,
+    base,
+    worktree,
+    branch,
+    branchBefore: branchExists(root, branch, env),
+    forkJournal: fromStep === undefined ? null : path.join(journalDir(worktree, forkId), JOURNAL_FILE),
+    snapshotPath: sessionFile(worktree, forkId),
+    createdAt: (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    warnings,
+  };
+}
+
+/** The parent session: its session file, its journal (which must verify, fail-closed), the prefix to seed. */
+function readParent(
+  root: string,
+  sessionId: string,
+  fromStep: number | undefined,
+): Pick<ForkPlan, 'parentSession' | 'parent' | 'prefix' | 'parentStepHash'> {
   const parentJournal = journalFile(root, sessionId);
   const parentSessionFile = sessionFile(root, sessionId);
   const hasJournal = existsSync(parentJournal);
@@ -238,221 +334,230 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
     );
   // The parent chain must verify (fail-closed), with or without --from-step.
   const parent: ReadJournal | undefined = hasJournal ? readVerifiedJournal(parentJournal) : undefined;
-  let prefix: Buffer | undefined;
-  let parentStepHash: string | null = null;
-  if (fromStep !== undefined) {
-    const steps = parent!.steps;
-    if (fromStep >= steps) {
-      throw new InputError(
-        `${parentJournal}: step ${fromStep} is out of range (the journal has ${steps} step${steps === 1 ? '' : 's'}${steps > 0 ? `, 0..${steps - 1}` : ''})`,
-      );
-    }
-    parentStepHash = parent!.entries[fromStep]!.row.step_hash;
-    // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated.
-    prefix = Buffer.concat(parent!.entries.slice(0, fromStep + 1).flatMap((e) => [e.bytes, NEWLINE]));
+  if (fromStep === undefined) return { parentSession, parent, prefix: undefined, parentStepHash: null };
+  const steps = parent!.steps;
+  if (fromStep >= steps) {
+    throw new InputError(
+      `${parentJournal}: step ${fromStep} is out of range (the journal has ${plural(steps, 'step')}${steps > 0 ? `, 0..${steps - 1}` : ''})`,
+    );
   }
+  // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated.
+  const prefix = Buffer.concat(parent!.entries.slice(0, fromStep + 1).flatMap((e) => [e.bytes, NEWLINE]));
+  return { parentSession, parent, prefix, parentStepHash: parent!.entries[fromStep]!.row.step_hash };
+}
 
-  const warnings: string[] = [];
-  let restored: SnapshotInfo | undefined;
+/** The snapshot the fork's files come from (said in `warnings` when there is none), and those of its prefix. */
+function prefixSnapshots(
+  root: string,
+  sessionId: string,
+  fromStep: number | undefined,
+  parent: ReadJournal | undefined,
+  env: NodeJS.ProcessEnv,
+  warnings: string[],
+): { restored: SnapshotInfo | undefined; copies: SnapshotInfo[] } {
+  if (fromStep === undefined) return { restored: undefined, copies: [] };
+  const snaps = listSnapshots(root, sessionId, env);
+  const restored = matchingSnapshot(snaps, fromStep, parent!.entries[fromStep]!.row.step_hash);
+  if (restored === undefined) {
+    warnings.push(
+      snaps.has(fromStep)
+        ? `the snapshot of step ${fromStep} does not match its step_hash; the fork starts at the parent's current commit`
+        : `no worktree snapshot of step ${fromStep}; the fork starts at the parent's current commit`,
+    );
+  }
+  // The fork inherits the snapshots of its prefix, so forks of forks restore them too.
   const copies: SnapshotInfo[] = [];
-  if (fromStep !== undefined) {
-    const snaps = listSnapshots(root, sessionId, env);
-    restored = matchingSnapshot(snaps, fromStep, parentStepHash!);
-    if (restored === undefined) {
-      warnings.push(
-        snaps.has(fromStep)
-          ? `the snapshot of step ${fromStep} does not match its step_hash; the fork starts at the parent's current commit`
-          : `no worktree snapshot of step ${fromStep}; the fork starts at the parent's current commit`,
-      );
-    }
-    // The fork inherits the snapshots of its prefix, so forks of forks restore them too.
-    for (let i = 0; i <= fromStep; i++) {
-      const s = matchingSnapshot(snaps, i, parent!.entries[i]!.row.step_hash);
-      if (s !== undefined) copies.push(s);
-    }
+  for (let i = 0; i <= fromStep; i++) {
+    const s = matchingSnapshot(snaps, i, parent!.entries[i]!.row.step_hash);
+    if (s !== undefined) copies.push(s);
   }
-  const base = restored?.commit ?? repo.head;
-  if (base === undefined)
-    throw new IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
+  return { restored, copies };
+}
 
-  const worktree = forkWorktreePath(root, forkId);
-  const branch = forkBranchName(repo.branch, forkId);
-  // lstat, not exists: a dangling link in its place would have git create the worktree where it points.
-  if (lexists(worktree)) throw new IntegrityError(`${worktree}: already exists; refusing to fork over it`);
-  const tomb = findTombstone(root, forkId);
-  if (tomb !== undefined)
-    throw new IntegrityError(`fork id ${forkId} belonged to a removed fork (tombstone ${tomb}); choose another id`);
-  const branchBefore = branchExists(root, branch, env);
-  const forkJournal = fromStep === undefined ? null : path.join(journalDir(worktree, forkId), JOURNAL_FILE);
-  const snapshotPath = sessionFile(worktree, forkId);
-  const createdAt = (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** Makes the fork step by step, pushing how to undo each step onto `undo` before (or as) it is taken. */
+async function makeFork(plan: ForkPlan, undo: Undo[]): Promise<void> {
+  const { root, env } = plan;
+  makeWorktreesDir(root, undo);
+  const intent = writeIntent(worktreesDir(root), {
+    fork_session_id: plan.forkId,
+    parent_session_id: plan.sessionId,
+    worktree: plan.worktree,
+    branch: plan.branch,
+    branch_existed: plan.branchBefore,
+    base: plan.base,
+    from_step: plan.fromStep ?? null,
+    created_at: plan.createdAt,
+  });
+  // Kept when another undo fails, so `fork rm` can finish the cleanup.
+  undo.push({ what: 'intent', run: () => removeIntent(intent) });
+  pausePoint('fork:after-intent', env);
+  await addWorktree(plan, undo);
+  pausePoint('fork:after-worktree', env);
+  seedJournal(plan);
+  pausePoint('fork:after-journal', env);
+  writeForkSession(plan);
+  pausePoint('fork:after-session', env);
+  copySnapshotRefs(plan, undo);
+  pausePoint('fork:after-refs', env);
+  removeIntent(intent);
+}
 
-  // 2. Create, remembering how to undo each step.
-  const undo: Undo[] = [];
-  try {
-    const dirs = missingDirs(worktreesDir(root));
-    ensureDir(worktreesDir(root));
-    undo.push({
-      what: 'directories',
-      run: () => {
-        for (const d of [...dirs].reverse()) {
-          try {
-            rmdirSync(d); // only if still empty: a concurrent fork may be using it
-          } catch {
-            /* not empty or gone */
-          }
-        }
-      },
-    });
-
-    const intent = writeIntent(worktreesDir(root), {
-      fork_session_id: forkId,
-      parent_session_id: sessionId,
-      worktree,
-      branch,
-      branch_existed: branchBefore,
-      base,
-      from_step: fromStep ?? null,
-      created_at: createdAt,
-    });
-    // Kept when another undo fails, so `fork rm` can finish the cleanup.
-    undo.push({ what: 'intent', run: () => removeIntent(intent) });
-    pausePoint('fork:after-intent', env);
-
-    undo.push({
-      what: 'branch',
-      run: async () => {
-        if (!branchBefore && branchExists(root, branch, env)) await gitText(root, ['branch', '-D', branch], env);
-      },
-    });
-    undo.push({
-      what: 'worktree',
-      run: async () => {
-        if (!existsSync(worktree)) return; // git cleans up after its own failed add
+/** `<root>/.sdd/worktrees/`, and the undo that removes what it made (only if still empty). */
+function makeWorktreesDir(root: string, undo: Undo[]): void {
+  const dirs = missingDirs(worktreesDir(root));
+  ensureDir(worktreesDir(root));
+  undo.push({
+    what: 'directories',
+    run: () => {
+      for (const d of [...dirs].reverse()) {
         try {
-          await gitText(root, ['worktree', 'remove', '--force', '--force', worktree], env);
+          rmdirSync(d); // only if still empty: a concurrent fork may be using it
         } catch {
-          rmSync(worktree, { recursive: true, force: true });
-          await gitText(root, ['worktree', 'prune'], env);
+          /* not empty or gone */
         }
-      },
-    });
-    // The files are checked out by a git command of our own run in the new worktree, not by the one `worktree add`
-    // starts: configuration is read where a command runs, and an include only the new worktree's branch or git dir
-    // matches (`includeIf "onbranch:fork/**"`) could name a filter that the pins, read here, never saw.
-    const addArgs = ['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, worktree, base];
-    await gitText(root, addArgs, env);
-    await gitText(worktree, ['read-tree', '-u', '--reset', 'HEAD'], env);
-    pausePoint('fork:after-worktree', env);
+      }
+    },
+  });
+}
 
-    if (forkJournal !== null) {
-      writeNewFile(forkJournal, prefix!);
-      const missing = copyPrefixBlobs(root, worktree, parent!.entries.slice(0, fromStep! + 1));
-      if (missing.length > 0)
-        warnings.push(
-          `${missing.length} blob${missing.length === 1 ? '' : 's'} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${missing.join(' ')}`,
-        );
-    }
-    pausePoint('fork:after-journal', env);
-    const block: ForkBlock = {
-      parent_session_id: sessionId,
-      label,
-      branch,
-      branched_from_commit: base,
-      ...(fromStep === undefined
-        ? {}
-        : { from_step: fromStep, parent_step_hash: parentStepHash!, restored_from_snapshot: restored?.commit ?? null }),
-      parent_branch: repo.branch ?? null,
-      parent_commit: repo.head ?? base,
-      parent_root: root,
-      worktree,
-      created_at: createdAt,
-    };
-    const session: JsonObject = { ...(parentSession ?? {}), session_id: forkId, fork: block as unknown as JsonValue };
-    writeNewFile(snapshotPath, `${prettySorted(session)}\n`);
-    pausePoint('fork:after-session', env);
+/** The fork's branch and worktree at its base, its files checked out. */
+async function addWorktree(plan: ForkPlan, undo: Undo[]): Promise<void> {
+  const { root, env, branch, worktree, branchBefore } = plan;
+  undo.push({
+    what: 'branch',
+    run: async () => {
+      if (!branchBefore && branchExists(root, branch, env)) await gitText(root, ['branch', '-D', branch], env);
+    },
+  });
+  undo.push({
+    what: 'worktree',
+    run: async () => {
+      if (!existsSync(worktree)) return; // git cleans up after its own failed add
+      try {
+        await gitText(root, ['worktree', 'remove', '--force', '--force', worktree], env);
+      } catch {
+        rmSync(worktree, { recursive: true, force: true });
+        await gitText(root, ['worktree', 'prune'], env);
+      }
+    },
+  });
+  // The files are checked out by a git command of our own run in the new worktree, not by the one `worktree add`
+  // starts: configuration is read where a command runs, and an include only the new worktree's branch or git dir
+  // matches (`includeIf "onbranch:fork/**"`) could name a filter that the pins, read here, never saw.
+  await gitText(root, ['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, worktree, plan.base], env);
+  await gitText(worktree, ['read-tree', '-u', '--reset', 'HEAD'], env);
+}
 
-    if (copies.length > 0) {
-      // Under the fork's own journal key: the fork's appends (from its worktree) find and extend them.
-      const key = journalKey(worktree, requireRepo(worktree, env));
-      const refs = copies.map((s) => snapshotRef(forkId, s.seq, key));
-      // One transaction: all refs are created or none, so the undo is registered after it.
+/** The fork's journal: the parent's verified prefix, with the blobs it names. */
+function seedJournal(plan: ForkPlan): void {
+  if (plan.forkJournal === null) return;
+  writeNewFile(plan.forkJournal, plan.prefix!);
+  const missing = copyPrefixBlobs(plan.root, plan.worktree, plan.parent!.entries.slice(0, plan.fromStep! + 1));
+  if (missing.length > 0)
+    plan.warnings.push(
+      `${plural(missing.length, 'blob')} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${missing.join(' ')}`,
+    );
+}
+
+/** The fork's session file: the parent's, under the fork's id, with the fork block. */
+function writeForkSession(plan: ForkPlan): void {
+  const { fromStep, base, repo } = plan;
+  const block: ForkBlock = {
+    parent_session_id: plan.sessionId,
+    label: plan.label,
+    branch: plan.branch,
+    branched_from_commit: base,
+    ...(fromStep === undefined
+      ? {}
+      : {
+          from_step: fromStep,
+          parent_step_hash: plan.parentStepHash!,
+          restored_from_snapshot: plan.restored?.commit ?? null,
+        }),
+    parent_branch: repo.branch ?? null,
+    parent_commit: repo.head ?? base,
+    parent_root: plan.root,
+    worktree: plan.worktree,
+    created_at: plan.createdAt,
+  };
+  const session: JsonObject = {
+    ...(plan.parentSession ?? {}),
+    session_id: plan.forkId,
+    fork: block as unknown as JsonValue,
+  };
+  writeNewFile(plan.snapshotPath, `${prettySorted(session)}\n`);
+}
+
+/** The prefix's snapshots under the fork's own journal key: the fork's appends (from its worktree) find and extend them. */
+function copySnapshotRefs(plan: ForkPlan, undo: Undo[]): void {
+  const { copies, root, env } = plan;
+  if (copies.length === 0) return;
+  const key = journalKey(plan.worktree, requireRepo(plan.worktree, env));
+  const refs = copies.map((s) => snapshotRef(plan.forkId, s.seq, key));
+  // One transaction: all refs are created or none, so the undo is registered after it.
+  updateRefs(
+    root,
+    copies.map((s, i) => `create ${refs[i]} ${s.commit}`),
+    env,
+  );
+  undo.push({
+    what: 'snapshot refs',
+    run: () =>
       updateRefs(
         root,
-        copies.map((s, i) => `create ${refs[i]} ${s.commit}`),
+        refs.map((r) => `delete ${r}`),
         env,
-      );
-      undo.push({
-        what: 'snapshot refs',
-        run: () =>
-          updateRefs(
-            root,
-            refs.map((r) => `delete ${r}`),
-            env,
-          ),
-      });
-    }
-    pausePoint('fork:after-refs', env);
-    removeIntent(intent);
-  } catch (e) {
-    const failures: string[] = [];
-    for (const u of [...undo].reverse()) {
-      if (u.what === 'intent' && failures.length > 0) continue;
-      try {
-        await u.run();
-      } catch (ue) {
-        failures.push(`${u.what}: ${(ue as Error).message.split('\n')[0]}`);
-      }
-    }
-    const known = asStepchainError(e);
-    const why =
-      known !== undefined
-        ? known.message
-        : e instanceof GitCommandError
-          ? e.message
-          : `${(e as Error).message.split('\n')[0]}`;
-    const rolled =
-      failures.length === 0
-        ? 'nothing was left behind'
-        : `rollback incomplete (${failures.join('; ')}); \`stepchain forks\` lists the half-made fork and \`stepchain fork rm ${forkId}\` removes it`;
-    // The environment at fault (a full disk, a read-only mount) is exit 2, as everywhere; anything else a refusal.
-    const message = `fork ${sessionId}: ${why}; ${rolled}`;
-    throw known?.exitCode === 2 ? new InputError(message) : new IntegrityError(message);
-  }
+      ),
+  });
+}
 
-  // docs/format.md §5: mirror the fork into the audit chain (best-effort; the fork stands either way).
+/** Undoes what was made (newest first) and returns the one-line error that says what failed and what was left. */
+async function undoFork(plan: ForkPlan, undo: Undo[], e: unknown): Promise<Error> {
+  const failures: string[] = [];
+  for (const u of [...undo].reverse()) {
+    if (u.what === 'intent' && failures.length > 0) continue;
+    try {
+      await u.run();
+    } catch (ue) {
+      failures.push(`${u.what}: ${(ue as Error).message.split('\n')[0]}`);
+    }
+  }
+  const known = asStepchainError(e);
+  const why =
+    known !== undefined
+      ? known.message
+      : e instanceof GitCommandError
+        ? e.message
+        : `${(e as Error).message.split('\n')[0]}`;
+  const rolled =
+    failures.length === 0
+      ? 'nothing was left behind'
+      : `rollback incomplete (${failures.join('; ')}); \`stepchain forks\` lists the half-made fork and \`stepchain fork rm ${plan.forkId}\` removes it`;
+  // The environment at fault (a full disk, a read-only mount) is exit 2, as everywhere; anything else a refusal.
+  const message = `fork ${plan.sessionId}: ${why}; ${rolled}`;
+  return known?.exitCode === 2 ? new InputError(message) : new IntegrityError(message);
+}
+
+/** docs/format.md §5: mirror the fork into the audit chain (best-effort; the fork stands either way). */
+function auditFork(plan: ForkPlan): void {
   const audited = auditEvent(
-    root,
+    plan.root,
     'replay.fork',
     {
-      actor: operatorActor(env),
+      actor: operatorActor(plan.env),
       resource_type: 'session',
-      resource_id: forkId,
+      resource_id: plan.forkId,
       details: {
-        parent: sessionId,
-        child: forkId,
-        from_step: fromStep ?? null,
-        parent_step_hash: parentStepHash,
-        branch,
+        parent: plan.sessionId,
+        child: plan.forkId,
+        from_step: plan.fromStep ?? null,
+        parent_step_hash: plan.parentStepHash,
+        branch: plan.branch,
       },
     },
-    { env },
+    { env: plan.env },
   );
-  if (audited !== undefined) warnings.push(`fork ${forkId} created, but ${audited}`);
-
-  return {
-    fork_session_id: forkId,
-    fork_branch: branch,
-    fork_worktree: worktree,
-    fork_commit: base,
-    from_step: fromStep ?? null,
-    parent_step_hash: parentStepHash,
-    snapshot_path: snapshotPath,
-    parent_session_id: sessionId,
-    restored_from_snapshot: restored?.commit ?? null,
-    journal_path: forkJournal,
-    warnings,
-  };
+  if (audited !== undefined) plan.warnings.push(`fork ${plan.forkId} created, but ${audited}`);
 }
 
 /** The `--json` document of `stepchain fork`: exactly these keys. */

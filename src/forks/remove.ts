@@ -12,6 +12,7 @@ import { branchExists, listRefs, requireRepo, resolveRef, updateRefs } from '../
 import { SNAPSHOT_PATHSPEC, SNAPSHOT_REF_PREFIX } from '../git/snapshot';
 import { flattenForks, listForks, type ForkNode } from './tree';
 import { refuseLinkedStoreDirs } from '../util/nofollow';
+import { plural } from '../util/words';
 
 export interface RemoveForkOptions {
   /**
@@ -141,7 +142,7 @@ async function removeLocked(
     }
     if (dirty.length > 0) {
       throw new IntegrityError(
-        `fork ${forkId} has uncommitted changes in ${node.worktree} (${dirty.length} path${dirty.length === 1 ? '' : 's'}, e.g. ${JSON.stringify(dirty[0]!.slice(3))}): commit them or use --force`,
+        `fork ${forkId} has uncommitted changes in ${node.worktree} (${plural(dirty.length, 'path')}, e.g. ${JSON.stringify(dirty[0]!.slice(3))}): commit them or use --force`,
       );
     }
   }

@@ -8,6 +8,8 @@ import { gitText } from '../git/exec';
 import { FORK_ID, readSessionFile, sessionFile, worktreesDir } from './fork';
 import { liveCreator, readIntents, type ForkIntent } from './pending';
 import { requireRepo } from '../git/repo';
+import { forkTreeMermaid, type ForkTreeNode } from './mermaid';
+import { plural } from '../util/words';
 
 /**
  * The fork registry is git's own list of worktrees plus each fork's session
@@ -232,7 +234,7 @@ function summary(n: ForkNode): string {
   const parts: string[] = [n.fork_session_id];
   if (n.label) parts.push(sanitize(JSON.stringify(n.label)));
   parts.push(n.from_step === null ? 'session-level fork' : `from step ${n.from_step}`);
-  if (n.steps_since !== null) parts.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
+  if (n.steps_since !== null) parts.push(`+${plural(n.steps_since, 'step')} since`);
   if (n.restored_from_snapshot) parts.push(`files of step ${n.from_step}`);
   if (n.journal_ok === false) parts.push('JOURNAL DOES NOT VERIFY');
   if (n.missing) parts.push('WORKTREE MISSING');
@@ -273,30 +275,19 @@ export function drawForks(nodes: ForkNode[]): string[] {
   return lines;
 }
 
-/** The forest as a Mermaid flowchart (sessions and forks as nodes, fork steps on the edges). */
+/** The forest as a Mermaid flowchart (sessions and forks as nodes, fork steps on the edges): src/forks/mermaid.ts. */
 export function forksMermaid(nodes: ForkNode[]): string {
-  const lines = ['flowchart TD'];
-  const ids = new Map<string, string>();
-  const idOf = (name: string): string => {
-    let v = ids.get(name);
-    if (v === undefined) {
-      v = `n${ids.size}`;
-      ids.set(name, v);
-    }
-    return v;
+  return forkTreeMermaid(forkTreeNodes(nodes), { direction: 'TD', fenced: false, maxForks: Infinity });
+}
+
+/** The fork forest `listForks` returns, as the nodes of a fork tree (a fork's branch and steps since as notes). */
+export function forkTreeNodes(nodes: ForkNode[]): ForkTreeNode[] {
+  const out: ForkTreeNode[] = [];
+  const walk = (n: ForkNode, parent: string): void => {
+    const notes = [n.branch ?? '', n.steps_since === null ? '' : `+${plural(n.steps_since, 'step')}`].filter(Boolean);
+    out.push({ id: n.fork_session_id, parent, fromStep: n.from_step, label: n.label ?? null, notes });
+    for (const c of n.children) walk(c, n.fork_session_id);
   };
-  const esc = (s: string): string => s.replace(/"/g, '#quot;');
-  const sessions = new Set(nodes.map((n) => n.parent_session_id ?? '(unknown session)'));
-  for (const s of sessions) lines.push(`  ${idOf(`session:${s}`)}["${esc(s)}"]`);
-  const walk = (n: ForkNode, parentKey: string): void => {
-    const me = idOf(`fork:${n.fork_session_id}`);
-    const text = [n.fork_session_id, n.branch ?? '', n.steps_since === null ? '' : `+${n.steps_since} steps`]
-      .filter(Boolean)
-      .join('<br/>');
-    lines.push(`  ${me}["${esc(text)}"]`);
-    lines.push(`  ${parentKey} -->|${n.from_step === null ? 'session' : `step ${n.from_step}`}| ${me}`);
-    for (const c of n.children) walk(c, me);
-  };
-  for (const n of nodes) walk(n, idOf(`session:${n.parent_session_id ?? '(unknown session)'}`));
-  return `${lines.join('\n')}\n`;
+  for (const n of nodes) walk(n, n.parent_session_id ?? '(unknown session)');
+  return out;
 }

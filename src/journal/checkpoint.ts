@@ -1,5 +1,5 @@
 import { isSha256Hex, sha256Hex } from '../util/hash';
-import { readCheckpoint, tailDigest, writeCheckpoint, type FileIdentity } from '../util/checkpoint';
+import { tailDigest, type FileIdentity } from '../util/checkpoint';
 import type { ChainState } from './recover';
 
 /**
@@ -9,16 +9,17 @@ import type { ChainState } from './recover';
  * last append's, at most 4 KiB).
  */
 export const JOURNAL_CHECKPOINT_KIND = 'journal';
-const KIND = JOURNAL_CHECKPOINT_KIND;
 
 export function journalCheckpointFile(journalFile: string): string {
   return `${journalFile}.checkpoint`;
 }
 
-/** The chain state of `file` as its checkpoint records it, when the checkpoint holds for the file as it is now. */
-export function loadJournalCheckpoint(file: string, id: FileIdentity, key: Uint8Array): ChainState | undefined {
-  const s = readCheckpoint(journalCheckpointFile(file), KIND, id, key);
-  if (s === undefined) return undefined;
+/** The chain state a checkpoint of `file` recorded (`s`), when it holds for the file as it is now (identity `id`). */
+export function restoreJournalState(
+  file: string,
+  s: Record<string, unknown>,
+  id: FileIdentity,
+): ChainState | undefined {
   const { offset, steps, head, tail_from, tail_sha256 } = s;
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || String(offset) !== id.size) return undefined;
   if (typeof steps !== 'number' || !Number.isSafeInteger(steps) || steps < 0) return undefined;
@@ -38,18 +39,18 @@ export function loadJournalCheckpoint(file: string, id: FileIdentity, key: Uint8
 const TAIL_MAX = 4096;
 
 /**
- * Records the verified state of `file`, whose identity is `id` (best-effort).
+ * What a checkpoint records of the verified state of `file`, whose identity is
+ * `id` (undefined: not a whole verified file, or its tail cannot be read).
  * `written` (the bytes just appended, ending at the state's offset) saves
  * reading the tail back.
  */
-export function saveJournalCheckpoint(
+export function journalCheckpointBody(
   file: string,
   id: FileIdentity,
   state: ChainState,
-  key: Uint8Array,
   written?: Uint8Array,
-): void {
-  if (String(state.offset) !== id.size) return; // only a whole verified file is checkpointed
+): Record<string, unknown> | undefined {
+  if (String(state.offset) !== id.size) return undefined; // only a whole verified file is checkpointed
   let tail: string;
   let from: number;
   if (written !== undefined && written.length > 0 && written.length <= state.offset) {
@@ -61,15 +62,8 @@ export function saveJournalCheckpoint(
     try {
       tail = tailDigest(file, state.offset, from);
     } catch {
-      return;
+      return undefined;
     }
   }
-  writeCheckpoint(
-    journalCheckpointFile(file),
-    KIND,
-    file,
-    id,
-    { offset: state.offset, steps: state.steps, head: state.head, tail_from: from, tail_sha256: tail },
-    key,
-  );
+  return { offset: state.offset, steps: state.steps, head: state.head, tail_from: from, tail_sha256: tail };
 }

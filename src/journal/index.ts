@@ -19,7 +19,7 @@ export type { ChunkSource, ProgressFn } from './parallel';
 export { stitchRecovery, stitchVerify } from './stitch';
 export type { RowIndex, Stitched } from './stitch';
 export type { ChainState, RecoveredTail } from './recover';
-export { checkTail, printTornTailNotice, repairTail } from './tail';
+export { checkTail, printTornTailNotice } from './tail';
 export type { TornTailMoved } from './tail';
 export { encodeRow, readRowLine, ROW_KEYS, rowFromValue, rowValue, unhashedKeys } from './row';
 export type { LineRead, ReadRow, RowView, StepRow } from './row';

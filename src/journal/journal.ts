@@ -1,29 +1,19 @@
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import { canonical, CanonicalEncodeError, MAX_NESTING, type JsonValue } from '../canonical';
-import { InputError, IntegrityError, isOsError, osError } from '../errors';
+import { InputError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
-import { checkpointKey, identityOf, sameIdentity, statIdentity, type FileIdentity } from '../util/checkpoint';
-import { appendDurably, ensureDir, ensureDirUnder } from '../util/fs';
-import { priorCheckpoint, type CheckpointedTip } from '../util/rollback';
-import { acquireLock, lockTimeoutFromEnv, type LockHandle } from '../util/lock';
-import { pausePoint } from '../util/pause';
+import { statIdentity } from '../util/checkpoint';
+import { ChainFile, type Planned, type TornTailMoved } from '../util/chain-file';
+import { ensureDir, ensureDirUnder } from '../util/fs';
 import { Cas } from './cas';
-import {
-  journalCheckpointFile,
-  JOURNAL_CHECKPOINT_KIND,
-  loadJournalCheckpoint,
-  saveJournalCheckpoint,
-} from './checkpoint';
+import { JournalFormat } from './format';
 import { casDir, JOURNAL_FILE } from './layout';
-import { GENESIS, JournalRollbackError, type ChainState, type RecoveredTail } from './recover';
-import { checkpointedJournalTip, journalRollback } from './rollback';
-import { checkTail, refuseNoRows, repairTail, type TornTailMoved } from './tail';
+import type { ChainState } from './recover';
 import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
-import { forkParentRoot, refuseRemovedJournal } from './tombstone';
+import { forkParentRoot } from './tombstone';
 import { readJournalFile, type ReadJournal, type VerifyOptions } from './verify';
-import { refuseNonRegular } from '../util/nofollow';
 
 /**
  * Durability of appends:
@@ -79,17 +69,20 @@ function nowSeconds(): number {
   return (performance.timeOrigin + performance.now()) / 1000;
 }
 
-/**
- * Checks a step before anything is written: JSON values must be writable (no
- * NaN or infinities), the input given once, a given input hash well-formed.
- */
-export function validateStep(s: StepInput): {
+/** A step that can be written: its JSON values checked, its time decided. */
+export interface ValidStep {
   model: JsonValue;
   prompt: JsonValue;
   tool_call: JsonValue;
   tool_result: JsonValue;
   ts: number;
-} {
+}
+
+/**
+ * Checks a step before anything is written: JSON values must be writable (no
+ * NaN or infinities), the input given once, a given input hash well-formed.
+ */
+export function validateStep(s: StepInput): ValidStep {
   const model = checkWritable('model', s.model);
   const prompt = checkWritable('prompt', s.prompt);
   const tool_call = checkWritable('tool_call', s.tool_call);
@@ -119,37 +112,32 @@ function checkWritable(name: string, v: JsonValue | undefined): JsonValue {
   return v;
 }
 
+/** A step ready to be chained: its hashed fields (but the chain's), its blobs stored, its time. */
+interface PreparedStep {
+  fields: Omit<StepRow, 'prev_hash' | 'seq' | 'step_hash' | 'blob_refs' | 'ts'>;
+  refs: string[];
+  ts: number;
+}
+
 /**
- * A per-step journal opened for appending. Opening takes the journal's lock,
- * establishes the verified chain state (fail-closed), moves a torn tail aside,
- * and releases the lock. Each append re-takes the lock, catches up on whatever
- * changed meanwhile, and writes one canonical row with a single write.
- *
- * The verified state comes from, in order: this object's own last look, when
- * the file's identity (device, inode, size, ctime) is unchanged since; the
- * authenticated checkpoint beside the file, when it holds for the file as it
- * is (another stepchain writer appended); else the full walk from genesis
- * (docs/journal.md, "Checkpoints"). So an append costs the same at any length,
- * and any other change to the file, an edit with size and mtime restored
- * included, is caught by the full walk before the next row is written.
+ * A per-step journal opened for appending, over the chain-file writer
+ * (src/util/chain-file.ts: the lock, the verified state from this object's own
+ * last look, the checkpoint or the full walk, the rollback and torn-tail rules,
+ * the durable append, the checkpoint). Opening establishes the verified chain
+ * state (fail-closed) and moves a torn tail aside; each append re-takes the
+ * lock, catches up on whatever changed meanwhile, and writes canonical rows
+ * with a single write. So an append costs the same at any length, and any
+ * other change to the file, an edit with size and mtime restored included, is
+ * caught by the full walk before the next row is written.
  */
 export class Journal {
   readonly file: string;
   readonly lockFile: string;
   readonly cas: Cas | undefined;
-  private readonly durable: boolean;
-  private readonly lockTimeoutMs: number | undefined;
-  private readonly env: NodeJS.ProcessEnv;
-  private readonly onTornTail: ((m: TornTailMoved) => void) | undefined;
-  private state: ChainState = GENESIS;
-  /**
-   * The file's identity when `state` was last established, if nothing else
-   * changed it meanwhile (undefined: never, no file, or not to be vouched for).
-   */
-  private known: FileIdentity | undefined;
-  /** `'new'` when the last look found no file (the append creates it). */
-  private expectNew: 'new' | undefined;
-  private key: Buffer | undefined | null = null;
+  /** `<root>` when the journal is laid out in a project (`<root>/.sdd/runtime/journal/<id>/`). */
+  private readonly root: string | undefined;
+  private readonly chain: ChainFile<ChainState>;
+  private readonly format: JournalFormat;
 
   private constructor(
     readonly dir: string,
@@ -157,42 +145,47 @@ export class Journal {
   ) {
     this.file = path.join(dir, JOURNAL_FILE);
     this.lockFile = `${this.file}.lock`;
-    this.durable = (options.durability ?? 'durable') === 'durable';
-    this.env = options.env ?? process.env;
-    this.lockTimeoutMs = options.lockTimeoutMs ?? lockTimeoutFromEnv(this.env);
-    this.onTornTail = options.onTornTail;
-    const root = projectRootOf(dir);
-    this.cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), this.durable));
+    const durable = (options.durability ?? 'durable') === 'durable';
+    const env = options.env ?? process.env;
+    this.root = projectRootOf(dir);
+    this.cas = options.cas ?? (this.root === undefined ? undefined : new Cas(casDir(this.root), durable));
+    this.format = new JournalFormat(dir, this.file, this.root, env);
+    this.chain = new ChainFile(this.format, {
+      durable,
+      env,
+      ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
+      ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+    });
   }
 
   /** Opens (creating the directory if needed) and recovers. Throws JournalRecoveryError on a bad chain. */
   static open(dir: string, options: JournalOptions = {}): Journal {
     const j = new Journal(dir, options);
-    const root = projectRootOf(dir);
-    if (root !== undefined && statIdentity(j.file) === undefined) j.refuseIfRemoved();
-    // Never resurrect a removed fork's worktree by creating its journal directory.
-    if (root !== undefined && forkParentRoot(root) !== undefined) ensureDirUnder(root, dir);
-    else ensureDir(dir);
-    // Owner-only, as the reference makes it: the journal can carry sensitive prompts (docs/journal.md).
-    if (process.platform !== 'win32') {
-      try {
-        chmodSync(dir, 0o700);
-      } catch {
-        /* not ours to change (another owner's directory): the file itself is still created 0600 */
-      }
-    }
-    j.locked(() => j.catchUp());
+    j.makeDir();
+    j.chain.locked(() => j.chain.establish());
     return j;
+  }
+
+  /**
+   * Opens and appends `step` in one lock cycle (what a one-shot caller such as
+   * the CLI wants): the step is checked before anything is created, the chain
+   * recovered and verified under the lock before the row is written.
+   */
+  static appendTo(dir: string, step: StepInput, options: JournalOptions = {}): { journal: Journal; row: StepRow } {
+    const j = new Journal(dir, options);
+    const valid = validateStep(step); // nothing is created for a step that cannot be written
+    j.makeDir();
+    return { journal: j, row: j.appendValid([step], [valid])[0]! };
   }
 
   /** The head (step_hash of the last row, or 64 zeros). */
   get head(): string {
-    return this.state.head;
+    return this.chain.current.head;
   }
 
   /** The number of steps in the chain. */
   get length(): number {
-    return this.state.steps;
+    return this.chain.current.steps;
   }
 
   append(step: StepInput): StepRow {
@@ -201,30 +194,7 @@ export class Journal {
 
   /** Appends several steps with one write and (when durable) one fsync. */
   appendMany(steps: StepInput[]): StepRow[] {
-    const prepared = steps.map((s) => this.prepare(s));
-    return this.locked((lock) => {
-      this.catchUp();
-      let prev = this.state.head;
-      let seq = this.state.steps;
-      const rows: StepRow[] = [];
-      for (const p of prepared) {
-        const fields = { prev_hash: prev, ...p.fields };
-        const row: StepRow = { ...fields, seq, step_hash: computeStepHash(fields), blob_refs: p.refs, ts: p.ts };
-        rows.push(row);
-        prev = row.step_hash;
-        seq++;
-      }
-      const data = Buffer.from(rows.map((r) => `${encodeRow(r)}\n`).join(''), 'utf8');
-      lock.refresh();
-      lock.assertHeld();
-      const { after, untouched } = appendDurably(this.file, data, this.durable, this.known ?? this.expectNew);
-      this.state = { offset: this.state.offset + data.length, head: prev, steps: seq };
-      // Only a file nothing else touched while we verified and wrote it is vouched for (docs/journal.md, "Checkpoints").
-      this.known = untouched ? identityOf(after) : undefined;
-      pausePoint('journal:after-write', this.env);
-      this.saveCheckpoint(data);
-      return rows;
-    });
+    return this.appendValid(steps, steps.map(validateStep));
   }
 
   /** All rows, verified (a fault is reported in the result, nothing is hidden). */
@@ -232,12 +202,31 @@ export class Journal {
     return readJournalFile(this.file, options);
   }
 
-  private prepare(s: StepInput): {
-    fields: Omit<StepRow, 'prev_hash' | 'seq' | 'step_hash' | 'blob_refs' | 'ts'>;
-    refs: string[];
-    ts: number;
-  } {
-    const { model, prompt, tool_call, tool_result, ts } = validateStep(s);
+  private appendValid(steps: StepInput[], valid: ValidStep[]): StepRow[] {
+    // Blobs are stored before the row is written, so a row never names a missing blob.
+    const prepared = steps.map((s, i) => this.store(s, valid[i]!));
+    return this.chain.append((state) => chainRows(this.file, state, prepared)).result!;
+  }
+
+  /** Creates the journal's directory (owner-only), never resurrecting a removed fork's worktree. */
+  private makeDir(): void {
+    const root = this.root;
+    // A removed fork's journal is refused by its tombstone before its directory is made again.
+    if (root !== undefined && statIdentity(this.file) === undefined) this.format.onMissing();
+    if (root !== undefined && forkParentRoot(root) !== undefined) ensureDirUnder(root, this.dir);
+    else ensureDir(this.dir);
+    // Owner-only, as the reference makes it: the journal can carry sensitive prompts (docs/journal.md).
+    if (process.platform !== 'win32') {
+      try {
+        chmodSync(this.dir, 0o700);
+      } catch {
+        /* not ours to change (another owner's directory): the file itself is still created 0600 */
+      }
+    }
+  }
+
+  /** Stores a step's blobs in the CAS; its hashed fields. */
+  private store(s: StepInput, v: ValidStep): PreparedStep {
     const refs: string[] = [];
     const store = (bytes: Uint8Array): string => {
       if (this.cas === undefined)
@@ -246,116 +235,30 @@ export class Journal {
       if (!refs.includes(d)) refs.push(d);
       return d;
     };
-    // Blobs are stored before the row is written, so a row never names a missing blob.
     const input_hash = s.input !== undefined ? store(s.input) : (s.inputHash ?? sha256Hex(new Uint8Array()));
     for (const b of s.blobs ?? []) store(b);
+    const { model, prompt, tool_call, tool_result, ts } = v;
     return { fields: { input_hash, model, prompt, tool_call, tool_result }, refs, ts };
   }
+}
 
-  /** Refuses (naming the tombstone) when this journal belongs to a removed fork. */
-  private refuseIfRemoved(): void {
-    const root = projectRootOf(this.dir);
-    if (root !== undefined) refuseRemovedJournal(root, path.basename(path.resolve(this.dir)), this.file);
+/** The rows that extend the verified `state`, their bytes, and the state after them. */
+function chainRows(file: string, state: ChainState, prepared: PreparedStep[]): Planned<ChainState, StepRow[]> {
+  let prev = state.head;
+  let seq = state.steps;
+  const rows: StepRow[] = [];
+  for (const p of prepared) {
+    const fields = { prev_hash: prev, ...p.fields };
+    const row: StepRow = { ...fields, seq, step_hash: computeStepHash(fields), blob_refs: p.refs, ts: p.ts };
+    rows.push(row);
+    prev = row.step_hash;
+    seq++;
   }
-
-  private locked<T>(fn: (lock: LockHandle) => T): T {
-    let lock: LockHandle;
-    try {
-      lock = acquireLock(this.lockFile, this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs });
-    } catch (e) {
-      // The directory went away while we waited (a fork removed under us): say so, naming the tombstone.
-      if (!existsSync(this.dir)) this.refuseIfRemoved();
-      throw e;
-    }
-    try {
-      return fn(lock);
-    } finally {
-      lock();
-    }
-  }
-
-  private checkpointKey(): Buffer | undefined {
-    if (this.key === null) this.key = checkpointKey(this.env);
-    return this.key;
-  }
-
-  private saveCheckpoint(written?: Uint8Array): void {
-    const key = this.checkpointKey();
-    if (key !== undefined && this.known !== undefined)
-      saveJournalCheckpoint(this.file, this.known, this.state, key, written);
-  }
-
-  /**
-   * The rollback rule (docs/journal.md, "Rollback"), before anything is
-   * repaired: the walked file against what this object last verified and
-   * against the authenticated checkpoint beside it, whatever identity the
-   * file has now.
-   */
-  private refuseRollback(t: RecoveredTail): void {
-    const tips: CheckpointedTip[] = [];
-    if (this.known !== undefined) tips.push({ steps: this.state.steps, head: this.state.head, end: this.state.offset });
-    const key = this.checkpointKey();
-    const prior =
-      key === undefined
-        ? undefined
-        : priorCheckpoint(journalCheckpointFile(this.file), JOURNAL_CHECKPOINT_KIND, this.env, key);
-    const recorded = prior !== undefined && 'record' in prior ? checkpointedJournalTip(prior.record) : undefined;
-    if (recorded !== undefined) tips.push(recorded);
-    for (const ck of tips) {
-      const f = journalRollback(this.file, ck, { steps: t.steps, head: t.head }, t.tornFrom, this.env);
-      if (f !== undefined) throw new JournalRollbackError(this.file, f);
-    }
-  }
-
-  /**
-   * Under the lock: establish the verified state of the file as it is now
-   * (unchanged since our last look, else its checkpoint, else the full walk),
-   * repairing a torn tail.
-   */
-  private catchUp(): void {
-    let id: FileIdentity | undefined;
-    refuseNonRegular(this.file, 'cannot open for appending'); // a link, a FIFO, a directory: named, never walked
-    try {
-      id = statIdentity(this.file);
-    } catch (e) {
-      if (isOsError(e)) throw osError(e, this.file, 'cannot open');
-      throw e;
-    }
-    if (id === undefined) {
-      if (this.known !== undefined && this.state.steps > 0) {
-        throw new IntegrityError(
-          `${this.file}: the journal (${this.state.steps} steps, head ${this.state.head}) disappeared; refusing to start a fresh chain in its place`,
-        );
-      }
-      this.refuseIfRemoved();
-      this.state = GENESIS;
-      this.known = undefined;
-      this.expectNew = 'new';
-      return;
-    }
-    this.expectNew = undefined;
-    if (this.known !== undefined && sameIdentity(id, this.known)) return;
-    const key = this.checkpointKey();
-    const fromCheckpoint = key === undefined ? undefined : loadJournalCheckpoint(this.file, id, key);
-    if (fromCheckpoint !== undefined) {
-      refuseNoRows(this.file, fromCheckpoint.offset, fromCheckpoint.steps);
-      this.state = fromCheckpoint;
-      this.known = id;
-      return;
-    }
-    // Anything else: walk the whole file (fail-closed).
-    const size = Number(id.size);
-    const from = GENESIS;
-    // The torn-tail rule (docs/journal.md): refuse anything but valid rows and a torn tail; move that aside and say so.
-    const t = checkTail(this.file, from, size, this.env);
-    // Rollback is tampering: never repair or extend a file that holds less than was verified here before.
-    this.refuseRollback(t);
-    this.state = repairTail(this.file, t, size, this.durable, this.onTornTail);
-    // Vouched for only if the file is still exactly what was walked: an edit made during the walk (to a part
-    // already read) must not be checkpointed. A repaired file is walked again by the next writer instead.
-    const now = statIdentity(this.file);
-    const repaired = t.unterminatedRowEnd !== undefined || t.tornFrom !== undefined;
-    this.known = now !== undefined && !repaired && sameIdentity(now, id) ? now : undefined;
-    this.saveCheckpoint();
-  }
+  const data = Buffer.from(rows.map((r) => `${encodeRow(r)}\n`).join(''), 'utf8');
+  return {
+    file,
+    data,
+    result: rows,
+    next: (after) => ({ state: { offset: state.offset + data.length, head: prev, steps: seq }, id: after }),
+  };
 }

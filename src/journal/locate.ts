@@ -16,6 +16,8 @@ export interface JournalTarget {
    * current directory's project when the journal was named by a path into another one.
    */
   root: string;
+  /** Whether the journal is laid out in a project (`<root>/.sdd/runtime/journal/<id>/`), blobs in its CAS. */
+  laidOut: boolean;
 }
 
 /**
@@ -29,12 +31,10 @@ export interface JournalTarget {
  * a path like `../x`).
  */
 export function resolveJournal(target: string, root: string, mustExist = true): JournalTarget {
-  const found = (file: string, dir: string, agentId: string): JournalTarget => ({
-    file,
-    dir,
-    agentId,
-    root: projectRootOf(dir) ?? root,
-  });
+  const found = (file: string, dir: string, agentId: string): JournalTarget => {
+    const projectRoot = projectRootOf(dir);
+    return { file, dir, agentId, root: projectRoot ?? root, laidOut: projectRoot !== undefined };
+  };
   const isPath = target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl');
   if (!isPath) {
     const dir = journalDir(root, target); // throws InputError for an unsafe id

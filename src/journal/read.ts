@@ -16,6 +16,7 @@ import {
   type VerifyResult,
 } from './verify';
 import { READ_FLAGS } from '../util/nofollow';
+import { pluralWord } from '../util/words';
 
 /** A fault's message, a run's saying how many faults on which lines (for outputs that have no room for its range). */
 export function faultMessage(f: Pick<Fault, 'line' | 'message' | 'last_line' | 'count'>): string {
@@ -41,7 +42,7 @@ export function describeFaults(file: string, r: Pick<VerifyResult, 'errors' | 'e
   const out = r.errors.map((f) => describeFault(file, f));
   if (r.errors_omitted > 0)
     out.push(
-      `${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`,
+      `${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more ${pluralWord(r.errors_omitted, 'fault')} not listed`,
     );
   return out;
 }

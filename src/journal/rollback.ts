@@ -59,7 +59,8 @@ export function withJournalRollback(
   result: VerifyResult,
   env: NodeJS.ProcessEnv,
 ): { result: VerifyResult; unchecked?: string } {
-  const prior = priorCheckpoint(journalCheckpointFile(file), JOURNAL_CHECKPOINT_KIND, env);
+  const mirror = { target: file, rows: (r: CheckpointRecord) => checkpointedJournalTip(r)?.steps };
+  const prior = priorCheckpoint(journalCheckpointFile(file), JOURNAL_CHECKPOINT_KIND, env, undefined, mirror);
   if (prior === undefined) return { result };
   if ('unchecked' in prior) return { result, unchecked: prior.unchecked };
   const ck = checkpointedJournalTip(prior.record);

@@ -1,19 +1,19 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { finishLastLine, moveTornTailAside } from '../util/fs';
-import { sanitize } from '../util/terminal';
 import { scanSlices } from './parallel';
 import { JournalRecoveryError, type ChainState, type RecoveredTail } from './recover';
 import { noRowsFault } from './no-rows';
 import { stitchRecovery } from './stitch';
 import { READ_FLAGS } from '../util/nofollow';
 
+export { printTornTailNotice, type TornTailMoved } from '../util/chain-file';
+
 /**
- * Recovery on open, in two small steps a writer calls under its lock
- * (docs/journal.md, "Recovery on open"): `checkTail` judges the bytes from a
- * verified prefix `from` to `size` (the whole file from GENESIS, or only what was
- * appended since a trusted checkpoint) and throws JournalRecoveryError, naming
- * the file and line, on anything but valid rows and a torn tail; `repairTail`
- * then finishes a row's lost newline or moves a torn tail aside, and says so.
+ * Recovery on open (docs/journal.md, "Recovery on open"): `checkTail` judges
+ * the bytes from a verified prefix `from` to `size` (the whole file from
+ * GENESIS, or only what was appended since a trusted checkpoint) and throws
+ * JournalRecoveryError, naming the file and line, on anything but valid rows
+ * and a torn tail. The writer (src/util/chain-file.ts) then finishes a row's
+ * lost newline or moves a torn tail aside, and says so.
  */
 export function checkTail(file: string, from: ChainState, size: number, env?: NodeJS.ProcessEnv): RecoveredTail {
   const slices = scanSlices({ kind: 'file', path: file }, from.offset, size, { strict: false, recovery: true }, env);
@@ -32,46 +32,6 @@ export function checkTail(file: string, from: ChainState, size: number, env?: No
 export function refuseNoRows(file: string, bytes: number, steps: number): void {
   const f = noRowsFault({ bytes, steps, malformedLines: false });
   if (f !== undefined) throw new JournalRecoveryError(file, 1, f.kind, `${f.message}: the file holds only blank lines`);
-}
-
-/** What `repairTail` did to a torn tail (for the operator: stderr by default). */
-export interface TornTailMoved {
-  file: string;
-  /** The side file the bytes were copied to (`<journal>.torn-<unix ms>`). */
-  sideFile: string;
-  bytes: number;
-}
-
-/** The default notice: one line on stderr, through the terminal sanitiser (a path may hold escapes). */
-export function printTornTailNotice(m: TornTailMoved): void {
-  process.stderr.write(
-    `${sanitize(
-      `stepchain: ${m.file}: moved a torn tail of ${m.bytes} byte${m.bytes === 1 ? '' : 's'} (a write that never finished) to ${m.sideFile}`,
-    )}\n`,
-  );
-}
-
-/**
- * Applies a checked tail: writes the newline a complete last row lost, or copies
- * a torn tail to a side file and truncates it off (then calls `notice`). Returns
- * the new verified prefix.
- */
-export function repairTail(
-  file: string,
-  t: RecoveredTail,
-  size: number,
-  durable: boolean,
-  notice: (m: TornTailMoved) => void = printTornTailNotice,
-): ChainState {
-  let end = t.validEnd;
-  if (t.unterminatedRowEnd !== undefined) {
-    finishLastLine(file, t.unterminatedRowEnd, durable);
-    end = t.unterminatedRowEnd + 1;
-  } else if (t.tornFrom !== undefined) {
-    const sideFile = moveTornTailAside(file, t.tornFrom, durable);
-    notice({ file, sideFile, bytes: size - t.tornFrom });
-  }
-  return { offset: end, head: t.head, steps: t.steps };
 }
 
 /** countLines over the first `to` bytes of a file (read in blocks). */

@@ -1,9 +1,9 @@
-import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { auditEvent, operatorActor } from '../audit';
 import { canonicalOfRead, type JsonObject } from '../canonical';
-import { InputError, isOsError, osError } from '../errors';
+import { unlinkSync } from 'node:fs';
+import { InputError } from '../errors';
 import {
   Cas,
   casDir,
@@ -13,7 +13,7 @@ import {
   rowValue,
   type JournalEntry,
 } from '../journal';
-import { cleanDeadTemps, escapeRegExp, fsyncDir, writeAll } from '../util/fs';
+import { writeFileWhole } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { PRODUCER } from '../version';
@@ -181,51 +181,6 @@ export function refuseOverwritingJournal(journalFile: string, outFile: string): 
     throw new InputError(`${outFile}: the receipt would overwrite the journal`);
 }
 
-/** Writes a file atomically (temporary name beside it, fsync, rename). */
-export function writeFileAtomic(file: string, bytes: Uint8Array): void {
-  const dir = path.dirname(path.resolve(file));
-  try {
-    if (statSync(file).isDirectory()) throw new InputError(`${file}: is a directory`);
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-  }
-  try {
-    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
-  } catch {
-    throw new InputError(`${file}: cannot write: the directory ${dir} does not exist`);
-  }
-  // What a killed writer of this file left is removed first (its pid is in the name).
-  cleanDeadTemps(dir, [new RegExp(`^\\.${escapeRegExp(path.basename(file))}\\.tmp-([0-9]+)-[0-9a-z]+$`)]);
-  const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  let fd: number;
-  try {
-    fd = openSync(tmp, 'wx', 0o644);
-  } catch (e) {
-    if (isOsError(e)) throw osError(e, file, 'cannot write');
-    throw e;
-  }
-  try {
-    writeAll(fd, bytes);
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, file);
-  } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {
-      /* already closed */
-    }
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* renamed or gone */
-    }
-    if (isOsError(e)) throw osError(e, file, 'cannot write');
-    throw e;
-  }
-  fsyncDir(dir);
-}
-
 /** `stepchain export`: builds the receipt and writes it to `outFile`. */
 export function exportReceipt(journalFile: string, outFile: string, options: ExportOptions = {}): BuiltReceipt {
   return writeExport(outFile, buildExport(journalFile, outFile, options), options);
@@ -264,10 +219,10 @@ export interface ReceiptCompanion {
 
 /** Writes a receipt and its companion; when the companion cannot be written, the receipt is removed again. */
 export function writeReceiptFiles(outFile: string, bytes: Uint8Array, companion?: ReceiptCompanion): void {
-  writeFileAtomic(outFile, bytes);
+  writeFileWhole(outFile, bytes, { durable: true });
   if (companion === undefined) return;
   try {
-    writeFileAtomic(companion.file, companion.bytes);
+    writeFileWhole(companion.file, companion.bytes, { durable: true });
   } catch (e) {
     try {
       unlinkSync(outFile);

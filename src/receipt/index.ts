@@ -9,7 +9,6 @@ export {
   newManifest,
   packReceipt,
   wantsGzip,
-  writeFileAtomic,
 } from './export';
 export type { BuiltReceipt, ExportOptions, ReceiptAuditOptions, ReceiptCompanion, ReceiptWriteOptions } from './export';
 export {

@@ -7,6 +7,7 @@ import { faultOf, JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER, type Member
 import { readReceiptBytes } from './read-file';
 import type { RedactField } from './redaction';
 import { ReceiptFormatError } from './tar';
+import { pluralWord } from '../util/words';
 
 export interface ReceiptVerifyResult {
   ok: boolean;
@@ -197,109 +198,149 @@ export function verdictOf(
   const members = scanned.members;
   result.signed = members.signature !== undefined;
   result.blobs.bundled = [...members.blobDigests.keys()];
-  let manifest: Manifest | undefined = scanned.manifest;
+  const manifest = manifestOf(scanned, errors);
+  judgeSignature(members, options.publicKeys ?? [], result);
+  const chain = judgeChain(members, result);
+  if (manifest !== undefined && chain.refs !== undefined) judgeManifest(manifest, chain.refs, result);
+  judgeBlobs(members, manifest?.blob_digests ?? chain.refs ?? [], options, result);
+  if (options.expectedHead !== undefined && options.expectedHead !== result.head_hash) {
+    errors.push({ kind: 'head_mismatch', message: `head ${result.head_hash}, expected ${options.expectedHead}` });
+  }
+  countFaults(result, chain.runs, chain.unlisted);
+  return { result, manifest };
+}
+
+/** The manifest (parsed during the scan, or now), a fault when it is missing or malformed. */
+function manifestOf(scanned: ArchiveScan, errors: ReceiptFault[]): Manifest | undefined {
+  const members = scanned.members;
   if (members.manifest === undefined) {
     errors.push({ kind: 'missing_member', message: 'the receipt has no manifest.json', member: MANIFEST_MEMBER });
-  } else if (manifest === undefined) {
-    try {
-      manifest = parseManifest(members.manifest);
-    } catch (e) {
-      if (!(e instanceof ReceiptFormatError)) throw e;
-      errors.push(faultOf(e));
-    }
+    return undefined;
   }
+  if (scanned.manifest !== undefined) return scanned.manifest;
+  try {
+    return parseManifest(members.manifest);
+  } catch (e) {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    errors.push(faultOf(e));
+    return undefined;
+  }
+}
 
-  const keys = options.publicKeys ?? [];
-  if (members.signature !== undefined) {
-    let sig: Buffer | undefined;
-    try {
-      sig = decodeSignature(members.signature);
-    } catch (e) {
-      if (!(e instanceof ReceiptFormatError)) throw e;
-      errors.push(faultOf(e));
-    }
-    if (keys.length === 0) {
+/** The signature over the manifest under the trusted keys (a signed receipt with no key to check it fails). */
+function judgeSignature(members: Members, keys: readonly PublicKey[], result: ReceiptVerifyResult): void {
+  const errors = result.errors;
+  if (members.signature === undefined) {
+    if (keys.length > 0)
       errors.push({
-        kind: 'no_trusted_key',
-        message: 'the receipt is signed but no public key was given to check it',
+        kind: 'unsigned',
+        message: 'a trusted key was given but the receipt is not signed (no manifest.sig)',
         member: SIGNATURE_MEMBER,
       });
-    } else if (sig !== undefined && members.manifest !== undefined) {
-      const good = keys.find((k) => verifyBytes(members.manifest!, sig, k));
-      result.signature_ok = good !== undefined;
-      result.key_id = good?.keyId ?? null;
-      if (good === undefined) {
-        const seed = keys.find((k) => isSignersSeed(members.manifest!, sig, k));
-        errors.push({
-          kind: 'signature_invalid',
-          message:
-            seed === undefined
-              ? `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`
-              : `the signature does not verify under any trusted key: ${seed.source} is the signer's PRIVATE seed, not its public key (give the public key; treat that file as leaked)`,
-          member: SIGNATURE_MEMBER,
-        });
-      }
-    } else if (sig !== undefined) {
-      result.signature_ok = false;
-    }
-  } else if (keys.length > 0) {
+    return;
+  }
+  let sig: Buffer | undefined;
+  try {
+    sig = decodeSignature(members.signature);
+  } catch (e) {
+    if (!(e instanceof ReceiptFormatError)) throw e;
+    errors.push(faultOf(e));
+  }
+  if (keys.length === 0) {
     errors.push({
-      kind: 'unsigned',
-      message: 'a trusted key was given but the receipt is not signed (no manifest.sig)',
+      kind: 'no_trusted_key',
+      message: 'the receipt is signed but no public key was given to check it',
       member: SIGNATURE_MEMBER,
     });
+  } else if (sig !== undefined && members.manifest !== undefined) {
+    const good = keys.find((k) => verifyBytes(members.manifest!, sig, k));
+    result.signature_ok = good !== undefined;
+    result.key_id = good?.keyId ?? null;
+    if (good === undefined) {
+      const seed = keys.find((k) => isSignersSeed(members.manifest!, sig, k));
+      errors.push({
+        kind: 'signature_invalid',
+        message:
+          seed === undefined
+            ? `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`
+            : `the signature does not verify under any trusted key: ${seed.source} is the signer's PRIVATE seed, not its public key (give the public key; treat that file as leaked)`,
+        member: SIGNATURE_MEMBER,
+      });
+    }
+  } else if (sig !== undefined) {
+    result.signature_ok = false;
   }
+}
 
-  let chainRefs: string[] | undefined;
-  // Faults the chain walk counted but did not list (its list is capped): part of the count said below.
-  let unlisted = 0;
-  // Journal faults that stand for a run of n faults count n.
-  let runs = 0;
+/**
+ * The journal member's chain walk: its faults, head, steps and redactions.
+ * `refs`: its blob refs (undefined without a journal); `unlisted`: faults the
+ * walk counted but did not list (its list is capped); `runs`: the extra faults
+ * of journal faults that stand for a run of n.
+ */
+function judgeChain(
+  members: Members,
+  result: ReceiptVerifyResult,
+): { refs: string[] | undefined; unlisted: number; runs: number } {
   if (members.walk === undefined) {
-    errors.push({ kind: 'missing_member', message: `the receipt has no ${JOURNAL_MEMBER}`, member: JOURNAL_MEMBER });
-  } else {
-    const walked = members.walk;
-    for (const f of walked.faults) {
-      const fault: ReceiptFault = { kind: f.kind, message: faultMessage(f), member: JOURNAL_MEMBER };
-      runs += (f.count ?? 1) - 1;
-      if (f.line !== null) fault.line = f.line;
-      errors.push(fault);
-    }
-    unlisted = walked.omitted;
-    result.head_hash = walked.head;
-    result.steps = walked.steps;
-    chainRefs = walked.refs;
-    result.redacted_fields = walked.redacted;
-    result.published = result.redacted_fields.length > 0;
+    result.errors.push({
+      kind: 'missing_member',
+      message: `the receipt has no ${JOURNAL_MEMBER}`,
+      member: JOURNAL_MEMBER,
+    });
+    return { refs: undefined, unlisted: 0, runs: 0 };
   }
-
-  if (manifest !== undefined && chainRefs !== undefined) {
-    if (manifest.head_hash !== result.head_hash) {
-      errors.push({
-        kind: 'manifest_head_mismatch',
-        message: `manifest head_hash ${manifest.head_hash}, the chain's head is ${result.head_hash}`,
-        member: MANIFEST_MEMBER,
-      });
-    }
-    if (manifest.steps !== result.steps) {
-      errors.push({
-        kind: 'manifest_steps_mismatch',
-        message: `manifest steps ${manifest.steps}, the chain has ${result.steps}`,
-        member: MANIFEST_MEMBER,
-      });
-    }
-    const same =
-      manifest.blob_digests.length === chainRefs.length && manifest.blob_digests.every((d, i) => d === chainRefs![i]);
-    if (!same) {
-      errors.push({
-        kind: 'blob_digests_mismatch',
-        message: `manifest blob_digests (${manifest.blob_digests.length}) differ from the chain's blob_refs (${chainRefs.length}, first-occurrence order)`,
-        member: MANIFEST_MEMBER,
-      });
-    }
+  const walked = members.walk;
+  let runs = 0;
+  for (const f of walked.faults) {
+    const fault: ReceiptFault = { kind: f.kind, message: faultMessage(f), member: JOURNAL_MEMBER };
+    runs += (f.count ?? 1) - 1;
+    if (f.line !== null) fault.line = f.line;
+    result.errors.push(fault);
   }
+  result.head_hash = walked.head;
+  result.steps = walked.steps;
+  result.redacted_fields = walked.redacted;
+  result.published = result.redacted_fields.length > 0;
+  return { refs: walked.refs, unlisted: walked.omitted, runs };
+}
 
-  const named = manifest?.blob_digests ?? chainRefs ?? [];
+/** The manifest against the chain it describes: head, steps, blob digests in first-occurrence order. */
+function judgeManifest(manifest: Manifest, chainRefs: string[], result: ReceiptVerifyResult): void {
+  const errors = result.errors;
+  if (manifest.head_hash !== result.head_hash) {
+    errors.push({
+      kind: 'manifest_head_mismatch',
+      message: `manifest head_hash ${manifest.head_hash}, the chain's head is ${result.head_hash}`,
+      member: MANIFEST_MEMBER,
+    });
+  }
+  if (manifest.steps !== result.steps) {
+    errors.push({
+      kind: 'manifest_steps_mismatch',
+      message: `manifest steps ${manifest.steps}, the chain has ${result.steps}`,
+      member: MANIFEST_MEMBER,
+    });
+  }
+  const same =
+    manifest.blob_digests.length === chainRefs.length && manifest.blob_digests.every((d, i) => d === chainRefs[i]);
+  if (!same) {
+    errors.push({
+      kind: 'blob_digests_mismatch',
+      message: `manifest blob_digests (${manifest.blob_digests.length}) differ from the chain's blob_refs (${chainRefs.length}, first-occurrence order)`,
+      member: MANIFEST_MEMBER,
+    });
+  }
+}
+
+/** The bundled blobs: each named by its digest and referred to; the referred ones missing (a fault if required). */
+function judgeBlobs(
+  members: Members,
+  named: string[],
+  options: VerifyReceiptOptions,
+  result: ReceiptVerifyResult,
+): void {
+  const errors = result.errors;
   const namedSet = new Set(named);
   for (const [digest, actual] of members.blobDigests) {
     const member = `blobs/${digest}`;
@@ -313,10 +354,11 @@ export function verdictOf(
     for (const d of result.blobs.missing)
       errors.push({ kind: 'missing_blob', message: 'a referenced blob is not bundled', member: `blobs/${d}` });
   }
+}
 
-  if (options.expectedHead !== undefined && options.expectedHead !== result.head_hash) {
-    errors.push({ kind: 'head_mismatch', message: `head ${result.head_hash}, expected ${options.expectedHead}` });
-  }
+/** The verdict's counts, its list capped at MAX_RECEIPT_FAULTS (the rest said in one `too_many_faults`). */
+function countFaults(result: ReceiptVerifyResult, runs: number, unlisted: number): void {
+  const errors = result.errors;
   result.ok = errors.length === 0;
   result.fault_count = errors.length + runs + unlisted;
   if (errors.length > MAX_RECEIPT_FAULTS || unlisted > 0) {
@@ -324,10 +366,9 @@ export function verdictOf(
     errors.length = Math.min(errors.length, MAX_RECEIPT_FAULTS);
     errors.push({
       kind: 'too_many_faults',
-      message: `${more.toLocaleString('en-US')} more fault${more === 1 ? '' : 's'} not listed`,
+      message: `${more.toLocaleString('en-US')} more ${pluralWord(more, 'fault')} not listed`,
     });
   }
-  return { result, manifest };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { JournalEntry } from '../journal';
 import { unverifiedFields, type ReplaySource } from './source';
 import { stepChanges, type FieldChange } from './step';
 import { compactJson, displayWidth, isoTime, sanitize, truncate, valueLines, wrap } from './text';
+import { formatSize, plural, pluralWord } from '../util/words';
 
 /** One blob of a step: its size and a short preview when it is present. */
 export interface BlobInfo {
@@ -73,11 +74,7 @@ export function stepBlobs(source: ReplaySource, e: JournalEntry): BlobInfo[] {
   return e.row.blob_refs.map((d) => blobInfo(source, d, e.row.input_hash));
 }
 
-export function formatSize(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
+export { formatSize };
 
 /** One line of a step's body; `style` lets a terminal emphasise it. */
 export interface BodyLine {
@@ -150,7 +147,7 @@ export function stepBody(
       truncated = true;
       const more = pieces.length - shown.length;
       lines.push({
-        text: `${' '.repeat(LABEL)}… ${more} more line${more === 1 ? '' : 's'} (Enter expands)`,
+        text: `${' '.repeat(LABEL)}… ${more} more ${pluralWord(more, 'line')} (Enter expands)`,
         style: 'marker',
       });
     }
@@ -238,7 +235,7 @@ export function entryAt(source: ReplaySource, seq: number): JournalEntry {
   const e = source.entries.at(seq);
   if (e === undefined) {
     throw new InputError(
-      `${source.file}: step ${seq} is out of range (the journal has ${source.steps} step${source.steps === 1 ? '' : 's'}${source.steps > 0 ? `, 0..${source.steps - 1}` : ''})`,
+      `${source.file}: step ${seq} is out of range (the journal has ${plural(source.steps, 'step')}${source.steps > 0 ? `, 0..${source.steps - 1}` : ''})`,
     );
   }
   return e;

@@ -19,6 +19,7 @@ import {
 } from '../journal';
 import { looksLikeReceipt, redactedFields } from '../receipt';
 import { sha256Hex } from '../util/hash';
+import { plural } from '../util/words';
 
 /** Where a step's blobs can be read from (a project's CAS, or a receipt's bundled blobs). */
 export interface BlobSource {
@@ -64,9 +65,7 @@ export class BrokenChainError extends IntegrityError {
     what: 'chain' | 'receipt' = 'chain',
     details?: ErrorFault[],
   ) {
-    super(
-      `${file}: the ${what} does not verify (${faults.length} fault${faults.length === 1 ? '' : 's'}); refusing to display it`,
-    );
+    super(`${file}: the ${what} does not verify (${plural(faults.length, 'fault')}); refusing to display it`);
     if (details !== undefined) this.details = details;
   }
 }

@@ -8,6 +8,7 @@ import { stepSummary, type StepSummary } from './step';
 import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './text';
 import { stepFilesOf, type StepFiles } from '../provenance/step-files';
 import type { RecordedChange } from '../provenance/changes';
+import { plural, pluralWord } from '../util/words';
 
 /** The non-interactive outputs of `replay`, `show` and `diff`: plain lines and JSON documents. */
 
@@ -15,7 +16,7 @@ function statusLine(source: ReplaySource): string {
   const what = source.kind === 'receipt' ? `receipt ${source.file}` : source.file;
   const extra =
     source.kind === 'receipt' ? `${source.redacted ? ', published: redacted' : ''}${signatureText(source)}` : '';
-  return `${sanitize(source.agentId)}: ${source.steps} step${source.steps === 1 ? '' : 's'}, head ${source.head_hash}, chain verified (${sanitize(what)}${extra})`;
+  return `${sanitize(source.agentId)}: ${plural(source.steps, 'step')}, head ${source.head_hash}, chain verified (${sanitize(what)}${extra})`;
 }
 
 const filesCache = new WeakMap<ReplaySource, StepFiles | null>();
@@ -71,7 +72,7 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
   }
   if (rows.length < source.steps)
     out.push(
-      `… ${source.steps - rows.length} more step${source.steps - rows.length === 1 ? '' : 's'} (--limit ${rows.length})`,
+      `… ${source.steps - rows.length} more ${pluralWord(source.steps - rows.length, 'step')} (--limit ${rows.length})`,
     );
   out.push(...changedFileNotes(source, rows.length));
   out.push(...unverifiedNotes(source, rows.length));
@@ -249,10 +250,9 @@ export function diffSideLines(side: DiffSide, label: 'left' | 'right', name: str
   };
   const sig =
     side.signature === null ? '' : `, ${words[side.signature.status] ?? side.signature.status.replace(/_/g, ' ')}`;
-  if (side.verified)
-    return [`${shown}: chain verified, ${side.steps} step${side.steps === 1 ? '' : 's'}, head ${side.head_hash}${sig}`];
+  if (side.verified) return [`${shown}: chain verified, ${plural(side.steps, 'step')}, head ${side.head_hash}${sig}`];
   const out = [
-    `${shown}: chain does NOT verify (${side.errors.length} fault${side.errors.length === 1 ? '' : 's'}), ${side.steps} well-formed row${side.steps === 1 ? '' : 's'}${sig}`,
+    `${shown}: chain does NOT verify (${plural(side.errors.length, 'fault')}), ${side.steps} well-formed ${pluralWord(side.steps, 'row')}${sig}`,
   ];
   const shownFaults = side.errors.slice(0, 10);
   for (const f of shownFaults)

@@ -1,7 +1,7 @@
 import { closeSync, constants, lstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
 import { verifyJournalBytes } from '../journal';
-import { writeFileAtomic } from '../receipt';
+import { writeFileWhole } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { PRODUCER } from '../version';
 import type { ReportBlob, ReportData, ReportForkNode } from './client/data';
@@ -259,6 +259,6 @@ export function writeReport(target: string | ReportSource, outFile: string, opti
   checkOverwrite(outFile, options.force ?? false);
   const source = typeof target === 'string' ? loadReportSource(target, options.root ?? process.cwd(), options) : target;
   const { html, ...rest } = renderReport(source, options);
-  writeFileAtomic(outFile, Buffer.from(html, 'utf8'));
+  writeFileWhole(outFile, Buffer.from(html, 'utf8'), { durable: true });
   return { file: outFile, ...rest };
 }

@@ -46,7 +46,8 @@ export function verifyRunJournalChecked(
   options: RunVerifyOptions,
   env: NodeJS.ProcessEnv,
 ): { result: RunVerifyResult; unchecked?: string } {
-  const prior = priorCheckpoint(runCheckpointFile(file), RUN_CHECKPOINT_KIND, env);
+  const mirror = { target: file, rows: (r: CheckpointRecord) => checkpointedRunTip(r)?.steps };
+  const prior = priorCheckpoint(runCheckpointFile(file), RUN_CHECKPOINT_KIND, env, undefined, mirror);
   if (prior === undefined) return { result: verifyRunJournal(file, options) };
   if ('unchecked' in prior) return { result: verifyRunJournal(file, options), unchecked: prior.unchecked };
   const ck = checkpointedRunTip(prior.record);

@@ -4,6 +4,7 @@ import { forEachReferenceLine, strippedLine } from '../journal/lines';
 import { CAPABILITIES, CAPABILITY_EVENT, checkMutationRow, MUTATION_EVENT } from './provider-state';
 import { computeEventHash, readRunLine, RUN_GENESIS, type RunRow } from './row';
 import { readRegularFile } from '../util/nofollow';
+import { pluralWord } from '../util/words';
 
 export type RunFaultKind =
   | 'malformed_json'
@@ -129,67 +130,15 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     const i = index;
     const fault = (kind: RunFaultKind, message: string): void => void errors.add({ line, index: i, kind, message });
     const expected = computeEventHash(prev, row.event, read.computedPayloadHash, i);
-    let broken = false;
-    if (row.index !== i) {
-      broken = true;
-      fault('index_mismatch', `index ${row.index}, expected ${i}`);
-    }
-    if (row.prev_hash !== prev) {
-      broken = true;
-      fault(
-        'prev_hash_mismatch',
-        `chain break: prev_hash ${short(row.prev_hash)} does not match the previous event_hash ${short(prev)}`,
-      );
-    }
-    if (row.payload_hash !== read.computedPayloadHash) {
-      broken = true;
-      fault(
-        'payload_hash_mismatch',
-        `payload tamper: stored payload_hash ${short(row.payload_hash)}, recomputed ${short(read.computedPayloadHash)}`,
-      );
-    }
-    if (row.event_hash !== expected) {
-      broken = true;
-      fault('event_hash_mismatch', `stored event_hash ${short(row.event_hash)}, recomputed ${short(expected)}`);
-    }
+    const broken = linkFaults(row, read.computedPayloadHash, prev, i, expected, fault);
     if (broken) {
       chainOk = false;
       divergent ??= { index: i, expected, actual: row.event_hash };
     }
     if (options.strict && !read.canonical) fault('non_canonical', 'line bytes are not json.dumps(row) of its values');
     if (options.strict && !terminated) fault('non_canonical', 'last line has no trailing newline');
-    if (row.event === MUTATION_EVENT) {
-      mutations++;
-      const bad = checkMutationRow(row.payload);
-      if (bad !== undefined) fault('content_address_mismatch', `${MUTATION_EVENT}: ${bad}`);
-      if (row.payload.get('flagged') === true) {
-        flagged.push(i);
-        fault(
-          'flagged_mutation',
-          `flagged provider-side mutation (${String(row.payload.get('mutation_kind'))}) arrived in deterministic mode`,
-        );
-      }
-    } else if (row.event === CAPABILITY_EVENT) {
-      const adapter = row.payload.get('adapter');
-      const capability = row.payload.get('capability');
-      if (
-        typeof adapter !== 'string' ||
-        typeof capability !== 'string' ||
-        !(CAPABILITIES as readonly string[]).includes(capability)
-      ) {
-        fault(
-          'bad_capability',
-          `${CAPABILITY_EVENT}: needs a string adapter and capability observed or declared-blind`,
-        );
-      } else if (capabilities.has(adapter) && capabilities.get(adapter) !== capability) {
-        fault(
-          'capability_conflict',
-          `adapter ${JSON.stringify(adapter)} recorded as ${capabilities.get(adapter)} and as ${capability} in one run`,
-        );
-      } else {
-        capabilities.set(adapter, capability);
-      }
-    }
+    if (row.event === MUTATION_EVENT) mutations++;
+    if (eventFaults(row, fault, capabilities)) flagged.push(i);
     if (options.keepEntries !== false) entries.push({ line, row });
     if (i === options.hashAt) hashAt = row.event_hash;
     prev = row.event_hash;
@@ -213,6 +162,80 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     ...(hashAt === undefined ? {} : { hash_at: hashAt }),
     entries,
   };
+}
+
+/** The chain rules of one row at index `i` after `prev`; whether the chain breaks there. */
+function linkFaults(
+  row: RunRow,
+  computedPayloadHash: string,
+  prev: string,
+  i: number,
+  expected: string,
+  fault: (kind: RunFaultKind, message: string) => void,
+): boolean {
+  let broken = false;
+  if (row.index !== i) {
+    broken = true;
+    fault('index_mismatch', `index ${row.index}, expected ${i}`);
+  }
+  if (row.prev_hash !== prev) {
+    broken = true;
+    fault(
+      'prev_hash_mismatch',
+      `chain break: prev_hash ${short(row.prev_hash)} does not match the previous event_hash ${short(prev)}`,
+    );
+  }
+  if (row.payload_hash !== computedPayloadHash) {
+    broken = true;
+    fault(
+      'payload_hash_mismatch',
+      `payload tamper: stored payload_hash ${short(row.payload_hash)}, recomputed ${short(computedPayloadHash)}`,
+    );
+  }
+  if (row.event_hash !== expected) {
+    broken = true;
+    fault('event_hash_mismatch', `stored event_hash ${short(row.event_hash)}, recomputed ${short(expected)}`);
+  }
+  return broken;
+}
+
+/**
+ * The rules of a provider-state row: a mutation's content address (and its
+ * flag: returns true for a flagged mutation), one capability per adapter.
+ */
+function eventFaults(
+  row: RunRow,
+  fault: (kind: RunFaultKind, message: string) => void,
+  capabilities: Map<string, string>,
+): boolean {
+  if (row.event === MUTATION_EVENT) {
+    const bad = checkMutationRow(row.payload);
+    if (bad !== undefined) fault('content_address_mismatch', `${MUTATION_EVENT}: ${bad}`);
+    if (row.payload.get('flagged') !== true) return false;
+    fault(
+      'flagged_mutation',
+      `flagged provider-side mutation (${String(row.payload.get('mutation_kind'))}) arrived in deterministic mode`,
+    );
+    return true;
+  }
+  if (row.event !== CAPABILITY_EVENT) return false;
+  const adapter = row.payload.get('adapter');
+  const capability = row.payload.get('capability');
+  if (
+    typeof adapter !== 'string' ||
+    typeof capability !== 'string' ||
+    !(CAPABILITIES as readonly string[]).includes(capability)
+  ) {
+    fault('bad_capability', `${CAPABILITY_EVENT}: needs a string adapter and capability observed or declared-blind`);
+  } else if (capabilities.has(adapter) && capabilities.get(adapter) !== capability) {
+    fault(
+      'capability_conflict',
+      `adapter ${JSON.stringify(adapter)} recorded as ${capabilities.get(adapter)} and as ${capability} in one run`,
+    );
+  } else {
+    capabilities.set(adapter, capability);
+  }
+  return false;
 }
 
 export function readRunJournalFileBytes(file: string): Buffer {
@@ -245,7 +268,7 @@ export function describeRunFaults(file: string, r: Pick<RunVerifyResult, 'errors
   const out = r.errors.map((f) => describeRunFault(file, f));
   if (r.errors_omitted > 0)
     out.push(
-      `${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more fault${r.errors_omitted === 1 ? '' : 's'} not listed`,
+      `${file}: … and ${r.errors_omitted.toLocaleString('en-US')} more ${pluralWord(r.errors_omitted, 'fault')} not listed`,
     );
   return out;
 }

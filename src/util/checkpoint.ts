@@ -95,6 +95,20 @@ export function checkpointKeyPath(env: NodeJS.ProcessEnv): string {
   return explicit ? path.resolve(explicit) : path.join(stateDir(env), 'checkpoint.key');
 }
 
+/**
+ * Where the mirrors of checkpoints are kept: `tips/` beside the key (docs/journal.md, "Rollback"). A checkpoint
+ * lives beside its file, so whoever restores an older file can restore its older checkpoint too; the mirror,
+ * outside the project, still holds the last one written.
+ */
+export function tipMirrorDir(env: NodeJS.ProcessEnv): string {
+  return path.join(path.dirname(checkpointKeyPath(env)), 'tips');
+}
+
+/** The mirror of the checkpoint of `kind` for `target` in `dir` (one file per target, named by its path's digest). */
+export function tipMirrorFile(dir: string, kind: string, target: string): string {
+  return path.join(dir, `${kind}-${sha256Hex(Buffer.from(path.resolve(target), 'utf8')).slice(0, 40)}.checkpoint`);
+}
+
 /** `STEPCHAIN_CHECKPOINT=off` (or 0/false/no) turns checkpoints off: every open walks the whole file. */
 export function checkpointsEnabled(env: NodeJS.ProcessEnv): boolean {
   const v = (env.STEPCHAIN_CHECKPOINT ?? '').trim().toLowerCase();
@@ -189,9 +203,24 @@ export function writeCheckpoint(
   id: FileIdentity,
   state: Record<string, unknown>,
   key: Uint8Array,
+  mirrorDir?: string,
 ): boolean {
   const body = JSON.stringify({ v: 1, kind, target: path.resolve(target), id, state });
   const bytes = Buffer.from(`${body}\n${mac(key, body).toString('hex')}\n`, 'utf8');
+  const written = overwrite(ckptFile, bytes);
+  if (written && mirrorDir !== undefined) {
+    try {
+      if (mkdirSync(mirrorDir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(mirrorDir, 0o700);
+      overwrite(tipMirrorFile(mirrorDir, kind, target), bytes);
+    } catch {
+      /* best-effort, as the checkpoint itself: without a mirror only the checkpoint beside the file is judged */
+    }
+  }
+  return written;
+}
+
+/** Overwrites a sidecar file in place (never through a link); whether it was written. */
+function overwrite(ckptFile: string, bytes: Buffer): boolean {
   let fd: number | undefined;
   try {
     // Not O_TRUNC, nor a rename over it: ext4 flushes a file replaced either way (auto_da_alloc),
@@ -233,6 +262,8 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** A checkpoint whose HMAC verified: the identity the file had when it was written, and the state it vouched for. */
 export interface CheckpointRecord {
+  /** The file (or directory) it describes, as the writer resolved it. */
+  target: string;
   id: FileIdentity;
   state: Record<string, unknown>;
 }
@@ -268,15 +299,15 @@ export function readCheckpointRecord(
     return 'unauthenticated';
   }
   if (typeof doc !== 'object' || doc === null) return 'unauthenticated';
-  const d = doc as { v?: unknown; kind?: unknown; id?: unknown; state?: unknown };
-  if (d.v !== 1 || d.kind !== kind) return 'unauthenticated';
+  const d = doc as { v?: unknown; kind?: unknown; target?: unknown; id?: unknown; state?: unknown };
+  if (d.v !== 1 || d.kind !== kind || typeof d.target !== 'string') return 'unauthenticated';
   const rid = d.id as Partial<Record<keyof FileIdentity, unknown>> | undefined;
   if (typeof rid !== 'object' || rid === null) return 'unauthenticated';
   const { dev, ino, size, ctime_ns } = rid;
   if (typeof dev !== 'string' || typeof ino !== 'string' || typeof size !== 'string' || typeof ctime_ns !== 'string')
     return 'unauthenticated';
   if (typeof d.state !== 'object' || d.state === null) return 'unauthenticated';
-  return { id: { dev, ino, size, ctime_ns }, state: d.state as Record<string, unknown> };
+  return { target: d.target, id: { dev, ino, size, ctime_ns }, state: d.state as Record<string, unknown> };
 }
 
 /**

@@ -144,7 +144,11 @@ export function escapeRegExp(s: string): string {
  * whose pid is gone or was reused since the file was written. Never follows a symlink; errors are ignored (a leftover stays a
  * leftover). Returns the names removed.
  */
-export function cleanDeadTemps(dir: string, extra: readonly RegExp[] = []): string[] {
+export function cleanDeadTemps(
+  dir: string,
+  extra: readonly RegExp[] = [],
+  only: (name: string) => boolean = () => true,
+): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -153,6 +157,7 @@ export function cleanDeadTemps(dir: string, extra: readonly RegExp[] = []): stri
   }
   const removed: string[] = [];
   for (const name of names) {
+    if (!only(name)) continue;
     let pid: number;
     let start: string | undefined;
     let foreign = false;
@@ -183,18 +188,24 @@ export function cleanDeadTemps(dir: string, extra: readonly RegExp[] = []): stri
 }
 
 /**
- * Writes a new file whole, or not at all: the bytes go to a temporary name
- * (fsync'ed when `durable`), which is then hard-linked to `file` (failing if
- * `file` exists, when `exclusive`) or renamed over it. A failure removes the
- * temporary file and throws an InputError naming the path and the cause, so
- * no empty or partial file is ever left under the final name.
+ * Writes a file whole, or not at all (the one atomic writer: receipts, report
+ * pages, bundles, tombstones, pending forks): the bytes go to a temporary name
+ * beside it (fsync'ed when `durable`), which is then hard-linked to `file`
+ * (failing if `file` exists, when `exclusive`) or renamed over it. A failure
+ * removes the temporary file and throws an InputError naming the path and the
+ * cause, so no empty or partial file is ever left under the final name. What
+ * a killed writer of the same file left beside it is removed first.
  */
 export function writeFileWhole(
   file: string,
   data: Uint8Array,
   options: { durable: boolean; mode?: number; exclusive?: boolean },
 ): void {
-  refuseLinkedStoreDirs(path.dirname(file));
+  const dir = path.dirname(path.resolve(file));
+  refuseLinkedStoreDirs(dir);
+  if (pathKind(file) === 'dir') throw new InputError(`${file}: is a directory`);
+  if (pathKind(dir) !== 'dir') throw new InputError(`${file}: cannot write: the directory ${dir} does not exist`);
+  cleanDeadTempsOf(file);
   const tmp = tempPath(file);
   let fd: number | undefined;
   try {
@@ -226,6 +237,13 @@ export function writeFileWhole(
     throw e;
   }
   if (options.durable) fsyncDir(path.dirname(file));
+}
+
+/** Removes what dead writers of `file` left beside it: `tempPath` names, and an earlier release's `.<name>.tmp-<pid>-<random>`. */
+function cleanDeadTempsOf(file: string): void {
+  const base = path.basename(file);
+  const legacy = new RegExp(`^\\.${escapeRegExp(base)}\\.tmp-([0-9]+)-[0-9a-z]+$`);
+  cleanDeadTemps(path.dirname(path.resolve(file)), [legacy], (n) => n.startsWith(`${base}.`) || legacy.test(n));
 }
 
 /** What an append left: the file's length before it, and its stat after (for checkpoints). */

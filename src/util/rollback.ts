@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import {
   checkpointKey,
   checkpointKeyPath,
   checkpointsEnabled,
   readCheckpointRecord,
+  tipMirrorDir,
+  tipMirrorFile,
   type CheckpointRecord,
 } from './checkpoint';
 
@@ -73,17 +76,31 @@ export function rollbackFault(ck: CheckpointedTip, held: HeldTip, unit = 'steps'
 export type PriorCheckpoint = { record: CheckpointRecord } | { unchecked: string } | undefined;
 
 /**
+ * The mirror of a checkpoint kept beside the key (src/util/checkpoint.ts, `tipMirrorDir`): where it is (default:
+ * beside the checkpoint key), the target it must describe, and how many rows a record vouches for.
+ */
+export interface TipMirror {
+  dir?: string;
+  target: string;
+  rows(r: CheckpointRecord): number | undefined;
+}
+
+/**
  * The authenticated checkpoint `ckptFile` of `kind`, read with `key` (default:
- * the local checkpoint key from `env`, never created here). Rollback cannot be
+ * the local checkpoint key from `env`, never created here), or its mirror
+ * beside the key when that vouches for more rows (an older file restored with
+ * its older checkpoint: docs/journal.md, "Rollback"). Rollback cannot be
  * checked (and the caller says so) when checkpoints are off, the key cannot be
- * used, or what lies there does not authenticate under it; where there is no
- * checkpoint and no key nothing was ever recorded to check against.
+ * used, or what lies there does not authenticate under it (and no mirror does);
+ * where there is no checkpoint and no key nothing was ever recorded to check
+ * against.
  */
 export function priorCheckpoint(
   ckptFile: string,
   kind: string,
   env: NodeJS.ProcessEnv,
   key?: Uint8Array,
+  mirror?: TipMirror,
 ): PriorCheckpoint {
   if (key === undefined) {
     if (!checkpointsEnabled(env)) return { unchecked: 'checkpoints are off (STEPCHAIN_CHECKPOINT)' };
@@ -96,9 +113,24 @@ export function priorCheckpoint(
     }
   }
   const r = readCheckpointRecord(ckptFile, kind, key);
+  const m = mirror === undefined ? undefined : mirrored(mirror, kind, key, env);
+  if (m !== undefined && (typeof r === 'string' || (mirror!.rows(m) ?? -1) > (mirror!.rows(r) ?? -1)))
+    return { record: m };
   if (r === 'absent') return undefined;
   if (r === 'unauthenticated') return { unchecked: `${ckptFile} does not authenticate under the checkpoint key` };
   return { record: r };
+}
+
+/** The mirrored checkpoint of `mirror.target`, if one authenticates under `key` and describes that target. */
+function mirrored(
+  mirror: TipMirror,
+  kind: string,
+  key: Uint8Array,
+  env: NodeJS.ProcessEnv,
+): CheckpointRecord | undefined {
+  const file = tipMirrorFile(mirror.dir ?? tipMirrorDir(env), kind, mirror.target);
+  const r = readCheckpointRecord(file, kind, key);
+  return typeof r === 'string' || r.target !== path.resolve(mirror.target) ? undefined : r;
 }
 
 /** The warning line a verifier prints when rollback could not be checked. */

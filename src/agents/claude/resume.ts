@@ -12,6 +12,7 @@ import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
 import { planClaudeSettings } from './settings';
 import { claudeConfigDir, expectedTranscriptPath, projectDirName, sessionTranscriptDir } from './transcript';
+import { plural } from '../../util/words';
 
 /**
  * `stepchain fork <session> --from-step N --resume` (docs/claude.md "Fork and
@@ -83,7 +84,7 @@ export function planClaudeResume(options: {
   const journal = readVerifiedJournal(file);
   if (!Number.isSafeInteger(options.fromStep) || options.fromStep < 0 || options.fromStep >= journal.steps)
     throw new InputError(
-      `${file}: step ${options.fromStep} is out of range (the journal has ${journal.steps} step${journal.steps === 1 ? '' : 's'})`,
+      `${file}: step ${options.fromStep} is out of range (the journal has ${plural(journal.steps, 'step')})`,
     );
   const row = journal.entries[options.fromStep]!.row;
   // Tool calls the journal records after step N: their results must not be in the copy.

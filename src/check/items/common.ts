@@ -1,5 +1,6 @@
 import type { UnderRead } from '../../util/nofollow';
 import type { CheckedItem, CheckFault, ItemKind } from '../types';
+import { pluralWord } from '../../util/words';
 
 /** What every item checker returns: the item as the report lists it, and its faults in order. */
 export interface ItemCheck {
@@ -26,7 +27,7 @@ export function omittedFault(item: CheckedItem, n: number, severity: CheckFault[
     path: item.path,
     line: null,
     kind: 'faults_not_listed',
-    message: `${n.toLocaleString('en-US')} more fault${n === 1 ? '' : 's'} not listed (run \`stepchain ${item.kind === 'run' ? 'run verify' : 'verify'}\` on ${item.path})`,
+    message: `${n.toLocaleString('en-US')} more ${pluralWord(n, 'fault')} not listed (run \`stepchain ${item.kind === 'run' ? 'run verify' : 'verify'}\` on ${item.path})`,
     severity,
     id: item.id,
   };

@@ -1,6 +1,7 @@
 import { readRunJournalBytes } from '../../runs/verify';
 import type { CheckedItem, CheckFault } from '../types';
 import { crlfFault, omittedFault, runOfFaults, type ItemCheck } from './common';
+import { pluralWord } from '../../util/words';
 
 /**
  * One run journal's bytes, read as `stepchain run verify` does. A flagged
@@ -41,6 +42,6 @@ export function checkRun(rel: string, id: string, bytes: Buffer, failOnFlagged: 
   const omitted = omittedFault(item, r.errors_omitted, item.ok ? 'warning' : 'error');
   if (omitted !== undefined) faults.push(omitted);
   if (!item.ok) item.status = 'FAIL';
-  else if (item.flagged) item.status = `ok (${item.flagged} flagged mutation${item.flagged === 1 ? '' : 's'})`;
+  else if (item.flagged) item.status = `ok (${item.flagged} flagged ${pluralWord(item.flagged, 'mutation')})`;
   return { item, faults };
 }

@@ -1,15 +1,7 @@
 import path from 'node:path';
 import { decodeUtf8, JsonParseError, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
-import {
-  Cas,
-  casDir,
-  encodeRow,
-  projectRootOf,
-  refuseRemovedJournalAt,
-  resolveJournal,
-  type StepInput,
-} from '../../journal';
+import { Cas, casDir, encodeRow, refuseRemovedJournalAt, resolveJournal, type StepInput } from '../../journal';
 import { recordStep } from '../../record';
 import type { Command } from '../command';
 import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
@@ -117,7 +109,7 @@ export const appendCommand: Command = {
     if (blobs.length > 0) step.blobs = blobs.map((b) => readInputFile(b, io, 'blob'));
 
     // An agent id (validated before it becomes a path), or a journal directory.
-    const { dir, root: journalRoot } = resolveJournal(target, root, false);
+    const { dir, root: journalRoot, laidOut } = resolveJournal(target, root, false);
     if (target.endsWith('.jsonl'))
       throw new InputError(`append: give an agent id or a journal directory, not a file (${target})`);
     // The snapshot and the audit event go to the journal's project, wherever the command runs.
@@ -126,7 +118,7 @@ export const appendCommand: Command = {
       env: io.env,
       snapshot: !args.flags.has('no-snapshot'),
       // A journal outside the project layout stores its blobs in the --root project's CAS.
-      ...(projectRootOf(dir) === undefined ? { cas: new Cas(casDir(root)) } : {}),
+      ...(laidOut ? {} : { cas: new Cas(casDir(root)) }),
     });
     for (const w of warnings) io.err(`stepchain: warning: ${w}`);
     for (const n of notes) io.err(`stepchain: note: ${n}`);

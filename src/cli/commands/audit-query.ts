@@ -6,6 +6,7 @@ import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { plural } from '../../util/words';
 
 export const auditQueryCommand: Command = {
   name: ['audit', 'query'],
@@ -78,7 +79,7 @@ export const auditQueryCommand: Command = {
             )
             .join('  '),
         );
-      io.out(`${matches.length} event${matches.length === 1 ? '' : 's'}`);
+      io.out(`${plural(matches.length, 'event')}`);
     }
     return 0;
   },

@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { plural } from '../../util/words';
 
 export const auditVerifyCommand: Command = {
   name: ['audit', 'verify'],
@@ -74,10 +75,10 @@ export const auditVerifyCommand: Command = {
       });
     } else if (r.ok) {
       io.out(
-        `OK ${dir}: ${r.entries} entr${r.entries === 1 ? 'y' : 'ies'} in ${r.files.length} file${r.files.length === 1 ? '' : 's'}, head ${r.head_hmac}`,
+        `OK ${dir}: ${plural(r.entries, 'entry', 'entries')} in ${plural(r.files.length, 'file')}, head ${r.head_hmac}`,
       );
     } else {
-      io.out(`FAIL ${dir}: ${r.fault_count} fault${r.fault_count === 1 ? '' : 's'} in ${r.entries} entries`);
+      io.out(`FAIL ${dir}: ${plural(r.fault_count, 'fault')} in ${r.entries} entries`);
     }
     if (!r.ok) for (const line of describeAuditFaults(dir, r)) io.err(line);
     return r.ok ? 0 : 1;

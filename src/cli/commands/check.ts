@@ -17,6 +17,7 @@ import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+import { plural } from '../../util/words';
 
 /** How the fork-point rule compared history, for the summary line and the Markdown notes. */
 function forkPointNote(baseRef: string, r: PullRequestBase): string | undefined {
@@ -163,8 +164,7 @@ export const checkCommand: Command = {
       // One line per file, whatever its path or status holds (a rename's status names the new path).
       for (const i of report.items) io.out(sanitize(checkedItemLine(i)));
       for (const l of provenanceLines(report.provenance)) io.out(sanitize(l));
-      const nothing =
-        empty.length === 0 ? '' : `; ${empty.length} pattern${empty.length === 1 ? '' : 's'} matched nothing`;
+      const nothing = empty.length === 0 ? '' : `; ${plural(empty.length, 'pattern')} matched nothing`;
       io.out(
         sanitize(
           `${ok ? 'OK' : 'FAIL'}: ${report.verified} verified, ${report.failed} failed${given === undefined ? '' : `, append-only since ${baseRef} (${given.slice(0, 12)})`}${nothing}`,

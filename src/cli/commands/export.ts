@@ -6,6 +6,7 @@ import { buildExport, encodeManifest, writeExport, type ExportOptions } from '..
 import type { Command } from '../command';
 import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
+import { plural } from '../../util/words';
 
 export const exportCommand: Command = {
   name: ['export'],
@@ -69,7 +70,7 @@ export const exportCommand: Command = {
       });
       return 0;
     }
-    io.out(`exported ${r.manifest.steps} step${r.manifest.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out}`);
+    io.out(`exported ${plural(r.manifest.steps, 'step')} of ${r.manifest.agent_id} to ${out}`);
     io.out(`  head_hash ${r.manifest.head_hash}`);
     io.out(`  signed    ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
     if (keyless && signed)

@@ -3,6 +3,7 @@ import { buildPublished, encodeManifest, parseRedactFields, writePublished, type
 import type { Command } from '../command';
 import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
+import { pluralWord } from '../../util/words';
 
 export const publishCommand: Command = {
   name: ['publish'],
@@ -75,7 +76,7 @@ export const publishCommand: Command = {
       return 0;
     }
     io.out(
-      `published ${r.steps} redacted step${r.steps === 1 ? '' : 's'} of ${r.manifest.agent_id} to ${out} (redacted: ${r.redacted.join(', ')})`,
+      `published ${r.steps} redacted ${pluralWord(r.steps, 'step')} of ${r.manifest.agent_id} to ${out} (redacted: ${r.redacted.join(', ')})`,
     );
     io.out(`  original head  ${r.original_head}  (local journal, unchanged)`);
     io.out(`  published head ${r.published_head}  (verify the receipt against this one)`);

@@ -13,6 +13,7 @@ import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { hashOption, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION } from '../common';
 import { KEYLESS_CHECK_OPTIONS, keylessArgs } from './keyless-check';
+import { plural } from '../../util/words';
 
 export const receiptVerifyCommand: Command = {
   name: ['receipt', 'verify'],
@@ -92,7 +93,7 @@ export const receiptVerifyCommand: Command = {
     } else if (r.ok) {
       const sig = verdictText(signatureVerdict(r, publicKeys.length), KEY_HINT);
       io.out(
-        `OK ${receipt}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
+        `OK ${receipt}: ${plural(r.steps, 'step')}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
       );
       if (keyless !== null)
         io.out(
@@ -106,9 +107,7 @@ export const receiptVerifyCommand: Command = {
       io.out('  not signed: step times (ts) and which step lists which blob (blob_refs)');
     } else {
       const v = signatureVerdict(r, publicKeys.length);
-      io.out(
-        `FAIL ${receipt}: ${r.fault_count} problem${r.fault_count === 1 ? '' : 's'}${v.holds ? '' : `; ${verdictText(v, KEY_HINT)}`}`,
-      );
+      io.out(`FAIL ${receipt}: ${plural(r.fault_count, 'problem')}${v.holds ? '' : `; ${verdictText(v, KEY_HINT)}`}`);
     }
     if (!r.ok) for (const f of r.errors) io.err(describeReceiptFault(receipt!, f));
     return r.ok ? 0 : 1;

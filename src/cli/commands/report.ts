@@ -18,6 +18,7 @@ import { KEYLESS_CHECK_OPTIONS, keylessArgs, reportKeyless } from './keyless-che
 import { InputError } from '../../errors';
 import { describeFault } from '../../journal';
 import { terminalProgress } from '../../util/progress';
+import { plural } from '../../util/words';
 
 /** A path-like target is taken relative to the command's cwd; an agent id is left for resolveJournal. */
 function targetOf(target: string, io: CommandIO, root: string): string {
@@ -151,10 +152,10 @@ export const reportCommand: Command = {
         r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key' || f.kind === 'keyless_not_checked');
       io.out(
         r.ok
-          ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact${blobs}${window}`
+          ? `wrote ${r.file}: ${plural(r.steps, 'step')}, head ${r.head_hash}, chain intact${blobs}${window}`
           : unchecked
-            ? `wrote ${r.file}: ${r.steps} step${r.steps === 1 ? '' : 's'}, head ${r.head_hash}, chain intact, signature NOT checked (${r.errors.map((f) => (f.kind === 'no_trusted_key' ? 'signed, but no --public-key was given' : 'a keyless bundle beside it, but no --certificate-identity and --certificate-oidc-issuer were given')).join('; ')})${blobs}${window}`
-            : `wrote ${r.file}: the report shows ${r.errors.length} fault${r.errors.length === 1 ? '' : 's'} (the chain does NOT verify)${blobs}${window}`,
+            ? `wrote ${r.file}: ${plural(r.steps, 'step')}, head ${r.head_hash}, chain intact, signature NOT checked (${r.errors.map((f) => (f.kind === 'no_trusted_key' ? 'signed, but no --public-key was given' : 'a keyless bundle beside it, but no --certificate-identity and --certificate-oidc-issuer were given')).join('; ')})${blobs}${window}`
+            : `wrote ${r.file}: the report shows ${plural(r.errors.length, 'fault')} (the chain does NOT verify)${blobs}${window}`,
       );
     }
     if (!r.ok) for (const f of r.errors) io.err(describeFault(r.source, f));

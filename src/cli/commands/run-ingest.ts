@@ -5,6 +5,7 @@ import type { Command } from '../command';
 import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
 import { required } from './run-common';
 import { reportMutations } from './run-mutation';
+import { pluralWord } from '../../util/words';
 
 export const runIngestCommand: Command = {
   name: ['run', 'ingest'],
@@ -74,7 +75,7 @@ export const runIngestCommand: Command = {
     } else {
       io.out(
         `ingested ${r.transcript.events} stream-json events into ${r.file}: claude ${r.capabilityRow === undefined ? 'already recorded as observed' : 'recorded as observed'}, ` +
-          `${r.mutations.length} context mutation${r.mutations.length === 1 ? '' : 's'}`,
+          `${r.mutations.length} context ${pluralWord(r.mutations.length, 'mutation')}`,
       );
       reportMutations(io, r);
       if (head !== null) io.out(`  journal head ${head}`);

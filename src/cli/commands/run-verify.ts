@@ -4,6 +4,7 @@ import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { plural, pluralWord } from '../../util/words';
 
 export const runVerifyCommand: Command = {
   name: ['run', 'verify'],
@@ -31,14 +32,14 @@ export const runVerifyCommand: Command = {
     } else if (r.ok) {
       const caps = r.capabilities.map((c) => sanitize(`${c.adapter}=${c.capability}`)).join(', ') || 'none recorded';
       io.out(
-        `OK ${file}: ${r.count} event${r.count === 1 ? '' : 's'}, ${r.mutation_count} pinned mutation${r.mutation_count === 1 ? '' : 's'}, capabilities: ${caps}, head ${r.head_hash}`,
+        `OK ${file}: ${plural(r.count, 'event')}, ${r.mutation_count} pinned ${pluralWord(r.mutation_count, 'mutation')}, capabilities: ${caps}, head ${r.head_hash}`,
       );
     } else {
       const where =
         r.divergent_index === null
           ? ''
           : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
-      io.out(`FAIL ${file}: ${r.fault_count} fault${r.fault_count === 1 ? '' : 's'} in ${r.count} rows${where}`);
+      io.out(`FAIL ${file}: ${plural(r.fault_count, 'fault')} in ${r.count} rows${where}`);
     }
     // Runs collapsed and the list capped (docs/journal.md, "Fault output"): bounded whatever the journal holds.
     if (!r.ok) for (const line of describeRunFaults(file, r)) io.err(line);

@@ -4,6 +4,7 @@ import { terminalProgress } from '../../util/progress';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { hashOption, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { plural } from '../../util/words';
 
 /** A key as data: quoted, escaped, and cut when long (the terminal sanitiser sees the line after). */
 function keyText(k: string): string {
@@ -72,9 +73,9 @@ export const verifyCommand: Command = {
         ...(result.unhashed === undefined ? {} : { unhashed: result.unhashed }),
       });
     } else if (result.ok) {
-      io.out(`OK ${file}: ${result.steps} step${result.steps === 1 ? '' : 's'}, head ${result.head_hash}`);
+      io.out(`OK ${file}: ${plural(result.steps, 'step')}, head ${result.head_hash}`);
     } else {
-      io.out(`FAIL ${file}: ${result.fault_count} fault${result.fault_count === 1 ? '' : 's'} in ${result.steps} rows`);
+      io.out(`FAIL ${file}: ${plural(result.fault_count, 'fault')} in ${result.steps} rows`);
     }
     if (!result.ok) for (const line of describeFaults(file, result)) io.err(line);
     // Not a fault (the reference reads such rows), but never passed over in silence; --strict fails on them.

@@ -1,4 +1,5 @@
 /** DOM and number-formatting helpers the report page's parts share. */
+import { formatSize, pluralWord } from '../../util/words';
 
 /** The page element `#id` (the page template holds every one: a missing one is a broken page). */
 export function byId(doc: Document, id: string): HTMLElement {
@@ -30,7 +31,6 @@ export function addMeta(dl: HTMLElement, k: string, v: string, cls?: string): HT
 
 export const fmtInt = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
-export const fmtSize = (n: number): string =>
-  n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
+export const fmtSize = formatSize;
 
-export const plural = (n: number, one: string, many = `${one}s`): string => `${fmtInt(n)} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many?: string): string => `${fmtInt(n)} ${pluralWord(n, one, many)}`;

@@ -1,5 +1,6 @@
 import type { ReportForkNode } from './data';
 import { byId, el } from './dom';
+import { plural } from '../../util/words';
 
 /** The fork tree section (shown only when the report has one). */
 export function renderForks(doc: Document, forks: ReportForkNode | null): void {
@@ -17,8 +18,7 @@ function forkNode(doc: Document, n: ReportForkNode): HTMLElement {
   if (n.label) bits.push(`“${n.label}”`);
   if (n.from_step !== undefined && n.from_step !== null) bits.push(`from step ${n.from_step}`);
   if (n.branch) bits.push(`branch ${n.branch}`);
-  if (n.steps_since !== undefined && n.steps_since !== null)
-    bits.push(`+${n.steps_since} step${n.steps_since === 1 ? '' : 's'} since`);
+  if (n.steps_since !== undefined && n.steps_since !== null) bits.push(`+${plural(n.steps_since, 'step')} since`);
   if (n.journal_ok === false) bits.push('JOURNAL DOES NOT VERIFY');
   if (n.missing) bits.push('WORKTREE MISSING');
   if (n.current) bits.push('(this report)');
