@@ -51,6 +51,11 @@ export interface ForkOptions {
   forkId?: string;
   /** The clock (default now). */
   now?: Date;
+  /**
+   * The commit whose files the fork starts with, instead of step N's snapshot: a replay re-runs the agent from
+   * the files its recorded run started with (see src/proxy/fork-replay.ts).
+   */
+  restoreCommit?: string;
 }
 
 /** What `stepchain fork --json` prints, plus what the library caller may want. */
@@ -257,7 +262,9 @@ export async function createFork(options: ForkOptions): Promise<ForkResult> {
   if (fromStep !== undefined) {
     const snaps = listSnapshots(root, sessionId, env);
     restored = matchingSnapshot(snaps, fromStep, parentStepHash!);
-    if (restored === undefined) {
+    if (options.restoreCommit !== undefined) {
+      restored = { ref: '', commit: options.restoreCommit, agent_id: sessionId, seq: -1, step_hash: '' };
+    } else if (restored === undefined) {
       warnings.push(
         snaps.has(fromStep)
           ? `the snapshot of step ${fromStep} does not match its step_hash; the fork starts at the parent's current commit`

@@ -68,6 +68,9 @@ export interface SnapshotOptions {
   seq: number;
   stepHash: string;
   env?: NodeJS.ProcessEnv;
+  /** Another ref to write than the step's, and the commit message to give (a recording's start snapshot). */
+  ref?: string;
+  message?: string;
 }
 
 /**
@@ -169,8 +172,8 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     pausePoint('snapshot:after-index', env);
     const tree = gitSync(repo.top, ['write-tree'], { env, extra }).trim();
     const nested = gitlinks(repo.top, env, extra);
-    const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
-    const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
+    const commit = commitTree(repo.top, tree, repo.head, options.message ?? message(agentId, seq, stepHash), env);
+    const ref = options.ref ?? snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
     gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
     return { ref, commit, agent_id: agentId, seq, step_hash: stepHash, ...(nested.length > 0 ? { nested } : {}) };

@@ -13,6 +13,7 @@ import { hookClaudeCommand } from './hook-claude';
 import { initClaudeCommand } from './init-claude';
 import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
+import { recordCommand } from './record';
 import { receiptVerifyCommand } from './receipt-verify';
 import { replayCommand } from './replay';
 import { reportCommand } from './report';
@@ -31,6 +32,7 @@ import { verifyCommand } from './verify';
  */
 export const commands: Command[] = [
   appendCommand,
+  recordCommand,
   verifyCommand,
   keygenCommand,
   exportCommand,
