@@ -130,12 +130,18 @@ export function exchangeRecord(x: Exchange, agent: string): Buffer {
   return Buffer.from(canonical(doc), 'utf8');
 }
 
+/** A tool call's id: `id` (Anthropic, Chat Completions, Gemini when given), `call_id` (Responses). */
+function callId(c: JsonObject): string | undefined {
+  const id = typeof c.call_id === 'string' ? c.call_id : c.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /** Tool results of a request that answer some of `calls` (by id; by name where the protocol gives no id). */
 export function resultsFor(calls: JsonObject[], results: ToolResult[]): ToolResult[] {
-  const ids = new Set(calls.map((c) => c.id).filter((id): id is string => typeof id === 'string'));
+  const ids = new Set(calls.map(callId).filter((id): id is string => id !== undefined));
   const names = new Set(
     calls
-      .filter((c) => typeof c.id !== 'string')
+      .filter((c) => callId(c) === undefined)
       .map((c) => c.name)
       .filter((n): n is string => typeof n === 'string'),
   );

@@ -68,10 +68,24 @@ function startEvent(root: string, id: string): StartEvent {
   return { agent, cwd, root: recRoot, start_snapshot: snap };
 }
 
-/** The paths where two commits' trees differ. */
+/** Every file of a commit: path -> mode, type and object (git's `ls-tree -r`). */
+function treeFiles(root: string, commit: string, env: NodeJS.ProcessEnv): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const rec of gitSync(root, ['ls-tree', '-r', '-z', `${commit}^{tree}`], { env }).split('\0')) {
+    const tab = rec.indexOf('\t');
+    if (tab > 0) out.set(rec.slice(tab + 1), rec.slice(0, tab));
+  }
+  return out;
+}
+
+/** The paths where two commits' trees differ, sorted. */
 function differingPaths(root: string, a: string, b: string, env: NodeJS.ProcessEnv): string[] {
-  const out = gitSync(root, ['diff-tree', '-r', '--name-only', '-z', `${a}^{tree}`, `${b}^{tree}`], { env });
-  return out.split('\0').filter((x) => x !== '');
+  const ta = treeFiles(root, a, env);
+  const tb = treeFiles(root, b, env);
+  const out = new Set<string>();
+  for (const [p, e] of ta) if (tb.get(p) !== e) out.add(p);
+  for (const p of tb.keys()) if (!ta.has(p)) out.add(p);
+  return [...out].sort();
 }
 
 export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult> {
