@@ -33,7 +33,7 @@ const SCRIPTS = {
 let binary: string;
 
 interface Run {
-  code: number | null;
+  code: number;
   stdout: string;
   stderr: string;
 }
@@ -60,7 +60,7 @@ function stepchain(args: string[], cwd = root, extraEnv: NodeJS.ProcessEnv = {})
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
 

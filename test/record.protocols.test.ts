@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Cas, casDir, journalFile, readVerifiedJournal } from '../src/journal';
+import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
 import { cli } from './helpers/cli';
 import { initRepo } from './helpers/git';
@@ -51,7 +52,8 @@ const input = [{ role: 'user', content: 'Run ls.' }];
 await call(base + '/responses', { model: 'gpt-resp', stream: true, input }, auth);
 input.push({ type: 'function_call', call_id: 'fc_1', name: 'shell', arguments: '{"cmd":"ls"}' });
 input.push({ type: 'function_call_output', call_id: 'fc_1', output: 'a.txt' });
-await call(base + '/responses', { model: 'gpt-resp', stream: true, input }, auth);
+// Codex marks its compaction requests in a header.
+await call(base + '/responses', { model: 'gpt-resp', stream: true, input }, { ...auth, 'x-codex-turn-metadata': '{"turn_id":"t1","request_kind":"compaction"}' });
 const g = origin + '/v1beta/models/gemini-test:streamGenerateContent?alt=sse&key=${GEMINI_KEY}';
 const contents = [{ role: 'user', parts: [{ text: 'Read a.txt.' }] }];
 await call(g, { contents }, { 'x-goog-api-key': '${GEMINI_KEY}' });
@@ -315,6 +317,12 @@ test('Chat Completions, Responses and Gemini over SSE: streamed through unbuffer
     });
     expect(server.raw[4]!.path).toContain(`key=${GEMINI_KEY}`); // it did reach the upstream
     expect(cli(['verify', 'proto-1'], { cwd: root }).code).toBe(0);
+    // The compaction Codex marked is pinned, content-addressed, at its exchange's index.
+    const run = readRunJournalFile(runJournalFile(root, 'proto-1'));
+    expect(run.ok).toBe(true);
+    const pinned = run.entries.filter((e) => e.row.event === 'provider_state_mutation').map((e) => e.row.payload);
+    expect(pinned.map((p) => [p.get('mutation_kind'), p.get('step_index')])).toEqual([['compaction', 3]]);
+    expect(run.capabilities).toEqual([{ adapter: 'proxy-codex', capability: 'observed' }]);
   } finally {
     await server.close();
   }

@@ -122,6 +122,9 @@ async function answerFromRecording(res: ServerResponse, x: RecordedExchange): Pr
   res.end();
 }
 
+/** How long exchanges still under way when the agent exits may take to finish. */
+const CLOSE_GRACE_MS = 5_000;
+
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   const inFlight = new Set<Promise<void>>();
@@ -153,6 +156,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         agent: url.protocol === 'https:' ? keepAlive.https : keepAlive.http,
       });
       up.on('socket', (s: Socket) => s.setNoDelay(true));
+      res.on('close', () => {
+        if (!res.writableFinished) up.destroy(); // the agent went away (or was cut off): stop the upstream too
+      });
       let settled = false;
       const done = (v: Parameters<typeof resolve>[0]): void => {
         if (!settled) {
@@ -161,11 +167,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         }
       };
       up.on('error', (e) => {
-        if (!res.headersSent) {
+        if (res.headersSent) return; // mid-response: the response's own end says how it ended
+        if (res.destroyed)
+          options.onWarning?.(`${req.method} ${url.pathname}: the agent left before the upstream answered`);
+        else {
           sendError(res, 502, `stepchain proxy: the upstream ${url.origin} could not be reached: ${e.message}`);
           options.onWarning?.(`upstream ${url.origin}: ${e.message}`);
-          done(undefined);
         }
+        done(undefined);
       });
       up.on('response', (ur) => {
         const chunks: Buffer[] = [];
@@ -192,10 +201,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         ur.on('aborted', () => finish(false));
         ur.on('error', () => finish(false));
         res.on('close', () => {
-          if (!res.writableFinished) {
-            up.destroy(); // the agent went away: stop the upstream too
-            finish(false);
-          }
+          if (!res.writableFinished) finish(false);
         });
       });
       up.end(body);
@@ -295,8 +301,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   state.close = async () => {
     server.close();
     server.closeIdleConnections();
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    // The agent is gone: what it left under way gets a little while to finish, then its connections are cut
+    // (each cut exchange is recorded as incomplete), so a hanging upstream never keeps record running.
+    const grace = new Promise<void>((r) => setTimeout(r, CLOSE_GRACE_MS).unref());
+    await Promise.race([Promise.allSettled([...inFlight]), grace]);
     server.closeAllConnections();
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     keepAlive.http.destroy();
     keepAlive.https.destroy();
   };
