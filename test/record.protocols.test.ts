@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -333,8 +333,10 @@ test('a record killed mid-exchange leaves a journal that verifies, with every st
   try {
     const child = record('proto-kill', server.port, { HANG: '1' });
     const done = exited(child);
-    await server.hung; // request 1 is upstream: step 0 (whose tool result it carries) was appended before it went
-    process.kill(-child.pid!, 'SIGKILL');
+    await server.hung; // request 1 is upstream: step 0, whose tool result it carries, is appended meanwhile
+    const file = journalFile(root, 'proto-kill');
+    while (!existsSync(file) || !readFileSync(file, 'utf8').endsWith('\n')) await new Promise((r) => setTimeout(r, 20));
+    process.kill(-child.pid!, 'SIGKILL'); // record, mid-exchange, and its agent
     await done;
     const v = cli(['verify', 'proto-kill', '--json'], { cwd: root });
     expect(v.code).toBe(0);

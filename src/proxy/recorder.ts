@@ -1,7 +1,7 @@
-import type { JsonObject, JsonValue } from '../canonical';
+import { canonical, type JsonObject, type JsonValue } from '../canonical';
 import { canonicalSha256 } from '../runs/provider-state';
 import { recordMutation } from '../runs/record';
-import { recordStep } from '../record';
+import { startAppender, type Appender } from './append-worker';
 import { sha256Hex } from '../util/hash';
 import { exchangeRecord, readExchange, requestView, resultsFor, type Exchange, type ExchangeReading } from './exchange';
 import type { Protocol } from './protocols';
@@ -10,10 +10,12 @@ import type { Protocol } from './protocols';
  * Turns exchanges into steps of a per-step journal, in the order their
  * requests arrived. A step is appended once its tool calls are answered: the
  * step's `tool_result` is what a later request carries for them, so the step
- * waits for the first request that does (and is appended before that request
- * goes upstream), or for `close()`. A step whose response asks for no tool is
- * appended as soon as every earlier one is. Its worktree snapshot is taken
- * when it is appended: after the agent ran the tools the step asked for.
+ * waits for the first request that does, or for `close()`. Appends happen
+ * only once a request is on its way upstream (`flush()`, while the model
+ * thinks) and at `close()`: an append with its worktree snapshot costs tens to
+ * hundreds of milliseconds of git, and nothing the agent waits for waits on
+ * it. So a step is appended when the agent's next request has gone out, and
+ * its snapshot holds the files after the agent ran the tools the step asked for.
  *
  * Provider-side mutations (compactions, context edits) are chained into the
  * run journal as soon as their exchange is over, with the step's index.
@@ -57,9 +59,13 @@ export class Recorder {
   readonly steps: RecordedStep[] = [];
   readonly mutations: { seq: number; kind: string; content_address: string }[] = [];
   failure: string | undefined;
+  private readonly appender: Appender;
+  /** The appends under way, in order. */
+  private appends: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: RecorderOptions) {
     this.nextSeq = options.firstSeq;
+    this.appender = startAppender();
   }
 
   /** A place in the order, taken when a model request arrives. */
@@ -69,8 +75,12 @@ export class Recorder {
     return slot;
   }
 
-  /** The request `x` is about to go upstream: steps whose tool calls it answers are appended first. */
-  beforeForward(protocol: Protocol, x: Pick<Exchange, 'target' | 'requestHeaders' | 'request'>): void {
+  /**
+   * The request `x` is going upstream: the steps whose tool calls it answers get their results. They are
+   * appended by `flush()`, which the proxy calls once the request is on its way, so a step's append (its
+   * snapshot is tens to hundreds of milliseconds of git) runs while the upstream thinks, not before it is asked.
+   */
+  answeredBy(protocol: Protocol, x: Pick<Exchange, 'target' | 'requestHeaders' | 'request'>): void {
     const view = requestView(x);
     if (view === undefined) return;
     const results = protocol.toolResults(view);
@@ -80,6 +90,10 @@ export class Recorder {
       const answered = resultsFor(s.reading!.toolCalls, results);
       if (answered.length > 0) s.results = answered.map((r) => r.value);
     }
+  }
+
+  /** Appends the steps that are ready (in order: one waiting for its tool results holds back those after it). */
+  flush(): void {
     this.drain(false);
   }
 
@@ -95,11 +109,13 @@ export class Recorder {
     this.settle();
   }
 
-  /** Appends every step still waiting (unanswered tool calls get a null tool_result). */
-  close(): void {
+  /** Appends every step still waiting (unanswered tool calls get a null tool_result), and waits for them. */
+  async close(): Promise<void> {
     for (const s of this.slots) if (s.state === 'open') s.state = 'dropped';
     this.settle();
     this.drain(true);
+    await this.appends;
+    await this.appender.close();
   }
 
   private warn(line: string): void {
@@ -123,7 +139,6 @@ export class Recorder {
       this.pinSignals(s);
       this.pending.push(s);
     }
-    this.drain(false);
   }
 
   private pinSignals(s: RecorderSlot): void {
@@ -172,35 +187,37 @@ export class Recorder {
   }
 
   private append(s: RecorderSlot): void {
-    if (this.failure !== undefined) return;
     const x = s.exchange!;
     const r = s.reading!;
-    try {
-      const res = recordStep(
-        this.options.journalDir,
-        {
-          input: x.request,
-          model: r.model,
-          prompt: r.prompt,
-          tool_call: r.toolCalls.length === 0 ? null : r.toolCalls,
-          tool_result: s.results ?? null,
-          blobs: [x.response, exchangeRecord(x, this.options.agent)],
-        },
-        { root: this.options.root, env: this.options.env },
-      );
+    const job = {
+      journalDir: this.options.journalDir,
+      root: this.options.root,
+      env: this.options.env,
+      input: x.request,
+      model: canonical(r.model),
+      prompt: canonical(r.prompt),
+      tool_call: canonical(r.toolCalls.length === 0 ? null : r.toolCalls),
+      tool_result: canonical(s.results ?? null),
+      blobs: [x.response, exchangeRecord(x, this.options.agent)],
+    };
+    this.appends = this.appends.then(async () => {
+      if (this.failure !== undefined) return;
+      const res = await this.appender.append(job);
+      if (!res.ok) {
+        this.fail(`exchange ${s.seq} could not be appended: ${res.error}`);
+        return;
+      }
       for (const w of res.warnings) this.warn(w);
-      if (res.row.seq !== s.seq)
+      if (res.seq !== s.seq)
         this.fail(
-          `exchange ${s.seq} was appended as step ${res.row.seq}: another writer appended to the journal meanwhile`,
+          `exchange ${s.seq} was appended as step ${res.seq}: another writer appended to the journal meanwhile`,
         );
       this.steps.push({
-        seq: res.row.seq,
-        step_hash: res.row.step_hash,
+        seq: res.seq,
+        step_hash: res.step_hash,
         protocol: x.protocol.name,
         tool_calls: r.toolCalls.length,
       });
-    } catch (e) {
-      this.fail(`exchange ${s.seq} could not be appended: ${(e as Error).message}`);
-    }
+    });
   }
 }

@@ -144,7 +144,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, forwardSignal);
     await proxy.close();
-    recorder.close();
+    await recorder.close();
   }
   const exitCode = exit.code ?? 128 + (SIGNALS[exit.signal ?? ''] ?? 1);
   recordRunEvent(

@@ -259,9 +259,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       await forward(req, res, body, undefined, arrived);
       return;
     }
-    options.recorder.beforeForward(protocol, { target, requestHeaders: req.headers, request: body });
+    options.recorder.answeredBy(protocol, { target, requestHeaders: req.headers, request: body });
     state.counts.forwarded++;
-    const r = await forward(req, res, body, protocol, arrived);
+    const pending = forward(req, res, body, protocol, arrived);
+    setImmediate(() => options.recorder.flush()); // once the request is written: appends wait on no request
+    const r = await pending;
     if (r === undefined) {
       options.recorder.drop(slot!);
       return;

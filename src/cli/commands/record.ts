@@ -85,10 +85,6 @@ export const recordCommand: Command = {
       run: 'stepchain record --agent codex --journal c-1 --upstream https://api.openai.com/v1 -- codex exec "add tests"',
       what: 'a Codex run',
     },
-    {
-      run: 'stepchain fork fix-1 --from-step 3 --replay -- claude -p "fix the failing test"',
-      what: 'rerun it, steps 0..3 from the recording',
-    },
   ],
   exitCodes: {
     0: 'the command exited 0 and every exchange was recorded',
