@@ -22,6 +22,8 @@ export interface ParsedArgs {
   flags: Set<string>;
   values: Map<string, string>;
   lists: Map<string, string[]>;
+  /** The arguments after `--` (also among the positionals), for commands that run a command of their own. */
+  afterTerminator?: string[];
 }
 
 /** `--name`, or `-o, --name` when it has a short alias. */
@@ -45,12 +47,18 @@ export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, comm
   const { tokens } = nodeParseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
   const out: ParsedArgs = { positionals: [], flags: new Set(), values: new Map(), lists: new Map() };
   const known = Object.keys(spec).map((n) => `--${n}`);
+  let terminated = false;
   for (const t of tokens) {
     if (t.kind === 'positional') {
       out.positionals.push(t.value);
+      if (terminated) (out.afterTerminator ??= []).push(t.value);
       continue;
     }
-    if (t.kind === 'option-terminator') continue;
+    if (t.kind === 'option-terminator') {
+      terminated = true;
+      out.afterTerminator ??= [];
+      continue;
+    }
     const s = spec[t.name];
     if (s === undefined) {
       const raw = t.rawName.startsWith('--') ? t.rawName : t.rawName.length === 2 ? t.rawName : `--${t.name}`;

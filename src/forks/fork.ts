@@ -52,6 +52,11 @@ export interface ForkOptions {
   forkId?: string;
   /** The clock (default now). */
   now?: Date;
+  /**
+   * The commit whose files the fork starts with, instead of step N's snapshot: a replay re-runs the agent from
+   * the files its recorded run started with (see src/proxy/fork-replay.ts).
+   */
+  restoreCommit?: string;
 }
 
 /** What `stepchain fork --json` prints, plus what the library caller may want. */
@@ -279,7 +284,15 @@ function planFork(options: ForkOptions): ForkPlan {
   const repo: RepoInfo = requireRepo(root, env);
   const parentSide = readParent(root, sessionId, fromStep);
   const warnings: string[] = [];
-  const { restored, copies } = prefixSnapshots(root, sessionId, fromStep, parentSide.parent, env, warnings);
+  const { restored, copies } = prefixSnapshots(
+    root,
+    sessionId,
+    fromStep,
+    parentSide.parent,
+    env,
+    warnings,
+    options.restoreCommit,
+  );
   const base = restored?.commit ?? repo.head;
   if (base === undefined)
     throw new IntegrityError(`${repo.top}: the repository has no commit yet to branch a fork from`);
@@ -354,10 +367,15 @@ function prefixSnapshots(
   parent: ReadJournal | undefined,
   env: NodeJS.ProcessEnv,
   warnings: string[],
+  /** The commit the fork's files come from instead (a replay starts from the run's first files). */
+  restoreCommit?: string,
 ): { restored: SnapshotInfo | undefined; copies: SnapshotInfo[] } {
   if (fromStep === undefined) return { restored: undefined, copies: [] };
   const snaps = listSnapshots(root, sessionId, env);
-  const restored = matchingSnapshot(snaps, fromStep, parent!.entries[fromStep]!.row.step_hash);
+  const restored =
+    restoreCommit !== undefined
+      ? { ref: '', commit: restoreCommit, agent_id: sessionId, seq: -1, step_hash: '' }
+      : matchingSnapshot(snaps, fromStep, parent!.entries[fromStep]!.row.step_hash);
   if (restored === undefined) {
     warnings.push(
       snaps.has(fromStep)

@@ -71,6 +71,9 @@ export interface SnapshotOptions {
   seq: number;
   stepHash: string;
   env?: NodeJS.ProcessEnv;
+  /** Another ref to write than the step's, and the commit message to give (a recording's start snapshot). */
+  ref?: string;
+  message?: string;
 }
 
 /**
@@ -178,8 +181,8 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     pausePoint('snapshot:after-index', env);
     const tree = gitSync(repo.top, ['write-tree'], git).trim();
     const nested = indexSummary(index)?.gitlink === false ? [] : gitlinks(repo.top, git);
-    const commit = commitTree(repo.top, tree, repo.head, message(agentId, seq, stepHash), env);
-    const ref = snapshotRef(agentId, seq, journalKey(options.root, repo));
+    const commit = commitTree(repo.top, tree, repo.head, options.message ?? message(agentId, seq, stepHash), env);
+    const ref = options.ref ?? snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
     gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
     return {

@@ -34,6 +34,8 @@ export interface ServerRequest {
 export interface ScriptedServer {
   port: number;
   requests: ServerRequest[];
+  /** Each exchange's exact bytes: the request body received and the response body sent. */
+  raw: { request: Buffer; response: Buffer }[];
   /** Tool-use ids the server has handed out, in order. */
   toolUseIds: string[];
   close(): Promise<void>;
@@ -53,12 +55,15 @@ function textOf(content: string | Record<string, unknown>[]): string[] {
  */
 export async function startScriptedServer(scripts: Record<string, ScriptedTurn[]>): Promise<ScriptedServer> {
   const requests: ServerRequest[] = [];
+  const raw: ScriptedServer['raw'] = [];
   const toolUseIds: string[] = [];
   let nextId = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const exchange = { request: Buffer.concat(chunks), response: Buffer.alloc(0) };
+      raw.push(exchange);
       let body: ServerRequest['body'];
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ServerRequest['body'];
@@ -136,7 +141,11 @@ export async function startScriptedServer(scripts: Record<string, ScriptedTurn[]
       });
       events.push({ type: 'message_stop' });
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const e of events) res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
+      for (const e of events) {
+        const piece = Buffer.from(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
+        exchange.response = Buffer.concat([exchange.response, piece]);
+        res.write(piece);
+      }
       res.end();
     });
   });
@@ -144,6 +153,7 @@ export async function startScriptedServer(scripts: Record<string, ScriptedTurn[]
   return {
     port: (server.address() as AddressInfo).port,
     requests,
+    raw,
     toolUseIds,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

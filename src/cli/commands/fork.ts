@@ -1,5 +1,6 @@
 import { createFork, forkJsonDocument } from '../../forks';
 import { forkCommandResume, runForkResume } from './fork-resume';
+import { forkCommandReplay, runForkReplay } from './fork-replay';
 import { InputError } from '../../errors';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
@@ -7,11 +8,14 @@ import { intArg, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 
 export const forkCommand: Command = {
   name: ['fork'],
-  usage: '<session> [--from-step N [--resume]] [--label L] [--root DIR] [--json]',
+  usage:
+    '<session> [--from-step N [--resume | --replay [--upstream URL] -- <command> [args...]]] [--label L] [--root DIR] [--json]',
   summary:
     'Fork a recorded run into a sibling git worktree (.sdd/worktrees/<fork_id>, branch fork/<branch>/<fork_id>): ' +
     'with --from-step, the verified prefix [0..N] and the files of step N. ' +
-    forkCommandResume,
+    forkCommandResume +
+    ' ' +
+    forkCommandReplay,
   description:
     '<session> is an agent id with a journal (or a session file) in this project. The parent journal must verify first. ' +
     'The fork gets the journal prefix [0..N] and, when step N has a snapshot, exactly the files the agent had at step N. ' +
@@ -31,11 +35,25 @@ export const forkCommand: Command = {
       description:
         'With --from-step, for a Claude Code session recorded by `stepchain hook claude`: also a conversation that ends right after step N, and the `claude --resume` command to carry on.',
     },
+    replay: {
+      kind: 'flag',
+      description:
+        'With --from-step, for a journal made by `stepchain record`: run the command after -- in the fork through the proxy; requests 0..N are answered from the recording (each must match its recorded request once normalised, else exit 1 naming the exchange), the rest go to --upstream.',
+    },
+    upstream: {
+      kind: 'value',
+      value: 'URL',
+      description: "With --replay: where requests after step N go (default: the agent's, as for `stepchain record`).",
+    },
   },
   examples: [
     {
       run: 'stepchain fork agent-1 --from-step 3 --label "try another fix"',
       what: 'a worktree with the files of step 3',
+    },
+    {
+      run: 'stepchain fork fix-1 --from-step 2 --replay -- claude -p "fix the failing test"',
+      what: 'rerun a recorded agent: steps 0..2 from the recording, then live',
     },
     {
       run: 'stepchain fork claude-<session_id> --from-step 3 --resume',
@@ -45,10 +63,12 @@ export const forkCommand: Command = {
   ],
   exitCodes: {
     0: 'forked',
-    1: 'the parent journal does not verify, the worktree exists, or git failed (nothing left behind)',
+    1: 'the parent journal does not verify, the worktree exists, or git failed (nothing left behind); with --replay: a replayed request differs from its recording (exchange <index>)',
     2: 'usage or input error (not a git repository, unknown session, step out of range)',
   },
   async run(args, io) {
+    if (args.flags.has('replay')) return runForkReplay(args, io);
+    if (args.values.has('upstream')) throw new InputError('fork: --upstream goes with --replay');
     const [session] = expectPositionals(args, ['session'], 'fork');
     const step = args.values.get('from-step');
     const label = args.values.get('label');

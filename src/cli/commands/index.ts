@@ -15,6 +15,7 @@ import { hookCommands } from './hooks';
 import { initCommandFor } from './init-agent';
 import { keygenCommand } from './keygen';
 import { publishCommand } from './publish';
+import { recordCommand } from './record';
 import { receiptVerifyCommand } from './receipt-verify';
 import { replayCommand } from './replay';
 import { reportCommand } from './report';
@@ -33,6 +34,7 @@ import { verifyCommand } from './verify';
  */
 export const commands: Command[] = [
   appendCommand,
+  recordCommand,
   verifyCommand,
   keygenCommand,
   exportCommand,

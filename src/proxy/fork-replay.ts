@@ -1,0 +1,188 @@
+import type { StdioOptions } from 'node:child_process';
+import path from 'node:path';
+import type { JsonValue } from '../canonical';
+import { InputError, IntegrityError } from '../errors';
+import { createFork, type ForkResult } from '../forks/fork';
+import { gitSync } from '../git/exec';
+import { journalKey, listSnapshots, takeSnapshot } from '../git/snapshot';
+import { requireRepo } from '../git/repo';
+import { Cas, casDir, journalDir, journalFile, readVerifiedJournal } from '../journal';
+import { readRunJournalFile, runJournalFile } from '../runs';
+import { assertSafeId } from '../util/ids';
+import { agentSpec } from './agents';
+import { recordedExchange, Replayer } from './replay';
+import { runProxied, type ProxiedRunResult } from './run';
+import { readStartCommit, startRef } from './start';
+
+/**
+ * `stepchain fork ID --from-step N --replay -- <command>`: a fork worktree
+ * holding the files the recorded run started from, the agent run there
+ * through the proxy, its requests 0..N answered from the recording (each must
+ * match its recorded request once normalised) and the rest forwarded live.
+ * A request that does not match stops it: nothing is sent upstream and the
+ * agent's process tree is ended (`divergence` says where).
+ */
+export interface ForkReplayOptions {
+  root: string;
+  journalId: string;
+  fromStep: number;
+  upstream?: string;
+  command: string[];
+  env: NodeJS.ProcessEnv;
+  stdio: StdioOptions;
+  label?: string;
+  forkId?: string;
+  onWarning(line: string): void;
+}
+
+export interface ForkReplayResult extends ProxiedRunResult {
+  fork: ForkResult;
+  /** Where the fork's files at step N differ from the recording's (paths), or null when not checked. */
+  files_at_step: { checked: boolean; differing: string[] };
+}
+
+interface StartEvent {
+  agent: string;
+  cwd: string;
+  root: string;
+  start_snapshot: string | null;
+}
+
+/** The recording's `proxy.start` event (its first), from the verified run journal. */
+function startEvent(root: string, id: string): StartEvent {
+  const file = runJournalFile(root, id);
+  const run = readRunJournalFile(file);
+  if (!run.chain_ok) throw new IntegrityError(`${file}: the run journal does not verify; refusing to replay from it`);
+  const e = run.entries.find((x) => x.row.event === 'proxy.start');
+  if (e === undefined)
+    throw new InputError(`${file}: no proxy.start event: ${id} was not recorded by \`stepchain record\``);
+  const get = (k: string): JsonValue | undefined => e.row.payload.get(k);
+  const agent = get('agent');
+  const cwd = get('cwd');
+  const recRoot = get('root');
+  const snap = get('start_snapshot');
+  if (typeof agent !== 'string' || typeof cwd !== 'string' || typeof recRoot !== 'string')
+    throw new IntegrityError(`${file}:${e.line}: the proxy.start event lacks its agent, cwd or root`);
+  if (snap !== null && (typeof snap !== 'string' || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(snap)))
+    throw new IntegrityError(`${file}:${e.line}: the proxy.start event's start_snapshot is not a commit id`);
+  return { agent, cwd, root: recRoot, start_snapshot: snap };
+}
+
+/** Every file of a commit: path -> mode, type and object (git's `ls-tree -r`). */
+function treeFiles(root: string, commit: string, env: NodeJS.ProcessEnv): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const rec of gitSync(root, ['ls-tree', '-r', '-z', `${commit}^{tree}`], { env }).split('\0')) {
+    const tab = rec.indexOf('\t');
+    if (tab > 0) out.set(rec.slice(tab + 1), rec.slice(0, tab));
+  }
+  return out;
+}
+
+/** The paths where two commits' trees differ, sorted. */
+function differingPaths(root: string, a: string, b: string, env: NodeJS.ProcessEnv): string[] {
+  const ta = treeFiles(root, a, env);
+  const tb = treeFiles(root, b, env);
+  const out = new Set<string>();
+  for (const [p, e] of ta) if (tb.get(p) !== e) out.add(p);
+  for (const p of tb.keys()) if (!ta.has(p)) out.add(p);
+  return [...out].sort();
+}
+
+export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult> {
+  const root = path.resolve(o.root);
+  const id = assertSafeId(o.journalId, 'journal id');
+  const file = journalFile(root, id);
+  const parent = readVerifiedJournal(file);
+  if (!Number.isSafeInteger(o.fromStep) || o.fromStep < 0)
+    throw new InputError(`--from-step: expected a non-negative integer`);
+  if (o.fromStep >= parent.steps)
+    throw new InputError(`${file}: step ${o.fromStep} is out of range (the journal has ${parent.steps} steps)`);
+  const start = startEvent(root, id);
+  const spec = agentSpec(start.agent);
+  const cas = new Cas(casDir(root), false);
+  const recorded = parent.entries.slice(0, o.fromStep + 1).map((e) => recordedExchange(e, cas, file));
+  // The start ref must still hold the commit the run journal names (a moved ref is not the run's files).
+  const startCommit = readStartCommit(root, id, o.env);
+  if (start.start_snapshot !== null && startCommit !== start.start_snapshot)
+    throw new IntegrityError(
+      `${id}: the start snapshot ${start.start_snapshot} recorded in the run journal is ${startCommit === undefined ? 'gone' : `not what its ref holds (${startCommit})`}`,
+    );
+  if (start.start_snapshot === null)
+    o.onWarning(`${id} has no start snapshot: the fork starts from the current commit`);
+
+  const fork = await createFork({
+    root,
+    sessionId: id,
+    fromStep: o.fromStep,
+    env: o.env,
+    ...(o.label === undefined ? {} : { label: o.label }),
+    ...(o.forkId === undefined ? {} : { forkId: o.forkId }),
+    ...(start.start_snapshot === null ? {} : { restoreCommit: start.start_snapshot }),
+  });
+  for (const w of fork.warnings) o.onWarning(w);
+  const worktree = fork.fork_worktree;
+  const rel = path.relative(start.root, start.cwd);
+  const cwd = rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? worktree : path.join(worktree, rel);
+  const replayer = new Replayer(recorded, spec.normalise, { paths: [start.cwd, start.root, cwd, worktree] });
+
+  const files = { checked: false, differing: [] as string[] };
+  const stepSnap = listSnapshots(root, id, o.env).get(o.fromStep);
+  const checkFiles = (): void => {
+    // At the first live request the agent has run the tools of steps 0..N: its files should be step N's.
+    if (stepSnap === undefined || stepSnap.step_hash !== parent.entries[o.fromStep]!.row.step_hash) return;
+    try {
+      const key = journalKey(worktree, requireRepo(worktree, o.env));
+      const snap = takeSnapshot({
+        root: worktree,
+        agentId: fork.fork_session_id,
+        seq: o.fromStep,
+        stepHash: '0'.repeat(64),
+        env: o.env,
+        ref: `refs/stepchain/snapshots/${fork.fork_session_id}/${key}/replayed-${o.fromStep}`,
+        message: `stepchain snapshot: ${fork.fork_session_id} files after the replay of steps 0..${o.fromStep}\n`,
+      });
+      if (snap === undefined) return;
+      files.checked = true;
+      files.differing = differingPaths(worktree, stepSnap.commit, snap.commit, o.env);
+      if (files.differing.length > 0)
+        o.onWarning(
+          `after the replay of steps 0..${o.fromStep} the fork's files differ from the recording's at step ${o.fromStep}: ${files.differing.join(', ')}`,
+        );
+    } catch (e) {
+      o.onWarning(
+        `the fork's files at step ${o.fromStep} could not be checked: ${(e as Error).message.split('\n')[0]}`,
+      );
+    }
+  };
+
+  const forkId = fork.fork_session_id;
+  // The fork started from the same files: its own start ref says so, so a replay of the fork finds them too.
+  const forkStart = start.start_snapshot ?? undefined;
+  const forkStartRef = forkStart === undefined ? undefined : startRef(worktree, forkId, o.env);
+  if (forkStart !== undefined && forkStartRef !== undefined)
+    gitSync(worktree, ['update-ref', forkStartRef, forkStart], { env: o.env });
+  const r = await runProxied({
+    agent: spec,
+    ...(o.upstream === undefined ? {} : { upstream: o.upstream }),
+    root: worktree,
+    journalDir: journalDir(worktree, forkId),
+    journalId: forkId,
+    firstSeq: o.fromStep + 1,
+    command: o.command,
+    cwd,
+    env: o.env,
+    stdio: o.stdio,
+    replayer,
+    onLive: checkFiles,
+    onWarning: o.onWarning,
+    startEvent: {
+      cwd,
+      root: worktree,
+      start_snapshot: forkStart ?? null,
+      start_ref: forkStartRef ?? null,
+      replay_of: id,
+      replayed_steps: o.fromStep + 1,
+    },
+  });
+  return { ...r, fork, files_at_step: files };
+}

@@ -1,0 +1,158 @@
+import { canonical, isJsonObject, type JsonObject, type JsonValue } from '../canonical';
+
+/**
+ * Normalising a request before a replayed one is compared with its recording:
+ * the parts an agent changes from run to run without the run being different
+ * (its session id, the directory it runs in, today's date). Each agent has an
+ * explicit list (docs/record.md); everything else must match byte for byte
+ * once both sides are read as JSON.
+ */
+export interface NormaliseContext {
+  /** Absolute directories of the recorded run and of the replay (the agent's cwd, the project root). */
+  paths: string[];
+}
+
+/** One rule: a description for the docs and the list, and what it does to a string found at `path`. */
+export interface NormaliseRule {
+  what: string;
+  /** Applied to every string in the request (its JSON path given, e.g. `metadata.user_id`). */
+  apply(text: string, path: string, ctx: NormaliseContext): string;
+}
+
+/** Claude Code's slug of a directory (the name of its `projects/` entry): every character but [A-Za-z0-9] becomes `-`. */
+export function claudeSlug(dir: string): string {
+  return dir.replace(/[^A-Za-z0-9]/g, '-');
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Every recorded and replayed directory, and their slugs, longest first, as `<dir>` and `<dir-slug>`. */
+export const PATHS_RULE: NormaliseRule = {
+  what: 'the recorded and the replayed working directory and project root (and their slugs, as Claude Code names its projects/ entry), longest first',
+  apply(text, _path, ctx) {
+    const subs: [string, string][] = [];
+    for (const p of ctx.paths) {
+      if (p === '' || p === '/') continue;
+      subs.push([p, '<dir>'], [claudeSlug(p), '<dir-slug>']);
+    }
+    subs.sort((a, b) => b[0].length - a[0].length);
+    let out = text;
+    for (const [from, to] of subs) if (out.includes(from)) out = out.replace(new RegExp(escapeRegExp(from), 'g'), to);
+    return out;
+  },
+};
+
+function regexRule(what: string, re: RegExp, to: string, onlyAt?: RegExp): NormaliseRule {
+  return {
+    what,
+    apply: (text, path) => (onlyAt !== undefined && !onlyAt.test(path) ? text : text.replace(re, to)),
+  };
+}
+
+/** Claude Code 2.1.328 (`-p`, API key), measured by diffing the raw requests of runs in two directories. */
+export const CLAUDE_RULES: readonly NormaliseRule[] = [
+  regexRule(
+    'metadata.user_id: its session_id',
+    /"session_id":"[^"]*"/g,
+    '"session_id":"<session>"',
+    /^metadata\.user_id$/,
+  ),
+  PATHS_RULE,
+  regexRule(
+    'the environment block: the two lines a linked worktree adds after " - Primary working directory:" (the worktree and the shared git stash notes)',
+    /\n - (This is a git worktree|The git stash stack is shared)[^\n]*/g,
+    '',
+  ),
+  regexRule("the date: Today's date is YYYY-MM-DD", /Today's date is \d{4}-\d{2}-\d{2}/g, "Today's date is <date>"),
+  regexRule('the git status captured at start: Current branch', /(\nCurrent branch: )[^\n]*/g, '$1<branch>'),
+  regexRule(
+    'the git status captured at start: Status (up to the blank line)',
+    /(\nStatus:\n)[\s\S]*?(?=\n\n|$)/g,
+    '$1<status>',
+  ),
+  regexRule(
+    'the git status captured at start: Recent commits (up to the blank line)',
+    /(\nRecent commits:\n)[\s\S]*?(?=\n\n|$)/g,
+    '$1<commits>',
+  ),
+];
+
+/** Codex (not measured here; from its request shape): the prompt cache key is the session id. */
+export const CODEX_RULES: readonly NormaliseRule[] = [
+  regexRule('prompt_cache_key (the session id)', /^[\s\S]*$/, '<session>', /^prompt_cache_key$/),
+  PATHS_RULE,
+  regexRule(
+    '<current_date> in the environment context',
+    /<current_date>[^<]*<\/current_date>/g,
+    '<current_date><date></current_date>',
+  ),
+];
+
+/** Agents not measured: only the directories. */
+export const GENERIC_RULES: readonly NormaliseRule[] = [PATHS_RULE];
+
+function fieldPath(base: string, key: string | number): string {
+  if (typeof key === 'number') return `${base}[${key}]`;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+    ? base === ''
+      ? key
+      : `${base}.${key}`
+    : `${base}[${JSON.stringify(key)}]`;
+}
+
+/** The value with every rule applied to every string in it (object keys are left as they are). */
+export function normalise(v: JsonValue, rules: readonly NormaliseRule[], ctx: NormaliseContext, path = ''): JsonValue {
+  if (typeof v === 'string') return rules.reduce((s, r) => r.apply(s, path, ctx), v);
+  if (Array.isArray(v)) return v.map((x, i) => normalise(x, rules, ctx, fieldPath(path, i)));
+  if (v instanceof Map) {
+    const m = new Map<string, JsonValue>();
+    for (const [k, x] of v) m.set(k, normalise(x, rules, ctx, fieldPath(path, k)));
+    return m;
+  }
+  if (isJsonObject(v)) {
+    const o: JsonObject = {};
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(o, k, {
+        value: normalise(x, rules, ctx, fieldPath(path, k)),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return o;
+  }
+  return v;
+}
+
+function entries(v: JsonValue): [string, JsonValue][] | undefined {
+  if (v instanceof Map) return [...v.entries()];
+  if (isJsonObject(v)) return Object.entries(v);
+  return undefined;
+}
+
+/** The first place two values differ (JSON path, `''` for the whole value), or undefined when they are the same. */
+export function firstDifference(a: JsonValue, b: JsonValue, path = ''): string | undefined {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const d = firstDifference(a[i]!, b[i]!, fieldPath(path, i));
+      if (d !== undefined) return d;
+    }
+    return a.length === b.length ? undefined : fieldPath(path, n);
+  }
+  const ea = entries(a);
+  const eb = entries(b);
+  if (ea !== undefined && eb !== undefined) {
+    const mb = new Map(eb);
+    const ma = new Map(ea);
+    for (const [k, x] of ea) {
+      if (!mb.has(k)) return fieldPath(path, k);
+      const d = firstDifference(x, mb.get(k)!, fieldPath(path, k));
+      if (d !== undefined) return d;
+    }
+    for (const [k] of eb) if (!ma.has(k)) return fieldPath(path, k);
+    return undefined;
+  }
+  return canonical(a) === canonical(b) ? undefined : path;
+}

@@ -1,0 +1,76 @@
+import type { StdioOptions } from 'node:child_process';
+import path from 'node:path';
+import { InputError } from '../errors';
+import { journalDir, journalFile } from '../journal';
+import { pathKind } from '../util/fs';
+import { assertSafeId } from '../util/ids';
+import { agentSpec } from './agents';
+import { runProxied, type ProxiedRunResult } from './run';
+import { takeStartSnapshot } from './start';
+
+export interface RecordAgentOptions {
+  agent: string;
+  journalId: string;
+  root: string;
+  upstream?: string;
+  command: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdio: StdioOptions;
+  onWarning(line: string): void;
+}
+
+export interface RecordAgentResult extends ProxiedRunResult {
+  journal_file: string;
+  run_id: string;
+  start_snapshot: string | null;
+}
+
+/**
+ * `stepchain record`: a new journal of an agent's model exchanges. The
+ * journal must not exist yet (its seqs are the exchanges' indices, which a
+ * replay names); the files the run starts from are snapshotted first.
+ */
+export async function recordAgent(o: RecordAgentOptions): Promise<RecordAgentResult> {
+  const spec = agentSpec(o.agent);
+  const id = assertSafeId(o.journalId, 'journal id');
+  const file = journalFile(o.root, id);
+  const kind = pathKind(file);
+  if (kind !== undefined)
+    throw new InputError(
+      `${file}: the journal ${id} exists already; record starts a new one (choose another --journal)`,
+    );
+  if (o.command.length === 0) throw new InputError('record: no command to run (give it after --)');
+  let start: { ref: string; commit: string } | undefined;
+  try {
+    start = takeStartSnapshot(o.root, id, o.env);
+  } catch (e) {
+    o.onWarning(
+      `the start snapshot failed (${(e as Error).message.split('\n')[0]}); a replay of this run cannot restore its files`,
+    );
+  }
+  if (start === undefined)
+    o.onWarning(
+      `${o.root}: no start snapshot (not a git work tree): a replay of this run starts from the current commit`,
+    );
+  const r = await runProxied({
+    agent: spec,
+    ...(o.upstream === undefined ? {} : { upstream: o.upstream }),
+    root: o.root,
+    journalDir: journalDir(o.root, id),
+    journalId: id,
+    firstSeq: 0,
+    command: o.command,
+    cwd: o.cwd,
+    env: o.env,
+    stdio: o.stdio,
+    onWarning: o.onWarning,
+    startEvent: {
+      cwd: path.resolve(o.cwd),
+      root: path.resolve(o.root),
+      start_snapshot: start?.commit ?? null,
+      start_ref: start?.ref ?? null,
+    },
+  });
+  return { ...r, journal_file: file, run_id: id, start_snapshot: start?.commit ?? null };
+}

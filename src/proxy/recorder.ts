@@ -1,0 +1,223 @@
+import { canonical, type JsonObject, type JsonValue } from '../canonical';
+import { canonicalSha256 } from '../runs/provider-state';
+import { recordMutation } from '../runs/record';
+import { startAppender, type Appender } from './append-worker';
+import { sha256Hex } from '../util/hash';
+import { exchangeRecord, readExchange, requestView, resultsFor, type Exchange, type ExchangeReading } from './exchange';
+import type { Protocol } from './protocols';
+
+/**
+ * Turns exchanges into steps of a per-step journal, in the order their
+ * requests arrived. A step is appended once its tool calls are answered: the
+ * step's `tool_result` is what a later request carries for them, so the step
+ * waits for the first request that does, or for `close()`. Appends happen
+ * only once a request is on its way upstream (`flush()`, while the model
+ * thinks) and at `close()`: an append with its worktree snapshot costs tens to
+ * hundreds of milliseconds of git, and nothing the agent waits for waits on
+ * it. So a step is appended when the agent's next request has gone out, and
+ * its snapshot holds the files after the agent ran the tools the step asked for.
+ *
+ * Provider-side mutations (compactions, context edits) are chained into the
+ * run journal as soon as their exchange is over, with the step's index.
+ *
+ * A failure to record is never thrown into the proxy (the agent's exchange
+ * stands): recording stops at the first one, which `failure` keeps.
+ */
+export interface RecorderOptions {
+  root: string;
+  journalDir: string;
+  runId: string;
+  agentId: string;
+  /** The agent kind, named in each exchange's record. */
+  agent: string;
+  env: NodeJS.ProcessEnv;
+  /** The seq the first recorded exchange gets (the journal's length when recording starts). */
+  firstSeq: number;
+  onWarning?: (line: string) => void;
+}
+
+export interface RecorderSlot {
+  state: 'open' | 'done' | 'dropped';
+  exchange?: Exchange;
+  reading?: ExchangeReading;
+  seq?: number;
+  results?: JsonValue[];
+}
+
+export interface RecordedStep {
+  seq: number;
+  step_hash: string;
+  protocol: string;
+  tool_calls: number;
+}
+
+export class Recorder {
+  private readonly slots: RecorderSlot[] = [];
+  /** Settled steps (seq assigned) not appended yet, in seq order. */
+  private readonly pending: RecorderSlot[] = [];
+  private nextSeq: number;
+  readonly steps: RecordedStep[] = [];
+  readonly mutations: { seq: number; kind: string; content_address: string }[] = [];
+  failure: string | undefined;
+  private readonly appender: Appender;
+  /** The appends under way, in order. */
+  private appends: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: RecorderOptions) {
+    this.nextSeq = options.firstSeq;
+    this.appender = startAppender();
+  }
+
+  /** A place in the order, taken when a model request arrives. */
+  reserve(): RecorderSlot {
+    const slot: RecorderSlot = { state: 'open' };
+    this.slots.push(slot);
+    return slot;
+  }
+
+  /**
+   * The request `x` is going upstream: the steps whose tool calls it answers get their results. They are
+   * appended by `flush()`, which the proxy calls once the request is on its way, so a step's append (its
+   * snapshot is tens to hundreds of milliseconds of git) runs while the upstream thinks, not before it is asked.
+   */
+  answeredBy(protocol: Protocol, x: Pick<Exchange, 'target' | 'requestHeaders' | 'request'>): void {
+    const view = requestView(x);
+    if (view === undefined) return;
+    const results = protocol.toolResults(view);
+    for (const s of this.pending) {
+      if (s.results !== undefined || s.reading!.toolCalls.length === 0) continue;
+      if (s.exchange!.protocol !== protocol) continue;
+      const answered = resultsFor(s.reading!.toolCalls, results);
+      if (answered.length > 0) s.results = answered.map((r) => r.value);
+    }
+  }
+
+  /** Appends the steps that are ready (in order: one waiting for its tool results holds back those after it). */
+  flush(): void {
+    this.drain(false);
+  }
+
+  complete(slot: RecorderSlot, exchange: Exchange): void {
+    slot.state = 'done';
+    slot.exchange = exchange;
+    this.settle();
+  }
+
+  /** An exchange that produced no response (the upstream was unreachable): it takes no step. */
+  drop(slot: RecorderSlot): void {
+    slot.state = 'dropped';
+    this.settle();
+  }
+
+  /** Appends every step still waiting (unanswered tool calls get a null tool_result), and waits for them. */
+  async close(): Promise<void> {
+    for (const s of this.slots) if (s.state === 'open') s.state = 'dropped';
+    this.settle();
+    this.drain(true);
+    await this.appends;
+    await this.appender.close();
+  }
+
+  private warn(line: string): void {
+    this.options.onWarning?.(line);
+  }
+
+  /** Gives seqs to finished exchanges in arrival order, and pins their provider-side mutations. */
+  private settle(): void {
+    while (this.slots.length > 0 && this.slots[0]!.state !== 'open') {
+      const s = this.slots.shift()!;
+      if (s.state === 'dropped') continue;
+      s.seq = this.nextSeq++;
+      try {
+        s.reading = readExchange(s.exchange!);
+      } catch (e) {
+        s.reading = { view: undefined, model: null, prompt: null, toolCalls: [], signals: [] };
+        this.warn(
+          `exchange ${s.seq}: its response could not be read (${(e as Error).message}); recorded as bytes only`,
+        );
+      }
+      this.pinSignals(s);
+      this.pending.push(s);
+    }
+  }
+
+  private pinSignals(s: RecorderSlot): void {
+    if (this.failure !== undefined) return;
+    const x = s.exchange!;
+    for (const sig of s.reading!.signals) {
+      const messages = s.reading!.view === undefined ? null : x.protocol.conversation(s.reading!.view);
+      const detail: JsonObject = {
+        ...sig.detail,
+        exchange: s.seq!,
+        protocol: x.protocol.name,
+        pre_conversation_sha256: canonicalSha256(messages),
+        request_sha256: sha256Hex(x.request),
+        response_sha256: sha256Hex(x.response),
+      };
+      try {
+        const r = recordMutation(
+          this.options.root,
+          this.options.runId,
+          { agentId: this.options.agentId, kind: sig.kind, detail, stepIndex: s.seq! },
+          { env: this.options.env },
+        );
+        for (const w of r.warnings) this.warn(w);
+        for (const m of r.mutations)
+          this.mutations.push({ seq: s.seq!, kind: sig.kind, content_address: m.content_address });
+      } catch (e) {
+        this.fail(`exchange ${s.seq}: its ${sig.kind} could not be pinned in the run journal: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  private fail(why: string): void {
+    if (this.failure === undefined) {
+      this.failure = why;
+      this.warn(`${why}; recording stopped (the agent's exchanges still pass)`);
+    }
+  }
+
+  private drain(all: boolean): void {
+    while (this.pending.length > 0) {
+      const s = this.pending[0]!;
+      if (!all && s.results === undefined && s.reading!.toolCalls.length > 0) return;
+      this.pending.shift();
+      this.append(s);
+    }
+  }
+
+  private append(s: RecorderSlot): void {
+    const x = s.exchange!;
+    const r = s.reading!;
+    const job = {
+      journalDir: this.options.journalDir,
+      root: this.options.root,
+      env: this.options.env,
+      input: x.request,
+      model: canonical(r.model),
+      prompt: canonical(r.prompt),
+      tool_call: canonical(r.toolCalls.length === 0 ? null : r.toolCalls),
+      tool_result: canonical(s.results ?? null),
+      blobs: [x.response, exchangeRecord(x, this.options.agent)],
+    };
+    this.appends = this.appends.then(async () => {
+      if (this.failure !== undefined) return;
+      const res = await this.appender.append(job);
+      if (!res.ok) {
+        this.fail(`exchange ${s.seq} could not be appended: ${res.error}`);
+        return;
+      }
+      for (const w of res.warnings) this.warn(w);
+      if (res.seq !== s.seq)
+        this.fail(
+          `exchange ${s.seq} was appended as step ${res.seq}: another writer appended to the journal meanwhile`,
+        );
+      this.steps.push({
+        seq: res.seq,
+        step_hash: res.step_hash,
+        protocol: x.protocol.name,
+        tool_calls: r.toolCalls.length,
+      });
+    });
+  }
+}

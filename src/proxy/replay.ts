@@ -1,0 +1,166 @@
+import { canonical, isJsonObject, parse, type JsonValue } from '../canonical';
+import { IntegrityError } from '../errors';
+import { Cas, type JournalEntry } from '../journal';
+import { sha256Hex } from '../util/hash';
+import { recordablePath } from './credentials';
+import { EXCHANGE_FORMAT } from './exchange';
+import { arrayAt, stringAt, valueAt } from './json';
+import { firstDifference, normalise, type NormaliseContext, type NormaliseRule } from './normalise';
+
+/** One recorded exchange, read back from its step: the request, the response and how it was sent. */
+export interface RecordedExchange {
+  seq: number;
+  protocol: string;
+  method: string;
+  path: string;
+  request: Buffer;
+  status: number;
+  /** The response headers as recorded (credentials were never recorded). */
+  responseHeaders: [string, string][];
+  response: Buffer;
+}
+
+function blob(cas: Cas, digest: string, where: string): Buffer {
+  const bytes = cas.get(digest);
+  if (bytes === undefined) throw new IntegrityError(`${where}: blob ${digest} is not in the CAS (${cas.dir})`);
+  if (sha256Hex(bytes) !== digest) throw new IntegrityError(`${where}: blob ${digest} does not match its digest`);
+  return bytes;
+}
+
+/**
+ * The exchange a verified step records, from its blobs: the input blob is the
+ * request, the exchange record (the last blob, `format` EXCHANGE_FORMAT) names
+ * the response blob and the status and headers to answer with. A step that is
+ * not a recorded exchange, or whose blobs are missing or altered, is an
+ * IntegrityError naming the journal line.
+ */
+export function recordedExchange(entry: JournalEntry, cas: Cas, file: string): RecordedExchange {
+  const row = entry.row;
+  const where = `${file}:${entry.line}: step ${row.seq}`;
+  const refs = row.blob_refs;
+  const metaDigest = refs.at(-1);
+  if (refs.length < 2 || metaDigest === undefined)
+    throw new IntegrityError(`${where}: not a recorded exchange (no exchange record among its blobs)`);
+  let meta: JsonValue;
+  try {
+    meta = parse(blob(cas, metaDigest, where).toString('utf8'));
+  } catch (e) {
+    if (e instanceof IntegrityError) throw e;
+    throw new IntegrityError(`${where}: its exchange record is not JSON`);
+  }
+  if (!isJsonObject(meta) || stringAt(meta, 'format') !== EXCHANGE_FORMAT)
+    throw new IntegrityError(`${where}: not a recorded exchange (its last blob is not a ${EXCHANGE_FORMAT} record)`);
+  const responseDigest = stringAt(meta, 'response_sha256');
+  if (responseDigest === undefined || !refs.includes(responseDigest))
+    throw new IntegrityError(`${where}: its exchange record names a response the step does not list`);
+  if (stringAt(meta, 'request_sha256') !== row.input_hash)
+    throw new IntegrityError(`${where}: its exchange record names another request than the step's input`);
+  const status = valueAt(meta, 'status');
+  const headers: [string, string][] = [];
+  for (const h of arrayAt(meta, 'response_headers'))
+    if (Array.isArray(h) && h.length === 2 && typeof h[0] === 'string' && typeof h[1] === 'string')
+      headers.push([h[0], h[1]]);
+  return {
+    seq: row.seq,
+    protocol: stringAt(meta, 'protocol') ?? '',
+    method: stringAt(meta, 'method') ?? 'POST',
+    path: stringAt(meta, 'path') ?? '',
+    request: blob(cas, row.input_hash, where),
+    status: typeof status === 'number' ? status : 200,
+    responseHeaders: headers,
+    response: blob(cas, responseDigest, where),
+  };
+}
+
+/** Why a replayed request is not its recording: the exchange and the first differing field. */
+export interface Divergence {
+  exchange: number;
+  field: string;
+  recorded: string;
+  replayed: string;
+}
+
+function excerpt(v: JsonValue | undefined): string {
+  if (v === undefined) return '(absent)';
+  const text = typeof v === 'string' ? v : canonical(v);
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+function at(v: JsonValue, path: string): JsonValue | undefined {
+  if (path === '') return v;
+  let cur: JsonValue | undefined = v;
+  const re = /\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(path)) !== null && cur !== undefined) {
+    if (m[2] !== undefined) cur = Array.isArray(cur) ? cur[Number(m[2])] : undefined;
+    else cur = valueAt(cur, m[1] ?? (JSON.parse(m[3]!) as string));
+  }
+  return cur;
+}
+
+/**
+ * Answers replayed requests from a recording. Requests are matched in order
+ * against the recorded exchanges not yet answered (the lowest first, so
+ * concurrent requests that arrive in another order still find theirs); one
+ * that matches none diverges at the lowest open exchange.
+ */
+export class Replayer {
+  private readonly open: RecordedExchange[];
+  private readonly normalised = new Map<number, JsonValue>();
+
+  constructor(
+    recorded: RecordedExchange[],
+    private readonly rules: readonly NormaliseRule[],
+    private readonly ctx: NormaliseContext,
+  ) {
+    this.open = [...recorded].sort((a, b) => a.seq - b.seq);
+  }
+
+  get remaining(): number {
+    return this.open.length;
+  }
+
+  private bodyOf(bytes: Buffer): JsonValue {
+    try {
+      return normalise(parse(bytes.toString('utf8')), this.rules, this.ctx);
+    } catch {
+      return bytes.toString('latin1'); // not JSON: compared as bytes
+    }
+  }
+
+  private recordedBody(x: RecordedExchange): JsonValue {
+    let v = this.normalised.get(x.seq);
+    if (v === undefined) {
+      v = this.bodyOf(x.request);
+      this.normalised.set(x.seq, v);
+    }
+    return v;
+  }
+
+  /** The recorded exchange this request replays (taken off the list), or where it diverges. */
+  take(method: string, target: string, request: Buffer): RecordedExchange | Divergence {
+    const body = this.bodyOf(request);
+    const path = recordablePath(target);
+    for (let i = 0; i < this.open.length; i++) {
+      const x = this.open[i]!;
+      if (x.method !== method || x.path !== path) continue;
+      if (firstDifference(this.recordedBody(x), body) === undefined) return this.open.splice(i, 1)[0]!;
+    }
+    const first = this.open[0]!;
+    if (first.method !== method || first.path !== path)
+      return {
+        exchange: first.seq,
+        field: 'path',
+        recorded: `${first.method} ${first.path}`,
+        replayed: `${method} ${path}`,
+      };
+    const rec = this.recordedBody(first);
+    const field = firstDifference(rec, body) ?? '';
+    return {
+      exchange: first.seq,
+      field: field === '' ? 'body' : field,
+      recorded: excerpt(at(rec, field)),
+      replayed: excerpt(at(body, field)),
+    };
+  }
+}

@@ -1,0 +1,173 @@
+import { spawn, type StdioOptions } from 'node:child_process';
+import { InputError } from '../errors';
+import { recordCapability, recordRunEvent } from '../runs/record';
+import type { JsonObject } from '../canonical';
+import { Recorder, type RecordedStep } from './recorder';
+import type { Divergence, Replayer } from './replay';
+import { startProxy } from './server';
+import { killTree } from './tree-kill';
+import type { AgentSpec } from './agents';
+import type { ProtocolName } from './protocols';
+
+/**
+ * Runs an agent's command with its model calls pointed at a recording proxy
+ * (for that process only), and waits for it: the proxy lives exactly as long
+ * as the command, every exchange becomes a step, and the command's exit code
+ * is the result's.
+ */
+export interface ProxiedRunOptions {
+  agent: AgentSpec;
+  /** `--upstream`: one base URL for every protocol (default: the agent's, per protocol). */
+  upstream?: string;
+  /** The project whose journal and run journal record the exchanges. */
+  root: string;
+  journalDir: string;
+  journalId: string;
+  /** The first recorded exchange's seq (the journal's length). */
+  firstSeq: number;
+  command: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdio: StdioOptions;
+  replayer?: Replayer;
+  /** Called once, before the first request that goes live after a replay. */
+  onLive?(): void;
+  onWarning(line: string): void;
+  /** Extra fields for the run journal's `proxy.start` event. */
+  startEvent?: JsonObject;
+}
+
+export interface ProxiedRunResult {
+  exitCode: number;
+  signal: NodeJS.Signals | null;
+  steps: RecordedStep[];
+  mutations: { seq: number; kind: string; content_address: string }[];
+  counts: { forwarded: number; replayed: number; unrecorded: number };
+  divergence: Divergence | undefined;
+  /** Why recording stopped early, if it did. */
+  recordingFailure: string | undefined;
+  upstreams: Record<string, string>;
+}
+
+/** An upstream base URL: http(s), no credentials in it. */
+export function parseUpstream(text: string, what: string): URL {
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    throw new InputError(`${what}: not a URL: ${JSON.stringify(text)}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new InputError(`${what}: expected an http or https URL, got ${u.protocol}`);
+  if (u.username !== '' || u.password !== '')
+    throw new InputError(`${what}: a URL with credentials in it is refused (they would be recorded)`);
+  if (u.search !== '' || u.hash !== '') throw new InputError(`${what}: give the base URL without a query or fragment`);
+  return u;
+}
+
+function withoutTrailingSlash(p: string): string {
+  return p.replace(/\/+$/, '');
+}
+
+const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+
+export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult> {
+  if (o.command.length === 0 || o.command[0] === '') throw new InputError('no command to run (give it after --)');
+  const upstreams = new Map<ProtocolName, URL>();
+  const explicit = o.upstream === undefined ? undefined : parseUpstream(o.upstream, '--upstream');
+  const all: ProtocolName[] = ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini'];
+  for (const p of all)
+    upstreams.set(p, explicit ?? parseUpstream(o.agent.defaultUpstream(p, o.env), `the ${o.agent.name} upstream`));
+  const main = upstreams.get(o.agent.protocols[0]!)!;
+  const shown: Record<string, string> = {};
+  for (const p of o.agent.protocols) shown[p] = withoutTrailingSlash(upstreams.get(p)!.href);
+
+  const env = { env: o.env };
+  recordCapability(o.root, o.journalId, o.agent.adapter, 'observed', env);
+  recordRunEvent(
+    o.root,
+    o.journalId,
+    'proxy.start',
+    {
+      agent: o.agent.name,
+      journal: o.journalId,
+      first_seq: o.firstSeq,
+      upstreams: shown,
+      ...(o.startEvent ?? {}),
+    },
+    env,
+  );
+
+  const recorder = new Recorder({
+    root: o.root,
+    journalDir: o.journalDir,
+    runId: o.journalId,
+    agentId: o.journalId,
+    agent: o.agent.name,
+    env: o.env,
+    firstSeq: o.firstSeq,
+    onWarning: o.onWarning,
+  });
+  let child: ReturnType<typeof spawn> | undefined;
+  let divergence: Divergence | undefined;
+  const proxy = await startProxy({
+    upstreamFor: (p) => (p === undefined ? main : upstreams.get(p)!),
+    recorder,
+    ...(o.replayer === undefined ? {} : { replayer: o.replayer }),
+    onDivergence: (d) => {
+      divergence = d;
+      if (child?.pid !== undefined) killTree(child.pid); // fail-closed: the agent goes, with everything it started
+    },
+    ...(o.onLive === undefined ? {} : { onLive: o.onLive }),
+    onWarning: o.onWarning,
+  });
+  const base = (p: ProtocolName): string => `${proxy.origin}${withoutTrailingSlash(upstreams.get(p)!.pathname)}`;
+
+  let exit: { code: number | null; signal: NodeJS.Signals | null };
+  // A terminal's Ctrl-C reaches the agent itself (same process group): record outlives it to close the journal.
+  // SIGTERM and SIGHUP, sent to record alone, are passed on.
+  const forwardSignal = (s: NodeJS.Signals): void => {
+    if (s !== 'SIGINT' && child?.pid !== undefined) child.kill(s);
+  };
+  try {
+    const childEnv = { ...o.env, ...o.agent.childEnv(base, o.env) };
+    exit = await new Promise((resolve, reject) => {
+      child = spawn(o.command[0]!, o.command.slice(1), { cwd: o.cwd, env: childEnv, stdio: o.stdio });
+      child.once('error', (e: NodeJS.ErrnoException) =>
+        reject(
+          new InputError(`${o.command[0]}: cannot run it: ${e.code === 'ENOENT' ? 'no such command' : e.message}`),
+        ),
+      );
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, forwardSignal);
+    });
+  } finally {
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, forwardSignal);
+    await proxy.close();
+    await recorder.close();
+  }
+  const exitCode = exit.code ?? 128 + (SIGNALS[exit.signal ?? ''] ?? 1);
+  recordRunEvent(
+    o.root,
+    o.journalId,
+    'proxy.end',
+    {
+      exit_code: exitCode,
+      steps: recorder.steps.length,
+      replayed: proxy.counts.replayed,
+      ...(divergence === undefined ? {} : { diverged_at: divergence.exchange, diverged_field: divergence.field }),
+      ...(recorder.failure === undefined ? {} : { recording_failure: recorder.failure }),
+    },
+    env,
+  );
+  return {
+    exitCode,
+    signal: exit.signal,
+    steps: recorder.steps,
+    mutations: recorder.mutations,
+    counts: proxy.counts,
+    divergence,
+    recordingFailure: recorder.failure,
+    upstreams: shown,
+  };
+}

@@ -1,0 +1,316 @@
+import http, {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { isEventStream } from './payloads';
+import { protocolOf, type Protocol, type ProtocolName } from './protocols';
+import type { Recorder } from './recorder';
+import type { Divergence, RecordedExchange, Replayer } from './replay';
+import type { Exchange } from './exchange';
+
+/**
+ * The recording proxy: an HTTP server on 127.0.0.1 (an ephemeral port) that
+ * forwards each request to its upstream and passes the response back chunk by
+ * chunk as it arrives (nothing is reassembled on the way: the recorder reads
+ * a copy once the response is over). Model calls (a POST to a path one of the
+ * protocols knows) are recorded; anything else is forwarded unrecorded.
+ *
+ * In replay, model calls are answered from the recording while it lasts (each
+ * must match its recorded request, see Replayer); the first one that does not
+ * stops the proxy: it is answered with an error, never forwarded, and so is
+ * every request after it.
+ */
+export interface ProxyOptions {
+  /** The upstream base URL for a protocol (undefined: a request that is no model call). */
+  upstreamFor(protocol: ProtocolName | undefined): URL;
+  recorder: Recorder;
+  replayer?: Replayer;
+  onDivergence?(d: Divergence): void;
+  /** Told when the first request goes live after a replay (every recorded exchange was answered). */
+  onLive?(): void;
+  onWarning?(line: string): void;
+}
+
+export interface RunningProxy {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  port: number;
+  /** Exchanges forwarded upstream and answered from the recording. */
+  counts: { forwarded: number; replayed: number; unrecorded: number };
+  divergence: Divergence | undefined;
+  /** Waits for the exchanges under way, then stops listening. */
+  close(): Promise<void>;
+}
+
+/** Headers that belong to one connection, never passed on (RFC 9110 §7.6.1), and the host. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+]);
+
+function passHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  const named = new Set(
+    String(h.connection ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase()),
+  );
+  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k) && !named.has(k)) out[k] = v;
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function sendError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ type: 'error', error: { type: 'stepchain_proxy_error', message } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+/** The upstream URL of a request: the base's origin and the request's own path (which carries the base's path). */
+function upstreamUrl(base: URL, target: string): URL {
+  return new URL(target.startsWith('/') ? target : `/${target}`, base.origin);
+}
+
+/** Splits a recorded response where its events end, to send it as it was streamed. */
+function pieces(bytes: Buffer, streamed: boolean): Buffer[] {
+  if (!streamed) return [bytes];
+  const out: Buffer[] = [];
+  let start = 0;
+  for (let i = bytes.indexOf('\n\n'); i >= 0; i = bytes.indexOf('\n\n', start)) {
+    out.push(bytes.subarray(start, i + 2));
+    start = i + 2;
+  }
+  if (start < bytes.length) out.push(bytes.subarray(start));
+  return out;
+}
+
+async function answerFromRecording(res: ServerResponse, x: RecordedExchange): Promise<void> {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [k, v] of x.responseHeaders) {
+    if (HOP_BY_HOP.has(k) || k === 'content-length') continue;
+    const had = headers[k];
+    headers[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [String(had)]), v];
+  }
+  headers['content-length'] = x.response.length;
+  res.writeHead(x.status, headers);
+  const streamed = isEventStream(x.responseHeaders.find(([k]) => k === 'content-type')?.[1]);
+  for (const p of pieces(x.response, streamed)) {
+    res.write(p);
+    await new Promise((r) => setImmediate(r));
+  }
+  res.end();
+}
+
+/** How long exchanges still under way when the agent exits may take to finish. */
+const CLOSE_GRACE_MS = 5_000;
+
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const inFlight = new Set<Promise<void>>();
+  const state: RunningProxy = {
+    origin: '',
+    port: 0,
+    counts: { forwarded: 0, replayed: 0, unrecorded: 0 },
+    divergence: undefined,
+    close: async () => undefined,
+  };
+  let wentLive = false;
+
+  const forward = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    protocol: Protocol | undefined,
+    arrived: number,
+  ): Promise<
+    | { status: number; headers: IncomingHttpHeaders; response: Buffer; complete: boolean; firstByteMs: number | null }
+    | undefined
+  > =>
+    new Promise((resolve) => {
+      const url = upstreamUrl(options.upstreamFor(protocol?.name), req.url ?? '/');
+      const lib = url.protocol === 'https:' ? https : http;
+      const up = lib.request(url, {
+        method: req.method,
+        headers: { ...passHeaders(req.headers), 'content-length': body.length },
+        agent: url.protocol === 'https:' ? keepAlive.https : keepAlive.http,
+      });
+      up.on('socket', (s: Socket) => s.setNoDelay(true));
+      res.on('close', () => {
+        if (!res.writableFinished) up.destroy(); // the agent went away (or was cut off): stop the upstream too
+      });
+      let settled = false;
+      const done = (v: Parameters<typeof resolve>[0]): void => {
+        if (!settled) {
+          settled = true;
+          resolve(v);
+        }
+      };
+      up.on('error', (e) => {
+        if (res.headersSent) return; // mid-response: the response's own end says how it ended
+        if (res.destroyed)
+          options.onWarning?.(`${req.method} ${url.pathname}: the agent left before the upstream answered`);
+        else {
+          sendError(res, 502, `stepchain proxy: the upstream ${url.origin} could not be reached: ${e.message}`);
+          options.onWarning?.(`upstream ${url.origin}: ${e.message}`);
+        }
+        done(undefined);
+      });
+      up.on('response', (ur) => {
+        const chunks: Buffer[] = [];
+        let firstByteMs: number | null = null;
+        res.writeHead(ur.statusCode ?? 502, passHeaders(ur.headers));
+        res.flushHeaders();
+        ur.on('data', (c: Buffer) => {
+          if (firstByteMs === null) firstByteMs = performance.now() - arrived;
+          chunks.push(c);
+          res.write(c); // as it came: no reassembly on the way
+        });
+        const finish = (complete: boolean): void => {
+          if (complete) res.end();
+          else res.destroy();
+          done({
+            status: ur.statusCode ?? 0,
+            headers: ur.headers,
+            response: Buffer.concat(chunks),
+            complete,
+            firstByteMs,
+          });
+        };
+        ur.on('end', () => finish(true));
+        ur.on('aborted', () => finish(false));
+        ur.on('error', () => finish(false));
+        res.on('close', () => {
+          if (!res.writableFinished) finish(false);
+        });
+      });
+      up.end(body);
+    });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    res.socket?.setNoDelay(true);
+    const arrived = performance.now();
+    const target = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    const q = target.indexOf('?');
+    const protocol = protocolOf(method, q < 0 ? target : target.slice(0, q));
+    if (state.divergence !== undefined) {
+      sendError(res, 409, `stepchain proxy: the replay stopped at exchange ${state.divergence.exchange}`);
+      return;
+    }
+    const slot = protocol === undefined ? undefined : options.recorder.reserve();
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch {
+      if (slot !== undefined) options.recorder.drop(slot);
+      return;
+    }
+    const replayer = options.replayer;
+    if (replayer !== undefined && replayer.remaining > 0) {
+      if (protocol === undefined) {
+        // Nothing goes upstream while the recording answers: a call the recording does not hold is refused.
+        state.counts.unrecorded++;
+        sendError(
+          res,
+          404,
+          `stepchain proxy: ${method} ${target} is not a model call and is not sent upstream during a replay`,
+        );
+        return;
+      }
+      const got = replayer.take(method, target, body);
+      options.recorder.drop(slot!);
+      if ('field' in got) {
+        state.divergence = got;
+        sendError(res, 409, `stepchain proxy: the replay diverged at exchange ${got.exchange} (${got.field})`);
+        options.onDivergence?.(got);
+        return;
+      }
+      state.counts.replayed++;
+      await answerFromRecording(res, got);
+      return;
+    }
+    if (replayer !== undefined && !wentLive) {
+      wentLive = true;
+      options.onLive?.();
+    }
+    if (protocol === undefined) {
+      state.counts.unrecorded++;
+      await forward(req, res, body, undefined, arrived);
+      return;
+    }
+    options.recorder.answeredBy(protocol, { target, requestHeaders: req.headers, request: body });
+    state.counts.forwarded++;
+    const pending = forward(req, res, body, protocol, arrived);
+    setImmediate(() => options.recorder.flush()); // once the request is written: appends wait on no request
+    const r = await pending;
+    if (r === undefined) {
+      options.recorder.drop(slot!);
+      return;
+    }
+    const exchange: Exchange = {
+      protocol,
+      method,
+      target,
+      requestHeaders: req.headers,
+      request: body,
+      status: r.status,
+      responseHeaders: r.headers,
+      response: r.response,
+      complete: r.complete,
+      firstByteMs: r.firstByteMs,
+      endMs: performance.now() - arrived,
+      source: 'upstream',
+    };
+    options.recorder.complete(slot!, exchange);
+  };
+
+  const server = http.createServer({ noDelay: true }, (req, res) => {
+    const p = handle(req, res).catch((e: unknown) => {
+      options.onWarning?.(`proxy: ${(e as Error).message}`);
+      sendError(res, 502, 'stepchain proxy: internal error');
+    });
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  state.port = port;
+  state.origin = `http://127.0.0.1:${port}`;
+  state.close = async () => {
+    server.close();
+    server.closeIdleConnections();
+    // The agent is gone: what it left under way gets a little while to finish, then its connections are cut
+    // (each cut exchange is recorded as incomplete), so a hanging upstream never keeps record running.
+    const grace = new Promise<void>((r) => setTimeout(r, CLOSE_GRACE_MS).unref());
+    await Promise.race([Promise.allSettled([...inFlight]), grace]);
+    server.closeAllConnections();
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    keepAlive.http.destroy();
+    keepAlive.https.destroy();
+  };
+  return state;
+}
