@@ -182,13 +182,17 @@ test('the run journal: claude observed from SessionStart on, the prompt, Stop an
   expect(r.ok).toBe(true);
   const events = r.entries.map((e) => e.row.event);
   // Issue 22 adds PostToolBatch: one `tool_batch` per model turn that ran tools (four here, one tool each).
+  // Issue 23 adds `step_changes`: one per step that changed files (three of the four tool calls write a file).
   expect(events).toEqual([
     'provider_state_capability',
     'session_start',
     'prompt',
+    'step_changes',
     'tool_batch',
     'tool_batch',
+    'step_changes',
     'tool_batch',
+    'step_changes',
     'tool_batch',
     'stop',
     'session_end',
@@ -197,10 +201,10 @@ test('the run journal: claude observed from SessionStart on, the prompt, Stop an
   expect(payload(0)).toEqual({ adapter: 'claude', capability: 'observed' });
   expect(payload(1)).toEqual({ source: 'startup' });
   expect(payload(2)).toMatchObject({ prompt: PROMPT });
-  expect(payload(7)).toMatchObject({ last_assistant_message: 'All four done.' });
+  expect(payload(10)).toMatchObject({ last_assistant_message: 'All four done.' });
   expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, agent)]))).toMatchObject({
     ok: true,
-    count: 9,
+    count: 12,
   });
 });
 
@@ -239,7 +243,7 @@ test('/compact pins one compact_boundary mutation; run ingest of the same stream
   // The compaction sits between the resumed session's start and its SessionStart(source=compact); PostCompact's
   // summary (issue 22) follows it, naming it by its content address, the summary's text in the CAS.
   const events = hooked.entries.map((e) => [e.row.event, e.row.payload.get('source') ?? null]);
-  expect(events.slice(9)).toEqual([
+  expect(events.slice(12)).toEqual([
     ['session_start', 'resume'],
     ['provider_state_mutation', null],
     ['subagent_stop', null],

@@ -399,6 +399,7 @@ describe('one --json shape across the commands (§9)', () => {
     const rest = commands.map((c) => c.name.join(' ')).filter((c) => !seen.has(c));
     // Issue 22 adds every agent's init and hook (each needs its real agent, as for Claude Code).
     const agents = ['claude', 'codex', 'gemini', 'copilot', 'opencode'].flatMap((a) => [`hook ${a}`, `init ${a}`]);
-    expect(rest.sort()).toEqual(['append', 'demo', 'fork rm', 'run ingest', ...agents].sort());
+    // Issue 23's `blame` needs recorded snapshots; issue 24's `record` an agent to run.
+    expect(rest.sort()).toEqual(['append', 'blame', 'demo', 'fork rm', 'record', 'run ingest', ...agents].sort());
   });
 });

@@ -159,7 +159,9 @@ export function loadAuditKey(file: string, options: { create?: boolean } = {}): 
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return readKey(file);
     exists = false;
   }
-  if (exists) return readKey(file);
+  // An existing key may be one another first writer has created and not yet filled (its exclusive create and its
+  // write are two steps): wait for its bytes as when the exclusive create loses, rather than call it empty.
+  if (exists) return options.create ? adoptKey(file) : readKey(file);
   if (!options.create) throw new InputError(`${file}: no audit key (give --key FILE or set STEPCHAIN_AUDIT_KEY_PATH)`);
   const dir = path.dirname(file);
   // An existing directory is checked before a key is made in it (a new one is made 0700 below).
