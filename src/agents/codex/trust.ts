@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { decodeUtf8, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
-import { runsStepchainHook } from '../hook-file';
+import { readHookFileBytes, runsStepchainHook } from '../hook-file';
 import { scanToml, tomlBasicString, tomlStringValue, type TomlStatement } from './toml';
 
 /**
@@ -125,14 +125,8 @@ export function codexPath(p: string): string {
 
 /** The text of config.toml, or null when it does not exist. */
 export function readConfigText(file: string): string | null {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    throw new InputError(`${file}: cannot read: ${code ?? (e as Error).message}`);
-  }
+  const bytes = readHookFileBytes(file);
+  if (bytes === undefined) return null;
   try {
     return decodeUtf8(bytes);
   } catch {
@@ -242,7 +236,9 @@ export function planTrust(
     }
     const hashes = t.body.filter((st) => st.kind === 'keyval' && sameKeys(st.keys, ['trusted_hash']));
     if (hashes.length === 0) {
-      edits.push({ from: t.header.end, to: t.header.end, text: `trusted_hash = ${value}\n` });
+      // A header that ends the file has no line end of its own: the key goes on a line of its own all the same.
+      const nl = src[t.header.end - 1] === '\n' ? '' : '\n';
+      edits.push({ from: t.header.end, to: t.header.end, text: `${nl}trusted_hash = ${value}\n` });
       trusted.push(w.key);
     } else {
       const h = hashes[0]!;
@@ -289,7 +285,37 @@ export function planTrust(
     else if (!after.endsWith('\n')) after += '\n';
     after += appended;
   }
+  checkTrustEdit(file, after, want, dropping);
   return { before: text, after, trusted, removed };
+}
+
+/**
+ * What an edit wrote, read back: the file still scans, each wanted key holds its hash in one table of its own,
+ * and no dropped key is left with one. Any edit that would not is refused before a byte is written, rather than
+ * leaving the user a config Codex cannot read, or hooks it silently does not trust.
+ */
+function checkTrustEdit(file: string, after: string, want: readonly TrustedHandler[], drop: readonly string[]): void {
+  const hashes = new Map<string, (string | undefined)[]>();
+  let table: string[] = [];
+  for (const st of scanToml(after, file)) {
+    if (st.kind === 'table' || st.kind === 'array-table') {
+      table = st.keys;
+      const k = st.keys;
+      if (st.kind === 'table' && k.length === 3 && k[0] === 'hooks' && k[1] === 'state')
+        hashes.set(k[2]!, [...(hashes.get(k[2]!) ?? []), undefined]);
+    } else if (st.kind === 'keyval' && table.length === 3 && table[0] === 'hooks' && table[1] === 'state') {
+      const list = hashes.get(table[2]!)!;
+      if (sameKeys(st.keys, ['trusted_hash']))
+        list[list.length - 1] = tomlStringValue(after.slice(st.valueStart, st.valueEnd));
+    }
+  }
+  const bad =
+    want.find((w) => hashes.get(w.key)?.length !== 1 || hashes.get(w.key)![0] !== w.hash)?.key ??
+    drop.find((k) => hashes.get(k)?.some((h) => h !== undefined));
+  if (bad !== undefined)
+    throw new InputError(
+      `${file}: the trust of ${JSON.stringify(bad)} could not be written as one table stepchain reads back; the file is left as it is`,
+    );
 }
 
 /** Whether config.toml trusts the project `dir` (`[projects."<dir>"] trust_level = "trusted"`). */
