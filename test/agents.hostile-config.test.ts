@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { planTrust, type TrustedHandler } from '../src/agents/codex';
+import { handlerHash, planCodexInit, planTrust, type TrustedHandler } from '../src/agents/codex';
 import { cliPath } from './helpers/paths';
 import { python } from './helpers/python';
 import { tempDir } from './helpers/tmp';
@@ -77,4 +77,34 @@ test.each([
 test('an edit that would leave a key with two tables (a file Codex cannot read) is refused, naming the file', () => {
   const twice = `${header}\nenabled = true\n\n${header}\nx = 1\n`;
   expect(() => planTrust('c', twice, want, [])).toThrow(/^c: the trust of .* could not be written as one table/);
+});
+
+test("init codex --remove moves the trust of the user's own hook that followed stepchain's, so it still runs", () => {
+  const root = path.join(dir, 'moved', 'project');
+  const home = path.join(dir, 'moved', 'codex-home');
+  mkdirSync(root, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const env = { ...process.env, CODEX_HOME: home, HOME: home };
+  const init = (remove: boolean) => planCodexInit({ root, cwd: root, env, remove, command: 'stepchain hook codex' });
+  init(false).write();
+  // The user adds a hook of their own after stepchain's, and approves it in Codex (its trust at group 1).
+  const hooksFile = path.join(root, '.codex', 'hooks.json');
+  const doc = JSON.parse(readFileSync(hooksFile, 'utf8')) as { hooks: Record<string, unknown[]> };
+  doc.hooks.PostToolUse!.push({ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo mine' }] });
+  writeFileSync(hooksFile, JSON.stringify(doc, null, 2));
+  const key = (g: number) => `${realpathSync(hooksFile)}:post_tool_use:${g}:0`;
+  const hash = handlerHash('PostToolUse', 'Bash', 'echo mine', 600);
+  const config = path.join(home, 'config.toml');
+  writeFileSync(
+    config,
+    `${readFileSync(config, 'utf8')}\n[hooks.state.${JSON.stringify(key(1))}]\ntrusted_hash = "${hash}"\n`,
+  );
+  const plan = init(true);
+  plan.write();
+  expect(plan.notes.join('\n')).toContain('the trust you gave 1 of your own hook moved with it');
+  // Only the user's hook is left, now group 0: its trust is there, under the key Codex now gives it.
+  const state = JSON.parse(
+    python('import json,sys,tomllib\nprint(json.dumps(tomllib.load(open(sys.argv[1],"rb"))))', '', [config]),
+  ) as { hooks: { state: Record<string, unknown> } };
+  expect(state.hooks.state).toEqual({ [key(0)]: { trusted_hash: hash } });
 });

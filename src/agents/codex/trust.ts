@@ -79,6 +79,52 @@ export function stepchainHandlers(
   events: readonly string[],
   matcherIgnored: ReadonlySet<string>,
 ): TrustedHandler[] {
+  return hookHandlers(text, hooksFile, events, matcherIgnored, (command) => runsStepchainHook(agent, command));
+}
+
+/**
+ * Handlers that are not stepchain's (the user's own) whose place in the hooks file changed with an edit, and
+ * whose trust config.toml holds at their old key with the hash they still have: that trust, moved to their new
+ * key. Codex keys a hook by its group's and its own index, so taking stepchain's group out from before the
+ * user's would otherwise leave the user's hook untrusted, and skipped without a word.
+ */
+export function movedTrust(
+  before: string | null,
+  after: string,
+  hooksFile: string,
+  agent: string,
+  events: readonly string[],
+  matcherIgnored: ReadonlySet<string>,
+  trusted: ReadonlyMap<string, string | undefined>,
+): { want: TrustedHandler[]; drop: string[] } {
+  const theirs = (text: string | null) =>
+    hookHandlers(text, hooksFile, events, matcherIgnored, (command) => !runsStepchainHook(agent, command));
+  const was = theirs(before);
+  const now = theirs(after);
+  const want: TrustedHandler[] = [];
+  const drop: string[] = [];
+  for (const event of events) {
+    const a = was.filter((h) => h.event === event);
+    const b = now.filter((h) => h.event === event);
+    // The user's handlers keep their order: the k-th before is the k-th after, when it is the same handler.
+    a.forEach((h, k) => {
+      const to = b[k];
+      if (to === undefined || to.key === h.key || to.hash !== h.hash || trusted.get(h.key) !== h.hash) return;
+      want.push(to);
+      drop.push(h.key);
+    });
+  }
+  return { want, drop };
+}
+
+/** The handlers of a hooks file's text whose command passes `select`, with the trust Codex would record for each. */
+function hookHandlers(
+  text: string | null,
+  hooksFile: string,
+  events: readonly string[],
+  matcherIgnored: ReadonlySet<string>,
+  select: (command: string) => boolean,
+): TrustedHandler[] {
   if (text === null || text.trim() === '') return [];
   let doc: JsonValue;
   try {
@@ -101,7 +147,7 @@ export function stepchainHandlers(
       list.forEach((h, hi) => {
         if (!isObj(h)) return;
         const command = h.get('command');
-        if (h.get('type') !== 'command' || typeof command !== 'string' || !runsStepchainHook(agent, command)) return;
+        if (h.get('type') !== 'command' || typeof command !== 'string' || !select(command)) return;
         const timeout = effectiveTimeout(event, h.get('timeout'));
         out.push({
           event,
@@ -295,9 +341,28 @@ export function planTrust(
  * leaving the user a config Codex cannot read, or hooks it silently does not trust.
  */
 function checkTrustEdit(file: string, after: string, want: readonly TrustedHandler[], drop: readonly string[]): void {
+  const hashes = trustTables(file, after);
+  const bad =
+    want.find((w) => hashes.get(w.key)?.length !== 1 || hashes.get(w.key)![0] !== w.hash)?.key ??
+    drop.find((k) => hashes.get(k)?.some((h) => h !== undefined));
+  if (bad !== undefined)
+    throw new InputError(
+      `${file}: the trust of ${JSON.stringify(bad)} could not be written as one table stepchain reads back; the file is left as it is`,
+    );
+}
+
+/** The `trusted_hash` a config.toml records for a hook key (undefined: none, or not a string). */
+export function trustedHashes(file: string, text: string | null): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  if (text !== null) for (const [k, v] of trustTables(file, text)) out.set(k, v[0]);
+  return out;
+}
+
+/** Each `[hooks.state."<key>"]` table of a config.toml, in order, with its `trusted_hash` (undefined: none). */
+function trustTables(file: string, text: string): Map<string, (string | undefined)[]> {
   const hashes = new Map<string, (string | undefined)[]>();
   let table: string[] = [];
-  for (const st of scanToml(after, file)) {
+  for (const st of scanToml(text, file)) {
     if (st.kind === 'table' || st.kind === 'array-table') {
       table = st.keys;
       const k = st.keys;
@@ -306,16 +371,10 @@ function checkTrustEdit(file: string, after: string, want: readonly TrustedHandl
     } else if (st.kind === 'keyval' && table.length === 3 && table[0] === 'hooks' && table[1] === 'state') {
       const list = hashes.get(table[2]!)!;
       if (sameKeys(st.keys, ['trusted_hash']))
-        list[list.length - 1] = tomlStringValue(after.slice(st.valueStart, st.valueEnd));
+        list[list.length - 1] = tomlStringValue(text.slice(st.valueStart, st.valueEnd));
     }
   }
-  const bad =
-    want.find((w) => hashes.get(w.key)?.length !== 1 || hashes.get(w.key)![0] !== w.hash)?.key ??
-    drop.find((k) => hashes.get(k)?.some((h) => h !== undefined));
-  if (bad !== undefined)
-    throw new InputError(
-      `${file}: the trust of ${JSON.stringify(bad)} could not be written as one table stepchain reads back; the file is left as it is`,
-    );
+  return hashes;
 }
 
 /** Whether config.toml trusts the project `dir` (`[projects."<dir>"] trust_level = "trusted"`). */
