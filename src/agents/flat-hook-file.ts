@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, rmSync } from 'node:fs';
 import type { JsonValue } from '../canonical';
 import { InputError, IntegrityError } from '../errors';
 import {
@@ -8,6 +8,7 @@ import {
   stringifyIndented,
   writeHookFile,
   type HookFilePlan,
+  readHookFileBytes,
 } from './hook-file';
 import { JsonEditor, memberOf, readSpans, type RenderValue, type SpanNode } from './json-spans';
 import { unifiedDiff } from './line-diff';
@@ -233,7 +234,7 @@ export function writeFlatHookFile(plan: Pick<HookFilePlan, 'file' | 'before' | '
   refuseSymlink(plan.file);
   let now: string | null;
   try {
-    now = readFileSync(plan.file, 'utf8');
+    now = readHookFileBytes(plan.file)?.toString('utf8') ?? null;
   } catch {
     now = null;
   }

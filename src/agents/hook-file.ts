@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeUtf8, encode, JsonFloat, JsonParseError, parse, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { ensureDir } from '../util/fs';
+import { readRegularFile } from '../util/nofollow';
 import { JsonEditor, memberOf, readSpans, type RenderValue, type SpanMember, type SpanNode } from './json-spans';
 import { unifiedDiff } from './line-diff';
 
@@ -105,18 +106,23 @@ function refuseSymlink(p: string): void {
   }
 }
 
+/** Larger than any settings or config file a person keeps: refused rather than read whole. */
+const MAX_HOOK_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The bytes of a file an agent's init edits (undefined: there is none): never through a link, never blocking on a
+ * FIFO or a device (a user's config path can be anything), a regular file or a one-line refusal naming it.
+ */
+export function readHookFileBytes(file: string): Buffer | undefined {
+  return readRegularFile(file, { maxBytes: MAX_HOOK_FILE_BYTES });
+}
+
 /** A hook settings file: its text (null: absent) and its JSON object; anything else is refused, naming the line. */
 export function readSettings(file: string): { text: string | null; doc: Obj } {
   refuseSymlink(path.dirname(file));
   refuseSymlink(file);
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { text: null, doc: new Map() };
-    throw new InputError(`${file}: cannot read settings: ${code ?? (e as Error).message}`);
-  }
+  const bytes = readHookFileBytes(file);
+  if (bytes === undefined) return { text: null, doc: new Map() };
   let text: string;
   try {
     text = decodeUtf8(bytes);
@@ -383,7 +389,7 @@ export function writeHookFile(plan: Pick<HookFilePlan, 'file' | 'before' | 'afte
   // The file must still be what the plan read: a concurrent edit is not overwritten.
   let now: string | null;
   try {
-    now = readFileSync(plan.file, 'utf8');
+    now = readHookFileBytes(plan.file)?.toString('utf8') ?? null;
   } catch {
     now = null;
   }

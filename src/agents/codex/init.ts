@@ -4,7 +4,16 @@ import { planHookFile, writeHookFile, type HookFileSpec } from '../hook-file';
 import { unifiedDiff } from '../line-diff';
 import type { InitPlan, InitRequest } from '../types';
 import { CODEX, CODEX_EVENTS } from './hook';
-import { codexConfigFile, codexPath, planTrust, projectTrusted, readConfigText, stepchainHandlers } from './trust';
+import {
+  codexConfigFile,
+  codexPath,
+  movedTrust,
+  planTrust,
+  projectTrusted,
+  readConfigText,
+  stepchainHandlers,
+  trustedHashes,
+} from './trust';
 import { tomlBasicString } from './toml';
 
 /**
@@ -58,22 +67,32 @@ export function planCodexInit(request: InitRequest): InitPlan {
   const had = handlers(plan.before);
   const config = codexConfigFile(request.env);
   const configText = readConfigText(config);
-  const trust = planTrust(
-    config,
-    configText,
-    want,
-    had.map((h) => h.key),
+  // The user's own hooks that the edit moved keep the trust the user gave them.
+  const moved = movedTrust(
+    plan.before,
+    plan.after,
+    keyFile,
+    CODEX,
+    CODEX_HOOK_FILE.events,
+    CODEX_HOOK_FILE.matcherIgnored,
+    trustedHashes(config, configText),
   );
+  const trust = planTrust(config, configText, [...want, ...moved.want], [...had.map((h) => h.key), ...moved.drop]);
   const configChanged = trust.after !== (configText ?? '');
   const notes: string[] = [];
-  if (trust.trusted.length > 0)
+  const movedKeys = new Set(moved.want.map((w) => w.key));
+  const ours = trust.trusted.filter((k) => !movedKeys.has(k));
+  if (ours.length > 0)
     notes.push(
-      `${config}: stepchain's hooks trusted for ${[...new Set(want.filter((w) => trust.trusted.includes(w.key)).map((w) => w.event))].join(', ')} ` +
-        `(${trust.trusted.length} [hooks.state."…"] table${trust.trusted.length === 1 ? '' : 's'} with the trusted_hash Codex records when you approve a hook)`,
+      `${config}: stepchain's hooks trusted for ${[...new Set(want.filter((w) => ours.includes(w.key)).map((w) => w.event))].join(', ')} ` +
+        `(${ours.length} [hooks.state."…"] table${ours.length === 1 ? '' : 's'} with the trusted_hash Codex records when you approve a hook)`,
     );
-  if (trust.removed.length > 0)
+  const removed = trust.removed.filter((k) => !moved.drop.includes(k));
+  if (removed.length > 0)
+    notes.push(`${config}: the trust of stepchain's hooks taken out (${removed.length} [hooks.state."…"] tables)`);
+  if (moved.want.length > 0)
     notes.push(
-      `${config}: the trust of stepchain's hooks taken out (${trust.removed.length} [hooks.state."…"] tables)`,
+      `${config}: the trust you gave ${moved.want.length} of your own hook${moved.want.length === 1 ? '' : 's'} moved with ${moved.want.length === 1 ? 'it' : 'them'} to ${moved.want.length === 1 ? 'its' : 'their'} new place in the hooks file`,
     );
   const warnings = [...plan.warnings];
   const root = codexPath(request.root);

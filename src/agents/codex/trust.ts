@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { decodeUtf8, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
-import { runsStepchainHook } from '../hook-file';
+import { readHookFileBytes, runsStepchainHook } from '../hook-file';
 import { scanToml, tomlBasicString, tomlStringValue, type TomlStatement } from './toml';
 
 /**
@@ -79,6 +79,52 @@ export function stepchainHandlers(
   events: readonly string[],
   matcherIgnored: ReadonlySet<string>,
 ): TrustedHandler[] {
+  return hookHandlers(text, hooksFile, events, matcherIgnored, (command) => runsStepchainHook(agent, command));
+}
+
+/**
+ * Handlers that are not stepchain's (the user's own) whose place in the hooks file changed with an edit, and
+ * whose trust config.toml holds at their old key with the hash they still have: that trust, moved to their new
+ * key. Codex keys a hook by its group's and its own index, so taking stepchain's group out from before the
+ * user's would otherwise leave the user's hook untrusted, and skipped without a word.
+ */
+export function movedTrust(
+  before: string | null,
+  after: string,
+  hooksFile: string,
+  agent: string,
+  events: readonly string[],
+  matcherIgnored: ReadonlySet<string>,
+  trusted: ReadonlyMap<string, string | undefined>,
+): { want: TrustedHandler[]; drop: string[] } {
+  const theirs = (text: string | null) =>
+    hookHandlers(text, hooksFile, events, matcherIgnored, (command) => !runsStepchainHook(agent, command));
+  const was = theirs(before);
+  const now = theirs(after);
+  const want: TrustedHandler[] = [];
+  const drop: string[] = [];
+  for (const event of events) {
+    const a = was.filter((h) => h.event === event);
+    const b = now.filter((h) => h.event === event);
+    // The user's handlers keep their order: the k-th before is the k-th after, when it is the same handler.
+    a.forEach((h, k) => {
+      const to = b[k];
+      if (to === undefined || to.key === h.key || to.hash !== h.hash || trusted.get(h.key) !== h.hash) return;
+      want.push(to);
+      drop.push(h.key);
+    });
+  }
+  return { want, drop };
+}
+
+/** The handlers of a hooks file's text whose command passes `select`, with the trust Codex would record for each. */
+function hookHandlers(
+  text: string | null,
+  hooksFile: string,
+  events: readonly string[],
+  matcherIgnored: ReadonlySet<string>,
+  select: (command: string) => boolean,
+): TrustedHandler[] {
   if (text === null || text.trim() === '') return [];
   let doc: JsonValue;
   try {
@@ -101,7 +147,7 @@ export function stepchainHandlers(
       list.forEach((h, hi) => {
         if (!isObj(h)) return;
         const command = h.get('command');
-        if (h.get('type') !== 'command' || typeof command !== 'string' || !runsStepchainHook(agent, command)) return;
+        if (h.get('type') !== 'command' || typeof command !== 'string' || !select(command)) return;
         const timeout = effectiveTimeout(event, h.get('timeout'));
         out.push({
           event,
@@ -125,14 +171,8 @@ export function codexPath(p: string): string {
 
 /** The text of config.toml, or null when it does not exist. */
 export function readConfigText(file: string): string | null {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    throw new InputError(`${file}: cannot read: ${code ?? (e as Error).message}`);
-  }
+  const bytes = readHookFileBytes(file);
+  if (bytes === undefined) return null;
   try {
     return decodeUtf8(bytes);
   } catch {
@@ -242,7 +282,9 @@ export function planTrust(
     }
     const hashes = t.body.filter((st) => st.kind === 'keyval' && sameKeys(st.keys, ['trusted_hash']));
     if (hashes.length === 0) {
-      edits.push({ from: t.header.end, to: t.header.end, text: `trusted_hash = ${value}\n` });
+      // A header that ends the file has no line end of its own: the key goes on a line of its own all the same.
+      const nl = src[t.header.end - 1] === '\n' ? '' : '\n';
+      edits.push({ from: t.header.end, to: t.header.end, text: `${nl}trusted_hash = ${value}\n` });
       trusted.push(w.key);
     } else {
       const h = hashes[0]!;
@@ -289,7 +331,50 @@ export function planTrust(
     else if (!after.endsWith('\n')) after += '\n';
     after += appended;
   }
+  checkTrustEdit(file, after, want, dropping);
   return { before: text, after, trusted, removed };
+}
+
+/**
+ * What an edit wrote, read back: the file still scans, each wanted key holds its hash in one table of its own,
+ * and no dropped key is left with one. Any edit that would not is refused before a byte is written, rather than
+ * leaving the user a config Codex cannot read, or hooks it silently does not trust.
+ */
+function checkTrustEdit(file: string, after: string, want: readonly TrustedHandler[], drop: readonly string[]): void {
+  const hashes = trustTables(file, after);
+  const bad =
+    want.find((w) => hashes.get(w.key)?.length !== 1 || hashes.get(w.key)![0] !== w.hash)?.key ??
+    drop.find((k) => hashes.get(k)?.some((h) => h !== undefined));
+  if (bad !== undefined)
+    throw new InputError(
+      `${file}: the trust of ${JSON.stringify(bad)} could not be written as one table stepchain reads back; the file is left as it is`,
+    );
+}
+
+/** The `trusted_hash` a config.toml records for a hook key (undefined: none, or not a string). */
+export function trustedHashes(file: string, text: string | null): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  if (text !== null) for (const [k, v] of trustTables(file, text)) out.set(k, v[0]);
+  return out;
+}
+
+/** Each `[hooks.state."<key>"]` table of a config.toml, in order, with its `trusted_hash` (undefined: none). */
+function trustTables(file: string, text: string): Map<string, (string | undefined)[]> {
+  const hashes = new Map<string, (string | undefined)[]>();
+  let table: string[] = [];
+  for (const st of scanToml(text, file)) {
+    if (st.kind === 'table' || st.kind === 'array-table') {
+      table = st.keys;
+      const k = st.keys;
+      if (st.kind === 'table' && k.length === 3 && k[0] === 'hooks' && k[1] === 'state')
+        hashes.set(k[2]!, [...(hashes.get(k[2]!) ?? []), undefined]);
+    } else if (st.kind === 'keyval' && table.length === 3 && table[0] === 'hooks' && table[1] === 'state') {
+      const list = hashes.get(table[2]!)!;
+      if (sameKeys(st.keys, ['trusted_hash']))
+        list[list.length - 1] = tomlStringValue(text.slice(st.valueStart, st.valueEnd));
+    }
+  }
+  return hashes;
 }
 
 /** Whether config.toml trusts the project `dir` (`[projects."<dir>"] trust_level = "trusted"`). */

@@ -1,7 +1,7 @@
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, IntegrityError } from '../../errors';
-import { defaultHookCommand, runsStepchainHook, writeHookFile } from '../hook-file';
+import { defaultHookCommand, readHookFileBytes, runsStepchainHook, writeHookFile } from '../hook-file';
 import { writeFlatHookFile } from '../flat-hook-file';
 import { unifiedDiff } from '../line-diff';
 import type { AgentIntegration, InitPlan, InitRequest } from '../types';
@@ -23,7 +23,7 @@ function readOurs(file: string): string | null {
   }
   if (st.isSymbolicLink()) throw new IntegrityError(`${file}: is a symlink; refusing to follow it`);
   if (!st.isFile()) throw new InputError(`${file}: is not a regular file; left as it is`);
-  const text = readFileSync(file, 'utf8');
+  const text = readHookFileBytes(file)?.toString('utf8') ?? '';
   if (!text.startsWith(`${PLUGIN_MARKER}\n`))
     throw new InputError(`${file}: not the plugin \`stepchain init opencode\` writes (no marker line); left as it is`);
   return text;
