@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Journal, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
+import { namedConfigOnce } from './git/exec';
 import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
 import { auditEvent } from './audit/log';
 import { recordStepChanges, type RecordedStepChanges } from './provenance/record';
@@ -47,6 +48,8 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   const { journal, row } = Journal.appendTo(journalDirPath, step, options);
   const warnings: string[] = [];
   const result: RecordResult = { row, journal, warnings, notes: [] };
+  // One read of the configuration naming programs for the step's git commands (snapshot and changes alike).
+  const readNamed = namedConfigOnce(options.root, options.env ?? process.env);
   if (options.snapshot !== false) {
     try {
       const agentId = path.basename(path.resolve(journalDirPath));
@@ -56,6 +59,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
         seq: row.seq,
         stepHash: row.step_hash,
         env: options.env ?? process.env,
+        readNamed,
       });
       if (snap !== undefined) {
         result.snapshot = snap;
@@ -74,7 +78,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   }
   if (result.snapshot !== undefined && options.provenance !== false) {
     try {
-      const opts = { root: options.root, env: options.env ?? process.env };
+      const opts = { root: options.root, env: options.env ?? process.env, readNamed };
       const changes = recordStepChanges(
         result.snapshot,
         options.auditKeyPath === undefined ? opts : { ...opts, auditKeyPath: options.auditKeyPath },

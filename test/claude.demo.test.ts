@@ -22,7 +22,7 @@ test('the demo records a Claude Code session through its hooks, then forks it wi
       new RegExp(`\\$ stepchain verify ${agent}\\n {2}OK [^\\n]*: 3 steps, head [0-9a-f]{64}\\n`),
     );
     expect(section).toMatch(/ {4}1 {2}[0-9 :-]+ {3}claude-sonnet-4-5-20250929 {2}Edit /);
-    expect(section).toMatch(/OK [^\n]*: 7 events, 1 pinned mutation, capabilities: claude=observed/);
+    expect(section).toMatch(/OK [^\n]*: 9 events, 1 pinned mutation, capabilities: claude=observed/);
     const resume = /^ {4}cd (\S+) && CLAUDE_CONFIG_DIR=(\S+) claude --resume ([0-9a-f-]{36})$/m.exec(section);
     expect(resume).not.toBeNull();
     expect(section).toContain(

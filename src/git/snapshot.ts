@@ -65,6 +65,8 @@ export interface SnapshotInfo {
 }
 
 export interface SnapshotOptions {
+  /** The configuration naming programs, read once for the step's git commands (`namedConfigOnce`). */
+  readNamed?: () => string;
   /** A directory inside the work tree to snapshot (the journal's project root). */
   root: string;
   agentId: string;
@@ -171,7 +173,11 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     const index = path.join(tmp, 'index');
     const seeded = copyIndex(repo.indexFile, index);
     // One read of the configuration naming programs, for every command below that could run one.
-    const git = { env, extra: { GIT_INDEX_FILE: index }, readNamed: namedConfigOnce(repo.top, env) };
+    const git = {
+      env,
+      extra: { GIT_INDEX_FILE: index },
+      readNamed: options.readNamed ?? namedConfigOnce(repo.top, env),
+    };
     if (seeded === undefined && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], git);
     // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
     const flags = seeded === undefined ? undefined : summarizeIndex(seeded);

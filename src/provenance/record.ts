@@ -18,6 +18,8 @@ export interface ChangesOptions {
   root: string;
   env: NodeJS.ProcessEnv;
   auditKeyPath?: string;
+  /** The configuration naming programs, when the step's snapshot already read it. */
+  readNamed?: () => string;
 }
 
 export interface RecordedStepChanges {
@@ -38,19 +40,25 @@ function previousRef(snap: SnapshotInfo): string {
  * else (the first step, or a step after one recorded without a snapshot) against
  * the commit this snapshot was built on, which `since` then says.
  */
-export function stepChanges(snap: SnapshotInfo, root: string, env: NodeJS.ProcessEnv): StepChanges {
+export function stepChanges(
+  snap: SnapshotInfo,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  readNamed?: () => string,
+): StepChanges {
+  const git = readNamed === undefined ? { env } : { env, readNamed };
   let diff: ReturnType<typeof diffTreesSync> | undefined;
   let since: StepChanges['since'] = { seq: null, commit: snap.parent ?? null };
   if (snap.seq > 0) {
     const prev = previousRef(snap);
     try {
-      diff = diffTreesSync(root, prev, snap.commit, { env });
+      diff = diffTreesSync(root, prev, snap.commit, git);
       since = { seq: snap.seq - 1, commit: null };
     } catch (e) {
       if (!(e instanceof GitCommandError)) throw e; // no snapshot of the step before: from the start commit, said
     }
   }
-  diff ??= diffTreesSync(root, snap.parent, snap.commit, { env });
+  diff ??= diffTreesSync(root, snap.parent, snap.commit, git);
   const all = changesOf(diff);
   return {
     agent_id: snap.agent_id,
@@ -68,7 +76,7 @@ export function stepChanges(snap: SnapshotInfo, root: string, env: NodeJS.Proces
  * claims nothing, and the run journal and audit chain are not touched.
  */
 export function recordStepChanges(snap: SnapshotInfo, options: ChangesOptions): RecordedStepChanges | undefined {
-  const changes = stepChanges(snap, options.root, options.env);
+  const changes = stepChanges(snap, options.root, options.env, options.readNamed);
   if (changes.changes.length === 0 && changes.omitted === 0) return undefined;
   const journal = new RunJournal(runJournalFile(options.root, snap.agent_id), { env: options.env });
   const [row] = journal.record([{ event: STEP_CHANGES_EVENT, payload: stepChangesPayload(changes) }]);
