@@ -220,7 +220,7 @@ test('the run journal: copilot observed, the session start, the prompt, Stop and
   expect(payload('session_end')).toEqual({ reason: 'complete' });
   expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, agent)]))).toMatchObject({
     ok: true,
-    count: 5,
+    count: r.entries.length,
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { acquireLock } from '../util/lock';
 import { auditEvent, operatorActor } from '../audit';
 import { isJsonObject, JsonParseError, parseBytes, prettySorted, type JsonObject, type JsonValue } from '../canonical';
 import { asStepchainError, InputError, IntegrityError } from '../errors';
@@ -462,7 +463,15 @@ async function addWorktree(plan: ForkPlan, undo: Undo[]): Promise<void> {
   // The files are checked out by a git command of our own run in the new worktree, not by the one `worktree add`
   // starts: configuration is read where a command runs, and an include only the new worktree's branch or git dir
   // matches (`includeIf "onbranch:fork/**"`) could name a filter that the pins, read here, never saw.
-  await gitText(root, ['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, worktree, plan.base], env);
+  // One `worktree add` at a time per repository: git reads every registered worktree while it adds one, and fails
+  // on another process's half-written entry ("failed to read .git/worktrees/<id>/commondir").
+  const release = acquireLock(path.join(plan.repo.commonDir, 'stepchain-worktree-add.lock'));
+  try {
+    release.heartbeat();
+    await gitText(root, ['worktree', 'add', '--quiet', '--no-checkout', '-b', branch, worktree, plan.base], env);
+  } finally {
+    release();
+  }
   await gitText(worktree, ['read-tree', '-u', '--reset', 'HEAD'], env);
 }
 
