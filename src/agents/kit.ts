@@ -1,8 +1,11 @@
+import path from 'node:path';
 import type { JsonValue } from '../canonical';
 import { StepchainError } from '../errors';
 import { Cas, casDir, journalDir, type StepInput } from '../journal';
 import { recordStep } from '../record';
 import { recordObserved, type ObservedItem, type Payload } from '../runs';
+import { parseHookPayload, type HookPayload } from './claude/payload';
+import { claudeProjectRoot } from './claude/root';
 import type { HookOptions, HookOutcome } from './types';
 
 /**
@@ -87,4 +90,54 @@ export class SessionRecorder {
       return false;
     }
   }
+}
+
+/** What differs in how one agent's hook finds its session. */
+export interface HookFrame {
+  /** The agent's word: journals are `<agent>-<session_id>`. */
+  agent: string;
+  /**
+   * The environment variable in which the agent names the directory it was started in (whose config ran the hook);
+   * the payload's cwd, which follows the agent's `cd`, decides when it is absent.
+   */
+  projectDirVar?: string;
+}
+
+/**
+ * The frame every hook of Claude Code's payload schema shares, written once: the payload parsed and checked (its
+ * session id safe as `<agent>-<session_id>`), the project root found, the journal id; then `handle` records.
+ * Nothing escapes: a failure is a line of the outcome.
+ */
+export function runHookFrame(
+  bytes: Uint8Array,
+  options: HookOptions,
+  frame: HookFrame,
+  handle: (p: HookPayload, root: string, journal: string, out: HookOutcome) => void,
+): HookOutcome {
+  const out = emptyOutcome();
+  let p: HookPayload;
+  try {
+    p = parseHookPayload(bytes, '<stdin>', frame.agent);
+  } catch (e) {
+    out.errors.push(errorLine(e));
+    return out;
+  }
+  out.event = p.event;
+  let root: string;
+  try {
+    const started = frame.projectDirVar === undefined ? undefined : options.env[frame.projectDirVar];
+    root = options.root ?? claudeProjectRoot(started !== undefined && path.isAbsolute(started) ? started : p.cwd);
+  } catch (e) {
+    out.errors.push(`${p.event}: ${errorLine(e)}`);
+    return out;
+  }
+  const journal = `${frame.agent}-${p.sessionId}`;
+  out.root = root;
+  out.agent = journal;
+  try {
+    handle(p, root, journal, out);
+  } catch (e) {
+    out.errors.push(`${p.event}: ${errorLine(e)}`);
+  }
+  return out;
 }

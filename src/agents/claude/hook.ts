@@ -2,11 +2,10 @@ import path from 'node:path';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
 import { Cas, casDir, type StepInput } from '../../journal';
 import { CLAUDE_ADAPTER, type ObservedItem } from '../../runs';
-import { emptyOutcome, errorLine, runEvent, SessionRecorder } from '../kit';
+import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import { subagentJournalId, subagentLinkItem, subagentStartItem, subagentStopItem } from '../subagents';
 import type { HookOptions, HookOutcome } from '../types';
-import { claudeAgentId, field, parseHookPayload, value, type HookPayload } from './payload';
-import { claudeProjectRoot } from './root';
+import { field, value, type HookPayload } from './payload';
 import { readSessionState, writeSessionState, type SessionState } from './state';
 import { modelOfToolUse, sessionTranscriptDir } from './transcript';
 
@@ -95,34 +94,12 @@ export function toolStep(
 
 /** Handles one payload. Never throws. */
 export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  const out = emptyOutcome();
-  let p: HookPayload;
-  try {
-    p = parseHookPayload(bytes);
-  } catch (e) {
-    out.errors.push(errorLine(e));
-    return out;
-  }
-  out.event = p.event;
-  let root: string;
-  try {
-    // Claude Code names the directory it was started in (whose settings ran this hook) in the hook's
-    // environment; the payload's cwd, which follows the agent's `cd`, decides only for other callers.
-    const started = options.env.CLAUDE_PROJECT_DIR;
-    root = options.root ?? claudeProjectRoot(started !== undefined && path.isAbsolute(started) ? started : p.cwd);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-    return out;
-  }
-  const agent = claudeAgentId(p.sessionId);
-  out.root = root;
-  out.agent = agent;
-  try {
-    handle(p, root, agent, options, out);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-  }
-  return out;
+  return runHookFrame(
+    bytes,
+    options,
+    { agent: 'claude', projectDirVar: 'CLAUDE_PROJECT_DIR' },
+    (p, root, journal, out) => handle(p, root, journal, options, out),
+  );
 }
 
 function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {

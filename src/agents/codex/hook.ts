@@ -1,9 +1,8 @@
 import type { JsonObject, JsonValue } from '../../canonical';
 import type { StepInput } from '../../journal';
 import type { ObservedItem } from '../../runs';
-import { parseHookPayload, value, field, type HookPayload } from '../claude/payload';
-import { claudeProjectRoot } from '../claude/root';
-import { emptyOutcome, errorLine, runEvent, SessionRecorder } from '../kit';
+import { value, field, type HookPayload } from '../claude/payload';
+import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import { readAgentSessionState, writeAgentSessionState, type SessionState } from '../state';
 import type { HookOptions, HookOutcome } from '../types';
 import { exitCodeOf, rolloutRelPath } from './rollout';
@@ -67,31 +66,7 @@ export function codexToolStep(
 
 /** Handles one payload. Never throws. */
 export function handleCodexHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  const out = emptyOutcome();
-  let p: HookPayload;
-  try {
-    p = parseHookPayload(bytes, '<stdin>', CODEX);
-  } catch (e) {
-    out.errors.push(errorLine(e));
-    return out;
-  }
-  out.event = p.event;
-  let root: string;
-  try {
-    // Codex reports the session's directory (where it was started, whose .codex/hooks.json ran this hook).
-    root = options.root ?? claudeProjectRoot(p.cwd);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-    return out;
-  }
-  out.root = root;
-  out.agent = codexAgentId(p.sessionId);
-  try {
-    handle(p, root, options, out);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-  }
-  return out;
+  return runHookFrame(bytes, options, { agent: CODEX }, (p, root, _journal, out) => handle(p, root, options, out));
 }
 
 function handle(p: HookPayload, root: string, options: HookOptions, out: HookOutcome): void {

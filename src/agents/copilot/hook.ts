@@ -1,12 +1,9 @@
-import path from 'node:path';
 import type { JsonObject, JsonValue } from '../../canonical';
 import type { StepInput } from '../../journal';
 import type { ObservedItem } from '../../runs';
-import { isSafeId } from '../../util/ids';
-import { parseHookPayload, value, type HookPayload } from '../claude/payload';
-import { claudeProjectRoot } from '../claude/root';
+import { value, type HookPayload } from '../claude/payload';
 import { readSessionState, writeSessionState } from '../claude/state';
-import { emptyOutcome, errorLine, runEvent, SessionRecorder } from '../kit';
+import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import type { HookOptions, HookOutcome } from '../types';
 import { sessionEventsFile } from './home';
 import { findOpenCall } from './transcript';
@@ -111,34 +108,12 @@ export function copilotToolStep(
 
 /** Handles one payload. Never throws. */
 export function handleCopilotHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  const out = emptyOutcome();
-  let p: HookPayload;
-  try {
-    p = parseHookPayload(bytes);
-    if (!isSafeId(copilotAgentId(p.sessionId))) throw new Error(`unsafe session_id ${JSON.stringify(p.sessionId)}`);
-  } catch (e) {
-    out.errors.push(errorLine(e));
-    return out;
-  }
-  out.event = p.event;
-  let root: string;
-  try {
-    // Copilot names the project it was started in (whose .github/hooks ran this) in the hook's environment.
-    const started = options.env.COPILOT_PROJECT_DIR;
-    root = options.root ?? claudeProjectRoot(started !== undefined && path.isAbsolute(started) ? started : p.cwd);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-    return out;
-  }
-  const agent = copilotAgentId(p.sessionId);
-  out.root = root;
-  out.agent = agent;
-  try {
-    handle(p, root, agent, options, out);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-  }
-  return out;
+  return runHookFrame(
+    bytes,
+    options,
+    { agent: 'copilot', projectDirVar: 'COPILOT_PROJECT_DIR' },
+    (p, root, journal, out) => handle(p, root, journal, options, out),
+  );
 }
 
 function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {

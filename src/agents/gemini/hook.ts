@@ -1,12 +1,8 @@
-import path from 'node:path';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
-import { InputError } from '../../errors';
 import { journalFile, readVerifiedJournal, type StepInput } from '../../journal';
 import { pathKind } from '../../util/fs';
-import { isSafeId } from '../../util/ids';
 import { field, parseHookPayload, value, type HookPayload } from '../claude/payload';
-import { claudeProjectRoot } from '../claude/root';
-import { emptyOutcome, errorLine, runEvent, SessionRecorder } from '../kit';
+import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import type { HookOptions, HookOutcome } from '../types';
 import { shellExitCode } from './exit-code';
 import { addPending, dropPending, listPending, readPrompt, withFlushLock, writePrompt, type Pending } from './pending';
@@ -69,35 +65,12 @@ export function geminiToolStep(p: HookPayload, call: TranscriptCall | undefined,
 }
 
 export function handleGeminiHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  const out = emptyOutcome();
-  let p: HookPayload;
-  try {
-    p = parseHookPayload(bytes);
-    if (!isSafeId(geminiAgentId(p.sessionId)))
-      throw new InputError(`<stdin>: unsafe session_id ${JSON.stringify(p.sessionId)}`);
-  } catch (e) {
-    out.errors.push(errorLine(e));
-    return out;
-  }
-  out.event = p.event;
-  let root: string;
-  try {
-    // Gemini CLI names the project it was started in (whose settings ran this hook) in the hook's environment.
-    const started = options.env.GEMINI_PROJECT_DIR;
-    root = options.root ?? claudeProjectRoot(started !== undefined && path.isAbsolute(started) ? started : p.cwd);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-    return out;
-  }
-  const agent = geminiAgentId(p.sessionId);
-  out.root = root;
-  out.agent = agent;
-  try {
-    handle(p, root, agent, options, out);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-  }
-  return out;
+  return runHookFrame(
+    bytes,
+    options,
+    { agent: 'gemini', projectDirVar: 'GEMINI_PROJECT_DIR' },
+    (p, root, journal, out) => handle(p, root, journal, options, out),
+  );
 }
 
 function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {
