@@ -1,30 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { acquireLock } from '../util/lock';
 import { auditEvent, operatorActor } from '../audit';
-import { isJsonObject, JsonParseError, parseBytes, prettySorted, type JsonObject, type JsonValue } from '../canonical';
+import { prettySorted, type JsonObject, type JsonValue } from '../canonical';
 import { asStepchainError, InputError, IntegrityError } from '../errors';
-import {
-  Cas,
-  casDir,
-  JOURNAL_FILE,
-  journalDir,
-  journalFile,
-  readVerifiedJournal,
-  runtimeDir,
-  type ReadJournal,
-} from '../journal';
+import { JOURNAL_FILE, journalDir, type ReadJournal } from '../journal';
 import { findTombstone } from '../journal/tombstone';
 import { ensureDir, fsyncDir, lexists, writeAll } from '../util/fs';
-import { sha256Hex } from '../util/hash';
 import { assertSafeId } from '../util/ids';
 import { pausePoint } from '../util/pause';
 import { GitCommandError, gitText } from '../git/exec';
 import { removeIntent, writeIntent } from './pending';
+import { forkBranchName, forkWorktreePath, newForkId, sessionFile, worktreesDir } from './names';
+import { copyPrefixBlobs, prefixSnapshots, readParent } from './prefix';
 import { branchExists, requireRepo, updateRefs, type RepoInfo } from '../git/repo';
-import { journalKey, listSnapshots, snapshotRef, type SnapshotInfo } from '../git/snapshot';
-import { readRegularFile } from '../util/nofollow';
+import { journalKey, snapshotRef, type SnapshotInfo } from '../git/snapshot';
 import { plural } from '../util/words';
 
 /**
@@ -39,6 +29,18 @@ import { plural } from '../util/words';
  * (`.sdd/worktrees/<fork_id>.pending.json`, see ./pending.ts) and removed last:
  * `stepchain forks` shows such a half-made fork and `stepchain fork rm` removes it.
  */
+
+export {
+  FORK_ID,
+  forkBranchName,
+  forkWorktreePath,
+  labelSlug,
+  newForkId,
+  readSessionFile,
+  sessionFile,
+  sessionsDir,
+  worktreesDir,
+} from './names';
 
 export interface ForkOptions {
   /** The parent's project root (its journal is `<root>/.sdd/runtime/journal/<session>/`). */
@@ -93,66 +95,6 @@ export interface ForkBlock {
   created_at: string;
 }
 
-export const FORK_ID = /^fork-(?:[a-z0-9-]+-)?[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$/;
-
-/** A label as it appears in a fork id: lowercase letters, digits and single dashes, at most 40 characters. */
-export function labelSlug(label: string): string {
-  return label
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-}
-
-/** `fork-[<label slug>-]<YYYYMMDD-HHMMSS>-<6 hex>` (UTC). */
-export function newForkId(label?: string, now: Date = new Date()): string {
-  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
-  const stamp = `${p(now.getUTCFullYear(), 4)}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
-  const slug = label === undefined ? '' : labelSlug(label);
-  return `fork-${slug ? `${slug}-` : ''}${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
-export function worktreesDir(root: string): string {
-  return path.join(root, '.sdd', 'worktrees');
-}
-
-/** `<root>/.sdd/worktrees/<fork_id>`. */
-export function forkWorktreePath(root: string, forkId: string): string {
-  return path.join(worktreesDir(root), assertSafeId(forkId, 'fork id'));
-}
-
-/** `fork/<parent branch or "session">/<fork_id>`. */
-export function forkBranchName(parentBranch: string | undefined, forkId: string): string {
-  return `fork/${parentBranch ?? 'session'}/${forkId}`;
-}
-
-export function sessionsDir(root: string): string {
-  return path.join(runtimeDir(root), 'sessions');
-}
-
-/** `<root>/.sdd/runtime/sessions/<session>.json`. */
-export function sessionFile(root: string, sessionId: string): string {
-  return path.join(sessionsDir(root), `${assertSafeId(sessionId, 'session id')}.json`);
-}
-
-/** A session file's JSON object, or undefined when there is none. */
-export function readSessionFile(file: string): JsonObject | undefined {
-  const bytes = readRegularFile(file);
-  if (bytes === undefined) return undefined;
-  let v: JsonValue;
-  try {
-    v = parseBytes(bytes);
-  } catch (e) {
-    if (e instanceof JsonParseError) throw new IntegrityError(`${file}: session file is not JSON: ${e.message}`);
-    throw e;
-  }
-  if (!isJsonObject(v)) throw new IntegrityError(`${file}: session file is not a JSON object`);
-  return v;
-}
-
 /** Writes a new file durably (refusing to overwrite one). */
 function writeNewFile(file: string, data: string | Uint8Array): void {
   ensureDir(path.dirname(file));
@@ -165,8 +107,6 @@ function writeNewFile(file: string, data: string | Uint8Array): void {
   }
   fsyncDir(path.dirname(file));
 }
-
-const NEWLINE = Buffer.from('\n');
 
 /** The directories `mkdir -p` would create for `dir`, outermost first. */
 function missingDirs(dir: string): string[] {
@@ -181,34 +121,6 @@ function missingDirs(dir: string): string[] {
 interface Undo {
   what: string;
   run: () => Promise<void> | void;
-}
-
-/** The snapshot of `seq` for a session, but only if it is the snapshot of *this* step (same step_hash). */
-function matchingSnapshot(snaps: Map<number, SnapshotInfo>, seq: number, stepHash: string): SnapshotInfo | undefined {
-  const s = snaps.get(seq);
-  return s !== undefined && s.step_hash === stepHash ? s : undefined;
-}
-
-/**
- * Gives the fork the blobs of the steps it inherits, so the fork is whole on its own (`show`, `export`,
- * `receipt verify --require-blobs` in the fork see them). Copied, never hard-linked: the fork's CAS lies in
- * a worktree an agent may write, and a hard link would let it rewrite the parent's blob in place. Each
- * blob is checked against its digest before it is stored. Returns the digests that could not be copied.
- */
-function copyPrefixBlobs(root: string, worktree: string, entries: ReadJournal['entries']): string[] {
-  const from = new Cas(casDir(root), false);
-  const to = new Cas(casDir(worktree));
-  const missing: string[] = [];
-  const seen = new Set<string>();
-  for (const e of entries)
-    for (const d of e.row.blob_refs) {
-      if (seen.has(d)) continue;
-      seen.add(d);
-      const bytes = from.get(d);
-      if (bytes === undefined || sha256Hex(bytes) !== d) missing.push(d);
-      else to.put(bytes);
-    }
-  return missing;
 }
 
 /** Everything a fork is made from, checked before anything is created. */
@@ -324,73 +236,6 @@ function planFork(options: ForkOptions): ForkPlan {
     createdAt: (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     warnings,
   };
-}
-
-/** The parent session: its session file, its journal (which must verify, fail-closed), the prefix to seed. */
-function readParent(
-  root: string,
-  sessionId: string,
-  fromStep: number | undefined,
-): Pick<ForkPlan, 'parentSession' | 'parent' | 'prefix' | 'parentStepHash'> {
-  const parentJournal = journalFile(root, sessionId);
-  const parentSessionFile = sessionFile(root, sessionId);
-  const hasJournal = existsSync(parentJournal);
-  const parentSession = readSessionFile(parentSessionFile);
-  if (!hasJournal && parentSession === undefined) {
-    throw new InputError(
-      `no session ${JSON.stringify(sessionId)} under ${root} (looked for ${parentJournal} and ${parentSessionFile})`,
-    );
-  }
-  if (fromStep !== undefined && !hasJournal)
-    throw new InputError(
-      `session ${JSON.stringify(sessionId)} has no journal (looked for ${parentJournal})`,
-      'fromStep',
-    );
-  // The parent chain must verify (fail-closed), with or without --from-step.
-  const parent: ReadJournal | undefined = hasJournal ? readVerifiedJournal(parentJournal) : undefined;
-  if (fromStep === undefined) return { parentSession, parent, prefix: undefined, parentStepHash: null };
-  const steps = parent!.steps;
-  if (fromStep >= steps) {
-    throw new InputError(
-      `${parentJournal}: step ${fromStep} is out of range (the journal has ${plural(steps, 'step')}${steps > 0 ? `, 0..${steps - 1}` : ''})`,
-    );
-  }
-  // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated.
-  const prefix = Buffer.concat(parent!.entries.slice(0, fromStep + 1).flatMap((e) => [e.bytes, NEWLINE]));
-  return { parentSession, parent, prefix, parentStepHash: parent!.entries[fromStep]!.row.step_hash };
-}
-
-/** The snapshot the fork's files come from (said in `warnings` when there is none), and those of its prefix. */
-function prefixSnapshots(
-  root: string,
-  sessionId: string,
-  fromStep: number | undefined,
-  parent: ReadJournal | undefined,
-  env: NodeJS.ProcessEnv,
-  warnings: string[],
-  /** The commit the fork's files come from instead (a replay starts from the run's first files). */
-  restoreCommit?: string,
-): { restored: SnapshotInfo | undefined; copies: SnapshotInfo[] } {
-  if (fromStep === undefined) return { restored: undefined, copies: [] };
-  const snaps = listSnapshots(root, sessionId, env);
-  const restored =
-    restoreCommit !== undefined
-      ? { ref: '', commit: restoreCommit, agent_id: sessionId, seq: -1, step_hash: '' }
-      : matchingSnapshot(snaps, fromStep, parent!.entries[fromStep]!.row.step_hash);
-  if (restored === undefined) {
-    warnings.push(
-      snaps.has(fromStep)
-        ? `the snapshot of step ${fromStep} does not match its step_hash; the fork starts at the parent's current commit`
-        : `no worktree snapshot of step ${fromStep}; the fork starts at the parent's current commit`,
-    );
-  }
-  // The fork inherits the snapshots of its prefix, so forks of forks restore them too.
-  const copies: SnapshotInfo[] = [];
-  for (let i = 0; i <= fromStep; i++) {
-    const s = matchingSnapshot(snaps, i, parent!.entries[i]!.row.step_hash);
-    if (s !== undefined) copies.push(s);
-  }
-  return { restored, copies };
 }
 
 /** Makes the fork step by step, pushing how to undo each step onto `undo` before (or as) it is taken. */

@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import { InputError } from '../errors';
+import { Cas, casDir, journalFile, readVerifiedJournal, type ReadJournal } from '../journal';
+import { sha256Hex } from '../util/hash';
+import { listSnapshots, type SnapshotInfo } from '../git/snapshot';
+import { plural } from '../util/words';
+
+import type { JsonObject } from '../canonical';
+import { readSessionFile, sessionFile } from './names';
+
+/**
+ * The parent side of a fork: its session file and verified journal, the prefix a fork is seeded with, and the
+ * snapshots of that prefix (the fork's files and what it inherits).
+ */
+
+/** The snapshot of `seq` for a session, but only if it is the snapshot of *this* step (same step_hash). */
+export function matchingSnapshot(
+  snaps: Map<number, SnapshotInfo>,
+  seq: number,
+  stepHash: string,
+): SnapshotInfo | undefined {
+  const s = snaps.get(seq);
+  return s !== undefined && s.step_hash === stepHash ? s : undefined;
+}
+
+/**
+ * Gives the fork the blobs of the steps it inherits, so the fork is whole on its own (`show`, `export`,
+ * `receipt verify --require-blobs` in the fork see them). Copied, never hard-linked: the fork's CAS lies in
+ * a worktree an agent may write, and a hard link would let it rewrite the parent's blob in place. Each
+ * blob is checked against its digest before it is stored. Returns the digests that could not be copied.
+ */
+export function copyPrefixBlobs(root: string, worktree: string, entries: ReadJournal['entries']): string[] {
+  const from = new Cas(casDir(root), false);
+  const to = new Cas(casDir(worktree));
+  const missing: string[] = [];
+  const seen = new Set<string>();
+  for (const e of entries)
+    for (const d of e.row.blob_refs) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      const bytes = from.get(d);
+      if (bytes === undefined || sha256Hex(bytes) !== d) missing.push(d);
+      else to.put(bytes);
+    }
+  return missing;
+}
+
+/** What a fork takes from its parent session. */
+export interface ParentSide {
+  parentSession: JsonObject | undefined;
+  parent: ReadJournal | undefined;
+  /** The verified rows 0..N, each "\n"-terminated (what the fork's journal is seeded with). */
+  prefix: Buffer | undefined;
+  parentStepHash: string | null;
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** The parent session: its session file, its journal (which must verify, fail-closed), the prefix to seed. */
+export function readParent(root: string, sessionId: string, fromStep: number | undefined): ParentSide {
+  const parentJournal = journalFile(root, sessionId);
+  const parentSessionFile = sessionFile(root, sessionId);
+  const hasJournal = existsSync(parentJournal);
+  const parentSession = readSessionFile(parentSessionFile);
+  if (!hasJournal && parentSession === undefined) {
+    throw new InputError(
+      `no session ${JSON.stringify(sessionId)} under ${root} (looked for ${parentJournal} and ${parentSessionFile})`,
+    );
+  }
+  if (fromStep !== undefined && !hasJournal)
+    throw new InputError(
+      `session ${JSON.stringify(sessionId)} has no journal (looked for ${parentJournal})`,
+      'fromStep',
+    );
+  // The parent chain must verify (fail-closed), with or without --from-step.
+  const parent: ReadJournal | undefined = hasJournal ? readVerifiedJournal(parentJournal) : undefined;
+  if (fromStep === undefined) return { parentSession, parent, prefix: undefined, parentStepHash: null };
+  const steps = parent!.steps;
+  if (fromStep >= steps) {
+    throw new InputError(
+      `${parentJournal}: step ${fromStep} is out of range (the journal has ${plural(steps, 'step')}${steps > 0 ? `, 0..${steps - 1}` : ''})`,
+    );
+  }
+  // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated.
+  const prefix = Buffer.concat(parent!.entries.slice(0, fromStep + 1).flatMap((e) => [e.bytes, NEWLINE]));
+  return { parentSession, parent, prefix, parentStepHash: parent!.entries[fromStep]!.row.step_hash };
+}
+
+/** The snapshot the fork's files come from (said in `warnings` when there is none), and those of its prefix. */
+export function prefixSnapshots(
+  root: string,
+  sessionId: string,
+  fromStep: number | undefined,
+  parent: ReadJournal | undefined,
+  env: NodeJS.ProcessEnv,
+  warnings: string[],
+  /** The commit the fork's files come from instead (a replay starts from the run's first files). */
+  restoreCommit?: string,
+): { restored: SnapshotInfo | undefined; copies: SnapshotInfo[] } {
+  if (fromStep === undefined) return { restored: undefined, copies: [] };
+  const snaps = listSnapshots(root, sessionId, env);
+  const restored =
+    restoreCommit !== undefined
+      ? { ref: '', commit: restoreCommit, agent_id: sessionId, seq: -1, step_hash: '' }
+      : matchingSnapshot(snaps, fromStep, parent!.entries[fromStep]!.row.step_hash);
+  if (restored === undefined) {
+    warnings.push(
+      snaps.has(fromStep)
+        ? `the snapshot of step ${fromStep} does not match its step_hash; the fork starts at the parent's current commit`
+        : `no worktree snapshot of step ${fromStep}; the fork starts at the parent's current commit`,
+    );
+  }
+  // The fork inherits the snapshots of its prefix, so forks of forks restore them too.
+  const copies: SnapshotInfo[] = [];
+  for (let i = 0; i <= fromStep; i++) {
+    const s = matchingSnapshot(snaps, i, parent!.entries[i]!.row.step_hash);
+    if (s !== undefined) copies.push(s);
+  }
+  return { restored, copies };
+}
