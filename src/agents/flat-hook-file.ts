@@ -2,16 +2,16 @@ import { lstatSync, rmSync } from 'node:fs';
 import type { JsonValue } from '../canonical';
 import { InputError, IntegrityError } from '../errors';
 import {
-  defaultHookCommand,
   readSettings,
   runsStepchainHook,
   stringifyIndented,
   writeHookFile,
   type HookFilePlan,
+  hookFilePlan,
   readHookFileBytes,
+  requestedHookCommand,
 } from './hook-file';
 import { JsonEditor, memberOf, readSpans, type RenderValue, type SpanNode } from './json-spans';
-import { unifiedDiff } from './line-diff';
 
 /**
  * `stepchain init <agent>` for agents whose hook files list the commands of each event directly, with no
@@ -94,9 +94,7 @@ export function planFlatHookFile(
   spec: FlatHookFileSpec,
   options: { command?: string; remove?: boolean } = {},
 ): HookFilePlan {
-  const command = options.command ?? defaultHookCommand(spec.agent);
-  if (!runsStepchainHook(spec.agent, command))
-    throw new InputError(`--command ${JSON.stringify(command)} does not run \`stepchain hook ${spec.agent}\``);
+  const command = requestedHookCommand(spec.agent, options.command);
   const { text, doc } = readSettings(file);
   checkShape(spec, file, doc);
   const events: string[] = [];
@@ -207,21 +205,7 @@ export function planFlatHookFile(
       after = edit.result();
     }
   }
-  const changed = after !== (text ?? '');
-  return {
-    file,
-    before: text,
-    after,
-    changed,
-    events,
-    updated,
-    repaired,
-    findings,
-    warnings: [],
-    diff: changed
-      ? unifiedDiff(text ?? '', after, text === null ? '/dev/null' : file, after === '' ? '/dev/null' : file)
-      : [],
-  };
+  return hookFilePlan(file, text, after, { events, updated, repaired, findings, warnings: [] });
 }
 
 /** Writes a plan: the new text atomically, or, when nothing of the file is left (`after` empty), deletes it. */

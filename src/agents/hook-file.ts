@@ -225,15 +225,42 @@ function items(node: SpanNode | undefined): SpanNode[] {
   return node?.kind === 'array' ? node.items : [];
 }
 
+/** The command stepchain's hooks are to run: the one asked for, refused unless it runs `stepchain hook <agent>`. */
+export function requestedHookCommand(agent: string, command: string | undefined): string {
+  const c = command ?? defaultHookCommand(agent);
+  if (!runsStepchainHook(agent, c))
+    throw new InputError(`--command ${JSON.stringify(c)} does not run \`stepchain hook ${agent}\``);
+  return c;
+}
+
+/** A plan from the file's text before and after, what changed in words, and its warnings (the diff derived). */
+export function hookFilePlan(
+  file: string,
+  text: string | null,
+  after: string,
+  said: Pick<HookFilePlan, 'events' | 'updated' | 'repaired' | 'findings' | 'warnings'>,
+): HookFilePlan {
+  const changed = after !== (text ?? '');
+  return {
+    file,
+    before: text,
+    after,
+    changed,
+    ...said,
+    // A file created shows as from /dev/null; a file left empty (then deleted) as to /dev/null.
+    diff: changed
+      ? unifiedDiff(text ?? '', after, text === null ? '/dev/null' : file, after === '' ? '/dev/null' : file)
+      : [],
+  };
+}
+
 /** What `init <agent>` would do to `file` (nothing is written). */
 export function planHookFile(
   file: string,
   spec: HookFileSpec,
   options: { command?: string; remove?: boolean } = {},
 ): HookFilePlan {
-  const command = options.command ?? defaultHookCommand(spec.agent);
-  if (!runsStepchainHook(spec.agent, command))
-    throw new InputError(`--command ${JSON.stringify(command)} does not run \`stepchain hook ${spec.agent}\``);
+  const command = requestedHookCommand(spec.agent, options.command);
   const { text, doc } = readSettings(file);
   checkShape(spec, file, doc);
   const events: string[] = [];
@@ -310,12 +337,7 @@ export function planHookFile(
     }
     after = edit.result();
   }
-  const changed = after !== (text ?? '');
-  return {
-    file,
-    before: text,
-    after,
-    changed,
+  return hookFilePlan(file, text, after, {
     events,
     updated,
     repaired,
@@ -324,8 +346,7 @@ export function planHookFile(
       spec.disableKey !== undefined && doc.get(spec.disableKey) === true && !options.remove
         ? [`${file} sets "${spec.disableKey}": true: ${spec.title} runs none of its hooks, so nothing is recorded`]
         : [],
-    diff: changed ? unifiedDiff(text ?? '', after, text === null ? '/dev/null' : file, file) : [],
-  };
+  });
 }
 
 /** `--remove`: every entry that looks like stepchain's, and the groups, events and `hooks` left empty by that. */
