@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 // The cache of the agents the tests run (test/agents/install.mjs; the test sequencer installs them first).
 import { agentBinaryPath } from '../agents/install.mjs';
 
@@ -20,4 +20,45 @@ export function agentVersion(name: AgentName, env: NodeJS.ProcessEnv = { PATH: p
   const r = spawnSync(bin, ['--version'], { encoding: 'utf8', env, timeout: 120_000 });
   if (r.status !== 0) throw new Error(`${bin} --version failed (exit ${r.status}): ${r.stderr || r.stdout}`);
   return r.stdout.trim();
+}
+
+/** What an agent's headless run printed: its exit code, its output, and the JSON event lines of stdout. */
+export interface AgentRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  events: Record<string, unknown>[];
+}
+
+/** Runs an agent to its end (killed after `timeoutMs`), collecting its output and its JSON event lines. */
+export function runAgentProcess(
+  binary: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<AgentRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const events: Record<string, unknown>[] = [];
+      for (const line of stdout.split('\n')) {
+        if (line.trim() === '') continue;
+        try {
+          events.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          /* not an event line */
+        }
+      }
+      resolve({ code, stdout, stderr, events });
+    });
+  });
 }

@@ -1,15 +1,8 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { agentCacheDir } from '../agents/install.mjs';
-import { agentBinary } from './agents';
+import { agentBinary, runAgentProcess, type AgentRun } from './agents';
 
-export interface CopilotRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** `--output-format json` events (one JSON object a line). */
-  events: Record<string, unknown>[];
-}
+export type CopilotRun = AgentRun;
 
 /**
  * Runs the pinned GitHub Copilot CLI, `copilot -p <prompt> --allow-all --output-format json`, against a scripted
@@ -42,29 +35,9 @@ export function runCopilot(options: {
     ...options.env,
   };
   const args = ['-p', options.prompt, '--allow-all', '--output-format', 'json', ...(options.args ?? [])];
-  return new Promise((resolve, reject) => {
-    const child = spawn(agentBinary('copilot'), args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 150_000);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events: Record<string, unknown>[] = [];
-      for (const line of stdout.split('\n')) {
-        if (line.trim() === '') continue;
-        try {
-          events.push(JSON.parse(line) as Record<string, unknown>);
-        } catch {
-          /* not an event line */
-        }
-      }
-      resolve({ code, stdout, stderr, events });
-    });
+  return runAgentProcess(agentBinary('copilot'), args, {
+    cwd: options.cwd,
+    env,
+    timeoutMs: options.timeoutMs ?? 150_000,
   });
 }

@@ -1,15 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { agentBinary } from './agents';
+import { agentBinary, runAgentProcess, type AgentRun } from './agents';
 
-export interface OpenCodeRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** `--format json` events (one JSON object a line). */
-  events: Record<string, unknown>[];
-}
+export type OpenCodeRun = AgentRun;
 
 /**
  * Runs the pinned OpenCode, `opencode run --format json <words...>`, against a scripted Chat Completions server
@@ -67,29 +60,9 @@ export function runOpenCode(options: {
     ...options.env,
   };
   const args = ['run', '--format', 'json', ...options.prompt.split(' ')];
-  return new Promise((resolve, reject) => {
-    const child = spawn(agentBinary('opencode'), args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events: Record<string, unknown>[] = [];
-      for (const line of stdout.split('\n')) {
-        if (line.trim() === '') continue;
-        try {
-          events.push(JSON.parse(line) as Record<string, unknown>);
-        } catch {
-          /* not an event line */
-        }
-      }
-      resolve({ code, stdout, stderr, events });
-    });
+  return runAgentProcess(agentBinary('opencode'), args, {
+    cwd: options.cwd,
+    env,
+    timeoutMs: options.timeoutMs ?? 300_000,
   });
 }
