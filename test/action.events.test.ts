@@ -9,17 +9,15 @@ import path from 'node:path';
 import { exportReceipt } from '../src/receipt';
 import {
   appendSteps,
-  commitAll,
   eventFixture,
   failureOf,
-  git,
-  initRepo,
   journalPath,
   prScenario,
   requireBuiltAction,
   runAction,
   stackIn,
 } from './helpers/action';
+import { commitAll, emptyRepo, git } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-action-events-');
@@ -29,7 +27,7 @@ let n = 0;
 beforeAll(() => requireBuiltAction());
 
 const ALICE = journalPath('alice');
-const head = (dir: string): string => git(dir, 'rev-parse', 'HEAD');
+const head = (dir: string): string => git(dir, ['rev-parse', 'HEAD']);
 
 function rewriteStep(dir: string, from: string, to: string): void {
   const file = path.join(dir, ALICE);
@@ -38,7 +36,7 @@ function rewriteStep(dir: string, from: string, to: string): void {
 
 describe('push', () => {
   test('before..after: an append passes, a rewrite fails at its line', async () => {
-    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'alice', 4);
     const before = commitAll(dir, 'journals');
     appendSteps(dir, 'alice', 2);
@@ -59,24 +57,24 @@ describe('push', () => {
   });
 
   test('a forced push that rewrote a journal fails; the commit before it is fetched although no branch has it', async () => {
-    const origin = initRepo(path.join(tmp, `origin-${++n}`));
-    git(origin, 'config', 'uploadpack.allowAnySHA1InWant', 'true'); // as GitHub serves any commit by id
+    const origin = emptyRepo(path.join(tmp, `origin-${++n}`));
+    git(origin, ['config', 'uploadpack.allowAnySHA1InWant', 'true']); // as GitHub serves any commit by id
     appendSteps(origin, 'alice', 4);
     appendSteps(origin, 'bob', 2);
     const before = commitAll(origin, 'journals');
     // History rewritten: an orphan commit whose alice is a different, internally valid chain.
-    git(origin, 'checkout', '-q', '--orphan', 'rewritten');
+    git(origin, ['checkout', '-q', '--orphan', 'rewritten']);
     rmSync(path.join(origin, '.sdd'), { recursive: true });
     appendSteps(origin, 'alice', 4, 'other');
     appendSteps(origin, 'bob', 2);
     const after = commitAll(origin, 'force-pushed history');
-    git(origin, 'branch', '-f', 'main', after);
-    git(origin, 'checkout', '-q', 'main');
-    git(origin, 'branch', '-D', 'rewritten');
-    git(origin, 'reflog', 'expire', '--expire=now', '--all');
+    git(origin, ['branch', '-f', 'main', after]);
+    git(origin, ['checkout', '-q', 'main']);
+    git(origin, ['branch', '-D', 'rewritten']);
+    git(origin, ['reflog', 'expire', '--expire=now', '--all']);
 
     const clone = path.join(tmp, `clone-${++n}`);
-    git(tmp, 'clone', '-q', '--depth=1', `file://${origin}`, clone);
+    git(tmp, ['clone', '-q', '--depth=1', `file://${origin}`, clone]);
     const r = await runAction({
       workspace: clone,
       scratch,
@@ -96,15 +94,15 @@ describe('push', () => {
   });
 
   test('a forced push that only rewrote other history (journals appended to) passes', async () => {
-    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'alice', 3);
     writeFileSync(path.join(dir, 'README'), 'one\n');
     const before = commitAll(dir, 'journals');
-    git(dir, 'reset', '-q', '--soft', 'HEAD');
+    git(dir, ['reset', '-q', '--soft', 'HEAD']);
     appendSteps(dir, 'alice', 1);
     writeFileSync(path.join(dir, 'README'), 'amended\n');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '--amend', '-m', 'journals (amended)');
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-q', '--amend', '-m', 'journals (amended)']);
     const after = head(dir);
     const r = await runAction({ workspace: dir, scratch, event: eventFixture('push-forced', { before, head: after }) });
     expect(r.code).toBe(0);
@@ -112,7 +110,7 @@ describe('push', () => {
   });
 
   test('a new branch has no commit before it: checked, and the summary says append-only was not', async () => {
-    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'alice', 2);
     const after = commitAll(dir, 'journals');
     const r = await runAction({ workspace: dir, scratch, event: eventFixture('push-new-branch', { head: after }) });
@@ -129,8 +127,8 @@ describe('merge_group', () => {
     appendSteps(dir, 'alice', 2);
     commitAll(dir, 'append');
     // The merge queue's commit: the PR merged onto main.
-    git(dir, 'checkout', '-q', 'main');
-    git(dir, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr');
+    git(dir, ['checkout', '-q', 'main']);
+    git(dir, ['merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr']);
     const ok = await runAction({
       workspace: dir,
       scratch,
@@ -139,12 +137,12 @@ describe('merge_group', () => {
     expect(ok.code).toBe(0);
     expect(ok.summary).toContain(`append-only checked against base <code>${base.slice(0, 12)}</code>`);
 
-    git(dir, 'checkout', '-q', 'pr');
+    git(dir, ['checkout', '-q', 'pr']);
     rewriteStep(dir, 'x result 3', 'x result three');
     commitAll(dir, 'rewrite');
-    git(dir, 'checkout', '-q', 'main');
-    git(dir, 'reset', '-q', '--hard', base);
-    git(dir, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr');
+    git(dir, ['checkout', '-q', 'main']);
+    git(dir, ['reset', '-q', '--hard', base]);
+    git(dir, ['merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr']);
     const bad = await runAction({
       workspace: dir,
       scratch,
@@ -163,7 +161,7 @@ describe('pull_request_target', () => {
     const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
     rewriteStep(dir, 'x result 1', 'x result one');
     const prHead = commitAll(dir, 'PR: rewrite');
-    git(dir, 'checkout', '-q', 'main');
+    git(dir, ['checkout', '-q', 'main']);
     const event = eventFixture('pull_request_target', { base, head: prHead });
     const r = await runAction({ workspace: dir, scratch, event });
     expect(r.code).toBe(0); // the base branch itself holds
@@ -171,7 +169,7 @@ describe('pull_request_target', () => {
     expect(warning!.message).toContain("the PR's files were NOT checked");
     expect(r.summary).toContain('NOT checked');
 
-    git(dir, 'checkout', '-q', prHead);
+    git(dir, ['checkout', '-q', prHead]);
     const checked = await runAction({ workspace: dir, scratch, event });
     expect(checked.code).toBe(1);
     expect(checked.annotations.some((a) => a.message.startsWith('pull_request_target'))).toBe(false);
@@ -181,11 +179,11 @@ describe('pull_request_target', () => {
     const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'bob', 1, 'pr');
     const prHead = commitAll(dir, 'PR: append to bob');
-    const forkedAt = git(dir, 'rev-parse', 'main');
-    git(dir, 'checkout', '-q', 'main');
+    const forkedAt = git(dir, ['rev-parse', 'main']);
+    git(dir, ['checkout', '-q', 'main']);
     appendSteps(dir, 'alice', 2, 'main');
     const mainTip = commitAll(dir, 'main moves on: append to alice');
-    git(dir, 'checkout', '-q', prHead);
+    git(dir, ['checkout', '-q', prHead]);
     for (const name of ['pull_request_target', 'pull_request'] as const) {
       const r = await runAction({
         workspace: dir,
@@ -212,8 +210,8 @@ describe('pull_request_target', () => {
       line: 2,
     });
     // The merge commit actions/checkout makes (the base is its parent) is compared with the base itself.
-    git(dir, 'checkout', '-q', '--detach', mainTip);
-    git(dir, 'merge', '-q', '--no-ff', '-m', 'merge', prHead);
+    git(dir, ['checkout', '-q', '--detach', mainTip]);
+    git(dir, ['merge', '-q', '--no-ff', '-m', 'merge', prHead]);
     const merged = await runAction({
       workspace: dir,
       scratch,
@@ -224,10 +222,10 @@ describe('pull_request_target', () => {
     expect(merged.summary).toContain(`append-only checked against base <code>${mainTip.slice(0, 12)}</code>`);
     // A shallow clone of the PR's head cannot tell where it branched: it says so, and what to do.
     const origin = dir;
-    git(origin, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
-    git(origin, 'branch', '-f', 'pr-head', prHead);
+    git(origin, ['config', 'uploadpack.allowAnySHA1InWant', 'true']);
+    git(origin, ['branch', '-f', 'pr-head', prHead]);
     const clone = path.join(tmp, `shallow-${n}`);
-    git(tmp, 'clone', '-q', '--depth=1', '--branch', 'pr-head', `file://${origin}`, clone);
+    git(tmp, ['clone', '-q', '--depth=1', '--branch', 'pr-head', `file://${origin}`, clone]);
     const shallow = await runAction({
       workspace: clone,
       scratch,

@@ -15,12 +15,9 @@ import { sha256Hex } from '../src/util/hash';
 import {
   ACTIONS_BOT,
   appendSteps,
-  commitAll,
   eventFixture,
   failureOf,
   FakeGitHub,
-  git,
-  initRepo,
   journalPath,
   prScenario,
   requireBuiltAction,
@@ -30,6 +27,7 @@ import {
   unzip,
   type ActionResult,
 } from './helpers/action';
+import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli } from './helpers/cli';
 import { rawTar } from './helpers/tar';
 import { tempDir } from './helpers/tmp';
@@ -45,7 +43,7 @@ function scenario(): { dir: string; base: string } {
 }
 
 function pr(dir: string, base: string): { name: string; payload: unknown } {
-  return eventFixture('pull_request', { base, head: git(dir, 'rev-parse', 'HEAD') });
+  return eventFixture('pull_request', { base, head: git(dir, ['rev-parse', 'HEAD']) });
 }
 
 const ALICE = journalPath('alice');
@@ -57,13 +55,13 @@ function commandLines(r: ActionResult): string[] {
 
 describe('trust anchors come from the base commit, never from the pull request', () => {
   test('a PR that replaces the key file and signs its own receipt fails; the summary names where keys came from', async () => {
-    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'alice', 3);
     const trusted = generateKeyPair();
     mkdirSync(path.join(dir, 'keys'));
     writeFileSync(path.join(dir, 'keys/receipts.pub'), trusted.publicKeyPem);
     const base = commitAll(dir, 'base: a journal and the trusted key');
-    git(dir, 'checkout', '-q', '-b', 'pr');
+    git(dir, ['checkout', '-q', '-b', 'pr']);
     const attacker = generateKeyPair();
     writeFileSync(path.join(dir, 'keys/receipts.pub'), attacker.publicKeyPem);
     mkdirSync(path.join(dir, 'receipts'));
@@ -119,7 +117,7 @@ describe('trust anchors come from the base commit, never from the pull request',
   });
 
   test('on a push the anchors come from the commit before it; with no base commit, from the checkout', async () => {
-    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'alice', 3);
     const pinned = readFileSync(path.join(dir, ALICE));
     const head0 = (await import('../src/journal')).verifyJournalBytes(pinned).head_hash;
@@ -150,7 +148,7 @@ describe('symbolic links are never followed', () => {
   test('links to .git/config, /etc/passwd and a linked CAS blob: faults naming them, and no byte of their targets anywhere', async () => {
     const { dir, base } = scenario();
     const SECRET = 'SECRETTOKEN7f3a9c';
-    git(dir, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${SECRET}`);
+    git(dir, ['config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${SECRET}`]);
     // A journal whose step references a blob; the PR swaps the blob for a link to .git/config.
     const j = Journal.open(path.dirname(journalFile(dir, 'carol')), { durability: 'none' });
     const blob = Buffer.from('the real blob\n');
@@ -166,7 +164,7 @@ describe('symbolic links are never followed', () => {
     mkdirSync(path.join(dir, 'receipts'));
     symlinkSync('/etc/passwd', path.join(dir, 'receipts/x.receipt.tar'));
     commitAll(dir, 'PR: links');
-    expect(git(dir, 'ls-files', '-s', '.sdd/runtime/journal/evil/000000.jsonl')).toMatch(/^120000 /);
+    expect(git(dir, ['ls-files', '-s', '.sdd/runtime/journal/evil/000000.jsonl'])).toMatch(/^120000 /);
 
     const gh = new FakeGitHub();
     await gh.start();
@@ -359,7 +357,7 @@ describe('one git environment policy', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('x result 2', 'x result two'));
     commitAll(dir, 'PR: rewrite');
     // Another repository whose main holds the rewritten journal: reading it would pass the rewrite.
-    const other = initRepo(path.join(tmp, `other-${++n}`));
+    const other = emptyRepo(path.join(tmp, `other-${++n}`));
     mkdirSync(path.dirname(path.join(other, ALICE)), { recursive: true });
     writeFileSync(path.join(other, ALICE), readFileSync(file));
     commitAll(other, 'the rewritten journal as history');

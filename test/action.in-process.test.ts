@@ -12,7 +12,8 @@ import { run } from '../src/action/run';
 import { runCaptured } from '../src/cli/in-process';
 import { runCli } from '../src/cli/main';
 import { newStep } from './helpers/action-core';
-import { appendSteps, commitAll, eventFixture, git, journalPath, prScenario } from './helpers/action-repo';
+import { appendSteps, eventFixture, journalPath, prScenario } from './helpers/action-repo';
+import { commitAll, git } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
 // Both packages are ESM-only (an `import` condition alone), which Jest's CommonJS resolver does not take: they are
@@ -50,10 +51,10 @@ function movedOnScenario(): { dir: string; forkedAt: string; mainTip: string; pr
   const { dir, base: forkedAt } = prScenario(path.join(tmp, `repo-${++n}`));
   appendSteps(dir, 'bob', 1, 'pr');
   const prHead = commitAll(dir, 'PR: append to bob');
-  git(dir, 'checkout', '-q', 'main');
+  git(dir, ['checkout', '-q', 'main']);
   appendSteps(dir, 'alice', 2, 'main');
   const mainTip = commitAll(dir, 'main moves on: append to alice');
-  git(dir, 'checkout', '-q', prHead);
+  git(dir, ['checkout', '-q', prHead]);
   return { dir, forkedAt, mainTip, prHead };
 }
 

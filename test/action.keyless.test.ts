@@ -1,15 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  commitAll,
-  failureOf,
-  git,
-  initRepo,
-  appendSteps,
-  requireBuiltAction,
-  runAction,
-  type ActionResult,
-} from './helpers/action';
+import { failureOf, appendSteps, requireBuiltAction, runAction, type ActionResult } from './helpers/action';
+import { commitAll, emptyRepo, git } from './helpers/git';
 import { startStandIns, type StandIns } from './helpers/sigstore-stand-ins';
 import { tempDir } from './helpers/tmp';
 
@@ -44,7 +36,7 @@ async function exportKeyless(dir: string): Promise<{ r: ActionResult; files: str
 
 describe('export mode, keyless: true / attest: true', () => {
   it('signs each receipt, writes its bundle beside it and stores the bundle as an attestation', async () => {
-    const dir = initRepo(path.join(tmp, 'export'));
+    const dir = emptyRepo(path.join(tmp, 'export'));
     appendSteps(dir, 'alice', 3);
     commitAll(dir, 'journals');
     const before = si.attestations.length;
@@ -67,7 +59,7 @@ describe('export mode, keyless: true / attest: true', () => {
   });
 
   it('fails and leaves no receipt when there is no OIDC token', async () => {
-    const dir = initRepo(path.join(tmp, 'no-token'));
+    const dir = emptyRepo(path.join(tmp, 'no-token'));
     appendSteps(dir, 'alice', 2);
     commitAll(dir, 'journals');
     const r = await runAction({
@@ -85,11 +77,11 @@ describe('verify mode with keyless anchors', () => {
   let dir: string;
   let base: string;
   beforeAll(async () => {
-    const src = initRepo(path.join(tmp, 'src'));
+    const src = emptyRepo(path.join(tmp, 'src'));
     appendSteps(src, 'alice', 2);
     commitAll(src, 'journals');
     const { files } = await exportKeyless(src);
-    dir = initRepo(path.join(tmp, 'verify'));
+    dir = emptyRepo(path.join(tmp, 'verify'));
     mkdirSync(path.join(dir, 'receipts'), { recursive: true });
     copyFileSync(files[0]!, path.join(dir, 'receipts', 'alice.receipt.tar'));
     copyFileSync(`${files[0]}.sigstore.json`, path.join(dir, 'receipts', 'alice.receipt.tar.sigstore.json'));
@@ -97,7 +89,7 @@ describe('verify mode with keyless anchors', () => {
     writeFileSync(path.join(dir, '.github', 'sigstore-root.json'), JSON.stringify(si.root({})));
     writeFileSync(path.join(dir, '.github', 'signers.txt'), `# who may sign receipts\n${si.identity}\n`);
     base = commitAll(dir, 'receipts and anchors');
-    git(dir, 'checkout', '-q', '-b', 'pr');
+    git(dir, ['checkout', '-q', '-b', 'pr']);
   });
 
   const verify = (inputs: Record<string, string>): Promise<ActionResult> =>
@@ -105,7 +97,7 @@ describe('verify mode with keyless anchors', () => {
       workspace: dir,
       scratch,
       inputs: { mode: 'verify', journals: 'none', runs: 'none', 'upload-artifact': 'false', ...inputs },
-      event: { name: 'push', payload: { before: base, after: git(dir, 'rev-parse', 'HEAD') } },
+      event: { name: 'push', payload: { before: base, after: git(dir, ['rev-parse', 'HEAD']) } },
     });
 
   it('holds under the identities and root read from the base commit', async () => {

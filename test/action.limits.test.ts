@@ -20,18 +20,16 @@ import path from 'node:path';
 import { COMMENT_MARKER } from '../src/check';
 import {
   appendSteps,
-  commitAll,
   eventFixture,
   failureOf,
   FakeGitHub,
-  git,
-  initRepo,
   journalPath,
   prScenario,
   requireBuiltAction,
   runAction,
   stackIn,
 } from './helpers/action';
+import { commitAll, emptyRepo, git } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-action-limits-');
@@ -41,7 +39,7 @@ let n = 0;
 beforeAll(() => requireBuiltAction());
 
 const ALICE = journalPath('alice');
-const pr = (dir: string, base: string) => eventFixture('pull_request', { base, head: git(dir, 'rev-parse', 'HEAD') });
+const pr = (dir: string, base: string) => eventFixture('pull_request', { base, head: git(dir, ['rev-parse', 'HEAD']) });
 
 function tamper(dir: string, rel: string): void {
   const file = path.join(dir, rel);
@@ -60,10 +58,10 @@ const readReport = (file: string): ReportDoc => JSON.parse(readFileSync(file, 'u
 
 describe('GitHub limits', () => {
   test('the failure line first, then at most 9 more error annotations; every fault in the log and the summary', async () => {
-    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     for (let i = 0; i < 15; i++) appendSteps(dir, `agent-${i}`, 2);
     const base = commitAll(dir, 'base');
-    git(dir, 'checkout', '-q', '-b', 'pr');
+    git(dir, ['checkout', '-q', '-b', 'pr']);
     for (let i = 0; i < 15; i++) tamper(dir, journalPath(`agent-${i}`));
     commitAll(dir, 'tamper all');
     const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
@@ -77,7 +75,7 @@ describe('GitHub limits', () => {
   });
 
   test('5,200 journals: summary under 1 MiB cut on rows with every fault kept, comment under 65,536, heads output falls back to its file', async () => {
-    const dir = initRepo(path.join(tmp, `big-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `big-${++n}`));
     appendSteps(dir, 'template', 1);
     const bytes = readFileSync(path.join(dir, journalPath('template')));
     const ids: string[] = [];
@@ -94,7 +92,7 @@ describe('GitHub limits', () => {
         JSON.stringify({ fork: { parent_session_id: 'template', from_step: 0, label: `try ${i}` } }),
       );
     const base = commitAll(dir, 'many journals');
-    git(dir, 'checkout', '-q', '-b', 'pr');
+    git(dir, ['checkout', '-q', '-b', 'pr']);
     for (const i of [7, 4000, 5199]) tamper(dir, journalPath(ids[i]!));
     commitAll(dir, 'tamper three');
     const gh = new FakeGitHub();
@@ -141,8 +139,8 @@ describe('GitHub limits', () => {
 describe('history in real repositories', () => {
   test('a renamed journal is a rename, not a deletion (identical, or appended to); a renamed rewrite is a deletion', async () => {
     const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
-    git(dir, 'mv', '.sdd/runtime/journal/alice', '.sdd/runtime/journal/alice-v2');
-    git(dir, 'mv', '.sdd/runtime/journal/bob', '.sdd/runtime/journal/bob-v2');
+    git(dir, ['mv', '.sdd/runtime/journal/alice', '.sdd/runtime/journal/alice-v2']);
+    git(dir, ['mv', '.sdd/runtime/journal/bob', '.sdd/runtime/journal/bob-v2']);
     appendSteps(dir, 'bob-v2', 2);
     commitAll(dir, 'rename');
     const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
@@ -169,7 +167,7 @@ describe('history in real repositories', () => {
     appendSteps(dir, 'alice', 1);
     commitAll(dir, 'append');
     const clone = path.join(tmp, `crlf-${++n}`);
-    git(tmp, '-c', 'core.autocrlf=true', 'clone', '-q', '--branch', 'pr', `file://${dir}`, clone);
+    git(tmp, ['-c', 'core.autocrlf=true', 'clone', '-q', '--branch', 'pr', `file://${dir}`, clone]);
     expect(readFileSync(path.join(clone, ALICE)).includes('\r\n')).toBe(true);
     const r = await runAction({ workspace: clone, scratch, event: pr(clone, base) });
     expect(r.code).toBe(1);
@@ -179,13 +177,13 @@ describe('history in real repositories', () => {
     expect(crlf!.message).toContain('.gitattributes');
 
     // The remedy, on the base branch: the same clone settings leave the journals' bytes alone.
-    git(dir, 'checkout', '-q', 'main');
+    git(dir, ['checkout', '-q', 'main']);
     writeFileSync(path.join(dir, '.gitattributes'), '.sdd/** -text\n');
     const fixedBase = commitAll(dir, 'gitattributes');
-    git(dir, 'checkout', '-q', 'pr');
-    git(dir, 'merge', '-q', '--no-edit', 'main');
+    git(dir, ['checkout', '-q', 'pr']);
+    git(dir, ['merge', '-q', '--no-edit', 'main']);
     const fixed = path.join(tmp, `crlf-fixed-${++n}`);
-    git(tmp, '-c', 'core.autocrlf=true', 'clone', '-q', '--branch', 'pr', `file://${dir}`, fixed);
+    git(tmp, ['-c', 'core.autocrlf=true', 'clone', '-q', '--branch', 'pr', `file://${dir}`, fixed]);
     expect(readFileSync(path.join(fixed, ALICE)).includes('\r\n')).toBe(false);
     const ok = await runAction({ workspace: fixed, scratch, event: pr(fixed, fixedBase) });
     expect(ok.code).toBe(0);
@@ -194,33 +192,33 @@ describe('history in real repositories', () => {
   test("a partial clone fetches the base's blobs in one batch", async () => {
     const origin = path.join(tmp, `origin-${++n}`);
     prScenario(origin);
-    git(origin, 'checkout', '-q', 'main');
-    const base = git(origin, 'rev-parse', 'HEAD');
+    git(origin, ['checkout', '-q', 'main']);
+    const base = git(origin, ['rev-parse', 'HEAD']);
     for (const a of ['carol', 'dave', 'erin']) appendSteps(origin, a, 2);
-    git(origin, 'add', '-A');
-    git(origin, 'commit', '-q', '--amend', '--no-edit');
-    const base2 = git(origin, 'rev-parse', 'HEAD');
+    git(origin, ['add', '-A']);
+    git(origin, ['commit', '-q', '--amend', '--no-edit']);
+    const base2 = git(origin, ['rev-parse', 'HEAD']);
     expect(base2).not.toBe(base);
-    git(origin, 'checkout', '-q', 'pr');
-    git(origin, 'reset', '-q', '--hard', base2);
+    git(origin, ['checkout', '-q', 'pr']);
+    git(origin, ['reset', '-q', '--hard', base2]);
     for (const a of ['alice', 'bob', 'carol', 'dave', 'erin']) appendSteps(origin, a, 1);
     commitAll(origin, 'append to all five');
-    git(origin, 'config', 'uploadpack.allowFilter', 'true');
-    git(origin, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
+    git(origin, ['config', 'uploadpack.allowFilter', 'true']);
+    git(origin, ['config', 'uploadpack.allowAnySHA1InWant', 'true']);
     const clone = path.join(tmp, `partial-${n}`);
-    git(tmp, 'clone', '-q', '--filter=blob:none', '--no-checkout', `file://${origin}`, clone);
-    git(clone, 'checkout', '-q', 'pr');
+    git(tmp, ['clone', '-q', '--filter=blob:none', '--no-checkout', `file://${origin}`, clone]);
+    git(clone, ['checkout', '-q', 'pr']);
     // A promisor remote that names its own upload-pack program would have git run it: refused (issue 20 §3).
     const wrapper = path.join(tmp, `upload-pack-${n}.sh`);
     const ran = path.join(tmp, `upload-pack-${n}.ran`);
     writeFileSync(wrapper, `#!/bin/sh\necho ran >> '${ran}'\nexec git-upload-pack "$@"\n`);
     chmodSync(wrapper, 0o755);
-    git(clone, 'config', 'remote.origin.uploadpack', wrapper);
+    git(clone, ['config', 'remote.origin.uploadpack', wrapper]);
     const refused = await runAction({ workspace: clone, scratch, event: pr(clone, base2) });
     expect(refused.code).not.toBe(0);
     expect(`${refused.stdout}${refused.stderr}`).toContain('uploadpack');
     expect(existsSync(ran)).toBe(false);
-    git(clone, 'config', '--unset', 'remote.origin.uploadpack');
+    git(clone, ['config', '--unset', 'remote.origin.uploadpack']);
     // Every fetch into the clone leaves a pack of its own: one batch is one new pack.
     const packs = (): string[] =>
       readdirSync(path.join(clone, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
@@ -262,7 +260,7 @@ describe('if-no-files-found', () => {
     const none = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { receipts: 'none' } });
     expect(none.annotations).toEqual([]);
 
-    const empty = initRepo(path.join(tmp, `empty-${++n}`));
+    const empty = emptyRepo(path.join(tmp, `empty-${++n}`));
     writeFileSync(path.join(empty, 'README'), 'no agents here\n');
     const emptyBase = commitAll(empty, 'nothing');
     const nothing = await runAction({ workspace: empty, scratch, event: pr(empty, emptyBase) });
@@ -297,10 +295,10 @@ describe('export mode', () => {
 
 describe('shards', () => {
   test('shard-index/shard-count split the files by path hash; a gather job merges the reports and fails on a missing shard', async () => {
-    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     for (let i = 0; i < 40; i++) appendSteps(dir, `agent-${i}`, 2);
     const base = commitAll(dir, 'base');
-    git(dir, 'checkout', '-q', '-b', 'pr');
+    git(dir, ['checkout', '-q', '-b', 'pr']);
     tamper(dir, journalPath('agent-17'));
     appendSteps(dir, 'agent-3', 1);
     commitAll(dir, 'one rewrite, one append');

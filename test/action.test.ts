@@ -12,10 +12,7 @@ import { exportReceipt, generateKeyPair, parsePrivateKey, parsePublicKey, verify
 import { recordMutation } from '../src/runs';
 import { COMMENT_MARKER } from '../src/check';
 import {
-  commitAll,
   FakeGitHub,
-  git,
-  initRepo,
   pullRequestEvent,
   requireBuiltAction,
   RUNNER_TOKEN,
@@ -23,6 +20,7 @@ import {
   unzip,
   type ActionResult,
 } from './helpers/action';
+import { commitAll, emptyRepo, git } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-action-');
@@ -48,16 +46,16 @@ function append(root: string, agent: string, count: number, tag = 'x'): void {
 
 /** A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on branch `pr`. */
 function scenario(): { dir: string; base: string } {
-  const dir = initRepo(path.join(tmp, `repo-${++n}`));
+  const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
   append(dir, 'alice', 5);
   append(dir, 'bob', 3);
   const base = commitAll(dir, 'base journals');
-  git(dir, 'checkout', '-q', '-b', 'pr');
+  git(dir, ['checkout', '-q', '-b', 'pr']);
   return { dir, base };
 }
 
 function pr(dir: string, base: string): { name: string; payload: unknown } {
-  return pullRequestEvent(base, git(dir, 'rev-parse', 'HEAD'));
+  return pullRequestEvent(base, git(dir, ['rev-parse', 'HEAD']));
 }
 
 const ALICE = '.sdd/runtime/journal/alice/000000.jsonl';
@@ -200,22 +198,22 @@ describe('verify mode on a pull request', () => {
     append(dir, 'bob', 1);
     commitAll(dir, 'append');
     const clone = path.join(tmp, `clone-${++n}`);
-    git(tmp, 'clone', '-q', '--depth=1', '--branch', 'pr', `file://${dir}`, clone);
-    expect(() => git(clone, 'cat-file', '-e', `${base}^{commit}`)).toThrow();
+    git(tmp, ['clone', '-q', '--depth=1', '--branch', 'pr', `file://${dir}`, clone]);
+    expect(() => git(clone, ['cat-file', '-e', `${base}^{commit}`])).toThrow();
     const r = await runAction({ workspace: clone, scratch, event: pr(clone, base) });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Fetched the base commit ${base}`);
-    expect(git(clone, 'cat-file', '-t', base)).toBe('commit');
+    expect(git(clone, ['cat-file', '-t', base])).toBe('commit');
   });
 
   test('expected-heads pins heads, read from the base commit or given inline', async () => {
-    const dir = initRepo(path.join(tmp, `repo-${++n}`));
+    const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     append(dir, 'alice', 5);
     append(dir, 'bob', 3);
     const alice = verifyJournalFile(path.join(dir, ALICE)).head_hash;
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice }));
     const base = commitAll(dir, 'base journals and pinned heads');
-    git(dir, 'checkout', '-q', '-b', 'pr');
+    git(dir, ['checkout', '-q', '-b', 'pr']);
     const ok = await runAction({
       workspace: dir,
       scratch,
@@ -285,11 +283,11 @@ describe('verify mode on a pull request', () => {
     });
     const keyBase = commitAll(dir, 'a signed receipt');
     // The trusted key file is on the base branch (a PR cannot bring its own key).
-    git(dir, 'checkout', '-q', 'main');
+    git(dir, ['checkout', '-q', 'main']);
     writeFileSync(path.join(dir, 'trusted.pub'), signer.publicKeyPem);
     const base2 = commitAll(dir, 'the trusted key');
-    git(dir, 'checkout', '-q', 'pr');
-    git(dir, 'merge', '-q', '--no-edit', 'main');
+    git(dir, ['checkout', '-q', 'pr']);
+    git(dir, ['merge', '-q', '--no-edit', 'main']);
     expect(keyBase).not.toBe(base2);
 
     const untrusted = await runAction({

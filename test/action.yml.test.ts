@@ -7,15 +7,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import {
-  git,
-  inputVar,
-  prScenario,
-  pullRequestEvent,
-  readActionYml,
-  requireBuiltAction,
-  runAction,
-} from './helpers/action';
+import { inputVar, prScenario, pullRequestEvent, readActionYml, requireBuiltAction, runAction } from './helpers/action';
+import { git } from './helpers/git';
 import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
@@ -56,7 +49,7 @@ describe('action.yml', () => {
       await runAction({
         workspace: dir,
         scratch: path.join(tmp, 'scratch'),
-        event: pullRequestEvent(base, git(dir, 'rev-parse', 'HEAD')),
+        event: pullRequestEvent(base, git(dir, ['rev-parse', 'HEAD'])),
         inputs,
         env: {
           NODE_OPTIONS: `--require ${path.join(repoRoot, 'test', 'helpers', 'record-inputs.cjs')}`,

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { checkAppendOnly } from '../src/check';
 import { Journal, journalFile, parsesAsJson, readJournalBytes } from '../src/journal';
 import { recordRunEvent } from '../src/runs';
-import { commitAll, git, initRepo } from './helpers/action';
+import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli, expectNoStack } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
 
@@ -270,7 +270,7 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
   const journal = '.sdd/runtime/journal/alice/000000.jsonl';
 
   test('a last committed row without its newline, rewritten and re-hashed, fails; an append to it passes', () => {
-    const dir = initRepo(path.join(tmp, 'no-final-newline'));
+    const dir = emptyRepo(path.join(tmp, 'no-final-newline'));
     append(dir, 'alice', 2);
     // The same two steps, then "pay $10 to alice" at the base and "pay $10000 to mallory" in the PR.
     const prefix = readFileSync(journalFile(dir, 'alice'));
@@ -283,7 +283,7 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     commitAll(dir, 'base');
     expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
 
-    git(dir, 'checkout', '-q', '-b', 'forged');
+    git(dir, ['checkout', '-q', '-b', 'forged']);
     writeFileSync(journalFile(dir, 'alice'), forged);
     commitAll(dir, 'rewrite the last row');
     // Internally valid (the recorder's own checkpoint would name it a rollback: a fresh clone has no key).
@@ -293,8 +293,8 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     expect(bad.doc.faults.map((f) => [f.kind, f.path, f.line])).toEqual([['history_rewritten', journal, 3]]);
     expect(bad.stderr).toContain(`${journal}:3: agent alice: history rewritten from seq 2 (line 3)`);
 
-    git(dir, 'checkout', '-q', 'main');
-    git(dir, 'checkout', '-q', '-b', 'honest');
+    git(dir, ['checkout', '-q', 'main']);
+    git(dir, ['checkout', '-q', '-b', 'honest']);
     writeFileSync(journalFile(dir, 'alice'), honest);
     append(dir, 'alice', 2);
     commitAll(dir, 'append');
@@ -304,14 +304,14 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
   });
 
   test('a history of bare-\\r rows replaced by a new chain of the same length fails; so does a run journal', () => {
-    const dir = initRepo(path.join(tmp, 'bare-cr'));
+    const dir = emptyRepo(path.join(tmp, 'bare-cr'));
     append(dir, 'alice', 4, 'pay $10 to alice ');
     const honest = readFileSync(journalFile(dir, 'alice'), 'utf8');
     writeFileSync(journalFile(dir, 'alice'), honest.replaceAll('\n', '\r'));
     commitAll(dir, 'base');
     expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
 
-    git(dir, 'checkout', '-q', '-b', 'forged');
+    git(dir, ['checkout', '-q', '-b', 'forged']);
     rmSync(path.dirname(journalFile(dir, 'alice')), { recursive: true });
     append(dir, 'alice', 4, 'pay $10000 to mallory ');
     const forged = readFileSync(journalFile(dir, 'alice'), 'utf8');
@@ -324,14 +324,14 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     expect(bad.stderr).toContain('agent alice: history rewritten from seq 0 (line 1)');
 
     // A run journal is read by the same rules, and compared the same way.
-    git(dir, 'checkout', '-q', 'main');
-    git(dir, 'checkout', '-q', '-b', 'runs');
+    git(dir, ['checkout', '-q', 'main']);
+    git(dir, ['checkout', '-q', '-b', 'runs']);
     const env = { STEPCHAIN_AUDIT: 'off' };
     const run = path.join(dir, '.sdd/runs/run-1/journal.jsonl');
     for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { pay: `$10 to alice ${i}` }, { env });
     writeFileSync(run, readFileSync(run, 'utf8').replaceAll('\n', '\r').slice(0, -1)); // bare \r, no final one
     commitAll(dir, 'a run');
-    git(dir, 'branch', '-f', 'main', 'HEAD');
+    git(dir, ['branch', '-f', 'main', 'HEAD']);
     rmSync(run);
     for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { pay: `$10000 to mallory ${i}` }, { env });
     commitAll(dir, 'replace the run');
@@ -356,11 +356,11 @@ describe('committed receipts are append-only too (issue 20)', () => {
 
   /** A repository whose base commit holds alice's journal (2 steps) and her receipt, on a branch `pr`. */
   function repoWithReceipt(name: string): string {
-    const dir = initRepo(path.join(tmp, name));
+    const dir = emptyRepo(path.join(tmp, name));
     append(dir, 'alice', 2);
     exportTo(dir, 'alice', 'alice.receipt.tar');
     commitAll(dir, 'base');
-    git(dir, 'checkout', '-q', '-b', 'pr');
+    git(dir, ['checkout', '-q', '-b', 'pr']);
     return dir;
   }
 
@@ -397,7 +397,7 @@ describe('committed receipts are append-only too (issue 20)', () => {
     expect(other.stderr).toContain("the base's is agent alice's, this one agent bob's");
 
     // The same agent id, another chain (another project's alice, more steps): not an extension either.
-    const elsewhere = initRepo(path.join(tmp, 'receipt-swapped-other'));
+    const elsewhere = emptyRepo(path.join(tmp, 'receipt-swapped-other'));
     append(elsewhere, 'alice', 4, 'q');
     exportTo(elsewhere, 'alice', path.join(dir, 'alice.receipt.tar'));
     commitAll(dir, "another alice's receipt");
@@ -408,11 +408,11 @@ describe('committed receipts are append-only too (issue 20)', () => {
 
     // An older export of the same chain (fewer steps) is a truncation.
     rmSync(path.join(dir, '.sdd'), { recursive: true });
-    git(dir, 'checkout', '-q', 'main', '--', '.sdd');
+    git(dir, ['checkout', '-q', 'main', '--', '.sdd']);
     const j = journalFile(dir, 'alice');
     writeFileSync(j, readFileSync(j, 'utf8').split('\n').slice(0, 1).join('\n') + '\n');
     exportTo(dir, 'alice', 'alice.receipt.tar');
-    git(dir, 'checkout', '-q', 'main', '--', '.sdd');
+    git(dir, ['checkout', '-q', 'main', '--', '.sdd']);
     commitAll(dir, 'an older receipt');
     const older = check(dir);
     expect(older.code).toBe(1);
@@ -421,7 +421,7 @@ describe('committed receipts are append-only too (issue 20)', () => {
 
   test('renamed (moved, and re-exported with more steps): followed, as a journal rename is', () => {
     const dir = repoWithReceipt('receipt-renamed');
-    git(dir, 'mv', 'alice.receipt.tar', 'alice-2.receipt.tar');
+    git(dir, ['mv', 'alice.receipt.tar', 'alice-2.receipt.tar']);
     append(dir, 'alice', 1);
     mkdirSync(path.join(dir, 'receipts'));
     exportTo(dir, 'alice', 'receipts/alice.receipt.tar.gz');

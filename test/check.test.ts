@@ -26,7 +26,7 @@ import { gitEnv } from '../src/git/exec';
 import { createFork } from '../src/forks';
 import { Journal, journalFile } from '../src/journal';
 import { recordRunEvent } from '../src/runs';
-import { commitAll, git, initRepo } from './helpers/action';
+import { commitAll, emptyRepo, git } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-check-');
@@ -125,7 +125,7 @@ describe('globs', () => {
 
 describe('reading a base commit', () => {
   test('lists and reads the matching files of a commit in one git process', async () => {
-    const dir = initRepo(path.join(tmp, 'repo'));
+    const dir = emptyRepo(path.join(tmp, 'repo'));
     journalBytes(path.dirname(journalFile(dir, 'alice')), 2);
     journalBytes(path.dirname(journalFile(dir, 'bob')), 1);
     writeFileSync(path.join(dir, 'other.txt'), 'x');
@@ -134,12 +134,12 @@ describe('reading a base commit', () => {
     const paths = await listFilesAtCommit(dir, base, set);
     expect(paths).toEqual(['.sdd/runtime/journal/alice/000000.jsonl', '.sdd/runtime/journal/bob/000000.jsonl']);
     const files = await readFilesAtCommit(dir, base, [...paths, 'missing.jsonl']);
-    expect(files.get(paths[0]!)!.toString()).toBe(git(dir, 'show', `${base}:${paths[0]}`) + '\n');
+    expect(files.get(paths[0]!)!.toString()).toBe(git(dir, ['show', `${base}:${paths[0]}`]) + '\n');
     expect(files.get('missing.jsonl')).toBeUndefined();
   });
 
   test('checkWorkspace reports a rewritten journal with its agent, seq and line', async () => {
-    const dir = initRepo(path.join(tmp, 'repo2'));
+    const dir = emptyRepo(path.join(tmp, 'repo2'));
     const jdir = path.dirname(journalFile(dir, 'alice'));
     journalBytes(jdir, 3);
     const base = commitAll(dir, 'base');
@@ -164,7 +164,7 @@ describe('reading a base commit', () => {
 });
 
 test('run journals are append-only too: a rewrite names the run and the first index', async () => {
-  const dir = initRepo(path.join(tmp, 'repo-runs'));
+  const dir = emptyRepo(path.join(tmp, 'repo-runs'));
   const env = { STEPCHAIN_AUDIT: 'off' };
   for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { n: i }, { env });
   const base = commitAll(dir, 'base');
@@ -232,7 +232,7 @@ describe('fork tree', () => {
   });
 
   test('forks of this checkout (worktrees) join the committed ones', async () => {
-    const dir = initRepo(path.join(tmp, 'repo-forks'));
+    const dir = emptyRepo(path.join(tmp, 'repo-forks'));
     writeFileSync(path.join(dir, '.gitignore'), '.sdd/\n');
     journalBytes(path.dirname(journalFile(dir, 'alice')), 3);
     commitAll(dir, 'base');
@@ -444,10 +444,10 @@ describe('one git environment policy', () => {
   });
 
   test('every git read of the check goes through it: a GIT_DIR elsewhere changes nothing', async () => {
-    const dir = initRepo(path.join(tmp, 'policy'));
+    const dir = emptyRepo(path.join(tmp, 'policy'));
     journalBytes(path.dirname(journalFile(dir, 'alice')), 2);
     const base = commitAll(dir, 'base');
-    const other = initRepo(path.join(tmp, 'policy-other'));
+    const other = emptyRepo(path.join(tmp, 'policy-other'));
     commitAll(other, 'empty');
     const saved = process.env['GIT_DIR'];
     process.env['GIT_DIR'] = path.join(other, '.git');

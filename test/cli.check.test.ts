@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
 import { exportReceipt, readPrivateKeyFile, writeKeyPair } from '../src/receipt';
-import { commitAll, git, initRepo } from './helpers/action';
+import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli, expectNoStack } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
 
@@ -21,10 +21,10 @@ function append(root: string, agent: string, count: number): void {
 }
 
 test('check --base passes an append and fails a rewrite at its line', () => {
-  const dir = initRepo(path.join(tmp, 'repo'));
+  const dir = emptyRepo(path.join(tmp, 'repo'));
   append(dir, 'alice', 3);
   commitAll(dir, 'base');
-  git(dir, 'checkout', '-q', '-b', 'pr');
+  git(dir, ['checkout', '-q', '-b', 'pr']);
   append(dir, 'alice', 2);
   const ok = cli(['check', '--base', 'main'], { cwd: dir });
   expect(ok.code).toBe(0);
@@ -54,7 +54,7 @@ test('check --base passes an append and fails a rewrite at its line', () => {
 });
 
 test('check that matches nothing says so and exits 1; --allow-empty accepts it; --json keys are snake_case', () => {
-  const dir = initRepo(path.join(tmp, 'empty'));
+  const dir = emptyRepo(path.join(tmp, 'empty'));
   writeFileSync(path.join(dir, 'README'), 'no journals\n');
   commitAll(dir, 'nothing');
   const none = cli(['check', '--base', 'main'], { cwd: dir });
@@ -111,13 +111,13 @@ test('check that matches nothing says so and exits 1; --allow-empty accepts it; 
 });
 
 test('one line per file: a journal renamed to a path holding a newline cannot print a line of its own', () => {
-  const dir = initRepo(path.join(tmp, 'repo-rename'));
+  const dir = emptyRepo(path.join(tmp, 'repo-rename'));
   append(dir, 'alice', 2);
   commitAll(dir, 'a journal');
   const forged = 'x\nOK   journal forged: 9 steps (ok)';
   const from = path.dirname(journalFile(dir, 'alice'));
-  git(dir, 'mv', from, path.join(path.dirname(from), forged));
-  git(dir, 'commit', '-q', '-m', 'rename alice');
+  git(dir, ['mv', from, path.join(path.dirname(from), forged)]);
+  git(dir, ['commit', '-q', '-m', 'rename alice']);
   const r = cli(['check', '--base', 'HEAD~1', '--journals', '.sdd/runtime/journal/*/000000.jsonl'], { cwd: dir });
   expectNoStack(r);
   expect(r.code).toBe(0);
@@ -126,7 +126,7 @@ test('one line per file: a journal renamed to a path holding a newline cannot pr
 });
 
 test('a signed receipt checked with no key fails as "signature NOT checked", naming the option to give', () => {
-  const dir = initRepo(path.join(tmp, 'signed'));
+  const dir = emptyRepo(path.join(tmp, 'signed'));
   append(dir, 'alice', 2);
   const keyFile = path.join(tmp, 'signed.pem');
   const pubFile = path.join(tmp, 'signed.pub');
@@ -145,7 +145,7 @@ test('a signed receipt checked with no key fails as "signature NOT checked", nam
 });
 
 test('--runs none (or --journals, --receipts) switches a kind off, as the Action input does; the verdict says why it fails', () => {
-  const dir = initRepo(path.join(tmp, 'none'));
+  const dir = emptyRepo(path.join(tmp, 'none'));
   append(dir, 'alice', 2);
   commitAll(dir, 'a journal');
   const off = cli(['check', '--runs', 'none', '--receipts', 'none', '--json'], { cwd: dir });

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { Journal, journalFile } from '../../src/journal';
+import { commitAll, emptyRepo, git } from './git';
 import { repoRoot } from './paths';
 
 /**
@@ -10,28 +10,6 @@ import { repoRoot } from './paths';
  * Action's tests: the ones that run the built bundle (helpers/action.ts) and the
  * in-process ones (helpers/action-core.ts) alike.
  */
-export function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
-/** A git repository with an identity, on branch `main`. */
-export function initRepo(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'stepchain-test');
-  git(dir, 'config', 'user.email', 'test@stepchain.invalid');
-  git(dir, 'config', 'commit.gpgsign', 'false');
-  return dir;
-}
-
-export function commitAll(dir: string, message: string): string {
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '--allow-empty', '-m', message);
-  return git(dir, 'rev-parse', 'HEAD');
-}
-
 /** action.yml as a runner reads it (YAML 1.2, the `yaml` package). */
 export interface ActionYml {
   name: string;
@@ -94,10 +72,10 @@ export function journalPath(agent: string): string {
 
 /** A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on a new branch `pr`. */
 export function prScenario(dir: string): { dir: string; base: string } {
-  initRepo(dir);
+  emptyRepo(dir);
   appendSteps(dir, 'alice', 5);
   appendSteps(dir, 'bob', 3);
   const base = commitAll(dir, 'base journals');
-  git(dir, 'checkout', '-q', '-b', 'pr');
+  git(dir, ['checkout', '-q', '-b', 'pr']);
   return { dir, base };
 }

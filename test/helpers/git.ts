@@ -2,31 +2,48 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** Runs git in `cwd` with a fixed identity; returns trimmed stdout. */
+/**
+ * Real git repositories for tests: one way to run git, make a repository and commit, used by every test file.
+ * Commits carry a fixed identity given on the command line, so no repository config or user config is needed
+ * (and none is written: tests of a repository's own config see only what they put there).
+ */
+
+/** Runs git in `cwd` with a fixed identity; returns trimmed stdout; throws with git's stderr when it fails. */
 export function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
-  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@stepchain.invalid', ...args], {
-    cwd,
-    env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }).trim();
+  return execFileSync(
+    'git',
+    ['-c', 'user.name=test', '-c', 'user.email=test@stepchain.invalid', '-c', 'commit.gpgsign=false', ...args],
+    { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  ).trim();
 }
 
 /** A new repository at `dir` with `files` committed on `main` (and `.sdd/` ignored unless told otherwise). */
 export function initRepo(
   dir: string,
-  files: Record<string, string>,
+  files: Record<string, string> = {},
   options: { ignoreSdd?: boolean; commit?: boolean } = {},
 ): string {
   mkdirSync(dir, { recursive: true });
   git(dir, ['init', '-q', '-b', 'main']);
   const all = options.ignoreSdd === false ? files : { '.gitignore': '.sdd/\n', ...files };
   writeFiles(dir, all);
-  if (options.commit !== false) {
-    git(dir, ['add', '-A']);
-    git(dir, ['commit', '-q', '-m', 'initial']);
-  }
+  if (options.commit !== false) commitAll(dir, 'initial');
   return dir;
+}
+
+/**
+ * A new repository at `dir` on `main` with nothing written, nothing committed and nothing ignored: the journals a
+ * test appends under `.sdd/` are committed with the rest, as a project that keeps its journals in git does.
+ */
+export function emptyRepo(dir: string): string {
+  return initRepo(dir, {}, { ignoreSdd: false, commit: false });
+}
+
+/** Commits everything in the working tree (an empty commit when nothing changed); returns the new HEAD. */
+export function commitAll(dir: string, message: string): string {
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-q', '--allow-empty', '-m', message]);
+  return git(dir, ['rev-parse', 'HEAD']);
 }
 
 export function writeFiles(dir: string, files: Record<string, string>): void {
