@@ -8,23 +8,19 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportReceipt } from '../src/receipt';
 import {
+  actionTestBed,
   appendSteps,
   eventFixture,
   failureOf,
   journalPath,
   prScenario,
-  requireBuiltAction,
   runAction,
   stackIn,
 } from './helpers/action';
 import { commitAll, emptyRepo, git } from './helpers/git';
-import { tempDir } from './helpers/tmp';
 
-const tmp = tempDir('stepchain-action-events-');
-const scratch = path.join(tmp, 'scratch');
+const { tmp, scratch } = actionTestBed('stepchain-action-events-');
 let n = 0;
-
-beforeAll(() => requireBuiltAction());
 
 const ALICE = journalPath('alice');
 const head = (dir: string): string => git(dir, ['rev-parse', 'HEAD']);

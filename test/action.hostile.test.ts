@@ -14,13 +14,13 @@ import { recordMutation } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
 import {
   ACTIONS_BOT,
+  actionTestBed,
   appendSteps,
   eventFixture,
   failureOf,
   FakeGitHub,
   journalPath,
-  prScenario,
-  requireBuiltAction,
+  prEvent as pr,
   runAction,
   RUNNER_TOKEN,
   stackIn,
@@ -30,21 +30,9 @@ import {
 import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli } from './helpers/cli';
 import { rawTar } from './helpers/tar';
-import { tempDir } from './helpers/tmp';
 
-const tmp = tempDir('stepchain-action-hostile-');
-const scratch = path.join(tmp, 'scratch');
+const { tmp, scratch, scenario } = actionTestBed('stepchain-action-hostile-');
 let n = 0;
-
-beforeAll(() => requireBuiltAction());
-
-function scenario(): { dir: string; base: string } {
-  return prScenario(path.join(tmp, `repo-${++n}`));
-}
-
-function pr(dir: string, base: string): { name: string; payload: unknown } {
-  return eventFixture('pull_request', { base, head: git(dir, ['rev-parse', 'HEAD']) });
-}
 
 const ALICE = journalPath('alice');
 

@@ -19,27 +19,22 @@ import {
 import path from 'node:path';
 import { COMMENT_MARKER } from '../src/check';
 import {
+  actionTestBed,
   appendSteps,
-  eventFixture,
   failureOf,
   FakeGitHub,
   journalPath,
+  prEvent as pr,
   prScenario,
-  requireBuiltAction,
   runAction,
   stackIn,
 } from './helpers/action';
 import { commitAll, emptyRepo, git } from './helpers/git';
-import { tempDir } from './helpers/tmp';
 
-const tmp = tempDir('stepchain-action-limits-');
-const scratch = path.join(tmp, 'scratch');
+const { tmp, scratch } = actionTestBed('stepchain-action-limits-');
 let n = 0;
 
-beforeAll(() => requireBuiltAction());
-
 const ALICE = journalPath('alice');
-const pr = (dir: string, base: string) => eventFixture('pull_request', { base, head: git(dir, ['rev-parse', 'HEAD']) });
 
 function tamper(dir: string, rel: string): void {
   const file = path.join(dir, rel);

@@ -7,56 +7,25 @@
 import { createPrivateKey } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Journal, journalFile, verifyJournalFile } from '../src/journal';
+import { journalFile, verifyJournalFile } from '../src/journal';
 import { exportReceipt, generateKeyPair, parsePrivateKey, parsePublicKey, verifyReceipt } from '../src/receipt';
 import { recordMutation } from '../src/runs';
 import { COMMENT_MARKER } from '../src/check';
 import {
+  actionTestBed,
+  appendSteps,
+  failureOf,
   FakeGitHub,
-  pullRequestEvent,
-  requireBuiltAction,
-  RUNNER_TOKEN,
+  prEvent as pr,
   runAction,
+  RUNNER_TOKEN,
   unzip,
   type ActionResult,
 } from './helpers/action';
 import { commitAll, emptyRepo, git } from './helpers/git';
-import { tempDir } from './helpers/tmp';
 
-const tmp = tempDir('stepchain-action-');
-const scratch = path.join(tmp, 'scratch');
+const { tmp, scratch, scenario } = actionTestBed('stepchain-action-');
 let n = 0;
-
-beforeAll(() => requireBuiltAction());
-
-function append(root: string, agent: string, count: number, tag = 'x'): void {
-  const j = Journal.open(path.dirname(journalFile(root, agent)), { durability: 'none' });
-  const start = j.length;
-  j.appendMany(
-    Array.from({ length: count }, (_, i) => ({
-      input: Buffer.from(`${agent} input ${start + i}`),
-      model: 'test-model',
-      prompt: `${tag} prompt ${start + i}`,
-      tool_call: { name: 'sh', args: ['echo', start + i] },
-      tool_result: `${tag} result ${start + i}`,
-      ts: 1_700_000_000.25 + start + i,
-    })),
-  );
-}
-
-/** A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on branch `pr`. */
-function scenario(): { dir: string; base: string } {
-  const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
-  append(dir, 'alice', 5);
-  append(dir, 'bob', 3);
-  const base = commitAll(dir, 'base journals');
-  git(dir, ['checkout', '-q', '-b', 'pr']);
-  return { dir, base };
-}
-
-function pr(dir: string, base: string): { name: string; payload: unknown } {
-  return pullRequestEvent(base, git(dir, ['rev-parse', 'HEAD']));
-}
 
 const ALICE = '.sdd/runtime/journal/alice/000000.jsonl';
 const BOB = '.sdd/runtime/journal/bob/000000.jsonl';
@@ -65,16 +34,11 @@ function expectNoStack(r: ActionResult): void {
   expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?/);
 }
 
-/** The one-line failure (core.setFailed prints `::error::<line>`). */
-function failure(r: ActionResult): string | undefined {
-  return r.annotations.find((a) => a.level === 'error' && a.file === undefined)?.message;
-}
-
 describe('verify mode on a pull request', () => {
   test('a clean append passes, with outputs, a report and a job summary', async () => {
     const { dir, base } = scenario();
-    append(dir, 'alice', 4);
-    append(dir, 'carol', 2); // a new journal
+    appendSteps(dir, 'alice', 4);
+    appendSteps(dir, 'carol', 2); // a new journal
     // A committed fork snapshot: the summary draws the fork tree.
     mkdirSync(path.join(dir, '.sdd/runtime/sessions'), { recursive: true });
     writeFileSync(
@@ -131,10 +95,10 @@ describe('verify mode on a pull request', () => {
     });
     expect(r.outputs['failed']).toBe('1');
     expect(r.outputs['verified']).toBe('1');
-    expect(failure(r)).toMatch(
+    expect(failureOf(r)).toMatch(
       /^stepchain: verification failed: \d+ faults? in 1 file; first: \.sdd\/runtime\/journal\/alice\/000000\.jsonl:3: /,
     );
-    expect(failure(r)!.split('\n')).toHaveLength(1);
+    expect(failureOf(r)!.split('\n')).toHaveLength(1);
     expect(r.stdout).toMatch(/FAULT \.sdd\/runtime\/journal\/alice\/000000\.jsonl:3: agent alice: step_hash_mismatch/);
     expect(r.summary).toContain('❌');
     expect(JSON.parse(r.outputs['heads']!)).not.toHaveProperty('alice');
@@ -155,8 +119,8 @@ describe('verify mode on a pull request', () => {
     const file = path.join(dir, ALICE);
     const before = readFileSync(file);
     unlinkSync(file);
-    append(dir, 'alice', 2); // seq 0..1 as before
-    append(dir, 'alice', 5, 'rewritten'); // seq 2.. differ, chained and hashed correctly
+    appendSteps(dir, 'alice', 2); // seq 0..1 as before
+    appendSteps(dir, 'alice', 5, 'rewritten'); // seq 2.. differ, chained and hashed correctly
     expect(readFileSync(file).subarray(0, 100)).toEqual(before.subarray(0, 100));
     expect(verifyJournalFile(file).ok).toBe(true);
     commitAll(dir, 'rewrite history');
@@ -167,7 +131,7 @@ describe('verify mode on a pull request', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ file: ALICE, line: 3, title: 'stepchain: history_rewritten' });
     expect(errors[0]!.message).toMatch(/^agent alice: history rewritten from seq 2 /);
-    expect(failure(r)).toContain('agent alice: history rewritten from seq 2');
+    expect(failureOf(r)).toContain('agent alice: history rewritten from seq 2');
 
     // The same PR with the check switched off passes.
     const off = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'append-only': 'false' } });
@@ -195,7 +159,7 @@ describe('verify mode on a pull request', () => {
 
   test('a shallow checkout fetches the base commit', async () => {
     const { dir, base } = scenario();
-    append(dir, 'bob', 1);
+    appendSteps(dir, 'bob', 1);
     commitAll(dir, 'append');
     const clone = path.join(tmp, `clone-${++n}`);
     git(tmp, ['clone', '-q', '--depth=1', '--branch', 'pr', `file://${dir}`, clone]);
@@ -208,8 +172,8 @@ describe('verify mode on a pull request', () => {
 
   test('expected-heads pins heads, read from the base commit or given inline', async () => {
     const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
-    append(dir, 'alice', 5);
-    append(dir, 'bob', 3);
+    appendSteps(dir, 'alice', 5);
+    appendSteps(dir, 'bob', 3);
     const alice = verifyJournalFile(path.join(dir, ALICE)).head_hash;
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice }));
     const base = commitAll(dir, 'base journals and pinned heads');
@@ -339,7 +303,7 @@ describe('verify mode on a pull request', () => {
     const r = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'bogus' } });
     expect(r.code).toBe(1);
     expectNoStack(r);
-    expect(failure(r)).toBe('stepchain: input mode: "bogus" is not verify, export or gather');
+    expect(failureOf(r)).toBe('stepchain: input mode: "bogus" is not verify, export or gather');
     const k = await runAction({
       workspace: dir,
       scratch,
@@ -347,7 +311,7 @@ describe('verify mode on a pull request', () => {
       inputs: { 'public-keys': 'missing.pub' },
     });
     expect(k.code).toBe(1);
-    expect(failure(k)).toBe(
+    expect(failureOf(k)).toBe(
       `stepchain: input public-keys: missing.pub does not exist at the base commit ${base.slice(0, 12)}; trust anchors are read from the base, never from the change being checked (add the file to the base branch first, or pass the value inline from a secret or variable)`,
     );
   });
@@ -360,7 +324,7 @@ describe('GitHub services (local stand-ins)', () => {
 
   test('the PR comment is created, then updated in place (one comment)', async () => {
     const { dir, base } = scenario();
-    append(dir, 'alice', 1);
+    appendSteps(dir, 'alice', 1);
     commitAll(dir, 'append');
     const env = { GITHUB_API_URL: gh.url };
     const inputs = { comment: 'true' };

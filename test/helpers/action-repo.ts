@@ -47,6 +47,11 @@ export function pullRequestEvent(base: string, head: string): { name: string; pa
   return eventFixture('pull_request', { base, head });
 }
 
+/** The pull_request event of the branch checked out in `dir` (its HEAD) against `base`. */
+export function prEvent(dir: string, base: string): { name: string; payload: unknown } {
+  return pullRequestEvent(base, git(dir, ['rev-parse', 'HEAD']));
+}
+
 // --- Repositories with journals ---------------------------------------------------------
 
 /** Appends `count` steps to an agent's journal under `root` (through the library, as an agent would). */

@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { inputVar, readActionYml, RUNNER_TOKEN } from './action-repo';
+import { inputVar, prScenario, readActionYml, RUNNER_TOKEN } from './action-repo';
 import { repoRoot } from './paths';
+import { tempDir } from './tmp';
 
 export * from './action-repo';
 
@@ -20,6 +21,22 @@ export const actionPath = path.join(repoRoot, 'dist', 'index.js');
 
 export function requireBuiltAction(): void {
   if (!existsSync(actionPath)) throw new Error(`${actionPath} is missing: run \`npm run build\` first`);
+}
+
+/**
+ * What a test file of the built Action starts from: its temporary directory (removed after its tests), the
+ * runner's scratch directory in it, and `scenario()`, a fresh `prScenario` repository each call. Checks the
+ * bundle is built before the file's tests.
+ */
+export function actionTestBed(prefix: string): {
+  tmp: string;
+  scratch: string;
+  scenario(): { dir: string; base: string };
+} {
+  const tmp = tempDir(prefix);
+  let n = 0;
+  beforeAll(() => requireBuiltAction());
+  return { tmp, scratch: path.join(tmp, 'scratch'), scenario: () => prScenario(path.join(tmp, `scenario-${++n}`)) };
 }
 
 export interface Annotation {
