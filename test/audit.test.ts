@@ -25,15 +25,10 @@ import { recordStep } from '../src/record';
 import { cli, expectNoStack } from './helpers/cli';
 import { repoRoot } from './helpers/paths';
 import { refPython } from './helpers/run-python';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
 
 const base = tempDir('stepchain-audit-');
-let n = 0;
-const fresh = (): string => {
-  const d = path.join(base, `t${n++}`);
-  mkdirSync(d, { recursive: true });
-  return d;
-};
+const fresh = (): string => freshDir(base, 't');
 const DAY = 86_400_000_000;
 const T0 = Date.UTC(2026, 11, 1, 23, 59, 0) * 1000; // 2026-12-01T23:59Z in microseconds
 const ev = (i: number) => ({

@@ -8,20 +8,19 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
 import { cli, expectNoStack } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';
-import { initRepo } from './helpers/git';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
+import { freshRepo } from './helpers/project';
 
 // The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
 jest.setTimeout(180_000);
 
 const dir = tempDir('stepchain-claude-hook-');
-let n = 0;
 const SID = '11111111-2222-4333-8444-555555555555';
 const AGENT = `claude-${SID}`;
 const off = { STEPCHAIN_AUDIT: 'off' };
 
 function project(): string {
-  return initRepo(path.join(dir, `p${n++}`), { 'README.md': 'x\n' });
+  return freshRepo(dir, { 'README.md': 'x\n' });
 }
 
 function payload(root: string, event: string, extra: Record<string, unknown> = {}): string {
@@ -176,16 +175,14 @@ test('one compaction is one mutation: PreCompact chains it, SessionStart(compact
 });
 
 test('outside a git repository a step is recorded without a snapshot', () => {
-  const root = path.join(dir, `plain${n++}`);
-  mkdirSync(root);
+  const root = freshDir(dir, 'plain');
   const r = hook(tool(root, 'toolu_1'), root);
   expect([r.code, r.stderr]).toEqual([0, '']);
   expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(1);
 });
 
 test('property: any tool input and response round-trips into the step, and the library never throws', () => {
-  const root = path.join(dir, `prop${n++}`);
-  mkdirSync(root);
+  const root = freshDir(dir, 'prop');
   let expected = 0;
   fc.assert(
     fc.property(
@@ -307,7 +304,7 @@ test('Claude Code names the project in the environment: a payload cwd elsewhere 
 
 test('the model is read only from where Claude Code keeps the session, never from a path the payload names (issue 20)', () => {
   const root = project();
-  const home = path.join(dir, `home${n++}`);
+  const home = freshDir(dir, 'home');
   const entry = JSON.stringify({
     type: 'assistant',
     uuid: 'a1',
@@ -316,7 +313,7 @@ test('the model is read only from where Claude Code keeps the session, never fro
     message: { id: 'm1', role: 'assistant', model: 'claude-from-file', content: [{ type: 'tool_use', id: 'toolu_1' }] },
   });
   const own = path.join(home, '.claude', 'projects', 'any-dir', `${SID}.jsonl`);
-  const elsewhere = path.join(dir, `elsewhere${n++}`, 'projects', 'any-dir', `${SID}.jsonl`);
+  const elsewhere = path.join(freshDir(dir, 'elsewhere'), 'projects', 'any-dir', `${SID}.jsonl`);
   for (const f of [own, elsewhere]) {
     mkdirSync(path.dirname(f), { recursive: true });
     writeFileSync(f, `${entry}\n`);

@@ -7,7 +7,7 @@ import { cli, expectNoStack } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';
 import { initRepo } from './helpers/git';
 import { python } from './helpers/python';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
 
 // The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
 jest.setTimeout(180_000);
@@ -31,9 +31,7 @@ const EVENTS = [
 ];
 
 function project(): string {
-  const root = path.join(dir, `p${n++}`);
-  mkdirSync(root, { recursive: true });
-  return root;
+  return freshDir(dir);
 }
 
 const init = (root: string, args: string[] = [], env?: NodeJS.ProcessEnv) =>

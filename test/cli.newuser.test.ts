@@ -7,14 +7,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { commands } from '../src/cli/commands';
 import { journalFile, ROW_KEYS, verifyJournalBytes } from '../src/journal';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
 import { launchBrowser, openReport } from './helpers/report-browser';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
 import { cliPath } from './helpers/paths';
 import { cliAsOtherUser } from './helpers/unprivileged';
 import { git, initRepo } from './helpers/git';
@@ -22,12 +22,7 @@ import { git, initRepo } from './helpers/git';
 const base = tempDir('stepchain-newuser-');
 chmodSync(base, 0o755); // the unprivileged runs below enter it
 const ENV = { STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(base, 'checkpoint.key') };
-let n = 0;
-const fresh = (): string => {
-  const d = path.join(base, `p${n++}`);
-  mkdirSync(d);
-  return d;
-};
+const fresh = (): string => freshDir(base);
 const run = (args: string[], cwd: string, input?: string): CliResult =>
   cli(args, { cwd, env: ENV, ...(input === undefined ? {} : { input }) });
 const json = (r: CliResult): Record<string, unknown> => JSON.parse(r.stdout) as Record<string, unknown>;

@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import { cutRollout, handleCodexHook, planTrust, type TrustedHandler } from '../src/agents/codex';
 import { scanToml } from '../src/agents/codex/toml';
 import { journalFile, readVerifiedJournal } from '../src/journal';
-import { initRepo } from './helpers/git';
 import { python } from './helpers/python';
 import { tempDir } from './helpers/tmp';
+import { agentProject } from './helpers/project';
 
 /**
  * `hook codex` on hostile payloads and rollouts, the rollout cut's refusals, and the config.toml edit against
@@ -51,14 +51,6 @@ test('the cut ends with the call output, names the new session, and refuses what
   );
 });
 
-function project(name: string): { root: string; home: string } {
-  const root = path.join(dir, name, 'project');
-  const home = path.join(dir, name, 'codex-home');
-  initRepo(root, { 'README.md': '# p\n' });
-  mkdirSync(home, { recursive: true });
-  return { root, home };
-}
-
 function payload(root: string, home: string, extra: Record<string, unknown>): Buffer {
   return Buffer.from(
     JSON.stringify({
@@ -78,7 +70,7 @@ function payload(root: string, home: string, extra: Record<string, unknown>): Bu
 }
 
 test('the exit code comes from the rollout where Codex keeps it, and never through a link', () => {
-  const { root, home } = project('exit');
+  const { root, home } = agentProject(dir);
   const day = path.join(home, 'sessions', '2026', '12', '03');
   mkdirSync(day, { recursive: true });
   const file = path.join(day, `rollout-2026-12-03T15-47-53-${SID}.jsonl`);
@@ -101,7 +93,7 @@ test('the exit code comes from the rollout where Codex keeps it, and never throu
   expect(elsewhere.row!.tool_result).toEqual({ exit_code: null, response: 'x\n' });
 
   // A linked day directory is refused, named, and costs the step only its exit code.
-  const linked = project('linked');
+  const linked = agentProject(dir);
   const real = path.join(dir, 'real-day');
   mkdirSync(real, { recursive: true });
   writeFileSync(path.join(real, `rollout-2026-12-03T15-47-53-${SID}.jsonl`), rollout([meta, call('c1'), completed]));
@@ -118,7 +110,7 @@ test('the exit code comes from the rollout where Codex keeps it, and never throu
 });
 
 test('a session id that is not safe as a path is refused; nothing is written', () => {
-  const { root, home } = project('unsafe');
+  const { root, home } = agentProject(dir);
   for (const sid of ['../x', '.hidden', 'a/b', 'x'.repeat(200), '']) {
     const r = handleCodexHook(payload(root, home, { session_id: sid }), { env: { CODEX_HOME: home } });
     expect(r.errors).toHaveLength(1);

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { agentBinary } from './helpers/agents';
 import { stepchainBin } from './helpers/claude';
 import { cli } from './helpers/cli';
-import { initRepo } from './helpers/git';
 import { python } from './helpers/python';
 import { tempDir } from './helpers/tmp';
+import { agentProject } from './helpers/project';
 
 jest.setTimeout(120_000);
 
@@ -66,11 +66,8 @@ function codexHooks(home: string, cwd: string): Promise<{ hooks: HookInfo[]; war
   });
 }
 
-function setup(name: string, config: string | null): { root: string; home: string; config: string } {
-  const root = path.join(dir, name, 'project');
-  const home = path.join(dir, name, 'codex-home');
-  initRepo(root, { 'README.md': '# project\n' });
-  mkdirSync(home, { recursive: true });
+function setup(config: string | null): { root: string; home: string; config: string } {
+  const { root, home } = agentProject(dir, { 'README.md': '# project\n' });
   const file = path.join(home, 'config.toml');
   if (config !== null) writeFileSync(file, config);
   return { root, home, config: file };
@@ -101,7 +98,7 @@ const initCodex = (root: string, home: string, args: string[] = []) =>
   });
 
 test('init writes the hooks and their trust; Codex reports every hook trusted, with the keys and hashes written', async () => {
-  const { root, home, config } = setup('fresh', `${USER_CONFIG}\n[projects."PLACEHOLDER"]\ntrust_level = "trusted"\n`);
+  const { root, home, config } = setup(`${USER_CONFIG}\n[projects."PLACEHOLDER"]\ntrust_level = "trusted"\n`);
   writeFileSync(config, readFileSync(config, 'utf8').replace('PLACEHOLDER', root));
   const before = readFileSync(config, 'utf8');
   const r = initCodex(root, home);
@@ -140,7 +137,7 @@ test('init writes the hooks and their trust; Codex reports every hook trusted, w
 });
 
 test("beside the user's own groups: stepchain's group has its own index, the user's trust is kept", async () => {
-  const { root, home, config } = setup('beside', '');
+  const { root, home, config } = setup('');
   mkdirSync(path.join(root, '.codex'));
   writeFileSync(
     path.join(root, '.codex', 'hooks.json'),
@@ -193,7 +190,7 @@ test("beside the user's own groups: stepchain's group has its own index, the use
 });
 
 test('an untrusted project: the hooks are trusted, and init says the one step that is left', () => {
-  const { root, home, config } = setup('untrusted', null);
+  const { root, home, config } = setup(null);
   const r = initCodex(root, home);
   expect(r.code).toBe(0);
   expect(r.stderr).toContain(
@@ -205,12 +202,12 @@ test('an untrusted project: the hooks are trusted, and init says the one step th
 });
 
 test('a hook key written in a form stepchain does not edit is refused, naming the line; nothing is written', () => {
-  const { root, home, config } = setup('dotted', 'model = "x"\n[hooks]\nstate = { }\n');
+  const { root, home, config } = setup('model = "x"\n[hooks]\nstate = { }\n');
   const r = initCodex(root, home);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain(`${config}:3:`);
   expect(readFileSync(config, 'utf8')).toBe('model = "x"\n[hooks]\nstate = { }\n');
-  const bad = setup('bad', 'model = "x\n');
+  const bad = setup('model = "x\n');
   const b = initCodex(bad.root, bad.home);
   expect(b.code).toBe(2);
   expect(b.stderr).toContain(`${bad.config}:1:`);

@@ -6,18 +6,13 @@ import { findOpenCall } from '../src/agents/copilot/transcript';
 import { folderTrust } from '../src/agents/copilot/home';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
-import { initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
+import { agentProject } from './helpers/project';
 
 /** `init copilot` on files a user already has, and the hook's reading of Copilot's own files, without the agent. */
 const dir = tempDir('stepchain-copilot-init-');
-let n = 0;
-
 function project(files: Record<string, string> = {}): { root: string; home: string; file: string } {
-  const root = path.join(dir, `p${n++}`);
-  initRepo(root, { 'README.md': '# p\n', ...files });
-  const home = path.join(root, '..', `${path.basename(root)}-home`);
-  mkdirSync(home, { recursive: true });
+  const { root, home } = agentProject(dir, { 'README.md': '# p\n', ...files });
   return { root, home, file: path.join(root, '.github', 'hooks', 'stepchain.json') };
 }
 

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
-import { initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
+import { freshRepo } from './helpers/project';
 
 /**
  * `stepchain hook gemini` on payloads, where the real binary cannot be made to misbehave: a tool call whose call the
@@ -13,9 +13,8 @@ import { tempDir } from './helpers/tmp';
 const dir = tempDir('stepchain-gemini-hook-');
 const SID = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
 const off = { STEPCHAIN_AUDIT: 'off', HOME: path.join(dir, 'home') };
-let n = 0;
 
-const project = () => initRepo(path.join(dir, `p${n++}`), { 'README.md': 'x\n' });
+const project = () => freshRepo(dir, { 'README.md': 'x\n' });
 const payload = (root: string, event: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
     session_id: SID,

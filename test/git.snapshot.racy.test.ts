@@ -4,8 +4,9 @@ import { createFork } from '../src/forks';
 import { journalDir } from '../src/journal';
 import { recordStep } from '../src/record';
 import { cli } from './helpers/cli';
-import { git, initRepo } from './helpers/git';
+import { git } from './helpers/git';
 import { tempDir } from './helpers/tmp';
+import { freshRepo } from './helpers/project';
 
 /**
  * A snapshot holds exactly the work tree's content at its step, whatever the
@@ -17,7 +18,6 @@ import { tempDir } from './helpers/tmp';
  */
 const tmp = tempDir('stepchain-racy-');
 const env = { ...process.env, STEPCHAIN_AUDIT: 'off' };
-let n = 0;
 
 /** A whole second well in the past: every stamp below is set to it. */
 const T = Math.floor(Date.now() / 1000) - 3600;
@@ -52,8 +52,7 @@ function racyEdit(root: string, file: string, content: string, before: string): 
 }
 
 function newRepo(): string {
-  const root = initRepo(path.join(tmp, `repo${n++}`), { 'app.txt': 'v0\n' });
-  return root;
+  return freshRepo(tmp, { 'app.txt': 'v0\n' });
 }
 
 function step(root: string, agent: string): { commit: string; hash: string } {

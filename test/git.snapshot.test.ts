@@ -7,11 +7,12 @@ import { journalDir } from '../src/journal';
 import { recordStep } from '../src/record';
 import { git, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
+import { freshRepo } from './helpers/project';
 
 const tmp = tempDir('stepchain-snap-');
 let n = 0;
 function newRepo(files: Record<string, string> = { 'src/calc.py': 'v0\n', 'README.md': 'r\n' }, options = {}): string {
-  return initRepo(path.join(tmp, `repo${n++}`), files, options);
+  return freshRepo(tmp, files, options);
 }
 
 /** The user-visible git state a snapshot must never change. */

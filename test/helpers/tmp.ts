@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -6,5 +6,14 @@ import path from 'node:path';
 export function tempDir(prefix = 'stepchain-test-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+let made = 0;
+
+/** A new empty directory under `parent` each call: `<parent>/<name><n>`, n counting the test file's calls. */
+export function freshDir(parent: string, name = 'p'): string {
+  const dir = path.join(parent, `${name}${made++}`);
+  mkdirSync(dir, { recursive: true });
   return dir;
 }
