@@ -220,7 +220,7 @@ test('a hook key written in a form stepchain does not edit is refused, naming th
 });
 
 test("an earlier install's SessionEnd entry without a timeout gets one, and stays trusted", async () => {
-  const { root, home, config } = setup('timeout', `[projects."PLACEHOLDER"]\ntrust_level = "trusted"\n`);
+  const { root, home, config } = setup(`[projects."PLACEHOLDER"]\ntrust_level = "trusted"\n`);
   writeFileSync(config, readFileSync(config, 'utf8').replace('PLACEHOLDER', root));
   mkdirSync(path.join(root, '.codex'));
   const hooksFile = path.join(root, '.codex', 'hooks.json');
