@@ -26,7 +26,7 @@ const user = (uuid: string, parent: string | null, content: unknown, extra: E = 
   type: 'user',
   message: { role: 'user', content },
   uuid,
-  cwd: '/work/p',
+  cwd: '/home/dev/p',
   sessionId: SID,
   ...extra,
 });
@@ -36,7 +36,7 @@ const assistant = (uuid: string, parent: string, msgId: string, blocks: unknown[
   type: 'assistant',
   message: { id: msgId, role: 'assistant', model: 'claude-x', content: blocks },
   uuid,
-  cwd: '/work/p',
+  cwd: '/home/dev/p',
   sessionId: SID,
 });
 const use = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command: id } });
@@ -69,7 +69,7 @@ describe('cutting a transcript after one tool result', () => {
       .map((l) => l.split(`"sessionId":"${SID}"`).join(`"sessionId":"${NEW}"`));
     expect(cut.bytes.toString()).toBe(want.join('\n') + '\n');
     expect(cut.bytes.toString()).not.toContain(SID);
-    expect(cut).toMatchObject({ firstCwd: '/work/p', cutCwd: '/work/p' });
+    expect(cut).toMatchObject({ firstCwd: '/home/dev/p', cutCwd: '/home/dev/p' });
     expect(cutTranscript(src, 'p', SID, 't2', NEW).line).toBe(7);
   });
 

@@ -15,7 +15,7 @@ let copy: { dir: string; wrapper: string } | undefined;
 
 /**
  * A copy of the built CLI that another user can read. A clone may sit in a directory only root can enter
- * (`mktemp -d`, `/root/...`), where `nobody` cannot read `dist/cli.js`. The CLI is one self-contained file
+ * (`mktemp -d` under root's home), where `nobody` cannot read `dist/cli.js`. The CLI is one self-contained file
  * (its verification worker and the WebAssembly scanner are embedded in it), so the copy runs on its own.
  * Made once per test process, in a fresh directory (0755) removed when it ends.
  */
