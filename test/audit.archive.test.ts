@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, unlin
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { appendAuditEvent, queryAudit, verifyAuditLog } from '../src/audit';
-import { refPython } from './helpers/run-python';
+import { refPython } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**

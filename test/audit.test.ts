@@ -24,7 +24,7 @@ import {
 import { recordStep } from '../src/record';
 import { cli, expectNoStack } from './helpers/cli';
 import { repoRoot } from './helpers/paths';
-import { refPython } from './helpers/run-python';
+import { refPython } from './helpers/python';
 import { freshDir, tempDir } from './helpers/tmp';
 
 const base = tempDir('stepchain-audit-');

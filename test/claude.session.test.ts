@@ -16,8 +16,7 @@ import {
   type ScriptedServer,
 } from './helpers/claude';
 import { git, initRepo } from './helpers/git';
-import { repoRoot } from './helpers/paths';
-import { refPython } from './helpers/run-python';
+import { refPython, runPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
@@ -159,13 +158,7 @@ test('the chain verifies, in stepchain and in the Python model of the reference'
   const v = sc(['verify', agent, '--json']);
   expect(v.code).toBe(0);
   expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 4 });
-  const py = spawnSync(
-    'python3',
-    [path.join(repoRoot, 'test', 'python', 'stepchain_ref.py'), 'verify', journalFile(root, agent)],
-    {
-      encoding: 'utf8',
-    },
-  );
+  const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, agent)]);
   expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, steps: 4, head_hash: JSON.parse(v.stdout).head_hash });
 });
 

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { JsonValue } from '../src/canonical';
 import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
@@ -7,8 +6,7 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ScriptedServer } from './helpers/claude';
 import { initRepo } from './helpers/git';
-import { repoRoot } from './helpers/paths';
-import { refPython } from './helpers/run-python';
+import { refPython, runPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
@@ -131,13 +129,7 @@ test('a synchronous subagent: its tool calls are its own journal, linked to the 
   for (const id of [session, sub]) {
     const v = sc(['verify', id, '--json']);
     expect(v.code).toBe(0);
-    const py = spawnSync(
-      'python3',
-      [path.join(repoRoot, 'test', 'python', 'stepchain_ref.py'), 'verify', journalFile(root, id)],
-      {
-        encoding: 'utf8',
-      },
-    );
+    const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, id)]);
     expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, head_hash: JSON.parse(v.stdout).head_hash });
   }
   expect(sc(['run', 'verify', session]).code).toBe(0);

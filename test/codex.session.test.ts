@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse, type JsonValue } from '../src/canonical';
@@ -7,7 +6,6 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
 import { stepchainBin } from './helpers/claude';
 import { initRepo } from './helpers/git';
-import { repoRoot } from './helpers/paths';
 import {
   CODEX_MODEL,
   runCodex,
@@ -16,7 +14,7 @@ import {
   type CodexRun,
   type ResponsesServer,
 } from './helpers/responses-server';
-import { refPython } from './helpers/run-python';
+import { refPython, runPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real binary runs a Node process per hook: slow on a loaded machine.
@@ -95,13 +93,7 @@ test('the chain verifies, in stepchain and in the Python model of the reference'
   const v = sc(['verify', agent, '--json']);
   expect(v.code).toBe(0);
   expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 2 });
-  const py = spawnSync(
-    'python3',
-    [path.join(repoRoot, 'test', 'python', 'stepchain_ref.py'), 'verify', journalFile(root, agent)],
-    {
-      encoding: 'utf8',
-    },
-  );
+  const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, agent)]);
   expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, steps: 2, head_hash: JSON.parse(v.stdout).head_hash });
 });
 

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../src/canonical';
@@ -11,8 +10,7 @@ import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
 import { runCopilot, type CopilotRun } from './helpers/copilot';
 import { git, initRepo } from './helpers/git';
-import { repoRoot } from './helpers/paths';
-import { refPython } from './helpers/run-python';
+import { refPython, runPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real binary, and a Node process per hook, on a loaded 2-core machine.
@@ -182,13 +180,7 @@ test('the chain verifies, in stepchain and in the Python model of the reference'
   const v = sc(['verify', agent, '--json']);
   expect(v.code).toBe(0);
   expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 5 });
-  const py = spawnSync(
-    'python3',
-    [path.join(repoRoot, 'test', 'python', 'stepchain_ref.py'), 'verify', journalFile(root, agent)],
-    {
-      encoding: 'utf8',
-    },
-  );
+  const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, agent)]);
   expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, steps: 5, head_hash: JSON.parse(v.stdout).head_hash });
 });
 

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../src/canonical';
@@ -10,8 +9,7 @@ import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
 import { geminiHome, runGemini, startGeminiServer, type GeminiServer } from './helpers/gemini-server';
 import { initRepo } from './helpers/git';
-import { repoRoot } from './helpers/paths';
-import { refPython } from './helpers/run-python';
+import { refPython, runPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real Gemini CLI starts in a few seconds and runs a Node process per hook: slow on a loaded machine.
@@ -126,13 +124,7 @@ test('the chain verifies, in stepchain and in the Python model; the run journal 
   const agent = `gemini-${SID}`;
   const v = sc(['verify', agent, '--json']);
   expect(v.code).toBe(0);
-  const py = spawnSync(
-    'python3',
-    [path.join(repoRoot, 'test', 'python', 'stepchain_ref.py'), 'verify', journalFile(root, agent)],
-    {
-      encoding: 'utf8',
-    },
-  );
+  const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, agent)]);
   expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, steps: 4, head_hash: JSON.parse(v.stdout).head_hash });
   const all = readRunJournalFile(runJournalFile(root, agent));
   expect(all.ok).toBe(true);

@@ -5,7 +5,7 @@ import { canonical, MAX_NESTING, parse } from '../src/canonical';
 import { InputError } from '../src/errors';
 import { Journal } from '../src/journal';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
-import { repoRoot } from './helpers/paths';
+import { peerPath } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -15,7 +15,7 @@ import { tempDir } from './helpers/tmp';
  * nothing ever ends in "Maximum call stack size exceeded".
  */
 const root = tempDir();
-const peer = path.join(repoRoot, 'test', 'python', 'stepchain_ref.py');
+const peer = peerPath('stepchain_ref.py');
 const nested = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 const agentDir = (id: string): string => path.join(root, '.sdd', 'runtime', 'journal', id);
 const run = (args: string[]): CliResult => cli(args, { cwd: root });

@@ -16,12 +16,12 @@ import { GENESIS, Journal, verifyJournalFile } from '../src/journal';
 import { checkTail } from '../src/journal/tail';
 import { JournalRecoveryError } from '../src/journal/recover';
 import { cli } from './helpers/cli';
-import { repoRoot } from './helpers/paths';
+import { peerPath } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-empty-');
 const ENV = { STEPCHAIN_AUDIT: 'off', STEPCHAIN_CHECKPOINT: 'off' };
-const peer = path.join(repoRoot, 'test', 'python', 'stepchain_ref.py');
+const peer = peerPath('stepchain_ref.py');
 let n = 0;
 
 function pyBatch(jobs: [string, string, string | null][]): unknown[] {

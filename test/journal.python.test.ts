@@ -4,10 +4,10 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { canonical, JsonFloat, type JsonValue } from '../src/canonical';
 import { Journal, verifyJournalFile } from '../src/journal';
-import { repoRoot } from './helpers/paths';
+import { peerPath } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
-const peer = path.join(repoRoot, 'test', 'python', 'stepchain_ref.py');
+const peer = peerPath('stepchain_ref.py');
 const root = tempDir();
 const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
 

@@ -12,7 +12,7 @@ import {
   verifyJournalFile,
   type VerifyResult,
 } from '../src/journal';
-import { repoRoot } from './helpers/paths';
+import { peerPath } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -24,7 +24,7 @@ import { tempDir } from './helpers/tmp';
  * edited; blank lines, whitespace, line endings, garbage lines), the same verdict
  * as the model of the reference's own verify.
  */
-const peer = path.join(repoRoot, 'test', 'python', 'stepchain_ref.py');
+const peer = peerPath('stepchain_ref.py');
 const root = tempDir();
 const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
 

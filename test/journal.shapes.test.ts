@@ -7,7 +7,7 @@ import { readJournalBytes, verifyJournalBytes } from '../src/journal';
 import { fastRow } from '../src/journal/fast-line';
 import { wasmScanner, type BlockRecord } from '../src/journal/wasm/scanner';
 import { makeJournal, SHAPES } from '../bench/make-journal';
-import { repoRoot } from './helpers/paths';
+import { peerPath } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -16,7 +16,7 @@ import { tempDir } from './helpers/tmp';
  * the JS fast path, the lossless walk and under python3; and float tokens are
  * taken as canonical exactly when Python's repr of their value spells them.
  */
-const peer = path.join(repoRoot, 'test', 'python', 'stepchain_ref.py');
+const peer = peerPath('stepchain_ref.py');
 const root = tempDir();
 const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
 

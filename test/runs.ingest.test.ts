@@ -11,7 +11,7 @@ import {
 import { sha256Hex } from '../src/util/hash';
 import { cli, expectNoStack } from './helpers/cli';
 import { repoRoot } from './helpers/paths';
-import { refPython } from './helpers/run-python';
+import { refPython } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'claude');

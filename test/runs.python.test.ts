@@ -10,7 +10,7 @@ import {
   verifyRunJournal,
   type RunRecordOptions,
 } from '../src/runs';
-import { refPython } from './helpers/run-python';
+import { refPython } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { recordRunEvent, runJournalFile, verifyRunJournal, type RunRecordOptions } from '../src/runs';
-import { refPython } from './helpers/run-python';
+import { refPython } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**

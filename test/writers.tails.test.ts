@@ -15,7 +15,7 @@ import { appendAuditEvent, verifyAuditLog } from '../src/audit';
 import type { TornTailMoved } from '../src/journal';
 import { RunJournal, verifyRunJournal } from '../src/runs';
 import { cli } from './helpers/cli';
-import { refPython } from './helpers/run-python';
+import { refPython } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-tails-');

@@ -1,4 +1,29 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from './paths';
+
+/**
+ * python3 for differential tests: the independent Python peers of the reference algorithms (all in test/python/)
+ * and short inline scripts.
+ */
+export type PythonPeer = 'stepchain_ref.py' | 'ref_run_journal.py' | 'ref_audit.py';
+
+/** Where a Python peer is. */
+export function peerPath(peer: PythonPeer): string {
+  return path.join(repoRoot, 'test', 'python', peer);
+}
+
+/** Runs a Python peer with `args` (and `input` on stdin); the whole result, for tests that read its exit or stderr. */
+export function runPeer(peer: PythonPeer, args: string[], input?: string): SpawnSyncReturns<string> {
+  return spawnSync('python3', [peerPath(peer), ...args], { input, encoding: 'utf8', maxBuffer: 1 << 30 });
+}
+
+/** Runs a Python peer; returns stdout, throwing on failure. */
+export function refPython(peer: PythonPeer, args: string[]): string {
+  const r = runPeer(peer, args);
+  if (r.status !== 0) throw new Error(`python3 ${peer} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
 
 /** Runs a python3 script with the given stdin; returns stdout, throwing on failure. */
 export function python(script: string, input = '', args: string[] = []): string {
