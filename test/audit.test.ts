@@ -29,6 +29,16 @@ import { freshDir, tempDir } from './helpers/tmp';
 
 const base = tempDir('stepchain-audit-');
 const fresh = (): string => freshDir(base, 't');
+
+/** A 0600 key in a new directory `<parent>/<name>` that everyone may write to (0777). */
+function keyInOpenDir(parent: string, name: string): { open: string; key: string } {
+  const open = path.join(parent, name);
+  mkdirSync(open);
+  chmodSync(open, 0o777);
+  const key = path.join(open, 'audit.key');
+  writeFileSync(key, 'k'.repeat(64), { mode: 0o600 });
+  return { open, key };
+}
 const DAY = 86_400_000_000;
 const T0 = Date.UTC(2026, 11, 1, 23, 59, 0) * 1000; // 2026-12-01T23:59Z in microseconds
 const ev = (i: number) => ({
@@ -75,11 +85,7 @@ describe('key', () => {
 
   test("refused: a 0600 key in a world- or group-writable directory, a key (or a symlink's target) another user owns", () => {
     const d = fresh();
-    const open = path.join(d, 'open');
-    mkdirSync(open);
-    chmodSync(open, 0o777);
-    const inOpen = path.join(open, 'audit.key');
-    writeFileSync(inOpen, 'k'.repeat(64), { mode: 0o600 });
+    const { open, key: inOpen } = keyInOpenDir(d, 'open');
     expect(() => loadAuditKey(inOpen)).toThrow(/directory .*open is writable by everyone \(mode 0777\)/);
     chmodSync(open, 0o1777); // sticky, like /tmp: still refused
     expect(() => loadAuditKey(inOpen)).toThrow(/writable by everyone/);
@@ -115,11 +121,7 @@ describe('key', () => {
 
   test('with an unusable key, append succeeds and says plainly the audit chain was not extended', () => {
     const root = fresh();
-    const open = path.join(root, 'shared');
-    mkdirSync(open);
-    chmodSync(open, 0o777);
-    const keyPath = path.join(open, 'audit.key');
-    writeFileSync(keyPath, 'k'.repeat(64), { mode: 0o600 });
+    const { key: keyPath } = keyInOpenDir(root, 'shared');
     const r = cli(['append', 'agent-1', '--root', root, '--prompt', 'p', '--no-snapshot'], {
       env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath },
     });
