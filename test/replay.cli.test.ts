@@ -1,20 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportReceipt, generateKeyPair, parsePrivateKey, publishReceipt } from '../src/receipt';
-import { cliPath } from './helpers/paths';
+import { cli as runCli, type CliResult } from './helpers/cli';
 import { python } from './helpers/python';
 import { record, replayProject, SAMPLE } from './helpers/replay-fixture';
 
 // The built CLI as a real process (stdout is a pipe: not a terminal). Run `npm run build` first.
-function cli(args: string[], cwd: string): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cliPath, ...args], {
-    cwd,
-    env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
-    encoding: 'utf8',
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[], cwd: string): CliResult => runCli(args, { cwd });
 
 const root = replayProject();
 const file = record(root, 'agent-demo');

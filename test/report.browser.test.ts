@@ -11,6 +11,7 @@ import { reportForkTree, writeReport, type ReportForkNode } from '../src/report'
 import { bundledChromium, chromiumVersion } from './helpers/chromium';
 import { ZERO_HASH } from '../src/util/hash';
 import { cliPath, conformanceDir } from './helpers/paths';
+import { writeSyntheticJournal } from './helpers/journal-rows';
 import { launchBrowser, openReport, rootData, type Browser } from './helpers/report-browser';
 
 /**
@@ -77,29 +78,13 @@ function sampleProject(name: string): { root: string; file: string } {
 
 /** A journal of `n` steps written directly (fast), in canonical rows. */
 function bigJournal(file: string, n: number): void {
-  const lines: string[] = [];
-  let prev = ZERO_HASH;
-  for (let seq = 0; seq < n; seq++) {
-    const fields = {
-      prev_hash: prev,
-      input_hash: ZERO_HASH,
-      model: 'model-x',
-      prompt: `step ${seq}: ${'lorem ipsum '.repeat(seq % 7)}`,
-      tool_call: { name: seq % 3 === 0 ? 'run' : 'read_file', args: { i: seq } },
-      tool_result: { ok: seq % 5 !== 0, needle: seq === 7777 ? 'the-needle-in-the-haystack' : null },
-    };
-    const row: StepRow = {
-      ...fields,
-      blob_refs: [],
-      seq,
-      step_hash: computeStepHash(fields),
-      ts: 1_700_000_000 + seq / 10,
-    };
-    lines.push(encodeRow(row));
-    prev = row.step_hash;
-  }
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  writeSyntheticJournal(file, n, (seq) => ({
+    model: 'model-x',
+    prompt: `step ${seq}: ${'lorem ipsum '.repeat(seq % 7)}`,
+    tool_call: { name: seq % 3 === 0 ? 'run' : 'read_file', args: { i: seq } },
+    tool_result: { ok: seq % 5 !== 0, needle: seq === 7777 ? 'the-needle-in-the-haystack' : null },
+    ts: 1_700_000_000 + seq / 10,
+  }));
 }
 
 const selectedLine = async (o: { page: import('playwright-core').Page }): Promise<string | undefined> =>

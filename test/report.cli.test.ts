@@ -1,24 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { computeStepHash, encodeRow } from '../src/journal';
-import { ZERO_HASH } from '../src/util/hash';
-import { cliPath, conformanceDir } from './helpers/paths';
+import { cli as runCli, type CliResult } from './helpers/cli';
+import { writeSyntheticJournal } from './helpers/journal-rows';
+import { conformanceDir } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
 
 /** `stepchain report` through the built CLI (run `npm run build` first). */
-let dir: string;
+const dir = tempDir('stepchain-report-cli-');
 const reference = path.join(conformanceDir, 'reference-journal', '000000.jsonl');
 
-beforeAll(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'stepchain-report-cli-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function cli(args: string[], cwd = dir): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+/** The built CLI in the test's directory unless told otherwise. */
+const cli = (args: string[], cwd = dir): CliResult => runCli(args, { cwd });
 
 function tampered(): string {
   const lines = readFileSync(reference, 'utf8').split('\n');
@@ -114,25 +106,14 @@ describe('stepchain report', () => {
   });
 
   it('warns about a page too large to open comfortably, and embeds a window with --max-steps / --from', () => {
-    const write = (file: string, n: number, prompt: (seq: number) => string): void => {
-      mkdirSync(path.dirname(file), { recursive: true });
-      const lines: string[] = [];
-      let prev = ZERO_HASH;
-      for (let seq = 0; seq < n; seq++) {
-        const fields = {
-          prev_hash: prev,
-          input_hash: ZERO_HASH,
-          model: null,
-          prompt: prompt(seq),
-          tool_call: null,
-          tool_result: null,
-        };
-        const row = { ...fields, blob_refs: [], seq, step_hash: computeStepHash(fields), ts: seq };
-        lines.push(encodeRow(row));
-        prev = row.step_hash;
-      }
-      writeFileSync(file, `${lines.join('\n')}\n`);
-    };
+    const write = (file: string, n: number, prompt: (seq: number) => string): void =>
+      writeSyntheticJournal(file, n, (seq) => ({
+        model: null,
+        prompt: prompt(seq),
+        tool_call: null,
+        tool_result: null,
+        ts: seq,
+      }));
     // 40 steps of 1.3 MB: a page past 64 MiB.
     const heavy = path.join(dir, 'heavy', '000000.jsonl');
     write(heavy, 40, (seq) => `${seq} ${'x'.repeat(1_300_000)}`);
