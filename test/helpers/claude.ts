@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { agentBinary } from './agents';
+import { agentBinary, runAgentProcess, type AgentRun } from './agents';
 import { cliPath } from './paths';
 
 /**
@@ -168,12 +168,8 @@ export function stepchainBin(dir: string): string {
   return dir;
 }
 
-export interface ClaudeRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** stream-json events. */
-  events: Record<string, unknown>[];
+/** A headless run (its `events` are stream-json events) and the session it ran in. */
+export interface ClaudeRun extends AgentRun {
   sessionId: string | undefined;
 }
 
@@ -183,7 +179,7 @@ export interface ClaudeRun {
  * reachable, telemetry and other traffic are off. Asynchronous: the server
  * lives in this process.
  */
-export function runClaude(options: {
+export async function runClaude(options: {
   binary: string;
   cwd: string;
   home: string;
@@ -218,30 +214,11 @@ export function runClaude(options: {
     DISABLE_AUTOUPDATER: '1',
     ...options.env,
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn(options.binary, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events: Record<string, unknown>[] = [];
-      for (const line of stdout.split('\n')) {
-        if (line.trim() === '') continue;
-        try {
-          events.push(JSON.parse(line) as Record<string, unknown>);
-        } catch {
-          /* not an event line */
-        }
-      }
-      const sid = events.find((e) => typeof e.session_id === 'string')?.session_id;
-      resolve({ code, stdout, stderr, events, sessionId: typeof sid === 'string' ? sid : undefined });
-    });
+  const run = await runAgentProcess(options.binary, args, {
+    cwd: options.cwd,
+    env,
+    timeoutMs: options.timeoutMs ?? 120_000,
   });
+  const sid = run.events.find((e) => typeof e.session_id === 'string')?.session_id;
+  return { ...run, sessionId: typeof sid === 'string' ? sid : undefined };
 }
