@@ -45,6 +45,10 @@ let agent: string;
 let first: ClaudeRun;
 let compact: ClaudeRun;
 
+/** Claude Code in the project (or `cwd`) against the scripted server, with stepchain's bin on its PATH. */
+const claude = (prompt: string, more: { cwd?: string; resume?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  runClaude({ binary, cwd: root, home, port: server.port, prompt, binDir: bin, env, ...more });
+
 const sc = (args: string[], cwd = root) => cli(args, { cwd, env });
 
 function steps(file: string): JournalEntry[] {
@@ -107,15 +111,7 @@ test('init claude installs the hooks; a real session is recorded with one step p
   const init = sc(['init', 'claude']);
   expect(init.code).toBe(0);
   expect(init.stdout).toContain('+++ ');
-  first = await runClaude({
-    binary,
-    cwd: root,
-    home,
-    port: server.port,
-    prompt: PROMPT,
-    binDir: bin,
-    env: { ...env, ANTHROPIC_MODEL: MODEL },
-  });
+  first = await claude(PROMPT, { env: { ...env, ANTHROPIC_MODEL: MODEL } });
   expect(first.code).toBe(0);
   expect(first.sessionId).toMatch(/^[0-9a-f-]{36}$/);
   sid = first.sessionId!;
@@ -211,16 +207,7 @@ test('every step is in the audit chain', () => {
 });
 
 test('/compact pins one compact_boundary mutation; run ingest of the same stream-json agrees', async () => {
-  compact = await runClaude({
-    binary,
-    cwd: root,
-    home,
-    port: server.port,
-    prompt: '/compact',
-    resume: sid,
-    binDir: bin,
-    env,
-  });
+  compact = await claude('/compact', { resume: sid });
   expect(compact.code).toBe(0);
   const boundary = compact.events.find((e) => e.subtype === 'compact_boundary');
   expect(boundary).toBeDefined();
@@ -318,16 +305,7 @@ test('resuming the fork sends the conversation up to step 2’s result, and the 
   const forkId = forks[0]!;
   const wt = path.join(root, '.sdd', 'worktrees', forkId);
   const before = server.requests.length;
-  const resumed = await runClaude({
-    binary,
-    cwd: wt,
-    home,
-    port: server.port,
-    prompt: RESUME_PROMPT,
-    resume: forkId.slice('claude-'.length),
-    binDir: bin,
-    env,
-  });
+  const resumed = await claude(RESUME_PROMPT, { cwd: wt, resume: forkId.slice('claude-'.length) });
   expect(resumed.code).toBe(0);
   const req = server.requests[before]!.body;
   const uses = toolUses(first);
@@ -363,16 +341,7 @@ test('resuming the fork sends the conversation up to step 2’s result, and the 
 });
 
 test('a compaction in a deterministic replay is recorded flagged, and run verify fails closed', async () => {
-  const replay = await runClaude({
-    binary,
-    cwd: root,
-    home,
-    port: server.port,
-    prompt: '/compact',
-    resume: sid,
-    binDir: bin,
-    env: { ...env, STEPCHAIN_REPLAY_RUN_ID: agent },
-  });
+  const replay = await claude('/compact', { resume: sid, env: { ...env, STEPCHAIN_REPLAY_RUN_ID: agent } });
   expect(replay.code).toBe(0);
   const r = readRunJournalFile(runJournalFile(root, agent));
   const mutations = r.entries
