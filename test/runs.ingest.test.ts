@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { canonical } from '../src/canonical';
 import {
@@ -12,17 +12,17 @@ import { sha256Hex } from '../src/util/hash';
 import { cli, expectNoStack } from './helpers/cli';
 import { repoRoot } from './helpers/paths';
 import { refPython } from './helpers/python';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'claude');
 const fixture = (name: string): string => path.join(fixtures, name);
 const base = tempDir('stepchain-ingest-');
-let n = 0;
-const project = (): string => {
-  const d = path.join(base, `p${n++}`);
-  mkdirSync(d, { recursive: true });
-  return d;
-};
+const project = (): string => freshDir(base);
+/** `stepchain run ingest r --agent a --claude-stream <stream> --root <root>` and `extra`. */
+const ingest = (stream: string, root: string, ...extra: string[]): string[] => [
+  ...['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', stream, '--root', root],
+  ...extra,
+];
 const off: RunRecordOptions = { env: { STEPCHAIN_AUDIT: 'off' } };
 
 test('a transcript with compactions and a server-side context edit: capability observed, every signal chained in order', () => {
@@ -89,17 +89,7 @@ test('a run that declared claude blind refuses an observed transcript', () => {
     cli(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'declared-blind', '--root', root]).code,
   ).toBe(0);
   const before = readFileSync(runJournalFile(root, 'r'));
-  const r = cli([
-    'run',
-    'ingest',
-    'r',
-    '--agent',
-    'a',
-    '--claude-stream',
-    fixture('compact-session.jsonl'),
-    '--root',
-    root,
-  ]);
+  const r = cli(ingest(fixture('compact-session.jsonl'), root));
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/already recorded as declared-blind/);
   expect(readFileSync(runJournalFile(root, 'r')).equals(before)).toBe(true);
@@ -107,23 +97,9 @@ test('a run that declared claude blind refuses an observed transcript', () => {
 
 test('deterministic mode: every ingested mutation is flagged and verify fails closed', () => {
   const root = project();
-  const r = cli(
-    [
-      'run',
-      'ingest',
-      'r',
-      '--agent',
-      'a',
-      '--claude-stream',
-      fixture('compact-session.jsonl'),
-      '--root',
-      root,
-      '--json',
-    ],
-    {
-      env: { BERNSTEIN_REPLAY_RUN_ID: 'replay-1' },
-    },
-  );
+  const r = cli(ingest(fixture('compact-session.jsonl'), root, '--json'), {
+    env: { BERNSTEIN_REPLAY_RUN_ID: 'replay-1' },
+  });
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout);
   expect(doc.mutations.map((m: { flagged: boolean }) => m.flagged)).toEqual([true, true, true]);
@@ -139,7 +115,7 @@ test('deterministic mode: every ingested mutation is flagged and verify fails cl
 
 test('reads the transcript from stdin with -', () => {
   const root = project();
-  const r = cli(['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', '-', '--root', root], {
+  const r = cli(ingest('-', root), {
     input: readFileSync(fixture('microcompact.jsonl')),
   });
   expect(r.code).toBe(0);
@@ -151,7 +127,7 @@ test.each([
   ['not-object.jsonl', /not-object\.jsonl:2: not a stream-json event: not a JSON object/],
 ])('a bad line in %s: one line naming file and line, exit 2, nothing written', (name, msg) => {
   const root = project();
-  const r = cli(['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', fixture(name), '--root', root]);
+  const r = cli(ingest(fixture(name), root));
   expect(r.code).toBe(2);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r.stderr).toMatch(msg);
@@ -166,17 +142,7 @@ test('other unreadable transcripts are input errors', () => {
   );
   expect(() => readClaudeStream(Buffer.from('{"no_type": 1}\n'), 't.jsonl')).toThrow(/t\.jsonl:1: .*no string "type"/);
   const root = project();
-  const r = cli([
-    'run',
-    'ingest',
-    'r',
-    '--agent',
-    'a',
-    '--claude-stream',
-    path.join(root, 'missing.jsonl'),
-    '--root',
-    root,
-  ]);
+  const r = cli(ingest(path.join(root, 'missing.jsonl'), root));
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/missing\.jsonl: cannot read transcript: no such file/);
 });
