@@ -243,9 +243,9 @@ const POW10_U64: usize = memory.data<u64>([
  * digits alone prove it: such a decimal is a normal double's nearest decimal
  * of its length (DBL_DIG = 15: it round-trips), and no other decimal of at
  * most 15 digits reads as the same double, so it is the shortest, and the only
- * one of its length. Otherwise (16-17 digits, subnormals, the extremes) Ryu's
- * shortest digits of the double it reads as must be its own (shortestIs);
- * when that is not shown, JS decides.
+ * one of its length. Otherwise (16-17 digits, subnormals, the extremes) they
+ * must be the shortest digits of the double they read as (shortestIs: an exact
+ * integer check, or Ryu); when that is not shown, JS decides.
  */
 function floatDecided(intStart: i32, intEnd: i32, fracEnd: i32, expAt: i32, b: i32): bool {
   const d0 = <i32>load<u8>(<usize>intStart);
