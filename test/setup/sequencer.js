@@ -6,7 +6,16 @@
 // sources alone do not wait for a build. The run's temporary files go to memory when there is room (see `ramTmpDir`).
 // Then the longest files first (see `longestFirst`), so the workers finish together.
 const { spawnSync } = require('node:child_process');
-const { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } = require('node:fs');
+const {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
@@ -72,11 +81,23 @@ function ramTmpDir() {
     if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < RAM_ROOM || os.freemem() < RAM_ROOM) return undefined;
     for (const name of readdirSync(shm)) {
       const pid = /^stepchain-test-(\d+)-/.exec(name)?.[1];
-      if (pid !== undefined && !alive(Number(pid))) rmSync(path.join(shm, name), { recursive: true, force: true });
+      if (pid !== undefined && !alive(Number(pid))) removeQuietly(path.join(shm, name));
     }
-    return mkdtempSync(path.join(shm, `stepchain-test-${process.pid}-`));
+    const dir = mkdtempSync(path.join(shm, `stepchain-test-${process.pid}-`));
+    // As /tmp is: the tests that run the CLI as another user (test/helpers/unprivileged.ts) reach their files in it.
+    chmodSync(dir, 0o1777);
+    return dir;
   } catch {
     return undefined;
+  }
+}
+
+/** Another user's leftover is theirs to remove: it does not keep this run off tmpfs. */
+function removeQuietly(dir) {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    /* not ours */
   }
 }
 
