@@ -86,9 +86,27 @@ function ramTmpDir() {
     const dir = mkdtempSync(path.join(shm, `stepchain-test-${process.pid}-`));
     // As /tmp is: the tests that run the CLI as another user (test/helpers/unprivileged.ts) reach their files in it.
     chmodSync(dir, 0o1777);
+    // The tests run programs they write there (stub bins, hooks); a tmpfs mounted noexec (Docker's default for
+    // /dev/shm) would fail them, so the run stays on the disk.
+    if (!canExecuteIn(dir)) {
+      removeQuietly(dir);
+      return undefined;
+    }
     return dir;
   } catch {
     return undefined;
+  }
+}
+
+function canExecuteIn(dir) {
+  const probe = path.join(dir, 'exec-probe');
+  try {
+    writeFileSync(probe, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    return spawnSync(probe, [], { stdio: 'ignore' }).status === 0;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { force: true });
   }
 }
 
