@@ -1,7 +1,9 @@
 import { canonical, type JsonObject, type JsonValue } from '../canonical';
 import { canonicalSha256 } from '../runs/provider-state';
 import { recordMutation } from '../runs/record';
-import { startAppender, type Appender } from './append-worker';
+import { startAppender, type Appender, type AppendJob, type LinkReply } from './append-worker';
+import { toolCallIds } from '../runs/exchange-links';
+import { hookJournalOf, linkExchange, type LinkableStep } from './links';
 import { sha256Hex } from '../util/hash';
 import { exchangeRecord, readExchange, requestView, resultsFor, type Exchange, type ExchangeReading } from './exchange';
 import type { Protocol } from './protocols';
@@ -58,6 +60,10 @@ export class Recorder {
   private nextSeq: number;
   readonly steps: RecordedStep[] = [];
   readonly mutations: { seq: number; kind: string; content_address: string }[] = [];
+  /** Tool calls linked to their hook steps (the agent's hooks installed too), and those no hook step named. */
+  readonly links = { linked: 0, unlinked: [] as string[] };
+  /** Appended exchanges whose tool calls are not all linked yet: tried again at `close()`. */
+  private readonly toLink: LinkableStep[] = [];
   failure: string | undefined;
   private readonly appender: Appender;
   /** The appends under way, in order. */
@@ -116,6 +122,37 @@ export class Recorder {
     this.drain(true);
     await this.appends;
     await this.appender.close();
+    this.sweepLinks();
+  }
+
+  /** The tool calls a hook step named after their exchange was appended (or a failed link write): linked now. */
+  private sweepLinks(): void {
+    for (const s of this.toLink.splice(0)) {
+      let r: LinkReply;
+      try {
+        r = linkExchange(this.options.root, s, this.options.env);
+      } catch (e) {
+        r = { error: (e as Error).message };
+      }
+      this.noteLinks(s, r, true);
+    }
+  }
+
+  private noteLinks(s: LinkableStep, r: LinkReply, last: boolean): void {
+    if ('error' in r) {
+      if (last) this.warn(`exchange ${s.seq}: its tool calls could not be linked to ${s.hookJournal}: ${r.error}`);
+      else this.toLink.push(s);
+      return;
+    }
+    this.links.linked += r.linked.length;
+    if (r.unlinked.length === 0 || !r.hookJournalExists) return;
+    if (!last) {
+      this.links.linked -= r.linked.length; // counted again when the sweep links the step whole
+      this.toLink.push(s);
+      return;
+    }
+    this.links.unlinked.push(...r.unlinked);
+    this.warn(`exchange ${s.seq}: no step of ${s.hookJournal} ran the tool call ${r.unlinked.join(', ')}; not linked`);
   }
 
   private warn(line: string): void {
@@ -189,7 +226,9 @@ export class Recorder {
   private append(s: RecorderSlot): void {
     const x = s.exchange!;
     const r = s.reading!;
-    const job = {
+    const ids = toolCallIds(r.toolCalls);
+    const hookJournal = ids.length === 0 ? undefined : hookJournalOf(this.options.agent, x.requestHeaders);
+    const job: AppendJob = {
       journalDir: this.options.journalDir,
       root: this.options.root,
       env: this.options.env,
@@ -199,6 +238,9 @@ export class Recorder {
       tool_call: canonical(r.toolCalls.length === 0 ? null : r.toolCalls),
       tool_result: canonical(s.results ?? null),
       blobs: [x.response, exchangeRecord(x, this.options.agent)],
+      ...(hookJournal === undefined
+        ? {}
+        : { link: { hookJournal, exchangeJournal: this.options.runId, toolUseIds: ids } }),
     };
     this.appends = this.appends.then(async () => {
       if (this.failure !== undefined) return;
@@ -212,6 +254,8 @@ export class Recorder {
         this.fail(
           `exchange ${s.seq} was appended as step ${res.seq}: another writer appended to the journal meanwhile`,
         );
+      if (res.link !== undefined && job.link !== undefined)
+        this.noteLinks({ ...job.link, seq: res.seq, step_hash: res.step_hash }, res.link, false);
       this.steps.push({
         seq: res.seq,
         step_hash: res.step_hash,
