@@ -6,18 +6,21 @@ import { toolCallIds } from '../runs/exchange-links';
 import { hookJournalOf, linkExchange, type LinkableStep } from './links';
 import { sha256Hex } from '../util/hash';
 import { exchangeRecord, readExchange, requestView, resultsFor, type Exchange, type ExchangeReading } from './exchange';
-import type { Protocol } from './protocols';
+import type { Protocol, RequestView } from './protocols';
 
 /**
  * Turns exchanges into steps of a per-step journal, in the order their
  * requests arrived. A step is appended once its tool calls are answered: the
  * step's `tool_result` is what a later request carries for them, so the step
  * waits for the first request that does, or for `close()`. Appends happen
- * only once a request is on its way upstream (`flush()`, while the model
- * thinks) and at `close()`: an append with its worktree snapshot costs tens to
- * hundreds of milliseconds of git, and nothing the agent waits for waits on
- * it. So a step is appended when the agent's next request has gone out, and
- * its snapshot holds the files after the agent ran the tools the step asked for.
+ * only once the response to such a request has begun (`flush()`, called when
+ * its first byte is through, 25 ms after the request went out, or when the
+ * exchange ended, whichever comes first) and at
+ * `close()`: an append with its worktree snapshot costs tens to hundreds of
+ * milliseconds of git, and neither the request's way upstream nor the first
+ * byte back waits on it. So a step is appended after the agent's next request
+ * has gone out and before the agent can run a tool of its answer, and its
+ * snapshot holds the files after the agent ran the tools the step asked for.
  *
  * Provider-side mutations (compactions, context edits) are chained into the
  * run journal as soon as their exchange is over, with the step's index.
@@ -40,6 +43,8 @@ export interface RecorderOptions {
 
 export interface RecorderSlot {
   state: 'open' | 'done' | 'dropped';
+  /** The request as JSON, once `answeredBy` read it (null: not a JSON object), so it is parsed once. */
+  view?: RequestView | null;
   exchange?: Exchange;
   reading?: ExchangeReading;
   seq?: number;
@@ -82,12 +87,17 @@ export class Recorder {
   }
 
   /**
-   * The request `x` is going upstream: the steps whose tool calls it answers get their results. They are
-   * appended by `flush()`, which the proxy calls once the request is on its way, so a step's append (its
-   * snapshot is tens to hundreds of milliseconds of git) runs while the upstream thinks, not before it is asked.
+   * The request `x` went upstream: the steps whose tool calls it answers get their results (the proxy calls this
+   * once the request is written, so reading it as JSON never delays it; `slot` keeps that reading for the
+   * exchange's own step). They are appended by `flush()`, once the response's first byte is through (or soon after the request went out).
    */
-  answeredBy(protocol: Protocol, x: Pick<Exchange, 'target' | 'requestHeaders' | 'request'>): void {
+  answeredBy(
+    protocol: Protocol,
+    x: Pick<Exchange, 'target' | 'requestHeaders' | 'request'>,
+    slot?: RecorderSlot,
+  ): void {
     const view = requestView(x);
+    if (slot !== undefined) slot.view = view ?? null;
     if (view === undefined) return;
     const results = protocol.toolResults(view);
     for (const s of this.pending) {
@@ -166,7 +176,7 @@ export class Recorder {
       if (s.state === 'dropped') continue;
       s.seq = this.nextSeq++;
       try {
-        s.reading = readExchange(s.exchange!);
+        s.reading = readExchange(s.exchange!, s.view);
       } catch (e) {
         s.reading = { view: undefined, model: null, prompt: null, toolCalls: [], signals: [] };
         this.warn(
