@@ -2,18 +2,17 @@
  * The recording proxy's added latency (npm run bench): a scripted SSE server
  * on 127.0.0.1 answers a client process run under `stepchain record` (the
  * whole CLI: the proxy, and each exchange appended with its snapshot in a git
- * repository of 100 files), which alternates requests sent directly to the
- * server with requests through the proxy, so the machine's load weighs on
- * both alike. The client measures, per request, the time to the response's
- * first body byte and to its end; medians are printed, and the difference is
- * the proxy's cost.
+ * repository of 100 files). The client sends its requests in turn directly to
+ * the server, through a bare Node forwarding hop (another process that only
+ * pipes: the floor of any proxy in its own process), and through the recording
+ * proxy, rotating the order each round so the machine's load weighs on all
+ * alike. It measures, per request, the time to the response's first body byte
+ * and to its end; medians are printed, with the differences and ratios.
  *
  * Requests are spaced (BENCH_PROXY_GAP_MS, default 100 ms, as an agent thinks
- * or runs a tool between calls), so each exchange's append is done before the
- * next request; BENCH_PROXY_GAP_MS=0 sends them back to back (then a request
- * also waits for the previous exchange's append).
+ * or runs a tool between calls); BENCH_PROXY_GAP_MS=0 sends them back to back.
  *
- *   BENCH_PROXY_REQUESTS=40 BENCH_PROXY_EVENTS=200 BENCH_PROXY_GAP_MS=100
+ *   BENCH_PROXY_REQUESTS=60 BENCH_PROXY_EVENTS=200 BENCH_PROXY_GAP_MS=100
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +23,7 @@ import path from 'node:path';
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench', 'proxy');
 const cli = path.join(repo, 'dist', 'cli.js');
-const requests = Number(process.env.BENCH_PROXY_REQUESTS ?? 40);
+const requests = Number(process.env.BENCH_PROXY_REQUESTS ?? 60);
 const events = Number(process.env.BENCH_PROXY_EVENTS ?? 200);
 const gap = Number(process.env.BENCH_PROXY_GAP_MS ?? 100);
 
@@ -47,16 +46,35 @@ function one(base) {
   });
 }
 (async () => {
-  // Alternating, so the machine's load weighs on both alike.
-  const out = { direct: [], proxied: [] };
+  // In turn, the order rotating each round, so the machine's load weighs on all three alike.
+  const bases = { direct, bare: new URL(process.env.BARE_URL), proxied };
+  const names = Object.keys(bases);
+  const out = { direct: [], bare: [], proxied: [] };
   for (let i = 0; i < ${requests}; i++) {
-    out.direct.push(await one(direct));
-    if (${gap} > 0) await new Promise((r) => setTimeout(r, ${gap}));
-    out.proxied.push(await one(proxied));
-    if (${gap} > 0) await new Promise((r) => setTimeout(r, ${gap}));
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(i + k) % names.length];
+      out[name].push(await one(bases[name]));
+      if (${gap} > 0) await new Promise((r) => setTimeout(r, ${gap}));
+    }
   }
   process.stderr.write('TIMINGS ' + JSON.stringify(out) + '\\n');
 })();
+`;
+
+/** A bare forwarding hop in its own process: each request piped to the upstream, each response piped back. */
+const BARE = `
+const http = require('node:http');
+const upstream = new URL(process.env.UPSTREAM);
+const agent = new http.Agent({ keepAlive: true });
+const server = http.createServer({ noDelay: true }, (req, res) => {
+  const up = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers, agent }, (ur) => {
+    res.writeHead(ur.statusCode, ur.headers);
+    ur.pipe(res);
+  });
+  up.on('socket', (s) => s.setNoDelay(true));
+  req.pipe(up);
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
 `;
 
 function median(xs: number[]): number {
@@ -106,7 +124,17 @@ async function main(): Promise<void> {
   const env = { ...process.env, STEPCHAIN_AUDIT: 'off' };
   delete env.NODE_EXTRA_CA_CERTS;
 
-  type Timings = { direct: [number, number][]; proxied: [number, number][] };
+  const bareFile = path.join(work, 'bare.cjs');
+  writeFileSync(bareFile, BARE);
+  const bare = spawn(process.execPath, [bareFile], {
+    env: { ...env, UPSTREAM: upstream },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const barePort = await new Promise<string>((resolve) =>
+    bare.stdout.once('data', (c: Buffer) => resolve(c.toString().trim())),
+  );
+
+  type Timings = { direct: [number, number][]; bare: [number, number][]; proxied: [number, number][] };
   const measure = (args: string[], extra: NodeJS.ProcessEnv): Promise<Timings> =>
     new Promise((resolve, reject) => {
       const child = spawn(process.execPath, args, {
@@ -122,10 +150,15 @@ async function main(): Promise<void> {
         else resolve(JSON.parse(m[1]!) as Timings);
       });
     });
-  const { direct, proxied } = await measure(
+  const {
+    direct,
+    bare: hop,
+    proxied,
+  } = await measure(
     [cli, 'record', '--agent', 'codex', '--journal', 'bench', '--upstream', upstream, '--', process.execPath, client],
-    { DIRECT_URL: upstream },
+    { DIRECT_URL: upstream, BARE_URL: `http://127.0.0.1:${barePort}${new URL(upstream).pathname}` },
   );
+  bare.kill();
   server.close();
   const row = (name: string, t: [number, number][]): string =>
     `  ${name.padEnd(28)} first byte ${median(t.map((x) => x[0]))
@@ -133,14 +166,20 @@ async function main(): Promise<void> {
       .padStart(7)} ms   whole ${median(t.map((x) => x[1]))
       .toFixed(2)
       .padStart(7)} ms`;
-  const fb = median(proxied.map((x) => x[0])) - median(direct.map((x) => x[0]));
-  const whole = median(proxied.map((x) => x[1])) - median(direct.map((x) => x[1]));
+  const m = (t: [number, number][], i: 0 | 1): number => median(t.map((x) => x[i]));
+  const added = (t: [number, number][], i: 0 | 1): string =>
+    `+${(m(t, i) - m(direct, i)).toFixed(2)} ms (x${(m(t, i) / m(direct, i)).toFixed(2)})`;
   console.log(
-    `\nrecording proxy: ${requests} streamed responses of ${events} SSE events (~${((events * 90) / 1024).toFixed(0)} KB), ${gap} ms apart (medians)`,
+    `\nrecording proxy: ${requests} streamed responses of ${events} SSE events (~${((events * 90) / 1024).toFixed(0)} KB) per path, ${gap} ms apart, in turn (medians)`,
   );
   console.log(row('direct to the server', direct));
+  console.log(row('a bare forwarding hop', hop));
   console.log(row('through stepchain record', proxied));
-  console.log(`  added by the proxy: first byte ${fb.toFixed(2)} ms, whole response ${whole.toFixed(2)} ms`);
+  console.log(`  stepchain record: first byte ${added(proxied, 0)}, whole response ${added(proxied, 1)}`);
+  console.log(`  bare hop (floor): first byte ${added(hop, 0)}, whole response ${added(hop, 1)}`);
+  console.log(
+    `  recording's own share (record - bare hop): first byte ${(m(proxied, 0) - m(hop, 0)).toFixed(2)} ms, whole response ${(m(proxied, 1) - m(hop, 1)).toFixed(2)} ms`,
+  );
   rmSync(work, { recursive: true, force: true });
 }
 

@@ -1,6 +1,7 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parse } from '../canonical';
 import { recordStep } from '../record';
+import { linkExchange, type LinkOutcome } from './links';
 
 /**
  * Where a recording's appends run. An append is a journal write plus a
@@ -23,10 +24,15 @@ export interface AppendJob {
   tool_call: string;
   tool_result: string;
   blobs: Uint8Array[];
+  /** The hook journal the exchange's tool calls went to (the agent's hooks installed too): link them once appended. */
+  link?: { hookJournal: string; exchangeJournal: string; toolUseIds: string[] };
 }
 
+/** The links of an appended exchange: what was linked, or why linking failed (the step stands either way). */
+export type LinkReply = LinkOutcome | { error: string };
+
 export type AppendReply =
-  { ok: true; seq: number; step_hash: string; warnings: string[] } | { ok: false; error: string };
+  { ok: true; seq: number; step_hash: string; warnings: string[]; link?: LinkReply } | { ok: false; error: string };
 
 export interface Appender {
   append(job: AppendJob): Promise<AppendReply>;
@@ -54,9 +60,20 @@ function appendNow(job: AppendJob): AppendReply {
       },
       { root: job.root, env: job.env },
     );
-    return { ok: true, seq: r.row.seq, step_hash: r.row.step_hash, warnings: r.warnings };
+    const reply: AppendReply = { ok: true, seq: r.row.seq, step_hash: r.row.step_hash, warnings: r.warnings };
+    if (job.link !== undefined) reply.link = linkNow(job, r.row.seq, r.row.step_hash);
+    return reply;
   } catch (e) {
     return { ok: false, error: (e as Error).message };
+  }
+}
+
+/** After the append, on the same thread (never the forwarding path): the exchange's tool calls linked. */
+function linkNow(job: AppendJob, seq: number, step_hash: string): LinkReply {
+  try {
+    return linkExchange(job.root, { ...job.link!, seq, step_hash }, job.env);
+  } catch (e) {
+    return { error: (e as Error).message };
   }
 }
 

@@ -82,8 +82,9 @@ function headerSignals(headers: IncomingHttpHeaders): ProviderSignal[] {
   return [];
 }
 
-export function readExchange(x: Exchange): ExchangeReading {
-  const view = requestView(x);
+/** `view`: the request as JSON when it was read already (undefined: read here; null: not a JSON object). */
+export function readExchange(x: Exchange, parsed?: RequestView | null): ExchangeReading {
+  const view = parsed === undefined ? requestView(x) : (parsed ?? undefined);
   const { streamed, payloads } = responsePayloads(
     x.response,
     header(x.responseHeaders, 'content-type'),

@@ -1,21 +1,26 @@
 import { canonical, type JsonObject, type JsonValue } from '../canonical';
 import { canonicalSha256 } from '../runs/provider-state';
 import { recordMutation } from '../runs/record';
-import { startAppender, type Appender } from './append-worker';
+import { startAppender, type Appender, type AppendJob, type LinkReply } from './append-worker';
+import { toolCallIds } from '../runs/exchange-links';
+import { hookJournalOf, linkExchange, type LinkableStep } from './links';
 import { sha256Hex } from '../util/hash';
 import { exchangeRecord, readExchange, requestView, resultsFor, type Exchange, type ExchangeReading } from './exchange';
-import type { Protocol } from './protocols';
+import type { Protocol, RequestView } from './protocols';
 
 /**
  * Turns exchanges into steps of a per-step journal, in the order their
  * requests arrived. A step is appended once its tool calls are answered: the
  * step's `tool_result` is what a later request carries for them, so the step
  * waits for the first request that does, or for `close()`. Appends happen
- * only once a request is on its way upstream (`flush()`, while the model
- * thinks) and at `close()`: an append with its worktree snapshot costs tens to
- * hundreds of milliseconds of git, and nothing the agent waits for waits on
- * it. So a step is appended when the agent's next request has gone out, and
- * its snapshot holds the files after the agent ran the tools the step asked for.
+ * only once the response to such a request has begun (`flush()`, called when
+ * its first byte is through, 25 ms after the request went out, or when the
+ * exchange ended, whichever comes first) and at
+ * `close()`: an append with its worktree snapshot costs tens to hundreds of
+ * milliseconds of git, and neither the request's way upstream nor the first
+ * byte back waits on it. So a step is appended after the agent's next request
+ * has gone out and before the agent can run a tool of its answer, and its
+ * snapshot holds the files after the agent ran the tools the step asked for.
  *
  * Provider-side mutations (compactions, context edits) are chained into the
  * run journal as soon as their exchange is over, with the step's index.
@@ -38,6 +43,8 @@ export interface RecorderOptions {
 
 export interface RecorderSlot {
   state: 'open' | 'done' | 'dropped';
+  /** The request as JSON, once `answeredBy` read it (null: not a JSON object), so it is parsed once. */
+  view?: RequestView | null;
   exchange?: Exchange;
   reading?: ExchangeReading;
   seq?: number;
@@ -58,6 +65,10 @@ export class Recorder {
   private nextSeq: number;
   readonly steps: RecordedStep[] = [];
   readonly mutations: { seq: number; kind: string; content_address: string }[] = [];
+  /** Tool calls linked to their hook steps (the agent's hooks installed too), and those no hook step named. */
+  readonly links = { linked: 0, unlinked: [] as string[] };
+  /** Appended exchanges whose tool calls are not all linked yet: tried again at `close()`. */
+  private readonly toLink: LinkableStep[] = [];
   failure: string | undefined;
   private readonly appender: Appender;
   /** The appends under way, in order. */
@@ -76,12 +87,17 @@ export class Recorder {
   }
 
   /**
-   * The request `x` is going upstream: the steps whose tool calls it answers get their results. They are
-   * appended by `flush()`, which the proxy calls once the request is on its way, so a step's append (its
-   * snapshot is tens to hundreds of milliseconds of git) runs while the upstream thinks, not before it is asked.
+   * The request `x` went upstream: the steps whose tool calls it answers get their results (the proxy calls this
+   * once the request is written, so reading it as JSON never delays it; `slot` keeps that reading for the
+   * exchange's own step). They are appended by `flush()`, once the response's first byte is through (or soon after the request went out).
    */
-  answeredBy(protocol: Protocol, x: Pick<Exchange, 'target' | 'requestHeaders' | 'request'>): void {
+  answeredBy(
+    protocol: Protocol,
+    x: Pick<Exchange, 'target' | 'requestHeaders' | 'request'>,
+    slot?: RecorderSlot,
+  ): void {
     const view = requestView(x);
+    if (slot !== undefined) slot.view = view ?? null;
     if (view === undefined) return;
     const results = protocol.toolResults(view);
     for (const s of this.pending) {
@@ -116,6 +132,37 @@ export class Recorder {
     this.drain(true);
     await this.appends;
     await this.appender.close();
+    this.sweepLinks();
+  }
+
+  /** The tool calls a hook step named after their exchange was appended (or a failed link write): linked now. */
+  private sweepLinks(): void {
+    for (const s of this.toLink.splice(0)) {
+      let r: LinkReply;
+      try {
+        r = linkExchange(this.options.root, s, this.options.env);
+      } catch (e) {
+        r = { error: (e as Error).message };
+      }
+      this.noteLinks(s, r, true);
+    }
+  }
+
+  private noteLinks(s: LinkableStep, r: LinkReply, last: boolean): void {
+    if ('error' in r) {
+      if (last) this.warn(`exchange ${s.seq}: its tool calls could not be linked to ${s.hookJournal}: ${r.error}`);
+      else this.toLink.push(s);
+      return;
+    }
+    this.links.linked += r.linked.length;
+    if (r.unlinked.length === 0 || !r.hookJournalExists) return;
+    if (!last) {
+      this.links.linked -= r.linked.length; // counted again when the sweep links the step whole
+      this.toLink.push(s);
+      return;
+    }
+    this.links.unlinked.push(...r.unlinked);
+    this.warn(`exchange ${s.seq}: no step of ${s.hookJournal} ran the tool call ${r.unlinked.join(', ')}; not linked`);
   }
 
   private warn(line: string): void {
@@ -129,7 +176,7 @@ export class Recorder {
       if (s.state === 'dropped') continue;
       s.seq = this.nextSeq++;
       try {
-        s.reading = readExchange(s.exchange!);
+        s.reading = readExchange(s.exchange!, s.view);
       } catch (e) {
         s.reading = { view: undefined, model: null, prompt: null, toolCalls: [], signals: [] };
         this.warn(
@@ -189,7 +236,9 @@ export class Recorder {
   private append(s: RecorderSlot): void {
     const x = s.exchange!;
     const r = s.reading!;
-    const job = {
+    const ids = toolCallIds(r.toolCalls);
+    const hookJournal = ids.length === 0 ? undefined : hookJournalOf(this.options.agent, x.requestHeaders);
+    const job: AppendJob = {
       journalDir: this.options.journalDir,
       root: this.options.root,
       env: this.options.env,
@@ -199,6 +248,9 @@ export class Recorder {
       tool_call: canonical(r.toolCalls.length === 0 ? null : r.toolCalls),
       tool_result: canonical(s.results ?? null),
       blobs: [x.response, exchangeRecord(x, this.options.agent)],
+      ...(hookJournal === undefined
+        ? {}
+        : { link: { hookJournal, exchangeJournal: this.options.runId, toolUseIds: ids } }),
     };
     this.appends = this.appends.then(async () => {
       if (this.failure !== undefined) return;
@@ -212,6 +264,8 @@ export class Recorder {
         this.fail(
           `exchange ${s.seq} was appended as step ${res.seq}: another writer appended to the journal meanwhile`,
         );
+      if (res.link !== undefined && job.link !== undefined)
+        this.noteLinks({ ...job.link, seq: res.seq, step_hash: res.step_hash }, res.link, false);
       this.steps.push({
         seq: res.seq,
         step_hash: res.step_hash,

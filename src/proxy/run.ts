@@ -42,6 +42,8 @@ export interface ProxiedRunResult {
   signal: NodeJS.Signals | null;
   steps: RecordedStep[];
   mutations: { seq: number; kind: string; content_address: string }[];
+  /** Tool calls linked to the hook steps that ran them (the agent's hooks installed too), and those not linked. */
+  links: { linked: number; unlinked: string[] };
   counts: { forwarded: number; replayed: number; unrecorded: number };
   divergence: Divergence | undefined;
   /** Why recording stopped early, if it did. */
@@ -171,6 +173,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     signal: exit.signal,
     steps: recorder.steps,
     mutations: recorder.mutations,
+    links: recorder.links,
     counts: proxy.counts,
     divergence,
     recordingFailure: recorder.failure,

@@ -122,6 +122,9 @@ async function answerFromRecording(res: ServerResponse, x: RecordedExchange): Pr
   res.end();
 }
 
+/** How long after a request went out its earlier steps are appended, when its response has not begun by then. */
+const APPEND_AFTER_MS = 25;
+
 /** How long exchanges still under way when the agent exits may take to finish. */
 const CLOSE_GRACE_MS = 5_000;
 
@@ -143,6 +146,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     body: Buffer,
     protocol: Protocol | undefined,
     arrived: number,
+    onFirstByte?: () => void,
   ): Promise<
     | { status: number; headers: IncomingHttpHeaders; response: Buffer; complete: boolean; firstByteMs: number | null }
     | undefined
@@ -179,12 +183,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       up.on('response', (ur) => {
         const chunks: Buffer[] = [];
         let firstByteMs: number | null = null;
+        // The head goes out with the first body chunk (one write, one wake-up of the agent), which the upstream
+        // has usually sent with its own head; a head whose body is not here by the next turn is sent alone.
         res.writeHead(ur.statusCode ?? 502, passHeaders(ur.headers));
-        res.flushHeaders();
+        setImmediate(() => {
+          if (!res.headersSent && !res.destroyed) res.flushHeaders();
+        });
         ur.on('data', (c: Buffer) => {
-          if (firstByteMs === null) firstByteMs = performance.now() - arrived;
           chunks.push(c);
           res.write(c); // as it came: no reassembly on the way
+          if (firstByteMs === null) {
+            firstByteMs = performance.now() - arrived;
+            if (onFirstByte !== undefined) setImmediate(onFirstByte);
+          }
         });
         const finish = (complete: boolean): void => {
           if (complete) res.end();
@@ -259,11 +270,28 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       await forward(req, res, body, undefined, arrived);
       return;
     }
-    options.recorder.answeredBy(protocol, { target, requestHeaders: req.headers, request: body });
     state.counts.forwarded++;
-    const pending = forward(req, res, body, protocol, arrived);
-    setImmediate(() => options.recorder.flush()); // once the request is written: appends wait on no request
+    // Nothing stands between the request's arrival and its way upstream: the request is read as JSON (the tool
+    // results it carries, which settle earlier steps) once it is written, while the upstream thinks; the appends
+    // those steps wait for (a journal write and a snapshot: git processes competing for the machine) start once
+    // the response's first byte is through or APPEND_AFTER_MS after the request went out, whichever comes first
+    // (a model thinks far longer: the appends run meanwhile; an upstream that answers at once gets its first byte
+    // through first), or once the exchange ended. Before that first byte the agent runs no tool of this exchange,
+    // so the snapshots still hold the files of the steps they belong to.
+    let flushed = false;
+    const flush = (): void => {
+      if (flushed) return;
+      flushed = true;
+      clearTimeout(timer);
+      options.recorder.flush();
+    };
+    const timer = setTimeout(flush, APPEND_AFTER_MS).unref();
+    const pending = forward(req, res, body, protocol, arrived, flush);
+    setImmediate(() =>
+      options.recorder.answeredBy(protocol, { target, requestHeaders: req.headers, request: body }, slot),
+    );
     const r = await pending;
+    flush();
     if (r === undefined) {
       options.recorder.drop(slot!);
       return;

@@ -1,4 +1,5 @@
 import { decodeUtf8, type JsonValue } from '../canonical';
+import { stepExchangeText } from './exchanges';
 import { InputError } from '../errors';
 import type { JournalEntry } from '../journal';
 import { unverifiedFields, type ReplaySource } from './source';
@@ -161,6 +162,8 @@ export function stepBody(
   field('prompt', valueLines(r.prompt, valueWidth));
   field('tool_call', valueLines(r.tool_call, valueWidth));
   field('tool_result', valueLines(r.tool_result, valueWidth));
+  const exchange = stepExchangeText(source, r.seq);
+  if (exchange.length > 0) field('exchange', exchange, undefined, !options.expanded);
   const blobs = stepBlobs(source, e);
   if (blobs.length === 0) field('blobs', ['(none)'], 'dim');
   else {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ProgressFn } from '../journal';
 import type { PublicKey } from '../receipt';
 import { isReceiptFile, openReceipt } from './receipt';
+import { requireExchangeLinks } from './exchanges';
 import { openJournal, targetPath, type ReplaySource } from './source';
 
 export interface ReplayOpenOptions {
@@ -17,17 +18,20 @@ export interface ReplayOpenOptions {
 
 /**
  * Opens `<agent|dir|file|receipt>` for display, verified first: a journal's
- * chain from genesis, or the whole receipt. Throws BrokenChainError (exit 1)
- * when it does not verify, InputError (exit 2) when it cannot be found or read.
+ * chain from genesis (and the links of its steps to model exchanges), or the whole receipt. Throws
+ * BrokenChainError (exit 1) when it does not verify, InputError (exit 2) when it cannot be found or read.
  */
 export function openReplay(target: string, options: ReplayOpenOptions = {}): ReplaySource {
   const cwd = options.cwd ?? process.cwd();
   const t = targetPath(target, cwd);
   if (path.isAbsolute(t) && isReceiptFile(t))
     return openReceipt(t, options.publicKeys ? { publicKeys: options.publicKeys } : {});
-  return openJournal(target, {
+  const source = openJournal(target, {
     cwd,
     ...(options.root === undefined ? {} : { root: options.root }),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
+  // A hook journal's links to the model exchanges behind its tool calls are claims about two journals: checked too.
+  requireExchangeLinks(source);
+  return source;
 }

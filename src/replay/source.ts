@@ -62,10 +62,12 @@ export class BrokenChainError extends IntegrityError {
   constructor(
     readonly file: string,
     readonly faults: string[],
-    what: 'chain' | 'receipt' = 'chain',
+    what: 'chain' | 'receipt' | 'exchange links' = 'chain',
     details?: ErrorFault[],
   ) {
-    super(`${file}: the ${what} does not verify (${plural(faults.length, 'fault')}); refusing to display it`);
+    super(
+      `${file}: the ${what} ${what === 'exchange links' ? 'do' : 'does'} not verify (${plural(faults.length, 'fault')}); refusing to display it`,
+    );
     if (details !== undefined) this.details = details;
   }
 }

@@ -2,6 +2,7 @@ import type { JsonValue } from '../canonical';
 import type { SignatureStatus } from '../receipt';
 import type { DiffSide, JournalDiff } from './diff';
 import { entryAt, stepBlobs, stepBody, type BlobInfo } from './body';
+import { exchangeNotes, exchangesDocument, stepExchangeLines, type ExchangeView } from './exchanges';
 import { storedParts, unverifiedFields, type ReplaySource } from './source';
 import { signatureText, sourceSignature } from './screen';
 import { stepSummary, type StepSummary } from './step';
@@ -75,6 +76,7 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
       `… ${source.steps - rows.length} more ${pluralWord(source.steps - rows.length, 'step')} (--limit ${rows.length})`,
     );
   out.push(...changedFileNotes(source, rows.length));
+  out.push(...exchangeNotes(source, rows.length));
   out.push(...unverifiedNotes(source, rows.length));
   return out;
 }
@@ -139,6 +141,7 @@ export function replayDocument(
   entries: JsonValue[];
   unverified?: { seq: number; line: number; fields: JsonValue }[];
   changes?: { seq: number; files: RecordedChange[] }[];
+  exchanges?: { seq: number; tool_use_id: string; run_line: number; exchange: ExchangeView }[];
 } {
   const signature = signatureDocument(source);
   const entries: JsonValue[] = [];
@@ -157,6 +160,7 @@ export function replayDocument(
     entries,
     ...(unverified.length === 0 ? {} : { unverified }),
     ...changesDocument(source, entries.length),
+    ...exchangesDocument(source, entries.length),
   };
 }
 
@@ -184,6 +188,7 @@ export function showLines(source: ReplaySource, seq: number): string[] {
     out.push('', `files changed (from ${sanitize(stepFiles(source)!.file)}):`);
     for (const c of changed) out.push(fileLine(c));
   }
+  out.push(...stepExchangeLines(source, seq));
   return out;
 }
 

@@ -22,6 +22,8 @@ export function describeProxiedRun(r: ProxiedRunResult): Record<string, unknown>
     exit_code: r.exitCode,
     steps: r.steps.map((s) => ({ seq: s.seq, step_hash: s.step_hash, protocol: s.protocol, tool_calls: s.tool_calls })),
     mutations: r.mutations,
+    hook_links: r.links.linked,
+    unlinked_tool_calls: r.links.unlinked,
     forwarded: r.counts.forwarded,
     replayed: r.counts.replayed,
     unrecorded: r.counts.unrecorded,
@@ -38,6 +40,9 @@ export function reportProxiedRun(io: CommandIO, r: ProxiedRunResult, journal: st
       (r.counts.replayed > 0 ? `, ${r.counts.replayed} answered from the recording` : '') +
       (r.mutations.length > 0
         ? `, ${r.mutations.length} provider-side mutation${r.mutations.length === 1 ? '' : 's'} pinned`
+        : '') +
+      (r.links.linked > 0
+        ? `, ${r.links.linked} tool call${r.links.linked === 1 ? '' : 's'} linked to ${r.links.linked === 1 ? 'its hook step' : 'their hook steps'}`
         : ''),
   );
   if (r.recordingFailure !== undefined) io.err(`stepchain: error: ${r.recordingFailure}`);

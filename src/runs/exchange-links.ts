@@ -1,0 +1,246 @@
+import { isJsonObject, type JsonValue } from '../canonical';
+import { journalFile, readVerifiedJournal, type JournalEntry } from '../journal';
+import { isSafeId } from '../util/ids';
+import { readRegularFile } from '../util/nofollow';
+import { RunJournal, type RunJournalOptions } from './journal';
+import { runJournalFile } from './layout';
+import type { Payload, RunRow } from './row';
+import { readRunJournalBytes, readRunJournalFile } from './verify';
+
+/**
+ * Links between a hook step and the model exchange that asked for its tool call (docs/record.md "Hook steps and
+ * the exchange behind them"). A run recorded by `stepchain record` with the agent's hooks installed too has two
+ * per-step journals: the hook's (`claude-<session_id>`: one step per tool call) and the proxy's (one step per model
+ * exchange). An `exchange_link` event in the run journal of the hook journal's id names both steps by journal, seq
+ * and step hash, and the tool call id that joins them (the exchange's `tool_call[].id`, the hook payload's
+ * `tool_use_id`).
+ *
+ * A link is a claim about two other files, so it is checked against both whenever it is read (`checkExchangeLinks`):
+ * a link naming a step that does not exist, whose hash differs, or whose tool call is not the one named, is a
+ * fault, never skipped.
+ */
+export const EXCHANGE_LINK_EVENT = 'exchange_link';
+
+export interface ExchangeLink {
+  /** The tool call id both steps carry. */
+  tool_use_id: string;
+  hook_journal: string;
+  hook_seq: number;
+  hook_step_hash: string;
+  /** The journal `stepchain record` wrote the exchange to. */
+  exchange_journal: string;
+  exchange_seq: number;
+  exchange_step_hash: string;
+}
+
+const KEYS = [
+  'tool_use_id',
+  'hook_journal',
+  'hook_seq',
+  'hook_step_hash',
+  'exchange_journal',
+  'exchange_seq',
+  'exchange_step_hash',
+] as const;
+
+export function exchangeLinkPayload(l: ExchangeLink): Payload {
+  return new Map<string, JsonValue>(KEYS.map((k) => [k, l[k]]));
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/** A link event's payload, checked for shape (not against the journals): the link, or why it is malformed. */
+export function readExchangeLink(row: RunRow): { ok: true; link: ExchangeLink } | { ok: false; reason: string } {
+  const p = row.payload;
+  const str = (k: string): string | undefined => {
+    const v = p.get(k);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const int = (k: string): number | undefined => {
+    const v = p.get(k);
+    return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+  };
+  const l = {
+    tool_use_id: str('tool_use_id'),
+    hook_journal: str('hook_journal'),
+    hook_seq: int('hook_seq'),
+    hook_step_hash: str('hook_step_hash'),
+    exchange_journal: str('exchange_journal'),
+    exchange_seq: int('exchange_seq'),
+    exchange_step_hash: str('exchange_step_hash'),
+  };
+  for (const k of KEYS) if (l[k] === undefined) return { ok: false, reason: `${k} is missing or not well-formed` };
+  if (l.tool_use_id === '') return { ok: false, reason: 'tool_use_id is empty' };
+  for (const k of ['hook_journal', 'exchange_journal'] as const)
+    if (!isSafeId(l[k]!)) return { ok: false, reason: `${k} ${JSON.stringify(l[k])} is not a journal id` };
+  for (const k of ['hook_step_hash', 'exchange_step_hash'] as const)
+    if (!HASH.test(l[k]!)) return { ok: false, reason: `${k} is not a SHA-256 hex digest` };
+  return { ok: true, link: l as ExchangeLink };
+}
+
+const sameLink = (a: ExchangeLink, b: ExchangeLink): boolean => KEYS.every((k) => a[k] === b[k]);
+
+/** The ids of a step's tool calls: `tool_call` as one call `{id}` (a hook step) or a list of them (an exchange). */
+export function toolCallIds(tool_call: JsonValue): string[] {
+  const calls = Array.isArray(tool_call) ? tool_call : [tool_call];
+  const out: string[] = [];
+  for (const c of calls) {
+    if (!isJsonObject(c)) continue;
+    const id = typeof c.call_id === 'string' ? c.call_id : c.id;
+    if (typeof id === 'string') out.push(id);
+  }
+  return out;
+}
+
+/**
+ * Appends the links not recorded yet, each in the run journal of its hook journal's id, under that journal's lock:
+ * two writers (the exchange's append, and `record`'s sweep at its end) never write one link twice. Returns the
+ * links written.
+ */
+export function recordExchangeLinks(
+  root: string,
+  links: ExchangeLink[],
+  options: RunJournalOptions & { env: NodeJS.ProcessEnv },
+): ExchangeLink[] {
+  const written: ExchangeLink[] = [];
+  const byJournal = new Map<string, ExchangeLink[]>();
+  for (const l of links) byJournal.set(l.hook_journal, [...(byJournal.get(l.hook_journal) ?? []), l]);
+  for (const [hook, list] of byJournal) {
+    const j = new RunJournal(runJournalFile(root, hook), options);
+    j.transact(() => {
+      // Under the lock, the journal as it is now (the append verified it first: a broken chain stops here).
+      const have: ExchangeLink[] = [];
+      const bytes = readRegularFile(j.file);
+      if (bytes !== undefined)
+        for (const { row } of readRunJournalBytes(bytes).entries) {
+          if (row.event !== EXCHANGE_LINK_EVENT) continue;
+          const r = readExchangeLink(row);
+          if (r.ok) have.push(r.link);
+        }
+      const fresh = list.filter(
+        (l, i) => !have.some((h) => sameLink(h, l)) && list.findIndex((m) => sameLink(m, l)) === i,
+      );
+      written.push(...fresh);
+      return fresh.map((l) => ({ event: EXCHANGE_LINK_EVENT, payload: exchangeLinkPayload(l) }));
+    });
+  }
+  return written;
+}
+
+/** A link that holds, with the exchange's step (for display). */
+export interface CheckedExchangeLink extends ExchangeLink {
+  /** The line of the run journal that records it. */
+  line: number;
+  exchange: JournalEntry;
+}
+
+export interface ExchangeLinkFault {
+  file: string;
+  line: number | null;
+  kind: 'run_journal_broken' | 'link_malformed' | 'hook_step_mismatch' | 'exchange_step_mismatch';
+  message: string;
+}
+
+export interface ExchangeLinksCheck {
+  /** The run journal read (the hook journal's id). */
+  file: string;
+  links: CheckedExchangeLink[];
+  faults: ExchangeLinkFault[];
+}
+
+/**
+ * The exchange links of the hook journal `hookJournal` (whose verified steps `hookStepAt` gives), each checked
+ * against both journals: the hook step at `hook_seq` has `hook_step_hash` and the tool call `tool_use_id`, and the
+ * exchange journal verifies and its step at `exchange_seq` has `exchange_step_hash` and asked for that tool call.
+ * No run journal: no links. A run journal whose chain does not verify is a fault (its links cannot be trusted).
+ */
+export function checkExchangeLinks(
+  root: string,
+  hookJournal: string,
+  hookStepAt: (seq: number) => { step_hash: string; tool_call: JsonValue } | undefined,
+): ExchangeLinksCheck {
+  const file = runJournalFile(root, hookJournal);
+  const out: ExchangeLinksCheck = { file, links: [], faults: [] };
+  let run;
+  try {
+    if (readRegularFile(file) === undefined) return out;
+    run = readRunJournalFile(file);
+  } catch (e) {
+    out.faults.push({ file, line: null, kind: 'run_journal_broken', message: (e as Error).message });
+    return out;
+  }
+  const rows = run.entries.filter((e) => e.row.event === EXCHANGE_LINK_EVENT);
+  if (rows.length === 0) return out;
+  if (!run.chain_ok) {
+    const first = run.errors[0];
+    out.faults.push({
+      file,
+      line: first?.line ?? null,
+      kind: 'run_journal_broken',
+      message: `the run journal's chain does not verify (${first?.message ?? 'no detail'}): its exchange links cannot be trusted`,
+    });
+    return out;
+  }
+  const exchanges = new Map<string, JournalEntry[] | string>();
+  const exchangeSteps = (id: string): JournalEntry[] | string => {
+    let v = exchanges.get(id);
+    if (v === undefined) {
+      try {
+        const f = journalFile(root, id);
+        v = readRegularFile(f) === undefined ? `no journal ${f}` : readVerifiedJournal(f).entries;
+      } catch (e) {
+        v = (e as Error).message;
+      }
+      exchanges.set(id, v);
+    }
+    return v;
+  };
+  for (const { line, row } of rows) {
+    const fault = (kind: ExchangeLinkFault['kind'], message: string): void => {
+      out.faults.push({ file, line, kind, message });
+    };
+    const r = readExchangeLink(row);
+    if (!r.ok) {
+      fault('link_malformed', r.reason);
+      continue;
+    }
+    const l = r.link;
+    if (l.hook_journal !== hookJournal) {
+      fault('link_malformed', `it names the hook journal ${l.hook_journal}, not ${hookJournal}`);
+      continue;
+    }
+    const hook = hookStepAt(l.hook_seq);
+    if (hook === undefined)
+      fault('hook_step_mismatch', `it names step ${l.hook_seq} of ${hookJournal}, which does not exist`);
+    else if (hook.step_hash !== l.hook_step_hash)
+      fault(
+        'hook_step_mismatch',
+        `step ${l.hook_seq} of ${hookJournal} has step_hash ${hook.step_hash}, the link names ${l.hook_step_hash}`,
+      );
+    else if (!toolCallIds(hook.tool_call).includes(l.tool_use_id))
+      fault('hook_step_mismatch', `step ${l.hook_seq} of ${hookJournal} is not the tool call ${l.tool_use_id}`);
+    else {
+      const steps = exchangeSteps(l.exchange_journal);
+      const x = typeof steps === 'string' ? undefined : steps[l.exchange_seq];
+      if (typeof steps === 'string')
+        fault('exchange_step_mismatch', `the exchange journal ${l.exchange_journal} cannot be used: ${steps}`);
+      else if (x === undefined || x.row.seq !== l.exchange_seq)
+        fault(
+          'exchange_step_mismatch',
+          `it names step ${l.exchange_seq} of ${l.exchange_journal}, which does not exist`,
+        );
+      else if (x.row.step_hash !== l.exchange_step_hash)
+        fault(
+          'exchange_step_mismatch',
+          `step ${l.exchange_seq} of ${l.exchange_journal} has step_hash ${x.row.step_hash}, the link names ${l.exchange_step_hash}`,
+        );
+      else if (!toolCallIds(x.row.tool_call as JsonValue).includes(l.tool_use_id))
+        fault(
+          'exchange_step_mismatch',
+          `step ${l.exchange_seq} of ${l.exchange_journal} did not ask for the tool call ${l.tool_use_id}`,
+        );
+      else out.links.push({ ...l, line, exchange: x });
+    }
+  }
+  return out;
+}
