@@ -15,6 +15,8 @@
  * before the next model call) appends the step once the chat file names the call. Its row is that PreCompress
  * call; the AfterTool call before it has a row of its own.
  *
+ * BENCH_HOOK_BASELINE=<an earlier bin> adds a column: that bin's full hook, interleaved with this one's.
+ *
  *   BENCH_HOOK_STEPS=10000 BENCH_HOOK_RUNS=9 BENCH_HOOK_FILES=2000 BENCH_HOOK_AGENTS=claude,codex BENCH_HOOK_KEEP=1
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -33,6 +35,7 @@ const sizes = (process.env.BENCH_HOOK_STEPS ?? '10000').split(',').map(Number);
 const runs = Number(process.env.BENCH_HOOK_RUNS ?? 9);
 const files = Number(process.env.BENCH_HOOK_FILES ?? 2000);
 const only = process.env.BENCH_HOOK_AGENTS?.split(',');
+const baseline = process.env.BENCH_HOOK_BASELINE;
 const KEY = 'ab'.repeat(32);
 const SID = '0b0b0b0b-1111-4222-8333-444444444444';
 /** About 5 KB of an agent's session file per step. */
@@ -363,9 +366,9 @@ console.log(
     `${files.toLocaleString('en')}-file work tree (whole processes, interleaved, median of ${runs})`,
 );
 console.log(
-  '| agent | steps so far | `node -e 0` | hook (snapshot + audit) | hook / `node -e 0` (target <= 2.5x) | hook, no snapshot or audit | in-process, no snapshot or audit | Python peer append | hook / peer |',
+  `| agent | steps so far | \`node -e 0\` | hook (snapshot + audit) | hook / \`node -e 0\` (target <= 2.5x) |${baseline === undefined ? '' : ' the baseline bin (snapshot + audit) |'} hook, no snapshot or audit | in-process, no snapshot or audit | Python peer append | hook / peer |`,
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`| --- | --- | --- | --- | --- |${baseline === undefined ? '' : ' --- |'} --- | --- | --- | --- |`);
 const names = AGENTS.map((a) => a.name).filter((n) => only === undefined || only.includes(n));
 for (const name of names) {
   const agent = BENCHES[name];
@@ -378,10 +381,10 @@ for (const name of names) {
     const bareEnv = { ...agent.env(s), STEPCHAIN_AUDIT: 'off' };
     let i = steps;
     /** One tool call as processes; the time of each hook call. */
-    const toolCall = (e: NodeJS.ProcessEnv, extra: string[]): number[] =>
+    const toolCall = (e: NodeJS.ProcessEnv, extra: string[], bin = cli): number[] =>
       agent.calls(s, i++).map((c) => {
         c.before?.();
-        return spawnTimed(process.execPath, [cli, 'hook', name, ...extra], c.payload, e);
+        return spawnTimed(process.execPath, [bin, 'hook', name, ...extra], c.payload, e);
       });
     const step = `${JSON.stringify({ model: 'bench-model', prompt: 'p', tool_call: { id: 'x' }, tool_result: { ok: true } })}\n`;
     const peerAppend = (): number =>
@@ -390,9 +393,12 @@ for (const name of names) {
     toolCall(env, []); // warm the page cache and git's stat cache
     if (lastStderr !== '') console.log(`(${name}: the hook said: ${lastStderr.trim()})`);
     const t = { node: [] as number[], full: [] as number[][], bare: [] as number[][], py: [] as number[] };
+    const before: number[][] = [];
+    if (baseline !== undefined) toolCall(env, [], baseline);
     for (let r = 0; r < runs; r++) {
       t.node.push(bareNode());
       t.full.push(toolCall(env, []));
+      if (baseline !== undefined) before.push(toolCall(env, [], baseline));
       t.bare.push(toolCall(bareEnv, ['--no-snapshot']));
       t.py.push(peerAppend());
     }
@@ -413,6 +419,7 @@ for (const name of names) {
     const calls = t.full[0]!.length;
     for (let k = 0; k < calls; k++) {
       const full = median(t.full.map((x) => x[k]!));
+      const was = baseline === undefined ? '' : ` ${fmt(median(before.map((x) => x[k]!)))} |`;
       const bare = median(t.bare.map((x) => x[k]!));
       const last = k === calls - 1;
       const label =
@@ -422,7 +429,7 @@ for (const name of names) {
             ? `${name} (the call that appends the step)`
             : `${name} (call ${k + 1} of ${calls}: kept pending)`;
       console.log(
-        `| ${label} | ${steps.toLocaleString('en')} | ${fmt(node)} | ${fmt(full)} | ${(full / node).toFixed(2)}x | ${fmt(bare)} | ${last ? `${inproc.toFixed(1)} ms` : '-'} | ${last ? fmt(py) : '-'} | ${last ? `${(full / py).toFixed(2)}x` : '-'} |`,
+        `| ${label} | ${steps.toLocaleString('en')} | ${fmt(node)} | ${fmt(full)} | ${(full / node).toFixed(2)}x |${was} ${fmt(bare)} | ${last ? `${inproc.toFixed(1)} ms` : '-'} | ${last ? fmt(py) : '-'} | ${last ? `${(full / py).toFixed(2)}x` : '-'} |`,
       );
     }
   }
