@@ -93,7 +93,7 @@ export interface SnapshotOptions {
 export function journalKey(root: string, repo: RepoInfo): string {
   const real = (p: string): string => {
     try {
-      return realpathSync(p);
+      return realpathSync.native(p);
     } catch {
       return path.resolve(p);
     }
