@@ -61,7 +61,10 @@ interface AgentBench {
   name: string;
   /** The session's journal id. */
   journal: string;
-  /** The environment the agent gives its hooks (its home, its project directory). */
+  /**
+   * The environment the agent gives its hooks (where it keeps its sessions, its project directory). HOME stays the
+   * user's: the journal's checkpoint key and git's identity are there, as they are for a real session.
+   */
   env(s: Session): Record<string, string>;
   /** The agent's session file under `home` (undefined: none). */
   log(home: string, root: string): string | undefined;
@@ -80,7 +83,7 @@ const BENCHES: Record<string, AgentBench> = {
   claude: {
     name: 'claude',
     journal: `claude-${SID}`,
-    env: (s) => ({ HOME: s.home, CLAUDE_PROJECT_DIR: s.root }),
+    env: (s) => ({ CLAUDE_CONFIG_DIR: path.join(s.home, '.claude'), CLAUDE_PROJECT_DIR: s.root }),
     log: (home, root) => path.join(home, '.claude', 'projects', root.replace(/[^A-Za-z0-9]/g, '-'), `${SID}.jsonl`),
     history: (i) => JSON.stringify({ type: 'attachment', sessionId: SID, uuid: `u${i}`, content: FILLER }),
     calls: (s, i) => {
@@ -113,7 +116,7 @@ const BENCHES: Record<string, AgentBench> = {
   codex: {
     name: 'codex',
     journal: `codex-${SID}`,
-    env: (s) => ({ HOME: s.home, CODEX_HOME: path.join(s.home, '.codex') }),
+    env: (s) => ({ CODEX_HOME: path.join(s.home, '.codex') }),
     log: (home) =>
       path.join(home, '.codex', 'sessions', '2026', '12', '03', `rollout-2026-12-03T10-00-00-${SID}.jsonl`),
     history: (i) =>
@@ -155,7 +158,7 @@ const BENCHES: Record<string, AgentBench> = {
   gemini: {
     name: 'gemini',
     journal: `gemini-${SID}`,
-    env: (s) => ({ HOME: s.home, GEMINI_PROJECT_DIR: s.root }),
+    env: (s) => ({ GEMINI_CLI_HOME: s.home, GEMINI_PROJECT_DIR: s.root }),
     log: (home) =>
       path.join(home, '.gemini', 'tmp', 'bench', 'chats', `session-2026-12-03T10-00-${SID.slice(0, 8)}.jsonl`),
     history: (i) =>
@@ -198,7 +201,7 @@ const BENCHES: Record<string, AgentBench> = {
   copilot: {
     name: 'copilot',
     journal: `copilot-${SID}`,
-    env: (s) => ({ HOME: s.home, COPILOT_PROJECT_DIR: s.root }),
+    env: (s) => ({ COPILOT_HOME: path.join(s.home, '.copilot'), COPILOT_PROJECT_DIR: s.root }),
     log: (home) => path.join(home, '.copilot', 'session-state', SID, 'events.jsonl'),
     history: (i) =>
       JSON.stringify({
@@ -232,7 +235,7 @@ const BENCHES: Record<string, AgentBench> = {
   opencode: {
     name: 'opencode',
     journal: `opencode-${SID}`,
-    env: (s) => ({ HOME: s.home }),
+    env: () => ({}),
     log: () => undefined,
     history: () => '',
     calls: (s, i) => [
@@ -285,6 +288,8 @@ function setup(agent: AgentBench, steps: number): Session {
   }
   writeFileSync(path.join(root, '.gitignore'), '.sdd/\n');
   git(root, ['init', '-q', '-b', 'main']);
+  git(root, ['config', 'user.name', 'Bench']);
+  git(root, ['config', 'user.email', 'bench@stepchain.invalid']);
   git(root, ['add', '-A']);
   git(root, ['commit', '-q', '-m', 'bench']);
   const session: Session = { root, home, log: agent.log(home, root) };
