@@ -36,6 +36,11 @@ const runs = Number(process.env.BENCH_HOOK_RUNS ?? 9);
 const files = Number(process.env.BENCH_HOOK_FILES ?? 2000);
 const only = process.env.BENCH_HOOK_AGENTS?.split(',');
 const baseline = process.env.BENCH_HOOK_BASELINE;
+// A state directory of the bench's own (the journals' checkpoint key, the audit log's tip mirrors, the hook's code
+// cache), for the set-up and every hook alike: the mirrors of an earlier run's logs at the same paths would be
+// taken for a rollback of the ones this run writes anew.
+rmSync(work, { recursive: true, force: true });
+process.env.XDG_STATE_HOME = path.join(work, 'state');
 const KEY = 'ab'.repeat(32);
 const SID = '0b0b0b0b-1111-4222-8333-444444444444';
 /** About 5 KB of an agent's session file per step. */
