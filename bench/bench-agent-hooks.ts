@@ -418,7 +418,7 @@ for (const name of names) {
         time(() => {
           for (const c of agent.calls(s, i++)) {
             c.before?.();
-            const out = integration.hook(c.payload, { env: bareEnv, snapshot: false });
+            const out = integration.hook(c.payload, { env: { ...process.env, ...bareEnv }, snapshot: false });
             if (out.errors.length > 0) throw new Error(out.errors.join('; '));
           }
         }),
