@@ -1,86 +1,450 @@
 /**
- * The cost of one recorded tool call for the agents recorded through a hook process (npm run bench): one whole
- * `stepchain hook <agent>` process, as the agent (or OpenCode's plugin) runs it, against the floor of any Node
- * hook, `node -e 0`. Copilot's hook also finds the call id in the session's event log (here one open call, as
- * at PostToolUse); both take the worktree snapshot (and, without it, `--no-snapshot`).
+ * The hook an agent waits for on every tool call (npm run bench), for every agent of the registry: one tool call,
+ * a whole `stepchain hook <agent>` process as the agent (or OpenCode's plugin) runs it, when the session already
+ * has 10,000 steps, in a 2,000-file git work tree, with everything a long session has accumulated by then: the
+ * journal, one snapshot ref per step, one audit entry per step, and the agent's own session file (Claude Code's
+ * transcript, Codex's rollout, Copilot's event log, Gemini CLI's chat file) at ~5 KB per step (50 MB at 10,000),
+ * the call it reports written at its end, as the agent writes it before the hook runs.
  *
- *   BENCH_AGENT_HOOK_RUNS=7
+ * Measured interleaved (one of each per round, medians), in the same run: a bare Node start (`node -e 0`, the floor
+ * the target is set against: at most 2.5x), the full hook (snapshot + audit), the hook without snapshot and audit,
+ * and the peer: the Python reference writer appending the same step (it reads the chain to its tip). Then the same
+ * call in-process (no Node start), without snapshot or audit.
+ *
+ * Gemini CLI's AfterTool payload names no call id: the hook keeps it pending, and the next hook call (PreCompress,
+ * before the next model call) appends the step once the chat file names the call. Its row is that PreCompress
+ * call; the AfterTool call before it has a row of its own.
+ *
+ * BENCH_HOOK_BASELINE=<an earlier bin> adds a column: that bin's full hook, interleaved with this one's.
+ *
+ *   BENCH_HOOK_STEPS=10000 BENCH_HOOK_RUNS=9 BENCH_HOOK_FILES=2000 BENCH_HOOK_AGENTS=claude,codex BENCH_HOOK_KEEP=1
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { AGENTS, agentNamed } from '../src/agents';
+import { auditTimestamp, computeAuditHmac, dayFileName, GENESIS_HMAC, nowMicros } from '../src/audit';
+import { encode, type JsonObject } from '../src/canonical';
+import { Journal, journalDir, journalFile } from '../src/journal';
 
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench', 'agent-hooks');
 const cli = path.join(repo, 'dist', 'cli.js');
-const runs = Number(process.env.BENCH_AGENT_HOOK_RUNS ?? 7);
-const SID = '0b6c1c5e-2f1c-4a7e-9d55-5a1f1c2b3d4e';
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
+const peer = path.join(repo, 'test', 'python', 'stepchain_ref.py');
+const sizes = (process.env.BENCH_HOOK_STEPS ?? '10000').split(',').map(Number);
+const runs = Number(process.env.BENCH_HOOK_RUNS ?? 9);
+const files = Number(process.env.BENCH_HOOK_FILES ?? 2000);
+const only = process.env.BENCH_HOOK_AGENTS?.split(',');
+const baseline = process.env.BENCH_HOOK_BASELINE;
+// A state directory of the bench's own (the journals' checkpoint key, the audit log's tip mirrors, the hook's code
+// cache), for the set-up and every hook alike: the mirrors of an earlier run's logs at the same paths would be
+// taken for a rollback of the ones this run writes anew.
 rmSync(work, { recursive: true, force: true });
-const root = path.join(work, 'project');
-const home = path.join(work, 'home');
-mkdirSync(root, { recursive: true });
-for (let i = 0; i < 200; i++) writeFileSync(path.join(root, `mod${i}.py`), `def f${i}(x):\n    return x\n`);
-writeFileSync(path.join(root, '.gitignore'), '.sdd/\n');
-const git = (args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@stepchain.invalid', ...args], { cwd: root });
-git(['init', '-q', '-b', 'main']);
-git(['add', '-A']);
-git(['commit', '-q', '-m', 'bench']);
-const log = path.join(home, '.copilot', 'session-state', SID, 'events.jsonl');
-mkdirSync(path.dirname(log), { recursive: true });
-const env = { ...process.env, HOME: home, COPILOT_PROJECT_DIR: root, STEPCHAIN_AUDIT: 'off' };
+process.env.XDG_STATE_HOME = path.join(work, 'state');
+const KEY = 'ab'.repeat(32);
+const SID = '0b0b0b0b-1111-4222-8333-444444444444';
+/** About 5 KB of an agent's session file per step. */
+const FILLER = 'x'.repeat(5000);
 
-function time(args: string[], input = ''): number {
-  const t = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { cwd: root, env, input });
-  if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr.toString()}`);
-  return Number(process.hrtime.bigint() - t) / 1e6;
+/** Where one agent's session is recorded in the bench: the project, the agent's home, its session file. */
+interface Session {
+  root: string;
+  home: string;
+  /** The agent's own file that grows with the session (undefined: the agent keeps none the hook reads). */
+  log: string | undefined;
 }
 
-function copilot(i: number, extra: string[]): number {
-  const command = `echo ${extra.length}-${i}`;
-  appendFileSync(
-    log,
-    `${JSON.stringify({ type: 'tool.execution_start', data: { toolCallId: `c${extra.length}-${i}`, toolName: 'bash', arguments: { command }, model: 'm' } })}\n`,
-  );
-  const payload = {
-    hook_event_name: 'PostToolUse',
-    session_id: SID,
-    cwd: root,
-    tool_name: 'Bash',
-    tool_input: { command },
-    tool_result: { result_type: 'success', text_result_for_llm: 'x\n<shellId: 0 completed with exit code 0>' },
-  };
-  return time([cli, 'hook', 'copilot', ...extra], JSON.stringify(payload));
+/** One hook process of a tool call: its arguments after `hook <agent>` are the caller's; the payload is its stdin. */
+interface HookCall {
+  payload: Buffer;
+  /** What the agent writes before it runs this hook (the call in its session file). */
+  before?: () => void;
 }
 
-function opencode(i: number, extra: string[]): number {
-  const payload = {
-    hook_event_name: 'tool.execute.after',
-    session_id: 'ses_bench',
-    directory: root,
-    call_id: `call_${extra.length}_${i}`,
-    tool: 'bash',
-    args: { command: 'echo' },
-    output: { title: 'echo', output: '\n', metadata: { exit: 0, output: '\n', truncated: false } },
-    prompt: 'p',
-    model: 'm',
-  };
-  return time([cli, 'hook', 'opencode', ...extra], JSON.stringify(payload));
+/** One agent's generator of realistic payloads. */
+interface AgentBench {
+  name: string;
+  /** The session's journal id. */
+  journal: string;
+  /**
+   * The environment the agent gives its hooks (where it keeps its sessions, its project directory). HOME stays the
+   * user's: the journal's checkpoint key and git's identity are there, as they are for a real session.
+   */
+  env(s: Session): Record<string, string>;
+  /** The agent's session file under `home` (undefined: none). */
+  log(home: string, root: string): string | undefined;
+  /** One line of the session file for an earlier call `i` (the filler a long session has). */
+  history(i: number): string;
+  /** The hook calls of tool call `i`: every one is a process; the last appends the step. */
+  calls(s: Session, i: number): HookCall[];
 }
 
-const rows: [string, number][] = [];
-const measure = (name: string, f: (i: number) => number) =>
-  rows.push([name, median(Array.from({ length: runs }, (_, i) => f(i)))]);
-measure('node -e 0', () => time(['-e', '0']));
-measure('hook copilot', (i) => copilot(i, []));
-measure('hook copilot --no-snapshot', (i) => copilot(i, ['--no-snapshot']));
-measure('hook opencode', (i) => opencode(i, []));
-measure('hook opencode --no-snapshot', (i) => opencode(i, ['--no-snapshot']));
-const floor = rows[0]![1];
-console.log(`\nagent hooks: one tool call, a whole process (median of ${runs})`);
-for (const [name, ms] of rows)
-  console.log(`  ${name.padEnd(30)} ${ms.toFixed(0).padStart(6)} ms  x${(ms / floor).toFixed(1)}`);
+const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
+const appendLine = (file: string | undefined, v: unknown) => {
+  if (file !== undefined) appendFileSync(file, `${JSON.stringify(v)}\n`);
+};
+
+const BENCHES: Record<string, AgentBench> = {
+  claude: {
+    name: 'claude',
+    journal: `claude-${SID}`,
+    env: (s) => ({ CLAUDE_CONFIG_DIR: path.join(s.home, '.claude'), CLAUDE_PROJECT_DIR: s.root }),
+    log: (home, root) => path.join(home, '.claude', 'projects', root.replace(/[^A-Za-z0-9]/g, '-'), `${SID}.jsonl`),
+    history: (i) => JSON.stringify({ type: 'attachment', sessionId: SID, uuid: `u${i}`, content: FILLER }),
+    calls: (s, i) => {
+      const id = `toolu_bench_${i}`;
+      const input = { file_path: path.join(s.root, 'src', 'pkg0', 'mod0.py'), old_string: 'x', new_string: `x${i}` };
+      return [
+        {
+          before: () =>
+            appendLine(s.log, {
+              type: 'assistant',
+              sessionId: SID,
+              message: { model: 'claude-bench', content: [{ type: 'tool_use', id, name: 'Edit', input }] },
+            }),
+          payload: json({
+            session_id: SID,
+            transcript_path: s.log,
+            cwd: s.root,
+            prompt_id: 'p',
+            hook_event_name: 'PostToolUse',
+            tool_name: 'Edit',
+            tool_input: input,
+            tool_response: { filePath: input.file_path, structuredPatch: [] },
+            tool_use_id: id,
+            duration_ms: 3,
+          }),
+        },
+      ];
+    },
+  },
+  codex: {
+    name: 'codex',
+    journal: `codex-${SID}`,
+    env: (s) => ({ CODEX_HOME: path.join(s.home, '.codex') }),
+    log: (home) =>
+      path.join(home, '.codex', 'sessions', '2026', '12', '03', `rollout-2026-12-03T10-00-00-${SID}.jsonl`),
+    history: (i) =>
+      JSON.stringify({
+        type: 'response_item',
+        payload: { type: 'function_call_output', call_id: `call_old_${i}`, output: FILLER },
+      }),
+    calls: (s, i) => {
+      const id = `call_bench_${i}`;
+      const input = { command: 'ls src' };
+      return [
+        {
+          before: () => {
+            appendLine(s.log, {
+              type: 'response_item',
+              payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"ls src"}', call_id: id },
+            });
+            appendLine(s.log, {
+              type: 'event_msg',
+              payload: { type: 'item_completed', item: { id, type: 'command_execution', exit_code: 0 } },
+            });
+          },
+          payload: json({
+            session_id: SID,
+            transcript_path: s.log,
+            cwd: s.root,
+            hook_event_name: 'PostToolUse',
+            model: 'gpt-bench',
+            turn_id: 't1',
+            tool_name: 'Bash',
+            tool_input: input,
+            tool_response: 'pkg0\npkg1\n',
+            tool_use_id: id,
+          }),
+        },
+      ];
+    },
+  },
+  gemini: {
+    name: 'gemini',
+    journal: `gemini-${SID}`,
+    env: (s) => ({ GEMINI_CLI_HOME: s.home, GEMINI_PROJECT_DIR: s.root }),
+    log: (home) =>
+      path.join(home, '.gemini', 'tmp', 'bench', 'chats', `session-2026-12-03T10-00-${SID.slice(0, 8)}.jsonl`),
+    history: (i) =>
+      JSON.stringify({
+        id: `m${i}`,
+        type: 'gemini',
+        model: 'gemini-bench',
+        content: FILLER,
+        toolCalls: [{ id: `old_${i}`, name: 'run_shell_command', args: { command: `echo ${i}` }, status: 'success' }],
+      }),
+    calls: (s, i) => {
+      const id = `run_shell_command_bench_${i}`;
+      const args = { command: `echo bench ${i}` };
+      const base = { session_id: SID, transcript_path: s.log, cwd: s.root, timestamp: '2026-12-03T10:00:00.000Z' };
+      return [
+        {
+          payload: json({
+            ...base,
+            hook_event_name: 'AfterTool',
+            tool_name: 'run_shell_command',
+            tool_input: args,
+            tool_response: { llmContent: `bench ${i}`, returnDisplay: `bench ${i}` },
+          }),
+        },
+        {
+          // Gemini CLI writes the call to its chat file after the AfterTool hooks ran, before the next model call.
+          before: () =>
+            appendLine(s.log, {
+              id: `m_bench_${i}`,
+              type: 'gemini',
+              model: 'gemini-bench',
+              content: '',
+              toolCalls: [{ id, name: 'run_shell_command', args, status: 'success' }],
+            }),
+          payload: json({ ...base, hook_event_name: 'PreCompress', trigger: 'auto' }),
+        },
+      ];
+    },
+  },
+  copilot: {
+    name: 'copilot',
+    journal: `copilot-${SID}`,
+    env: (s) => ({ COPILOT_HOME: path.join(s.home, '.copilot'), COPILOT_PROJECT_DIR: s.root }),
+    log: (home) => path.join(home, '.copilot', 'session-state', SID, 'events.jsonl'),
+    history: (i) =>
+      JSON.stringify({
+        type: 'tool.execution_complete',
+        data: { toolCallId: `old_${i}`, success: true, result: { content: FILLER } },
+      }),
+    calls: (s, i) => {
+      const command = `echo bench ${i}`;
+      return [
+        {
+          before: () =>
+            appendLine(s.log, {
+              type: 'tool.execution_start',
+              data: { toolCallId: `call_bench_${i}`, toolName: 'bash', arguments: { command }, model: 'copilot-bench' },
+            }),
+          payload: json({
+            hook_event_name: 'PostToolUse',
+            session_id: SID,
+            cwd: s.root,
+            tool_name: 'Bash',
+            tool_input: { command },
+            tool_result: {
+              result_type: 'success',
+              text_result_for_llm: `bench ${i}\n<shellId: 0 completed with exit code 0>`,
+            },
+          }),
+        },
+      ];
+    },
+  },
+  opencode: {
+    name: 'opencode',
+    journal: `opencode-${SID}`,
+    env: () => ({}),
+    log: () => undefined,
+    history: () => '',
+    calls: (s, i) => [
+      {
+        payload: json({
+          hook_event_name: 'tool.execute.after',
+          session_id: SID,
+          directory: s.root,
+          call_id: `call_bench_${i}`,
+          tool: 'bash',
+          args: { command: `echo bench ${i}` },
+          output: { title: 'echo', output: `bench ${i}\n`, metadata: { exit: 0, output: `bench ${i}\n` } },
+          prompt: 'Refactor the modules.',
+          model: 'opencode-bench',
+        }),
+      },
+    ],
+  },
+};
+
+const git = (cwd: string, args: string[], input?: string): string =>
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@stepchain.invalid', ...args], {
+    cwd,
+    input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  }).trim();
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** A project whose session already has `steps` steps and all that comes with them. */
+function setup(agent: AgentBench, steps: number): Session {
+  const base = path.join(work, `${agent.name}-s${steps}`);
+  const root = path.join(base, 'project');
+  const home = path.join(base, 'home');
+  const id = agent.journal;
+  rmSync(base, { recursive: true, force: true });
+  const old = Date.now() / 1000 - 3600;
+  // `files` small source files in directories of 100, committed; .sdd/ ignored.
+  for (let i = 0; i < files; i++) {
+    const d = path.join(root, 'src', `pkg${Math.floor(i / 100)}`);
+    if (i % 100 === 0) mkdirSync(d, { recursive: true });
+    writeFileSync(path.join(d, `mod${i}.py`), `def f${i}(x):\n    return x\n`);
+    // Older than the index git writes next, as a checkout's files are: not "racily clean" (which would make every
+    // `git add` re-read all of them, a cost of this set-up, not of the hook).
+    utimesSync(path.join(d, `mod${i}.py`), old, old);
+  }
+  writeFileSync(path.join(root, '.gitignore'), '.sdd/\n');
+  git(root, ['init', '-q', '-b', 'main']);
+  git(root, ['config', 'user.name', 'Bench']);
+  git(root, ['config', 'user.email', 'bench@stepchain.invalid']);
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '-m', 'bench']);
+  const session: Session = { root, home, log: agent.log(home, root) };
+  // The journal: earlier calls of the same shape.
+  const j = Journal.open(journalDir(root, id), { durability: 'none' });
+  const batch = 1000;
+  for (let done = 0; done < steps; done += batch) {
+    const k = Math.min(batch, steps - done);
+    j.appendMany(
+      Array.from({ length: k }, (_, i) => {
+        const payload = agent.calls(session, done + i).at(-1)!.payload;
+        return {
+          input: payload,
+          model: 'bench-model',
+          prompt: 'Refactor the modules.',
+          tool_call: { id: `call_${done + i}`, name: 'Bash', input: { command: 'ls' } },
+          tool_result: { ok: true },
+        };
+      }),
+    );
+  }
+  // One snapshot ref per step (all at HEAD: the count is what matters here).
+  const head = git(root, ['rev-parse', 'HEAD']);
+  const refs = Array.from({ length: steps }, (_, i) => `create refs/stepchain/snapshots/${id}/${i} ${head}\n`);
+  for (let i = 0; i < refs.length; i += 5000) git(root, ['update-ref', '--stdin'], refs.slice(i, i + 5000).join(''));
+  // One audit entry per step, today.
+  const auditDir = path.join(root, '.sdd', 'audit');
+  mkdirSync(auditDir, { recursive: true });
+  const now = nowMicros();
+  let prev = GENESIS_HMAC;
+  const lines: string[] = [];
+  for (let i = 0; i < steps; i++) {
+    const entry: JsonObject = {
+      timestamp: auditTimestamp(now),
+      event_type: 'replay.step',
+      actor: id,
+      resource_type: 'journal',
+      resource_id: id,
+      details: { agent: id, seq: i, step_hash: '0'.repeat(64) },
+      prev_hmac: prev,
+    };
+    prev = computeAuditHmac(Buffer.from(KEY), prev, entry);
+    lines.push(encode({ ...entry, hmac: prev }, { separators: 'pretty' }));
+  }
+  if (lines.length > 0) writeFileSync(path.join(auditDir, dayFileName(now)), lines.join('\n') + '\n');
+  // The agent's session file: ~5 KB per earlier step.
+  if (session.log !== undefined) {
+    mkdirSync(path.dirname(session.log), { recursive: true });
+    writeFileSync(session.log, '');
+    for (let i = 0; i < steps; i += 1000) {
+      const n = Math.min(1000, steps - i);
+      appendFileSync(session.log, Array.from({ length: n }, (_, k) => `${agent.history(i + k)}\n`).join(''));
+    }
+  }
+  return session;
+}
+
+function time(fn: () => void): number {
+  const t0 = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/** What the last process printed on stderr (a hook's warnings: the bench's payloads should cause none). */
+let lastStderr = '';
+
+function spawnTimed(cmd: string, args: string[], input: Buffer | string, env: NodeJS.ProcessEnv): number {
+  return time(() => {
+    const r = spawnSync(cmd, args, { input, env: { ...process.env, ...env }, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+    lastStderr = r.stderr;
+  });
+}
+
+const fmt = (ms: number): string => `${ms.toFixed(0)} ms`;
+
+console.log(
+  `\n# Each agent's hook: one tool call at ${sizes.map((s) => s.toLocaleString('en')).join(' / ')} steps, ` +
+    `${files.toLocaleString('en')}-file work tree (whole processes, interleaved, median of ${runs})`,
+);
+console.log(
+  `| agent | steps so far | \`node -e 0\` | hook (snapshot + audit) | hook / \`node -e 0\` (target <= 2.5x) |${baseline === undefined ? '' : ' the baseline bin (snapshot + audit) |'} hook, no snapshot or audit | in-process, no snapshot or audit | Python peer append | hook / peer |`,
+);
+console.log(`| --- | --- | --- | --- | --- |${baseline === undefined ? '' : ' --- |'} --- | --- | --- | --- |`);
+const names = AGENTS.map((a) => a.name).filter((n) => only === undefined || only.includes(n));
+for (const name of names) {
+  const agent = BENCHES[name];
+  if (agent === undefined) throw new Error(`bench/bench-agent-hooks.ts: no payloads for the agent ${name}; add them`);
+  for (const steps of sizes) {
+    const s = setup(agent, steps);
+    const keyFile = path.join(work, 'audit.key');
+    writeFileSync(keyFile, KEY, { mode: 0o600 });
+    const env = { ...agent.env(s), STEPCHAIN_AUDIT_KEY_PATH: keyFile };
+    const bareEnv = { ...agent.env(s), STEPCHAIN_AUDIT: 'off' };
+    let i = steps;
+    /** One tool call as processes; the time of each hook call. */
+    const toolCall = (e: NodeJS.ProcessEnv, extra: string[], bin = cli): number[] =>
+      agent.calls(s, i++).map((c) => {
+        c.before?.();
+        return spawnTimed(process.execPath, [bin, 'hook', name, ...extra], c.payload, e);
+      });
+    const step = `${JSON.stringify({ model: 'bench-model', prompt: 'p', tool_call: { id: 'x' }, tool_result: { ok: true } })}\n`;
+    const peerAppend = (): number =>
+      spawnTimed('python3', [peer, 'write', journalFile(s.root, agent.journal)], step, {});
+    const bareNode = (): number => spawnTimed(process.execPath, ['-e', '0'], '', {});
+    toolCall(env, []); // warm the page cache and git's stat cache
+    if (lastStderr !== '') console.log(`(${name}: the hook said: ${lastStderr.trim()})`);
+    const t = { node: [] as number[], full: [] as number[][], bare: [] as number[][], py: [] as number[] };
+    const before: number[][] = [];
+    if (baseline !== undefined) toolCall(env, [], baseline);
+    for (let r = 0; r < runs; r++) {
+      t.node.push(bareNode());
+      t.full.push(toolCall(env, []));
+      if (baseline !== undefined) before.push(toolCall(env, [], baseline));
+      t.bare.push(toolCall(bareEnv, ['--no-snapshot']));
+      t.py.push(peerAppend());
+      // The peer's row is one the journal's checkpoint does not cover: the next writer re-verifies the chain from
+      // the start (a cost of this bench, not of a session, where only stepchain appends). An untimed call settles it.
+      toolCall(bareEnv, ['--no-snapshot']);
+    }
+    const integration = agentNamed(name)!;
+    const inproc = median(
+      Array.from({ length: runs }, () =>
+        time(() => {
+          for (const c of agent.calls(s, i++)) {
+            c.before?.();
+            const out = integration.hook(c.payload, { env: { ...process.env, ...bareEnv }, snapshot: false });
+            if (out.errors.length > 0) throw new Error(out.errors.join('; '));
+          }
+        }),
+      ),
+    );
+    const node = median(t.node);
+    const py = median(t.py);
+    const calls = t.full[0]!.length;
+    for (let k = 0; k < calls; k++) {
+      const full = median(t.full.map((x) => x[k]!));
+      const was = baseline === undefined ? '' : ` ${fmt(median(before.map((x) => x[k]!)))} |`;
+      const bare = median(t.bare.map((x) => x[k]!));
+      const last = k === calls - 1;
+      const label =
+        calls === 1
+          ? name
+          : last
+            ? `${name} (the call that appends the step)`
+            : `${name} (call ${k + 1} of ${calls}: kept pending)`;
+      console.log(
+        `| ${label} | ${steps.toLocaleString('en')} | ${fmt(node)} | ${fmt(full)} | ${(full / node).toFixed(2)}x |${was} ${fmt(bare)} | ${last ? `${inproc.toFixed(1)} ms` : '-'} | ${last ? fmt(py) : '-'} | ${last ? `${(full / py).toFixed(2)}x` : '-'} |`,
+      );
+    }
+  }
+}
+if (process.env.BENCH_HOOK_KEEP !== '1') rmSync(work, { recursive: true, force: true });

@@ -5,6 +5,7 @@
 // line the entry does not take (help, an unknown agent, options that do not parse): the same command line, nothing
 // read or printed yet.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 /** The hook entry as one small CommonJS program (it exports `runHook`). */
@@ -26,23 +27,106 @@ export async function bundleHookEntry(root) {
 }
 
 /**
- * The bin's text: `programs.main` is the whole CLI (a script), `programs.hook` the hook entry (a module exporting
- * `runHook(argv)`, true when it took the command line). Each program is compiled as a CommonJS module of this file
- * (its require, __filename and __dirname), only when it runs. Both texts are pure ASCII, so JSON.stringify writes
- * them as JavaScript string literals.
+ * The bin's text: `programs.hook` is the hook entry (a module exporting `runHook(argv)`, true when it took the
+ * command line), `programs.main` the whole CLI (a script). Each program is compiled as a CommonJS module of this
+ * file (its require, __filename and __dirname), only when it runs.
+ *
+ * The hook entry is a string literal; the whole CLI is the file's last line, a `//` comment holding it as JSON: V8
+ * skips a comment faster than it scans a string literal of the same length (every hook call scanned the CLI's
+ * 1.3 MB as a literal, ~5 ms of what the hook may cost), and the CLI reads it back from the file only when it runs.
+ * Both texts are pure ASCII, so JSON.stringify writes them with no line terminator and the file reads as latin1.
+ *
+ * The hook entry runs with V8's code cache: its compiled code (what the first call compiled, lazily compiled
+ * functions included) is kept in `<XDG state dir>/stepchain/code-cache/` (the per-user directory of the audit and
+ * checkpoint keys, src/util/checkpoint.ts `stateDir`), named by the program's SHA-256, Node's version and the
+ * architecture, and later calls compile nothing V8 finds there. A cache is code: one is used only when it is a
+ * regular file (never through a link) of this user that no one else can write, in a directory only this user can
+ * write; anything else, or a cache V8 rejects, is compiled from the text (and rewritten, whole, when the call
+ * exits). STEPCHAIN_CODE_CACHE=off compiles from the text and writes nothing.
  */
 export function launcherSource(programs) {
+  for (const [name, text] of Object.entries(programs))
+    if (/[^\x00-\x7f]/.test(text)) throw new Error(`build-launcher: the ${name} program is not pure ASCII`);
+  const hookId = createHash('sha256').update(programs.hook).digest('hex').slice(0, 32);
   return `#!/usr/bin/env node
 'use strict';
 // stepchain: the CLI and the hook entry, carried as text and compiled only when run (scripts/build-launcher.mjs).
-const programs = { hook: ${JSON.stringify(programs.hook)}, main: ${JSON.stringify(programs.main)} };
-function load(name) {
+const hook = ${JSON.stringify(programs.hook)};
+const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname'];
+function run(text) {
   const m = { exports: {} };
-  const params = ['exports', 'require', 'module', '__filename', '__dirname'];
-  require('node:vm').compileFunction(programs[name], params, { filename: __filename })(m.exports, require, m, __filename, __dirname);
+  require('node:vm').compileFunction(text, PARAMS, { filename: __filename })(m.exports, require, m, __filename, __dirname);
+  return m.exports;
+}
+/** The whole CLI: the JSON of this file's last line, after its \`//\`. */
+function main() {
+  const own = require('node:fs').readFileSync(__filename, 'latin1');
+  return JSON.parse(own.slice(own.lastIndexOf('\\n//', own.length - 2) + 3));
+}
+/** Where the hook entry's code cache is kept (undefined: none). */
+function cacheFile() {
+  const env = process.env;
+  if (env.STEPCHAIN_CODE_CACHE === 'off' || typeof process.getuid !== 'function') return undefined;
+  const path = require('node:path');
+  const home = env.HOME || require('node:os').homedir();
+  const xdg = env.XDG_STATE_HOME;
+  const base = xdg ? (xdg === '~' || xdg.startsWith('~/') ? path.join(home, xdg.slice(1)) : xdg) : path.join(home, '.local', 'state');
+  return path.resolve(base, 'stepchain', 'code-cache', \`hook-${hookId}-\${process.version}-\${process.arch}.bin\`);
+}
+/** Whether a file or directory may hold this user's code: this user's, and no one else can write it. */
+function own(st) {
+  return st.uid === process.getuid() && (st.mode & 0o022) === 0;
+}
+function readCache(file) {
+  const fs = require('node:fs');
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    const dir = fs.lstatSync(require('node:path').dirname(file));
+    return st.isFile() && own(st) && dir.isDirectory() && own(dir) ? fs.readFileSync(fd) : undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+function writeCache(file, data) {
+  const fs = require('node:fs');
+  const dir = require('node:path').dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.lstatSync(dir);
+  if (!st.isDirectory() || !own(st)) return;
+  const tmp = \`\${file}.\${process.pid}.tmp\`;
+  try {
+    fs.writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+function runHookEntry() {
+  const vm = require('node:vm');
+  let file, cachedData;
+  try {
+    file = cacheFile();
+    if (file !== undefined) cachedData = readCache(file);
+  } catch {
+    cachedData = undefined; // none yet, or not one to use
+  }
+  const wrapped = \`(function (\${PARAMS.join(', ')}) {\${hook}\\n})\`;
+  const script = new vm.Script(wrapped, { filename: __filename, cachedData });
+  if (file !== undefined && (cachedData === undefined || script.cachedDataRejected))
+    process.once('exit', () => {
+      try {
+        writeCache(file, script.createCachedData());
+      } catch {
+        /* a cache is never needed */
+      }
+    });
+  const m = { exports: {} };
+  script.runInThisContext()(m.exports, require, m, __filename, __dirname);
   return m.exports;
 }
 const argv = process.argv.slice(2);
-if (!(argv[0] === 'hook' && load('hook').runHook(argv))) load('main');
+if (!(argv[0] === 'hook' && runHookEntry().runHook(argv))) run(main());
+//${JSON.stringify(programs.main)}
 `;
 }

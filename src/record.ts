@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Journal, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
 import { namedConfigOnce } from './git/exec';
+import { repoInfo, type RepoInfo } from './git/repo';
 import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
 import { auditEvent } from './audit/log';
 import { recordStepChanges, type RecordedStepChanges } from './provenance/record';
@@ -50,17 +51,23 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   const result: RecordResult = { row, journal, warnings, notes: [] };
   // One read of the configuration naming programs for the step's git commands (snapshot and changes alike).
   const readNamed = namedConfigOnce(options.root, options.env ?? process.env);
+  // Where the root sits in git, asked once for the snapshot and the changes.
+  let repo: RepoInfo | undefined;
   if (options.snapshot !== false) {
     try {
       const agentId = path.basename(path.resolve(journalDirPath));
-      const snap = takeSnapshot({
-        root: options.root,
-        agentId,
-        seq: row.seq,
-        stepHash: row.step_hash,
-        env: options.env ?? process.env,
-        readNamed,
-      });
+      repo = repoInfo(options.root, options.env ?? process.env);
+      const snap = takeSnapshot(
+        {
+          root: options.root,
+          agentId,
+          seq: row.seq,
+          stepHash: row.step_hash,
+          env: options.env ?? process.env,
+          readNamed,
+        },
+        repo ?? null,
+      );
       if (snap !== undefined) {
         result.snapshot = snap;
         // Said, not hidden: a fork from this step would hand out an empty directory where the agent's files were.
@@ -78,7 +85,12 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   }
   if (result.snapshot !== undefined && options.provenance !== false) {
     try {
-      const opts = { root: options.root, env: options.env ?? process.env, readNamed };
+      const opts = {
+        root: options.root,
+        env: options.env ?? process.env,
+        readNamed,
+        ...(repo === undefined ? {} : { commonDir: repo.commonDir }),
+      };
       const changes = recordStepChanges(
         result.snapshot,
         options.auditKeyPath === undefined ? opts : { ...opts, auditKeyPath: options.auditKeyPath },

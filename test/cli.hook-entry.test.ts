@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../src/cli/main';
 import { runCaptured } from '../src/cli/in-process';
@@ -31,11 +31,24 @@ vm.compileFunction = function (code, ...rest) {
   process.stderr.write('compiled ' + code.length + '\\n');
   return compile.call(this, code, ...rest);
 };
+const Script = vm.Script;
+vm.Script = class extends Script {
+  constructor(code, options) {
+    super(code, options);
+    process.stderr.write('compiled ' + code.length + '\\n');
+    if (options && options.cachedData !== undefined && !this.cachedDataRejected) process.stderr.write('code cache used\\n');
+  }
+};
 `,
 );
 
-function viaBin(argv: string[], input: string, extra: string[] = []) {
-  const r = spawnSync(process.execPath, [...extra, cliPath, ...argv], { input, env, cwd: root, encoding: 'utf8' });
+function viaBin(argv: string[], input: string, extra: string[] = [], withEnv: NodeJS.ProcessEnv = env) {
+  const r = spawnSync(process.execPath, [...extra, cliPath, ...argv], {
+    input,
+    env: withEnv,
+    cwd: root,
+    encoding: 'utf8',
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -90,5 +103,54 @@ describe('the hook entry', () => {
       stdout: inProcess.stdout,
       stderr: inProcess.stderr,
     });
+  });
+});
+
+describe("the hook entry's code cache", () => {
+  /** A state directory of its own, and the cache files in it. */
+  function state() {
+    const dir = mkdtempSync(path.join(tmp, 'state-'));
+    const cacheDir = path.join(dir, 'stepchain', 'code-cache');
+    const files = (): string[] =>
+      existsSync(cacheDir) ? readdirSync(cacheDir).map((f) => path.join(cacheDir, f)) : [];
+    return { env: { ...env, XDG_STATE_HOME: dir }, files };
+  }
+  let id = 100;
+  const call = (e: NodeJS.ProcessEnv) =>
+    viaBin(['hook', 'claude'], payload('PostToolUse', `s-${id++}`), ['-r', preload], e);
+
+  test('the first call keeps the compiled code; the next ones compile from it', () => {
+    const s = state();
+    const first = call(s.env);
+    expect(first.code).toBe(0);
+    expect(first.stderr).not.toContain('code cache used');
+    expect(s.files()).toHaveLength(1);
+    const second = call(s.env);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('code cache used');
+  });
+
+  test('a cache V8 rejects (not this program) is compiled past and rewritten', () => {
+    const s = state();
+    call(s.env);
+    const [file] = s.files();
+    writeFileSync(file!, Buffer.alloc(4096, 7), { mode: 0o600 });
+    const r = call(s.env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('code cache used');
+    expect(readFileSync(file!).equals(Buffer.alloc(4096, 7))).toBe(false);
+    expect(call(s.env).stderr).toContain('code cache used');
+  });
+
+  test('a cache others can write is not used; STEPCHAIN_CODE_CACHE=off uses and writes none', () => {
+    const s = state();
+    call(s.env);
+    const [file] = s.files();
+    chmodSync(file!, 0o666);
+    expect(call(s.env).stderr).not.toContain('code cache used');
+    const off = state();
+    const r = call({ ...off.env, STEPCHAIN_CODE_CACHE: 'off' });
+    expect(r.code).toBe(0);
+    expect(off.files()).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
@@ -90,4 +90,26 @@ test('bad payloads: one line, exit 1, never 2', () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   }
+});
+
+test.each([
+  ['plain ids (looked for as bytes)', ['call_one', 'call_two']],
+  ['ids a writer may escape (the journal read step by step)', ['call/one', 'call/tw\u00e9']],
+])('the same command run twice: each step takes its own call, none is recorded twice (%s)', (_what, ids) => {
+  const root = project();
+  const chat = path.join(dir, 'home', '.gemini', 'tmp', `p${n++}`, 'chats', 'session-x.jsonl');
+  mkdirSync(path.dirname(chat), { recursive: true });
+  const at = (event: string, extra: Record<string, unknown> = {}) =>
+    payload(root, event, extra).replace(/"transcript_path":"[^"]*"/, `"transcript_path":${JSON.stringify(chat)}`);
+  const call = { tool_name: 'run_shell_command', tool_input: { command: 'ls' }, tool_response: { llmContent: 'x' } };
+  const turn = (id: string) =>
+    `${JSON.stringify({ id: `m-${id}`, type: 'gemini', model: 'g', toolCalls: [{ id, name: 'run_shell_command', args: { command: 'ls' } }] })}\n`;
+  expect(hook(root, at('AfterTool', call)).code).toBe(0);
+  writeFileSync(chat, turn(ids[0]!));
+  expect(hook(root, at('PreCompress', { trigger: 'auto' })).code).toBe(0);
+  expect(hook(root, at('AfterTool', call)).code).toBe(0);
+  appendFileSync(chat, turn(ids[1]!));
+  expect(hook(root, at('PreCompress', { trigger: 'auto' })).code).toBe(0);
+  const rows = readVerifiedJournal(journalFile(root, `gemini-${SID}`)).entries.map((e) => e.row);
+  expect(rows.map((r) => (r.tool_call as { id: string }).id)).toEqual(ids);
 });

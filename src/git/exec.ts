@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { gitCommandLine, NAMED_SECTIONS_PATTERN, type GitCommandLine } from './pins';
 import path from 'node:path';
 import { forkWorktreeEnv } from './worktree-link';
+import { LOOSE_CONFIG_PATTERN } from './loose';
 
 /**
  * Running git: every git process stepchain starts goes through this module: its
@@ -146,9 +147,9 @@ function prepare(
 }
 
 /** The configuration naming filter drivers and remotes, read just before a command that can run them. */
-function namedConfig(cwd: string, options: GitSyncOptions): string {
+function namedConfig(cwd: string, options: GitSyncOptions, pattern = NAMED_SECTIONS_PATTERN): string {
   try {
-    return gitSync(cwd, ['config', '--null', '--get-regexp', NAMED_SECTIONS_PATTERN], { env: options.env });
+    return gitSync(cwd, ['config', '--null', '--get-regexp', pattern], { env: options.env });
   } catch (e) {
     if (e instanceof GitCommandError && e.status === 1) return ''; // no such key
     throw e;
@@ -159,11 +160,12 @@ function namedConfig(cwd: string, options: GitSyncOptions): string {
  * The configuration naming filter drivers and remotes, read at most once (on first use), for the git commands of
  * one operation that run back to back in `cwd` (a snapshot's add, flag updates and write-tree): one process
  * instead of one per command. A configuration changed between two of those commands is the same race as one
- * changed between a read and its command.
+ * changed between a read and its command. The same read brings the few keys that decide whether the snapshot's
+ * commit and ref can be written without git (./loose.ts): no process of its own.
  */
 export function namedConfigOnce(cwd: string, env?: NodeJS.ProcessEnv): () => string {
   let read: string | undefined;
-  return () => (read ??= namedConfig(cwd, { env }));
+  return () => (read ??= namedConfig(cwd, { env }, `${NAMED_SECTIONS_PATTERN}|${LOOSE_CONFIG_PATTERN}`));
 }
 
 /** Runs `git <args>` in `cwd`; returns stdout (untrimmed). Throws GitCommandError on a non-zero exit. */

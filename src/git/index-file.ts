@@ -73,6 +73,13 @@ function varint(bytes: Buffer, at: number, end: number): { value: number; next: 
   return { value, next: i };
 }
 
+/** The first NUL at or after `at` and before `end`, or -1 (a loop: names are short, and Buffer#indexOf's call costs
+ * more than the scan, thousands of times per step). */
+function nulAt(bytes: Buffer, at: number, end: number): number {
+  for (let i = at; i < end; i++) if (bytes[i] === 0) return i;
+  return -1;
+}
+
 /** The summary of an index file's bytes, or undefined when it is not an index this reader fully understands. */
 export function summarizeIndex(bytes: Buffer): IndexSummary | undefined {
   if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return undefined;
@@ -89,27 +96,30 @@ export function summarizeIndex(bytes: Buffer): IndexSummary | undefined {
     const start = at;
     const fixed = STAT_BYTES + oidLen + 2;
     if (at + fixed > end) return undefined;
-    const mode = bytes.readUInt32BE(at + 24);
-    const flags = bytes.readUInt16BE(at + STAT_BYTES + oidLen);
+    // Bytes read directly (this runs cold on every step, where each Buffer#readUInt call is a function call): the
+    // mode's type bits are its third and fourth bytes, the flags the two bytes after the object id.
+    const modeType = ((bytes[at + 26]! << 8) | bytes[at + 27]!) & 0o170000;
+    const flags = (bytes[at + STAT_BYTES + oidLen]! << 8) | bytes[at + STAT_BYTES + oidLen + 1]!;
     at += fixed;
     if (flags & ASSUME_VALID) out.assumeUnchanged = true;
-    if ((mode & 0o170000) === GITLINK_MODE) out.gitlink = true;
+    if (modeType === GITLINK_MODE) out.gitlink = true;
     if (flags & EXTENDED) {
       if (version < 3 || at + 2 > end) return undefined;
-      if (bytes.readUInt16BE(at) & SKIP_WORKTREE) out.skipWorktree = true;
+      if (((bytes[at]! << 8) | bytes[at + 1]!) & SKIP_WORKTREE) out.skipWorktree = true;
       at += 2;
     }
     if (version === 4) {
       const strip = varint(bytes, at, end);
       if (strip === undefined || strip.value > previousName) return undefined;
-      const nul = bytes.indexOf(0, strip.next);
-      if (nul < 0 || nul >= end) return undefined;
+      const nul = nulAt(bytes, strip.next, end);
+      if (nul < 0) return undefined;
       previousName = previousName - strip.value + (nul - strip.next);
       at = nul + 1;
     } else {
+      // The name's length is in the flags (as git reads it) unless it is 0xFFF or more: then its NUL ends it.
       const stated = flags & NAME_MASK;
-      const nul = bytes.indexOf(0, at);
-      if (nul < 0 || nul >= end || (stated < NAME_MASK && nul - at !== stated)) return undefined;
+      const nul = stated < NAME_MASK ? at + stated : nulAt(bytes, at, end);
+      if (nul < 0 || nul >= end || bytes[nul] !== 0) return undefined;
       // 1 to 8 NULs end the name, padding the entry to a multiple of 8 bytes.
       at = start + ((nul - start + 8) & ~7);
       if (at > end) return undefined;

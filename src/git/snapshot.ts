@@ -9,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmdirSync,
   rmSync,
   statSync,
   unlinkSync,
@@ -23,6 +24,7 @@ import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { GitCommandError, gitSync, namedConfigOnce, type GitSyncOptions } from './exec';
 import { summarizeIndex, type IndexSummary } from './index-file';
+import { commitBody, looseRepo, writeLooseObject, writeLooseRef } from './loose';
 import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
 
 /**
@@ -51,6 +53,8 @@ export const SNAPSHOT_PATHSPEC = ['.', ':(exclude,glob)**/.sdd/**'];
 export interface SnapshotInfo {
   ref: string;
   commit: string;
+  /** The commit's tree (undefined for a snapshot read back from its ref). */
+  tree?: string;
   agent_id: string;
   seq: number;
   step_hash: string;
@@ -89,7 +93,7 @@ export interface SnapshotOptions {
 export function journalKey(root: string, repo: RepoInfo): string {
   const real = (p: string): string => {
     try {
-      return realpathSync(p);
+      return realpathSync.native(p);
     } catch {
       return path.resolve(p);
     }
@@ -157,12 +161,13 @@ function commitTree(
  * git work tree (nothing to snapshot); throws GitCommandError when git fails or
  * an Error when the agent id cannot be a ref name.
  */
-export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): SnapshotInfo | undefined {
+export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null): SnapshotInfo | undefined {
   const { agentId, seq, stepHash, env } = options;
   assertSafeId(agentId, 'agent id');
   if (!isRefComponent(agentId))
     throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
-  const repo = known ?? repoInfo(options.root, env);
+  // `known`: the caller's repoInfo of the root (null: not in a git work tree), so it is not asked twice.
+  const repo = known === undefined ? repoInfo(options.root, env) : (known ?? undefined);
   if (repo === undefined) return undefined;
   cleanDeadSnapshotDirs(repo.gitDir);
   // Reading the whole system temp dir on every step (each hook call of an agent is a process) is a cost that grows
@@ -187,13 +192,20 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
     pausePoint('snapshot:after-index', env);
     const tree = gitSync(repo.top, ['write-tree'], git).trim();
     const nested = indexSummary(index)?.gitlink === false ? [] : gitlinks(repo.top, git);
-    const commit = commitTree(repo.top, tree, repo.head, options.message ?? message(agentId, seq, stepHash), env);
+    // The commit and the ref without git where the repository allows it (./loose.ts), else git writes them.
+    const loose = looseRepo(repo.commonDir, git.readNamed(), env ?? process.env);
+    const msg = options.message ?? message(agentId, seq, stepHash);
+    const commit =
+      (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
+      commitTree(repo.top, tree, repo.head, msg, env);
     const ref = options.ref ?? snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
-    gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
+    if (!(loose && writeLooseRef(loose, ref, commit)))
+      gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
     return {
       ref,
       commit,
+      tree,
       agent_id: agentId,
       seq,
       step_hash: stepHash,
@@ -201,7 +213,22 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo): Snapsh
       ...(nested.length > 0 ? { nested } : {}),
     };
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    removeTempIndexDir(tmp);
+  }
+}
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * Removes the snapshot's temporary directory: the index git wrote there, then the directory (fs.rmSync's recursive
+ * walk loads a module of its own on first use, a cost on every hook call); anything else left there, the walk.
+ */
+function removeTempIndexDir(dir: string): void {
+  try {
+    if (lstatExists(path.join(dir, 'index'))) unlinkSync(path.join(dir, 'index'));
+    rmdirSync(dir);
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

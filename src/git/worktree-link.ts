@@ -30,7 +30,7 @@ export interface ForkWorktreeLocation {
 export function enclosingForkWorktree(dir: string): ForkWorktreeLocation | undefined {
   let real: string;
   try {
-    real = realpathSync(dir);
+    real = realpathSync.native(dir); // one system call (the JS walk lstats every component), on every git command
   } catch {
     real = path.resolve(dir);
   }
@@ -53,7 +53,7 @@ const commonDirs = new Map<string, string>();
 
 function real(p: string): string {
   try {
-    return realpathSync(p);
+    return realpathSync.native(p);
   } catch {
     return path.resolve(p);
   }

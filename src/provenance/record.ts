@@ -1,6 +1,7 @@
 import { auditEvent } from '../audit/log';
 import { diffTreesSync } from '../git/diff';
 import { GitCommandError } from '../git/exec';
+import { looseCommitTree, readRef } from '../git/loose';
 import type { SnapshotInfo } from '../git/snapshot';
 import { RunJournal } from '../runs/journal';
 import { runJournalFile } from '../runs/layout';
@@ -20,6 +21,8 @@ export interface ChangesOptions {
   auditKeyPath?: string;
   /** The configuration naming programs, when the step's snapshot already read it. */
   readNamed?: () => string;
+  /** The repository's common git dir, when the caller knows it: an unchanged tree is then told without git. */
+  commonDir?: string;
 }
 
 export interface RecordedStepChanges {
@@ -28,6 +31,16 @@ export interface RecordedStepChanges {
   file: string;
   /** The audit event that could not be written (the entry stands). */
   warning?: string;
+}
+
+/** The tree of a commit (a 40-digit id) or a ref (`refs/...`) when loose files say it plainly; else undefined. */
+function treeOf(commonDir: string, commitOrRef: string): string | undefined {
+  try {
+    const commit = commitOrRef.startsWith('refs/') ? readRef(commonDir, commitOrRef) : commitOrRef;
+    return commit === undefined ? undefined : looseCommitTree(commonDir, commit);
+  } catch {
+    return undefined; // git says what is wrong, if anything
+  }
 }
 
 /** The ref of the step before `snap`'s, in the same journal's layout (`.../<seq>` -> `.../<seq - 1>`). */
@@ -45,20 +58,25 @@ export function stepChanges(
   root: string,
   env: NodeJS.ProcessEnv,
   readNamed?: () => string,
+  commonDir?: string,
 ): StepChanges {
   const git = readNamed === undefined ? { env } : { env, readNamed };
+  // Most tool calls change no file: the snapshot's tree is the one it is compared with, which the repository's
+  // loose files tell without a `git diff-tree` (./loose.ts; anything they do not tell plainly, git answers).
+  const sameTree = (ref: string | undefined): boolean =>
+    ref !== undefined && commonDir !== undefined && snap.tree !== undefined && treeOf(commonDir, ref) === snap.tree;
   let diff: ReturnType<typeof diffTreesSync> | undefined;
   let since: StepChanges['since'] = { seq: null, commit: snap.parent ?? null };
   if (snap.seq > 0) {
     const prev = previousRef(snap);
     try {
-      diff = diffTreesSync(root, prev, snap.commit, git);
+      diff = sameTree(prev) ? [] : diffTreesSync(root, prev, snap.commit, git);
       since = { seq: snap.seq - 1, commit: null };
     } catch (e) {
       if (!(e instanceof GitCommandError)) throw e; // no snapshot of the step before: from the start commit, said
     }
   }
-  diff ??= diffTreesSync(root, snap.parent, snap.commit, git);
+  diff ??= sameTree(snap.parent) ? [] : diffTreesSync(root, snap.parent, snap.commit, git);
   const all = changesOf(diff);
   return {
     agent_id: snap.agent_id,
@@ -76,7 +94,7 @@ export function stepChanges(
  * claims nothing, and the run journal and audit chain are not touched.
  */
 export function recordStepChanges(snap: SnapshotInfo, options: ChangesOptions): RecordedStepChanges | undefined {
-  const changes = stepChanges(snap, options.root, options.env, options.readNamed);
+  const changes = stepChanges(snap, options.root, options.env, options.readNamed, options.commonDir);
   if (changes.changes.length === 0 && changes.omitted === 0) return undefined;
   const journal = new RunJournal(runJournalFile(options.root, snap.agent_id), { env: options.env });
   const [row] = journal.record([{ event: STEP_CHANGES_EVENT, payload: stepChangesPayload(changes) }]);

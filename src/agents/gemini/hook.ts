@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
 import { journalFile, readVerifiedJournal, type StepInput } from '../../journal';
 import { pathKind } from '../../util/fs';
+import { readRegularFile } from '../../util/nofollow';
 import { field, parseHookPayload, value, type HookPayload } from '../claude/payload';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import type { HookOptions, HookOutcome } from '../types';
@@ -122,16 +123,54 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   }
 }
 
-/** The ids of the tool calls the session's journal already holds. */
-function recordedIds(root: string, agent: string): Set<string> {
-  const file = journalFile(root, agent);
+/** The ids of the tool calls the session's journal already holds, read step by step (the chain verified). */
+function allRecordedIds(file: string): Set<string> {
   const ids = new Set<string>();
-  if (pathKind(file) !== 'file') return ids;
   for (const e of readVerifiedJournal(file).entries) {
     const call = e.row.tool_call;
     if (isJsonObject(call) && typeof call.id === 'string') ids.add(call.id);
   }
   return ids;
+}
+
+/** An id JSON writes one way only: printable ASCII with nothing a writer may escape. */
+const PLAIN_ID = /^[\x20-\x7e]*$/;
+const ESCAPABLE = /["\\/]/;
+
+/**
+ * Which of `ids` the session's journal already holds as a tool call's id. Plain ids are looked for as bytes and
+ * only the lines naming one are parsed: a long session's journal is not read step by step on every flush (at
+ * 10,000 steps that was most of a hook call). Any other id: the journal is read step by step.
+ */
+function recordedIds(root: string, agent: string, ids: readonly string[]): Set<string> {
+  const file = journalFile(root, agent);
+  const out = new Set<string>();
+  if (ids.length === 0 || pathKind(file) !== 'file') return out;
+  if (!ids.every((id) => PLAIN_ID.test(id) && !ESCAPABLE.test(id))) {
+    const all = allRecordedIds(file);
+    return new Set(ids.filter((id) => all.has(id)));
+  }
+  const bytes = readRegularFile(file) ?? Buffer.alloc(0);
+  for (const id of ids) {
+    const needle = Buffer.from(`"${id}"`, 'latin1');
+    for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) {
+      const start = bytes.lastIndexOf(0x0a, at) + 1;
+      let end = bytes.indexOf(0x0a, at);
+      if (end < 0) end = bytes.length;
+      let row: unknown;
+      try {
+        row = JSON.parse(bytes.toString('utf8', start, end));
+      } catch {
+        continue; // a torn line: not a step
+      }
+      const call = typeof row === 'object' && row !== null ? (row as Record<string, unknown>).tool_call : undefined;
+      if (typeof call === 'object' && call !== null && (call as Record<string, unknown>).id === id) {
+        out.add(id);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 function parsedPending(p: Pending): HookPayload | undefined {
@@ -166,7 +205,6 @@ function flushPending(p: HookPayload, root: string, options: HookOptions, rec: S
       rec.out.warnings.push(`the transcript is not read, so the steps name no call id: ${errorLine(e)}`);
     }
   }
-  const seen = recordedIds(root, rec.journal);
   const open = waiting.filter((w) => w.payload !== undefined);
   const key = (q: HookPayload): string => {
     let input: unknown = null;
@@ -177,9 +215,17 @@ function flushPending(p: HookPayload, root: string, options: HookOptions, rec: S
     }
     return `${field(q, 'tool_name') ?? ''}\0${plain(input)}`;
   };
+  const callKey = (call: TranscriptCall): string => `${call.name}\0${plain(call.args)}`;
+  // Only a call some pending payload could be matched to needs to be looked for in the journal.
+  const keys = new Set(open.map((w) => key(w.payload!)));
+  const seen = recordedIds(
+    root,
+    rec.journal,
+    calls.filter((c) => keys.has(callKey(c))).map((c) => c.id),
+  );
   for (const call of calls) {
     if (seen.has(call.id)) continue;
-    const k = `${call.name}\0${plain(call.args)}`;
+    const k = callKey(call);
     const at = open.findIndex((w) => key(w.payload!) === k);
     if (at < 0) continue;
     const [w] = open.splice(at, 1);
