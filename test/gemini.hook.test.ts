@@ -97,7 +97,7 @@ test.each([
   ['ids a writer may escape (the journal read step by step)', ['call/one', 'call/tw\u00e9']],
 ])('the same command run twice: each step takes its own call, none is recorded twice (%s)', (_what, ids) => {
   const root = project();
-  const chat = path.join(dir, 'home', '.gemini', 'tmp', `p${n++}`, 'chats', 'session-x.jsonl');
+  const chat = path.join(dir, 'home', '.gemini', 'tmp', path.basename(root), 'chats', 'session-x.jsonl');
   mkdirSync(path.dirname(chat), { recursive: true });
   const at = (event: string, extra: Record<string, unknown> = {}) =>
     payload(root, event, extra).replace(/"transcript_path":"[^"]*"/, `"transcript_path":${JSON.stringify(chat)}`);

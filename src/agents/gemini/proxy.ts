@@ -3,7 +3,8 @@ import { envSetting, GEMINI_API } from '../../proxy/providers';
 import type { AgentProxy } from '../types';
 
 const TREE_HEADER = '\n- **Directory Structure:**\n';
-const TREE_ENTRY = /^((?:[│ ] {3})*)[├└]───(.*)$/;
+// Box-drawing characters as escapes: the bin carries its programs as pure ASCII (scripts/build-launcher.mjs).
+const TREE_ENTRY = /^((?:[\u2502 ] {3})*)[\u251c\u2514]\u2500{3}(.*)$/;
 
 /**
  * The directory listing Gemini CLI sends at start, without what differs between the recorded tree and a fork's:
@@ -33,7 +34,7 @@ function directoryTree(text: string): string {
       continue;
     }
     if (depth === 0 && /^\.git(\/\.\.\.)?$/.test(name)) continue;
-    out.push(`${'    '.repeat(depth)}───${name}`);
+    out.push(`${'    '.repeat(depth)}\u2500\u2500\u2500${name}`);
   }
   return text.slice(0, at) + out.join('\n') + text.slice(stop);
 }
