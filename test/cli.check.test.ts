@@ -61,10 +61,10 @@ test('check --exact-base compares with the commit itself: a force-push that drop
   append(dir, 'alice', 2);
   const before = commitAll(dir, 'pr: two steps');
   git(dir, 'tag', 'pr-before-push');
-  // The branch is rewritten (a force-push): one of its two steps is gone. HEAD is no longer built on the tag.
+  // The branch is rewritten (a force-push): its two steps are gone. HEAD is no longer built on the tag.
   git(dir, 'reset', '-q', '--hard', 'main');
-  append(dir, 'alice', 1);
-  commitAll(dir, 'pr: one step');
+  writeFileSync(path.join(dir, 'NOTES'), 'rewritten\n');
+  commitAll(dir, 'pr: the steps dropped');
 
   // The fork-point rule compares with where HEAD branched from the tag (main): nothing there was lost.
   const forkPoint = cli(['check', '--base', 'pr-before-push'], { cwd: dir });
@@ -72,7 +72,7 @@ test('check --exact-base compares with the commit itself: a force-push that drop
   expect(forkPoint.stderr).toContain(`note: HEAD is not built on pr-before-push (${before.slice(0, 12)})`);
 
   // Compared with the tag exactly, the dropped step is a fault at its line.
-  const exact = cli(['check', '--exact-base', 'pr-before-push', '--json'], { cwd: dir });
+  const exact = cli(['check', '--exact-base', 'pr-before-push', '--provenance', 'off', '--json'], { cwd: dir });
   expect(exact.code).toBe(1);
   expectNoStack(exact);
   const doc = JSON.parse(exact.stdout) as { ok: boolean; base: string; faults: { path: string; kind: string }[] };
