@@ -3,15 +3,13 @@ import path from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import type { SerializedBundle } from '@sigstore/bundle';
-import type { CheckFault, ExportedReceipt } from '../check';
+import type { CheckFault, CheckOptions, ExportedReceipt } from '../check';
 import { InputError } from '../errors';
 import { loadReceipt, readReceiptFile } from '../receipt';
 import { writeFileWhole } from '../util/fs';
 import { bundlePathOf } from '../receipt/keyless/bundle-path';
 import { serviceURL, signingEndpoints, type EndpointOverrides } from '../receipt/keyless/endpoints';
 import { idTokenSource } from '../receipt/keyless/token';
-import type { LoadedRoot } from '../receipt/keyless/trusted-root';
-import type { KeylessIdentityPolicy } from '../receipt/keyless/verify';
 import { normalisePath, readAnchorFiles, where, type Anchors } from './anchors';
 import { safeLine } from './log';
 
@@ -120,10 +118,8 @@ async function storeAttestation(token: string, bundle: SerializedBundle): Promis
   }
 }
 
-/** Keyless trust anchors for verify mode. */
-export interface KeylessAnchors {
-  policy: KeylessIdentityPolicy;
-  roots: LoadedRoot[];
+/** Keyless trust anchors for verify mode: the check's (CheckOptions.keyless, which reads the roots), and their source. */
+export interface KeylessAnchors extends NonNullable<CheckOptions['keyless']> {
   /** Where they came from (for the summary). */
   source: string;
 }
@@ -164,16 +160,16 @@ export async function resolveKeylessAnchors(
     sources.push(where(p, base));
   }
   if (identities.length === 0) throw new InputError('input keyless-identities: the files name no identity');
-  const { parseTrustedRoots, publicGoodRoot } = await import(
-    /* webpackMode: "eager" */ '../receipt/keyless/trusted-root'
-  );
-  let roots: LoadedRoot[];
-  if (raw.trustedRoot === '') roots = [publicGoodRoot()];
-  else {
+  let trustedRoots: KeylessAnchors['trustedRoots'];
+  if (raw.trustedRoot !== '') {
     const p = normalisePath(raw.trustedRoot, 'trusted-root');
     const got = await readAnchorFiles(workspace, base, [p], 'trusted-root', anchors);
-    roots = parseTrustedRoots(got.get(p)!.toString('utf8'), `input trusted-root: ${p}`);
+    trustedRoots = { text: got.get(p)!.toString('utf8'), source: `input trusted-root: ${p}` };
     sources.push(`trusted root ${where(p, base)}`);
   }
-  return { policy: { identities, issuer: raw.issuer }, roots, source: sources.join('; ') };
+  return {
+    policy: { identities, issuer: raw.issuer },
+    ...(trustedRoots === undefined ? {} : { trustedRoots }),
+    source: sources.join('; '),
+  };
 }

@@ -158,7 +158,12 @@ async function check(inputs: ActionInputs, workspace: string, event: EventBase, 
     ...(base === undefined ? {} : { base }),
     ...(keylessAnchors === undefined
       ? {}
-      : { keyless: { policy: keylessAnchors.policy, roots: keylessAnchors.roots } }),
+      : {
+          keyless: {
+            policy: keylessAnchors.policy,
+            ...(keylessAnchors.trustedRoots === undefined ? {} : { trustedRoots: keylessAnchors.trustedRoots }),
+          },
+        }),
     keylessHint: 'keyless-identities',
   });
   // The anchors may have fetched the base already (then the check found it there).

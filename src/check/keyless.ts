@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_MAX_RECEIPT_BYTES, loadReceipt } from '../receipt';
 import { bundleBeside, notCheckedFault } from '../receipt/keyless/bundle-path';
+import type { LoadedRoot } from '../receipt/keyless/trusted-root';
 import type { KeylessFault } from '../receipt/keyless/verify';
 import type { Scan } from './scan';
 import type { CheckedItem, CheckOptions, CheckReport } from './types';
@@ -10,15 +11,17 @@ import type { CheckedItem, CheckOptions, CheckReport } from './types';
  * caller's keyless anchors (`CheckOptions.keyless`: the identity policy and trusted roots), or, with none given, is a
  * `keyless_not_checked` fault: a bundle claims a signer, and a claim nobody checked is never green (one meaning of
  * signed, as for an Ed25519 signature without a trusted key). Its faults join the receipt's item, which then fails.
- * The Sigstore code is loaded only when a bundle is found.
+ * The Sigstore code is loaded only when keyless anchors are given.
  */
 export async function keylessPass(ctx: { options: CheckOptions; report: CheckReport; scan: Scan }): Promise<void> {
   const { options, report, scan } = ctx;
+  // The roots are read when anchors are given, bundles or not: a malformed root is an input error either way.
+  const roots = options.keyless === undefined ? undefined : await loadRoots(options.keyless.trustedRoots);
   for (const item of report.items) {
     if (item.kind !== 'receipt') continue;
     const bundle = bundleBeside(path.join(report.root, item.path));
     if (bundle === undefined) continue;
-    const faults = await bundleFaults(item, bundle, path.relative(report.root, bundle), options, scan);
+    const faults = await bundleFaults(item, bundle, path.relative(report.root, bundle), options, scan, roots);
     if (faults.length > 0) failItem(report, item, faults);
   }
 }
@@ -30,9 +33,11 @@ async function bundleFaults(
   shown: string,
   options: CheckOptions,
   scan: Scan,
+  roots: LoadedRoot[] | undefined,
 ): Promise<KeylessFault[]> {
   const anchors = options.keyless;
-  if (anchors === undefined) return [notCheckedFault(shown, options.keylessHint ?? 'keyless identities')];
+  if (anchors === undefined || roots === undefined)
+    return [notCheckedFault(shown, options.keylessHint ?? 'keyless identities')];
   const read = scan.read(item.path, DEFAULT_MAX_RECEIPT_BYTES);
   // A receipt that cannot be read has its own fault already; there is nothing to check the bundle against.
   if (read.kind !== 'file') return [];
@@ -45,18 +50,21 @@ async function bundleFaults(
     } catch {
       manifest = undefined; // the receipt's own faults are already in the report
     }
-    const v = checkKeylessWithRoots(
-      { bytes: read.bytes, manifestBytes: manifest },
-      bundle,
-      anchors.policy,
-      anchors.roots,
-    );
+    const v = checkKeylessWithRoots({ bytes: read.bytes, manifestBytes: manifest }, bundle, anchors.policy, roots);
     faults.push(...v.errors);
     if (v.ok) item.status = `${item.status}, keyless ${v.identity}`;
   } catch (e) {
     faults.push({ kind: 'keyless_unreadable', message: e instanceof Error ? e.message : String(e) });
   }
   return faults;
+}
+
+/** The trusted roots of the anchors (the Sigstore code loaded only now). */
+async function loadRoots(given: { text: string; source: string } | undefined): Promise<LoadedRoot[]> {
+  const { parseTrustedRoots, publicGoodRoot } = await import(
+    /* webpackMode: "eager" */ '../receipt/keyless/trusted-root'
+  );
+  return given === undefined ? [publicGoodRoot()] : parseTrustedRoots(given.text, given.source);
 }
 
 /** The bundle's faults on the receipt's item: the item fails (the report counts it once the passes are done). */

@@ -34,19 +34,15 @@ function forkPointNote(baseRef: string, r: PullRequestBase): string | undefined 
   return undefined;
 }
 
-/** The keyless anchors of the command line (the Sigstore code loaded only when they are given). */
-async function keylessAnchors(args: ParsedArgs, io: CommandIO): Promise<Pick<CheckOptions, 'keyless' | 'keylessHint'>> {
+/** The keyless anchors of the command line (the check reads the trusted roots, loading the Sigstore code then). */
+function keylessAnchors(args: ParsedArgs, io: CommandIO): Pick<CheckOptions, 'keyless' | 'keylessHint'> {
   const keylessHint = '--certificate-identity and --certificate-oidc-issuer';
   const policy = keylessPolicyArgs(args, 'check');
   if (policy === undefined) return { keylessHint };
-  const { parseTrustedRoots, publicGoodRoot } = await import(
-    /* webpackMode: "eager" */ '../../receipt/keyless/trusted-root'
-  );
   const rootFile = args.values.get('trusted-root');
-  const file = rootFile === undefined ? undefined : path.resolve(io.cwd, rootFile);
-  const roots =
-    file === undefined ? [publicGoodRoot()] : parseTrustedRoots(readSmallFile(file, 'trusted root'), rootFile!);
-  return { keyless: { policy, roots }, keylessHint };
+  if (rootFile === undefined) return { keyless: { policy }, keylessHint };
+  const text = readSmallFile(path.resolve(io.cwd, rootFile), 'trusted root');
+  return { keyless: { policy, trustedRoots: { text, source: rootFile } }, keylessHint };
 }
 
 /** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
@@ -170,7 +166,7 @@ export const checkCommand: Command = {
       ...(receipts === undefined ? {} : { receipts }),
       publicKeys: (list('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f))),
       keyHint: KEY_HINT,
-      ...(await keylessAnchors(args, io)),
+      ...keylessAnchors(args, io),
       ...(headsFile === undefined
         ? {}
         : {
