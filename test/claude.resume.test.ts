@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:buffer';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cutTranscript, modelOfToolUse, projectDirName } from '../src/agents/claude';
 import { forkClaudeSession, resumeCommand, shellWord } from '../src/agents/claude/resume';
+import { readTranscriptWhole } from '../src/agents/resume-kit';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ServerRequest } from './helpers/claude';
@@ -481,4 +483,18 @@ test('real parallel tool calls: a fork between their results is refused, after b
   } finally {
     await server.close();
   }
+});
+
+const bigDir = tempDir('stepchain-big-transcript-');
+test('a transcript longer than JavaScript can hold as text is refused for that reason, before it is read', () => {
+  // A sparse file: its size is over the limit, its blocks are not on disk.
+  const file = path.join(bigDir, 's.jsonl');
+  writeFileSync(file, '');
+  truncateSync(file, constants.MAX_STRING_LENGTH + 1);
+  expect(() => readTranscriptWhole(file, 'rollout')).toThrow(
+    `${file}: the session's rollout holds ${constants.MAX_STRING_LENGTH + 1} bytes; a conversation can be cut only from one of at most ${constants.MAX_STRING_LENGTH} bytes`,
+  );
+  truncateSync(file, 3);
+  expect(readTranscriptWhole(file, 'rollout')).toEqual(Buffer.alloc(3));
+  expect(readTranscriptWhole(`${file}.missing`, 'rollout')).toBeUndefined();
 });

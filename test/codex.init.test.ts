@@ -131,6 +131,12 @@ test('init writes the hooks and their trust; Codex reports every hook trusted, w
     expect(parsed.hooks.state[h.key]?.trusted_hash).toBe(h.currentHash);
   }
   expect(Object.keys(parsed.hooks.state)).toHaveLength(7);
+  // SessionEnd gets the 3 s Codex allows it, not its 1 s default (the hash above covers the timeout).
+  const file = JSON.parse(readFileSync(path.join(root, '.codex', 'hooks.json'), 'utf8')) as {
+    hooks: Record<string, { hooks: { timeout?: number }[] }[]>;
+  };
+  expect(file.hooks.SessionEnd![0]!.hooks[0]!.timeout).toBe(3);
+  expect(file.hooks.PostToolUse![0]!.hooks[0]!.timeout).toBeUndefined();
 
   // Idempotent: nothing changes the second time.
   const again = initCodex(root, home);
@@ -214,4 +220,32 @@ test('a hook key written in a form stepchain does not edit is refused, naming th
   const b = initCodex(bad.root, bad.home);
   expect(b.code).toBe(2);
   expect(b.stderr).toContain(`${bad.config}:1:`);
+});
+
+test("an earlier install's SessionEnd entry without a timeout gets one, and stays trusted", async () => {
+  const { root, home, config } = setup('timeout', `[projects."PLACEHOLDER"]\ntrust_level = "trusted"\n`);
+  writeFileSync(config, readFileSync(config, 'utf8').replace('PLACEHOLDER', root));
+  mkdirSync(path.join(root, '.codex'));
+  const hooksFile = path.join(root, '.codex', 'hooks.json');
+  writeFileSync(
+    hooksFile,
+    JSON.stringify(
+      { hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: 'stepchain hook codex' }] }] } },
+      null,
+      2,
+    ),
+  );
+  const r = initCodex(root, home);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("SessionEnd: the entry's timeout is not the 3 s stepchain needs to record");
+  const file = JSON.parse(readFileSync(hooksFile, 'utf8')) as {
+    hooks: Record<string, { hooks: { timeout?: number }[] }[]>;
+  };
+  expect(file.hooks.SessionEnd).toHaveLength(1);
+  expect(file.hooks.SessionEnd![0]!.hooks[0]!.timeout).toBe(3);
+  const ours = (await codexHooks(home, root)).hooks.filter((h) => h.command === 'stepchain hook codex');
+  expect(ours).toHaveLength(7);
+  expect(ours.every((h) => h.trustStatus === 'trusted')).toBe(true);
+  const again = initCodex(root, home);
+  expect(again.stdout).toContain('already installed; unchanged');
 });

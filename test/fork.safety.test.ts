@@ -7,7 +7,7 @@
  * deterministic points (STEPCHAIN_TEST_PAUSE, src/util/pause.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
 import { recordStep } from '../src/record';
@@ -23,7 +23,17 @@ let n = 0;
 
 /** A repository with a three-step run of agent `ag` (with per-step snapshots). */
 function recordedRepo(): string {
-  const root = initRepo(path.join(tmp, `repo${n++}`), { 'src/calc.py': 'v0\n' });
+  // Recorded once (~25 git processes) and copied into each test: snapshot refs are per journal, not per path, so a
+  // copy is the same project; its checkpoint vouches for another inode, so the next reader walks the journal in full.
+  template ??= recordRepo(path.join(tmp, 'template'));
+  const root = path.join(tmp, `repo${n++}`);
+  cpSync(template, root, { recursive: true, verbatimSymlinks: true });
+  return root;
+}
+let template: string | undefined;
+
+function recordRepo(root: string): string {
+  initRepo(root, { 'src/calc.py': 'v0\n' });
   for (let i = 0; i < 3; i++) {
     writeFiles(root, { 'src/calc.py': `v${i}\n` });
     expect(recordStep(journalDir(root, 'ag'), { prompt: `step ${i}` }, { env: ENV, root }).warnings).toEqual([]);

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../src/canonical';
 import {
@@ -33,14 +33,30 @@ const CALC = [
 
 /** A repository with a three-step run of agent `ag`; step i leaves src/calc.py = CALC[i] (and notes-1.txt, untracked, from step 1). */
 function recordedRepo(options: { snapshot?: boolean } = {}): string {
-  const root = initRepo(path.join(tmp, `repo${n++}`), { 'src/calc.py': CALC[0]!, 'README.md': 'calc\n' });
+  const snapshot = options.snapshot ?? true;
+  // Recording the run takes ~25 git processes: it is recorded once per kind and each test gets a copy (snapshot
+  // refs are per journal, not per path, so a copy is the same project; its checkpoints vouch for other inodes, so
+  // the next reader walks the journal in full).
+  let template = templates.get(snapshot);
+  if (template === undefined) {
+    template = recordRepo(path.join(tmp, `template-${snapshot}`), snapshot);
+    templates.set(snapshot, template);
+  }
+  const root = path.join(tmp, `repo${n++}`);
+  cpSync(template, root, { recursive: true, verbatimSymlinks: true });
+  return root;
+}
+const templates = new Map<boolean, string>();
+
+function recordRepo(root: string, snapshot: boolean): string {
+  initRepo(root, { 'src/calc.py': CALC[0]!, 'README.md': 'calc\n' });
   for (let i = 0; i < 3; i++) {
     writeFiles(root, { 'src/calc.py': CALC[i]! });
     if (i === 1) writeFiles(root, { 'notes-1.txt': 'written at step 1\n' });
     const r = recordStep(
       journalDir(root, 'ag'),
       { prompt: `step ${i}`, tool_result: { i } },
-      { env: ENV, root, snapshot: options.snapshot ?? true },
+      { env: ENV, root, snapshot },
     );
     expect(r.warnings).toEqual([]);
   }

@@ -6,7 +6,7 @@
  * (the directory a link points at keeps its mode and its contents).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { expectNoStack, type CliResult } from './helpers/cli';
@@ -44,11 +44,20 @@ function mkfifo(p: string): void {
 
 /** A project with one step of agent a1 whose input is a blob; returns the root and the blob's path. */
 function project(): { root: string; blob: string } {
-  const root = initRepo(path.join(dir, `p${n++}`), { 'README.md': 'x\n' });
-  const r = run(['append', 'a1', '--prompt', 'p', '--input', '-', '--no-snapshot'], root, 'the input');
-  expect(r.code).toBe(0);
+  // Made once (git init and commit, a CLI append) and copied into each test: the CLI's start is most of it.
+  template ??= recordProject(path.join(dir, 'template'));
+  const root = path.join(dir, `p${n++}`);
+  cpSync(template, root, { recursive: true, verbatimSymlinks: true });
   const digest = readVerifiedJournal(journalFile(root, 'a1')).entries[0]!.row.input_hash!;
   return { root, blob: path.join(root, '.sdd', 'runtime', 'cas', digest.slice(0, 2), digest) };
+}
+let template: string | undefined;
+
+function recordProject(root: string): string {
+  initRepo(root, { 'README.md': 'x\n' });
+  const r = run(['append', 'a1', '--prompt', 'p', '--input', '-', '--no-snapshot'], root, 'the input');
+  expect(r.code).toBe(0);
+  return root;
 }
 
 /** A directory of the user's, and how it looks (mode and listing), to check it is left untouched. */

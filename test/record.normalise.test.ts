@@ -1,7 +1,8 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { parse, type JsonValue } from '../src/canonical';
-import { CLAUDE_RULES, claudeSlug, firstDifference, normalise, PATHS_RULE } from '../src/proxy/normalise';
+import { CLAUDE_RULES } from '../src/agents/claude/proxy';
+import { claudeSlug, firstDifference, normalise, PATHS_RULE } from '../src/proxy/normalise';
 import { claudeBinary, runClaude, startScriptedServer } from './helpers/claude';
 import { git, initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';

@@ -32,6 +32,11 @@ export interface HookFileSpec {
   matcherIgnored: ReadonlySet<string>;
   /** A top-level key that, set to true, turns every hook off (Claude Code's `disableAllHooks`). */
   disableKey?: string;
+  /**
+   * The timeout, in seconds, stepchain's entry carries for an event whose agent default is too short to record a
+   * step on a loaded machine (Codex gives SessionEnd hooks 1 s): a hook killed mid-run loses its record.
+   */
+  timeouts?: Partial<Record<string, number>>;
 }
 
 /** The command stepchain's hooks run by default. */
@@ -190,13 +195,23 @@ function ourGroup(spec: HookFileSpec, event: string, command: string): Map<strin
   const group = new Map<string, RenderValue>();
   const matcher = spec.matchers[event];
   if (matcher !== undefined) group.set('matcher', matcher);
-  group.set('hooks', [
-    new Map<string, RenderValue>([
-      ['type', 'command'],
-      ['command', command],
-    ]),
+  const entry = new Map<string, RenderValue>([
+    ['type', 'command'],
+    ['command', command],
   ]);
+  const timeout = spec.timeouts?.[event];
+  if (timeout !== undefined) entry.set('timeout', timeout);
+  group.set('hooks', [entry]);
   return group;
+}
+
+/** The timeout an entry of stepchain's should carry for `event`, when its own is missing or shorter (else none). */
+function timeoutWanted(spec: HookFileSpec, event: string, entry: SpanNode, text: string): number | undefined {
+  const wanted = spec.timeouts?.[event];
+  if (wanted === undefined) return undefined;
+  const own = memberOf(entry, 'timeout')?.value;
+  const seconds = own?.kind === 'other' ? Number(text.slice(own.start, own.end)) : NaN;
+  return Number.isFinite(seconds) && seconds >= wanted ? undefined : wanted;
 }
 
 /** Checks the hook schema (refusing, naming what is wrong, anything else). */
@@ -318,6 +333,14 @@ export function planHookFile(
               edit.replace(memberOf(e, 'command')!.value, command);
               if (!updated.includes(event)) updated.push(event);
               findings.push(v.why);
+            }
+            const timeout = timeoutWanted(spec, event, e, text);
+            if (timeout !== undefined) {
+              const own = memberOf(e, 'timeout');
+              if (own === undefined) edit.append(e, [['timeout', timeout]]);
+              else edit.replace(own.value, timeout);
+              if (!updated.includes(event)) updated.push(event);
+              findings.push(`${event}: the entry's timeout is not the ${timeout} s stepchain needs to record`);
             }
           });
           if (drop.size > 0 && drop.size === items(list).length) dropGroups.add(gi);

@@ -1,6 +1,7 @@
 export { AGENTS, agentNamed, agentOfJournal } from './registry';
 export type {
   AgentIntegration,
+  AgentProxy,
   FileChange,
   HookOptions,
   HookOutcome,

@@ -1,11 +1,13 @@
-import { existsSync, rmdirSync } from 'node:fs';
+import { constants } from 'node:buffer';
+import { closeSync, existsSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
-import { IntegrityError } from '../errors';
+import { InputError, IntegrityError } from '../errors';
 import { createFork, readSessionFile, sessionFile, worktreesDir, type ForkResult } from '../forks/fork';
 import { removeFork } from '../forks/remove';
 import { Cas, casDir } from '../journal';
 import { sha256Hex } from '../util/hash';
+import { openRegularFile, readRegularFile } from '../util/nofollow';
 
 /**
  * What every agent's `fork --resume` shares: the step's raw hook payload (what names the agent's transcript and
@@ -75,4 +77,22 @@ export async function forkAndPlace(
     }
     throw new IntegrityError(`fork ${options.agent}: ${(e as Error).message}; ${undo}`);
   }
+}
+
+/**
+ * The whole of a session's transcript, to cut a resumed conversation from (undefined: no such file). Never through
+ * a link, never blocking on a FIFO; a transcript larger than the longest text JavaScript can hold is refused for
+ * that reason, before it is read, rather than reported as something else once reading it has failed.
+ */
+export function readTranscriptWhole(file: string, what: string): Buffer | undefined {
+  const opened = openRegularFile(file);
+  if (opened === undefined) return undefined;
+  const { fd, size } = opened;
+  closeSync(fd);
+  if (size > constants.MAX_STRING_LENGTH)
+    throw new InputError(
+      `${file}: the session's ${what} holds ${size} bytes; a conversation can be cut only from one of at most ` +
+        `${constants.MAX_STRING_LENGTH} bytes (the longest text JavaScript holds)`,
+    );
+  return readRegularFile(file, { maxBytes: constants.MAX_STRING_LENGTH });
 }

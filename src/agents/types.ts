@@ -1,6 +1,8 @@
 import type { JsonValue } from '../canonical';
 import type { ForkResult } from '../forks';
 import type { StepRow } from '../journal';
+import type { NormaliseRule } from '../proxy/normalise';
+import type { ProtocolName } from '../proxy/protocols/types';
 
 /**
  * The one small interface every agent integration implements (docs/agents.md):
@@ -28,6 +30,37 @@ export interface AgentIntegration {
   hook(bytes: Uint8Array, options: HookOptions): HookOutcome;
   /** `fork --resume`, or why this agent's sessions are not resumed. */
   readonly resume: ResumeSupport;
+  /** How `stepchain record` and `fork --replay` point the agent's model calls at the proxy (docs/record.md); absent: not recorded. */
+  readonly proxy?: AgentProxy;
+}
+
+/**
+ * An agent's model calls through the recording proxy: the child's base-URL setting, the default upstreams, and what
+ * a replay normalises. The child's base URL is the proxy's origin plus the upstream's own path, so the request path
+ * the agent sends is the path the upstream expects.
+ */
+export interface AgentProxy {
+  /** The run journal's adapter name for the proxy's capability (`proxy-<agent>`). */
+  readonly adapter: string;
+  /** The protocols its model calls speak, the first the main one. */
+  readonly protocols: readonly ProtocolName[];
+  /** The upstream of a protocol when no --upstream is given: the agent's own setting in the environment, else the public API. */
+  defaultUpstream(protocol: ProtocolName, env: NodeJS.ProcessEnv): string;
+  /** The environment the child gets on top of its own (`base(p)`: the proxy's base URL for protocol p). */
+  childEnv(base: (protocol: ProtocolName) => string, env: NodeJS.ProcessEnv): Record<string, string>;
+  /**
+   * Where the base URL is a command-line setting only: the command with it set, or undefined when the command is not
+   * the agent's own executable (it then runs as given, and `record` warns that its calls may not reach the proxy).
+   */
+  childCommand?(
+    command: readonly string[],
+    base: (protocol: ProtocolName) => string,
+    env: NodeJS.ProcessEnv,
+  ): string[] | undefined;
+  /** What a replay normalises before comparing a request with its recording (docs/record.md). */
+  readonly normalise: readonly NormaliseRule[];
+  /** How sure we are of the base-URL setting: measured with the real binary, or taken from its documentation. */
+  readonly baseUrlSource: 'measured' | 'documented';
 }
 
 export interface InitRequest {

@@ -1,5 +1,5 @@
 export { AGENT_NAMES, AGENTS, agentSpec } from './agents';
-export type { AgentName, AgentSpec } from './agents';
+export type { AgentSpec } from './agents';
 export {
   DROPPED_HEADERS,
   DROPPED_QUERY_PARAMS,
@@ -11,7 +11,9 @@ export { EXCHANGE_FORMAT, exchangeRecord, PROMPT_CAP_BYTES, readExchange } from 
 export type { Exchange, ExchangeReading } from './exchange';
 export { forkReplay } from './fork-replay';
 export type { ForkReplayOptions, ForkReplayResult } from './fork-replay';
-export { CLAUDE_RULES, CODEX_RULES, firstDifference, GENERIC_RULES, normalise } from './normalise';
+export { firstDifference, GENERIC_RULES, normalise, PATHS_RULE, regexRule } from './normalise';
+export { CLAUDE_RULES } from '../agents/claude/proxy';
+export { CODEX_RULES } from '../agents/codex/proxy';
 export type { NormaliseContext, NormaliseRule } from './normalise';
 export { responsePayloads, sseEvents } from './payloads';
 export { PROTOCOLS, protocolOf } from './protocols';

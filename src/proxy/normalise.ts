@@ -44,53 +44,15 @@ export const PATHS_RULE: NormaliseRule = {
   },
 };
 
-function regexRule(what: string, re: RegExp, to: string, onlyAt?: RegExp): NormaliseRule {
+/** A rule replacing `re` with `to` in every string (only at JSON paths matching `onlyAt`, when given). */
+export function regexRule(what: string, re: RegExp, to: string, onlyAt?: RegExp): NormaliseRule {
   return {
     what,
     apply: (text, path) => (onlyAt !== undefined && !onlyAt.test(path) ? text : text.replace(re, to)),
   };
 }
 
-/** Claude Code 2.1.328 (`-p`, API key), measured by diffing the raw requests of runs in two directories. */
-export const CLAUDE_RULES: readonly NormaliseRule[] = [
-  regexRule(
-    'metadata.user_id: its session_id',
-    /"session_id":"[^"]*"/g,
-    '"session_id":"<session>"',
-    /^metadata\.user_id$/,
-  ),
-  PATHS_RULE,
-  regexRule(
-    'the environment block: the two lines a linked worktree adds after " - Primary working directory:" (the worktree and the shared git stash notes)',
-    /\n - (This is a git worktree|The git stash stack is shared)[^\n]*/g,
-    '',
-  ),
-  regexRule("the date: Today's date is YYYY-MM-DD", /Today's date is \d{4}-\d{2}-\d{2}/g, "Today's date is <date>"),
-  regexRule('the git status captured at start: Current branch', /(\nCurrent branch: )[^\n]*/g, '$1<branch>'),
-  regexRule(
-    'the git status captured at start: Status (up to the blank line)',
-    /(\nStatus:\n)[\s\S]*?(?=\n\n|$)/g,
-    '$1<status>',
-  ),
-  regexRule(
-    'the git status captured at start: Recent commits (up to the blank line)',
-    /(\nRecent commits:\n)[\s\S]*?(?=\n\n|$)/g,
-    '$1<commits>',
-  ),
-];
-
-/** Codex (not measured here; from its request shape): the prompt cache key is the session id. */
-export const CODEX_RULES: readonly NormaliseRule[] = [
-  regexRule('prompt_cache_key (the session id)', /^[\s\S]*$/, '<session>', /^prompt_cache_key$/),
-  PATHS_RULE,
-  regexRule(
-    '<current_date> in the environment context',
-    /<current_date>[^<]*<\/current_date>/g,
-    '<current_date><date></current_date>',
-  ),
-];
-
-/** Agents not measured: only the directories. */
+/** Agents not measured: only the directories. Each agent's own list is in its integration (src/agents/<name>/proxy.ts). */
 export const GENERIC_RULES: readonly NormaliseRule[] = [PATHS_RULE];
 
 function fieldPath(base: string, key: string | number): string {

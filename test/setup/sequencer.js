@@ -3,9 +3,20 @@
 // dist/lib, or the packed package) rebuilds dist/ if an input changed since its last build
 // (scripts/build.mjs --if-stale), so a stale bundle is never what a test runs; when one runs a real agent, the
 // pinned agents are installed into their cache (test/agents/install.mjs, nothing when they are there already). Unit tests on the
-// sources alone do not wait for a build. Then Jest's own order.
+// sources alone do not wait for a build. The run's temporary files go to memory when there is room (see `ramTmpDir`).
+// Then the longest files first (see `longestFirst`), so the workers finish together.
 const { spawnSync } = require('node:child_process');
-const { existsSync, readFileSync } = require('node:fs');
+const {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
@@ -42,13 +53,136 @@ const usesDist = mentions(USES_DIST, new Map());
 /** A test that runs a real agent (test/helpers/agents.ts): the pinned agents are installed first, once. */
 const usesAgents = mentions(/\bagentBinary\b/, new Map());
 
+/**
+ * Each file's seconds in a full run on a 2-core machine (test/setup/durations.json; refresh it with
+ * `node test/setup/sequencer.js <jest --json output>`). Jest orders by the durations it cached on this machine, but a
+ * fresh clone has none and Jest falls back to file size: a 39 s file of average size then starts near the end and the
+ * other worker idles for most of its length.
+ */
+const DURATIONS = path.join(__dirname, 'durations.json');
+const recorded = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
+
+/**
+ * A directory for the run's temporary files (os.tmpdir() in the tests and in every process they start: the
+ * repositories, projects, agents' homes and databases) on a RAM-backed file system, when the machine has one with
+ * room and TMPDIR was not chosen. git, the journals and the agents' databases sync what they write (fsync), and on
+ * a disk other work is writing to, each sync waits for it: git.fork.test.ts took 76 s of wall time on the disk
+ * against 21 s on tmpfs, for the same 8 s of CPU. The same code runs either way (the syncs are made; only the
+ * device differs). One directory per run, removed at its end (test/setup/teardown.js), and those of runs that
+ * were killed are removed at the next one, so nothing a test leaves behind stays in memory.
+ */
+const TMPFS_MAGIC = 0x01021994;
+const RAM_ROOM = 4 * 2 ** 30;
+function ramTmpDir() {
+  if (process.env.TMPDIR !== undefined || process.platform !== 'linux') return undefined;
+  const shm = '/dev/shm';
+  try {
+    const fs = statfsSync(shm);
+    if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < RAM_ROOM || os.freemem() < RAM_ROOM) return undefined;
+    for (const name of readdirSync(shm)) {
+      const pid = /^stepchain-test-(\d+)-/.exec(name)?.[1];
+      if (pid !== undefined && !alive(Number(pid))) removeQuietly(path.join(shm, name));
+    }
+    const dir = mkdtempSync(path.join(shm, `stepchain-test-${process.pid}-`));
+    // As /tmp is: the tests that run the CLI as another user (test/helpers/unprivileged.ts) reach their files in it.
+    chmodSync(dir, 0o1777);
+    // The tests run programs they write there (stub bins, hooks); a tmpfs mounted noexec (Docker's default for
+    // /dev/shm) would fail them, so the run stays on the disk.
+    if (!canExecuteIn(dir)) {
+      removeQuietly(dir);
+      return undefined;
+    }
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+function canExecuteIn(dir) {
+  const probe = path.join(dir, 'exec-probe');
+  try {
+    writeFileSync(probe, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    return spawnSync(probe, [], { stdio: 'ignore' }).status === 0;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
+
+/** Another user's leftover is theirs to remove: it does not keep this run off tmpfs. */
+function removeQuietly(dir) {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    /* not ours */
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
 class BuildFirst extends Sequencer {
   async sort(tests) {
+    if (process.env.STEPCHAIN_TEST_RUN_TMP === undefined) {
+      const dir = ramTmpDir();
+      if (dir !== undefined) {
+        // Set before Jest starts its workers, so they and everything they start inherit it.
+        process.env.TMPDIR = dir;
+        process.env.STEPCHAIN_TEST_RUN_TMP = dir;
+      }
+    }
     node([path.join(root, 'scripts', 'generate.mjs')]);
     if (tests.some((t) => usesDist(t.path))) node([path.join(root, 'scripts', 'build.mjs'), '--if-stale']);
     if (tests.some((t) => usesAgents(t.path))) node([path.join(root, 'test', 'agents', 'install.mjs')]);
-    return super.sort(tests);
+    return this.longestFirst(super.sort(tests));
   }
+
+  /** Failed files first (as Jest does), then by expected length, longest first; a file never timed leads. */
+  longestFirst(tests) {
+    const expected = (t) => this.time(t) ?? recordedMs(t.path);
+    const rank = (t) => [this.hasFailed(t) ? 0 : 1, expected(t) === undefined ? 0 : 1, -(expected(t) ?? 0)];
+    const order = new Map(tests.map((t, i) => [t, [...rank(t), i]]));
+    return [...tests].sort((a, b) => {
+      const x = order.get(a);
+      const y = order.get(b);
+      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+      return 0;
+    });
+  }
+}
+
+function recordedMs(file) {
+  const s = recorded[path.relative(root, file).split(path.sep).join('/')];
+  return typeof s === 'number' ? s * 1000 : undefined;
+}
+
+/** `test/...` of a test file of this checkout or of another (a result from another clone). */
+function inTest(file) {
+  const rel = path.relative(root, file).split(path.sep).join('/');
+  return rel.startsWith('../') ? rel.slice(rel.lastIndexOf('/test/') + 1) : rel;
+}
+
+/** Writes durations.json from a `jest --json` result: each file's seconds, longest first. */
+function recordDurations(resultFile) {
+  const { testResults } = JSON.parse(readFileSync(resultFile, 'utf8'));
+  const rows = testResults.map((r) => [inTest(r.name), (r.endTime - r.startTime) / 1000]).sort((a, b) => b[1] - a[1]);
+  const out = Object.fromEntries(rows.map(([f, s]) => [f, Math.round(s * 10) / 10]));
+  writeFileSync(DURATIONS, `${JSON.stringify(out, null, 2)}\n`);
+}
+
+if (require.main === module) {
+  if (process.argv.length !== 3) {
+    console.error('usage: node test/setup/sequencer.js <jest --json output>');
+    process.exit(2);
+  }
+  recordDurations(process.argv[2]);
 }
 
 module.exports = BuildFirst;

@@ -4,6 +4,7 @@ import type { AgentIntegration, InitPlan, InitRequest, ResumeRequest, ResumeResu
 import { handleClaudeHook, RECORDED_EVENTS } from './hook';
 import { forkClaudeSession } from './resume';
 import { planClaudeSettings, writeClaudeSettings } from './settings';
+import { claudeProxy } from './proxy';
 
 /** `init claude`: the project's `.claude/settings.json` (or the file given), nothing outside it. */
 function planInit(request: InitRequest): InitPlan {
@@ -65,4 +66,5 @@ export const claudeIntegration: AgentIntegration = {
   planInit,
   hook: handleClaudeHook,
   resume: { supported: true, fork: resume },
+  proxy: claudeProxy,
 };

@@ -6,8 +6,7 @@ import { InputError, IntegrityError, isOsError, osError } from '../../errors';
 import { forkWorktreePath, type ForkResult } from '../../forks/fork';
 import { journalFile, readVerifiedJournal, type StepRow } from '../../journal';
 import { ensureDir, fsyncDir, writeAll } from '../../util/fs';
-import { readRegularFile } from '../../util/nofollow';
-import { forkAndPlace, payloadBlob } from '../resume-kit';
+import { forkAndPlace, payloadBlob, readTranscriptWhole } from '../resume-kit';
 import { cutTranscript, type TranscriptCut } from './cut';
 import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
 import { planClaudeSettings } from './settings';
@@ -156,7 +155,7 @@ export function planClaudeResume(options: {
   const projectsDir = path.join(claudeConfigDir(options.env), 'projects');
   const parentTranscript = path.join(projectsDir, dirName, `${p.sessionId}.jsonl`);
   // Never through a link, never blocking on a FIFO, never more than the file's size.
-  const bytes = readRegularFile(parentTranscript);
+  const bytes = readTranscriptWhole(parentTranscript, 'transcript');
   if (bytes === undefined)
     throw new InputError(`${parentTranscript}: cannot read the session's transcript: no such file`);
   const sessionId = options.sessionId ?? randomUUID();

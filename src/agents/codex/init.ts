@@ -31,6 +31,8 @@ export const CODEX_HOOK_FILE: HookFileSpec = {
   matchers: { PostToolUse: '*' },
   // Codex drops these events' matchers (they have nothing to match on), also from the trust hash.
   matcherIgnored: new Set(['UserPromptSubmit', 'Stop']),
+  // Codex gives a SessionEnd hook 1 s unless its entry says otherwise (3 s at most): too short on a loaded machine.
+  timeouts: { SessionEnd: 3 },
 };
 
 /**

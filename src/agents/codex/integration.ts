@@ -2,6 +2,7 @@ import type { AgentIntegration } from '../types';
 import { CODEX, CODEX_ADAPTER, CODEX_EVENTS, handleCodexHook } from './hook';
 import { planCodexInit } from './init';
 import { resumeCodex } from './resume';
+import { codexProxy } from './proxy';
 
 /** Codex CLI (docs/agents.md, "Codex"). */
 export const codexIntegration: AgentIntegration = {
@@ -13,4 +14,5 @@ export const codexIntegration: AgentIntegration = {
   planInit: planCodexInit,
   hook: handleCodexHook,
   resume: { supported: true, fork: resumeCodex },
+  proxy: codexProxy,
 };

@@ -6,10 +6,10 @@ import { InputError, IntegrityError, isOsError, osError } from '../../errors';
 import { forkWorktreePath } from '../../forks/fork';
 import { journalFile, readVerifiedJournal } from '../../journal';
 import { ensureDirUnder, fsyncDir, writeAll } from '../../util/fs';
-import { lstatUnder, readRegularFile } from '../../util/nofollow';
+import { lstatUnder } from '../../util/nofollow';
 import { parseHookPayload, field, type HookPayload } from '../claude/payload';
 import { shellWord } from '../claude/resume';
-import { forkAndPlace, payloadBlob } from '../resume-kit';
+import { forkAndPlace, payloadBlob, readTranscriptWhole } from '../resume-kit';
 import type { ResumeRequest, ResumeResult } from '../types';
 import { CODEX, codexAgentId } from './hook';
 import { planCodexInit } from './init';
@@ -209,7 +209,7 @@ export function planCodexResume(request: ResumeRequest, sessionId = randomUUID()
   if (st.kind === 'symlink')
     throw new InputError(`${path.join(home, st.at)}: is a symbolic link; refusing to follow it`);
   const parentRollout = path.join(home, rel);
-  const bytes = st.kind === 'file' ? readRegularFile(parentRollout) : undefined;
+  const bytes = st.kind === 'file' ? readTranscriptWhole(parentRollout, 'rollout') : undefined;
   if (bytes === undefined) throw new InputError(`${parentRollout}: cannot read the session's rollout: no such file`);
   const cut = cutRollout(bytes, parentRollout, p.sessionId, callId, sessionId, later);
   const forkId = codexAgentId(sessionId);

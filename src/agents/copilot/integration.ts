@@ -3,6 +3,7 @@ import { planFlatHookFile, writeFlatHookFile, type FlatHookFileSpec } from '../f
 import type { AgentIntegration, InitPlan, InitRequest } from '../types';
 import { COPILOT_ADAPTER, COPILOT_EVENTS, handleCopilotHook } from './hook';
 import { copilotHome, folderTrust } from './home';
+import { copilotProxy } from './proxy';
 
 /**
  * `init copilot`: stepchain's own hook file, `.github/hooks/stepchain.json` (Copilot loads every
@@ -66,4 +67,5 @@ export const copilotIntegration: AgentIntegration = {
       "Copilot's session log (session-state/<id>/events.jsonl) is flushed in batches and shares the session with " +
       'a SQLite store and rewind snapshots; a cut copy cannot be shown to resume as the same conversation, so it is not made',
   },
+  proxy: copilotProxy,
 };

@@ -4,6 +4,7 @@ import type { AgentIntegration, InitPlan, InitRequest } from '../types';
 import { GEMINI_ADAPTER, handleGeminiHook } from './hook';
 import { GEMINI_EVENTS, planGeminiSettings } from './settings';
 import { folderTrust } from './trust';
+import { geminiProxy } from './proxy';
 
 /** Whether a settings text turns Gemini CLI's hooks off (`hooksConfig.enabled: false`). */
 function hooksDisabled(text: string | null): boolean {
@@ -76,4 +77,5 @@ export const geminiIntegration: AgentIntegration = {
       'by its own project index: stepchain cannot cut it with confidence. Fork without --resume (the files and ' +
       'the journal up to the step)',
   },
+  proxy: geminiProxy,
 };

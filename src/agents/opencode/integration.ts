@@ -7,6 +7,7 @@ import { unifiedDiff } from '../line-diff';
 import type { AgentIntegration, InitPlan, InitRequest } from '../types';
 import { handleOpenCodeHook, OPENCODE_ADAPTER, OPENCODE_EVENTS } from './hook';
 import { PLUGIN_MARKER, pluginSource } from './plugin';
+import { opencodeProxy } from './proxy';
 
 /**
  * `init opencode`: OpenCode has no command hooks, so stepchain's recording is a plugin file of its own,
@@ -82,4 +83,5 @@ export const opencodeIntegration: AgentIntegration = {
       'OpenCode keeps its sessions in a SQLite database of its own (messages and parts by id, with its own file ' +
       'snapshots); stepchain does not write into it, and `opencode --fork` copies a whole session, not one cut after a given tool call',
   },
+  proxy: opencodeProxy,
 };

@@ -9,9 +9,9 @@ import { SCAN_WASM_BASE64 } from './scan-wasm.generated';
  * per line back. A record is either an accepted canonical row (fastRow's result,
  * once its float tokens pass pythonFloatRepr and its payload is hashed here) or
  * a line deferred to JS (fastRow, then the slow path), so results never differ
- * from the JS fast path's. Float tokens the scanner cannot prove to be Python's
- * repr of their value (16-17 significant digits, subnormals) are checked here by
- * isPythonFloatRepr, one short string each.
+ * from the JS fast path's. Float tokens the scanner does not show to be Python's
+ * repr of their value (it shows every repr; what is left is some other spelling)
+ * are checked here by isPythonFloatRepr, one short string each.
  */
 export const REC_SIZE = 64;
 /** Lines in a block larger than this are walked by the JS path. */
@@ -37,6 +37,7 @@ interface Exports {
     maxFloats: number,
   ): number;
   linked(rec: number, link: number, digest: number): number;
+  decideFloat(a: number, b: number): number;
 }
 
 export interface BlockRecord {
@@ -164,6 +165,16 @@ export class WasmScanner {
       const at = start + 15 + 67 * j;
       refs.push(this.mem.toString('latin1', at, at + 64));
     }
+  }
+
+  /**
+   * Whether the scanner alone takes `token` (ASCII) as Python's repr of its value, as it
+   * does inside a row: true when it proves it, false when it leaves the token to JS
+   * (isPythonFloatRepr). For tests; it uses the block area, so not between start and batch.
+   */
+  decidesFloat(token: string): boolean {
+    const n = this.mem.write(token, this.data, 'latin1');
+    return this.x.decideFloat(this.data, this.data + n) === 1;
   }
 
   /** The float tokens of the record at r (index into i32) that the scanner left to JS are Python's reprs. */

@@ -1,0 +1,13 @@
+// After the last test file: removes the run's temporary directory (made by test/setup/sequencer.js).
+const { rmSync } = require('node:fs');
+
+module.exports = () => {
+  const dir = process.env.STEPCHAIN_TEST_RUN_TMP;
+  if (dir === undefined) return;
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch (e) {
+    // A file a test made as another user, say: the next run removes what is left (sequencer.js, ramTmpDir).
+    console.warn(`test teardown: ${dir} not removed: ${e.message}`);
+  }
+};
