@@ -60,6 +60,20 @@ export default tseslint.config(
     },
   },
   {
+    // A house a newcomer reads: no source file over 500 lines, no function over 120 (every line counted, nested
+    // functions included). A hand-written parser may be the exception, said in a comment where it is disabled.
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
+  {
+    // startProxy (about 190 lines) is being reworked by the recording-proxy work under way; it is split there.
+    files: ['src/proxy/server.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     files: ['test/**', 'scripts/**', 'bench/**', 'tools/**', '*.config.*', '*.mjs', '*.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -6,7 +6,7 @@
  * The tests that start the built bundle as a runner does sit beside these
  * (action.test.ts and the other action.*.test.ts).
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { run } from '../src/action/run';
 import { runCaptured } from '../src/cli/in-process';
@@ -173,6 +173,43 @@ describe('gather and export modes', () => {
     expect(receipts.map((f) => path.basename(f)).sort()).toEqual(['alice.receipt.tar', 'bob.receipt.tar']);
     expect(rec.summary).toContain('2 receipts exported');
     expect(reportOf(rec.outputs)).toMatchObject({ mode: 'export', ok: true, verified: 2 });
+  });
+
+  test("export: a Sigstore bundle beside an output is refused, as the CLI's export refuses it (the library's rule)", async () => {
+    const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
+    // The report directory is a fresh one under RUNNER_TEMP on every run; to put a bundle that signed another
+    // receipt where alice's receipt goes, the directory the Action asks for is made here, at the fs boundary.
+    const out = path.join(tmp, `stale-${n}`);
+    mkdirSync(out);
+    writeFileSync(path.join(out, 'alice.receipt.tar.sigstore.json'), '{"signed":"another receipt"}\n');
+    const nodeFs = jest.requireActual<typeof import('node:fs')>('node:fs');
+    const made = jest.spyOn(nodeFs, 'mkdtempSync').mockReturnValueOnce(out);
+    const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' });
+    try {
+      await run();
+    } finally {
+      made.mockRestore();
+    }
+    expect(rec.failed).toHaveLength(1);
+    expect(rec.failed[0]).toContain(
+      "alice.receipt.tar.sigstore.json exists beside the output: it signed another receipt and would be taken for this one's keyless signature; refusing (remove it, or set keyless: true to sign anew)",
+    );
+    expect(existsSync(path.join(out, 'alice.receipt.tar'))).toBe(false);
+    expect(readFileSync(path.join(out, 'alice.receipt.tar.sigstore.json'), 'utf8')).toBe(
+      '{"signed":"another receipt"}\n',
+    );
+    expect((JSON.parse(rec.outputs['receipts']!) as string[]).map((f) => path.basename(f))).toEqual([
+      'bob.receipt.tar',
+    ]);
+    // The CLI's export applies the same rule, in its own words.
+    writeFileSync(path.join(dir, 'alice.receipt.tar.sigstore.json'), '{}\n');
+    const cli = await runCaptured(runCli, ['export', 'alice', '-o', 'alice.receipt.tar'], {
+      cwd: dir,
+      env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
+    });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain('stepchain: export: alice.receipt.tar.sigstore.json exists beside the output');
+    expect(cli.stderr).toContain('(remove it, give --keyless to sign anew, or --force to remove it)');
   });
 
   test('a bad input fails the step with one line and no stack trace', async () => {

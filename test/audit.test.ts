@@ -337,11 +337,18 @@ describe('query', () => {
     expect(seqs({ until: '2026-12-02' })).toEqual([0, 1]);
     expect(seqs({ since: '2026-12-02T23:59:00Z', until: '2026-12-02T23:59:00Z' })).toEqual([1]);
     expect(seqs({ since: '2026-12-03T00:59:00+01:00' })).toEqual([1, 2]);
-    expect(() => queryAudit(d, { since: 'yesterday' })).toThrow(/--since: expected an ISO 8601/);
+    // The library names the query's field; the CLI words it as its flag (issue 21, item 8).
+    expect(() => queryAudit(d, { since: 'yesterday' })).toThrow(
+      expect.objectContaining({ field: 'since', message: expect.stringMatching(/^expected an ISO 8601/) }),
+    );
     const r = cli(['audit', 'query', '--dir', d, '--event-type', 'replay.fork', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ count: 1, events: [{ event_type: 'replay.fork', actor: 'ops' }] });
-    expect(cli(['audit', 'query', '--dir', d, '--until', '12/02']).code).toBe(2);
+    const badUntil = cli(['audit', 'query', '--dir', d, '--until', '12/02']);
+    expect(badUntil.code).toBe(2);
+    expect(badUntil.stderr).toBe(
+      'stepchain: --until: expected an ISO 8601 date or time (e.g. 2026-12-02 or 2026-12-02T09:30:00Z), got "12/02"\n',
+    );
   });
 });
 

@@ -53,6 +53,46 @@ test('check --base passes an append and fails a rewrite at its line', () => {
   expect(badRef.stderr.trim().split('\n')).toHaveLength(1);
 });
 
+test('check --exact-base compares with the commit itself: a force-push that dropped a step fails, where --base passes', () => {
+  const dir = initRepo(path.join(tmp, 'force-push'));
+  append(dir, 'alice', 3);
+  commitAll(dir, 'base');
+  git(dir, 'checkout', '-q', '-b', 'pr');
+  append(dir, 'alice', 2);
+  const before = commitAll(dir, 'pr: two steps');
+  git(dir, 'tag', 'pr-before-push');
+  // The branch is rewritten (a force-push): its two steps are gone. HEAD is no longer built on the tag.
+  git(dir, 'reset', '-q', '--hard', 'main');
+  writeFileSync(path.join(dir, 'NOTES'), 'rewritten\n');
+  commitAll(dir, 'pr: the steps dropped');
+
+  // The fork-point rule compares with where HEAD branched from the tag (main): nothing there was lost.
+  const forkPoint = cli(['check', '--base', 'pr-before-push'], { cwd: dir });
+  expect(forkPoint.code).toBe(0);
+  expect(forkPoint.stderr).toContain(`note: HEAD is not built on pr-before-push (${before.slice(0, 12)})`);
+
+  // Compared with the tag exactly, the dropped step is a fault at its line.
+  const exact = cli(['check', '--exact-base', 'pr-before-push', '--provenance', 'off', '--json'], { cwd: dir });
+  expect(exact.code).toBe(1);
+  expectNoStack(exact);
+  const doc = JSON.parse(exact.stdout) as { ok: boolean; base: string; faults: { path: string; kind: string }[] };
+  expect(doc.ok).toBe(false);
+  expect(doc.base).toBe(before);
+  expect(doc.faults.map((f) => [f.path, f.kind])).toEqual([
+    ['.sdd/runtime/journal/alice/000000.jsonl', 'history_truncated'],
+  ]);
+  const human = cli(['check', '--exact-base', 'pr-before-push'], { cwd: dir });
+  expect(human.code).toBe(1);
+  expect(human.stdout).toMatch(/FAIL: 0 verified, 1 failed, append-only since pr-before-push \([0-9a-f]{12}\)/);
+  expect(human.stderr).not.toContain('note: HEAD is not built on');
+
+  const both = cli(['check', '--base', 'main', '--exact-base', 'pr-before-push'], { cwd: dir });
+  expect(both.code).toBe(2);
+  expect(both.stderr).toBe(
+    'stepchain: --base and --exact-base: give one (the fork-point rule, or the commit exactly)\n',
+  );
+});
+
 test('check that matches nothing says so and exits 1; --allow-empty accepts it; --json keys are snake_case', () => {
   const dir = emptyRepo(path.join(tmp, 'empty'));
   writeFileSync(path.join(dir, 'README'), 'no journals\n');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { bundleFromJSON } from '@sigstore/bundle';
@@ -489,5 +489,59 @@ describe('a keyless bundle beside a receipt, wherever the receipt is written or 
     expect(JSON.parse(show.stdout).signature).toMatchObject({
       keyless_bundle: { file: at('beside.tar.sigstore.json'), checked: false },
     });
+  });
+});
+
+describe('stepchain check: the keyless bundle beside a committed receipt (the check the Action runs)', () => {
+  const check = (...extra: string[]): Promise<Run> =>
+    run(['check', '--root', 'chk', '--journals', 'none', '--runs', 'none', '--json', ...extra]);
+  const doc = (r: Run) =>
+    JSON.parse(r.stdout) as {
+      ok: boolean;
+      items: { path: string; ok: boolean; status: string }[];
+      faults: { path: string; kind: string; message: string }[];
+    };
+
+  beforeAll(async () => {
+    mkdirSync(at('chk'));
+    const out = path.join('chk', `${AGENT}.receipt.tar`);
+    const exported = await run(['export', AGENT, '-o', out, '--keyless', ...services()], signEnv());
+    expect(exported.stderr).toBe('');
+    expect(exported.code).toBe(0);
+  });
+
+  it('fails the receipt when no identity was given to check its bundle (keyless_not_checked)', async () => {
+    const r = await check();
+    expect(r.code).toBe(1);
+    expect(doc(r).items).toEqual([
+      expect.objectContaining({ path: `${AGENT}.receipt.tar`, ok: false, status: 'FAIL' }),
+    ]);
+    expect(doc(r).faults).toEqual([
+      expect.objectContaining({
+        path: `${AGENT}.receipt.tar`,
+        kind: 'keyless_not_checked',
+        message: `${AGENT}.receipt.tar.sigstore.json is beside the receipt but no --certificate-identity and --certificate-oidc-issuer were given: its keyless signature was NOT checked`,
+      }),
+    ]);
+  });
+
+  it('holds under the signer and root given, and fails another signer, as the Action does', async () => {
+    const good = await check(...policy(), '--trusted-root', 'full.json');
+    expect(good.code).toBe(0);
+    expect(doc(good).items).toEqual([
+      expect.objectContaining({ ok: true, status: `ok (unsigned), keyless ${si.identity}` }),
+    ]);
+    const other = await check(
+      '--certificate-identity',
+      `${si.identity}x`,
+      '--certificate-oidc-issuer',
+      si.issuer,
+      '--trusted-root',
+      'full.json',
+    );
+    expect(other.code).toBe(1);
+    expect(doc(other).faults.map((f) => f.kind)).toEqual(['keyless_identity_mismatch']);
+    const half = await check('--trusted-root', 'full.json');
+    expect(half.code).toBe(2);
   });
 });

@@ -283,7 +283,7 @@ describe('non-interactive views', () => {
       ),
     );
     expect(t[7]).toMatch(/^ {2}4 .* model-b {2,}( {4}) {2,}[0-9a-f]{12} {2}Summarise the change\. Résumé ✓ 日本語$/);
-    const limited = stepTable(source, 2);
+    const limited = stepTable(source, 2, '--limit'); // as the CLI words its limit
     expect(limited).toHaveLength(3 + 2 + 1);
     expect(limited.at(-1)).toBe('… 3 more steps (--limit 2)');
   });

@@ -31,6 +31,9 @@ export async function exportMode(inputs: ActionInputs, workspace: string): Promi
     agents: inputs.agents,
     ...(inputs.signingKey === undefined ? {} : { signKey: inputs.signingKey }),
     redact: inputs.redact,
+    // A bundle beside an output signed another receipt: refused (the library's stale-bundle rule, as the CLI's).
+    keyless: inputs.keyless,
+    staleBundleRemedy: 'remove it, or set keyless: true to sign anew',
   });
   // Keyless: each receipt signed through Sigstore (and attested); one that cannot be is removed and a fault.
   const keyless = inputs.keyless

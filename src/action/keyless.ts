@@ -3,15 +3,13 @@ import path from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import type { SerializedBundle } from '@sigstore/bundle';
-import type { CheckFault, CheckReport, ExportedReceipt } from '../check';
+import type { CheckFault, CheckOptions, ExportedReceipt } from '../check';
 import { InputError } from '../errors';
 import { loadReceipt, readReceiptFile } from '../receipt';
 import { writeFileWhole } from '../util/fs';
-import { bundleBeside, bundlePathOf, notCheckedFault } from '../receipt/keyless/bundle-path';
+import { bundlePathOf } from '../receipt/keyless/bundle-path';
 import { serviceURL, signingEndpoints, type EndpointOverrides } from '../receipt/keyless/endpoints';
 import { idTokenSource } from '../receipt/keyless/token';
-import type { LoadedRoot } from '../receipt/keyless/trusted-root';
-import type { KeylessFault, KeylessIdentityPolicy } from '../receipt/keyless/verify';
 import { normalisePath, readAnchorFiles, where, type Anchors } from './anchors';
 import { safeLine } from './log';
 
@@ -20,9 +18,9 @@ import { safeLine } from './log';
  * Sigstore with the workflow's identity (`id-token: write`), its bundle written
  * beside it (a receipt whose signature fails is removed: never one without the
  * other), and with `attest` stored through GitHub's attestations API so `gh
- * attestation verify` finds it. Verify: a receipt's bundle is checked against
- * the allowed identities and issuer (trust anchors read from the base commit
- * like public-keys); a bundle nobody gave anchors for fails the receipt.
+ * attestation verify` finds it. Verify: the allowed identities and issuer are
+ * read as trust anchors (from the base commit, like public-keys); the library's
+ * check (src/check/keyless.ts) checks each receipt's bundle under them.
  */
 
 /** The export inputs that concern keyless signing. */
@@ -120,68 +118,10 @@ async function storeAttestation(token: string, bundle: SerializedBundle): Promis
   }
 }
 
-/** Keyless trust anchors for verify mode. */
-export interface KeylessAnchors {
-  policy: KeylessIdentityPolicy;
-  roots: LoadedRoot[];
+/** Keyless trust anchors for verify mode: the check's (CheckOptions.keyless, which reads the roots), and their source. */
+export interface KeylessAnchors extends NonNullable<CheckOptions['keyless']> {
   /** Where they came from (for the summary). */
   source: string;
-}
-
-/**
- * Checks the keyless bundle beside each receipt the report holds: under the
- * anchors when given, else a bundle is a fault (never green unchecked). Faults
- * join the report (the item and the report then fail).
- */
-export async function checkReceiptBundles(
-  report: CheckReport,
-  workspace: string,
-  anchors: KeylessAnchors | undefined,
-): Promise<void> {
-  for (const item of report.items) {
-    if (item.kind !== 'receipt') continue;
-    const file = path.join(workspace, item.path);
-    const bundle = bundleBeside(file);
-    if (bundle === undefined) continue;
-    const faults: KeylessFault[] = [];
-    if (anchors === undefined) {
-      faults.push(notCheckedFault(path.relative(workspace, bundle), 'keyless-identities'));
-    } else {
-      const { checkKeylessWithRoots } = await import(/* webpackMode: "eager" */ '../receipt/keyless/verify');
-      try {
-        const bytes = readReceiptFile(file);
-        let manifest: Buffer | undefined;
-        try {
-          manifest = loadReceipt(bytes).manifestBytes;
-        } catch {
-          manifest = undefined; // the receipt's own faults are already in the report
-        }
-        const v = checkKeylessWithRoots({ bytes, manifestBytes: manifest }, bundle, anchors.policy, anchors.roots);
-        faults.push(...v.errors);
-        if (v.ok) item.status = `${item.status}, keyless ${v.identity}`;
-      } catch (e) {
-        faults.push({ kind: 'keyless_unreadable', message: e instanceof Error ? e.message : String(e) });
-      }
-    }
-    if (faults.length === 0) continue;
-    if (item.ok) {
-      item.ok = false;
-      report.verified -= 1;
-      report.failed += 1;
-    }
-    item.status = 'FAIL';
-    report.ok = false;
-    for (const f of faults)
-      report.faults.push({
-        item: 'receipt',
-        path: item.path,
-        line: null,
-        kind: f.kind,
-        message: f.message,
-        severity: 'error',
-        id: item.id,
-      });
-  }
 }
 
 /** GitHub Actions' OIDC issuer: the default `keyless-issuer`. */
@@ -220,16 +160,16 @@ export async function resolveKeylessAnchors(
     sources.push(where(p, base));
   }
   if (identities.length === 0) throw new InputError('input keyless-identities: the files name no identity');
-  const { parseTrustedRoots, publicGoodRoot } = await import(
-    /* webpackMode: "eager" */ '../receipt/keyless/trusted-root'
-  );
-  let roots: LoadedRoot[];
-  if (raw.trustedRoot === '') roots = [publicGoodRoot()];
-  else {
+  let trustedRoots: KeylessAnchors['trustedRoots'];
+  if (raw.trustedRoot !== '') {
     const p = normalisePath(raw.trustedRoot, 'trusted-root');
     const got = await readAnchorFiles(workspace, base, [p], 'trusted-root', anchors);
-    roots = parseTrustedRoots(got.get(p)!.toString('utf8'), `input trusted-root: ${p}`);
+    trustedRoots = { text: got.get(p)!.toString('utf8'), source: `input trusted-root: ${p}` };
     sources.push(`trusted root ${where(p, base)}`);
   }
-  return { policy: { identities, issuer: raw.issuer }, roots, source: sources.join('; ') };
+  return {
+    policy: { identities, issuer: raw.issuer },
+    ...(trustedRoots === undefined ? {} : { trustedRoots }),
+    source: sources.join('; '),
+  };
 }

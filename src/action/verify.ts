@@ -18,7 +18,7 @@ import { resolveAnchors, type Anchors } from './anchors';
 import type { EventBase } from './event';
 import { uploadFiles } from './github';
 import type { ActionInputs } from './inputs';
-import { checkReceiptBundles, resolveKeylessAnchors } from './keyless';
+import { resolveKeylessAnchors } from './keyless';
 import { info, oneLineMessage } from './log';
 import { annotate, defaultArtifactName, failureLine, MAX_ANNOTATIONS, reportDir } from './outputs';
 import { publish, reportDoc } from './publish';
@@ -27,7 +27,7 @@ import { publish, reportDoc } from './publish';
  * The Action's verify mode: the event's base (event.ts) and trust anchors read
  * from it (anchors.ts, keyless.ts), the PR fork-point rule (the library's
  * `pullRequestBase`, as `stepchain check --base` applies it), the library's
- * `checkWorkspace` with the inputs as its options, then keyless bundles, the
+ * `checkWorkspace` with the inputs and the keyless anchors as its options, then the
  * if-no-files-found rule, and what every mode publishes (publish.ts).
  */
 
@@ -152,9 +152,20 @@ async function check(inputs: ActionInputs, workspace: string, event: EventBase, 
     fetchedForFork = pr.fetched;
     base = pr.commit;
   }
-  const report = await checkWorkspace({ ...options, ...(base === undefined ? {} : { base }) });
   // A receipt's Sigstore bundle is checked under the keyless anchors, or fails it (never green unchecked).
-  await checkReceiptBundles(report, workspace, keylessAnchors);
+  const report = await checkWorkspace({
+    ...options,
+    ...(base === undefined ? {} : { base }),
+    ...(keylessAnchors === undefined
+      ? {}
+      : {
+          keyless: {
+            policy: keylessAnchors.policy,
+            ...(keylessAnchors.trustedRoots === undefined ? {} : { trustedRoots: keylessAnchors.trustedRoots }),
+          },
+        }),
+    keylessHint: 'keyless-identities',
+  });
   // The anchors may have fetched the base already (then the check found it there).
   if (anchors.fetchedBase || fetchedForFork) report.fetchedBase = true;
   if (report.fetchedBase) info(`Fetched the base commit ${event.base} (shallow checkout).`);

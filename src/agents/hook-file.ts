@@ -244,7 +244,7 @@ function items(node: SpanNode | undefined): SpanNode[] {
 export function requestedHookCommand(agent: string, command: string | undefined): string {
   const c = command ?? defaultHookCommand(agent);
   if (!runsStepchainHook(agent, c))
-    throw new InputError(`--command ${JSON.stringify(c)} does not run \`stepchain hook ${agent}\``);
+    throw new InputError(`${JSON.stringify(c)} does not run \`stepchain hook ${agent}\``, 'command');
   return c;
 }
 

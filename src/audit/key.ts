@@ -162,7 +162,8 @@ export function loadAuditKey(file: string, options: { create?: boolean } = {}): 
   // An existing key may be one another first writer has created and not yet filled (its exclusive create and its
   // write are two steps): wait for its bytes as when the exclusive create loses, rather than call it empty.
   if (exists) return options.create ? adoptKey(file) : readKey(file);
-  if (!options.create) throw new InputError(`${file}: no audit key (give --key FILE or set STEPCHAIN_AUDIT_KEY_PATH)`);
+  if (!options.create)
+    throw new InputError(`${file}: no audit key (give the key's file, or set STEPCHAIN_AUDIT_KEY_PATH)`, 'key');
   const dir = path.dirname(file);
   // An existing directory is checked before a key is made in it (a new one is made 0700 below).
   const uid = process.getuid?.();

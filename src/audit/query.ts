@@ -42,12 +42,14 @@ export function isoMicros(s: string, endOfDay = false): number | undefined {
   return micros;
 }
 
-function bound(name: string, v: string | undefined, endOfDay: boolean): number | undefined {
+/** A time bound of the query; a bad one is an InputError naming the query's field (the doors word it). */
+function bound(name: 'since' | 'until', v: string | undefined, endOfDay: boolean): number | undefined {
   if (v === undefined) return undefined;
   const t = isoMicros(v, endOfDay);
   if (t === undefined)
     throw new InputError(
-      `--${name}: expected an ISO 8601 date or time (e.g. 2026-12-02 or 2026-12-02T09:30:00Z), got ${JSON.stringify(v)}`,
+      `expected an ISO 8601 date or time (e.g. 2026-12-02 or 2026-12-02T09:30:00Z), got ${JSON.stringify(v)}`,
+      name,
     );
   return t;
 }

@@ -56,6 +56,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
  * parser whose closures share the cursor `i` (split into modules, every token
  * would pay for passing it around on the hottest path of every reader).
  */
+// eslint-disable-next-line max-lines-per-function -- the hand-written parser, one function on purpose (above)
 export function parse(text: string, options: ParseOptions = {}): JsonValue {
   const asMap = options.objects === 'map';
   let i = 0;

@@ -9,6 +9,7 @@ import {
   type RedactField,
   type SigningKey,
 } from '../receipt';
+import { bundlePathOf, staleBundleBeside } from '../receipt/keyless/bundle-path';
 import { writeFileWhole } from '../util/fs';
 import { lstatUnder, readUnder } from '../util/nofollow';
 import { globSet, scanFiles } from './glob';
@@ -48,6 +49,12 @@ export interface ExportAllOptions {
   /** Publish with this redaction policy instead of exporting everything. */
   redact?: readonly RedactField[] | null;
   now?: Date;
+  /** A keyless signature is written beside each receipt afterwards (the stale-bundle rule then does not apply). */
+  keyless?: boolean;
+  /** Remove a Sigstore bundle found beside an output (it signed another receipt) rather than refuse that receipt. */
+  force?: boolean;
+  /** What the caller's user can do about such a bundle (the door's words), for the refusal. */
+  staleBundleRemedy?: string;
 }
 
 export interface ExportedReceipt {
@@ -63,6 +70,8 @@ export interface ExportedReceipt {
   /** For a published receipt: the journal's own head and the fields redacted. */
   original_head?: string;
   redacted?: RedactField[];
+  /** A stale Sigstore bundle removed from beside it (`force`). */
+  removed_bundle?: string;
 }
 
 export interface ExportAllResult {
@@ -122,6 +131,19 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
       cas,
     };
     try {
+      // The stale-bundle rule of every export (bundle-path.ts): refused, or removed once the receipt is written.
+      const stale = options.keyless
+        ? undefined
+        : staleBundleBeside(file, {
+            force: options.force === true,
+            shown: path.basename(bundlePathOf(file)),
+            ...(options.staleBundleRemedy === undefined ? {} : { remedy: options.staleBundleRemedy }),
+          });
+      const removed = (): { removed_bundle?: string } => {
+        if (stale === undefined) return {};
+        stale.remove();
+        return { removed_bundle: stale.file };
+      };
       if (options.redact) {
         const r = buildPublishedReceipt(journal, { ...common, optIn: true, redact: options.redact });
         writeFileWhole(file, r.bytes, { durable: true });
@@ -135,6 +157,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
           key_id: r.key_id,
           original_head: r.original_head,
           redacted: r.redacted,
+          ...removed(),
         });
       } else {
         const r = buildReceipt(journal, common);
@@ -147,6 +170,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
           steps: r.manifest.steps,
           signed: r.signed,
           key_id: r.key_id,
+          ...removed(),
         });
       }
     } catch (e) {

@@ -3,6 +3,7 @@ import type { AppendOnlyKind } from './append-only';
 import type { CheckFaultKind } from './fault-kinds';
 import type { DirCache } from './glob';
 import type { AttributedFile } from '../provenance/attribute';
+import type { KeylessIdentityPolicy } from '../receipt/keyless/verify';
 
 /** What the repository check reads and reports: its items, faults, options and report (see workspace.ts). */
 
@@ -74,6 +75,15 @@ export interface CheckOptions {
   keySources?: TrustedKeySource[];
   /** How the caller's user gives a trusted key (the door's words: `--public-key FILE`), for "signature NOT checked". */
   keyHint?: string;
+  /**
+   * Keyless trust anchors: a receipt's Sigstore bundle beside it must verify under this identity policy and these
+   * trusted roots (a TrustedRoot JSON or gh's JSON-lines file: its text, and where it came from for messages;
+   * default the shipped public Sigstore root). Without them a bundle fails its receipt (`keyless_not_checked`:
+   * never green unchecked). A malformed root is an InputError.
+   */
+  keyless?: { policy: KeylessIdentityPolicy; trustedRoots?: { text: string; source: string } };
+  /** How the caller's user gives keyless identities (the door's words), for `keyless_not_checked`. */
+  keylessHint?: string;
   /** A flagged provider-state mutation is an error (default) or a warning. */
   failOnFlaggedMutations?: boolean;
   verifyJournals?: boolean;

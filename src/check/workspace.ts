@@ -8,6 +8,7 @@ import { unreadable, type ItemCheck } from './items/common';
 import { checkJournal, orphanPinFaults } from './items/journal';
 import { checkReceipt } from './items/receipt';
 import { checkRun } from './items/run';
+import { keylessPass } from './keyless';
 import { provenancePass } from './provenance';
 import { idOfPath, ITEM_KINDS, scanCheckout, type Scan } from './scan';
 import type { CheckOptions, CheckReport, ItemKind } from './types';
@@ -84,7 +85,7 @@ function kindPass(kind: ItemKind): CheckPass {
 }
 
 /** The passes, in report order. */
-export const CHECK_PASSES: readonly CheckPass[] = [...ITEM_KINDS.map(kindPass), provenancePass];
+export const CHECK_PASSES: readonly CheckPass[] = [...ITEM_KINDS.map(kindPass), provenancePass, keylessPass];
 
 export async function checkWorkspace(options: CheckOptions, passes = CHECK_PASSES): Promise<CheckReport> {
   const root = path.resolve(options.root);

@@ -110,6 +110,36 @@ export async function removeFork(
   }
 }
 
+/**
+ * Refuses to remove a fork whose worktree holds uncommitted changes. -z: a path holding a newline is one entry (a
+ * rename's source path follows its entry; skip it). A submodule's work tree is not looked into (`dirty`): its
+ * configuration is another repository's; a moved submodule commit still counts. (Forced, nothing runs in the
+ * worktree: its .git may no longer be stepchain's to trust.)
+ */
+async function refuseUncommitted(node: ForkNode, env: NodeJS.ProcessEnv): Promise<void> {
+  const args = [
+    'status',
+    '--porcelain',
+    '-z',
+    '--untracked-files=all',
+    '--ignore-submodules=dirty',
+    '--',
+    ...SNAPSHOT_PATHSPEC,
+  ];
+  const fields = (await gitText(node.worktree, args, env)).split('\0');
+  const dirty: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (f.length < 4) continue;
+    dirty.push(f);
+    if (f[0] === 'R' || f[0] === 'C') i++;
+  }
+  if (dirty.length > 0)
+    throw new IntegrityError(
+      `fork ${node.fork_session_id} has uncommitted changes in ${node.worktree} (${plural(dirty.length, 'path')}, e.g. ${JSON.stringify(dirty[0]!.slice(3))}): commit them or use --force`,
+    );
+}
+
 async function removeLocked(
   root: string,
   node: ForkNode,
@@ -119,33 +149,7 @@ async function removeLocked(
   leaveTombstone: boolean,
 ): Promise<RemoveForkResult> {
   const forkId = node.fork_session_id;
-  if (!node.missing && existsSync(node.worktree) && !node.incomplete && !force) {
-    // -z: a path holding a newline is one entry (a rename's source path follows its entry; skip it). A submodule's
-    // work tree is not looked into (`dirty`): its configuration is another repository's; a moved submodule commit
-    // still counts. Forced, nothing runs in the worktree (its .git may no longer be stepchain's to trust).
-    const args = [
-      'status',
-      '--porcelain',
-      '-z',
-      '--untracked-files=all',
-      '--ignore-submodules=dirty',
-      '--',
-      ...SNAPSHOT_PATHSPEC,
-    ];
-    const fields = (await gitText(node.worktree, args, env)).split('\0');
-    const dirty: string[] = [];
-    for (let i = 0; i < fields.length; i++) {
-      const f = fields[i]!;
-      if (f.length < 4) continue;
-      dirty.push(f);
-      if (f[0] === 'R' || f[0] === 'C') i++;
-    }
-    if (dirty.length > 0) {
-      throw new IntegrityError(
-        `fork ${forkId} has uncommitted changes in ${node.worktree} (${plural(dirty.length, 'path')}, e.g. ${JSON.stringify(dirty[0]!.slice(3))}): commit them or use --force`,
-      );
-    }
-  }
+  if (!node.missing && existsSync(node.worktree) && !node.incomplete && !force) await refuseUncommitted(node, env);
 
   let steps: number | null = null;
   let head: string | null = null;

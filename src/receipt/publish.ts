@@ -96,7 +96,8 @@ export interface PublishResult {
 function checkOptIn(options: PublishOptions): RedactField[] {
   if (options.optIn !== true) {
     throw new InputError(
-      'publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written',
+      'refusing to publish without opting in (receipts stay local unless you explicitly opt in); nothing was written',
+      'optIn',
     );
   }
   const fields = [...(options.redact ?? DEFAULT_REDACT)];

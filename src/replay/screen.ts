@@ -53,7 +53,7 @@ export function headerText(source: ReplaySource, state: ReplayState, width = Inf
   const sig = sourceSignature(source);
   // [text, priority]: 0 is always shown; higher numbers go first when the line is too narrow.
   const parts: [string, number][] = [
-    [`step ${state.index + 1} / ${n}${n < source.steps ? ` (of ${source.steps}, --limit)` : ''}`, 0],
+    [`step ${state.index + 1} / ${n}${n < source.steps ? ` (of ${source.steps}, ${state.limitName})` : ''}`, 0],
     [`seq ${state.index}`, 5],
     [`head ${shortHash(source.head_hash)}`, 2],
     ['chain ✓ verified', 0],

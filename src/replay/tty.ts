@@ -22,6 +22,8 @@ export interface TtyOptions {
   start?: number;
   /** Walk only the first `limit` steps (`replay --limit N`). */
   limit?: number;
+  /** How the caller's user names the limit (the door's words: `--limit`; default `limit`). */
+  limitName?: string;
 }
 
 const STYLE: Partial<Record<NonNullable<ScreenLine['style']>, string>> = {
@@ -59,6 +61,7 @@ export function runInteractive(source: ReplaySource, options: TtyOptions = {}): 
   const walk = {
     canFork: options.fork !== undefined,
     ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...(options.limitName === undefined ? {} : { limitName: options.limitName }),
   };
   const steps = walkedSteps(source, initialState(0, walk));
   let state: ReplayState = initialState(Math.min(Math.max(0, options.start ?? 0), Math.max(0, steps - 1)), walk);

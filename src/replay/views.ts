@@ -50,8 +50,11 @@ function changedFileNotes(source: ReplaySource, shown: number): string[] {
   return out.length === 0 ? [] : ['', `files changed (${sanitize(files.file)}; - deleted):`, ...out];
 }
 
-/** The steps as a table (seq, time, model, tool, short step hash, prompt preview), first `limit` steps. */
-export function stepTable(source: ReplaySource, limit?: number): string[] {
+/**
+ * The steps as a table (seq, time, model, tool, short step hash, prompt preview), first `limit` steps; the note
+ * under a limited table names the limit as the caller's user does (`limitName`, the door's words: `--limit`).
+ */
+export function stepTable(source: ReplaySource, limit?: number, limitName = 'limit'): string[] {
   const rows = source.entries.slice(0, limit ?? source.entries.length).map(stepSummary);
   // Widths by reduce, not Math.max(...rows): a journal can have more rows than a call has arguments.
   const widest = (min: number, f: (r: StepSummary) => number): number => rows.reduce((m, r) => Math.max(m, f(r)), min);
@@ -73,7 +76,7 @@ export function stepTable(source: ReplaySource, limit?: number): string[] {
   }
   if (rows.length < source.steps)
     out.push(
-      `… ${source.steps - rows.length} more ${pluralWord(source.steps - rows.length, 'step')} (--limit ${rows.length})`,
+      `… ${source.steps - rows.length} more ${pluralWord(source.steps - rows.length, 'step')} (${limitName} ${rows.length})`,
     );
   out.push(...changedFileNotes(source, rows.length));
   out.push(...exchangeNotes(source, rows.length));

@@ -27,6 +27,8 @@ export interface ReplayState {
   panel: PanelLine[] | null;
   /** Only the first `limit` steps are walked (`replay --limit N`); null: all. */
   limit: number | null;
+  /** The limit as the caller's user names it (the door's words, e.g. `--limit`), in the header and messages. */
+  limitName: string;
   /** Whether `f` can fork here (never for a receipt: fork the journal it came from). */
   canFork: boolean;
 }
@@ -36,6 +38,8 @@ export type ReplayAction = 'quit' | 'fork' | undefined;
 export interface WalkOptions {
   /** Walk only the first `limit` steps. */
   limit?: number;
+  /** How the caller's user names the limit (default `limit`). */
+  limitName?: string;
   /** Whether forking is offered (default true). */
   canFork?: boolean;
 }
@@ -51,6 +55,7 @@ export function initialState(index = 0, options: WalkOptions = {}): ReplayState 
     message: '',
     panel: null,
     limit: options.limit ?? null,
+    limitName: options.limitName ?? 'limit',
     canFork: options.canFork ?? true,
   };
 }
@@ -130,7 +135,7 @@ function jump(state: ReplayState, source: ReplaySource): ReplayState {
   if (!Number.isSafeInteger(seq) || seq > last)
     return {
       ...done,
-      message: `no step ${state.input}: seqs are 0..${last}${last + 1 < source.steps ? ` (--limit ${last + 1})` : ''}`,
+      message: `no step ${state.input}: seqs are 0..${last}${last + 1 < source.steps ? ` (${state.limitName} ${last + 1})` : ''}`,
     };
   return go(done, seq);
 }
@@ -158,7 +163,7 @@ function moveKey(state: ReplayState, kind: MoveKey, source: ReplaySource, size: 
       if (state.index < last) return go(state, state.index + 1);
       return {
         ...state,
-        message: `this is the last step${last + 1 < source.steps ? ` walked (--limit ${last + 1} of ${source.steps})` : ''}`,
+        message: `this is the last step${last + 1 < source.steps ? ` walked (${state.limitName} ${last + 1} of ${source.steps})` : ''}`,
       };
     case 'left':
       return state.index > 0 ? go(state, state.index - 1) : { ...state, message: 'this is the first step' };

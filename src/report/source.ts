@@ -113,6 +113,9 @@ export interface LoadSourceOptions {
   fromStep?: number;
   /** Progress of verifying a large journal. */
   onProgress?: ProgressFn;
+  /** How the caller's user gives a trusted key (the door's words, e.g. `stepchain report --public-key FILE`), shown
+   * with "signature NOT checked". */
+  keyHint?: string;
 }
 
 /**
@@ -180,7 +183,7 @@ function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
     verdict.status === 'unsigned'
       ? 'unsigned: there is no signature to check'
       : verdict.status === 'not_checked'
-        ? 'signature NOT checked: no trusted public key was given to the generator (stepchain report --public-key FILE)'
+        ? `signature NOT checked: no trusted public key was given to the generator${options.keyHint === undefined ? '' : ` (${options.keyHint})`}`
         : verdict.status === 'verified'
           ? `verified by the generator (Ed25519, node:crypto) under trusted key ${checked.key_id ?? ''}`
           : verdict.status === 'invalid'

@@ -68,29 +68,16 @@ function toolUseIds(entry: Entry): string[] {
     .map((b) => b.id as string);
 }
 
-/**
- * Plans the copy of `transcript` (the bytes of `file`, session `sessionId`)
- * that ends right after the result of `toolUseId`, as session `newSessionId`.
- * Throws IntegrityError (exit 1) naming the file, the line and the reason.
- */
-export function cutTranscript(
-  transcript: Buffer,
-  file: string,
+/** Refuses the cut: an IntegrityError naming the file and (when there is one) the line. */
+type Refuse = (why: string, line?: number) => never;
+
+/** The transcript's entries up to the cut (the line holding the result of `toolUseId`), every one checked. */
+function entriesToCut(
+  raw: string[],
   sessionId: string,
   toolUseId: string,
-  newSessionId: string,
-  laterToolUseIds: Iterable<string> = [],
-): TranscriptCut {
-  const refuse = (why: string, line?: number): never => {
-    throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
-  };
-  let text = '';
-  try {
-    text = decodeUtf8(transcript);
-  } catch {
-    refuse('not valid UTF-8');
-  }
-  const raw = text.split('\n');
+  refuse: Refuse,
+): { entries: Entry[]; uuidLine: Map<string, number>; cut: number } {
   const entries: Entry[] = [];
   const uuidLine = new Map<string, number>();
   let cut = -1;
@@ -110,16 +97,16 @@ export function cutTranscript(
       refuse('an empty line', i + 1);
     }
     const entry = parseEntry(line);
-    if (entry === undefined) refuse('not a JSON object (Claude Code transcripts have one per line)', i + 1);
-    const sid = entry!.sessionId;
+    if (entry === undefined) return refuse('not a JSON object (Claude Code transcripts have one per line)', i + 1);
+    const sid = entry.sessionId;
     if (sid !== undefined && sid !== sessionId)
       refuse(`belongs to session ${JSON.stringify(sid)}, not ${sessionId}`, i + 1);
-    entries.push(entry!);
-    if (typeof entry!.uuid === 'string') uuidLine.set(entry!.uuid, i);
-    if (toolResultIds(entry!).includes(toolUseId)) {
-      if (entry!.isSidechain === true)
+    entries.push(entry);
+    if (typeof entry.uuid === 'string') uuidLine.set(entry.uuid, i);
+    if (toolResultIds(entry).includes(toolUseId)) {
+      if (entry.isSidechain === true)
         refuse(`the result of tool call ${toolUseId} is in a sidechain (a subagent's conversation)`, i + 1);
-      if (typeof entry!.uuid !== 'string') refuse('the tool result entry has no uuid', i + 1);
+      if (typeof entry.uuid !== 'string') refuse('the tool result entry has no uuid', i + 1);
       cut = i;
     }
   }
@@ -128,9 +115,14 @@ export function cutTranscript(
       `no result of tool call ${toolUseId} in this transcript (Claude Code writes it asynchronously: ` +
         'if the session is still running, try again once it has moved on)',
     );
+  return { entries, uuidLine, cut };
+}
 
-  // Walk the conversation chain back from the cut entry: every link must be in the copy.
-  // A set: the scan below asks of every line whether it is on the chain (an array made that quadratic).
+/**
+ * The lines of the conversation chain, walked back from the cut entry: every link must be in the copy.
+ * A set: the scan after it asks of every line whether it is on the chain (an array made that quadratic).
+ */
+function conversationChain(entries: Entry[], uuidLine: Map<string, number>, cut: number, refuse: Refuse): Set<number> {
   const onChain = new Set<number>();
   const seen = new Set<string>();
   for (let at: number | undefined = cut; at !== undefined;) {
@@ -149,9 +141,23 @@ export function cutTranscript(
       refuse(`the conversation chain is broken: parent ${String(parent)} is not an earlier line`, at + 1);
     at = next;
   }
-  // Every tool call of the conversation so far needs its result in the copy. Parallel calls share one
-  // assistant message (one message id, one entry per block) and each result hangs off its own call,
-  // so the calls of every assistant message on the chain are checked, wherever their results are.
+  return onChain;
+}
+
+/**
+ * Every tool call of the conversation so far needs its result in the copy. Parallel calls share one assistant
+ * message (one message id, one entry per block) and each result hangs off its own call, so the calls of every
+ * assistant message on the chain are checked, wherever their results are. And the copy must not hold a result the
+ * journal records after the cut's step (parallel calls whose hooks ran in another order).
+ */
+function requireResults(
+  entries: Entry[],
+  onChain: Set<number>,
+  cut: number,
+  toolUseId: string,
+  laterToolUseIds: Iterable<string>,
+  refuse: Refuse,
+): void {
   const messageIds = new Set<string>();
   for (const at of onChain) {
     const id = messageIdOf(entries[at]!);
@@ -174,7 +180,6 @@ export function cutTranscript(
         'and a conversation cut between their results cannot be continued',
       open.line,
     );
-  // The copy must not hold a result the journal records after the cut's step (parallel calls whose hooks ran in another order).
   for (const id of laterToolUseIds) {
     if (results.has(id))
       refuse(
@@ -182,9 +187,18 @@ export function cutTranscript(
           '(parallel tool calls whose hooks ran in another order); fork at the later step instead',
       );
   }
+}
 
-  const from = `"sessionId":${JSON.stringify(sessionId)}`;
-  const to = `"sessionId":${JSON.stringify(newSessionId)}`;
+/** The lines up to the cut with the session id rewritten, as Claude Code writes it (anything else is refused). */
+function renamedLines(
+  raw: string[],
+  entries: Entry[],
+  cut: number,
+  ids: { from: string; to: string },
+  refuse: Refuse,
+): string[] {
+  const from = `"sessionId":${JSON.stringify(ids.from)}`;
+  const to = `"sessionId":${JSON.stringify(ids.to)}`;
   const out: string[] = [];
   for (let i = 0; i <= cut; i++) {
     const line = raw[i]!;
@@ -195,6 +209,36 @@ export function cutTranscript(
     if (!line.includes(from)) refuse('cannot rewrite its sessionId (not written the way Claude Code writes it)', i + 1);
     out.push(line.split(from).join(to));
   }
+  return out;
+}
+
+/**
+ * Plans the copy of `transcript` (the bytes of `file`, session `sessionId`)
+ * that ends right after the result of `toolUseId`, as session `newSessionId`.
+ * Throws IntegrityError (exit 1) naming the file, the line and the reason.
+ */
+export function cutTranscript(
+  transcript: Buffer,
+  file: string,
+  sessionId: string,
+  toolUseId: string,
+  newSessionId: string,
+  laterToolUseIds: Iterable<string> = [],
+): TranscriptCut {
+  const refuse: Refuse = (why, line) => {
+    throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
+  };
+  let text = '';
+  try {
+    text = decodeUtf8(transcript);
+  } catch {
+    refuse('not valid UTF-8');
+  }
+  const raw = text.split('\n');
+  const { entries, uuidLine, cut } = entriesToCut(raw, sessionId, toolUseId, refuse);
+  const onChain = conversationChain(entries, uuidLine, cut, refuse);
+  requireResults(entries, onChain, cut, toolUseId, laterToolUseIds, refuse);
+  const out = renamedLines(raw, entries, cut, { from: sessionId, to: newSessionId }, refuse);
   const firstCwd = entries.find((e) => typeof e.cwd === 'string')?.cwd as string | undefined;
   const cutCwd = entries[cut]!.cwd;
   return {

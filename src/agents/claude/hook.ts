@@ -102,219 +102,261 @@ export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookO
   );
 }
 
-function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {
-  const env = options.env;
-  const state = (): SessionState => {
-    const r = readSessionState(root, p.sessionId);
-    if (r.warning !== undefined) out.warnings.push(r.warning);
-    return r.state;
-  };
-  const saveState = (s: SessionState): void => {
-    try {
-      writeSessionState(root, p.sessionId, s);
-    } catch (e) {
-      out.warnings.push(`session state not saved: ${errorLine(e)}`);
-    }
-  };
-  const rec = new SessionRecorder(root, agent, CLAUDE_ADAPTER, options, out);
-  const run = (items: ObservedItem[], what: string): boolean => rec.run(items, what);
-  const event = runEvent;
-  // A subagent's payloads name it (`agent_id`): its journal is `claude-<session_id>-<agent_id>`.
-  const subagent = (): { id: string; journal: string } | undefined => {
-    const id = value(p, 'agent_id');
-    if (id === undefined || id === null) return undefined;
-    const journal = typeof id === 'string' ? subagentJournalId(agent, id) : undefined;
-    if (journal === undefined || typeof id !== 'string') {
-      let kept = '';
-      try {
-        kept = `; its payload is kept as ${new Cas(casDir(root)).put(p.bytes)} in ${casDir(root)}`;
-      } catch {
-        /* nothing more can be kept */
-      }
-      out.errors.push(
-        `${p.event}: unsafe agent_id ${JSON.stringify(id)} (1-64 of A-Z a-z 0-9 _ -); nothing recorded${kept}`,
-      );
-      return undefined;
-    }
-    return { id, journal };
-  };
-  /** The journal a tool call belongs to: the session's, or its subagent's; undefined when refused. */
-  const journalOf = (): string | undefined => {
-    if (value(p, 'agent_id') === undefined) return agent;
-    return subagent()?.journal;
-  };
-  // An asynchronous launch's response does not name the type: the call's input does.
-  const launchedType = (): string | null => {
-    const input = value(p, 'tool_input');
-    return isJsonObject(input) && typeof input.subagent_type === 'string' ? input.subagent_type : null;
-  };
-  /** After the step of a tool call that launched a subagent (its response names `agentId`): the link. */
-  const linkLaunchedSubagent = (journal: string, seq: number | null): void => {
-    const response = value(p, 'tool_response');
-    if (!isJsonObject(response) || typeof response.agentId !== 'string') return;
-    const child = subagentJournalId(agent, response.agentId);
-    if (child === undefined) {
-      out.errors.push(
-        `${p.event}: unsafe agentId ${JSON.stringify(response.agentId)} in the tool response; not linked`,
-      );
-      return;
-    }
-    run(
-      [
-        subagentLinkItem({
-          agentId: response.agentId,
-          agentType: typeof response.agentType === 'string' ? response.agentType : launchedType(),
-          journal: child,
-          parentJournal: journal,
-          parentStep: seq,
-          parentToolUseId: strOrNull(value(p, 'tool_use_id')),
-          status: typeof response.status === 'string' ? response.status : null,
-        }),
-      ],
-      'run event subagent_link',
-    );
-  };
+/** What every event's handler works with: the payload, its project and journal, the recorder and the outcome. */
+interface HookContext {
+  p: HookPayload;
+  root: string;
+  /** The session's journal id (`claude-<session_id>`). */
+  agent: string;
+  options: HookOptions;
+  out: HookOutcome;
+  rec: SessionRecorder;
+  /** Records run items; false when they could not be (said in `out`). */
+  run(items: ObservedItem[], what: string): boolean;
+  /** The session's state (a warning in `out` when it could not be read). */
+  state(): SessionState;
+  /** Saves the session's state (a warning in `out` when it could not be). */
+  saveState(s: SessionState): void;
+}
 
-  switch (p.event) {
-    case 'PostToolUse':
-    case 'PostToolUseFailure': {
-      const journal = journalOf();
-      if (journal === undefined) return;
-      // A transcript that cannot be read (a link, a FIFO) costs the step its model, never the step.
-      const step = toolStep(p, state(), env, (w) => out.warnings.push(w));
-      const recorded = rec.step(step, journal);
-      linkLaunchedSubagent(journal, recorded ? (out.row?.seq ?? null) : null);
-      return;
-    }
-    case 'PostToolBatch': {
-      const calls = value(p, 'tool_calls');
-      const ids = Array.isArray(calls)
-        ? calls.map((c) => (isJsonObject(c) && typeof c.tool_use_id === 'string' ? c.tool_use_id : null))
-        : [];
-      run(
-        [
-          event('tool_batch', [
-            ['agent_id', strOrNull(value(p, 'agent_id'))],
-            ['tool_use_ids', ids],
-          ]),
-        ],
-        'run event tool_batch',
-      );
-      return;
-    }
-    case 'SubagentStart':
-    case 'SubagentStop': {
-      const sub = subagent();
-      if (sub === undefined) return;
-      const type = strOrNull(value(p, 'agent_type'));
-      run(
-        [
-          p.event === 'SubagentStart'
-            ? subagentStartItem(sub.id, type, sub.journal)
-            : subagentStopItem(sub.id, type, sub.journal, strOrNull(value(p, 'last_assistant_message'))),
-        ],
-        p.event === 'SubagentStart' ? 'run event subagent_start' : 'run event subagent_stop',
-      );
-      return;
-    }
-    case 'PostCompact': {
-      const s = state();
-      const trigger = value(p, 'trigger');
-      const summary = strOrNull(value(p, 'compact_summary'));
-      let blob: string | null = null;
-      if (summary !== null) {
-        try {
-          blob = new Cas(casDir(root)).put(Buffer.from(summary, 'utf8'));
-        } catch (e) {
-          out.errors.push(`the compaction summary was not stored: ${errorLine(e)}`);
-        }
+function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {
+  const rec = new SessionRecorder(root, agent, CLAUDE_ADAPTER, options, out);
+  const ctx: HookContext = {
+    p,
+    root,
+    agent,
+    options,
+    out,
+    rec,
+    run: (items, what) => rec.run(items, what),
+    state: () => {
+      const r = readSessionState(root, p.sessionId);
+      if (r.warning !== undefined) out.warnings.push(r.warning);
+      return r.state;
+    },
+    saveState: (s) => {
+      try {
+        writeSessionState(root, p.sessionId, s);
+      } catch (e) {
+        out.warnings.push(`session state not saved: ${errorLine(e)}`);
       }
-      const summaryEvent = (address: string | null): ObservedItem =>
-        event('compact_summary', [
-          ['trigger', typeof trigger === 'string' ? trigger : null],
-          ['compaction', address],
-          ['summary_blob', blob],
-        ]);
-      // The compaction chained by PreCompact (or SessionStart(compact), whichever came first) and not summarised yet.
-      if (s.compaction_address !== null) {
-        if (run([summaryEvent(s.compaction_address)], 'run event compact_summary'))
-          saveState({ ...s, compaction_address: null });
-        return;
-      }
-      // No hook chained it (PreCompact missing or failed): chained here, with its trigger; SessionStart(compact)
-      // then only records its event. The mutation's address is known once it is chained: the summary follows.
-      const detail: JsonObject = typeof trigger === 'string' ? { trigger } : {};
-      if (run([{ signal: { kind: 'compact_boundary', detail } }], 'compaction')) {
-        const address = rec.lastMutations[0] ?? null;
-        saveState({ ...s, compaction_pending: true, compaction_address: null });
-        run([summaryEvent(address)], 'run event compact_summary');
-      }
-      return;
+    },
+  };
+  // Other events (PreToolUse, Notification, ...) carry nothing stepchain records.
+  HANDLERS.get(p.event)?.(ctx);
+}
+
+/** A subagent's payloads name it (`agent_id`): its journal is `claude-<session_id>-<agent_id>`; refused when unsafe. */
+function subagentOf(ctx: HookContext): { id: string; journal: string } | undefined {
+  const { p, root, agent, out } = ctx;
+  const id = value(p, 'agent_id');
+  if (id === undefined || id === null) return undefined;
+  const journal = typeof id === 'string' ? subagentJournalId(agent, id) : undefined;
+  if (journal === undefined || typeof id !== 'string') {
+    let kept = '';
+    try {
+      kept = `; its payload is kept as ${new Cas(casDir(root)).put(p.bytes)} in ${casDir(root)}`;
+    } catch {
+      /* nothing more can be kept */
     }
-    case 'UserPromptSubmit': {
-      const prompt = strOrNull(value(p, 'prompt'));
-      saveState({ ...state(), prompt_id: p.promptId ?? null, prompt });
-      run(
-        [
-          event('prompt', [
-            ['prompt_id', p.promptId ?? null],
-            ['prompt', prompt],
-          ]),
-        ],
-        'run event prompt',
-      );
-      return;
+    out.errors.push(
+      `${p.event}: unsafe agent_id ${JSON.stringify(id)} (1-64 of A-Z a-z 0-9 _ -); nothing recorded${kept}`,
+    );
+    return undefined;
+  }
+  return { id, journal };
+}
+
+/** The journal a tool call belongs to: the session's, or its subagent's; undefined when refused. */
+function journalOf(ctx: HookContext): string | undefined {
+  if (value(ctx.p, 'agent_id') === undefined) return ctx.agent;
+  return subagentOf(ctx)?.journal;
+}
+
+/** An asynchronous launch's response does not name the subagent's type: the call's input does. */
+function launchedType(p: HookPayload): string | null {
+  const input = value(p, 'tool_input');
+  return isJsonObject(input) && typeof input.subagent_type === 'string' ? input.subagent_type : null;
+}
+
+/** After the step of a tool call that launched a subagent (its response names `agentId`): the link. */
+function linkLaunchedSubagent(ctx: HookContext, journal: string, seq: number | null): void {
+  const { p, agent, out } = ctx;
+  const response = value(p, 'tool_response');
+  if (!isJsonObject(response) || typeof response.agentId !== 'string') return;
+  const child = subagentJournalId(agent, response.agentId);
+  if (child === undefined) {
+    out.errors.push(`${p.event}: unsafe agentId ${JSON.stringify(response.agentId)} in the tool response; not linked`);
+    return;
+  }
+  ctx.run(
+    [
+      subagentLinkItem({
+        agentId: response.agentId,
+        agentType: typeof response.agentType === 'string' ? response.agentType : launchedType(p),
+        journal: child,
+        parentJournal: journal,
+        parentStep: seq,
+        parentToolUseId: strOrNull(value(p, 'tool_use_id')),
+        status: typeof response.status === 'string' ? response.status : null,
+      }),
+    ],
+    'run event subagent_link',
+  );
+}
+
+function onToolUse(ctx: HookContext): void {
+  const { p, out } = ctx;
+  const journal = journalOf(ctx);
+  if (journal === undefined) return;
+  // A transcript that cannot be read (a link, a FIFO) costs the step its model, never the step.
+  const step = toolStep(p, ctx.state(), ctx.options.env, (w) => out.warnings.push(w));
+  const recorded = ctx.rec.step(step, journal);
+  linkLaunchedSubagent(ctx, journal, recorded ? (out.row?.seq ?? null) : null);
+}
+
+function onToolBatch(ctx: HookContext): void {
+  const calls = value(ctx.p, 'tool_calls');
+  const ids = Array.isArray(calls)
+    ? calls.map((c) => (isJsonObject(c) && typeof c.tool_use_id === 'string' ? c.tool_use_id : null))
+    : [];
+  ctx.run(
+    [
+      runEvent('tool_batch', [
+        ['agent_id', strOrNull(value(ctx.p, 'agent_id'))],
+        ['tool_use_ids', ids],
+      ]),
+    ],
+    'run event tool_batch',
+  );
+}
+
+function onSubagent(ctx: HookContext): void {
+  const { p } = ctx;
+  const sub = subagentOf(ctx);
+  if (sub === undefined) return;
+  const type = strOrNull(value(p, 'agent_type'));
+  ctx.run(
+    [
+      p.event === 'SubagentStart'
+        ? subagentStartItem(sub.id, type, sub.journal)
+        : subagentStopItem(sub.id, type, sub.journal, strOrNull(value(p, 'last_assistant_message'))),
+    ],
+    p.event === 'SubagentStart' ? 'run event subagent_start' : 'run event subagent_stop',
+  );
+}
+
+function onPostCompact(ctx: HookContext): void {
+  const { p, root, out, rec } = ctx;
+  const s = ctx.state();
+  const trigger = value(p, 'trigger');
+  const summary = strOrNull(value(p, 'compact_summary'));
+  let blob: string | null = null;
+  if (summary !== null) {
+    try {
+      blob = new Cas(casDir(root)).put(Buffer.from(summary, 'utf8'));
+    } catch (e) {
+      out.errors.push(`the compaction summary was not stored: ${errorLine(e)}`);
     }
-    case 'SessionStart': {
-      const source = strOrNull(value(p, 'source'));
-      const s = state();
-      const items: ObservedItem[] = [];
-      // A compaction PreCompact did not record (its hook missing or failed) is chained here, trigger unknown.
-      if (source === 'compact' && !s.compaction_pending)
-        items.push({ signal: { kind: 'compact_boundary', detail: {} } });
-      const model = value(p, 'model');
-      items.push(
-        event('session_start', [
-          ['source', source],
-          ...(typeof model === 'string' ? [['model', model] as [string, JsonValue]] : []),
-        ]),
-      );
-      const chained = source === 'compact' && !s.compaction_pending;
-      if (
-        run(items, chained ? 'compaction and run event session_start' : 'run event session_start') &&
-        source === 'compact'
-      )
-        saveState({
-          ...s,
-          compaction_pending: false,
-          // PostCompact may come after this: its summary names the compaction chained here.
-          ...(chained ? { compaction_address: rec.lastMutations[0] ?? null } : {}),
-        });
-      return;
-    }
-    case 'PreCompact': {
-      const trigger = value(p, 'trigger');
-      const detail: JsonObject = typeof trigger === 'string' ? { trigger } : {};
-      if (run([{ signal: { kind: 'compact_boundary', detail } }], 'compaction'))
-        saveState({ ...state(), compaction_pending: true, compaction_address: rec.lastMutations[0] ?? null });
-      return;
-    }
-    case 'Stop':
-      run(
-        [
-          event('stop', [
-            ['prompt_id', p.promptId ?? null],
-            ['last_assistant_message', strOrNull(value(p, 'last_assistant_message'))],
-          ]),
-        ],
-        'run event stop',
-      );
-      return;
-    case 'SessionEnd':
-      run([event('session_end', [['reason', strOrNull(value(p, 'reason'))]])], 'run event session_end');
-      return;
-    default:
-      // Other events (PreToolUse, Notification, ...) carry nothing stepchain records.
-      return;
+  }
+  const summaryEvent = (address: string | null): ObservedItem =>
+    runEvent('compact_summary', [
+      ['trigger', typeof trigger === 'string' ? trigger : null],
+      ['compaction', address],
+      ['summary_blob', blob],
+    ]);
+  // The compaction chained by PreCompact (or SessionStart(compact), whichever came first) and not summarised yet.
+  if (s.compaction_address !== null) {
+    if (ctx.run([summaryEvent(s.compaction_address)], 'run event compact_summary'))
+      ctx.saveState({ ...s, compaction_address: null });
+    return;
+  }
+  // No hook chained it (PreCompact missing or failed): chained here, with its trigger; SessionStart(compact)
+  // then only records its event. The mutation's address is known once it is chained: the summary follows.
+  const detail: JsonObject = typeof trigger === 'string' ? { trigger } : {};
+  if (ctx.run([{ signal: { kind: 'compact_boundary', detail } }], 'compaction')) {
+    const address = rec.lastMutations[0] ?? null;
+    ctx.saveState({ ...s, compaction_pending: true, compaction_address: null });
+    ctx.run([summaryEvent(address)], 'run event compact_summary');
   }
 }
+
+function onPrompt(ctx: HookContext): void {
+  const { p } = ctx;
+  const prompt = strOrNull(value(p, 'prompt'));
+  ctx.saveState({ ...ctx.state(), prompt_id: p.promptId ?? null, prompt });
+  ctx.run(
+    [
+      runEvent('prompt', [
+        ['prompt_id', p.promptId ?? null],
+        ['prompt', prompt],
+      ]),
+    ],
+    'run event prompt',
+  );
+}
+
+function onSessionStart(ctx: HookContext): void {
+  const { p, rec } = ctx;
+  const source = strOrNull(value(p, 'source'));
+  const s = ctx.state();
+  const items: ObservedItem[] = [];
+  // A compaction PreCompact did not record (its hook missing or failed) is chained here, trigger unknown.
+  const chained = source === 'compact' && !s.compaction_pending;
+  if (chained) items.push({ signal: { kind: 'compact_boundary', detail: {} } });
+  const model = value(p, 'model');
+  items.push(
+    runEvent('session_start', [
+      ['source', source],
+      ...(typeof model === 'string' ? [['model', model] as [string, JsonValue]] : []),
+    ]),
+  );
+  if (
+    ctx.run(items, chained ? 'compaction and run event session_start' : 'run event session_start') &&
+    source === 'compact'
+  )
+    ctx.saveState({
+      ...s,
+      compaction_pending: false,
+      // PostCompact may come after this: its summary names the compaction chained here.
+      ...(chained ? { compaction_address: rec.lastMutations[0] ?? null } : {}),
+    });
+}
+
+function onPreCompact(ctx: HookContext): void {
+  const trigger = value(ctx.p, 'trigger');
+  const detail: JsonObject = typeof trigger === 'string' ? { trigger } : {};
+  if (ctx.run([{ signal: { kind: 'compact_boundary', detail } }], 'compaction'))
+    ctx.saveState({ ...ctx.state(), compaction_pending: true, compaction_address: ctx.rec.lastMutations[0] ?? null });
+}
+
+function onStop(ctx: HookContext): void {
+  ctx.run(
+    [
+      runEvent('stop', [
+        ['prompt_id', ctx.p.promptId ?? null],
+        ['last_assistant_message', strOrNull(value(ctx.p, 'last_assistant_message'))],
+      ]),
+    ],
+    'run event stop',
+  );
+}
+
+function onSessionEnd(ctx: HookContext): void {
+  ctx.run([runEvent('session_end', [['reason', strOrNull(value(ctx.p, 'reason'))]])], 'run event session_end');
+}
+
+/** One handler per recorded event (RECORDED_EVENTS); a Map, so that no event name reaches a prototype's member. */
+const HANDLERS = new Map<string, (ctx: HookContext) => void>([
+  ['PostToolUse', onToolUse],
+  ['PostToolUseFailure', onToolUse],
+  ['PostToolBatch', onToolBatch],
+  ['SubagentStart', onSubagent],
+  ['SubagentStop', onSubagent],
+  ['PostCompact', onPostCompact],
+  ['UserPromptSubmit', onPrompt],
+  ['SessionStart', onSessionStart],
+  ['PreCompact', onPreCompact],
+  ['Stop', onStop],
+  ['SessionEnd', onSessionEnd],
+]);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { isJsonObject } from '../../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../../errors';
 import { forkWorktreePath, type ForkResult } from '../../forks/fork';
-import { journalFile, readVerifiedJournal } from '../../journal';
+import { journalFile, readVerifiedJournal, type StepRow } from '../../journal';
 import { ensureDir, fsyncDir, writeAll } from '../../util/fs';
 import { forkAndPlace, payloadBlob, readTranscriptWhole } from '../resume-kit';
 import { cutTranscript, type TranscriptCut } from './cut';
@@ -68,6 +68,50 @@ export function resumeCommand(plan: Pick<ResumePlan, 'cwd' | 'sessionId' | 'conf
   return `cd ${shellWord(plan.cwd)} && ${env}claude --resume ${plan.sessionId}`;
 }
 
+/**
+ * The Claude Code hook payload stored as step `fromStep`'s input: a tool call of the session itself. A journal
+ * another writer made (`stepchain append`, a library caller) is a usage error, not a broken record.
+ */
+function toolCallPayload(
+  root: string,
+  agent: string,
+  fromStep: number,
+  inputHash: StepRow['input_hash'],
+  where: string,
+): HookPayload {
+  const notClaude = (why: string): InputError =>
+    new InputError(
+      `fork --resume: step ${fromStep} of ${agent} was not recorded by \`stepchain hook claude\` ` +
+        `(${why}); this journal is not a Claude Code session: fork it without --resume`,
+    );
+  let blob: Buffer;
+  try {
+    blob = payloadBlob(root, agent, inputHash, fromStep, 'claude');
+  } catch (e) {
+    if (e instanceof IntegrityError && !agent.startsWith('claude-'))
+      throw notClaude('no Claude Code hook payload is stored for it');
+    throw e;
+  }
+  let p: HookPayload;
+  try {
+    p = parseHookPayload(blob, `${where}: input`);
+  } catch (e) {
+    if (e instanceof InputError) throw notClaude('its input is not a Claude Code hook payload');
+    throw e;
+  }
+  if (p.event !== 'PostToolUse' && p.event !== 'PostToolUseFailure')
+    throw new IntegrityError(`${where}: step ${fromStep} was recorded from a ${p.event} payload, not a tool call`);
+  // A subagent's conversation lives in its own transcript and ends with its hand-back: not a session to resume.
+  const subagentId = field(p, 'agent_id');
+  if (subagentId !== undefined)
+    throw new InputError(
+      `fork --resume: step ${fromStep} of ${agent} is a tool call of subagent ` +
+        `${JSON.stringify(subagentId)}, whose conversation Claude Code does not resume; fork ` +
+        `${claudeAgentId(p.sessionId)} at the step that launched it (\`stepchain forks\` shows it) or fork without --resume`,
+    );
+  return p;
+}
+
 /** Plans the resume of `agent`'s conversation after step `fromStep`. Throws with the reason when it cannot be done safely. */
 export function planClaudeResume(options: {
   root: string;
@@ -92,39 +136,7 @@ export function planClaudeResume(options: {
     .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
     .filter((id): id is string => typeof id === 'string');
   const where = `${file}:${options.fromStep + 1}`;
-  // A journal another writer made (`stepchain append`, a library caller) is a usage error, not a broken record.
-  const notClaude = (why: string): InputError =>
-    new InputError(
-      `fork --resume: step ${options.fromStep} of ${options.agent} was not recorded by \`stepchain hook claude\` ` +
-        `(${why}); this journal is not a Claude Code session: fork it without --resume`,
-    );
-  let blob: Buffer;
-  try {
-    blob = payloadBlob(root, options.agent, row.input_hash, options.fromStep, 'claude');
-  } catch (e) {
-    if (e instanceof IntegrityError && !options.agent.startsWith('claude-'))
-      throw notClaude('no Claude Code hook payload is stored for it');
-    throw e;
-  }
-  let p: HookPayload;
-  try {
-    p = parseHookPayload(blob, `${where}: input`);
-  } catch (e) {
-    if (e instanceof InputError) throw notClaude('its input is not a Claude Code hook payload');
-    throw e;
-  }
-  if (p.event !== 'PostToolUse' && p.event !== 'PostToolUseFailure')
-    throw new IntegrityError(
-      `${where}: step ${options.fromStep} was recorded from a ${p.event} payload, not a tool call`,
-    );
-  // A subagent's conversation lives in its own transcript and ends with its hand-back: not a session to resume.
-  const subagentId = field(p, 'agent_id');
-  if (subagentId !== undefined)
-    throw new InputError(
-      `fork --resume: step ${options.fromStep} of ${options.agent} is a tool call of subagent ` +
-        `${JSON.stringify(subagentId)}, whose conversation Claude Code does not resume; fork ` +
-        `${claudeAgentId(p.sessionId)} at the step that launched it (\`stepchain forks\` shows it) or fork without --resume`,
-    );
+  const p = toolCallPayload(root, options.agent, options.fromStep, row.input_hash, where);
   const toolUseId = field(p, 'tool_use_id');
   const call = row.tool_call;
   if (toolUseId === undefined || !isJsonObject(call) || call.id !== toolUseId)

@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, IntegrityError } from '../../errors';
-import { defaultHookCommand, readHookFileBytes, runsStepchainHook, writeHookFile } from '../hook-file';
+import { readHookFileBytes, requestedHookCommand, writeHookFile } from '../hook-file';
 import { writeFlatHookFile } from '../flat-hook-file';
 import { unifiedDiff } from '../line-diff';
 import type { AgentIntegration, InitPlan, InitRequest } from '../types';
@@ -32,9 +32,7 @@ function readOurs(file: string): string | null {
 
 function planInit(request: InitRequest): InitPlan {
   const file = request.file ?? path.join(request.root, '.opencode', 'plugins', 'stepchain.js');
-  const command = request.command ?? defaultHookCommand('opencode');
-  if (!runsStepchainHook('opencode', command))
-    throw new InputError(`--command ${JSON.stringify(command)} does not run \`stepchain hook opencode\``);
+  const command = requestedHookCommand('opencode', request.command);
   for (const d of [path.dirname(path.dirname(file)), path.dirname(file)]) {
     try {
       if (lstatSync(d).isSymbolicLink()) throw new IntegrityError(`${d}: is a symlink; refusing to follow it`);

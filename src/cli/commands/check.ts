@@ -8,14 +8,20 @@ import {
   parseExpectedHeads,
   pullRequestBase,
   renderCheckMarkdown,
+  type CheckOptions,
   type PullRequestBase,
 } from '../../check';
 import { parseProvenancePolicy, provenanceLines } from '../../check/provenance';
 import { resolveCommit } from '../../git';
 import { readPublicKeyFile } from '../../receipt';
+import { InputError } from '../../errors';
+import { KEYLESS_CHECK_OPTIONS, keylessPolicyArgs } from './keyless-check';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
+import type { ParsedArgs } from '../args';
 import type { Command } from '../command';
+import type { CommandIO } from '../io';
+import { readSmallFile } from '../../receipt/keyless/files';
 import { JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
 import { plural } from '../../util/words';
 
@@ -28,18 +34,31 @@ function forkPointNote(baseRef: string, r: PullRequestBase): string | undefined 
   return undefined;
 }
 
+/** The keyless anchors of the command line (the check reads the trusted roots, loading the Sigstore code then). */
+function keylessAnchors(args: ParsedArgs, io: CommandIO): Pick<CheckOptions, 'keyless' | 'keylessHint'> {
+  const keylessHint = '--certificate-identity and --certificate-oidc-issuer';
+  const policy = keylessPolicyArgs(args, 'check');
+  if (policy === undefined) return { keylessHint };
+  const rootFile = args.values.get('trusted-root');
+  if (rootFile === undefined) return { keyless: { policy }, keylessHint };
+  const text = readSmallFile(path.resolve(io.cwd, rootFile), 'trusted root');
+  return { keyless: { policy, trustedRoots: { text, source: rootFile } }, keylessHint };
+}
+
 /** The Action's verify mode, locally: `stepchain check --base origin/main` before pushing. */
 export const checkCommand: Command = {
   name: ['check'],
   usage:
-    '[--root DIR] [--base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--expected-heads FILE] [--warn-flagged] [--provenance off|warn|error] [--allow-empty] [--markdown] [--json]',
+    '[--root DIR] [--base REF | --exact-base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--certificate-identity ID --certificate-oidc-issuer ISS [--trusted-root FILE] [--owner ORG]] [--expected-heads FILE] [--warn-flagged] [--provenance off|warn|error] [--allow-empty] [--markdown] [--json]',
   summary:
     "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. A check that matches nothing fails unless --allow-empty. Exit 0 holds, 1 not.",
   description:
     'Finds the journals, run journals and receipts by the globs (defaults as the Action), verifies each, and with --base ' +
     'checks that every journal at REF was only appended to. As the PR check does, when HEAD is not built on REF, ' +
-    'history is compared with where HEAD branched from it (their merge base). A signed receipt fails unless a ' +
-    '--public-key checks it.',
+    'history is compared with where HEAD branched from it (their merge base); --exact-base compares with REF itself ' +
+    '(after a force-push or a history rewrite: whatever REF held must still be there). A signed receipt fails ' +
+    'unless a --public-key checks it; a keyless signature beside a receipt (RECEIPT.sigstore.json) fails it unless ' +
+    'it verifies under --certificate-identity and --certificate-oidc-issuer (keyless_not_checked otherwise).',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -47,6 +66,12 @@ export const checkCommand: Command = {
       kind: 'value',
       value: 'REF',
       description: 'A commit (branch, tag, hash) whose journals must only have been appended to since.',
+    },
+    'exact-base': {
+      kind: 'value',
+      value: 'REF',
+      description:
+        'As --base, compared with REF exactly, even when HEAD is not built on it (no fork-point rule): every row REF held must still be there, e.g. the branch before a force-push.',
     },
     journals: {
       kind: 'list',
@@ -64,6 +89,10 @@ export const checkCommand: Command = {
       description: 'Where receipts are (default **/*.receipt.tar and .tar.gz, .tgz; `none`: not checked).',
     },
     'public-key': PUBLIC_KEY_OPTION,
+    'certificate-identity': KEYLESS_CHECK_OPTIONS['certificate-identity']!,
+    'certificate-oidc-issuer': KEYLESS_CHECK_OPTIONS['certificate-oidc-issuer']!,
+    'trusted-root': KEYLESS_CHECK_OPTIONS['trusted-root']!,
+    owner: KEYLESS_CHECK_OPTIONS['owner']!,
     'expected-heads': {
       kind: 'value',
       value: 'FILE',
@@ -76,7 +105,7 @@ export const checkCommand: Command = {
       kind: 'value',
       value: 'off|warn|error',
       description:
-        'With --base: attribute every file changed since REF to the verified step that produced it; an unrecorded file is a warning (warn, the default), fails the check (error), or is not looked for (off).',
+        'With --base (or --exact-base): attribute every file changed since REF to the verified step that produced it; an unrecorded file is a warning (warn, the default), fails the check (error), or is not looked for (off).',
     },
     'allow-empty': {
       kind: 'flag',
@@ -86,6 +115,10 @@ export const checkCommand: Command = {
   },
   examples: [
     { run: 'stepchain check --base origin/main', what: 'what the PR check will say, before pushing' },
+    {
+      run: 'stepchain check --exact-base pr-before-push',
+      what: 'after a force-push: nothing the branch held before it was rewritten',
+    },
     { run: 'stepchain check --public-key keys/receipts.pub --json', what: 'signed receipts, as JSON' },
     {
       run: 'stepchain check --base main --provenance error',
@@ -95,12 +128,15 @@ export const checkCommand: Command = {
   exitCodes: {
     0: 'everything found holds',
     1: 'a fault (each printed), or nothing matched (without --allow-empty)',
-    2: 'usage or input error (a bad --base ref)',
+    2: 'usage or input error (a bad --base ref, --base and --exact-base both given)',
   },
   async run(args, io) {
     expectPositionals(args, [], 'check');
     const root = rootOf(args, io);
-    const baseRef = args.values.get('base');
+    const exactRef = args.values.get('exact-base');
+    if (exactRef !== undefined && args.values.has('base'))
+      throw new InputError('--base and --exact-base: give one (the fork-point rule, or the commit exactly)');
+    const baseRef = exactRef ?? args.values.get('base');
     const given = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
     const provenanceFlag = args.values.get('provenance');
     const provenance = provenanceFlag === undefined ? 'warn' : parseProvenancePolicy(provenanceFlag, '--provenance');
@@ -117,9 +153,10 @@ export const checkCommand: Command = {
       ...(off('runs') ? { verifyRuns: false } : {}),
       ...(off('receipts') ? { verifyReceipts: false } : {}),
     };
-    // The PR fork-point rule, as the Action applies it (check/base.ts).
-    const pr = given === undefined ? undefined : await pullRequestBase({ root, ...kinds }, given);
-    const base = pr?.commit;
+    // The PR fork-point rule, as the Action applies it (check/base.ts); --exact-base compares with the commit itself.
+    const pr =
+      given === undefined || exactRef !== undefined ? undefined : await pullRequestBase({ root, ...kinds }, given);
+    const base = exactRef === undefined ? pr?.commit : given;
     const forkNote = pr === undefined || baseRef === undefined ? undefined : forkPointNote(baseRef, pr);
     const report = await checkWorkspace({
       root,
@@ -129,6 +166,7 @@ export const checkCommand: Command = {
       ...(receipts === undefined ? {} : { receipts }),
       publicKeys: (list('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f))),
       keyHint: KEY_HINT,
+      ...keylessAnchors(args, io),
       ...(headsFile === undefined
         ? {}
         : {

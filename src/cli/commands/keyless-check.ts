@@ -2,7 +2,7 @@ import path from 'node:path';
 import { InputError } from '../../errors';
 import type { ReportFault, ReportKeyless } from '../../report';
 import { bundleBeside, notCheckedFault } from '../../receipt/keyless/bundle-path';
-import type { KeylessCheck } from '../../receipt/keyless/verify';
+import type { KeylessCheck, KeylessIdentityPolicy } from '../../receipt/keyless/verify';
 import type { OptionSpec, ParsedArgs } from '../args';
 import type { CommandIO } from '../io';
 
@@ -38,6 +38,31 @@ export const KEYLESS_CHECK_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /**
+ * The signer to expect (`--certificate-identity`, `--certificate-oidc-issuer`, `--owner`), or none given. Half a
+ * policy, an empty one, or `--trusted-root`/`--owner` without one is a usage error.
+ */
+export function keylessPolicyArgs(args: ParsedArgs, command: string): KeylessIdentityPolicy | undefined {
+  const identity = args.values.get('certificate-identity');
+  const issuer = args.values.get('certificate-oidc-issuer');
+  const owner = args.values.get('owner');
+  if ((identity === undefined) !== (issuer === undefined))
+    throw new InputError(
+      `${command}: --certificate-identity and --certificate-oidc-issuer go together (${identity === undefined ? '--certificate-identity' : '--certificate-oidc-issuer'} is missing)`,
+    );
+  if (identity === undefined || issuer === undefined) {
+    for (const name of ['bundle', 'trusted-root', 'owner'])
+      if (args.values.get(name) !== undefined)
+        throw new InputError(
+          `${command}: --${name} needs --certificate-identity and --certificate-oidc-issuer (the signer to expect)`,
+        );
+    return undefined;
+  }
+  if (identity === '' || issuer === '')
+    throw new InputError(`${command}: --certificate-identity and --certificate-oidc-issuer must not be empty`);
+  return { identities: [identity], issuer, ...(owner === undefined ? {} : { owner }) };
+}
+
+/**
  * The keyless part of the command line: a check to make (identity and issuer
  * both given, a bundle given or beside the receipt), or a bundle beside the
  * receipt that nobody asked to check. Half a policy is a usage error.
@@ -48,30 +73,13 @@ export function keylessArgs(
   receiptFile: string,
   command: string,
 ): { check?: KeylessCheck; unchecked?: string } {
-  const identity = args.values.get('certificate-identity');
-  const issuer = args.values.get('certificate-oidc-issuer');
+  const policy = keylessPolicyArgs(args, command);
   const bundle = args.values.get('bundle');
   const root = args.values.get('trusted-root');
-  const owner = args.values.get('owner');
-  if ((identity === undefined) !== (issuer === undefined))
-    throw new InputError(
-      `${command}: --certificate-identity and --certificate-oidc-issuer go together (${identity === undefined ? '--certificate-identity' : '--certificate-oidc-issuer'} is missing)`,
-    );
-  if (identity === undefined || issuer === undefined) {
-    for (const [name, v] of [
-      ['bundle', bundle],
-      ['trusted-root', root],
-      ['owner', owner],
-    ] as const)
-      if (v !== undefined)
-        throw new InputError(
-          `${command}: --${name} needs --certificate-identity and --certificate-oidc-issuer (the signer to expect)`,
-        );
+  if (policy === undefined) {
     const beside = bundleBeside(receiptFile);
     return beside === undefined ? {} : { unchecked: beside };
   }
-  if (identity === '' || issuer === '')
-    throw new InputError(`${command}: --certificate-identity and --certificate-oidc-issuer must not be empty`);
   const bundleFile = bundle === undefined ? bundleBeside(receiptFile) : path.resolve(io.cwd, bundle);
   if (bundleFile === undefined)
     throw new InputError(
@@ -80,7 +88,7 @@ export function keylessArgs(
   return {
     check: {
       bundleFile,
-      policy: { identities: [identity], issuer, ...(owner === undefined ? {} : { owner }) },
+      policy,
       ...(root === undefined ? {} : { trustedRootFile: path.resolve(io.cwd, root) }),
     },
   };

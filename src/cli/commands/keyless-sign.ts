@@ -1,8 +1,7 @@
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../../errors';
 import type { ReceiptCompanion } from '../../receipt';
-import { bundleBeside, bundlePathOf } from '../../receipt/keyless/bundle-path';
+import { bundlePathOf, staleBundleBeside } from '../../receipt/keyless/bundle-path';
 import { serviceURL, signingEndpoints, type EndpointOverrides } from '../../receipt/keyless/endpoints';
 import { idTokenSource } from '../../receipt/keyless/token';
 import type { OptionSpec, ParsedArgs } from '../args';
@@ -92,11 +91,9 @@ export function keylessPlan(
 }
 
 /**
- * A Sigstore bundle already beside the output of an export without `--keyless`
- * signed another receipt, and `receipt verify` would take it for this one's
- * signature (and fail it). Read before any work: refused without `--force`;
- * with it, `remove` deletes it once the new receipt is written, and the command
- * says so.
+ * The library's stale-bundle rule (`staleBundleBeside`) in the CLI's words: an export without `--keyless` is
+ * refused when a bundle sits beside its output, unless `--force`; then `remove` deletes it once the new receipt is
+ * written, and the command says so.
  */
 export function staleBundle(
   args: ParsedArgs,
@@ -105,14 +102,13 @@ export function staleBundle(
   command: string,
 ): { shown: string; remove(): void } | undefined {
   if (args.flags.has('keyless')) return undefined; // --keyless writes a new one (keylessPlan)
-  const file = bundleBeside(outFile);
-  if (file === undefined) return undefined;
   const shown = bundlePathOf(out);
-  if (!args.flags.has('force'))
-    throw new InputError(
-      `${command}: ${shown} exists beside the output: it signed another receipt and would be taken for this one's keyless signature; refusing (remove it, give --keyless to sign anew, or --force to remove it)`,
-    );
-  return { shown, remove: () => rmSync(file, { force: true }) };
+  const stale = staleBundleBeside(outFile, {
+    force: args.flags.has('force'),
+    shown: `${command}: ${shown}`,
+    remedy: 'remove it, give --keyless to sign anew, or --force to remove it',
+  });
+  return stale === undefined ? undefined : { shown, remove: stale.remove };
 }
 
 /** The line and the `--json` field an export that removed a stale bundle adds. */

@@ -98,13 +98,13 @@ export const replayCommand: Command = {
       return displayVerdict([source], io, true);
     }
     if (!io.isTTY) {
-      for (const line of stepTable(source, limit)) io.out(line);
+      for (const line of stepTable(source, limit, '--limit')) io.out(line);
       return displayVerdict([source], io, false);
     }
     const projectRoot = source.projectRoot;
     const canFork = source.kind === 'journal' && projectRoot !== undefined;
     await runInteractive(source, {
-      ...(limit === undefined ? {} : { limit }),
+      ...(limit === undefined ? {} : { limit, limitName: '--limit' }),
       ...(canFork
         ? {
             fork: async (seq: number) => {

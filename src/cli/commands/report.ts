@@ -13,7 +13,7 @@ import {
 } from '../../report';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
-import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { KEYLESS_CHECK_OPTIONS, keylessArgs, reportKeyless } from './keyless-check';
 import { InputError } from '../../errors';
 import { describeFault } from '../../journal';
@@ -94,6 +94,7 @@ export const reportCommand: Command = {
     try {
       source = loadReportSource(targetPath, root, {
         publicKeys,
+        keyHint: `stepchain report ${KEY_HINT}`,
         ...(maxStepsN === undefined ? {} : { maxSteps: maxStepsN }),
         ...(fromN === undefined ? {} : { fromStep: fromN }),
         ...(progress === undefined ? {} : { onProgress: progress.update }),
