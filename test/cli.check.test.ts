@@ -54,15 +54,15 @@ test('check --base passes an append and fails a rewrite at its line', () => {
 });
 
 test('check --exact-base compares with the commit itself: a force-push that dropped a step fails, where --base passes', () => {
-  const dir = initRepo(path.join(tmp, 'force-push'));
+  const dir = emptyRepo(path.join(tmp, 'force-push'));
   append(dir, 'alice', 3);
   commitAll(dir, 'base');
-  git(dir, 'checkout', '-q', '-b', 'pr');
+  git(dir, ['checkout', '-q', '-b', 'pr']);
   append(dir, 'alice', 2);
   const before = commitAll(dir, 'pr: two steps');
-  git(dir, 'tag', 'pr-before-push');
+  git(dir, ['tag', 'pr-before-push']);
   // The branch is rewritten (a force-push): its two steps are gone. HEAD is no longer built on the tag.
-  git(dir, 'reset', '-q', '--hard', 'main');
+  git(dir, ['reset', '-q', '--hard', 'main']);
   writeFileSync(path.join(dir, 'NOTES'), 'rewritten\n');
   commitAll(dir, 'pr: the steps dropped');
 
