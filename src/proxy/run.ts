@@ -1,4 +1,5 @@
 import { spawn, type StdioOptions } from 'node:child_process';
+import path from 'node:path';
 import { InputError } from '../errors';
 import { recordCapability, recordRunEvent } from '../runs/record';
 import type { JsonObject } from '../canonical';
@@ -69,6 +70,12 @@ function withoutTrailingSlash(p: string): string {
   return p.replace(/\/+$/, '');
 }
 
+/** An InputError when the agent's setup sends its model calls where the proxy cannot see them (its `refuse`). */
+export function assertRecordable(agent: AgentSpec, env: NodeJS.ProcessEnv, cwd: string): void {
+  const why = agent.refuse?.(env, cwd);
+  if (why !== undefined) throw new InputError(`record --agent ${agent.name}: ${why}`);
+}
+
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 
 export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult> {
@@ -76,8 +83,12 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
   const upstreams = new Map<ProtocolName, URL>();
   const explicit = o.upstream === undefined ? undefined : parseUpstream(o.upstream, '--upstream');
   const all: ProtocolName[] = ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini'];
+  assertRecordable(o.agent, o.env, o.cwd);
   for (const p of all)
-    upstreams.set(p, explicit ?? parseUpstream(o.agent.defaultUpstream(p, o.env), `the ${o.agent.name} upstream`));
+    upstreams.set(
+      p,
+      explicit ?? parseUpstream(o.agent.defaultUpstream(p, o.env, o.cwd), `the ${o.agent.name} upstream`),
+    );
   const main = upstreams.get(o.agent.protocols[0]!)!;
   const shown: Record<string, string> = {};
   for (const p of o.agent.protocols) shown[p] = withoutTrailingSlash(upstreams.get(p)!.href);
@@ -130,7 +141,8 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     if (s !== 'SIGINT' && child?.pid !== undefined) child.kill(s);
   };
   try {
-    const childEnv = { ...o.env, ...o.agent.childEnv(base, o.env) };
+    // PWD is the directory the child starts in, as a shell sets it (OpenCode takes its project from $PWD).
+    const childEnv = { ...o.env, PWD: path.resolve(o.cwd), ...o.agent.childEnv(base, o.env, o.cwd) };
     exit = await new Promise((resolve, reject) => {
       child = spawn(o.command[0]!, o.command.slice(1), { cwd: o.cwd, env: childEnv, stdio: o.stdio });
       child.once('error', (e: NodeJS.ErrnoException) =>
