@@ -56,6 +56,15 @@ export interface AgentProxy {
   defaultUpstream(protocol: ProtocolName, env: NodeJS.ProcessEnv, cwd: string): string;
   /** The environment the child gets on top of its own (`base(p)`: the proxy's base URL for protocol p). */
   childEnv(base: (protocol: ProtocolName) => string, env: NodeJS.ProcessEnv, cwd: string): Record<string, string>;
+  /**
+   * Where the base URL is a command-line setting only: the command with it set, or undefined when the command is not
+   * the agent's own executable (it then runs as given, and `record` warns that its calls may not reach the proxy).
+   */
+  childCommand?(
+    command: readonly string[],
+    base: (protocol: ProtocolName) => string,
+    env: NodeJS.ProcessEnv,
+  ): string[] | undefined;
   /** What a replay normalises before comparing a request with its recording (docs/record.md). */
   readonly normalise: readonly NormaliseRule[];
   /** How sure we are of the base-URL setting: measured with the real binary, or taken from its documentation. */

@@ -143,8 +143,14 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
   try {
     // PWD is the directory the child starts in, as a shell sets it (OpenCode takes its project from $PWD).
     const childEnv = { ...o.env, PWD: path.resolve(o.cwd), ...o.agent.childEnv(base, o.env, o.cwd) };
+    const command = o.agent.childCommand === undefined ? o.command : o.agent.childCommand(o.command, base, o.env);
+    if (command === undefined)
+      o.onWarning(
+        `${o.command[0]} is not ${o.agent.name}'s executable: its base URL could not be set on the command line, so its model calls may not reach the proxy (docs/record.md)`,
+      );
+    const argv = command ?? o.command;
     exit = await new Promise((resolve, reject) => {
-      child = spawn(o.command[0]!, o.command.slice(1), { cwd: o.cwd, env: childEnv, stdio: o.stdio });
+      child = spawn(argv[0]!, argv.slice(1), { cwd: o.cwd, env: childEnv, stdio: o.stdio });
       child.once('error', (e: NodeJS.ErrnoException) =>
         reject(
           new InputError(`${o.command[0]}: cannot run it: ${e.code === 'ENOENT' ? 'no such command' : e.message}`),

@@ -20,6 +20,8 @@ export interface FunctionCall {
 export interface GeminiServer {
   port: number;
   requests: { url: string; body: Record<string, unknown> }[];
+  /** Every request's body bytes and the response body bytes sent for it, in order. */
+  raw: { request: Buffer; response: Buffer }[];
   close(): Promise<void>;
 }
 
@@ -34,10 +36,13 @@ export async function startGeminiServer(
   model = 'gemini-2.5-flash',
 ): Promise<GeminiServer> {
   const requests: GeminiServer['requests'] = [];
+  const raw: GeminiServer['raw'] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const exchange = { request: Buffer.concat(chunks), response: Buffer.alloc(0) };
+      raw.push(exchange);
       let body: Record<string, unknown> = {};
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
@@ -63,18 +68,16 @@ export async function startGeminiServer(
         usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2, totalTokenCount: 12 },
         modelVersion: model,
       };
-      if (url.includes('alt=sse')) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`data: ${JSON.stringify(chunk)}\n\n`);
-      } else {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk));
-      }
+      const sse = url.includes('alt=sse');
+      exchange.response = Buffer.from(sse ? `data: ${JSON.stringify(chunk)}\n\n` : JSON.stringify(chunk));
+      res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json' }).end(exchange.response);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
     requests,
+    raw,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -22,6 +22,8 @@ export interface ResponsesRequest {
 export interface ResponsesServer {
   port: number;
   requests: ResponsesRequest[];
+  /** Every request's body bytes and the response body bytes sent for it, in order. */
+  raw: { request: Buffer; response: Buffer }[];
   /** Call ids handed out, in order. */
   callIds: string[];
   /** Scripted commands, in the order they are handed out (one per turn request without a tool result). */
@@ -34,9 +36,11 @@ export interface ResponsesServer {
 export async function startResponsesServer(commands: string[]): Promise<ResponsesServer> {
   const requests: ResponsesRequest[] = [];
   const callIds: string[] = [];
+  const raw: ResponsesServer['raw'] = [];
   const state: ResponsesServer = {
     port: 0,
     requests,
+    raw,
     callIds,
     commands,
     inputTokens: 10,
@@ -47,6 +51,8 @@ export async function startResponsesServer(commands: string[]): Promise<Response
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const exchange = { request: Buffer.concat(chunks), response: Buffer.alloc(0) };
+      raw.push(exchange);
       let body: ResponsesRequest['body'];
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponsesRequest['body'];
@@ -99,8 +105,11 @@ export async function startResponsesServer(commands: string[]): Promise<Response
         total_tokens: state.inputTokens + 5,
       };
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const send = (e: Record<string, unknown>): boolean =>
-        res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
+      const send = (e: Record<string, unknown>): boolean => {
+        const piece = Buffer.from(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
+        exchange.response = Buffer.concat([exchange.response, piece]);
+        return res.write(piece);
+      };
       send({ type: 'response.created', response: { id } });
       send({ type: 'response.output_item.done', output_index: 0, item });
       send({ type: 'response.completed', response: { id, usage } });

@@ -1,13 +1,80 @@
-import { GENERIC_RULES } from '../../proxy/normalise';
+import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
 import { envSetting, GEMINI_API } from '../../proxy/providers';
 import type { AgentProxy } from '../types';
 
-/** Gemini CLI's API-key client takes its base URL from GOOGLE_GEMINI_BASE_URL. */
+const TREE_HEADER = '\n- **Directory Structure:**\n';
+const TREE_ENTRY = /^((?:[│ ] {3})*)[├└]───(.*)$/;
+
+/**
+ * The directory listing Gemini CLI sends at start, without what differs between the recorded tree and a fork's:
+ * stepchain's own `.sdd/` (the run journal being written, forks' worktrees), `.git` (a directory in a main tree, a
+ * file in a linked worktree, so listed in one and not the other), the sentence that says whether anything was left
+ * out, and the tree's connectors (removing an entry changes its siblings' `├`/`└`).
+ */
+function directoryTree(text: string): string {
+  const at = text.indexOf(TREE_HEADER);
+  if (at < 0) return text;
+  const close = text.indexOf('</session_context>', at);
+  const stop = close < 0 ? text.length : close;
+  const out: string[] = [];
+  let skipBelow: number | undefined;
+  for (const line of text.slice(at, stop).split('\n')) {
+    const m = TREE_ENTRY.exec(line);
+    if (m === null) {
+      out.push(line.startsWith('Showing up to ') ? 'Showing up to <n> items' : line);
+      continue;
+    }
+    const depth = m[1]!.length / 4;
+    if (skipBelow !== undefined && depth > skipBelow) continue;
+    skipBelow = undefined;
+    const name = m[2]!;
+    if (depth === 0 && /^\.sdd(\/|$)/.test(name)) {
+      skipBelow = depth;
+      continue;
+    }
+    if (depth === 0 && /^\.git(\/\.\.\.)?$/.test(name)) continue;
+    out.push(`${'    '.repeat(depth)}───${name}`);
+  }
+  return text.slice(0, at) + out.join('\n') + text.slice(stop);
+}
+
+/** Gemini CLI 0.61.0 (`-p`, API key), measured by diffing the raw requests of runs in two directories and a linked worktree. */
+export const GEMINI_RULES: readonly NormaliseRule[] = [
+  regexRule(
+    "the date: Today's date is <weekday, month day, year> (to the line's end)",
+    /(Today's date is )[^\n]*/g,
+    '$1<date>',
+  ),
+  regexRule(
+    "the project's temporary directory, <home>/.gemini/tmp/<the working directory's name>",
+    /(\.gemini\/tmp\/)[^/\s`'"]+/g,
+    '$1<project>',
+  ),
+  PATHS_RULE,
+  {
+    what: 'the directory structure: stepchain\'s .sdd/ entry and everything under it, the .git entry, the "Showing up to ..." sentence, the tree\'s connectors',
+    apply: directoryTree,
+  },
+  regexRule(
+    'the ids Gemini CLI gives function calls the response gave none: <tool>_<epoch ms>_<n>',
+    /^([A-Za-z0-9_.-]+)_\d{13}_(\d+)$/,
+    '$1_<time>_$2',
+    /\.function(Call|Response)\.id$/,
+  ),
+  regexRule(
+    'run_shell_command output: the "Process Group PGID: <n>" line',
+    /^(Process Group PGID: )\d+$/gm,
+    '$1<pgid>',
+    /\.functionResponse\.response\.output$/,
+  ),
+];
+
+/** Gemini CLI's API-key client takes its base URL from GOOGLE_GEMINI_BASE_URL (measured with 0.61.0). */
 export const geminiProxy: AgentProxy = {
   adapter: 'proxy-gemini',
   protocols: ['gemini'],
   defaultUpstream: (_p, env) => envSetting(env, 'GOOGLE_GEMINI_BASE_URL') ?? GEMINI_API,
   childEnv: (base) => ({ GOOGLE_GEMINI_BASE_URL: base('gemini') }),
-  normalise: GENERIC_RULES,
-  baseUrlSource: 'documented',
+  normalise: GEMINI_RULES,
+  baseUrlSource: 'measured',
 };
