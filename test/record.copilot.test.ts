@@ -1,13 +1,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, type JsonValue } from '../src/canonical';
+import { COPILOT_RULES } from '../src/agents/copilot/proxy';
+import { normalise } from '../src/proxy/normalise';
+import { Replayer } from '../src/proxy/replay';
 import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
 import { startChatServer, type ChatServer, type ChatTurn } from './helpers/chat-server';
 import { cli, expectNoStack } from './helpers/cli';
 import { copilotCommand, copilotEnv } from './helpers/copilot';
-import { initRepo } from './helpers/git';
+import { git, initRepo } from './helpers/git';
 import { casBlob, everythingStored, processesIn, stepchainAsync } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
@@ -53,6 +56,52 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await serverA.close();
+});
+
+test("Copilot's normalisation list, on the texts it is for (measured: two directories, and a fork's worktree)", () => {
+  const n = (text: string, paths: string[] = []): string => normalise(text, COPILOT_RULES, { paths }, '') as string;
+  expect(n('<current_datetime>2026-12-03T18:39:11.002+00:00</current_datetime>\n\nMake the files.')).toBe(
+    '<current_datetime><now></current_datetime>\n\nMake the files.',
+  );
+  expect(
+    n('Session folder: /h/.copilot/session-state/8e4c0b2b-32b3-411a-9827-9c10c1bd9f3a\n\nContents:\n- files/'),
+  ).toBe('Session folder: /h/.copilot/session-state/<session>\n\nContents:\n- files/');
+  expect(
+    n('* Current working directory: /w/p/.sdd/worktrees/f1\n* Git repository root: /w/p/.sdd/worktrees/f1', [
+      '/w/p',
+      '/w/p/.sdd/worktrees/f1',
+    ]),
+  ).toBe('* Current working directory: <dir>\n* Git repository root: <dir>');
+  // Nothing else: a date the user wrote stays.
+  expect(n('on 2026-12-03 at session-state/abc')).toBe('on 2026-12-03 at session-state/abc');
+});
+
+test('a divergence in a long text is shown from where the texts part, not from their common start', () => {
+  const system = (cwd: string) => `You are the GitHub Copilot CLI. ${'Be brief. '.repeat(30)}* Session: ${cwd}`;
+  const request = (cwd: string) =>
+    Buffer.from(JSON.stringify({ messages: [{ role: 'system', content: system(cwd) }] }));
+  const replayer = new Replayer(
+    [
+      {
+        seq: 0,
+        protocol: 'openai-chat',
+        method: 'POST',
+        path: '/v1/chat/completions',
+        request: request('one'),
+        status: 200,
+        responseHeaders: [],
+        response: Buffer.from('{}'),
+      },
+    ],
+    COPILOT_RULES,
+    { paths: [] },
+  );
+  expect(replayer.take('POST', '/v1/chat/completions', request('two'))).toEqual({
+    exchange: 0,
+    field: 'messages[0].content',
+    recorded: '...e brief. Be brief. Be brief. * Session: one',
+    replayed: '...e brief. Be brief. Be brief. * Session: two',
+  });
 });
 
 test('record: every exchange of a real Copilot run is a step, byte for byte, without credentials', async () => {
@@ -168,21 +217,30 @@ test('fork --replay stops at the exchange whose tool result changed: exit 1, not
   }
 });
 
-test('record --agent copilot refuses the WebSocket transport, saying why, before anything is recorded', async () => {
-  const env = {
-    ...copilotEnv({ cwd: root, home, baseUrl: 'http://127.0.0.1:9/v1', prompt: MAKE }),
-    COPILOT_PROVIDER_TRANSPORT: 'websockets',
-  };
+test.each([
+  [
+    'the WebSocket transport',
+    { COPILOT_PROVIDER_TRANSPORT: 'websockets' },
+    'COPILOT_PROVIDER_TRANSPORT=websockets: the proxy records HTTP requests only; unset it (or set it to http) to record this agent',
+  ],
+  [
+    "Copilot's own models (no provider set, no --upstream)",
+    { COPILOT_PROVIDER_BASE_URL: '' },
+    "COPILOT_PROVIDER_BASE_URL is not set: Copilot then uses its GitHub-hosted models, which record does not redirect; record points Copilot's bring-your-own-key provider at the proxy: set COPILOT_PROVIDER_BASE_URL (and its key), or give --upstream",
+  ],
+])('record --agent copilot refuses %s, saying why, before anything is written', async (_what, extra, why) => {
+  const env = { ...copilotEnv({ cwd: root, home, baseUrl: 'http://127.0.0.1:9/v1', prompt: MAKE }), ...extra };
   const r = await stepchainAsync(
-    ['record', '--agent', 'copilot', '--journal', 'rec-ws', '--', ...copilotCommand({ prompt: MAKE })],
+    ['record', '--agent', 'copilot', '--journal', 'rec-no', '--', ...copilotCommand({ prompt: MAKE })],
     root,
     env,
   );
   expectNoStack(r);
-  expect(r.code).toBe(2);
-  expect(r.stderr.trim()).toBe(
-    'stepchain: record --agent copilot: COPILOT_PROVIDER_TRANSPORT=websockets: the proxy records HTTP requests only; unset it (or set it to http) to record this agent',
-  );
-  expect(existsSync(journalFile(root, 'rec-ws'))).toBe(false);
-  expect(existsSync(runJournalFile(root, 'rec-ws'))).toBe(false);
+  expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({
+    code: 2,
+    stderr: `stepchain: record --agent copilot: ${why}`,
+  });
+  expect(existsSync(journalFile(root, 'rec-no'))).toBe(false);
+  expect(existsSync(runJournalFile(root, 'rec-no'))).toBe(false);
+  expect(git(root, ['for-each-ref', 'refs/stepchain/snapshots/rec-no'])).toBe(''); // no start snapshot either
 });

@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, type JsonValue } from '../src/canonical';
 import { jsoncToJson, opencodeProviders } from '../src/agents/opencode/config';
-import { opencodeProxy } from '../src/agents/opencode/proxy';
+import { OPENCODE_RULES, opencodeProxy } from '../src/agents/opencode/proxy';
+import { normalise } from '../src/proxy/normalise';
 import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
@@ -105,6 +106,14 @@ test("OpenCode's providers, read as OpenCode merges its files: JSONC, the projec
   writeFileSync(path.join(sub, 'opencode.json'), '{"provider": ');
   expect(() => opencodeProviders(sub, env)).toThrow(/sub\/opencode\.json: not JSON/);
   expect(jsoncToJson('{"a//b": "/*x*/", // c\n "d": [1,2,],}')).toBe('{"a//b": "/*x*/", \n "d": [1,2]}');
+});
+
+test("OpenCode's normalisation list, on the texts it is for (measured: two directories, and a fork's worktree)", () => {
+  const env =
+    "<env>\n  Working directory: /w/p/.sdd/worktrees/f1\n  Workspace root folder: /w/p/.sdd/worktrees/f1\n  Is directory a git repo: yes\n  Platform: linux\n  Today's date: Thu Dec 03 2026\n</env>";
+  expect(normalise(env, OPENCODE_RULES, { paths: ['/w/p', '/w/p/.sdd/worktrees/f1'] }, '')).toBe(
+    "<env>\n  Working directory: <dir>\n  Workspace root folder: <dir>\n  Is directory a git repo: yes\n  Platform: linux\n  Today's date: <date>\n</env>",
+  );
 });
 
 test('record: every exchange of a real OpenCode run is a step (its title request too), byte for byte, without credentials', async () => {

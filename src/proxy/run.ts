@@ -70,25 +70,44 @@ function withoutTrailingSlash(p: string): string {
   return p.replace(/\/+$/, '');
 }
 
-/** An InputError when the agent's setup sends its model calls where the proxy cannot see them (its `refuse`). */
-export function assertRecordable(agent: AgentSpec, env: NodeJS.ProcessEnv, cwd: string): void {
+const PROTOCOLS: readonly ProtocolName[] = ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini'];
+
+/**
+ * The upstream of each protocol (`--upstream`, else the agent's default), or an InputError when the agent's setup
+ * cannot be recorded (its `refuse`, or a default it cannot give). Asked before anything is written.
+ */
+export function resolveUpstreams(
+  agent: AgentSpec,
+  upstream: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Map<ProtocolName, URL> {
   const why = agent.refuse?.(env, cwd);
   if (why !== undefined) throw new InputError(`record --agent ${agent.name}: ${why}`);
+  const explicit = upstream === undefined ? undefined : parseUpstream(upstream, '--upstream');
+  const out = new Map<ProtocolName, URL>();
+  for (const p of PROTOCOLS) {
+    if (explicit !== undefined) {
+      out.set(p, explicit);
+      continue;
+    }
+    let url: string;
+    try {
+      url = agent.defaultUpstream(p, env, cwd);
+    } catch (e) {
+      if (e instanceof InputError) throw new InputError(`record --agent ${agent.name}: ${e.message}`);
+      throw e;
+    }
+    out.set(p, parseUpstream(url, `the ${agent.name} upstream`));
+  }
+  return out;
 }
 
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 
 export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult> {
   if (o.command.length === 0 || o.command[0] === '') throw new InputError('no command to run (give it after --)');
-  const upstreams = new Map<ProtocolName, URL>();
-  const explicit = o.upstream === undefined ? undefined : parseUpstream(o.upstream, '--upstream');
-  const all: ProtocolName[] = ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini'];
-  assertRecordable(o.agent, o.env, o.cwd);
-  for (const p of all)
-    upstreams.set(
-      p,
-      explicit ?? parseUpstream(o.agent.defaultUpstream(p, o.env, o.cwd), `the ${o.agent.name} upstream`),
-    );
+  const upstreams = resolveUpstreams(o.agent, o.upstream, o.env, o.cwd);
   const main = upstreams.get(o.agent.protocols[0]!)!;
   const shown: Record<string, string> = {};
   for (const p of o.agent.protocols) shown[p] = withoutTrailingSlash(upstreams.get(p)!.href);

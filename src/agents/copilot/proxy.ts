@@ -1,3 +1,4 @@
+import { InputError } from '../../errors';
 import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
 import { ANTHROPIC_API, envSetting, OPENAI_API } from '../../proxy/providers';
 import type { ProtocolName } from '../../proxy/protocols/types';
@@ -41,8 +42,16 @@ export const copilotProxy: AgentProxy = {
     (envSetting(env, 'COPILOT_PROVIDER_TRANSPORT') ?? 'http').toLowerCase() !== 'http'
       ? `COPILOT_PROVIDER_TRANSPORT=${envSetting(env, 'COPILOT_PROVIDER_TRANSPORT')}: the proxy records HTTP requests only; unset it (or set it to http) to record this agent`
       : undefined,
-  defaultUpstream: (p, env) =>
-    envSetting(env, 'COPILOT_PROVIDER_BASE_URL') ?? (p === 'anthropic-messages' ? ANTHROPIC_API : OPENAI_API),
+  defaultUpstream: (p, env) => {
+    const own = envSetting(env, 'COPILOT_PROVIDER_BASE_URL');
+    if (own !== undefined) return own;
+    // Setting the provider would turn a run on Copilot's own models into one on another provider: not a recording.
+    if (p === providerProtocol(env))
+      throw new InputError(
+        "COPILOT_PROVIDER_BASE_URL is not set: Copilot then uses its GitHub-hosted models, which record does not redirect; record points Copilot's bring-your-own-key provider at the proxy: set COPILOT_PROVIDER_BASE_URL (and its key), or give --upstream",
+      );
+    return p === 'anthropic-messages' ? ANTHROPIC_API : OPENAI_API;
+  },
   childEnv: (base, env) => ({ COPILOT_PROVIDER_BASE_URL: base(providerProtocol(env)) }),
   normalise: COPILOT_RULES,
   baseUrlSource: 'measured',
