@@ -11,7 +11,7 @@ import { startChatServer, type ChatServer, type ChatTurn } from './helpers/chat-
 import { cli, expectNoStack } from './helpers/cli';
 import { copilotCommand, copilotEnv } from './helpers/copilot';
 import { git, initRepo } from './helpers/git';
-import { casBlob, everythingStored, processesIn, stepchainAsync } from './helpers/record';
+import { casBlob, everythingStored, processesIn, runStepchain } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 // The real Copilot CLI (its bring-your-own-key provider, Chat Completions), through `stepchain record` and
@@ -36,8 +36,8 @@ const SCRIPTS: Record<string, ChatTurn[]> = {
 
 /** `stepchain <args> -- copilot -p <prompt> ...`, Copilot's provider URL in the environment being `baseUrl`. */
 function stepchain(args: string[], prompt: string, baseUrl: string) {
-  const env = copilotEnv({ cwd: root, home, baseUrl, prompt });
-  return stepchainAsync([...args, '--', ...copilotCommand({ prompt })], root, env);
+  const env = copilotEnv({ cwd: root, home, baseUrl, prompt, env: { STEPCHAIN_AUDIT: 'off' } });
+  return runStepchain([...args, '--', ...copilotCommand({ prompt })], root, env);
 }
 
 const entries = (file: string): JournalEntry[] => readVerifiedJournal(file).entries;
@@ -229,8 +229,12 @@ test.each([
     "COPILOT_PROVIDER_BASE_URL is not set: Copilot then uses its GitHub-hosted models, which record does not redirect; record points Copilot's bring-your-own-key provider at the proxy: set COPILOT_PROVIDER_BASE_URL (and its key), or give --upstream",
   ],
 ])('record --agent copilot refuses %s, saying why, before anything is written', async (_what, extra, why) => {
-  const env = { ...copilotEnv({ cwd: root, home, baseUrl: 'http://127.0.0.1:9/v1', prompt: MAKE }), ...extra };
-  const r = await stepchainAsync(
+  const env = {
+    ...copilotEnv({ cwd: root, home, baseUrl: 'http://127.0.0.1:9/v1', prompt: MAKE }),
+    STEPCHAIN_AUDIT: 'off',
+    ...extra,
+  };
+  const r = await runStepchain(
     ['record', '--agent', 'copilot', '--journal', 'rec-no', '--', ...copilotCommand({ prompt: MAKE })],
     root,
     env,

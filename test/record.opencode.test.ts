@@ -11,7 +11,7 @@ import { startChatServer, type ChatServer, type ChatTurn } from './helpers/chat-
 import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { openCodeCommand, openCodeEnv } from './helpers/opencode';
-import { casBlob, everythingStored, stepchainAsync } from './helpers/record';
+import { casBlob, everythingStored, runStepchain } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 // The real OpenCode (a custom openai-compatible provider in its global config), through `stepchain record` and
@@ -33,8 +33,8 @@ const SCRIPTS: Record<string, ChatTurn[]> = {
 
 /** `stepchain <args> -- opencode run ...`, the provider's baseURL in OpenCode's global config being `baseUrl`. */
 function stepchain(args: string[], baseUrl: string) {
-  const env = openCodeEnv({ cwd: root, home, baseUrl, prompt: MAKE });
-  return stepchainAsync([...args, '--', ...openCodeCommand(MAKE)], root, env);
+  const env = openCodeEnv({ cwd: root, home, baseUrl, prompt: MAKE, env: { STEPCHAIN_AUDIT: 'off' } });
+  return runStepchain([...args, '--', ...openCodeCommand(MAKE)], root, env);
 }
 
 const entries = (file: string): JournalEntry[] => readVerifiedJournal(file).entries;

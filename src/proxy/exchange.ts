@@ -145,5 +145,7 @@ export function resultsFor(calls: JsonObject[], results: ToolResult[]): ToolResu
       .map((c) => c.name)
       .filter((n): n is string => typeof n === 'string'),
   );
-  return results.filter((r) => (r.id !== null ? ids.has(r.id) : r.name !== null && names.has(r.name)));
+  return results.filter(
+    (r) => (r.id !== null && ids.has(r.id)) || ((r.byName ?? r.id === null) && r.name !== null && names.has(r.name)),
+  );
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Cas, casDir } from '../../src/journal';
 import { cliPath } from './paths';
 
-/** What a `stepchain` process printed, and its exit code. */
+/** What `stepchain record` / `fork --replay` printed and returned. */
 export interface StepchainRun {
   code: number;
   stdout: string;
@@ -12,16 +12,12 @@ export interface StepchainRun {
 }
 
 /**
- * `stepchain <args>` as a real process, asynchronous (a test's scripted servers live in the test's own process, so
- * a synchronous spawn would starve them), with exactly the environment given.
+ * `stepchain <args>` as a real process, asynchronous (the scripted servers the agent talks to live in the test's
+ * process), with exactly `env` (nothing of the test runner's environment).
  */
-export function stepchainAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<StepchainRun> {
+export function runStepchain(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<StepchainRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      cwd,
-      env: { STEPCHAIN_AUDIT: 'off', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, [cliPath, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -30,15 +26,15 @@ export function stepchainAsync(args: string[], cwd: string, env: NodeJS.ProcessE
   });
 }
 
-/** A blob of the project's CAS (a missing one fails the test, naming it). */
+/** A blob of the project's CAS (a missing one fails the test). */
 export function casBlob(root: string, digest: string): Buffer {
   const b = new Cas(casDir(root), false).get(digest);
-  if (b === undefined) throw new Error(`blob ${digest} missing`);
+  if (b === undefined) throw new Error(`blob ${digest} missing under ${root}`);
   return b;
 }
 
-/** Every file under `<root>/.sdd`, read as text, for a credential search. */
-export function everythingStored(root: string): string {
+/** Every file under `<at>/.sdd`, read as text, for a credential search. */
+export function everythingStored(at: string): string {
   const out: string[] = [];
   const walk = (d: string): void => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -47,17 +43,17 @@ export function everythingStored(root: string): string {
       else if (e.isFile()) out.push(readFileSync(p, 'latin1'));
     }
   };
-  walk(path.join(root, '.sdd'));
+  walk(path.join(at, '.sdd'));
   return out.join('\n');
 }
 
-/** Processes whose working directory is under `dir` (an agent that outlived a stopped fork). */
-export function processesIn(dir: string): number[] {
+/** Processes whose working directory is under `d` (an agent that survived its fork). */
+export function processesIn(d: string): number[] {
   const out: number[] = [];
   for (const n of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(n)) continue;
     try {
-      if (readlinkSync(`/proc/${n}/cwd`).startsWith(dir)) out.push(Number(n));
+      if (readlinkSync(`/proc/${n}/cwd`).startsWith(d)) out.push(Number(n));
     } catch {
       /* gone, or not ours */
     }

@@ -5,8 +5,10 @@ const CALL = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
 /**
  * Gemini generateContent / streamGenerateContent (`alt=sse`, or a JSON array).
- * Function responses may carry no id: those are matched by name, and only the
- * ones after the model's last turn count (earlier turns hold older results).
+ * Function responses may carry no id, or one the client made up for a call
+ * that had none (Gemini CLI: `<tool>_<epoch ms>_<n>`): those are matched by
+ * name, and only the ones after the model's last turn count (earlier turns
+ * hold older results).
  */
 export const gemini: Protocol = {
   name: 'gemini',
@@ -29,7 +31,8 @@ export const gemini: Protocol = {
         if (fr === undefined) continue;
         const id = stringAt(fr, 'id') ?? null;
         if (id === null && i < lastModel) continue;
-        out.push({ id, name: stringAt(fr, 'name') ?? null, value: part });
+        // After the model's last turn: this turn's results, which answer its calls by name when those had no id.
+        out.push({ id, name: stringAt(fr, 'name') ?? null, value: part, byName: i > lastModel });
       }
     });
     return out;

@@ -9,6 +9,11 @@ export interface ToolResult {
   name: string | null;
   /** The block, message or part as the request holds it. */
   value: JsonValue;
+  /**
+   * Whether it may answer a call that has no id by the call's name (default: when it has no id itself). Gemini CLI
+   * gives its own id to the response of a call the model gave none: such a result answers by name too.
+   */
+  byName?: boolean;
 }
 
 /** What one request says about itself. */
