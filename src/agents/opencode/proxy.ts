@@ -77,7 +77,7 @@ function opencodeConfig(base: (p: ProtocolName) => string, env: NodeJS.ProcessEn
 export const opencodeProxy: AgentProxy = {
   adapter: 'proxy-opencode',
   protocols: ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini'],
-  defaultUpstream: (p, env, cwd) => {
+  defaultUpstream: (p, env, cwd = process.cwd()) => {
     const urls = configuredUpstreams(p, env, cwd);
     if (urls.length > 1)
       throw new InputError(
@@ -85,7 +85,7 @@ export const opencodeProxy: AgentProxy = {
       );
     return urls[0] ?? PUBLIC[p];
   },
-  childEnv: (base, env, cwd) => ({ OPENCODE_CONFIG_CONTENT: opencodeConfig(base, env, cwd) }),
+  childEnv: (base, env, cwd = process.cwd()) => ({ OPENCODE_CONFIG_CONTENT: opencodeConfig(base, env, cwd) }),
   normalise: OPENCODE_RULES,
   baseUrlSource: 'measured',
 };
