@@ -109,7 +109,7 @@ test("Codex: the base URL goes on the command line for the provider config.toml 
   // A provider of the user's without a base_url: nowhere to forward to by default.
   writeFileSync(path.join(home, 'config.toml'), 'model_provider = "local"\n');
   expect(() => codexProxy.defaultUpstream('openai-responses', env)).toThrow(/"local" has no base_url; give --upstream/);
-  expect(codexProxy.childEnv(base, env)).toEqual({});
+  expect(codexProxy.childEnv(base, env)).toEqual({ OPENAI_BASE_URL: 'http://127.0.0.1:4000/v1' });
 });
 
 test('Gemini CLI: two runs (a main tree, a linked worktree) normalise to the same request, and a changed tool output does not', () => {

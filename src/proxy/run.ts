@@ -165,7 +165,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     const command = o.agent.childCommand === undefined ? o.command : o.agent.childCommand(o.command, base, o.env);
     if (command === undefined)
       o.onWarning(
-        `${o.command[0]} is not ${o.agent.name}'s executable: its base URL could not be set on the command line, so its model calls may not reach the proxy (docs/record.md)`,
+        `${o.command[0]} is not ${o.agent.name}'s executable: the proxy's base URL could not be set on its command line, only in the environment (docs/record.md)`,
       );
     const argv = command ?? o.command;
     exit = await new Promise((resolve, reject) => {

@@ -88,7 +88,9 @@ export const codexProxy: AgentProxy = {
       `${codexConfigFile(env)}: the model provider ${JSON.stringify(provider.id)} has no base_url; give --upstream`,
     );
   },
-  childEnv: () => ({}),
+  // Not read by Codex 0.171.0 for its model calls (measured), but by clients built on OpenAI's SDKs that stand in
+  // for it or run under it.
+  childEnv: (base) => ({ OPENAI_BASE_URL: base('openai-responses') }),
   childCommand: (command, base, env) => {
     if (path.basename(command[0] ?? '') !== 'codex') return undefined;
     const { id } = codexProvider(env);
