@@ -24,8 +24,8 @@ test('every agent with a proxy part is recorded; the measured ones say so', () =
     ['claude', 'measured'],
     ['codex', 'measured'],
     ['gemini', 'measured'],
-    ['copilot', 'documented'],
-    ['opencode', 'documented'],
+    ['copilot', 'measured'],
+    ['opencode', 'measured'],
   ]);
 });
 

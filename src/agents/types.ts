@@ -44,10 +44,19 @@ export interface AgentProxy {
   readonly adapter: string;
   /** The protocols its model calls speak, the first the main one. */
   readonly protocols: readonly ProtocolName[];
-  /** The upstream of a protocol when no --upstream is given: the agent's own setting in the environment, else the public API. */
-  defaultUpstream(protocol: ProtocolName, env: NodeJS.ProcessEnv): string;
+  /**
+   * Why this setup cannot be recorded (a setting that sends its model calls where the proxy cannot see them), or
+   * undefined; asked before anything is recorded, and `record`'s error when given.
+   */
+  refuse?(env: NodeJS.ProcessEnv, cwd?: string): string | undefined;
+  /**
+   * The upstream of a protocol when no --upstream is given: the agent's own setting (in the environment, or in the
+   * agent's configuration as read from `cwd`, where the command runs; the process's own when not given), else the
+   * public API.
+   */
+  defaultUpstream(protocol: ProtocolName, env: NodeJS.ProcessEnv, cwd?: string): string;
   /** The environment the child gets on top of its own (`base(p)`: the proxy's base URL for protocol p). */
-  childEnv(base: (protocol: ProtocolName) => string, env: NodeJS.ProcessEnv): Record<string, string>;
+  childEnv(base: (protocol: ProtocolName) => string, env: NodeJS.ProcessEnv, cwd?: string): Record<string, string>;
   /**
    * Where the base URL is a command-line setting only: the command with it set, or undefined when the command is not
    * the agent's own executable (it then runs as given, and `record` warns that its calls may not reach the proxy).

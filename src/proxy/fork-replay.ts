@@ -11,7 +11,7 @@ import { readRunJournalFile, runJournalFile } from '../runs';
 import { assertSafeId } from '../util/ids';
 import { agentSpec } from './agents';
 import { recordedExchange, Replayer } from './replay';
-import { runProxied, type ProxiedRunResult } from './run';
+import { resolveUpstreams, runProxied, type ProxiedRunResult } from './run';
 import { readStartCommit, startRef } from './start';
 
 /**
@@ -100,6 +100,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
   const start = startEvent(root, id);
   const spec = agentSpec(start.agent);
   const cas = new Cas(casDir(root), false);
+  resolveUpstreams(spec, o.upstream, o.env, start.cwd); // refused before anything is written
   const recorded = parent.entries.slice(0, o.fromStep + 1).map((e) => recordedExchange(e, cas, file));
   // The start ref must still hold the commit the run journal names (a moved ref is not the run's files).
   const startCommit = readStartCommit(root, id, o.env);

@@ -5,7 +5,7 @@ import { journalDir, journalFile } from '../journal';
 import { pathKind } from '../util/fs';
 import { assertSafeId } from '../util/ids';
 import { agentSpec } from './agents';
-import { runProxied, type ProxiedRunResult } from './run';
+import { resolveUpstreams, runProxied, type ProxiedRunResult } from './run';
 import { takeStartSnapshot } from './start';
 
 export interface RecordAgentOptions {
@@ -41,6 +41,7 @@ export async function recordAgent(o: RecordAgentOptions): Promise<RecordAgentRes
       `${file}: the journal ${id} exists already; record starts a new one (choose another --journal)`,
     );
   if (o.command.length === 0) throw new InputError('record: no command to run (give it after --)');
+  resolveUpstreams(spec, o.upstream, o.env, o.cwd); // refused before anything is written
   let start: { ref: string; commit: string } | undefined;
   try {
     start = takeStartSnapshot(o.root, id, o.env);

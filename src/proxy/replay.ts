@@ -80,10 +80,18 @@ export interface Divergence {
   replayed: string;
 }
 
-function excerpt(v: JsonValue | undefined): string {
+function excerpt(v: JsonValue | undefined, from = 0): string {
   if (v === undefined) return '(absent)';
-  const text = typeof v === 'string' ? v : canonical(v);
+  const whole = typeof v === 'string' ? v : canonical(v);
+  const text = from > 0 ? `...${whole.slice(from)}` : whole;
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/** How many leading characters two texts share. */
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
 }
 
 function at(v: JsonValue, path: string): JsonValue | undefined {
@@ -156,11 +164,14 @@ export class Replayer {
       };
     const rec = this.recordedBody(first);
     const field = firstDifference(rec, body) ?? '';
+    const [a, b] = [at(rec, field), at(body, field)];
+    // Two texts (a system prompt, a tool's output): shown from a little before where they part, not from their start.
+    const from = typeof a === 'string' && typeof b === 'string' ? Math.max(0, commonPrefix(a, b) - 40) : 0;
     return {
       exchange: first.seq,
       field: field === '' ? 'body' : field,
-      recorded: excerpt(at(rec, field)),
-      replayed: excerpt(at(body, field)),
+      recorded: excerpt(a, from),
+      replayed: excerpt(b, from),
     };
   }
 }

@@ -1,4 +1,5 @@
 import { spawn, type StdioOptions } from 'node:child_process';
+import path from 'node:path';
 import { InputError } from '../errors';
 import { recordCapability, recordRunEvent } from '../runs/record';
 import type { JsonObject } from '../canonical';
@@ -71,15 +72,44 @@ function withoutTrailingSlash(p: string): string {
   return p.replace(/\/+$/, '');
 }
 
+const PROTOCOLS: readonly ProtocolName[] = ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini'];
+
+/**
+ * The upstream of each protocol (`--upstream`, else the agent's default), or an InputError when the agent's setup
+ * cannot be recorded (its `refuse`, or a default it cannot give). Asked before anything is written.
+ */
+export function resolveUpstreams(
+  agent: AgentSpec,
+  upstream: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Map<ProtocolName, URL> {
+  const why = agent.refuse?.(env, cwd);
+  if (why !== undefined) throw new InputError(`record --agent ${agent.name}: ${why}`);
+  const explicit = upstream === undefined ? undefined : parseUpstream(upstream, '--upstream');
+  const out = new Map<ProtocolName, URL>();
+  for (const p of PROTOCOLS) {
+    if (explicit !== undefined) {
+      out.set(p, explicit);
+      continue;
+    }
+    let url: string;
+    try {
+      url = agent.defaultUpstream(p, env, cwd);
+    } catch (e) {
+      if (e instanceof InputError) throw new InputError(`record --agent ${agent.name}: ${e.message}`);
+      throw e;
+    }
+    out.set(p, parseUpstream(url, `the ${agent.name} upstream`));
+  }
+  return out;
+}
+
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 
 export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult> {
   if (o.command.length === 0 || o.command[0] === '') throw new InputError('no command to run (give it after --)');
-  const upstreams = new Map<ProtocolName, URL>();
-  const explicit = o.upstream === undefined ? undefined : parseUpstream(o.upstream, '--upstream');
-  const all: ProtocolName[] = ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini'];
-  for (const p of all)
-    upstreams.set(p, explicit ?? parseUpstream(o.agent.defaultUpstream(p, o.env), `the ${o.agent.name} upstream`));
+  const upstreams = resolveUpstreams(o.agent, o.upstream, o.env, o.cwd);
   const main = upstreams.get(o.agent.protocols[0]!)!;
   const shown: Record<string, string> = {};
   for (const p of o.agent.protocols) shown[p] = withoutTrailingSlash(upstreams.get(p)!.href);
@@ -132,7 +162,8 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     if (s !== 'SIGINT' && child?.pid !== undefined) child.kill(s);
   };
   try {
-    const childEnv = { ...o.env, ...o.agent.childEnv(base, o.env) };
+    // PWD is the directory the child starts in, as a shell sets it (OpenCode takes its project from $PWD).
+    const childEnv = { ...o.env, PWD: path.resolve(o.cwd), ...o.agent.childEnv(base, o.env, o.cwd) };
     const command = o.agent.childCommand === undefined ? o.command : o.agent.childCommand(o.command, base, o.env);
     if (command === undefined)
       o.onWarning(

@@ -35,6 +35,8 @@ export interface ChatServer {
   /** `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
   requests: ChatRequest[];
+  /** Every request's exact bytes and headers, and the exact bytes it was answered with, in order. */
+  raw: { method: string; url: string; headers: http.IncomingHttpHeaders; request: Buffer; response: Buffer }[];
   /** The tool-call ids handed out, in order, with the tool's name and arguments. */
   calls: { id: string; name: string; args: Record<string, unknown> }[];
   close(): Promise<void>;
@@ -67,6 +69,7 @@ export async function startChatServer(
   options: { model?: string; fallback?: string } = {},
 ): Promise<ChatServer> {
   const requests: ChatRequest[] = [];
+  const raw: ChatServer['raw'] = [];
   const calls: ChatServer['calls'] = [];
   const fallback = options.fallback ?? 'A short title';
   let n = 0;
@@ -75,6 +78,26 @@ export async function startChatServer(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = req.url ?? '';
+      const exchange = {
+        method: req.method ?? '',
+        url,
+        headers: req.headers,
+        request: Buffer.concat(chunks),
+        response: Buffer.alloc(0),
+      };
+      raw.push(exchange);
+      // What the server sends, kept byte for byte.
+      const write = res.write.bind(res) as (c: string | Buffer) => boolean;
+      res.write = ((c: string | Buffer) => {
+        exchange.response = Buffer.concat([exchange.response, Buffer.from(c)]);
+        return write(c);
+      }) as typeof res.write;
+      const end = res.end.bind(res) as (c?: string | Buffer) => http.ServerResponse;
+      res.end = ((c?: string | Buffer) => {
+        if (typeof c === 'string' || Buffer.isBuffer(c))
+          exchange.response = Buffer.concat([exchange.response, Buffer.from(c)]);
+        return end(c);
+      }) as typeof res.end;
       if (req.method === 'GET' && /\/models\/?$/.test(url)) {
         const id = options.model ?? 'test-model';
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -150,6 +173,7 @@ export async function startChatServer(
     port,
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    raw,
     calls,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -4,12 +4,7 @@ import { agentBinary, runAgentProcess, type AgentRun } from './agents';
 
 export type CopilotRun = AgentRun;
 
-/**
- * Runs the pinned GitHub Copilot CLI, `copilot -p <prompt> --allow-all --output-format json`, against a scripted
- * Chat Completions server on 127.0.0.1, offline, with its own HOME. Its launcher unpacks ~235 MB of JavaScript
- * on the first run: COPILOT_PKG_CACHE_HOME points that at one folder beside the cached agents, so it happens once.
- */
-export function runCopilot(options: {
+export interface CopilotOptions {
   cwd: string;
   home: string;
   baseUrl: string;
@@ -19,8 +14,11 @@ export function runCopilot(options: {
   env?: NodeJS.ProcessEnv;
   args?: string[];
   timeoutMs?: number;
-}): Promise<CopilotRun> {
-  const env: NodeJS.ProcessEnv = {
+}
+
+/** The environment a headless Copilot run gets (offline, its own HOME, the scripted provider). */
+export function copilotEnv(options: CopilotOptions): NodeJS.ProcessEnv {
+  return {
     PATH: [options.binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
       .filter((p) => p !== undefined)
       .join(':'),
@@ -34,10 +32,31 @@ export function runCopilot(options: {
     COPILOT_AUTO_UPDATE: 'false',
     ...options.env,
   };
-  const args = ['-p', options.prompt, '--allow-all', '--output-format', 'json', ...(options.args ?? [])];
-  return runAgentProcess(agentBinary('copilot'), args, {
+}
+
+/** `copilot -p <prompt> --allow-all --output-format json [args...]` (the binary first). */
+export function copilotCommand(options: Pick<CopilotOptions, 'prompt' | 'args'>): string[] {
+  return [
+    agentBinary('copilot'),
+    '-p',
+    options.prompt,
+    '--allow-all',
+    '--output-format',
+    'json',
+    ...(options.args ?? []),
+  ];
+}
+
+/**
+ * Runs the pinned GitHub Copilot CLI, `copilot -p <prompt> --allow-all --output-format json`, against a scripted
+ * Chat Completions server on 127.0.0.1, offline, with its own HOME. Its launcher unpacks ~235 MB of JavaScript
+ * on the first run: COPILOT_PKG_CACHE_HOME points that at one folder beside the cached agents, so it happens once.
+ */
+export function runCopilot(options: CopilotOptions): Promise<CopilotRun> {
+  const [binary, ...args] = copilotCommand(options);
+  return runAgentProcess(binary!, args, {
     cwd: options.cwd,
-    env,
+    env: copilotEnv(options),
     timeoutMs: options.timeoutMs ?? 150_000,
   });
 }

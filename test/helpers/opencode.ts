@@ -4,13 +4,7 @@ import { agentBinary, runAgentProcess, type AgentRun } from './agents';
 
 export type OpenCodeRun = AgentRun;
 
-/**
- * Runs the pinned OpenCode, `opencode run --format json <words...>`, against a scripted Chat Completions server
- * on 127.0.0.1, offline: its own HOME and XDG folders, the provider in its global config (so the project holds
- * nothing but what `init` wrote), models.dev, updates, sharing, default plugins and LSP downloads off, and npm
- * told not to retry (OpenCode runs `npm install` in its config folders and would wait ~70 s offline otherwise).
- */
-export function runOpenCode(options: {
+export interface OpenCodeOptions {
   cwd: string;
   home: string;
   baseUrl: string;
@@ -19,7 +13,15 @@ export function runOpenCode(options: {
   binDir?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
-}): Promise<OpenCodeRun> {
+}
+
+/**
+ * The configuration and environment a headless OpenCode run gets: its own HOME and XDG folders, the provider in
+ * its global config (so the project holds nothing but what `init` wrote), models.dev, updates, sharing, default
+ * plugins and LSP downloads off, and npm told not to retry (OpenCode runs `npm install` in its config folders and
+ * would wait ~70 s offline otherwise). Writes the global config; returns the environment.
+ */
+export function openCodeEnv(options: OpenCodeOptions): NodeJS.ProcessEnv {
   const model = options.model ?? 'scripted-model';
   const config = path.join(options.home, '.config');
   mkdirSync(path.join(config, 'opencode'), { recursive: true });
@@ -40,7 +42,7 @@ export function runOpenCode(options: {
       },
     }),
   );
-  const env: NodeJS.ProcessEnv = {
+  return {
     PATH: [options.binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
       .filter((p) => p !== undefined)
       .join(':'),
@@ -59,10 +61,19 @@ export function runOpenCode(options: {
     npm_config_fetch_retries: '0',
     ...options.env,
   };
-  const args = ['run', '--format', 'json', ...options.prompt.split(' ')];
-  return runAgentProcess(agentBinary('opencode'), args, {
+}
+
+/** `opencode run --format json <words...>` (the binary first). */
+export function openCodeCommand(prompt: string): string[] {
+  return [agentBinary('opencode'), 'run', '--format', 'json', ...prompt.split(' ')];
+}
+
+/** Runs the pinned OpenCode, `opencode run --format json <words...>`, against a scripted Chat Completions server on 127.0.0.1, offline. */
+export function runOpenCode(options: OpenCodeOptions): Promise<OpenCodeRun> {
+  const [binary, ...args] = openCodeCommand(options.prompt);
+  return runAgentProcess(binary!, args, {
     cwd: options.cwd,
-    env,
+    env: openCodeEnv(options),
     timeoutMs: options.timeoutMs ?? 300_000,
   });
 }

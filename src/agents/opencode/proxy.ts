@@ -1,44 +1,91 @@
 import { isJsonObject, parse, type JsonObject, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
-import { GENERIC_RULES } from '../../proxy/normalise';
+import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
 import { ANTHROPIC_API, envSetting, GEMINI_API, OPENAI_API } from '../../proxy/providers';
 import type { ProtocolName } from '../../proxy/protocols/types';
 import type { AgentProxy } from '../types';
+import { opencodeProviders } from './config';
 
-/** opencode reads inline configuration from OPENCODE_CONFIG_CONTENT (merged last); the user's own is kept, the base URLs set. */
-function opencodeConfig(base: (p: ProtocolName) => string, env: NodeJS.ProcessEnv): string {
-  let config: JsonObject = {};
+/**
+ * OpenCode 1.18.33 (`run`, a custom `@ai-sdk/openai-compatible` provider), measured by diffing the raw requests of
+ * runs in two directories and in a fork worktree: the directories in its `<env>` block and the date there. Its
+ * session id travels in headers only (`x-session-id`, `x-session-affinity`), which a replay does not compare.
+ */
+export const OPENCODE_RULES: readonly NormaliseRule[] = [
+  PATHS_RULE,
+  regexRule(
+    "the date in the <env> block: Today's date: Thu Dec 03 2026",
+    /Today's date: [A-Z][a-z]{2} [A-Z][a-z]{2} \d{2} \d{4}/g,
+    "Today's date: <date>",
+  ),
+];
+
+/** The public API of each protocol, as OpenCode's SDKs address it. */
+const PUBLIC: Readonly<Record<ProtocolName, string>> = {
+  'anthropic-messages': `${ANTHROPIC_API}/v1`,
+  'openai-responses': OPENAI_API,
+  'openai-chat': OPENAI_API,
+  gemini: `${GEMINI_API}/v1beta`,
+};
+
+/** The base URLs the configuration gives the providers of one protocol (distinct). */
+function configuredUpstreams(protocol: ProtocolName, env: NodeJS.ProcessEnv, cwd: string): string[] {
+  const urls = opencodeProviders(cwd, env)
+    .filter((p) => p.protocol === protocol && p.baseURL !== undefined && p.baseURL.trim() !== '')
+    .map((p) => p.baseURL!.trim().replace(/\/+$/, ''));
+  return [...new Set(urls)];
+}
+
+/** The user's OPENCODE_CONFIG_CONTENT, kept (the proxy's base URLs are added to it). */
+function ownInlineConfig(env: NodeJS.ProcessEnv): JsonObject {
   const own = envSetting(env, 'OPENCODE_CONFIG_CONTENT');
-  if (own !== undefined) {
-    let v: JsonValue;
-    try {
-      v = parse(own);
-    } catch {
-      throw new InputError('OPENCODE_CONFIG_CONTENT is set but is not JSON; record cannot add the proxy to it');
-    }
-    if (!isJsonObject(v)) throw new InputError('OPENCODE_CONFIG_CONTENT is set but is not a JSON object');
-    config = v;
+  if (own === undefined) return {};
+  let v: JsonValue;
+  try {
+    v = parse(own);
+  } catch {
+    throw new InputError('OPENCODE_CONFIG_CONTENT is set but is not JSON; record cannot add the proxy to it');
   }
+  if (!isJsonObject(v)) throw new InputError('OPENCODE_CONFIG_CONTENT is set but is not a JSON object');
+  return v;
+}
+
+/**
+ * OpenCode reads inline configuration from OPENCODE_CONFIG_CONTENT, merged over its files: every provider whose
+ * protocol the proxy reads (the built-in anthropic, openai and google, and each configured one whose `npm` is an AI
+ * SDK package of a known protocol) gets the proxy as its `options.baseURL`; the rest of its options stay as they are.
+ */
+function opencodeConfig(base: (p: ProtocolName) => string, env: NodeJS.ProcessEnv, cwd: string): string {
+  const config = ownInlineConfig(env);
   const providers: JsonObject = isJsonObject(config.provider) ? { ...config.provider } : {};
-  const withBase = (id: string, url: string): void => {
-    const p = isJsonObject(providers[id]) ? { ...(providers[id] as JsonObject) } : {};
-    const options = isJsonObject(p.options) ? { ...(p.options as JsonObject) } : {};
-    options.baseURL = url;
-    p.options = options;
-    providers[id] = p;
-  };
-  withBase('anthropic', base('anthropic-messages'));
-  withBase('openai', base('openai-responses'));
-  withBase('google', base('gemini'));
+  for (const p of opencodeProviders(cwd, env)) {
+    if (p.protocol === undefined) continue;
+    const had = providers[p.id];
+    const entry: JsonObject = isJsonObject(had) ? { ...had } : {};
+    entry.options = { ...(isJsonObject(entry.options) ? entry.options : {}), baseURL: base(p.protocol) };
+    providers[p.id] = entry;
+  }
   return JSON.stringify({ ...config, provider: providers });
 }
 
+/**
+ * OpenCode's model calls go to each provider's `options.baseURL`, set through OPENCODE_CONFIG_CONTENT (measured with
+ * 1.18.33 and a custom openai-compatible provider: every call, the title request too, a streamed
+ * `POST <base>/chat/completions`). Without --upstream, a protocol's upstream is the base URL the configuration gives
+ * its providers, else the public API.
+ */
 export const opencodeProxy: AgentProxy = {
   adapter: 'proxy-opencode',
-  protocols: ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini'],
-  defaultUpstream: (p) =>
-    p === 'anthropic-messages' ? `${ANTHROPIC_API}/v1` : p === 'gemini' ? `${GEMINI_API}/v1beta` : OPENAI_API,
-  childEnv: (base, env) => ({ OPENCODE_CONFIG_CONTENT: opencodeConfig(base, env) }),
-  normalise: GENERIC_RULES,
-  baseUrlSource: 'documented',
+  protocols: ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini'],
+  defaultUpstream: (p, env, cwd = process.cwd()) => {
+    const urls = configuredUpstreams(p, env, cwd);
+    if (urls.length > 1)
+      throw new InputError(
+        `OpenCode's configuration gives its ${p} providers different base URLs (${urls.join(', ')}); the proxy has one upstream per protocol: give --upstream`,
+      );
+    return urls[0] ?? PUBLIC[p];
+  },
+  childEnv: (base, env, cwd = process.cwd()) => ({ OPENCODE_CONFIG_CONTENT: opencodeConfig(base, env, cwd) }),
+  normalise: OPENCODE_RULES,
+  baseUrlSource: 'measured',
 };

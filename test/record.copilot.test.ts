@@ -1,0 +1,250 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse, type JsonValue } from '../src/canonical';
+import { COPILOT_RULES } from '../src/agents/copilot/proxy';
+import { normalise } from '../src/proxy/normalise';
+import { Replayer } from '../src/proxy/replay';
+import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
+import { readRunJournalFile, runJournalFile } from '../src/runs';
+import { sha256Hex } from '../src/util/hash';
+import { startChatServer, type ChatServer, type ChatTurn } from './helpers/chat-server';
+import { cli, expectNoStack } from './helpers/cli';
+import { copilotCommand, copilotEnv } from './helpers/copilot';
+import { git, initRepo } from './helpers/git';
+import { casBlob, everythingStored, processesIn, runStepchain } from './helpers/record';
+import { tempDir } from './helpers/tmp';
+
+// The real Copilot CLI (its bring-your-own-key provider, Chat Completions), through `stepchain record` and
+// `fork --replay`, against scripted servers on 127.0.0.1.
+jest.setTimeout(180_000);
+
+const dir = tempDir('stepchain-record-copilot-');
+const root = path.join(dir, 'project');
+const home = path.join(dir, 'home');
+const note = path.join(dir, 'note.txt');
+const KEY = 'sk-local-scripted';
+const MAKE = 'Make the files.';
+const NOTE = 'Read the note.';
+const SCRIPTS: Record<string, ChatTurn[]> = {
+  [MAKE]: [
+    { tool: 'bash', args: { command: 'printf one > one.txt', description: 'first file' } },
+    { tool: 'bash', args: { command: 'cat one.txt > two.txt', description: 'second file' } },
+    { text: 'Done.' },
+  ],
+  [NOTE]: [{ tool: 'bash', args: { command: `cat ${note}`, description: 'read it' } }, { text: 'Read.' }],
+};
+
+/** `stepchain <args> -- copilot -p <prompt> ...`, Copilot's provider URL in the environment being `baseUrl`. */
+function stepchain(args: string[], prompt: string, baseUrl: string) {
+  const env = copilotEnv({ cwd: root, home, baseUrl, prompt, env: { STEPCHAIN_AUDIT: 'off' } });
+  return runStepchain([...args, '--', ...copilotCommand({ prompt })], root, env);
+}
+
+const entries = (file: string): JournalEntry[] => readVerifiedJournal(file).entries;
+const blob = (digest: string): Buffer => casBlob(root, digest);
+
+let serverA: ChatServer;
+let recorded: JournalEntry[];
+
+beforeAll(async () => {
+  copilotCommand({ prompt: '' });
+  initRepo(root, { 'README.md': '# project\n' });
+  mkdirSync(home, { recursive: true });
+  writeFileSync(note, 'the first note\n');
+  serverA = await startChatServer(SCRIPTS);
+});
+
+afterAll(async () => {
+  await serverA.close();
+});
+
+test("Copilot's normalisation list, on the texts it is for (measured: two directories, and a fork's worktree)", () => {
+  const n = (text: string, paths: string[] = []): string => normalise(text, COPILOT_RULES, { paths }, '') as string;
+  expect(n('<current_datetime>2026-12-03T18:39:11.002+00:00</current_datetime>\n\nMake the files.')).toBe(
+    '<current_datetime><now></current_datetime>\n\nMake the files.',
+  );
+  expect(
+    n('Session folder: /h/.copilot/session-state/8e4c0b2b-32b3-411a-9827-9c10c1bd9f3a\n\nContents:\n- files/'),
+  ).toBe('Session folder: /h/.copilot/session-state/<session>\n\nContents:\n- files/');
+  expect(
+    n('* Current working directory: /w/p/.sdd/worktrees/f1\n* Git repository root: /w/p/.sdd/worktrees/f1', [
+      '/w/p',
+      '/w/p/.sdd/worktrees/f1',
+    ]),
+  ).toBe('* Current working directory: <dir>\n* Git repository root: <dir>');
+  // Nothing else: a date the user wrote stays.
+  expect(n('on 2026-12-03 at session-state/abc')).toBe('on 2026-12-03 at session-state/abc');
+});
+
+test('a divergence in a long text is shown from where the texts part, not from their common start', () => {
+  const system = (cwd: string) => `You are the GitHub Copilot CLI. ${'Be brief. '.repeat(30)}* Session: ${cwd}`;
+  const request = (cwd: string) =>
+    Buffer.from(JSON.stringify({ messages: [{ role: 'system', content: system(cwd) }] }));
+  const replayer = new Replayer(
+    [
+      {
+        seq: 0,
+        protocol: 'openai-chat',
+        method: 'POST',
+        path: '/v1/chat/completions',
+        request: request('one'),
+        status: 200,
+        responseHeaders: [],
+        response: Buffer.from('{}'),
+      },
+    ],
+    COPILOT_RULES,
+    { paths: [] },
+  );
+  expect(replayer.take('POST', '/v1/chat/completions', request('two'))).toEqual({
+    exchange: 0,
+    field: 'messages[0].content',
+    recorded: '...e brief. Be brief. Be brief. * Session: one',
+    replayed: '...e brief. Be brief. Be brief. * Session: two',
+  });
+});
+
+test('record: every exchange of a real Copilot run is a step, byte for byte, without credentials', async () => {
+  // No --upstream: the upstream is Copilot's own COPILOT_PROVIDER_BASE_URL, which the child sees as the proxy.
+  const r = await stepchain(['record', '--agent', 'copilot', '--journal', 'rec-1'], MAKE, serverA.baseUrl);
+  expectNoStack(r);
+  expect(r.stderr).toMatch(/3 exchanges recorded/);
+  expect(r.code).toBe(0);
+  // The agent saw the whole streams: both tool calls ran, and the final text came through.
+  expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('one');
+  expect(r.stdout).toContain('Done.');
+
+  recorded = entries(journalFile(root, 'rec-1'));
+  expect(recorded).toHaveLength(3);
+  // Measured: Copilot 1.0.102 sends nothing but `POST /v1/chat/completions`, streamed.
+  expect(serverA.raw.map((x) => `${x.method} ${x.url}`)).toEqual(Array(3).fill('POST /v1/chat/completions'));
+  recorded.forEach((e, i) => {
+    const raw = serverA.raw[i]!;
+    expect(e.row.input_hash).toBe(sha256Hex(raw.request));
+    expect(blob(e.row.input_hash).equals(raw.request)).toBe(true);
+    expect(e.row.blob_refs).toContain(sha256Hex(raw.response));
+    expect(blob(sha256Hex(raw.response)).equals(raw.response)).toBe(true);
+    expect(raw.response.toString('utf8')).toMatch(/^data: \{"id":"chatcmpl-/);
+    const body = parse(raw.request.toString('utf8')) as { model: JsonValue; messages: JsonValue; stream: JsonValue };
+    expect(body.stream).toBe(true);
+    expect(e.row.model).toBe('scripted-model');
+    expect(e.row.prompt).toEqual(body.messages);
+  });
+  const [s0, s1, s2] = recorded.map((e) => e.row);
+  expect(s0!.tool_call).toEqual([
+    {
+      id: serverA.calls[0]!.id,
+      name: 'bash',
+      arguments: { command: 'printf one > one.txt', description: 'first file' },
+    },
+  ]);
+  expect(s0!.tool_result).toEqual([expect.objectContaining({ role: 'tool', tool_call_id: serverA.calls[0]!.id })]);
+  expect(s1!.tool_result).toEqual([expect.objectContaining({ tool_call_id: serverA.calls[1]!.id })]);
+  expect(s2!.tool_call).toBeNull();
+  // The key went upstream (as a bearer token) and nowhere into the record.
+  expect(serverA.raw[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+  expect(everythingStored(root)).not.toContain(KEY);
+  const meta = JSON.parse(blob(s0!.blob_refs.at(-1)!).toString('utf8')) as { request_headers: [string, string][] };
+  expect(meta.request_headers.map(([k]) => k)).not.toContain('authorization');
+  expect(meta.request_headers.map(([k]) => k)).toContain('x-initiator');
+  expect(cli(['verify', 'rec-1'], { cwd: root }).code).toBe(0);
+  const run = readRunJournalFile(runJournalFile(root, 'rec-1'));
+  expect(run.ok).toBe(true);
+  expect(run.capabilities).toEqual([{ adapter: 'proxy-copilot', capability: 'observed' }]);
+});
+
+test('fork --replay from step 1: server A is gone, server B gets only the request after step 1, the files are right', async () => {
+  await serverA.close();
+  const serverB = await startChatServer(SCRIPTS);
+  try {
+    // A later run: its date and time, session folder and working directory (the fork worktree) are its own.
+    const r = await stepchain(
+      ['fork', 'rec-1', '--from-step', '1', '--replay', '--upstream', serverB.baseUrl, '--json'],
+      MAKE,
+      'http://127.0.0.1:9/v1',
+    );
+    expectNoStack(r);
+    expect({ code: r.code, warnings: r.stderr.match(/stepchain: (warning|error).*/g) }).toEqual({
+      code: 0,
+      warnings: null,
+    });
+    const doc = JSON.parse(r.stdout) as {
+      fork_worktree: string;
+      journal_path: string;
+      files_at_step: unknown;
+    };
+    expect(doc).toMatchObject({ ok: true, replayed: 2, forwarded: 1, divergence: null });
+    expect(serverB.raw).toHaveLength(1);
+    expect(serverB.requests[0]!.body.messages).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
+    expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('one');
+    expect(doc.files_at_step).toEqual({ checked: true, differing: [] });
+    const fork = entries(doc.journal_path);
+    expect(fork.map((e) => e.row.step_hash).slice(0, 2)).toEqual(recorded.slice(0, 2).map((e) => e.row.step_hash));
+    expect(fork[2]!.row.input_hash).toBe(sha256Hex(serverB.raw[0]!.request));
+    expect(cli(['verify', doc.journal_path], { cwd: root }).code).toBe(0);
+  } finally {
+    await serverB.close();
+  }
+});
+
+test('fork --replay stops at the exchange whose tool result changed: exit 1, nothing upstream, the agent ended', async () => {
+  const serverC = await startChatServer(SCRIPTS);
+  const rec = await stepchain(['record', '--agent', 'copilot', '--journal', 'rec-note'], NOTE, serverC.baseUrl);
+  expect(rec.code).toBe(0);
+  await serverC.close();
+  writeFileSync(note, 'a different note\n'); // the tool of step 0 now reads something else
+  const serverD = await startChatServer(SCRIPTS);
+  try {
+    const r = await stepchain(
+      ['fork', 'rec-note', '--from-step', '1', '--replay', '--upstream', serverD.baseUrl, '--json'],
+      NOTE,
+      serverD.baseUrl,
+    );
+    expectNoStack(r);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /exchange 1: the replayed request differs from the recorded one at messages\[\d+\]\.content/,
+    );
+    const doc = JSON.parse(r.stdout) as { ok: boolean; fork_worktree: string; divergence: { exchange: number } };
+    expect(doc.ok).toBe(false);
+    expect(doc.divergence.exchange).toBe(1);
+    expect(JSON.stringify(doc.divergence)).toMatch(/the first note/);
+    expect(JSON.stringify(doc.divergence)).toMatch(/a different note/);
+    expect(serverD.raw).toHaveLength(0);
+    expect(processesIn(doc.fork_worktree)).toEqual([]);
+  } finally {
+    await serverD.close();
+  }
+});
+
+test.each([
+  [
+    'the WebSocket transport',
+    { COPILOT_PROVIDER_TRANSPORT: 'websockets' },
+    'COPILOT_PROVIDER_TRANSPORT=websockets: the proxy records HTTP requests only; unset it (or set it to http) to record this agent',
+  ],
+  [
+    "Copilot's own models (no provider set, no --upstream)",
+    { COPILOT_PROVIDER_BASE_URL: '' },
+    "COPILOT_PROVIDER_BASE_URL is not set: Copilot then uses its GitHub-hosted models, which record does not redirect; record points Copilot's bring-your-own-key provider at the proxy: set COPILOT_PROVIDER_BASE_URL (and its key), or give --upstream",
+  ],
+])('record --agent copilot refuses %s, saying why, before anything is written', async (_what, extra, why) => {
+  const env = {
+    ...copilotEnv({ cwd: root, home, baseUrl: 'http://127.0.0.1:9/v1', prompt: MAKE }),
+    STEPCHAIN_AUDIT: 'off',
+    ...extra,
+  };
+  const r = await runStepchain(
+    ['record', '--agent', 'copilot', '--journal', 'rec-no', '--', ...copilotCommand({ prompt: MAKE })],
+    root,
+    env,
+  );
+  expectNoStack(r);
+  expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({
+    code: 2,
+    stderr: `stepchain: record --agent copilot: ${why}`,
+  });
+  expect(existsSync(journalFile(root, 'rec-no'))).toBe(false);
+  expect(existsSync(runJournalFile(root, 'rec-no'))).toBe(false);
+  expect(git(root, ['for-each-ref', 'refs/stepchain/snapshots/rec-no'])).toBe(''); // no start snapshot either
+});
