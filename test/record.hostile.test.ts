@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { codexProxy } from '../src/agents/codex/proxy';
 import { InputError } from '../src/errors';
-import { journalFile, readVerifiedJournal } from '../src/journal';
+import { casDir, journalFile, readVerifiedJournal } from '../src/journal';
 import { recordablePath } from '../src/proxy';
+import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -74,8 +75,10 @@ codes.push(await post({ host: 'rebound.evil.example:' + base.port }));
 writeFileSync(process.env.OUT, JSON.stringify(codes));
 `;
 
+const root = path.join(dir, 'project');
+const marker = path.join(dir, 'client-ran');
+
 test('record: requests a web page could send (an Origin, a foreign Host) are refused, not forwarded, not recorded; no credential under .sdd/', async () => {
-  const root = path.join(dir, 'project');
   initRepo(root, { 'a.txt': 'hello\n' });
   const client = path.join(dir, 'client.mjs');
   const out = path.join(dir, 'codes.json');
@@ -141,4 +144,37 @@ test('record: requests a web page could send (an Origin, a foreign Host) are ref
   };
   walk(path.join(root, '.sdd'));
   expect(stored.join('\n')).not.toMatch(/[QH]SECRET/);
+});
+
+test('fork --replay of a recording whose response blob was altered: refused before anything runs or is served, naming the journal line and the blob', () => {
+  const file = journalFile(root, 'h1');
+  const step = readVerifiedJournal(file).entries[0]!;
+  const response = step.row.blob_refs[1]!;
+  const blobFile = path.join(casDir(root), response.slice(0, 2), response);
+  const bytes = readFileSync(blobFile);
+  chmodSync(blobFile, 0o644);
+  writeFileSync(blobFile, Buffer.from(bytes.toString('utf8').replace('r1', 'r2')));
+  const r = cli(
+    [
+      'fork',
+      'h1',
+      '--from-step',
+      '0',
+      '--replay',
+      '--upstream',
+      'http://127.0.0.1:9/v1',
+      '--',
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
+    ],
+    { cwd: root, env: { STEPCHAIN_AUDIT: 'off' } },
+  );
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(`${file}:1: step 0: blob ${response} does not match its digest`);
+  expect(existsSync(marker)).toBe(false);
+  expect(
+    existsSync(path.join(root, '.sdd', 'worktrees')) ? readdirSync(path.join(root, '.sdd', 'worktrees')) : [],
+  ).toEqual([]);
 });
