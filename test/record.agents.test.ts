@@ -97,10 +97,18 @@ test("Codex: the base URL goes on the command line for the provider config.toml 
   );
   expect(codexProvider(env)).toEqual({ id: 'my.proxy', baseUrl: 'https://llm.example/v1' });
   expect(codexProxy.defaultUpstream('openai-responses', env)).toBe('https://llm.example/v1');
+  // Codex 0.171.0's -c splits its key at every dot, quoted or not (measured): such a provider cannot be named there.
+  expect(() => codexProxy.childCommand!(['codex', 'exec', 'hi'], base, env)).toThrow(
+    /config\.toml: the model provider "my\.proxy" cannot be given the proxy's base URL/,
+  );
+  writeFileSync(
+    path.join(home, 'config.toml'),
+    'model_provider = "my-proxy"\n[model_providers.my-proxy]\nbase_url = "https://llm.example/v1"\n',
+  );
   expect(codexProxy.childCommand!(['codex', 'exec', 'hi'], base, env)).toEqual([
     'codex',
     '-c',
-    'model_providers."my.proxy".base_url="http://127.0.0.1:4000/v1"',
+    'model_providers.my-proxy.base_url="http://127.0.0.1:4000/v1"',
     'exec',
     'hi',
   ]);

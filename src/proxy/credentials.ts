@@ -21,8 +21,15 @@ export const DROPPED_HEADERS: readonly string[] = [
 /** Any other header name naming a credential (`x-foo-token`, `openai-api-key`, `x-secret`). */
 const CREDENTIAL_NAME = /(^|[-_])(key|token|secret|auth|authorization|password|credential)s?([-_]|$)|api[-_]?key/i;
 
-/** The query parameters holding credentials. */
+/** The query parameters holding credentials (and, in any case, any parameter whose name says key, token, secret...). */
 export const DROPPED_QUERY_PARAMS: readonly string[] = ['key', 'api_key', 'api-key', 'access_token'];
+
+/** A query parameter that may hold a credential: a name of the list or one naming a credential, in any case. */
+function isCredentialParam(name: string): boolean {
+  return (
+    DROPPED_QUERY_PARAMS.includes(name.toLowerCase()) || CREDENTIAL_NAME.test(name) || /^(sig|signature)$/i.test(name)
+  );
+}
 
 export function isCredentialHeader(name: string): boolean {
   const n = name.toLowerCase();
@@ -44,7 +51,7 @@ export function recordablePath(target: string): string {
   const q = target.indexOf('?');
   if (q < 0) return target;
   const params = new URLSearchParams(target.slice(q + 1));
-  for (const p of DROPPED_QUERY_PARAMS) params.delete(p);
+  for (const p of [...new Set(params.keys())]) if (isCredentialParam(p)) params.delete(p);
   const rest = params.toString();
   return rest === '' ? target.slice(0, q) : `${target.slice(0, q)}?${rest}`;
 }

@@ -122,6 +122,19 @@ async function answerFromRecording(res: ServerResponse, x: RecordedExchange): Pr
   res.end();
 }
 
+/**
+ * Why a request cannot be the agent's (undefined: it can). The agent was given `http://127.0.0.1:<port>`: its Host
+ * names that (or `localhost:<port>`), and no agent's HTTP client sends an Origin; a browser always does on a
+ * cross-origin POST, and a DNS-rebinding page sends its own host name.
+ */
+function foreignRequest(req: IncomingMessage, port: number): string | undefined {
+  if (req.headers.origin !== undefined) return `a request with an Origin (${req.headers.origin}) is a web page's`;
+  const host = (req.headers.host ?? '').toLowerCase();
+  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
+    return `the Host ${JSON.stringify(req.headers.host ?? '')} is not the proxy's (127.0.0.1:${port})`;
+  return undefined;
+}
+
 /** How long after a request went out its earlier steps are appended, when its response has not begun by then. */
 const APPEND_AFTER_MS = 25;
 
@@ -223,6 +236,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const arrived = performance.now();
     const target = req.url ?? '/';
     const method = req.method ?? 'GET';
+    const foreign = foreignRequest(req, state.port);
+    if (foreign !== undefined) {
+      // Not the agent: a web page (a cross-origin POST, or a DNS-rebound name) must not write the recording,
+      // consume a replayed exchange or stop a replay.
+      sendError(res, 403, `stepchain proxy: ${foreign}; refused`);
+      options.onWarning?.(`refused ${method} ${target.split('?')[0]!}: ${foreign}`);
+      return;
+    }
     const q = target.indexOf('?');
     const protocol = protocolOf(method, q < 0 ? target : target.slice(0, q));
     if (state.divergence !== undefined) {

@@ -67,10 +67,18 @@ export function codexProvider(env: NodeJS.ProcessEnv): CodexProvider {
   return { id, baseUrl: id === 'openai' ? at('openai_base_url') : at('model_providers', id, 'base_url') };
 }
 
-/** `-c <key>=<value>`: a TOML key path (quoted where it is not bare) and a TOML string. */
-function configOverride(keys: string[], value: string): string[] {
-  const key = keys.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : tomlBasicString(k))).join('.');
-  return ['-c', `${key}=${tomlBasicString(value)}`];
+/**
+ * `-c <key>=<value>`: a dotted key path and a TOML string. Codex 0.171.0 splits the key at its first `=` and then
+ * at every `.`, quotes or not (measured: `-c 'model_providers."my.proxy".base_url=...'` fails with "model_providers.
+ * \"my: provider name must not be empty"), so a key that is not bare cannot be addressed: refused, naming the file.
+ */
+function configOverride(keys: string[], value: string, file: string): string[] {
+  const odd = keys.find((k) => !/^[A-Za-z0-9_-]+$/.test(k));
+  if (odd !== undefined)
+    throw new InputError(
+      `${file}: the model provider ${JSON.stringify(odd)} cannot be given the proxy's base URL (Codex's -c splits its key at every "." and "="; only A-Z a-z 0-9 _ - can be named)`,
+    );
+  return ['-c', `${keys.join('.')}=${tomlBasicString(value)}`];
 }
 
 /**
@@ -95,7 +103,7 @@ export const codexProxy: AgentProxy = {
     if (path.basename(command[0] ?? '') !== 'codex') return undefined;
     const { id } = codexProvider(env);
     const keys = id === 'openai' ? ['openai_base_url'] : ['model_providers', id, 'base_url'];
-    return [command[0]!, ...configOverride(keys, base('openai-responses')), ...command.slice(1)];
+    return [command[0]!, ...configOverride(keys, base('openai-responses'), codexConfigFile(env)), ...command.slice(1)];
   },
   normalise: CODEX_RULES,
   baseUrlSource: 'measured',

@@ -1,0 +1,180 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { codexProxy } from '../src/agents/codex/proxy';
+import { InputError } from '../src/errors';
+import { casDir, journalFile, readVerifiedJournal } from '../src/journal';
+import { recordablePath } from '../src/proxy';
+import { cli, expectNoStack } from './helpers/cli';
+import { initRepo } from './helpers/git';
+import { cliPath } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+// The recording proxy attacked from outside: a hostile Codex config.toml, credentials where a client puts them, and
+// requests that are not the agent's (a web page reaching the ephemeral port on 127.0.0.1).
+jest.setTimeout(120_000);
+
+const dir = tempDir('stepchain-record-hostile-');
+
+test('a credential in any query parameter naming one, in any case, is never recorded', () => {
+  expect(recordablePath('/v1/m:generateContent?alt=sse&Key=S1&apiKey=S2&token=S3&x-goog-api-key=S4&sig=S5')).toBe(
+    '/v1/m:generateContent?alt=sse',
+  );
+  expect(recordablePath('/v1/responses?API_KEY=S1&Access_Token=S2&client_secret=S3')).toBe('/v1/responses');
+  expect(recordablePath('/v1/responses?alt=sse&keyboard=1')).toBe('/v1/responses?alt=sse&keyboard=1');
+});
+
+test("Codex: a provider id its -c cannot name (dots, '=', quotes, a newline) is refused naming config.toml, never a broken override", () => {
+  const home = path.join(dir, 'codex-home');
+  mkdirSync(home, { recursive: true });
+  const env = { CODEX_HOME: home, HOME: home };
+  const base = () => 'http://127.0.0.1:4000/v1';
+  const file = path.join(home, 'config.toml');
+  for (const id of ['my.proxy', 'a=b', 'x" -c "y', 'p\nq', '']) {
+    const q = JSON.stringify(id); // a TOML basic string too
+    writeFileSync(file, `model_provider = ${q}\n[model_providers.${q}]\nbase_url = "https://llm.example/v1"\n`);
+    let thrown: unknown;
+    try {
+      codexProxy.childCommand!(['codex', 'exec', 'hi'], base, env);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(InputError);
+    expect((thrown as Error).message).toContain(`${file}: the model provider`);
+  }
+  // A base_url full of TOML syntax stays one string value in one argument.
+  writeFileSync(file, 'model_provider = "ok"\n[model_providers.ok]\nbase_url = "https://llm.example/v1"\n');
+  expect(codexProxy.childCommand!(['codex', 'exec'], () => 'http://127.0.0.1:1/a"\n-c x=1', env)).toEqual([
+    'codex',
+    '-c',
+    'model_providers.ok.base_url="http://127.0.0.1:1/a\\"\\u000a-c x=1"',
+    'exec',
+  ]);
+});
+
+const CLIENT = `
+import http from 'node:http';
+import { writeFileSync } from 'node:fs';
+const base = new URL(process.env.OPENAI_BASE_URL);
+function post(headers) {
+  return new Promise((resolve) => {
+    const body = JSON.stringify({ model: 'gpt-test', input: [{ role: 'user', content: 'hi' }] });
+    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/responses?Key=QSECRET1&apiKey=QSECRET2',
+      headers: { 'content-type': 'application/json', 'X-Api-Key': 'HSECRET3', ...headers } }, (res) => {
+      res.resume(); res.on('end', () => resolve(res.statusCode));
+    });
+    req.end(body);
+  });
+}
+const codes = [];
+codes.push(await post({}));
+codes.push(await post({ origin: 'https://evil.example' }));
+codes.push(await post({ host: 'rebound.evil.example:' + base.port }));
+writeFileSync(process.env.OUT, JSON.stringify(codes));
+`;
+
+const root = path.join(dir, 'project');
+const marker = path.join(dir, 'client-ran');
+
+test('record: requests a web page could send (an Origin, a foreign Host) are refused, not forwarded, not recorded; no credential under .sdd/', async () => {
+  initRepo(root, { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'client.mjs');
+  const out = path.join(dir, 'codes.json');
+  writeFileSync(client, CLIENT);
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    req.resume();
+    req.on('end', () => {
+      const body = JSON.stringify({ id: 'r1', output: [{ type: 'message', content: [] }] });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  let run: { code: number | null; stderr: string };
+  try {
+    run = await new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          cliPath,
+          'record',
+          '--agent',
+          'codex',
+          '--journal',
+          'h1',
+          '--upstream',
+          `http://127.0.0.1:${port}/v1`,
+          '--',
+          process.execPath,
+          client,
+        ],
+        {
+          cwd: root,
+          env: { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+  } finally {
+    server.close();
+  }
+  expect(run.code).toBe(0);
+  // The agent's own request went through; the web page's two were refused before reaching the upstream.
+  expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([200, 403, 403]);
+  expect(seen).toEqual(['POST /v1/responses?Key=QSECRET1&apiKey=QSECRET2']);
+  expect(run.stderr).toMatch(/refused POST \/v1\/responses: a request with an Origin/);
+  expect(run.stderr).toMatch(/refused POST \/v1\/responses: the Host "rebound\.evil\.example:\d+" is not the proxy's/);
+  expect(run.stderr).not.toMatch(/SECRET/);
+  const journal = readVerifiedJournal(journalFile(root, 'h1'));
+  expect(journal.entries.map((e) => e.row.seq)).toEqual([0]);
+  const stored: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) stored.push(readFileSync(p, 'latin1'));
+    }
+  };
+  walk(path.join(root, '.sdd'));
+  expect(stored.join('\n')).not.toMatch(/[QH]SECRET/);
+});
+
+test('fork --replay of a recording whose response blob was altered: refused before anything runs or is served, naming the journal line and the blob', () => {
+  const file = journalFile(root, 'h1');
+  const step = readVerifiedJournal(file).entries[0]!;
+  const response = step.row.blob_refs[1]!;
+  const blobFile = path.join(casDir(root), response.slice(0, 2), response);
+  const bytes = readFileSync(blobFile);
+  chmodSync(blobFile, 0o644);
+  writeFileSync(blobFile, Buffer.from(bytes.toString('utf8').replace('r1', 'r2')));
+  const r = cli(
+    [
+      'fork',
+      'h1',
+      '--from-step',
+      '0',
+      '--replay',
+      '--upstream',
+      'http://127.0.0.1:9/v1',
+      '--',
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
+    ],
+    { cwd: root, env: { STEPCHAIN_AUDIT: 'off' } },
+  );
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(`${file}:1: step 0: blob ${response} does not match its digest`);
+  expect(existsSync(marker)).toBe(false);
+  expect(
+    existsSync(path.join(root, '.sdd', 'worktrees')) ? readdirSync(path.join(root, '.sdd', 'worktrees')) : [],
+  ).toEqual([]);
+});
