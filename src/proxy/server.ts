@@ -8,7 +8,7 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { isEventStream } from './payloads';
 import { protocolOf, type Protocol, type ProtocolName } from './protocols';
-import type { Recorder } from './recorder';
+import type { Recorder, RecorderSlot } from './recorder';
 import type { Divergence, RecordedExchange, Replayer } from './replay';
 import type { Exchange } from './exchange';
 
@@ -141,9 +141,243 @@ const APPEND_AFTER_MS = 25;
 /** How long exchanges still under way when the agent exits may take to finish. */
 const CLOSE_GRACE_MS = 5_000;
 
+/** What came back from the upstream (undefined: it could not be reached, or the agent left first). */
+type Forwarded =
+  | { status: number; headers: IncomingHttpHeaders; response: Buffer; complete: boolean; firstByteMs: number | null }
+  | undefined;
+
+/** A running proxy's parts the request handlers share. */
+interface ProxyContext {
+  options: ProxyOptions;
+  state: RunningProxy;
+  keepAlive: { http: http.Agent; https: https.Agent };
+  /** Whether a replay has gone live (its recorded exchanges all answered). */
+  wentLive: boolean;
+}
+
+/** Sends a request upstream and streams the response back to the agent as it comes, keeping a copy. */
+function forward(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  protocol: Protocol | undefined,
+  arrived: number,
+  onFirstByte?: () => void,
+): Promise<Forwarded> {
+  const { options, keepAlive } = ctx;
+  return new Promise((resolve) => {
+    const url = upstreamUrl(options.upstreamFor(protocol?.name), req.url ?? '/');
+    const lib = url.protocol === 'https:' ? https : http;
+    const up = lib.request(url, {
+      method: req.method,
+      headers: { ...passHeaders(req.headers), 'content-length': body.length },
+      agent: url.protocol === 'https:' ? keepAlive.https : keepAlive.http,
+    });
+    up.on('socket', (s: Socket) => s.setNoDelay(true));
+    res.on('close', () => {
+      if (!res.writableFinished) up.destroy(); // the agent went away (or was cut off): stop the upstream too
+    });
+    let settled = false;
+    const done = (v: Parameters<typeof resolve>[0]): void => {
+      if (!settled) {
+        settled = true;
+        resolve(v);
+      }
+    };
+    up.on('error', (e) => {
+      if (res.headersSent) return; // mid-response: the response's own end says how it ended
+      if (res.destroyed)
+        options.onWarning?.(`${req.method} ${url.pathname}: the agent left before the upstream answered`);
+      else {
+        sendError(res, 502, `stepchain proxy: the upstream ${url.origin} could not be reached: ${e.message}`);
+        options.onWarning?.(`upstream ${url.origin}: ${e.message}`);
+      }
+      done(undefined);
+    });
+    up.on('response', (ur) => {
+      const chunks: Buffer[] = [];
+      let firstByteMs: number | null = null;
+      // The head goes out with the first body chunk (one write, one wake-up of the agent), which the upstream
+      // has usually sent with its own head; a head whose body is not here by the next turn is sent alone.
+      res.writeHead(ur.statusCode ?? 502, passHeaders(ur.headers));
+      setImmediate(() => {
+        if (!res.headersSent && !res.destroyed) res.flushHeaders();
+      });
+      ur.on('data', (c: Buffer) => {
+        chunks.push(c);
+        res.write(c); // as it came: no reassembly on the way
+        if (firstByteMs === null) {
+          firstByteMs = performance.now() - arrived;
+          if (onFirstByte !== undefined) setImmediate(onFirstByte);
+        }
+      });
+      const finish = (complete: boolean): void => {
+        if (complete) res.end();
+        else res.destroy();
+        done({
+          status: ur.statusCode ?? 0,
+          headers: ur.headers,
+          response: Buffer.concat(chunks),
+          complete,
+          firstByteMs,
+        });
+      };
+      ur.on('end', () => finish(true));
+      ur.on('aborted', () => finish(false));
+      ur.on('error', () => finish(false));
+      res.on('close', () => {
+        if (!res.writableFinished) finish(false);
+      });
+    });
+    up.end(body);
+  });
+}
+
+/** A request of the agent's, as read. */
+interface AgentRequest {
+  method: string;
+  target: string;
+  protocol: Protocol | undefined;
+  body: Buffer;
+  slot: RecorderSlot | undefined;
+}
+
+/** While a replay holds recorded exchanges, the agent's request is answered from them or stops the replay. */
+async function answerReplay(
+  ctx: ProxyContext,
+  replayer: NonNullable<ProxyOptions['replayer']>,
+  res: ServerResponse,
+  { method, target, protocol, body, slot }: AgentRequest,
+): Promise<void> {
+  const { options, state } = ctx;
+  if (protocol === undefined) {
+    // Nothing goes upstream while the recording answers: a call the recording does not hold is refused.
+    state.counts.unrecorded++;
+    sendError(
+      res,
+      404,
+      `stepchain proxy: ${method} ${target} is not a model call and is not sent upstream during a replay`,
+    );
+    return;
+  }
+  const got = replayer.take(method, target, body);
+  options.recorder.drop(slot!);
+  if ('field' in got) {
+    state.divergence = got;
+    sendError(res, 409, `stepchain proxy: the replay diverged at exchange ${got.exchange} (${got.field})`);
+    options.onDivergence?.(got);
+    return;
+  }
+  state.counts.replayed++;
+  await answerFromRecording(res, got);
+}
+
+/** A model call that goes upstream: forwarded as it came, and recorded once its response has ended. */
+async function forwardAndRecord(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  {
+    method,
+    target,
+    protocol,
+    body,
+    slot,
+    arrived,
+  }: AgentRequest & { protocol: Protocol; slot: RecorderSlot; arrived: number },
+): Promise<void> {
+  const { options, state } = ctx;
+  state.counts.forwarded++;
+  // Nothing stands between the request's arrival and its way upstream: the request is read as JSON (the tool
+  // results it carries, which settle earlier steps) once it is written, while the upstream thinks; the appends
+  // those steps wait for (a journal write and a snapshot: git processes competing for the machine) start once
+  // the response's first byte is through or APPEND_AFTER_MS after the request went out, whichever comes first
+  // (a model thinks far longer: the appends run meanwhile; an upstream that answers at once gets its first byte
+  // through first), or once the exchange ended. Before that first byte the agent runs no tool of this exchange,
+  // so the snapshots still hold the files of the steps they belong to.
+  let flushed = false;
+  const flush = (): void => {
+    if (flushed) return;
+    flushed = true;
+    clearTimeout(timer);
+    options.recorder.flush();
+  };
+  const timer = setTimeout(flush, APPEND_AFTER_MS).unref();
+  const pending = forward(ctx, req, res, body, protocol, arrived, flush);
+  setImmediate(() =>
+    options.recorder.answeredBy(protocol, { target, requestHeaders: req.headers, request: body }, slot),
+  );
+  const r = await pending;
+  flush();
+  if (r === undefined) {
+    options.recorder.drop(slot);
+    return;
+  }
+  const exchange: Exchange = {
+    protocol,
+    method,
+    target,
+    requestHeaders: req.headers,
+    request: body,
+    status: r.status,
+    responseHeaders: r.headers,
+    response: r.response,
+    complete: r.complete,
+    firstByteMs: r.firstByteMs,
+    endMs: performance.now() - arrived,
+    source: 'upstream',
+  };
+  options.recorder.complete(slot, exchange);
+}
+
+/** One request from the agent: refused, answered from the recording, or forwarded (and recorded). */
+async function handle(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { options, state } = ctx;
+  res.socket?.setNoDelay(true);
+  const arrived = performance.now();
+  const target = req.url ?? '/';
+  const method = req.method ?? 'GET';
+  const foreign = foreignRequest(req, state.port);
+  if (foreign !== undefined) {
+    // Not the agent: a web page (a cross-origin POST, or a DNS-rebound name) must not write the recording,
+    // consume a replayed exchange or stop a replay.
+    sendError(res, 403, `stepchain proxy: ${foreign}; refused`);
+    options.onWarning?.(`refused ${method} ${target.split('?')[0]!}: ${foreign}`);
+    return;
+  }
+  const q = target.indexOf('?');
+  const protocol = protocolOf(method, q < 0 ? target : target.slice(0, q));
+  if (state.divergence !== undefined) {
+    sendError(res, 409, `stepchain proxy: the replay stopped at exchange ${state.divergence.exchange}`);
+    return;
+  }
+  const slot = protocol === undefined ? undefined : options.recorder.reserve();
+  let body: Buffer;
+  try {
+    body = await readBody(req);
+  } catch {
+    if (slot !== undefined) options.recorder.drop(slot);
+    return;
+  }
+  const replayer = options.replayer;
+  if (replayer !== undefined && replayer.remaining > 0) {
+    await answerReplay(ctx, replayer, res, { method, target, protocol, body, slot });
+    return;
+  }
+  if (replayer !== undefined && !ctx.wentLive) {
+    ctx.wentLive = true;
+    options.onLive?.();
+  }
+  if (protocol === undefined) {
+    state.counts.unrecorded++;
+    await forward(ctx, req, res, body, undefined, arrived);
+    return;
+  }
+  await forwardAndRecord(ctx, req, res, { method, target, protocol, body, slot: slot!, arrived });
+}
+
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
-  const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
-  const inFlight = new Set<Promise<void>>();
   const state: RunningProxy = {
     origin: '',
     port: 0,
@@ -151,191 +385,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     divergence: undefined,
     close: async () => undefined,
   };
-  let wentLive = false;
-
-  const forward = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: Buffer,
-    protocol: Protocol | undefined,
-    arrived: number,
-    onFirstByte?: () => void,
-  ): Promise<
-    | { status: number; headers: IncomingHttpHeaders; response: Buffer; complete: boolean; firstByteMs: number | null }
-    | undefined
-  > =>
-    new Promise((resolve) => {
-      const url = upstreamUrl(options.upstreamFor(protocol?.name), req.url ?? '/');
-      const lib = url.protocol === 'https:' ? https : http;
-      const up = lib.request(url, {
-        method: req.method,
-        headers: { ...passHeaders(req.headers), 'content-length': body.length },
-        agent: url.protocol === 'https:' ? keepAlive.https : keepAlive.http,
-      });
-      up.on('socket', (s: Socket) => s.setNoDelay(true));
-      res.on('close', () => {
-        if (!res.writableFinished) up.destroy(); // the agent went away (or was cut off): stop the upstream too
-      });
-      let settled = false;
-      const done = (v: Parameters<typeof resolve>[0]): void => {
-        if (!settled) {
-          settled = true;
-          resolve(v);
-        }
-      };
-      up.on('error', (e) => {
-        if (res.headersSent) return; // mid-response: the response's own end says how it ended
-        if (res.destroyed)
-          options.onWarning?.(`${req.method} ${url.pathname}: the agent left before the upstream answered`);
-        else {
-          sendError(res, 502, `stepchain proxy: the upstream ${url.origin} could not be reached: ${e.message}`);
-          options.onWarning?.(`upstream ${url.origin}: ${e.message}`);
-        }
-        done(undefined);
-      });
-      up.on('response', (ur) => {
-        const chunks: Buffer[] = [];
-        let firstByteMs: number | null = null;
-        // The head goes out with the first body chunk (one write, one wake-up of the agent), which the upstream
-        // has usually sent with its own head; a head whose body is not here by the next turn is sent alone.
-        res.writeHead(ur.statusCode ?? 502, passHeaders(ur.headers));
-        setImmediate(() => {
-          if (!res.headersSent && !res.destroyed) res.flushHeaders();
-        });
-        ur.on('data', (c: Buffer) => {
-          chunks.push(c);
-          res.write(c); // as it came: no reassembly on the way
-          if (firstByteMs === null) {
-            firstByteMs = performance.now() - arrived;
-            if (onFirstByte !== undefined) setImmediate(onFirstByte);
-          }
-        });
-        const finish = (complete: boolean): void => {
-          if (complete) res.end();
-          else res.destroy();
-          done({
-            status: ur.statusCode ?? 0,
-            headers: ur.headers,
-            response: Buffer.concat(chunks),
-            complete,
-            firstByteMs,
-          });
-        };
-        ur.on('end', () => finish(true));
-        ur.on('aborted', () => finish(false));
-        ur.on('error', () => finish(false));
-        res.on('close', () => {
-          if (!res.writableFinished) finish(false);
-        });
-      });
-      up.end(body);
-    });
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    res.socket?.setNoDelay(true);
-    const arrived = performance.now();
-    const target = req.url ?? '/';
-    const method = req.method ?? 'GET';
-    const foreign = foreignRequest(req, state.port);
-    if (foreign !== undefined) {
-      // Not the agent: a web page (a cross-origin POST, or a DNS-rebound name) must not write the recording,
-      // consume a replayed exchange or stop a replay.
-      sendError(res, 403, `stepchain proxy: ${foreign}; refused`);
-      options.onWarning?.(`refused ${method} ${target.split('?')[0]!}: ${foreign}`);
-      return;
-    }
-    const q = target.indexOf('?');
-    const protocol = protocolOf(method, q < 0 ? target : target.slice(0, q));
-    if (state.divergence !== undefined) {
-      sendError(res, 409, `stepchain proxy: the replay stopped at exchange ${state.divergence.exchange}`);
-      return;
-    }
-    const slot = protocol === undefined ? undefined : options.recorder.reserve();
-    let body: Buffer;
-    try {
-      body = await readBody(req);
-    } catch {
-      if (slot !== undefined) options.recorder.drop(slot);
-      return;
-    }
-    const replayer = options.replayer;
-    if (replayer !== undefined && replayer.remaining > 0) {
-      if (protocol === undefined) {
-        // Nothing goes upstream while the recording answers: a call the recording does not hold is refused.
-        state.counts.unrecorded++;
-        sendError(
-          res,
-          404,
-          `stepchain proxy: ${method} ${target} is not a model call and is not sent upstream during a replay`,
-        );
-        return;
-      }
-      const got = replayer.take(method, target, body);
-      options.recorder.drop(slot!);
-      if ('field' in got) {
-        state.divergence = got;
-        sendError(res, 409, `stepchain proxy: the replay diverged at exchange ${got.exchange} (${got.field})`);
-        options.onDivergence?.(got);
-        return;
-      }
-      state.counts.replayed++;
-      await answerFromRecording(res, got);
-      return;
-    }
-    if (replayer !== undefined && !wentLive) {
-      wentLive = true;
-      options.onLive?.();
-    }
-    if (protocol === undefined) {
-      state.counts.unrecorded++;
-      await forward(req, res, body, undefined, arrived);
-      return;
-    }
-    state.counts.forwarded++;
-    // Nothing stands between the request's arrival and its way upstream: the request is read as JSON (the tool
-    // results it carries, which settle earlier steps) once it is written, while the upstream thinks; the appends
-    // those steps wait for (a journal write and a snapshot: git processes competing for the machine) start once
-    // the response's first byte is through or APPEND_AFTER_MS after the request went out, whichever comes first
-    // (a model thinks far longer: the appends run meanwhile; an upstream that answers at once gets its first byte
-    // through first), or once the exchange ended. Before that first byte the agent runs no tool of this exchange,
-    // so the snapshots still hold the files of the steps they belong to.
-    let flushed = false;
-    const flush = (): void => {
-      if (flushed) return;
-      flushed = true;
-      clearTimeout(timer);
-      options.recorder.flush();
-    };
-    const timer = setTimeout(flush, APPEND_AFTER_MS).unref();
-    const pending = forward(req, res, body, protocol, arrived, flush);
-    setImmediate(() =>
-      options.recorder.answeredBy(protocol, { target, requestHeaders: req.headers, request: body }, slot),
-    );
-    const r = await pending;
-    flush();
-    if (r === undefined) {
-      options.recorder.drop(slot!);
-      return;
-    }
-    const exchange: Exchange = {
-      protocol,
-      method,
-      target,
-      requestHeaders: req.headers,
-      request: body,
-      status: r.status,
-      responseHeaders: r.headers,
-      response: r.response,
-      complete: r.complete,
-      firstByteMs: r.firstByteMs,
-      endMs: performance.now() - arrived,
-      source: 'upstream',
-    };
-    options.recorder.complete(slot!, exchange);
-  };
-
+  const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const ctx: ProxyContext = { options, state, keepAlive, wentLive: false };
+  const inFlight = new Set<Promise<void>>();
   const server = http.createServer({ noDelay: true }, (req, res) => {
-    const p = handle(req, res).catch((e: unknown) => {
+    const p = handle(ctx, req, res).catch((e: unknown) => {
       options.onWarning?.(`proxy: ${(e as Error).message}`);
       sendError(res, 502, 'stepchain proxy: internal error');
     });
