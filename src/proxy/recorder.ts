@@ -12,15 +12,15 @@ import type { Protocol, RequestView } from './protocols';
  * Turns exchanges into steps of a per-step journal, in the order their
  * requests arrived. A step is appended once its tool calls are answered: the
  * step's `tool_result` is what a later request carries for them, so the step
- * waits for the first request that does, or for `close()`. Appends happen
- * only once the response to such a request has begun (`flush()`, called when
- * its first byte is through, 25 ms after the request went out, or when the
- * exchange ended, whichever comes first) and at
+ * waits for the first request that does, or for `close()`. Appends start
+ * once such a request has gone upstream (`flush()`, called 25 ms after the
+ * request went out or when its response begins, whichever comes first) and at
  * `close()`: an append with its worktree snapshot costs tens to hundreds of
- * milliseconds of git, and neither the request's way upstream nor the first
- * byte back waits on it. So a step is appended after the agent's next request
- * has gone out and before the agent can run a tool of its answer, and its
- * snapshot holds the files after the agent ran the tools the step asked for.
+ * milliseconds of git, and the request's way upstream never waits on it. The
+ * response's bytes are held until those appends are done (the proxy waits on
+ * `flush()`'s promise), so the agent can run no tool of its answer before the
+ * step's snapshot is taken: the snapshot holds the files after the agent ran
+ * the tools the step asked for, and none of the next step's.
  *
  * Provider-side mutations (compactions, context edits) are chained into the
  * run journal as soon as their exchange is over, with the step's index.
@@ -89,7 +89,7 @@ export class Recorder {
   /**
    * The request `x` went upstream: the steps whose tool calls it answers get their results (the proxy calls this
    * once the request is written, so reading it as JSON never delays it; `slot` keeps that reading for the
-   * exchange's own step). They are appended by `flush()`, once the response's first byte is through (or soon after the request went out).
+   * exchange's own step). They are appended by `flush()`, before any byte of the response reaches the agent.
    */
   answeredBy(
     protocol: Protocol,
@@ -109,8 +109,10 @@ export class Recorder {
   }
 
   /** Appends the steps that are ready (in order: one waiting for its tool results holds back those after it). */
-  flush(): void {
+  /** Starts the appends the requests so far have settled; the promise is kept when they (and their snapshots) are done. */
+  flush(): Promise<void> {
     this.drain(false);
+    return this.appends;
   }
 
   complete(slot: RecorderSlot, exchange: Exchange): void {

@@ -138,6 +138,9 @@ function foreignRequest(req: IncomingMessage, port: number): string | undefined 
 /** How long after a request went out its earlier steps are appended, when its response has not begun by then. */
 const APPEND_AFTER_MS = 25;
 
+/** The longest a response is held for the appends of the steps its request settled (a hung append must not hang the agent). */
+const APPEND_HOLD_MS = 30_000;
+
 /** How long exchanges still under way when the agent exits may take to finish. */
 const CLOSE_GRACE_MS = 5_000;
 
@@ -163,7 +166,7 @@ function forward(
   body: Buffer,
   protocol: Protocol | undefined,
   arrived: number,
-  onFirstByte?: () => void,
+  gate?: () => Promise<void>,
 ): Promise<Forwarded> {
   const { options, keepAlive } = ctx;
   return new Promise((resolve) => {
@@ -198,6 +201,10 @@ function forward(
     up.on('response', (ur) => {
       const chunks: Buffer[] = [];
       let firstByteMs: number | null = null;
+      // No byte of the response reaches the agent before what it waits for (the gate) is done; until then the
+      // bytes are held, in order, and the end with them.
+      let held: Buffer[] | undefined = gate === undefined ? undefined : [];
+      let ended: boolean | undefined;
       // The head goes out with the first body chunk (one write, one wake-up of the agent), which the upstream
       // has usually sent with its own head; a head whose body is not here by the next turn is sent alone.
       res.writeHead(ur.statusCode ?? 502, passHeaders(ur.headers));
@@ -206,15 +213,23 @@ function forward(
       });
       ur.on('data', (c: Buffer) => {
         chunks.push(c);
-        res.write(c); // as it came: no reassembly on the way
-        if (firstByteMs === null) {
-          firstByteMs = performance.now() - arrived;
-          if (onFirstByte !== undefined) setImmediate(onFirstByte);
-        }
+        if (held !== undefined) held.push(c);
+        else res.write(c); // as it came: no reassembly on the way
+        if (firstByteMs === null) firstByteMs = performance.now() - arrived;
       });
-      const finish = (complete: boolean): void => {
+      const close = (complete: boolean): void => {
         if (complete) res.end();
         else res.destroy();
+      };
+      void gate?.().then(() => {
+        for (const c of held ?? []) res.write(c);
+        held = undefined;
+        if (ended !== undefined) close(ended);
+      });
+      const finish = (complete: boolean): void => {
+        if (ended !== undefined) return;
+        ended = complete;
+        if (held === undefined || !complete) close(complete);
         done({
           status: ur.statusCode ?? 0,
           headers: ur.headers,
@@ -291,25 +306,29 @@ async function forwardAndRecord(
   state.counts.forwarded++;
   // Nothing stands between the request's arrival and its way upstream: the request is read as JSON (the tool
   // results it carries, which settle earlier steps) once it is written, while the upstream thinks; the appends
-  // those steps wait for (a journal write and a snapshot: git processes competing for the machine) start once
-  // the response's first byte is through or APPEND_AFTER_MS after the request went out, whichever comes first
-  // (a model thinks far longer: the appends run meanwhile; an upstream that answers at once gets its first byte
-  // through first), or once the exchange ended. Before that first byte the agent runs no tool of this exchange,
-  // so the snapshots still hold the files of the steps they belong to.
-  let flushed = false;
-  const flush = (): void => {
-    if (flushed) return;
-    flushed = true;
-    clearTimeout(timer);
-    options.recorder.flush();
+  // those steps wait for (a journal write and a snapshot: git processes competing for the machine) start
+  // APPEND_AFTER_MS after the request went out, or when the response begins, whichever comes first. The
+  // response's bytes reach the agent only once those appends are done (at most APPEND_HOLD_MS later): the agent
+  // can run no tool of this response before the snapshots of the earlier steps are taken, so each holds the
+  // files of its own step, whatever the machine's load (a model thinks far longer than an append takes, so the
+  // wait is usually over before the first byte comes).
+  let appended: Promise<void> | undefined;
+  const flush = (): Promise<void> => {
+    if (appended === undefined) {
+      clearTimeout(timer);
+      appended = options.recorder.flush();
+    }
+    return appended;
   };
-  const timer = setTimeout(flush, APPEND_AFTER_MS).unref();
-  const pending = forward(ctx, req, res, body, protocol, arrived, flush);
+  const timer = setTimeout(() => void flush(), APPEND_AFTER_MS).unref();
+  const gate = (): Promise<void> =>
+    Promise.race([flush(), new Promise<void>((r) => setTimeout(r, APPEND_HOLD_MS).unref())]);
+  const pending = forward(ctx, req, res, body, protocol, arrived, gate);
   setImmediate(() =>
     options.recorder.answeredBy(protocol, { target, requestHeaders: req.headers, request: body }, slot),
   );
   const r = await pending;
-  flush();
+  void flush();
   if (r === undefined) {
     options.recorder.drop(slot);
     return;
