@@ -70,12 +70,34 @@ function cacheFile() {
   const path = require('node:path');
   const home = env.HOME || require('node:os').homedir();
   const xdg = env.XDG_STATE_HOME;
-  const base = xdg ? (xdg === '~' || xdg.startsWith('~/') ? path.join(home, xdg.slice(1)) : xdg) : path.join(home, '.local', 'state');
-  return path.resolve(base, 'stepchain', 'code-cache', \`hook-${hookId}-\${process.version}-\${process.arch}.bin\`);
+  // XDG: a relative path is no state directory (it would name one in whatever project the hook runs in).
+  const base = xdg === '~' || xdg?.startsWith('~/') ? path.join(home, xdg.slice(1)) : xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state');
+  if (!path.isAbsolute(base)) return undefined;
+  return path.join(base, 'stepchain', 'code-cache', \`hook-${hookId}-\${process.version}-\${process.arch}.bin\`);
 }
 /** Whether a file or directory may hold this user's code: this user's, and no one else can write it. */
 function own(st) {
   return st.uid === process.getuid() && (st.mode & 0o022) === 0;
+}
+/**
+ * Whether \`p\` and every directory above it, as written and with links resolved, belongs to this user or root and
+ * no one else can replace what it holds: a directory others can write is one only when sticky (/tmp), a link only
+ * when this user's or root's. Otherwise another user could put a tree of their choosing (or a link to files of this
+ * user's they chose, a repository's checkout) where the cache is looked for.
+ */
+function safeChain(p) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const me = process.getuid();
+  const ok = (q) => {
+    for (let at = path.dirname(q); ; at = path.dirname(at)) {
+      const st = fs.lstatSync(at);
+      if (st.uid !== me && st.uid !== 0) return false;
+      if (!st.isSymbolicLink() && (st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return false;
+      if (at === path.dirname(at)) return true;
+    }
+  };
+  return ok(p) && ok(path.join(fs.realpathSync.native(path.dirname(p)), path.basename(p)));
 }
 function readCache(file) {
   const fs = require('node:fs');
@@ -83,7 +105,7 @@ function readCache(file) {
   try {
     const st = fs.fstatSync(fd);
     const dir = fs.lstatSync(require('node:path').dirname(file));
-    return st.isFile() && own(st) && dir.isDirectory() && own(dir) ? fs.readFileSync(fd) : undefined;
+    return st.isFile() && own(st) && dir.isDirectory() && own(dir) && safeChain(file) ? fs.readFileSync(fd) : undefined;
   } finally {
     fs.closeSync(fd);
   }
@@ -93,7 +115,7 @@ function writeCache(file, data) {
   const dir = require('node:path').dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = fs.lstatSync(dir);
-  if (!st.isDirectory() || !own(st)) return;
+  if (!st.isDirectory() || !own(st) || !safeChain(file)) return;
   const tmp = \`\${file}.\${process.pid}.tmp\`;
   try {
     fs.writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
