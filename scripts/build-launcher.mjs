@@ -38,11 +38,12 @@ export async function bundleHookEntry(root) {
  *
  * The hook entry runs with V8's code cache: its compiled code (what the first call compiled, lazily compiled
  * functions included) is kept in `<XDG state dir>/stepchain/code-cache/` (the per-user directory of the audit and
- * checkpoint keys, src/util/checkpoint.ts `stateDir`), named by the program's SHA-256, Node's version and the
+ * checkpoint keys, src/util/state-dir.ts: a relative XDG_STATE_HOME ignored), named by the program's SHA-256, Node's version and the
  * architecture, and later calls compile nothing V8 finds there. A cache is code: one is used only when it is a
  * regular file (never through a link) of this user that no one else can write, in a directory only this user can
- * write; anything else, or a cache V8 rejects, is compiled from the text (and rewritten, whole, when the call
- * exits). STEPCHAIN_CODE_CACHE=off compiles from the text and writes nothing.
+ * write (and every directory above it safe from others), holding the SHA-256 of the data after it (V8 checks only a
+ * header: damaged code crashes the process); anything else, or a cache V8 rejects, is compiled from the text (and
+ * rewritten, whole, when the call exits). STEPCHAIN_CODE_CACHE=off compiles from the text and writes nothing.
  */
 export function launcherSource(programs) {
   for (const [name, text] of Object.entries(programs))
@@ -99,13 +100,21 @@ function safeChain(p) {
   };
   return ok(p) && ok(path.join(fs.realpathSync.native(path.dirname(p)), path.basename(p)));
 }
+function digest(data) {
+  return require('node:crypto').createHash('sha256').update(data).digest();
+}
 function readCache(file) {
   const fs = require('node:fs');
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   try {
     const st = fs.fstatSync(fd);
     const dir = fs.lstatSync(require('node:path').dirname(file));
-    return st.isFile() && own(st) && dir.isDirectory() && own(dir) && safeChain(file) ? fs.readFileSync(fd) : undefined;
+    if (!(st.isFile() && own(st) && dir.isDirectory() && own(dir) && safeChain(file))) return undefined;
+    // V8 checks a cache's header, not its code: a damaged one (a flipped bit, a crash's leftover) crashes the
+    // process, every call after it. The data is used only when it is what was written: its SHA-256 follows it.
+    const bytes = fs.readFileSync(fd);
+    const data = bytes.subarray(0, Math.max(0, bytes.length - 32));
+    return bytes.length > 32 && digest(data).equals(bytes.subarray(data.length)) ? data : undefined;
   } finally {
     fs.closeSync(fd);
   }
@@ -118,7 +127,7 @@ function writeCache(file, data) {
   if (!st.isDirectory() || !own(st) || !safeChain(file)) return;
   const tmp = \`\${file}.\${process.pid}.tmp\`;
   try {
-    fs.writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
+    fs.writeFileSync(tmp, Buffer.concat([data, digest(data)]), { flag: 'wx', mode: 0o600 });
     fs.renameSync(tmp, file);
   } finally {
     fs.rmSync(tmp, { force: true });

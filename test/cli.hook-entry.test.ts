@@ -151,6 +151,19 @@ describe("the hook entry's code cache", () => {
     expect(call(s.env).stderr).toContain('code cache used');
   });
 
+  test('a damaged cache (bytes changed inside, V8 would run them) is compiled past and rewritten, never crashes', () => {
+    const s = state();
+    call(s.env);
+    const [file] = s.files();
+    const bytes = readFileSync(file!);
+    for (let i = bytes.length >> 1; i < (bytes.length >> 1) + 2000; i++) bytes[i]! ^= 0x5a;
+    writeFileSync(file!, bytes, { mode: 0o600 });
+    const r = call(s.env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('code cache used');
+    expect(call(s.env).stderr).toContain('code cache used');
+  });
+
   test('a cache others can write is not used; STEPCHAIN_CODE_CACHE=off uses and writes none', () => {
     const s = state();
     call(s.env);
