@@ -38,11 +38,12 @@ export async function bundleHookEntry(root) {
  *
  * The hook entry runs with V8's code cache: its compiled code (what the first call compiled, lazily compiled
  * functions included) is kept in `<XDG state dir>/stepchain/code-cache/` (the per-user directory of the audit and
- * checkpoint keys, src/util/checkpoint.ts `stateDir`), named by the program's SHA-256, Node's version and the
+ * checkpoint keys, src/util/state-dir.ts: a relative XDG_STATE_HOME ignored), named by the program's SHA-256, Node's version and the
  * architecture, and later calls compile nothing V8 finds there. A cache is code: one is used only when it is a
  * regular file (never through a link) of this user that no one else can write, in a directory only this user can
- * write; anything else, or a cache V8 rejects, is compiled from the text (and rewritten, whole, when the call
- * exits). STEPCHAIN_CODE_CACHE=off compiles from the text and writes nothing.
+ * write (and every directory above it safe from others), holding the SHA-256 of the data after it (V8 checks only a
+ * header: damaged code crashes the process); anything else, or a cache V8 rejects, is compiled from the text (and
+ * rewritten, whole, when the call exits). STEPCHAIN_CODE_CACHE=off compiles from the text and writes nothing.
  */
 export function launcherSource(programs) {
   for (const [name, text] of Object.entries(programs))
@@ -70,12 +71,37 @@ function cacheFile() {
   const path = require('node:path');
   const home = env.HOME || require('node:os').homedir();
   const xdg = env.XDG_STATE_HOME;
-  const base = xdg ? (xdg === '~' || xdg.startsWith('~/') ? path.join(home, xdg.slice(1)) : xdg) : path.join(home, '.local', 'state');
-  return path.resolve(base, 'stepchain', 'code-cache', \`hook-${hookId}-\${process.version}-\${process.arch}.bin\`);
+  // XDG: a relative path is no state directory (it would name one in whatever project the hook runs in).
+  const base = xdg === '~' || xdg?.startsWith('~/') ? path.join(home, xdg.slice(1)) : xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state');
+  if (!path.isAbsolute(base)) return undefined;
+  return path.join(base, 'stepchain', 'code-cache', \`hook-${hookId}-\${process.version}-\${process.arch}.bin\`);
 }
 /** Whether a file or directory may hold this user's code: this user's, and no one else can write it. */
 function own(st) {
   return st.uid === process.getuid() && (st.mode & 0o022) === 0;
+}
+/**
+ * Whether \`p\` and every directory above it, as written and with links resolved, belongs to this user or root and
+ * no one else can replace what it holds: a directory others can write is one only when sticky (/tmp), a link only
+ * when this user's or root's. Otherwise another user could put a tree of their choosing (or a link to files of this
+ * user's they chose, a repository's checkout) where the cache is looked for.
+ */
+function safeChain(p) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const me = process.getuid();
+  const ok = (q) => {
+    for (let at = path.dirname(q); ; at = path.dirname(at)) {
+      const st = fs.lstatSync(at);
+      if (st.uid !== me && st.uid !== 0) return false;
+      if (!st.isSymbolicLink() && (st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return false;
+      if (at === path.dirname(at)) return true;
+    }
+  };
+  return ok(p) && ok(path.join(fs.realpathSync.native(path.dirname(p)), path.basename(p)));
+}
+function digest(data) {
+  return require('node:crypto').createHash('sha256').update(data).digest();
 }
 function readCache(file) {
   const fs = require('node:fs');
@@ -83,7 +109,12 @@ function readCache(file) {
   try {
     const st = fs.fstatSync(fd);
     const dir = fs.lstatSync(require('node:path').dirname(file));
-    return st.isFile() && own(st) && dir.isDirectory() && own(dir) ? fs.readFileSync(fd) : undefined;
+    if (!(st.isFile() && own(st) && dir.isDirectory() && own(dir) && safeChain(file))) return undefined;
+    // V8 checks a cache's header, not its code: a damaged one (a flipped bit, a crash's leftover) crashes the
+    // process, every call after it. The data is used only when it is what was written: its SHA-256 follows it.
+    const bytes = fs.readFileSync(fd);
+    const data = bytes.subarray(0, Math.max(0, bytes.length - 32));
+    return bytes.length > 32 && digest(data).equals(bytes.subarray(data.length)) ? data : undefined;
   } finally {
     fs.closeSync(fd);
   }
@@ -93,10 +124,10 @@ function writeCache(file, data) {
   const dir = require('node:path').dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = fs.lstatSync(dir);
-  if (!st.isDirectory() || !own(st)) return;
+  if (!st.isDirectory() || !own(st) || !safeChain(file)) return;
   const tmp = \`\${file}.\${process.pid}.tmp\`;
   try {
-    fs.writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
+    fs.writeFileSync(tmp, Buffer.concat([data, digest(data)]), { flag: 'wx', mode: 0o600 });
     fs.renameSync(tmp, file);
   } finally {
     fs.rmSync(tmp, { force: true });

@@ -141,6 +141,9 @@ describe('key', () => {
     expect(resolveAuditKeyPath({ STEPCHAIN_AUDIT_KEY_PATH: '/a/k', XDG_STATE_HOME: '/x', HOME: '/h' })).toBe('/a/k');
     expect(resolveAuditKeyPath({ XDG_STATE_HOME: '/x', HOME: '/h' })).toBe('/x/stepchain/audit.key');
     expect(resolveAuditKeyPath({ HOME: '/h' })).toBe('/h/.local/state/stepchain/audit.key');
+    // A relative XDG_STATE_HOME is ignored (XDG): it would be a directory of the project stepchain runs in.
+    expect(resolveAuditKeyPath({ XDG_STATE_HOME: 'state', HOME: '/h' })).toBe('/h/.local/state/stepchain/audit.key');
+    expect(resolveAuditKeyPath({ XDG_STATE_HOME: '~/s', HOME: '/h' })).toBe('/h/s/stepchain/audit.key');
   });
 });
 

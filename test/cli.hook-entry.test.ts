@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../src/cli/main';
 import { runCaptured } from '../src/cli/in-process';
@@ -142,6 +151,19 @@ describe("the hook entry's code cache", () => {
     expect(call(s.env).stderr).toContain('code cache used');
   });
 
+  test('a damaged cache (bytes changed inside, V8 would run them) is compiled past and rewritten, never crashes', () => {
+    const s = state();
+    call(s.env);
+    const [file] = s.files();
+    const bytes = readFileSync(file!);
+    for (let i = bytes.length >> 1; i < (bytes.length >> 1) + 2000; i++) bytes[i]! ^= 0x5a;
+    writeFileSync(file!, bytes, { mode: 0o600 });
+    const r = call(s.env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('code cache used');
+    expect(call(s.env).stderr).toContain('code cache used');
+  });
+
   test('a cache others can write is not used; STEPCHAIN_CODE_CACHE=off uses and writes none', () => {
     const s = state();
     call(s.env);
@@ -152,5 +174,32 @@ describe("the hook entry's code cache", () => {
     const r = call({ ...off.env, STEPCHAIN_CODE_CACHE: 'off' });
     expect(r.code).toBe(0);
     expect(off.files()).toEqual([]);
+  });
+
+  test('a cache in a directory others can write, or reached through one, is not used', () => {
+    const s = state();
+    call(s.env);
+    expect(call(s.env).stderr).toContain('code cache used');
+    // The state directory itself writable by others (not sticky): they could put their own stepchain/ there.
+    chmodSync(s.env.XDG_STATE_HOME!, 0o777);
+    expect(call(s.env).stderr).not.toContain('code cache used');
+    chmodSync(s.env.XDG_STATE_HOME!, 0o700);
+    // stepchain/ a link (made by whoever could write the state directory) to a tree of this user's own files.
+    const linked = mkdtempSync(path.join(tmp, 'state-'));
+    symlinkSync(path.join(s.env.XDG_STATE_HOME!, 'stepchain'), path.join(linked, 'stepchain'));
+    chmodSync(linked, 0o777);
+    expect(call({ ...s.env, XDG_STATE_HOME: linked }).stderr).not.toContain('code cache used');
+  });
+
+  test('a relative XDG_STATE_HOME is not a state directory (it would be the project, which a repository fills)', () => {
+    const s = state();
+    call(s.env);
+    // A repository that carries a cache where a relative state directory would find it.
+    cpSync(path.join(s.env.XDG_STATE_HOME!, 'stepchain'), path.join(root, 'state', 'stepchain'), { recursive: true });
+    const home = mkdtempSync(path.join(tmp, 'home-'));
+    const r = call({ ...s.env, HOME: home, XDG_STATE_HOME: 'state' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('code cache used');
+    expect(existsSync(path.join(home, '.local', 'state', 'stepchain', 'code-cache'))).toBe(true);
   });
 });

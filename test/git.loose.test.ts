@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { journalDir } from '../src/journal';
@@ -191,6 +191,26 @@ describe('where git writes otherwise, nothing is written in-process', () => {
     expect(readRef(loose.commonDir, 'refs/stepchain/w/1')).toBe(head);
     expect(readRef(loose.commonDir, 'refs/stepchain/x')).toBe(head); // from packed-refs
     expect(readRef(loose.commonDir, 'refs/stepchain/none')).toBeUndefined();
+  });
+
+  test('never through a link: a linked objects/<xx> or refs/ directory is left to git, nothing written where it points', () => {
+    const root = repo();
+    const head = git(root, ['rev-parse', 'HEAD']);
+    const tree = git(root, ['rev-parse', 'HEAD^{tree}']);
+    const loose: LooseRepo = { commonDir: commonDir(root), ident: 'a <b@c>' };
+    const body = commitBody(tree, head, loose.ident, 1_700_000_000, 'm\n');
+    const oid = execFileSync('git', ['hash-object', '-t', 'commit', '--stdin'], { cwd: root, input: body })
+      .toString()
+      .trim();
+    const elsewhere = path.join(tmp, `elsewhere${n++}`);
+    mkdirSync(path.join(elsewhere, 'objects'), { recursive: true });
+    mkdirSync(path.join(elsewhere, 'refs'));
+    symlinkSync(path.join(elsewhere, 'objects'), path.join(root, '.git', 'objects', oid.slice(0, 2)));
+    expect(writeLooseObject(loose, 'commit', body)).toBeUndefined();
+    symlinkSync(path.join(elsewhere, 'refs'), path.join(root, '.git', 'refs', 'stepchain'));
+    expect(writeLooseRef(loose, 'refs/stepchain/s/1', head)).toBe(false);
+    expect(readdirSync(path.join(elsewhere, 'objects'))).toEqual([]);
+    expect(readdirSync(path.join(elsewhere, 'refs'))).toEqual([]);
   });
 });
 

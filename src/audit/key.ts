@@ -17,6 +17,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { fsyncDir } from '../util/fs';
+import { stateDir } from '../util/state-dir';
 import { sleepMs } from '../util/time';
 
 /**
@@ -36,8 +37,7 @@ export function resolveAuditKeyPath(env: NodeJS.ProcessEnv, explicit?: string): 
   if (explicit !== undefined && explicit !== '') return path.resolve(explicit);
   const fromEnv = env.STEPCHAIN_AUDIT_KEY_PATH || env.BERNSTEIN_AUDIT_KEY_PATH;
   if (fromEnv) return path.resolve(expandHome(fromEnv, env));
-  const state = env.XDG_STATE_HOME ? expandHome(env.XDG_STATE_HOME, env) : path.join(homeOf(env), '.local', 'state');
-  return path.resolve(state, 'stepchain', 'audit.key');
+  return path.join(stateDir(env), 'audit.key');
 }
 
 function homeOf(env: NodeJS.ProcessEnv): string {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { readRegularFile } from '../util/nofollow';
+import { makeDirsBelow, readRegularFile } from '../util/nofollow';
 
 /**
  * What a snapshot writes and reads of a repository without starting git, each a few hundred bytes: the commit
@@ -129,6 +129,20 @@ function objectBytes(type: string, body: Buffer): Buffer {
 const OID = /^[0-9a-f]{40}$/;
 
 /**
+ * Creates `dir` below the repository's directory, one directory at a time, and says whether every directory on the
+ * way is a real one: a link in the way (`objects/ab`, `refs/stepchain` pointing elsewhere) is never written through
+ * here, whatever it points at; nor a file in the way. Either way git is left to decide, as before this existed.
+ */
+function realDirs(commonDir: string, dir: string): boolean {
+  try {
+    makeDirsBelow(commonDir, dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Writes a loose object (unless it is there) and returns its id; undefined when it could not be written the way
  * git writes one (then nothing is left behind). Written whole under a temporary name, then linked into place.
  */
@@ -137,12 +151,8 @@ export function writeLooseObject(repo: LooseRepo, type: 'commit', body: Buffer):
   const oid = createHash('sha1').update(raw).digest('hex');
   const dir = path.join(repo.commonDir, 'objects', oid.slice(0, 2));
   const file = path.join(dir, oid.slice(2));
+  if (!realDirs(repo.commonDir, dir)) return undefined;
   if (readRegularFile(file) !== undefined) return oid; // already stored (a link or a FIFO in its place: throws)
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch {
-    return undefined;
-  }
   const tmp = path.join(dir, `tmp_obj_stepchain_${process.pid}_${Math.random().toString(36).slice(2)}`);
   let fd: number;
   try {
@@ -241,11 +251,7 @@ export function writeLooseRef(repo: LooseRepo, ref: string, oid: string): boolea
     const parts = ref.split('/');
     for (let i = 2; i < parts.length; i++) if (packed.includes(` ${parts.slice(0, i).join('/')}\n`)) return false;
   }
-  try {
-    mkdirSync(path.dirname(file), { recursive: true });
-  } catch {
-    return false;
-  }
+  if (!realDirs(repo.commonDir, path.dirname(file))) return false;
   const lock = `${file}.lock`;
   let fd: number;
   try {

@@ -12,11 +12,11 @@ import {
   writeSync,
   type BigIntStats,
 } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { sha256Hex } from './hash';
 import { readRange, writeAll } from './fs';
 import { READ_FLAGS, readRegularFile, refuseLinkedStoreDirs } from './nofollow';
+import { stateDir } from './state-dir';
 
 /**
  * Authenticated checkpoints of a verified prefix (docs/journal.md, "Checkpoints").
@@ -76,17 +76,6 @@ export function tailDigest(file: string, end: number, from = Math.max(0, end - T
   } finally {
     closeSync(fd);
   }
-}
-
-function stateDir(env: NodeJS.ProcessEnv): string {
-  const home = env.HOME || homedir();
-  const xdg = env.XDG_STATE_HOME;
-  const base = xdg
-    ? xdg === '~' || xdg.startsWith('~/')
-      ? path.join(home, xdg.slice(1))
-      : xdg
-    : path.join(home, '.local', 'state');
-  return path.resolve(base, 'stepchain');
 }
 
 /** Where the checkpoint key lives: STEPCHAIN_CHECKPOINT_KEY_PATH, else `<XDG state dir>/stepchain/checkpoint.key`. */
