@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -47,7 +47,8 @@ const messages = [{ role: 'user', content: 'List the files.' }];
 await call(base + '/chat/completions', { model: 'gpt-test', stream: true, messages, tools }, auth, () => fetch(process.env.ACK));
 messages.push({ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'ls', arguments: '{"path":"."}' } }] });
 messages.push({ role: 'tool', tool_call_id: 'call_1', content: 'a.txt' });
-await call(base + '/chat/completions', { model: 'gpt-test', stream: true, messages, tools }, process.env.HANG ? { ...auth, 'x-hang': '1' } : auth);
+// With TOUCH, the client acts on the answer's first byte as an agent runs a tool: it changes a file.
+await call(base + '/chat/completions', { model: 'gpt-test', stream: true, messages, tools }, process.env.HANG ? { ...auth, 'x-hang': '1' } : auth, process.env.TOUCH ? () => writeFileSync('next-step.txt', 'x') : undefined);
 const input = [{ role: 'user', content: 'Run ls.' }];
 await call(base + '/responses', { model: 'gpt-resp', stream: true, input }, auth);
 input.push({ type: 'function_call', call_id: 'fc_1', name: 'shell', arguments: '{"cmd":"ls"}' });
@@ -355,4 +356,26 @@ test('an unreachable upstream: the agent gets a 502, no step is made, the journa
   expect(r.stderr).toMatch(/upstream http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
   expect(r.stderr).toMatch(/0 exchanges recorded/);
   expect(cli(['run', 'verify', 'proto-down'], { cwd: root }).code).toBe(0);
+});
+
+test("a step's snapshot is taken before any byte of the next answer reaches the agent: it never holds what the agent did next", async () => {
+  const server = await startServer();
+  try {
+    const r = await exited(record('proto-touch', server.port, { TOUCH: '1' }));
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(root, 'next-step.txt'), 'utf8')).toBe('x');
+    const refs = execFileSync('git', ['for-each-ref', '--format=%(refname)', 'refs/stepchain/snapshots/proto-touch'], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((l) => l.endsWith('/0'));
+    expect(refs).toHaveLength(1);
+    const files = execFileSync('git', ['ls-tree', '-r', '--name-only', refs[0]!], { cwd: root, encoding: 'utf8' });
+    expect(files.split('\n')).toContain('a.txt');
+    expect(files.split('\n')).not.toContain('next-step.txt');
+  } finally {
+    rmSync(path.join(root, 'next-step.txt'), { force: true });
+    await server.close();
+  }
 });
