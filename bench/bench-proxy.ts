@@ -12,7 +12,13 @@
  * Requests are spaced (BENCH_PROXY_GAP_MS, default 100 ms, as an agent thinks
  * or runs a tool between calls); BENCH_PROXY_GAP_MS=0 sends them back to back.
  *
- *   BENCH_PROXY_REQUESTS=60 BENCH_PROXY_EVENTS=200 BENCH_PROXY_GAP_MS=100
+ * The server starts each answer after BENCH_PROXY_TTFB_MS (default 300 ms), as
+ * a model does before its first token: the proxy holds an answer until the
+ * previous step's append and snapshot are done (docs/record.md), which a model's
+ * time to first token hides and a server that answers at once does not
+ * (BENCH_PROXY_TTFB_MS=0 shows that cost).
+ *
+ *   BENCH_PROXY_REQUESTS=60 BENCH_PROXY_EVENTS=200 BENCH_PROXY_GAP_MS=100 BENCH_PROXY_TTFB_MS=300
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +32,7 @@ const cli = path.join(repo, 'dist', 'cli.js');
 const requests = Number(process.env.BENCH_PROXY_REQUESTS ?? 60);
 const events = Number(process.env.BENCH_PROXY_EVENTS ?? 200);
 const gap = Number(process.env.BENCH_PROXY_GAP_MS ?? 100);
+const ttfb = Number(process.env.BENCH_PROXY_TTFB_MS ?? 300);
 
 const CLIENT = `
 const http = require('node:http');
@@ -99,12 +106,13 @@ async function main(): Promise<void> {
   const client = path.join(work, 'client.cjs');
   writeFileSync(client, CLIENT);
 
-  // The server: the first event at once, the rest one per turn of its event loop.
+  // The server: the first event after `ttfb`, the rest one per turn of its event loop.
   const event = (i: number): string =>
     `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: `token ${i} ` } }] })}\n\n`;
   const server = http.createServer({ noDelay: true }, (req, res) => {
     req.resume();
-    req.on('end', () => {
+    req.on('end', () => setTimeout(answer, ttfb));
+    const answer = (): void => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(event(0));
       let i = 1;
@@ -117,7 +125,7 @@ async function main(): Promise<void> {
         setImmediate(next);
       };
       setImmediate(next);
-    });
+    };
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -170,7 +178,7 @@ async function main(): Promise<void> {
   const added = (t: [number, number][], i: 0 | 1): string =>
     `+${(m(t, i) - m(direct, i)).toFixed(2)} ms (x${(m(t, i) / m(direct, i)).toFixed(2)})`;
   console.log(
-    `\nrecording proxy: ${requests} streamed responses of ${events} SSE events (~${((events * 90) / 1024).toFixed(0)} KB) per path, ${gap} ms apart, in turn (medians)`,
+    `\nrecording proxy: ${requests} streamed responses of ${events} SSE events (~${((events * 90) / 1024).toFixed(0)} KB) per path, ${gap} ms apart, the server answering after ${ttfb} ms, in turn (medians)`,
   );
   console.log(row('direct to the server', direct));
   console.log(row('a bare forwarding hop', hop));
