@@ -7,7 +7,7 @@ import { sha256Hex } from '../src/util/hash';
 import { agentBinary } from './helpers/agents';
 import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
-import { casBlob, everythingStored, processesIn, runStepchain } from './helpers/record';
+import { casBlob, everythingStored, expectReplayedThenLive, processesIn, runStepchain } from './helpers/record';
 import { CODEX_MODEL, startResponsesServer, writeCodexConfig, type ResponsesServer } from './helpers/responses-server';
 import { tempDir } from './helpers/tmp';
 
@@ -158,24 +158,14 @@ test('fork --replay from step 1: server A is gone, server B gets only the reques
       '--',
       ...codexArgs(MAKE),
     ]);
-    expectNoStack(r);
-    const doc = JSON.parse(r.stdout) as {
-      ok: boolean;
-      fork_worktree: string;
-      journal_path: string;
-      files_at_step: { checked: boolean; differing: string[] };
-    };
-    expect({ code: r.code, warnings: r.stderr.includes('warning') ? r.stderr : '' }).toEqual({ code: 0, warnings: '' });
-    expect(doc).toMatchObject({ ok: true, replayed: 2, forwarded: 1, divergence: null });
-    expect(serverB.raw).toHaveLength(1);
+    const doc = expectReplayedThenLive(r, {
+      root,
+      recordedHashes: recorded.map((e) => e.row.step_hash),
+      replayed: 2,
+      upstream: serverB.raw,
+    });
     expect(serverB.requests[0]!.body.input).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
     expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('the first note\n');
-    expect(doc.files_at_step).toEqual({ checked: true, differing: [] });
-    const fork = entries(doc.journal_path);
-    expect(fork).toHaveLength(3);
-    expect(fork.slice(0, 2).map((e) => e.row.step_hash)).toEqual(recorded.slice(0, 2).map((e) => e.row.step_hash));
-    expect(fork[2]!.row.input_hash).toBe(sha256Hex(serverB.raw[0]!.request));
-    expect(cli(['verify', doc.journal_path], { cwd: root }).code).toBe(0);
   } finally {
     await serverB.close();
   }

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { Cas, casDir } from '../../src/journal';
+import { Cas, casDir, readVerifiedJournal } from '../../src/journal';
+import { sha256Hex } from '../../src/util/hash';
+import { cli, expectNoStack } from './cli';
 import { cliPath } from './paths';
 
 /** What `stepchain record` / `fork --replay` printed and returned. */
@@ -59,4 +61,34 @@ export function processesIn(d: string): number[] {
     }
   }
   return out;
+}
+
+/**
+ * The checks every agent's "replay from step N, then live" test makes of `fork --replay --json`'s result: exit 0
+ * without a warning, `replayed` recorded exchanges answered and `forwarded` sent upstream (`upstream`: what the
+ * live server received), the fork's files at step N as recorded, its journal sharing the recorded steps' hashes up
+ * to N and holding the live request as its next input, and verifying. The parsed result is returned for the
+ * agent's own checks.
+ */
+export function expectReplayedThenLive(
+  r: StepchainRun,
+  o: { root: string; recordedHashes: string[]; replayed: number; upstream: { request: Buffer }[] },
+): { fork_worktree: string; journal_path: string } {
+  expectNoStack(r);
+  const doc = JSON.parse(r.stdout) as {
+    fork_worktree: string;
+    journal_path: string;
+    files_at_step: { checked: boolean; differing: string[] };
+  };
+  expect({ code: r.code, warnings: r.stderr.includes('warning') ? r.stderr : '' }).toEqual({ code: 0, warnings: '' });
+  const forwarded = o.recordedHashes.length - o.replayed;
+  expect(doc).toMatchObject({ ok: true, replayed: o.replayed, forwarded, divergence: null });
+  expect(o.upstream).toHaveLength(forwarded);
+  expect(doc.files_at_step).toEqual({ checked: true, differing: [] });
+  const fork = readVerifiedJournal(doc.journal_path).entries;
+  expect(fork).toHaveLength(o.recordedHashes.length);
+  expect(fork.slice(0, o.replayed).map((e) => e.row.step_hash)).toEqual(o.recordedHashes.slice(0, o.replayed));
+  expect(fork[o.replayed]!.row.input_hash).toBe(sha256Hex(o.upstream[0]!.request));
+  expect(cli(['verify', doc.journal_path], { cwd: o.root }).code).toBe(0);
+  return doc;
 }
