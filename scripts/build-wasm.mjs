@@ -1,4 +1,4 @@
-// Compiles the AssemblyScript journal scanner (src/journal/wasm/assembly/scan.ts) to
+// Compiles the AssemblyScript journal scanner (src/journal/wasm/assembly/, entry scan.ts) to
 // WebAssembly and writes it, base64, into src/journal/wasm/scan-wasm.generated.ts, so the
 // single-file bundles carry it and tests and type checks need no compiler. The output is
 // deterministic (CI rebuilds and fails on any difference); the generated module is committed.

@@ -10,7 +10,7 @@ const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm;
 function sources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'assembly' ? [] : sources(p);
+    if (e.isDirectory()) return sources(p);
     return /\.ts$/.test(e.name) && !/\.d\.ts$/.test(e.name) ? [p] : [];
   });
 }

@@ -82,6 +82,7 @@ let outDigits: u64 = 0;
 let outExp: i32 = 0;
 
 /** Ryu's d2d on a positive finite non-zero double's bits: sets outDigits, outExp. */
+// eslint-disable-next-line max-lines-per-function -- Ryu's d2d, one function as in the reference d2s.c to read beside it
 function shortest(bits: u64): void {
   const ieeeMantissa = bits & ((<u64>1 << 52) - 1);
   const ieeeExponent = <i32>(bits >> 52) & 0x7ff;

@@ -1,0 +1,67 @@
+// AssemblyScript (compiled into the scanner by scripts/build-wasm.mjs; not part of the tsc project).
+//
+// The block being scanned and the byte-level primitives every part of the scanner reads it with. The block
+// end `E` is module state shared by the scanner's modules (AssemblyScript compiles them into one WebAssembly
+// module, so an imported `let` is the same global): scan() and decideFloat() set it.
+//
+// Safety: every byte read goes through `ch`, which returns 0x100 (matched by no rule) at or past the block
+// end; SIMD loads are guarded by explicit bounds.
+
+export const FAIL: i32 = -1;
+
+/** Block end (exclusive). */
+export let E: i32 = 0;
+
+@inline export function ch(i: i32): i32 {
+  return i < E && i >= 0 ? <i32>load<u8>(<usize>i) : 0x100;
+}
+
+@inline export function isDigit(c: i32): bool {
+  return <u32>(c - 0x30) < 10;
+}
+
+@inline function isHex(c: i32): bool {
+  return <u32>(c - 0x30) < 10 || <u32>(c - 0x61) < 6;
+}
+
+/** The bytes at i spell `lit` (an ASCII literal). */
+export function lit(i: i32, s: string): bool {
+  const n = s.length;
+  if (i < 0 || i > E - n) return false;
+  const p = changetype<usize>(s);
+  for (let k = 0; k < n; k++) {
+    if (<i32>load<u8>(<usize>(i + k)) != <i32>load<u16>(p + (<usize>k << 1))) return false;
+  }
+  return true;
+}
+
+/** 64 lowercase hex digits at i (16 bytes at a time: each a digit or a to f). */
+export function hexAt(i: i32): bool {
+  if (i < 0 || i > E - 64) return false;
+  const zero = i8x16.splat(0x30);
+  const ten = i8x16.splat(10);
+  const a = i8x16.splat(0x61);
+  const six = i8x16.splat(6);
+  let ok = i8x16.splat(-1);
+  for (let k = 0; k < 64; k += 16) {
+    const v = v128.load(<usize>(i + k));
+    ok = v128.and(ok, v128.or(i8x16.lt_u(i8x16.sub(v, zero), ten), i8x16.lt_u(i8x16.sub(v, a), six)));
+  }
+  return i8x16.bitmask(ok) == 0xffff;
+}
+
+/** Lowercase hex digits' values by byte, 0x80 for any other byte (filled on the first scan). */
+export const HEX: usize = memory.data(256);
+export let hexReady = false;
+
+export function fillHex(): void {
+  for (let c = 0; c < 256; c++) store<u8>(HEX + <usize>c, <u8>(isHex(c) ? hexVal(c) : 0x80));
+  hexReady = true;
+}
+
+/** One lowercase hex digit's value, or -1. */
+@inline function hexVal(c: i32): i32 {
+  if (<u32>(c - 0x30) < 10) return c - 0x30;
+  if (<u32>(c - 0x61) < 6) return c - 0x57;
+  return -1;
+}

@@ -1,0 +1,125 @@
+// AssemblyScript (compiled into the scanner by scripts/build-wasm.mjs; not part of the tsc project).
+//
+// String literals of a byte-canonical row: scanString checks one, keyLess and escapedKeyLess order two keys
+// the way the canonical encoder sorts them.
+
+import { E, FAIL, HEX, ch } from './block';
+
+/** The last string scanned contained a backslash. */
+export let sawEscape: bool = false;
+
+/**
+ * A canonical string literal at i (which holds `"`): printable ASCII but `"` and
+ * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units that
+ * have neither a literal nor a short form. Returns the index after the closing quote.
+ */
+export function scanString(i: i32): i32 {
+  sawEscape = false;
+  i++;
+  // Signed compares (one instruction each on x86, where unsigned ones take three): a byte
+  // below 0x20 or at 0x80 and above is below 0x20 as a signed byte; 0x7f is the one left.
+  const lo = i8x16.splat(0x20);
+  const del = i8x16.splat(0x7f);
+  const quote = i8x16.splat(0x22);
+  const bs = i8x16.splat(0x5c);
+  for (;;) {
+    // 16 plain characters at a time.
+    while (i >= 0 && i <= E - 16) {
+      const v = v128.load(<usize>i);
+      const bad = v128.or(v128.or(i8x16.lt_s(v, lo), i8x16.eq(v, del)), v128.or(i8x16.eq(v, quote), i8x16.eq(v, bs)));
+      const mask = i8x16.bitmask(bad);
+      if (mask == 0) {
+        i += 16;
+        continue;
+      }
+      i += ctz<i32>(mask);
+      break;
+    }
+    const c = ch(i);
+    if (c == 0x22) return i + 1;
+    if (c == 0x5c) {
+      sawEscape = true;
+      const d = ch(i + 1);
+      if (d == 0x75 && i <= E - 6) {
+        // \u + 4 lowercase hex digits (the table gives 0x80 for anything else).
+        const p = <usize>i;
+        const h0 = <i32>load<u8>(HEX + <usize>load<u8>(p, 2));
+        const h1 = <i32>load<u8>(HEX + <usize>load<u8>(p, 3));
+        const h2 = <i32>load<u8>(HEX + <usize>load<u8>(p, 4));
+        const h3 = <i32>load<u8>(HEX + <usize>load<u8>(p, 5));
+        if ((h0 | h1 | h2 | h3) & 0x80) return FAIL;
+        const u = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
+        // Code units with a literal or a short form must use it.
+        if (u <= 0x7e && (u >= 0x20 || u == 0x08 || u == 0x09 || u == 0x0a || u == 0x0c || u == 0x0d)) return FAIL;
+        i += 6;
+        continue;
+      }
+      if (d == 0x22 || d == 0x5c || d == 0x62 || d == 0x66 || d == 0x6e || d == 0x72 || d == 0x74) {
+        i += 2;
+        continue;
+      }
+      return FAIL;
+    }
+    if (c < 0x20 || c > 0x7e) return FAIL;
+    i++;
+  }
+  return FAIL; // not reached
+}
+
+/** Key [a0, a1) < key [b0, b1) (both with their quotes, no escapes): bytewise. */
+export function keyLess(a0: i32, a1: i32, b0: i32, b1: i32): bool {
+  const na = a1 - a0 - 2;
+  const nb = b1 - b0 - 2;
+  const n = na < nb ? na : nb;
+  for (let k = 1; k <= n; k++) {
+    const x = <i32>load<u8>(<usize>(a0 + k));
+    const y = <i32>load<u8>(<usize>(b0 + k));
+    if (x != y) return x < y;
+  }
+  return na < nb;
+}
+
+/** The code unit decoded by `unitAt`. */
+let unit: i32 = 0;
+
+/** Decodes the element of a string scanString accepted at p into `unit`; returns the next element's index. */
+function unitAt(p: i32): i32 {
+  const c = <i32>load<u8>(<usize>p);
+  if (c != 0x5c) {
+    unit = c;
+    return p + 1;
+  }
+  const d = <i32>load<u8>(<usize>(p + 1));
+  if (d == 0x75) {
+    const h = HEX + <usize>0;
+    unit =
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 2)) << 12) |
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 3)) << 8) |
+      (<i32>load<u8>(h + <usize>load<u8>(<usize>p, 4)) << 4) |
+      <i32>load<u8>(h + <usize>load<u8>(<usize>p, 5));
+    return p + 6;
+  }
+  unit = d == 0x62 ? 0x08 : d == 0x66 ? 0x0c : d == 0x6e ? 0x0a : d == 0x72 ? 0x0d : d == 0x74 ? 0x09 : d;
+  return p + 2;
+}
+
+/**
+ * Key [a0, a1) < key [b0, b1) (both with their quotes, escaped): 1 or 0, by code
+ * unit, which is code point order while neither holds a surrogate; -1 (JS
+ * decides) once either does before the keys differ.
+ */
+export function escapedKeyLess(a0: i32, a1: i32, b0: i32, b1: i32): i32 {
+  let p = a0 + 1;
+  let q = b0 + 1;
+  const pe = a1 - 1;
+  const qe = b1 - 1;
+  while (p < pe && q < qe) {
+    p = unitAt(p);
+    const x = unit;
+    q = unitAt(q);
+    const y = unit;
+    if (<u32>(x - 0xd800) < 0x800 || <u32>(y - 0xd800) < 0x800) return -1;
+    if (x != y) return x < y ? 1 : 0;
+  }
+  return p >= pe && q < qe ? 1 : 0;
+}
