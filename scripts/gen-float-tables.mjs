@@ -36,10 +36,9 @@ function doubleBits(x) {
   return b.readBigUInt64LE();
 }
 
+/** A table's words on one line: it is data, not code to read line by line (nor for the duplicate finder to pair). */
 function list(values) {
-  const lines = [];
-  for (let k = 0; k < values.length; k += 4) lines.push(`  ${values.slice(k, k + 4).join(', ')},`);
-  return lines.join('\n');
+  return values.join(', ');
 }
 
 export function tablesText() {
@@ -56,20 +55,14 @@ export function tablesText() {
 
 /** Entries of Ryu's DOUBLE_POW5_INV_SPLIT: floor(2^(bitlength(5^i) - 1 + 125) / 5^i) + 1, [low, high]. */
 export const POW5_INV_COUNT: i32 = ${POW5_INV_COUNT};
-export const POW5_INV_SPLIT: usize = memory.data<u64>([
-${list(inv)}
-]);
+export const POW5_INV_SPLIT: usize = memory.data<u64>([${list(inv)}]);
 
 /** Entries of Ryu's DOUBLE_POW5_SPLIT: 5^i scaled to 125 bits (truncated), [low, high]. */
 export const POW5_COUNT: i32 = ${POW5_COUNT};
-export const POW5_SPLIT: usize = memory.data<u64>([
-${list(pow)}
-]);
+export const POW5_SPLIT: usize = memory.data<u64>([${list(pow)}]);
 
 /** The bits of the double nearest 10^k, k = 0..308. */
-export const POW10_F64: usize = memory.data<u64>([
-${list(tens)}
-]);
+export const POW10_F64: usize = memory.data<u64>([${list(tens)}]);
 `;
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { decodeUtf8, isJsonObject, parse, type JsonValue } from '../canonical';
 import { IntegrityError } from '../errors';
 import { statIdentity, tailDigest, type CheckpointRecord, type FileIdentity } from '../util/checkpoint';
+import { ChainFormatData } from '../util/chain-file';
 import type { ChainFormat, TailRepair, Vouched, Walked } from '../util/chain-file';
 import { readRange } from '../util/fs';
 import { sha256Hex } from '../util/hash';
@@ -38,19 +39,15 @@ export interface AuditState {
  * keyed with the audit key itself (domain-separated in src/util/checkpoint.ts),
  * so whoever verifies the log can check it.
  */
-export class AuditFormat implements ChainFormat<AuditState> {
-  readonly kind = AUDIT_CHECKPOINT_KIND;
-  readonly unit = 'entries';
-  readonly pausePoint = 'audit:after-write';
-  readonly checkpointFile: string;
-  readonly lockFile: string;
-
+export class AuditFormat extends ChainFormatData implements ChainFormat<AuditState> {
   constructor(
-    readonly target: string,
+    target: string,
     readonly key: Uint8Array,
   ) {
-    this.checkpointFile = path.join(target, AUDIT_CHECKPOINT);
-    this.lockFile = path.join(target, AUDIT_LOCK);
+    super(AUDIT_CHECKPOINT_KIND, 'entries', target, path.join(target, AUDIT_CHECKPOINT), {
+      pauseName: 'audit',
+      lockFile: path.join(target, AUDIT_LOCK),
+    });
   }
 
   empty(): AuditState {

@@ -22,7 +22,8 @@ export interface EncodeOptions {
   maxNesting?: number;
 }
 
-const SHORT_ESCAPES: Record<number, string> = {
+/** JSON's short escapes (`\n`, `\"`...) by code unit: the encoder's, and the report page's display of strings. */
+export const SHORT_ESCAPES: Readonly<Record<number, string>> = {
   0x22: '\\"',
   0x5c: '\\\\',
   0x0a: '\\n',

@@ -8,6 +8,7 @@ export {
   encodeString,
   prettyInsertionOrder,
   prettySorted,
+  SHORT_ESCAPES,
 } from './encode';
 export type { EncodeOptions } from './encode';
 export { JsonParseError, decodeUtf8, parse, parseBytes } from './parse';

@@ -30,18 +30,6 @@ import { plural } from '../util/words';
  * `stepchain forks` shows such a half-made fork and `stepchain fork rm` removes it.
  */
 
-export {
-  FORK_ID,
-  forkBranchName,
-  forkWorktreePath,
-  labelSlug,
-  newForkId,
-  readSessionFile,
-  sessionFile,
-  sessionsDir,
-  worktreesDir,
-} from './names';
-
 export interface ForkOptions {
   /** The parent's project root (its journal is `<root>/.sdd/runtime/journal/<session>/`). */
   root: string;

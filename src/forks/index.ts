@@ -1,8 +1,7 @@
+export { createFork, forkJsonDocument } from './fork';
 export {
-  createFork,
   FORK_ID,
   forkBranchName,
-  forkJsonDocument,
   forkWorktreePath,
   labelSlug,
   newForkId,
@@ -10,7 +9,7 @@ export {
   sessionFile,
   sessionsDir,
   worktreesDir,
-} from './fork';
+} from './names';
 export type { ForkBlock, ForkOptions, ForkResult } from './fork';
 export { drawForks, flattenForks, forksMermaid, listForks } from './tree';
 export type { ForkNode } from './tree';

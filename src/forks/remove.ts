@@ -6,7 +6,7 @@ import { forkParentRoot, writeTombstone } from '../journal/tombstone';
 import { assertSafeId } from '../util/ids';
 import { acquireLock, liveLockHolder, type LockHandle } from '../util/lock';
 import { gitText } from '../git/exec';
-import { worktreesDir } from './fork';
+import { worktreesDir } from './names';
 import { pendingFile, readIntents, removeIntent } from './pending';
 import { branchExists, listRefs, requireRepo, resolveRef, updateRefs } from '../git/repo';
 import { SNAPSHOT_PATHSPEC, SNAPSHOT_REF_PREFIX } from '../git/snapshot';

@@ -5,7 +5,7 @@ import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
 import { isSafeId } from '../util/ids';
 import { sanitize } from '../util/terminal';
 import { gitText } from '../git/exec';
-import { FORK_ID, readSessionFile, sessionFile, worktreesDir } from './fork';
+import { FORK_ID, readSessionFile, sessionFile, worktreesDir } from './names';
 import { liveCreator, readIntents, type ForkIntent } from './pending';
 import { requireRepo } from '../git/repo';
 import { forkTreeMermaid, type ForkTreeNode } from './mermaid';

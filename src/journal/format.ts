@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { IntegrityError } from '../errors';
 import type { CheckpointRecord, FileIdentity } from '../util/checkpoint';
-import { chainFileIdentity, type ChainFormat, type TailRepair, type Vouched, type Walked } from '../util/chain-file';
+import { chainFileIdentity, ChainFormatData } from '../util/chain-file';
+import type { ChainFormat, TailRepair, Vouched, Walked } from '../util/chain-file';
 import { refuseNonRegular } from '../util/nofollow';
 import type { RollbackFault } from '../util/rollback';
 import {
@@ -23,22 +24,15 @@ import { verifyJournalFilePrefix } from './verify';
  * recovery walk (`checkTail`); a removed fork's journal is refused by its
  * tombstone rather than started afresh.
  */
-export class JournalFormat implements ChainFormat<ChainState> {
-  readonly kind = JOURNAL_CHECKPOINT_KIND;
-  readonly unit = 'steps';
-  readonly pausePoint = 'journal:after-write';
-  readonly checkpointFile: string;
-  readonly lockFile: string;
-
+export class JournalFormat extends ChainFormatData implements ChainFormat<ChainState> {
   constructor(
     readonly dir: string,
-    readonly target: string,
+    target: string,
     /** `<root>` when the journal is laid out in a project (`<root>/.sdd/runtime/journal/<id>/`). */
     private readonly root: string | undefined,
     private readonly env: NodeJS.ProcessEnv,
   ) {
-    this.checkpointFile = journalCheckpointFile(target);
-    this.lockFile = `${target}.lock`;
+    super(JOURNAL_CHECKPOINT_KIND, 'steps', target, journalCheckpointFile(target), { pauseName: 'journal' });
   }
 
   empty(): ChainState {

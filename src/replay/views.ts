@@ -125,6 +125,27 @@ export function signatureDocument(
   return { status: v.status, holds: v.holds, ...keyless };
 }
 
+/** What `replay --json` and `show --json` open with: the run, and whether its signature holds. */
+export interface SourceDocumentHead {
+  /** False only for a receipt whose signature was not checked (a chain that does not verify is an error document). */
+  ok: boolean;
+  agent_id: string;
+  head_hash: string;
+  steps: number;
+  signature: ReturnType<typeof signatureDocument>;
+}
+
+function sourceDocumentHead(source: ReplaySource): SourceDocumentHead {
+  const signature = signatureDocument(source);
+  return {
+    ok: signature?.holds ?? true,
+    agent_id: source.agentId,
+    head_hash: source.head_hash,
+    steps: source.steps,
+    signature,
+  };
+}
+
 /**
  * `replay --json`: `{ok, agent_id, head_hash, steps, signature, entries, unverified}`, rows
  * as stored (the ten keys of the format); `steps` counts them all; `ok` is false only for a receipt
@@ -135,18 +156,12 @@ export function signatureDocument(
 export function replayDocument(
   source: ReplaySource,
   limit?: number,
-): {
-  ok: boolean;
-  agent_id: string;
-  head_hash: string;
-  steps: number;
-  signature: ReturnType<typeof signatureDocument>;
+): SourceDocumentHead & {
   entries: JsonValue[];
   unverified?: { seq: number; line: number; fields: JsonValue }[];
   changes?: { seq: number; files: RecordedChange[] }[];
   exchanges?: { seq: number; tool_use_id: string; run_line: number; exchange: ExchangeView }[];
 } {
-  const signature = signatureDocument(source);
   const entries: JsonValue[] = [];
   const unverified: { seq: number; line: number; fields: JsonValue }[] = [];
   for (const e of source.entries.slice(0, limit ?? source.entries.length)) {
@@ -155,11 +170,7 @@ export function replayDocument(
     if (parts.unverified.size > 0) unverified.push({ seq: e.row.seq, line: e.line, fields: parts.unverified });
   }
   return {
-    ok: signature?.holds ?? true,
-    agent_id: source.agentId,
-    head_hash: source.head_hash,
-    steps: source.steps,
-    signature,
+    ...sourceDocumentHead(source),
     entries,
     ...(unverified.length === 0 ? {} : { unverified }),
     ...changesDocument(source, entries.length),
@@ -195,12 +206,7 @@ export function showLines(source: ReplaySource, seq: number): string[] {
   return out;
 }
 
-export interface ShowDocument {
-  ok: boolean;
-  agent_id: string;
-  head_hash: string;
-  steps: number;
-  signature: ReturnType<typeof signatureDocument>;
+export interface ShowDocument extends SourceDocumentHead {
   seq: number;
   line: number;
   entry: JsonValue;
@@ -228,14 +234,9 @@ function changesDocument(
 /** `show --json`: the row as stored (its ten keys), its 1-based line, what no hash covers, and its blobs. */
 export function showDocument(source: ReplaySource, seq: number): ShowDocument {
   const e = entryAt(source, seq);
-  const signature = signatureDocument(source);
   const parts = storedParts(e);
   return {
-    ok: signature?.holds ?? true,
-    agent_id: source.agentId,
-    head_hash: source.head_hash,
-    steps: source.steps,
-    signature,
+    ...sourceDocumentHead(source),
     seq: e.row.seq,
     line: e.line,
     entry: parts.row,

@@ -1,7 +1,8 @@
 import { decodeUtf8 } from '../canonical';
 import { IntegrityError } from '../errors';
 import { tailDigest, type CheckpointRecord, type FileIdentity } from '../util/checkpoint';
-import { chainFileIdentity, type ChainFormat, type TailRepair, type Vouched, type Walked } from '../util/chain-file';
+import { chainFileIdentity, ChainFormatData } from '../util/chain-file';
+import type { ChainFormat, TailRepair, Vouched, Walked } from '../util/chain-file';
 import { readRegularFile } from '../util/nofollow';
 import type { RollbackFault } from '../util/rollback';
 import { parsesAsJson } from '../journal/json-syntax';
@@ -46,16 +47,9 @@ const REFUSE: ReadonlySet<RunFaultKind> = new Set<RunFaultKind>([
  * and what its checkpoint records (Maps as pair lists, the digest of the
  * file's last 4 KiB).
  */
-export class RunFormat implements ChainFormat<RunState> {
-  readonly kind = RUN_CHECKPOINT_KIND;
-  readonly unit = 'events';
-  readonly pausePoint = 'run:after-write';
-  readonly checkpointFile: string;
-  readonly lockFile: string;
-
-  constructor(readonly target: string) {
-    this.checkpointFile = runCheckpointFile(target);
-    this.lockFile = `${target}.lock`;
+export class RunFormat extends ChainFormatData implements ChainFormat<RunState> {
+  constructor(target: string) {
+    super(RUN_CHECKPOINT_KIND, 'events', target, runCheckpointFile(target), { pauseName: 'run' });
   }
 
   empty(): RunState {

@@ -109,6 +109,26 @@ export interface ChainFormat<S> {
   onLockError?(): void;
 }
 
+/**
+ * The data half of a ChainFormat, set one way for every chain: the lock beside the target (`<target>.lock`) unless
+ * the format keeps it elsewhere, and the test pause point after a write named `<name>:after-write`.
+ */
+export abstract class ChainFormatData {
+  readonly lockFile: string;
+  readonly pausePoint: string;
+
+  protected constructor(
+    readonly kind: string,
+    readonly unit: string,
+    readonly target: string,
+    readonly checkpointFile: string,
+    where: { pauseName: string; lockFile?: string },
+  ) {
+    this.lockFile = where.lockFile ?? `${target}.lock`;
+    this.pausePoint = `${where.pauseName}:after-write`;
+  }
+}
+
 export interface ChainFileOptions {
   durable: boolean;
   /** The environment (checkpoint key, STEPCHAIN_CHECKPOINT, lock timeout, pause points). */

@@ -3,7 +3,8 @@ import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, rmSyn
 import path from 'node:path';
 import { isJsonObject } from '../../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../../errors';
-import { forkWorktreePath, type ForkResult } from '../../forks/fork';
+import type { ForkResult } from '../../forks/fork';
+import { forkWorktreePath } from '../../forks/names';
 import { journalFile, readVerifiedJournal, type StepRow } from '../../journal';
 import { ensureDir, fsyncDir, writeAll } from '../../util/fs';
 import { forkAndPlace, payloadBlob, readTranscriptWhole } from '../resume-kit';

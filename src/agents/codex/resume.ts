@@ -3,7 +3,7 @@ import { closeSync, existsSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { decodeUtf8, isJsonObject } from '../../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../../errors';
-import { forkWorktreePath } from '../../forks/fork';
+import { forkWorktreePath } from '../../forks/names';
 import { journalFile, readVerifiedJournal } from '../../journal';
 import { ensureDirUnder, fsyncDir, writeAll } from '../../util/fs';
 import { lstatUnder } from '../../util/nofollow';

@@ -2,10 +2,11 @@ import path from 'node:path';
 import { InputError } from '../../errors';
 import { Cas } from '../../journal';
 import { pathKind } from '../../util/fs';
-import { buildExport, encodeManifest, writeExport, type ExportOptions } from '../../receipt';
+import { buildExport, writeExport, type ExportOptions } from '../../receipt';
 import type { Command } from '../command';
-import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
-import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
+import { KEYLESS_WRITE_OPTIONS } from './keyless-sign';
+import { RECEIPT_WRITE_OPTIONS } from './receipt-target';
+import { writeReceipt } from './receipt-write';
 import { plural } from '../../util/words';
 
 export const exportCommand: Command = {
@@ -36,47 +37,39 @@ export const exportCommand: Command = {
     2: 'usage or input error (an existing output, a bad key, no OIDC token)',
   },
   async run(args, io) {
-    const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'export');
-    const keyless = keylessPlan(args, io, outFile, out, 'export');
-    const stale = staleBundle(args, outFile, out, 'export');
-    const options: ExportOptions = { ...common };
-    const cas = args.values.get('cas');
-    if (cas !== undefined) {
-      // A mistyped --cas is a usage error, never a receipt written with every blob "missing from the CAS".
-      const dir = path.resolve(io.cwd, cas);
-      const kind = pathKind(dir);
-      if (kind !== 'dir')
-        throw new InputError(`export: --cas ${cas}: ${kind === 'file' ? 'not a directory' : 'no such directory'}`);
-      options.cas = new Cas(dir, false);
-    }
-    const built = buildExport(journal.file, outFile, options);
-    // Signed before anything is written: a signature that fails leaves neither file.
-    const signed = keyless && (await keyless.sign(built.bytes, encodeManifest(built.manifest)));
-    const r = writeExport(outFile, built, options, signed ? signed.companion : undefined);
-    stale?.remove();
-    for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
+    const w = await writeReceipt(args, io, 'export', {
+      options(common): ExportOptions {
+        const cas = args.values.get('cas');
+        if (cas === undefined) return common;
+        // A mistyped --cas is a usage error, never a receipt written with every blob "missing from the CAS".
+        const dir = path.resolve(io.cwd, cas);
+        const kind = pathKind(dir);
+        if (kind !== 'dir')
+          throw new InputError(`export: --cas ${cas}: ${kind === 'file' ? 'not a directory' : 'no such directory'}`);
+        return { ...common, cas: new Cas(dir, false) };
+      },
+      build: buildExport,
+      write: writeExport,
+    });
+    const r = w.r;
     if (args.flags.has('json')) {
-      io.json({
-        ok: true,
-        receipt: outFile,
-        agent_id: r.manifest.agent_id,
-        head_hash: r.manifest.head_hash,
-        steps: r.manifest.steps,
-        signed: r.signed,
-        key_id: r.key_id,
-        blobs: r.blobs,
-        ...(signed ? { keyless: keylessDoc(signed) } : {}),
-        ...(stale ? { removed_bundle: stale.shown } : {}),
-      });
+      io.json(
+        w.document({
+          head_hash: r.manifest.head_hash,
+          steps: r.manifest.steps,
+          signed: r.signed,
+          key_id: r.key_id,
+          blobs: r.blobs,
+        }),
+      );
       return 0;
     }
-    io.out(`exported ${plural(r.manifest.steps, 'step')} of ${r.manifest.agent_id} to ${out}`);
+    io.out(`exported ${plural(r.manifest.steps, 'step')} of ${r.manifest.agent_id} to ${w.out}`);
     io.out(`  head_hash ${r.manifest.head_hash}`);
     io.out(`  signed    ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
-    if (keyless && signed)
-      io.out(`  keyless   ${signed.identity ?? '?'} (${signed.issuer ?? '?'}): ${keyless.bundleShown}`);
+    if (w.keylessLine !== undefined) io.out(`  keyless   ${w.keylessLine}`);
     io.out(`  blobs     ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing from the CAS`);
-    if (stale) io.out(`  ${staleBundleRemoved(stale.shown)}`);
+    if (w.staleLine !== undefined) io.out(`  ${w.staleLine}`);
     return 0;
   },
 };

@@ -1,8 +1,9 @@
 import { InputError } from '../../errors';
-import { buildPublished, encodeManifest, parseRedactFields, writePublished, type PublishOptions } from '../../receipt';
+import { buildPublished, parseRedactFields, writePublished, type PublishOptions } from '../../receipt';
 import type { Command } from '../command';
-import { KEYLESS_WRITE_OPTIONS, keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
-import { RECEIPT_WRITE_OPTIONS, receiptWriteTarget } from './receipt-target';
+import { KEYLESS_WRITE_OPTIONS } from './keyless-sign';
+import { RECEIPT_WRITE_OPTIONS } from './receipt-target';
+import { writeReceipt } from './receipt-write';
 import { pluralWord } from '../../util/words';
 
 export const publishCommand: Command = {
@@ -47,43 +48,40 @@ export const publishCommand: Command = {
         'publish: refusing without --opt-in (receipts stay local unless you explicitly opt in); nothing was written',
       );
     }
-    const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, 'publish');
-    const keyless = keylessPlan(args, io, outFile, out, 'publish');
-    const stale = staleBundle(args, outFile, out, 'publish');
-    const options: PublishOptions = { ...common, optIn: true };
-    const redactText = args.values.get('redact');
-    if (redactText !== undefined) options.redact = parseRedactFields(redactText);
-    const built = buildPublished(journal.file, outFile, options);
-    // Signed before anything is written: a signature that fails leaves neither file.
-    const signed = keyless && (await keyless.sign(built.bytes, encodeManifest(built.manifest)));
-    const r = writePublished(outFile, built, options, signed ? signed.companion : undefined);
-    stale?.remove();
-    for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
+    const w = await writeReceipt(args, io, 'publish', {
+      options(common): PublishOptions {
+        const redactText = args.values.get('redact');
+        return {
+          ...common,
+          optIn: true,
+          ...(redactText !== undefined ? { redact: parseRedactFields(redactText) } : {}),
+        };
+      },
+      build: buildPublished,
+      write: writePublished,
+    });
+    const r = w.r;
     if (args.flags.has('json')) {
-      io.json({
-        ok: true,
-        receipt: outFile,
-        agent_id: r.manifest.agent_id,
-        steps: r.steps,
-        redacted: r.redacted,
-        original_head: r.original_head,
-        published_head: r.published_head,
-        signed: r.signed,
-        key_id: r.key_id,
-        ...(signed ? { keyless: keylessDoc(signed) } : {}),
-        ...(stale ? { removed_bundle: stale.shown } : {}),
-      });
+      io.json(
+        w.document({
+          steps: r.steps,
+          redacted: r.redacted,
+          original_head: r.original_head,
+          published_head: r.published_head,
+          signed: r.signed,
+          key_id: r.key_id,
+        }),
+      );
       return 0;
     }
     io.out(
-      `published ${r.steps} redacted ${pluralWord(r.steps, 'step')} of ${r.manifest.agent_id} to ${out} (redacted: ${r.redacted.join(', ')})`,
+      `published ${r.steps} redacted ${pluralWord(r.steps, 'step')} of ${r.manifest.agent_id} to ${w.out} (redacted: ${r.redacted.join(', ')})`,
     );
     io.out(`  original head  ${r.original_head}  (local journal, unchanged)`);
     io.out(`  published head ${r.published_head}  (verify the receipt against this one)`);
     io.out(`  signed         ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
-    if (keyless && signed)
-      io.out(`  keyless        ${signed.identity ?? '?'} (${signed.issuer ?? '?'}): ${keyless.bundleShown}`);
-    if (stale) io.out(`  ${staleBundleRemoved(stale.shown)}`);
+    if (w.keylessLine !== undefined) io.out(`  keyless        ${w.keylessLine}`);
+    if (w.staleLine !== undefined) io.out(`  ${w.staleLine}`);
     return 0;
   },
 };

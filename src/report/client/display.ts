@@ -1,4 +1,4 @@
-import { canonicalOfRead, JsonFloat, parse, pythonFloatRepr, type JsonValue } from '../../canonical';
+import { canonicalOfRead, JsonFloat, parse, pythonFloatRepr, SHORT_ESCAPES, type JsonValue } from '../../canonical';
 
 /**
  * How the page shows values: readable JSON in the order the journal wrote the
@@ -6,16 +6,6 @@ import { canonicalOfRead, JsonFloat, parse, pythonFloatRepr, type JsonValue } fr
  * kept, exact numbers (`1.0` stays `1.0`, big integers whole). For display only:
  * hashes are computed by src/journal over the canonical form.
  */
-
-const SHORT: Record<number, string> = {
-  0x22: '\\"',
-  0x5c: '\\\\',
-  0x0a: '\\n',
-  0x0d: '\\r',
-  0x09: '\\t',
-  0x08: '\\b',
-  0x0c: '\\f',
-};
 
 /** A JSON string literal that keeps printable non-ASCII and escapes what a screen would hide. */
 export function displayString(s: string): string {
@@ -27,7 +17,7 @@ export function displayString(s: string): string {
     if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
       out += s.slice(i, i + 2);
       i++;
-    } else if (SHORT[c] !== undefined) out += SHORT[c];
+    } else if (SHORT_ESCAPES[c] !== undefined) out += SHORT_ESCAPES[c];
     else if (c < 0x20 || c === 0x7f || hi || lo || c === 0x2028 || c === 0x2029)
       out += `\\u${c.toString(16).padStart(4, '0')}`;
     else out += s[i];

@@ -98,42 +98,47 @@ export function renderVerdict(state: ReportState): PageFault[] {
   return errors;
 }
 
+/** The chain is intact but a signature was not checked: a warning, never a green verdict nor tampering (one fault). */
+function showUnchecked(state: ReportState, kind: string, title: string, detail: string): void {
+  const { root, ui } = state;
+  ui.status.className = 'status warn';
+  ui.title.textContent = title;
+  ui.statusDetail.textContent = detail;
+  ui.faults.textContent = '';
+  root.setAttribute('data-verified', 'false');
+  root.setAttribute('data-first-fault-kind', kind);
+  root.setAttribute('data-fault-count', '1');
+  root.removeAttribute('data-first-fault-line');
+}
+
 /**
  * One meaning of "signed" (docs/receipts.md): a signature nobody checked is never a green verdict, nor
  * tampering. A key pasted below that verifies it makes the verdict green.
  */
 function showUncheckedSignature(state: ReportState, r: PageVerifyResult): void {
-  const { root, ui } = state;
   const { pastedFailed } = state.signature;
-  ui.status.className = 'status warn';
-  ui.title.textContent = '⚠ Chain intact, but the signature was NOT checked';
-  ui.statusDetail.textContent =
+  showUnchecked(
+    state,
+    'no_trusted_key',
+    '⚠ Chain intact, but the signature was NOT checked',
     `The chain verified in this browser (head ${r.head_hash}), but the receipt is signed and ` +
-    (pastedFailed.length > 0
-      ? `the signature does not hold under the pasted key ${pastedFailed.join(', ')}: `
-      : 'no public key was given: ') +
-    'who signed it is not established. Paste the signer’s public key below to check it here, offline.';
-  ui.faults.textContent = '';
-  root.setAttribute('data-verified', 'false');
-  root.setAttribute('data-first-fault-kind', 'no_trusted_key');
-  root.setAttribute('data-fault-count', '1');
-  root.removeAttribute('data-first-fault-line');
+      (pastedFailed.length > 0
+        ? `the signature does not hold under the pasted key ${pastedFailed.join(', ')}: `
+        : 'no public key was given: ') +
+      'who signed it is not established. Paste the signer’s public key below to check it here, offline.',
+  );
 }
 
 /** The same for a keyless (Sigstore) bundle beside the receipt that the generator was given no identity to check. */
 function showUncheckedKeyless(state: ReportState, r: PageVerifyResult): void {
-  const { root, ui } = state;
-  ui.status.className = 'status warn';
-  ui.title.textContent = '⚠ Chain intact, but the keyless signature was NOT checked';
-  ui.statusDetail.textContent =
+  showUnchecked(
+    state,
+    'keyless_not_checked',
+    '⚠ Chain intact, but the keyless signature was NOT checked',
     `The chain verified in this browser (head ${r.head_hash}), but a Sigstore bundle is beside the receipt and no ` +
-    'identity was given to check it against: who signed it is not established (the signer it names is shown below, ' +
-    'unchecked). Check it with `stepchain receipt verify RECEIPT --certificate-identity ID --certificate-oidc-issuer ISS`.';
-  ui.faults.textContent = '';
-  root.setAttribute('data-verified', 'false');
-  root.setAttribute('data-first-fault-kind', 'keyless_not_checked');
-  root.setAttribute('data-fault-count', '1');
-  root.removeAttribute('data-first-fault-line');
+      'identity was given to check it against: who signed it is not established (the signer it names is shown below, ' +
+      'unchecked). Check it with `stepchain receipt verify RECEIPT --certificate-identity ID --certificate-oidc-issuer ISS`.',
+  );
 }
 
 function showIntact(state: ReportState, r: PageVerifyResult): void {

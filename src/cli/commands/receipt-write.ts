@@ -1,0 +1,77 @@
+import {
+  encodeManifest,
+  type Manifest,
+  type ReceiptAuditOptions,
+  type ReceiptCompanion,
+  type ReceiptWriteOptions,
+} from '../../receipt';
+import type { ParsedArgs } from '../args';
+import type { CommandIO } from '../io';
+import { keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
+import { receiptWriteTarget } from './receipt-target';
+
+/** A receipt built in memory, before it is written. */
+interface BuiltInMemory {
+  bytes: Uint8Array;
+  manifest: Manifest;
+  /** Non-fatal notes, printed as warnings once it is written. */
+  warnings: string[];
+}
+
+/** What `export` and `publish` do their own way around the run they share. */
+export interface ReceiptWriteSteps<O, B extends BuiltInMemory> {
+  /** The command's options over the common ones (read after the output and the keyless plan are settled). */
+  options(common: ReceiptWriteOptions & { audit: ReceiptAuditOptions }): O;
+  build(journalFile: string, outFile: string, options: O): B;
+  write(outFile: string, built: B, options: O, companion: ReceiptCompanion | undefined): B;
+}
+
+/** A written receipt, with what the command says about it besides its own fields. */
+export interface WrittenReceipt<B> {
+  r: B;
+  /** The output as given. */
+  out: string;
+  /** The `--json` document: `ok`, the receipt, its agent, the command's `fields`, then a keyless signature's. */
+  document(fields: Record<string, unknown>): Record<string, unknown>;
+  /** The keyless signature's text (who signed, the bundle), when there is one. */
+  keylessLine: string | undefined;
+  /** The line saying a stale bundle was removed, when one was. */
+  staleLine: string | undefined;
+}
+
+/**
+ * The run `export` and `publish` share: the journal, the output, the keyless plan and a stale bundle are settled
+ * before anything is read; the receipt is built, signed before anything is written (a signature that fails leaves
+ * neither file), written, the stale bundle removed, and the library's warnings printed.
+ */
+export async function writeReceipt<O, B extends BuiltInMemory>(
+  args: ParsedArgs,
+  io: CommandIO,
+  command: string,
+  steps: ReceiptWriteSteps<O, B>,
+): Promise<WrittenReceipt<B>> {
+  const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, command);
+  const keyless = keylessPlan(args, io, outFile, out, command);
+  const stale = staleBundle(args, outFile, out, command);
+  const options = steps.options(common);
+  const built = steps.build(journal.file, outFile, options);
+  const signed = keyless && (await keyless.sign(built.bytes, encodeManifest(built.manifest)));
+  const r = steps.write(outFile, built, options, signed ? signed.companion : undefined);
+  stale?.remove();
+  for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
+  return {
+    r,
+    out,
+    document: (fields) => ({
+      ok: true,
+      receipt: outFile,
+      agent_id: r.manifest.agent_id,
+      ...fields,
+      ...(signed ? { keyless: keylessDoc(signed) } : {}),
+      ...(stale ? { removed_bundle: stale.shown } : {}),
+    }),
+    keylessLine:
+      keyless && signed ? `${signed.identity ?? '?'} (${signed.issuer ?? '?'}): ${keyless.bundleShown}` : undefined,
+    staleLine: stale ? staleBundleRemoved(stale.shown) : undefined,
+  };
+}
