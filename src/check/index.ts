@@ -35,8 +35,8 @@ export type {
 export { checkReportFromJson, checkReportJson, mergeShardReports } from './json';
 export type { CheckReportJson, ShardPart } from './json';
 export { emptyFindings } from './empty';
-export { exportAllReceipts, WorkspaceCas } from './export';
-export type { ExportAllOptions, ExportAllResult, ExportedReceipt } from './export';
+export { exportAllReceipts, WorkspaceCas } from './export-receipts';
+export type { ExportAllOptions, ExportAllResult, ExportedReceipt } from './export-receipts';
 export { parseExpectedHeads } from './heads';
-export { writeHtmlReports } from './html';
-export type { HtmlReports, HtmlReportsOptions } from './html';
+export { writeHtmlReports } from './html-reports';
+export type { HtmlReports, HtmlReportsOptions } from './html-reports';

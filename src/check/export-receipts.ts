@@ -22,6 +22,8 @@ import type { CheckFault } from './types';
  * redact are given. A journal that does not verify gets no receipt and a fault.
  * Nothing is read through a symbolic link below the root: a linked journal is a
  * fault, and blobs come from the CAS only as regular files (`WorkspaceCas`).
+ * It lives beside the check because it finds journals with the check's discovery (globs, links, ids: scan.ts)
+ * and reports as the check does (CheckFault); receipt/ sits below the check and never imports it.
  */
 
 /** The checkout's CAS, read without following a link anywhere below the root. */

@@ -13,6 +13,8 @@ import type { CheckedItem } from './types';
  * Blob embedding is capped lower than the CLI's default to keep artifacts small.
  * A checkout's files are read without following a link (a repository-relative
  * path); an absolute path is a file the Action wrote itself (an exported receipt).
+ * It lives beside the check because it renders the check's items (CheckedItem); report/ renders one journal or
+ * receipt and never imports the check.
  */
 
 function sourceOf(i: CheckedItem, root: string, publicKeys: PublicKey[]): ReportSource {
