@@ -12,5 +12,6 @@ export type {
   ResumeSupport,
 } from './types';
 export { emptyOutcome, errorLine, runEvent, SessionRecorder } from './kit';
-export { defaultHookCommand, planHookFile, runsStepchainHook, writeHookFile } from './hook-file';
+export { defaultHookCommand, planHookFile, runsStepchainHook } from './hook-file';
+export { writeHookFile } from './hook-file-io';
 export type { HookFilePlan, HookFileSpec } from './hook-file';

@@ -103,21 +103,49 @@ export interface HookFrame {
   projectDirVar?: string;
 }
 
+/** What a hook does once its payload, project and journal are known (a failure it throws is a line of the outcome). */
+export type HookHandler<P> = (p: P, root: string, journal: string, options: HookOptions, out: HookOutcome) => void;
+
 /**
- * The frame every hook of Claude Code's payload schema shares, written once: the payload parsed and checked (its
- * session id safe as `<agent>-<session_id>`), the project root found, the journal id; then `handle` records.
- * Nothing escapes: a failure is a line of the outcome.
+ * The frame every hook of Claude Code's payload schema shares: the payload parsed and checked (its session id safe
+ * as `<agent>-<session_id>`), the project root found from the agent's start directory or the payload's cwd.
  */
 export function runHookFrame(
   bytes: Uint8Array,
   options: HookOptions,
   frame: HookFrame,
-  handle: (p: HookPayload, root: string, journal: string, out: HookOutcome) => void,
+  handle: HookHandler<HookPayload>,
+): HookOutcome {
+  return runPayloadFrame(
+    bytes,
+    options,
+    {
+      agent: frame.agent,
+      parse: (b) => parseHookPayload(b, '<stdin>', frame.agent),
+      startDir: (p) => {
+        const started = frame.projectDirVar === undefined ? undefined : options.env[frame.projectDirVar];
+        return started !== undefined && path.isAbsolute(started) ? started : p.cwd;
+      },
+    },
+    handle,
+  );
+}
+
+/**
+ * The frame every hook shares, written once, whatever its payload's schema: the payload parsed (`parse` throws,
+ * naming what is wrong), the project root found from the directory the session started in, the journal id
+ * `<agent>-<session_id>`; then `handle` records. Nothing escapes: a failure is a line of the outcome.
+ */
+export function runPayloadFrame<P extends { event: string; sessionId: string }>(
+  bytes: Uint8Array,
+  options: HookOptions,
+  frame: { agent: string; parse(bytes: Uint8Array): P; startDir(p: P): string },
+  handle: HookHandler<P>,
 ): HookOutcome {
   const out = emptyOutcome();
-  let p: HookPayload;
+  let p: P;
   try {
-    p = parseHookPayload(bytes, '<stdin>', frame.agent);
+    p = frame.parse(bytes);
   } catch (e) {
     out.errors.push(errorLine(e));
     return out;
@@ -125,8 +153,7 @@ export function runHookFrame(
   out.event = p.event;
   let root: string;
   try {
-    const started = frame.projectDirVar === undefined ? undefined : options.env[frame.projectDirVar];
-    root = options.root ?? claudeProjectRoot(started !== undefined && path.isAbsolute(started) ? started : p.cwd);
+    root = options.root ?? claudeProjectRoot(frame.startDir(p));
   } catch (e) {
     out.errors.push(`${p.event}: ${errorLine(e)}`);
     return out;
@@ -135,7 +162,7 @@ export function runHookFrame(
   out.root = root;
   out.agent = journal;
   try {
-    handle(p, root, journal, out);
+    handle(p, root, journal, options, out);
   } catch (e) {
     out.errors.push(`${p.event}: ${errorLine(e)}`);
   }

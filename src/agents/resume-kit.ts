@@ -1,14 +1,17 @@
 import { constants } from 'node:buffer';
-import { closeSync, existsSync, rmdirSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
-import { InputError, IntegrityError } from '../errors';
+import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { createFork, type ForkResult } from '../forks/fork';
 import { readSessionFile, sessionFile, worktreesDir } from '../forks/names';
 import { removeFork } from '../forks/remove';
-import { Cas, casDir } from '../journal';
+import { Cas, casDir, journalFile, readVerifiedJournal, type StepRow } from '../journal';
+import { fsyncDir, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { openRegularFile, readRegularFile } from '../util/nofollow';
+import { plural } from '../util/words';
+import { field, parseHookPayload, type HookPayload } from './claude/payload';
 
 /**
  * What every agent's `fork --resume` shares: the step's raw hook payload (what names the agent's transcript and
@@ -16,8 +19,111 @@ import { openRegularFile, readRegularFile } from '../util/nofollow';
  * again when placing it fails, so nothing is left behind.
  */
 
+/** Step `fromStep` of `agent`'s journal, to resume after: its row, the calls the journal records after it, its place. */
+export interface ResumeStep {
+  /** The journal file. */
+  file: string;
+  row: StepRow;
+  /** The ids of the tool calls the journal records after the step: their answers must not be in the copy. */
+  later: string[];
+  /** `<journal>:<line>`, for messages. */
+  where: string;
+}
+
+function resumeStep(root: string, agent: string, fromStep: number): ResumeStep {
+  const file = journalFile(root, agent);
+  if (!existsSync(file)) throw new InputError(`no journal for ${JSON.stringify(agent)} (looked for ${file})`);
+  const journal = readVerifiedJournal(file);
+  if (!Number.isSafeInteger(fromStep) || fromStep < 0 || fromStep >= journal.steps)
+    throw new InputError(
+      `${file}: step ${fromStep} is out of range (the journal has ${plural(journal.steps, 'step')})`,
+    );
+  const later = journal.entries
+    .slice(fromStep + 1)
+    .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
+    .filter((id): id is string => typeof id === 'string');
+  return { file, row: journal.entries[fromStep]!.row, later, where: `${file}:${fromStep + 1}` };
+}
+
+/** The agent whose hook recorded a journal resumed: its hook word, product name and tool-call events. */
+export interface ResumeAgent {
+  hook: string;
+  title: string;
+  toolEvents: readonly string[];
+}
+
+/**
+ * Step `fromStep` of `agent`'s journal, the hook payload stored as its input (a tool call of the agent's own
+ * session), and the call's id, which the payload and the step's recorded tool call must agree on. A journal another
+ * writer made (`stepchain append`, a library caller, another agent's hook) is a usage error, not a broken record.
+ */
+export function toolCallStep(
+  root: string,
+  agent: string,
+  fromStep: number,
+  who: ResumeAgent,
+): { step: ResumeStep; payload: HookPayload; callId: string } {
+  const step = resumeStep(root, agent, fromStep);
+  const notOurs = (why: string): InputError =>
+    new InputError(
+      `fork --resume: step ${fromStep} of ${agent} was not recorded by \`stepchain hook ${who.hook}\` ` +
+        `(${why}); this journal is not a ${who.title} session: fork it without --resume`,
+    );
+  let blob: Buffer;
+  try {
+    blob = payloadBlob(root, agent, step.row.input_hash, fromStep, who.hook);
+  } catch (e) {
+    if (e instanceof IntegrityError && !agent.startsWith(`${who.hook}-`))
+      throw notOurs(`no ${who.title} hook payload is stored for it`);
+    throw e;
+  }
+  let p: HookPayload;
+  try {
+    p = parseHookPayload(blob, `${step.where}: input`, who.hook);
+  } catch (e) {
+    if (e instanceof InputError) throw notOurs(`its input is not a ${who.title} hook payload`);
+    throw e;
+  }
+  if (!who.toolEvents.includes(p.event))
+    throw new IntegrityError(`${step.where}: step ${fromStep} was recorded from a ${p.event} payload, not a tool call`);
+  const callId = field(p, 'tool_use_id');
+  const call = step.row.tool_call;
+  if (callId === undefined || !isJsonObject(call) || call.id !== callId)
+    throw new IntegrityError(
+      `${step.where}: the step's tool call and its stored payload do not name the same tool_use_id`,
+    );
+  return { step, payload: p, callId };
+}
+
+/**
+ * Writes the cut copy of a conversation as a new file (never over an existing one), durably, after `makeDir` made
+ * its directory; a failure removes what was written and names the file (`what`: the fork's transcript, rollout).
+ */
+export function writeConversationCopy(target: string, bytes: Uint8Array, what: string, makeDir: () => void): void {
+  let fd: number;
+  try {
+    makeDir();
+    fd = openSync(target, 'wx', 0o600);
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, target, `cannot create ${what}`);
+    if (e instanceof InputError) throw new InputError(`cannot create ${what}: ${e.message}`);
+    throw e;
+  }
+  try {
+    writeAll(fd, bytes);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(target, { force: true });
+    if (isOsError(e)) throw osError(e, target, 'cannot write');
+    throw e;
+  }
+  closeSync(fd);
+  fsyncDir(path.dirname(target));
+}
+
 /** The step's raw hook payload, from the CAS of the root or of the projects it was forked from. */
-export function payloadBlob(root: string, agent: string, digest: string, step: number, hookWord: string): Buffer {
+function payloadBlob(root: string, agent: string, digest: string, step: number, hookWord: string): Buffer {
   const tried: string[] = [];
   let dir: string | undefined = root;
   let id = agent;

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import type { JsonValue } from '../canonical';
 import { journalFile, verifyJournalFile } from '../journal';
 import { readRunJournalFile, runJournalFile, runsDir, type ObservedItem } from '../runs';
+import { forestOf } from '../util/forest';
 import { pathKind } from '../util/fs';
 import { isSafeId } from '../util/ids';
 import { sanitize } from '../util/terminal';
@@ -176,20 +177,11 @@ export function listSubagents(root: string, env?: NodeJS.ProcessEnv): SubagentNo
     n.steps = v.steps;
     n.journal_ok = v.ok;
   }
-  const roots: SubagentNode[] = [];
-  for (const n of nodes.values()) {
-    const parent = n.parent_journal === null ? undefined : nodes.get(n.parent_journal);
-    if (parent !== undefined && parent !== n) parent.children.push(n);
-    else roots.push(n);
-  }
-  const order = (a: SubagentNode, b: SubagentNode): number =>
-    (a.parent_step ?? -1) - (b.parent_step ?? -1) || a.journal.localeCompare(b.journal);
-  const sortAll = (list: SubagentNode[]): void => {
-    list.sort(order);
-    for (const n of list) sortAll(n.children);
-  };
-  sortAll(roots);
-  return roots;
+  return forestOf(
+    nodes.values(),
+    (n) => (n.parent_journal === null ? undefined : nodes.get(n.parent_journal)),
+    (a, b) => (a.parent_step ?? -1) - (b.parent_step ?? -1) || a.journal.localeCompare(b.journal),
+  );
 }
 
 /** The journal a top-level subagent belongs to (its parent's, else its session's run journal). */

@@ -9,6 +9,7 @@ import { FORK_ID, readSessionFile, sessionFile, worktreesDir } from './names';
 import { liveCreator, readIntents, type ForkIntent } from './pending';
 import { requireRepo } from '../git/repo';
 import { forkTreeMermaid, type ForkTreeNode } from './mermaid';
+import { forestOf } from '../util/forest';
 import { plural } from '../util/words';
 
 /**
@@ -209,20 +210,12 @@ export async function listForks(root: string, env: NodeJS.ProcessEnv = process.e
   for (const intent of intents.values()) {
     if (!nodes.has(intent.fork_session_id)) nodes.set(intent.fork_session_id, intentOnlyNode(intent));
   }
-  const roots: ForkNode[] = [];
-  for (const n of nodes.values()) {
-    const parent = n.parent_session_id === null ? undefined : nodes.get(n.parent_session_id);
-    if (parent !== undefined && parent !== n) parent.children.push(n);
-    else roots.push(n);
-  }
-  const order = (a: ForkNode, b: ForkNode): number =>
-    (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.fork_session_id.localeCompare(b.fork_session_id);
-  const sortAll = (list: ForkNode[]): void => {
-    list.sort(order);
-    for (const n of list) sortAll(n.children);
-  };
-  sortAll(roots);
-  return roots;
+  return forestOf(
+    nodes.values(),
+    (n) => (n.parent_session_id === null ? undefined : nodes.get(n.parent_session_id)),
+    (a, b) =>
+      (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.fork_session_id.localeCompare(b.fork_session_id),
+  );
 }
 
 /** Every node of a forest, parents before children. */

@@ -1,5 +1,4 @@
-import { decodeUtf8 } from '../../canonical';
-import { IntegrityError } from '../../errors';
+import { requireAnswers, scanToCut, transcriptLines, type CallWords, type Entry, type Refuse } from '../transcript-cut';
 
 /**
  * Cutting a Claude Code transcript right after one tool result, for a fork
@@ -29,16 +28,7 @@ export interface TranscriptCut {
   cutCwd: string | undefined;
 }
 
-type Entry = Record<string, unknown>;
-
-function parseEntry(text: string): Entry | undefined {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Entry) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const WORDS: CallWords = { call: 'tool call', answer: 'result' };
 
 function blocks(entry: Entry): Entry[] {
   const msg = entry.message;
@@ -68,9 +58,6 @@ function toolUseIds(entry: Entry): string[] {
     .map((b) => b.id as string);
 }
 
-/** Refuses the cut: an IntegrityError naming the file and (when there is one) the line. */
-type Refuse = (why: string, line?: number) => never;
-
 /** The transcript's entries up to the cut (the line holding the result of `toolUseId`), every one checked. */
 function entriesToCut(
   raw: string[],
@@ -80,36 +67,24 @@ function entriesToCut(
 ): { entries: Entry[]; uuidLine: Map<string, number>; cut: number } {
   const entries: Entry[] = [];
   const uuidLine = new Map<string, number>();
-  let cut = -1;
-  const idNeedle = JSON.stringify(toolUseId);
-  for (let i = 0; i < raw.length; i++) {
-    const line = raw[i]!;
-    if (cut >= 0) {
-      // After the cut only a second result of the same call matters (a torn last line is fine).
-      if (!line.includes(idNeedle)) continue;
-      const later = parseEntry(line);
-      if (later !== undefined && later.isSidechain !== true && toolResultIds(later).includes(toolUseId))
-        refuse(`the result of tool call ${toolUseId} appears twice (lines ${cut + 1} and ${i + 1})`, i + 1);
-      continue;
-    }
-    if (line === '') {
-      if (i === raw.length - 1) break;
-      refuse('an empty line', i + 1);
-    }
-    const entry = parseEntry(line);
-    if (entry === undefined) return refuse('not a JSON object (Claude Code transcripts have one per line)', i + 1);
-    const sid = entry.sessionId;
-    if (sid !== undefined && sid !== sessionId)
-      refuse(`belongs to session ${JSON.stringify(sid)}, not ${sessionId}`, i + 1);
-    entries.push(entry);
-    if (typeof entry.uuid === 'string') uuidLine.set(entry.uuid, i);
-    if (toolResultIds(entry).includes(toolUseId)) {
+  const cut = scanToCut(raw, refuse, {
+    callId: toolUseId,
+    words: WORDS,
+    notObject: 'not a JSON object (Claude Code transcripts have one per line)',
+    again: (later) => later.isSidechain !== true && toolResultIds(later).includes(toolUseId),
+    visit: (entry, i) => {
+      const sid = entry.sessionId;
+      if (sid !== undefined && sid !== sessionId)
+        refuse(`belongs to session ${JSON.stringify(sid)}, not ${sessionId}`, i + 1);
+      entries.push(entry);
+      if (typeof entry.uuid === 'string') uuidLine.set(entry.uuid, i);
+      if (!toolResultIds(entry).includes(toolUseId)) return false;
       if (entry.isSidechain === true)
         refuse(`the result of tool call ${toolUseId} is in a sidechain (a subagent's conversation)`, i + 1);
       if (typeof entry.uuid !== 'string') refuse('the tool result entry has no uuid', i + 1);
-      cut = i;
-    }
-  }
+      return true;
+    },
+  });
   if (cut < 0)
     refuse(
       `no result of tool call ${toolUseId} in this transcript (Claude Code writes it asynchronously: ` +
@@ -173,20 +148,14 @@ function requireResults(
     if (onChain.has(i) || (mid !== undefined && messageIds.has(mid)))
       for (const id of toolUseIds(e)) uses.push({ id, line: i + 1 });
   }
-  const open = uses.find((u) => !results.has(u.id));
-  if (open !== undefined)
-    refuse(
-      `tool call ${open.id} (line ${open.line}) has no result before the cut: it ran in parallel with ${toolUseId}, ` +
-        'and a conversation cut between their results cannot be continued',
-      open.line,
-    );
-  for (const id of laterToolUseIds) {
-    if (results.has(id))
-      refuse(
-        `the conversation before the cut already holds the result of ${id}, which the journal records after ${toolUseId} ` +
-          '(parallel tool calls whose hooks ran in another order); fork at the later step instead',
-      );
-  }
+  requireAnswers(
+    refuse,
+    WORDS,
+    toolUseId,
+    uses.find((u) => !results.has(u.id)),
+    results,
+    laterToolUseIds,
+  );
 }
 
 /** The lines up to the cut with the session id rewritten, as Claude Code writes it (anything else is refused). */
@@ -225,16 +194,7 @@ export function cutTranscript(
   newSessionId: string,
   laterToolUseIds: Iterable<string> = [],
 ): TranscriptCut {
-  const refuse: Refuse = (why, line) => {
-    throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
-  };
-  let text = '';
-  try {
-    text = decodeUtf8(transcript);
-  } catch {
-    refuse('not valid UTF-8');
-  }
-  const raw = text.split('\n');
+  const { raw, refuse } = transcriptLines(transcript, file);
   const { entries, uuidLine, cut } = entriesToCut(raw, sessionId, toolUseId, refuse);
   const onChain = conversationChain(entries, uuidLine, cut, refuse);
   requireResults(entries, onChain, cut, toolUseId, laterToolUseIds, refuse);

@@ -5,7 +5,7 @@ import { CLAUDE_ADAPTER, type ObservedItem } from '../../runs';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import { subagentJournalId, subagentLinkItem, subagentStartItem, subagentStopItem } from '../subagents';
 import type { HookOptions, HookOutcome } from '../types';
-import { field, value, type HookPayload } from './payload';
+import { failureResult, field, strOrNull, value, type HookPayload } from './payload';
 import { readSessionState, writeSessionState, type SessionState } from './state';
 import { modelOfToolUse, sessionTranscriptDir } from './transcript';
 
@@ -47,10 +47,6 @@ export const RECORDED_EVENTS = [
   'SessionEnd',
 ] as const;
 
-function strOrNull(v: JsonValue | undefined): string | null {
-  return typeof v === 'string' ? v : null;
-}
-
 /** The journal step of a tool call (docs/claude.md "What a step holds"). */
 export function toolStep(
   p: HookPayload,
@@ -64,12 +60,8 @@ export function toolStep(
     name: strOrNull(value(p, 'tool_name')),
   };
   let result: JsonValue;
-  if (p.event === 'PostToolUseFailure') {
-    const failure: JsonObject = { error: value(p, 'error') ?? null };
-    const interrupt = value(p, 'is_interrupt');
-    if (typeof interrupt === 'boolean') failure.is_interrupt = interrupt;
-    result = failure;
-  } else {
+  if (p.event === 'PostToolUseFailure') result = failureResult(p);
+  else {
     result = value(p, 'tool_response') ?? null;
   }
   // The prompt in progress, when the state names the same prompt (a payload without prompt_id takes the latest).
@@ -94,12 +86,7 @@ export function toolStep(
 
 /** Handles one payload. Never throws. */
 export function handleClaudeHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  return runHookFrame(
-    bytes,
-    options,
-    { agent: 'claude', projectDirVar: 'CLAUDE_PROJECT_DIR' },
-    (p, root, journal, out) => handle(p, root, journal, options, out),
-  );
+  return runHookFrame(bytes, options, { agent: 'claude', projectDirVar: 'CLAUDE_PROJECT_DIR' }, handle);
 }
 
 /** What every event's handler works with: the payload, its project and journal, the recorder and the outcome. */

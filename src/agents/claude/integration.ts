@@ -1,37 +1,24 @@
 import path from 'node:path';
 import { CLAUDE_ADAPTER } from '../../runs';
-import type { AgentIntegration, InitPlan, InitRequest, ResumeRequest, ResumeResult } from '../types';
+import { planHookFileInit, type HookFileInit } from '../hook-init';
+import type { AgentIntegration, ResumeRequest, ResumeResult } from '../types';
 import { handleClaudeHook, RECORDED_EVENTS } from './hook';
 import { forkClaudeSession } from './resume';
-import { planClaudeSettings, writeClaudeSettings } from './settings';
+import { CLAUDE_HOOK_FILE } from './settings';
 import { claudeProxy } from './proxy';
 
 /** `init claude`: the project's `.claude/settings.json` (or the file given), nothing outside it. */
-function planInit(request: InitRequest): InitPlan {
-  const file = request.file ?? path.join(request.root, '.claude', 'settings.json');
-  const plan = planClaudeSettings(file, {
-    ...(request.command === undefined ? {} : { command: request.command }),
-    remove: request.remove,
-  });
-  const warnings = [...plan.warnings];
-  // Claude Code reads a project's settings only when started in the directory holding them.
-  const projectSettings = path.join(request.root, '.claude', 'settings.json');
-  if (!request.remove && plan.file === projectSettings && path.resolve(request.cwd) !== request.root)
-    warnings.push(`Claude Code reads ${projectSettings} only when started in ${request.root}: start \`claude\` there`);
-  return {
-    file: plan.file,
-    changes: plan.changed ? [{ file: plan.file, before: plan.before, after: plan.after }] : [],
-    changed: plan.changed,
-    events: plan.events,
-    updated: plan.updated,
-    repaired: plan.repaired,
-    findings: plan.findings,
-    notes: [],
-    warnings,
-    diff: plan.diff,
-    write: () => writeClaudeSettings(plan),
-  };
-}
+const CLAUDE_INIT: HookFileInit = {
+  spec: CLAUDE_HOOK_FILE,
+  configFile: '.claude/settings.json',
+  warnings: (request, plan) => {
+    // Claude Code reads a project's settings only when started in the directory holding them.
+    const projectSettings = path.join(request.root, '.claude', 'settings.json');
+    return !request.remove && plan.file === projectSettings && path.resolve(request.cwd) !== request.root
+      ? [`Claude Code reads ${projectSettings} only when started in ${request.root}: start \`claude\` there`]
+      : [];
+  },
+};
 
 async function resume(request: ResumeRequest): Promise<ResumeResult> {
   const r = await forkClaudeSession({
@@ -61,9 +48,9 @@ export const claudeIntegration: AgentIntegration = {
   name: 'claude',
   title: 'Claude Code',
   adapter: CLAUDE_ADAPTER,
-  configFile: '.claude/settings.json',
+  configFile: CLAUDE_INIT.configFile,
   events: RECORDED_EVENTS,
-  planInit,
+  planInit: (request) => planHookFileInit(CLAUDE_INIT, request),
   hook: handleClaudeHook,
   resume: { supported: true, fork: resume },
   proxy: claudeProxy,

@@ -45,6 +45,19 @@ export function value(p: HookPayload, key: string): JsonValue | undefined {
   return Object.prototype.hasOwnProperty.call(p.raw, key) ? p.raw[key] : undefined;
 }
 
+/** A field's value when it is a string, else null (absent, or of another type: recorded as unknown). */
+export function strOrNull(v: JsonValue | undefined): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+/** The result a failed tool call records (`PostToolUseFailure`): its error, and whether the user interrupted it. */
+export function failureResult(p: HookPayload): JsonObject {
+  const failure: JsonObject = { error: value(p, 'error') ?? null };
+  const interrupt = value(p, 'is_interrupt');
+  if (typeof interrupt === 'boolean') failure.is_interrupt = interrupt;
+  return failure;
+}
+
 /**
  * Parses and checks one hook payload whose session is recorded as `<agent>-<session_id>`. Throws InputError with
  * one line naming what is wrong; a session id that is not safe as a path is refused, never mapped.

@@ -1,5 +1,6 @@
 import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
-import { ANTHROPIC_API, envSetting } from '../../proxy/providers';
+import { ANTHROPIC_API } from '../../proxy/providers';
+import { baseUrlVarProxy } from '../proxy-kit';
 import type { AgentProxy } from '../types';
 
 /** Claude Code 2.1.328 (`-p`, API key), measured by diffing the raw requests of runs in two directories. */
@@ -31,11 +32,11 @@ export const CLAUDE_RULES: readonly NormaliseRule[] = [
 ];
 
 /** Claude Code's model calls go to `ANTHROPIC_BASE_URL` (measured with 2.1.328: main turns, subagents, `/compact`). */
-export const claudeProxy: AgentProxy = {
-  adapter: 'proxy-claude',
-  protocols: ['anthropic-messages'],
-  defaultUpstream: (_p, env) => envSetting(env, 'ANTHROPIC_BASE_URL') ?? ANTHROPIC_API,
-  childEnv: (base) => ({ ANTHROPIC_BASE_URL: base('anthropic-messages') }),
+export const claudeProxy: AgentProxy = baseUrlVarProxy({
+  agent: 'claude',
+  protocol: 'anthropic-messages',
+  variable: 'ANTHROPIC_BASE_URL',
+  api: ANTHROPIC_API,
   normalise: CLAUDE_RULES,
   baseUrlSource: 'measured',
-};
+});

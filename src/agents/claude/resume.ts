@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { isJsonObject } from '../../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../../errors';
 import type { ForkResult } from '../../forks/fork';
 import { forkWorktreePath } from '../../forks/names';
-import { journalFile, readVerifiedJournal, type StepRow } from '../../journal';
-import { ensureDir, fsyncDir, writeAll } from '../../util/fs';
-import { forkAndPlace, payloadBlob, readTranscriptWhole } from '../resume-kit';
+import { ensureDir } from '../../util/fs';
+import { forkAndPlace, readTranscriptWhole, toolCallStep, writeConversationCopy } from '../resume-kit';
 import { cutTranscript, type TranscriptCut } from './cut';
-import { claudeAgentId, field, parseHookPayload, type HookPayload } from './payload';
+import { claudeAgentId, field } from './payload';
 import { planClaudeSettings } from './settings';
 import { claudeConfigDir, expectedTranscriptPath, projectDirName, sessionTranscriptDir } from './transcript';
-import { plural } from '../../util/words';
 
 /**
  * `stepchain fork <session> --from-step N --resume` (docs/claude.md "Fork and
@@ -69,39 +66,10 @@ export function resumeCommand(plan: Pick<ResumePlan, 'cwd' | 'sessionId' | 'conf
   return `cd ${shellWord(plan.cwd)} && ${env}claude --resume ${plan.sessionId}`;
 }
 
-/**
- * The Claude Code hook payload stored as step `fromStep`'s input: a tool call of the session itself. A journal
- * another writer made (`stepchain append`, a library caller) is a usage error, not a broken record.
- */
-function toolCallPayload(
-  root: string,
-  agent: string,
-  fromStep: number,
-  inputHash: StepRow['input_hash'],
-  where: string,
-): HookPayload {
-  const notClaude = (why: string): InputError =>
-    new InputError(
-      `fork --resume: step ${fromStep} of ${agent} was not recorded by \`stepchain hook claude\` ` +
-        `(${why}); this journal is not a Claude Code session: fork it without --resume`,
-    );
-  let blob: Buffer;
-  try {
-    blob = payloadBlob(root, agent, inputHash, fromStep, 'claude');
-  } catch (e) {
-    if (e instanceof IntegrityError && !agent.startsWith('claude-'))
-      throw notClaude('no Claude Code hook payload is stored for it');
-    throw e;
-  }
-  let p: HookPayload;
-  try {
-    p = parseHookPayload(blob, `${where}: input`);
-  } catch (e) {
-    if (e instanceof InputError) throw notClaude('its input is not a Claude Code hook payload');
-    throw e;
-  }
-  if (p.event !== 'PostToolUse' && p.event !== 'PostToolUseFailure')
-    throw new IntegrityError(`${where}: step ${fromStep} was recorded from a ${p.event} payload, not a tool call`);
+/** The tool-call step to resume after; a subagent's is refused (its conversation is not one Claude Code resumes). */
+function toolCallPayload(root: string, agent: string, fromStep: number) {
+  const r = toolCallStep(root, agent, fromStep, CLAUDE_RESUME);
+  const p = r.payload;
   // A subagent's conversation lives in its own transcript and ends with its hand-back: not a session to resume.
   const subagentId = field(p, 'agent_id');
   if (subagentId !== undefined)
@@ -110,8 +78,15 @@ function toolCallPayload(
         `${JSON.stringify(subagentId)}, whose conversation Claude Code does not resume; fork ` +
         `${claudeAgentId(p.sessionId)} at the step that launched it (\`stepchain forks\` shows it) or fork without --resume`,
     );
-  return p;
+  return r;
 }
+
+/** Claude Code's hook payloads (`ResumeAgent`). */
+const CLAUDE_RESUME = {
+  hook: 'claude',
+  title: 'Claude Code',
+  toolEvents: ['PostToolUse', 'PostToolUseFailure'],
+} as const;
 
 /** Plans the resume of `agent`'s conversation after step `fromStep`. Throws with the reason when it cannot be done safely. */
 export function planClaudeResume(options: {
@@ -123,25 +98,8 @@ export function planClaudeResume(options: {
   sessionId?: string;
 }): ResumePlan {
   const root = path.resolve(options.root);
-  const file = journalFile(root, options.agent);
-  if (!existsSync(file)) throw new InputError(`no journal for ${JSON.stringify(options.agent)} (looked for ${file})`);
-  const journal = readVerifiedJournal(file);
-  if (!Number.isSafeInteger(options.fromStep) || options.fromStep < 0 || options.fromStep >= journal.steps)
-    throw new InputError(
-      `${file}: step ${options.fromStep} is out of range (the journal has ${plural(journal.steps, 'step')})`,
-    );
-  const row = journal.entries[options.fromStep]!.row;
-  // Tool calls the journal records after step N: their results must not be in the copy.
-  const later = journal.entries
-    .slice(options.fromStep + 1)
-    .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
-    .filter((id): id is string => typeof id === 'string');
-  const where = `${file}:${options.fromStep + 1}`;
-  const p = toolCallPayload(root, options.agent, options.fromStep, row.input_hash, where);
-  const toolUseId = field(p, 'tool_use_id');
-  const call = row.tool_call;
-  if (toolUseId === undefined || !isJsonObject(call) || call.id !== toolUseId)
-    throw new IntegrityError(`${where}: the step's tool call and its stored payload do not name the same tool_use_id`);
+  const { step, payload: p, callId: toolUseId } = toolCallPayload(root, options.agent, options.fromStep);
+  const { later, where } = step;
   if (p.transcriptPath === undefined) throw new IntegrityError(`${where}: the step's payload names no transcript_path`);
   // The payload is recorded data (anyone who can write .sdd can recompute the chain): it never decides which
   // config directory stepchain reads, writes into or tells the operator to start Claude Code with.
@@ -243,27 +201,9 @@ export function placeClaudeResume(plan: ResumePlan): string[] {
     if (isOsError(e)) throw osError(e, plan.cwd, 'cannot create the directory to resume in');
     throw e;
   }
-  const dir = path.dirname(plan.transcript);
-  let fd: number;
-  try {
-    ensureDir(dir, 0o700);
-    fd = openSync(plan.transcript, 'wx', 0o600);
-  } catch (e) {
-    if (isOsError(e)) throw osError(e, plan.transcript, "cannot create the fork's transcript");
-    if (e instanceof InputError) throw new InputError(`cannot create the fork's transcript: ${e.message}`);
-    throw e;
-  }
-  try {
-    writeAll(fd, plan.cut.bytes);
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    rmSync(plan.transcript, { force: true });
-    if (isOsError(e)) throw osError(e, plan.transcript, 'cannot write');
-    throw e;
-  }
-  closeSync(fd);
-  fsyncDir(dir);
+  writeConversationCopy(plan.transcript, plan.cut.bytes, "the fork's transcript", () =>
+    ensureDir(path.dirname(plan.transcript), 0o700),
+  );
   // The resumed session records only if the fork's settings run the hook.
   const settings = path.join(plan.cwd, '.claude', 'settings.json');
   try {

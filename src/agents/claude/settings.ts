@@ -1,4 +1,5 @@
-import { planHookFile, writeHookFile, type HookFilePlan, type HookFileSpec } from '../hook-file';
+import { planHookFile, type HookFilePlan, type HookFileSpec } from '../hook-file';
+import { writeHookFile } from '../hook-file-io';
 import { RECORDED_EVENTS } from './hook';
 
 /**

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../canonical';
 import type { StepInput } from '../../journal';
 import type { ObservedItem } from '../../runs';
-import { value, field, type HookPayload } from '../claude/payload';
+import { value, field, strOrNull, type HookPayload } from '../claude/payload';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import { readAgentSessionState, writeAgentSessionState, type SessionState } from '../state';
 import type { HookOptions, HookOutcome } from '../types';
@@ -37,10 +37,6 @@ export function codexAgentId(sessionId: string): string {
   return `${CODEX}-${sessionId}`;
 }
 
-function strOrNull(v: JsonValue | undefined): string | null {
-  return typeof v === 'string' ? v : null;
-}
-
 /** The journal step of a tool call (docs/agents.md, "Codex"). */
 export function codexToolStep(
   p: HookPayload,
@@ -66,7 +62,7 @@ export function codexToolStep(
 
 /** Handles one payload. Never throws. */
 export function handleCodexHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  return runHookFrame(bytes, options, { agent: CODEX }, (p, root, _journal, out) => handle(p, root, options, out));
+  return runHookFrame(bytes, options, { agent: CODEX }, (p, root, _journal, o, out) => handle(p, root, o, out));
 }
 
 function handle(p: HookPayload, root: string, options: HookOptions, out: HookOutcome): void {

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { readRegularFile } from '../../util/nofollow';
-import { planHookFile, writeHookFile, type HookFileSpec } from '../hook-file';
+import type { HookFileSpec } from '../hook-file';
+import { writeHookFile } from '../hook-file-io';
+import { initPlanOf, planInitHookFile } from '../hook-init';
 import { unifiedDiff } from '../line-diff';
 import type { InitPlan, InitRequest } from '../types';
 import { CODEX, CODEX_EVENTS } from './hook';
@@ -23,6 +25,9 @@ import { tomlBasicString } from './toml';
  * hooks Codex does not trust are skipped without a word. The project's own trust stays the user's: when Codex
  * does not trust the project, `init` says the one step to take.
  */
+/** The project file `init codex` edits, relative to the root. */
+export const CODEX_HOOKS_FILE = '.codex/hooks.json';
+
 export const CODEX_HOOK_FILE: HookFileSpec = {
   agent: CODEX,
   title: 'Codex',
@@ -56,13 +61,9 @@ function trustCandidates(root: string): string[] {
 }
 
 export function planCodexInit(request: InitRequest): InitPlan {
-  const file = request.file ?? path.join(request.root, '.codex', 'hooks.json');
-  const plan = planHookFile(file, CODEX_HOOK_FILE, {
-    ...(request.command === undefined ? {} : { command: request.command }),
-    remove: request.remove,
-  });
+  const plan = planInitHookFile({ spec: CODEX_HOOK_FILE, configFile: CODEX_HOOKS_FILE }, request);
   // Codex keys a hook by the real path of its file; the handlers are trusted as they stand after the change.
-  const keyFile = codexPath(file);
+  const keyFile = codexPath(plan.file);
   const handlers = (text: string | null) =>
     stepchainHandlers(text, keyFile, CODEX, CODEX_HOOK_FILE.events, CODEX_HOOK_FILE.matcherIgnored);
   const want = handlers(plan.after);
@@ -111,19 +112,9 @@ export function planCodexInit(request: InitRequest): InitPlan {
   const configDiff = configChanged
     ? unifiedDiff(configText ?? '', trust.after, configText === null ? '/dev/null' : config, config)
     : [];
+  const cfg = { file: config, before: configText, after: trust.after, changed: configChanged };
   return {
-    file: plan.file,
-    changes,
-    changed: changes.length > 0,
-    events: plan.events,
-    updated: plan.updated,
-    repaired: plan.repaired,
-    findings: plan.findings,
-    notes,
-    warnings,
-    diff: [...plan.diff, ...configDiff],
-    write: () => {
-      const cfg = { file: config, before: configText, after: trust.after, changed: configChanged };
+    ...initPlanOf(plan, warnings, () => {
       // The trust first when adding (a trusted hook that is not there yet does nothing), last when removing:
       // hooks are never left in the project untrusted, where Codex would skip them without a word.
       if (request.remove) {
@@ -133,6 +124,10 @@ export function planCodexInit(request: InitRequest): InitPlan {
         writeHookFile(cfg);
         writeHookFile(plan);
       }
-    },
+    }),
+    changes,
+    changed: changes.length > 0,
+    notes,
+    diff: [...plan.diff, ...configDiff],
   };
 }

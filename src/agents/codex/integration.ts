@@ -1,6 +1,6 @@
 import type { AgentIntegration } from '../types';
 import { CODEX, CODEX_ADAPTER, CODEX_EVENTS, handleCodexHook } from './hook';
-import { planCodexInit } from './init';
+import { CODEX_HOOKS_FILE, planCodexInit } from './init';
 import { resumeCodex } from './resume';
 import { codexProxy } from './proxy';
 
@@ -9,7 +9,7 @@ export const codexIntegration: AgentIntegration = {
   name: CODEX,
   title: 'Codex',
   adapter: CODEX_ADAPTER,
-  configFile: '.codex/hooks.json',
+  configFile: CODEX_HOOKS_FILE,
   events: CODEX_EVENTS,
   planInit: planCodexInit,
   hook: handleCodexHook,

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { decodeUtf8, isJsonObject } from '../../canonical';
-import { InputError, IntegrityError, isOsError, osError } from '../../errors';
+import { InputError, IntegrityError } from '../../errors';
 import { forkWorktreePath } from '../../forks/names';
-import { journalFile, readVerifiedJournal } from '../../journal';
-import { ensureDirUnder, fsyncDir, writeAll } from '../../util/fs';
+import { ensureDirUnder } from '../../util/fs';
 import { lstatUnder } from '../../util/nofollow';
-import { parseHookPayload, field, type HookPayload } from '../claude/payload';
 import { shellWord } from '../claude/resume';
-import { forkAndPlace, payloadBlob, readTranscriptWhole } from '../resume-kit';
+import { forkAndPlace, readTranscriptWhole, toolCallStep, writeConversationCopy } from '../resume-kit';
+import { parseEntry, requireAnswers, scanToCut, transcriptLines, type CallWords, type Entry } from '../transcript-cut';
 import type { ResumeRequest, ResumeResult } from '../types';
 import { CODEX, codexAgentId } from './hook';
 import { planCodexInit } from './init';
@@ -34,16 +31,7 @@ export interface RolloutCut {
   line: number;
 }
 
-type Entry = Record<string, unknown>;
-
-function parseEntry(text: string): Entry | undefined {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Entry) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const WORDS: CallWords = { call: 'call', answer: 'output' };
 
 const CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
 const OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output']);
@@ -62,73 +50,49 @@ export function cutRollout(
   newSessionId: string,
   laterCallIds: Iterable<string> = [],
 ): RolloutCut {
-  const refuse = (why: string, line?: number): never => {
-    throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
-  };
-  let text = '';
-  try {
-    text = decodeUtf8(rollout);
-  } catch {
-    refuse('not valid UTF-8');
-  }
-  const raw = text.split('\n');
+  const { raw, refuse } = transcriptLines(rollout, file);
   const calls = new Map<string, number>();
   const outputs = new Set<string>();
-  let cut = -1;
-  const needle = JSON.stringify(callId);
-  for (let i = 0; i < raw.length; i++) {
-    const line = raw[i]!;
-    if (cut >= 0) {
-      // After the cut only a second output of the same call matters (a torn last line is fine).
-      if (!line.includes(needle)) continue;
-      const later = parseEntry(line);
-      const it = later === undefined ? undefined : item(later);
-      if (it !== undefined && OUTPUTS.has(String(it.type)) && it.call_id === callId)
-        refuse(`the output of call ${callId} appears twice (lines ${cut + 1} and ${i + 1})`, i + 1);
-      continue;
-    }
-    if (line === '') {
-      if (i === raw.length - 1) break;
-      refuse('an empty line', i + 1);
-    }
-    const entry = parseEntry(line);
-    if (entry === undefined) refuse('not a JSON object (Codex rollouts have one per line)', i + 1);
-    if (i === 0) {
-      const meta = entry!.payload as Entry | undefined;
-      if (entry!.type !== 'session_meta' || typeof meta !== 'object' || meta === null || meta.id !== sessionId)
-        refuse(`the first line is not the session_meta of session ${sessionId}`, 1);
-    } else if (entry!.type === 'session_meta') refuse('a second session_meta', i + 1);
-    const it = item(entry!);
-    if (it === undefined) continue;
-    const kind = String(it.type);
-    const id = typeof it.call_id === 'string' ? it.call_id : undefined;
-    if (CALLS.has(kind)) {
-      if (id === undefined) refuse(`a ${kind} without a call_id`, i + 1);
-      calls.set(id!, i + 1);
-    } else if (OUTPUTS.has(kind)) {
-      if (id === undefined) refuse(`a ${kind} without a call_id`, i + 1);
-      outputs.add(id!);
-      if (id === callId) cut = i;
-    }
-  }
+  const answers = (e: Entry): string | undefined => {
+    const it = item(e);
+    return it !== undefined && OUTPUTS.has(String(it.type)) && typeof it.call_id === 'string' ? it.call_id : undefined;
+  };
+  const cut = scanToCut(raw, refuse, {
+    callId,
+    words: WORDS,
+    notObject: 'not a JSON object (Codex rollouts have one per line)',
+    again: (later) => answers(later) === callId,
+    visit: (entry, i) => {
+      if (i === 0) {
+        const meta = entry.payload as Entry | undefined;
+        if (entry.type !== 'session_meta' || typeof meta !== 'object' || meta === null || meta.id !== sessionId)
+          refuse(`the first line is not the session_meta of session ${sessionId}`, 1);
+      } else if (entry.type === 'session_meta') refuse('a second session_meta', i + 1);
+      const it = item(entry);
+      if (it === undefined) return false;
+      const kind = String(it.type);
+      if (!CALLS.has(kind) && !OUTPUTS.has(kind)) return false;
+      const id = typeof it.call_id === 'string' ? it.call_id : undefined;
+      if (id === undefined) return refuse(`a ${kind} without a call_id`, i + 1);
+      if (CALLS.has(kind)) calls.set(id, i + 1);
+      else outputs.add(id);
+      return OUTPUTS.has(kind) && id === callId;
+    },
+  });
   if (cut < 0)
     refuse(
       `no output of call ${callId} in this rollout (if the session is still running, try again once it has moved on)`,
     );
   if (!calls.has(callId)) refuse(`the output of call ${callId} has no function_call before it`, cut + 1);
-  for (const [id, line] of calls)
-    if (!outputs.has(id))
-      refuse(
-        `call ${id} (line ${line}) has no output before the cut: it ran in parallel with ${callId}, ` +
-          'and a conversation cut between their outputs cannot be continued',
-        line,
-      );
-  for (const id of laterCallIds)
-    if (outputs.has(id) && id !== callId)
-      refuse(
-        `the conversation before the cut already holds the output of ${id}, which the journal records after ${callId} ` +
-          '(parallel calls whose hooks ran in another order); fork at the later step instead',
-      );
+  const open = [...calls].find(([id]) => !outputs.has(id));
+  requireAnswers(
+    refuse,
+    WORDS,
+    callId,
+    open === undefined ? undefined : { id: open[0], line: open[1] },
+    outputs,
+    [...laterCallIds].filter((id) => id !== callId),
+  );
   const from = JSON.stringify(sessionId);
   const to = JSON.stringify(newSessionId);
   const lines = raw.slice(0, cut + 1).map((l) => l.split(from).join(to));
@@ -162,40 +126,13 @@ function rolloutRelFor(sessionId: string, now = new Date()): string {
   return ['sessions', ...d, `rollout-${t}-${sessionId}.jsonl`].join('/');
 }
 
+/** Codex's hook payloads (`ResumeAgent`). */
+const CODEX_RESUME = { hook: CODEX, title: 'Codex', toolEvents: ['PostToolUse'] } as const;
+
 export function planCodexResume(request: ResumeRequest, sessionId = randomUUID()): CodexResumePlan {
   const root = path.resolve(request.root);
-  const file = journalFile(root, request.agent);
-  if (!existsSync(file)) throw new InputError(`no journal for ${JSON.stringify(request.agent)} (looked for ${file})`);
-  const journal = readVerifiedJournal(file);
-  if (!Number.isSafeInteger(request.fromStep) || request.fromStep < 0 || request.fromStep >= journal.steps)
-    throw new InputError(
-      `${file}: step ${request.fromStep} is out of range (the journal has ${journal.steps} step${journal.steps === 1 ? '' : 's'})`,
-    );
-  const row = journal.entries[request.fromStep]!.row;
-  const later = journal.entries
-    .slice(request.fromStep + 1)
-    .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
-    .filter((id): id is string => typeof id === 'string');
-  const where = `${file}:${request.fromStep + 1}`;
-  const blob = payloadBlob(root, request.agent, row.input_hash, request.fromStep, CODEX);
-  let p: HookPayload;
-  try {
-    p = parseHookPayload(blob, `${where}: input`, CODEX);
-  } catch (e) {
-    if (e instanceof InputError)
-      throw new InputError(
-        `fork --resume: step ${request.fromStep} of ${request.agent} was not recorded by \`stepchain hook codex\`; fork it without --resume`,
-      );
-    throw e;
-  }
-  if (p.event !== 'PostToolUse')
-    throw new IntegrityError(
-      `${where}: step ${request.fromStep} was recorded from a ${p.event} payload, not a tool call`,
-    );
-  const callId = field(p, 'tool_use_id');
-  const call = row.tool_call;
-  if (callId === undefined || !isJsonObject(call) || call.id !== callId)
-    throw new IntegrityError(`${where}: the step's tool call and its stored payload do not name the same tool_use_id`);
+  const { step, payload: p, callId } = toolCallStep(root, request.agent, request.fromStep, CODEX_RESUME);
+  const { later, where } = step;
   const home = codexHome(request.env);
   // The payload is recorded data: it never decides which directory stepchain reads or writes.
   const rel = p.transcriptPath === undefined ? undefined : rolloutRelPath(p.transcriptPath, p.sessionId, request.env);
@@ -229,27 +166,10 @@ export function planCodexResume(request: ResumeRequest, sessionId = randomUUID()
 /** Writes the planned rollout (never over an existing file). */
 function placeRollout(plan: CodexResumePlan): void {
   const target = path.join(plan.home, plan.rolloutRel);
-  const dir = path.dirname(target);
-  let fd: number;
-  try {
-    // No link on the way down from CODEX_HOME.
-    ensureDirUnder(plan.home, dir);
-    fd = openSync(target, 'wx', 0o600);
-  } catch (e) {
-    if (isOsError(e)) throw osError(e, target, "cannot create the fork's rollout");
-    throw e;
-  }
-  try {
-    writeAll(fd, plan.cut.bytes);
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    rmSync(target, { force: true });
-    if (isOsError(e)) throw osError(e, target, 'cannot write');
-    throw e;
-  }
-  closeSync(fd);
-  fsyncDir(dir);
+  // No link on the way down from CODEX_HOME.
+  writeConversationCopy(target, plan.cut.bytes, "the fork's rollout", () =>
+    ensureDirUnder(plan.home, path.dirname(target)),
+  );
 }
 
 export function resumeCommand(plan: Pick<CodexResumePlan, 'worktree' | 'sessionId' | 'codexHome'>): string {

@@ -4,7 +4,8 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { decodeUtf8, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
-import { readHookFileBytes, runsStepchainHook } from '../hook-file';
+import { runsStepchainHook } from '../hook-file';
+import { readHookFileBytes } from '../hook-file-io';
 import { scanToml, tomlBasicString, tomlStringValue, type TomlStatement } from './toml';
 
 /**

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../canonical';
 import type { StepInput } from '../../journal';
 import type { ObservedItem } from '../../runs';
-import { value, type HookPayload } from '../claude/payload';
+import { failureResult, strOrNull, value, type HookPayload } from '../claude/payload';
 import { readSessionState, writeSessionState } from '../claude/state';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import type { HookOptions, HookOutcome } from '../types';
@@ -58,10 +58,6 @@ export function exitCodeOf(text: string): number | undefined {
   return Number.isSafeInteger(code) ? code : undefined;
 }
 
-function strOrNull(v: JsonValue | undefined): string | null {
-  return typeof v === 'string' ? v : null;
-}
-
 function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Map);
 }
@@ -86,12 +82,8 @@ export function copilotToolStep(
     } else warn(`the step names no call id: ${found.problem}`);
   } else warn(`the step names no call id: ${log.problem}`);
   let result: JsonValue;
-  if (p.event === 'PostToolUseFailure') {
-    const failure: JsonObject = { error: value(p, 'error') ?? null };
-    const interrupt = value(p, 'is_interrupt');
-    if (typeof interrupt === 'boolean') failure.is_interrupt = interrupt;
-    result = failure;
-  } else {
+  if (p.event === 'PostToolUseFailure') result = failureResult(p);
+  else {
     const r = value(p, 'tool_result') ?? null;
     const text = isObject(r) ? r.text_result_for_llm : undefined;
     const code = typeof text === 'string' ? exitCodeOf(text) : undefined;
@@ -108,12 +100,7 @@ export function copilotToolStep(
 
 /** Handles one payload. Never throws. */
 export function handleCopilotHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  return runHookFrame(
-    bytes,
-    options,
-    { agent: 'copilot', projectDirVar: 'COPILOT_PROJECT_DIR' },
-    (p, root, journal, out) => handle(p, root, journal, options, out),
-  );
+  return runHookFrame(bytes, options, { agent: 'copilot', projectDirVar: 'COPILOT_PROJECT_DIR' }, handle);
 }
 
 function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {

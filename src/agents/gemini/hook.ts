@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
 import { journalFile, readVerifiedJournal, type StepInput } from '../../journal';
 import { pathKind } from '../../util/fs';
 import { readRegularFile } from '../../util/nofollow';
-import { field, parseHookPayload, value, type HookPayload } from '../claude/payload';
+import { field, parseHookPayload, strOrNull, value, type HookPayload } from '../claude/payload';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import type { HookOptions, HookOutcome } from '../types';
 import { shellExitCode } from './exit-code';
@@ -28,10 +28,6 @@ export const GEMINI_ADAPTER = 'gemini';
 
 export function geminiAgentId(sessionId: string): string {
   return `gemini-${sessionId}`;
-}
-
-function strOrNull(v: JsonValue | undefined): string | null {
-  return typeof v === 'string' ? v : null;
 }
 
 /** Plain JSON (for comparing a payload's tool input with the transcript's args): keys sorted. */
@@ -66,12 +62,7 @@ export function geminiToolStep(p: HookPayload, call: TranscriptCall | undefined,
 }
 
 export function handleGeminiHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  return runHookFrame(
-    bytes,
-    options,
-    { agent: 'gemini', projectDirVar: 'GEMINI_PROJECT_DIR' },
-    (p, root, journal, out) => handle(p, root, journal, options, out),
-  );
+  return runHookFrame(bytes, options, { agent: 'gemini', projectDirVar: 'GEMINI_PROJECT_DIR' }, handle);
 }
 
 function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {

@@ -1,5 +1,6 @@
 import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
-import { envSetting, GEMINI_API } from '../../proxy/providers';
+import { GEMINI_API } from '../../proxy/providers';
+import { baseUrlVarProxy } from '../proxy-kit';
 import type { AgentProxy } from '../types';
 
 const TREE_HEADER = '\n- **Directory Structure:**\n';
@@ -71,11 +72,11 @@ export const GEMINI_RULES: readonly NormaliseRule[] = [
 ];
 
 /** Gemini CLI's API-key client takes its base URL from GOOGLE_GEMINI_BASE_URL (measured with 0.61.0). */
-export const geminiProxy: AgentProxy = {
-  adapter: 'proxy-gemini',
-  protocols: ['gemini'],
-  defaultUpstream: (_p, env) => envSetting(env, 'GOOGLE_GEMINI_BASE_URL') ?? GEMINI_API,
-  childEnv: (base) => ({ GOOGLE_GEMINI_BASE_URL: base('gemini') }),
+export const geminiProxy: AgentProxy = baseUrlVarProxy({
+  agent: 'gemini',
+  protocol: 'gemini',
+  variable: 'GOOGLE_GEMINI_BASE_URL',
+  api: GEMINI_API,
   normalise: GEMINI_RULES,
   baseUrlSource: 'measured',
-};
+});

@@ -24,6 +24,8 @@ export const GEMINI_HOOK_FILE: HookFileSpec = {
   // Tool events take a tool-name regular expression ("*" and "" match every tool); lifecycle events an exact string.
   matchers: { AfterTool: '*' },
   matcherIgnored: new Set(['BeforeAgent', 'AfterAgent']),
+  disableKey: 'hooksConfig.enabled',
+  disableWhen: false,
 };
 
 /** What `init gemini` would do to `file` (nothing is written). */

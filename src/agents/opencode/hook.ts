@@ -3,8 +3,7 @@ import { isJsonObject, JsonParseError, parseBytes, type JsonObject, type JsonVal
 import { InputError } from '../../errors';
 import type { StepInput } from '../../journal';
 import { isSafeId } from '../../util/ids';
-import { claudeProjectRoot } from '../claude/root';
-import { emptyOutcome, errorLine, runEvent, SessionRecorder } from '../kit';
+import { runEvent, runPayloadFrame, SessionRecorder } from '../kit';
 import type { HookOptions, HookOutcome } from '../types';
 
 /**
@@ -91,61 +90,46 @@ export function opencodeToolStep(p: Payload): StepInput {
 }
 
 export function handleOpenCodeHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
-  const out = emptyOutcome();
-  let p: Payload;
-  try {
-    p = parsePayload(bytes);
-  } catch (e) {
-    out.errors.push(errorLine(e));
-    return out;
-  }
-  out.event = p.event;
-  let root: string;
-  try {
-    root = options.root ?? claudeProjectRoot(p.directory);
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
-    return out;
-  }
-  const agent = opencodeAgentId(p.sessionId);
-  out.root = root;
-  out.agent = agent;
+  return runPayloadFrame(
+    bytes,
+    options,
+    { agent: 'opencode', parse: parsePayload, startDir: (p) => p.directory },
+    handle,
+  );
+}
+
+function handle(p: Payload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {
   const rec = new SessionRecorder(root, agent, OPENCODE_ADAPTER, options, out);
   const props = obj(p.raw.properties) ?? {};
-  try {
-    switch (p.event) {
-      case 'tool.execute.after':
-      case 'tool.error':
-        rec.step(opencodeToolStep(p));
-        return out;
-      case 'chat.message':
-        rec.run(
-          [
-            runEvent('prompt', [
-              ['prompt', str(p.raw.prompt)],
-              ['model', str(p.raw.model)],
-            ]),
-          ],
-          'run event prompt',
-        );
-        return out;
-      case 'session.created':
-        rec.run([runEvent('session_start', [['version', str(obj(props.info)?.version)]])], 'run event session_start');
-        return out;
-      case 'session.compacted':
-        rec.run([{ signal: { kind: 'compact_boundary', detail: {} } }], 'compaction');
-        return out;
-      case 'session.idle':
-        rec.run([runEvent('stop', [])], 'run event stop');
-        return out;
-      case 'session.error':
-        rec.run([runEvent('error', [['error', props.error ?? null]])], 'run event error');
-        return out;
-      default:
-        return out;
-    }
-  } catch (e) {
-    out.errors.push(`${p.event}: ${errorLine(e)}`);
+  switch (p.event) {
+    case 'tool.execute.after':
+    case 'tool.error':
+      rec.step(opencodeToolStep(p));
+      return;
+    case 'chat.message':
+      rec.run(
+        [
+          runEvent('prompt', [
+            ['prompt', str(p.raw.prompt)],
+            ['model', str(p.raw.model)],
+          ]),
+        ],
+        'run event prompt',
+      );
+      return;
+    case 'session.created':
+      rec.run([runEvent('session_start', [['version', str(obj(props.info)?.version)]])], 'run event session_start');
+      return;
+    case 'session.compacted':
+      rec.run([{ signal: { kind: 'compact_boundary', detail: {} } }], 'compaction');
+      return;
+    case 'session.idle':
+      rec.run([runEvent('stop', [])], 'run event stop');
+      return;
+    case 'session.error':
+      rec.run([runEvent('error', [['error', props.error ?? null]])], 'run event error');
+      return;
+    default:
+      return;
   }
-  return out;
 }

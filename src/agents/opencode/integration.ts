@@ -1,8 +1,8 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, IntegrityError } from '../../errors';
-import { readHookFileBytes, requestedHookCommand, writeHookFile } from '../hook-file';
-import { writeFlatHookFile } from '../flat-hook-file';
+import { requestedHookCommand } from '../hook-file';
+import { readHookFileBytes, writeOwnHookFile } from '../hook-file-io';
 import { unifiedDiff } from '../line-diff';
 import type { AgentIntegration, InitPlan, InitRequest } from '../types';
 import { handleOpenCodeHook, OPENCODE_ADAPTER, OPENCODE_EVENTS } from './hook';
@@ -64,7 +64,7 @@ function planInit(request: InitRequest): InitPlan {
         )
       : [],
     // Removing: the plan's empty text deletes the file (only ours: checked again at write time).
-    write: () => (request.remove ? writeFlatHookFile(plan) : writeHookFile(plan)),
+    write: () => writeOwnHookFile(plan),
   };
 }
 
