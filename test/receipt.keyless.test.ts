@@ -6,6 +6,7 @@ import { bundleFromJSON } from '@sigstore/bundle';
 import { DSSEBundleBuilder, FulcioSigner, RekorWitness, TSAWitness } from '@sigstore/sign';
 import { SIGSTORE_PROGRAM_SOURCE } from '../src/receipt/keyless/sigstore-program.generated';
 import { cliPath } from './helpers/paths';
+import { writeCompileCounter } from './helpers/proc';
 import { startStandIns, type StandIns } from './helpers/sigstore-stand-ins';
 import { tempDir } from './helpers/tmp';
 
@@ -375,17 +376,7 @@ describe('receipt verify with a keyless bundle', () => {
 describe('the Sigstore packages are compiled only when a keyless receipt is signed or checked', () => {
   /** The sizes of the programs a command line compiled (a preload reports every vm.compileFunction on stderr). */
   async function compiled(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ run: Run; sizes: number[] }> {
-    const preload = at('count-compiles.cjs');
-    writeFileSync(
-      preload,
-      `const vm = require('node:vm');
-const compile = vm.compileFunction;
-vm.compileFunction = function (code, ...rest) {
-  process.stderr.write('compiled ' + code.length + '\\n');
-  return compile.call(this, code, ...rest);
-};
-`,
-    );
+    const preload = writeCompileCounter(at('count-compiles.cjs'));
     const r = await run(args, env, ['-r', preload]);
     const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
     return { run: { ...r, stderr: r.stderr.replace(/^compiled \d+\n/gm, '') }, sizes };
