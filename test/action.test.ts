@@ -413,13 +413,15 @@ describe('GitHub services (local stand-ins)', () => {
     const { dir, base } = scenario();
     commitAll(dir, 'nothing');
     const before = gh.artifacts.length;
-    const r = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'upload-artifact': 'true', 'artifact-name': 'stepchain-report' },
-      env: { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` },
-    });
+    const r = await onPr(
+      dir,
+      base,
+      { 'upload-artifact': 'true', 'artifact-name': 'stepchain-report' },
+      {
+        ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(),
+        ACTIONS_RESULTS_URL: `${gh.url}/`,
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.outputs['artifact-id']).toBe('4242');
     const members = unzip(gh.artifacts[before]!.bytes);
@@ -445,13 +447,15 @@ describe('GitHub services (local stand-ins)', () => {
     });
     commitAll(dir, 'a signed receipt');
     const before = gh.artifacts.length;
-    const r = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'upload-artifact': 'true', 'public-keys': keys.publicKeyPem, journals: 'none', runs: 'none' },
-      env: { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` },
-    });
+    const r = await onPr(
+      dir,
+      base,
+      { 'upload-artifact': 'true', 'public-keys': keys.publicKeyPem, journals: 'none', runs: 'none' },
+      {
+        ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(),
+        ACTIONS_RESULTS_URL: `${gh.url}/`,
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`OK   receipt receipts/alice.receipt.tar: 5 steps`);
     const page = unzip(gh.artifacts[before]!.bytes)['html/receipt-alice.html']!.toString();

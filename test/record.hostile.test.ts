@@ -10,7 +10,7 @@ import { recordablePath } from '../src/proxy';
 import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
-import { everythingStored } from './helpers/record';
+import { everythingStored, recordArgs } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 // The recording proxy attacked from outside: a hostile Codex config.toml, credentials where a client puts them, and
@@ -100,19 +100,7 @@ test('record: requests a web page could send (an Origin, a foreign Host) are ref
     run = await new Promise((resolve) => {
       const child = spawn(
         process.execPath,
-        [
-          cliPath,
-          'record',
-          '--agent',
-          'codex',
-          '--journal',
-          'h1',
-          '--upstream',
-          `http://127.0.0.1:${port}/v1`,
-          '--',
-          process.execPath,
-          client,
-        ],
+        [cliPath, ...recordArgs('codex', 'h1', `http://127.0.0.1:${port}/v1`), '--', process.execPath, client],
         {
           cwd: root,
           env: { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },

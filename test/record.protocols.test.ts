@@ -9,7 +9,7 @@ import { sha256Hex } from '../src/util/hash';
 import { cli } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
-import { everythingStored } from './helpers/record';
+import { everythingStored, recordArgs } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 jest.setTimeout(120_000);
@@ -187,19 +187,7 @@ async function startServer(): Promise<Server> {
 function record(journal: string, port: number, extra: NodeJS.ProcessEnv = {}) {
   return spawn(
     process.execPath,
-    [
-      cliPath,
-      'record',
-      '--agent',
-      'codex',
-      '--journal',
-      journal,
-      '--upstream',
-      `http://127.0.0.1:${port}/v1`,
-      '--',
-      process.execPath,
-      client,
-    ],
+    [cliPath, ...recordArgs('codex', journal, `http://127.0.0.1:${port}/v1`), '--', process.execPath, client],
     {
       cwd: root,
       env: {
