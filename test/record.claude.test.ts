@@ -72,11 +72,8 @@ test('record: every exchange of a real Claude Code run is a step, byte for byte,
     .find((e) => e.type === 'result');
   expect(result?.result).toBe('Done.');
 
-  recorded = rec.recordedSteps(root, 'rec-1');
-  expect(recorded).toHaveLength(3);
-  expect(serverA.raw).toHaveLength(3);
   // input_hash is the SHA-256 of what the upstream received; the response blob is what it sent.
-  rec.expectStepsAreExchanges(root, recorded, serverA.raw, { prompt: 'messages' });
+  recorded = rec.expectStepsAreExchanges(root, 'rec-1', serverA.raw, { count: 3, prompt: 'messages' });
   // tool_call: what the response asked for; tool_result: what the next request carried for it.
   const [s0, s1, s2] = recorded.map((e) => e.row);
   expect(s0!.tool_call).toEqual([

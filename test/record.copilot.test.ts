@@ -103,11 +103,13 @@ test('record: every exchange of a real Copilot run is a step, byte for byte, wit
   expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('one');
   expect(r.stdout).toContain('Done.');
 
-  recorded = rec.recordedSteps(root, 'rec-1');
-  expect(recorded).toHaveLength(3);
   // Measured: Copilot 1.0.102 sends nothing but `POST /v1/chat/completions`, streamed.
   expect(serverA.raw.map((x) => `${x.method} ${x.url}`)).toEqual(Array(3).fill('POST /v1/chat/completions'));
-  rec.expectStepsAreExchanges(root, recorded, serverA.raw, { prompt: 'messages', model: 'scripted-model' });
+  recorded = rec.expectStepsAreExchanges(root, 'rec-1', serverA.raw, {
+    count: 3,
+    prompt: 'messages',
+    model: 'scripted-model',
+  });
   for (const raw of serverA.raw) {
     expect(raw.response.toString('utf8')).toMatch(/^data: \{"id":"chatcmpl-/);
     expect((parse(raw.request.toString('utf8')) as { stream: JsonValue }).stream).toBe(true);

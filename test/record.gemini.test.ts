@@ -59,10 +59,7 @@ test('record: every exchange of a real Gemini CLI run is a step, byte for byte, 
   });
   expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('the first note\n');
 
-  recorded = rec.recordedSteps(root, 'rec-1');
-  expect(serverA.raw).toHaveLength(3);
-  expect(recorded).toHaveLength(3);
-  rec.expectStepsAreExchanges(root, recorded, serverA.raw, { prompt: 'contents', model: MODEL });
+  recorded = rec.expectStepsAreExchanges(root, 'rec-1', serverA.raw, { count: 3, prompt: 'contents', model: MODEL });
   const [s0, s1, s2] = recorded.map((e) => e.row);
   expect(s0!.tool_call).toEqual([expect.objectContaining({ name: 'run_shell_command', args: SCRIPTS[MAKE][0]!.args })]);
   expect(JSON.stringify(s0!.tool_result)).toContain('the first note');

@@ -117,12 +117,14 @@ test('record: every exchange of a real OpenCode run is a step (its title request
   expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('one');
   expect(r.stdout).toContain('All done.');
 
-  recorded = rec.recordedSteps(root, 'rec-1');
-  expect(recorded).toHaveLength(4);
   // Measured: OpenCode 1.18.33 sends nothing but `POST /v1/chat/completions`, streamed: a title and three turns.
   expect(serverA.raw.map((x) => `${x.method} ${x.url}`)).toEqual(Array(4).fill('POST /v1/chat/completions'));
   expect(serverA.raw.filter((x) => !offersTools(x.request))).toHaveLength(1);
-  rec.expectStepsAreExchanges(root, recorded, serverA.raw, { prompt: 'messages', model: 'scripted-model' });
+  recorded = rec.expectStepsAreExchanges(root, 'rec-1', serverA.raw, {
+    count: 4,
+    prompt: 'messages',
+    model: 'scripted-model',
+  });
   for (const raw of serverA.raw)
     expect((parse(raw.request.toString('utf8')) as { stream: JsonValue }).stream).toBe(true);
   const turns = recorded.filter((e) => offersTools(blob(e.row.input_hash))).map((e) => e.row);

@@ -101,17 +101,20 @@ export interface RawExchange {
 }
 
 /**
- * The checks every agent's record test makes of its steps against the exchanges the scripted server saw, in
- * order: `input_hash` is the SHA-256 of the request's bytes, and the CAS holds them; the step names the response's
- * blob, and the CAS holds its bytes; the model is `model` (the request's own when not given) and the prompt is the
- * request's `prompt` field.
+ * The checks every agent's record test makes of its journal `journal` against the exchanges the scripted server
+ * saw: `count` of each, and in order, `input_hash` the SHA-256 of the request's bytes, which the CAS holds; the
+ * step naming the response's blob, whose bytes the CAS holds; the model `model` (the request's own when not
+ * given) and the prompt the request's `prompt` field. Returns the steps.
  */
 export function expectStepsAreExchanges(
   root: string,
-  steps: JournalEntry[],
+  journal: string,
   raw: RawExchange[],
-  o: { prompt: 'messages' | 'input' | 'contents'; model?: string },
-): void {
+  o: { count: number; prompt: 'messages' | 'input' | 'contents'; model?: string },
+): JournalEntry[] {
+  const steps = recordedSteps(root, journal);
+  expect(steps).toHaveLength(o.count);
+  expect(raw).toHaveLength(o.count);
   steps.forEach((e, i) => {
     const x = raw[i]!;
     expect(e.row.input_hash).toBe(sha256Hex(x.request));
@@ -122,6 +125,7 @@ export function expectStepsAreExchanges(
     expect(e.row.model).toBe(o.model ?? body.model);
     expect(e.row.prompt).toEqual(body[o.prompt]);
   });
+  return steps;
 }
 
 /** The exchange record (a step's last blob): the request headers kept and the status. */
