@@ -62,7 +62,13 @@ const writeRoot = (name: string, root: object): string => {
   writeFileSync(at(name), JSON.stringify(root));
   return name;
 };
-const policy = (): string[] => ['--certificate-identity', si.identity, '--certificate-oidc-issuer', si.issuer];
+/** The keyless policy: the identity (the signer's unless given) and the issuer. */
+const policy = (identity = si.identity): string[] => [
+  '--certificate-identity',
+  identity,
+  '--certificate-oidc-issuer',
+  si.issuer,
+];
 const verify = (receipt: string, ...extra: string[]): Promise<Run> =>
   run(['receipt', 'verify', receipt, ...policy(), '--trusted-root', 'full.json', ...extra]);
 const kinds = (r: Run): string[] => [...r.stderr.matchAll(/: (keyless_[a-z_]+):/g)].map((m) => m[1]!);
@@ -457,10 +463,7 @@ describe('a keyless bundle beside a receipt, wherever the receipt is written or 
       'beside.tar',
       '-o',
       'beside-wrong.html',
-      '--certificate-identity',
-      `${si.identity}x`,
-      '--certificate-oidc-issuer',
-      si.issuer,
+      ...policy(`${si.identity}x`),
       '--trusted-root',
       'full.json',
     ]);
@@ -522,14 +525,7 @@ describe('stepchain check: the keyless bundle beside a committed receipt (the ch
     expect(doc(good).items).toEqual([
       expect.objectContaining({ ok: true, status: `ok (unsigned), keyless ${si.identity}` }),
     ]);
-    const other = await check(
-      '--certificate-identity',
-      `${si.identity}x`,
-      '--certificate-oidc-issuer',
-      si.issuer,
-      '--trusted-root',
-      'full.json',
-    );
+    const other = await check(...policy(`${si.identity}x`), '--trusted-root', 'full.json');
     expect(other.code).toBe(1);
     expect(doc(other).faults.map((f) => f.kind)).toEqual(['keyless_identity_mismatch']);
     const half = await check('--trusted-root', 'full.json');
