@@ -117,33 +117,33 @@ describe('push', () => {
   });
 });
 
+/** The merge queue's commit: the PR merged onto main (reset to `base` first, when given). */
+function mergeQueued(dir: string, base?: string): void {
+  git(dir, ['checkout', '-q', 'main']);
+  if (base !== undefined) git(dir, ['reset', '-q', '--hard', base]);
+  git(dir, ['merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr']);
+}
+
+/** The Action run on the merge queue's commit, its base being `base`. */
+const onMergeGroup = (dir: string, base: string) =>
+  runAction({ workspace: dir, scratch, event: eventFixture('merge_group', { base, head: head(dir) }) });
+
 describe('merge_group', () => {
   test("compared with the queue's base_sha: an append passes, a rewrite fails", async () => {
     const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'alice', 2);
     commitAll(dir, 'append');
     // The merge queue's commit: the PR merged onto main.
-    git(dir, ['checkout', '-q', 'main']);
-    git(dir, ['merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr']);
-    const ok = await runAction({
-      workspace: dir,
-      scratch,
-      event: eventFixture('merge_group', { base, head: head(dir) }),
-    });
+    mergeQueued(dir);
+    const ok = await onMergeGroup(dir, base);
     expect(ok.code).toBe(0);
     expect(ok.summary).toContain(`append-only checked against base <code>${base.slice(0, 12)}</code>`);
 
     git(dir, ['checkout', '-q', 'pr']);
     rewriteStep(dir, 'x result 3', 'x result three');
     commitAll(dir, 'rewrite');
-    git(dir, ['checkout', '-q', 'main']);
-    git(dir, ['reset', '-q', '--hard', base]);
-    git(dir, ['merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'pr']);
-    const bad = await runAction({
-      workspace: dir,
-      scratch,
-      event: eventFixture('merge_group', { base, head: head(dir) }),
-    });
+    mergeQueued(dir, base);
+    const bad = await onMergeGroup(dir, base);
     expect(bad.code).toBe(1);
     expect(bad.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({
       file: ALICE,

@@ -31,7 +31,7 @@ import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli } from './helpers/cli';
 import { rawTar } from './helpers/tar';
 
-const { tmp, scratch, scenario } = actionTestBed('stepchain-action-hostile-');
+const { tmp, scratch, scenario, onPr } = actionTestBed('stepchain-action-hostile-');
 let n = 0;
 
 const ALICE = journalPath('alice');
@@ -59,12 +59,7 @@ describe('trust anchors come from the base commit, never from the pull request',
     writeFileSync(path.join(dir, 'keys/new.pub'), attacker.publicKeyPem);
     commitAll(dir, 'PR: swap the key file and sign with my own key');
 
-    const r = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'public-keys': 'keys/receipts.pub' },
-    });
+    const r = await onPr(dir, base, { 'public-keys': 'keys/receipts.pub' });
     expect(r.code).toBe(1);
     expect(stackIn(r)).toBe(false);
     expect(r.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
@@ -80,24 +75,14 @@ describe('trust anchors come from the base commit, never from the pull request',
     );
 
     // A key file the base does not have is refused, not trusted.
-    const added = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'public-keys': 'keys/new.pub' },
-    });
+    const added = await onPr(dir, base, { 'public-keys': 'keys/new.pub' });
     expect(added.code).toBe(1);
     expect(failureOf(added)).toMatch(
       /^stepchain: input public-keys: keys\/new\.pub does not exist at the base commit /,
     );
 
     // Inline (a secret or a variable): taken as given, and the summary says so.
-    const inline = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'public-keys': attacker.publicKeyPem },
-    });
+    const inline = await onPr(dir, base, { 'public-keys': attacker.publicKeyPem });
     expect(inline.code).toBe(0);
     expect(inline.summary).toContain(
       `<code>${attacker.keyId}</code> from the public-keys input &#40;inline PEM block 1&#41;`,
@@ -236,7 +221,7 @@ describe('data is neutralised for where it goes', () => {
       rawTar([{ name: 'blobs/\n::error::forged by a member name', data: Buffer.from('x') }]),
     );
     commitAll(dir, 'PR: hostile names');
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const r = await onPr(dir, base);
     expect(r.code).toBe(1);
     expect(stackIn(r)).toBe(false);
     // Only our own commands: the token's mask, annotations with our titles, the failure line.
@@ -270,13 +255,7 @@ describe('data is neutralised for where it goes', () => {
     const gh = new FakeGitHub();
     await gh.start();
     try {
-      const r = await runAction({
-        workspace: dir,
-        scratch,
-        event: pr(dir, base),
-        inputs: { comment: 'true' },
-        env: { GITHUB_API_URL: gh.url },
-      });
+      const r = await onPr(dir, base, { comment: 'true' }, { GITHUB_API_URL: gh.url });
       expect(r.code).toBe(1);
       const comment = gh.comments.get(7)![0]!.body;
       for (const md of [r.summary, comment]) {
@@ -396,7 +375,7 @@ describe('gather mode trusts only the shard reports of its own run', () => {
     mkdirSync(path.join(dir, 'stepchain-reports/stepchain-report'), { recursive: true });
     writeFileSync(path.join(dir, 'stepchain-reports/stepchain-report/report.json'), JSON.stringify(forged));
     commitAll(dir, 'PR: a rewrite and a forged report');
-    const forgedOnly = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'gather' } });
+    const forgedOnly = await onPr(dir, base, { mode: 'gather' });
     expect(forgedOnly.code).toBe(1);
     expect(stackIn(forgedOnly)).toBe(false);
     expect(failureOf(forgedOnly)).toMatch(
@@ -405,11 +384,11 @@ describe('gather mode trusts only the shard reports of its own run', () => {
     expect(forgedOnly.outputs['heads']).toBe('{}');
 
     // Beside the real shard's report (made from this commit), the forged one still fails the gather.
-    const shard = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { reports: 'none/*' } });
+    const shard = await onPr(dir, base, { reports: 'none/*' });
     expect(shard.code).toBe(1);
     mkdirSync(path.join(dir, 'stepchain-reports/real'), { recursive: true });
     writeFileSync(path.join(dir, 'stepchain-reports/real/report.json'), readFileSync(shard.outputs['report']!));
-    const both = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'gather' } });
+    const both = await onPr(dir, base, { mode: 'gather' });
     expect(both.code).toBe(1);
     expect(both.annotations.map((a) => a.title)).toEqual(
       expect.arrayContaining(['stepchain: shard_foreign', 'stepchain: history_rewritten']),

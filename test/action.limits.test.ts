@@ -31,7 +31,7 @@ import {
 } from './helpers/action';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
-const { tmp, scratch } = actionTestBed('stepchain-action-limits-');
+const { tmp, scratch, onPr } = actionTestBed('stepchain-action-limits-');
 let n = 0;
 
 const ALICE = journalPath('alice');
@@ -59,7 +59,7 @@ describe('GitHub limits', () => {
     git(dir, ['checkout', '-q', '-b', 'pr']);
     for (let i = 0; i < 15; i++) tamper(dir, journalPath(`agent-${i}`));
     commitAll(dir, 'tamper all');
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const r = await onPr(dir, base);
     expect(r.code).toBe(1);
     const errors = r.annotations.filter((a) => a.level === 'error');
     expect(errors).toHaveLength(10);
@@ -93,13 +93,7 @@ describe('GitHub limits', () => {
     const gh = new FakeGitHub();
     await gh.start();
     try {
-      const r = await runAction({
-        workspace: dir,
-        scratch,
-        event: pr(dir, base),
-        inputs: { comment: 'true' },
-        env: { GITHUB_API_URL: gh.url },
-      });
+      const r = await onPr(dir, base, { comment: 'true' }, { GITHUB_API_URL: gh.url });
       expect(r.code).toBe(1);
       expect(stackIn(r)).toBe(false);
       expect(r.outputs['failed']).toBe('3');
@@ -138,7 +132,7 @@ describe('history in real repositories', () => {
     git(dir, ['mv', '.sdd/runtime/journal/bob', '.sdd/runtime/journal/bob-v2']);
     appendSteps(dir, 'bob-v2', 2);
     commitAll(dir, 'rename');
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const r = await onPr(dir, base);
     expect(r.code).toBe(0);
     const items = readReport(r.outputs['report']!).items;
     expect(items.find((i) => i.path === ALICE)).toMatchObject({
@@ -152,7 +146,7 @@ describe('history in real repositories', () => {
 
     tamper(dir, journalPath('alice-v2'));
     commitAll(dir, 'rewrite the renamed journal');
-    const bad = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const bad = await onPr(dir, base);
     expect(bad.code).toBe(1);
     expect(bad.annotations.find((a) => a.title === 'stepchain: history_deleted')).toMatchObject({ file: ALICE });
   });
@@ -164,7 +158,7 @@ describe('history in real repositories', () => {
     const clone = path.join(tmp, `crlf-${++n}`);
     git(tmp, ['-c', 'core.autocrlf=true', 'clone', '-q', '--branch', 'pr', `file://${dir}`, clone]);
     expect(readFileSync(path.join(clone, ALICE)).includes('\r\n')).toBe(true);
-    const r = await runAction({ workspace: clone, scratch, event: pr(clone, base) });
+    const r = await onPr(clone, base);
     expect(r.code).toBe(1);
     const crlf = r.annotations.find((a) => a.title === 'stepchain: crlf_line_endings');
     expect(crlf).toMatchObject({ file: ALICE, line: 1 });
@@ -180,7 +174,7 @@ describe('history in real repositories', () => {
     const fixed = path.join(tmp, `crlf-fixed-${++n}`);
     git(tmp, ['-c', 'core.autocrlf=true', 'clone', '-q', '--branch', 'pr', `file://${dir}`, fixed]);
     expect(readFileSync(path.join(fixed, ALICE)).includes('\r\n')).toBe(false);
-    const ok = await runAction({ workspace: fixed, scratch, event: pr(fixed, fixedBase) });
+    const ok = await onPr(fixed, fixedBase);
     expect(ok.code).toBe(0);
   });
 
@@ -209,7 +203,7 @@ describe('history in real repositories', () => {
     writeFileSync(wrapper, `#!/bin/sh\necho ran >> '${ran}'\nexec git-upload-pack "$@"\n`);
     chmodSync(wrapper, 0o755);
     git(clone, ['config', 'remote.origin.uploadpack', wrapper]);
-    const refused = await runAction({ workspace: clone, scratch, event: pr(clone, base2) });
+    const refused = await onPr(clone, base2);
     expect(refused.code).not.toBe(0);
     expect(`${refused.stdout}${refused.stderr}`).toContain('uploadpack');
     expect(existsSync(ran)).toBe(false);
@@ -218,7 +212,7 @@ describe('history in real repositories', () => {
     const packs = (): string[] =>
       readdirSync(path.join(clone, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
     const before = packs();
-    const r = await runAction({ workspace: clone, scratch, event: pr(clone, base2) });
+    const r = await onPr(clone, base2);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Fetched 5 blobs of the base commit in one batch (partial clone).');
     expect(packs().filter((f) => !before.includes(f))).toHaveLength(1);
@@ -230,35 +224,25 @@ describe('if-no-files-found', () => {
   test('a pattern the user set that matches nothing: warn (default), error or ignore; nothing at all is never "verified"', async () => {
     const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
     const journals = 'agents/*/journal.jsonl';
-    const warn = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { journals } });
+    const warn = await onPr(dir, base, { journals });
     expect(warn.code).toBe(0);
     expect(warn.annotations.find((a) => a.level === 'warning')!.message).toBe(
       'journals: agents/*/journal.jsonl matched no file (if-no-files-found: warn)',
     );
-    const error = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { journals, 'if-no-files-found': 'error' },
-    });
+    const error = await onPr(dir, base, { journals, 'if-no-files-found': 'error' });
     expect(error.code).toBe(1);
     expect(failureOf(error)).toBe('stepchain: verification failed: journals: agents/*/journal.jsonl matched no file');
-    const ignore = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { journals, 'if-no-files-found': 'ignore' },
-    });
+    const ignore = await onPr(dir, base, { journals, 'if-no-files-found': 'ignore' });
     expect(ignore.code).toBe(0);
     expect(ignore.annotations).toEqual([]);
     // `none` switches a kind off without a warning.
-    const none = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { receipts: 'none' } });
+    const none = await onPr(dir, base, { receipts: 'none' });
     expect(none.annotations).toEqual([]);
 
     const empty = emptyRepo(path.join(tmp, `empty-${++n}`));
     writeFileSync(path.join(empty, 'README'), 'no agents here\n');
     const emptyBase = commitAll(empty, 'nothing');
-    const nothing = await runAction({ workspace: empty, scratch, event: pr(empty, emptyBase) });
+    const nothing = await onPr(empty, emptyBase);
     expect(nothing.code).toBe(0);
     expect(nothing.annotations.find((a) => a.level === 'warning')!.message).toMatch(/^nothing was checked: /);
     expect(nothing.summary).toContain('⚠️ nothing checked');
@@ -301,7 +285,7 @@ describe('shards', () => {
     await gh.start();
     try {
       const env = { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` };
-      const full = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+      const full = await onPr(dir, base);
       const all = readReport(full.outputs['report']!)
         .items.map((i) => i.path)
         .sort();
@@ -330,13 +314,7 @@ describe('shards', () => {
       expect(codes.filter((c) => c === 1)).toHaveLength(1); // only the shard with agent-17 fails
       expect(gh.artifacts.map((a) => a.name).sort()).toEqual([0, 1, 2, 3].map((i) => `stepchain-report-${i}`));
 
-      const merged = await runAction({
-        workspace: dir,
-        scratch,
-        event: pr(dir, base),
-        inputs: { mode: 'gather', comment: 'true' },
-        env: { GITHUB_API_URL: gh.url },
-      });
+      const merged = await onPr(dir, base, { mode: 'gather', comment: 'true' }, { GITHUB_API_URL: gh.url });
       expect(merged.code).toBe(1);
       expect(failureOf(merged)).toContain(`${journalPath('agent-17')}:1: agent agent-17`);
       expect(merged.outputs['verified']).toBe('39');
@@ -348,7 +326,7 @@ describe('shards', () => {
       const partial = path.join(tmp, `partial-reports-${n}`);
       cpSync(gather, partial, { recursive: true });
       renameSync(path.join(gather, 'stepchain-report-2'), path.join(tmp, `moved-${n}`));
-      const missing = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'gather' } });
+      const missing = await onPr(dir, base, { mode: 'gather' });
       expect(missing.code).toBe(1);
       expect(missing.stdout).toContain('FAULT .: shard 3 of 4 sent no report');
     } finally {

@@ -24,7 +24,7 @@ import {
 } from './helpers/action';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
-const { tmp, scratch, scenario } = actionTestBed('stepchain-action-');
+const { tmp, scratch, scenario, onPr } = actionTestBed('stepchain-action-');
 let n = 0;
 
 const ALICE = '.sdd/runtime/journal/alice/000000.jsonl';
@@ -46,7 +46,7 @@ describe('verify mode on a pull request', () => {
       JSON.stringify({ fork: { parent_session_id: 'alice', from_step: 3, label: 'plan b' } }),
     );
     commitAll(dir, 'more steps');
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const r = await onPr(dir, base);
     expect(r.code).toBe(0);
     expectNoStack(r);
     expect(r.annotations.filter((a) => a.level === 'error')).toEqual([]);
@@ -82,7 +82,7 @@ describe('verify mode on a pull request', () => {
     lines[2] = lines[2]!.replace('x result 2', 'x result 2 (edited)');
     writeFileSync(file, lines.join('\n'));
     commitAll(dir, 'tamper');
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const r = await onPr(dir, base);
     expect(r.code).toBe(1);
     expectNoStack(r);
     const hash = r.annotations.find((a) => a.title === 'stepchain: step_hash_mismatch');
@@ -104,12 +104,7 @@ describe('verify mode on a pull request', () => {
     expect(JSON.parse(r.outputs['heads']!)).not.toHaveProperty('alice');
 
     // journals: a glob that matches only bob leaves alice unchecked (also for append-only).
-    const narrowed = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { journals: '.sdd/runtime/journal/bob/*.jsonl' },
-    });
+    const narrowed = await onPr(dir, base, { journals: '.sdd/runtime/journal/bob/*.jsonl' });
     expect(narrowed.code).toBe(0);
     expect(narrowed.outputs['verified']).toBe('1');
   });
@@ -124,7 +119,7 @@ describe('verify mode on a pull request', () => {
     expect(readFileSync(file).subarray(0, 100)).toEqual(before.subarray(0, 100));
     expect(verifyJournalFile(file).ok).toBe(true);
     commitAll(dir, 'rewrite history');
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const r = await onPr(dir, base);
     expect(r.code).toBe(1);
     expectNoStack(r);
     const errors = r.annotations.filter((a) => a.level === 'error' && a.file !== undefined);
@@ -134,7 +129,7 @@ describe('verify mode on a pull request', () => {
     expect(failureOf(r)).toContain('agent alice: history rewritten from seq 2');
 
     // The same PR with the check switched off passes.
-    const off = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { 'append-only': 'false' } });
+    const off = await onPr(dir, base, { 'append-only': 'false' });
     expect(off.code).toBe(0);
     expect(off.summary).toContain('append-only not checked');
   });
@@ -146,7 +141,7 @@ describe('verify mode on a pull request', () => {
     writeFileSync(file, `${lines.slice(0, 3).join('\n')}\n`);
     rmSync(path.join(dir, '.sdd/runtime/journal/bob'), { recursive: true });
     commitAll(dir, 'truncate alice, delete bob');
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const r = await onPr(dir, base);
     expect(r.code).toBe(1);
     const trunc = r.annotations.find((a) => a.title === 'stepchain: history_truncated');
     expect(trunc).toMatchObject({ file: ALICE, line: 3 });
@@ -164,7 +159,7 @@ describe('verify mode on a pull request', () => {
     const clone = path.join(tmp, `clone-${++n}`);
     git(tmp, ['clone', '-q', '--depth=1', '--branch', 'pr', `file://${dir}`, clone]);
     expect(() => git(clone, ['cat-file', '-e', `${base}^{commit}`])).toThrow();
-    const r = await runAction({ workspace: clone, scratch, event: pr(clone, base) });
+    const r = await onPr(clone, base);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Fetched the base commit ${base}`);
     expect(git(clone, ['cat-file', '-t', base])).toBe('commit');
@@ -178,23 +173,13 @@ describe('verify mode on a pull request', () => {
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice }));
     const base = commitAll(dir, 'base journals and pinned heads');
     git(dir, ['checkout', '-q', '-b', 'pr']);
-    const ok = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'expected-heads': 'heads.json' },
-    });
+    const ok = await onPr(dir, base, { 'expected-heads': 'heads.json' });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`Pinned heads from heads.json at the base commit ${base.slice(0, 12)}`);
     // The PR rewrites the pins to match a rewritten journal: the base's pins still hold the line.
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice: 'a'.repeat(64) }));
     commitAll(dir, 'the PR edits the pins');
-    const pinned = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'expected-heads': 'heads.json' },
-    });
+    const pinned = await onPr(dir, base, { 'expected-heads': 'heads.json' });
     expect(pinned.code).toBe(0);
     const bad = await runAction({
       workspace: dir,
@@ -218,17 +203,12 @@ describe('verify mode on a pull request', () => {
       { env: { ...env, STEPCHAIN_DETERMINISTIC_SEED: '42' } },
     );
     commitAll(dir, 'a run with a flagged mutation');
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base) });
+    const r = await onPr(dir, base);
     expect(r.code).toBe(1);
     const flagged = r.annotations.find((a) => a.title === 'stepchain: flagged_mutation');
     expect(flagged).toMatchObject({ level: 'error', file: '.sdd/runs/run-1/journal.jsonl', line: 2 });
     expect(flagged!.message).toContain('run run-1');
-    const warn = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'fail-on-flagged-mutations': 'false' },
-    });
+    const warn = await onPr(dir, base, { 'fail-on-flagged-mutations': 'false' });
     expect(warn.code).toBe(0);
     expect(warn.annotations.find((a) => a.title === 'stepchain: flagged_mutation')).toMatchObject({
       level: 'warning',
@@ -254,12 +234,7 @@ describe('verify mode on a pull request', () => {
     git(dir, ['merge', '-q', '--no-edit', 'main']);
     expect(keyBase).not.toBe(base2);
 
-    const untrusted = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base2),
-      inputs: { 'public-keys': other.publicKeyPem },
-    });
+    const untrusted = await onPr(dir, base2, { 'public-keys': other.publicKeyPem });
     expect(untrusted.code).toBe(1);
     expect(untrusted.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
       level: 'error',
@@ -281,7 +256,7 @@ describe('verify mode on a pull request', () => {
     );
 
     // One meaning of "signed": a signature nobody checked is never a green check.
-    const none = await runAction({ workspace: dir, scratch, event: pr(dir, base2) });
+    const none = await onPr(dir, base2);
     expect(none.code).toBe(1);
     expect(none.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
       level: 'error',
@@ -289,27 +264,17 @@ describe('verify mode on a pull request', () => {
     });
 
     // receipts: '' would take the default; a glob that matches nothing switches receipts off.
-    const off = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base2),
-      inputs: { 'public-keys': other.publicKeyPem, receipts: 'none/*.tar' },
-    });
+    const off = await onPr(dir, base2, { 'public-keys': other.publicKeyPem, receipts: 'none/*.tar' });
     expect(off.code).toBe(0);
   });
 
   test('a bad input fails with one line and no stack trace', async () => {
     const { dir, base } = scenario();
-    const r = await runAction({ workspace: dir, scratch, event: pr(dir, base), inputs: { mode: 'bogus' } });
+    const r = await onPr(dir, base, { mode: 'bogus' });
     expect(r.code).toBe(1);
     expectNoStack(r);
     expect(failureOf(r)).toBe('stepchain: input mode: "bogus" is not verify, export or gather');
-    const k = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'public-keys': 'missing.pub' },
-    });
+    const k = await onPr(dir, base, { 'public-keys': 'missing.pub' });
     expect(k.code).toBe(1);
     expect(failureOf(k)).toBe(
       `stepchain: input public-keys: missing.pub does not exist at the base commit ${base.slice(0, 12)}; trust anchors are read from the base, never from the change being checked (add the file to the base branch first, or pass the value inline from a secret or variable)`,
@@ -448,13 +413,15 @@ describe('GitHub services (local stand-ins)', () => {
     const { dir, base } = scenario();
     commitAll(dir, 'nothing');
     const before = gh.artifacts.length;
-    const r = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'upload-artifact': 'true', 'artifact-name': 'stepchain-report' },
-      env: { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` },
-    });
+    const r = await onPr(
+      dir,
+      base,
+      { 'upload-artifact': 'true', 'artifact-name': 'stepchain-report' },
+      {
+        ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(),
+        ACTIONS_RESULTS_URL: `${gh.url}/`,
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.outputs['artifact-id']).toBe('4242');
     const members = unzip(gh.artifacts[before]!.bytes);
@@ -480,13 +447,15 @@ describe('GitHub services (local stand-ins)', () => {
     });
     commitAll(dir, 'a signed receipt');
     const before = gh.artifacts.length;
-    const r = await runAction({
-      workspace: dir,
-      scratch,
-      event: pr(dir, base),
-      inputs: { 'upload-artifact': 'true', 'public-keys': keys.publicKeyPem, journals: 'none', runs: 'none' },
-      env: { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` },
-    });
+    const r = await onPr(
+      dir,
+      base,
+      { 'upload-artifact': 'true', 'public-keys': keys.publicKeyPem, journals: 'none', runs: 'none' },
+      {
+        ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(),
+        ACTIONS_RESULTS_URL: `${gh.url}/`,
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`OK   receipt receipts/alice.receipt.tar: 5 steps`);
     const page = unzip(gh.artifacts[before]!.bytes)['html/receipt-alice.html']!.toString();

@@ -16,7 +16,7 @@ import {
   type ScriptedServer,
 } from './helpers/claude';
 import { git, initRepo } from './helpers/git';
-import { refPython, runPeer } from './helpers/python';
+import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
@@ -151,11 +151,7 @@ test('init claude installs the hooks; a real session is recorded with one step p
 });
 
 test('the chain verifies, in stepchain and in the Python model of the reference', () => {
-  const v = sc(['verify', agent, '--json']);
-  expect(v.code).toBe(0);
-  expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 4 });
-  const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, agent)]);
-  expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, steps: 4, head_hash: JSON.parse(v.stdout).head_hash });
+  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 4);
 });
 
 test('each step has the files it had: a.txt from step 0, b.txt as written at step 2 and edited at step 3', () => {

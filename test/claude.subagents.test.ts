@@ -6,7 +6,7 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ScriptedServer } from './helpers/claude';
 import { initRepo } from './helpers/git';
-import { refPython, runPeer } from './helpers/python';
+import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
@@ -127,10 +127,7 @@ test('a synchronous subagent: its tool calls are its own journal, linked to the 
     { agent_id: null, tool_use_ids: [(launched.tool_call as { id: string }).id] },
   ]);
   for (const id of [session, sub]) {
-    const v = sc(['verify', id, '--json']);
-    expect(v.code).toBe(0);
-    const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, id)]);
-    expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, head_hash: JSON.parse(v.stdout).head_hash });
+    expectVerifiedByPeer(sc(['verify', id, '--json']), journalFile(root, id));
   }
   expect(sc(['run', 'verify', session]).code).toBe(0);
   expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, session)]))).toMatchObject({

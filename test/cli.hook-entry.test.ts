@@ -16,6 +16,7 @@ import { hookCommands } from '../src/cli/commands/hooks';
 import { journalFile } from '../src/journal';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
+import { writeCompileCounter } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -31,25 +32,7 @@ const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off' };
 delete env.CLAUDE_PROJECT_DIR;
 
 /** A preload that reports the size of every program the bin compiles, on stderr. */
-const preload = path.join(tmp, 'count-compiles.cjs');
-writeFileSync(
-  preload,
-  `const vm = require('node:vm');
-const compile = vm.compileFunction;
-vm.compileFunction = function (code, ...rest) {
-  process.stderr.write('compiled ' + code.length + '\\n');
-  return compile.call(this, code, ...rest);
-};
-const Script = vm.Script;
-vm.Script = class extends Script {
-  constructor(code, options) {
-    super(code, options);
-    process.stderr.write('compiled ' + code.length + '\\n');
-    if (options && options.cachedData !== undefined && !this.cachedDataRejected) process.stderr.write('code cache used\\n');
-  }
-};
-`,
-);
+const preload = writeCompileCounter(path.join(tmp, 'count-compiles.cjs'), { scripts: true });
 
 function viaBin(argv: string[], input: string, extra: string[] = [], withEnv: NodeJS.ProcessEnv = env) {
   const r = spawnSync(process.execPath, [...extra, cliPath, ...argv], {

@@ -14,7 +14,7 @@ import {
   type CodexRun,
   type ResponsesServer,
 } from './helpers/responses-server';
-import { refPython, runPeer } from './helpers/python';
+import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real binary runs a Node process per hook: slow on a loaded machine.
@@ -90,11 +90,7 @@ test('each tool call is one step of codex-<session_id>, with exactly what Codex 
 });
 
 test('the chain verifies, in stepchain and in the Python model of the reference', () => {
-  const v = sc(['verify', agent, '--json']);
-  expect(v.code).toBe(0);
-  expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 2 });
-  const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, agent)]);
-  expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, steps: 2, head_hash: JSON.parse(v.stdout).head_hash });
+  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 2);
 });
 
 test('the run journal: the adapter observed, the session events, the prompt', () => {

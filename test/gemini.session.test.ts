@@ -9,7 +9,7 @@ import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
 import { geminiHome, runGemini, startGeminiServer, type GeminiServer } from './helpers/gemini-server';
 import { initRepo } from './helpers/git';
-import { refPython, runPeer } from './helpers/python';
+import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real Gemini CLI starts in a few seconds and runs a Node process per hook: slow on a loaded machine.
@@ -122,10 +122,7 @@ test('a real session: one step per tool call, with the call ids, exit codes, mod
 
 test('the chain verifies, in stepchain and in the Python model; the run journal holds the session events', () => {
   const agent = `gemini-${SID}`;
-  const v = sc(['verify', agent, '--json']);
-  expect(v.code).toBe(0);
-  const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, agent)]);
-  expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, steps: 4, head_hash: JSON.parse(v.stdout).head_hash });
+  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 4);
   const all = readRunJournalFile(runJournalFile(root, agent));
   expect(all.ok).toBe(true);
   // Issue 23 adds a `step_changes` row after each step that changed files; these are the session's own events.

@@ -2,17 +2,11 @@ import fc from 'fast-check';
 import path from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { canonical, pythonFloatRepr, type JsonValue } from '../src/canonical';
-import {
-  Journal,
-  readJournalBytes,
-  verifyJournalBytes,
-  verifyJournalBytesWithRefs,
-  verifyJournalFile,
-  type VerifyResult,
-} from '../src/journal';
+import { Journal, verifyJournalBytes, verifyJournalFile } from '../src/journal';
 import { fastRow, type FastRow } from '../src/journal/fast-line';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord } from '../src/journal/wasm/scanner';
 import { cli } from './helpers/cli';
+import { expectAgreementOnCorruptions, LINE_MUTATIONS, plainVerify as plain, testSeed } from './helpers/journal-edits';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -23,7 +17,7 @@ import { tempDir } from './helpers/tmp';
  * lossless walk.
  */
 const root = tempDir();
-const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
+const seed = testSeed();
 const OFF = { STEPCHAIN_WASM: '0' };
 
 const scanner = wasmScanner();
@@ -84,11 +78,6 @@ function agreeLineByLine(block: Buffer): { accepted: number; jsAccepted: number 
     } else expect(l.refs).toEqual([]);
   }
   return { accepted, jsAccepted };
-}
-
-function plain(buf: Buffer, strict: boolean): VerifyResult {
-  const { entries: _e, ...r } = readJournalBytes(buf, { strict });
-  return r;
 }
 
 // A journal the scanner takes whole: plain ASCII keys (escaped keys are ordered by JS).
@@ -352,84 +341,23 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
   });
 });
 
-type Edit =
-  | { kind: 'mutate'; at: number; m: number }
-  | { kind: 'delete'; at: number }
-  | { kind: 'dup'; at: number }
-  | { kind: 'swap'; at: number };
-
 const mutations: ((l: string) => string)[] = [
-  (l) => l.replace('":', '": '),
-  (l) => l.replace('\\u00e9', 'é'),
-  (l) => l.replace('\\u00e9', '\\u00E9'),
-  (l) => l.replace('/', '\\/'),
-  (l) => l.replace('"ok":true', '"ok":false'),
-  (l) => l.replace('"ratio":0.25', '"ratio":0.250'),
-  (l) => l.replace('"ratio":1.0', '"ratio":1'),
-  (l) => l.replace(/"seq":(\d+)/, (_m, n) => `"seq":${Number(n) + 1}`),
-  (l) => l.replace(/,"ts":[^}]*\}$/, ',"ts":1796199133}'),
+  ...LINE_MUTATIONS,
   (l) => l.replace(/,"ts":[^}]*\}$/, ',"ts":1.796199133e+09}'),
   (l) => l.replace('"name":"edit"', '"\\uffff":1,"\\ud83d\\ude00":2,"name":"edit"'),
   (l) => l.replace('"name":"edit"', '"\\ud83d\\ude00":2,"\\uffff":1,"name":"edit"'),
   (l) => l.replace('"name":"edit"', '"name":"edit","name":"edit"'),
   (l) => l.replace('"big":', '"Big":'),
   (l) => l.replace('"tiny":1e-05', '"tiny":0.00001'),
-  (l) => l.replace('"model":"m",', '').replace('"input_hash"', '"model":"m","input_hash"'),
-  (l) => l.slice(0, Math.floor(l.length / 2)),
-  (l) => l.replace(/"step_hash":"(.)/, (_m, c) => `"step_hash":"${c === 'a' ? 'b' : 'a'}`),
-  (l) => l.replace(/"prev_hash":"(.)/, (_m, c) => `"prev_hash":"${c === 'a' ? 'b' : 'a'}`),
   (l) => l.replace(/"step_hash":"(.)/, '"step_hash":"Z'),
-  (l) => l.replace('\\t', '\\u0009'),
-  (l) => l.replace('"ratio":0', '"ratio":-0'),
   (l) => l.replace('"Z":[[[{}]]]', `"Z":${'['.repeat(600)}${']'.repeat(600)}`),
-  (l) => `${l} `,
-  () => '',
-  () => 'garbage',
 ];
-
-const edit: fc.Arbitrary<Edit> = fc.oneof(
-  fc.record({ kind: fc.constant('mutate' as const), at: fc.nat(39), m: fc.nat(mutations.length - 1) }),
-  fc.record({ kind: fc.constant('delete' as const), at: fc.nat(39) }),
-  fc.record({ kind: fc.constant('dup' as const), at: fc.nat(39) }),
-  fc.record({ kind: fc.constant('swap' as const), at: fc.nat(38) }),
-);
-
-function apply(edits: Edit[], noFinalNewline: boolean): Buffer {
-  const lines = [...baseLines];
-  for (const e of edits) {
-    const at = Math.min(e.at, lines.length - 1);
-    if (at < 0) break;
-    if (e.kind === 'mutate') lines[at] = mutations[e.m]!(lines[at]!);
-    else if (e.kind === 'delete') lines.splice(at, 1);
-    else if (e.kind === 'dup') lines.splice(at, 0, lines[at]!);
-    else if (at + 1 < lines.length) [lines[at], lines[at + 1]] = [lines[at + 1]!, lines[at]!];
-  }
-  return Buffer.from(lines.join('\n') + (noFinalNewline ? '' : '\n'));
-}
 
 describe(`verify with the scanner on and off agrees with the plain walk (seed ${seed})`, () => {
   it('on random corruptions, strict and not, 1 to 5 slices, refs too', () => {
-    fc.assert(
-      fc.property(
-        fc.array(edit, { maxLength: 4 }),
-        fc.boolean(),
-        fc.boolean(),
-        fc.integer({ min: 1, max: 5 }),
-        (edits, strict, noNl, threads) => {
-          const buf = apply(edits, noNl);
-          const expected = plain(buf, strict);
-          const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
-          expect(verifyJournalBytes(buf, { strict }, env)).toEqual(expected);
-          expect(verifyJournalBytes(buf, { strict }, { ...env, ...OFF })).toEqual(expected);
-          const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
-          expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);
-          expect(verifyJournalBytesWithRefs(buf, { strict }, { ...env, ...OFF }).blob_refs).toEqual(refs);
-        },
-      ),
-      // 150 runs of four walks each: the seed changes every run (it is in this describe's name), so the cases
-      // add up across runs; test/journal.slices.test.ts walks the same kind of corruptions 150 times more.
-      { seed, numRuns: 150 },
-    );
+    // 150 runs of four walks each: the seed changes every run (it is in this describe's name), so the cases
+    // add up across runs; test/journal.slices.test.ts walks the same kind of corruptions 150 times more.
+    expectAgreementOnCorruptions(baseLines, mutations, { seed, numRuns: 150 });
   });
 
   it('every targeted mutation, strict, on and off', () => {

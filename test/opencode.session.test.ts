@@ -10,7 +10,7 @@ import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
 import { git, initRepo } from './helpers/git';
 import { runOpenCode, type OpenCodeRun } from './helpers/opencode';
-import { refPython, runPeer } from './helpers/python';
+import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 // The real binary starts slowly on a loaded 2-core machine, and runs a Node process per recorded event.
@@ -117,11 +117,7 @@ test('a real OpenCode session: one step per tool call, exact ids, inputs, result
 });
 
 test('the chain verifies, in stepchain and in the Python model of the reference', () => {
-  const v = sc(['verify', agent, '--json']);
-  expect(v.code).toBe(0);
-  expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 4 });
-  const py = runPeer('stepchain_ref.py', ['verify', journalFile(root, agent)]);
-  expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, steps: 4, head_hash: JSON.parse(v.stdout).head_hash });
+  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 4);
 });
 
 test('the run journal: opencode observed, the session, the prompt, and the stop at idle', () => {

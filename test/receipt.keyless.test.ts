@@ -6,6 +6,7 @@ import { bundleFromJSON } from '@sigstore/bundle';
 import { DSSEBundleBuilder, FulcioSigner, RekorWitness, TSAWitness } from '@sigstore/sign';
 import { SIGSTORE_PROGRAM_SOURCE } from '../src/receipt/keyless/sigstore-program.generated';
 import { cliPath } from './helpers/paths';
+import { writeCompileCounter } from './helpers/proc';
 import { startStandIns, type StandIns } from './helpers/sigstore-stand-ins';
 import { tempDir } from './helpers/tmp';
 
@@ -61,7 +62,13 @@ const writeRoot = (name: string, root: object): string => {
   writeFileSync(at(name), JSON.stringify(root));
   return name;
 };
-const policy = (): string[] => ['--certificate-identity', si.identity, '--certificate-oidc-issuer', si.issuer];
+/** The keyless policy: the identity (the signer's unless given) and the issuer. */
+const policy = (identity = si.identity): string[] => [
+  '--certificate-identity',
+  identity,
+  '--certificate-oidc-issuer',
+  si.issuer,
+];
 const verify = (receipt: string, ...extra: string[]): Promise<Run> =>
   run(['receipt', 'verify', receipt, ...policy(), '--trusted-root', 'full.json', ...extra]);
 const kinds = (r: Run): string[] => [...r.stderr.matchAll(/: (keyless_[a-z_]+):/g)].map((m) => m[1]!);
@@ -375,17 +382,7 @@ describe('receipt verify with a keyless bundle', () => {
 describe('the Sigstore packages are compiled only when a keyless receipt is signed or checked', () => {
   /** The sizes of the programs a command line compiled (a preload reports every vm.compileFunction on stderr). */
   async function compiled(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ run: Run; sizes: number[] }> {
-    const preload = at('count-compiles.cjs');
-    writeFileSync(
-      preload,
-      `const vm = require('node:vm');
-const compile = vm.compileFunction;
-vm.compileFunction = function (code, ...rest) {
-  process.stderr.write('compiled ' + code.length + '\\n');
-  return compile.call(this, code, ...rest);
-};
-`,
-    );
+    const preload = writeCompileCounter(at('count-compiles.cjs'));
     const r = await run(args, env, ['-r', preload]);
     const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
     return { run: { ...r, stderr: r.stderr.replace(/^compiled \d+\n/gm, '') }, sizes };
@@ -466,10 +463,7 @@ describe('a keyless bundle beside a receipt, wherever the receipt is written or 
       'beside.tar',
       '-o',
       'beside-wrong.html',
-      '--certificate-identity',
-      `${si.identity}x`,
-      '--certificate-oidc-issuer',
-      si.issuer,
+      ...policy(`${si.identity}x`),
       '--trusted-root',
       'full.json',
     ]);
@@ -531,14 +525,7 @@ describe('stepchain check: the keyless bundle beside a committed receipt (the ch
     expect(doc(good).items).toEqual([
       expect.objectContaining({ ok: true, status: `ok (unsigned), keyless ${si.identity}` }),
     ]);
-    const other = await check(
-      '--certificate-identity',
-      `${si.identity}x`,
-      '--certificate-oidc-issuer',
-      si.issuer,
-      '--trusted-root',
-      'full.json',
-    );
+    const other = await check(...policy(`${si.identity}x`), '--trusted-root', 'full.json');
     expect(other.code).toBe(1);
     expect(doc(other).faults.map((f) => f.kind)).toEqual(['keyless_identity_mismatch']);
     const half = await check('--trusted-root', 'full.json');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../src/canonical';
 import {
@@ -15,16 +15,11 @@ import {
 } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
 import { cliPath, repoRoot } from './helpers/paths';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
 
 const base = tempDir('stepchain-runs-');
-let n = 0;
 /** A fresh project root per test. */
-function project(): string {
-  const root = path.join(base, `p${n++}`);
-  mkdirSync(root, { recursive: true });
-  return root;
-}
+const project = (): string => freshDir(base);
 const off: RunRecordOptions = { env: { STEPCHAIN_AUDIT: 'off' } };
 const lines = (file: string): string[] =>
   readFileSync(file, 'utf8')

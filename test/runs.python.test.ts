@@ -11,7 +11,7 @@ import {
   type RunRecordOptions,
 } from '../src/runs';
 import { refPython } from './helpers/python';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
 
 /**
  * Differential tests against an independent Python implementation of the
@@ -19,12 +19,7 @@ import { tempDir } from './helpers/tmp';
  * either side verify on the other, and both find the same divergences.
  */
 const base = tempDir('stepchain-runs-py-');
-let n = 0;
-const fresh = (): string => {
-  const d = path.join(base, `p${n++}`);
-  mkdirSync(d, { recursive: true });
-  return d;
-};
+const fresh = (): string => freshDir(base);
 const off: RunRecordOptions = { env: { STEPCHAIN_AUDIT: 'off' } };
 
 type Spec = (

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { inputVar, prScenario, readActionYml, RUNNER_TOKEN } from './action-repo';
+import { inputVar, prEvent, prScenario, readActionYml, RUNNER_TOKEN } from './action-repo';
 import { repoRoot } from './paths';
 import { tempDir } from './tmp';
 
@@ -25,18 +25,27 @@ export function requireBuiltAction(): void {
 
 /**
  * What a test file of the built Action starts from: its temporary directory (removed after its tests), the
- * runner's scratch directory in it, and `scenario()`, a fresh `prScenario` repository each call. Checks the
- * bundle is built before the file's tests.
+ * runner's scratch directory in it, `scenario()`, a fresh `prScenario` repository each call, and `onPr`, the
+ * Action run on the pull request from `base` to the head of `dir` (with `inputs` and `env`). Checks the bundle is
+ * built before the file's tests.
  */
 export function actionTestBed(prefix: string): {
   tmp: string;
   scratch: string;
   scenario(): { dir: string; base: string };
+  onPr(dir: string, base: string, inputs?: Record<string, string>, env?: Record<string, string>): Promise<ActionResult>;
 } {
   const tmp = tempDir(prefix);
+  const scratch = path.join(tmp, 'scratch');
   let n = 0;
   beforeAll(() => requireBuiltAction());
-  return { tmp, scratch: path.join(tmp, 'scratch'), scenario: () => prScenario(path.join(tmp, `scenario-${++n}`)) };
+  return {
+    tmp,
+    scratch,
+    scenario: () => prScenario(path.join(tmp, `scenario-${++n}`)),
+    onPr: (dir, base, inputs = {}, env = {}) =>
+      runAction({ workspace: dir, scratch, event: prEvent(dir, base), inputs, env }),
+  };
 }
 
 export interface Annotation {

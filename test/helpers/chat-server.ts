@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { jsonBody, startExchangeServer, type Exchange } from './exchange-server';
 
 /**
  * A scripted OpenAI Chat Completions server on 127.0.0.1 (`POST .../chat/completions`, streamed as SSE or not),
@@ -36,7 +35,7 @@ export interface ChatServer {
   baseUrl: string;
   requests: ChatRequest[];
   /** Every request's exact bytes and headers, and the exact bytes it was answered with, in order. */
-  raw: { method: string; url: string; headers: http.IncomingHttpHeaders; request: Buffer; response: Buffer }[];
+  raw: Exchange[];
   /** The tool-call ids handed out, in order, with the tool's name and arguments. */
   calls: { id: string; name: string; args: Record<string, unknown> }[];
   close(): Promise<void>;
@@ -69,112 +68,76 @@ export async function startChatServer(
   options: { model?: string; fallback?: string } = {},
 ): Promise<ChatServer> {
   const requests: ChatRequest[] = [];
-  const raw: ChatServer['raw'] = [];
   const calls: ChatServer['calls'] = [];
   const fallback = options.fallback ?? 'A short title';
   let n = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = req.url ?? '';
-      const exchange = {
-        method: req.method ?? '',
-        url,
-        headers: req.headers,
-        request: Buffer.concat(chunks),
-        response: Buffer.alloc(0),
+  const server = await startExchangeServer((x, res) => {
+    const url = x.url;
+    if (x.method === 'GET' && /\/models\/?$/.test(url)) {
+      const id = options.model ?? 'test-model';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id, object: 'model', created: 0, owned_by: 'test' }] }));
+      return;
+    }
+    const body = jsonBody<ChatRequest['body']>(x);
+    if (body === undefined) {
+      res.writeHead(400).end('{}');
+      return;
+    }
+    requests.push({ url, body });
+    if (x.method !== 'POST' || !/\/chat\/completions\/?$/.test(url.split('?')[0]!)) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
+      return;
+    }
+    const turn = turnFor(body, scripts, fallback);
+    const id = `chatcmpl-${String(++n).padStart(4, '0')}`;
+    const model = body.model ?? options.model ?? 'test-model';
+    const created = 1_700_000_000 + n;
+    let message: Record<string, unknown>;
+    let finish: string;
+    if ('tool' in turn) {
+      const callId = `call_${String(calls.length).padStart(4, '0')}`;
+      calls.push({ id: callId, name: turn.tool, args: turn.args });
+      const call = {
+        id: callId,
+        type: 'function',
+        function: { name: turn.tool, arguments: JSON.stringify(turn.args) },
       };
-      raw.push(exchange);
-      // What the server sends, kept byte for byte.
-      const write = res.write.bind(res) as (c: string | Buffer) => boolean;
-      res.write = ((c: string | Buffer) => {
-        exchange.response = Buffer.concat([exchange.response, Buffer.from(c)]);
-        return write(c);
-      }) as typeof res.write;
-      const end = res.end.bind(res) as (c?: string | Buffer) => http.ServerResponse;
-      res.end = ((c?: string | Buffer) => {
-        if (typeof c === 'string' || Buffer.isBuffer(c))
-          exchange.response = Buffer.concat([exchange.response, Buffer.from(c)]);
-        return end(c);
-      }) as typeof res.end;
-      if (req.method === 'GET' && /\/models\/?$/.test(url)) {
-        const id = options.model ?? 'test-model';
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [{ id, object: 'model', created: 0, owned_by: 'test' }] }));
-        return;
-      }
-      let body: ChatRequest['body'];
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as ChatRequest['body'];
-      } catch {
-        res.writeHead(400).end('{}');
-        return;
-      }
-      requests.push({ url, body });
-      if (req.method !== 'POST' || !/\/chat\/completions\/?$/.test(url.split('?')[0]!)) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
-        return;
-      }
-      const turn = turnFor(body, scripts, fallback);
-      const id = `chatcmpl-${String(++n).padStart(4, '0')}`;
-      const model = body.model ?? options.model ?? 'test-model';
-      const created = 1_700_000_000 + n;
-      let message: Record<string, unknown>;
-      let finish: string;
-      if ('tool' in turn) {
-        const callId = `call_${String(calls.length).padStart(4, '0')}`;
-        calls.push({ id: callId, name: turn.tool, args: turn.args });
-        const call = {
-          id: callId,
-          type: 'function',
-          function: { name: turn.tool, arguments: JSON.stringify(turn.args) },
-        };
-        message = { role: 'assistant', content: null, tool_calls: [call] };
-        finish = 'tool_calls';
-      } else {
-        message = { role: 'assistant', content: turn.text };
-        finish = 'stop';
-      }
-      const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
-      if (body.stream !== true) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id,
-            object: 'chat.completion',
-            created,
-            model,
-            choices: [{ index: 0, message, finish_reason: finish }],
-            usage,
-          }),
-        );
-        return;
-      }
-      const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const delta: Record<string, unknown> = { role: 'assistant' };
-      if ('tool' in turn) {
-        const c = (message.tool_calls as Record<string, unknown>[])[0]!;
-        delta.content = null;
-        delta.tool_calls = [{ index: 0, ...c }];
-      } else delta.content = turn.text;
-      res.write(chunk([{ index: 0, delta, finish_reason: null }]));
-      res.write(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
-      res.write(chunk([], { usage }));
-      res.write('data: [DONE]\n\n');
-      res.end();
-    });
+      message = { role: 'assistant', content: null, tool_calls: [call] };
+      finish = 'tool_calls';
+    } else {
+      message = { role: 'assistant', content: turn.text };
+      finish = 'stop';
+    }
+    const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
+    if (body.stream !== true) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model,
+          choices: [{ index: 0, message, finish_reason: finish }],
+          usage,
+        }),
+      );
+      return;
+    }
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const delta: Record<string, unknown> = { role: 'assistant' };
+    if ('tool' in turn) {
+      const c = (message.tool_calls as Record<string, unknown>[])[0]!;
+      delta.content = null;
+      delta.tool_calls = [{ index: 0, ...c }];
+    } else delta.content = turn.text;
+    res.write(chunk([{ index: 0, delta, finish_reason: null }]));
+    res.write(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
+    res.write(chunk([], { usage }));
+    res.write('data: [DONE]\n\n');
+    res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    raw,
-    calls,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...server, baseUrl: `http://127.0.0.1:${server.port}/v1`, requests, calls };
 }

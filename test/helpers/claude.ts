@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { agentBinary, runAgentProcess, type AgentRun } from './agents';
+import { agentBinary, agentPath, runAgentProcess, type AgentRun } from './agents';
+import { jsonBody, startExchangeServer } from './exchange-server';
 import { cliPath } from './paths';
 
 /**
@@ -55,108 +54,88 @@ function textOf(content: string | Record<string, unknown>[]): string[] {
  */
 export async function startScriptedServer(scripts: Record<string, ScriptedTurn[]>): Promise<ScriptedServer> {
   const requests: ServerRequest[] = [];
-  const raw: ScriptedServer['raw'] = [];
   const toolUseIds: string[] = [];
   let nextId = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const exchange = { request: Buffer.concat(chunks), response: Buffer.alloc(0) };
-      raw.push(exchange);
-      let body: ServerRequest['body'];
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ServerRequest['body'];
-      } catch {
-        res.writeHead(400).end('{}');
-        return;
+  const server = await startExchangeServer((x, res) => {
+    const body = jsonBody<ServerRequest['body']>(x);
+    if (body === undefined) {
+      res.writeHead(400).end('{}');
+      return;
+    }
+    requests.push({ url: x.url, body });
+    if (x.method !== 'POST' || !x.url.startsWith('/v1/messages') || !Array.isArray(body.messages)) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error"}');
+      return;
+    }
+    const model = body.model ?? 'claude-test';
+    const msgs = body.messages;
+    const last = msgs.at(-1);
+    const lastText = last === undefined ? '' : textOf(last.content).join('\n');
+    let turn: ScriptedTurn = { text: 'Nothing to do.' };
+    if (/Do NOT call any tools/.test(lastText) && /summary/i.test(lastText)) {
+      turn = {
+        text: '<analysis>Files were made.</analysis>\n<summary>The user asked for files; they were made.</summary>',
+      };
+    } else {
+      for (let i = msgs.length - 1; i >= 0; i--) {
+        const m = msgs[i]!;
+        if (m.role !== 'user') continue;
+        const prompt = textOf(m.content).find((t) => scripts[t] !== undefined);
+        if (prompt === undefined) continue;
+        const k = msgs.slice(i + 1).filter((x) => x.role === 'assistant').length;
+        turn = scripts[prompt]![k] ?? { text: 'Done.' };
+        break;
       }
-      requests.push({ url: req.url ?? '', body });
-      if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/messages') || !Array.isArray(body.messages)) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error"}');
-        return;
-      }
-      const model = body.model ?? 'claude-test';
-      const msgs = body.messages;
-      const last = msgs.at(-1);
-      const lastText = last === undefined ? '' : textOf(last.content).join('\n');
-      let turn: ScriptedTurn = { text: 'Nothing to do.' };
-      if (/Do NOT call any tools/.test(lastText) && /summary/i.test(lastText)) {
-        turn = {
-          text: '<analysis>Files were made.</analysis>\n<summary>The user asked for files; they were made.</summary>',
-        };
-      } else {
-        for (let i = msgs.length - 1; i >= 0; i--) {
-          const m = msgs[i]!;
-          if (m.role !== 'user') continue;
-          const prompt = textOf(m.content).find((t) => scripts[t] !== undefined);
-          if (prompt === undefined) continue;
-          const k = msgs.slice(i + 1).filter((x) => x.role === 'assistant').length;
-          turn = scripts[prompt]![k] ?? { text: 'Done.' };
-          break;
-        }
-      }
-      const events: Record<string, unknown>[] = [
-        {
-          type: 'message_start',
-          message: {
-            id: `msg_${String(requests.length).padStart(4, '0')}`,
-            type: 'message',
-            role: 'assistant',
-            model,
-            content: [],
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: 100, output_tokens: 1 },
-          },
+    }
+    const events: Record<string, unknown>[] = [
+      {
+        type: 'message_start',
+        message: {
+          id: `msg_${String(requests.length).padStart(4, '0')}`,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 100, output_tokens: 1 },
         },
-      ];
-      let stop = 'end_turn';
-      if ('tools' in turn) {
-        stop = 'tool_use';
-        turn.tools.forEach((t, index) => {
-          const id = `toolu_${String(nextId++).padStart(4, '0')}`;
-          toolUseIds.push(id);
-          events.push({
-            type: 'content_block_start',
-            index,
-            content_block: { type: 'tool_use', id, name: t.name, input: {} },
-          });
-          events.push({
-            type: 'content_block_delta',
-            index,
-            delta: { type: 'input_json_delta', partial_json: JSON.stringify(t.input) },
-          });
-          events.push({ type: 'content_block_stop', index });
+      },
+    ];
+    let stop = 'end_turn';
+    if ('tools' in turn) {
+      stop = 'tool_use';
+      turn.tools.forEach((t, index) => {
+        const id = `toolu_${String(nextId++).padStart(4, '0')}`;
+        toolUseIds.push(id);
+        events.push({
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id, name: t.name, input: {} },
         });
-      } else {
-        events.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-        events.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: turn.text } });
-        events.push({ type: 'content_block_stop', index: 0 });
-      }
-      events.push({
-        type: 'message_delta',
-        delta: { stop_reason: stop, stop_sequence: null },
-        usage: { output_tokens: 20 },
+        events.push({
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(t.input) },
+        });
+        events.push({ type: 'content_block_stop', index });
       });
-      events.push({ type: 'message_stop' });
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const e of events) {
-        const piece = Buffer.from(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
-        exchange.response = Buffer.concat([exchange.response, piece]);
-        res.write(piece);
-      }
-      res.end();
+    } else {
+      events.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      events.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: turn.text } });
+      events.push({ type: 'content_block_stop', index: 0 });
+    }
+    events.push({
+      type: 'message_delta',
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: 20 },
     });
+    events.push({ type: 'message_stop' });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (const e of events) res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
+    res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    requests,
-    raw,
-    toolUseIds,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...server, requests, toolUseIds };
 }
 
 /** A directory with a `stepchain` executable running the built CLI (as an npm bin would). */
@@ -203,9 +182,7 @@ export async function runClaude(options: {
     ...(options.resume === undefined ? [] : ['--resume', options.resume]),
   ];
   const env: NodeJS.ProcessEnv = {
-    PATH: [options.binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
-      .filter((p) => p !== undefined)
-      .join(':'),
+    PATH: agentPath(options.binDir),
     HOME: options.home,
     ANTHROPIC_BASE_URL: `http://127.0.0.1:${options.port}`,
     ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',

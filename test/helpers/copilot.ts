@@ -1,27 +1,17 @@
 import path from 'node:path';
 import { agentCacheDir } from '../agents/install.mjs';
-import { agentBinary, runAgentProcess, type AgentRun } from './agents';
+import { agentBinary, agentPath, runAgentProcess, type AgentRun, type ScriptedRunOptions } from './agents';
 
 export type CopilotRun = AgentRun;
 
-export interface CopilotOptions {
-  cwd: string;
-  home: string;
-  baseUrl: string;
-  prompt: string;
-  model?: string;
-  binDir?: string;
-  env?: NodeJS.ProcessEnv;
+export interface CopilotOptions extends ScriptedRunOptions {
   args?: string[];
-  timeoutMs?: number;
 }
 
 /** The environment a headless Copilot run gets (offline, its own HOME, the scripted provider). */
 export function copilotEnv(options: CopilotOptions): NodeJS.ProcessEnv {
   return {
-    PATH: [options.binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
-      .filter((p) => p !== undefined)
-      .join(':'),
+    PATH: agentPath(options.binDir),
     HOME: options.home,
     COPILOT_PKG_CACHE_HOME: path.join(agentCacheDir(), 'copilot-pkg'),
     COPILOT_PROVIDER_BASE_URL: options.baseUrl,

@@ -30,3 +30,8 @@ export function writeSyntheticJournal(file: string, n: number, step: (seq: numbe
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
+
+/** What verify reports of a journal that holds: `steps` steps ending at `head_hash`, and no fault. */
+export function verifiedClean(head_hash: string, steps: number): Record<string, unknown> {
+  return { ok: true, head_hash, steps, errors: [], fault_count: 0, errors_omitted: 0 };
+}

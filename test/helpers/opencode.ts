@@ -1,19 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { agentBinary, runAgentProcess, type AgentRun } from './agents';
+import { agentBinary, agentPath, runAgentProcess, type AgentRun, type ScriptedRunOptions } from './agents';
 
 export type OpenCodeRun = AgentRun;
 
-export interface OpenCodeOptions {
-  cwd: string;
-  home: string;
-  baseUrl: string;
-  prompt: string;
-  model?: string;
-  binDir?: string;
-  env?: NodeJS.ProcessEnv;
-  timeoutMs?: number;
-}
+export type OpenCodeOptions = ScriptedRunOptions;
 
 /**
  * The configuration and environment a headless OpenCode run gets: its own HOME and XDG folders, the provider in
@@ -43,9 +34,7 @@ export function openCodeEnv(options: OpenCodeOptions): NodeJS.ProcessEnv {
     }),
   );
   return {
-    PATH: [options.binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
-      .filter((p) => p !== undefined)
-      .join(':'),
+    PATH: agentPath(options.binDir),
     HOME: options.home,
     // OpenCode takes its directory from $PWD.
     PWD: options.cwd,

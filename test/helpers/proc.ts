@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath } from './paths';
 
@@ -68,4 +69,32 @@ export function cliPaused(
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<Paused> {
   return spawnPaused([cliPath, ...args], stage, options);
+}
+
+/**
+ * Writes `file`, a preload (`node -r <file>`) that reports on stderr the size of every program the process compiles
+ * with `vm.compileFunction` (`compiled <n>` lines), and with `scripts` those of `vm.Script` too, saying when a
+ * script's code cache was used. Returns `file`.
+ */
+export function writeCompileCounter(file: string, o: { scripts?: boolean } = {}): string {
+  const script = `const Script = vm.Script;
+vm.Script = class extends Script {
+  constructor(code, options) {
+    super(code, options);
+    process.stderr.write('compiled ' + code.length + '\\n');
+    if (options && options.cachedData !== undefined && !this.cachedDataRejected) process.stderr.write('code cache used\\n');
+  }
+};
+`;
+  writeFileSync(
+    file,
+    `const vm = require('node:vm');
+const compile = vm.compileFunction;
+vm.compileFunction = function (code, ...rest) {
+  process.stderr.write('compiled ' + code.length + '\\n');
+  return compile.call(this, code, ...rest);
+};
+${o.scripts === true ? script : ''}`,
+  );
+  return file;
 }

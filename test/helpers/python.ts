@@ -31,3 +31,19 @@ export function python(script: string, input = '', args: string[] = []): string 
   if (r.status !== 0) throw new Error(`python3 failed (${r.status}): ${r.stderr}`);
   return r.stdout;
 }
+
+/**
+ * A journal verifies in stepchain (`verified`: what `stepchain verify <journal> --json` gave) and in the Python
+ * model of the reference (`file`), the two agreeing on its head; and holds `steps` steps, when given, on both sides.
+ */
+export function expectVerifiedByPeer(verified: { code: number; stdout: string }, file: string, steps?: number): void {
+  expect(verified.code).toBe(0);
+  const counted = steps === undefined ? {} : { steps };
+  expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, ...counted });
+  const py = runPeer('stepchain_ref.py', ['verify', file]);
+  expect(JSON.parse(py.stdout)).toMatchObject({
+    ok: true,
+    ...counted,
+    head_hash: (JSON.parse(verified.stdout) as { head_hash: string }).head_hash,
+  });
+}
