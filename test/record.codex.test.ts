@@ -1,30 +1,23 @@
 import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse, type JsonValue } from '../src/canonical';
-import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
+import { type JournalEntry } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
-import { sha256Hex } from '../src/util/hash';
-import { agentBinary } from './helpers/agents';
+import { agentBinary, agentPath } from './helpers/agents';
 import { cli, expectNoStack } from './helpers/cli';
-import { initRepo } from './helpers/git';
-import { casBlob, everythingStored, expectReplayedThenLive, processesIn, runStepchain } from './helpers/record';
+import * as rec from './helpers/record';
 import { CODEX_MODEL, startResponsesServer, writeCodexConfig, type ResponsesServer } from './helpers/responses-server';
-import { tempDir } from './helpers/tmp';
 
 // The real Codex CLI (0.171.0), through `stepchain record` and `fork --replay`, against scripted Responses servers on
 // 127.0.0.1. One recording serves every test: record, a replay from step 1, a replay whose tool result changed.
 jest.setTimeout(180_000);
 
-const dir = tempDir('stepchain-record-codex-');
-const root = path.join(dir, 'project');
-const home = path.join(dir, 'codex-home');
-const note = path.join(dir, 'note.txt');
+const { root, home, note } = rec.recordPlaces('stepchain-record-codex-');
 const KEY = 'sk-codex-test-not-a-key-5e1b';
 const MAKE = 'Make the files.';
 const CMD_NOTE = `cat ${note} | tee one.txt`;
 const CMD_COPY = 'cat one.txt > two.txt';
 const env: NodeJS.ProcessEnv = {
-  PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
+  PATH: agentPath(),
   HOME: home,
   CODEX_HOME: home,
   SCRIPTED_KEY: KEY,
@@ -44,15 +37,12 @@ function codexArgs(prompt: string, config: string[] = []): string[] {
   ];
 }
 
-const stepchain = (args: string[]) => runStepchain(args, root, env);
-const entries = (file: string): JournalEntry[] => readVerifiedJournal(file).entries;
+const stepchain = (args: string[]) => rec.runStepchain(args, root, env);
 
 let serverA: ResponsesServer;
 let recorded: JournalEntry[];
 
 beforeAll(async () => {
-  initRepo(root, { 'README.md': '# project\n' });
-  writeFileSync(note, 'the first note\n');
   serverA = await startResponsesServer([CMD_NOTE, CMD_COPY]);
   // The user's own provider: its base_url is where record forwards by default, and what it points at the proxy.
   writeCodexConfig(home, serverA.port);
@@ -63,7 +53,7 @@ afterAll(async () => {
 });
 
 test('record: every exchange of a real Codex run is a step, byte for byte, without credentials; the chain verifies', async () => {
-  const r = await stepchain(['record', '--agent', 'codex', '--journal', 'rec-1', '--json', '--', ...codexArgs(MAKE)]);
+  const r = await stepchain([...rec.recordArgs('codex', 'rec-1'), '--json', '--', ...codexArgs(MAKE)]);
   expectNoStack(r);
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout) as { ok: boolean; upstreams: Record<string, string> };
@@ -72,19 +62,10 @@ test('record: every exchange of a real Codex run is a step, byte for byte, witho
   // Codex saw the whole stream: both commands ran.
   expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('the first note\n');
 
-  recorded = entries(journalFile(root, 'rec-1'));
+  recorded = rec.recordedSteps(root, 'rec-1');
   expect(serverA.raw).toHaveLength(3);
   expect(recorded).toHaveLength(3);
-  recorded.forEach((e, i) => {
-    const raw = serverA.raw[i]!;
-    expect(e.row.input_hash).toBe(sha256Hex(raw.request));
-    expect(casBlob(root, e.row.input_hash).equals(raw.request)).toBe(true);
-    expect(e.row.blob_refs).toContain(sha256Hex(raw.response));
-    expect(casBlob(root, sha256Hex(raw.response)).equals(raw.response)).toBe(true);
-    const body = parse(raw.request.toString('utf8')) as { input: JsonValue };
-    expect(e.row.model).toBe(CODEX_MODEL);
-    expect(e.row.prompt).toEqual(body.input);
-  });
+  rec.expectStepsAreExchanges(root, recorded, serverA.raw, { prompt: 'input', model: CODEX_MODEL });
   const [s0, s1, s2] = recorded.map((e) => e.row);
   expect(s0!.tool_call).toEqual([
     expect.objectContaining({ type: 'function_call', call_id: serverA.callIds[0], name: 'exec_command' }),
@@ -98,17 +79,8 @@ test('record: every exchange of a real Codex run is a step, byte for byte, witho
   expect(s2!.tool_result).toBeNull();
 
   // Codex sends its key as `authorization: Bearer ...`: forwarded, never stored.
-  expect(everythingStored(root)).not.toContain(KEY);
-  const meta = JSON.parse(casBlob(root, s0!.blob_refs.at(-1)!).toString('utf8')) as {
-    request_headers: [string, string][];
-  };
-  expect(meta.request_headers.map(([k]) => k)).not.toContain('authorization');
-  expect(meta.request_headers.map(([k]) => k)).toContain('x-codex-turn-metadata');
-
-  expect(cli(['verify', 'rec-1'], { cwd: root }).code).toBe(0);
-  const run = readRunJournalFile(runJournalFile(root, 'rec-1'));
-  expect(run.ok).toBe(true);
-  expect(run.capabilities).toEqual([{ adapter: 'proxy-codex', capability: 'observed' }]);
+  rec.expectKeyKeptOut(root, recorded[0]!, KEY, { dropped: 'authorization', kept: 'x-codex-turn-metadata' });
+  rec.expectRecordingObserved(root, 'rec-1', 'codex');
 });
 
 test("record: Codex's compaction request is pinned as a content-addressed provider_state_mutation", async () => {
@@ -116,11 +88,7 @@ test("record: Codex's compaction request is pinned as a content-addressed provid
   serverA.commands.push('echo one');
   serverA.inputTokens = 5000; // over the limit below: Codex compacts before its next request
   const r = await stepchain([
-    'record',
-    '--agent',
-    'codex',
-    '--journal',
-    'rec-compact',
+    ...rec.recordArgs('codex', 'rec-compact'),
     '--json',
     '--',
     ...codexArgs('Compact as you go.', ['model_auto_compact_token_limit=1000']),
@@ -144,60 +112,31 @@ test("record: Codex's compaction request is pinned as a content-addressed provid
 
 test('fork --replay from step 1: server A is gone, server B gets only the request after step 1, the files are right', async () => {
   await serverA.close();
-  const serverB = await startResponsesServer([]);
-  try {
+  await rec.closing(startResponsesServer([]), async (serverB) => {
     const r = await stepchain([
-      'fork',
-      'rec-1',
-      '--from-step',
-      '1',
-      '--replay',
-      '--upstream',
-      `http://127.0.0.1:${serverB.port}/v1`,
-      '--json',
+      ...rec.replayArgs('rec-1', 1, `http://127.0.0.1:${serverB.port}/v1`),
       '--',
       ...codexArgs(MAKE),
     ]);
-    const doc = expectReplayedThenLive(r, {
-      root,
-      recordedHashes: recorded.map((e) => e.row.step_hash),
-      replayed: 2,
-      upstream: serverB.raw,
-    });
+    const doc = rec.expectReplayedThenLive(r, { root, recorded, replayed: 2, upstream: serverB.raw });
     expect(serverB.requests[0]!.body.input).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
     expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('the first note\n');
-  } finally {
-    await serverB.close();
-  }
+  });
 });
 
 test('fork --replay stops at the exchange whose tool result changed: exit 1, nothing upstream, Codex ended', async () => {
   writeFileSync(note, 'a different note\n'); // the command of step 0 now prints something else
-  const serverD = await startResponsesServer([]);
-  try {
+  await rec.closing(startResponsesServer([]), async (serverD) => {
     const r = await stepchain([
-      'fork',
-      'rec-1',
-      '--from-step',
-      '1',
-      '--replay',
-      '--upstream',
-      `http://127.0.0.1:${serverD.port}/v1`,
-      '--json',
+      ...rec.replayArgs('rec-1', 1, `http://127.0.0.1:${serverD.port}/v1`),
       '--',
       ...codexArgs(MAKE),
     ]);
-    expectNoStack(r);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/exchange 1: the replayed request differs from the recorded one at input\[\d+\]\.output/);
-    const doc = JSON.parse(r.stdout) as { ok: boolean; fork_worktree: string; divergence: { exchange: number } };
-    expect(doc.ok).toBe(false);
-    expect(doc.divergence.exchange).toBe(1);
-    expect(JSON.stringify(doc.divergence)).toMatch(/the first note/);
-    expect(JSON.stringify(doc.divergence)).toMatch(/a different note/);
-    expect(serverD.raw).toHaveLength(0);
-    expect(processesIn(doc.fork_worktree)).toEqual([]);
-  } finally {
-    await serverD.close();
-  }
+    rec.expectReplayDiverged(r, {
+      exchange: 1,
+      field: /input\[\d+\]\.output/,
+      shows: [/the first note/, /a different note/],
+      upstream: serverD.raw,
+    });
+  });
 });

@@ -1,27 +1,22 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, type JsonValue } from '../src/canonical';
 import { COPILOT_RULES } from '../src/agents/copilot/proxy';
 import { normalise } from '../src/proxy/normalise';
 import { Replayer } from '../src/proxy/replay';
-import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
-import { readRunJournalFile, runJournalFile } from '../src/runs';
-import { sha256Hex } from '../src/util/hash';
+import { journalFile, type JournalEntry } from '../src/journal';
+import { runJournalFile } from '../src/runs';
 import { startChatServer, type ChatServer, type ChatTurn } from './helpers/chat-server';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
 import { copilotCommand, copilotEnv } from './helpers/copilot';
-import { git, initRepo } from './helpers/git';
-import { casBlob, everythingStored, processesIn, runStepchain } from './helpers/record';
-import { tempDir } from './helpers/tmp';
+import { git } from './helpers/git';
+import * as rec from './helpers/record';
 
 // The real Copilot CLI (its bring-your-own-key provider, Chat Completions), through `stepchain record` and
 // `fork --replay`, against scripted servers on 127.0.0.1.
 jest.setTimeout(180_000);
 
-const dir = tempDir('stepchain-record-copilot-');
-const root = path.join(dir, 'project');
-const home = path.join(dir, 'home');
-const note = path.join(dir, 'note.txt');
+const { root, home, note } = rec.recordPlaces('stepchain-record-copilot-');
 const KEY = 'sk-local-scripted';
 const MAKE = 'Make the files.';
 const NOTE = 'Read the note.';
@@ -37,20 +32,14 @@ const SCRIPTS: Record<string, ChatTurn[]> = {
 /** `stepchain <args> -- copilot -p <prompt> ...`, Copilot's provider URL in the environment being `baseUrl`. */
 function stepchain(args: string[], prompt: string, baseUrl: string) {
   const env = copilotEnv({ cwd: root, home, baseUrl, prompt, env: { STEPCHAIN_AUDIT: 'off' } });
-  return runStepchain([...args, '--', ...copilotCommand({ prompt })], root, env);
+  return rec.runStepchain([...args, '--', ...copilotCommand({ prompt })], root, env);
 }
-
-const entries = (file: string): JournalEntry[] => readVerifiedJournal(file).entries;
-const blob = (digest: string): Buffer => casBlob(root, digest);
 
 let serverA: ChatServer;
 let recorded: JournalEntry[];
 
 beforeAll(async () => {
   copilotCommand({ prompt: '' });
-  initRepo(root, { 'README.md': '# project\n' });
-  mkdirSync(home, { recursive: true });
-  writeFileSync(note, 'the first note\n');
   serverA = await startChatServer(SCRIPTS);
 });
 
@@ -106,7 +95,7 @@ test('a divergence in a long text is shown from where the texts part, not from t
 
 test('record: every exchange of a real Copilot run is a step, byte for byte, without credentials', async () => {
   // No --upstream: the upstream is Copilot's own COPILOT_PROVIDER_BASE_URL, which the child sees as the proxy.
-  const r = await stepchain(['record', '--agent', 'copilot', '--journal', 'rec-1'], MAKE, serverA.baseUrl);
+  const r = await stepchain(rec.recordArgs('copilot', 'rec-1'), MAKE, serverA.baseUrl);
   expectNoStack(r);
   expect(r.stderr).toMatch(/3 exchanges recorded/);
   expect(r.code).toBe(0);
@@ -114,22 +103,15 @@ test('record: every exchange of a real Copilot run is a step, byte for byte, wit
   expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('one');
   expect(r.stdout).toContain('Done.');
 
-  recorded = entries(journalFile(root, 'rec-1'));
+  recorded = rec.recordedSteps(root, 'rec-1');
   expect(recorded).toHaveLength(3);
   // Measured: Copilot 1.0.102 sends nothing but `POST /v1/chat/completions`, streamed.
   expect(serverA.raw.map((x) => `${x.method} ${x.url}`)).toEqual(Array(3).fill('POST /v1/chat/completions'));
-  recorded.forEach((e, i) => {
-    const raw = serverA.raw[i]!;
-    expect(e.row.input_hash).toBe(sha256Hex(raw.request));
-    expect(blob(e.row.input_hash).equals(raw.request)).toBe(true);
-    expect(e.row.blob_refs).toContain(sha256Hex(raw.response));
-    expect(blob(sha256Hex(raw.response)).equals(raw.response)).toBe(true);
+  rec.expectStepsAreExchanges(root, recorded, serverA.raw, { prompt: 'messages', model: 'scripted-model' });
+  for (const raw of serverA.raw) {
     expect(raw.response.toString('utf8')).toMatch(/^data: \{"id":"chatcmpl-/);
-    const body = parse(raw.request.toString('utf8')) as { model: JsonValue; messages: JsonValue; stream: JsonValue };
-    expect(body.stream).toBe(true);
-    expect(e.row.model).toBe('scripted-model');
-    expect(e.row.prompt).toEqual(body.messages);
-  });
+    expect((parse(raw.request.toString('utf8')) as { stream: JsonValue }).stream).toBe(true);
+  }
   const [s0, s1, s2] = recorded.map((e) => e.row);
   expect(s0!.tool_call).toEqual([
     {
@@ -143,78 +125,42 @@ test('record: every exchange of a real Copilot run is a step, byte for byte, wit
   expect(s2!.tool_call).toBeNull();
   // The key went upstream (as a bearer token) and nowhere into the record.
   expect(serverA.raw[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-  expect(everythingStored(root)).not.toContain(KEY);
-  const meta = JSON.parse(blob(s0!.blob_refs.at(-1)!).toString('utf8')) as { request_headers: [string, string][] };
-  expect(meta.request_headers.map(([k]) => k)).not.toContain('authorization');
-  expect(meta.request_headers.map(([k]) => k)).toContain('x-initiator');
-  expect(cli(['verify', 'rec-1'], { cwd: root }).code).toBe(0);
-  const run = readRunJournalFile(runJournalFile(root, 'rec-1'));
-  expect(run.ok).toBe(true);
-  expect(run.capabilities).toEqual([{ adapter: 'proxy-copilot', capability: 'observed' }]);
+  rec.expectKeyKeptOut(root, recorded[0]!, KEY, { dropped: 'authorization', kept: 'x-initiator' });
+  rec.expectRecordingObserved(root, 'rec-1', 'copilot');
 });
 
 test('fork --replay from step 1: server A is gone, server B gets only the request after step 1, the files are right', async () => {
   await serverA.close();
-  const serverB = await startChatServer(SCRIPTS);
-  try {
+  await rec.closing(startChatServer(SCRIPTS), async (serverB) => {
     // A later run: its date and time, session folder and working directory (the fork worktree) are its own.
-    const r = await stepchain(
-      ['fork', 'rec-1', '--from-step', '1', '--replay', '--upstream', serverB.baseUrl, '--json'],
-      MAKE,
-      'http://127.0.0.1:9/v1',
-    );
-    expectNoStack(r);
-    expect({ code: r.code, warnings: r.stderr.match(/stepchain: (warning|error).*/g) }).toEqual({
-      code: 0,
-      warnings: null,
+    const r = await stepchain(rec.replayArgs('rec-1', 1, serverB.baseUrl), MAKE, 'http://127.0.0.1:9/v1');
+    const doc = rec.expectReplayedThenLive(r, {
+      root,
+      recorded,
+      replayed: 2,
+      upstream: serverB.raw,
+      warnings: 'stepchain',
     });
-    const doc = JSON.parse(r.stdout) as {
-      fork_worktree: string;
-      journal_path: string;
-      files_at_step: unknown;
-    };
-    expect(doc).toMatchObject({ ok: true, replayed: 2, forwarded: 1, divergence: null });
-    expect(serverB.raw).toHaveLength(1);
     expect(serverB.requests[0]!.body.messages).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
     expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('one');
-    expect(doc.files_at_step).toEqual({ checked: true, differing: [] });
-    const fork = entries(doc.journal_path);
-    expect(fork.map((e) => e.row.step_hash).slice(0, 2)).toEqual(recorded.slice(0, 2).map((e) => e.row.step_hash));
-    expect(fork[2]!.row.input_hash).toBe(sha256Hex(serverB.raw[0]!.request));
-    expect(cli(['verify', doc.journal_path], { cwd: root }).code).toBe(0);
-  } finally {
-    await serverB.close();
-  }
+  });
 });
 
 test('fork --replay stops at the exchange whose tool result changed: exit 1, nothing upstream, the agent ended', async () => {
   const serverC = await startChatServer(SCRIPTS);
-  const rec = await stepchain(['record', '--agent', 'copilot', '--journal', 'rec-note'], NOTE, serverC.baseUrl);
-  expect(rec.code).toBe(0);
+  const noted = await stepchain(rec.recordArgs('copilot', 'rec-note'), NOTE, serverC.baseUrl);
+  expect(noted.code).toBe(0);
   await serverC.close();
   writeFileSync(note, 'a different note\n'); // the tool of step 0 now reads something else
-  const serverD = await startChatServer(SCRIPTS);
-  try {
-    const r = await stepchain(
-      ['fork', 'rec-note', '--from-step', '1', '--replay', '--upstream', serverD.baseUrl, '--json'],
-      NOTE,
-      serverD.baseUrl,
-    );
-    expectNoStack(r);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(
-      /exchange 1: the replayed request differs from the recorded one at messages\[\d+\]\.content/,
-    );
-    const doc = JSON.parse(r.stdout) as { ok: boolean; fork_worktree: string; divergence: { exchange: number } };
-    expect(doc.ok).toBe(false);
-    expect(doc.divergence.exchange).toBe(1);
-    expect(JSON.stringify(doc.divergence)).toMatch(/the first note/);
-    expect(JSON.stringify(doc.divergence)).toMatch(/a different note/);
-    expect(serverD.raw).toHaveLength(0);
-    expect(processesIn(doc.fork_worktree)).toEqual([]);
-  } finally {
-    await serverD.close();
-  }
+  await rec.closing(startChatServer(SCRIPTS), async (serverD) => {
+    const r = await stepchain(rec.replayArgs('rec-note', 1, serverD.baseUrl), NOTE, serverD.baseUrl);
+    rec.expectReplayDiverged(r, {
+      exchange: 1,
+      field: /messages\[\d+\]\.content/,
+      shows: [/the first note/, /a different note/],
+      upstream: serverD.raw,
+    });
+  });
 });
 
 test.each([
@@ -234,8 +180,8 @@ test.each([
     STEPCHAIN_AUDIT: 'off',
     ...extra,
   };
-  const r = await runStepchain(
-    ['record', '--agent', 'copilot', '--journal', 'rec-no', '--', ...copilotCommand({ prompt: MAKE })],
+  const r = await rec.runStepchain(
+    [...rec.recordArgs('copilot', 'rec-no'), '--', ...copilotCommand({ prompt: MAKE })],
     root,
     env,
   );

@@ -10,6 +10,7 @@ import { recordablePath } from '../src/proxy';
 import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
+import { everythingStored } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 // The recording proxy attacked from outside: a hostile Codex config.toml, credentials where a client puts them, and
@@ -134,16 +135,7 @@ test('record: requests a web page could send (an Origin, a foreign Host) are ref
   expect(run.stderr).not.toMatch(/SECRET/);
   const journal = readVerifiedJournal(journalFile(root, 'h1'));
   expect(journal.entries.map((e) => e.row.seq)).toEqual([0]);
-  const stored: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) stored.push(readFileSync(p, 'latin1'));
-    }
-  };
-  walk(path.join(root, '.sdd'));
-  expect(stored.join('\n')).not.toMatch(/[QH]SECRET/);
+  expect(everythingStored(root)).not.toMatch(/[QH]SECRET/);
 });
 
 test('fork --replay of a recording whose response blob was altered: refused before anything runs or is served, naming the journal line and the blob', () => {

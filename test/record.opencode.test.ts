@@ -4,23 +4,18 @@ import { parse, type JsonValue } from '../src/canonical';
 import { jsoncToJson, opencodeProviders } from '../src/agents/opencode/config';
 import { OPENCODE_RULES, opencodeProxy } from '../src/agents/opencode/proxy';
 import { normalise } from '../src/proxy/normalise';
-import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
-import { readRunJournalFile, runJournalFile } from '../src/runs';
-import { sha256Hex } from '../src/util/hash';
+import { type JournalEntry } from '../src/journal';
 import { startChatServer, type ChatServer, type ChatTurn } from './helpers/chat-server';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { openCodeCommand, openCodeEnv } from './helpers/opencode';
-import { casBlob, everythingStored, runStepchain } from './helpers/record';
-import { tempDir } from './helpers/tmp';
+import * as rec from './helpers/record';
 
 // The real OpenCode (a custom openai-compatible provider in its global config), through `stepchain record` and
 // `fork --replay`, against scripted Chat Completions servers on 127.0.0.1. It starts slowly on a loaded machine.
 jest.setTimeout(300_000);
 
-const dir = tempDir('stepchain-record-opencode-');
-const root = path.join(dir, 'project');
-const home = path.join(dir, 'home');
+const { dir, root, home } = rec.recordPlaces('stepchain-record-opencode-');
 const KEY = 'sk-local-scripted';
 const MAKE = 'Make the files.';
 const SCRIPTS: Record<string, ChatTurn[]> = {
@@ -34,11 +29,10 @@ const SCRIPTS: Record<string, ChatTurn[]> = {
 /** `stepchain <args> -- opencode run ...`, the provider's baseURL in OpenCode's global config being `baseUrl`. */
 function stepchain(args: string[], baseUrl: string) {
   const env = openCodeEnv({ cwd: root, home, baseUrl, prompt: MAKE, env: { STEPCHAIN_AUDIT: 'off' } });
-  return runStepchain([...args, '--', ...openCodeCommand(MAKE)], root, env);
+  return rec.runStepchain([...args, '--', ...openCodeCommand(MAKE)], root, env);
 }
 
-const entries = (file: string): JournalEntry[] => readVerifiedJournal(file).entries;
-const blob = (digest: string): Buffer => casBlob(root, digest);
+const blob = (digest: string): Buffer => rec.casBlob(root, digest);
 /** Whether a recorded request offers tools (OpenCode's title request offers none). */
 const offersTools = (request: Buffer): boolean => 'tools' in (parse(request.toString('utf8')) as object);
 
@@ -47,8 +41,6 @@ let recorded: JournalEntry[];
 
 beforeAll(async () => {
   openCodeCommand(MAKE);
-  initRepo(root, { 'README.md': '# project\n' });
-  mkdirSync(home, { recursive: true });
   serverA = await startChatServer(SCRIPTS, { model: 'scripted-model' });
 });
 
@@ -118,29 +110,21 @@ test("OpenCode's normalisation list, on the texts it is for (measured: two direc
 
 test('record: every exchange of a real OpenCode run is a step (its title request too), byte for byte, without credentials', async () => {
   // No --upstream: the upstream is the provider's own baseURL in OpenCode's config, which the child sees as the proxy.
-  const r = await stepchain(['record', '--agent', 'opencode', '--journal', 'rec-1'], serverA.baseUrl);
+  const r = await stepchain(rec.recordArgs('opencode', 'rec-1'), serverA.baseUrl);
   expectNoStack(r);
   expect(r.stderr).toMatch(/4 exchanges recorded/);
   expect(r.code).toBe(0);
   expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('one');
   expect(r.stdout).toContain('All done.');
 
-  recorded = entries(journalFile(root, 'rec-1'));
+  recorded = rec.recordedSteps(root, 'rec-1');
   expect(recorded).toHaveLength(4);
   // Measured: OpenCode 1.18.33 sends nothing but `POST /v1/chat/completions`, streamed: a title and three turns.
   expect(serverA.raw.map((x) => `${x.method} ${x.url}`)).toEqual(Array(4).fill('POST /v1/chat/completions'));
   expect(serverA.raw.filter((x) => !offersTools(x.request))).toHaveLength(1);
-  recorded.forEach((e, i) => {
-    const raw = serverA.raw[i]!;
-    expect(e.row.input_hash).toBe(sha256Hex(raw.request));
-    expect(blob(e.row.input_hash).equals(raw.request)).toBe(true);
-    expect(blob(sha256Hex(raw.response)).equals(raw.response)).toBe(true);
-    expect(e.row.blob_refs).toContain(sha256Hex(raw.response));
-    const body = parse(raw.request.toString('utf8')) as { messages: JsonValue; stream: JsonValue };
-    expect(body.stream).toBe(true);
-    expect(e.row.model).toBe('scripted-model');
-    expect(e.row.prompt).toEqual(body.messages);
-  });
+  rec.expectStepsAreExchanges(root, recorded, serverA.raw, { prompt: 'messages', model: 'scripted-model' });
+  for (const raw of serverA.raw)
+    expect((parse(raw.request.toString('utf8')) as { stream: JsonValue }).stream).toBe(true);
   const turns = recorded.filter((e) => offersTools(blob(e.row.input_hash))).map((e) => e.row);
   expect(turns.map((s) => s.tool_call)).toEqual([
     [{ id: serverA.calls[0]!.id, name: 'bash', arguments: serverA.calls[0]!.args }],
@@ -151,41 +135,24 @@ test('record: every exchange of a real OpenCode run is a step (its title request
     expect.objectContaining({ role: 'tool', tool_call_id: serverA.calls[0]!.id }),
   ]);
   expect(serverA.raw[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-  expect(everythingStored(root)).not.toContain(KEY);
-  expect(cli(['verify', 'rec-1'], { cwd: root }).code).toBe(0);
-  const run = readRunJournalFile(runJournalFile(root, 'rec-1'));
-  expect(run.ok).toBe(true);
-  expect(run.capabilities).toEqual([{ adapter: 'proxy-opencode', capability: 'observed' }]);
+  expect(rec.everythingStored(root)).not.toContain(KEY);
+  rec.expectRecordingObserved(root, 'rec-1', 'opencode');
 });
 
 test('fork --replay from the first turn: server A is gone, server B gets only the requests after it, the files are right', async () => {
   await serverA.close();
   const n = recorded.findIndex((e) => offersTools(blob(e.row.input_hash)));
-  const serverB = await startChatServer(SCRIPTS, { model: 'scripted-model' });
-  try {
-    const r = await stepchain(
-      ['fork', 'rec-1', '--from-step', String(n), '--replay', '--upstream', serverB.baseUrl, '--json'],
-      'http://127.0.0.1:9/v1',
-    );
-    expectNoStack(r);
-    expect({ code: r.code, warnings: r.stderr.match(/stepchain: (warning|error).*/g) }).toEqual({
-      code: 0,
-      warnings: null,
+  await rec.closing(startChatServer(SCRIPTS, { model: 'scripted-model' }), async (serverB) => {
+    const r = await stepchain(rec.replayArgs('rec-1', n, serverB.baseUrl), 'http://127.0.0.1:9/v1');
+    // The replay answers up to the first turn (n + 1 exchanges); the other 3 - n go upstream.
+    const doc = rec.expectReplayedThenLive(r, {
+      root,
+      recorded,
+      replayed: n + 1,
+      upstream: serverB.raw,
+      warnings: 'stepchain',
     });
-    const doc = JSON.parse(r.stdout) as { fork_worktree: string; journal_path: string };
-    expect(doc).toMatchObject({ ok: true, replayed: n + 1, forwarded: 3 - n, divergence: null });
-    expect(serverB.raw).toHaveLength(3 - n);
     expect(serverB.raw.every((x) => offersTools(x.request))).toBe(true);
     expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('one');
-    expect(doc).toMatchObject({ files_at_step: { checked: true, differing: [] } });
-    const fork = entries(doc.journal_path);
-    expect(fork).toHaveLength(4);
-    expect(fork.slice(0, n + 1).map((e) => e.row.step_hash)).toEqual(
-      recorded.slice(0, n + 1).map((e) => e.row.step_hash),
-    );
-    expect(fork.slice(n + 1).map((e) => e.row.input_hash)).toEqual(serverB.raw.map((x) => sha256Hex(x.request)));
-    expect(cli(['verify', doc.journal_path], { cwd: root }).code).toBe(0);
-  } finally {
-    await serverB.close();
-  }
+  });
 });

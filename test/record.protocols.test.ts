@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { sha256Hex } from '../src/util/hash';
 import { cli } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
+import { everythingStored } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 jest.setTimeout(120_000);
@@ -71,6 +72,9 @@ interface Server {
 }
 
 const sse = (events: unknown[]): string => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+/** One Chat Completions stream chunk of response `id`, its one choice being `choice`. */
+const chatChunk = (id: string, choice: Record<string, unknown>): string =>
+  sse([{ id, object: 'chat.completion.chunk', choices: [{ index: 0, ...choice }] }]);
 
 async function startServer(): Promise<Server> {
   const raw: Server['raw'] = [];
@@ -108,39 +112,19 @@ async function startServer(): Promise<Server> {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (url === '/v1/chat/completions' && !body.messages!.some((m) => m.role === 'tool')) {
         send(
-          sse([
-            {
-              id: 'c1',
-              object: 'chat.completion.chunk',
-              choices: [
-                {
-                  index: 0,
-                  delta: {
-                    role: 'assistant',
-                    tool_calls: [
-                      { index: 0, id: 'call_1', type: 'function', function: { name: 'ls', arguments: '{"pa' } },
-                    ],
-                  },
-                },
-              ],
+          chatChunk('c1', {
+            delta: {
+              role: 'assistant',
+              tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'ls', arguments: '{"pa' } }],
             },
-          ]),
+          }),
         );
         void acked.then(() => {
           send(
-            sse([
-              {
-                id: 'c1',
-                object: 'chat.completion.chunk',
-                choices: [
-                  {
-                    index: 0,
-                    delta: { tool_calls: [{ index: 0, function: { arguments: 'th":"."}' } }] },
-                    finish_reason: 'tool_calls',
-                  },
-                ],
-              },
-            ]),
+            chatChunk('c1', {
+              delta: { tool_calls: [{ index: 0, function: { arguments: 'th":"."}' } }] },
+              finish_reason: 'tool_calls',
+            }),
           );
           send('data: [DONE]\n\n');
           res.end();
@@ -148,15 +132,7 @@ async function startServer(): Promise<Server> {
         return;
       }
       if (url === '/v1/chat/completions') {
-        send(
-          sse([
-            {
-              id: 'c2',
-              object: 'chat.completion.chunk',
-              choices: [{ index: 0, delta: { content: 'Found a.txt' }, finish_reason: 'stop' }],
-            },
-          ]),
-        );
+        send(chatChunk('c2', { delta: { content: 'Found a.txt' }, finish_reason: 'stop' }));
         send('data: [DONE]\n\n');
       } else if (url === '/v1/responses' && body.input!.length === 1) {
         send(
@@ -248,19 +224,6 @@ function exited(child: ReturnType<typeof spawn>): Promise<{ code: number | null;
   return new Promise((r) => child.on('close', (code) => r({ code, stderr })));
 }
 
-function storedText(): string {
-  const texts: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) texts.push(readFileSync(p, 'latin1'));
-    }
-  };
-  walk(path.join(root, '.sdd'));
-  return texts.join('\n');
-}
-
 beforeAll(() => {
   initRepo(root, { 'a.txt': 'hello\n' });
   mkdirSync(out, { recursive: true });
@@ -305,7 +268,7 @@ test('Chat Completions, Responses and Gemini over SSE: streamed through unbuffer
     expect(steps[0]!.prompt).toEqual([{ role: 'user', content: 'List the files.' }]);
     expect(steps[4]!.prompt).toEqual([{ role: 'user', parts: [{ text: 'Read a.txt.' }] }]);
     // No credential anywhere under .sdd/: not the bearer token, not Gemini's header or its key= parameter.
-    const stored = storedText();
+    const stored = everythingStored(root);
     expect(stored).not.toContain(OPENAI_KEY);
     expect(stored).not.toContain(GEMINI_KEY);
     const meta = JSON.parse(cas.get(steps[4]!.blob_refs.at(-1)!)!.toString('utf8')) as {

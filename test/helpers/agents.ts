@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
 // The cache of the agents the tests run (test/agents/install.mjs; the test sequencer installs them first).
 import { agentBinaryPath } from '../agents/install.mjs';
 
@@ -14,12 +15,32 @@ export function agentBinary(name: AgentName): string {
   return bin;
 }
 
+/** The PATH of an agent's offline run: `binDir` (where a `stepchain` bin is) first, then node's, then the system's. */
+export function agentPath(binDir?: string): string {
+  return [binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
+    .filter((p) => p !== undefined)
+    .join(':');
+}
+
 /** `<agent> --version`, checked to run at all (a binary that does not start is named, with its output). */
 export function agentVersion(name: AgentName, env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' }): string {
   const bin = agentBinary(name);
   const r = spawnSync(bin, ['--version'], { encoding: 'utf8', env, timeout: 120_000 });
   if (r.status !== 0) throw new Error(`${bin} --version failed (exit ${r.status}): ${r.stderr || r.stdout}`);
   return r.stdout.trim();
+}
+
+/** A headless run of an agent against a scripted server on `baseUrl`, offline, in `cwd`, with its own `home`. */
+export interface ScriptedRunOptions {
+  cwd: string;
+  home: string;
+  baseUrl: string;
+  prompt: string;
+  model?: string;
+  /** Put first on PATH (where a `stepchain` bin is). */
+  binDir?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
 }
 
 /** What an agent's headless run printed: its exit code, its output, and the JSON event lines of stdout. */
@@ -53,7 +74,8 @@ export function runAgentProcess(
       for (const line of stdout.split('\n')) {
         if (line.trim() === '') continue;
         try {
-          events.push(JSON.parse(line) as Record<string, unknown>);
+          const e = JSON.parse(line) as unknown;
+          if (typeof e === 'object' && e !== null && !Array.isArray(e)) events.push(e as Record<string, unknown>);
         } catch {
           /* not an event line */
         }

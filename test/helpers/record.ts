@@ -1,10 +1,56 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Cas, casDir, readVerifiedJournal } from '../../src/journal';
+import { parse, type JsonValue } from '../../src/canonical';
+import { Cas, casDir, journalFile, readVerifiedJournal, type JournalEntry } from '../../src/journal';
+import { readRunJournalFile, runJournalFile, type ReadRunJournal } from '../../src/runs';
 import { sha256Hex } from '../../src/util/hash';
 import { cli, expectNoStack } from './cli';
+import { initRepo } from './git';
 import { cliPath } from './paths';
+import { tempDir } from './tmp';
+
+/**
+ * The places of an agent's record test, made before its tests: the project (a git repository with a README), the
+ * agent's HOME, and a note outside the project that a tool reads ("the first note").
+ */
+export function recordPlaces(prefix: string): { dir: string; root: string; home: string; note: string } {
+  const dir = tempDir(prefix);
+  const places = {
+    dir,
+    root: path.join(dir, 'project'),
+    home: path.join(dir, 'home'),
+    note: path.join(dir, 'note.txt'),
+  };
+  beforeAll(() => {
+    initRepo(places.root, { 'README.md': '# project\n' });
+    mkdirSync(places.home, { recursive: true });
+    writeFileSync(places.note, 'the first note\n');
+  });
+  return places;
+}
+
+/** The verified steps of the project's journal `journal`. */
+export function recordedSteps(root: string, journal: string): JournalEntry[] {
+  return readVerifiedJournal(journalFile(root, journal)).entries;
+}
+
+/** `record --agent <agent> --journal <journal> [--upstream <upstream>]` (the agent's command follows `--`). */
+export function recordArgs(agent: string, journal: string, upstream?: string): string[] {
+  return [
+    'record',
+    '--agent',
+    agent,
+    '--journal',
+    journal,
+    ...(upstream === undefined ? [] : ['--upstream', upstream]),
+  ];
+}
+
+/** `fork <journal> --from-step <step> --replay --upstream <upstream> --json` (the agent's command follows `--`). */
+export function replayArgs(journal: string, step: number, upstream: string): string[] {
+  return ['fork', journal, '--from-step', String(step), '--replay', '--upstream', upstream, '--json'];
+}
 
 /** What `stepchain record` / `fork --replay` printed and returned. */
 export interface StepchainRun {
@@ -28,11 +74,86 @@ export function runStepchain(args: string[], cwd: string, env: NodeJS.ProcessEnv
   });
 }
 
+/** Runs `use` with a scripted server, closing the server after, whatever happens. */
+export async function closing<S extends { close(): Promise<void> }>(
+  server: S | Promise<S>,
+  use: (s: S) => Promise<void>,
+): Promise<void> {
+  const s = await server;
+  try {
+    await use(s);
+  } finally {
+    await s.close();
+  }
+}
+
 /** A blob of the project's CAS (a missing one fails the test). */
 export function casBlob(root: string, digest: string): Buffer {
   const b = new Cas(casDir(root), false).get(digest);
   if (b === undefined) throw new Error(`blob ${digest} missing under ${root}`);
   return b;
+}
+
+/** One exchange as a scripted server saw it: the request body received, the response body sent. */
+export interface RawExchange {
+  request: Buffer;
+  response: Buffer;
+}
+
+/**
+ * The checks every agent's record test makes of its steps against the exchanges the scripted server saw, in
+ * order: `input_hash` is the SHA-256 of the request's bytes, and the CAS holds them; the step names the response's
+ * blob, and the CAS holds its bytes; the model is `model` (the request's own when not given) and the prompt is the
+ * request's `prompt` field.
+ */
+export function expectStepsAreExchanges(
+  root: string,
+  steps: JournalEntry[],
+  raw: RawExchange[],
+  o: { prompt: 'messages' | 'input' | 'contents'; model?: string },
+): void {
+  steps.forEach((e, i) => {
+    const x = raw[i]!;
+    expect(e.row.input_hash).toBe(sha256Hex(x.request));
+    expect(casBlob(root, e.row.input_hash).equals(x.request)).toBe(true);
+    expect(e.row.blob_refs).toContain(sha256Hex(x.response));
+    expect(casBlob(root, sha256Hex(x.response)).equals(x.response)).toBe(true);
+    const body = parse(x.request.toString('utf8')) as Record<string, JsonValue>;
+    expect(e.row.model).toBe(o.model ?? body.model);
+    expect(e.row.prompt).toEqual(body[o.prompt]);
+  });
+}
+
+/** The exchange record (a step's last blob): the request headers kept and the status. */
+export interface ExchangeMeta {
+  request_headers: [string, string][];
+  status: number;
+}
+
+/**
+ * A key the agent sent went nowhere into what was stored: no file under `.sdd` holds it, and the exchange record
+ * of `step` lacks the header that carried it (`dropped`) while keeping the agent's other headers (`kept`).
+ */
+export function expectKeyKeptOut(
+  root: string,
+  step: JournalEntry,
+  key: string,
+  headers: { dropped: string; kept?: string },
+): ExchangeMeta {
+  expect(everythingStored(root)).not.toContain(key);
+  const meta = JSON.parse(casBlob(root, step.row.blob_refs.at(-1)!).toString('utf8')) as ExchangeMeta;
+  expect(meta.request_headers.map(([k]) => k)).not.toContain(headers.dropped);
+  if (headers.kept !== undefined) expect(meta.request_headers.map(([k]) => k)).toContain(headers.kept);
+  return meta;
+}
+
+/** A recording's journal verifies, and its run journal holds the agent's proxy adapter as `observed`. */
+export function expectRecordingObserved(root: string, journal: string, agent: string): ReadRunJournal {
+  expect(cli(['verify', journal], { cwd: root }).code).toBe(0);
+  const run = readRunJournalFile(runJournalFile(root, journal));
+  expect(run.ok).toBe(true);
+  expect(run.capabilities).toEqual([{ adapter: `proxy-${agent}`, capability: 'observed' }]);
+  return run;
 }
 
 /** Every file under `<at>/.sdd`, read as text, for a credential search. */
@@ -65,14 +186,21 @@ export function processesIn(d: string): number[] {
 
 /**
  * The checks every agent's "replay from step N, then live" test makes of `fork --replay --json`'s result: exit 0
- * without a warning, `replayed` recorded exchanges answered and `forwarded` sent upstream (`upstream`: what the
- * live server received), the fork's files at step N as recorded, its journal sharing the recorded steps' hashes up
- * to N and holding the live request as its next input, and verifying. The parsed result is returned for the
- * agent's own checks.
+ * without a warning (`warnings: 'stepchain'`: none of stepchain's own warning or error lines, for an agent that
+ * prints warnings of its own), `replayed` recorded exchanges answered and the rest sent upstream (`upstream`: what
+ * the live server received), the fork's files at step N as recorded, its journal sharing the recorded steps'
+ * hashes up to N and holding the live requests as its next inputs, and verifying. The parsed result is returned
+ * for the agent's own checks.
  */
 export function expectReplayedThenLive(
   r: StepchainRun,
-  o: { root: string; recordedHashes: string[]; replayed: number; upstream: { request: Buffer }[] },
+  o: {
+    root: string;
+    recorded: JournalEntry[];
+    replayed: number;
+    upstream: { request: Buffer }[];
+    warnings?: 'any' | 'stepchain';
+  },
 ): { fork_worktree: string; journal_path: string } {
   expectNoStack(r);
   const doc = JSON.parse(r.stdout) as {
@@ -80,15 +208,53 @@ export function expectReplayedThenLive(
     journal_path: string;
     files_at_step: { checked: boolean; differing: string[] };
   };
-  expect({ code: r.code, warnings: r.stderr.includes('warning') ? r.stderr : '' }).toEqual({ code: 0, warnings: '' });
-  const forwarded = o.recordedHashes.length - o.replayed;
+  if (o.warnings === 'stepchain')
+    expect({ code: r.code, warnings: r.stderr.match(/stepchain: (warning|error).*/g) }).toEqual({
+      code: 0,
+      warnings: null,
+    });
+  else
+    expect({ code: r.code, warnings: r.stderr.includes('warning') ? r.stderr : '' }).toEqual({
+      code: 0,
+      warnings: '',
+    });
+  const recordedHashes = o.recorded.map((e) => e.row.step_hash);
+  const forwarded = recordedHashes.length - o.replayed;
   expect(doc).toMatchObject({ ok: true, replayed: o.replayed, forwarded, divergence: null });
   expect(o.upstream).toHaveLength(forwarded);
   expect(doc.files_at_step).toEqual({ checked: true, differing: [] });
   const fork = readVerifiedJournal(doc.journal_path).entries;
-  expect(fork).toHaveLength(o.recordedHashes.length);
-  expect(fork.slice(0, o.replayed).map((e) => e.row.step_hash)).toEqual(o.recordedHashes.slice(0, o.replayed));
-  expect(fork[o.replayed]!.row.input_hash).toBe(sha256Hex(o.upstream[0]!.request));
+  expect(fork).toHaveLength(recordedHashes.length);
+  expect(fork.slice(0, o.replayed).map((e) => e.row.step_hash)).toEqual(recordedHashes.slice(0, o.replayed));
+  expect(fork.slice(o.replayed).map((e) => e.row.input_hash)).toEqual(o.upstream.map((x) => sha256Hex(x.request)));
   expect(cli(['verify', doc.journal_path], { cwd: o.root }).code).toBe(0);
   return doc;
+}
+
+/**
+ * The checks every agent's "the tool result changed" test makes of `fork --replay --json`'s result: exit 1 without
+ * a stack (`ownLinesOnly`: in stepchain's own lines, for an agent that prints its own stack of the refused request),
+ * stderr naming the exchange and the request field (`field`, a pattern) where the replay parted from the record,
+ * the JSON divergence naming the exchange and showing `shows`, nothing sent upstream, and no agent left running
+ * in the fork.
+ */
+export function expectReplayDiverged(
+  r: StepchainRun,
+  o: { exchange: number; field: RegExp; shows: RegExp[]; upstream: unknown[]; ownLinesOnly?: boolean },
+): void {
+  const own = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('stepchain'))
+    .join('\n');
+  expectNoStack(o.ownLinesOnly === true ? { ...r, stderr: own } : r);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(
+    new RegExp(`exchange ${o.exchange}: the replayed request differs from the recorded one at ${o.field.source}`),
+  );
+  const doc = JSON.parse(r.stdout) as { ok: boolean; fork_worktree: string; divergence: { exchange: number } };
+  expect(doc.ok).toBe(false);
+  expect(doc.divergence.exchange).toBe(o.exchange);
+  for (const shown of o.shows) expect(JSON.stringify(doc.divergence)).toMatch(shown);
+  expect(o.upstream).toHaveLength(0);
+  expect(processesIn(doc.fork_worktree)).toEqual([]);
 }
