@@ -36,10 +36,11 @@ export async function bundleHookEntry(root) {
  * 1.3 MB as a literal, ~5 ms of what the hook may cost), and the CLI reads it back from the file only when it runs.
  * Both texts are pure ASCII, so JSON.stringify writes them with no line terminator and the file reads as latin1.
  *
- * The hook entry runs with V8's code cache: its compiled code (what the first call compiled, lazily compiled
+ * Both programs run with V8's code cache: a program's compiled code (what the first run compiled, lazily compiled
  * functions included) is kept in `<XDG state dir>/stepchain/code-cache/` (the per-user directory of the audit and
- * checkpoint keys, src/util/state-dir.ts: a relative XDG_STATE_HOME ignored), named by the program's SHA-256, Node's version and the
- * architecture, and later calls compile nothing V8 finds there. A cache is code: one is used only when it is a
+ * checkpoint keys, src/util/state-dir.ts: a relative XDG_STATE_HOME ignored), named by the program, its SHA-256,
+ * Node's version and the architecture, and later runs compile nothing V8 finds there (the whole CLI: about a
+ * fifth of a command's start, measured). A cache is code: one is used only when it is a
  * regular file (never through a link) of this user that no one else can write, in a directory only this user can
  * write (and every directory above it safe from others), holding the SHA-256 of the data after it (V8 checks only a
  * header: damaged code crashes the process); anything else, or a cache V8 rejects, is compiled from the text (and
@@ -48,24 +49,19 @@ export async function bundleHookEntry(root) {
 export function launcherSource(programs) {
   for (const [name, text] of Object.entries(programs))
     if (/[^\x00-\x7f]/.test(text)) throw new Error(`build-launcher: the ${name} program is not pure ASCII`);
-  const hookId = createHash('sha256').update(programs.hook).digest('hex').slice(0, 32);
+  const id = (text) => createHash('sha256').update(text).digest('hex').slice(0, 32);
   return `#!/usr/bin/env node
 'use strict';
 // stepchain: the CLI and the hook entry, carried as text and compiled only when run (scripts/build-launcher.mjs).
 const hook = ${JSON.stringify(programs.hook)};
 const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname'];
-function run(text) {
-  const m = { exports: {} };
-  require('node:vm').compileFunction(text, PARAMS, { filename: __filename })(m.exports, require, m, __filename, __dirname);
-  return m.exports;
-}
 /** The whole CLI: the JSON of this file's last line, after its \`//\`. */
 function main() {
   const own = require('node:fs').readFileSync(__filename, 'latin1');
   return JSON.parse(own.slice(own.lastIndexOf('\\n//', own.length - 2) + 3));
 }
-/** Where the hook entry's code cache is kept (undefined: none). */
-function cacheFile() {
+/** Where the code cache of program \`name\` (its SHA-256 prefix \`id\`) is kept (undefined: none). */
+function cacheFile(name, id) {
   const env = process.env;
   if (env.STEPCHAIN_CODE_CACHE === 'off' || typeof process.getuid !== 'function') return undefined;
   const path = require('node:path');
@@ -74,7 +70,7 @@ function cacheFile() {
   // XDG: a relative path is no state directory (it would name one in whatever project the hook runs in).
   const base = xdg === '~' || xdg?.startsWith('~/') ? path.join(home, xdg.slice(1)) : xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state');
   if (!path.isAbsolute(base)) return undefined;
-  return path.join(base, 'stepchain', 'code-cache', \`hook-${hookId}-\${process.version}-\${process.arch}.bin\`);
+  return path.join(base, 'stepchain', 'code-cache', \`\${name}-\${id}-\${process.version}-\${process.arch}.bin\`);
 }
 /** Whether a file or directory may hold this user's code: this user's, and no one else can write it. */
 function own(st) {
@@ -133,16 +129,17 @@ function writeCache(file, data) {
     fs.rmSync(tmp, { force: true });
   }
 }
-function runHookEntry() {
+/** Runs program \`text\` as a CommonJS module of this file, with its code cache; its exports. */
+function run(name, id, text) {
   const vm = require('node:vm');
   let file, cachedData;
   try {
-    file = cacheFile();
+    file = cacheFile(name, id);
     if (file !== undefined) cachedData = readCache(file);
   } catch {
     cachedData = undefined; // none yet, or not one to use
   }
-  const wrapped = \`(function (\${PARAMS.join(', ')}) {\${hook}\\n})\`;
+  const wrapped = \`(function (\${PARAMS.join(', ')}) {\${text}\\n})\`;
   const script = new vm.Script(wrapped, { filename: __filename, cachedData });
   if (file !== undefined && (cachedData === undefined || script.cachedDataRejected))
     process.once('exit', () => {
@@ -157,7 +154,7 @@ function runHookEntry() {
   return m.exports;
 }
 const argv = process.argv.slice(2);
-if (!(argv[0] === 'hook' && runHookEntry().runHook(argv))) run(main());
+if (!(argv[0] === 'hook' && run('hook', '${id(programs.hook)}', hook).runHook(argv))) run('main', '${id(programs.main)}', main());
 //${JSON.stringify(programs.main)}
 `;
 }

@@ -14,6 +14,7 @@ import { runCli } from '../src/cli/main';
 import { runCaptured } from '../src/cli/in-process';
 import { hookCommands } from '../src/cli/commands/hooks';
 import { journalFile } from '../src/journal';
+import { VERSION } from '../src/version';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
 import { writeCompileCounter } from './helpers/proc';
@@ -120,6 +121,27 @@ describe("the hook entry's code cache", () => {
     const second = call(s.env);
     expect(second.code).toBe(0);
     expect(second.stderr).toContain('code cache used');
+  });
+
+  test('the whole CLI keeps its compiled code too, in a file of its own; the next command compiles from it', () => {
+    const s = state();
+    const first = viaBin(['verify', '--help'], '', ['-r', preload], s.env);
+    expect(first.code).toBe(0);
+    expect(first.stderr).not.toContain('code cache used');
+    expect(s.files().map((f) => path.basename(f))).toEqual([
+      expect.stringMatching(/^main-[0-9a-f]{32}-v[\d.]+-[a-z0-9]+\.bin$/),
+    ]);
+    const second = viaBin(['--version'], '', ['-r', preload], s.env);
+    expect(second).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+    expect(second.stderr).toContain('code cache used');
+    // A hook call that falls back to the whole CLI (its help) uses the same cache, beside the hook entry's own.
+    const help = viaBin(['hook', 'claude', '--help'], '', ['-r', preload], s.env);
+    expect(help.code).toBe(0);
+    expect(help.stderr).toContain('code cache used');
+    expect(s.files()).toHaveLength(2);
+    const off = state();
+    expect(viaBin(['--version'], '', [], { ...off.env, STEPCHAIN_CODE_CACHE: 'off' }).code).toBe(0);
+    expect(off.files()).toEqual([]);
   });
 
   test('a cache V8 rejects (not this program) is compiled past and rewritten', () => {

@@ -22,7 +22,8 @@ async function helpInProcess(args: string[], width: number): Promise<string> {
  * The CLI as a user meets it, through the built dist/cli.js (run `npm run build`
  * first): the project found from a subdirectory of a real git repository, help,
  * typos, --json on errors, closed pipes, refused overwrites, and the "nothing
- * passes vacuously" rules.
+ * passes vacuously" rules. Help, typos, usage errors and the keys of the JSON documents run through runCli in this
+ * process (`inProcess`, the code the bundle runs): a process each was most of this file's time.
  */
 
 const tmp = tempDir('stepchain-usability-');
@@ -38,6 +39,12 @@ const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): CliResul
   return r;
 };
 const json = (r: CliResult): Record<string, unknown> => JSON.parse(r.stdout) as Record<string, unknown>;
+/** `run` through runCli in this process, with the environment a process of `cli` would have. */
+const inProcess = async (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliResult> => {
+  const r = await runCaptured(runCli, args, { cwd, env: { ...process.env, STEPCHAIN_AUDIT: 'off', ...env } });
+  expectNoStack(r);
+  return r;
+};
 
 describe('the project is found like git', () => {
   test('from proj/sub/deeper every command works on proj: one journal, one set of refs, nothing in sub/deeper', () => {
@@ -145,43 +152,42 @@ describe('the project is found like git', () => {
 
 describe('help', () => {
   const proj = fresh('help');
-  test('each group has its own help; a group alone is a usage error, with --help it is not', () => {
+  test('each group has its own help; a group alone is a usage error, with --help it is not', async () => {
     for (const group of ['receipt', 'run', 'audit']) {
-      const r = run([group], proj);
+      const r = await inProcess([group], proj);
       expect(r.code).toBe(2);
       expect(r.stdout).toContain(`usage: stepchain ${group} <command>`);
       for (const c of commands.filter((x) => x.name[0] === group)) expect(r.stdout).toContain(c.name.join(' '));
-      const h = run([group, '--help'], proj);
+      const h = await inProcess([group, '--help'], proj);
       expect(h.code).toBe(0);
       expect(h.stdout).toBe(r.stdout);
     }
   });
 
-  test('a command help has every option described, an example and the exit codes; help <command> is the same', () => {
-    const h = run(['receipt', 'verify', '--help'], proj);
+  test('a command help has every option described, an example and the exit codes; help <command> is the same', async () => {
+    const h = await inProcess(['receipt', 'verify', '--help'], proj);
     expect(h.code).toBe(0);
     expect(h.stdout).toMatch(/^usage: stepchain receipt verify RECEIPT/);
     for (const o of ['--expected-head HEX', '--public-key FILE', '--require-blobs', '--json', '-h, --help'])
       expect(h.stdout).toContain(o);
     expect(h.stdout).toContain('Examples:');
     expect(h.stdout).toMatch(/Exit codes:\n {2}0 {2}.+\n {2}1 {2}.+\n {2}2 {2}/);
-    expect(run(['help', 'receipt', 'verify'], proj).stdout).toBe(h.stdout);
-    const v = run(['help', 'verify'], proj);
+    expect((await inProcess(['help', 'receipt', 'verify'], proj)).stdout).toBe(h.stdout);
+    const v = await inProcess(['help', 'verify'], proj);
     expect(v.stdout).toMatch(/^usage: stepchain verify /);
     expect(v.stdout).not.toContain('stepchain append');
-    expect(run(['fork', '--help'], proj).stdout).toContain('fork rm');
+    expect((await inProcess(['fork', '--help'], proj)).stdout).toContain('fork rm');
   });
 
   test('wrapped at the terminal width (COLUMNS), words never cut; --version listed and working', async () => {
     for (const width of [60, 100]) {
       for (const args of [['help'], ['append', '--help'], ['check', '--help'], ['run']]) {
-        const r = run(args, proj, { COLUMNS: String(width) });
+        const r = await inProcess(args, proj, { COLUMNS: String(width) });
         for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(width);
       }
     }
     // Examples wrap only between shell words, with ` \` continuations: pasted, each runs as registered. Every
-    // command's help through runCli in this process (the code the bundle runs; the screens above came from the
-    // built CLI): one process per command here was most of this file's time.
+    // command's help, at 60 columns.
     for (const c of commands) {
       const h = await helpInProcess([...c.name, '--help'], 60);
       const block = h.slice(h.indexOf('Examples:\n') + 10, h.indexOf('\n\nExit codes:'));
@@ -194,27 +200,30 @@ describe('help', () => {
       for (const line of block.split('\n'))
         if (line.length > 60) expect(line.trim().replace(/ \\$/, '')).not.toMatch(/ /); // one word, never cut
     }
-    const main = run(['help'], proj);
+    const main = await inProcess(['help'], proj);
     expect(main.stdout).toContain('--version');
+    // The bin itself prints its version.
     expect(run(['--version'], proj).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  test('did you mean: commands, group members and options, by edit distance', () => {
-    const r = run(['verfy', 'x'], proj);
+  test('did you mean: commands, group members and options, by edit distance', async () => {
+    const r = await inProcess(['verfy', 'x'], proj);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('stepchain: unknown command "verfy"; did you mean "verify"? (see `stepchain help`)\n');
-    expect(run(['run', 'frobnicate'], proj).stderr).toContain('unknown command "run frobnicate"');
-    expect(run(['run', 'verfy', 'x'], proj).stderr).toContain('did you mean "run verify"?');
-    expect(run(['receipt', 'verfiy'], proj).stderr).toContain('did you mean "receipt verify"?');
-    expect(run(['append', 'a', '--promt', 'x'], proj).stderr).toContain(
+    expect((await inProcess(['run', 'frobnicate'], proj)).stderr).toContain('unknown command "run frobnicate"');
+    expect((await inProcess(['run', 'verfy', 'x'], proj)).stderr).toContain('did you mean "run verify"?');
+    expect((await inProcess(['receipt', 'verfiy'], proj)).stderr).toContain('did you mean "receipt verify"?');
+    expect((await inProcess(['append', 'a', '--promt', 'x'], proj)).stderr).toContain(
       'append: unknown option --promt; did you mean --prompt?',
     );
-    expect(run(['replay', 'a', '--jsn'], proj).stderr).toContain('did you mean --json?');
-    expect(run(['zzzzzz'], proj).stderr).not.toContain('did you mean');
+    expect((await inProcess(['replay', 'a', '--jsn'], proj)).stderr).toContain('did you mean --json?');
+    expect((await inProcess(['zzzzzz'], proj)).stderr).not.toContain('did you mean');
     // An option before any command is an option, not a command.
-    expect(run(['-x'], proj).stderr).toBe('stepchain: unknown option -x (see `stepchain help`)\n');
-    expect(run(['--verison'], proj).stderr).toContain('unknown option --verison; did you mean --version?');
-    const early = run(['--root', proj, 'verify', 'a', '--json'], proj);
+    expect((await inProcess(['-x'], proj)).stderr).toBe('stepchain: unknown option -x (see `stepchain help`)\n');
+    expect((await inProcess(['--verison'], proj)).stderr).toContain(
+      'unknown option --verison; did you mean --version?',
+    );
+    const early = await inProcess(['--root', proj, 'verify', 'a', '--json'], proj);
     expect(early.code).toBe(2);
     expect((json(early).error as { message: string }).message).toContain(
       'unknown option --root: options go after the command',
@@ -240,7 +249,7 @@ describe('help', () => {
 
 describe('--json always', () => {
   const proj = fresh('json');
-  test('any error with --json is one JSON document {ok: false, error} on stdout, the line on stderr', () => {
+  test('any error with --json is one JSON document {ok: false, error} on stdout, the line on stderr', async () => {
     for (const [args, exit, type] of [
       [['verify', 'nobody', '--json'], 2, 'input_error'],
       [['verfy', '--json'], 2, 'input_error'],
@@ -248,7 +257,7 @@ describe('--json always', () => {
       [['receipt', 'verify', 'missing.tar', '--json'], 2, 'input_error'],
       [['run', 'verify', 'nope', '--json'], 2, 'input_error'],
     ] as [string[], number, string][]) {
-      const r = run(args, proj);
+      const r = await inProcess(args, proj);
       expect([args, r.code]).toEqual([args, exit]);
       const doc = json(r) as { ok: boolean; error: { type: string; message: string; exit_code: number } };
       expect(doc).toMatchObject({ ok: false, error: { type, exit_code: exit } });
@@ -257,7 +266,7 @@ describe('--json always', () => {
     }
   });
 
-  test('snake_case keys and full hashes in every JSON document', () => {
+  test('snake_case keys and full hashes in every JSON document', async () => {
     const p = initRepo(fresh('keys'), { 'a.txt': 'a\n' });
     expect(run(['append', 'ag', '--prompt', 'one'], p).code).toBe(0);
     expect(run(['append', 'ag', '--prompt', 'two'], p).code).toBe(0);
@@ -287,7 +296,7 @@ describe('--json always', () => {
       ['publish', 'ag', '-o', 'pub.tar', '--opt-in'],
       ['report', 'ag', '-o', 'rep.html'],
     ]) {
-      const r = run([...args, '--json'], p);
+      const r = await inProcess([...args, '--json'], p);
       docs.push([args, r.stdout]);
     }
     const bad: string[] = [];
