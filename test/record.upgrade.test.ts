@@ -242,8 +242,11 @@ describe('Codex 0.171.0, built-in openai provider', () => {
     expectNoStack(r);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
-    // One attempt, answered 426: the retries that made the stall are not made.
-    expect(doc).toMatchObject({ ok: true, refused_upgrades: 1, unrecorded: 0, forwarded: 2 });
+    // One attempt, answered 426 (measured: exactly one every run), and no retry: the stall was seven attempts.
+    // At most two are allowed here (a startup preconnect and the turn's own), so Codex's scheduling cannot fail it.
+    expect(doc).toMatchObject({ ok: true, unrecorded: 0, forwarded: 2 });
+    expect(doc.refused_upgrades).toBeGreaterThanOrEqual(1);
+    expect(doc.refused_upgrades).toBeLessThanOrEqual(2);
     expect(fallbackNotes(r.stderr + r.stdout)).toEqual([]);
     expect(readFileSync(path.join(root, 'one.txt'), 'utf8')).toBe('one\n');
     // Every request the upstream received is a model call with a body (a forwarded handshake would be a bodiless
@@ -264,7 +267,9 @@ describe('Codex 0.171.0, built-in openai provider', () => {
     expectNoStack(r);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(doc).toMatchObject({ ok: true, refused_upgrades: 1, replayed: 2, forwarded: 0, unrecorded: 0 });
+    expect(doc).toMatchObject({ ok: true, replayed: 2, forwarded: 0, unrecorded: 0 });
+    expect(doc.refused_upgrades).toBeGreaterThanOrEqual(1);
+    expect(doc.refused_upgrades).toBeLessThanOrEqual(2);
     expect(fallbackNotes(r.stderr + r.stdout)).toEqual([]);
     expect(server.raw.length).toBe(before);
   });
