@@ -76,6 +76,23 @@ test('Codex: two runs in two directories normalise to the same request, and a ch
   expect(normalise('fc_call_0000', CODEX_RULES, { paths: [] }, 'input[2].id')).toBe('fc_call_0000');
 });
 
+test("Codex's built-in openai provider: each input item's passthrough turn id and creation time (a number) are normalised, nothing else there", () => {
+  const item = (turn: string, time: number, text: string) => ({
+    type: 'message',
+    role: 'user',
+    content: [{ type: 'input_text', text }],
+    internal_chat_message_metadata_passthrough: { turn_id: turn, create_time: time },
+  });
+  const a = { input: [item('01a23e05-2c2b-72f0-953b-aff167b7097b', 1796336856.1636386, 'hi')] };
+  const b = { input: [item('01a23e05-4905-74a0-8d14-3a1522b42fc4', 1796336863.5173037, 'hi')] };
+  expect(firstDifference(json(a), json(b))).toBe('input[0].internal_chat_message_metadata_passthrough.turn_id');
+  expect(firstDifference(norm(a, CODEX_RULES, []), norm(b, CODEX_RULES, []))).toBeUndefined();
+  const c = { input: [item('01a23e05-4905-74a0-8d14-3a1522b42fc4', 1796336863.5173037, 'bye')] };
+  expect(firstDifference(norm(a, CODEX_RULES, []), norm(c, CODEX_RULES, []))).toBe('input[0].content[0].text');
+  // Only there: a turn_id elsewhere is compared.
+  expect(normalise(json({ turn_id: 't1' }), CODEX_RULES, { paths: [] }, 'input[0]')).toEqual(json({ turn_id: 't1' }));
+});
+
 test("Codex: the base URL goes on the command line for the provider config.toml selects, and the default upstream is that provider's", () => {
   const home = path.join(dir, 'codex-home');
   const env = { CODEX_HOME: home, HOME: home };

@@ -1,5 +1,6 @@
 import type { FaultKind } from '../journal/chain';
 import type { KeylessFaultKind, ReceiptFaultKind } from '../receipt/fault-kinds';
+import type { ExchangeLinkFaultKind } from '../runs/exchange-links';
 import type { RunFaultKind } from '../runs/verify';
 
 /**
@@ -35,7 +36,8 @@ export type CheckOwnFaultKind =
   | 'unrecorded_change'
   | 'provenance_ignored';
 
-export type CheckFaultKind = CheckOwnFaultKind | FaultKind | RunFaultKind | ReceiptFaultKind | KeylessFaultKind;
+export type CheckFaultKind =
+  CheckOwnFaultKind | FaultKind | RunFaultKind | ExchangeLinkFaultKind | ReceiptFaultKind | KeylessFaultKind;
 
 /** Every kind, once: the compiler holds this table to the union (a kind missing or extra does not compile). */
 const KINDS: Record<CheckFaultKind, true> = {
@@ -74,6 +76,12 @@ const KINDS: Record<CheckFaultKind, true> = {
   flagged_mutation: true,
   bad_capability: true,
   capability_conflict: true,
+  // a run journal's exchange links (docs/record.md)
+  run_journal_broken: true,
+  link_malformed: true,
+  hook_step_mismatch: true,
+  exchange_step_mismatch: true,
+  linked_journal_absent: true,
   // receipts
   not_a_receipt: true,
   corrupt_archive: true,

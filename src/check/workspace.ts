@@ -2,6 +2,8 @@ import path from 'node:path';
 import { headCommit } from '../git';
 import { DEFAULT_MAX_RECEIPT_BYTES } from '../receipt';
 import { isSafeId } from '../util/ids';
+import { readJournalBytes, type JournalEntry } from '../journal';
+import type { LinkedJournalProblem, LinkSources } from '../runs/exchange-links';
 import { goneFromBase, historyFault, readBase, type BaseFiles } from './base';
 import { receiptNameOf } from './history';
 import { unreadable, type ItemCheck } from './items/common';
@@ -40,6 +42,42 @@ export interface CheckContext {
 /** One pass of the check: adds items and faults to the report. A new concern is one more pass. */
 export type CheckPass = (ctx: CheckContext) => void | Promise<void>;
 
+const checkedJournals = new WeakMap<Scan, Map<string, JournalEntry[] | LinkedJournalProblem>>();
+
+/**
+ * The per-step journals of the checkout an exchange link names, by id, read and verified once per check: a journal
+ * the globs did not find (not committed, or not checked) is absent, one that does not verify is unusable.
+ */
+function checkoutJournal(scan: Scan, id: string): JournalEntry[] | LinkedJournalProblem {
+  let memo = checkedJournals.get(scan);
+  if (memo === undefined) checkedJournals.set(scan, (memo = new Map()));
+  let v = memo.get(id);
+  if (v !== undefined) return v;
+  const rel = scan.on.journal ? scan.found.journal.find((f) => idOfPath(f) === id) : undefined;
+  if (rel === undefined) v = { absent: `no journal ${id} among the files checked` };
+  else {
+    const r = scan.read(rel);
+    const j = r.kind === 'file' ? readJournalBytes(r.bytes) : undefined;
+    v =
+      j === undefined
+        ? { unusable: `${rel} cannot be read` }
+        : j.ok
+          ? j.entries
+          : { unusable: `${rel} does not verify` };
+  }
+  memo.set(id, v);
+  return v;
+}
+
+/** Where a run journal's exchange links are checked: the hook journal of its id and the journals they name. */
+function linkSources(ctx: CheckContext, runId: string): LinkSources {
+  const hook = isSafeId(runId) ? checkoutJournal(ctx.scan, runId) : { absent: `${runId} is not a journal id` };
+  return {
+    hook: Array.isArray(hook) ? (seq) => hook[seq]?.row : hook,
+    journal: (id) => checkoutJournal(ctx.scan, id),
+  };
+}
+
 /** A checkout file of one kind, read (never through a link) and judged by its kind's checker. */
 function checkFile(ctx: CheckContext, kind: ItemKind, rel: string): { check: ItemCheck; bytes?: Buffer } {
   const { options, scan } = ctx;
@@ -50,7 +88,10 @@ function checkFile(ctx: CheckContext, kind: ItemKind, rel: string): { check: Ite
   if (kind === 'journal')
     return { check: checkJournal(rel, name, r.bytes, options.expectedHeads?.[name]), bytes: r.bytes };
   if (kind === 'run')
-    return { check: checkRun(rel, name, r.bytes, options.failOnFlaggedMutations !== false), bytes: r.bytes };
+    return {
+      check: checkRun(rel, name, r.bytes, options.failOnFlaggedMutations !== false, linkSources(ctx, name)),
+      bytes: r.bytes,
+    };
   return { check: checkReceipt(rel, name, r.bytes, options.publicKeys ?? [], options.keyHint), bytes: r.bytes };
 }
 

@@ -17,6 +17,8 @@ export interface NormaliseRule {
   what: string;
   /** Applied to every string in the request (its JSON path given, e.g. `metadata.user_id`). */
   apply(text: string, path: string, ctx: NormaliseContext): string;
+  /** The placeholder of a value this rule replaces whole, whatever it holds (a time as a number), else undefined. */
+  replace?(path: string): JsonValue | undefined;
 }
 
 /** Claude Code's slug of a directory (the name of its `projects/` entry): every character but [A-Za-z0-9] becomes `-`. */
@@ -52,6 +54,11 @@ export function regexRule(what: string, re: RegExp, to: string, onlyAt?: RegExp)
   };
 }
 
+/** A rule replacing the whole value at JSON paths matching `at` (a string, a number, anything) with `placeholder`. */
+export function valueRule(what: string, at: RegExp, placeholder: string): NormaliseRule {
+  return { what, apply: (text) => text, replace: (path) => (at.test(path) ? placeholder : undefined) };
+}
+
 /** Agents not measured: only the directories. Each agent's own list is in its integration (src/agents/<name>/proxy.ts). */
 export const GENERIC_RULES: readonly NormaliseRule[] = [PATHS_RULE];
 
@@ -66,6 +73,10 @@ function fieldPath(base: string, key: string | number): string {
 
 /** The value with every rule applied to every string in it (object keys are left as they are). */
 export function normalise(v: JsonValue, rules: readonly NormaliseRule[], ctx: NormaliseContext, path = ''): JsonValue {
+  for (const r of rules) {
+    const whole = r.replace?.(path);
+    if (whole !== undefined) return whole;
+  }
   if (typeof v === 'string') return rules.reduce((s, r) => r.apply(s, path, ctx), v);
   if (Array.isArray(v)) return v.map((x, i) => normalise(x, rules, ctx, fieldPath(path, i)));
   if (v instanceof Map) {

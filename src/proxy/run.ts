@@ -5,7 +5,7 @@ import { recordCapability, recordRunEvent } from '../runs/record';
 import type { JsonObject } from '../canonical';
 import { Recorder, type RecordedStep } from './recorder';
 import type { Divergence, Replayer } from './replay';
-import { startProxy } from './server';
+import { startProxy, type ProxyCounts } from './server';
 import { killTree } from './tree-kill';
 import type { AgentSpec } from './agents';
 import type { ProtocolName } from './protocols';
@@ -45,7 +45,7 @@ export interface ProxiedRunResult {
   mutations: { seq: number; kind: string; content_address: string }[];
   /** Tool calls linked to the hook steps that ran them (the agent's hooks installed too), and those not linked. */
   links: { linked: number; unlinked: string[] };
-  counts: { forwarded: number; replayed: number; unrecorded: number };
+  counts: ProxyCounts;
   divergence: Divergence | undefined;
   /** Why recording stopped early, if it did. */
   recordingFailure: string | undefined;

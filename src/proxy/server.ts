@@ -6,6 +6,7 @@ import http, {
 } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { isEventStream } from './payloads';
 import { protocolOf, type Protocol, type ProtocolName } from './protocols';
 import type { Recorder, RecorderSlot } from './recorder';
@@ -35,12 +36,20 @@ export interface ProxyOptions {
   onWarning?(line: string): void;
 }
 
+export interface ProxyCounts {
+  forwarded: number;
+  replayed: number;
+  unrecorded: number;
+  /** Requests to leave HTTP/1.1 (an `Upgrade`: a WebSocket, h2c) or to open a tunnel (`CONNECT`), each refused. */
+  refusedUpgrades: number;
+}
+
 export interface RunningProxy {
   /** `http://127.0.0.1:<port>` */
   origin: string;
   port: number;
-  /** Exchanges forwarded upstream and answered from the recording. */
-  counts: { forwarded: number; replayed: number; unrecorded: number };
+  /** Exchanges forwarded upstream and answered from the recording; requests to switch protocol or tunnel, refused. */
+  counts: ProxyCounts;
   divergence: Divergence | undefined;
   /** Waits for the exchanges under way, then stops listening. */
   close(): Promise<void>;
@@ -78,13 +87,43 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function sendError(res: ServerResponse, status: number, message: string): void {
+function sendError(res: ServerResponse, status: number, message: string, headers: OutgoingHttpHeaders = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify({ type: 'error', error: { type: 'stepchain_proxy_error', message } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  res
+    .writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+    .end(body);
+}
+
+/**
+ * A request to leave HTTP/1.1 (an `Upgrade` header: a WebSocket handshake, h2c) is answered 426 at once, with the
+ * connection closed: never forwarded (not even as the plain request it would become once the hop-by-hop `Upgrade`
+ * is dropped), never recorded, never matched against a replay. The proxy records exchanges as a request's bytes and
+ * a response's bytes; a WebSocket's frames are neither. 426 is the answer Codex 0.171.0 takes as "no WebSocket
+ * here" and goes on over HTTPS at once; any other answer it retries with backoff for about 7 s (docs/record.md).
+ */
+function refuseUpgrade(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): void {
+  ctx.state.counts.refusedUpgrades++;
+  const to = JSON.stringify(req.headers.upgrade ?? '');
+  sendError(res, 426, `stepchain proxy: carries HTTP/1.1 only; the upgrade to ${to} is refused`, {
+    connection: 'close',
+  });
+}
+
+/**
+ * A `CONNECT` (a tunnel to anywhere) is answered 405 on its socket, which is then closed: the proxy is no tunnel,
+ * and a socket left to Node's default would be dropped without an answer.
+ */
+function refuseConnect(ctx: ProxyContext, socket: Duplex): void {
+  ctx.state.counts.refusedUpgrades++;
+  const body = 'stepchain proxy: CONNECT is refused (the proxy is no tunnel)\n';
+  socket.on('error', () => undefined); // the client may be gone already: nothing to tell it
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The upstream URL of a request: the base's origin and the request's own path (which carries the base's path). */
@@ -365,6 +404,10 @@ async function handle(ctx: ProxyContext, req: IncomingMessage, res: ServerRespon
     options.onWarning?.(`refused ${method} ${target.split('?')[0]!}: ${foreign}`);
     return;
   }
+  if (req.headers.upgrade !== undefined) {
+    refuseUpgrade(ctx, req, res);
+    return;
+  }
   const q = target.indexOf('?');
   const protocol = protocolOf(method, q < 0 ? target : target.slice(0, q));
   if (state.divergence !== undefined) {
@@ -400,7 +443,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const state: RunningProxy = {
     origin: '',
     port: 0,
-    counts: { forwarded: 0, replayed: 0, unrecorded: 0 },
+    counts: { forwarded: 0, replayed: 0, unrecorded: 0, refusedUpgrades: 0 },
     divergence: undefined,
     close: async () => undefined,
   };
@@ -415,6 +458,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   });
+  // No 'upgrade' listener: Node then hands a request asking to upgrade to the handler above, as any request, where
+  // it is refused (refuseUpgrade). A CONNECT never reaches it.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => refuseConnect(ctx, socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -1,5 +1,10 @@
 import { decodeUtf8, isJsonObject, parse, type JsonValue } from '../canonical';
-import { checkExchangeLinks, type CheckedExchangeLink, type ExchangeLinkFault } from '../runs/exchange-links';
+import {
+  checkExchangeLinks,
+  describeExchangeLinkFaults,
+  type CheckedExchangeLink,
+  type ExchangeLinkFault,
+} from '../runs/exchange-links';
 import { BrokenChainError, type ReplaySource } from './source';
 import { preview, sanitize, shortHash, truncate } from './text';
 
@@ -28,7 +33,7 @@ function checked(source: ReplaySource): { file: string; links: CheckedExchangeLi
 export function requireExchangeLinks(source: ReplaySource): void {
   const { file, faults } = checked(source);
   if (faults.length === 0) return;
-  const lines = faults.map((f) => `${f.line === null ? f.file : `${f.file}:${f.line}`}: ${f.kind}: ${f.message}`);
+  const lines = describeExchangeLinkFaults(faults);
   throw new BrokenChainError(
     file,
     lines,

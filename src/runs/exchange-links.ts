@@ -5,7 +5,7 @@ import { readRegularFile } from '../util/nofollow';
 import { RunJournal, type RunJournalOptions } from './journal';
 import { runJournalFile } from './layout';
 import type { Payload, RunRow } from './row';
-import { readRunJournalBytes, readRunJournalFile } from './verify';
+import { readRunJournalBytes, readRunJournalFile, type ReadRunJournal } from './verify';
 
 /**
  * Links between a hook step and the model exchange that asked for its tool call (docs/record.md "Hook steps and
@@ -134,10 +134,18 @@ export interface CheckedExchangeLink extends ExchangeLink {
   exchange: JournalEntry;
 }
 
+/**
+ * What a link can be found wrong with. `linked_journal_absent`: a journal it names is not among the files checked
+ * (a pull request that holds the hook journal's run journal but not the exchange journal): the link is not checked,
+ * which `stepchain check` says as a warning; where the journals are looked up on disk a missing one is a mismatch.
+ */
+export type ExchangeLinkFaultKind =
+  'run_journal_broken' | 'link_malformed' | 'hook_step_mismatch' | 'exchange_step_mismatch' | 'linked_journal_absent';
+
 export interface ExchangeLinkFault {
   file: string;
   line: number | null;
-  kind: 'run_journal_broken' | 'link_malformed' | 'hook_step_mismatch' | 'exchange_step_mismatch';
+  kind: ExchangeLinkFaultKind;
   message: string;
 }
 
@@ -148,27 +156,33 @@ export interface ExchangeLinksCheck {
   faults: ExchangeLinkFault[];
 }
 
+/** A journal a link names that cannot be checked against: why (`unusable`), or that it is not at hand (`absent`). */
+export type LinkedJournalProblem = { unusable: string } | { absent: string };
+
+/** Where the steps a link names are read from. */
+export interface LinkSources {
+  /** The hook journal's verified step at a seq (undefined: none there), or why it cannot be used. */
+  hook: ((seq: number) => { step_hash: string; tool_call: JsonValue } | undefined) | LinkedJournalProblem;
+  /** A verified journal's steps by id, or why it cannot be used. */
+  journal(id: string): JournalEntry[] | LinkedJournalProblem;
+}
+
+const problemText = (p: LinkedJournalProblem): string => ('unusable' in p ? p.unusable : p.absent);
+
 /**
- * The exchange links of the hook journal `hookJournal` (whose verified steps `hookStepAt` gives), each checked
- * against both journals: the hook step at `hook_seq` has `hook_step_hash` and the tool call `tool_use_id`, and the
- * exchange journal verifies and its step at `exchange_seq` has `exchange_step_hash` and asked for that tool call.
- * No run journal: no links. A run journal whose chain does not verify is a fault (its links cannot be trusted).
+ * The rule every reader of links applies (replay, show, verify, run verify, check): each `exchange_link` row of the
+ * run journal `run` (read from `file`, of the hook journal `hookJournal`) checked against both journals. The hook
+ * step at `hook_seq` has `hook_step_hash` and the tool call `tool_use_id`; the exchange journal verifies and its
+ * step at `exchange_seq` has `exchange_step_hash` and asked for that tool call. A run journal whose chain does not
+ * verify is a fault (its links cannot be trusted).
  */
-export function checkExchangeLinks(
-  root: string,
+export function checkExchangeLinkRows(
+  file: string,
+  run: Pick<ReadRunJournal, 'chain_ok' | 'errors' | 'entries'>,
   hookJournal: string,
-  hookStepAt: (seq: number) => { step_hash: string; tool_call: JsonValue } | undefined,
+  sources: LinkSources,
 ): ExchangeLinksCheck {
-  const file = runJournalFile(root, hookJournal);
   const out: ExchangeLinksCheck = { file, links: [], faults: [] };
-  let run;
-  try {
-    if (readRegularFile(file) === undefined) return out;
-    run = readRunJournalFile(file);
-  } catch (e) {
-    out.faults.push({ file, line: null, kind: 'run_journal_broken', message: (e as Error).message });
-    return out;
-  }
   const rows = run.entries.filter((e) => e.row.event === EXCHANGE_LINK_EVENT);
   if (rows.length === 0) return out;
   if (!run.chain_ok) {
@@ -181,22 +195,14 @@ export function checkExchangeLinks(
     });
     return out;
   }
-  const exchanges = new Map<string, JournalEntry[] | string>();
-  const exchangeSteps = (id: string): JournalEntry[] | string => {
-    let v = exchanges.get(id);
-    if (v === undefined) {
-      try {
-        const f = journalFile(root, id);
-        v = readRegularFile(f) === undefined ? `no journal ${f}` : readVerifiedJournal(f).entries;
-      } catch (e) {
-        v = (e as Error).message;
-      }
-      exchanges.set(id, v);
-    }
+  const journals = new Map<string, JournalEntry[] | LinkedJournalProblem>();
+  const stepsOf = (id: string): JournalEntry[] | LinkedJournalProblem => {
+    let v = journals.get(id);
+    if (v === undefined) journals.set(id, (v = sources.journal(id)));
     return v;
   };
   for (const { line, row } of rows) {
-    const fault = (kind: ExchangeLinkFault['kind'], message: string): void => {
+    const fault = (kind: ExchangeLinkFaultKind, message: string): void => {
       out.faults.push({ file, line, kind, message });
     };
     const r = readExchangeLink(row);
@@ -209,7 +215,16 @@ export function checkExchangeLinks(
       fault('link_malformed', `it names the hook journal ${l.hook_journal}, not ${hookJournal}`);
       continue;
     }
-    const hook = hookStepAt(l.hook_seq);
+    if (typeof sources.hook !== 'function') {
+      if ('absent' in sources.hook)
+        fault(
+          'linked_journal_absent',
+          `the hook journal ${hookJournal} is not here (${sources.hook.absent}): not checked`,
+        );
+      else fault('hook_step_mismatch', `the hook journal ${hookJournal} cannot be used: ${sources.hook.unusable}`);
+      continue;
+    }
+    const hook = sources.hook(l.hook_seq);
     if (hook === undefined)
       fault('hook_step_mismatch', `it names step ${l.hook_seq} of ${hookJournal}, which does not exist`);
     else if (hook.step_hash !== l.hook_step_hash)
@@ -220,10 +235,15 @@ export function checkExchangeLinks(
     else if (!toolCallIds(hook.tool_call).includes(l.tool_use_id))
       fault('hook_step_mismatch', `step ${l.hook_seq} of ${hookJournal} is not the tool call ${l.tool_use_id}`);
     else {
-      const steps = exchangeSteps(l.exchange_journal);
-      const x = typeof steps === 'string' ? undefined : steps[l.exchange_seq];
-      if (typeof steps === 'string')
-        fault('exchange_step_mismatch', `the exchange journal ${l.exchange_journal} cannot be used: ${steps}`);
+      const steps = stepsOf(l.exchange_journal);
+      const x = Array.isArray(steps) ? steps[l.exchange_seq] : undefined;
+      if (!Array.isArray(steps))
+        fault(
+          'absent' in steps ? 'linked_journal_absent' : 'exchange_step_mismatch',
+          'absent' in steps
+            ? `the exchange journal ${l.exchange_journal} is not here (${steps.absent}): not checked`
+            : `the exchange journal ${l.exchange_journal} cannot be used: ${problemText(steps)}`,
+        );
       else if (x === undefined || x.row.seq !== l.exchange_seq)
         fault(
           'exchange_step_mismatch',
@@ -243,4 +263,72 @@ export function checkExchangeLinks(
     }
   }
   return out;
+}
+
+/** A journal of the project read from disk for a link: its verified steps, or why not (a missing one is unusable). */
+function journalOnDisk(root: string, id: string): JournalEntry[] | LinkedJournalProblem {
+  try {
+    const f = journalFile(root, id);
+    return readRegularFile(f) === undefined ? { unusable: `no journal ${f}` } : readVerifiedJournal(f).entries;
+  } catch (e) {
+    return { unusable: (e as Error).message };
+  }
+}
+
+/**
+ * The exchange links of the hook journal `hookJournal` of the project at `root` (whose verified steps `hook` gives,
+ * or why it cannot be used), each checked against both journals as read from disk. No run journal: no links.
+ */
+export function checkExchangeLinks(root: string, hookJournal: string, hook: LinkSources['hook']): ExchangeLinksCheck {
+  const file = runJournalFile(root, hookJournal);
+  let run;
+  try {
+    if (readRegularFile(file) === undefined) return { file, links: [], faults: [] };
+    run = readRunJournalFile(file);
+  } catch (e) {
+    return {
+      file,
+      links: [],
+      faults: [{ file, line: null, kind: 'run_journal_broken', message: (e as Error).message }],
+    };
+  }
+  return checkExchangeLinkRows(file, run, hookJournal, { hook, journal: (id) => journalOnDisk(root, id) });
+}
+
+/**
+ * The exchange links of the project's run journal `runId`, the hook journal of that id read from disk too: what
+ * `stepchain verify` and `stepchain run verify` check.
+ */
+export function checkProjectExchangeLinks(root: string, runId: string): ExchangeLinksCheck {
+  const file = runJournalFile(root, runId);
+  let bytes;
+  try {
+    bytes = readRegularFile(file);
+  } catch (e) {
+    return {
+      file,
+      links: [],
+      faults: [{ file, line: null, kind: 'run_journal_broken', message: (e as Error).message }],
+    };
+  }
+  // No link there: the hook journal is not read again.
+  if (bytes === undefined || !bytes.includes(EXCHANGE_LINK_EVENT)) return { file, links: [], faults: [] };
+  const hook = journalOnDisk(root, runId);
+  return checkExchangeLinks(root, runId, Array.isArray(hook) ? (seq) => hook[seq]?.row : hook);
+}
+
+/** The exchange links of run journal bytes (`stepchain check`: the journals they name come from `sources`). */
+export function checkExchangeLinkBytes(
+  file: string,
+  bytes: Buffer,
+  hookJournal: string,
+  sources: LinkSources,
+): ExchangeLinksCheck {
+  if (!bytes.includes(EXCHANGE_LINK_EVENT)) return { file, links: [], faults: [] }; // no link can be there
+  return checkExchangeLinkRows(file, readRunJournalBytes(bytes), hookJournal, sources);
+}
+
+/** `file:line: kind: message` for each fault (the CLI's lines). */
+export function describeExchangeLinkFaults(faults: ExchangeLinkFault[]): string[] {
+  return faults.map((f) => `${f.line === null ? f.file : `${f.file}:${f.line}`}: ${f.kind}: ${f.message}`);
 }

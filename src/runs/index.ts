@@ -4,7 +4,7 @@ export { diffRuns } from './diff';
 export type { DiffReasonCode, RunDiff } from './diff';
 export { checkRunEvent, RunJournal, RunJournalRecoveryError } from './journal';
 export type { RunEventInput, RunJournalOptions, RunState } from './journal';
-export { resolveRunJournal, RUN_JOURNAL_FILE, runJournalFile, runsDir } from './layout';
+export { resolveRunJournal, RUN_JOURNAL_FILE, runJournalFile, runJournalOwner, runsDir } from './layout';
 export {
   CAPABILITIES,
   CAPABILITY_EVENT,

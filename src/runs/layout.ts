@@ -14,6 +14,16 @@ export function runJournalFile(root: string, runId: string): string {
   return path.join(runsDir(root), assertSafeId(runId, 'run id'), RUN_JOURNAL_FILE);
 }
 
+/** The project root and run id of a run journal laid out at `<root>/.sdd/runs/<id>/journal.jsonl`, else undefined. */
+export function runJournalOwner(file: string): { root: string; id: string } | undefined {
+  const parts = path.resolve(file).split(path.sep);
+  const n = parts.length;
+  if (n < 5 || parts[n - 1] !== RUN_JOURNAL_FILE || parts[n - 3] !== 'runs' || parts[n - 4] !== '.sdd')
+    return undefined;
+  const id = parts[n - 2]!;
+  return isSafeId(id) ? { root: parts.slice(0, n - 4).join(path.sep) || path.sep, id } : undefined;
+}
+
 /**
  * `<run|dir|file>` on a command line: a run id is looked up under
  * `<root>/.sdd/runs/<id>/`; anything with a separator or ending in `.jsonl`

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { InputError } from '../../errors';
-import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
+import { PATHS_RULE, regexRule, valueRule, type NormaliseRule } from '../../proxy/normalise';
 import { OPENAI_API } from '../../proxy/providers';
 import type { AgentProxy } from '../types';
 import { scanToml, tomlBasicString, tomlStringValue } from './toml';
@@ -8,7 +8,10 @@ import { codexConfigFile, readConfigText } from './trust';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
-/** Codex 0.171.0 (`exec`), measured by diffing the raw requests of runs in two directories and a linked worktree. */
+/**
+ * Codex 0.171.0 (`exec`), measured by diffing the raw requests of runs in two directories and a linked worktree, with a
+ * provider of the user's and with the built-in `openai` one.
+ */
 export const CODEX_RULES: readonly NormaliseRule[] = [
   regexRule('prompt_cache_key (the thread id)', /^[\s\S]*$/, '<session>', /^prompt_cache_key$/),
   regexRule(
@@ -22,6 +25,11 @@ export const CODEX_RULES: readonly NormaliseRule[] = [
     new RegExp(`^([a-z]+_)${UUID}$`),
     '$1<id>',
     /^input\[\d+\]\.id$/,
+  ),
+  valueRule(
+    "input items' internal_chat_message_metadata_passthrough turn_id and create_time (the built-in openai provider)",
+    /^input\[\d+\]\.internal_chat_message_metadata_passthrough\.(turn_id|create_time)$/,
+    '<volatile>',
   ),
   PATHS_RULE,
   regexRule(

@@ -1,3 +1,4 @@
+import { checkExchangeLinkBytes, type LinkSources } from '../../runs/exchange-links';
 import { readRunJournalBytes } from '../../runs/verify';
 import type { CheckedItem, CheckFault } from '../types';
 import { crlfFault, omittedFault, runOfFaults, type ItemCheck } from './common';
@@ -6,9 +7,18 @@ import { pluralWord } from '../../util/words';
 /**
  * One run journal's bytes, read as `stepchain run verify` does. A flagged
  * provider-state mutation is a finding about the run, not the file: with
- * `failOnFlagged` false it is only a warning.
+ * `failOnFlagged` false it is only a warning. With `links` (the journals of
+ * the check), each exchange link is checked as replay checks it: one that does
+ * not hold fails the run; one naming a journal the check does not hold is a
+ * warning (the link is not checked, and the item says so).
  */
-export function checkRun(rel: string, id: string, bytes: Buffer, failOnFlagged: boolean): ItemCheck {
+export function checkRun(
+  rel: string,
+  id: string,
+  bytes: Buffer,
+  failOnFlagged: boolean,
+  links?: LinkSources,
+): ItemCheck {
   const r = readRunJournalBytes(bytes, { keepEntries: false });
   const item: CheckedItem = {
     kind: 'run',
@@ -41,7 +51,27 @@ export function checkRun(rel: string, id: string, bytes: Buffer, failOnFlagged: 
   }
   const omitted = omittedFault(item, r.errors_omitted, item.ok ? 'warning' : 'error');
   if (omitted !== undefined) faults.push(omitted);
+  // A broken chain already fails the run: its links are not read.
+  const linked = links === undefined || !r.chain_ok ? [] : checkExchangeLinkBytes(rel, bytes, id, links).faults;
+  for (const f of linked) {
+    const warn = f.kind === 'linked_journal_absent';
+    if (!warn) item.ok = false;
+    faults.push({
+      item: 'run',
+      path: rel,
+      line: f.line,
+      kind: f.kind,
+      message: `run ${id}: ${f.kind}: ${f.message}`,
+      severity: warn ? 'warning' : 'error',
+      id,
+    });
+  }
+  const unchecked = linked.filter((f) => f.kind === 'linked_journal_absent').length;
+  const notes = [
+    ...(item.flagged ? [`${item.flagged} flagged ${pluralWord(item.flagged, 'mutation')}`] : []),
+    ...(unchecked > 0 ? [`${unchecked} exchange ${pluralWord(unchecked, 'link')} not checked`] : []),
+  ];
   if (!item.ok) item.status = 'FAIL';
-  else if (item.flagged) item.status = `ok (${item.flagged} flagged ${pluralWord(item.flagged, 'mutation')})`;
+  else if (notes.length > 0) item.status = `ok (${notes.join(', ')})`;
   return { item, faults };
 }

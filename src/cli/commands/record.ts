@@ -27,6 +27,7 @@ export function describeProxiedRun(r: ProxiedRunResult): Record<string, unknown>
     forwarded: r.counts.forwarded,
     replayed: r.counts.replayed,
     unrecorded: r.counts.unrecorded,
+    refused_upgrades: r.counts.refusedUpgrades,
     upstreams: r.upstreams,
     recording_failure: r.recordingFailure ?? null,
   };
@@ -38,6 +39,9 @@ export function reportProxiedRun(io: CommandIO, r: ProxiedRunResult, journal: st
     `stepchain: ${n} exchange${n === 1 ? '' : 's'} recorded in ${journal}` +
       (n > 0 ? ` (steps ${r.steps[0]!.seq}..${r.steps.at(-1)!.seq})` : '') +
       (r.counts.replayed > 0 ? `, ${r.counts.replayed} answered from the recording` : '') +
+      (r.counts.refusedUpgrades > 0
+        ? `, ${r.counts.refusedUpgrades} protocol upgrade${r.counts.refusedUpgrades === 1 ? '' : 's'} refused (HTTP/1.1 only)`
+        : '') +
       (r.mutations.length > 0
         ? `, ${r.mutations.length} provider-side mutation${r.mutations.length === 1 ? '' : 's'} pinned`
         : '') +

@@ -1,4 +1,5 @@
-import { describeRunFaults, resolveRunJournal, verifyRunJournalChecked } from '../../runs';
+import { describeRunFaults, resolveRunJournal, runJournalOwner, verifyRunJournalChecked } from '../../runs';
+import { checkProjectExchangeLinks, describeExchangeLinkFaults } from '../../runs/exchange-links';
 import { rollbackUncheckedLine } from '../../util/rollback';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
@@ -10,10 +11,11 @@ export const runVerifyCommand: Command = {
   name: ['run', 'verify'],
   usage: '<run|dir|file> [--strict] [--root DIR] [--json]',
   summary:
-    'Verify a run journal: hash chain, mutation content addresses, flagged mutations, capabilities. Exit 0 holds, 1 not.',
+    'Verify a run journal: hash chain, mutation content addresses, flagged mutations, capabilities, exchange links. Exit 0 holds, 1 not.',
   description:
     '<run|dir|file> is a run id (under <root>/.sdd/runs/), a run directory or a journal.jsonl. A flagged mutation ' +
-    '(recorded in deterministic mode) fails closed.',
+    '(recorded in deterministic mode) fails closed. Each exchange_link is checked against the hook journal and the ' +
+    'exchange journal of its project, as replay checks it (docs/record.md); one that does not hold is a fault.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -25,14 +27,28 @@ export const runVerifyCommand: Command = {
     const [target] = expectPositionals(args, ['run|dir|file'], 'run verify');
     const file = resolveRunJournal(target!, rootOf(args, io));
     // With the rollback check: the file against its authenticated checkpoint (docs/journal.md, "Rollback").
-    const { result: r, unchecked } = verifyRunJournalChecked(file, { strict: args.flags.has('strict') }, io.env);
+    const { result: checked, unchecked } = verifyRunJournalChecked(file, { strict: args.flags.has('strict') }, io.env);
     if (unchecked !== undefined) io.err(rollbackUncheckedLine(file, unchecked));
+    // Its exchange links, checked against both journals as replay checks them (a broken chain already fails).
+    const owner = runJournalOwner(file);
+    const links = checked.chain_ok && owner !== undefined ? checkProjectExchangeLinks(owner.root, owner.id) : undefined;
+    const linkFaults = links?.faults ?? [];
+    const r =
+      linkFaults.length === 0
+        ? checked
+        : { ...checked, ok: false, fault_count: checked.fault_count + linkFaults.length };
     if (args.flags.has('json')) {
-      io.json(r);
+      io.json({
+        ...r,
+        ...(links === undefined || (links.links.length === 0 && linkFaults.length === 0)
+          ? {}
+          : { exchange_links: { holding: links.links.length, faults: linkFaults } }),
+      });
     } else if (r.ok) {
       const caps = r.capabilities.map((c) => sanitize(`${c.adapter}=${c.capability}`)).join(', ') || 'none recorded';
       io.out(
-        `OK ${file}: ${plural(r.count, 'event')}, ${r.mutation_count} pinned ${pluralWord(r.mutation_count, 'mutation')}, capabilities: ${caps}, head ${r.head_hash}`,
+        `OK ${file}: ${plural(r.count, 'event')}, ${r.mutation_count} pinned ${pluralWord(r.mutation_count, 'mutation')}, ` +
+          `${links === undefined || links.links.length === 0 ? '' : `${plural(links.links.length, 'exchange link')} holding, `}capabilities: ${caps}, head ${r.head_hash}`,
       );
     } else {
       const where =
@@ -42,7 +58,8 @@ export const runVerifyCommand: Command = {
       io.out(`FAIL ${file}: ${plural(r.fault_count, 'fault')} in ${r.count} rows${where}`);
     }
     // Runs collapsed and the list capped (docs/journal.md, "Fault output"): bounded whatever the journal holds.
-    if (!r.ok) for (const line of describeRunFaults(file, r)) io.err(line);
+    if (!r.ok)
+      for (const line of [...describeRunFaults(file, r), ...describeExchangeLinkFaults(linkFaults)]) io.err(line);
     return r.ok ? 0 : 1;
   },
 };

@@ -1,4 +1,5 @@
 import { describeFaults, resolveJournal, verifyJournalFile, withJournalRollback } from '../../journal';
+import { checkProjectExchangeLinks, describeExchangeLinkFaults } from '../../runs/exchange-links';
 import { rollbackUncheckedLine } from '../../util/rollback';
 import { terminalProgress } from '../../util/progress';
 import type { Command } from '../command';
@@ -21,7 +22,8 @@ export const verifyCommand: Command = {
     'Every fault is printed on stderr as file:line: kind: message (malformed_json, seq_mismatch, prev_hash_mismatch, ' +
     'step_hash_mismatch, head_mismatch, rollback, ...). A journal that holds less than its authenticated checkpoint ' +
     'recorded (truncated, rolled back, its last rows replaced) is a rollback; where that cannot be checked (no ' +
-    'checkpoint key) a warning says so.',
+    'checkpoint key) a warning says so. A hook journal whose run journal links its steps to model exchanges ' +
+    '(stepchain record) has each link checked against both journals, as replay does; one that does not hold is a fault.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -46,7 +48,7 @@ export const verifyCommand: Command = {
   run(args, io) {
     const [target] = expectPositionals(args, ['agent|dir|file'], 'verify');
     const expectedHead = hashOption(args, 'expected-head');
-    const { file } = resolveJournal(target!, rootOf(args, io));
+    const { file, root, agentId, laidOut } = resolveJournal(target!, rootOf(args, io));
     const progress = terminalProgress(`verifying ${file}`, io.env);
     let walked;
     try {
@@ -59,8 +61,16 @@ export const verifyCommand: Command = {
       progress?.done();
     }
     // Rollback is tampering: the file against its authenticated checkpoint (docs/journal.md, "Rollback").
-    const { result, unchecked } = withJournalRollback(file, walked, io.env);
+    const { result: verified, unchecked } = withJournalRollback(file, walked, io.env);
     if (unchecked !== undefined) io.err(rollbackUncheckedLine(file, unchecked));
+    // A hook journal's steps linked to model exchanges (its run journal's exchange_link rows): each link checked
+    // against both journals, as replay checks it; one that does not hold fails the journal (docs/record.md).
+    const links = verified.ok && laidOut ? checkProjectExchangeLinks(root, agentId) : undefined;
+    const linkFaults = links?.faults ?? [];
+    const result =
+      linkFaults.length === 0
+        ? verified
+        : { ...verified, ok: false, fault_count: verified.fault_count + linkFaults.length };
     if (args.flags.has('json')) {
       // Runs collapsed and the list capped: `fault_count` is every fault, `errors_omitted` those not listed.
       io.json({
@@ -71,13 +81,20 @@ export const verifyCommand: Command = {
         fault_count: result.fault_count,
         errors_omitted: result.errors_omitted,
         ...(result.unhashed === undefined ? {} : { unhashed: result.unhashed }),
+        ...(links === undefined || (links.links.length === 0 && linkFaults.length === 0)
+          ? {}
+          : { exchange_links: { holding: links.links.length, faults: linkFaults } }),
       });
     } else if (result.ok) {
-      io.out(`OK ${file}: ${plural(result.steps, 'step')}, head ${result.head_hash}`);
+      io.out(
+        `OK ${file}: ${plural(result.steps, 'step')}, ` +
+          `${links === undefined || links.links.length === 0 ? '' : `${plural(links.links.length, 'exchange link')} holding, `}head ${result.head_hash}`,
+      );
     } else {
       io.out(`FAIL ${file}: ${plural(result.fault_count, 'fault')} in ${result.steps} rows`);
     }
-    if (!result.ok) for (const line of describeFaults(file, result)) io.err(line);
+    if (!result.ok)
+      for (const line of [...describeFaults(file, result), ...describeExchangeLinkFaults(linkFaults)]) io.err(line);
     // Not a fault (the reference reads such rows), but never passed over in silence; --strict fails on them.
     if (!args.flags.has('strict') && result.unhashed !== undefined) {
       for (const u of result.unhashed.rows)
