@@ -1,6 +1,7 @@
 import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
 import { ANTHROPIC_API, envSetting } from '../../proxy/providers';
 import type { AgentProxy } from '../types';
+import { claudeHookSession } from './proxy-session';
 
 /** Claude Code 2.1.328 (`-p`, API key), measured by diffing the raw requests of runs in two directories. */
 export const CLAUDE_RULES: readonly NormaliseRule[] = [
@@ -38,4 +39,5 @@ export const claudeProxy: AgentProxy = {
   childEnv: (base) => ({ ANTHROPIC_BASE_URL: base('anthropic-messages') }),
   normalise: CLAUDE_RULES,
   baseUrlSource: 'measured',
+  hookSession: claudeHookSession,
 };

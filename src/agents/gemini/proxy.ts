@@ -78,4 +78,7 @@ export const geminiProxy: AgentProxy = {
   childEnv: (base) => ({ GOOGLE_GEMINI_BASE_URL: base('gemini') }),
   normalise: GEMINI_RULES,
   baseUrlSource: 'measured',
+  // Its model requests name no session (measured: no header nor field of the body carries it): the one Gemini CLI
+  // hook session that ran under the recording (../hook-session.ts).
+  hookSession: () => ({ single: true }),
 };
