@@ -262,6 +262,42 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
       await server.close();
     }
   });
+
+  test('two Gemini CLI sessions under one recording: which exchange is whose is not known, nothing is linked', async () => {
+    const server = await startGeminiServer({ [MAKE]: calls }, MODEL);
+    try {
+      const env = {
+        PATH: [p.bin, ...basePath].join(':'),
+        HOME: p.home,
+        GEMINI_API_KEY: 'gemini-test-not-a-key',
+        GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${server.port}`,
+        STEPCHAIN_AUDIT: 'off',
+      };
+      const gemini = `${JSON.stringify(agentBinary('gemini'))} -p ${JSON.stringify(MAKE)} --yolo --output-format json`;
+      const before = new Set(readdirSync(path.dirname(journalDir(p.root, 'x'))));
+      const r = await runStepchain(
+        ['record', '--agent', 'gemini', '--journal', 'rec-2', '--json', '--', 'sh', '-c', `${gemini} && ${gemini}`],
+        p.root,
+        env,
+      );
+      expectNoStack(r);
+      expect(r.code).toBe(0);
+      const sessions = readdirSync(path.dirname(journalDir(p.root, 'x'))).filter(
+        (n) => n.startsWith('gemini-') && !before.has(n),
+      );
+      expect(sessions).toHaveLength(2);
+      for (const s of sessions) {
+        expect(steps(p.root, s)).toHaveLength(3);
+        expect(linksOf(p.root, s)).toEqual([]);
+      }
+      const doc = JSON.parse(r.stdout) as { hook_links: number; unlinked_tool_calls: string[] };
+      expect(doc.hook_links).toBe(0);
+      expect(doc.unlinked_tool_calls).toHaveLength(6);
+      expect(r.stderr).toContain('2 gemini sessions ran under this recording');
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('Copilot CLI (1.0.102): the session folder in its system message', () => {
