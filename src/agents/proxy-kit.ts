@@ -15,6 +15,7 @@ export function baseUrlVarProxy(o: {
   api: string;
   normalise: readonly NormaliseRule[];
   baseUrlSource: AgentProxy['baseUrlSource'];
+  hookSession?: AgentProxy['hookSession'];
 }): AgentProxy {
   return {
     adapter: `proxy-${o.agent}`,
@@ -23,5 +24,6 @@ export function baseUrlVarProxy(o: {
     childEnv: (base) => ({ [o.variable]: base(o.protocol) }),
     normalise: o.normalise,
     baseUrlSource: o.baseUrlSource,
+    ...(o.hookSession === undefined ? {} : { hookSession: o.hookSession }),
   };
 }

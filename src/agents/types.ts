@@ -1,6 +1,7 @@
 import type { JsonValue } from '../canonical';
 import type { ForkResult } from '../forks';
 import type { StepRow } from '../journal';
+import type { HookSession, SessionRequest } from './hook-session';
 import type { NormaliseRule } from '../proxy/normalise';
 import type { ProtocolName } from '../proxy/protocols/types';
 
@@ -70,6 +71,12 @@ export interface AgentProxy {
   readonly normalise: readonly NormaliseRule[];
   /** How sure we are of the base-URL setting: measured with the real binary, or taken from its documentation. */
   readonly baseUrlSource: 'measured' | 'documented';
+  /**
+   * The hook session a model request's tool calls are recorded in (`./hook-session.ts`), so `record` links each hook
+   * step to the exchange that asked for it; undefined: this request is not linked. Absent: the agent's exchanges
+   * are never linked.
+   */
+  hookSession?(request: SessionRequest, env: NodeJS.ProcessEnv): HookSession | undefined;
 }
 
 export interface InitRequest {

@@ -25,7 +25,7 @@ export interface AppendJob {
   tool_result: string;
   blobs: Uint8Array[];
   /** The hook journal the exchange's tool calls went to (the agent's hooks installed too): link them once appended. */
-  link?: { hookJournal: string; exchangeJournal: string; toolUseIds: string[] };
+  link?: { hookJournal: string; exchangeJournal: string; calls: string[][] };
 }
 
 /** The links of an appended exchange: what was linked, or why linking failed (the step stands either way). */

@@ -1,7 +1,14 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import { claudeHookJournal } from '../agents/claude/proxy-session';
+import { readdirSync } from 'node:fs';
 import { journalFile, readVerifiedJournal } from '../journal';
-import { recordExchangeLinks, toolCallIds, type ExchangeLink } from '../runs/exchange-links';
+import { readRunJournalFile, runJournalFile, runsDir } from '../runs';
+import {
+  EXCHANGE_LINK_EVENT,
+  readExchangeLink,
+  recordExchangeLinks,
+  toolCallIds,
+  type ExchangeLink,
+} from '../runs/exchange-links';
+import { isSafeId } from '../util/ids';
 import { readRegularFile } from '../util/nofollow';
 
 /**
@@ -10,17 +17,9 @@ import { readRegularFile } from '../util/nofollow';
  * its step is appended (PostToolUse), the exchange is not a step yet (a step waits for the request that carries its
  * tool results). So `record` writes it, right after appending the exchange (the hook step is there by then: the
  * agent runs its hooks before it sends the results), and again at its end for any tool call not linked yet (a
- * hook step that came later); both writes are idempotent under the run journal's lock.
+ * hook step that came later); both writes are idempotent under the run journal's lock. Which hook journal a
+ * request's calls went to is the agent's to say (`AgentProxy.hookSession`, src/agents/hook-session.ts).
  */
-
-/** Per agent: the hook journal a request's tool calls are recorded in, from its headers. */
-const HOOK_JOURNAL_OF: Partial<Record<string, (headers: IncomingHttpHeaders) => string | undefined>> = {
-  claude: claudeHookJournal,
-};
-
-export function hookJournalOf(agent: string, headers: IncomingHttpHeaders): string | undefined {
-  return HOOK_JOURNAL_OF[agent]?.(headers);
-}
 
 /** An exchange step with tool calls, and the hook journal its tool calls went to. */
 export interface LinkableStep {
@@ -28,33 +27,65 @@ export interface LinkableStep {
   exchangeJournal: string;
   seq: number;
   step_hash: string;
-  toolUseIds: string[];
+  /** Its tool calls, each as the ids a hook step may name it by (`exchangeCalls`). */
+  calls: string[][];
 }
 
 export interface LinkOutcome {
   /** Links that hold now (written now or before). */
   linked: string[];
-  /** Tool call ids no hook step names (yet). */
+  /** Tool calls no hook step names (yet), by their first id. */
   unlinked: string[];
+  /**
+   * Tool call ids not linked because the link would not be sure: several steps of the hook journal name the id, or
+   * the step that does is linked to another exchange already. Never linked, even at the end.
+   */
+  ambiguous: string[];
   written: number;
   /** Whether the hook journal exists (no journal: the hooks are not installed, nothing to link). */
   hookJournalExists: boolean;
 }
 
-/** Finds the hook steps of `s`'s tool calls (the last step naming each id) and records the links. Throws on a write failure. */
+/** The hook steps an exchange link names already, with the exchange each is linked to (`journal:seq`). */
+function linkedHookSteps(root: string, hookJournal: string): Map<number, string> {
+  const out = new Map<number, string>();
+  const file = runJournalFile(root, hookJournal);
+  if (readRegularFile(file) === undefined) return out;
+  for (const { row } of readRunJournalFile(file).entries) {
+    if (row.event !== EXCHANGE_LINK_EVENT) continue;
+    const r = readExchangeLink(row);
+    if (r.ok) out.set(r.link.hook_seq, `${r.link.exchange_journal}:${r.link.exchange_seq}`);
+  }
+  return out;
+}
+
+/**
+ * Finds the hook step of each of `s`'s tool calls and records the links. Fail-closed: an id that several hook steps
+ * name, or whose step is linked to another exchange already, is not linked (`ambiguous`). Throws on a write failure.
+ */
 export function linkExchange(root: string, s: LinkableStep, env: NodeJS.ProcessEnv): LinkOutcome {
   const file = journalFile(root, s.hookJournal);
   if (readRegularFile(file) === undefined)
-    return { linked: [], unlinked: s.toolUseIds, written: 0, hookJournalExists: false };
-  const byId = new Map<string, { seq: number; step_hash: string }>();
+    return { linked: [], unlinked: s.calls.map((c) => c[0]!), ambiguous: [], written: 0, hookJournalExists: false };
+  const byId = new Map<string, { seq: number; step_hash: string }[]>();
   for (const { row } of readVerifiedJournal(file).entries)
-    for (const id of toolCallIds(row.tool_call)) byId.set(id, { seq: row.seq, step_hash: row.step_hash });
+    for (const id of toolCallIds(row.tool_call))
+      byId.set(id, [...(byId.get(id) ?? []), { seq: row.seq, step_hash: row.step_hash }]);
+  const taken = linkedHookSteps(root, s.hookJournal);
   const links: ExchangeLink[] = [];
   const unlinked: string[] = [];
-  for (const id of s.toolUseIds) {
-    const h = byId.get(id);
-    if (h === undefined) {
-      unlinked.push(id);
+  const ambiguous: string[] = [];
+  for (const names of s.calls) {
+    const found = names.flatMap((id) => (byId.get(id) ?? []).map((h) => ({ id, ...h })));
+    if (found.length === 0) {
+      unlinked.push(names[0]!);
+      continue;
+    }
+    const h = found[0]!;
+    const id = h.id;
+    const other = taken.get(h.seq);
+    if (found.length > 1 || (other !== undefined && other !== `${s.exchangeJournal}:${s.seq}`)) {
+      ambiguous.push(id);
       continue;
     }
     links.push({
@@ -68,5 +99,51 @@ export function linkExchange(root: string, s: LinkableStep, env: NodeJS.ProcessE
     });
   }
   const written = links.length === 0 ? [] : recordExchangeLinks(root, links, { env });
-  return { linked: links.map((l) => l.tool_use_id), unlinked, written: written.length, hookJournalExists: true };
+  return {
+    linked: links.map((l) => l.tool_use_id),
+    unlinked,
+    ambiguous,
+    written: written.length,
+    hookJournalExists: true,
+  };
+}
+
+/**
+ * The hook journals of `agent` (`<agent>-<session id>`) whose run journal records a `session_start` with the
+ * recording's token: the agent's sessions that ran under this recording (src/agents/hook-session.ts). A run journal
+ * that names the token and does not verify is counted too (it may be one of them).
+ */
+export function recordingSessions(root: string, agent: string, token: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(runsDir(root));
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const id of names.sort()) {
+    if (!id.startsWith(`${agent}-`) || !isSafeId(id)) continue;
+    const file = runJournalFile(root, id);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readRegularFile(file);
+    } catch {
+      continue; // not a regular file: never read through
+    }
+    if (bytes === undefined || !bytes.includes(token)) continue;
+    // A journal that names the token but does not verify may be one of them: counted, so nothing is linked then.
+    let run;
+    try {
+      run = readRunJournalFile(file);
+    } catch {
+      out.push(id);
+      continue;
+    }
+    if (
+      !run.chain_ok ||
+      run.entries.some((e) => e.row.event === 'session_start' && e.row.payload.get('recording') === token)
+    )
+      out.push(id);
+  }
+  return out;
 }

@@ -2,8 +2,9 @@ import { canonical, type JsonObject, type JsonValue } from '../canonical';
 import { canonicalSha256 } from '../runs/provider-state';
 import { recordMutation } from '../runs/record';
 import { startAppender, type Appender, type AppendJob, type LinkReply } from './append-worker';
-import { toolCallIds } from '../runs/exchange-links';
-import { hookJournalOf, linkExchange, type LinkableStep } from './links';
+import type { HookSession, SessionRequest } from '../agents/hook-session';
+import { exchangeCalls } from '../runs/exchange-links';
+import { linkExchange, recordingSessions, type LinkableStep } from './links';
 import { sha256Hex } from '../util/hash';
 import { exchangeRecord, readExchange, requestView, resultsFor, type Exchange, type ExchangeReading } from './exchange';
 import type { Protocol, RequestView } from './protocols';
@@ -39,6 +40,10 @@ export interface RecorderOptions {
   /** The seq the first recorded exchange gets (the journal's length when recording starts). */
   firstSeq: number;
   onWarning?: (line: string) => void;
+  /** The agent's hook session of a request (`AgentProxy.hookSession`): its exchanges' tool calls are linked to it. */
+  hookSession?: (request: SessionRequest, env: NodeJS.ProcessEnv) => HookSession | undefined;
+  /** The token the agent's process got (`RECORDING_ENV`): its hook sessions that record it ran under this recording. */
+  recordingToken?: string;
 }
 
 export interface RecorderSlot {
@@ -69,6 +74,10 @@ export class Recorder {
   readonly links = { linked: 0, unlinked: [] as string[] };
   /** Appended exchanges whose tool calls are not all linked yet: tried again at `close()`. */
   private readonly toLink: LinkableStep[] = [];
+  /** Appended exchanges of an agent whose requests name no session: linked at `close()`, to the one that ran. */
+  private readonly toLinkSingle: Omit<LinkableStep, 'hookJournal'>[] = [];
+  /** The exchange that asked for each tool call id (an id asked for twice is linked to neither: not sure which). */
+  private readonly askedBy = new Map<string, number>();
   failure: string | undefined;
   private readonly appender: Appender;
   /** The appends under way, in order. */
@@ -134,7 +143,26 @@ export class Recorder {
     this.drain(true);
     await this.appends;
     await this.appender.close();
+    this.resolveSingleSession();
     this.sweepLinks();
+  }
+
+  /** The exchanges of an agent whose requests name no session, linked to the one session that ran (or none). */
+  private resolveSingleSession(): void {
+    if (this.toLinkSingle.length === 0) return;
+    const token = this.options.recordingToken;
+    const sessions = token === undefined ? [] : recordingSessions(this.options.root, this.options.agent, token);
+    const steps = this.toLinkSingle.splice(0);
+    if (sessions.length === 1) {
+      for (const s of steps) this.toLink.push({ ...s, hookJournal: sessions[0]! });
+      return;
+    }
+    if (sessions.length === 0) return; // its hooks are not installed (or not given the token): nothing to link
+    const ids = steps.flatMap((s) => s.calls.map((c) => c[0]!));
+    this.links.unlinked.push(...ids);
+    this.warn(
+      `${sessions.length} ${this.options.agent} sessions ran under this recording (${sessions.join(', ')}) and its requests name none: which exchange is whose is not known, so no tool call is linked`,
+    );
   }
 
   /** The tool calls a hook step named after their exchange was appended (or a failed link write): linked now. */
@@ -156,15 +184,37 @@ export class Recorder {
       else this.toLink.push(s);
       return;
     }
-    this.links.linked += r.linked.length;
-    if (r.unlinked.length === 0 || !r.hookJournalExists) return;
-    if (!last) {
-      this.links.linked -= r.linked.length; // counted again when the sweep links the step whole
-      this.toLink.push(s);
+    if (!r.hookJournalExists) return;
+    if (r.unlinked.length > 0 && !last) {
+      this.toLink.push(s); // the step whole, at the end (its links are written once)
       return;
     }
-    this.links.unlinked.push(...r.unlinked);
-    this.warn(`exchange ${s.seq}: no step of ${s.hookJournal} ran the tool call ${r.unlinked.join(', ')}; not linked`);
+    this.links.linked += r.linked.length;
+    this.links.unlinked.push(...r.unlinked, ...r.ambiguous);
+    if (r.unlinked.length > 0)
+      this.warn(
+        `exchange ${s.seq}: no step of ${s.hookJournal} ran the tool call ${r.unlinked.join(', ')}; not linked`,
+      );
+    if (r.ambiguous.length > 0)
+      this.warn(
+        `exchange ${s.seq}: the tool call ${r.ambiguous.join(', ')} is named by several steps of ${s.hookJournal}, or its step is linked to another exchange; not linked`,
+      );
+  }
+
+  /** The exchange's tool calls that no other exchange of this recording asked for (the rest: warned, not linked). */
+  private ownCalls(seq: number, calls: string[][]): string[][] {
+    const own: string[][] = [];
+    for (const names of calls) {
+      const first = names.map((id) => this.askedBy.get(id)).find((s) => s !== undefined && s !== seq);
+      for (const id of names) if (!this.askedBy.has(id)) this.askedBy.set(id, seq);
+      if (first === undefined) {
+        own.push(names);
+        continue;
+      }
+      this.links.unlinked.push(names[0]!);
+      this.warn(`exchange ${seq}: the tool call ${names[0]} was asked for by exchange ${first} too; not linked`);
+    }
+    return own;
   }
 
   private warn(line: string): void {
@@ -238,8 +288,12 @@ export class Recorder {
   private append(s: RecorderSlot): void {
     const x = s.exchange!;
     const r = s.reading!;
-    const ids = toolCallIds(r.toolCalls);
-    const hookJournal = ids.length === 0 ? undefined : hookJournalOf(this.options.agent, x.requestHeaders);
+    const ids = this.ownCalls(s.seq!, exchangeCalls(r.toolCalls, s.results ?? null));
+    const session =
+      ids.length === 0
+        ? undefined
+        : this.options.hookSession?.({ headers: x.requestHeaders, body: r.view?.body }, this.options.env);
+    const hookJournal = session !== undefined && 'journal' in session ? session.journal : undefined;
     const job: AppendJob = {
       journalDir: this.options.journalDir,
       root: this.options.root,
@@ -250,9 +304,7 @@ export class Recorder {
       tool_call: canonical(r.toolCalls.length === 0 ? null : r.toolCalls),
       tool_result: canonical(s.results ?? null),
       blobs: [x.response, exchangeRecord(x, this.options.agent)],
-      ...(hookJournal === undefined
-        ? {}
-        : { link: { hookJournal, exchangeJournal: this.options.runId, toolUseIds: ids } }),
+      ...(hookJournal === undefined ? {} : { link: { hookJournal, exchangeJournal: this.options.runId, calls: ids } }),
     };
     this.appends = this.appends.then(async () => {
       if (this.failure !== undefined) return;
@@ -268,6 +320,13 @@ export class Recorder {
         );
       if (res.link !== undefined && job.link !== undefined)
         this.noteLinks({ ...job.link, seq: res.seq, step_hash: res.step_hash }, res.link, false);
+      else if (session !== undefined && 'single' in session)
+        this.toLinkSingle.push({
+          exchangeJournal: this.options.runId,
+          seq: res.seq,
+          step_hash: res.step_hash,
+          calls: ids,
+        });
       this.steps.push({
         seq: res.seq,
         step_hash: res.step_hash,

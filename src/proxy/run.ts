@@ -1,5 +1,7 @@
 import { spawn, type StdioOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { RECORDING_ENV } from '../agents/hook-session';
 import { InputError } from '../errors';
 import { recordCapability, recordRunEvent } from '../runs/record';
 import type { JsonObject } from '../canonical';
@@ -130,6 +132,9 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     env,
   );
 
+  // The agent's process (and so its hooks) gets a token of this recording: how hook sessions that ran under it are
+  // known where the agent's requests name none (src/agents/hook-session.ts).
+  const token = randomBytes(16).toString('hex');
   const recorder = new Recorder({
     root: o.root,
     journalDir: o.journalDir,
@@ -139,6 +144,8 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     env: o.env,
     firstSeq: o.firstSeq,
     onWarning: o.onWarning,
+    ...(o.agent.hookSession === undefined ? {} : { hookSession: o.agent.hookSession }),
+    recordingToken: token,
   });
   let child: ReturnType<typeof spawn> | undefined;
   let divergence: Divergence | undefined;
@@ -163,7 +170,12 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
   };
   try {
     // PWD is the directory the child starts in, as a shell sets it (OpenCode takes its project from $PWD).
-    const childEnv = { ...o.env, PWD: path.resolve(o.cwd), ...o.agent.childEnv(base, o.env, o.cwd) };
+    const childEnv = {
+      ...o.env,
+      PWD: path.resolve(o.cwd),
+      [RECORDING_ENV]: token,
+      ...o.agent.childEnv(base, o.env, o.cwd),
+    };
     const command = o.agent.childCommand === undefined ? o.command : o.agent.childCommand(o.command, base, o.env);
     if (command === undefined)
       o.onWarning(

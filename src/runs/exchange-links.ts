@@ -92,6 +92,49 @@ export function toolCallIds(tool_call: JsonValue): string[] {
   return out;
 }
 
+/** Gemini CLI's own id for a call whose wire id is `raw` (0.61.0: `<name>__<raw>`, unless `raw` starts so already). */
+function geminiCliCallId(name: string, raw: string): string {
+  return raw.startsWith(`${name}__`) ? raw : `${name}__${raw}`;
+}
+
+/**
+ * The tool calls an exchange step asked for, each as the ids the agents' hooks may name it by: its own id, and for a
+ * Gemini call (`{id, name, args}`, the generateContent shape) the id Gemini CLI gives it, which its hooks record:
+ * `<name>__<id>`. A Gemini call without an id is known by the id of the function response that answered it (the
+ * step's `tool_result`, matched by name: Gemini CLI makes one up, `<name>_<ms>_<n>`, and sends it with the result),
+ * when exactly one id-less call has that name and exactly one such response answers it. Several: none of them
+ * (which result answers which call is not known, so no link is claimed).
+ */
+export function exchangeCalls(tool_call: JsonValue, tool_result: JsonValue): string[][] {
+  const out: string[][] = [];
+  const own: string[] = [];
+  for (const c of (Array.isArray(tool_call) ? tool_call : [tool_call]).filter(isJsonObject)) {
+    const [id] = toolCallIds(c);
+    const gemini = 'args' in c && typeof c.name === 'string';
+    if (id !== undefined) own.push(id);
+    if (id !== undefined) out.push(gemini ? [...new Set([id, geminiCliCallId(c.name as string, id)])] : [id]);
+  }
+  const idless = (Array.isArray(tool_call) ? tool_call : [])
+    .filter(isJsonObject)
+    .filter((c) => 'args' in c && typeof c.name === 'string' && c.id === null)
+    .map((c) => c.name as string);
+  const responses = (Array.isArray(tool_result) ? tool_result : [])
+    .map((r) => (isJsonObject(r) ? r.functionResponse : null))
+    .filter(isJsonObject)
+    .filter((r) => typeof r.id === 'string' && typeof r.name === 'string' && !own.includes(r.id));
+  for (const name of new Set(idless)) {
+    const answers = responses.filter((r) => r.name === name);
+    if (idless.filter((n) => n === name).length === 1 && answers.length === 1)
+      out.push([geminiCliCallId(name, answers[0]!.id as string)]);
+  }
+  return out;
+}
+
+/** Every id an exchange step's tool calls may be named by (`exchangeCalls`, flat). */
+export function exchangeCallIds(tool_call: JsonValue, tool_result: JsonValue): string[] {
+  return [...new Set(exchangeCalls(tool_call, tool_result).flat())];
+}
+
 /**
  * Appends the links not recorded yet, each in the run journal of its hook journal's id, under that journal's lock:
  * two writers (the exchange's append, and `record`'s sweep at its end) never write one link twice. Returns the
@@ -254,7 +297,7 @@ export function checkExchangeLinkRows(
           'exchange_step_mismatch',
           `step ${l.exchange_seq} of ${l.exchange_journal} has step_hash ${x.row.step_hash}, the link names ${l.exchange_step_hash}`,
         );
-      else if (!toolCallIds(x.row.tool_call as JsonValue).includes(l.tool_use_id))
+      else if (!exchangeCallIds(x.row.tool_call as JsonValue, x.row.tool_result as JsonValue).includes(l.tool_use_id))
         fault(
           'exchange_step_mismatch',
           `step ${l.exchange_seq} of ${l.exchange_journal} did not ask for the tool call ${l.tool_use_id}`,

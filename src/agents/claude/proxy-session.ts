@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isSafeId } from '../../util/ids';
+import { oneHeader, type HookSession } from '../hook-session';
 import { subagentJournalId } from '../subagents';
 
 /**
@@ -9,15 +10,17 @@ import { subagentJournalId } from '../subagents';
  * Undefined when a header is missing, repeated or not safe as a journal id: the request's tool calls are not linked.
  */
 export function claudeHookJournal(headers: IncomingHttpHeaders): string | undefined {
-  const one = (name: string): string | undefined => {
-    const v = headers[name];
-    return typeof v === 'string' && v !== '' ? v : undefined;
-  };
-  const sid = one('x-claude-code-session-id');
+  const sid = oneHeader(headers, 'x-claude-code-session-id');
   if (sid === undefined) return undefined;
   const session = `claude-${sid}`;
   if (!isSafeId(session)) return undefined;
   if (headers['x-claude-code-agent-id'] === undefined) return session;
-  const agent = one('x-claude-code-agent-id');
+  const agent = oneHeader(headers, 'x-claude-code-agent-id');
   return agent === undefined ? undefined : subagentJournalId(session, agent);
+}
+
+/** `AgentProxy.hookSession` for Claude Code: the journal its headers name. */
+export function claudeHookSession(request: { headers: IncomingHttpHeaders }): HookSession | undefined {
+  const journal = claudeHookJournal(request.headers);
+  return journal === undefined ? undefined : { journal };
 }

@@ -2,6 +2,7 @@ import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise
 import { ANTHROPIC_API } from '../../proxy/providers';
 import { baseUrlVarProxy } from '../proxy-kit';
 import type { AgentProxy } from '../types';
+import { claudeHookSession } from './proxy-session';
 
 /** Claude Code 2.1.328 (`-p`, API key), measured by diffing the raw requests of runs in two directories. */
 export const CLAUDE_RULES: readonly NormaliseRule[] = [
@@ -39,4 +40,5 @@ export const claudeProxy: AgentProxy = baseUrlVarProxy({
   api: ANTHROPIC_API,
   normalise: CLAUDE_RULES,
   baseUrlSource: 'measured',
+  hookSession: claudeHookSession,
 });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { InputError } from '../../errors';
 import { PATHS_RULE, regexRule, valueRule, type NormaliseRule } from '../../proxy/normalise';
 import { OPENAI_API } from '../../proxy/providers';
+import { oneHeader, sessionJournal, type HookSession, type SessionRequest } from '../hook-session';
 import type { AgentProxy } from '../types';
 import { scanToml, tomlBasicString, tomlStringValue } from './toml';
 import { codexConfigFile, readConfigText } from './trust';
@@ -90,6 +91,18 @@ function configOverride(keys: string[], value: string, file: string): string[] {
 }
 
 /**
+ * The hook journal of a Codex request (measured with 0.171.0, `exec`: every model request carries the headers
+ * `session-id` and `thread-id`, both the session id its hooks get as `session_id`): `codex-<session-id>`. A request
+ * whose `thread-id` differs (another thread of the session, as a subagent's may be: not measured) is not linked.
+ */
+export function codexHookSession(request: SessionRequest): HookSession | undefined {
+  const sid = oneHeader(request.headers, 'session-id');
+  const thread = request.headers['thread-id'];
+  if (thread !== undefined && thread !== sid) return undefined;
+  return sessionJournal('codex', sid);
+}
+
+/**
  * Codex has no environment setting for its base URL (0.171.0, measured): the proxy's goes on the command line, as
  * a `-c` override right after the `codex` executable, for the provider config.toml selects.
  */
@@ -115,4 +128,5 @@ export const codexProxy: AgentProxy = {
   },
   normalise: CODEX_RULES,
   baseUrlSource: 'measured',
+  hookSession: codexHookSession,
 };

@@ -3,6 +3,7 @@ import { journalFile, readVerifiedJournal, type StepInput } from '../../journal'
 import { pathKind } from '../../util/fs';
 import { readRegularFile } from '../../util/nofollow';
 import { field, parseHookPayload, strOrNull, value, type HookPayload } from '../claude/payload';
+import { recordingToken } from '../hook-session';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import type { HookOptions, HookOutcome } from '../types';
 import { shellExitCode } from './exit-code';
@@ -102,9 +103,15 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
         'run event stop',
       );
       return;
-    case 'SessionStart':
-      rec.run([runEvent('session_start', [['source', strOrNull(value(p, 'source'))]])], 'run event session_start');
+    case 'SessionStart': {
+      // Under `stepchain record`, the recording's token: its exchanges are linked to this session's steps when it
+      // is the only one that ran under it (Gemini CLI's requests name no session; docs/record.md).
+      const token = recordingToken(options.env);
+      const fields: [string, JsonValue][] = [['source', strOrNull(value(p, 'source'))]];
+      if (token !== undefined) fields.push(['recording', token]);
+      rec.run([runEvent('session_start', fields)], 'run event session_start');
       return;
+    }
     case 'SessionEnd':
       flush(true);
       rec.run([runEvent('session_end', [['reason', strOrNull(value(p, 'reason'))]])], 'run event session_end');

@@ -79,4 +79,7 @@ export const geminiProxy: AgentProxy = baseUrlVarProxy({
   api: GEMINI_API,
   normalise: GEMINI_RULES,
   baseUrlSource: 'measured',
+  // Its model requests name no session (measured: no header nor field of the body carries it): the one Gemini CLI
+  // hook session that ran under the recording (../hook-session.ts).
+  hookSession: () => ({ single: true }),
 });

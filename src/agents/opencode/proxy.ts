@@ -3,6 +3,7 @@ import { InputError } from '../../errors';
 import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
 import { ANTHROPIC_API, envSetting, GEMINI_API, OPENAI_API } from '../../proxy/providers';
 import type { ProtocolName } from '../../proxy/protocols/types';
+import { oneHeader, sessionJournal } from '../hook-session';
 import type { AgentProxy } from '../types';
 import { opencodeProviders } from './config';
 
@@ -88,4 +89,7 @@ export const opencodeProxy: AgentProxy = {
   childEnv: (base, env, cwd = process.cwd()) => ({ OPENCODE_CONFIG_CONTENT: opencodeConfig(base, env, cwd) }),
   normalise: OPENCODE_RULES,
   baseUrlSource: 'measured',
+  // Measured with 1.18.33: every model request names its session in `x-session-id` (a subagent's, its own), the
+  // session its plugin's events name: `opencode-<x-session-id>`.
+  hookSession: (request) => sessionJournal('opencode', oneHeader(request.headers, 'x-session-id')),
 };
