@@ -62,3 +62,66 @@ export function findInTail<T>(
   }
   return undefined;
 }
+
+/**
+ * Characters every JSON writer an agent uses writes as themselves inside a string (JSON.stringify, Python's json,
+ * serde, Go's encoding/json): printable ASCII but `"` and `\` (always escaped), `/` (escaped by some), `<`, `>`,
+ * `&` (escaped by Go's). Anything else may come out as an escape.
+ */
+const VERBATIM_RUN = /[\x20-\x21\x23-\x25\x27-\x2e\x30-\x3b\x3d\x3f-\x5b\x5d-\x7e]+/g;
+
+/**
+ * The longest run of verbatim characters in the strings (member names included) of `v`: the bytes any line that
+ * holds `v` as JSON holds, however its writer spaced or escaped the rest (numbers are not looked at: `1e2` is
+ * `100`). Undefined when `v` has none (no strings, or only characters a writer may escape): the caller then reads
+ * every line.
+ */
+export function verbatimNeedle(v: unknown): Buffer | undefined {
+  let best = '';
+  const visit = (x: unknown): void => {
+    if (typeof x === 'string') {
+      for (const run of x.match(VERBATIM_RUN) ?? []) if (run.length > best.length) best = run;
+    } else if (Array.isArray(x)) x.forEach(visit);
+    else if (x instanceof Map) members(x.entries());
+    // Plain records only: a class's fields (a JsonFloat's `value`) are no member names of the JSON.
+    else if (typeof x === 'object' && x !== null && [Object.prototype, null].includes(Object.getPrototypeOf(x)))
+      members(Object.entries(x));
+  };
+  const members = (entries: Iterable<[unknown, unknown]>): void => {
+    for (const [k, y] of entries) {
+      visit(k);
+      visit(y);
+    }
+  };
+  visit(v);
+  return best === '' ? undefined : Buffer.from(best, 'latin1');
+}
+
+/** The lines of `buf` (split at `\n`) that contain one of `needles`, each once, in the file's order. */
+export function linesContaining(buf: Buffer, needles: readonly Buffer[]): Buffer[] {
+  const starts = new Map<number, number>(); // a line's start -> its end
+  for (const needle of needles)
+    for (let at = buf.indexOf(needle); at >= 0;) {
+      const start = buf.lastIndexOf(0x0a, at) + 1;
+      let end = buf.indexOf(0x0a, at);
+      if (end < 0) end = buf.length;
+      starts.set(start, end);
+      at = end >= buf.length ? -1 : buf.indexOf(needle, end + 1);
+    }
+  return [...starts.keys()].sort((a, b) => a - b).map((start) => buf.subarray(start, starts.get(start)));
+}
+
+/** The needle of a string written as itself (all of it verbatim), quoted as JSON writes it; else undefined. */
+export function quotedNeedle(s: string): Buffer | undefined {
+  return verbatimNeedle(s)?.length === s.length ? Buffer.from(JSON.stringify(s), 'latin1') : undefined;
+}
+
+/**
+ * The last `window` bytes of the file open at `fd` (`size` bytes), whole lines only: a window that starts
+ * mid-line drops that line.
+ */
+export function tailWindow(fd: number, size: number, window: number): Buffer {
+  const from = Math.max(0, size - window);
+  const buf = readRange(fd, from, size - from);
+  return from > 0 ? buf.subarray(buf.indexOf(0x0a) + 1) : buf;
+}

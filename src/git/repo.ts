@@ -2,22 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { gitSync, gitTry } from './exec';
+import { readRepoInfo, type RepoInfo } from './repo-read';
+import { enclosingForkWorktree } from './worktree-link';
 
-/** Where a directory sits in git: its work tree, the repository's common git dir, HEAD and branch. */
-export interface RepoInfo {
-  /** The top of the work tree containing the directory (a linked worktree's own top for a fork). */
-  top: string;
-  /** The git dir of this work tree (`.git`, or `.git/worktrees/<name>` for a linked worktree). */
-  gitDir: string;
-  /** The repository's common git dir (shared by all its worktrees). */
-  commonDir: string;
-  /** The index file of this work tree. */
-  indexFile: string;
-  /** HEAD's commit, or undefined on an unborn branch. */
-  head: string | undefined;
-  /** The checked-out branch (short name), or undefined when detached. */
-  branch: string | undefined;
-}
+export type { RepoInfo } from './repo-read';
+export { isRefComponent } from './ref-name';
 
 /** The path-valued facts `repoInfo` asks `git rev-parse` for, in order. */
 const PATH_QUERIES: string[][] = [
@@ -43,6 +32,13 @@ function oneValue(out: string): string {
  * can never hand back another repository's paths.
  */
 export function repoInfo(dir: string, env?: NodeJS.ProcessEnv): RepoInfo | undefined {
+  if (!existsSync(dir)) return undefined;
+  // The repository's files, when they say it plainly (./repo-read.ts); a fork's worktree is git's (./exec.ts pins it).
+  return (enclosingForkWorktree(dir) === undefined ? readRepoInfo(dir) : undefined) ?? repoInfoFromGit(dir, env);
+}
+
+/** repoInfo as `git rev-parse` answers it (one process, more when a path holds a newline). */
+export function repoInfoFromGit(dir: string, env?: NodeJS.ProcessEnv): RepoInfo | undefined {
   if (!existsSync(dir)) return undefined;
   const q = ['rev-parse', '--is-inside-work-tree', ...PATH_QUERIES.flat()];
   const headQ = ['HEAD^{commit}', '--symbolic-full-name', 'HEAD'];
@@ -98,20 +94,6 @@ export function resolveRef(dir: string, ref: string, env?: NodeJS.ProcessEnv): s
 /** Whether a branch exists. */
 export function branchExists(dir: string, branch: string, env?: NodeJS.ProcessEnv): boolean {
   return gitTry(dir, ['show-ref', '--verify', '-q', `refs/heads/${branch}`], { env }) !== undefined;
-}
-
-/** `git check-ref-format` for one path component, without a process (snapshot refs are made per append). */
-export function isRefComponent(s: string): boolean {
-  return (
-    s.length > 0 &&
-    !s.startsWith('.') &&
-    !s.endsWith('.') &&
-    !s.endsWith('.lock') &&
-    !s.includes('..') &&
-    !s.includes('@{') &&
-    s !== '@' &&
-    !/[\x00-\x20\x7f~^:?*[\\/]/.test(s)
-  );
 }
 
 /** Refs under a prefix with their commit and full message (one process). */

@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs';
 import { canonical, parse, type JsonValue } from '../../canonical';
-import { readRange } from '../../util/fs';
 import { openRegularFile } from '../../util/nofollow';
+import { linesContaining, quotedNeedle, tailWindow, verbatimNeedle } from '../tail-scan';
 
 /**
  * Copilot CLI's hook payloads name no tool-call id; its session event log does (`events.jsonl`, one JSON object
@@ -33,49 +33,88 @@ function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/** One line of the log as an event with a string `data.toolCallId`, or undefined. */
+function callEvent(line: string): { type: JsonValue; data: Record<string, JsonValue> } | undefined {
+  let v: JsonValue;
+  try {
+    v = parse(line);
+  } catch {
+    return undefined; // a torn last line, or not an entry
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof Map) return undefined;
+  const e = v as Record<string, JsonValue>;
+  const data = e.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || data instanceof Map) return undefined;
+  const d = data as Record<string, JsonValue>;
+  return typeof d.toolCallId === 'string' ? { type: e.type, data: d } : undefined;
+}
+
+/** The started and the completed calls of the lines `lines` (every line of the log, or those a needle found). */
+function callsOf(lines: Iterable<string>): { started: Started[]; completed: Set<string> } {
+  const started: Started[] = [];
+  const completed = new Set<string>();
+  for (const line of lines) {
+    const start = line.includes('"tool.execution_start"');
+    if (!start && !line.includes('"tool.execution_complete"')) continue;
+    const e = callEvent(line);
+    if (e === undefined) continue;
+    if (e.type === 'tool.execution_start' && e.data.arguments !== undefined) {
+      started.push({
+        id: e.data.toolCallId as string,
+        args: canonical(e.data.arguments),
+        model: typeof e.data.model === 'string' ? e.data.model : undefined,
+      });
+    } else if (e.type === 'tool.execution_complete') {
+      completed.add(e.data.toolCallId as string);
+    }
+  }
+  return { started, completed };
+}
+
+/** The last `window` bytes of the log, whole lines (undefined: no such file). */
+function readWindow(file: string, window: number): Buffer | undefined {
+  const opened = openRegularFile(file);
+  if (opened === undefined) return undefined;
+  try {
+    return tailWindow(opened.fd, opened.size, window);
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+const utf8 = (lines: Buffer[]): string[] => lines.map((l) => l.toString('utf8'));
+
 /** The started and the completed calls in the last `window` bytes of the log (undefined: no such file). */
 export function readCalls(
   file: string,
   window = LOG_WINDOW,
 ): { started: Started[]; completed: Set<string> } | undefined {
-  const opened = openRegularFile(file);
-  if (opened === undefined) return undefined;
-  let text: string;
-  try {
-    const from = Math.max(0, opened.size - window);
-    text = readRange(opened.fd, from, opened.size - from).toString('utf8');
-    if (from > 0) text = text.slice(text.indexOf('\n') + 1); // the first line is cut
-  } finally {
-    closeSync(opened.fd);
-  }
-  const started: Started[] = [];
-  const completed = new Set<string>();
-  for (const line of text.split('\n')) {
-    const start = line.includes('"tool.execution_start"');
-    if (!start && !line.includes('"tool.execution_complete"')) continue;
-    let v: JsonValue;
-    try {
-      v = parse(line);
-    } catch {
-      continue; // a torn last line, or not an entry
-    }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) continue;
-    const e = v as Record<string, JsonValue>;
-    const data = e.data;
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) continue;
-    const d = data as Record<string, JsonValue>;
-    if (typeof d.toolCallId !== 'string') continue;
-    if (e.type === 'tool.execution_start' && d.arguments !== undefined) {
-      started.push({
-        id: d.toolCallId,
-        args: canonical(d.arguments),
-        model: typeof d.model === 'string' ? d.model : undefined,
-      });
-    } else if (e.type === 'tool.execution_complete') {
-      completed.add(d.toolCallId);
-    }
-  }
-  return { started, completed };
+  const buf = readWindow(file, window);
+  return buf === undefined ? undefined : callsOf(buf.toString('utf8').split('\n'));
+}
+
+/**
+ * The calls in the last `window` bytes of the log that started with the arguments `want` (canonical) and have not
+ * completed (undefined: no such file). A long session's log is megabytes of calls: only the lines that hold the
+ * arguments' longest verbatim run (`verbatimNeedle`) can be their start, and only lines naming a candidate's id
+ * can be its completion, so only those are parsed; arguments or ids without such bytes: every line is.
+ */
+export function openCalls(file: string, toolInput: JsonValue, window = LOG_WINDOW): Started[] | undefined {
+  const want = canonical(toolInput);
+  const buf = readWindow(file, window);
+  if (buf === undefined) return undefined;
+  const needle = verbatimNeedle(toolInput);
+  const every = (): string[] => buf.toString('utf8').split('\n');
+  const started = callsOf(needle === undefined ? every() : utf8(linesContaining(buf, [needle]))).started.filter(
+    (s) => s.args === want,
+  );
+  if (started.length === 0) return [];
+  // An id written as itself is found as its quoted bytes; any other, on every line.
+  const idNeedles = started.map((s) => quotedNeedle(s.id));
+  const completed = callsOf(
+    idNeedles.every((n) => n !== undefined) ? utf8(linesContaining(buf, idNeedles)) : every(),
+  ).completed;
+  return started.filter((s) => !completed.has(s.id));
 }
 
 /**
@@ -87,22 +126,20 @@ export function findOpenCall(
   toolInput: JsonValue,
   options: { tries?: number; pauseMs?: number; window?: number } = {},
 ): { match: CallMatch } | { problem: string } {
-  const want = canonical(toolInput);
   const tries = options.tries ?? 40;
   let last = '';
   for (let i = 0; i < tries; i++) {
     if (i > 0) sleepMs(options.pauseMs ?? 50);
-    let calls: ReturnType<typeof readCalls>;
+    let open: Started[] | undefined;
     try {
-      calls = readCalls(file, options.window);
+      open = openCalls(file, toolInput, options.window);
     } catch (e) {
       return { problem: `${(e as Error).message.split('\n')[0]}` };
     }
-    if (calls === undefined) {
+    if (open === undefined) {
       last = `${file} does not exist`;
       continue;
     }
-    const open = calls.started.filter((s) => s.args === want && !calls.completed.has(s.id));
     const ids = [...new Set(open.map((s) => s.id))];
     if (ids.length === 1) return { match: { id: ids[0]!, model: open[0]!.model } };
     last =

@@ -193,26 +193,27 @@ function flushPending(p: HookPayload, root: string, options: HookOptions, rec: S
       rec.out.errors.push(`${w.f.file}: not a Gemini CLI hook payload; left where it is`);
     }
   const file = p.transcriptPath === undefined ? undefined : sessionTranscript(p.transcriptPath, options.env);
+  const open = waiting.filter((w) => w.payload !== undefined);
+  const inputOf = (q: HookPayload): unknown => {
+    try {
+      return (JSON.parse(Buffer.from(q.bytes).toString('utf8')) as Record<string, unknown>).tool_input ?? null;
+    } catch {
+      return null; // parsed losslessly already: cannot fail here
+    }
+  };
+  const key = (q: HookPayload): string => `${field(q, 'tool_name') ?? ''}\0${plain(inputOf(q))}`;
   let calls: TranscriptCall[] = [];
   if (file === undefined)
     rec.out.warnings.push('the transcript is not where Gemini CLI keeps sessions here: no call ids');
   else {
     try {
-      calls = transcriptCalls(file);
+      const wanted = open.map((w) => ({ args: inputOf(w.payload!), name: field(w.payload!, 'tool_name') ?? '' }));
+      calls = transcriptCalls(file, undefined, wanted);
     } catch (e) {
       rec.out.warnings.push(`the transcript is not read, so the steps name no call id: ${errorLine(e)}`);
     }
   }
-  const open = waiting.filter((w) => w.payload !== undefined);
-  const key = (q: HookPayload): string => {
-    let input: unknown = null;
-    try {
-      input = (JSON.parse(Buffer.from(q.bytes).toString('utf8')) as Record<string, unknown>).tool_input ?? null;
-    } catch {
-      /* parsed losslessly already: cannot fail here */
-    }
-    return `${field(q, 'tool_name') ?? ''}\0${plain(input)}`;
-  };
+
   const callKey = (call: TranscriptCall): string => `${call.name}\0${plain(call.args)}`;
   // Only a call some pending payload could be matched to needs to be looked for in the journal.
   const keys = new Set(open.map((w) => key(w.payload!)));

@@ -1,8 +1,8 @@
 import { closeSync } from 'node:fs';
 import path from 'node:path';
 import type { JsonValue } from '../../canonical';
-import { readRange } from '../../util/fs';
 import { openRegularFile } from '../../util/nofollow';
+import { linesContaining, quotedNeedle, tailWindow, verbatimNeedle } from '../tail-scan';
 import { geminiDir } from './home';
 
 /**
@@ -47,24 +47,10 @@ function record(line: string): Record<string, unknown> | undefined {
   }
 }
 
-/**
- * The tool calls of the transcript's last `window` bytes, in the order they were first written, each once (a
- * record written again replaces its calls' details, not their place). Never through a link or a FIFO.
- */
-export function transcriptCalls(file: string, window = TRANSCRIPT_WINDOW): TranscriptCall[] {
-  const opened = openRegularFile(file);
-  if (opened === undefined) return [];
-  let text: string;
-  try {
-    const start = Math.max(0, opened.size - window);
-    text = readRange(opened.fd, start, opened.size - start).toString('utf8');
-    // A window that starts mid-line drops that line.
-    if (start > 0) text = text.slice(text.indexOf('\n') + 1);
-  } finally {
-    closeSync(opened.fd);
-  }
+/** The calls of `lines` in the order they were first written, each once, with its last details (see below). */
+function callsOf(lines: Iterable<string>, only?: ReadonlySet<string>): Map<string, TranscriptCall> {
   const calls = new Map<string, TranscriptCall>();
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     if (!line.includes('"toolCalls"')) continue;
     const r = record(line);
     if (r === undefined || r.type !== 'gemini' || !Array.isArray(r.toolCalls)) continue;
@@ -72,9 +58,44 @@ export function transcriptCalls(file: string, window = TRANSCRIPT_WINDOW): Trans
     for (const c of r.toolCalls as unknown[]) {
       if (typeof c !== 'object' || c === null) continue;
       const { id, name, args } = c as Record<string, unknown>;
-      if (typeof id !== 'string' || typeof name !== 'string') continue;
+      if (typeof id !== 'string' || typeof name !== 'string' || (only !== undefined && !only.has(id))) continue;
       calls.set(id, { id, name, args: (args ?? null) as JsonValue, model });
     }
   }
-  return [...calls.values()];
+  return calls;
+}
+
+const utf8 = (lines: Buffer[]): string[] => lines.map((l) => l.toString('utf8'));
+
+/**
+ * The tool calls of the transcript's last `window` bytes, in the order they were first written, each once (a
+ * record written again replaces its calls' details, not their place). Never through a link or a FIFO.
+ *
+ * `wanted`: what the caller looks for, each a call's args (or, when those have no verbatim bytes, its name). A long
+ * session's transcript is megabytes of calls: then only lines holding a wanted value's longest verbatim run
+ * (`verbatimNeedle`) are parsed, and the ids they name are followed through every line naming them (a record written
+ * again), so each call returned is exactly what reading every line says of it; calls holding none of the wanted
+ * values may be left out. A wanted value without verbatim bytes, or an id without: every line is read.
+ */
+export function transcriptCalls(
+  file: string,
+  window = TRANSCRIPT_WINDOW,
+  wanted?: readonly { args: unknown; name: string }[],
+): TranscriptCall[] {
+  const opened = openRegularFile(file);
+  if (opened === undefined) return [];
+  let buf: Buffer;
+  try {
+    buf = tailWindow(opened.fd, opened.size, window);
+  } finally {
+    closeSync(opened.fd);
+  }
+  const every = (): TranscriptCall[] => [...callsOf(buf.toString('utf8').split('\n')).values()];
+  if (wanted === undefined) return every();
+  const needles = wanted.map((w) => verbatimNeedle(w.args) ?? verbatimNeedle(w.name));
+  if (!needles.every((n) => n !== undefined)) return every();
+  const candidates = callsOf(utf8(linesContaining(buf, needles)));
+  const ids = [...candidates.keys()].map(quotedNeedle);
+  if (!ids.every((n) => n !== undefined)) return every();
+  return [...callsOf(utf8(linesContaining(buf, ids)), new Set(candidates.keys())).values()];
 }

@@ -1,0 +1,200 @@
+import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { READ_FLAGS, readUnder } from '../util/nofollow';
+import { isRefComponent } from './ref-name';
+
+/** Where a directory sits in git: its work tree, the repository's common git dir, HEAD and branch. */
+export interface RepoInfo {
+  /** The top of the work tree containing the directory (a linked worktree's own top for a fork). */
+  top: string;
+  /** The git dir of this work tree (`.git`, or `.git/worktrees/<name>` for a linked worktree). */
+  gitDir: string;
+  /** The repository's common git dir (shared by all its worktrees). */
+  commonDir: string;
+  /** The index file of this work tree. */
+  indexFile: string;
+  /** HEAD's commit, or undefined on an unborn branch. */
+  head: string | undefined;
+  /** The checked-out branch (short name), or undefined when detached. */
+  branch: string | undefined;
+}
+
+/**
+ * What `git rev-parse` tells `repoInfo` (./repo.ts), read from the repository's files for the one layout git makes
+ * by default: `dir` (no link on its path) inside the work tree of a plain repository (a `.git` directory of this
+ * user's, no `commondir`, a configuration that sets nothing about where the work tree is, no extension), HEAD a
+ * branch or a commit, the branch a loose or packed ref to a commit stored loose or in a pack. Runs on every append
+ * (an agent's hook is a process per tool call, and a git process is most of a millisecond of CPU and several of
+ * waiting). Anything else, or anything that does not read exactly so, is `undefined`: git is asked, as it always
+ * was. Nothing is read through a link.
+ */
+export function readRepoInfo(dir: string): RepoInfo | undefined {
+  try {
+    return read(dir);
+  } catch {
+    return undefined;
+  }
+}
+
+const OID = /^[0-9a-f]{40}$/;
+
+function lstatOrUndefined(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function read(dir: string): RepoInfo | undefined {
+  const start = path.resolve(dir);
+  // git walks up from its physical working directory; a path with a link in it would be printed otherwise.
+  if (realpathSync.native(start) !== start || typeof process.getuid !== 'function') return undefined;
+  const uid = process.getuid();
+  const dev = lstatSync(start).dev;
+  for (let d = start; ; d = path.dirname(d)) {
+    const st = lstatSync(d);
+    // git stops at a file system's boundary (without GIT_DISCOVERY_ACROSS_FILESYSTEM, which stepchain drops).
+    if (st.dev !== dev) return undefined;
+    const dotGit = lstatOrUndefined(path.join(d, '.git'));
+    if (dotGit !== undefined) {
+      // A `.git` file (a linked worktree, a submodule) or a link: git reads it.
+      if (!dotGit.isDirectory()) return undefined;
+      // Another user's repository is refused by git unless safe.directory says otherwise: git decides.
+      if (st.uid !== uid || dotGit.uid !== uid) return undefined;
+      return fromGitDir(d, path.join(d, '.git'));
+    }
+    // A directory that is itself a repository (bare, or inside `.git`): git decides.
+    if (lstatOrUndefined(path.join(d, 'HEAD')) !== undefined) return undefined;
+    if (d === path.dirname(d)) return undefined;
+  }
+}
+
+/** A file of the git dir, read without a link anywhere below it; undefined when it is not a regular file. */
+function gitFile(gitDir: string, rel: string): Buffer | undefined {
+  const r = readUnder(gitDir, rel, 1 << 26);
+  return r.kind === 'file' ? r.bytes : undefined;
+}
+
+/** Whether the repository's own configuration could move the work tree or change how refs and objects are kept. */
+function plainConfig(text: string): boolean {
+  for (const raw of text.split('\n')) {
+    const line = raw.trim().toLowerCase();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    if (line.startsWith('[')) {
+      // [include], [includeIf "..."], [extensions]: what they hold is not read here.
+      if (/^\[\s*(include|includeif|extensions)\b/.test(line)) return false;
+      continue;
+    }
+    if (/^(worktree|bare)\b/.test(line) && !/^bare\s*=\s*false$/.test(line)) return false;
+    if (/^repositoryformatversion\b/.test(line) && !/^repositoryformatversion\s*=\s*[01]$/.test(line)) return false;
+    if (line.includes('worktree') || line.includes('extensions') || line.includes('include')) return false;
+  }
+  return true;
+}
+
+function fromGitDir(top: string, gitDir: string): RepoInfo | undefined {
+  if (lstatOrUndefined(path.join(gitDir, 'commondir')) !== undefined) return undefined;
+  const config = gitFile(gitDir, 'config');
+  if (config === undefined || !plainConfig(config.toString('utf8'))) return undefined;
+  for (const need of ['objects', 'refs'])
+    if (!lstatOrUndefined(path.join(gitDir, need))?.isDirectory()) return undefined;
+  const headText = gitFile(gitDir, 'HEAD')?.toString('latin1');
+  if (headText === undefined) return undefined;
+  const info = { top, gitDir, commonDir: gitDir, indexFile: path.join(gitDir, 'index') };
+  const detached = /^([0-9a-f]{40})\n$/.exec(headText);
+  if (detached !== null) {
+    return isCommit(gitDir, detached[1]!) ? { ...info, head: detached[1]!, branch: undefined } : undefined;
+  }
+  const sym = /^ref: refs\/heads\/([^\n]+)\n$/.exec(headText);
+  if (sym === null) return undefined;
+  const branch = sym[1]!;
+  if (!branch.split('/').every(isRefComponent)) return undefined;
+  const oid = resolveBranch(gitDir, `refs/heads/${branch}`);
+  if (oid === undefined) return undefined;
+  if (oid === null) return { ...info, head: undefined, branch }; // unborn
+  return isCommit(gitDir, oid) ? { ...info, head: oid, branch } : undefined;
+}
+
+/** The branch's object id; null when there is no such ref (an unborn branch); undefined: git decides. */
+function resolveBranch(gitDir: string, ref: string): string | undefined | null {
+  const loose = readUnder(gitDir, ref, 4096);
+  if (loose.kind === 'file') {
+    const m = /^([0-9a-f]{40})\n$/.exec(loose.bytes.toString('latin1'));
+    return m === null ? undefined : m[1]!;
+  }
+  if (loose.kind !== 'missing') return undefined;
+  const packed = readUnder(gitDir, 'packed-refs');
+  if (packed.kind === 'missing') return null;
+  if (packed.kind !== 'file') return undefined;
+  let found: string | null = null;
+  for (const line of packed.bytes.toString('utf8').split('\n')) {
+    if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
+    const m = /^([0-9a-f]{40}) (.+)$/.exec(line);
+    if (m === null) return undefined;
+    if (m[2] === ref) found = m[1]!;
+  }
+  return found;
+}
+
+/** Whether `oid` is a commit stored loose or as a whole object in a pack (a tag, a delta, an alternate: git decides). */
+function isCommit(gitDir: string, oid: string): boolean {
+  if (!OID.test(oid)) return false;
+  const loose = readUnder(gitDir, `objects/${oid.slice(0, 2)}/${oid.slice(2)}`, 1 << 26);
+  if (loose.kind === 'file') {
+    const raw = inflateSync(loose.bytes);
+    return raw.toString('latin1', 0, 7) === 'commit ';
+  }
+  if (loose.kind !== 'missing') return false;
+  if (lstatOrUndefined(path.join(gitDir, 'objects', 'info', 'alternates')) !== undefined) return false;
+  const packDir = path.join(gitDir, 'objects', 'pack');
+  if (!lstatOrUndefined(packDir)?.isDirectory()) return false;
+  for (const name of readdirSync(packDir)) {
+    if (!name.endsWith('.idx')) continue;
+    const at = packOffset(gitDir, `objects/pack/${name}`, oid);
+    if (at === undefined) continue;
+    return packedType(path.join(packDir, `${name.slice(0, -4)}.pack`), at) === 1; // OBJ_COMMIT
+  }
+  return false;
+}
+
+/** The offset of `oid` in the pack of a version-2 index, or undefined (not there, or not an index read here). */
+function packOffset(gitDir: string, rel: string, oid: string): number | undefined {
+  const r = readUnder(gitDir, rel, 1 << 30);
+  if (r.kind !== 'file') return undefined;
+  const b = r.bytes;
+  if (b.length < 8 + 1024 || b.readUInt32BE(0) !== 0xff744f63 || b.readUInt32BE(4) !== 2) return undefined;
+  const want = Buffer.from(oid, 'hex');
+  const first = want[0]!;
+  let lo = first === 0 ? 0 : b.readUInt32BE(8 + 4 * (first - 1));
+  let hi = b.readUInt32BE(8 + 4 * first);
+  const n = b.readUInt32BE(8 + 4 * 255);
+  const names = 8 + 1024;
+  if (b.length < names + n * 28) return undefined;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = b.compare(want, 0, 20, names + mid * 20, names + mid * 20 + 20);
+    if (c === 0) {
+      const off = b.readUInt32BE(names + n * 24 + mid * 4);
+      return off & 0x80000000 ? undefined : off; // a 64-bit offset: git reads it
+    }
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return undefined;
+}
+
+/** The type of the object at `offset` of a pack file (never through a link). */
+function packedType(file: string, offset: number): number | undefined {
+  const st = lstatSync(file);
+  if (!st.isFile()) return undefined;
+  const fd = openSync(file, READ_FLAGS);
+  try {
+    const head = Buffer.alloc(1);
+    if (readSync(fd, head, 0, 1, offset) !== 1) return undefined;
+    return (head[0]! >> 4) & 7;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,96 @@
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoInfo, repoInfoFromGit } from '../src/git/repo';
+import { readRepoInfo } from '../src/git/repo-read';
+import { commitAll, git, initRepo } from './helpers/git';
+import { freshDir, tempDir } from './helpers/tmp';
+
+/**
+ * repoInfo reads a plain repository's files instead of starting `git rev-parse` (src/git/repo-read.ts): on every
+ * shape, what it answers is what git answers, and the shapes it does not read plainly are git's.
+ */
+const base = realpathSync(tempDir('stepchain-repo-read-'));
+
+/** The answer for `dir`: equal to git's, and read without git exactly when `plain`. */
+function expectSame(dir: string, plain: boolean): void {
+  expect(repoInfo(dir)).toEqual(repoInfoFromGit(dir));
+  expect(readRepoInfo(dir) !== undefined).toBe(plain);
+}
+
+test('a plain repository: at its top, in a subdirectory, with loose and packed refs and objects', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
+  expectSame(r, true);
+  expectSame(path.join(r, 'src'), true);
+  git(r, ['gc', '-q']); // packed objects, packed refs
+  expectSame(r, true);
+  expectSame(path.join(r, 'src'), true);
+  writeFileSync(path.join(r, 'c.txt'), 'c\n');
+  commitAll(r, 'loose again over packed');
+  expectSame(r, true);
+  git(r, ['checkout', '-q', '--detach']);
+  expectSame(r, true);
+  git(r, ['checkout', '-q', '-b', 'feature/x']);
+  expectSame(r, true);
+});
+
+test('an unborn branch, and HEAD naming something else than a branch', () => {
+  const r = initRepo(freshDir(base), {}, { commit: false });
+  expectSame(r, true);
+  writeFileSync(path.join(r, '.git', 'HEAD'), 'ref: refs/tags/v1\n');
+  expectSame(r, false);
+  writeFileSync(path.join(r, '.git', 'HEAD'), 'ref:  refs/heads/main\n');
+  expect(repoInfo(r)).toEqual(repoInfoFromGit(r));
+});
+
+test('a branch naming an annotated tag, a tree, or a missing object: git answers', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['tag', '-a', '-m', 'tag', 'v1']);
+  const tag = git(r, ['rev-parse', 'v1']);
+  const tree = git(r, ['rev-parse', 'HEAD^{tree}']);
+  const branch = path.join(r, '.git', 'refs', 'heads', 'main');
+  // git refuses to write these (update-ref): a hostile repository has them all the same.
+  writeFileSync(branch, `${tag}\n`);
+  expectSame(r, false);
+  writeFileSync(branch, `${tree}\n`);
+  expectSame(r, false);
+  git(r, ['gc', '-q']);
+  expectSame(r, false); // the tree, packed
+  writeFileSync(path.join(r, '.git', 'refs', 'heads', 'main'), `${'1'.repeat(40)}\n`);
+  expectSame(r, false);
+});
+
+test('layouts git decides: a linked worktree, core.worktree, includes, extensions, bare, inside .git, a link', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
+  const wt = path.join(freshDir(base), 'wt');
+  git(r, ['worktree', 'add', '-q', wt]);
+  expectSame(wt, false);
+  const inner = path.join(r, 'inner-wt'); // a `.git` file inside another repository's work tree
+  git(r, ['worktree', 'add', '-q', inner]);
+  expectSame(inner, false);
+  expect(repoInfo(inner)!.top).toBe(inner);
+  expectSame(r, true); // the main work tree of a repository with a linked one
+  expectSame(path.join(r, '.git'), false);
+  const moved = initRepo(freshDir(base), { 'x.txt': 'x\n' });
+  git(moved, ['config', 'core.worktree', path.join(moved, 'src')]);
+  mkdirSync(path.join(moved, 'src'), { recursive: true });
+  expectSame(moved, false);
+  const inc = initRepo(freshDir(base), { 'x.txt': 'x\n' });
+  git(inc, ['config', 'include.path', 'extra']);
+  expectSame(inc, false);
+  const ext = initRepo(freshDir(base), { 'x.txt': 'x\n' });
+  git(ext, ['config', 'core.repositoryformatversion', '1']);
+  git(ext, ['config', 'extensions.worktreeConfig', 'true']);
+  expectSame(ext, false);
+  const bare = path.join(freshDir(base), 'bare.git');
+  git(base, ['init', '-q', '--bare', bare]);
+  expectSame(bare, false);
+  const link = path.join(freshDir(base), 'link');
+  symlinkSync(r, link);
+  expectSame(link, false);
+  // A repository of its own inside another's work tree: its own.
+  const nested = initRepo(path.join(r, 'nested'), { 'n.txt': 'n\n' });
+  expectSame(nested, true);
+  expect(repoInfo(nested)!.top).toBe(nested);
+  // Not in any repository (a file system's root is beyond the walk): undefined either way.
+  expect(repoInfo(freshDir(base))).toEqual(repoInfoFromGit(freshDir(base)));
+});
