@@ -8,10 +8,10 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 
-/** The hook entry as one small CommonJS program (it exports `runHook`). */
-export async function bundleHookEntry(root) {
+/** A small entry (src/cli/<name>-entry.ts) as one small CommonJS program (the hook entry exports `runHook`, the verify entry `runVerify`). */
+export async function bundleEntry(root, name) {
   const result = await build({
-    entryPoints: [path.join(root, 'src', 'cli', 'hook-entry.ts')],
+    entryPoints: [path.join(root, 'src', 'cli', `${name}-entry.ts`)],
     bundle: true,
     write: false,
     format: 'cjs',
@@ -28,15 +28,17 @@ export async function bundleHookEntry(root) {
 
 /**
  * The bin's text: `programs.hook` is the hook entry (a module exporting `runHook(argv)`, true when it took the
- * command line), `programs.main` the whole CLI (a script). Each program is compiled as a CommonJS module of this
- * file (its require, __filename and __dirname), only when it runs.
+ * command line), `programs.verify` the verify entry (`runVerify(argv)`, the same way: `stepchain verify` is a whole
+ * process whose start is a noticeable part of it), `programs.main` the whole CLI (a script). Each program is
+ * compiled as a CommonJS module of this file (its require, __filename and __dirname), only when it runs.
  *
- * The hook entry is a string literal; the whole CLI is the file's last line, a `//` comment holding it as JSON: V8
+ * The hook entry is a string literal; the verify entry and the whole CLI are the file's last two lines, `//`
+ * comments holding them as JSON: V8
  * skips a comment faster than it scans a string literal of the same length (every hook call scanned the CLI's
  * 1.3 MB as a literal, ~5 ms of what the hook may cost), and the CLI reads it back from the file only when it runs.
  * Both texts are pure ASCII, so JSON.stringify writes them with no line terminator and the file reads as latin1.
  *
- * Both programs run with V8's code cache: a program's compiled code (what the first run compiled, lazily compiled
+ * Every program runs with V8's code cache: a program's compiled code (what the first run compiled, lazily compiled
  * functions included) is kept in `<XDG state dir>/stepchain/code-cache/` (the per-user directory of the audit and
  * checkpoint keys, src/util/state-dir.ts: a relative XDG_STATE_HOME ignored), named by the program, its SHA-256,
  * Node's version and the architecture, and later runs compile nothing V8 finds there (the whole CLI: about a
@@ -52,13 +54,23 @@ export function launcherSource(programs) {
   const id = (text) => createHash('sha256').update(text).digest('hex').slice(0, 32);
   return `#!/usr/bin/env node
 'use strict';
-// stepchain: the CLI and the hook entry, carried as text and compiled only when run (scripts/build-launcher.mjs).
+// stepchain: the CLI, the hook entry and the verify entry, carried as text and compiled only when run (scripts/build-launcher.mjs).
 const hook = ${JSON.stringify(programs.hook)};
 const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname'];
-/** The whole CLI: the JSON of this file's last line, after its \`//\`. */
-function main() {
+/** A program carried on a comment line at this file's end: the JSON after its \`//\` (\`back\` 0: the last line). */
+function carried(back) {
   const own = require('node:fs').readFileSync(__filename, 'latin1');
-  return JSON.parse(own.slice(own.lastIndexOf('\\n//', own.length - 2) + 3));
+  let end = own.length - 1;
+  let at = own.lastIndexOf('\\n//', end - 1);
+  for (let k = 0; k < back; k++) {
+    end = at;
+    at = own.lastIndexOf('\\n//', end - 1);
+  }
+  return JSON.parse(own.slice(at + 3, end));
+}
+/** The whole CLI (the last line). */
+function main() {
+  return carried(0);
 }
 /** Where the code cache of program \`name\` (its SHA-256 prefix \`id\`) is kept (undefined: none). */
 function cacheFile(name, id) {
@@ -154,7 +166,12 @@ function run(name, id, text) {
   return m.exports;
 }
 const argv = process.argv.slice(2);
-if (!(argv[0] === 'hook' && run('hook', '${id(programs.hook)}', hook).runHook(argv))) run('main', '${id(programs.main)}', main());
+if (
+  !(argv[0] === 'hook' && run('hook', '${id(programs.hook)}', hook).runHook(argv)) &&
+  !(argv[0] === 'verify' && run('verify', '${id(programs.verify)}', carried(1)).runVerify(argv))
+)
+  run('main', '${id(programs.main)}', main());
+//${JSON.stringify(programs.verify)}
 //${JSON.stringify(programs.main)}
 `;
 }

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
 import { generate } from './generate.mjs';
-import { bundleHookEntry, launcherSource } from './build-launcher.mjs';
+import { bundleEntry, launcherSource } from './build-launcher.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ncc = path.join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js');
@@ -143,7 +143,12 @@ async function nccBundle(e) {
       legalComments: 'eof',
     })
   ).code;
-  if (e.launcher) code = launcherSource({ main: code, hook: await bundleHookEntry(root) });
+  if (e.launcher)
+    code = launcherSource({
+      main: code,
+      hook: await bundleEntry(root, 'hook'),
+      verify: await bundleEntry(root, 'verify'),
+    });
   else if (e.shebang) code = `#!/usr/bin/env node\n${code}`;
   writeFileSync(path.join(root, e.out), code);
   if (e.shebang) chmodSync(path.join(root, e.out), 0o755);

@@ -140,6 +140,16 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
       withToolCall('"\\t\\n\\r\\b\\f\\"\\\\"'),
       withToolCall('"\\x"'),
       withToolCall('"\\u12"'),
+      // Runs of \u escapes (non-ASCII text), a wrong one at each place in the run.
+      withToolCall('"\\u65e5\\u672c\\u8a9e"'),
+      withToolCall('"\\u65e5\\u672C"'),
+      withToolCall('"\\u65e5\\u0041\\u8a9e"'),
+      withToolCall('"\\u65e5\\u8a9e\\u0009"'),
+      withToolCall('"\\u65e5\\u001f\\u007f\\u0080"'),
+      withToolCall('"\\u65e5\\u12"'),
+      withToolCall('"\\u65e5\\u12g4x"'),
+      withToolCall('"\\u65e5\\\\u8a9e\\n\\u8a9e"'),
+      withToolCall('"\\u65e5\\ud83d\\ude00x\\u00e9"'),
       withToolCall('"tab\there"'),
       withToolCall('"\x7f"'),
       withToolCall('"é"'),
@@ -254,6 +264,9 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
       'garbage',
     ];
     for (let cut = 0; cut < baseLines[1]!.length; cut += 7) cases.push(baseLines[1]!.slice(0, cut));
+    // A run of \u escapes cut at every byte (the block ends inside it).
+    const run = withToolCall('"\\u65e5\\u672c\\u8a9e"');
+    for (let cut = run.indexOf('\\u65e5'); cut <= run.indexOf('\\u8a9e') + 6; cut++) cases.push(run.slice(0, cut));
     for (const c of cases) {
       agreeLineByLine(Buffer.from(`${c}\n`, 'utf8'));
       agreeLineByLine(Buffer.from(c, 'utf8')); // without its newline
@@ -266,6 +279,9 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     expect(verdict(withToolCall('"a\\/b"'))).toBe(false);
     expect(verdict(withToolCall('"\\u00E9"'))).toBe(false);
     expect(verdict(withToolCall('"\\u0041"'))).toBe(false);
+    expect(verdict(run)).toBe(true);
+    expect(verdict(withToolCall('"\\u65e5\\u0041\\u8a9e"'))).toBe(false);
+    expect(verdict(withToolCall('"\\u65e5\\u672C"'))).toBe(false);
     expect(verdict(withToolCall('"é"'))).toBe(false);
     expect(verdict(key('"b"', '"a"'))).toBe(false);
     expect(verdict(key('"a"', '"a"'))).toBe(false);

@@ -41,17 +41,20 @@ export function scanString(i: i32): i32 {
       sawEscape = true;
       const d = ch(i + 1);
       if (d == 0x75 && i <= E - 6) {
-        // \u + 4 lowercase hex digits (the table gives 0x80 for anything else).
-        const p = <usize>i;
-        const h0 = <i32>load<u8>(HEX + <usize>load<u8>(p, 2));
-        const h1 = <i32>load<u8>(HEX + <usize>load<u8>(p, 3));
-        const h2 = <i32>load<u8>(HEX + <usize>load<u8>(p, 4));
-        const h3 = <i32>load<u8>(HEX + <usize>load<u8>(p, 5));
-        if ((h0 | h1 | h2 | h3) & 0x80) return FAIL;
-        const u = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
-        // Code units with a literal or a short form must use it.
-        if (u <= 0x7e && (u >= 0x20 || u == 0x08 || u == 0x09 || u == 0x0a || u == 0x0c || u == 0x0d)) return FAIL;
-        i += 6;
+        // \u + 4 lowercase hex digits (the table gives 0x80 for anything else); non-ASCII text is one after
+        // another, taken here without going back to the 16-byte loop for each.
+        do {
+          const p = <usize>i;
+          const h0 = <i32>load<u8>(HEX + <usize>load<u8>(p, 2));
+          const h1 = <i32>load<u8>(HEX + <usize>load<u8>(p, 3));
+          const h2 = <i32>load<u8>(HEX + <usize>load<u8>(p, 4));
+          const h3 = <i32>load<u8>(HEX + <usize>load<u8>(p, 5));
+          if ((h0 | h1 | h2 | h3) & 0x80) return FAIL;
+          const u = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
+          // Code units with a literal or a short form must use it.
+          if (u <= 0x7e && (u >= 0x20 || u == 0x08 || u == 0x09 || u == 0x0a || u == 0x0c || u == 0x0d)) return FAIL;
+          i += 6;
+        } while (i <= E - 6 && load<u16>(<usize>i) == 0x755c);
         continue;
       }
       if (d == 0x22 || d == 0x5c || d == 0x62 || d == 0x66 || d == 0x6e || d == 0x72 || d == 0x74) {

@@ -1,0 +1,80 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../src/cli/main';
+import { runCaptured } from '../src/cli/in-process';
+import { Journal } from '../src/journal';
+import { cliPath } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * `stepchain verify` runs the verify entry (src/cli/verify-entry.ts), a small
+ * program of the bin, instead of the whole CLI: its process start is a
+ * noticeable part of a verify. What it prints and its exit code must be what the
+ * whole CLI gives for the same command line, on every path (a journal that holds,
+ * one that does not, --json, --strict, help, options that do not parse); and it
+ * must really compile only the small program when it takes the command line.
+ */
+const root = tempDir('stepchain-verify-entry-');
+const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+const agentDir = path.join(root, '.sdd', 'runtime', 'journal', 'agent');
+const journal = Journal.open(agentDir, { durability: 'none' });
+for (let i = 0; i < 5; i++)
+  journal.append({ model: 'm', prompt: `p${i}`, tool_call: { name: 't', args: { i } }, tool_result: { ok: i } });
+const good = journal.file;
+const bad = path.join(root, 'tampered.jsonl');
+writeFileSync(bad, readFileSync(good, 'utf8').replace('"p2"', '"P2"'));
+
+/** A preload that reports the size of every program the bin compiles, on stderr. */
+const preload = path.join(root, 'count-compiles.cjs');
+writeFileSync(
+  preload,
+  `const vm = require('node:vm');
+const compile = vm.compileFunction;
+vm.compileFunction = function (code, ...rest) {
+  process.stderr.write('compiled ' + code.length + '\\n');
+  return compile.call(this, code, ...rest);
+};
+`,
+);
+
+function viaBin(argv: string[], extra: string[] = []) {
+  const r = spawnSync(process.execPath, [...extra, cliPath, ...argv], { env, cwd: root, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the verify entry', () => {
+  test('a verify compiles only the verify program (a small part of the bin)', () => {
+    const bin = readFileSync(cliPath).length;
+    const r = viaBin(['verify', good], ['-r', preload]);
+    expect(r.code).toBe(0);
+    const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(sizes).toHaveLength(1);
+    expect(sizes[0]).toBeLessThan(bin / 4);
+    expect(r.stdout).toMatch(/^OK .*5 steps/);
+  });
+
+  test.each([
+    ['a journal that holds', ['verify', good]],
+    ['an agent directory', ['verify', agentDir]],
+    ['a tampered journal', ['verify', bad]],
+    ['--json', ['verify', bad, '--json']],
+    ['--strict --json', ['verify', good, '--strict', '--json']],
+    ['--expected-head that differs', ['verify', good, '--expected-head', 'ab'.repeat(32)]],
+    ['no such file', ['verify', path.join(root, 'none.jsonl')]],
+    ['--help', ['verify', '--help']],
+    ['-h after an argument', ['verify', good, '-h']],
+    ['an unknown option', ['verify', good, '--bogus']],
+    ['an option missing its value', ['verify', good, '--expected-head']],
+    ['no argument', ['verify']],
+    ['two arguments', ['verify', good, bad]],
+  ])('%s: the same output and exit code as the whole CLI', async (_what, argv) => {
+    const bin = viaBin(argv);
+    const inProcess = await runCaptured(runCli, argv, { cwd: root, env });
+    expect({ code: bin.code, stdout: bin.stdout, stderr: bin.stderr }).toEqual({
+      code: inProcess.code,
+      stdout: inProcess.stdout,
+      stderr: inProcess.stderr,
+    });
+  });
+});
