@@ -2,10 +2,16 @@ import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type JournalEntry } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
-import { agentBinary, agentPath } from './helpers/agents';
+import { agentPath } from './helpers/agents';
 import { cli, expectNoStack } from './helpers/cli';
 import * as rec from './helpers/record';
-import { CODEX_MODEL, startResponsesServer, writeCodexConfig, type ResponsesServer } from './helpers/responses-server';
+import {
+  CODEX_MODEL,
+  codexExecArgs,
+  startResponsesServer,
+  writeCodexConfig,
+  type ResponsesServer,
+} from './helpers/responses-server';
 
 // The real Codex CLI (0.171.0), through `stepchain record` and `fork --replay`, against scripted Responses servers on
 // 127.0.0.1. One recording serves every test: record, a replay from step 1, a replay whose tool result changed.
@@ -24,19 +30,6 @@ const env: NodeJS.ProcessEnv = {
   STEPCHAIN_AUDIT: 'off',
 };
 
-function codexArgs(prompt: string, config: string[] = []): string[] {
-  return [
-    agentBinary('codex'),
-    'exec',
-    '--json',
-    '--disable',
-    'plugins',
-    '--dangerously-bypass-approvals-and-sandbox',
-    ...config.flatMap((c) => ['-c', c]),
-    prompt,
-  ];
-}
-
 const stepchain = (args: string[]) => rec.runStepchain(args, root, env);
 
 let serverA: ResponsesServer;
@@ -53,7 +46,7 @@ afterAll(async () => {
 });
 
 test('record: every exchange of a real Codex run is a step, byte for byte, without credentials; the chain verifies', async () => {
-  const r = await stepchain([...rec.recordArgs('codex', 'rec-1'), '--json', '--', ...codexArgs(MAKE)]);
+  const r = await stepchain([...rec.recordArgs('codex', 'rec-1'), '--json', '--', ...codexExecArgs(MAKE)]);
   expectNoStack(r);
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout) as { ok: boolean; upstreams: Record<string, string> };
@@ -88,7 +81,7 @@ test("record: Codex's compaction request is pinned as a content-addressed provid
     ...rec.recordArgs('codex', 'rec-compact'),
     '--json',
     '--',
-    ...codexArgs('Compact as you go.', ['model_auto_compact_token_limit=1000']),
+    ...codexExecArgs('Compact as you go.', ['model_auto_compact_token_limit=1000']),
   ]);
   serverA.inputTokens = 10;
   expectNoStack(r);
@@ -113,7 +106,7 @@ test('fork --replay from step 1: server A is gone, server B gets only the reques
     const r = await stepchain([
       ...rec.replayArgs('rec-1', 1, `http://127.0.0.1:${serverB.port}/v1`),
       '--',
-      ...codexArgs(MAKE),
+      ...codexExecArgs(MAKE),
     ]);
     const doc = rec.expectReplayedThenLive(r, { root, recorded, replayed: 2, upstream: serverB.raw });
     expect(serverB.requests[0]!.body.input).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
@@ -127,7 +120,7 @@ test('fork --replay stops at the exchange whose tool result changed: exit 1, not
     const r = await stepchain([
       ...rec.replayArgs('rec-1', 1, `http://127.0.0.1:${serverD.port}/v1`),
       '--',
-      ...codexArgs(MAKE),
+      ...codexExecArgs(MAKE),
     ]);
     rec.expectReplayDiverged(r, {
       exchange: 1,

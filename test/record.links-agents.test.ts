@@ -19,8 +19,8 @@ import { copilotCommand, copilotEnv } from './helpers/copilot';
 import { geminiHome, startGeminiServer, type FunctionCall } from './helpers/gemini-server';
 import { initRepo } from './helpers/git';
 import { openCodeCommand, openCodeEnv } from './helpers/opencode';
-import { runStepchain } from './helpers/record';
-import { startResponsesServer, writeCodexConfig } from './helpers/responses-server';
+import { recordArgs, runStepchain, type StepchainRun } from './helpers/record';
+import { codexExecArgs, startResponsesServer, writeCodexConfig } from './helpers/responses-server';
 import { tempDir } from './helpers/tmp';
 
 // Each agent's real binary with its stepchain hooks installed AND run under `stepchain record` against a scripted
@@ -44,6 +44,34 @@ function project(name: string): Project {
   const home = path.join(at, 'home');
   mkdirSync(home, { recursive: true });
   return { root, home, bin: stepchainBin(path.join(at, 'bin')) };
+}
+
+/** Two shell calls that write one.txt and two.txt, then `final` (a Chat Completions script). */
+const twoFilesThen = (final: string): ChatTurn[] => [
+  { tool: 'bash', args: { command: 'printf one > one.txt', description: 'first' } },
+  { tool: 'bash', args: { command: 'printf two > two.txt', description: 'second' } },
+  { text: final },
+];
+
+/** The run options of a Chat Completions agent (Copilot, OpenCode) in project `p` against `baseUrl`, audit off. */
+const chatRun = (p: Project, baseUrl: string) => ({
+  cwd: p.root,
+  home: p.home,
+  baseUrl,
+  prompt: MAKE,
+  binDir: p.bin,
+  env: { STEPCHAIN_AUDIT: 'off' },
+});
+
+/** `stepchain init <agent>` in the project, then the agent's command under `record --agent <agent> --journal rec --json`. */
+async function recordUnderHooks(
+  p: Project,
+  agent: string,
+  env: NodeJS.ProcessEnv,
+  command: string[],
+): Promise<StepchainRun> {
+  expect(cli(['init', agent], { cwd: p.root, env }).code).toBe(0);
+  return runStepchain([...recordArgs(agent, 'rec'), '--json', '--', ...command], p.root, env);
 }
 
 const steps = (root: string, id: string): JournalEntry[] => readVerifiedJournal(journalFile(root, id)).entries;
@@ -143,27 +171,7 @@ describe('Codex (0.171.0): the session-id header', () => {
         SCRIPTED_KEY: 'sk-codex-test-not-a-key',
         STEPCHAIN_AUDIT: 'off',
       };
-      expect(cli(['init', 'codex'], { cwd: p.root, env }).code).toBe(0);
-      const r = await runStepchain(
-        [
-          'record',
-          '--agent',
-          'codex',
-          '--journal',
-          'rec',
-          '--json',
-          '--',
-          agentBinary('codex'),
-          'exec',
-          '--json',
-          '--disable',
-          'plugins',
-          '--dangerously-bypass-approvals-and-sandbox',
-          MAKE,
-        ],
-        p.root,
-        env,
-      );
+      const r = await recordUnderHooks(p, 'codex', env, [...codexExecArgs(MAKE)]);
       ({ hookJournal } = expectLinked(p, 'codex', r, {
         calls: 3,
         askedBy: (id) => requestAnsweredWith(server.raw, `"call_id":"${id}"`),
@@ -218,26 +226,14 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
         GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${server.port}`,
         STEPCHAIN_AUDIT: 'off',
       };
-      expect(cli(['init', 'gemini'], { cwd: p.root, env }).code).toBe(0);
-      const r = await runStepchain(
-        [
-          'record',
-          '--agent',
-          'gemini',
-          '--journal',
-          'rec',
-          '--json',
-          '--',
-          agentBinary('gemini'),
-          '-p',
-          MAKE,
-          '--yolo',
-          '--output-format',
-          'stream-json',
-        ],
-        p.root,
-        env,
-      );
+      const r = await recordUnderHooks(p, 'gemini', env, [
+        agentBinary('gemini'),
+        '-p',
+        MAKE,
+        '--yolo',
+        '--output-format',
+        'stream-json',
+      ]);
       const tools = server.raw.filter((_, i) => Array.isArray(server.requests[i]!.body.tools));
       const { hookJournal } = expectLinked(p, 'gemini', r, {
         calls: 3,
@@ -276,7 +272,7 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
       const gemini = `${JSON.stringify(agentBinary('gemini'))} -p ${JSON.stringify(MAKE)} --yolo --output-format json`;
       const before = new Set(readdirSync(path.dirname(journalDir(p.root, 'x'))));
       const r = await runStepchain(
-        ['record', '--agent', 'gemini', '--journal', 'rec-2', '--json', '--', 'sh', '-c', `${gemini} && ${gemini}`],
+        [...recordArgs('gemini', 'rec-2'), '--json', '--', 'sh', '-c', `${gemini} && ${gemini}`],
         p.root,
         env,
       );
@@ -304,30 +300,14 @@ describe('Copilot CLI (1.0.102): the session folder in its system message', () =
   const p = project('copilot');
 
   test('every hook step is linked to the exchange that asked for its call id', async () => {
-    const turns: ChatTurn[] = [
-      { tool: 'bash', args: { command: 'printf one > one.txt', description: 'first' } },
-      { tool: 'bash', args: { command: 'printf two > two.txt', description: 'second' } },
-      { text: 'Done.' },
-    ];
+    const turns = twoFilesThen('Done.');
     const server = await startChatServer({ [MAKE]: turns });
     try {
       mkdirSync(path.join(p.home, '.copilot'), { recursive: true });
       // Copilot runs a folder's hooks only once it is trusted.
       writeFileSync(path.join(p.home, '.copilot', 'config.json'), JSON.stringify({ trustedFolders: [p.root] }));
-      const env = copilotEnv({
-        cwd: p.root,
-        home: p.home,
-        baseUrl: server.baseUrl,
-        prompt: MAKE,
-        binDir: p.bin,
-        env: { STEPCHAIN_AUDIT: 'off' },
-      });
-      expect(cli(['init', 'copilot'], { cwd: p.root, env }).code).toBe(0);
-      const r = await runStepchain(
-        ['record', '--agent', 'copilot', '--journal', 'rec', '--json', '--', ...copilotCommand({ prompt: MAKE })],
-        p.root,
-        env,
-      );
+      const env = copilotEnv(chatRun(p, server.baseUrl));
+      const r = await recordUnderHooks(p, 'copilot', env, [...copilotCommand({ prompt: MAKE })]);
       expectLinked(p, 'copilot', r, {
         calls: 2,
         askedBy: (id) => requestAnsweredWith(server.raw, `"id":"${id}"`),
@@ -342,27 +322,11 @@ describe('OpenCode (1.18.33): the x-session-id header', () => {
   const p = project('opencode');
 
   test('every hook step is linked to the exchange that asked for its call id', async () => {
-    const turns: ChatTurn[] = [
-      { tool: 'bash', args: { command: 'printf one > one.txt', description: 'first' } },
-      { tool: 'bash', args: { command: 'printf two > two.txt', description: 'second' } },
-      { text: 'All done.' },
-    ];
+    const turns = twoFilesThen('All done.');
     const server = await startChatServer({ [MAKE]: turns }, { model: 'scripted-model' });
     try {
-      const env = openCodeEnv({
-        cwd: p.root,
-        home: p.home,
-        baseUrl: server.baseUrl,
-        prompt: MAKE,
-        binDir: p.bin,
-        env: { STEPCHAIN_AUDIT: 'off' },
-      });
-      expect(cli(['init', 'opencode'], { cwd: p.root, env }).code).toBe(0);
-      const r = await runStepchain(
-        ['record', '--agent', 'opencode', '--journal', 'rec', '--json', '--', ...openCodeCommand(MAKE)],
-        p.root,
-        env,
-      );
+      const env = openCodeEnv(chatRun(p, server.baseUrl));
+      const r = await recordUnderHooks(p, 'opencode', env, [...openCodeCommand(MAKE)]);
       expectLinked(p, 'opencode', r, {
         calls: 2,
         askedBy: (id) => requestAnsweredWith(server.raw, `"id":"${id}"`),

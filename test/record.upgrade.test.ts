@@ -4,11 +4,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { sha256Hex } from '../src/util/hash';
-import { agentBinary } from './helpers/agents';
 import { expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
-import { everythingStored, runStepchain } from './helpers/record';
-import { startResponsesServer, type ResponsesServer } from './helpers/responses-server';
+import { everythingStored, recordArgs, replayArgs, runStepchain, type StepchainRun } from './helpers/record';
+import { codexExecArgs, startResponsesServer, type ResponsesServer } from './helpers/responses-server';
 import { tempDir } from './helpers/tmp';
 
 // What the recording proxy does with a request to leave HTTP/1.1: a WebSocket handshake (Codex's built-in openai
@@ -112,29 +111,18 @@ describe('any agent', () => {
     { status: 'HTTP/1.1 200 OK', closed: true },
   ];
 
-  beforeAll(() => {
-    initRepo(root, { 'a.txt': 'hello\n' });
-    writeFileSync(client, CLIENT);
-  });
-
-  test('record: a WebSocket handshake, h2c, a bare Upgrade and a CONNECT are refused at once and closed; the upstream sees none of them; nothing of them is stored', async () => {
+  /**
+   * The raw-socket client under `stepchain <args(upstream URL)> -- node client` against a fresh upstream: it exits 0
+   * with no stack, and every request got its expected answer.
+   */
+  async function clientThrough(
+    args: (upstream: string) => string[],
+  ): Promise<{ r: StepchainRun; upstream: Awaited<ReturnType<typeof startUpstream>> }> {
     const upstream = await startUpstream();
-    let r;
+    let r: StepchainRun;
     try {
       r = await runStepchain(
-        [
-          'record',
-          '--agent',
-          'claude',
-          '--journal',
-          'up-1',
-          '--upstream',
-          `http://127.0.0.1:${upstream.port}`,
-          '--json',
-          '--',
-          process.execPath,
-          client,
-        ],
+        [...args(`http://127.0.0.1:${upstream.port}`), '--', process.execPath, client],
         root,
         env(upstream.port),
       );
@@ -144,6 +132,16 @@ describe('any agent', () => {
     expectNoStack(r);
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8')) as Answer[]).toEqual(EXPECTED);
+    return { r, upstream };
+  }
+
+  beforeAll(() => {
+    initRepo(root, { 'a.txt': 'hello\n' });
+    writeFileSync(client, CLIENT);
+  });
+
+  test('record: a WebSocket handshake, h2c, a bare Upgrade and a CONNECT are refused at once and closed; the upstream sees none of them; nothing of them is stored', async () => {
+    const { r, upstream } = await clientThrough((url) => [...recordArgs('claude', 'up-1', url), '--json']);
     // Only the model call reached the upstream, on the one connection the proxy opened for it: no handshake
     // forwarded (not even as a plain GET), no tunnel.
     expect(upstream.seen).toEqual(['POST /v1/messages']);
@@ -158,32 +156,7 @@ describe('any agent', () => {
   });
 
   test('fork --replay: the same requests are refused the same way, consume no recorded exchange and stop nothing', async () => {
-    const upstream = await startUpstream();
-    let r;
-    try {
-      r = await runStepchain(
-        [
-          'fork',
-          'up-1',
-          '--from-step',
-          '0',
-          '--replay',
-          '--upstream',
-          `http://127.0.0.1:${upstream.port}`,
-          '--json',
-          '--',
-          process.execPath,
-          client,
-        ],
-        root,
-        env(upstream.port),
-      );
-    } finally {
-      upstream.close();
-    }
-    expectNoStack(r);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(readFileSync(out, 'utf8')) as Answer[]).toEqual(EXPECTED);
+    const { r, upstream } = await clientThrough((url) => replayArgs('up-1', 0, url));
     expect(upstream.seen).toEqual([]);
     expect(upstream.connections).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ replayed: 1, forwarded: 0, unrecorded: 0, refused_upgrades: 4 });
@@ -205,15 +178,6 @@ describe('Codex 0.171.0, built-in openai provider', () => {
     OPENAI_API_KEY: 'sk-codex-ws-test-not-a-key',
     STEPCHAIN_AUDIT: 'off',
   };
-  const codex = (prompt: string): string[] => [
-    agentBinary('codex'),
-    'exec',
-    '--json',
-    '--disable',
-    'plugins',
-    '--dangerously-bypass-approvals-and-sandbox',
-    prompt,
-  ];
 
   beforeAll(async () => {
     initRepo(root, { 'README.md': '# project\n' });
@@ -235,7 +199,7 @@ describe('Codex 0.171.0, built-in openai provider', () => {
 
   test('record: the WebSocket attempt is refused once and never retried; the upstream receives only the HTTPS requests, each a step', async () => {
     const r = await runStepchain(
-      ['record', '--agent', 'codex', '--journal', 'ws-1', '--json', '--', ...codex('Make one.txt.')],
+      ['record', '--agent', 'codex', '--journal', 'ws-1', '--json', '--', ...codexExecArgs('Make one.txt.')],
       root,
       env,
     );
@@ -260,7 +224,7 @@ describe('Codex 0.171.0, built-in openai provider', () => {
   test('fork --replay: the attempt is refused the same way; the recording answers the rest', async () => {
     const before = server.raw.length;
     const r = await runStepchain(
-      ['fork', 'ws-1', '--from-step', '1', '--replay', '--json', '--', ...codex('Make one.txt.')],
+      ['fork', 'ws-1', '--from-step', '1', '--replay', '--json', '--', ...codexExecArgs('Make one.txt.')],
       root,
       env,
     );

@@ -110,6 +110,20 @@ export async function startResponsesServer(commands: string[]): Promise<Response
 
 export const CODEX_MODEL = 'gpt-test';
 
+/** `codex exec --json` of the pinned binary on `prompt`, no plugins, no sandbox prompt (`-c` for each of `config`). */
+export function codexExecArgs(prompt: string, config: string[] = []): string[] {
+  return [
+    agentBinary('codex'),
+    'exec',
+    '--json',
+    '--disable',
+    'plugins',
+    '--dangerously-bypass-approvals-and-sandbox',
+    ...config.flatMap((c) => ['-c', c]),
+    prompt,
+  ];
+}
+
 /** `$CODEX_HOME/config.toml` for the scripted server (and whatever `extra` TOML follows). */
 export function writeCodexConfig(home: string, port: number, extra = ''): string {
   mkdirSync(home, { recursive: true });
