@@ -125,7 +125,7 @@ describe("the hook entry's code cache", () => {
 
   test('the whole CLI keeps its compiled code too, in a file of its own; the next command compiles from it', () => {
     const s = state();
-    const first = viaBin(['verify', '--help'], '', ['-r', preload], s.env);
+    const first = viaBin(['show', '--help'], '', ['-r', preload], s.env);
     expect(first.code).toBe(0);
     expect(first.stderr).not.toContain('code cache used');
     expect(s.files().map((f) => path.basename(f))).toEqual([
@@ -142,6 +142,19 @@ describe("the hook entry's code cache", () => {
     const off = state();
     expect(viaBin(['--version'], '', [], { ...off.env, STEPCHAIN_CODE_CACHE: 'off' }).code).toBe(0);
     expect(off.files()).toEqual([]);
+  });
+
+  test('the verify entry keeps its compiled code in a file of its own; the next verify compiles from it', () => {
+    const s = state();
+    const first = viaBin(['verify', '--json', path.join(tmp, 'no-such-journal.jsonl')], '', ['-r', preload], s.env);
+    expect(first.code).toBe(2);
+    expect(first.stderr).not.toContain('code cache used');
+    expect(s.files().map((f) => path.basename(f))).toEqual([
+      expect.stringMatching(/^verify-[0-9a-f]{32}-v[\d.]+-[a-z0-9]+\.bin$/),
+    ]);
+    const second = viaBin(['verify', '--json', path.join(tmp, 'no-such-journal.jsonl')], '', ['-r', preload], s.env);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain('code cache used');
   });
 
   test('a cache V8 rejects (not this program) is compiled past and rewritten', () => {
