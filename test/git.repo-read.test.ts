@@ -1,5 +1,8 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import fc from 'fast-check';
 import { repoInfo, repoInfoFromGit } from '../src/git/repo';
 import { readRepoInfo } from '../src/git/repo-read';
 import { commitAll, git, initRepo } from './helpers/git';
@@ -93,4 +96,99 @@ test('layouts git decides: a linked worktree, core.worktree, includes, extension
   expect(repoInfo(nested)!.top).toBe(nested);
   // Not in any repository (a file system's root is beyond the walk): undefined either way.
   expect(repoInfo(freshDir(base))).toEqual(repoInfoFromGit(freshDir(base)));
+});
+
+/** A loose object of `type` with `body` written into the repository at `r`, under `oid` (its own hash unless told). */
+function looseObject(r: string, type: string, body: string, oid?: string): string {
+  const raw = Buffer.from(`${type} ${Buffer.byteLength(body)}\0${body}`);
+  const id = oid ?? createHash('sha1').update(raw).digest('hex');
+  mkdirSync(path.join(r, '.git', 'objects', id.slice(0, 2)), { recursive: true });
+  writeFileSync(path.join(r, '.git', 'objects', id.slice(0, 2), id.slice(2)), deflateSync(raw));
+  return id;
+}
+
+test('a key on the line of its section header is read as git reads it', () => {
+  for (const line of ['[core] worktree = ../elsewhere', '[core]bare', '[core] bare = true', '[include] path = x']) {
+    const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+    mkdirSync(path.join(r, 'sub'));
+    appendFileSync(path.join(r, '.git', 'config'), `${line.replace('../elsewhere', path.join(r, 'sub'))}\n`);
+    expectSame(r, false);
+  }
+  const plain = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  appendFileSync(path.join(plain, '.git', 'config'), '[user "x y"] ; a comment\n\tname = n\n');
+  expectSame(plain, true);
+});
+
+test('a branch named in UTF-8, loose and packed: the same name and commit as git', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['checkout', '-q', '-b', 'fé/ü']);
+  expectSame(r, true);
+  git(r, ['pack-refs', '--all']);
+  expectSame(r, true);
+  expect(readRepoInfo(r)!.branch).toBe('fé/ü');
+});
+
+test('a commit git would not read: a hash that does not match, a malformed body, a replacement', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  const main = path.join(r, '.git', 'refs', 'heads', 'main');
+  const good = readFileSync(main, 'utf8');
+  const tree = git(r, ['rev-parse', 'HEAD^{tree}']);
+  writeFileSync(main, `${looseObject(r, 'commit', 'hello', `ab${'1'.repeat(38)}`)}\n`);
+  expectSame(r, false);
+  writeFileSync(main, `${looseObject(r, 'commit', 'hello')}\n`);
+  expectSame(r, false);
+  writeFileSync(main, `${looseObject(r, 'commit', `tree ${tree}\nparent nope\n\nx\n`)}\n`);
+  expectSame(r, false);
+  writeFileSync(main, good);
+  expectSame(r, true);
+  git(r, ['update-ref', `refs/replace/${good.trim()}`, tree]);
+  expectSame(r, false);
+});
+
+test('packed-refs git would not read so: a late comment, a stray peel, unsorted, duplicate, unterminated', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['commit', '-q', '--allow-empty', '-m', 'two']);
+  git(r, ['gc', '-q']);
+  expectSame(r, true);
+  const packed = path.join(r, '.git', 'packed-refs');
+  const orig = readFileSync(packed, 'utf8');
+  const head = git(r, ['rev-parse', 'HEAD']);
+  const first = git(r, ['rev-parse', 'HEAD~1']);
+  const shapes = [
+    `${orig}# a comment\n`,
+    `${orig}^${first}\n^${first}\n`,
+    `${head} refs/heads/zzz\n${first} refs/heads/main\n`,
+    `# pack-refs with: peeled fully-peeled sorted \n${head} refs/heads/zzz\n${first} refs/heads/main\n`,
+    `${first} refs/heads/main\n${head} refs/heads/main\n`,
+    `${first} refs/heads/main`,
+  ];
+  for (const text of shapes) {
+    writeFileSync(packed, text);
+    expectSame(r, false);
+  }
+  writeFileSync(packed, orig);
+  expectSame(r, true);
+});
+
+test('property: packed-refs files of any shape of lines answer as git does', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['commit', '-q', '--allow-empty', '-m', 'two']);
+  git(r, ['gc', '-q']);
+  const packed = path.join(r, '.git', 'packed-refs');
+  const a = git(r, ['rev-parse', 'HEAD']);
+  const b = git(r, ['rev-parse', 'HEAD~1']);
+  const line = fc.oneof(
+    fc.constantFrom('# pack-refs with: peeled fully-peeled sorted ', '# x', '', `^${a}`, `^${b}`),
+    fc
+      .tuple(fc.constantFrom(a, b, 'z'.repeat(40)), fc.constantFrom('refs/heads/main', 'refs/heads/a', 'refs/heads/zz'))
+      .map(([o, n]) => `${o} ${n}`),
+  );
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 6 }), fc.boolean(), (lines, newline) => {
+      writeFileSync(packed, lines.join('\n') + (newline ? '\n' : ''));
+      const fast = readRepoInfo(r);
+      if (fast !== undefined) expect(fast).toEqual(repoInfoFromGit(r));
+    }),
+    { numRuns: 60 },
+  );
 });
