@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -191,4 +201,36 @@ test('property: packed-refs files of any shape of lines answer as git does', () 
     }),
     { numRuns: 60 },
   );
+});
+
+test('a commit in a pack and loose: git reads the packed copy (here one whose bytes are another commit)', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['commit', '-q', '--allow-empty', '-m', 'two']);
+  const x = git(r, ['rev-parse', 'HEAD']);
+  const y = git(r, ['rev-parse', 'HEAD~1']);
+  const body = execFileSync('git', ['cat-file', 'commit', x], { cwd: r });
+  git(r, ['gc', '-q']);
+  const packDir = path.join(r, '.git', 'objects', 'pack');
+  const idx = path.join(
+    packDir,
+    readdirSync(packDir).find((n) => n.endsWith('.idx'))!,
+  );
+  const b = readFileSync(idx);
+  const n = b.readUInt32BE(8 + 4 * 255);
+  const at = (oid: string): number => {
+    for (let i = 0; i < n; i++) if (b.toString('hex', 1032 + 20 * i, 1032 + 20 * i + 20) === oid) return i;
+    throw new Error(`${oid} not in the index`);
+  };
+  const offsets = 1032 + n * 24;
+  b.writeUInt32BE(b.readUInt32BE(offsets + 4 * at(y)), offsets + 4 * at(x)); // x's entry now points at y's bytes
+  chmodSync(idx, 0o644);
+  writeFileSync(idx, b);
+  expectSame(r, false);
+  looseObject(r, 'commit', body.toString('latin1'), x); // a good loose copy: git still reads the packed one
+  expect(
+    createHash('sha1')
+      .update(Buffer.concat([Buffer.from(`commit ${body.length}\0`), body]))
+      .digest('hex'),
+  ).toBe(x);
+  expectSame(r, false);
 });

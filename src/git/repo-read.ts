@@ -179,25 +179,34 @@ function isCommit(gitDir: string, oid: string): boolean {
   // A replacement or a graft changes what the object reads as: git decides.
   for (const other of ['refs/replace', 'info/grafts'])
     if (lstatOrUndefined(path.join(gitDir, other)) !== undefined) return false;
-  const loose = readUnder(gitDir, `objects/${oid.slice(0, 2)}/${oid.slice(2)}`, MAX_COMMIT);
-  if (loose.kind === 'file') {
-    const raw = inflateSync(loose.bytes, { maxOutputLength: MAX_COMMIT });
-    const nul = raw.indexOf(0);
-    if (nul < 0 || raw.toString('latin1', 0, nul) !== `commit ${raw.length - nul - 1}`) return false;
-    return isCommitBody(oid, raw.subarray(nul + 1));
-  }
-  if (loose.kind !== 'missing') return false;
+  // git looks in the packs (an alternate's too, through a multi-pack index when there is one) before the loose
+  // objects, and reads a packed copy even when a loose one exists.
   if (lstatOrUndefined(path.join(gitDir, 'objects', 'info', 'alternates')) !== undefined) return false;
   const packDir = path.join(gitDir, 'objects', 'pack');
-  if (!lstatOrUndefined(packDir)?.isDirectory()) return false;
-  for (const name of readdirSync(packDir)) {
-    if (!name.endsWith('.idx')) continue;
-    const at = packOffset(gitDir, `objects/pack/${name}`, oid);
-    if (at === undefined) continue;
-    const body = packedCommit(path.join(packDir, `${name.slice(0, -4)}.pack`), at);
-    return body !== undefined && isCommitBody(oid, body);
+  const packs = lstatOrUndefined(packDir);
+  if (packs !== undefined) {
+    if (!packs.isDirectory()) return false;
+    const names = readdirSync(packDir);
+    if (names.includes('multi-pack-index')) return false;
+    const found: { pack: string; at: number }[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.idx')) continue;
+      const at = packOffset(gitDir, `objects/pack/${name}`, oid);
+      if (at !== undefined) found.push({ pack: path.join(packDir, `${name.slice(0, -4)}.pack`), at });
+    }
+    // In more than one pack: which copy git reads is its choice.
+    if (found.length > 1) return false;
+    if (found.length === 1) {
+      const body = packedCommit(found[0]!.pack, found[0]!.at);
+      return body !== undefined && isCommitBody(oid, body);
+    }
   }
-  return false;
+  const loose = readUnder(gitDir, `objects/${oid.slice(0, 2)}/${oid.slice(2)}`, MAX_COMMIT);
+  if (loose.kind !== 'file') return false;
+  const raw = inflateSync(loose.bytes, { maxOutputLength: MAX_COMMIT });
+  const nul = raw.indexOf(0);
+  if (nul < 0 || raw.toString('latin1', 0, nul) !== `commit ${raw.length - nul - 1}`) return false;
+  return isCommitBody(oid, raw.subarray(nul + 1));
 }
 
 /** Whether a commit's content hashes to `oid` and opens with the tree and parent lines git's parser requires. */
