@@ -234,3 +234,56 @@ test('a commit in a pack and loose: git reads the packed copy (here one whose by
   ).toBe(x);
   expectSame(r, false);
 });
+
+test('property: a repository configuration of any shape of lines answers as git does', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  mkdirSync(path.join(r, 'sub'));
+  const config = path.join(r, '.git', 'config');
+  const plain = readFileSync(config, 'utf8');
+  const line = fc.constantFrom(
+    '[core]',
+    '[Core]',
+    '[ core ]',
+    '[core] bare = true',
+    '[core]bare',
+    `[core] worktree = ${path.join(r, 'sub')}`,
+    '[include]',
+    '[includeIf "gitdir:/"]',
+    '[extensions]',
+    '[extensions] objectformat = sha256',
+    '[user "a]b"]',
+    '[user "a\\"b"] # c',
+    '[core "x"]',
+    '\tbare = true',
+    '\tbare = false',
+    '\tBare = TRUE',
+    '\tbare = false ; c',
+    '\tbare',
+    `\tworktree = ${path.join(r, 'sub')}`,
+    `\tworktree = "${path.join(r, 'sub')}"`,
+    '\trepositoryformatversion = 1',
+    '\trepositoryformatversion = 0',
+    '\tobjectformat = sha256',
+    '\tpath = sub/none',
+    '\tx = a \\',
+    '\t= x',
+    '\tfoo bar = 1',
+    '\t1x = y',
+    '\tx = "unterminated',
+    '\tx = a\\q',
+    'key-before-any-section = 1',
+    '# c',
+    '; c',
+    '',
+  );
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 5 }), (lines) => {
+      writeFileSync(config, `${plain}${lines.join('\n')}\n`);
+      const fast = readRepoInfo(r);
+      if (fast !== undefined) expect(fast).toEqual(repoInfoFromGit(r));
+    }),
+    { numRuns: 150 },
+  );
+  writeFileSync(config, plain);
+  expectSame(r, true);
+});

@@ -80,23 +80,38 @@ function gitFile(gitDir: string, rel: string): Buffer | undefined {
 
 /** Whether the repository's own configuration could move the work tree or change how refs and objects are kept. */
 function plainConfig(text: string): boolean {
+  let inSection = false;
   for (const raw of text.split('\n')) {
-    const line = raw.trim().toLowerCase();
+    const trimmed = raw.trim();
+    const line = trimmed.toLowerCase();
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
     if (line.startsWith('[')) {
       // Only a header alone on its line: git reads `[core] worktree = ..` as a header and a key.
-      const header = /^\[([a-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\]\s*(?:[#;].*)?$/.exec(line);
+      const header = SECTION_LINE.exec(line);
       if (header === null) return false;
       // [include], [includeIf "..."], [extensions]: what they hold is not read here.
       if (/^(include|includeif|extensions)\b/.test(header[1]!)) return false;
+      inSection = true;
       continue;
     }
+    // A line git does not parse (it stops: not a repository), or a value continued on the next line: git decides.
+    if (!inSection || !KEY_LINE.test(trimmed)) return false;
     if (/^(worktree|bare)\b/.test(line) && !/^bare\s*=\s*false$/.test(line)) return false;
     if (/^repositoryformatversion\b/.test(line) && !/^repositoryformatversion\s*=\s*[01]$/.test(line)) return false;
     if (line.includes('worktree') || line.includes('extensions') || line.includes('include')) return false;
   }
   return true;
 }
+
+/** A section header (lower-cased), alone on its line but for a comment; its name is the first group. */
+const SECTION_LINE = /^\[([a-z0-9.-]+)(?:\s+"(?:[^"\\\x00-\x1f]|\\["\\])*")?\]\s*(?:[#;].*)?$/;
+
+/**
+ * A `name [= value]` line as git's parser takes it, stricter (no control character, no line continuation): the
+ * value of unquoted text, quoted text and the escapes \n \t \b \" \\, then perhaps a comment.
+ */
+const KEY_LINE =
+  /^[a-z][a-z0-9-]*\s*(?:=(?:[^"\\#;\x00-\x08\x0a-\x1f]|\\[ntb"\\]|"(?:[^"\\\x00-\x08\x0a-\x1f]|\\[ntb"\\])*")*)?(?:[#;][^\x00]*)?$/i;
 
 function fromGitDir(top: string, gitDir: string): RepoInfo | undefined {
   if (lstatOrUndefined(path.join(gitDir, 'commondir')) !== undefined) return undefined;
