@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -286,4 +287,30 @@ test('property: a repository configuration of any shape of lines answers as git 
   );
   writeFileSync(config, plain);
   expectSame(r, true);
+});
+
+test('property: HEAD and a branch file of any shape answer as git does', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  const head = git(r, ['rev-parse', 'HEAD']);
+  const tree = git(r, ['rev-parse', 'HEAD^{tree}']);
+  const headFile = path.join(r, '.git', 'HEAD');
+  const oid = fc.constantFrom(head, head.toUpperCase(), tree, head.slice(0, 39), '0'.repeat(40));
+  const name = fc.constantFrom('main', 'fé', 'a/b', 'a..b', '.x', 'x.lock', '@', 'HEAD', 'main ', 'ma\tin', 'a//b');
+  const end = fc.constantFrom('\n', '', '\r\n', '\n\n', ' \n', '\nx');
+  const headText = fc.oneof(
+    fc.tuple(fc.constantFrom('ref: refs/heads/', 'ref:refs/heads/', 'ref: refs/tags/', 'ref: '), name, end),
+    fc.tuple(fc.constant(''), oid, end),
+  );
+  fc.assert(
+    fc.property(headText, fc.option(fc.tuple(oid, end)), ([pre, text, eol], branch) => {
+      writeFileSync(headFile, `${pre}${text}${eol}`);
+      rmSync(path.join(r, '.git', 'refs', 'heads'), { recursive: true, force: true });
+      mkdirSync(path.join(r, '.git', 'refs', 'heads'));
+      const target = path.join(r, '.git', 'refs', 'heads', 'main');
+      if (branch !== null) writeFileSync(target, `${branch[0]}${branch[1]}`);
+      const fast = readRepoInfo(r);
+      if (fast !== undefined) expect(fast).toEqual(repoInfoFromGit(r));
+    }),
+    { numRuns: 150 },
+  );
 });
