@@ -5,6 +5,7 @@ import { runCli } from '../src/cli/main';
 import { runCaptured } from '../src/cli/in-process';
 import { Journal } from '../src/journal';
 import { cliPath } from './helpers/paths';
+import { writeCompileCounter } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -25,18 +26,8 @@ const good = journal.file;
 const bad = path.join(root, 'tampered.jsonl');
 writeFileSync(bad, readFileSync(good, 'utf8').replace('"p2"', '"P2"'));
 
-/** A preload that reports the size of every program the bin compiles, on stderr. */
-const preload = path.join(root, 'count-compiles.cjs');
-writeFileSync(
-  preload,
-  `const vm = require('node:vm');
-const compile = vm.compileFunction;
-vm.compileFunction = function (code, ...rest) {
-  process.stderr.write('compiled ' + code.length + '\\n');
-  return compile.call(this, code, ...rest);
-};
-`,
-);
+/** A preload that reports the size of every program the bin compiles (the launcher compiles with vm.Script), on stderr. */
+const preload = writeCompileCounter(path.join(root, 'count-compiles.cjs'), { scripts: true });
 
 function viaBin(argv: string[], extra: string[] = []) {
   const r = spawnSync(process.execPath, [...extra, cliPath, ...argv], { env, cwd: root, encoding: 'utf8' });
