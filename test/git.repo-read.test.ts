@@ -1,5 +1,19 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import fc from 'fast-check';
 import { repoInfo, repoInfoFromGit } from '../src/git/repo';
 import { readRepoInfo } from '../src/git/repo-read';
 import { commitAll, git, initRepo } from './helpers/git';
@@ -93,4 +107,210 @@ test('layouts git decides: a linked worktree, core.worktree, includes, extension
   expect(repoInfo(nested)!.top).toBe(nested);
   // Not in any repository (a file system's root is beyond the walk): undefined either way.
   expect(repoInfo(freshDir(base))).toEqual(repoInfoFromGit(freshDir(base)));
+});
+
+/** A loose object of `type` with `body` written into the repository at `r`, under `oid` (its own hash unless told). */
+function looseObject(r: string, type: string, body: string, oid?: string): string {
+  const raw = Buffer.from(`${type} ${Buffer.byteLength(body)}\0${body}`);
+  const id = oid ?? createHash('sha1').update(raw).digest('hex');
+  mkdirSync(path.join(r, '.git', 'objects', id.slice(0, 2)), { recursive: true });
+  writeFileSync(path.join(r, '.git', 'objects', id.slice(0, 2), id.slice(2)), deflateSync(raw));
+  return id;
+}
+
+test('a key on the line of its section header is read as git reads it', () => {
+  for (const line of ['[core] worktree = ../elsewhere', '[core]bare', '[core] bare = true', '[include] path = x']) {
+    const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+    mkdirSync(path.join(r, 'sub'));
+    appendFileSync(path.join(r, '.git', 'config'), `${line.replace('../elsewhere', path.join(r, 'sub'))}\n`);
+    expectSame(r, false);
+  }
+  const plain = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  appendFileSync(path.join(plain, '.git', 'config'), '[user "x y"] ; a comment\n\tname = n\n');
+  expectSame(plain, true);
+});
+
+test('a branch named in UTF-8, loose and packed: the same name and commit as git', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['checkout', '-q', '-b', 'fé/ü']);
+  expectSame(r, true);
+  git(r, ['pack-refs', '--all']);
+  expectSame(r, true);
+  expect(readRepoInfo(r)!.branch).toBe('fé/ü');
+});
+
+test('a commit git would not read: a hash that does not match, a malformed body, a replacement', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  const main = path.join(r, '.git', 'refs', 'heads', 'main');
+  const good = readFileSync(main, 'utf8');
+  const tree = git(r, ['rev-parse', 'HEAD^{tree}']);
+  writeFileSync(main, `${looseObject(r, 'commit', 'hello', `ab${'1'.repeat(38)}`)}\n`);
+  expectSame(r, false);
+  writeFileSync(main, `${looseObject(r, 'commit', 'hello')}\n`);
+  expectSame(r, false);
+  writeFileSync(main, `${looseObject(r, 'commit', `tree ${tree}\nparent nope\n\nx\n`)}\n`);
+  expectSame(r, false);
+  writeFileSync(main, good);
+  expectSame(r, true);
+  git(r, ['update-ref', `refs/replace/${good.trim()}`, tree]);
+  expectSame(r, false);
+});
+
+test('packed-refs git would not read so: a late comment, a stray peel, unsorted, duplicate, unterminated', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['commit', '-q', '--allow-empty', '-m', 'two']);
+  git(r, ['gc', '-q']);
+  expectSame(r, true);
+  const packed = path.join(r, '.git', 'packed-refs');
+  const orig = readFileSync(packed, 'utf8');
+  const head = git(r, ['rev-parse', 'HEAD']);
+  const first = git(r, ['rev-parse', 'HEAD~1']);
+  const shapes = [
+    `${orig}# a comment\n`,
+    `${orig}^${first}\n^${first}\n`,
+    `${head} refs/heads/zzz\n${first} refs/heads/main\n`,
+    `# pack-refs with: peeled fully-peeled sorted \n${head} refs/heads/zzz\n${first} refs/heads/main\n`,
+    `${first} refs/heads/main\n${head} refs/heads/main\n`,
+    `${first} refs/heads/main`,
+  ];
+  for (const text of shapes) {
+    writeFileSync(packed, text);
+    expectSame(r, false);
+  }
+  writeFileSync(packed, orig);
+  expectSame(r, true);
+});
+
+test('property: packed-refs files of any shape of lines answer as git does', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['commit', '-q', '--allow-empty', '-m', 'two']);
+  git(r, ['gc', '-q']);
+  const packed = path.join(r, '.git', 'packed-refs');
+  const a = git(r, ['rev-parse', 'HEAD']);
+  const b = git(r, ['rev-parse', 'HEAD~1']);
+  const line = fc.oneof(
+    fc.constantFrom('# pack-refs with: peeled fully-peeled sorted ', '# x', '', `^${a}`, `^${b}`),
+    fc
+      .tuple(fc.constantFrom(a, b, 'z'.repeat(40)), fc.constantFrom('refs/heads/main', 'refs/heads/a', 'refs/heads/zz'))
+      .map(([o, n]) => `${o} ${n}`),
+  );
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 6 }), fc.boolean(), (lines, newline) => {
+      writeFileSync(packed, lines.join('\n') + (newline ? '\n' : ''));
+      const fast = readRepoInfo(r);
+      if (fast !== undefined) expect(fast).toEqual(repoInfoFromGit(r));
+    }),
+    { numRuns: 60 },
+  );
+});
+
+test('a commit in a pack and loose: git reads the packed copy (here one whose bytes are another commit)', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  git(r, ['commit', '-q', '--allow-empty', '-m', 'two']);
+  const x = git(r, ['rev-parse', 'HEAD']);
+  const y = git(r, ['rev-parse', 'HEAD~1']);
+  const body = execFileSync('git', ['cat-file', 'commit', x], { cwd: r });
+  git(r, ['gc', '-q']);
+  const packDir = path.join(r, '.git', 'objects', 'pack');
+  const idx = path.join(
+    packDir,
+    readdirSync(packDir).find((n) => n.endsWith('.idx'))!,
+  );
+  const b = readFileSync(idx);
+  const n = b.readUInt32BE(8 + 4 * 255);
+  const at = (oid: string): number => {
+    for (let i = 0; i < n; i++) if (b.toString('hex', 1032 + 20 * i, 1032 + 20 * i + 20) === oid) return i;
+    throw new Error(`${oid} not in the index`);
+  };
+  const offsets = 1032 + n * 24;
+  b.writeUInt32BE(b.readUInt32BE(offsets + 4 * at(y)), offsets + 4 * at(x)); // x's entry now points at y's bytes
+  chmodSync(idx, 0o644);
+  writeFileSync(idx, b);
+  expectSame(r, false);
+  looseObject(r, 'commit', body.toString('latin1'), x); // a good loose copy: git still reads the packed one
+  expect(
+    createHash('sha1')
+      .update(Buffer.concat([Buffer.from(`commit ${body.length}\0`), body]))
+      .digest('hex'),
+  ).toBe(x);
+  expectSame(r, false);
+});
+
+test('property: a repository configuration of any shape of lines answers as git does', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  mkdirSync(path.join(r, 'sub'));
+  const config = path.join(r, '.git', 'config');
+  const plain = readFileSync(config, 'utf8');
+  const line = fc.constantFrom(
+    '[core]',
+    '[Core]',
+    '[ core ]',
+    '[core] bare = true',
+    '[core]bare',
+    `[core] worktree = ${path.join(r, 'sub')}`,
+    '[include]',
+    '[includeIf "gitdir:/"]',
+    '[extensions]',
+    '[extensions] objectformat = sha256',
+    '[user "a]b"]',
+    '[user "a\\"b"] # c',
+    '[core "x"]',
+    '\tbare = true',
+    '\tbare = false',
+    '\tBare = TRUE',
+    '\tbare = false ; c',
+    '\tbare',
+    `\tworktree = ${path.join(r, 'sub')}`,
+    `\tworktree = "${path.join(r, 'sub')}"`,
+    '\trepositoryformatversion = 1',
+    '\trepositoryformatversion = 0',
+    '\tobjectformat = sha256',
+    '\tpath = sub/none',
+    '\tx = a \\',
+    '\t= x',
+    '\tfoo bar = 1',
+    '\t1x = y',
+    '\tx = "unterminated',
+    '\tx = a\\q',
+    'key-before-any-section = 1',
+    '# c',
+    '; c',
+    '',
+  );
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 5 }), (lines) => {
+      writeFileSync(config, `${plain}${lines.join('\n')}\n`);
+      const fast = readRepoInfo(r);
+      if (fast !== undefined) expect(fast).toEqual(repoInfoFromGit(r));
+    }),
+    { numRuns: 150 },
+  );
+  writeFileSync(config, plain);
+  expectSame(r, true);
+});
+
+test('property: HEAD and a branch file of any shape answer as git does', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  const head = git(r, ['rev-parse', 'HEAD']);
+  const tree = git(r, ['rev-parse', 'HEAD^{tree}']);
+  const headFile = path.join(r, '.git', 'HEAD');
+  const oid = fc.constantFrom(head, head.toUpperCase(), tree, head.slice(0, 39), '0'.repeat(40));
+  const name = fc.constantFrom('main', 'fé', 'a/b', 'a..b', '.x', 'x.lock', '@', 'HEAD', 'main ', 'ma\tin', 'a//b');
+  const end = fc.constantFrom('\n', '', '\r\n', '\n\n', ' \n', '\nx');
+  const headText = fc.oneof(
+    fc.tuple(fc.constantFrom('ref: refs/heads/', 'ref:refs/heads/', 'ref: refs/tags/', 'ref: '), name, end),
+    fc.tuple(fc.constant(''), oid, end),
+  );
+  fc.assert(
+    fc.property(headText, fc.option(fc.tuple(oid, end)), ([pre, text, eol], branch) => {
+      writeFileSync(headFile, `${pre}${text}${eol}`);
+      rmSync(path.join(r, '.git', 'refs', 'heads'), { recursive: true, force: true });
+      mkdirSync(path.join(r, '.git', 'refs', 'heads'));
+      const target = path.join(r, '.git', 'refs', 'heads', 'main');
+      if (branch !== null) writeFileSync(target, `${branch[0]}${branch[1]}`);
+      const fast = readRepoInfo(r);
+      if (fast !== undefined) expect(fast).toEqual(repoInfoFromGit(r));
+    }),
+    { numRuns: 150 },
+  );
 });

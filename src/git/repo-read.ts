@@ -1,5 +1,6 @@
 import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { READ_FLAGS, readUnder } from '../util/nofollow';
 import { isRefComponent } from './ref-name';
@@ -79,14 +80,22 @@ function gitFile(gitDir: string, rel: string): Buffer | undefined {
 
 /** Whether the repository's own configuration could move the work tree or change how refs and objects are kept. */
 function plainConfig(text: string): boolean {
+  let inSection = false;
   for (const raw of text.split('\n')) {
-    const line = raw.trim().toLowerCase();
+    const trimmed = raw.trim();
+    const line = trimmed.toLowerCase();
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
     if (line.startsWith('[')) {
+      // Only a header alone on its line: git reads `[core] worktree = ..` as a header and a key.
+      const header = SECTION_LINE.exec(line);
+      if (header === null) return false;
       // [include], [includeIf "..."], [extensions]: what they hold is not read here.
-      if (/^\[\s*(include|includeif|extensions)\b/.test(line)) return false;
+      if (/^(include|includeif|extensions)\b/.test(header[1]!)) return false;
+      inSection = true;
       continue;
     }
+    // A line git does not parse (it stops: not a repository), or a value continued on the next line: git decides.
+    if (!inSection || !KEY_LINE.test(trimmed)) return false;
     if (/^(worktree|bare)\b/.test(line) && !/^bare\s*=\s*false$/.test(line)) return false;
     if (/^repositoryformatversion\b/.test(line) && !/^repositoryformatversion\s*=\s*[01]$/.test(line)) return false;
     if (line.includes('worktree') || line.includes('extensions') || line.includes('include')) return false;
@@ -94,13 +103,23 @@ function plainConfig(text: string): boolean {
   return true;
 }
 
+/** A section header (lower-cased), alone on its line but for a comment; its name is the first group. */
+const SECTION_LINE = /^\[([a-z0-9.-]+)(?:\s+"(?:[^"\\\x00-\x1f]|\\["\\])*")?\]\s*(?:[#;].*)?$/;
+
+/**
+ * A `name [= value]` line as git's parser takes it, stricter (no control character, no line continuation): the
+ * value of unquoted text, quoted text and the escapes \n \t \b \" \\, then perhaps a comment.
+ */
+const KEY_LINE =
+  /^[a-z][a-z0-9-]*\s*(?:=(?:[^"\\#;\x00-\x08\x0a-\x1f]|\\[ntb"\\]|"(?:[^"\\\x00-\x08\x0a-\x1f]|\\[ntb"\\])*")*)?(?:[#;][^\x00]*)?$/i;
+
 function fromGitDir(top: string, gitDir: string): RepoInfo | undefined {
   if (lstatOrUndefined(path.join(gitDir, 'commondir')) !== undefined) return undefined;
   const config = gitFile(gitDir, 'config');
   if (config === undefined || !plainConfig(config.toString('utf8'))) return undefined;
   for (const need of ['objects', 'refs'])
     if (!lstatOrUndefined(path.join(gitDir, need))?.isDirectory()) return undefined;
-  const headText = gitFile(gitDir, 'HEAD')?.toString('latin1');
+  const headText = utf8(gitFile(gitDir, 'HEAD'));
   if (headText === undefined) return undefined;
   const info = { top, gitDir, commonDir: gitDir, indexFile: path.join(gitDir, 'index') };
   const detached = /^([0-9a-f]{40})\n$/.exec(headText);
@@ -117,6 +136,13 @@ function fromGitDir(top: string, gitDir: string): RepoInfo | undefined {
   return isCommit(gitDir, oid) ? { ...info, head: oid, branch } : undefined;
 }
 
+/** A file's text as git prints it (its bytes); undefined when they are not UTF-8 (git's output would not round-trip). */
+function utf8(bytes: Buffer | undefined): string | undefined {
+  if (bytes === undefined) return undefined;
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : undefined;
+}
+
 /** The branch's object id; null when there is no such ref (an unborn branch); undefined: git decides. */
 function resolveBranch(gitDir: string, ref: string): string | undefined | null {
   const loose = readUnder(gitDir, ref, 4096);
@@ -128,35 +154,82 @@ function resolveBranch(gitDir: string, ref: string): string | undefined | null {
   const packed = readUnder(gitDir, 'packed-refs');
   if (packed.kind === 'missing') return null;
   if (packed.kind !== 'file') return undefined;
+  const text = utf8(packed.bytes);
+  if (text === undefined || (text !== '' && !text.endsWith('\n'))) return undefined;
+  // git's own layout only: an optional header, `<oid> <name>` lines in strictly increasing order, each optionally
+  // followed by one `^<oid>` peel line. A comment elsewhere, a stray peel, an unsorted or duplicate name: git decides
+  // (it dies on some, binary-searches others).
+  const lines = text.split('\n').slice(0, -1);
   let found: string | null = null;
-  for (const line of packed.bytes.toString('utf8').split('\n')) {
-    if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
+  let last: string | undefined;
+  let peelable = false;
+  for (const [i, line] of lines.entries()) {
+    if (i === 0 && line.startsWith('# pack-refs with:')) continue;
+    if (/^\^[0-9a-f]{40}$/.test(line) && peelable) {
+      peelable = false;
+      continue;
+    }
     const m = /^([0-9a-f]{40}) (.+)$/.exec(line);
     if (m === null) return undefined;
-    if (m[2] === ref) found = m[1]!;
+    const name = m[2]!;
+    if (last !== undefined && Buffer.compare(Buffer.from(last), Buffer.from(name)) >= 0) return undefined;
+    // A replaced object is read as its replacement by `HEAD^{commit}`: git decides.
+    if (name.startsWith('refs/replace/')) return undefined;
+    last = name;
+    peelable = true;
+    if (name === ref) found = m[1]!;
   }
   return found;
 }
 
-/** Whether `oid` is a commit stored loose or as a whole object in a pack (a tag, a delta, an alternate: git decides). */
+/** The largest commit read here: a larger one (or a compression bomb) is git's. */
+const MAX_COMMIT = 1 << 24;
+
+/**
+ * Whether `oid` is a commit stored loose or as a whole object in a pack (a tag, a delta, an alternate: git decides),
+ * read as `git rev-parse HEAD^{commit}` reads it: the object's bytes hash to `oid` and parse as a commit.
+ */
 function isCommit(gitDir: string, oid: string): boolean {
   if (!OID.test(oid)) return false;
-  const loose = readUnder(gitDir, `objects/${oid.slice(0, 2)}/${oid.slice(2)}`, 1 << 26);
-  if (loose.kind === 'file') {
-    const raw = inflateSync(loose.bytes);
-    return raw.toString('latin1', 0, 7) === 'commit ';
-  }
-  if (loose.kind !== 'missing') return false;
+  // A replacement or a graft changes what the object reads as: git decides.
+  for (const other of ['refs/replace', 'info/grafts'])
+    if (lstatOrUndefined(path.join(gitDir, other)) !== undefined) return false;
+  // git looks in the packs (an alternate's too, through a multi-pack index when there is one) before the loose
+  // objects, and reads a packed copy even when a loose one exists.
   if (lstatOrUndefined(path.join(gitDir, 'objects', 'info', 'alternates')) !== undefined) return false;
   const packDir = path.join(gitDir, 'objects', 'pack');
-  if (!lstatOrUndefined(packDir)?.isDirectory()) return false;
-  for (const name of readdirSync(packDir)) {
-    if (!name.endsWith('.idx')) continue;
-    const at = packOffset(gitDir, `objects/pack/${name}`, oid);
-    if (at === undefined) continue;
-    return packedType(path.join(packDir, `${name.slice(0, -4)}.pack`), at) === 1; // OBJ_COMMIT
+  const packs = lstatOrUndefined(packDir);
+  if (packs !== undefined) {
+    if (!packs.isDirectory()) return false;
+    const names = readdirSync(packDir);
+    if (names.includes('multi-pack-index')) return false;
+    const found: { pack: string; at: number }[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.idx')) continue;
+      const at = packOffset(gitDir, `objects/pack/${name}`, oid);
+      if (at !== undefined) found.push({ pack: path.join(packDir, `${name.slice(0, -4)}.pack`), at });
+    }
+    // In more than one pack: which copy git reads is its choice.
+    if (found.length > 1) return false;
+    if (found.length === 1) {
+      const body = packedCommit(found[0]!.pack, found[0]!.at);
+      return body !== undefined && isCommitBody(oid, body);
+    }
   }
-  return false;
+  const loose = readUnder(gitDir, `objects/${oid.slice(0, 2)}/${oid.slice(2)}`, MAX_COMMIT);
+  if (loose.kind !== 'file') return false;
+  const raw = inflateSync(loose.bytes, { maxOutputLength: MAX_COMMIT });
+  const nul = raw.indexOf(0);
+  if (nul < 0 || raw.toString('latin1', 0, nul) !== `commit ${raw.length - nul - 1}`) return false;
+  return isCommitBody(oid, raw.subarray(nul + 1));
+}
+
+/** Whether a commit's content hashes to `oid` and opens with the tree and parent lines git's parser requires. */
+function isCommitBody(oid: string, body: Buffer): boolean {
+  const hash = createHash('sha1').update(`commit ${body.length}\0`).update(body).digest('hex');
+  if (hash !== oid) return false;
+  // git refuses a commit whose tree line or a parent line is malformed; stricter here (git decides) is safe.
+  return /^tree [0-9a-f]{40}\n(?:parent [0-9a-f]{40}\n)*(?!parent )/.test(body.toString('latin1', 0, 1 << 16));
 }
 
 /** The offset of `oid` in the pack of a version-2 index, or undefined (not there, or not an index read here). */
@@ -185,15 +258,31 @@ function packOffset(gitDir: string, rel: string, oid: string): number | undefine
   return undefined;
 }
 
-/** The type of the object at `offset` of a pack file (never through a link). */
-function packedType(file: string, offset: number): number | undefined {
+/** The content of the whole commit at `offset` of a pack file (never through a link); undefined for anything else. */
+function packedCommit(file: string, offset: number): Buffer | undefined {
   const st = lstatSync(file);
   if (!st.isFile()) return undefined;
   const fd = openSync(file, READ_FLAGS);
   try {
-    const head = Buffer.alloc(1);
-    if (readSync(fd, head, 0, 1, offset) !== 1) return undefined;
-    return (head[0]! >> 4) & 7;
+    const head = Buffer.alloc(16);
+    const got = readSync(fd, head, 0, head.length, offset);
+    let i = 0;
+    let byte = head[i++]!;
+    if (got < 1 || ((byte >> 4) & 7) !== 1) return undefined; // OBJ_COMMIT
+    let size = byte & 15;
+    for (let shift = 4; byte & 0x80; shift += 7) {
+      if (i >= got || shift > 28) return undefined;
+      byte = head[i++]!;
+      size += (byte & 0x7f) * 2 ** shift;
+    }
+    if (size > MAX_COMMIT) return undefined;
+    // zlib never grows data by more than a few bytes per 16 KiB block.
+    const want = Math.min(st.size - offset - i, size + (size >> 10) + 1024);
+    if (want <= 0) return undefined;
+    const compressed = Buffer.alloc(want);
+    if (readSync(fd, compressed, 0, want, offset + i) !== want) return undefined;
+    const body = inflateSync(compressed, { maxOutputLength: Math.max(size, 1) });
+    return body.length === size ? body : undefined;
   } finally {
     closeSync(fd);
   }
