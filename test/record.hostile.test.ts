@@ -7,9 +7,11 @@ import { codexProxy } from '../src/agents/codex/proxy';
 import { InputError } from '../src/errors';
 import { casDir, journalFile, readVerifiedJournal } from '../src/journal';
 import { recordablePath } from '../src/proxy';
+import { readRunJournalFile, runJournalFile } from '../src/runs';
+import { EXCHANGE_LINK_EVENT } from '../src/runs/exchange-links';
 import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
-import { cliPath } from './helpers/paths';
+import { cliPath, repoRoot } from './helpers/paths';
 import { everythingStored, recordArgs } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
@@ -157,4 +159,87 @@ test('fork --replay of a recording whose response blob was altered: refused befo
   expect(
     existsSync(path.join(root, '.sdd', 'worktrees')) ? readdirSync(path.join(root, '.sdd', 'worktrees')) : [],
   ).toEqual([]);
+});
+
+// A model (or a recorded process) makes two exchanges ask for the same tool call id: the agent ran the second's, and
+// the hook step names only the id. Which exchange asked for the step's call is not known, so neither is linked,
+// whatever the order the exchanges were appended in (the first one waits for its link until record's end).
+const REUSED_ID_AGENT = `
+import http from 'node:http';
+import { Journal } from ${JSON.stringify(path.join(repoRoot, 'dist', 'lib', 'index.mjs'))};
+const base = new URL(process.env.OPENAI_BASE_URL);
+function post(input) {
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/responses',
+      headers: { 'content-type': 'application/json', 'session-id': 'S1' } }, (res) => {
+      res.resume(); res.on('end', () => resolve(res.statusCode));
+    });
+    req.end(JSON.stringify({ model: 'gpt-test', input }));
+  });
+}
+const output = { type: 'function_call_output', call_id: 'call_A', output: 'done' };
+const hook = Journal.open(process.env.HOOK_DIR, { durability: 'none' });
+// The session's hook journal holds a step already (a tool call of its own, before this turn).
+hook.append({ tool_call: { id: 'call_0', name: 'shell', input: {} }, tool_result: { exit_code: 0 }, ts: 1700000000 });
+await post([{ role: 'user', content: 'first' }]);
+// The first exchange's call answered (it is appended now, no hook step names call_A yet), and asked for again.
+await post([{ role: 'user', content: 'second' }, output]);
+// The agent runs the second exchange's call: its hook records the step.
+hook.append({
+  tool_call: { id: 'call_A', name: 'shell', input: { command: 'true' } }, tool_result: { exit_code: 0 }, ts: 1700000000,
+});
+await post([{ role: 'user', content: 'third' }, output]);
+`;
+
+test('record: a tool call id two exchanges asked for is linked to neither (the first one, linked at the end, included)', async () => {
+  const project = path.join(dir, 'reused-id');
+  initRepo(project, { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'reused-id.mjs');
+  writeFileSync(client, REUSED_ID_AGENT);
+  let answered = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      answered++;
+      const call = { type: 'function_call', call_id: 'call_A', name: 'shell', arguments: '{}' };
+      const output = answered <= 2 ? [call] : [{ type: 'message', content: [] }];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `r${answered}`, output }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  let run: { code: number | null; stderr: string };
+  try {
+    run = await new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [cliPath, ...recordArgs('codex', 'x1', `http://127.0.0.1:${port}/v1`), '--', process.execPath, client],
+        {
+          cwd: project,
+          env: {
+            PATH: process.env.PATH,
+            HOME: dir,
+            STEPCHAIN_AUDIT: 'off',
+            HOOK_DIR: path.dirname(journalFile(project, 'codex-S1')),
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+  } finally {
+    server.close();
+  }
+  expect(run.stderr).toMatch(/exchange 1: the tool call call_A was asked for by exchange 0 too; not linked/);
+  expect(run.stderr).toMatch(/exchange 0: the tool call call_A was asked for by exchange 1 too; not linked/);
+  expect(run.code).toBe(0);
+  expect(answered).toBe(3);
+  expect(readVerifiedJournal(journalFile(project, 'codex-S1')).entries).toHaveLength(2);
+  const runFile = runJournalFile(project, 'codex-S1');
+  const links = existsSync(runFile)
+    ? readRunJournalFile(runFile).entries.filter((e) => e.row.event === EXCHANGE_LINK_EVENT)
+    : [];
+  expect(links).toEqual([]);
 });
