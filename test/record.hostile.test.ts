@@ -243,3 +243,74 @@ test('record: a tool call id two exchanges asked for is linked to neither (the f
     : [];
   expect(links).toEqual([]);
 });
+
+// A request to upgrade that the HTTP parser reads as a plain request (an `Upgrade` without `Connection: upgrade`, or
+// an empty one) lets the parser read on: a request pipelined behind it on the same connection must not be served.
+const PIPELINED_AFTER_UPGRADE = `
+import net from 'node:net';
+import { writeFileSync } from 'node:fs';
+const base = new URL(process.env.ANTHROPIC_BASE_URL);
+const host = '127.0.0.1:' + base.port;
+const body = (m) => JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: m }] });
+const post = (m, extra) => 'POST /v1/messages HTTP/1.1\\r\\nHost: ' + host + '\\r\\n' + extra +
+  'content-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body(m)) + '\\r\\n\\r\\n' + body(m);
+function raw(text) {
+  return new Promise((resolve) => {
+    let got = '';
+    const s = net.connect(Number(base.port), '127.0.0.1', () => s.write(text));
+    s.on('data', (d) => (got += d.toString('latin1')));
+    s.on('error', () => undefined);
+    s.on('close', () => resolve(got.split('\\r\\n').filter((l) => l.startsWith('HTTP/1.1 '))));
+  });
+}
+const answers = [];
+answers.push(await raw(post('UPGRADEBARE', 'Upgrade: websocket\\r\\n') + post('SMUGGLEDONE', '')));
+answers.push(await raw(post('UPGRADEEMPTY', 'Upgrade:\\r\\nConnection: upgrade\\r\\n') + post('SMUGGLEDTWO', '')));
+writeFileSync(process.env.OUT, JSON.stringify(answers));
+`;
+
+test('record: a request pipelined behind a refused upgrade on its connection is never forwarded or recorded', async () => {
+  const project = path.join(dir, 'pipelined');
+  initRepo(project, { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'pipelined.mjs');
+  const out = path.join(dir, 'pipelined.json');
+  writeFileSync(client, PIPELINED_AFTER_UPGRADE);
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      seen.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  let run: { code: number | null; stdout: string; stderr: string };
+  try {
+    run = await new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [cliPath, ...recordArgs('claude', 'p1', `http://127.0.0.1:${port}`), '--json', '--', process.execPath, client],
+        { cwd: project, env: { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out } },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  } finally {
+    server.close();
+  }
+  expect(run.code).toBe(0);
+  // Each connection: its upgrade refused, and no answer to what followed it (the connection closed after the 426).
+  expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([
+    ['HTTP/1.1 426 Upgrade Required'],
+    ['HTTP/1.1 426 Upgrade Required'],
+  ]);
+  expect(seen).toEqual([]);
+  expect(JSON.parse(run.stdout)).toMatchObject({ forwarded: 0, refused_upgrades: 2, steps: [] });
+  expect(run.stderr).toMatch(/refused POST \/v1\/messages: it follows a refused upgrade on its connection/);
+  expect(everythingStored(project)).not.toMatch(/SMUGGLED|UPGRADE(BARE|EMPTY)/);
+});
