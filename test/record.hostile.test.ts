@@ -7,9 +7,11 @@ import { codexProxy } from '../src/agents/codex/proxy';
 import { InputError } from '../src/errors';
 import { casDir, journalFile, readVerifiedJournal } from '../src/journal';
 import { recordablePath } from '../src/proxy';
+import { readRunJournalFile, runJournalFile } from '../src/runs';
+import { EXCHANGE_LINK_EVENT } from '../src/runs/exchange-links';
 import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
-import { cliPath } from './helpers/paths';
+import { cliPath, repoRoot } from './helpers/paths';
 import { everythingStored, recordArgs } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
@@ -157,4 +159,158 @@ test('fork --replay of a recording whose response blob was altered: refused befo
   expect(
     existsSync(path.join(root, '.sdd', 'worktrees')) ? readdirSync(path.join(root, '.sdd', 'worktrees')) : [],
   ).toEqual([]);
+});
+
+// A model (or a recorded process) makes two exchanges ask for the same tool call id: the agent ran the second's, and
+// the hook step names only the id. Which exchange asked for the step's call is not known, so neither is linked,
+// whatever the order the exchanges were appended in (the first one waits for its link until record's end).
+const REUSED_ID_AGENT = `
+import http from 'node:http';
+import { Journal } from ${JSON.stringify(path.join(repoRoot, 'dist', 'lib', 'index.mjs'))};
+const base = new URL(process.env.OPENAI_BASE_URL);
+function post(input) {
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/responses',
+      headers: { 'content-type': 'application/json', 'session-id': 'S1' } }, (res) => {
+      res.resume(); res.on('end', () => resolve(res.statusCode));
+    });
+    req.end(JSON.stringify({ model: 'gpt-test', input }));
+  });
+}
+const output = { type: 'function_call_output', call_id: 'call_A', output: 'done' };
+const hook = Journal.open(process.env.HOOK_DIR, { durability: 'none' });
+// The session's hook journal holds a step already (a tool call of its own, before this turn).
+hook.append({ tool_call: { id: 'call_0', name: 'shell', input: {} }, tool_result: { exit_code: 0 }, ts: 1700000000 });
+await post([{ role: 'user', content: 'first' }]);
+// The first exchange's call answered (it is appended now, no hook step names call_A yet), and asked for again.
+await post([{ role: 'user', content: 'second' }, output]);
+// The agent runs the second exchange's call: its hook records the step.
+hook.append({
+  tool_call: { id: 'call_A', name: 'shell', input: { command: 'true' } }, tool_result: { exit_code: 0 }, ts: 1700000000,
+});
+await post([{ role: 'user', content: 'third' }, output]);
+`;
+
+test('record: a tool call id two exchanges asked for is linked to neither (the first one, linked at the end, included)', async () => {
+  const project = path.join(dir, 'reused-id');
+  initRepo(project, { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'reused-id.mjs');
+  writeFileSync(client, REUSED_ID_AGENT);
+  let answered = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      answered++;
+      const call = { type: 'function_call', call_id: 'call_A', name: 'shell', arguments: '{}' };
+      const output = answered <= 2 ? [call] : [{ type: 'message', content: [] }];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `r${answered}`, output }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  let run: { code: number | null; stderr: string };
+  try {
+    run = await new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [cliPath, ...recordArgs('codex', 'x1', `http://127.0.0.1:${port}/v1`), '--', process.execPath, client],
+        {
+          cwd: project,
+          env: {
+            PATH: process.env.PATH,
+            HOME: dir,
+            STEPCHAIN_AUDIT: 'off',
+            HOOK_DIR: path.dirname(journalFile(project, 'codex-S1')),
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+  } finally {
+    server.close();
+  }
+  expect(run.stderr).toMatch(/exchange 1: the tool call call_A was asked for by exchange 0 too; not linked/);
+  expect(run.stderr).toMatch(/exchange 0: the tool call call_A was asked for by exchange 1 too; not linked/);
+  expect(run.code).toBe(0);
+  expect(answered).toBe(3);
+  expect(readVerifiedJournal(journalFile(project, 'codex-S1')).entries).toHaveLength(2);
+  const runFile = runJournalFile(project, 'codex-S1');
+  const links = existsSync(runFile)
+    ? readRunJournalFile(runFile).entries.filter((e) => e.row.event === EXCHANGE_LINK_EVENT)
+    : [];
+  expect(links).toEqual([]);
+});
+
+// A request to upgrade that the HTTP parser reads as a plain request (an `Upgrade` without `Connection: upgrade`, or
+// an empty one) lets the parser read on: a request pipelined behind it on the same connection must not be served.
+const PIPELINED_AFTER_UPGRADE = `
+import net from 'node:net';
+import { writeFileSync } from 'node:fs';
+const base = new URL(process.env.ANTHROPIC_BASE_URL);
+const host = '127.0.0.1:' + base.port;
+const body = (m) => JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: m }] });
+const post = (m, extra) => 'POST /v1/messages HTTP/1.1\\r\\nHost: ' + host + '\\r\\n' + extra +
+  'content-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body(m)) + '\\r\\n\\r\\n' + body(m);
+function raw(text) {
+  return new Promise((resolve) => {
+    let got = '';
+    const s = net.connect(Number(base.port), '127.0.0.1', () => s.write(text));
+    s.on('data', (d) => (got += d.toString('latin1')));
+    s.on('error', () => undefined);
+    s.on('close', () => resolve(got.split('\\r\\n').filter((l) => l.startsWith('HTTP/1.1 '))));
+  });
+}
+const answers = [];
+answers.push(await raw(post('UPGRADEBARE', 'Upgrade: websocket\\r\\n') + post('SMUGGLEDONE', '')));
+answers.push(await raw(post('UPGRADEEMPTY', 'Upgrade:\\r\\nConnection: upgrade\\r\\n') + post('SMUGGLEDTWO', '')));
+writeFileSync(process.env.OUT, JSON.stringify(answers));
+`;
+
+test('record: a request pipelined behind a refused upgrade on its connection is never forwarded or recorded', async () => {
+  const project = path.join(dir, 'pipelined');
+  initRepo(project, { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'pipelined.mjs');
+  const out = path.join(dir, 'pipelined.json');
+  writeFileSync(client, PIPELINED_AFTER_UPGRADE);
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      seen.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  let run: { code: number | null; stdout: string; stderr: string };
+  try {
+    run = await new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [cliPath, ...recordArgs('claude', 'p1', `http://127.0.0.1:${port}`), '--json', '--', process.execPath, client],
+        { cwd: project, env: { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out } },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  } finally {
+    server.close();
+  }
+  expect(run.code).toBe(0);
+  // Each connection: its upgrade refused, and no answer to what followed it (the connection closed after the 426).
+  expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([
+    ['HTTP/1.1 426 Upgrade Required'],
+    ['HTTP/1.1 426 Upgrade Required'],
+  ]);
+  expect(seen).toEqual([]);
+  expect(JSON.parse(run.stdout)).toMatchObject({ forwarded: 0, refused_upgrades: 2, steps: [] });
+  expect(run.stderr).toMatch(/refused POST \/v1\/messages: it follows a refused upgrade on its connection/);
+  expect(everythingStored(project)).not.toMatch(/SMUGGLED|UPGRADE(BARE|EMPTY)/);
 });

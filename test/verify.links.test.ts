@@ -1,4 +1,4 @@
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
 import { runJournalFile } from '../src/runs';
@@ -165,4 +165,25 @@ test('a check without the exchange journal says the links were not checked (a wa
   const v = cli(['verify', HOOK], { cwd: root, env });
   expect(v.code).toBe(1);
   expect(v.stderr).toMatch(/:1: exchange_step_mismatch: the exchange journal rec cannot be used: no journal/);
+});
+
+test('a forged link whose event name is written with a JSON escape is still checked (verify, run verify, check)', () => {
+  // The reader takes `exchange\u005flink` as `exchange_link` (a non-canonical line verifies unless --strict), and
+  // replay shows it as a link: a byte pre-filter that looks for the plain name must not skip it.
+  const root = forged('escaped-event', { exchange_seq: 7 });
+  const file = runJournalFile(root, HOOK);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  expect(lines[2]).toContain('"event": "exchange_link"');
+  lines[2] = lines[2]!.replace('"event": "exchange_link"', '"event": "exchange\\u005flink"');
+  // The other two links, escaped too: no plain `exchange_link` left anywhere in the file.
+  for (const i of [0, 1]) lines[i] = lines[i]!.replace('"event": "exchange_link"', '"event": "exchange\\u005flink"');
+  writeFileSync(file, lines.join('\n'));
+  expect(readFileSync(file).includes('exchange_link')).toBe(false);
+  commit(root);
+  for (const args of [['verify', HOOK], ['run', 'verify', HOOK], ['check']]) {
+    const r = cli(args, { cwd: root, env });
+    expectNoStack(r);
+    expect(r.code).toBe(1);
+    expect(`${r.stdout}${r.stderr}`).toMatch(/exchange_step_mismatch: it names step 7 of rec, which does not exist/);
+  }
 });

@@ -9,6 +9,7 @@ import {
   type ExchangeLink,
 } from '../runs/exchange-links';
 import { isSafeId } from '../util/ids';
+import { mayHoldJsonText } from '../util/json-bytes';
 import { readRegularFile } from '../util/nofollow';
 
 /**
@@ -130,7 +131,7 @@ export function recordingSessions(root: string, agent: string, token: string): s
     } catch {
       continue; // not a regular file: never read through
     }
-    if (bytes === undefined || !bytes.includes(token)) continue;
+    if (bytes === undefined || !mayHoldJsonText(bytes, token)) continue;
     // A journal that names the token but does not verify may be one of them: counted, so nothing is linked then.
     let run;
     try {

@@ -76,8 +76,11 @@ export class Recorder {
   private readonly toLink: LinkableStep[] = [];
   /** Appended exchanges of an agent whose requests name no session: linked at `close()`, to the one that ran. */
   private readonly toLinkSingle: Omit<LinkableStep, 'hookJournal'>[] = [];
-  /** The exchange that asked for each tool call id (an id asked for twice is linked to neither: not sure which). */
-  private readonly askedBy = new Map<string, number>();
+  /**
+   * The exchanges that asked for each tool call id, noted as each response ends: an id two exchanges asked for is
+   * linked to neither (which one's call a hook step ran is not known), even for the one linked only at the end.
+   */
+  private readonly askedBy = new Map<string, number[]>();
   failure: string | undefined;
   private readonly appender: Appender;
   /** The appends under way, in order. */
@@ -167,7 +170,10 @@ export class Recorder {
 
   /** The tool calls a hook step named after their exchange was appended (or a failed link write): linked now. */
   private sweepLinks(): void {
-    for (const s of this.toLink.splice(0)) {
+    for (const step of this.toLink.splice(0)) {
+      // An exchange asked since for one of its calls takes that call out (the hook step may be the later one's).
+      const s = { ...step, calls: this.ownCalls(step.seq, step.calls) };
+      if (s.calls.length === 0) continue;
       let r: LinkReply;
       try {
         r = linkExchange(this.options.root, s, this.options.env);
@@ -201,18 +207,32 @@ export class Recorder {
       );
   }
 
-  /** The exchange's tool calls that no other exchange of this recording asked for (the rest: warned, not linked). */
+  /** Notes the ids each tool call of exchange `seq` may be named by. */
+  private noteAsked(seq: number, calls: string[][]): void {
+    for (const id of calls.flat()) {
+      const by = this.askedBy.get(id) ?? [];
+      if (!by.includes(seq)) this.askedBy.set(id, [...by, seq]);
+    }
+  }
+
+  /**
+   * The exchange's tool calls that no other exchange of this recording asked for (as far as is known now: the
+   * exchanges whose responses have ended); the rest are warned and never linked. Asked when the exchange is
+   * appended, and again before its links are retried at the end.
+   */
   private ownCalls(seq: number, calls: string[][]): string[][] {
+    this.noteAsked(seq, calls);
     const own: string[][] = [];
     for (const names of calls) {
-      const first = names.map((id) => this.askedBy.get(id)).find((s) => s !== undefined && s !== seq);
-      for (const id of names) if (!this.askedBy.has(id)) this.askedBy.set(id, seq);
-      if (first === undefined) {
+      const others = [...new Set(names.flatMap((id) => this.askedBy.get(id) ?? []))].filter((o) => o !== seq);
+      if (others.length === 0) {
         own.push(names);
         continue;
       }
       this.links.unlinked.push(names[0]!);
-      this.warn(`exchange ${seq}: the tool call ${names[0]} was asked for by exchange ${first} too; not linked`);
+      this.warn(
+        `exchange ${seq}: the tool call ${names[0]} was asked for by exchange ${others.join(' and ')} too; not linked`,
+      );
     }
     return own;
   }
@@ -236,6 +256,7 @@ export class Recorder {
         );
       }
       this.pinSignals(s);
+      this.noteAsked(s.seq, exchangeCalls(s.reading.toolCalls, null));
       this.pending.push(s);
     }
   }

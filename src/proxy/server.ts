@@ -107,6 +107,9 @@ function sendError(res: ServerResponse, status: number, message: string, headers
  */
 function refuseUpgrade(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): void {
   ctx.state.counts.refusedUpgrades++;
+  // The parser reads on past an upgrade it does not take as one (no `Connection: upgrade`, an empty `Upgrade`):
+  // whatever the connection carries after it is not served (handle), the connection closes with this answer.
+  ctx.refusedConnections.add(req.socket);
   const to = JSON.stringify(req.headers.upgrade ?? '');
   sendError(res, 426, `stepchain proxy: carries HTTP/1.1 only; the upgrade to ${to} is refused`, {
     connection: 'close',
@@ -195,6 +198,8 @@ interface ProxyContext {
   keepAlive: { http: http.Agent; https: https.Agent };
   /** Whether a replay has gone live (its recorded exchanges all answered). */
   wentLive: boolean;
+  /** Connections whose upgrade was refused: closing, nothing more of them is served. */
+  refusedConnections: WeakSet<Socket>;
 }
 
 /** Sends a request upstream and streams the response back to the agent as it comes, keeping a copy. */
@@ -396,6 +401,13 @@ async function handle(ctx: ProxyContext, req: IncomingMessage, res: ServerRespon
   const arrived = performance.now();
   const target = req.url ?? '/';
   const method = req.method ?? 'GET';
+  if (ctx.refusedConnections.has(req.socket)) {
+    // Pipelined behind a refused upgrade: never forwarded, recorded or matched; its answer never comes (the
+    // connection closes once the 426 is out).
+    req.resume();
+    options.onWarning?.(`refused ${method} ${target.split('?')[0]!}: it follows a refused upgrade on its connection`);
+    return;
+  }
   const foreign = foreignRequest(req, state.port);
   if (foreign !== undefined) {
     // Not the agent: a web page (a cross-origin POST, or a DNS-rebound name) must not write the recording,
@@ -448,7 +460,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     close: async () => undefined,
   };
   const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
-  const ctx: ProxyContext = { options, state, keepAlive, wentLive: false };
+  const ctx: ProxyContext = { options, state, keepAlive, wentLive: false, refusedConnections: new WeakSet() };
   const inFlight = new Set<Promise<void>>();
   const server = http.createServer({ noDelay: true }, (req, res) => {
     const p = handle(ctx, req, res).catch((e: unknown) => {

@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonValue } from '../canonical';
 import { journalFile, readVerifiedJournal, type JournalEntry } from '../journal';
 import { isSafeId } from '../util/ids';
+import { mayHoldJsonText } from '../util/json-bytes';
 import { readRegularFile } from '../util/nofollow';
 import { RunJournal, type RunJournalOptions } from './journal';
 import { runJournalFile } from './layout';
@@ -355,7 +356,7 @@ export function checkProjectExchangeLinks(root: string, runId: string): Exchange
     };
   }
   // No link there: the hook journal is not read again.
-  if (bytes === undefined || !bytes.includes(EXCHANGE_LINK_EVENT)) return { file, links: [], faults: [] };
+  if (bytes === undefined || !mayHoldJsonText(bytes, EXCHANGE_LINK_EVENT)) return { file, links: [], faults: [] };
   const hook = journalOnDisk(root, runId);
   return checkExchangeLinks(root, runId, Array.isArray(hook) ? (seq) => hook[seq]?.row : hook);
 }
@@ -367,7 +368,7 @@ export function checkExchangeLinkBytes(
   hookJournal: string,
   sources: LinkSources,
 ): ExchangeLinksCheck {
-  if (!bytes.includes(EXCHANGE_LINK_EVENT)) return { file, links: [], faults: [] }; // no link can be there
+  if (!mayHoldJsonText(bytes, EXCHANGE_LINK_EVENT)) return { file, links: [], faults: [] }; // no link can be there
   return checkExchangeLinkRows(file, readRunJournalBytes(bytes), hookJournal, sources);
 }
 
