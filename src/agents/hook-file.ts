@@ -367,8 +367,10 @@ function planRemove(
   if (events.length === 0) return 'edited';
   if (root.kind === 'object' && dropEvents.size === hooks.members.length) {
     // A file of stepchain's own left with nothing but its header and an empty `hooks` was stepchain's: it goes whole.
-    if (spec.ownFile && root.members.every((m) => m.key === 'hooks' || spec.header?.some(([k]) => k === m.key)))
-      return 'whole';
+    // Each member once: a key written twice (a `hooks` the last one hides) holds bytes that are not ours.
+    const keys = root.members.map((m) => m.key);
+    const onlyOurs = root.members.every((m) => m === hooksMember || spec.header?.some(([k]) => k === m.key));
+    if (spec.ownFile && onlyOurs && new Set(keys).size === keys.length) return 'whole';
     edit.remove(root, new Set([root.members.indexOf(hooksMember)]));
     return 'edited';
   }
