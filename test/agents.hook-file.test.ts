@@ -91,3 +91,14 @@ test('--remove never deletes a file of ours that holds a key twice: the member t
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(kept);
   }
 });
+
+test('a file of ours in another shape is refused in its own words: a hook file (Copilot), hook settings (Claude)', () => {
+  const file = path.join(freshDir(dir), 'stepchain.json');
+  writeFileSync(file, '{"version": 1, "hooks": null}\n');
+  expect(() => planHookFile(file, COPILOT_HOOK_FILE)).toThrow(
+    `${file}: "hooks" is not an object; not the GitHub Copilot CLI hook file format, so it is left as it is`,
+  );
+  expect(() => planHookFile(file, CLAUDE_HOOK_FILE)).toThrow(
+    `${file}: "hooks" is not an object; not the Claude Code hook settings format, so it is left as it is`,
+  );
+});

@@ -174,7 +174,9 @@ function timeoutWanted(spec: HookFileSpec, event: string, entry: SpanNode, text:
 /** Checks the hook schema (refusing, naming what is wrong, anything else). */
 function checkShape(spec: HookFileSpec, file: string, doc: Obj): void {
   const shape: (what: string) => never = (what) => {
-    throw new InputError(`${file}: ${what}; not the ${spec.title} hook settings format, so it is left as it is`);
+    // A file of stepchain's own is a hook file (Copilot's); the others are settings the user shares with it.
+    const format = spec.ownFile ? 'hook file' : 'hook settings';
+    throw new InputError(`${file}: ${what}; not the ${spec.title} ${format} format, so it is left as it is`);
   };
   for (const [key, want] of spec.header ?? []) {
     const have = doc.get(key);
