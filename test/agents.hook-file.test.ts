@@ -71,3 +71,34 @@ test('a flat file: an event with an entry of its own keeps it and gets ours afte
   ]);
   expect(doc.hooks.Stop).toEqual([{ type: 'command', bash: 'stepchain hook copilot' }]);
 });
+
+test('--remove never deletes a file of ours that holds a key twice: the member the last one hides stays', () => {
+  const ours = '[{"type": "command", "bash": "stepchain hook copilot"}]';
+  const mine = '[{"type": "command", "bash": "./log.sh"}]';
+  for (const [text, kept] of [
+    [
+      `{"version": 1, "hooks": {"Stop": ${mine}}, "hooks": {"Stop": ${ours}}}\n`,
+      { version: 1, hooks: { Stop: JSON.parse(mine) as unknown } },
+    ],
+    [`{"version": 2, "version": 1, "hooks": {"Stop": ${ours}}}\n`, { version: 1 }],
+  ] as const) {
+    const file = path.join(freshDir(dir), 'stepchain.json');
+    writeFileSync(file, text);
+    const plan = planHookFile(file, COPILOT_HOOK_FILE, { remove: true });
+    expect(plan.events).toEqual(['Stop']);
+    writeOwnHookFile(plan);
+    expect(readFileSync(file, 'utf8')).toContain(text.includes('./log.sh') ? './log.sh' : '"version": 2');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(kept);
+  }
+});
+
+test('a file of ours in another shape is refused in its own words: a hook file (Copilot), hook settings (Claude)', () => {
+  const file = path.join(freshDir(dir), 'stepchain.json');
+  writeFileSync(file, '{"version": 1, "hooks": null}\n');
+  expect(() => planHookFile(file, COPILOT_HOOK_FILE)).toThrow(
+    `${file}: "hooks" is not an object; not the GitHub Copilot CLI hook file format, so it is left as it is`,
+  );
+  expect(() => planHookFile(file, CLAUDE_HOOK_FILE)).toThrow(
+    `${file}: "hooks" is not an object; not the Claude Code hook settings format, so it is left as it is`,
+  );
+});

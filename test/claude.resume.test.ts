@@ -90,6 +90,17 @@ describe('cutting a transcript after one tool result', () => {
       /appears twice \(lines 4 and 9\)/,
     ],
     [
+      'a result twice, the second spelling its id with an escape',
+      () =>
+        Buffer.from(
+          lines([...conversation(), user('r1b', 'a3', [result('t1')])])
+            .toString()
+            .replace(/"tool_use_id":"t1"(?![^]*"tool_use_id":"t1")/, '"tool_use_id":"\\u00741"'),
+        ),
+      't1',
+      /appears twice \(lines 4 and 9\)/,
+    ],
+    [
       'a result in a sidechain',
       () => lines([...conversation().slice(0, 3), user('r1', 'a1', [result('t1')], { isSidechain: true })]),
       't1',

@@ -42,6 +42,9 @@ test('the cut ends with the call output, names the new session, and refuses what
   refuse([call('c1'), output('c1')], /r:1: the first line is not the session_meta/);
   refuse([meta, call('c1')], /no output of call c1/);
   refuse([meta, call('c1'), output('c1'), output('c1')], /appears twice/);
+  // The second output spells the id with an escape: the same call, JSON-wise.
+  const escaped = `${rollout([meta, call('c1'), output('c1')]).toString()}${JSON.stringify(output('c1')).replace('"c1"', '"\\u00631"')}\n`;
+  expect(() => cutRollout(Buffer.from(escaped), 'r', SID, 'c1', NEW)).toThrow(/appears twice \(lines 3 and 4\)/);
   // Parallel calls: c0 still open at the cut.
   refuse([meta, call('c0'), call('c1'), output('c1'), output('c0')], /call c0 \(line 2\) has no output before the cut/);
   // The journal records c0 after c1, but its output is before the cut.

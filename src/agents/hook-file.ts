@@ -174,7 +174,9 @@ function timeoutWanted(spec: HookFileSpec, event: string, entry: SpanNode, text:
 /** Checks the hook schema (refusing, naming what is wrong, anything else). */
 function checkShape(spec: HookFileSpec, file: string, doc: Obj): void {
   const shape: (what: string) => never = (what) => {
-    throw new InputError(`${file}: ${what}; not the ${spec.title} hook settings format, so it is left as it is`);
+    // A file of stepchain's own is a hook file (Copilot's); the others are settings the user shares with it.
+    const format = spec.ownFile ? 'hook file' : 'hook settings';
+    throw new InputError(`${file}: ${what}; not the ${spec.title} ${format} format, so it is left as it is`);
   };
   for (const [key, want] of spec.header ?? []) {
     const have = doc.get(key);
@@ -367,8 +369,10 @@ function planRemove(
   if (events.length === 0) return 'edited';
   if (root.kind === 'object' && dropEvents.size === hooks.members.length) {
     // A file of stepchain's own left with nothing but its header and an empty `hooks` was stepchain's: it goes whole.
-    if (spec.ownFile && root.members.every((m) => m.key === 'hooks' || spec.header?.some(([k]) => k === m.key)))
-      return 'whole';
+    // Each member once: a key written twice (a `hooks` the last one hides) holds bytes that are not ours.
+    const keys = root.members.map((m) => m.key);
+    const onlyOurs = root.members.every((m) => m === hooksMember || spec.header?.some(([k]) => k === m.key));
+    if (spec.ownFile && onlyOurs && new Set(keys).size === keys.length) return 'whole';
     edit.remove(root, new Set([root.members.indexOf(hooksMember)]));
     return 'edited';
   }

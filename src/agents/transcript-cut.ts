@@ -65,7 +65,8 @@ export function scanToCut(
   for (let i = 0; i < raw.length; i++) {
     const line = raw[i]!;
     if (cut >= 0) {
-      if (!line.includes(needle)) continue;
+      // A line can name the call in another spelling only through an escape (`\/`, `\u0063`): such lines are read too.
+      if (!line.includes(needle) && !line.includes('\\')) continue;
       const later = parseEntry(line);
       if (later !== undefined && o.again(later))
         refuse(
