@@ -296,25 +296,36 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
   });
 });
 
+/** A Chat Completions agent's two shell calls recorded under its hooks: each hook step linked to the exchange that asked. */
+async function expectChatAgentLinked(
+  p: Project,
+  agent: string,
+  o: { final: string; model?: string; env: (run: ReturnType<typeof chatRun>) => NodeJS.ProcessEnv; command: string[] },
+): Promise<void> {
+  const server = await startChatServer(
+    { [MAKE]: twoFilesThen(o.final) },
+    o.model === undefined ? {} : { model: o.model },
+  );
+  try {
+    const r = await recordUnderHooks(p, agent, o.env(chatRun(p, server.baseUrl)), o.command);
+    expectLinked(p, agent, r, { calls: 2, askedBy: (id) => requestAnsweredWith(server.raw, `"id":"${id}"`) });
+  } finally {
+    await server.close();
+  }
+}
+
 describe('Copilot CLI (1.0.102): the session folder in its system message', () => {
   const p = project('copilot');
 
   test('every hook step is linked to the exchange that asked for its call id', async () => {
-    const turns = twoFilesThen('Done.');
-    const server = await startChatServer({ [MAKE]: turns });
-    try {
-      mkdirSync(path.join(p.home, '.copilot'), { recursive: true });
-      // Copilot runs a folder's hooks only once it is trusted.
-      writeFileSync(path.join(p.home, '.copilot', 'config.json'), JSON.stringify({ trustedFolders: [p.root] }));
-      const env = copilotEnv(chatRun(p, server.baseUrl));
-      const r = await recordUnderHooks(p, 'copilot', env, [...copilotCommand({ prompt: MAKE })]);
-      expectLinked(p, 'copilot', r, {
-        calls: 2,
-        askedBy: (id) => requestAnsweredWith(server.raw, `"id":"${id}"`),
-      });
-    } finally {
-      await server.close();
-    }
+    mkdirSync(path.join(p.home, '.copilot'), { recursive: true });
+    // Copilot runs a folder's hooks only once it is trusted.
+    writeFileSync(path.join(p.home, '.copilot', 'config.json'), JSON.stringify({ trustedFolders: [p.root] }));
+    await expectChatAgentLinked(p, 'copilot', {
+      final: 'Done.',
+      env: copilotEnv,
+      command: copilotCommand({ prompt: MAKE }),
+    });
   });
 });
 
@@ -322,18 +333,12 @@ describe('OpenCode (1.18.33): the x-session-id header', () => {
   const p = project('opencode');
 
   test('every hook step is linked to the exchange that asked for its call id', async () => {
-    const turns = twoFilesThen('All done.');
-    const server = await startChatServer({ [MAKE]: turns }, { model: 'scripted-model' });
-    try {
-      const env = openCodeEnv(chatRun(p, server.baseUrl));
-      const r = await recordUnderHooks(p, 'opencode', env, [...openCodeCommand(MAKE)]);
-      expectLinked(p, 'opencode', r, {
-        calls: 2,
-        askedBy: (id) => requestAnsweredWith(server.raw, `"id":"${id}"`),
-      });
-    } finally {
-      await server.close();
-    }
+    await expectChatAgentLinked(p, 'opencode', {
+      final: 'All done.',
+      model: 'scripted-model',
+      env: openCodeEnv,
+      command: openCodeCommand(MAKE),
+    });
   });
 });
 
