@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,8 +10,8 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { EXCHANGE_LINK_EVENT } from '../src/runs/exchange-links';
 import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
-import { cliPath, repoRoot } from './helpers/paths';
-import { everythingStored, recordArgs } from './helpers/record';
+import { repoRoot } from './helpers/paths';
+import { everythingStored, recordArgs, runStepchain, type StepchainRun } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 // The recording proxy attacked from outside: a hostile Codex config.toml, credentials where a client puts them, and
@@ -97,22 +96,13 @@ test('record: requests a web page could send (an Origin, a foreign Host) are ref
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  let run: { code: number | null; stderr: string };
+  let run: StepchainRun;
   try {
-    run = await new Promise((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [cliPath, ...recordArgs('codex', 'h1', `http://127.0.0.1:${port}/v1`), '--', process.execPath, client],
-        {
-          cwd: root,
-          env: { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      child.on('close', (code) => resolve({ code, stderr }));
-    });
+    run = await runStepchain(
+      [...recordArgs('codex', 'h1', `http://127.0.0.1:${port}/v1`), '--', process.execPath, client],
+      root,
+      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+    );
   } finally {
     server.close();
   }
@@ -208,27 +198,18 @@ test('record: a tool call id two exchanges asked for is linked to neither (the f
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  let run: { code: number | null; stderr: string };
+  let run: StepchainRun;
   try {
-    run = await new Promise((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [cliPath, ...recordArgs('codex', 'x1', `http://127.0.0.1:${port}/v1`), '--', process.execPath, client],
-        {
-          cwd: project,
-          env: {
-            PATH: process.env.PATH,
-            HOME: dir,
-            STEPCHAIN_AUDIT: 'off',
-            HOOK_DIR: path.dirname(journalFile(project, 'codex-S1')),
-          },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      child.on('close', (code) => resolve({ code, stderr }));
-    });
+    run = await runStepchain(
+      [...recordArgs('codex', 'x1', `http://127.0.0.1:${port}/v1`), '--', process.execPath, client],
+      project,
+      {
+        PATH: process.env.PATH,
+        HOME: dir,
+        STEPCHAIN_AUDIT: 'off',
+        HOOK_DIR: path.dirname(journalFile(project, 'codex-S1')),
+      },
+    );
   } finally {
     server.close();
   }
@@ -286,20 +267,13 @@ test('record: a request pipelined behind a refused upgrade on its connection is 
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  let run: { code: number | null; stdout: string; stderr: string };
+  let run: StepchainRun;
   try {
-    run = await new Promise((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [cliPath, ...recordArgs('claude', 'p1', `http://127.0.0.1:${port}`), '--json', '--', process.execPath, client],
-        { cwd: project, env: { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out } },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    run = await runStepchain(
+      [...recordArgs('claude', 'p1', `http://127.0.0.1:${port}`), '--json', '--', process.execPath, client],
+      project,
+      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+    );
   } finally {
     server.close();
   }
