@@ -215,17 +215,20 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
     { name: 'run_shell_command', args: { command: 'cat one.txt two.txt > three.txt' } },
   ];
 
+  /** Gemini CLI's environment against the scripted server on `port`, stepchain first on PATH, audit off. */
+  const geminiEnv = (port: number): NodeJS.ProcessEnv => ({
+    PATH: [p.bin, ...basePath].join(':'),
+    HOME: p.home,
+    GEMINI_API_KEY: 'gemini-test-not-a-key',
+    GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`,
+    STEPCHAIN_AUDIT: 'off',
+  });
+
   test('every hook step is linked to the exchange whose function call Gemini CLI gave its id', async () => {
     geminiHome(p.home, [p.root], MODEL);
     const server = await startGeminiServer({ [MAKE]: calls }, MODEL);
     try {
-      const env = {
-        PATH: [p.bin, ...basePath].join(':'),
-        HOME: p.home,
-        GEMINI_API_KEY: 'gemini-test-not-a-key',
-        GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${server.port}`,
-        STEPCHAIN_AUDIT: 'off',
-      };
+      const env = geminiEnv(server.port);
       const r = await recordUnderHooks(p, 'gemini', env, [
         agentBinary('gemini'),
         '-p',
@@ -262,13 +265,7 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
   test('two Gemini CLI sessions under one recording: which exchange is whose is not known, nothing is linked', async () => {
     const server = await startGeminiServer({ [MAKE]: calls }, MODEL);
     try {
-      const env = {
-        PATH: [p.bin, ...basePath].join(':'),
-        HOME: p.home,
-        GEMINI_API_KEY: 'gemini-test-not-a-key',
-        GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${server.port}`,
-        STEPCHAIN_AUDIT: 'off',
-      };
+      const env = geminiEnv(server.port);
       const gemini = `${JSON.stringify(agentBinary('gemini'))} -p ${JSON.stringify(MAKE)} --yolo --output-format json`;
       const before = new Set(readdirSync(path.dirname(journalDir(p.root, 'x'))));
       const r = await runStepchain(
