@@ -1,5 +1,6 @@
 import { decodeUtf8 } from '../canonical';
 import { IntegrityError } from '../errors';
+import { mayHoldJsonText } from '../util/json-bytes';
 
 /**
  * What cutting any agent's JSONL transcript right after one call's answer shares (Claude Code's transcript after a
@@ -61,12 +62,11 @@ export function scanToCut(
   },
 ): number {
   let cut = -1;
-  const needle = JSON.stringify(o.callId);
   for (let i = 0; i < raw.length; i++) {
     const line = raw[i]!;
     if (cut >= 0) {
-      // A line can name the call in another spelling only through an escape (`\/`, `\u0063`): such lines are read too.
-      if (!line.includes(needle) && !line.includes('\\')) continue;
+      // A line can name the call in another spelling only through an escape (`\u0063`): such lines are read too.
+      if (!mayHoldJsonText(line, o.callId)) continue;
       const later = parseEntry(line);
       if (later !== undefined && o.again(later))
         refuse(

@@ -4,7 +4,7 @@
  * `text` may still spell it with a `\u` escape: those are parsed too. (The other escapes, `\" \\ \/ \b \f \n \r \t`,
  * spell only those characters: a `text` holding one of them is never ruled out.)
  */
-export function mayHoldJsonText(bytes: Buffer, text: string): boolean {
+export function mayHoldJsonText(bytes: Buffer | string, text: string): boolean {
   if (/["\\/\u0000-\u001f]/.test(text)) return true;
   return bytes.includes(text) || bytes.includes('\\u');
 }
