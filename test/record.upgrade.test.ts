@@ -193,19 +193,20 @@ describe('Codex 0.171.0, built-in openai provider', () => {
     await server.close();
   });
 
+  /** `stepchain <args> -- codex exec …`: it exits 0 with no stack; its JSON document. */
+  async function codexThrough(args: string[]): Promise<{ r: StepchainRun; doc: Record<string, unknown> }> {
+    const r = await runStepchain([...args, '--', ...codexExecArgs('Make one.txt.')], root, env);
+    expectNoStack(r);
+    expect(r.code).toBe(0);
+    return { r, doc: JSON.parse(r.stdout) as Record<string, unknown> };
+  }
+
   /** Codex's --json lines that say it fell back from a WebSocket (its own words). */
   const fallbackNotes = (stdout: string): string[] =>
     stdout.split('\n').filter((l) => /Falling back from WebSockets/i.test(l));
 
   test('record: the WebSocket attempt is refused once and never retried; the upstream receives only the HTTPS requests, each a step', async () => {
-    const r = await runStepchain(
-      ['record', '--agent', 'codex', '--journal', 'ws-1', '--json', '--', ...codexExecArgs('Make one.txt.')],
-      root,
-      env,
-    );
-    expectNoStack(r);
-    expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as Record<string, unknown>;
+    const { r, doc } = await codexThrough([...recordArgs('codex', 'ws-1'), '--json']);
     // One attempt, answered 426 (measured: exactly one every run), and no retry: the stall was seven attempts.
     // At most two are allowed here (a startup preconnect and the turn's own), so Codex's scheduling cannot fail it.
     expect(doc).toMatchObject({ ok: true, unrecorded: 0, forwarded: 2 });
@@ -223,14 +224,7 @@ describe('Codex 0.171.0, built-in openai provider', () => {
 
   test('fork --replay: the attempt is refused the same way; the recording answers the rest', async () => {
     const before = server.raw.length;
-    const r = await runStepchain(
-      ['fork', 'ws-1', '--from-step', '1', '--replay', '--json', '--', ...codexExecArgs('Make one.txt.')],
-      root,
-      env,
-    );
-    expectNoStack(r);
-    expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as Record<string, unknown>;
+    const { r, doc } = await codexThrough(['fork', 'ws-1', '--from-step', '1', '--replay', '--json']);
     expect(doc).toMatchObject({ ok: true, replayed: 2, forwarded: 0, unrecorded: 0 });
     expect(doc.refused_upgrades).toBeGreaterThanOrEqual(1);
     expect(doc.refused_upgrades).toBeLessThanOrEqual(2);
