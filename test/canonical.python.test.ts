@@ -208,6 +208,23 @@ describe(`canonical JSON against python3 (seed ${seed})`, () => {
     });
   });
 
+  // encodeString's native path (JSON.stringify, for ASCII below DEL) against json.dumps; DEL and beyond go the loop.
+  it('encodes ASCII strings dense with escapes as json.dumps does (the native path and its edge, DEL)', () => {
+    const ascii = fc.string({
+      unit: fc.oneof(
+        { weight: 3, arbitrary: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)) },
+        { weight: 3, arbitrary: fc.constantFrom('"', '\\', '/', '\u007f', ' ', '~') },
+        { weight: 2, arbitrary: fc.integer({ min: 0x20, max: 0x7f }).map((c) => String.fromCharCode(c)) },
+        { weight: 1, arbitrary: fc.constantFrom('é', '\u0080', '\ud800') },
+      ),
+      maxLength: 40,
+    });
+    const strings = [...fc.sample(ascii, { numRuns: RUNS, seed }), 'line\n'.repeat(10_000), '\u0000\u001f\u007f'];
+    const ours = strings.map((v) => canonical(v));
+    const back = python(PY_ENCODE, ours.map(hexSurrogatePass).join('\n'), ['canonical']).split('\n');
+    ours.forEach((o, i) => expect(back[i]).toBe(o));
+  });
+
   it('handles deep nesting the same way', () => {
     const deep = `${'[{"k":'.repeat(400)}1${'}]'.repeat(400)}`;
     const [py] = python(PY_ENCODE, hexSurrogatePass(deep), ['canonical']).split('\n');

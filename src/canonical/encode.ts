@@ -33,10 +33,17 @@ export const SHORT_ESCAPES: Readonly<Record<number, string>> = {
   0x0c: '\\f',
 };
 const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+/**
+ * ASCII below DEL: there JSON.stringify escapes exactly what json.dumps does (`\"`, `\\`, the short escapes, `\u00xx`
+ * in lowercase for the other control characters), natively. The loop below builds its result a piece per escape:
+ * a string of millions of newlines took seconds, most of them collecting the pieces.
+ */
+const ASCII_BELOW_DEL = /^[\x00-\x7e]*$/;
 
 /** Python `json.dumps` string encoding with `ensure_ascii=True`. */
 export function encodeString(s: string): string {
   if (PLAIN_ASCII.test(s)) return `"${s}"`;
+  if (ASCII_BELOW_DEL.test(s)) return JSON.stringify(s);
   let out = '"';
   let run = 0;
   for (let i = 0; i < s.length; i++) {
