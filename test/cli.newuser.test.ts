@@ -338,13 +338,19 @@ describe('one --json shape across the commands (§9)', () => {
     }
   });
 
-  test('every document says ok first, true exactly when the command exits 0', () => {
+  test('every document says ok first, true exactly when the command exits 0', async () => {
     const root = initRepo(fresh(), { 'x.txt': 'x\n' });
     const env = { ...ENV, STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(base, 'audit2.key') };
-    const go = (args: string[]): CliResult => cli(args, { cwd: root, env });
+    // Through runCli in this process (the code the bundle runs, its output captured), as the usage errors above: the
+    // documents are the subject here, not the process (a process per command was a quarter of this file's time).
+    const go = async (args: string[]): Promise<CliResult> => {
+      const r = await runCaptured(runCli, args, { cwd: root, env: { ...process.env, ...env } });
+      expectNoStack(r);
+      return r;
+    };
     // The one exception, by contract: `append --json` prints exactly the row written (the journal's line).
     for (const p of ['p0', 'p1']) {
-      const a = go(['append', 'a', '--prompt', p, '--json']);
+      const a = await go(['append', 'a', '--prompt', p, '--json']);
       expect(a.code).toBe(0);
       expect(readFileSync(journalFile(root, 'a'), 'utf8').endsWith(a.stdout)).toBe(true);
     }
@@ -373,7 +379,7 @@ describe('one --json shape across the commands (§9)', () => {
     ];
     const seen = new Set<string>();
     for (const [args, code] of table) {
-      const r = go(args);
+      const r = await go(args);
       expect([args, r.code, r.stderr]).toEqual([args, code, expect.any(String)]);
       const doc = json(r);
       expect([args, Object.keys(doc)[0], doc.ok]).toEqual([args, 'ok', code === 0]);
@@ -382,7 +388,7 @@ describe('one --json shape across the commands (§9)', () => {
       );
     }
     // run record: the row under `row` (its payload may hold an `ok` of its own), printed like every document.
-    const rec = go(['run', 'record', 'r1', '--event', 'z', '--data', '{"ok": false}', '--json']);
+    const rec = await go(['run', 'record', 'r1', '--event', 'z', '--data', '{"ok": false}', '--json']);
     expect(json(rec)).toMatchObject({ ok: true, row: { event: 'z', ok: false } });
     expect(rec.stdout).not.toMatch(/", "|": /);
     // A refusal over a broken chain lists its faults, on appending too.
@@ -390,13 +396,13 @@ describe('one --json shape across the commands (§9)', () => {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines[0] = lines[0]!.replace('"p0"', '"P0"');
     writeFileSync(file, lines.join('\n'));
-    const refused = go(['append', 'a', '--prompt', 'p2', '--json']);
+    const refused = await go(['append', 'a', '--prompt', 'p2', '--json']);
     expect(refused.code).toBe(1);
     expect(json(refused)).toMatchObject({
       ok: false,
       error: { faults: [{ file, line: 1, kind: 'step_hash_mismatch' }] },
     });
-    const shown = go(['show', 'a', '0', '--json']);
+    const shown = await go(['show', 'a', '0', '--json']);
     expect((json(shown).error as { faults: unknown[] }).faults.length).toBeGreaterThan(0);
     // The commands left out of the table have no success without a terminal, Claude Code or a fork to remove.
     const rest = commands.map((c) => c.name.join(' ')).filter((c) => !seen.has(c));
