@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -42,8 +42,12 @@ afterAll(() => {
 async function inTerminal(command: string): Promise<string> {
   const log = path.join(root, `pane-${Date.now()}.log`);
   const done = `${log}.done`;
-  tmux(['new-session', '-d', '-s', 'p', '-x', '120', '-y', '20', `sleep 1; ${command}; touch ${q(done)}; sleep 600`]);
+  const go = `${log}.go`;
+  // The command starts once the pane's output is logged (a fixed second's wait before was most of each test).
+  const waitGo = `while [ ! -e ${q(go)} ]; do sleep 0.05; done`;
+  tmux(['new-session', '-d', '-s', 'p', '-x', '120', '-y', '20', `${waitGo}; ${command}; touch ${q(done)}; sleep 600`]);
   tmux(['pipe-pane', '-o', '-t', 'p', `cat >> ${q(log)}`]);
+  writeFileSync(go, '');
   for (let i = 0; i < 1200 && !existsSync(done); i++) await sleep(100);
   tmux(['kill-session', '-t', 'p']);
   return readFileSync(log, 'latin1');
