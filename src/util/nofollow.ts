@@ -151,6 +151,31 @@ function storeParts(abs: string): { above: string; below: string[] } | undefined
   return { above: parts.slice(0, at).join(path.sep) || path.sep, below: parts.slice(at) };
 }
 
+/** What the directories of a path from its first `.sdd` component down are (see `refuseLinkedStoreDirs`). */
+type StoreDirs = 'outside' | 'present' | 'missing';
+
+function lookAtStoreDirs(dir: string): StoreDirs {
+  const parts = storeParts(path.resolve(dir));
+  if (parts === undefined) return 'outside';
+  let cur = parts.above;
+  for (const name of parts.below) {
+    cur = path.join(cur, name);
+    let st: Stats | undefined;
+    try {
+      // Missing is the common answer (a blob not in the CAS, of 200,000 a receipt lists): no exception built for it.
+      st = lstatSync(cur, { throwIfNoEntry: false });
+    } catch (e) {
+      if (isOsError(e) && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return 'missing';
+      if (isOsError(e)) throw osError(e, cur, 'cannot look at');
+      throw e;
+    }
+    if (st === undefined) return 'missing';
+    if (st.isSymbolicLink()) throw linkRefused(cur);
+    if (!st.isDirectory()) throw new InputError(`${cur}: is ${kindOf(st)}, not a directory`);
+  }
+  return 'present';
+}
+
 /**
  * Refuses `dir` when one of its directories from the first `.sdd` component
  * down (`.sdd` included) is a symbolic link or not a directory. A missing one
@@ -159,23 +184,7 @@ function storeParts(abs: string): { above: string; below: string[] } | undefined
  * down to `dir` exists (and was looked at).
  */
 export function refuseLinkedStoreDirs(dir: string): boolean {
-  const parts = storeParts(path.resolve(dir));
-  if (parts === undefined) return false;
-  let cur = parts.above;
-  for (const name of parts.below) {
-    cur = path.join(cur, name);
-    let st: Stats;
-    try {
-      st = lstatSync(cur);
-    } catch (e) {
-      if (isOsError(e) && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return false;
-      if (isOsError(e)) throw osError(e, cur, 'cannot look at');
-      throw e;
-    }
-    if (st.isSymbolicLink()) throw linkRefused(cur);
-    if (!st.isDirectory()) throw new InputError(`${cur}: is ${kindOf(st)}, not a directory`);
-  }
-  return true;
+  return lookAtStoreDirs(dir) === 'present';
 }
 
 /**
@@ -276,7 +285,8 @@ export interface OpenOptions {
  * InputError naming the path.
  */
 export function openRegularFile(file: string, options: OpenOptions = {}): OpenedFile | undefined {
-  refuseLinkedStoreDirs(path.dirname(path.resolve(file)));
+  // A directory on the way is missing: so is the file (as open would say, with an exception built for it).
+  if (lookAtStoreDirs(path.dirname(path.resolve(file))) === 'missing') return undefined;
   let fd: number;
   try {
     fd = openSync(file, options.follow === true ? FOLLOW_READ_FLAGS : READ_FLAGS);
