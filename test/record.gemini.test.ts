@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type JournalEntry } from '../src/journal';
 import { agentBinary, agentPath } from './helpers/agents';
 import { expectNoStack } from './helpers/cli';
-import { geminiHome, startGeminiServer, type GeminiServer } from './helpers/gemini-server';
+import { GEMINI_RUN_ENV, geminiHome, startGeminiServer, type GeminiServer } from './helpers/gemini-server';
 import * as rec from './helpers/record';
 
 // The real Gemini CLI (0.61.0), through `stepchain record` and `fork --replay`, against scripted Gemini API servers on
@@ -29,6 +29,7 @@ function env(port: number): NodeJS.ProcessEnv {
     // The user's own setting: where record forwards by default, and what it points at the proxy for the child.
     GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`,
     STEPCHAIN_AUDIT: 'off',
+    ...GEMINI_RUN_ENV,
   };
 }
 

@@ -1,160 +1,36 @@
-import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { codexHookSession } from '../src/agents/codex/proxy';
 import { copilotHookSession } from '../src/agents/copilot/proxy';
-import { journalDir, journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
+import { journalDir } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
-import {
-  EXCHANGE_LINK_EVENT,
-  exchangeCallIds,
-  recordExchangeLinks,
-  type ExchangeLink,
-} from '../src/runs/exchange-links';
-import { sha256Hex } from '../src/util/hash';
+import { exchangeCallIds, recordExchangeLinks } from '../src/runs/exchange-links';
 import { agentBinary } from './helpers/agents';
-import { startChatServer, type ChatTurn } from './helpers/chat-server';
-import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
-import { copilotCommand, copilotEnv } from './helpers/copilot';
-import { geminiHome, startGeminiServer, type FunctionCall } from './helpers/gemini-server';
-import { initRepo } from './helpers/git';
-import { openCodeCommand, openCodeEnv } from './helpers/opencode';
-import { recordArgs, runStepchain, type StepchainRun } from './helpers/record';
+import { GEMINI_RUN_ENV, geminiHome, startGeminiServer, type FunctionCall } from './helpers/gemini-server';
+import { recordArgs, runStepchain } from './helpers/record';
+import {
+  basePath,
+  expectLinked,
+  linkProject,
+  linksOf,
+  MAKE,
+  recordUnderHooks,
+  requestAnsweredWith,
+  steps,
+} from './helpers/record-links';
 import { codexExecArgs, startResponsesServer, writeCodexConfig } from './helpers/responses-server';
 import { tempDir } from './helpers/tmp';
 
 // Each agent's real binary with its stepchain hooks installed AND run under `stepchain record` against a scripted
 // server: every hook step that is a tool call is linked to the exchange whose response asked for that call, and
-// replay and show display it. How each agent's requests name their hook session: docs/record.md.
+// replay and show display it. How each agent's requests name their hook session: docs/record.md. Codex and Gemini
+// CLI here; the Chat Completions agents (Copilot, OpenCode) in record.links-chat.test.ts, so that two workers share
+// them.
 jest.setTimeout(400_000);
 
 const dir = tempDir('stepchain-record-links-agents-');
-const MAKE = 'Make the files.';
-const basePath = [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'];
-
-interface Project {
-  root: string;
-  home: string;
-  bin: string;
-}
-
-function project(name: string): Project {
-  const at = path.join(dir, name);
-  const root = initRepo(path.join(at, 'project'), { 'README.md': '# project\n' });
-  const home = path.join(at, 'home');
-  mkdirSync(home, { recursive: true });
-  return { root, home, bin: stepchainBin(path.join(at, 'bin')) };
-}
-
-/** Two shell calls that write one.txt and two.txt, then `final` (a Chat Completions script). */
-const twoFilesThen = (final: string): ChatTurn[] => [
-  { tool: 'bash', args: { command: 'printf one > one.txt', description: 'first' } },
-  { tool: 'bash', args: { command: 'printf two > two.txt', description: 'second' } },
-  { text: final },
-];
-
-/** The run options of a Chat Completions agent (Copilot, OpenCode) in project `p` against `baseUrl`, audit off. */
-const chatRun = (p: Project, baseUrl: string) => ({
-  cwd: p.root,
-  home: p.home,
-  baseUrl,
-  prompt: MAKE,
-  binDir: p.bin,
-  env: { STEPCHAIN_AUDIT: 'off' },
-});
-
-/** `stepchain init <agent>` in the project, then the agent's command under `record --agent <agent> --journal rec --json`. */
-async function recordUnderHooks(
-  p: Project,
-  agent: string,
-  env: NodeJS.ProcessEnv,
-  command: string[],
-): Promise<StepchainRun> {
-  expect(cli(['init', agent], { cwd: p.root, env }).code).toBe(0);
-  return runStepchain([...recordArgs(agent, 'rec'), '--json', '--', ...command], p.root, env);
-}
-
-const steps = (root: string, id: string): JournalEntry[] => readVerifiedJournal(journalFile(root, id)).entries;
-
-/** The one hook journal `<agent>-<session>` the run wrote. */
-function hookJournalOf(root: string, agent: string): string {
-  const ids = readdirSync(path.dirname(journalDir(root, 'x'))).filter((n) => n.startsWith(`${agent}-`));
-  expect(ids).toHaveLength(1);
-  return ids[0]!;
-}
-
-function linksOf(root: string, hookJournal: string): ExchangeLink[] {
-  return readRunJournalFile(runJournalFile(root, hookJournal))
-    .entries.filter((e) => e.row.event === EXCHANGE_LINK_EVENT)
-    .map((e) => Object.fromEntries(e.row.payload) as unknown as ExchangeLink);
-}
-
-/**
- * The checks every agent gets: `record` linked every tool call; each hook step is linked, by hash, to the exchange
- * `askedBy(its id)` names (a request the scripted server answered, found in the exchange journal by the request's
- * SHA-256); replay --json, the table and show display the exchange.
- */
-function expectLinked(
-  p: Project,
-  agent: string,
-  r: { code: number; stdout: string; stderr: string },
-  o: { calls: number; askedBy: (id: string) => Buffer },
-): { hookJournal: string } {
-  expectNoStack(r);
-  expect(r.code).toBe(0);
-  const doc = JSON.parse(r.stdout) as { hook_links: number; unlinked_tool_calls: string[] };
-  expect({ linked: doc.hook_links, unlinked: doc.unlinked_tool_calls }).toEqual({ linked: o.calls, unlinked: [] });
-  const hookJournal = hookJournalOf(p.root, agent);
-  const hooks = steps(p.root, hookJournal);
-  const exchanges = steps(p.root, 'rec');
-  expect(hooks).toHaveLength(o.calls);
-  const got = linksOf(p.root, hookJournal).sort((a, b) => a.hook_seq - b.hook_seq);
-  expect(got).toHaveLength(o.calls);
-  const expected = hooks.map((h) => {
-    const id = (h.row.tool_call as { id: string }).id;
-    const request = o.askedBy(id);
-    const x = exchanges.find((e) => e.row.input_hash === sha256Hex(request));
-    expect(x).toBeDefined();
-    return {
-      tool_use_id: id,
-      hook_journal: hookJournal,
-      hook_seq: h.row.seq,
-      hook_step_hash: h.row.step_hash,
-      exchange_journal: 'rec',
-      exchange_seq: x!.row.seq,
-      exchange_step_hash: x!.row.step_hash,
-    };
-  });
-  expect(got).toEqual(expected);
-
-  const sc = (args: string[]) => cli(args, { cwd: p.root, env: { HOME: p.home, STEPCHAIN_AUDIT: 'off' } });
-  const json = sc(['replay', hookJournal, '--json']);
-  expect(json.code).toBe(0);
-  const shown = JSON.parse(json.stdout) as {
-    exchanges: { seq: number; tool_use_id: string; exchange: { seq: number; request_blob: string } }[];
-  };
-  expect(shown.exchanges.map((x) => [x.seq, x.tool_use_id, x.exchange.seq])).toEqual(
-    expected.map((l) => [l.hook_seq, l.tool_use_id, l.exchange_seq]),
-  );
-  for (const x of shown.exchanges) expect(x.exchange.request_blob).toBe(exchanges[x.exchange.seq]!.row.input_hash);
-  const table = sc(['replay', hookJournal]);
-  expect(table.code).toBe(0);
-  expect(table.stdout).toMatch(/model exchanges behind the tool calls .*links verified/);
-  const last = expected.at(-1)!;
-  expect(table.stdout).toContain(`step ${last.hook_seq}: exchange ${last.exchange_seq} of rec`);
-  const show = sc(['show', hookJournal, String(last.hook_seq)]);
-  expect(show.code).toBe(0);
-  expect(show.stdout).toContain('asked for by the model exchange (link verified):');
-  expect(show.stdout).toContain(`what the model saw: request blob ${exchanges[last.exchange_seq]!.row.input_hash}`);
-  return { hookJournal };
-}
-
-/** The request answered with the response that holds `needle` (the call as the model asked for it). */
-function requestAnsweredWith(raw: { request: Buffer; response: Buffer }[], needle: string): Buffer {
-  const hits = raw.filter((x) => x.response.includes(needle));
-  expect(hits).toHaveLength(1);
-  return hits[0]!.request;
-}
+const project = (name: string) => linkProject(dir, name);
 
 describe('Codex (0.171.0): the session-id header', () => {
   const p = project('codex');
@@ -222,6 +98,7 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
     GEMINI_API_KEY: 'gemini-test-not-a-key',
     GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`,
     STEPCHAIN_AUDIT: 'off',
+    ...GEMINI_RUN_ENV,
   });
 
   test('every hook step is linked to the exchange whose function call Gemini CLI gave its id', async () => {
@@ -290,52 +167,6 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
     } finally {
       await server.close();
     }
-  });
-});
-
-/** A Chat Completions agent's two shell calls recorded under its hooks: each hook step linked to the exchange that asked. */
-async function expectChatAgentLinked(
-  p: Project,
-  agent: string,
-  o: { final: string; model?: string; env: (run: ReturnType<typeof chatRun>) => NodeJS.ProcessEnv; command: string[] },
-): Promise<void> {
-  const server = await startChatServer(
-    { [MAKE]: twoFilesThen(o.final) },
-    o.model === undefined ? {} : { model: o.model },
-  );
-  try {
-    const r = await recordUnderHooks(p, agent, o.env(chatRun(p, server.baseUrl)), o.command);
-    expectLinked(p, agent, r, { calls: 2, askedBy: (id) => requestAnsweredWith(server.raw, `"id":"${id}"`) });
-  } finally {
-    await server.close();
-  }
-}
-
-describe('Copilot CLI (1.0.102): the session folder in its system message', () => {
-  const p = project('copilot');
-
-  test('every hook step is linked to the exchange that asked for its call id', async () => {
-    mkdirSync(path.join(p.home, '.copilot'), { recursive: true });
-    // Copilot runs a folder's hooks only once it is trusted.
-    writeFileSync(path.join(p.home, '.copilot', 'config.json'), JSON.stringify({ trustedFolders: [p.root] }));
-    await expectChatAgentLinked(p, 'copilot', {
-      final: 'Done.',
-      env: copilotEnv,
-      command: copilotCommand({ prompt: MAKE }),
-    });
-  });
-});
-
-describe('OpenCode (1.18.33): the x-session-id header', () => {
-  const p = project('opencode');
-
-  test('every hook step is linked to the exchange that asked for its call id', async () => {
-    await expectChatAgentLinked(p, 'opencode', {
-      final: 'All done.',
-      model: 'scripted-model',
-      env: openCodeEnv,
-      command: openCodeCommand(MAKE),
-    });
   });
 });
 

@@ -89,6 +89,13 @@ export function geminiHome(home: string, trusted: string[], model = 'gemini-2.5-
   );
 }
 
+/**
+ * What every test run of Gemini CLI adds to its environment: no relaunch. Gemini CLI's entry otherwise loads part of
+ * its bundle only to start a second Node process (with a larger heap) that runs the CLI while the first waits for it;
+ * the session, its hooks and its requests are the same either way. Measured here: ~0.5 s of CPU saved per run.
+ */
+export const GEMINI_RUN_ENV: Readonly<NodeJS.ProcessEnv> = { GEMINI_CLI_NO_RELAUNCH: 'true' };
+
 export interface GeminiRun extends AgentRun {
   sessionId: string | undefined;
 }
@@ -111,6 +118,7 @@ export async function runGemini(options: {
     HOME: options.home,
     GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${options.port}`,
     GEMINI_API_KEY: 'test-key-not-a-key',
+    ...GEMINI_RUN_ENV,
     ...options.env,
   };
   const run = await runAgentProcess(binary, args, { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 150_000 });

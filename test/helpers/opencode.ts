@@ -9,8 +9,12 @@ export type OpenCodeOptions = ScriptedRunOptions;
 /**
  * The configuration and environment a headless OpenCode run gets: its own HOME and XDG folders, the provider in
  * its global config (so the project holds nothing but what `init` wrote), models.dev, updates, sharing, default
- * plugins and LSP downloads off, and npm told not to retry (OpenCode runs `npm install` in its config folders and
- * would wait ~70 s offline otherwise). Writes the global config; returns the environment.
+ * plugins and LSP downloads off. OpenCode installs `@opencode-ai/plugin` in each config folder (its global one and
+ * the project's .opencode) in the background at every start: npm is given a registry on a closed port of
+ * 127.0.0.1 and told not to retry, so the install fails at once, offline (OpenCode logs "background dependency
+ * install failed" and goes on). Where the machine is online, the install otherwise fetched some twenty packages'
+ * metadata from the public registry in every run (about 2 s of CPU of the ~10 a run takes here), and offline it
+ * would wait ~70 s on retries. Writes the global config; returns the environment.
  */
 export function openCodeEnv(options: OpenCodeOptions): NodeJS.ProcessEnv {
   const model = options.model ?? 'scripted-model';
@@ -47,6 +51,7 @@ export function openCodeEnv(options: OpenCodeOptions): NodeJS.ProcessEnv {
     OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
     OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
     OPENCODE_DISABLE_SHARE: '1',
+    npm_config_registry: 'http://127.0.0.1:9/',
     npm_config_fetch_retries: '0',
     ...options.env,
   };
