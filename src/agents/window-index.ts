@@ -111,7 +111,15 @@ interface Index {
   rows: Rows;
 }
 
-const digest32 = (s: string): number => createHash('sha256').update(s).digest().readUInt32LE(0);
+/**
+ * A 32-bit digest (FNV-1a over the UTF-16 code units). Not a proof of anything: two strings with one digest only
+ * cost a line read and parsed again (even when a hostile file makes them on purpose: never more than the full read).
+ */
+function digest32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
