@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { JsonObject, JsonValue } from '../../canonical';
 import type { StepInput } from '../../journal';
 import type { ObservedItem } from '../../runs';
@@ -6,7 +7,10 @@ import { readSessionState, writeSessionState } from '../claude/state';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import type { HookOptions, HookOutcome } from '../types';
 import { sessionEventsFile } from './home';
-import { findOpenCall } from './transcript';
+import { assertSafeId } from '../../util/ids';
+import { checkpointKey } from '../../util/checkpoint';
+import { agentStateDir } from '../state';
+import { findOpenCall, type LogIndex } from './transcript';
 
 /**
  * `stepchain hook copilot`: one GitHub Copilot CLI hook payload in (docs/agents.md "Copilot CLI"). Copilot, given
@@ -68,7 +72,7 @@ export function copilotToolStep(
   prompt: string | null,
   env: NodeJS.ProcessEnv,
   warn: (m: string) => void,
-  lookup: { tries?: number } = {},
+  lookup: { tries?: number; index?: LogIndex } = {},
 ): StepInput {
   const input = value(p, 'tool_input') ?? null;
   let id: string | null = null;
@@ -98,6 +102,14 @@ export function copilotToolStep(
   };
 }
 
+/**
+ * Where the hook keeps what it read of a session's event log (src/agents/window-index.ts):
+ * `<root>/.sdd/runtime/copilot/index/<session_id>.index`.
+ */
+export function eventsIndexFile(root: string, sessionId: string): string {
+  return path.join(agentStateDir(root, 'copilot'), 'index', `${assertSafeId(sessionId, 'session id')}.index`);
+}
+
 /** Handles one payload. Never throws. */
 export function handleCopilotHook(bytes: Uint8Array, options: HookOptions): HookOutcome {
   return runHookFrame(bytes, options, { agent: 'copilot', projectDirVar: 'COPILOT_PROJECT_DIR' }, handle);
@@ -114,7 +126,11 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   switch (p.event) {
     case 'PostToolUse':
     case 'PostToolUseFailure':
-      rec.step(copilotToolStep(p, state().prompt, options.env, (w) => out.warnings.push(w)));
+      rec.step(
+        copilotToolStep(p, state().prompt, options.env, (w) => out.warnings.push(w), {
+          index: { file: eventsIndexFile(root, p.sessionId), key: checkpointKey(options.env) },
+        }),
+      );
       return;
     case 'UserPromptSubmit': {
       const prompt = strOrNull(value(p, 'prompt'));

@@ -2,6 +2,7 @@ import { closeSync } from 'node:fs';
 import { canonical, parse, type JsonValue } from '../../canonical';
 import { openRegularFile } from '../../util/nofollow';
 import { linesContaining, quotedNeedle, tailWindow, verbatimNeedle } from '../tail-scan';
+import { windowLinesFor, type LineTags } from '../window-index';
 
 /**
  * Copilot CLI's hook payloads name no tool-call id; its session event log does (`events.jsonl`, one JSON object
@@ -117,22 +118,60 @@ export function openCalls(file: string, toolInput: JsonValue, window = LOG_WINDO
   return started.filter((s) => !completed.has(s.id));
 }
 
+/** A line's tags for the index (src/agents/window-index.ts): a start's id and arguments (canonical); an end's id. */
+const eventTags: LineTags = (line) => {
+  const { started, completed } = callsOf([line]);
+  return [
+    ...started.map((s): [string, string] => [s.id, s.args]),
+    ...[...completed].map((c): [string, string] => [c, '']),
+  ];
+};
+
+/** Where a hook keeps what it read of the log (src/agents/window-index.ts), and the key that authenticates it. */
+export interface LogIndex {
+  file: string;
+  key: Uint8Array | undefined;
+}
+
+/**
+ * `openCalls`: the same calls, reading only what Copilot appended to the log since the index was written.
+ * Undefined: no such file.
+ */
+export function indexedOpenCalls(
+  file: string,
+  toolInput: JsonValue,
+  index: LogIndex,
+  window = LOG_WINDOW,
+): Started[] | undefined {
+  const want = canonical(toolInput);
+  const lines = windowLinesFor(file, window, eventTags, index, [want]);
+  if (lines === undefined) return undefined;
+  const { started, completed } = callsOf(lines);
+  return started.filter((s) => s.args === want && !completed.has(s.id));
+}
+
 /**
  * The call a PostToolUse payload reports (see above), looking again every `pauseMs` up to `tries` times while
- * there is no single open call with those arguments.
+ * there is no single open call with those arguments. With `index`, only what Copilot appended since the last
+ * look is read (the same calls: test/agents.window-index.test.ts).
  */
 export function findOpenCall(
   file: string,
   toolInput: JsonValue,
-  options: { tries?: number; pauseMs?: number; window?: number } = {},
+  options: { tries?: number; pauseMs?: number; window?: number; index?: LogIndex } = {},
 ): { match: CallMatch } | { problem: string } {
   const tries = options.tries ?? 40;
+  const index = options.index;
+  const look = (): Started[] | undefined =>
+    index === undefined
+      ? openCalls(file, toolInput, options.window)
+      : indexedOpenCalls(file, toolInput, index, options.window);
   let last = '';
   for (let i = 0; i < tries; i++) {
     if (i > 0) sleepMs(options.pauseMs ?? 50);
     let open: Started[] | undefined;
     try {
-      open = openCalls(file, toolInput, options.window);
+      open = look();
     } catch (e) {
       return { problem: `${(e as Error).message.split('\n')[0]}` };
     }

@@ -1,14 +1,25 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
 import { journalFile, readVerifiedJournal, type StepInput } from '../../journal';
+import { checkpointKey } from '../../util/checkpoint';
 import { pathKind } from '../../util/fs';
-import { readRegularFile } from '../../util/nofollow';
 import { field, parseHookPayload, strOrNull, value, type HookPayload } from '../claude/payload';
 import { recordingToken } from '../hook-session';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
+import { windowLinesFor, type LineTags } from '../window-index';
 import type { HookOptions, HookOutcome } from '../types';
 import { shellExitCode } from './exit-code';
-import { addPending, dropPending, listPending, readPrompt, withFlushLock, writePrompt, type Pending } from './pending';
-import { sessionTranscript, transcriptCalls, type TranscriptCall } from './transcript';
+import {
+  addPending,
+  dropPending,
+  listPending,
+  readPrompt,
+  journalIndexFile,
+  transcriptIndexFile,
+  withFlushLock,
+  writePrompt,
+  type Pending,
+} from './pending';
+import { callKey, keyedTranscriptCalls, sessionTranscript, type KeyedCall, type TranscriptCall } from './transcript';
 
 /**
  * `stepchain hook gemini`: one Gemini CLI (0.61) hook payload in, what it means recorded (docs/agents.md,
@@ -29,17 +40,6 @@ export const GEMINI_ADAPTER = 'gemini';
 
 export function geminiAgentId(sessionId: string): string {
   return `gemini-${sessionId}`;
-}
-
-/** Plain JSON (for comparing a payload's tool input with the transcript's args): keys sorted. */
-function plain(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(plain).join(',')}]`;
-  if (typeof v === 'object' && v !== null)
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${plain((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** The step of an AfterTool payload, its call as the transcript names it (or unknown). */
@@ -135,40 +135,47 @@ function allRecordedIds(file: string): Set<string> {
 const PLAIN_ID = /^[\x20-\x7e]*$/;
 const ESCAPABLE = /["\\/]/;
 
+/** The id of a journal line's tool call, when it is one (a torn or foreign line: none). */
+function rowCallId(line: string): string | undefined {
+  let row: unknown;
+  try {
+    row = JSON.parse(line);
+  } catch {
+    return undefined; // a torn line: not a step
+  }
+  const call = typeof row === 'object' && row !== null ? (row as Record<string, unknown>).tool_call : undefined;
+  const id = typeof call === 'object' && call !== null ? (call as Record<string, unknown>).id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** A journal line's tag for the index (src/agents/window-index.ts): its call's id, looked up by itself. */
+const rowTags: LineTags = (line) => {
+  const id = rowCallId(line);
+  return id === undefined ? [] : [[id, id]];
+};
+
 /**
- * Which of `ids` the session's journal already holds as a tool call's id. Plain ids are looked for as bytes and
- * only the lines naming one are parsed: a long session's journal is not read step by step on every flush (at
- * 10,000 steps that was most of a hook call). Any other id: the journal is read step by step.
+ * Which of `ids` the session's journal already holds as a tool call's id. Plain ids: the lines naming one, found
+ * through the session's index of the journal (only the steps appended since the last look are read: at 10,000
+ * steps, reading the journal was a third of a hook call). Any other id: the journal is read step by step.
  */
-function recordedIds(root: string, agent: string, ids: readonly string[]): Set<string> {
+function recordedIds(
+  root: string,
+  sessionId: string,
+  agent: string,
+  ids: readonly string[],
+  key: Uint8Array | undefined,
+): Set<string> {
   const file = journalFile(root, agent);
-  const out = new Set<string>();
-  if (ids.length === 0 || pathKind(file) !== 'file') return out;
+  if (ids.length === 0 || pathKind(file) !== 'file') return new Set();
   if (!ids.every((id) => PLAIN_ID.test(id) && !ESCAPABLE.test(id))) {
     const all = allRecordedIds(file);
     return new Set(ids.filter((id) => all.has(id)));
   }
-  const bytes = readRegularFile(file) ?? Buffer.alloc(0);
-  for (const id of ids) {
-    const needle = Buffer.from(`"${id}"`, 'latin1');
-    for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) {
-      const start = bytes.lastIndexOf(0x0a, at) + 1;
-      let end = bytes.indexOf(0x0a, at);
-      if (end < 0) end = bytes.length;
-      let row: unknown;
-      try {
-        row = JSON.parse(bytes.toString('utf8', start, end));
-      } catch {
-        continue; // a torn line: not a step
-      }
-      const call = typeof row === 'object' && row !== null ? (row as Record<string, unknown>).tool_call : undefined;
-      if (typeof call === 'object' && call !== null && (call as Record<string, unknown>).id === id) {
-        out.add(id);
-        break;
-      }
-    }
-  }
-  return out;
+  const index = { file: journalIndexFile(root, sessionId), key };
+  const lines = windowLinesFor(file, Number.MAX_SAFE_INTEGER, rowTags, index, ids) ?? [];
+  const wanted = new Set(ids);
+  return new Set(lines.map(rowCallId).filter((id): id is string => id !== undefined && wanted.has(id)));
 }
 
 function parsedPending(p: Pending): HookPayload | undefined {
@@ -201,31 +208,30 @@ function flushPending(p: HookPayload, root: string, options: HookOptions, rec: S
       return null; // parsed losslessly already: cannot fail here
     }
   };
-  const key = (q: HookPayload): string => `${field(q, 'tool_name') ?? ''}\0${plain(inputOf(q))}`;
-  let calls: TranscriptCall[] = [];
+  const key = (q: HookPayload): string => callKey(field(q, 'tool_name') ?? '', inputOf(q));
+  // Only a call some pending payload could be matched to is looked for (in the transcript, then the journal).
+  const keys = [...new Set(open.map((w) => key(w.payload!)))];
+  let calls: KeyedCall[] = [];
   if (file === undefined)
     rec.out.warnings.push('the transcript is not where Gemini CLI keeps sessions here: no call ids');
   else {
     try {
-      const wanted = open.map((w) => ({ args: inputOf(w.payload!), name: field(w.payload!, 'tool_name') ?? '' }));
-      calls = transcriptCalls(file, undefined, wanted);
+      const index = { file: transcriptIndexFile(root, p.sessionId), key: checkpointKey(options.env) };
+      calls = keyedTranscriptCalls(file, keys, index);
     } catch (e) {
       rec.out.warnings.push(`the transcript is not read, so the steps name no call id: ${errorLine(e)}`);
     }
   }
-
-  const callKey = (call: TranscriptCall): string => `${call.name}\0${plain(call.args)}`;
-  // Only a call some pending payload could be matched to needs to be looked for in the journal.
-  const keys = new Set(open.map((w) => key(w.payload!)));
   const seen = recordedIds(
     root,
+    p.sessionId,
     rec.journal,
-    calls.filter((c) => keys.has(callKey(c))).map((c) => c.id),
+    calls.map((c) => c.id),
+    checkpointKey(options.env),
   );
   for (const call of calls) {
     if (seen.has(call.id)) continue;
-    const k = callKey(call);
-    const at = open.findIndex((w) => key(w.payload!) === k);
+    const at = open.findIndex((w) => key(w.payload!) === call.key);
     if (at < 0) continue;
     const [w] = open.splice(at, 1);
     if (rec.step(geminiToolStep(w!.payload!, call, prompt))) dropPending(w!.f);

@@ -13,7 +13,9 @@ import { readRegularFile } from '../../util/nofollow';
  *   id (Gemini CLI writes the call to its session file only after the AfterTool hooks ran), one file each, created
  *   whole (a temporary name, then a rename), so parallel tool calls never contend;
  * - `prompt`: the prompt in progress (BeforeAgent), for the steps it leads to;
- * - `flush.lock`: held by the hook call that turns pending payloads into steps.
+ * - `flush.lock`: held by the hook call that turns pending payloads into steps;
+ * - `transcript.index`, `journal.index`: the calls of the session's transcript and journal read so far
+ *   (src/agents/window-index.ts).
  * A cache, never the record: the journals are.
  */
 
@@ -81,6 +83,14 @@ export function listPending(root: string, sessionId: string): Pending[] {
 
 export function dropPending(p: Pending): void {
   rmSync(p.file, { force: true });
+}
+
+export function transcriptIndexFile(root: string, sessionId: string): string {
+  return path.join(sessionDir(root, sessionId), 'transcript.index');
+}
+
+export function journalIndexFile(root: string, sessionId: string): string {
+  return path.join(sessionDir(root, sessionId), 'journal.index');
 }
 
 export function writePrompt(root: string, sessionId: string, prompt: string): void {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { JsonValue } from '../../canonical';
 import { openRegularFile } from '../../util/nofollow';
 import { linesContaining, quotedNeedle, tailWindow, verbatimNeedle } from '../tail-scan';
+import { windowLinesFor, type LineTags } from '../window-index';
 import { geminiDir } from './home';
 
 /**
@@ -98,4 +99,47 @@ export function transcriptCalls(
   const ids = [...candidates.keys()].map(quotedNeedle);
   if (!ids.every((n) => n !== undefined)) return every();
   return [...callsOf(utf8(linesContaining(buf, ids)), new Set(candidates.keys())).values()];
+}
+
+/** Plain JSON (for comparing a payload's tool input with the transcript's args): keys sorted. */
+export function plain(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(plain).join(',')}]`;
+  if (typeof v === 'object' && v !== null)
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${plain((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** What pairs a tool call with a hook payload: its tool's name and its arguments as plain JSON. */
+export function callKey(name: string, args: unknown): string {
+  return `${name}\0${plain(args)}`;
+}
+
+/** A call with its `callKey`. */
+export interface KeyedCall extends TranscriptCall {
+  key: string;
+}
+
+/** A line's tags for the index (src/agents/window-index.ts): each call's id and `callKey`. */
+const callTags: LineTags = (line) => [...callsOf([line]).values()].map((c) => [c.id, callKey(c.name, c.args)]);
+
+/**
+ * The tool calls of the transcript's last `window` bytes whose `callKey` is one of `keys`, in the order they were
+ * first written, each once with its last details: what reading every line gives (`transcriptCalls(file, window)`,
+ * those of the keys), reading only what Gemini CLI appended since the session's index was written. Never through a
+ * link or a FIFO.
+ */
+export function keyedTranscriptCalls(
+  file: string,
+  keys: readonly string[],
+  index: { file: string; key: Uint8Array | undefined },
+  window = TRANSCRIPT_WINDOW,
+): KeyedCall[] {
+  const want = new Set(keys);
+  const lines = windowLinesFor(file, window, callTags, index, keys) ?? [];
+  return [...callsOf(lines).values()]
+    .map((c) => ({ ...c, key: callKey(c.name, c.args) }))
+    .filter((c) => want.has(c.key));
 }
