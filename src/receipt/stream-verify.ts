@@ -18,8 +18,10 @@ export interface StreamedReceipt {
   sha256: string | undefined;
 }
 
-/** Raw bytes read at a time (a plain receipt's journal is walked in such pieces where they are read). */
-const RAW_PIECE = 4 * 1024 * 1024;
+/** Raw bytes read at a time: a plain receipt's (its journal walked in such pieces where they are read), a gzip's. */
+const PLAIN_PIECE = 4 * 1024 * 1024;
+/** A gzip's pieces queue up before the inflater (a stream's 16): small ones, so memory stays small. */
+const GZIP_PIECE = 1024 * 1024;
 
 export interface StreamVerifyOptions extends VerifyReceiptOptions {
   /** Compute the file's SHA-256 (what a keyless check needs; default true): false leaves `sha256` undefined. */
@@ -82,14 +84,17 @@ async function streamReceipt(
     got = readOrSay(file, fd, head, headLen, head.length - headLen);
   const first = head.subarray(0, headLen);
   if (headLen > maxBytes) throw grewPast(maxBytes);
-  /** The file's pieces; `reuse`: each in the one buffer (a consumer done with a piece before it asks for the next). */
-  function* pieces(reuse: boolean): Generator<Buffer, void, undefined> {
+  /**
+   * The file's pieces of `size` bytes; `reuse`: each in the one buffer (a consumer done with a piece before it asks
+   * for the next).
+   */
+  function* pieces(size: number, reuse: boolean): Generator<Buffer, void, undefined> {
     let total = first.length;
     hash?.update(first);
     if (first.length > 0) yield first;
-    const one = reuse ? Buffer.allocUnsafe(RAW_PIECE) : undefined;
+    const one = reuse ? Buffer.allocUnsafe(size) : undefined;
     for (;;) {
-      const buf = one ?? Buffer.allocUnsafe(RAW_PIECE);
+      const buf = one ?? Buffer.allocUnsafe(size);
       const got = readOrSay(file, fd, buf, 0, buf.length);
       if (got === 0) return;
       total += got;
@@ -101,7 +106,7 @@ async function streamReceipt(
   }
   if (!isGzip(first)) {
     // The scan keeps nothing of a piece it is handed (it copies what it keeps).
-    for (const p of pieces(true)) scan.push(p);
+    for (const p of pieces(PLAIN_PIECE, true)) scan.push(p);
     return;
   }
   checkGzipHead(first);
@@ -109,13 +114,17 @@ async function streamReceipt(
   // Our own refusal ends the pipeline, which then reports the streams it stopped as aborted: ours is the fault.
   let refused: ReceiptFormatError | undefined;
   try {
-    await pipeline(Readable.from(pieces(false)), createGunzip({ chunkSize: 64 * 1024 }), async (inflated) => {
-      for await (const c of inflated as AsyncIterable<Buffer>) {
-        out += c.length;
-        if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
-        scan.push(c);
-      }
-    });
+    await pipeline(
+      Readable.from(pieces(GZIP_PIECE, false)),
+      createGunzip({ chunkSize: 64 * 1024 }),
+      async (inflated) => {
+        for await (const c of inflated as AsyncIterable<Buffer>) {
+          out += c.length;
+          if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
+          scan.push(c);
+        }
+      },
+    );
   } catch (e) {
     if (refused !== undefined) throw refused;
     const code = (e as NodeJS.ErrnoException).code;
