@@ -28,9 +28,10 @@ export async function bundleEntry(root, name) {
 
 /**
  * The bin's text: `programs.hook` is the hook entry (a module exporting `runHook(argv)`, true when it took the
- * command line), `programs.verify` the verify entry (`runVerify(argv)`, the same way: `stepchain verify` is a whole
- * process whose start is a noticeable part of it), `programs.main` the whole CLI (a script). Each program is
- * compiled as a CommonJS module of this file (its require, __filename and __dirname), only when it runs.
+ * command line), `programs.verify` the verify entry (`runVerify(argv)`, the same way: `stepchain verify` and
+ * `stepchain receipt verify` are whole processes whose start is a noticeable part of them), `programs.main` the
+ * whole CLI (a script). Each program is compiled as a CommonJS module of this file (its require, __filename and
+ * __dirname), only when it runs.
  *
  * The hook entry is a string literal; the verify entry and the whole CLI are the file's last two lines, `//`
  * comments holding them as JSON: V8
@@ -168,7 +169,7 @@ function run(name, id, text) {
 const argv = process.argv.slice(2);
 if (
   !(argv[0] === 'hook' && run('hook', '${id(programs.hook)}', hook).runHook(argv)) &&
-  !(argv[0] === 'verify' && run('verify', '${id(programs.verify)}', carried(1)).runVerify(argv))
+  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(programs.verify)}', carried(1)).runVerify(argv))
 )
   run('main', '${id(programs.main)}', main());
 //${JSON.stringify(programs.verify)}

@@ -3,7 +3,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../src/cli/main';
 import { runCaptured } from '../src/cli/in-process';
+import { gzipSync } from 'node:zlib';
 import { Journal } from '../src/journal';
+import { buildReceipt, parsePrivateKey, writeKeyPair } from '../src/receipt';
 import { cliPath } from './helpers/paths';
 import { writeCompileCounter } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
@@ -59,6 +61,71 @@ describe('the verify entry', () => {
     ['an option missing its value', ['verify', good, '--expected-head']],
     ['no argument', ['verify']],
     ['two arguments', ['verify', good, bad]],
+  ])('%s: the same output and exit code as the whole CLI', async (_what, argv) => {
+    const bin = viaBin(argv);
+    const inProcess = await runCaptured(runCli, argv, { cwd: root, env });
+    expect({ code: bin.code, stdout: bin.stdout, stderr: bin.stderr }).toEqual({
+      code: inProcess.code,
+      stdout: inProcess.stdout,
+      stderr: inProcess.stderr,
+    });
+  });
+});
+
+describe('the verify entry runs receipt verify too (no keyless check: the Sigstore program is not in it)', () => {
+  const pub = path.join(root, 'k.pub');
+  const signKey = parsePrivateKey(Buffer.from(writeKeyPair(path.join(root, 'k.pem'), pub).privateKeyPem), 'k.pem');
+  const receipt = buildReceipt(good, { signKey }).bytes;
+  const at = (name: string, bytes: Buffer | string): string => {
+    writeFileSync(path.join(root, name), bytes);
+    return name;
+  };
+  const plain = at('r.tar', receipt);
+  const gz = at('r.tar.gz', gzipSync(receipt));
+  const tampered = at('t.tar', Buffer.from(receipt.toString('latin1').replace('"p3"', '"P3"'), 'latin1'));
+  const besideBundle = at('b.tar', receipt);
+  at('b.tar.sigstore.json', '{}');
+
+  test('a receipt verify compiles only the verify program', () => {
+    const bin = readFileSync(cliPath).length;
+    const r = viaBin(['receipt', 'verify', plain, '--public-key', pub], ['-r', preload]);
+    expect(r.code).toBe(0);
+    const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(sizes).toHaveLength(1);
+    expect(sizes[0]).toBeLessThan(bin / 4);
+    expect(r.stdout).toMatch(/^OK .*5 steps/);
+  });
+
+  test('a signer to expect (a keyless check) goes to the whole CLI', () => {
+    const r = viaBin(
+      ['receipt', 'verify', besideBundle, '--certificate-identity', 'i', '--certificate-oidc-issuer', 'o'],
+      ['-r', preload],
+    );
+    const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(Math.max(...sizes)).toBeGreaterThan(readFileSync(cliPath).length / 4);
+  });
+
+  test.each([
+    ['a signed receipt and its key', ['receipt', 'verify', plain, '--public-key', pub]],
+    ['no key: signature not checked', ['receipt', 'verify', plain]],
+    ['gzipped, --json', ['receipt', 'verify', gz, '--public-key', pub, '--json']],
+    ['tampered', ['receipt', 'verify', tampered, '--public-key', pub]],
+    ['tampered --json', ['receipt', 'verify', tampered, '--json']],
+    ['--expected-head that differs', ['receipt', 'verify', plain, '--expected-head', 'ab'.repeat(32)]],
+    ['--require-blobs', ['receipt', 'verify', plain, '--require-blobs', '--public-key', pub]],
+    ['a bundle beside it, no signer given', ['receipt', 'verify', besideBundle, '--public-key', pub]],
+    ['--bundle without a signer', ['receipt', 'verify', plain, '--bundle', 'b.tar.sigstore.json']],
+    [
+      'a signer given',
+      ['receipt', 'verify', besideBundle, '--certificate-identity', 'i', '--certificate-oidc-issuer', 'o'],
+    ],
+    ['half a signer', ['receipt', 'verify', plain, '--certificate-identity', 'i']],
+    ['no such file', ['receipt', 'verify', 'none.tar']],
+    ['a bad key file', ['receipt', 'verify', plain, '--public-key', 'r.tar']],
+    ['--help', ['receipt', 'verify', '--help']],
+    ['an unknown option', ['receipt', 'verify', plain, '--bogus']],
+    ['no argument', ['receipt', 'verify']],
+    ['the receipt group alone', ['receipt']],
   ])('%s: the same output and exit code as the whole CLI', async (_what, argv) => {
     const bin = viaBin(argv);
     const inProcess = await runCaptured(runCli, argv, { cwd: root, env });

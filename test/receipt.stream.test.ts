@@ -17,6 +17,7 @@ import {
   writeTar,
 } from '../src/receipt';
 import { JournalWalker } from '../src/receipt/journal-walk';
+import { holdsRedactionMark } from '../src/receipt/redaction';
 import { TarStream } from '../src/receipt/tar';
 import { baseArchive, mutate, mutation } from './helpers/tar-gen';
 import { tarEntries as wholeTarEntries } from './helpers/tar-whole-reference';
@@ -145,13 +146,7 @@ describe('the journal walked in slices reads as the whole-bytes strict walk', ()
         (ds, nl, slice, seeds) => {
           const buf = damaged(lines, ds, nl);
           const whole = walkReceiptJournal(buf);
-          const w = new JournalWalker(slice);
-          let at = 0;
-          for (const c of [...cutsOf(buf.length, seeds), buf.length]) {
-            if (c > at) w.push(buf.subarray(at, c));
-            at = Math.max(at, c);
-          }
-          const { redacted, ...walked } = w.finish();
+          const { redacted, ...walked } = walkInPieces(new JournalWalker(slice), buf, seeds);
           expect(walked).toEqual(whole);
           expect(redacted).toEqual([]);
         },
@@ -159,7 +154,58 @@ describe('the journal walked in slices reads as the whole-bytes strict walk', ()
       { numRuns: 300, seed: 1203 },
     );
   });
+
+  // A plain receipt's big pieces: their whole lines walked where they are (no copy), the rest gathered.
+  it('pieces walked where they are read as the whole-bytes walk', () => {
+    fc.assert(
+      fc.property(
+        fc.array(damage, { maxLength: 6 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 4096 }),
+        fc.integer({ min: 1, max: 2048 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (ds, nl, slice, direct, seeds) => {
+          const buf = damaged(lines, ds, nl);
+          const whole = walkReceiptJournal(buf);
+          const { redacted, ...walked } = walkInPieces(new JournalWalker(slice, direct), buf, seeds);
+          expect(walked).toEqual(whole);
+          expect(redacted).toEqual([]);
+        },
+      ),
+      { numRuns: 300, seed: 1204 },
+    );
+  });
+
+  it('the redaction marks of a published chain, whichever way the pieces are walked', () => {
+    const published = journalOf(12).map((l, i) => {
+      const row = JSON.parse(l) as Record<string, unknown>;
+      if (i % 5 === 2) row.prompt = '<<redacted>>';
+      if (i === 7) row.tool_result = '<<redacted>>';
+      return JSON.stringify(row);
+    });
+    const buf = Buffer.from(published.join('\n') + '\n');
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1024 }), fc.array(fc.nat(), { maxLength: 8 }), (slice, seeds) => {
+        for (const direct of [undefined, slice])
+          expect(walkInPieces(new JournalWalker(slice, direct), buf, seeds).redacted).toEqual([
+            'prompt',
+            'tool_result',
+          ]);
+      }),
+      { numRuns: 100, seed: 1205 },
+    );
+  });
 });
+
+/** Pushes `buf` into the walker in pieces ending at the cuts `seeds` make. */
+function walkInPieces(w: JournalWalker, buf: Buffer, seeds: number[]): ReturnType<JournalWalker['finish']> {
+  let at = 0;
+  for (const c of [...cutsOf(buf.length, seeds), buf.length]) {
+    if (c > at) w.push(buf.subarray(at, c));
+    at = Math.max(at, c);
+  }
+  return w.finish();
+}
 
 describe('a receipt streamed from its file has the verdict of the receipt held whole', () => {
   const keys = generateKeyPair();
@@ -235,5 +281,40 @@ describe('a receipt streamed from its file has the verdict of the receipt held w
     const r = await verifyReceiptFile(file);
     expect(r.verdict.errors[0]!.kind).toBe(new ReceiptFormatError('not_a_receipt', '').kind);
     expect(r.verdict).toEqual(inspectReceipt(Buffer.from('hello\n')).verdict);
+  });
+});
+
+describe('the redaction mark is found where the plain search finds it', () => {
+  it('bytes of quotes, marks, their pieces and filler: holdsRedactionMark agrees with includes', () => {
+    const part = fc.constantFrom('"', '<', '<<', 'redacted', '>>', '>>"', '"<<redacted>>"', '<<redacted>>"', 'x', '\n');
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 24 }), (parts) => {
+        const bytes = Buffer.from(parts.join(''));
+        expect(holdsRedactionMark(bytes)).toBe(bytes.includes(Buffer.from('"<<redacted>>"')));
+      }),
+      { numRuns: 2000, seed: 1207 },
+    );
+  });
+});
+
+describe("the file's digest, computed only when asked for", () => {
+  it('a plain and a gzipped receipt: the same verdict, the digest of the bytes on disk or none', async () => {
+    const dir = journalDir(root, 'digest');
+    const j = Journal.open(dir, { durability: 'none' });
+    for (let i = 0; i < 5; i++) j.append({ prompt: `step ${i}`, model: 'm', ts: 1_700_000_000 + i });
+    const bytes = buildReceipt(journalFile(root, 'digest')).bytes;
+    for (const [name, data] of [
+      ['d.tar', bytes],
+      ['d.tar.gz', gzipSync(bytes)],
+    ] as const) {
+      const file = path.join(root, name);
+      writeFileSync(file, data);
+      const hashed = await verifyReceiptFile(file);
+      const unhashed = await verifyReceiptFile(file, { fileDigest: false });
+      expect(hashed.sha256).toBe(createHash('sha256').update(data).digest('hex'));
+      expect(unhashed.sha256).toBeUndefined();
+      expect(unhashed.verdict).toEqual(hashed.verdict);
+      expect(unhashed.manifestBytes).toEqual(hashed.manifestBytes);
+    }
   });
 });

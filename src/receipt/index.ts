@@ -73,7 +73,7 @@ export type { ReceiptFault } from './members';
 export type { KeylessFaultKind, ReceiptFaultKind, ReceiptOwnFaultKind } from './fault-kinds';
 export { readReceiptBytes, readReceiptFile } from './read-file';
 export { verifyReceiptFile } from './stream-verify';
-export type { StreamedReceipt } from './stream-verify';
+export type { StreamedReceipt, StreamVerifyOptions } from './stream-verify';
 export { looksLikeReceipt } from './sniff';
 export { signatureVerdict, verdictText } from './trust';
 export type { SignatureStatus, SignatureVerdict } from './trust';

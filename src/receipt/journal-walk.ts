@@ -2,7 +2,7 @@ import { readJournalBytes, type Fault } from '../journal';
 import { scanChunk, type ChunkOptions, type SliceSeed } from '../journal/chunk';
 import { FaultList } from '../journal/faults';
 import { ZERO_HASH } from '../util/hash';
-import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
+import { holdsRedactionMark, REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 
 /** The chain walk of a receipt's journal member: what the verdict needs of it, whatever its size. */
 export interface JournalWalk {
@@ -19,8 +19,12 @@ export interface JournalWalk {
 
 /** Bytes of whole lines walked at a time: the memory the walk holds, beside one line longer than this. */
 const SLICE_BYTES = 8 * 1024 * 1024;
+/**
+ * A piece at least this big has its whole lines walked where they are, not copied into the buffer first (a plain
+ * receipt's file pieces; gunzip hands over small ones, gathered into slices).
+ */
+const DIRECT_BYTES = 1024 * 1024;
 const OPTIONS: ChunkOptions = { strict: true, collectRefs: true };
-const REDACTED_JSON = Buffer.from(JSON.stringify(REDACTED));
 
 /**
  * The strict chain walk (docs/format.md §2: canonical, newline-terminated lines)
@@ -43,13 +47,41 @@ export class JournalWalker {
   /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
   private anyBlobRefs = false;
 
-  /** `sliceBytes`: whole lines walked at a time (tests make it small, to put slice ends everywhere). */
-  constructor(sliceBytes = SLICE_BYTES) {
+  /**
+   * `sliceBytes`: whole lines walked at a time; `directBytes`: the smallest piece walked where it is (tests make
+   * both small, to put slice ends and both ways of walking everywhere).
+   */
+  constructor(
+    sliceBytes = SLICE_BYTES,
+    private readonly directBytes = DIRECT_BYTES,
+  ) {
     this.buf = Buffer.allocUnsafe(sliceBytes);
   }
 
   push(piece: Buffer): void {
     let i = 0;
+    if (piece.length >= this.directBytes) {
+      if (this.fill > 0) {
+        // The buffered line's end: only the bytes up to this piece's first newline are copied.
+        const nl = piece.indexOf(0x0a);
+        if (nl < 0) return this.append(piece, 0);
+        this.append(piece.subarray(0, nl + 1), 0);
+        this.walk(this.buf, 0, this.fill);
+        this.fill = 0;
+        i = nl + 1;
+      }
+      // A big piece's whole lines are walked where they are (no copy); the rest waits for the next piece.
+      const last = piece.lastIndexOf(0x0a, piece.length - 1);
+      if (last >= i) {
+        this.walk(piece, i, last + 1);
+        i = last + 1;
+      }
+    }
+    this.append(piece, i);
+  }
+
+  /** Copies piece[i..] into the buffer, walking its whole lines as it fills. */
+  private append(piece: Buffer, i: number): void {
     while (i < piece.length) {
       if (this.fill === this.buf.length) this.makeRoom();
       const n = Math.min(this.buf.length - this.fill, piece.length - i);
@@ -60,7 +92,7 @@ export class JournalWalker {
   }
 
   finish(): JournalWalk {
-    if (this.fill > 0) this.walk(this.fill);
+    if (this.fill > 0) this.walk(this.buf, 0, this.fill);
     if (this.steps === 0)
       this.faults.add({
         line: null,
@@ -88,15 +120,15 @@ export class JournalWalker {
       this.buf = bigger;
       return;
     }
-    this.walk(nl + 1);
+    this.walk(this.buf, 0, nl + 1);
     this.buf.copy(this.buf, 0, nl + 1, this.fill);
     this.fill -= nl + 1;
   }
 
-  /** Walks buf[0..end) (whole lines, or the journal's last bytes) from where the chain stands. */
-  private walk(end: number): void {
+  /** Walks bytes[from..to) (whole lines, or the journal's last bytes) from where the chain stands. */
+  private walk(bytes: Buffer, from: number, to: number): void {
     const seed: SliceSeed = { steps: this.steps, prevHash: this.prev };
-    const s = scanChunk(this.buf, 0, end, this.base, OPTIONS, seed);
+    const s = scanChunk(bytes, from, to, this.base - from, OPTIONS, seed);
     for (const f of s.faults.list)
       this.faults.add(
         f.line === null
@@ -109,16 +141,16 @@ export class JournalWalker {
       );
     if (s.faults.omitted > 0) this.faults.addOmitted(s.faults.omitted);
     for (const r of s.refs ?? []) this.refs.add(r);
-    this.noteRedactions(this.buf.subarray(0, end));
+    this.noteRedactions(bytes.subarray(from, to));
     this.steps += s.rows;
     if (s.last !== undefined) this.prev = s.last.step_hash;
     this.lines += s.lines;
-    this.base += end;
+    this.base += to - from;
   }
 
   /** The redaction marks of these whole lines (rows are parsed only when the marker appears at all). */
   private noteRedactions(lines: Buffer): void {
-    if (this.anyBlobRefs || this.refs.size > 0 || !lines.includes(REDACTED_JSON)) return;
+    if (this.anyBlobRefs || this.refs.size > 0 || !holdsRedactionMark(lines)) return;
     for (const e of readJournalBytes(lines).entries) {
       if (e.row.blob_refs.length > 0) {
         this.anyBlobRefs = true;

@@ -20,7 +20,22 @@ export function redactedFields(rows: Iterable<StepRow>): RedactField[] {
   return REDACTABLE_FIELDS.filter((f) => found.has(f));
 }
 
-const REDACTED_JSON = Buffer.from(JSON.stringify(REDACTED));
+/** The marker as JSON without its opening quote: searched for from its first byte, `<`, rare in JSON text. */
+const MARK_TAIL = Buffer.from(JSON.stringify(REDACTED).slice(1));
+
+/**
+ * Whether `bytes` hold the marker as a JSON string (`"<<redacted>>"`), the bytes a row that holds it canonically
+ * has. Searched for without its opening quote, then checked: a search that starts from `"` stops at every string
+ * of the journal (8x slower on a receipt's rows); and from the first `<` only (one memchr over bytes that hold
+ * none, half the search's time).
+ */
+export function holdsRedactionMark(bytes: Buffer): boolean {
+  const lt = bytes.indexOf(0x3c, 1);
+  if (lt < 0) return false;
+  for (let at = bytes.indexOf(MARK_TAIL, lt); at >= 1; at = bytes.indexOf(MARK_TAIL, at + 1))
+    if (bytes[at - 1] === 0x22) return true;
+  return false;
+}
 
 /**
  * `redactedFields` of a journal's bytes, given whether any step lists a blob
@@ -28,6 +43,6 @@ const REDACTED_JSON = Buffer.from(JSON.stringify(REDACTED));
  * appears at all.
  */
 export function redactedFieldsOf(journal: Buffer, anyBlobRefs: boolean): RedactField[] {
-  if (anyBlobRefs || !journal.includes(REDACTED_JSON)) return [];
+  if (anyBlobRefs || !holdsRedactionMark(journal)) return [];
   return redactedFields(readJournalBytes(journal).entries.map((e) => e.row));
 }
