@@ -172,6 +172,22 @@ export function decideFloat(a: i32, b: i32): i32 {
 }
 
 /**
+ * A non-negative number at i (whose first byte c is a digit), as scanNumber matches it: an integer is taken here,
+ * inline in the value scanner (most are short: counts, codes, indexes, their first digits one at a time before a
+ * 16-byte run), a float (a `.`, `e` or `E` after the integer digits) by scanNumber from i.
+ */
+@inline export function unsignedAt(i: i32, c: i32): i32 {
+  let j = i + 1;
+  if (c != 0x30 && isDigit(ch(j))) {
+    j++;
+    if (isDigit(ch(j))) j = digitsEnd(j + 1);
+  }
+  const d = ch(j);
+  if (d == 0x2e || d == 0x65 || d == 0x45) return scanNumber(i);
+  return j - i > MAX_INT_DIGITS ? FAIL : j;
+}
+
+/**
  * A number at i, matched like `-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`
  * (greedy). Integers are judged here (not `-0`, at most MAX_INT_DIGITS characters);
  * floats are recorded for JS to check.

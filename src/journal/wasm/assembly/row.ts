@@ -4,7 +4,7 @@
 // JSON, scanValue) and leaves the addresses of its fields for the line's record.
 
 import { E, FAIL, ch, hexAt, isDigit, lit } from './block';
-import { lastWasFloat, scanNumber } from './numbers';
+import { lastWasFloat, scanNumber, unsignedAt } from './numbers';
 import { escapedKeyLess, keyLess, sawEscape, scanString } from './strings';
 
 const MAX_DEPTH: i32 = 512;
@@ -63,7 +63,7 @@ function scanValue(i: i32, depth: i32): i32 {
     if (lit(i, '-Infinity')) return i + 9;
     return scanNumber(i);
   }
-  return isDigit(c) ? scanNumber(i) : FAIL;
+  return isDigit(c) ? unsignedAt(i, c) : FAIL;
 }
 
 /** Fields of the line being scanned, for its record. */
