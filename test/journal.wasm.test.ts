@@ -425,6 +425,11 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
       lines.push(withToolCall(`["${k}\x01"]`));
       lines.push(withToolCall(`["${k}\x7f"]`));
       lines.push(withToolCall(`["${k}é"]`));
+      // A byte that is no plain character is never where a string ends, wherever it falls in the mask.
+      for (const s of ['\x01', '\x1f', '\x7f', '\t']) {
+        lines.push(withToolCall(`{"${k}${s}:1}`));
+        lines.push(withToolCall(`["${k}${s},"${k}"]`));
+      }
       lines.push(withToolCall(`{"${k}\\u00e9":1,"${k}z":2}`));
       lines.push(withToolCall(`{"${k}z":1,"${k}\\u00e9":2}`));
     }
@@ -434,7 +439,7 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
   });
 
   it('integers taken inline: every length, every next byte, at every offset', () => {
-    const after = [',1', ']', '}', '.5', '.', 'e5', 'E+2', 'e', '0', 'x', ' ', '-'];
+    const after = [',1', ']', '}', '.5', '.', 'e5', 'e+16', 'e-05', 'E+2', 'e', '0', 'x', ' ', '-'];
     const ints = ['0', '00', '01', '7', '42', '999', '1234', '12345678', '123456789', '1'.repeat(17), '1'.repeat(40)];
     const lines: string[] = [];
     for (const n of ints) {
