@@ -113,6 +113,8 @@ const baseLines = baseText.split('\n').slice(0, -1);
 /** A row line with `value` as its tool_call (the hash then mismatches, the same on both paths). */
 const withToolCall = (value: string): string =>
   baseLines[1]!.replace(/"tool_call":.*,"tool_result":/, () => `"tool_call":${value},"tool_result":`);
+const withToolResult = (value: string): string =>
+  baseLines[1]!.replace(/"tool_result":.*,"ts":/, () => `"tool_result":${value},"ts":`);
 const withTs = (token: string): string => baseLines[1]!.replace(/"ts":[^}]*\}$/, () => `"ts":${token}}`);
 
 describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
@@ -354,6 +356,104 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
       }),
       { seed, numRuns: 500 },
     );
+  });
+
+  // The scanner takes a string's special bytes from one 16-byte mask (an escape clearing the bits it spans), a
+  // short string or key from the mask alone, and an integer inline: each at every place in a 16-byte window,
+  // accepted exactly when fastRow accepts it (the two verdicts, not only the accepted rows).
+  it('strings dense with escapes, at every offset of a 16-byte window', () => {
+    const pieces = [
+      ...'ab Z~',
+      '\\"',
+      '\\\\',
+      '\\n',
+      '\\t',
+      '\\r',
+      '\\b',
+      '\\f',
+      '\\/',
+      '\\u0001',
+      '\\u001f',
+      '\\u007f',
+      '\\u00e9',
+      '\\ud83d\\ude00',
+      '\\u00E9',
+      '\\u0041',
+      '\\u000a',
+      '\\u12',
+      '\\x',
+      '\\',
+      '"',
+      '\x01',
+      '\x7f',
+      'é',
+    ];
+    fc.assert(
+      fc.property(
+        fc.nat(31),
+        fc.array(fc.constantFrom(...pieces), { maxLength: 40 }),
+        fc.constantFrom('', ']', '}'),
+        (pad, parts, tail) => {
+          const body = parts.join('');
+          const lines = [
+            withToolCall(`["${'x'.repeat(pad)}${body}"]`),
+            withToolCall(`{"${'k'.repeat(pad % 17)}${body}":1}`),
+            withToolCall(`["${body}${'y'.repeat(pad)}"${tail}`),
+          ];
+          const { accepted, jsAccepted } = agreeLineByLine(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+          expect(accepted).toBe(jsAccepted);
+          // Near the block's end (the last line, no newline after it): the bytes after the 16-byte windows.
+          const last = withToolResult(`"${'z'.repeat(pad % 7)}${body}"`);
+          const end = agreeLineByLine(Buffer.from(last, 'utf8'));
+          expect(end.accepted).toBe(end.jsAccepted);
+        },
+      ),
+      { seed, numRuns: 400 },
+    );
+  });
+
+  it('short keys and strings: the closing quote at every place of the mask, and what follows', () => {
+    const lines: string[] = [];
+    for (let n = 0; n <= 18; n++) {
+      const k = 'a'.repeat(n);
+      for (const v of ['1', '"v"', '{}', '[]', 'null', '-1', '1.5']) {
+        lines.push(withToolCall(`{"${k}":${v},"${k}b":2}`));
+        lines.push(withToolCall(`{"${k}b":${v},"${k}":2}`));
+        lines.push(withToolCall(`{"${k}":${v},"${k}":2}`));
+      }
+      lines.push(withToolCall(`["${k}\\"${k}"]`));
+      lines.push(withToolCall(`["${k}\x01"]`));
+      lines.push(withToolCall(`["${k}\x7f"]`));
+      lines.push(withToolCall(`["${k}é"]`));
+      // A byte that is no plain character is never where a string ends, wherever it falls in the mask.
+      for (const s of ['\x01', '\x1f', '\x7f', '\t']) {
+        lines.push(withToolCall(`{"${k}${s}:1}`));
+        lines.push(withToolCall(`["${k}${s},"${k}"]`));
+      }
+      lines.push(withToolCall(`{"${k}\\u00e9":1,"${k}z":2}`));
+      lines.push(withToolCall(`{"${k}z":1,"${k}\\u00e9":2}`));
+    }
+    const { accepted, jsAccepted } = agreeLineByLine(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+    expect(accepted).toBe(jsAccepted);
+    expect(accepted).toBeGreaterThan(lines.length / 4);
+  });
+
+  it('integers taken inline: every length, every next byte, at every offset', () => {
+    const after = [',1', ']', '}', '.5', '.', 'e5', 'e+16', 'e-05', 'E+2', 'e', '0', 'x', ' ', '-'];
+    const ints = ['0', '00', '01', '7', '42', '999', '1234', '12345678', '123456789', '1'.repeat(17), '1'.repeat(40)];
+    const lines: string[] = [];
+    for (const n of ints) {
+      for (const a of after) {
+        for (let pad = 0; pad < 17; pad += 4) {
+          lines.push(withToolCall(`["${'p'.repeat(pad)}",${n}${a}]`));
+          lines.push(withToolCall(`{"${'k'.repeat(pad)}":${n}${a}}`));
+        }
+      }
+    }
+    for (const n of [4299, 4300, 4301]) lines.push(withToolCall(`[${'9'.repeat(n)}]`));
+    const { accepted, jsAccepted } = agreeLineByLine(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+    expect(accepted).toBe(jsAccepted);
+    expect(accepted).toBeGreaterThan(100);
   });
 });
 

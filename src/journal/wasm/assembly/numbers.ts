@@ -172,20 +172,44 @@ export function decideFloat(a: i32, b: i32): i32 {
 }
 
 /**
+ * A non-negative number at i (whose first byte c is a digit), as scanNumber matches it: an integer is taken here,
+ * inline in the value scanner (most are short: counts, codes, indexes, their first digits one at a time before a
+ * 16-byte run), what follows its digits (a fraction, an exponent) by numberTail.
+ */
+@inline export function unsignedAt(i: i32, c: i32): i32 {
+  let j = i + 1;
+  if (c != 0x30 && isDigit(ch(j))) {
+    j++;
+    if (isDigit(ch(j))) j = digitsEnd(j + 1);
+  }
+  const d = ch(j);
+  if (d == 0x2e || d == 0x65 || d == 0x45) return numberTail(i, i, j);
+  return j - i > MAX_INT_DIGITS ? FAIL : j;
+}
+
+/**
  * A number at i, matched like `-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`
  * (greedy). Integers are judged here (not `-0`, at most MAX_INT_DIGITS characters);
  * floats are recorded for JS to check.
  */
 export function scanNumber(i: i32): i32 {
   let j = i;
-  lastWasFloat = false;
   if (ch(j) == 0x2d) j++;
   const intStart = j;
   const c = ch(j);
   if (c == 0x30) j++;
   else if (c >= 0x31 && c <= 0x39) j = digitsEnd(j + 1);
-  else return FAIL;
-  const intEnd = j;
+  else {
+    lastWasFloat = false;
+    return FAIL;
+  }
+  return numberTail(i, intStart, j);
+}
+
+/** The number at i whose integer digits are [intStart, intEnd): its fraction and exponent, then its verdict. */
+function numberTail(i: i32, intStart: i32, intEnd: i32): i32 {
+  let j = intEnd;
+  lastWasFloat = false;
   let fracEnd = -1;
   if (ch(j) == 0x2e && isDigit(ch(j + 1))) {
     j = digitsEnd(j + 2);

@@ -4,14 +4,20 @@
 // JSON, scanValue) and leaves the addresses of its fields for the line's record.
 
 import { E, FAIL, ch, hexAt, isDigit, lit } from './block';
-import { lastWasFloat, scanNumber } from './numbers';
-import { escapedKeyLess, keyLess, sawEscape, scanString } from './strings';
+import { lastWasFloat, scanNumber, unsignedAt } from './numbers';
+import { escapedKeyLess, keyLess, sawEscape, shortString } from './strings';
 
 const MAX_DEPTH: i32 = 512;
 
 function scanValue(i: i32, depth: i32): i32 {
   const c = ch(i);
-  if (c == 0x22) return scanString(i);
+  // The most common values first: strings, then numbers.
+  if (c == 0x22) return shortString(i);
+  if (isDigit(c)) return unsignedAt(i, c);
+  if (c == 0x2d) {
+    if (isDigit(ch(i + 1))) return scanNumber(i);
+    return lit(i, '-Infinity') ? i + 9 : FAIL;
+  }
   if (c == 0x7b) {
     if (depth > MAX_DEPTH) return FAIL;
     let j = i + 1;
@@ -21,7 +27,7 @@ function scanValue(i: i32, depth: i32): i32 {
     let prevEscaped = false;
     for (;;) {
       if (ch(j) != 0x22) return FAIL;
-      const k1 = scanString(j);
+      const k1 = shortString(j);
       if (k1 < 0) return FAIL;
       const escaped = sawEscape;
       if (prev0 >= 0) {
@@ -59,11 +65,7 @@ function scanValue(i: i32, depth: i32): i32 {
   if (c == 0x66) return lit(i, 'false') ? i + 5 : FAIL;
   if (c == 0x4e) return lit(i, 'NaN') ? i + 3 : FAIL;
   if (c == 0x49) return lit(i, 'Infinity') ? i + 8 : FAIL;
-  if (c == 0x2d) {
-    if (lit(i, '-Infinity')) return i + 9;
-    return scanNumber(i);
-  }
-  return isDigit(c) ? scanNumber(i) : FAIL;
+  return FAIL;
 }
 
 /** Fields of the line being scanned, for its record. */

@@ -8,10 +8,47 @@ import { E, FAIL, HEX, ch } from './block';
 /** The last string scanned contained a backslash. */
 export let sawEscape: bool = false;
 
+/** Bytes that may follow a backslash as a short escape (`"`, `\\`, b, f, n, r, t): 1, else 0. */
+const SHORT_ESCAPE: usize = memory.data<u8>([
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+  0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+]);
+
+/**
+ * The escape at p (which holds a backslash) in a canonical string: a short escape, or `\u` + 4 lowercase
+ * hex digits for a code unit that has neither a literal nor a short form (a run of them taken at once:
+ * non-ASCII text is one after another). Returns the index after it (after the run), or FAIL.
+ */
+@inline function escapeEnd(p: i32): i32 {
+  if (p + 1 >= E) return FAIL;
+  const d = <i32>load<u8>(<usize>p, 1);
+  if (d < 0x80 && load<u8>(SHORT_ESCAPE + <usize>d) != 0) return p + 2;
+  if (d != 0x75 || p > E - 6) return FAIL;
+  do {
+    const a = <usize>p;
+    const h0 = <i32>load<u8>(HEX + <usize>load<u8>(a, 2));
+    const h1 = <i32>load<u8>(HEX + <usize>load<u8>(a, 3));
+    const h2 = <i32>load<u8>(HEX + <usize>load<u8>(a, 4));
+    const h3 = <i32>load<u8>(HEX + <usize>load<u8>(a, 5));
+    if ((h0 | h1 | h2 | h3) & 0x80) return FAIL;
+    const u = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
+    // Code units with a literal or a short form must use it.
+    if (u <= 0x7e && (u >= 0x20 || u == 0x08 || u == 0x09 || u == 0x0a || u == 0x0c || u == 0x0d)) return FAIL;
+    p += 6;
+  } while (p <= E - 6 && load<u16>(<usize>p) == 0x755c);
+  return p;
+}
+
 /**
  * A canonical string literal at i (which holds `"`): printable ASCII but `"` and
  * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units that
  * have neither a literal nor a short form. Returns the index after the closing quote.
+ *
+ * 16 bytes at a time: the bytes that are not plain characters (a quote, a backslash, a control character,
+ * DEL, a byte of non-ASCII) are found at once, and then taken one after another from that mask, an escape
+ * clearing the bits of the bytes it spans, so text dense with escapes is not loaded again for each.
  */
 export function scanString(i: i32): i32 {
   sawEscape = false;
@@ -22,51 +59,65 @@ export function scanString(i: i32): i32 {
   const del = i8x16.splat(0x7f);
   const quote = i8x16.splat(0x22);
   const bs = i8x16.splat(0x5c);
-  for (;;) {
-    // 16 plain characters at a time.
-    while (i >= 0 && i <= E - 16) {
-      const v = v128.load(<usize>i);
-      const bad = v128.or(v128.or(i8x16.lt_s(v, lo), i8x16.eq(v, del)), v128.or(i8x16.eq(v, quote), i8x16.eq(v, bs)));
-      const mask = i8x16.bitmask(bad);
-      if (mask == 0) {
-        i += 16;
-        continue;
+  while (i >= 0 && i <= E - 16) {
+    const v = v128.load(<usize>i);
+    let mask = i8x16.bitmask(
+      v128.or(v128.or(i8x16.lt_s(v, lo), i8x16.eq(v, del)), v128.or(i8x16.eq(v, quote), i8x16.eq(v, bs))),
+    );
+    const w = i;
+    i += 16;
+    while (mask != 0) {
+      const p = w + ctz<i32>(mask);
+      const c = <i32>load<u8>(<usize>p);
+      if (c == 0x22) return p + 1;
+      if (c != 0x5c) return FAIL;
+      sawEscape = true;
+      const q = escapeEnd(p);
+      if (q < 0) return FAIL;
+      if (q - w >= 16) {
+        i = q;
+        break;
       }
-      i += ctz<i32>(mask);
-      break;
+      mask &= -1 << (q - w);
     }
+  }
+  // The last bytes of the block, one at a time.
+  for (;;) {
     const c = ch(i);
     if (c == 0x22) return i + 1;
     if (c == 0x5c) {
       sawEscape = true;
-      const d = ch(i + 1);
-      if (d == 0x75 && i <= E - 6) {
-        // \u + 4 lowercase hex digits (the table gives 0x80 for anything else); non-ASCII text is one after
-        // another, taken here without going back to the 16-byte loop for each.
-        do {
-          const p = <usize>i;
-          const h0 = <i32>load<u8>(HEX + <usize>load<u8>(p, 2));
-          const h1 = <i32>load<u8>(HEX + <usize>load<u8>(p, 3));
-          const h2 = <i32>load<u8>(HEX + <usize>load<u8>(p, 4));
-          const h3 = <i32>load<u8>(HEX + <usize>load<u8>(p, 5));
-          if ((h0 | h1 | h2 | h3) & 0x80) return FAIL;
-          const u = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
-          // Code units with a literal or a short form must use it.
-          if (u <= 0x7e && (u >= 0x20 || u == 0x08 || u == 0x09 || u == 0x0a || u == 0x0c || u == 0x0d)) return FAIL;
-          i += 6;
-        } while (i <= E - 6 && load<u16>(<usize>i) == 0x755c);
-        continue;
-      }
-      if (d == 0x22 || d == 0x5c || d == 0x62 || d == 0x66 || d == 0x6e || d == 0x72 || d == 0x74) {
-        i += 2;
-        continue;
-      }
-      return FAIL;
+      i = escapeEnd(i);
+      if (i < 0) return FAIL;
+      continue;
     }
     if (c < 0x20 || c > 0x7e) return FAIL;
     i++;
   }
   return FAIL; // not reached
+}
+
+/**
+ * scanString for a string at i whose closing quote is among the 16 bytes after its opening one, with plain
+ * characters before it (most keys, most short values): found from one mask, inline where it is called.
+ */
+@inline export function shortString(i: i32): i32 {
+  const p = i + 1;
+  if (p >= 0 && p <= E - 16) {
+    const v = v128.load(<usize>p);
+    const mask = i8x16.bitmask(
+      v128.or(
+        v128.or(i8x16.lt_s(v, i8x16.splat(0x20)), i8x16.eq(v, i8x16.splat(0x7f))),
+        v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
+      ),
+    );
+    const q = p + ctz<i32>(mask);
+    if (mask != 0 && <i32>load<u8>(<usize>q) == 0x22) {
+      sawEscape = false;
+      return q + 1;
+    }
+  }
+  return scanString(i);
 }
 
 /** Key [a0, a1) < key [b0, b1) (both with their quotes, no escapes): bytewise. */
