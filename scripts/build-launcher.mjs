@@ -18,7 +18,10 @@ export async function bundleEntry(root, name) {
     platform: 'node',
     target: 'node20',
     minify: true,
-    keepNames: true,
+    // No `keepNames` (the whole CLI keeps them): it sets `.name` on each of the entry's ~700 functions and classes
+    // when the module starts, a run-time cost on every hook call, and no output of a small entry holds a function's
+    // or a class's name (the errors carry theirs in `name` fields; the tests compare each path with the whole CLI).
+    keepNames: false,
     charset: 'ascii',
     legalComments: 'eof',
     logLevel: 'warning',
@@ -33,11 +36,12 @@ export async function bundleEntry(root, name) {
  * whole CLI (a script). Each program is compiled as a CommonJS module of this file (its require, __filename and
  * __dirname), only when it runs.
  *
- * The hook entry is a string literal; the verify entry and the whole CLI are the file's last two lines, `//`
- * comments holding them as JSON: V8
- * skips a comment faster than it scans a string literal of the same length (every hook call scanned the CLI's
- * 1.3 MB as a literal, ~5 ms of what the hook may cost), and the CLI reads it back from the file only when it runs.
- * Both texts are pure ASCII, so JSON.stringify writes them with no line terminator and the file reads as latin1.
+ * The three are the file's last three block comments, each read back (only its own bytes, found by where it
+ * starts counted from the file's end) when it runs: Node reads and V8 tokenizes the whole bin on every start, and
+ * V8 skips a block comment faster than a line comment or a string literal of the same length (a literal it also
+ * copies into the heap; JSON in a comment would cost a JSON.parse when read), which is most of what the bin's size
+ * costs a hook call. The texts are pure ASCII (so the file reads as latin1, a byte a character); a \`*\/\` in one
+ * is written with an escape (commentBody) the launcher takes back out.
  *
  * Every program runs with V8's code cache: a program's compiled code (what the first run compiled, lazily compiled
  * functions included) is kept in `<XDG state dir>/stepchain/code-cache/` (the per-user directory of the audit and
@@ -53,25 +57,37 @@ export function launcherSource(programs) {
   for (const [name, text] of Object.entries(programs))
     if (/[^\x00-\x7f]/.test(text)) throw new Error(`build-launcher: the ${name} program is not pure ASCII`);
   const id = (text) => createHash('sha256').update(text).digest('hex').slice(0, 32);
+  // The carried programs, last first, each a block comment of its own (`/*`, the text, `*/` and a newline).
+  const carriedOrder = ['main', 'verify', 'hook'];
+  const blocks = carriedOrder.map((name) => commentBody(programs[name]));
+  // Where each program's text starts, counted back from the file's end, and its length (bytes: pure ASCII).
+  const spans = [];
+  let back = 0;
+  for (const b of blocks) {
+    back += b.body.length + 3;
+    spans.push([back, b.body.length, b.escape]);
+    back += 2;
+  }
   return `#!/usr/bin/env node
 'use strict';
-// stepchain: the CLI, the hook entry and the verify entry, carried as text and compiled only when run (scripts/build-launcher.mjs).
-const hook = ${JSON.stringify(programs.hook)};
+// stepchain: the CLI, the hook entry and the verify entry, carried in this file's last comments and compiled only
+// when run (scripts/build-launcher.mjs).
 const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname'];
-/** A program carried on a comment line at this file's end: the JSON after its \`//\` (\`back\` 0: the last line). */
-function carried(back) {
-  const own = require('node:fs').readFileSync(__filename, 'latin1');
-  let end = own.length - 1;
-  let at = own.lastIndexOf('\\n//', end - 1);
-  for (let k = 0; k < back; k++) {
-    end = at;
-    at = own.lastIndexOf('\\n//', end - 1);
+/** The text of carried program \`k\` (0: the file's last comment): only its bytes are read. */
+function carried(k) {
+  const fs = require('node:fs');
+  const [back, length, escape] = ${JSON.stringify(spans)}[k];
+  const fd = fs.openSync(__filename, 'r');
+  try {
+    const at = fs.fstatSync(fd).size - back;
+    const bytes = Buffer.allocUnsafe(length);
+    let got = 0;
+    for (let n = -1; got < length && n !== 0; got += n) n = fs.readSync(fd, bytes, got, length - got, at + got);
+    const text = bytes.toString('latin1', 0, got);
+    return escape === '' ? text : text.replaceAll(\`*\${escape}/\`, '*/');
+  } finally {
+    fs.closeSync(fd);
   }
-  return JSON.parse(own.slice(at + 3, end));
-}
-/** The whole CLI (the last line). */
-function main() {
-  return carried(0);
 }
 /** Where the code cache of program \`name\` (its SHA-256 prefix \`id\`) is kept (undefined: none). */
 function cacheFile(name, id) {
@@ -168,11 +184,24 @@ function run(name, id, text) {
 }
 const argv = process.argv.slice(2);
 if (
-  !(argv[0] === 'hook' && run('hook', '${id(programs.hook)}', hook).runHook(argv)) &&
-  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(programs.verify)}', carried(1)).runVerify(argv))
-)
-  run('main', '${id(programs.main)}', main());
-//${JSON.stringify(programs.verify)}
-//${JSON.stringify(programs.main)}
+  !(argv[0] === 'hook' && run('hook', '${id(programs.hook)}', carried(2)).runHook(argv)) &&
+  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(programs.verify)}', carried(1)).runVerify(argv)))
+  run('main', '${id(programs.main)}', carried(0));
+/*${blocks[2].body}*/
+/*${blocks[1].body}*/
+/*${blocks[0].body}*/
 `;
+}
+
+/**
+ * A program as the body of a block comment: a \`*\/\` in it (in a string or a regular expression) would end the
+ * comment, so each is written \`*<escape>/\`, with an escape the text does not hold that way, and the launcher
+ * writes it back. `escape` is '' when the text holds none.
+ */
+function commentBody(text) {
+  if (!text.includes('*/')) return { body: text, escape: '' };
+  for (let n = 0; ; n++) {
+    const escape = `~${n}~`;
+    if (!text.includes(`*${escape}/`)) return { body: text.replaceAll('*/', `*${escape}/`), escape };
+  }
 }
