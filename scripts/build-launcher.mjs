@@ -185,7 +185,8 @@ function run(name, id, text) {
 const argv = process.argv.slice(2);
 if (
   !(argv[0] === 'hook' && run('hook', '${id(programs.hook)}', carried(2)).runHook(argv)) &&
-  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(programs.verify)}', carried(1)).runVerify(argv)))
+  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(programs.verify)}', carried(1)).runVerify(argv))
+)
   run('main', '${id(programs.main)}', carried(0));
 /*${blocks[2].body}*/
 /*${blocks[1].body}*/
