@@ -6,7 +6,8 @@ import { makeDirsBelow, readRegularFile } from '../util/nofollow';
 
 /**
  * What a snapshot writes and reads of a repository without starting git, each a few hundred bytes: the commit
- * object (a loose object: `<type> <size>\0<body>`, zlib-deflated, named by its SHA-1), the snapshot's ref (a loose
+ * object and the trees ./index-tree.ts builds (loose objects: `<type> <size>\0<body>`, zlib-deflated, named by
+ * their SHA-1), the snapshot's ref (a loose
  * ref, written under git's own lock file protocol), and, to tell whether a step changed anything, the tree a loose
  * commit names. An agent's hook starts git for each of these otherwise (three processes per step).
  *
@@ -146,7 +147,7 @@ function realDirs(commonDir: string, dir: string): boolean {
  * Writes a loose object (unless it is there) and returns its id; undefined when it could not be written the way
  * git writes one (then nothing is left behind). Written whole under a temporary name, then linked into place.
  */
-export function writeLooseObject(repo: LooseRepo, type: 'commit', body: Buffer): string | undefined {
+export function writeLooseObject(repo: LooseRepo, type: 'commit' | 'tree', body: Buffer): string | undefined {
   const raw = objectBytes(type, body);
   const oid = createHash('sha1').update(raw).digest('hex');
   const dir = path.join(repo.commonDir, 'objects', oid.slice(0, 2));
