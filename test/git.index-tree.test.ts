@@ -32,6 +32,12 @@ let n = 0;
 
 const loose = (root: string): LooseRepo => ({ commonDir: path.join(root, '.git'), ident: 'unused <unused>' });
 
+/** The tree of these index bytes as the snapshot builds it in-process (undefined: it leaves them to git). */
+function writeTree(bytes: Buffer, root: string): string | undefined {
+  const parsed = parseIndex(bytes);
+  return parsed === undefined ? undefined : writeTreeFromIndex(parsed, loose(root));
+}
+
 /** The snapshot's add into a fresh copy of the user's index; the index's bytes after it. */
 function addedIndex(root: string, version?: number): Buffer {
   const index = path.join(root, '.git', `stepchain-test-index-${n++}`);
@@ -144,8 +150,13 @@ describe('writeTreeFromIndex gives the tree git writes', () => {
         const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' });
         for (const [i, round] of rounds.entries()) {
           for (const e of round) apply(root, e);
-          const bytes = addedIndex(root, [undefined, 2, 3, 4][i % 4]);
-          const ours = writeTreeFromIndex(bytes, loose(root));
+          const version = [undefined, 2, 3, 4][i % 4];
+          const bytes = addedIndex(root, version);
+          const ours = writeTree(bytes, root);
+          if (version === 4) {
+            expect(ours).toBeUndefined(); // names compressed against each other: git reads those
+            continue;
+          }
           expect(ours).toBeDefined();
           expect(ours).toBe(gitWriteTree(root, bytes));
           readable(root, ours!);
@@ -164,14 +175,14 @@ describe('writeTreeFromIndex gives the tree git writes', () => {
     const after = addedIndex(root);
     const valid = parseIndex(after)!.valid;
     expect([...valid.keys()]).toEqual(['e']); // the top, `a` and `a/b` invalidated
-    expect(writeTreeFromIndex(after, loose(root))).toBe(gitWriteTree(root, after));
+    expect(writeTree(after, root)).toBe(gitWriteTree(root, after));
   });
 
   test('a gitlink (a repository of its own) is written as git writes it', () => {
     const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n' });
     initRepo(path.join(root, 'inner'), { 'x.txt': 'x\n' });
     const bytes = addedIndex(root);
-    expect(writeTreeFromIndex(bytes, loose(root))).toBe(gitWriteTree(root, bytes));
+    expect(writeTree(bytes, root)).toBe(gitWriteTree(root, bytes));
   });
 });
 
@@ -188,15 +199,15 @@ describe('writeTreeFromIndex answers nothing, having written nothing, where git 
       input: `100644 ${blob} 1\tm.txt\n100644 ${blob} 2\tm.txt\n`,
     });
     const count = objects(root);
-    expect(writeTreeFromIndex(readFileSync(index), loose(root))).toBeUndefined();
+    expect(writeTree(readFileSync(index), root)).toBeUndefined();
     writeFileSync(index, before);
     writeFiles(root, { 'n.txt': 'n\n' });
     git(root, ['add', '-N', 'n.txt']);
-    expect(writeTreeFromIndex(readFileSync(index), loose(root))).toBeUndefined();
+    expect(writeTree(readFileSync(index), root)).toBeUndefined();
     const torn = Buffer.from(before);
     torn[20] ^= 1;
-    expect(writeTreeFromIndex(torn, loose(root))).toBeUndefined();
-    expect(writeTreeFromIndex(before.subarray(0, before.length - 3), loose(root))).toBeUndefined();
+    expect(writeTree(torn, root)).toBeUndefined();
+    expect(writeTree(before.subarray(0, before.length - 3), root)).toBeUndefined();
     expect(objects(root)).toBe(count);
   });
 
@@ -207,9 +218,26 @@ describe('writeTreeFromIndex answers nothing, having written nothing, where git 
     });
     const bytes = readFileSync(path.join(root, '.git', 'index'));
     const count = objects(root);
-    expect(writeTreeFromIndex(bytes, loose(root))).toBeUndefined();
+    expect(writeTree(bytes, root)).toBeUndefined();
     expect(() => gitWriteTree(root, bytes)).toThrow();
     expect(objects(root)).toBe(count);
+  });
+
+  test('entries out of order in a tree it must build (git checks the order only in fsck)', () => {
+    const root = oldRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    writeFiles(root, { 'c.txt': 'c\n' });
+    git(root, ['add', 'c.txt']); // the top's cache-tree is invalidated: its tree is built here
+    const bytes = Buffer.from(readFileSync(path.join(root, '.git', 'index')));
+    const a = bytes.indexOf('a.txt\0', 0, 'latin1');
+    const b = bytes.indexOf('b.txt\0', 0, 'latin1');
+    const size = b - a; // both entries are as long (a name of 5 bytes): swapping them keeps the layout
+    const first = Buffer.from(bytes.subarray(a - 62, a - 62 + size));
+    bytes.copy(bytes, a - 62, b - 62, b - 62 + size);
+    first.copy(bytes, b - 62);
+    const end = bytes.length - 20;
+    createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
+    expect(parseIndex(bytes)).toBeDefined();
+    expect(writeTree(bytes, root)).toBeUndefined();
   });
 
   test('a cache-tree whose count is not the entries under it', () => {
@@ -222,6 +250,6 @@ describe('writeTreeFromIndex answers nothing, having written nothing, where git 
     const end = bytes.length - 20;
     createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
     expect(parseIndex(bytes)).toBeDefined();
-    expect(writeTreeFromIndex(bytes, loose(root))).toBeUndefined();
+    expect(writeTree(bytes, root)).toBeUndefined();
   });
 });

@@ -11,23 +11,30 @@ import { ObjectStore } from './object-store';
  * cache-tree valid for every directory it did not change, so a step that edited one file builds the few trees on
  * that file's path and checks only their entries.
  *
- * Only for an index it understands completely (SHA-1, version 2 to 4, its checksum holding, entries sorted and
- * at stage 0, no intent-to-add entry, no split or sparse index, regular modes, plain path components) and
- * objects it finds (./object-store.ts); anything else is `undefined`, having written nothing, and the snapshot
+ * Only for an index it understands completely (SHA-1, version 2 or 3 (version 4 compresses each name against the
+ * one before: git reads it), its checksum holding, entries at stage 0, no intent-to-add entry, no split or sparse
+ * index, modes git writes) and objects it finds (./object-store.ts). Every tree built here must come out of entries
+ * in git's tree order with plain names (git itself checks the order only in fsck; a tree its cache-tree vouches
+ * for it takes by count, unread, and so does this). Anything else is `undefined`, having written nothing, and the
+ * snapshot
  * runs `git write-tree` as it always did. The format: git's Documentation/gitformat-index.txt.
  */
 
-interface Entry {
-  /** The path's bytes, as latin1 text (one character per byte, so any byte survives). */
-  name: string;
-  mode: number;
-  oid: Buffer;
-}
-
-interface ParsedIndex {
-  entries: Entry[];
-  /** The cache-tree's valid subtrees: directory path ('' for the top) to its entry count and tree id. */
+/**
+ * The entries, as offsets into the index's bytes (this runs cold on every step: no string or buffer per entry).
+ * `at[i]`: where entry i starts (its mode at +24, its object id at +40); its name is `nameLen[i]` bytes at +62 (+64
+ * with extended flags).
+ */
+export interface ParsedIndex {
+  bytes: Buffer;
+  count: number;
+  at: Int32Array;
+  nameAt: Int32Array;
+  nameLen: Int32Array;
+  /** The cache-tree's valid subtrees: directory path ('' for the top, latin1) to its entry count and tree id. */
   valid: Map<string, { count: number; oid: string }>;
+  /** Some entry is a gitlink (mode 160000: a repository of its own, whose files git does not add). */
+  gitlink: boolean;
 }
 
 const OID_LEN = 20;
@@ -44,84 +51,67 @@ const MODES = new Map([
   [0o160000, '160000'],
 ]);
 const GITLINK = 0o160000;
+const SLASH = 0x2f;
 /** Beyond this many entries to check one by one, git is faster than looking each object up from here. */
 const MAX_CHECKED = 5000;
 
-function varint(bytes: Buffer, at: number, end: number): { value: number; next: number } | undefined {
-  let i = at;
-  if (i >= end) return undefined;
-  let c = bytes[i++]!;
-  let value = c & 0x7f;
-  while (c & 0x80) {
-    if (i >= end || value > 0xffffff) return undefined;
-    c = bytes[i++]!;
-    value = ((value + 1) << 7) | (c & 0x7f);
-  }
-  return { value, next: i };
-}
-
-/** The index's entries and cache-tree, or undefined when it is not an index this reads completely. */
+/**
+ * The index's entries and cache-tree, or undefined when it is not an index this reads completely (version 4, whose
+ * names are compressed against each other, is left to git).
+ */
 export function parseIndex(bytes: Buffer): ParsedIndex | undefined {
   if (bytes.length < 12 + OID_LEN || bytes.toString('latin1', 0, 4) !== 'DIRC') return undefined;
   const version = bytes.readUInt32BE(4);
-  if (version < 2 || version > 4) return undefined;
+  if (version !== 2 && version !== 3) return undefined;
   const end = bytes.length - OID_LEN;
   const sum = createHash('sha1').update(bytes.subarray(0, end)).digest();
   if (!sum.equals(bytes.subarray(end))) return undefined;
   const count = bytes.readUInt32BE(8);
-  const entries: Entry[] = [];
-  let at = 12;
-  let previous = '';
+  if (count > (end - 12) / (STAT_BYTES + OID_LEN + 4)) return undefined;
+  const at = new Int32Array(count);
+  const nameAt = new Int32Array(count);
+  const nameLen = new Int32Array(count);
+  let gitlink = false;
+  let p = 12;
   for (let n = 0; n < count; n++) {
-    const start = at;
-    if (at + STAT_BYTES + OID_LEN + 2 > end) return undefined;
-    const mode = bytes.readUInt32BE(at + 24);
-    const oid = bytes.subarray(at + STAT_BYTES, at + STAT_BYTES + OID_LEN);
-    const flags = bytes.readUInt16BE(at + STAT_BYTES + OID_LEN);
-    at += STAT_BYTES + OID_LEN + 2;
+    const start = p;
+    if (p + STAT_BYTES + OID_LEN + 2 > end) return undefined;
+    const mode = ((bytes[p + 24]! << 24) | (bytes[p + 25]! << 16) | (bytes[p + 26]! << 8) | bytes[p + 27]!) >>> 0;
+    const flags = (bytes[p + STAT_BYTES + OID_LEN]! << 8) | bytes[p + STAT_BYTES + OID_LEN + 1]!;
+    p += STAT_BYTES + OID_LEN + 2;
     if (flags & STAGE_MASK) return undefined; // unmerged: git refuses to write a tree
     if (flags & EXTENDED) {
-      if (version < 3 || at + 2 > end) return undefined;
-      if (bytes.readUInt16BE(at) & ~SKIP_WORKTREE) return undefined; // intent-to-add, or a flag not known here
-      at += 2;
+      if (version < 3 || p + 2 > end) return undefined;
+      if (((bytes[p]! << 8) | bytes[p + 1]!) & ~SKIP_WORKTREE) return undefined; // intent-to-add, or unknown
+      p += 2;
     }
-    let name: string;
-    if (version === 4) {
-      const strip = varint(bytes, at, end);
-      if (strip === undefined || strip.value > previous.length) return undefined;
-      const nul = bytes.indexOf(0, strip.next);
-      if (nul < 0 || nul >= end) return undefined;
-      name = previous.slice(0, previous.length - strip.value) + bytes.toString('latin1', strip.next, nul);
-      at = nul + 1;
-    } else {
-      const stated = flags & NAME_MASK;
-      const nul = stated < NAME_MASK ? at + stated : bytes.indexOf(0, at);
-      if (nul < 0 || nul >= end || bytes[nul] !== 0) return undefined;
-      name = bytes.toString('latin1', at, nul);
-      at = start + ((nul - start + 8) & ~7);
-      if (at > end) return undefined;
-    }
-    if (!MODES.has(mode) || !plainPath(name) || (entries.length > 0 && !(previous < name))) return undefined;
-    entries.push({ name, mode, oid });
-    previous = name;
+    const stated = flags & NAME_MASK;
+    let nul = p + stated;
+    if (stated === NAME_MASK) while (nul < end && bytes[nul] !== 0) nul++;
+    if (nul >= end || bytes[nul] !== 0) return undefined;
+    if (!MODES.has(mode)) return undefined;
+    if (mode === GITLINK) gitlink = true;
+    at[n] = start;
+    nameAt[n] = p;
+    nameLen[n] = nul - p;
+    p = start + ((nul - start + 8) & ~7);
+    if (p > end) return undefined;
   }
   const valid = new Map<string, { count: number; oid: string }>();
-  while (at < end) {
-    if (at + 8 > end) return undefined;
-    const signature = bytes.toString('latin1', at, at + 4);
-    const size = bytes.readUInt32BE(at + 4);
-    if (at + 8 + size > end || !/^[A-Z]/.test(signature)) return undefined; // `link`, `sdir`: not read here
-    if (signature === 'TREE' && !readCacheTree(bytes.subarray(at + 8, at + 8 + size), valid)) return undefined;
-    at += 8 + size;
+  while (p < end) {
+    if (p + 8 > end) return undefined;
+    const signature = bytes.toString('latin1', p, p + 4);
+    const size = bytes.readUInt32BE(p + 4);
+    if (p + 8 + size > end || !/^[A-Z]/.test(signature)) return undefined; // `link`, `sdir`: not read here
+    if (signature === 'TREE' && !readCacheTree(bytes.subarray(p + 8, p + 8 + size), valid)) return undefined;
+    p += 8 + size;
   }
-  return { entries, valid };
+  return { bytes, count, at, nameAt, nameLen, valid, gitlink };
 }
 
-/** A path git's write-tree takes as it is: components neither empty, `.`, `..` nor `.git`, no NUL. */
-function plainPath(name: string): boolean {
-  if (name === '' || name.includes('\0')) return false;
-  for (const c of name.split('/')) if (c === '' || c === '.' || c === '..' || c.toLowerCase() === '.git') return false;
-  return true;
+/** A path component git's add writes: neither empty, `.`, `..` nor `.git` (any case), no NUL. */
+function plainComponent(c: string): boolean {
+  return c !== '' && c !== '.' && c !== '..' && c.toLowerCase() !== '.git' && !c.includes('\0');
 }
 
 /**
@@ -153,19 +143,24 @@ function readCacheTree(ext: Buffer, valid: Map<string, { count: number; oid: str
 }
 
 /**
- * The tree of the index at `bytes`, writing the trees the repository lacks as loose objects; undefined (git
+ * The tree of a parsed index (`parseIndex`), writing the trees the repository lacks as loose objects; undefined (git
  * decides) for an index or an object this does not read plainly.
  */
-export function writeTreeFromIndex(bytes: Buffer, repo: LooseRepo): string | undefined {
-  const parsed = parseIndex(bytes);
-  if (parsed === undefined) return undefined;
+export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string | undefined {
+  const { bytes, at, nameAt, nameLen, valid } = parsed;
   const store = new ObjectStore(repo.commonDir);
-  const { entries, valid } = parsed;
   const toWrite: Buffer[] = [];
   let checked = 0;
-  /** The tree of entries [lo, hi), every one under `dir` (`''` or `a/b/`). */
-  const build = (lo: number, hi: number, dir: string): Buffer | undefined => {
-    const cached = valid.get(dir.slice(0, -1));
+  /** Whether entry k's name starts with the `len` bytes at `from` (a directory's path and its `/`). */
+  const under = (k: number, from: number, len: number): boolean => {
+    if (nameLen[k]! <= len) return false;
+    const s = nameAt[k]!;
+    for (let i = 0; i < len; i++) if (bytes[s + i] !== bytes[from + i]) return false;
+    return true;
+  };
+  /** The tree of entries [lo, hi), every one under the directory whose path (with its `/`) is `prefix` bytes long. */
+  const build = (lo: number, hi: number, prefix: number, key: string): Buffer | undefined => {
+    const cached = valid.get(key);
     if (cached !== undefined) {
       // git skips as many entries as the cache-tree counts: a count that is not the entries under it is git's.
       if (cached.count !== hi - lo) return undefined;
@@ -173,24 +168,38 @@ export function writeTreeFromIndex(bytes: Buffer, repo: LooseRepo): string | und
     }
     const parts: Buffer[] = [];
     const seen = new Set<string>();
+    let last = '';
     for (let i = lo; i < hi;) {
-      const rest = entries[i]!.name.slice(dir.length);
-      const slash = rest.indexOf('/');
-      const component = slash < 0 ? rest : rest.slice(0, slash);
-      if (seen.has(component)) return undefined; // a file and a directory of one name
+      const s = nameAt[i]! + prefix;
+      const e = nameAt[i]! + nameLen[i]!;
+      let slash = s;
+      while (slash < e && bytes[slash] !== SLASH) slash++;
+      const component = bytes.toString('latin1', s, slash);
+      // A name git's add never writes, a file and a directory of one name, entries out of git's tree order (a
+      // directory sorting as if its name ended in `/`): an index git did not write, so git decides.
+      const key = slash === e ? component : `${component}/`;
+      if (!plainComponent(component) || seen.has(component) || !(key > last)) return undefined;
       seen.add(component);
-      if (slash < 0) {
-        const e = entries[i]!;
-        if (e.oid.every((b) => b === 0)) return undefined; // git refuses a null id
-        if (e.mode !== GITLINK && (++checked > MAX_CHECKED || !store.has(e.oid.toString('hex')))) return undefined;
-        parts.push(Buffer.from(`${MODES.get(e.mode)!} ${component}\0`, 'latin1'), e.oid);
+      last = key;
+      if (slash === e) {
+        const oid = bytes.subarray(at[i]! + STAT_BYTES, at[i]! + STAT_BYTES + OID_LEN);
+        const mode = bytes.readUInt32BE(at[i]! + 24);
+        if (oid.every((b) => b === 0)) return undefined; // git refuses a null id
+        if (mode !== GITLINK && (++checked > MAX_CHECKED || !store.has(oid.toString('hex')))) return undefined;
+        parts.push(Buffer.from(`${MODES.get(mode)!} ${component}\0`, 'latin1'), oid);
         i++;
         continue;
       }
-      const sub = `${dir}${component}/`;
-      let j = i + 1;
-      while (j < hi && entries[j]!.name.startsWith(sub)) j++;
-      const oid = build(i, j, sub);
+      // The directory's entries: the cache-tree's count says where they end when it holds, else they are scanned.
+      const dir = slash + 1 - nameAt[i]!;
+      const subKey = bytes.toString('latin1', nameAt[i]!, slash);
+      const counted = valid.get(subKey)?.count ?? 0;
+      let j = i + counted;
+      if (!(counted > 0 && j <= hi && under(j - 1, nameAt[i]!, dir) && (j === hi || !under(j, nameAt[i]!, dir)))) {
+        j = i + 1;
+        while (j < hi && under(j, nameAt[i]!, dir)) j++;
+      }
+      const oid = build(i, j, dir, subKey);
       if (oid === undefined) return undefined;
       parts.push(Buffer.from(`40000 ${component}\0`, 'latin1'), oid);
       i = j;
@@ -200,7 +209,7 @@ export function writeTreeFromIndex(bytes: Buffer, repo: LooseRepo): string | und
     if (!store.has(oid.toString('hex'))) toWrite.push(body);
     return oid;
   };
-  const root = build(0, entries.length, '');
+  const root = build(0, parsed.count, 0, '');
   if (root === undefined) return undefined;
   for (const body of toWrite) if (writeLooseObject(repo, 'tree', body) === undefined) return undefined;
   return root.toString('hex');

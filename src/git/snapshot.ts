@@ -24,7 +24,7 @@ import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { GitCommandError, gitSync, namedConfigOnce, type GitSyncOptions } from './exec';
 import { summarizeIndex } from './index-file';
-import { writeTreeFromIndex } from './index-tree';
+import { parseIndex, writeTreeFromIndex } from './index-tree';
 import { commitBody, looseRepo, writeLooseObject, writeLooseRef } from './loose';
 import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
 
@@ -195,9 +195,11 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     // else git writes them.
     const loose = looseRepo(repo.commonDir, git.readNamed(), env ?? process.env);
     const added = readIndexBytes(index);
-    const tree = (loose && added && writeTreeFromIndex(added, loose)) || gitSync(repo.top, ['write-tree'], git).trim();
-    const summary = added === undefined ? undefined : summarizeIndex(added);
-    const nested = summary?.gitlink === false ? [] : gitlinks(repo.top, git);
+    const parsed = added === undefined ? undefined : parseIndex(added);
+    const tree =
+      (loose && parsed && writeTreeFromIndex(parsed, loose)) || gitSync(repo.top, ['write-tree'], git).trim();
+    const gitlink = parsed?.gitlink ?? (added === undefined ? undefined : summarizeIndex(added)?.gitlink);
+    const nested = gitlink === false ? [] : gitlinks(repo.top, git);
     const msg = options.message ?? message(agentId, seq, stepHash);
     const commit =
       (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
