@@ -15,9 +15,9 @@ import { ObjectStore } from './object-store';
  * one before: git reads it), its checksum holding, entries at stage 0, no intent-to-add entry, no split or sparse
  * index, modes git writes) and objects it finds (./object-store.ts). Every tree built here must come out of entries
  * in git's tree order with plain names (git itself checks the order only in fsck; a tree its cache-tree vouches
- * for it takes by count, unread, and so does this). Anything else is `undefined`, having written nothing, and the
- * snapshot
- * runs `git write-tree` as it always did. The format: git's Documentation/gitformat-index.txt.
+ * for it takes by count, unread, and so does this). Anything else is `undefined`, having written no tree it would
+ * name (at most whole, valid objects nothing points to), and the snapshot runs `git write-tree` as it always did.
+ * The format: git's Documentation/gitformat-index.txt.
  */
 
 /**
@@ -211,6 +211,12 @@ export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string
   };
   const root = build(0, parsed.count, 0, '');
   if (root === undefined) return undefined;
-  for (const body of toWrite) if (writeLooseObject(repo, 'tree', body) === undefined) return undefined;
+  for (const body of toWrite) {
+    try {
+      if (writeLooseObject(repo, 'tree', body) === undefined) return undefined;
+    } catch {
+      return undefined; // a link or a FIFO where the object's file would be: git decides
+    }
+  }
   return root.toString('hex');
 }
