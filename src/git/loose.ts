@@ -226,6 +226,22 @@ export function readRef(commonDir: string, ref: string): string | undefined {
 }
 
 /**
+ * Whether `ref` is certainly not in the repository: refs are kept as files here (`witness`, a ref just written, is a
+ * loose file) and neither a loose file nor `packed-refs` names `ref`. False whenever that cannot be told plainly (a
+ * reftable, a link in the way): git answers then.
+ */
+export function refAbsent(commonDir: string, ref: string, witness: string): boolean {
+  try {
+    if (readRegularFile(path.join(commonDir, witness)) === undefined) return false;
+    if (readRegularFile(path.join(commonDir, ref)) !== undefined) return false;
+    const packed = readRegularFile(path.join(commonDir, 'packed-refs'));
+    return packed === undefined || !packed.includes(` ${ref}\n`);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Points `ref` (`refs/...`, shared by every worktree) at `oid` as `git update-ref` does in a files backend: a
  * `<ref>.lock` created exclusively, the value written, renamed over the ref. Returns false having changed nothing
  * when git has more to do or to refuse: a reflog for the ref, a `packed-refs` entry in the way (a ref named like

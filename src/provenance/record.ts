@@ -1,7 +1,7 @@
 import { auditEvent } from '../audit/log';
 import { diffTreesSync, type TreeChange } from '../git/diff';
 import { GitCommandError } from '../git/exec';
-import { looseCommitTree, readRef } from '../git/loose';
+import { looseCommitTree, readRef, refAbsent } from '../git/loose';
 import { diffLooseTrees } from '../git/tree-diff';
 import type { SnapshotInfo } from '../git/snapshot';
 import { RunJournal } from '../runs/journal';
@@ -75,8 +75,10 @@ export function stepChanges(
   };
   let diff: TreeChange[] | undefined;
   let since: StepChanges['since'] = { seq: null, commit: snap.parent ?? null };
-  if (snap.seq > 0) {
-    const prev = previousRef(snap);
+  const prev = snap.seq > 0 ? previousRef(snap) : undefined;
+  // The step before recorded no snapshot (`--no-snapshot`, a failed one): told without a git process where refs are
+  // files, else by git's failure.
+  if (prev !== undefined && !(commonDir !== undefined && refAbsent(commonDir, prev, snap.ref))) {
     try {
       diff = compare(prev);
       since = { seq: snap.seq - 1, commit: null };
