@@ -9,6 +9,7 @@ import {
   looseCommitTree,
   looseRepo,
   readRef,
+  refAbsent,
   tzOffset,
   plainIdentValue,
   writeLooseObject,
@@ -230,6 +231,24 @@ describe('a step recorded in a plain repository', () => {
     return { commands, r };
   }
 
+  test('after a step recorded without a snapshot: no git to learn its ref is missing (refAbsent), changes since the start', () => {
+    const root = repo({ 'a.txt': 'a\n' });
+    commandsOf(root, 'ag');
+    recordStep(journalDir(root, 'ag'), { prompt: 'p' }, { root, env: ENV, snapshot: false });
+    writeFiles(root, { 'a.txt': 'edited\n' });
+    const { commands, r } = commandsOf(root, 'ag');
+    expect(commands).not.toContain('diff-tree');
+    expect(r.changes?.changes.since).toEqual({ seq: null, commit: git(root, ['rev-parse', 'HEAD']) });
+    expect(r.changes?.changes.changes.map((c) => c.path)).toEqual(['a.txt']);
+    const own = r.snapshot!.ref;
+    const gone = `${own.slice(0, own.lastIndexOf('/'))}/1`;
+    expect(refAbsent(commonDir(root), gone, own)).toBe(true);
+    expect(refAbsent(commonDir(root), own, own)).toBe(false);
+    expect(refAbsent(commonDir(root), gone, 'refs/heads/none')).toBe(false); // refs not shown to be files: git says
+    git(root, ['pack-refs', '--all']);
+    expect(refAbsent(commonDir(root), own, 'HEAD')).toBe(false); // packed
+  });
+
   test('starts no git for its commit, its ref, or the changes of a step that changed nothing', () => {
     const root = repo({ 'a.txt': 'a\n', 'src/b.py': 'b\n' });
     commandsOf(root, 'ag');
@@ -241,10 +260,12 @@ describe('a step recorded in a plain repository', () => {
     expect(git(root, ['rev-parse', r.snapshot!.ref])).toBe(r.snapshot!.commit);
     expect(looseCommitTree(commonDir(root), r.snapshot!.commit)).toBe(git(root, ['rev-parse', 'HEAD^{tree}']));
     expect(git(root, ['fsck', '--no-dangling', '--strict'])).toBe('');
-    // A step that changed a file: git compares the trees, and the change is recorded.
+    // A step that changed a file: the two loose trees are compared in-process (test/git.tree-diff.test.ts), and the
+    // change is recorded.
     writeFiles(root, { 'src/b.py': 'edited\n' });
     const edit = commandsOf(root, 'ag');
-    expect(edit.commands).toContain('diff-tree');
+    expect(edit.commands).not.toContain('diff-tree');
+    expect(edit.commands).not.toContain('write-tree');
     expect(edit.r.changes?.changes.changes.map((c) => c.path)).toEqual(['src/b.py']);
   });
 

@@ -6,7 +6,8 @@ import { makeDirsBelow, readRegularFile } from '../util/nofollow';
 
 /**
  * What a snapshot writes and reads of a repository without starting git, each a few hundred bytes: the commit
- * object (a loose object: `<type> <size>\0<body>`, zlib-deflated, named by its SHA-1), the snapshot's ref (a loose
+ * object and the trees ./index-tree.ts builds (loose objects: `<type> <size>\0<body>`, zlib-deflated, named by
+ * their SHA-1), the snapshot's ref (a loose
  * ref, written under git's own lock file protocol), and, to tell whether a step changed anything, the tree a loose
  * commit names. An agent's hook starts git for each of these otherwise (three processes per step).
  *
@@ -146,7 +147,7 @@ function realDirs(commonDir: string, dir: string): boolean {
  * Writes a loose object (unless it is there) and returns its id; undefined when it could not be written the way
  * git writes one (then nothing is left behind). Written whole under a temporary name, then linked into place.
  */
-export function writeLooseObject(repo: LooseRepo, type: 'commit', body: Buffer): string | undefined {
+export function writeLooseObject(repo: LooseRepo, type: 'commit' | 'tree', body: Buffer): string | undefined {
   const raw = objectBytes(type, body);
   const oid = createHash('sha1').update(raw).digest('hex');
   const dir = path.join(repo.commonDir, 'objects', oid.slice(0, 2));
@@ -222,6 +223,22 @@ export function readRef(commonDir: string, ref: string): string | undefined {
   const line = packed.toString('latin1', at - 40, at);
   const lineStart = at - 40 === 0 || packed[at - 41] === 0x0a;
   return lineStart && OID.test(line) ? line : undefined;
+}
+
+/**
+ * Whether `ref` is certainly not in the repository: refs are kept as files here (`witness`, a ref just written, is a
+ * loose file) and neither a loose file nor `packed-refs` names `ref`. False whenever that cannot be told plainly (a
+ * reftable, a link in the way): git answers then.
+ */
+export function refAbsent(commonDir: string, ref: string, witness: string): boolean {
+  try {
+    if (readRegularFile(path.join(commonDir, witness)) === undefined) return false;
+    if (readRegularFile(path.join(commonDir, ref)) !== undefined) return false;
+    const packed = readRegularFile(path.join(commonDir, 'packed-refs'));
+    return packed === undefined || !packed.includes(` ${ref}\n`);
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -23,7 +23,8 @@ import { sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { GitCommandError, gitSync, namedConfigOnce, type GitSyncOptions } from './exec';
-import { summarizeIndex, type IndexSummary } from './index-file';
+import { summarizeIndex } from './index-file';
+import { parseIndex, writeTreeFromIndex } from './index-tree';
 import { commitBody, looseRepo, writeLooseObject, writeLooseRef } from './loose';
 import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
 
@@ -190,10 +191,15 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
       clearTrustFlags(repo.top, git);
     gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'add', '-A', '--', ...SNAPSHOT_PATHSPEC], git);
     pausePoint('snapshot:after-index', env);
-    const tree = gitSync(repo.top, ['write-tree'], git).trim();
-    const nested = indexSummary(index)?.gitlink === false ? [] : gitlinks(repo.top, git);
-    // The commit and the ref without git where the repository allows it (./loose.ts), else git writes them.
+    // The trees, the commit and the ref without git where the repository allows it (./index-tree.ts, ./loose.ts),
+    // else git writes them.
     const loose = looseRepo(repo.commonDir, git.readNamed(), env ?? process.env);
+    const added = readIndexBytes(index);
+    const parsed = added === undefined ? undefined : parseIndex(added);
+    const tree =
+      (loose && parsed && writeTreeFromIndex(parsed, loose)) || gitSync(repo.top, ['write-tree'], git).trim();
+    const gitlink = parsed?.gitlink ?? (added === undefined ? undefined : summarizeIndex(added)?.gitlink);
+    const nested = gitlink === false ? [] : gitlinks(repo.top, git);
     const msg = options.message ?? message(agentId, seq, stepHash);
     const commit =
       (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
@@ -276,10 +282,10 @@ function gitlinks(top: string, git: GitSyncOptions): string[] {
   return out;
 }
 
-/** The summary of the index file at `file` (./index-file.ts); undefined when it cannot be read or understood. */
-function indexSummary(file: string): IndexSummary | undefined {
+/** The bytes of the snapshot's index (in its own temporary directory); undefined when git wrote none. */
+function readIndexBytes(file: string): Buffer | undefined {
   try {
-    return summarizeIndex(readFileSync(file));
+    return readFileSync(file);
   } catch {
     return undefined; // none written (nothing was added to an empty index): git answers
   }

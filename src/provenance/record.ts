@@ -1,7 +1,8 @@
 import { auditEvent } from '../audit/log';
-import { diffTreesSync } from '../git/diff';
+import { diffTreesSync, type TreeChange } from '../git/diff';
 import { GitCommandError } from '../git/exec';
-import { looseCommitTree, readRef } from '../git/loose';
+import { looseCommitTree, readRef, refAbsent } from '../git/loose';
+import { diffLooseTrees } from '../git/tree-diff';
 import type { SnapshotInfo } from '../git/snapshot';
 import { RunJournal } from '../runs/journal';
 import { runJournalFile } from '../runs/layout';
@@ -62,21 +63,30 @@ export function stepChanges(
 ): StepChanges {
   const git = readNamed === undefined ? { env } : { env, readNamed };
   // Most tool calls change no file: the snapshot's tree is the one it is compared with, which the repository's
-  // loose files tell without a `git diff-tree` (./loose.ts; anything they do not tell plainly, git answers).
-  const sameTree = (ref: string | undefined): boolean =>
-    ref !== undefined && commonDir !== undefined && snap.tree !== undefined && treeOf(commonDir, ref) === snap.tree;
-  let diff: ReturnType<typeof diffTreesSync> | undefined;
+  // loose files tell without a `git diff-tree` (src/git/loose.ts); the others are compared in-process when both
+  // trees are loose (src/git/tree-diff.ts). Anything they do not tell plainly, git answers.
+  const known = (ref: string | undefined): string | undefined =>
+    ref !== undefined && commonDir !== undefined && snap.tree !== undefined ? treeOf(commonDir, ref) : undefined;
+  const compare = (from: string | undefined): TreeChange[] => {
+    const tree = known(from);
+    if (tree !== undefined && tree === snap.tree) return [];
+    const inProcess = tree === undefined ? undefined : diffLooseTrees(commonDir!, tree, snap.tree!);
+    return inProcess ?? diffTreesSync(root, from, snap.commit, git);
+  };
+  let diff: TreeChange[] | undefined;
   let since: StepChanges['since'] = { seq: null, commit: snap.parent ?? null };
-  if (snap.seq > 0) {
-    const prev = previousRef(snap);
+  const prev = snap.seq > 0 ? previousRef(snap) : undefined;
+  // The step before recorded no snapshot (`--no-snapshot`, a failed one): told without a git process where refs are
+  // files, else by git's failure.
+  if (prev !== undefined && !(commonDir !== undefined && refAbsent(commonDir, prev, snap.ref))) {
     try {
-      diff = sameTree(prev) ? [] : diffTreesSync(root, prev, snap.commit, git);
+      diff = compare(prev);
       since = { seq: snap.seq - 1, commit: null };
     } catch (e) {
       if (!(e instanceof GitCommandError)) throw e; // no snapshot of the step before: from the start commit, said
     }
   }
-  diff ??= sameTree(snap.parent) ? [] : diffTreesSync(root, snap.parent, snap.commit, git);
+  diff ??= compare(snap.parent);
   const all = changesOf(diff);
   return {
     agent_id: snap.agent_id,

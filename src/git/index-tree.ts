@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import { writeLooseObject, type LooseRepo } from './loose';
+import { ObjectStore } from './object-store';
+
+/**
+ * `git write-tree` for a snapshot's index, without starting git: the tree of every entry, built as git's
+ * cache-tree code builds it (cache-tree.c, `update_one`): a subtree the index's cache-tree extension (`TREE`)
+ * names as valid, whose object the repository holds and which covers exactly the entries under it, is taken as
+ * it is; any other tree is made from its entries, every entry's object must be there (gitlinks excepted), and a
+ * tree the repository does not hold is written as a loose object (./loose.ts). A snapshot's `git add` leaves the
+ * cache-tree valid for every directory it did not change, so a step that edited one file builds the few trees on
+ * that file's path and checks only their entries.
+ *
+ * Only for an index it understands completely (SHA-1, version 2 or 3 (version 4 compresses each name against the
+ * one before: git reads it), its checksum holding, entries at stage 0, no intent-to-add entry, no split or sparse
+ * index, modes git writes) and objects it finds (./object-store.ts). Every tree built here must come out of entries
+ * in git's tree order with plain names (git itself checks the order only in fsck; a tree its cache-tree vouches
+ * for it takes by count, unread, and so does this). Anything else is `undefined`, having written no tree it would
+ * name (at most whole, valid objects nothing points to), and the snapshot runs `git write-tree` as it always did.
+ * The format: git's Documentation/gitformat-index.txt.
+ */
+
+/**
+ * The entries, as offsets into the index's bytes (this runs cold on every step: no string or buffer per entry).
+ * `at[i]`: where entry i starts (its mode at +24, its object id at +40); its name is `nameLen[i]` bytes at +62 (+64
+ * with extended flags).
+ */
+export interface ParsedIndex {
+  bytes: Buffer;
+  count: number;
+  at: Int32Array;
+  nameAt: Int32Array;
+  nameLen: Int32Array;
+  /** The cache-tree's valid subtrees: directory path ('' for the top, latin1) to its entry count and tree id. */
+  valid: Map<string, { count: number; oid: string }>;
+  /** Some entry is a gitlink (mode 160000: a repository of its own, whose files git does not add). */
+  gitlink: boolean;
+}
+
+const OID_LEN = 20;
+const STAT_BYTES = 40;
+const EXTENDED = 0x4000;
+const STAGE_MASK = 0x3000;
+const NAME_MASK = 0x0fff;
+/** The extended flags git writes: skip-worktree and intent-to-add; only the first is read here. */
+const SKIP_WORKTREE = 0x4000;
+const MODES = new Map([
+  [0o100644, '100644'],
+  [0o100755, '100755'],
+  [0o120000, '120000'],
+  [0o160000, '160000'],
+]);
+const GITLINK = 0o160000;
+const SLASH = 0x2f;
+/** Beyond this many entries to check one by one, git is faster than looking each object up from here. */
+const MAX_CHECKED = 5000;
+
+/**
+ * The index's entries and cache-tree, or undefined when it is not an index this reads completely (version 4, whose
+ * names are compressed against each other, is left to git).
+ */
+export function parseIndex(bytes: Buffer): ParsedIndex | undefined {
+  if (bytes.length < 12 + OID_LEN || bytes.toString('latin1', 0, 4) !== 'DIRC') return undefined;
+  const version = bytes.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return undefined;
+  const end = bytes.length - OID_LEN;
+  const sum = createHash('sha1').update(bytes.subarray(0, end)).digest();
+  if (!sum.equals(bytes.subarray(end))) return undefined;
+  const count = bytes.readUInt32BE(8);
+  if (count > (end - 12) / (STAT_BYTES + OID_LEN + 4)) return undefined;
+  const at = new Int32Array(count);
+  const nameAt = new Int32Array(count);
+  const nameLen = new Int32Array(count);
+  let gitlink = false;
+  let p = 12;
+  for (let n = 0; n < count; n++) {
+    const start = p;
+    if (p + STAT_BYTES + OID_LEN + 2 > end) return undefined;
+    const mode = ((bytes[p + 24]! << 24) | (bytes[p + 25]! << 16) | (bytes[p + 26]! << 8) | bytes[p + 27]!) >>> 0;
+    const flags = (bytes[p + STAT_BYTES + OID_LEN]! << 8) | bytes[p + STAT_BYTES + OID_LEN + 1]!;
+    p += STAT_BYTES + OID_LEN + 2;
+    if (flags & STAGE_MASK) return undefined; // unmerged: git refuses to write a tree
+    if (flags & EXTENDED) {
+      if (version < 3 || p + 2 > end) return undefined;
+      if (((bytes[p]! << 8) | bytes[p + 1]!) & ~SKIP_WORKTREE) return undefined; // intent-to-add, or unknown
+      p += 2;
+    }
+    const stated = flags & NAME_MASK;
+    let nul = p + stated;
+    if (stated === NAME_MASK) while (nul < end && bytes[nul] !== 0) nul++;
+    if (nul >= end || bytes[nul] !== 0) return undefined;
+    if (!MODES.has(mode)) return undefined;
+    if (mode === GITLINK) gitlink = true;
+    at[n] = start;
+    nameAt[n] = p;
+    nameLen[n] = nul - p;
+    p = start + ((nul - start + 8) & ~7);
+    if (p > end) return undefined;
+  }
+  const valid = new Map<string, { count: number; oid: string }>();
+  while (p < end) {
+    if (p + 8 > end) return undefined;
+    const signature = bytes.toString('latin1', p, p + 4);
+    const size = bytes.readUInt32BE(p + 4);
+    if (p + 8 + size > end || !/^[A-Z]/.test(signature)) return undefined; // `link`, `sdir`: not read here
+    if (signature === 'TREE' && !readCacheTree(bytes.subarray(p + 8, p + 8 + size), valid)) return undefined;
+    p += 8 + size;
+  }
+  return { bytes, count, at, nameAt, nameLen, valid, gitlink };
+}
+
+/** A path component git's add writes: neither empty, `.`, `..` nor `.git` (any case), no NUL. */
+function plainComponent(c: string): boolean {
+  return c !== '' && c !== '.' && c !== '..' && c.toLowerCase() !== '.git' && !c.includes('\0');
+}
+
+/**
+ * The cache-tree extension: for each tree, depth first, `<path>\0<entry count> <subtree count>\n` and the tree's
+ * id when the count is not negative (invalidated). Fills `valid` with the valid trees by full path.
+ */
+function readCacheTree(ext: Buffer, valid: Map<string, { count: number; oid: string }>): boolean {
+  let at = 0;
+  const one = (prefix: string): boolean => {
+    const nul = ext.indexOf(0, at);
+    if (nul < 0) return false;
+    const name = ext.toString('latin1', at, nul);
+    const nl = ext.indexOf(0x0a, nul);
+    if (nl < 0) return false;
+    const m = /^(-?[0-9]+) ([0-9]+)$/.exec(ext.toString('latin1', nul + 1, nl));
+    if (m === null) return false;
+    at = nl + 1;
+    const count = Number(m[1]);
+    const path = prefix === '' ? name : `${prefix}/${name}`;
+    if (count >= 0) {
+      if (at + OID_LEN > ext.length) return false;
+      valid.set(path, { count, oid: ext.toString('hex', at, at + OID_LEN) });
+      at += OID_LEN;
+    }
+    for (let i = Number(m[2]); i > 0; i--) if (!one(path)) return false;
+    return true;
+  };
+  return one('') && at === ext.length;
+}
+
+/**
+ * The tree of a parsed index (`parseIndex`), writing the trees the repository lacks as loose objects; undefined (git
+ * decides) for an index or an object this does not read plainly.
+ */
+export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string | undefined {
+  const { bytes, at, nameAt, nameLen, valid } = parsed;
+  const store = new ObjectStore(repo.commonDir);
+  const toWrite: Buffer[] = [];
+  let checked = 0;
+  /** Whether entry k's name starts with the `len` bytes at `from` (a directory's path and its `/`). */
+  const under = (k: number, from: number, len: number): boolean => {
+    if (nameLen[k]! <= len) return false;
+    const s = nameAt[k]!;
+    for (let i = 0; i < len; i++) if (bytes[s + i] !== bytes[from + i]) return false;
+    return true;
+  };
+  /** The tree of entries [lo, hi), every one under the directory whose path (with its `/`) is `prefix` bytes long. */
+  const build = (lo: number, hi: number, prefix: number, key: string): Buffer | undefined => {
+    const cached = valid.get(key);
+    if (cached !== undefined) {
+      // git skips as many entries as the cache-tree counts: a count that is not the entries under it is git's.
+      if (cached.count !== hi - lo) return undefined;
+      if (store.has(cached.oid)) return Buffer.from(cached.oid, 'hex');
+    }
+    const parts: Buffer[] = [];
+    const seen = new Set<string>();
+    let last = '';
+    for (let i = lo; i < hi;) {
+      const s = nameAt[i]! + prefix;
+      const e = nameAt[i]! + nameLen[i]!;
+      let slash = s;
+      while (slash < e && bytes[slash] !== SLASH) slash++;
+      const component = bytes.toString('latin1', s, slash);
+      // A name git's add never writes, a file and a directory of one name, entries out of git's tree order (a
+      // directory sorting as if its name ended in `/`): an index git did not write, so git decides.
+      const key = slash === e ? component : `${component}/`;
+      if (!plainComponent(component) || seen.has(component) || !(key > last)) return undefined;
+      seen.add(component);
+      last = key;
+      if (slash === e) {
+        const oid = bytes.subarray(at[i]! + STAT_BYTES, at[i]! + STAT_BYTES + OID_LEN);
+        const mode = bytes.readUInt32BE(at[i]! + 24);
+        if (oid.every((b) => b === 0)) return undefined; // git refuses a null id
+        if (mode !== GITLINK && (++checked > MAX_CHECKED || !store.has(oid.toString('hex')))) return undefined;
+        parts.push(Buffer.from(`${MODES.get(mode)!} ${component}\0`, 'latin1'), oid);
+        i++;
+        continue;
+      }
+      // The directory's entries: the cache-tree's count says where they end when it holds, else they are scanned.
+      const dir = slash + 1 - nameAt[i]!;
+      const subKey = bytes.toString('latin1', nameAt[i]!, slash);
+      const counted = valid.get(subKey)?.count ?? 0;
+      let j = i + counted;
+      if (!(counted > 0 && j <= hi && under(j - 1, nameAt[i]!, dir) && (j === hi || !under(j, nameAt[i]!, dir)))) {
+        j = i + 1;
+        while (j < hi && under(j, nameAt[i]!, dir)) j++;
+      }
+      const oid = build(i, j, dir, subKey);
+      if (oid === undefined) return undefined;
+      parts.push(Buffer.from(`40000 ${component}\0`, 'latin1'), oid);
+      i = j;
+    }
+    const body = Buffer.concat(parts);
+    const oid = createHash('sha1').update(`tree ${body.length}\0`).update(body).digest();
+    if (!store.has(oid.toString('hex'))) toWrite.push(body);
+    return oid;
+  };
+  const root = build(0, parsed.count, 0, '');
+  if (root === undefined) return undefined;
+  for (const body of toWrite) {
+    try {
+      if (writeLooseObject(repo, 'tree', body) === undefined) return undefined;
+    } catch {
+      return undefined; // a link or a FIFO where the object's file would be: git decides
+    }
+  }
+  return root.toString('hex');
+}

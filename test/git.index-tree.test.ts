@@ -1,0 +1,255 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { parseIndex, writeTreeFromIndex } from '../src/git/index-tree';
+import type { LooseRepo } from '../src/git/loose';
+import { SNAPSHOT_PATHSPEC } from '../src/git/snapshot';
+import { git, initRepo, writeFiles } from './helpers/git';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * src/git/index-tree.ts is `git write-tree` for a snapshot's index, without a git process. On every index git
+ * writes it must give git's tree id, with every object of that tree readable by git afterwards; on an index it
+ * does not read plainly it must answer nothing and write nothing (the snapshot then runs `git write-tree`).
+ * The differential: a repository is edited at random (files written, rewritten, made executable, removed, turned
+ * into links, directories nested and emptied), then `git add -A` as the snapshot runs it into an index, and the
+ * tree computed here is compared with `git write-tree` of a copy of the same index bytes.
+ */
+const tmp = tempDir('stepchain-index-tree-');
+let n = 0;
+
+const loose = (root: string): LooseRepo => ({ commonDir: path.join(root, '.git'), ident: 'unused <unused>' });
+
+/** The tree of these index bytes as the snapshot builds it in-process (undefined: it leaves them to git). */
+function writeTree(bytes: Buffer, root: string): string | undefined {
+  const parsed = parseIndex(bytes);
+  return parsed === undefined ? undefined : writeTreeFromIndex(parsed, loose(root));
+}
+
+/** The snapshot's add into a fresh copy of the user's index; the index's bytes after it. */
+function addedIndex(root: string, version?: number): Buffer {
+  const index = path.join(root, '.git', `stepchain-test-index-${n++}`);
+  copyFileSync(path.join(root, '.git', 'index'), index);
+  const env = { ...process.env, GIT_INDEX_FILE: index };
+  execFileSync('git', ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { cwd: root, env, stdio: 'ignore' });
+  if (version !== undefined)
+    execFileSync('git', ['update-index', '--index-version', String(version)], { cwd: root, env, stdio: 'ignore' });
+  const bytes = readFileSync(index);
+  rmSync(index);
+  return bytes;
+}
+
+/** `git write-tree` of exactly these index bytes. */
+function gitWriteTree(root: string, bytes: Buffer): string {
+  const index = path.join(root, '.git', `stepchain-test-index-${n++}`);
+  writeFileSync(index, bytes);
+  try {
+    return execFileSync('git', ['write-tree'], {
+      cwd: root,
+      env: { ...process.env, GIT_INDEX_FILE: index },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+/** Every object of `tree` as git reads it (`ls-tree -r -t`): throws when one is missing or corrupt. */
+function readable(root: string, tree: string): string {
+  git(root, ['fsck', '--no-dangling', '--connectivity-only']);
+  return git(root, ['ls-tree', '-r', '-t', '--full-tree', tree]);
+}
+
+type Edit =
+  | { kind: 'write'; file: string; content: string }
+  | { kind: 'exec'; file: string }
+  | { kind: 'remove'; file: string }
+  | { kind: 'link'; file: string; target: string }
+  | { kind: 'commit' }
+  | { kind: 'gc' };
+
+const component = fc.constantFrom('a', 'b', 'a-b', 'a.b', 'a0', 'z', 'sub', 'x y', 'é');
+const file = fc.array(component, { minLength: 1, maxLength: 3 }).map((p) => p.join('/'));
+const edit: fc.Arbitrary<Edit> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('write' as const), file, content: fc.string() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('exec' as const), file }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), file }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('link' as const),
+      file,
+      target: fc.constantFrom('a', '../x', 'sub/b.txt'),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'commit' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'gc' as const }) },
+);
+
+/** Applies an edit; a path in the way (a file where a directory is wanted, or the reverse) is removed first. */
+function apply(root: string, e: Edit): void {
+  if (e.kind === 'commit') {
+    git(root, ['add', '-A']);
+    git(root, ['commit', '-q', '--allow-empty', '-m', 'c']);
+    return;
+  }
+  if (e.kind === 'gc') {
+    git(root, ['gc', '-q', '--prune=now']);
+    return;
+  }
+  const p = path.join(root, e.file);
+  const parts = e.file.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const dir = path.join(root, ...parts.slice(0, i));
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (st !== undefined && !st.isDirectory()) rmSync(dir); // a file (or link) where a directory is wanted
+  }
+  if (e.kind === 'remove') {
+    rmSync(p, { recursive: true, force: true });
+    return;
+  }
+  mkdirSync(path.dirname(p), { recursive: true });
+  rmSync(p, { recursive: true, force: true });
+  if (e.kind === 'write') writeFileSync(p, e.content);
+  else if (e.kind === 'exec') {
+    writeFileSync(p, '#!/bin/sh\n');
+    chmodSync(p, 0o755);
+  } else symlinkSync(e.target, p);
+}
+
+/**
+ * A repository with `files` committed, every file older than the index (as a checkout's are): no entry is racily
+ * clean, so `git add` keeps the cache-tree of every directory it does not change.
+ */
+function oldRepo(files: Record<string, string>): string {
+  const root = initRepo(path.join(tmp, `r${n++}`), files, { commit: false });
+  const old = Date.now() / 1000 - 3600;
+  for (const f of ['.gitignore', ...Object.keys(files)]) utimesSync(path.join(root, f), old, old);
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '-m', 'old']);
+  return root;
+}
+
+describe('writeTreeFromIndex gives the tree git writes', () => {
+  test('for every index a random run of edits leaves (fast-check, versions 2 to 4, loose and packed objects)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(edit, { maxLength: 6 }), { minLength: 1, maxLength: 5 }), (rounds) => {
+        const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' });
+        for (const [i, round] of rounds.entries()) {
+          for (const e of round) apply(root, e);
+          const version = [undefined, 2, 3, 4][i % 4];
+          const bytes = addedIndex(root, version);
+          const ours = writeTree(bytes, root);
+          if (version === 4) {
+            expect(ours).toBeUndefined(); // names compressed against each other: git reads those
+            continue;
+          }
+          expect(ours).toBeDefined();
+          expect(ours).toBe(gitWriteTree(root, bytes));
+          readable(root, ours!);
+        }
+        rmSync(root, { recursive: true, force: true });
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  test('a tree git wrote is reused from the cache-tree; an edit rebuilds only the trees on its path', () => {
+    const root = oldRepo({ 'a/b/c.txt': 'c\n', 'a/d.txt': 'd\n', 'e/f.txt': 'f\n' });
+    const before = addedIndex(root);
+    expect(parseIndex(before)?.valid.get('e')).toBeDefined();
+    writeFiles(root, { 'a/b/c.txt': 'c2\n' });
+    const after = addedIndex(root);
+    const valid = parseIndex(after)!.valid;
+    expect([...valid.keys()]).toEqual(['e']); // the top, `a` and `a/b` invalidated
+    expect(writeTree(after, root)).toBe(gitWriteTree(root, after));
+  });
+
+  test('a gitlink (a repository of its own) is written as git writes it', () => {
+    const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n' });
+    initRepo(path.join(root, 'inner'), { 'x.txt': 'x\n' });
+    const bytes = addedIndex(root);
+    expect(writeTree(bytes, root)).toBe(gitWriteTree(root, bytes));
+  });
+});
+
+describe('writeTreeFromIndex answers nothing, having written nothing, where git decides', () => {
+  const objects = (root: string): string => git(root, ['count-objects', '-v']);
+
+  test('an unmerged entry, an intent-to-add entry, a torn or altered index', () => {
+    const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n' });
+    const blob = git(root, ['hash-object', '-w', '--stdin']);
+    const index = path.join(root, '.git', 'index');
+    const before = readFileSync(index);
+    execFileSync('git', ['update-index', '--index-info'], {
+      cwd: root,
+      input: `100644 ${blob} 1\tm.txt\n100644 ${blob} 2\tm.txt\n`,
+    });
+    const count = objects(root);
+    expect(writeTree(readFileSync(index), root)).toBeUndefined();
+    writeFileSync(index, before);
+    writeFiles(root, { 'n.txt': 'n\n' });
+    git(root, ['add', '-N', 'n.txt']);
+    expect(writeTree(readFileSync(index), root)).toBeUndefined();
+    const torn = Buffer.from(before);
+    torn[20] ^= 1;
+    expect(writeTree(torn, root)).toBeUndefined();
+    expect(writeTree(before.subarray(0, before.length - 3), root)).toBeUndefined();
+    expect(objects(root)).toBe(count);
+  });
+
+  test('an entry whose object the repository does not hold (git refuses it)', () => {
+    const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n' });
+    execFileSync('git', ['update-index', '--add', '--cacheinfo', `100644,${'ab'.repeat(20)},ghost.txt`], {
+      cwd: root,
+    });
+    const bytes = readFileSync(path.join(root, '.git', 'index'));
+    const count = objects(root);
+    expect(writeTree(bytes, root)).toBeUndefined();
+    expect(() => gitWriteTree(root, bytes)).toThrow();
+    expect(objects(root)).toBe(count);
+  });
+
+  test('entries out of order in a tree it must build (git checks the order only in fsck)', () => {
+    const root = oldRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    writeFiles(root, { 'c.txt': 'c\n' });
+    git(root, ['add', 'c.txt']); // the top's cache-tree is invalidated: its tree is built here
+    const bytes = Buffer.from(readFileSync(path.join(root, '.git', 'index')));
+    const a = bytes.indexOf('a.txt\0', 0, 'latin1');
+    const b = bytes.indexOf('b.txt\0', 0, 'latin1');
+    const size = b - a; // both entries are as long (a name of 5 bytes): swapping them keeps the layout
+    const first = Buffer.from(bytes.subarray(a - 62, a - 62 + size));
+    bytes.copy(bytes, a - 62, b - 62, b - 62 + size);
+    first.copy(bytes, b - 62);
+    const end = bytes.length - 20;
+    createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
+    expect(parseIndex(bytes)).toBeDefined();
+    expect(writeTree(bytes, root)).toBeUndefined();
+  });
+
+  test('a cache-tree whose count is not the entries under it', () => {
+    const root = oldRepo({ 'a/b.txt': 'b\n', 'a/c.txt': 'c\n' });
+    const bytes = Buffer.from(readFileSync(path.join(root, '.git', 'index')));
+    // The top's record opens the extension: an empty path, then `3 1\n` (.gitignore, a/b.txt, a/c.txt; one subtree).
+    const at = bytes.indexOf('TREE', 0, 'latin1');
+    expect(bytes.toString('latin1', at + 8, at + 13)).toBe('\x003 1\n');
+    bytes.write('2', at + 9, 'latin1');
+    const end = bytes.length - 20;
+    createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
+    expect(parseIndex(bytes)).toBeDefined();
+    expect(writeTree(bytes, root)).toBeUndefined();
+  });
+});
