@@ -102,6 +102,46 @@ describe(`the scanner's own float decision agrees with the slow path (seed ${see
     expect(py.filter((v) => !v).length).toBeGreaterThan(2500);
   });
 
+  it('decides decimal texts of every digit count and exponent in repr layout as python3 does', () => {
+    // Texts, not doubles: n significant digits (the last not 0) at decimal exponent x, laid out as repr
+    // would. With n <= 15 and x in [-307, 307] (a normal double) each is its double's repr (DBL_DIG = 15),
+    // which the scanner takes on the digits alone; 16-17 digits, subnormals and the extremes take the full check.
+    const layout = (digits: string, x: number, neg: boolean): string => {
+      const sign = neg ? '-' : '';
+      if (x < -4 || x >= 16) {
+        const e = `e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
+        return `${sign}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}${e}`;
+      }
+      if (x < 0) return `${sign}0.${'0'.repeat(-x - 1)}${digits}`;
+      const int = digits.slice(0, x + 1).padEnd(x + 1, '0');
+      return `${sign}${int}.${digits.slice(x + 1) || '0'}`;
+    };
+    const text = fc
+      .tuple(
+        fc.integer({ min: 1, max: 17 }),
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.oneof(
+          fc.integer({ min: -330, max: 310 }),
+          fc.integer({ min: -6, max: 18 }),
+          fc.constantFrom(-308, -307, 307, 308),
+        ),
+        fc.boolean(),
+      )
+      .map(([n, a, b, x, neg]) => {
+        let digits = `${String(a).padStart(16, '0')}${String(b).padStart(16, '0')}`.replace(/^0+/, '');
+        digits = `${(digits[0] ?? '1').replace('0', '1')}${digits.slice(1)}`.slice(0, n).replace(/0+$/, '');
+        return { t: layout(digits, x, neg), n: digits.length, x };
+      });
+    const xs = fc.sample(text, { seed: seed + 2, numRuns: 6000 });
+    const py = pythonSays(xs.map((c) => c.t));
+    const wrong = xs.filter(({ t }, k) => w.decidesFloat(t) !== py[k] || isPythonFloatRepr(t) !== py[k]);
+    expect(wrong).toEqual([]);
+    // The DBL_DIG claim the digits-only path rests on.
+    expect(xs.filter(({ n, x }, k) => n <= 15 && x >= -307 && x <= 307 && !py[k])).toEqual([]);
+    expect(py.filter((v) => !v).length).toBeGreaterThan(300);
+  });
+
   it('decides the boundaries of each layout and rounding tie', () => {
     // [token, python's verdict]: ties between two 17-digit decimals, powers of two, both layouts' edges.
     const cases: [string, boolean][] = [

@@ -57,7 +57,7 @@ let floatOk: bool = false;
 }
 
 /** The ASCII digits [a, b) (at most 19) as their value. */
-function digitsValue(a: i32, b: i32): u64 {
+@inline function digitsValue(a: i32, b: i32): u64 {
   const n = b - a;
   if (n <= 8) return tailDigits(b, n);
   if (n <= 16) return tailDigits(b - 8, n - 8) * 100000000 + eightDigits(b - 8);
@@ -92,7 +92,7 @@ const POW10_U64: usize = memory.data<u64>([
  * must be the shortest digits of the double they read as (shortestIs: an exact
  * integer check, or Ryu); when that is not shown, JS decides.
  */
-function floatDecided(intStart: i32, intEnd: i32, fracEnd: i32, expAt: i32, b: i32): bool {
+@inline function floatDecided(intStart: i32, intEnd: i32, fracEnd: i32, expAt: i32, b: i32): bool {
   const d0 = <i32>load<u8>(<usize>intStart);
   if (expAt >= 0) {
     if (d0 == 0x30 || intEnd != intStart + 1) return false;
