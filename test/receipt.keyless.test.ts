@@ -13,7 +13,8 @@ import { startStandIns, type StandIns } from './helpers/sigstore-stand-ins';
 import { tempDir } from './helpers/tmp';
 
 /**
- * Keyless receipts end to end, offline: the built CLI (real processes) signs through local stand-ins for
+ * Keyless receipts end to end, offline: the CLI (runCli in this process; the built bundle as a real process where
+ * the Sigstore program's loading is judged) signs through local stand-ins for
  * Fulcio, Rekor and a TSA (one HTTP server on 127.0.0.1, with an OIDC token endpoint), and verifies the
  * bundles against trusted roots built from them: the good bundle and each refusal.
  */
