@@ -5,13 +5,16 @@ import path from 'node:path';
 import { bundleFromJSON } from '@sigstore/bundle';
 import { DSSEBundleBuilder, FulcioSigner, RekorWitness, TSAWitness } from '@sigstore/sign';
 import { SIGSTORE_PROGRAM_SOURCE } from '../src/receipt/keyless/sigstore-program.generated';
+import { runCaptured } from '../src/cli/in-process';
+import { runCli } from '../src/cli/main';
 import { cliPath } from './helpers/paths';
 import { writeCompileCounter } from './helpers/proc';
 import { startStandIns, type StandIns } from './helpers/sigstore-stand-ins';
 import { tempDir } from './helpers/tmp';
 
 /**
- * Keyless receipts end to end, offline: the built CLI (real processes) signs through local stand-ins for
+ * Keyless receipts end to end, offline: the CLI (runCli in this process; the built bundle as a real process where
+ * the Sigstore program's loading is judged) signs through local stand-ins for
  * Fulcio, Rekor and a TSA (one HTTP server on 127.0.0.1, with an OIDC token endpoint), and verifies the
  * bundles against trusted roots built from them: the good bundle and each refusal.
  */
@@ -28,8 +31,8 @@ interface Run {
   stderr: string;
 }
 
-/** The CLI as a real process, asynchronously (the stand-ins answer from this process meanwhile). */
-function run(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Run> {
+/** This process's environment without a token or an event a runner would have given. */
+function cleanEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const clean = { ...process.env };
   for (const k of [
     'SIGSTORE_ID_TOKEN',
@@ -38,10 +41,27 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = [
     'GITHUB_EVENT_PATH',
   ])
     delete clean[k];
+  return { ...clean, STEPCHAIN_AUDIT: 'off', ...env };
+}
+
+/**
+ * The CLI's `runCli` in this process, its output captured (the stand-ins answer from this process meanwhile): what
+ * these tests judge is the signing and the checking, not the process. A process per command line cost about 0.4 s
+ * of CPU each, 49 of them; the real processes that remain (`process`, and `compiled` below) run the built bundle
+ * for signing and for checking.
+ */
+async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const r = await runCaptured(runCli, args, { cwd: dir, env: cleanEnv(env) });
+  expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?/);
+  return r;
+}
+
+/** The built CLI as a real process, asynchronously (the stand-ins answer from this process meanwhile). */
+function process_(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Run> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [...nodeArgs, cliPath, ...args], {
       cwd: dir,
-      env: { ...clean, STEPCHAIN_AUDIT: 'off', ...env },
+      env: cleanEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -383,7 +403,7 @@ describe('the Sigstore packages are compiled only when a keyless receipt is sign
   /** The sizes of the programs a command line compiled (a preload reports every vm.compileFunction on stderr). */
   async function compiled(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ run: Run; sizes: number[] }> {
     const preload = writeCompileCounter(at('count-compiles.cjs'));
-    const r = await run(args, env, ['-r', preload]);
+    const r = await process_(args, env, ['-r', preload]);
     const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
     return { run: { ...r, stderr: r.stderr.replace(/^compiled \d+\n/gm, '') }, sizes };
   }

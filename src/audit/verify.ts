@@ -1,6 +1,14 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { decodeUtf8, isJsonObject, JsonParseError, parse, type JsonObject, type JsonValue } from '../canonical';
+import {
+  decodeUtf8,
+  isJsonObject,
+  JsonParseError,
+  parse,
+  valueStartError,
+  type JsonObject,
+  type JsonValue,
+} from '../canonical';
 import { InputError } from '../errors';
 import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, withoutHmac } from './entry';
 import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
@@ -161,11 +169,18 @@ export function readArchivedSegment(seg: ArchivedSegment): Buffer | string {
   }
 }
 
+function notJson(file: string, line: number, bytes: Buffer, why: string): AuditLine {
+  return { file, line, bytes, entry: undefined, error: `not JSON: ${why}`, canonical: false };
+}
+
 function readLine(file: string, line: number, bytes: Buffer): AuditLine {
   let text: string;
   let value: JsonValue;
   try {
     text = decodeUtf8(bytes);
+    // A garbage line is answered without the parser's exception (see valueStartError).
+    const garbage = valueStartError(text);
+    if (garbage !== undefined) return notJson(file, line, bytes, garbage);
     value = parse(text);
   } catch (e) {
     const why =
@@ -174,14 +189,7 @@ function readLine(file: string, line: number, bytes: Buffer): AuditLine {
         : e instanceof RangeError
           ? 'line too large or too deeply nested'
           : String(e);
-    return {
-      file,
-      line,
-      bytes,
-      entry: undefined,
-      error: `not JSON: ${why}`,
-      canonical: false,
-    };
+    return notJson(file, line, bytes, why);
   }
   if (!isJsonObject(value))
     return { file, line, bytes, entry: undefined, error: 'not a JSON object', canonical: false };

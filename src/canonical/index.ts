@@ -11,7 +11,7 @@ export {
   SHORT_ESCAPES,
 } from './encode';
 export type { EncodeOptions } from './encode';
-export { JsonParseError, decodeUtf8, parse, parseBytes } from './parse';
+export { JsonParseError, decodeUtf8, parse, parseBytes, valueStartError } from './parse';
 export type { ParseOptions } from './parse';
 export { isPythonFloatRepr, pythonFloatRepr } from './float-repr';
 export { compareCodePoints } from './key-order';

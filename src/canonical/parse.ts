@@ -8,8 +8,13 @@ export class JsonParseError extends Error {
     readonly reason: string,
     readonly column: number,
   ) {
-    super(`${reason} at column ${column}`);
+    super(parseErrorMessage(reason, column));
   }
+}
+
+/** A parse error's one line: the reason, and the 1-based column where reading stopped. */
+function parseErrorMessage(reason: string, column: number): string {
+  return `${reason} at column ${column}`;
 }
 
 /**
@@ -25,6 +30,21 @@ function parseError(reason: string, column: number): JsonParseError {
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+/** The characters a JSON value (as `parse` reads it) can start with: `"{[`, `n t f N I -` and the digits. */
+const VALUE_START = /^[ \t\n\r]*["{[ntfNI0-9-]/;
+
+/**
+ * The message of the error `parse(text)` would throw when `text` cannot even start a value (its first character
+ * after whitespace, or its end), given without building or throwing the error: a reader of a file of garbage lines
+ * pays for a test, not an exception per line. `undefined` when a value may start (then only `parse` can tell).
+ */
+export function valueStartError(text: string): string | undefined {
+  if (VALUE_START.test(text)) return undefined;
+  let i = 0;
+  while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  return parseErrorMessage('expecting value', i + 1);
 }
 
 export interface ParseOptions {

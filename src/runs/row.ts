@@ -9,6 +9,7 @@ import {
   prettyInsertionOrder,
   encode,
   type JsonValue,
+  valueStartError,
 } from '../canonical';
 import { sha256Hex } from '../util/hash';
 
@@ -90,6 +91,9 @@ export function readRunLine(bytes: Uint8Array): ReadRunRow | BadRunLine {
   let value: JsonValue;
   try {
     text = decodeUtf8(bytes);
+    // A garbage line is answered without the parser's exception (see valueStartError).
+    const garbage = valueStartError(text);
+    if (garbage !== undefined) return { kind: 'malformed', reason: garbage };
     value = parse(text, { objects: 'map' });
   } catch (e) {
     if (e instanceof JsonParseError) return { kind: 'malformed', reason: e.message };
