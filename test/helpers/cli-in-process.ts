@@ -10,11 +10,11 @@ import type { CliResult } from './cli';
  */
 export async function cliInProcess(
   args: string[],
-  options: { cwd: string; input?: string | Buffer; env?: NodeJS.ProcessEnv },
+  options: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
   const stdin = options.input === undefined ? undefined : Buffer.from(options.input);
   return runCaptured(runCli, args, {
-    cwd: options.cwd,
+    cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, STEPCHAIN_AUDIT: 'off', ...options.env },
     ...(stdin === undefined ? {} : { stdin }),
   });
