@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { planClaudeSettings, writeClaudeSettings } from '../src/agents/claude';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';
 import { initRepo } from './helpers/git';
 import { python } from './helpers/python';
@@ -34,8 +35,10 @@ function project(): string {
   return freshDir(dir);
 }
 
+/** `init claude` runs in this process (its logic is the point here; a Node start per call was most of this file's
+ * time); the first test and the real binary's run it as a process. */
 const init = (root: string, args: string[] = [], env?: NodeJS.ProcessEnv) =>
-  cli(['init', 'claude', ...args], { cwd: root, ...(env === undefined ? {} : { env }) });
+  cliInProcess(['init', 'claude', ...args], { cwd: root, ...(env === undefined ? {} : { env }) });
 const settingsOf = (root: string) => path.join(root, '.claude', 'settings.json');
 
 /** Hook commands per event, as Python's json module reads the file. */
@@ -53,13 +56,13 @@ print(json.dumps({e:[h["command"] for g in gs for h in g["hooks"]] for e,gs in d
 
 test('a project without settings gets them, with a diff; a second run changes nothing', () => {
   const root = project();
-  const r = init(root);
+  const r = cli(['init', 'claude'], { cwd: root });
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(/^--- \/dev\/null\n\+\+\+ .*settings\.json\n@@ -0,0 \+1,\d+ @@\n\+\{/);
   expect(r.stdout).toContain(`stepchain's hooks were added to .claude/settings.json for ${EVENTS.join(', ')}`);
   const text = readFileSync(settingsOf(root), 'utf8');
   expect(commands(settingsOf(root))).toEqual(Object.fromEntries(EVENTS.map((e) => [e, ['stepchain hook claude']])));
-  const again = init(root);
+  const again = cli(['init', 'claude'], { cwd: root });
   expect([again.code, again.stdout]).toEqual([
     0,
     ".claude/settings.json: stepchain's hooks are already installed; unchanged\n",
@@ -67,7 +70,7 @@ test('a project without settings gets them, with a diff; a second run changes no
   expect(readFileSync(settingsOf(root), 'utf8')).toBe(text);
 });
 
-test('every other setting and hook is kept, in its order and indentation; --remove gives the file back byte for byte', () => {
+test('every other setting and hook is kept, in its order and indentation; --remove gives the file back byte for byte', async () => {
   const root = project();
   const original = `{
     "permissions": {
@@ -103,7 +106,7 @@ test('every other setting and hook is kept, in its order and indentation; --remo
 `.replace(/\["Bash\(npm test:\*\)"\]/, '[\n            "Bash(npm test:*)"\n        ]');
   mkdirSync(path.join(root, '.claude'));
   writeFileSync(settingsOf(root), original);
-  const r = init(root);
+  const r = await init(root);
   expect(r.code).toBe(0);
   // Only additions.
   const changes = r.stdout.split('\n').filter((l) => /^[-+]/.test(l) && !/^(---|\+\+\+) /.test(l));
@@ -116,21 +119,21 @@ test('every other setting and hook is kept, in its order and indentation; --remo
   expect(cmds.Notification).toEqual(['notify-send claude']);
   for (const e of EVENTS) expect(cmds[e]).toContain('stepchain hook claude');
 
-  const removed = init(root, ['--remove']);
+  const removed = await init(root, ['--remove']);
   expect(removed.code).toBe(0);
   expect(removed.stdout).toContain("stepchain's hooks were removed from .claude/settings.json");
   expect(readFileSync(settingsOf(root), 'utf8')).toBe(original);
-  expect(init(root, ['--remove']).stdout).toContain('no stepchain hooks to remove; unchanged');
+  expect((await init(root, ['--remove'])).stdout).toContain('no stepchain hooks to remove; unchanged');
 });
 
-test('--settings, --dry-run, --command and --json', () => {
+test('--settings, --dry-run, --command and --json', async () => {
   const root = project();
   const local = path.join(root, '.claude', 'settings.local.json');
-  const dry = init(root, ['--settings', '.claude/settings.local.json', '--dry-run']);
+  const dry = await init(root, ['--settings', '.claude/settings.local.json', '--dry-run']);
   expect(dry.code).toBe(0);
   expect(dry.stdout).toContain("stepchain's hooks would be added");
   expect(existsSync(local)).toBe(false);
-  const r = init(root, [
+  const r = await init(root, [
     '--settings',
     '.claude/settings.local.json',
     '--command',
@@ -142,19 +145,19 @@ test('--settings, --dry-run, --command and --json', () => {
   expect(doc).toMatchObject({ file: local, changed: true, written: true, removed: false, events: EVENTS, updated: [] });
   expect(commands(local).Stop).toEqual(['npx stepchain hook claude']);
   // Re-running with another command updates stepchain's entries, and only them.
-  const upd = init(root, ['--settings', local, '--command', 'stepchain hook claude --no-snapshot', '--json']);
+  const upd = await init(root, ['--settings', local, '--command', 'stepchain hook claude --no-snapshot', '--json']);
   expect(JSON.parse(upd.stdout)).toMatchObject({ changed: true, events: [], updated: EVENTS });
   expect(commands(local).Stop).toEqual(['stepchain hook claude --no-snapshot']);
-  const bad = init(root, ['--command', 'rm -rf /']);
+  const bad = await init(root, ['--command', 'rm -rf /']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('does not run `stepchain hook claude`');
 });
 
-test('warns when the hooks could not run: no stepchain on the PATH, or Claude Code started elsewhere', () => {
+test('warns when the hooks could not run: no stepchain on the PATH, or Claude Code started elsewhere', async () => {
   // No `stepchain` on this PATH: the default command would fail in every hook, so say so (still installed, exit 0).
   const root = project();
   const bare = { PATH: path.dirname(process.execPath) };
-  const r = init(root, ['--json'], bare);
+  const r = await init(root, ['--json'], bare);
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout) as { warnings: string[]; written: boolean };
   expect(doc.written).toBe(true);
@@ -165,15 +168,15 @@ test('warns when the hooks could not run: no stepchain on the PATH, or Claude Co
   );
   // With one on the PATH, or an explicit --command, nothing to warn about.
   const withBin = { PATH: `${stepchainBin(path.join(dir, 'bin'))}${path.delimiter}${bare.PATH}` };
-  const quiet = init(project(), [], withBin);
+  const quiet = await init(project(), [], withBin);
   expect([quiet.code, quiet.stderr]).toEqual([0, '']);
-  const explicit = init(project(), ['--command', 'npx stepchain hook claude'], bare);
+  const explicit = await init(project(), ['--command', 'npx stepchain hook claude'], bare);
   expect([explicit.code, explicit.stderr]).toEqual([0, '']);
   // From a subdirectory the project root's settings are written, and Claude Code must be started there.
   const top = project();
   mkdirSync(path.join(top, '.sdd'));
   mkdirSync(path.join(top, 'sub', 'deeper'), { recursive: true });
-  const sub = cli(['init', 'claude'], { cwd: path.join(top, 'sub', 'deeper'), env: withBin });
+  const sub = await cliInProcess(['init', 'claude'], { cwd: path.join(top, 'sub', 'deeper'), env: withBin });
   expect(sub.code).toBe(0);
   expect(existsSync(settingsOf(top))).toBe(true);
   expect(sub.stderr).toContain(`only when started in ${top}: start \`claude\` there`);
@@ -187,11 +190,11 @@ describe('a settings file stepchain cannot merge into is left alone', () => {
     ['an event not a list', '{"hooks": {"Stop": {}}}\n', 2, /"hooks\.Stop" is not a list/],
     ['a group without hooks', '{"hooks": {"Stop": [{"matcher": ""}]}}\n', 2, /has no "hooks" list/],
   ];
-  test.each(cases)('%s', (_name, text, code, message) => {
+  test.each(cases)('%s', async (_name, text, code, message) => {
     const root = project();
     mkdirSync(path.join(root, '.claude'));
     writeFileSync(settingsOf(root), text);
-    const r = init(root);
+    const r = await init(root);
     expectNoStack(r);
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(message);
@@ -199,13 +202,13 @@ describe('a settings file stepchain cannot merge into is left alone', () => {
     expect(readFileSync(settingsOf(root), 'utf8')).toBe(text);
   });
 
-  test('a symlinked settings file or .claude directory', () => {
+  test('a symlinked settings file or .claude directory', async () => {
     const root = project();
     const elsewhere = path.join(dir, `elsewhere${n++}`);
     mkdirSync(elsewhere);
     writeFileSync(path.join(elsewhere, 'settings.json'), '{}\n');
     symlinkSync(elsewhere, path.join(root, '.claude'));
-    const r = init(root);
+    const r = await init(root);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/\.claude: is a symlink; refusing to follow it/);
     expect(readFileSync(path.join(elsewhere, 'settings.json'), 'utf8')).toBe('{}\n');
@@ -228,7 +231,7 @@ test("with the real binary, the user's own hook still runs beside stepchain's", 
       2,
     ) + '\n',
   );
-  expect(init(root).code).toBe(0);
+  expect(cli(['init', 'claude'], { cwd: root }).code).toBe(0);
   const server = await startScriptedServer({
     'Run it.': [{ tools: [{ name: 'Bash', input: { command: 'echo ran' } }] }, { text: 'Ran.' }],
   });
@@ -268,11 +271,11 @@ describe('--remove gives back the original bytes, whatever their formatting (iss
     ['tabs', '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"Notification": []\n\t}\n}\n'],
     ['CRLF', '{\r\n  "model": "opus"\r\n}\r\n'],
   ];
-  test.each(originals)('%s', (_name, original) => {
+  test.each(originals)('%s', async (_name, original) => {
     const root = project();
     mkdirSync(path.join(root, '.claude'));
     writeFileSync(settingsOf(root), original);
-    const r = init(root);
+    const r = await init(root);
     expect(r.code).toBe(0);
     // What Claude Code reads: every event runs the hook, the user's settings are all still there.
     const cmds = commands(settingsOf(root));
@@ -280,8 +283,8 @@ describe('--remove gives back the original bytes, whatever their formatting (iss
     const before = JSON.parse(original) as Record<string, unknown>;
     const after = JSON.parse(readFileSync(settingsOf(root), 'utf8')) as Record<string, unknown>;
     for (const k of Object.keys(before).filter((k) => k !== 'hooks')) expect(after[k]).toEqual(before[k]);
-    expect(init(root).stdout).toContain('already installed; unchanged');
-    const removed = init(root, ['--remove']);
+    expect((await init(root)).stdout).toContain('already installed; unchanged');
+    const removed = await init(root, ['--remove']);
     expect(removed.code).toBe(0);
     expect(readFileSync(settingsOf(root), 'utf8')).toBe(original);
   });
@@ -370,11 +373,11 @@ describe('only an entry that runs the hook for every occurrence counts as instal
       { Stop: [{ matcher: 'x', hooks: [entry('stepchain hook claude')] }] },
     ],
   ];
-  test.each(everything)('%s: installed, unchanged', (_name, override) => {
+  test.each(everything)('%s: installed, unchanged', async (_name, override) => {
     const root = project();
     mkdirSync(path.join(root, '.claude'));
     writeFileSync(settingsOf(root), settingsWith(override));
-    const r = init(root);
+    const r = await init(root);
     expect([r.code, r.stdout]).toEqual([
       0,
       ".claude/settings.json: stepchain's hooks are already installed; unchanged\n",
@@ -403,11 +406,11 @@ describe('only an entry that runs the hook for every occurrence counts as instal
       /PostToolUse: the entry has "if", which may keep it from running/,
     ],
   ];
-  test.each(cannot)('%s: repaired, saying why', (_name, override, why) => {
+  test.each(cannot)('%s: repaired, saying why', async (_name, override, why) => {
     const root = project();
     mkdirSync(path.join(root, '.claude'));
     writeFileSync(settingsOf(root), settingsWith(override));
-    const r = init(root);
+    const r = await init(root);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('already installed');
     expect(r.stdout).toMatch(/stepchain's entries were repaired for/);
@@ -416,17 +419,17 @@ describe('only an entry that runs the hook for every occurrence counts as instal
     for (const e of EVENTS) expect(matchers[e]).toEqual([e.startsWith('PostToolUse') ? '*' : null]);
     // The user's own hooks stay where they were.
     if (JSON.stringify(override).includes('say hi')) expect(commands(settingsOf(root)).PostToolUse).toContain('say hi');
-    expect(init(root).stdout).toContain('already installed; unchanged');
+    expect((await init(root)).stdout).toContain('already installed; unchanged');
   });
 
-  test('a command that only mentions the hook (echo) is made the hook command', () => {
+  test('a command that only mentions the hook (echo) is made the hook command', async () => {
     const root = project();
     mkdirSync(path.join(root, '.claude'));
     writeFileSync(
       settingsOf(root),
       settingsWith({ PostToolUse: [{ matcher: '*', hooks: [entry('echo stepchain hook claude')] }] }),
     );
-    const r = init(root, ['--json']);
+    const r = await init(root, ['--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(doc).toMatchObject({ changed: true, events: [], updated: ['PostToolUse'], repaired: [] });
@@ -436,11 +439,11 @@ describe('only an entry that runs the hook for every occurrence counts as instal
     expect(commands(settingsOf(root)).PostToolUse).toEqual(['stepchain hook claude']);
   });
 
-  test('"disableAllHooks": true is reported: no hook runs', () => {
+  test('"disableAllHooks": true is reported: no hook runs', async () => {
     const root = project();
     mkdirSync(path.join(root, '.claude'));
     writeFileSync(settingsOf(root), '{"disableAllHooks": true}\n');
-    const r = init(root, ['--json']);
+    const r = await init(root, ['--json']);
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings[0]).toMatch(
       /sets "disableAllHooks": true: Claude Code runs none of its hooks/,

@@ -1,10 +1,14 @@
-/** `stepchain check`: the Action's verify mode from the built CLI (run `npm run build` first). */
+/**
+ * `stepchain check`: the Action's verify mode from the CLI: the first check runs the built dist/cli.js as a process (run
+ * `npm run build` first), the rest run through runCli in this process (their logic is the point).
+ */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
 import { exportReceipt, readPrivateKeyFile, writeKeyPair } from '../src/receipt';
 import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-cli-check-');
@@ -20,7 +24,7 @@ function append(root: string, agent: string, count: number): void {
   );
 }
 
-test('check --base passes an append and fails a rewrite at its line', () => {
+test('check --base passes an append and fails a rewrite at its line', async () => {
   const dir = emptyRepo(path.join(tmp, 'repo'));
   append(dir, 'alice', 3);
   commitAll(dir, 'base');
@@ -33,7 +37,7 @@ test('check --base passes an append and fails a rewrite at its line', () => {
 
   const file = journalFile(dir, 'alice');
   writeFileSync(file, readFileSync(file, 'utf8').replace('"r1"', '"r-one"'));
-  const bad = cli(['check', '--base', 'main', '--json'], { cwd: dir });
+  const bad = await cliInProcess(['check', '--base', 'main', '--json'], { cwd: dir });
   expect(bad.code).toBe(1);
   expectNoStack(bad);
   const doc = JSON.parse(bad.stdout) as { ok: boolean; faults: { path: string; line: number; kind: string }[] };
@@ -44,16 +48,16 @@ test('check --base passes an append and fails a rewrite at its line', () => {
   ]);
   expect(bad.stderr).toContain('.sdd/runtime/journal/alice/000000.jsonl:2: agent alice: history rewritten from seq 1');
 
-  const md = cli(['check', '--markdown'], { cwd: dir });
+  const md = await cliInProcess(['check', '--markdown'], { cwd: dir });
   expect(md.code).toBe(1);
   expect(md.stdout).toContain('| ❌ | journal | <code>.sdd/runtime/journal/alice/000000.jsonl</code> | alice | 5 |');
 
-  const badRef = cli(['check', '--base', 'no-such-branch'], { cwd: dir });
+  const badRef = await cliInProcess(['check', '--base', 'no-such-branch'], { cwd: dir });
   expect(badRef.code).toBe(2);
   expect(badRef.stderr.trim().split('\n')).toHaveLength(1);
 });
 
-test('check --exact-base compares with the commit itself: a force-push that dropped a step fails, where --base passes', () => {
+test('check --exact-base compares with the commit itself: a force-push that dropped a step fails, where --base passes', async () => {
   const dir = emptyRepo(path.join(tmp, 'force-push'));
   append(dir, 'alice', 3);
   commitAll(dir, 'base');
@@ -67,12 +71,14 @@ test('check --exact-base compares with the commit itself: a force-push that drop
   commitAll(dir, 'pr: the steps dropped');
 
   // The fork-point rule compares with where HEAD branched from the tag (main): nothing there was lost.
-  const forkPoint = cli(['check', '--base', 'pr-before-push'], { cwd: dir });
+  const forkPoint = await cliInProcess(['check', '--base', 'pr-before-push'], { cwd: dir });
   expect(forkPoint.code).toBe(0);
   expect(forkPoint.stderr).toContain(`note: HEAD is not built on pr-before-push (${before.slice(0, 12)})`);
 
   // Compared with the tag exactly, the dropped step is a fault at its line.
-  const exact = cli(['check', '--exact-base', 'pr-before-push', '--provenance', 'off', '--json'], { cwd: dir });
+  const exact = await cliInProcess(['check', '--exact-base', 'pr-before-push', '--provenance', 'off', '--json'], {
+    cwd: dir,
+  });
   expect(exact.code).toBe(1);
   expectNoStack(exact);
   const doc = JSON.parse(exact.stdout) as { ok: boolean; base: string; faults: { path: string; kind: string }[] };
@@ -81,41 +87,41 @@ test('check --exact-base compares with the commit itself: a force-push that drop
   expect(doc.faults.map((f) => [f.path, f.kind])).toEqual([
     ['.sdd/runtime/journal/alice/000000.jsonl', 'history_truncated'],
   ]);
-  const human = cli(['check', '--exact-base', 'pr-before-push'], { cwd: dir });
+  const human = await cliInProcess(['check', '--exact-base', 'pr-before-push'], { cwd: dir });
   expect(human.code).toBe(1);
   expect(human.stdout).toMatch(/FAIL: 0 verified, 1 failed, append-only since pr-before-push \([0-9a-f]{12}\)/);
   expect(human.stderr).not.toContain('note: HEAD is not built on');
 
-  const both = cli(['check', '--base', 'main', '--exact-base', 'pr-before-push'], { cwd: dir });
+  const both = await cliInProcess(['check', '--base', 'main', '--exact-base', 'pr-before-push'], { cwd: dir });
   expect(both.code).toBe(2);
   expect(both.stderr).toBe(
     'stepchain: --base and --exact-base: give one (the fork-point rule, or the commit exactly)\n',
   );
 });
 
-test('check that matches nothing says so and exits 1; --allow-empty accepts it; --json keys are snake_case', () => {
+test('check that matches nothing says so and exits 1; --allow-empty accepts it; --json keys are snake_case', async () => {
   const dir = emptyRepo(path.join(tmp, 'empty'));
   writeFileSync(path.join(dir, 'README'), 'no journals\n');
   commitAll(dir, 'nothing');
-  const none = cli(['check', '--base', 'main'], { cwd: dir });
+  const none = await cliInProcess(['check', '--base', 'main'], { cwd: dir });
   expect(none.code).toBe(1);
   expectNoStack(none);
   expect(none.stdout).toContain('FAIL: 0 verified, 0 failed');
   expect(none.stderr.trim()).toBe(
     'nothing was checked: no journal, run journal or receipt was found (--allow-empty accepts that)',
   );
-  expect(cli(['check', '--allow-empty'], { cwd: dir }).code).toBe(0);
+  expect((await cliInProcess(['check', '--allow-empty'], { cwd: dir })).code).toBe(0);
 
   append(dir, 'alice', 2);
   commitAll(dir, 'a journal');
-  const typo = cli(['check', '--journals', '.sdd/runtime/journals/*/000000.jsonl'], { cwd: dir });
+  const typo = await cliInProcess(['check', '--journals', '.sdd/runtime/journals/*/000000.jsonl'], { cwd: dir });
   expect(typo.code).toBe(1);
   expect(typo.stderr).toContain('journals: .sdd/runtime/journals/*/000000.jsonl matched no file');
 
   append(dir, 'alice', 1);
   exportReceipt(journalFile(dir, 'alice'), path.join(dir, 'alice.receipt.tar'));
   commitAll(dir, 'an append and a receipt');
-  const json = cli(['check', '--base', 'HEAD~1', '--json'], { cwd: dir });
+  const json = await cliInProcess(['check', '--base', 'HEAD~1', '--json'], { cwd: dir });
   expect(json.code).toBe(0);
   const doc = JSON.parse(json.stdout) as Record<string, unknown>;
   expect(Object.keys(doc).sort()).toEqual(
@@ -150,7 +156,7 @@ test('check that matches nothing says so and exits 1; --allow-empty accepts it; 
   });
 });
 
-test('one line per file: a journal renamed to a path holding a newline cannot print a line of its own', () => {
+test('one line per file: a journal renamed to a path holding a newline cannot print a line of its own', async () => {
   const dir = emptyRepo(path.join(tmp, 'repo-rename'));
   append(dir, 'alice', 2);
   commitAll(dir, 'a journal');
@@ -158,14 +164,16 @@ test('one line per file: a journal renamed to a path holding a newline cannot pr
   const from = path.dirname(journalFile(dir, 'alice'));
   git(dir, ['mv', from, path.join(path.dirname(from), forged)]);
   git(dir, ['commit', '-q', '-m', 'rename alice']);
-  const r = cli(['check', '--base', 'HEAD~1', '--journals', '.sdd/runtime/journal/*/000000.jsonl'], { cwd: dir });
+  const r = await cliInProcess(['check', '--base', 'HEAD~1', '--journals', '.sdd/runtime/journal/*/000000.jsonl'], {
+    cwd: dir,
+  });
   expectNoStack(r);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('renamed to .sdd/runtime/journal/x\\nOK   journal');
   expect(r.stdout.split('\n').filter((l) => l.startsWith('OK   journal forged'))).toEqual([]);
 });
 
-test('a signed receipt checked with no key fails as "signature NOT checked", naming the option to give', () => {
+test('a signed receipt checked with no key fails as "signature NOT checked", naming the option to give', async () => {
   const dir = emptyRepo(path.join(tmp, 'signed'));
   append(dir, 'alice', 2);
   const keyFile = path.join(tmp, 'signed.pem');
@@ -175,25 +183,27 @@ test('a signed receipt checked with no key fails as "signature NOT checked", nam
     signKey: readPrivateKeyFile(keyFile),
   });
   commitAll(dir, 'a signed receipt');
-  const r = cli(['check'], { cwd: dir });
+  const r = await cliInProcess(['check'], { cwd: dir });
   expectNoStack(r);
   expect(r.code).toBe(1);
   // The CLI's own option, not the Action's input name.
   expect(r.stderr).toContain('signature NOT checked (signed, but no trusted public key was given: --public-key FILE)');
   expect(r.stderr).not.toContain('public-keys');
-  expect(cli(['check', '--public-key', pubFile], { cwd: dir }).code).toBe(0);
+  expect((await cliInProcess(['check', '--public-key', pubFile], { cwd: dir })).code).toBe(0);
 });
 
-test('--runs none (or --journals, --receipts) switches a kind off, as the Action input does; the verdict says why it fails', () => {
+test('--runs none (or --journals, --receipts) switches a kind off, as the Action input does; the verdict says why it fails', async () => {
   const dir = emptyRepo(path.join(tmp, 'none'));
   append(dir, 'alice', 2);
   commitAll(dir, 'a journal');
-  const off = cli(['check', '--runs', 'none', '--receipts', 'none', '--json'], { cwd: dir });
+  const off = await cliInProcess(['check', '--runs', 'none', '--receipts', 'none', '--json'], { cwd: dir });
   expect(off.code).toBe(0);
   expect(JSON.parse(off.stdout)).toMatchObject({ ok: true, verified: 1, nothing_matched: [] });
   // A pattern that matches nothing fails the check, and the summary line says so (not just "0 failed").
-  const typo = cli(['check', '--runs', '.sdd/run/*/journal.jsonl'], { cwd: dir });
+  const typo = await cliInProcess(['check', '--runs', '.sdd/run/*/journal.jsonl'], { cwd: dir });
   expect(typo.code).toBe(1);
   expect(typo.stdout).toContain('FAIL: 1 verified, 0 failed; 1 pattern matched nothing');
-  expect(cli(['check', '--journals', 'none', '--runs', 'none', '--receipts', 'none'], { cwd: dir }).code).toBe(1);
+  expect(
+    (await cliInProcess(['check', '--journals', 'none', '--runs', 'none', '--receipts', 'none'], { cwd: dir })).code,
+  ).toBe(1);
 });

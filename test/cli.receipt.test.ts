@@ -3,19 +3,29 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import path from 'node:path';
 import { readTar } from '../src/receipt';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { conformanceDir } from './helpers/paths';
 import { rawTar, type RawMember } from './helpers/tar';
 import { tempDir } from './helpers/tmp';
 
-/** The four receipt commands as real processes of the built CLI (run `npm run build` first). */
+/**
+ * The four receipt commands through runCli in this process (the code dist/cli.js bundles: the commands' logic is the
+ * point, and a Node start per call was most of this file's time); keygen runs as a real process of the built CLI.
+ */
 const root = tempDir('stepchain-cli-receipt-');
 const AGENT = 'cli-agent';
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const jfile = path.join(root, '.sdd', 'runtime', 'journal', AGENT, '000000.jsonl');
 const at = (f: string): string => path.join(root, f);
 
-function run(args: string[], cwd = root): CliResult {
+function real(args: string[], cwd = root): CliResult {
   const r = cli(args, { cwd });
+  expectNoStack(r);
+  return r;
+}
+
+async function run(args: string[], cwd = root): Promise<CliResult> {
+  const r = await cliInProcess(args, { cwd });
   expectNoStack(r);
   return r;
 }
@@ -34,31 +44,33 @@ function tree(dir: string): string[] {
   return out.sort();
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   writeFileSync(at('in.txt'), 'input one');
   writeFileSync(at('blob.bin'), Buffer.from([1, 2, 3]));
   expect(
-    run([
-      'append',
-      AGENT,
-      '--input',
-      'in.txt',
-      '--model',
-      'm',
-      '--prompt',
-      'secret prompt',
-      '--tool-result',
-      '{"out":"secret"}',
-      '--blob',
-      'blob.bin',
-    ]).code,
+    (
+      await run([
+        'append',
+        AGENT,
+        '--input',
+        'in.txt',
+        '--model',
+        'm',
+        '--prompt',
+        'secret prompt',
+        '--tool-result',
+        '{"out":"secret"}',
+        '--blob',
+        'blob.bin',
+      ])
+    ).code,
   ).toBe(0);
-  expect(run(['append', AGENT, '--prompt', 'second', '--tool-call', '{"name":"x"}']).code).toBe(0);
+  expect((await run(['append', AGENT, '--prompt', 'second', '--tool-call', '{"name":"x"}'])).code).toBe(0);
 });
 
 describe('stepchain keygen', () => {
   it('writes a 0600 private key and a public key, and refuses to overwrite either (exit 2)', () => {
-    const r = run(['keygen', '-o', 'k.pem', '--public', 'k.pub', '--json']);
+    const r = real(['keygen', '-o', 'k.pem', '--public', 'k.pub', '--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ ok: true, key_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
@@ -66,30 +78,30 @@ describe('stepchain keygen', () => {
     expect(readFileSync(at('k.pem'), 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(readFileSync(at('k.pub'), 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     const before = readFileSync(at('k.pem'));
-    const again = run(['keygen', '-o', 'k.pem', '--public', 'other.pub']);
+    const again = real(['keygen', '-o', 'k.pem', '--public', 'other.pub']);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/k\.pem: already exists/);
     expect(existsSync(at('other.pub'))).toBe(false);
     expect(readFileSync(at('k.pem')).equals(before)).toBe(true);
-    const pubExists = run(['keygen', '-o', 'fresh.pem', '--public', 'k.pub']);
+    const pubExists = real(['keygen', '-o', 'fresh.pem', '--public', 'k.pub']);
     expect(pubExists.code).toBe(2);
     expect(existsSync(at('fresh.pem'))).toBe(false);
-    expect(run(['keygen']).code).toBe(2);
-    const noPub = run(['keygen', '-o', 'solo.pem']);
+    expect(real(['keygen']).code).toBe(2);
+    const noPub = real(['keygen', '-o', 'solo.pem']);
     expect(noPub.code).toBe(0);
     expect(noPub.stdout).toMatch(/-----BEGIN PUBLIC KEY-----/);
   });
 });
 
 describe('stepchain export / receipt verify', () => {
-  it('exports a signed receipt and verifies it; JSON shapes; exit 0', () => {
-    const e = run(['export', AGENT, '-o', 'r.tar', '--sign-key', 'k.pem', '--json']);
+  it('exports a signed receipt and verifies it; JSON shapes; exit 0', async () => {
+    const e = await run(['export', AGENT, '-o', 'r.tar', '--sign-key', 'k.pem', '--json']);
     expect(e.code).toBe(0);
     const doc = JSON.parse(e.stdout);
     expect(Object.keys(doc)).toEqual(['ok', 'receipt', 'agent_id', 'head_hash', 'steps', 'signed', 'key_id', 'blobs']);
     expect(doc).toMatchObject({ ok: true, agent_id: AGENT, steps: 2, signed: true, blobs: { missing: [] } });
     expect(doc.blobs.bundled).toHaveLength(2);
-    const v = run([
+    const v = await run([
       'receipt',
       'verify',
       'r.tar',
@@ -124,35 +136,43 @@ describe('stepchain export / receipt verify', () => {
       key_id: doc.key_id,
       errors: [],
     });
-    const human = run(['receipt', 'verify', 'r.tar', '--public-key', 'solo.pem.pub-missing', '--public-key', 'k.pub']);
+    const human = await run([
+      'receipt',
+      'verify',
+      'r.tar',
+      '--public-key',
+      'solo.pem.pub-missing',
+      '--public-key',
+      'k.pub',
+    ]);
     expect(human.code).toBe(2); // a key file that does not exist is an input error
-    const ok = run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub']);
+    const ok = await run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub']);
     expect(ok.stdout).toMatch(/^OK r\.tar: 2 steps, head [0-9a-f]{64}, signature verified \(key id [0-9a-f]{16}\)/);
     // What the signature does not cover is said, not left to be assumed.
     expect(ok.stdout).toContain('not signed: step times (ts) and which step lists which blob (blob_refs)');
     expect(ok.stdout).not.toContain('published');
   });
 
-  it('fails (exit 1) on a signed receipt with no key, the wrong key, or the wrong expected head', () => {
-    const noKey = run(['receipt', 'verify', 'r.tar']);
+  it('fails (exit 1) on a signed receipt with no key, the wrong key, or the wrong expected head', async () => {
+    const noKey = await run(['receipt', 'verify', 'r.tar']);
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toMatch(/r\.tar:manifest\.sig: no_trusted_key/);
-    run(['keygen', '-o', 'k2.pem', '--public', 'k2.pub']);
-    const wrong = run(['receipt', 'verify', 'r.tar', '--public-key', 'k2.pub', '--json']);
+    await run(['keygen', '-o', 'k2.pem', '--public', 'k2.pub']);
+    const wrong = await run(['receipt', 'verify', 'r.tar', '--public-key', 'k2.pub', '--json']);
     expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.stdout)).toMatchObject({
       ok: false,
       signature_ok: false,
       errors: [{ kind: 'signature_invalid' }],
     });
-    expect(run(['receipt', 'verify', 'r.tar', '--public-key', 'k2.pub', '--public-key', 'k.pub']).code).toBe(0);
-    const head = run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub', '--expected-head', 'ab'.repeat(32)]);
+    expect((await run(['receipt', 'verify', 'r.tar', '--public-key', 'k2.pub', '--public-key', 'k.pub'])).code).toBe(0);
+    const head = await run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub', '--expected-head', 'ab'.repeat(32)]);
     expect(head.code).toBe(1);
     expect(head.stderr).toMatch(/head_mismatch/);
   });
 
-  it('verifies the reference receipt', () => {
-    const r = run([
+  it('verifies the reference receipt', async () => {
+    const r = await run([
       'receipt',
       'verify',
       path.join(conformanceDir, 'reference-receipt.tar'),
@@ -168,7 +188,7 @@ describe('stepchain export / receipt verify', () => {
     });
   });
 
-  it('input errors exit 2: missing receipt, bad key files, bad options, unsafe agent id', () => {
+  it('input errors exit 2: missing receipt, bad key files, bad options, unsafe agent id', async () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 });
     writeFileSync(at('rsa.pub'), rsa.publicKey.export({ format: 'pem', type: 'spki' }).toString());
     writeFileSync(at('rsa.pem'), rsa.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
@@ -189,7 +209,7 @@ describe('stepchain export / receipt verify', () => {
       [['export', AGENT, '-o', 'no-such-dir/x.tar'], /does not exist/],
     ];
     for (const [args, msg] of cases) {
-      const r = run(args);
+      const r = await run(args);
       expect([args.join(' '), r.code]).toEqual([args.join(' '), 2]);
       expect(r.stderr).toMatch(msg);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -197,26 +217,26 @@ describe('stepchain export / receipt verify', () => {
     expect(existsSync(at('x.tar'))).toBe(false);
   });
 
-  it('a broken chain is never exported (exit 1, nothing written)', () => {
+  it('a broken chain is never exported (exit 1, nothing written)', async () => {
     const dir = at('broken');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, '000000.jsonl'), readFileSync(jfile, 'utf8').replace('"second"', '"SECOND"'));
-    const r = run(['export', dir, '-o', 'broken.tar']);
+    const r = await run(['export', dir, '-o', 'broken.tar']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/000000\.jsonl:2: step_hash_mismatch/);
     expect(existsSync(at('broken.tar'))).toBe(false);
   });
 
-  it('--cas elsewhere: missing blobs are reported, --require-blobs fails on them', () => {
+  it('--cas elsewhere: missing blobs are reported, --require-blobs fails on them', async () => {
     mkdirSync(at('empty-cas'), { recursive: true });
-    const r = run(['export', AGENT, '-o', 'nocas.tar', '--cas', 'empty-cas', '--json']);
+    const r = await run(['export', AGENT, '-o', 'nocas.tar', '--cas', 'empty-cas', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).blobs).toMatchObject({
       bundled: [],
       missing: [expect.any(String), expect.any(String)],
     });
-    expect(run(['receipt', 'verify', 'nocas.tar']).code).toBe(0);
-    const strict = run(['receipt', 'verify', 'nocas.tar', '--require-blobs']);
+    expect((await run(['receipt', 'verify', 'nocas.tar'])).code).toBe(0);
+    const strict = await run(['receipt', 'verify', 'nocas.tar', '--require-blobs']);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(/missing_blob/);
   });
@@ -266,19 +286,19 @@ describe('hostile receipts through the CLI: exit 1, one line per fault, nothing 
     ],
   ];
 
-  it.each(cases)('%s', (name, make, kind) => {
+  it.each(cases)('%s', async (name, make, kind) => {
     const sandbox = at(`sandbox-${name.replace(/\W+/g, '-')}`);
     const cwd = path.join(sandbox, 'a', 'b');
     mkdirSync(cwd, { recursive: true });
     writeFileSync(path.join(cwd, 'evil.tar'), make());
     writeFileSync(path.join(cwd, 'k.pub'), readFileSync(at('k.pub')));
     const before = tree(sandbox);
-    const r = run(['receipt', 'verify', 'evil.tar', '--public-key', 'k.pub', '--json'], cwd);
+    const r = await run(['receipt', 'verify', 'evil.tar', '--public-key', 'k.pub', '--json'], cwd);
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout);
     expect(doc.ok).toBe(false);
     expect(doc.errors.map((e: { kind: string }) => e.kind)).toContain(kind);
-    const human = run(['receipt', 'verify', 'evil.tar', '--public-key', 'k.pub'], cwd);
+    const human = await run(['receipt', 'verify', 'evil.tar', '--public-key', 'k.pub'], cwd);
     expect(human.code).toBe(1);
     expect(human.stderr).toContain(`: ${kind}: `);
     expect(tree(sandbox)).toEqual(before);
@@ -288,23 +308,23 @@ describe('hostile receipts through the CLI: exit 1, one line per fault, nothing 
 });
 
 describe('stepchain publish', () => {
-  it('refuses without --opt-in (exit 2) and writes nothing', () => {
+  it('refuses without --opt-in (exit 2) and writes nothing', async () => {
     const before = sha(readFileSync(jfile));
-    const r = run(['publish', AGENT, '-o', 'pub.tar']);
+    const r = await run(['publish', AGENT, '-o', 'pub.tar']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--opt-in/);
     expect(existsSync(at('pub.tar'))).toBe(false);
-    const bad = run(['publish', AGENT, '-o', 'pub.tar', '--opt-in', '--redact', 'prompt,input_hash']);
+    const bad = await run(['publish', AGENT, '-o', 'pub.tar', '--opt-in', '--redact', 'prompt,input_hash']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/"input_hash" is not a redactable field/);
     expect(existsSync(at('pub.tar'))).toBe(false);
     expect(sha(readFileSync(jfile))).toBe(before);
   });
 
-  it('publishes a redacted, re-anchored receipt; prints both heads; the journal is untouched byte for byte', () => {
+  it('publishes a redacted, re-anchored receipt; prints both heads; the journal is untouched byte for byte', async () => {
     const before = sha(readFileSync(jfile));
-    const original = JSON.parse(run(['verify', AGENT, '--json']).stdout).head_hash;
-    const r = run(['publish', AGENT, '-o', 'pub.tar', '--opt-in', '--sign-key', 'k.pem', '--json']);
+    const original = JSON.parse((await run(['verify', AGENT, '--json'])).stdout).head_hash;
+    const r = await run(['publish', AGENT, '-o', 'pub.tar', '--opt-in', '--sign-key', 'k.pem', '--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc).toMatchObject({
@@ -318,7 +338,7 @@ describe('stepchain publish', () => {
     expect(doc.published_head).toMatch(/^[0-9a-f]{64}$/);
     expect(doc.published_head).not.toBe(original);
     expect(sha(readFileSync(jfile))).toBe(before);
-    const v = run([
+    const v = await run([
       'receipt',
       'verify',
       'pub.tar',
@@ -331,7 +351,7 @@ describe('stepchain publish', () => {
     expect(v.code).toBe(0);
     // A published receipt says so: its chain is not the original one.
     expect(v.stdout).toContain('published receipt: prompt, tool_result redacted');
-    const vj = JSON.parse(run(['receipt', 'verify', 'pub.tar', '--public-key', 'k.pub', '--json']).stdout);
+    const vj = JSON.parse((await run(['receipt', 'verify', 'pub.tar', '--public-key', 'k.pub', '--json'])).stdout);
     expect(vj).toMatchObject({ ok: true, published: true, redacted_fields: ['prompt', 'tool_result'] });
     const text = readFileSync(at('pub.tar')).toString('latin1');
     expect(text).not.toContain('secret');
@@ -341,7 +361,7 @@ describe('stepchain publish', () => {
       'manifest.sig',
       'journal/000000.jsonl',
     ]);
-    const human = run(['publish', AGENT, '-o', 'pub2.tar', '--opt-in', '--redact', 'tool_call,model']);
+    const human = await run(['publish', AGENT, '-o', 'pub2.tar', '--opt-in', '--redact', 'tool_call,model']);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(`original head  ${original}`);
     expect(human.stdout).toMatch(/published head [0-9a-f]{64}/);

@@ -22,8 +22,9 @@ async function helpInProcess(args: string[], width: number): Promise<string> {
  * The CLI as a user meets it, through the built dist/cli.js (run `npm run build`
  * first): the project found from a subdirectory of a real git repository, help,
  * typos, --json on errors, closed pipes, refused overwrites, and the "nothing
- * passes vacuously" rules. Help, typos, usage errors and the keys of the JSON documents run through runCli in this
- * process (`inProcess`, the code the bundle runs): a process each was most of this file's time.
+ * passes vacuously" rules. The first walk from a subdirectory, --version and the closed pipe run the built CLI as
+ * processes (`run`); every other command runs through runCli in this process (`inProcess`, the code the bundle runs): a
+ * process each was most of this file's time.
  */
 
 const tmp = tempDir('stepchain-usability-');
@@ -78,38 +79,38 @@ describe('the project is found like git', () => {
     expect(run(['forks'], deeper).stdout).toContain(json(f).fork_session_id as string);
   });
 
-  test('the nearest .sdd/ wins below the git top; outside git the current directory; --root overrides', () => {
+  test('the nearest .sdd/ wins below the git top; outside git the current directory; --root overrides', async () => {
     const proj = initRepo(fresh('mono'), { 'x.txt': 'x\n' });
     const pkg = path.join(proj, 'packages', 'app');
     mkdirSync(path.join(pkg, '.sdd'), { recursive: true });
     mkdirSync(path.join(pkg, 'src'), { recursive: true });
-    expect(run(['append', 'coder', '--prompt', 'p'], path.join(pkg, 'src')).code).toBe(0);
+    expect((await inProcess(['append', 'coder', '--prompt', 'p'], path.join(pkg, 'src'))).code).toBe(0);
     expect(existsSync(path.join(pkg, '.sdd', 'runtime', 'journal', 'coder', '000000.jsonl'))).toBe(true);
     expect(existsSync(path.join(proj, '.sdd'))).toBe(false);
     const plain = fresh('plain');
-    expect(run(['append', 'solo', '--prompt', 'p'], plain).code).toBe(0);
+    expect((await inProcess(['append', 'solo', '--prompt', 'p'], plain)).code).toBe(0);
     expect(existsSync(path.join(plain, '.sdd', 'runtime', 'journal', 'solo'))).toBe(true);
     const elsewhere = fresh('elsewhere');
-    expect(run(['append', 'solo', '--prompt', 'p2', '--root', plain], elsewhere).code).toBe(0);
-    expect(run(['verify', 'solo', '--root', plain], elsewhere).stdout).toMatch(/2 steps/);
+    expect((await inProcess(['append', 'solo', '--prompt', 'p2', '--root', plain], elsewhere)).code).toBe(0);
+    expect((await inProcess(['verify', 'solo', '--root', plain], elsewhere)).stdout).toMatch(/2 steps/);
   });
 
-  test('--root inside another project is refused where it would create .sdd/ (exit 2, naming the project)', () => {
+  test('--root inside another project is refused where it would create .sdd/ (exit 2, naming the project)', async () => {
     const proj = initRepo(fresh('nest'), { 'x.txt': 'x\n' });
-    expect(run(['append', 'coder', '--prompt', 'p'], proj).code).toBe(0);
+    expect((await inProcess(['append', 'coder', '--prompt', 'p'], proj)).code).toBe(0);
     mkdirSync(path.join(proj, 'sub'));
     for (const args of [
       ['append', 'coder', '--root', 'sub', '--prompt', 'p'],
       ['run', 'record', 'r1', '--root', 'sub', '--event', 'x'],
     ]) {
-      const r = run(args, proj);
+      const r = await inProcess(args, proj);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`is inside the project ${proj}`);
     }
     expect(existsSync(path.join(proj, 'sub', '.sdd'))).toBe(false);
   });
 
-  test('a missing --root is a usage error; a fork is found by its id from its parent project, and never restarted there', () => {
+  test('a missing --root is a usage error; a fork is found by its id from its parent project, and never restarted there', async () => {
     const proj = initRepo(fresh('forkid'), { 'a.txt': 'v0\n' });
     for (const args of [
       ['check', '--root', 'nosuchdir'],
@@ -117,36 +118,36 @@ describe('the project is found like git', () => {
       ['append', 'coder', '--root', 'nosuchdir', '--prompt', 'p'],
       ['check', '--root', 'a.txt'],
     ]) {
-      const r = run([...args, '--json'], proj);
+      const r = await inProcess([...args, '--json'], proj);
       expect([args, r.code]).toEqual([args, 2]);
       expect((json(r).error as { message: string }).message).toMatch(
         /^--root (nosuchdir: no such|a\.txt: not a) directory$/,
       );
     }
     expect(existsSync(path.join(proj, 'nosuchdir'))).toBe(false);
-    expect(run(['append', 'coder', '--prompt', 'one'], proj).code).toBe(0);
-    expect(run(['append', 'coder', '--prompt', 'two'], proj).code).toBe(0);
-    const id = json(run(['fork', 'coder', '--from-step', '0', '--json'], proj)).fork_session_id as string;
+    expect((await inProcess(['append', 'coder', '--prompt', 'one'], proj)).code).toBe(0);
+    expect((await inProcess(['append', 'coder', '--prompt', 'two'], proj)).code).toBe(0);
+    const id = json(await inProcess(['fork', 'coder', '--from-step', '0', '--json'], proj)).fork_session_id as string;
     const wt = path.join(proj, '.sdd', 'worktrees', id);
     // Read by its id from the parent (as `diff agent-1 fork-...` in the help shows).
-    const d = run(['diff', 'coder', id], proj);
+    const d = await inProcess(['diff', 'coder', id], proj);
     expect([d.code, d.stdout]).toEqual([1, expect.stringContaining('length_mismatch')]);
-    expect(run(['verify', id], proj).stdout).toContain(path.join(wt, '.sdd', 'runtime', 'journal', id));
+    expect((await inProcess(['verify', id], proj)).stdout).toContain(path.join(wt, '.sdd', 'runtime', 'journal', id));
     // An append by the fork's id from the parent would start a second, empty journal of that id: refused.
-    const a = run(['append', id, '--prompt', 'wrong place'], proj);
+    const a = await inProcess(['append', id, '--prompt', 'wrong place'], proj);
     expect(a.code).toBe(2);
     expect(a.stderr).toContain(
       `is a fork of this project, whose journal is ${path.join(wt, '.sdd', 'runtime', 'journal', id, '000000.jsonl')}: record its steps there (--root ${wt}`,
     );
     expect(existsSync(path.join(proj, '.sdd', 'runtime', 'journal', id))).toBe(false);
-    expect(run(['append', id, '--prompt', 'right place', '--root', wt], proj).code).toBe(0);
+    expect((await inProcess(['append', id, '--prompt', 'right place', '--root', wt], proj)).code).toBe(0);
   });
 
-  test('outside git, append says once (on the first step) that no snapshot is taken', () => {
+  test('outside git, append says once (on the first step) that no snapshot is taken', async () => {
     const plain = fresh('nogit');
-    const first = run(['append', 'a', '--prompt', 'p'], plain);
+    const first = await inProcess(['append', 'a', '--prompt', 'p'], plain);
     expect(first.stderr).toMatch(/note: .* is not in a git work tree: steps are recorded without worktree snapshots/);
-    expect(run(['append', 'a', '--prompt', 'q'], plain).stderr).toBe('');
+    expect((await inProcess(['append', 'a', '--prompt', 'q'], plain)).stderr).toBe('');
   });
 });
 
@@ -268,16 +269,16 @@ describe('--json always', () => {
 
   test('snake_case keys and full hashes in every JSON document', async () => {
     const p = initRepo(fresh('keys'), { 'a.txt': 'a\n' });
-    expect(run(['append', 'ag', '--prompt', 'one'], p).code).toBe(0);
-    expect(run(['append', 'ag', '--prompt', 'two'], p).code).toBe(0);
-    run(['keygen', '-o', 'k.pem', '--public', 'k.pub'], p);
-    run(['export', 'ag', '-o', 'r.tar', '--sign-key', 'k.pem'], p);
+    expect((await inProcess(['append', 'ag', '--prompt', 'one'], p)).code).toBe(0);
+    expect((await inProcess(['append', 'ag', '--prompt', 'two'], p)).code).toBe(0);
+    await inProcess(['keygen', '-o', 'k.pem', '--public', 'k.pub'], p);
+    await inProcess(['export', 'ag', '-o', 'r.tar', '--sign-key', 'k.pem'], p);
     const tampered = path.join(p, 'tampered.jsonl');
     writeFileSync(
       tampered,
       readFileSync(path.join(journalDir(p, 'ag'), '000000.jsonl'), 'utf8').replace('"two"', '"TWO"'),
     );
-    run(['run', 'record', 'r1', '--event', 'x'], p);
+    await inProcess(['run', 'record', 'r1', '--event', 'x'], p);
     const docs: [string[], string][] = [];
     for (const args of [
       ['verify', 'ag'],
@@ -338,22 +339,22 @@ describe('pipes closed early', () => {
 });
 
 describe('overwrites', () => {
-  test('export and publish refuse an existing file unless --force; keygen names a missing directory', () => {
+  test('export and publish refuse an existing file unless --force; keygen names a missing directory', async () => {
     const p = fresh('over');
-    run(['append', 'ag', '--prompt', 'p'], p);
+    await inProcess(['append', 'ag', '--prompt', 'p'], p);
     writeFileSync(path.join(p, 'precious.txt'), 'keep me');
     for (const args of [
       ['export', 'ag', '-o', 'precious.txt'],
       ['publish', 'ag', '-o', 'precious.txt', '--opt-in'],
     ]) {
-      const r = run(args, p);
+      const r = await inProcess(args, p);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('precious.txt exists; refusing to replace it (give --force to replace it)');
       expect(readFileSync(path.join(p, 'precious.txt'), 'utf8')).toBe('keep me');
     }
-    expect(run(['export', 'ag', '-o', 'precious.txt', '--force'], p).code).toBe(0);
-    expect(run(['receipt', 'verify', 'precious.txt'], p).code).toBe(0);
-    const k = run(['keygen', '-o', 'missingdir/k.pem'], p);
+    expect((await inProcess(['export', 'ag', '-o', 'precious.txt', '--force'], p)).code).toBe(0);
+    expect((await inProcess(['receipt', 'verify', 'precious.txt'], p)).code).toBe(0);
+    const k = await inProcess(['keygen', '-o', 'missingdir/k.pem'], p);
     expect(k.code).toBe(2);
     expect(k.stderr).toBe(
       `stepchain: ${path.join(p, 'missingdir', 'k.pem')}: cannot create: the directory ${path.join(p, 'missingdir')} does not exist\n`,
@@ -362,17 +363,17 @@ describe('overwrites', () => {
 });
 
 describe('nothing passes vacuously', () => {
-  test('audit verify on a missing, an empty or an emptied audit directory is a fault (exit 1)', () => {
+  test('audit verify on a missing, an empty or an emptied audit directory is a fault (exit 1)', async () => {
     const p = fresh('audit');
     const env = { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(fresh('key'), 'audit.key') };
-    const missing = run(['audit', 'verify', '--json'], p, env);
+    const missing = await inProcess(['audit', 'verify', '--json'], p, env);
     expect(missing.code).toBe(1);
     expect(json(missing)).toMatchObject({ ok: false, entries: 0, errors: [{ kind: 'no_audit_log' }] });
-    run(['append', 'ag', '--prompt', 'p'], p, env);
-    expect(run(['audit', 'verify'], p, env).code).toBe(0);
+    await inProcess(['append', 'ag', '--prompt', 'p'], p, env);
+    expect((await inProcess(['audit', 'verify'], p, env)).code).toBe(0);
     const dir = path.join(p, '.sdd', 'audit');
     for (const f of require('node:fs').readdirSync(dir) as string[]) rmSync(path.join(dir, f));
-    const emptied = run(['audit', 'verify'], p, env);
+    const emptied = await inProcess(['audit', 'verify'], p, env);
     expect(emptied.code).toBe(1);
     expect(emptied.stdout).toMatch(/^FAIL /);
     expect(emptied.stderr).toContain(`${dir}: empty_audit_log:`);
@@ -380,13 +381,13 @@ describe('nothing passes vacuously', () => {
 });
 
 describe('diff of a tampered copy', () => {
-  test('shows what was edited, with each side verified or not, exit 1', () => {
+  test('shows what was edited, with each side verified or not, exit 1', async () => {
     const p = fresh('tamper');
-    for (const t of ['read the code', 'run the tests', 'fix it']) run(['append', 'ag', '--prompt', t], p);
+    for (const t of ['read the code', 'run the tests', 'fix it']) await inProcess(['append', 'ag', '--prompt', t], p);
     const original = path.join(journalDir(p, 'ag'), '000000.jsonl');
     const copy = path.join(p, 'copy.jsonl');
     writeFileSync(copy, readFileSync(original, 'utf8').replace('run the tests', 'skip the tests'));
-    const r = run(['diff', original, copy], p);
+    const r = await inProcess(['diff', original, copy], p);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^left {2}.*000000\.jsonl: chain verified, 3 steps, head [0-9a-f]{64}$/m);
     expect(r.stdout).toMatch(/^right .*copy\.jsonl: chain does NOT verify \(1 fault\)/m);
@@ -396,7 +397,7 @@ describe('diff of a tampered copy', () => {
     expect(r.stdout).toMatch(
       /right .*: step_hash [0-9a-f]{64} \(stored: does not match the fields, step_hash_mismatch\)/,
     );
-    const j = json(run(['diff', original, copy, '--json'], p)) as Record<string, unknown>;
+    const j = json(await inProcess(['diff', original, copy, '--json'], p)) as Record<string, unknown>;
     expect(j).toMatchObject({
       ok: false,
       diverged: true,
@@ -409,28 +410,32 @@ describe('diff of a tampered copy', () => {
 });
 
 describe('run diff', () => {
-  test('the same mutation on both sides with only flagged differing says so; a broken chain is a JSON error', () => {
+  test('the same mutation on both sides with only flagged differing says so; a broken chain is a JSON error', async () => {
     const p = fresh('rundiff');
     for (const [r, env] of [
       ['a', {}],
       ['b', { STEPCHAIN_DETERMINISTIC_SEED: '7' }],
     ] as [string, NodeJS.ProcessEnv][]) {
-      run(['run', 'record', r, '--event', 'llm_response', '--data', '{"text":"hi"}'], p, env);
-      run(['run', 'mutation', r, '--agent', 'coder', '--kind', 'compact_boundary', '--step-index', '1'], p, env);
+      await inProcess(['run', 'record', r, '--event', 'llm_response', '--data', '{"text":"hi"}'], p, env);
+      await inProcess(
+        ['run', 'mutation', r, '--agent', 'coder', '--kind', 'compact_boundary', '--step-index', '1'],
+        p,
+        env,
+      );
     }
-    const d = run(['run', 'diff', 'a', 'b'], p);
+    const d = await inProcess(['run', 'diff', 'a', 'b'], p);
     expect(d.code).toBe(1);
     expect(d.stdout).toContain(
       'row 1: provider-side context mutation compact_boundary in both runs at step 1, but only flagged (false in run A, true in run B) differs',
     );
-    expect(json(run(['run', 'diff', 'a', 'b', '--json'], p))).toMatchObject({
+    expect(json(await inProcess(['run', 'diff', 'a', 'b', '--json'], p))).toMatchObject({
       reason_code: 'provider_state_mutation',
       mutation_kind: 'compact_boundary',
       fields_changed: ['flagged'],
     });
     const file = path.join(p, '.sdd', 'runs', 'b', 'journal.jsonl');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"hi"', '"HI"'));
-    const broken = run(['run', 'diff', 'a', 'b', '--json'], p);
+    const broken = await inProcess(['run', 'diff', 'a', 'b', '--json'], p);
     expect(broken.code).toBe(1);
     expect(json(broken)).toMatchObject({
       ok: false,
@@ -443,16 +448,16 @@ describe('run diff', () => {
 });
 
 describe('small things', () => {
-  test('check --base nosuchref names the ref; audit query columns line up', () => {
+  test('check --base nosuchref names the ref; audit query columns line up', async () => {
     const p = initRepo(fresh('small'), { 'a.txt': 'a\n' });
-    const c = run(['check', '--base', 'nosuchref'], p);
+    const c = await inProcess(['check', '--base', 'nosuchref'], p);
     expect(c.code).toBe(2);
     expect(c.stderr).toContain('--base nosuchref: no such commit');
     expect(c.stderr).not.toContain('""');
     const env = { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(fresh('key'), 'audit.key') };
-    run(['append', 'a', '--prompt', 'p'], p, env);
-    run(['append', 'a-much-longer-agent-name', '--prompt', 'p'], p, env);
-    const q = run(['audit', 'query'], p, env).stdout.trimEnd().split('\n');
+    await inProcess(['append', 'a', '--prompt', 'p'], p, env);
+    await inProcess(['append', 'a-much-longer-agent-name', '--prompt', 'p'], p, env);
+    const q = (await inProcess(['audit', 'query'], p, env)).stdout.trimEnd().split('\n');
     expect(q).toHaveLength(4); // header, two events, count
     const col = (line: string): number => line.indexOf('journal/');
     expect(col(q[1]!)).toBeGreaterThan(0);

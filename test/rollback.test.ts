@@ -26,6 +26,7 @@ import { IntegrityError } from '../src/errors';
 import { Journal, JournalRollbackError, verifyJournalFile, withJournalRollback } from '../src/journal';
 import { RunJournal, verifyRunJournalChecked } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { nodeWithSources } from './helpers/proc';
 import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -69,12 +70,12 @@ function journalOf(rows: number, tag = 'p'): Journal {
 }
 
 describe('per-step journals', () => {
-  test('truncated in place from 4 rows to 2: append refuses and verify reports it, naming the steps and head', () => {
+  test('truncated in place from 4 rows to 2: append refuses and verify reports it, naming the steps and head', async () => {
     const j = journalOf(4);
     const head = j.head;
     truncateToLines(j.file, 2);
     const bytes = readFileSync(j.file);
-    const a = cli(['append', j.dir, '--no-snapshot', '--prompt', 'after'], { env: ENV });
+    const a = await cliInProcess(['append', j.dir, '--no-snapshot', '--prompt', 'after'], { env: ENV });
     expectNoStack(a);
     expect(a.code).toBe(1);
     expect(a.stderr).toContain(
@@ -82,48 +83,48 @@ describe('per-step journals', () => {
     );
     expect(a.stderr.trim().split('\n')).toHaveLength(1);
     expect(readFileSync(j.file)).toEqual(bytes); // nothing written
-    const v = cli(['verify', j.file], { env: ENV });
+    const v = await cliInProcess(['verify', j.file], { env: ENV });
     expect(v.code).toBe(1);
     expect(v.stdout).toMatch(/^FAIL /);
     expect(v.stderr).toContain(
       `${j.file}: rollback: the checkpoint recorded 4 steps ending at ${head}, but only 2 remain`,
     );
-    const json = JSON.parse(cli(['verify', j.file, '--json'], { env: ENV }).stdout);
+    const json = JSON.parse((await cliInProcess(['verify', j.file, '--json'], { env: ENV })).stdout);
     expect(json).toMatchObject({ ok: false, steps: 2, fault_count: 1 });
     expect(json.errors).toEqual([
       { line: null, kind: 'rollback', message: expect.stringContaining(`4 steps ending at ${head}`) },
     ]);
   });
 
-  test('replaced by another chain (a new inode): shorter, as long, or longer, it is refused and reported', () => {
+  test('replaced by another chain (a new inode): shorter, as long, or longer, it is refused and reported', async () => {
     for (const rows of [2, 4, 6]) {
       const j = journalOf(4);
       const other = journalOf(rows, 'other');
       copyFileSync(other.file, `${j.file}.new`);
       renameSync(`${j.file}.new`, j.file);
       expect(verifyJournalFile(j.file).ok).toBe(true); // a valid chain on its own
-      const a = cli(['append', j.dir, '--no-snapshot'], { env: ENV });
+      const a = await cliInProcess(['append', j.dir, '--no-snapshot'], { env: ENV });
       expect(a.code).toBe(1);
       expect(a.stderr).toMatch(rows < 4 ? /only 2 remain/ : /row 3 is not that row: history replaced/);
-      const v = cli(['verify', j.file], { env: ENV });
+      const v = await cliInProcess(['verify', j.file], { env: ENV });
       expect(v.code).toBe(1);
       expect(v.stderr).toContain(`${j.file}: rollback: the checkpoint recorded 4 steps ending at ${j.head}`);
     }
   });
 
-  test('a checkpointed last row cut so it no longer parses is no torn tail: refused, nothing moved aside', () => {
+  test('a checkpointed last row cut so it no longer parses is no torn tail: refused, nothing moved aside', async () => {
     const j = journalOf(4);
     const head = j.head;
     cutLastRow(j.file);
     const bytes = readFileSync(j.file);
-    const a = cli(['append', j.dir, '--no-snapshot'], { env: ENV });
+    const a = await cliInProcess(['append', j.dir, '--no-snapshot'], { env: ENV });
     expect(a.code).toBe(1);
     expect(a.stderr).toContain(`${j.file}: rollback: the checkpoint recorded 4 steps ending at ${head}`);
     expect(a.stderr).toContain('not a write that never finished');
     expect(a.stderr).not.toContain('moved a torn tail');
     expect(sideFiles(j.file)).toEqual([]);
     expect(readFileSync(j.file)).toEqual(bytes);
-    const v = JSON.parse(cli(['verify', j.file, '--json'], { env: ENV }).stdout);
+    const v = JSON.parse((await cliInProcess(['verify', j.file, '--json'], { env: ENV })).stdout);
     expect(v.errors.map((e: { line: number | null; kind: string }) => [e.line, e.kind])).toEqual([
       [4, 'malformed_json'],
       [null, 'rollback'],
@@ -139,30 +140,31 @@ describe('per-step journals', () => {
     expect(sideFiles(j.file)).toEqual([]);
   });
 
-  test('without the key, verify says rollback could not be checked (and the walk still decides the verdict)', () => {
+  test('without the key, verify says rollback could not be checked (and the walk still decides the verdict)', async () => {
     const j = journalOf(3);
-    const off = cli(['verify', j.file], { env: OFF });
+    const off = await cliInProcess(['verify', j.file], { env: OFF });
     expect(off.code).toBe(0);
     expect(off.stderr).toBe(
       `stepchain: ${j.file}: warning: rollback not checked: checkpoints are off (STEPCHAIN_CHECKPOINT)\n`,
     );
-    const noKey = cli(['verify', j.file], {
+    const noKey = await cliInProcess(['verify', j.file], {
       env: { ...ENV, STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(root, 'none.key') },
     });
     expect(noKey.code).toBe(0);
     expect(noKey.stderr).toContain('warning: rollback not checked: no checkpoint key');
-    const ok = cli(['verify', j.file], { env: ENV });
+    const ok = await cliInProcess(['verify', j.file], { env: ENV });
     expect(ok.code).toBe(0);
     expect(ok.stderr).toBe('');
   });
 
-  test('a torn tail after the checkpointed rows (a hand-made fragment) is still moved aside', () => {
+  test('a torn tail after the checkpointed rows (a hand-made fragment) is still moved aside', async () => {
     const j = journalOf(3);
     writeFileSync(j.file, '{"seq": 3, "prev_ha', { flag: 'a' });
+    // A real process: the torn-tail notice goes to the process's stderr (printTornTailNotice), not through the CLI's io.
     const a = cli(['append', j.dir, '--no-snapshot'], { env: ENV });
     expect(a.code).toBe(0);
     expect(a.stderr).toContain('moved a torn tail of 19 bytes (a write that never finished)');
-    expect(cli(['verify', j.file], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['verify', j.file], { env: ENV })).code).toBe(0);
   });
 
   test('a real writer killed mid-write: its torn tail is repaired and the chain continues, no rollback', async () => {
@@ -220,51 +222,56 @@ describe('run journals', () => {
   const runRoot = tempDir('stepchain-rollback-runs-');
   let r = 0;
   const record = (run: string, i: number, env = ENV) =>
-    cli(['run', 'record', run, '--event', 'tool', '--data', JSON.stringify({ i }), '--root', runRoot], { env });
-  const runOf = (events: number): { run: string; file: string; head: string } => {
+    cliInProcess(['run', 'record', run, '--event', 'tool', '--data', JSON.stringify({ i }), '--root', runRoot], {
+      env,
+    });
+  const runOf = async (events: number): Promise<{ run: string; file: string; head: string }> => {
     const run = `r${r++}`;
-    for (let i = 0; i < events; i++) expect(record(run, i)).toMatchObject({ code: 0, stderr: '' });
+    for (let i = 0; i < events; i++) expect(await record(run, i)).toMatchObject({ code: 0, stderr: '' });
     const file = path.join(runRoot, '.sdd', 'runs', run, 'journal.jsonl');
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     return { run, file, head: JSON.parse(lines.at(-1)!).event_hash as string };
   };
 
-  test('truncated in place: run record refuses, run verify reports the rollback', () => {
-    const { run, file, head } = runOf(4);
+  test('truncated in place: run record refuses, run verify reports the rollback', async () => {
+    const { run, file, head } = await runOf(4);
     truncateToLines(file, 2);
-    const a = record(run, 9);
+    const a = await record(run, 9);
     expectNoStack(a);
     expect(a.code).toBe(1);
     expect(a.stderr).toContain(
       `${file}: rollback: the checkpoint recorded 4 events ending at ${head}, but only 2 remain`,
     );
-    const v = cli(['run', 'verify', file], { env: ENV });
+    const v = await cliInProcess(['run', 'verify', file], { env: ENV });
     expect(v.code).toBe(1);
     expect(v.stderr).toContain(`${file}: rollback: the checkpoint recorded 4 events ending at ${head}`);
-    const j = JSON.parse(cli(['run', 'verify', file, '--json'], { env: ENV }).stdout);
+    const j = JSON.parse((await cliInProcess(['run', 'verify', file, '--json'], { env: ENV })).stdout);
     expect(j.errors).toEqual([{ line: 0, index: null, kind: 'rollback', message: expect.stringContaining(head) }]);
   });
 
-  test('a checkpointed last row cut so it no longer parses: refused, nothing moved aside', () => {
-    const { run, file, head } = runOf(3);
+  test('a checkpointed last row cut so it no longer parses: refused, nothing moved aside', async () => {
+    const { run, file, head } = await runOf(3);
     cutLastRow(file);
-    const a = record(run, 9);
+    const a = await record(run, 9);
     expect(a.code).toBe(1);
     expect(a.stderr).toContain(`${file}: rollback: the checkpoint recorded 3 events ending at ${head}`);
     expect(sideFiles(file)).toEqual([]);
-    expect(cli(['run', 'verify', file], { env: ENV }).stderr).toContain('rollback');
+    expect((await cliInProcess(['run', 'verify', file], { env: ENV })).stderr).toContain('rollback');
   });
 
-  test('without the key, run verify says rollback could not be checked; a torn tail after the rows is repaired', () => {
-    const { run, file } = runOf(2);
-    const off = cli(['run', 'verify', file], { env: OFF });
+  test('without the key, run verify says rollback could not be checked; a torn tail after the rows is repaired', async () => {
+    const { run, file } = await runOf(2);
+    const off = await cliInProcess(['run', 'verify', file], { env: OFF });
     expect(off.code).toBe(0);
     expect(off.stderr).toContain(`stepchain: ${file}: warning: rollback not checked`);
     writeFileSync(file, '{"ts": 1.0, "ind', { flag: 'a' });
-    const a = record(run, 2);
+    // A real process: the torn-tail notice goes to the process's stderr, not through the CLI's io.
+    const a = cli(['run', 'record', run, '--event', 'tool', '--data', JSON.stringify({ i: 2 }), '--root', runRoot], {
+      env: ENV,
+    });
     expect(a.code).toBe(0);
     expect(a.stderr).toContain('moved a torn tail');
-    expect(cli(['run', 'verify', file], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['run', 'verify', file], { env: ENV })).code).toBe(0);
   });
 
   test('property: truncation to any event count below the checkpoint is refused and reported', () => {
@@ -290,37 +297,40 @@ describe('the audit log', () => {
   // Projects of their own (not below `root`, which holds journals' .sdd/).
   const auditBase = tempDir('stepchain-rollback-audit-');
   /** A project whose audit log holds `entries` events (one per CLI append); its day file. */
-  const logOf = (entries: number): { project: string; dir: string; day: string } => {
+  const logOf = async (entries: number): Promise<{ project: string; dir: string; day: string }> => {
     const project = path.join(auditBase, `p${p++}`);
     mkdirSync(project);
     for (let i = 0; i < entries; i++)
-      expect(cli(['append', 'a', '--root', project, '--no-snapshot', '--prompt', `${i}`], { env: AUDIT }).code).toBe(0);
+      expect(
+        (await cliInProcess(['append', 'a', '--root', project, '--no-snapshot', '--prompt', `${i}`], { env: AUDIT }))
+          .code,
+      ).toBe(0);
     const dir = path.join(project, '.sdd', 'audit');
     const day = readdirSync(dir).find((f) => f.endsWith('.jsonl'))!;
     return { project, dir, day: path.join(dir, day) };
   };
   const tip = (day: string): string => JSON.parse(readFileSync(day, 'utf8').trim().split('\n').at(-1)!).hmac as string;
 
-  test('truncated at its tail: audit verify reports the rollback; the next event is refused, said plainly', () => {
-    const { project, dir, day } = logOf(4);
+  test('truncated at its tail: audit verify reports the rollback; the next event is refused, said plainly', async () => {
+    const { project, dir, day } = await logOf(4);
     const head = tip(day);
     truncateToLines(day, 2);
-    const v = cli(['audit', 'verify', '--dir', dir], { env: AUDIT });
+    const v = await cliInProcess(['audit', 'verify', '--dir', dir], { env: AUDIT });
     expectNoStack(v);
     expect(v.code).toBe(1);
     expect(v.stderr).toContain(
       `${dir}: rollback: the checkpoint recorded 4 entries ending at ${head}, but only 2 remain`,
     );
-    const j = JSON.parse(cli(['audit', 'verify', '--dir', dir, '--json'], { env: AUDIT }).stdout);
+    const j = JSON.parse((await cliInProcess(['audit', 'verify', '--dir', dir, '--json'], { env: AUDIT })).stdout);
     expect(j.errors).toEqual([{ file: '', line: 0, kind: 'rollback', message: expect.stringContaining(head) }]);
-    const a = cli(['append', 'a', '--root', project, '--no-snapshot'], { env: AUDIT });
+    const a = await cliInProcess(['append', 'a', '--root', project, '--no-snapshot'], { env: AUDIT });
     expect(a.code).toBe(0); // the step is recorded; the audit chain is not extended, and it says why
     expect(a.stderr).toMatch(/the audit chain was NOT extended .*rollback: the checkpoint recorded 4 entries/);
     expect(readFileSync(day, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
-  test('its last entry cut so it no longer parses: refused, nothing moved aside, audit verify names it', () => {
-    const { dir, day } = logOf(3);
+  test('its last entry cut so it no longer parses: refused, nothing moved aside, audit verify names it', async () => {
+    const { dir, day } = await logOf(3);
     const key = loadAuditKey(auditKey).bytes;
     cutLastRow(day);
     expect(() =>
@@ -363,7 +373,7 @@ describe('an older file restored together with its older checkpoint (the mirror 
     };
   };
 
-  test('a per-step journal: append refuses and verify reports the rollback, naming the later head', () => {
+  test('a per-step journal: append refuses and verify reports the rollback, naming the later head', async () => {
     const j = journalOf(2);
     const restore = backup([j.file, `${j.file}.checkpoint`]);
     j.append({ prompt: 'p 2' });
@@ -371,24 +381,24 @@ describe('an older file restored together with its older checkpoint (the mirror 
     const head = j.head;
     restore();
     expect(verifyJournalFile(j.file).ok).toBe(true); // a valid chain, with a checkpoint that vouches for it
-    const a = cli(['append', j.dir, '--no-snapshot', '--prompt', 'after'], { env: ENV });
+    const a = await cliInProcess(['append', j.dir, '--no-snapshot', '--prompt', 'after'], { env: ENV });
     expectNoStack(a);
     expect(a.code).toBe(1);
     expect(a.stderr).toContain(
       `${j.file}: rollback: the checkpoint recorded 4 steps ending at ${head}, but only 2 remain`,
     );
-    const v = cli(['verify', j.file], { env: ENV });
+    const v = await cliInProcess(['verify', j.file], { env: ENV });
     expect(v.code).toBe(1);
     expect(v.stderr).toContain(`${j.file}: rollback: the checkpoint recorded 4 steps ending at ${head}`);
   });
 
-  test('a journal moved aside is still a fresh start (the documented remedy), and its mirror follows the new chain', () => {
+  test('a journal moved aside is still a fresh start (the documented remedy), and its mirror follows the new chain', async () => {
     const j = journalOf(3);
     renameSync(j.file, `${j.file}.rolled-back`);
     const fresh = Journal.open(j.dir, quiet);
     fresh.append({ prompt: 'new 0' });
-    expect(cli(['append', j.dir, '--no-snapshot', '--prompt', 'new 1'], { env: ENV }).code).toBe(0);
-    expect(cli(['verify', j.file], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['append', j.dir, '--no-snapshot', '--prompt', 'new 1'], { env: ENV })).code).toBe(0);
+    expect((await cliInProcess(['verify', j.file], { env: ENV })).code).toBe(0);
   });
 
   test('a run journal and the audit log: refused as well', () => {
