@@ -142,7 +142,7 @@ test('gemini: the calls found through the index are those the full read of the w
         const keys = q.pick.map((p) => wanted[p % wanted.length]!);
         const full = transcriptCalls(f, q.window)
           .map((c) => ({ ...c, key: callKey(c.name, c.args) }))
-          .filter((c) => keys.includes(c.key));
+          .filter((c) => c.key !== undefined && keys.includes(c.key));
         expect(keyedTranscriptCalls(f, keys, { file: idx, key: KEY }, q.window)).toEqual(full);
       }),
     ),
@@ -246,4 +246,32 @@ test('an index that is a link, a FIFO, or written with another key is not read: 
   expect(readFileSync(elsewhere, 'utf8')).toBe('x');
   // No key (no checkpoint key to be had): the full read, every line.
   expect(windowLinesFor(f, 1 << 20, tags, { file: idx, key: undefined }, ['k1'])).toEqual(fullWindowLines(f, 1 << 20));
+});
+
+test('a line the agent wrote with arguments no payload can have never stops the index: later calls are found', () => {
+  // Copilot: a start whose arguments have no canonical form (1e999 reads as an infinity); Gemini CLI: a record
+  // whose args are nested deeper than any JSON stepchain reads. Each is a line the indexed read tags (every new
+  // line is), where the needle read skipped it: it must not fail every later look of the session.
+  const log = path.join(dir, 'hostile-events.jsonl');
+  const start = (id: string, args: string) =>
+    `{"type":"tool.execution_start","data":{"toolCallId":"${id}","toolName":"bash","arguments":${args}}}\n`;
+  writeFileSync(log, start('bad', '{"n":1e999}') + start('nan', '{"command":"ls","n":1e400}'));
+  const want = parse('{"command":"ls"}');
+  const idx = { file: path.join(dir, 'hostile-idx', 'copilot.index'), key: KEY };
+  expect(indexedOpenCalls(log, want, idx)).toEqual([]);
+  appendFileSync(log, start('good', '{"command":"ls"}'));
+  expect(indexedOpenCalls(log, want, idx)).toEqual([{ id: 'good', args: '{"command":"ls"}', model: undefined }]);
+  expect(readCalls(log)!.started.map((s) => s.id)).toEqual(['good']);
+
+  const chat = path.join(dir, 'hostile-chat.jsonl');
+  const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+  const rec = (id: string, args: string) =>
+    `{"id":"r","type":"gemini","toolCalls":[{"id":"${id}","name":"run_shell_command","args":${args}}]}\n`;
+  writeFileSync(chat, rec('deep', `{"a":${deep}}`));
+  const key = callKey('run_shell_command', { command: 'ls' })!;
+  const gidx = { file: path.join(dir, 'hostile-idx', 'transcript.index'), key: KEY };
+  expect(keyedTranscriptCalls(chat, [key], gidx)).toEqual([]);
+  appendFileSync(chat, rec('c1', '{"command":"ls"}'));
+  expect(keyedTranscriptCalls(chat, [key], gidx).map((c) => c.id)).toEqual(['c1']);
+  expect(callKey('run_shell_command', { a: JSON.parse(deep) as unknown })).toBeUndefined();
 });
