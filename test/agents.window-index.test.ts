@@ -4,6 +4,7 @@ import {
   appendFileSync,
   copyFileSync,
   existsSync,
+  mkdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -14,6 +15,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { canonical, parse } from '../src/canonical';
+import { handleCopilotHook } from '../src/agents/copilot/hook';
 import { indexedOpenCalls, readCalls } from '../src/agents/copilot/transcript';
 import { callKey, keyedTranscriptCalls, transcriptCalls } from '../src/agents/gemini/transcript';
 import { fullWindowLines, windowLinesFor, type LineTags } from '../src/agents/window-index';
@@ -274,4 +276,37 @@ test('a line the agent wrote with arguments no payload can have never stops the 
   appendFileSync(chat, rec('c1', '{"command":"ls"}'));
   expect(keyedTranscriptCalls(chat, [key], gidx).map((c) => c.id)).toEqual(['c1']);
   expect(callKey('run_shell_command', { a: JSON.parse(deep) as unknown })).toBeUndefined();
+});
+
+test('Copilot’s hook: after a start line with an infinity in its arguments, later calls keep their ids', () => {
+  const home = path.join(dir, 'copilot-home');
+  const sid = 'bbbbbbbb-cccc-4ddd-8eee-ffffffffffff';
+  const sessionDir = path.join(home, 'session-state', sid);
+  mkdirSync(sessionDir, { recursive: true });
+  const root = path.join(dir, 'copilot-root');
+  mkdirSync(path.join(root, '.git'), { recursive: true });
+  const log = path.join(sessionDir, 'events.jsonl');
+  const start = (id: string, args: string) =>
+    `{"type":"tool.execution_start","data":{"toolCallId":"${id}","toolName":"bash","arguments":${args},"model":"m"}}\n`;
+  writeFileSync(log, start('t0', '{"command":"a"}'));
+  const env = { COPILOT_HOME: home, STEPCHAIN_AUDIT: 'off', STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(dir, 'ck', 'k') };
+  const post = (command: string) =>
+    handleCopilotHook(
+      Buffer.from(
+        JSON.stringify({
+          session_id: sid,
+          cwd: root,
+          hook_event_name: 'PostToolUse',
+          tool_name: 'bash',
+          tool_input: { command },
+          tool_result: { result_type: 'success', text_result_for_llm: 'ok' },
+        }),
+      ),
+      { env, root, snapshot: false },
+    );
+  expect(post('a').row?.tool_call).toEqual({ id: 't0', input: { command: 'a' }, name: 'bash' });
+  appendFileSync(log, start('odd', '{"command":"b","n":1e999}') + start('t1', '{"command":"b"}'));
+  expect(post('b').row?.tool_call).toEqual({ id: 't1', input: { command: 'b' }, name: 'bash' });
+  appendFileSync(log, start('t2', '{"command":"c"}'));
+  expect(post('c').row?.tool_call).toEqual({ id: 't2', input: { command: 'c' }, name: 'bash' });
 });
