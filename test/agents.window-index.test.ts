@@ -4,6 +4,7 @@ import {
   appendFileSync,
   copyFileSync,
   existsSync,
+  mkdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -14,6 +15,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { canonical, parse } from '../src/canonical';
+import { handleCopilotHook } from '../src/agents/copilot/hook';
 import { indexedOpenCalls, readCalls } from '../src/agents/copilot/transcript';
 import { callKey, keyedTranscriptCalls, transcriptCalls } from '../src/agents/gemini/transcript';
 import { fullWindowLines, windowLinesFor, type LineTags } from '../src/agents/window-index';
@@ -142,7 +144,7 @@ test('gemini: the calls found through the index are those the full read of the w
         const keys = q.pick.map((p) => wanted[p % wanted.length]!);
         const full = transcriptCalls(f, q.window)
           .map((c) => ({ ...c, key: callKey(c.name, c.args) }))
-          .filter((c) => keys.includes(c.key));
+          .filter((c) => c.key !== undefined && keys.includes(c.key));
         expect(keyedTranscriptCalls(f, keys, { file: idx, key: KEY }, q.window)).toEqual(full);
       }),
     ),
@@ -246,4 +248,65 @@ test('an index that is a link, a FIFO, or written with another key is not read: 
   expect(readFileSync(elsewhere, 'utf8')).toBe('x');
   // No key (no checkpoint key to be had): the full read, every line.
   expect(windowLinesFor(f, 1 << 20, tags, { file: idx, key: undefined }, ['k1'])).toEqual(fullWindowLines(f, 1 << 20));
+});
+
+test('a line the agent wrote with arguments no payload can have never stops the index: later calls are found', () => {
+  // Copilot: a start whose arguments have no canonical form (1e999 reads as an infinity); Gemini CLI: a record
+  // whose args are nested deeper than any JSON stepchain reads. Each is a line the indexed read tags (every new
+  // line is), where the needle read skipped it: it must not fail every later look of the session.
+  const log = path.join(dir, 'hostile-events.jsonl');
+  const start = (id: string, args: string) =>
+    `{"type":"tool.execution_start","data":{"toolCallId":"${id}","toolName":"bash","arguments":${args}}}\n`;
+  writeFileSync(log, start('bad', '{"n":1e999}') + start('nan', '{"command":"ls","n":1e400}'));
+  const want = parse('{"command":"ls"}');
+  const idx = { file: path.join(dir, 'hostile-idx', 'copilot.index'), key: KEY };
+  expect(indexedOpenCalls(log, want, idx)).toEqual([]);
+  appendFileSync(log, start('good', '{"command":"ls"}'));
+  expect(indexedOpenCalls(log, want, idx)).toEqual([{ id: 'good', args: '{"command":"ls"}', model: undefined }]);
+  expect(readCalls(log)!.started.map((s) => s.id)).toEqual(['good']);
+
+  const chat = path.join(dir, 'hostile-chat.jsonl');
+  const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+  const rec = (id: string, args: string) =>
+    `{"id":"r","type":"gemini","toolCalls":[{"id":"${id}","name":"run_shell_command","args":${args}}]}\n`;
+  writeFileSync(chat, rec('deep', `{"a":${deep}}`));
+  const key = callKey('run_shell_command', { command: 'ls' })!;
+  const gidx = { file: path.join(dir, 'hostile-idx', 'transcript.index'), key: KEY };
+  expect(keyedTranscriptCalls(chat, [key], gidx)).toEqual([]);
+  appendFileSync(chat, rec('c1', '{"command":"ls"}'));
+  expect(keyedTranscriptCalls(chat, [key], gidx).map((c) => c.id)).toEqual(['c1']);
+  expect(callKey('run_shell_command', { a: JSON.parse(deep) as unknown })).toBeUndefined();
+});
+
+test('Copilot’s hook: after a start line with an infinity in its arguments, later calls keep their ids', () => {
+  const home = path.join(dir, 'copilot-home');
+  const sid = 'bbbbbbbb-cccc-4ddd-8eee-ffffffffffff';
+  const sessionDir = path.join(home, 'session-state', sid);
+  mkdirSync(sessionDir, { recursive: true });
+  const root = path.join(dir, 'copilot-root');
+  mkdirSync(path.join(root, '.git'), { recursive: true });
+  const log = path.join(sessionDir, 'events.jsonl');
+  const start = (id: string, args: string) =>
+    `{"type":"tool.execution_start","data":{"toolCallId":"${id}","toolName":"bash","arguments":${args},"model":"m"}}\n`;
+  writeFileSync(log, start('t0', '{"command":"a"}'));
+  const env = { COPILOT_HOME: home, STEPCHAIN_AUDIT: 'off', STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(dir, 'ck', 'k') };
+  const post = (command: string) =>
+    handleCopilotHook(
+      Buffer.from(
+        JSON.stringify({
+          session_id: sid,
+          cwd: root,
+          hook_event_name: 'PostToolUse',
+          tool_name: 'bash',
+          tool_input: { command },
+          tool_result: { result_type: 'success', text_result_for_llm: 'ok' },
+        }),
+      ),
+      { env, root, snapshot: false },
+    );
+  expect(post('a').row?.tool_call).toEqual({ id: 't0', input: { command: 'a' }, name: 'bash' });
+  appendFileSync(log, start('odd', '{"command":"b","n":1e999}') + start('t1', '{"command":"b"}'));
+  expect(post('b').row?.tool_call).toEqual({ id: 't1', input: { command: 'b' }, name: 'bash' });
+  appendFileSync(log, start('t2', '{"command":"c"}'));
+  expect(post('c').row?.tool_call).toEqual({ id: 't2', input: { command: 'c' }, name: 'bash' });
 });

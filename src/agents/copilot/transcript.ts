@@ -1,5 +1,5 @@
 import { closeSync } from 'node:fs';
-import { canonical, parse, type JsonValue } from '../../canonical';
+import { canonical, CanonicalEncodeError, parse, type JsonValue } from '../../canonical';
 import { openRegularFile } from '../../util/nofollow';
 import { linesContaining, quotedNeedle, tailWindow, verbatimNeedle } from '../tail-scan';
 import { windowLinesFor, type LineTags } from '../window-index';
@@ -50,6 +50,16 @@ function callEvent(line: string): { type: JsonValue; data: Record<string, JsonVa
   return typeof d.toolCallId === 'string' ? { type: e.type, data: d } : undefined;
 }
 
+/** `canonical(v)`, or undefined when `v` has no canonical encoding. */
+function canonicalOrNone(v: JsonValue): string | undefined {
+  try {
+    return canonical(v);
+  } catch (e) {
+    if (e instanceof CanonicalEncodeError) return undefined;
+    throw e;
+  }
+}
+
 /** The started and the completed calls of the lines `lines` (every line of the log, or those a needle found). */
 function callsOf(lines: Iterable<string>): { started: Started[]; completed: Set<string> } {
   const started: Started[] = [];
@@ -60,11 +70,14 @@ function callsOf(lines: Iterable<string>): { started: Started[]; completed: Set<
     const e = callEvent(line);
     if (e === undefined) continue;
     if (e.type === 'tool.execution_start' && e.data.arguments !== undefined) {
-      started.push({
-        id: e.data.toolCallId as string,
-        args: canonical(e.data.arguments),
-        model: typeof e.data.model === 'string' ? e.data.model : undefined,
-      });
+      const args = canonicalOrNone(e.data.arguments);
+      // Arguments with no canonical form (NaN, an infinity): no payload's are those, so no call to match.
+      if (args !== undefined)
+        started.push({
+          id: e.data.toolCallId as string,
+          args,
+          model: typeof e.data.model === 'string' ? e.data.model : undefined,
+        });
     } else if (e.type === 'tool.execution_complete') {
       completed.add(e.data.toolCallId as string);
     }

@@ -208,9 +208,9 @@ function flushPending(p: HookPayload, root: string, options: HookOptions, rec: S
       return null; // parsed losslessly already: cannot fail here
     }
   };
-  const key = (q: HookPayload): string => callKey(field(q, 'tool_name') ?? '', inputOf(q));
+  const key = (q: HookPayload): string | undefined => callKey(field(q, 'tool_name') ?? '', inputOf(q));
   // Only a call some pending payload could be matched to is looked for (in the transcript, then the journal).
-  const keys = [...new Set(open.map((w) => key(w.payload!)))];
+  const keys = [...new Set(open.map((w) => key(w.payload!)))].filter((k): k is string => k !== undefined);
   let calls: KeyedCall[] = [];
   if (file === undefined)
     rec.out.warnings.push('the transcript is not where Gemini CLI keeps sessions here: no call ids');

@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs';
 import path from 'node:path';
 import type { JsonValue } from '../../canonical';
+import { MAX_NESTING } from '../../canonical/limits';
 import { openRegularFile } from '../../util/nofollow';
 import { linesContaining, quotedNeedle, tailWindow, verbatimNeedle } from '../tail-scan';
 import { windowLinesFor, type LineTags } from '../window-index';
@@ -101,20 +102,28 @@ export function transcriptCalls(
   return [...callsOf(utf8(linesContaining(buf, ids)), new Set(candidates.keys())).values()];
 }
 
-/** Plain JSON (for comparing a payload's tool input with the transcript's args): keys sorted. */
-export function plain(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(plain).join(',')}]`;
-  if (typeof v === 'object' && v !== null)
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${plain((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
+/**
+ * Plain JSON (for comparing a payload's tool input with the transcript's args): keys sorted. Undefined for a value
+ * nested deeper than any JSON stepchain reads (MAX_NESTING: a payload never is), so a hostile record's args never
+ * run the walk out of stack (that call then pairs with no payload).
+ */
+export function plain(v: unknown, depth = 0): string | undefined {
+  if (typeof v !== 'object' || v === null) return JSON.stringify(v) ?? 'null';
+  if (depth >= MAX_NESTING) return undefined;
+  const parts: string[] = [];
+  const isArray = Array.isArray(v);
+  for (const k of isArray ? v.keys() : Object.keys(v).sort()) {
+    const item = plain((v as Record<string | number, unknown>)[k], depth + 1);
+    if (item === undefined) return undefined;
+    parts.push(isArray ? item : `${JSON.stringify(k)}:${item}`);
+  }
+  return isArray ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
 }
 
-/** What pairs a tool call with a hook payload: its tool's name and its arguments as plain JSON. */
-export function callKey(name: string, args: unknown): string {
-  return `${name}\0${plain(args)}`;
+/** What pairs a tool call with a hook payload: its tool's name and its arguments as plain JSON (undefined: none). */
+export function callKey(name: string, args: unknown): string | undefined {
+  const p = plain(args);
+  return p === undefined ? undefined : `${name}\0${p}`;
 }
 
 /** A call with its `callKey`. */
@@ -123,7 +132,11 @@ export interface KeyedCall extends TranscriptCall {
 }
 
 /** A line's tags for the index (src/agents/window-index.ts): each call's id and `callKey`. */
-const callTags: LineTags = (line) => [...callsOf([line]).values()].map((c) => [c.id, callKey(c.name, c.args)]);
+const callTags: LineTags = (line) =>
+  [...callsOf([line]).values()].flatMap((c): [string, string][] => {
+    const key = callKey(c.name, c.args);
+    return key === undefined ? [] : [[c.id, key]];
+  });
 
 /**
  * The tool calls of the transcript's last `window` bytes whose `callKey` is one of `keys`, in the order they were
@@ -139,7 +152,8 @@ export function keyedTranscriptCalls(
 ): KeyedCall[] {
   const want = new Set(keys);
   const lines = windowLinesFor(file, window, callTags, index, keys) ?? [];
-  return [...callsOf(lines).values()]
-    .map((c) => ({ ...c, key: callKey(c.name, c.args) }))
-    .filter((c) => want.has(c.key));
+  return [...callsOf(lines).values()].flatMap((c) => {
+    const key = callKey(c.name, c.args);
+    return key !== undefined && want.has(key) ? [{ ...c, key }] : [];
+  });
 }
