@@ -129,6 +129,44 @@ describe('a forged cache-tree is read as git reads it', () => {
     agrees(root, forged);
   });
 
+  test('two cache-tree extensions: git takes the later one whole, nothing of the earlier', () => {
+    const { root, index, oldC } = staged();
+    const first = cacheTreeBytes({
+      name: '',
+      count: -1,
+      subs: [{ name: 'b', count: -1, subs: [{ name: 'c', count: 1, oid: oldC, subs: [] }] }],
+    });
+    const second = cacheTreeBytes({ name: '', count: -1, subs: [] });
+    const once = withCacheTree(index, first);
+    const head = Buffer.alloc(8);
+    head.write('TREE', 0, 'latin1');
+    head.writeUInt32BE(second.length, 4);
+    const body = Buffer.concat([once.subarray(0, once.length - 20), head, second]);
+    const forged = Buffer.concat([body, createHash('sha1').update(body).digest()]);
+    expect(gitWriteTree(root, forged)).toBe(gitWriteTree(root, index));
+    agrees(root, forged);
+  });
+
+  test('a valid record naming a tree only an alternate object store holds: git takes it, so git decides', () => {
+    const origin = initRepo(path.join(tmp, `r${n++}`), { 'b/c/f.txt': 'old\n' });
+    const oldC = git(origin, ['rev-parse', 'HEAD:b/c']);
+    const root = path.join(tmp, `r${n++}`);
+    git(tmp, ['clone', '-q', '--shared', origin, root]);
+    writeFiles(root, { '.gitignore': 'other\n', 'b/c/f.txt': 'new\n' }); // every blob now in the clone's own store
+    git(root, ['add', '-A']);
+    const index = readFileSync(path.join(root, '.git', 'index'));
+    expect(writeTree(index, root)).toBe(gitWriteTree(root, index));
+    const forged = withCacheTree(
+      index,
+      cacheTreeBytes({
+        name: '',
+        count: -1,
+        subs: [{ name: 'b', count: -1, subs: [{ name: 'c', count: 1, oid: oldC, subs: [] }] }],
+      }),
+    );
+    agrees(root, forged);
+  });
+
   test('records nested thousands deep: an answer or none, never a throw', () => {
     const { root, index } = staged();
     const depth = 50_000;

@@ -5,8 +5,9 @@ import { ObjectStore } from './object-store';
 /**
  * `git write-tree` for a snapshot's index, without starting git: the tree of every entry, built as git's
  * cache-tree code builds it (cache-tree.c, `update_one`): a subtree the index's cache-tree extension (`TREE`)
- * names as valid, whose object the repository holds and which covers exactly the entries under it, is taken as
- * it is; any other tree is made from its entries, every entry's object must be there (gitlinks excepted), and a
+ * names as valid and which covers exactly the entries under it is taken as it is when the repository holds its
+ * object (when this does not find it, git decides: git may find it elsewhere); any other tree is made from its
+ * entries, every entry's object must be there (gitlinks excepted), and a
  * tree the repository does not hold is written as a loose object (./loose.ts). A snapshot's `git add` leaves the
  * cache-tree valid for every directory it did not change, so a step that edited one file builds the few trees on
  * that file's path and checks only their entries.
@@ -104,12 +105,16 @@ export function parseIndex(bytes: Buffer): ParsedIndex | undefined {
     if (p > end) return undefined;
   }
   const valid = new Map<string, { count: number; oid: string }>();
+  let trees = 0;
   while (p < end) {
     if (p + 8 > end) return undefined;
     const signature = bytes.toString('latin1', p, p + 4);
     const size = bytes.readUInt32BE(p + 4);
     if (p + 8 + size > end || !/^[A-Z]/.test(signature)) return undefined; // `link`, `sdir`: not read here
-    if (signature === 'TREE' && !readCacheTree(bytes.subarray(p + 8, p + 8 + size), valid)) return undefined;
+    if (signature === 'TREE') {
+      // A second cache-tree replaces the first in git (not merged with it): an index git never writes.
+      if (trees++ > 0 || !readCacheTree(bytes.subarray(p + 8, p + 8 + size), valid)) return undefined;
+    }
     p += 8 + size;
   }
   return { bytes, count, at, nameAt, nameLen, valid, gitlink };
@@ -182,7 +187,10 @@ export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string
     if (cached !== undefined) {
       // git skips as many entries as the cache-tree counts: a count that is not the entries under it is git's.
       if (cached.count !== hi - lo) return undefined;
-      if (store.has(cached.oid)) return Buffer.from(cached.oid, 'hex');
+      // git takes the tree whenever it finds it, and it looks where this does not (an alternate, a multi-pack
+      // index): a tree not found here is git's to take or rebuild, never rebuilt here into another id.
+      if (!store.has(cached.oid)) return undefined;
+      return Buffer.from(cached.oid, 'hex');
     }
     const parts: Buffer[] = [];
     const seen = new Set<string>();
