@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { diffTreesSync } from '../src/git/diff';
 import { parseIndex, writeTreeFromIndex } from '../src/git/index-tree';
 import type { LooseRepo } from '../src/git/loose';
@@ -332,5 +333,132 @@ describe('tree-diff on hostile trees', () => {
         }
         if (ours !== undefined) expect(ours).toEqual(theirs);
       }
+  });
+});
+
+describe('tree-diff against git on random hostile trees (fast-check)', () => {
+  /** A tree object written as given, in the order given. */
+  function literal(root: string, entries: { mode: string; name: Buffer; oid: string }[]): string {
+    const body = Buffer.concat(
+      entries.flatMap((e) => [
+        Buffer.from(`${e.mode} `, 'latin1'),
+        e.name,
+        Buffer.from([0]),
+        Buffer.from(e.oid, 'hex'),
+      ]),
+    );
+    const file = path.join(tmp, `tree-${n++}`);
+    writeFileSync(file, body);
+    return execFileSync('git', ['hash-object', '-w', '-t', 'tree', '--literally', file], {
+      cwd: root,
+      encoding: 'utf8',
+    }).trim();
+  }
+
+  const name = fc.constantFrom(
+    ...['a', 'b', 'a.b', 'a-b', 'a0', '.sdd', '.git', '.', '..', 'é', 'x y'].map((s) => Buffer.from(s, 'utf8')),
+    Buffer.from([0x66, 0xe9]),
+  );
+  const leafMode = fc.constantFrom('100644', '100755', '120000', '160000', '100664', '644');
+  const entry = fc.record({ tree: fc.boolean(), mode: leafMode, name, blob: fc.nat(2), sub: fc.nat(2) });
+  const shape = fc.record({ entries: fc.array(entry, { maxLength: 5 }), sorted: fc.boolean() });
+
+  test('the same changes as `git diff-tree -r`, or none', () => {
+    const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n' });
+    const blobs = ['x', 'y', 'z'].map((c) =>
+      execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: root, input: c, encoding: 'utf8' }).trim(),
+    );
+    const leafTrees = [
+      literal(root, []),
+      literal(root, [{ mode: '100644', name: Buffer.from('f'), oid: blobs[0]! }]),
+      literal(root, [
+        { mode: '100644', name: Buffer.from('f'), oid: blobs[1]! },
+        { mode: '100755', name: Buffer.from('g'), oid: blobs[2]! },
+      ]),
+    ];
+    const build = (s: { entries: unknown[]; sorted: boolean }): string => {
+      const es = (s.entries as { tree: boolean; mode: string; name: Buffer; blob: number; sub: number }[]).map((e) =>
+        e.tree
+          ? { mode: '40000', name: e.name, oid: leafTrees[e.sub]! }
+          : { mode: e.mode, name: e.name, oid: blobs[e.blob]! },
+      );
+      if (s.sorted) {
+        const key = (e: { mode: string; name: Buffer }): Buffer =>
+          e.mode === '40000' ? Buffer.concat([e.name, Buffer.from('/')]) : e.name;
+        es.sort((x, y) => Buffer.compare(key(x), key(y)));
+      }
+      return literal(root, es);
+    };
+    let answered = 0;
+    fc.assert(
+      fc.property(shape, shape, (sa, sb) => {
+        const a = build(sa);
+        const b = build(sb);
+        const ours = diffLooseTrees(path.join(root, '.git'), a, b);
+        let theirs: ReturnType<typeof diffTreesSync> | undefined;
+        try {
+          theirs = diffTreesSync(root, a, b);
+        } catch {
+          theirs = undefined;
+        }
+        if (ours !== undefined) {
+          answered++;
+          expect(ours).toEqual(theirs);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(answered).toBeGreaterThan(20);
+  });
+});
+
+describe('indexes git writes under hostile configurations: git`s tree, or none', () => {
+  /** `git add -A` run with `config` into a copy of the index (after `prepare`); the copy's bytes. */
+  function added(root: string, config: string[], prepare: string[][] = []): Buffer {
+    for (const args of prepare) git(root, args);
+    const index = path.join(root, '.git', 'index');
+    git(root, [...config.flatMap((c) => ['-c', c]), 'add', '-A']);
+    return readFileSync(index);
+  }
+
+  const cases: [string, string[], string[][], boolean][] = [
+    ['index version 4', ['index.version=4'], [['update-index', '--index-version', '4']], false],
+    ['a split index', ['core.splitIndex=true'], [['update-index', '--split-index']], false],
+    ['an untracked cache', ['core.untrackedCache=true'], [['update-index', '--untracked-cache']], true],
+    ['skip-worktree entries', [], [['update-index', '--skip-worktree', 'sub/b.txt']], true],
+    [
+      'a sparse index',
+      [],
+      [
+        ['sparse-checkout', 'init', '--cone', '--sparse-index'],
+        ['sparse-checkout', 'set', 'keep'],
+      ],
+      false,
+    ],
+    ['index version 3 (extended flags)', [], [['update-index', '--index-version', '3']], true],
+  ];
+  test.each(cases)('%s', (_what, config, prepare, answers) => {
+    const root = initRepo(path.join(tmp, `r${n++}`), {
+      'a.txt': 'a\n',
+      'sub/b.txt': 'b\n',
+      'keep/c.txt': 'c\n',
+      [`long/${'n'.repeat(200)}/${'m'.repeat(200)}/${'o'.repeat(200)}.txt`]: 'l\n',
+    });
+    writeFiles(root, { 'a.txt': 'a2\n', 'keep/d.txt': 'd\n', 'keep/u/u.txt': 'u\n' });
+    const bytes = added(root, config, prepare);
+    const ours = writeTree(bytes, root);
+    if (answers) expect(ours).toBeDefined();
+    agrees(root, bytes);
+  });
+
+  test('a long name (0xFFF bytes or more: its length not in the flags)', () => {
+    const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n' });
+    const blob = git(root, ['rev-parse', 'HEAD:a.txt']);
+    const long = `${Array.from({ length: 30 }, (_, i) => `${i}`.padStart(3, '0') + 'x'.repeat(150)).join('/')}.txt`;
+    expect(long.length).toBeGreaterThan(0xfff);
+    execFileSync('git', ['update-index', '--add', '--cacheinfo', `100644,${blob},${long}`], { cwd: root });
+    const bytes = readFileSync(path.join(root, '.git', 'index'));
+    expect(writeTree(bytes, root)).toBeDefined();
+    agrees(root, bytes);
   });
 });
