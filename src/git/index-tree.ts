@@ -5,8 +5,9 @@ import { ObjectStore } from './object-store';
 /**
  * `git write-tree` for a snapshot's index, without starting git: the tree of every entry, built as git's
  * cache-tree code builds it (cache-tree.c, `update_one`): a subtree the index's cache-tree extension (`TREE`)
- * names as valid, whose object the repository holds and which covers exactly the entries under it, is taken as
- * it is; any other tree is made from its entries, every entry's object must be there (gitlinks excepted), and a
+ * names as valid and which covers exactly the entries under it is taken as it is when the repository holds its
+ * object (when this does not find it, git decides: git may find it elsewhere); any other tree is made from its
+ * entries, every entry's object must be there (gitlinks excepted), and a
  * tree the repository does not hold is written as a loose object (./loose.ts). A snapshot's `git add` leaves the
  * cache-tree valid for every directory it did not change, so a step that edited one file builds the few trees on
  * that file's path and checks only their entries.
@@ -52,6 +53,12 @@ const MODES = new Map([
 ]);
 const GITLINK = 0o160000;
 const SLASH = 0x2f;
+/**
+ * Directories deeper than this are git's to write (and to compare, ./tree-diff.ts): the walks here recurse once per
+ * level, and an index can name a path thousands of directories deep (an entry kept by skip-worktree has no file
+ * to bound it), which would exhaust the stack where git answers. No project nests this deep.
+ */
+export const MAX_TREE_DEPTH = 256;
 /** Beyond this many entries to check one by one, git is faster than looking each object up from here. */
 const MAX_CHECKED = 5000;
 
@@ -98,12 +105,16 @@ export function parseIndex(bytes: Buffer): ParsedIndex | undefined {
     if (p > end) return undefined;
   }
   const valid = new Map<string, { count: number; oid: string }>();
+  let trees = 0;
   while (p < end) {
     if (p + 8 > end) return undefined;
     const signature = bytes.toString('latin1', p, p + 4);
     const size = bytes.readUInt32BE(p + 4);
     if (p + 8 + size > end || !/^[A-Z]/.test(signature)) return undefined; // `link`, `sdir`: not read here
-    if (signature === 'TREE' && !readCacheTree(bytes.subarray(p + 8, p + 8 + size), valid)) return undefined;
+    if (signature === 'TREE') {
+      // A second cache-tree replaces the first in git (not merged with it): an index git never writes.
+      if (trees++ > 0 || !readCacheTree(bytes.subarray(p + 8, p + 8 + size), valid)) return undefined;
+    }
     p += 8 + size;
   }
   return { bytes, count, at, nameAt, nameLen, valid, gitlink };
@@ -115,31 +126,42 @@ function plainComponent(c: string): boolean {
 }
 
 /**
- * The cache-tree extension: for each tree, depth first, `<path>\0<entry count> <subtree count>\n` and the tree's
- * id when the count is not negative (invalidated). Fills `valid` with the valid trees by full path.
+ * The cache-tree extension: for each tree, depth first, `<name>\0<entry count> <subtree count>\n` and the tree's
+ * id when the count is not negative (invalidated). Fills `valid` with the valid trees by full path. git reads it
+ * (cache-tree.c, `read_one`) skipping the top record's name and finding a subtree by its one component, the later
+ * of two records of one name replacing the earlier with all below it: a record git could not be looking up (a
+ * named top, a name that is empty or holds a slash, a name twice) is an index git did not write, so git decides.
  */
 function readCacheTree(ext: Buffer, valid: Map<string, { count: number; oid: string }>): boolean {
   let at = 0;
-  const one = (prefix: string): boolean => {
+  const one = (path: string | undefined, depth: number): boolean => {
     const nul = ext.indexOf(0, at);
-    if (nul < 0) return false;
+    if (nul < 0 || depth > MAX_TREE_DEPTH) return false;
     const name = ext.toString('latin1', at, nul);
+    if (path === undefined ? name !== '' : name === '' || name.includes('/')) return false;
     const nl = ext.indexOf(0x0a, nul);
     if (nl < 0) return false;
     const m = /^(-?[0-9]+) ([0-9]+)$/.exec(ext.toString('latin1', nul + 1, nl));
     if (m === null) return false;
     at = nl + 1;
     const count = Number(m[1]);
-    const path = prefix === '' ? name : `${prefix}/${name}`;
+    const full = path === undefined ? '' : path === '' ? name : `${path}/${name}`;
     if (count >= 0) {
       if (at + OID_LEN > ext.length) return false;
-      valid.set(path, { count, oid: ext.toString('hex', at, at + OID_LEN) });
+      valid.set(full, { count, oid: ext.toString('hex', at, at + OID_LEN) });
       at += OID_LEN;
     }
-    for (let i = Number(m[2]); i > 0; i--) if (!one(path)) return false;
+    const names = new Set<string>();
+    for (let i = Number(m[2]); i > 0; i--) {
+      const before = at;
+      if (!one(full, depth + 1)) return false;
+      const sub = ext.toString('latin1', before, ext.indexOf(0, before));
+      if (names.has(sub)) return false;
+      names.add(sub);
+    }
     return true;
   };
-  return one('') && at === ext.length;
+  return one(undefined, 0) && at === ext.length;
 }
 
 /**
@@ -159,12 +181,16 @@ export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string
     return true;
   };
   /** The tree of entries [lo, hi), every one under the directory whose path (with its `/`) is `prefix` bytes long. */
-  const build = (lo: number, hi: number, prefix: number, key: string): Buffer | undefined => {
+  const build = (lo: number, hi: number, prefix: number, key: string, depth: number): Buffer | undefined => {
+    if (depth > MAX_TREE_DEPTH) return undefined;
     const cached = valid.get(key);
     if (cached !== undefined) {
       // git skips as many entries as the cache-tree counts: a count that is not the entries under it is git's.
       if (cached.count !== hi - lo) return undefined;
-      if (store.has(cached.oid)) return Buffer.from(cached.oid, 'hex');
+      // git takes the tree whenever it finds it, and it looks where this does not (an alternate, a multi-pack
+      // index): a tree not found here is git's to take or rebuild, never rebuilt here into another id.
+      if (!store.has(cached.oid)) return undefined;
+      return Buffer.from(cached.oid, 'hex');
     }
     const parts: Buffer[] = [];
     const seen = new Set<string>();
@@ -199,7 +225,7 @@ export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string
         j = i + 1;
         while (j < hi && under(j, nameAt[i]!, dir)) j++;
       }
-      const oid = build(i, j, dir, subKey);
+      const oid = build(i, j, dir, subKey, depth + 1);
       if (oid === undefined) return undefined;
       parts.push(Buffer.from(`40000 ${component}\0`, 'latin1'), oid);
       i = j;
@@ -209,7 +235,7 @@ export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string
     if (!store.has(oid.toString('hex'))) toWrite.push(body);
     return oid;
   };
-  const root = build(0, parsed.count, 0, '');
+  const root = build(0, parsed.count, 0, '', 0);
   if (root === undefined) return undefined;
   for (const body of toWrite) {
     try {

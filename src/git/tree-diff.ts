@@ -1,4 +1,5 @@
 import { isStepchainPath, type TreeChange } from './diff';
+import { MAX_TREE_DEPTH } from './index-tree';
 import { readLooseObject } from './loose';
 
 /**
@@ -39,10 +40,24 @@ function readTree(commonDir: string, oid: string): TreeEntry[] | undefined {
     if (nul < 0 || nul + 21 > b.length) return undefined;
     const mode = b.toString('latin1', at, sp);
     if (mode !== TREE_MODE && !LEAF_MODES.has(mode)) return undefined;
-    out.push({ name: b.subarray(sp + 1, nul), mode, oid: b.toString('hex', nul + 1, nul + 21) });
+    const entry = { name: b.subarray(sp + 1, nul), mode, oid: b.toString('hex', nul + 1, nul + 21) };
+    // A name git's add never writes (empty, `.`, `..`, holding a slash) or entries out of git's order (or one name
+    // twice): a tree git did not write, on which git's walk may pair entries otherwise than this one. git decides.
+    if (!plainName(entry.name) || (out.length > 0 && compareEntries(out[out.length - 1]!, entry) >= 0))
+      return undefined;
+    out.push(entry);
     at = nul + 21;
   }
   return out;
+}
+
+/** A name of a tree entry as git writes one: not empty, `.` or `..`, no slash (the NUL ends it). */
+function plainName(name: Buffer): boolean {
+  return (
+    name.length > 0 &&
+    !name.includes(0x2f) &&
+    !(name[0] === 0x2e && (name.length === 1 || (name.length === 2 && name[1] === 0x2e)))
+  );
 }
 
 /** git's order of two entries of one tree: by name, a tree's name taken as if it ended in `/`. */
@@ -70,27 +85,29 @@ export function diffLooseTrees(commonDir: string, a: string | undefined, b: stri
     });
   };
   /** Every leaf under `e` (a tree, or one leaf) as added or deleted. */
-  const whole = (status: 'A' | 'D', prefix: string, e: TreeEntry): boolean => {
+  const whole = (status: 'A' | 'D', prefix: string, e: TreeEntry, depth: number): boolean => {
     const path = prefix + e.name.toString('latin1');
     if (e.mode !== TREE_MODE) {
       leaf(status, path, e);
       return true;
     }
     if (e.name.toString('latin1') === '.sdd') return true;
+    if (depth >= MAX_TREE_DEPTH) return false;
     const entries = readTree(commonDir, e.oid);
-    return entries !== undefined && entries.every((c) => whole(status, `${path}/`, c));
+    return entries !== undefined && entries.every((c) => whole(status, `${path}/`, c, depth + 1));
   };
-  const walk = (prefix: string, x: TreeEntry[], y: TreeEntry[]): boolean => {
+  const walk = (prefix: string, x: TreeEntry[], y: TreeEntry[], depth: number): boolean => {
+    if (depth >= MAX_TREE_DEPTH) return false;
     let i = 0;
     let j = 0;
     while (i < x.length || j < y.length) {
       const c = i >= x.length ? 1 : j >= y.length ? -1 : compareEntries(x[i]!, y[j]!);
       if (c < 0) {
-        if (!whole('D', prefix, x[i++]!)) return false;
+        if (!whole('D', prefix, x[i++]!, depth)) return false;
         continue;
       }
       if (c > 0) {
-        if (!whole('A', prefix, y[j++]!)) return false;
+        if (!whole('A', prefix, y[j++]!, depth)) return false;
         continue;
       }
       const ex = x[i++]!;
@@ -101,7 +118,7 @@ export function diffLooseTrees(commonDir: string, a: string | undefined, b: stri
         if (ey.name.toString('latin1') === '.sdd') continue;
         const sx = readTree(commonDir, ex.oid);
         const sy = readTree(commonDir, ey.oid);
-        if (sx === undefined || sy === undefined || !walk(`${path}/`, sx, sy)) return false;
+        if (sx === undefined || sy === undefined || !walk(`${path}/`, sx, sy, depth + 1)) return false;
         continue;
       }
       leaf(kind(ex.mode) === kind(ey.mode) ? 'M' : 'T', path, ey);
@@ -110,7 +127,7 @@ export function diffLooseTrees(commonDir: string, a: string | undefined, b: stri
   };
   const x = a === undefined ? [] : readTree(commonDir, a);
   const y = readTree(commonDir, b);
-  if (x === undefined || y === undefined || !walk('', x, y)) return undefined;
+  if (x === undefined || y === undefined || !walk('', x, y, 0)) return undefined;
   // Paths are git's bytes (latin1 above, one character per byte); read as UTF-8 as git's output is (./diff.ts).
   return out
     .map((c) => ({ ...c, path: Buffer.from(c.path, 'latin1').toString('utf8') }))
