@@ -56,7 +56,8 @@ export async function bundleEntry(root, name) {
 export function launcherSource(programs) {
   for (const [name, text] of Object.entries(programs))
     if (/[^\x00-\x7f]/.test(text)) throw new Error(`build-launcher: the ${name} program is not pure ASCII`);
-  const id = (text) => createHash('sha256').update(text).digest('hex').slice(0, 32);
+  // A program's name for its code cache: the SHA-256 prefix of its bytes as carried (what the launcher reads back).
+  const id = (block) => createHash('sha256').update(block.body, 'latin1').digest('hex').slice(0, 32);
   // The carried programs, last first, each a block comment of its own (`/*`, the text, `*/` and a newline).
   const carriedOrder = ['main', 'verify', 'hook'];
   const blocks = carriedOrder.map((name) => commentBody(programs[name]));
@@ -73,18 +74,28 @@ export function launcherSource(programs) {
 // stepchain: the CLI, the hook entry and the verify entry, carried in this file's last comments and compiled only
 // when run (scripts/build-launcher.mjs).
 const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname'];
-/** The text of carried program \`k\` (0: the file's last comment): only its bytes are read. */
+/**
+ * Carried program \`k\` (0: the file's last comment): only its bytes are read, with the comment's opening before them
+ * and its close and newline after them, which must be there: a bin with bytes added or cut at its end (an editor's
+ * newline, a cut copy) would otherwise hand V8 some other program's bytes. Its bytes as carried and its text.
+ */
 function carried(k) {
   const fs = require('node:fs');
   const [back, length, escape] = ${JSON.stringify(spans)}[k];
   const fd = fs.openSync(__filename, 'r');
   try {
-    const at = fs.fstatSync(fd).size - back;
-    const bytes = Buffer.allocUnsafe(length);
+    const at = fs.fstatSync(fd).size - back - 2;
+    const all = Buffer.allocUnsafe(length + 5);
     let got = 0;
-    for (let n = -1; got < length && n !== 0; got += n) n = fs.readSync(fd, bytes, got, length - got, at + got);
-    const text = bytes.toString('latin1', 0, got);
-    return escape === '' ? text : text.replaceAll(\`*\${escape}/\`, '*/');
+    if (at >= 0)
+      for (let n = -1; got < all.length && n !== 0; got += n) n = fs.readSync(fd, all, got, all.length - got, at + got);
+    if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || all.toString('latin1', length + 2) !== '*/\\n') {
+      process.stderr.write(\`stepchain: \${__filename}: damaged: the programs it carries are not where it says (bytes were added or cut); reinstall stepchain\\n\`);
+      process.exit(1);
+    }
+    const bytes = all.subarray(2, length + 2);
+    const text = bytes.toString('latin1');
+    return { bytes, text: escape === '' ? text : text.replaceAll(\`*\${escape}/\`, '*/') };
   } finally {
     fs.closeSync(fd);
   }
@@ -158,17 +169,23 @@ function writeCache(file, data) {
     fs.rmSync(tmp, { force: true });
   }
 }
-/** Runs program \`text\` as a CommonJS module of this file, with its code cache; its exports. */
-function run(name, id, text) {
+/**
+ * Runs carried program \`program\` as a CommonJS module of this file, with its code cache; its exports. The cache is
+ * named by \`id\` (the SHA-256 prefix of the bytes the build carried), and V8 takes a cache for any text of the
+ * length it was made from: so it is read or written only when the bytes read are those (a bin edited in place would
+ * otherwise run the code compiled from what it held before).
+ */
+function run(name, id, program) {
   const vm = require('node:vm');
   let file, cachedData;
   try {
     file = cacheFile(name, id);
+    if (file !== undefined && digest(program.bytes).toString('hex', 0, 16) !== id) file = undefined;
     if (file !== undefined) cachedData = readCache(file);
   } catch {
     cachedData = undefined; // none yet, or not one to use
   }
-  const wrapped = \`(function (\${PARAMS.join(', ')}) {\${text}\\n})\`;
+  const wrapped = \`(function (\${PARAMS.join(', ')}) {\${program.text}\\n})\`;
   const script = new vm.Script(wrapped, { filename: __filename, cachedData });
   if (file !== undefined && (cachedData === undefined || script.cachedDataRejected))
     process.once('exit', () => {
@@ -184,10 +201,10 @@ function run(name, id, text) {
 }
 const argv = process.argv.slice(2);
 if (
-  !(argv[0] === 'hook' && run('hook', '${id(programs.hook)}', carried(2)).runHook(argv)) &&
-  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(programs.verify)}', carried(1)).runVerify(argv))
+  !(argv[0] === 'hook' && run('hook', '${id(blocks[2])}', carried(2)).runHook(argv)) &&
+  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(blocks[1])}', carried(1)).runVerify(argv))
 )
-  run('main', '${id(programs.main)}', carried(0));
+  run('main', '${id(blocks[0])}', carried(0));
 /*${blocks[2].body}*/
 /*${blocks[1].body}*/
 /*${blocks[0].body}*/

@@ -126,6 +126,27 @@ describe('the verify entry runs receipt verify too (no keyless check: the Sigsto
     ['an unknown option', ['receipt', 'verify', plain, '--bogus']],
     ['no argument', ['receipt', 'verify']],
     ['the receipt group alone', ['receipt']],
+    // Spellings of the options the entry hands on or keeps (the entry and the whole CLI read them alike).
+    [
+      'a signer given with =',
+      ['receipt', 'verify', besideBundle, '--certificate-identity=i', '--certificate-oidc-issuer=o'],
+    ],
+    ['an empty signer given with =', ['receipt', 'verify', plain, '--certificate-identity=', '--public-key', pub]],
+    ['an abbreviated option', ['receipt', 'verify', plain, '--certificate-ident', 'i']],
+    ['-- then a file named like an option', ['receipt', 'verify', '--', '--certificate-identity']],
+    ['-- then the receipt', ['receipt', 'verify', '--public-key', pub, '--', plain]],
+    ['a signer option after --', ['receipt', 'verify', plain, '--', '--certificate-identity', 'i']],
+    ['-h', ['receipt', 'verify', '-h']],
+    ['--help after --', ['receipt', 'verify', plain, '--', '--help']],
+    ['--json twice', ['receipt', 'verify', plain, '--json', '--json']],
+    ['a value option without its value', ['receipt', 'verify', plain, '--public-key']],
+    ['another receipt subcommand', ['receipt', 'inspect', plain]],
+    ['another receipt subcommand, --help', ['receipt', 'export', '--help']],
+    ['an unknown receipt subcommand', ['receipt', 'verfy', plain]],
+    ['receipt --help', ['receipt', '--help']],
+    ['verify with no journal', ['verify']],
+    ['verify --help', ['verify', '--help']],
+    ['verify with an unknown option', ['verify', 'x.jsonl', '--bogus']],
   ])('%s: the same output and exit code as the whole CLI', async (_what, argv) => {
     const bin = viaBin(argv);
     const inProcess = await runCaptured(runCli, argv, { cwd: root, env });

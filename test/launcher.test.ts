@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { repoRoot } from './helpers/paths';
@@ -80,5 +80,38 @@ describe('the launcher', () => {
       }),
       { numRuns: 12 },
     );
+  });
+
+  test('a bin edited in place runs what it holds, never code cached from what it held; bytes added at its end are refused', () => {
+    const texts = { main: 'main AAAA', verify: 'verify AAAA', hook: 'hook AAAA' };
+    const bin = launcher(texts);
+    const state = path.join(tmp, `state-${n}`);
+    mkdirSync(state, { mode: 0o700 });
+    const call = (argv: string[]) =>
+      spawnSync(process.execPath, [bin, ...argv], {
+        env: { ...process.env, STEPCHAIN_CODE_CACHE: 'on', XDG_STATE_HOME: state },
+        encoding: 'latin1',
+      });
+    // Twice each: the first run writes the cache, the second runs from it.
+    for (let k = 0; k < 2; k++) {
+      expect(call(['verify']).stdout).toBe(texts.verify);
+      expect(call(['show']).stdout).toBe(texts.main);
+      expect(call(['hook', 'take']).stdout).toBe(texts.hook);
+    }
+    expect(readdirSync(path.join(state, 'stepchain', 'code-cache'))).toHaveLength(3);
+    // The same length in the same place (V8 takes a cache for any text of its length).
+    writeFileSync(bin, readFileSync(bin, 'latin1').replaceAll('AAAA', 'BBBB'), 'latin1');
+    expect(call(['verify']).stdout).toBe('verify BBBB');
+    expect(call(['show']).stdout).toBe('main BBBB');
+    expect(call(['hook', 'take']).stdout).toBe('hook BBBB');
+    // An editor's final newline: every program is then read from the wrong place; one line, exit 1, nothing run.
+    appendFileSync(bin, '\n');
+    for (const argv of [['verify'], ['show'], ['hook', 'take']]) {
+      const r = call(argv);
+      expect({ code: r.status, stdout: r.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(r.stderr).toBe(
+        `stepchain: ${bin}: damaged: the programs it carries are not where it says (bytes were added or cut); reinstall stepchain\n`,
+      );
+    }
   });
 });
