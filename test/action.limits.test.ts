@@ -32,7 +32,7 @@ import {
   runAction,
   stackIn,
 } from './helpers/action';
-import { runInProcess } from './helpers/action-in-process';
+import { inProcessOnPr, runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
 // As action.in-process.test.ts: the ESM-only packages stood in for by name, for the runs in this process.
@@ -50,8 +50,7 @@ jest.mock(
 
 const { tmp, scratch, onPr } = actionTestBed('stepchain-action-limits-');
 /** `onPr` with the Action's `run()` in this process. */
-const inPr = (dir: string, base: string, inputs: Record<string, string> = {}) =>
-  runInProcess({ workspace: dir, scratch, event: pr(dir, base), inputs });
+const inPr = inProcessOnPr(scratch);
 let n = 0;
 
 const ALICE = journalPath('alice');

@@ -1,6 +1,7 @@
 import { run } from '../../src/action/run';
 import type { ActionResult, Annotation, RunOptions } from './action';
 import { newStep } from './action-core';
+import { prEvent } from './action-repo';
 
 /**
  * The Action's `run()` in this process, answering as `runAction` (the built bundle in a process of its own) does,
@@ -42,4 +43,12 @@ export async function runInProcess(o: RunOptions): Promise<ActionResult> {
       else process.env[k] = v;
     }
   }
+}
+
+/** `actionTestBed`'s `onPr` with `run()` in this process: the pull request from `base` to the head of `dir`. */
+export function inProcessOnPr(
+  scratch: string,
+): (dir: string, base: string, inputs?: Record<string, string>, env?: Record<string, string>) => Promise<ActionResult> {
+  return (dir, base, inputs = {}, env = {}) =>
+    runInProcess({ workspace: dir, scratch, event: prEvent(dir, base), inputs, env });
 }
