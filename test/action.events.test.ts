@@ -23,19 +23,6 @@ import {
 import { runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
-// As action.in-process.test.ts: the ESM-only packages stood in for by name, for the runs in this process.
-jest.mock('@actions/core', () => jest.requireActual('./helpers/action-core').core, { virtual: true });
-jest.mock(
-  '@actions/github',
-  () => ({
-    context: jest.requireActual('./helpers/action-core').context,
-    getOctokit: () => {
-      throw new Error('the in-process runs reach no GitHub API');
-    },
-  }),
-  { virtual: true },
-);
-
 const { tmp, scratch } = actionTestBed('stepchain-action-events-');
 let n = 0;
 

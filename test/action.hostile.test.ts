@@ -35,19 +35,6 @@ import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli } from './helpers/cli';
 import { rawTar } from './helpers/tar';
 
-// As action.in-process.test.ts: the ESM-only packages stood in for by name, for the runs in this process.
-jest.mock('@actions/core', () => jest.requireActual('./helpers/action-core').core, { virtual: true });
-jest.mock(
-  '@actions/github',
-  () => ({
-    context: jest.requireActual('./helpers/action-core').context,
-    getOctokit: () => {
-      throw new Error('the in-process runs reach no GitHub API');
-    },
-  }),
-  { virtual: true },
-);
-
 const { tmp, scratch, scenario, onPr } = actionTestBed('stepchain-action-hostile-');
 const inPr = inProcessOnPr(scratch);
 let n = 0;

@@ -35,19 +35,6 @@ import {
 import { inProcessOnPr, runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
-// As action.in-process.test.ts: the ESM-only packages stood in for by name, for the runs in this process.
-jest.mock('@actions/core', () => jest.requireActual('./helpers/action-core').core, { virtual: true });
-jest.mock(
-  '@actions/github',
-  () => ({
-    context: jest.requireActual('./helpers/action-core').context,
-    getOctokit: () => {
-      throw new Error('the in-process runs reach no GitHub API');
-    },
-  }),
-  { virtual: true },
-);
-
 const { tmp, scratch, onPr } = actionTestBed('stepchain-action-limits-');
 /** `onPr` with the Action's `run()` in this process. */
 const inPr = inProcessOnPr(scratch);

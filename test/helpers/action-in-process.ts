@@ -3,12 +3,26 @@ import type { ActionResult, Annotation, RunOptions } from './action';
 import { newStep } from './action-core';
 import { prEvent } from './action-repo';
 
+// Importing this module wires the stand-ins (jest hoists these above the imports, as in a test file): both packages
+// are ESM-only, which Jest's CommonJS resolver does not take, so they are stood in for by name
+// (helpers/action-core.ts). The bundle runs of the same test file are processes of their own, untouched.
+jest.mock('@actions/core', () => jest.requireActual('./action-core').core, { virtual: true });
+jest.mock(
+  '@actions/github',
+  () => ({
+    context: jest.requireActual('./action-core').context,
+    getOctokit: () => {
+      throw new Error('the in-process runs reach no GitHub API');
+    },
+  }),
+  { virtual: true },
+);
+
 /**
  * The Action's `run()` in this process, answering as `runAction` (the built bundle in a process of its own) does,
  * for the tests about the Action's logic: its verdict, outputs, annotations, log lines and summary. What only a
  * process shows (its exit code on a crash, workflow commands as printed, the GITHUB_OUTPUT file, the bundle's own
- * environment handling) stays with `runAction`. A test file using it wires @actions/core and @actions/github as
- * helpers/action-core.ts says; each run costs no process start and no 3 MB bundle load.
+ * environment handling) stays with `runAction`. Each run costs no process start and no 3 MB bundle load.
  *
  * `code` is 1 when the step failed (setFailed), else 0; `stdout` is the log lines (core.info); `stderr` is empty;
  * `annotations` are setFailed, error and warning calls in the order made.
