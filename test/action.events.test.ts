@@ -2,7 +2,10 @@
  * The Action holds on every event it is run on: the built dist/index.js with the
  * event payloads of test/fixtures/events (push, forced push, a new branch,
  * merge_group, pull_request_target), against real repositories, clones and
- * shallow clones served over file://.
+ * shallow clones served over file://. The first push test runs the bundle
+ * (the payload read from GITHUB_EVENT_PATH, the exit code); the others run the
+ * Action's `run()` in this process with the same payloads and assertions
+ * (helpers/action-in-process.ts).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +20,7 @@ import {
   runAction,
   stackIn,
 } from './helpers/action';
+import { runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
 const { tmp, scratch } = actionTestBed('stepchain-action-events-');
@@ -71,7 +75,7 @@ describe('push', () => {
 
     const clone = path.join(tmp, `clone-${++n}`);
     git(tmp, ['clone', '-q', '--depth=1', `file://${origin}`, clone]);
-    const r = await runAction({
+    const r = await runInProcess({
       workspace: clone,
       scratch,
       event: eventFixture('push-forced', { before, head: after }),
@@ -100,7 +104,11 @@ describe('push', () => {
     git(dir, ['add', '-A']);
     git(dir, ['commit', '-q', '--amend', '-m', 'journals (amended)']);
     const after = head(dir);
-    const r = await runAction({ workspace: dir, scratch, event: eventFixture('push-forced', { before, head: after }) });
+    const r = await runInProcess({
+      workspace: dir,
+      scratch,
+      event: eventFixture('push-forced', { before, head: after }),
+    });
     expect(r.code).toBe(0);
     expect(r.summary).toContain(`append-only checked against base <code>${before.slice(0, 12)}</code>`);
   });
@@ -109,7 +117,7 @@ describe('push', () => {
     const dir = emptyRepo(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'alice', 2);
     const after = commitAll(dir, 'journals');
-    const r = await runAction({ workspace: dir, scratch, event: eventFixture('push-new-branch', { head: after }) });
+    const r = await runInProcess({ workspace: dir, scratch, event: eventFixture('push-new-branch', { head: after }) });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('push: a new branch or tag has no previous commit; append-only is not checked');
     expect(r.summary).toContain('append-only not checked');
@@ -126,7 +134,7 @@ function mergeQueued(dir: string, base?: string): void {
 
 /** The Action run on the merge queue's commit, its base being `base`. */
 const onMergeGroup = (dir: string, base: string) =>
-  runAction({ workspace: dir, scratch, event: eventFixture('merge_group', { base, head: head(dir) }) });
+  runInProcess({ workspace: dir, scratch, event: eventFixture('merge_group', { base, head: head(dir) }) });
 
 describe('merge_group', () => {
   test("compared with the queue's base_sha: an append passes, a rewrite fails", async () => {
@@ -159,14 +167,14 @@ describe('pull_request_target', () => {
     const prHead = commitAll(dir, 'PR: rewrite');
     git(dir, ['checkout', '-q', 'main']);
     const event = eventFixture('pull_request_target', { base, head: prHead });
-    const r = await runAction({ workspace: dir, scratch, event });
+    const r = await runInProcess({ workspace: dir, scratch, event });
     expect(r.code).toBe(0); // the base branch itself holds
     const warning = r.annotations.find((a) => a.level === 'warning' && a.message.startsWith('pull_request_target'));
     expect(warning!.message).toContain("the PR's files were NOT checked");
     expect(r.summary).toContain('NOT checked');
 
     git(dir, ['checkout', '-q', prHead]);
-    const checked = await runAction({ workspace: dir, scratch, event });
+    const checked = await runInProcess({ workspace: dir, scratch, event });
     expect(checked.code).toBe(1);
     expect(checked.annotations.some((a) => a.message.startsWith('pull_request_target'))).toBe(false);
     expect(checked.annotations.find((a) => a.title === 'stepchain: history_rewritten')).toMatchObject({ file: ALICE });
@@ -181,7 +189,7 @@ describe('pull_request_target', () => {
     const mainTip = commitAll(dir, 'main moves on: append to alice');
     git(dir, ['checkout', '-q', prHead]);
     for (const name of ['pull_request_target', 'pull_request'] as const) {
-      const r = await runAction({
+      const r = await runInProcess({
         workspace: dir,
         scratch,
         event: eventFixture(name, { base: mainTip, head: prHead }),
@@ -195,7 +203,7 @@ describe('pull_request_target', () => {
     // Still append-only: a rewrite on the PR's branch fails against the fork point.
     rewriteStep(dir, 'x result 1', 'x result one');
     const rewritten = commitAll(dir, 'PR: rewrite alice');
-    const bad = await runAction({
+    const bad = await runInProcess({
       workspace: dir,
       scratch,
       event: eventFixture('pull_request_target', { base: mainTip, head: rewritten }),
@@ -208,7 +216,7 @@ describe('pull_request_target', () => {
     // The merge commit actions/checkout makes (the base is its parent) is compared with the base itself.
     git(dir, ['checkout', '-q', '--detach', mainTip]);
     git(dir, ['merge', '-q', '--no-ff', '-m', 'merge', prHead]);
-    const merged = await runAction({
+    const merged = await runInProcess({
       workspace: dir,
       scratch,
       event: eventFixture('pull_request', { base: mainTip, head: prHead }),
@@ -222,7 +230,7 @@ describe('pull_request_target', () => {
     git(origin, ['branch', '-f', 'pr-head', prHead]);
     const clone = path.join(tmp, `shallow-${n}`);
     git(tmp, ['clone', '-q', '--depth=1', '--branch', 'pr-head', `file://${origin}`, clone]);
-    const shallow = await runAction({
+    const shallow = await runInProcess({
       workspace: clone,
       scratch,
       event: eventFixture('pull_request_target', { base: mainTip, head: prHead }),
@@ -236,7 +244,7 @@ describe('pull_request_target', () => {
     const { dir: repo } = prScenario(path.join(tmp, `repo-${++n}`));
     mkdirSync(path.join(dir, 'receipts'), { recursive: true });
     exportReceipt(path.join(repo, ALICE), path.join(dir, 'receipts/alice.receipt.tar'));
-    const r = await runAction({
+    const r = await runInProcess({
       workspace: dir,
       scratch,
       event: eventFixture('pull_request', { base: 'a'.repeat(40), head: 'b'.repeat(40) }),

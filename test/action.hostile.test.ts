@@ -3,7 +3,10 @@
  * symbolic links to secrets, workflow commands and Markdown in names and
  * labels, a human comment quoting the marker, a redirecting GIT_DIR. The built
  * dist/index.js runs as a runner starts it (test/helpers/action.ts), against
- * real git repositories; comments and artifacts go to local stand-ins.
+ * real git repositories; comments and artifacts go to local stand-ins. Where
+ * the verdict alone is the point (trust anchors, gather mode), the Action's
+ * `run()` runs in this process instead (`inPr`, helpers/action-in-process.ts),
+ * with the same assertions.
  */
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,11 +30,13 @@ import {
   unzip,
   type ActionResult,
 } from './helpers/action';
+import { inProcessOnPr, runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli } from './helpers/cli';
 import { rawTar } from './helpers/tar';
 
 const { tmp, scratch, scenario, onPr } = actionTestBed('stepchain-action-hostile-');
+const inPr = inProcessOnPr(scratch);
 let n = 0;
 
 const ALICE = journalPath('alice');
@@ -59,7 +64,7 @@ describe('trust anchors come from the base commit, never from the pull request',
     writeFileSync(path.join(dir, 'keys/new.pub'), attacker.publicKeyPem);
     commitAll(dir, 'PR: swap the key file and sign with my own key');
 
-    const r = await onPr(dir, base, { 'public-keys': 'keys/receipts.pub' });
+    const r = await inPr(dir, base, { 'public-keys': 'keys/receipts.pub' });
     expect(r.code).toBe(1);
     expect(stackIn(r)).toBe(false);
     expect(r.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
@@ -75,14 +80,14 @@ describe('trust anchors come from the base commit, never from the pull request',
     );
 
     // A key file the base does not have is refused, not trusted.
-    const added = await onPr(dir, base, { 'public-keys': 'keys/new.pub' });
+    const added = await inPr(dir, base, { 'public-keys': 'keys/new.pub' });
     expect(added.code).toBe(1);
     expect(failureOf(added)).toMatch(
       /^stepchain: input public-keys: keys\/new\.pub does not exist at the base commit /,
     );
 
     // Inline (a secret or a variable): taken as given, and the summary says so.
-    const inline = await onPr(dir, base, { 'public-keys': attacker.publicKeyPem });
+    const inline = await inPr(dir, base, { 'public-keys': attacker.publicKeyPem });
     expect(inline.code).toBe(0);
     expect(inline.summary).toContain(
       `<code>${attacker.keyId}</code> from the public-keys input &#40;inline PEM block 1&#41;`,
@@ -98,7 +103,7 @@ describe('trust anchors come from the base commit, never from the pull request',
     const before = commitAll(dir, 'pins');
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice: 'f'.repeat(64) }));
     const after = commitAll(dir, 'the pushed commit edits the pins');
-    const push = await runAction({
+    const push = await runInProcess({
       workspace: dir,
       scratch,
       event: eventFixture('push', { before, head: after }),
@@ -106,7 +111,7 @@ describe('trust anchors come from the base commit, never from the pull request',
     });
     expect(push.code).toBe(0);
     expect(push.stdout).toContain(`Pinned heads from heads.json at the base commit ${before.slice(0, 12)}`);
-    const manual = await runAction({
+    const manual = await runInProcess({
       workspace: dir,
       scratch,
       event: { name: 'workflow_dispatch', payload: { inputs: {} } },
@@ -375,7 +380,7 @@ describe('gather mode trusts only the shard reports of its own run', () => {
     mkdirSync(path.join(dir, 'stepchain-reports/stepchain-report'), { recursive: true });
     writeFileSync(path.join(dir, 'stepchain-reports/stepchain-report/report.json'), JSON.stringify(forged));
     commitAll(dir, 'PR: a rewrite and a forged report');
-    const forgedOnly = await onPr(dir, base, { mode: 'gather' });
+    const forgedOnly = await inPr(dir, base, { mode: 'gather' });
     expect(forgedOnly.code).toBe(1);
     expect(stackIn(forgedOnly)).toBe(false);
     expect(failureOf(forgedOnly)).toMatch(
@@ -384,11 +389,11 @@ describe('gather mode trusts only the shard reports of its own run', () => {
     expect(forgedOnly.outputs['heads']).toBe('{}');
 
     // Beside the real shard's report (made from this commit), the forged one still fails the gather.
-    const shard = await onPr(dir, base, { reports: 'none/*' });
+    const shard = await inPr(dir, base, { reports: 'none/*' });
     expect(shard.code).toBe(1);
     mkdirSync(path.join(dir, 'stepchain-reports/real'), { recursive: true });
     writeFileSync(path.join(dir, 'stepchain-reports/real/report.json'), readFileSync(shard.outputs['report']!));
-    const both = await onPr(dir, base, { mode: 'gather' });
+    const both = await inPr(dir, base, { mode: 'gather' });
     expect(both.code).toBe(1);
     expect(both.annotations.map((a) => a.title)).toEqual(
       expect.arrayContaining(['stepchain: shard_foreign', 'stepchain: history_rewritten']),
@@ -396,7 +401,7 @@ describe('gather mode trusts only the shard reports of its own run', () => {
 
     // A shard whose only failure was if-no-files-found: error (no fault, no failed file) fails the gather too.
     const clean = scenario();
-    const empty = await runAction({
+    const empty = await runInProcess({
       workspace: clean.dir,
       scratch,
       event: pr(clean.dir, clean.base),
@@ -405,7 +410,7 @@ describe('gather mode trusts only the shard reports of its own run', () => {
     expect(empty.code).toBe(1);
     mkdirSync(path.join(clean.dir, 'stepchain-reports/s'), { recursive: true });
     writeFileSync(path.join(clean.dir, 'stepchain-reports/s/report.json'), readFileSync(empty.outputs['report']!));
-    const g = await runAction({
+    const g = await runInProcess({
       workspace: clean.dir,
       scratch,
       event: pr(clean.dir, clean.base),

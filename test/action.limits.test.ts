@@ -3,7 +3,10 @@
  * error annotations per step, a 1 MiB job summary, a 65,536-character comment,
  * 1 MB step outputs; renamed journals, CRLF checkouts, partial clones,
  * if-no-files-found, unsigned exports, and sharding with a gather job. The
- * built dist/index.js runs as a runner starts it.
+ * built dist/index.js runs as a runner starts it where the process is the
+ * point (workflow commands, the 1 MB output limit, git's subprocesses, GitHub's
+ * services); the rest of the Action's logic runs in this process (`inPr`,
+ * helpers/action-in-process.ts), with the same assertions.
  */
 import {
   chmodSync,
@@ -29,9 +32,12 @@ import {
   runAction,
   stackIn,
 } from './helpers/action';
+import { inProcessOnPr, runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
 const { tmp, scratch, onPr } = actionTestBed('stepchain-action-limits-');
+/** `onPr` with the Action's `run()` in this process. */
+const inPr = inProcessOnPr(scratch);
 let n = 0;
 
 const ALICE = journalPath('alice');
@@ -132,7 +138,7 @@ describe('history in real repositories', () => {
     git(dir, ['mv', '.sdd/runtime/journal/bob', '.sdd/runtime/journal/bob-v2']);
     appendSteps(dir, 'bob-v2', 2);
     commitAll(dir, 'rename');
-    const r = await onPr(dir, base);
+    const r = await inPr(dir, base);
     expect(r.code).toBe(0);
     const items = readReport(r.outputs['report']!).items;
     expect(items.find((i) => i.path === ALICE)).toMatchObject({
@@ -146,7 +152,7 @@ describe('history in real repositories', () => {
 
     tamper(dir, journalPath('alice-v2'));
     commitAll(dir, 'rewrite the renamed journal');
-    const bad = await onPr(dir, base);
+    const bad = await inPr(dir, base);
     expect(bad.code).toBe(1);
     expect(bad.annotations.find((a) => a.title === 'stepchain: history_deleted')).toMatchObject({ file: ALICE });
   });
@@ -158,7 +164,7 @@ describe('history in real repositories', () => {
     const clone = path.join(tmp, `crlf-${++n}`);
     git(tmp, ['-c', 'core.autocrlf=true', 'clone', '-q', '--branch', 'pr', `file://${dir}`, clone]);
     expect(readFileSync(path.join(clone, ALICE)).includes('\r\n')).toBe(true);
-    const r = await onPr(clone, base);
+    const r = await inPr(clone, base);
     expect(r.code).toBe(1);
     const crlf = r.annotations.find((a) => a.title === 'stepchain: crlf_line_endings');
     expect(crlf).toMatchObject({ file: ALICE, line: 1 });
@@ -174,7 +180,7 @@ describe('history in real repositories', () => {
     const fixed = path.join(tmp, `crlf-fixed-${++n}`);
     git(tmp, ['-c', 'core.autocrlf=true', 'clone', '-q', '--branch', 'pr', `file://${dir}`, fixed]);
     expect(readFileSync(path.join(fixed, ALICE)).includes('\r\n')).toBe(false);
-    const ok = await onPr(fixed, fixedBase);
+    const ok = await inPr(fixed, fixedBase);
     expect(ok.code).toBe(0);
   });
 
@@ -224,25 +230,25 @@ describe('if-no-files-found', () => {
   test('a pattern the user set that matches nothing: warn (default), error or ignore; nothing at all is never "verified"', async () => {
     const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
     const journals = 'agents/*/journal.jsonl';
-    const warn = await onPr(dir, base, { journals });
+    const warn = await inPr(dir, base, { journals });
     expect(warn.code).toBe(0);
     expect(warn.annotations.find((a) => a.level === 'warning')!.message).toBe(
       'journals: agents/*/journal.jsonl matched no file (if-no-files-found: warn)',
     );
-    const error = await onPr(dir, base, { journals, 'if-no-files-found': 'error' });
+    const error = await inPr(dir, base, { journals, 'if-no-files-found': 'error' });
     expect(error.code).toBe(1);
     expect(failureOf(error)).toBe('stepchain: verification failed: journals: agents/*/journal.jsonl matched no file');
-    const ignore = await onPr(dir, base, { journals, 'if-no-files-found': 'ignore' });
+    const ignore = await inPr(dir, base, { journals, 'if-no-files-found': 'ignore' });
     expect(ignore.code).toBe(0);
     expect(ignore.annotations).toEqual([]);
     // `none` switches a kind off without a warning.
-    const none = await onPr(dir, base, { receipts: 'none' });
+    const none = await inPr(dir, base, { receipts: 'none' });
     expect(none.annotations).toEqual([]);
 
     const empty = emptyRepo(path.join(tmp, `empty-${++n}`));
     writeFileSync(path.join(empty, 'README'), 'no agents here\n');
     const emptyBase = commitAll(empty, 'nothing');
-    const nothing = await onPr(empty, emptyBase);
+    const nothing = await inPr(empty, emptyBase);
     expect(nothing.code).toBe(0);
     expect(nothing.annotations.find((a) => a.level === 'warning')!.message).toMatch(/^nothing was checked: /);
     expect(nothing.summary).toContain('⚠️ nothing checked');
@@ -253,7 +259,7 @@ describe('if-no-files-found', () => {
 describe('export mode', () => {
   test('an empty signing-key (a missing secret) fails unless allow-unsigned is true', async () => {
     const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
-    const r = await runAction({
+    const r = await runInProcess({
       workspace: dir,
       scratch,
       inputs: { mode: 'export', 'signing-key': '', 'upload-artifact': 'false' },
@@ -261,7 +267,7 @@ describe('export mode', () => {
     expect(r.code).toBe(1);
     expect(failureOf(r)).toMatch(/^stepchain: input signing-key is empty .*set allow-unsigned: true/);
     expect(r.outputs['receipts']).toBeUndefined();
-    const unsigned = await runAction({
+    const unsigned = await runInProcess({
       workspace: dir,
       scratch,
       inputs: { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' },
@@ -285,7 +291,7 @@ describe('shards', () => {
     await gh.start();
     try {
       const env = { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` };
-      const full = await onPr(dir, base);
+      const full = await inPr(dir, base);
       const all = readReport(full.outputs['report']!)
         .items.map((i) => i.path)
         .sort();
@@ -326,7 +332,7 @@ describe('shards', () => {
       const partial = path.join(tmp, `partial-reports-${n}`);
       cpSync(gather, partial, { recursive: true });
       renameSync(path.join(gather, 'stepchain-report-2'), path.join(tmp, `moved-${n}`));
-      const missing = await onPr(dir, base, { mode: 'gather' });
+      const missing = await inPr(dir, base, { mode: 'gather' });
       expect(missing.code).toBe(1);
       expect(missing.stdout).toContain('FAULT .: shard 3 of 4 sent no report');
     } finally {

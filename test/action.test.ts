@@ -2,7 +2,10 @@
  * The packaged Action (dist/index.js, run `npm run build` first) in a child
  * process, as a runner starts it, against real git repositories with a base
  * branch and a PR branch and a synthesized pull_request event. The REST API and
- * the artifact service are local HTTP servers.
+ * the artifact service are local HTTP servers. The tests about the check's
+ * verdicts (faults, annotations, inputs) run the Action's `run()` in this
+ * process (`inPr`, helpers/action-in-process.ts) with the same assertions; a
+ * clean pass, a bad input and GitHub's services run the bundle.
  */
 import { createPrivateKey } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -22,9 +25,11 @@ import {
   unzip,
   type ActionResult,
 } from './helpers/action';
+import { inProcessOnPr, runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
 const { tmp, scratch, scenario, onPr } = actionTestBed('stepchain-action-');
+const inPr = inProcessOnPr(scratch);
 let n = 0;
 
 const ALICE = '.sdd/runtime/journal/alice/000000.jsonl';
@@ -82,7 +87,7 @@ describe('verify mode on a pull request', () => {
     lines[2] = lines[2]!.replace('x result 2', 'x result 2 (edited)');
     writeFileSync(file, lines.join('\n'));
     commitAll(dir, 'tamper');
-    const r = await onPr(dir, base);
+    const r = await inPr(dir, base);
     expect(r.code).toBe(1);
     expectNoStack(r);
     const hash = r.annotations.find((a) => a.title === 'stepchain: step_hash_mismatch');
@@ -104,7 +109,7 @@ describe('verify mode on a pull request', () => {
     expect(JSON.parse(r.outputs['heads']!)).not.toHaveProperty('alice');
 
     // journals: a glob that matches only bob leaves alice unchecked (also for append-only).
-    const narrowed = await onPr(dir, base, { journals: '.sdd/runtime/journal/bob/*.jsonl' });
+    const narrowed = await inPr(dir, base, { journals: '.sdd/runtime/journal/bob/*.jsonl' });
     expect(narrowed.code).toBe(0);
     expect(narrowed.outputs['verified']).toBe('1');
   });
@@ -119,7 +124,7 @@ describe('verify mode on a pull request', () => {
     expect(readFileSync(file).subarray(0, 100)).toEqual(before.subarray(0, 100));
     expect(verifyJournalFile(file).ok).toBe(true);
     commitAll(dir, 'rewrite history');
-    const r = await onPr(dir, base);
+    const r = await inPr(dir, base);
     expect(r.code).toBe(1);
     expectNoStack(r);
     const errors = r.annotations.filter((a) => a.level === 'error' && a.file !== undefined);
@@ -129,7 +134,7 @@ describe('verify mode on a pull request', () => {
     expect(failureOf(r)).toContain('agent alice: history rewritten from seq 2');
 
     // The same PR with the check switched off passes.
-    const off = await onPr(dir, base, { 'append-only': 'false' });
+    const off = await inPr(dir, base, { 'append-only': 'false' });
     expect(off.code).toBe(0);
     expect(off.summary).toContain('append-only not checked');
   });
@@ -141,7 +146,7 @@ describe('verify mode on a pull request', () => {
     writeFileSync(file, `${lines.slice(0, 3).join('\n')}\n`);
     rmSync(path.join(dir, '.sdd/runtime/journal/bob'), { recursive: true });
     commitAll(dir, 'truncate alice, delete bob');
-    const r = await onPr(dir, base);
+    const r = await inPr(dir, base);
     expect(r.code).toBe(1);
     const trunc = r.annotations.find((a) => a.title === 'stepchain: history_truncated');
     expect(trunc).toMatchObject({ file: ALICE, line: 3 });
@@ -159,7 +164,7 @@ describe('verify mode on a pull request', () => {
     const clone = path.join(tmp, `clone-${++n}`);
     git(tmp, ['clone', '-q', '--depth=1', '--branch', 'pr', `file://${dir}`, clone]);
     expect(() => git(clone, ['cat-file', '-e', `${base}^{commit}`])).toThrow();
-    const r = await onPr(clone, base);
+    const r = await inPr(clone, base);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Fetched the base commit ${base}`);
     expect(git(clone, ['cat-file', '-t', base])).toBe('commit');
@@ -173,15 +178,15 @@ describe('verify mode on a pull request', () => {
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice }));
     const base = commitAll(dir, 'base journals and pinned heads');
     git(dir, ['checkout', '-q', '-b', 'pr']);
-    const ok = await onPr(dir, base, { 'expected-heads': 'heads.json' });
+    const ok = await inPr(dir, base, { 'expected-heads': 'heads.json' });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`Pinned heads from heads.json at the base commit ${base.slice(0, 12)}`);
     // The PR rewrites the pins to match a rewritten journal: the base's pins still hold the line.
     writeFileSync(path.join(dir, 'heads.json'), JSON.stringify({ alice: 'a'.repeat(64) }));
     commitAll(dir, 'the PR edits the pins');
-    const pinned = await onPr(dir, base, { 'expected-heads': 'heads.json' });
+    const pinned = await inPr(dir, base, { 'expected-heads': 'heads.json' });
     expect(pinned.code).toBe(0);
-    const bad = await runAction({
+    const bad = await runInProcess({
       workspace: dir,
       scratch,
       event: pr(dir, base),
@@ -203,12 +208,12 @@ describe('verify mode on a pull request', () => {
       { env: { ...env, STEPCHAIN_DETERMINISTIC_SEED: '42' } },
     );
     commitAll(dir, 'a run with a flagged mutation');
-    const r = await onPr(dir, base);
+    const r = await inPr(dir, base);
     expect(r.code).toBe(1);
     const flagged = r.annotations.find((a) => a.title === 'stepchain: flagged_mutation');
     expect(flagged).toMatchObject({ level: 'error', file: '.sdd/runs/run-1/journal.jsonl', line: 2 });
     expect(flagged!.message).toContain('run run-1');
-    const warn = await onPr(dir, base, { 'fail-on-flagged-mutations': 'false' });
+    const warn = await inPr(dir, base, { 'fail-on-flagged-mutations': 'false' });
     expect(warn.code).toBe(0);
     expect(warn.annotations.find((a) => a.title === 'stepchain: flagged_mutation')).toMatchObject({
       level: 'warning',
@@ -234,14 +239,14 @@ describe('verify mode on a pull request', () => {
     git(dir, ['merge', '-q', '--no-edit', 'main']);
     expect(keyBase).not.toBe(base2);
 
-    const untrusted = await onPr(dir, base2, { 'public-keys': other.publicKeyPem });
+    const untrusted = await inPr(dir, base2, { 'public-keys': other.publicKeyPem });
     expect(untrusted.code).toBe(1);
     expect(untrusted.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
       level: 'error',
       title: 'stepchain: signature_invalid',
     });
 
-    const trusted = await runAction({
+    const trusted = await runInProcess({
       workspace: dir,
       scratch,
       event: pr(dir, base2),
@@ -256,7 +261,7 @@ describe('verify mode on a pull request', () => {
     );
 
     // One meaning of "signed": a signature nobody checked is never a green check.
-    const none = await onPr(dir, base2);
+    const none = await inPr(dir, base2);
     expect(none.code).toBe(1);
     expect(none.annotations.find((a) => a.file === 'receipts/alice.receipt.tar')).toMatchObject({
       level: 'error',
@@ -264,7 +269,7 @@ describe('verify mode on a pull request', () => {
     });
 
     // receipts: '' would take the default; a glob that matches nothing switches receipts off.
-    const off = await onPr(dir, base2, { 'public-keys': other.publicKeyPem, receipts: 'none/*.tar' });
+    const off = await inPr(dir, base2, { 'public-keys': other.publicKeyPem, receipts: 'none/*.tar' });
     expect(off.code).toBe(0);
   });
 

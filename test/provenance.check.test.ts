@@ -7,6 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runJournalFile } from '../src/runs';
 import { pullRequestEvent, requireBuiltAction, runAction } from './helpers/action';
+import { runInProcess } from './helpers/action-in-process';
 import { cli, expectNoStack } from './helpers/cli';
 import { git, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
@@ -204,7 +205,8 @@ describe('the Action, run as a runner runs it, on the pull request from a fresh 
     ]);
     expect(rows[2]).toContain(`| agent-1 | 0 | <code>${hashes[0]!.slice(0, 12)}</code> |`);
 
-    const w = await runAction({ workspace: clone, scratch, event });
+    // The default policy's verdict: the Action's run() in this process (the bundle ran above).
+    const w = await runInProcess({ workspace: clone, scratch, event });
     expect(w.code).toBe(0);
     expect(
       w.annotations.filter((a) => a.title === 'stepchain: unrecorded_change').map((a) => [a.level, a.file]),

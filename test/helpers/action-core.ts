@@ -32,6 +32,8 @@ export interface CoreRecord {
   debug: string[];
   secrets: string[];
   summary: string;
+  /** setFailed, error and warning calls in the order made (as their `::error`/`::warning` lines would be). */
+  commands: { level: 'error' | 'warning'; call: AnnotationCall }[];
 }
 
 const fresh = (): CoreRecord => ({
@@ -43,6 +45,7 @@ const fresh = (): CoreRecord => ({
   debug: [],
   secrets: [],
   summary: '',
+  commands: [],
 });
 
 let inputs = new Map<string, string>();
@@ -84,9 +87,21 @@ export const core = {
   setOutput: (name: string, value: unknown): void => {
     record.outputs[name] = typeof value === 'string' ? value : JSON.stringify(value);
   },
-  setFailed: (message: string | Error): void => void record.failed.push(annotation(message).message),
-  error: (message: string | Error, props?: Props): void => void record.errors.push(annotation(message, props)),
-  warning: (message: string | Error, props?: Props): void => void record.warnings.push(annotation(message, props)),
+  setFailed: (message: string | Error): void => {
+    const call = annotation(message);
+    record.failed.push(call.message);
+    record.commands.push({ level: 'error', call });
+  },
+  error: (message: string | Error, props?: Props): void => {
+    const call = annotation(message, props);
+    record.errors.push(call);
+    record.commands.push({ level: 'error', call });
+  },
+  warning: (message: string | Error, props?: Props): void => {
+    const call = annotation(message, props);
+    record.warnings.push(call);
+    record.commands.push({ level: 'warning', call });
+  },
   info: (line: string): void => void record.log.push(line),
   debug: (line: string): void => void record.debug.push(line),
   summary,
