@@ -63,10 +63,10 @@ export function launcherSource(programs, { packed = [] } = {}) {
   // program named in `packed` is carried compressed (packProgram).
   const carriedOrder = ['main', 'verify', 'hook'];
   const blocks = carriedOrder.map((name) =>
-    packed.includes(name) ? packProgram(programs[name]) : { ...commentBody(programs[name]), textLength: 0 },
+    packed.includes(name) ? packProgram(programs[name]) : { ...commentBody(programs[name]), textLength: -1 },
   );
   // Where each program's text starts, counted back from the file's end, its length (bytes: pure ASCII), its escape
-  // and, for a packed one, the length of the text it unpacks to (0: carried as it is).
+  // and, for a packed one, the length of the text it unpacks to (-1: carried as it is).
   const spans = [];
   let back = 0;
   for (const b of blocks) {
@@ -100,7 +100,7 @@ function carried(k) {
       for (let n = -1; got < all.length && n !== 0; got += n) n = fs.readSync(fd, all, got, all.length - got, at + got);
     if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || all.toString('latin1', length + 2) !== '*/\\n') damaged();
     const bytes = all.subarray(2, length + 2);
-    if (textLength > 0) {
+    if (textLength >= 0) {
       // Packed (brotli, base64): the text is what it unpacks to, of the length the build wrote down.
       let text;
       try {
