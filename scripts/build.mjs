@@ -144,11 +144,14 @@ async function nccBundle(e) {
     })
   ).code;
   if (e.launcher)
-    code = launcherSource({
-      main: code,
-      hook: await bundleEntry(root, 'hook'),
-      verify: await bundleEntry(root, 'verify'),
-    });
+    code = launcherSource(
+      {
+        main: code,
+        hook: await bundleEntry(root, 'hook'),
+        verify: await bundleEntry(root, 'verify'),
+      },
+      { packed: ['main'] },
+    );
   else if (e.shebang) code = `#!/usr/bin/env node\n${code}`;
   writeFileSync(path.join(root, e.out), code);
   if (e.shebang) chmodSync(path.join(root, e.out), 0o755);

@@ -36,14 +36,20 @@ function viaBin(argv: string[], extra: string[] = []) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The length of the whole CLI's text (what `--version` compiles): the bin carries it packed, so not the bin's size. */
+function wholeCli(): number {
+  const r = viaBin(['--version'], ['-r', preload]);
+  return Math.max(...[...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1])));
+}
+
 describe('the verify entry', () => {
   test('a verify compiles only the verify program (a small part of the bin)', () => {
-    const bin = readFileSync(cliPath).length;
+    const whole = wholeCli();
     const r = viaBin(['verify', good], ['-r', preload]);
     expect(r.code).toBe(0);
     const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
     expect(sizes).toHaveLength(1);
-    expect(sizes[0]).toBeLessThan(bin / 4);
+    expect(sizes[0]).toBeLessThan(whole / 4);
     expect(r.stdout).toMatch(/^OK .*5 steps/);
   });
 
@@ -87,12 +93,12 @@ describe('the verify entry runs receipt verify too (no keyless check: the Sigsto
   at('b.tar.sigstore.json', '{}');
 
   test('a receipt verify compiles only the verify program', () => {
-    const bin = readFileSync(cliPath).length;
+    const whole = wholeCli();
     const r = viaBin(['receipt', 'verify', plain, '--public-key', pub], ['-r', preload]);
     expect(r.code).toBe(0);
     const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
     expect(sizes).toHaveLength(1);
-    expect(sizes[0]).toBeLessThan(bin / 4);
+    expect(sizes[0]).toBeLessThan(whole / 4);
     expect(r.stdout).toMatch(/^OK .*5 steps/);
   });
 
@@ -102,7 +108,7 @@ describe('the verify entry runs receipt verify too (no keyless check: the Sigsto
       ['-r', preload],
     );
     const sizes = [...r.stderr.matchAll(/^compiled (\d+)$/gm)].map((m) => Number(m[1]));
-    expect(Math.max(...sizes)).toBeGreaterThan(readFileSync(cliPath).length / 4);
+    expect(Math.max(...sizes)).toBeGreaterThan(wholeCli() / 4);
   });
 
   test.each([

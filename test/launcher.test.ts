@@ -15,7 +15,7 @@ const tmp = tempDir('stepchain-launcher-');
 let n = 0;
 
 /** A bin of the three programs, each printing `texts[name]` (a string literal of its source) when it runs. */
-function launcher(texts: { main: string; verify: string; hook: string }): string {
+function launcher(texts: { main: string; verify: string; hook: string }, packed: string[] = []): string {
   const print = (s: string) => `process.stdout.write(${JSON.stringify(s)});`;
   const programs = {
     main: `${print(texts.main)}\n`,
@@ -32,7 +32,7 @@ function launcher(texts: { main: string; verify: string; hook: string }): string
       '-e',
       `import { launcherSource } from ${JSON.stringify(path.join(repoRoot, 'scripts', 'build-launcher.mjs'))};
        import { readFileSync } from 'node:fs';
-       process.stdout.write(launcherSource(JSON.parse(readFileSync(${JSON.stringify(input)}, 'utf8'))));`,
+       process.stdout.write(launcherSource(JSON.parse(readFileSync(${JSON.stringify(input)}, 'utf8')), { packed: ${JSON.stringify(packed)} }));`,
     ],
     { encoding: 'latin1' },
   );
@@ -80,6 +80,32 @@ describe('the launcher', () => {
       }),
       { numRuns: 12 },
     );
+  });
+
+  test('a packed program (the whole CLI in the bin) runs exactly its text; one that does not unpack to it is refused', () => {
+    fc.assert(
+      fc.property(tricky, tricky, tricky, (main, verify, hook) => {
+        const bin = launcher({ main, verify, hook }, ['main', 'verify']);
+        expect(run(bin, ['hook', 'take'])).toBe(hook);
+        expect(run(bin, ['verify'])).toBe(verify);
+        expect(run(bin, ['show'])).toBe(main);
+      }),
+      { numRuns: 8 },
+    );
+    const bin = launcher({ main: 'main AAAA'.repeat(50), verify: 'verify', hook: 'hook' }, ['main']);
+    expect(run(bin, ['show'])).toBe('main AAAA'.repeat(50));
+    // The packed bytes replaced in place by others of the same length: not the text the build carried; refused.
+    const source = readFileSync(bin, 'latin1');
+    expect(source.includes('main AAAA')).toBe(false); // packed: nothing of the text is in the bin as it is
+    const last = source.lastIndexOf('/*');
+    writeFileSync(bin, source.slice(0, last + 2) + 'Q'.repeat(source.length - last - 5) + source.slice(-3), 'latin1');
+    const r = spawnSync(process.execPath, [bin, 'show'], {
+      env: { ...process.env, STEPCHAIN_CODE_CACHE: 'off' },
+      encoding: 'latin1',
+    });
+    expect({ code: r.status, stdout: r.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(r.stderr).toContain('damaged');
+    expect(run(bin, ['hook', 'take'])).toBe('hook');
   });
 
   test('a bin edited in place runs what it holds, never code cached from what it held; bytes added at its end are refused', () => {
