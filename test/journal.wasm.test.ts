@@ -455,6 +455,36 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     expect(accepted).toBe(jsAccepted);
     expect(accepted).toBeGreaterThan(100);
   });
+
+  it('a block ends where it ends: a row cut at any byte is not taken, though the rest of it follows in memory', () => {
+    // The scanner reads a byte without a bounds check and relies on the zeros it writes at the block end; the
+    // bytes that followed the cut (the rest of the row, as a file read block by block leaves them) are never read.
+    const w = scanner!;
+    const rows = [
+      baseLines[1]!,
+      withToolCall(`{"a":[1,{"b":[2,{"c":"x"}],"z":3}],"n":-1.25e-06,"q":0.30000000000000004}`),
+      withTs('1796199133.3333333'),
+    ];
+    const rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined, stored: -1 };
+    for (const line of rows) {
+      const bytes = Buffer.from(`${line}\n${line}\n`, 'latin1');
+      for (let cut = 1; cut <= line.length; cut++) {
+        bytes.copy(w.mem, w.data);
+        w.start(cut);
+        expect(w.batch()).toBe(1);
+        w.record(0, undefined, rec);
+        expect({ start: rec.start - w.data, end: rec.end - w.data, terminated: rec.terminated }).toEqual({
+          start: 0,
+          end: cut,
+          terminated: false,
+        });
+        // Taken only whole (a last line without its newline), as fastRow takes it.
+        const js = fastRow(line, 0, cut, undefined, []);
+        expect(rec.row).toEqual(js);
+        expect(rec.row === undefined).toBe(cut < line.length);
+      }
+    }
+  });
 });
 
 const mutations: ((l: string) => string)[] = [

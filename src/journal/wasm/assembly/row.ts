@@ -100,7 +100,7 @@ export function scanRow(a: i32): i32 {
   i += 80;
   if (!lit(i, ',"model":')) return FAIL;
   i = scanValue(i + 9, 0);
-  if (i < 0 || !lit(i, ',"prev_hash":"') || ch(i + 78) != 0x22 || !hexAt(i + 14)) return FAIL;
+  if (i < 0 || !lit(i, ',"prev_hash":"') || !hexAt(i + 14) || ch(i + 78) != 0x22) return FAIL;
   fPrev = i + 14;
   i += 79;
   if (!lit(i, ',"prompt":')) return FAIL;
@@ -119,7 +119,7 @@ export function scanRow(a: i32): i32 {
   }
   if (i == seqStart || i - seqStart > 15) return FAIL;
   fSeq = seq;
-  if (!lit(i, ',"step_hash":"') || ch(i + 78) != 0x22 || !hexAt(i + 14)) return FAIL;
+  if (!lit(i, ',"step_hash":"') || !hexAt(i + 14) || ch(i + 78) != 0x22) return FAIL;
   fStored = i + 14;
   i += 79;
   if (!lit(i, ',"tool_call":')) return FAIL;
