@@ -245,6 +245,23 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
       withToolCall(`${'{"a":'.repeat(513)}1${'}'.repeat(513)}`),
       withToolCall(`${'{"a":'.repeat(514)}1${'}'.repeat(514)}`),
       withToolCall(`${'['.repeat(5000)}`),
+      // Objects and arrays mixed to the limit, and each object's keys ordered against its own previous key
+      // once the values nested inside it are closed.
+      withToolCall(`${'{"a":['.repeat(256)}1${']}'.repeat(256)}`),
+      withToolCall(`${'{"a":['.repeat(256)}{}${']}'.repeat(256)}`),
+      withToolCall(`${'{"a":['.repeat(257)}1${']}'.repeat(257)}`),
+      withToolCall('{"a":{"c":1},"b":2}'),
+      withToolCall('{"b":{"a":1},"a":2}'),
+      withToolCall('{"a":[{"z":1},{"a":2}],"b":[[],{}],"c":{"b":{"a":[]}},"d":{}}'),
+      withToolCall('{"a":[{"z":1},{"a":2}],"b":[[],{}],"c":{"b":{"a":[]}},"c":{}}'),
+      withToolCall('{"a":[{"b":1,"a":2}]}'),
+      withToolCall('[{"a":1},{"a":1,"a":2}]'),
+      withToolCall('{"a":{"b":1},"a\\u00e9":{"z":1},"b":{"c":2}}'),
+      withToolCall('{"a":[1,]}'),
+      withToolCall('{"a":[1}'),
+      withToolCall('{"a":{"b":1]}'),
+      withToolCall('{"a":1,}'),
+      withToolCall('[{]'),
       baseLines[1]!.replace('"blob_refs":[', '"blob_refs":["x",'),
       baseLines[1]!.replace('"blob_refs":["', '"blob_refs":["A'),
       baseLines[1]!.replace(/"prev_hash":"./, '"prev_hash":"Z'),
@@ -454,6 +471,36 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     const { accepted, jsAccepted } = agreeLineByLine(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
     expect(accepted).toBe(jsAccepted);
     expect(accepted).toBeGreaterThan(100);
+  });
+
+  it('a block ends where it ends: a row cut at any byte is not taken, though the rest of it follows in memory', () => {
+    // The scanner reads a byte without a bounds check and relies on the zeros it writes at the block end; the
+    // bytes that followed the cut (the rest of the row, as a file read block by block leaves them) are never read.
+    const w = scanner!;
+    const rows = [
+      baseLines[1]!,
+      withToolCall(`{"a":[1,{"b":[2,{"c":"x"}],"z":3}],"n":-1.25e-06,"q":0.30000000000000004}`),
+      withTs('1796199133.3333333'),
+    ];
+    const rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined, stored: -1 };
+    for (const line of rows) {
+      const bytes = Buffer.from(`${line}\n${line}\n`, 'latin1');
+      for (let cut = 1; cut <= line.length; cut++) {
+        bytes.copy(w.mem, w.data);
+        w.start(cut);
+        expect(w.batch()).toBe(1);
+        w.record(0, undefined, rec);
+        expect({ start: rec.start - w.data, end: rec.end - w.data, terminated: rec.terminated }).toEqual({
+          start: 0,
+          end: cut,
+          terminated: false,
+        });
+        // Taken only whole (a last line without its newline), as fastRow takes it.
+        const js = fastRow(line, 0, cut, undefined, []);
+        expect(rec.row).toEqual(js);
+        expect(rec.row === undefined).toBe(cut < line.length);
+      }
+    }
   });
 });
 

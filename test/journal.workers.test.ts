@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { Journal } from '../src/journal';
 import {
+  CHUNK_IDLE_TAG,
   CHUNK_JOB_TAG,
+  prestartChunkWorkers,
+  releasePrestarted,
   scanSlices,
   setChunkWorkerEntry,
   type ChunkJob,
@@ -50,10 +53,16 @@ function alone(options: ChunkOptions): ChunkSummary[] {
   return walk(options);
 }
 
-afterEach(() => setChunkWorkerEntry(undefined));
+afterEach(() => {
+  releasePrestarted();
+  setChunkWorkerEntry(undefined);
+});
 
-/** Runs the bundled worker program alone on a job of `slices` (this thread takes none), as walkRanges starts it. */
-function workerAlone(slices: [number, number][], options: ChunkOptions): Promise<ChunkReply> {
+/**
+ * Runs the bundled worker program alone on a job of `slices` (this thread takes none), as walkRanges starts it, or
+ * (`ahead`) started before its job, which it is then sent, as a thread prestartChunkWorkers started takes it.
+ */
+function workerAlone(slices: [number, number][], options: ChunkOptions, ahead = false): Promise<ChunkReply> {
   const shared = new SharedArrayBuffer(bytes.length);
   Buffer.from(shared).set(bytes);
   const done = new SharedArrayBuffer(4);
@@ -69,7 +78,10 @@ function workerAlone(slices: [number, number][], options: ChunkOptions): Promise
     done,
     port: port2,
   };
-  const worker = new Worker(CHUNK_WORKER_SOURCE, { eval: true, workerData: job, transferList: [port2] });
+  const worker = ahead
+    ? new Worker(CHUNK_WORKER_SOURCE, { eval: true, workerData: { tag: CHUNK_IDLE_TAG, wasm: wasmModule() } })
+    : new Worker(CHUNK_WORKER_SOURCE, { eval: true, workerData: job, transferList: [port2] });
+  if (ahead) worker.postMessage(job, [port2]);
   return new Promise((resolve, reject) => {
     worker.on('error', reject);
     worker.on('exit', () => {
@@ -95,6 +107,34 @@ describe('verification worker threads', () => {
     }
   });
 
+  it('started ahead of its job, the bundled worker program walks the job it is sent as the calling thread would', async () => {
+    for (const options of [{ strict: false }, { strict: true, collectRefs: true }, { strict: false, wasm: false }]) {
+      const want = alone(options);
+      const reply = await workerAlone(
+        want.map((s) => [s.start, s.end]),
+        options,
+        true,
+      );
+      expect(reply.error).toBeUndefined();
+      expect(reply.results.map(([k]) => k).sort()).toEqual([0, 1, 2]);
+      for (const [k, summary] of reply.results) expect(summary).toEqual(want[k]);
+    }
+  });
+
+  it('threads started ahead (ready or still starting, or none for a small journal) give the same slices', () => {
+    for (const options of [{ strict: false }, { strict: true, collectRefs: true }, { strict: false, wasm: false }]) {
+      const want = alone(options);
+      setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
+      for (const wait of [0, 300]) {
+        prestartChunkWorkers(bytes.length, env);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait); // let them start, or not
+        expect(walk(options)).toEqual(want);
+      }
+      prestartChunkWorkers(bytes.length, { ...env, STEPCHAIN_PARALLEL_MIN_BYTES: String(bytes.length + 1) });
+      expect(walk(options)).toEqual(want);
+    }
+  });
+
   it('running the bundled worker program, slices come out as the calling thread walks them', () => {
     for (const options of [{ strict: false }, { strict: true, collectRefs: true }, { strict: false, wasm: false }]) {
       const want = alone(options);
@@ -108,6 +148,10 @@ describe('verification worker threads', () => {
     const want = alone({ strict: false });
     for (const broken of ['throw new Error("this worker cannot start")', 'this is not JavaScript {']) {
       setChunkWorkerEntry({ source: broken });
+      expect(walk({ strict: false })).toEqual(want);
+      // Started ahead: the job it is sent is never taken, and never waited for.
+      prestartChunkWorkers(bytes.length, env);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
       expect(walk({ strict: false })).toEqual(want);
     }
   });

@@ -1,9 +1,12 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { verifyCommand } from './commands/verify';
 import { receiptVerifyWith } from './commands/receipt-verify-command';
 import { parseArgs } from './args';
 import { runWholeCommandLine } from './small-entry';
-import { setChunkWorkerEntry } from '../journal/parallel';
+import { prestartChunkWorkers, setChunkWorkerEntry } from '../journal/parallel';
 import { CHUNK_WORKER_SOURCE } from '../journal/worker/source.generated';
+import { JOURNAL_FILE, journalDir } from '../journal/layout';
 
 /**
  * The verify entry: the program `dist/cli.js` runs for `stepchain verify` and `stepchain receipt verify`, checks
@@ -17,7 +20,29 @@ export function runVerify(argv: string[]): boolean {
   if (argv[0] !== verifyCommand.name[0] || verifyCommand.name.length !== 1) return false;
   // Verification worker threads run their own small script, carried here as text (as the whole CLI does).
   setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
+  // Its threads start now, so that their start overlaps this one's instead of following it.
+  prestartChunkWorkers(journalSizeHint(argv.slice(1)));
   return runWholeCommandLine(verifyCommand, argv.slice(1));
+}
+
+/**
+ * The size of the journal a verify command line names, as far as a glance tells: a path to a file or to a journal
+ * directory, or an agent id under --root or the current directory; 0 when it does not tell. Only a hint for when
+ * the walk's threads start (the command resolves its target itself, and a wrong guess costs time, never a result).
+ */
+function journalSizeHint(rest: string[]): number {
+  try {
+    const args = parseArgs(rest, verifyCommand.options, 'verify');
+    const target = args.positionals[0];
+    if (target === undefined) return 0;
+    const root = args.values.get('root') ?? '.';
+    const isPath = target.includes('/') || target.includes(path.sep) || target.endsWith('.jsonl');
+    const at = isPath ? target : path.join(journalDir(root, target), JOURNAL_FILE);
+    const st = statSync(at);
+    return st.isDirectory() ? statSync(path.join(at, JOURNAL_FILE)).size : st.size;
+  } catch {
+    return 0;
+  }
 }
 
 /** `receipt verify` without its keyless check: the Sigstore program (most of the whole CLI's bytes) is not here. */

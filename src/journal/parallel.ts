@@ -52,6 +52,13 @@ export interface ChunkJob {
 export type ChunkReply = { results: [number, ChunkSummary][]; error?: string };
 
 export const CHUNK_JOB_TAG = 'stepchain-journal-chunk';
+/** What a thread started before its job was known is handed (prestartChunkWorkers): it waits for one job. */
+export const CHUNK_IDLE_TAG = 'stepchain-journal-chunk-idle';
+export interface ChunkIdle {
+  tag: typeof CHUNK_IDLE_TAG;
+  /** The caller's compiled line scanner, instantiated while the thread waits. */
+  wasm?: unknown;
+}
 /** Below this a slice is not worth a thread's start-up (~30 ms). */
 const MIN_PARALLEL_BYTES = 8 * 1024 * 1024;
 /** Slices per thread when threads share the work, and the smallest slice worth a claim. */
@@ -66,14 +73,49 @@ export function setChunkWorkerEntry(entry: ChunkWorkerEntry | undefined): void {
   workerEntry = entry;
 }
 
-function startWorker(entry: ChunkWorkerEntry, job: ChunkJob, port: MessagePort): Worker {
-  const options = { workerData: job, transferList: [port], stdout: false, stderr: false };
+function startWorker(entry: ChunkWorkerEntry, job: ChunkJob | ChunkIdle, port?: MessagePort): Worker {
+  const options = { workerData: job, transferList: port === undefined ? [] : [port], stdout: false, stderr: false };
   const { Worker } = workerThreads();
   return typeof entry === 'string' ? new Worker(entry, options) : new Worker(entry.source, { ...options, eval: true });
 }
 
 export function isChunkJob(data: unknown): data is ChunkJob {
   return typeof data === 'object' && data !== null && (data as { tag?: unknown }).tag === CHUNK_JOB_TAG;
+}
+
+export function isChunkIdle(data: unknown): data is ChunkIdle {
+  return typeof data === 'object' && data !== null && (data as { tag?: unknown }).tag === CHUNK_IDLE_TAG;
+}
+
+/** Threads started ahead of their job, each taken by one walk (walkRanges) or ended. */
+const prestarted: Worker[] = [];
+
+/**
+ * Starts the worker threads a walk of a journal of about `bytes` will use (none when that is too few to share),
+ * before it is known what they will walk: a
+ * thread takes ~50 ms to start (Node's own start in it, then its script), which overlaps the caller's own
+ * start this way instead of following it (the verify entry calls this first thing). A walk that shares no
+ * work ends them (releasePrestarted); an unused one never keeps the process alive.
+ */
+export function prestartChunkWorkers(bytes: number, env: NodeJS.ProcessEnv = process.env): void {
+  if (workerEntry === undefined || prestarted.length > 0) return;
+  if (bytes < Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES)) return;
+  const idle: ChunkIdle = { tag: CHUNK_IDLE_TAG, wasm: env.STEPCHAIN_WASM === '0' ? undefined : wasmModule() };
+  for (let k = 1; k < threads(env); k++) {
+    try {
+      const worker = startWorker(workerEntry, idle);
+      worker.unref();
+      worker.on('error', () => undefined); // never used then: a walk starts its own
+      prestarted.push(worker);
+    } catch {
+      break;
+    }
+  }
+}
+
+/** Ends the threads started ahead that no walk took. */
+export function releasePrestarted(): void {
+  for (const w of prestarted.splice(0)) void w.terminate();
 }
 
 function walkSlice(
@@ -213,6 +255,7 @@ export function walkRanges(
     progress?.(done, total);
   };
   if (n === 1 || workerEntry === undefined) {
+    releasePrestarted();
     return work.map((w, k) => {
       const r = inline(k);
       report(w[1] - w[0]);
@@ -248,7 +291,10 @@ export function walkRanges(
       port: port2,
     };
     try {
-      const worker = startWorker(workerEntry!, job, port2);
+      // A thread started ahead (already past its start) takes the job as a message; else one starts with it.
+      const ready = prestarted.shift();
+      ready?.postMessage(job, [port2]);
+      const worker = ready ?? startWorker(workerEntry!, job, port2);
       worker.unref();
       // A thread that fails (it could not start, or died) is not fatal: the slices it took are walked here.
       worker.on('error', () => undefined);
@@ -258,6 +304,7 @@ export function walkRanges(
       break;
     }
   }
+  releasePrestarted(); // more than this walk shares work with
   const results: (ChunkSummary | undefined)[] = new Array<ChunkSummary | undefined>(work.length);
   // Progress counts slices taken by any thread once this one moves on (a taken slice is being walked).
   const takenBytes = (): number => {
@@ -285,7 +332,9 @@ export function walkRanges(
     }
     const msg = workerThreads().receiveMessageOnPort(j.port)?.message as ChunkReply | undefined;
     j.port.close();
-    void j.worker.terminate();
+    // A thread that answered ends on its own (ending it here kept this thread's loop ~5 ms longer, until its
+    // heap was torn down); one that did not is ended.
+    if (Atomics.load(flag, 0) === 0) void j.worker.terminate();
     for (const [k, summary] of msg?.results ?? []) results[k] = summary;
   }
   progress?.(total, total);

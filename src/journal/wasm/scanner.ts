@@ -100,6 +100,7 @@ export class WasmScanner {
     if (len <= this.cap) return;
     if (len > WASM_BLOCK_CAP) throw new RangeError(`block of ${len} bytes`);
     const cap = Math.min(WASM_BLOCK_CAP, Math.max(len, 2 * this.cap));
+    // 64 bytes of room after the largest block: the scanner writes zero bytes at a block's end (block.ts, GUARD).
     const scratch = align(this.data + cap + 64);
     const total = scratch + cap + 64;
     const have = this.x.memory.buffer.byteLength;

@@ -227,8 +227,9 @@ const REACH: i32 = 2;
  * False means "not shown here", not "no": the caller then asks JS.
  */
 export function shortestIs(D: u64, q: i32): bool {
-  // A first guess within a few doubles of the nearest one (three roundings at most).
-  let c = <f64>D;
+  // A first guess within a few doubles of the nearest one (three roundings at most). D < 10^17 < 2^63: converted
+  // as a signed integer, the same value in one instruction (an unsigned conversion is a branch and several).
+  let c = <f64>(<i64>D);
   if (q >= 0) c = q <= 308 ? c * pow10(q) : Infinity;
   else if (q >= -308) c = c / pow10(-q);
   else c = -q - 308 <= 308 ? c / 1e308 / pow10(-q - 308) : 0;

@@ -7,7 +7,7 @@
 // Safety: the float check reads only the digits of a token scanNumber found in the block (and the 8 bytes
 // ending at a run of them, all in the row, whose first 14 bytes precede any number).
 
-import { E, FAIL, ch, isDigit } from './block';
+import { E, FAIL, ch, isDigit, setEnd } from './block';
 import { shortestIs } from './float-repr';
 
 const MAX_INT_DIGITS: i32 = 4300;
@@ -151,7 +151,7 @@ const POW10_U64: usize = memory.data<u64>([
 
 /** Test hook: 1 when the scanner decides the float token [a, b) alone (E must cover it). */
 export function decideFloat(a: i32, b: i32): i32 {
-  E = b;
+  setEnd(b);
   // No room for spans: a token left to JS fails the scan (scan() sets these again).
   floatCap = 0;
   nFloats = 0;

@@ -9,63 +9,91 @@ import { escapedKeyLess, keyLess, sawEscape, shortString } from './strings';
 
 const MAX_DEPTH: i32 = 512;
 
-function scanValue(i: i32, depth: i32): i32 {
-  const c = ch(i);
-  // The most common values first: strings, then numbers.
-  if (c == 0x22) return shortString(i);
-  if (isDigit(c)) return unsignedAt(i, c);
-  if (c == 0x2d) {
-    if (isDigit(ch(i + 1))) return scanNumber(i);
-    return lit(i, '-Infinity') ? i + 9 : FAIL;
+/** Per open container (index: its depth): the previous key's span [PREV0, PREV1) of an object, -1 for an array. */
+const PREV0: usize = memory.data((MAX_DEPTH + 1) << 2);
+const PREV1: usize = memory.data((MAX_DEPTH + 1) << 2);
+/** Per open object: its previous key held an escape (1) or not (0). */
+const PREV_ESC: usize = memory.data(MAX_DEPTH + 1);
+
+/** The key at i (an object member's): ordered after the previous key of the object at depth d; the index after its `:`. */
+@inline function memberKey(i: i32, d: i32): i32 {
+  if (ch(i) != 0x22) return FAIL;
+  const k1 = shortString(i);
+  if (k1 < 0) return FAIL;
+  const escaped = sawEscape;
+  const at = <usize>d << 2;
+  const prev0 = load<i32>(PREV0 + at);
+  if (prev0 >= 0) {
+    const prev1 = load<i32>(PREV1 + at);
+    if (escaped || load<u8>(PREV_ESC + <usize>d) != 0) {
+      if (escapedKeyLess(prev0, prev1, i, k1) != 1) return FAIL;
+    } else if (!keyLess(prev0, prev1, i, k1)) return FAIL;
   }
-  if (c == 0x7b) {
-    if (depth > MAX_DEPTH) return FAIL;
-    let j = i + 1;
-    if (ch(j) == 0x7d) return j + 1;
-    let prev0 = -1;
-    let prev1 = -1;
-    let prevEscaped = false;
-    for (;;) {
-      if (ch(j) != 0x22) return FAIL;
-      const k1 = shortString(j);
-      if (k1 < 0) return FAIL;
-      const escaped = sawEscape;
-      if (prev0 >= 0) {
-        if (escaped || prevEscaped) {
-          if (escapedKeyLess(prev0, prev1, j, k1) != 1) return FAIL;
-        } else if (!keyLess(prev0, prev1, j, k1)) return FAIL;
+  store<i32>(PREV0 + at, i);
+  store<i32>(PREV1 + at, k1);
+  store<u8>(PREV_ESC + <usize>d, escaped ? 1 : 0);
+  return ch(k1) == 0x3a ? k1 + 1 : FAIL;
+}
+
+/**
+ * The JSON value at i, canonical: the index after it, or FAIL. One loop over the value's bytes, the containers
+ * open around the current one kept in PREV0/PREV1 by depth (no call per value: a nested value costs what its
+ * bytes do); a container opened deeper than MAX_DEPTH fails.
+ */
+function scanValue(i: i32): i32 {
+  let d = 0; // containers open
+  for (;;) {
+    // A value at i.
+    const c = ch(i);
+    if (c == 0x22) i = shortString(i);
+    else if (isDigit(c)) i = unsignedAt(i, c);
+    else if (c == 0x7b || c == 0x5b) {
+      if (d > MAX_DEPTH) return FAIL;
+      const close = c + 2; // } or ]
+      if (ch(i + 1) == close) i += 2;
+      else if (c == 0x5b) {
+        store<i32>(PREV0 + (<usize>d << 2), -1);
+        d++;
+        i++;
+        continue;
+      } else {
+        store<i32>(PREV0 + (<usize>d << 2), -1);
+        i = memberKey(i + 1, d);
+        if (i < 0) return FAIL;
+        d++;
+        continue;
       }
-      prev0 = j;
-      prev1 = k1;
-      prevEscaped = escaped;
-      if (ch(k1) != 0x3a) return FAIL;
-      j = scanValue(k1 + 1, depth + 1);
-      if (j < 0) return FAIL;
-      const d = ch(j);
-      if (d == 0x7d) return j + 1;
-      if (d != 0x2c) return FAIL;
-      j++;
-    }
-  }
-  if (c == 0x5b) {
-    if (depth > MAX_DEPTH) return FAIL;
-    let j = i + 1;
-    if (ch(j) == 0x5d) return j + 1;
+    } else if (c == 0x2d) {
+      if (isDigit(ch(i + 1))) i = scanNumber(i);
+      else i = lit(i, '-Infinity') ? i + 9 : FAIL;
+    } else if (c == 0x6e) i = lit(i, 'null') ? i + 4 : FAIL;
+    else if (c == 0x74) i = lit(i, 'true') ? i + 4 : FAIL;
+    else if (c == 0x66) i = lit(i, 'false') ? i + 5 : FAIL;
+    else if (c == 0x4e) i = lit(i, 'NaN') ? i + 3 : FAIL;
+    else if (c == 0x49) i = lit(i, 'Infinity') ? i + 8 : FAIL;
+    else return FAIL;
+    if (i < 0) return FAIL;
+    // What follows a value: the containers it closes, then a separator and the next member.
     for (;;) {
-      j = scanValue(j, depth + 1);
-      if (j < 0) return FAIL;
-      const d = ch(j);
-      if (d == 0x5d) return j + 1;
-      if (d != 0x2c) return FAIL;
-      j++;
+      if (d == 0) return i;
+      const t = d - 1;
+      const isObject = load<i32>(PREV0 + (<usize>t << 2)) >= 0;
+      const e = ch(i);
+      if (e == (isObject ? 0x7d : 0x5d)) {
+        d = t;
+        i++;
+        continue;
+      }
+      if (e != 0x2c) return FAIL;
+      i++;
+      if (isObject) {
+        i = memberKey(i, t);
+        if (i < 0) return FAIL;
+      }
+      break;
     }
   }
-  if (c == 0x6e) return lit(i, 'null') ? i + 4 : FAIL;
-  if (c == 0x74) return lit(i, 'true') ? i + 4 : FAIL;
-  if (c == 0x66) return lit(i, 'false') ? i + 5 : FAIL;
-  if (c == 0x4e) return lit(i, 'NaN') ? i + 3 : FAIL;
-  if (c == 0x49) return lit(i, 'Infinity') ? i + 8 : FAIL;
-  return FAIL;
+  return FAIL; // not reached
 }
 
 /** Fields of the line being scanned, for its record. */
@@ -99,12 +127,12 @@ export function scanRow(a: i32): i32 {
   fP1 = i + 1;
   i += 80;
   if (!lit(i, ',"model":')) return FAIL;
-  i = scanValue(i + 9, 0);
-  if (i < 0 || !lit(i, ',"prev_hash":"') || ch(i + 78) != 0x22 || !hexAt(i + 14)) return FAIL;
+  i = scanValue(i + 9);
+  if (i < 0 || !lit(i, ',"prev_hash":"') || !hexAt(i + 14) || ch(i + 78) != 0x22) return FAIL;
   fPrev = i + 14;
   i += 79;
   if (!lit(i, ',"prompt":')) return FAIL;
-  i = scanValue(i + 10, 0);
+  i = scanValue(i + 10);
   if (i < 0 || !lit(i, ',"seq":')) return FAIL;
   fP1End = i;
   i += 7;
@@ -119,14 +147,14 @@ export function scanRow(a: i32): i32 {
   }
   if (i == seqStart || i - seqStart > 15) return FAIL;
   fSeq = seq;
-  if (!lit(i, ',"step_hash":"') || ch(i + 78) != 0x22 || !hexAt(i + 14)) return FAIL;
+  if (!lit(i, ',"step_hash":"') || !hexAt(i + 14) || ch(i + 78) != 0x22) return FAIL;
   fStored = i + 14;
   i += 79;
   if (!lit(i, ',"tool_call":')) return FAIL;
   fP2 = i + 1;
-  i = scanValue(i + 13, 0);
+  i = scanValue(i + 13);
   if (i < 0 || !lit(i, ',"tool_result":')) return FAIL;
-  i = scanValue(i + 15, 0);
+  i = scanValue(i + 15);
   if (i < 0 || !lit(i, ',"ts":')) return FAIL;
   fP2End = i;
   i = scanNumber(i + 6);

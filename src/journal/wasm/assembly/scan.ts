@@ -15,14 +15,14 @@
 // digits, float-repr.ts for 16-17 of them); the spans of those not shown to be Python's repr are
 // recorded and JS checks them (isPythonFloatRepr).
 //
-// Safety: every byte read goes through `ch`, which returns 0x100 (matched by no
-// rule) at or past the block end; SIMD loads and copies are guarded by explicit
-// bounds; the float check reads only the digits of a token scanNumber found in
+// Safety: the block is followed by zero bytes scan() writes (block.ts: `ch`, a
+// byte read, needs no bounds check of its own); SIMD loads and copies are guarded
+// by explicit bounds; the float check reads only the digits of a token scanNumber found in
 // the block (and the 8 bytes ending at a run of them, all in the row, whose
 // first 14 bytes precede any number). Every loop advances through the block, so
 // the work is linear.
 
-import { E, fillHex, hexReady } from './block';
+import { E, fillHex, hexReady, setEnd } from './block';
 import { floatBase, floatCap, floatOverflow, nFloats } from './numbers';
 import { fP1, fP1End, fP2, fP2End, fPrev, fRefs, fSeq, fStored, scanRow } from './row';
 
@@ -96,7 +96,7 @@ function lineEnd(i: i32): i32 {
  */
 export function scan(from: i32, end: i32, rec: i32, maxRecs: i32, scratch: i32, scratchCap: i32, floats: i32, maxFloats: i32): i32 {
   if (!hexReady) fillHex();
-  E = end;
+  setEnd(end);
   floatBase = floats;
   floatCap = maxFloats;
   nFloats = 0;

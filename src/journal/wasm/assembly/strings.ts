@@ -105,16 +105,17 @@ export function scanString(i: i32): i32 {
   const p = i + 1;
   if (p >= 0 && p <= E - 16) {
     const v = v128.load(<usize>p);
-    const mask = i8x16.bitmask(
+    const quotes = i8x16.bitmask(i8x16.eq(v, i8x16.splat(0x22)));
+    const others = i8x16.bitmask(
       v128.or(
         v128.or(i8x16.lt_s(v, i8x16.splat(0x20)), i8x16.eq(v, i8x16.splat(0x7f))),
-        v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
+        i8x16.eq(v, i8x16.splat(0x5c)),
       ),
     );
-    const q = p + ctz<i32>(mask);
-    if (mask != 0 && <i32>load<u8>(<usize>q) == 0x22) {
+    // A quote, and no other byte that is not a plain character before the first one.
+    if (quotes != 0 && (others & ((quotes & -quotes) - 1)) == 0) {
       sawEscape = false;
-      return q + 1;
+      return p + ctz<i32>(quotes) + 1;
     }
   }
   return scanString(i);
