@@ -5,6 +5,7 @@ import { readJournalBytes, verifyJournalBytes, type VerifyResult } from '../src/
 import { wasmScanner } from '../src/journal/wasm/scanner';
 import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
+import { python3 } from './helpers/python';
 
 /**
  * The verify fast paths (the WebAssembly scanner's strings from one 16-byte mask, its short strings and integers
@@ -37,7 +38,7 @@ describe('hostile rows: the scanner, the JS fast path, the plain walk and the Py
   test('every hostile journal has one verdict', () => {
     expect(wasmScanner()).toBeDefined();
     const file = path.join(dir, 'journals.bin');
-    const py = spawnSync('python3', [path.join(repoRoot, 'test', 'python', 'hostile_rows.py'), file], {
+    const py = spawnSync(python3(), [path.join(repoRoot, 'test', 'python', 'hostile_rows.py'), file], {
       encoding: 'utf8',
       maxBuffer: 1 << 30,
     });

@@ -21,6 +21,7 @@ import {
 } from './helpers/tar-spec';
 import { baseArchive, mutate, mutation } from './helpers/tar-gen';
 import { tempDir } from './helpers/tmp';
+import { python3 } from './helpers/python';
 
 /**
  * One reading of every archive: whatever stepchain's tar reader accepts,
@@ -68,7 +69,7 @@ function ours(buf: Buffer): Reading {
 
 /** Python's tarfile on many files in one process (test/python/read_tars.py). */
 function pythonReads(files: string[]): Reading[] {
-  const r = spawnSync('python3', [path.join(repoRoot, 'test', 'python', 'read_tars.py'), ...files], {
+  const r = spawnSync(python3(), [path.join(repoRoot, 'test', 'python', 'read_tars.py'), ...files], {
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   });
@@ -540,7 +541,7 @@ describe('the attack, whole: one signed receipt, two journals', () => {
     writeFileSync(f, hostile);
     // Python's tarfile: the last journal/000000.jsonl (the one getmember returns) is the hidden blob.
     const py = spawnSync(
-      'python3',
+      python3(),
       [
         '-c',
         'import sys,tarfile; t=tarfile.open(sys.argv[1]); sys.stdout.write(t.extractfile("journal/000000.jsonl").read().decode())',
