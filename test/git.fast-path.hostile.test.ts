@@ -1,7 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { diffTreesSync } from '../src/git/diff';
 import { parseIndex, writeTreeFromIndex } from '../src/git/index-tree';
@@ -337,7 +348,13 @@ describe('tree-diff on hostile trees', () => {
 });
 
 describe('tree-diff against git on random hostile trees (fast-check)', () => {
-  /** A tree object written as given, in the order given. */
+  /**
+   * A tree object written as given, in the order given: a loose object as `git hash-object -w -t tree --literally`
+   * writes it (zlib of `tree <size>\0<body>`, named by its SHA-1), written here rather than by one git process per
+   * tree (two per run, most of this property's processes). `literalsAreGits` then has git hash every body written,
+   * in one process, and read every object back: each one is the object git would have written.
+   */
+  const written = new Map<string, string>();
   function literal(root: string, entries: { mode: string; name: Buffer; oid: string }[]): string {
     const body = Buffer.concat(
       entries.flatMap((e) => [
@@ -347,12 +364,40 @@ describe('tree-diff against git on random hostile trees (fast-check)', () => {
         Buffer.from(e.oid, 'hex'),
       ]),
     );
-    const file = path.join(tmp, `tree-${n++}`);
-    writeFileSync(file, body);
-    return execFileSync('git', ['hash-object', '-w', '-t', 'tree', '--literally', file], {
+    const object = Buffer.concat([Buffer.from(`tree ${body.length}\0`, 'latin1'), body]);
+    const oid = createHash('sha1').update(object).digest('hex');
+    if (!written.has(oid)) {
+      const file = path.join(tmp, `tree-${n++}`);
+      writeFileSync(file, body);
+      written.set(oid, file);
+      const dir = path.join(root, '.git', 'objects', oid.slice(0, 2));
+      mkdirSync(dir, { recursive: true });
+      // One git wrote already (the empty tree, say) holds the same bytes.
+      if (!existsSync(path.join(dir, oid.slice(2))))
+        writeFileSync(path.join(dir, oid.slice(2)), deflateSync(object), { mode: 0o444 });
+    }
+    return oid;
+  }
+
+  /** git's ids for every body written (`hash-object --literally`) and its reading of every object written. */
+  function literalsAreGits(root: string): void {
+    const oids = [...written.keys()];
+    const files = oids.map((oid) => written.get(oid)!);
+    const hashed = execFileSync('git', ['hash-object', '-t', 'tree', '--literally', '--stdin-paths'], {
       cwd: root,
+      input: files.map((f) => `${f}\n`).join(''),
       encoding: 'utf8',
-    }).trim();
+      maxBuffer: 1 << 26,
+    });
+    expect(hashed.split('\n').slice(0, -1)).toEqual(oids);
+    const sizes = files.map((f) => statSync(f).size);
+    const checked = execFileSync('git', ['cat-file', '--batch-check'], {
+      cwd: root,
+      input: oids.map((o) => `${o}\n`).join(''),
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
+    expect(checked.split('\n').slice(0, -1)).toEqual(oids.map((o, i) => `${o} tree ${sizes[i]}`));
   }
 
   const name = fc.constantFrom(
@@ -409,6 +454,7 @@ describe('tree-diff against git on random hostile trees (fast-check)', () => {
       { numRuns: 300 },
     );
     expect(answered).toBeGreaterThan(20);
+    literalsAreGits(root);
   });
 });
 

@@ -5,7 +5,7 @@ import { canonical, MAX_NESTING, parse } from '../src/canonical';
 import { InputError } from '../src/errors';
 import { Journal } from '../src/journal';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
-import { peerPath } from './helpers/python';
+import { peerPath, python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -35,7 +35,7 @@ describe('the nesting limit', () => {
       '    return json.dumps({"prev_hash": "0", "tool_call": v["tool_call"]}, sort_keys=True, separators=(",", ":"))',
       'print(len(at(80, sys.stdin.read())))',
     ].join('\n');
-    const r = spawnSync('python3', ['-c', code], { input: row, encoding: 'utf8' });
+    const r = spawnSync(python3(), ['-c', code], { input: row, encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(Number(r.stdout)).toBe(2 * (MAX_NESTING - 1) + '{"prev_hash":"0","tool_call":}'.length);
   });
@@ -64,7 +64,7 @@ describe('the nesting limit', () => {
     // A row one level deeper, as the reference would write it (python3 reads and writes it fine).
     mkdirSync(tooDeep, { recursive: true });
     copyFileSync(j.file, path.join(tooDeep, '000000.jsonl'));
-    const w = spawnSync('python3', [peer, 'write', path.join(tooDeep, '000000.jsonl')], {
+    const w = spawnSync(python3(), [peer, 'write', path.join(tooDeep, '000000.jsonl')], {
       input: `{"prompt": "too deep", "tool_call": ${nested(MAX_NESTING)}}\n`,
       encoding: 'utf8',
     });

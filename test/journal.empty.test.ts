@@ -16,7 +16,7 @@ import { GENESIS, Journal, verifyJournalFile } from '../src/journal';
 import { checkTail } from '../src/journal/tail';
 import { JournalRecoveryError } from '../src/journal/recover';
 import { cli } from './helpers/cli';
-import { peerPath } from './helpers/python';
+import { peerPath, python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-empty-');
@@ -25,7 +25,7 @@ const peer = peerPath('stepchain_ref.py');
 let n = 0;
 
 function pyBatch(jobs: [string, string, string | null][]): unknown[] {
-  const r = spawnSync('python3', [peer, 'batch'], { input: JSON.stringify(jobs), encoding: 'utf8' });
+  const r = spawnSync(python3(), [peer, 'batch'], { input: JSON.stringify(jobs), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`python3 model failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as unknown[];
 }

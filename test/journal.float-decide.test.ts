@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { isPythonFloatRepr, pythonFloatRepr } from '../src/canonical';
 import { wasmScanner } from '../src/journal/wasm/scanner';
 import { repoRoot } from './helpers/paths';
+import { python3 } from './helpers/python';
 
 /**
  * The WebAssembly scanner decides float tokens itself (src/journal/wasm/assembly/float-repr.ts: an exact
@@ -49,7 +50,7 @@ function respellings(x: number): string[] {
 /** python3's verdict on each token: `repr(float(t)) == t`. */
 function pythonSays(tokens: string[]): boolean[] {
   const r = spawnSync(
-    'python3',
+    python3(),
     ['-c', 'import sys,json; print(json.dumps([repr(float(t)) == t for t in json.load(sys.stdin)]))'],
     { input: JSON.stringify(tokens), encoding: 'utf8', maxBuffer: 1 << 26 },
   );

@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { canonical, JsonFloat, type JsonValue } from '../src/canonical';
 import { Journal, verifyJournalFile } from '../src/journal';
-import { peerPath } from './helpers/python';
+import { peerPath, python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 const peer = peerPath('stepchain_ref.py');
@@ -15,7 +15,7 @@ function pyVerify(
   file: string,
   head?: string,
 ): { ok: boolean; head_hash: string; steps: number; errors: { line: number; kind: string }[] } {
-  const r = spawnSync('python3', [peer, 'verify', file, ...(head ? [head] : [])], { encoding: 'utf8' });
+  const r = spawnSync(python3(), [peer, 'verify', file, ...(head ? [head] : [])], { encoding: 'utf8' });
   return JSON.parse(r.stdout);
 }
 
@@ -65,14 +65,14 @@ describe(`journals cross-verify with the Python peer (seed ${seed})`, () => {
     const file = path.join(dir, '000000.jsonl');
     // Python reads the steps as JSON text, so floats, big integers and escapes travel exactly.
     const input = steps.map((s) => canonical(s as unknown as JsonValue)).join('\n');
-    const w = spawnSync('python3', [peer, 'write', file], { input, encoding: 'utf8' });
+    const w = spawnSync(python3(), [peer, 'write', file], { input, encoding: 'utf8' });
     expect(w.stderr).toBe('');
     const ours = verifyJournalFile(file, { strict: true });
     expect(ours.errors).toEqual([]);
     expect(ours.steps).toBe(200);
     expect(ours.head_hash).toBe(pyVerify(file).head_hash);
     // Python writes NaN too; we read it.
-    spawnSync('python3', [peer, 'write', file], {
+    spawnSync(python3(), [peer, 'write', file], {
       input: '{"prompt": NaN, "tool_result": {"x": Infinity}}\n',
       encoding: 'utf8',
     });

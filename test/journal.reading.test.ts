@@ -12,7 +12,7 @@ import {
   verifyJournalFile,
   type VerifyResult,
 } from '../src/journal';
-import { peerPath } from './helpers/python';
+import { peerPath, python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -223,7 +223,7 @@ interface PyVerdict {
   errors: { line: number | null; kind: string }[];
 }
 function pyBatch(jobs: [string, string, string | null][]): unknown[] {
-  const r = spawnSync('python3', [peer, 'batch'], {
+  const r = spawnSync(python3(), [peer, 'batch'], {
     input: JSON.stringify(jobs),
     encoding: 'utf8',
     maxBuffer: 1 << 28,

@@ -7,7 +7,7 @@ import { readJournalBytes, verifyJournalBytes } from '../src/journal';
 import { fastRow } from '../src/journal/fast-line';
 import { wasmScanner, type BlockRecord } from '../src/journal/wasm/scanner';
 import { makeJournal, SHAPES } from '../bench/make-journal';
-import { peerPath } from './helpers/python';
+import { peerPath, python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -23,7 +23,7 @@ const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
 /** python3's verdict on each token: `repr(float(t)) == t`. */
 function pythonSays(tokens: string[]): boolean[] {
   const r = spawnSync(
-    'python3',
+    python3(),
     ['-c', 'import sys,json; print(json.dumps([repr(float(t)) == t for t in json.load(sys.stdin)]))'],
     { input: JSON.stringify(tokens), encoding: 'utf8' },
   );
@@ -44,7 +44,7 @@ describe('every row shape verifies alike on each path and under python3', () => 
       const file = path.join(root, `${shape}.jsonl`);
       makeJournal(file, 150, shape);
       const py = JSON.parse(
-        spawnSync('python3', [peer, 'verify-strict', file], { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout,
+        spawnSync(python3(), [peer, 'verify-strict', file], { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout,
       ) as { ok: boolean; head_hash: string; steps: number };
       const [wasm, js, slow] = paths(readFileSync(file));
       expect(py).toMatchObject({ ok: true, steps: 150 });

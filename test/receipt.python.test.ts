@@ -15,6 +15,7 @@ import {
 } from '../src/receipt';
 import { conformanceDir, repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
+import { python3 } from './helpers/python';
 
 /**
  * Both directions with an independent reader/writer (test/python/receipt_peer.py:
@@ -26,7 +27,7 @@ const peer = path.join(repoRoot, 'test', 'python', 'receipt_peer.py');
 const AGENT = 'py-agent';
 const priv = path.join(root, 'signing.pem');
 const pubFile = path.join(root, 'verify.pem');
-const hasCryptography = spawnSync('python3', ['-c', 'import cryptography']).status === 0;
+const hasCryptography = spawnSync(python3(), ['-c', 'import cryptography']).status === 0;
 
 interface PeerResult {
   ok: boolean;
@@ -38,7 +39,7 @@ interface PeerResult {
 }
 
 function runPeer(args: string[]): { code: number; doc: PeerResult | undefined; stderr: string } {
-  const r = spawnSync('python3', [peer, ...args], { encoding: 'utf8' });
+  const r = spawnSync(python3(), [peer, ...args], { encoding: 'utf8' });
   let doc: PeerResult | undefined;
   try {
     doc = JSON.parse(r.stdout) as PeerResult;

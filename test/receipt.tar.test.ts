@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -21,6 +21,7 @@ import {
 } from './helpers/tar-spec';
 import { baseArchive, mutate, mutation } from './helpers/tar-gen';
 import { tempDir } from './helpers/tmp';
+import { python3 } from './helpers/python';
 
 /**
  * One reading of every archive: whatever stepchain's tar reader accepts,
@@ -68,7 +69,7 @@ function ours(buf: Buffer): Reading {
 
 /** Python's tarfile on many files in one process (test/python/read_tars.py). */
 function pythonReads(files: string[]): Reading[] {
-  const r = spawnSync('python3', [path.join(repoRoot, 'test', 'python', 'read_tars.py'), ...files], {
+  const r = spawnSync(python3(), [path.join(repoRoot, 'test', 'python', 'read_tars.py'), ...files], {
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   });
@@ -125,16 +126,20 @@ interface Ran {
 
 /**
  * GNU tar's readings of `files`: for each, `tar --list --verbose` and an extraction that hashes every regular
- * file, all run by one shell (a process per archive from this test was most of its time).
+ * file, all run by one shell (a process per archive from this test was most of its time). Each archive is
+ * extracted into an empty directory of its own, made here beforehand (an `rm -rf` and a `mkdir` per archive in the
+ * shell were two processes each).
  */
 function gnuReadsMany(files: string[]): Reading[] {
   if (files.length === 0) return [];
-  const dest = path.join(root, 'gnu-out');
+  for (const f of files) {
+    rmSync(`${f}.out`, { recursive: true, force: true });
+    mkdirSync(`${f}.out`);
+  }
   // One sha256sum per regular file, in archive order (--to-command runs for regular files only).
   const script = `for f in "$@"; do
   tar --list --verbose --quoting-style=c -f "$f" >"$f.l1" 2>"$f.l2"; echo $? >"$f.l0"
-  rm -rf "${dest}" && mkdir "${dest}"
-  tar -xf "$f" -C "${dest}" --to-command=sha256sum >"$f.x1" 2>"$f.x2"; echo $? >"$f.x0"
+  tar -xf "$f" -C "$f.out" --to-command=sha256sum >"$f.x1" 2>"$f.x2"; echo $? >"$f.x0"
 done`;
   const r = spawnSync('bash', ['-c', script, 'gnu', ...files], { encoding: 'utf8' });
   expect([r.status, r.stderr]).toEqual([0, '']);
@@ -540,7 +545,7 @@ describe('the attack, whole: one signed receipt, two journals', () => {
     writeFileSync(f, hostile);
     // Python's tarfile: the last journal/000000.jsonl (the one getmember returns) is the hidden blob.
     const py = spawnSync(
-      'python3',
+      python3(),
       [
         '-c',
         'import sys,tarfile; t=tarfile.open(sys.argv[1]); sys.stdout.write(t.extractfile("journal/000000.jsonl").read().decode())',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { inputVar, prEvent, prScenario, readActionYml, RUNNER_TOKEN } from './action-repo';
 import { repoRoot } from './paths';
 import { tempDir } from './tmp';
+import { python3 } from './python';
 
 export * from './action-repo';
 
@@ -385,7 +386,7 @@ export class FakeGitHub {
 /** The members of a zip, by name, read with python3's zipfile. */
 export function unzip(bytes: Buffer): Record<string, Buffer> {
   const r = spawnSync(
-    'python3',
+    python3(),
     [
       '-c',
       'import base64,io,json,sys,zipfile\nz=zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read()))\nprint(json.dumps({n: base64.b64encode(z.read(n)).decode() for n in z.namelist()}))',

@@ -8,11 +8,25 @@ import path from 'node:path';
  * (and none is written: tests of a repository's own config see only what they put there).
  */
 
-/** Runs git in `cwd` with a fixed identity; returns trimmed stdout; throws with git's stderr when it fails. */
+/**
+ * Runs git in `cwd` with a fixed identity; returns trimmed stdout; throws with git's stderr when it fails. Without
+ * automatic maintenance (as src/git/pins.ts runs git): a commit would otherwise start `git maintenance run --auto`,
+ * one more process per commit that finds nothing to do in a test's repository (a test that wants a gc runs one).
+ */
 export function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
   return execFileSync(
     'git',
-    ['-c', 'user.name=test', '-c', 'user.email=test@stepchain.invalid', '-c', 'commit.gpgsign=false', ...args],
+    [
+      '-c',
+      'user.name=test',
+      '-c',
+      'user.email=test@stepchain.invalid',
+      '-c',
+      'commit.gpgsign=false',
+      '-c',
+      'maintenance.auto=false',
+      ...args,
+    ],
     { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   ).trim();
 }
@@ -27,7 +41,11 @@ export function initRepo(
   git(dir, ['init', '-q', '-b', 'main']);
   const all = options.ignoreSdd === false ? files : { '.gitignore': '.sdd/\n', ...files };
   writeFiles(dir, all);
-  if (options.commit !== false) commitAll(dir, 'initial');
+  // commitAll without its rev-parse: the new HEAD is not what this returns (a git process per repository saved).
+  if (options.commit !== false) {
+    git(dir, ['add', '-A']);
+    git(dir, ['commit', '-q', '--allow-empty', '-m', 'initial']);
+  }
   return dir;
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Hostile journal rows for the differential test of the verify fast paths (test/journal.hostile-rows.test.ts).
 
-  hostile_rows.py DIR  -> writes DIR/<n>.jsonl, each three rows (or two, the last without its newline) whose middle
-                          row spells one hostile value, and prints {"<n>.jsonl": the peer's verdict (stepchain rules)}
+  hostile_rows.py FILE -> writes journals <n>.jsonl one after another into FILE (one file, not 20,000: creating
+                          them was most of this script's system time), each three rows (or two, the last without its
+                          newline) whose middle row spells one hostile value, and prints {"spans": {"<n>.jsonl":
+                          [start, end] in FILE}, "verdicts": {"<n>.jsonl": the peer's verdict (stepchain rules)}}
 
 The middle row's step_hash is the hash of its values as json.loads reads them (when it reads them), so a row the
 fast paths take must be one the peer takes too. Values: a string with each escape, invalid escape and byte (control
@@ -41,6 +43,8 @@ def row(seq, prev, prompt=b'"p"', tool_call=b"null", model=b'"m"', seq_text=None
 
 def main(out):
     verdicts = {}
+    spans = {}
+    joined = bytearray()
     n = 0
 
     def emit(**kw):
@@ -50,8 +54,8 @@ def main(out):
         l2, _ = row(2, h1)
         for data in (l0 + b"\n" + l1 + b"\n" + l2 + b"\n", l0 + b"\n" + l1):
             name = f"{n:06d}.jsonl"
-            with open(os.path.join(out, name), "wb") as f:
-                f.write(data)
+            spans[name] = [len(joined), len(joined) + len(data)]
+            joined.extend(data)
             verdicts[name] = stepchain_ref.stepchain_verify(data)
             n += 1
 
@@ -89,7 +93,9 @@ def main(out):
     for d in (255, 256, 511, 512, 513, 514, 899, 900, 901):
         emit(tool_call=b"[" * d + b"]" * d)
         emit(tool_call=b'{"a":' * d + b"1" + b"}" * d)
-    json.dump(verdicts, sys.stdout)
+    with open(out, "wb") as f:
+        f.write(joined)
+    json.dump({"spans": spans, "verdicts": verdicts}, sys.stdout)
 
 
 if __name__ == "__main__":
