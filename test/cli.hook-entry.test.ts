@@ -77,6 +77,23 @@ describe('the hook entry', () => {
     expect(readFileSync(journalFile(root, 'claude-s-1'), 'utf8')).toContain('toolu_1');
   });
 
+  test('a hook call loads no node:perf_hooks, and ends without tearing its heap down, with its exit code', () => {
+    // The `performance` global loads node:perf_hooks on first use (a cost of every call; src/util/time.ts has the
+    // clocks). The end: once nothing is left to do, process.exit (the 'exit' listeners still run) instead of Node's
+    // teardown, which 'beforeExit' precedes.
+    const probe = path.join(tmp, 'probe-exit.cjs');
+    writeFileSync(
+      probe,
+      `process.on('exit', (code) => process.stderr.write('perf_hooks ' + process.moduleLoadList.some((m) => m.includes('perf_hooks')) + ' exit ' + code + ' exitCode ' + process.exitCode + '\\n'));\n`,
+    );
+    const ok = viaBin(['hook', 'claude'], payload('PostToolUse', 's-probe'), ['-r', probe]);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toContain('perf_hooks false exit 0 exitCode 0\n');
+    const bad = viaBin(['hook', 'claude'], '{', ['-r', probe]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain(`perf_hooks false exit ${bad.code} exitCode ${bad.code}\n`);
+  });
+
   test.each([
     ['a tool call', ['hook', 'claude'], payload('PostToolUse', 's-2')],
     ['an event it does not record', ['hook', 'claude'], payload('Notification')],
