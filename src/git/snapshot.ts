@@ -182,7 +182,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const git = {
       env,
       extra: { GIT_INDEX_FILE: index },
-      readNamed: options.readNamed ?? namedConfigOnce(repo.top, env),
+      readNamed: options.readNamed ?? namedConfigOnce(repo.top, env, () => repo),
     };
     if (seeded === undefined && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], git);
     // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
