@@ -13,6 +13,8 @@ import path from 'node:path';
 import { runCli } from '../src/cli/main';
 import { runCaptured } from '../src/cli/in-process';
 import { hookCommands } from '../src/cli/commands/hooks';
+import { AGENT_HOOKS } from '../src/agents/hooks';
+import { AGENTS } from '../src/agents/registry';
 import { journalFile } from '../src/journal';
 import { VERSION } from '../src/version';
 import { initRepo } from './helpers/git';
@@ -57,9 +59,15 @@ const payload = (event: string, id = 's-1'): string =>
   });
 
 describe('the hook entry', () => {
-  test('every agent in the registry is a `hook <agent>` command of the CLI', () => {
+  test("every agent in the registry is a `hook <agent>` command of the CLI, with the integration's own hook", () => {
     expect(hookCommands.length).toBeGreaterThan(0);
     for (const c of hookCommands) expect(c.name).toEqual(['hook', c.name[1]]);
+    // The commands are made from src/agents/hooks.ts (so the hook entry holds no integration): the same agents,
+    // in the registry's order, each with its integration's hook, names and events.
+    expect(hookCommands.map((c) => c.name[1])).toEqual(AGENTS.map((a) => a.name));
+    expect(AGENT_HOOKS.map((h) => [h.name, h.title, h.events, h.hook])).toEqual(
+      AGENTS.map((a) => [a.name, a.title, a.events, a.hook]),
+    );
   });
 
   test('a hook call compiles only the hook program (a small part of the bin); other commands the whole CLI', () => {
