@@ -180,7 +180,11 @@ export function namedConfigOnce(
  * The same read without git, when the caller knows where the repository's configuration is and it can be read as
  * git reads it (./config-read.ts says when); undefined: git is asked.
  */
-function inProcess(places: ConfigPlaces | undefined, env: NodeJS.ProcessEnv | undefined, pattern: string) {
+function inProcess(
+  places: ConfigPlaces | undefined,
+  env: NodeJS.ProcessEnv | undefined,
+  pattern: string,
+): string | undefined {
   return places === undefined ? undefined : readConfigInProcess(places, env ?? process.env, pattern);
 }
 
