@@ -49,10 +49,11 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   const { journal, row } = Journal.appendTo(journalDirPath, step, options);
   const warnings: string[] = [];
   const result: RecordResult = { row, journal, warnings, notes: [] };
-  // One read of the configuration naming programs for the step's git commands (snapshot and changes alike).
-  const readNamed = namedConfigOnce(options.root, options.env ?? process.env);
   // Where the root sits in git, asked once for the snapshot and the changes.
   let repo: RepoInfo | undefined;
+  // One read of the configuration naming programs for the step's git commands (snapshot and changes alike), from
+  // the repository's files when git's answer can be read there (./git/config-read.ts).
+  const readNamed = namedConfigOnce(options.root, options.env ?? process.env, () => repo);
   if (options.snapshot !== false) {
     try {
       const agentId = path.basename(path.resolve(journalDirPath));

@@ -13,6 +13,8 @@ import path from 'node:path';
 import { runCli } from '../src/cli/main';
 import { runCaptured } from '../src/cli/in-process';
 import { hookCommands } from '../src/cli/commands/hooks';
+import { AGENT_HOOKS } from '../src/agents/hooks';
+import { AGENTS } from '../src/agents/registry';
 import { journalFile } from '../src/journal';
 import { VERSION } from '../src/version';
 import { initRepo } from './helpers/git';
@@ -57,9 +59,15 @@ const payload = (event: string, id = 's-1'): string =>
   });
 
 describe('the hook entry', () => {
-  test('every agent in the registry is a `hook <agent>` command of the CLI', () => {
+  test("every agent in the registry is a `hook <agent>` command of the CLI, with the integration's own hook", () => {
     expect(hookCommands.length).toBeGreaterThan(0);
     for (const c of hookCommands) expect(c.name).toEqual(['hook', c.name[1]]);
+    // The commands are made from src/agents/hooks.ts (so the hook entry holds no integration): the same agents,
+    // in the registry's order, each with its integration's hook, names and events.
+    expect(hookCommands.map((c) => c.name[1])).toEqual(AGENTS.map((a) => a.name));
+    expect(AGENT_HOOKS.map((h) => [h.name, h.title, h.events, h.hook])).toEqual(
+      AGENTS.map((a) => [a.name, a.title, a.events, a.hook]),
+    );
   });
 
   test('a hook call compiles only the hook program (a small part of the bin); other commands the whole CLI', () => {
@@ -75,6 +83,23 @@ describe('the hook entry', () => {
     expect(whole[0]).toBeGreaterThan(bin);
     expect(sizes[0]).toBeLessThan(whole[0]! / 4);
     expect(readFileSync(journalFile(root, 'claude-s-1'), 'utf8')).toContain('toolu_1');
+  });
+
+  test('a hook call loads no node:perf_hooks, and ends without tearing its heap down, with its exit code', () => {
+    // The `performance` global loads node:perf_hooks on first use (a cost of every call; src/util/time.ts has the
+    // clocks). The end: once nothing is left to do, process.exit (the 'exit' listeners still run) instead of Node's
+    // teardown, which 'beforeExit' precedes.
+    const probe = path.join(tmp, 'probe-exit.cjs');
+    writeFileSync(
+      probe,
+      `process.on('exit', (code) => process.stderr.write('perf_hooks ' + process.moduleLoadList.some((m) => m.includes('perf_hooks')) + ' exit ' + code + ' exitCode ' + process.exitCode + '\\n'));\n`,
+    );
+    const ok = viaBin(['hook', 'claude'], payload('PostToolUse', 's-probe'), ['-r', probe]);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toContain('perf_hooks false exit 0 exitCode 0\n');
+    const bad = viaBin(['hook', 'claude'], '{', ['-r', probe]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain(`perf_hooks false exit ${bad.code} exitCode ${bad.code}\n`);
   });
 
   test.each([

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { summarizeIndex, type IndexSummary } from '../src/git/index-file';
@@ -154,13 +154,13 @@ describe('summarizeIndex answers nothing for an index it does not fully understa
 
 describe('a snapshot starts no git process it does not need', () => {
   /** The git commands one recorded step ran (GIT_TRACE2_EVENT, which git's environment policy keeps). */
-  function commandsOfOneStep(root: string, agent: string): string[] {
+  function commandsOfOneStep(root: string, agent: string, env: NodeJS.ProcessEnv = process.env): string[] {
     const trace = path.join(tmp, `trace${n++}.json`);
     writeFileSync(trace, '');
     const r = recordStep(
       journalDir(root, agent),
       { prompt: 'p' },
-      { root, env: { ...process.env, STEPCHAIN_AUDIT: 'off', GIT_TRACE2_EVENT: trace } },
+      { root, env: { ...env, STEPCHAIN_AUDIT: 'off', GIT_TRACE2_EVENT: trace } },
     );
     expect(r.warnings).toEqual([]);
     expect(r.snapshot).toBeDefined();
@@ -172,15 +172,33 @@ describe('a snapshot starts no git process it does not need', () => {
       .map((e) => e.argv!.filter((a, i, all) => a !== '-c' && all[i - 1] !== '-c')[1]!);
   }
 
-  test('a plain work tree: the configuration naming programs is read once, and no ls-files runs', () => {
+  /**
+   * The distribution's git first on PATH and a home of the test's own (no user configuration but what it writes): the
+   * configuration naming programs is read without git (src/git/config-read.ts) where it can be.
+   */
+  function plainEnv(): NodeJS.ProcessEnv {
+    const home = path.join(tmp, `home${n++}`);
+    mkdirSync(home, { recursive: true });
+    const who = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
+    return { ...process.env, PATH: '/usr/bin:/bin', HOME: home, XDG_CONFIG_HOME: '', ...who };
+  }
+
+  test('a plain work tree: the only git process is add (no config read by git, no ls-files)', () => {
     const root = initRepo(path.join(tmp, `c${n++}`), { 'a.txt': 'a\n', 'src/b.py': 'b\n' });
     writeFiles(root, { 'a.txt': 'edited\n' });
-    const commands = commandsOfOneStep(root, 'ag');
-    expect(commands.filter((c) => c === 'config')).toHaveLength(1);
-    expect(commands).not.toContain('ls-files');
+    const commands = commandsOfOneStep(root, 'ag', plainEnv());
     // The trees, the commit and the ref are written without git (test/git.index-tree.test.ts, test/git.loose.test.ts).
+    expect(commands).toEqual(['add']);
+  });
+
+  test('a configuration the in-process read leaves to git (an include): git reads it, once', () => {
+    const root = initRepo(path.join(tmp, `c${n++}`), { 'a.txt': 'a\n' });
+    appendFileSync(path.join(root, '.git', 'config'), '[include]\n\tpath = none\n');
+    writeFiles(root, { 'a.txt': 'edited\n' });
+    const commands = commandsOfOneStep(root, 'ag', plainEnv());
+    expect(commands.filter((c) => c === 'config')).toHaveLength(1);
     expect(commands).toContain('add');
-    expect(commands).not.toContain('write-tree');
+    expect(commands).not.toContain('ls-files');
   });
 
   test('a flag in the index: git is asked (and the snapshot holds the edit)', () => {

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, closeSync, fstatSync, lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fstatSync, lstatSync, openSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDir, readRange } from '../util/fs';
+import { ensureDir, readRange, writeAll } from '../util/fs';
 import { openRegularFile, readRegularFile } from '../util/nofollow';
 
 /**
@@ -126,17 +126,37 @@ const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.is
 const DOMAIN = 'stepchain window index v1\n';
 const MAC_BYTES = 32;
 
-const mac = (key: Uint8Array, body: Buffer): Buffer => createHmac('sha256', key).update(DOMAIN).update(body).digest();
+/** The HMAC of the index's bytes (given in parts, as they are written). */
+function mac(key: Uint8Array, ...body: Buffer[]): Buffer {
+  const h = createHmac('sha256', key).update(DOMAIN);
+  for (const b of body) h.update(b);
+  return h.digest();
+}
+
+/** A new file (never one that exists: `wx`, 0600) holding `parts` one after the other. */
+function writeWhole(file: string, parts: Buffer[]): void {
+  const fd = openSync(file, 'wx', 0o600);
+  try {
+    for (const b of parts) writeAll(fd, b);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The rows of `table` when they hold together: in the file's order, each line inside [base, end). */
 function tableRows(table: Buffer, base: number, end: number): Rows | undefined {
   if (table.length % ROW_BYTES !== 0) return undefined;
   const r = rows(table.length / ROW_BYTES, table);
+  // One row per call of a long session, checked in a process of its own (a hook call), where this loop runs in
+  // V8's interpreter: as few operations a row as it takes. `at` is a whole number (`% 1`), at least the previous one
+  // (so at least `base`, a safe integer: never negative, never NaN) and its line ends before `end` (a safe integer:
+  // so is `at`).
+  const { at, len, n } = r;
   let prev = base;
-  for (let i = 0; i < r.n; i++) {
-    const at = r.at[i]!;
-    if (!isOffset(at) || at < prev || at + r.len[i]! >= end) return undefined;
-    prev = at;
+  for (let i = 0; i < n; i++) {
+    const a = at[i]!;
+    if (!(a >= prev && a + len[i]! < end && a % 1 === 0)) return undefined;
+    prev = a;
   }
   return r;
 }
@@ -171,16 +191,15 @@ function readIndex(indexFile: string, key: Uint8Array): Index | undefined {
 /** Replaces the index (written whole under a temporary name; 0600 in a 0700 directory). A cache: failures are ignored. */
 function writeIndex(indexFile: string, key: Uint8Array, index: Index): void {
   const { rows: r, ...head } = index;
-  const body = Buffer.concat([
-    Buffer.from(`${JSON.stringify(head)}\n`),
-    Buffer.from(r.at.buffer, r.at.byteOffset, r.n * ROW_BYTES),
-  ]);
+  // The head line, the rows and their HMAC, each written from where it is (no copy of the rows: a whole session's).
+  const parts = [Buffer.from(`${JSON.stringify(head)}\n`), Buffer.from(r.at.buffer, r.at.byteOffset, r.n * ROW_BYTES)];
+  parts.push(mac(key, ...parts));
   const dir = path.dirname(indexFile);
   const tmp = `${indexFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     ensureDir(dir, 0o700);
     if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
-    writeFileSync(tmp, Buffer.concat([body, mac(key, body)]), { flag: 'wx', mode: 0o600 });
+    writeWhole(tmp, parts);
     // Not a rename over the old index: ext4 flushes a file replaced that way (auto_da_alloc), which would cost a
     // hook call more than the read it saves. A reader between the two finds no index and reads the window whole.
     rmSync(indexFile, { force: true });
@@ -270,16 +289,27 @@ export function windowLinesFor(
   }
 }
 
+/**
+ * The rows whose `column` holds one of `values`, in the rows' order. Each value is looked for with the typed
+ * array's own search (native code): a hook is a process of its own, in which a loop of ours over every row (one
+ * per call of a long session) would run in V8's interpreter, a millisecond and more per look.
+ */
+function rowsHolding(column: Uint32Array, values: Iterable<number>): number[] {
+  const found: number[] = [];
+  for (const v of new Set(values)) for (let i = column.indexOf(v); i >= 0; i = column.indexOf(v, i + 1)) found.push(i);
+  return found.sort((a, b) => a - b);
+}
+
 /** The lines `windowLinesFor` returns, read from the file at the rows' places (the torn last line: `tail`). */
 function select(fd: number, r: Rows, tail: string | undefined, tags: LineTags, keys: readonly string[]): string[] {
   const wanted = new Set(keys.map(digest32));
   const ids = new Set<number>();
-  for (let i = 0; i < r.n; i++) if (wanted.has(r.key[i]!)) ids.add(r.id[i]!);
+  for (const i of rowsHolding(r.key, wanted)) ids.add(r.id[i]!);
   for (const [i, k] of tail === undefined ? [] : tags(tail)) if (wanted.has(digest32(k))) ids.add(digest32(i));
   const lines: string[] = [];
   let last = -1;
-  for (let i = 0; i < r.n; i++) {
-    if (r.at[i] === last || !ids.has(r.id[i]!)) continue;
+  for (const i of rowsHolding(r.id, ids)) {
+    if (r.at[i] === last) continue;
     last = r.at[i]!;
     lines.push(readRange(fd, last, r.len[i]!).toString('utf8'));
   }

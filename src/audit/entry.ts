@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { encode, type JsonObject, type JsonValue } from '../canonical';
+import { preciseNowMs } from '../util/time';
 
 /** The genesis `prev_hmac` (docs/format.md §5). */
 export const GENESIS_HMAC = '0'.repeat(64);
@@ -77,5 +78,5 @@ export function auditTimestamp(unixMicros: number): string {
 
 /** Now, in unix microseconds (sub-millisecond from the monotonic clock). */
 export function nowMicros(): number {
-  return Math.floor((performance.timeOrigin + performance.now()) * 1000);
+  return Math.floor(preciseNowMs() * 1000);
 }

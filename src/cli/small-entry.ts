@@ -27,8 +27,20 @@ export function runWholeCommandLine(command: Command, rest: string[]): boolean {
   exitQuietlyOnClosedPipe();
   void runCommand(command, rest, terminalSafe(io), noNestedRuns).then((code) => {
     process.exitCode = code;
+    process.once('beforeExit', exitWithoutTeardown);
   });
   return true;
+}
+
+/**
+ * Ends the process once nothing is left for it to do ('beforeExit': every write to stdout and stderr done, no
+ * timer, child or worker holding it), with the exit code set, without Node's teardown: a normal end frees the whole
+ * heap page by page first, a few milliseconds of every hook call for memory the system reclaims at once anyway.
+ * What an end runs is still run ('exit' listeners: the launcher's code cache write); what the command wrote is
+ * already on its way (records are written and synced before the command resolves).
+ */
+function exitWithoutTeardown(): void {
+  process.exit();
 }
 
 /** A small entry never runs another command line (only the demo does). */

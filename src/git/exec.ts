@@ -3,6 +3,7 @@ import { gitCommandLine, NAMED_SECTIONS_PATTERN, type GitCommandLine } from './p
 import path from 'node:path';
 import { forkWorktreeEnv } from './worktree-link';
 import { LOOSE_CONFIG_PATTERN } from './loose';
+import { readConfigInProcess, type ConfigPlaces } from './config-read';
 
 /**
  * Running git: every git process stepchain starts goes through this module: its
@@ -161,11 +162,30 @@ function namedConfig(cwd: string, options: GitSyncOptions, pattern = NAMED_SECTI
  * one operation that run back to back in `cwd` (a snapshot's add, flag updates and write-tree): one process
  * instead of one per command. A configuration changed between two of those commands is the same race as one
  * changed between a read and its command. The same read brings the few keys that decide whether the snapshot's
- * commit and ref can be written without git (./loose.ts): no process of its own.
+ * commit and ref can be written without git (./loose.ts): no process of its own. With `places` (where the
+ * repository's configuration is, asked only when the read is), it is read in-process where that is known to give
+ * git's answer (./config-read.ts): no process at all.
  */
-export function namedConfigOnce(cwd: string, env?: NodeJS.ProcessEnv): () => string {
+export function namedConfigOnce(
+  cwd: string,
+  env?: NodeJS.ProcessEnv,
+  places?: () => ConfigPlaces | undefined,
+): () => string {
   let read: string | undefined;
-  return () => (read ??= namedConfig(cwd, { env }, `${NAMED_SECTIONS_PATTERN}|${LOOSE_CONFIG_PATTERN}`));
+  const pattern = `${NAMED_SECTIONS_PATTERN}|${LOOSE_CONFIG_PATTERN}`;
+  return () => (read ??= inProcess(places?.(), env, pattern) ?? namedConfig(cwd, { env }, pattern));
+}
+
+/**
+ * The same read without git, when the caller knows where the repository's configuration is and it can be read as
+ * git reads it (./config-read.ts says when); undefined: git is asked.
+ */
+function inProcess(
+  places: ConfigPlaces | undefined,
+  env: NodeJS.ProcessEnv | undefined,
+  pattern: string,
+): string | undefined {
+  return places === undefined ? undefined : readConfigInProcess(places, env ?? process.env, pattern);
 }
 
 /** Runs `git <args>` in `cwd`; returns stdout (untrimmed). Throws GitCommandError on a non-zero exit. */

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 import { sha256Hex } from '../util/hash';
 import { writeAll } from '../util/fs';
-import { sleepMs } from '../util/time';
+import { monotonicMs, sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { GitCommandError, gitSync, namedConfigOnce, type GitSyncOptions } from './exec';
@@ -182,7 +182,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const git = {
       env,
       extra: { GIT_INDEX_FILE: index },
-      readNamed: options.readNamed ?? namedConfigOnce(repo.top, env),
+      readNamed: options.readNamed ?? namedConfigOnce(repo.top, env, () => repo),
     };
     if (seeded === undefined && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], git);
     // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
@@ -413,7 +413,7 @@ const REF_LOCK_STALE_MS = 2000;
  */
 function clearStaleRefLock(commonDir: string, ref: string): void {
   const lock = path.join(commonDir, `${ref}.lock`);
-  const giveUp = performance.now() + 2 * REF_LOCK_STALE_MS; // an mtime in the future must not hold us forever
+  const giveUp = monotonicMs() + 2 * REF_LOCK_STALE_MS; // an mtime in the future must not hold us forever
   for (;;) {
     let age: number;
     try {
@@ -421,7 +421,7 @@ function clearStaleRefLock(commonDir: string, ref: string): void {
     } catch {
       return;
     }
-    if (age > REF_LOCK_STALE_MS || performance.now() > giveUp) {
+    if (age > REF_LOCK_STALE_MS || monotonicMs() > giveUp) {
       try {
         unlinkSync(lock);
       } catch {

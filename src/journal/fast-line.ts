@@ -1,4 +1,5 @@
-import * as nodeCrypto from 'node:crypto';
+// Named, not a namespace import: a bundle makes a copy of a namespace's every export when it starts (a hook call).
+import { createHash, hash } from 'node:crypto';
 import { compareCodePoints, isPythonFloatRepr } from '../canonical';
 
 /**
@@ -131,11 +132,11 @@ function hexAt(i: number): boolean {
 }
 
 /** One-shot SHA-256 of an ASCII string (crypto.hash where Node has it: no Hash object per row). */
-const oneShot = (nodeCrypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+const oneShot = hash as ((alg: string, data: string, enc: 'hex') => string) | undefined;
 function sha256Ascii(text: string): string {
   return oneShot !== undefined
     ? oneShot('sha256', text, 'hex')
-    : nodeCrypto.createHash('sha256').update(text, 'latin1').digest('hex');
+    : createHash('sha256').update(text, 'latin1').digest('hex');
 }
 
 /**

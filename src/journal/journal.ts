@@ -14,6 +14,7 @@ import { encodeRow, type StepRow } from './row';
 import { computeStepHash } from './step-hash';
 import { forkParentRoot } from './tombstone';
 import { readJournalFile, type ReadJournal, type VerifyOptions } from './verify';
+import { preciseNowMs } from '../util/time';
 
 /**
  * Durability of appends:
@@ -66,7 +67,7 @@ export function projectRootOf(journalDirPath: string): string | undefined {
 }
 
 function nowSeconds(): number {
-  return (performance.timeOrigin + performance.now()) / 1000;
+  return preciseNowMs() / 1000;
 }
 
 /** A step that can be written: its JSON values checked, its time decided. */

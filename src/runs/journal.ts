@@ -3,6 +3,7 @@ import { CanonicalEncodeError, canonical } from '../canonical';
 import { InputError } from '../errors';
 import { ChainFile, type Planned, type TornTailMoved } from '../util/chain-file';
 import { ensureDir } from '../util/fs';
+import { preciseNowMs } from '../util/time';
 import { noteRow, RunFormat, type RunState } from './format';
 import {
   computeEventHash,
@@ -33,7 +34,7 @@ export interface RunJournalOptions {
 }
 
 function nowSeconds(): number {
-  return (performance.timeOrigin + performance.now()) / 1000;
+  return preciseNowMs() / 1000;
 }
 
 /** Python `round(x, 3)` for the display-only elapsed_s (not hashed). */

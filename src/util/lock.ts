@@ -5,7 +5,7 @@ import { IntegrityError, InputError, isOsError, osError } from '../errors';
 import { cleanDeadTemps, tempPath } from './fs';
 import { processCommand, processStartMs, sameProcessAlive, selfIdentity } from './proc';
 import { readRegularFile, refuseLinkedStoreDirs } from './nofollow';
-import { sleepMs } from './time';
+import { monotonicMs, sleepMs } from './time';
 
 /**
  * An exclusive lock held as a file naming its holder, created whole: the
@@ -160,7 +160,7 @@ function timeoutError(file: string, h: LockHolder | undefined, seen: { mtimeMs: 
 export function acquireLock(file: string, options: LockOptions = {}): LockHandle {
   const timeout = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const lease = options.leaseMs ?? DEFAULT_LEASE_MS;
-  let deadline = performance.now() + timeout;
+  let deadline = monotonicMs() + timeout;
   const id = selfIdentity();
   const me =
     `${id.pid} ${id.host} ${randomBytes(6).toString('hex')}` +
@@ -190,7 +190,7 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
       }
       const seen = readLock(file);
       if (seen === undefined) continue; // released meanwhile
-      const now = performance.now();
+      const now = monotonicMs();
       // A renewal (new mtime) restarts the lease; the holder itself is known by its content.
       const key = `${seen.mtimeMs} ${seen.raw}`;
       if (!firstSeen.has(key)) firstSeen.set(key, now);
@@ -234,7 +234,7 @@ function tryLink(tmp: string, file: string): boolean {
 }
 
 function handle(file: string, me: string, lease: number): LockHandle {
-  let renewed = performance.now();
+  let renewed = monotonicMs();
   let timer: NodeJS.Timeout | undefined;
   let released = false;
   const renew = (): void => {
@@ -242,7 +242,7 @@ function handle(file: string, me: string, lease: number): LockHandle {
     const t = new Date();
     try {
       utimesSync(file, t, t);
-      renewed = performance.now();
+      renewed = monotonicMs();
     } catch {
       /* the next refresh tries again */
     }
@@ -257,7 +257,7 @@ function handle(file: string, me: string, lease: number): LockHandle {
   return Object.assign(release, {
     file,
     refresh(): void {
-      if (performance.now() - renewed >= lease / 4) renew();
+      if (monotonicMs() - renewed >= lease / 4) renew();
     },
     heartbeat(): void {
       if (timer !== undefined || released) return;
@@ -307,7 +307,7 @@ function breakStale(file: string, owner: string): void {
 export function liveLockHolder(file: string): string | undefined {
   const seen = readLock(file);
   if (seen === undefined) return undefined;
-  const now = performance.now();
+  const now = monotonicMs();
   const s = staleness(seen, now, now);
   return 'stale' in s ? undefined : describeHolder(s.live, seen);
 }

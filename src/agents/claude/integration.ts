@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { CLAUDE_ADAPTER } from '../../runs';
 import { planHookFileInit, type HookFileInit } from '../hook-init';
+import { CLAUDE_HOOK } from '../hooks';
 import type { AgentIntegration, ResumeRequest, ResumeResult } from '../types';
-import { handleClaudeHook, RECORDED_EVENTS } from './hook';
 import { forkClaudeSession } from './resume';
 import { CLAUDE_HOOK_FILE } from './settings';
 import { claudeProxy } from './proxy';
@@ -45,13 +45,10 @@ async function resume(request: ResumeRequest): Promise<ResumeResult> {
 
 /** Claude Code (docs/claude.md). */
 export const claudeIntegration: AgentIntegration = {
-  name: 'claude',
-  title: 'Claude Code',
+  ...CLAUDE_HOOK,
   adapter: CLAUDE_ADAPTER,
   configFile: CLAUDE_INIT.configFile,
-  events: RECORDED_EVENTS,
   planInit: (request) => planHookFileInit(CLAUDE_INIT, request),
-  hook: handleClaudeHook,
   resume: { supported: true, fork: resume },
   proxy: claudeProxy,
 };

@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { HookFileSpec } from '../hook-file';
 import { planHookFileInit, type HookFileInit } from '../hook-init';
 import type { AgentIntegration } from '../types';
-import { COPILOT_ADAPTER, COPILOT_EVENTS, handleCopilotHook } from './hook';
+import { COPILOT_HOOK } from '../hooks';
+import { COPILOT_ADAPTER, COPILOT_EVENTS } from './hook';
 import { copilotHome, folderTrust } from './home';
 import { copilotProxy } from './proxy';
 
@@ -43,13 +44,10 @@ const COPILOT_INIT: HookFileInit = {
 
 /** GitHub Copilot CLI (docs/agents.md "GitHub Copilot CLI"). */
 export const copilotIntegration: AgentIntegration = {
-  name: 'copilot',
-  title: 'GitHub Copilot CLI',
+  ...COPILOT_HOOK,
   adapter: COPILOT_ADAPTER,
   configFile: COPILOT_INIT.configFile,
-  events: COPILOT_EVENTS,
   planInit: (request) => planHookFileInit(COPILOT_INIT, request),
-  hook: handleCopilotHook,
   resume: {
     supported: false,
     reason:

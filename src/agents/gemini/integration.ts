@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { planHookFileInit, type HookFileInit } from '../hook-init';
 import type { AgentIntegration } from '../types';
-import { GEMINI_ADAPTER, handleGeminiHook } from './hook';
-import { GEMINI_EVENTS, GEMINI_HOOK_FILE } from './settings';
+import { GEMINI_HOOK } from '../hooks';
+import { GEMINI_ADAPTER } from './hook';
+import { GEMINI_HOOK_FILE } from './settings';
 import { folderTrust } from './trust';
 import { geminiProxy } from './proxy';
 
@@ -30,13 +31,10 @@ const GEMINI_INIT: HookFileInit = {
 
 /** Gemini CLI (docs/agents.md, "Gemini CLI"). */
 export const geminiIntegration: AgentIntegration = {
-  name: 'gemini',
-  title: 'Gemini CLI',
+  ...GEMINI_HOOK,
   adapter: GEMINI_ADAPTER,
   configFile: GEMINI_INIT.configFile,
-  events: GEMINI_EVENTS,
   planInit: (request) => planHookFileInit(GEMINI_INIT, request),
-  hook: handleGeminiHook,
   resume: {
     supported: false,
     reason:

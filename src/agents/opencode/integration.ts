@@ -5,7 +5,8 @@ import { requestedHookCommand } from '../hook-file';
 import { readHookFileBytes, writeOwnHookFile } from '../hook-file-io';
 import { unifiedDiff } from '../line-diff';
 import type { AgentIntegration, InitPlan, InitRequest } from '../types';
-import { handleOpenCodeHook, OPENCODE_ADAPTER, OPENCODE_EVENTS } from './hook';
+import { OPENCODE_HOOK } from '../hooks';
+import { OPENCODE_ADAPTER, OPENCODE_EVENTS } from './hook';
 import { PLUGIN_MARKER, pluginSource } from './plugin';
 import { opencodeProxy } from './proxy';
 
@@ -70,13 +71,10 @@ function planInit(request: InitRequest): InitPlan {
 
 /** OpenCode (docs/agents.md "OpenCode"). */
 export const opencodeIntegration: AgentIntegration = {
-  name: 'opencode',
-  title: 'OpenCode',
+  ...OPENCODE_HOOK,
   adapter: OPENCODE_ADAPTER,
   configFile: '.opencode/plugins/stepchain.js',
-  events: OPENCODE_EVENTS,
   planInit,
-  hook: handleOpenCodeHook,
   resume: {
     supported: false,
     reason:

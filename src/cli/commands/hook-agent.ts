@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentIntegration } from '../../agents';
+import type { AgentHook } from '../../agents/hooks';
 import { sanitize } from '../../replay/text';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
@@ -11,7 +11,7 @@ import { ROOT_OPTION } from '../common';
  * per problem on stderr otherwise. It prints nothing on stdout (an agent may add a hook's stdout to the
  * model's context).
  */
-export function hookCommandFor(agent: AgentIntegration): Command {
+export function hookCommandFor(agent: AgentHook): Command {
   const word = `hook ${agent.name}`;
   return {
     name: ['hook', agent.name],

@@ -1,4 +1,5 @@
-import * as nodeCrypto from 'node:crypto';
+// Named, not a namespace import: a bundle makes a copy of a namespace's every export when it starts (a hook call).
+import { createHash, hash } from 'node:crypto';
 import { isPythonFloatRepr } from '../../canonical';
 import type { FastRow } from '../fast-line';
 import { SCAN_WASM_BASE64 } from './scan-wasm.generated';
@@ -51,11 +52,9 @@ export interface BlockRecord {
   stored: number;
 }
 
-const oneShot = (nodeCrypto as { hash?: (alg: string, data: Uint8Array, enc: 'hex') => string }).hash;
+const oneShot = hash as ((alg: string, data: Uint8Array, enc: 'hex') => string) | undefined;
 function sha256(view: Uint8Array): string {
-  return oneShot !== undefined
-    ? oneShot('sha256', view, 'hex')
-    : nodeCrypto.createHash('sha256').update(view).digest('hex');
+  return oneShot !== undefined ? oneShot('sha256', view, 'hex') : createHash('sha256').update(view).digest('hex');
 }
 
 /** Buffer's own latin1 decoder where Node has it (toString's argument checks cost more than a short token). */
