@@ -23,6 +23,7 @@ import {
 } from '../src/audit';
 import { recordStep } from '../src/record';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { repoRoot } from './helpers/paths';
 import { refPython } from './helpers/python';
 import { freshDir, tempDir } from './helpers/tmp';
@@ -380,7 +381,7 @@ describe('wired into the library', () => {
     ]);
   });
 
-  test('run mutation writes provider.state_mutation with the journal head after the entry; the CLI reports a failed audit as a warning', () => {
+  test('run mutation writes provider.state_mutation with the journal head after the entry; the CLI reports a failed audit as a warning', async () => {
     const root = fresh();
     const keyPath = path.join(root, 'keys', 'audit.key');
     const m = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'compact_boundary', '--json', '--root', root], {
@@ -388,7 +389,10 @@ describe('wired into the library', () => {
     });
     expect(m.code).toBe(0);
     const out = JSON.parse(m.stdout);
-    const q = cli(['audit', 'query', '--root', root, '--json'], { env: { STEPCHAIN_AUDIT_KEY_PATH: keyPath } });
+    // The first mutation as a real process; the rest through runCli in this process (`cliInProcess`).
+    const q = await cliInProcess(['audit', 'query', '--root', root, '--json'], {
+      env: { STEPCHAIN_AUDIT_KEY_PATH: keyPath },
+    });
     expect(JSON.parse(q.stdout).events[0]).toMatchObject({
       event_type: 'provider.state_mutation',
       resource_type: 'run',
@@ -403,26 +407,31 @@ describe('wired into the library', () => {
         journal_head: out.journal_head,
       },
     });
-    expect(cli(['audit', 'verify', '--root', root], { env: { STEPCHAIN_AUDIT_KEY_PATH: keyPath } }).code).toBe(0);
+    expect(
+      (await cliInProcess(['audit', 'verify', '--root', root], { env: { STEPCHAIN_AUDIT_KEY_PATH: keyPath } })).code,
+    ).toBe(0);
     // --key is relative to the working directory
-    const m3 = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k2', '--key', 'keys/audit.key', '--root', '.'], {
-      cwd: root,
-      env: { STEPCHAIN_AUDIT: 'on' },
-    });
+    const m3 = await cliInProcess(
+      ['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k2', '--key', 'keys/audit.key', '--root', '.'],
+      {
+        cwd: root,
+        env: { STEPCHAIN_AUDIT: 'on' },
+      },
+    );
     expect(m3.code).toBe(0);
     expect(m3.stderr).toBe('');
-    expect(cli(['audit', 'verify', '--key', path.join('keys', 'audit.key')], { cwd: root }).stdout).toMatch(
-      /^OK .*: 2 entries/,
-    );
+    expect(
+      (await cliInProcess(['audit', 'verify', '--key', path.join('keys', 'audit.key')], { cwd: root })).stdout,
+    ).toMatch(/^OK .*: 2 entries/);
     chmodSync(keyPath, 0o644);
-    const m2 = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k', '--root', root], {
+    const m2 = await cliInProcess(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'k', '--root', root], {
       env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath },
     });
     expect(m2.code).toBe(0);
     expect(m2.stderr).toMatch(
       /warning: .*the audit chain was NOT extended \(event provider.state_mutation not written\): .*insecure permissions/,
     );
-    expect(cli(['run', 'verify', 'r', '--root', root]).code).toBe(0);
+    expect((await cliInProcess(['run', 'verify', 'r', '--root', root])).code).toBe(0);
   });
 });
 

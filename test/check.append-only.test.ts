@@ -9,7 +9,8 @@ import { checkAppendOnly } from '../src/check';
 import { Journal, journalFile, parsesAsJson, readJournalBytes } from '../src/journal';
 import { recordRunEvent } from '../src/runs';
 import { commitAll, emptyRepo, git } from './helpers/git';
-import { cli, expectNoStack } from './helpers/cli';
+import { cli, expectNoStack, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-append-only-');
@@ -256,11 +257,19 @@ interface CheckDoc {
   faults: { item: string; path: string; line: number | null; kind: string; message: string }[];
 }
 
-function check(dir: string): { code: number; doc: CheckDoc; stderr: string } {
-  const r = cli(['check', '--base', 'main', '--json'], { cwd: dir });
+/**
+ * `check --base main --json` in `dir`: in this process (`cliInProcess`, the code the built CLI bundles: the
+ * comparison's logic is the point), or as a real process (`real`, the first check of the file).
+ */
+async function check(dir: string, real = false): Promise<{ code: number; doc: CheckDoc; stderr: string }> {
+  const args = ['check', '--base', 'main', '--json'];
+  const r = real ? cli(args, { cwd: dir }) : await cliInProcess(args, { cwd: dir });
   expectNoStack(r);
   return { code: r.code, doc: JSON.parse(r.stdout) as CheckDoc, stderr: r.stderr };
 }
+/** `stepchain <args>` in `cwd`, in this process. */
+const sc = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliResult> =>
+  cliInProcess(args, { cwd, env });
 
 /** A forger writes rows without the recorder's checkpoint; a fresh clone verifies without the recorder's key. */
 const FORGER: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_CHECKPOINT: 'off' };
@@ -269,7 +278,7 @@ const FRESH_CLONE: NodeJS.ProcessEnv = { STEPCHAIN_CHECKPOINT_KEY_PATH: path.joi
 describe('stepchain check --base in a real repository (issue 20)', () => {
   const journal = '.sdd/runtime/journal/alice/000000.jsonl';
 
-  test('a last committed row without its newline, rewritten and re-hashed, fails; an append to it passes', () => {
+  test('a last committed row without its newline, rewritten and re-hashed, fails; an append to it passes', async () => {
     const dir = emptyRepo(path.join(tmp, 'no-final-newline'));
     append(dir, 'alice', 2);
     // The same two steps, then "pay $10 to alice" at the base and "pay $10000 to mallory" in the PR.
@@ -281,14 +290,14 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     const forged = readFileSync(journalFile(dir, 'alice'));
     writeFileSync(journalFile(dir, 'alice'), honest.subarray(0, honest.length - 1)); // no final newline
     commitAll(dir, 'base');
-    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
+    expect((await sc(['verify', 'alice'], dir)).code).toBe(0);
 
     git(dir, ['checkout', '-q', '-b', 'forged']);
     writeFileSync(journalFile(dir, 'alice'), forged);
     commitAll(dir, 'rewrite the last row');
     // Internally valid (the recorder's own checkpoint would name it a rollback: a fresh clone has no key).
-    expect(cli(['verify', 'alice'], { cwd: dir, env: FRESH_CLONE }).code).toBe(0);
-    const bad = check(dir);
+    expect((await sc(['verify', 'alice'], dir, FRESH_CLONE)).code).toBe(0);
+    const bad = await check(dir, true);
     expect(bad.code).toBe(1);
     expect(bad.doc.faults.map((f) => [f.kind, f.path, f.line])).toEqual([['history_rewritten', journal, 3]]);
     expect(bad.stderr).toContain(`${journal}:3: agent alice: history rewritten from seq 2 (line 3)`);
@@ -298,18 +307,18 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     writeFileSync(journalFile(dir, 'alice'), honest);
     append(dir, 'alice', 2);
     commitAll(dir, 'append');
-    const ok = check(dir);
+    const ok = await check(dir);
     expect(ok.code).toBe(0);
     expect(ok.doc.items).toEqual([expect.objectContaining({ path: journal, status: 'ok', append_only: 'appended' })]);
   });
 
-  test('a history of bare-\\r rows replaced by a new chain of the same length fails; so does a run journal', () => {
+  test('a history of bare-\\r rows replaced by a new chain of the same length fails; so does a run journal', async () => {
     const dir = emptyRepo(path.join(tmp, 'bare-cr'));
     append(dir, 'alice', 4, 'pay $10 to alice ');
     const honest = readFileSync(journalFile(dir, 'alice'), 'utf8');
     writeFileSync(journalFile(dir, 'alice'), honest.replaceAll('\n', '\r'));
     commitAll(dir, 'base');
-    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
+    expect((await sc(['verify', 'alice'], dir)).code).toBe(0);
 
     git(dir, ['checkout', '-q', '-b', 'forged']);
     rmSync(path.dirname(journalFile(dir, 'alice')), { recursive: true });
@@ -317,8 +326,8 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     const forged = readFileSync(journalFile(dir, 'alice'), 'utf8');
     writeFileSync(journalFile(dir, 'alice'), forged.replaceAll('\n', '\r'));
     commitAll(dir, 'replace the history');
-    expect(cli(['verify', 'alice'], { cwd: dir }).code).toBe(0);
-    const bad = check(dir);
+    expect((await sc(['verify', 'alice'], dir)).code).toBe(0);
+    const bad = await check(dir);
     expect(bad.code).toBe(1);
     expect(bad.doc.faults.map((f) => [f.kind, f.line])).toEqual([['history_rewritten', 1]]);
     expect(bad.stderr).toContain('agent alice: history rewritten from seq 0 (line 1)');
@@ -335,8 +344,8 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
     rmSync(run);
     for (let i = 0; i < 3; i++) recordRunEvent(dir, 'run-1', 'tool_call', { pay: `$10000 to mallory ${i}` }, { env });
     commitAll(dir, 'replace the run');
-    expect(cli(['run', 'verify', 'run-1'], { cwd: dir }).code).toBe(0);
-    const runBad = check(dir);
+    expect((await sc(['run', 'verify', 'run-1'], dir)).code).toBe(0);
+    const runBad = await check(dir);
     expect(runBad.code).toBe(1);
     expect(runBad.doc.faults.map((f) => [f.kind, f.path, f.line])).toEqual([
       ['history_rewritten', '.sdd/runs/run-1/journal.jsonl', 1],
@@ -345,8 +354,8 @@ describe('stepchain check --base in a real repository (issue 20)', () => {
 });
 
 describe('committed receipts are append-only too (issue 20)', () => {
-  const exportTo = (cwd: string, agent: string, out: string): void => {
-    const r = cli(['export', agent, '-o', out, '--force'], { cwd });
+  const exportTo = async (cwd: string, agent: string, out: string): Promise<void> => {
+    const r = await sc(['export', agent, '-o', out, '--force'], cwd);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
   };
@@ -355,43 +364,43 @@ describe('committed receipts are append-only too (issue 20)', () => {
     doc.faults.filter((f) => f.item === 'receipt').map((f) => [f.kind, f.path] as const);
 
   /** A repository whose base commit holds alice's journal (2 steps) and her receipt, on a branch `pr`. */
-  function repoWithReceipt(name: string): string {
+  async function repoWithReceipt(name: string): Promise<string> {
     const dir = emptyRepo(path.join(tmp, name));
     append(dir, 'alice', 2);
-    exportTo(dir, 'alice', 'alice.receipt.tar');
+    await exportTo(dir, 'alice', 'alice.receipt.tar');
     commitAll(dir, 'base');
     git(dir, ['checkout', '-q', '-b', 'pr']);
     return dir;
   }
 
-  test('re-exported with more steps of the same chain: passes (as an append)', () => {
-    const dir = repoWithReceipt('receipt-append');
+  test('re-exported with more steps of the same chain: passes (as an append)', async () => {
+    const dir = await repoWithReceipt('receipt-append');
     append(dir, 'alice', 3);
-    exportTo(dir, 'alice', 'alice.receipt.tar');
+    await exportTo(dir, 'alice', 'alice.receipt.tar');
     commitAll(dir, 'more steps');
-    const r = check(dir);
+    const r = await check(dir);
     expect(r.code).toBe(0);
     expect(receiptItems(r.doc)).toEqual([
       expect.objectContaining({ path: 'alice.receipt.tar', status: 'ok (unsigned)', append_only: 'appended' }),
     ]);
   });
 
-  test('deleted: fails, naming the receipt', () => {
-    const dir = repoWithReceipt('receipt-deleted');
+  test('deleted: fails, naming the receipt', async () => {
+    const dir = await repoWithReceipt('receipt-deleted');
     rmSync(path.join(dir, 'alice.receipt.tar'));
     commitAll(dir, 'delete the receipt');
-    const r = check(dir);
+    const r = await check(dir);
     expect(r.code).toBe(1);
     expect(receiptFaults(r.doc)).toEqual([['history_deleted', 'alice.receipt.tar']]);
     expect(r.stderr).toContain("receipt alice: receipt deleted (the base has agent alice's receipt of 2 steps)");
   });
 
-  test("swapped for another run's receipt (another agent, or the same agent's other chain): fails", () => {
-    const dir = repoWithReceipt('receipt-swapped');
+  test("swapped for another run's receipt (another agent, or the same agent's other chain): fails", async () => {
+    const dir = await repoWithReceipt('receipt-swapped');
     append(dir, 'bob', 2);
-    exportTo(dir, 'bob', 'alice.receipt.tar');
+    await exportTo(dir, 'bob', 'alice.receipt.tar');
     commitAll(dir, "bob's receipt under alice's name");
-    const other = check(dir);
+    const other = await check(dir);
     expect(other.code).toBe(1);
     expect(receiptFaults(other.doc)).toEqual([['history_rewritten', 'alice.receipt.tar']]);
     expect(other.stderr).toContain("the base's is agent alice's, this one agent bob's");
@@ -399,9 +408,9 @@ describe('committed receipts are append-only too (issue 20)', () => {
     // The same agent id, another chain (another project's alice, more steps): not an extension either.
     const elsewhere = emptyRepo(path.join(tmp, 'receipt-swapped-other'));
     append(elsewhere, 'alice', 4, 'q');
-    exportTo(elsewhere, 'alice', path.join(dir, 'alice.receipt.tar'));
+    await exportTo(elsewhere, 'alice', path.join(dir, 'alice.receipt.tar'));
     commitAll(dir, "another alice's receipt");
-    const same = check(dir);
+    const same = await check(dir);
     expect(same.code).toBe(1);
     expect(receiptFaults(same.doc)).toEqual([['history_rewritten', 'alice.receipt.tar']]);
     expect(same.stderr).toContain("its chain does not extend the base receipt's (step 0 differs");
@@ -411,23 +420,23 @@ describe('committed receipts are append-only too (issue 20)', () => {
     git(dir, ['checkout', '-q', 'main', '--', '.sdd']);
     const j = journalFile(dir, 'alice');
     writeFileSync(j, readFileSync(j, 'utf8').split('\n').slice(0, 1).join('\n') + '\n');
-    exportTo(dir, 'alice', 'alice.receipt.tar');
+    await exportTo(dir, 'alice', 'alice.receipt.tar');
     git(dir, ['checkout', '-q', 'main', '--', '.sdd']);
     commitAll(dir, 'an older receipt');
-    const older = check(dir);
+    const older = await check(dir);
     expect(older.code).toBe(1);
     expect(receiptFaults(older.doc)).toEqual([['history_truncated', 'alice.receipt.tar']]);
   });
 
-  test('renamed (moved, and re-exported with more steps): followed, as a journal rename is', () => {
-    const dir = repoWithReceipt('receipt-renamed');
+  test('renamed (moved, and re-exported with more steps): followed, as a journal rename is', async () => {
+    const dir = await repoWithReceipt('receipt-renamed');
     git(dir, ['mv', 'alice.receipt.tar', 'alice-2.receipt.tar']);
     append(dir, 'alice', 1);
     mkdirSync(path.join(dir, 'receipts'));
-    exportTo(dir, 'alice', 'receipts/alice.receipt.tar.gz');
+    await exportTo(dir, 'alice', 'receipts/alice.receipt.tar.gz');
     rmSync(path.join(dir, 'alice-2.receipt.tar'));
     commitAll(dir, 'move the receipt');
-    const r = check(dir);
+    const r = await check(dir);
     expect(r.code).toBe(0);
     expect(receiptItems(r.doc)).toEqual(
       expect.arrayContaining([
@@ -438,9 +447,9 @@ describe('committed receipts are append-only too (issue 20)', () => {
     // Moved to where another agent's receipt stands in for it: a deletion.
     rmSync(path.join(dir, 'receipts/alice.receipt.tar.gz'));
     append(dir, 'bob', 2);
-    exportTo(dir, 'bob', 'receipts/alice.receipt.tar.gz');
+    await exportTo(dir, 'bob', 'receipts/alice.receipt.tar.gz');
     commitAll(dir, "bob's receipt where alice's went");
-    const gone = check(dir);
+    const gone = await check(dir);
     expect(gone.code).toBe(1);
     expect(receiptFaults(gone.doc)).toEqual([['history_deleted', 'alice.receipt.tar']]);
   });

@@ -6,7 +6,8 @@ import { cutTranscript, modelOfToolUse, projectDirName } from '../src/agents/cla
 import { forkClaudeSession, resumeCommand, shellWord } from '../src/agents/claude/resume';
 import { readTranscriptWhole } from '../src/agents/resume-kit';
 import { journalFile, readVerifiedJournal } from '../src/journal';
-import { cli, expectNoStack } from './helpers/cli';
+import { cli, expectNoStack, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ServerRequest } from './helpers/claude';
 import { initRepo, repoState } from './helpers/git';
 import { tempDir } from './helpers/tmp';
@@ -214,9 +215,13 @@ test('the resume command is safe to paste', () => {
   );
 });
 
+// The hook's steps and the refusals are the commands' logic: they run in this process (`cliInProcess`, the code the
+// built CLI bundles), after the first case, which runs both as real processes.
 describe('fork --resume refuses what it cannot do safely, and leaves nothing behind', () => {
   const home = path.join(dir, 'home');
   const hook = (root: string, body: E) =>
+    cliInProcess(['hook', 'claude', '--no-snapshot'], { cwd: root, input: JSON.stringify(body) });
+  const realHook = (root: string, body: E) =>
     cli(['hook', 'claude', '--no-snapshot'], { cwd: root, input: JSON.stringify(body) });
   const post = (root: string, transcript: string, id: string): E => ({
     session_id: SID,
@@ -228,27 +233,29 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     tool_response: { stdout: `out ${id}` },
     tool_use_id: id,
   });
-  const fork = (root: string, args: string[]) =>
-    cli(['fork', ...args], { cwd: root, env: { HOME: home, CLAUDE_CONFIG_DIR: '' } });
+  const forkEnv = { HOME: home, CLAUDE_CONFIG_DIR: '' };
+  const fork = (root: string, args: string[]) => cliInProcess(['fork', ...args], { cwd: root, env: forkEnv });
 
-  function setup(
+  async function setup(
     transcriptDirName?: string,
     configDir = path.join(home, '.claude'),
-  ): { root: string; transcript: string } {
+    run: (root: string, body: E) => CliResult | Promise<CliResult> = hook,
+  ): Promise<{ root: string; transcript: string }> {
     const root = initRepo(path.join(dir, `f${n++}`), { 'README.md': 'x\n' });
     const tdir = path.join(configDir, 'projects', transcriptDirName ?? root.replace(/[^A-Za-z0-9]/g, '-'));
     mkdirSync(tdir, { recursive: true });
     const transcript = path.join(tdir, `${SID}.jsonl`);
     const entries = conversation().map((e) => (e.cwd === undefined ? e : { ...e, cwd: root }));
     writeFileSync(transcript, lines(entries));
-    expect(hook(root, post(root, transcript, 't1')).code).toBe(0);
-    expect(hook(root, post(root, transcript, 't2')).code).toBe(0);
+    expect((await run(root, post(root, transcript, 't1'))).code).toBe(0);
+    expect((await run(root, post(root, transcript, 't2'))).code).toBe(0);
     return { root, transcript };
   }
 
-  test('a step recorded by the hook resumes (the synthetic transcript is what the binary writes, in small)', () => {
-    const { root } = setup();
-    const r = fork(root, [`claude-${SID}`, '--from-step', '0', '--resume']);
+  test('a step recorded by the hook resumes (the synthetic transcript is what the binary writes, in small)', async () => {
+    // Real processes: the hook as Claude Code starts it, and the fork.
+    const { root } = await setup(undefined, undefined, realHook);
+    const r = cli(['fork', `claude-${SID}`, '--from-step', '0', '--resume'], { cwd: root, env: forkEnv });
     expectNoStack(r);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/ending with the result of t1\)/);
@@ -281,44 +288,45 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
       /000000\.jsonl:1: /,
     ],
   ];
-  test.each(cases)('%s', (_name, make, code, message) => {
-    const { root, transcript } = setup();
+  test.each(cases)('%s', async (_name, make, code, message) => {
+    const { root, transcript } = await setup();
     const args = make(root, transcript);
     const before = repoState(root);
-    const r = fork(root, args);
+    const r = await fork(root, args);
     expectNoStack(r);
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(message);
     expect(repoState(root)).toEqual(before);
   });
 
-  test('a transcript stored under a name stepchain does not derive from the session directory', () => {
-    const { root } = setup('-some-other-dir');
+  test('a transcript stored under a name stepchain does not derive from the session directory', async () => {
+    const { root } = await setup('-some-other-dir');
     const before = repoState(root);
-    const r = fork(root, [`claude-${SID}`, '--from-step', '1', '--resume']);
+    const r = await fork(root, [`claude-${SID}`, '--from-step', '1', '--resume']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/stored under -some-other-dir, which is not the name of the session's working directory/);
     expect(repoState(root)).toEqual(before);
   });
 
-  test('a journal not recorded by an agent is a usage error (exit 2) with a plain message', () => {
+  test('a journal not recorded by an agent is a usage error (exit 2) with a plain message', async () => {
     // Changed by issue 20: this was exit 1 with the payload parser's message. Changed by issue 22: --resume now
     // dispatches on the journal's agent prefix, so a journal named for no agent is refused by its name.
     const root = initRepo(path.join(dir, `f${n++}`), { 'README.md': 'x\n' });
     const input = path.join(root, 'in.txt');
     writeFileSync(input, 'not a hook payload');
-    expect(cli(['append', 'agent-1', '--input', input, '--no-snapshot'], { cwd: root }).code).toBe(0);
-    expect(cli(['append', 'agent-1', '--no-snapshot'], { cwd: root }).code).toBe(0);
-    const a = fork(root, ['agent-1', '--from-step', '0', '--resume']);
+    const append = (args: string[]) => cliInProcess(['append', ...args, '--no-snapshot'], { cwd: root });
+    expect((await append(['agent-1', '--input', input])).code).toBe(0);
+    expect((await append(['agent-1'])).code).toBe(0);
+    const a = await fork(root, ['agent-1', '--from-step', '0', '--resume']);
     expectNoStack(a);
     expect(a.code).toBe(2);
     expect(a.stderr).toMatch(
       /^stepchain: fork --resume: agent-1 is not an agent's session journal \(claude-<session_id>.*\); fork it without --resume\n$/,
     );
     // A claude- journal whose steps were not written by the hook is refused by what its steps hold.
-    expect(cli(['append', 'claude-x1', '--input', input, '--no-snapshot'], { cwd: root }).code).toBe(0);
-    expect(cli(['append', 'claude-x1', '--no-snapshot'], { cwd: root }).code).toBe(0);
-    const c = fork(root, ['claude-x1', '--from-step', '0', '--resume']);
+    expect((await append(['claude-x1', '--input', input])).code).toBe(0);
+    expect((await append(['claude-x1'])).code).toBe(0);
+    const c = await fork(root, ['claude-x1', '--from-step', '0', '--resume']);
     expect(c.code).toBe(2);
     expect(c.stderr).toBe(
       'stepchain: fork --resume: step 0 of claude-x1 was not recorded by `stepchain hook claude` (its input is not a ' +
@@ -326,7 +334,7 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     );
   });
 
-  test('a recorded transcript_path never decides the config directory: a planted one is refused, naming both', () => {
+  test('a recorded transcript_path never decides the config directory: a planted one is refused, naming both', async () => {
     // Anyone who can write .sdd can recompute the chain: the payload names a "config directory" of theirs, whose
     // settings.json would run its hooks if the operator started Claude Code with it.
     const planted = path.join(dir, `planted${n++}`);
@@ -335,11 +343,11 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
       path.join(planted, 'settings.json'),
       '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}\n',
     );
-    const { root, transcript } = setup(undefined, planted);
+    const { root, transcript } = await setup(undefined, planted);
     const plantedFiles = () => readdirSync(planted, { recursive: true }).map(String).sort();
     const files = plantedFiles();
     const before = repoState(root);
-    const r = fork(root, [`claude-${SID}`, '--from-step', '0', '--resume']);
+    const r = await fork(root, [`claude-${SID}`, '--from-step', '0', '--resume']);
     expectNoStack(r);
     expect(r.code).toBe(1);
     const expected = path.join(home, '.claude', 'projects', '<dir>', `${SID}.jsonl`);
@@ -353,7 +361,7 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     expect(repoState(root)).toEqual(before);
     // The environment decides: with CLAUDE_CONFIG_DIR naming that directory it is the session's, and the command
     // carries the environment's value.
-    const ok = cli(['fork', `claude-${SID}`, '--from-step', '0', '--resume', '--json'], {
+    const ok = await cliInProcess(['fork', `claude-${SID}`, '--from-step', '0', '--resume', '--json'], {
       cwd: root,
       env: { HOME: home, CLAUDE_CONFIG_DIR: planted },
     });
@@ -363,16 +371,16 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     expect(doc.resume_command).toContain(`CLAUDE_CONFIG_DIR=${planted} claude --resume`);
   });
 
-  test('the resume command never names a config directory the environment does not', () => {
-    const { root } = setup();
-    const r = fork(root, [`claude-${SID}`, '--from-step', '1', '--resume', '--json']);
+  test('the resume command never names a config directory the environment does not', async () => {
+    const { root } = await setup();
+    const r = await fork(root, [`claude-${SID}`, '--from-step', '1', '--resume', '--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as { claude_transcript: string; resume_command: string };
     expect(doc.resume_command).not.toContain('CLAUDE_CONFIG_DIR');
     expect(doc.claude_transcript.startsWith(path.join(home, '.claude', 'projects') + path.sep)).toBe(true);
   });
 
-  test('a session directory that is a symlink in the fork is refused, and the fork removed', () => {
+  test('a session directory that is a symlink in the fork is refused, and the fork removed', async () => {
     const root = initRepo(path.join(dir, `f${n++}`), { 'README.md': 'x\n' });
     const outside = path.join(dir, `outside${n++}`);
     mkdirSync(path.join(outside, '.claude'), { recursive: true });
@@ -384,9 +392,9 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     mkdirSync(tdir, { recursive: true });
     const transcript = path.join(tdir, `${SID}.jsonl`);
     writeFileSync(transcript, lines(conversation().map((e) => (e.cwd === undefined ? e : { ...e, cwd: sub }))));
-    expect(hook(root, { ...post(root, transcript, 't1'), cwd: sub }).code).toBe(0);
+    expect((await hook(root, { ...post(root, transcript, 't1'), cwd: sub })).code).toBe(0);
     const before = repoState(root);
-    const r = fork(root, [`claude-${SID}`, '--from-step', '0', '--resume']);
+    const r = await fork(root, [`claude-${SID}`, '--from-step', '0', '--resume']);
     expectNoStack(r);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/\/sub: a symlink in the fork, where the resume command would start Claude Code/);
@@ -395,7 +403,7 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
   });
 
   test('when the transcript cannot be placed after the fork was made, the fork is removed again', async () => {
-    const { root } = setup();
+    const { root } = await setup();
     const before = repoState(root);
     const wt = path.join(root, '.sdd', 'worktrees', `claude-${NEW}`);
     // Something already sits where the fork's session directory must go.

@@ -7,6 +7,7 @@ import { Cas, casDir, journalFile, readVerifiedJournal, type JournalEntry } from
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import {
   claudeBinary,
   runClaude,
@@ -49,7 +50,11 @@ let compact: ClaudeRun;
 const claude = (prompt: string, more: { cwd?: string; resume?: string; env?: NodeJS.ProcessEnv } = {}) =>
   runClaude({ binary, cwd: root, home, port: server.port, prompt, binDir: bin, env, ...more });
 
-const sc = (args: string[], cwd = root) => cli(args, { cwd, env });
+/**
+ * `stepchain <args>` through runCli in this process (`cliInProcess`, the code the bundle runs): what each command
+ * finds in the session is the point; init and the hooks Claude Code starts run as real processes.
+ */
+const sc = (args: string[], cwd = root) => cliInProcess(args, { cwd, env });
 
 function steps(file: string): JournalEntry[] {
   return readVerifiedJournal(file).entries;
@@ -108,7 +113,7 @@ test('the claude binary of the devDependency runs offline', () => {
 });
 
 test('init claude installs the hooks; a real session is recorded with one step per tool call', async () => {
-  const init = sc(['init', 'claude']);
+  const init = cli(['init', 'claude'], { cwd: root, env });
   expect(init.code).toBe(0);
   expect(init.stdout).toContain('+++ ');
   first = await claude(PROMPT, { env: { ...env, ANTHROPIC_MODEL: MODEL } });
@@ -150,8 +155,8 @@ test('init claude installs the hooks; a real session is recorded with one step p
   }
 });
 
-test('the chain verifies, in stepchain and in the Python model of the reference', () => {
-  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 4);
+test('the chain verifies, in stepchain and in the Python model of the reference', async () => {
+  expectVerifiedByPeer(await sc(['verify', agent, '--json']), journalFile(root, agent), 4);
 });
 
 test('each step has the files it had: a.txt from step 0, b.txt as written at step 2 and edited at step 3', () => {
@@ -193,13 +198,13 @@ test('the run journal: claude observed from SessionStart on, the prompt, Stop an
   });
 });
 
-test('every step is in the audit chain', () => {
-  const q = sc(['audit', 'query', '--event-type', 'replay.step', '--json']);
+test('every step is in the audit chain', async () => {
+  const q = await sc(['audit', 'query', '--event-type', 'replay.step', '--json']);
   expect(q.code).toBe(0);
   const doc = JSON.parse(q.stdout) as { events: { resource_id: string; details: { seq: number } }[] };
   const mine = doc.events.filter((e) => e.resource_id === agent);
   expect(mine.map((e) => e.details.seq)).toEqual([0, 1, 2, 3]);
-  expect(sc(['audit', 'verify']).code).toBe(0);
+  expect((await sc(['audit', 'verify'])).code).toBe(0);
 });
 
 test('/compact pins one compact_boundary mutation; run ingest of the same stream-json agrees', async () => {
@@ -233,12 +238,12 @@ test('/compact pins one compact_boundary mutation; run ingest of the same stream
     agent_type: '',
     last_assistant_message: expect.stringContaining('The user asked for files; they were made.'),
   });
-  expect((JSON.parse(sc(['forks', '--json']).stdout) as { subagents: unknown[] }).subagents).toEqual([]);
+  expect((JSON.parse((await sc(['forks', '--json'])).stdout) as { subagents: unknown[] }).subagents).toEqual([]);
   const summary = Object.fromEntries(hooked.entries.find((e) => e.row.event === 'compact_summary')!.row.payload);
   expect(summary).toMatchObject({ trigger: 'manual', compaction: m.content_address });
   const text = new Cas(casDir(root)).get(summary.summary_blob as string)!.toString('utf8');
   expect(text).toContain('The user asked for files; they were made.');
-  expect(sc(['run', 'verify', agent]).code).toBe(0);
+  expect((await sc(['run', 'verify', agent])).code).toBe(0);
 
   // The same session's stream-json, ingested into another run: the same compaction, same agent, index and trigger.
   const streams = path.join(dir, 'streams');
@@ -247,8 +252,8 @@ test('/compact pins one compact_boundary mutation; run ingest of the same stream
   const s2 = path.join(streams, 'compact.jsonl');
   writeFileSync(s1, first.stdout);
   writeFileSync(s2, compact.stdout);
-  expect(sc(['run', 'ingest', 'ingested', '--agent', agent, '--claude-stream', s1]).code).toBe(0);
-  expect(sc(['run', 'ingest', 'ingested', '--agent', agent, '--claude-stream', s2]).code).toBe(0);
+  expect((await sc(['run', 'ingest', 'ingested', '--agent', agent, '--claude-stream', s1])).code).toBe(0);
+  expect((await sc(['run', 'ingest', 'ingested', '--agent', agent, '--claude-stream', s2])).code).toBe(0);
   const ingested = readRunJournalFile(runJournalFile(root, 'ingested'));
   const im = ingested.entries
     .filter((e) => e.row.event === 'provider_state_mutation')
@@ -333,7 +338,7 @@ test('resuming the fork sends the conversation up to step 2’s result, and the 
   expect(rows[3]!.row.prompt).toBe(RESUME_PROMPT);
   expect(readFileSync(path.join(wt, 'c.txt'), 'utf8')).toBe('resumed\n');
   expect(existsSync(path.join(root, 'c.txt'))).toBe(false);
-  expect(sc(['verify', forkId], wt).code).toBe(0);
+  expect((await sc(['verify', forkId], wt)).code).toBe(0);
 });
 
 test('a compaction in a deterministic replay is recorded flagged, and run verify fails closed', async () => {
@@ -347,7 +352,7 @@ test('a compaction in a deterministic replay is recorded flagged, and run verify
     [0, false],
     [1, true],
   ]);
-  const v = sc(['run', 'verify', agent]);
+  const v = await sc(['run', 'verify', agent]);
   expect(v.code).toBe(1);
   expect(v.stderr).toMatch(/flagged_mutation/);
 });

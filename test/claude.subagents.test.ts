@@ -4,6 +4,7 @@ import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/jour
 import { reportForkTree } from '../src/report';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ScriptedServer } from './helpers/claude';
 import { initRepo } from './helpers/git';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
@@ -32,7 +33,11 @@ const SUB_ASYNC = 'Background sub task: write t.txt.';
 let binary: string;
 let server: ScriptedServer;
 
-const sc = (args: string[]) => cli(args, { cwd: root, env });
+/**
+ * `stepchain <args>` through runCli in this process (`cliInProcess`, the code the bundle runs): what each command
+ * finds in the sessions is the point; init and the hooks Claude Code starts run as real processes.
+ */
+const sc = (args: string[]) => cliInProcess(args, { cwd: root, env });
 const steps = (id: string): JournalEntry[] => readVerifiedJournal(journalFile(root, id)).entries;
 const runRows = (id: string) => readRunJournalFile(runJournalFile(root, id)).entries.map((e) => e.row);
 const payloadOf = (row: { payload: Map<string, JsonValue> }) => Object.fromEntries(row.payload);
@@ -66,7 +71,7 @@ beforeAll(async () => {
       { text: 'Background done.' },
     ],
   });
-  expect(sc(['init', 'claude']).code).toBe(0);
+  expect(cli(['init', 'claude'], { cwd: root, env }).code).toBe(0);
 });
 
 afterAll(async () => {
@@ -127,21 +132,21 @@ test('a synchronous subagent: its tool calls are its own journal, linked to the 
     { agent_id: null, tool_use_ids: [(launched.tool_call as { id: string }).id] },
   ]);
   for (const id of [session, sub]) {
-    expectVerifiedByPeer(sc(['verify', id, '--json']), journalFile(root, id));
+    expectVerifiedByPeer(await sc(['verify', id, '--json']), journalFile(root, id));
   }
-  expect(sc(['run', 'verify', session]).code).toBe(0);
+  expect((await sc(['run', 'verify', session])).code).toBe(0);
   expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, session)]))).toMatchObject({
     ok: true,
   });
 
   // `forks` shows the family: the subagent under the session, launched by step 0.
-  const forks = sc(['forks', '--json']);
+  const forks = await sc(['forks', '--json']);
   expect(forks.code).toBe(0);
   const doc = JSON.parse(forks.stdout) as { subagents: Record<string, unknown>[] };
   expect(doc.subagents).toContainEqual(
     expect.objectContaining({ journal: sub, parent_journal: session, parent_step: 0, steps: 2, journal_ok: true }),
   );
-  const drawn = sc(['forks']).stdout;
+  const drawn = (await sc(['forks'])).stdout;
   expect(drawn).toContain(
     `subagents:\n${session}\n└── ${sub}  subagent "general-purpose"  launched by step 0  2 steps`,
   );
@@ -160,7 +165,7 @@ test('a synchronous subagent: its tool calls are its own journal, linked to the 
   });
 
   // A subagent's step is not a conversation Claude Code resumes: refused with the reason, nothing made.
-  const resume = sc(['fork', sub, '--from-step', '0', '--resume']);
+  const resume = await sc(['fork', sub, '--from-step', '0', '--resume']);
   expect(resume.code).toBe(2);
   expect(resume.stderr).toMatch(/is a tool call of subagent .*fork .* at the step that launched it/);
 });
@@ -193,9 +198,9 @@ test('a background subagent (async_launched): nothing lost, the link holds thoug
   expect(steps(sub).map((e) => e.row.tool_call)).toEqual([
     { id: expect.stringMatching(/^toolu_/), input: { command: 'sleep 2; echo bg > t.txt' }, name: 'Bash' },
   ]);
-  expect(sc(['verify', sub]).code).toBe(0);
-  expect(sc(['run', 'verify', session]).code).toBe(0);
-  const doc = JSON.parse(sc(['forks', '--json']).stdout) as { subagents: Record<string, unknown>[] };
+  expect((await sc(['verify', sub])).code).toBe(0);
+  expect((await sc(['run', 'verify', session])).code).toBe(0);
+  const doc = JSON.parse((await sc(['forks', '--json'])).stdout) as { subagents: Record<string, unknown>[] };
   expect(doc.subagents).toContainEqual(
     expect.objectContaining({ journal: sub, parent_journal: session, status: 'async_launched', steps: 1 }),
   );

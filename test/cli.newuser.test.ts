@@ -15,6 +15,7 @@ import { runCaptured } from '../src/cli/in-process';
 import { runCli } from '../src/cli/main';
 import { journalFile, ROW_KEYS, verifyJournalBytes } from '../src/journal';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { launchBrowser, openReport } from './helpers/report-browser';
 import { freshDir, tempDir } from './helpers/tmp';
 import { cliPath } from './helpers/paths';
@@ -27,6 +28,12 @@ const ENV = { STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(base, 'checkpoint.key') }
 const fresh = (): string => freshDir(base);
 const run = (args: string[], cwd: string, input?: string): CliResult =>
   cli(args, { cwd, env: ENV, ...(input === undefined ? {} : { input }) });
+/**
+ * `run` through runCli in this process (the code the bundle runs, its output captured, `cliInProcess`): for what a
+ * command says and does. Real processes stay for the projects' first steps, the first verify, stdin, a FIFO and
+ * another user.
+ */
+const runIn = (args: string[], cwd: string): Promise<CliResult> => cliInProcess(args, { cwd, env: ENV });
 const json = (r: CliResult): Record<string, unknown> => JSON.parse(r.stdout) as Record<string, unknown>;
 const oneLine = (r: CliResult): void => {
   expectNoStack(r);
@@ -56,46 +63,46 @@ describe('keys outside the hashed row are unverified, never part of the step (§
   const { root, file } = project(3);
   addKeys(file, 2, { approved_by: 'security-team', 'evil\u001b[2J': 'x\u001b]0;pwned\u0007' });
 
-  test('verify: OK with a warning naming file:line and the keys; --strict fails', () => {
+  test('verify: OK with a warning naming file:line and the keys; --strict fails', async () => {
     const r = run(['verify', 'a'], root);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^OK /);
     expect(r.stderr).toContain(`stepchain: warning: ${file}:2: keys outside the hashed row, NOT verified:`);
     expect(r.stderr).toContain('"approved_by"');
     expect(r.stderr).not.toContain('\u001b');
-    const j = run(['verify', 'a', '--json'], root);
+    const j = await runIn(['verify', 'a', '--json'], root);
     expect(j.code).toBe(0);
     expect(json(j)).toMatchObject({ ok: true, unhashed: { rows: [{ line: 2 }], count: 1 } });
     expect((json(j).unhashed as { rows: { keys: string[] }[] }).rows[0]!.keys.sort()).toEqual(
       ['approved_by', 'evil\u001b[2J'].sort(),
     );
-    const s = run(['verify', 'a', '--strict'], root);
+    const s = await runIn(['verify', 'a', '--strict'], root);
     expect(s.code).toBe(1);
     expect(s.stderr).toMatch(/:2: non_canonical/);
   });
 
-  test('show: the step without them, then UNVERIFIED with each key; --json keeps them in `unverified`', () => {
-    const r = run(['show', 'a', '1'], root);
+  test('show: the step without them, then UNVERIFIED with each key; --json keeps them in `unverified`', async () => {
+    const r = await runIn(['show', 'a', '1'], root);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
     const at = r.stdout.indexOf('UNVERIFIED');
     expect(at).toBeGreaterThan(r.stdout.indexOf('step_hash'));
     expect(r.stdout.slice(at)).toContain('approved_by: security-team');
-    const doc = json(run(['show', 'a', '1', '--json'], root));
+    const doc = json(await runIn(['show', 'a', '1', '--json'], root));
     expect(doc.ok).toBe(true);
     expect(Object.keys(doc.entry as object).sort()).toEqual([...ROW_KEYS]);
     expect(doc.unverified).toEqual({ approved_by: 'security-team', 'evil\u001b[2J': 'x\u001b]0;pwned\u0007' });
-    expect(json(run(['show', 'a', '0', '--json'], root)).unverified).toEqual({});
-    expect(run(['show', 'a', '0'], root).stdout).not.toContain('UNVERIFIED');
+    expect(json(await runIn(['show', 'a', '0', '--json'], root)).unverified).toEqual({});
+    expect((await runIn(['show', 'a', '0'], root)).stdout).not.toContain('UNVERIFIED');
   });
 
-  test('replay: the table names the step; --json lists it beside the entries, not in them', () => {
-    const r = run(['replay', 'a'], root);
+  test('replay: the table names the step; --json lists it beside the entries, not in them', async () => {
+    const r = await runIn(['replay', 'a'], root);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/UNVERIFIED: 1 step carries keys outside the hashed row/);
     expect(r.stdout).toMatch(/step 1 \(line 2\): "approved_by"/);
     expect(r.stdout).not.toContain('\u001b');
-    const doc = json(run(['replay', 'a', '--json'], root));
+    const doc = json(await runIn(['replay', 'a', '--json'], root));
     for (const e of doc.entries as object[]) expect(Object.keys(e).sort()).toEqual([...ROW_KEYS]);
     expect(doc.unverified).toEqual([
       { seq: 1, line: 2, fields: expect.objectContaining({ approved_by: 'security-team' }) },
@@ -104,7 +111,7 @@ describe('keys outside the hashed row are unverified, never part of the step (§
 
   test('report: the page sets them apart as unverified, as text', async () => {
     const out = path.join(root, 'r.html');
-    expect(run(['report', 'a', '-o', out], root).code).toBe(0);
+    expect((await runIn(['report', 'a', '-o', out], root)).code).toBe(0);
     const browser = await launchBrowser();
     try {
       const { page, problems } = await openReport(browser, out);
@@ -153,27 +160,27 @@ describe('keys outside the hashed row are unverified, never part of the step (§
 });
 
 describe('a fork carries the blobs of the steps it inherits (§9)', () => {
-  test('show, export and receipt verify --require-blobs in the fork see every inherited blob', () => {
+  test('show, export and receipt verify --require-blobs in the fork see every inherited blob', async () => {
     const root = initRepo(fresh(), { 'app.txt': 'v0\n' });
     for (let i = 0; i < 3; i++) {
       writeFileSync(path.join(root, `in${i}.txt`), `input ${i}\n`);
-      expect(run(['append', 'a', '--input', `in${i}.txt`, '--prompt', `p${i}`], root).code).toBe(0);
+      expect((await runIn(['append', 'a', '--input', `in${i}.txt`, '--prompt', `p${i}`], root)).code).toBe(0);
     }
-    const f = run(['fork', 'a', '--from-step', '2', '--json'], root);
+    const f = await runIn(['fork', 'a', '--from-step', '2', '--json'], root);
     expect(f.code).toBe(0);
     const worktree = json(f).fork_worktree as string;
     const id = json(f).fork_session_id as string;
     for (let s = 0; s < 3; s++) {
-      const shown = run(['show', id, String(s)], worktree);
+      const shown = await runIn(['show', id, String(s)], worktree);
       expect(shown.code).toBe(0);
       expect(shown.stdout).not.toContain('MISSING');
     }
     const out = path.join(base, `${id}.tar`);
-    const e = run(['export', id, '-o', out, '--json'], worktree);
+    const e = await runIn(['export', id, '-o', out, '--json'], worktree);
     expect(e.code).toBe(0);
     expect(json(e).blobs).toMatchObject({ missing: [] });
     expect((json(e).blobs as { bundled: string[] }).bundled).toHaveLength(3);
-    expect(run(['receipt', 'verify', out, '--require-blobs'], worktree).code).toBe(0);
+    expect((await runIn(['receipt', 'verify', out, '--require-blobs'], worktree)).code).toBe(0);
     // Copies, not links: an agent writing in its fork's CAS cannot rewrite the parent's blobs.
     const digest = createHash('sha256').update('input 0\n').digest('hex');
     const child = path.join(worktree, '.sdd', 'runtime', 'cas', digest.slice(0, 2), digest);
@@ -185,11 +192,11 @@ describe('a fork carries the blobs of the steps it inherits (§9)', () => {
 });
 
 describe('input errors, exit 2, one line (§9)', () => {
-  test('export --cas of a directory that does not exist (or is a file) writes nothing', () => {
+  test('export --cas of a directory that does not exist (or is a file) writes nothing', async () => {
     const { root } = project(1);
     writeFileSync(path.join(root, 'plain'), '');
     for (const cas of ['no/such/dir', 'plain']) {
-      const r = run(['export', 'a', '-o', 'x.tar', '--cas', cas], root);
+      const r = await runIn(['export', 'a', '-o', 'x.tar', '--cas', cas], root);
       expect(r.code).toBe(2);
       oneLine(r);
       expect(r.stderr).toContain(`--cas ${cas}`);
@@ -280,19 +287,19 @@ describe('input errors, exit 2, one line (§9)', () => {
 });
 
 describe("a journal's audit event goes to the journal's project (§9)", () => {
-  test('append to another project by path, from elsewhere: the event is in that project, none here', () => {
+  test('append to another project by path, from elsewhere: the event is in that project, none here', async () => {
     const here = initRepo(fresh(), { 'x.txt': 'here\n' });
     const other = initRepo(fresh(), { 'x.txt': 'other\n' });
     const env = { ...ENV, STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(base, 'audit.key') };
-    expect(cli(['append', 'b', '--prompt', 'first'], { cwd: other, env }).code).toBe(0);
+    expect((await cliInProcess(['append', 'b', '--prompt', 'first'], { cwd: other, env })).code).toBe(0);
     const dir = path.join(other, '.sdd', 'runtime', 'journal', 'b');
-    const r = cli(['append', dir, '--prompt', 'from elsewhere'], { cwd: here, env });
+    const r = await cliInProcess(['append', dir, '--prompt', 'from elsewhere'], { cwd: here, env });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(existsSync(path.join(here, '.sdd'))).toBe(false);
-    const q = cli(['audit', 'query', '--event-type', 'replay.step', '--json'], { cwd: other, env });
+    const q = await cliInProcess(['audit', 'query', '--event-type', 'replay.step', '--json'], { cwd: other, env });
     expect(json(q).count).toBe(2);
-    expect(cli(['audit', 'verify', '--json'], { cwd: other, env }).code).toBe(0);
+    expect((await cliInProcess(['audit', 'verify', '--json'], { cwd: other, env })).code).toBe(0);
     // The snapshot was taken of that project's work tree, in its repository; none here.
     expect(git(other, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/snapshots/b']).split('\n')).toHaveLength(
       2,
@@ -302,18 +309,18 @@ describe("a journal's audit event goes to the journal's project (§9)", () => {
 });
 
 describe('report replaces an existing file only with --force, as export and publish do (§9)', () => {
-  test('an earlier report is refused by name; --force replaces it', () => {
+  test('an earlier report is refused by name; --force replaces it', async () => {
     const { root } = project(1);
-    expect(run(['report', 'a', '-o', 'r.html'], root).code).toBe(0);
+    expect((await runIn(['report', 'a', '-o', 'r.html'], root)).code).toBe(0);
     const first = readFileSync(path.join(root, 'r.html'));
-    const again = run(['report', 'a', '-o', 'r.html', '--json'], root);
+    const again = await runIn(['report', 'a', '-o', 'r.html', '--json'], root);
     expect(again.code).toBe(2);
     expect(json(again)).toMatchObject({ ok: false, error: { type: 'input_error', exit_code: 2 } });
     expect(again.stderr).toMatch(
       /r\.html: exists \(an earlier stepchain report\); refusing to replace it \(use --force\)/,
     );
     expect(readFileSync(path.join(root, 'r.html'))).toEqual(first);
-    expect(run(['report', 'a', '-o', 'r.html', '--force'], root).code).toBe(0);
+    expect((await runIn(['report', 'a', '-o', 'r.html', '--force'], root)).code).toBe(0);
   });
 });
 

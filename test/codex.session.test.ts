@@ -4,6 +4,7 @@ import { parse, type JsonValue } from '../src/canonical';
 import { Cas, casDir, journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { stepchainBin } from './helpers/claude';
 import { initRepo } from './helpers/git';
 import {
@@ -37,8 +38,12 @@ let server: ResponsesServer;
 let first: CodexRun;
 let agent: string;
 
-const sc = (args: string[], cwd = root) =>
-  cli(args, { cwd, env: { CODEX_HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+/**
+ * `stepchain <args>` through runCli in this process (`cliInProcess`, the code the bundle runs): what each command says
+ * is the point; the first install and the hooks Codex starts run as real processes.
+ */
+const scEnv = (): NodeJS.ProcessEnv => ({ CODEX_HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}` });
+const sc = (args: string[], cwd = root) => cliInProcess(args, { cwd, env: scEnv() });
 
 function steps(file: string): JournalEntry[] {
   return readVerifiedJournal(file).entries;
@@ -48,7 +53,7 @@ beforeAll(async () => {
   initRepo(root, { 'README.md': '# project\n' });
   server = await startResponsesServer([CMD_OK, CMD_FAIL]);
   writeCodexConfig(home, server.port, `[projects.${JSON.stringify(root)}]\ntrust_level = "trusted"\n`);
-  const init = sc(['init', 'codex']);
+  const init = cli(['init', 'codex'], { cwd: root, env: scEnv() });
   expect(init.stderr).toBe('');
   expect(init.code).toBe(0);
   first = await runCodex({ cwd: root, home, prompt: PROMPT, binDir: bin });
@@ -89,8 +94,8 @@ test('each tool call is one step of codex-<session_id>, with exactly what Codex 
   expect(payload.get('session_id')).toBe(first.sessionId);
 });
 
-test('the chain verifies, in stepchain and in the Python model of the reference', () => {
-  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 2);
+test('the chain verifies, in stepchain and in the Python model of the reference', async () => {
+  expectVerifiedByPeer(await sc(['verify', agent, '--json']), journalFile(root, agent), 2);
 });
 
 test('the run journal: the adapter observed, the session events, the prompt', () => {
@@ -141,13 +146,13 @@ test('a compaction is one pinned provider_state_mutation in the run journal', as
       flagged: false,
       agent_id: id,
     });
-  const v = sc(['run', 'verify', id]);
+  const v = await sc(['run', 'verify', id]);
   expect(v.code).toBe(0);
   expectNoStack(v);
 });
 
 test('fork --resume: the rollout cut after step 0, resumed by codex exec resume in the fork, recording step 1', async () => {
-  const f = sc(['fork', agent, '--from-step', '0', '--resume', '--json']);
+  const f = await sc(['fork', agent, '--from-step', '0', '--resume', '--json']);
   expect(f.stderr).toBe('');
   expect(f.code).toBe(0);
   const doc = JSON.parse(f.stdout) as Record<string, string>;
@@ -175,18 +180,18 @@ test('fork --resume: the rollout cut after step 0, resumed by codex exec resume 
   expect(forked[1]!.row.tool_call).toMatchObject({ input: { command: 'echo resumed' }, name: 'Bash' });
   expect(forked[1]!.row.tool_result).toEqual({ exit_code: 0, response: 'resumed\n' });
   expect(forked[1]!.row.prompt).toBe('Go on.');
-  expect(sc(['verify', `codex-${newId}`], doc.fork_worktree!).code).toBe(0);
+  expect((await sc(['verify', `codex-${newId}`], doc.fork_worktree!)).code).toBe(0);
 });
 
-test('fork --resume refuses a step the journal does not have, saying why', () => {
-  const r = sc(['fork', agent, '--from-step', '7', '--resume']);
+test('fork --resume refuses a step the journal does not have, saying why', async () => {
+  const r = await sc(['fork', agent, '--from-step', '7', '--resume']);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('out of range');
   expectNoStack(r);
 });
 
 test('init codex --remove: no hooks, no trust left, and the next session records nothing', async () => {
-  const rm = sc(['init', 'codex', '--remove']);
+  const rm = await sc(['init', 'codex', '--remove']);
   expect(rm.code).toBe(0);
   // The project's hooks and their trust are gone (the fork's worktree keeps its own until it is removed).
   expect(readFileSync(path.join(root, '.codex', 'hooks.json'), 'utf8')).not.toContain('stepchain');

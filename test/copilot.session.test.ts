@@ -8,6 +8,7 @@ import { agentBinary } from './helpers/agents';
 import { startChatServer, type ChatServer } from './helpers/chat-server';
 import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { runCopilot, type CopilotRun } from './helpers/copilot';
 import { git, initRepo } from './helpers/git';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
@@ -36,8 +37,12 @@ let run: CopilotRun;
 let agent: string;
 
 // `stepchain` on the PATH, as the hooks need it (init warns otherwise).
-const sc = (args: string[], cwd = root) =>
-  cli(args, { cwd, env: { HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+/**
+ * `stepchain <args>` through runCli in this process (`cliInProcess`, the code the bundle runs): what each command says
+ * is the point; the first install and the hooks Copilot CLI starts run as real processes.
+ */
+const scEnv = (): NodeJS.ProcessEnv => ({ HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}` });
+const sc = (args: string[], cwd = root) => cliInProcess(args, { cwd, env: scEnv() });
 const steps = (): JournalEntry[] => readVerifiedJournal(journalFile(root, agent)).entries;
 
 /** The session's own event log, as Copilot wrote it. */
@@ -72,12 +77,12 @@ afterAll(async () => {
   await server?.close();
 });
 
-test('init copilot in a folder Copilot does not trust: the hook file, and the one step to take', () => {
-  const dry = sc(['init', 'copilot', '--dry-run']);
+test('init copilot in a folder Copilot does not trust: the hook file, and the one step to take', async () => {
+  const dry = await sc(['init', 'copilot', '--dry-run']);
   expect(dry.code).toBe(0);
   expect(dry.stdout).toContain('+++ ');
   expect(existsSync(hookFile)).toBe(false);
-  const r = sc(['init', 'copilot']);
+  const r = cli(['init', 'copilot'], { cwd: root, env: scEnv() });
   expectNoStack(r);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain(`+++ ${hookFile}`);
@@ -99,14 +104,14 @@ test('init copilot in a folder Copilot does not trust: the hook file, and the on
     expect(entries).toEqual([{ type: 'command', bash: 'stepchain hook copilot' }]);
 });
 
-test('once the folder is trusted (as Copilot records it), init says nothing more and changes nothing', () => {
+test('once the folder is trusted (as Copilot records it), init says nothing more and changes nothing', async () => {
   // What answering "Yes" to Copilot's trust prompt writes (Copilot's comment lines included).
   writeFileSync(
     path.join(home, '.copilot', 'config.json'),
     `// User settings belong in settings.json.\n// This file is managed automatically.\n${JSON.stringify({ trustedFolders: [root] }, null, 2)}\n`,
   );
   const before = readFileSync(hookFile, 'utf8');
-  const r = sc(['init', 'copilot', '--json']);
+  const r = await sc(['init', 'copilot', '--json']);
   expect(r.code).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ agent: 'copilot', changed: false, written: false, warnings: [] });
   expect(readFileSync(hookFile, 'utf8')).toBe(before);
@@ -176,8 +181,8 @@ test('a real Copilot session: one step per tool call, call ids from its log, exi
   });
 });
 
-test('the chain verifies, in stepchain and in the Python model of the reference', () => {
-  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 5);
+test('the chain verifies, in stepchain and in the Python model of the reference', async () => {
+  expectVerifiedByPeer(await sc(['verify', agent, '--json']), journalFile(root, agent), 5);
 });
 
 test('each step has the files it had', () => {
@@ -237,16 +242,16 @@ test('a compaction (`/compact` in the resumed session) is chained into the run j
   expect(steps()).toHaveLength(5);
 });
 
-test('fork --resume is refused for Copilot sessions, with the reason', () => {
-  const r = sc(['fork', agent, '--from-step', '1', '--resume']);
+test('fork --resume is refused for Copilot sessions, with the reason', async () => {
+  const r = await sc(['fork', agent, '--from-step', '1', '--resume']);
   expectNoStack(r);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('GitHub Copilot CLI sessions are not resumed');
 });
 
-test('init copilot --remove takes out exactly what init wrote', () => {
-  const r = sc(['init', 'copilot', '--remove']);
+test('init copilot --remove takes out exactly what init wrote', async () => {
+  const r = await sc(['init', 'copilot', '--remove']);
   expect(r.code).toBe(0);
   expect(existsSync(hookFile)).toBe(false);
-  expect(sc(['init', 'copilot', '--remove']).stdout).toContain('no stepchain hooks to remove');
+  expect((await sc(['init', 'copilot', '--remove'])).stdout).toContain('no stepchain hooks to remove');
 });

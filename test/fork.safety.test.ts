@@ -4,7 +4,12 @@
  * refuses steps recorded since the fork point and a live writer, appends to a
  * removed fork are refused (a tombstone), and a `fork` killed at any stage is
  * listed and removed. Real repositories, the built CLI, real SIGKILLs at
- * deterministic points (STEPCHAIN_TEST_PAUSE, src/util/pause.ts).
+ * deterministic points (STEPCHAIN_TEST_PAUSE, src/util/pause.ts). The commands
+ * whose logic is the point run in this process (`cliInProcess`, the code the
+ * built CLI bundles); real processes stay where the process is the point: the
+ * writers and the fork creations that are killed, the appends racing a removal,
+ * a removal run from inside the fork, a shell left in the removed directory, and
+ * the first refusal (exit code and stderr of the real CLI).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
@@ -12,6 +17,7 @@ import path from 'node:path';
 import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
 import { recordStep } from '../src/record';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { initRepo, repoState, writeFiles } from './helpers/git';
 import { cliPath } from './helpers/paths';
 import { cliPaused } from './helpers/proc';
@@ -41,32 +47,34 @@ function recordRepo(root: string): string {
   return root;
 }
 
-function fork(root: string): { id: string; worktree: string } {
-  const r = cli(['fork', 'ag', '--from-step', '1', '--root', root, '--json'], { env: ENV });
+async function fork(root: string): Promise<{ id: string; worktree: string }> {
+  const r = await sc(['fork', 'ag', '--from-step', '1', '--root', root, '--json']);
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout) as { fork_session_id: string; fork_worktree: string };
   return { id: doc.fork_session_id, worktree: doc.fork_worktree };
 }
 
+/** `stepchain <args>` in this process, with the file's environment. */
+const sc = (args: string[], o: { cwd?: string } = {}) => cliInProcess(args, { ...o, env: ENV });
 const appendTo = (id: string, root: string, extra: string[] = []) =>
-  cli(['append', id, '--root', root, '--no-snapshot', ...extra], { env: ENV });
-const forksJson = (root: string) =>
-  JSON.parse(cli(['forks', '--root', root, '--json'], { env: ENV }).stdout) as {
+  sc(['append', id, '--root', root, '--no-snapshot', ...extra]);
+const forksJson = async (root: string) =>
+  JSON.parse((await sc(['forks', '--root', root, '--json'])).stdout) as {
     forks: { fork_session_id: string; incomplete: boolean; creator_pid: number | null; children: unknown[] }[];
   };
 
 describe('fork rm keeps recorded work', () => {
-  test('refuses a fork with steps recorded since the fork point; --force removes it and leaves a tombstone that refuses later appends', () => {
+  test('refuses a fork with steps recorded since the fork point; --force removes it and leaves a tombstone that refuses later appends', async () => {
     const root = recordedRepo();
-    const { id, worktree } = fork(root);
-    for (let i = 0; i < 2; i++) expect(appendTo(id, worktree).code).toBe(0);
+    const { id, worktree } = await fork(root);
+    for (let i = 0; i < 2; i++) expect((await appendTo(id, worktree)).code).toBe(0);
     const refused = cli(['fork', 'rm', id, '--root', root], { env: ENV });
     expect(refused.code).toBe(1);
     expectNoStack(refused);
     expect(refused.stderr).toMatch(/2 steps were recorded since the fork point .*use --force/);
     expect(verifyJournalFile(journalFile(worktree, id))).toMatchObject({ ok: true, steps: 4 });
 
-    const forced = cli(['fork', 'rm', id, '--force', '--root', root, '--json'], { env: ENV });
+    const forced = await sc(['fork', 'rm', id, '--force', '--root', root, '--json']);
     expect(forced.code).toBe(0);
     const doc = JSON.parse(forced.stdout) as Record<string, unknown>;
     const tombstone = path.join(root, '.sdd', 'runtime', 'tombstones', `${id}.json`);
@@ -76,7 +84,7 @@ describe('fork rm keeps recorded work', () => {
 
     // Appending to the removed fork, into its old worktree or by its id in the parent: refused, nothing created.
     for (const at of [worktree, root]) {
-      const r = appendTo(id, at);
+      const r = await appendTo(id, at);
       expect(r.code).toBe(1);
       expectNoStack(r);
       expect(r.stderr).toContain(`fork ${id} was removed`);
@@ -86,25 +94,25 @@ describe('fork rm keeps recorded work', () => {
     expect(existsSync(journalDir(root, id))).toBe(false);
   });
 
-  test('an append by a live fork id in the parent (from a subdirectory too) is refused, naming the fork journal: no second chain of that name', () => {
+  test('an append by a live fork id in the parent (from a subdirectory too) is refused, naming the fork journal: no second chain of that name', async () => {
     const root = recordedRepo();
-    const { id, worktree } = fork(root);
+    const { id, worktree } = await fork(root);
     const forkJournal = journalFile(worktree, id);
     for (const cwd of [root, path.join(root, 'src')]) {
-      const r = cli(['append', id, '--no-snapshot', '--prompt', 'x'], { env: ENV, cwd });
+      const r = await sc(['append', id, '--no-snapshot', '--prompt', 'x'], { cwd });
       expect(r.code).toBe(2); // a usage error: the right place to record is named
       expectNoStack(r);
       expect(r.stderr).toContain(`${id} is a fork of this project, whose journal is ${forkJournal}`);
     }
     expect(existsSync(journalDir(root, id))).toBe(false);
     // From inside the fork's worktree (a subdirectory too), the id is its own journal.
-    expect(cli(['append', id, '--no-snapshot'], { env: ENV, cwd: path.join(worktree, 'src') }).code).toBe(0);
+    expect((await sc(['append', id, '--no-snapshot'], { cwd: path.join(worktree, 'src') })).code).toBe(0);
     expect(verifyJournalFile(forkJournal)).toMatchObject({ ok: true, steps: 3 });
   });
 
-  test('fork rm run from inside the fork itself removes it; a command then run in the vanished directory names the tombstone', () => {
+  test('fork rm run from inside the fork itself removes it; a command then run in the vanished directory names the tombstone', async () => {
     const root = recordedRepo();
-    const { id, worktree } = fork(root);
+    const { id, worktree } = await fork(root);
     const inside = path.join(worktree, 'src');
     const r = cli(['fork', 'rm', id], { env: ENV, cwd: inside });
     expectNoStack(r);
@@ -133,10 +141,10 @@ describe('fork rm keeps recorded work', () => {
     expect(existsSync(worktree)).toBe(false);
   });
 
-  test('a fork with nothing recorded since the fork point is removed without --force', () => {
+  test('a fork with nothing recorded since the fork point is removed without --force', async () => {
     const root = recordedRepo();
-    const { id, worktree } = fork(root);
-    const r = cli(['fork', 'rm', id, '--root', root, '--json'], { env: ENV });
+    const { id, worktree } = await fork(root);
+    const r = await sc(['fork', 'rm', id, '--root', root, '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ steps: 2, steps_since: 0 });
     expect(existsSync(worktree)).toBe(false);
@@ -144,12 +152,12 @@ describe('fork rm keeps recorded work', () => {
 
   test('refuses while a writer holds the fork journal lock, naming it', async () => {
     const root = recordedRepo();
-    const { id, worktree } = fork(root);
+    const { id, worktree } = await fork(root);
     const writer = await cliPaused(['append', id, '--root', worktree, '--no-snapshot'], 'journal:after-write', {
       env: ENV,
     });
     try {
-      const r = cli(['fork', 'rm', id, '--root', root], { env: ENV });
+      const r = await sc(['fork', 'rm', id, '--root', root]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
         new RegExp(`a writer is recording into it \\(its journal lock is held by pid ${writer.pid} `),
@@ -159,15 +167,13 @@ describe('fork rm keeps recorded work', () => {
       await writer.kill();
     }
     // The killed writer's row is a step since the fork point: still refused, for that reason.
-    expect(cli(['fork', 'rm', id, '--root', root], { env: ENV }).stderr).toMatch(
-      /1 step was recorded since the fork point/,
-    );
-    expect(cli(['fork', 'rm', id, '--force', '--root', root], { env: ENV }).code).toBe(0);
+    expect((await sc(['fork', 'rm', id, '--root', root])).stderr).toMatch(/1 step was recorded since the fork point/);
+    expect((await sc(['fork', 'rm', id, '--force', '--root', root])).code).toBe(0);
   });
 
   test('with appends running: without --force nothing is lost; with --force later appends are refused and start no new chain', async () => {
     const root = recordedRepo();
-    const { id, worktree } = fork(root);
+    const { id, worktree } = await fork(root);
     /** A recorder appending to the fork in a loop, one CLI process per step; resolves with each exit code. */
     const recorder = (count: number): { codes: number[]; done: Promise<void> } => {
       const codes: number[] = [];
@@ -227,25 +233,25 @@ describe('a fork killed at any stage of its creation is listed and removable', (
     const root = recordedRepo();
     const before = repoState(root);
     const creator = await cliPaused(['fork', 'ag', '--from-step', '1', '--root', root], stage, { env: ENV });
-    let listed = forksJson(root).forks;
+    let listed = (await forksJson(root)).forks;
     expect(listed).toHaveLength(1);
     const id = listed[0]!.fork_session_id;
     expect(listed[0]).toMatchObject({ incomplete: true, creator_pid: creator.pid });
     // Still being created: not removed without --force.
-    const busy = cli(['fork', 'rm', id, '--root', root], { env: ENV });
+    const busy = await sc(['fork', 'rm', id, '--root', root]);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toMatch(new RegExp(`being created right now \\(pid ${creator.pid}\\)`));
 
     await creator.kill();
-    listed = forksJson(root).forks;
+    listed = (await forksJson(root)).forks;
     expect(listed).toEqual([expect.objectContaining({ fork_session_id: id, incomplete: true, creator_pid: null })]);
-    const drawn = cli(['forks', '--root', root], { env: ENV });
+    const drawn = await sc(['forks', '--root', root]);
     expect(drawn.stdout).toContain(`INCOMPLETE (creation interrupted; remove it: stepchain fork rm ${id})`);
 
-    const rm = cli(['fork', 'rm', id, '--root', root, '--json'], { env: ENV });
+    const rm = await sc(['fork', 'rm', id, '--root', root, '--json']);
     expect(rm.code).toBe(0);
     expect(JSON.parse(rm.stdout)).toMatchObject({ fork_session_id: id, incomplete: true });
-    expect(forksJson(root).forks).toEqual([]);
+    expect((await forksJson(root)).forks).toEqual([]);
     // Everything the fork made is gone; only its tombstone stays.
     const after = repoState(root);
     expect({

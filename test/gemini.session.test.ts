@@ -7,7 +7,8 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { agentVersion } from './helpers/agents';
 import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
-import { geminiHome, runGemini, startGeminiServer, type GeminiServer } from './helpers/gemini-server';
+import { cliInProcess } from './helpers/cli-in-process';
+import { GEMINI_RUN_ENV, geminiHome, runGemini, startGeminiServer, type GeminiServer } from './helpers/gemini-server';
 import { initRepo } from './helpers/git';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
@@ -37,7 +38,11 @@ const SETTINGS =
   '{\n  "ui": {\n    "theme": "Default"\n  },\n  "hooks": {\n    "BeforeTool": [\n      { "matcher": "write_file", "hooks": [{ "type": "command", "command": "true" }] }\n    ]\n  }\n}\n';
 
 let server: GeminiServer;
-const sc = (args: string[]) => cli(args, { cwd: root, env });
+/**
+ * `stepchain <args>` through runCli in this process (`cliInProcess`, the code the bundle runs): what each command says
+ * is the point; the first install and the hooks Gemini CLI starts run as real processes.
+ */
+const sc = (args: string[]) => cliInProcess(args, { cwd: root, env });
 const settingsFile = path.join(root, '.gemini', 'settings.json');
 
 beforeAll(async () => {
@@ -54,12 +59,16 @@ afterAll(async () => {
 });
 
 test('the pinned gemini runs', () => {
-  expect(agentVersion('gemini', { PATH: process.env.PATH ?? '', HOME: home })).toBe('0.61.0');
+  // Without the relaunch, as every run here (GEMINI_RUN_ENV): the relaunch's second Node process was ~1.2 s of CPU.
+  expect(agentVersion('gemini', { PATH: process.env.PATH ?? '', HOME: home, ...GEMINI_RUN_ENV })).toBe('0.61.0');
 });
 
-test('init gemini in a folder Gemini CLI does not trust: installed, and the one step to take is said', () => {
+test('init gemini in a folder Gemini CLI does not trust: installed, and the one step to take is said', async () => {
   geminiHome(home, []);
-  const r = sc(['init', 'gemini', '--json', '--command', `${path.join(bin, 'stepchain')} hook gemini`]);
+  const r = cli(['init', 'gemini', '--json', '--command', `${path.join(bin, 'stepchain')} hook gemini`], {
+    cwd: root,
+    env,
+  });
   expectNoStack(r);
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout) as { events: string[]; warnings: string[]; written: boolean };
@@ -80,7 +89,7 @@ test('init gemini in a folder Gemini CLI does not trust: installed, and the one 
   ]);
   // Trusted: no warning; idempotent.
   geminiHome(home, [root]);
-  const again = sc(['init', 'gemini', '--json', '--command', `${path.join(bin, 'stepchain')} hook gemini`]);
+  const again = await sc(['init', 'gemini', '--json', '--command', `${path.join(bin, 'stepchain')} hook gemini`]);
   expect(JSON.parse(again.stdout)).toMatchObject({ changed: false, warnings: [] });
 });
 
@@ -120,9 +129,9 @@ test('a real session: one step per tool call, with the call ids, exit codes, mod
   expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('hello\n');
 });
 
-test('the chain verifies, in stepchain and in the Python model; the run journal holds the session events', () => {
+test('the chain verifies, in stepchain and in the Python model; the run journal holds the session events', async () => {
   const agent = `gemini-${SID}`;
-  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 4);
+  expectVerifiedByPeer(await sc(['verify', agent, '--json']), journalFile(root, agent), 4);
   const all = readRunJournalFile(runJournalFile(root, agent));
   expect(all.ok).toBe(true);
   // Issue 23 adds a `step_changes` row after each step that changed files; these are the session's own events.
@@ -141,18 +150,18 @@ test('the chain verifies, in stepchain and in the Python model; the run journal 
   expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, agent)]))).toMatchObject({
     ok: true,
   });
-  expect(sc(['run', 'verify', agent]).code).toBe(0);
+  expect((await sc(['run', 'verify', agent])).code).toBe(0);
 });
 
-test('fork --resume of a Gemini CLI session is refused with the reason; fork without it works', () => {
-  const r = sc(['fork', `gemini-${SID}`, '--from-step', '1', '--resume']);
+test('fork --resume of a Gemini CLI session is refused with the reason; fork without it works', async () => {
+  const r = await sc(['fork', `gemini-${SID}`, '--from-step', '1', '--resume']);
   expectNoStack(r);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/Gemini CLI sessions are not resumed: .*cannot cut it with confidence/);
 });
 
-test('init gemini --remove gives back the settings as they were', () => {
-  const r = sc(['init', 'gemini', '--remove']);
+test('init gemini --remove gives back the settings as they were', async () => {
+  const r = await sc(['init', 'gemini', '--remove']);
   expect(r.code).toBe(0);
   expect(readFileSync(settingsFile, 'utf8')).toBe(SETTINGS);
 });

@@ -152,14 +152,16 @@ describe('processes', () => {
     for (let i = 0; i < 3; i++) j.append({ prompt: `before ${i}` });
     const before = readFileSync(j.file);
     const src = path.resolve(__dirname, '..', 'src', 'journal');
-    // A child appends one huge row; it is killed with SIGKILL while the file grows.
+    // A child appends one huge row; it is killed with SIGKILL while the file grows. The writer writes a row in
+    // pieces: the first poll sees the file a few hundred KB longer, so 128 MB leaves a window of ~0.3 s (measured
+    // here) for the 1 ms poll; 400 MB took 6 s of CPU to hash and encode before its first byte, for the same kill.
     const child = spawn(
       process.execPath,
       nodeWithSources(`
       const { Journal } = require(${JSON.stringify(src)});
       const j = Journal.open(${JSON.stringify(dir)}, { durability: 'none' });
       process.stdout.write('ready\\n');
-      j.append({ prompt: 'y'.repeat(400 * 1024 * 1024) });
+      j.append({ prompt: 'y'.repeat(128 * 1024 * 1024) });
       process.stdout.write('done\\n');
     `),
       { stdio: ['ignore', 'pipe', 'inherit'] },

@@ -8,6 +8,7 @@ import { agentBinary } from './helpers/agents';
 import { startChatServer, type ChatServer } from './helpers/chat-server';
 import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { git, initRepo } from './helpers/git';
 import { runOpenCode, type OpenCodeRun } from './helpers/opencode';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
@@ -33,8 +34,12 @@ let server: ChatServer;
 let run: OpenCodeRun;
 let agent: string;
 
-const sc = (args: string[], cwd = root) =>
-  cli(args, { cwd, env: { HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+const scEnv = (): NodeJS.ProcessEnv => ({ HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}` });
+/**
+ * `stepchain <args>` through runCli in this process (`cliInProcess`, the code the bundle runs): what each command says
+ * is the point; the install itself and the hooks OpenCode starts run as real processes.
+ */
+const sc = (args: string[], cwd = root) => cliInProcess(args, { cwd, env: scEnv() });
 const steps = (): JournalEntry[] => readVerifiedJournal(journalFile(root, agent)).entries;
 
 beforeAll(async () => {
@@ -59,12 +64,12 @@ afterAll(async () => {
   await server?.close();
 });
 
-test('init opencode writes its plugin (a diff), idempotent; --dry-run writes nothing', () => {
-  const dry = sc(['init', 'opencode', '--dry-run']);
+test('init opencode writes its plugin (a diff), idempotent; --dry-run writes nothing', async () => {
+  const dry = await sc(['init', 'opencode', '--dry-run']);
   expect(dry.code).toBe(0);
   expect(dry.stdout).toContain(`+++ ${plugin}`);
   expect(existsSync(plugin)).toBe(false);
-  const r = sc(['init', 'opencode']);
+  const r = cli(['init', 'opencode'], { cwd: root, env: scEnv() });
   expectNoStack(r);
   expect(r.code).toBe(0);
   expect(r.stderr).toBe('');
@@ -76,7 +81,7 @@ test('init opencode writes its plugin (a diff), idempotent; --dry-run writes not
   expect(text).toContain('const COMMAND = "stepchain hook opencode";');
   // Nothing it needs is installed at run time: Node's own modules only.
   expect(text.match(/from '([^']+)'/g)).toEqual(["from 'node:child_process'"]);
-  const again = sc(['init', 'opencode', '--json']);
+  const again = await sc(['init', 'opencode', '--json']);
   expect(JSON.parse(again.stdout)).toMatchObject({ agent: 'opencode', changed: false, written: false });
   expect(readFileSync(plugin, 'utf8')).toBe(text);
 });
@@ -116,8 +121,8 @@ test('a real OpenCode session: one step per tool call, exact ids, inputs, result
   });
 });
 
-test('the chain verifies, in stepchain and in the Python model of the reference', () => {
-  expectVerifiedByPeer(sc(['verify', agent, '--json']), journalFile(root, agent), 4);
+test('the chain verifies, in stepchain and in the Python model of the reference', async () => {
+  expectVerifiedByPeer(await sc(['verify', agent, '--json']), journalFile(root, agent), 4);
 });
 
 test('the run journal: opencode observed, the session, the prompt, and the stop at idle', () => {
@@ -148,24 +153,24 @@ test("what OpenCode writes into the project stays out of the steps' snapshots, t
   expect(files.filter((f) => f.startsWith('.git/'))).toEqual([]);
 });
 
-test('fork --resume is refused for OpenCode sessions, with the reason', () => {
-  const r = sc(['fork', agent, '--from-step', '1', '--resume']);
+test('fork --resume is refused for OpenCode sessions, with the reason', async () => {
+  const r = await sc(['fork', agent, '--from-step', '1', '--resume']);
   expectNoStack(r);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('OpenCode sessions are not resumed');
 });
 
-test('init opencode --remove deletes its plugin only; a plugin file it did not write is left alone', () => {
-  const r = sc(['init', 'opencode', '--remove']);
+test('init opencode --remove deletes its plugin only; a plugin file it did not write is left alone', async () => {
+  const r = await sc(['init', 'opencode', '--remove']);
   expect(r.code).toBe(0);
   expect(existsSync(plugin)).toBe(false);
-  expect(sc(['init', 'opencode', '--remove']).stdout).toContain('no stepchain hooks to remove');
+  expect((await sc(['init', 'opencode', '--remove'])).stdout).toContain('no stepchain hooks to remove');
   writeFileSync(plugin, 'export const Mine = async () => ({});\n');
   for (const args of [
     ['init', 'opencode'],
     ['init', 'opencode', '--remove'],
   ]) {
-    const x = sc(args);
+    const x = await sc(args);
     expectNoStack(x);
     expect(x.code).toBe(2);
     expect(x.stderr).toContain('not the plugin `stepchain init opencode` writes');

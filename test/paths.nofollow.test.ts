@@ -1,15 +1,19 @@
 /**
  * Issue 20 §6: no path under `.sdd/` is followed through a link, and no reader
- * blocks or runs unbounded. Every case runs the real CLI with a timeout, so a
- * hang fails the test (exit -1) instead of stalling the suite: each is answered
- * at once with one line naming the path, and nothing is written through a link
- * (the directory a link points at keeps its mode and its contents).
+ * blocks or runs unbounded. Every case that could block (a FIFO, a device, a
+ * hook's transcript) runs the real CLI with a timeout, so a hang fails the test
+ * (exit -1) instead of stalling the suite: each is answered at once with one
+ * line naming the path, and nothing is written through a link (the directory a
+ * link points at keeps its mode and its contents). The writers meeting a linked
+ * directory, where nothing can block, run the CLI's code in this process
+ * (`cliInProcess`), after the first, which runs it as a real process.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { expectNoStack, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -35,6 +39,11 @@ function run(args: string[], cwd: string, input?: string, env: NodeJS.ProcessEnv
     maxBuffer: 1 << 26,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `run` in this process (`cliInProcess`): for a writer meeting a link, where nothing can block. */
+function runIn(args: string[], cwd: string, input?: string, env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
+  return cliInProcess(args, { cwd, input: input ?? '', env });
 }
 
 function mkfifo(p: string): void {
@@ -97,66 +106,68 @@ describe('no directory under .sdd/ is followed through a link by a writer', () =
     ['the CAS', (root) => path.join(root, '.sdd', 'runtime', 'cas')],
     ['a CAS fan-out directory', (_root, blob) => path.dirname(blob)],
   ];
-  test.each(cases)('append with %s a link: refused, naming it, the target untouched', (_what, where) => {
+  test.each(cases)('append with %s a link: refused, naming it, the target untouched', async (what, where) => {
     const { root, blob } = project();
     const link = where(root, blob);
     const untouched = linkInPlace(link);
-    const r = run(['append', 'a1', '--prompt', 'q', '--input', '-', '--no-snapshot'], root, 'the input');
+    const args = ['append', 'a1', '--prompt', 'q', '--input', '-', '--no-snapshot'];
+    // The first case as a real process, the others in this process.
+    const r = what === cases[0]![0] ? run(args, root, 'the input') : await runIn(args, root, 'the input');
     refusedNaming(r, link);
     expect(r.stderr).toContain('symbolic link');
     untouched();
   });
 
-  test('.sdd itself a link: refused', () => {
+  test('.sdd itself a link: refused', async () => {
     const { root } = project();
     const link = path.join(root, '.sdd');
     const untouched = linkInPlace(link);
-    refusedNaming(run(['append', 'a1', '--prompt', 'q', '--no-snapshot'], root), link);
+    refusedNaming(await runIn(['append', 'a1', '--prompt', 'q', '--no-snapshot'], root), link);
     untouched();
   });
 
-  test('a run journal directory and the runs directory', () => {
+  test('a run journal directory and the runs directory', async () => {
     const { root } = project();
-    expect(run(['run', 'record', 'r1', '--event', 'e'], root).code).toBe(0);
+    expect((await runIn(['run', 'record', 'r1', '--event', 'e'], root)).code).toBe(0);
     for (const link of [path.join(root, '.sdd', 'runs', 'r1'), path.join(root, '.sdd', 'runs')]) {
       const untouched = linkInPlace(link);
-      refusedNaming(run(['run', 'record', 'r1', '--event', 'e'], root), link);
+      refusedNaming(await runIn(['run', 'record', 'r1', '--event', 'e'], root), link);
       untouched();
     }
   });
 
-  test('the audit directory', () => {
+  test('the audit directory', async () => {
     const { root } = project();
     const env = { ...ENV, STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(dir, `audit-${n++}.key`) };
-    expect(run(['append', 'a1', '--prompt', 'q', '--no-snapshot'], root, undefined, env).code).toBe(0);
+    expect((await runIn(['append', 'a1', '--prompt', 'q', '--no-snapshot'], root, undefined, env)).code).toBe(0);
     const link = path.join(root, '.sdd', 'audit');
     const untouched = linkInPlace(link);
-    const r = run(['append', 'a1', '--prompt', 'q2', '--no-snapshot'], root, undefined, env);
+    const r = await runIn(['append', 'a1', '--prompt', 'q2', '--no-snapshot'], root, undefined, env);
     expectNoStack(r);
     expect(r.stderr).toContain(link);
     untouched();
   });
 
-  test('the worktrees directory: fork refuses it, naming it, and git creates nothing there', () => {
+  test('the worktrees directory: fork refuses it, naming it, and git creates nothing there', async () => {
     const { root } = project();
     const link = path.join(root, '.sdd', 'worktrees');
     mkdirSync(link);
     const untouched = linkInPlace(link);
-    const r = run(['fork', 'a1', '--from-step', '0'], root);
+    const r = await runIn(['fork', 'a1', '--from-step', '0'], root);
     expectNoStack(r);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(link);
     untouched();
   });
 
-  test('fork rm of a fork whose worktree was replaced by a link: refused, naming it, the target untouched', () => {
+  test('fork rm of a fork whose worktree was replaced by a link: refused, naming it, the target untouched', async () => {
     const { root } = project();
-    const f = run(['fork', 'a1', '--from-step', '0', '--json'], root);
+    const f = await runIn(['fork', 'a1', '--from-step', '0', '--json'], root);
     expect(f.code).toBe(0);
     const worktree = (JSON.parse(f.stdout) as { fork_worktree: string }).fork_worktree;
     const id = path.basename(worktree);
     const untouched = linkInPlace(worktree);
-    const r = run(['fork', 'rm', id, '--force'], root);
+    const r = await runIn(['fork', 'rm', id, '--force'], root);
     expectNoStack(r);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(worktree);

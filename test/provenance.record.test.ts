@@ -7,6 +7,7 @@ import { readStepChanges, STEP_CHANGES_EVENT } from '../src/provenance/changes';
 import { recordStep } from '../src/record';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { git, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
@@ -110,7 +111,7 @@ describe('what each step changed, in the run journal', () => {
 });
 
 describe('a step’s changed files in show, replay and the HTML report', () => {
-  test('show lists the files, replay lists them per step, the report embeds them with their step_hash; a broken run journal shows none', () => {
+  test('show lists the files, replay lists them per step, the report embeds them with their step_hash; a broken run journal shows none', async () => {
     const root = initRepo(path.join(tmp, `r${n++}`), { 'src/a.py': 'a0\n', 'gone.txt': 'g\n' });
     writeFiles(root, { 'src/a.py': 'a1\n' });
     rmSync(path.join(root, 'gone.txt'));
@@ -119,27 +120,30 @@ describe('a step’s changed files in show, replay and the HTML report', () => {
     cli(['append', 'ag', '--prompt', 'read only'], { cwd: root });
     const blob = git(root, ['hash-object', 'src/a.py']);
 
-    const show = cli(['show', 'ag', '0'], { cwd: root });
+    // The steps are appended by real processes; show, replay and report through runCli in this process (what they
+    // display is the point).
+    const sc = (args: string[]) => cliInProcess(args, { cwd: root });
+    const show = await sc(['show', 'ag', '0']);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain(`files changed (from ${runJournalFile(root, 'ag')}):`);
     expect(show.stdout).toContain('  deleted gone.txt');
     expect(show.stdout).toContain(`  wrote   src/a.py  ${blob} 100644`);
-    const doc = JSON.parse(cli(['show', 'ag', '0', '--json'], { cwd: root }).stdout) as { changes?: unknown };
+    const doc = JSON.parse((await sc(['show', 'ag', '0', '--json'])).stdout) as { changes?: unknown };
     expect(doc.changes).toEqual([
       { path: 'gone.txt', blob: null, mode: null },
       { path: 'src/a.py', blob, mode: '100644' },
     ]);
-    expect(
-      (JSON.parse(cli(['show', 'ag', '1', '--json'], { cwd: root }).stdout) as { changes?: unknown }).changes,
-    ).toBe(undefined);
+    expect((JSON.parse((await sc(['show', 'ag', '1', '--json'])).stdout) as { changes?: unknown }).changes).toBe(
+      undefined,
+    );
 
-    const replay = cli(['replay', 'ag'], { cwd: root });
+    const replay = await sc(['replay', 'ag']);
     expect(replay.stdout).toContain('  step 0: -gone.txt, src/a.py');
-    const rdoc = JSON.parse(cli(['replay', 'ag', '--json'], { cwd: root }).stdout) as { changes?: unknown };
+    const rdoc = JSON.parse((await sc(['replay', 'ag', '--json'])).stdout) as { changes?: unknown };
     expect(rdoc.changes).toEqual([{ seq: 0, files: doc.changes }]);
 
     const out = path.join(root, 'report.html');
-    expect(cli(['report', 'ag', '-o', out], { cwd: root }).code).toBe(0);
+    expect((await sc(['report', 'ag', '-o', out])).code).toBe(0);
     const html = readFileSync(out, 'utf8');
     const data = /<script type="application\/json" id="stepchain-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
     const stepHash = (JSON.parse(s0.stdout) as { step_hash: string }).step_hash;
@@ -150,7 +154,7 @@ describe('a step’s changed files in show, replay and the HTML report', () => {
     // A run journal whose chain is broken: nothing is shown as changed.
     const file = runJournalFile(root, 'ag');
     writeFileSync(file, readFileSync(file, 'utf8').replace('gone.txt', 'other.txt'));
-    expect(cli(['show', 'ag', '0'], { cwd: root }).stdout).not.toContain('files changed');
+    expect((await sc(['show', 'ag', '0'])).stdout).not.toContain('files changed');
   });
 });
 

@@ -92,7 +92,7 @@ test('record: every exchange of a real Claude Code run is a step, byte for byte,
   });
   expect(meta.status).toBe(200);
   // The chain verifies; the run journal holds the adapter's capability and the start.
-  const run = rec.expectRecordingObserved(root, 'rec-1', 'claude');
+  const run = await rec.expectRecordingObserved(root, 'rec-1', 'claude');
   // Issue 23's `step_changes` rows (one per exchange whose tools changed files) are set apart: these are the proxy's.
   expect(run.entries.map((e) => e.row.event).filter((e) => e !== 'step_changes')).toEqual([
     'provider_state_capability',
@@ -136,7 +136,7 @@ test('fork --replay from step 1: server A is gone, server B gets only the reques
     ]);
     // Only the request after step 1 reached an upstream; the fork's journal: the parent's steps 0..1, then the live
     // exchange; it verifies.
-    const doc = rec.expectReplayedThenLive(r, { root, recorded, replayed: 2, upstream: serverB.raw });
+    const doc = await rec.expectReplayedThenLive(r, { root, recorded, replayed: 2, upstream: serverB.raw });
     // The live request is the third turn of the same conversation.
     expect(serverB.requests[0]!.body.messages).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
     // The tools of steps 0 and 1 ran for real in the fork, from the files the run started with.

@@ -70,7 +70,7 @@ test('record: every exchange of a real Codex run is a step, byte for byte, witho
 
   // Codex sends its key as `authorization: Bearer ...`: forwarded, never stored.
   rec.expectKeyKeptOut(root, recorded[0]!, KEY, { dropped: 'authorization', kept: 'x-codex-turn-metadata' });
-  rec.expectRecordingObserved(root, 'rec-1', 'codex');
+  await rec.expectRecordingObserved(root, 'rec-1', 'codex');
 });
 
 test("record: Codex's compaction request is pinned as a content-addressed provider_state_mutation", async () => {
@@ -108,7 +108,7 @@ test('fork --replay from step 1: server A is gone, server B gets only the reques
       '--',
       ...codexExecArgs(MAKE),
     ]);
-    const doc = rec.expectReplayedThenLive(r, { root, recorded, replayed: 2, upstream: serverB.raw });
+    const doc = await rec.expectReplayedThenLive(r, { root, recorded, replayed: 2, upstream: serverB.raw });
     expect(serverB.requests[0]!.body.input).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
     expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('the first note\n');
   });

@@ -128,7 +128,7 @@ test('record: every exchange of a real Copilot run is a step, byte for byte, wit
   // The key went upstream (as a bearer token) and nowhere into the record.
   expect(serverA.raw[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
   rec.expectKeyKeptOut(root, recorded[0]!, KEY, { dropped: 'authorization', kept: 'x-initiator' });
-  rec.expectRecordingObserved(root, 'rec-1', 'copilot');
+  await rec.expectRecordingObserved(root, 'rec-1', 'copilot');
 });
 
 test('fork --replay from step 1: server A is gone, server B gets only the request after step 1, the files are right', async () => {
@@ -136,7 +136,7 @@ test('fork --replay from step 1: server A is gone, server B gets only the reques
   await rec.closing(startChatServer(SCRIPTS), async (serverB) => {
     // A later run: its date and time, session folder and working directory (the fork worktree) are its own.
     const r = await stepchain(rec.replayArgs('rec-1', 1, serverB.baseUrl), MAKE, 'http://127.0.0.1:9/v1');
-    const doc = rec.expectReplayedThenLive(r, {
+    const doc = await rec.expectReplayedThenLive(r, {
       root,
       recorded,
       replayed: 2,

@@ -69,7 +69,7 @@ test('record: every exchange of a real Gemini CLI run is a step, byte for byte, 
 
   // Gemini CLI sends its key as `x-goog-api-key`: forwarded, never stored.
   rec.expectKeyKeptOut(root, recorded[0]!, KEY, { dropped: 'x-goog-api-key' });
-  rec.expectRecordingObserved(root, 'rec-1', 'gemini');
+  await rec.expectRecordingObserved(root, 'rec-1', 'gemini');
 });
 
 test('fork --replay from step 1: server A is gone, server B gets only the request after step 1, the files are right', async () => {
@@ -80,7 +80,7 @@ test('fork --replay from step 1: server A is gone, server B gets only the reques
       root,
       env(serverA.port),
     );
-    const doc = rec.expectReplayedThenLive(r, { root, recorded, replayed: 2, upstream: serverB.raw });
+    const doc = await rec.expectReplayedThenLive(r, { root, recorded, replayed: 2, upstream: serverB.raw });
     expect(serverB.requests[0]!.body.contents).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
     expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('the first note\n');
   });

@@ -48,7 +48,7 @@ describe('Codex (0.171.0): the session-id header', () => {
         STEPCHAIN_AUDIT: 'off',
       };
       const r = await recordUnderHooks(p, 'codex', env, [...codexExecArgs(MAKE)]);
-      ({ hookJournal } = expectLinked(p, 'codex', r, {
+      ({ hookJournal } = await expectLinked(p, 'codex', r, {
         calls: 3,
         askedBy: (id) => requestAnsweredWith(server.raw, `"call_id":"${id}"`),
       }));
@@ -115,7 +115,7 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
         'stream-json',
       ]);
       const tools = server.raw.filter((_, i) => Array.isArray(server.requests[i]!.body.tools));
-      const { hookJournal } = expectLinked(p, 'gemini', r, {
+      const { hookJournal } = await expectLinked(p, 'gemini', r, {
         calls: 3,
         askedBy: (id) => {
           // `run_shell_command__<wire id>`: the model's own id, or the one Gemini CLI sent with the result.

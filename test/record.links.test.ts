@@ -5,6 +5,7 @@ import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/jour
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { EXCHANGE_LINK_EVENT, recordExchangeLinks, type ExchangeLink } from '../src/runs/exchange-links';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, startScriptedServer, stepchainBin, type ScriptedServer } from './helpers/claude';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
@@ -196,13 +197,15 @@ describe('a link that does not hold fails closed', () => {
     // A well-chained run journal row (appended as the library appends it): only the claim is false.
     expect(recordExchangeLinks(at, [{ ...l!, ...change }], { env })).toHaveLength(1);
   };
-  const refused = (at: string, pattern: RegExp): void => {
+  /** replay, replay --json and show refuse `at`'s hook journal (through runCli in this process: what they refuse and
+   * say is the point; the test above runs them as real processes). */
+  const refused = async (at: string, pattern: RegExp): Promise<void> => {
     for (const args of [
       ['replay', hookJournal],
       ['replay', hookJournal, '--json'],
       ['show', hookJournal, '0'],
     ]) {
-      const r = sc(args, at);
+      const r = await cliInProcess(args, { cwd: at, env });
       expectNoStack(r);
       expect(r.code).toBe(1);
       expect(`${r.stderr}${r.stdout}`).toMatch(pattern);
@@ -210,32 +213,32 @@ describe('a link that does not hold fails closed', () => {
     }
   };
 
-  test('an exchange step that does not exist', () => {
+  test('an exchange step that does not exist', async () => {
     const at = copy();
     forged(at, { exchange_seq: 7 });
-    refused(at, /exchange_step_mismatch: it names step 7 of rec, which does not exist/);
+    await refused(at, /exchange_step_mismatch: it names step 7 of rec, which does not exist/);
   });
 
-  test('a hook step hash that differs', () => {
+  test('a hook step hash that differs', async () => {
     const at = copy();
     forged(at, { hook_step_hash: 'a'.repeat(64) });
-    refused(at, /hook_step_mismatch: step 0 of claude-.* has step_hash [0-9a-f]{64}, the link names a{64}/);
+    await refused(at, /hook_step_mismatch: step 0 of claude-.* has step_hash [0-9a-f]{64}, the link names a{64}/);
   });
 
-  test('an exchange journal that is gone or rewritten', () => {
+  test('an exchange journal that is gone or rewritten', async () => {
     const gone = copy();
     rmSync(journalFile(gone, 'rec'));
-    refused(gone, /exchange_step_mismatch: the exchange journal rec cannot be used: no journal/);
+    await refused(gone, /exchange_step_mismatch: the exchange journal rec cannot be used: no journal/);
     const rewritten = copy();
     const file = journalFile(rewritten, 'rec');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"model":"', '"model":"x'));
-    refused(rewritten, /exchange_step_mismatch: the exchange journal rec cannot be used/);
+    await refused(rewritten, /exchange_step_mismatch: the exchange journal rec cannot be used/);
   });
 
-  test('a run journal whose chain was edited', () => {
+  test('a run journal whose chain was edited', async () => {
     const at = copy();
     const file = runJournalFile(at, hookJournal);
     writeFileSync(file, readFileSync(file, 'utf8').replace(/"exchange_seq": ?1/, '"exchange_seq": 0'));
-    refused(at, /run_journal_broken: the run journal's chain does not verify/);
+    await refused(at, /run_journal_broken: the run journal's chain does not verify/);
   });
 });

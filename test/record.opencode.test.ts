@@ -138,7 +138,7 @@ test('record: every exchange of a real OpenCode run is a step (its title request
   ]);
   expect(serverA.raw[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
   expect(rec.everythingStored(root)).not.toContain(KEY);
-  rec.expectRecordingObserved(root, 'rec-1', 'opencode');
+  await rec.expectRecordingObserved(root, 'rec-1', 'opencode');
 });
 
 test('fork --replay from the first turn: server A is gone, server B gets only the requests after it, the files are right', async () => {
@@ -147,7 +147,7 @@ test('fork --replay from the first turn: server A is gone, server B gets only th
   await rec.closing(startChatServer(SCRIPTS, { model: 'scripted-model' }), async (serverB) => {
     const r = await stepchain(rec.replayArgs('rec-1', n, serverB.baseUrl), 'http://127.0.0.1:9/v1');
     // The replay answers up to the first turn (n + 1 exchanges); the other 3 - n go upstream.
-    const doc = rec.expectReplayedThenLive(r, {
+    const doc = await rec.expectReplayedThenLive(r, {
       root,
       recorded,
       replayed: n + 1,

@@ -2,11 +2,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportReceipt, generateKeyPair, parsePrivateKey, publishReceipt } from '../src/receipt';
 import { cli as runCli, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { python } from './helpers/python';
 import { record, replayProject, SAMPLE } from './helpers/replay-fixture';
 
 // The built CLI as a real process (stdout is a pipe: not a terminal). Run `npm run build` first.
 const cli = (args: string[], cwd: string): CliResult => runCli(args, { cwd });
+// show, diff and receipts: what they print is the point, through runCli in this process (`cliInProcess`, the code the
+// bundle runs; not a terminal either); replay's own tests above run the real process.
+const cliIn = (args: string[], cwd: string): Promise<CliResult> => cliInProcess(args, { cwd });
 
 const root = replayProject();
 const file = record(root, 'agent-demo');
@@ -116,8 +120,8 @@ describe('stepchain replay (not on a terminal)', () => {
 });
 
 describe('stepchain show', () => {
-  test('one step in full with its blobs: sizes and previews', () => {
-    const r = cli(['show', 'agent-demo', '1'], root);
+  test('one step in full with its blobs: sizes and previews', async () => {
+    const r = await cliIn(['show', 'agent-demo', '1'], root);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('seq 1 (step 2 of 5)');
     expect(r.stdout).toContain('prompt      Read the implementation of add().');
@@ -126,8 +130,8 @@ describe('stepchain show', () => {
     expect(r.stdout).toMatch(/ {2}[0-9a-f]{64}\n {4}29 bytes\n {4}\| attachment: calc\.py contents\n/);
   });
 
-  test('--json: the row as stored, its line and blobs', () => {
-    const r = cli(['show', 'agent-demo', '3', '--json'], root);
+  test('--json: the row as stored, its line and blobs', async () => {
+    const r = await cliIn(['show', 'agent-demo', '3', '--json'], root);
     expect(r.code).toBe(0);
     const out = python(
       [
@@ -160,18 +164,18 @@ describe('stepchain diff', () => {
   );
   record(other, 'longer', [...SAMPLE, { prompt: 'one more' }]);
 
-  test('same journals: exit 0', () => {
-    const r = cli(['diff', file, path.join(other, '.sdd/runtime/journal/same')], root);
+  test('same journals: exit 0', async () => {
+    const r = await cliIn(['diff', file, path.join(other, '.sdd/runtime/journal/same')], root);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^same: .* have the same 5 steps/m);
     expect(r.stdout).toMatch(/^left {2}.*: chain verified, 5 steps, head [0-9a-f]{64}$/m);
   });
 
-  test('the first divergence by field: exit 1', () => {
-    const r = cli(['diff', 'agent-demo', 'changed', '--root', other, '--json'], root);
+  test('the first divergence by field: exit 1', async () => {
+    const r = await cliIn(['diff', 'agent-demo', 'changed', '--root', other, '--json'], root);
     // agent-demo is looked up under --root too: give the left as a path.
     expect(r.code).toBe(2);
-    const j = cli(['diff', file, 'changed', '--root', other, '--json'], root);
+    const j = await cliIn(['diff', file, 'changed', '--root', other, '--json'], root);
     expect(j.code).toBe(1);
     const d = JSON.parse(j.stdout) as Record<string, unknown>;
     expect(d).toMatchObject({
@@ -185,15 +189,15 @@ describe('stepchain diff', () => {
     expect((d.left as { tool_result: unknown }).tool_result).toEqual({ ok: true, ratio: 1 });
     expect((d.right as { tool_result: unknown }).tool_result).toEqual({ ok: false });
     expect(j.stdout).toContain('"ratio":1.0');
-    const t = cli(['diff', file, 'changed', '--root', other], root);
+    const t = await cliIn(['diff', file, 'changed', '--root', other], root);
     expect(t.code).toBe(1);
     expect(t.stdout).toContain('diverged at step 2: tool_result differs');
     expect(t.stdout).toContain('    - {"ok":true,"ratio":1.0}');
     expect(t.stdout).toContain('    + {"ok":false}');
   });
 
-  test('a length mismatch: exit 1 with both lengths', () => {
-    const j = cli(['diff', file, 'longer', '--root', other, '--json'], root);
+  test('a length mismatch: exit 1 with both lengths', async () => {
+    const j = await cliIn(['diff', file, 'longer', '--root', other, '--json'], root);
     expect(j.code).toBe(1);
     expect(JSON.parse(j.stdout)).toMatchObject({
       diverged: true,
@@ -203,7 +207,7 @@ describe('stepchain diff', () => {
       right_steps: 6,
       left: null,
     });
-    expect(cli(['diff', file, 'longer', '--root', other], root).stdout).toContain(
+    expect((await cliIn(['diff', file, 'longer', '--root', other], root)).stdout).toContain(
       'diverged at step 5: length_mismatch',
     );
   });
@@ -222,42 +226,42 @@ describe('receipts', () => {
   exportReceipt(file, signed, { signKey: parsePrivateKey(Buffer.from(keys.privateKeyPem), 'key') });
   writeFileSync(path.join(out, 'other.pem'), generateKeyPair().publicKeyPem);
 
-  test('a receipt is verified, then walked from memory with its bundled blobs', () => {
-    const r = cli(['replay', plain], root);
+  test('a receipt is verified, then walked from memory with its bundled blobs', async () => {
+    const r = await cliIn(['replay', plain], root);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`agent-demo: 5 steps, head ${head}, chain verified (receipt ${plain}, unsigned)`);
     expect(r.stdout).toContain('Fix the bug in add().');
-    const s = cli(['show', plain, '1'], root);
+    const s = await cliIn(['show', plain, '1'], root);
     expect(s.stdout).toContain('blobs (from run.tar.gz:blobs/):');
     expect(s.stdout).toContain('| attachment: calc.py contents');
   });
 
-  test('a redacted receipt shows <<redacted>> plainly', () => {
-    const r = cli(['replay', redacted], root);
+  test('a redacted receipt shows <<redacted>> plainly', async () => {
+    const r = await cliIn(['replay', redacted], root);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('redacted');
     expect(r.stdout).toMatch(/ {2}0 .* run +[0-9a-f]{12} {2}<<redacted>>$/m);
-    const s = cli(['show', redacted, '0'], root);
+    const s = await cliIn(['show', redacted, '0'], root);
     expect(s.stdout).toContain('prompt      <<redacted>>');
     expect(s.stdout).toContain('tool_result <<redacted>>');
   });
 
-  test('signed: shown as unchecked without a key, checked with the right key, refused with a wrong one', () => {
+  test('signed: shown as unchecked without a key, checked with the right key, refused with a wrong one', async () => {
     // One meaning of "signed": shown, marked, and never a green verdict (exit 1).
-    const unchecked = cli(['replay', signed], root);
+    const unchecked = await cliIn(['replay', signed], root);
     expect(unchecked.stdout).toContain('signature NOT checked');
     expect(unchecked.code).toBe(1);
     expect(unchecked.stderr).toContain('signature NOT checked');
-    const good = cli(['replay', signed, '--public-key', path.join(out, 'pub.pem')], root);
+    const good = await cliIn(['replay', signed, '--public-key', path.join(out, 'pub.pem')], root);
     expect(good.code).toBe(0);
     expect(good.stdout).toContain('signature ✓');
-    const bad = cli(['replay', signed, '--public-key', path.join(out, 'other.pem')], root);
+    const bad = await cliIn(['replay', signed, '--public-key', path.join(out, 'other.pem')], root);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toContain('signature_invalid');
   });
 
-  test('a tampered receipt: exit 1, faults, nothing displayed', () => {
+  test('a tampered receipt: exit 1, faults, nothing displayed', async () => {
     const raw = path.join(out, 'tampered.tar');
     exportReceipt(file, raw);
     const t = readFileSync(raw);
@@ -265,15 +269,15 @@ describe('receipts', () => {
     expect(i).toBeGreaterThan(0);
     t.write('Fix THE bug', i, 'latin1');
     writeFileSync(raw, t);
-    const r = cli(['replay', raw], root);
+    const r = await cliIn(['replay', raw], root);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/tampered\.tar:journal\/000000\.jsonl:3: step_hash_mismatch/);
     expect(r.stderr).toContain('the receipt does not verify');
     writeFileSync(path.join(out, 'garbage.tar'), 'not a tar');
-    const g = cli(['replay', path.join(out, 'garbage.tar')], root);
+    const g = await cliIn(['replay', path.join(out, 'garbage.tar')], root);
     expect(g.code).toBe(1);
     expect(g.stderr).toContain('garbage.tar: not_a_receipt: ');
-    expect(cli(['replay', path.join(out, 'missing.tar')], root).code).toBe(2);
+    expect((await cliIn(['replay', path.join(out, 'missing.tar')], root)).code).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli as runCli, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { writeSyntheticJournal } from './helpers/journal-rows';
 import { conformanceDir } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -11,6 +12,11 @@ const reference = path.join(conformanceDir, 'reference-journal', '000000.jsonl')
 
 /** The built CLI in the test's directory unless told otherwise. */
 const cli = (args: string[], cwd = dir): CliResult => runCli(args, { cwd });
+/**
+ * `cli` through runCli in this process (`cliInProcess`, the code the bundle runs): after the first two tests, which run
+ * the real process, what report writes, refuses and says is the point.
+ */
+const cliIn = (args: string[], cwd = dir): Promise<CliResult> => cliInProcess(args, { cwd });
 
 function tampered(): string {
   const lines = readFileSync(reference, 'utf8').split('\n');
@@ -46,33 +52,33 @@ describe('stepchain report', () => {
     expect(readFileSync(path.join(dir, 'bad.html'), 'utf8')).toContain('stepchain-data');
   });
 
-  it('refuses to replace an existing file, an earlier report too, unless --force (issue 20 changed the earlier report)', () => {
-    expect(cli(['report', reference, '-o', 'again.html']).code).toBe(0);
-    expect(cli(['report', reference, '-o', 'again.html']).code).toBe(2);
-    expect(cli(['report', reference, '-o', 'again.html', '--force']).code).toBe(0);
+  it('refuses to replace an existing file, an earlier report too, unless --force (issue 20 changed the earlier report)', async () => {
+    expect((await cliIn(['report', reference, '-o', 'again.html'])).code).toBe(0);
+    expect((await cliIn(['report', reference, '-o', 'again.html'])).code).toBe(2);
+    expect((await cliIn(['report', reference, '-o', 'again.html', '--force'])).code).toBe(0);
     writeFileSync(path.join(dir, 'notes.txt'), 'precious\n');
-    const r = cli(['report', reference, '-o', 'notes.txt']);
+    const r = await cliIn(['report', reference, '-o', 'notes.txt']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /notes\.txt: exists and is not a stepchain report; refusing to overwrite it \(use --force\)/,
     );
     expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('precious\n');
-    expect(cli(['report', reference, '-o', 'notes.txt', '--force']).code).toBe(0);
+    expect((await cliIn(['report', reference, '-o', 'notes.txt', '--force'])).code).toBe(0);
     expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toContain('<!DOCTYPE html>');
   });
 
-  it('leaves no file and no temporary behind on an input error', () => {
+  it('leaves no file and no temporary behind on an input error', async () => {
     const out = path.join(dir, 'empty-out');
     mkdirSync(out);
-    expect(cli(['report', 'no-such-agent', '-o', path.join(out, 'r.html')]).code).toBe(2);
-    expect(cli(['report', reference]).stderr).toMatch(/missing -o/);
-    expect(cli(['report', reference, '-o', path.join(dir, 'no-such-dir', 'r.html')]).code).toBe(2);
+    expect((await cliIn(['report', 'no-such-agent', '-o', path.join(out, 'r.html')])).code).toBe(2);
+    expect((await cliIn(['report', reference])).stderr).toMatch(/missing -o/);
+    expect((await cliIn(['report', reference, '-o', path.join(dir, 'no-such-dir', 'r.html')])).code).toBe(2);
     expect(readdirSync(out)).toEqual([]);
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
 
-  it('reads a receipt, checking its signature with --public-key', () => {
-    const r = cli([
+  it('reads a receipt, checking its signature with --public-key', async () => {
+    const r = await cliIn([
       'report',
       path.join(conformanceDir, 'reference-receipt.tar'),
       '-o',
@@ -86,7 +92,12 @@ describe('stepchain report', () => {
     const html = readFileSync(path.join(dir, 'receipt.html'), 'utf8');
     expect(html).toContain('verified by the generator');
     // Without a key the signature is shown as not checked: written, but never a green verdict (exit 1).
-    const noKey = cli(['report', path.join(conformanceDir, 'reference-receipt.tar'), '-o', 'receipt-nokey.html']);
+    const noKey = await cliIn([
+      'report',
+      path.join(conformanceDir, 'reference-receipt.tar'),
+      '-o',
+      'receipt-nokey.html',
+    ]);
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toContain('no_trusted_key');
     // The summary line names the reason: the chain holds, the signature was not checked (not "does NOT verify").
@@ -97,15 +108,15 @@ describe('stepchain report', () => {
     );
   });
 
-  it('refuses a receipt it cannot read as one, writing nothing', () => {
+  it('refuses a receipt it cannot read as one, writing nothing', async () => {
     writeFileSync(path.join(dir, 'junk.tar'), Buffer.alloc(2048, 0x41));
-    const r = cli(['report', 'junk.tar', '-o', 'junk.html']);
+    const r = await cliIn(['report', 'junk.tar', '-o', 'junk.html']);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(readdirSync(dir).filter((f) => f.startsWith('junk.html') || f.includes('.tmp-'))).toEqual([]);
   });
 
-  it('warns about a page too large to open comfortably, and embeds a window with --max-steps / --from', () => {
+  it('warns about a page too large to open comfortably, and embeds a window with --max-steps / --from', async () => {
     const write = (file: string, n: number, prompt: (seq: number) => string): void =>
       writeSyntheticJournal(file, n, (seq) => ({
         model: null,
@@ -117,13 +128,13 @@ describe('stepchain report', () => {
     // 40 steps of 1.3 MB: a page past 64 MiB.
     const heavy = path.join(dir, 'heavy', '000000.jsonl');
     write(heavy, 40, (seq) => `${seq} ${'x'.repeat(1_300_000)}`);
-    const whole = cli(['report', heavy, '-o', 'heavy.html']);
+    const whole = await cliIn(['report', heavy, '-o', 'heavy.html']);
     expect(whole.code).toBe(0);
     expect(whole.stderr).toMatch(
       /^stepchain: report: warning: the page embeds 40 steps \(\d\d+ MB\): .* --max-steps N/,
     );
     // Replacing the earlier report needs --force (issue 20).
-    const small = cli(['report', heavy, '-o', 'heavy.html', '--max-steps', '5', '--json', '--force']);
+    const small = await cliIn(['report', heavy, '-o', 'heavy.html', '--max-steps', '5', '--json', '--force']);
     expect(small).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(small.stdout)).toMatchObject({
       ok: true,
@@ -134,7 +145,7 @@ describe('stepchain report', () => {
 
     const file = path.join(dir, 'long', '000000.jsonl');
     write(file, 3000, (seq) => `step ${seq}`);
-    const from = cli(['report', file, '-o', 'long.html', '--max-steps', '10', '--from', '0']);
+    const from = await cliIn(['report', file, '-o', 'long.html', '--max-steps', '10', '--from', '0']);
     expect(from.code).toBe(0);
     expect(from.stdout).toMatch(/chain intact, lines 1-10 embedded \(10 steps\)$/m);
     expect(statSync(path.join(dir, 'long.html')).size).toBeLessThan(200_000);
@@ -144,7 +155,7 @@ describe('stepchain report', () => {
       ['--max-steps', 'ten'],
       ['--max-steps', '10', '--from', '60000'],
     ]) {
-      const r = cli(['report', file, '-o', 'long-bad.html', ...bad]);
+      const r = await cliIn(['report', file, '-o', 'long-bad.html', ...bad]);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }

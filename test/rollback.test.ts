@@ -168,6 +168,8 @@ describe('per-step journals', () => {
   });
 
   test('a real writer killed mid-write: its torn tail is repaired and the chain continues, no rollback', async () => {
+    // The writer writes a row in pieces: the first poll sees the file a few hundred KB longer, and a 128 MB row leaves
+    // the 1 ms poll a window of ~0.3 s (as in journal.recovery.test.ts); 256 MB cost twice the CPU before its first byte.
     const j = journalOf(3);
     const before = statSync(j.file).size;
     const src = path.join(repoRoot, 'src', 'journal');
@@ -177,7 +179,7 @@ describe('per-step journals', () => {
       const { Journal } = require(${JSON.stringify(src)});
       const j = Journal.open(${JSON.stringify(j.dir)}, { durability: 'none', env: process.env });
       process.stdout.write('ready\\n');
-      j.append({ prompt: 'y'.repeat(256 * 1024 * 1024) });
+      j.append({ prompt: 'y'.repeat(128 * 1024 * 1024) });
     `),
       { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...ENV } },
     );

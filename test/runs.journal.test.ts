@@ -14,6 +14,7 @@ import {
   type RunRecordOptions,
 } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { cliPath, repoRoot } from './helpers/paths';
 import { freshDir, tempDir } from './helpers/tmp';
 
@@ -376,23 +377,33 @@ describe('diff', () => {
   });
 });
 
+// The first record and the first usage error run the real process; the rest through runCli in this process
+// (`cliInProcess`, the code the bundle runs): each command's exit code, document and message are the point.
 describe('CLI', () => {
-  test('record, capability, mutation, verify and diff: exit codes and JSON', () => {
+  test('record, capability, mutation, verify and diff: exit codes and JSON', async () => {
     const root = project();
     const env = { STEPCHAIN_AUDIT: 'off' };
     expect(
       cli(['run', 'record', 'r', '--event', 'start', '--data', '{"b": 1, "a": 2}', '--root', root], { env }).code,
     ).toBe(0);
+    const sc = (argv: string[], e: NodeJS.ProcessEnv = env) => cliInProcess(argv, { env: e });
     expect(
-      cli(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'observed', '--root', root], { env }).code,
+      (await sc(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'observed', '--root', root])).code,
     ).toBe(0);
-    const again = cli(
-      ['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'declared-blind', '--root', root],
-      { env },
-    );
+    const again = await sc([
+      'run',
+      'capability',
+      'r',
+      '--adapter',
+      'claude',
+      '--capability',
+      'declared-blind',
+      '--root',
+      root,
+    ]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already recorded as observed/);
-    const m = cli(
+    const m = await cliInProcess(
       [
         'run',
         'mutation',
@@ -417,7 +428,7 @@ describe('CLI', () => {
       flagged: false,
       warnings: [],
     });
-    const ok = cli(['run', 'verify', 'r', '--json', '--root', root], { env });
+    const ok = await sc(['run', 'verify', 'r', '--json', '--root', root]);
     expect(ok.code).toBe(0);
     expect(Object.keys(JSON.parse(ok.stdout))).toEqual(
       expect.arrayContaining([
@@ -435,21 +446,22 @@ describe('CLI', () => {
         'steps',
       ]),
     );
-    const flagged = cli(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'compact_boundary', '--root', root], {
-      env: { ...env, STEPCHAIN_REPLAY_RUN_ID: 'rr' },
+    const flagged = await sc(['run', 'mutation', 'r', '--agent', 'a', '--kind', 'compact_boundary', '--root', root], {
+      ...env,
+      STEPCHAIN_REPLAY_RUN_ID: 'rr',
     });
     expect(flagged.code).toBe(0);
     expect(flagged.stderr).toMatch(/STEPCHAIN_REPLAY_RUN_ID is set/);
-    const bad = cli(['run', 'verify', path.join(root, '.sdd', 'runs', 'r'), '--root', root], { env });
+    const bad = await sc(['run', 'verify', path.join(root, '.sdd', 'runs', 'r'), '--root', root]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/journal\.jsonl:4: flagged_mutation at index 3: .*compact_boundary/);
     expectNoStack(bad);
   });
 
-  test('usage and input errors exit 2 with one line', () => {
+  test('usage and input errors exit 2 with one line', async () => {
     const root = project();
     const env = { STEPCHAIN_AUDIT: 'off' };
-    for (const argv of [
+    for (const [k, argv] of [
       ['run', 'record', 'r', '--root', root],
       ['run', 'record', 'r', '--event', 'e', '--data', '[1]', '--root', root],
       ['run', 'record', 'r', '--event', 'e', '--data', '{"ts": 1}', '--root', root],
@@ -459,8 +471,8 @@ describe('CLI', () => {
       ['run', 'capability', 'r', '--adapter', 'x', '--capability', 'maybe', '--root', root],
       ['run', 'verify', 'nope', '--root', root],
       ['run', 'diff', 'a', '--root', root],
-    ]) {
-      const r = cli(argv, { env });
+    ].entries()) {
+      const r = k === 0 ? cli(argv, { env }) : await cliInProcess(argv, { env });
       expect([argv.join(' '), r.code]).toEqual([argv.join(' '), 2]);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expectNoStack(r);

@@ -4,6 +4,7 @@ import { Journal, journalFile } from '../src/journal';
 import { runJournalFile } from '../src/runs';
 import { recordExchangeLinks, type ExchangeLink } from '../src/runs/exchange-links';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { commitAll, git, initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
@@ -11,6 +12,8 @@ import { tempDir } from './helpers/tmp';
 // (src/runs/exchange-links.ts, checkExchangeLinkRows): a link that does not hold is a named fault at its file and
 // line, exit 1; a link to a journal a check does not hold is a warning that says it was not checked. The journals are
 // written with the library, as `stepchain record` and the hooks write them (record.links.test.ts runs the real agent).
+// The intact run is checked by the real processes; the faults through runCli in this process (`cliInProcess`, the code
+// the bundle runs: what each command finds and says is the point).
 jest.setTimeout(120_000);
 
 const dir = tempDir('stepchain-verify-links-');
@@ -102,19 +105,19 @@ describe('a link that does not hold: verify, run verify and check each fail with
     ['tool-call', { tool_use_id: 'toolu_9' }, /hook_step_mismatch: step 0 of claude-s1 is not the tool call toolu_9/],
   ];
   for (const [name, change, fault] of cases) {
-    test(name, () => {
+    test(name, async () => {
       const root = forged(name, change);
       const file = runJournalFile(root, HOOK);
       const at = new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: ${fault.source}`);
       for (const args of [['verify', HOOK], ['run', 'verify', HOOK], ['check']]) {
-        const r = cli(args, { cwd: root, env });
+        const r = await cliInProcess(args, { cwd: root, env });
         expectNoStack(r);
         expect(r.code).toBe(1);
         if (args[0] === 'check') expect(`${r.stdout}${r.stderr}`).toMatch(fault);
         else expect(r.stderr).toMatch(at);
       }
       // check names the repository path and the line, and the fault kind is typed in its JSON report.
-      const report = JSON.parse(cli(['check', '--json'], { cwd: root, env }).stdout) as {
+      const report = JSON.parse((await cliInProcess(['check', '--json'], { cwd: root, env })).stdout) as {
         ok: boolean;
         faults: { kind: string; path: string; line: number; severity: string }[];
       };
@@ -127,7 +130,7 @@ describe('a link that does not hold: verify, run verify and check each fail with
           severity: 'error',
         }),
       ]);
-      const rv = JSON.parse(cli(['run', 'verify', HOOK, '--json'], { cwd: root, env }).stdout) as {
+      const rv = JSON.parse((await cliInProcess(['run', 'verify', HOOK, '--json'], { cwd: root, env })).stdout) as {
         ok: boolean;
         exchange_links: { faults: { kind: string; line: number }[] };
       };
@@ -137,13 +140,13 @@ describe('a link that does not hold: verify, run verify and check each fail with
   }
 });
 
-test('a check without the exchange journal says the links were not checked (a warning), while verify fails', () => {
+test('a check without the exchange journal says the links were not checked (a warning), while verify fails', async () => {
   const root = path.join(dir, 'no-exchange');
   cpSync(intact.root, root, { recursive: true });
   git(root, ['rm', '-rq', '--cached', path.dirname(path.relative(root, journalFile(root, EXCHANGE)))]);
   rmSync(path.dirname(journalFile(root, EXCHANGE)), { recursive: true });
   git(root, ['commit', '-qm', 'without the exchange journal']);
-  const c = cli(['check', '--json'], { cwd: root, env });
+  const c = await cliInProcess(['check', '--json'], { cwd: root, env });
   expectNoStack(c);
   expect(c.code).toBe(0);
   const report = JSON.parse(c.stdout) as {
@@ -159,15 +162,15 @@ test('a check without the exchange journal says the links were not checked (a wa
     );
   }
   expect(report.items.find((i) => i.kind === 'run')!.status).toBe('ok (2 exchange links not checked)');
-  const human = cli(['check'], { cwd: root, env });
+  const human = await cliInProcess(['check'], { cwd: root, env });
   expect(`${human.stdout}${human.stderr}`).toMatch(/linked_journal_absent/);
   // On disk, where record wrote both journals, a missing one is a mismatch, as replay says it.
-  const v = cli(['verify', HOOK], { cwd: root, env });
+  const v = await cliInProcess(['verify', HOOK], { cwd: root, env });
   expect(v.code).toBe(1);
   expect(v.stderr).toMatch(/:1: exchange_step_mismatch: the exchange journal rec cannot be used: no journal/);
 });
 
-test('a forged link whose event name is written with a JSON escape is still checked (verify, run verify, check)', () => {
+test('a forged link whose event name is written with a JSON escape is still checked (verify, run verify, check)', async () => {
   // The reader takes `exchange\u005flink` as `exchange_link` (a non-canonical line verifies unless --strict), and
   // replay shows it as a link: a byte pre-filter that looks for the plain name must not skip it.
   const root = forged('escaped-event', { exchange_seq: 7 });
@@ -181,7 +184,7 @@ test('a forged link whose event name is written with a JSON escape is still chec
   expect(readFileSync(file).includes('exchange_link')).toBe(false);
   commit(root);
   for (const args of [['verify', HOOK], ['run', 'verify', HOOK], ['check']]) {
-    const r = cli(args, { cwd: root, env });
+    const r = await cliInProcess(args, { cwd: root, env });
     expectNoStack(r);
     expect(r.code).toBe(1);
     expect(`${r.stdout}${r.stderr}`).toMatch(/exchange_step_mismatch: it names step 7 of rec, which does not exist/);

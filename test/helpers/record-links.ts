@@ -7,6 +7,7 @@ import { sha256Hex } from '../../src/util/hash';
 import { startChatServer, type ChatTurn } from './chat-server';
 import { stepchainBin } from './claude';
 import { cli, expectNoStack } from './cli';
+import { cliInProcess } from './cli-in-process';
 import { initRepo } from './git';
 import { recordArgs, runStepchain, type StepchainRun } from './record';
 
@@ -83,14 +84,15 @@ export function linksOf(root: string, hookJournal: string): ExchangeLink[] {
 /**
  * The checks every agent gets: `record` linked every tool call; each hook step is linked, by hash, to the exchange
  * `askedBy(its id)` names (a request the scripted server answered, found in the exchange journal by the request's
- * SHA-256); replay --json, the table and show display the exchange.
+ * SHA-256); replay --json, the table and show display the exchange (through runCli in this process: what they show
+ * is the point; the record and the hooks ran as real processes).
  */
-export function expectLinked(
+export async function expectLinked(
   p: Project,
   agent: string,
   r: { code: number; stdout: string; stderr: string },
   o: { calls: number; askedBy: (id: string) => Buffer },
-): { hookJournal: string } {
+): Promise<{ hookJournal: string }> {
   expectNoStack(r);
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout) as { hook_links: number; unlinked_tool_calls: string[] };
@@ -118,8 +120,8 @@ export function expectLinked(
   });
   expect(got).toEqual(expected);
 
-  const sc = (args: string[]) => cli(args, { cwd: p.root, env: { HOME: p.home, STEPCHAIN_AUDIT: 'off' } });
-  const json = sc(['replay', hookJournal, '--json']);
+  const sc = (args: string[]) => cliInProcess(args, { cwd: p.root, env: { HOME: p.home, STEPCHAIN_AUDIT: 'off' } });
+  const json = await sc(['replay', hookJournal, '--json']);
   expect(json.code).toBe(0);
   const shown = JSON.parse(json.stdout) as {
     exchanges: { seq: number; tool_use_id: string; exchange: { seq: number; request_blob: string } }[];
@@ -128,12 +130,12 @@ export function expectLinked(
     expected.map((l) => [l.hook_seq, l.tool_use_id, l.exchange_seq]),
   );
   for (const x of shown.exchanges) expect(x.exchange.request_blob).toBe(exchanges[x.exchange.seq]!.row.input_hash);
-  const table = sc(['replay', hookJournal]);
+  const table = await sc(['replay', hookJournal]);
   expect(table.code).toBe(0);
   expect(table.stdout).toMatch(/model exchanges behind the tool calls .*links verified/);
   const last = expected.at(-1)!;
   expect(table.stdout).toContain(`step ${last.hook_seq}: exchange ${last.exchange_seq} of rec`);
-  const show = sc(['show', hookJournal, String(last.hook_seq)]);
+  const show = await sc(['show', hookJournal, String(last.hook_seq)]);
   expect(show.code).toBe(0);
   expect(show.stdout).toContain('asked for by the model exchange (link verified):');
   expect(show.stdout).toContain(`what the model saw: request blob ${exchanges[last.exchange_seq]!.row.input_hash}`);
@@ -159,7 +161,7 @@ export async function expectChatAgentLinked(
   );
   try {
     const r = await recordUnderHooks(p, agent, o.env(chatRun(p, server.baseUrl)), o.command);
-    expectLinked(p, agent, r, { calls: 2, askedBy: (id) => requestAnsweredWith(server.raw, `"id":"${id}"`) });
+    await expectLinked(p, agent, r, { calls: 2, askedBy: (id) => requestAnsweredWith(server.raw, `"id":"${id}"`) });
   } finally {
     await server.close();
   }

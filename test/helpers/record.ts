@@ -5,7 +5,8 @@ import { parse, type JsonValue } from '../../src/canonical';
 import { Cas, casDir, journalFile, readVerifiedJournal, type JournalEntry } from '../../src/journal';
 import { readRunJournalFile, runJournalFile, type ReadRunJournal } from '../../src/runs';
 import { sha256Hex } from '../../src/util/hash';
-import { cli, expectNoStack } from './cli';
+import { expectNoStack } from './cli';
+import { cliInProcess } from './cli-in-process';
 import { initRepo } from './git';
 import { cliPath } from './paths';
 import { tempDir } from './tmp';
@@ -151,9 +152,12 @@ export function expectKeyKeptOut(
   return meta;
 }
 
-/** A recording's journal verifies, and its run journal holds the agent's proxy adapter as `observed`. */
-export function expectRecordingObserved(root: string, journal: string, agent: string): ReadRunJournal {
-  expect(cli(['verify', journal], { cwd: root }).code).toBe(0);
+/**
+ * A recording's journal verifies (`stepchain verify` through runCli in this process: the recording ran as a real
+ * process), and its run journal holds the agent's proxy adapter as `observed`.
+ */
+export async function expectRecordingObserved(root: string, journal: string, agent: string): Promise<ReadRunJournal> {
+  expect((await cliInProcess(['verify', journal], { cwd: root })).code).toBe(0);
   const run = readRunJournalFile(runJournalFile(root, journal));
   expect(run.ok).toBe(true);
   expect(run.capabilities).toEqual([{ adapter: `proxy-${agent}`, capability: 'observed' }]);
@@ -196,7 +200,7 @@ export function processesIn(d: string): number[] {
  * hashes up to N and holding the live requests as its next inputs, and verifying. The parsed result is returned
  * for the agent's own checks.
  */
-export function expectReplayedThenLive(
+export async function expectReplayedThenLive(
   r: StepchainRun,
   o: {
     root: string;
@@ -205,7 +209,7 @@ export function expectReplayedThenLive(
     upstream: { request: Buffer }[];
     warnings?: 'any' | 'stepchain';
   },
-): { fork_worktree: string; journal_path: string } {
+): Promise<{ fork_worktree: string; journal_path: string }> {
   expectNoStack(r);
   const doc = JSON.parse(r.stdout) as {
     fork_worktree: string;
@@ -231,7 +235,7 @@ export function expectReplayedThenLive(
   expect(fork).toHaveLength(recordedHashes.length);
   expect(fork.slice(0, o.replayed).map((e) => e.row.step_hash)).toEqual(recordedHashes.slice(0, o.replayed));
   expect(fork.slice(o.replayed).map((e) => e.row.input_hash)).toEqual(o.upstream.map((x) => sha256Hex(x.request)));
-  expect(cli(['verify', doc.journal_path], { cwd: o.root }).code).toBe(0);
+  expect((await cliInProcess(['verify', doc.journal_path], { cwd: o.root })).code).toBe(0);
   return doc;
 }
 
