@@ -1,5 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { takeSnapshot } from '../src/git/snapshot';
+import { initRepo } from './helpers/git';
 import { gitCommandLine, namedPins, PINNED_CONFIG } from '../src/git/pins';
 import { repoRoot } from './helpers/paths';
 
@@ -113,5 +116,35 @@ describe('the command line', () => {
     expect(() => gitCommandLine(['fetch', '--upload-pack=evil', 'origin'], none)).toThrow(/--upload-pack/);
     // After `--` an argument is a path, not an option.
     expect(gitCommandLine(['add', '--', '--textconv'], none).command).toBe('add');
+  });
+});
+
+describe('a filter driver whose name is not UTF-8', () => {
+  // Both readers of the configuration (git's output and ./config-read.ts) decode it as UTF-8: the name's bytes came
+  // back as U+FFFD, the pin named another driver, and `git add` ran the repository's program.
+  test('a snapshot refuses the repository, and the program never runs', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'stepchain-pin-utf8-'));
+    try {
+      initRepo(dir, { 'a.txt': 'one\n' });
+      const marker = path.join(dir, 'ran');
+      const raw = Buffer.concat([
+        readFileSync(path.join(dir, '.git', 'config')),
+        Buffer.from('[filter "x'),
+        Buffer.from([0xff]),
+        Buffer.from(`"]\n\tclean = touch ${marker}; cat\n\tsmudge = cat\n`),
+      ]);
+      writeFileSync(path.join(dir, '.git', 'config'), raw);
+      writeFileSync(
+        path.join(dir, '.gitattributes'),
+        Buffer.concat([Buffer.from('* filter=x'), Buffer.from([0xff]), Buffer.from('\n')]),
+      );
+      writeFileSync(path.join(dir, 'a.txt'), 'two\n');
+      expect(() => takeSnapshot({ root: dir, agentId: 'claude', seq: 1, stepHash: 'a'.repeat(64) })).toThrow(
+        /not UTF-8/,
+      );
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -168,6 +168,13 @@ export function namedPins(configOutput: string): string[] {
     const section = key.slice(0, first).toLowerCase();
     if (NAMED[section] === undefined) continue;
     const name = key.slice(first + 1, last);
+    // A name whose bytes are not UTF-8 reached us with U+FFFD for them (both readers decode as UTF-8): a pin on
+    // that spelling names another driver, and git would still run the configured one.
+    if (name.includes('\uFFFD')) {
+      throw new IntegrityError(
+        `git configuration: ${section} ${JSON.stringify(name)} is not UTF-8 (or holds U+FFFD), so stepchain cannot switch its programs off on the command line; refusing to run git (rename it)`,
+      );
+    }
     if (name.includes('=')) {
       throw new IntegrityError(
         `git configuration: ${section} ${JSON.stringify(name)} holds "=", so stepchain cannot switch its programs off on the command line; refusing to run git (rename it)`,
