@@ -233,30 +233,40 @@ describe('a fork killed at any stage of its creation is listed and removable', (
     const root = recordedRepo();
     const before = repoState(root);
     const creator = await cliPaused(['fork', 'ag', '--from-step', '1', '--root', root], stage, { env: ENV });
-    let listed = (await forksJson(root)).forks;
-    expect(listed).toHaveLength(1);
-    const id = listed[0]!.fork_session_id;
-    expect(listed[0]).toMatchObject({ incomplete: true, creator_pid: creator.pid });
-    // Still being created: not removed without --force.
-    const busy = await sc(['fork', 'rm', id, '--root', root]);
-    expect(busy.code).toBe(1);
-    expect(busy.stderr).toMatch(new RegExp(`being created right now \\(pid ${creator.pid}\\)`));
+    // A paused creator outlives the test if an assertion fails before it is killed: killed then, in finally.
+    let killed = false;
+    try {
+      await whileCreating();
+    } finally {
+      if (!killed) await creator.kill();
+    }
+    async function whileCreating(): Promise<void> {
+      let listed = (await forksJson(root)).forks;
+      expect(listed).toHaveLength(1);
+      const id = listed[0]!.fork_session_id;
+      expect(listed[0]).toMatchObject({ incomplete: true, creator_pid: creator.pid });
+      // Still being created: not removed without --force.
+      const busy = await sc(['fork', 'rm', id, '--root', root]);
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toMatch(new RegExp(`being created right now \\(pid ${creator.pid}\\)`));
 
-    await creator.kill();
-    listed = (await forksJson(root)).forks;
-    expect(listed).toEqual([expect.objectContaining({ fork_session_id: id, incomplete: true, creator_pid: null })]);
-    const drawn = await sc(['forks', '--root', root]);
-    expect(drawn.stdout).toContain(`INCOMPLETE (creation interrupted; remove it: stepchain fork rm ${id})`);
+      await creator.kill();
+      killed = true;
+      listed = (await forksJson(root)).forks;
+      expect(listed).toEqual([expect.objectContaining({ fork_session_id: id, incomplete: true, creator_pid: null })]);
+      const drawn = await sc(['forks', '--root', root]);
+      expect(drawn.stdout).toContain(`INCOMPLETE (creation interrupted; remove it: stepchain fork rm ${id})`);
 
-    const rm = await sc(['fork', 'rm', id, '--root', root, '--json']);
-    expect(rm.code).toBe(0);
-    expect(JSON.parse(rm.stdout)).toMatchObject({ fork_session_id: id, incomplete: true });
-    expect((await forksJson(root)).forks).toEqual([]);
-    // Everything the fork made is gone; only its tombstone stays.
-    const after = repoState(root);
-    expect({
-      ...after,
-      sdd: (after.sdd as string[]).filter((p) => !p.startsWith(`runtime${path.sep}tombstones`)),
-    }).toEqual(before);
+      const rm = await sc(['fork', 'rm', id, '--root', root, '--json']);
+      expect(rm.code).toBe(0);
+      expect(JSON.parse(rm.stdout)).toMatchObject({ fork_session_id: id, incomplete: true });
+      expect((await forksJson(root)).forks).toEqual([]);
+      // Everything the fork made is gone; only its tombstone stays.
+      const after = repoState(root);
+      expect({
+        ...after,
+        sdd: (after.sdd as string[]).filter((p) => !p.startsWith(`runtime${path.sep}tombstones`)),
+      }).toEqual(before);
+    }
   });
 });
