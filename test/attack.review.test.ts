@@ -56,6 +56,34 @@ describe('§2 a snapshot holds the work tree whatever the index or the configura
     expect(snapshotHolds(root, 'other.txt')?.content).toBe('keep');
   });
 
+  // A sparse checkout's `git add -A` refused (exit 1) when the work tree held a file outside its patterns, so the
+  // step had no snapshot at all (a warning, and nothing to fork from).
+  test.each([
+    ['a sparse checkout', []],
+    ['a sparse checkout with a sparse index', ['--sparse-index']],
+  ])(
+    '%s: files outside its patterns are in the snapshot, the entries it left out keep their content',
+    (_name, flags) => {
+      const root = initRepo(path.join(tmp, `repo${n++}`), {
+        'app.txt': 'v0\n',
+        'lib/kept.txt': 'lib v0\n',
+        'docs/out.txt': 'docs v0\n',
+        'docs/deep/far.txt': 'far v0\n',
+      });
+      git(root, ['sparse-checkout', 'set', '--cone', ...flags, 'lib']);
+      expect(existsSync(path.join(root, 'docs'))).toBe(false);
+      writeFileSync(path.join(root, 'lib', 'kept.txt'), 'lib v1\n');
+      mkdirSync(path.join(root, 'docs'));
+      writeFileSync(path.join(root, 'docs', 'new.txt'), 'written outside the cone\n');
+      append(root);
+      expect(snapshotHolds(root, 'lib/kept.txt')?.content).toBe('lib v1');
+      expect(snapshotHolds(root, 'docs/new.txt')?.content).toBe('written outside the cone');
+      expect(snapshotHolds(root, 'docs/out.txt')?.content).toBe('docs v0');
+      expect(snapshotHolds(root, 'docs/deep/far.txt')?.content).toBe('far v0');
+      expect(snapshotHolds(root, 'app.txt')?.content).toBe('v0');
+    },
+  );
+
   test('core.ignoreCase=true in the repository: a file renamed to another case is not lost', () => {
     const root = repo();
     git(root, ['config', 'core.ignoreCase', 'true']);

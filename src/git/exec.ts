@@ -24,13 +24,21 @@ export class GitCommandError extends Error {
     readonly status: number | null,
     readonly stderr: string,
   ) {
-    super(
-      `git ${args
-        .filter((a) => !a.includes('\n'))
-        .slice(0, 3)
-        .join(' ')}: ${firstLine(stderr) || `exit ${status}`}`,
-    );
+    super(`git ${commandLabel(args)}: ${firstLine(stderr) || `exit ${status}`}`);
   }
+}
+
+/**
+ * A git command line as a message names it: its first three arguments, without the `-c name=value` pairs the call
+ * pins (`git -c core.ignoreCase=false -c: ...` named no command) nor an argument that spans lines.
+ */
+function commandLabel(args: readonly string[]): string {
+  const shown: string[] = [];
+  for (let k = 0; k < args.length && shown.length < 3; k++) {
+    if (args[k] === '-c') k++;
+    else if (!args[k]!.includes('\n')) shown.push(args[k]!);
+  }
+  return shown.join(' ');
 }
 
 export function firstLine(s: string): string {

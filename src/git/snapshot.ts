@@ -243,9 +243,23 @@ function removeTempIndexDir(dir: string): void {
  * make it record less than the work tree holds (anyone who can write
  * `.git/config` can set it): `core.ignoreCase` makes a file renamed to another
  * case vanish from the snapshot (neither name is added), `core.fileMode=false`
- * keeps a mode the file no longer has.
+ * keeps a mode the file no longer has, and `core.sparseCheckout` (a sparse
+ * checkout, `git sparse-checkout set`) makes `git add -A` refuse, exit 1, when
+ * the work tree holds a file outside the sparse patterns (an untracked file
+ * there, or one written back): no snapshot at all. Off for the add, the files
+ * outside the patterns are added like any other and the entries whose files the
+ * checkout left out (skip-worktree, absent) keep their recorded content, sparse
+ * index or not (measured with git 2.39; `git add --sparse` does the same from
+ * git 2.35, this on any version).
  */
-const SNAPSHOT_ADD_CONFIG = ['-c', 'core.ignoreCase=false', '-c', 'core.fileMode=true'];
+const SNAPSHOT_ADD_CONFIG = [
+  '-c',
+  'core.ignoreCase=false',
+  '-c',
+  'core.fileMode=true',
+  '-c',
+  'core.sparseCheckout=false',
+];
 
 /**
  * Clears, in the copied index, the per-entry flags that tell `git add` not to
