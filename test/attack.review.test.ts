@@ -84,6 +84,32 @@ describe('§2 a snapshot holds the work tree whatever the index or the configura
     },
   );
 
+  // A tracked file outside the patterns that is written back (an agent's edit) still has skip-worktree in the index
+  // on disk until some git command rewrites the index; git clears the flag only in memory when a file is present,
+  // so `ls-files -v` run with the sparse checkout on did not list it as skip-worktree, the copy kept the flag, and
+  // the add (sparse checkout off, no in-memory clearing) took the entry as unchanged: the snapshot held the old file.
+  test.each([
+    ['a cone sparse checkout', ['--cone']],
+    ['a cone sparse checkout with a sparse index', ['--cone', '--sparse-index']],
+    ['a non-cone sparse checkout', ['--no-cone', '/*', '!/docs/']],
+  ])('%s: a tracked file outside its patterns written back and edited is in the snapshot as edited', (_n, args) => {
+    const root = initRepo(path.join(tmp, `repo${n++}`), {
+      'app.txt': 'v0\n',
+      'lib/kept.txt': 'lib v0\n',
+      'docs/out.txt': 'docs v0\n',
+      'docs/deep/far.txt': 'far v0\n',
+    });
+    git(root, ['sparse-checkout', 'set', ...args, ...(args[0] === '--cone' ? ['lib'] : [])]);
+    expect(existsSync(path.join(root, 'docs'))).toBe(false);
+    mkdirSync(path.join(root, 'docs'));
+    writeFileSync(path.join(root, 'docs', 'out.txt'), 'docs v1 edited\n'); // no git command since
+    append(root);
+    expect(snapshotHolds(root, 'docs/out.txt')?.content).toBe('docs v1 edited');
+    expect(snapshotHolds(root, 'docs/deep/far.txt')?.content).toBe('far v0');
+    // The repository's own index still has the flag: only the snapshot's copy was changed.
+    expect(git(root, ['-c', 'core.sparseCheckout=false', 'ls-files', '-v', 'docs/out.txt'])).toBe('S docs/out.txt');
+  });
+
   test('core.ignoreCase=true in the repository: a file renamed to another case is not lost', () => {
     const root = repo();
     git(root, ['config', 'core.ignoreCase', 'true']);

@@ -29,16 +29,17 @@ export class GitCommandError extends Error {
 }
 
 /**
- * A git command line as a message names it: its first three arguments, without the `-c name=value` pairs the call
- * pins (`git -c core.ignoreCase=false -c: ...` named no command) nor an argument that spans lines.
+ * A git command line as a message names it: its first three arguments after the leading `-c name=value` pairs the
+ * call pins (`git -c core.ignoreCase=false -c: ...` named no command), without an argument that spans lines.
  */
 function commandLabel(args: readonly string[]): string {
-  const shown: string[] = [];
-  for (let k = 0; k < args.length && shown.length < 3; k++) {
-    if (args[k] === '-c') k++;
-    else if (!args[k]!.includes('\n')) shown.push(args[k]!);
-  }
-  return shown.join(' ');
+  let k = 0;
+  while (args[k] === '-c' && k + 1 < args.length) k += 2;
+  return args
+    .slice(k)
+    .filter((a) => !a.includes('\n'))
+    .slice(0, 3)
+    .join(' ');
 }
 
 export function firstLine(s: string): string {

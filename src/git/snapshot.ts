@@ -272,7 +272,9 @@ const SNAPSHOT_ADD_CONFIG = [
 function clearTrustFlags(top: string, git: GitSyncOptions): void {
   const assumed: string[] = [];
   const skipped: string[] = [];
-  for (const rec of gitSync(top, ['ls-files', '-v', '-z'], git).split('\0')) {
+  // Sparse checkout off, as for the add: on, git clears skip-worktree in memory where the file is present (written
+  // back outside the patterns), ls-files hid it, and the add (which clears none) kept the entry's old content.
+  for (const rec of gitSync(top, [...SNAPSHOT_ADD_CONFIG, 'ls-files', '-v', '-z'], git).split('\0')) {
     if (rec.length < 3) continue;
     const tag = rec[0]!;
     const file = rec.slice(2);
@@ -281,7 +283,10 @@ function clearTrustFlags(top: string, git: GitSyncOptions): void {
   }
   const unset = (flag: string, files: string[]): void => {
     if (files.length > 0)
-      gitSync(top, ['update-index', flag, '-z', '--stdin'], { ...git, input: files.join('\0') + '\0' });
+      gitSync(top, [...SNAPSHOT_ADD_CONFIG, 'update-index', flag, '-z', '--stdin'], {
+        ...git,
+        input: files.join('\0') + '\0',
+      });
   };
   unset('--no-assume-unchanged', assumed);
   unset('--no-skip-worktree', skipped);
