@@ -25,10 +25,15 @@ const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench', 'append');
 const cli = path.join(repo, 'dist', 'cli.js');
 const peer = path.join(repo, 'test', 'python', 'stepchain_ref.py');
+// The bench's own checkpoint key and state directory, for the processes it starts and for this one (the audit log's
+// appends below read process.env): the checkpoints and tip mirrors of an earlier run's logs at the same paths would
+// otherwise be taken for a rollback of the logs this run writes anew (they are, by design, refused).
+rmSync(work, { recursive: true, force: true });
+process.env.STEPCHAIN_CHECKPOINT_KEY_PATH = path.join(work, 'checkpoint.key');
+process.env.XDG_STATE_HOME = path.join(work, 'state');
 const env = {
   ...process.env,
   STEPCHAIN_AUDIT: 'off',
-  STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(work, 'checkpoint.key'),
 };
 const off = { ...env, STEPCHAIN_CHECKPOINT: 'off' };
 const list = (v: string | undefined, d: number[]): number[] => (v ? v.split(',').map(Number) : d);
