@@ -26,6 +26,7 @@ import { AGENTS, agentNamed } from '../src/agents';
 import { auditTimestamp, computeAuditHmac, dayFileName, GENESIS_HMAC, nowMicros } from '../src/audit';
 import { encode, type JsonObject } from '../src/canonical';
 import { Journal, journalDir, journalFile } from '../src/journal';
+import { PYTHON } from './util';
 
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench', 'agent-hooks');
@@ -397,8 +398,7 @@ for (const name of names) {
         return spawnTimed(process.execPath, [bin, 'hook', name, ...extra], c.payload, e);
       });
     const step = `${JSON.stringify({ model: 'bench-model', prompt: 'p', tool_call: { id: 'x' }, tool_result: { ok: true } })}\n`;
-    const peerAppend = (): number =>
-      spawnTimed('python3', [peer, 'write', journalFile(s.root, agent.journal)], step, {});
+    const peerAppend = (): number => spawnTimed(PYTHON, [peer, 'write', journalFile(s.root, agent.journal)], step, {});
     const bareNode = (): number => spawnTimed(process.execPath, ['-e', '0'], '', {});
     toolCall(env, []); // warm the page cache and git's stat cache
     if (lastStderr !== '') console.log(`(${name}: the hook said: ${lastStderr.trim()})`);

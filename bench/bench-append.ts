@@ -19,7 +19,7 @@ import { encode, type JsonObject } from '../src/canonical';
 import { Journal } from '../src/journal';
 import { RunJournal } from '../src/runs';
 import { makeJournal } from './make-journal';
-import { fmt, timeProcess } from './util';
+import { fmt, PYTHON, timeProcess } from './util';
 
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench', 'append');
@@ -84,7 +84,7 @@ for (const steps of stepCounts) {
   const noCkpt = median(
     Array.from({ length: runsOff }, (_, i) => timeMs(() => void Journal.open(dir, { env: off }).append(step(i)))),
   );
-  const py = timeProcess('python3', [peer, 'verify', path.join(dir, '000000.jsonl')], {
+  const py = timeProcess(PYTHON, [peer, 'verify', path.join(dir, '000000.jsonl')], {
     runs: steps >= 1_000_000 ? 1 : 3,
   });
   console.log(

@@ -103,24 +103,29 @@ export function writeBenchJournal(file, steps) {
   return prev;
 }
 
+/** The Python peer's interpreter (bench/run.mjs resolves it past a version manager's shim). */
+const PYTHON = process.env.STEPCHAIN_BENCH_PYTHON ?? 'python3';
+
 /**
- * Runs a whole process under python3's getrusage(RUSAGE_CHILDREN): wall time and the child's peak RSS
- * (`ok` lists the exit codes that are a verdict, not a failure of the run).
+ * Runs a whole process under Python's getrusage(RUSAGE_CHILDREN): its wall time, taken in the wrapper around the
+ * child alone (the wrapper's own start is no part of either contender's), and the child's peak RSS (`ok` lists the
+ * exit codes that are a verdict, not a failure of the run).
  */
 const RUSAGE =
-  'import resource,subprocess,sys\n' +
+  'import resource,subprocess,sys,time\n' +
+  't=time.perf_counter()\n' +
   'r=subprocess.run(sys.argv[1:])\n' +
-  'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
+  't=time.perf_counter()-t\n' +
+  'sys.stderr.write("\\nwall_ms=%.3f maxrss_kb=%d\\n" % (t*1000, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n' +
   'sys.exit(r.returncode)';
 
 function timed(cmd, args, cwd, ok = [0]) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync('python3', ['-c', RUSAGE, cmd, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const r = spawnSync(PYTHON, ['-c', RUSAGE, cmd, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
   if (!ok.includes(r.status))
     throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${(r.stderr || r.stdout).slice(0, 500)}`);
-  const m = /maxrss_kb=(\d+)\s*$/.exec(r.stderr);
-  return { ms, stdout: r.stdout, rssMb: m ? Number(m[1]) / 1024 : NaN };
+  const m = /wall_ms=([\d.]+) maxrss_kb=(\d+)\s*$/.exec(r.stderr);
+  if (m === null) throw new Error(`${cmd} ${args.join(' ')}: the wrapper printed no timing: ${r.stderr.slice(-300)}`);
+  return { ms: Number(m[1]), stdout: r.stdout, rssMb: Number(m[2]) / 1024 };
 }
 
 function median(xs) {
@@ -166,7 +171,7 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
     }
     const py = [];
     for (let i = 0; i < runs; i++) {
-      const r = timed('python3', [peer, 'verify', receipt, '--public-key', 'k.pub', '--expected-head', head], dir);
+      const r = timed(PYTHON, [peer, 'verify', receipt, '--public-key', 'k.pub', '--expected-head', head], dir);
       const doc = JSON.parse(r.stdout);
       if (!doc.ok || doc.steps !== steps) throw new Error(`python peer verify did not hold: ${r.stdout.slice(0, 300)}`);
       py.push(r.ms);
@@ -286,7 +291,7 @@ async function benchInflating(dir, runs, log) {
     if (doc.ok || !doc.errors.some((e) => e.kind === 'unexpected_blob'))
       throw new Error(`stepchain verify of the inflating archive: ${r.stdout.slice(0, 300)}`);
     ours.push(r);
-    const p = timed('python3', [peer, 'verify', bomb, '--public-key', 'k.pub'], dir, [0, 1]);
+    const p = timed(PYTHON, [peer, 'verify', bomb, '--public-key', 'k.pub'], dir, [0, 1]);
     const pdoc = JSON.parse(p.stdout);
     if (pdoc.ok) throw new Error(`python peer accepted the inflating archive: ${p.stdout.slice(0, 300)}`);
     theirs.push(p);

@@ -17,7 +17,7 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } fro
 import path from 'node:path';
 import { Journal } from '../src/journal';
 import { makeJournal, SHAPES, type Shape } from './make-journal';
-import { fmt, mb, timeInterleaved, type Contender } from './util';
+import { fmt, mb, PYTHON, timeInterleaved, type Contender } from './util';
 
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench');
@@ -45,7 +45,7 @@ const journalOf = (n: number, shape: Shape = 'plain'): string => {
   const contenders: Contender[] = [];
   for (const [sh, f] of files) {
     contenders.push(
-      { label: `py:${sh}`, cmd: 'python3', args: [peer, 'verify-reference', f] },
+      { label: `py:${sh}`, cmd: PYTHON, args: [peer, 'verify-reference', f] },
       { label: `ours:${sh}`, cmd: process.execPath, args: [cli, 'verify', f] },
       { label: `floor:${sh}`, cmd: 'openssl', args: ['dgst', '-sha256', f] },
     );
@@ -82,7 +82,7 @@ mkdirSync(dir, { recursive: true });
 const reset = (): void => copyFileSync(file, path.join(dir, '000000.jsonl'));
 const t = timeInterleaved(
   [
-    { label: 'py', cmd: 'python3', args: [peer, 'verify-reference', file] },
+    { label: 'py', cmd: PYTHON, args: [peer, 'verify-reference', file] },
     { label: 'ours', cmd: process.execPath, args: [cli, 'verify', file] },
     { label: 'one', cmd: process.execPath, args: [cli, 'verify', file], env: { STEPCHAIN_THREADS: '1' } },
     { label: 'nowasm', cmd: process.execPath, args: [cli, 'verify', file], env: { STEPCHAIN_WASM: '0' } },

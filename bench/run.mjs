@@ -28,6 +28,13 @@ if (process.env.NODE_EXTRA_CA_CERTS !== undefined && process.env.STEPCHAIN_BENCH
       'measured without it (STEPCHAIN_BENCH_KEEP_ENV=1 keeps it)',
   );
 }
+// The Python peer runs on the interpreter itself, not through a version manager's shim: pyenv's `python3` is a shell
+// script that starts pyenv before Python (~0.25 s here), which is no part of the peer's cost and was counted in it.
+if (process.env.STEPCHAIN_BENCH_PYTHON === undefined) {
+  const exe = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+  process.env.STEPCHAIN_BENCH_PYTHON = exe;
+}
+console.log(`Python peer: ${process.env.STEPCHAIN_BENCH_PYTHON} (STEPCHAIN_BENCH_PYTHON to choose)`);
 run(path.join(root, 'bench', 'journal.ts'));
 // Benchmarks of the other capabilities (receipts, snapshots, the Action, the hook, append), in name order.
 for (const f of readdirSync(path.join(root, 'bench'))

@@ -1,5 +1,11 @@
 import { spawnSync } from 'node:child_process';
 
+/**
+ * The interpreter the Python peer runs on: bench/run.mjs resolves it once (sys.executable), so a version
+ * manager's shim in front of python3 (pyenv's starts a shell and pyenv first, ~0.25 s) is not counted as the peer's.
+ */
+export const PYTHON = process.env.STEPCHAIN_BENCH_PYTHON ?? 'python3';
+
 /** Runs a whole process `runs` times; returns the median wall time in ms (and the last output). */
 export function timeProcess(
   cmd: string,
