@@ -22,7 +22,7 @@ export interface EncodeOptions {
   maxNesting?: number;
 }
 
-/** JSON's short escapes (`\n`, `\"`...) by code unit: the encoder's, and the report page's display of strings. */
+/** JSON's short escapes (`\n`, `\"`...) by code unit, as json.dumps writes them: the report page's display of strings. */
 export const SHORT_ESCAPES: Readonly<Record<number, string>> = {
   0x22: '\\"',
   0x5c: '\\\\',
@@ -33,27 +33,54 @@ export const SHORT_ESCAPES: Readonly<Record<number, string>> = {
   0x0c: '\\f',
 };
 const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-/**
- * ASCII below DEL: there JSON.stringify escapes exactly what json.dumps does (`\"`, `\\`, the short escapes, `\u00xx`
- * in lowercase for the other control characters), natively. The loop below builds its result a piece per escape:
- * a string of millions of newlines took seconds, most of them collecting the pieces.
- */
+/** ASCII below DEL: there JSON.stringify escapes exactly what json.dumps does (the short escapes, `\u00xx` in lowercase). */
 const ASCII_BELOW_DEL = /^[\x00-\x7e]*$/;
 
-/** Python `json.dumps` string encoding with `ensure_ascii=True`. */
+/** By code unit below 0x80: the letter of its short escape (`n` for a newline), 1 for `\u00xx`, 0 for as it is. */
+const ESCAPE_OF = new Uint8Array(0x80);
+for (let c = 0; c < 0x20; c++) ESCAPE_OF[c] = 1;
+ESCAPE_OF[0x7f] = 1;
+for (const [c, text] of Object.entries(SHORT_ESCAPES)) ESCAPE_OF[Number(c)] = text.charCodeAt(1);
+const HEX_DIGITS = Uint8Array.from('0123456789abcdef', (d) => d.charCodeAt(0));
+/** What reads the ASCII bytes back (no Buffer: the report page runs this module in a browser too). */
+const ascii = new TextDecoder();
+/** Code units escaped at a time into `scratch` (six bytes at most each). */
+const ESCAPE_RUN = 1 << 16;
+let scratch: Uint8Array | undefined;
+
+/**
+ * Python `json.dumps` string encoding with `ensure_ascii=True`. Below DEL, JSON.stringify (native). Otherwise the
+ * string is written a run of units at a time as ASCII bytes (every unit beyond ASCII, a surrogate pair's halves each,
+ * as `\uxxxx` in lowercase) and read back as text: a piece per escape (`out += ...`) took seconds for a string of
+ * millions of escapes, most of them collecting the pieces.
+ */
 export function encodeString(s: string): string {
   if (PLAIN_ASCII.test(s)) return `"${s}"`;
   if (ASCII_BELOW_DEL.test(s)) return JSON.stringify(s);
+  const buf = (scratch ??= new Uint8Array(ESCAPE_RUN * 6));
   let out = '"';
-  let run = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c) continue;
-    out += s.slice(run, i);
-    out += SHORT_ESCAPES[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
-    run = i + 1;
+  for (let from = 0; from < s.length; from += ESCAPE_RUN) {
+    const to = Math.min(s.length, from + ESCAPE_RUN);
+    let o = 0;
+    for (let i = from; i < to; i++) {
+      const c = s.charCodeAt(i);
+      const e = c < 0x80 ? ESCAPE_OF[c]! : 1;
+      if (e === 0) buf[o++] = c;
+      else if (e !== 1) {
+        buf[o++] = 0x5c;
+        buf[o++] = e;
+      } else {
+        buf[o++] = 0x5c;
+        buf[o++] = 0x75;
+        buf[o++] = HEX_DIGITS[c >> 12]!;
+        buf[o++] = HEX_DIGITS[(c >> 8) & 15]!;
+        buf[o++] = HEX_DIGITS[(c >> 4) & 15]!;
+        buf[o++] = HEX_DIGITS[c & 15]!;
+      }
+    }
+    out += ascii.decode(buf.subarray(0, o));
   }
-  return `${out}${s.slice(run)}"`;
+  return `${out}"`;
 }
 
 function encodeNumber(n: number, allowNonFinite: boolean): string {

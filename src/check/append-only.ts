@@ -40,8 +40,7 @@ export interface AppendOnlyResult {
  * A line that is no JSON at all, as a write killed mid-row leaves it: to the
  * recovery's grammar check (`parsesAsJson`, what decides a torn tail) and to the
  * verifier's own parser alike. Either accepting it makes it a row (or a tamper)
- * that must stay: the grammar check gives up on a string too long for its
- * regular expression, and such a line must not pass as torn.
+ * that must stay (two readers of one grammar asked: a line neither reads is torn).
  */
 function isTornLine(bytes: Buffer): boolean {
   if (parsesAsJson(bytes)) return false;

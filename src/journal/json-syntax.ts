@@ -1,8 +1,8 @@
 import { pyStrip } from './lines';
+import { jsonStringEnd } from '../canonical/string-syntax';
 
 const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/y;
-const STRING = /"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
 
 /**
  * Whether a line is JSON text at all, in Python's `json` grammar, whatever its
@@ -29,6 +29,13 @@ export function parsesAsJson(bytes: Uint8Array): boolean {
     i += w.length;
     return true;
   };
+  /** A string literal at i (its grammar, whatever its length: ../canonical/string-syntax.ts). */
+  const string = (): boolean => {
+    const close = jsonStringEnd(text, i);
+    if (close < 0) return false;
+    i = close + 1;
+    return true;
+  };
   const sticky = (re: RegExp): boolean => {
     re.lastIndex = i;
     if (!re.test(text)) return false;
@@ -45,13 +52,7 @@ export function parsesAsJson(bytes: Uint8Array): boolean {
       i++;
       return true;
     }
-    if (c === 0x22) {
-      try {
-        return sticky(STRING);
-      } catch {
-        return false; // a string too long for the regex engine's stack: not something a torn write leaves either
-      }
-    }
+    if (c === 0x22) return string();
     if (c === 0x2d && text.startsWith('-Infinity', i)) return word('-Infinity');
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return sticky(NUMBER);
     return word('null') || word('true') || word('false') || word('NaN') || word('Infinity');
@@ -77,7 +78,7 @@ export function parsesAsJson(bytes: Uint8Array): boolean {
     }
     if (top === 0x7b) {
       ws();
-      if (text.charCodeAt(i) !== 0x22 || !sticky(STRING)) return false;
+      if (text.charCodeAt(i) !== 0x22 || !string()) return false;
       ws();
       if (text.charCodeAt(i) !== 0x3a) return false;
       i++;
