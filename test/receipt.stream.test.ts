@@ -255,6 +255,39 @@ describe('a receipt streamed from its file has the verdict of the receipt held w
     await both(Buffer.concat([gzipSync(good), gzipSync(Buffer.alloc(1024))]), 'two-members.tar.gz');
   });
 
+  /** `data` gzipped to exactly `length` bytes (a file name, FNAME, of the bytes needed). */
+  function gzipOfLength(data: Buffer, length: number): Buffer {
+    const g = gzipSync(data);
+    const head = Buffer.from(g.subarray(0, 10));
+    head[3]! |= 0x08;
+    return Buffer.concat([head, Buffer.alloc(length - g.length - 1, 0x6e), Buffer.from([0]), g.subarray(10)]);
+  }
+
+  it('what follows the gzip stream, wherever the read pieces fall: zero padding holds, anything after it is corrupt', async () => {
+    // The file is read as its first 512 bytes, then 1 MB pieces: the stream ends on, before and after a piece end,
+    // and its padding runs into the next piece (node's inflater ends its output at a zero byte after a member).
+    const pieceEnd = 512 + 1024 * 1024;
+    let k = 0;
+    for (const d of [-2, -1, 0, 1, 2]) {
+      const gz = gzipOfLength(good, pieceEnd + d);
+      for (const zeros of [0, 1, 2, 600, 1024 * 1024 + 3]) {
+        const bytes = Buffer.concat([gz, Buffer.alloc(zeros)]);
+        await both(bytes, `tail${k++}.tar.gz`);
+        expect(
+          (await verifyReceiptFile(path.join(root, `tail${k - 1}.tar.gz`), { publicKeys: [pub] })).verdict.ok,
+        ).toBe(true);
+        for (const after of ['x', '\x1f\x8b']) {
+          await both(Buffer.concat([bytes, Buffer.from(after, 'latin1')]), `tail${k++}.tar.gz`);
+          const { verdict } = await verifyReceiptFile(path.join(root, `tail${k - 1}.tar.gz`), { publicKeys: [pub] });
+          expect(verdict.ok).toBe(false);
+          expect(verdict.errors.map((e) => e.kind)).toContain('not_a_receipt');
+        }
+      }
+    }
+    // Zeros, then a whole second member: gzip(1) ignores it, Python's gzip reads it: no part of a receipt.
+    await both(Buffer.concat([gzipSync(good), Buffer.alloc(10), gzipSync(Buffer.alloc(1024))]), 'zeros-member.tar.gz');
+  });
+
   it('an inflating archive: a 96 MB zero blob in a small gzip, read in one pass to the same verdict', async () => {
     const zeros = Buffer.alloc(96 * 1024 * 1024);
     const digest = createHash('sha256').update(zeros).digest('hex');

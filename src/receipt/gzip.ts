@@ -5,18 +5,35 @@ import { BLOCK, DEFAULT_MAX_RECEIPT_BYTES, readsAsTarHeader, ReceiptFormatError 
  * Decompresses a gzip receipt (magic 1f 8b) with a size cap; other bytes are
  * returned as they are. Concatenated gzip members and trailing zero bytes read
  * the same everywhere (gzip, Python, node); anything else after the stream is
- * corrupt.
+ * corrupt (checkGzipTail).
  */
 export function maybeGunzip(bytes: Buffer, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
   if (!isGzip(bytes)) return bytes;
   checkGzipHead(bytes);
+  let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
-    return gunzipSync(bytes, { maxOutputLength: maxBytes });
+    inflated = gunzipSync(bytes, { maxOutputLength: maxBytes, info: true }) as unknown as typeof inflated;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw gzipTooLarge(maxBytes);
     throw gzipCorrupt(e);
   }
+  checkGzipTail(bytes.subarray(inflated.engine.bytesWritten));
+  return inflated.buffer;
+}
+
+/**
+ * What follows a gzip stream's last member, as far as node's inflater left it unread: it stops at a zero byte after
+ * a member (padding, for it) and takes any other byte for the next member's start. Zero bytes are padding to every
+ * reader; anything after them (`gzip -t`: "trailing garbage ignored") is no part of a receipt: corrupt, as bytes
+ * right after a member are. One rule for the whole read and the streamed one, wherever its pieces fall.
+ */
+export function checkGzipTail(rest: Uint8Array): void {
+  if (!allZero(rest))
+    throw new ReceiptFormatError(
+      'not_a_receipt',
+      'gzip data is corrupt: non-zero bytes after its last member and the zero bytes that pad it',
+    );
 }
 
 /** Whether a receipt's first bytes are gzip's magic (1f 8b). */
@@ -42,3 +59,14 @@ export const gzipTooLarge = (maxBytes: number): ReceiptFormatError =>
 
 export const gzipCorrupt = (e: unknown): ReceiptFormatError =>
   new ReceiptFormatError('not_a_receipt', `gzip data is corrupt: ${(e as Error).message}`);
+
+const ZEROS = new Uint8Array(64 * 1024);
+
+/** Whether every byte is zero (compared a slice at a time, natively). */
+function allZero(bytes: Uint8Array): boolean {
+  for (let at = 0; at < bytes.length; at += ZEROS.length) {
+    const part = bytes.subarray(at, Math.min(bytes.length, at + ZEROS.length));
+    if (Buffer.compare(part, ZEROS.subarray(0, part.length)) !== 0) return false;
+  }
+  return true;
+}

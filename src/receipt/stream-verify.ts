@@ -1,11 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync } from 'node:fs';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { ArchiveScan } from './archive-scan';
 import { grewPast, openReceiptFile, readOrSay } from './read-file';
-import { checkGzipHead, gzipCorrupt, gzipTooLarge, isGzip } from './gzip';
+import { checkGzipHead, checkGzipTail, gzipCorrupt, gzipTooLarge, isGzip } from './gzip';
 import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
 import { partsOf, unreadVerdict, verdictOf, type ReceiptVerifyResult, type VerifyReceiptOptions } from './verify';
 
@@ -116,25 +114,68 @@ async function streamReceipt(
     return;
   }
   checkGzipHead(first);
+  await inflateInto(pieces(GZIP_PIECE, false), maxBytes, scan);
+}
+
+/**
+ * Inflates a gzip's pieces into the scan, with the cap on what it inflates to. The pieces are written one at a time
+ * (each taken whole before the next): node's inflater stops at a zero byte after a member and ends its output, so
+ * where it took fewer bytes than it was given, what it left, and every piece after, is checked by the gzip tail rule
+ * (checkGzipTail), never written to an inflater that has ended (that failed the read with "premature close" whenever
+ * the padding ran into the next piece).
+ */
+async function inflateInto(pieces: Iterable<Buffer>, maxBytes: number, scan: ArchiveScan): Promise<void> {
+  const gunzip = createGunzip({ chunkSize: INFLATED_PIECE });
   let out = 0;
-  // Our own refusal ends the pipeline, which then reports the streams it stopped as aborted: ours is the fault.
+  // Our own refusal ends the read: the inflater is destroyed, and ours is the fault.
   let refused: ReceiptFormatError | undefined;
+  const taken = (async () => {
+    for await (const c of gunzip as AsyncIterable<Buffer>) {
+      out += c.length;
+      if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
+      scan.push(c);
+    }
+  })();
+  // The reading side's failure (ours or the inflater's) stops the writing at once: a write the inflater will never
+  // take (it failed, and is destroyed) is not waited for.
+  let failed = false;
+  const gone = new Promise<void>((resolve) => {
+    taken.catch(() => {
+      failed = true;
+      resolve();
+    });
+    gunzip.once('close', resolve);
+  });
   try {
-    await pipeline(
-      Readable.from(pieces(GZIP_PIECE, false)),
-      createGunzip({ chunkSize: INFLATED_PIECE }),
-      async (inflated) => {
-        for await (const c of inflated as AsyncIterable<Buffer>) {
-          out += c.length;
-          if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
-          scan.push(c);
-        }
-      },
-    );
+    let fed = 0;
+    let ended = false;
+    for (const piece of pieces) {
+      if (failed) break;
+      if (ended) {
+        checkGzipTail(piece);
+        continue;
+      }
+      fed += piece.length;
+      const written = new Promise<void>((resolve, reject) => gunzip.write(piece, (e) => (e ? reject(e) : resolve())));
+      written.catch(() => undefined); // its failure is the reading side's too (awaited there)
+      await Promise.race([written, gone]);
+      if (failed || gunzip.destroyed) break;
+      const left = fed - gunzip.bytesWritten;
+      if (left > 0) {
+        ended = true;
+        checkGzipTail(piece.subarray(piece.length - left));
+      }
+    }
+    if (!ended && !failed && !gunzip.destroyed) gunzip.end();
+    await taken;
   } catch (e) {
+    gunzip.destroy();
+    await taken.catch(() => undefined);
     if (refused !== undefined) throw refused;
+    if (e instanceof ReceiptFormatError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && code.startsWith('Z_')) throw gzipCorrupt(e);
     throw e;
   }
+  gunzip.destroy();
 }
