@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { readTar } from '../src/receipt';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
@@ -169,6 +170,25 @@ describe('stepchain export / receipt verify', () => {
     const head = await run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub', '--expected-head', 'ab'.repeat(32)]);
     expect(head.code).toBe(1);
     expect(head.stderr).toMatch(/head_mismatch/);
+  });
+
+  it('the FAIL line names the signature only where it is among the faults: never for a receipt that was not read', async () => {
+    const noKey = await run(['receipt', 'verify', 'r.tar']);
+    expect(noKey.stdout).toMatch(/^FAIL r\.tar: 1 problem; signature NOT checked/m);
+    const wrong = await run(['receipt', 'verify', 'r.tar', '--public-key', 'k2.pub']);
+    expect(wrong.stdout).toMatch(/^FAIL r\.tar: 1 problem; signature INVALID/m);
+    const head = await run(['receipt', 'verify', 'r.tar', '--public-key', 'k.pub', '--expected-head', 'ab'.repeat(32)]);
+    expect(head.stdout).toMatch(/^FAIL r\.tar: 1 problem$/m);
+    // Not read at all (a gzip cut short, an archive that is no tar): nothing is known of its signature.
+    const gz = gzipSync(readFileSync(at('r.tar')));
+    writeFileSync(at('cut.tar.gz'), gz.subarray(0, gz.length - 100));
+    writeFileSync(at('not.tar'), Buffer.alloc(100, 7));
+    for (const f of ['cut.tar.gz', 'not.tar']) {
+      const r = await run(['receipt', 'verify', f, '--public-key', 'k.pub']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(new RegExp(`^FAIL ${f.replace('.', '\\.')}: 1 problem$`, 'm'));
+      expect(r.stdout).not.toMatch(/unsigned|signature/);
+    }
   });
 
   it('verifies the reference receipt', async () => {

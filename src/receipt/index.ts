@@ -75,5 +75,5 @@ export { readReceiptBytes, readReceiptFile } from './read-file';
 export { verifyReceiptFile } from './stream-verify';
 export type { StreamedReceipt, StreamVerifyOptions } from './stream-verify';
 export { looksLikeReceipt } from './sniff';
-export { signatureVerdict, verdictText } from './trust';
+export { signatureFails, signatureVerdict, verdictText } from './trust';
 export type { SignatureStatus, SignatureVerdict } from './trust';

@@ -75,3 +75,19 @@ export function signatureVerdict(
     warn: true,
   };
 }
+
+/** The fault a failing signature status stands for among a receipt's errors. */
+const STATUS_FAULT: Partial<Record<SignatureStatus, string>> = {
+  unsigned_but_required: 'unsigned',
+  not_checked: 'no_trusted_key',
+  invalid: 'signature_invalid',
+};
+
+/**
+ * Whether the signature is among why a receipt's verdict fails: a receipt that could not be read (a corrupt gzip, an
+ * archive cut short) was never judged signed or not, and its verdict says nothing of a signature.
+ */
+export function signatureFails(v: SignatureVerdict, errors: readonly { kind: string }[]): boolean {
+  const kind = STATUS_FAULT[v.status];
+  return kind !== undefined && errors.some((e) => e.kind === kind);
+}

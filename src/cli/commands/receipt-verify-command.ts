@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readPublicKeyFile } from '../../receipt/keys';
 import { verifyReceiptFile } from '../../receipt/stream-verify';
-import { signatureVerdict, verdictText } from '../../receipt/trust';
+import { signatureFails, signatureVerdict, verdictText } from '../../receipt/trust';
 import { describeReceiptFault, type ReceiptVerifyResult } from '../../receipt/verify';
 import { notCheckedFault } from '../../receipt/keyless/bundle-path';
 import type { checkKeyless, KeylessFault, KeylessVerdict } from '../../receipt/keyless/verify';
@@ -113,7 +113,7 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
       io.out('  not signed: step times (ts) and which step lists which blob (blob_refs)');
     } else {
       const v = signatureVerdict(r, publicKeys.length);
-      io.out(`FAIL ${receipt}: ${plural(r.fault_count, 'problem')}${v.holds ? '' : `; ${verdictText(v, KEY_HINT)}`}`);
+      io.out(`FAIL ${receipt}: ${plural(r.fault_count, 'problem')}${signatureFails(v, r.errors) ? `; ${verdictText(v, KEY_HINT)}` : ''}`);
     }
     if (!r.ok) for (const f of r.errors) io.err(describeReceiptFault(receipt!, f));
     return r.ok ? 0 : 1;
