@@ -36,7 +36,10 @@ export function jsonStringEnd(text: string, open: number): number {
   return -1 - n;
 }
 
-/** Why a string literal fails at `at` (what jsonStringEnd returned, `-1 - at`): Python's reasons. */
+/**
+ * Why a string literal fails at `at` (what jsonStringEnd returned, `-1 - at`), in the words Python uses (its column
+ * can differ: it points at the `u` of a bad `\uXXXX`, and names one that ends the text an invalid escape).
+ */
 export function jsonStringFault(text: string, at: number): string {
   // A backslash that ends the text is the string's missing end, as Python names it.
   if (at >= text.length || (at + 1 === text.length && text.charCodeAt(at) === 0x5c)) return 'unterminated string';
