@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { canonical, canonicalOfRead, encode, JsonFloat, parse, prettySorted, type JsonValue } from '../src/canonical';
-import { python } from './helpers/python';
+import { python, utf8SurrogatePass } from './helpers/python';
 
 /**
  * Differential tests: Python's json module is the definition of canonical JSON.
@@ -157,18 +157,7 @@ sys.stdout.write("\n".join(out) + "\n")
 `;
 
 /** UTF-8 with lone surrogates passed through (Python's "surrogatepass"), hex for transport. */
-function hexSurrogatePass(s: string): string {
-  const bytes: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const cp = s.codePointAt(i)!;
-    if (cp > 0xffff) i++;
-    if (cp < 0x80) bytes.push(cp);
-    else if (cp < 0x800) bytes.push(0xc0 | (cp >> 6), 0x80 | (cp & 63));
-    else if (cp < 0x10000) bytes.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
-    else bytes.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
-  }
-  return Buffer.from(bytes).toString('hex');
-}
+const hexSurrogatePass = (s: string): string => utf8SurrogatePass(s).toString('hex');
 
 describe(`canonical JSON against python3 (seed ${seed})`, () => {
   const values = fc.sample(tree, { numRuns: RUNS, seed });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { canonical, canonicalOfRead, JsonParseError, parse } from '../src/canonical';
 import { parsesAsJson } from '../src/journal';
-import { python } from './helpers/python';
+import { python, utf8SurrogatePass } from './helpers/python';
 
 /**
  * JSON's string literal, read by the parser (src/canonical/parse.ts) and by the journal's torn-tail grammar check
@@ -56,20 +56,6 @@ for line in sys.stdin.buffer.read().split(b"\n"):
         out.append("err " + kind)
 sys.stdout.write("\n".join(out) + "\n")
 `;
-
-/** UTF-8 with lone surrogates passed through (Python's "surrogatepass"). */
-function utf8SurrogatePass(s: string): Buffer {
-  const bytes: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const cp = s.codePointAt(i)!;
-    if (cp > 0xffff) i++;
-    if (cp < 0x80) bytes.push(cp);
-    else if (cp < 0x800) bytes.push(0xc0 | (cp >> 6), 0x80 | (cp & 63));
-    else if (cp < 0x10000) bytes.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
-    else bytes.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
-  }
-  return Buffer.from(bytes);
-}
 
 const KIND: Record<string, string> = {
   'unterminated string': 'unterminated',

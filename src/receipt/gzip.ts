@@ -12,6 +12,7 @@ export function maybeGunzip(bytes: Buffer, maxBytes = DEFAULT_MAX_RECEIPT_BYTES)
   checkGzipHead(bytes);
   let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
+    // `info: true` returns the engine too (node's typings know only the buffer): how many bytes it read.
     inflated = gunzipSync(bytes, { maxOutputLength: maxBytes, info: true }) as unknown as typeof inflated;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;

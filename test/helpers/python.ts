@@ -62,3 +62,20 @@ export function expectVerifiedByPeer(verified: { code: number; stdout: string },
     head_hash: (JSON.parse(verified.stdout) as { head_hash: string }).head_hash,
   });
 }
+
+/**
+ * A JS string as UTF-8 with its lone surrogates passed through (what Python's "surrogatepass" reads back to the same
+ * string): how a differential test hands Python text that TextEncoder would have changed.
+ */
+export function utf8SurrogatePass(s: string): Buffer {
+  const bytes: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const cp = s.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    if (cp < 0x80) bytes.push(cp);
+    else if (cp < 0x800) bytes.push(0xc0 | (cp >> 6), 0x80 | (cp & 63));
+    else if (cp < 0x10000) bytes.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
+    else bytes.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
+  }
+  return Buffer.from(bytes);
+}
