@@ -111,7 +111,10 @@ describe('strings of millions of escapes', () => {
     expect(parsesAsJson(row.subarray(0, row.length - 2))).toBe(false);
   });
 
-  it.each(cases)('%s: read back to the same string, written as json.dumps writes it', (_name, s) => {
+  it.each(cases)('%s: read back to the same string, written as json.dumps writes it', (_name, whole) => {
+    expect(parse(canonical(whole))).toBe(whole);
+    // Python's side on a part that still crosses the encoder's runs of 65,536 units (a pair may be cut: a lone half).
+    const s = whole.slice(0, 3 * 65_536 + 7);
     const text = canonical(s);
     expect(parse(text)).toBe(s);
     // Python reads ours and writes it again: the same bytes.
