@@ -113,7 +113,9 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
       io.out('  not signed: step times (ts) and which step lists which blob (blob_refs)');
     } else {
       const v = signatureVerdict(r, publicKeys.length);
-      io.out(`FAIL ${receipt}: ${plural(r.fault_count, 'problem')}${signatureFails(v, r.errors) ? `; ${verdictText(v, KEY_HINT)}` : ''}`);
+      io.out(
+        `FAIL ${receipt}: ${plural(r.fault_count, 'problem')}${signatureFails(v, r.errors) ? `; ${verdictText(v, KEY_HINT)}` : ''}`,
+      );
     }
     if (!r.ok) for (const f of r.errors) io.err(describeReceiptFault(receipt!, f));
     return r.ok ? 0 : 1;
