@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { BLOCK, DEFAULT_MAX_RECEIPT_BYTES, readsAsTarHeader, ReceiptFormatError } from './tar';
+import { isZero } from './tar-header';
 
 /**
  * Decompresses a gzip receipt (magic 1f 8b) with a size cap; other bytes are
@@ -29,8 +30,8 @@ export function maybeGunzip(bytes: Buffer, maxBytes = DEFAULT_MAX_RECEIPT_BYTES)
  * reader; anything after them (`gzip -t`: "trailing garbage ignored") is no part of a receipt: corrupt, as bytes
  * right after a member are. One rule for the whole read and the streamed one, wherever its pieces fall.
  */
-export function checkGzipTail(rest: Uint8Array): void {
-  if (!allZero(rest))
+export function checkGzipTail(rest: Buffer): void {
+  if (!isZero(rest, 0, rest.length))
     throw new ReceiptFormatError(
       'not_a_receipt',
       'gzip data is corrupt: non-zero bytes after its last member and the zero bytes that pad it',
@@ -60,14 +61,3 @@ export const gzipTooLarge = (maxBytes: number): ReceiptFormatError =>
 
 export const gzipCorrupt = (e: unknown): ReceiptFormatError =>
   new ReceiptFormatError('not_a_receipt', `gzip data is corrupt: ${(e as Error).message}`);
-
-const ZEROS = new Uint8Array(64 * 1024);
-
-/** Whether every byte is zero (compared a slice at a time, natively). */
-function allZero(bytes: Uint8Array): boolean {
-  for (let at = 0; at < bytes.length; at += ZEROS.length) {
-    const part = bytes.subarray(at, Math.min(bytes.length, at + ZEROS.length));
-    if (Buffer.compare(part, ZEROS.subarray(0, part.length)) !== 0) return false;
-  }
-  return true;
-}
