@@ -4,7 +4,7 @@ import type { StepRow } from './journal';
 import { namedConfigOnce } from './git/exec';
 import { repoInfo, type RepoInfo } from './git/repo';
 import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
-import { auditEvent } from './audit/log';
+import { auditEvent, auditOptions } from './audit/log';
 import { recordStepChanges, type RecordedStepChanges } from './provenance/record';
 
 /**
@@ -86,16 +86,14 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   }
   if (result.snapshot !== undefined && options.provenance !== false) {
     try {
-      const opts = {
+      const changes = recordStepChanges(result.snapshot, {
         root: options.root,
         env: options.env ?? process.env,
         readNamed,
         ...(repo === undefined ? {} : { commonDir: repo.commonDir }),
-      };
-      const changes = recordStepChanges(
-        result.snapshot,
-        options.auditKeyPath === undefined ? opts : { ...opts, auditKeyPath: options.auditKeyPath },
-      );
+        ...(options.auditKeyPath === undefined ? {} : { auditKeyPath: options.auditKeyPath }),
+        ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+      });
       if (changes !== undefined) result.changes = changes;
       if (changes?.warning !== undefined) warnings.push(`step ${row.seq} recorded, but ${changes.warning}`);
     } catch (e) {
@@ -116,9 +114,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
       resource_id: agent,
       details: { agent, seq: row.seq, step_hash: row.step_hash },
     },
-    options.auditKeyPath === undefined
-      ? { env: options.env ?? process.env }
-      : { env: options.env ?? process.env, keyPath: options.auditKeyPath },
+    auditOptions(options.env ?? process.env, options.auditKeyPath, options.onTornTail),
   );
   if (audited !== undefined) warnings.push(`step ${row.seq} recorded, but ${audited}`);
   return result;

@@ -54,6 +54,7 @@ export class SessionRecorder {
         root: this.root,
         env: this.options.env,
         ...(this.options.snapshot === false ? { snapshot: false } : {}),
+        ...this.notices(),
       });
       this.out.row = r.row;
       this.out.warnings.push(...r.warnings);
@@ -72,12 +73,18 @@ export class SessionRecorder {
     }
   }
 
+  /** The caller's torn-tail notice, for every journal written. */
+  private notices(): Pick<HookOptions, 'onTornTail'> {
+    return this.options.onTornTail === undefined ? {} : { onTornTail: this.options.onTornTail };
+  }
+
   /** Chains run-journal items (events, compaction signals); `what` names them in the outcome. */
   run(items: ObservedItem[], what: string, journal = this.journal): boolean {
     try {
       const r = recordObserved(this.root, journal, this.adapter, journal, items, {
         env: this.options.env,
         capability: this.capability,
+        ...this.notices(),
       });
       this.out.warnings.push(...r.warnings);
       if (r.deterministic !== undefined && r.mutations.length > 0)

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../canonical';
 import type { ForkResult } from '../forks';
-import type { StepRow } from '../journal';
+import type { StepRow, TornTailMoved } from '../journal';
 import type { HookSession, SessionRequest } from './hook-session';
 import type { NormaliseRule } from '../proxy/normalise';
 import type { ProtocolName } from '../proxy/protocols/types';
@@ -132,6 +132,8 @@ export interface HookOptions {
   snapshot?: boolean;
   /** The project root (default: discovered from the agent's environment or the payload). */
   root?: string;
+  /** Told whenever a torn tail of a journal the hook writes is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 export interface HookOutcome {

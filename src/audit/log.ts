@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { CanonicalEncodeError, encode, isJsonObject, type JsonObject } from '../canonical';
 import { InputError, StepchainError } from '../errors';
-import { ChainFile, type Planned } from '../util/chain-file';
+import { ChainFile, type Planned, type TornTailMoved } from '../util/chain-file';
 import { ensureDir } from '../util/fs';
 import { auditTimestamp, computeAuditHmac, nowMicros, type AuditEntry, type AuditFields } from './entry';
 import { AuditFormat, type AuditState } from './format';
@@ -14,6 +14,13 @@ export interface AppendAuditOptions {
   /** fsync each entry (default true). */
   durable?: boolean;
   lockTimeoutMs?: number;
+  /**
+   * The environment for the lock timeout, pause points and where the checkpoint's mirror is kept (default
+   * process.env): the caller's, as every other writer takes it.
+   */
+  env?: NodeJS.ProcessEnv;
+  /** Told whenever a torn tail is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 export { AUDIT_CHECKPOINT };
@@ -27,6 +34,19 @@ export function auditEnabled(env: NodeJS.ProcessEnv): boolean {
 function checkText(name: string, v: unknown): string {
   if (typeof v !== 'string') throw new InputError(`audit: ${name} must be a string`);
   return v;
+}
+
+/** An `auditEvent`'s options from a writer's own: its environment, its key file and its notice, where given. */
+export function auditOptions(
+  env: NodeJS.ProcessEnv,
+  keyPath: string | undefined,
+  onTornTail: ((m: TornTailMoved) => void) | undefined,
+): AuditEventOptions {
+  return {
+    env,
+    ...(keyPath === undefined ? {} : { keyPath }),
+    ...(onTornTail === undefined ? {} : { onTornTail }),
+  };
 }
 
 /**
@@ -53,10 +73,11 @@ export function appendAuditEvent(
   const format = new AuditFormat(dir, key);
   const chain = new ChainFile(format, {
     durable: options.durable ?? true,
-    env: process.env,
+    env: options.env ?? process.env,
     key,
     tornTailMode: 0o600,
     ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
+    ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
   });
   return chain.append((state) => planEntry(format, state, eventType, fields, details, options)).result!;
 }
@@ -109,6 +130,8 @@ export interface AuditEventOptions {
   /** The audit directory (default `<root>/.sdd/audit`). */
   dir?: string;
   nowMicros?: number;
+  /** Told whenever a torn tail of the audit log is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 /**
@@ -126,13 +149,11 @@ export function auditEvent(
   if (!auditEnabled(options.env)) return undefined;
   try {
     const key = loadAuditKey(resolveAuditKeyPath(options.env, options.keyPath), { create: true });
-    appendAuditEvent(
-      options.dir ?? auditDir(root),
-      key.bytes,
-      eventType,
-      fields,
-      options.nowMicros === undefined ? {} : { nowMicros: options.nowMicros },
-    );
+    appendAuditEvent(options.dir ?? auditDir(root), key.bytes, eventType, fields, {
+      env: options.env,
+      ...(options.nowMicros === undefined ? {} : { nowMicros: options.nowMicros }),
+      ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+    });
     return undefined;
   } catch (e) {
     const why = e instanceof StepchainError ? e.message : `${(e as Error)?.message ?? String(e)}`;

@@ -7,6 +7,7 @@ import { resolveProjectRoot } from '../project';
 import { pathKind } from '../util/fs';
 import { isSha256Hex } from '../util/hash';
 import { readRegularFile } from '../util/nofollow';
+import { tornTailLine, type TornTailMoved } from '../util/chain-file';
 
 export const ROOT_OPTION: Record<string, OptionSpec> = {
   root: {
@@ -119,4 +120,12 @@ export function intArg(value: string, what: string): number {
     throw new InputError(`${what}: expected a non-negative integer, got ${JSON.stringify(value)}`);
   }
   return Number(value);
+}
+
+/**
+ * What a command that writes journals hands the library: its environment, and its stderr for the notice of a torn
+ * tail moved aside (the library's default, the process's stderr, is not the command's when it runs in-process).
+ */
+export function writeOptions(io: CommandIO): { env: NodeJS.ProcessEnv; onTornTail: (m: TornTailMoved) => void } {
+  return { env: io.env, onTornTail: (m) => io.err(tornTailLine(m)) };
 }

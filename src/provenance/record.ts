@@ -1,9 +1,10 @@
-import { auditEvent } from '../audit/log';
+import { auditEvent, auditOptions } from '../audit/log';
 import { diffTreesSync, type TreeChange } from '../git/diff';
 import { GitCommandError } from '../git/exec';
 import { looseCommitTree, readRef, refAbsent } from '../git/loose';
 import { diffLooseTrees } from '../git/tree-diff';
 import type { SnapshotInfo } from '../git/snapshot';
+import type { TornTailMoved } from '../util/chain-file';
 import { RunJournal } from '../runs/journal';
 import { runJournalFile } from '../runs/layout';
 import type { RunRow } from '../runs/row';
@@ -24,6 +25,8 @@ export interface ChangesOptions {
   readNamed?: () => string;
   /** The repository's common git dir, when the caller knows it: an unchanged tree is then told without git. */
   commonDir?: string;
+  /** Told whenever a torn tail of the run journal or the audit log is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 export interface RecordedStepChanges {
@@ -106,7 +109,10 @@ export function stepChanges(
 export function recordStepChanges(snap: SnapshotInfo, options: ChangesOptions): RecordedStepChanges | undefined {
   const changes = stepChanges(snap, options.root, options.env, options.readNamed, options.commonDir);
   if (changes.changes.length === 0 && changes.omitted === 0) return undefined;
-  const journal = new RunJournal(runJournalFile(options.root, snap.agent_id), { env: options.env });
+  const journal = new RunJournal(runJournalFile(options.root, snap.agent_id), {
+    env: options.env,
+    ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+  });
   const [row] = journal.record([{ event: STEP_CHANGES_EVENT, payload: stepChangesPayload(changes) }]);
   const out: RecordedStepChanges = { changes, row: row!, file: journal.file };
   const warning = auditEvent(
@@ -124,7 +130,7 @@ export function recordStepChanges(snap: SnapshotInfo, options: ChangesOptions): 
         journal_head: row!.event_hash,
       },
     },
-    options.auditKeyPath === undefined ? { env: options.env } : { env: options.env, keyPath: options.auditKeyPath },
+    auditOptions(options.env, options.auditKeyPath, options.onTornTail),
   );
   if (warning !== undefined) out.warning = warning;
   return out;

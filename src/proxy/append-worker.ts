@@ -1,3 +1,4 @@
+import type { TornTailMoved } from '../util/chain-file';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parse } from '../canonical';
 import { recordStep } from '../record';
@@ -32,7 +33,16 @@ export interface AppendJob {
 export type LinkReply = LinkOutcome | { error: string };
 
 export type AppendReply =
-  { ok: true; seq: number; step_hash: string; warnings: string[]; link?: LinkReply } | { ok: false; error: string };
+  | {
+      ok: true;
+      seq: number;
+      step_hash: string;
+      warnings: string[];
+      /** Torn tails moved aside on the way (the caller tells them: a notice function cannot cross threads). */
+      torn: TornTailMoved[];
+      link?: LinkReply;
+    }
+  | { ok: false; error: string };
 
 export interface Appender {
   append(job: AppendJob): Promise<AppendReply>;
@@ -47,6 +57,8 @@ export function setAppendWorkerEntry(file: string | undefined): void {
 }
 
 function appendNow(job: AppendJob): AppendReply {
+  const torn: TornTailMoved[] = [];
+  const onTornTail = (m: TornTailMoved): void => void torn.push(m);
   try {
     const r = recordStep(
       job.journalDir,
@@ -58,10 +70,10 @@ function appendNow(job: AppendJob): AppendReply {
         tool_result: parse(job.tool_result),
         blobs: job.blobs.map((b) => Buffer.from(b)),
       },
-      { root: job.root, env: job.env },
+      { root: job.root, env: job.env, onTornTail },
     );
-    const reply: AppendReply = { ok: true, seq: r.row.seq, step_hash: r.row.step_hash, warnings: r.warnings };
-    if (job.link !== undefined) reply.link = linkNow(job, r.row.seq, r.row.step_hash);
+    const reply: AppendReply = { ok: true, seq: r.row.seq, step_hash: r.row.step_hash, warnings: r.warnings, torn };
+    if (job.link !== undefined) reply.link = linkNow(job, r.row.seq, r.row.step_hash, onTornTail);
     return reply;
   } catch (e) {
     return { ok: false, error: (e as Error).message };
@@ -69,9 +81,9 @@ function appendNow(job: AppendJob): AppendReply {
 }
 
 /** After the append, on the same thread (never the forwarding path): the exchange's tool calls linked. */
-function linkNow(job: AppendJob, seq: number, step_hash: string): LinkReply {
+function linkNow(job: AppendJob, seq: number, step_hash: string, onTornTail: (m: TornTailMoved) => void): LinkReply {
   try {
-    return linkExchange(job.root, { ...job.link!, seq, step_hash }, job.env);
+    return linkExchange(job.root, { ...job.link!, seq, step_hash }, { env: job.env, onTornTail });
   } catch (e) {
     return { error: (e as Error).message };
   }

@@ -1,3 +1,4 @@
+import type { TornTailMoved } from '../util/chain-file';
 import type { StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import type { JsonValue } from '../canonical';
@@ -33,6 +34,8 @@ export interface ForkReplayOptions {
   label?: string;
   forkId?: string;
   onWarning(line: string): void;
+  /** Told whenever a torn tail of a journal the recording writes is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 export interface ForkReplayResult extends ProxiedRunResult {
@@ -176,6 +179,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
     replayer,
     onLive: checkFiles,
     onWarning: o.onWarning,
+    ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }),
     startEvent: {
       cwd,
       root: worktree,

@@ -1,3 +1,4 @@
+import type { TornTailMoved } from '../util/chain-file';
 import { readdirSync } from 'node:fs';
 import { journalFile, readVerifiedJournal } from '../journal';
 import { readRunJournalFile, runJournalFile, runsDir } from '../runs';
@@ -64,7 +65,11 @@ function linkedHookSteps(root: string, hookJournal: string): Map<number, string>
  * Finds the hook step of each of `s`'s tool calls and records the links. Fail-closed: an id that several hook steps
  * name, or whose step is linked to another exchange already, is not linked (`ambiguous`). Throws on a write failure.
  */
-export function linkExchange(root: string, s: LinkableStep, env: NodeJS.ProcessEnv): LinkOutcome {
+export function linkExchange(
+  root: string,
+  s: LinkableStep,
+  options: { env: NodeJS.ProcessEnv; onTornTail?: (m: TornTailMoved) => void },
+): LinkOutcome {
   const file = journalFile(root, s.hookJournal);
   if (readRegularFile(file) === undefined)
     return { linked: [], unlinked: s.calls.map((c) => c[0]!), ambiguous: [], written: 0, hookJournalExists: false };
@@ -99,7 +104,7 @@ export function linkExchange(root: string, s: LinkableStep, env: NodeJS.ProcessE
       exchange_step_hash: s.step_hash,
     });
   }
-  const written = links.length === 0 ? [] : recordExchangeLinks(root, links, { env });
+  const written = links.length === 0 ? [] : recordExchangeLinks(root, links, options);
   return {
     linked: links.map((l) => l.tool_use_id),
     unlinked,

@@ -1,3 +1,4 @@
+import type { TornTailMoved } from '../util/chain-file';
 import type { StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import { InputError } from '../errors';
@@ -18,6 +19,8 @@ export interface RecordAgentOptions {
   env: NodeJS.ProcessEnv;
   stdio: StdioOptions;
   onWarning(line: string): void;
+  /** Told whenever a torn tail of a journal the recording writes is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 export interface RecordAgentResult extends ProxiedRunResult {
@@ -66,6 +69,7 @@ export async function recordAgent(o: RecordAgentOptions): Promise<RecordAgentRes
     env: o.env,
     stdio: o.stdio,
     onWarning: o.onWarning,
+    ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }),
     startEvent: {
       cwd: path.resolve(o.cwd),
       root: path.resolve(o.root),

@@ -1,3 +1,4 @@
+import { printTornTailNotice, type TornTailMoved } from '../util/chain-file';
 import { canonical, type JsonObject, type JsonValue } from '../canonical';
 import { canonicalSha256 } from '../runs/provider-state';
 import { recordMutation } from '../runs/record';
@@ -40,6 +41,8 @@ export interface RecorderOptions {
   /** The seq the first recorded exchange gets (the journal's length when recording starts). */
   firstSeq: number;
   onWarning?: (line: string) => void;
+  /** Told whenever a torn tail of a journal the recording writes is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
   /** The agent's hook session of a request (`AgentProxy.hookSession`): its exchanges' tool calls are linked to it. */
   hookSession?: (request: SessionRequest, env: NodeJS.ProcessEnv) => HookSession | undefined;
   /** The token the agent's process got (`RECORDING_ENV`): its hook sessions that record it ran under this recording. */
@@ -176,7 +179,7 @@ export class Recorder {
       if (s.calls.length === 0) continue;
       let r: LinkReply;
       try {
-        r = linkExchange(this.options.root, s, this.options.env);
+        r = linkExchange(this.options.root, s, this.writeOptions());
       } catch (e) {
         r = { error: (e as Error).message };
       }
@@ -279,7 +282,7 @@ export class Recorder {
           this.options.root,
           this.options.runId,
           { agentId: this.options.agentId, kind: sig.kind, detail, stepIndex: s.seq! },
-          { env: this.options.env },
+          this.writeOptions(),
         );
         for (const w of r.warnings) this.warn(w);
         for (const m of r.mutations)
@@ -288,6 +291,12 @@ export class Recorder {
         this.fail(`exchange ${s.seq}: its ${sig.kind} could not be pinned in the run journal: ${(e as Error).message}`);
       }
     }
+  }
+
+  /** The environment and torn-tail notice every journal write of the recording is given. */
+  private writeOptions(): { env: NodeJS.ProcessEnv; onTornTail?: (m: TornTailMoved) => void } {
+    const o = this.options;
+    return o.onTornTail === undefined ? { env: o.env } : { env: o.env, onTornTail: o.onTornTail };
   }
 
   private fail(why: string): void {
@@ -335,6 +344,7 @@ export class Recorder {
         return;
       }
       for (const w of res.warnings) this.warn(w);
+      for (const m of res.torn) (this.options.onTornTail ?? printTornTailNotice)(m);
       if (res.seq !== s.seq)
         this.fail(
           `exchange ${s.seq} was appended as step ${res.seq}: another writer appended to the journal meanwhile`,

@@ -1,3 +1,4 @@
+import type { TornTailMoved } from '../util/chain-file';
 import { spawn, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -36,6 +37,8 @@ export interface ProxiedRunOptions {
   /** Called once, before the first request that goes live after a replay. */
   onLive?(): void;
   onWarning(line: string): void;
+  /** Told whenever a torn tail of a journal the recording writes is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
   /** Extra fields for the run journal's `proxy.start` event. */
   startEvent?: JsonObject;
 }
@@ -116,7 +119,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
   const shown: Record<string, string> = {};
   for (const p of o.agent.protocols) shown[p] = withoutTrailingSlash(upstreams.get(p)!.href);
 
-  const env = { env: o.env };
+  const env = { env: o.env, ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }) };
   recordCapability(o.root, o.journalId, o.agent.adapter, 'observed', env);
   recordRunEvent(
     o.root,
@@ -144,6 +147,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     env: o.env,
     firstSeq: o.firstSeq,
     onWarning: o.onWarning,
+    ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }),
     ...(o.agent.hookSession === undefined ? {} : { hookSession: o.agent.hookSession }),
     recordingToken: token,
   });

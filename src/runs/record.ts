@@ -1,5 +1,5 @@
 import { isJsonInteger, type JsonObject } from '../canonical';
-import { auditEvent } from '../audit/log';
+import { auditEvent, auditOptions } from '../audit/log';
 import { InputError, IntegrityError } from '../errors';
 import { assertSafeId } from '../util/ids';
 import { CLAUDE_ADAPTER, readClaudeStream, type ClaudeTranscript } from './claude';
@@ -147,7 +147,7 @@ function mirror(root: string, runId: string, records: MutationRecord[], options:
           journal_head: r.row.event_hash,
         },
       },
-      options.keyPath === undefined ? { env: options.env } : { env: options.env, keyPath: options.keyPath },
+      auditOptions(options.env, options.keyPath, options.onTornTail),
     );
     if (w !== undefined) warnings.push(w);
   }

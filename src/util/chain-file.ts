@@ -162,13 +162,16 @@ export interface TornTailMoved {
   bytes: number;
 }
 
-/** The default notice: one line on stderr, through the terminal sanitiser (a path may hold escapes). */
-export function printTornTailNotice(m: TornTailMoved): void {
-  process.stderr.write(
-    `${sanitize(
-      `stepchain: ${m.file}: moved a torn tail of ${plural(m.bytes, 'byte')} (a write that never finished) to ${m.sideFile}`,
-    )}\n`,
+/** The notice's one line, through the terminal sanitiser (a path may hold escapes). */
+export function tornTailLine(m: TornTailMoved): string {
+  return sanitize(
+    `stepchain: ${m.file}: moved a torn tail of ${plural(m.bytes, 'byte')} (a write that never finished) to ${m.sideFile}`,
   );
+}
+
+/** The default notice, where the caller gave no `onTornTail`: its line on the process's stderr. */
+export function printTornTailNotice(m: TornTailMoved): void {
+  process.stderr.write(`${tornTailLine(m)}\n`);
 }
 
 export class ChainFile<S> {

@@ -4,7 +4,7 @@ import { InputError } from '../../errors';
 import { Cas, casDir, encodeRow, refuseRemovedJournalAt, resolveJournal, type StepInput } from '../../journal';
 import { recordStep } from '../../record';
 import type { Command } from '../command';
-import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
 
 function jsonOption(name: string, text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
@@ -115,7 +115,7 @@ export const appendCommand: Command = {
     // The snapshot and the audit event go to the journal's project, wherever the command runs.
     const { row, journal, warnings, notes, snapshot } = recordStep(dir, step, {
       root: journalRoot,
-      env: io.env,
+      ...writeOptions(io),
       snapshot: !args.flags.has('no-snapshot'),
       // A journal outside the project layout stores its blobs in the --root project's CAS.
       ...(laidOut ? {} : { cas: new Cas(casDir(root)) }),

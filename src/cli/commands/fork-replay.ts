@@ -2,7 +2,7 @@ import { InputError } from '../../errors';
 import { forkReplay } from '../../proxy';
 import type { ParsedArgs } from '../args';
 import type { CommandIO } from '../io';
-import { intArg, rootOf } from '../common';
+import { intArg, rootOf, writeOptions } from '../common';
 import { commandAfterTerminator, describeProxiedRun, reportProxiedRun } from './record';
 
 export const forkCommandReplay =
@@ -26,7 +26,7 @@ export async function runForkReplay(args: ParsedArgs, io: CommandIO): Promise<nu
     ...(upstream === undefined ? {} : { upstream }),
     ...(label === undefined ? {} : { label }),
     command,
-    env: io.env,
+    ...writeOptions(io),
     stdio: json ? ['inherit', 2, 'inherit'] : 'inherit',
     onWarning: (w) => io.err(`stepchain: warning: ${w}`),
   });

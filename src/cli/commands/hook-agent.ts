@@ -3,7 +3,7 @@ import type { AgentHook } from '../../agents/hooks';
 import { sanitize } from '../../replay/text';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { ROOT_OPTION } from '../common';
+import { ROOT_OPTION, writeOptions } from '../common';
 
 /**
  * `hook <agent>`: one hook payload on stdin, recorded. Whatever happens it never exits 2 (Claude Code and the
@@ -49,7 +49,7 @@ export function hookCommandFor(agent: AgentHook): Command {
       }
       const root = args.values.get('root');
       const r = agent.hook(bytes, {
-        env: io.env,
+        ...writeOptions(io),
         ...(root === undefined ? {} : { root: path.resolve(io.cwd, root) }),
         ...(args.flags.has('no-snapshot') ? { snapshot: false } : {}),
       });

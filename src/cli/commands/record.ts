@@ -3,7 +3,7 @@ import { AGENT_NAMES, recordAgent, type ProxiedRunResult } from '../../proxy';
 import type { ParsedArgs } from '../args';
 import type { Command } from '../command';
 import type { CommandIO } from '../io';
-import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { JSON_OPTION, ROOT_OPTION, rootOf, writeOptions } from '../common';
 
 /** The command after `--` (nothing else may stand as a positional). */
 export function commandAfterTerminator(args: ParsedArgs, before: number, name: string): string[] {
@@ -115,7 +115,7 @@ export const recordCommand: Command = {
       ...(upstream === undefined ? {} : { upstream }),
       command,
       cwd: io.cwd,
-      env: io.env,
+      ...writeOptions(io),
       stdio: json ? ['inherit', 2, 'inherit'] : 'inherit',
       onWarning: (w) => io.err(`stepchain: warning: ${w}`),
     });

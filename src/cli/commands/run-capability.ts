@@ -1,7 +1,7 @@
 import { recordCapability } from '../../runs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { JSON_OPTION, ROOT_OPTION, rootOf, writeOptions } from '../common';
 import { required } from './run-common';
 
 export const runCapabilityCommand: Command = {
@@ -31,9 +31,13 @@ export const runCapabilityCommand: Command = {
     const [run] = expectPositionals(args, ['run'], 'run capability');
     const adapter = required(args, 'adapter', 'run capability');
     const capability = required(args, 'capability', 'run capability');
-    const { row, file } = recordCapability(rootOf(args, io, { create: true }), run!, adapter, capability, {
-      env: io.env,
-    });
+    const { row, file } = recordCapability(
+      rootOf(args, io, { create: true }),
+      run!,
+      adapter,
+      capability,
+      writeOptions(io),
+    );
     if (args.flags.has('json')) {
       io.json({
         file,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ingestClaudeStream } from '../../runs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
 import { required } from './run-common';
 import { reportMutations } from './run-mutation';
 import { pluralWord } from '../../util/words';
@@ -50,7 +50,7 @@ export const runIngestCommand: Command = {
       agent,
       bytes,
       source === '-' ? '<stdin>' : source,
-      key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) },
+      key === undefined ? writeOptions(io) : { ...writeOptions(io), keyPath: path.resolve(io.cwd, key) },
     );
     const head = r.mutations.at(-1)?.row.event_hash ?? r.capabilityRow?.event_hash ?? null;
     if (args.flags.has('json')) {

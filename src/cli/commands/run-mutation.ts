@@ -3,7 +3,7 @@ import { recordMutation, type MutationInput, type MutationResult } from '../../r
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import type { CommandIO } from '../io';
-import { intArg, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { intArg, JSON_OPTION, ROOT_OPTION, rootOf, writeOptions } from '../common';
 import { jsonObjectOption, required } from './run-common';
 
 /** Prints what a mutation-recording command did (shared with `run ingest`). */
@@ -68,7 +68,7 @@ export const runMutationCommand: Command = {
       rootOf(args, io, { create: true }),
       run!,
       input,
-      key === undefined ? { env: io.env } : { env: io.env, keyPath: path.resolve(io.cwd, key) },
+      key === undefined ? writeOptions(io) : { ...writeOptions(io), keyPath: path.resolve(io.cwd, key) },
     );
     const m = r.mutations[0]!;
     if (args.flags.has('json')) {

@@ -2,7 +2,7 @@ import { recordRunEvent } from '../../runs';
 import { runRowValue } from '../../runs/row';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { JSON_OPTION, ROOT_OPTION, rootOf, writeOptions } from '../common';
 import { jsonObjectOption, required } from './run-common';
 
 export const runRecordCommand: Command = {
@@ -27,7 +27,7 @@ export const runRecordCommand: Command = {
     const [run] = expectPositionals(args, ['run'], 'run record');
     const event = required(args, 'event', 'run record');
     const data = jsonObjectOption(args, 'data', true) ?? new Map();
-    const { row, file } = recordRunEvent(rootOf(args, io, { create: true }), run!, event, data, { env: io.env });
+    const { row, file } = recordRunEvent(rootOf(args, io, { create: true }), run!, event, data, writeOptions(io));
     // The row under `row` (its payload keys are the run's own: `ok` may be one of them).
     if (args.flags.has('json')) io.json({ file, row: runRowValue(row) });
     else io.out(`recorded ${row.event} at index ${row.index} in ${file}\n  event_hash ${row.event_hash}`);
