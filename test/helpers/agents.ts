@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 // The cache of the agents the tests run (test/agents/install.mjs; the test sequencer installs them first).
 import { agentBinaryPath } from '../agents/install.mjs';
@@ -20,6 +21,19 @@ export function agentPath(binDir?: string): string {
   return [binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin']
     .filter((p) => p !== undefined)
     .join(':');
+}
+
+/**
+ * `env` with TMPDIR inside its HOME (`<HOME>/.tmp`, made) when it names a HOME and no TMPDIR. The agents' runs are
+ * given an environment of their own, not the runner's, so without this their temporary files (Gemini CLI's error
+ * reports, an agent's scratch files) went to /tmp and stayed there after the suite; inside HOME they go with the test's
+ * temporary directory.
+ */
+export function withAgentTmp(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.HOME === undefined || env.TMPDIR !== undefined) return env;
+  const tmp = path.join(env.HOME, '.tmp');
+  mkdirSync(tmp, { recursive: true });
+  return { ...env, TMPDIR: tmp };
 }
 
 /** `<agent> --version`, checked to run at all (a binary that does not start is named, with its output). */
@@ -58,7 +72,11 @@ export function runAgentProcess(
   options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
 ): Promise<AgentRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, args, {
+      cwd: options.cwd,
+      env: withAgentTmp(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

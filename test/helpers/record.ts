@@ -5,6 +5,7 @@ import { parse, type JsonValue } from '../../src/canonical';
 import { Cas, casDir, journalFile, readVerifiedJournal, type JournalEntry } from '../../src/journal';
 import { readRunJournalFile, runJournalFile, type ReadRunJournal } from '../../src/runs';
 import { sha256Hex } from '../../src/util/hash';
+import { withAgentTmp } from './agents';
 import { expectNoStack } from './cli';
 import { cliInProcess } from './cli-in-process';
 import { initRepo } from './git';
@@ -62,11 +63,15 @@ export interface StepchainRun {
 
 /**
  * `stepchain <args>` as a real process, asynchronous (the scripted servers the agent talks to live in the test's
- * process), with exactly `env` (nothing of the test runner's environment).
+ * process), with exactly `env` (nothing of the test runner's environment; TMPDIR inside its HOME, `withAgentTmp`).
  */
 export function runStepchain(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<StepchainRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd,
+      env: withAgentTmp(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
