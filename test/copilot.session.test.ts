@@ -31,6 +31,16 @@ const hookFile = path.join(root, '.github', 'hooks', 'stepchain.json');
 const PROMPT = 'Make the files.';
 const MODEL = 'scripted-model';
 const FIRST = { command: 'echo hello > a.txt && cat a.txt', description: 'make a' };
+/**
+ * The turn the resumed session takes after `/compact`. Copilot CLI 1.0.102 ends a headless run by waiting for its
+ * event reader to reach the event log's tail; after a compaction it evicts transient events, and when its poll loop was
+ * not already waiting then, the reader never sees the last event (`session.usage_info`): the run sat out a fixed 60 s
+ * timeout ("a waited send timed out after 60000ms ... the event poll loop may be wedged", on stderr) and exited 0 (in
+ * about half the runs under load, measured: 11 of 25). A turn after the compaction appends events the reader does
+ * get. Copilot splits one `-p` into turns at COPILOT_PROMPT_TURN_DELIMITER.
+ */
+const AFTER_COMPACT = 'After the compaction.';
+const TURN_DELIMITER = '\n<<next turn>>\n';
 
 let server: ChatServer;
 let run: CopilotRun;
@@ -68,6 +78,7 @@ beforeAll(async () => {
         { tool: 'bash', args: FIRST },
         { text: 'All done.' },
       ],
+      [AFTER_COMPACT]: [{ text: 'Compacted.' }],
     },
     { model: MODEL },
   );
@@ -219,21 +230,30 @@ test('the run journal: copilot observed, the session start, the prompt, Stop and
 
 test('a compaction (`/compact` in the resumed session) is chained into the run journal as a pinned mutation', async () => {
   const sid = agent.slice('copilot-'.length);
+  const before = readRunJournalFile(runJournalFile(root, agent)).entries.length;
   const c = await runCopilot({
     cwd: root,
     home,
     baseUrl: server.baseUrl,
-    prompt: '/compact',
+    prompt: `/compact${TURN_DELIMITER}${AFTER_COMPACT}`,
     model: MODEL,
     binDir: bin,
     args: ['--resume', sid],
+    env: { COPILOT_PROMPT_TURN_DELIMITER: TURN_DELIMITER },
   });
+  // Copilot's 60 s wait (above) says so on stderr: its return fails here.
+  expect(c.stderr).toBe('');
   expect(c.code).toBe(0);
   const r = readRunJournalFile(runJournalFile(root, agent));
   expect(r.ok).toBe(true);
-  const last = r.entries.at(-1)!.row;
-  expect(last.event).toBe('provider_state_mutation');
-  expect(last.payload.get('mutation_kind')).toBe('compact_boundary');
+  // The compaction is the first thing the resumed run records, then the next turn's own events.
+  const added = r.entries.slice(before).map((e) => e.row);
+  expect(added[0]!.event).toBe('provider_state_mutation');
+  expect(added[0]!.payload.get('mutation_kind')).toBe('compact_boundary');
+  expect([...added.slice(1, 3).map((e) => e.event)].sort()).toEqual(['prompt', 'session_start']);
+  expect(added.slice(3).map((e) => e.event)).toEqual(['stop', 'session_end']);
+  expect(Object.fromEntries(added.find((e) => e.event === 'prompt')!.payload)).toEqual({ prompt: AFTER_COMPACT });
+  expect(Object.fromEntries(added.find((e) => e.event === 'session_start')!.payload)).toEqual({ source: 'resume' });
   expect(JSON.parse(refPython('ref_run_journal.py', ['verify', runJournalFile(root, agent)]))).toMatchObject({
     ok: true,
     count: r.entries.length,
