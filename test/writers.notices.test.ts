@@ -4,7 +4,7 @@
  * own stderr, run in-process too (where the process's stderr is not the command's); a library caller through its
  * `onTornTail`; nothing of it reaches the process's stderr. Each case tears every file the write will extend first.
  */
-import { appendFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -148,6 +148,37 @@ test('`run record`, `run mutation` and `hook claude` in-process: told on the com
   }
 });
 
+test('`fork`, `export` and `publish` in-process: the audit log each extends, told on the command’s stderr', async () => {
+  const root = await project();
+  const cases = [
+    ['fork', 'agent', '--from-step', '1', '--root', root],
+    ['export', 'agent', '-o', path.join(dir, `r${Date.now()}.tar`), '--root', root],
+    ['publish', 'agent', '-o', path.join(dir, `p${Date.now()}.tar`), '--opt-in', '--root', root],
+  ];
+  for (const args of cases) {
+    tear(auditDay(root));
+    let r = { code: -1, stdout: '', stderr: '' };
+    const outside = await processStderr(async () => {
+      r = await cliInProcess(args, { env: env(), cwd: root });
+    });
+    expect({ args, code: r.code }).toEqual({ args, code: 0 });
+    expect(toldFiles(r.stderr)).toEqual([auditDay(root)]);
+    expect(outside).toBe('');
+  }
+});
+
+test('`audit verify` in-process checks the rollback against the checkpoint mirror its writers kept under the same environment', async () => {
+  const root = await project();
+  const day = auditDay(root);
+  const first = readFileSync(day, 'utf8').split('\n')[0]!;
+  // The log cut back to its first entry, and its checkpoint beside it removed: the mirror still knows better.
+  writeFileSync(day, `${first}\n`);
+  rmSync(path.join(auditDir(root), 'audit.checkpoint'));
+  const r = await cliInProcess(['audit', 'verify', '--root', root], { env: env(), cwd: root });
+  expect(r.code).toBe(1);
+  expect(r.stdout + r.stderr).toMatch(/rollback/);
+});
+
 /** An upstream answering every Chat Completions request with one short text. */
 async function upstream(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
@@ -177,7 +208,7 @@ const r = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', {
 await r.text();
 `;
 
-test('`record`: the audit log it extends, told on its stderr in-process and once by the bin (whose appends run on a worker thread)', async () => {
+test('`record` and `fork --replay`: the audit log they extend, told on the command’s stderr in-process and once by the bin (whose appends run on a worker thread)', async () => {
   const root = await project();
   const client = path.join(dir, 'client.mjs');
   writeFileSync(client, CLIENT);
@@ -203,6 +234,32 @@ test('`record`: the audit log it extends, told on its stderr in-process and once
     );
     expect(bin.code).toBe(0);
     expect(toldFiles(bin.stderr)).toEqual([auditDay(root)]);
+
+    // fork --replay: the fork it makes and the recording it runs write the audit log; the first write moves the tail.
+    tear(auditDay(root));
+    let f = { code: -1, stdout: '', stderr: '' };
+    const outsideFork = await processStderr(async () => {
+      f = await cliInProcess(
+        [
+          'fork',
+          'rec-1',
+          '--from-step',
+          '0',
+          '--replay',
+          '--upstream',
+          url,
+          '--root',
+          root,
+          '--',
+          process.execPath,
+          client,
+        ],
+        { env: env(), cwd: root },
+      );
+    });
+    expect(f.code).toBe(0);
+    expect(toldFiles(f.stderr)).toEqual([auditDay(root)]);
+    expect(outsideFork).toBe('');
   } finally {
     await new Promise((r) => server.close(r));
   }

@@ -11,6 +11,7 @@ import { fsyncDir, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { openRegularFile, readRegularFile } from '../util/nofollow';
 import { plural } from '../util/words';
+import type { ResumeRequest } from './types';
 import { field, parseHookPayload, type HookPayload } from './claude/payload';
 
 /**
@@ -152,7 +153,7 @@ function payloadBlob(root: string, agent: string, digest: string, step: number, 
  * If `place` throws, the fork is removed again and the error says so.
  */
 export async function forkAndPlace(
-  options: { root: string; agent: string; fromStep: number; label?: string; env: NodeJS.ProcessEnv },
+  options: Pick<ResumeRequest, 'root' | 'agent' | 'fromStep' | 'label' | 'env' | 'onTornTail'>,
   forkId: string,
   place: () => string[],
 ): Promise<{ fork: ForkResult; warnings: string[] }> {
@@ -165,6 +166,7 @@ export async function forkAndPlace(
     forkId,
     env: options.env,
     ...(options.label === undefined ? {} : { label: options.label }),
+    ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
   });
   try {
     return { fork, warnings: place() };

@@ -158,6 +158,8 @@ export interface ResumeRequest {
   fromStep: number;
   label?: string;
   env: NodeJS.ProcessEnv;
+  /** Told whenever a torn tail of the audit log is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 export interface ResumeResult {

@@ -3,7 +3,7 @@ export type { AuditEntry, AuditEventType, AuditFields } from './entry';
 export { loadAuditKey, resolveAuditKeyPath } from './key';
 export type { AuditKey } from './key';
 export { auditDir, auditFiles, dayFileName } from './layout';
-export { appendAuditEvent, auditEnabled, auditEvent, operatorActor } from './log';
+export { appendAuditEvent, auditEnabled, auditEvent, auditOptions, operatorActor } from './log';
 export type { AppendAuditOptions, AuditEventOptions } from './log';
 export {
   archivedSegments,

@@ -53,8 +53,12 @@ export function auditRollback(ck: CheckpointedTip, whole: AuditVerifyResult): Ro
  * authenticated checkpoint. A rollback is a fault of the whole log (file '',
  * line 0); `unchecked` says why it could not be checked.
  */
-export function verifyAuditLogChecked(dir: string, key: Uint8Array): { result: AuditVerifyResult; unchecked?: string } {
-  const prior = priorAuditCheckpoint(dir, key);
+export function verifyAuditLogChecked(
+  dir: string,
+  key: Uint8Array,
+  env: NodeJS.ProcessEnv = process.env,
+): { result: AuditVerifyResult; unchecked?: string } {
+  const prior = priorAuditCheckpoint(dir, key, env);
   if (prior === undefined) return { result: verifyAuditLog(dir, key) };
   if ('unchecked' in prior) return { result: verifyAuditLog(dir, key), unchecked: prior.unchecked };
   const ck = checkpointedAuditTip(prior.record);

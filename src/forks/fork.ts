@@ -1,10 +1,10 @@
 import { closeSync, existsSync, fsyncSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { acquireLock } from '../util/lock';
-import { auditEvent, operatorActor } from '../audit';
+import { auditEvent, auditOptions, operatorActor } from '../audit';
 import { prettySorted, type JsonObject, type JsonValue } from '../canonical';
 import { asStepchainError, InputError, IntegrityError } from '../errors';
-import { JOURNAL_FILE, journalDir, type ReadJournal } from '../journal';
+import { JOURNAL_FILE, journalDir, type ReadJournal, type TornTailMoved } from '../journal';
 import { findTombstone } from '../journal/tombstone';
 import { ensureDir, fsyncDir, lexists, writeAll } from '../util/fs';
 import { assertSafeId } from '../util/ids';
@@ -48,6 +48,8 @@ export interface ForkOptions {
    * the files its recorded run started with (see src/proxy/fork-replay.ts).
    */
   restoreCommit?: string;
+  /** Told whenever a torn tail of the audit log is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 /** What `stepchain fork --json` prints, plus what the library caller may want. */
@@ -114,6 +116,7 @@ interface Undo {
 /** Everything a fork is made from, checked before anything is created. */
 interface ForkPlan {
   env: NodeJS.ProcessEnv;
+  onTornTail: ((m: TornTailMoved) => void) | undefined;
   root: string;
   sessionId: string;
   forkId: string;
@@ -206,6 +209,7 @@ function planFork(options: ForkOptions): ForkPlan {
     throw new IntegrityError(`fork id ${forkId} belonged to a removed fork (tombstone ${tomb}); choose another id`);
   return {
     env,
+    onTornTail: options.onTornTail,
     root,
     sessionId,
     forkId,
@@ -415,7 +419,7 @@ function auditFork(plan: ForkPlan): void {
         branch: plan.branch,
       },
     },
-    { env: plan.env },
+    auditOptions(plan.env, undefined, plan.onTornTail),
   );
   if (audited !== undefined) plan.warnings.push(`fork ${plan.forkId} created, but ${audited}`);
 }

@@ -42,7 +42,7 @@ export type AppendReply =
       torn: TornTailMoved[];
       link?: LinkReply;
     }
-  | { ok: false; error: string };
+  | { ok: false; error: string; torn: TornTailMoved[] };
 
 export interface Appender {
   append(job: AppendJob): Promise<AppendReply>;
@@ -76,7 +76,7 @@ function appendNow(job: AppendJob): AppendReply {
     if (job.link !== undefined) reply.link = linkNow(job, r.row.seq, r.row.step_hash, onTornTail);
     return reply;
   } catch (e) {
-    return { ok: false, error: (e as Error).message };
+    return { ok: false, error: (e as Error).message, torn };
   }
 }
 
@@ -97,13 +97,13 @@ export function startAppender(): Appender {
   worker.on('message', (r: AppendReply) => waiting.shift()?.(r));
   const fail = (why: string): void => {
     dead ??= why;
-    for (const w of waiting.splice(0)) w({ ok: false, error: why });
+    for (const w of waiting.splice(0)) w({ ok: false, error: why, torn: [] });
   };
   worker.on('error', (e) => fail(`the append worker failed: ${e.message}`));
   worker.on('exit', (code) => fail(`the append worker exited (${code})`));
   return {
     append(job) {
-      if (dead !== undefined) return Promise.resolve({ ok: false, error: dead });
+      if (dead !== undefined) return Promise.resolve({ ok: false, error: dead, torn: [] });
       return new Promise((resolve) => {
         waiting.push(resolve);
         worker.postMessage(job);

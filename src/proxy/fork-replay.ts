@@ -120,6 +120,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
     fromStep: o.fromStep,
     env: o.env,
     ...(o.label === undefined ? {} : { label: o.label }),
+    ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }),
     ...(o.forkId === undefined ? {} : { forkId: o.forkId }),
     ...(start.start_snapshot === null ? {} : { restoreCommit: start.start_snapshot }),
   });

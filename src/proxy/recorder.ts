@@ -339,12 +339,13 @@ export class Recorder {
     this.appends = this.appends.then(async () => {
       if (this.failure !== undefined) return;
       const res = await this.appender.append(job);
+      // What the append moved aside is told whether or not the row was written after it.
+      for (const m of res.torn) (this.options.onTornTail ?? printTornTailNotice)(m);
       if (!res.ok) {
         this.fail(`exchange ${s.seq} could not be appended: ${res.error}`);
         return;
       }
       for (const w of res.warnings) this.warn(w);
-      for (const m of res.torn) (this.options.onTornTail ?? printTornTailNotice)(m);
       if (res.seq !== s.seq)
         this.fail(
           `exchange ${s.seq} was appended as step ${res.seq}: another writer appended to the journal meanwhile`,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { auditEvent, operatorActor } from '../audit';
+import { auditEvent, auditOptions, operatorActor } from '../audit';
 import { canonicalOfRead, type JsonObject } from '../canonical';
 import { unlinkSync } from 'node:fs';
 import { InputError } from '../errors';
@@ -15,6 +15,7 @@ import {
 } from '../journal';
 import { writeFileWhole } from '../util/fs';
 import { sha256Hex } from '../util/hash';
+import type { TornTailMoved } from '../util/chain-file';
 import { assertSafeId } from '../util/ids';
 import { PRODUCER } from '../version';
 import { signBytes, type SigningKey } from './keys';
@@ -39,6 +40,8 @@ export interface ReceiptAuditOptions {
   /** The project root whose `.sdd/audit/` gets the event. */
   root: string;
   env: NodeJS.ProcessEnv;
+  /** Told whenever a torn tail of the audit log is moved aside (default: one line on stderr). */
+  onTornTail?: (m: TornTailMoved) => void;
 }
 
 /** Best-effort audit event for a written receipt: a warning when it could not be written. */
@@ -58,7 +61,7 @@ export function auditReceipt(
       resource_id: agentId,
       details: { agent: agentId, ...details },
     },
-    { env: audit.env },
+    auditOptions(audit.env, undefined, audit.onTornTail),
   );
   return failed === undefined ? undefined : `receipt written, but ${failed}`;
 }

@@ -57,7 +57,7 @@ export const auditVerifyCommand: Command = {
         : loadAuditKey(resolveAuditKeyPath(io.env, keyOpt === undefined ? undefined : path.resolve(io.cwd, keyOpt)))
             .bytes;
     // With the rollback check: the log against its authenticated checkpoint (docs/journal.md, "Rollback").
-    const { result: r, unchecked } = verifyAuditLogChecked(dir, key);
+    const { result: r, unchecked } = verifyAuditLogChecked(dir, key, io.env);
     if (unchecked !== undefined) io.err(rollbackUncheckedLine(dir, unchecked));
     if (args.flags.has('json')) {
       io.json({

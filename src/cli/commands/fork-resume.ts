@@ -3,7 +3,7 @@ import { InputError } from '../../errors';
 import { forkJsonDocument } from '../../forks';
 import { sanitize } from '../../replay/text';
 import type { ParsedArgs } from '../args';
-import { intArg, rootOf } from '../common';
+import { intArg, rootOf, writeOptions } from '../common';
 import type { CommandIO } from '../io';
 
 export const forkCommandResume =
@@ -27,7 +27,7 @@ export async function runForkResume(args: ParsedArgs, io: CommandIO, session: st
     root: rootOf(args, io),
     agent: session,
     fromStep: intArg(step, '--from-step'),
-    env: io.env,
+    ...writeOptions(io),
     ...(label === undefined ? {} : { label }),
   });
   for (const w of [...r.fork.warnings, ...r.warnings]) io.err(`stepchain: warning: ${sanitize(w)}`);

@@ -4,7 +4,7 @@ import { forkCommandReplay, runForkReplay } from './fork-replay';
 import { InputError } from '../../errors';
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
-import { intArg, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { intArg, JSON_OPTION, ROOT_OPTION, rootOf, writeOptions } from '../common';
 
 export const forkCommand: Command = {
   name: ['fork'],
@@ -79,7 +79,7 @@ export const forkCommand: Command = {
       sessionId: session!,
       ...(step === undefined ? {} : { fromStep: intArg(step, '--from-step') }),
       ...(label === undefined ? {} : { label }),
-      env: io.env,
+      ...writeOptions(io),
     });
     for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
     if (args.flags.has('json')) {

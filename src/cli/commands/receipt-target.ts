@@ -5,7 +5,7 @@ import { readPrivateKeyFile, type ReceiptAuditOptions, type ReceiptWriteOptions 
 import { assertSafeId } from '../../util/ids';
 import { expectPositionals, type OptionSpec, type ParsedArgs } from '../args';
 import type { CommandIO } from '../io';
-import { FORCE_OPTION, JSON_OPTION, refuseOverwrite, ROOT_OPTION, rootOf } from '../common';
+import { FORCE_OPTION, JSON_OPTION, refuseOverwrite, ROOT_OPTION, rootOf, writeOptions } from '../common';
 
 /** The options `export` and `publish` share. */
 export const RECEIPT_WRITE_OPTIONS: Record<string, OptionSpec> = {
@@ -52,7 +52,7 @@ export function receiptWriteTarget(
   refuseOverwrite(outFile, out, args, command);
   const options: ReceiptWriteOptions & { audit: ReceiptAuditOptions } = {
     agentId: assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id'),
-    audit: { root: journal.root, env: io.env },
+    audit: { root: journal.root, ...writeOptions(io) },
   };
   const key = args.values.get('sign-key');
   if (key !== undefined) options.signKey = readPrivateKeyFile(path.resolve(io.cwd, key));

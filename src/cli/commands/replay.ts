@@ -14,7 +14,7 @@ import {
 import type { ParsedArgs } from '../args';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf, writeOptions } from '../common';
 import type { CommandIO } from '../io';
 import { terminalProgress } from '../../util/progress';
 
@@ -108,7 +108,12 @@ export const replayCommand: Command = {
       ...(canFork
         ? {
             fork: async (seq: number) => {
-              const r = await createFork({ root: projectRoot, sessionId: source.agentId, fromStep: seq, env: io.env });
+              const r = await createFork({
+                root: projectRoot,
+                sessionId: source.agentId,
+                fromStep: seq,
+                ...writeOptions(io),
+              });
               return [
                 `forked at step ${seq} as ${r.fork_session_id}`,
                 '',
