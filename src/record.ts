@@ -1,3 +1,4 @@
+import { tornTailOption } from './util/chain-file';
 import path from 'node:path';
 import { Journal, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
@@ -92,7 +93,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
         readNamed,
         ...(repo === undefined ? {} : { commonDir: repo.commonDir }),
         ...(options.auditKeyPath === undefined ? {} : { auditKeyPath: options.auditKeyPath }),
-        ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+        ...tornTailOption(options),
       });
       if (changes !== undefined) result.changes = changes;
       if (changes?.warning !== undefined) warnings.push(`step ${row.seq} recorded, but ${changes.warning}`);

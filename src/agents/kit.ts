@@ -1,3 +1,4 @@
+import { tornTailOption } from '../util/chain-file';
 import path from 'node:path';
 import type { JsonValue } from '../canonical';
 import { StepchainError } from '../errors';
@@ -75,7 +76,7 @@ export class SessionRecorder {
 
   /** The caller's torn-tail notice, for every journal written. */
   private notices(): Pick<HookOptions, 'onTornTail'> {
-    return this.options.onTornTail === undefined ? {} : { onTornTail: this.options.onTornTail };
+    return tornTailOption(this.options);
   }
 
   /** Chains run-journal items (events, compaction signals); `what` names them in the outcome. */

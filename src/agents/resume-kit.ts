@@ -1,3 +1,4 @@
+import { tornTailOption } from '../util/chain-file';
 import { constants } from 'node:buffer';
 import { closeSync, existsSync, fsyncSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -166,7 +167,7 @@ export async function forkAndPlace(
     forkId,
     env: options.env,
     ...(options.label === undefined ? {} : { label: options.label }),
-    ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+    ...tornTailOption(options),
   });
   try {
     return { fork, warnings: place() };

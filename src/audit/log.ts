@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { CanonicalEncodeError, encode, isJsonObject, type JsonObject } from '../canonical';
 import { InputError, StepchainError } from '../errors';
-import { ChainFile, type Planned, type TornTailMoved } from '../util/chain-file';
+import { ChainFile, type Planned, type TornTailMoved, tornTailOption } from '../util/chain-file';
 import { ensureDir } from '../util/fs';
 import { auditTimestamp, computeAuditHmac, nowMicros, type AuditEntry, type AuditFields } from './entry';
 import { AuditFormat, type AuditState } from './format';
@@ -45,7 +45,7 @@ export function auditOptions(
   return {
     env,
     ...(keyPath === undefined ? {} : { keyPath }),
-    ...(onTornTail === undefined ? {} : { onTornTail }),
+    ...tornTailOption({ onTornTail }),
   };
 }
 
@@ -77,7 +77,7 @@ export function appendAuditEvent(
     key,
     tornTailMode: 0o600,
     ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
-    ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+    ...tornTailOption(options),
   });
   return chain.append((state) => planEntry(format, state, eventType, fields, details, options)).result!;
 }
@@ -152,7 +152,7 @@ export function auditEvent(
     appendAuditEvent(options.dir ?? auditDir(root), key.bytes, eventType, fields, {
       env: options.env,
       ...(options.nowMicros === undefined ? {} : { nowMicros: options.nowMicros }),
-      ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+      ...tornTailOption(options),
     });
     return undefined;
   } catch (e) {

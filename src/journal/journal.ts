@@ -4,7 +4,7 @@ import { canonical, CanonicalEncodeError, MAX_NESTING, type JsonValue } from '..
 import { InputError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { statIdentity } from '../util/checkpoint';
-import { ChainFile, type Planned, type TornTailMoved } from '../util/chain-file';
+import { ChainFile, type Planned, type TornTailMoved, tornTailOption } from '../util/chain-file';
 import { ensureDir, ensureDirUnder } from '../util/fs';
 import { Cas } from './cas';
 import { JournalFormat } from './format';
@@ -155,7 +155,7 @@ export class Journal {
       durable,
       env,
       ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
-      ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+      ...tornTailOption(options),
     });
   }
 

@@ -4,7 +4,7 @@ import { GitCommandError } from '../git/exec';
 import { looseCommitTree, readRef, refAbsent } from '../git/loose';
 import { diffLooseTrees } from '../git/tree-diff';
 import type { SnapshotInfo } from '../git/snapshot';
-import type { TornTailMoved } from '../util/chain-file';
+import { tornTailOption, type TornTailMoved } from '../util/chain-file';
 import { RunJournal } from '../runs/journal';
 import { runJournalFile } from '../runs/layout';
 import type { RunRow } from '../runs/row';
@@ -111,7 +111,7 @@ export function recordStepChanges(snap: SnapshotInfo, options: ChangesOptions): 
   if (changes.changes.length === 0 && changes.omitted === 0) return undefined;
   const journal = new RunJournal(runJournalFile(options.root, snap.agent_id), {
     env: options.env,
-    ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+    ...tornTailOption(options),
   });
   const [row] = journal.record([{ event: STEP_CHANGES_EVENT, payload: stepChangesPayload(changes) }]);
   const out: RecordedStepChanges = { changes, row: row!, file: journal.file };

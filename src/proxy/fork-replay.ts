@@ -1,4 +1,4 @@
-import type { TornTailMoved } from '../util/chain-file';
+import { tornTailOption, type TornTailMoved } from '../util/chain-file';
 import type { StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import type { JsonValue } from '../canonical';
@@ -120,7 +120,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
     fromStep: o.fromStep,
     env: o.env,
     ...(o.label === undefined ? {} : { label: o.label }),
-    ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }),
+    ...tornTailOption(o),
     ...(o.forkId === undefined ? {} : { forkId: o.forkId }),
     ...(start.start_snapshot === null ? {} : { restoreCommit: start.start_snapshot }),
   });
@@ -180,7 +180,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
     replayer,
     onLive: checkFiles,
     onWarning: o.onWarning,
-    ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }),
+    ...tornTailOption(o),
     startEvent: {
       cwd,
       root: worktree,

@@ -1,4 +1,4 @@
-import type { TornTailMoved } from '../util/chain-file';
+import { tornTailOption, type TornTailMoved } from '../util/chain-file';
 import type { StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import { InputError } from '../errors';
@@ -69,7 +69,7 @@ export async function recordAgent(o: RecordAgentOptions): Promise<RecordAgentRes
     env: o.env,
     stdio: o.stdio,
     onWarning: o.onWarning,
-    ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }),
+    ...tornTailOption(o),
     startEvent: {
       cwd: path.resolve(o.cwd),
       root: path.resolve(o.root),

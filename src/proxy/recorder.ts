@@ -1,4 +1,4 @@
-import { printTornTailNotice, type TornTailMoved } from '../util/chain-file';
+import { printTornTailNotice, type TornTailMoved, tornTailOption } from '../util/chain-file';
 import { canonical, type JsonObject, type JsonValue } from '../canonical';
 import { canonicalSha256 } from '../runs/provider-state';
 import { recordMutation } from '../runs/record';
@@ -296,7 +296,7 @@ export class Recorder {
   /** The environment and torn-tail notice every journal write of the recording is given. */
   private writeOptions(): { env: NodeJS.ProcessEnv; onTornTail?: (m: TornTailMoved) => void } {
     const o = this.options;
-    return o.onTornTail === undefined ? { env: o.env } : { env: o.env, onTornTail: o.onTornTail };
+    return { env: o.env, ...tornTailOption(o) };
   }
 
   private fail(why: string): void {

@@ -1,4 +1,4 @@
-import type { TornTailMoved } from '../util/chain-file';
+import { tornTailOption, type TornTailMoved } from '../util/chain-file';
 import { spawn, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -119,7 +119,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
   const shown: Record<string, string> = {};
   for (const p of o.agent.protocols) shown[p] = withoutTrailingSlash(upstreams.get(p)!.href);
 
-  const env = { env: o.env, ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }) };
+  const env = { env: o.env, ...tornTailOption(o) };
   recordCapability(o.root, o.journalId, o.agent.adapter, 'observed', env);
   recordRunEvent(
     o.root,
@@ -147,7 +147,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     env: o.env,
     firstSeq: o.firstSeq,
     onWarning: o.onWarning,
-    ...(o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail }),
+    ...tornTailOption(o),
     ...(o.agent.hookSession === undefined ? {} : { hookSession: o.agent.hookSession }),
     recordingToken: token,
   });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { CanonicalEncodeError, canonical } from '../canonical';
 import { InputError } from '../errors';
-import { ChainFile, type Planned, type TornTailMoved } from '../util/chain-file';
+import { ChainFile, type Planned, type TornTailMoved, tornTailOption } from '../util/chain-file';
 import { ensureDir } from '../util/fs';
 import { preciseNowMs } from '../util/time';
 import { noteRow, RunFormat, type RunState } from './format';
@@ -85,7 +85,7 @@ export class RunJournal {
       durable: options.durable ?? true,
       env: options.env ?? process.env,
       ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
-      ...(options.onTornTail === undefined ? {} : { onTornTail: options.onTornTail }),
+      ...tornTailOption(options),
     });
   }
 

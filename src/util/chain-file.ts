@@ -162,6 +162,16 @@ export interface TornTailMoved {
   bytes: number;
 }
 
+/**
+ * The `onTornTail` of `o`, to hand on to the options of another writer the same operation uses: the option itself, or
+ * nothing where `o` has none (the other writer's default then).
+ */
+export function tornTailOption(o: { onTornTail?: ((m: TornTailMoved) => void) | undefined }): {
+  onTornTail?: (m: TornTailMoved) => void;
+} {
+  return o.onTornTail === undefined ? {} : { onTornTail: o.onTornTail };
+}
+
 /** The notice's one line, through the terminal sanitiser (a path may hold escapes). */
 export function tornTailLine(m: TornTailMoved): string {
   return sanitize(
