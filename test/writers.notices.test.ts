@@ -5,16 +5,16 @@
  * `onTornTail`; nothing of it reaches the process's stderr. Each case tears every file the write will extend first.
  */
 import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { auditDir } from '../src/audit';
 import { journalDir, journalFile, type TornTailMoved } from '../src/journal';
 import { recordStep } from '../src/record';
 import { runJournalFile } from '../src/runs';
+import type { CliResult } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { initRepo } from './helpers/git';
-import { recordArgs, runStepchain } from './helpers/record';
+import { startChatServer } from './helpers/chat-server';
+import { closing, recordArgs, runStepchain } from './helpers/record';
 import { freshDir, tempDir } from './helpers/tmp';
 
 const dir = tempDir('stepchain-notices-');
@@ -53,6 +53,16 @@ async function processStderr(run: () => Promise<void> | void): Promise<string> {
   return seen.join('');
 }
 
+/** `stepchain <args>` in this process; nothing of it may reach the process's stderr (the command's is returned). */
+async function inProcess(args: string[], options: Parameters<typeof cliInProcess>[1]): Promise<CliResult> {
+  let r: CliResult | undefined;
+  const outside = await processStderr(async () => {
+    r = await cliInProcess(args, options);
+  });
+  expect(outside).toBe('');
+  return r!;
+}
+
 /** The notice lines of `stderr`, the file each names. */
 function toldFiles(stderr: string): string[] {
   return stderr
@@ -81,13 +91,9 @@ test('`append` in-process: the journal, the run journal and the audit log, each 
   const root = await project();
   const files = [journalFile(root, 'agent'), runJournalFile(root, 'agent'), auditDay(root)];
   tear(...files);
-  let r = { code: -1, stdout: '', stderr: '' };
-  const outside = await processStderr(async () => {
-    r = await cliInProcess(['append', 'agent', '--prompt', 'p2', '--root', root], { env: env() });
-  });
+  const r = await inProcess(['append', 'agent', '--prompt', 'p2', '--root', root], { env: env() });
   expect(r.code).toBe(0);
   expect(toldFiles(r.stderr).sort()).toEqual([...files].sort());
-  expect(outside).toBe('');
 });
 
 test('`recordStep`: the caller’s onTornTail hears of all three files, the process’s stderr of none', async () => {
@@ -138,13 +144,9 @@ test('`run record`, `run mutation` and `hook claude` in-process: told on the com
     if (c.args[0] === 'hook') expect((await cliInProcess(c.args, options)).code).toBe(0);
     const files = c.torn();
     tear(...files);
-    let r = { code: -1, stdout: '', stderr: '' };
-    const outside = await processStderr(async () => {
-      r = await cliInProcess(c.args, options);
-    });
+    const r = await inProcess(c.args, options);
     expect({ args: c.args, code: r.code }).toEqual({ args: c.args, code: 0 });
     expect(toldFiles(r.stderr).sort()).toEqual([...files].sort());
-    expect(outside).toBe('');
   }
 });
 
@@ -157,13 +159,9 @@ test('`fork`, `export` and `publish` in-process: the audit log each extends, tol
   ];
   for (const args of cases) {
     tear(auditDay(root));
-    let r = { code: -1, stdout: '', stderr: '' };
-    const outside = await processStderr(async () => {
-      r = await cliInProcess(args, { env: env(), cwd: root });
-    });
+    const r = await inProcess(args, { env: env(), cwd: root });
     expect({ args, code: r.code }).toEqual({ args, code: 0 });
     expect(toldFiles(r.stderr)).toEqual([auditDay(root)]);
-    expect(outside).toBe('');
   }
 });
 
@@ -179,25 +177,6 @@ test('`audit verify` in-process checks the rollback against the checkpoint mirro
   expect(r.stdout + r.stderr).toMatch(/rollback/);
 });
 
-/** An upstream answering every Chat Completions request with one short text. */
-async function upstream(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: 'c1',
-          model: 'gpt-test',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' } }],
-        }),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
-}
-
 /** One model request through the recording proxy, as an agent makes it. */
 const CLIENT = `
 const r = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', {
@@ -212,19 +191,16 @@ test('`record` and `fork --replay`: the audit log they extend, told on the comma
   const root = await project();
   const client = path.join(dir, 'client.mjs');
   writeFileSync(client, CLIENT);
-  const { url, server } = await upstream();
-  try {
+  // The scripted Chat Completions server: a request that offers no tools gets a short text.
+  await closing(startChatServer({}, { model: 'gpt-test' }), async (server) => {
+    const url = server.baseUrl;
     tear(auditDay(root));
-    let r = { code: -1, stdout: '', stderr: '' };
-    const outside = await processStderr(async () => {
-      r = await cliInProcess([...recordArgs('codex', 'rec-1', url), '--root', root, '--', process.execPath, client], {
-        env: env(),
-        cwd: root,
-      });
+    const r = await inProcess([...recordArgs('codex', 'rec-1', url), '--root', root, '--', process.execPath, client], {
+      env: env(),
+      cwd: root,
     });
     expect(r.code).toBe(0);
     expect(toldFiles(r.stderr)).toEqual([auditDay(root)]);
-    expect(outside).toBe('');
 
     tear(auditDay(root));
     const bin = await runStepchain(
@@ -237,30 +213,24 @@ test('`record` and `fork --replay`: the audit log they extend, told on the comma
 
     // fork --replay: the fork it makes and the recording it runs write the audit log; the first write moves the tail.
     tear(auditDay(root));
-    let f = { code: -1, stdout: '', stderr: '' };
-    const outsideFork = await processStderr(async () => {
-      f = await cliInProcess(
-        [
-          'fork',
-          'rec-1',
-          '--from-step',
-          '0',
-          '--replay',
-          '--upstream',
-          url,
-          '--root',
-          root,
-          '--',
-          process.execPath,
-          client,
-        ],
-        { env: env(), cwd: root },
-      );
-    });
+    const f = await inProcess(
+      [
+        'fork',
+        'rec-1',
+        '--from-step',
+        '0',
+        '--replay',
+        '--upstream',
+        url,
+        '--root',
+        root,
+        '--',
+        process.execPath,
+        client,
+      ],
+      { env: env(), cwd: root },
+    );
     expect(f.code).toBe(0);
     expect(toldFiles(f.stderr)).toEqual([auditDay(root)]);
-    expect(outsideFork).toBe('');
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
+  });
 });
