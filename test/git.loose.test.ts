@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { journalDir } from '../src/journal';
@@ -199,10 +199,16 @@ describe('where git writes otherwise, nothing is written in-process', () => {
     const head = git(root, ['rev-parse', 'HEAD']);
     const tree = git(root, ['rev-parse', 'HEAD^{tree}']);
     const loose: LooseRepo = { commonDir: commonDir(root), ident: 'a <b@c>' };
-    const body = commitBody(tree, head, loose.ident, 1_700_000_000, 'm\n');
-    const oid = execFileSync('git', ['hash-object', '-t', 'commit', '--stdin'], { cwd: root, input: body })
-      .toString()
-      .trim();
+    // A message whose commit falls in a fan-out directory git has not made yet (the repository's own objects
+    // fill 3 of the 256, and a link cannot replace one).
+    let body: Buffer = Buffer.alloc(0);
+    let oid = '';
+    for (let i = 0; oid === '' || existsSync(path.join(root, '.git', 'objects', oid.slice(0, 2))); i++) {
+      body = commitBody(tree, head, loose.ident, 1_700_000_000, `m${i}\n`);
+      oid = execFileSync('git', ['hash-object', '-t', 'commit', '--stdin'], { cwd: root, input: body })
+        .toString()
+        .trim();
+    }
     const elsewhere = path.join(tmp, `elsewhere${n++}`);
     mkdirSync(path.join(elsewhere, 'objects'), { recursive: true });
     mkdirSync(path.join(elsewhere, 'refs'));
