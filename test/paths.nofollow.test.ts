@@ -4,9 +4,11 @@
  * hook's transcript) runs the real CLI with a timeout, so a hang fails the test
  * (exit -1) instead of stalling the suite: each is answered at once with one
  * line naming the path, and nothing is written through a link (the directory a
- * link points at keeps its mode and its contents). The writers meeting a linked
- * directory, where nothing can block, run the CLI's code in this process
- * (`cliInProcess`), after the first, which runs it as a real process.
+ * link points at keeps its mode and its contents). Where nothing can block (a
+ * link to a regular file, a directory, a changed blob, a writer meeting a
+ * linked directory after the first, which runs as a real process), the CLI's
+ * code runs in this process (`cliInProcess`), and nothing of it may reach the
+ * process's own stdout or stderr (what a user would see is all in the result).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -41,9 +43,35 @@ function run(args: string[], cwd: string, input?: string, env: NodeJS.ProcessEnv
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** `run` in this process (`cliInProcess`): for a writer meeting a link, where nothing can block. */
-function runIn(args: string[], cwd: string, input?: string, env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
-  return cliInProcess(args, { cwd, input: input ?? '', env });
+/**
+ * `run` in this process (`cliInProcess`): where nothing can block (no FIFO, no device). Nothing may reach the
+ * process's own streams, so the command's stdout and stderr are all a user of the bin would see.
+ */
+async function runIn(args: string[], cwd: string, input?: string, env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
+  const seen: string[] = [];
+  const capture = (chunk: unknown): boolean => {
+    seen.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+    return true;
+  };
+  const spies = [jest.spyOn(process.stderr, 'write'), jest.spyOn(process.stdout, 'write')];
+  for (const s of spies) s.mockImplementation(capture);
+  try {
+    return await cliInProcess(args, { cwd, input: input ?? '', env });
+  } finally {
+    for (const s of spies) s.mockRestore();
+    expect(seen.join('')).toBe('');
+  }
+}
+
+/** A real process (`run`) where `p` could block a reader, in this process (`runIn`) where it cannot. */
+function runAt(
+  canBlock: boolean,
+  args: string[],
+  cwd: string,
+  input?: string,
+  env: NodeJS.ProcessEnv = ENV,
+): Promise<CliResult> {
+  return canBlock ? Promise.resolve(run(args, cwd, input, env)) : runIn(args, cwd, input, env);
 }
 
 function mkfifo(p: string): void {
@@ -196,15 +224,17 @@ describe('no directory under .sdd/ is followed through a link by a writer', () =
 });
 
 describe('no reader blocks, follows a link, or reads more than a regular file holds', () => {
-  const kinds: [string, (p: string) => void][] = [
-    ['a FIFO', (p) => mkfifo(p)],
-    ['a link to a file outside', (p) => symlinkSync(path.join(dir, 'outside.txt'), p)],
-    ['a link to /dev/zero', (p) => symlinkSync('/dev/zero', p)],
-    ['a directory', (p) => mkdirSync(p)],
+  // Each kind, and whether a reader that opened it could block or never finish (then only a real process, with its
+  // timeout, turns a hang into a failure).
+  const kinds: [string, (p: string) => void, boolean][] = [
+    ['a FIFO', (p) => mkfifo(p), true],
+    ['a link to a file outside', (p) => symlinkSync(path.join(dir, 'outside.txt'), p), false],
+    ['a link to /dev/zero', (p) => symlinkSync('/dev/zero', p), true],
+    ['a directory', (p) => mkdirSync(p), false],
   ];
   beforeAll(() => writeFileSync(path.join(dir, 'outside.txt'), 'the input'));
 
-  describe.each(kinds)('a CAS blob that is %s', (_what, plant) => {
+  describe.each(kinds)('a CAS blob that is %s', (_what, plant, canBlock) => {
     let root: string;
     let blob: string;
     beforeAll(() => {
@@ -216,12 +246,12 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
       ['show', ['show', 'a1', '0']],
       ['show --json', ['show', 'a1', '0', '--json']],
       ['export', ['export', 'a1', '-o', 'r.tar']],
-    ])('%s: refused at once, naming the blob', (_cmd, args) => {
-      const r = run(args, root);
+    ])('%s: refused at once, naming the blob', async (_cmd, args) => {
+      const r = await runAt(canBlock, args, root);
       refusedNaming(r, blob);
     });
-    test('report: answered at once, the blob left out (never followed, never read)', () => {
-      const r = run(['report', 'a1', '-o', 'r.html'], root);
+    test('report: answered at once, the blob left out (never followed, never read)', async () => {
+      const r = await runAt(canBlock, ['report', 'a1', '-o', 'r.html'], root);
       expectNoStack(r);
       expect([0, 1]).toContain(r.code); // a link under the project is reported as such (exit 1)
       expect(readFileSync(path.join(root, 'r.html'), 'utf8')).not.toContain(
@@ -230,8 +260,8 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
     });
   });
 
-  describe.each(kinds)('a journal file that is %s', (_what, plant) => {
-    test('verify, show, export: exit 2 at once, naming it', () => {
+  describe.each(kinds)('a journal file that is %s', (_what, plant, canBlock) => {
+    test('verify, show, export: exit 2 at once, naming it', async () => {
       const { root } = project();
       const file = journalFile(root, 'a1');
       rmSync(file);
@@ -242,17 +272,20 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
         ['show', 'a1', '0'],
         ['export', 'a1', '-o', 'r.tar'],
       ])
-        refusedNaming(run(args, root), file);
-      refusedNaming(run(['append', 'a1', '--prompt', 'q', '--no-snapshot'], root), file);
+        refusedNaming(await runAt(canBlock, args, root), file);
+      refusedNaming(await runAt(canBlock, ['append', 'a1', '--prompt', 'q', '--no-snapshot'], root), file);
     });
   });
 
-  test('a lock file that is a FIFO or a link: append answers at once, naming it', () => {
-    for (const plant of [(p: string) => mkfifo(p), (p: string) => symlinkSync(path.join(dir, 'outside.txt'), p)]) {
+  test('a lock file that is a FIFO or a link: append answers at once, naming it', async () => {
+    for (const [plant, canBlock] of [
+      [(p: string) => mkfifo(p), true],
+      [(p: string) => symlinkSync(path.join(dir, 'outside.txt'), p), false],
+    ] as const) {
       const { root } = project();
       const lock = `${journalFile(root, 'a1')}.lock`;
       plant(lock);
-      refusedNaming(run(['append', 'a1', '--prompt', 'q', '--no-snapshot'], root), lock);
+      refusedNaming(await runAt(canBlock, ['append', 'a1', '--prompt', 'q', '--no-snapshot'], root), lock);
     }
     expect(readFileSync(path.join(dir, 'outside.txt'), 'utf8')).toBe('the input');
   });
@@ -267,22 +300,28 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
     expect(run(['verify', 'a1'], root).code).toBe(0);
   });
 
-  test('command-line files: a FIFO, a device or a directory is refused at once (naming it); - is stdin', () => {
+  test('command-line files: a FIFO, a device or a directory is refused at once (naming it); - is stdin', async () => {
     const { root } = project();
     const fifo = path.join(dir, `fifo-${n++}`);
     mkfifo(fifo);
     for (const opt of ['--input', '--prompt-file', '--blob'])
       for (const p of [fifo, '/dev/zero', dir]) {
         const prompt = opt === '--prompt-file' ? [] : ['--prompt', 'q'];
-        const r = run(['append', 'a1', ...prompt, opt, p, '--no-snapshot'], root);
+        const r = await runAt(p !== dir, ['append', 'a1', ...prompt, opt, p, '--no-snapshot'], root);
         refusedNaming(r, p);
         expect(r.stderr).toContain('not a regular file');
       }
-    expect(run(['append', 'a1', '--prompt', 'q', '--input', '-', '--no-snapshot'], root, 'stdin bytes').code).toBe(0);
+    const stdin = await runIn(['append', 'a1', '--prompt', 'q', '--input', '-', '--no-snapshot'], root, 'stdin bytes');
+    expect(stdin.code).toBe(0);
     // A link the operator made to their own file is theirs to give.
     const link = path.join(dir, `link-${n++}`);
     symlinkSync(path.join(dir, 'outside.txt'), link);
-    expect(run(['append', 'a1', '--prompt', 'q', '--input', link, '--no-snapshot'], root).code).toBe(0);
+    expect((await runIn(['append', 'a1', '--prompt', 'q', '--input', link, '--no-snapshot'], root)).code).toBe(0);
+    // Both steps were recorded.
+    const rows = readVerifiedJournal(journalFile(root, 'a1'))
+      .entries.slice(1)
+      .map((e) => e.row.input_hash);
+    expect(rows).toHaveLength(2);
   });
 
   test.each(kinds)('hook claude with a transcript that is %s: the step is recorded, the problem said', (_w, plant) => {
@@ -316,10 +355,10 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
 });
 
 describe('a blob whose bytes changed since it was stored', () => {
-  test('show reads no more than the file holds and says its bytes do not hash to its name', () => {
+  test('show reads no more than the file holds and says its bytes do not hash to its name', async () => {
     const { root, blob } = project();
     writeFileSync(blob, 'x'.repeat(1 << 20));
-    const r = run(['show', 'a1', '0'], root);
+    const r = await runIn(['show', 'a1', '0'], root);
     expectNoStack(r);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`MISSING: ${blob} holds ${1 << 20} bytes that do not hash to its name`);
