@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile } from '../src/journal';
 import { pullRequestEvent, runAction } from './helpers/action';
@@ -79,7 +79,15 @@ function hooksDir(): string {
 /** Configures `repo` (its own config file, as an agent could) to run a marker program wherever git can run one. */
 function poison(repo: string): void {
   const p = program('evil');
-  const set = (k: string, v: string): void => void git(repo, ['config', k, v]);
+  // Written into .git/config at the end, as git config would write them (a git process per key was 54 of this
+  // file's git processes); the test below that runs git plainly shows git reads them.
+  const entries: string[] = [];
+  const set = (k: string, v: string): void => {
+    const dot = k.lastIndexOf('.');
+    const [section, ...sub] = k.slice(0, dot).split('.');
+    const head = sub.length === 0 ? `[${section}]` : `[${section} "${sub.join('.')}"]`;
+    entries.push(`${head}\n\t${k.slice(dot + 1)} = "${v.replace(/[\\"]/g, (c) => `\\${c}`)}"\n`);
+  };
   set('core.fsmonitor', p);
   set('core.hooksPath', hooksDir());
   set('filter.ev.clean', `${p} clean %f`);
@@ -98,6 +106,7 @@ function poison(repo: string): void {
   set('core.alternateRefsCommand', `${p} alternate-refs`);
   set('gpg.program', `${p} gpg`);
   set('commit.gpgSign', 'true');
+  appendFileSync(path.join(repo, '.git', 'config'), entries.join(''));
   // The default hooks directory too, for a git that would ignore hooksPath.
   for (const h of HOOKS) {
     writeFileSync(path.join(repo, '.git', 'hooks', h), `#!/bin/sh\necho "default-hook ${h}" >> '${marker}'\n`);
