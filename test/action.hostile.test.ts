@@ -33,6 +33,7 @@ import {
 import { inProcessOnPr, runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 import { cli } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { rawTar } from './helpers/tar';
 
 const { tmp, scratch, scenario, onPr } = actionTestBed('stepchain-action-hostile-');
@@ -174,7 +175,7 @@ describe('symbolic links are never followed', () => {
     }
   });
 
-  test("the CLI's report never embeds a blob whose digest does not match, or one that is a link, and reads none over the cap", () => {
+  test("the CLI's report never embeds a blob whose digest does not match, or one that is a link, and reads none over the cap", async () => {
     const root = path.join(tmp, `cli-report-${++n}`);
     mkdirSync(root);
     const j = Journal.open(path.dirname(journalFile(root, 'ag')), { durability: 'none' });
@@ -189,7 +190,8 @@ describe('symbolic links are never followed', () => {
     rmSync(cas(linked));
     symlinkSync(path.join(root, 'secret.txt'), cas(linked));
     const out = path.join(root, 'r.html');
-    const r = cli(['report', 'ag', '--root', root, '-o', out]);
+    // What the page embeds is the command's logic, not the process's: runCli in this process.
+    const r = await cliInProcess(['report', 'ag', '--root', root, '-o', out]);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const page = readFileSync(out, 'utf8');
     expect(page).toContain(good.toString('base64'));

@@ -279,7 +279,8 @@ describe('verify mode on a pull request', () => {
     expect(r.code).toBe(1);
     expectNoStack(r);
     expect(failureOf(r)).toBe('stepchain: input mode: "bogus" is not verify, export or gather');
-    const k = await onPr(dir, base, { 'public-keys': 'missing.pub' });
+    // The process's one-line failure is the run above; which line a missing key file gives is the Action's logic.
+    const k = await inPr(dir, base, { 'public-keys': 'missing.pub' });
     expect(k.code).toBe(1);
     expect(failureOf(k)).toBe(
       `stepchain: input public-keys: missing.pub does not exist at the base commit ${base.slice(0, 12)}; trust anchors are read from the base, never from the change being checked (add the file to the base branch first, or pass the value inline from a secret or variable)`,
@@ -398,7 +399,8 @@ describe('GitHub services (local stand-ins)', () => {
 
   test('export with redact publishes redacted receipts for the named agents', async () => {
     const { dir } = scenario();
-    const r = await runAction({
+    // No service is reached (no upload): the Action's `run()` in this process.
+    const r = await runInProcess({
       workspace: dir,
       scratch,
       inputs: { mode: 'export', agents: 'alice', redact: 'true', 'upload-artifact': 'false', 'allow-unsigned': 'true' },
