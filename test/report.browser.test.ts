@@ -87,6 +87,16 @@ function bigJournal(file: string, n: number): void {
   }));
 }
 
+let tenThousand: string | undefined;
+/** One 10,000-step journal (made on first use) for the tests that only read it. */
+function tenThousandSteps(): string {
+  if (tenThousand === undefined) {
+    tenThousand = path.join(dir, 'big', '000000.jsonl');
+    bigJournal(tenThousand, 10_000);
+  }
+  return tenThousand;
+}
+
 const selectedLine = async (o: { page: import('playwright-core').Page }): Promise<string | undefined> =>
   o.page.evaluate(() => document.getElementById('detail')?.dataset.line);
 
@@ -268,8 +278,7 @@ describe('report in headless Chromium', () => {
   });
 
   it('verifies a 10,000-step journal incrementally and stays responsive', async () => {
-    const file = path.join(dir, 'big', '000000.jsonl');
-    bigJournal(file, 10_000);
+    const file = tenThousandSteps();
     const out = path.join(dir, 'big.html');
     expect(writeReport(file, out).ok).toBe(true);
     const o = await openReport(browser, out);
@@ -295,8 +304,7 @@ describe('report in headless Chromium', () => {
   });
 
   it('moves the selection while a large journal is still verifying', async () => {
-    const file = path.join(dir, 'big2', '000000.jsonl');
-    bigJournal(file, 10_000);
+    const file = tenThousandSteps();
     const out = path.join(dir, 'big2.html');
     writeReport(file, out);
     const page = await browser.context.newPage();
