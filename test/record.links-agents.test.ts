@@ -6,7 +6,8 @@ import { journalDir } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { exchangeCallIds, recordExchangeLinks } from '../src/runs/exchange-links';
 import { agentBinary } from './helpers/agents';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { GEMINI_RUN_ENV, geminiHome, startGeminiServer, type FunctionCall } from './helpers/gemini-server';
 import { recordArgs, runStepchain } from './helpers/record';
 import {
@@ -58,7 +59,7 @@ describe('Codex (0.171.0): the session-id header', () => {
     }
   });
 
-  test('a link naming an exchange that did not ask for the call: exit 1, exchange_step_mismatch', () => {
+  test('a link naming an exchange that did not ask for the call: exit 1, exchange_step_mismatch', async () => {
     const at = path.join(dir, 'codex-tampered');
     cpSync(p.root, at, { recursive: true });
     const [l] = linksOf(at, hookJournal);
@@ -66,11 +67,13 @@ describe('Codex (0.171.0): the session-id header', () => {
     const last = steps(at, 'rec').at(-1)!.row;
     const forged = { ...l!, exchange_seq: last.seq, exchange_step_hash: last.step_hash };
     expect(recordExchangeLinks(at, [forged], { env: {} })).toHaveLength(1);
+    // replay and show through runCli in this process (`cliInProcess`, the code the bundle runs): what they say and
+    // their exit code are the point, not the process.
     for (const args of [
       ['replay', hookJournal],
       ['show', hookJournal, '0'],
     ]) {
-      const r = cli(args, { cwd: at, env: { HOME: p.home } });
+      const r = await cliInProcess(args, { cwd: at, env: { HOME: p.home } });
       expectNoStack(r);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(

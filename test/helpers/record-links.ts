@@ -6,7 +6,7 @@ import { EXCHANGE_LINK_EVENT, type ExchangeLink } from '../../src/runs/exchange-
 import { sha256Hex } from '../../src/util/hash';
 import { startChatServer, type ChatTurn } from './chat-server';
 import { stepchainBin } from './claude';
-import { cli, expectNoStack } from './cli';
+import { expectNoStack } from './cli';
 import { cliInProcess } from './cli-in-process';
 import { initRepo } from './git';
 import { recordArgs, runStepchain, type StepchainRun } from './record';
@@ -53,14 +53,19 @@ export const chatRun = (p: Project, baseUrl: string) => ({
   env: { STEPCHAIN_AUDIT: 'off' },
 });
 
-/** `stepchain init <agent>` in the project, then the agent's command under `record --agent <agent> --journal rec --json`. */
+/**
+ * `stepchain init <agent>` in the project, then the agent's command under `record --agent <agent> --journal rec --json`.
+ * The install runs through runCli in this process (`cliInProcess`, the code the bundle runs, with the same
+ * environment): here it only sets the place up (the init tests check `init` as a process); the record, the agent
+ * and the hooks it starts run as real processes.
+ */
 export async function recordUnderHooks(
   p: Project,
   agent: string,
   env: NodeJS.ProcessEnv,
   command: string[],
 ): Promise<StepchainRun> {
-  expect(cli(['init', agent], { cwd: p.root, env }).code).toBe(0);
+  expect((await cliInProcess(['init', agent], { cwd: p.root, env })).code).toBe(0);
   return runStepchain([...recordArgs(agent, 'rec'), '--json', '--', ...command], p.root, env);
 }
 
