@@ -9,8 +9,9 @@ import { startChatServer, type ChatServer } from './helpers/chat-server';
 import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
-import { git, initRepo } from './helpers/git';
+import { git } from './helpers/git';
 import { runOpenCode, type OpenCodeRun } from './helpers/opencode';
+import { identifiedProject } from './helpers/record';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -44,7 +45,7 @@ const steps = (): JournalEntry[] => readVerifiedJournal(journalFile(root, agent)
 
 beforeAll(async () => {
   agentBinary('opencode');
-  initRepo(root, { 'README.md': '# project\n' });
+  identifiedProject(root);
   mkdirSync(home, { recursive: true });
   server = await startChatServer(
     {

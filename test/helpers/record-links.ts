@@ -8,8 +8,7 @@ import { startChatServer, type ChatTurn } from './chat-server';
 import { stepchainBin } from './claude';
 import { expectNoStack } from './cli';
 import { cliInProcess } from './cli-in-process';
-import { initRepo } from './git';
-import { recordArgs, runStepchain, type StepchainRun } from './record';
+import { identifiedProject, recordArgs, runStepchain, type StepchainRun } from './record';
 
 // The places, runs and checks of the record-links tests (record.links-agents, record.links-chat): each agent's real
 // binary with its stepchain hooks installed AND run under `stepchain record` against a scripted server, every hook
@@ -30,7 +29,7 @@ export interface Project {
 /** The place of agent `name` under `dir`. */
 export function linkProject(dir: string, name: string): Project {
   const at = path.join(dir, name);
-  const root = initRepo(path.join(at, 'project'), { 'README.md': '# project\n' });
+  const root = identifiedProject(path.join(at, 'project'));
   const home = path.join(at, 'home');
   mkdirSync(home, { recursive: true });
   return { root, home, bin: stepchainBin(path.join(at, 'bin')) };

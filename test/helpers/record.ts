@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, type JsonValue } from '../../src/canonical';
 import { Cas, casDir, journalFile, readVerifiedJournal, type JournalEntry } from '../../src/journal';
@@ -11,6 +11,21 @@ import { cliInProcess } from './cli-in-process';
 import { initRepo } from './git';
 import { cliPath } from './paths';
 import { tempDir } from './tmp';
+
+/**
+ * A project repository at `dir` (a README committed) whose git knows who commits, as a user's does: its own
+ * `.git/config` names one (written as a file, not by two `git config` processes). Without it, every snapshot the
+ * record and the hooks took went git's slow way, the one for a machine with no identity (a bare CI runner,
+ * src/git/snapshot.ts): `add`, `write-tree`, a `commit-tree` refused for want of an identity, another with
+ * stepchain's, `update-ref`, five git processes a step where a project with an identity needs `add` alone (the
+ * tree, the commit and the ref are written as loose objects, src/git/loose.ts). That fallback has tests of its own
+ * (git.snapshot, git.loose); these run the agents as their users do.
+ */
+export function identifiedProject(dir: string): string {
+  const root = initRepo(dir, { 'README.md': '# project\n' });
+  appendFileSync(path.join(root, '.git', 'config'), '[user]\n\tname = Test User\n\temail = user@stepchain.invalid\n');
+  return root;
+}
 
 /**
  * The places of an agent's record test, made before its tests: the project (a git repository with a README), the
@@ -25,7 +40,7 @@ export function recordPlaces(prefix: string): { dir: string; root: string; home:
     note: path.join(dir, 'note.txt'),
   };
   beforeAll(() => {
-    initRepo(places.root, { 'README.md': '# project\n' });
+    identifiedProject(places.root);
     mkdirSync(places.home, { recursive: true });
     writeFileSync(places.note, 'the first note\n');
   });
