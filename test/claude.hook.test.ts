@@ -9,7 +9,7 @@ import { sha256Hex } from '../src/util/hash';
 import { cli, expectNoStack } from './helpers/cli';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';
 import { freshDir, tempDir } from './helpers/tmp';
-import { freshRepo } from './helpers/project';
+import { identifiedProject } from './helpers/record';
 
 // The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
 jest.setTimeout(180_000);
@@ -19,8 +19,9 @@ const SID = '11111111-2222-4333-8444-555555555555';
 const AGENT = `claude-${SID}`;
 const off = { STEPCHAIN_AUDIT: 'off' };
 
+/** A new project each call, whose git names who commits (as a user's does: the hooks' snapshots take git's short way). */
 function project(): string {
-  return freshRepo(dir, { 'README.md': 'x\n' });
+  return identifiedProject(freshDir(dir, 'repo'));
 }
 
 function payload(root: string, event: string, extra: Record<string, unknown> = {}): string {

@@ -16,7 +16,8 @@ import {
   type ClaudeRun,
   type ScriptedServer,
 } from './helpers/claude';
-import { git, initRepo } from './helpers/git';
+import { git } from './helpers/git';
+import { identifiedProject } from './helpers/record';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -82,7 +83,7 @@ function files(commitish: string): Record<string, string> {
 
 beforeAll(async () => {
   binary = claudeBinary();
-  initRepo(root, { 'README.md': '# project\n' });
+  identifiedProject(root);
   server = await startScriptedServer({
     [PROMPT]: [
       { tools: [{ name: 'Bash', input: { command: 'echo hello > a.txt && cat a.txt' } }] },

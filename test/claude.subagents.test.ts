@@ -6,7 +6,7 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ScriptedServer } from './helpers/claude';
-import { initRepo } from './helpers/git';
+import { identifiedProject } from './helpers/record';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -44,7 +44,7 @@ const payloadOf = (row: { payload: Map<string, JsonValue> }) => Object.fromEntri
 
 beforeAll(async () => {
   binary = claudeBinary();
-  initRepo(root, { 'README.md': '# project\n' });
+  identifiedProject(root);
   const agentCall = (prompt: string, background: boolean) => ({
     tools: [
       {

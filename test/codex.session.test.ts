@@ -6,7 +6,7 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { stepchainBin } from './helpers/claude';
-import { initRepo } from './helpers/git';
+import { identifiedProject } from './helpers/record';
 import {
   CODEX_MODEL,
   runCodex,
@@ -50,7 +50,7 @@ function steps(file: string): JournalEntry[] {
 }
 
 beforeAll(async () => {
-  initRepo(root, { 'README.md': '# project\n' });
+  identifiedProject(root);
   server = await startResponsesServer([CMD_OK, CMD_FAIL]);
   writeCodexConfig(home, server.port, `[projects.${JSON.stringify(root)}]\ntrust_level = "trusted"\n`);
   const init = cli(['init', 'codex'], { cwd: root, env: scEnv() });

@@ -10,7 +10,8 @@ import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { runCopilot, type CopilotRun } from './helpers/copilot';
-import { git, initRepo } from './helpers/git';
+import { git } from './helpers/git';
+import { identifiedProject } from './helpers/record';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -66,7 +67,7 @@ function copilotLog(sid: string): Record<string, unknown>[] {
 
 beforeAll(async () => {
   agentBinary('copilot');
-  initRepo(root, { 'README.md': '# project\n' });
+  identifiedProject(root);
   mkdirSync(path.join(home, '.copilot'), { recursive: true });
   server = await startChatServer(
     {

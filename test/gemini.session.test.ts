@@ -9,7 +9,7 @@ import { stepchainBin } from './helpers/claude';
 import { cli, expectNoStack } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { GEMINI_RUN_ENV, geminiHome, runGemini, startGeminiServer, type GeminiServer } from './helpers/gemini-server';
-import { initRepo } from './helpers/git';
+import { identifiedProject } from './helpers/record';
 import { refPython, expectVerifiedByPeer } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -46,7 +46,7 @@ const sc = (args: string[]) => cliInProcess(args, { cwd: root, env });
 const settingsFile = path.join(root, '.gemini', 'settings.json');
 
 beforeAll(async () => {
-  initRepo(root, { 'README.md': '# project\n' });
+  identifiedProject(root);
   mkdirSync(path.dirname(settingsFile), { recursive: true });
   writeFileSync(settingsFile, SETTINGS);
   server = await startGeminiServer({
