@@ -7,6 +7,7 @@ import { Cas, casDir, journalFile, readVerifiedJournal } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';
 import { freshDir, tempDir } from './helpers/tmp';
 import { identifiedProject } from './helpers/record';
@@ -150,7 +151,7 @@ test('a broken run journal does not stop steps from being recorded', () => {
   expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(1);
 });
 
-test('one compaction is one mutation: PreCompact chains it, SessionStart(compact) only its event', () => {
+test('one compaction is one mutation: PreCompact chains it, SessionStart(compact) only its event', async () => {
   const root = project();
   expect(hook(payload(root, 'SessionStart', { source: 'startup' }), root).code).toBe(0);
   expect(hook(payload(root, 'PreCompact', { trigger: 'auto', custom_instructions: null }), root).code).toBe(0);
@@ -172,7 +173,8 @@ test('one compaction is one mutation: PreCompact chains it, SessionStart(compact
   expect(m(2).after_digest).toBe(sha256Hex(Buffer.from(canonical({ trigger: 'auto' }))));
   expect(m(4)).toMatchObject({ mutation_kind: 'compact_boundary', step_index: 1 });
   expect(m(4).after_digest).toBe(sha256Hex(Buffer.from(canonical({}))));
-  expect(cli(['run', 'verify', AGENT], { cwd: root }).code).toBe(0);
+  // What the hooks wrote, read by runCli in this process (the hooks, the subject, ran as processes).
+  expect((await cliInProcess(['run', 'verify', AGENT], { cwd: root })).code).toBe(0);
 });
 
 test('outside a git repository a step is recorded without a snapshot', () => {
@@ -225,7 +227,8 @@ test('a real session whose recording fails everywhere still runs to the end: hoo
   const root = project();
   const home = path.join(dir, 'home-broken');
   const bin = stepchainBin(path.join(dir, 'bin'));
-  expect(cli(['init', 'claude'], { cwd: root }).code).toBe(0);
+  // The install through runCli in this process: the hooks Claude Code starts from it are the processes in question.
+  expect((await cliInProcess(['init', 'claude'], { cwd: root })).code).toBe(0);
   // Neither journals nor run journals can be created: their directories are files.
   mkdirSync(path.join(root, '.sdd', 'runtime'), { recursive: true });
   writeFileSync(path.join(root, '.sdd', 'runtime', 'journal'), 'not a directory');

@@ -275,8 +275,12 @@ test('/compact pins one compact_boundary mutation; run ingest of the same stream
   expect(m.after_digest).toBe(sha256Hex(Buffer.from(canonical({ trigger: meta.trigger }))));
 });
 
-test('fork --from-step 2 --resume: the files of step 2, the journal prefix, and a conversation cut after its result', () => {
-  const r = cli(['fork', agent, '--from-step', '2', '--resume', '--json'], { cwd: root, env: { ...env, HOME: home } });
+test('fork --from-step 2 --resume: the files of step 2, the journal prefix, and a conversation cut after its result', async () => {
+  // runCli in this process: what the fork made is the point (HOME, where Claude Code's sessions are, is in its env).
+  const r = await cliInProcess(['fork', agent, '--from-step', '2', '--resume', '--json'], {
+    cwd: root,
+    env: { ...env, HOME: home },
+  });
   expectNoStack(r);
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout) as Record<string, string>;

@@ -3,7 +3,6 @@ import type { JsonValue } from '../src/canonical';
 import { journalFile, readVerifiedJournal, type JournalEntry } from '../src/journal';
 import { reportForkTree } from '../src/report';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
-import { cli } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin, type ScriptedServer } from './helpers/claude';
 import { identifiedProject } from './helpers/record';
@@ -71,7 +70,8 @@ beforeAll(async () => {
       { text: 'Background done.' },
     ],
   });
-  expect(cli(['init', 'claude'], { cwd: root, env }).code).toBe(0);
+  // The install through runCli in this process (claude.session installs as a process): the subagents are the point.
+  expect((await sc(['init', 'claude'])).code).toBe(0);
 });
 
 afterAll(async () => {

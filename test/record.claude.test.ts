@@ -3,7 +3,8 @@ import path from 'node:path';
 import { type JournalEntry } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { agentPath } from './helpers/agents';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, startScriptedServer, type ScriptedServer } from './helpers/claude';
 import * as rec from './helpers/record';
 
@@ -123,7 +124,8 @@ test('record: /compact is pinned as a content-addressed provider_state_mutation,
   // Pinned before the next exchange: it comes before the run's end, and the step it names is the compaction request.
   const steps = rec.recordedSteps(root, 'rec-compact');
   expect(blob(steps[0]!.row.input_hash).toString('utf8')).toMatch(/create a detailed summary of the conversation/);
-  expect(cli(['run', 'verify', 'rec-compact'], { cwd: root }).code).toBe(0);
+  // A read of what the recording wrote (runCli in this process): the recording itself ran as a process.
+  expect((await cliInProcess(['run', 'verify', 'rec-compact'], { cwd: root })).code).toBe(0);
 });
 
 test('fork --replay from step 1: server A is gone, server B gets only the requests after step 1, the files are right', async () => {
