@@ -66,7 +66,9 @@ beforeAll(async () => {
     ],
     [ASYNC]: [agentCall(SUB_ASYNC, true), { text: 'Launched.' }],
     [SUB_ASYNC]: [
-      { tools: [{ name: 'Bash', input: { command: 'sleep 2; echo bg > t.txt' } }] },
+      // The main session's Stop must come first (what the test is about): the subagent's call outlasts the main
+      // session's last turn and its Stop hook by seconds even on a loaded host (2 s was the only margin before).
+      { tools: [{ name: 'Bash', input: { command: 'sleep 5; echo bg > t.txt' } }] },
       { text: 'Background done.' },
     ],
   });
@@ -196,7 +198,7 @@ test('a background subagent (async_launched): nothing lost, the link holds thoug
   expect(events.indexOf('subagent_stop')).toBeGreaterThan(firstStop);
   // Every step of the subagent is in its journal, in order, and the chain verifies.
   expect(steps(sub).map((e) => e.row.tool_call)).toEqual([
-    { id: expect.stringMatching(/^toolu_/), input: { command: 'sleep 2; echo bg > t.txt' }, name: 'Bash' },
+    { id: expect.stringMatching(/^toolu_/), input: { command: 'sleep 5; echo bg > t.txt' }, name: 'Bash' },
   ]);
   expect((await sc(['verify', sub])).code).toBe(0);
   expect((await sc(['run', 'verify', session])).code).toBe(0);
