@@ -13,6 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { format } from 'node:util';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { expectNoStack, type CliResult } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
@@ -43,6 +44,8 @@ function run(args: string[], cwd: string, input?: string, env: NodeJS.ProcessEnv
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
+const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
+
 /**
  * `run` in this process (`cliInProcess`): where nothing can block (no FIFO, no device). Nothing may reach the
  * process's own streams, so the command's stdout and stderr are all a user of the bin would see.
@@ -55,10 +58,16 @@ async function runIn(args: string[], cwd: string, input?: string, env: NodeJS.Pr
   };
   const spies = [jest.spyOn(process.stderr, 'write'), jest.spyOn(process.stdout, 'write')];
   for (const s of spies) s.mockImplementation(capture);
+  // console.* too: with more than one test file Jest buffers the console and prints it after the file (never through
+  // the streams spied above), so a stray console.error of the CLI's code would pass unseen in a full run.
+  const consoleSpies = CONSOLE_METHODS.map((m) =>
+    jest.spyOn(console, m).mockImplementation((...a: unknown[]) => void seen.push(`${format(...a)}\n`)),
+  );
   try {
     return await cliInProcess(args, { cwd, input: input ?? '', env });
   } finally {
     for (const s of spies) s.mockRestore();
+    for (const s of consoleSpies) s.mockRestore();
     expect(seen.join('')).toBe('');
   }
 }
