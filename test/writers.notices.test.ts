@@ -10,7 +10,6 @@ import { auditDir } from '../src/audit';
 import { journalDir, journalFile, type TornTailMoved } from '../src/journal';
 import { recordStep } from '../src/record';
 import { runJournalFile } from '../src/runs';
-import type { CliResult } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { initRepo } from './helpers/git';
 import { startChatServer } from './helpers/chat-server';
@@ -53,16 +52,6 @@ async function processStderr(run: () => Promise<void> | void): Promise<string> {
   return seen.join('');
 }
 
-/** `stepchain <args>` in this process; nothing of it may reach the process's stderr (the command's is returned). */
-async function inProcess(args: string[], options: Parameters<typeof cliInProcess>[1]): Promise<CliResult> {
-  let r: CliResult | undefined;
-  const outside = await processStderr(async () => {
-    r = await cliInProcess(args, options);
-  });
-  expect(outside).toBe('');
-  return r!;
-}
-
 /** The notice lines of `stderr`, the file each names. */
 function toldFiles(stderr: string): string[] {
   return stderr
@@ -91,7 +80,7 @@ test('`append` in-process: the journal, the run journal and the audit log, each 
   const root = await project();
   const files = [journalFile(root, 'agent'), runJournalFile(root, 'agent'), auditDay(root)];
   tear(...files);
-  const r = await inProcess(['append', 'agent', '--prompt', 'p2', '--root', root], { env: env() });
+  const r = await cliInProcess(['append', 'agent', '--prompt', 'p2', '--root', root], { env: env() });
   expect(r.code).toBe(0);
   expect(toldFiles(r.stderr).sort()).toEqual([...files].sort());
 });
@@ -144,7 +133,7 @@ test('`run record`, `run mutation` and `hook claude` in-process: told on the com
     if (c.args[0] === 'hook') expect((await cliInProcess(c.args, options)).code).toBe(0);
     const files = c.torn();
     tear(...files);
-    const r = await inProcess(c.args, options);
+    const r = await cliInProcess(c.args, options);
     expect({ args: c.args, code: r.code }).toEqual({ args: c.args, code: 0 });
     expect(toldFiles(r.stderr).sort()).toEqual([...files].sort());
   }
@@ -159,7 +148,7 @@ test('`fork`, `export` and `publish` in-process: the audit log each extends, tol
   ];
   for (const args of cases) {
     tear(auditDay(root));
-    const r = await inProcess(args, { env: env(), cwd: root });
+    const r = await cliInProcess(args, { env: env(), cwd: root });
     expect({ args, code: r.code }).toEqual({ args, code: 0 });
     expect(toldFiles(r.stderr)).toEqual([auditDay(root)]);
   }
@@ -195,10 +184,13 @@ test('`record` and `fork --replay`: the audit log they extend, told on the comma
   await closing(startChatServer({}, { model: 'gpt-test' }), async (server) => {
     const url = server.baseUrl;
     tear(auditDay(root));
-    const r = await inProcess([...recordArgs('codex', 'rec-1', url), '--root', root, '--', process.execPath, client], {
-      env: env(),
-      cwd: root,
-    });
+    const r = await cliInProcess(
+      [...recordArgs('codex', 'rec-1', url), '--root', root, '--', process.execPath, client],
+      {
+        env: env(),
+        cwd: root,
+      },
+    );
     expect(r.code).toBe(0);
     expect(toldFiles(r.stderr)).toEqual([auditDay(root)]);
 
@@ -213,7 +205,7 @@ test('`record` and `fork --replay`: the audit log they extend, told on the comma
 
     // fork --replay: the fork it makes and the recording it runs write the audit log; the first write moves the tail.
     tear(auditDay(root));
-    const f = await inProcess(
+    const f = await cliInProcess(
       [
         'fork',
         'rec-1',
