@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InputError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { ensureDir, fsyncDir, writeAll } from '../util/fs';
-import { readRegularFile } from '../util/nofollow';
+import { readRegularFile, storeDirMissing } from '../util/nofollow';
 
 /** The content-addressed blob store: `<dir>/<first two hex>/<sha256 hex>`. */
 export class Cas {
@@ -24,6 +24,14 @@ export class Cas {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Whether the store's directory is missing under `.sdd` (no blob can be in it): one look for what `get` would find
+   * for each blob (a link on the way is refused the same way). Never true for a store outside `.sdd` (`--cas`).
+   */
+  missing(): boolean {
+    return storeDirMissing(path.resolve(this.dir));
   }
 
   /**

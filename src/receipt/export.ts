@@ -14,7 +14,7 @@ import {
   type JournalEntry,
 } from '../journal';
 import { writeFileWhole } from '../util/fs';
-import { sha256Hex } from '../util/hash';
+import { isSha256Hex, sha256Hex } from '../util/hash';
 import type { TornTailMoved } from '../util/chain-file';
 import { assertSafeId } from '../util/ids';
 import { PRODUCER } from '../version';
@@ -157,8 +157,11 @@ export function buildReceipt(journalFile: string, options: ExportOptions = {}): 
   const bundled: [string, Buffer][] = [];
   const missing: string[] = [];
   const warnings: string[] = [];
+  // No CAS directory at all (a journal copied without its blobs): every blob is missing, found with one look instead
+  // of one per blob (200,000 of them cost seconds). A digest that is not one still goes to `get`, which refuses it.
+  const none = cas !== undefined && digests.length > 0 && digests.every((d) => isSha256Hex(d)) && cas.missing();
   for (const d of digests) {
-    const data = cas?.get(d);
+    const data = none ? undefined : cas?.get(d);
     if (data === undefined) {
       missing.push(d);
     } else if (sha256Hex(data) !== d) {

@@ -188,6 +188,15 @@ export function refuseLinkedStoreDirs(dir: string): boolean {
 }
 
 /**
+ * Whether `dir` is under a `.sdd` directory and one of its directories from there down is missing (so nothing below
+ * it exists); a link or a non-directory on the way is refused as `refuseLinkedStoreDirs` refuses it. A path outside
+ * `.sdd` is never missing by this look (the caller's own choice: its files are looked at one by one).
+ */
+export function storeDirMissing(dir: string): boolean {
+  return lookAtStoreDirs(dir) === 'missing';
+}
+
+/**
  * Creates the directories of `dir` below `from` (which must exist) one at a
  * time, each looked at with lstat once it exists: a link (or anything but a
  * directory) in the way is refused before anything is created through it.
