@@ -4,6 +4,7 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 import { Journal } from '../src/journal';
 import {
   CHUNK_IDLE_TAG,
+  CHUNK_SCANNER_TAG,
   CHUNK_JOB_TAG,
   prestartChunkWorkers,
   releasePrestarted,
@@ -59,10 +60,16 @@ afterEach(() => {
 });
 
 /**
+ * How a thread started ahead of its job gets the caller's compiled scanner: with its idle data, as a message before
+ * its job (as prestartChunkWorkers sends it), or not at all (the job's own then).
+ */
+type Ahead = false | 'idle-data' | 'message' | 'none';
+
+/**
  * Runs the bundled worker program alone on a job of `slices` (this thread takes none), as walkRanges starts it, or
  * (`ahead`) started before its job, which it is then sent, as a thread prestartChunkWorkers started takes it.
  */
-function workerAlone(slices: [number, number][], options: ChunkOptions, ahead = false): Promise<ChunkReply> {
+function workerAlone(slices: [number, number][], options: ChunkOptions, ahead: Ahead = false): Promise<ChunkReply> {
   const shared = new SharedArrayBuffer(bytes.length);
   Buffer.from(shared).set(bytes);
   const done = new SharedArrayBuffer(4);
@@ -78,9 +85,11 @@ function workerAlone(slices: [number, number][], options: ChunkOptions, ahead = 
     done,
     port: port2,
   };
+  const idle = { tag: CHUNK_IDLE_TAG, ...(ahead === 'idle-data' ? { wasm: wasmModule() } : {}) };
   const worker = ahead
-    ? new Worker(CHUNK_WORKER_SOURCE, { eval: true, workerData: { tag: CHUNK_IDLE_TAG, wasm: wasmModule() } })
+    ? new Worker(CHUNK_WORKER_SOURCE, { eval: true, workerData: idle })
     : new Worker(CHUNK_WORKER_SOURCE, { eval: true, workerData: job, transferList: [port2] });
+  if (ahead === 'message') worker.postMessage({ tag: CHUNK_SCANNER_TAG, wasm: wasmModule() });
   if (ahead) worker.postMessage(job, [port2]);
   return new Promise((resolve, reject) => {
     worker.on('error', reject);
@@ -108,17 +117,19 @@ describe('verification worker threads', () => {
   });
 
   it('started ahead of its job, the bundled worker program walks the job it is sent as the calling thread would', async () => {
-    for (const options of [{ strict: false }, { strict: true, collectRefs: true }, { strict: false, wasm: false }]) {
-      const want = alone(options);
-      const reply = await workerAlone(
-        want.map((s) => [s.start, s.end]),
-        options,
-        true,
-      );
-      expect(reply.error).toBeUndefined();
-      expect(reply.results.map(([k]) => k).sort()).toEqual([0, 1, 2]);
-      for (const [k, summary] of reply.results) expect(summary).toEqual(want[k]);
-    }
+    // Its scanner with its idle data, as a message before the job (prestartChunkWorkers), or only the job's.
+    for (const ahead of ['idle-data', 'message', 'none'] as const)
+      for (const options of [{ strict: false }, { strict: true, collectRefs: true }, { strict: false, wasm: false }]) {
+        const want = alone(options);
+        const reply = await workerAlone(
+          want.map((s) => [s.start, s.end]),
+          options,
+          ahead,
+        );
+        expect(reply.error).toBeUndefined();
+        expect(reply.results.map(([k]) => k).sort()).toEqual([0, 1, 2]);
+        for (const [k, summary] of reply.results) expect(summary).toEqual(want[k]);
+      }
   });
 
   it('threads started ahead (ready or still starting, or none for a small journal) give the same slices', () => {
