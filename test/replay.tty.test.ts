@@ -4,6 +4,7 @@ import path from 'node:path';
 import { publishReceipt } from '../src/receipt';
 import { cliPath } from './helpers/paths';
 import { record, replayProject } from './helpers/replay-fixture';
+import { settledScreen } from './helpers/settled-screen';
 
 /**
  * The interactive replay in a real terminal: `stepchain replay` runs in a
@@ -21,7 +22,6 @@ const tmux = (args: string[]): string => {
   if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 };
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 if (spawnSync('tmux', ['-V']).status !== 0)
   throw new Error('these tests need tmux (apt-get install -y tmux; .ci/run installs it)');
@@ -84,21 +84,11 @@ const keys = (name: string, ...k: string[]): void => void tmux(['send-keys', '-t
 const literal = (name: string, text: string): void => void tmux(['send-keys', '-t', name, '-l', text]);
 const paneVar = (name: string, v: string): string => tmux(['display-message', '-p', '-t', name, `#{${v}}`]).trim();
 
-/** Polls the screen until `pred` holds (generous timeout); returns the screen. */
-async function waitFor(
-  name: string,
-  what: string | RegExp | ((s: string) => boolean),
-  timeoutMs = 30000,
-): Promise<string> {
+/** Waits for the screen to show `what`, settled (./helpers/settled-screen.ts); returns it. */
+function waitFor(name: string, what: string | RegExp | ((s: string) => boolean), timeoutMs = 30000): Promise<string> {
   const pred =
     typeof what === 'function' ? what : (s: string) => (typeof what === 'string' ? s.includes(what) : what.test(s));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const last = screen(name);
-    if (pred(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(what)}; the screen shows:\n${last}`);
-    await sleep(100);
-  }
+  return settledScreen(() => screen(name), pred, String(what), timeoutMs);
 }
 
 const header = (s: string): string => s.split('\n')[0]!;

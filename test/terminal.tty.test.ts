@@ -12,6 +12,7 @@ import { ZERO_HASH } from '../src/util/hash';
 import { initRepo } from './helpers/git';
 import { bashQuote, HOSTILE, HOSTILE_ALL } from './helpers/hostile';
 import { cliPath } from './helpers/paths';
+import { settledScreen } from './helpers/settled-screen';
 import { rawTar } from './helpers/tar';
 import { tempDir } from './helpers/tmp';
 
@@ -128,14 +129,8 @@ const buffers = (): string => tmux(['list-buffers']);
 const title = (name: string): string => tmux(['display-message', '-p', '-t', name, '#{pane_title}']).trim();
 const keys = (name: string, ...k: string[]): void => void tmux(['send-keys', '-t', name, ...k]);
 
-async function waitFor(name: string, pred: (s: string) => boolean, what: string): Promise<string> {
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    const s = screen(name);
-    if (pred(s)) return s;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen shows:\n${s}`);
-    await sleep(100);
-  }
+function waitFor(name: string, pred: (s: string) => boolean, what: string): Promise<string> {
+  return settledScreen(() => screen(name), pred, what, 60000);
 }
 
 // What must never reach the screen as characters: bidi controls, separators, C1 (tmux would have acted on ESC).
@@ -229,13 +224,7 @@ describe('the hostile corpus on a real terminal (tmux)', () => {
     const capture = (): string => tmux(['capture-pane', '-p', '-t', s]);
     let sc = '';
     const until = async (pred: (x: string) => boolean, what: string): Promise<void> => {
-      const deadline = Date.now() + 60000;
-      for (;;) {
-        sc = capture();
-        if (pred(sc)) return;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${sc}`);
-        await sleep(100);
-      }
+      sc = await settledScreen(capture, pred, what, 60000);
     };
     await until((x) => x.startsWith('step 1 / 2'), 'step 1');
     expect(sc).toContain('\\x1b]52;c;UFdORUQ=\\x07\\x1b[2K\\x1b[1A');
