@@ -35,6 +35,17 @@ if (process.env.STEPCHAIN_BENCH_PYTHON === undefined) {
   process.env.STEPCHAIN_BENCH_PYTHON = exe;
 }
 console.log(`Python peer: ${process.env.STEPCHAIN_BENCH_PYTHON} (STEPCHAIN_BENCH_PYTHON to choose)`);
+// What a fresh page of memory costs this machine, the context every whole-process figure below needs: a Node start
+// touches ~1,900 pages, a verify of 130 MB ~6,000 and its second thread ~3,600 more (perf stat, Dec 4). On a quiet
+// machine a page costs well under a microsecond; on a busy VM's slow spell ten times that and more.
+{
+  const pages = 16384;
+  const t0 = process.hrtime.bigint();
+  const mem = new Uint8Array(new WebAssembly.Memory({ initial: (pages * 4096) / 65536 }).buffer);
+  for (let i = 0; i < mem.length; i += 4096) mem[i] = 1;
+  const us = Number(process.hrtime.bigint() - t0) / 1e3 / pages;
+  console.log(`A fresh page of memory (first touch, ${pages} pages): ${us.toFixed(2)} us`);
+}
 run(path.join(root, 'bench', 'journal.ts'));
 // Benchmarks of the other capabilities (receipts, snapshots, the Action, the hook, append), in name order.
 for (const f of readdirSync(path.join(root, 'bench'))
