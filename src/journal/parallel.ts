@@ -110,8 +110,9 @@ const prestarted: Worker[] = [];
 export function prestartChunkWorkers(bytes: number, env: NodeJS.ProcessEnv = process.env): void {
   if (workerEntry === undefined || prestarted.length > 0) return;
   if (bytes < Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES)) return;
-  // The threads start before the scanner is compiled (5-9 ms here), not after: their start is the longer wait, and
-  // the compiled scanner follows them as their first message, long before a thread is up to read it.
+  // The threads start before the scanner is compiled (wasmModule, 5-9 ms in a fresh process here), not after: their
+  // start is the longer wait, and the compiled scanner follows them as their first message, long before a thread is
+  // up to read it.
   const idle: ChunkIdle = { tag: CHUNK_IDLE_TAG };
   for (let k = 1; k < threads(env); k++) {
     try {
@@ -212,7 +213,7 @@ function nextLineStart(source: ChunkSource, fd: number | undefined, window: Buff
 
 /**
  * Cuts [start, end) into up to n line-aligned slices. A file is opened once for all the cuts (it was opened, read
- * 64 KB and closed for each: 32 opens on the critical path of every verify of a large journal).
+ * 64 KB and closed for each: 31 opens on the critical path of every verify of a large journal).
  */
 function plan(source: ChunkSource, start: number, end: number, n: number): [number, number][] {
   const cuts = [start];
