@@ -17,11 +17,15 @@ export async function settledScreen(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const last = capture();
-    if (pred(last)) {
+    const shown = pred(last);
+    if (shown) {
       await sleep(50);
       if (capture() === last) return last; // else still being drawn: looked at again
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen shows:\n${last}`);
+    if (Date.now() > deadline) {
+      const state = shown ? 'shown, but the screen never settled' : 'not shown';
+      throw new Error(`timed out waiting for ${what} (${state}); the screen shows:\n${last}`);
+    }
     await sleep(100);
   }
 }
