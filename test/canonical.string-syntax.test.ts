@@ -31,20 +31,61 @@ const literal = fc
   .tuple(fc.array(piece, { maxLength: 8 }), fc.boolean())
   .map(([pieces, closed]) => `"${pieces.join('')}${closed ? '"' : ''}`);
 /** A literal as a whole line, as a value in an array, and as an object's key. */
-const line = fc.oneof(
+const bare = fc.oneof(
   literal,
   literal.map((l) => `[${l}, 1]`),
   literal.map((l) => `{${l}: 1}`),
 );
+/**
+ * What may stand around a line: JSON's whitespace, Python's other whitespace (str.strip() takes it off as the
+ * reference's reader reads a line; json.loads does not), and two characters that are neither (U+200B, U+FEFF).
+ */
+const around = fc.array(
+  fc.constantFrom(
+    ' ',
+    '\t',
+    '\r',
+    '\x0b',
+    '\x0c',
+    '\x1c',
+    '\x1f',
+    '\x85',
+    '\xa0',
+    '\u1680',
+    '\u2000',
+    '\u200a',
+    '\u2028',
+    '\u2029',
+    '\u202f',
+    '\u205f',
+    '\u3000',
+    '\u200b',
+    '\ufeff',
+  ),
+  { maxLength: 2 },
+);
+const line = fc.oneof(
+  { weight: 2, arbitrary: bare },
+  { weight: 1, arbitrary: fc.tuple(around, bare, around).map(([a, l, b]) => `${a.join('')}${l}${b.join('')}`) },
+);
 
-/** Python's answer per line: `ok <json.dumps(sort_keys, compact)>`, or `err <kind of fault>`. */
+/**
+ * Python's answer per line: `ok <json.dumps(sort_keys, compact)>`, or `err <kind of fault>`; with the argument
+ * `strip`, of the line as the reference's reader takes it (str.strip() first: Unicode whitespace, U+00A0, U+2000..
+ * U+200A, U+3000, \x1c..\x1f and more, which JSON's own whitespace is not), a leading byte-order mark taken off
+ * first as the torn-tail check does (src/journal/json-syntax.ts: json.loads refuses one, but a writer's torn prefix
+ * never starts with one, so such a line is taken for a row or a tamper, never moved aside as a torn tail).
+ */
 const PY_LOADS = String.raw`
 import sys, json
 out = []
+strip = sys.argv[1:] == ["strip"]
 for line in sys.stdin.buffer.read().split(b"\n"):
     if not line:
         continue
     text = bytes.fromhex(line.decode()).decode("utf-8", "surrogatepass")
+    if strip:
+        text = (text[1:] if text.startswith("\ufeff") else text).strip()
     try:
         out.append("ok " + json.dumps(json.loads(text), sort_keys=True, separators=(",", ":")))
     except json.JSONDecodeError as e:
@@ -76,7 +117,11 @@ function ours(text: string): string {
 
 describe(`string literals against python3's json.loads (seed ${seed})`, () => {
   const lines = fc.sample(line, { numRuns: RUNS, seed });
-  const expected = python(PY_LOADS, lines.map((l) => utf8SurrogatePass(l).toString('hex')).join('\n')).split('\n');
+  const hex = lines.map((l) => utf8SurrogatePass(l).toString('hex')).join('\n');
+  const expected = python(PY_LOADS, hex).split('\n');
+  // The torn-tail check reads a line as the reference's reader does: stripped first (seed 1127294636 made a
+  // literal followed by U+00A0-like whitespace: JSON to the reader, "extra data" to json.loads of the raw line).
+  const expectedStripped = python(PY_LOADS, hex, ['strip']).split('\n');
 
   it('the parser accepts what Python does, with the same value, and names the same fault', () => {
     lines.forEach((l, i) => {
@@ -92,8 +137,8 @@ describe(`string literals against python3's json.loads (seed ${seed})`, () => {
   it("the torn-tail grammar check says JSON exactly where Python's reader does", () => {
     lines.forEach((l, i) => {
       const got = parsesAsJson(utf8SurrogatePass(l));
-      if (got !== expected[i]!.startsWith('ok '))
-        throw new Error(`seed ${seed}: ${JSON.stringify(l)}: parsesAsJson ${got}, py ${expected[i]}`);
+      if (got !== expectedStripped[i]!.startsWith('ok '))
+        throw new Error(`seed ${seed}: ${JSON.stringify(l)}: parsesAsJson ${got}, py ${expectedStripped[i]}`);
     });
   });
 });
