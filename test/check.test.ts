@@ -407,6 +407,32 @@ describe('shards', () => {
       /^x\.json: not a stepchain check report/,
     );
   });
+
+  test("a shard's append_only is an outcome stepchain reports, never Markdown that reaches the summary", () => {
+    const item = { kind: 'journal', path: 'p', id: 'a', steps: 1, head: '', ok: true, status: 'ok' };
+    const doc = (extra: Record<string, unknown>) => ({
+      ok: true,
+      commit: null,
+      base: null,
+      verified: 1,
+      failed: 0,
+      heads: {},
+      shard: null,
+      items: [{ ...item, ...extra }],
+      faults: [],
+    });
+    const hostile = 'x |\n\n# Owned\n\n<img src=https://evil.example/p.png> @octocat [c](javascript:alert(1))';
+    expect(() => checkReportFromJson(doc({ append_only: hostile }), 'r.json')).toThrow(
+      /^r\.json: not a stepchain check report: items\[0\]\.append_only is not appended, unchanged/,
+    );
+    expect(() => checkReportFromJson(doc({ append_only: 7 }), 'r.json')).toThrow(/items\[0\]\.append_only is not/);
+    const read = checkReportFromJson(doc({ append_only: 'rewritten' }), 'r.json');
+    expect(read.items[0]!.appendOnly).toBe('rewritten');
+    expect(renderCheckMarkdown(read)).toContain('| ok · rewritten |');
+    // The Markdown escapes the value itself too (a report built in memory is not read through the check above).
+    const md = renderCheckMarkdown({ ...read, items: [{ ...read.items[0]!, appendOnly: hostile as 'rewritten' }] });
+    for (const bad of ['<img', '@octocat', '](javascript', '\n# Owned']) expect(md).not.toContain(bad);
+  });
 });
 
 describe('one git environment policy', () => {

@@ -122,6 +122,7 @@ function isObj(v: unknown): v is Obj {
 }
 
 const KINDS = new Set<string>(['journal', 'run', 'receipt']);
+const APPEND_ONLY = new Set<string>(['appended', 'unchanged', 'deleted', 'truncated', 'rewritten', 'renamed']);
 
 /** Reads a report document back; an InputError naming `source` and the first thing wrong. */
 export function checkReportFromJson(doc: unknown, source: string, root = ''): CheckReport {
@@ -152,7 +153,13 @@ export function checkReportFromJson(doc: unknown, source: string, root = ''): Ch
       ok: bool(v, 'ok', w),
       status: str(v, 'status', w),
     };
-    if (typeof v['append_only'] === 'string') item.appendOnly = v['append_only'] as CheckedItem['appendOnly'] & string;
+    const appendOnly = v['append_only'];
+    if (appendOnly !== undefined && appendOnly !== null) {
+      // Only an outcome stepchain reports: the value reaches the job summary and the PR comment.
+      if (typeof appendOnly !== 'string' || !APPEND_ONLY.has(appendOnly))
+        bad(`${w}.append_only is not ${[...APPEND_ONLY].join(', ')}`);
+      item.appendOnly = appendOnly as NonNullable<CheckedItem['appendOnly']>;
+    }
     if (typeof v['renamed_to'] === 'string') item.renamedTo = v['renamed_to'];
     if (typeof v['signed'] === 'boolean') item.signed = v['signed'];
     if (typeof v['key_id'] === 'string' || v['key_id'] === null) item.keyId = v['key_id'] as string | null;

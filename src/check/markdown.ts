@@ -98,7 +98,7 @@ export function renderCheckMarkdown(report: CheckReport, options: MarkdownOption
   });
   const rowLines = report.items.slice(0, maxRows).map((i) => {
     const head12 = i.head === '' ? '' : mdCode(i.head.slice(0, 12));
-    const hist = i.appendOnly === undefined || i.appendOnly === 'renamed' ? '' : ` · ${i.appendOnly}`;
+    const hist = i.appendOnly === undefined || i.appendOnly === 'renamed' ? '' : ` · ${mdText(i.appendOnly, 40)}`;
     return `| ${i.ok ? '✅' : '❌'} | ${i.kind} | ${mdCode(i.path)} | ${mdText(i.id, 100)} | ${i.steps} | ${head12} | ${mdText(i.status, 200)}${hist} |`;
   });
   const tree = forkTreeMermaid(options.forks ?? [], options.maxForks ?? 200);
