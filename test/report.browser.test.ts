@@ -223,6 +223,34 @@ describe('report in headless Chromium', () => {
     await o.page.close();
   });
 
+  it('shows bidi, zero-width and tag characters as escapes: a step cannot reorder or hide what the page shows', async () => {
+    const file = path.join(dir, 'bidi', '000000.jsonl');
+    // "rm -rf ~ #" shown as "# ~ fr- mr" behind an override, with invisible text and a tag-character message.
+    const evil = 'ls \u202e~ fr- mr\u202c \u2066x\u2069\u200b\ufeff\u{E0049}\u{E0067}';
+    const fields = {
+      prev_hash: ZERO_HASH,
+      input_hash: ZERO_HASH,
+      model: `m\u202e1`,
+      prompt: evil,
+      tool_call: { name: `bash\u202e`, args: { cmd: evil } },
+      tool_result: evil,
+    };
+    const row: StepRow = { ...fields, blob_refs: [], seq: 0, step_hash: computeStepHash(fields), ts: 1 };
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `${encodeRow(row)}\n`);
+    const out = path.join(dir, 'bidi.html');
+    writeReport(file, out, { title: 'stepchain: .sdd/runtime/journal/a\u202eb/000000.jsonl' });
+    const o = await openReport(browser, out);
+    expect(await rootData(o.page)).toMatchObject({ verified: 'true' });
+    await o.page.keyboard.press('Home');
+    const shown = await o.page.evaluate(() => document.title + document.body.innerText);
+    expect(shown).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b\ufeff]|\udb40/);
+    expect(shown).toContain('ls \\u202e~ fr- mr\\u202c \\u2066x\\u2069\\u200b\\ufeff\\u{e0049}\\u{e0067}');
+    expect(shown).toContain('journal/a\\u202eb/000000.jsonl');
+    expect(o.problems).toEqual([]);
+    await o.page.close();
+  });
+
   it('shows a tampered journal as tampered, with the faulty line', async () => {
     const { root, file } = sampleProject('tamper');
     const lines = readFileSync(file, 'utf8').split('\n');

@@ -6,7 +6,7 @@ import { expandFaults, verifyJournalBytes, type Fault } from '../src/journal';
 import * as nodeHash from '../src/util/hash';
 import * as pageHash from '../src/report/client/hash';
 import { createVerifier } from '../src/report/client/verifier';
-import { display } from '../src/report/client/display';
+import { display, shownText } from '../src/report/client/display';
 import { parsePastedKey, verifyEd25519 } from '../src/report/client/signature';
 import { renderReport, reportWindow } from '../src/report/report';
 import type { ReportWindow } from '../src/report/client/data';
@@ -128,6 +128,30 @@ describe('page display', () => {
       '{"b": 1.0, "a": [10000000000000000000000001, 1e-07, -0.0], "s": "Résumé \\u2028\\u0001 😀"}',
     );
     expect(display(v)).toContain('\n  "a": [\n    10000000000000000000000001,');
+  });
+
+  it('shows bidi, zero-width, C1 and tag characters as escapes: journal text cannot reorder or hide what is shown', () => {
+    const hostile = 'ok\u202eevil\u2066x\u2069\u200b\u200f\ufeff\u2060\u061c\u0085\u009b\u{E0041}\u001b[2J';
+    const shown = '\\u202eevil\\u2066x\\u2069\\u200b\\u200f\\ufeff\\u2060\\u061c\\u0085\\u009b';
+    expect(display(hostile)).toBe(`"ok${shown}\\udb40\\udc41\\u001b[2J"`);
+    // Still a JSON literal of the same string.
+    expect(JSON.parse(display(hostile))).toBe(hostile);
+    // Raw text (a prompt, a path, a label): line breaks and tabs kept, the rest escaped.
+    expect(shownText(`line 1\n\t${hostile}\r`)).toBe(`line 1\n\tok${shown}\\u{e0041}\\u001b[2J\\u000d`);
+    // Printable text stays, the joiners of emoji sequences and scripts included.
+    for (const t of ['Résumé ✓ 😀 ﷺ', '👨\u200d👩\u200d👧', 'می\u200cخواهم']) expect(shownText(t)).toBe(t);
+    // The page's own markup (the title a check gives a report: a repository path).
+    const reference = readFileSync(path.join(conformanceDir, 'reference-journal', '000000.jsonl'));
+    const source = {
+      kind: 'journal' as const,
+      path: 'ref.jsonl',
+      agentId: 'ref',
+      journal: reference,
+      blobs: { size: () => undefined, read: () => undefined },
+    };
+    const { html } = renderReport(source, { title: `stepchain: .sdd/runtime/journal/a\u202eb<i>\u200b/000000.jsonl` });
+    expect(html).toContain('<title>stepchain: .sdd/runtime/journal/a\\u202eb&lt;i&gt;\\u200b/000000.jsonl</title>');
+    expect(html.slice(0, html.indexOf('<script'))).not.toMatch(/[\u202e\u200b]/);
   });
 });
 

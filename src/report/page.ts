@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ReportData } from './client/data';
+import { shownText } from './client/display';
 import { PAGE_SCRIPT } from './client/page-script.generated';
 
 /**
@@ -82,8 +83,12 @@ footer { padding: 16px 20px; color: var(--dim); font-size: 12px; }
 @media (max-width: 800px) { main { grid-template-columns: minmax(0, 1fr); } #list, #detail { height: 50vh; } header, main, section { padding: 0 10px; } .status .title { font-size: 18px; } .status.bad .title { font-size: 20px; } }
 `;
 
+/** Text for the page's markup: HTML's five characters as references, controls, bidi and invisible characters shown. */
 const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  shownText(s).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 
 /** JSON safe inside a `<script>` element: no `<`, `>`, `&` or line separators left as is. */
 function scriptJson(data: ReportData): string {

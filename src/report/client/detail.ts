@@ -3,7 +3,7 @@ import { unhashedKeys } from '../../journal/row';
 import type { StepRow } from '../../journal/row';
 import { valueChanges } from '../../replay/changes';
 import { blobPreview } from './blobs';
-import { display, fieldText, orderedRow, preview } from './display';
+import { display, fieldText, orderedRow, preview, shownText } from './display';
 import { addMeta, el, fmtInt, fmtSize } from './dom';
 import { textOf, type ReportState } from './state';
 import type { PageEntry } from './verifier';
@@ -20,7 +20,8 @@ const MAX_CHANGES = 40;
 type ShownRow = ReturnType<typeof orderedRow>;
 
 /** A code block, cut at MAX_SHOWN characters with a button that shows the rest. */
-function pre(doc: Document, s: string): HTMLElement {
+function pre(doc: Document, text: string): HTMLElement {
+  const s = shownText(text);
   const p = el(doc, 'pre', 'code');
   if (s.length > MAX_SHOWN) {
     p.textContent = s.slice(0, MAX_SHOWN);

@@ -1,5 +1,6 @@
 /** DOM and number-formatting helpers the report page's parts share. */
 import { formatSize, pluralWord } from '../../util/words';
+import { shownText } from './display';
 
 /** The page element `#id` (the page template holds every one: a missing one is a broken page). */
 export function byId(doc: Document, id: string): HTMLElement {
@@ -8,7 +9,10 @@ export function byId(doc: Document, id: string): HTMLElement {
   return e;
 }
 
-/** A new element with an optional class and text (always `textContent`: journal text is untrusted). */
+/**
+ * A new element with an optional class and text (always `textContent`: journal text is untrusted; and through
+ * `shownText`, so a control, bidi or invisible character in it is shown as its escape, never obeyed).
+ */
 export function el<K extends keyof HTMLElementTagNameMap>(
   doc: Document,
   tag: K,
@@ -17,7 +21,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 ): HTMLElementTagNameMap[K] {
   const e = doc.createElement(tag);
   if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
+  if (text !== undefined) e.textContent = shownText(text);
   return e;
 }
 

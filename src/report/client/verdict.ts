@@ -2,6 +2,7 @@ import type { PageFault, PageVerifyResult } from './data';
 import { el, fmtInt, plural } from './dom';
 import { jumpToLine, renderList } from './list';
 import type { ReportState } from './state';
+import { shownText } from './display';
 
 /** The verdict: the status banner, the fault list, the header's steps and head, and the root's data-* attributes. */
 
@@ -20,7 +21,7 @@ export function fail(doc: Document, kind: string, message: string): void {
     const t = doc.getElementById('status-title');
     if (t) t.textContent = '✗ NOT VERIFIED: the report could not check this chain';
     const d = doc.getElementById('status-detail');
-    if (d) d.textContent = message;
+    if (d) d.textContent = shownText(message);
   }
 }
 
@@ -36,7 +37,7 @@ function showFaults(state: ReportState, errors: PageFault[]): void {
       const line = f.line;
       a.addEventListener('click', () => jumpToLine(state, line));
       li.append(a, el(doc, 'span', undefined, `: ${f.kind}: ${f.message}`));
-    } else li.textContent = `${f.kind}: ${f.message}`;
+    } else li.textContent = shownText(`${f.kind}: ${f.message}`);
     list.append(li);
   }
   if (errors.length > shown.length)
