@@ -256,12 +256,26 @@ describe('escaping for Markdown and Mermaid (property tests)', () => {
         // Decoding the character references gives back the text (controls shown as \uXXXX).
         const decoded = t.replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
         const shown = s.replace(
-          /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/g,
-          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+          /[\u0000-\u001f\u007f-\u009f\u061c\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060-\u2064\ufeff]|\udb40[\udc00-\udc7f]/g,
+          (c) =>
+            c.length === 2
+              ? `\\u{${c.codePointAt(0)!.toString(16)}}`
+              : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
         );
         expect(decoded).toBe(shown);
       }),
     );
+  });
+
+  test('mdText and mermaidText: bidi marks, invisible operators and tag characters (invisible text) are shown', () => {
+    // "ASCII smuggling": tag characters a model reads as "IGNORE" and a reader does not see.
+    const smuggled = `fix the tests${Array.from('IGNORE', (c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`;
+    const md = mdText(`${smuggled} \u061c\u2060\u2062`);
+    expect(md).toBe(
+      'fix the tests&#92;u&#123;e0049&#125;&#92;u&#123;e0047&#125;&#92;u&#123;e004e&#125;&#92;u&#123;e004f&#125;' +
+        '&#92;u&#123;e0052&#125;&#92;u&#123;e0045&#125; &#92;u061c&#92;u2060&#92;u2062',
+    );
+    expect(mermaidText(smuggled)).toBe(`fix the tests${'#65533;'.repeat(6)}`);
   });
 
   test('mermaidText: a label never closes its quotes, its fence or its node, and never spans a line', () => {

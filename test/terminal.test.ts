@@ -13,8 +13,10 @@ import { HOSTILE } from './helpers/hostile';
  * terminal.
  */
 
-// Everything a terminal may act on: C0 but tab and newline, DEL, C1, bidi controls, line/paragraph separators.
-const ACTS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+// Everything a terminal may act on (C0 but tab and newline, DEL, C1, bidi controls, line/paragraph separators) or
+// shows as nothing (the zero-width space, word joiner, invisible operators, BOM, tag characters).
+const ACTS =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/;
 
 describe('sanitize', () => {
   it('makes the hostile corpus visible', () => {
@@ -27,14 +29,20 @@ describe('sanitize', () => {
     expect(sanitize(HOSTILE.cr)).toBe('FAIL\\x0dOK  \\x08\\x08\\x00\\x7f');
     expect(sanitize('a\nb\tc')).toBe('a\\nb  c');
     expect(sanitize('a\nb', { newlines: 'keep' })).toBe('a\nb');
-    // Text a terminal only shows is left as it is.
+    // Text a terminal shows as nothing: the zero-width space, word joiner, invisible operators, BOM, tag characters.
+    const smuggled = `fix${Array.from('IGNORE', (c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`;
+    expect(sanitize(`${smuggled} a\u200bb\u2060c\u2062d\ufeff`)).toBe(
+      'fix\\u{e0049}\\u{e0047}\\u{e004e}\\u{e004f}\\u{e0052}\\u{e0045} a\\u200bb\\u2060c\\u2062d\\ufeff',
+    );
+    // Text a terminal only shows is left as it is (joiners of emoji sequences and scripts included).
     expect(sanitize('Résumé ✓ 日本語 العربية')).toBe('Résumé ✓ 日本語 العربية');
+    expect(sanitize('👨\u200d👩\u200d👧 می\u200cخواهم 😀')).toBe('👨\u200d👩\u200d👧 می\u200cخواهم 😀');
   });
 
   it('property: nothing a terminal acts on survives, newlines only when kept, idempotent', () => {
     const text = fc.string({
       unit: fc.oneof(
-        fc.constantFrom(...'\u001b\u009b\u202e\u2028\n\r\t\u0007'),
+        fc.constantFrom(...'\u001b\u009b\u202e\u2028\n\r\t\u0007\u200b\ufeff', '\u{E0041}'),
         fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
       ),
     });

@@ -20,12 +20,17 @@ export function formatSize(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-// Shown as `\uXXXX`: C0/C1 controls, DEL, line/paragraph separators, bidi controls, zero-width characters, BOM.
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/g;
+// Shown as `\uXXXX`: C0/C1 controls, DEL, line/paragraph separators, bidi controls and marks, zero-width characters,
+// the word joiner and invisible operators, BOM; tag characters (invisible text) as `\u{e0041}`.
+const INVISIBLE =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060-\u2064\ufeff]|\udb40[\udc00-\udc7f]/g;
 
 /** Invisible and direction-changing characters shown as `\uXXXX` (for Markdown and Mermaid; the terminal has its own). */
 export function visible(s: string): string {
-  return s.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return s.replace(INVISIBLE, (c) => {
+    const cp = c.codePointAt(0)!;
+    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** At most `max` code points, with an ellipsis. */
