@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { commands } from '../src/cli/commands';
 import { runCaptured } from '../src/cli/in-process';
@@ -341,6 +341,26 @@ describe('pipes closed early', () => {
 });
 
 describe('overwrites', () => {
+  test('export and publish refuse a FIFO at the output path unless --force, as they refuse a file', async () => {
+    const p = fresh('over-fifo');
+    await inProcess(['append', 'ag', '--prompt', 'p'], p);
+    const fifo = path.join(p, 'out.tar');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    for (const args of [
+      ['export', 'ag', '-o', 'out.tar'],
+      ['publish', 'ag', '-o', 'out.tar', '--opt-in'],
+    ]) {
+      const r = await inProcess(args, p);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        'stepchain: ' + args[0] + ': out.tar exists; refusing to replace it (give --force to replace it)\n',
+      );
+      expect(lstatSync(fifo).isFIFO()).toBe(true);
+    }
+    expect((await inProcess(['export', 'ag', '-o', 'out.tar', '--force'], p)).code).toBe(0);
+    expect(lstatSync(fifo).isFile()).toBe(true);
+  });
+
   test('export and publish refuse an existing file unless --force; keygen names a missing directory', async () => {
     const p = fresh('over');
     await inProcess(['append', 'ag', '--prompt', 'p'], p);

@@ -1,10 +1,9 @@
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { OptionSpec, ParsedArgs } from './args';
 import type { CommandIO } from './io';
 import { InputError } from '../errors';
 import { resolveProjectRoot } from '../project';
-import { pathKind } from '../util/fs';
+import { lexists, pathKind } from '../util/fs';
 import { isSha256Hex } from '../util/hash';
 import { readRegularFile } from '../util/nofollow';
 import { tornTailLine, type TornTailMoved } from '../util/chain-file';
@@ -69,16 +68,9 @@ export function rootOf(args: ParsedArgs, io: CommandIO, options: { create?: bool
 export function refuseOverwrite(file: string, shown: string, args: ParsedArgs, command: string): void {
   if (pathKind(file) === 'dir') throw new InputError(`${command}: ${shown} is a directory`);
   if (args.flags.has('force')) return;
-  if (pathKind(file) !== undefined || isSymlink(file))
+  // Anything at the path is refused: a FIFO, a socket or a device too (stat calls those neither file nor dir).
+  if (lexists(file))
     throw new InputError(`${command}: ${shown} exists; refusing to replace it (give --force to replace it)`);
-}
-
-function isSymlink(file: string): boolean {
-  try {
-    return lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
 
 /**
