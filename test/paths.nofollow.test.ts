@@ -241,7 +241,10 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
     test('report: answered at once, the blob left out (never followed, never read)', async () => {
       const r = await runAt(canBlock, ['report', 'a1', '-o', 'r.html'], root);
       expectNoStack(r);
-      expect([0, 1]).toContain(r.code); // a link under the project is reported as such (exit 1)
+      // Refused as what it is (exit 1, naming it), never passed off as a blob missing from the store.
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('blob_refused');
+      expect(r.stderr).toContain(path.relative(root, blob));
       expect(readFileSync(path.join(root, 'r.html'), 'utf8')).not.toContain(
         Buffer.from('the input').toString('base64'),
       );

@@ -138,7 +138,11 @@ export function casSource(root: string | undefined): ReportBlobSource {
     },
     refused(digest) {
       const st = lstatUnder(root, rel(digest));
-      return st.kind === 'symlink' ? `${st.at} is a symbolic link (never followed)` : undefined;
+      if (st.kind === 'symlink') return `${st.at} is a symbolic link (never followed)`;
+      // Something in a blob's place that is not a file (a FIFO, a directory) is no blob, and never "missing".
+      if (st.kind === 'dir') return `${rel(digest)} is a directory, not a regular file (never read)`;
+      if (st.kind === 'other') return `${rel(digest)} is not a regular file (a FIFO, socket or device; never read)`;
+      return undefined;
     },
   };
 }
