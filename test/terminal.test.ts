@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { runCli } from '../src/cli/main';
 import type { CommandIO } from '../src/cli/io';
 import { terminalProgress } from '../src/util/progress';
-import { sanitize } from '../src/util/terminal';
+import { clipLine, MAX_PROBLEM_LINE, sanitize } from '../src/util/terminal';
 import { HOSTILE } from './helpers/hostile';
 
 /**
@@ -87,10 +87,60 @@ describe('the CLI sink', () => {
     expect(c.err[0]).toContain('\\x1b]52;c;');
   });
 
+  it('a problem quoting a value of any length is one bounded line that still says what is wrong', async () => {
+    for (const [agent, payload] of [
+      ['claude', { session_id: 'a/'.repeat(2_500_000), hook_event_name: 'PostToolUse', cwd: process.cwd() }],
+      ['opencode', { session_id: 'a/'.repeat(2_500_000), hook_event_name: 'session.idle', directory: process.cwd() }],
+    ] as const) {
+      const c = capture();
+      c.io.readStdin = () => Buffer.from(JSON.stringify(payload));
+      await runCli(['hook', agent], c.io);
+      const lines = c.err.filter((l) => l.includes('unsafe session_id'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.length).toBeLessThanOrEqual(MAX_PROBLEM_LINE);
+      expect(lines[0]).toMatch(/characters cut/);
+    }
+    const c = capture();
+    expect(await runCli(['verify', `${'x'.repeat(100_000)}.jsonl`], c.io)).toBe(2);
+    expect(c.err).toHaveLength(1);
+    expect(c.err[0]!.length).toBeLessThanOrEqual(MAX_PROBLEM_LINE);
+    // The end of the message, after the value, is kept.
+    expect(c.err[0]).toMatch(/\.jsonl.*$/);
+  });
+
   it('an unknown command named with escapes is shown, not obeyed', async () => {
     const c = capture();
     expect(await runCli([`${HOSTILE.title}${HOSTILE.c1}`], c.io)).toBe(2);
     expect(c.err.join('')).not.toMatch(ACTS);
+  });
+});
+
+describe('clipLine', () => {
+  it('keeps a short line whole, and cuts a long one to its start and end, never inside a surrogate pair', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 300 }),
+          fc.string({ unit: 'binary', minLength: 301, maxLength: 2000 }),
+        ),
+        fc.integer({ min: 120, max: 300 }),
+        (s, max) => {
+          const cut = clipLine(s, max);
+          if (s.length <= max) return expect(cut).toBe(s);
+          expect(cut.length).toBeLessThanOrEqual(max);
+          const m = /^([\s\S]*) \[\.\.\. ([\d,]+) characters cut \.\.\.\] ([\s\S]*)$/.exec(cut)!;
+          expect(m).not.toBeNull();
+          const [head, n, tail] = [m[1]!, Number(m[2]!.replace(/,/g, '')), m[3]!];
+          expect(s.startsWith(head) && s.endsWith(tail)).toBe(true);
+          expect(head.length + n + tail.length).toBe(s.length);
+          // Neither side ends or starts with half a pair that the string had whole.
+          const pairAt = (i: number): boolean =>
+            /[\ud800-\udbff]/.test(s[i - 1] ?? '') && /[\udc00-\udfff]/.test(s[i] ?? '');
+          expect(pairAt(head.length)).toBe(false);
+          expect(pairAt(s.length - tail.length)).toBe(false);
+        },
+      ),
+    );
   });
 });
 

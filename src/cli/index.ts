@@ -4,6 +4,7 @@ import { setChunkWorkerEntry } from '../journal/parallel';
 import { CHUNK_WORKER_SOURCE } from '../journal/worker/source.generated';
 import { exitQuietlyOnClosedPipe, jsonDocument, processIO, type CommandIO } from './io';
 import { runCli } from './main';
+import { clipLine, sanitize } from '../util/terminal';
 import { isAppendWorker, runAppendWorker, setAppendWorkerEntry } from '../proxy/append-worker';
 
 // The single-file bundle's entry (dist/cli.js). Verification worker threads run
@@ -24,7 +25,7 @@ function main(): void {
     // No usable current directory (removed under the shell): one line, exit 2, as any input error.
     if (!(e instanceof StepchainError)) throw e;
     if (argv.includes('--json')) process.stdout.write(`${jsonDocument(errorDocument(e))}\n`);
-    process.stderr.write(`stepchain: ${e.message}\n`);
+    process.stderr.write(`stepchain: ${clipLine(sanitize(e.message))}\n`);
     // `hook claude` never exits 2 (Claude Code reads 2 as "block the tool call"): its failures are 1.
     process.exitCode = argv[0] === 'hook' ? 1 : e.exitCode;
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { encode, MAX_NESTING, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { findTombstone, forkParentRoot } from '../journal/tombstone';
-import { sanitize } from '../util/terminal';
+import { clipLine, sanitize } from '../util/terminal';
 
 /**
  * Where a command reads and writes: `--json` prints exactly one JSON document on
@@ -93,13 +93,13 @@ export function workingDirectory(env: NodeJS.ProcessEnv): string {
  * The terminal sink every command prints through (docs/replay.md, "Terminal
  * safety"): human output goes through the one terminal sanitiser, keeping the
  * newlines the command laid out; a problem on stderr is one line, so its
- * newlines are escaped too. JSON documents are ASCII already (escaped by the
+ * newlines are escaped too, and it is cut to a bounded length (a value quoted at any length). JSON documents are ASCII already (escaped by the
  * canonical encoder) and pass untouched.
  */
 export function terminalSafe(io: CommandIO): CommandIO {
   return {
     ...io,
     out: (line) => io.out(sanitize(line, { newlines: 'keep' })),
-    err: (line) => io.err(sanitize(line)),
+    err: (line) => io.err(clipLine(sanitize(line))),
   };
 }

@@ -2,6 +2,7 @@
  * Counting words in messages, one rule everywhere (the CLI, the Action, the
  * report page, the terminal viewer): "1 step", "2 steps", "0 steps".
  */
+import { hiddenPattern, unicodeEscape } from './hidden-chars';
 
 /** The word for `n` things: `one` for exactly one, else `many` (default `one` + "s"). */
 export function pluralWord(n: number, one: string, many = `${one}s`): string {
@@ -20,17 +21,13 @@ export function formatSize(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-// Shown as `\uXXXX`: C0/C1 controls, DEL, line/paragraph separators, bidi controls and marks, zero-width characters,
-// the word joiner and invisible operators, BOM; tag characters (invisible text) as `\u{e0041}`.
-const INVISIBLE =
-  /[\u0000-\u001f\u007f-\u009f\u061c\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060-\u2064\ufeff]|\udb40[\udc00-\udc7f]/g;
+// Shown as `\uXXXX` (`\u{XXXXX}` above U+FFFF): C0 controls, DEL, the zero-width joiner and non-joiner (invisible between
+// ids side by side in a table) and the characters every sink shows escaped (./hidden-chars.ts).
+const INVISIBLE = hiddenPattern(String.raw`\u0000-\u001f\u007f\u200c\u200d`);
 
 /** Invisible and direction-changing characters shown as `\uXXXX` (for Markdown and Mermaid; the terminal has its own). */
 export function visible(s: string): string {
-  return s.replace(INVISIBLE, (c) => {
-    const cp = c.codePointAt(0)!;
-    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
-  });
+  return s.replace(INVISIBLE, unicodeEscape);
 }
 
 /** At most `max` code points, with an ellipsis. */

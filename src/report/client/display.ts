@@ -1,3 +1,4 @@
+import { hiddenPattern, isHidden, unicodeEscape } from '../../util/hidden-chars';
 import { canonicalOfRead, JsonFloat, parse, pythonFloatRepr, SHORT_ESCAPES, type JsonValue } from '../../canonical';
 
 /**
@@ -7,43 +8,14 @@ import { canonicalOfRead, JsonFloat, parse, pythonFloatRepr, SHORT_ESCAPES, type
  * hashes are computed by src/journal over the canonical form.
  */
 
-/**
- * What a screen hides or reorders, beyond C0 controls: C1 controls, bidirectional marks, embeddings, overrides and
- * isolates (which reorder what is shown: "Trojan Source"), the zero-width space, word joiner and invisible
- * operators, the BOM and the tag characters U+E0000..U+E007F (invisible text a model reads and a reader does not).
- * The zero-width joiner and non-joiner stay: emoji sequences and several scripts need them. Shown as `\uXXXX` (`\u{XXXXX}` above U+FFFF), as the
- * terminal (src/util/terminal.ts) and the Markdown (src/util/words.ts) show them.
- */
-const HIDDEN =
-  /[\u0080-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
-
-function hiddenBmp(c: number): boolean {
-  return (
-    (c >= 0x80 && c <= 0x9f) ||
-    c === 0x061c ||
-    c === 0x200b ||
-    c === 0x200e ||
-    c === 0x200f ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    (c >= 0x202a && c <= 0x202e) ||
-    (c >= 0x2060 && c <= 0x2064) ||
-    (c >= 0x2066 && c <= 0x2069) ||
-    c === 0xfeff
-  );
-}
-
-function hiddenEscape(c: string): string {
-  const cp = c.codePointAt(0)!;
-  return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
-}
+const SHOWN_CONTROLS = hiddenPattern(String.raw`\u0000-\u0008\u000b-\u001f\u007f`);
 
 /**
  * Journal text as the page shows it (a prompt, a raw line, a path): line breaks and tabs kept, every other control
- * and every character in HIDDEN made visible, so a value can neither hide text nor reorder what is shown around it.
+ * and every character of the shared list (src/util/hidden-chars.ts) made visible, so a value can neither hide text nor reorder what is shown around it.
  */
 export function shownText(s: string): string {
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, hiddenEscape).replace(HIDDEN, hiddenEscape);
+  return s.replace(SHOWN_CONTROLS, unicodeEscape);
 }
 
 /** A JSON string literal that keeps printable non-ASCII and escapes what a screen would hide. */
@@ -54,12 +26,12 @@ export function displayString(s: string): string {
     const hi = c >= 0xd800 && c <= 0xdbff;
     const lo = c >= 0xdc00 && c <= 0xdfff;
     if (hi && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
-      const d = s.charCodeAt(i + 1);
-      // A tag character (U+E0000..U+E007F) is invisible: its two escapes, as JSON writes a pair.
-      out += c === 0xdb40 && d <= 0xdc7f ? `\\udb40\\u${d.toString(16)}` : s.slice(i, i + 2);
+      const pair = s.slice(i, i + 2);
+      // A hidden pair (a tag character) as its two escapes, as JSON writes a pair.
+      out += isHidden(pair) ? `\\u${c.toString(16)}\\u${s.charCodeAt(i + 1).toString(16)}` : pair;
       i++;
     } else if (SHORT_ESCAPES[c] !== undefined) out += SHORT_ESCAPES[c];
-    else if (c < 0x20 || c === 0x7f || hi || lo || hiddenBmp(c)) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else if (c < 0x20 || c === 0x7f || hi || lo || isHidden(s[i]!)) out += `\\u${c.toString(16).padStart(4, '0')}`;
     else out += s[i];
   }
   return `${out}"`;
