@@ -9,6 +9,7 @@ import { isSha256Hex } from '../util/hash';
 import { readRowLine, ROW_KEYS, unhashedKeys, type RowView } from './row';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord, type WasmScanner } from './wasm/scanner';
 import { READ_FLAGS } from '../util/nofollow';
+import { InputError } from '../errors';
 
 export type { ChunkOptions, ChunkSummary, EntrySink, RecoveryInfo, SliceSeed, UnhashedRows } from './chunk-types';
 import type { ChunkOptions, ChunkSummary, EntrySink, SliceSeed } from './chunk-types';
@@ -79,8 +80,8 @@ export function scanFileChunk(
       let pos = from;
       while (pos < to) {
         wasm.ensure(WASM_BLOCK);
-        let got = readInto(fd, wasm.mem, wasm.data, Math.min(WASM_BLOCK, to - pos), pos);
-        if (got === 0) break; // the file shrank under us: what is there was walked
+        let got = Math.min(WASM_BLOCK, to - pos);
+        readInto(path, fd, wasm.mem, wasm.data, got, pos);
         let len = got;
         if (pos + got < to) {
           const nl = wasm.mem.lastIndexOf(0x0a, wasm.data + got - 1);
@@ -91,11 +92,10 @@ export function scanFileChunk(
             while (nlAt < 0 && pos + got < to && got < WASM_BLOCK_CAP) {
               const want = Math.min(WASM_BLOCK, to - pos - got, WASM_BLOCK_CAP - got);
               wasm.ensure(got + want);
-              const n = readInto(fd, wasm.mem, wasm.data + got, want, pos + got);
-              if (n === 0) break;
-              const k = wasm.mem.subarray(wasm.data + got, wasm.data + got + n).indexOf(0x0a);
+              readInto(path, fd, wasm.mem, wasm.data + got, want, pos + got);
+              const k = wasm.mem.subarray(wasm.data + got, wasm.data + got + want).indexOf(0x0a);
               if (k >= 0) nlAt = got + k;
-              got += n;
+              got += want;
             }
             if (nlAt >= 0) len = nlAt + 1;
             else if (pos + got >= to || got < WASM_BLOCK_CAP) len = got;
@@ -104,7 +104,6 @@ export function scanFileChunk(
               const buf = readFileRange(path, pos, want);
               walker.jsBlock(buf, 0, buf.length, pos);
               pos += buf.length;
-              if (buf.length < want) break;
               continue;
             }
           }
@@ -130,21 +129,30 @@ function withJsFallback(options: ChunkOptions, walk: (o: ChunkOptions) => ChunkS
   }
 }
 
-function readInto(fd: number, into: Buffer, at: number, length: number, position: number): number {
+/**
+ * Reads exactly `length` bytes of `path` (open as `fd`) at `position` into `into` at `at`. A slice is planned on the
+ * file's size when the walk begins and an append only lengthens a journal, so fewer bytes mean the file was cut or
+ * rewritten while it was read: no verdict is given on what was walked (a shorter walk would say OK for rows it never
+ * saw).
+ */
+function readInto(path: string, fd: number, into: Buffer, at: number, length: number, position: number): void {
   let off = 0;
   while (off < length) {
     const n = readSync(fd, into, at + off, length - off, position + off);
-    if (n === 0) break;
+    if (n === 0)
+      throw new InputError(
+        `${path}: it changed while it was read (it now ends at byte ${position + off}, short of the ${position + length} bytes the read began with: cut or rewritten meanwhile); nothing is concluded from it, read it again`,
+      );
     off += n;
   }
-  return off;
 }
 
 function readFileRange(path: string, position: number, length: number): Buffer {
   const fd = openSync(path, READ_FLAGS);
   try {
     const buf = Buffer.allocUnsafe(length);
-    return buf.subarray(0, readInto(fd, buf, 0, length, position));
+    readInto(path, fd, buf, 0, length, position);
+    return buf;
   } finally {
     closeSync(fd);
   }
