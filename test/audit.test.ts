@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -353,6 +353,30 @@ describe('query', () => {
     expect(badUntil.stderr).toBe(
       'stepchain: --until: expected an ISO 8601 date or time (e.g. 2026-12-02 or 2026-12-02T09:30:00Z), got "12/02"\n',
     );
+  });
+});
+
+describe('a --dir that is not a directory', () => {
+  const base = tempDir();
+  test('verify and query name what it is, one line, exit 2 (readdir below it said only ENOTDIR, naming a path that cannot exist)', () => {
+    const d = freshDir(base);
+    const file = path.join(d, 'F');
+    writeFileSync(file, '');
+    const fifo = path.join(d, 'P');
+    execFileSync('mkfifo', [fifo]);
+    for (const [dir, what] of [
+      [file, 'a file'],
+      [fifo, 'a FIFO'],
+    ] as const) {
+      for (const args of [
+        ['audit', 'verify', '--dir', dir, '--key', path.join(d, 'none')],
+        ['audit', 'query', '--dir', dir],
+      ]) {
+        const r = cli(args);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`stepchain: ${dir}: is ${what}, not a directory\n`);
+      }
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../errors';
-import { refuseLinkedStoreDirs } from '../util/nofollow';
+import { InputError, isOsError, osError } from '../errors';
+import { notADirectory, refuseLinkedStoreDirs } from '../util/nofollow';
 
 /** `<root>/.sdd/audit/`: one `YYYY-MM-DD.jsonl` per UTC day. */
 export function auditDir(root: string): string {
@@ -28,7 +28,12 @@ export function auditFiles(dir: string): string[] {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
-    throw new InputError(`${dir}: cannot read the audit directory: ${code ?? (e as Error).message}`);
+    throw (
+      notADirectory(dir) ??
+      (isOsError(e)
+        ? osError(e, dir, 'cannot read the audit directory')
+        : new InputError(`${dir}: cannot read the audit directory`))
+    );
   }
   return names.filter((n) => n.endsWith('.jsonl')).sort();
 }

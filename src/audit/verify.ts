@@ -13,7 +13,7 @@ import { InputError } from '../errors';
 import { computeAuditHmac, ENTRY_KEYS, GENESIS_HMAC, prettySortedOfRead, withoutHmac } from './entry';
 import { FaultList, MAX_LISTED_FAULTS } from '../journal/faults';
 import { auditFiles } from './layout';
-import { readExistingFile, refuseLinkedStoreDirs } from '../util/nofollow';
+import { notADirectory, readExistingFile, refuseLinkedStoreDirs } from '../util/nofollow';
 import { plural, pluralWord } from '../util/words';
 
 export type AuditFaultKind =
@@ -118,6 +118,8 @@ export const MAX_ARCHIVED_SEGMENT_BYTES = 1024 * 1024 * 1024;
  */
 export function archivedSegments(dir: string): ArchivedSegment[] {
   const archive = path.join(dir, 'archive');
+  const notDir = notADirectory(dir);
+  if (notDir !== undefined) throw notDir;
   let names: string[];
   try {
     refuseLinkedStoreDirs(archive);

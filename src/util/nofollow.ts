@@ -135,12 +135,27 @@ function linkRefused(p: string): InputError {
 
 /** What a non-regular file is, in words. */
 function kindOf(st: Stats): string {
+  if (st.isFile()) return 'a file';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isDirectory()) return 'a directory';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   if (st.isSocket()) return 'a socket';
   if (st.isSymbolicLink()) return 'a symbolic link';
   return 'a special file';
+}
+
+/**
+ * The error for a directory the caller names (`--dir`) that is something else: what it is, in words (a readdir
+ * below it says only ENOTDIR, naming a path that cannot exist); undefined when it is a directory or is missing.
+ */
+export function notADirectory(dir: string): InputError | undefined {
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(dir, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // a parent that is not a directory: the caller's own error says so
+  }
+  return st === undefined || st.isDirectory() ? undefined : new InputError(`${dir}: is ${kindOf(st)}, not a directory`);
 }
 
 /** `abs` split at its first `.sdd` component: the directory holding it, and the components from `.sdd` down. */
