@@ -494,13 +494,21 @@ describe('a keyless bundle beside a receipt, wherever the receipt is written or 
     expect(existsSync(at('half.html'))).toBe(false);
   });
 
-  it('replay and show name the bundle beside the receipt, as not checked there', async () => {
+  it('replay, show and diff name the bundle beside the receipt, as not checked there', async () => {
     const replay = await run(['replay', 'beside.tar', '--limit', '1']);
     expect(replay.code).toBe(0);
     expect(replay.stdout).toContain('keyless bundle beside.tar.sigstore.json beside it NOT checked');
     const show = await run(['show', 'beside.tar', '0', '--json']);
     expect(show.code).toBe(0);
     expect(JSON.parse(show.stdout).signature).toMatchObject({
+      keyless_bundle: { file: at('beside.tar.sigstore.json'), checked: false },
+    });
+    // diff said nothing of it (it only said "same").
+    const diff = await run(['diff', 'beside.tar', 'beside.tar']);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('keyless bundle beside.tar.sigstore.json beside it NOT checked');
+    const diffJson = JSON.parse((await run(['diff', 'beside.tar', 'beside.tar', '--json'])).stdout);
+    expect(diffJson.left_status.signature).toMatchObject({
       keyless_bundle: { file: at('beside.tar.sigstore.json'), checked: false },
     });
   });

@@ -3,6 +3,7 @@ import type { JsonValue } from '../canonical';
 import type { ErrorFault } from '../errors';
 import { readJournalBytes, readJournalFile, resolveJournal, type JournalEntry, type StepList } from '../journal';
 import { describeReceiptFault, inspectReceipt, looksLikeReceipt, signatureVerdict, type PublicKey } from '../receipt';
+import { bundleBeside } from '../receipt/keyless/bundle-path';
 import { BrokenChainError, storedRow, targetPath } from './source';
 import { fieldsChanged, type ContentField } from './step';
 
@@ -21,6 +22,8 @@ export interface DiffSide {
   errors: ErrorFault[];
   /** A receipt's signature verdict (null for a journal). */
   signature: { status: string; holds: boolean } | null;
+  /** A keyless (Sigstore) bundle beside the receipt: named, never checked here (`receipt verify` checks it). */
+  keylessBundle?: string;
   /** The last stored step_hash walked (vouched for only when `verified`). */
   head_hash: string;
   steps: number;
@@ -68,6 +71,7 @@ export function openForDiff(target: string, options: DiffOpenOptions = {}): Diff
       verified: chainErrors.length === 0,
       errors: chainErrors,
       signature: { status: verdict.status, holds: verdict.holds },
+      ...keylessOf(t),
       head_hash: r.head_hash,
       steps: r.steps,
       entries: r.entries,
@@ -188,16 +192,18 @@ export function diffSideDocument(side: DiffSide): {
   file: string;
   kind: string;
   verified: boolean;
-  signature: { status: string; holds: boolean } | null;
+  signature: { status: string; holds: boolean; keyless_bundle?: { file: string; checked: false } } | null;
   head_hash: string;
   steps: number;
   errors: ErrorFault[];
 } {
+  const keyless =
+    side.keylessBundle === undefined ? {} : { keyless_bundle: { file: side.keylessBundle, checked: false as const } };
   return {
     file: side.file,
     kind: side.kind,
     verified: side.verified,
-    signature: side.signature,
+    signature: side.signature === null ? null : { ...side.signature, ...keyless },
     head_hash: side.head_hash,
     steps: side.steps,
     errors: side.errors,
@@ -207,4 +213,10 @@ export function diffSideDocument(side: DiffSide): {
 /** Whether a side holds as shown: its chain verified and, for a receipt, its signature verdict holds. */
 export function sideHolds(side: DiffSide): boolean {
   return side.verified && (side.signature?.holds ?? true);
+}
+
+/** The keyless bundle beside a receipt, named (as `openReceipt` names it for replay and show). */
+function keylessOf(file: string): { keylessBundle?: string } {
+  const bundle = bundleBeside(file);
+  return bundle === undefined ? {} : { keylessBundle: bundle };
 }

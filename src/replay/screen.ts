@@ -30,14 +30,18 @@ export function sourceSignature(source: ReplaySource): SignatureVerdict | undefi
   );
 }
 
+/** The suffix naming a keyless bundle beside a receipt, never checked by a display (`receipt verify` checks it). */
+export function keylessNote(bundle: string | undefined): string {
+  return bundle === undefined
+    ? ''
+    : `, keyless bundle ${path.basename(bundle)} beside it NOT checked (stepchain receipt verify checks it)`;
+}
+
 /** A receipt's signature state as a suffix (`, unsigned`, `, signature ✓`, `, signature NOT checked ...`). */
 export function signatureText(source: ReplaySource): string {
   const v = sourceSignature(source);
   if (v === undefined) return '';
-  const keyless =
-    source.keylessBundle === undefined
-      ? ''
-      : `, keyless bundle ${path.basename(source.keylessBundle)} beside it NOT checked (stepchain receipt verify checks it)`;
+  const keyless = keylessNote(source.keylessBundle);
   if (v.status === 'unsigned') return `, unsigned${keyless}`;
   if (v.status === 'verified') return `, signature ✓${keyless}`;
   return `, ${v.text}${keyless}`;

@@ -4,7 +4,7 @@ import type { DiffSide, JournalDiff } from './diff';
 import { entryAt, stepBlobs, stepBody, type BlobInfo } from './body';
 import { exchangeNotes, exchangesDocument, stepExchangeLines, type ExchangeView } from './exchanges';
 import { storedParts, unverifiedFields, type ReplaySource } from './source';
-import { signatureText, sourceSignature } from './screen';
+import { keylessNote, signatureText, sourceSignature } from './screen';
 import { stepSummary, type StepSummary } from './step';
 import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './text';
 import { stepFilesOf, type StepFiles } from '../provenance/step-files';
@@ -258,7 +258,9 @@ export function diffSideLines(side: DiffSide, label: 'left' | 'right', name: str
     unsigned_but_required: 'unsigned, but a signature was required',
   };
   const sig =
-    side.signature === null ? '' : `, ${words[side.signature.status] ?? side.signature.status.replace(/_/g, ' ')}`;
+    side.signature === null
+      ? ''
+      : `, ${words[side.signature.status] ?? side.signature.status.replace(/_/g, ' ')}${keylessNote(side.keylessBundle)}`;
   if (side.verified) return [`${shown}: chain verified, ${plural(side.steps, 'step')}, head ${side.head_hash}${sig}`];
   const out = [
     `${shown}: chain does NOT verify (${plural(side.errors.length, 'fault')}), ${side.steps} well-formed ${pluralWord(side.steps, 'row')}${sig}`,
@@ -285,7 +287,8 @@ export function diffLines(
     sides === undefined
       ? []
       : [...diffSideLines(sides.left, 'left', leftName), ...diffSideLines(sides.right, 'right', rightName)];
-  if (!d.diverged) return [...status, `same: ${l} and ${r} have the same ${d.left_steps} steps (head ${d.left_head})`];
+  if (!d.diverged)
+    return [...status, `same: ${l} and ${r} have the same ${plural(d.left_steps, 'step')} (head ${d.left_head})`];
   if (d.reason === 'length_mismatch') {
     const longer = d.left_steps > d.right_steps ? l : r;
     return [
