@@ -245,6 +245,8 @@ describe('no reader blocks, follows a link, or reads more than a regular file ho
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('blob_refused');
       expect(r.stderr).toContain(path.relative(root, blob));
+      // The chain verified: the summary says the blob failed, not the chain.
+      expect(r.stdout).toMatch(/chain intact, but 1 blob fault/);
       expect(readFileSync(path.join(root, 'r.html'), 'utf8')).not.toContain(
         Buffer.from('the input').toString('base64'),
       );

@@ -28,6 +28,9 @@ function targetOf(target: string, io: CommandIO, root: string): string {
   return existsSync(abs) ? abs : target;
 }
 
+/** Faults of a report's blobs (refused, or not the bytes their name says), not of its chain. */
+const BLOB_FAULTS = new Set(['blob_refused', 'blob_digest_mismatch', 'blob_digests_mismatch']);
+
 export const reportCommand: Command = {
   name: ['report'],
   usage:
@@ -151,12 +154,16 @@ export const reportCommand: Command = {
       // A signed receipt nobody checked is not a broken chain: say which it is (one meaning of "signed").
       const unchecked =
         r.errors.length > 0 && r.errors.every((f) => f.kind === 'no_trusted_key' || f.kind === 'keyless_not_checked');
+      // Nor are blobs left out or damaged: the chain verified, the blobs are what failed.
+      const blobsOnly = r.errors.length > 0 && r.errors.every((f) => BLOB_FAULTS.has(f.kind));
       io.out(
         r.ok
           ? `wrote ${r.file}: ${plural(r.steps, 'step')}, head ${r.head_hash}, chain intact${blobs}${window}`
           : unchecked
             ? `wrote ${r.file}: ${plural(r.steps, 'step')}, head ${r.head_hash}, chain intact, signature NOT checked (${r.errors.map((f) => (f.kind === 'no_trusted_key' ? 'signed, but no --public-key was given' : 'a keyless bundle beside it, but no --certificate-identity and --certificate-oidc-issuer were given')).join('; ')})${blobs}${window}`
-            : `wrote ${r.file}: the report shows ${plural(r.errors.length, 'fault')} (the chain does NOT verify)${blobs}${window}`,
+            : blobsOnly
+              ? `wrote ${r.file}: ${plural(r.steps, 'step')}, head ${r.head_hash}, chain intact, but ${plural(r.errors.length, 'blob fault')}${blobs}${window}`
+              : `wrote ${r.file}: the report shows ${plural(r.errors.length, 'fault')} (the chain does NOT verify)${blobs}${window}`,
       );
     }
     if (!r.ok) for (const f of r.errors) io.err(describeFault(r.source, f));
