@@ -16,7 +16,7 @@ import { Journal, verifyJournalFile } from '../src/journal';
 import { RunJournal } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
 import { repoRoot } from './helpers/paths';
-import { nodeWithSources, spawnPaused } from './helpers/proc';
+import { cliPaused, nodeWithSources, spawnPaused } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-ckpt-race-');
@@ -113,6 +113,39 @@ describe('an edit made while an append is under way is not vouched for', () => {
     expect(() => appendAuditEvent(dir, key, 'replay.step', fields(5), { nowMicros: T0 + 5 })).toThrow(
       /\.jsonl:2: hmac_mismatch: .*refusing to extend the audit log/,
     );
+  });
+});
+
+describe('an append beside a verify', () => {
+  /**
+   * verify plans its walk on the file's size, then judges the walk against the checkpoint, read after it. An append
+   * that lands in between writes rows and a checkpoint vouching for them: the checkpoint is newer than the walk, not
+   * a sign the file lost rows (verify said "rollback: ... truncated or rolled back", exit 1, for a journal that was
+   * only being appended to).
+   */
+  test('rows and a checkpoint appended between the plan and the walk: verify holds (exit 0), no rollback', async () => {
+    const j = Journal.open(jdir(), { env: ENV });
+    for (let i = 0; i < 6; i++) j.append(step(i));
+    const resume = path.join(root, `resume-${n++}`);
+    const p = await cliPaused(['verify', j.file], 'walk:planned', { env: { ...ENV, STEPCHAIN_TEST_RESUME: resume } });
+    for (let i = 6; i < 9; i++) j.append(step(i));
+    writeFileSync(resume, '');
+    const { code, stderr } = await p.exited();
+    expect(stderr).not.toMatch(/rollback/);
+    expect(code).toBe(0);
+  });
+
+  test('a journal cut below its checkpoint is still a rollback when the check reads the file again', () => {
+    const j = Journal.open(jdir(), { env: ENV });
+    for (let i = 0; i < 6; i++) j.append(step(i));
+    const bytes = readFileSync(j.file);
+    // Rows 0..3 kept: they verify on their own, the checkpoint vouched for 6.
+    let at = 0;
+    for (let k = 0; k < 4; k++) at = bytes.indexOf(0x0a, at) + 1;
+    writeFileSync(j.file, bytes.subarray(0, at));
+    const r = cli(['verify', j.file], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/rollback: the checkpoint recorded 6 steps .* but only 4 remain/);
   });
 });
 

@@ -23,8 +23,9 @@ export function checkpointedJournalTip(r: CheckpointRecord): CheckpointedTip | u
  * Judges a journal walked to `walked` (rows and head, a torn tail left out,
  * starting at `tornFrom` when there is one) against the checkpointed tip. Where
  * the file holds more rows than were checkpointed, the checkpointed prefix is
- * walked again to learn which row ends it (only then: an append keeps the
- * checkpoint in step).
+ * walked again to learn which row ends it; where it held fewer, that prefix is
+ * walked again too (an append since the walk began writes a checkpoint newer
+ * than the walk: no rollback when the file now holds what it vouched for).
  */
 export function journalRollback(
   file: string,
@@ -34,12 +35,17 @@ export function journalRollback(
   env?: NodeJS.ProcessEnv,
 ): RollbackFault | undefined {
   let headAt: string | undefined;
+  let steps = walked.steps;
   if (walked.steps === ck.steps) headAt = walked.head;
-  else if (walked.steps > ck.steps) {
+  else {
+    // More rows than checkpointed: which row ends the prefix it vouched for. Fewer: the checkpoint may be newer than
+    // the walk (an append that landed after the walk planned on the file's size wrote rows, then it), so that prefix
+    // is walked now; a file cut or replaced below it still holds fewer rows there, or another row at its end.
     const prefix = verifyJournalFilePrefix(file, ck.end, env);
+    if (walked.steps < ck.steps) steps = prefix.steps;
     headAt = prefix.steps === ck.steps ? prefix.head_hash : undefined;
   }
-  return rollbackFault(ck, { steps: walked.steps, headAt, ...(tornFrom === undefined ? {} : { tornFrom }) });
+  return rollbackFault(ck, { steps, headAt, ...(tornFrom === undefined ? {} : { tornFrom }) });
 }
 
 /** A journal's rollback as a verify fault (whole-journal: line null). */
