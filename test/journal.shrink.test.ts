@@ -1,11 +1,12 @@
 import path from 'node:path';
-import { copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { Journal } from '../src/journal';
 import { scanFileChunk } from '../src/journal/chunk';
 import { releasePrestarted, scanSlices, setChunkWorkerEntry } from '../src/journal/parallel';
 import { CHUNK_WORKER_SOURCE } from '../src/journal/worker/source.generated';
 import { InputError } from '../src/errors';
 import { cliPaused } from './helpers/proc';
+import { cli } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -99,4 +100,34 @@ test('verify, whole process: a journal cut between the plan and the walk is exit
   const problems = stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at'));
   expect(problems).toEqual([expect.stringContaining(`${f}: it changed while it was read`)]);
   expect(statSync(f).size).toBe(starts[200]);
+});
+
+/**
+ * The other side: a journal an append is writing when the walk begins. A large row reaches the file in pieces, so a
+ * walk planned on the size then can end inside it: read as a torn line, a false fault. The walk is made again on the
+ * size the file has grown to (a torn line at rest is still reported).
+ */
+describe('a journal still being written when the walk begins', () => {
+  const rows = starts.slice(0, 301); // the first 300 rows, then the 1.5 MB one being written
+  const mid = rows[300]! + 700_000;
+
+  test('verify: the row finished meanwhile is walked, OK (it was a malformed_json fault, exit 1)', async () => {
+    const f = path.join(root, 'growing.jsonl');
+    writeFileSync(f, whole.subarray(0, mid));
+    const resume = path.join(root, 'resume-grow');
+    const p = await cliPaused(['verify', f], 'walk:planned', { env: { STEPCHAIN_TEST_RESUME: resume } });
+    appendFileSync(f, whole.subarray(mid, starts[301]!));
+    writeFileSync(resume, '');
+    const { code, stderr } = await p.exited();
+    expect(stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at'))).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  test('a torn line at rest is reported as before', () => {
+    const f = path.join(root, 'torn.jsonl');
+    writeFileSync(f, whole.subarray(0, mid));
+    const r = cli(['verify', f]);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/malformed_json/);
+  });
 });

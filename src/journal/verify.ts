@@ -1,4 +1,4 @@
-import { closeSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { openRegularFile, readRegularFile } from '../util/nofollow';
 import { canonicalOfRead } from '../canonical';
 import { InputError } from '../errors';
@@ -118,13 +118,15 @@ export function verifyJournalFileIndexed(
   options: VerifyOptions & { collectRefs?: boolean; indexEvery?: number } = {},
   env?: NodeJS.ProcessEnv,
 ): VerifyResult & { blob_refs?: string[]; index?: RowIndex; size: number; lines: number } {
-  const size = statJournalFile(file);
-  const { result, stitched } = fileErrors(file, () =>
-    verifySource({ kind: 'file', path: file }, size, options, env, {
-      ...(options.collectRefs ? { collectRefs: true } : {}),
-      ...(options.indexEvery === undefined ? {} : { indexEvery: options.indexEvery }),
-    }),
+  const { size, walked } = settledWalk(file, (at) =>
+    fileErrors(file, () =>
+      verifySource({ kind: 'file', path: file }, at, options, env, {
+        ...(options.collectRefs ? { collectRefs: true } : {}),
+        ...(options.indexEvery === undefined ? {} : { indexEvery: options.indexEvery }),
+      }),
+    ),
   );
+  const { result, stitched } = walked;
   return {
     ...result,
     size,
@@ -204,9 +206,62 @@ function fileErrors<T>(file: string, fn: () => T): T {
 
 /** Reads a journal file's bytes; a missing or unreadable file is an input error. */
 export function readJournalFileBytes(file: string): Buffer {
+  return settledWalk(
+    file,
+    () => readJournalFileOnce(file),
+    (bytes) => bytes.length,
+  ).walked;
+}
+
+function readJournalFileOnce(file: string): Buffer {
   const bytes = readRegularFile(file);
   if (bytes === undefined) throw new InputError(`${file}: no such journal file`);
   return bytes;
+}
+
+/** How many times a walk is made again because an append was being written when it began (see settledWalk). */
+const SETTLE_TRIES = 3;
+
+/**
+ * A walk of a journal file an append may be writing. Planned on the size the file has when it begins, it can end
+ * inside a row still being written (a large row reaches the file in pieces), which would read as a torn line: a
+ * false fault. When the walk's last byte is not a newline and the file has grown since, it is made again on the new
+ * size, at most SETTLE_TRIES times (a torn line at rest, or a writer that never pauses, is reported as it is). `sizeOf`
+ * gives the size a walk covered, when it chose it itself (a whole read).
+ */
+function settledWalk<T>(
+  file: string,
+  walk: (size: number) => T,
+  sizeOf?: (walked: T) => number,
+): { size: number; walked: T } {
+  let size = sizeOf === undefined ? statJournalFile(file) : 0;
+  for (let tries = 1; ; tries++) {
+    const walked = walk(size);
+    if (sizeOf !== undefined) size = sizeOf(walked);
+    if (tries >= SETTLE_TRIES || size === 0 || lastByteIsNewline(file, size)) return { size, walked };
+    let now: number;
+    try {
+      now = statJournalFile(file);
+    } catch {
+      return { size, walked }; // gone meanwhile: the walk stands as made
+    }
+    if (now <= size) return { size, walked };
+    size = now;
+  }
+}
+
+/** Whether byte `size - 1` of the file is a newline (false when it cannot be read: no second walk then). */
+function lastByteIsNewline(file: string, size: number): boolean {
+  const opened = openRegularFile(file);
+  if (opened === undefined) return true;
+  try {
+    const b = Buffer.alloc(1);
+    return readSync(opened.fd, b, 0, 1, size - 1) !== 1 || b[0] === 0x0a;
+  } catch {
+    return true;
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 
 /**
@@ -219,8 +274,9 @@ export function verifyJournalFilePrefix(file: string, end: number, env?: NodeJS.
 }
 
 export function verifyJournalFile(file: string, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {
-  const size = statJournalFile(file);
-  return fileErrors(file, () => verifySource({ kind: 'file', path: file }, size, options, env).result);
+  return settledWalk(file, (size) =>
+    fileErrors(file, () => verifySource({ kind: 'file', path: file }, size, options, env).result),
+  ).walked;
 }
 
 export function readJournalFile(file: string, options: VerifyOptions = {}): ReadJournal {
