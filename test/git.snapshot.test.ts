@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { listSnapshots, parseSnapshotMessage, snapshotRefFor } from '../src/git';
 import { createFork } from '../src/forks';
@@ -132,6 +133,23 @@ describe('per-step worktree snapshots', () => {
     const bad = record(root, 'x.lock');
     expect(bad.row.seq).toBe(0);
     expect(bad.warnings[0]).toMatch(/cannot be a git ref name component/);
+  });
+
+  test('an index that is a link or a FIFO is never read (no endless read of /dev/zero, no wait for a writer): a warning, the step kept', () => {
+    for (const kind of ['link', 'fifo'] as const) {
+      const root = newRepo();
+      const index = path.join(root, '.git', 'index');
+      unlinkSync(index);
+      if (kind === 'link') symlinkSync('/dev/zero', index);
+      else execFileSync('mkfifo', [index]);
+      const r = record(root, 'ag');
+      expect(r.row.seq).toBe(0);
+      expect(r.snapshot).toBeUndefined();
+      expect(r.warnings).toEqual([
+        `step 0 recorded, but its worktree snapshot failed: ${index}: cannot read: ${kind === 'link' ? 'it is a symbolic link; refusing to follow it' : 'it is a FIFO, not a regular file'}`,
+      ]);
+      expect(readFileSync(path.join(journalDir(root, 'ag'), '000000.jsonl'), 'utf8').split('\n')).toHaveLength(2);
+    }
   });
 
   test('works with no git identity configured, and ignores a GIT_INDEX_FILE inherited from a hook', () => {

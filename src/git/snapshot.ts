@@ -19,6 +19,7 @@ import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 import { sha256Hex } from '../util/hash';
 import { writeAll } from '../util/fs';
+import { openRegularFile } from '../util/nofollow';
 import { monotonicMs, sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
@@ -336,12 +337,11 @@ function lstatExists(p: string): boolean {
  * replace the index meanwhile, by rename).
  */
 function copyIndex(from: string, to: string): Buffer | undefined {
-  let src: number;
-  try {
-    src = openSync(from, 'r');
-  } catch {
-    return undefined; // no index yet (fresh repository)
-  }
+  // Never through a link and never blocking: an index that is a link (to /dev/zero: read until memory runs out), a
+  // FIFO (open waits for a writer forever) or a device is refused, naming it; the step is still recorded.
+  const opened = openRegularFile(from);
+  if (opened === undefined) return undefined; // no index yet (fresh repository)
+  const src = opened.fd;
   try {
     const st = fstatSync(src);
     const bytes = readFileSync(src);
