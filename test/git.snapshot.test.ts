@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { listSnapshots, parseSnapshotMessage, snapshotRefFor } from '../src/git';
 import { createFork } from '../src/forks';
@@ -147,6 +147,26 @@ describe('per-step worktree snapshots', () => {
       expect(r.snapshot).toBeUndefined();
       expect(r.warnings).toEqual([
         `step 0 recorded, but its worktree snapshot failed: ${index}: cannot read: ${kind === 'link' ? 'it is a symbolic link; refusing to follow it' : 'it is a FIFO, not a regular file'}`,
+      ]);
+      expect(readFileSync(path.join(journalDir(root, 'ag'), '000000.jsonl'), 'utf8').split('\n')).toHaveLength(2);
+    }
+  });
+
+  test('a FIFO where git reads a file (.gitignore, .gitattributes, info/exclude): the snapshot stops in its time, the step kept', () => {
+    for (const at of ['.gitignore', 'src/.gitattributes', '.git/info/exclude']) {
+      const root = newRepo();
+      mkdirSync(path.dirname(path.join(root, at)), { recursive: true });
+      rmSync(path.join(root, at), { force: true });
+      execFileSync('mkfifo', [path.join(root, at)]);
+      const r = record(root, 'ag', {
+        env: { ...process.env, STEPCHAIN_AUDIT: 'off', STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '1500' },
+      });
+      expect(r.row.seq).toBe(0);
+      expect(r.snapshot).toBeUndefined();
+      expect(r.warnings).toEqual([
+        expect.stringMatching(
+          /^step 0 recorded, but its worktree snapshot failed: git .*add .*: no answer in 1\.5 s: stopped \(a FIFO or a hung file system/,
+        ),
       ]);
       expect(readFileSync(path.join(journalDir(root, 'ag'), '000000.jsonl'), 'utf8').split('\n')).toHaveLength(2);
     }

@@ -136,6 +136,33 @@ export interface GitSyncOptions {
    * one); `namedConfigOnce` lets the commands of one operation share one read.
    */
   readNamed?: () => string;
+  /** How long the process may take before it is stopped (default: gitTimeoutMs of the environment). */
+  timeoutMs?: number;
+}
+
+/**
+ * The longest a git process may run before it is stopped (SIGKILL) and its command fails, naming the wait: git waits
+ * forever to open a FIFO where it reads a file (a `.gitignore`, `.gitattributes`, `.git/HEAD`, `.git/config`,
+ * `info/exclude`...), and nothing stepchain starts may hang. Generous by default (5 minutes: a fetch of a large base
+ * commit, a first `git add` of a huge work tree); STEPCHAIN_GIT_TIMEOUT_MS sets it. A snapshot, which an agent waits
+ * for on every tool call, has its own shorter one (./snapshot.ts).
+ */
+export function gitTimeoutMs(
+  env: NodeJS.ProcessEnv | undefined,
+  variable = 'STEPCHAIN_GIT_TIMEOUT_MS',
+  fallback = 300_000,
+): number {
+  const v = Number((env ?? process.env)[variable]);
+  return Number.isInteger(v) && v > 0 ? v : fallback;
+}
+
+/** The failure of a git process stopped for taking longer than `ms`. */
+function timedOut(args: string[], ms: number): GitCommandError {
+  return new GitCommandError(
+    args,
+    null,
+    `no answer in ${ms / 1000} s: stopped (a FIFO or a hung file system where git reads the repository?)`,
+  );
 }
 
 /**
@@ -200,6 +227,7 @@ function inProcess(
 /** Runs `git <args>` in `cwd`; returns stdout (untrimmed). Throws GitCommandError on a non-zero exit. */
 export function gitSync(cwd: string, args: string[], options: GitSyncOptions = {}): string {
   const { line, env } = prepare(cwd, args, options);
+  const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
   const r = spawnSync('git', line.argv, {
     cwd,
     env,
@@ -207,7 +235,10 @@ export function gitSync(cwd: string, args: string[], options: GitSyncOptions = {
     input: options.input ?? '',
     maxBuffer: 1 << 28,
     windowsHide: true,
+    timeout,
+    killSignal: 'SIGKILL',
   });
+  if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') throw timedOut(args, timeout);
   if (r.error) throw new GitCommandError(args, null, r.error.message);
   if (r.status !== 0) throw new GitCommandError(args, r.status, r.stderr);
   return r.stdout;
@@ -237,6 +268,12 @@ export function gitRun(cwd: string, args: string[], options: GitRunOptions = {})
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
+    const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
+    let stopped = false;
+    const timer = setTimeout(() => {
+      stopped = true;
+      child.kill('SIGKILL');
+    }, timeout);
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (c: Buffer) => out.push(c));
@@ -246,9 +283,14 @@ export function gitRun(cwd: string, args: string[], options: GitRunOptions = {})
     child.stdin.on('error', () => {
       /* git exited before reading all input: its exit status says why */
     });
-    child.on('error', (e) => reject(new GitCommandError(args, null, e.message)));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(new GitCommandError(args, null, e.message));
+    });
     child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
+      clearTimeout(timer);
+      if (stopped) reject(timedOut(args, timeout));
+      else if (code === 0) resolve(Buffer.concat(out));
       else reject(new GitCommandError(args, code, err));
     });
     child.stdin.end(options.stdin ?? options.input ?? '');

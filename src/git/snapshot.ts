@@ -14,7 +14,6 @@ import {
   statSync,
   unlinkSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 import { sha256Hex } from '../util/hash';
@@ -22,8 +21,9 @@ import { writeAll } from '../util/fs';
 import { openRegularFile } from '../util/nofollow';
 import { monotonicMs, sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
+import { cleanLegacySnapshotDirs } from './snapshot-legacy';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
-import { GitCommandError, gitSync, namedConfigOnce, type GitSyncOptions } from './exec';
+import { GitCommandError, gitSync, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
 import { summarizeIndex } from './index-file';
 import { parseIndex, writeTreeFromIndex } from './index-tree';
 import { commitBody, looseRepo, writeLooseObject, writeLooseRef } from './loose';
@@ -47,6 +47,9 @@ import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
  * The copy keeps the index file's mtime (see `copyIndex`): git trusts a cached
  * entry only when it is older than the index that holds it.
  */
+/** The longest a snapshot's git commands may take (STEPCHAIN_SNAPSHOT_TIMEOUT_MS sets it), see takeSnapshot. */
+export const SNAPSHOT_TIMEOUT_MS = 30_000;
+
 export const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
 
 /** Never part of a snapshot: stepchain's own state, and the fork worktrees living inside it. */
@@ -145,15 +148,17 @@ function commitTree(
   parent: string | undefined,
   msg: string,
   env: NodeJS.ProcessEnv | undefined,
+  timeoutMs: number,
 ): string {
   const args = ['commit-tree', '--no-gpg-sign', tree, ...(parent === undefined ? [] : ['-p', parent])];
   try {
-    return gitSync(top, args, { env, input: msg }).trim();
+    return gitSync(top, args, { env, input: msg, timeoutMs }).trim();
   } catch (e) {
     if (!(e instanceof GitCommandError) || !IDENTITY_ERROR.test(e.stderr)) throw e;
     return gitSync(top, ['-c', 'user.name=stepchain', '-c', 'user.email=stepchain@localhost', ...args], {
       env,
       input: msg,
+      timeoutMs,
     }).trim();
   }
 }
@@ -175,6 +180,9 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
   // Reading the whole system temp dir on every step (each hook call of an agent is a process) is a cost that grows
   // with the machine's /tmp: the leftovers of earlier releases are looked for on every 100th step, the first included.
   if (seq % 100 === 0) cleanLegacySnapshotDirs();
+  // An agent waits for its hook, snapshot included, on every tool call: a git that cannot finish (a FIFO where it
+  // reads a .gitignore) fails the snapshot, with the step kept and a warning, in SNAPSHOT_TIMEOUT_MS at most.
+  const timeoutMs = gitTimeoutMs(env, 'STEPCHAIN_SNAPSHOT_TIMEOUT_MS', SNAPSHOT_TIMEOUT_MS);
   const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
   try {
     const index = path.join(tmp, 'index');
@@ -184,6 +192,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
       env,
       extra: { GIT_INDEX_FILE: index },
       readNamed: options.readNamed ?? namedConfigOnce(repo.top, env, () => repo),
+      timeoutMs,
     };
     if (seeded === undefined && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], git);
     // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
@@ -204,11 +213,11 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const msg = options.message ?? message(agentId, seq, stepHash);
     const commit =
       (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
-      commitTree(repo.top, tree, repo.head, msg, env);
+      commitTree(repo.top, tree, repo.head, msg, env, timeoutMs);
     const ref = options.ref ?? snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
     if (!(loose && writeLooseRef(loose, ref, commit)))
-      gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env });
+      gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env, timeoutMs });
     return {
       ref,
       commit,
@@ -390,34 +399,6 @@ export function cleanDeadSnapshotDirs(gitDir: string): string[] {
     }
   }
   return removed;
-}
-
-let legacyCleaned = false;
-/**
- * Earlier releases made the temporary index directory in the system temp dir
- * (`stepchain-snap-XXXXXX`, no pid in the name): at most once per process
- * (and on every 100th step: see takeSnapshot), those of ours older than an
- * hour (no snapshot takes that long) are removed.
- */
-function cleanLegacySnapshotDirs(): void {
-  if (legacyCleaned) return;
-  legacyCleaned = true;
-  const dir = tmpdir();
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => /^stepchain-snap-[A-Za-z0-9]{6}$/.test(n));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    try {
-      const st = lstatSync(path.join(dir, name));
-      if (!st.isDirectory() || (process.getuid !== undefined && st.uid !== process.getuid())) continue;
-      if (Date.now() - st.mtimeMs > 3600_000) rmSync(path.join(dir, name), { recursive: true, force: true });
-    } catch {
-      /* gone meanwhile, or not ours */
-    }
-  }
 }
 
 /** How long a ref lock may be held before it counts as left by a killed git (git holds one for milliseconds). */
