@@ -105,7 +105,15 @@ export type {
 } from './runs';
 
 // The HMAC audit chain (docs/format.md §5).
-export { appendAuditEvent, auditDir, loadAuditKey, queryAudit, resolveAuditKeyPath, verifyAuditLog } from './audit';
+export {
+  appendAuditEvent,
+  auditDir,
+  loadAuditKey,
+  queryAudit,
+  queryAuditLog,
+  resolveAuditKeyPath,
+  verifyAuditLog,
+} from './audit';
 export type {
   AuditEntry,
   AuditEventType,

@@ -1,7 +1,8 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { appendAuditEvent, queryAudit, verifyAuditLog } from '../src/audit';
+import { appendAuditEvent, queryAudit, queryAuditLog, verifyAuditLog } from '../src/audit';
+import { cli } from './helpers/cli';
 import { refPython } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -74,6 +75,22 @@ describe('archived days and blank lines', () => {
     writeFileSync(gz, readFileSync(gz).subarray(0, 20));
     expect(kinds(d)).toEqual([['archive/2026-12-01.jsonl.gz', 0, 'unreadable_archive']]);
     expect(py(d).ok).toBe(false);
+  });
+
+  it('a query leaves an unreadable archived day out and says so (it listed the rest as if complete)', () => {
+    const d = log(3, '2026-12-03');
+    const gz = path.join(d, 'archive', '2026-12-01.jsonl.gz');
+    writeFileSync(gz, readFileSync(gz).subarray(0, 20));
+    const r = queryAuditLog(d);
+    expect(r.skipped).toEqual([{ file: 'archive/2026-12-01.jsonl.gz', why: expect.any(String) }]);
+    expect(r.matches.length).toBeGreaterThan(0);
+    const text = cli(['audit', 'query', '--dir', d]);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain(`stepchain: warning: ${gz}: left out of the query: `);
+    const json = cli(['audit', 'query', '--dir', d, '--json']);
+    expect(JSON.parse(json.stdout).skipped).toEqual([
+      { file: 'archive/2026-12-01.jsonl.gz', reason: expect.any(String) },
+    ]);
   });
 
   it('an archive renamed without a date cannot jump ahead of the dated ones', () => {

@@ -15,6 +15,6 @@ export {
   verifyAuditLog,
 } from './verify';
 export type { ArchivedSegment, AuditFault, AuditFaultKind, AuditLine, AuditVerifyResult } from './verify';
-export { isoMicros, queryAudit } from './query';
+export { isoMicros, queryAudit, queryAuditLog, type AuditSkipped } from './query';
 export { verifyAuditLogChecked } from './rollback';
 export type { AuditMatch, AuditQuery } from './query';

@@ -60,14 +60,27 @@ function bound(name: 'since' | 'until', v: string | undefined, endOfDay: boolean
  * entries are skipped here; `verifyAuditLog` reports them.
  */
 export function queryAudit(dir: string, q: AuditQuery = {}): AuditMatch[] {
+  return queryAuditLog(dir, q).matches;
+}
+
+/** An archived day a query could not read, left out of it (`verifyAuditLog` reports it as a fault). */
+export interface AuditSkipped {
+  file: string;
+  why: string;
+}
+
+/** `queryAudit`, and the archived days it left out: a query that says nothing of them would look complete. */
+export function queryAuditLog(dir: string, q: AuditQuery = {}): { matches: AuditMatch[]; skipped: AuditSkipped[] } {
   const since = bound('since', q.since, false);
   const until = bound('until', q.until, true);
   const out: AuditMatch[] = [];
-  // Archived days first (an unreadable one is left out here; `verifyAuditLog` reports it), then the live files.
+  const skipped: AuditSkipped[] = [];
+  // Archived days first (an unreadable one is left out, and said), then the live files.
   const segments: { file: string; bytes?: Buffer }[] = [];
   for (const a of archivedSegments(dir)) {
     const bytes = readArchivedSegment(a);
     if (typeof bytes !== 'string') segments.push({ file: a.name, bytes });
+    else skipped.push({ file: a.name, why: bytes });
   }
   for (const file of auditFiles(dir)) segments.push({ file });
   for (const { file, bytes } of segments) {
@@ -85,5 +98,5 @@ export function queryAudit(dir: string, q: AuditQuery = {}): AuditMatch[] {
       out.push({ file, line: l.line, entry: e });
     }
   }
-  return out;
+  return { matches: out, skipped };
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { auditDir, queryAudit, type AuditQuery } from '../../audit';
+import { auditDir, queryAuditLog, type AuditQuery } from '../../audit';
 import { encode, type JsonValue } from '../../canonical';
 import { displayWidth } from '../../replay/text';
 import { sanitize } from '../../util/terminal';
@@ -31,7 +31,10 @@ export const auditQueryCommand: Command = {
     },
   },
   examples: [{ run: 'stepchain audit query --event-type replay.fork --since 2026-12-01', what: 'forks since a day' }],
-  exitCodes: { 0: 'listed (possibly none)', 2: 'usage or input error (a bad time)' },
+  exitCodes: {
+    0: 'listed (possibly none; an archived day it could not read is named on stderr, and in --json as skipped)',
+    2: 'usage or input error (a bad time)',
+  },
   run(args, io) {
     expectPositionals(args, [], 'audit query');
     const dirOpt = args.values.get('dir');
@@ -45,9 +48,19 @@ export const auditQueryCommand: Command = {
     set('actor', 'actor');
     set('since', 'since');
     set('until', 'until');
-    const matches = queryAudit(dir, q);
+    const { matches, skipped } = queryAuditLog(dir, q);
+    // Said, never silent: an archived day the query could not read holds events it did not look at.
+    for (const d of skipped)
+      io.err(
+        `stepchain: warning: ${path.join(dir, d.file)}: left out of the query: ${d.why} (audit verify reports it)`,
+      );
     if (args.flags.has('json')) {
-      io.json({ dir, count: matches.length, events: matches.map((m) => m.entry) });
+      io.json({
+        dir,
+        count: matches.length,
+        events: matches.map((m) => m.entry),
+        ...(skipped.length > 0 ? { skipped: skipped.map((d) => ({ file: d.file, reason: d.why })) } : {}),
+      });
     } else {
       // Columns padded to the widest value (details, free-form, last).
       const rows = matches.map((m) => {
