@@ -23,6 +23,17 @@ import { verifiedClean } from './helpers/journal-rows';
  * windowed) against verifyJournalBytes on random damage, Ed25519 against node:crypto.
  * test/report.browser.test.ts runs the bundled script in Chromium.
  */
+/** The reference's conformance journal as a report source (no blobs). */
+function referenceSource() {
+  return {
+    kind: 'journal' as const,
+    path: 'ref.jsonl',
+    agentId: 'ref',
+    journal: readFileSync(path.join(conformanceDir, 'reference-journal', '000000.jsonl')),
+    blobs: { size: () => undefined, read: () => undefined },
+  };
+}
+
 const seed = Number(process.env.STEPCHAIN_TEST_SEED ?? Date.now() % 2 ** 31);
 
 function mulberry(a: number): () => number {
@@ -141,14 +152,7 @@ describe('page display', () => {
     // Printable text stays, the joiners of emoji sequences and scripts included.
     for (const t of ['Résumé ✓ 😀 ﷺ', '👨\u200d👩\u200d👧', 'می\u200cخواهم']) expect(shownText(t)).toBe(t);
     // The page's own markup (the title a check gives a report: a repository path).
-    const reference = readFileSync(path.join(conformanceDir, 'reference-journal', '000000.jsonl'));
-    const source = {
-      kind: 'journal' as const,
-      path: 'ref.jsonl',
-      agentId: 'ref',
-      journal: reference,
-      blobs: { size: () => undefined, read: () => undefined },
-    };
+    const source = referenceSource();
     const { html } = renderReport(source, { title: `stepchain: .sdd/runtime/journal/a\u202eb<i>\u200b/000000.jsonl` });
     expect(html).toContain('<title>stepchain: .sdd/runtime/journal/a\\u202eb&lt;i&gt;\\u200b/000000.jsonl</title>');
     expect(html.slice(0, html.indexOf('<script'))).not.toMatch(/[\u202e\u200b]/);
@@ -238,14 +242,7 @@ describe('page chain verifier against verifyJournalBytes', () => {
 
 describe('the size warning (library)', () => {
   it('warns past warnSteps embedded steps, and not for a window under it', () => {
-    const reference = readFileSync(path.join(conformanceDir, 'reference-journal', '000000.jsonl'));
-    const source = {
-      kind: 'journal' as const,
-      path: 'ref.jsonl',
-      agentId: 'ref',
-      journal: reference,
-      blobs: { size: () => undefined, read: () => undefined },
-    };
+    const source = referenceSource();
     expect(renderReport(source, { warnSteps: 4 }).warnings).toEqual([
       expect.stringMatching(/^the page embeds 5 steps \(0 MB\): .*--max-steps N/),
     ]);
