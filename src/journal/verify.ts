@@ -206,10 +206,11 @@ function fileErrors<T>(file: string, fn: () => T): T {
 
 /** Reads a journal file's bytes; a missing or unreadable file is an input error. */
 export function readJournalFileBytes(file: string): Buffer {
+  // A whole read covers what it got, and its last byte is in hand: nothing read twice.
   return settledWalk(
     file,
     () => readJournalFileOnce(file),
-    (bytes) => bytes.length,
+    (bytes) => ({ size: bytes.length, endsLine: bytes.length === 0 || bytes[bytes.length - 1] === 0x0a }),
   ).walked;
 }
 
@@ -226,19 +227,21 @@ const SETTLE_TRIES = 3;
  * A walk of a journal file an append may be writing. Planned on the size the file has when it begins, it can end
  * inside a row still being written (a large row reaches the file in pieces), which would read as a torn line: a
  * false fault. When the walk's last byte is not a newline and the file has grown since, it is made again on the new
- * size, at most SETTLE_TRIES times (a torn line at rest, or a writer that never pauses, is reported as it is). `sizeOf`
- * gives the size a walk covered, when it chose it itself (a whole read).
+ * size, at most SETTLE_TRIES times (a torn line at rest, or a writer that never pauses, is reported as it is).
+ * `covered` says, for a walk that chose its size itself (a whole read), what it covered and whether it ended a line.
  */
 function settledWalk<T>(
   file: string,
   walk: (size: number) => T,
-  sizeOf?: (walked: T) => number,
+  covered?: (walked: T) => { size: number; endsLine: boolean },
 ): { size: number; walked: T } {
-  let size = sizeOf === undefined ? statJournalFile(file) : 0;
+  let size = covered === undefined ? statJournalFile(file) : 0;
   for (let tries = 1; ; tries++) {
     const walked = walk(size);
-    if (sizeOf !== undefined) size = sizeOf(walked);
-    if (tries >= SETTLE_TRIES || size === 0 || lastByteIsNewline(file, size)) return { size, walked };
+    const c = covered?.(walked);
+    if (c !== undefined) size = c.size;
+    const endsLine = c?.endsLine ?? (size === 0 || lastByteIsNewline(file, size));
+    if (tries >= SETTLE_TRIES || endsLine) return { size, walked };
     let now: number;
     try {
       now = statJournalFile(file);

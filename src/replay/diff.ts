@@ -3,7 +3,7 @@ import type { JsonValue } from '../canonical';
 import type { ErrorFault } from '../errors';
 import { readJournalBytes, readJournalFile, resolveJournal, type JournalEntry, type StepList } from '../journal';
 import { describeReceiptFault, inspectReceipt, looksLikeReceipt, signatureVerdict, type PublicKey } from '../receipt';
-import { bundleBeside } from '../receipt/keyless/bundle-path';
+import { keylessBundleDocument, keylessBundleOf } from './screen';
 import { BrokenChainError, storedRow, targetPath } from './source';
 import { fieldsChanged, type ContentField } from './step';
 
@@ -71,7 +71,7 @@ export function openForDiff(target: string, options: DiffOpenOptions = {}): Diff
       verified: chainErrors.length === 0,
       errors: chainErrors,
       signature: { status: verdict.status, holds: verdict.holds },
-      ...keylessOf(t),
+      ...keylessBundleOf(t),
       head_hash: r.head_hash,
       steps: r.steps,
       entries: r.entries,
@@ -197,13 +197,11 @@ export function diffSideDocument(side: DiffSide): {
   steps: number;
   errors: ErrorFault[];
 } {
-  const keyless =
-    side.keylessBundle === undefined ? {} : { keyless_bundle: { file: side.keylessBundle, checked: false as const } };
   return {
     file: side.file,
     kind: side.kind,
     verified: side.verified,
-    signature: side.signature === null ? null : { ...side.signature, ...keyless },
+    signature: side.signature === null ? null : { ...side.signature, ...keylessBundleDocument(side.keylessBundle) },
     head_hash: side.head_hash,
     steps: side.steps,
     errors: side.errors,
@@ -213,10 +211,4 @@ export function diffSideDocument(side: DiffSide): {
 /** Whether a side holds as shown: its chain verified and, for a receipt, its signature verdict holds. */
 export function sideHolds(side: DiffSide): boolean {
   return side.verified && (side.signature?.holds ?? true);
-}
-
-/** The keyless bundle beside a receipt, named (as `openReceipt` names it for replay and show). */
-function keylessOf(file: string): { keylessBundle?: string } {
-  const bundle = bundleBeside(file);
-  return bundle === undefined ? {} : { keylessBundle: bundle };
 }

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { readJournalBytes } from '../journal';
 import { IntegrityError } from '../errors';
 import { describeReceiptFault, inspectReceipt, looksLikeReceipt, type PublicKey } from '../receipt';
-import { bundleBeside } from '../receipt/keyless/bundle-path';
 import { BrokenChainError, mapBlobs, requireVerified, sourceFromRead, type ReplaySource } from './source';
+import { keylessBundleOf } from './screen';
 
 /**
  * Receipts (docs/format.md §3) as replay sources: the whole receipt is verified first
@@ -55,10 +55,4 @@ export function openReceipt(file: string, options: ReceiptOpenOptions = {}): Rep
     signatureChecked: v.signature_ok === true,
     ...keylessBundleOf(file),
   };
-}
-
-/** The keyless bundle beside a receipt, said (never checked here: `receipt verify` checks it under an identity). */
-function keylessBundleOf(file: string): { keylessBundle?: string } {
-  const bundle = bundleBeside(file);
-  return bundle === undefined ? {} : { keylessBundle: bundle };
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { bundleBeside } from '../receipt/keyless/bundle-path';
 import { bodyRows, laidOutBody, type BodyLine, type ScreenSize } from './body';
 import { keyHints } from './keys';
 import type { ReplaySource } from './source';
@@ -28,6 +29,19 @@ export function sourceSignature(source: ReplaySource): SignatureVerdict | undefi
     { signed: source.signed === true, signature_ok: source.signatureChecked === true, key_id: null },
     source.signatureChecked === true ? 1 : 0,
   );
+}
+
+/** The keyless bundle beside a receipt, named for a display (never checked by one: `receipt verify` checks it). */
+export function keylessBundleOf(file: string): { keylessBundle?: string } {
+  const bundle = bundleBeside(file);
+  return bundle === undefined ? {} : { keylessBundle: bundle };
+}
+
+/** That bundle in a display's JSON: `keyless_bundle`, always unchecked. */
+export function keylessBundleDocument(bundle: string | undefined): {
+  keyless_bundle?: { file: string; checked: false };
+} {
+  return bundle === undefined ? {} : { keyless_bundle: { file: bundle, checked: false } };
 }
 
 /** The suffix naming a keyless bundle beside a receipt, never checked by a display (`receipt verify` checks it). */

@@ -4,7 +4,7 @@ import type { DiffSide, JournalDiff } from './diff';
 import { entryAt, stepBlobs, stepBody, type BlobInfo } from './body';
 import { exchangeNotes, exchangesDocument, stepExchangeLines, type ExchangeView } from './exchanges';
 import { storedParts, unverifiedFields, type ReplaySource } from './source';
-import { keylessNote, signatureText, sourceSignature } from './screen';
+import { keylessBundleDocument, keylessNote, signatureText, sourceSignature } from './screen';
 import { stepSummary, type StepSummary } from './step';
 import { displayWidth, fit, preview, sanitize, shortHash, truncate } from './text';
 import { stepFilesOf, type StepFiles } from '../provenance/step-files';
@@ -118,11 +118,7 @@ export function signatureDocument(
   const v = sourceSignature(source);
   if (v === undefined) return null;
   // A keyless bundle beside the receipt is named, never checked here (`receipt verify` checks it).
-  const keyless =
-    source.keylessBundle === undefined
-      ? {}
-      : { keyless_bundle: { file: source.keylessBundle, checked: false as const } };
-  return { status: v.status, holds: v.holds, ...keyless };
+  return { status: v.status, holds: v.holds, ...keylessBundleDocument(source.keylessBundle) };
 }
 
 /** What `replay --json` and `show --json` open with: the run, and whether its signature holds. */
