@@ -9,6 +9,7 @@ import {
   writeFileSync,
   appendFileSync,
   chownSync,
+  rmSync,
   symlinkSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -358,7 +359,7 @@ describe('query', () => {
 
 describe('a --dir that is not a directory', () => {
   const base = tempDir();
-  test('verify and query name what it is, one line, exit 2 (readdir below it said only ENOTDIR, naming a path that cannot exist)', () => {
+  test('verify and query name what it is, one line, exit 2 (readdir below it said only ENOTDIR, naming a path that cannot exist)', async () => {
     const d = freshDir(base);
     const file = path.join(d, 'F');
     writeFileSync(file, '');
@@ -375,7 +376,36 @@ describe('a --dir that is not a directory', () => {
         const r = cli(args);
         expect(r.code).toBe(2);
         expect(r.stderr).toBe(`stepchain: ${dir}: is ${what}, not a directory\n`);
+        // Below it: the one that is not a directory is named, not `<dir>/sub/archive` and ENOTDIR.
+        const below = await cliInProcess(args.map((a) => (a === dir ? path.join(dir, 'sub', 'deeper') : a)));
+        expect(below.code).toBe(2);
+        expect(below.stderr).toBe(`stepchain: ${dir}: is ${what}, not a directory\n`);
       }
+    }
+  });
+
+  test('an archive/ that is a file or a FIFO is refused, naming it (it was read as no archived days: query listed the rest as the whole log, exit 0)', async () => {
+    const d = freshDir(base);
+    const key = Buffer.from('k');
+    const keyFile = path.join(d, 'audit.key');
+    writeFileSync(keyFile, key, { mode: 0o600 });
+    for (const make of ['file', 'fifo'] as const) {
+      const log = path.join(d, `log-${make}`);
+      appendAuditEvent(log, key, 'replay.step', ev(0), { nowMicros: 1_764_633_600_000_000 });
+      const archive = path.join(log, 'archive');
+      if (make === 'file') writeFileSync(archive, '');
+      else execFileSync('mkfifo', [archive]);
+      const what = make === 'file' ? 'a file' : 'a FIFO';
+      for (const args of [
+        ['audit', 'verify', '--dir', log, '--key', keyFile],
+        ['audit', 'query', '--dir', log],
+      ]) {
+        const r = await cliInProcess(args);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`stepchain: ${archive}: is ${what}, not a directory\n`);
+      }
+      rmSync(archive);
+      expect((await cliInProcess(['audit', 'verify', '--dir', log, '--key', keyFile])).code).toBe(0);
     }
   });
 });

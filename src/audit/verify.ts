@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   decodeUtf8,
@@ -123,7 +123,10 @@ export function archivedSegments(dir: string): ArchivedSegment[] {
   let names: string[];
   try {
     refuseLinkedStoreDirs(archive);
-    if (!statSync(archive).isDirectory()) return [];
+    // A file or a FIFO in the archive's place is refused, not read as "no archived days": whoever put it there
+    // may have taken the days out of the chain, and verify would only say the log is empty or starts mid-chain.
+    const notArchiveDir = notADirectory(archive);
+    if (notArchiveDir !== undefined) throw notArchiveDir;
     names = readdirSync(archive);
   } catch (e) {
     if (e instanceof InputError) throw e;

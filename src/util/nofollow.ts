@@ -152,10 +152,25 @@ export function notADirectory(dir: string): InputError | undefined {
   let st: Stats | undefined;
   try {
     st = lstatSync(dir, { throwIfNoEntry: false });
-  } catch {
-    return undefined; // a parent that is not a directory: the caller's own error says so
+  } catch (e) {
+    // A parent that is not a directory (`--dir FILE/sub`): name that parent, not a path that cannot exist.
+    return (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? notADirectoryAbove(dir) : undefined;
   }
   return st === undefined || st.isDirectory() ? undefined : new InputError(`${dir}: is ${kindOf(st)}, not a directory`);
+}
+
+/** The error naming the nearest parent of `p` that exists and is not a directory (undefined when none is found). */
+function notADirectoryAbove(p: string): InputError | undefined {
+  for (let up = path.dirname(p); up !== p; p = up, up = path.dirname(up)) {
+    let st: Stats | undefined;
+    try {
+      st = lstatSync(up, { throwIfNoEntry: false });
+    } catch {
+      continue; // its own parent is not a directory either: the walk goes on up to it
+    }
+    if (st !== undefined && !st.isDirectory()) return new InputError(`${up}: is ${kindOf(st)}, not a directory`);
+  }
+  return undefined;
 }
 
 /** `abs` split at its first `.sdd` component: the directory holding it, and the components from `.sdd` down. */
