@@ -216,6 +216,25 @@ describe('leftovers of killed writers', () => {
   });
 });
 
+describe('what is done while holding', () => {
+  test('a writer judges what dead writers left before it asks for the lock, never while it holds it (each waiter has a staging file there: a hold grew with the queue, and 50 hooks at once lost steps)', async () => {
+    const j = journal(1);
+    const dead = `000000.jsonl.lock.${deadPid()}.k2j3h4.tmp`;
+    writeFileSync(path.join(j.dir, dead), 'x');
+    const resume = path.join(root, `resume-${n++}`);
+    const p = await cliPaused(['append', j.dir, '--no-snapshot'], 'lock:clean-temps', {
+      env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
+    });
+    // Where it judges them, it holds no lock: the journal's lock file is not there.
+    const heldThere = existsSync(j.lockFile);
+    writeFileSync(resume, '');
+    expect(heldThere).toBe(false);
+    expect(await p.exited()).toMatchObject({ code: 0 });
+    expect(readdirSync(j.dir).filter((f) => f.includes('.lock'))).toEqual([]);
+    expect(verifyJournalFile(j.file, { strict: true })).toMatchObject({ ok: true, steps: 2 });
+  });
+});
+
 describe('many writers', () => {
   test('8 processes appending at once keep one chain, every append lands, nothing is left behind', async () => {
     const j = journal(0);

@@ -5,6 +5,7 @@ import { IntegrityError, InputError, isOsError, osError } from '../errors';
 import { cleanDeadTemps, tempPath } from './fs';
 import { processCommand, processStartMs, sameProcessAlive, selfIdentity } from './proc';
 import { readRegularFile, refuseLinkedStoreDirs } from './nofollow';
+import { pausePoint } from './pause';
 import { monotonicMs, sleepMs } from './time';
 
 /**
@@ -27,8 +28,9 @@ import { monotonicMs, sleepMs } from './time';
  *   whose mtime is older than lease + 60 s, is stale.
  * Breaking renames the stale file to a unique name and checks it is still the
  * stale one, so two breakers cannot both win and a lock taken in between is
- * put back. Whoever takes the lock then removes what dead processes left in
- * its directory (their temporary files: see `cleanDeadTemps`).
+ * put back. Whoever asks for the lock first removes what dead processes left
+ * in its directory (their temporary files: see `cleanDeadTemps`), before it
+ * waits and never while it holds the lock.
  */
 export interface LockOptions {
   /** Give up after this long (default 30 s). */
@@ -167,6 +169,11 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
     `${id.start === undefined ? '' : ` start=${id.start}`}${id.boot === undefined ? '' : ` boot=${id.boot}`} lease=${lease}`;
   let delay = 1;
   refuseLinkedStoreDirs(path.dirname(file));
+  // What dead writers left is removed before asking, not while holding: every waiter has a staging file here, and
+  // judging each (a /proc read) under the lock made a hold grow with the queue behind it. 50 hooks of one session
+  // at once on a loaded machine then held it seconds each, and half of them gave up after 30 s (a lost step).
+  pausePoint('lock:clean-temps');
+  cleanDeadTemps(path.dirname(file));
   const tmp = tempPath(file);
   try {
     writeFileSync(tmp, me, { mode: 0o644, flag: 'wx' });
@@ -185,7 +192,6 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
     for (;;) {
       if (tryLink(tmp, file)) {
         removeQuietly(tmp);
-        cleanDeadTemps(path.dirname(file));
         return handle(file, me, lease);
       }
       const seen = readLock(file);
