@@ -212,6 +212,36 @@ describe('gather and export modes', () => {
     expect(cli.stderr).toContain('(remove it, give --keyless to sign anew, or --force to remove it)');
   });
 
+  test('a shard report or a journal under a name that is not UTF-8 fails the step, naming it (no path string opens it: it was left out unseen)', async () => {
+    const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
+    const event = eventFixture('pull_request', { base, head: commitAll(dir, 'PR') });
+    const shard = newStep(dir, scratch, {}, event);
+    await run();
+    const raw = (rel: string, byte: number): Buffer =>
+      Buffer.concat([Buffer.from(path.join(dir, rel)), Buffer.from([byte])]);
+    mkdirSync(raw('stepchain-reports/shard-', 0xff), { recursive: true });
+    copyFileSync(
+      shard.outputs['report']!,
+      Buffer.concat([raw('stepchain-reports/shard-', 0xff), Buffer.from('/report.json')]),
+    );
+    const gathered = newStep(dir, scratch, { mode: 'gather' }, event);
+    await run();
+    expect(gathered.failed).toEqual([
+      'stepchain: input reports: stepchain-reports/shard-\uFFFD: its name is not UTF-8 (shown with U+FFFD), so it cannot be read',
+    ]);
+    // Export: a journal there gets no receipt, and the step says so.
+    const journal = raw('.sdd/runtime/journal/b', 0xfe);
+    mkdirSync(journal);
+    copyFileSync(path.join(dir, ALICE), Buffer.concat([journal, Buffer.from('/000000.jsonl')]));
+    const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' });
+    await run();
+    expect(rec.failed.join('\n')).toContain('.sdd/runtime/journal/b\uFFFD');
+    expect((JSON.parse(rec.outputs['receipts']!) as string[]).map((f) => path.basename(f)).sort()).toEqual([
+      'alice.receipt.tar',
+      'bob.receipt.tar',
+    ]);
+  });
+
   test('a bad input fails the step with one line and no stack trace', async () => {
     const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
     const rec = newStep(dir, scratch, { mode: 'bogus' });

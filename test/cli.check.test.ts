@@ -2,7 +2,7 @@
  * `stepchain check`: the Action's verify mode from the CLI: the first check runs the built dist/cli.js as a process (run
  * `npm run build` first), the rest run through runCli in this process (their logic is the point).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
 import { exportReceipt, readPrivateKeyFile, writeKeyPair } from '../src/receipt';
@@ -206,4 +206,34 @@ test('--runs none (or --journals, --receipts) switches a kind off, as the Action
   expect(
     (await cliInProcess(['check', '--journals', 'none', '--runs', 'none', '--receipts', 'none'], { cwd: dir })).code,
   ).toBe(1);
+});
+
+test('a journal or receipt under a name that is not UTF-8 is a fault, never skipped: a check that read none of it is no OK', async () => {
+  const dir = emptyRepo(path.join(tmp, 'not-utf8'));
+  append(dir, 'alice', 2);
+  commitAll(dir, 'base');
+  // A tampered journal under a directory whose name has the byte 0xff (git stores any bytes): Node lists it with
+  // U+FFFD, a spelling that opens nothing, and the walk passed it over; the check said OK of alice alone.
+  const rawDir = Buffer.concat([Buffer.from(path.join(dir, '.sdd/runtime/journal/b')), Buffer.from([0xff])]);
+  mkdirSync(rawDir);
+  const rows = readFileSync(journalFile(dir, 'alice'), 'utf8').replace('"r1"', '"r-one"');
+  writeFileSync(Buffer.concat([rawDir, Buffer.from('/000000.jsonl')]), rows);
+  const receiptDir = Buffer.concat([Buffer.from(path.join(dir, 'out')), Buffer.from([0xfe])]);
+  mkdirSync(receiptDir);
+  writeFileSync(Buffer.concat([receiptDir, Buffer.from('/x.receipt.tar')]), 'not a receipt');
+  commitAll(dir, 'pr');
+  const r = await cliInProcess(['check', '--base', 'HEAD~1', '--json'], { cwd: dir });
+  expect(r.code).toBe(1);
+  expectNoStack(r);
+  const doc = JSON.parse(r.stdout) as {
+    ok: boolean;
+    faults: { path: string; kind: string; severity: string; message: string }[];
+  };
+  expect(doc.ok).toBe(false);
+  const errors = doc.faults.filter((f) => f.severity === 'error');
+  expect(errors.map((f) => [f.path, f.kind])).toEqual([
+    ['.sdd/runtime/journal/b\uFFFD', 'unreadable'],
+    ['out\uFFFD', 'unreadable'],
+  ]);
+  expect(errors[0]!.message).toContain('its name is not UTF-8');
 });

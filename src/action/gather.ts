@@ -49,6 +49,10 @@ export async function gatherMode(inputs: ActionInputs, workspace: string, event:
   const scan = scanFiles(workspace, globSet(inputs.reports));
   for (const l of scan.links)
     if (l.severity === 'error') throw new InputError(`input reports: ${l.path} is a symbolic link (never followed)`);
+  // A shard report no path string opens would be left out of the verdict, unseen: refused as a link is.
+  const unnamed = scan.unnamed[0];
+  if (unnamed !== undefined)
+    throw new InputError(`input reports: ${unnamed}: its name is not UTF-8 (shown with U+FFFD), so it cannot be read`);
   if (scan.files.length === 0)
     throw new InputError(
       `input reports: ${inputs.reports.join(', ')} matched no file (download the shards' artifacts first)`,

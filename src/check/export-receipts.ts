@@ -107,6 +107,15 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
       severity: 'error',
     });
   }
+  for (const u of scan.unnamed)
+    result.faults.push({
+      item: 'journal',
+      path: u,
+      line: null,
+      kind: 'unreadable',
+      message: `${u}: its name is not UTF-8 (shown with U+FFFD), so stepchain cannot open it by name; no receipt`,
+      severity: 'error',
+    });
   const cas = new WorkspaceCas(root);
   for (const agent of agents) {
     const rel = byAgent.get(agent)!;

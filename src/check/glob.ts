@@ -1,4 +1,4 @@
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { lstatUnder } from '../util/nofollow';
@@ -143,6 +143,22 @@ export interface ScanResult {
   files: string[];
   /** Symbolic links not followed, sorted by path. */
   links: FoundLink[];
+  /**
+   * Entries whose name is not UTF-8 where a match could be (a matching file, or a directory that could hold one),
+   * sorted, as the listing spells them (U+FFFD for the bytes): no path string opens them, so they are never read.
+   */
+  unnamed: string[];
+}
+
+/** Whether a listed name lost bytes that are not UTF-8 (it holds U+FFFD and nothing is there by that spelling). */
+function notUtf8(abs: string, name: string): boolean {
+  if (!name.includes('\uFFFD')) return false;
+  try {
+    lstatSync(abs);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** Whether some path below directory `dir` could match `pattern`: `exact` without relying on a `**`. */
@@ -186,6 +202,7 @@ export function scanFiles(root: string, set: GlobSet, cache?: DirCache): ScanRes
   const addLink = (rel: string, severity: FoundLink['severity']): void => {
     if (links.get(rel) !== 'error') links.set(rel, severity);
   };
+  const unnamed = new Set<string>();
   const walk = (rel: string): void => {
     let entries = cache?.get(rel);
     if (entries === undefined) {
@@ -199,7 +216,11 @@ export function scanFiles(root: string, set: GlobSet, cache?: DirCache): ScanRes
     if (entries === null) return;
     for (const e of entries) {
       const child = rel === '' ? e.name : `${rel}/${e.name}`;
-      if (e.isSymbolicLink()) {
+      if (notUtf8(path.join(root, child), e.name)) {
+        // A hostile checkout could hide a journal or receipt under such a name: where a match could be, a fault.
+        if (e.isDirectory() ? linkSeverity(set, child, true) !== undefined : matchesGlob(set, child))
+          unnamed.add(child);
+      } else if (e.isSymbolicLink()) {
         let isDir = false;
         try {
           isDir = statSync(path.join(root, child)).isDirectory(); // only to classify the link; never entered
@@ -244,6 +265,7 @@ export function scanFiles(root: string, set: GlobSet, cache?: DirCache): ScanRes
     links: [...links]
       .map(([p, severity]) => ({ path: p, severity }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    unnamed: [...unnamed].sort(),
   };
 }
 

@@ -94,6 +94,18 @@ export function scanCheckout(root: string, options: CheckOptions): Scan {
       linked.add(l.path);
       linkFaults.push(linkFault(kind, l.path, l.severity));
     }
+    for (const u of scan.unnamed) {
+      if (linked.has(u) || !mine(u)) continue;
+      linked.add(u);
+      linkFaults.push({
+        item: kind,
+        path: u,
+        line: null,
+        kind: 'unreadable',
+        message: `its name is not UTF-8 (shown with U+FFFD), so stepchain cannot open it by name and it is not checked; rename it`,
+        severity: 'error',
+      });
+    }
   }
   const checked: CheckedDirs = new Set();
   return {
