@@ -95,7 +95,9 @@ def main(out):
         emit(tool_call=b'{"a":' * d + b"1" + b"}" * d)
     with open(out, "wb") as f:
         f.write(joined)
-    json.dump({"spans": spans, "verdicts": verdicts}, sys.stdout)
+    # json.dumps, not json.dump: dump to a file walks the 5 MB in the pure-Python encoder (861,000 writes); dumps
+    # uses the C one: 1.6 s of CPU for the whole script instead of 3.6-5.0 s, the same bytes.
+    sys.stdout.write(json.dumps({"spans": spans, "verdicts": verdicts}))
 
 
 if __name__ == "__main__":
