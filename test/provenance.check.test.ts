@@ -3,12 +3,13 @@
  * recorded steps wrote some files and a person others; the check attributes each changed file to the verified
  * step that produced exactly its content, or marks it unrecorded.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runJournalFile } from '../src/runs';
 import { pullRequestEvent, requireBuiltAction, runAction } from './helpers/action';
 import { runInProcess } from './helpers/action-in-process';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { git, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
@@ -27,10 +28,16 @@ interface Doc {
   };
 }
 
-/** One recorded step by the CLI, as an agent's hook or wrapper would: the files are already written. */
-function step(root: string, agent: string, files: Record<string, string>): string {
+/**
+ * One recorded step by the CLI, as an agent's hook or wrapper would: the files are already written. In this process
+ * (`cliInProcess`, the code the built CLI bundles): the steps are the setup, the attribution is the subject; the
+ * built CLI runs as a process in the first test's text check.
+ */
+async function step(root: string, agent: string, files: Record<string, string>): Promise<string> {
   writeFiles(root, files);
-  const r = cli(['append', agent, '--prompt', `write ${Object.keys(files).join(', ')}`, '--json'], { cwd: root });
+  const r = await cliInProcess(['append', agent, '--prompt', `write ${Object.keys(files).join(', ')}`, '--json'], {
+    cwd: root,
+  });
   expect([r.code, r.stderr]).toEqual([0, '']);
   return (JSON.parse(r.stdout) as { step_hash: string }).step_hash;
 }
@@ -43,11 +50,13 @@ function commitRun(root: string, message: string): void {
 
 /**
  * The base commit on main; on `feature` agent-1 edits src/a.py (step 0), src/b.py (step 1), creates src/c.py
- * (step 2); `after` runs on the branch after the journals are committed. Returns a fresh clone on `feature`.
+ * (step 2), the journals committed. Built once for the file (`beforeAll`); each scenario works on a copy of it
+ * (.git and .sdd with it, the CAS and checkpoints a further step needs), as each once built the same repository.
  */
-function scenario(after: (repo: string) => void = () => {}): { clone: string; hashes: string[] } {
+let agentRun: { repo: string; hashes: string[] } | undefined;
+beforeAll(async () => {
   const repo = initRepo(
-    path.join(tmp, `origin${n}`),
+    path.join(tmp, 'agent-run'),
     { 'src/a.py': 'a = 0\n', 'src/b.py': 'b = 0\n' },
     {
       ignoreSdd: false,
@@ -55,21 +64,34 @@ function scenario(after: (repo: string) => void = () => {}): { clone: string; ha
   );
   git(repo, ['checkout', '-q', '-b', 'feature']);
   const hashes = [
-    step(repo, 'agent-1', { 'src/a.py': 'a = 1\n' }),
-    step(repo, 'agent-1', { 'src/b.py': 'b = 1\n' }),
-    step(repo, 'agent-1', { 'src/c.py': 'c = 1\n' }),
+    await step(repo, 'agent-1', { 'src/a.py': 'a = 1\n' }),
+    await step(repo, 'agent-1', { 'src/b.py': 'b = 1\n' }),
+    await step(repo, 'agent-1', { 'src/c.py': 'c = 1\n' }),
   ];
   commitRun(repo, 'agent-1 run');
-  after(repo);
+  agentRun = { repo, hashes };
+});
+
+/**
+ * A copy of the agent's run; `after` runs on the branch after the journals are committed. Returns a fresh clone on
+ * `feature`.
+ */
+async function scenario(
+  after: (repo: string) => void | Promise<void> = () => {},
+): Promise<{ clone: string; hashes: string[] }> {
+  const repo = path.join(tmp, `origin${n}`);
+  cpSync(agentRun!.repo, repo, { recursive: true });
+  await after(repo);
   git(repo, ['checkout', '-q', 'main']);
   const clone = path.join(tmp, `clone${n++}`);
   git(tmp, ['clone', '-q', repo, clone]);
   git(clone, ['checkout', '-q', 'feature']);
-  return { clone, hashes };
+  return { clone, hashes: agentRun!.hashes };
 }
 
-function check(clone: string, policy: string): { code: number; doc: Doc; stderr: string } {
-  const r = cli(['check', '--base', 'main', '--provenance', policy, '--json'], { cwd: clone });
+/** `check` in this process (the code the built CLI bundles): what it attributes is the subject here. */
+async function check(clone: string, policy: string): Promise<{ code: number; doc: Doc; stderr: string }> {
+  const r = await cliInProcess(['check', '--base', 'main', '--provenance', policy, '--json'], { cwd: clone });
   expectNoStack(r);
   return { code: r.code, doc: JSON.parse(r.stdout) as Doc, stderr: r.stderr };
 }
@@ -77,13 +99,13 @@ function check(clone: string, policy: string): { code: number; doc: Doc; stderr:
 const byPath = (d: Doc) => Object.fromEntries(d.provenance.files.map((f) => [f.path, f]));
 
 describe('check --provenance from a fresh clone', () => {
-  test('a person edits b.py again and adds d.py: a.py and c.py are the agent steps 0 and 2, b.py and d.py unrecorded; error fails, warn passes with the same report', () => {
-    const { clone, hashes } = scenario((repo) => {
+  test('a person edits b.py again and adds d.py: a.py and c.py are the agent steps 0 and 2, b.py and d.py unrecorded; error fails, warn passes with the same report', async () => {
+    const { clone, hashes } = await scenario((repo) => {
       writeFiles(repo, { 'src/b.py': 'b = 2  # by hand\n', 'src/d.py': 'd = 1\n' });
       git(repo, ['add', '-A', 'src']);
       git(repo, ['commit', '-q', '-m', 'by hand']);
     });
-    const e = check(clone, 'error');
+    const e = await check(clone, 'error');
     expect(e.code).toBe(1);
     expect(e.doc.ok).toBe(false);
     expect(byPath(e.doc)).toEqual({
@@ -100,7 +122,7 @@ describe('check --provenance from a fresh clone', () => {
     // The journals themselves hold: only provenance failed the check.
     expect(e.doc.items.every((i) => i.ok)).toBe(true);
 
-    const w = check(clone, 'warn');
+    const w = await check(clone, 'warn');
     expect(w.code).toBe(0);
     expect(w.doc.ok).toBe(true);
     expect(w.doc.provenance.files).toEqual(e.doc.provenance.files);
@@ -109,7 +131,7 @@ describe('check --provenance from a fresh clone', () => {
       'warning',
     ]);
 
-    // Lines too: unrecorded first, then the steps.
+    // Lines too: unrecorded first, then the steps. The built CLI as a process: its exit code and streams.
     const text = cli(['check', '--base', 'main', '--provenance', 'error'], { cwd: clone });
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('UNRECORDED src/b.py');
@@ -118,22 +140,22 @@ describe('check --provenance from a fresh clone', () => {
     expect(text.stdout).toContain('provenance (error): 2 recorded, 2 unrecorded of 4 changed files');
     expect(text.stderr).toContain('src/d.py: this content was produced by no verified recorded step');
 
-    const off = cli(['check', '--base', 'main', '--provenance', 'off', '--json'], { cwd: clone });
+    const off = await cliInProcess(['check', '--base', 'main', '--provenance', 'off', '--json'], { cwd: clone });
     expect(off.code).toBe(0);
     expect((JSON.parse(off.stdout) as Partial<Doc>).provenance).toBeUndefined();
-    const bad = cli(['check', '--base', 'main', '--provenance', 'strict'], { cwd: clone });
+    const bad = await cliInProcess(['check', '--base', 'main', '--provenance', 'strict'], { cwd: clone });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--provenance: "strict" is not off, warn or error');
   });
 
-  test('a branch made only by the recorded run passes error; a deletion is the step that deleted it', () => {
+  test('a branch made only by the recorded run passes error; a deletion is the step that deleted it', async () => {
     const deleted: string[] = [];
-    const { clone, hashes } = scenario((repo) => {
+    const { clone, hashes } = await scenario(async (repo) => {
       rmSync(path.join(repo, 'src', 'b.py'));
-      deleted.push(step(repo, 'agent-1', {}));
+      deleted.push(await step(repo, 'agent-1', {}));
       commitRun(repo, 'agent-1 deletes b.py');
     });
-    const e = check(clone, 'error');
+    const e = await check(clone, 'error');
     expect(e.code).toBe(0);
     expect(byPath(e.doc)).toEqual({
       'src/a.py': expect.objectContaining({ status: 'recorded', seq: 0, step_hash: hashes[0] }),
@@ -142,19 +164,19 @@ describe('check --provenance from a fresh clone', () => {
     });
   });
 
-  test("a branch that carries the agent's journals but different code: the rewritten a.py is unrecorded", () => {
-    const { clone } = scenario((repo) => {
+  test("a branch that carries the agent's journals but different code: the rewritten a.py is unrecorded", async () => {
+    const { clone } = await scenario((repo) => {
       writeFiles(repo, { 'src/a.py': 'a = 666\n' });
       git(repo, ['commit', '-q', '-am', 'rewrite a.py']);
     });
-    const e = check(clone, 'error');
+    const e = await check(clone, 'error');
     expect(e.code).toBe(1);
     expect(byPath(e.doc)['src/a.py']).toEqual(expect.objectContaining({ status: 'unrecorded' }));
     expect(e.doc.provenance.unrecorded).toBe(1);
   });
 
-  test('editing the recorded changes in the committed run journal breaks its chain and attributes nothing', () => {
-    const { clone } = scenario((repo) => {
+  test('editing the recorded changes in the committed run journal breaks its chain and attributes nothing', async () => {
+    const { clone } = await scenario((repo) => {
       // Claim the person's b.py for step 1: the blob id in the record is replaced, nothing else.
       writeFiles(repo, { 'src/b.py': 'b = 2  # by hand\n' });
       const forged = git(repo, ['hash-object', 'src/b.py']);
@@ -164,7 +186,7 @@ describe('check --provenance from a fresh clone', () => {
       git(repo, ['add', '-A', 'src', file]);
       git(repo, ['commit', '-q', '-m', 'forge']);
     });
-    const w = check(clone, 'warn');
+    const w = await check(clone, 'warn');
     expect(w.code).toBe(1); // the run journal fails the check
     expect(w.doc.items.find((i) => i.kind === 'run')?.ok).toBe(false);
     expect(w.doc.provenance.recorded).toBe(0);
@@ -177,7 +199,7 @@ describe('the Action, run as a runner runs it, on the pull request from a fresh 
   beforeAll(() => requireBuiltAction());
 
   test('provenance: error fails with an error annotation per unrecorded file; the default (warn) passes with warnings; the summary lists unrecorded files first', async () => {
-    const { clone, hashes } = scenario((repo) => {
+    const { clone, hashes } = await scenario((repo) => {
       writeFiles(repo, { 'src/b.py': 'b = 2  # by hand\n', 'src/d.py': 'd = 1\n' });
       git(repo, ['add', '-A', 'src']);
       git(repo, ['commit', '-q', '-m', 'by hand']);
