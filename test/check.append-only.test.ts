@@ -2,18 +2,27 @@
  * Append-only compares what the verifier reads (issue 20, section 1): property tests
  * against the journal reader (`readJournalBytes`), whatever ends the lines.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { checkAppendOnly } from '../src/check';
 import { Journal, journalFile, parsesAsJson, readJournalBytes } from '../src/journal';
 import { recordRunEvent } from '../src/runs';
-import { commitAll, emptyRepo, git } from './helpers/git';
+import { emptyRepo, git } from './helpers/git';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { tempDir } from './helpers/tmp';
 
 const tmp = tempDir('stepchain-append-only-');
+
+/**
+ * Commits everything in the working tree (helpers/git.ts's commitAll without its `rev-parse HEAD`: no test here
+ * uses the new HEAD, and a git process is ~50 ms of CPU on a slow host, 18 of them here).
+ */
+function commitAll(dir: string, message: string): void {
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-q', '--allow-empty', '-m', message]);
+}
 
 /** The rows (lines without their newline) of a real chain of `n` steps. */
 function chainRows(name: string, n: number, tag: string): string[] {
@@ -364,18 +373,26 @@ describe('committed receipts are append-only too (issue 20)', () => {
   const receiptFaults = (doc: CheckDoc) =>
     doc.faults.filter((f) => f.item === 'receipt').map((f) => [f.kind, f.path] as const);
 
-  /** A repository whose base commit holds alice's journal (2 steps) and her receipt, on a branch `pr`. */
-  async function repoWithReceipt(name: string): Promise<string> {
-    const dir = emptyRepo(path.join(tmp, name));
-    append(dir, 'alice', 2);
-    await exportTo(dir, 'alice', 'alice.receipt.tar');
-    commitAll(dir, 'base');
-    git(dir, ['checkout', '-q', '-b', 'pr']);
+  /**
+   * A repository whose base commit holds alice's journal (2 steps) and her receipt, on a branch `pr`: built once for
+   * the four tests (`beforeAll`), each given a copy of it (.git and .sdd with it) to change, as each once built it.
+   */
+  let receiptBase = '';
+  beforeAll(async () => {
+    receiptBase = emptyRepo(path.join(tmp, 'receipt-base'));
+    append(receiptBase, 'alice', 2);
+    await exportTo(receiptBase, 'alice', 'alice.receipt.tar');
+    commitAll(receiptBase, 'base');
+    git(receiptBase, ['checkout', '-q', '-b', 'pr']);
+  });
+  function repoWithReceipt(name: string): string {
+    const dir = path.join(tmp, name);
+    cpSync(receiptBase, dir, { recursive: true });
     return dir;
   }
 
   test('re-exported with more steps of the same chain: passes (as an append)', async () => {
-    const dir = await repoWithReceipt('receipt-append');
+    const dir = repoWithReceipt('receipt-append');
     append(dir, 'alice', 3);
     await exportTo(dir, 'alice', 'alice.receipt.tar');
     commitAll(dir, 'more steps');
@@ -387,7 +404,7 @@ describe('committed receipts are append-only too (issue 20)', () => {
   });
 
   test('deleted: fails, naming the receipt', async () => {
-    const dir = await repoWithReceipt('receipt-deleted');
+    const dir = repoWithReceipt('receipt-deleted');
     rmSync(path.join(dir, 'alice.receipt.tar'));
     commitAll(dir, 'delete the receipt');
     const r = await check(dir);
@@ -397,7 +414,7 @@ describe('committed receipts are append-only too (issue 20)', () => {
   });
 
   test("swapped for another run's receipt (another agent, or the same agent's other chain): fails", async () => {
-    const dir = await repoWithReceipt('receipt-swapped');
+    const dir = repoWithReceipt('receipt-swapped');
     append(dir, 'bob', 2);
     await exportTo(dir, 'bob', 'alice.receipt.tar');
     commitAll(dir, "bob's receipt under alice's name");
@@ -430,7 +447,7 @@ describe('committed receipts are append-only too (issue 20)', () => {
   });
 
   test('renamed (moved, and re-exported with more steps): followed, as a journal rename is', async () => {
-    const dir = await repoWithReceipt('receipt-renamed');
+    const dir = repoWithReceipt('receipt-renamed');
     git(dir, ['mv', 'alice.receipt.tar', 'alice-2.receipt.tar']);
     append(dir, 'alice', 1);
     mkdirSync(path.join(dir, 'receipts'));
