@@ -46,8 +46,16 @@ function tool(root: string, id: string, extra: Record<string, unknown> = {}): st
   });
 }
 
+/** `stepchain hook claude` as Claude Code starts it: a process (its exit code, its streams). */
 const hook = (input: string | Buffer, cwd = dir, env: NodeJS.ProcessEnv = off) =>
   cli(['hook', 'claude'], { cwd, input, env });
+/**
+ * The same command through runCli in this process (`cliInProcess`, the code the bundle runs), for the tests about
+ * what the hook records: a Node start per call was most of their time. The process's contract (exit 1 never 2, one
+ * line on stderr, no stack) keeps real processes above, and the real session at the end starts the hooks itself.
+ */
+const hookIn = (input: string | Buffer, cwd = dir, env: NodeJS.ProcessEnv = off) =>
+  cliInProcess(['hook', 'claude'], { cwd, input, env });
 
 describe('a bad payload is one line on stderr and exit 1, never 2, never a stack, nothing written', () => {
   const root = project();
@@ -87,31 +95,33 @@ test('a bad command line never exits 2 either (Claude Code reads 2 as "block"): 
   }
 });
 
-test('events stepchain does not record are accepted silently (exit 0, nothing written)', () => {
+test('events stepchain does not record are accepted silently (exit 0, nothing written)', async () => {
   const root = project();
   // Issue 22 records SubagentStop and PostCompact (they were in this list): a SubagentStop without agent_id is
   // still nothing to record.
   for (const ev of ['PreToolUse', 'Notification', 'SubagentStop']) {
-    const r = hook(payload(root, ev), root);
+    const r = await hookIn(payload(root, ev), root);
     expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
   }
   expect(existsSync(path.join(root, '.sdd'))).toBe(false);
 });
 
-test('the project root is found from the payload cwd: a subdirectory records into its project', () => {
+test('the project root is found from the payload cwd: a subdirectory records into its project', async () => {
   const root = project();
   mkdirSync(path.join(root, 'src', 'deep'), { recursive: true });
-  const r = hook(tool(path.join(root, 'src', 'deep'), 'toolu_a'), dir);
+  const r = await hookIn(tool(path.join(root, 'src', 'deep'), 'toolu_a'), dir);
   expect([r.code, r.stderr]).toEqual([0, '']);
   expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(1);
   expect(existsSync(path.join(root, 'src', 'deep', '.sdd'))).toBe(false);
 });
 
-test('the prompt of a step is the one its prompt_id names; another prompt id records none', () => {
+test('the prompt of a step is the one its prompt_id names; another prompt id records none', async () => {
   const root = project();
-  expect(hook(payload(root, 'UserPromptSubmit', { prompt_id: 'p1', prompt: 'Fix the bug' }), root).code).toBe(0);
-  expect(hook(tool(root, 'toolu_1'), root).code).toBe(0);
-  expect(hook(tool(root, 'toolu_2', { prompt_id: 'p2' }), root).code).toBe(0);
+  expect((await hookIn(payload(root, 'UserPromptSubmit', { prompt_id: 'p1', prompt: 'Fix the bug' }), root)).code).toBe(
+    0,
+  );
+  expect((await hookIn(tool(root, 'toolu_1'), root)).code).toBe(0);
+  expect((await hookIn(tool(root, 'toolu_2', { prompt_id: 'p2' }), root)).code).toBe(0);
   const rows = readVerifiedJournal(journalFile(root, AGENT)).entries.map((e) => e.row);
   expect(rows.map((r) => r.prompt)).toEqual(['Fix the bug', null]);
   expect(rows[0]!.tool_call).toEqual({ id: 'toolu_1', input: { command: 'echo toolu_1' }, name: 'Bash' });
@@ -121,14 +131,14 @@ test('the prompt of a step is the one its prompt_id names; another prompt id rec
   expect(run.entries.map((e) => e.row.event)).toEqual(['provider_state_capability', 'prompt']);
 });
 
-test('a tampered journal is never extended: the hook exits 1 naming the line, and keeps the payload in the CAS', () => {
+test('a tampered journal is never extended: the hook exits 1 naming the line, and keeps the payload in the CAS', async () => {
   const root = project();
-  expect(hook(tool(root, 'toolu_1'), root).code).toBe(0);
+  expect((await hookIn(tool(root, 'toolu_1'), root)).code).toBe(0);
   const file = journalFile(root, AGENT);
   const before = readFileSync(file, 'utf8').replace('echo toolu_1', 'echo toolu_X');
   writeFileSync(file, before);
   const input = tool(root, 'toolu_2');
-  const r = hook(input, root);
+  const r = await hookIn(input, root);
   expectNoStack(r);
   expect(r.code).toBe(1);
   expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -139,25 +149,27 @@ test('a tampered journal is never extended: the hook exits 1 naming the line, an
   expect(readFileSync(file, 'utf8')).toBe(before);
 });
 
-test('a broken run journal does not stop steps from being recorded', () => {
+test('a broken run journal does not stop steps from being recorded', async () => {
   const root = project();
-  expect(hook(payload(root, 'SessionStart', { source: 'startup' }), root).code).toBe(0);
+  expect((await hookIn(payload(root, 'SessionStart', { source: 'startup' }), root)).code).toBe(0);
   const run = runJournalFile(root, AGENT);
   writeFileSync(run, readFileSync(run, 'utf8').replace('"startup"', '"resume"'));
-  const stop = hook(payload(root, 'Stop', { last_assistant_message: 'done' }), root);
+  const stop = await hookIn(payload(root, 'Stop', { last_assistant_message: 'done' }), root);
   expect(stop.code).toBe(1);
   expect(stop.stderr).toMatch(/run event stop not recorded in the run journal .*journal\.jsonl:2/);
-  expect(hook(tool(root, 'toolu_1'), root).code).toBe(0);
+  expect((await hookIn(tool(root, 'toolu_1'), root)).code).toBe(0);
   expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(1);
 });
 
 test('one compaction is one mutation: PreCompact chains it, SessionStart(compact) only its event', async () => {
   const root = project();
-  expect(hook(payload(root, 'SessionStart', { source: 'startup' }), root).code).toBe(0);
-  expect(hook(payload(root, 'PreCompact', { trigger: 'auto', custom_instructions: null }), root).code).toBe(0);
-  expect(hook(payload(root, 'SessionStart', { source: 'compact', model: 'm' }), root).code).toBe(0);
+  expect((await hookIn(payload(root, 'SessionStart', { source: 'startup' }), root)).code).toBe(0);
+  expect((await hookIn(payload(root, 'PreCompact', { trigger: 'auto', custom_instructions: null }), root)).code).toBe(
+    0,
+  );
+  expect((await hookIn(payload(root, 'SessionStart', { source: 'compact', model: 'm' }), root)).code).toBe(0);
   // A compaction whose PreCompact was not recorded is still chained, at SessionStart(compact), trigger unknown.
-  expect(hook(payload(root, 'SessionStart', { source: 'compact' }), root).code).toBe(0);
+  expect((await hookIn(payload(root, 'SessionStart', { source: 'compact' }), root)).code).toBe(0);
   const rows = readRunJournalFile(runJournalFile(root, AGENT)).entries.map((e) => e.row);
   expect(rows.map((r) => r.event)).toEqual([
     'provider_state_capability',
@@ -177,9 +189,9 @@ test('one compaction is one mutation: PreCompact chains it, SessionStart(compact
   expect((await cliInProcess(['run', 'verify', AGENT], { cwd: root })).code).toBe(0);
 });
 
-test('outside a git repository a step is recorded without a snapshot', () => {
+test('outside a git repository a step is recorded without a snapshot', async () => {
   const root = freshDir(dir, 'plain');
-  const r = hook(tool(root, 'toolu_1'), root);
+  const r = await hookIn(tool(root, 'toolu_1'), root);
   expect([r.code, r.stderr]).toEqual([0, '']);
   expect(readVerifiedJournal(journalFile(root, AGENT)).steps).toBe(1);
 });
@@ -283,30 +295,32 @@ test('a real session whose recording fails everywhere still runs to the end: hoo
   }
 });
 
-test('the session state (raw prompts) is 0600 in a 0700 directory, as private as the journals (issue 20)', () => {
+test('the session state (raw prompts) is 0600 in a 0700 directory, as private as the journals (issue 20)', async () => {
   const root = project();
   const stateDir = path.join(root, '.sdd', 'runtime', 'claude');
   mkdirSync(stateDir, { recursive: true, mode: 0o755 });
   chmodSync(stateDir, 0o755); // as an earlier version left it
-  expect(hook(payload(root, 'UserPromptSubmit', { prompt_id: 'p1', prompt: 'the secret plan' }), root).code).toBe(0);
+  expect(
+    (await hookIn(payload(root, 'UserPromptSubmit', { prompt_id: 'p1', prompt: 'the secret plan' }), root)).code,
+  ).toBe(0);
   const file = path.join(stateDir, `${SID}.json`);
   expect(readFileSync(file, 'utf8')).toContain('the secret plan');
   expect(statSync(file).mode & 0o777).toBe(0o600);
   expect(statSync(stateDir).mode & 0o777).toBe(0o700);
 });
 
-test('Claude Code names the project in the environment: a payload cwd elsewhere does not move the record (issue 20)', () => {
+test('Claude Code names the project in the environment: a payload cwd elsewhere does not move the record (issue 20)', async () => {
   const started = project();
   const other = project();
   mkdirSync(path.join(other, '.sdd'));
   // The agent ran `cd` into another project: the payload's cwd follows it, CLAUDE_PROJECT_DIR does not.
-  const r = hook(tool(other, 'toolu_1'), started, { ...off, CLAUDE_PROJECT_DIR: started });
+  const r = await hookIn(tool(other, 'toolu_1'), started, { ...off, CLAUDE_PROJECT_DIR: started });
   expect([r.code, r.stderr]).toEqual([0, '']);
   expect(readVerifiedJournal(journalFile(started, AGENT)).steps).toBe(1);
   expect(existsSync(journalFile(other, AGENT))).toBe(false);
 });
 
-test('the model is read only from where Claude Code keeps the session, never from a path the payload names (issue 20)', () => {
+test('the model is read only from where Claude Code keeps the session, never from a path the payload names (issue 20)', async () => {
   const root = project();
   const home = freshDir(dir, 'home');
   const entry = JSON.stringify({
@@ -323,8 +337,8 @@ test('the model is read only from where Claude Code keeps the session, never fro
     writeFileSync(f, `${entry}\n`);
   }
   const env = { ...off, HOME: home, CLAUDE_CONFIG_DIR: '' };
-  expect(hook(tool(root, 'toolu_1', { transcript_path: elsewhere }), root, env).code).toBe(0);
-  expect(hook(tool(root, 'toolu_1', { transcript_path: own }), root, env).code).toBe(0);
+  expect((await hookIn(tool(root, 'toolu_1', { transcript_path: elsewhere }), root, env)).code).toBe(0);
+  expect((await hookIn(tool(root, 'toolu_1', { transcript_path: own }), root, env)).code).toBe(0);
   const rows = readVerifiedJournal(journalFile(root, AGENT)).entries.map((e) => e.row);
   expect(rows.map((r) => r.model)).toEqual([null, 'claude-from-file']);
 });
