@@ -65,7 +65,8 @@ describe('GitHub limits', () => {
     git(dir, ['checkout', '-q', '-b', 'pr']);
     for (let i = 0; i < 15; i++) tamper(dir, journalPath(`agent-${i}`));
     commitAll(dir, 'tamper all');
-    const r = await onPr(dir, base);
+    // The cap is the Action's (annotate() and setFailed's order), not the process's: run() in this process.
+    const r = await inPr(dir, base);
     expect(r.code).toBe(1);
     const errors = r.annotations.filter((a) => a.level === 'error');
     expect(errors).toHaveLength(10);
