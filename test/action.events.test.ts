@@ -2,8 +2,8 @@
  * The Action holds on every event it is run on: the built dist/index.js with the
  * event payloads of test/fixtures/events (push, forced push, a new branch,
  * merge_group, pull_request_target), against real repositories, clones and
- * shallow clones served over file://. The first push test runs the bundle
- * (the payload read from GITHUB_EVENT_PATH, the exit code); the others run the
+ * shallow clones served over file://. The first push test's failing run is the
+ * bundle (the payload read from GITHUB_EVENT_PATH, exit code 1, no stack); the rest run the
  * Action's `run()` in this process with the same payloads and assertions
  * (helpers/action-in-process.ts).
  */
@@ -41,7 +41,8 @@ describe('push', () => {
     const before = commitAll(dir, 'journals');
     appendSteps(dir, 'alice', 2);
     const after = commitAll(dir, 'append');
-    const ok = await runAction({ workspace: dir, scratch, event: eventFixture('push', { before, head: after }) });
+    // The pass is the Action's logic (run() in this process); the failing run below is the bundle's process.
+    const ok = await runInProcess({ workspace: dir, scratch, event: eventFixture('push', { before, head: after }) });
     expect(ok.code).toBe(0);
     expect(ok.summary).toContain(`append-only checked against base <code>${before.slice(0, 12)}</code>`);
 
