@@ -12,7 +12,7 @@
  * the first refusal (exit code and stderr of the real CLI).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
 import { recordStep } from '../src/record';
@@ -174,14 +174,19 @@ describe('fork rm keeps recorded work', () => {
   test('with appends running: without --force nothing is lost; with --force later appends are refused and start no new chain', async () => {
     const root = recordedRepo();
     const { id, worktree } = await fork(root);
-    /** A recorder appending to the fork in a loop, one CLI process per step; resolves with each exit code. */
-    const recorder = (count: number): { codes: number[]; done: Promise<void> } => {
+    /**
+     * A recorder appending to the fork in a loop, one CLI process per step, until `stop` exists, then `after` more
+     * (appends that start only once the removal is over); resolves with each exit code. Stopped by the test rather
+     * than after a fixed count: the removal still runs among appends, and the appends after it are certain to
+     * follow it (a fixed count of 12 spent most of this test's CLI processes on appends nobody waited for).
+     */
+    const recorder = (stop: string, after: number): { codes: number[]; done: Promise<void> } => {
       const codes: number[] = [];
       const child = spawn(
         'sh',
         [
           '-c',
-          `i=0; while [ $i -lt ${count} ]; do "$0" "$@"; echo "rc=$?"; i=$((i+1)); done`,
+          `while [ ! -e "$S" ]; do "$0" "$@"; echo "rc=$?"; done; i=0; while [ $i -lt ${after} ]; do "$0" "$@"; echo "rc=$?"; i=$((i+1)); done`,
           process.execPath,
           cliPath,
           'append',
@@ -190,7 +195,7 @@ describe('fork rm keeps recorded work', () => {
           worktree,
           '--no-snapshot',
         ],
-        { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'ignore'] },
+        { env: { ...process.env, ...ENV, S: stop }, stdio: ['ignore', 'pipe', 'ignore'] },
       );
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -202,21 +207,27 @@ describe('fork rm keeps recorded work', () => {
     };
     const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-    let rec = recorder(12);
+    const stop1 = path.join(tmp, `stop${n++}`);
+    let rec = recorder(stop1, 2);
     while (rec.codes.length < 3) await sleep(20);
     const refused = cli(['fork', 'rm', id, '--root', root], { env: ENV });
     expect(refused.code).toBe(1);
+    writeFileSync(stop1, '');
     await rec.done;
-    expect(rec.codes).toEqual(Array(12).fill(0));
-    expect(verifyJournalFile(journalFile(worktree, id))).toMatchObject({ ok: true, steps: 14 });
+    expect(rec.codes.length).toBeGreaterThanOrEqual(5);
+    expect(rec.codes).toEqual(Array(rec.codes.length).fill(0));
+    expect(verifyJournalFile(journalFile(worktree, id))).toMatchObject({ ok: true, steps: 2 + rec.codes.length });
 
-    rec = recorder(12);
+    const stop2 = path.join(tmp, `stop${n++}`);
+    rec = recorder(stop2, 2);
     while (rec.codes.length < 3) await sleep(20);
     expect(cli(['fork', 'rm', id, '--force', '--root', root], { env: ENV }).code).toBe(0);
+    writeFileSync(stop2, '');
     await rec.done;
-    // Some appends landed before the removal; none succeeded after the first refusal.
+    // Some appends landed before the removal; none succeeded after the first refusal (the last two came after it).
     const firstRefused = rec.codes.findIndex((c) => c !== 0);
     expect(firstRefused).toBeGreaterThanOrEqual(3);
+    expect(firstRefused).toBeLessThanOrEqual(rec.codes.length - 2);
     expect(rec.codes.slice(firstRefused).every((c) => c !== 0)).toBe(true);
     expect(existsSync(worktree)).toBe(false);
   });
