@@ -16,6 +16,7 @@ import { snapshotRefFor } from '../src/git';
 import { journalDir, journalFile, verifyJournalFile } from '../src/journal';
 import { recordStep } from '../src/record';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { git, initRepo, repoState, writeFiles } from './helpers/git';
 import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -502,9 +503,14 @@ describe('fork rm', () => {
 });
 
 describe('CLI (dist/cli.js)', () => {
-  test('fork --json prints exactly the documented keys; forks draws and --json gives the tree; fork rm', () => {
+  /**
+   * The commands' logic (documented keys, drawing, refusals) runs in this process (`cliInProcess`, the code dist/cli.js
+   * bundles): a Node start per command was most of this test's CPU. One refusal stays a process of the bin (its exit
+   * code, the `stepchain: ` line on stderr, no stack), as do the racing creators below.
+   */
+  test('fork --json prints exactly the documented keys; forks draws and --json gives the tree; fork rm', async () => {
     const root = recordedRepo();
-    const r = cli(['fork', 'ag', '--from-step', '1', '--label', 'cli', '--json'], { cwd: root });
+    const r = await cliInProcess(['fork', 'ag', '--from-step', '1', '--label', 'cli', '--json'], { cwd: root });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
     // `ok` first, as in every --json document (issue 20 added it).
@@ -523,20 +529,20 @@ describe('CLI (dist/cli.js)', () => {
     const id = doc.fork_session_id as string;
     const wt = doc.fork_worktree as string;
 
-    const a = cli(['append', id, '--root', wt, '--prompt', 'in the fork'], { cwd: root });
+    const a = await cliInProcess(['append', id, '--root', wt, '--prompt', 'in the fork'], { cwd: root });
     expect(a.code).toBe(0);
     expect(a.stdout).toContain(`snapshot   ${snap(wt, id, 2)}`);
-    expect(cli(['verify', id, '--root', wt]).code).toBe(0);
-    const ns = cli(['append', id, '--root', wt, '--prompt', 'no snap', '--no-snapshot']);
+    expect((await cliInProcess(['verify', id, '--root', wt])).code).toBe(0);
+    const ns = await cliInProcess(['append', id, '--root', wt, '--prompt', 'no snap', '--no-snapshot']);
     expect(ns.code).toBe(0);
     expect(ns.stdout).not.toContain('snapshot');
     expect(git(root, ['for-each-ref', '--format=%(refname)', snap(wt, id, 3)])).toBe('');
 
-    const t = cli(['forks'], { cwd: root });
+    const t = await cliInProcess(['forks'], { cwd: root });
     expect(t.code).toBe(0);
     expect(t.stdout).toContain(`ag\n└── ${id}  "cli"  from step 1  +2 steps since  files of step 1\n`);
     expect(t.stdout).toContain(`branch   fork/main/${id}`);
-    const tj = JSON.parse(cli(['forks', '--json'], { cwd: root }).stdout) as {
+    const tj = JSON.parse((await cliInProcess(['forks', '--json'], { cwd: root })).stdout) as {
       forks: { fork_session_id: string; steps_since: number; children: unknown[] }[];
     };
     expect(tj.forks).toHaveLength(1);
@@ -546,17 +552,17 @@ describe('CLI (dist/cli.js)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^stepchain: .*step 9 is out of range/);
     expectNoStack(bad);
-    expect(cli(['fork', 'ag', '--from-step', 'x'], { cwd: root }).code).toBe(2);
+    expect((await cliInProcess(['fork', 'ag', '--from-step', 'x'], { cwd: root })).code).toBe(2);
 
     writeFiles(wt, { 'README.md': 'dirty\n' });
-    const refused = cli(['fork', 'rm', id], { cwd: root });
+    const refused = await cliInProcess(['fork', 'rm', id], { cwd: root });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/uncommitted changes/);
-    const rm = cli(['fork', 'rm', id, '--force', '--json'], { cwd: root });
+    const rm = await cliInProcess(['fork', 'rm', id, '--force', '--json'], { cwd: root });
     expect(rm.code).toBe(0);
     expect(JSON.parse(rm.stdout)).toMatchObject({ fork_session_id: id, removed_snapshot_refs: 3 });
-    expect(cli(['forks'], { cwd: root }).stdout.trim()).toBe('no forks');
-    const notRepo = cli(['fork', 'ag', '--root', tmp]);
+    expect((await cliInProcess(['forks'], { cwd: root })).stdout.trim()).toBe('no forks');
+    const notRepo = await cliInProcess(['fork', 'ag', '--root', tmp]);
     expect(notRepo.code).toBe(2);
   });
 
@@ -634,7 +640,7 @@ describe('a repository whose path holds a newline', () => {
     expect(readFileSync(path.join(r.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe(CALC[0]);
     const [node] = flattenForks(await listForks(root));
     expect(node).toMatchObject({ fork_session_id: r.fork_session_id, worktree: r.fork_worktree, missing: false });
-    const h = cli(['forks', '--root', root], { env: ENV });
+    const h = await cliInProcess(['forks', '--root', root], { env: ENV });
     expect(h.code).toBe(0);
     expect(h.stdout).toContain(`worktree ${r.fork_worktree.replace('\n', '\\n')}\n`);
   });
