@@ -75,7 +75,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
         // Said, not hidden: a fork from this step would hand out an empty directory where the agent's files were.
         if (snap.nested !== undefined)
           warnings.push(
-            `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.nested.join(', ')}: a git repository of its own (a submodule or a nested repository) is recorded by its commit only, so a fork from this step restores none of its files or edits`,
+            `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.nested.join(', ')}: a git repository of its own (a submodule or a nested repository) is recorded by its commit only (one with no commit yet, not at all), so a fork from this step restores none of its files or edits`,
           );
       } else if (row.seq === 0)
         result.notes.push(

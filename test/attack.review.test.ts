@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
+import { addAllowingUnborn } from '../src/git/snapshot-nested';
 import { git, initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
@@ -171,5 +173,24 @@ describe('§2/§7 a snapshot that cannot hold a directory says so', () => {
     expect(r.code).toBe(0);
     expect(r.stdout + r.stderr).toMatch(/snapshot holds none of the files of crate: a git repository of its own/);
     expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1');
+  });
+
+  test('a nested repository with no commit yet (`git init` or `cargo new` in a subdirectory): the rest is snapshotted and it is named (git refused the whole add for it, and every step had no snapshot)', async () => {
+    const root = repo();
+    writeFileSync(path.join(root, 'app.txt'), 'v1\n');
+    for (const name of ['crate', 'other dir']) {
+      mkdirSync(path.join(root, name));
+      writeFileSync(path.join(root, name, 'main.rs'), 'fn main() {}\n');
+      git(path.join(root, name), ['init', '-q']);
+    }
+    const r = await cliInProcess(['append', 'a1', '--prompt', 'edit'], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/snapshot failed/);
+    expect(r.stdout + r.stderr).toMatch(
+      /snapshot holds none of the files of crate, other dir: a git repository of its own .*\(one with no commit yet, not at all\)/,
+    );
+    expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1');
+    // Only that refusal is let through: beside it, any other error of the add still fails (as git's own words).
+    expect(() => addAllowingUnborn(root, [], ['.', '../outside'], {})).toThrow(/outside repository/);
   });
 });

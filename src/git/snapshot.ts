@@ -24,6 +24,7 @@ import { pausePoint } from '../util/pause';
 import { cleanLegacySnapshotDirs } from './snapshot-legacy';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { GitCommandError, gitSync, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
+import { addAllowingUnborn, gitlinks } from './snapshot-nested';
 import { summarizeIndex } from './index-file';
 import { parseIndex, writeTreeFromIndex } from './index-tree';
 import { commitBody, looseRepo, writeLooseObject, writeLooseRef } from './loose';
@@ -199,7 +200,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
     if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
       clearTrustFlags(repo.top, git);
-    gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'add', '-A', '--', ...SNAPSHOT_PATHSPEC], git);
+    const unborn = addAllowingUnborn(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git);
     pausePoint('snapshot:after-index', env);
     // The trees, the commit and the ref without git where the repository allows it (./index-tree.ts, ./loose.ts),
     // else git writes them.
@@ -209,7 +210,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const tree =
       (loose && parsed && writeTreeFromIndex(parsed, loose)) || gitSync(repo.top, ['write-tree'], git).trim();
     const gitlink = parsed?.gitlink ?? (added === undefined ? undefined : summarizeIndex(added)?.gitlink);
-    const nested = gitlink === false ? [] : gitlinks(repo.top, git);
+    const nested = [...(gitlink === false ? [] : gitlinks(repo.top, git)), ...unborn];
     const msg = options.message ?? message(agentId, seq, stepHash);
     const commit =
       (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
@@ -303,14 +304,6 @@ function clearTrustFlags(top: string, git: GitSyncOptions): void {
 }
 
 /** The paths of the index that are gitlinks (mode 160000: a repository of its own, whose files git does not add). */
-function gitlinks(top: string, git: GitSyncOptions): string[] {
-  const out: string[] = [];
-  for (const rec of gitSync(top, ['ls-files', '-s', '-z'], git).split('\0')) {
-    if (rec.startsWith('160000 ')) out.push(rec.slice(rec.indexOf('\t') + 1));
-  }
-  return out;
-}
-
 /** The bytes of the snapshot's index (in its own temporary directory); undefined when git wrote none. */
 function readIndexBytes(file: string): Buffer | undefined {
   try {

@@ -1,0 +1,41 @@
+import { GitCommandError, gitSync, type GitSyncOptions } from './exec';
+
+// What a snapshot cannot hold: a git repository inside the work tree (a submodule, or a nested repository such as
+// `cargo new` makes) is recorded by its commit only, and one with no commit not at all. The step says so.
+
+/** git's refusal of a nested repository with no commit (`git init` or `cargo new` in a subdirectory leaves one). */
+const UNBORN_NESTED = /^error: '(.+)\/' does not have a commit checked out$/;
+
+/**
+ * The snapshot's `git add -A` of `pathspec` (with `-c` pairs `config`) into its index. A nested
+ * repository with no commit yet cannot be recorded (not even by its commit), and git refuses the whole add for it:
+ * every step's snapshot failed until it had one. With --ignore-errors git adds the rest; that refusal alone is let
+ * through, and the repositories it names are returned (the step's warning names them). Any other error fails the
+ * snapshot as before.
+ */
+export function addAllowingUnborn(
+  top: string,
+  config: readonly string[],
+  pathspec: readonly string[],
+  git: GitSyncOptions,
+): string[] {
+  try {
+    gitSync(top, [...config, 'add', '-A', '--ignore-errors', '--', ...pathspec], git);
+    return [];
+  } catch (e) {
+    if (!(e instanceof GitCommandError)) throw e;
+    const errors = e.stderr.split('\n').filter((l) => l !== '' && !/^(warning|hint): /.test(l));
+    const unborn = errors.map((l) => UNBORN_NESTED.exec(l)?.[1]);
+    if (errors.length === 0 || unborn.some((p) => p === undefined)) throw e;
+    return unborn as string[];
+  }
+}
+
+/** The submodules and nested repositories the snapshot's index records by their commit (mode 160000). */
+export function gitlinks(top: string, git: GitSyncOptions): string[] {
+  const out: string[] = [];
+  for (const rec of gitSync(top, ['ls-files', '-s', '-z'], git).split('\0')) {
+    if (rec.startsWith('160000 ')) out.push(rec.slice(rec.indexOf('\t') + 1));
+  }
+  return out;
+}
