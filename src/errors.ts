@@ -1,3 +1,5 @@
+import { nonDirectoryAbove } from './util/file-kind';
+
 /**
  * The library's errors carry the exit code a command ends with and one clear line
  * of message (naming the file and line where there is one). docs/format.md §6: 0 holds,
@@ -134,8 +136,12 @@ export function isOsError(e: unknown): e is NodeJS.ErrnoException & { code: stri
 }
 
 /** `<cause> (<CODE>)` for an operating-system error. */
-export function osCause(e: NodeJS.ErrnoException): string {
+export function osCause(e: NodeJS.ErrnoException, where?: string): string {
   const code = e.code ?? 'EIO';
+  if (code === 'ENOTDIR') {
+    const named = notDirCause(where ?? e.path);
+    if (named !== undefined) return named;
+  }
   const cause = OS_CAUSES[code];
   return cause === undefined ? code : `${cause} (${code})`;
 }
@@ -148,7 +154,13 @@ export function osCause(e: NodeJS.ErrnoException): string {
 export function osError(e: NodeJS.ErrnoException, path?: string, action?: string): InputError {
   const where = path ?? e.path ?? (e as { dest?: string }).dest;
   const what = action ?? (e.syscall === undefined ? 'failed' : `cannot ${e.syscall}`);
-  return new InputError(`${where === undefined ? '' : `${where}: `}${what}: ${osCause(e)}`);
+  return new InputError(`${where === undefined ? '' : `${where}: `}${what}: ${osCause(e, where)}`);
+}
+
+/** ENOTDIR at `where`: the parent that is not a directory, named (the code alone names no path that exists). */
+function notDirCause(where: string | undefined): string | undefined {
+  const above = where === undefined ? undefined : nonDirectoryAbove(where);
+  return above === undefined ? undefined : `${above.path} is ${above.kind}, not a directory (ENOTDIR)`;
 }
 
 /** The StepchainError an unexpected throw stands for (OS errors become exit 2), or undefined. */

@@ -289,6 +289,9 @@ test('a real session whose recording fails everywhere still runs to the end: hoo
     expect(failed[2]!.stderr).toMatch(
       /stepchain: hook claude: step not recorded in claude-.*; its payload is kept as [0-9a-f]{64}/,
     );
+    // In the words of every other message, naming the file in the way (it was Node's `ENOTDIR: ..., stat '...'`).
+    expect(failed[2]!.stderr).toContain(`${path.join(root, '.sdd', 'runtime', 'journal')} is a file, not a directory`);
+    expect(failed[2]!.stderr).not.toMatch(/ENOTDIR: not a directory/);
     expect(readdirSync(casDir(root)).length).toBeGreaterThan(0);
   } finally {
     await server.close();

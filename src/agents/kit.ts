@@ -1,7 +1,7 @@
 import { tornTailOption } from '../util/chain-file';
 import path from 'node:path';
 import type { JsonValue } from '../canonical';
-import { StepchainError } from '../errors';
+import { asStepchainError } from '../errors';
 import { Cas, casDir, journalDir, type StepInput } from '../journal';
 import { recordStep } from '../record';
 import { recordObserved, type ObservedItem, type Payload } from '../runs';
@@ -17,7 +17,9 @@ import type { HookOptions, HookOutcome } from './types';
 
 /** One line for an error: a StepchainError's own message, else the first line of whatever was thrown. */
 export function errorLine(e: unknown): string {
-  if (e instanceof StepchainError) return e.message;
+  // An OS error in the words every other message uses (the path, the cause), not Node's `ENOTDIR: ..., stat '...'`.
+  const known = asStepchainError(e);
+  if (known !== undefined) return known.message;
   const m = e instanceof Error ? e.message : String(e);
   return m.split('\n')[0] ?? m;
 }

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { InputError, isOsError, osError } from '../errors';
+import { kindOf, nonDirectoryAbove } from './file-kind';
 
 /**
  * Reading a file inside a checkout without following a symbolic link anywhere
@@ -133,17 +134,6 @@ function linkRefused(p: string): InputError {
   return new InputError(`${p}: is a symbolic link; refusing to follow it (nothing under .sdd/ is followed)`);
 }
 
-/** What a non-regular file is, in words. */
-function kindOf(st: Stats): string {
-  if (st.isFile()) return 'a file';
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isDirectory()) return 'a directory';
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  if (st.isSocket()) return 'a socket';
-  if (st.isSymbolicLink()) return 'a symbolic link';
-  return 'a special file';
-}
-
 /**
  * The error for a directory the caller names (`--dir`) that is something else: what it is, in words (a readdir
  * below it says only ENOTDIR, naming a path that cannot exist); undefined when it is a directory or is missing.
@@ -154,23 +144,11 @@ export function notADirectory(dir: string): InputError | undefined {
     st = lstatSync(dir, { throwIfNoEntry: false });
   } catch (e) {
     // A parent that is not a directory (`--dir FILE/sub`): name that parent, not a path that cannot exist.
-    return (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? notADirectoryAbove(dir) : undefined;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') return undefined;
+    const above = nonDirectoryAbove(dir);
+    return above === undefined ? undefined : new InputError(`${above.path}: is ${above.kind}, not a directory`);
   }
   return st === undefined || st.isDirectory() ? undefined : new InputError(`${dir}: is ${kindOf(st)}, not a directory`);
-}
-
-/** The error naming the nearest parent of `p` that exists and is not a directory (undefined when none is found). */
-function notADirectoryAbove(p: string): InputError | undefined {
-  for (let up = path.dirname(p); up !== p; p = up, up = path.dirname(up)) {
-    let st: Stats | undefined;
-    try {
-      st = lstatSync(up, { throwIfNoEntry: false });
-    } catch {
-      continue; // its own parent is not a directory either: the walk goes on up to it
-    }
-    if (st !== undefined && !st.isDirectory()) return new InputError(`${up}: is ${kindOf(st)}, not a directory`);
-  }
-  return undefined;
 }
 
 /** `abs` split at its first `.sdd` component: the directory holding it, and the components from `.sdd` down. */
