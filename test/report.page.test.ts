@@ -6,7 +6,7 @@ import { expandFaults, verifyJournalBytes, type Fault } from '../src/journal';
 import * as nodeHash from '../src/util/hash';
 import * as pageHash from '../src/report/client/hash';
 import { createVerifier } from '../src/report/client/verifier';
-import { display, shownText } from '../src/report/client/display';
+import { cutText, display, preview, shownText } from '../src/report/client/display';
 import { parsePastedKey, verifyEd25519 } from '../src/report/client/signature';
 import { renderReport, reportWindow } from '../src/report/report';
 import type { ReportWindow } from '../src/report/client/data';
@@ -156,6 +156,24 @@ describe('page display', () => {
     const { html } = renderReport(source, { title: `stepchain: .sdd/runtime/journal/a\u202eb<i>\u200b/000000.jsonl` });
     expect(html).toContain('<title>stepchain: .sdd/runtime/journal/a\\u202eb&lt;i&gt;\\u200b/000000.jsonl</title>');
     expect(html.slice(0, html.indexOf('<script'))).not.toMatch(/[\u202e\u200b]/);
+  });
+
+  test('a cut preview never splits a character: half an emoji or a tag character showed as U+FFFD at the cut', () => {
+    const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.integer({ min: 1, max: 90 }), (s, max) => {
+        const cut = cutText(s, max);
+        expect(s.startsWith(cut)).toBe(true);
+        expect(cut.length).toBeLessThanOrEqual(max);
+        expect(cut.length).toBeGreaterThanOrEqual(Math.min(s.length, max - 1));
+        expect(cut).not.toMatch(loneSurrogate);
+        const shown = preview(s, max);
+        expect(shown).not.toMatch(loneSurrogate);
+        expect(shown.length).toBeLessThanOrEqual(max);
+      }),
+    );
+    expect(cutText('ab\u{E0041}', 3)).toBe('ab');
+    expect(preview('abcd😀', 5)).toBe('abcd…');
   });
 });
 

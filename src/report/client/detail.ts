@@ -3,7 +3,7 @@ import { unhashedKeys } from '../../journal/row';
 import type { StepRow } from '../../journal/row';
 import { valueChanges } from '../../replay/changes';
 import { blobPreview } from './blobs';
-import { display, fieldText, orderedRow, preview, shownText } from './display';
+import { cutText, display, fieldText, orderedRow, preview, shownText } from './display';
 import { addMeta, el, fmtInt, fmtSize } from './dom';
 import { textOf, type ReportState } from './state';
 import type { PageEntry } from './verifier';
@@ -24,7 +24,7 @@ function pre(doc: Document, text: string): HTMLElement {
   const s = shownText(text);
   const p = el(doc, 'pre', 'code');
   if (s.length > MAX_SHOWN) {
-    p.textContent = s.slice(0, MAX_SHOWN);
+    p.textContent = cutText(s, MAX_SHOWN);
     const more = el(doc, 'button', 'more', `show all ${fmtInt(s.length)} characters`);
     more.addEventListener('click', () => {
       p.textContent = s;

@@ -82,7 +82,17 @@ export function orderedRow(text: string): Map<string, JsonValue> | null {
   }
 }
 
+/**
+ * The first `max` UTF-16 units of `s`, one fewer when the cut would split a surrogate pair: half an emoji or a tag
+ * character showed as U+FFFD at the end of a cut preview.
+ */
+export function cutText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const last = s.charCodeAt(max - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
 /** At most `max` characters of one-line text, with an ellipsis when cut. */
 export function preview(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+  return s.length <= max ? s : `${cutText(s, max - 1)}…`;
 }

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../canonical';
 import { renderDetail } from './detail';
-import { fieldText } from './display';
+import { cutText, fieldText } from './display';
 import { el, fmtInt } from './dom';
 import { textOf, type ReportState } from './state';
 import type { PageEntry } from './verifier';
@@ -57,7 +57,7 @@ export function extendView(state: ReportState, from: number): void {
 
 function labelOf(state: ReportState, e: PageEntry): { n: string; text: string } {
   const r = e.row;
-  if (r === null) return { n: `L${e.line}`, text: `malformed line: ${textOf(state, e).slice(0, 80)}` };
+  if (r === null) return { n: `L${e.line}`, text: `malformed line: ${cutText(textOf(state, e), 80)}` };
   const call = r.tool_call;
   const name =
     call !== null && typeof call === 'object' && !Array.isArray(call) && !(call instanceof Map)
@@ -65,7 +65,7 @@ function labelOf(state: ReportState, e: PageEntry): { n: string; text: string } 
       : undefined;
   const tool = typeof name === 'string' ? `${name} · ` : '';
   const p = r.prompt === null ? '' : fieldText(r.prompt);
-  return { n: `#${r.seq}`, text: `${tool}${p.slice(0, 120)}` };
+  return { n: `#${r.seq}`, text: `${tool}${cutText(p, 120)}` };
 }
 
 /** A new list row for view position `v`. */
