@@ -534,6 +534,7 @@ describe('links in the checkout', () => {
     expect(scanFiles(root, globSet('journals/*/000000.jsonl'))).toEqual({
       files: [],
       links: [{ path: 'journals', severity: 'error' }],
+      unnamed: [],
     });
   });
 

@@ -237,3 +237,37 @@ test('a journal or receipt under a name that is not UTF-8 is a fault, never skip
   ]);
   expect(errors[0]!.message).toContain('its name is not UTF-8');
 });
+
+test('a decoy spelled with a real U+FFFD does not hide a name that is not UTF-8 beside it; the decoy itself is checked', async () => {
+  const dir = emptyRepo(path.join(tmp, 'not-utf8-decoy'));
+  append(dir, 'alice', 2);
+  commitAll(dir, 'base');
+  const good = readFileSync(journalFile(dir, 'alice'));
+  // `b<U+FFFD>` (UTF-8 bytes ef bf bd: a name that opens) holds an intact copy; `b<0xff>`, listed by Node with the
+  // same spelling, holds a tampered one. The lstat of the spelling found the decoy, and the tampered one passed as it.
+  const journals = Buffer.from(path.join(dir, '.sdd/runtime/journal/b'));
+  const decoy = Buffer.concat([journals, Buffer.from('\uFFFD')]);
+  const hidden = Buffer.concat([journals, Buffer.from([0xff])]);
+  mkdirSync(decoy);
+  writeFileSync(Buffer.concat([decoy, Buffer.from('/000000.jsonl')]), good);
+  mkdirSync(hidden);
+  writeFileSync(
+    Buffer.concat([hidden, Buffer.from('/000000.jsonl')]),
+    good.toString('utf8').replace('"r1"', '"r-one"'),
+  );
+  commitAll(dir, 'pr');
+  const r = await cliInProcess(['check', '--json'], { cwd: dir });
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  const doc = JSON.parse(r.stdout) as {
+    verified: number;
+    items: { path: string; ok: boolean }[];
+    faults: { path: string; kind: string; severity: string }[];
+  };
+  expect(doc.faults.filter((f) => f.severity === 'error').map((f) => [f.path, f.kind])).toEqual([
+    ['.sdd/runtime/journal/b\uFFFD', 'unreadable'],
+  ]);
+  // The decoy, a name that is UTF-8, is verified as any journal is (never refused for its U+FFFD).
+  expect(doc.items.find((i) => i.path === '.sdd/runtime/journal/b\uFFFD/000000.jsonl')?.ok).toBe(true);
+  expect(doc.verified).toBe(2);
+});

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { lstatUnder } from '../util/nofollow';
@@ -150,15 +150,24 @@ export interface ScanResult {
   unnamed: string[];
 }
 
-/** Whether a listed name lost bytes that are not UTF-8 (it holds U+FFFD and nothing is there by that spelling). */
-function notUtf8(abs: string, name: string): boolean {
-  if (!name.includes('\uFFFD')) return false;
+/**
+ * The spellings in a listing of `dir` that stand for names that are not UTF-8 (Node lists their bytes as U+FFFD).
+ * Looked at byte for byte: a name that IS spelled so (a real U+FFFD, or a decoy beside the hidden one) does not
+ * make the hidden one openable, and only the bytes tell the two apart.
+ */
+function nonUtf8Spellings(dir: string): Set<string> {
+  const out = new Set<string>();
+  let raw: Buffer[];
   try {
-    lstatSync(abs);
-    return false;
+    raw = readdirSync(dir, { encoding: 'buffer' });
   } catch {
-    return true;
+    return out;
   }
+  for (const b of raw) {
+    const s = b.toString('utf8');
+    if (s.includes('\uFFFD') && !Buffer.from(s, 'utf8').equals(b)) out.add(s);
+  }
+  return out;
 }
 
 /** Whether some path below directory `dir` could match `pattern`: `exact` without relying on a `**`. */
@@ -214,13 +223,33 @@ export function scanFiles(root: string, set: GlobSet, cache?: DirCache): ScanRes
       cache?.set(rel, entries);
     }
     if (entries === null) return;
+    const dirAbs = rel === '' ? root : path.join(root, rel);
+    let hidden: Set<string> | undefined;
+    const spelledTwice = new Set<string>();
     for (const e of entries) {
       const child = rel === '' ? e.name : `${rel}/${e.name}`;
-      if (notUtf8(path.join(root, child), e.name)) {
-        // A hostile checkout could hide a journal or receipt under such a name: where a match could be, a fault.
-        if (e.isDirectory() ? linkSeverity(set, child, true) !== undefined : matchesGlob(set, child))
+      let entry: Dirent | Stats = e;
+      if (e.name.includes('\uFFFD') && (hidden ??= nonUtf8Spellings(dirAbs)).has(e.name)) {
+        // A hostile checkout could hide a journal or receipt under such a name (next to a decoy spelled the same
+        // with a real U+FFFD): where a match could be, a fault. Each spelling once.
+        if (spelledTwice.has(e.name)) continue;
+        spelledTwice.add(e.name);
+        const same = entries.filter((x) => x.name === e.name);
+        if (
+          same.some((x) => (x.isDirectory() ? linkSeverity(set, child, true) !== undefined : matchesGlob(set, child)))
+        )
           unnamed.add(child);
-      } else if (e.isSymbolicLink()) {
+        // A name that is UTF-8 and spelled so is checked as usual: what is there by that spelling, by lstat.
+        let st: Stats | undefined;
+        try {
+          st = lstatSync(path.join(root, child), { throwIfNoEntry: false });
+        } catch {
+          /* gone meanwhile */
+        }
+        if (st === undefined) continue;
+        entry = st;
+      }
+      if (entry.isSymbolicLink()) {
         let isDir = false;
         try {
           isDir = statSync(path.join(root, child)).isDirectory(); // only to classify the link; never entered
@@ -229,10 +258,10 @@ export function scanFiles(root: string, set: GlobSet, cache?: DirCache): ScanRes
         }
         const sev = linkSeverity(set, child, isDir);
         if (sev !== undefined) addLink(child, sev);
-      } else if (e.isDirectory()) {
+      } else if (entry.isDirectory()) {
         if (SKIP_DIRS.has(e.name) || SKIP_PATHS.has(child)) continue;
         walk(child);
-      } else if (e.isFile() && matchesGlob(set, child)) {
+      } else if (entry.isFile() && matchesGlob(set, child)) {
         found.add(child);
       }
     }
