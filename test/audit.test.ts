@@ -384,6 +384,23 @@ describe('a --dir that is not a directory', () => {
     }
   });
 
+  test('ENOTDIR names the file in the way, not a link to a directory above it (a path through a linked directory, a trailing /)', async () => {
+    const d = freshDir(base);
+    mkdirSync(path.join(d, 'real'));
+    symlinkSync(path.join(d, 'real'), path.join(d, 'L'));
+    const file = path.join(d, 'L', 'F');
+    writeFileSync(file, '');
+    // The file itself named as a directory: the walk began at its parent and blamed the link it went through.
+    const r = await cliInProcess(['verify', `${file}/`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `stepchain: ${file}/: cannot read the journal: ${file} is a file, not a directory (ENOTDIR)\n`,
+    );
+    const below = await cliInProcess(['audit', 'verify', '--dir', path.join(file, 'sub'), '--key', path.join(d, 'k')]);
+    expect(below.code).toBe(2);
+    expect(below.stderr).toBe(`stepchain: ${file}: is a file, not a directory\n`);
+  });
+
   test('an archive/ that is a file or a FIFO is refused, naming it (it was read as no archived days: query listed the rest as the whole log, exit 0)', async () => {
     const d = freshDir(base);
     const key = Buffer.from('k');

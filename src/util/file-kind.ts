@@ -1,4 +1,4 @@
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 /** What a file is, in words ("a file", "a FIFO", "a directory", ...), for messages. */
@@ -13,18 +13,35 @@ export function kindOf(st: Stats): string {
 }
 
 /**
- * The nearest parent of `p` that exists and is not a directory, and what it is: what an ENOTDIR at `p` means (the
- * error itself names only `p`, a path that cannot exist). Undefined when none is found (it changed meanwhile).
+ * The nearest of `p` itself (named with a trailing `/`, or listed) and its parents that exists and is not a
+ * directory, and what it is: what an ENOTDIR at `p` means (the error itself names only `p`, often a path that
+ * cannot exist). A link to a directory on the way is a directory (the path goes through it), not the cause.
+ * Undefined when none is found (it changed meanwhile).
  */
 export function nonDirectoryAbove(p: string): { path: string; kind: string } | undefined {
-  for (let up = path.dirname(p); up !== p; p = up, up = path.dirname(up)) {
-    let st: Stats | undefined;
-    try {
-      st = lstatSync(up, { throwIfNoEntry: false });
-    } catch {
-      continue; // its own parent is not a directory either: the walk goes on up to it
-    }
-    if (st !== undefined && !st.isDirectory()) return { path: up, kind: kindOf(st) };
+  const own = p.length > 1 ? p.replace(/\/+$/, '') || '/' : p;
+  for (let at = own, up = path.dirname(own); ; at = up, up = path.dirname(up)) {
+    const found = notADirectoryAt(at);
+    if (found !== undefined) return { path: at, kind: found };
+    if (up === at) return undefined;
   }
-  return undefined;
+}
+
+/** What `p` is when it exists and a path cannot go through it as a directory; undefined otherwise. */
+function notADirectoryAt(p: string): string | undefined {
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // its own parent is not a directory either: the walk goes on up to it
+  }
+  if (st === undefined || st.isDirectory()) return undefined;
+  if (st.isSymbolicLink()) {
+    try {
+      if (statSync(p).isDirectory()) return undefined;
+    } catch {
+      /* a dangling link: not a directory to go through */
+    }
+  }
+  return kindOf(st);
 }
