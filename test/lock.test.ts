@@ -214,6 +214,31 @@ describe('leftovers of killed writers', () => {
         .sort(),
     ).toEqual([live]);
   });
+  test('staging files of writers killed while others wait are removed once the lock is released (the last of the queue had looked before they died)', async () => {
+    const j = journal(1);
+    const resume = path.join(root, `resume-${n++}`);
+    const holder = await cliPaused(['append', j.dir, '--no-snapshot'], 'journal:after-write', {
+      env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
+    });
+    const staging = (): string[] =>
+      readdirSync(j.dir).filter((f) => f.startsWith('000000.jsonl.lock.') && f.endsWith('.tmp'));
+    const waiter = () =>
+      spawn(process.execPath, [cliPath, 'append', j.dir, '--no-snapshot'], {
+        env: { ...process.env, ...ENV },
+        stdio: 'ignore',
+      });
+    const killed = waiter();
+    while (staging().length < 1) await sleep(20);
+    const last = waiter();
+    const lastDone = new Promise<number | null>((r) => last.once('exit', (code) => r(code)));
+    while (staging().length < 2) await sleep(20);
+    await stop(killed);
+    writeFileSync(resume, '');
+    expect(await holder.exited()).toMatchObject({ code: 0 });
+    expect(await lastDone).toBe(0);
+    expect(readdirSync(j.dir).filter((f) => f.includes('.lock'))).toEqual([]);
+    expect(verifyJournalFile(j.file, { strict: true })).toMatchObject({ ok: true, steps: 3 });
+  });
 });
 
 describe('what is done while holding', () => {

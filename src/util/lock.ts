@@ -30,7 +30,8 @@ import { monotonicMs, sleepMs } from './time';
  * stale one, so two breakers cannot both win and a lock taken in between is
  * put back. Whoever asks for the lock first removes what dead processes left
  * in its directory (their temporary files: see `cleanDeadTemps`), before it
- * waits and never while it holds the lock.
+ * waits and never while it holds the lock, and again once it has released it
+ * (what those killed while it waited left).
  */
 export interface LockOptions {
   /** Give up after this long (default 30 s). */
@@ -259,6 +260,9 @@ function handle(file: string, me: string, lease: number): LockHandle {
     if (timer !== undefined) clearInterval(timer);
     // Only our own lock is removed (one taken over after our lease ran out is left to its holder).
     if (readOwner(file) === me) removeQuietly(file);
+    // And once it is released, what writers killed while this one waited left (they were alive when it looked
+    // before asking): otherwise the last of a queue leaves them behind. Not while holding: see acquireLock.
+    cleanDeadTemps(path.dirname(file));
   };
   return Object.assign(release, {
     file,
