@@ -77,6 +77,10 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
           warnings.push(
             `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.nested.join(', ')}: a git repository of its own (a submodule or a nested repository) is recorded by its commit only (one with no commit yet, not at all), so a fork from this step restores none of its files or edits`,
           );
+        if (snap.unopened !== undefined)
+          warnings.push(
+            `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.unopened.join(', ')}: git could not open ${snap.unopened.length === 1 ? 'that directory' : 'those directories'} (no permission), so a fork from this step restores none of their files`,
+          );
       } else if (row.seq === 0)
         result.notes.push(
           `${options.root} is not in a git work tree: steps are recorded without worktree snapshots (a fork restores no files)`,

@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
+import { cliAsOtherUser, OTHER_UID, runningAsRoot } from './helpers/unprivileged';
 import { addAllowingUnborn } from '../src/git/snapshot-nested';
 import { git, initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
@@ -192,5 +194,31 @@ describe('§2/§7 a snapshot that cannot hold a directory says so', () => {
     expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1');
     // Only that refusal is let through: beside it, any other error of the add still fails (as git's own words).
     expect(() => addAllowingUnborn(root, [], ['.', '../outside'], {})).toThrow(/outside repository/);
+  });
+
+  test('a directory git cannot open (no permission) is named in the step warning (git only warns, exit 0: the snapshot held none of its files, silently)', () => {
+    const root = repo();
+    chmodSync(tmp, 0o755); // the other user enters it
+    writeFileSync(path.join(root, 'app.txt'), 'v1\n');
+    mkdirSync(path.join(root, 'udir'));
+    writeFileSync(path.join(root, 'udir', 'f'), 'x\n');
+    const state = path.join(root, '.state');
+    mkdirSync(state);
+    // As root, the other user (nobody) runs it: the repository must be theirs (git refuses one owned by another).
+    const owner = (uid: number): void => void execFileSync('chown', ['-R', `${uid}:${uid}`, root]);
+    if (runningAsRoot) owner(OTHER_UID);
+    chmodSync(path.join(root, 'udir'), 0);
+    try {
+      const r = cliAsOtherUser(['append', 'a1', '--prompt', 'edit'], { cwd: root, env: { XDG_STATE_HOME: state } });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(
+        /step 0: its worktree snapshot holds none of the files of udir: git could not open that directory/,
+      );
+    } finally {
+      chmodSync(path.join(root, 'udir'), 0o755);
+      if (runningAsRoot) owner(0);
+    }
+    expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1');
+    expect(snapshotHolds(root, 'udir/f')).toBeUndefined();
   });
 });

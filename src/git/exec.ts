@@ -138,6 +138,8 @@ export interface GitSyncOptions {
   readNamed?: () => string;
   /** How long the process may take before it is stopped (default: gitTimeoutMs of the environment). */
   timeoutMs?: number;
+  /** Given what a command that succeeded said on stderr (its warnings), for the caller to pass on. */
+  onStderr?: (text: string) => void;
 }
 
 /**
@@ -241,6 +243,7 @@ export function gitSync(cwd: string, args: string[], options: GitSyncOptions = {
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') throw timedOut(args, timeout);
   if (r.error) throw new GitCommandError(args, null, r.error.message);
   if (r.status !== 0) throw new GitCommandError(args, r.status, r.stderr);
+  if (r.stderr !== '') options.onStderr?.(r.stderr);
   return r.stdout;
 }
 

@@ -5,6 +5,16 @@ import { GitCommandError, gitSync, type GitSyncOptions } from './exec';
 
 /** git's refusal of a nested repository with no commit (`git init` or `cargo new` in a subdirectory leaves one). */
 const UNBORN_NESTED = /^error: '(.+)\/' does not have a commit checked out$/;
+/** git's warning for a directory it cannot list (git 2.39: dir.c, `could not open directory`). */
+const UNOPENED_DIR = /^warning: could not open directory '(.+)\/': /;
+
+/** What the snapshot's add left out, by what git said: the step's warning names them. */
+export interface LeftOut {
+  /** Nested repositories with no commit yet. */
+  unborn: string[];
+  /** Directories git could not open (no permission). */
+  unopened: string[];
+}
 
 /**
  * The snapshot's `git add -A` of `pathspec` (with `-c` pairs `config`) into its index. A nested
@@ -18,16 +28,26 @@ export function addAllowingUnborn(
   config: readonly string[],
   pathspec: readonly string[],
   git: GitSyncOptions,
-): string[] {
+): LeftOut {
+  // A directory git cannot open (no permission) is only a warning to git, exit 0: its files are missing from the
+  // snapshot, and the step says so as it does for a nested repository.
+  const unopened: string[] = [];
+  const onStderr = (text: string): void => {
+    for (const l of text.split('\n')) {
+      const m = UNOPENED_DIR.exec(l);
+      if (m !== null) unopened.push(m[1]!);
+    }
+  };
   try {
-    gitSync(top, [...config, 'add', '-A', '--ignore-errors', '--', ...pathspec], git);
-    return [];
+    gitSync(top, [...config, 'add', '-A', '--ignore-errors', '--', ...pathspec], { ...git, onStderr });
+    return { unborn: [], unopened };
   } catch (e) {
     if (!(e instanceof GitCommandError)) throw e;
     const errors = e.stderr.split('\n').filter((l) => l !== '' && !/^(warning|hint): /.test(l));
     const unborn = errors.map((l) => UNBORN_NESTED.exec(l)?.[1]);
     if (errors.length === 0 || unborn.some((p) => p === undefined)) throw e;
-    return unborn as string[];
+    onStderr(e.stderr);
+    return { unborn: unborn as string[], unopened };
   }
 }
 

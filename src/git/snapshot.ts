@@ -72,6 +72,8 @@ export interface SnapshotInfo {
    * snapshot holds none of their files.
    */
   nested?: string[];
+  /** Directories git could not open (no permission): none of their files are in the snapshot. */
+  unopened?: string[];
 }
 
 export interface SnapshotOptions {
@@ -200,7 +202,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
     if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
       clearTrustFlags(repo.top, git);
-    const unborn = addAllowingUnborn(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git);
+    const leftOut = addAllowingUnborn(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git);
     pausePoint('snapshot:after-index', env);
     // The trees, the commit and the ref without git where the repository allows it (./index-tree.ts, ./loose.ts),
     // else git writes them.
@@ -210,7 +212,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const tree =
       (loose && parsed && writeTreeFromIndex(parsed, loose)) || gitSync(repo.top, ['write-tree'], git).trim();
     const gitlink = parsed?.gitlink ?? (added === undefined ? undefined : summarizeIndex(added)?.gitlink);
-    const nested = [...(gitlink === false ? [] : gitlinks(repo.top, git)), ...unborn];
+    const nested = [...(gitlink === false ? [] : gitlinks(repo.top, git)), ...leftOut.unborn];
     const msg = options.message ?? message(agentId, seq, stepHash);
     const commit =
       (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
@@ -228,6 +230,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
       step_hash: stepHash,
       ...(repo.head === undefined ? {} : { parent: repo.head }),
       ...(nested.length > 0 ? { nested } : {}),
+      ...(leftOut.unopened.length > 0 ? { unopened: leftOut.unopened } : {}),
     };
   } finally {
     removeTempIndexDir(tmp);
