@@ -38,14 +38,46 @@ function writeTree(bytes: Buffer, root: string): string | undefined {
   return parsed === undefined ? undefined : writeTreeFromIndex(parsed, loose(root));
 }
 
+/**
+ * Git commands run one after another in one shell, stopping at the first that fails (which throws, with git's
+ * stderr); their stdout together. From a jest worker this large, starting a process costs more than most git
+ * commands run here: one started per round of the property below rather than one per command. Each command is
+ * the one `git()` (./helpers/git.ts) runs: the same fixed identity, no automatic maintenance.
+ */
+function gitChain(cwd: string, commands: string[][], env: NodeJS.ProcessEnv = process.env): string {
+  const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
+  const flags = ['-c', 'user.name=test', '-c', 'user.email=test@stepchain.invalid', '-c', 'commit.gpgsign=false'];
+  const script = commands
+    .map((args) => ['git', ...flags, '-c', 'maintenance.auto=false', ...args].map(quote).join(' '))
+    .join(' && ');
+  return execFileSync('sh', ['-c', script], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A new repository at `dir` with `files` (and `.gitignore`) committed on `main`: `initRepo`, in one process. */
+function newRepo(dir: string, files: Record<string, string>): string {
+  mkdirSync(dir, { recursive: true });
+  writeFiles(dir, { '.gitignore': '.sdd/\n', ...files });
+  gitChain(dir, [
+    ['init', '-q', '-b', 'main'],
+    ['add', '-A'],
+    ['commit', '-q', '--allow-empty', '-m', 'initial'],
+  ]);
+  return dir;
+}
+
 /** The snapshot's add into a fresh copy of the user's index; the index's bytes after it. */
 function addedIndex(root: string, version?: number): Buffer {
   const index = path.join(root, '.git', `stepchain-test-index-${n++}`);
   copyFileSync(path.join(root, '.git', 'index'), index);
   const env = { ...process.env, GIT_INDEX_FILE: index };
-  execFileSync('git', ['add', '-A', '--', ...SNAPSHOT_PATHSPEC], { cwd: root, env, stdio: 'ignore' });
-  if (version !== undefined)
-    execFileSync('git', ['update-index', '--index-version', String(version)], { cwd: root, env, stdio: 'ignore' });
+  gitChain(
+    root,
+    [
+      ['add', '-A', '--', ...SNAPSHOT_PATHSPEC],
+      ...(version === undefined ? [] : [['update-index', '--index-version', String(version)]]),
+    ],
+    env,
+  );
   const bytes = readFileSync(index);
   rmSync(index);
   return bytes;
@@ -53,24 +85,48 @@ function addedIndex(root: string, version?: number): Buffer {
 
 /** `git write-tree` of exactly these index bytes. */
 function gitWriteTree(root: string, bytes: Buffer): string {
+  return readableThenGitWriteTree(root, bytes, undefined);
+}
+
+/**
+ * `tree` (when given) read whole by git first (`ls-tree -r -t`: throws when one of its trees is missing or
+ * corrupt; read before `git write-tree` runs, which would write any tree missing), then `git write-tree` of
+ * exactly these index bytes: git's tree id.
+ */
+function readableThenGitWriteTree(root: string, bytes: Buffer, tree: string | undefined): string {
   const index = path.join(root, '.git', `stepchain-test-index-${n++}`);
   writeFileSync(index, bytes);
   try {
-    return execFileSync('git', ['write-tree'], {
-      cwd: root,
-      env: { ...process.env, GIT_INDEX_FILE: index },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }).trim();
+    const out = gitChain(
+      root,
+      [...(tree === undefined ? [] : [['ls-tree', '-r', '-t', '--full-tree', tree]]), ['write-tree']],
+      { ...process.env, GIT_INDEX_FILE: index },
+    );
+    return out.trim().split('\n').pop()!;
   } finally {
     rmSync(index, { force: true });
   }
 }
 
-/** Every object of `tree` as git reads it (`ls-tree -r -t`): throws when one is missing or corrupt. */
-function readable(root: string, tree: string): string {
-  git(root, ['fsck', '--no-dangling', '--connectivity-only']);
-  return git(root, ['ls-tree', '-r', '-t', '--full-tree', tree]);
+/**
+ * The repository whole as git reads it: throws when an object reachable from a ref, a reflog or the index is
+ * missing or corrupt. Run once at the end of a run of edits rather than after each round: refs only move forward
+ * and the reflogs keep every HEAD a round saw (gc expires nothing this young), `.git/index` is only ever HEAD's
+ * tree (a commit edit adds then commits), and a gc between rounds fails itself on a corrupt reachable object, so
+ * every object an earlier fsck would have walked is walked here. Without the commit-graph and multi-pack-index
+ * checks fsck starts as two more processes each time: those files are git's own (written by the gc edits), never
+ * the code under test's.
+ */
+function fsck(root: string): void {
+  git(root, [
+    '-c',
+    'core.commitGraph=false',
+    '-c',
+    'core.multiPackIndex=false',
+    'fsck',
+    '--no-dangling',
+    '--connectivity-only',
+  ]);
 }
 
 type Edit =
@@ -102,12 +158,28 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
 /** Applies an edit; a path in the way (a file where a directory is wanted, or the reverse) is removed first. */
 function apply(root: string, e: Edit): void {
   if (e.kind === 'commit') {
-    git(root, ['add', '-A']);
-    git(root, ['commit', '-q', '--allow-empty', '-m', 'c']);
+    gitChain(root, [
+      ['add', '-A'],
+      ['commit', '-q', '--allow-empty', '-m', 'c'],
+    ]);
     return;
   }
   if (e.kind === 'gc') {
-    git(root, ['gc', '-q', '--prune=now']);
+    // The objects packed and the unreachable pruned, as ever; the refs left loose, the reflogs and worktrees not
+    // pruned (nothing to prune in a repository this young): three of gc's seven processes, none touching objects.
+    git(root, [
+      '-c',
+      'gc.packRefs=false',
+      '-c',
+      'gc.reflogExpire=never',
+      '-c',
+      'gc.reflogExpireUnreachable=never',
+      '-c',
+      'gc.worktreePruneExpire=never',
+      'gc',
+      '-q',
+      '--prune=now',
+    ]);
     return;
   }
   const p = path.join(root, e.file);
@@ -147,7 +219,7 @@ describe('writeTreeFromIndex gives the tree git writes', () => {
   test('for every index a random run of edits leaves (fast-check, versions 2 to 4, loose and packed objects)', () => {
     fc.assert(
       fc.property(fc.array(fc.array(edit, { maxLength: 6 }), { minLength: 1, maxLength: 5 }), (rounds) => {
-        const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' });
+        const root = newRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' });
         for (const [i, round] of rounds.entries()) {
           for (const e of round) apply(root, e);
           const version = [undefined, 2, 3, 4][i % 4];
@@ -158,9 +230,9 @@ describe('writeTreeFromIndex gives the tree git writes', () => {
             continue;
           }
           expect(ours).toBeDefined();
-          expect(ours).toBe(gitWriteTree(root, bytes));
-          readable(root, ours!);
+          expect(ours).toBe(readableThenGitWriteTree(root, bytes, ours));
         }
+        fsck(root);
         rmSync(root, { recursive: true, force: true });
       }),
       { numRuns: 25 },
