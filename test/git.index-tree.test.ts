@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { parseIndex, writeTreeFromIndex } from '../src/git/index-tree';
 import type { LooseRepo } from '../src/git/loose';
 import { SNAPSHOT_PATHSPEC } from '../src/git/snapshot';
-import { git, initRepo, writeFiles } from './helpers/git';
+import { git, gitChain, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -36,21 +36,6 @@ const loose = (root: string): LooseRepo => ({ commonDir: path.join(root, '.git')
 function writeTree(bytes: Buffer, root: string): string | undefined {
   const parsed = parseIndex(bytes);
   return parsed === undefined ? undefined : writeTreeFromIndex(parsed, loose(root));
-}
-
-/**
- * Git commands run one after another in one shell, stopping at the first that fails (which throws, with git's
- * stderr); their stdout together. From a jest worker this large, starting a process costs more than most git
- * commands run here: one started per round of the property below rather than one per command. Each command is
- * the one `git()` (./helpers/git.ts) runs: the same fixed identity, no automatic maintenance.
- */
-function gitChain(cwd: string, commands: string[][], env: NodeJS.ProcessEnv = process.env): string {
-  const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
-  const flags = ['-c', 'user.name=test', '-c', 'user.email=test@stepchain.invalid', '-c', 'commit.gpgsign=false'];
-  const script = commands
-    .map((args) => ['git', ...flags, '-c', 'maintenance.auto=false', ...args].map(quote).join(' '))
-    .join(' && ');
-  return execFileSync('sh', ['-c', script], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** A new repository at `dir` with `files` (and `.gitignore`) committed on `main`: `initRepo`, in one process. */
