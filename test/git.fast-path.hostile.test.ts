@@ -93,9 +93,11 @@ describe('a forged cache-tree is read as git reads it', () => {
   /** `b/c/f.txt` committed as "old" (its trees exist), then "new" added: every cache-tree record invalidated. */
   function staged(): { root: string; index: Buffer; oldC: string } {
     const root = initRepo(path.join(tmp, `r${n++}`), { 'b/c/f.txt': 'old\n' });
-    const oldC = git(root, ['rev-parse', 'HEAD:b/c']);
     writeFiles(root, { 'b/c/f.txt': 'new\n' });
-    git(root, ['add', '-A']);
+    const oldC = gitChain(root, [
+      ['add', '-A'],
+      ['rev-parse', 'HEAD:b/c'],
+    ]).trim();
     return { root, index: readFileSync(path.join(root, '.git', 'index')), oldC };
   }
 
