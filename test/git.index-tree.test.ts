@@ -150,8 +150,8 @@ function apply(root: string, e: Edit): void {
     return;
   }
   if (e.kind === 'gc') {
-    // The objects packed and the unreachable pruned, as ever; the refs left loose, the reflogs and worktrees not
-    // pruned (nothing to prune in a repository this young): three of gc's seven processes, none touching objects.
+    // The objects packed and the unreachable pruned, as ever; the refs left loose and the reflogs not expired
+    // (nothing in a repository this young is old enough): two of the seven processes gc starts, neither about objects.
     git(root, [
       '-c',
       'gc.packRefs=false',
@@ -159,8 +159,6 @@ function apply(root: string, e: Edit): void {
       'gc.reflogExpire=never',
       '-c',
       'gc.reflogExpireUnreachable=never',
-      '-c',
-      'gc.worktreePruneExpire=never',
       'gc',
       '-q',
       '--prune=now',
