@@ -4,7 +4,7 @@ import path from 'node:path';
 import { cli } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { cliAsOtherUser, OTHER_UID, runningAsRoot } from './helpers/unprivileged';
-import { addAllowingUnborn } from '../src/git/snapshot-nested';
+import { addWorkTree } from '../src/git/snapshot-nested';
 import { git, initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
@@ -193,7 +193,7 @@ describe('§2/§7 a snapshot that cannot hold a directory says so', () => {
     );
     expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1');
     // Only that refusal is let through: beside it, any other error of the add still fails (as git's own words).
-    expect(() => addAllowingUnborn(root, [], ['.', '../outside'], {})).toThrow(/outside repository/);
+    expect(() => addWorkTree(root, [], ['.', '../outside'], {})).toThrow(/outside repository/);
   });
 
   test('a directory git cannot open (no permission) is named in the step warning (git only warns, exit 0: the snapshot held none of its files, silently)', () => {

@@ -1,5 +1,13 @@
 import * as core from '@actions/core';
-import { checkReportFromJson, forkTree, globSet, mergeShardReports, scanFiles, type ShardPart } from '../check';
+import {
+  checkReportFromJson,
+  forkTree,
+  globSet,
+  mergeShardReports,
+  NOT_UTF8_NAME,
+  scanFiles,
+  type ShardPart,
+} from '../check';
 import { InputError } from '../errors';
 import { headCommit } from '../git';
 import { readUnder } from '../util/nofollow';
@@ -51,8 +59,7 @@ export async function gatherMode(inputs: ActionInputs, workspace: string, event:
     if (l.severity === 'error') throw new InputError(`input reports: ${l.path} is a symbolic link (never followed)`);
   // A shard report no path string opens would be left out of the verdict, unseen: refused as a link is.
   const unnamed = scan.unnamed[0];
-  if (unnamed !== undefined)
-    throw new InputError(`input reports: ${unnamed}: its name is not UTF-8 (shown with U+FFFD), so it cannot be read`);
+  if (unnamed !== undefined) throw new InputError(`input reports: ${unnamed}: ${NOT_UTF8_NAME}, so it cannot be read`);
   if (scan.files.length === 0)
     throw new InputError(
       `input reports: ${inputs.reports.join(', ')} matched no file (download the shards' artifacts first)`,

@@ -12,7 +12,7 @@ import {
 import { bundlePathOf, staleBundleBeside } from '../receipt/keyless/bundle-path';
 import { writeFileWhole } from '../util/fs';
 import { lstatUnder, readUnder } from '../util/nofollow';
-import { globSet, scanFiles } from './glob';
+import { globSet, NOT_UTF8_NAME, scanFiles } from './glob';
 import { DEFAULT_JOURNALS, idOfPath } from './scan';
 import type { CheckFault } from './types';
 
@@ -113,7 +113,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
       path: u,
       line: null,
       kind: 'unreadable',
-      message: `${u}: its name is not UTF-8 (shown with U+FFFD), so stepchain cannot open it by name; no receipt`,
+      message: `${u}: ${NOT_UTF8_NAME}, so stepchain cannot open it by name; no receipt`,
       severity: 'error',
     });
   const cas = new WorkspaceCas(root);

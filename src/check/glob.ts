@@ -150,6 +150,9 @@ export interface ScanResult {
   unnamed: string[];
 }
 
+/** How a name that is not UTF-8 is spoken of, wherever it is refused or left out (check, export, gather). */
+export const NOT_UTF8_NAME = 'its name is not UTF-8 (shown with U+FFFD)';
+
 /**
  * The spellings in a listing of `dir` that stand for names that are not UTF-8 (Node lists their bytes as U+FFFD).
  * Looked at byte for byte: a name that IS spelled so (a real U+FFFD, or a decoy beside the hidden one) does not

@@ -3,7 +3,7 @@ export type { AppendOnlyKind, AppendOnlyResult } from './append-only';
 export { DEFAULT_SESSIONS, forkTree, forkTreeFromSessions } from './forks';
 export { DEFAULT_JOURNALS, DEFAULT_RECEIPTS, DEFAULT_RUNS, idOfPath, listFilesAtCommit, shardOf } from './scan';
 export { CRLF_REMEDY } from './items/common';
-export { findFiles, globSet, globToRegExp, matchesGlob, parsePatterns, scanFiles } from './glob';
+export { findFiles, globSet, globToRegExp, matchesGlob, NOT_UTF8_NAME, parsePatterns, scanFiles } from './glob';
 export type { DirCache, FoundLink, GlobSet, ScanResult } from './glob';
 export {
   COMMENT_MARKER,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { listBlobsAtCommit } from '../git/commits';
 import { readUnder, type CheckedDirs, type UnderRead } from '../util/nofollow';
-import { globSet, matchesGlob, scanFiles, type DirCache, type GlobSet } from './glob';
+import { globSet, matchesGlob, NOT_UTF8_NAME, scanFiles, type DirCache, type GlobSet } from './glob';
 import type { CheckFault, CheckOptions, ItemKind, Shard } from './types';
 
 /**
@@ -102,7 +102,7 @@ export function scanCheckout(root: string, options: CheckOptions): Scan {
         path: u,
         line: null,
         kind: 'unreadable',
-        message: `its name is not UTF-8 (shown with U+FFFD), so stepchain cannot open it by name and it is not checked; rename it`,
+        message: `${NOT_UTF8_NAME}, so stepchain cannot open it by name and it is not checked; rename it`,
         severity: 'error',
       });
     }

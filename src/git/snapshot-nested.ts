@@ -23,7 +23,7 @@ export interface LeftOut {
  * through, and the repositories it names are returned (the step's warning names them). Any other error fails the
  * snapshot as before.
  */
-export function addAllowingUnborn(
+export function addWorkTree(
   top: string,
   config: readonly string[],
   pathspec: readonly string[],

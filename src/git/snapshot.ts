@@ -24,7 +24,7 @@ import { pausePoint } from '../util/pause';
 import { cleanLegacySnapshotDirs } from './snapshot-legacy';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { GitCommandError, gitSync, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
-import { addAllowingUnborn, gitlinks } from './snapshot-nested';
+import { addWorkTree, gitlinks } from './snapshot-nested';
 import { summarizeIndex } from './index-file';
 import { parseIndex, writeTreeFromIndex } from './index-tree';
 import { commitBody, looseRepo, writeLooseObject, writeLooseRef } from './loose';
@@ -202,7 +202,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
     if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
       clearTrustFlags(repo.top, git);
-    const leftOut = addAllowingUnborn(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git);
+    const leftOut = addWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git);
     pausePoint('snapshot:after-index', env);
     // The trees, the commit and the ref without git where the repository allows it (./index-tree.ts, ./loose.ts),
     // else git writes them.

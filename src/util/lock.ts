@@ -28,10 +28,9 @@ import { monotonicMs, sleepMs } from './time';
  *   whose mtime is older than lease + 60 s, is stale.
  * Breaking renames the stale file to a unique name and checks it is still the
  * stale one, so two breakers cannot both win and a lock taken in between is
- * put back. Whoever asks for the lock first removes what dead processes left
- * in its directory (their temporary files: see `cleanDeadTemps`), before it
- * waits and never while it holds the lock, and again once it has released it
- * (what those killed while it waited left).
+ * put back. Whoever held the lock removes what dead processes left in its
+ * directory (their temporary files: see `cleanDeadTemps`) once it has released
+ * it, never while it holds it.
  */
 export interface LockOptions {
   /** Give up after this long (default 30 s). */
@@ -170,11 +169,6 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
     `${id.start === undefined ? '' : ` start=${id.start}`}${id.boot === undefined ? '' : ` boot=${id.boot}`} lease=${lease}`;
   let delay = 1;
   refuseLinkedStoreDirs(path.dirname(file));
-  // What dead writers left is removed before asking, not while holding: every waiter has a staging file here, and
-  // judging each (a /proc read) under the lock made a hold grow with the queue behind it. 50 hooks of one session
-  // at once on a loaded machine then held it seconds each, and half of them gave up after 30 s (a lost step).
-  pausePoint('lock:clean-temps');
-  cleanDeadTemps(path.dirname(file));
   const tmp = tempPath(file);
   try {
     writeFileSync(tmp, me, { mode: 0o644, flag: 'wx' });
@@ -260,8 +254,11 @@ function handle(file: string, me: string, lease: number): LockHandle {
     if (timer !== undefined) clearInterval(timer);
     // Only our own lock is removed (one taken over after our lease ran out is left to its holder).
     if (readOwner(file) === me) removeQuietly(file);
-    // And once it is released, what writers killed while this one waited left (they were alive when it looked
-    // before asking): otherwise the last of a queue leaves them behind. Not while holding: see acquireLock.
+    // What dead writers left is removed once the lock is released, never while it is held: every waiter has a
+    // staging file here, and judging each (a /proc read) under the lock made a hold grow with the queue behind it
+    // (50 hooks of one session at once on a loaded machine held it seconds each, and half of them gave up after
+    // 30 s: lost steps). Once per lock, at release: what died while this one waited is gone too.
+    pausePoint('lock:clean-temps');
     cleanDeadTemps(path.dirname(file));
   };
   return Object.assign(release, {
