@@ -2,7 +2,7 @@
  * `stepchain check`: the Action's verify mode from the CLI: the first check runs the built dist/cli.js as a process (run
  * `npm run build` first), the rest run through runCli in this process (their logic is the point).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
 import { exportReceipt, readPrivateKeyFile, writeKeyPair } from '../src/receipt';
@@ -236,6 +236,73 @@ test('a journal or receipt under a name that is not UTF-8 is a fault, never skip
     ['out\uFFFD', 'unreadable'],
   ]);
   expect(errors[0]!.message).toContain('its name is not UTF-8');
+});
+
+test('check --base: a base file under a name that is not UTF-8 is never compared as the name its U+FFFD spelling is', async () => {
+  type Doc = { faults: { path: string; kind: string; severity: string }[]; items: { path: string; status: string }[] };
+  const errorsOf = (doc: Doc): string[][] =>
+    doc.faults.filter((f) => f.severity === 'error').map((f) => [f.path, f.kind]);
+  const journals = (dir: string): Buffer => Buffer.from(path.join(dir, '.sdd/runtime/journal/b'));
+  const spelled = '.sdd/runtime/journal/b\uFFFD/000000.jsonl';
+  const other = (dir: string): Buffer => {
+    const j = Journal.open(path.dirname(journalFile(dir, 'other')), { durability: 'none' });
+    j.appendMany([0, 1, 2].map((i) => ({ prompt: `q${i}`, tool_result: `s${i}` })));
+    const rows = readFileSync(journalFile(dir, 'other'));
+    rmSync(path.dirname(journalFile(dir, 'other')), { recursive: true });
+    return rows;
+  };
+
+  // The base holds `b<U+FFFD>` (a real name) and `b<0xff>` (git's listing spells it the same): the PR deletes the
+  // second and rewrites the first into the second's rows plus one. The base's two files were one entry of a map by
+  // that spelling (the later one): the rewrite was compared with the other file's rows, passed as an append, and
+  // nothing was deleted: OK, exit 0.
+  const dir = emptyRepo(path.join(tmp, 'not-utf8-base'));
+  append(dir, 'alice', 2);
+  const real = Buffer.concat([journals(dir), Buffer.from('\uFFFD')]);
+  const hidden = Buffer.concat([journals(dir), Buffer.from([0xff])]);
+  const otherRows = other(dir);
+  mkdirSync(real);
+  writeFileSync(Buffer.concat([real, Buffer.from('/000000.jsonl')]), readFileSync(journalFile(dir, 'alice')));
+  mkdirSync(hidden);
+  writeFileSync(Buffer.concat([hidden, Buffer.from('/000000.jsonl')]), otherRows);
+  commitAll(dir, 'base');
+  rmSync(hidden, { recursive: true });
+  writeFileSync(Buffer.concat([real, Buffer.from('/000000.jsonl')]), otherRows);
+  Journal.open(real.toString('utf8'), { durability: 'none' }).append({ prompt: 'p3', tool_result: 'r3' });
+  commitAll(dir, 'pr');
+  const r = await cliInProcess(['check', '--base', 'HEAD~1', '--json'], { cwd: dir });
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  expect(errorsOf(JSON.parse(r.stdout) as Doc)).toEqual([
+    [spelled, 'history_rewritten'],
+    [spelled, 'unreadable'],
+  ]);
+
+  // Left as it was, it is unreadable by name on both sides (it was called deleted); renamed to a UTF-8 name that
+  // holds its rows, it passes as a rename (it failed as deleted: no way to move it out of the way).
+  const kept = emptyRepo(path.join(tmp, 'not-utf8-kept'));
+  const keptDir = Buffer.concat([journals(kept), Buffer.from([0xff])]);
+  mkdirSync(keptDir, { recursive: true });
+  writeFileSync(Buffer.concat([keptDir, Buffer.from('/000000.jsonl')]), other(kept));
+  commitAll(kept, 'base');
+  commitAll(kept, 'pr');
+  const k = await cliInProcess(['check', '--base', 'HEAD~1', '--json'], { cwd: kept });
+  expect(k.code).toBe(1);
+  const kDoc = JSON.parse(k.stdout) as Doc;
+  expect(errorsOf(kDoc)).toEqual([
+    ['.sdd/runtime/journal/b\uFFFD', 'unreadable'],
+    [spelled, 'unreadable'],
+  ]);
+  expect(kDoc.items.map((i) => i.status)).toEqual(['unreadable']);
+  renameSync(keptDir, path.join(kept, '.sdd/runtime/journal/b'));
+  commitAll(kept, 'rename');
+  const moved = await cliInProcess(['check', '--base', 'HEAD~2', '--json'], { cwd: kept });
+  expect(moved.stderr).toBe('');
+  expect(moved.code).toBe(0);
+  expect((JSON.parse(moved.stdout) as Doc).items.map((i) => [i.path, i.status])).toEqual([
+    ['.sdd/runtime/journal/b/000000.jsonl', 'ok'],
+    [spelled, 'renamed to .sdd/runtime/journal/b/000000.jsonl'],
+  ]);
 });
 
 test('a decoy spelled with a real U+FFFD does not hide a name that is not UTF-8 beside it; the decoy itself is checked', async () => {

@@ -1,6 +1,7 @@
 import { ensureCommit, forkPoint, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
 import type { AppendOnlyKind } from './append-only';
 import type { CheckOwnFaultKind } from './fault-kinds';
+import { NOT_UTF8_NAME } from './glob';
 import { compareHistory, receiptNameOf } from './history';
 import { bareItem, whoOf } from './items/common';
 import { idOfPath, type Scan } from './scan';
@@ -19,6 +20,11 @@ export interface BaseFiles {
   files: Map<string, { kind: ItemKind; bytes: Buffer }>;
   /** Every base path of those kinds (all shards): a checkout file at one is not new. */
   paths: Set<string>;
+  /**
+   * This shard's base files of those kinds whose paths are not UTF-8, as git's listing spells them (U+FFFD): kept
+   * apart, never looked up by that spelling (a file really named so would be compared with another's rows).
+   */
+  unnamed: { path: string; kind: ItemKind; bytes: Buffer }[];
   /** Whether the base commit had to be fetched. */
   fetched: boolean;
   /** Base blobs fetched in one batch (a partial clone). */
@@ -34,11 +40,15 @@ export async function readBase(scan: Scan, commit: string, remote?: string): Pro
   const fetchedBlobs = await prefetchBlobs(scan.root, commit, oids);
   const contents = await readBlobs(scan.root, oids);
   const files = new Map<string, { kind: ItemKind; bytes: Buffer }>();
+  const unnamed: BaseFiles['unnamed'] = [];
   for (const b of wanted) {
     const bytes = contents.get(b.oid);
-    if (bytes !== undefined) files.set(b.path, { kind: scan.kindOf(b.path)!, bytes });
+    if (bytes === undefined) continue;
+    if (b.notUtf8) unnamed.push({ path: b.path, kind: scan.kindOf(b.path)!, bytes });
+    else files.set(b.path, { kind: scan.kindOf(b.path)!, bytes });
   }
-  return { commit, files, paths: new Set(listed.map((b) => b.path)), fetched, fetchedBlobs };
+  const paths = new Set(listed.filter((b) => b.notUtf8 === undefined).map((b) => b.path));
+  return { commit, files, paths, unnamed, fetched, fetchedBlobs };
 }
 
 const APPEND_FAULT: Record<Exclude<AppendOnlyKind, 'appended' | 'unchanged'>, CheckOwnFaultKind> = {
@@ -123,6 +133,27 @@ export function goneFromBase(
     const f = historyFault(item, base, undefined);
     if (f !== undefined) faults.push(f);
     items.push(item);
+  }
+  // A base file whose name is not UTF-8 has no path to be compared at (the checkout's is as unreadable by name): it
+  // passes only as renamed to a file that holds its rows; otherwise its history is unaccounted for, a failure.
+  for (const u of base.unnamed) {
+    if (u.kind !== kind) continue;
+    const id = kind === 'receipt' ? receiptNameOf(u.path) : idOfPath(u.path);
+    const to = renameTarget(u.bytes);
+    if (to !== undefined) {
+      claimed.add(to);
+      items.push({ ...bareItem(kind, u.path, id, true, `renamed to ${to}`), appendOnly: 'renamed', renamedTo: to });
+      continue;
+    }
+    items.push(bareItem(kind, u.path, id, false, 'unreadable'));
+    faults.push({
+      item: kind,
+      path: u.path,
+      line: null,
+      kind: 'unreadable',
+      message: `in the base commit ${NOT_UTF8_NAME}, so its history cannot be compared, and no file of the checkout holds its rows; rename it`,
+      severity: 'error',
+    });
   }
   return { items, faults };
 }

@@ -16,9 +16,14 @@ export const DEFAULT_RECEIPTS = '**/*.receipt.tar, **/*.receipt.tar.gz, **/*.rec
 
 export const ITEM_KINDS: readonly ItemKind[] = ['journal', 'run', 'receipt'];
 
-/** Paths (relative, `/`-separated) of the files in `commit` that match the set, sorted. */
+/**
+ * Paths (relative, `/`-separated) of the files in `commit` that match the set, sorted. A path that is not UTF-8 is
+ * left out: no string names it (its U+FFFD spelling may be another file's name).
+ */
 export async function listFilesAtCommit(cwd: string, commit: string, set: GlobSet): Promise<string[]> {
-  return (await listBlobsAtCommit(cwd, commit, (p) => matchesGlob(set, p))).map((b) => b.path);
+  return (await listBlobsAtCommit(cwd, commit, (p) => matchesGlob(set, p)))
+    .filter((b) => b.notUtf8 === undefined)
+    .map((b) => b.path);
 }
 
 /** The id of a journal from its path: `<id>/000000.jsonl` or `<id>/journal.jsonl`. */

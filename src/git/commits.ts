@@ -45,11 +45,21 @@ export async function ensureCommit(cwd: string, sha: string, remote = 'origin'):
 
 /** A file of a commit's tree. */
 export interface TreeBlob {
+  /** Its path as UTF-8 text (`/`-separated, from the top). */
   path: string;
   oid: string;
+  /**
+   * Set when the path's bytes are not UTF-8 (git stores any bytes): `path` then spells them with U+FFFD, a string
+   * that names no file and may be another file's real name (one spelled with a real U+FFFD), so it must never be
+   * looked up, matched or read as a name.
+   */
+  notUtf8?: true;
 }
 
-/** The blobs (path and object id) of `commit` whose paths pass the test, sorted by path. */
+/**
+ * The blobs (path and object id) of `commit` whose paths pass the test, sorted by path. Paths are read from git's
+ * bytes: one that is not UTF-8 is marked (`notUtf8`), never passed off as the name its U+FFFD spelling is.
+ */
 export async function listBlobsAtCommit(
   cwd: string,
   commit: string,
@@ -62,16 +72,27 @@ export async function listBlobsAtCommit(
     throw new InputError(`cannot list the files of commit ${commit}: ${oneLine(e)}`);
   }
   const blobs: TreeBlob[] = [];
-  for (const rec of out.toString('utf8').split('\0')) {
-    // `<mode> <type> <oid>\t<path>`; a link (mode 120000) or submodule is not a file of the base.
-    const tab = rec.indexOf('\t');
-    if (tab < 0) continue;
-    const [mode, type, oid] = rec.slice(0, tab).split(' ');
-    const p = rec.slice(tab + 1);
-    if (type !== 'blob' || mode === '120000' || oid === undefined || !wanted(p)) continue;
-    blobs.push({ path: p, oid });
+  for (let at = 0; at < out.length;) {
+    const nul = out.indexOf(0, at);
+    const end = nul < 0 ? out.length : nul;
+    const blob = treeRecord(out.subarray(at, end));
+    at = end + 1;
+    if (blob !== undefined && wanted(blob.path)) blobs.push(blob);
   }
   return blobs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** One `<mode> <type> <oid>\t<path>` record of `ls-tree -z`: a blob, or undefined (a link, 120000, or a submodule is not a file). */
+function treeRecord(rec: Buffer): TreeBlob | undefined {
+  const tab = rec.indexOf(9);
+  if (tab < 0) return undefined;
+  const [mode, type, oid] = rec.toString('latin1', 0, tab).split(' ');
+  if (type !== 'blob' || mode === '120000' || oid === undefined) return undefined;
+  const raw = rec.subarray(tab + 1);
+  const path = raw.toString('utf8');
+  return path.includes('\uFFFD') && !Buffer.from(path, 'utf8').equals(raw)
+    ? { path, oid, notUtf8: true }
+    : { path, oid };
 }
 
 /** The promisor remote of a partial clone, or undefined for a complete repository. */
@@ -185,7 +206,8 @@ export async function readFilesAtCommit(
   const result = new Map<string, Buffer | undefined>();
   if (paths.length === 0) return result;
   const wanted = new Set(paths);
-  const blobs = await listBlobsAtCommit(cwd, commit, (p) => wanted.has(p));
+  // A path that is not UTF-8 is never one of `paths` (strings), whatever its U+FFFD spelling.
+  const blobs = (await listBlobsAtCommit(cwd, commit, (p) => wanted.has(p))).filter((b) => b.notUtf8 === undefined);
   await prefetchBlobs(
     cwd,
     commit,
