@@ -44,6 +44,22 @@ describe('§2 a snapshot holds the work tree whatever the index or the configura
     expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1 edited');
   });
 
+  test('an entry marked assume-unchanged whose name is not UTF-8: the edit is in the snapshot', () => {
+    // Its path was read back as text (U+FFFD) and given to update-index, which refused it: no snapshot at all.
+    const root = repo();
+    const name = Buffer.concat([Buffer.from(path.join(root, 'x')), Buffer.from([0xff])]);
+    writeFileSync(name, 'v0\n');
+    const sh = (script: string): string =>
+      execFileSync('sh', ['-c', script], { cwd: root, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+    sh(
+      `git add -A && git -c user.name=t -c user.email=t@t commit -qm odd && git update-index --assume-unchanged "$(printf 'x\\377')"`,
+    );
+    writeFileSync(name, 'v1 edited\n');
+    append(root);
+    const ref = git(root, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/snapshots']);
+    expect(sh(`git show "${ref}:$(printf 'x\\377')"`)).toBe('v1 edited\n');
+  });
+
   test('an entry marked skip-worktree whose file is present: the edit is in the snapshot', () => {
     const root = repo();
     git(root, ['update-index', '--skip-worktree', 'app.txt']);

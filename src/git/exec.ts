@@ -130,7 +130,7 @@ export interface GitSyncOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** Extra variables (e.g. GIT_INDEX_FILE for a temporary index). */
   extra?: Record<string, string>;
-  input?: string;
+  input?: string | Buffer;
   /**
    * Reads the configuration naming filter drivers and remotes (the default reads it for each command that can run
    * one); `namedConfigOnce` lets the commands of one operation share one read.
@@ -228,12 +228,19 @@ function inProcess(
 
 /** Runs `git <args>` in `cwd`; returns stdout (untrimmed). Throws GitCommandError on a non-zero exit. */
 export function gitSync(cwd: string, args: string[], options: GitSyncOptions = {}): string {
+  return gitSyncBytes(cwd, args, options).toString('utf8');
+}
+
+/**
+ * `gitSync` with stdout as bytes: for a listing of paths to give back to git (a path is any bytes but NUL; one that
+ * is not UTF-8, read as text, comes back as U+FFFD, names nothing, and git refuses it or takes another file for it).
+ */
+export function gitSyncBytes(cwd: string, args: string[], options: GitSyncOptions = {}): Buffer {
   const { line, env } = prepare(cwd, args, options);
   const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
   const r = spawnSync('git', line.argv, {
     cwd,
     env,
-    encoding: 'utf8',
     input: options.input ?? '',
     maxBuffer: 1 << 28,
     windowsHide: true,
@@ -242,8 +249,9 @@ export function gitSync(cwd: string, args: string[], options: GitSyncOptions = {
   });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') throw timedOut(args, timeout);
   if (r.error) throw new GitCommandError(args, null, r.error.message);
-  if (r.status !== 0) throw new GitCommandError(args, r.status, r.stderr);
-  if (r.stderr !== '') options.onStderr?.(r.stderr);
+  const stderr = r.stderr.toString('utf8');
+  if (r.status !== 0) throw new GitCommandError(args, r.status, stderr);
+  if (stderr !== '') options.onStderr?.(stderr);
   return r.stdout;
 }
 

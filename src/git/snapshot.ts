@@ -23,7 +23,7 @@ import { monotonicMs, sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { cleanLegacySnapshotDirs } from './snapshot-legacy';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
-import { GitCommandError, gitSync, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
+import { GitCommandError, gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
 import { addWorkTree, gitlinks } from './snapshot-nested';
 import { summarizeIndex } from './index-file';
 import { parseIndex, writeTreeFromIndex } from './index-tree';
@@ -284,29 +284,37 @@ const SNAPSHOT_ADD_CONFIG = [
  * tree can set either flag, and the snapshot then held the file's old content.
  */
 function clearTrustFlags(top: string, git: GitSyncOptions): void {
-  const assumed: string[] = [];
-  const skipped: string[] = [];
+  const assumed: Buffer[] = [];
+  const skipped: Buffer[] = [];
   // Sparse checkout off, as for the add: on, git clears skip-worktree in memory where the file is present (written
   // back outside the patterns), ls-files hid it, and the add (which clears none) kept the entry's old content.
-  for (const rec of gitSync(top, [...SNAPSHOT_ADD_CONFIG, 'ls-files', '-v', '-z'], git).split('\0')) {
+  // Paths as bytes, given back as they came: one that is not UTF-8, read as text, was refused by update-index (the
+  // whole snapshot failed) or could be taken for a file really named with U+FFFD.
+  const listing = gitSyncBytes(top, [...SNAPSHOT_ADD_CONFIG, 'ls-files', '-v', '-z'], git);
+  const topBytes = Buffer.from(top + path.sep);
+  for (let at = 0; at < listing.length;) {
+    const nul = listing.indexOf(0, at);
+    const rec = listing.subarray(at, nul < 0 ? listing.length : nul);
+    at = nul < 0 ? listing.length : nul + 1;
     if (rec.length < 3) continue;
-    const tag = rec[0]!;
-    const file = rec.slice(2);
+    const tag = String.fromCharCode(rec[0]!);
+    const file = rec.subarray(2);
     if (tag !== tag.toUpperCase()) assumed.push(file);
-    if (tag.toUpperCase() === 'S' && lstatExists(path.join(top, file))) skipped.push(file);
+    if (tag.toUpperCase() === 'S' && lstatExists(Buffer.concat([topBytes, file]))) skipped.push(file);
   }
-  const unset = (flag: string, files: string[]): void => {
+  const unset = (flag: string, files: Buffer[]): void => {
     if (files.length > 0)
       gitSync(top, [...SNAPSHOT_ADD_CONFIG, 'update-index', flag, '-z', '--stdin'], {
         ...git,
-        input: files.join('\0') + '\0',
+        input: Buffer.concat(files.flatMap((f) => [f, NUL])),
       });
   };
   unset('--no-assume-unchanged', assumed);
   unset('--no-skip-worktree', skipped);
 }
 
-/** The paths of the index that are gitlinks (mode 160000: a repository of its own, whose files git does not add). */
+const NUL = Buffer.from([0]);
+
 /** The bytes of the snapshot's index (in its own temporary directory); undefined when git wrote none. */
 function readIndexBytes(file: string): Buffer | undefined {
   try {
@@ -316,7 +324,7 @@ function readIndexBytes(file: string): Buffer | undefined {
   }
 }
 
-function lstatExists(p: string): boolean {
+function lstatExists(p: string | Buffer): boolean {
   try {
     lstatSync(p);
     return true;
