@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { DIFF_EXCLUDE, diffTreesSync } from '../src/git/diff';
+import { DIFF_EXCLUDE, differingPathsSync, diffTreesSync } from '../src/git/diff';
 import { diffLooseTrees } from '../src/git/tree-diff';
 import { SNAPSHOT_PATHSPEC } from '../src/git/snapshot';
 import { git, initRepo, writeFiles } from './helpers/git';
@@ -129,4 +129,19 @@ describe('diffLooseTrees answers nothing where git must', () => {
     git(root, ['gc', '-q', '--prune=now']);
     expect(diffLooseTrees(commonDir, a, b)).toBeUndefined();
   });
+});
+
+test("differingPathsSync compares by the paths' bytes: a name that is not UTF-8 does not hide a change to one spelled the same", () => {
+  // `x<U+FFFD>` (a real name) and `x<0xff>` (git's bytes; spelled `x<U+FFFD>` when read as UTF-8): the fork check
+  // compared two listings keyed by that spelling, the later file standing for both, and a change to the other was
+  // not seen (the fork replay's "the files differ from the recording's" warning stayed silent).
+  const root = initRepo(path.join(tmp, 'spelled-alike'));
+  const real = Buffer.from(path.join(root, 'x\uFFFD'));
+  writeFileSync(real, 'one');
+  writeFileSync(Buffer.concat([Buffer.from(path.join(root, 'x')), Buffer.from([0xff])]), 'same');
+  const a = treeOf(root);
+  writeFileSync(real, 'two');
+  const b = treeOf(root);
+  expect(differingPathsSync(root, a, b)).toEqual(['x\uFFFD']);
+  expect(differingPathsSync(root, a, a)).toEqual([]);
 });

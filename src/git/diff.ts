@@ -86,3 +86,12 @@ export async function diffCommits(cwd: string, base: string, head: string): Prom
   const out = await gitRun(cwd, ['diff-tree', '-r', '-z', '-M', base, head, '--', DIFF_EXCLUDE]);
   return parseRawDiff(out.toString('utf8'));
 }
+
+/**
+ * The paths where two commits' trees differ (content, mode or type), sorted, as git compares them: by the paths'
+ * bytes. (A comparison of two listings by path string would take two names that are not UTF-8, or one of them and a
+ * name holding a real U+FFFD, for one file: the same spelling, and a change to either hidden by the other.)
+ */
+export function differingPathsSync(cwd: string, a: string, b: string, options: GitSyncOptions = {}): string[] {
+  return [...new Set(diffTreesSync(cwd, a, b, options).map((c) => c.path))].sort();
+}

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { JsonValue } from '../canonical';
 import { InputError, IntegrityError } from '../errors';
 import { createFork, type ForkResult } from '../forks/fork';
+import { differingPathsSync } from '../git/diff';
 import { gitSync } from '../git/exec';
 import { journalKey, listSnapshots, takeSnapshot } from '../git/snapshot';
 import { requireRepo } from '../git/repo';
@@ -71,26 +72,6 @@ function startEvent(root: string, id: string): StartEvent {
   return { agent, cwd, root: recRoot, start_snapshot: snap };
 }
 
-/** Every file of a commit: path -> mode, type and object (git's `ls-tree -r`). */
-function treeFiles(root: string, commit: string, env: NodeJS.ProcessEnv): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const rec of gitSync(root, ['ls-tree', '-r', '-z', `${commit}^{tree}`], { env }).split('\0')) {
-    const tab = rec.indexOf('\t');
-    if (tab > 0) out.set(rec.slice(tab + 1), rec.slice(0, tab));
-  }
-  return out;
-}
-
-/** The paths where two commits' trees differ, sorted. */
-function differingPaths(root: string, a: string, b: string, env: NodeJS.ProcessEnv): string[] {
-  const ta = treeFiles(root, a, env);
-  const tb = treeFiles(root, b, env);
-  const out = new Set<string>();
-  for (const [p, e] of ta) if (tb.get(p) !== e) out.add(p);
-  for (const p of tb.keys()) if (!ta.has(p)) out.add(p);
-  return [...out].sort();
-}
-
 export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult> {
   const root = path.resolve(o.root);
   const id = assertSafeId(o.journalId, 'journal id');
@@ -148,7 +129,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
       });
       if (snap === undefined) return;
       files.checked = true;
-      files.differing = differingPaths(worktree, stepSnap.commit, snap.commit, o.env);
+      files.differing = differingPathsSync(worktree, stepSnap.commit, snap.commit, { env: o.env });
       if (files.differing.length > 0)
         o.onWarning(
           `after the replay of steps 0..${o.fromStep} the fork's files differ from the recording's at step ${o.fromStep}: ${files.differing.join(', ')}`,
