@@ -88,7 +88,16 @@ test('init opencode writes its plugin (a diff), idempotent; --dry-run writes not
 });
 
 test('a real OpenCode session: one step per tool call, exact ids, inputs, results, exit codes', async () => {
-  run = await runOpenCode({ cwd: root, home, baseUrl: server.baseUrl, prompt: PROMPT, model: MODEL, binDir: bin });
+  // Snapshots on: the `stop` at idle that the run-journal test checks races OpenCode's exit (helpers/opencode.ts).
+  run = await runOpenCode({
+    cwd: root,
+    home,
+    baseUrl: server.baseUrl,
+    prompt: PROMPT,
+    model: MODEL,
+    binDir: bin,
+    snapshots: true,
+  });
   expect(run.code).toBe(0);
   const sid = run.events.find((e) => typeof e.sessionID === 'string')?.sessionID;
   expect(typeof sid).toBe('string');
