@@ -88,16 +88,7 @@ test('init opencode writes its plugin (a diff), idempotent; --dry-run writes not
 });
 
 test('a real OpenCode session: one step per tool call, exact ids, inputs, results, exit codes', async () => {
-  // Snapshots on: the `stop` at idle that the run-journal test checks races OpenCode's exit (helpers/opencode.ts).
-  run = await runOpenCode({
-    cwd: root,
-    home,
-    baseUrl: server.baseUrl,
-    prompt: PROMPT,
-    model: MODEL,
-    binDir: bin,
-    snapshots: true,
-  });
+  run = await runOpenCode({ cwd: root, home, baseUrl: server.baseUrl, prompt: PROMPT, model: MODEL, binDir: bin });
   expect(run.code).toBe(0);
   const sid = run.events.find((e) => typeof e.sessionID === 'string')?.sessionID;
   expect(typeof sid).toBe('string');
@@ -142,6 +133,8 @@ test('the run journal: opencode observed, the session, the prompt, and the stop 
   const r = { entries: all.entries.filter((e) => e.row.event !== 'step_changes') };
   const events = r.entries.map((e) => e.row.event);
   expect(events.slice(0, 3)).toEqual(['provider_state_capability', 'session_start', 'prompt']);
+  // The session's end: `opencode run` exits as it goes idle, before its plugins hear `session.idle` (with OpenCode's
+  // snapshots off, as here, the end was lost in 4 runs of 4): the plugin records it as OpenCode's process exits.
   expect(events.slice(3).every((e) => e === 'stop')).toBe(true);
   expect(events.length).toBeGreaterThan(3);
   const payload = (i: number) => Object.fromEntries(r.entries[i]!.row.payload);

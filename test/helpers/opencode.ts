@@ -4,14 +4,7 @@ import { agentBinary, agentPath, runAgentProcess, type AgentRun, type ScriptedRu
 
 export type OpenCodeRun = AgentRun;
 
-export interface OpenCodeOptions extends ScriptedRunOptions {
-  /**
-   * Keep OpenCode's snapshots on (its default). opencode.session checks the `stop` its plugin records at
-   * `session.idle`, an event OpenCode does not await: the plugin's hook races OpenCode's exit, and with snapshots off
-   * (no git work after the last step) the exit won it in one run of two here, the `stop` missing.
-   */
-  snapshots?: boolean;
-}
+export type OpenCodeOptions = ScriptedRunOptions;
 
 /**
  * The configuration and environment a headless OpenCode run gets: its own HOME and XDG folders, the provider in
@@ -39,8 +32,9 @@ export function openCodeEnv(options: OpenCodeOptions): NodeJS.ProcessEnv {
       // XDG_DATA_HOME: init, eight `config`, then add, write-tree and diff before and after each step); nothing here
       // reads them (stepchain records from its own proxy and plugin; no request carries them). Off by default:
       // measured ~3 s less CPU per run of a title and three turns (13.4-17.0 s -> 9.9-13.6 s, the run's process
-      // tree, three runs each, host loaded). See `snapshots` for the one test that keeps them.
-      ...(options.snapshots === true ? {} : { snapshot: false }),
+      // tree, three runs each, host loaded). (With them off OpenCode exits sooner after its session goes idle: the
+      // race the plugin's exit record closes, src/agents/opencode/plugin.ts; opencode.session checks that stop.)
+      snapshot: false,
       provider: {
         local: {
           npm: '@ai-sdk/openai-compatible',

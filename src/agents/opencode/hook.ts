@@ -11,7 +11,9 @@ import type { HookOptions, HookOutcome } from '../types';
  * - `tool.execute.after` / `tool.error`: one step of `opencode-<session_id>` (the call id, tool and arguments as
  *   OpenCode reports them; the result as reported, `exit_code` added from `metadata.exit`);
  * - `chat.message`: a `prompt` run event; `session.created`: `session_start` (the `opencode` adapter observed);
- *   `session.compacted`: a compaction; `session.idle`: `stop`; `session.error`: `error`.
+ *   `session.compacted`: a compaction; `session.idle`: `stop`; `session.error`: `error`; `process.exit` (the plugin's,
+ *   for a session still active when OpenCode exits: `opencode run` exits before its plugins hear `session.idle`):
+ *   `stop`, its `on` saying so.
  * Never throws.
  */
 export const OPENCODE_ADAPTER = 'opencode';
@@ -24,6 +26,7 @@ export const OPENCODE_EVENTS = [
   'session.compacted',
   'session.idle',
   'session.error',
+  'process.exit',
 ] as const;
 
 export function opencodeAgentId(sessionId: string): string {
@@ -125,6 +128,9 @@ function handle(p: Payload, root: string, agent: string, options: HookOptions, o
       return;
     case 'session.idle':
       rec.run([runEvent('stop', [])], 'run event stop');
+      return;
+    case 'process.exit':
+      rec.run([runEvent('stop', [['on', 'process.exit']])], 'run event stop');
       return;
     case 'session.error':
       rec.run([runEvent('error', [['error', props.error ?? null]])], 'run event error');

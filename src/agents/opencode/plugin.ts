@@ -24,7 +24,7 @@ export const PLUGIN_MARKER =
 export function pluginSource(command: string): string {
   return `${PLUGIN_MARKER}
 // It records every OpenCode tool call of this project with stepchain (one step each); edits are overwritten.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const COMMAND = ${JSON.stringify(command)};
 const EVENTS = new Set(['session.created', 'session.compacted', 'session.idle', 'session.error']);
@@ -46,11 +46,34 @@ export const StepchainRecorder = async ({ directory }) => {
       child.stdin.on('error', () => {});
       child.stdin.end(JSON.stringify(payload));
     });
+  // Sessions active since their last \`session.idle\` began recording.
+  const active = new Set();
   // One at a time, in the order OpenCode reported them; a failure never reaches OpenCode.
   const send = (payload) => {
-    queue = queue.then(() => run({ ...payload, directory }));
+    const idle = payload.hook_event_name === 'session.idle';
+    if (!idle) active.add(payload.session_id);
+    queue = queue.then(() => {
+      if (idle) active.delete(payload.session_id);
+      return run({ ...payload, directory });
+    });
     return queue;
   };
+  // \`opencode run\` exits as its session goes idle, before this plugin hears of it: the session's end was never
+  // recorded. A session still active when OpenCode exits ends there (\`process.exit\`, recorded as its stop), the
+  // hook run to its end before OpenCode's process does.
+  process.once('exit', () => {
+    for (const id of active) {
+      try {
+        spawnSync('/bin/sh', ['-c', COMMAND], {
+          cwd: directory,
+          input: JSON.stringify({ hook_event_name: 'process.exit', session_id: id, directory }),
+          stdio: ['pipe', 'ignore', 'inherit'],
+        });
+      } catch {
+        /* a failure never reaches OpenCode */
+      }
+    }
+  });
   const session = (id) => {
     if (!sessions.has(id)) sessions.set(id, { prompt: null, model: null });
     return sessions.get(id);
