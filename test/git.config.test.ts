@@ -3,7 +3,8 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync,
 import path from 'node:path';
 import { journalFile } from '../src/journal';
 import { pullRequestEvent, runAction } from './helpers/action';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { git, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
@@ -16,7 +17,10 @@ import { tempDir } from './helpers/tmp';
  * gpg); each program writes a marker when run. Every stepchain command that
  * starts git (append, hook claude, fork, fork rm, check --base, the Action) runs
  * in them and no marker appears. A fork worktree whose `.git` was swapped for
- * the agent's own repository is refused, naming the file.
+ * the agent's own repository is refused, naming the file. The commands run in
+ * this process (`cliInProcess`, the code the built CLI bundles): what is
+ * watched is the git they start, a real process either way (the Action runs
+ * its bundle).
  */
 jest.setTimeout(180_000);
 
@@ -141,14 +145,14 @@ test('the poisoned configuration does run its programs when git is run plainly (
   expect(ran()).toMatch(/hook reference-transaction/);
 });
 
-test('append, hook claude, fork, append in the fork, fork rm, check --base: no program runs', () => {
+test('append, hook claude, fork, append in the fork, fork rm, check --base: no program runs', async () => {
   const { root, base } = poisonedProject();
   writeFiles(root, { 'app.txt': 'v1\n', 'new.txt': 'n\n', 'more.bin': 'b\n' });
-  const a = cli(['append', 'ag', '--prompt', 'edit'], { cwd: root });
+  const a = await cliInProcess(['append', 'ag', '--prompt', 'edit'], { cwd: root });
   expect(a.stderr).toBe('');
   expect(a.code).toBe(0);
   writeFiles(root, { 'app.txt': 'v2\n' });
-  const a2 = cli(['append', 'ag', '--prompt', 'edit again'], { cwd: root });
+  const a2 = await cliInProcess(['append', 'ag', '--prompt', 'edit again'], { cwd: root });
   expect(a2.stderr).toBe('');
   // The snapshot holds the work tree's bytes (no clean filter ran on them).
   const snap = git(root, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/snapshots/ag']).split('\n');
@@ -164,9 +168,12 @@ test('append, hook claude, fork, append in the fork, fork rm, check --base: no p
       hook_event_name: event,
       ...extra,
     });
-  const h1 = cli(['hook', 'claude'], { cwd: root, input: payload('UserPromptSubmit', { prompt: 'go' }) });
+  const h1 = await cliInProcess(['hook', 'claude'], {
+    cwd: root,
+    input: payload('UserPromptSubmit', { prompt: 'go' }),
+  });
   expect(h1.code).toBe(0);
-  const h2 = cli(['hook', 'claude'], {
+  const h2 = await cliInProcess(['hook', 'claude'], {
     cwd: root,
     input: payload('PostToolUse', {
       tool_name: 'Bash',
@@ -181,21 +188,23 @@ test('append, hook claude, fork, append in the fork, fork rm, check --base: no p
   expect(git(root, ['for-each-ref', `refs/stepchain/snapshots/claude-${SID}`])).not.toBe('');
 
   // fork: a worktree checked out (smudge filters, post-checkout) from step 1's snapshot.
-  const f = cli(['fork', 'ag', '--from-step', '1', '--json'], { cwd: root });
+  const f = await cliInProcess(['fork', 'ag', '--from-step', '1', '--json'], { cwd: root });
   expectNoStack(f);
   expect(f.code).toBe(0);
   const fork = JSON.parse(f.stdout) as { fork_worktree: string; fork_session_id: string };
   expect(readFileSync(path.join(fork.fork_worktree, 'app.txt'), 'utf8')).toBe('v2\n');
   // An append inside the fork (its snapshot runs git in the fork worktree).
   writeFiles(fork.fork_worktree, { 'app.txt': 'v3\n' });
-  const fa = cli(['append', fork.fork_session_id, '--prompt', 'in the fork'], { cwd: fork.fork_worktree });
+  const fa = await cliInProcess(['append', fork.fork_session_id, '--prompt', 'in the fork'], {
+    cwd: fork.fork_worktree,
+  });
   expect(fa.stderr).toBe('');
   expect(fa.code).toBe(0);
   // fork rm refuses the uncommitted change (git status ran), then removes it forced.
-  const rm = cli(['fork', 'rm', fork.fork_session_id], { cwd: root });
+  const rm = await cliInProcess(['fork', 'rm', fork.fork_session_id], { cwd: root });
   expect(rm.code).toBe(1);
   expect(rm.stderr).toMatch(/uncommitted changes/);
-  const rmf = cli(['fork', 'rm', fork.fork_session_id, '--force'], { cwd: root });
+  const rmf = await cliInProcess(['fork', 'rm', fork.fork_session_id, '--force'], { cwd: root });
   expect(rmf.stderr).toBe('');
   expect(rmf.code).toBe(0);
 
@@ -205,7 +214,7 @@ test('append, hook claude, fork, append in the fork, fork rm, check --base: no p
   git(root, ['add', '-A']);
   git(root, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '--no-verify', '--no-gpg-sign', '-m', 'journals']);
   rmSync(marker, { force: true }); // the test's own commit above is not stepchain's
-  const c = cli(['check', '--base', base], { cwd: root });
+  const c = await cliInProcess(['check', '--base', base], { cwd: root });
   expectNoStack(c);
   expect(c.code).toBe(0);
 
@@ -214,7 +223,7 @@ test('append, hook claude, fork, append in the fork, fork rm, check --base: no p
 
 test('the Action on a shallow checkout (fetching the base through the poisoned remote config): no program runs', async () => {
   const { root, base } = poisonedProject();
-  const a = cli(['append', 'ag', '--prompt', 'one'], { cwd: root });
+  const a = await cliInProcess(['append', 'ag', '--prompt', 'one'], { cwd: root });
   expect(a.code).toBe(0);
   git(root, ['add', '-A', '-f', '.sdd/runtime/journal']);
   git(root, ['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '--no-verify', '--no-gpg-sign', '-m', 'journal']);
@@ -234,10 +243,10 @@ test('the Action on a shallow checkout (fetching the base through the poisoned r
 });
 
 describe('a fork worktree whose .git no longer points at the repository that created it', () => {
-  function forked(): { root: string; worktree: string; id: string } {
+  async function forked(): Promise<{ root: string; worktree: string; id: string }> {
     const root = initRepo(path.join(tmp, `p${n++}`), { 'app.txt': 'v0\n' });
-    expect(cli(['append', 'ag', '--prompt', 'one'], { cwd: root }).code).toBe(0);
-    const f = cli(['fork', 'ag', '--from-step', '0', '--json'], { cwd: root });
+    expect((await cliInProcess(['append', 'ag', '--prompt', 'one'], { cwd: root })).code).toBe(0);
+    const f = await cliInProcess(['fork', 'ag', '--from-step', '0', '--json'], { cwd: root });
     expect(f.code).toBe(0);
     const doc = JSON.parse(f.stdout) as { fork_worktree: string; fork_session_id: string };
     return { root, worktree: doc.fork_worktree, id: doc.fork_session_id };
@@ -269,18 +278,18 @@ describe('a fork worktree whose .git no longer points at the repository that cre
 
   test.each(['file', 'directory', 'admin'] as const)(
     '.git swapped (%s): append records the step but takes no snapshot, naming the file; hook claude, fork and fork rm refuse; nothing runs',
-    (how) => {
-      const { root, worktree, id } = forked();
+    async (how) => {
+      const { root, worktree, id } = await forked();
       swap(worktree, how);
       const dotGit = path.join(worktree, '.git');
       writeFiles(worktree, { 'app.txt': 'agent\n' });
 
-      const a = cli(['append', id, '--prompt', 'after the swap'], { cwd: worktree });
+      const a = await cliInProcess(['append', id, '--prompt', 'after the swap'], { cwd: worktree });
       expect(a.code).toBe(0); // the step is never lost
       expect(a.stderr).toContain(`${dotGit}: `);
       expect(a.stderr).toMatch(/snapshot failed: .*points at the repository that created it/);
 
-      const h = cli(['hook', 'claude'], {
+      const h = await cliInProcess(['hook', 'claude'], {
         cwd: worktree,
         input: JSON.stringify({
           session_id: SID,
@@ -292,17 +301,17 @@ describe('a fork worktree whose .git no longer points at the repository that cre
       });
       expect(h.stderr).not.toMatch(/\n\s+at /);
 
-      const ff = cli(['fork', id, '--from-step', '0'], { cwd: worktree });
+      const ff = await cliInProcess(['fork', id, '--from-step', '0'], { cwd: worktree });
       expect(ff.code).toBe(1);
       expect(ff.stderr).toContain(dotGit);
       expectNoStack(ff);
 
-      const rm = cli(['fork', 'rm', id], { cwd: root });
+      const rm = await cliInProcess(['fork', 'rm', id], { cwd: root });
       expect(rm.code).toBe(1);
       expect(rm.stderr).toContain(dotGit);
       expect(existsSync(worktree)).toBe(true);
       // Forced, nothing runs in the worktree: it is removed from the parent's repository.
-      const rmf = cli(['fork', 'rm', id, '--force'], { cwd: root });
+      const rmf = await cliInProcess(['fork', 'rm', id, '--force'], { cwd: root });
       expect(rmf.stderr).toBe('');
       expect(rmf.code).toBe(0);
       expect(existsSync(worktree)).toBe(false);
