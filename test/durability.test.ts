@@ -29,6 +29,7 @@ import path from 'node:path';
 import { verifyJournalFile } from '../src/journal';
 import { verifyRunJournal } from '../src/runs';
 import { cli, expectNoStack, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { cliPath, repoRoot } from './helpers/paths';
 import { nodeWithSources } from './helpers/proc';
 import { cliAsOtherUser } from './helpers/unprivileged';
@@ -119,10 +120,12 @@ const tornFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.in
 const BIG = 'x'.repeat(3 * PAGE);
 
 describe(`a full disk (${mode})`, () => {
-  test('a failed journal append is cut back to the old length: no partial row, verify passes, the next append continues', () => {
+  test('a failed journal append is cut back to the old length: no partial row, verify passes, the next append continues', async () => {
     const root = project();
     for (let i = 0; i < 3; i++)
-      expect(cli(['append', 'a', '--root', root, '--no-snapshot', '--prompt', `p${i}`], { env: ENV }).code).toBe(0);
+      expect(
+        (await cliInProcess(['append', 'a', '--root', root, '--no-snapshot', '--prompt', `p${i}`], { env: ENV })).code,
+      ).toBe(0);
     const file = path.join(root, '.sdd', 'runtime', 'journal', 'a', '000000.jsonl');
     const before = readFileSync(file);
     const limit = before.length + 1000;
@@ -139,15 +142,19 @@ describe(`a full disk (${mode})`, () => {
     const landed = probeShortWrite(file, BIG.length + 300, 2, limit);
     expect(landed).toBeGreaterThan(0);
     expect(landed).toBeLessThan(BIG.length);
-    const next = cli(['append', 'a', '--root', root, '--no-snapshot', '--prompt', 'after', '--json'], { env: ENV });
+    const next = await cliInProcess(['append', 'a', '--root', root, '--no-snapshot', '--prompt', 'after', '--json'], {
+      env: ENV,
+    });
     expect(next.code).toBe(0);
     expect(JSON.parse(next.stdout).seq).toBe(3);
     expect(verifyJournalFile(file, { strict: true })).toMatchObject({ ok: true, steps: 4 });
   });
 
-  test('a torn tail that cannot be moved aside leaves no side file, however often it is retried', () => {
+  test('a torn tail that cannot be moved aside leaves no side file, however often it is retried', async () => {
     const root = project();
-    expect(cli(['append', 'a', '--root', root, '--no-snapshot', '--prompt', 'p0'], { env: ENV }).code).toBe(0);
+    expect(
+      (await cliInProcess(['append', 'a', '--root', root, '--no-snapshot', '--prompt', 'p0'], { env: ENV })).code,
+    ).toBe(0);
     const file = path.join(root, '.sdd', 'runtime', 'journal', 'a', '000000.jsonl');
     const fragment = `{"blob_refs":[],"input_hash":"${'y'.repeat(2 * PAGE)}`;
     appendFileSync(file, fragment);
@@ -160,16 +167,20 @@ describe(`a full disk (${mode})`, () => {
       expect(readdirSync(path.dirname(file)).filter((f) => f.includes('.torn-') || f.endsWith('.tmp'))).toEqual([]);
       expect(readFileSync(file)).toEqual(before);
     }
-    expect(cli(['append', 'a', '--root', root, '--no-snapshot', '--prompt', 'x'], { env: ENV }).code).toBe(0);
+    expect(
+      (await cliInProcess(['append', 'a', '--root', root, '--no-snapshot', '--prompt', 'x'], { env: ENV })).code,
+    ).toBe(0);
     const torn = tornFiles(path.dirname(file));
     expect(torn).toHaveLength(1);
     expect(readFileSync(path.join(path.dirname(file), torn[0]!), 'utf8')).toBe(fragment);
     expect(verifyJournalFile(file, { strict: true })).toMatchObject({ ok: true, steps: 2 });
   });
 
-  test('a failed run journal append is cut back too', () => {
+  test('a failed run journal append is cut back too', async () => {
     const root = project();
-    expect(cli(['run', 'record', 'r1', '--event', 'start', '--root', root], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['run', 'record', 'r1', '--event', 'start', '--root', root], { env: ENV })).code).toBe(
+      0,
+    );
     const file = path.join(root, '.sdd', 'runs', 'r1', 'journal.jsonl');
     const before = readFileSync(file);
     const data = JSON.stringify({ text: BIG });
@@ -182,7 +193,9 @@ describe(`a full disk (${mode})`, () => {
     oneLine(r);
     expect(r.stderr).toMatch(/journal\.jsonl: cannot append \(nothing written: .*\((ENOSPC|EFBIG)\)/);
     expect(readFileSync(file)).toEqual(before);
-    expect(cli(['run', 'record', 'r1', '--event', 'after', '--root', root], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['run', 'record', 'r1', '--event', 'after', '--root', root], { env: ENV })).code).toBe(
+      0,
+    );
     expect(verifyRunJournal(file, { strict: true })).toMatchObject({ ok: true, count: 2 });
   });
 
@@ -218,7 +231,7 @@ describe(`a full disk (${mode})`, () => {
 });
 
 describe(`a full disk (${mode}): writers of whole files`, () => {
-  test('keygen leaves no key file cut short (which would block the next keygen), naming the path', () => {
+  test('keygen leaves no key file cut short (which would block the next keygen), naming the path', async () => {
     const root = project();
     const key = path.join(root, 'k.pem');
     const r = onFullDisk([cliPath, 'keygen', '-o', key, '--public', path.join(root, 'k.pub')], 0, 0);
@@ -227,7 +240,7 @@ describe(`a full disk (${mode}): writers of whole files`, () => {
     expect(r.stderr).toContain(key);
     expect(r.stderr).toMatch(/(no space left on the device \(ENOSPC\)|file too large \(EFBIG\))/);
     expect(readdirSync(root)).toEqual([]);
-    expect(cli(['keygen', '-o', key], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['keygen', '-o', key], { env: ENV })).code).toBe(0);
   });
 });
 
@@ -241,9 +254,11 @@ function cliUnprivileged(args: string[]): CliResult {
 }
 
 describe('operating-system errors are one line naming the path and the cause, exit 2', () => {
-  test(`${mounted ? 'a read-only mount (EROFS)' : 'an unwritable directory (EACCES)'}: run record and append`, () => {
+  test(`${mounted ? 'a read-only mount (EROFS)' : 'an unwritable directory (EACCES)'}: run record and append`, async () => {
     const root = project();
-    expect(cli(['run', 'record', 'r1', '--event', 'start', '--root', root], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['run', 'record', 'r1', '--event', 'start', '--root', root], { env: ENV })).code).toBe(
+      0,
+    );
     if (mounted) spawnSync('mount', ['-o', 'remount,ro', mnt]);
     else chmodSync(root, 0o555);
     try {
@@ -265,9 +280,9 @@ describe('operating-system errors are one line naming the path and the cause, ex
     }
   });
 
-  test(`${mounted ? 'a read-only mount (EROFS)' : 'an unwritable directory (EACCES)'}: export, publish, report, keygen, init claude`, () => {
+  test(`${mounted ? 'a read-only mount (EROFS)' : 'an unwritable directory (EACCES)'}: export, publish, report, keygen, init claude`, async () => {
     const root = project();
-    expect(cli(['append', 'a', '--root', root, '--no-snapshot'], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['append', 'a', '--root', root, '--no-snapshot'], { env: ENV })).code).toBe(0);
     if (mounted) spawnSync('mount', ['-o', 'remount,ro', mnt]);
     else chmodSync(root, 0o555);
     try {
@@ -291,9 +306,9 @@ describe('operating-system errors are one line naming the path and the cause, ex
     }
   });
 
-  test('permission denied (EACCES) for a writer without the right to write the journal directory', () => {
+  test('permission denied (EACCES) for a writer without the right to write the journal directory', async () => {
     const root = project();
-    expect(cli(['append', 'a', '--root', root, '--no-snapshot'], { env: ENV }).code).toBe(0);
+    expect((await cliInProcess(['append', 'a', '--root', root, '--no-snapshot'], { env: ENV })).code).toBe(0);
     const jdir = path.join(root, '.sdd', 'runtime', 'journal', 'a');
     chmodSync(jdir, 0o555);
     const r = cliUnprivileged(['append', 'a', '--root', root, '--no-snapshot']);
