@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cli } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { cliAsOtherUser, OTHER_UID, runningAsRoot } from './helpers/unprivileged';
 import { addWorkTree } from '../src/git/snapshot-nested';
@@ -29,22 +28,23 @@ function snapshotHolds(root: string, file: string): { mode: string; content: str
   return { mode: entry.split(' ')[0]!, content: git(root, ['show', `${refs[0]}:${file}`]) };
 }
 
-function append(root: string): void {
-  const r = cli(['append', 'a1', '--prompt', 'edit'], { cwd: root });
+/** `append` in this process (the code the built CLI bundles): the snapshot is the point, not the process. */
+async function append(root: string): Promise<void> {
+  const r = await cliInProcess(['append', 'a1', '--prompt', 'edit'], { cwd: root });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
 }
 
 describe('§2 a snapshot holds the work tree whatever the index or the configuration says', () => {
-  test('an entry marked assume-unchanged: the edit is in the snapshot', () => {
+  test('an entry marked assume-unchanged: the edit is in the snapshot', async () => {
     const root = repo();
     git(root, ['update-index', '--assume-unchanged', 'app.txt']);
     writeFileSync(path.join(root, 'app.txt'), 'v1 edited\n');
-    append(root);
+    await append(root);
     expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1 edited');
   });
 
-  test('an entry marked assume-unchanged whose name is not UTF-8: the edit is in the snapshot', () => {
+  test('an entry marked assume-unchanged whose name is not UTF-8: the edit is in the snapshot', async () => {
     // Its path was read back as text (U+FFFD) and given to update-index, which refused it: no snapshot at all.
     const root = repo();
     const name = Buffer.concat([Buffer.from(path.join(root, 'x')), Buffer.from([0xff])]);
@@ -55,24 +55,24 @@ describe('§2 a snapshot holds the work tree whatever the index or the configura
       `git add -A && git -c user.name=t -c user.email=t@t commit -qm odd && git update-index --assume-unchanged "$(printf 'x\\377')"`,
     );
     writeFileSync(name, 'v1 edited\n');
-    append(root);
+    await append(root);
     const ref = git(root, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/snapshots']);
     expect(sh(`git show "${ref}:$(printf 'x\\377')"`)).toBe('v1 edited\n');
   });
 
-  test('an entry marked skip-worktree whose file is present: the edit is in the snapshot', () => {
+  test('an entry marked skip-worktree whose file is present: the edit is in the snapshot', async () => {
     const root = repo();
     git(root, ['update-index', '--skip-worktree', 'app.txt']);
     writeFileSync(path.join(root, 'app.txt'), 'v1 edited\n');
-    append(root);
+    await append(root);
     expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1 edited');
   });
 
-  test('skip-worktree and assume-unchanged on a file that is gone: a sparse entry keeps its content', () => {
+  test('skip-worktree and assume-unchanged on a file that is gone: a sparse entry keeps its content', async () => {
     const root = repo();
     git(root, ['update-index', '--skip-worktree', 'other.txt']);
     renameSync(path.join(root, 'other.txt'), path.join(tmp, `gone${n}`));
-    append(root);
+    await append(root);
     expect(snapshotHolds(root, 'other.txt')?.content).toBe('keep');
   });
 
@@ -83,7 +83,7 @@ describe('§2 a snapshot holds the work tree whatever the index or the configura
     ['a sparse checkout with a sparse index', ['--sparse-index']],
   ])(
     '%s: files outside its patterns are in the snapshot, the entries it left out keep their content',
-    (_name, flags) => {
+    async (_name, flags) => {
       const root = initRepo(path.join(tmp, `repo${n++}`), {
         'app.txt': 'v0\n',
         'lib/kept.txt': 'lib v0\n',
@@ -95,7 +95,7 @@ describe('§2 a snapshot holds the work tree whatever the index or the configura
       writeFileSync(path.join(root, 'lib', 'kept.txt'), 'lib v1\n');
       mkdirSync(path.join(root, 'docs'));
       writeFileSync(path.join(root, 'docs', 'new.txt'), 'written outside the cone\n');
-      append(root);
+      await append(root);
       expect(snapshotHolds(root, 'lib/kept.txt')?.content).toBe('lib v1');
       expect(snapshotHolds(root, 'docs/new.txt')?.content).toBe('written outside the cone');
       expect(snapshotHolds(root, 'docs/out.txt')?.content).toBe('docs v0');
@@ -112,53 +112,56 @@ describe('§2 a snapshot holds the work tree whatever the index or the configura
     ['a cone sparse checkout', ['--cone']],
     ['a cone sparse checkout with a sparse index', ['--cone', '--sparse-index']],
     ['a non-cone sparse checkout', ['--no-cone', '/*', '!/docs/']],
-  ])('%s: a tracked file outside its patterns written back and edited is in the snapshot as edited', (_n, args) => {
-    const root = initRepo(path.join(tmp, `repo${n++}`), {
-      'app.txt': 'v0\n',
-      'lib/kept.txt': 'lib v0\n',
-      'docs/out.txt': 'docs v0\n',
-      'docs/deep/far.txt': 'far v0\n',
-    });
-    git(root, ['sparse-checkout', 'set', ...args, ...(args[0] === '--cone' ? ['lib'] : [])]);
-    expect(existsSync(path.join(root, 'docs'))).toBe(false);
-    mkdirSync(path.join(root, 'docs'));
-    writeFileSync(path.join(root, 'docs', 'out.txt'), 'docs v1 edited\n'); // no git command since
-    append(root);
-    expect(snapshotHolds(root, 'docs/out.txt')?.content).toBe('docs v1 edited');
-    expect(snapshotHolds(root, 'docs/deep/far.txt')?.content).toBe('far v0');
-    // The repository's own index still has the flag: only the snapshot's copy was changed.
-    expect(git(root, ['-c', 'core.sparseCheckout=false', 'ls-files', '-v', 'docs/out.txt'])).toBe('S docs/out.txt');
-  });
+  ])(
+    '%s: a tracked file outside its patterns written back and edited is in the snapshot as edited',
+    async (_n, args) => {
+      const root = initRepo(path.join(tmp, `repo${n++}`), {
+        'app.txt': 'v0\n',
+        'lib/kept.txt': 'lib v0\n',
+        'docs/out.txt': 'docs v0\n',
+        'docs/deep/far.txt': 'far v0\n',
+      });
+      git(root, ['sparse-checkout', 'set', ...args, ...(args[0] === '--cone' ? ['lib'] : [])]);
+      expect(existsSync(path.join(root, 'docs'))).toBe(false);
+      mkdirSync(path.join(root, 'docs'));
+      writeFileSync(path.join(root, 'docs', 'out.txt'), 'docs v1 edited\n'); // no git command since
+      await append(root);
+      expect(snapshotHolds(root, 'docs/out.txt')?.content).toBe('docs v1 edited');
+      expect(snapshotHolds(root, 'docs/deep/far.txt')?.content).toBe('far v0');
+      // The repository's own index still has the flag: only the snapshot's copy was changed.
+      expect(git(root, ['-c', 'core.sparseCheckout=false', 'ls-files', '-v', 'docs/out.txt'])).toBe('S docs/out.txt');
+    },
+  );
 
-  test('core.ignoreCase=true in the repository: a file renamed to another case is not lost', () => {
+  test('core.ignoreCase=true in the repository: a file renamed to another case is not lost', async () => {
     const root = repo();
     git(root, ['config', 'core.ignoreCase', 'true']);
     renameSync(path.join(root, 'app.txt'), path.join(root, 'App.txt'));
     writeFileSync(path.join(root, 'App.txt'), 'v1 edited\n');
-    append(root);
+    await append(root);
     expect(snapshotHolds(root, 'App.txt')?.content).toBe('v1 edited');
   });
 
-  test('core.fileMode=false in the repository: a mode change is in the snapshot', () => {
+  test('core.fileMode=false in the repository: a mode change is in the snapshot', async () => {
     const root = repo();
     git(root, ['config', 'core.fileMode', 'false']);
     chmodSync(path.join(root, 'app.txt'), 0o755);
-    append(root);
+    await append(root);
     expect(snapshotHolds(root, 'app.txt')?.mode).toBe('100755');
   });
 
-  test('a file replaced by a link: the link is in the snapshot', () => {
+  test('a file replaced by a link: the link is in the snapshot', async () => {
     const root = repo();
     git(root, ['update-index', '--assume-unchanged', 'app.txt']);
     renameSync(path.join(root, 'app.txt'), path.join(tmp, `moved${n}`));
     symlinkSync('other.txt', path.join(root, 'app.txt'));
-    append(root);
+    await append(root);
     expect(snapshotHolds(root, 'app.txt')).toEqual({ mode: '120000', content: 'other.txt' });
   });
 });
 
 describe('§3 git runs no program the configuration names, wherever the configuration is read', () => {
-  test('a filter named only by an include the fork branch matches (includeIf onbranch) does not run in fork', () => {
+  test('a filter named only by an include the fork branch matches (includeIf onbranch) does not run in fork', async () => {
     const root = repo();
     const marker = path.join(tmp, `smudged${n}`);
     const script = path.join(tmp, `smudge${n}.sh`);
@@ -166,8 +169,8 @@ describe('§3 git runs no program the configuration names, wherever the configur
     writeFileSync(path.join(root, '.git', 'evil.inc'), `[filter "evil"]\n\tsmudge = ${script}\n\tclean = cat\n`);
     git(root, ['config', 'includeIf.onbranch:fork/**.path', 'evil.inc']);
     writeFileSync(path.join(root, '.gitattributes'), 'app.txt filter=evil\n');
-    append(root);
-    const r = cli(['fork', 'a1', '--from-step', '0', '--json'], { cwd: root });
+    await append(root);
+    const r = await cliInProcess(['fork', 'a1', '--from-step', '0', '--json'], { cwd: root });
     expect(r.code).toBe(0);
     expect(existsSync(marker)).toBe(false);
     const worktree = (JSON.parse(r.stdout) as { fork_worktree: string }).fork_worktree;
@@ -177,7 +180,7 @@ describe('§3 git runs no program the configuration names, wherever the configur
 });
 
 describe('§2/§7 a snapshot that cannot hold a directory says so', () => {
-  test('a nested git repository (as `cargo new` makes one): append warns that its files are not in the snapshot', () => {
+  test('a nested git repository (as `cargo new` makes one): append warns that its files are not in the snapshot', async () => {
     const root = repo();
     writeFileSync(path.join(root, 'app.txt'), 'v1\n');
     const nested = path.join(root, 'crate');
@@ -187,7 +190,7 @@ describe('§2/§7 a snapshot that cannot hold a directory says so', () => {
     git(nested, ['add', '.']);
     git(nested, ['commit', '-q', '-m', 'new crate']);
     writeFileSync(path.join(nested, 'main.rs'), 'fn main() { edited() }\n');
-    const r = cli(['append', 'a1', '--prompt', 'edit'], { cwd: root });
+    const r = await cliInProcess(['append', 'a1', '--prompt', 'edit'], { cwd: root });
     expect(r.code).toBe(0);
     expect(r.stdout + r.stderr).toMatch(/snapshot holds none of the files of crate: a git repository of its own/);
     expect(snapshotHolds(root, 'app.txt')?.content).toBe('v1');
