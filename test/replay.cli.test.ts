@@ -8,8 +8,8 @@ import { record, replayProject, SAMPLE } from './helpers/replay-fixture';
 
 // The built CLI as a real process (stdout is a pipe: not a terminal). Run `npm run build` first.
 const cli = (args: string[], cwd: string): CliResult => runCli(args, { cwd });
-// show, diff and receipts: what they print is the point, through runCli in this process (`cliInProcess`, the code the
-// bundle runs; not a terminal either); replay's own tests above run the real process.
+// What they print is the point, through runCli in this process (`cliInProcess`, the code the bundle runs; not a
+// terminal either); replay's table and the first of each kind of error run the real process.
 const cliIn = (args: string[], cwd: string): Promise<CliResult> => cliInProcess(args, { cwd });
 
 const root = replayProject();
@@ -42,16 +42,16 @@ describe('stepchain replay (not on a terminal)', () => {
     expect(out[5]).toMatch(/^ {2}2 .*model-b +edit_file +[0-9a-f]{12} {2}Fix the bug in add\(\)\.$/);
   });
 
-  test('by directory and by file too; --limit', () => {
-    expect(cli(['replay', path.dirname(file)], '/').stdout).toContain('agent-demo: 5 steps');
-    expect(cli(['replay', path.relative(root, file)], root).stdout).toContain('agent-demo: 5 steps');
-    const r = cli(['replay', 'agent-demo', '--limit', '2'], root);
+  test('by directory and by file too; --limit', async () => {
+    expect((await cliIn(['replay', path.dirname(file)], '/')).stdout).toContain('agent-demo: 5 steps');
+    expect((await cliIn(['replay', path.relative(root, file)], root)).stdout).toContain('agent-demo: 5 steps');
+    const r = await cliIn(['replay', 'agent-demo', '--limit', '2'], root);
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(6);
     expect(r.stdout).toContain('… 3 more steps (--limit 2)');
   });
 
-  test('--json: {agent_id, head_hash, steps, entries}, rows as stored (python3 reads them back equal)', () => {
-    const r = cli(['replay', 'agent-demo', '--json', '--limit', '4'], root);
+  test('--json: {agent_id, head_hash, steps, entries}, rows as stored (python3 reads them back equal)', async () => {
+    const r = await cliIn(['replay', 'agent-demo', '--json', '--limit', '4'], root);
     expect(r.code).toBe(0);
     const check = python(
       [
@@ -71,14 +71,15 @@ describe('stepchain replay (not on a terminal)', () => {
     expect(check.trim()).toBe(`agent-demo ${head}`);
   });
 
-  test('a broken chain: exit 1, every fault on stderr, nothing displayed (--json: one error document)', () => {
-    for (const args of [
+  test('a broken chain: exit 1, every fault on stderr, nothing displayed (--json: one error document)', async () => {
+    for (const [i, args] of [
       ['replay', tampered],
       ['replay', tampered, '--json'],
       ['show', tampered, '0'],
       ['show', tampered, '0', '--json'],
-    ]) {
-      const r = cli(args, root);
+    ].entries()) {
+      // The first as a real process (its exit code as a shell sees it), the others in this process.
+      const r = i === 0 ? cli(args, root) : await cliIn(args, root);
       expect(r.code).toBe(1);
       if (args.includes('--json')) {
         const doc = JSON.parse(r.stdout) as {
@@ -98,8 +99,8 @@ describe('stepchain replay (not on a terminal)', () => {
     }
   });
 
-  test('input errors: exit 2, one line', () => {
-    for (const args of [
+  test('input errors: exit 2, one line', async () => {
+    for (const [i, args] of [
       ['replay', 'no-such-agent'],
       ['replay', '../x/y.jsonl'],
       ['replay', 'agent-demo', '--limit', 'x'],
@@ -107,13 +108,14 @@ describe('stepchain replay (not on a terminal)', () => {
       ['show', 'agent-demo'],
       ['show', 'agent-demo', '5'],
       ['show', 'agent-demo', '-1'],
-    ]) {
-      const r = cli(args, root);
+    ].entries()) {
+      // The first as a real process (its exit code as a shell sees it), the others in this process.
+      const r = i === 0 ? cli(args, root) : await cliIn(args, root);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
-    expect(cli(['show', 'agent-demo', '5'], root).stderr).toContain(
+    expect((await cliIn(['show', 'agent-demo', '5'], root)).stderr).toContain(
       'step 5 is out of range (the journal has 5 steps, 0..4)',
     );
   });
