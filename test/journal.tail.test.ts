@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, verifyJournalFile, type TornTailMoved } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -22,7 +23,9 @@ function fresh(steps = 3): Journal {
 }
 const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
 const tornFiles = (j: Journal): string[] => readdirSync(j.dir).filter((f) => f.includes('.torn-'));
-const append = (j: Journal) => cli(['append', j.dir, '--prompt', 'next', '--no-snapshot'], { cwd: root });
+// The rule's logic is the point: through runCli in this process (`cliInProcess`, the code the bundle runs); the
+// notice a terminal shows is the real process's stderr (below).
+const append = (j: Journal) => cliInProcess(['append', j.dir, '--prompt', 'next', '--no-snapshot'], { cwd: root });
 
 /** Rewrites the last row with a JSON edit (the line stays complete, with its newline). */
 function editLastRow(j: Journal, edit: (row: Record<string, unknown>) => string): void {
@@ -48,11 +51,11 @@ describe('a complete final row that parses is judged as a row: refused when it d
       'nested deeper',
     ],
   ];
-  it.each(cases)('%s: exit 1, file:line named, nothing written, nothing moved', (_name, edit, why) => {
+  it.each(cases)('%s: exit 1, file:line named, nothing written, nothing moved', async (_name, edit, why) => {
     const j = fresh(3);
     editLastRow(j, edit);
     const digest = sha(j.file);
-    const r = append(j);
+    const r = await append(j);
     expectNoStack(r);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${j.file}:3: `);
@@ -62,23 +65,23 @@ describe('a complete final row that parses is judged as a row: refused when it d
     expect(tornFiles(j)).toEqual([]);
   });
 
-  it('two lines that do not parse at the end are no torn write: refused', () => {
+  it('two lines that do not parse at the end are no torn write: refused', async () => {
     const j = fresh(2);
     writeFileSync(j.file, `${readFileSync(j.file, 'utf8')}{"blob_refs":[],"in\n{"blob_`);
     const digest = sha(j.file);
-    const r = append(j);
+    const r = await append(j);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${j.file}:3: malformed_json`);
     expect(r.stderr).toContain('a torn write leaves at most one');
     expect(sha(j.file)).toBe(digest);
   });
 
-  it('a line that does not parse, followed by one that does, is interior corruption', () => {
+  it('a line that does not parse, followed by one that does, is interior corruption', async () => {
     const j = fresh(3);
     const lines = readFileSync(j.file, 'utf8').split('\n');
     lines[1] = lines[1]!.slice(0, 40);
     writeFileSync(j.file, lines.join('\n'));
-    const r = append(j);
+    const r = await append(j);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${j.file}:2: malformed_json`);
     expect(r.stderr).toContain('interior corruption: line 3 after it parses');
@@ -93,12 +96,12 @@ describe('a torn tail is moved aside, and the operator is told', () => {
     ['a cut row that still got a newline', (t) => `${t}{"blob_refs":[],"input_ha\n`],
     ['whitespace after the last newline', (t) => `${t}   `],
   ];
-  it.each(cases)('%s', (_name, damage) => {
+  it.each(cases)('%s', async (_name, damage) => {
     const j = fresh(3);
     const before = readFileSync(j.file, 'utf8');
     const damaged = damage(before);
     writeFileSync(j.file, damaged);
-    const r = append(j);
+    const r = await append(j);
     expectNoStack(r);
     expect(r.code).toBe(0);
     const side = tornFiles(j);
@@ -128,21 +131,21 @@ describe('a torn tail is moved aside, and the operator is told', () => {
     expect(r.stderr).toContain('moved a torn tail of 19 bytes');
   });
 
-  it('a complete row that only lost its newline is kept, the newline written, nothing said', () => {
+  it('a complete row that only lost its newline is kept, the newline written, nothing said', async () => {
     const j = fresh(2);
     const before = readFileSync(j.file, 'utf8');
     writeFileSync(j.file, before.slice(0, -1));
-    const r = append(j);
+    const r = await append(j);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(tornFiles(j)).toEqual([]);
     expect(verifyJournalFile(j.file, { strict: true })).toMatchObject({ ok: true, steps: 3 });
   });
 
-  it('blank lines the reference skips are kept, and the next row chains on', () => {
+  it('blank lines the reference skips are kept, and the next row chains on', async () => {
     const j = fresh(2);
     writeFileSync(j.file, `${readFileSync(j.file, 'utf8')}\n \r\n`);
-    const r = append(j);
+    const r = await append(j);
     expect(r.code).toBe(0);
     expect(tornFiles(j)).toEqual([]);
     expect(verifyJournalFile(j.file)).toMatchObject({ ok: true, steps: 3 });
