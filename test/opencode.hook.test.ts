@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pluginSource } from '../src/agents/opencode/plugin';
 import { journalFile, readVerifiedJournal } from '../src/journal';
+import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
+import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
 /** `hook opencode` on payloads its plugin did not send as it should, and the plugin's text, without the agent. */
@@ -65,4 +68,41 @@ test('init opencode --command: the command is a JS string literal of the plugin,
   );
   const again = cli(['init', 'opencode', '--json'], { cwd: root, env: { HOME: dir } });
   expect(JSON.parse(again.stdout)).toMatchObject({ changed: true, updated: ['plugin'] });
+});
+
+test("the plugin as OpenCode's process exits: what it queued is written in order, the hook in flight first, then the stop", () => {
+  // `opencode run` exits as its session goes idle or fails, not awaiting the plugin's `event` handler: events still
+  // queued were lost, and a hook in flight landed after the stop. The generated plugin, in a Node process standing
+  // in for OpenCode's (the plugin needs nothing but node:child_process), exits with one hook in flight and two queued.
+  const project = initRepo(path.join(dir, 'exiting'), { 'README.md': '# p\n' });
+  const plugin = path.join(dir, 'exiting-plugin.mjs');
+  writeFileSync(
+    plugin,
+    pluginSource(`${JSON.stringify(process.execPath)} ${JSON.stringify(cliPath)} hook opencode --no-snapshot`),
+  );
+  const host = `
+    const hooks = await (await import(${JSON.stringify(plugin)})).StepchainRecorder({ directory: ${JSON.stringify(project)} });
+    const sid = 'ses_exit';
+    await hooks['chat.message']({ sessionID: sid }, { parts: [{ type: 'text', text: 'hi' }], message: { model: { modelID: 'm' } } });
+    const part = (callID) => ({ event: { type: 'message.part.updated', properties: { part: { type: 'tool', sessionID: sid, callID, tool: 'bash', state: { status: 'error', input: {}, error: 'boom' } } } } });
+    hooks.event(part('c1'));
+    hooks.event(part('c2'));
+    hooks.event({ event: { type: 'session.error', properties: { sessionID: sid, error: {} } } });
+    hooks.event({ event: { type: 'message.part.updated', properties: { part: { type: 'tool', state: { status: 'error' } } } } });
+    process.exit(1);
+  `;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', host], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: dir },
+  });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(1);
+  const steps = readVerifiedJournal(journalFile(project, 'opencode-ses_exit')).entries.map((e) => e.row.tool_call);
+  expect(steps).toEqual([expect.objectContaining({ id: 'c1' }), expect.objectContaining({ id: 'c2' })]);
+  const events = readRunJournalFile(runJournalFile(project, 'opencode-ses_exit')).entries.map((e) => [
+    e.row.event,
+    Object.fromEntries(e.row.payload),
+  ]);
+  expect(events.map(([event]) => event)).toEqual(['provider_state_capability', 'prompt', 'error', 'stop']);
+  expect(events[3]![1]).toEqual({ on: 'process.exit' });
 });

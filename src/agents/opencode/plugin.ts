@@ -27,11 +27,19 @@ export function pluginSource(command: string): string {
 import { spawn, spawnSync } from 'node:child_process';
 
 const COMMAND = ${JSON.stringify(command)};
+${PLUGIN_BODY}`;
+}
+
+/** The plugin after its command: no text of the user's in it. */
+const PLUGIN_BODY = `const WAIT = 'while [ -r /proc/$1/stat ] && ! grep -q ") Z " /proc/$1/stat; do sleep 0.01; done';
 const EVENTS = new Set(['session.created', 'session.compacted', 'session.idle', 'session.error']);
 
 export const StepchainRecorder = async ({ directory }) => {
   const sessions = new Map();
   let queue = Promise.resolve();
+  // The hook in flight (its process), and the payloads sent but not started, in order.
+  let running;
+  const pending = [];
   const run = (payload) =>
     new Promise((resolve) => {
       let child;
@@ -41,38 +49,62 @@ export const StepchainRecorder = async ({ directory }) => {
         resolve();
         return;
       }
-      child.on('error', () => resolve());
-      child.on('close', () => resolve());
+      running = child;
+      const done = () => {
+        if (running === child) running = undefined;
+        resolve();
+      };
+      child.on('error', done);
+      child.on('close', done);
       child.stdin.on('error', () => {});
       child.stdin.end(JSON.stringify(payload));
     });
   // Sessions active since their last \`session.idle\` began recording.
   const active = new Set();
+  const starting = (payload) => {
+    pending.splice(pending.indexOf(payload), 1);
+    if (payload.hook_event_name === 'session.idle') active.delete(payload.session_id);
+  };
   // One at a time, in the order OpenCode reported them; a failure never reaches OpenCode.
-  const send = (payload) => {
-    const idle = payload.hook_event_name === 'session.idle';
-    if (!idle) active.add(payload.session_id);
+  const send = (sent) => {
+    const payload = { ...sent, directory };
+    if (payload.hook_event_name !== 'session.idle' && typeof payload.session_id === 'string')
+      active.add(payload.session_id);
+    pending.push(payload);
     queue = queue.then(() => {
-      if (idle) active.delete(payload.session_id);
-      return run({ ...payload, directory });
+      starting(payload);
+      return run(payload);
     });
     return queue;
   };
-  // \`opencode run\` exits as its session goes idle, before this plugin hears of it: the session's end was never
-  // recorded. A session still active when OpenCode exits ends there (\`process.exit\`, recorded as its stop), the
-  // hook run to its end before OpenCode's process does.
-  process.once('exit', () => {
-    for (const id of active) {
-      try {
-        spawnSync('/bin/sh', ['-c', COMMAND], {
-          cwd: directory,
-          input: JSON.stringify({ hook_event_name: 'process.exit', session_id: id, directory }),
-          stdio: ['pipe', 'ignore', 'inherit'],
-        });
-      } catch {
-        /* a failure never reaches OpenCode */
-      }
+  const runNow = (payload) => {
+    try {
+      spawnSync('/bin/sh', ['-c', COMMAND], { cwd: directory, input: JSON.stringify(payload), stdio: ['pipe', 'ignore', 'inherit'] });
+    } catch {
+      /* a failure never reaches OpenCode */
     }
+  };
+  // Until process \`pid\` ends or is a zombie (ended: OpenCode, exiting, reaps no more), at most 10 s; where there is
+  // no /proc (not Linux) it returns at once.
+  const waitFor = (pid) => {
+    try {
+      spawnSync('/bin/sh', ['-c', WAIT, 'sh', String(pid)], { stdio: 'ignore', timeout: 10000 });
+    } catch {
+      /* a failure never reaches OpenCode */
+    }
+  };
+  // \`opencode run\` exits as its session goes idle (or fails), before this plugin hears of it and without waiting
+  // for what it queued: the session's end, and any event still queued, were never recorded. As OpenCode's process
+  // exits, in order: the hook in flight is waited for (its process, until it ends or is a zombie, at most 10 s), the
+  // payloads not started run, then each session still active ends (\`process.exit\`, recorded as its stop): each hook
+  // to its end before OpenCode's process ends.
+  process.once('exit', () => {
+    if (running?.pid !== undefined) waitFor(running.pid);
+    for (const payload of [...pending]) {
+      starting(payload);
+      runNow(payload);
+    }
+    for (const id of active) runNow({ hook_event_name: 'process.exit', session_id: id, directory });
   });
   const session = (id) => {
     if (!sessions.has(id)) sessions.set(id, { prompt: null, model: null });
@@ -102,7 +134,13 @@ export const StepchainRecorder = async ({ directory }) => {
     },
     event: async ({ event }) => {
       const p = event?.properties ?? {};
-      if (event?.type === 'message.part.updated' && p.part?.type === 'tool' && p.part.state?.status === 'error') {
+      // (A part naming no session could be recorded in none: the hook would refuse it, aloud, on OpenCode's stderr.)
+      if (
+        event?.type === 'message.part.updated' &&
+        p.part?.type === 'tool' &&
+        p.part.state?.status === 'error' &&
+        typeof p.part.sessionID === 'string'
+      ) {
         const s = session(p.part.sessionID);
         await send({
           hook_event_name: 'tool.error',
@@ -121,4 +159,3 @@ export const StepchainRecorder = async ({ directory }) => {
   };
 };
 `;
-}
