@@ -422,6 +422,43 @@ describe('shards', () => {
     );
   });
 
+  test('one new file is the rename of one base file across shards, as in one check', async () => {
+    // The base holds two journals with the same rows in two shards; the pull request deletes both and adds one file
+    // holding those rows. Each shard claimed the new file among its own base files only: both passed as renamed to
+    // it, the merged check OK, one journal's history deleted (one check: renamed, deleted, exit 1).
+    const dir = emptyRepo(path.join(tmp, 'shard-rename'));
+    const rows = journalBytes(path.join(tmp, 'shard-rename-rows'), 2);
+    const at = (id: string): string => `.sdd/runtime/journal/${id}/000000.jsonl`;
+    const [a, b] = ['a0', 'a3'].map(at) as [string, string];
+    expect([shardOf(a, 2), shardOf(b, 2)]).toEqual([0, 1]);
+    for (const rel of [a, b]) {
+      mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      writeFileSync(path.join(dir, rel), rows);
+    }
+    commitAll(dir, 'base');
+    const base = git(dir, ['rev-parse', 'HEAD']).trim();
+    git(dir, ['rm', '-rq', '.sdd']);
+    mkdirSync(path.join(dir, '.sdd/runtime/journal/zz'), { recursive: true });
+    writeFileSync(path.join(dir, at('zz')), rows);
+    commitAll(dir, 'pr');
+    const statuses = (r: Awaited<ReturnType<typeof checkWorkspace>>): string[][] =>
+      r.items.map((i) => [i.path, i.status]);
+    const whole = await checkWorkspace({ root: dir, base });
+    expect(whole.ok).toBe(false);
+    expect(statuses(whole)).toEqual([
+      [at('zz'), 'ok'],
+      [a, `renamed to ${at('zz')}`],
+      [b, 'deleted'],
+    ]);
+    const shards = await Promise.all(
+      [0, 1].map((index) => checkWorkspace({ root: dir, base, shard: { index, count: 2 } })),
+    );
+    const merged = mergeShardReports(shards.map((report, i) => ({ source: `r${i}`, report })));
+    expect(merged.ok).toBe(false);
+    expect(merged.faults.map((f) => [f.path, f.kind])).toEqual([[b, 'history_deleted']]);
+    expect(statuses(merged).sort()).toEqual(statuses(whole).sort());
+  });
+
   test("a shard's append_only is an outcome stepchain reports, never Markdown that reaches the summary", () => {
     const item = { kind: 'journal', path: 'p', id: 'a', steps: 1, head: '', ok: true, status: 'ok' };
     const doc = (extra: Record<string, unknown>) => ({

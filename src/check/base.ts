@@ -1,10 +1,11 @@
 import { ensureCommit, forkPoint, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
+import type { TreeBlob } from '../git';
 import type { AppendOnlyKind } from './append-only';
 import type { CheckOwnFaultKind } from './fault-kinds';
 import { NOT_UTF8_NAME } from './glob';
 import { compareHistory, receiptNameOf } from './history';
 import { bareItem, whoOf } from './items/common';
-import { idOfPath, type Scan } from './scan';
+import { idOfPath, ITEM_KINDS, type Scan } from './scan';
 import type { CheckedItem, CheckFault, CheckOptions, ItemKind } from './types';
 
 /**
@@ -16,15 +17,19 @@ import type { CheckedItem, CheckFault, CheckOptions, ItemKind } from './types';
  */
 export interface BaseFiles {
   commit: string;
-  /** This shard's base files of the kinds switched on, by path. */
-  files: Map<string, { kind: ItemKind; bytes: Buffer }>;
+  /**
+   * This shard's base files of the kinds switched on, by path, and every other shard's that is gone from its path in
+   * the checkout (`mine` false): a rename's target is claimed across all shards in one order, as one check claims it.
+   */
+  files: Map<string, { kind: ItemKind; bytes: Buffer; mine: boolean }>;
   /** Every base path of those kinds (all shards): a checkout file at one is not new. */
   paths: Set<string>;
   /**
-   * This shard's base files of those kinds whose paths are not UTF-8, as git's listing spells them (U+FFFD): kept
-   * apart, never looked up by that spelling (a file really named so would be compared with another's rows).
+   * The base files of those kinds whose paths are not UTF-8 (every shard's: each is gone from its path; `mine` says
+   * whose), as git's listing spells them (U+FFFD): kept apart, never looked up by that spelling (a file really named
+   * so would be compared with another's rows).
    */
-  unnamed: { path: string; kind: ItemKind; bytes: Buffer }[];
+  unnamed: { path: string; kind: ItemKind; bytes: Buffer; mine: boolean }[];
   /** Whether the base commit had to be fetched. */
   fetched: boolean;
   /** Base blobs fetched in one batch (a partial clone). */
@@ -35,17 +40,22 @@ export interface BaseFiles {
 export async function readBase(scan: Scan, commit: string, remote?: string): Promise<BaseFiles> {
   const fetched = await ensureCommit(scan.root, commit, remote);
   const listed = await listBlobsAtCommit(scan.root, commit, (p) => scan.kindOf(p) !== undefined);
-  const wanted = listed.filter((b) => scan.mine(b.path));
-  const oids = wanted.map((b) => b.oid);
+  // This shard's files, and every shard's gone from its path: which new file each of those was renamed to is decided
+  // in one order by every shard (a shard that claimed only among its own gave one new file to two base files).
+  const found = Object.fromEntries(ITEM_KINDS.map((k) => [k, new Set(scan.found[k])])) as Record<ItemKind, Set<string>>;
+  const gone = (b: TreeBlob): boolean => b.notUtf8 === true || !found[scan.kindOf(b.path)!].has(b.path);
+  const wanted = listed.filter((b) => scan.mine(b.path) || gone(b));
+  const oids = [...new Set(wanted.map((b) => b.oid))];
   const fetchedBlobs = await prefetchBlobs(scan.root, commit, oids);
   const contents = await readBlobs(scan.root, oids);
-  const files = new Map<string, { kind: ItemKind; bytes: Buffer }>();
+  const files = new Map<string, { kind: ItemKind; bytes: Buffer; mine: boolean }>();
   const unnamed: BaseFiles['unnamed'] = [];
   for (const b of wanted) {
     const bytes = contents.get(b.oid);
     if (bytes === undefined) continue;
-    if (b.notUtf8) unnamed.push({ path: b.path, kind: scan.kindOf(b.path)!, bytes });
-    else files.set(b.path, { kind: scan.kindOf(b.path)!, bytes });
+    const entry = { kind: scan.kindOf(b.path)!, bytes, mine: scan.mine(b.path) };
+    if (b.notUtf8) unnamed.push({ path: b.path, ...entry });
+    else files.set(b.path, entry);
   }
   const paths = new Set(listed.filter((b) => b.notUtf8 === undefined).map((b) => b.path));
   return { commit, files, paths, unnamed, fetched, fetchedBlobs };
@@ -67,7 +77,7 @@ export function historyFault(
   head: Buffer | undefined,
 ): CheckFault | undefined {
   const was = base?.files.get(item.path);
-  if (was === undefined) return undefined;
+  if (was === undefined || !was.mine) return undefined;
   const r = compareHistory(item.kind, was.bytes, head);
   item.appendOnly = r.kind;
   if (r.ok) return undefined;
@@ -124,8 +134,9 @@ export function goneFromBase(
     if (b.kind !== kind || seen.has(rel)) continue;
     const id = kind === 'receipt' ? receiptNameOf(rel) : idOfPath(rel);
     const to = scan.linked.has(rel) ? undefined : renameTarget(b.bytes);
+    if (to !== undefined) claimed.add(to);
+    if (!b.mine) continue; // another shard's to report; its claim stands here too
     if (to !== undefined) {
-      claimed.add(to);
       items.push({ ...bareItem(kind, rel, id, true, `renamed to ${to}`), appendOnly: 'renamed', renamedTo: to });
       continue;
     }
@@ -140,8 +151,9 @@ export function goneFromBase(
     if (u.kind !== kind) continue;
     const id = kind === 'receipt' ? receiptNameOf(u.path) : idOfPath(u.path);
     const to = renameTarget(u.bytes);
+    if (to !== undefined) claimed.add(to);
+    if (!u.mine) continue;
     if (to !== undefined) {
-      claimed.add(to);
       items.push({ ...bareItem(kind, u.path, id, true, `renamed to ${to}`), appendOnly: 'renamed', renamedTo: to });
       continue;
     }
