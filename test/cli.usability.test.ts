@@ -22,9 +22,9 @@ async function helpInProcess(args: string[], width: number): Promise<string> {
  * The CLI as a user meets it, through the built dist/cli.js (run `npm run build`
  * first): the project found from a subdirectory of a real git repository, help,
  * typos, --json on errors, closed pipes, refused overwrites, and the "nothing
- * passes vacuously" rules. The first walk from a subdirectory, --version and the closed pipe run the built CLI as
- * processes (`run`); every other command runs through runCli in this process (`inProcess`, the code the bundle runs): a
- * process each was most of this file's time.
+ * passes vacuously" rules. One append of the first walk from a subdirectory, --version and the closed pipe run the
+ * built CLI as processes (`run`); every other command runs through runCli in this process (`inProcess`, the code the
+ * bundle runs): a process each was most of this file's time.
  */
 
 const tmp = tempDir('stepchain-usability-');
@@ -48,35 +48,41 @@ const inProcess = async (args: string[], cwd: string, env: NodeJS.ProcessEnv = {
 };
 
 describe('the project is found like git', () => {
-  test('from proj/sub/deeper every command works on proj: one journal, one set of refs, nothing in sub/deeper', () => {
+  test('from proj/sub/deeper every command works on proj: one journal, one set of refs, nothing in sub/deeper', async () => {
     const proj = initRepo(fresh('proj'), { 'src/a.py': 'v0\n' });
     const deeper = path.join(proj, 'sub', 'deeper');
     mkdirSync(deeper, { recursive: true });
-    expect(run(['append', 'coder', '--prompt', 'at the top'], proj).code).toBe(0);
+    expect((await inProcess(['append', 'coder', '--prompt', 'at the top'], proj)).code).toBe(0);
     writeFileSync(path.join(proj, 'src', 'a.py'), 'v1\n');
+    // The walk up from a real process's own working directory (the bin's process.cwd() is sub/deeper); the other
+    // commands of the walk run in this process, where only the cwd given to runCli says where they are.
     const a = run(['append', 'coder', '--prompt', 'from below', '--json'], deeper);
     expect(a.code).toBe(0);
     expect((JSON.parse(a.stdout) as { seq: number }).seq).toBe(1);
     expect(existsSync(path.join(proj, 'sub', '.sdd'))).toBe(false);
     expect(existsSync(path.join(deeper, '.sdd'))).toBe(false);
-    expect(run(['verify', 'coder'], deeper).stdout).toMatch(
+    expect((await inProcess(['verify', 'coder'], deeper)).stdout).toMatch(
       /^OK .*proj\d+\/\.sdd\/runtime\/journal\/coder\/000000\.jsonl: 2 steps/,
     );
-    expect(run(['replay', 'coder'], deeper).stdout).toContain('from below');
-    expect(run(['show', 'coder', '0'], deeper).code).toBe(0);
+    expect((await inProcess(['replay', 'coder'], deeper)).stdout).toContain('from below');
+    expect((await inProcess(['show', 'coder', '0'], deeper)).code).toBe(0);
     expect(
-      run(['audit', 'verify'], deeper, { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: path.join(tmp, `k${n}`) })
-        .code,
+      (
+        await inProcess(['audit', 'verify'], deeper, {
+          STEPCHAIN_AUDIT: 'on',
+          STEPCHAIN_AUDIT_KEY_PATH: path.join(tmp, `k${n}`),
+        })
+      ).code,
     ).toBe(1);
     const refs = git(proj, ['for-each-ref', '--format=%(refname)', 'refs/stepchain/']).split('\n');
     expect(refs).toHaveLength(2);
     // A fork from the subdirectory restores the files of step 0 of the top journal.
-    const f = run(['fork', 'coder', '--from-step', '0', '--json'], deeper);
+    const f = await inProcess(['fork', 'coder', '--from-step', '0', '--json'], deeper);
     expect(f.code).toBe(0);
     const wt = json(f).fork_worktree as string;
     expect(wt).toBe(path.join(proj, '.sdd', 'worktrees', json(f).fork_session_id as string));
     expect(readFileSync(path.join(wt, 'src', 'a.py'), 'utf8')).toBe('v0\n');
-    expect(run(['forks'], deeper).stdout).toContain(json(f).fork_session_id as string);
+    expect((await inProcess(['forks'], deeper)).stdout).toContain(json(f).fork_session_id as string);
   });
 
   test('the nearest .sdd/ wins below the git top; outside git the current directory; --root overrides', async () => {
