@@ -121,10 +121,11 @@ describe('key', () => {
     expect(loadAuditKey(link).bytes.toString()).toBe('t'.repeat(64));
   });
 
-  test('with an unusable key, append succeeds and says plainly the audit chain was not extended', () => {
+  test('with an unusable key, append succeeds and says plainly the audit chain was not extended', async () => {
     const root = fresh();
     const { key: keyPath } = keyInOpenDir(root, 'shared');
-    const r = cli(['append', 'agent-1', '--root', root, '--prompt', 'p', '--no-snapshot'], {
+    // In this process (`cliInProcess`): what append writes is the point; the refused key's exit 2 above is a process.
+    const r = await cliInProcess(['append', 'agent-1', '--root', root, '--prompt', 'p', '--no-snapshot'], {
       env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath },
     });
     expect(r.code).toBe(0);
@@ -133,7 +134,7 @@ describe('key', () => {
       /^stepchain: warning: step 0 recorded, but the audit chain was NOT extended \(event replay.step not written\): .*writable by everyone/,
     );
     expect(existsSync(auditDir(root))).toBe(false);
-    expect(cli(['verify', 'agent-1', '--root', root]).code).toBe(0);
+    expect((await cliInProcess(['verify', 'agent-1', '--root', root])).code).toBe(0);
   });
 
   test('resolution: --key, then STEPCHAIN_AUDIT_KEY_PATH, then XDG_STATE_HOME, then ~/.local/state', () => {
@@ -327,7 +328,7 @@ describe('python reference', () => {
 });
 
 describe('query', () => {
-  test('by event type, actor and inclusive time bounds (a bare date covers the whole UTC day)', () => {
+  test('by event type, actor and inclusive time bounds (a bare date covers the whole UTC day)', async () => {
     const d = fresh();
     const key = Buffer.from('q');
     appendAuditEvent(d, key, 'replay.step', ev(0), { nowMicros: T0 });
@@ -346,7 +347,8 @@ describe('query', () => {
     expect(() => queryAudit(d, { since: 'yesterday' })).toThrow(
       expect.objectContaining({ field: 'since', message: expect.stringMatching(/^expected an ISO 8601/) }),
     );
-    const r = cli(['audit', 'query', '--dir', d, '--event-type', 'replay.fork', '--json']);
+    // The query in this process (`cliInProcess`); the refused --until, its exit 2 and stderr, as a real process.
+    const r = await cliInProcess(['audit', 'query', '--dir', d, '--event-type', 'replay.fork', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ count: 1, events: [{ event_type: 'replay.fork', actor: 'ops' }] });
     const badUntil = cli(['audit', 'query', '--dir', d, '--until', '12/02']);
@@ -373,7 +375,7 @@ describe('a --dir that is not a directory', () => {
         ['audit', 'verify', '--dir', dir, '--key', path.join(d, 'none')],
         ['audit', 'query', '--dir', dir],
       ]) {
-        const r = cli(args);
+        const r = await cliInProcess(args);
         expect(r.code).toBe(2);
         expect(r.stderr).toBe(`stepchain: ${dir}: is ${what}, not a directory\n`);
         // Below it: the one that is not a directory is named, not `<dir>/sub/archive` and ENOTDIR.
