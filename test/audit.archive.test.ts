@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, unlin
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { appendAuditEvent, queryAudit, queryAuditLog, verifyAuditLog } from '../src/audit';
-import { cli } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { refPython } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -77,17 +77,19 @@ describe('archived days and blank lines', () => {
     expect(py(d).ok).toBe(false);
   });
 
-  it('a query leaves an unreadable archived day out and says so (it listed the rest as if complete)', () => {
+  it('a query leaves an unreadable archived day out and says so (it listed the rest as if complete)', async () => {
     const d = log(3, '2026-12-03');
     const gz = path.join(d, 'archive', '2026-12-01.jsonl.gz');
     writeFileSync(gz, readFileSync(gz).subarray(0, 20));
     const r = queryAuditLog(d);
     expect(r.skipped).toEqual([{ file: 'archive/2026-12-01.jsonl.gz', why: expect.any(String) }]);
     expect(r.matches.length).toBeGreaterThan(0);
-    const text = cli(['audit', 'query', '--dir', d]);
+    // What the command prints is the point: through runCli in this process (audit.test.ts runs `audit query` as a
+    // process).
+    const text = await cliInProcess(['audit', 'query', '--dir', d]);
     expect(text.code).toBe(0);
     expect(text.stderr).toContain(`stepchain: warning: ${gz}: left out of the query: `);
-    const json = cli(['audit', 'query', '--dir', d, '--json']);
+    const json = await cliInProcess(['audit', 'query', '--dir', d, '--json']);
     expect(JSON.parse(json.stdout).skipped).toEqual([
       { file: 'archive/2026-12-01.jsonl.gz', reason: expect.any(String) },
     ]);
