@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, MAX_LISTED_FAULTS } from '../src/journal';
-import { cli, expectNoStack } from './helpers/cli';
+import { cli, expectNoStack, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -9,6 +10,10 @@ import { tempDir } from './helpers/tmp';
  * output"): runs of one kind on consecutive lines collapse into one entry, the
  * list is capped with a count of what is left out, text and --json alike.
  */
+
+// What verify prints is the point: through runCli in this process (`cliIn`, the code the bundle runs), but for the
+// verify on worker threads, a real process with its thread settings in its environment.
+const cliIn = (args: string[]): Promise<CliResult> => cliInProcess(args);
 const root = tempDir();
 const file = (name: string, bytes: Buffer | string): string => {
   const f = path.join(root, `${name}.jsonl`);
@@ -24,19 +29,19 @@ interface JsonVerdict {
 }
 
 describe('bounded fault output', () => {
-  it('ten million empty lines: one fault (no steps), one line of output', () => {
+  it('ten million empty lines: one fault (no steps), one line of output', async () => {
     const f = file('empty', Buffer.alloc(10_000_000, 0x0a));
-    const r = cli(['verify', f]);
+    const r = await cliIn(['verify', f]);
     expectNoStack(r);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toEqual([`${f}: empty_journal: journal has no steps (no line holds a row)`]);
-    const j = JSON.parse(cli(['verify', f, '--json']).stdout) as JsonVerdict;
+    const j = JSON.parse((await cliIn(['verify', f, '--json'])).stdout) as JsonVerdict;
     expect(j).toMatchObject({ ok: false, steps: 0, fault_count: 1, errors_omitted: 0 });
   });
 
-  it('two million garbage lines: one run', () => {
+  it('two million garbage lines: one run', async () => {
     const f = file('garbage', 'x\n'.repeat(2_000_000));
-    const r = cli(['verify', f]);
+    const r = await cliIn(['verify', f]);
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split('\n');
     // The run, and nothing more: malformed lines get no empty_journal beside them (the reference's list).
@@ -44,7 +49,7 @@ describe('bounded fault output', () => {
     expect(lines[0]).toBe(
       `${f}:1-2000000: malformed_json: 2,000,000 faults on consecutive lines, the first: expecting value at column 1`,
     );
-    const j = JSON.parse(cli(['verify', f, '--json']).stdout) as JsonVerdict;
+    const j = JSON.parse((await cliIn(['verify', f, '--json'])).stdout) as JsonVerdict;
     expect(j.errors[0]).toEqual({
       line: 1,
       kind: 'malformed_json',
@@ -56,15 +61,15 @@ describe('bounded fault output', () => {
     expect(j.fault_count).toBe(2_000_000);
   });
 
-  it('faults that do not run together are listed up to the cap, and the rest counted', () => {
+  it('faults that do not run together are listed up to the cap, and the rest counted', async () => {
     const f = file('alternating', 'x\n\n'.repeat(300_000));
-    const r = cli(['verify', f, '--json']);
+    const r = await cliIn(['verify', f, '--json']);
     const j = JSON.parse(r.stdout) as JsonVerdict;
     expect(j.errors).toHaveLength(MAX_LISTED_FAULTS);
     expect(j.errors.some((e) => e.kind === 'empty_journal')).toBe(false);
     expect(j.fault_count).toBe(300_000);
     expect(j.errors_omitted).toBe(300_000 - MAX_LISTED_FAULTS);
-    const text = cli(['verify', f]).stderr.trim().split('\n');
+    const text = (await cliIn(['verify', f])).stderr.trim().split('\n');
     expect(text).toHaveLength(MAX_LISTED_FAULTS + 1);
     expect(text.at(-1)).toBe(
       `${f}: … and ${(300_000 - MAX_LISTED_FAULTS).toLocaleString('en-US')} more faults not listed`,
