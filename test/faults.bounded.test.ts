@@ -4,7 +4,9 @@
  * lines is one entry, at most MAX_LISTED_FAULTS entries are listed, every fault
  * is counted, and what was left out is said. And a fault left out of the list
  * still fails: `check` judges a run journal on its counts, not on the entries
- * it happens to list. Real files, the built CLI.
+ * it happens to list. Real files; the CLI's commands through runCli in this process (`cliInProcess`, the code the
+ * bundle runs): what they print and their exit codes are the point here, not the process (other files run each of
+ * these commands as a process).
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +14,8 @@ import { appendAuditEvent, verifyAuditLog } from '../src/audit';
 import { Journal, MAX_LISTED_FAULTS } from '../src/journal';
 import { buildReceipt, loadReceipt, verifyReceipt } from '../src/receipt';
 import { RunJournal, recordObserved, verifyRunJournal } from '../src/runs';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { rawTar } from './helpers/tar';
 import { tempDir } from './helpers/tmp';
 
@@ -30,7 +33,7 @@ function interleavedRunJournal(pairs: number): string {
 }
 
 describe('run journals', () => {
-  test('interleaved faults: at most MAX_LISTED_FAULTS entries, every fault counted, the rest said', () => {
+  test('interleaved faults: at most MAX_LISTED_FAULTS entries, every fault counted, the rest said', async () => {
     const file = interleavedRunJournal(3000);
     const r = verifyRunJournal(file);
     expect(r.ok).toBe(false);
@@ -39,14 +42,16 @@ describe('run journals', () => {
     expect(r.fault_count).toBe(3000 * 4);
     expect(r.errors_omitted).toBe(r.fault_count - MAX_LISTED_FAULTS);
     const proj = path.dirname(path.dirname(path.dirname(path.dirname(file))));
-    const c = cli(['run', 'verify', 'r', '--root', proj], { env: ENV });
+    const c = await cliInProcess(['run', 'verify', 'r', '--root', proj], { env: ENV });
     expect(c.code).toBe(1);
     expectNoStack(c);
     expect(c.stdout).toContain(`FAIL ${file}: 12000 faults in 3001 rows`);
     const lines = c.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(MAX_LISTED_FAULTS + 1);
     expect(lines.at(-1)).toBe(`${file}: … and 11,000 more faults not listed`);
-    const j = JSON.parse(cli(['run', 'verify', 'r', '--root', proj, '--json'], { env: ENV }).stdout) as {
+    const j = JSON.parse(
+      (await cliInProcess(['run', 'verify', 'r', '--root', proj, '--json'], { env: ENV })).stdout,
+    ) as {
       errors: unknown[];
       fault_count: number;
       errors_omitted: number;
@@ -55,7 +60,7 @@ describe('run journals', () => {
     expect(j).toMatchObject({ fault_count: 12000, errors_omitted: 11000 });
   });
 
-  test('a run of 200,000 garbage lines is one entry', () => {
+  test('a run of 200,000 garbage lines is one entry', async () => {
     const file = path.join(root, `p${n++}`, 'journal.jsonl');
     mkdirSync(path.dirname(file));
     new RunJournal(file, { env: ENV }).record([{ event: 'a', payload: new Map() }]);
@@ -64,13 +69,13 @@ describe('run journals', () => {
     expect(r.errors).toEqual([
       expect.objectContaining({ line: 2, last_line: 200_001, count: 200_000, kind: 'malformed_json' }),
     ]);
-    const c = cli(['run', 'verify', file], { env: ENV });
+    const c = await cliInProcess(['run', 'verify', file], { env: ENV });
     expect(c.stderr).toBe(
       `${file}:2-200001: malformed_json: 200,000 faults on consecutive lines, the first: ${r.errors[0]!.message}\n`,
     );
   });
 
-  test('check fails a run journal whose only error comes after MAX_LISTED_FAULTS listed warnings', () => {
+  test('check fails a run journal whose only error comes after MAX_LISTED_FAULTS listed warnings', async () => {
     const proj = path.join(root, `p${n++}`);
     mkdirSync(proj);
     const items = [];
@@ -88,7 +93,7 @@ describe('run journals', () => {
     const v = verifyRunJournal(file);
     expect(v.errors.every((e) => e.kind === 'flagged_mutation')).toBe(true);
     expect(v.errors_omitted).toBeGreaterThan(0);
-    const r = cli(['check', '--root', proj, '--warn-flagged', '--json'], { env: ENV, cwd: proj });
+    const r = await cliInProcess(['check', '--root', proj, '--warn-flagged', '--json'], { env: ENV, cwd: proj });
     expectNoStack(r);
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout) as { items: { kind: string; ok: boolean }[]; faults: { kind: string }[] };
@@ -98,7 +103,7 @@ describe('run journals', () => {
 });
 
 describe('the audit log', () => {
-  test('interleaved faults: at most MAX_LISTED_FAULTS entries, every fault counted, the rest said', () => {
+  test('interleaved faults: at most MAX_LISTED_FAULTS entries, every fault counted, the rest said', async () => {
     const proj = path.join(root, `p${n++}`);
     const dir = path.join(proj, '.sdd', 'audit');
     const keyFile = path.join(root, `audit-${n++}.key`);
@@ -115,7 +120,7 @@ describe('the audit log', () => {
     expect(r.errors).toHaveLength(MAX_LISTED_FAULTS);
     expect(r.fault_count).toBe(2000 * 3); // malformed_json; prev_hmac_mismatch and hmac_mismatch on each copy
     expect(r.errors_omitted).toBe(r.fault_count - MAX_LISTED_FAULTS);
-    const c = cli(['audit', 'verify', '--root', proj, '--key', keyFile], { env: ENV });
+    const c = await cliInProcess(['audit', 'verify', '--root', proj, '--key', keyFile], { env: ENV });
     expect(c.code).toBe(1);
     expect(c.stdout).toContain('6000 faults');
     const lines = c.stderr.split('\n').filter(Boolean);
@@ -143,7 +148,7 @@ describe('the audit log', () => {
 });
 
 describe('receipts', () => {
-  test('a journal member with 3,000 interleaved faults: the count says all of them, not only the list overflow', () => {
+  test('a journal member with 3,000 interleaved faults: the count says all of them, not only the list overflow', async () => {
     const dir = path.join(root, `p${n++}`, '.sdd', 'runtime', 'journal', 'a');
     Journal.open(dir, { env: ENV }).append({ prompt: 'x' });
     const good = loadReceipt(buildReceipt(path.join(dir, '000000.jsonl')).bytes);
@@ -164,7 +169,7 @@ describe('receipts', () => {
     expect(more.message).toBe(`${(r.fault_count - listed.length).toLocaleString('en-US')} more faults not listed`);
     const file = path.join(root, `bad-${n++}.tar`);
     writeFileSync(file, tar);
-    const c = cli(['receipt', 'verify', file], { env: ENV });
+    const c = await cliInProcess(['receipt', 'verify', file], { env: ENV });
     expect(c.code).toBe(1);
     expect(c.stdout).toContain(`FAIL ${file}: ${r.fault_count} problems`);
   });
