@@ -10,6 +10,7 @@ import {
 } from '../src/runs';
 import { sha256Hex } from '../src/util/hash';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { repoRoot } from './helpers/paths';
 import { refPython } from './helpers/python';
 import { freshDir, tempDir } from './helpers/tmp';
@@ -23,6 +24,8 @@ const ingest = (stream: string, root: string, ...extra: string[]): string[] => [
   ...['run', 'ingest', 'r', '--agent', 'a', '--claude-stream', stream, '--root', root],
   ...extra,
 ];
+// The commands run through runCli in this process (`cliInProcess`, the code the bundle runs): what they write and
+// print is the point; the transcript read from stdin (a pipe into the bin) stays a real process.
 const off: RunRecordOptions = { env: { STEPCHAIN_AUDIT: 'off' } };
 
 test('a transcript with compactions and a server-side context edit: capability observed, every signal chained in order', () => {
@@ -83,28 +86,40 @@ test('a transcript without mutation signals records only the capability (absence
   expect(verifyRunJournal(r.file)).toMatchObject({ ok: true, count: 1, mutation_count: 0 });
 });
 
-test('a run that declared claude blind refuses an observed transcript', () => {
+test('a run that declared claude blind refuses an observed transcript', async () => {
   const root = project();
   expect(
-    cli(['run', 'capability', 'r', '--adapter', 'claude', '--capability', 'declared-blind', '--root', root]).code,
+    (
+      await cliInProcess([
+        'run',
+        'capability',
+        'r',
+        '--adapter',
+        'claude',
+        '--capability',
+        'declared-blind',
+        '--root',
+        root,
+      ])
+    ).code,
   ).toBe(0);
   const before = readFileSync(runJournalFile(root, 'r'));
-  const r = cli(ingest(fixture('compact-session.jsonl'), root));
+  const r = await cliInProcess(ingest(fixture('compact-session.jsonl'), root));
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/already recorded as declared-blind/);
   expect(readFileSync(runJournalFile(root, 'r')).equals(before)).toBe(true);
 });
 
-test('deterministic mode: every ingested mutation is flagged and verify fails closed', () => {
+test('deterministic mode: every ingested mutation is flagged and verify fails closed', async () => {
   const root = project();
-  const r = cli(ingest(fixture('compact-session.jsonl'), root, '--json'), {
+  const r = await cliInProcess(ingest(fixture('compact-session.jsonl'), root, '--json'), {
     env: { BERNSTEIN_REPLAY_RUN_ID: 'replay-1' },
   });
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout);
   expect(doc.mutations.map((m: { flagged: boolean }) => m.flagged)).toEqual([true, true, true]);
   expect(doc.capability_recorded).toBe(true);
-  const v = cli(['run', 'verify', 'r', '--root', root]);
+  const v = await cliInProcess(['run', 'verify', 'r', '--root', root]);
   expect(v.code).toBe(1);
   expect(v.stderr.trim().split('\n')).toEqual([
     expect.stringMatching(/journal\.jsonl:2: flagged_mutation at index 1: .*compact_boundary/),
@@ -125,9 +140,9 @@ test('reads the transcript from stdin with -', () => {
 test.each([
   ['bad-line.jsonl', /bad-line\.jsonl:2: not a stream-json event: /],
   ['not-object.jsonl', /not-object\.jsonl:2: not a stream-json event: not a JSON object/],
-])('a bad line in %s: one line naming file and line, exit 2, nothing written', (name, msg) => {
+])('a bad line in %s: one line naming file and line, exit 2, nothing written', async (name, msg) => {
   const root = project();
-  const r = cli(ingest(fixture(name), root));
+  const r = await cliInProcess(ingest(fixture(name), root));
   expect(r.code).toBe(2);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r.stderr).toMatch(msg);
@@ -135,14 +150,14 @@ test.each([
   expect(existsSync(path.join(root, '.sdd'))).toBe(false);
 });
 
-test('other unreadable transcripts are input errors', () => {
+test('other unreadable transcripts are input errors', async () => {
   expect(() => readClaudeStream(Buffer.from('\n\n'), 'empty.jsonl')).toThrow(/empty\.jsonl: transcript has no events/);
   expect(() => readClaudeStream(Buffer.from([0xff, 0x0a]), 'bin.jsonl')).toThrow(
     /bin\.jsonl: transcript is not valid UTF-8/,
   );
   expect(() => readClaudeStream(Buffer.from('{"no_type": 1}\n'), 't.jsonl')).toThrow(/t\.jsonl:1: .*no string "type"/);
   const root = project();
-  const r = cli(ingest(path.join(root, 'missing.jsonl'), root));
+  const r = await cliInProcess(ingest(path.join(root, 'missing.jsonl'), root));
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/missing\.jsonl: cannot read transcript: no such file/);
 });
