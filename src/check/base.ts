@@ -130,42 +130,38 @@ export function goneFromBase(
       return r.ok && r.baseRows > 0; // a base without rows has nothing to recognise it by
     });
   };
-  for (const [rel, b] of base.files) {
-    if (b.kind !== kind || seen.has(rel)) continue;
-    const id = kind === 'receipt' ? receiptNameOf(rel) : idOfPath(rel);
-    const to = scan.linked.has(rel) ? undefined : renameTarget(b.bytes);
+  // The base files of this kind gone from their paths, then those whose names are not UTF-8 (no path to be compared
+  // at: the checkout's is as unreadable by name), in the same order in every shard: each passes only as renamed to a
+  // new file holding its rows, else it was deleted (or, unnamed, its history is unaccounted for).
+  const gone = [
+    ...[...base.files]
+      .filter(([rel, b]) => b.kind === kind && !seen.has(rel))
+      .map(([path, b]) => ({ path, ...b, unnamed: false })),
+    ...base.unnamed.filter((u) => u.kind === kind).map((u) => ({ ...u, unnamed: true })),
+  ];
+  for (const g of gone) {
+    const id = kind === 'receipt' ? receiptNameOf(g.path) : idOfPath(g.path);
+    const to = scan.linked.has(g.path) && !g.unnamed ? undefined : renameTarget(g.bytes);
     if (to !== undefined) claimed.add(to);
-    if (!b.mine) continue; // another shard's to report; its claim stands here too
+    if (!g.mine) continue; // another shard's to report; its claim stands here too
     if (to !== undefined) {
-      items.push({ ...bareItem(kind, rel, id, true, `renamed to ${to}`), appendOnly: 'renamed', renamedTo: to });
-      continue;
+      items.push({ ...bareItem(kind, g.path, id, true, `renamed to ${to}`), appendOnly: 'renamed', renamedTo: to });
+    } else if (g.unnamed) {
+      items.push(bareItem(kind, g.path, id, false, 'unreadable'));
+      faults.push({
+        item: kind,
+        path: g.path,
+        line: null,
+        kind: 'unreadable',
+        message: `in the base commit ${NOT_UTF8_NAME}, so its history cannot be compared, and no file of the checkout holds its rows; rename it`,
+        severity: 'error',
+      });
+    } else {
+      const item = bareItem(kind, g.path, id, false, 'deleted');
+      const f = historyFault(item, base, undefined);
+      if (f !== undefined) faults.push(f);
+      items.push(item);
     }
-    const item = bareItem(kind, rel, id, false, 'deleted');
-    const f = historyFault(item, base, undefined);
-    if (f !== undefined) faults.push(f);
-    items.push(item);
-  }
-  // A base file whose name is not UTF-8 has no path to be compared at (the checkout's is as unreadable by name): it
-  // passes only as renamed to a file that holds its rows; otherwise its history is unaccounted for, a failure.
-  for (const u of base.unnamed) {
-    if (u.kind !== kind) continue;
-    const id = kind === 'receipt' ? receiptNameOf(u.path) : idOfPath(u.path);
-    const to = renameTarget(u.bytes);
-    if (to !== undefined) claimed.add(to);
-    if (!u.mine) continue;
-    if (to !== undefined) {
-      items.push({ ...bareItem(kind, u.path, id, true, `renamed to ${to}`), appendOnly: 'renamed', renamedTo: to });
-      continue;
-    }
-    items.push(bareItem(kind, u.path, id, false, 'unreadable'));
-    faults.push({
-      item: kind,
-      path: u.path,
-      line: null,
-      kind: 'unreadable',
-      message: `in the base commit ${NOT_UTF8_NAME}, so its history cannot be compared, and no file of the checkout holds its rows; rename it`,
-      severity: 'error',
-    });
   }
   return { items, faults };
 }

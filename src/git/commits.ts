@@ -51,7 +51,7 @@ export interface TreeBlob {
   /**
    * Set when the path's bytes are not UTF-8 (git stores any bytes): `path` then spells them with U+FFFD, a string
    * that names no file and may be another file's real name (one spelled with a real U+FFFD), so it must never be
-   * looked up, matched or read as a name.
+   * looked up or read as a name (a glob may match the spelling: it says where a match could be).
    */
   notUtf8?: true;
 }
