@@ -1,7 +1,8 @@
 import { runCli } from '../src/cli/main';
 import { rmSync } from 'node:fs';
 import { runDemo } from '../src/cli/demo/run';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 
 // npm start: the replay section shows the table, one step and a diff, and the demo ends with the commands to walk the run.
 test('the demo replays the sample run and ends with the commands to walk it', async () => {
@@ -34,7 +35,8 @@ test('the demo replays the sample run and ends with the commands to walk it', as
         const [k, ...v] = words.shift()!.split('=');
         env[k!] = v.join('=');
       }
-      const r = cli(words.slice(1), {
+      // In-process: what is checked is that each pasted command runs (no usage or input error), not the Node start.
+      const r = await cliInProcess(words.slice(1), {
         cwd: root,
         env: { STEPCHAIN_AUDIT_KEY_PATH: `${root}/.sdd-keys/audit.key`, ...env },
       });
