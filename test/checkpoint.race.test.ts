@@ -14,7 +14,8 @@ import path from 'node:path';
 import { appendAuditEvent } from '../src/audit';
 import { Journal, verifyJournalFile } from '../src/journal';
 import { RunJournal } from '../src/runs';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { repoRoot } from './helpers/paths';
 import { cliPaused, nodeWithSources, spawnPaused } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
@@ -66,9 +67,10 @@ describe('an edit made while an append is under way is not vouched for', () => {
       stage,
       () => editInPlace(j.file, 'step 1 ', 'step X '),
     );
-    // The long-lived writer, a fresh one and the CLI: each walks the file and refuses, naming line 2.
+    // The long-lived writer, a fresh one and the CLI: each walks the file and refuses, naming line 2. (The CLI's
+    // refusal runs in-process: what is checked is its walk and message; the writer paused mid-append is the process.)
     expect(() => Journal.open(j.dir, { env: ENV })).toThrow(/000000\.jsonl:2: step_hash_mismatch/);
-    const r = cli(['append', j.dir, '--no-snapshot'], { env: ENV });
+    const r = await cliInProcess(['append', j.dir, '--no-snapshot'], { env: ENV });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${j.file}:2: step_hash_mismatch`);
     expect(verifyJournalFile(j.file).steps).toBe(5);
@@ -135,7 +137,7 @@ describe('an append beside a verify', () => {
     expect(code).toBe(0);
   });
 
-  test('a journal cut below its checkpoint is still a rollback when the check reads the file again', () => {
+  test('a journal cut below its checkpoint is still a rollback when the check reads the file again', async () => {
     const j = Journal.open(jdir(), { env: ENV });
     for (let i = 0; i < 6; i++) j.append(step(i));
     const bytes = readFileSync(j.file);
@@ -143,7 +145,7 @@ describe('an append beside a verify', () => {
     let at = 0;
     for (let k = 0; k < 4; k++) at = bytes.indexOf(0x0a, at) + 1;
     writeFileSync(j.file, bytes.subarray(0, at));
-    const r = cli(['verify', j.file], { env: ENV });
+    const r = await cliInProcess(['verify', j.file], { env: ENV });
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/rollback: the checkpoint recorded 6 steps .* but only 4 remain/);
   });
@@ -179,13 +181,13 @@ describe('a symbolic link in a sidecar or journal place is never written through
     expect(readFileSync(victim, 'utf8')).toBe('precious\n');
   });
 
-  test('a journal file that is a link is refused (exit 2, naming it), and its target is untouched', () => {
+  test('a journal file that is a link is refused (exit 2, naming it), and its target is untouched', async () => {
     const target = path.join(root, `target-${n++}.jsonl`);
     writeFileSync(target, '');
     const dir = jdir();
     mkdirSync(dir, { recursive: true });
     symlinkSync(target, path.join(dir, '000000.jsonl'));
-    const r = cli(['append', dir, '--no-snapshot', '--prompt', 'x'], { env: ENV });
+    const r = await cliInProcess(['append', dir, '--no-snapshot', '--prompt', 'x'], { env: ENV });
     expectNoStack(r);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${path.join(dir, '000000.jsonl')}: cannot open for appending: it is a symbolic link`);
@@ -194,7 +196,9 @@ describe('a symbolic link in a sidecar or journal place is never written through
     const runDir = path.join(root, 'proj', '.sdd', 'runs', 'r1');
     mkdirSync(runDir, { recursive: true });
     symlinkSync(target, path.join(runDir, 'journal.jsonl'));
-    const rr = cli(['run', 'record', 'r1', '--event', 'e', '--root', path.join(root, 'proj')], { env: ENV });
+    const rr = await cliInProcess(['run', 'record', 'r1', '--event', 'e', '--root', path.join(root, 'proj')], {
+      env: ENV,
+    });
     expectNoStack(rr);
     expect(rr.code).toBe(2);
     expect(rr.stderr).toContain('it is a symbolic link');
