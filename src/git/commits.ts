@@ -1,5 +1,5 @@
 import { InputError } from '../errors';
-import { GitCommandError, gitRun } from '../git/exec';
+import { GitCommandError, gitRun, nulRecords } from '../git/exec';
 
 /**
  * Reading the files of another commit (a PR's base, the commit before a push)
@@ -72,11 +72,8 @@ export async function listBlobsAtCommit(
     throw new InputError(`cannot list the files of commit ${commit}: ${oneLine(e)}`);
   }
   const blobs: TreeBlob[] = [];
-  for (let at = 0; at < out.length;) {
-    const nul = out.indexOf(0, at);
-    const end = nul < 0 ? out.length : nul;
-    const blob = treeRecord(out.subarray(at, end));
-    at = end + 1;
+  for (const rec of nulRecords(out)) {
+    const blob = treeRecord(rec);
     if (blob !== undefined && wanted(blob.path)) blobs.push(blob);
   }
   return blobs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -23,7 +23,15 @@ import { monotonicMs, sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { cleanLegacySnapshotDirs } from './snapshot-legacy';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
-import { GitCommandError, gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
+import {
+  GitCommandError,
+  gitSync,
+  gitSyncBytes,
+  gitTimeoutMs,
+  namedConfigOnce,
+  nulRecords,
+  type GitSyncOptions,
+} from './exec';
 import { addWorkTree, gitlinks } from './snapshot-nested';
 import { summarizeIndex } from './index-file';
 import { parseIndex, writeTreeFromIndex } from './index-tree';
@@ -292,10 +300,7 @@ function clearTrustFlags(top: string, git: GitSyncOptions): void {
   // whole snapshot failed) or could be taken for a file really named with U+FFFD.
   const listing = gitSyncBytes(top, [...SNAPSHOT_ADD_CONFIG, 'ls-files', '-v', '-z'], git);
   const topBytes = Buffer.from(top + path.sep);
-  for (let at = 0; at < listing.length;) {
-    const nul = listing.indexOf(0, at);
-    const rec = listing.subarray(at, nul < 0 ? listing.length : nul);
-    at = nul < 0 ? listing.length : nul + 1;
+  for (const rec of nulRecords(listing)) {
     if (rec.length < 3) continue;
     const tag = String.fromCharCode(rec[0]!);
     const file = rec.subarray(2);
