@@ -493,3 +493,64 @@ describe('small things', () => {
     expect(q[0]!.indexOf('resource')).toBe(col(q[1]!));
   });
 });
+
+describe('a command line that is not UTF-8', () => {
+  /**
+   * The bin run with arguments given as bytes (Node's spawn can only pass UTF-8: bash writes them, `\xNN` in a
+   * `$'...'` word), from `cwd`.
+   */
+  const runBytes = (words: string[], cwd: string): CliResult => {
+    const r = spawnSync(
+      'bash',
+      ['-c', `exec "$0" "$1" ${words.map((w) => `$'${w}'`).join(' ')}`, process.execPath, cliPath],
+      {
+        cwd,
+        env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
+        encoding: 'utf8',
+      },
+    );
+    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  test('an argument Node.js would read as another text is refused, naming it by its bytes, whichever entry runs', () => {
+    const p = initRepo(fresh('bytes'), { 'a.txt': 'a\n' });
+    const cases: [string[], number, string][] = [
+      [
+        ['receipt', 'verify', 'x\\xfe.receipt.tar'],
+        2,
+        "argument 3 of the command line is not UTF-8 ('x\\xfe.receipt.tar')",
+      ],
+      [['verify', 'a\\xff\\xfeb'], 2, "argument 2 of the command line is not UTF-8 ('a\\xff\\xfeb')"],
+      [['append', 'a', '--prompt', 'caf\\xe9'], 2, "argument 4 of the command line is not UTF-8 ('caf\\xe9')"],
+      [['init', '--root', '\\xc3'], 2, "argument 3 of the command line is not UTF-8 ('\\xc3')"],
+      // An agent's hook fails with 1, never 2 (Claude Code reads 2 as "block the tool call").
+      [['hook', 'claude', '\\xff'], 1, "argument 3 of the command line is not UTF-8 ('\\xff')"],
+    ];
+    for (const [words, code, message] of cases) {
+      const r = runBytes(words, p);
+      expect([r.code, r.stderr]).toEqual([
+        code,
+        `stepchain: ${message}: stepchain reads its command line as UTF-8 text and would take it for another name or text (Node.js reads such bytes as U+FFFD); give it in UTF-8\n`,
+      ]);
+      expect(r.stdout).toBe('');
+    }
+    // Nothing was written where the text would have been another.
+    expect(existsSync(journalDir(p, 'a'))).toBe(false);
+    // --json: the one error document.
+    const j = runBytes(['verify', '--json', '\\xff'], p);
+    expect(j.code).toBe(2);
+    expect(json(j)).toMatchObject({ ok: false, error: { type: 'input_error' } });
+    // A long one is cut, with its length; quotes and backslashes are written as bytes too.
+    const long = runBytes(['verify', `${'\\x27\\x5c'.repeat(100)}\\xff`], p);
+    expect(long.stderr).toContain(`'${'\\x27\\x5c'.repeat(60)}' (201 bytes)`);
+  });
+
+  test('U+FFFD given as UTF-8 is a character like any other: the ordinary answer', () => {
+    const p = initRepo(fresh('fffd'), { 'a.txt': 'a\n' });
+    const r = runBytes(['receipt', 'verify', 'x\\xef\\xbf\\xbd.receipt.tar'], p);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`stepchain: ${path.join(p, 'x\uFFFD.receipt.tar')}: no such receipt file\n`);
+    const a = runBytes(['append', 'a', '--prompt', '\\xef\\xbf\\xbd'], p);
+    expect([a.code, a.stderr]).toEqual([0, '']);
+  });
+});

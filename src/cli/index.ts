@@ -2,6 +2,7 @@
 import { errorDocument, StepchainError } from '../errors';
 import { setChunkWorkerEntry } from '../journal/parallel';
 import { CHUNK_WORKER_SOURCE } from '../journal/worker/source.generated';
+import { assertCommandLineText } from './argv-text';
 import { exitQuietlyOnClosedPipe, jsonDocument, processIO, type CommandIO } from './io';
 import { runCli } from './main';
 import { clipLine, sanitize } from '../util/terminal';
@@ -20,9 +21,11 @@ function main(): void {
   const argv = process.argv.slice(2);
   let io: CommandIO | undefined;
   try {
+    assertCommandLineText();
     io = processIO();
   } catch (e) {
-    // No usable current directory (removed under the shell): one line, exit 2, as any input error.
+    // An argument that is not UTF-8, or no usable current directory (removed under the shell): one line, exit 2, as
+    // any input error.
     if (!(e instanceof StepchainError)) throw e;
     if (argv.includes('--json')) process.stdout.write(`${jsonDocument(errorDocument(e))}\n`);
     process.stderr.write(`stepchain: ${clipLine(sanitize(e.message))}\n`);

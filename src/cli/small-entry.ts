@@ -1,6 +1,7 @@
 import { parseArgs, wantsHelp } from './args';
 import type { Command } from './command';
 import type { CliRunner } from './in-process';
+import { assertCommandLineText } from './argv-text';
 import { exitQuietlyOnClosedPipe, processIO, terminalSafe, type CommandIO } from './io';
 import { runCommand } from './run-command';
 
@@ -20,9 +21,10 @@ export function runWholeCommandLine(command: Command, rest: string[]): boolean {
   }
   let io: CommandIO;
   try {
+    assertCommandLineText();
     io = processIO();
   } catch {
-    return false; // no usable current directory: the CLI says so
+    return false; // an argument that is not UTF-8, or no usable current directory: the CLI says so
   }
   exitQuietlyOnClosedPipe();
   void runCommand(command, rest, terminalSafe(io), noNestedRuns).then((code) => {
