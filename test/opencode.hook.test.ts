@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pluginSource } from '../src/agents/opencode/plugin';
+import { pluginSource, PROC_WAIT, PS_WAIT } from '../src/agents/opencode/plugin';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
@@ -105,4 +105,40 @@ test("the plugin as OpenCode's process exits: what it queued is written in order
   ]);
   expect(events.map(([event]) => event)).toEqual(['provider_state_capability', 'prompt', 'error', 'stop']);
   expect(events[3]![1]).toEqual({ on: 'process.exit' });
+});
+
+describe("the plugin's wait for the hook in flight, by /proc (Linux) and by ps (where there is no /proc)", () => {
+  /** Process `pid`'s state as ps reports it ('' when there is no such process). */
+  const state = (pid: number): string =>
+    spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).stdout.trim();
+
+  test.each([
+    ['/proc', PROC_WAIT],
+    ['ps', PS_WAIT],
+  ])(
+    '%s: it returns once the process has ended (a zombie: its parent reaps no more), at once for one gone',
+    (_, wait) => {
+      const waitFor = (pid: number) =>
+        spawnSync('/bin/sh', ['-c', wait, 'sh', String(pid)], { stdio: 'ignore', timeout: 20_000 });
+      // A child this process does not reap while it is blocked below: a zombie once it ends.
+      const child = spawn('sleep', ['0.5'], { stdio: 'ignore' });
+      const pid = child.pid!;
+      expect(state(pid)).toMatch(/^[SR]/); // running when the wait starts
+      const r = waitFor(pid);
+      expect(r.error).toBeUndefined(); // not the timeout
+      expect(state(pid)).toMatch(/^Z/); // it ended (this process has not reaped it yet)
+      // A zombie: the wait returns (it does not wait for a reaping that never comes).
+      expect(waitFor(pid).error).toBeUndefined();
+      return new Promise<void>((resolve) =>
+        child.on('exit', () => {
+          setImmediate(() => {
+            // Reaped: no such process any more.
+            expect(state(pid)).toBe('');
+            expect(waitFor(pid).error).toBeUndefined();
+            resolve();
+          });
+        }),
+      );
+    },
+  );
 });

@@ -30,8 +30,17 @@ const COMMAND = ${JSON.stringify(command)};
 ${PLUGIN_BODY}`;
 }
 
+/**
+ * Waits until process `$1` ends or is a zombie (ended: OpenCode, exiting, reaps no more), by its state: in /proc
+ * where there is one (Linux), else as `ps` reports it (macOS and the BSDs have no /proc; a minimal Linux may have no
+ * `ps`). Each is exported for the tests.
+ */
+export const PROC_WAIT = 'while [ -r /proc/$1/stat ] && ! grep -q ") Z " /proc/$1/stat; do sleep 0.01; done';
+export const PS_WAIT = 'while ps -o stat= -p "$1" 2>/dev/null | grep -qv Z; do sleep 0.01; done';
+const WAIT = `if [ -d /proc/self ]; then ${PROC_WAIT}; else ${PS_WAIT}; fi`;
+
 /** The plugin after its command: no text of the user's in it. */
-const PLUGIN_BODY = `const WAIT = 'while [ -r /proc/$1/stat ] && ! grep -q ") Z " /proc/$1/stat; do sleep 0.01; done';
+const PLUGIN_BODY = `const WAIT = ${JSON.stringify(WAIT)};
 const EVENTS = new Set(['session.created', 'session.compacted', 'session.idle', 'session.error']);
 
 export const StepchainRecorder = async ({ directory }) => {
@@ -84,8 +93,7 @@ export const StepchainRecorder = async ({ directory }) => {
       /* a failure never reaches OpenCode */
     }
   };
-  // Until process \`pid\` ends or is a zombie (ended: OpenCode, exiting, reaps no more), at most 10 s; where there is
-  // no /proc (not Linux) it returns at once.
+  // Until process \`pid\` ends or is a zombie (ended: OpenCode, exiting, reaps no more), at most 10 s.
   const waitFor = (pid) => {
     try {
       spawnSync('/bin/sh', ['-c', WAIT, 'sh', String(pid)], { stdio: 'ignore', timeout: 10000 });
