@@ -6,7 +6,16 @@
  * by the next writer. Holders are real processes, killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { IntegrityError } from '../src/errors';
@@ -182,6 +191,56 @@ describe('a holder on another host', () => {
     lock();
     // Released without removing the lock that is not ours.
     expect(readFileSync(file, 'utf8')).toBe('4242 other-host taken lease=200');
+  });
+});
+
+describe('breaking a stale lock', () => {
+  /** A lock naming this (live) process, put in place whole, as a writer that took the lock would have. */
+  const liveLock = (j: Journal, nonce: string): string => {
+    const raw = `${process.pid} ${hostname()} ${nonce} start=${processStartTicks(process.pid)} boot=${bootId()} lease=20000`;
+    writeFileSync(`${j.lockFile}.swap`, raw);
+    renameSync(`${j.lockFile}.swap`, j.lockFile);
+    return raw;
+  };
+
+  test('one waiter breaks it at a time, and never removes a lock taken after it judged the old one stale', async () => {
+    const j = journal(1);
+    writeFileSync(j.lockFile, `${deadPid()} ${hostname()} n6`);
+    const resume = path.join(root, `resume-${n}`);
+    // A writer that judged the lock stale and holds the breaker's file, paused before it looks again and removes it.
+    const b = await cliPaused(['append', j.dir, '--no-snapshot', '--prompt', 'b'], 'lock:break', {
+      env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
+    });
+    try {
+      expect(existsSync(`${j.lockFile}.break`)).toBe(true);
+      // Another waiter does not break it meanwhile: it waits for the breaker as for a holder, and names it.
+      expect(() => open(j, 800)).toThrow(`locked by pid ${b.pid} on this host`);
+      expect(readFileSync(j.lockFile, 'utf8')).toMatch(/ n6$/);
+      // The lock is another by the time the breaker looks again (taken by a live writer): it is left in place.
+      const raw = liveLock(j, 'n7');
+      writeFileSync(resume, '');
+      await sleep(500);
+      expect(readFileSync(j.lockFile, 'utf8')).toBe(raw);
+      expect(b.child.exitCode).toBeNull(); // waiting for that holder
+      expect(existsSync(`${j.lockFile}.break`)).toBe(false);
+      // Released: the paused writer goes on and appends.
+      rmSync(j.lockFile);
+      expect(await b.exited()).toMatchObject({ code: 0 });
+    } finally {
+      await b.kill();
+    }
+    expect(verifyJournalFile(j.file, { strict: true })).toMatchObject({ ok: true, steps: 2 });
+  });
+
+  test("a breaker killed between its two steps leaves a file the next waiter judges as a lock's and removes", async () => {
+    const j = journal(1);
+    writeFileSync(j.lockFile, `${deadPid()} ${hostname()} n8`);
+    const b = await cliPaused(['append', j.dir, '--no-snapshot'], 'lock:break', { env: ENV });
+    await b.kill();
+    expect(existsSync(`${j.lockFile}.break`)).toBe(true);
+    expect(open(j, 2000).append({ prompt: 'after' }).seq).toBe(1);
+    expect(existsSync(`${j.lockFile}.break`)).toBe(false);
+    expect(existsSync(j.lockFile)).toBe(false);
   });
 });
 

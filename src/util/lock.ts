@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, renameSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { IntegrityError, InputError, isOsError, osError } from '../errors';
 import { cleanDeadTemps, tempPath } from './fs';
@@ -26,9 +26,9 @@ import { monotonicMs, sleepMs } from './time';
  *   mtime while it works (its lease); a lock not refreshed for a lease, as
  *   measured on the waiter's own clock (so clock skew does not matter), or
  *   whose mtime is older than lease + 60 s, is stale.
- * Breaking renames the stale file to a unique name and checks it is still the
- * stale one, so two breakers cannot both win and a lock taken in between is
- * put back. Whoever held the lock removes what dead processes left in its
+ * Breaking is done by one waiter at a time (`breakStale`: it holds `<lock>.break`,
+ * made as the lock is), which removes the lock only while it is still the one
+ * judged stale. Whoever held the lock removes what dead processes left in its
  * directory (their temporary files: see `cleanDeadTemps`) once it has released
  * it, never while it holds it.
  */
@@ -192,18 +192,14 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
       const seen = readLock(file);
       if (seen === undefined) continue; // released meanwhile
       const now = monotonicMs();
-      // A renewal (new mtime) restarts the lease; the holder itself is known by its content.
-      const key = `${seen.mtimeMs} ${seen.raw}`;
-      if (!firstSeen.has(key)) firstSeen.set(key, now);
       if (!holderSeen.has(seen.raw)) holderSeen.set(seen.raw, now);
-      const s = staleness(seen, firstSeen.get(key)!, now);
-      if ('stale' in s) {
-        breakStale(file, seen.raw);
-        continue;
-      }
+      const s = staleness(seen, seenSince(firstSeen, seen, now), now);
+      // A stale lock is broken by one waiter at a time: while another is at it, this one waits for it as for a holder.
+      const live = 'stale' in s ? breakStale(file, seen, tmp, me, firstSeen) : s;
+      if (live === undefined) continue;
       // A holder on another host gets one full lease of watching (from when we first saw it) before we give up.
-      if (s.lease !== undefined) deadline = Math.max(deadline, holderSeen.get(seen.raw)! + s.lease + 50);
-      if (now > deadline) throw timeoutError(file, s.live, seen, timeout);
+      if (live.lease !== undefined) deadline = Math.max(deadline, holderSeen.get(seen.raw)! + live.lease + 50);
+      if (now > deadline) throw timeoutError(file, live.live, seen, timeout);
       sleepMs(delay);
       delay = Math.min(delay * 2, 50);
     }
@@ -281,33 +277,47 @@ function handle(file: string, me: string, lease: number): LockHandle {
   });
 }
 
-function breakStale(file: string, owner: string): void {
-  const aside = tempPath(file);
+/** When this waiter first saw the lock `seen` as it is now (a renewal, a new mtime, restarts a lease). */
+function seenSince(firstSeen: Map<string, number>, seen: { raw: string; mtimeMs: number }, now: number): number {
+  const key = `${seen.mtimeMs} ${seen.raw}`;
+  if (!firstSeen.has(key)) firstSeen.set(key, now);
+  return firstSeen.get(key)!;
+}
+
+/**
+ * Removes the lock `file`, judged stale as `seen`, unless another waiter is breaking it: that one then (its
+ * `<file>.break` is there), undefined when this one did or the lock is another by now. The breaker's file is this
+ * waiter's staging file (`tmp`, holding `me`) linked into place, as a lock is taken, and the lock is removed only
+ * while it is still the one judged (its content, with its nonce, and its mtime). Breaking by moving the lock aside,
+ * checking it and putting back a lock taken meanwhile left a moment with no lock file at all: a third waiter took
+ * the lock then, and the one whose lock had been moved aside held it too. A breaker's file whose holder is gone
+ * (killed between its two steps) is judged as a lock is, and removed.
+ */
+function breakStale(
+  file: string,
+  seen: { raw: string; mtimeMs: number },
+  tmp: string,
+  me: string,
+  firstSeen: Map<string, number>,
+): { live: LockHolder | undefined; lease?: number } | undefined {
+  const breaker = `${file}.break`;
+  if (!tryLink(tmp, breaker)) {
+    const other = readLock(breaker);
+    if (other === undefined) return undefined; // that breaker is done: look again
+    const now = monotonicMs();
+    const s = staleness(other, seenSince(firstSeen, other, now), now);
+    if (!('stale' in s)) return s;
+    if (readOwner(breaker) === other.raw) removeQuietly(breaker);
+    return undefined;
+  }
   try {
-    renameSync(file, aside);
-  } catch {
-    return; // someone else broke or released it
+    pausePoint('lock:break');
+    const now = readLock(file);
+    if (now !== undefined && now.raw === seen.raw && now.mtimeMs === seen.mtimeMs) removeQuietly(file);
+  } finally {
+    if (readOwner(breaker) === me) removeQuietly(breaker);
   }
-  const taken = readOwner(aside);
-  if (taken === owner) {
-    try {
-      unlinkSync(aside);
-    } catch {
-      /* already gone */
-    }
-    return;
-  }
-  // We moved a lock that was taken after we looked: put it back unless another was made.
-  try {
-    linkSync(aside, file);
-  } catch {
-    /* lost race: another lock was made meanwhile */
-  }
-  try {
-    unlinkSync(aside);
-  } catch {
-    /* already gone */
-  }
+  return undefined;
 }
 
 /** Who holds a lock, when a live holder does (undefined: free, or stale and breakable). */
