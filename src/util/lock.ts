@@ -304,6 +304,10 @@ function breakStale(
   if (!tryLink(tmp, breaker)) {
     const other = readLock(breaker);
     if (other === undefined) return undefined; // that breaker is done: look again
+    if (other.raw === me) {
+      removeQuietly(breaker); // this waiter's own, left by a removal that failed: never waited for
+      return undefined;
+    }
     const now = monotonicMs();
     const s = staleness(other, seenSince(firstSeen, other, now), now);
     if (!('stale' in s)) return s;
