@@ -130,6 +130,26 @@ describe('the launcher', () => {
       );
     }
   });
+
+  test('a packed program keeps its text in its cache file, after the first run read from there', () => {
+    const main = 'main CCCC'.repeat(50);
+    const bin = launcher({ main, verify: 'verify', hook: 'hook' }, ['main']);
+    const state = path.join(tmp, `state-${n}`);
+    mkdirSync(state, { mode: 0o700 });
+    const call = () =>
+      spawnSync(process.execPath, [bin, 'show'], {
+        env: { ...process.env, STEPCHAIN_CODE_CACHE: 'on', XDG_STATE_HOME: state },
+        encoding: 'latin1',
+      }).stdout;
+    expect(call()).toBe(main);
+    const dir = path.join(state, 'stepchain', 'code-cache');
+    const files = readdirSync(dir);
+    expect(files).toEqual([expect.stringMatching(/^main\+text-[0-9a-f]{32}-/)]);
+    expect(
+      readFileSync(path.join(dir, files[0]!), 'latin1').startsWith(`process.stdout.write(${JSON.stringify(main)});\n`),
+    ).toBe(true);
+    expect(call()).toBe(main);
+  });
 });
 
 describe('the small entries as built (scripts/build-launcher.mjs bundleEntry)', () => {
