@@ -24,7 +24,7 @@ function sources(dir: string): string[] {
 const RUNNER = path.join('src', 'git', 'exec.ts');
 /** Modules that start processes (or git) in some way. */
 const SPAWNERS =
-  /(?:from\s+|require\(\s*|import\(\s*)['"](?:node:)?(?:child_process|simple-git|execa|cross-spawn|shelljs|zx|isomorphic-git|nodegit)['"]/;
+  /(?:from\s+|require\(\s*|import\(\s*|getBuiltinModule\(\s*)['"](?:node:)?(?:child_process|simple-git|execa|cross-spawn|shelljs|zx|isomorphic-git|nodegit)['"]/;
 
 /**
  * The two other modules that name a process API, each for a reason that is not git: `stepchain record` and

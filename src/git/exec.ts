@@ -1,9 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { gitCommandLine, NAMED_SECTIONS_PATTERN, type GitCommandLine } from './pins';
 import path from 'node:path';
 import { forkWorktreeEnv } from './worktree-link';
 import { LOOSE_CONFIG_PATTERN } from './loose';
 import { readConfigInProcess, type ConfigPlaces } from './config-read';
+
+/** node:child_process (net and dgram under it) is loaded by the first git process, not with the CLI: a bundle evaluates every static import at its start, and many commands start no git. */
+const childProcess = (): typeof import('node:child_process') => process.getBuiltinModule('node:child_process');
 
 /**
  * Running git: every git process stepchain starts goes through this module: its
@@ -238,7 +240,7 @@ export function gitSync(cwd: string, args: string[], options: GitSyncOptions = {
 export function gitSyncBytes(cwd: string, args: string[], options: GitSyncOptions = {}): Buffer {
   const { line, env } = prepare(cwd, args, options);
   const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
-  const r = spawnSync('git', line.argv, {
+  const r = childProcess().spawnSync('git', line.argv, {
     cwd,
     env,
     input: options.input ?? '',
@@ -285,7 +287,7 @@ export function gitRun(cwd: string, args: string[], options: GitRunOptions = {})
   }
   const { line, env } = prepared;
   return new Promise((resolve, reject) => {
-    const child = spawn('git', line.argv, {
+    const child = childProcess().spawn('git', line.argv, {
       cwd,
       env,
       stdio: ['pipe', 'pipe', 'pipe'],

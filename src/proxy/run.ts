@@ -1,5 +1,5 @@
 import { tornTailOption, type TornTailMoved } from '../util/chain-file';
-import { spawn, type StdioOptions } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { RECORDING_ENV } from '../agents/hook-session';
@@ -151,7 +151,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     ...(o.agent.hookSession === undefined ? {} : { hookSession: o.agent.hookSession }),
     recordingToken: token,
   });
-  let child: ReturnType<typeof spawn> | undefined;
+  let child: ChildProcess | undefined;
   let divergence: Divergence | undefined;
   const proxy = await startProxy({
     upstreamFor: (p) => (p === undefined ? main : upstreams.get(p)!),
@@ -187,7 +187,10 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
       );
     const argv = command ?? o.command;
     exit = await new Promise((resolve, reject) => {
-      child = spawn(argv[0]!, argv.slice(1), { cwd: o.cwd, env: childEnv, stdio: o.stdio });
+      // node:child_process loaded here, not with the CLI: only `record` and `fork --replay` start the agent.
+      child = process
+        .getBuiltinModule('node:child_process')
+        .spawn(argv[0]!, argv.slice(1), { cwd: o.cwd, env: childEnv, stdio: o.stdio });
       child.once('error', (e: NodeJS.ErrnoException) =>
         reject(
           new InputError(`${o.command[0]}: cannot run it: ${e.code === 'ENOENT' ? 'no such command' : e.message}`),

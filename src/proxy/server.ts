@@ -1,10 +1,10 @@
-import http, {
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type ServerResponse,
+import type {
+  Agent as HttpAgent,
+  IncomingHttpHeaders,
+  IncomingMessage,
+  OutgoingHttpHeaders,
+  ServerResponse,
 } from 'node:http';
-import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isEventStream } from './payloads';
@@ -12,6 +12,9 @@ import { protocolOf, type Protocol, type ProtocolName } from './protocols';
 import type { Recorder, RecorderSlot } from './recorder';
 import type { Divergence, RecordedExchange, Replayer } from './replay';
 import type { Exchange } from './exchange';
+// Loaded when a proxy starts, not with the CLI (a bundle evaluates its static imports at its start): net, tls under.
+const http = (): typeof import('node:http') => process.getBuiltinModule('node:http');
+const https = (): typeof import('node:https') => process.getBuiltinModule('node:https');
 
 /**
  * The recording proxy: an HTTP server on 127.0.0.1 (an ephemeral port) that
@@ -195,7 +198,7 @@ type Forwarded =
 interface ProxyContext {
   options: ProxyOptions;
   state: RunningProxy;
-  keepAlive: { http: http.Agent; https: https.Agent };
+  keepAlive: { http: HttpAgent; https: HttpAgent }; // https.Agent is one
   /** Whether a replay has gone live (its recorded exchanges all answered). */
   wentLive: boolean;
   /** Connections whose upgrade was refused: closing, nothing more of them is served. */
@@ -215,7 +218,7 @@ function forward(
   const { options, keepAlive } = ctx;
   return new Promise((resolve) => {
     const url = upstreamUrl(options.upstreamFor(protocol?.name), req.url ?? '/');
-    const lib = url.protocol === 'https:' ? https : http;
+    const lib = url.protocol === 'https:' ? https() : http();
     const up = lib.request(url, {
       method: req.method,
       headers: { ...passHeaders(req.headers), 'content-length': body.length },
@@ -459,10 +462,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     divergence: undefined,
     close: async () => undefined,
   };
-  const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const keepAlive = { http: new (http().Agent)({ keepAlive: true }), https: new (https().Agent)({ keepAlive: true }) };
   const ctx: ProxyContext = { options, state, keepAlive, wentLive: false, refusedConnections: new WeakSet() };
   const inFlight = new Set<Promise<void>>();
-  const server = http.createServer({ noDelay: true }, (req, res) => {
+  const server = http().createServer({ noDelay: true }, (req, res) => {
     const p = handle(ctx, req, res).catch((e: unknown) => {
       options.onWarning?.(`proxy: ${(e as Error).message}`);
       sendError(res, 502, 'stepchain proxy: internal error');
