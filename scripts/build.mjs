@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
 import { generate } from './generate.mjs';
+import { actionSource } from './build-action.mjs';
 import { bundleEntry, launcherSource } from './build-launcher.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,8 +30,17 @@ const stampFile = path.join(root, 'node_modules', '.cache', 'stepchain', 'build-
 
 const bundles = [
   { src: 'src/cli/index.ts', out: 'dist/cli.js', shebang: true, launcher: true },
-  { src: 'src/action/index.ts', out: 'dist/index.js', shebang: false },
+  // The artifact client is carried in dist/index.js as a program of its own, compiled only when a run uploads
+  // (build-action.mjs); the main bundle leaves its package out.
+  {
+    src: 'src/action/index.ts',
+    out: 'dist/index.js',
+    shebang: false,
+    carried: { artifact: 'src/action/artifact-chunk.ts' },
+  },
 ];
+/** What a bundle's `carried` programs stand for: the package the main bundle leaves out for each. */
+const CARRIED_PACKAGE = { artifact: '@actions/artifact' };
 const OUTPUTS = [
   'dist/cli.js',
   'dist/index.js',
@@ -101,13 +111,14 @@ async function node(args) {
   }
 }
 
-async function nccBundle(e) {
-  const outDir = path.join(work, path.basename(e.out, '.js'));
+/** Entry `src` bundled by ncc into one minified, pure-ASCII CommonJS script (`name`: its work directory). */
+async function nccCode(src, name, externals = []) {
+  const outDir = path.join(work, name);
   rmSync(outDir, { recursive: true, force: true });
   await node([
     ncc,
     'build',
-    e.src,
+    src,
     '-o',
     outDir,
     '--quiet',
@@ -124,10 +135,11 @@ async function nccBundle(e) {
     'iconv-lite',
     '-e',
     'p-map',
+    ...externals.flatMap((x) => ['-e', x]),
   ]);
   const extra = readdirSync(outDir).filter((f) => f !== 'index.js' && f !== 'package.json');
   if (extra.length > 0)
-    throw new Error(`${e.src}: ncc emitted extra files ${extra.join(', ')}; the bundle must be one file`);
+    throw new Error(`${src}: ncc emitted extra files ${extra.join(', ')}; the bundle must be one file`);
   let code = readFileSync(path.join(outDir, 'index.js'), 'utf8');
   code = code.replace(/^#!.*\n/, '');
   // Minified and pure ASCII: V8 compiles the smaller one-byte source faster, which is most of a CLI start
@@ -143,6 +155,26 @@ async function nccBundle(e) {
       legalComments: 'eof',
     })
   ).code;
+  // `charset: 'ascii'` escapes code, not comments: one licence comment's letter (formdata-polyfill's author) made
+  // the whole Action a UTF-8 file, which Node decodes and V8 holds and scans as a two-byte string. In a comment an
+  // escape is only text.
+  code = code.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+  return code;
+}
+
+async function nccBundle(e) {
+  const carried = Object.entries(e.carried ?? {});
+  const [main, ...programs] = await Promise.all([
+    nccCode(
+      e.src,
+      path.basename(e.out, '.js'),
+      carried.map(([name]) => CARRIED_PACKAGE[name]),
+    ),
+    ...carried.map(([name, src]) => nccCode(src, `${path.basename(e.out, '.js')}-${name}`)),
+  ]);
+  let code = main;
+  if (carried.length > 0)
+    code = actionSource(main, Object.fromEntries(carried.map(([name], i) => [name, programs[i]])));
   if (e.launcher)
     code = launcherSource(
       {

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import type * as Artifact from '@actions/artifact';
 import { COMMENT_MARKER } from '../check';
+import { artifactModule } from './carried';
 import { safeLine } from './log';
 
 /**
@@ -62,9 +62,9 @@ export async function upsertComment(
 
 /** Uploads files (under `root`) as one workflow artifact; returns its id. */
 export async function uploadFiles(name: string, files: string[], root: string): Promise<number> {
-  // Evaluated when an upload happens: the artifact client (Azure storage, protobuf) is the largest part of the
-  // bundle to evaluate, and most runs never upload. "eager": in the one-file bundle, not a chunk of its own.
-  const { DefaultArtifactClient }: typeof Artifact = await import(/* webpackMode: "eager" */ '@actions/artifact');
+  // Compiled when an upload happens: the artifact client (Azure storage, protobuf) is the largest part of the
+  // bundle, and most runs never upload (src/action/carried.ts).
+  const { DefaultArtifactClient } = await artifactModule();
   const client = new DefaultArtifactClient();
   const r = await client.uploadArtifact(name, files, root);
   if (r.id === undefined) throw new Error(`artifact ${name}: the service returned no id`);

@@ -1,0 +1,71 @@
+// dist/index.js, the Action, is one file (action.yml runs it; CI compares it with a rebuild) that carries its rarely
+// used parts as programs compiled only when a run needs them: the artifact client (Azure storage, protobuf, zip) is
+// about 40% of the Action's code, and V8 parses every byte of a script's code as it starts, while a comment it only
+// skips. A run that uploads nothing (most pull-request checks) no longer pays for compiling it.
+import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
+
+/**
+ * The Action's text: `main` (the bundle) after a loader, `__stepchainCarried(name)` (src/action/carried.ts), and each
+ * of `programs` (name: CommonJS script text) after it, packed (brotli at its best, base64: no `*` in
+ * it, so no comment escape) in a block comment of its own, the last ones of the file. The loader reads back only a
+ * program's own bytes, found by where it starts counted from the file's end, checks the comment's opening and close
+ * around them and the unpacked length (bytes) (a file with bytes added or cut at its end would otherwise hand V8 other
+ * bytes), compiles it as a CommonJS module of this file and keeps its exports for the run.
+ */
+export function actionSource(main, programs) {
+  const spans = {};
+  const blocks = [];
+  let back = 0;
+  for (const [name, text] of Object.entries(programs).reverse()) {
+    const bytes = Buffer.from(text, 'utf8');
+    const body = brotliCompressSync(bytes, {
+      params: {
+        [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
+        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }).toString('base64');
+    back += body.length + 5;
+    spans[name] = [back, body.length, bytes.length];
+    blocks.unshift(`/*${body}*/\n`);
+  }
+  const loader = `var __stepchainCarried = (() => {
+  const spans = ${JSON.stringify(spans)};
+  const done = new Map();
+  const damaged = () => new Error(\`\${__filename}: damaged: the programs it carries are not where it says (bytes were added or cut)\`);
+  function text(name) {
+    const [back, length, textLength] = spans[name];
+    const fs = require('node:fs');
+    const fd = fs.openSync(__filename, 'r');
+    try {
+      const at = fs.fstatSync(fd).size - back;
+      const all = Buffer.allocUnsafe(length + 5);
+      let got = 0;
+      if (at >= 0)
+        for (let n = -1; got < all.length && n !== 0; got += n) n = fs.readSync(fd, all, got, all.length - got, at + got);
+      if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || all.toString('latin1', length + 2) !== '*/\\n') throw damaged();
+      let out;
+      try {
+        out = require('node:zlib').brotliDecompressSync(Buffer.from(all.toString('latin1', 2, length + 2), 'base64'));
+      } catch {
+        out = undefined;
+      }
+      if (out === undefined || out.length !== textLength) throw damaged();
+      return out.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  return (name) => {
+    if (!Object.hasOwn(spans, name)) return undefined;
+    if (!done.has(name)) {
+      const m = { exports: {} };
+      const params = ['exports', 'require', 'module', '__filename', '__dirname'];
+      require('node:vm').compileFunction(text(name), params, { filename: \`\${__filename} (\${name})\` })(m.exports, require, m, __filename, __dirname);
+      done.set(name, m.exports);
+    }
+    return done.get(name);
+  };
+})();
+`;
+  return `${loader}${main}\n${blocks.join('')}`;
+}
