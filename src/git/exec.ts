@@ -183,18 +183,73 @@ function prepare(
     return out === undefined ? undefined : path.resolve(root, out.replace(/\n$/, ''));
   });
   const env = gitEnv(options.env, { ...options.extra, ...repoPin });
+  stopKeepingOnWrite(args);
   const line = gitCommandLine(args, options.readNamed ?? (() => namedConfig(cwd, options)));
   return { line, env };
 }
 
+/**
+ * The named-configuration reads of a process that asked for them to be kept (`rememberNamedConfig`), by directory
+ * and pattern: undefined, every command that can run a named program reads it again (a process of its own).
+ */
+let namedMemo: Map<string, string> | undefined;
+
+/**
+ * Keeps each named-configuration read (the process environment's, per directory) for the rest of the process: for
+ * a one-shot process whose git commands read a repository without writing its configuration (the Action: a pull
+ * request's check started the same read about seven times). The configuration read once gives the same answer
+ * unless the process writes it, so the first command that can (anything not known to only read: an init, a
+ * worktree, a fetch that makes a clone partial) ends the keeping for good, before it starts (an asynchronous one
+ * may still be running when the next command reads).
+ */
+export function rememberNamedConfig(): void {
+  namedMemo ??= new Map();
+}
+
+/** Git commands that never write a repository's configuration (nor do `config` with a read option, `worktree list`). */
+const READS_ONLY = new Set([
+  'rev-parse',
+  'symbolic-ref',
+  'show-ref',
+  'for-each-ref',
+  'ls-files',
+  'cat-file',
+  'ls-tree',
+  'rev-list',
+  'merge-base',
+  'diff-tree',
+]);
+const CONFIG_READS = new Set(['--get', '--get-all', '--get-regexp', '--list', '-l']);
+
+/** Stops keeping named-configuration reads before a command that may write configuration. */
+function stopKeepingOnWrite(args: readonly string[]): void {
+  if (namedMemo === undefined) return;
+  let i = 0;
+  while (args[i] === '-c') i += 2;
+  const command = args[i] ?? '';
+  const reads =
+    READS_ONLY.has(command) ||
+    (command === 'config' && args.slice(i + 1).some((a) => CONFIG_READS.has(a))) ||
+    (command === 'worktree' && args[i + 1] === 'list');
+  if (!reads) namedMemo = undefined;
+}
+
 /** The configuration naming filter drivers and remotes, read just before a command that can run them. */
 function namedConfig(cwd: string, options: GitSyncOptions, pattern = NAMED_SECTIONS_PATTERN): string {
+  // Kept only for the process's own environment: another one can name other configuration files.
+  const own = options.env === undefined || options.env === process.env;
+  const key = namedMemo !== undefined && own ? `${cwd}\0${pattern}` : undefined;
+  const kept = key === undefined ? undefined : namedMemo?.get(key);
+  if (kept !== undefined) return kept;
+  let out: string;
   try {
-    return gitSync(cwd, ['config', '--null', '--get-regexp', pattern], { env: options.env });
+    out = gitSync(cwd, ['config', '--null', '--get-regexp', pattern], { env: options.env });
   } catch (e) {
-    if (e instanceof GitCommandError && e.status === 1) return ''; // no such key
-    throw e;
+    if (!(e instanceof GitCommandError && e.status === 1)) throw e;
+    out = ''; // no such key
   }
+  if (key !== undefined) namedMemo?.set(key, out);
+  return out;
 }
 
 /**
