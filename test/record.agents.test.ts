@@ -197,6 +197,55 @@ test('Gemini CLI: two runs (a main tree, a linked worktree) normalise to the sam
   expect(firstDifference(norm(a, GEMINI_RULES, paths), norm(d, GEMINI_RULES, paths))).toBe('contents[0].parts[0].text');
 });
 
+test('Gemini CLI: its skills in another order (its file search finds them so, run to run) normalise to the same request; another skill does not', () => {
+  // Gemini CLI 0.61.0 lists its skills in the order `glob` finds their SKILL.md: a fork --replay failed at exchange 0
+  // (systemInstruction.parts[0].text) where the recording had skill-creator first and the replay antigravity-support.
+  const skill = (name: string, what = `what ${name} does`) =>
+    `  <skill>\n    <name>${name}</name>\n    <description>${what}</description>\n    <location>/g/bundle/builtin/${name}/SKILL.md</location>\n  </skill>`;
+  const request = (names: string[], skills = names.map((n) => skill(n))) => ({
+    contents: [{ role: 'user', parts: [{ text: 'Make the files.' }] }],
+    systemInstruction: {
+      parts: [
+        {
+          text: `# Available Agent Skills\n\n<available_skills>\n${skills.join('\n')}\n</available_skills>\n\n# Other`,
+        },
+      ],
+    },
+    tools: [
+      {
+        functionDeclarations: [
+          {
+            name: 'run_shell_command',
+            parametersJsonSchema: { type: 'object', properties: { command: { enum: ['b', 'a'] } } },
+          },
+          {
+            name: 'activate_skill',
+            description: `Activates a specialized agent skill by name (Available: ${names.map((n) => `'${n}'`).join(', ')}). Returns ...`,
+            parametersJsonSchema: { type: 'object', properties: { name: { type: 'string', enum: names } } },
+          },
+        ],
+      },
+    ],
+  });
+  const n = (v: unknown) => norm(v, GEMINI_RULES, ['/w/p']);
+  const a = request(['skill-creator', 'antigravity-support']);
+  const b = request(['antigravity-support', 'skill-creator']);
+  expect(firstDifference(n(a), n(b))).toBeUndefined();
+  // What a skill says is compared, and so is another tool's enum order.
+  const c = request(
+    ['skill-creator', 'antigravity-support'],
+    [skill('skill-creator'), skill('antigravity-support', 'changed')],
+  );
+  expect(firstDifference(n(a), n(c))).toBe('systemInstruction.parts[0].text');
+  const d = request(['skill-creator', 'antigravity-support', 'third']);
+  expect(firstDifference(n(a), n(d))).toBe('systemInstruction.parts[0].text');
+  const e = request(['skill-creator', 'antigravity-support']);
+  e.tools[0]!.functionDeclarations[0]!.parametersJsonSchema.properties = { command: { enum: ['a', 'b'] } };
+  expect(firstDifference(n(a), n(e))).toBe(
+    'tools[0].functionDeclarations[0].parametersJsonSchema.properties.command.enum[0]',
+  );
+});
+
 test("Gemini CLI: a result whose id Gemini CLI made up answers the id-less call by name, this turn's only", () => {
   const view = (contents: unknown) => ({ body: json({ contents }) as JsonObject, pathname: '/x', headers: {} });
   const result = (ms: string, out: string) => ({

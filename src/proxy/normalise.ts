@@ -19,6 +19,8 @@ export interface NormaliseRule {
   apply(text: string, path: string, ctx: NormaliseContext): string;
   /** The placeholder of a value this rule replaces whole, whatever it holds (a time as a number), else undefined. */
   replace?(path: string): JsonValue | undefined;
+  /** An array at `path` in an order of its own (its items normalised), when its order varies from run to run. */
+  arrange?(items: JsonValue[], path: string): JsonValue[] | undefined;
 }
 
 /** Claude Code's slug of a directory (the name of its `projects/` entry): every character but [A-Za-z0-9] becomes `-`. */
@@ -78,7 +80,10 @@ export function normalise(v: JsonValue, rules: readonly NormaliseRule[], ctx: No
     if (whole !== undefined) return whole;
   }
   if (typeof v === 'string') return rules.reduce((s, r) => r.apply(s, path, ctx), v);
-  if (Array.isArray(v)) return v.map((x, i) => normalise(x, rules, ctx, fieldPath(path, i)));
+  if (Array.isArray(v)) {
+    const items = v.map((x, i) => normalise(x, rules, ctx, fieldPath(path, i)));
+    return rules.reduce((xs, r) => r.arrange?.(xs, path) ?? xs, items);
+  }
   if (v instanceof Map) {
     const m = new Map<string, JsonValue>();
     for (const [k, x] of v) m.set(k, normalise(x, rules, ctx, fieldPath(path, k)));

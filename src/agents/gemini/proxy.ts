@@ -40,6 +40,30 @@ function directoryTree(text: string): string {
   return text.slice(0, at) + out.join('\n') + text.slice(stop);
 }
 
+/** Each `<skill>` entry of an `<available_skills>` block, in sorted order (a block not of entries is left as it is). */
+function sortedSkills(text: string): string {
+  return text.replace(
+    /(<available_skills>\n)([\s\S]*?)(\n<\/available_skills>)/g,
+    (whole, open: string, body: string, close: string) => {
+      const skills = body.split(/\n(?= {2}<skill>\n)/);
+      if (!skills.every((x) => x.startsWith('  <skill>\n') && x.endsWith('  </skill>'))) return whole;
+      return `${open}${[...skills].sort().join('\n')}${close}`;
+    },
+  );
+}
+
+/** The names of the activate_skill tool's description, `(Available: 'a', 'b')`, in sorted order. */
+function sortedAvailable(text: string): string {
+  return text.replace(
+    /\(Available: ('[^'\n]*'(?:, '[^'\n]*')*)\)/g,
+    (_, list: string) => `(Available: ${list.split(', ').sort().join(', ')})`,
+  );
+}
+
+/** The skill names a tool declares its `name` parameter takes (activate_skill's), in sorted order. */
+const SKILL_ENUM =
+  /^tools\[\d+\]\.functionDeclarations\[\d+\]\.(parametersJsonSchema|parameters)\.properties\.name\.enum$/;
+
 /** Gemini CLI 0.61.0 (`-p`, API key), measured by diffing the raw requests of runs in two directories and a linked worktree. */
 export const GEMINI_RULES: readonly NormaliseRule[] = [
   regexRule(
@@ -56,6 +80,12 @@ export const GEMINI_RULES: readonly NormaliseRule[] = [
   {
     what: 'the directory structure: stepchain\'s .sdd/ entry and everything under it, the .git entry, the "Showing up to ..." sentence, the tree\'s connectors',
     apply: directoryTree,
+  },
+  {
+    what: 'the order of the skills: Gemini CLI lists its skills in the order its file search finds their SKILL.md, which varies from run to run (its system prompt\'s <available_skills> entries, the activate_skill tool\'s "(Available: ...)" names and its enum of them: each sorted)',
+    apply: (text) => sortedAvailable(sortedSkills(text)),
+    arrange: (items, path) =>
+      SKILL_ENUM.test(path) && items.every((x) => typeof x === 'string') ? [...(items as string[])].sort() : undefined,
   },
   regexRule(
     'the ids Gemini CLI gives function calls the response gave none: <tool>_<epoch ms>_<n>',
