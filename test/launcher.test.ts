@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { launcherSource } from '../scripts/build-launcher.mjs';
 import { repoRoot } from './helpers/paths';
@@ -129,6 +130,47 @@ describe('the launcher', () => {
         `stepchain: ${bin}: damaged: the programs it carries are not where it says (bytes were added or cut); reinstall stepchain\n`,
       );
     }
+  });
+
+  test('a packed program whose bytes were changed in place (same length, still unpacking to its length) is refused', () => {
+    // Brotli has no checksum of its own: some changed bytes unpack to another text of the same length, which ran
+    // (a SyntaxError's stack, or other code) where the build's SHA-256 of the bytes (the program's id) is known.
+    const main = 'main DDDD '.repeat(30);
+    const bin = launcher({ main, verify: 'verify', hook: 'hook' }, ['main']);
+    const source = readFileSync(bin, 'latin1');
+    const last = source.lastIndexOf('/*');
+    const body = source.slice(last + 2, -3);
+    const carriedText = brotliDecompressSync(Buffer.from(body, 'base64')).toString('latin1');
+    const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    let changed: string | undefined;
+    search: for (let i = 0; i < body.length; i++)
+      for (const c of B64) {
+        if (c === body[i]) continue;
+        const other = body.slice(0, i) + c + body.slice(i + 1);
+        let out: string;
+        try {
+          out = brotliDecompressSync(Buffer.from(other, 'base64')).toString('latin1');
+        } catch {
+          continue;
+        }
+        if (out.length === carriedText.length && out !== carriedText) {
+          changed = other;
+          break search;
+        }
+      }
+    expect(changed).toBeDefined();
+    writeFileSync(bin, `${source.slice(0, last + 2)}${changed}${source.slice(-3)}`, 'latin1');
+    for (const cache of ['off', 'on']) {
+      const r = spawnSync(process.execPath, [bin, 'show'], {
+        env: { ...process.env, STEPCHAIN_CODE_CACHE: cache, XDG_STATE_HOME: path.join(tmp, `state-${n}`) },
+        encoding: 'latin1',
+      });
+      expect({ code: r.status, stdout: r.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(r.stderr).toBe(
+        `stepchain: ${bin}: damaged: a program it carries is not the one it was built with (bytes were changed); reinstall stepchain\n`,
+      );
+    }
+    expect(run(bin, ['hook', 'take'])).toBe('hook');
   });
 
   test('a packed program keeps its text in its cache file, after the first run read from there', () => {
