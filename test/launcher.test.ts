@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } f
 import path from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import fc from 'fast-check';
+import { actionSource } from '../scripts/build-action.mjs';
 import { launcherSource } from '../scripts/build-launcher.mjs';
 import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -46,6 +47,26 @@ const tricky = fc
     maxLength: 40,
   })
   .map((parts) => parts.join(''));
+
+/** `body` (a packed program: brotli in base64) with one character changed so that it still unpacks to a text of the
+ * same length, another one: damage that lengths alone do not show (brotli has no checksum of its own). */
+function sameLengthDamage(body: string): string {
+  const text = brotliDecompressSync(Buffer.from(body, 'base64')).toString('latin1');
+  const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < body.length; i++)
+    for (const c of B64) {
+      if (c === body[i]) continue;
+      const other = body.slice(0, i) + c + body.slice(i + 1);
+      let out: string;
+      try {
+        out = brotliDecompressSync(Buffer.from(other, 'base64')).toString('latin1');
+      } catch {
+        continue;
+      }
+      if (out.length === text.length && out !== text) return other;
+    }
+  throw new Error('no same-length damage found');
+}
 
 describe('the launcher', () => {
   test('runs exactly the text of the program the command line chooses (the hook, verify, the whole CLI)', () => {
@@ -140,25 +161,7 @@ describe('the launcher', () => {
     const source = readFileSync(bin, 'latin1');
     const last = source.lastIndexOf('/*');
     const body = source.slice(last + 2, -3);
-    const carriedText = brotliDecompressSync(Buffer.from(body, 'base64')).toString('latin1');
-    const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-    let changed: string | undefined;
-    search: for (let i = 0; i < body.length; i++)
-      for (const c of B64) {
-        if (c === body[i]) continue;
-        const other = body.slice(0, i) + c + body.slice(i + 1);
-        let out: string;
-        try {
-          out = brotliDecompressSync(Buffer.from(other, 'base64')).toString('latin1');
-        } catch {
-          continue;
-        }
-        if (out.length === carriedText.length && out !== carriedText) {
-          changed = other;
-          break search;
-        }
-      }
-    expect(changed).toBeDefined();
+    const changed = sameLengthDamage(body);
     writeFileSync(bin, `${source.slice(0, last + 2)}${changed}${source.slice(-3)}`, 'latin1');
     for (const cache of ['off', 'on']) {
       const r = spawnSync(process.execPath, [bin, 'show'], {
@@ -224,5 +227,25 @@ describe('the small entries as built (scripts/build-launcher.mjs bundleEntry)', 
       { encoding: 'utf8' },
     );
     expect(loaded.stdout).toBe('function');
+  });
+});
+
+describe('the programs the Action carries (scripts/build-action.mjs)', () => {
+  test('a carried program whose bytes were changed in place (same length) is refused as damaged, never run', () => {
+    const main = `try {
+      process.stdout.write(__stepchainCarried('artifact').said);
+    } catch (e) {
+      process.stdout.write('refused: ' + e.message);
+    }`;
+    const file = path.join(tmp, 'action.js');
+    const source = actionSource(main, { artifact: `exports.said = ${JSON.stringify('artifact EEEE '.repeat(30))};\n` });
+    writeFileSync(file, source, 'latin1');
+    const out = () => execFileSync(process.execPath, [file], { encoding: 'latin1' });
+    expect(out()).toBe('artifact EEEE '.repeat(30));
+    const last = source.lastIndexOf('/*');
+    writeFileSync(file, `${source.slice(0, last + 2)}${sameLengthDamage(source.slice(last + 2, -3))}*/\n`, 'latin1');
+    expect(out()).toBe(
+      `refused: ${file}: damaged: a program it carries is not the one it was built with (bytes were changed)`,
+    );
   });
 });
