@@ -106,8 +106,8 @@ export function launcherSource(programs, { packed = [] } = {}) {
 // when run (scripts/build-launcher.mjs).
 const PARAMS = ['exports', 'require', 'module', '__filename', '__dirname'];
 /** The bin damaged: one line, exit 1, nothing run. */
-function damaged() {
-  process.stderr.write(\`stepchain: \${__filename}: damaged: the programs it carries are not where it says (bytes were added or cut); reinstall stepchain\\n\`);
+function damaged(why = 'the programs it carries are not where it says (bytes were added or cut)') {
+  process.stderr.write(\`stepchain: \${__filename}: damaged: \${why}; reinstall stepchain\\n\`);
   process.exit(1);
 }
 /**
@@ -229,9 +229,14 @@ function run(name, id, program) {
   const vm = require('node:vm');
   const lead = Math.max(0, program.textLength);
   let file, cachedData, text;
+  // A packed program is not edited by hand: bytes of it that are not the ones the build carried are damage, even of
+  // the same length and unpacking to a text of its length (brotli has no checksum: that text ran, a SyntaxError's
+  // stack or other code). The id is their SHA-256 (read for the cache anyway); a program carried as it is runs as
+  // edited, without its cache.
+  const intact = digest(program.bytes).toString('hex', 0, 16) === id;
+  if (!intact && lead > 0) damaged('a program it carries is not the one it was built with (bytes were changed)');
   try {
-    file = cacheFile(lead > 0 ? \`\${name}+text\` : name, id);
-    if (file !== undefined && digest(program.bytes).toString('hex', 0, 16) !== id) file = undefined;
+    file = intact ? cacheFile(lead > 0 ? \`\${name}+text\` : name, id) : undefined;
     const data = file === undefined ? undefined : readCache(file);
     if (data !== undefined && data.length > lead) {
       text = lead > 0 ? data.toString('latin1', 0, lead) : undefined;
