@@ -2,6 +2,7 @@
 // used parts as programs compiled only when a run needs them: the artifact client (Azure storage, protobuf, zip) is
 // about 40% of the Action's code, and V8 parses every byte of a script's code as it starts, while a comment it only
 // skips. A run that uploads nothing (most pull-request checks) no longer pays for compiling it.
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 
 /**
@@ -9,8 +10,8 @@ import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
  * of `programs` (name: CommonJS script text) after it, packed (brotli at its best, base64: no `*` in
  * it, so no comment escape) in a block comment of its own, the last ones of the file. The loader reads back only a
  * program's own bytes, found by where it starts counted from the file's end, checks the comment's opening and close
- * around them and the unpacked length (bytes) (a file with bytes added or cut at its end would otherwise hand V8 other
- * bytes), compiles it as a CommonJS module of this file and keeps its exports for the run.
+ * around them, their SHA-256 and the unpacked length (bytes) (a file with bytes added, cut or changed at its end would
+ * otherwise hand V8 other bytes), compiles it as a CommonJS module of this file and keeps its exports for the run.
  */
 export function actionSource(main, programs) {
   const spans = {};
@@ -25,15 +26,16 @@ export function actionSource(main, programs) {
       },
     }).toString('base64');
     back += body.length + 5;
-    spans[name] = [back, body.length, bytes.length];
+    spans[name] = [back, body.length, bytes.length, createHash('sha256').update(body, 'latin1').digest('hex')];
     blocks.unshift(`/*${body}*/\n`);
   }
   const loader = `var __stepchainCarried = (() => {
   const spans = ${JSON.stringify(spans)};
   const done = new Map();
-  const damaged = () => new Error(\`\${__filename}: damaged: the programs it carries are not where it says (bytes were added or cut)\`);
+  const damaged = (why = 'the programs it carries are not where it says (bytes were added or cut)') =>
+    new Error(\`\${__filename}: damaged: \${why}\`);
   function text(name) {
-    const [back, length, textLength] = spans[name];
+    const [back, length, textLength, sha] = spans[name];
     const fs = require('node:fs');
     const fd = fs.openSync(__filename, 'r');
     try {
@@ -43,6 +45,9 @@ export function actionSource(main, programs) {
       if (at >= 0)
         for (let n = -1; got < all.length && n !== 0; got += n) n = fs.readSync(fd, all, got, all.length - got, at + got);
       if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || all.toString('latin1', length + 2) !== '*/\\n') throw damaged();
+      // Brotli has no checksum: changed bytes of the same length can unpack to another text of that length (it ran).
+      if (require('node:crypto').createHash('sha256').update(all.subarray(2, length + 2)).digest('hex') !== sha)
+        throw damaged('a program it carries is not the one it was built with (bytes were changed)');
       let out;
       try {
         out = require('node:zlib').brotliDecompressSync(Buffer.from(all.toString('latin1', 2, length + 2), 'base64'));
