@@ -246,6 +246,17 @@ test('Gemini CLI: its skills in another order (its file search finds them so, ru
   );
 });
 
+test('Gemini CLI: the skills rule reads a text of many unclosed <available_skills> once (time linear in its size)', () => {
+  // Every string of a recorded request goes through it (a file the agent read, a tool's output): the rule's lazy
+  // regex looked for the close after each of N opens, N times to the text's end (quadratic: 200,000 opens, 3.8 MB,
+  // took about a minute). No timing is asserted here; the block before them is still sorted, the rest kept.
+  const block = (names: string[]) =>
+    `<available_skills>\n${names.map((x) => `  <skill>\n    <name>${x}</name>\n  </skill>`).join('\n')}\n</available_skills>`;
+  const tail = '<available_skills>\n'.repeat(200_000);
+  const out = normalise(json({ text: `${block(['b', 'a'])}\n${tail}` }), GEMINI_RULES, { paths: ['/w/p'] });
+  expect(out).toEqual(json({ text: `${block(['a', 'b'])}\n${tail}` }));
+});
+
 test("Gemini CLI: a result whose id Gemini CLI made up answers the id-less call by name, this turn's only", () => {
   const view = (contents: unknown) => ({ body: json({ contents }) as JsonObject, pathname: '/x', headers: {} });
   const result = (ms: string, out: string) => ({
