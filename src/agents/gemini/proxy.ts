@@ -40,16 +40,30 @@ function directoryTree(text: string): string {
   return text.slice(0, at) + out.join('\n') + text.slice(stop);
 }
 
-/** Each `<skill>` entry of an `<available_skills>` block, in sorted order (a block not of entries is left as it is). */
+/**
+ * Each `<skill>` entry of an `<available_skills>` block, in sorted order (a block not of entries is left as it is).
+ * Each block is its open and the nearest close after it, found by indexOf: a lazy regex looked for the close after
+ * every open to the text's end (any string of a request goes through here: many opens with no close were quadratic).
+ */
 function sortedSkills(text: string): string {
-  return text.replace(
-    /(<available_skills>\n)([\s\S]*?)(\n<\/available_skills>)/g,
-    (whole, open: string, body: string, close: string) => {
-      const skills = body.split(/\n(?= {2}<skill>\n)/);
-      if (!skills.every((x) => x.startsWith('  <skill>\n') && x.endsWith('  </skill>'))) return whole;
-      return `${open}${[...skills].sort().join('\n')}${close}`;
-    },
-  );
+  const open = '<available_skills>\n';
+  const close = '\n</available_skills>';
+  let out = '';
+  let at = 0;
+  for (;;) {
+    const start = text.indexOf(open, at);
+    const end = start < 0 ? -1 : text.indexOf(close, start + open.length);
+    if (end < 0) return at === 0 ? text : out + text.slice(at); // no later open has a close either
+    out += text.slice(at, start + open.length) + sortedEntries(text.slice(start + open.length, end)) + close;
+    at = end + close.length;
+  }
+}
+
+/** The `<skill>` entries of a block's body in sorted order, or the body as it is when it is not only entries. */
+function sortedEntries(body: string): string {
+  const skills = body.split(/\n(?= {2}<skill>\n)/);
+  if (!skills.every((x) => x.startsWith('  <skill>\n') && x.endsWith('  </skill>'))) return body;
+  return [...skills].sort().join('\n');
 }
 
 /** The names of the activate_skill tool's description, `(Available: 'a', 'b')`, in sorted order. */
