@@ -247,7 +247,9 @@ test('Gemini CLI: its skills in another order (its file search finds them so, ru
   // Another tool's `name` parameter is not a skill: its enum's order is compared (it was sorted too, as any tool's).
   const other = (order: string[]) => {
     const r = request(['skill-creator', 'antigravity-support']);
-    r.tools[0]!.functionDeclarations[0]!.parametersJsonSchema.properties = { name: { type: 'string', enum: order } } as never;
+    r.tools[0]!.functionDeclarations[0]!.parametersJsonSchema.properties = {
+      name: { type: 'string', enum: order },
+    } as never;
     return r;
   };
   expect(firstDifference(n(other(['b', 'a'])), n(other(['a', 'b'])))).toBe(

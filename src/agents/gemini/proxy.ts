@@ -1,3 +1,4 @@
+import { isJsonObject, type JsonValue } from '../../canonical/value';
 import { PATHS_RULE, regexRule, type NormaliseRule } from '../../proxy/normalise';
 import { GEMINI_API } from '../../proxy/providers';
 import { baseUrlVarProxy } from '../proxy-kit';
@@ -74,9 +75,50 @@ function sortedAvailable(text: string): string {
   );
 }
 
-/** The skill names a tool declares its `name` parameter takes (activate_skill's), in sorted order. */
-const SKILL_ENUM =
-  /^tools\[\d+\]\.functionDeclarations\[\d+\]\.(parametersJsonSchema|parameters)\.properties\.name\.enum$/;
+/** A tool list of a request: its declarations, where activate_skill's enum of skill names is. */
+const DECLARATIONS = /^tools\[\d+\]\.functionDeclarations$/;
+
+function field(v: JsonValue | undefined, key: string): JsonValue | undefined {
+  if (v instanceof Map) return v.get(key);
+  return isJsonObject(v) && Object.hasOwn(v, key) ? v[key] : undefined;
+}
+
+function withField(v: JsonValue, key: string, x: JsonValue): JsonValue {
+  if (v instanceof Map) return new Map(v).set(key, x);
+  return Object.defineProperty({ ...(v as object) }, key, {
+    value: x,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * The declarations with activate_skill's `name` enum (the skills) in sorted order; undefined when none is there.
+ * Only that tool's: another tool's parameter may be called `name` too, and the order of its enum is compared.
+ */
+function sortedSkillEnum(declarations: JsonValue[]): JsonValue[] | undefined {
+  let changed = false;
+  const out = declarations.map((d) => {
+    if (field(d, 'name') !== 'activate_skill') return d;
+    for (const key of ['parametersJsonSchema', 'parameters']) {
+      const schema = field(d, key);
+      const props = field(schema, 'properties');
+      const name = field(props, 'name');
+      const names = field(name, 'enum');
+      if (!Array.isArray(names) || !names.every((x) => typeof x === 'string')) continue;
+      const sorted = [...(names as string[])].sort();
+      d = withField(
+        d,
+        key,
+        withField(schema!, 'properties', withField(props!, 'name', withField(name!, 'enum', sorted))),
+      );
+      changed = true;
+    }
+    return d;
+  });
+  return changed ? out : undefined;
+}
 
 /** Gemini CLI 0.61.0 (`-p`, API key), measured by diffing the raw requests of runs in two directories and a linked worktree. */
 export const GEMINI_RULES: readonly NormaliseRule[] = [
@@ -98,8 +140,7 @@ export const GEMINI_RULES: readonly NormaliseRule[] = [
   {
     what: 'the order of the skills: Gemini CLI lists its skills in the order its file search finds their SKILL.md, which varies from run to run (its system prompt\'s <available_skills> entries, the activate_skill tool\'s "(Available: ...)" names and its enum of them: each sorted)',
     apply: (text) => sortedAvailable(sortedSkills(text)),
-    arrange: (items, path) =>
-      SKILL_ENUM.test(path) && items.every((x) => typeof x === 'string') ? [...(items as string[])].sort() : undefined,
+    arrange: (items, path) => (DECLARATIONS.test(path) ? sortedSkillEnum(items) : undefined),
   },
   regexRule(
     'the ids Gemini CLI gives function calls the response gave none: <tool>_<epoch ms>_<n>',
