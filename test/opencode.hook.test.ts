@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pluginSource, PROC_WAIT, PS_WAIT } from '../src/agents/opencode/plugin';
 import { journalFile, readVerifiedJournal } from '../src/journal';
@@ -141,4 +141,20 @@ describe("the plugin's wait for the hook in flight, by /proc (Linux) and by ps (
       );
     },
   );
+
+  test('/proc: a process whose name holds ") Z " is waited for until it ends (its state is read after the name)', () => {
+    // /proc/<pid>/stat is `pid (name) state ...`, the name as the process has it (any bytes, spaces and parentheses
+    // too): a match of ") Z " anywhere took a live process named so for a zombie, and the wait ended at once.
+    const named = path.join(dir, 'x) Z y');
+    copyFileSync(spawnSync('sh', ['-c', 'command -v sleep'], { encoding: 'utf8' }).stdout.trim(), named);
+    chmodSync(named, 0o755);
+    const child = spawn(named, ['0.5'], { stdio: 'ignore' });
+    const pid = child.pid!;
+    expect(readFileSync(`/proc/${pid}/stat`, 'latin1')).toContain(`${pid} (x) Z y) `);
+    expect(state(pid)).toMatch(/^[SR]/);
+    const r = spawnSync('/bin/sh', ['-c', PROC_WAIT, 'sh', String(pid)], { stdio: 'ignore', timeout: 20_000 });
+    expect(r.error).toBeUndefined();
+    expect(state(pid)).toMatch(/^Z/); // it ended before the wait returned (not reaped yet)
+    return new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  });
 });
