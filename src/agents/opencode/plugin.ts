@@ -33,9 +33,11 @@ ${PLUGIN_BODY}`;
 /**
  * Waits until process `$1` ends or is a zombie (ended: OpenCode, exiting, reaps no more), by its state: in /proc
  * where there is one (Linux), else as `ps` reports it (macOS and the BSDs have no /proc; a minimal Linux may have no
- * `ps`). Each is exported for the tests.
+ * `ps`). Each is exported for the tests. /proc/<pid>/stat is `pid (name) state ...` with the name as the process set
+ * it (spaces, parentheses, newlines): the state is what follows the last `) `, never a match anywhere in the line.
  */
-export const PROC_WAIT = 'while [ -r /proc/$1/stat ] && ! grep -q ") Z " /proc/$1/stat; do sleep 0.01; done';
+export const PROC_WAIT =
+  'while s=$(cat /proc/$1/stat 2>/dev/null) && [ -n "$s" ]; do case "${s##*) }" in Z*) break ;; esac; sleep 0.01; done';
 export const PS_WAIT = 'while ps -o stat= -p "$1" 2>/dev/null | grep -qv Z; do sleep 0.01; done';
 const WAIT = `if [ -d /proc/self ]; then ${PROC_WAIT}; else ${PS_WAIT}; fi`;
 
