@@ -27,6 +27,13 @@ const SPAWNERS =
   /(?:from\s+|require\(\s*|import\(\s*|getBuiltinModule\(\s*)['"](?:node:)?(?:child_process|simple-git|execa|cross-spawn|shelljs|zx|isomorphic-git|nodegit)['"]/;
 
 /**
+ * A process API reached through `process` (process.binding, a global spawn), or a builtin module asked for by a name
+ * that is not one plain string (computed, joined: which module it is cannot be read).
+ */
+const SNEAKY =
+  /process\.binding\(|process\._linkedBinding|\bBun\.spawn|getBuiltinModule['"`\]]*\s*(?:\?\.)?\s*\((?!\s*(['"`])[\w:/]+\1\s*\))/;
+
+/**
  * The two other modules that name a process API, each for a reason that is not git: `stepchain record` and
  * `fork --replay` start the user's own agent command (issue 24), and the OpenCode plugin's source is text that
  * OpenCode runs, never stepchain (issue 22). Neither may start git.
@@ -51,10 +58,25 @@ test('no module of src/ but the runner imports a way to start a process or git',
   // Nor does anything reach a process API through `process` (process.binding, a global spawn).
   const sneaky = sources(path.join(repoRoot, 'src'))
     .map((f) => path.relative(repoRoot, f))
-    .filter((f) =>
-      /process\.binding\(|process\._linkedBinding|\bBun\.spawn/.test(readFileSync(path.join(repoRoot, f), 'utf8')),
-    );
+    .filter((f) => SNEAKY.test(readFileSync(path.join(repoRoot, f), 'utf8')));
   expect(sneaky).toEqual([]);
+});
+
+test('the guard sees process APIs however a module names them (a template string, an optional call, a name computed)', () => {
+  for (const text of [
+    "const cp = process.getBuiltinModule?.('node:child_process');",
+    'const cp = process.getBuiltinModule(`child_process`);',
+    "const cp = process['getBuiltinModule']('child_process');",
+    'const cp = require(`node:child_process`);',
+    "const cp = process.getBuiltinModule('node:child_' + 'process');",
+    'const cp = process.getBuiltinModule(name);',
+  ])
+    expect([text, SPAWNERS.test(text) || SNEAKY.test(text)]).toEqual([text, true]);
+  for (const text of [
+    "process.getBuiltinModule('node:zlib').gunzipSync(x)",
+    "process\n  .getBuiltinModule('node:http')",
+  ])
+    expect([text, SPAWNERS.test(text) || SNEAKY.test(text)]).toEqual([text, false]);
 });
 
 test('the runner starts processes in exactly two places, both with the pinned command line', () => {
