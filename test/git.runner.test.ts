@@ -22,9 +22,9 @@ function sources(dir: string): string[] {
 }
 
 const RUNNER = path.join('src', 'git', 'exec.ts');
-/** Modules that start processes (or git) in some way. */
+/** Modules that start processes (or git) in some way, however the call is spelt (quotes, `?.(`, `['...']`). */
 const SPAWNERS =
-  /(?:from\s+|require\(\s*|import\(\s*|getBuiltinModule\(\s*)['"](?:node:)?(?:child_process|simple-git|execa|cross-spawn|shelljs|zx|isomorphic-git|nodegit)['"]/;
+  /(?:from\s+|require\s*\(\s*|import\s*\(\s*|getBuiltinModule['"`\]]*\s*(?:\?\.)?\s*\(\s*)['"`](?:node:)?(?:child_process|simple-git|execa|cross-spawn|shelljs|zx|isomorphic-git|nodegit)['"`]/;
 
 /**
  * A process API reached through `process` (process.binding, a global spawn), or a builtin module asked for by a name
