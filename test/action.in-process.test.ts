@@ -8,10 +8,10 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { run } from '../src/action/run';
 import { runCaptured } from '../src/cli/in-process';
 import { runCli } from '../src/cli/main';
 import { newStep } from './helpers/action-core';
+import { runAsBundle } from './helpers/action-in-process';
 import { appendSteps, eventFixture, journalPath, prScenario } from './helpers/action-repo';
 import { commitAll, git } from './helpers/git';
 import { tempDir } from './helpers/tmp';
@@ -72,7 +72,7 @@ describe('verify mode', () => {
     appendSteps(dir, 'alice', 2, 'pr');
     const head = commitAll(dir, 'PR: append to alice');
     const rec = newStep(dir, scratch, {}, eventFixture('pull_request', { base, head }));
-    await run();
+    await runAsBundle();
     expect(rec.failed).toEqual([]);
     expect(rec.errors).toEqual([]);
     expect(rec.outputs).toMatchObject({ verified: '2', failed: '0' });
@@ -91,7 +91,7 @@ describe('verify mode', () => {
     rewriteStep(dir, 'x result 1', 'x result one');
     const head = commitAll(dir, 'PR: rewrite alice');
     const rec = newStep(dir, scratch, {}, eventFixture('pull_request', { base, head }));
-    await run();
+    await runAsBundle();
     expect(rec.failed).toHaveLength(1);
     expect(rec.failed[0]).toMatch(
       new RegExp(`^stepchain: verification failed: 2 faults in 1 file; first: ${ALICE}:2: `),
@@ -108,7 +108,7 @@ describe('verify mode', () => {
   test("a PR's own head whose base moved on: compared with the fork point, as `stepchain check --base` does", async () => {
     const { dir, forkedAt, mainTip, prHead } = movedOnScenario();
     const rec = newStep(dir, scratch, {}, eventFixture('pull_request', { base: mainTip, head: prHead }));
-    await run();
+    await runAsBundle();
     expect(rec.failed).toEqual([]);
     expect(rec.log).toContain(
       `pull_request: the checkout is the PR's own head, not built on its base ${mainTip.slice(0, 12)}: the journals are compared with where the PR branched from it, ${forkedAt.slice(0, 12)}`,
@@ -127,7 +127,7 @@ describe('verify mode', () => {
     rewriteStep(dir, 'x result 1', 'x result one');
     const head = commitAll(dir, 'PR: rewrite alice');
     const rec = newStep(dir, scratch, {}, eventFixture('pull_request', { base: mainTip, head }));
-    await run();
+    await runAsBundle();
     expect(rec.failed).toHaveLength(1);
     const action = reportOf(rec.outputs);
     const cli = await cliCheck(dir, '--base', mainTip);
@@ -144,17 +144,17 @@ describe('gather and export modes', () => {
     const head = commitAll(dir, 'PR: carol');
     const event = eventFixture('pull_request', { base, head });
     const whole = newStep(dir, scratch, {}, event);
-    await run();
+    await runAsBundle();
     for (const index of [0, 1]) {
       const shard = newStep(dir, scratch, { 'shard-count': '2', 'shard-index': String(index) }, event);
-      await run();
+      await runAsBundle();
       expect(shard.failed).toEqual([]);
       const to = path.join(dir, 'stepchain-reports', `shard-${index}`, 'report.json');
       mkdirSync(path.dirname(to), { recursive: true });
       copyFileSync(shard.outputs['report']!, to);
     }
     const gathered = newStep(dir, scratch, { mode: 'gather' }, event);
-    await run();
+    await runAsBundle();
     expect(gathered.failed).toEqual([]);
     expect(gathered.log).toContain(`Gathered 2 shard reports of commit ${head}: 3 verified, 0 failed.`);
     expect(gathered.outputs).toMatchObject({ verified: whole.outputs['verified'], failed: '0' });
@@ -164,7 +164,7 @@ describe('gather and export modes', () => {
   test('export: every journal a receipt, listed in the outputs and the summary', async () => {
     const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
     const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' });
-    await run();
+    await runAsBundle();
     expect(rec.failed).toEqual([]);
     expect(rec.warnings.map((w) => w.message)).toContain(
       'export: allow-unsigned is true: the receipts are not signed.',
@@ -186,7 +186,7 @@ describe('gather and export modes', () => {
     const made = jest.spyOn(nodeFs, 'mkdtempSync').mockReturnValueOnce(out);
     const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' });
     try {
-      await run();
+      await runAsBundle();
     } finally {
       made.mockRestore();
     }
@@ -216,7 +216,7 @@ describe('gather and export modes', () => {
     const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
     const event = eventFixture('pull_request', { base, head: commitAll(dir, 'PR') });
     const shard = newStep(dir, scratch, {}, event);
-    await run();
+    await runAsBundle();
     const raw = (rel: string, byte: number): Buffer =>
       Buffer.concat([Buffer.from(path.join(dir, rel)), Buffer.from([byte])]);
     mkdirSync(raw('stepchain-reports/shard-', 0xff), { recursive: true });
@@ -225,7 +225,7 @@ describe('gather and export modes', () => {
       Buffer.concat([raw('stepchain-reports/shard-', 0xff), Buffer.from('/report.json')]),
     );
     const gathered = newStep(dir, scratch, { mode: 'gather' }, event);
-    await run();
+    await runAsBundle();
     expect(gathered.failed).toEqual([
       'stepchain: input reports: stepchain-reports/shard-\uFFFD: its name is not UTF-8 (shown with U+FFFD), so it cannot be read',
     ]);
@@ -234,7 +234,7 @@ describe('gather and export modes', () => {
     mkdirSync(journal);
     copyFileSync(path.join(dir, ALICE), Buffer.concat([journal, Buffer.from('/000000.jsonl')]));
     const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' });
-    await run();
+    await runAsBundle();
     expect(rec.failed.join('\n')).toContain('.sdd/runtime/journal/b\uFFFD');
     expect((JSON.parse(rec.outputs['receipts']!) as string[]).map((f) => path.basename(f)).sort()).toEqual([
       'alice.receipt.tar',
@@ -245,7 +245,7 @@ describe('gather and export modes', () => {
   test('a bad input fails the step with one line and no stack trace', async () => {
     const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
     const rec = newStep(dir, scratch, { mode: 'bogus' });
-    await run();
+    await runAsBundle();
     expect(rec.failed).toEqual(['stepchain: input mode: "bogus" is not verify, export or gather']);
     expect(rec.debug).toEqual([]);
   });
@@ -255,7 +255,7 @@ describe('the library speaks in fields and kinds; each door words them', () => {
   test("a bad redact list: the Action names its input, the CLI its flag (the library's message names neither)", async () => {
     const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
     const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', redact: 'prompt,input_hash' });
-    await run();
+    await runAsBundle();
     expect(rec.failed).toHaveLength(1);
     expect(rec.failed[0]).toMatch(/^stepchain: input redact: "input_hash" is not a redactable field/);
     const cli = await runCaptured(runCli, ['publish', 'alice', '-o', 'pub.tar', '--opt-in', '--redact', 'input_hash'], {
@@ -272,7 +272,7 @@ describe('the library speaks in fields and kinds; each door words them', () => {
     const head = commitAll(dir, 'PR: rewrite alice');
     const event = eventFixture('pull_request', { base, head });
     const shard = newStep(dir, scratch, {}, event);
-    await run();
+    await runAsBundle();
     const doc = reportOf(shard.outputs) as { faults: { kind: string }[] };
     expect(doc.faults.length).toBeGreaterThan(0);
     doc.faults[0]!.kind = 'all_fine_really';
@@ -280,7 +280,7 @@ describe('the library speaks in fields and kinds; each door words them', () => {
     mkdirSync(path.dirname(to), { recursive: true });
     writeFileSync(to, JSON.stringify(doc));
     const gathered = newStep(dir, scratch, { mode: 'gather' }, event);
-    await run();
+    await runAsBundle();
     expect(gathered.failed).toEqual([
       'stepchain: input reports: stepchain-reports/shard-0/report.json: not a stepchain check report: faults[0].kind "all_fine_really" is not a fault kind stepchain reports',
     ]);

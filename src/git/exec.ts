@@ -202,8 +202,12 @@ let namedMemo: Map<string, string> | undefined;
  * worktree, a fetch that makes a clone partial) ends the keeping for good, before it starts (an asynchronous one
  * may still be running when the next command reads).
  */
-export function rememberNamedConfig(): void {
+export function rememberNamedConfig(): () => void {
   namedMemo ??= new Map();
+  // The end of the keeping, for a caller that runs the Action's run() in a longer process (its tests).
+  return () => {
+    namedMemo = undefined;
+  };
 }
 
 /** Git commands that never write a repository's configuration (nor do `config` with a read option, `worktree list`). */

@@ -1,4 +1,5 @@
 import { run } from '../../src/action/run';
+import { rememberNamedConfig } from '../../src/git/exec';
 import type { ActionResult, Annotation, RunOptions } from './action';
 import { newStep } from './action-core';
 import { prEvent } from './action-repo';
@@ -35,7 +36,7 @@ export async function runInProcess(o: RunOptions): Promise<ActionResult> {
   }
   try {
     const rec = newStep(o.workspace, o.scratch, o.inputs ?? {}, o.event ?? { name: 'push', payload: {} });
-    await run();
+    await runAsBundle();
     const annotations: Annotation[] = rec.commands.map(({ level, call }) => ({
       level,
       message: call.message,
@@ -65,4 +66,18 @@ export function inProcessOnPr(
 ): (dir: string, base: string, inputs?: Record<string, string>, env?: Record<string, string>) => Promise<ActionResult> {
   return (dir, base, inputs = {}, env = {}) =>
     runInProcess({ workspace: dir, scratch, event: prEvent(dir, base), inputs, env });
+}
+
+/**
+ * `run()` as the bundle's entry (src/action/index.ts) starts it: keeping the repository's named-configuration reads
+ * for the run (a git process each, about seven per pull request's check), and ending the keeping after it, as the
+ * bundle's process ends (this process goes on to other repositories and to the CLI, which does not keep them).
+ */
+export async function runAsBundle(): Promise<void> {
+  const forget = rememberNamedConfig();
+  try {
+    await run();
+  } finally {
+    forget();
+  }
 }
