@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { Journal, journalFile } from '../../src/journal';
@@ -75,8 +75,24 @@ export function journalPath(agent: string): string {
   return `.sdd/runtime/journal/${agent}/000000.jsonl`;
 }
 
-/** A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on a new branch `pr`. */
+/**
+ * A repository whose `main` has alice (5 steps) and bob (3 steps), checked out on a new branch `pr`. Made once per
+ * parent directory and copied (five git processes a scenario saved): the same bytes and commits as made anew, since
+ * a commit made in the same second by the same test identity of the same files is the same commit anyway.
+ */
 export function prScenario(dir: string): { dir: string; base: string } {
+  const parent = path.dirname(dir);
+  let template = prTemplates.get(parent);
+  if (template === undefined) {
+    template = makePrScenario(path.join(parent, '.pr-scenario-template'));
+    prTemplates.set(parent, template);
+  }
+  cpSync(template.dir, dir, { recursive: true, verbatimSymlinks: true });
+  return { dir, base: template.base };
+}
+const prTemplates = new Map<string, { dir: string; base: string }>();
+
+function makePrScenario(dir: string): { dir: string; base: string } {
   emptyRepo(dir);
   appendSteps(dir, 'alice', 5);
   appendSteps(dir, 'bob', 3);
