@@ -80,12 +80,14 @@ export function plainVerify(buf: Buffer, strict: boolean): VerifyResult {
  * and without it, and collects the plain walk's blob refs (first occurrence, unique) both ways.
  */
 export function expectFastPathsAgree(buf: Buffer, strict: boolean, threads: number): void {
-  const expected = plainVerify(buf, strict);
+  const { entries, ...expected } = readJournalBytes(buf, { strict });
+  // The refs are the non-strict walk's: when the walk above was that one, it is not walked again.
+  const laxEntries = strict ? readJournalBytes(buf).entries : entries;
   const env = { STEPCHAIN_THREADS: String(threads), STEPCHAIN_PARALLEL_MIN_BYTES: '0' };
   const off = { ...env, STEPCHAIN_WASM: '0' };
   expect(verifyJournalBytes(buf, { strict }, env)).toEqual(expected);
   expect(verifyJournalBytes(buf, { strict }, off)).toEqual(expected);
-  const refs = [...new Set(readJournalBytes(buf).entries.flatMap((e) => e.row.blob_refs))];
+  const refs = [...new Set(laxEntries.flatMap((e) => e.row.blob_refs))];
   expect(verifyJournalBytesWithRefs(buf, { strict }, env).blob_refs).toEqual(refs);
   expect(verifyJournalBytesWithRefs(buf, { strict }, off).blob_refs).toEqual(refs);
 }
