@@ -82,6 +82,9 @@ function makeRepo(dir, JOURNALS, STEPS) {
   git(repo, 'config', 'user.name', 'bench');
   git(repo, 'config', 'user.email', 'bench@stepchain.invalid');
   git(repo, 'config', 'commit.gpgsign', 'false');
+  // No automatic gc: the 10,000-file commits set it off (a warning in the bench's output), and a gc left running in
+  // the background would share the machine with the timed runs.
+  git(repo, 'config', 'gc.auto', '0');
   const t = performance.now();
   const heads = [];
   let bytes = 0;
