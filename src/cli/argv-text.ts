@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors';
+import { nulRecords } from '../util/nul-records';
 
 /**
  * The command line is read as UTF-8 text. Node.js decodes each argument from its bytes and puts U+FFFD for bytes
@@ -30,20 +31,11 @@ export function assertCommandLineText(argv: readonly string[] = process.argv): v
 
 /** This process's arguments as the kernel keeps them (NUL after each), or undefined where it does not tell. */
 function kernelCommandLine(): Buffer[] | undefined {
-  let bytes: Buffer;
   try {
-    bytes = readFileSync('/proc/self/cmdline');
+    return nulRecords(readFileSync('/proc/self/cmdline'));
   } catch {
     return undefined;
   }
-  const out: Buffer[] = [];
-  for (let at = 0; at < bytes.length;) {
-    const nul = bytes.indexOf(0, at);
-    const end = nul < 0 ? bytes.length : nul;
-    out.push(bytes.subarray(at, end));
-    at = end + 1;
-  }
-  return out;
 }
 
 /** Bytes as printable ASCII, any other byte (and a backslash or quote) escaped `\xNN`, cut past 120 characters. */

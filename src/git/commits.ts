@@ -1,5 +1,6 @@
 import { InputError } from '../errors';
-import { GitCommandError, gitRun, nulRecords } from '../git/exec';
+import { GitCommandError, gitRun } from '../git/exec';
+import { nulRecords } from '../util/nul-records';
 
 /**
  * Reading the files of another commit (a PR's base, the commit before a push)

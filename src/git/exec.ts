@@ -316,18 +316,6 @@ export function gitSyncBytes(cwd: string, args: string[], options: GitSyncOption
   return r.stdout;
 }
 
-/** The records of git's `-z` output as bytes (views of `out`, none copied), the empty one after the last NUL left out. */
-export function nulRecords(out: Buffer): Buffer[] {
-  const records: Buffer[] = [];
-  for (let at = 0; at < out.length;) {
-    const nul = out.indexOf(0, at);
-    const end = nul < 0 ? out.length : nul;
-    records.push(out.subarray(at, end));
-    at = end + 1;
-  }
-  return records;
-}
-
 export interface GitRunOptions extends GitSyncOptions {
   /** Bytes for stdin (instead of `input`). */
   stdin?: Buffer;

@@ -23,15 +23,8 @@ import { monotonicMs, sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { cleanLegacySnapshotDirs } from './snapshot-legacy';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
-import {
-  GitCommandError,
-  gitSync,
-  gitSyncBytes,
-  gitTimeoutMs,
-  namedConfigOnce,
-  nulRecords,
-  type GitSyncOptions,
-} from './exec';
+import { GitCommandError, gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
+import { nulRecords } from '../util/nul-records';
 import { addWorkTree, gitlinks } from './snapshot-nested';
 import { summarizeIndex } from './index-file';
 import { parseIndex, writeTreeFromIndex } from './index-tree';
