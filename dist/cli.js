@@ -8,40 +8,47 @@ function damaged(why = 'the programs it carries are not where it says (bytes wer
   process.stderr.write(`stepchain: ${__filename}: damaged: ${why}; reinstall stepchain\n`);
   process.exit(1);
 }
-/**
- * Carried program `k` (0: the file's last comment): only its bytes are read, with the comment's opening before them
- * and its close and newline after them, which must be there: a bin with bytes added or cut at its end (an editor's
- * newline, a cut copy) would otherwise hand V8 some other program's bytes. Its bytes as carried, its escape and the
- * length of the text a packed one unpacks to (-1: carried as it is); textOf gives its text.
- */
-function carried(k) {
+function carriedBytes(fromEnd, length) {
   const fs = require('node:fs');
-  const [back, length, escape, textLength] = [[509443,509440,"",1467084],[683944,174496,"",-1],[909109,225160,"~0~",-1]][k];
   const fd = fs.openSync(__filename, 'r');
   try {
-    const at = fs.fstatSync(fd).size - back - 2;
+    const at = fs.fstatSync(fd).size - fromEnd;
     const all = Buffer.allocUnsafe(length + 5);
     let got = 0;
     if (at >= 0)
       for (let n = -1; got < all.length && n !== 0; got += n) n = fs.readSync(fd, all, got, all.length - got, at + got);
-    if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || all.toString('latin1', length + 2) !== '*/\n') damaged();
-    return { bytes: all.subarray(2, length + 2), escape, textLength };
+    if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || all.toString('latin1', length + 2) !== '*/\n') return undefined;
+    return all.subarray(2, length + 2);
   } finally {
     fs.closeSync(fd);
   }
 }
+function unpackCarried(bytes, length) {
+  let out;
+  try {
+    out = require('node:zlib').brotliDecompressSync(Buffer.from(bytes.toString('latin1'), 'base64'));
+  } catch {
+    return undefined;
+  }
+  return out.length === length ? out : undefined;
+}
+/**
+ * Carried program `k` (0: the file's last comment): its bytes as carried (carriedBytes), its escape and the length
+ * of the text a packed one unpacks to (-1: carried as it is); textOf gives its text.
+ */
+function carried(k) {
+  const [back, length, escape, textLength] = [[509443,509440,"",1467084],[683944,174496,"",-1],[909109,225160,"~0~",-1]][k];
+  const bytes = carriedBytes(back + 2, length);
+  if (bytes === undefined) damaged();
+  return { bytes, escape, textLength };
+}
 /** The text of a carried program, from its bytes. */
 function textOf({ bytes, escape, textLength }) {
   if (textLength >= 0) {
-    // Packed (brotli, base64): the text is what it unpacks to, of the length the build wrote down.
-    let text;
-    try {
-      text = require('node:zlib').brotliDecompressSync(Buffer.from(bytes.toString('latin1'), 'base64')).toString('latin1');
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined || text.length !== textLength) damaged();
-    return text;
+    // Packed: the text is what it unpacks to, of the length the build wrote down.
+    const text = unpackCarried(bytes, textLength);
+    if (text === undefined) damaged();
+    return text.toString('latin1');
   }
   const text = bytes.toString('latin1');
   return escape === '' ? text : text.replaceAll(`*${escape}/`, '*/');

@@ -3,7 +3,7 @@
 // about 40% of the Action's code, and V8 parses every byte of a script's code as it starts, while a comment it only
 // skips. A run that uploads nothing (most pull-request checks) no longer pays for compiling it.
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
+import { CARRIED_READER, packBytes } from './carried.mjs';
 
 /**
  * The Action's text: `main` (the bundle) after a loader, `__stepchainCarried(name)` (src/action/carried.ts), and each
@@ -19,12 +19,7 @@ export function actionSource(main, programs) {
   let back = 0;
   for (const [name, text] of Object.entries(programs).reverse()) {
     const bytes = Buffer.from(text, 'utf8');
-    const body = brotliCompressSync(bytes, {
-      params: {
-        [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
-        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-      },
-    }).toString('base64');
+    const body = packBytes(bytes);
     back += body.length + 5;
     spans[name] = [back, body.length, bytes.length, createHash('sha256').update(body, 'latin1').digest('hex')];
     blocks.unshift(`/*${body}*/\n`);
@@ -34,31 +29,17 @@ export function actionSource(main, programs) {
   const done = new Map();
   const damaged = (why = 'the programs it carries are not where it says (bytes were added or cut)') =>
     new Error(\`\${__filename}: damaged: \${why}\`);
+  ${CARRIED_READER.replaceAll('\n', '\n  ').trimEnd()}
   function text(name) {
     const [back, length, textLength, sha] = spans[name];
-    const fs = require('node:fs');
-    const fd = fs.openSync(__filename, 'r');
-    try {
-      const at = fs.fstatSync(fd).size - back;
-      const all = Buffer.allocUnsafe(length + 5);
-      let got = 0;
-      if (at >= 0)
-        for (let n = -1; got < all.length && n !== 0; got += n) n = fs.readSync(fd, all, got, all.length - got, at + got);
-      if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || all.toString('latin1', length + 2) !== '*/\\n') throw damaged();
-      // Brotli has no checksum: changed bytes of the same length can unpack to another text of that length (it ran).
-      if (require('node:crypto').createHash('sha256').update(all.subarray(2, length + 2)).digest('hex') !== sha)
-        throw damaged('a program it carries is not the one it was built with (bytes were changed)');
-      let out;
-      try {
-        out = require('node:zlib').brotliDecompressSync(Buffer.from(all.toString('latin1', 2, length + 2), 'base64'));
-      } catch {
-        out = undefined;
-      }
-      if (out === undefined || out.length !== textLength) throw damaged();
-      return out.toString('utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
+    const bytes = carriedBytes(back, length);
+    if (bytes === undefined) throw damaged();
+    // Brotli has no checksum: changed bytes of the same length can unpack to another text of that length (it ran).
+    if (require('node:crypto').createHash('sha256').update(bytes).digest('hex') !== sha)
+      throw damaged('a program it carries is not the one it was built with (bytes were changed)');
+    const out = unpackCarried(bytes, textLength);
+    if (out === undefined) throw damaged();
+    return out.toString('utf8');
   }
   return (name) => {
     if (!Object.hasOwn(spans, name)) return undefined;

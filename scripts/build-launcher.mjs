@@ -7,7 +7,7 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
+import { CARRIED_READER, packBytes } from './carried.mjs';
 
 /**
  * `import path from 'node:path'` (how src/ imports it, in some forty modules of a small entry) becomes, in a
@@ -110,40 +110,23 @@ function damaged(why = 'the programs it carries are not where it says (bytes wer
   process.stderr.write(\`stepchain: \${__filename}: damaged: \${why}; reinstall stepchain\\n\`);
   process.exit(1);
 }
-/**
- * Carried program \`k\` (0: the file's last comment): only its bytes are read, with the comment's opening before them
- * and its close and newline after them, which must be there: a bin with bytes added or cut at its end (an editor's
- * newline, a cut copy) would otherwise hand V8 some other program's bytes. Its bytes as carried, its escape and the
- * length of the text a packed one unpacks to (-1: carried as it is); textOf gives its text.
+${CARRIED_READER}/**
+ * Carried program \`k\` (0: the file's last comment): its bytes as carried (carriedBytes), its escape and the length
+ * of the text a packed one unpacks to (-1: carried as it is); textOf gives its text.
  */
 function carried(k) {
-  const fs = require('node:fs');
   const [back, length, escape, textLength] = ${JSON.stringify(spans)}[k];
-  const fd = fs.openSync(__filename, 'r');
-  try {
-    const at = fs.fstatSync(fd).size - back - 2;
-    const all = Buffer.allocUnsafe(length + 5);
-    let got = 0;
-    if (at >= 0)
-      for (let n = -1; got < all.length && n !== 0; got += n) n = fs.readSync(fd, all, got, all.length - got, at + got);
-    if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || all.toString('latin1', length + 2) !== '*/\\n') damaged();
-    return { bytes: all.subarray(2, length + 2), escape, textLength };
-  } finally {
-    fs.closeSync(fd);
-  }
+  const bytes = carriedBytes(back + 2, length);
+  if (bytes === undefined) damaged();
+  return { bytes, escape, textLength };
 }
 /** The text of a carried program, from its bytes. */
 function textOf({ bytes, escape, textLength }) {
   if (textLength >= 0) {
-    // Packed (brotli, base64): the text is what it unpacks to, of the length the build wrote down.
-    let text;
-    try {
-      text = require('node:zlib').brotliDecompressSync(Buffer.from(bytes.toString('latin1'), 'base64')).toString('latin1');
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined || text.length !== textLength) damaged();
-    return text;
+    // Packed: the text is what it unpacks to, of the length the build wrote down.
+    const text = unpackCarried(bytes, textLength);
+    if (text === undefined) damaged();
+    return text.toString('latin1');
   }
   const text = bytes.toString('latin1');
   return escape === '' ? text : text.replaceAll(\`*\${escape}/\`, '*/');
@@ -273,19 +256,12 @@ if (
 }
 
 /**
- * A program carried compressed: brotli (at its best) in base64, which holds no `*` (so no escape), about a third of
- * the text's bytes. Every start of the bin reads and V8 scans the whole file, whichever program runs: the whole CLI
- * packed is ~0.9 MB less for each hook call to read and scan, and the whole CLI pays the unpacking (a few ms) when it
- * runs, about what the scan of those bytes cost it.
+ * A program carried compressed (packBytes). Every start of the bin reads and V8 scans the whole file, whichever
+ * program runs: the whole CLI packed is ~0.9 MB less for each hook call to read and scan, and the whole CLI pays the
+ * unpacking (a few ms) when it runs without its cache, about what the scan of those bytes cost it.
  */
 function packProgram(text) {
-  const packed = brotliCompressSync(Buffer.from(text, 'latin1'), {
-    params: {
-      [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
-      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: text.length,
-    },
-  });
-  return { body: packed.toString('base64'), escape: '', textLength: text.length };
+  return { body: packBytes(Buffer.from(text, 'latin1')), escape: '', textLength: text.length };
 }
 
 /**
