@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -176,7 +176,7 @@ describe('the launcher', () => {
     expect(run(bin, ['hook', 'take'])).toBe('hook');
   });
 
-  test('a packed program keeps its text in its cache file, after the first run read from there', () => {
+  test('a packed program keeps its text, as the source V8 compiles, in its cache file, after the first run read from there', () => {
     const main = 'main CCCC'.repeat(50);
     const bin = launcher({ main, verify: 'verify', hook: 'hook' }, ['main']);
     const state = path.join(tmp, `state-${n}`);
@@ -191,9 +191,55 @@ describe('the launcher', () => {
     const files = readdirSync(dir);
     expect(files).toEqual([expect.stringMatching(/^main\+text-[0-9a-f]{32}-/)]);
     expect(
-      readFileSync(path.join(dir, files[0]!), 'latin1').startsWith(`process.stdout.write(${JSON.stringify(main)});\n`),
+      readFileSync(path.join(dir, files[0]!), 'latin1').startsWith(
+        `(function (exports, require, module, __filename, __dirname) {process.stdout.write(${JSON.stringify(main)});\n`,
+      ),
     ).toBe(true);
     expect(call()).toBe(main);
+  });
+
+  test("a cache write keeps the program's newest 3 caches (other builds' beyond them removed), and nothing else", () => {
+    const bin = launcher({ main: 'main', verify: 'verify', hook: 'hook' }, ['main']);
+    const state = path.join(tmp, `state-${n++}`);
+    const dir = path.join(state, 'stepchain', 'code-cache');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const hex = (k: number) => String(k).repeat(32).slice(0, 32);
+    const daysAgo = (f: string, d: number) => {
+      writeFileSync(path.join(dir, f), 'old');
+      const t = Date.now() / 1000 - d * 86400;
+      utimesSync(path.join(dir, f), t, t);
+    };
+    // Five earlier builds' caches of the whole CLI, 1 to 5 days old; one of the hook's, older than all.
+    const olds = [1, 2, 3, 4, 5].map((d) => `main+text-${hex(d)}-v20.0.0-x64.bin`);
+    olds.forEach((f, i) => daysAgo(f, i + 1));
+    daysAgo(`hook-${hex(9)}-v20.0.0-x64.bin`, 30);
+    // A write killed midway two hours ago, one under way now; a link and a file named otherwise.
+    daysAgo(`main+text-${hex(6)}-v20.0.0-x64.bin.4242.tmp`, 2 / 24);
+    writeFileSync(path.join(dir, `main+text-${hex(7)}-v20.0.0-x64.bin.4343.tmp`), 'now');
+    symlinkSync('/dev/null', path.join(dir, `main+text-${hex(8)}-v20.0.0-x64.bin`));
+    writeFileSync(path.join(dir, 'notes.txt'), 'mine');
+    const r = spawnSync(process.execPath, [bin], {
+      env: { ...process.env, STEPCHAIN_CODE_CACHE: 'on', XDG_STATE_HOME: state },
+      encoding: 'latin1',
+    });
+    expect({ code: r.status, stdout: r.stdout }).toEqual({ code: 0, stdout: 'main' });
+    const left = readdirSync(dir).sort();
+    const link = `main+text-${hex(8)}-v20.0.0-x64.bin`;
+    const written = left.filter(
+      (f) => f.startsWith('main+text-') && !olds.includes(f) && f.endsWith('.bin') && f !== link,
+    );
+    expect(written).toEqual([expect.stringMatching(/^main\+text-[0-9a-f]{32}-v/)]);
+    expect(left).toEqual(
+      [
+        ...written,
+        link,
+        olds[0],
+        olds[1],
+        `hook-${hex(9)}-v20.0.0-x64.bin`,
+        `main+text-${hex(7)}-v20.0.0-x64.bin.4343.tmp`,
+        'notes.txt',
+      ].sort(),
+    );
   });
 });
 
