@@ -133,7 +133,7 @@ function median(xs) {
   return s[Math.floor(s.length / 2)];
 }
 
-export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
+export async function benchReceipts({ steps = 100_000, runs = 5, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
   const dir = mkdtempSync(path.join(tmpdir(), 'stepchain-bench-receipts-'));
   try {
@@ -158,6 +158,9 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
     const ver = [];
     const verRss = [];
     const pyRss = [];
+    const py = [];
+    // Interleaved, one of each per round (as the other benches): a ratio of two medians taken minutes apart on a
+    // shared VM carried its drift (7.7x in one run, 12.2x in another, of the same bin).
     for (let i = 0; i < runs; i++) {
       const r = timed(
         process.execPath,
@@ -168,14 +171,12 @@ export async function benchReceipts({ steps = 100_000, runs = 3, log = (s) => pr
       if (!doc.ok || doc.steps !== steps) throw new Error(`stepchain verify did not hold: ${r.stdout.slice(0, 300)}`);
       ver.push(r.ms);
       verRss.push(r.rssMb);
-    }
-    const py = [];
-    for (let i = 0; i < runs; i++) {
-      const r = timed(PYTHON, [peer, 'verify', receipt, '--public-key', 'k.pub', '--expected-head', head], dir);
-      const doc = JSON.parse(r.stdout);
-      if (!doc.ok || doc.steps !== steps) throw new Error(`python peer verify did not hold: ${r.stdout.slice(0, 300)}`);
-      py.push(r.ms);
-      pyRss.push(r.rssMb);
+      const p = timed(PYTHON, [peer, 'verify', receipt, '--public-key', 'k.pub', '--expected-head', head], dir);
+      const pdoc = JSON.parse(p.stdout);
+      if (!pdoc.ok || pdoc.steps !== steps)
+        throw new Error(`python peer verify did not hold: ${p.stdout.slice(0, 300)}`);
+      py.push(p.ms);
+      pyRss.push(p.rssMb);
     }
     const rows = [
       { task: 'stepchain export (verify journal + sign + tar)', ms: median(exp) },
@@ -323,7 +324,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const json = argv.includes('--json');
   benchReceipts({
     steps: opt('steps', 'STEPCHAIN_BENCH_STEPS', 100_000),
-    runs: opt('runs', 'STEPCHAIN_BENCH_RUNS', 3),
+    runs: opt('runs', 'STEPCHAIN_BENCH_RUNS', 5),
     log: json ? () => {} : (s) => process.stdout.write(`${s}\n`),
   }).then(
     (r) => {
