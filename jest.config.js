@@ -23,7 +23,7 @@ module.exports = {
   ],
   testSequencer: '<rootDir>/test/setup/sequencer.js',
   globalTeardown: '<rootDir>/test/setup/teardown.js',
-  setupFiles: ['<rootDir>/test/setup/state-dir.js'],
+  setupFiles: ['<rootDir>/test/setup/state-dir.js', '<rootDir>/test/setup/spawner.js'],
   // Test files wait as well as compute: on timers and locks, on their child processes' pipes and syncs, on an
   // agent's retries. Sampled every 100 ms (every process of a file's tree asleep at once), nine of the longest files
   // slept 54 s for 124 s of CPU (report.browser 8.3 s for 20.4, receipt.tar 15.8 for 12.4, check.append-only 8.5

@@ -1,0 +1,134 @@
+import { spawnSync, execFileSync, type SpawnSyncOptions } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * The suite's spawner (test/setup/spawner.js): a Jest worker's synchronous spawns are made by a small process of its
+ * own, for the cost of fork() in a large one. What a test gets back must be what Node's own spawn gives, whatever the
+ * command does; what the spawner cannot give the same way runs in the worker; a spawner that ends is never a command
+ * run twice.
+ */
+const dir = tempDir('stepchain-spawner-');
+type Binding = { spawn: (o: object) => unknown } & Record<symbol, { local: (o: object) => unknown } | undefined>;
+const binding = (process as unknown as { binding(name: string): Binding }).binding('spawn_sync');
+const installed = binding[Symbol.for('stepchain.test.spawner')];
+
+/** `run()` with Node's own spawn in this process, not the spawner. */
+function inWorker<T>(run: () => T): T {
+  const forwarded = binding.spawn;
+  binding.spawn = installed!.local;
+  try {
+    return run();
+  } finally {
+    binding.spawn = forwarded;
+  }
+}
+
+const sh = (script: string, options: SpawnSyncOptions = {}) => spawnSync('sh', ['-c', script], options);
+/** A result without what differs between two runs of one command (the pid), errors as their code and message. */
+function comparable(r: ReturnType<typeof spawnSync>) {
+  const { pid, error, ...rest } = r;
+  expect(pid).toBeGreaterThanOrEqual(0);
+  return { ...rest, error: error && { code: (error as NodeJS.ErrnoException).code, message: error.message } };
+}
+
+test('the spawner is installed in the Jest workers, and a spawnSync runs there, not in the worker', () => {
+  expect(installed).toBeDefined();
+  const ppid = sh('echo $PPID', { encoding: 'utf8' }).stdout.trim();
+  expect(ppid).not.toBe(String(process.pid));
+  expect(inWorker(() => sh('echo $PPID', { encoding: 'utf8' }).stdout.trim())).toBe(String(process.pid));
+});
+
+describe('what a spawn gives through the spawner is what Node gives in the worker', () => {
+  const cases: [string, () => ReturnType<typeof spawnSync>][] = [
+    [
+      'bytes out and err, input, an exit status',
+      () => sh('cat; printf "a\\0b\\377"; printf err >&2; exit 3', { input: Buffer.from([0, 1, 255, 10]) }),
+    ],
+    ['a working directory given', () => sh('pwd', { cwd: dir, encoding: 'utf8' })],
+    [
+      "the working directory not given (the worker's, as it is now)",
+      () => {
+        const before = process.cwd();
+        process.chdir(dir);
+        try {
+          return sh('pwd', { encoding: 'utf8' });
+        } finally {
+          process.chdir(before);
+        }
+      },
+    ],
+    ['an environment', () => sh('echo "$A|$HOME"', { env: { A: 'a b' }, encoding: 'utf8' })],
+    ['a signal', () => sh('kill -TERM $$')],
+    ['a timeout (SIGTERM)', () => sh('sleep 5', { timeout: 100 })],
+    ['a timeout with SIGKILL', () => sh('trap "" TERM; sleep 5', { timeout: 100, killSignal: 'SIGKILL' })],
+    ['a program that is not there', () => spawnSync(path.join(dir, 'nothing-here'))],
+    ['stdio ignored and inherited', () => sh('echo out; echo err >&2', { stdio: ['ignore', 'ignore', 'inherit'] })],
+    ['a shell command line', () => spawnSync('echo $((6*7)) "$0"', { shell: true, encoding: 'utf8' })],
+  ];
+  test.each(cases)('%s', (_name, run) => {
+    expect(comparable(run())).toEqual(comparable(inWorker(run)));
+  });
+
+  test('output beyond maxBuffer: the same error (what was read before the kill, and whether the kill came first, vary)', () => {
+    const run = () => sh('head -c 5000 /dev/zero', { maxBuffer: 1000 }).error as NodeJS.ErrnoException;
+    expect(run().code).toBe('ENOBUFS');
+    expect(inWorker(run).code).toBe('ENOBUFS');
+  });
+
+  test("the worker's umask", () => {
+    const before = process.umask(0o027);
+    try {
+      expect(sh('umask', { encoding: 'utf8' }).stdout.trim()).toBe('0027');
+    } finally {
+      process.umask(before);
+    }
+  });
+
+  test('execFileSync throws the same error for a failing command', () => {
+    const failure = (): unknown => {
+      try {
+        return execFileSync('sh', ['-c', 'echo partial; exit 4'], { stdio: 'pipe' });
+      } catch (e) {
+        const err = e as { status: number; message: string; stdout: Buffer };
+        return { status: err.status, message: err.message, stdout: err.stdout.toString() };
+      }
+    };
+    expect(failure()).toEqual(inWorker(failure));
+  });
+});
+
+test('a spawn whose stdio names another descriptor runs in the worker', () => {
+  const file = path.join(dir, 'out.txt');
+  const fd = openSync(file, 'w');
+  try {
+    sh('echo $PPID', { stdio: ['ignore', fd, 'pipe'] });
+  } finally {
+    closeSync(fd);
+  }
+  expect(readFileSync(file, 'utf8').trim()).toBe(String(process.pid));
+});
+
+test('a spawner that ends after it took a request fails that call; later spawns run in the process', () => {
+  // In a process of its own: this ends its spawner.
+  const script = `
+    require(${JSON.stringify(path.join(repoRoot, 'test', 'setup', 'spawner.js'))});
+    const { spawnSync } = require('node:child_process');
+    const out = [];
+    out.push(spawnSync('sh', ['-c', 'echo $PPID'], { encoding: 'utf8' }).stdout.trim() !== String(process.pid));
+    try {
+      spawnSync('sh', ['-c', 'echo ran >> ${path.join(dir, 'ran.txt')}; kill -9 $PPID; sleep 0.2']);
+      out.push('no error');
+    } catch (e) {
+      out.push(e.message);
+    }
+    out.push(spawnSync('sh', ['-c', 'echo $PPID'], { encoding: 'utf8' }).stdout.trim() === String(process.pid));
+    process.stdout.write(JSON.stringify(out));
+  `;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+  expect(JSON.parse(r.stdout)).toEqual([true, 'the test spawner (test/setup/spawner.js) ended during a spawn', true]);
+  expect(readFileSync(path.join(dir, 'ran.txt'), 'utf8')).toBe('ran\n');
+});

@@ -1,0 +1,177 @@
+// Synchronous child processes of a Jest worker are started by a small process of its own (./spawner-child.js).
+//
+// Node starts every child with fork(): the kernel copies the parent's page tables and write-protects all of its
+// memory, and afterwards each page the parent writes faults once more. A Jest worker is a large process (100-300 MB
+// resident), and on this kind of machine a page fault is dear (a VM in a VM: ~13 us for a fresh page, ~29 us for a
+// page written after a fork, measured): after one spawnSync, writing 100 MB of a process's memory again took 740 ms
+// (25,600 faults), and the fork itself 40-50 ms. Test files that run git or the CLI spent half their own CPU so
+// (git.tree-diff: 74,000 faults, 2.1 s of system time in 4.2 s). A spawner of ~40 MB forks cheaply and writes little.
+//
+// Every synchronous spawn (spawnSync, execFileSync and execSync all end in Node's spawn_sync binding, with options
+// already checked and normalised) is sent to the spawner, which runs it with the same binding and the same options:
+// the same child, arguments, environment, working directory, umask, stdio, input, timeout and kill signal, and the
+// same result. A spawn whose stdio names a descriptor other than 0-2 (the spawner's are the worker's own) or a
+// handle runs in the worker as before. Asynchronous spawns (a ChildProcess: streams, kill, events) are untouched.
+// STEPCHAIN_TEST_SPAWNER=off turns it off; if the spawner cannot start, or is gone before a request reached it, spawns
+// run in the worker as before. A spawner that ends after it took a request fails that call (the command may have run:
+// it is never run a second time).
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const v8 = require('node:v8');
+
+const INSTALLED = Symbol.for('stepchain.test.spawner');
+const binding = process.binding('spawn_sync');
+
+/** Sleeps `ms` milliseconds without the event loop (the worker is inside a synchronous call). */
+const pause = (() => {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  return (ms) => Atomics.wait(cell, 0, 0, ms);
+})();
+
+/** A wait that starts short (a quick child) and grows to 2 ms (a long one), so neither costs much. */
+function backoff() {
+  let ms = 0.05;
+  return () => {
+    pause(ms);
+    ms = Math.min(2, ms * 2);
+  };
+}
+
+/** What Node's spawn_sync binding reads of its options (src/spawn_sync.cc, ParseOptions), as plain data. */
+const KEYS = ['file', 'args', 'cwd', 'envPairs', 'uid', 'gid', 'detached', 'windowsHide', 'windowsVerbatimArguments'];
+const LIMITS = ['timeout', 'maxBuffer', 'killSignal'];
+function plain(options) {
+  const out = {};
+  for (const k of [...KEYS, ...LIMITS]) if (options[k] !== undefined) out[k] = options[k];
+  out.args = Array.from(options.args, String);
+  out.envPairs = Array.from(options.envPairs ?? [], String);
+  out.stdio = options.stdio.map((s) => {
+    const entry = { type: s.type };
+    for (const k of ['readable', 'writable', 'fd']) if (s[k] !== undefined) entry[k] = s[k];
+    // Input comes as a Buffer or another view, of the test's realm: sent as its bytes.
+    if (s.input !== undefined) entry.input = Buffer.from(s.input.buffer, s.input.byteOffset, s.input.byteLength);
+    return entry;
+  });
+  return out;
+}
+
+const forwardable = (options) =>
+  Array.isArray(options.stdio) &&
+  options.stdio.every(
+    (s) =>
+      s.type === 'pipe' || s.type === 'ignore' || s.type === 'inherit' || (s.type === 'fd' && s.fd >= 0 && s.fd <= 2),
+  );
+
+/** The spawner's ends: requests written to `req`, results read from `res` (both non-blocking); undefined: none. */
+function connect() {
+  const cp = require('node:child_process');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepchain-spawner-'));
+  const req = path.join(dir, 'req');
+  const res = path.join(dir, 'res');
+  let child;
+  let fds = [];
+  try {
+    const made = cp.spawnSync('mkfifo', ['-m', '600', req, res]);
+    if (made.status !== 0) return undefined;
+    const { O_RDONLY, O_WRONLY, O_NONBLOCK } = fs.constants;
+    const resFd = fs.openSync(res, O_RDONLY | O_NONBLOCK);
+    fds.push(resFd);
+    child = cp.spawn(process.execPath, [path.join(__dirname, 'spawner-child.js'), req, res], {
+      // The worker's stdio, process group and session: its children get what the worker's would.
+      stdio: 'inherit',
+    });
+    child.unref();
+    const deadline = Date.now() + 20_000;
+    const ready = Buffer.alloc(1);
+    // Until the spawner opens the results for writing, a read finds no writer and returns 0: not yet.
+    for (const wait = backoff(); ; wait()) {
+      if (Date.now() > deadline) return undefined;
+      try {
+        if (fs.readSync(resFd, ready, 0, 1, null) === 1) break;
+      } catch (e) {
+        if (e.code !== 'EAGAIN') throw e;
+      }
+    }
+    let reqFd;
+    for (const wait = backoff(); reqFd === undefined; wait()) {
+      if (Date.now() > deadline) return undefined;
+      try {
+        reqFd = fs.openSync(req, O_WRONLY | O_NONBLOCK);
+      } catch (e) {
+        if (e.code !== 'ENXIO') throw e; // no reader yet
+      }
+    }
+    fds = [];
+    return { req: reqFd, res: resFd };
+  } catch {
+    return undefined;
+  } finally {
+    for (const fd of fds) fs.closeSync(fd);
+    if (fds.length > 0) child?.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function writeAll(fd, buf) {
+  const wait = backoff();
+  for (let at = 0; at < buf.length;) {
+    try {
+      at += fs.writeSync(fd, buf, at, buf.length - at);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      wait();
+    }
+  }
+}
+
+function readAll(fd, buf) {
+  const wait = backoff();
+  for (let at = 0; at < buf.length;) {
+    let n;
+    try {
+      n = fs.readSync(fd, buf, at, buf.length - at, null);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      wait();
+      continue;
+    }
+    if (n === 0) throw new Error('the test spawner (test/setup/spawner.js) ended during a spawn');
+    at += n;
+  }
+}
+
+function install() {
+  const local = binding.spawn;
+  let link; // undefined: not started yet; null: none (spawns run in the worker)
+  binding.spawn = function spawn(options) {
+    if (link === null || !forwardable(options)) return local.call(this, options);
+    if (link === undefined) {
+      link = null; // the spawns connect() makes run in the worker
+      link = connect() ?? null;
+      if (link === null) return local.call(this, options);
+    }
+    const data = v8.serialize({ options: plain(options), cwd: process.cwd(), umask: process.umask() });
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(data.length);
+    try {
+      writeAll(link.req, Buffer.concat([head, data]));
+    } catch {
+      // The spawner is gone before it had the whole request, so it ran nothing: the worker runs this one, and the rest.
+      link = null;
+      return local.call(this, options);
+    }
+    readAll(link.res, head);
+    const body = Buffer.allocUnsafe(head.readUInt32LE(0));
+    readAll(link.res, body);
+    const result = v8.deserialize(body);
+    if (result.thrown !== undefined) throw new Error(result.thrown);
+    return result;
+  };
+}
+
+if (binding[INSTALLED] === undefined && process.env.STEPCHAIN_TEST_SPAWNER !== 'off') {
+  // Kept on the binding (one per process, whatever realm a test file runs in): Node's own spawn, for the test of this.
+  binding[INSTALLED] = { local: binding.spawn };
+  install();
+}
