@@ -1,5 +1,5 @@
 import { spawnSync, execFileSync, type SpawnSyncOptions } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -25,6 +25,12 @@ function inWorker<T>(run: () => T): T {
     binding.spawn = forwarded;
   }
 }
+
+const big = Buffer.alloc(1_000_000, 'x');
+/** A program found only on the PATH a child is given. */
+const bin = path.join(dir, 'bin');
+mkdirSync(bin);
+writeFileSync(path.join(bin, 'tool'), '#!/bin/sh\necho "tool $0 $#"\n', { mode: 0o755 });
 
 const sh = (script: string, options: SpawnSyncOptions = {}) => spawnSync('sh', ['-c', script], options);
 /** A result without what differs between two runs of one command (the pid), errors as their code and message. */
@@ -65,6 +71,17 @@ describe('what a spawn gives through the spawner is what Node gives in the worke
     ['a timeout (SIGTERM)', () => sh('sleep 5', { timeout: 100 })],
     ['a timeout with SIGKILL', () => sh('trap "" TERM; sleep 5', { timeout: 100, killSignal: 'SIGKILL' })],
     ['a program that is not there', () => spawnSync(path.join(dir, 'nothing-here'))],
+    ['a working directory that is not there', () => sh('pwd', { cwd: path.join(dir, 'no-such-dir') })],
+    ['a program found on the PATH the child is given', () => spawnSync('tool', { env: { PATH: `/nowhere:${bin}` } })],
+    ['argv0', () => spawnSync('sh', ['-c', 'echo "$0"'], { argv0: 'other-name', encoding: 'utf8' })],
+    [
+      'a megabyte in and out of both pipes',
+      () => sh('cat; cat >&2 < /dev/null; head -c 1000000 /dev/zero >&2', { input: big, maxBuffer: 4_000_000 }),
+    ],
+    ['input the child does not read', () => sh('head -c 10', { input: big })],
+    ['exit 255, and SIGKILL', () => sh('exit 255')],
+    ['killed by SIGKILL', () => sh('kill -KILL $$')],
+    ['a session of its own (detached)', () => sh('[ "$(ps -o sid= -p $$)" -eq $$ ] && echo own', { detached: true })],
     ['stdio ignored and inherited', () => sh('echo out; echo err >&2', { stdio: ['ignore', 'ignore', 'inherit'] })],
     ['a shell command line', () => spawnSync('echo $((6*7)) "$0"', { shell: true, encoding: 'utf8' })],
   ];

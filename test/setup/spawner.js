@@ -1,24 +1,27 @@
-// Synchronous child processes of a Jest worker are started by a small process of its own (./spawner-child.js).
+// Synchronous child processes of a Jest worker are started by a small process of its own (./spawner.py).
 //
 // Node starts every child with fork(): the kernel copies the parent's page tables and write-protects all of its
 // memory, and afterwards each page the parent writes faults once more. A Jest worker is a large process (100-300 MB
 // resident), and on this kind of machine a page fault is dear (a VM in a VM: ~13 us for a fresh page, ~29 us for a
 // page written after a fork, measured): after one spawnSync, writing 100 MB of a process's memory again took 740 ms
-// (25,600 faults), and the fork itself 40-50 ms. Test files that run git or the CLI spent half their own CPU so
-// (git.tree-diff: 74,000 faults, 2.1 s of system time in 4.2 s). A spawner of ~40 MB forks cheaply and writes little.
+// (25,600 faults); a spawnSync of `true` took 10-17 ms from a bare Node process, 20-40 from one of 100 MB and 55-90
+// from one of 250 MB, against ~3 ms from Python, whose subprocess starts a child with vfork (no copy, no faults).
+// Test files that run git or the CLI spent half their own CPU so (git.tree-diff: 65,000 faults, 1.8 s of system time
+// in 3.6 s).
 //
 // Every synchronous spawn (spawnSync, execFileSync and execSync all end in Node's spawn_sync binding, with options
-// already checked and normalised) is sent to the spawner, which runs it with the same binding and the same options:
-// the same child, arguments, environment, working directory, umask, stdio, input, timeout and kill signal, and the
-// same result. A spawn whose stdio names a descriptor other than 0-2 (the spawner's are the worker's own) or a
-// handle runs in the worker as before. Asynchronous spawns (a ChildProcess: streams, kill, events) are untouched.
+// already checked and normalised) is sent to the spawner, which makes it as the binding would: the same program
+// (found on the child's PATH), arguments, environment, working directory (the worker's when none is given), umask,
+// stdio, input, timeout, maxBuffer and kill signal, and the binding's result (status, signal, pid, output, error as a
+// negative errno). A spawn that asks for another user or group, or whose stdio names a descriptor other than 0-2 (the
+// spawner's are the worker's own) or a handle, runs in the worker as before; so do asynchronous spawns (a
+// ChildProcess: streams, kill, events). test/setup.spawner.test.ts compares the two ways on each kind of case.
 // STEPCHAIN_TEST_SPAWNER=off turns it off; if the spawner cannot start, or is gone before a request reached it, spawns
 // run in the worker as before. A spawner that ends after it took a request fails that call (the command may have run:
 // it is never run a second time).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const v8 = require('node:v8');
 
 const INSTALLED = Symbol.for('stepchain.test.spawner');
 const binding = process.binding('spawn_sync');
@@ -38,26 +41,34 @@ function backoff() {
   };
 }
 
-/** What Node's spawn_sync binding reads of its options (src/spawn_sync.cc, ParseOptions), as plain data. */
-const KEYS = ['file', 'args', 'cwd', 'envPairs', 'uid', 'gid', 'detached', 'windowsHide', 'windowsVerbatimArguments'];
-const LIMITS = ['timeout', 'maxBuffer', 'killSignal'];
-function plain(options) {
-  const out = {};
-  for (const k of [...KEYS, ...LIMITS]) if (options[k] !== undefined) out[k] = options[k];
-  out.args = Array.from(options.args, String);
-  out.envPairs = Array.from(options.envPairs ?? [], String);
-  out.stdio = options.stdio.map((s) => {
-    const entry = { type: s.type };
-    for (const k of ['readable', 'writable', 'fd']) if (s[k] !== undefined) entry[k] = s[k];
-    // Input comes as a Buffer or another view, of the test's realm: sent as its bytes.
-    if (s.input !== undefined) entry.input = Buffer.from(s.input.buffer, s.input.byteOffset, s.input.byteLength);
-    return entry;
-  });
-  return out;
+/** A request for the spawner: what the binding reads of its options (src/spawn_sync.cc, ParseOptions), and the input. */
+function request(options) {
+  const input = options.stdio[0]?.input;
+  const bytes = input === undefined ? Buffer.alloc(0) : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const header = {
+    file: options.file,
+    args: Array.from(options.args ?? [], String),
+    cwd: options.cwd ?? process.cwd(),
+    envPairs: Array.from(options.envPairs ?? [], String),
+    detached: options.detached === true,
+    timeout: options.timeout > 0 ? options.timeout : 0,
+    maxBuffer: Number.isFinite(options.maxBuffer) ? options.maxBuffer : 0,
+    killSignal: options.killSignal,
+    stdio: options.stdio.map((s) => ({ type: s.type, fd: s.fd })),
+    umask: process.umask(),
+    inputLength: bytes.length,
+  };
+  const text = Buffer.from(JSON.stringify(header));
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(text.length);
+  return Buffer.concat([head, text, bytes]);
 }
 
 const forwardable = (options) =>
+  options.uid === undefined &&
+  options.gid === undefined &&
   Array.isArray(options.stdio) &&
+  options.stdio.length <= 3 &&
   options.stdio.every(
     (s) =>
       s.type === 'pipe' || s.type === 'ignore' || s.type === 'inherit' || (s.type === 'fd' && s.fd >= 0 && s.fd <= 2),
@@ -77,7 +88,7 @@ function connect() {
     const { O_RDONLY, O_WRONLY, O_NONBLOCK } = fs.constants;
     const resFd = fs.openSync(res, O_RDONLY | O_NONBLOCK);
     fds.push(resFd);
-    child = cp.spawn(process.execPath, [path.join(__dirname, 'spawner-child.js'), req, res], {
+    child = cp.spawn('python3', ['-I', '-S', path.join(__dirname, 'spawner.py'), req, res], {
       // The worker's stdio, process group and session: its children get what the worker's would.
       stdio: 'inherit',
     });
@@ -151,22 +162,29 @@ function install() {
       link = connect() ?? null;
       if (link === null) return local.call(this, options);
     }
-    const data = v8.serialize({ options: plain(options), cwd: process.cwd(), umask: process.umask() });
-    const head = Buffer.alloc(4);
-    head.writeUInt32LE(data.length);
     try {
-      writeAll(link.req, Buffer.concat([head, data]));
+      writeAll(link.req, request(options));
     } catch {
       // The spawner is gone before it had the whole request, so it ran nothing: the worker runs this one, and the rest.
       link = null;
       return local.call(this, options);
     }
+    const head = Buffer.alloc(4);
     readAll(link.res, head);
-    const body = Buffer.allocUnsafe(head.readUInt32LE(0));
-    readAll(link.res, body);
-    const result = v8.deserialize(body);
-    if (result.thrown !== undefined) throw new Error(result.thrown);
-    return result;
+    const text = Buffer.allocUnsafe(head.readUInt32LE(0));
+    readAll(link.res, text);
+    const { lengths, ...result } = JSON.parse(text.toString());
+    if (lengths === null) return { ...result, output: null };
+    const output = [];
+    for (const n of lengths) {
+      if (n === null) output.push(null);
+      else {
+        const bytes = Buffer.allocUnsafe(n);
+        readAll(link.res, bytes);
+        output.push(bytes);
+      }
+    }
+    return { ...result, output };
   };
 }
 
