@@ -13,20 +13,20 @@ import { git } from './helpers/git';
 import * as rec from './helpers/record';
 
 // The real Copilot CLI (its bring-your-own-key provider, Chat Completions), through `stepchain record` and
-// `fork --replay`, against scripted servers on 127.0.0.1.
+// `fork --replay`, against scripted servers on 127.0.0.1. One recording serves every test (as record.gemini's): record,
+// a replay from step 1, a replay whose tool result changed (its first call reads the note, which the last test
+// changes). A recording of its own for that last replay was one Copilot run more (~3 s of CPU of the file's ~21).
 jest.setTimeout(180_000);
 
 const { root, home, note } = rec.recordPlaces('stepchain-record-copilot-');
 const KEY = 'sk-local-scripted';
 const MAKE = 'Make the files.';
-const NOTE = 'Read the note.';
 const SCRIPTS: Record<string, ChatTurn[]> = {
   [MAKE]: [
-    { tool: 'bash', args: { command: 'printf one > one.txt', description: 'first file' } },
+    { tool: 'bash', args: { command: `cat ${note} | tee one.txt`, description: 'first file' } },
     { tool: 'bash', args: { command: 'cat one.txt > two.txt', description: 'second file' } },
     { text: 'Done.' },
   ],
-  [NOTE]: [{ tool: 'bash', args: { command: `cat ${note}`, description: 'read it' } }, { text: 'Read.' }],
 };
 
 /** `stepchain <args> -- copilot -p <prompt> ...`, Copilot's provider URL in the environment being `baseUrl`. */
@@ -100,7 +100,7 @@ test('record: every exchange of a real Copilot run is a step, byte for byte, wit
   expect(r.stderr).toMatch(/3 exchanges recorded/);
   expect(r.code).toBe(0);
   // The agent saw the whole streams: both tool calls ran, and the final text came through.
-  expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('one');
+  expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('the first note\n');
   expect(r.stdout).toContain('Done.');
 
   // Measured: Copilot 1.0.102 sends nothing but `POST /v1/chat/completions`, streamed.
@@ -119,10 +119,11 @@ test('record: every exchange of a real Copilot run is a step, byte for byte, wit
     {
       id: serverA.calls[0]!.id,
       name: 'bash',
-      arguments: { command: 'printf one > one.txt', description: 'first file' },
+      arguments: { command: `cat ${note} | tee one.txt`, description: 'first file' },
     },
   ]);
   expect(s0!.tool_result).toEqual([expect.objectContaining({ role: 'tool', tool_call_id: serverA.calls[0]!.id })]);
+  expect(JSON.stringify(s0!.tool_result)).toContain('the first note');
   expect(s1!.tool_result).toEqual([expect.objectContaining({ tool_call_id: serverA.calls[1]!.id })]);
   expect(s2!.tool_call).toBeNull();
   // The key went upstream (as a bearer token) and nowhere into the record.
@@ -144,18 +145,14 @@ test('fork --replay from step 1: server A is gone, server B gets only the reques
       warnings: 'stepchain',
     });
     expect(serverB.requests[0]!.body.messages).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
-    expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('one');
+    expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('the first note\n');
   });
 });
 
 test('fork --replay stops at the exchange whose tool result changed: exit 1, nothing upstream, the agent ended', async () => {
-  const serverC = await startChatServer(SCRIPTS);
-  const noted = await stepchain(rec.recordArgs('copilot', 'rec-note'), NOTE, serverC.baseUrl);
-  expect(noted.code).toBe(0);
-  await serverC.close();
   writeFileSync(note, 'a different note\n'); // the tool of step 0 now reads something else
   await rec.closing(startChatServer(SCRIPTS), async (serverD) => {
-    const r = await stepchain(rec.replayArgs('rec-note', 1, serverD.baseUrl), NOTE, serverD.baseUrl);
+    const r = await stepchain(rec.replayArgs('rec-1', 1, serverD.baseUrl), MAKE, serverD.baseUrl);
     rec.expectReplayDiverged(r, {
       exchange: 1,
       field: /messages\[\d+\]\.content/,
