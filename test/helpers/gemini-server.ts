@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { agentBinary, agentPath, runAgentProcess, type AgentRun } from './agents';
-import { jsonBody, startExchangeServer } from './exchange-server';
+import { jsonBody, startExchangeServer, type Exchange } from './exchange-server';
 
 /**
  * The real Gemini CLI (test/agents/versions.json pins it) against a scripted Gemini API server on 127.0.0.1
@@ -18,8 +18,8 @@ export interface FunctionCall {
 export interface GeminiServer {
   port: number;
   requests: { url: string; body: Record<string, unknown> }[];
-  /** Every request's body bytes and the response body bytes sent for it, in order. */
-  raw: { request: Buffer; response: Buffer }[];
+  /** Every request's body bytes and headers and the response body bytes sent for it, in order. */
+  raw: Exchange[];
   close(): Promise<void>;
 }
 
