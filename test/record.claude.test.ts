@@ -9,19 +9,20 @@ import { claudeBinary, startScriptedServer, type ScriptedServer } from './helper
 import * as rec from './helpers/record';
 
 // The real Claude Code binary, through `stepchain record` and `fork --replay`, against scripted servers on 127.0.0.1.
+// One recording serves the record test and both replays (a replay from step 1; a replay whose tool result changed,
+// the note step 0 read): a second recording only for the changed note cost a Claude Code start and a record process.
 jest.setTimeout(180_000);
 
 const { root, home, note } = rec.recordPlaces('stepchain-record-');
 const KEY = 'sk-ant-test-not-a-key-7f3a';
 const MAKE = 'Make the files.';
-const NOTE = 'Read the note.';
+const CMD_NOTE = `cat ${note} | tee one.txt`;
 const SCRIPTS = {
   [MAKE]: [
-    { tools: [{ name: 'Bash', input: { command: 'printf one > one.txt', description: 'first file' } }] },
+    { tools: [{ name: 'Bash', input: { command: CMD_NOTE, description: 'first file' } }] },
     { tools: [{ name: 'Bash', input: { command: 'cat one.txt > two.txt', description: 'second file' } }] },
     { text: 'Done.' },
   ],
-  [NOTE]: [{ tools: [{ name: 'Bash', input: { command: `cat ${note}`, description: 'read it' } }] }, { text: 'Read.' }],
 };
 const env: NodeJS.ProcessEnv = {
   PATH: agentPath(),
@@ -65,7 +66,7 @@ test('record: every exchange of a real Claude Code run is a step, byte for byte,
   expect(sessionCwdRun.stderr).toMatch(/3 exchanges recorded/);
   expect(sessionCwdRun.code).toBe(0);
   // The agent saw the whole stream: both tool calls ran, and the final text came through.
-  expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('one');
+  expect(readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('the first note\n');
   const result = sessionCwdRun.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
@@ -78,11 +79,12 @@ test('record: every exchange of a real Claude Code run is a step, byte for byte,
   // tool_call: what the response asked for; tool_result: what the next request carried for it.
   const [s0, s1, s2] = recorded.map((e) => e.row);
   expect(s0!.tool_call).toEqual([
-    { id: serverA.toolUseIds[0], name: 'Bash', input: { command: 'printf one > one.txt', description: 'first file' } },
+    { id: serverA.toolUseIds[0], name: 'Bash', input: { command: CMD_NOTE, description: 'first file' } },
   ]);
   expect(s0!.tool_result).toEqual([
     expect.objectContaining({ type: 'tool_result', tool_use_id: serverA.toolUseIds[0] }),
   ]);
+  expect(JSON.stringify(s0!.tool_result)).toContain('the first note');
   expect(s1!.tool_result).toEqual([expect.objectContaining({ tool_use_id: serverA.toolUseIds[1] })]);
   expect(s2!.tool_call).toBeNull();
   expect(s2!.tool_result).toBeNull();
@@ -142,25 +144,17 @@ test('fork --replay from step 1: server A is gone, server B gets only the reques
     // The live request is the third turn of the same conversation.
     expect(serverB.requests[0]!.body.messages).toHaveLength((recorded[2]!.row.prompt as unknown[]).length);
     // The tools of steps 0 and 1 ran for real in the fork, from the files the run started with.
-    expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('one');
+    expect(readFileSync(path.join(doc.fork_worktree, 'two.txt'), 'utf8')).toBe('the first note\n');
   });
 });
 
 test('fork --replay stops at the exchange whose tool result changed: exit 1, nothing upstream, the agent ended', async () => {
-  const serverC = await startScriptedServer(SCRIPTS);
-  const noted = await stepchain([
-    ...rec.recordArgs('claude', 'rec-note', `http://127.0.0.1:${serverC.port}`),
-    '--',
-    ...claudeArgs(NOTE),
-  ]);
-  expect(noted.code).toBe(0);
-  await serverC.close();
   writeFileSync(note, 'a different note\n'); // the tool of step 0 now reads something else
   await rec.closing(startScriptedServer(SCRIPTS), async (serverD) => {
     const r = await stepchain([
-      ...rec.replayArgs('rec-note', 1, `http://127.0.0.1:${serverD.port}`),
+      ...rec.replayArgs('rec-1', 1, `http://127.0.0.1:${serverD.port}`),
       '--',
-      ...claudeArgs(NOTE),
+      ...claudeArgs(MAKE),
     ]);
     rec.expectReplayDiverged(r, {
       exchange: 1,
