@@ -3,7 +3,8 @@ import path from 'node:path';
 import { type JournalEntry } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { agentPath } from './helpers/agents';
-import { cli, expectNoStack } from './helpers/cli';
+import { expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import * as rec from './helpers/record';
 import {
   CODEX_MODEL,
@@ -96,8 +97,9 @@ test("record: Codex's compaction request is pinned as a content-addressed provid
   const m = run.entries.find((e) => e.row.event === 'provider_state_mutation')!;
   expect(m.row.payload.get('mutation_kind')).toBe('compaction');
   expect(m.row.payload.get('step_index')).toBe(at);
-  expect(cli(['verify', 'rec-compact'], { cwd: root }).code).toBe(0);
-  expect(cli(['run', 'verify', 'rec-compact'], { cwd: root }).code).toBe(0);
+  // Reads of what the recording wrote (runCli in this process, as record.claude's): the recording ran as a process.
+  expect((await cliInProcess(['verify', 'rec-compact'], { cwd: root })).code).toBe(0);
+  expect((await cliInProcess(['run', 'verify', 'rec-compact'], { cwd: root })).code).toBe(0);
 });
 
 test('fork --replay from step 1: server A is gone, server B gets only the request after step 1, the files are right', async () => {
