@@ -98,7 +98,7 @@ describe('what a spawn gives through the spawner is what Node gives in the worke
   test("the worker's umask", () => {
     const before = process.umask(0o027);
     try {
-      expect(sh('umask', { encoding: 'utf8' }).stdout.trim()).toBe('0027');
+      expect(String(sh('umask', { encoding: 'utf8' }).stdout).trim()).toBe('0027');
     } finally {
       process.umask(before);
     }
