@@ -81,7 +81,10 @@ describe('what a spawn gives through the spawner is what Node gives in the worke
     ['input the child does not read', () => sh('head -c 10', { input: big })],
     ['exit 255, and SIGKILL', () => sh('exit 255')],
     ['killed by SIGKILL', () => sh('kill -KILL $$')],
-    ['a session of its own (detached)', () => sh('[ "$(ps -o sid= -p $$)" -eq $$ ] && echo own', { detached: true })],
+    [
+      'a session of its own (detached)',
+      () => sh('[ "$(ps -o sid= -p $$)" -eq $$ ] && echo own', { detached: true } as SpawnSyncOptions),
+    ],
     ['stdio ignored and inherited', () => sh('echo out; echo err >&2', { stdio: ['ignore', 'ignore', 'inherit'] })],
     ['a shell command line', () => spawnSync('echo $((6*7)) "$0"', { shell: true, encoding: 'utf8' })],
   ];
