@@ -42,9 +42,9 @@ function comparable(r: ReturnType<typeof spawnSync>) {
 
 test('the spawner is installed in the Jest workers, and a spawnSync runs there, not in the worker', () => {
   expect(installed).toBeDefined();
-  const ppid = sh('echo $PPID', { encoding: 'utf8' }).stdout.trim();
+  const ppid = String(sh('echo $PPID', { encoding: 'utf8' }).stdout).trim();
   expect(ppid).not.toBe(String(process.pid));
-  expect(inWorker(() => sh('echo $PPID', { encoding: 'utf8' }).stdout.trim())).toBe(String(process.pid));
+  expect(inWorker(() => String(sh('echo $PPID', { encoding: 'utf8' }).stdout).trim())).toBe(String(process.pid));
 });
 
 describe('what a spawn gives through the spawner is what Node gives in the worker', () => {
