@@ -1,5 +1,5 @@
 import { spawnSync, execFileSync, type SpawnSyncOptions } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -31,8 +31,14 @@ const big = Buffer.alloc(1_000_000, 'x');
 const bin = path.join(dir, 'bin');
 mkdirSync(bin);
 writeFileSync(path.join(bin, 'tool'), '#!/bin/sh\necho "tool $0 $#"\n', { mode: 0o755 });
+/** A script without `#!` (execve: ENOEXEC), on the PATH before a `tool2` that has one. */
+const bin2 = path.join(dir, 'bin2');
+mkdirSync(bin2);
+writeFileSync(path.join(bin, 'tool2'), 'echo "no #! $0 $#"\n', { mode: 0o755 });
+writeFileSync(path.join(bin2, 'tool2'), '#!/bin/sh\necho "#! $0"\n', { mode: 0o755 });
 
-const sh = (script: string, options: SpawnSyncOptions = {}) => spawnSync('sh', ['-c', script], options);
+const sh = (script: string, options: SpawnSyncOptions & { detached?: boolean } = {}) =>
+  spawnSync('sh', ['-c', script], options);
 /** A result without what differs between two runs of one command (the pid), errors as their code and message. */
 function comparable(r: ReturnType<typeof spawnSync>) {
   const { pid, error, ...rest } = r;
@@ -87,9 +93,65 @@ describe('what a spawn gives through the spawner is what Node gives in the worke
     ],
     ['stdio ignored and inherited', () => sh('echo out; echo err >&2', { stdio: ['ignore', 'ignore', 'inherit'] })],
     ['a shell command line', () => spawnSync('echo $((6*7)) "$0"', { shell: true, encoding: 'utf8' })],
+    [
+      "stdio pipes are socketpairs (libuv's): /dev/stdin cannot be opened, a child can write to its stdin",
+      () =>
+        sh('stat -L -c %F /dev/stdin /dev/stdout /dev/stderr; cat /dev/stdin; echo x >&0; echo $?', { input: 'in' }),
+    ],
+    ['stdin ignored is /dev/null read-only', () => sh('echo x >&0; echo $?', { stdio: ['ignore', 'pipe', 'pipe'] })],
+    ["the descriptors the worker's children inherit", () => sh('ls /proc/self/fd')],
+    ['signals ignored and blocked in the child', () => sh('grep -E "^Sig(Blk|Ign)" /proc/self/status')],
+    ...[32, 33, 34, 35, 64].map((n): [string, () => ReturnType<typeof spawnSync>] => [
+      `killed by signal ${n} (Node names none above 31)`,
+      () => sh(`kill -${n} $$; sleep 1`),
+    ]),
+    ['a program without #! (glibc runs it with /bin/sh)', () => spawnSync(path.join(bin, 'tool2'), ['a'])],
+    [
+      'a program without #! on the PATH before one with it',
+      () => spawnSync('tool2', { env: { PATH: `${bin}:${bin2}` } }),
+    ],
+    [
+      'a relative working directory, after the worker changed its own',
+      () => {
+        const before = process.cwd();
+        process.chdir(dir);
+        try {
+          return sh('pwd', { cwd: 'bin' });
+        } finally {
+          process.chdir(before);
+        }
+      },
+    ],
+    [
+      "the worker's working directory removed",
+      () => {
+        const gone = path.join(dir, `gone-${Math.random()}`);
+        mkdirSync(gone);
+        const before = process.cwd();
+        process.chdir(gone);
+        try {
+          rmdirSync(gone);
+          return sh('echo ran');
+        } finally {
+          process.chdir(before);
+        }
+      },
+    ],
+    ['an environment naming a variable twice', () => sh('env | grep "^A=" | sort', { env: { 'A=B': 'c', A: 'd' } })],
+    ['an empty variable name', () => sh('env | grep -c "^=x"', { env: { '': 'x' } })],
+    [
+      'lone surrogates in arguments and environment (UTF-8 with U+FFFD)',
+      () =>
+        spawnSync('sh', ['-c', 'printf "%s|%s" "$1" "$A" | od -An -tx1', 'sh', '\ud800\udc80z'], {
+          env: { A: '\udcff' },
+        }),
+    ],
+    ['a timeout of 2^53 - 1 ms', () => sh('echo ok', { timeout: Number.MAX_SAFE_INTEGER })],
   ];
   test.each(cases)('%s', (_name, run) => {
     expect(comparable(run())).toEqual(comparable(inWorker(run)));
+    // and the spawner made it, and is still there (one that failed would leave the rest to the worker: all equal)
+    expect(String(sh('echo $PPID', { encoding: 'utf8' }).stdout).trim()).not.toBe(String(process.pid));
   });
 
   test('output beyond maxBuffer: the same error (what was read before the kill, and whether the kill came first, vary)', () => {
@@ -151,4 +213,45 @@ test('a spawner that ends after it took a request fails that call; later spawns 
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
   expect(JSON.parse(r.stdout)).toEqual([true, 'the test spawner (test/setup/spawner.js) ended during a spawn', true]);
   expect(readFileSync(path.join(dir, 'ran.txt'), 'utf8')).toBe('ran\n');
+});
+
+/** `script` in a Node process of its own with the spawner installed; what it writes, parsed. */
+function inProcess(script: string, options: SpawnSyncOptions = {}): unknown {
+  const setup = `require(${JSON.stringify(path.join(repoRoot, 'test', 'setup', 'spawner.js'))});
+    const { spawnSync } = require('node:child_process');
+    const binding = process.binding('spawn_sync');
+    const viaSpawner = binding.spawn;
+    const local = binding[Symbol.for('stepchain.test.spawner')].local;
+    const both = (run) => { const a = run(); binding.spawn = local; try { return [a, run()]; } finally { binding.spawn = viaSpawner; } };
+  `;
+  const r = spawnSync(process.execPath, ['-e', setup + script], { encoding: 'utf8', ...options });
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+  return JSON.parse(String(r.stdout));
+}
+
+test('an inherited stdin the worker made non-blocking is blocking in the child (libuv clears O_NONBLOCK)', () => {
+  const [spawner, node] = inProcess(
+    `
+    spawnSync('true'); // the spawner starts: libuv clears O_NONBLOCK then, once
+    process.stdin.on('data', () => {}).pause(); // libuv makes the worker's stdin non-blocking
+    const flags = () => spawnSync('sh', ['-c', 'grep flags /proc/self/fdinfo/0'], { stdio: ['inherit', 'pipe', 'pipe'], encoding: 'utf8' }).stdout;
+    process.stdout.write(JSON.stringify(both(flags)));
+    process.exit(0);
+  `,
+    { input: '' },
+  ) as string[];
+  expect(spawner).toBe(node);
+});
+
+test('the spawner is the python3 on the PATH the worker started with, not one a test puts there later', () => {
+  const fake = path.join(dir, 'fake');
+  mkdirSync(fake);
+  writeFileSync(path.join(fake, 'python3'), `#!/bin/sh\necho ran >> ${path.join(fake, 'log')}\n`, { mode: 0o755 });
+  const out = inProcess(`
+    process.env.PATH = ${JSON.stringify(fake)} + ':' + process.env.PATH;
+    const ppid = spawnSync('sh', ['-c', 'echo $PPID'], { encoding: 'utf8' }).stdout.trim();
+    process.stdout.write(JSON.stringify(ppid !== String(process.pid)));
+  `);
+  expect(out).toBe(true);
+  expect(() => readFileSync(path.join(fake, 'log'))).toThrow();
 });

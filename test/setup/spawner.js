@@ -13,12 +13,15 @@
 // already checked and normalised) is sent to the spawner, which makes it as the binding would: the same program
 // (found on the child's PATH), arguments, environment, working directory (the worker's when none is given), umask,
 // stdio, input, timeout, maxBuffer and kill signal, and the binding's result (status, signal, pid, output, error as a
-// negative errno). A spawn that asks for another user or group, or whose stdio names a descriptor other than 0-2 (the
-// spawner's are the worker's own) or a handle, runs in the worker as before; so do asynchronous spawns (a
+// negative errno), with libuv's stdio (socketpairs, /dev/null read-only as stdin, inherited 0-2 made blocking, no
+// descriptor closed) and glibc's execvp (PATH search). A spawn that asks for another user or group, or whose stdio names
+// a descriptor other than 0-2 (the spawner's are the worker's own) or a handle, or whose environment names a variable
+// twice, runs in the worker as before; so does one the spawner finds it cannot run as Node would (a program without
+// `#!`, which glibc runs with /bin/sh; a worker whose working directory is gone), and asynchronous spawns (a
 // ChildProcess: streams, kill, events). test/setup.spawner.test.ts compares the two ways on each kind of case.
-// STEPCHAIN_TEST_SPAWNER=off turns it off; if the spawner cannot start, or is gone before a request reached it, spawns
-// run in the worker as before. A spawner that ends after it took a request fails that call (the command may have run:
-// it is never run a second time).
+// STEPCHAIN_TEST_SPAWNER=off turns it off; if the spawner cannot start (python3 and mkfifo are taken from the PATH the
+// worker started with), or is gone before a request reached it, spawns run in the worker as before. A spawner that
+// ends after it took a request fails that call (the command may have run: it is never run a second time).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -41,31 +44,55 @@ function backoff() {
   };
 }
 
-/** A request for the spawner: what the binding reads of its options (src/spawn_sync.cc, ParseOptions), and the input. */
+/** A string as the bytes Node's binding gives the child (UTF-8, a lone surrogate as U+FFFD), one character a byte. */
+const bytes = (s) => Buffer.from(String(s)).toString('latin1');
+
+/** A request for the spawner: what the binding reads of its options (src/spawn_sync.cc, ParseOptions), and the input;
+ * undefined when the worker has no working directory (deleted): Node's child starts in it, the spawner cannot. */
 function request(options) {
+  let workerCwd;
+  try {
+    workerCwd = process.cwd();
+  } catch {
+    return undefined;
+  }
   const input = options.stdio[0]?.input;
-  const bytes = input === undefined ? Buffer.alloc(0) : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const data = input === undefined ? Buffer.alloc(0) : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   const header = {
-    file: options.file,
-    args: Array.from(options.args ?? [], String),
-    cwd: options.cwd ?? process.cwd(),
-    envPairs: Array.from(options.envPairs ?? [], String),
+    file: bytes(options.file),
+    args: Array.from(options.args ?? [], bytes),
+    workerCwd: bytes(workerCwd),
+    cwd: options.cwd == null ? null : bytes(options.cwd),
+    envPairs: Array.from(options.envPairs ?? [], bytes),
     detached: options.detached === true,
     timeout: options.timeout > 0 ? options.timeout : 0,
     maxBuffer: Number.isFinite(options.maxBuffer) ? options.maxBuffer : 0,
     killSignal: options.killSignal,
     stdio: options.stdio.map((s) => ({ type: s.type, fd: s.fd })),
     umask: process.umask(),
-    inputLength: bytes.length,
+    inputLength: data.length,
   };
   const text = Buffer.from(JSON.stringify(header));
   const head = Buffer.alloc(4);
   head.writeUInt32LE(text.length);
-  return Buffer.concat([head, text, bytes]);
+  return Buffer.concat([head, text, data]);
+}
+
+/** Whether two of the environment's entries name one variable (`{'A=B': 1, A: 2}`: "A=B=1" and "A=2"): Node gives the
+ * child both; the spawner's Python takes a mapping. */
+function envTwice(pairs) {
+  const names = new Set();
+  for (const pair of pairs ?? []) {
+    const name = String(pair).split('=', 1)[0];
+    if (names.has(name)) return true;
+    names.add(name);
+  }
+  return false;
 }
 
 const forwardable = (options) =>
   options.uid === undefined &&
+  !envTwice(options.envPairs) &&
   options.gid === undefined &&
   Array.isArray(options.stdio) &&
   options.stdio.length <= 3 &&
@@ -73,6 +100,32 @@ const forwardable = (options) =>
     (s) =>
       s.type === 'pipe' || s.type === 'ignore' || s.type === 'inherit' || (s.type === 'fd' && s.fd >= 0 && s.fd <= 2),
   );
+
+/** `name` on the PATH the worker started with (a test may change process.env.PATH later, or put a stand-in there). */
+function which(name) {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const file = path.join(dir || '.', name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      if (path.isAbsolute(file) && fs.statSync(file).isFile()) return file;
+    } catch {
+      // not there
+    }
+  }
+  return undefined;
+}
+const PROGRAMS = { python3: which('python3'), mkfifo: which('mkfifo') };
+const ENV = { ...process.env };
+
+/** Whether process `pid` has ended (a zombie: the worker reaps nothing while it waits here); false where /proc is not. */
+function ended(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch (e) {
+    return e.code === 'ENOENT';
+  }
+}
 
 /** The spawner's ends: requests written to `req`, results read from `res` (both non-blocking); undefined: none. */
 function connect() {
@@ -83,21 +136,25 @@ function connect() {
   let child;
   let fds = [];
   try {
-    const made = cp.spawnSync('mkfifo', ['-m', '600', req, res]);
+    if (PROGRAMS.python3 === undefined || PROGRAMS.mkfifo === undefined) return undefined;
+    const made = cp.spawnSync(PROGRAMS.mkfifo, ['-m', '600', req, res], { env: ENV });
     if (made.status !== 0) return undefined;
     const { O_RDONLY, O_WRONLY, O_NONBLOCK } = fs.constants;
     const resFd = fs.openSync(res, O_RDONLY | O_NONBLOCK);
     fds.push(resFd);
-    child = cp.spawn('python3', ['-I', '-S', path.join(__dirname, 'spawner.py'), req, res], {
+    child = cp.spawn(PROGRAMS.python3, ['-I', '-S', path.join(__dirname, 'spawner.py'), req, res], {
       // The worker's stdio, process group and session: its children get what the worker's would.
       stdio: 'inherit',
+      env: ENV,
     });
+    child.on('error', () => {}); // told after this call, which has seen no pid
     child.unref();
+    if (child.pid === undefined) return undefined;
     const deadline = Date.now() + 20_000;
     const ready = Buffer.alloc(1);
     // Until the spawner opens the results for writing, a read finds no writer and returns 0: not yet.
     for (const wait = backoff(); ; wait()) {
-      if (Date.now() > deadline) return undefined;
+      if (Date.now() > deadline || ended(child.pid)) return undefined;
       try {
         if (fs.readSync(resFd, ready, 0, 1, null) === 1) break;
       } catch (e) {
@@ -106,7 +163,7 @@ function connect() {
     }
     let reqFd;
     for (const wait = backoff(); reqFd === undefined; wait()) {
-      if (Date.now() > deadline) return undefined;
+      if (Date.now() > deadline || ended(child.pid)) return undefined;
       try {
         reqFd = fs.openSync(req, O_WRONLY | O_NONBLOCK);
       } catch (e) {
@@ -162,8 +219,10 @@ function install() {
       link = connect() ?? null;
       if (link === null) return local.call(this, options);
     }
+    const message = request(options);
+    if (message === undefined) return local.call(this, options);
     try {
-      writeAll(link.req, request(options));
+      writeAll(link.req, message);
     } catch {
       // The spawner is gone before it had the whole request, so it ran nothing: the worker runs this one, and the rest.
       link = null;
@@ -173,7 +232,8 @@ function install() {
     readAll(link.res, head);
     const text = Buffer.allocUnsafe(head.readUInt32LE(0));
     readAll(link.res, text);
-    const { lengths, ...result } = JSON.parse(text.toString());
+    const { lengths, local: unrun, ...result } = JSON.parse(text.toString());
+    if (unrun === true) return local.call(this, options); // nothing ran (spawner.py: Local)
     if (lengths === null) return { ...result, output: null };
     const output = [];
     for (const n of lengths) {

@@ -2,20 +2,29 @@
 # spawn_sync binding would, from a process that starts children without fork()'s cost (Python's subprocess uses
 # vfork: no copy of page tables, no faults afterwards).
 #
-# Requests come on the FIFO argv[1]: a 4-byte little-endian length, a JSON header (file, args, cwd, envPairs,
-# detached, timeout, maxBuffer, killSignal, stdio: [{type, fd}], umask, inputLength), then the input bytes. Each
-# answer goes on the FIFO argv[2]: a 4-byte length, a JSON header (status, signal, pid, error: a negative errno as
-# Node's binding gives it, lengths: the bytes of each stdio entry's output, or null), then those bytes. The spawner
-# ends when the worker does (end of file on the requests).
+# Requests come on the FIFO argv[1]: a 4-byte little-endian length, a JSON header (file, args, workerCwd, cwd,
+# envPairs: strings whose characters are UTF-8 bytes; detached, timeout, maxBuffer, killSignal, stdio: [{type, fd}],
+# umask, inputLength), then the input bytes. Each answer goes on the FIFO argv[2]: a 4-byte length, a JSON header
+# (status, signal, pid, error: a negative errno as Node's binding gives it, lengths: the bytes of each stdio entry's
+# output, or null; or local: true, nothing was run and the worker runs it), then those bytes. The spawner ends when
+# the worker does (end of file on the requests).
 import errno
 import json
 import os
 import select
 import signal
+import socket
 import struct
 import subprocess
 import sys
 import time
+
+# close_fds=False would have subprocess use posix_spawn, whose glibc child ignores signals 32 and 33 (and which refuses
+# an empty variable name): its vfork path is libuv's fork as a child sees it.
+subprocess._USE_POSIX_SPAWN = False
+
+# select() and wait() take no timeout of 2^53 ms (Node's does): a long one is waited in pieces.
+LONGEST_WAIT = 3600.0
 
 
 def read_full(fd, n):
@@ -35,74 +44,154 @@ def write_full(fd, data):
 
 
 def signal_name(n):
-    try:
-        return signal.Signals(n).name
-    except ValueError:
-        return None
+    # Node's signo_string: the names of signals 1-31, and "" for the others (real-time signals).
+    return signal.Signals(n).name if n < 32 else ""
 
 
-def slot(stdio, i):
-    s = stdio[i] if i < len(stdio) else {"type": "ignore"}
+class Local(Exception):
+    """Nothing was run: the worker runs this spawn itself (Node's own spawn)."""
+
+
+def stdio_fd(s, i, made):
+    """The descriptor the child gets as `i`, as libuv gives it; what this process opens for it goes in `made`."""
     if s["type"] == "pipe":
-        return subprocess.PIPE
+        # libuv's stdio pipes are socketpairs: a child can write to its stdin, and cannot open /dev/stdin.
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        parent.setblocking(False)
+        made["parents"][i] = parent
+        made["close"].append(child)
+        return child.fileno()
     if s["type"] == "ignore":
-        return subprocess.DEVNULL
-    return s["fd"]  # 'fd' 0-2: the worker's own, which this process has
+        fd = os.open(os.devnull, os.O_RDONLY if i == 0 else os.O_RDWR)
+        made["close"].append(fd)
+        return fd
+    try:
+        os.set_blocking(s["fd"], True)  # libuv clears O_NONBLOCK of an inherited 0-2 (a description shared with the worker)
+    except OSError:
+        pass
+    return s["fd"]
+
+
+def start(h, env, fds):
+    """execvp as glibc does it for libuv: each entry of the child's PATH (/bin:/usr/bin without one) is tried; ENOENT
+    and the like go on, EACCES is kept, another error ends the search. ENOEXEC: glibc runs the file with /bin/sh, and
+    Node's own spawn does that (Local). Returns the child, or an errno."""
+    file = h["file"]
+    if b"/" in file:
+        candidates = [file]
+    else:
+        path = env.get(b"PATH", b"/bin:/usr/bin")
+        candidates = [(d or b".") + b"/" + file for d in path.split(b":")]
+    eacces, err = False, errno.ENOENT
+    for candidate in candidates:
+        if len(candidates) > 1:
+            try:
+                os.stat(candidate)
+            except OSError as e:
+                if e.errno in (errno.ENOENT, errno.ENOTDIR):  # what execve would say; a stat is cheaper
+                    err = e.errno
+                    continue
+        try:
+            return subprocess.Popen(
+                h["args"] or [file],
+                executable=candidate,
+                env=env,
+                stdin=fds[0],
+                stdout=fds[1],
+                stderr=fds[2],
+                start_new_session=bool(h.get("detached")),
+                close_fds=False,  # libuv closes nothing: the worker's inheritable descriptors reach its children
+                restore_signals=True,
+            )
+        except ValueError:
+            raise Local()  # nothing started: what Python refuses to pass on
+        except OSError as e:
+            if e.errno == errno.ENOEXEC:
+                raise Local()
+            if e.errno == errno.EACCES:
+                eacces = True
+            elif e.errno not in (errno.ENOENT, errno.ESTALE, errno.ENOTDIR, errno.ENODEV, errno.ETIMEDOUT):
+                return e.errno
+            err = e.errno
+    return errno.EACCES if eacces else err
+
+
+def failed(code):
+    return {"error": -(code or errno.EIO), "status": None, "signal": None, "pid": 0, "lengths": None}, b""
+
+
+def spawn(h):
+    """The child and the parent's ends of its pipes ({i: socket}), or an answer (nothing ran)."""
+
+    def b(s):
+        return s.encode("latin-1")  # spawner.js sends a string's UTF-8 bytes as latin-1 characters
+
+    h["file"], h["args"] = b(h["file"]), [b(a) for a in h["args"]]
+    try:
+        os.chdir(b(h["workerCwd"]))
+    except OSError:
+        raise Local()
+    os.umask(h["umask"])
+    if h["cwd"] is not None:
+        try:
+            os.chdir(b(h["cwd"]))  # after the worker's: a relative one is relative to it, as in Node's child
+        except OSError as e:
+            return failed(e.errno), None
+    env = {}
+    for pair in h["envPairs"]:
+        key, _, value = b(pair).partition(b"=")
+        env[key] = value  # no key twice: spawner.js sends such a spawn to Node's own
+    made = {"parents": {}, "close": []}
+    child = None
+    try:
+        stdio = h["stdio"]
+        fds = [stdio_fd(stdio[i] if i < len(stdio) else {"type": "ignore"}, i, made) for i in range(3)]
+        child = start(h, env, fds)
+    finally:
+        for c in made["close"]:
+            c.close() if isinstance(c, socket.socket) else os.close(c)
+        if not isinstance(child, subprocess.Popen):
+            for p in made["parents"].values():
+                p.close()
+    if not isinstance(child, subprocess.Popen):
+        return failed(child), None
+    return child, made["parents"]
 
 
 def run(h, data):
-    os.umask(h["umask"])
-    env = {}
-    for pair in h["envPairs"]:
-        key, _, value = pair.partition("=")
-        env.setdefault(key, value)
-    stdio = h["stdio"]
-    try:
-        child = subprocess.Popen(
-            h["args"] or [h["file"]],
-            executable=h["file"],
-            cwd=h.get("cwd"),
-            env=env,
-            stdin=slot(stdio, 0),
-            stdout=slot(stdio, 1),
-            stderr=slot(stdio, 2),
-            start_new_session=bool(h.get("detached")),
-            close_fds=True,
-            restore_signals=True,
-        )
-    except OSError as e:
-        return {"error": -(e.errno or errno.EIO), "status": None, "signal": None, "pid": 0, "lengths": None}, b""
+    child, parents = spawn(h)
+    if parents is None:
+        return child
     kill_signal = h.get("killSignal") or signal.SIGTERM
     deadline = time.monotonic() + h["timeout"] / 1000 if h.get("timeout") else None
     max_buffer = h.get("maxBuffer")
     state = {"error": None, "pipe_error": None, "killed": False, "total": 0}
-    outs = {}
-    readers = {}
-    for i, pipe in ((1, child.stdout), (2, child.stderr)):
-        if pipe is not None:
-            outs[i] = bytearray()
-            readers[pipe.fileno()] = pipe
+    outs = {i: bytearray() for i in parents if i > 0}
+    readers = {parents[i].fileno(): i for i in outs}
     pending = memoryview(data)
-    writer = child.stdin
-    if writer is not None:
-        os.set_blocking(writer.fileno(), False)
+    writer = parents.get(0)
 
-    def close_writer():
+    def pipe_error(code):
+        state["pipe_error"] = state["pipe_error"] or -code
+
+    def done_writing():
+        # As Node's uv_shutdown after the input: the child reads its end; the socket stays open until the end.
         nonlocal writer
         if writer is not None:
             try:
-                writer.close()
-            except BrokenPipeError:
-                pass
+                writer.shutdown(socket.SHUT_WR)
+            except OSError as e:
+                if e.errno != errno.ENOTCONN:
+                    pipe_error(e.errno)
             writer = None
 
     if writer is not None and not pending:
-        close_writer()
+        done_writing()
 
     def kill(code):
         # As Node's SyncProcessRunner::Kill: the first error stays; signal the child once (unless it has exited), then
         # close our ends of its pipes (what it writes after is not read) and stop the timer.
-        nonlocal deadline
+        nonlocal deadline, writer
         if state["error"] is None:
             state["error"] = code
         if state["killed"]:
@@ -116,10 +205,10 @@ def run(h, data):
             except (OSError, ValueError):
                 state["error"] = state["error"] or -errno.EINVAL
                 child.kill()
-        for pipe in readers.values():
-            pipe.close()
+        for p in parents.values():
+            p.close()
         readers.clear()
-        close_writer()
+        writer = None
         deadline = None
 
     while readers or writer is not None:
@@ -129,32 +218,40 @@ def run(h, data):
             if wait <= 0:
                 kill(-errno.ETIMEDOUT)
                 continue
+            wait = min(wait, LONGEST_WAIT)
         r, w, _ = select.select(list(readers), [writer] if writer is not None else [], [], wait)
         for fd in r:
             if fd not in readers:
                 continue
-            chunk = os.read(fd, 65536)
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError as e:
+                pipe_error(e.errno)  # Node: the error kept, that pipe no longer read
+                chunk = b""
             if not chunk:
-                readers.pop(fd).close()
+                readers.pop(fd)
                 continue
-            outs[1 if readers[fd] is child.stdout else 2] += chunk
+            outs[readers[fd]] += chunk
             state["total"] += len(chunk)
             if max_buffer and state["total"] > max_buffer:
                 kill(-errno.ENOBUFS)
         if w and writer is not None:
             try:
                 pending = pending[os.write(writer.fileno(), pending):]
-            except BrokenPipeError:
-                state["pipe_error"] = state["pipe_error"] or -errno.EPIPE
+            except OSError as e:
+                pipe_error(e.errno)
                 pending = pending[:0]
             if not pending:
-                close_writer()
-    if deadline is not None:
+                done_writing()
+    while deadline is not None and child.poll() is None:
         try:
-            child.wait(max(0, deadline - time.monotonic()))
+            child.wait(min(max(0, deadline - time.monotonic()), LONGEST_WAIT))
         except subprocess.TimeoutExpired:
-            kill(-errno.ETIMEDOUT)
+            if time.monotonic() >= deadline:
+                kill(-errno.ETIMEDOUT)
     code = child.wait()
+    for p in parents.values():
+        p.close()
     error = state["error"] or state["pipe_error"]
     lengths = [None, None, None]
     body = b""
@@ -182,7 +279,10 @@ def main():
         (size,) = struct.unpack("<I", read_full(inp, 4))
         h = json.loads(read_full(inp, size))
         data = read_full(inp, h["inputLength"]) if h["inputLength"] else b""
-        header, body = run(h, data)
+        try:
+            header, body = run(h, data)
+        except Local:
+            header, body = {"local": True}, b""
         text = json.dumps(header).encode()
         write_full(out, struct.pack("<I", len(text)) + text + body)
 
