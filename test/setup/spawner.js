@@ -117,7 +117,7 @@ function which(name) {
 const PROGRAMS = { python3: which('python3'), mkfifo: which('mkfifo') };
 const ENV = { ...process.env };
 
-/** Whether process `pid` has ended (a zombie: the worker reaps nothing while it waits here); false where /proc is not. */
+/** Whether process `pid` has ended (a zombie: the worker reaps nothing while it waits here). */
 function ended(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -248,7 +248,8 @@ function install() {
   };
 }
 
-if (binding[INSTALLED] === undefined && process.env.STEPCHAIN_TEST_SPAWNER !== 'off') {
+// Linux only: what it copies of Node's spawn is libuv's there, with glibc's execvp (and /proc tells a spawner's end).
+if (binding[INSTALLED] === undefined && process.platform === 'linux' && process.env.STEPCHAIN_TEST_SPAWNER !== 'off') {
   // Kept on the binding (one per process, whatever realm a test file runs in): Node's own spawn, for the test of this.
   binding[INSTALLED] = { local: binding.spawn };
   install();
