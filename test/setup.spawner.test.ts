@@ -193,6 +193,25 @@ test('a spawn whose stdio names another descriptor runs in the worker', () => {
   expect(readFileSync(file, 'utf8').trim()).toBe(String(process.pid));
 });
 
+test("a child starts where the worker is, though a module's cache of process.cwd() says otherwise", () => {
+  // graceful-fs (loaded with the Sigstore packages receipt.keyless imports) replaces process.cwd with a cache that
+  // only its own chdir clears: a chdir made another way left the spawner's children where the worker had been.
+  const script = `
+    require(${JSON.stringify(path.join(repoRoot, 'test', 'setup', 'spawner.js'))});
+    const { spawnSync } = require('node:child_process');
+    const stale = process.cwd();
+    process.cwd = () => stale;
+    require('node:process').chdir(${JSON.stringify(dir)});
+    process.stdout.write(spawnSync('pwd', { encoding: 'utf8' }).stdout);
+  `;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: repoRoot });
+  expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+    status: 0,
+    stdout: `${dir}\n`,
+    stderr: '',
+  });
+});
+
 test('a spawner that ends after it took a request fails that call; later spawns run in the process', () => {
   // In a process of its own: this ends its spawner.
   const script = `

@@ -47,15 +47,29 @@ function backoff() {
 /** A string as the bytes Node's binding gives the child (UTF-8, a lone surrogate as U+FFFD), one character a byte. */
 const bytes = (s) => Buffer.from(String(s)).toString('latin1');
 
-/** A request for the spawner: what the binding reads of its options (src/spawn_sync.cc, ParseOptions), and the input;
- * undefined when the worker has no working directory (deleted): Node's child starts in it, the spawner cannot. */
-function request(options) {
-  let workerCwd;
+/**
+ * The worker's working directory as the kernel has it (what Node's child inherits), not `process.cwd()`: a module run
+ * in the worker may replace that with a cache of its own (graceful-fs, loaded with the @sigstore packages
+ * receipt.keyless imports, caches it until a chdir made through its own replacement), and a chdir made another way then
+ * went unseen (the spawner ran children in the directory the worker had left). Undefined when the directory is gone
+ * (or renamed away).
+ */
+function kernelCwd() {
   try {
-    workerCwd = process.cwd();
+    const dir = fs.readlinkSync('/proc/self/cwd');
+    const here = fs.statSync('/proc/self/cwd');
+    const there = fs.statSync(dir);
+    return here.dev === there.dev && here.ino === there.ino ? dir : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A request for the spawner: what the binding reads of its options (src/spawn_sync.cc, ParseOptions), and the input;
+ * undefined when the worker has no working directory (deleted): Node's child starts in it, the spawner cannot. */
+function request(options) {
+  const workerCwd = kernelCwd();
+  if (workerCwd === undefined) return undefined;
   const input = options.stdio[0]?.input;
   const data = input === undefined ? Buffer.alloc(0) : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   const header = {
