@@ -35,7 +35,7 @@ const pause = (() => {
   return (ms) => Atomics.wait(cell, 0, 0, ms);
 })();
 
-/** A wait that starts short (a quick child) and grows to 2 ms (a long one), so neither costs much. */
+/** A wait while the spawner starts: short first (it is usually up within tens of ms), growing to 2 ms. */
 function backoff() {
   let ms = 0.05;
   return () => {
@@ -141,7 +141,7 @@ function ended(pid) {
   }
 }
 
-/** The spawner's ends: requests written to `req`, results read from `res` (both non-blocking); undefined: none. */
+/** The spawner's ends: requests written to `req`, results read from `res` (both blocking); undefined: none. */
 function connect() {
   const cp = require('node:child_process');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepchain-spawner-'));
@@ -184,8 +184,13 @@ function connect() {
         if (e.code !== 'ENXIO') throw e; // no reader yet
       }
     }
+    // Both ends are there now, so blocking opens return at once: a request then waits for the spawner's answer in
+    // read(2) (the end of file when it ends), not in a loop of sleeps and retries.
+    const link = { req: fs.openSync(req, O_WRONLY), res: fs.openSync(res, O_RDONLY) };
+    fs.closeSync(reqFd);
+    fs.closeSync(resFd);
     fds = [];
-    return { req: reqFd, res: resFd };
+    return link;
   } catch {
     return undefined;
   } finally {
@@ -196,28 +201,12 @@ function connect() {
 }
 
 function writeAll(fd, buf) {
-  const wait = backoff();
-  for (let at = 0; at < buf.length;) {
-    try {
-      at += fs.writeSync(fd, buf, at, buf.length - at);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-      wait();
-    }
-  }
+  for (let at = 0; at < buf.length;) at += fs.writeSync(fd, buf, at, buf.length - at);
 }
 
 function readAll(fd, buf) {
-  const wait = backoff();
   for (let at = 0; at < buf.length;) {
-    let n;
-    try {
-      n = fs.readSync(fd, buf, at, buf.length - at, null);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-      wait();
-      continue;
-    }
+    const n = fs.readSync(fd, buf, at, buf.length - at, null);
     if (n === 0) throw new Error('the test spawner (test/setup/spawner.js) ended during a spawn');
     at += n;
   }
