@@ -16,6 +16,10 @@ let interpreter: string | undefined;
  * is missing (or says nothing), `python3` itself, so the test that needs it fails as it did, saying so.
  */
 export function python3(): string {
+  // test/setup/sequencer.js finds it once for the whole run (each test file has a module registry of its own, so
+  // this cache alone asked ~30 times a run, at ~210 ms of CPU each through pyenv's shim).
+  const found = process.env.STEPCHAIN_TEST_PYTHON;
+  if (interpreter === undefined && found !== undefined && path.isAbsolute(found)) interpreter = found;
   if (interpreter === undefined) {
     const r = spawnSync('python3', ['-c', 'import sys; sys.stdout.write(sys.executable or "")'], { encoding: 'utf8' });
     interpreter = r.status === 0 && path.isAbsolute(r.stdout) ? r.stdout : 'python3';

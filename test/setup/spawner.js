@@ -128,7 +128,12 @@ function which(name) {
   }
   return undefined;
 }
-const PROGRAMS = { python3: which('python3'), mkfifo: which('mkfifo') };
+// The interpreter test/setup/sequencer.js found for the run (`python3` on the PATH, past a version manager's shim).
+const runPython = process.env.STEPCHAIN_TEST_PYTHON;
+const PROGRAMS = {
+  python3: runPython !== undefined && path.isAbsolute(runPython) ? runPython : which('python3'),
+  mkfifo: which('mkfifo'),
+};
 const ENV = { ...process.env };
 
 /** Whether process `pid` has ended (a zombie: the worker reaps nothing while it waits here). */
