@@ -1,16 +1,15 @@
 // Lets child node processes in tests `require` the TypeScript sources: each .ts
 // file is transpiled with @swc/core (the same transform Jest uses) on load.
 //
-// The transpiled text is kept on disk, in a directory of this user's own under the temporary directory (a test
-// run's own when the suite runs: test/setup/sequencer.js gives it one), named by a hash of everything the output
-// depends on: the source, its path, the options and @swc/core's version. A child that loads the library compiled
-// ~80 files each time (~0.6 s of CPU; the suite starts ~30 such children); with the files kept, it loads neither
-// them nor @swc/core's native module (~30 MB) again. A directory that is not this user's alone (a link, another
-// owner, anyone else may write) is not used: everything is transpiled as before.
+// Under the test suite, the transpiled text is kept in the run's own directory ($STEPCHAIN_TEST_SWC_CACHE, made by
+// test/setup/sequencer.js and removed with the run), named by a hash of everything the output depends on: the
+// source, its path, the options and @swc/core's version. A child that loads the library transpiled ~230 files each
+// time (~0.6 s of CPU; a run starts ~30 such children); with the files kept, it loads neither them nor @swc/core's
+// native module again. A directory that is not this user's alone (a link, another owner, anyone else may write) is
+// not used, nor one named by a relative path: everything is transpiled as before, as it is outside the suite.
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const Module = require('node:module');
-const os = require('node:os');
 const path = require('node:path');
 
 const OPTIONS = {
@@ -35,10 +34,10 @@ Module._resolveFilename = function (request, parent, ...rest) {
   }
 };
 
-/** This user's cache directory (made 0700), or undefined when it is not safely theirs. */
+/** The run's cache directory (made 0700 when missing), or undefined when there is none or it is not safely ours. */
 function cacheDir() {
-  if (process.env.STEPCHAIN_SWC_CACHE === 'off' || typeof process.getuid !== 'function') return undefined;
-  const dir = path.join(os.tmpdir(), `stepchain-swc-cache-${process.getuid()}`);
+  const dir = process.env.STEPCHAIN_TEST_SWC_CACHE;
+  if (dir === undefined || !path.isAbsolute(dir) || typeof process.getuid !== 'function') return undefined;
   try {
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {

@@ -2,6 +2,9 @@
 const { rmSync } = require('node:fs');
 
 module.exports = () => {
+  // The transpile cache the sequencer made outside the run's directory (when the run has none in memory).
+  if (process.env.STEPCHAIN_TEST_SWC_CACHE_OWN === '1' && process.env.STEPCHAIN_TEST_SWC_CACHE !== undefined)
+    rmSync(process.env.STEPCHAIN_TEST_SWC_CACHE, { recursive: true, force: true });
   const dir = process.env.STEPCHAIN_TEST_RUN_TMP;
   if (dir === undefined) return;
   try {
