@@ -37,7 +37,11 @@ type Op =
   | { op: 'noise'; what: 'user' | 'rewind' | 'set' | 'junk' }
   | { op: 'rename' }
   | { op: 'flush'; event: 'PreCompress' | 'AfterAgent' | 'AfterTool' }
-  | { op: 'index'; which: 'transcript.index' | 'journal.index'; how: 'drop' | 'flip' | 'save' | 'stale' | 'foreign' };
+  | {
+      op: 'index';
+      which: 'transcript.v2.index' | 'journal.v2.index';
+      how: 'drop' | 'flip' | 'save' | 'stale' | 'foreign';
+    };
 
 const NAMES = ['run_shell_command', 'write_file'];
 const ARGS = [{ command: 'ls' }, { command: 'echo "a/b"' }, { command: 'gr\u00fcn' }, {}, { n: 1 }];
@@ -83,7 +87,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       op: fc.constant('index' as const),
-      which: fc.constantFrom('transcript.index', 'journal.index'),
+      which: fc.constantFrom('transcript.v2.index', 'journal.v2.index'),
       how: fc.constantFrom('drop', 'flip', 'save', 'stale', 'foreign'),
     }),
   },

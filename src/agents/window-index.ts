@@ -1,8 +1,18 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, closeSync, fstatSync, lstatSync, openSync, renameSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { ensureDir, readRange, writeAll } from '../util/fs';
-import { openRegularFile, readRegularFile } from '../util/nofollow';
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync } from 'node:fs';
+import { readRange } from '../util/fs';
+import { openRegularFile } from '../util/nofollow';
+import {
+  appendSegment,
+  MAX_SEGMENTS,
+  newSegment,
+  readIndex,
+  seal,
+  writeIndex,
+  type Index,
+  type Rows,
+  type Segment,
+} from './window-index-file';
 
 /**
  * What a hook reads of an agent's JSONL session file (Gemini CLI's chat file, Copilot's event log): the lines of
@@ -21,7 +31,10 @@ import { openRegularFile, readRegularFile } from '../util/nofollow';
  * file replaced, truncated or rewritten there) and the window is read whole again, as the full read does. Not seen:
  * a rewrite in place that keeps the identity, the length and the CHECK_BYTES before the stop but changes bytes
  * further back (agents only append to these files, or write them anew under a new identity). An older index (one
- * restored) still tells the truth about the bytes it hashed: what follows them is read.
+ * restored) still tells the truth about the bytes it hashed: what follows them is read. A row is checked where it is
+ * used (a whole offset from the index's base on, after the row used before it, its line inside the indexed bytes)
+ * and an index holding one that is not is not used; every row is checked before an index is written whole again.
+ * The file's layout, and why a call appends to it: window-index-file.ts.
  */
 
 /** A line's tags: for each call it names, the call's id and the key it is looked up by. Of the line's text only. */
@@ -63,55 +76,6 @@ export function fullWindowLines(file: string, window: number): string[] | undefi
 }
 
 /**
- * The tags of the indexed lines, one row each, in the file's order (a line with two tags has two rows): where the
- * line starts, its length, the digests of the tag's id and key. Columns, as they are kept on disk.
- */
-interface Rows {
-  n: number;
-  at: Float64Array;
-  len: Uint32Array;
-  id: Uint32Array;
-  key: Uint32Array;
-}
-
-const ROW_BYTES = 20;
-
-function rows(n: number, bytes?: Uint8Array): Rows {
-  const ab = new ArrayBuffer(n * ROW_BYTES);
-  if (bytes !== undefined) new Uint8Array(ab).set(bytes);
-  return {
-    n,
-    at: new Float64Array(ab, 0, n),
-    len: new Uint32Array(ab, 8 * n, n),
-    id: new Uint32Array(ab, 12 * n, n),
-    key: new Uint32Array(ab, 16 * n, n),
-  };
-}
-
-/** Rows `from..` of `a`, then all of `b`. */
-function joinRows(a: Rows, from: number, b: Rows): Rows {
-  const out = rows(a.n - from + b.n);
-  for (const k of ['at', 'len', 'id', 'key'] as const) {
-    out[k].set(a[k].subarray(from) as never);
-    out[k].set(b[k] as never, a.n - from);
-  }
-  return out;
-}
-
-/** The index: where it stopped, what vouches for the bytes before, and the tags of the lines of [base, end). */
-interface Index {
-  dev: string;
-  ino: string;
-  /** The window's start when it was written: every tagged line from here to `end` has its rows. */
-  base: number;
-  end: number;
-  /** sha256 (hex) of the bytes [checkFrom, end). */
-  checkFrom: number;
-  check: string;
-  rows: Rows;
-}
-
-/**
  * A 32-bit digest (FNV-1a over the UTF-16 code units). Not a proof of anything: two strings with one digest only
  * cost a line read and parsed again (even when a hostile file makes them on purpose: never more than the full read).
  */
@@ -120,97 +84,13 @@ function digest32(s: string): number {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
-const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
-const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const sha256 = (b: Buffer): Buffer => createHash('sha256').update(b).digest();
 
-const DOMAIN = 'stepchain window index v1\n';
-const MAC_BYTES = 32;
-
-/** The HMAC of the index's bytes (given in parts, as they are written). */
-function mac(key: Uint8Array, ...body: Buffer[]): Buffer {
-  const h = createHmac('sha256', key).update(DOMAIN);
-  for (const b of body) h.update(b);
-  return h.digest();
-}
-
-/** A new file (never one that exists: `wx`, 0600) holding `parts` one after the other. */
-function writeWhole(file: string, parts: Buffer[]): void {
-  const fd = openSync(file, 'wx', 0o600);
-  try {
-    for (const b of parts) writeAll(fd, b);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The rows of `table` when they hold together: in the file's order, each line inside [base, end). */
-function tableRows(table: Buffer, base: number, end: number): Rows | undefined {
-  if (table.length % ROW_BYTES !== 0) return undefined;
-  const r = rows(table.length / ROW_BYTES, table);
-  // One row per call of a long session, checked in a process of its own (a hook call), where this loop runs in
-  // V8's interpreter: as few operations a row as it takes. `at` is a whole number (`% 1`), at least the previous one
-  // (so at least `base`, a safe integer: never negative, never NaN) and its line ends before `end` (a safe integer:
-  // so is `at`).
-  const { at, len, n } = r;
-  let prev = base;
-  for (let i = 0; i < n; i++) {
-    const a = at[i]!;
-    if (!(a >= prev && a + len[i]! < end && a % 1 === 0)) return undefined;
-    prev = a;
-  }
-  return r;
-}
-
-/** The index at `indexFile` when it reads, its HMAC verifies and it holds together; undefined for anything else. */
-function readIndex(indexFile: string, key: Uint8Array): Index | undefined {
-  let bytes: Buffer | undefined;
-  try {
-    bytes = readRegularFile(indexFile, { maxBytes: 256 << 20 }); // never through a link, never a FIFO
-  } catch {
-    return undefined;
-  }
-  if (bytes === undefined || bytes.length < MAC_BYTES) return undefined;
-  const body = bytes.subarray(0, bytes.length - MAC_BYTES);
-  if (!timingSafeEqual(bytes.subarray(body.length), mac(key, body))) return undefined;
-  const nl = body.indexOf(0x0a);
-  let head: unknown;
-  try {
-    head = JSON.parse(body.toString('utf8', 0, nl < 0 ? 0 : nl));
-  } catch {
-    return undefined;
-  }
-  if (typeof head !== 'object' || head === null) return undefined;
-  const { dev, ino, base, end, checkFrom, check } = head as Record<string, unknown>;
-  if (typeof dev !== 'string' || typeof ino !== 'string' || typeof check !== 'string') return undefined;
-  if (!isOffset(base) || !isOffset(end) || !isOffset(checkFrom) || !(base <= checkFrom && checkFrom <= end))
-    return undefined;
-  const r = tableRows(body.subarray(nl + 1), base, end);
-  return r === undefined ? undefined : { dev, ino, base, end, checkFrom, check, rows: r };
-}
-
-/** Replaces the index (written whole under a temporary name; 0600 in a 0700 directory). A cache: failures are ignored. */
-function writeIndex(indexFile: string, key: Uint8Array, index: Index): void {
-  const { rows: r, ...head } = index;
-  // The head line, the rows and their HMAC, each written from where it is (no copy of the rows: a whole session's).
-  const parts = [Buffer.from(`${JSON.stringify(head)}\n`), Buffer.from(r.at.buffer, r.at.byteOffset, r.n * ROW_BYTES)];
-  parts.push(mac(key, ...parts));
-  const dir = path.dirname(indexFile);
-  const tmp = `${indexFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    ensureDir(dir, 0o700);
-    if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
-    writeWhole(tmp, parts);
-    // Not a rename over the old index: ext4 flushes a file replaced that way (auto_da_alloc), which would cost a
-    // hook call more than the read it saves. A reader between the two finds no index and reads the window whole.
-    rmSync(indexFile, { force: true });
-    renameSync(tmp, indexFile);
-  } catch {
-    rmSync(tmp, { force: true });
-  }
-}
-
-/** The rows of `buf`'s whole lines (`base`: the offset of `buf`), where they end, and the torn last line. */
-function scan(buf: Buffer, base: number, tags: LineTags): { rows: Rows; end: number; tail: string | undefined } {
+/**
+ * A segment (to seal) of the rows of `buf`'s whole lines (`base`: the offset of `buf`), where they end, and the torn
+ * last line.
+ */
+function scan(buf: Buffer, base: number, tags: LineTags): { seg: Segment; end: number; tail: string | undefined } {
   const found: [number, number, number, number][] = [];
   let start = 0;
   for (let nl = buf.indexOf(0x0a); nl >= 0; nl = buf.indexOf(0x0a, start)) {
@@ -218,42 +98,91 @@ function scan(buf: Buffer, base: number, tags: LineTags): { rows: Rows; end: num
       found.push([base + start, nl - start, digest32(id), digest32(key)]);
     start = nl + 1;
   }
-  const r = rows(found.length);
+  const seg = newSegment(found.length);
+  const r = seg.rows;
   found.forEach(([at, len, id, key], i) => {
     r.at[i] = at;
     r.len[i] = len;
     r.id[i] = id;
     r.key[i] = key;
   });
+  seg.end = base + start; // for `select`, before it is sealed
   // A last line without its newline (being written) is a line of the window, but the index stops before it.
-  return { rows: r, end: base + start, tail: start < buf.length ? buf.toString('utf8', start) : undefined };
+  return { seg, end: base + start, tail: start < buf.length ? buf.toString('utf8', start) : undefined };
 }
 
-/** The index of `fd`'s window when it can be trusted (see above): its first row from `ws` on, and the bytes after. */
+/**
+ * Whether `old` can be trusted for `fd`'s window from `ws` (see above): then the bytes from its last check on, read
+ * once (the bytes it hashed, then what was appended since).
+ */
 function usable(
   fd: number,
   size: number,
   ws: number,
   id: { dev: string; ino: string },
-  old: Index | undefined,
-): { rows: Rows; first: number; from: number; scanFrom: number; buf: Buffer } | undefined {
-  if (old === undefined || old.dev !== id.dev || old.ino !== id.ino || old.base > ws || old.end > size)
+  old: Index,
+): Buffer | undefined {
+  const last = old.segs[old.segs.length - 1]!;
+  if (old.dev !== id.dev || old.ino !== id.ino || old.base > ws || last.end > size) return undefined;
+  const buf = readRange(fd, last.checkFrom, size - last.checkFrom);
+  if (buf.length !== size - last.checkFrom || !sha256(buf.subarray(0, last.end - last.checkFrom)).equals(last.check))
     return undefined;
-  // One read: the bytes the index hashed, then what was appended since.
-  const buf = readRange(fd, old.checkFrom, size - old.checkFrom);
-  if (buf.length !== size - old.checkFrom || sha256(buf.subarray(0, old.end - old.checkFrom)) !== old.check)
-    return undefined;
-  let first = 0;
-  while (first < old.rows.n && old.rows.at[first]! < ws) first++;
-  return { rows: old.rows, first, from: old.checkFrom, scanFrom: Math.max(old.end, ws), buf };
+  return buf;
+}
+
+/** How many of `segs`' rows start before `ws` (the rows are in the file's order: a binary search in each). */
+function rowsBefore(segs: readonly Segment[], ws: number): { dead: number; all: number } {
+  let dead = 0;
+  let all = 0;
+  for (const { rows: r } of segs) {
+    let lo = 0;
+    let hi = r.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (r.at[mid]! < ws) lo = mid + 1;
+      else hi = mid;
+    }
+    dead += lo;
+    all += r.n;
+  }
+  return { dead, all };
+}
+
+/**
+ * One segment of the rows of `segs` from `ws` on, then `extra`'s, when every row holds together (in the file's
+ * order from `base`, whole offsets, each line inside its segment's stop); undefined when one does not (only a
+ * holder of the key writes such an index, and no stepchain does). What an index written whole again carries.
+ */
+function carried(segs: readonly Segment[], base: number, ws: number, extra: Rows): Segment | undefined {
+  const parts: [Rows, number][] = [];
+  let prev = base;
+  let n = extra.n;
+  for (const { rows: r, end } of segs) {
+    let first = r.n;
+    for (let i = 0; i < r.n; i++) {
+      const a = r.at[i]!;
+      if (!(a >= prev && a + r.len[i]! < end && a % 1 === 0)) return undefined;
+      if (a >= ws && first === r.n) first = i;
+      prev = a;
+    }
+    parts.push([r, first]);
+    n += r.n - first;
+  }
+  const out = newSegment(n);
+  let k = 0;
+  for (const [r, first] of [...parts, [extra, 0] as [Rows, number]]) {
+    for (const c of ['at', 'len', 'id', 'key'] as const) out.rows[c].set(r[c].subarray(first) as never, k);
+    k += r.n - first;
+  }
+  return out;
 }
 
 /**
  * The lines of the last `window` bytes of `file` that hold a tag whose key is one of `keys`, and every line holding
  * a tag with the id of one of those (the call written again), in the file's order: all a reader that looks calls
- * up by those keys needs of the window. Reads only what was appended since `index.file` was written (and writes
- * it anew); with no `index.key` (no checkpoint key), or an index that cannot be trusted, the whole window, as
- * `fullWindowLines`. Undefined: no such file.
+ * up by those keys needs of the window. Reads only what was appended since `index.file` was written (and appends
+ * what it read to it); with no `index.key` (no checkpoint key), or an index that cannot be trusted, the whole
+ * window, as `fullWindowLines`. Undefined: no such file.
  */
 export function windowLinesFor(
   file: string,
@@ -272,21 +201,64 @@ export function windowLinesFor(
     if (ws === undefined) return fullWindowLines(file, window); // a window inside one line: nothing to keep
     const st = fstatSync(fd, { bigint: true });
     const id = { dev: st.dev.toString(), ino: st.ino.toString() };
+    const ask: Ask = { fd, ws, tags, keys, indexFile: index.file, key };
     const old = readIndex(index.file, key);
-    const reused = usable(fd, size, ws, id, old);
-    const kept = reused ?? { rows: rows(0), first: 0, from: ws, scanFrom: ws, buf: readRange(fd, ws, size - ws) };
-    const { from, buf } = kept;
-    const got = scan(buf.subarray(kept.scanFrom - from), kept.scanFrom, tags);
-    const all = joinRows(kept.rows, kept.first, got.rows);
-    if (reused === undefined || got.end !== old?.end || ws !== old.base) {
-      const checkFrom = Math.max(from, ws, got.end - CHECK_BYTES);
-      const check = sha256(buf.subarray(checkFrom - from, got.end - from));
-      writeIndex(index.file, key, { ...id, base: ws, end: got.end, checkFrom, check, rows: all });
-    }
-    return select(fd, all, got.tail, tags, keys);
+    const buf = old === undefined ? undefined : usable(fd, size, ws, id, old);
+    const lines = buf === undefined ? undefined : fromIndex(ask, old!, buf);
+    if (lines !== undefined) return lines;
+    // No index, or one that cannot be trusted: the window read whole, and indexed anew.
+    const whole = readRange(fd, ws, size - ws);
+    const got = scan(whole, ws, tags);
+    const checkFrom = Math.max(ws, got.end - CHECK_BYTES);
+    seal(got.seg, got.end, checkFrom, sha256(whole.subarray(checkFrom - ws, got.end - ws)));
+    writeIndex(index.file, key, { ...id, base: ws }, got.seg);
+    return select(fd, [got.seg], ws, ws, got.tail, tags, keys)!; // its own rows: they hold together
   } finally {
     closeSync(fd);
   }
+}
+
+interface Ask {
+  fd: number;
+  ws: number;
+  tags: LineTags;
+  keys: readonly string[];
+  indexFile: string;
+  key: Uint8Array;
+}
+
+/**
+ * The answer through the index `old` (trusted for the bytes up to its stop: `usable`), reading only `buf`'s bytes
+ * after that stop; the new rows appended to the index as a segment, or the index written whole (see
+ * window-index-file.ts). Undefined when a row it would use does not hold together: the caller reads the window.
+ */
+function fromIndex(ask: Ask, old: Index, buf: Buffer): string[] | undefined {
+  const { fd, ws, tags } = ask;
+  const last = old.segs[old.segs.length - 1]!;
+  const from = last.checkFrom;
+  const scanFrom = Math.max(last.end, ws);
+  const got = scan(buf.subarray(scanFrom - from), scanFrom, tags);
+  const grew = got.end !== last.end;
+  const segs = grew ? [...old.segs, got.seg] : old.segs;
+  const lines = select(fd, segs, old.base, ws, got.tail, tags, ask.keys);
+  if (lines === undefined) return undefined;
+  const { dead, all } = rowsBefore(old.segs, ws);
+  // Written whole: the window moved past the index's stop (rows from its base on would miss the lines between),
+  // past half its rows, or it has segments enough; else only what is new is appended (nothing: nothing is written).
+  const whole = ws > last.end || (dead > 0 && dead * 2 >= all) || (grew && old.segs.length >= MAX_SEGMENTS);
+  if (!whole && !grew) return lines;
+  const checkFrom = Math.max(from, ws, got.end - CHECK_BYTES);
+  const check = sha256(buf.subarray(checkFrom - from, got.end - from));
+  if (!whole) {
+    seal(got.seg, got.end, checkFrom, check);
+    appendSegment(ask.indexFile, old, got.seg);
+    return lines;
+  }
+  const one = carried(old.segs, old.base, ws, got.seg.rows);
+  if (one === undefined) return undefined;
+  seal(one, got.end, checkFrom, check);
+  writeIndex(ask.indexFile, ask.key, { dev: old.dev, ino: old.ino, base: ws }, one);
+  return lines;
 }
 
 /**
@@ -300,19 +272,41 @@ function rowsHolding(column: Uint32Array, values: Iterable<number>): number[] {
   return found.sort((a, b) => a - b);
 }
 
-/** The lines `windowLinesFor` returns, read from the file at the rows' places (the torn last line: `tail`). */
-function select(fd: number, r: Rows, tail: string | undefined, tags: LineTags, keys: readonly string[]): string[] {
+/**
+ * The lines `windowLinesFor` returns, read from the file at the rows' places (the torn last line: `tail`); rows
+ * before `ws` (the window moved) are passed over. Each row used is checked first (it starts at a whole offset, from
+ * `base` on, after the one used before, and its line ends before its segment's stop): undefined when one does not,
+ * and nothing is read at its place. Only the rows used are looked at: a loop over every row would run in V8's
+ * interpreter, in a process of its own, on every hook call.
+ */
+function select(
+  fd: number,
+  segs: readonly Segment[],
+  base: number,
+  ws: number,
+  tail: string | undefined,
+  tags: LineTags,
+  keys: readonly string[],
+): string[] | undefined {
   const wanted = new Set(keys.map(digest32));
   const ids = new Set<number>();
-  for (const i of rowsHolding(r.key, wanted)) ids.add(r.id[i]!);
+  for (const { rows: r } of segs)
+    for (const i of rowsHolding(r.key, wanted)) {
+      const a = r.at[i]!;
+      if (!(a >= base)) return undefined;
+      if (a >= ws) ids.add(r.id[i]!);
+    }
   for (const [i, k] of tail === undefined ? [] : tags(tail)) if (wanted.has(digest32(k))) ids.add(digest32(i));
-  const lines: string[] = [];
-  let last = -1;
-  for (const i of rowsHolding(r.id, ids)) {
-    if (r.at[i] === last) continue;
-    last = r.at[i]!;
-    lines.push(readRange(fd, last, r.len[i]!).toString('utf8'));
-  }
+  const places: [number, number][] = [];
+  let prev = base;
+  for (const { rows: r, end } of segs)
+    for (const i of rowsHolding(r.id, ids)) {
+      const a = r.at[i]!;
+      if (!(a >= prev && a + r.len[i]! < end && a % 1 === 0)) return undefined;
+      prev = a;
+      if (a >= ws && places[places.length - 1]?.[0] !== a) places.push([a, r.len[i]!]);
+    }
+  const lines = places.map(([a, len]) => readRange(fd, a, len).toString('utf8'));
   if (tail !== undefined) lines.push(tail);
   return lines;
 }

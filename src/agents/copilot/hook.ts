@@ -104,10 +104,10 @@ export function copilotToolStep(
 
 /**
  * Where the hook keeps what it read of a session's event log (src/agents/window-index.ts):
- * `<root>/.sdd/runtime/copilot/index/<session_id>.index`.
+ * `<root>/.sdd/runtime/copilot/index/<session_id>.v2.index`.
  */
 export function eventsIndexFile(root: string, sessionId: string): string {
-  return path.join(agentStateDir(root, 'copilot'), 'index', `${assertSafeId(sessionId, 'session id')}.index`);
+  return path.join(agentStateDir(root, 'copilot'), 'index', `${assertSafeId(sessionId, 'session id')}.v2.index`);
 }
 
 /** Handles one payload. Never throws. */

@@ -14,7 +14,7 @@ import { readRegularFile } from '../../util/nofollow';
  *   whole (a temporary name, then a rename), so parallel tool calls never contend;
  * - `prompt`: the prompt in progress (BeforeAgent), for the steps it leads to;
  * - `flush.lock`: held by the hook call that turns pending payloads into steps;
- * - `transcript.index`, `journal.index`: the calls of the session's transcript and journal read so far
+ * - `transcript.v2.index`, `journal.v2.index`: the calls of the session's transcript and journal read so far
  *   (src/agents/window-index.ts).
  * A cache, never the record: the journals are.
  */
@@ -86,11 +86,11 @@ export function dropPending(p: Pending): void {
 }
 
 export function transcriptIndexFile(root: string, sessionId: string): string {
-  return path.join(sessionDir(root, sessionId), 'transcript.index');
+  return path.join(sessionDir(root, sessionId), 'transcript.v2.index');
 }
 
 export function journalIndexFile(root: string, sessionId: string): string {
-  return path.join(sessionDir(root, sessionId), 'journal.index');
+  return path.join(sessionDir(root, sessionId), 'journal.v2.index');
 }
 
 export function writePrompt(root: string, sessionId: string, prompt: string): void {
