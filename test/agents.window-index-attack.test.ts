@@ -1,0 +1,241 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fullWindowLines, windowLinesFor, type LineTags } from '../src/agents/window-index';
+import { Mac } from '../src/agents/window-index-file';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * The window index against what its contract names (src/agents/window-index*.ts): the HMAC it builds by hand is
+ * node's own, and a hostile or racing index file, or a window far past the index, never gives another answer than
+ * the full read, never throws, and never reads more than the full read would.
+ */
+const dir = tempDir('stepchain-window-attack-');
+const KEY = Buffer.alloc(32, 7);
+const DOMAIN = 'stepchain window index v2\n';
+const pad8 = (b: number) => Math.ceil(b / 8) * 8;
+let n = 0;
+
+const tags: LineTags = (line) => {
+  try {
+    const v = JSON.parse(line) as { t?: unknown };
+    return Array.isArray(v.t) ? (v.t as [string, string][]) : [];
+  } catch {
+    return [];
+  }
+};
+const line = (i: string, k: string, pad = 0) => JSON.stringify({ t: [[i, k]], p: 'x'.repeat(pad) });
+
+function session(appends: number, window = 16 << 20) {
+  const f = path.join(dir, `s${n}.jsonl`);
+  const idx = path.join(dir, `idx${n++}`, 'session.index');
+  const ask = (keys = ['k1'], w = window) => windowLinesFor(f, w, tags, { file: idx, key: KEY }, keys)!;
+  const needed = (keys = ['k1'], w = window) =>
+    fullWindowLines(f, w)!.filter((l) => tags(l).some(([, k]) => keys.includes(k)));
+  writeFileSync(f, '');
+  for (let a = 0; a < appends; a++) {
+    appendFileSync(f, [0, 1, 2].map((j) => `${line(`i${a}.${j}`, `k${j}`, 10)}\n`).join(''));
+    ask();
+  }
+  return { f, idx, ask, needed };
+}
+
+/** The head and segments of an index file as laid out (each without its HMAC). */
+function parts(file: string): { head: Buffer; segs: Buffer[] } {
+  const b = readFileSync(file);
+  const headEnd = 8 + pad8(b.readUInt32LE(0));
+  const segs: Buffer[] = [];
+  for (let at = headEnd + 32; at < b.length;) {
+    const size = 56 + pad8(b.readUInt32LE(at + 48) * 20);
+    segs.push(b.subarray(at, at + size));
+    at += size + 32;
+  }
+  return { head: b.subarray(0, headEnd), segs };
+}
+
+function signed(head: Buffer, segs: Buffer[]): Buffer {
+  const out: Buffer[] = [];
+  for (const part of [head, ...segs]) {
+    out.push(part);
+    out.push(createHmac('sha256', KEY).update(DOMAIN).update(Buffer.concat(out)).digest());
+  }
+  return Buffer.concat(out);
+}
+
+test('the hand-built HMAC is node’s HMAC-SHA256 for keys of every length, tagged twice and updated after', () => {
+  for (const len of [0, 1, 31, 32, 63, 64, 65, 128, 200]) {
+    const key = randomBytes(len);
+    const a = randomBytes(100);
+    const b = randomBytes(3000);
+    const mac = new Mac(key).update(a);
+    const first = mac.tag();
+    expect([len, first]).toEqual([len, createHmac('sha256', key).update(DOMAIN).update(a).digest()]);
+    expect([len, mac.tag()]).toEqual([len, first]); // a tag does not change what it covers
+    expect([len, mac.update(b).tag()]).toEqual([
+      len,
+      createHmac('sha256', key).update(DOMAIN).update(a).update(b).digest(),
+    ]);
+  }
+});
+
+test('an index file of any short length, of any bytes, or a prefix of a real one: the full read answers', () => {
+  const { f, idx, ask, needed } = session(3);
+  const real = readFileSync(idx);
+  const right = needed();
+  for (let len = 0; len <= 100; len++) {
+    for (const bytes of [Buffer.alloc(len), randomBytes(len), Buffer.alloc(len, 0xff), real.subarray(0, len)]) {
+      writeFileSync(idx, bytes);
+      expect([len, ask()]).toEqual([len, right]);
+    }
+  }
+  // Cut anywhere inside (not at a segment's end): never the older index, the full read.
+  for (let len = 101; len < real.length; len += 7) {
+    writeFileSync(idx, real.subarray(0, len));
+    expect([len, ask()]).toEqual([len, right]);
+  }
+  // A directory where the index goes, or a file over the limit (sparse: nothing read): the full read, no throw.
+  rmSync(idx, { force: true });
+  mkdirSync(idx);
+  expect(ask()).toEqual(right);
+  rmSync(idx, { recursive: true });
+  writeFileSync(idx, real);
+  truncateSync(idx, (256 << 20) + 1);
+  expect(ask()).toEqual(right);
+  expect(readFileSync(f).length).toBeGreaterThan(0);
+});
+
+test('a signed index with hostile lengths or stops is not used: the full read answers, nothing thrown', () => {
+  const { idx, ask, needed } = session(2);
+  const every = ['k0', 'k1', 'k2'];
+  const right = needed(every);
+  const good = parts(idx);
+  const head = (json: string, claimed?: number) => {
+    const j = Buffer.from(json);
+    const h = Buffer.alloc(8 + pad8(j.length));
+    h.writeUInt32LE(claimed ?? j.length, 0);
+    j.copy(h, 8);
+    return h;
+  };
+  const goodJson = good.head.toString('utf8', 8, 8 + good.head.readUInt32LE(0));
+  const { dev, ino } = JSON.parse(goodJson) as { dev: string; ino: string };
+  const seg = (edit: (s: Buffer) => void, i = 1) =>
+    good.segs.map((s, k) => {
+      const c = Buffer.from(s);
+      if (k === i) edit(c);
+      return c;
+    });
+  const cases: [string, Buffer][] = [
+    ['a head length near 2^32', Buffer.concat([head(goodJson, 0xfffffff8), good.segs[0]!])],
+    [
+      'a row count near 2^32',
+      signed(
+        good.head,
+        seg((s) => s.writeUInt32LE(0xffffffff, 48)),
+      ),
+    ],
+    [
+      'a row count one more',
+      signed(
+        good.head,
+        seg((s) => s.writeUInt32LE(s.readUInt32LE(48) + 1, 48)),
+      ),
+    ],
+    ['no segment', signed(good.head, [])],
+    [
+      'a stop that is NaN',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(NaN, 0)),
+      ),
+    ],
+    [
+      'a stop that is negative',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(-8, 0)),
+      ),
+    ],
+    [
+      'a stop past 2^53',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(2 ** 60, 0)),
+      ),
+    ],
+    [
+      'a stop of infinity',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(Infinity, 0)),
+      ),
+    ],
+    [
+      'a stop not whole',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(s.readDoubleLE(0) + 0.5, 0)),
+      ),
+    ],
+    [
+      'a stop before the last',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(1, 0)),
+      ),
+    ],
+    [
+      'a stop past the file',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(s.readDoubleLE(0) + 8, 0)),
+      ),
+    ],
+    [
+      'a check from NaN',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(NaN, 8)),
+      ),
+    ],
+    [
+      'a check from past the stop',
+      signed(
+        good.head,
+        seg((s) => s.writeDoubleLE(s.readDoubleLE(0) + 1, 8)),
+      ),
+    ],
+    ['a check from before the base', signed(head(JSON.stringify({ dev, ino, base: 5 })), good.segs)],
+    ['a base past the window', signed(head(JSON.stringify({ dev, ino, base: 1e6 })), good.segs)],
+    ['a base that is negative', signed(head(JSON.stringify({ dev, ino, base: -1 })), good.segs)],
+    ['another inode', signed(head(JSON.stringify({ dev, ino: `${ino}0`, base: 0 })), good.segs)],
+    ['a head that is not JSON', signed(head('{"dev":'), good.segs)],
+    ['a head that is null', signed(head('null'), good.segs)],
+    ['a head with numbers', signed(head(JSON.stringify({ dev: 1, ino: 2, base: 0 })), good.segs)],
+    ['segments reordered', signed(good.head, [good.segs[1]!, good.segs[0]!])],
+    ['a segment twice', signed(good.head, [good.segs[0]!, good.segs[0]!, good.segs[1]!])],
+  ];
+  for (const [what, bytes] of cases) {
+    writeFileSync(idx, bytes);
+    expect([what, ask(every)]).toEqual([what, right]);
+  }
+});
+
+test('two calls that both append to the same index at once leave one that is not used: the full read answers', () => {
+  // Both found the index at one length (fstat) before either wrote: the second segment's HMAC is of the bytes
+  // without the first. What such a race leaves, built from two real appends.
+  const { f, idx, ask, needed } = session(3);
+  const before = readFileSync(idx);
+  appendFileSync(f, `${line('a', 'k1')}\n`);
+  expect(ask()).toEqual(needed());
+  const withA = readFileSync(idx);
+  writeFileSync(idx, before);
+  appendFileSync(f, `${line('b', 'k1')}\n`);
+  expect(ask()).toEqual(needed());
+  const withB = readFileSync(idx);
+  expect(withA.length).toBeGreaterThan(before.length);
+  expect(withB.length).toBeGreaterThan(before.length);
+  writeFileSync(idx, Buffer.concat([withA, withB.subarray(before.length)]));
+  appendFileSync(f, `${line('c', 'k1')}\n`);
+  expect(ask()).toEqual(needed());
+  expect(parts(idx).segs.length).toBe(1); // not verified: written whole
+});
