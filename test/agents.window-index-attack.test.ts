@@ -239,3 +239,19 @@ test('two calls that both append to the same index at once leave one that is not
   expect(ask()).toEqual(needed());
   expect(parts(idx).segs.length).toBe(1); // not verified: written whole
 });
+
+/** Bytes this process has read through read(2) and the like (/proc/self/io's rchar). */
+const rchar = (): number => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+
+test('a window far past the index’s stop reads no more than the full read (not the bytes in between)', () => {
+  const window = 256 << 10;
+  const { f, ask, needed } = session(3, window);
+  // The agent wrote 4 MB since the index was written: the window is its last 256 KB.
+  const filler = `${JSON.stringify({ p: 'y'.repeat(1000) })}\n`.repeat(4096);
+  appendFileSync(f, `${filler}${line('far', 'k1')}\n`);
+  const right = needed();
+  const start = rchar();
+  expect(ask()).toEqual(right);
+  const read = rchar() - start;
+  expect(read).toBeLessThan(2 * window);
+});

@@ -123,7 +123,9 @@ function usable(
   old: Index,
 ): Buffer | undefined {
   const last = old.segs[old.segs.length - 1]!;
-  if (old.dev !== id.dev || old.ino !== id.ino || old.base > ws || last.end > size) return undefined;
+  // A window that starts past the index's stop has none of its rows, and the bytes from its check to the window
+  // (all the agent wrote since, megabytes after a long pause) would be read for nothing: the full read is less.
+  if (old.dev !== id.dev || old.ino !== id.ino || old.base > ws || last.end < ws || last.end > size) return undefined;
   const buf = readRange(fd, last.checkFrom, size - last.checkFrom);
   if (buf.length !== size - last.checkFrom || !sha256(buf.subarray(0, last.end - last.checkFrom)).equals(last.check))
     return undefined;
@@ -236,16 +238,15 @@ function fromIndex(ask: Ask, old: Index, buf: Buffer): string[] | undefined {
   const { fd, ws, tags } = ask;
   const last = old.segs[old.segs.length - 1]!;
   const from = last.checkFrom;
-  const scanFrom = Math.max(last.end, ws);
-  const got = scan(buf.subarray(scanFrom - from), scanFrom, tags);
+  const got = scan(buf.subarray(last.end - from), last.end, tags); // the window starts at or before it (\`usable\`)
   const grew = got.end !== last.end;
   const segs = grew ? [...old.segs, got.seg] : old.segs;
   const lines = select(fd, segs, old.base, ws, got.tail, tags, ask.keys);
   if (lines === undefined) return undefined;
   const { dead, all } = rowsBefore(old.segs, ws);
-  // Written whole: the window moved past the index's stop (rows from its base on would miss the lines between),
-  // past half its rows, or it has segments enough; else only what is new is appended (nothing: nothing is written).
-  const whole = ws > last.end || (dead > 0 && dead * 2 >= all) || (grew && old.segs.length >= MAX_SEGMENTS);
+  // Written whole: the window moved past half its rows, or it has segments enough (a window past the index's stop
+  // never gets here: \`usable\`); else only what is new is appended (nothing: nothing is written).
+  const whole = (dead > 0 && dead * 2 >= all) || (grew && old.segs.length >= MAX_SEGMENTS);
   if (!whole && !grew) return lines;
   const checkFrom = Math.max(from, ws, got.end - CHECK_BYTES);
   const check = sha256(buf.subarray(checkFrom - from, got.end - from));
