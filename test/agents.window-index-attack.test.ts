@@ -15,6 +15,8 @@ const KEY = Buffer.alloc(32, 7);
 const DOMAIN = 'stepchain window index v2\n';
 const pad8 = (b: number) => Math.ceil(b / 8) * 8;
 let n = 0;
+/** Bytes this process has read through read(2) and the like (/proc/self/io's rchar). */
+const rchar = (): number => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 
 const tags: LineTags = (line) => {
   try {
@@ -100,7 +102,9 @@ test('an index file of any short length, of any bytes, or a prefix of a real one
   rmSync(idx, { recursive: true });
   writeFileSync(idx, real);
   truncateSync(idx, (256 << 20) + 1);
+  const start = rchar();
   expect(ask()).toEqual(right);
+  expect(rchar() - start).toBeLessThan(1 << 20); // not read: the window is a few hundred bytes
   expect(readFileSync(f).length).toBeGreaterThan(0);
 });
 
@@ -207,6 +211,15 @@ test('a signed index with hostile lengths or stops is not used: the full read an
     ['a check from before the base', signed(head(JSON.stringify({ dev, ino, base: 5 })), good.segs)],
     ['a base past the window', signed(head(JSON.stringify({ dev, ino, base: 1e6 })), good.segs)],
     ['a base that is negative', signed(head(JSON.stringify({ dev, ino, base: -1 })), good.segs)],
+    // A row before the file's start that a negative base would let through: read at position -1 (node: the
+    // file's current position) it would be another line, or a throw.
+    [
+      'a negative base and a row before the file',
+      signed(
+        head(JSON.stringify({ dev, ino, base: -100 })),
+        seg((s) => s.writeDoubleLE(-1, 56), 0),
+      ),
+    ],
     ['another inode', signed(head(JSON.stringify({ dev, ino: `${ino}0`, base: 0 })), good.segs)],
     ['a head that is not JSON', signed(head('{"dev":'), good.segs)],
     ['a head that is null', signed(head('null'), good.segs)],
@@ -240,9 +253,6 @@ test('two calls that both append to the same index at once leave one that is not
   expect(parts(idx).segs.length).toBe(1); // not verified: written whole
 });
 
-/** Bytes this process has read through read(2) and the like (/proc/self/io's rchar). */
-const rchar = (): number => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
-
 test('a window far past the index’s stop reads no more than the full read (not the bytes in between)', () => {
   const window = 256 << 10;
   const { f, ask, needed } = session(3, window);
@@ -254,4 +264,60 @@ test('a window far past the index’s stop reads no more than the full read (not
   expect(ask()).toEqual(right);
   const read = rchar() - start;
   expect(read).toBeLessThan(2 * window);
+});
+
+test('a call that finds another call appended to the index since it read it does not append after it', () => {
+  // Another call's append lands while this one scans (its tags are asked between the index's read and its append):
+  // this one's segment would follow bytes its HMAC does not cover, and the next call would find no index to use.
+  const { f, idx, needed } = session(3);
+  let racing = false;
+  const racy: LineTags = (l) => {
+    if (!racing && l.includes('"mine"')) {
+      racing = true;
+      appendFileSync(f, `${line('theirs', 'k1')}\n`);
+      expect(windowLinesFor(f, 16 << 20, tags, { file: idx, key: KEY }, ['k1'])).toEqual(needed());
+    }
+    return tags(l);
+  };
+  const segs = parts(idx).segs.length;
+  appendFileSync(f, `${line('mine', 'k1')}\n`);
+  windowLinesFor(f, 16 << 20, racy, { file: idx, key: KEY }, ['k1']);
+  expect(parts(idx).segs.length).toBe(segs + 1); // theirs only
+  appendFileSync(f, `${line('next', 'k1')}\n`);
+  expect(windowLinesFor(f, 16 << 20, tags, { file: idx, key: KEY }, ['k1'])).toEqual(needed());
+  expect(parts(idx).segs.length).toBe(segs + 2); // still used: appended to, not written whole
+});
+
+test('an index written whole again never carries a row that does not hold together, even one no call used', () => {
+  // Rows in the window no call asks for (keys k0, k2): out of order, past their stop, at no whole offset. When the
+  // window moves past half the rows the index is written whole; it must be the one the full read writes.
+  const rowsOf = (file: string) => parts(file).segs.map((s) => s.subarray(48)); // the rows, not the stop or check
+  const edits: [string, (s: Buffer) => void][] = [
+    [
+      'out of order',
+      (s) => {
+        const a = s.readDoubleLE(56 + 8);
+        s.writeDoubleLE(s.readDoubleLE(56 + 16), 56 + 8);
+        s.writeDoubleLE(a, 56 + 16);
+      },
+    ],
+    ['past its stop', (s) => s.writeUInt32LE(1 << 20, 56 + 3 * 8 + 8)],
+    ['not whole', (s) => s.writeDoubleLE(s.readDoubleLE(56 + 16) + 0.5, 56 + 16)],
+  ];
+  for (const [what, edit] of edits) {
+    const { f, idx, needed } = session(2);
+    const good = parts(idx);
+    const segs = good.segs.map((s) => Buffer.from(s));
+    edit(segs[1]!);
+    writeFileSync(idx, signed(good.head, segs));
+    appendFileSync(f, `${line('late', 'k1')}\n`);
+    // The window starts at the line of the second segment's second row: 4 of 7 rows before it.
+    const at1 = segs[1]!.readDoubleLE(56 + 8);
+    const w = readFileSync(f).length - (at1 - 1);
+    const got = windowLinesFor(f, w, tags, { file: idx, key: KEY }, ['k1']);
+    expect([what, got]).toEqual([what, needed(['k1'], w)]);
+    const fresh = `${idx}.fresh`;
+    windowLinesFor(f, w, tags, { file: fresh, key: KEY }, ['k1']);
+    expect([what, rowsOf(idx)]).toEqual([what, rowsOf(fresh)]);
+  }
 });
