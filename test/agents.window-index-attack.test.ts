@@ -1,5 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fullWindowLines, windowLinesFor, type LineTags } from '../src/agents/window-index';
 import { Mac } from '../src/agents/window-index-file';
@@ -320,4 +329,16 @@ test('an index written whole again never carries a row that does not hold togeth
     windowLinesFor(f, w, tags, { file: fresh, key: KEY }, ['k1']);
     expect([what, rowsOf(idx)]).toEqual([what, rowsOf(fresh)]);
   }
+});
+
+test('an index written whole is 0600 in a 0700 directory, even one that was made open to others', () => {
+  const f = path.join(dir, `open${n}.jsonl`);
+  const idxDir = path.join(dir, `open-idx${n++}`);
+  mkdirSync(idxDir, { mode: 0o755 });
+  chmodSync(idxDir, 0o755);
+  writeFileSync(f, `${line('a', 'k1')}\n`);
+  const idx = path.join(idxDir, 'session.index');
+  expect(windowLinesFor(f, 16 << 20, tags, { file: idx, key: KEY }, ['k1'])).toEqual([line('a', 'k1')]);
+  expect(statSync(idxDir).mode & 0o777).toBe(0o700);
+  expect(statSync(idx).mode & 0o777).toBe(0o600);
 });
