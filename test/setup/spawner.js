@@ -22,6 +22,10 @@
 // STEPCHAIN_TEST_SPAWNER=off turns it off; if the spawner cannot start (python3 and mkfifo are taken from the PATH the
 // worker started with), or is gone before a request reached it, spawns run in the worker as before. A spawner that
 // ends after it took a request fails that call (the command may have run: it is never run a second time).
+// Every module it uses is required here, when the file is set up: under --runInBand the spawner is connected (on the
+// first spawn) from a later test file than the one it was installed in, whose `require` Jest refuses once that file's
+// environment is torn down.
+const cp = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -148,7 +152,6 @@ function ended(pid) {
 
 /** The spawner's ends: requests written to `req`, results read from `res` (both blocking); undefined: none. */
 function connect() {
-  const cp = require('node:child_process');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepchain-spawner-'));
   const req = path.join(dir, 'req');
   const res = path.join(dir, 'res');
