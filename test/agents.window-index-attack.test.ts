@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fullWindowLines, windowLinesFor, type LineTags } from '../src/agents/window-index';
 import { Mac } from '../src/agents/window-index-file';
 import { tempDir } from './helpers/tmp';
+import { lineTags, taggedLine, INDEX_DOMAIN, pad8 } from './helpers/window-index';
 
 /**
  * The window index against what its contract names (src/agents/window-index*.ts): the HMAC it builds by hand is
@@ -21,21 +22,13 @@ import { tempDir } from './helpers/tmp';
  */
 const dir = tempDir('stepchain-window-attack-');
 const KEY = Buffer.alloc(32, 7);
-const DOMAIN = 'stepchain window index v2\n';
-const pad8 = (b: number) => Math.ceil(b / 8) * 8;
+const DOMAIN = INDEX_DOMAIN;
 let n = 0;
 /** Bytes this process has read through read(2) and the like (/proc/self/io's rchar). */
 const rchar = (): number => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 
-const tags: LineTags = (line) => {
-  try {
-    const v = JSON.parse(line) as { t?: unknown };
-    return Array.isArray(v.t) ? (v.t as [string, string][]) : [];
-  } catch {
-    return [];
-  }
-};
-const line = (i: string, k: string, pad = 0) => JSON.stringify({ t: [[i, k]], p: 'x'.repeat(pad) });
+const tags = lineTags;
+const line = taggedLine;
 
 function session(appends: number, window = 16 << 20) {
   const f = path.join(dir, `s${n}.jsonl`);

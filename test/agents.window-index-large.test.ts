@@ -14,8 +14,9 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { fullWindowLines, windowLinesFor, CHECK_BYTES, type LineTags } from '../src/agents/window-index';
+import { fullWindowLines, windowLinesFor, CHECK_BYTES } from '../src/agents/window-index';
 import { tempDir } from './helpers/tmp';
+import { lineTags } from './helpers/window-index';
 
 /**
  * The window index over session files larger than the bytes it hashes (CHECK_BYTES): the check region slides as
@@ -28,14 +29,7 @@ const KEY = Buffer.alloc(32, 3);
 let n = 0;
 let uniq = 0;
 
-const tags: LineTags = (line) => {
-  try {
-    const v = JSON.parse(line) as { t?: unknown };
-    return Array.isArray(v.t) ? (v.t as [string, string][]) : [];
-  } catch {
-    return [];
-  }
-};
+const tags = lineTags;
 
 type Op =
   | { op: 'append'; lines: [string, string][][]; pad: number; torn: boolean }

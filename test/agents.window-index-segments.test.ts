@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
 import { appendFileSync, copyFileSync, existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fullWindowLines, windowLinesFor, type LineTags } from '../src/agents/window-index';
+import { fullWindowLines, windowLinesFor } from '../src/agents/window-index';
 import { MAX_SEGMENTS } from '../src/agents/window-index-file';
 import { tempDir } from './helpers/tmp';
+import { lineTags, taggedLine, INDEX_DOMAIN, pad8 } from './helpers/window-index';
 
 /**
  * The window index is appended to (src/agents/window-index-file.ts): a call writes only a segment of what it read,
@@ -14,19 +15,11 @@ import { tempDir } from './helpers/tmp';
  */
 const dir = tempDir('stepchain-window-segments-');
 const KEY = Buffer.alloc(32, 5);
-const DOMAIN = 'stepchain window index v2\n';
+const DOMAIN = INDEX_DOMAIN;
 let n = 0;
 
-const tags: LineTags = (line) => {
-  try {
-    const v = JSON.parse(line) as { t?: unknown };
-    return Array.isArray(v.t) ? (v.t as [string, string][]) : [];
-  } catch {
-    return [];
-  }
-};
-const line = (i: string, k: string, pad = 0) => JSON.stringify({ t: [[i, k]], p: 'x'.repeat(pad) });
-const pad8 = (b: number) => Math.ceil(b / 8) * 8;
+const tags = lineTags;
+const line = taggedLine;
 
 /** An index file's parts as laid out: the head and its HMAC, then each segment and its HMAC. */
 function parts(file: string): { head: Buffer; segs: Buffer[]; macs: Buffer[] } {

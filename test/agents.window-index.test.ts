@@ -18,8 +18,9 @@ import { canonical, parse } from '../src/canonical';
 import { handleCopilotHook } from '../src/agents/copilot/hook';
 import { indexedOpenCalls, readCalls } from '../src/agents/copilot/transcript';
 import { callKey, keyedTranscriptCalls, transcriptCalls } from '../src/agents/gemini/transcript';
-import { fullWindowLines, windowLinesFor, type LineTags } from '../src/agents/window-index';
+import { fullWindowLines, windowLinesFor } from '../src/agents/window-index';
 import { tempDir } from './helpers/tmp';
+import { lineTags } from './helpers/window-index';
 
 /**
  * The hooks of Gemini CLI and Copilot keep an index of their session file (src/agents/window-index.ts) and read
@@ -180,14 +181,7 @@ test('copilot: the open calls found through the index are those the full read of
 });
 
 /** Lines `{"t": [[id, key], ...]}`; what the index is asked is which lines a reader looking up some keys needs. */
-const tags: LineTags = (line) => {
-  try {
-    const v = JSON.parse(line) as { t?: unknown };
-    return Array.isArray(v.t) ? (v.t as [string, string][]) : [];
-  } catch {
-    return [];
-  }
-};
+const tags = lineTags;
 
 /** Whether `a` is `b` with some lines left out. */
 function subsequence(a: string[], b: string[]): boolean {
