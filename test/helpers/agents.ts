@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 // The cache of the agents the tests run (test/agents/install.mjs; the test sequencer installs them first).
@@ -34,14 +34,6 @@ export function withAgentTmp(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const tmp = path.join(env.HOME, '.tmp');
   mkdirSync(tmp, { recursive: true });
   return { ...env, TMPDIR: tmp };
-}
-
-/** `<agent> --version`, checked to run at all (a binary that does not start is named, with its output). */
-export function agentVersion(name: AgentName, env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' }): string {
-  const bin = agentBinary(name);
-  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', env, timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`${bin} --version failed (exit ${r.status}): ${r.stderr || r.stdout}`);
-  return r.stdout.trim();
 }
 
 /** A headless run of an agent against a scripted server on `baseUrl`, offline, in `cwd`, with its own `home`. */
