@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fullWindowLines, windowLinesFor, type LineTags } from '../src/agents/window-index';
 import { Mac } from '../src/agents/window-index-file';
 import { tempDir } from './helpers/tmp';
-import { lineTags, taggedLine, INDEX_DOMAIN, pad8 } from './helpers/window-index';
+import { lineTags, taggedLine, INDEX_DOMAIN, pad8, indexParts, signedIndex } from './helpers/window-index';
 
 /**
  * The window index against what its contract names (src/agents/window-index*.ts): the HMAC it builds by hand is
@@ -44,27 +44,9 @@ function session(appends: number, window = 16 << 20) {
   return { f, idx, ask, needed };
 }
 
-/** The head and segments of an index file as laid out (each without its HMAC). */
-function parts(file: string): { head: Buffer; segs: Buffer[] } {
-  const b = readFileSync(file);
-  const headEnd = 8 + pad8(b.readUInt32LE(0));
-  const segs: Buffer[] = [];
-  for (let at = headEnd + 32; at < b.length;) {
-    const size = 56 + pad8(b.readUInt32LE(at + 48) * 20);
-    segs.push(b.subarray(at, at + size));
-    at += size + 32;
-  }
-  return { head: b.subarray(0, headEnd), segs };
-}
+const parts = indexParts;
 
-function signed(head: Buffer, segs: Buffer[]): Buffer {
-  const out: Buffer[] = [];
-  for (const part of [head, ...segs]) {
-    out.push(part);
-    out.push(createHmac('sha256', KEY).update(DOMAIN).update(Buffer.concat(out)).digest());
-  }
-  return Buffer.concat(out);
-}
+const signed = (head: Buffer, segs: Buffer[]): Buffer => signedIndex(KEY, head, segs);
 
 test('the hand-built HMAC is node’s HMAC-SHA256 for keys of every length, tagged twice and updated after', () => {
   for (const len of [0, 1, 31, 32, 63, 64, 65, 128, 200]) {

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
-import { createHmac } from 'node:crypto';
 import { appendFileSync, copyFileSync, existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fullWindowLines, windowLinesFor } from '../src/agents/window-index';
 import { MAX_SEGMENTS } from '../src/agents/window-index-file';
 import { tempDir } from './helpers/tmp';
-import { lineTags, taggedLine, INDEX_DOMAIN, pad8 } from './helpers/window-index';
+import { lineTags, taggedLine, indexParts, signedIndex } from './helpers/window-index';
 
 /**
  * The window index is appended to (src/agents/window-index-file.ts): a call writes only a segment of what it read,
@@ -15,36 +14,14 @@ import { lineTags, taggedLine, INDEX_DOMAIN, pad8 } from './helpers/window-index
  */
 const dir = tempDir('stepchain-window-segments-');
 const KEY = Buffer.alloc(32, 5);
-const DOMAIN = INDEX_DOMAIN;
 let n = 0;
 
 const tags = lineTags;
 const line = taggedLine;
 
-/** An index file's parts as laid out: the head and its HMAC, then each segment and its HMAC. */
-function parts(file: string): { head: Buffer; segs: Buffer[]; macs: Buffer[] } {
-  const b = readFileSync(file);
-  const headEnd = 8 + pad8(b.readUInt32LE(0));
-  const segs: Buffer[] = [];
-  const macs = [b.subarray(headEnd, headEnd + 32)];
-  for (let at = headEnd + 32; at < b.length;) {
-    const size = 56 + pad8(b.readUInt32LE(at + 48) * 20);
-    segs.push(b.subarray(at, at + size));
-    macs.push(b.subarray(at + size, at + size + 32));
-    at += size + 32;
-  }
-  return { head: b.subarray(0, headEnd), segs, macs };
-}
+const parts = indexParts;
 
-/** What a holder of the key can write: the head and the segments, each followed by the HMAC of all before it. */
-function signed(head: Buffer, segs: Buffer[]): Buffer {
-  const out: Buffer[] = [];
-  for (const part of [head, ...segs]) {
-    out.push(part);
-    out.push(createHmac('sha256', KEY).update(DOMAIN).update(Buffer.concat(out)).digest());
-  }
-  return Buffer.concat(out);
-}
+const signed = (head: Buffer, segs: Buffer[]): Buffer => signedIndex(KEY, head, segs);
 
 /** A session file of `lines` lines (every third tagged k1, every third k2) and its index, asked once per append. */
 function session(appends: number): { f: string; idx: string; ask: (keys?: string[]) => string[] } {
