@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { Journal, journalDir, journalFile } from '../src/journal';
+import { Journal, journalDir, journalFile, readJournalBytes } from '../src/journal';
 import {
   buildReceipt,
   generateKeyPair,
@@ -12,6 +13,7 @@ import {
   parsePublicKey,
   readTar,
   ReceiptFormatError,
+  redactedFields,
   verifyReceiptFile,
   walkReceiptJournal,
   writeTar,
@@ -21,6 +23,7 @@ import { holdsRedactionMark } from '../src/receipt/redaction';
 import { TarStream } from '../src/receipt/tar';
 import { baseArchive, mutate, mutation } from './helpers/tar-gen';
 import { tarEntries as wholeTarEntries } from './helpers/tar-whole-reference';
+import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -75,6 +78,9 @@ function streamedReading(buf: Buffer, cuts: number[]): Outcome {
 }
 
 type Verdict = Awaited<ReturnType<typeof verifyReceiptFile>>['verdict'];
+
+/** A plain receipt's journal walked where it lies whatever its size, in three slices (ArchiveScan.readInPlace). */
+const IN_PLACE: NodeJS.ProcessEnv = { STEPCHAIN_PARALLEL_MIN_BYTES: '1', STEPCHAIN_THREADS: '3' };
 
 const cutsOf = (len: number, seeds: number[]): number[] => seeds.map((s) => s % (len + 1)).sort((a, b) => a - b);
 
@@ -136,8 +142,26 @@ function damaged(lines: string[], ds: Damage[], lastNewline: boolean): Buffer {
   return Buffer.from(ls.join('\n') + (lastNewline && ls.length > 0 ? '\n' : ''));
 }
 
+/** A published chain's lines: some rows hold the redaction mark as their prompt or tool_result. */
+function published(n: number): string[] {
+  const dir = journalDir(root, `pub${n}-${Math.random().toString(36).slice(2)}`);
+  const j = Journal.open(dir, { durability: 'none' });
+  for (let i = 0; i < n; i++)
+    j.append({
+      prompt: i % 5 === 2 ? '<<redacted>>' : `p${i}`,
+      model: 'm',
+      ts: 1_700_000_000 + i,
+      tool_result: i === 7 ? '<<redacted>>' : { v: i },
+    });
+  return readFileSync(path.join(dir, '000000.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+}
+const plainLines = journalOf(40);
+const markedLines = published(30);
+
 describe('the journal walked in slices reads as the whole-bytes strict walk', () => {
-  const lines = journalOf(40);
+  const lines = plainLines;
   it('damaged journals, walked in slices of any size, pieces cut anywhere', () => {
     fc.assert(
       fc.property(
@@ -176,6 +200,59 @@ describe('the journal walked in slices reads as the whole-bytes strict walk', ()
       ),
       { numRuns: 300, seed: 1204 },
     );
+  });
+
+  // A plain receipt's journal member walked where it lies in the file, in parallel slices (JournalWalker.walkFile).
+  it('walked where it lies in a file, in any number of slices, at any offset: the whole-bytes walk', () => {
+    const file = path.join(root, 'walk-file.bin');
+    fc.assert(
+      fc.property(
+        fc.array(damage, { maxLength: 6 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 0, max: 700 }),
+        fc.boolean(),
+        (ds, nl, threads, before, marks) => {
+          const lines = marks ? markedLines : plainLines;
+          const buf = damaged(lines, ds, nl);
+          const whole = walkReceiptJournal(buf);
+          // The member among other bytes of the file, as in an archive.
+          writeFileSync(file, Buffer.concat([Buffer.alloc(before, 0x2a), buf, Buffer.alloc(300, 0x2a)]));
+          const fd = openSync(file, 'r');
+          try {
+            const w = new JournalWalker();
+            w.walkFile({ kind: 'fd', fd, path: file }, before, before + buf.length, {
+              STEPCHAIN_THREADS: String(threads),
+              STEPCHAIN_PARALLEL_MIN_BYTES: '1',
+            });
+            const { redacted, ...walked } = w.finish();
+            expect(walked).toEqual(whole);
+            // The redacted fields: the rows' own (every row parsed, as the rule reads: test/../redaction.ts).
+            expect(redacted).toEqual(redactedFields(readJournalBytes(buf).entries.map((e) => e.row)));
+            if (marks && ds.length === 0) expect(redacted).toEqual(['prompt', 'tool_result']);
+          } finally {
+            closeSync(fd);
+          }
+        },
+      ),
+      { numRuns: 300, seed: 1206 },
+    );
+  });
+
+  it('walked where it lies: lines with no row, a lone newline, one torn row', () => {
+    const file = path.join(root, 'walk-file-small.bin');
+    for (const text of ['{"not": a row\n', '\n', '\n\n\n', '[1]\n{}\n', `${plainLines[0]!.slice(0, 40)}`]) {
+      const buf = Buffer.from(text);
+      writeFileSync(file, Buffer.concat([Buffer.alloc(512), buf]));
+      const fd = openSync(file, 'r');
+      try {
+        const w = new JournalWalker();
+        w.walkFile({ kind: 'fd', fd, path: file }, 512, 512 + buf.length, { STEPCHAIN_PARALLEL_MIN_BYTES: '1' });
+        expect(w.finish()).toEqual(walkInPieces(new JournalWalker(), buf, []));
+      } finally {
+        closeSync(fd);
+      }
+    }
   });
 
   it('the redaction marks of a published chain, whichever way the pieces are walked', () => {
@@ -238,6 +315,10 @@ describe('a receipt streamed from its file has the verdict of the receipt held w
       const streamed = await verifyReceiptFile(file, opts);
       expect(streamed.verdict).toEqual(whole.verdict);
       expect(streamed.manifestBytes).toEqual(whole.receipt?.manifestBytes);
+      // The journal walked where it lies in the file (no digest asked for; any size shared, in three slices).
+      const inPlace = await verifyReceiptFile(file, { ...opts, fileDigest: false, env: IN_PLACE });
+      expect(inPlace.verdict).toEqual(whole.verdict);
+      expect(inPlace.manifestBytes).toEqual(whole.receipt?.manifestBytes);
       if (i === 1) keyed = streamed.verdict;
     }
     return keyed!;
@@ -357,3 +438,73 @@ describe("the file's digest, computed only when asked for", () => {
     }
   });
 });
+
+describe("the bin walks a plain receipt's journal where it lies, in worker threads", () => {
+  // Every journal shared among threads (any size), three of them: what `stepchain receipt verify` does with a large
+  // plain receipt (the worker threads read the file through the descriptor the command opened).
+  const env = { ...process.env, STEPCHAIN_AUDIT: 'off', STEPCHAIN_PARALLEL_MIN_BYTES: '1', STEPCHAIN_THREADS: '3' };
+  const keys = generateKeyPair();
+  const pubFile = path.join(root, 'bin-k.pub');
+  writeFileSync(pubFile, keys.publicKeyPem);
+  const signKey = parsePrivateKey(Buffer.from(keys.privateKeyPem), 'k');
+  const pub = parsePublicKey(Buffer.from(keys.publicKeyPem), 'k.pub');
+  const receiptOf = (id: string, step: (i: number) => Parameters<Journal['append']>[0]): Buffer => {
+    const j = Journal.open(journalDir(root, id), { durability: 'none' });
+    for (let i = 0; i < 400; i++) j.append(step(i));
+    return buildReceipt(journalFile(root, id), { signKey }).bytes;
+  };
+  const good = receiptOf('bin-good', (i) => ({
+    prompt: `step ${i} ${'y'.repeat(i % 300)}`,
+    model: 'm',
+    ts: 1_700_000_000 + i / 7,
+    tool_result: { score: i / 3 },
+    blobs: i % 50 === 0 ? [Buffer.from(`blob ${i}`)] : [],
+  }));
+  const publishedReceipt = receiptOf('bin-published', (i) => ({
+    prompt: i % 3 === 0 ? '<<redacted>>' : `p${i}`,
+    model: 'm',
+    ts: 1_700_000_000 + i,
+  }));
+  const journalAt = good.indexOf('{"blob_refs"');
+  const cases: [string, Buffer][] = [
+    ['as built', good],
+    ['published (rows redacted)', publishedReceipt],
+    ['a row edited mid-journal', Buffer.from(good.toString('latin1').replace('"step 200 ', '"STEP 200 '), 'latin1')],
+    ['a row moved', swapLines(good, journalAt, 150)],
+    ['cut inside the journal', good.subarray(0, journalAt + 20_000)],
+    ['cut just after the journal, before its padding', cutAfterJournal(good)],
+  ];
+  it.each(cases)('%s: the verdict of the receipt held whole', (name, bytes) => {
+    const file = path.join(root, `bin-${name.replace(/\W+/g, '-')}.tar`);
+    writeFileSync(file, bytes);
+    const r = spawnSync(process.execPath, [cliPath, 'receipt', 'verify', file, '--public-key', pubFile, '--json'], {
+      env,
+      encoding: 'utf8',
+    });
+    const whole = inspectReceipt(bytes, { publicKeys: [pub] }).verdict;
+    // A verdict that does not hold says its faults on stderr too, one line each.
+    if (whole.ok) expect(r.stderr).toBe('');
+    else expect(r.stderr.trim().split('\n')).toHaveLength(whole.errors.length);
+    expect(JSON.parse(r.stdout)).toEqual(JSON.parse(JSON.stringify(whole)));
+    expect(r.status).toBe(whole.ok ? 0 : 1);
+    if (name.startsWith('published')) expect(whole.published).toBe(true);
+  });
+});
+
+/** The receipt with its journal's line `k` moved after the next one (same bytes, same member size). */
+function swapLines(receipt: Buffer, journalAt: number, k: number): Buffer {
+  const end = receipt.indexOf('\n\0', journalAt) + 1;
+  const lines = receipt.subarray(journalAt, end).toString('latin1').split('\n');
+  [lines[k], lines[k + 1]] = [lines[k + 1]!, lines[k]!];
+  return Buffer.concat([
+    receipt.subarray(0, journalAt),
+    Buffer.from(lines.join('\n'), 'latin1'),
+    receipt.subarray(end),
+  ]);
+}
+
+/** The receipt cut right after its journal's last byte (the member's padding and what follows are gone). */
+function cutAfterJournal(receipt: Buffer): Buffer {
+  const at = receipt.indexOf('{"blob_refs"');
+  return receipt.subarray(0, receipt.indexOf('\n\0', at) + 1);
+}

@@ -40,6 +40,18 @@ export interface ChunkSummary {
   recovery?: RecoveryInfo;
   /** Rows of the right shape carrying keys outside the ten (lines relative); absent when there are none. */
   unhashed?: UnhashedRows;
+  /** With `markedValue`: what the lines holding it say (see MarkedRows). */
+  marked?: MarkedRows;
+}
+
+/**
+ * The rows of the lines whose bytes hold `markedValue` as a JSON string (`"<value>"`, as a canonical row writes it;
+ * only those lines are parsed, so the answer is a line's own and does not depend on how the bytes were cut): the
+ * row keys whose whole value is that string, and whether one of those rows lists blobs.
+ */
+export interface MarkedRows {
+  fields: string[];
+  blobRefs: boolean;
 }
 
 /** Rows carrying keys no hash covers: the first MAX_LISTED_FAULTS listed with their keys, all counted. */
@@ -94,4 +106,6 @@ export interface ChunkOptions {
   indexEvery?: number;
   /** Recovery on open: lines that do not parse are recorded as torn-tail candidates, not faults. */
   recovery?: boolean;
+  /** Note the rows that hold this string as a key's whole value (a receipt's redaction mark): `marked`. */
+  markedValue?: string;
 }

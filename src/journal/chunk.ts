@@ -1,4 +1,3 @@
-import { closeSync, openSync, readSync } from 'node:fs';
 import { ChainChecker } from './chain';
 import { fastRow, type FastRow } from './fast-line';
 import { FaultList, MAX_LISTED_FAULTS } from './faults';
@@ -8,11 +7,18 @@ import { decodeUtf8 } from '../canonical';
 import { isSha256Hex } from '../util/hash';
 import { readRowLine, ROW_KEYS, unhashedKeys, type RowView } from './row';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord, type WasmScanner } from './wasm/scanner';
-import { READ_FLAGS } from '../util/nofollow';
-import { InputError } from '../errors';
+import { closeRef, lineEndInFile, openRef, pathOf, readFileRange, readInto, type FileRef } from './file-ref';
 
-export type { ChunkOptions, ChunkSummary, EntrySink, RecoveryInfo, SliceSeed, UnhashedRows } from './chunk-types';
-import type { ChunkOptions, ChunkSummary, EntrySink, SliceSeed } from './chunk-types';
+export type {
+  ChunkOptions,
+  ChunkSummary,
+  EntrySink,
+  MarkedRows,
+  RecoveryInfo,
+  SliceSeed,
+  UnhashedRows,
+} from './chunk-types';
+import type { ChunkOptions, ChunkSummary, EntrySink, MarkedRows, SliceSeed } from './chunk-types';
 
 const BLOCK = 16 * 1024 * 1024;
 /** Blocks for the WebAssembly scanner: small enough to stay in cache between scan, copy and hash. */
@@ -57,12 +63,59 @@ export function scanChunk(
   });
 }
 
+/** A search for the lines holding a value as a JSON string, and what their rows said so far (MarkedRows). */
+interface MarkSearch {
+  value: string;
+  /** The value's JSON text after its opening quote. */
+  tail: Buffer;
+  fields: Set<string>;
+  blobRefs: boolean;
+}
+
+const markSearch = (value: string): MarkSearch => ({
+  value,
+  tail: Buffer.from(JSON.stringify(value).slice(1)),
+  fields: new Set(),
+  blobRefs: false,
+});
+
+/** The lines of `buf[from..to)` (whole lines) that hold the searched value as a JSON string: their rows read. */
+function noteMarked(buf: Buffer, from: number, to: number, m: MarkSearch): void {
+  const lines = buf.subarray(from, to);
+  const tail = m.tail;
+  // Searched for without its opening quote, from the first of its first byte (`<` for the redaction mark, rare in
+  // JSON text: one memchr over lines that hold none), then checked: a search from `"` stops at every string.
+  const from1 = lines.indexOf(tail[0]!, 1);
+  if (from1 < 0) return;
+  for (let at = lines.indexOf(tail, from1); at >= 1; at = lines.indexOf(tail, at + 1)) {
+    if (lines[at - 1] !== 0x22) continue;
+    const nl = lines.indexOf(0x0a, at);
+    const end = nl < 0 ? lines.length : nl + 1;
+    const start = lines.lastIndexOf(0x0a, at) + 1;
+    scanChunk(lines, start, end, 0, { strict: false, fast: false }, undefined, (_line, _view, row) => {
+      if (row === undefined) return;
+      if (row.blob_refs.length > 0) m.blobRefs = true;
+      const fields = row as unknown as Record<string, unknown>;
+      for (const k of ROW_KEYS) if (fields[k] === m.value) m.fields.add(k);
+    });
+    if (end >= lines.length) return;
+    at = end - 1; // the line is read: on to the next one
+  }
+}
+
+/** MarkedRows of whole journal bytes (only the lines holding `value` as a JSON string are read). */
+export function markedRows(buf: Buffer, value: string): MarkedRows {
+  const m = markSearch(value);
+  noteMarked(buf, 0, buf.length, m);
+  return { fields: [...m.fields], blobRefs: m.blobRefs };
+}
+
 /**
  * Walks bytes [from, to) of a journal file (line-aligned), read block by block
  * straight into the WebAssembly scanner's memory (no copy of the whole slice).
  */
 export function scanFileChunk(
-  path: string,
+  file: FileRef,
   from: number,
   to: number,
   options: ChunkOptions,
@@ -71,11 +124,12 @@ export function scanFileChunk(
   return withJsFallback(options, (o) => {
     const wasm = o.wasm === false || o.fast === false ? undefined : wasmScanner();
     if (wasm === undefined) {
-      const buf = readFileRange(path, from, to - from);
+      const buf = readFileRange(file, from, to - from);
       return scanChunk(buf, 0, buf.length, from, o, seed);
     }
     const walker = new ChunkWalker(from, to, o, seed);
-    const fd = openSync(path, READ_FLAGS);
+    const path = pathOf(file);
+    const fd = openRef(file);
     try {
       let pos = from;
       while (pos < to) {
@@ -101,7 +155,7 @@ export function scanFileChunk(
             else if (pos + got >= to || got < WASM_BLOCK_CAP) len = got;
             else {
               const want = lineEndInFile(fd, pos + got, to) - pos;
-              const buf = readFileRange(path, pos, want);
+              const buf = readFileRange(file, pos, want);
               walker.jsBlock(buf, 0, buf.length, pos);
               pos += buf.length;
               continue;
@@ -112,7 +166,7 @@ export function scanFileChunk(
         pos += len;
       }
     } finally {
-      closeSync(fd);
+      closeRef(file, fd);
     }
     return walker.finish();
   });
@@ -129,47 +183,6 @@ function withJsFallback(options: ChunkOptions, walk: (o: ChunkOptions) => ChunkS
   }
 }
 
-/**
- * Reads exactly `length` bytes of `path` (open as `fd`) at `position` into `into` at `at`. A slice is planned on the
- * file's size when the walk begins and an append only lengthens a journal, so fewer bytes mean the file was cut or
- * rewritten while it was read: no verdict is given on what was walked (a shorter walk would say OK for rows it never
- * saw).
- */
-function readInto(path: string, fd: number, into: Buffer, at: number, length: number, position: number): void {
-  let off = 0;
-  while (off < length) {
-    const n = readSync(fd, into, at + off, length - off, position + off);
-    if (n === 0)
-      throw new InputError(
-        `${path}: it changed while it was read (it now ends at byte ${position + off}, short of the ${position + length} bytes the read began with: cut or rewritten meanwhile); nothing is concluded from it, read it again`,
-      );
-    off += n;
-  }
-}
-
-function readFileRange(path: string, position: number, length: number): Buffer {
-  const fd = openSync(path, READ_FLAGS);
-  try {
-    const buf = Buffer.allocUnsafe(length);
-    readInto(path, fd, buf, 0, length, position);
-    return buf;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The offset just after the first newline at or after `at` (or `end`). */
-function lineEndInFile(fd: number, at: number, end: number): number {
-  const window = Buffer.allocUnsafe(64 * 1024);
-  for (let pos = at; pos < end; pos += window.length) {
-    const n = readSync(fd, window, 0, Math.min(window.length, end - pos), pos);
-    if (n === 0) return pos;
-    const nl = window.subarray(0, n).indexOf(0x0a);
-    if (nl >= 0) return pos + nl + 1;
-  }
-  return end;
-}
-
 /** The walk of one slice, line by line, fed block by block. */
 class ChunkWalker {
   readonly out: ChunkSummary;
@@ -183,6 +196,8 @@ class ChunkWalker {
   private readonly fast: boolean;
   /** The chain's previous hash is 64 hex digits (fastRow may then take a matching link on trust). */
   private prevIsHex = false;
+  /** With `markedValue`: the value, its JSON text after the opening quote, and what its lines said so far. */
+  private readonly marked: MarkSearch | undefined;
 
   constructor(
     start: number,
@@ -206,6 +221,7 @@ class ChunkWalker {
       this.out.indexPrev = [];
     }
     if (options.recovery) this.out.recovery = { nonParsing: 0 };
+    if (options.markedValue !== undefined) this.marked = markSearch(options.markedValue);
     // Entries need each row parsed: every line takes the lossless path then.
     this.fast = options.fast !== false && onEntry === undefined;
   }
@@ -221,6 +237,7 @@ class ChunkWalker {
     // block; `pending` while chain.prevHash has not been made a string of them yet.
     let link = -1;
     let pending = false;
+    if (this.marked !== undefined) noteMarked(mem, wasm.data, wasm.data + len, this.marked);
     wasm.start(len);
     for (let n = wasm.batch(); n > 0; n = wasm.batch()) {
       for (let k = 0; k < n; k++) {
@@ -264,6 +281,7 @@ class ChunkWalker {
 
   /** `buf[pos..blockEnd)` (whole lines) by the JS fast path, on a latin1 view of the block. */
   jsBlock(buf: Buffer, pos: number, blockEnd: number, base: number): void {
+    if (this.marked !== undefined) noteMarked(buf, pos, blockEnd, this.marked);
     let text: string | undefined;
     if (this.fast) {
       try {
@@ -290,6 +308,7 @@ class ChunkWalker {
     if (out.rows > 0) out.last = { step_hash: chain.prevHash };
     out.faults = { list: this.faults.list, omitted: this.faults.omitted };
     if (this.refSet !== undefined) out.refs = Array.from(this.refSet);
+    if (this.marked !== undefined) out.marked = { fields: [...this.marked.fields], blobRefs: this.marked.blobRefs };
     return out;
   }
 

@@ -28,9 +28,22 @@ import { pausePoint } from '../util/pause';
  * dist/lib/chunk-worker.mjs. Without one (tests on the TypeScript sources) slices
  * run on the calling thread, stitched the same way.
  */
-export type ChunkSource = { kind: 'file'; path: string } | { kind: 'bytes'; bytes: Buffer };
+export type ChunkSource = { kind: 'file'; path: string } | { kind: 'bytes'; bytes: Buffer } | DescriptorSource;
 
-type SliceSource = { kind: 'file'; path: string } | { kind: 'shared'; buffer: SharedArrayBuffer; length: number };
+/**
+ * A file its caller holds open (a receipt, whose journal member is walked where it lies): every thread reads it
+ * through that descriptor (descriptors are the process's), so all of them read the file the caller opened, never
+ * what its path names by then. The caller keeps it open until the walk returns.
+ */
+export interface DescriptorSource {
+  kind: 'fd';
+  fd: number;
+  /** What messages name it by. */
+  path: string;
+}
+
+type SliceSource =
+  { kind: 'file'; path: string } | DescriptorSource | { kind: 'shared'; buffer: SharedArrayBuffer; length: number };
 
 export interface ChunkJob {
   tag: typeof CHUNK_JOB_TAG;
@@ -75,6 +88,11 @@ const MIN_SLICE_BYTES = 1024 * 1024;
 export type ChunkWorkerEntry = string | { source: string };
 let workerEntry: ChunkWorkerEntry | undefined;
 
+/** The smallest walk shared among threads (STEPCHAIN_PARALLEL_MIN_BYTES, for tests; 8 MiB). */
+export function parallelMinBytes(env: NodeJS.ProcessEnv = process.env): number {
+  return Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
+}
+
 /** Called by a bundle's entry, so slices can run in worker threads. */
 export function setChunkWorkerEntry(entry: ChunkWorkerEntry | undefined): void {
   workerEntry = entry;
@@ -110,7 +128,7 @@ const prestarted: Worker[] = [];
  */
 export function prestartChunkWorkers(bytes: number, env: NodeJS.ProcessEnv = process.env): void {
   if (workerEntry === undefined || prestarted.length > 0) return;
-  if (bytes < Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES)) return;
+  if (bytes < parallelMinBytes(env)) return;
   // The threads start before the scanner is compiled (wasmModule, 5-9 ms in a fresh process here), not after: their
   // start is the longer wait, and the compiled scanner follows them as their first message, long before a thread is
   // up to read it.
@@ -150,6 +168,7 @@ function walkSlice(
   seed: SliceSeed | null | undefined,
 ): ChunkSummary {
   if (source.kind === 'file') return scanFileChunk(source.path, from, to, options, seed ?? undefined);
+  if (source.kind === 'fd') return scanFileChunk(source, from, to, options, seed ?? undefined);
   return scanChunk(Buffer.from(source.buffer, from, to - from), 0, to - from, from, options, seed ?? undefined);
 }
 
@@ -218,7 +237,14 @@ function nextLineStart(source: ChunkSource, fd: number | undefined, window: Buff
  */
 function plan(source: ChunkSource, start: number, end: number, n: number): [number, number][] {
   const cuts = [start];
-  const fd = source.kind === 'file' && n > 1 ? openSync(source.path, READ_FLAGS) : undefined;
+  const fd =
+    n <= 1
+      ? undefined
+      : source.kind === 'file'
+        ? openSync(source.path, READ_FLAGS)
+        : source.kind === 'fd'
+          ? source.fd
+          : undefined;
   try {
     const window = Buffer.allocUnsafe(n > 1 ? 16 * 1024 : 0);
     for (let k = 1; k < n; k++) {
@@ -227,7 +253,7 @@ function plan(source: ChunkSource, start: number, end: number, n: number): [numb
       if (cut > cuts[cuts.length - 1]! && cut < end) cuts.push(cut);
     }
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    if (fd !== undefined && source.kind === 'file') closeSync(fd);
   }
   cuts.push(end);
   return cuts.slice(0, -1).map((c, i) => [c, cuts[i + 1]!]);
@@ -249,7 +275,7 @@ export function scanSlices(
   env: NodeJS.ProcessEnv = process.env,
   progress?: ProgressFn,
 ): ChunkSummary[] {
-  const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
+  const minBytes = parallelMinBytes(env);
   const n = end - start >= minBytes ? threads(env) : 1;
   if (n === 1 || workerEntry === undefined)
     return walkRanges(source, plan(source, start, end, n), undefined, options, env, progress);
@@ -274,13 +300,13 @@ export function walkRanges(
   // Tests cut the file here, between the plan (made on its size then) and the walk.
   if (source.kind === 'file') pausePoint('walk:planned', env);
   const total = work.reduce((t, [a, b]) => t + b - a, 0);
-  const minBytes = Number(env.STEPCHAIN_PARALLEL_MIN_BYTES ?? MIN_PARALLEL_BYTES);
+  const minBytes = parallelMinBytes(env);
   const n = work.length > 1 && total >= minBytes ? Math.min(threads(env), work.length) : 1;
   const inline = (k: number): ChunkSummary => {
     const [from, to] = work[k]!;
     const seed = seeds?.[k] ?? undefined;
     if (source.kind === 'bytes') return scanChunk(source.bytes, from, to, 0, options, seed);
-    return scanFileChunk(source.path, from, to, options, seed);
+    return scanFileChunk(source.kind === 'fd' ? source : source.path, from, to, options, seed);
   };
   let done = 0;
   const report = (bytes: number): void => {
@@ -301,9 +327,12 @@ export function walkRanges(
     shared = new SharedArrayBuffer(source.bytes.length);
     Buffer.from(shared).set(source.bytes);
   }
-  const sliceSource: SliceSource = shared
-    ? { kind: 'shared', buffer: shared, length: shared.byteLength }
-    : { kind: 'file', path: (source as { path: string }).path };
+  const sliceSource: SliceSource =
+    shared !== undefined
+      ? { kind: 'shared', buffer: shared, length: shared.byteLength }
+      : source.kind === 'fd'
+        ? { kind: 'fd', fd: source.fd, path: source.path }
+        : { kind: 'file', path: (source as { path: string }).path };
   const claimsBuffer = new SharedArrayBuffer(4 * (work.length + 1));
   const claims = new Int32Array(claimsBuffer);
   const wasm = options.wasm === false ? undefined : wasmModule();

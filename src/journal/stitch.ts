@@ -1,6 +1,6 @@
 import { ZERO_HASH } from '../util/hash';
 import { hashText, type Fault } from './chain';
-import type { ChunkOptions, ChunkSummary, SliceSeed, UnhashedRows } from './chunk';
+import type { ChunkOptions, ChunkSummary, MarkedRows, SliceSeed, UnhashedRows } from './chunk';
 import { FAULT_ORDER as ORDER, FaultList, MAX_LISTED_FAULTS } from './faults';
 import type { LineEnd } from './lines';
 import { walkRanges, type ChunkSource, type ProgressFn } from './parallel';
@@ -24,6 +24,8 @@ export interface Stitched {
   index?: RowIndex;
   /** Rows carrying keys outside the ten (absolute lines); absent when there are none. */
   unhashed?: UnhashedRows;
+  /** With `markedValue`: the slices' MarkedRows together. */
+  marked?: MarkedRows;
 }
 
 const short = hashText;
@@ -102,7 +104,12 @@ export function stitchVerify(
   let prev: string | null = ZERO_HASH;
   let lineBase = 0;
   let unhashed: UnhashedRows | undefined;
+  const marked = options.markedValue === undefined ? undefined : { fields: new Set<string>(), blobRefs: false };
   for (const s of slices) {
+    if (marked !== undefined && s.marked !== undefined) {
+      for (const f of s.marked.fields) marked.fields.add(f);
+      marked.blobRefs ||= s.marked.blobRefs;
+    }
     const firstLine = s.first?.line ?? 0;
     const boundary = boundaryFaults(s, firstLine + lineBase, steps, prev);
     let placed = boundary.length === 0;
@@ -138,6 +145,7 @@ export function stitchVerify(
   const out: Stitched = { faults, head: steps > 0 ? (prev ?? '') : ZERO_HASH, steps, lines: lineBase };
   if (refs !== undefined) out.refs = Array.from(refs);
   if (index !== undefined) out.index = index;
+  if (marked !== undefined) out.marked = { fields: [...marked.fields], blobRefs: marked.blobRefs };
   if (unhashed !== undefined) out.unhashed = unhashed;
   return out;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { DescriptorSource } from '../journal/parallel';
 import { JournalWalker } from './journal-walk';
 import { parseManifest, type Manifest } from './manifest';
 import {
@@ -63,6 +64,16 @@ class Collect implements TarMemberSink {
   }
 }
 
+/** A plain archive's file, open, whose journal member may be walked where it lies (ArchiveScan.readInPlace). */
+export interface InPlaceFile {
+  source: DescriptorSource;
+  /** The file's size when it was opened. */
+  size: number;
+  /** The smallest journal member walked so (smaller ones cost less pushed than shared among threads). */
+  minBytes: number;
+  env?: NodeJS.ProcessEnv;
+}
+
 /** What is done with one member's data as it arrives, and what is kept of it when it ends. */
 interface MemberWork {
   sink: TarMemberSink;
@@ -90,15 +101,29 @@ export class ArchiveScan implements TarReceiver {
   /** The rest of the archive is not examined (a structural fault, or too many faults). */
   private stopped = false;
   private work: MemberWork | undefined;
+  private file: InPlaceFile | undefined;
 
   constructor(private readonly keep: boolean) {}
 
-  push(piece: Buffer): void {
-    if (this.stopped) return;
+  /**
+   * The archive is this plain file, open: a journal member of at least `minBytes` that lies whole in it is walked
+   * where it lies (in parallel slices) instead of pushed (`push` then says where the reading resumes).
+   */
+  readInPlace(file: InPlaceFile): void {
+    this.file = file;
+  }
+
+  /**
+   * The next piece. Returns undefined, or, when the journal's data was walked where it lies in the file
+   * (readInPlace), the file offset after it: the rest of the piece is not pushed, the next piece starts there.
+   */
+  push(piece: Buffer): number | undefined {
+    if (this.stopped) return undefined;
     try {
-      this.tar.push(piece);
+      return this.tar.push(piece);
     } catch (e) {
       this.fail(e);
+      return undefined;
     }
   }
 
@@ -131,11 +156,18 @@ export class ArchiveScan implements TarReceiver {
     if (name === JOURNAL_MEMBER) {
       const walker = new JournalWalker();
       const kept = keep ? new Collect(true) : undefined;
+      const file = keep ? undefined : this.file;
       return {
         sink: {
           data: (p) => {
             walker.push(p);
             kept?.data(p);
+          },
+          // Bytes not all in the file (a cut archive) are pushed, so the stream names what is missing.
+          inPlace: (at, length) => {
+            if (file === undefined || length < file.minBytes || at + length > file.size) return false;
+            walker.walkFile(file.source, at, at + length, file.env);
+            return true;
           },
         },
         done: () => {

@@ -1,8 +1,10 @@
-import { readJournalBytes, type Fault } from '../journal';
-import { scanChunk, type ChunkOptions, type SliceSeed } from '../journal/chunk';
+import type { Fault } from '../journal';
+import { scanChunk, type ChunkOptions, type MarkedRows, type SliceSeed } from '../journal/chunk';
 import { FaultList } from '../journal/faults';
+import { scanSlices, type DescriptorSource } from '../journal/parallel';
+import { stitchVerify } from '../journal/stitch';
 import { ZERO_HASH } from '../util/hash';
-import { holdsRedactionMark, REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
+import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 
 /** The chain walk of a receipt's journal member: what the verdict needs of it, whatever its size. */
 export interface JournalWalk {
@@ -24,7 +26,8 @@ const SLICE_BYTES = 8 * 1024 * 1024;
  * receipt's file pieces; gunzip hands over small ones, gathered into slices).
  */
 const DIRECT_BYTES = 1024 * 1024;
-const OPTIONS: ChunkOptions = { strict: true, collectRefs: true };
+/** The strict walk, with the rows' blob refs and the lines that hold the redaction mark (MarkedRows). */
+const OPTIONS: ChunkOptions = { strict: true, collectRefs: true, markedValue: REDACTED };
 
 /**
  * The strict chain walk (docs/format.md §2: canonical, newline-terminated lines)
@@ -41,9 +44,10 @@ export class JournalWalker {
   private steps = 0;
   private lines = 0;
   private prev: string | null = ZERO_HASH;
-  private readonly faults = new FaultList();
+  private faults = new FaultList();
   private readonly refs = new Set<string>();
-  private readonly redacted = new Set<RedactField>();
+  /** The row keys some line holding the redaction mark holds it as (MarkedRows). */
+  private readonly marked = new Set<string>();
   /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
   private anyBlobRefs = false;
 
@@ -99,8 +103,8 @@ export class JournalWalker {
         kind: 'empty_journal',
         message: this.lines === 0 ? 'journal has no steps' : 'journal has no steps (no line holds a row)',
       });
-    const redacted =
-      this.anyBlobRefs || this.refs.size > 0 ? [] : REDACTABLE_FIELDS.filter((f) => this.redacted.has(f));
+    const redacted: RedactField[] =
+      this.anyBlobRefs || this.refs.size > 0 ? [] : REDACTABLE_FIELDS.filter((f) => this.marked.has(f));
     return {
       head: this.steps > 0 ? (this.prev ?? '') : ZERO_HASH,
       steps: this.steps,
@@ -141,22 +145,32 @@ export class JournalWalker {
       );
     if (s.faults.omitted > 0) this.faults.addOmitted(s.faults.omitted);
     for (const r of s.refs ?? []) this.refs.add(r);
-    this.noteRedactions(bytes.subarray(from, to));
+    this.noteMarked(s.marked);
     this.steps += s.rows;
     if (s.last !== undefined) this.prev = s.last.step_hash;
     this.lines += s.lines;
     this.base += to - from;
   }
 
-  /** The redaction marks of these whole lines (rows are parsed only when the marker appears at all). */
-  private noteRedactions(lines: Buffer): void {
-    if (this.anyBlobRefs || this.refs.size > 0 || !holdsRedactionMark(lines)) return;
-    for (const e of readJournalBytes(lines).entries) {
-      if (e.row.blob_refs.length > 0) {
-        this.anyBlobRefs = true;
-        return;
-      }
-      for (const f of REDACTABLE_FIELDS) if (e.row[f] === REDACTED) this.redacted.add(f);
-    }
+  private noteMarked(m: MarkedRows | undefined): void {
+    for (const f of m?.fields ?? []) this.marked.add(f);
+    if (m?.blobRefs === true) this.anyBlobRefs = true;
+  }
+
+  /**
+   * The whole journal, bytes [from, to) of a file its caller holds open, walked where they lie (in parallel
+   * slices, as `stepchain verify` walks a journal file) instead of pushed: the same walk (faults, lines, head,
+   * refs, marks) as pushing those bytes. Only on a walker that has been handed nothing yet.
+   */
+  walkFile(source: DescriptorSource, from: number, to: number, env: NodeJS.ProcessEnv = process.env): void {
+    if (this.base !== 0 || this.fill !== 0) throw new Error('JournalWalker.walkFile: bytes were pushed already');
+    const stitched = stitchVerify(source, scanSlices(source, from, to, OPTIONS, env), OPTIONS, env);
+    this.faults = stitched.faults;
+    for (const r of stitched.refs ?? []) this.refs.add(r);
+    this.noteMarked(stitched.marked);
+    this.steps = stitched.steps;
+    if (stitched.steps > 0) this.prev = stitched.head;
+    this.lines = stitched.lines;
+    this.base = to - from;
   }
 }

@@ -79,9 +79,16 @@ export function openReceiptFile(file: string, maxBytes: number): { fd: number; s
   }
 }
 
-export function readOrSay(file: string, fd: number, buf: Buffer, at: number, length: number): number {
+export function readOrSay(
+  file: string,
+  fd: number,
+  buf: Buffer,
+  at: number,
+  length: number,
+  position: number | null = null,
+): number {
   try {
-    return readSync(fd, buf, at, length, null);
+    return readSync(fd, buf, at, length, position);
   } catch (e) {
     throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
   }

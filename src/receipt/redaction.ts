@@ -1,4 +1,5 @@
-import { readJournalBytes, type StepRow } from '../journal';
+import type { StepRow } from '../journal';
+import { markedRows } from '../journal/chunk';
 
 /** The fields a redaction policy may replace (docs/format.md §3). */
 export const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'] as const;
@@ -44,5 +45,7 @@ export function holdsRedactionMark(bytes: Buffer): boolean {
  */
 export function redactedFieldsOf(journal: Buffer, anyBlobRefs: boolean): RedactField[] {
   if (anyBlobRefs || !holdsRedactionMark(journal)) return [];
-  return redactedFields(readJournalBytes(journal).entries.map((e) => e.row));
+  // The lines holding the mark are read (a receipt's walk reads the same lines: MarkedRows).
+  const marked = markedRows(journal, REDACTED);
+  return marked.blobRefs ? [] : REDACTABLE_FIELDS.filter((f) => marked.fields.includes(f));
 }

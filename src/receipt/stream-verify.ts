@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
+import { parallelMinBytes } from '../journal/parallel';
 import { ArchiveScan } from './archive-scan';
 import { grewPast, openReceiptFile, readOrSay } from './read-file';
 import { checkGzipHead, checkGzipTail, gzipCorrupt, gzipTooLarge, isGzip } from './gzip';
@@ -30,6 +31,11 @@ const INFLATED_PIECE = 1024 * 1024;
 export interface StreamVerifyOptions extends VerifyReceiptOptions {
   /** Compute the file's SHA-256 (what a keyless check needs; default true): false leaves `sha256` undefined. */
   fileDigest?: boolean;
+  /**
+   * Where the thread count and the smallest walk shared among threads are read (STEPCHAIN_THREADS,
+   * STEPCHAIN_PARALLEL_MIN_BYTES; default process.env).
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -46,9 +52,9 @@ export async function verifyReceiptFile(file: string, options: StreamVerifyOptio
   // Hashing the file is a sixth of a plain receipt's verification: only when asked.
   const hash = options.fileDigest === false ? undefined : createHash('sha256');
   try {
-    const { fd } = openReceiptFile(file, maxBytes);
+    const { fd, size } = openReceiptFile(file, maxBytes);
     try {
-      await streamReceipt(file, fd, maxBytes, hash, scan);
+      await streamReceipt(file, { fd, size, env: options.env ?? process.env }, maxBytes, hash, scan);
     } finally {
       closeSync(fd);
     }
@@ -77,7 +83,7 @@ export async function verifyReceiptFile(file: string, options: StreamVerifyOptio
  */
 async function streamReceipt(
   file: string,
-  fd: number,
+  { fd, size, env }: { fd: number; size: number; env: NodeJS.ProcessEnv },
   maxBytes: number,
   hash: Hash | undefined,
   scan: ArchiveScan,
@@ -88,33 +94,64 @@ async function streamReceipt(
     got = readOrSay(file, fd, head, headLen, head.length - headLen);
   const first = head.subarray(0, headLen);
   if (headLen > maxBytes) throw grewPast(maxBytes);
-  /**
-   * The file's pieces of `size` bytes; `reuse`: each in the one buffer (a consumer done with a piece before it asks
-   * for the next).
-   */
-  function* pieces(size: number, reuse: boolean): Generator<Buffer, void, undefined> {
-    let total = first.length;
-    hash?.update(first);
-    if (first.length > 0) yield first;
-    const one = reuse ? Buffer.allocUnsafe(size) : undefined;
-    for (;;) {
-      const buf = one ?? Buffer.allocUnsafe(size);
-      const got = readOrSay(file, fd, buf, 0, buf.length);
-      if (got === 0) return;
-      total += got;
-      if (total > maxBytes) throw grewPast(maxBytes);
-      const piece = buf.subarray(0, got);
-      hash?.update(piece);
-      yield piece;
-    }
-  }
   if (!isGzip(first)) {
-    // The scan keeps nothing of a piece it is handed (it copies what it keeps).
-    for (const p of pieces(PLAIN_PIECE, true)) scan.push(p);
+    // A digest of the whole file is computed over bytes read in order: then every byte is read here.
+    if (hash === undefined)
+      scan.readInPlace({ source: { kind: 'fd', fd, path: file }, size, minBytes: parallelMinBytes(env), env });
+    plainInto(file, fd, first, maxBytes, hash, scan);
     return;
   }
   checkGzipHead(first);
-  await inflateInto(pieces(GZIP_PIECE, false), maxBytes, scan);
+  await inflateInto(gzipPieces(file, fd, first, maxBytes, hash), maxBytes, scan);
+}
+
+/** A gzip's pieces as read, from `first` (its first bytes, read), each in a buffer of its own (they queue). */
+function* gzipPieces(
+  file: string,
+  fd: number,
+  first: Buffer,
+  maxBytes: number,
+  hash: Hash | undefined,
+): Generator<Buffer, void, undefined> {
+  let total = first.length;
+  hash?.update(first);
+  yield first;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(GZIP_PIECE);
+    const got = readOrSay(file, fd, buf, 0, buf.length);
+    if (got === 0) return;
+    total += got;
+    if (total > maxBytes) throw grewPast(maxBytes);
+    const piece = buf.subarray(0, got);
+    hash?.update(piece);
+    yield piece;
+  }
+}
+
+/**
+ * A plain receipt's bytes into the scan, from `first` (its first bytes, read): in pieces read where the scan
+ * expects its next byte, which is after the journal's data when the scan walked that where it lies. The scan keeps
+ * nothing of a piece (it copies what it keeps): one buffer serves every read.
+ */
+function plainInto(
+  file: string,
+  fd: number,
+  first: Buffer,
+  maxBytes: number,
+  hash: Hash | undefined,
+  scan: ArchiveScan,
+): void {
+  hash?.update(first);
+  const buf = Buffer.allocUnsafe(PLAIN_PIECE);
+  let piece = first;
+  let at = 0;
+  while (piece.length > 0) {
+    at = scan.push(piece) ?? at + piece.length;
+    const got = readOrSay(file, fd, buf, 0, buf.length, at);
+    if (at + got > maxBytes) throw grewPast(maxBytes);
+    piece = buf.subarray(0, got);
+    hash?.update(piece);
+  }
 }
 
 /**

@@ -57,6 +57,12 @@ const TYPE_NAMES: Record<string, string> = {
 export interface TarMemberSink {
   /** A piece of the member's data, in order (a view that is valid only during the call). */
   data(piece: Buffer): void;
+  /**
+   * Offered when a non-empty member's data begins, at archive offset `at`: true when the sink has taken those
+   * `length` bytes where they lie (a plain archive's file) instead of in pieces; the stream then goes on after
+   * them (`push` says where) and hands the sink no data.
+   */
+  inPlace?(at: number, length: number): boolean;
 }
 
 /** A member as its header announces it, before its data: name and type as read (checked only when it ends). */
@@ -107,6 +113,8 @@ export class TarStream {
   private count = 0;
   private zeroAt = -1;
   private readonly maxMembers: number;
+  /** Set when a member's data was taken where it lies (TarMemberSink.inPlace): the offset after it. */
+  private resumeAt: number | undefined;
 
   constructor(
     private readonly receiver: TarReceiver,
@@ -115,10 +123,18 @@ export class TarStream {
     this.maxMembers = options.maxMembers ?? DEFAULT_MAX_TAR_MEMBERS;
   }
 
-  /** The next piece of the archive. */
-  push(buf: Buffer): void {
+  /**
+   * The next piece of the archive. Returns undefined, or, when a member's data was taken where it lies, the
+   * archive offset after that data: the rest of this piece is not read, and the next piece starts there.
+   */
+  push(buf: Buffer): number | undefined {
     let i = 0;
     while (i < buf.length) {
+      if (this.resumeAt !== undefined) {
+        const at = this.resumeAt;
+        this.resumeAt = undefined;
+        return at;
+      }
       switch (this.state) {
         case 'header': {
           const n = Math.min(BLOCK - this.headFill, buf.length - i);
@@ -173,6 +189,9 @@ export class TarStream {
         }
       }
     }
+    const at = this.resumeAt;
+    this.resumeAt = undefined;
+    return at;
   }
 
   /** The archive has ended: what it lacks is a fault. */
@@ -251,6 +270,12 @@ export class TarStream {
     this.sink = header.typeflag === 'x' ? undefined : this.receiver.start({ name, typeflag: header.typeflag, size });
     this.state = 'data';
     if (size === 0) this.dataDone();
+    else if (this.sink?.inPlace?.(this.off, size) === true) {
+      this.off += size;
+      this.left = 0;
+      this.resumeAt = this.off;
+      this.dataDone();
+    }
   }
 
   private dataDone(): void {
