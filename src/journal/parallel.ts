@@ -79,8 +79,15 @@ export interface ChunkScanner {
   tag: typeof CHUNK_SCANNER_TAG;
   wasm: unknown;
 }
-/** Below this a slice is not worth a thread's start-up (~30 ms). */
-const MIN_PARALLEL_BYTES = 8 * 1024 * 1024;
+/**
+ * Below this a walk is not worth a thread's start-up: a worker thread boots a second Node (no start-up snapshot for
+ * workers in Node 20) before it walks anything, 60-100 ms of CPU on a 2-core VM, on the core the walk would
+ * otherwise have to itself. Measured there (`verify`, one thread vs two, interleaved): 19 MB 225 vs 308 ms, 52 MB
+ * 284 vs 397 ms, 78 MB 246 vs 265 ms, 104 MB 279 vs 280 ms, 130 MB 339 vs 316 ms under a load of 4; quiet, 130 MB
+ * of plain rows 288 vs 280 ms and 113 MB of float rows 391 vs 345 ms. It was 8 MiB, which made every journal of
+ * 8-100 MB slower to verify.
+ */
+const MIN_PARALLEL_BYTES = 64 * 1024 * 1024;
 /** Slices per thread when threads share the work, and the smallest slice worth a claim. */
 const SLICES_PER_THREAD = 16;
 const MIN_SLICE_BYTES = 1024 * 1024;
