@@ -304,8 +304,9 @@ export function walkRanges(
   progress?: ProgressFn,
 ): ChunkSummary[] {
   if (env.STEPCHAIN_WASM === '0') options = { ...options, wasm: false };
-  // Tests cut the file here, between the plan (made on its size then) and the walk.
-  if (source.kind === 'file') pausePoint('walk:planned', env);
+  // Tests cut the file here, between the plan (made on its size then) and the walk: a journal file, or a receipt
+  // whose journal member is walked through the descriptor the command opened (cut, grown, renamed over meanwhile).
+  if (source.kind !== 'bytes') pausePoint('walk:planned', env);
   const total = work.reduce((t, [a, b]) => t + b - a, 0);
   const minBytes = parallelMinBytes(env);
   const n = work.length > 1 && total >= minBytes ? Math.min(threads(env), work.length) : 1;
