@@ -18,7 +18,7 @@ export type {
   SliceSeed,
   UnhashedRows,
 } from './chunk-types';
-import type { ChunkOptions, ChunkSummary, EntrySink, MarkedRows, SliceSeed } from './chunk-types';
+import type { ChunkOptions, ChunkSummary, EntrySink, SliceSeed } from './chunk-types';
 
 const BLOCK = 16 * 1024 * 1024;
 /** Blocks for the WebAssembly scanner: small enough to stay in cache between scan, copy and hash. */
@@ -101,13 +101,6 @@ function noteMarked(buf: Buffer, from: number, to: number, m: MarkSearch): void 
     if (end >= lines.length) return;
     at = end - 1; // the line is read: on to the next one
   }
-}
-
-/** MarkedRows of whole journal bytes (only the lines holding `value` as a JSON string are read). */
-export function markedRows(buf: Buffer, value: string): MarkedRows {
-  const m = markSearch(value);
-  noteMarked(buf, 0, buf.length, m);
-  return { fields: [...m.fields], blobRefs: m.blobRefs };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { StepRow } from '../journal';
-import { markedRows } from '../journal/chunk';
+import { scanChunk } from '../journal/chunk';
 
 /** The fields a redaction policy may replace (docs/format.md §3). */
 export const REDACTABLE_FIELDS = ['prompt', 'model', 'tool_call', 'tool_result'] as const;
@@ -39,13 +39,15 @@ export function holdsRedactionMark(bytes: Buffer): boolean {
 }
 
 /**
- * `redactedFields` of a journal's bytes, given whether any step lists a blob
- * (then none: the search is skipped); rows are parsed only when the marker
- * appears at all.
+ * `redactedFields` of a journal's bytes; `anyBlobRefs` true when the caller knows some step lists a blob (then none:
+ * the search is skipped). Without it the rows decide, as they do in a receipt's walk (JournalWalker): the lines
+ * holding the mark are read for it (MarkedRows), and every row's blob refs are collected, so a chain some step of
+ * which lists a blob is never taken for a published one (publish empties every blob_refs).
  */
-export function redactedFieldsOf(journal: Buffer, anyBlobRefs: boolean): RedactField[] {
+export function redactedFieldsOf(journal: Buffer, anyBlobRefs = false): RedactField[] {
   if (anyBlobRefs || !holdsRedactionMark(journal)) return [];
-  // The lines holding the mark are read (a receipt's walk reads the same lines: MarkedRows).
-  const marked = markedRows(journal, REDACTED);
-  return marked.blobRefs ? [] : REDACTABLE_FIELDS.filter((f) => marked.fields.includes(f));
+  const s = scanChunk(journal, 0, journal.length, 0, { strict: false, collectRefs: true, markedValue: REDACTED });
+  const marked = s.marked ?? { fields: [], blobRefs: false };
+  if (marked.blobRefs || (s.refs?.length ?? 0) > 0) return [];
+  return REDACTABLE_FIELDS.filter((f) => marked.fields.includes(f));
 }
