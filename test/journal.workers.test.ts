@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { Journal } from '../src/journal';
 import {
+  claim,
+  closeUnclaimed,
   CHUNK_IDLE_TAG,
   CHUNK_SCANNER_TAG,
   CHUNK_JOB_TAG,
@@ -165,5 +167,28 @@ describe('verification worker threads', () => {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
       expect(walk({ strict: false })).toEqual(want);
     }
+  });
+});
+
+describe('slices are taken once, and the caller closes what no thread took', () => {
+  it('a thread between the shared counter and its mark finds its slice closed, and is not waited for', () => {
+    const claims = new Int32Array(new SharedArrayBuffer(4 * 4)); // three slices
+    // A worker takes the counter for slice 0, then is descheduled before it marks the slot.
+    const late = Atomics.add(claims, 0, 1);
+    expect(claim(claims, 3, -1)).toBe(1); // the caller takes slice 1, then runs out
+    expect(claim(claims, 3, -1)).toBe(2);
+    expect(claim(claims, 3, -1)).toBe(-1);
+    // Done taking, the caller closes what no thread marked (slice 0): it walks it itself, and waits for no one.
+    expect([...closeUnclaimed(claims, 3)]).toEqual([-1]);
+    // The late worker's mark fails: it does not walk slice 0 (it would read on after the caller returned).
+    expect(Atomics.compareExchange(claims, late + 1, 0, 7)).not.toBe(0);
+    expect(claim(claims, 3, 7)).toBe(-1);
+  });
+
+  it('a slice a worker marked is its own: the caller waits for that worker', () => {
+    const claims = new Int32Array(new SharedArrayBuffer(4 * 3));
+    expect(claim(claims, 2, 5)).toBe(0);
+    expect(claim(claims, 2, -1)).toBe(1);
+    expect([...closeUnclaimed(claims, 2)].sort()).toEqual([-1, 5]);
   });
 });

@@ -181,13 +181,32 @@ function walkSlice(
 
 /** The mark of a slice the calling thread took (a worker's is its job's `mark`, from 1). */
 const BY_CALLER = -1;
+/** The mark of a slice closed to the workers once the caller is done taking slices (the caller walks it). */
+const CLOSED = -2;
 
-/** Takes the next slice no thread has taken (marking it `by`), or -1. */
-function claim(claims: Int32Array, count: number, by: number): number {
-  const k = Atomics.add(claims, 0, 1);
-  if (k >= count) return -1;
-  Atomics.store(claims, k + 1, by);
-  return k;
+/**
+ * Takes the next slice no thread has taken (marking it `by`), or -1. The slot is marked by compare-and-swap, so a
+ * thread between the counter and its mark cannot take a slice the caller has closed (closeUnclaimed): every slice
+ * is walked by one thread the caller knows of, and no worker reads on after the walk returns (a receipt's walk
+ * reads through a descriptor the caller closes then), but for one that did not answer within its deadline, which
+ * is ended (what it reads after is never used).
+ */
+export function claim(claims: Int32Array, count: number, by: number): number {
+  for (;;) {
+    const k = Atomics.add(claims, 0, 1);
+    if (k >= count) return -1;
+    if (Atomics.compareExchange(claims, k + 1, 0, by) === 0) return k;
+  }
+}
+
+/** Closes every slice no thread has marked; returns the marks of the threads that took one. */
+export function closeUnclaimed(claims: Int32Array, count: number): Set<number> {
+  const took = new Set<number>();
+  for (let k = 0; k < count; k++) {
+    const owner = Atomics.compareExchange(claims, k + 1, 0, CLOSED);
+    if (owner !== 0) took.add(owner);
+  }
+  return took;
 }
 
 /** The body of a worker thread: walk slices while there are any, post the summaries, signal. */
@@ -387,10 +406,8 @@ export function walkRanges(
     if (progress !== undefined) progress(Math.min(total, takenBytes()), total);
   }
   // Only a thread that took a slice is waited for: one still starting when this thread took the last slice has
-  // nothing to give. A slice a worker was taking at that very moment has no result here and is walked below, so
-  // the answer is the same.
-  const took = new Set<number>();
-  for (let k = 0; k < work.length; k++) took.add(Atomics.load(claims, k + 1));
+  // nothing to give, and finds every slice taken or closed.
+  const took = closeUnclaimed(claims, work.length);
   for (const j of jobs) {
     // A thread that never answers (it could not start, or died) is not waited on forever:
     // the slices it took are walked here instead.

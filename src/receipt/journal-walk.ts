@@ -2,7 +2,8 @@ import type { Fault } from '../journal';
 import { scanChunk, type ChunkOptions, type MarkedRows, type SliceSeed } from '../journal/chunk';
 import { FaultList } from '../journal/faults';
 import { scanSlices, type DescriptorSource } from '../journal/parallel';
-import { stitchVerify } from '../journal/stitch';
+import { stitchVerify, type Stitched } from '../journal/stitch';
+import { InputError } from '../errors';
 import { ZERO_HASH } from '../util/hash';
 import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 
@@ -164,7 +165,15 @@ export class JournalWalker {
    */
   walkFile(source: DescriptorSource, from: number, to: number, env: NodeJS.ProcessEnv = process.env): void {
     if (this.base !== 0 || this.fill !== 0) throw new Error('JournalWalker.walkFile: bytes were pushed already');
-    const stitched = stitchVerify(source, scanSlices(source, from, to, OPTIONS, env), OPTIONS, env);
+    let stitched: Stitched;
+    try {
+      stitched = stitchVerify(source, scanSlices(source, from, to, OPTIONS, env), OPTIONS, env);
+    } catch (e) {
+      // An OS error reading the file names it, as the stream's reads do (a file cut meanwhile says so already).
+      const code = (e as NodeJS.ErrnoException).code;
+      if (e instanceof InputError || typeof code !== 'string') throw e;
+      throw new InputError(`${source.path}: cannot read receipt: ${code}`);
+    }
     this.faults = stitched.faults;
     for (const r of stitched.refs ?? []) this.refs.add(r);
     this.noteMarked(stitched.marked);
