@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { verifyCommand } from './commands/verify';
 import { receiptVerifyWith } from './commands/receipt-verify-command';
@@ -7,6 +7,8 @@ import { runWholeCommandLine } from './small-entry';
 import { prestartChunkWorkers, setChunkWorkerEntry } from '../journal/parallel';
 import { CHUNK_WORKER_SOURCE } from '../journal/worker/source.generated';
 import { JOURNAL_FILE, journalDir } from '../journal/layout';
+import { isGzip } from '../receipt/gzip';
+import { openReceiptFile } from '../receipt/read-file';
 
 /**
  * The verify entry: the program `dist/cli.js` runs for `stepchain verify` and `stepchain receipt verify`, checks
@@ -77,11 +79,10 @@ function runReceiptVerify(rest: string[]): boolean {
 function plainReceiptSize(file: string): number {
   let fd: number | undefined;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    const magic = Buffer.alloc(2);
-    if (!st.isFile() || readSync(fd, magic, 0, 2, 0) < 2) return 0;
-    return magic[0] === 0x1f && magic[1] === 0x8b ? 0 : st.size;
+    const opened = openReceiptFile(file, Number.MAX_SAFE_INTEGER);
+    fd = opened.fd;
+    const head = Buffer.alloc(2);
+    return readSync(fd, head, 0, 2, 0) < 2 || isGzip(head) ? 0 : opened.size;
   } catch {
     return 0;
   } finally {

@@ -79,16 +79,23 @@ const markSearch = (value: string): MarkSearch => ({
   blobRefs: false,
 });
 
+/**
+ * Where the next `"<value>` is in `buf`, at or after `from`: the offset of `tail` (the value's JSON text after its
+ * opening quote) where a quote precedes it, or -1. Searched for without the quote, from the first of its first byte
+ * (`<` for the redaction mark, rare in JSON text: one memchr over bytes that hold none), then checked: a search
+ * from `"` would stop at every string.
+ */
+export function nextQuoted(buf: Buffer, tail: Buffer, from = 0): number {
+  const first = buf.indexOf(tail[0]!, Math.max(from, 1));
+  if (first < 0) return -1;
+  for (let at = buf.indexOf(tail, first); at >= 1; at = buf.indexOf(tail, at + 1)) if (buf[at - 1] === 0x22) return at;
+  return -1;
+}
+
 /** The lines of `buf[from..to)` (whole lines) that hold the searched value as a JSON string: their rows read. */
 function noteMarked(buf: Buffer, from: number, to: number, m: MarkSearch): void {
   const lines = buf.subarray(from, to);
-  const tail = m.tail;
-  // Searched for without its opening quote, from the first of its first byte (`<` for the redaction mark, rare in
-  // JSON text: one memchr over lines that hold none), then checked: a search from `"` stops at every string.
-  const from1 = lines.indexOf(tail[0]!, 1);
-  if (from1 < 0) return;
-  for (let at = lines.indexOf(tail, from1); at >= 1; at = lines.indexOf(tail, at + 1)) {
-    if (lines[at - 1] !== 0x22) continue;
+  for (let at = nextQuoted(lines, m.tail); at >= 0;) {
     const nl = lines.indexOf(0x0a, at);
     const end = nl < 0 ? lines.length : nl + 1;
     const start = lines.lastIndexOf(0x0a, at) + 1;
@@ -98,8 +105,7 @@ function noteMarked(buf: Buffer, from: number, to: number, m: MarkSearch): void 
       const fields = row as unknown as Record<string, unknown>;
       for (const k of ROW_KEYS) if (fields[k] === m.value) m.fields.add(k);
     });
-    if (end >= lines.length) return;
-    at = end - 1; // the line is read: on to the next one
+    at = end >= lines.length ? -1 : nextQuoted(lines, m.tail, end); // the line is read: on to the next one
   }
 }
 
