@@ -4,6 +4,7 @@ import { FaultList } from '../journal/faults';
 import { scanSlices, type DescriptorSource } from '../journal/parallel';
 import { stitchVerify, type Stitched } from '../journal/stitch';
 import { InputError } from '../errors';
+import { cannotRead } from './read-file';
 import { ZERO_HASH } from '../util/hash';
 import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 
@@ -170,9 +171,8 @@ export class JournalWalker {
       stitched = stitchVerify(source, scanSlices(source, from, to, OPTIONS, env), OPTIONS, env);
     } catch (e) {
       // An OS error reading the file names it, as the stream's reads do (a file cut meanwhile says so already).
-      const code = (e as NodeJS.ErrnoException).code;
-      if (e instanceof InputError || typeof code !== 'string') throw e;
-      throw new InputError(`${source.path}: cannot read receipt: ${code}`);
+      if (e instanceof InputError || typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
+      throw cannotRead(source.path, e);
     }
     this.faults = stitched.faults;
     for (const r of stitched.refs ?? []) this.refs.add(r);

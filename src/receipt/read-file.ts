@@ -55,6 +55,10 @@ export const grewPast = (maxBytes: number): ReceiptFormatError =>
 
 const why = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
+/** An OS error reading a receipt file, as one line naming it. */
+export const cannotRead = (file: string, e: unknown): InputError =>
+  new InputError(`${file}: cannot read receipt: ${why(e)}`);
+
 /**
  * A receipt file opened without blocking (a FIFO is refused, not waited on),
  * checked to be a regular file no larger than the cap on the open descriptor.
@@ -65,7 +69,7 @@ export function openReceiptFile(file: string, maxBytes: number): { fd: number; s
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new InputError(`${file}: no such receipt file`);
-    throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
+    throw cannotRead(file, e);
   }
   try {
     const st = fstatSync(fd);
@@ -90,6 +94,6 @@ export function readOrSay(
   try {
     return readSync(fd, buf, at, length, position);
   } catch (e) {
-    throw new InputError(`${file}: cannot read receipt: ${why(e)}`);
+    throw cannotRead(file, e);
   }
 }
