@@ -27,6 +27,7 @@ import { auditTimestamp, computeAuditHmac, dayFileName, GENESIS_HMAC, nowMicros 
 import { encode, type JsonObject } from '../src/canonical';
 import { Journal, journalDir, journalFile } from '../src/journal';
 import { PYTHON } from './util';
+import { recordFigure } from './targets.cjs';
 
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench', 'agent-hooks');
@@ -441,6 +442,7 @@ for (const name of names) {
           : last
             ? `${name} (the call that appends the step)`
             : `${name} (call ${k + 1} of ${calls}: kept pending)`;
+      recordFigure('hook-vs-node', steps === 10000 ? label : `${label} at ${steps} steps`, full / node);
       console.log(
         `| ${label} | ${steps.toLocaleString('en')} | ${fmt(node)} | ${fmt(full)} | ${(full / node).toFixed(2)}x |${was} ${fmt(bare)} | ${last ? `${inproc.toFixed(1)} ms` : '-'} | ${last ? fmt(py) : '-'} | ${last ? `${(full / py).toFixed(2)}x` : '-'} |`,
       );

@@ -26,6 +26,9 @@ import { createGzip } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import targets from './targets.cjs';
+
+const { recordFigure } = targets;
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(repo, 'dist', 'cli.js');
@@ -208,6 +211,8 @@ export async function benchReceipts({ steps = 100_000, runs = 5, log = (s) => pr
         `python way ${median(py).toFixed(0)} ms, peak RSS ${peak.python_mb.toFixed(0)} MB; ` +
         `python / stepchain = ${(median(py) / median(ver)).toFixed(2)}x (target: 8x, peak under 160 MB)`,
     );
+    recordFigure('receipt-vs-python', `${steps.toLocaleString('en')} steps`, median(py) / median(ver));
+    recordFigure('receipt-peak-rss', `${steps.toLocaleString('en')} steps`, peak.verify_mb);
     const inflating = await benchInflating(dir, runs, log);
     return {
       steps,
@@ -305,6 +310,8 @@ async function benchInflating(dir, runs, log) {
     python_ms: median(theirs.map((r) => r.ms)),
     python_peak_mb: Math.max(...theirs.map((r) => r.rssMb)),
   };
+  recordFigure('receipt-vs-python', 'inflating archive', out.python_ms / out.verify_ms);
+  recordFigure('receipt-peak-rss', 'inflating archive', out.verify_peak_mb);
   log(
     `inflating archive (${(out.gzip_bytes / 1e6).toFixed(2)} MB gzip, ${(out.inflated_bytes / 1e6).toFixed(0)} MB of members): ` +
       `stepchain verify ${out.verify_ms.toFixed(0)} ms, peak RSS ${out.verify_peak_mb.toFixed(0)} MB; ` +

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { Journal } from '../src/journal';
 import { makeJournal, SHAPES, type Shape } from './make-journal';
 import { fmt, mb, PYTHON, timeInterleaved, type Contender } from './util';
+import { recordFigure } from './targets.cjs';
 
 const repo = path.resolve(__dirname, '..');
 const work = path.join(repo, '.bench');
@@ -60,6 +61,9 @@ const journalOf = (n: number, shape: Shape = 'plain'): string => {
     if (!r.get(`ours:${sh}`)!.stdout.startsWith('OK')) throw new Error(`verify did not pass on ${sh}`);
     if (!r.get(`py:${sh}`)!.stdout.includes('"ok": true')) throw new Error(`the Python peer did not pass on ${sh}`);
     const row = { sh, py: py / ours, floor: ours / floor };
+    const subject = steps === 100000 ? sh : `${sh} at ${steps} steps`;
+    recordFigure('verify-vs-python', subject, row.py);
+    recordFigure('verify-vs-floor', subject, row.floor);
     if (worst === undefined || row.py / row.floor < worst.py / worst.floor) worst = row;
     console.log(
       `| ${sh} | ${(statSync(f).size / 1e6).toFixed(0)} MB | ${fmt(ours)} | ${fmt(py)} | ${fmt(floor)} | ` +

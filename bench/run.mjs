@@ -1,8 +1,9 @@
 // npm run bench: every benchmark, side by side with its peer, in one run.
 // Figures are printed, never asserted. Needs a fresh `npm run build`.
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import targets from './targets.cjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const register = path.join(root, 'test', 'helpers', 'swc-register.js');
@@ -46,6 +47,10 @@ console.log(`Python peer: ${process.env.STEPCHAIN_BENCH_PYTHON} (STEPCHAIN_BENCH
   const us = Number(process.hrtime.bigint() - t0) / 1e3 / pages;
   console.log(`A fresh page of memory (first touch, ${pages} pages): ${us.toFixed(2)} us`);
 }
+// Every benchmark records its figures against the targets here (bench/targets.cjs); the summary ends the run.
+mkdirSync(path.join(root, '.bench'), { recursive: true });
+const results = mkdtempSync(path.join(root, '.bench', 'results-'));
+process.env.STEPCHAIN_BENCH_RESULTS = path.join(results, 'figures.jsonl');
 run(path.join(root, 'bench', 'journal.ts'));
 // Benchmarks of the other capabilities (receipts, snapshots, the Action, the hook, append), in name order.
 for (const f of readdirSync(path.join(root, 'bench'))
@@ -53,3 +58,6 @@ for (const f of readdirSync(path.join(root, 'bench'))
   .sort()) {
   run(path.join(root, 'bench', f));
 }
+console.log(`\n# The targets, from this run's figures (${new Date().toISOString()})`);
+for (const line of targets.summary(process.env.STEPCHAIN_BENCH_RESULTS)) console.log(line);
+rmSync(results, { recursive: true, force: true });
