@@ -3,7 +3,8 @@
 // dist/lib, or the packed package) rebuilds dist/ if an input changed since its last build
 // (scripts/build.mjs --if-stale), so a stale bundle is never what a test runs; when one runs a real agent, the
 // pinned agents are installed into their cache (test/agents/install.mjs, nothing when they are there already). Unit tests on the
-// sources alone do not wait for a build. The run's temporary files go to memory when there is room (see `ramTmpDir`).
+// sources alone do not wait for a build. The run's temporary files go to a directory of its own, in memory when there
+// is room (see `runTmpDir`).
 // Then the longest files first (see `longestFirst`), so the workers finish together.
 const { spawnSync } = require('node:child_process');
 const {
@@ -63,13 +64,21 @@ const DURATIONS = path.join(__dirname, 'durations.json');
 const recorded = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
 
 /**
- * A directory for the run's temporary files (os.tmpdir() in the tests and in every process they start: the
- * repositories, projects, agents' homes and databases) on a RAM-backed file system, when the machine has one with
- * room and TMPDIR was not chosen. git, the journals and the agents' databases sync what they write (fsync), and on
- * a disk other work is writing to, each sync waits for it: git.fork.test.ts took 76 s of wall time on the disk
- * against 21 s on tmpfs, for the same 8 s of CPU. The same code runs either way (the syncs are made; only the
- * device differs). One directory per run, removed at its end (test/setup/teardown.js), and those of runs that
- * were killed are removed at the next one, so nothing a test leaves behind stays in memory.
+ * The run's directory for its temporary files: os.tmpdir() in the tests and in every process they start (the
+ * repositories, projects, agents' homes and databases, each test file's state directory). One directory per run,
+ * removed at its end (test/setup/teardown.js), and those of runs that were killed are removed at the next one, so
+ * nothing a test leaves behind stays: in memory (ramTmpDir) when the machine has room there and TMPDIR was not
+ * chosen, else under the temporary directory the run was given (TMPDIR, or the system's).
+ */
+function runTmpDir() {
+  return ramTmpDir() ?? runDirIn(os.tmpdir());
+}
+
+/**
+ * A run directory on a RAM-backed file system. git, the journals and the agents' databases sync what they write
+ * (fsync), and on a disk other work is writing to, each sync waits for it: git.fork.test.ts took 76 s of wall time
+ * on the disk against 21 s on tmpfs, for the same 8 s of CPU. The same code runs either way (the syncs are made;
+ * only the device differs).
  */
 const TMPFS_MAGIC = 0x01021994;
 const RAM_ROOM = 4 * 2 ** 30;
@@ -79,19 +88,30 @@ function ramTmpDir() {
   try {
     const fs = statfsSync(shm);
     if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < RAM_ROOM || os.freemem() < RAM_ROOM) return undefined;
-    for (const name of readdirSync(shm)) {
-      const pid = /^stepchain-test-(\d+)-/.exec(name)?.[1];
-      if (pid !== undefined && !alive(Number(pid))) removeQuietly(path.join(shm, name));
-    }
-    const dir = mkdtempSync(path.join(shm, `stepchain-test-${process.pid}-`));
-    // As /tmp is: the tests that run the CLI as another user (test/helpers/unprivileged.ts) reach their files in it.
-    chmodSync(dir, 0o1777);
+    const dir = runDirIn(shm);
+    if (dir === undefined) return undefined;
     // The tests run programs they write there (stub bins, hooks); a tmpfs mounted noexec (Docker's default for
     // /dev/shm) would fail them, so the run stays on the disk.
     if (!canExecuteIn(dir)) {
       removeQuietly(dir);
       return undefined;
     }
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A new run directory in `base`, after removing those of runs no longer alive there; undefined if none can be made. */
+function runDirIn(base) {
+  try {
+    for (const name of readdirSync(base)) {
+      const pid = /^stepchain-test-(\d+)-/.exec(name)?.[1];
+      if (pid !== undefined && !alive(Number(pid))) removeQuietly(path.join(base, name));
+    }
+    const dir = mkdtempSync(path.join(base, `stepchain-test-${process.pid}-`));
+    // As /tmp is: the tests that run the CLI as another user (test/helpers/unprivileged.ts) reach their files in it.
+    chmodSync(dir, 0o1777);
     return dir;
   } catch {
     return undefined;
@@ -137,7 +157,7 @@ function pythonInterpreter() {
 class BuildFirst extends Sequencer {
   async sort(tests) {
     if (process.env.STEPCHAIN_TEST_RUN_TMP === undefined) {
-      const dir = ramTmpDir();
+      const dir = runTmpDir();
       if (dir !== undefined) {
         // Set before Jest starts its workers, so they and everything they start inherit it.
         process.env.TMPDIR = dir;
