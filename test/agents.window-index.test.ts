@@ -244,6 +244,38 @@ test('an index that is a link, a FIFO, or written with another key is not read: 
   expect(windowLinesFor(f, 1 << 20, tags, { file: idx, key: undefined }, ['k1'])).toEqual(fullWindowLines(f, 1 << 20));
 });
 
+test("the earlier format's index beside it is removed when the index is written whole: a file or a link, nothing else", () => {
+  const line = (i: string, k: string) => JSON.stringify({ t: [[i, k]] });
+  const f = path.join(dir, 'earlier-format.jsonl');
+  writeFileSync(f, [line('a', 'k1'), ''].join('\n'));
+  const at = path.join(dir, 'earlier-idx');
+  mkdirSync(at);
+  const idx = path.join(at, 'session.v2.index');
+  const earlier = path.join(at, 'session.index');
+  const ask = () => windowLinesFor(f, 1 << 20, tags, { file: idx, key: KEY }, ['k1']);
+  writeFileSync(earlier, 'the calls as an earlier stepchain indexed them');
+  expect(ask()).toEqual([line('a', 'k1')]);
+  expect([existsSync(idx), existsSync(earlier)]).toEqual([true, false]);
+  // A link in its place: the link goes, what it points to stays.
+  const target = path.join(dir, 'earlier-target');
+  writeFileSync(target, 'x');
+  symlinkSync(target, earlier);
+  rmSync(idx);
+  expect(ask()).toEqual([line('a', 'k1')]);
+  expect([existsSync(earlier), readFileSync(target, 'utf8')]).toEqual([false, 'x']);
+  // A directory by that name is not an index of ours: left, and the index works.
+  mkdirSync(path.join(earlier, 'inside'), { recursive: true });
+  rmSync(idx);
+  expect(ask()).toEqual([line('a', 'k1')]);
+  expect(existsSync(path.join(earlier, 'inside'))).toBe(true);
+  // Looked for only when the index is written whole (no call that appends to it pays for the look).
+  rmSync(earlier, { recursive: true });
+  writeFileSync(earlier, 'x');
+  appendFileSync(f, `${line('b', 'k1')}\n`);
+  expect(ask()).toEqual([line('a', 'k1'), line('b', 'k1')]);
+  expect(existsSync(earlier)).toBe(true);
+});
+
 test('a line the agent wrote with arguments no payload can have never stops the index: later calls are found', () => {
   // Copilot: a start whose arguments have no canonical form (1e999 reads as an infinity); Gemini CLI: a record
   // whose args are nested deeper than any JSON stepchain reads. Each is a line the indexed read tags (every new

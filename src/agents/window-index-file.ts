@@ -1,5 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, renameSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { ensureDir, readRange, writeAll } from '../util/fs';
 import { openRegularFile } from '../util/nofollow';
@@ -237,6 +247,25 @@ export function writeIndex(
     renameSync(tmp, indexFile);
   } catch {
     rmSync(tmp, { force: true });
+    return;
+  }
+  removeEarlierFormat(indexFile);
+}
+
+const CURRENT_SUFFIX = '.v2.index';
+/**
+ * Removes the index of the format this one replaced (`<name>.index` beside `<name>.v2.index`, written by stepchain
+ * before Dec 5; nothing reads it now) when the new one is written whole: a session's first call after an upgrade,
+ * then every MAX_SEGMENTS appends, so an upgraded session does not keep a stale copy of its calls. Only a file or a
+ * link is removed (unlink); anything else is left. (A session whose id ends in `.v2` would remove the current index
+ * of the session named without it: a cache, read whole again once.)
+ */
+function removeEarlierFormat(indexFile: string): void {
+  if (!indexFile.endsWith(CURRENT_SUFFIX)) return;
+  try {
+    unlinkSync(`${indexFile.slice(0, -CURRENT_SUFFIX.length)}.index`);
+  } catch {
+    /* none, or not ours to remove */
   }
 }
 
