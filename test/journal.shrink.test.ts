@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { appendFileSync, copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { Journal } from '../src/journal';
-import { scanFileChunk } from '../src/journal/chunk';
+import { scanFileChunk } from '../src/journal/file-chunk';
 import { releasePrestarted, scanSlices, setChunkWorkerEntry } from '../src/journal/parallel';
 import { CHUNK_WORKER_SOURCE } from '../src/journal/worker/source.generated';
 import { InputError } from '../src/errors';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { decodeUtf8, encode, JsonFloat, JsonParseError, parse, type JsonValue } from '../canonical';
+import { decodeUtf8, encode, JsonFloat, JsonParseError, parse, whyNotText, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { ensureDir } from '../util/fs';
 import { readRegularFile } from '../util/nofollow';
@@ -116,8 +116,8 @@ export function readSettings(file: string): { text: string | null; doc: Obj } {
   let text: string;
   try {
     text = decodeUtf8(bytes);
-  } catch {
-    throw new InputError(`${file}: settings file is not valid UTF-8`);
+  } catch (e) {
+    throw new InputError(`${file}: settings file is ${whyNotText(e)}`);
   }
   if (text.trim() === '') return { text, doc: new Map() };
   let v: JsonValue;

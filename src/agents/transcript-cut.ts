@@ -1,4 +1,4 @@
-import { decodeUtf8 } from '../canonical';
+import { decodeUtf8, whyNotText } from '../canonical';
 import { IntegrityError } from '../errors';
 import { mayHoldJsonText } from '../util/json-bytes';
 
@@ -38,8 +38,8 @@ export function transcriptLines(bytes: Buffer, file: string): { raw: string[]; r
   let text = '';
   try {
     text = decodeUtf8(bytes);
-  } catch {
-    refuse('not valid UTF-8');
+  } catch (e) {
+    refuse(whyNotText(e));
   }
   return { raw: text.split('\n'), refuse };
 }

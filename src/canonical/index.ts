@@ -11,8 +11,8 @@ export {
   SHORT_ESCAPES,
 } from './encode';
 export type { EncodeOptions } from './encode';
-export { JsonParseError, decodeUtf8, parse, parseBytes, valueStartError } from './parse';
+export { JsonParseError, decodeUtf8, parse, parseBytes, valueStartError, whyNotText } from './parse';
 export type { ParseOptions } from './parse';
 export { isPythonFloatRepr, pythonFloatRepr } from './float-repr';
 export { compareCodePoints } from './key-order';
-export { MAX_NESTING } from './limits';
+export { lineTooLong, MAX_LINE_BYTES, MAX_NESTING } from './limits';

@@ -10,3 +10,16 @@
  * call stack (see docs/journal.md).
  */
 export const MAX_NESTING = 900;
+
+/**
+ * The longest line (between newlines, its terminator not counted) stepchain reads, in bytes: the longest string
+ * Node.js holds (V8's String::kMaxLength on 64-bit, 2^29 - 24 characters), so that every line read decodes. A
+ * longer line is one malformed line, said so, and never held in memory: a walk skips over it (the reference reads it
+ * if it has the memory; no row stepchain writes comes near it: blobs are stored apart).
+ */
+export const MAX_LINE_BYTES = 0x1fffffe8;
+
+/** The fault of a line longer than the longest read (`max`, MAX_LINE_BYTES but in tests). */
+export function lineTooLong(bytes: number, max = MAX_LINE_BYTES): string {
+  return `line of ${bytes.toLocaleString('en-US')} bytes: longer than the longest line stepchain reads (${max.toLocaleString('en-US')} bytes${max === MAX_LINE_BYTES ? ', the longest string Node.js holds' : ''}); not read`;
+}

@@ -1,4 +1,4 @@
-import { MAX_NESTING } from './limits';
+import { MAX_LINE_BYTES, MAX_NESTING } from './limits';
 import { jsonStringEnd, jsonStringFault } from './string-syntax';
 import { JsonFloat, setKey, type JsonObject, type JsonValue } from './value';
 
@@ -58,13 +58,27 @@ const MAX_INT_DIGITS = 4300;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Decodes UTF-8 strictly (invalid sequences are an error, not U+FFFD). */
+/**
+ * Decodes UTF-8 strictly (invalid sequences are an error, not U+FFFD). Text longer than the longest string the
+ * JavaScript engine can hold (2^29 - 24 UTF-16 units in V8) is its own error: it was said to be invalid UTF-8.
+ */
 export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
-  } catch {
-    throw parseError('invalid UTF-8', 1);
+  } catch (e) {
+    if (e instanceof TypeError) throw parseError('invalid UTF-8', 1);
+    throw parseError(tooLongToRead(bytes.length), 1);
   }
+}
+
+/** Why decodeUtf8 refused bytes, for a message: "not valid UTF-8", or that they are too long to hold as text. */
+export function whyNotText(e: unknown): string {
+  return e instanceof JsonParseError && e.reason !== 'invalid UTF-8' ? e.reason : 'not valid UTF-8';
+}
+
+/** What a text too long for one string is called (its length in bytes, and the engine's limit). */
+export function tooLongToRead(bytes: number): string {
+  return `${bytes.toLocaleString('en-US')} bytes of text: longer than the longest string Node.js holds (${MAX_LINE_BYTES.toLocaleString('en-US')} characters)`;
 }
 
 /**

@@ -108,4 +108,6 @@ export interface ChunkOptions {
   recovery?: boolean;
   /** Note the rows that hold this string as a key's whole value (a receipt's redaction mark): `marked`. */
   markedValue?: string;
+  /** The longest line read (MAX_LINE_BYTES; tests make it small): a longer one is one malformed line, not read. */
+  maxLineBytes?: number;
 }

@@ -45,14 +45,21 @@ export function readFileRange(file: FileRef, position: number, length: number): 
   }
 }
 
-/** The offset just after the first newline at or after `at` (or `end`). */
+/**
+ * The offset just after the first newline at or after `at` (or `end`; where the file now ends, when it was cut).
+ * Read 64 KB first (a line is a few KB), then 1 MB at a time: a line of gigabytes is looked through in thousands of
+ * reads, not in millions.
+ */
 export function lineEndInFile(fd: number, at: number, end: number): number {
-  const window = Buffer.allocUnsafe(64 * 1024);
-  for (let pos = at; pos < end; pos += window.length) {
+  let window = Buffer.allocUnsafe(64 * 1024);
+  for (let pos = at; pos < end;) {
     const n = readSync(fd, window, 0, Math.min(window.length, end - pos), pos);
     if (n === 0) return pos;
     const nl = window.subarray(0, n).indexOf(0x0a);
     if (nl >= 0) return pos + nl + 1;
+    pos += n;
+    if (window.length < LONG_LINE_WINDOW) window = Buffer.allocUnsafe(LONG_LINE_WINDOW);
   }
   return end;
 }
+const LONG_LINE_WINDOW = 1024 * 1024;

@@ -8,7 +8,9 @@ import type { MessagePort, Worker } from 'node:worker_threads';
  * and loading it is a noticeable part of a short process's start.
  */
 const workerThreads = (): typeof import('node:worker_threads') => process.getBuiltinModule('node:worker_threads');
-import { scanChunk, scanFileChunk, type ChunkOptions, type ChunkSummary, type SliceSeed } from './chunk';
+import { scanChunk, type ChunkOptions, type ChunkSummary, type SliceSeed } from './chunk';
+import { scanFileChunk } from './file-chunk';
+import { lineEndInFile } from './file-ref';
 import { adoptWasmModule, wasmModule } from './wasm/scanner';
 import { READ_FLAGS } from '../util/nofollow';
 import { pausePoint } from '../util/pause';
@@ -247,14 +249,12 @@ function nextLineStart(source: ChunkSource, fd: number | undefined, window: Buff
     const nl = source.bytes.indexOf(0x0a, at);
     return nl < 0 || nl >= end ? end : nl + 1;
   }
-  if (fd === undefined) return end;
-  for (let pos = at; pos < end; pos += window.length) {
-    const n = readSync(fd, window, 0, Math.min(window.length, end - pos), pos);
-    if (n === 0) break;
-    const nl = window.subarray(0, n).indexOf(0x0a);
-    if (nl >= 0) return pos + nl + 1;
-  }
-  return end;
+  if (fd === undefined || at >= end) return end;
+  const n = readSync(fd, window, 0, Math.min(window.length, end - at), at);
+  if (n === 0) return end;
+  const nl = window.subarray(0, n).indexOf(0x0a);
+  // A line longer than the window: looked through in larger reads.
+  return nl >= 0 ? at + nl + 1 : lineEndInFile(fd, at + n, end);
 }
 
 /**
@@ -276,7 +276,10 @@ function plan(source: ChunkSource, start: number, end: number, n: number): [numb
     for (let k = 1; k < n; k++) {
       const nominal = start + Math.floor(((end - start) * k) / n);
       const cut = nextLineStart(source, fd, window, Math.max(nominal, cuts[cuts.length - 1]!), end);
-      if (cut > cuts[cuts.length - 1]! && cut < end) cuts.push(cut);
+      // No newline from here to the end: none after any later cut either (each cut looked for one to the end of the
+      // file again: a line of gigabytes made the plan read it once per slice).
+      if (cut >= end) break;
+      if (cut > cuts[cuts.length - 1]!) cuts.push(cut);
     }
   } finally {
     if (fd !== undefined && source.kind === 'file') closeSync(fd);

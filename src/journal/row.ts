@@ -126,8 +126,8 @@ export function readRowLine(bytes: Uint8Array): LineRead {
   let raw: string;
   try {
     raw = decodeUtf8(bytes);
-  } catch {
-    return { kind: 'malformed', reason: 'invalid UTF-8' };
+  } catch (e) {
+    return { kind: 'malformed', reason: e instanceof JsonParseError ? e.reason : 'invalid UTF-8' };
   }
   const text = pyStrip(raw);
   if (text.length === 0) return { kind: 'blank' };

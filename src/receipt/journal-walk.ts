@@ -1,4 +1,5 @@
 import type { Fault } from '../journal';
+import { lineTooLong, MAX_LINE_BYTES } from '../canonical';
 import { scanChunk, type ChunkOptions, type MarkedRows, type SliceSeed } from '../journal/chunk';
 import { FaultList } from '../journal/faults';
 import { scanSlices, type DescriptorSource } from '../journal/parallel';
@@ -21,7 +22,10 @@ export interface JournalWalk {
   redacted: RedactField[];
 }
 
-/** Bytes of whole lines walked at a time: the memory the walk holds, beside one line longer than this. */
+/**
+ * Bytes of whole lines walked at a time: the memory the walk holds, beside one line longer than this (up to
+ * MAX_LINE_BYTES: a longer one passes unread).
+ */
 const SLICE_BYTES = 8 * 1024 * 1024;
 /**
  * A piece at least this big has its whole lines walked where they are, not copied into the buffer first (a plain
@@ -52,26 +56,39 @@ export class JournalWalker {
   private readonly marked = new Set<string>();
   /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
   private anyBlobRefs = false;
+  /** Inside a line longer than MAX_LINE_BYTES: its bytes so far (they are not kept). */
+  private skipped: number | undefined;
 
   /**
    * `sliceBytes`: whole lines walked at a time; `directBytes`: the smallest piece walked where it is (tests make
    * both small, to put slice ends and both ways of walking everywhere).
    */
   constructor(
-    sliceBytes = SLICE_BYTES,
+    private readonly sliceBytes = SLICE_BYTES,
     private readonly directBytes = DIRECT_BYTES,
+    private readonly maxLineBytes = MAX_LINE_BYTES,
   ) {
     this.buf = Buffer.allocUnsafe(sliceBytes);
   }
 
   push(piece: Buffer): void {
     let i = 0;
-    if (piece.length >= this.directBytes) {
+    if (this.skipped !== undefined) {
+      // Inside a line too long to read: its bytes pass by, to its end.
+      const nl = piece.indexOf(0x0a);
+      if (nl < 0) {
+        this.skipped += piece.length;
+        return;
+      }
+      this.unreadLine(this.skipped + nl, 'lf');
+      i = nl + 1;
+    }
+    if (piece.length - i >= this.directBytes) {
       if (this.fill > 0) {
         // The buffered line's end: only the bytes up to this piece's first newline are copied.
-        const nl = piece.indexOf(0x0a);
-        if (nl < 0) return this.append(piece, 0);
-        this.append(piece.subarray(0, nl + 1), 0);
+        const nl = piece.indexOf(0x0a, i);
+        if (nl < 0) return this.append(piece, i);
+        this.append(piece.subarray(i, nl + 1), 0);
         this.walk(this.buf, 0, this.fill);
         this.fill = 0;
         i = nl + 1;
@@ -89,7 +106,10 @@ export class JournalWalker {
   /** Copies piece[i..] into the buffer, walking its whole lines as it fills. */
   private append(piece: Buffer, i: number): void {
     while (i < piece.length) {
-      if (this.fill === this.buf.length) this.makeRoom();
+      if (this.fill === this.buf.length) {
+        this.makeRoom();
+        if (this.skipped !== undefined) return this.push(piece.subarray(i));
+      }
       const n = Math.min(this.buf.length - this.fill, piece.length - i);
       piece.copy(this.buf, this.fill, i, i + n);
       this.fill += n;
@@ -98,6 +118,7 @@ export class JournalWalker {
   }
 
   finish(): JournalWalk {
+    if (this.skipped !== undefined) this.unreadLine(this.skipped, 'eof');
     if (this.fill > 0) this.walk(this.buf, 0, this.fill);
     if (this.steps === 0)
       this.faults.add({
@@ -117,11 +138,20 @@ export class JournalWalker {
     };
   }
 
-  /** The buffer is full: walk its whole lines, keep the rest (or grow, for one line longer than the buffer). */
+  /**
+   * The buffer is full: walk its whole lines, keep the rest (or grow, for one line longer than the buffer; a line
+   * longer than MAX_LINE_BYTES is let pass instead, unread: the buffer goes back to its first size).
+   */
   private makeRoom(): void {
     const nl = this.buf.lastIndexOf(0x0a, this.fill - 1);
+    if (nl < 0 && this.fill > this.maxLineBytes) {
+      this.skipped = this.fill;
+      this.fill = 0;
+      this.buf = Buffer.allocUnsafe(this.sliceBytes);
+      return;
+    }
     if (nl < 0) {
-      const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+      const bigger = Buffer.allocUnsafe(Math.min(this.buf.length * 2, this.maxLineBytes + 1));
       this.buf.copy(bigger, 0, 0, this.fill);
       this.buf = bigger;
       return;
@@ -152,6 +182,13 @@ export class JournalWalker {
     if (s.last !== undefined) this.prev = s.last.step_hash;
     this.lines += s.lines;
     this.base += to - from;
+  }
+
+  /** A line of `length` bytes longer than MAX_LINE_BYTES has passed (not read): one malformed line. */
+  private unreadLine(length: number, ending: 'lf' | 'eof'): void {
+    this.faults.add({ line: ++this.lines, kind: 'malformed_json', message: lineTooLong(length, this.maxLineBytes) });
+    this.base += length + (ending === 'lf' ? 1 : 0);
+    this.skipped = undefined;
   }
 
   private noteMarked(m: MarkedRows | undefined): void {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { decodeUtf8, parse, type JsonValue } from '../../canonical';
+import { decodeUtf8, parse, whyNotText, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
 import { runsStepchainHook } from '../hook-file';
 import { readHookFileBytes } from '../hook-file-io';
@@ -176,8 +176,8 @@ export function readConfigText(file: string): string | null {
   if (bytes === undefined) return null;
   try {
     return decodeUtf8(bytes);
-  } catch {
-    throw new InputError(`${file}: not valid UTF-8; the file is left as it is`);
+  } catch (e) {
+    throw new InputError(`${file}: ${whyNotText(e)}; the file is left as it is`);
   }
 }
 
