@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, closeSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { lineTooLong, MAX_LINE_BYTES } from '../src/canonical';
@@ -82,6 +91,26 @@ describe('verify: a line longer than the longest read is one malformed line, ski
     expect([r.code, r.err.trim()]).toEqual([1, expected]);
     expect(r.out).toMatch(/^FAIL .*: 1 fault in 3 rows/);
     // Never held: far less than the line itself (it was read whole, twice over).
+    expect(r.mb).toBeLessThan(300);
+  });
+});
+
+describe('report of a journal that does not verify and is larger than a page embeds whole', () => {
+  it('is refused naming the first fault, not read whole (it ended in an internal error after reading it all)', () => {
+    const [a, b] = rows();
+    const project = path.join(root, 'report-project');
+    const file = path.join(journalDir(project, 'big'), '000000.jsonl');
+    Journal.open(journalDir(project, 'big'), { durability: 'none' });
+    withHugeLine(file, [a!], BIG, [b!]);
+    const out = path.join(root, 'report.html');
+    const r = run(['report', 'big', '--root', project, '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.err.trim()).toMatch(
+      new RegExp(
+        `^stepchain: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: malformed_json: line of [\\d,]+ bytes: .*; the journal does not verify and, at \\d+ MB, is larger than a report page embeds whole \\(128 MB; a window needs a chain that verifies\\): \`stepchain verify\` lists its faults$`,
+      ),
+    );
+    expect(existsSync(out)).toBe(false);
     expect(r.mb).toBeLessThan(300);
   });
 });

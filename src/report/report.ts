@@ -1,13 +1,13 @@
 import { closeSync, constants, lstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
-import { verifyJournalBytes } from '../journal';
+import { describeFault, verifyJournalBytes } from '../journal';
 import { writeFileWhole } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { PRODUCER } from '../version';
 import type { ReportBlob, ReportData, ReportForkNode } from './client/data';
 import { buildPage } from './page';
 import { blobRefsOf, loadReportSource, type LoadSourceOptions, type ReportFault, type ReportSource } from './source';
-import { reportWindow } from './window';
+import { AUTO_WINDOW_BYTES, AUTO_WINDOW_STEPS, reportWindow, tooLargeUnverified } from './window';
 
 export { reportWindow } from './window';
 export type { Windowed } from './window';
@@ -126,11 +126,16 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   const chain =
     source.verified ??
     verifyJournalBytes(source.journal, source.expectedHead === undefined ? {} : { expectedHead: source.expectedHead });
+  // Bytes in hand larger than a page embeds whole (a receipt's journal): the last steps, as a journal file's are;
+  // a chain that does not verify cannot be windowed, and is refused rather than held as one string.
+  const auto = !source.windowDone && options.maxSteps === undefined && source.journal.length > AUTO_WINDOW_BYTES;
+  if (auto && !chain.ok) throw tooLargeUnverified(describeFault(source.path, chain.errors[0]!), source.journal.length);
+  const maxSteps = options.maxSteps ?? (auto ? AUTO_WINDOW_STEPS : undefined);
   const windowed = source.windowDone
     ? (source.windowed ?? null)
-    : options.maxSteps === undefined
+    : maxSteps === undefined
       ? null
-      : reportWindow(source.journal, options.maxSteps, options.fromStep);
+      : reportWindow(source.journal, maxSteps, options.fromStep);
   const inMemoryWindow = windowed !== null && source.windowed === undefined;
   const embeddedJournal = inMemoryWindow ? windowed.bytes : source.journal;
   // A window lists only the blobs its own rows refer to.
@@ -185,9 +190,10 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   const html = buildPage(data);
   const embeddedSteps = windowed === null ? chain.steps : windowed.steps;
   const warnings: string[] = [];
-  if (source.autoWindow !== undefined && windowed !== null)
+  const autoBytes = source.autoWindow?.bytes ?? (auto ? source.journal.length : undefined);
+  if (autoBytes !== undefined && windowed !== null)
     warnings.push(
-      `the journal is too large for one page (${(source.autoWindow.bytes / 1048576).toFixed(0)} MB): the page embeds its last ${windowed.steps} steps ` +
+      `the journal is too large for one page (${(autoBytes / 1048576).toFixed(0)} MB): the page embeds its last ${windowed.steps} steps ` +
         `(all ${chain.steps} were verified here); choose a window with --max-steps N [--from SEQ]`,
     );
   const warnSteps = options.warnSteps ?? DEFAULT_WARN_STEPS;

@@ -18,7 +18,7 @@ import {
   type ProgressFn,
   type VerifyResult,
 } from '../journal';
-import { AUTO_WINDOW_BYTES, AUTO_WINDOW_STEPS, streamedWindow, type Windowed } from './window';
+import { AUTO_WINDOW_BYTES, AUTO_WINDOW_STEPS, streamedWindow, tooLargeUnverified, type Windowed } from './window';
 import {
   blobDigestsOf,
   inspectReceipt,
@@ -244,8 +244,10 @@ export function loadReportSource(target: string, root: string, options: LoadSour
   // A window lists the blobs of its own rows, read with them: collecting every row's refs during the walk (a
   // set of up to a million digests) is only worth it when the whole journal is embedded.
   let whole = options.maxSteps === undefined;
+  let size = 0;
   try {
-    whole &&= statSync(j.file).size <= AUTO_WINDOW_BYTES;
+    size = statSync(j.file).size;
+    whole &&= size <= AUTO_WINDOW_BYTES;
   } catch {
     /* the walk below names the file */
   }
@@ -257,7 +259,10 @@ export function loadReportSource(target: string, root: string, options: LoadSour
     });
   } catch (e) {
     // A chain that does not verify is embedded as it is, for the page to show its faults.
-    if (e instanceof UnverifiedJournalError) return { ...base, journal: readJournalFileBytes(j.file) };
+    if (e instanceof UnverifiedJournalError) {
+      if (size > AUTO_WINDOW_BYTES) throw tooLargeUnverified(e.message, size);
+      return { ...base, journal: readJournalFileBytes(j.file) };
+    }
     throw e;
   }
   pausePoint('report:verified');

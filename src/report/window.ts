@@ -1,4 +1,4 @@
-import { InputError } from '../errors';
+import { InputError, IntegrityError } from '../errors';
 import { forEachReferenceLine, walkedRows, type VerifiedSteps } from '../journal';
 import { ZERO_HASH } from '../util/hash';
 import type { ReportWindow } from './client/data';
@@ -22,6 +22,17 @@ export interface Windowed {
 export const AUTO_WINDOW_BYTES = 128 * 1024 * 1024;
 /** The steps such a window holds (the last ones). */
 export const AUTO_WINDOW_STEPS = 10_000;
+
+/**
+ * A journal that does not verify is embedded whole (the page shows its faults), and a window of one needs a chain
+ * that verifies: one larger than a page holds whole is refused, naming its first fault, instead of read whole (a
+ * journal of gigabytes, or a line too long for one string, ended in an internal error after reading it all).
+ */
+export function tooLargeUnverified(firstFault: string, bytes: number): IntegrityError {
+  return new IntegrityError(
+    `${firstFault}; the journal does not verify and, at ${(bytes / 1048576).toFixed(0)} MB, is larger than a report page embeds whole (${AUTO_WINDOW_BYTES / 1048576} MB; a window needs a chain that verifies): \`stepchain verify\` lists its faults`,
+  );
+}
 
 function checkWindowArgs(maxSteps: number): void {
   if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
