@@ -7,11 +7,12 @@ import type {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { isEventStream } from './payloads';
+import { answerFromRecording, passHeaders } from './passing';
 import { protocolOf, type Protocol, type ProtocolName } from './protocols';
 import type { Recorder, RecorderSlot } from './recorder';
-import type { Divergence, RecordedExchange, Replayer } from './replay';
+import type { Divergence, Replayer } from './replay';
 import type { Exchange } from './exchange';
+import { notOriginForm, shownTarget, upstreamRequest } from './target';
 // Loaded when a proxy starts, not with the CLI (a bundle evaluates its static imports at its start): net, tls under.
 const http = (): typeof import('node:http') => process.getBuiltinModule('node:http');
 const https = (): typeof import('node:https') => process.getBuiltinModule('node:https');
@@ -56,29 +57,6 @@ export interface RunningProxy {
   divergence: Divergence | undefined;
   /** Waits for the exchanges under way, then stops listening. */
   close(): Promise<void>;
-}
-
-/** Headers that belong to one connection, never passed on (RFC 9110 §7.6.1), and the host. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'host',
-]);
-
-function passHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  const named = new Set(
-    String(h.connection ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase()),
-  );
-  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k) && !named.has(k)) out[k] = v;
-  return out;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -132,52 +110,23 @@ function refuseConnect(ctx: ProxyContext, socket: Duplex): void {
   );
 }
 
-/** The upstream URL of a request: the base's origin and the request's own path (which carries the base's path). */
-function upstreamUrl(base: URL, target: string): URL {
-  return new URL(target.startsWith('/') ? target : `/${target}`, base.origin);
-}
-
-/** Splits a recorded response where its events end, to send it as it was streamed. */
-function pieces(bytes: Buffer, streamed: boolean): Buffer[] {
-  if (!streamed) return [bytes];
-  const out: Buffer[] = [];
-  let start = 0;
-  for (let i = bytes.indexOf('\n\n'); i >= 0; i = bytes.indexOf('\n\n', start)) {
-    out.push(bytes.subarray(start, i + 2));
-    start = i + 2;
-  }
-  if (start < bytes.length) out.push(bytes.subarray(start));
-  return out;
-}
-
-async function answerFromRecording(res: ServerResponse, x: RecordedExchange): Promise<void> {
-  const headers: OutgoingHttpHeaders = {};
-  for (const [k, v] of x.responseHeaders) {
-    if (HOP_BY_HOP.has(k) || k === 'content-length') continue;
-    const had = headers[k];
-    headers[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [String(had)]), v];
-  }
-  headers['content-length'] = x.response.length;
-  res.writeHead(x.status, headers);
-  const streamed = isEventStream(x.responseHeaders.find(([k]) => k === 'content-type')?.[1]);
-  for (const p of pieces(x.response, streamed)) {
-    res.write(p);
-    await new Promise((r) => setImmediate(r));
-  }
-  res.end();
-}
-
 /**
- * Why a request cannot be the agent's (undefined: it can). The agent was given `http://127.0.0.1:<port>`: its Host
- * names that (or `localhost:<port>`), and no agent's HTTP client sends an Origin; a browser always does on a
- * cross-origin POST, and a DNS-rebinding page sends its own host name.
+ * Why a request is refused before anything else (undefined: it is not). A web page's, 403: the agent was given
+ * `http://127.0.0.1:<port>`, its Host names that (or `localhost:<port>`), and no agent's HTTP client sends an
+ * Origin; a browser always does on a cross-origin POST, and a DNS-rebinding page sends its own host name. A target
+ * that is no path, 400 (./target.ts).
  */
-function foreignRequest(req: IncomingMessage, port: number): string | undefined {
-  if (req.headers.origin !== undefined) return `a request with an Origin (${req.headers.origin}) is a web page's`;
+function refusal(req: IncomingMessage, port: number): { status: number; why: string } | undefined {
+  if (req.headers.origin !== undefined)
+    return { status: 403, why: `a request with an Origin (${req.headers.origin}) is a web page's` };
   const host = (req.headers.host ?? '').toLowerCase();
   if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
-    return `the Host ${JSON.stringify(req.headers.host ?? '')} is not the proxy's (127.0.0.1:${port})`;
-  return undefined;
+    return {
+      status: 403,
+      why: `the Host ${JSON.stringify(req.headers.host ?? '')} is not the proxy's (127.0.0.1:${port})`,
+    };
+  const why = notOriginForm(req.url ?? '/');
+  return why === undefined ? undefined : { status: 400, why };
 }
 
 /** How long after a request went out its earlier steps are appended, when its response has not begun by then. */
@@ -217,12 +166,13 @@ function forward(
 ): Promise<Forwarded> {
   const { options, keepAlive } = ctx;
   return new Promise((resolve) => {
-    const url = upstreamUrl(options.upstreamFor(protocol?.name), req.url ?? '/');
-    const lib = url.protocol === 'https:' ? https() : http();
-    const up = lib.request(url, {
+    const base = options.upstreamFor(protocol?.name);
+    const tls = base.protocol === 'https:';
+    const up = (tls ? https() : http()).request({
+      ...upstreamRequest(base, req.url ?? '/'),
       method: req.method,
       headers: { ...passHeaders(req.headers), 'content-length': body.length },
-      agent: url.protocol === 'https:' ? keepAlive.https : keepAlive.http,
+      agent: tls ? keepAlive.https : keepAlive.http,
     });
     up.on('socket', (s: Socket) => s.setNoDelay(true));
     res.on('close', () => {
@@ -238,10 +188,12 @@ function forward(
     up.on('error', (e) => {
       if (res.headersSent) return; // mid-response: the response's own end says how it ended
       if (res.destroyed)
-        options.onWarning?.(`${req.method} ${url.pathname}: the agent left before the upstream answered`);
+        options.onWarning?.(
+          `${req.method} ${shownTarget(req.url ?? '/')}: the agent left before the upstream answered`,
+        );
       else {
-        sendError(res, 502, `stepchain proxy: the upstream ${url.origin} could not be reached: ${e.message}`);
-        options.onWarning?.(`upstream ${url.origin}: ${e.message}`);
+        sendError(res, 502, `stepchain proxy: the upstream ${base.origin} could not be reached: ${e.message}`);
+        options.onWarning?.(`upstream ${base.origin}: ${e.message}`);
       }
       done(undefined);
     });
@@ -408,15 +360,15 @@ async function handle(ctx: ProxyContext, req: IncomingMessage, res: ServerRespon
     // Pipelined behind a refused upgrade: never forwarded, recorded or matched; its answer never comes (the
     // connection closes once the 426 is out).
     req.resume();
-    options.onWarning?.(`refused ${method} ${target.split('?')[0]!}: it follows a refused upgrade on its connection`);
+    options.onWarning?.(`refused ${method} ${shownTarget(target)}: it follows a refused upgrade on its connection`);
     return;
   }
-  const foreign = foreignRequest(req, state.port);
-  if (foreign !== undefined) {
-    // Not the agent: a web page (a cross-origin POST, or a DNS-rebound name) must not write the recording,
-    // consume a replayed exchange or stop a replay.
-    sendError(res, 403, `stepchain proxy: ${foreign}; refused`);
-    options.onWarning?.(`refused ${method} ${target.split('?')[0]!}: ${foreign}`);
+  const refused = refusal(req, state.port);
+  if (refused !== undefined) {
+    // Not the agent (a web page: a cross-origin POST, or a DNS-rebound name), or not a path: it must not write the
+    // recording, consume a replayed exchange, stop a replay, or go anywhere.
+    sendError(res, refused.status, `stepchain proxy: ${refused.why}; refused`);
+    options.onWarning?.(`refused ${method} ${shownTarget(target)}: ${refused.why}`);
     return;
   }
   if (req.headers.upgrade !== undefined) {

@@ -1,0 +1,99 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { journalFile, readVerifiedJournal } from '../src/journal';
+import { expectNoStack } from './helpers/cli';
+import { initRepo } from './helpers/git';
+import { everythingStored, recordArgs, runStepchain } from './helpers/record';
+import { tempDir } from './helpers/tmp';
+
+// The recording proxy attacked from outside as a trust boundary: the agent's request targets, the names its
+// credentials travel under, and what a hostile model server sends back.
+jest.setTimeout(120_000);
+
+const dir = tempDir('stepchain-record-attack-');
+
+/** A scripted server on `host` that answers every request `{}` and notes what it received. */
+async function noting(host: string): Promise<{ server: http.Server; port: number; seen: string[] }> {
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers['x-api-key'] ?? ''}`);
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((r) => server.listen(0, host, r));
+  return { server, port: (server.address() as AddressInfo).port, seen };
+}
+
+// Raw request lines over a socket: an HTTP client would normalise the targets these are.
+const RAW_TARGETS = `
+import net from 'node:net';
+import { writeFileSync } from 'node:fs';
+const port = Number(new URL(process.env.ANTHROPIC_BASE_URL).port);
+const body = JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
+function send(target) {
+  return new Promise((resolve) => {
+    let got = '';
+    const s = net.connect(port, '127.0.0.1', () => s.write('POST ' + target + ' HTTP/1.1\\r\\nHost: 127.0.0.1:' + port +
+      '\\r\\nx-api-key: KSECRET\\r\\ncontent-type: application/json\\r\\nconnection: close\\r\\ncontent-length: ' +
+      Buffer.byteLength(body) + '\\r\\n\\r\\n' + body));
+    s.on('data', (d) => (got += d.toString('latin1')));
+    s.on('error', () => undefined);
+    s.on('close', () => resolve(got.split('\\r\\n')[0]));
+  });
+}
+const answers = [];
+for (const t of JSON.parse(process.env.TARGETS)) answers.push(await send(t));
+writeFileSync(process.env.OUT, JSON.stringify(answers));
+`;
+
+test('record: no request target reaches another host than the upstream (//host, /\\host, userinfo, IPv6, absolute-form)', async () => {
+  const project = initRepo(path.join(dir, 'ssrf'), { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'ssrf.mjs');
+  const out = path.join(dir, 'ssrf.json');
+  writeFileSync(client, RAW_TARGETS);
+  const upstream = await noting('127.0.0.1');
+  const other = await noting('::'); // IPv4 and IPv6 loopback both
+  const e = `127.0.0.1:${other.port}`;
+  // Origin-form targets (they start with one '/'): each goes to the upstream, as the agent wrote it.
+  const originForm = [
+    `//${e}/v1/messages`,
+    `/\\${e}/v1/messages`,
+    `//user:pw@${e}/v1/messages`,
+    `/./\\${e}/v1/messages`,
+    `//[::1]:${other.port}/v1/messages`,
+    `/v1/../v1/messages`,
+  ];
+  // Not origin-form (absolute-form, asterisk-form): refused, sent nowhere.
+  const refused = [`http://${e}/v1/messages`, `*`];
+  let run;
+  try {
+    run = await runStepchain(
+      [...recordArgs('claude', 's1', `http://127.0.0.1:${upstream.port}`), '--', process.execPath, client],
+      project,
+      {
+        PATH: process.env.PATH,
+        HOME: dir,
+        STEPCHAIN_AUDIT: 'off',
+        OUT: out,
+        TARGETS: JSON.stringify([...originForm, ...refused]),
+      },
+    );
+  } finally {
+    upstream.server.close();
+    other.server.close();
+  }
+  expectNoStack(run);
+  expect(run.code).toBe(0);
+  expect(other.seen).toEqual([]);
+  expect(upstream.seen).toEqual(originForm.map((t) => `POST ${t} KSECRET`));
+  expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([
+    ...originForm.map(() => 'HTTP/1.1 200 OK'),
+    ...refused.map(() => 'HTTP/1.1 400 Bad Request'),
+  ]);
+  expect(run.stderr).toMatch(/refused POST \(not a path\): the request target is not a path/);
+  const steps = readVerifiedJournal(journalFile(project, 's1')).entries;
+  expect(steps).toHaveLength(originForm.length);
+  expect(everythingStored(project)).not.toContain('KSECRET');
+});
