@@ -97,3 +97,47 @@ test('record: no request target reaches another host than the upstream (//host, 
   expect(steps).toHaveLength(originForm.length);
   expect(everythingStored(project)).not.toContain('KSECRET');
 });
+
+const CREDENTIAL_NAMES = `
+import http from 'node:http';
+import { writeFileSync } from 'node:fs';
+const base = new URL(process.env.OPENAI_BASE_URL);
+const query = '?alt=sse&accessToken=Q1SECRET&authToken=Q2SECRET&clientSecret=Q3SECRET&privateKey=Q4SECRET' +
+  '&X-Amz-Signature=Q5SECRET&X-Goog-Credential=Q6SECRET&passwd=Q7SECRET&userkey=Q8SECRET&keyboard=us';
+const headers = { 'content-type': 'application/json', 'x-accesstoken': 'H1SECRET', 'x-authtoken': 'H2SECRET',
+  'x-apisecret': 'H3SECRET', privatekey: 'H4SECRET', 'x-csrftoken': 'H5SECRET', cookie2: 'H6SECRET',
+  'x-goog-iap-jwt-assertion': 'H7SECRET', 'x-bearer': 'H8SECRET', 'x-kept': 'visible' };
+const code = await new Promise((resolve) => {
+  const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/responses' + query,
+    headers }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); });
+  req.end(JSON.stringify({ model: 'gpt-test', input: [{ role: 'user', content: 'hi' }] }));
+});
+writeFileSync(process.env.OUT, JSON.stringify(code));
+`;
+
+test('record: a credential under a name that runs its words together (accessToken, x-authtoken, privatekey) is never stored', async () => {
+  const project = initRepo(path.join(dir, 'names'), { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'names.mjs');
+  const out = path.join(dir, 'names.json');
+  writeFileSync(client, CREDENTIAL_NAMES);
+  const upstream = await noting('127.0.0.1');
+  let run;
+  try {
+    run = await runStepchain(
+      [...recordArgs('codex', 'n1', `http://127.0.0.1:${upstream.port}/v1`), '--', process.execPath, client],
+      project,
+      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+    );
+  } finally {
+    upstream.server.close();
+  }
+  expectNoStack(run);
+  expect(run.code).toBe(0);
+  expect(JSON.parse(readFileSync(out, 'utf8'))).toBe(200);
+  // Forwarded untouched: the provider gets the agent's credentials.
+  expect(upstream.seen[0]).toContain('accessToken=Q1SECRET');
+  const stored = everythingStored(project);
+  expect(stored.match(/[QH]\dSECRET/g)).toBeNull();
+  expect(stored).toContain('/v1/responses?alt=sse&keyboard=us');
+  expect(stored).toContain('visible');
+});

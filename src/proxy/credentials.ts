@@ -18,22 +18,33 @@ export const DROPPED_HEADERS: readonly string[] = [
   'set-cookie',
 ];
 
-/** Any other header name naming a credential (`x-foo-token`, `openai-api-key`, `x-secret`). */
-const CREDENTIAL_NAME = /(^|[-_])(key|token|secret|auth|authorization|password|credential)s?([-_]|$)|api[-_]?key/i;
+/**
+ * Any other name naming a credential, however its words are joined (`x-api-key`, `apiKey`, `x-authtoken`,
+ * `accessToken`, `client_secret`, `X-Amz-Signature`, `cookie2`): one of these words anywhere in it, in any case.
+ * Matching words between separators missed the names that run them together (`accessToken`, `privatekey` were
+ * recorded). A name dropped that held no secret (`x-author`) costs the record a header; one kept that held one
+ * puts it in every copy of the journal.
+ */
+const CREDENTIAL_WORD = /token|secret|passw|passphrase|pwd|credential|auth|cookie|signature|bearer|jwt/i;
+
+/** `key` (or `keys`) ending a word: `apiKey`, `userkey`, `x-api-key-id`, but not `keyboard`. */
+const KEY_WORD = /[kK][eE][yY][sS]?(?![a-z])/;
+
+function namesCredential(name: string): boolean {
+  return CREDENTIAL_WORD.test(name) || KEY_WORD.test(name);
+}
 
 /** The query parameters holding credentials (and, in any case, any parameter whose name says key, token, secret...). */
 export const DROPPED_QUERY_PARAMS: readonly string[] = ['key', 'api_key', 'api-key', 'access_token'];
 
 /** A query parameter that may hold a credential: a name of the list or one naming a credential, in any case. */
 function isCredentialParam(name: string): boolean {
-  return (
-    DROPPED_QUERY_PARAMS.includes(name.toLowerCase()) || CREDENTIAL_NAME.test(name) || /^(sig|signature)$/i.test(name)
-  );
+  return DROPPED_QUERY_PARAMS.includes(name.toLowerCase()) || namesCredential(name) || /^sig$/i.test(name);
 }
 
 export function isCredentialHeader(name: string): boolean {
   const n = name.toLowerCase();
-  return DROPPED_HEADERS.includes(n) || CREDENTIAL_NAME.test(n);
+  return DROPPED_HEADERS.includes(n) || namesCredential(n);
 }
 
 /** The headers as `[name, value]` pairs (lowercase names, in the order given), credentials left out. */
