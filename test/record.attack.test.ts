@@ -2,7 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { journalFile, readVerifiedJournal } from '../src/journal';
+import { sha256Hex } from '../src/util/hash';
 import { expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { everythingStored, recordArgs, runStepchain } from './helpers/record';
@@ -140,4 +142,61 @@ test('record: a credential under a name that runs its words together (accessToke
   expect(stored.match(/[QH]\dSECRET/g)).toBeNull();
   expect(stored).toContain('/v1/responses?alt=sse&keyboard=us');
   expect(stored).toContain('visible');
+});
+
+const ONE_CALL = `
+import http from 'node:http';
+import { writeFileSync } from 'node:fs';
+const base = new URL(process.env.ANTHROPIC_BASE_URL);
+const got = await new Promise((resolve) => {
+  const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: '/v1/messages',
+    headers: { 'content-type': 'application/json' } }, (res) => {
+    let n = 0;
+    res.on('data', (c) => (n += c.length));
+    res.on('end', () => resolve([res.statusCode, n]));
+  });
+  req.end(JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }));
+});
+writeFileSync(process.env.OUT, JSON.stringify(got));
+`;
+
+test('record: a compressed response that decodes past the read cap (a decompression bomb) is passed and stored as bytes, never decoded whole', async () => {
+  const project = initRepo(path.join(dir, 'bomb'), { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'bomb.mjs');
+  const out = path.join(dir, 'bomb.json');
+  writeFileSync(client, ONE_CALL);
+  // ~100 KB of gzip that decodes to 100 MiB of SSE events, each naming a tool call.
+  const event = `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}}\n\n`;
+  const bomb = gzipSync(Buffer.from(event.repeat(Math.ceil((100 * 1024 * 1024) / event.length))), { level: 9 });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' }).end(bomb),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  let run;
+  try {
+    run = await runStepchain(
+      [
+        ...recordArgs('claude', 'b1', `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        '--',
+        process.execPath,
+        client,
+      ],
+      project,
+      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+    );
+  } finally {
+    server.close();
+  }
+  expectNoStack(run);
+  expect(run.code).toBe(0);
+  expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([200, bomb.length]);
+  expect(run.stderr).toMatch(/exchange 0: its response decodes to more than 64 MiB: its tool calls are not read/);
+  const steps = readVerifiedJournal(journalFile(project, 'b1')).entries;
+  expect(steps).toHaveLength(1);
+  expect(steps[0]!.row.blob_refs).toContain(sha256Hex(bomb));
+  expect(steps[0]!.row.tool_call).toBeNull();
+  expect(steps[0]!.row.model).toBe('m-test');
 });

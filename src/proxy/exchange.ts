@@ -44,6 +44,8 @@ export interface ExchangeReading {
   prompt: JsonValue;
   toolCalls: JsonObject[];
   signals: ProviderSignal[];
+  /** Why the response was not read for its tool calls and signals (too large), if it was not. */
+  unread?: string;
 }
 
 function header(h: IncomingHttpHeaders, name: string): string | undefined {
@@ -85,7 +87,7 @@ function headerSignals(headers: IncomingHttpHeaders): ProviderSignal[] {
 /** `view`: the request as JSON when it was read already (undefined: read here; null: not a JSON object). */
 export function readExchange(x: Exchange, parsed?: RequestView | null): ExchangeReading {
   const view = parsed === undefined ? requestView(x) : (parsed ?? undefined);
-  const { streamed, payloads } = responsePayloads(
+  const { streamed, payloads, unread } = responsePayloads(
     x.response,
     header(x.responseHeaders, 'content-type'),
     header(x.responseHeaders, 'content-encoding'),
@@ -106,6 +108,7 @@ export function readExchange(x: Exchange, parsed?: RequestView | null): Exchange
     prompt,
     toolCalls: x.status < 300 ? x.protocol.toolCalls(payloads, streamed) : [],
     signals: view === undefined ? [] : [...headerSignals(x.requestHeaders), ...x.protocol.signals(view, payloads)],
+    ...(unread === undefined ? {} : { unread }),
   };
 }
 

@@ -11,19 +11,35 @@ import { parse, type JsonValue } from '../canonical';
 export interface ResponsePayloads {
   streamed: boolean;
   payloads: JsonValue[];
+  /** Why the body was not read (it decodes past READ_CAP_BYTES): no payloads, the record keeps its bytes. */
+  unread?: string;
 }
 
-/** Response bytes as the server meant them: content-encoding undone (a body that does not decode is kept raw). */
-export function decodedBody(bytes: Buffer, contentEncoding: string | undefined): Buffer {
+/**
+ * The most bytes of a response body (content-encoding undone) that are read for its payloads. The reading runs on
+ * the proxy's thread, between the exchanges it passes: a 100 KB gzip body decoding to 100 MiB of events held it for
+ * about 30 s (measured), and one of a few MB would take gigabytes. A model's answer is far smaller.
+ */
+export const READ_CAP_BYTES = 64 * 1024 * 1024;
+
+const TOO_LARGE = `decodes to more than ${READ_CAP_BYTES / 1024 / 1024} MiB`;
+
+/**
+ * Response bytes as the server meant them: content-encoding undone (a body that does not decode is kept raw), or
+ * undefined when they would pass READ_CAP_BYTES (the decoder stops there: a decompression bomb is never inflated).
+ */
+export function decodedBody(bytes: Buffer, contentEncoding: string | undefined): Buffer | undefined {
   const enc = (contentEncoding ?? '').trim().toLowerCase();
+  const limit = { maxOutputLength: READ_CAP_BYTES };
   try {
-    if (enc === 'gzip' || enc === 'x-gzip') return gunzipSync(bytes);
-    if (enc === 'br') return brotliDecompressSync(bytes);
-    if (enc === 'deflate') return inflateSync(bytes);
-  } catch {
+    if (enc === 'gzip' || enc === 'x-gzip') return gunzipSync(bytes, limit);
+    if (enc === 'br') return brotliDecompressSync(bytes, limit);
+    if (enc === 'deflate') return inflateSync(bytes, limit);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
     return bytes;
   }
-  return bytes;
+  return bytes.length > READ_CAP_BYTES ? undefined : bytes;
 }
 
 function tryParse(text: string): JsonValue | undefined {
@@ -70,7 +86,9 @@ export function responsePayloads(
   contentType: string | undefined,
   contentEncoding: string | undefined,
 ): ResponsePayloads {
-  const text = decodedBody(bytes, contentEncoding).toString('utf8');
+  const body = decodedBody(bytes, contentEncoding);
+  if (body === undefined) return { streamed: isEventStream(contentType), payloads: [], unread: TOO_LARGE };
+  const text = body.toString('utf8');
   if (isEventStream(contentType)) {
     const payloads: JsonValue[] = [];
     for (const e of sseEvents(text)) {

@@ -258,6 +258,10 @@ export class Recorder {
           `exchange ${s.seq}: its response could not be read (${(e as Error).message}); recorded as bytes only`,
         );
       }
+      if (s.reading.unread !== undefined)
+        this.warn(
+          `exchange ${s.seq}: its response ${s.reading.unread}: its tool calls are not read (its bytes are recorded)`,
+        );
       this.pinSignals(s);
       this.noteAsked(s.seq, exchangeCalls(s.reading.toolCalls, null));
       this.pending.push(s);
