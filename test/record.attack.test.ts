@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { journalFile, readVerifiedJournal } from '../src/journal';
+import { Replayer, type Divergence, type RecordedExchange } from '../src/proxy';
 import { sha256Hex } from '../src/util/hash';
 import { expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
@@ -199,4 +200,30 @@ test('record: a compressed response that decodes past the read cap (a decompress
   expect(steps[0]!.row.blob_refs).toContain(sha256Hex(bomb));
   expect(steps[0]!.row.tool_call).toBeNull();
   expect(steps[0]!.row.model).toBe('m-test');
+});
+
+test('Replayer: requests that differ only in bytes that are not UTF-8 (or a BOM) diverge, never match', () => {
+  const body = (s: Buffer): Buffer =>
+    Buffer.concat([Buffer.from('{"model":"m","messages":[{"role":"user","content":"'), s, Buffer.from('"}]}')]);
+  const recorded: RecordedExchange = {
+    seq: 0,
+    protocol: 'anthropic-messages',
+    method: 'POST',
+    path: '/v1/messages',
+    request: body(Buffer.from([0xff])),
+    status: 200,
+    responseHeaders: [],
+    response: Buffer.from('{}'),
+  };
+  const take = (request: Buffer): RecordedExchange | Divergence =>
+    new Replayer([recorded], [], { paths: [] }).take('POST', '/v1/messages', request);
+  // Each decodes to U+FFFD: read as text, all three were "the same request".
+  expect(take(body(Buffer.from([0xfe])))).toMatchObject({ exchange: 0, field: 'body' });
+  expect(take(body(Buffer.from([0xef, 0xbf, 0xbd])))).toMatchObject({ exchange: 0, field: 'body' });
+  expect(take(body(Buffer.from([0xff])))).toBe(recorded);
+  // A byte order mark is a byte of the request too.
+  const plain = Buffer.from('{"model":"m"}');
+  const marked = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), plain]);
+  const replayer = new Replayer([{ ...recorded, request: plain }], [], { paths: [] });
+  expect(replayer.take('POST', '/v1/messages', marked)).toMatchObject({ exchange: 0, field: 'body' });
 });

@@ -107,6 +107,13 @@ function at(v: JsonValue, path: string): JsonValue | undefined {
 }
 
 /**
+ * Request bodies read as text for the comparison. Fatal: a lenient decoder reads every invalid byte as U+FFFD, so
+ * two requests that differ in such bytes (and a request holding U+FFFD itself) compared equal, and the replay
+ * answered one with the other's recorded response. A byte order mark is kept (a byte the upstream receives too).
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
  * Answers replayed requests from a recording. Requests are matched in order
  * against the recorded exchanges not yet answered (the lowest first, so
  * concurrent requests that arrive in another order still find theirs); one
@@ -130,9 +137,9 @@ export class Replayer {
 
   private bodyOf(bytes: Buffer): JsonValue {
     try {
-      return normalise(parse(bytes.toString('utf8')), this.rules, this.ctx);
+      return normalise(parse(UTF8.decode(bytes)), this.rules, this.ctx);
     } catch {
-      return bytes.toString('latin1'); // not JSON: compared as bytes
+      return bytes.toString('latin1'); // not JSON (or not UTF-8): compared as bytes
     }
   }
 
