@@ -8,7 +8,7 @@ import { Replayer, type Divergence, type RecordedExchange } from '../src/proxy';
 import { sha256Hex } from '../src/util/hash';
 import { expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
-import { everythingStored, recordArgs, runStepchain } from './helpers/record';
+import { casBlob, everythingStored, recordArgs, runStepchain } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 // The recording proxy attacked from outside as a trust boundary: the agent's request targets, the names its
@@ -226,4 +226,110 @@ test('Replayer: requests that differ only in bytes that are not UTF-8 (or a BOM)
   const marked = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), plain]);
   const replayer = new Replayer([{ ...recorded, request: plain }], [], { paths: [] });
   expect(replayer.take('POST', '/v1/messages', marked)).toMatchObject({ exchange: 0, field: 'body' });
+});
+
+const MIB = 1024 * 1024;
+
+// The agent sends a request body past the proxy's bound (chunked: no length said up front, and one that says it),
+// then asks for a response that never stops growing.
+const HUGE_BOTH_WAYS = `
+import http from 'node:http';
+import { writeFileSync } from 'node:fs';
+const base = new URL(process.env.ANTHROPIC_BASE_URL);
+const mib = Buffer.alloc(1024 * 1024, 'a');
+function call(size, declared) {
+  return new Promise((resolve) => {
+    const headers = { 'content-type': 'application/json', ...(declared ? { 'content-length': size } : {}) };
+    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: '/v1/messages', headers }, (res) => {
+      let n = 0;
+      res.on('data', (c) => (n += c.length));
+      res.on('end', () => resolve({ status: res.statusCode, bytes: n, ended: true }));
+      res.on('error', () => resolve({ status: res.statusCode, bytes: n, ended: false }));
+      res.on('aborted', () => resolve({ status: res.statusCode, bytes: n, ended: false }));
+    });
+    req.on('error', (e) => resolve({ error: e.code }));
+    const head = '{"model":"m-test","max_tokens":8,"messages":[{"role":"user","content":"';
+    const tail = '"}]}';
+    req.write(head);
+    let left = size - head.length - tail.length;
+    const more = () => {
+      while (left > 0) {
+        const n = Math.min(left, mib.length);
+        left -= n;
+        if (!req.write(mib.subarray(0, n))) return void req.once('drain', more);
+      }
+      req.end(tail);
+    };
+    more();
+  });
+}
+const got = [];
+got.push(await call(${130 * MIB}, false));
+got.push(await call(${130 * MIB}, true));
+got.push(await call(100, true));
+writeFileSync(process.env.OUT, JSON.stringify(got));
+`;
+
+test('record: a request body or a response past 128 MiB is never held whole: the request refused 413, the response cut and recorded as incomplete', async () => {
+  const project = initRepo(path.join(dir, 'huge'), { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'huge.mjs');
+  const out = path.join(dir, 'huge.json');
+  writeFileSync(client, HUGE_BOTH_WAYS);
+  const received: number[] = [];
+  let sent = 0;
+  const server = http.createServer((req, res) => {
+    let n = 0;
+    req.on('data', (c: Buffer) => (n += c.length));
+    req.on('end', () => {
+      received.push(n);
+      // An answer that never ends (until the connection is cut).
+      const event = Buffer.from(`event: ping\ndata: {"type":"ping","pad":"${'x'.repeat(MIB - 64)}"}\n\n`);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const more = (): void => {
+        while (!res.destroyed && sent < 200 * MIB) {
+          sent += event.length;
+          if (!res.write(event)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.on('close', () => undefined);
+      more();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  let run;
+  try {
+    run = await runStepchain(
+      [
+        ...recordArgs('claude', 'g1', `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        '--',
+        process.execPath,
+        client,
+      ],
+      project,
+      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+    );
+  } finally {
+    server.close();
+  }
+  expectNoStack(run);
+  expect(run.code).toBe(0);
+  const got = JSON.parse(readFileSync(out, 'utf8')) as { status?: number; bytes?: number; ended?: boolean }[];
+  // The two huge requests: refused (or, when the proxy closed first, cut), never forwarded.
+  for (const g of got.slice(0, 2)) expect(g.status === 413 || 'error' in g).toBe(true);
+  expect(received).toEqual([100]);
+  // The endless answer: cut at the bound, and recorded as what passed, incomplete.
+  expect(got[2]).toMatchObject({ status: 200, ended: false });
+  expect(got[2]!.bytes).toBeLessThanOrEqual(128 * MIB);
+  expect(sent).toBeLessThan(200 * MIB);
+  expect(run.stderr).toMatch(/refused POST \/v1\/messages: its body is over 128 MiB/);
+  expect(run.stderr).toMatch(/POST \/v1\/messages: the response passed 128 MiB: cut/);
+  const steps = readVerifiedJournal(journalFile(project, 'g1')).entries;
+  expect(steps).toHaveLength(1);
+  const meta = JSON.parse(casBlob(project, steps[0]!.row.blob_refs.at(-1)!).toString('utf8')) as {
+    complete: boolean;
+    response_bytes: number;
+  };
+  expect(meta.complete).toBe(false);
+  expect(meta.response_bytes).toBeLessThanOrEqual(128 * MIB);
 });

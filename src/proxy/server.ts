@@ -59,10 +59,28 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The most bytes of a request body, and of a response, the proxy holds (each exchange is held whole until it is
+ * recorded): an agent or an upstream that sends without end must not take the machine's memory, and the recording
+ * with it. Far above any provider's own limit on a request (tens of MB) and any model's answer.
+ */
+const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+const MAX_SHOWN = `${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`;
+
+/** The request body, or undefined when it is (or says it is) over MAX_MESSAGE_BYTES: nothing more of it is kept. */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > MAX_MESSAGE_BYTES) return resolve(undefined);
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    let size = 0;
+    const take = (c: Buffer): void => {
+      size += c.length;
+      if (size <= MAX_MESSAGE_BYTES) return void chunks.push(c);
+      req.off('data', take);
+      chunks.length = 0;
+      resolve(undefined);
+    };
+    req.on('data', take);
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
@@ -210,7 +228,16 @@ function forward(
       setImmediate(() => {
         if (!res.headersSent && !res.destroyed) res.flushHeaders();
       });
+      let size = 0;
       ur.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_MESSAGE_BYTES) {
+          // An answer without end: cut, both ways, and recorded as what came before the bound (incomplete).
+          options.onWarning?.(`${req.method} ${shownTarget(req.url ?? '/')}: the response passed ${MAX_SHOWN}: cut`);
+          ur.destroy();
+          finish(false);
+          return;
+        }
         chunks.push(c);
         if (held !== undefined) held.push(c);
         else res.write(c); // as it came: no reassembly on the way
@@ -382,11 +409,19 @@ async function handle(ctx: ProxyContext, req: IncomingMessage, res: ServerRespon
     return;
   }
   const slot = protocol === undefined ? undefined : options.recorder.reserve();
-  let body: Buffer;
+  let body: Buffer | undefined;
   try {
     body = await readBody(req);
   } catch {
     if (slot !== undefined) options.recorder.drop(slot);
+    return;
+  }
+  if (body === undefined) {
+    // Over the bound: answered, and the connection closed behind the answer (the rest is never read).
+    if (slot !== undefined) options.recorder.drop(slot);
+    sendError(res, 413, `stepchain proxy: the request body is over ${MAX_SHOWN}; refused`, { connection: 'close' });
+    options.onWarning?.(`refused ${method} ${shownTarget(target)}: its body is over ${MAX_SHOWN}`);
+    res.on('finish', () => req.destroy());
     return;
   }
   const replayer = options.replayer;
