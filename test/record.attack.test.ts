@@ -1,10 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { journalFile, readVerifiedJournal } from '../src/journal';
-import { Replayer, type Divergence, type RecordedExchange } from '../src/proxy';
+import { recordAgent, Replayer, type Divergence, type RecordedExchange } from '../src/proxy';
 import { sha256Hex } from '../src/util/hash';
 import { expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
@@ -332,4 +332,55 @@ test('record: a request body or a response past 128 MiB is never held whole: the
   };
   expect(meta.complete).toBe(false);
   expect(meta.response_bytes).toBeLessThanOrEqual(128 * MIB);
+});
+
+// One model call through the proxy, then a marker in the directory the agent runs in.
+const CALL_THEN_MARK = `
+const http = require('node:http');
+const base = new URL(process.env.ANTHROPIC_BASE_URL);
+const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: '/v1/messages',
+  headers: { 'content-type': 'application/json' } }, (res) => {
+  res.resume();
+  res.on('end', () => require('node:fs').writeFileSync('agent-was-here', process.cwd()));
+});
+req.end(JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }));
+`;
+
+test('fork --replay: a recorded working directory that leads out of the fork through a link is refused; the agent never runs there', async () => {
+  const project = initRepo(path.join(dir, 'linked'), { 'a.txt': 'hello\n' });
+  const outside = path.join(dir, 'outside');
+  mkdirSync(outside, { recursive: true });
+  symlinkSync(outside, path.join(project, 'sub')); // in the start snapshot: a link out of the project
+  const agent = path.join(dir, 'mark.cjs');
+  writeFileSync(agent, CALL_THEN_MARK);
+  const upstream = await noting('127.0.0.1');
+  try {
+    // Recorded through the link (the library takes the directory as given): the run journal names <project>/sub.
+    const r = await recordAgent({
+      agent: 'claude',
+      journalId: 'l1',
+      root: project,
+      upstream: `http://127.0.0.1:${upstream.port}`,
+      command: [process.execPath, agent],
+      cwd: path.join(project, 'sub'),
+      env: { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off' },
+      stdio: 'ignore',
+      onWarning: () => undefined,
+    });
+    expect(r.exitCode).toBe(0);
+  } finally {
+    upstream.server.close();
+  }
+  rmSync(path.join(outside, 'agent-was-here'));
+  const run = await runStepchain(
+    ['fork', 'l1', '--from-step', '0', '--replay', '--upstream', 'http://127.0.0.1:9', '--', process.execPath, agent],
+    project,
+    { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off' },
+  );
+  expectNoStack(run);
+  expect(existsSync(path.join(outside, 'agent-was-here'))).toBe(false);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(
+    /journal\.jsonl:\d+: the recorded working directory sub is not a directory inside the fork \(it leads to .*outside\)/,
+  );
 });

@@ -1,5 +1,6 @@
 import { tornTailOption, type TornTailMoved } from '../util/chain-file';
 import type { StdioOptions } from 'node:child_process';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { JsonValue } from '../canonical';
 import { InputError, IntegrityError } from '../errors';
@@ -50,6 +51,8 @@ interface StartEvent {
   cwd: string;
   root: string;
   start_snapshot: string | null;
+  /** Where the event is: `<run journal>:<line>`. */
+  where: string;
 }
 
 /** The recording's `proxy.start` event (its first), from the verified run journal. */
@@ -69,7 +72,30 @@ function startEvent(root: string, id: string): StartEvent {
     throw new IntegrityError(`${file}:${e.line}: the proxy.start event lacks its agent, cwd or root`);
   if (snap !== null && (typeof snap !== 'string' || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(snap)))
     throw new IntegrityError(`${file}:${e.line}: the proxy.start event's start_snapshot is not a commit id`);
-  return { agent, cwd, root: recRoot, start_snapshot: snap };
+  return { agent, cwd, root: recRoot, start_snapshot: snap, where: `${file}:${e.line}` };
+}
+
+/**
+ * The directory the agent runs in: the recorded one's place under the recorded root, in the fork. The recording
+ * names it and the start snapshot's files (restored in the fork) may hold a link on its way: a directory that
+ * resolves outside the fork (or is none) is refused, or a recording would choose where the agent runs.
+ */
+function agentDirectory(start: StartEvent, worktree: string): string {
+  const rel = path.relative(start.root, start.cwd);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return worktree;
+  const cwd = path.join(worktree, rel);
+  let real: string | undefined;
+  try {
+    real = realpathSync(cwd);
+  } catch {
+    real = undefined;
+  }
+  const top = realpathSync(worktree);
+  if (real !== undefined && (real === top || real.startsWith(top + path.sep)) && statSync(real).isDirectory())
+    return cwd; // as joined: the paths the replay normalises are the fork's as named, not resolved
+  throw new IntegrityError(
+    `${start.where}: the recorded working directory ${rel} is not a directory inside the fork (it leads to ${real ?? 'nothing'}); refusing to run the agent (the fork stays at ${worktree})`,
+  );
 }
 
 export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult> {
@@ -107,8 +133,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
   });
   for (const w of fork.warnings) o.onWarning(w);
   const worktree = fork.fork_worktree;
-  const rel = path.relative(start.root, start.cwd);
-  const cwd = rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? worktree : path.join(worktree, rel);
+  const cwd = agentDirectory(start, worktree);
   const replayer = new Replayer(recorded, spec.normalise, { paths: [start.cwd, start.root, cwd, worktree] });
 
   const files = { checked: false, differing: [] as string[] };
