@@ -384,3 +384,88 @@ test('fork --replay: a recorded working directory that leads out of the fork thr
     /journal\.jsonl:\d+: the recorded working directory sub is not a directory inside the fork \(it leads to .*outside\)/,
   );
 });
+
+// Two calls: the upstream breaks the first mid-event; the agent leaves the second (endless) mid-stream.
+const LEAVES_MID_STREAM = `
+import http from 'node:http';
+import { writeFileSync } from 'node:fs';
+const base = new URL(process.env.ANTHROPIC_BASE_URL);
+function call(leaveAfter) {
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: '/v1/messages',
+      headers: { 'content-type': 'application/json' } }, (res) => {
+      let n = 0;
+      res.on('data', (c) => { n += c.length; if (leaveAfter !== undefined && n >= leaveAfter) { req.destroy(); resolve({ n, left: true }); } });
+      res.on('end', () => resolve({ n, ended: true }));
+      res.on('aborted', () => resolve({ n, ended: false }));
+      res.on('error', () => resolve({ n, ended: false }));
+    });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: String(leaveAfter) }] }));
+  });
+}
+const got = [await call(undefined), await call(4096)];
+writeFileSync(process.env.OUT, JSON.stringify(got));
+`;
+
+test('record: an upstream that breaks off mid-event and an agent that leaves mid-stream: both recorded byte for byte as incomplete, nothing hangs', async () => {
+  const project = initRepo(path.join(dir, 'broken'), { 'a.txt': 'hello\n' });
+  const client = path.join(dir, 'broken.mjs');
+  const out = path.join(dir, 'broken.json');
+  writeFileSync(client, LEAVES_MID_STREAM);
+  const half = Buffer.from(
+    'event: message_start\ndata: {"type":"message_start"}\n\nevent: content_block_delta\ndata: {"ty',
+  );
+  let calls = 0;
+  let upstreamSawClose = false;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      calls++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (calls === 1) {
+        res.write(half, () => setTimeout(() => res.socket?.destroy(), 50));
+        return;
+      }
+      const tick = setInterval(() => res.write('event: ping\ndata: {"type":"ping"}\n\n'), 2);
+      res.on('close', () => {
+        clearInterval(tick);
+        upstreamSawClose = true;
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  let run;
+  try {
+    run = await runStepchain(
+      [
+        ...recordArgs('claude', 'm1', `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        '--',
+        process.execPath,
+        client,
+      ],
+      project,
+      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+    );
+  } finally {
+    server.close();
+  }
+  expectNoStack(run);
+  expect(run.code).toBe(0);
+  const got = JSON.parse(readFileSync(out, 'utf8')) as { n: number; ended?: boolean; left?: boolean }[];
+  expect(got[0]).toEqual({ n: half.length, ended: false });
+  expect(got[1]!.left).toBe(true);
+  expect(upstreamSawClose).toBe(true); // the agent left: the upstream's stream was closed too
+  const steps = readVerifiedJournal(journalFile(project, 'm1')).entries;
+  expect(steps).toHaveLength(2);
+  const meta = steps.map(
+    (s) =>
+      JSON.parse(casBlob(project, s.row.blob_refs.at(-1)!).toString('utf8')) as {
+        complete: boolean;
+        response_sha256: string;
+      },
+  );
+  expect(meta.map((m) => m.complete)).toEqual([false, false]);
+  expect(meta[0]!.response_sha256).toBe(sha256Hex(half));
+  expect(casBlob(project, meta[1]!.response_sha256).length).toBeGreaterThanOrEqual(4096);
+});
