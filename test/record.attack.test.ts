@@ -469,3 +469,15 @@ test('record: an upstream that breaks off mid-event and an agent that leaves mid
   expect(meta[0]!.response_sha256).toBe(sha256Hex(half));
   expect(casBlob(project, meta[1]!.response_sha256).length).toBeGreaterThanOrEqual(4096);
 });
+
+test('record: an upstream that does not parse is named without the credentials it holds', async () => {
+  const run = await runStepchain(
+    [...recordArgs('claude', 'u1', 'https://user:USECRET@llm example/v1'), '--', process.execPath, '-e', ''],
+    dir,
+    { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off' },
+  );
+  expectNoStack(run);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/--upstream: not a URL: "https:\/\/\*\*\*@llm example\/v1"/);
+  expect(run.stderr + run.stdout).not.toContain('USECRET');
+});

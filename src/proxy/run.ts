@@ -57,13 +57,21 @@ export interface ProxiedRunResult {
   upstreams: Record<string, string>;
 }
 
+/**
+ * A URL that does not parse, as an error names it: without what stands before an `@` of its authority, a user and
+ * a password (a CI log keeps the line).
+ */
+function withoutUserinfo(text: string): string {
+  return text.replace(/^((?:[^/?#:]*:)?\/\/)?[^/?#]*@/, (_m, scheme?: string) => `${scheme ?? ''}***@`);
+}
+
 /** An upstream base URL: http(s), no credentials in it. */
 export function parseUpstream(text: string, what: string): URL {
   let u: URL;
   try {
     u = new URL(text);
   } catch {
-    throw new InputError(`${what}: not a URL: ${JSON.stringify(text)}`);
+    throw new InputError(`${what}: not a URL: ${JSON.stringify(withoutUserinfo(text))}`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
     throw new InputError(`${what}: expected an http or https URL, got ${u.protocol}`);
