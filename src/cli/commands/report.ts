@@ -34,7 +34,7 @@ const BLOB_FAULTS = new Set(['blob_refused', 'blob_digest_mismatch', 'blob_diges
 export const reportCommand: Command = {
   name: ['report'],
   usage:
-    '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--max-steps N [--from SEQ]] [--force] [--json]',
+    '<agent|dir|file|receipt> -o FILE.html [--root DIR] [--public-key FILE]... [--bundle FILE --certificate-identity ID --certificate-oidc-issuer ISS [--trusted-root FILE] [--owner ORG]] [--max-steps N [--from SEQ]] [--force] [--json]',
   summary:
     'Write a self-contained HTML report that re-verifies the chain in the browser. Written for a broken chain too (it shows the faults); exit 0 intact, 1 not.',
   description:
