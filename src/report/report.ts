@@ -23,7 +23,7 @@ export interface ReportOptions extends LoadSourceOptions {
   forks?: ReportForkNode | null;
   /** Page title (default `stepchain report: <agent>`). */
   title?: string;
-  /** Overwrite an existing file that is not a stepchain report. */
+  /** Replace an existing file at the output (an earlier stepchain report too); without it, writeReport refuses. */
   force?: boolean;
   /** The generation time shown in the page (tests pin it). */
   now?: Date;
