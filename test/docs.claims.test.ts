@@ -151,3 +151,18 @@ test('every STEPCHAIN_ environment variable the sources read is documented', () 
     for (const m of readFileSync(f, 'utf8').matchAll(/\b(STEPCHAIN_[A-Z0-9_]+)\b/g)) read_.add(m[1]!);
   expect([...read_].filter((v) => !docs.includes(v)).sort()).toEqual([]);
 });
+
+test('every doc and workflow uses one version of each action (the one test/action.yml.test.ts holds current)', () => {
+  const sources = [
+    ...DOCS,
+    ...readdirSync(path.join(repoRoot, '.github', 'workflows')).map((f) => `.github/workflows/${f}`),
+  ];
+  const versions = new Map<string, Set<string>>();
+  for (const rel of sources)
+    for (const m of read(rel).matchAll(/uses: ([\w.-]+\/[\w.-]+)@(v\d+)\b/g)) {
+      if (m[1] === 'stepchain/stepchain' && m[2] === 'vX') continue;
+      versions.set(m[1]!, (versions.get(m[1]!) ?? new Set()).add(`${m[2]!} (${rel})`));
+    }
+  const split = [...versions].filter(([, v]) => new Set([...v].map((x) => x.split(' ')[0])).size > 1);
+  expect(split.map(([a, v]) => `${a}: ${[...v].join(', ')}`)).toEqual([]);
+});
