@@ -166,3 +166,14 @@ test('every doc and workflow uses one version of each action (the one test/actio
   const split = [...versions].filter(([, v]) => new Set([...v].map((x) => x.split(' ')[0])).size > 1);
   expect(split.map(([a, v]) => `${a}: ${[...v].join(', ')}`)).toEqual([]);
 });
+
+test('no code span of the docs is a bare line break (an escape such as `\\n` written as the character itself)', () => {
+  const found = DOCS.flatMap((doc) =>
+    withoutFences(read(doc))
+      .split(/\n\n/)
+      // Code spans paired left to right, as Markdown pairs single backquotes.
+      .filter((para) => [...para.matchAll(/`([^`]*)`/g)].some((m) => m[1]!.includes('\n') && m[1]!.trim() === ''))
+      .map((para) => `${doc}: ${para.slice(0, 80)}`),
+  );
+  expect(found).toEqual([]);
+});
