@@ -177,3 +177,21 @@ test('no code span of the docs is a bare line break (an escape such as `\\n` wri
   );
   expect(found).toEqual([]);
 });
+
+test('every agent version the docs name is the one the tests pin (test/agents/versions.json)', () => {
+  const pinned = JSON.parse(read('test/agents/versions.json')) as Record<string, { package: string; version: string }>;
+  const names: [RegExp, string][] = [
+    [/Claude Code/, 'claude'],
+    [/Codex(?: CLI)?/, 'codex'],
+    [/Gemini CLI/, 'gemini'],
+    [/(?:GitHub )?Copilot CLI/, 'copilot'],
+    [/OpenCode/, 'opencode'],
+    ...Object.entries(pinned).map(([k, v]): [RegExp, string] => [new RegExp(`\`?${v.package}\`?`), k]),
+  ];
+  const wrong: string[] = [];
+  for (const doc of DOCS.filter((d) => d !== 'CHANGELOG.md'))
+    for (const [re, agent] of names)
+      for (const m of read(doc).matchAll(new RegExp(`(?:${re.source}) v?(\\d+\\.\\d+\\.\\d+)\\b`, 'g')))
+        if (m[1] !== pinned[agent]!.version) wrong.push(`${doc}: ${m[0]} (pinned ${pinned[agent]!.version})`);
+  expect(wrong).toEqual([]);
+});
