@@ -23,14 +23,17 @@ test('the demo replays the sample run and ends with the commands to walk it', as
     expect(tail).toContain('stepchain replay agent-demo ');
     // Every stepchain command of the list, pasted in its order, runs: none is a usage or input error (exit 2),
     // e.g. a fork removed before a command that reads it.
-    const walk = tail
-      .split('\n')
-      .map((l) => l.replace(/\s+#.*$/, '').trim())
-      .filter((l) => /^(?:[A-Z_]+=\S+ )*stepchain /.test(l));
+    const lines = tail.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
+    // `export A=x B=y` (the demo's keys) holds for every command after it.
+    const exported: NodeJS.ProcessEnv = {};
+    for (const l of lines.filter((x) => x.startsWith('export ')))
+      for (const kv of l.split(/\s+/).slice(1)) exported[kv.split('=')[0]!] = kv.slice(kv.indexOf('=') + 1);
+    expect(exported['STEPCHAIN_AUDIT_KEY_PATH']).toBe(`${root}/.sdd-keys/audit.key`);
+    const walk = lines.filter((l) => /^(?:[A-Z_]+=\S+ )*stepchain /.test(l));
     expect(walk.length).toBeGreaterThan(8);
     for (const line of walk) {
       const words = line.split(/\s+/);
-      const env: NodeJS.ProcessEnv = { STEPCHAIN_AUDIT: 'on' };
+      const env: NodeJS.ProcessEnv = { STEPCHAIN_AUDIT: 'on', ...exported };
       while (/^[A-Z_]+=/.test(words[0]!)) {
         const [k, ...v] = words.shift()!.split('=');
         env[k!] = v.join('=');
@@ -38,7 +41,7 @@ test('the demo replays the sample run and ends with the commands to walk it', as
       // In-process: what is checked is that each pasted command runs (no usage or input error), not the Node start.
       const r = await cliInProcess(words.slice(1), {
         cwd: root,
-        env: { STEPCHAIN_AUDIT_KEY_PATH: `${root}/.sdd-keys/audit.key`, ...env },
+        env,
       });
       expectNoStack(r);
       expect([line, r.code, r.code === 2 ? r.stderr : '']).toEqual([line, r.code === 1 ? 1 : 0, '']);

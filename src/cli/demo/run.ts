@@ -42,13 +42,17 @@ export async function runDemo(write: (s: string) => void, env: NodeJS.ProcessEnv
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     writeFileSync(path.join(root, file), content);
   }
-  writeFileSync(path.join(root, '.gitignore'), '.sdd/\n');
+  // The demo's keys (below) are no project file: never in a step's snapshot.
+  writeFileSync(path.join(root, '.gitignore'), '.sdd/\n.sdd-keys/\n');
   git(root, ['init', '-q', '-b', 'main']);
   git(root, ['add', '-A']);
   git(root, ['-c', 'user.name=demo', '-c', 'user.email=demo@stepchain.invalid', 'commit', '-q', '-m', 'initial']);
   const demoEnv: NodeJS.ProcessEnv = {
     ...env,
+    // Keys, and the checkpoints' tips kept beside the checkpoint key, in the temporary directory too: the demo
+    // leaves nothing in the user's state directory (README, Quick start).
     STEPCHAIN_AUDIT_KEY_PATH: path.join(root, '.sdd-keys', 'audit.key'),
+    STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(root, '.sdd-keys', 'checkpoint.key'),
     GIT_AUTHOR_NAME: 'stepchain demo',
     GIT_AUTHOR_EMAIL: 'demo@stepchain.invalid',
     GIT_COMMITTER_NAME: 'stepchain demo',
@@ -59,6 +63,10 @@ export async function runDemo(write: (s: string) => void, env: NodeJS.ProcessEnv
   for (const section of DEMO_SECTIONS) await section(ctx);
   write('\n== Walk it yourself ==\n');
   write(`cd ${root}\n`);
+  // The demo's own keys (above): a walk with the user's keys would find checkpoints it cannot authenticate.
+  write(
+    `export STEPCHAIN_AUDIT_KEY_PATH=${demoEnv.STEPCHAIN_AUDIT_KEY_PATH} STEPCHAIN_CHECKPOINT_KEY_PATH=${demoEnv.STEPCHAIN_CHECKPOINT_KEY_PATH}   # the demo's keys\n`,
+  );
   // The commands below say `stepchain`: the bundle this demo runs from, unless it is installed (npm link).
   const bundle =
     process.argv[1] !== undefined && /\.js$/.test(process.argv[1]) ? path.resolve(process.argv[1]) : 'dist/cli.js';

@@ -135,8 +135,6 @@ export async function demoRuns(ctx: DemoContext): Promise<void> {
   const f = path.join(copy, day);
   writeFileSync(f, readFileSync(f, 'utf8').replace('"resource_id": "', '"resource_id": "edited-'));
   await ctx.run(['audit', 'verify', '--dir', path.relative(ctx.root, copy)]);
-  ctx.epilogue.push(
-    `STEPCHAIN_AUDIT_KEY_PATH=${ctx.env.STEPCHAIN_AUDIT_KEY_PATH} stepchain audit verify`,
-    `STEPCHAIN_AUDIT_KEY_PATH=${ctx.env.STEPCHAIN_AUDIT_KEY_PATH} stepchain audit query --event-type replay.step`,
-  );
+  // The walk-through exports the demo's audit key first (run.ts).
+  ctx.epilogue.push('stepchain audit verify', 'stepchain audit query --event-type replay.step');
 }
