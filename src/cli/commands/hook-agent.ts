@@ -24,7 +24,14 @@ export function hookCommandFor(agent: AgentHook): Command {
       `(${agent.events.join(', ')}). It prints nothing on stdout; a failure is one line on stderr, and whatever ` +
       'could be recorded is.',
     options: {
-      ...ROOT_OPTION,
+      // Not the shared --root text: a hook finds its project from where the agent works, not from its own cwd.
+      root: {
+        ...ROOT_OPTION['root']!,
+        description:
+          'The project root (the directory holding .sdd/). Default: found like git (the nearest directory upwards ' +
+          'holding .sdd/, else the top of the git work tree) from the directory the agent started in when it names ' +
+          "one (e.g. CLAUDE_PROJECT_DIR), else from the payload's cwd; never from this process's current directory.",
+      },
       'no-snapshot': { kind: 'flag', description: 'Do not store a worktree snapshot with each step.' },
     },
     examples: [
