@@ -103,23 +103,22 @@ test("README's command table: every command, each row with exactly its command's
   expect(commands.map(nameOf).filter((n) => !covered.has(n))).toEqual([]);
 });
 
-test('a stepchain command line anywhere in the docs uses only options its command has', () => {
+test("a stepchain command line anywhere in the docs (and in --help's examples) uses only options its command has", () => {
   const longestFirst = [...commands].sort((a, b) => b.name.length - a.name.length);
   const wrong: string[] = [];
-  for (const doc of DOCS) {
-    read(doc)
-      .split('\n')
-      .forEach((line, i) => {
-        // Up to the end of the command: a code span's end, a pipe, `;`, `&&`, a comment, or `--` before a child.
-        for (const m of line.matchAll(/\bstepchain ([a-z][a-z-]*(?: [a-z][a-z-]*)?)([^`|;&#\n]*)/g)) {
-          const words = m[1]!.split(' ');
-          const c = longestFirst.find((x) => x.name.every((w, k) => words[k] === w));
-          if (c === undefined) continue; // prose: "stepchain reads ..."
-          const rest = `${words.slice(c.name.length).join(' ')}${m[2]!}`.split(/ -- /)[0]!;
-          for (const o of optionsIn(rest))
-            if (o !== 'help' && !(o in c.options)) wrong.push(`${doc}:${i + 1}: stepchain ${nameOf(c)} --${o}`);
-        }
-      });
+  const examples = commands.flatMap((c) => (c.examples ?? []).map((e) => e.run)).join('\n');
+  for (const [doc, text] of [...DOCS.map((d): [string, string] => [d, read(d)]), ['--help examples', examples]]) {
+    text.split('\n').forEach((line, i) => {
+      // Up to the end of the command: a code span's end, a pipe, `;`, `&&`, a comment, or `--` before a child.
+      for (const m of line.matchAll(/\bstepchain ([a-z][a-z-]*(?: [a-z][a-z-]*)?)([^`|;&#\n]*)/g)) {
+        const words = m[1]!.split(' ');
+        const c = longestFirst.find((x) => x.name.every((w, k) => words[k] === w));
+        if (c === undefined) continue; // prose: "stepchain reads ..."
+        const rest = `${words.slice(c.name.length).join(' ')}${m[2]!}`.split(/ -- /)[0]!;
+        for (const o of optionsIn(rest))
+          if (o !== 'help' && !(o in c.options)) wrong.push(`${doc}:${i + 1}: stepchain ${nameOf(c)} --${o}`);
+      }
+    });
   }
   expect(wrong).toEqual([]);
 });
