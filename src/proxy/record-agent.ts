@@ -3,6 +3,7 @@ import type { StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { journalDir, journalFile } from '../journal';
+import { runJournalFile } from '../runs/layout';
 import { pathKind } from '../util/fs';
 import { assertSafeId } from '../util/ids';
 import { agentSpec } from './agents';
@@ -42,6 +43,14 @@ export async function recordAgent(o: RecordAgentOptions): Promise<RecordAgentRes
   if (kind !== undefined)
     throw new InputError(
       `${file}: the journal ${id} exists already; record starts a new one (choose another --journal)`,
+    );
+  // A recording that made no exchange leaves no journal but its run journal (its proxy.start names the start
+  // snapshot, which fork --replay checks against the ref): a second recording under the id would add another
+  // proxy.start and move the ref, and the first one would no longer replay.
+  const runFile = runJournalFile(o.root, id);
+  if (pathKind(runFile) !== undefined)
+    throw new InputError(
+      `${runFile}: the run journal ${id} exists already (an earlier recording, or run events, under this id); record starts a new one (choose another --journal)`,
     );
   if (o.command.length === 0) throw new InputError('record: no command to run (give it after --)');
   resolveUpstreams(spec, o.upstream, o.env, o.cwd); // refused before anything is written

@@ -98,7 +98,7 @@ export const recordCommand: Command = {
   exitCodes: {
     0: 'the command exited 0 and every exchange was recorded',
     1: 'recording failed (the command exited 0), or the command exited 1',
-    2: 'usage or input error (unknown agent, existing journal, no command), or the command exited 2',
+    2: 'usage or input error (unknown agent, existing journal or run journal, no command), or the command exited 2',
   },
   async run(args, io) {
     const command = commandAfterTerminator(args, 0, 'record');
