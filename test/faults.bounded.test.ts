@@ -174,3 +174,20 @@ describe('receipts', () => {
     expect(c.stdout).toContain(`FAIL ${file}: ${r.fault_count} problems`);
   });
 });
+
+describe('the summary line', () => {
+  test('counts in words that agree with the number: 1 fault in 1 row', async () => {
+    const dir = path.join(root, `p${n++}`, '.sdd', 'runtime', 'journal', 'one');
+    Journal.open(dir, { env: ENV }).append({ prompt: 'x' });
+    const file = path.join(dir, '000000.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"prompt":"x"', '"prompt":"y"'));
+    const c = await cliInProcess(['verify', file], { env: ENV });
+    expect([c.code, c.stdout.trim()]).toEqual([1, `FAIL ${file}: 1 fault in 1 row`]);
+    const run = path.join(root, `p${n++}`, '.sdd', 'runs', 'r', 'journal.jsonl');
+    new RunJournal(run, { env: ENV }).record([{ event: 'a', payload: new Map() }]);
+    writeFileSync(run, readFileSync(run, 'utf8').replace('"index": 0', '"index": 1'));
+    const r = await cliInProcess(['run', 'verify', run], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL .*: \d+ faults? in 1 row\b/);
+  });
+});

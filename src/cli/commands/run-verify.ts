@@ -55,7 +55,7 @@ export const runVerifyCommand: Command = {
         r.divergent_index === null
           ? ''
           : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
-      io.out(`FAIL ${file}: ${plural(r.fault_count, 'fault')} in ${r.count} rows${where}`);
+      io.out(`FAIL ${file}: ${plural(r.fault_count, 'fault')} in ${plural(r.count, 'row')}${where}`);
     }
     // Runs collapsed and the list capped (docs/journal.md, "Fault output"): bounded whatever the journal holds.
     if (!r.ok)

@@ -91,7 +91,7 @@ export const verifyCommand: Command = {
           `${links === undefined || links.links.length === 0 ? '' : `${plural(links.links.length, 'exchange link')} holding, `}head ${result.head_hash}`,
       );
     } else {
-      io.out(`FAIL ${file}: ${plural(result.fault_count, 'fault')} in ${result.steps} rows`);
+      io.out(`FAIL ${file}: ${plural(result.fault_count, 'fault')} in ${plural(result.steps, 'row')}`);
     }
     if (!result.ok)
       for (const line of [...describeFaults(file, result), ...describeExchangeLinkFaults(linkFaults)]) io.err(line);
