@@ -108,6 +108,16 @@ describe('stepchain report', () => {
     );
   });
 
+  it('refuses a keyless signer given with a journal, saying it checks receipts, writing nothing', async () => {
+    const signer = ['--certificate-identity', 'i', '--certificate-oidc-issuer', 'o'];
+    const r = await cliIn(['report', reference, '-o', 'keyless-journal.html', ...signer]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      'stepchain: report: --certificate-identity and --certificate-oidc-issuer check a receipt, not a journal',
+    );
+    expect(readdirSync(dir)).not.toContain('keyless-journal.html');
+  });
+
   it('refuses a receipt it cannot read as one, writing nothing', async () => {
     writeFileSync(path.join(dir, 'junk.tar'), Buffer.alloc(2048, 0x41));
     const r = await cliIn(['report', 'junk.tar', '-o', 'junk.html']);

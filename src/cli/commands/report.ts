@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isSafeId } from '../../util/ids';
 import type { CommandIO } from '../io';
-import { readPublicKeyFile } from '../../receipt';
+import { looksLikeReceipt, readPublicKeyFile } from '../../receipt';
 import { journalDir, projectRootOf } from '../../journal';
 import {
   loadReportSource,
@@ -14,7 +14,7 @@ import {
 import type { Command } from '../command';
 import { expectPositionals } from '../args';
 import { intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
-import { KEYLESS_CHECK_OPTIONS, keylessArgs, reportKeyless } from './keyless-check';
+import { KEYLESS_CHECK_OPTIONS, keylessArgs, keylessPolicyArgs, reportKeyless } from './keyless-check';
 import { InputError } from '../../errors';
 import { describeFault } from '../../journal';
 import { terminalProgress } from '../../util/progress';
@@ -30,6 +30,8 @@ function targetOf(target: string, io: CommandIO, root: string): string {
 
 /** Faults of a report's blobs (refused, or not the bytes their name says), not of its chain. */
 const BLOB_FAULTS = new Set(['blob_refused', 'blob_digest_mismatch', 'blob_digests_mismatch']);
+
+const NOT_A_RECEIPT = 'report: --certificate-identity and --certificate-oidc-issuer check a receipt, not a journal';
 
 export const reportCommand: Command = {
   name: ['report'],
@@ -87,8 +89,12 @@ export const reportCommand: Command = {
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
     const root = rootOf(args, io);
     const targetPath = targetOf(target!, io, root);
-    // A keyless signature's policy is read before any journal is (a half policy is a usage error).
-    const keyless = keylessArgs(args, io, path.resolve(io.cwd, targetPath), 'report');
+    // A keyless signature's policy is read before any journal is (a half policy is a usage error). It is a receipt's:
+    // given with a journal, that is the error, not the journal's missing "bundle beside the receipt".
+    const targetFile = path.resolve(io.cwd, targetPath);
+    if (keylessPolicyArgs(args, 'report') !== undefined && !looksLikeReceipt(targetFile))
+      throw new InputError(NOT_A_RECEIPT);
+    const keyless = keylessArgs(args, io, targetFile, 'report');
     const maxStepsN = maxSteps === undefined ? undefined : intArg(maxSteps, '--max-steps');
     const fromN = from === undefined ? undefined : intArg(from, '--from');
     // Verified once, streaming; only the window embedded is read (docs/journal.md, "Reading windows").
@@ -109,9 +115,7 @@ export const reportCommand: Command = {
       const signer = await reportKeyless(source.receipt, keyless, (f) => path.relative(io.cwd, f) || f);
       if (signer !== undefined) source.receipt.keyless = signer;
     } else if (keyless.check !== undefined) {
-      throw new InputError(
-        'report: --certificate-identity and --certificate-oidc-issuer check a receipt, not a journal',
-      );
+      throw new InputError(NOT_A_RECEIPT);
     }
     // The fork tree is an extra: a git problem leaves it out (with a note), never the report.
     let forks: ReportForkNode | null = null;
