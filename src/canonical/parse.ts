@@ -66,8 +66,10 @@ export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch (e) {
-    if (e instanceof TypeError) throw parseError('invalid UTF-8', 1);
-    throw parseError(tooLongToRead(bytes.length), 1);
+    // Told apart by Node's code, not by class: an error of another realm (a vm context, Jest's) is no instance here.
+    if ((e as { code?: unknown } | null)?.code === 'ERR_STRING_TOO_LONG')
+      throw parseError(tooLongToRead(bytes.length), 1);
+    throw parseError('invalid UTF-8', 1);
   }
 }
 
