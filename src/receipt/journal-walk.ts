@@ -64,12 +64,15 @@ export class JournalWalker {
    * both small, to put slice ends and both ways of walking everywhere).
    */
   constructor(
-    private readonly sliceBytes = SLICE_BYTES,
+    sliceBytes = SLICE_BYTES,
     private readonly directBytes = DIRECT_BYTES,
     private readonly maxLineBytes = MAX_LINE_BYTES,
   ) {
-    this.buf = Buffer.allocUnsafe(sliceBytes);
+    // A line ended inside the buffer is then never longer than the longest read (a test's limit may be below it).
+    this.sliceBytes = Math.min(sliceBytes, maxLineBytes + 1);
+    this.buf = Buffer.allocUnsafe(this.sliceBytes);
   }
+  private readonly sliceBytes: number;
 
   push(piece: Buffer): void {
     let i = 0;
@@ -83,7 +86,8 @@ export class JournalWalker {
       this.unreadLine(this.skipped + nl, 'lf');
       i = nl + 1;
     }
-    if (piece.length - i >= this.directBytes) {
+    // A piece longer than the longest read may hold a longer line: copied, as small pieces are, to be let pass.
+    if (piece.length - i >= this.directBytes && piece.length - i <= this.maxLineBytes) {
       if (this.fill > 0) {
         // The buffered line's end: only the bytes up to this piece's first newline are copied.
         const nl = piece.indexOf(0x0a, i);
@@ -119,7 +123,15 @@ export class JournalWalker {
 
   finish(): JournalWalk {
     if (this.skipped !== undefined) this.unreadLine(this.skipped, 'eof');
-    if (this.fill > 0) this.walk(this.buf, 0, this.fill);
+    if (this.fill > 0) {
+      // The last line, with no newline, may be one byte longer than the longest read (the buffer's size then).
+      const tail = this.fill - 1 - this.buf.lastIndexOf(0x0a, this.fill - 1);
+      if (tail <= this.maxLineBytes) this.walk(this.buf, 0, this.fill);
+      else {
+        this.walk(this.buf, 0, this.fill - tail);
+        this.unreadLine(tail, 'eof');
+      }
+    }
     if (this.steps === 0)
       this.faults.add({
         line: null,

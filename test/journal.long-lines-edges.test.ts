@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { lineTooLong } from '../src/canonical';
+import type { Fault } from '../src/journal';
+import { Journal, journalDir } from '../src/journal';
+import { walkReceiptJournal } from '../src/receipt';
+import { JournalWalker } from '../src/receipt/journal-walk';
+import { tempDir } from './helpers/tmp';
+
+const root = tempDir('stepchain-long-edges-');
+
+function rows(): string[] {
+  const dir = journalDir(root, `j-${Math.random().toString(36).slice(2)}`);
+  const j = Journal.open(dir, { durability: 'none' });
+  for (let i = 0; i < 3; i++) j.append({ prompt: `p${i}`, model: 'm', ts: 1_700_000_000 + i, tool_result: { i } });
+  return readFileSync(path.join(dir, '000000.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+}
+
+const [a, b, c] = rows();
+const MAX = 1000;
+
+/** The pushed walk of `buf` in pieces of the given sizes (the rest last). */
+function pushed(buf: Buffer, cuts: number[], slice: number, direct: number, max = MAX) {
+  const walker = new JournalWalker(slice, direct, max);
+  let at = 0;
+  for (const n of cuts) {
+    walker.push(buf.subarray(at, Math.min(buf.length, at + n)));
+    at = Math.min(buf.length, at + n);
+  }
+  walker.push(buf.subarray(at));
+  walker.push(Buffer.alloc(0));
+  const { redacted, ...walked } = walker.finish();
+  void redacted;
+  return walked;
+}
+
+describe('the pushed walk at its edges', () => {
+  it('a last line of exactly maxLineBytes + 1 bytes, no newline, is the long-line fault (every piece size)', () => {
+    for (const tail of [MAX, MAX + 1, MAX + 2]) {
+      const buf = Buffer.from(`${a}\n${'y'.repeat(tail)}`);
+      for (const cut of [1, 7, 400, buf.length]) {
+        const r = pushed(buf, Array(Math.ceil(buf.length / cut)).fill(cut), 64, Number.MAX_SAFE_INTEGER);
+        const f = r.faults.find((x) => x.line === 2)!;
+        expect([tail, cut, f.message.startsWith('line of')]).toEqual([tail, cut, tail > MAX]);
+      }
+    }
+  });
+
+  it('a big piece (walked where it lies) holding a whole line longer than maxLineBytes: the long-line fault', () => {
+    const buf = Buffer.from(`${a}\n${'y'.repeat(MAX + 5)}\n${b}\n`);
+    const r = pushed(buf, [], 64, 16);
+    expect(r.faults).toEqual([{ line: 2, kind: 'malformed_json', message: lineTooLong(MAX + 5, MAX) }]);
+  });
+
+  it('random journals, small direct pieces too, CR and CRLF: the whole-bytes walk with each long line a short bad one', () => {
+    const strip = (fs: Fault[]): Fault[] =>
+      fs.filter((f) => f.kind !== 'empty_journal').map((f) => ({ ...f, message: '' }));
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constantFrom(a!, b!, c!, '', '{"x": 1', `${a}\r`, '\r', 'z\rz'),
+            fc.integer({ min: MAX + 1, max: 3 * MAX }),
+            fc.constant(MAX),
+            fc.constant(MAX + 1),
+          ),
+          { maxLength: 8 },
+        ),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 2 * MAX }),
+        fc.integer({ min: 1, max: 4 * MAX }),
+        fc.array(fc.integer({ min: 1, max: 4000 }), { maxLength: 12 }),
+        fc.boolean(),
+        (parts, lastNewline, slice, direct, cuts, cr) => {
+          const fill = (n: number): string => (cr ? `${'y'.repeat(n - 2)}\r${'y'}` : 'y'.repeat(n));
+          const line = (p: string | number): string => (typeof p === 'number' ? fill(p) : p);
+          const nl = lastNewline && parts.length > 0 ? '\n' : '';
+          const buf = Buffer.from(parts.map(line).join('\n') + nl);
+          const walked = pushed(buf, cuts, slice, direct);
+          const model = Buffer.from(
+            parts.map((p) => (typeof p === 'number' ? (p > MAX ? '{' : fill(p)) : p)).join('\n') + nl,
+          );
+          const whole = walkReceiptJournal(model);
+          expect({ ...walked, faults: strip(walked.faults) }).toEqual({ ...whole, faults: strip(whole.faults) });
+          // Each long line is said to be one, with its length.
+          let at = 0;
+          for (const p of parts) {
+            at++;
+            // (Adjacent faults of a kind are listed as one, with the first one's message.)
+            const f = walked.faults.find((x) => x.line === at);
+            // (A bare CR in a line read ends a line for the strict walk: the count is the model's, checked above.)
+            if (
+              !cr &&
+              !parts.some((q) => typeof q === 'string' && q.includes('\r')) &&
+              typeof p === 'number' &&
+              p > MAX &&
+              f !== undefined
+            )
+              expect(f).toMatchObject({ kind: 'malformed_json', message: lineTooLong(p, MAX) });
+          }
+        },
+      ),
+      { numRuns: 1500, seed: 4242 },
+    );
+  });
+});
