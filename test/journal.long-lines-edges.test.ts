@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { lineTooLong } from '../src/canonical';
 import type { Fault } from '../src/journal';
 import { Journal, journalDir } from '../src/journal';
+import { readRowLine, ROW_TOO_LARGE } from '../src/journal/row';
 import { walkReceiptJournal } from '../src/receipt';
 import { JournalWalker } from '../src/receipt/journal-walk';
 import { tempDir } from './helpers/tmp';
@@ -105,5 +106,12 @@ describe('the pushed walk at its edges', () => {
       ),
       { numRuns: 1500, seed: 4242 },
     );
+  });
+});
+
+describe('a line under the limit whose canonical encoding is not', () => {
+  it('is one malformed line, not an internal error (90 MB of DEL bytes in a string encode to 540 MB)', () => {
+    const line = Buffer.from(a!.replace('"prompt":"p0"', `"prompt":"${'\x7f'.repeat(90_000_000)}"`), 'latin1');
+    expect(readRowLine(line)).toEqual({ kind: 'malformed', reason: ROW_TOO_LARGE });
   });
 });

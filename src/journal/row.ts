@@ -141,8 +141,19 @@ export function readRowLine(bytes: Uint8Array): LineRead {
     throw e;
   }
   if (!isJsonObject(value)) return { kind: 'malformed', reason: 'line is not a JSON object' };
-  return rowFromValue(value, text === raw ? text : undefined);
+  try {
+    return rowFromValue(value, text === raw ? text : undefined);
+  } catch (e) {
+    // Its canonical encoding (what the hash covers) can be six times the line: a line of 90 MB of DEL bytes in a
+    // string encodes to more than the longest string Node.js holds; that ended the walk as an internal error.
+    if (e instanceof RangeError) return { kind: 'malformed', reason: ROW_TOO_LARGE };
+    throw e;
+  }
 }
+
+/** Why a row whose canonical encoding is longer than one string can hold is not checked. */
+export const ROW_TOO_LARGE =
+  'row too large to check: its canonical encoding (what step_hash covers) is longer than the longest string Node.js holds';
 
 const has = (o: JsonObject, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
