@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { lineTooLong } from '../src/canonical';
@@ -7,6 +7,7 @@ import { Journal, journalDir } from '../src/journal';
 import { readRowLine, ROW_TOO_LARGE } from '../src/journal/row';
 import { walkReceiptJournal } from '../src/receipt';
 import { JournalWalker } from '../src/receipt/journal-walk';
+import { scanFileChunk } from '../src/journal/file-chunk';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-long-edges-');
@@ -113,5 +114,44 @@ describe('a line under the limit whose canonical encoding is not', () => {
   it('is one malformed line, not an internal error (90 MB of DEL bytes in a string encode to 540 MB)', () => {
     const line = Buffer.from(a!.replace('"prompt":"p0"', `"prompt":"${'\x7f'.repeat(90_000_000)}"`), 'latin1');
     expect(readRowLine(line)).toEqual({ kind: 'malformed', reason: ROW_TOO_LARGE });
+  });
+});
+
+describe('the file walk (lines longer than a block) against the pushed walk, with a small limit', () => {
+  // Longer than a block of either walk (16 MB), so the walk looks through them to their newline (longLine).
+  const LIMIT = 2 * 1024 * 1024;
+  const LONG = 17 * 1024 * 1024;
+  const layouts: [string, (string | number)[], boolean][] = [
+    ['between rows', [a!, LONG, b!, c!], true],
+    ['first, then two adjacent', [LONG, LONG + 1, a!], true],
+    ['last, no newline', [a!, b!, LONG], false],
+    ['beside CRLF and bare CR lines', [`${a}\r`, LONG, '\r', b!], true],
+  ];
+  it.each(layouts)('%s: the same faults and rows, with and without WebAssembly', (_name, parts, lastNewline) => {
+    const text = Buffer.from(
+      parts.map((p) => (typeof p === 'number' ? 'y'.repeat(p) : p)).join('\n') + (lastNewline ? '\n' : ''),
+    );
+    const file = path.join(root, `file-walk-${Math.random().toString(36).slice(2)}.jsonl`);
+    writeFileSync(file, text);
+    const walker = new JournalWalker(64 * 1024, 1024 * 1024, LIMIT);
+    for (let i = 0; i < text.length; i += 3 * 1024 * 1024) walker.push(text.subarray(i, i + 3 * 1024 * 1024));
+    const want = walker.finish();
+    for (const wasm of [true, false]) {
+      const s = scanFileChunk(file, 0, text.length, { strict: true, collectRefs: true, maxLineBytes: LIMIT, wasm });
+      expect([wasm, s.faults.list, s.rows]).toEqual([wasm, want.faults, want.steps]);
+      // Recovery: an unread line is a torn-tail candidate, said to be too long.
+      const r = scanFileChunk(file, 0, text.length, { strict: false, recovery: true, maxLineBytes: LIMIT, wasm });
+      const first = parts.findIndex((p) => typeof p === 'number' && p > LIMIT);
+      expect(r.recovery?.firstNonParsing).toEqual({
+        line: first + 1,
+        offset: Buffer.byteLength(
+          parts
+            .slice(0, first)
+            .map((p) => `${p}\n`)
+            .join(''),
+        ),
+        reason: lineTooLong(parts[first] as number, LIMIT),
+      });
+    }
   });
 });
