@@ -107,11 +107,14 @@ describe('report of a journal that does not verify and is larger than a page emb
     expect(r.code).toBe(1);
     expect(r.err.trim()).toMatch(
       new RegExp(
-        `^stepchain: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: malformed_json: line of [\\d,]+ bytes: .*; the journal does not verify and, at \\d+ MB, is larger than a report page embeds whole \\(128 MB; a window needs a chain that verifies\\): \`stepchain verify\` lists its faults$`,
+        `^stepchain: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: malformed_json: line of [\\d,]+ bytes: .*; the journal does not verify and, at \\d+ MB, is larger than a report page embeds whole \\(128 MB\\): embed a window of it with --max-steps N \\[--from SEQ\\], or list its faults with \`stepchain verify\`$`,
       ),
     );
     expect(existsSync(out)).toBe(false);
     expect(r.mb).toBeLessThan(300);
+    // A window asked for is embedded, as before: its rows are those the window names, the page shows the faults.
+    const windowed = run(['report', 'big', '--root', project, '-o', out, '--max-steps', '1']);
+    expect([windowed.code, existsSync(out)]).toEqual([1, true]);
   });
 });
 

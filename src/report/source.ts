@@ -260,7 +260,7 @@ export function loadReportSource(target: string, root: string, options: LoadSour
   } catch (e) {
     // A chain that does not verify is embedded as it is, for the page to show its faults.
     if (e instanceof UnverifiedJournalError) {
-      if (size > AUTO_WINDOW_BYTES) throw tooLargeUnverified(e.message, size);
+      if (size > AUTO_WINDOW_BYTES && options.maxSteps === undefined) throw tooLargeUnverified(e.message, size);
       return { ...base, journal: readJournalFileBytes(j.file) };
     }
     throw e;

@@ -24,13 +24,14 @@ export const AUTO_WINDOW_BYTES = 128 * 1024 * 1024;
 export const AUTO_WINDOW_STEPS = 10_000;
 
 /**
- * A journal that does not verify is embedded whole (the page shows its faults), and a window of one needs a chain
- * that verifies: one larger than a page holds whole is refused, naming its first fault, instead of read whole (a
- * journal of gigabytes, or a line too long for one string, ended in an internal error after reading it all).
+ * A journal that does not verify is embedded whole (the page shows its faults) unless a window is asked for: the
+ * last steps of one are not taken on their own, as they are of a chain that verifies. One larger than a page holds
+ * whole is refused, naming its first fault, instead of read whole and turned into one string (a journal of
+ * gigabytes, or a line too long for one string, ended in an internal error after reading it all).
  */
 export function tooLargeUnverified(firstFault: string, bytes: number): IntegrityError {
   return new IntegrityError(
-    `${firstFault}; the journal does not verify and, at ${(bytes / 1048576).toFixed(0)} MB, is larger than a report page embeds whole (${AUTO_WINDOW_BYTES / 1048576} MB; a window needs a chain that verifies): \`stepchain verify\` lists its faults`,
+    `${firstFault}; the journal does not verify and, at ${(bytes / 1048576).toFixed(0)} MB, is larger than a report page embeds whole (${AUTO_WINDOW_BYTES / 1048576} MB): embed a window of it with --max-steps N [--from SEQ], or list its faults with \`stepchain verify\``,
   );
 }
 
