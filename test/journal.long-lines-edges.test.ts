@@ -1,43 +1,23 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { lineTooLong } from '../src/canonical';
 import type { Fault } from '../src/journal';
-import { Journal, journalDir } from '../src/journal';
 import { readRowLine, ROW_TOO_LARGE } from '../src/journal/row';
 import { walkReceiptJournal } from '../src/receipt';
 import { JournalWalker } from '../src/receipt/journal-walk';
 import { scanFileChunk } from '../src/journal/file-chunk';
+import { chainRows, pushedWalk } from './helpers/long-lines';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-long-edges-');
 
-function rows(): string[] {
-  const dir = journalDir(root, `j-${Math.random().toString(36).slice(2)}`);
-  const j = Journal.open(dir, { durability: 'none' });
-  for (let i = 0; i < 3; i++) j.append({ prompt: `p${i}`, model: 'm', ts: 1_700_000_000 + i, tool_result: { i } });
-  return readFileSync(path.join(dir, '000000.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '');
-}
-
-const [a, b, c] = rows();
+const [a, b, c] = chainRows(root);
 const MAX = 1000;
 
 /** The pushed walk of `buf` in pieces of the given sizes (the rest last). */
-function pushed(buf: Buffer, cuts: number[], slice: number, direct: number, max = MAX) {
-  const walker = new JournalWalker(slice, direct, max);
-  let at = 0;
-  for (const n of cuts) {
-    walker.push(buf.subarray(at, Math.min(buf.length, at + n)));
-    at = Math.min(buf.length, at + n);
-  }
-  walker.push(buf.subarray(at));
-  walker.push(Buffer.alloc(0));
-  const { redacted, ...walked } = walker.finish();
-  void redacted;
-  return walked;
-}
+const pushed = (buf: Buffer, cuts: number[], slice: number, direct: number, max = MAX) =>
+  pushedWalk(buf, cuts, slice, direct, max);
 
 describe('the pushed walk at its edges', () => {
   it('a last line of exactly maxLineBytes + 1 bytes, no newline, is the long-line fault (every piece size)', () => {

@@ -1,14 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { lineTooLong, MAX_LINE_BYTES } from '../src/canonical';
@@ -18,6 +9,7 @@ import { buildReceipt, readTar, walkReceiptJournal } from '../src/receipt';
 import { JournalWalker } from '../src/receipt/journal-walk';
 import { cliPath } from './helpers/paths';
 import { python3 } from './helpers/python';
+import { chainRows, pushedWalk } from './helpers/long-lines';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -33,15 +25,7 @@ jest.setTimeout(180000);
 const root = tempDir('stepchain-long-lines-');
 const BIG = MAX_LINE_BYTES + 64 * 1024 * 1024;
 
-/** Three rows of a real chain, as lines. */
-function rows(): string[] {
-  const dir = journalDir(root, `j-${Math.random().toString(36).slice(2)}`);
-  const j = Journal.open(dir, { durability: 'none' });
-  for (let i = 0; i < 3; i++) j.append({ prompt: `p${i}`, model: 'm', ts: 1_700_000_000 + i, tool_result: { i } });
-  return readFileSync(path.join(dir, '000000.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '');
-}
+const rows = (): string[] => chainRows(root);
 
 /** Writes `before` lines, then a line of `length` zero bytes (sparse: no disk), then `after` lines. */
 function withHugeLine(file: string, before: string[], length: number, after: string[]): void {
@@ -204,15 +188,7 @@ describe('a journal pushed in pieces (a gzip receipt): a line longer than the lo
           const line = (p: string | number): string => (typeof p === 'number' ? 'y'.repeat(p) : p);
           const text = parts.map(line).join('\n') + (lastNewline && parts.length > 0 ? '\n' : '');
           const buf = Buffer.from(text);
-          const walker = new JournalWalker(slice, Number.MAX_SAFE_INTEGER, max);
-          let at = 0;
-          for (const n of cuts) {
-            walker.push(buf.subarray(at, Math.min(buf.length, at + n)));
-            at = Math.min(buf.length, at + n);
-          }
-          walker.push(buf.subarray(at));
-          const { redacted, ...walked } = walker.finish();
-          void redacted;
+          const walked = pushedWalk(buf, cuts, slice, Number.MAX_SAFE_INTEGER, max);
           const model = Buffer.from(
             parts.map((p) => (typeof p === 'number' ? '{' : p)).join('\n') +
               (lastNewline && parts.length > 0 ? '\n' : ''),
