@@ -17,6 +17,28 @@ jest.setTimeout(120_000);
 
 const dir = tempDir('stepchain-record-attack-');
 
+/**
+ * `stepchain record` of the agent script `client` (Claude Code's protocol, journal `id`) in `project` against
+ * `server`, listening on 127.0.0.1 for the run and closed after it; `OUT` names the file the client writes.
+ */
+async function recordThrough(server: http.Server, id: string, client: string, project: string, out: string) {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    return await runStepchain(
+      [
+        ...recordArgs('claude', id, `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        '--',
+        process.execPath,
+        client,
+      ],
+      project,
+      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+    );
+  } finally {
+    server.close();
+  }
+}
+
 /** A scripted server on `host` that answers every request `{}` and notes what it received. */
 async function noting(host: string): Promise<{ server: http.Server; port: number; seen: string[] }> {
   const seen: string[] = [];
@@ -175,22 +197,7 @@ test('record: a compressed response that decodes past the read cap (a decompress
       res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' }).end(bomb),
     );
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  let run;
-  try {
-    run = await runStepchain(
-      [
-        ...recordArgs('claude', 'b1', `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-        '--',
-        process.execPath,
-        client,
-      ],
-      project,
-      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
-    );
-  } finally {
-    server.close();
-  }
+  const run = await recordThrough(server, 'b1', client, project, out);
   expectNoStack(run);
   expect(run.code).toBe(0);
   expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([200, bomb.length]);
@@ -296,22 +303,7 @@ test('record: a request body or a response past 128 MiB is never held whole: the
       more();
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  let run;
-  try {
-    run = await runStepchain(
-      [
-        ...recordArgs('claude', 'g1', `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-        '--',
-        process.execPath,
-        client,
-      ],
-      project,
-      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
-    );
-  } finally {
-    server.close();
-  }
+  const run = await recordThrough(server, 'g1', client, project, out);
   expectNoStack(run);
   expect(run.code).toBe(0);
   const got = JSON.parse(readFileSync(out, 'utf8')) as { status?: number; bytes?: number; ended?: boolean }[];
@@ -434,22 +426,7 @@ test('record: an upstream that breaks off mid-event and an agent that leaves mid
       });
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  let run;
-  try {
-    run = await runStepchain(
-      [
-        ...recordArgs('claude', 'm1', `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-        '--',
-        process.execPath,
-        client,
-      ],
-      project,
-      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
-    );
-  } finally {
-    server.close();
-  }
+  const run = await recordThrough(server, 'm1', client, project, out);
   expectNoStack(run);
   expect(run.code).toBe(0);
   const got = JSON.parse(readFileSync(out, 'utf8')) as { n: number; ended?: boolean; left?: boolean }[];
