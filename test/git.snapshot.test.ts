@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { listSnapshots, parseSnapshotMessage, snapshotRefFor } from '../src/git';
 import { createFork } from '../src/forks';
@@ -204,6 +213,110 @@ describe('per-step worktree snapshots', () => {
     expect(git(root, ['show', `${r.snapshot!.ref}:src/calc.py`])).toBe('linked');
     expect(readFileSync(path.join(root, 'src', 'calc.py'), 'utf8')).toBe('v0\n');
     expect(r.warnings).toEqual([]);
+  });
+});
+
+describe('the add started beside the append (src/record.ts, gitStart)', () => {
+  const snapDirs = (root: string): string[] =>
+    readdirSync(path.join(root, '.git')).filter((name) => name.startsWith('stepchain-snap-'));
+
+  /** The tree an independent `git add -A` makes of the work tree now (an index of its own, .sdd/ left out). */
+  function addedTree(root: string): string {
+    const index = path.join(tmp, `independent-index-${n++}`);
+    copyFileSync(path.join(root, '.git', 'index'), index);
+    const env = { ...process.env, GIT_INDEX_FILE: index };
+    execFileSync('git', ['add', '-A', '--', '.', ':(exclude,glob)**/.sdd/**'], { cwd: root, env });
+    return execFileSync('git', ['write-tree'], { cwd: root, env, encoding: 'utf8' }).trim();
+  }
+
+  /** Processes still running (not yet exited) whose command line names `text`. */
+  function running(text: string): string[] {
+    const out: string[] = [];
+    for (const pid of readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d))) {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (cmd.includes(text)) out.push(`${pid}: ${cmd.replace(/\0/g, ' ')}`);
+      } catch {
+        /* gone */
+      }
+    }
+    return out;
+  }
+
+  test('every step\u2019s snapshot is the tree git adds of the work tree after it, whatever changed; nothing left in .git', () => {
+    const root = newRepo({ 'src/a.py': 'a\n', 'src/b.py': 'b\n', '.gitignore': 'ignored/\n*.log\n' });
+    const edits: Array<() => void> = [
+      () => writeFiles(root, { 'src/a.py': 'a2\n' }),
+      () => writeFiles(root, { 'new/c.py': 'c\n', 'x.log': 'ignored\n', 'ignored/d': 'd\n' }),
+      () => unlinkSync(path.join(root, 'src/b.py')),
+      () => writeFiles(root, { '.gitignore': 'ignored/\n' }),
+      () => undefined,
+    ];
+    let last = '';
+    for (const [i, edit] of edits.entries()) {
+      edit();
+      const r = record(root, 'ag');
+      expect(r.warnings).toEqual([]);
+      expect(r.snapshot?.seq).toBe(i);
+      expect(r.snapshot?.tree).toBe(addedTree(root));
+      expect(snapDirs(root)).toEqual([]);
+      last = r.snapshot!.commit;
+    }
+    expect(files(root, last)).toEqual(['.gitignore', 'new/c.py', 'src/a.py', 'x.log']);
+  });
+
+  test('an append that fails after the add began: the add is stopped (even one that waits forever), nothing left', () => {
+    for (const waits of [false, true]) {
+      const root = newRepo();
+      // A FIFO where git reads .gitignore: the add waits for a writer that never comes, until it is stopped.
+      if (waits) {
+        rmSync(path.join(root, '.gitignore'), { force: true });
+        execFileSync('mkfifo', [path.join(root, '.gitignore')]);
+      }
+      const dir = journalDir(root, 'ag');
+      mkdirSync(path.dirname(dir), { recursive: true });
+      writeFileSync(dir, 'a file where the journal directory goes\n');
+      expect(() => record(root, 'ag')).toThrow(/ag/);
+      expect(snapDirs(root)).toEqual([]);
+      expect(running(path.join(root, '.git', 'stepchain-snap-'))).toEqual([]);
+    }
+  });
+
+  test('a loop of steps that never returns to the event loop holds few unreaped processes, and every snapshot', () => {
+    const root = newRepo();
+    const zombies = (): number =>
+      readdirSync('/proc')
+        .filter((d) => /^[0-9]+$/.test(d))
+        .filter((pid) => {
+          try {
+            const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+            const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+            // gitStart's shells (the test runner's own exited processes are not this test's)
+            return stat.includes(' (sh) ') && state === 'Z' && Number(ppid) === process.pid;
+          } catch {
+            return false;
+          }
+        }).length;
+    let most = 0;
+    for (let i = 0; i < 20; i++) {
+      writeFiles(root, { [`f${i}.txt`]: `${i}\n` });
+      const r = record(root, 'ag');
+      expect(r.warnings).toEqual([]);
+      expect(r.snapshot?.tree).toBe(addedTree(root));
+      most = Math.max(most, zombies());
+    }
+    expect(most).toBeLessThanOrEqual(8);
+    expect(listSnapshots(root, 'ag').size).toBe(20);
+  });
+
+  test('a journal in the work tree but outside .sdd/: the snapshot holds it as the append left it (the add runs after)', () => {
+    const root = newRepo();
+    const dir = path.join(root, 'journals', 'ag');
+    const r = recordStep(dir, { prompt: 'p' }, { root, env: { ...process.env, STEPCHAIN_AUDIT: 'off' } });
+    expect(r.warnings).toEqual([]);
+    expect(git(root, ['show', `${r.snapshot!.commit}:journals/ag/000000.jsonl`]) + '\n').toBe(
+      readFileSync(path.join(dir, '000000.jsonl'), 'utf8'),
+    );
   });
 });
 

@@ -1,31 +1,21 @@
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  futimesSync,
-  lstatSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-} from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { assertSafeId } from '../util/ids';
 import { sha256Hex } from '../util/hash';
-import { writeAll } from '../util/fs';
-import { openRegularFile } from '../util/nofollow';
 import { monotonicMs, sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { cleanLegacySnapshotDirs } from './snapshot-legacy';
-import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
-import { GitCommandError, gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
-import { nulRecords } from '../util/nul-records';
+import { GitCommandError, gitSync } from './exec';
 import { addWorkTree, gitlinks } from './snapshot-nested';
+import {
+  abandonSnapshot,
+  beginSnapshot,
+  cleanDeadSnapshotDirs,
+  SNAPSHOT_ADD_CONFIG,
+  SNAPSHOT_PATHSPEC,
+  SNAPSHOT_TIMEOUT_MS,
+  type BegunSnapshot,
+} from './snapshot-begin';
 import { summarizeIndex } from './index-file';
 import { parseIndex, writeTreeFromIndex } from './index-tree';
 import { commitBody, looseRepo, writeLooseObject, writeLooseRef } from './loose';
@@ -46,16 +36,19 @@ import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
  * index starts as a copy of the user's index (read-only use of it): its stat
  * cache lets `git add` hash only what changed, which keeps an append on a large
  * repository cheap. With no index yet it starts from HEAD's tree, or empty.
- * The copy keeps the index file's mtime (see `copyIndex`): git trusts a cached
+ * The copy keeps the index file's mtime (`copyIndex`, ./snapshot-begin.ts): git trusts a cached
  * entry only when it is older than the index that holds it.
  */
-/** The longest a snapshot's git commands may take (STEPCHAIN_SNAPSHOT_TIMEOUT_MS sets it), see takeSnapshot. */
-export const SNAPSHOT_TIMEOUT_MS = 30_000;
-
 export const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
 
-/** Never part of a snapshot: stepchain's own state, and the fork worktrees living inside it. */
-export const SNAPSHOT_PATHSPEC = ['.', ':(exclude,glob)**/.sdd/**'];
+export {
+  SNAPSHOT_PATHSPEC,
+  SNAPSHOT_TIMEOUT_MS,
+  cleanDeadSnapshotDirs,
+  abandonSnapshot,
+  beginSnapshot,
+  type BegunSnapshot,
+};
 
 export interface SnapshotInfo {
   ref: string;
@@ -172,38 +165,30 @@ function commitTree(
  * git work tree (nothing to snapshot); throws GitCommandError when git fails or
  * an Error when the agent id cannot be a ref name.
  */
-export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null): SnapshotInfo | undefined {
+export function takeSnapshot(
+  options: SnapshotOptions,
+  known?: RepoInfo | null,
+  begun?: BegunSnapshot,
+): SnapshotInfo | undefined {
   const { agentId, seq, stepHash, env } = options;
-  assertSafeId(agentId, 'agent id');
-  if (!isRefComponent(agentId))
-    throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
+  try {
+    assertSafeId(agentId, 'agent id');
+    if (!isRefComponent(agentId))
+      throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
+  } catch (e) {
+    if (begun !== undefined) abandonSnapshot(begun);
+    throw e;
+  }
   // `known`: the caller's repoInfo of the root (null: not in a git work tree), so it is not asked twice.
-  const repo = known === undefined ? repoInfo(options.root, env) : (known ?? undefined);
+  const repo = begun?.repo ?? (known === undefined ? repoInfo(options.root, env) : (known ?? undefined));
   if (repo === undefined) return undefined;
-  cleanDeadSnapshotDirs(repo.gitDir);
   // Reading the whole system temp dir on every step (each hook call of an agent is a process) is a cost that grows
   // with the machine's /tmp: the leftovers of earlier releases are looked for on every 100th step, the first included.
   if (seq % 100 === 0) cleanLegacySnapshotDirs();
-  // An agent waits for its hook, snapshot included, on every tool call: a git that cannot finish (a FIFO where it
-  // reads a .gitignore) fails the snapshot, with the step kept and a warning, in SNAPSHOT_TIMEOUT_MS at most.
-  const timeoutMs = gitTimeoutMs(env, 'STEPCHAIN_SNAPSHOT_TIMEOUT_MS', SNAPSHOT_TIMEOUT_MS);
-  const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
+  const b = begun ?? beginSnapshot(options, repo, false);
   try {
-    const index = path.join(tmp, 'index');
-    const seeded = copyIndex(repo.indexFile, index);
-    // One read of the configuration naming programs, for every command below that could run one.
-    const git = {
-      env,
-      extra: { GIT_INDEX_FILE: index },
-      readNamed: options.readNamed ?? namedConfigOnce(repo.top, env, () => repo),
-      timeoutMs,
-    };
-    if (seeded === undefined && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], git);
-    // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
-    const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
-    if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
-      clearTrustFlags(repo.top, git);
-    const leftOut = addWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git);
+    const { index, git } = b;
+    const leftOut = addWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git, b.started);
     pausePoint('snapshot:after-index', env);
     // The trees, the commit and the ref without git where the repository allows it (./index-tree.ts, ./loose.ts),
     // else git writes them.
@@ -217,11 +202,14 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
     const msg = options.message ?? message(agentId, seq, stepHash);
     const commit =
       (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
-      commitTree(repo.top, tree, repo.head, msg, env, timeoutMs);
+      commitTree(repo.top, tree, repo.head, msg, env, git.timeoutMs);
     const ref = options.ref ?? snapshotRef(agentId, seq, journalKey(options.root, repo));
     clearStaleRefLock(repo.commonDir, ref);
     if (!(loose && writeLooseRef(loose, ref, commit)))
-      gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], { env, timeoutMs });
+      gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], {
+        env,
+        timeoutMs: git.timeoutMs,
+      });
     return {
       ref,
       commit,
@@ -234,84 +222,11 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
       ...(leftOut.unopened.length > 0 ? { unopened: leftOut.unopened } : {}),
     };
   } finally {
-    removeTempIndexDir(tmp);
+    abandonSnapshot(b);
   }
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-
-/**
- * Removes the snapshot's temporary directory: the index git wrote there, then the directory (fs.rmSync's recursive
- * walk loads a module of its own on first use, a cost on every hook call); anything else left there, the walk.
- */
-function removeTempIndexDir(dir: string): void {
-  try {
-    if (lstatExists(path.join(dir, 'index'))) unlinkSync(path.join(dir, 'index'));
-    rmdirSync(dir);
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Configuration the snapshot's `git add` reads from the repository that would
- * make it record less than the work tree holds (anyone who can write
- * `.git/config` can set it): `core.ignoreCase` makes a file renamed to another
- * case vanish from the snapshot (neither name is added), `core.fileMode=false`
- * keeps a mode the file no longer has, and `core.sparseCheckout` (a sparse
- * checkout, `git sparse-checkout set`) makes `git add -A` refuse, exit 1, when
- * the work tree holds a file outside the sparse patterns (an untracked file
- * there, or one written back): no snapshot at all. Off for the add, the files
- * outside the patterns are added like any other and the entries whose files the
- * checkout left out (skip-worktree, absent) keep their recorded content, sparse
- * index or not (measured with git 2.39; `git add --sparse` does the same from
- * git 2.35, this on any version).
- */
-const SNAPSHOT_ADD_CONFIG = [
-  '-c',
-  'core.ignoreCase=false',
-  '-c',
-  'core.fileMode=true',
-  '-c',
-  'core.sparseCheckout=false',
-];
-
-/**
- * Clears, in the copied index, the per-entry flags that tell `git add` not to
- * look at a file: "assume unchanged" (`git update-index --assume-unchanged`,
- * honoured whatever `core.ignoreStat` says) on every entry, and "skip worktree"
- * on entries whose file is in the work tree (an absent one is a sparse
- * checkout's: its recorded content stays). Anyone who can run git in the work
- * tree can set either flag, and the snapshot then held the file's old content.
- */
-function clearTrustFlags(top: string, git: GitSyncOptions): void {
-  const assumed: Buffer[] = [];
-  const skipped: Buffer[] = [];
-  // Sparse checkout off, as for the add: on, git clears skip-worktree in memory where the file is present (written
-  // back outside the patterns), ls-files hid it, and the add (which clears none) kept the entry's old content.
-  // Paths as bytes, given back as they came: one that is not UTF-8, read as text, was refused by update-index (the
-  // whole snapshot failed) or could be taken for a file really named with U+FFFD.
-  const listing = gitSyncBytes(top, [...SNAPSHOT_ADD_CONFIG, 'ls-files', '-v', '-z'], git);
-  const topBytes = Buffer.from(top + path.sep);
-  for (const rec of nulRecords(listing)) {
-    if (rec.length < 3) continue;
-    const tag = String.fromCharCode(rec[0]!);
-    const file = rec.subarray(2);
-    if (tag !== tag.toUpperCase()) assumed.push(file);
-    if (tag.toUpperCase() === 'S' && lstatExists(Buffer.concat([topBytes, file]))) skipped.push(file);
-  }
-  const unset = (flag: string, files: Buffer[]): void => {
-    if (files.length > 0)
-      gitSync(top, [...SNAPSHOT_ADD_CONFIG, 'update-index', flag, '-z', '--stdin'], {
-        ...git,
-        input: Buffer.concat(files.flatMap((f) => [f, NUL])),
-      });
-  };
-  unset('--no-assume-unchanged', assumed);
-  unset('--no-skip-worktree', skipped);
-}
-
-const NUL = Buffer.from([0]);
 
 /** The bytes of the snapshot's index (in its own temporary directory); undefined when git wrote none. */
 function readIndexBytes(file: string): Buffer | undefined {
@@ -320,87 +235,6 @@ function readIndexBytes(file: string): Buffer | undefined {
   } catch {
     return undefined; // none written (nothing was added to an empty index): git answers
   }
-}
-
-function lstatExists(p: string | Buffer): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Copies the user's index to `to` for the snapshot to start from, keeping the
- * index's mtime (in whole seconds, rounded down). Returns the bytes copied, or
- * undefined when there is no index yet.
- *
- * Why the mtime: git takes a cached entry whose size and mtime match the file
- * as unchanged only when the entry is older than the index file itself; an
- * entry as new as the index ("racily clean": the file may have been edited in
- * the second the index was written, keeping its size) has its content compared.
- * A copy with a new mtime made every such entry look old, so an edit that kept
- * size and second was missed and the snapshot held the old file. An mtime no
- * later than the original's can only make more entries racy (more hashing, never
- * less): rounded down to the second, it holds whether git compares seconds or
- * nanoseconds. The stat is taken of the very file read (the user's git may
- * replace the index meanwhile, by rename).
- */
-function copyIndex(from: string, to: string): Buffer | undefined {
-  // Never through a link and never blocking: an index that is a link (to /dev/zero: read until memory runs out), a
-  // FIFO (open waits for a writer forever) or a device is refused, naming it; the step is still recorded.
-  const opened = openRegularFile(from);
-  if (opened === undefined) return undefined; // no index yet (fresh repository)
-  const src = opened.fd;
-  try {
-    const st = fstatSync(src);
-    const bytes = readFileSync(src);
-    const dst = openSync(to, 'wx', 0o600);
-    try {
-      writeAll(dst, bytes);
-      const mtime = Math.floor(st.mtimeMs / 1000);
-      futimesSync(dst, mtime, mtime);
-    } finally {
-      closeSync(dst);
-    }
-    return bytes;
-  } finally {
-    closeSync(src);
-  }
-}
-
-const SNAP_DIR = 'stepchain-snap-';
-const SNAP_DIR_NAME = /^stepchain-snap-([0-9]+)-([0-9]+|x)-([0-9a-f]{8})-/;
-
-/** Removes the temporary index directories that killed snapshot writers left in `gitDir`. */
-export function cleanDeadSnapshotDirs(gitDir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(gitDir).filter((n) => n.startsWith(SNAP_DIR));
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  const mine = hostTag(selfIdentity().host);
-  for (const name of names) {
-    const m = SNAP_DIR_NAME.exec(name);
-    const dir = path.join(gitDir, name);
-    try {
-      const st = lstatSync(dir);
-      if (!st.isDirectory()) continue;
-      const dead =
-        m === null || m[3] !== mine
-          ? Date.now() - st.mtimeMs > 3600_000 // not judged by a pid: only once it is an hour old
-          : !sameProcessAlive(Number(m[1]), m[2] === 'x' ? undefined : m[2], undefined, st.mtimeMs);
-      if (!dead) continue;
-      rmSync(dir, { recursive: true, force: true });
-      removed.push(name);
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return removed;
 }
 
 /** How long a ref lock may be held before it counts as left by a killed git (git holds one for milliseconds). */

@@ -1,0 +1,253 @@
+import {
+  closeSync,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
+import path from 'node:path';
+import { writeAll } from '../util/fs';
+import { openRegularFile } from '../util/nofollow';
+import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
+import { gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions, type StartedGit } from './exec';
+import { nulRecords } from '../util/nul-records';
+import { startAddWorkTree } from './snapshot-nested';
+import { summarizeIndex } from './index-file';
+import type { RepoInfo } from './repo';
+
+/**
+ * A snapshot's temporary index (./snapshot.ts takes the snapshot): a directory
+ * `stepchain-snap-<pid>-<start>-<host>-*` of its own inside the work tree's git
+ * dir, its index seeded from the user's (a copy: the user's index, HEAD,
+ * branches and files are never touched), the flags that would make git skip a
+ * file cleared, and the add of the work tree run there, or started to run while
+ * the step is appended (`beginSnapshot`). The directories killed writers left
+ * are removed here too.
+ */
+/** The longest a snapshot's git commands may take (STEPCHAIN_SNAPSHOT_TIMEOUT_MS sets it), see beginSnapshot. */
+export const SNAPSHOT_TIMEOUT_MS = 30_000;
+
+/** Never part of a snapshot: stepchain's own state, and the fork worktrees living inside it. */
+export const SNAPSHOT_PATHSPEC = ['.', ':(exclude,glob)**/.sdd/**'];
+
+/**
+ * A snapshot begun before its step is known: its temporary index seeded from the user's, and (when started) its
+ * `git add` of the work tree already running, for takeSnapshot to finish once the step is appended (or
+ * abandonSnapshot to drop). The work tree it records is the one of the moment the add reads it: a caller begins one
+ * only where the step's own writes are none of it (the journal under `.sdd/`, which no snapshot holds).
+ */
+export interface BegunSnapshot {
+  readonly repo: RepoInfo;
+  readonly tmp: string;
+  readonly index: string;
+  readonly git: GitSyncOptions & { readNamed: () => string; timeoutMs: number };
+  readonly started: StartedGit | undefined;
+}
+
+/**
+ * Begins the snapshot of the work tree `repo` holds (`options.root` inside it): the temporary index, and with
+ * `start` its add started (./exec.ts gitStart) to run while the caller appends the step. Throws as takeSnapshot
+ * would, with nothing left behind.
+ */
+export function beginSnapshot(
+  options: { root: string; env?: NodeJS.ProcessEnv; readNamed?: () => string },
+  repo: RepoInfo,
+  start: boolean,
+): BegunSnapshot {
+  const { env } = options;
+  cleanDeadSnapshotDirs(repo.gitDir);
+  // An agent waits for its hook, snapshot included, on every tool call: a git that cannot finish (a FIFO where it
+  // reads a .gitignore) fails the snapshot, with the step kept and a warning, in SNAPSHOT_TIMEOUT_MS at most.
+  const timeoutMs = gitTimeoutMs(env, 'STEPCHAIN_SNAPSHOT_TIMEOUT_MS', SNAPSHOT_TIMEOUT_MS);
+  const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
+  try {
+    const index = path.join(tmp, 'index');
+    const seeded = copyIndex(repo.indexFile, index);
+    // One read of the configuration naming programs, for every command below that could run one.
+    const git = {
+      env,
+      extra: { GIT_INDEX_FILE: index },
+      readNamed: options.readNamed ?? namedConfigOnce(repo.top, env, () => repo),
+      timeoutMs,
+    };
+    if (seeded === undefined && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], git);
+    // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
+    const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
+    if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
+      clearTrustFlags(repo.top, git);
+    const started = start ? startAddWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git, tmp) : undefined;
+    return { repo, tmp, index, git, started };
+  } catch (e) {
+    removeTempIndexDir(tmp);
+    throw e;
+  }
+}
+
+/** Drops a begun snapshot: its add stopped if it still runs, its temporary directory removed. */
+export function abandonSnapshot(b: BegunSnapshot): void {
+  b.started?.stop();
+  removeTempIndexDir(b.tmp);
+}
+
+/** What a snapshot's temporary directory holds: its index, and a started add's stderr and exit status. */
+const TEMP_FILES = ['index', 'git.err', 'git.status'];
+
+/**
+ * Removes the snapshot's temporary directory: the index git wrote there, then the directory (fs.rmSync's recursive
+ * walk loads a module of its own on first use, a cost on every hook call); anything else left there, the walk.
+ */
+function removeTempIndexDir(dir: string): void {
+  try {
+    for (const name of TEMP_FILES) if (lstatExists(path.join(dir, name))) unlinkSync(path.join(dir, name));
+    rmdirSync(dir);
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Configuration the snapshot's `git add` reads from the repository that would
+ * make it record less than the work tree holds (anyone who can write
+ * `.git/config` can set it): `core.ignoreCase` makes a file renamed to another
+ * case vanish from the snapshot (neither name is added), `core.fileMode=false`
+ * keeps a mode the file no longer has, and `core.sparseCheckout` (a sparse
+ * checkout, `git sparse-checkout set`) makes `git add -A` refuse, exit 1, when
+ * the work tree holds a file outside the sparse patterns (an untracked file
+ * there, or one written back): no snapshot at all. Off for the add, the files
+ * outside the patterns are added like any other and the entries whose files the
+ * checkout left out (skip-worktree, absent) keep their recorded content, sparse
+ * index or not (measured with git 2.39; `git add --sparse` does the same from
+ * git 2.35, this on any version).
+ */
+export const SNAPSHOT_ADD_CONFIG = [
+  '-c',
+  'core.ignoreCase=false',
+  '-c',
+  'core.fileMode=true',
+  '-c',
+  'core.sparseCheckout=false',
+];
+
+/**
+ * Clears, in the copied index, the per-entry flags that tell `git add` not to
+ * look at a file: "assume unchanged" (`git update-index --assume-unchanged`,
+ * honoured whatever `core.ignoreStat` says) on every entry, and "skip worktree"
+ * on entries whose file is in the work tree (an absent one is a sparse
+ * checkout's: its recorded content stays). Anyone who can run git in the work
+ * tree can set either flag, and the snapshot then held the file's old content.
+ */
+function clearTrustFlags(top: string, git: GitSyncOptions): void {
+  const assumed: Buffer[] = [];
+  const skipped: Buffer[] = [];
+  // Sparse checkout off, as for the add: on, git clears skip-worktree in memory where the file is present (written
+  // back outside the patterns), ls-files hid it, and the add (which clears none) kept the entry's old content.
+  // Paths as bytes, given back as they came: one that is not UTF-8, read as text, was refused by update-index (the
+  // whole snapshot failed) or could be taken for a file really named with U+FFFD.
+  const listing = gitSyncBytes(top, [...SNAPSHOT_ADD_CONFIG, 'ls-files', '-v', '-z'], git);
+  const topBytes = Buffer.from(top + path.sep);
+  for (const rec of nulRecords(listing)) {
+    if (rec.length < 3) continue;
+    const tag = String.fromCharCode(rec[0]!);
+    const file = rec.subarray(2);
+    if (tag !== tag.toUpperCase()) assumed.push(file);
+    if (tag.toUpperCase() === 'S' && lstatExists(Buffer.concat([topBytes, file]))) skipped.push(file);
+  }
+  const unset = (flag: string, files: Buffer[]): void => {
+    if (files.length > 0)
+      gitSync(top, [...SNAPSHOT_ADD_CONFIG, 'update-index', flag, '-z', '--stdin'], {
+        ...git,
+        input: Buffer.concat(files.flatMap((f) => [f, NUL])),
+      });
+  };
+  unset('--no-assume-unchanged', assumed);
+  unset('--no-skip-worktree', skipped);
+}
+
+const NUL = Buffer.from([0]);
+
+function lstatExists(p: string | Buffer): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Copies the user's index to `to` for the snapshot to start from, keeping the
+ * index's mtime (in whole seconds, rounded down). Returns the bytes copied, or
+ * undefined when there is no index yet.
+ *
+ * Why the mtime: git takes a cached entry whose size and mtime match the file
+ * as unchanged only when the entry is older than the index file itself; an
+ * entry as new as the index ("racily clean": the file may have been edited in
+ * the second the index was written, keeping its size) has its content compared.
+ * A copy with a new mtime made every such entry look old, so an edit that kept
+ * size and second was missed and the snapshot held the old file. An mtime no
+ * later than the original's can only make more entries racy (more hashing, never
+ * less): rounded down to the second, it holds whether git compares seconds or
+ * nanoseconds. The stat is taken of the very file read (the user's git may
+ * replace the index meanwhile, by rename).
+ */
+function copyIndex(from: string, to: string): Buffer | undefined {
+  // Never through a link and never blocking: an index that is a link (to /dev/zero: read until memory runs out), a
+  // FIFO (open waits for a writer forever) or a device is refused, naming it; the step is still recorded.
+  const opened = openRegularFile(from);
+  if (opened === undefined) return undefined; // no index yet (fresh repository)
+  const src = opened.fd;
+  try {
+    const st = fstatSync(src);
+    const bytes = readFileSync(src);
+    const dst = openSync(to, 'wx', 0o600);
+    try {
+      writeAll(dst, bytes);
+      const mtime = Math.floor(st.mtimeMs / 1000);
+      futimesSync(dst, mtime, mtime);
+    } finally {
+      closeSync(dst);
+    }
+    return bytes;
+  } finally {
+    closeSync(src);
+  }
+}
+
+const SNAP_DIR = 'stepchain-snap-';
+const SNAP_DIR_NAME = /^stepchain-snap-([0-9]+)-([0-9]+|x)-([0-9a-f]{8})-/;
+
+/** Removes the temporary index directories that killed snapshot writers left in `gitDir`. */
+export function cleanDeadSnapshotDirs(gitDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(gitDir).filter((n) => n.startsWith(SNAP_DIR));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  const mine = hostTag(selfIdentity().host);
+  for (const name of names) {
+    const m = SNAP_DIR_NAME.exec(name);
+    const dir = path.join(gitDir, name);
+    try {
+      const st = lstatSync(dir);
+      if (!st.isDirectory()) continue;
+      const dead =
+        m === null || m[3] !== mine
+          ? Date.now() - st.mtimeMs > 3600_000 // not judged by a pid: only once it is an hour old
+          : !sameProcessAlive(Number(m[1]), m[2] === 'x' ? undefined : m[2], undefined, st.mtimeMs);
+      if (!dead) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return removed;
+}
