@@ -1,3 +1,4 @@
+import { TooLongError } from '../util/read-to-end';
 import { jsonDocument, type CommandIO } from './io';
 
 /** Runs one command line and returns its exit code: `runCli`, handed down so nothing below the CLI imports it. */
@@ -26,7 +27,11 @@ export async function runCaptured(run: CliRunner, argv: string[], options: Captu
     out: (l) => void (stdout += `${l}\n`),
     err: (l) => void (stderr += `${l}\n`),
     json: (d) => void (stdout += `${jsonDocument(d)}\n`),
-    readStdin: () => options.stdin ?? Buffer.alloc(0),
+    readStdin: (maxBytes) => {
+      const bytes = options.stdin ?? Buffer.alloc(0);
+      if (maxBytes !== undefined && bytes.length > maxBytes) throw new TooLongError(maxBytes);
+      return bytes;
+    },
     isTTY: false,
     env: options.env,
     cwd: options.cwd,

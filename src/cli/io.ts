@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { encode, MAX_NESTING, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { findTombstone, forkParentRoot } from '../journal/tombstone';
 import { clipLine, sanitize } from '../util/terminal';
+import { readToEnd } from '../util/read-to-end';
 
 /**
  * Where a command reads and writes: `--json` prints exactly one JSON document on
@@ -14,8 +15,8 @@ export interface CommandIO {
   err(line: string): void;
   /** Prints one JSON document (see `jsonDocument`). */
   json(doc: unknown): void;
-  /** Reads all of stdin (for `-` arguments). */
-  readStdin(): Buffer;
+  /** Reads all of stdin (for `-` arguments); past `maxBytes`, a TooLongError (src/util/read-to-end.ts). */
+  readStdin(maxBytes?: number): Buffer;
   /** Whether stdin and stdout are an interactive terminal. */
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
@@ -55,7 +56,7 @@ export function processIO(): CommandIO {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
     json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),
-    readStdin: () => readFileSync(0),
+    readStdin: (maxBytes) => readToEnd(0, maxBytes),
     isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
     env: process.env,
     cwd: workingDirectory(process.env),

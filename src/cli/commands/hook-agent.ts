@@ -4,6 +4,15 @@ import { sanitize } from '../../replay/text';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { ROOT_OPTION, writeOptions } from '../common';
+import { TooLongError } from '../../util/read-to-end';
+
+/**
+ * The most bytes of a payload a hook reads from stdin: far above any agent's (a tool call's input and response; the
+ * agents cut a tool's output to tens of KB before the model sees it), so that a writer that never stops (`yes |`) is
+ * refused at this size, not read until memory runs out (300 MB of garbage took 944 MB and 9 s to be refused).
+ * The same bound as the recording proxy's on one request.
+ */
+export const MAX_PAYLOAD_BYTES = 128 * 1024 * 1024;
 
 /**
  * `hook <agent>`: one hook payload on stdin, recorded. Whatever happens it never exits 2 (Claude Code and the
@@ -49,9 +58,10 @@ export function hookCommandFor(agent: AgentHook): Command {
       expectPositionals(args, [], word);
       let bytes: Buffer;
       try {
-        bytes = io.readStdin();
+        bytes = io.readStdin(MAX_PAYLOAD_BYTES);
       } catch (e) {
-        io.err(`stepchain: ${word}: cannot read the payload on stdin: ${(e as Error).message}`);
+        const why = e instanceof TooLongError ? `${e.message}; nothing recorded` : (e as Error).message;
+        io.err(`stepchain: ${word}: cannot read the payload on stdin: ${why}`);
         return 1;
       }
       const root = args.values.get('root');

@@ -1,0 +1,48 @@
+import { readSync } from 'node:fs';
+import { sleepMs } from './time';
+
+/** Bytes of a stream that ran past what its reader holds: nothing of it is used. */
+export class TooLongError extends Error {
+  override name = 'TooLongError';
+  constructor(readonly maxBytes: number) {
+    super(`more than ${sizeText(maxBytes)}: not read further`);
+  }
+}
+
+/**
+ * Reads descriptor `fd` (a pipe, a terminal, a file: standard input) to its end, holding at most `maxBytes` of it:
+ * one byte more is a TooLongError, and the rest is never read (a writer that sends without end, `yes |`, costs
+ * `maxBytes` of memory and stops there). A descriptor left non-blocking by whoever passed it (EAGAIN) is waited on.
+ */
+export function readToEnd(fd: number, maxBytes = Number.POSITIVE_INFINITY): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let size = 64 * 1024;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(size, Math.max(1, maxBytes + 1 - total)));
+    let n: number;
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        sleepMs(1);
+        continue;
+      }
+      if (code === 'EOF') break; // Windows: the write end closed
+      throw e;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > maxBytes) throw new TooLongError(maxBytes);
+    chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+    size = Math.min(size * 2, 16 * 1024 * 1024);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
+
+/** A byte count as a person reads it: `128 MiB`, `1,000 bytes`. */
+function sizeText(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes.toLocaleString('en-US')} bytes`;
+}

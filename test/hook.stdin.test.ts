@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { MAX_PAYLOAD_BYTES } from '../src/cli/commands/hook-agent';
+import { readToEnd, TooLongError } from '../src/util/read-to-end';
+import { cliPath } from './helpers/paths';
+import { python3 } from './helpers/python';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * What a hook reads from its agent is bounded: a payload on stdin is read to its end up to MAX_PAYLOAD_BYTES, and
+ * a writer that never stops is refused there in one line, never read until memory runs out.
+ */
+const tmp = tempDir('stepchain-hook-stdin-');
+
+/** A shell pipeline run under Python, which reports the peak RSS (MB) of the processes it waited for. */
+function pipeline(script: string): { code: number | null; err: string; mb: number } {
+  const wrapper =
+    'import resource, subprocess, sys\n' +
+    'r = subprocess.run(["sh", "-c", sys.argv[1]], capture_output=True, cwd=sys.argv[2])\n' +
+    'sys.stderr.buffer.write(r.stderr)\n' +
+    'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
+    'sys.exit(r.returncode)\n';
+  const r = spawnSync(python3(), ['-c', wrapper, script, tmp], {
+    env: { ...process.env, STEPCHAIN_AUDIT: 'off', NODE: process.execPath, CLI: cliPath },
+    encoding: 'utf8',
+  });
+  const m = /\nmaxrss_kb=(\d+)\n$/.exec(r.stderr);
+  if (m === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
+  return { code: r.status, err: r.stderr.slice(0, m.index), mb: Number(m[1]) / 1024 };
+}
+
+test('a payload that never ends (`yes |`) is refused at the bound: one line, exit 1 (never 2), memory bounded', () => {
+  const r = pipeline('yes | "$NODE" "$CLI" hook claude');
+  expect(r.code).toBe(1);
+  expect(r.err).toBe(
+    'stepchain: hook claude: cannot read the payload on stdin: more than 128 MiB: not read further; nothing recorded\n',
+  );
+  // 128 MiB held, and Node itself: never the whole stream (it has no end).
+  expect(r.mb).toBeLessThan(400);
+  expect(MAX_PAYLOAD_BYTES).toBe(128 * 1024 * 1024);
+});
+
+test('a payload under the bound, sent in pieces through a pipe, is read whole', () => {
+  // One JSON object whose end comes last, after a pause: parsed whole, it is refused for what it lacks, not as cut.
+  const r = pipeline(
+    '(printf \'{"x":"\'; sleep 0.2; head -c 300000 /dev/zero | tr "\\0" a; printf \'"}\') | "$NODE" "$CLI" hook claude',
+  );
+  expect(r.code).toBe(1);
+  expect(r.err).toBe('stepchain: hook claude: <stdin>: hook payload has no hook_event_name\n');
+});
+
+describe('readToEnd', () => {
+  test('a file of any size up to the bound is read whole, one byte more is refused (property)', () => {
+    const file = path.join(tmp, 'bytes');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 300_000 }), fc.integer({ min: 0, max: 300_000 }), (size, max) => {
+        const bytes = Buffer.alloc(size, `pattern ${size} `);
+        writeFileSync(file, bytes);
+        const fd = openSync(file, 'r');
+        try {
+          if (size <= max) expect(readToEnd(fd, max).equals(bytes)).toBe(true);
+          else expect(() => readToEnd(fd, max)).toThrow(TooLongError);
+        } finally {
+          closeSync(fd);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test('with no bound, the whole file', () => {
+    const file = path.join(tmp, 'whole');
+    const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i % 251));
+    writeFileSync(file, bytes);
+    const fd = openSync(file, 'r');
+    try {
+      expect(readToEnd(fd).equals(bytes)).toBe(true);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
