@@ -203,6 +203,27 @@ describe('verify fails closed', () => {
     expect(r.errors.map((e) => e.kind)).toEqual(expect.arrayContaining(['index_mismatch', 'prev_hash_mismatch']));
   });
 
+  test('an edited index or prev_hash alone leaves the event hash whole: the reason names the fault, not two equal hashes', async () => {
+    for (const [field, edit, reason] of [
+      ['index', (l: string) => l.replace('"index": 2', '"index": 7'), 'index_mismatch: index 7, expected 2'],
+      [
+        'prev_hash',
+        (l: string) => l.replace(/"prev_hash": "[0-9a-f]{4}/, '"prev_hash": "ffff'),
+        'prev_hash_mismatch: chain break: prev_hash ',
+      ],
+    ] as const) {
+      const { file } = sample();
+      editLine(file, 2, edit);
+      const r = verifyRunJournal(file);
+      expect([field, r.divergent_index, r.expected_hash === r.actual_hash]).toEqual([field, 2, true]);
+      expect(r.divergent_reason?.startsWith(reason)).toBe(true);
+      const out = await cliInProcess(['run', 'verify', file], { env: { STEPCHAIN_AUDIT: 'off' } });
+      expect(out.code).toBe(1);
+      expect(out.stdout).toContain(`; chain diverges at index 2 (${reason}`);
+      expect(out.stdout).not.toContain('stored');
+    }
+  });
+
   test('a mutation removed and the chain rebuilt verifies as a chain but not against the original head', () => {
     const { file } = sample();
     const head = verifyRunJournal(file).head_hash;

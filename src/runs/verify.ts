@@ -48,6 +48,11 @@ export interface RunVerifyResult {
   divergent_index: number | null;
   expected_hash: string | null;
   actual_hash: string | null;
+  /**
+   * What broke first at that row (its first fault: `index_mismatch: index 5, expected 3`): the two hashes are the same
+   * when a field the event hash does not hold as stored (`index`, `prev_hash`) was edited.
+   */
+  divergent_reason: string | null;
   mutation_count: number;
   flagged_indices: number[];
   capabilities: { adapter: string; capability: string }[];
@@ -104,7 +109,7 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
   let prev = RUN_GENESIS;
   let index = 0;
   let mutations = 0;
-  let divergent: { index: number; expected: string; actual: string } | undefined;
+  let divergent: { index: number; expected: string; actual: string; reason: string } | undefined;
   let hashAt: string | undefined;
   let chainOk = true;
   // Lines as the reference reads them (docs/journal.md, "Reading rules"): universal newlines, str.strip(), blank lines skipped.
@@ -131,9 +136,9 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     const fault = (kind: RunFaultKind, message: string): void => void errors.add({ line, index: i, kind, message });
     const expected = computeEventHash(prev, row.event, read.computedPayloadHash, i);
     const broken = linkFaults(row, read.computedPayloadHash, prev, i, expected, fault);
-    if (broken) {
+    if (broken !== undefined) {
       chainOk = false;
-      divergent ??= { index: i, expected, actual: row.event_hash };
+      divergent ??= { index: i, expected, actual: row.event_hash, reason: broken };
     }
     if (options.strict && !read.canonical) fault('non_canonical', 'line bytes are not json.dumps(row) of its values');
     if (options.strict && !terminated) fault('non_canonical', 'last line has no trailing newline');
@@ -153,6 +158,7 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
     divergent_index: divergent?.index ?? null,
     expected_hash: divergent?.expected ?? null,
     actual_hash: divergent?.actual ?? null,
+    divergent_reason: divergent?.reason ?? null,
     mutation_count: mutations,
     flagged_indices: flagged,
     capabilities: [...capabilities].map(([adapter, capability]) => ({ adapter, capability })),
@@ -164,7 +170,7 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
   };
 }
 
-/** The chain rules of one row at index `i` after `prev`; whether the chain breaks there. */
+/** The chain rules of one row at index `i` after `prev`; where the chain breaks there, its first fault (`kind: message`). */
 function linkFaults(
   row: RunRow,
   computedPayloadHash: string,
@@ -172,31 +178,26 @@ function linkFaults(
   i: number,
   expected: string,
   fault: (kind: RunFaultKind, message: string) => void,
-): boolean {
-  let broken = false;
-  if (row.index !== i) {
-    broken = true;
-    fault('index_mismatch', `index ${row.index}, expected ${i}`);
-  }
-  if (row.prev_hash !== prev) {
-    broken = true;
-    fault(
+): string | undefined {
+  let first: string | undefined;
+  const broke = (kind: RunFaultKind, message: string): void => {
+    first ??= `${kind}: ${message}`;
+    fault(kind, message);
+  };
+  if (row.index !== i) broke('index_mismatch', `index ${row.index}, expected ${i}`);
+  if (row.prev_hash !== prev)
+    broke(
       'prev_hash_mismatch',
       `chain break: prev_hash ${short(row.prev_hash)} does not match the previous event_hash ${short(prev)}`,
     );
-  }
-  if (row.payload_hash !== computedPayloadHash) {
-    broken = true;
-    fault(
+  if (row.payload_hash !== computedPayloadHash)
+    broke(
       'payload_hash_mismatch',
       `payload tamper: stored payload_hash ${short(row.payload_hash)}, recomputed ${short(computedPayloadHash)}`,
     );
-  }
-  if (row.event_hash !== expected) {
-    broken = true;
-    fault('event_hash_mismatch', `stored event_hash ${short(row.event_hash)}, recomputed ${short(expected)}`);
-  }
-  return broken;
+  if (row.event_hash !== expected)
+    broke('event_hash_mismatch', `stored event_hash ${short(row.event_hash)}, recomputed ${short(expected)}`);
+  return first;
 }
 
 /**

@@ -51,10 +51,12 @@ export const runVerifyCommand: Command = {
           `${links === undefined || links.links.length === 0 ? '' : `${plural(links.links.length, 'exchange link')} holding, `}capabilities: ${caps}, head ${r.head_hash}`,
       );
     } else {
-      const where =
-        r.divergent_index === null
-          ? ''
-          : `; chain diverges at index ${r.divergent_index} (expected ${r.expected_hash}, stored ${r.actual_hash})`;
+      // The same two hashes say nothing: an edited `index` or `prev_hash` breaks the chain and leaves the hash whole.
+      const why =
+        r.expected_hash === r.actual_hash
+          ? sanitize(r.divergent_reason ?? '')
+          : `expected ${r.expected_hash}, stored ${r.actual_hash}`;
+      const where = r.divergent_index === null ? '' : `; chain diverges at index ${r.divergent_index} (${why})`;
       io.out(`FAIL ${file}: ${plural(r.fault_count, 'fault')} in ${plural(r.count, 'row')}${where}`);
     }
     // Runs collapsed and the list capped (docs/journal.md, "Fault output"): bounded whatever the journal holds.
