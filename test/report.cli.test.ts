@@ -118,6 +118,24 @@ describe('stepchain report', () => {
     expect(readdirSync(dir)).not.toContain('keyless-journal.html');
   });
 
+  it("names a receipt's fault by its journal member and line, as receipt verify does (not the archive's line)", async () => {
+    const bytes = readFileSync(path.join(conformanceDir, 'reference-receipt.tar'));
+    const at = bytes.indexOf('"model":"');
+    expect(at).toBeGreaterThan(0);
+    bytes[at + 9] = bytes[at + 9] === 0x78 ? 0x79 : 0x78; // one letter of a model name, the archive still whole
+    writeFileSync(path.join(dir, 'edited-receipt.tar'), bytes);
+    const report = await cliIn(['report', 'edited-receipt.tar', '-o', 'edited-receipt.html']);
+    const verify = await cliIn(['receipt', 'verify', 'edited-receipt.tar']);
+    expect([report.code, verify.code]).toEqual([1, 1]);
+    const located = (text: string): string[] =>
+      text
+        .split('\n')
+        .filter((l) => l.includes('step_hash_mismatch'))
+        .map((l) => /edited-receipt\.tar(:[^ ]*?:[0-9]+): /.exec(l)?.[1] ?? l);
+    expect(located(report.stderr)).toEqual(located(verify.stderr));
+    expect(located(report.stderr)).toEqual([expect.stringMatching(/^:journal\/000000\.jsonl:[0-9]+$/)]);
+  });
+
   it('refuses a receipt it cannot read as one, writing nothing', async () => {
     writeFileSync(path.join(dir, 'junk.tar'), Buffer.alloc(2048, 0x41));
     const r = await cliIn(['report', 'junk.tar', '-o', 'junk.html']);

@@ -6,6 +6,7 @@ import { sha256Hex } from '../util/hash';
 import { PRODUCER } from '../version';
 import type { ReportBlob, ReportData, ReportForkNode } from './client/data';
 import { buildPage } from './page';
+import { JOURNAL_MEMBER } from '../receipt';
 import { blobRefsOf, loadReportSource, type LoadSourceOptions, type ReportFault, type ReportSource } from './source';
 import { AUTO_WINDOW_BYTES, AUTO_WINDOW_STEPS, reportWindow, tooLargeUnverified } from './window';
 
@@ -37,6 +38,11 @@ export interface RenderedReport {
   html: string;
   /** The journal or receipt file the report was made from. */
   source: string;
+  /**
+   * Where the lines its faults name are: the journal file, or a receipt's journal member as `receipt verify` names
+   * it (`r.tar:journal/000000.jsonl`): a fault's line is the member's, never the archive's.
+   */
+  linesIn: string;
   /** The generator's verdict on the same bytes: chain, blobs and (receipts) manifest and signature. */
   ok: boolean;
   head_hash: string;
@@ -206,6 +212,7 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   return {
     html,
     source: source.path,
+    linesIn: source.kind === 'receipt' ? `${source.path}:${JOURNAL_MEMBER}` : source.path,
     ok: errors.length === 0,
     head_hash: chain.head_hash,
     steps: chain.steps,

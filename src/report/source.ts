@@ -175,10 +175,13 @@ function receiptSource(file: string, options: LoadSourceOptions): ReportSource {
     // The page checks the head against the manifest, and the generator hashes every blob it lists.
     // A signature nobody checked stays a fault (see signatureVerdict): the verdict is never green on it.
     if (f.kind === 'manifest_head_mismatch' || f.kind === 'blob_digest_mismatch') continue;
+    // A line of the journal member is named where the report names lines (RenderedReport.linesIn); any other
+    // member, in the message.
+    const named = f.member === undefined || (f.member === JOURNAL_MEMBER && f.line !== undefined);
     faults.push({
       line: f.line ?? null,
       kind: f.kind,
-      message: `${f.member === undefined ? '' : `${f.member}: `}${f.message}`,
+      message: `${named ? '' : `${f.member}: `}${f.message}`,
     });
   }
   const signed = loaded.signature !== undefined;

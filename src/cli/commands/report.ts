@@ -170,7 +170,7 @@ export const reportCommand: Command = {
               : `wrote ${r.file}: the report shows ${plural(r.errors.length, 'fault')} (the chain does NOT verify)${blobs}${window}`,
       );
     }
-    if (!r.ok) for (const f of r.errors) io.err(describeFault(r.source, f));
+    if (!r.ok) for (const f of r.errors) io.err(describeFault(f.line === null ? r.source : r.linesIn, f));
     return r.ok ? 0 : 1;
   },
 };
