@@ -102,6 +102,22 @@ describe('report of a journal that does not verify and is larger than a page emb
   });
 });
 
+describe('export of a journal that does not verify and is large', () => {
+  it('is refused naming the first fault, without reading it whole (it held 2.8 GB for a 668 MB file)', () => {
+    const [a, b] = rows();
+    const project = path.join(root, 'export-project');
+    const file = path.join(journalDir(project, 'big'), '000000.jsonl');
+    Journal.open(journalDir(project, 'big'), { durability: 'none' });
+    withHugeLine(file, [a!], BIG, [b!]);
+    const out = path.join(root, 'big.receipt.tar');
+    const r = run(['export', 'big', '--root', project, '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.err.trim()).toBe(`stepchain: ${file}:2: malformed_json: ${lineTooLong(BIG)}`);
+    expect(existsSync(out)).toBe(false);
+    expect(r.mb).toBeLessThan(300);
+  });
+});
+
 describe('receipt verify of a plain receipt whose journal holds such a line (walked where it lies)', () => {
   it('one malformed line, said so, in bounded memory', () => {
     const [a, b] = rows();
