@@ -1,11 +1,12 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { codexProxy } from '../src/agents/codex/proxy';
 import { InputError } from '../src/errors';
-import { casDir, journalFile, readVerifiedJournal } from '../src/journal';
-import { recordablePath } from '../src/proxy';
+import { Cas, casDir, journalFile, readVerifiedJournal } from '../src/journal';
+import { recordablePath, recordedExchange } from '../src/proxy';
+import { MAX_MESSAGE_BYTES } from '../src/proxy/exchange';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { EXCHANGE_LINK_EVENT } from '../src/runs/exchange-links';
 import { cli, expectNoStack } from './helpers/cli';
@@ -116,6 +117,66 @@ test('record: requests a web page could send (an Origin, a foreign Host) are ref
   const journal = readVerifiedJournal(journalFile(root, 'h1'));
   expect(journal.entries.map((e) => e.row.seq)).toEqual([0]);
   expect(everythingStored(root)).not.toMatch(/[QH]SECRET/);
+});
+
+/** Runs `body` with the CAS file of `digest` replaced by `replace(its bytes)`, then puts the bytes back. */
+function withBlobReplaced(digest: string, replace: (file: string) => void, body: () => void): void {
+  const blobFile = path.join(casDir(root), digest.slice(0, 2), digest);
+  const bytes = readFileSync(blobFile);
+  chmodSync(blobFile, 0o644);
+  try {
+    replace(blobFile);
+    body();
+  } finally {
+    writeFileSync(blobFile, bytes);
+  }
+}
+
+test('a replay reads a recorded body when it is used, and checks it again then (not every body held from the start)', () => {
+  const file = journalFile(root, 'h1');
+  const step = readVerifiedJournal(file).entries[0]!;
+  const x = recordedExchange(step, new Cas(casDir(root), false), file);
+  withBlobReplaced(
+    step.row.blob_refs[1]!,
+    (f) => writeFileSync(f, 'another response'),
+    () =>
+      expect(() => x.response).toThrow(`${file}:1: step 0: blob ${step.row.blob_refs[1]} does not match its digest`),
+  );
+  expect(x.response.length).toBeGreaterThan(0);
+});
+
+test('fork --replay of a recording with a body larger than the proxy ever records: refused by its size, unread', () => {
+  const file = journalFile(root, 'h1');
+  const step = readVerifiedJournal(file).entries[0]!;
+  const big = MAX_MESSAGE_BYTES + 1;
+  withBlobReplaced(
+    step.row.input_hash,
+    (f) => truncateSync(f, big), // sparse: no disk, and a reader that held it would take 128 MiB
+    () => {
+      const r = cli(
+        [
+          'fork',
+          'h1',
+          '--from-step',
+          '0',
+          '--replay',
+          '--upstream',
+          'http://127.0.0.1:9/v1',
+          '--',
+          process.execPath,
+          '-e',
+          `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
+        ],
+        { cwd: root, env: { STEPCHAIN_AUDIT: 'off' } },
+      );
+      expectNoStack(r);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        `${file}:1: step 0: blob ${step.row.input_hash} holds ${big.toLocaleString('en-US')} bytes, more than any body the proxy records (128 MiB)`,
+      );
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
 });
 
 test('fork --replay of a recording whose response blob was altered: refused before anything runs or is served, naming the journal line and the blob', () => {

@@ -6,6 +6,14 @@ import { stringAt } from './json';
 import { responsePayloads } from './payloads';
 import type { Protocol, ProviderSignal, RequestView, ToolResult } from './protocols';
 
+/**
+ * The most bytes of a request body, and of a response, the proxy holds (each exchange is held whole until it is
+ * recorded): an agent or an upstream that sends without end must not take the machine's memory, and the recording
+ * with it. Far above any provider's own limit on a request (tens of MB) and any model's answer. So no recorded
+ * request or response is larger: a replay refuses a blob that is.
+ */
+export const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+
 /** The version tag of an exchange's record blob. */
 export const EXCHANGE_FORMAT = 'stepchain-proxy-exchange/1';
 

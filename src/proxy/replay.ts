@@ -1,23 +1,31 @@
+import { createHash } from 'node:crypto';
+import { closeSync, readSync } from 'node:fs';
 import { canonical, isJsonObject, parse, type JsonValue } from '../canonical';
 import { IntegrityError } from '../errors';
 import { Cas, type JournalEntry } from '../journal';
 import { sha256Hex } from '../util/hash';
+import { openRegularFile } from '../util/nofollow';
 import { recordablePath } from './credentials';
-import { EXCHANGE_FORMAT } from './exchange';
+import { EXCHANGE_FORMAT, MAX_MESSAGE_BYTES } from './exchange';
 import { arrayAt, stringAt, valueAt } from './json';
 import { firstDifference, normalise, type NormaliseContext, type NormaliseRule } from './normalise';
 
-/** One recorded exchange, read back from its step: the request, the response and how it was sent. */
+/**
+ * One recorded exchange, read back from its step: the request, the response and how it was sent. The request and
+ * the response are read from the CAS when first used (and checked again then), not all held from the start: a
+ * replay of steps 0..N held every recorded body at once, which a recording of large ones (or a hostile one) made
+ * gigabytes.
+ */
 export interface RecordedExchange {
-  seq: number;
-  protocol: string;
-  method: string;
-  path: string;
-  request: Buffer;
-  status: number;
+  readonly seq: number;
+  readonly protocol: string;
+  readonly method: string;
+  readonly path: string;
+  readonly request: Buffer;
+  readonly status: number;
   /** The response headers as recorded (credentials were never recorded). */
-  responseHeaders: [string, string][];
-  response: Buffer;
+  readonly responseHeaders: [string, string][];
+  readonly response: Buffer;
 }
 
 function blob(cas: Cas, digest: string, where: string): Buffer {
@@ -25,6 +33,32 @@ function blob(cas: Cas, digest: string, where: string): Buffer {
   if (bytes === undefined) throw new IntegrityError(`${where}: blob ${digest} is not in the CAS (${cas.dir})`);
   if (sha256Hex(bytes) !== digest) throw new IntegrityError(`${where}: blob ${digest} does not match its digest`);
   return bytes;
+}
+
+/**
+ * A recorded body checked before anything runs without being held: in the CAS, no larger than the proxy ever
+ * records (MAX_MESSAGE_BYTES), its bytes hashed as they are read. Returns how to read it when it is used.
+ */
+function checkedBlob(cas: Cas, digest: string, where: string): () => Buffer {
+  const opened = openRegularFile(cas.pathOf(digest));
+  if (opened === undefined) throw new IntegrityError(`${where}: blob ${digest} is not in the CAS (${cas.dir})`);
+  try {
+    if (opened.size > MAX_MESSAGE_BYTES)
+      throw new IntegrityError(
+        `${where}: blob ${digest} holds ${opened.size.toLocaleString('en-US')} bytes, more than any body the proxy records (${MAX_MESSAGE_BYTES / 1024 / 1024} MiB)`,
+      );
+    const hash = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(Math.min(opened.size, 1 << 20) || 1);
+    for (let n = -1; n !== 0;) {
+      n = readSync(opened.fd, chunk, 0, chunk.length, null);
+      hash.update(chunk.subarray(0, n));
+    }
+    if (hash.digest('hex') !== digest) throw new IntegrityError(`${where}: blob ${digest} does not match its digest`);
+  } finally {
+    closeSync(opened.fd);
+  }
+  let bytes: Buffer | undefined;
+  return () => (bytes ??= blob(cas, digest, where));
 }
 
 /**
@@ -60,15 +94,21 @@ export function recordedExchange(entry: JournalEntry, cas: Cas, file: string): R
   for (const h of arrayAt(meta, 'response_headers'))
     if (Array.isArray(h) && h.length === 2 && typeof h[0] === 'string' && typeof h[1] === 'string')
       headers.push([h[0], h[1]]);
+  const request = checkedBlob(cas, row.input_hash, where);
+  const response = checkedBlob(cas, responseDigest, where);
   return {
     seq: row.seq,
     protocol: stringAt(meta, 'protocol') ?? '',
     method: stringAt(meta, 'method') ?? 'POST',
     path: stringAt(meta, 'path') ?? '',
-    request: blob(cas, row.input_hash, where),
+    get request() {
+      return request();
+    },
     status: typeof status === 'number' ? status : 200,
     responseHeaders: headers,
-    response: blob(cas, responseDigest, where),
+    get response() {
+      return response();
+    },
   };
 }
 
@@ -159,7 +199,10 @@ export class Replayer {
     for (let i = 0; i < this.open.length; i++) {
       const x = this.open[i]!;
       if (x.method !== method || x.path !== path) continue;
-      if (firstDifference(this.recordedBody(x), body) === undefined) return this.open.splice(i, 1)[0]!;
+      if (firstDifference(this.recordedBody(x), body) === undefined) {
+        this.normalised.delete(x.seq); // answered: its request is not compared again
+        return this.open.splice(i, 1)[0]!;
+      }
     }
     const first = this.open[0]!;
     if (first.method !== method || first.path !== path)

@@ -11,7 +11,7 @@ import { answerFromRecording, passHeaders } from './passing';
 import { protocolOf, type Protocol, type ProtocolName } from './protocols';
 import type { Recorder, RecorderSlot } from './recorder';
 import type { Divergence, Replayer } from './replay';
-import type { Exchange } from './exchange';
+import { MAX_MESSAGE_BYTES, type Exchange } from './exchange';
 import { notOriginForm, shownTarget, upstreamRequest } from './target';
 // Loaded when a proxy starts, not with the CLI (a bundle evaluates its static imports at its start): net, tls under.
 const http = (): typeof import('node:http') => process.getBuiltinModule('node:http');
@@ -59,12 +59,6 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-/**
- * The most bytes of a request body, and of a response, the proxy holds (each exchange is held whole until it is
- * recorded): an agent or an upstream that sends without end must not take the machine's memory, and the recording
- * with it. Far above any provider's own limit on a request (tens of MB) and any model's answer.
- */
-const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 const MAX_SHOWN = `${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`;
 
 /** The request body, or undefined when it is (or says it is) over MAX_MESSAGE_BYTES: nothing more of it is kept. */
