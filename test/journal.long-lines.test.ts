@@ -79,13 +79,19 @@ describe('verify: a line longer than the longest read is one malformed line, ski
   });
 });
 
+/** A project whose journal `big` is a row, a line of BIG bytes, and the next row: it does not verify. */
+function hugeLineProject(name: string): { project: string; file: string } {
+  const [a, b] = rows();
+  const project = path.join(root, name);
+  const file = path.join(journalDir(project, 'big'), '000000.jsonl');
+  Journal.open(journalDir(project, 'big'), { durability: 'none' });
+  withHugeLine(file, [a!], BIG, [b!]);
+  return { project, file };
+}
+
 describe('report of a journal that does not verify and is larger than a page embeds whole', () => {
   it('is refused naming the first fault, not read whole (it ended in an internal error after reading it all)', () => {
-    const [a, b] = rows();
-    const project = path.join(root, 'report-project');
-    const file = path.join(journalDir(project, 'big'), '000000.jsonl');
-    Journal.open(journalDir(project, 'big'), { durability: 'none' });
-    withHugeLine(file, [a!], BIG, [b!]);
+    const { project, file } = hugeLineProject('report-project');
     const out = path.join(root, 'report.html');
     const r = run(['report', 'big', '--root', project, '-o', out]);
     expect(r.code).toBe(1);
@@ -104,11 +110,7 @@ describe('report of a journal that does not verify and is larger than a page emb
 
 describe('export of a journal that does not verify and is large', () => {
   it('is refused naming the first fault, without reading it whole (it held 2.8 GB for a 668 MB file)', () => {
-    const [a, b] = rows();
-    const project = path.join(root, 'export-project');
-    const file = path.join(journalDir(project, 'big'), '000000.jsonl');
-    Journal.open(journalDir(project, 'big'), { durability: 'none' });
-    withHugeLine(file, [a!], BIG, [b!]);
+    const { project, file } = hugeLineProject('export-project');
     const out = path.join(root, 'big.receipt.tar');
     const r = run(['export', 'big', '--root', project, '-o', out]);
     expect(r.code).toBe(1);

@@ -145,6 +145,28 @@ test('a replay reads a recorded body when it is used, and checks it again then (
   expect(x.response.length).toBeGreaterThan(0);
 });
 
+/**
+ * `fork h1 --from-step 0 --replay` of a recording made unusable: refused naming `expected`, before anything runs or a
+ * worktree is made (the command would write the marker).
+ */
+function expectReplayRefused(expected: string): void {
+  const command = [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`];
+  const r = cli(
+    ['fork', 'h1', '--from-step', '0', '--replay', '--upstream', 'http://127.0.0.1:9/v1', '--', ...command],
+    {
+      cwd: root,
+      env: { STEPCHAIN_AUDIT: 'off' },
+    },
+  );
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(expected);
+  expect(existsSync(marker)).toBe(false);
+  expect(
+    existsSync(path.join(root, '.sdd', 'worktrees')) ? readdirSync(path.join(root, '.sdd', 'worktrees')) : [],
+  ).toEqual([]);
+}
+
 test('fork --replay of a recording with a body larger than the proxy ever records: refused by its size, unread', () => {
   const file = journalFile(root, 'h1');
   const step = readVerifiedJournal(file).entries[0]!;
@@ -152,30 +174,10 @@ test('fork --replay of a recording with a body larger than the proxy ever record
   withBlobReplaced(
     step.row.input_hash,
     (f) => truncateSync(f, big), // sparse: no disk, and a reader that held it would take 128 MiB
-    () => {
-      const r = cli(
-        [
-          'fork',
-          'h1',
-          '--from-step',
-          '0',
-          '--replay',
-          '--upstream',
-          'http://127.0.0.1:9/v1',
-          '--',
-          process.execPath,
-          '-e',
-          `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
-        ],
-        { cwd: root, env: { STEPCHAIN_AUDIT: 'off' } },
-      );
-      expectNoStack(r);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain(
+    () =>
+      expectReplayRefused(
         `${file}:1: step 0: blob ${step.row.input_hash} holds ${big.toLocaleString('en-US')} bytes, more than any body the proxy records (128 MiB)`,
-      );
-      expect(existsSync(marker)).toBe(false);
-    },
+      ),
   );
 });
 
@@ -183,33 +185,11 @@ test('fork --replay of a recording whose response blob was altered: refused befo
   const file = journalFile(root, 'h1');
   const step = readVerifiedJournal(file).entries[0]!;
   const response = step.row.blob_refs[1]!;
-  const blobFile = path.join(casDir(root), response.slice(0, 2), response);
-  const bytes = readFileSync(blobFile);
-  chmodSync(blobFile, 0o644);
-  writeFileSync(blobFile, Buffer.from(bytes.toString('utf8').replace('r1', 'r2')));
-  const r = cli(
-    [
-      'fork',
-      'h1',
-      '--from-step',
-      '0',
-      '--replay',
-      '--upstream',
-      'http://127.0.0.1:9/v1',
-      '--',
-      process.execPath,
-      '-e',
-      `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
-    ],
-    { cwd: root, env: { STEPCHAIN_AUDIT: 'off' } },
+  withBlobReplaced(
+    response,
+    (f) => writeFileSync(f, Buffer.from(readFileSync(f, 'utf8').replace('r1', 'r2'))),
+    () => expectReplayRefused(`${file}:1: step 0: blob ${response} does not match its digest`),
   );
-  expectNoStack(r);
-  expect(r.code).toBe(1);
-  expect(r.stderr).toContain(`${file}:1: step 0: blob ${response} does not match its digest`);
-  expect(existsSync(marker)).toBe(false);
-  expect(
-    existsSync(path.join(root, '.sdd', 'worktrees')) ? readdirSync(path.join(root, '.sdd', 'worktrees')) : [],
-  ).toEqual([]);
 });
 
 // A model (or a recorded process) makes two exchanges ask for the same tool call id: the agent ran the second's, and
