@@ -87,11 +87,14 @@ test('the runner starts processes in exactly three places, each with the pinned 
   ]);
   expect(calls).toEqual([
     ["'git'", 'line.argv'],
-    // gitStart: a shell that runs `command git "$@"` with the same pinned line, to wait for without an event loop.
-    ["'/bin/sh'", "['-c', STARTED_SCRIPT, 'sh', errFile, statusFile, ...line.argv]"],
+    // gitStart: a shell (its environment empty) that runs `env -i <git's environment> <git on the PATH>` with the
+    // same pinned line (src/git/started-line.ts), to wait for without an event loop.
+    ["'/bin/sh'", "['-c', STARTED_SCRIPT, 'sh', errFile, statusFile, ...argv]"],
     ["'git'", 'line.argv'],
   ]);
-  expect(text).toMatch(/const STARTED_SCRIPT = 'e=\$1 s=\$2; shift 2; command git "\$@" [^']*';/);
+  expect(text).toMatch(/const STARTED_SCRIPT = 'e=\$1 s=\$2; shift 2; "\$@" [^']*';/);
+  expect(text).toMatch(/const argv = startedArgv\(cwd, env, line\.argv\);/);
+  expect(text).toMatch(/\.spawn\('\/bin\/sh', [^)]*\{\n\s+cwd,\n\s+env: \{\},/);
   expect(text).not.toMatch(/\bexec(?:File)?(?:Sync)?\(/);
 });
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { forkWorktreeEnv } from './worktree-link';
 import { LOOSE_CONFIG_PATTERN } from './loose';
 import { readConfigInProcess, type ConfigPlaces } from './config-read';
-import { readFileSync } from 'node:fs';
+import { readFileOr, readStatus, startedArgv } from './started-line';
 import { monotonicMs, sleepMs } from '../util/time';
 
 /** node:child_process (net and dgram under it) is loaded by the first git process, not with the CLI: a bundle evaluates every static import at its start, and many commands start no git. */
@@ -329,10 +329,10 @@ export interface StartedGit {
 /**
  * The script that runs git for `gitStart`: git's stderr and then its exit status go to two files of the caller's
  * directory, written by the shell once git has exited, which this thread can wait for without an event loop (a
- * synchronous caller cannot receive a child's exit). `/bin/sh -c` reads no startup file of the user's; `command`
- * finds git on PATH as gitSync's spawn does, never a shell function of that name an environment could carry.
+ * synchronous caller cannot receive a child's exit). The shell runs an argv it is given (./started-line.ts: `env -i`,
+ * git's environment, git's path) with an empty environment of its own: it reads nothing of the user's.
  */
-const STARTED_SCRIPT = 'e=$1 s=$2; shift 2; command git "$@" </dev/null >/dev/null 2>"$e"; echo "$?" >"$s"';
+const STARTED_SCRIPT = 'e=$1 s=$2; shift 2; "$@" </dev/null >/dev/null 2>"$e"; echo "$?" >"$s"';
 
 /**
  * Starts `git <args>` in `cwd` under the same policy as gitSync, to run beside the caller's own work (a snapshot's
@@ -350,9 +350,11 @@ export function gitStart(
   const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
   const errFile = path.join(options.dir, 'git.err');
   const statusFile = path.join(options.dir, 'git.status');
-  const child = childProcess().spawn('/bin/sh', ['-c', STARTED_SCRIPT, 'sh', errFile, statusFile, ...line.argv], {
+  const argv = startedArgv(cwd, env, line.argv);
+  if (argv === undefined) return undefined;
+  const child = childProcess().spawn('/bin/sh', ['-c', STARTED_SCRIPT, 'sh', errFile, statusFile, ...argv], {
     cwd,
-    env,
+    env: {},
     stdio: 'ignore',
     detached: true,
     windowsHide: true,
@@ -406,19 +408,6 @@ export function gitStart(
  */
 let unreaped = 0;
 const MAX_UNREAPED = 8;
-
-function readStatus(file: string): number | undefined {
-  const text = readFileOr(file);
-  return /^[0-9]+\n$/.test(text) ? Number(text.slice(0, -1)) : undefined;
-}
-
-function readFileOr(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
 
 export interface GitRunOptions extends GitSyncOptions {
   /** Bytes for stdin (instead of `input`). */
