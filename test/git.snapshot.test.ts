@@ -297,6 +297,9 @@ describe('the add started beside the append (src/record.ts, gitStart)', () => {
             return false;
           }
         }).length;
+    // Shells another test left unreaped (a run of synchronous tests may never reach the event loop; with several
+    // test files in one worker, another file's copy of the module started them) are not this loop's.
+    const before = zombies();
     let most = 0;
     for (let i = 0; i < 20; i++) {
       writeFiles(root, { [`f${i}.txt`]: `${i}\n` });
@@ -305,7 +308,7 @@ describe('the add started beside the append (src/record.ts, gitStart)', () => {
       expect(r.snapshot?.tree).toBe(addedTree(root));
       most = Math.max(most, zombies());
     }
-    expect(most).toBeLessThanOrEqual(8);
+    expect(most - before).toBeLessThanOrEqual(8);
     expect(listSnapshots(root, 'ag').size).toBe(20);
   });
 
