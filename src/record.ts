@@ -4,7 +4,7 @@ import { Journal, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
 import { namedConfigOnce } from './git/exec';
 import { repoInfo, type RepoInfo } from './git/repo';
-import { abandonSnapshot, beginSnapshot, takeSnapshot, type BegunSnapshot, type SnapshotInfo } from './git/snapshot';
+import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
 import { auditEvent, auditOptions } from './audit/log';
 import { recordStepChanges, type RecordedStepChanges } from './provenance/record';
 
@@ -46,53 +46,29 @@ export interface RecordResult {
 }
 
 export function recordStep(journalDirPath: string, step: StepInput, options: RecordOptions): RecordResult {
-  const env = options.env ?? process.env;
+  // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
+  const { journal, row } = Journal.appendTo(journalDirPath, step, options);
+  const warnings: string[] = [];
+  const result: RecordResult = { row, journal, warnings, notes: [] };
   // Where the root sits in git, asked once for the snapshot and the changes.
   let repo: RepoInfo | undefined;
   // One read of the configuration naming programs for the step's git commands (snapshot and changes alike), from
   // the repository's files when git's answer can be read there (./git/config-read.ts).
-  const readNamed = namedConfigOnce(options.root, env, () => repo);
-  // The snapshot's add (a git process, the longest part of a hook call) runs while the step is appended, when the
-  // append writes nothing the snapshot holds; a failure to begin is the snapshot's warning, after the append.
-  let begun: BegunSnapshot | undefined;
-  let notBegun: unknown;
-  let asked = false;
-  if (options.snapshot !== false && snapshotIgnores(journalDirPath, options.root)) {
-    try {
-      asked = true;
-      repo = repoInfo(options.root, env);
-      if (repo !== undefined) begun = beginSnapshot({ root: options.root, env, readNamed }, repo, true);
-    } catch (e) {
-      notBegun = e;
-    }
-  }
-  // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
-  let appended: ReturnType<typeof Journal.appendTo>;
-  try {
-    appended = Journal.appendTo(journalDirPath, step, options);
-  } catch (e) {
-    if (begun !== undefined) abandonSnapshot(begun);
-    throw e;
-  }
-  const { journal, row } = appended;
-  const warnings: string[] = [];
-  const result: RecordResult = { row, journal, warnings, notes: [] };
+  const readNamed = namedConfigOnce(options.root, options.env ?? process.env, () => repo);
   if (options.snapshot !== false) {
     try {
-      if (notBegun !== undefined) throw notBegun;
       const agentId = path.basename(path.resolve(journalDirPath));
-      if (!asked) repo = repoInfo(options.root, env);
+      repo = repoInfo(options.root, options.env ?? process.env);
       const snap = takeSnapshot(
         {
           root: options.root,
           agentId,
           seq: row.seq,
           stepHash: row.step_hash,
-          env,
+          env: options.env ?? process.env,
           readNamed,
         },
         repo ?? null,
-        begun,
       );
       if (snap !== undefined) {
         result.snapshot = snap;
@@ -147,15 +123,4 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   );
   if (audited !== undefined) warnings.push(`step ${row.seq} recorded, but ${audited}`);
   return result;
-}
-
-/**
- * Whether a snapshot of `root` never holds what appending to the journal in `journalDirPath` writes (the step's
- * blobs go under the root's `.sdd/`): a `.sdd` directory holds the journal, which the snapshot leaves out wherever it
- * is in the work tree (when it is outside, nothing of it is in the snapshot either). Not just outside the root: the
- * snapshot holds the whole work tree, and the root may be a directory of it.
- */
-function snapshotIgnores(journalDirPath: string, root: string): boolean {
-  const rel = path.relative(path.resolve(root), path.resolve(journalDirPath));
-  return path.isAbsolute(rel) || rel.split(path.sep).includes('.sdd');
 }

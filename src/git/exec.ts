@@ -3,8 +3,6 @@ import path from 'node:path';
 import { forkWorktreeEnv } from './worktree-link';
 import { LOOSE_CONFIG_PATTERN } from './loose';
 import { readConfigInProcess, type ConfigPlaces } from './config-read';
-import { readFileOr, readStatus, startedArgv } from './started-line';
-import { monotonicMs, sleepMs } from '../util/time';
 
 /** node:child_process (net and dgram under it) is loaded by the first git process, not with the CLI: a bundle evaluates every static import at its start, and many commands start no git. */
 const childProcess = (): typeof import('node:child_process') => process.getBuiltinModule('node:child_process');
@@ -317,97 +315,6 @@ export function gitSyncBytes(cwd: string, args: string[], options: GitSyncOption
   if (stderr !== '') options.onStderr?.(stderr);
   return r.stdout;
 }
-
-/** A git process started by `gitStart`, running while its caller goes on. */
-export interface StartedGit {
-  /** Waits for it (blocking this thread): what it said on stderr when it succeeded, else gitSync's GitCommandError. */
-  wait(): string;
-  /** Stops it, if it still runs (its files are the caller's to remove). */
-  stop(): void;
-}
-
-/**
- * The script that runs git for `gitStart`: git's stderr and then its exit status go to two files of the caller's
- * directory, written by the shell once git has exited, which this thread can wait for without an event loop (a
- * synchronous caller cannot receive a child's exit). The shell runs an argv it is given (./started-line.ts: `env -i`,
- * git's environment, git's path) with an empty environment of its own: it reads nothing of the user's.
- */
-const STARTED_SCRIPT = 'e=$1 s=$2; shift 2; "$@" </dev/null >/dev/null 2>"$e"; echo "$?" >"$s"';
-
-/**
- * Starts `git <args>` in `cwd` under the same policy as gitSync, to run beside the caller's own work (a snapshot's
- * add while the step is appended: the two take about as long); `wait()` gives what gitSync would have. `dir` is a
- * directory of the caller's own (nobody else writes there) for its stderr and exit status, `git.err` and
- * `git.status`. Undefined when no process could be started (the caller runs gitSync instead).
- */
-export function gitStart(
-  cwd: string,
-  args: string[],
-  options: GitSyncOptions & { dir: string },
-): StartedGit | undefined {
-  if (unreaped >= MAX_UNREAPED) return undefined;
-  const { line, env } = prepare(cwd, args, options);
-  const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
-  const errFile = path.join(options.dir, 'git.err');
-  const statusFile = path.join(options.dir, 'git.status');
-  const argv = startedArgv(cwd, env, line.argv);
-  if (argv === undefined) return undefined;
-  const child = childProcess().spawn('/bin/sh', ['-c', STARTED_SCRIPT, 'sh', errFile, statusFile, ...argv], {
-    cwd,
-    env: {},
-    stdio: 'ignore',
-    detached: true,
-    windowsHide: true,
-  });
-  child.on('error', () => undefined); // seen by wait(): no status is ever written
-  const pid = child.pid;
-  if (pid === undefined) return undefined;
-  unreaped++;
-  child.once('exit', () => unreaped--);
-  child.unref();
-  const deadline = monotonicMs() + timeout;
-  let done: string | undefined;
-  let over = false;
-  // Its process group (detached: the shell and its git): never signalled once its status is written, when the
-  // shell may have been reaped and its id given to another process.
-  const stop = (): void => {
-    if (over || readStatus(statusFile) !== undefined) return;
-    over = true;
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      /* exited */
-    }
-  };
-  return {
-    stop,
-    wait(): string {
-      if (done !== undefined) return done;
-      for (let pause = 0.2; ; pause = Math.min(pause * 1.5, 2)) {
-        const status = readStatus(statusFile);
-        if (status !== undefined) {
-          over = true;
-          const stderr = readFileOr(errFile);
-          if (status !== 0) throw new GitCommandError(args, status, stderr);
-          return (done = stderr);
-        }
-        if (over || monotonicMs() > deadline) {
-          stop();
-          throw timedOut(args, timeout);
-        }
-        sleepMs(pause);
-      }
-    },
-  };
-}
-
-/**
- * Started processes whose exit this process has not yet taken (Node takes it on its event loop, which a synchronous
- * caller does not return to: a library's loop of recordStep calls): each holds a process id until then, and counts
- * against the user's process limit. Past a few, gitStart starts none and the caller's gitSync takes its own.
- */
-let unreaped = 0;
-const MAX_UNREAPED = 8;
 
 export interface GitRunOptions extends GitSyncOptions {
   /** Bytes for stdin (instead of `input`). */

@@ -15,9 +15,8 @@ import path from 'node:path';
 import { writeAll } from '../util/fs';
 import { openRegularFile } from '../util/nofollow';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
-import { gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions, type StartedGit } from './exec';
+import { gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
 import { nulRecords } from '../util/nul-records';
-import { startAddWorkTree } from './snapshot-nested';
 import { summarizeIndex } from './index-file';
 import type { RepoInfo } from './repo';
 
@@ -25,41 +24,31 @@ import type { RepoInfo } from './repo';
  * A snapshot's temporary index (./snapshot.ts takes the snapshot): a directory
  * `stepchain-snap-<pid>-<start>-<host>-*` of its own inside the work tree's git
  * dir, its index seeded from the user's (a copy: the user's index, HEAD,
- * branches and files are never touched), the flags that would make git skip a
- * file cleared, and the add of the work tree run there, or started to run while
- * the step is appended (`beginSnapshot`). The directories killed writers left
- * are removed here too.
+ * branches and files are never touched) and the flags that would make git skip
+ * a file cleared (`beginSnapshot`), for the add of the work tree to run there.
+ * The directories killed writers left are removed here too.
  */
-/** The longest a snapshot's git commands may take (STEPCHAIN_SNAPSHOT_TIMEOUT_MS sets it), see beginSnapshot. */
+/** The longest a snapshot's git commands may take (STEPCHAIN_SNAPSHOT_TIMEOUT_MS sets it), see seedSnapshotIndex. */
 export const SNAPSHOT_TIMEOUT_MS = 30_000;
 
 /** Never part of a snapshot: stepchain's own state, and the fork worktrees living inside it. */
 export const SNAPSHOT_PATHSPEC = ['.', ':(exclude,glob)**/.sdd/**'];
 
-/**
- * A snapshot begun before its step is known: its temporary index seeded from the user's, and (when started) its
- * `git add` of the work tree already running, for takeSnapshot to finish once the step is appended (or
- * abandonSnapshot to drop). The work tree it records is the one of the moment the add reads it: a caller begins one
- * only where the step's own writes are none of it (the journal under `.sdd/`, which no snapshot holds).
- */
-export interface BegunSnapshot {
-  readonly repo: RepoInfo;
+/** A snapshot's temporary index, seeded, for takeSnapshot to add the work tree to (then dropSnapshotIndex). */
+export interface SnapshotIndex {
   readonly tmp: string;
   readonly index: string;
   readonly git: GitSyncOptions & { readNamed: () => string; timeoutMs: number };
-  readonly started: StartedGit | undefined;
 }
 
 /**
- * Begins the snapshot of the work tree `repo` holds (`options.root` inside it): the temporary index, and with
- * `start` its add started (./exec.ts gitStart) to run while the caller appends the step. Throws as takeSnapshot
- * would, with nothing left behind.
+ * The temporary index of a snapshot of the work tree `repo` holds (`options.root` inside it), seeded from the
+ * user's index (or HEAD's tree, or empty). Throws as takeSnapshot would, with nothing left behind.
  */
-export function beginSnapshot(
+export function seedSnapshotIndex(
   options: { root: string; env?: NodeJS.ProcessEnv; readNamed?: () => string },
   repo: RepoInfo,
-  start: boolean,
-): BegunSnapshot {
+): SnapshotIndex {
   const { env } = options;
   cleanDeadSnapshotDirs(repo.gitDir);
   // An agent waits for its hook, snapshot included, on every tool call: a git that cannot finish (a FIFO where it
@@ -81,22 +70,17 @@ export function beginSnapshot(
     const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
     if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
       clearTrustFlags(repo.top, git);
-    const started = start ? startAddWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git, tmp) : undefined;
-    return { repo, tmp, index, git, started };
+    return { tmp, index, git };
   } catch (e) {
     removeTempIndexDir(tmp);
     throw e;
   }
 }
 
-/** Drops a begun snapshot: its add stopped if it still runs, its temporary directory removed. */
-export function abandonSnapshot(b: BegunSnapshot): void {
-  b.started?.stop();
-  removeTempIndexDir(b.tmp);
+/** Removes a snapshot's temporary index and its directory. */
+export function dropSnapshotIndex(s: SnapshotIndex): void {
+  removeTempIndexDir(s.tmp);
 }
-
-/** What a snapshot's temporary directory holds: its index, and a started add's stderr and exit status. */
-const TEMP_FILES = ['index', 'git.err', 'git.status'];
 
 /**
  * Removes the snapshot's temporary directory: the index git wrote there, then the directory (fs.rmSync's recursive
@@ -104,7 +88,7 @@ const TEMP_FILES = ['index', 'git.err', 'git.status'];
  */
 function removeTempIndexDir(dir: string): void {
   try {
-    for (const name of TEMP_FILES) if (lstatExists(path.join(dir, name))) unlinkSync(path.join(dir, name));
+    if (lstatExists(path.join(dir, 'index'))) unlinkSync(path.join(dir, 'index'));
     rmdirSync(dir);
   } catch {
     rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { GitCommandError, gitStart, gitSync, type GitSyncOptions, type StartedGit } from './exec';
+import { GitCommandError, gitSync, type GitSyncOptions } from './exec';
 
 // What a snapshot cannot hold: a git repository inside the work tree (a submodule, or a nested repository such as
 // `cargo new` makes) is recorded by its commit only, and one with no commit not at all. The step says so.
@@ -28,7 +28,6 @@ export function addWorkTree(
   config: readonly string[],
   pathspec: readonly string[],
   git: GitSyncOptions,
-  started?: StartedGit,
 ): LeftOut {
   // A directory git cannot open (no permission) is only a warning to git, exit 0: its files are missing from the
   // snapshot, and the step says so as it does for a nested repository.
@@ -40,8 +39,7 @@ export function addWorkTree(
     }
   };
   try {
-    if (started === undefined) gitSync(top, addArgs(config, pathspec), { ...git, onStderr });
-    else onStderr(started.wait());
+    gitSync(top, [...config, 'add', '-A', '--ignore-errors', '--', ...pathspec], { ...git, onStderr });
     return { unborn: [], unopened };
   } catch (e) {
     if (!(e instanceof GitCommandError)) throw e;
@@ -51,28 +49,6 @@ export function addWorkTree(
     onStderr(e.stderr);
     return { unborn: unborn as string[], unopened };
   }
-}
-
-/** The add's arguments (after `git`). */
-function addArgs(config: readonly string[], pathspec: readonly string[]): string[] {
-  return [...config, 'add', '-A', '--ignore-errors', '--', ...pathspec];
-}
-
-/**
- * addWorkTree's add, started to run beside the caller's own work (`gitStart`: its files in `dir`); addWorkTree with
- * it waits for it and reads its answer as its own. Undefined: it could not be started (addWorkTree runs it then).
- * Its stat calls on one thread (core.preloadIndex off): beside a hook's own work on a 2-core machine, git's threads
- * slowed the hook more than they sped git (claude's hook, 61 runs interleaved: 153.1 ms with them, 149.6 without,
- * 153.7 with the add run after the append); the files git reads are the same either way.
- */
-export function startAddWorkTree(
-  top: string,
-  config: readonly string[],
-  pathspec: readonly string[],
-  git: GitSyncOptions,
-  dir: string,
-): StartedGit | undefined {
-  return gitStart(top, addArgs([...config, '-c', 'core.preloadIndex=false'], pathspec), { ...git, dir });
 }
 
 /** The submodules and nested repositories the snapshot's index records by their commit (mode 160000). */

@@ -8,13 +8,12 @@ import { cleanLegacySnapshotDirs } from './snapshot-legacy';
 import { GitCommandError, gitSync } from './exec';
 import { addWorkTree, gitlinks } from './snapshot-nested';
 import {
-  abandonSnapshot,
-  beginSnapshot,
   cleanDeadSnapshotDirs,
+  dropSnapshotIndex,
+  seedSnapshotIndex,
   SNAPSHOT_ADD_CONFIG,
   SNAPSHOT_PATHSPEC,
   SNAPSHOT_TIMEOUT_MS,
-  type BegunSnapshot,
 } from './snapshot-begin';
 import { summarizeIndex } from './index-file';
 import { parseIndex, writeTreeFromIndex } from './index-tree';
@@ -41,14 +40,7 @@ import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
  */
 export const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
 
-export {
-  SNAPSHOT_PATHSPEC,
-  SNAPSHOT_TIMEOUT_MS,
-  cleanDeadSnapshotDirs,
-  abandonSnapshot,
-  beginSnapshot,
-  type BegunSnapshot,
-};
+export { SNAPSHOT_PATHSPEC, SNAPSHOT_TIMEOUT_MS, cleanDeadSnapshotDirs };
 
 export interface SnapshotInfo {
   ref: string;
@@ -165,30 +157,21 @@ function commitTree(
  * git work tree (nothing to snapshot); throws GitCommandError when git fails or
  * an Error when the agent id cannot be a ref name.
  */
-export function takeSnapshot(
-  options: SnapshotOptions,
-  known?: RepoInfo | null,
-  begun?: BegunSnapshot,
-): SnapshotInfo | undefined {
+export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null): SnapshotInfo | undefined {
   const { agentId, seq, stepHash, env } = options;
-  try {
-    assertSafeId(agentId, 'agent id');
-    if (!isRefComponent(agentId))
-      throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
-  } catch (e) {
-    if (begun !== undefined) abandonSnapshot(begun);
-    throw e;
-  }
+  assertSafeId(agentId, 'agent id');
+  if (!isRefComponent(agentId))
+    throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
   // `known`: the caller's repoInfo of the root (null: not in a git work tree), so it is not asked twice.
-  const repo = begun?.repo ?? (known === undefined ? repoInfo(options.root, env) : (known ?? undefined));
+  const repo = known === undefined ? repoInfo(options.root, env) : (known ?? undefined);
   if (repo === undefined) return undefined;
   // Reading the whole system temp dir on every step (each hook call of an agent is a process) is a cost that grows
   // with the machine's /tmp: the leftovers of earlier releases are looked for on every 100th step, the first included.
   if (seq % 100 === 0) cleanLegacySnapshotDirs();
-  const b = begun ?? beginSnapshot(options, repo, false);
+  const seeded = seedSnapshotIndex(options, repo);
   try {
-    const { index, git } = b;
-    const leftOut = addWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git, b.started);
+    const { index, git } = seeded;
+    const leftOut = addWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git);
     pausePoint('snapshot:after-index', env);
     // The trees, the commit and the ref without git where the repository allows it (./index-tree.ts, ./loose.ts),
     // else git writes them.
@@ -222,7 +205,7 @@ export function takeSnapshot(
       ...(leftOut.unopened.length > 0 ? { unopened: leftOut.unopened } : {}),
     };
   } finally {
-    abandonSnapshot(b);
+    dropSnapshotIndex(seeded);
   }
 }
 
