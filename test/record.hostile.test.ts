@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -128,6 +138,7 @@ function withBlobReplaced(digest: string, replace: (file: string) => void, body:
     replace(blobFile);
     body();
   } finally {
+    rmSync(blobFile, { force: true }); // whatever replaced it (a link is not written through)
     writeFileSync(blobFile, bytes);
   }
 }
@@ -143,6 +154,30 @@ test('a replay reads a recorded body when it is used, and checks it again then (
       expect(() => x.response).toThrow(`${file}:1: step 0: blob ${step.row.blob_refs[1]} does not match its digest`),
   );
   expect(x.response.length).toBeGreaterThan(0);
+});
+
+test("a body put in a recorded one's place after its check (larger, a link) is refused at its use, never read", () => {
+  const file = journalFile(root, 'h1');
+  const step = readVerifiedJournal(file).entries[0]!;
+  const x = recordedExchange(step, new Cas(casDir(root), false), file);
+  const digest = step.row.blob_refs[1]!;
+  const size = readFileSync(path.join(casDir(root), digest.slice(0, 2), digest)).length;
+  withBlobReplaced(
+    digest,
+    (f) => truncateSync(f, 2 ** 40), // sparse: a reader that sized its buffer by the file would ask for a TiB
+    () =>
+      expect(() => x.response).toThrow(
+        `is no longer the body checked: ${path.join(casDir(root), digest.slice(0, 2), digest)}: cannot read: it holds 1099511627776 bytes, more than the ${size} allowed`,
+      ),
+  );
+  withBlobReplaced(
+    digest,
+    (f) => {
+      rmSync(f);
+      symlinkSync(path.join(root, 'a.txt'), f);
+    },
+    () => expect(() => x.response).toThrow('symbolic link'),
+  );
 });
 
 /**
@@ -189,6 +224,60 @@ test('fork --replay of a recording whose response blob was altered: refused befo
     response,
     (f) => writeFileSync(f, Buffer.from(readFileSync(f, 'utf8').replace('r1', 'r2'))),
     () => expectReplayRefused(`${file}:1: step 0: blob ${response} does not match its digest`),
+  );
+});
+
+const SWAPPING_CLIENT = `
+import http from 'node:http';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
+const f = process.env.SWAP;
+chmodSync(f, 0o644);
+writeFileSync(f, Buffer.alloc(statSync(f).size, 'z')); // the same size: only its digest tells
+const base = new URL(process.env.OPENAI_BASE_URL);
+const body = JSON.stringify({ model: 'gpt-test', input: [{ role: 'user', content: 'hi' }] });
+const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/responses',
+  headers: { 'content-type': 'application/json' } }, (res) => {
+  let got = ''; res.on('data', (c) => (got += c)); res.on('end', () => writeFileSync(process.env.OUT, res.statusCode + ' ' + got));
+});
+req.end(body);
+`;
+
+// After the refusals above (which find no worktree): this replay runs, and makes one.
+test('fork --replay whose recorded response changes between its check and its use: the agent gets no recorded bytes, the fork exits 1 naming the blob', () => {
+  const file = journalFile(root, 'h1');
+  const step = readVerifiedJournal(file).entries[0]!;
+  const response = step.row.blob_refs[1]!;
+  const blobFile = path.join(casDir(root), response.slice(0, 2), response);
+  const client = path.join(dir, 'swapping-client.mjs');
+  const out = path.join(dir, 'swapped.txt');
+  writeFileSync(client, SWAPPING_CLIENT);
+  withBlobReplaced(
+    response,
+    () => undefined, // the agent replaces it, after the replay checked it
+    () => {
+      const r = cli(
+        [
+          'fork',
+          'h1',
+          '--from-step',
+          '0',
+          '--replay',
+          '--upstream',
+          'http://127.0.0.1:9/v1',
+          '--',
+          process.execPath,
+          client,
+        ],
+        { cwd: root, env: { STEPCHAIN_AUDIT: 'off', SWAP: blobFile, OUT: out } },
+      );
+      expectNoStack(r);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        `exchange 0: its recorded response cannot be answered: ${file}:1: step 0: blob ${response} does not match its digest`,
+      );
+      expect(r.stderr).not.toContain('answered from the recording');
+      expect(readFileSync(out, 'utf8')).toMatch(/^502 /);
+    },
   );
 });
 

@@ -40,17 +40,17 @@ function pieces(bytes: Buffer, streamed: boolean): Buffer[] {
   return out;
 }
 
-export async function answerFromRecording(res: ServerResponse, x: RecordedExchange): Promise<void> {
+export async function answerFromRecording(res: ServerResponse, x: RecordedExchange, body: Buffer): Promise<void> {
   const headers: OutgoingHttpHeaders = {};
   for (const [k, v] of x.responseHeaders) {
     if (HOP_BY_HOP.has(k) || k === 'content-length') continue;
     const had = headers[k];
     headers[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [String(had)]), v];
   }
-  headers['content-length'] = x.response.length;
+  headers['content-length'] = body.length;
   res.writeHead(x.status, headers);
   const streamed = isEventStream(x.responseHeaders.find(([k]) => k === 'content-type')?.[1]);
-  for (const p of pieces(x.response, streamed)) {
+  for (const p of pieces(body, streamed)) {
     res.write(p);
     await new Promise((r) => setImmediate(r));
   }

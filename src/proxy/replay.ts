@@ -4,7 +4,7 @@ import { canonical, isJsonObject, parse, type JsonValue } from '../canonical';
 import { IntegrityError } from '../errors';
 import { Cas, type JournalEntry } from '../journal';
 import { sha256Hex } from '../util/hash';
-import { openRegularFile } from '../util/nofollow';
+import { openRegularFile, readRegularFile } from '../util/nofollow';
 import { recordablePath } from './credentials';
 import { EXCHANGE_FORMAT, MAX_MESSAGE_BYTES } from './exchange';
 import { arrayAt, stringAt, valueAt } from './json';
@@ -28,8 +28,9 @@ export interface RecordedExchange {
   readonly response: Buffer;
 }
 
+/** A small blob (an exchange record) read whole: one larger than any body the proxy records is refused unread. */
 function blob(cas: Cas, digest: string, where: string): Buffer {
-  const bytes = cas.get(digest);
+  const bytes = readRegularFile(cas.pathOf(digest), { maxBytes: MAX_MESSAGE_BYTES });
   if (bytes === undefined) throw new IntegrityError(`${where}: blob ${digest} is not in the CAS (${cas.dir})`);
   if (sha256Hex(bytes) !== digest) throw new IntegrityError(`${where}: blob ${digest} does not match its digest`);
   return bytes;
@@ -57,8 +58,21 @@ function checkedBlob(cas: Cas, digest: string, where: string): () => Buffer {
   } finally {
     closeSync(opened.fd);
   }
-  let bytes: Buffer | undefined;
-  return () => (bytes ??= blob(cas, digest, where));
+  const size = opened.size;
+  // Read again at each use, never kept: a kept body outlived its answer (the exchanges stay listed until the replay
+  // ends), so a replay of steps 0..N held every body again by its end. The use reads at most the size checked: a file
+  // put in the body's place since (a larger one, a link, a FIFO) is refused before it is read, never answered.
+  return () => {
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readRegularFile(cas.pathOf(digest), { maxBytes: size });
+    } catch (e) {
+      throw new IntegrityError(`${where}: blob ${digest} is no longer the body checked: ${(e as Error).message}`);
+    }
+    if (bytes === undefined) throw new IntegrityError(`${where}: blob ${digest} is not in the CAS (${cas.dir})`);
+    if (sha256Hex(bytes) !== digest) throw new IntegrityError(`${where}: blob ${digest} does not match its digest`);
+    return bytes;
+  };
 }
 
 /**
@@ -112,12 +126,27 @@ export function recordedExchange(entry: JournalEntry, cas: Cas, file: string): R
   };
 }
 
+/**
+ * The response of an exchange a replayed request matched, read from the CAS and checked again now; or, when that
+ * fails (the body changed, grew, became a link since the replay checked it), the stop that says why: the replay
+ * answers nothing else and does not count the exchange as answered.
+ */
+export function recordedResponse(x: RecordedExchange): Buffer | Divergence {
+  try {
+    return x.response;
+  } catch (e) {
+    return { exchange: x.seq, field: 'response', recorded: '', replayed: '', unanswerable: (e as Error).message };
+  }
+}
+
 /** Why a replayed request is not its recording: the exchange and the first differing field. */
 export interface Divergence {
   exchange: number;
   field: string;
   recorded: string;
   replayed: string;
+  /** Set when the request matched but its recorded response failed its check when read to answer it: why. */
+  unanswerable?: string;
 }
 
 function excerpt(v: JsonValue | undefined, from = 0): string {

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { answerFromRecording, passHeaders } from './passing';
 import { protocolOf, type Protocol, type ProtocolName } from './protocols';
 import type { Recorder, RecorderSlot } from './recorder';
-import type { Divergence, Replayer } from './replay';
+import { recordedResponse, type Divergence, type Replayer } from './replay';
 import { MAX_MESSAGE_BYTES, type Exchange } from './exchange';
 import { notOriginForm, shownTarget, upstreamRequest } from './target';
 // Loaded when a proxy starts, not with the CLI (a bundle evaluates its static imports at its start): net, tls under.
@@ -304,8 +304,20 @@ async function answerReplay(
     options.onDivergence?.(got);
     return;
   }
+  // A body changed since the replay checked it stops the agent as a divergence does: never answered with other bytes.
+  const response = recordedResponse(got);
+  if (!Buffer.isBuffer(response)) {
+    state.divergence = response;
+    sendError(
+      res,
+      502,
+      `stepchain proxy: the replay stopped at exchange ${got.seq}: its recorded response is unreadable`,
+    );
+    options.onDivergence?.(response);
+    return;
+  }
   state.counts.replayed++;
-  await answerFromRecording(res, got);
+  await answerFromRecording(res, got, response);
 }
 
 /** A model call that goes upstream: forwarded as it came, and recorded once its response has ended. */

@@ -34,7 +34,9 @@ export async function runForkReplay(args: ParsedArgs, io: CommandIO): Promise<nu
   const why =
     d === undefined
       ? undefined
-      : `exchange ${d.exchange}: the replayed request differs from the recorded one at ${d.field} (recorded ${d.recorded}, replayed ${d.replayed}); nothing was sent upstream and the agent was stopped`;
+      : d.unanswerable !== undefined
+        ? `exchange ${d.exchange}: its recorded response cannot be answered: ${d.unanswerable}; nothing was sent upstream and the agent was stopped`
+        : `exchange ${d.exchange}: the replayed request differs from the recorded one at ${d.field} (recorded ${d.recorded}, replayed ${d.replayed}); nothing was sent upstream and the agent was stopped`;
   const code = d !== undefined ? 1 : r.recordingFailure !== undefined && r.exitCode === 0 ? 1 : r.exitCode;
   if (json) {
     io.json({
@@ -46,7 +48,15 @@ export async function runForkReplay(args: ParsedArgs, io: CommandIO): Promise<nu
       parent_session_id: r.fork.parent_session_id,
       from_step: r.fork.from_step,
       divergence:
-        d === undefined ? null : { exchange: d.exchange, field: d.field, recorded: d.recorded, replayed: d.replayed },
+        d === undefined
+          ? null
+          : {
+              exchange: d.exchange,
+              field: d.field,
+              recorded: d.recorded,
+              replayed: d.replayed,
+              ...(d.unanswerable === undefined ? {} : { unanswerable: d.unanswerable }),
+            },
       files_at_step: r.files_at_step,
       ...describeProxiedRun(r),
     });
