@@ -134,6 +134,12 @@ describe('stepchain report', () => {
         .map((l) => /edited-receipt\.tar(:[^ ]*?:[0-9]+): /.exec(l)?.[1] ?? l);
     expect(located(report.stderr)).toEqual(located(verify.stderr));
     expect(located(report.stderr)).toEqual([expect.stringMatching(/^:journal\/000000\.jsonl:[0-9]+$/)]);
+    // --json says where its errors' lines are: the journal member, not the archive named by `source`.
+    const json = await cliIn(['report', 'edited-receipt.tar', '-o', 'edited-receipt.html', '--force', '--json']);
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout) as { source: string; lines_in: string; errors: { line: number | null }[] };
+    expect(doc.lines_in).toBe(`${doc.source}:journal/000000.jsonl`);
+    expect(doc.errors.some((e) => typeof e.line === 'number')).toBe(true);
   });
 
   it('refuses a receipt it cannot read as one, writing nothing', async () => {

@@ -135,7 +135,9 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   // Bytes in hand larger than a page embeds whole (a receipt's journal): the last steps, as a journal file's are;
   // a chain that does not verify cannot be windowed, and is refused rather than held as one string.
   const auto = !source.windowDone && options.maxSteps === undefined && source.journal.length > AUTO_WINDOW_BYTES;
-  if (auto && !chain.ok) throw tooLargeUnverified(describeFault(source.path, chain.errors[0]!), source.journal.length);
+  // A receipt's fault is named by its journal member's line (RenderedReport.linesIn), never the archive's.
+  const linesIn = source.kind === 'receipt' ? `${source.path}:${JOURNAL_MEMBER}` : source.path;
+  if (auto && !chain.ok) throw tooLargeUnverified(describeFault(linesIn, chain.errors[0]!), source.journal.length);
   const maxSteps = options.maxSteps ?? (auto ? AUTO_WINDOW_STEPS : undefined);
   const windowed = source.windowDone
     ? (source.windowed ?? null)
@@ -212,7 +214,7 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   return {
     html,
     source: source.path,
-    linesIn: source.kind === 'receipt' ? `${source.path}:${JOURNAL_MEMBER}` : source.path,
+    linesIn,
     ok: errors.length === 0,
     head_hash: chain.head_hash,
     steps: chain.steps,

@@ -139,6 +139,7 @@ export const reportCommand: Command = {
         ok: r.ok,
         file: r.file,
         source: r.source,
+        lines_in: r.linesIn, // where the errors' lines are: a receipt's journal member, not the archive
         head_hash: r.head_hash,
         steps: r.steps,
         errors: r.errors,
