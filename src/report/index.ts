@@ -1,5 +1,6 @@
 export {
   checkOverwrite as refuseReportOverwrite,
+  describeReportFault,
   renderReport,
   writeReport,
   DEFAULT_MAX_BLOB_BYTES,

@@ -59,6 +59,14 @@ export interface ReportResult extends Omit<RenderedReport, 'html'> {
   file: string;
 }
 
+/**
+ * One fault of a report as a line, `file[:line]: kind: message`: a fault with a line is named where its lines are
+ * (`linesIn`: a receipt's journal member), one without by the file the report was made from.
+ */
+export function describeReportFault(r: Pick<RenderedReport, 'source' | 'linesIn'>, f: ReportFault): string {
+  return describeFault(f.line === null ? r.source : r.linesIn, f);
+}
+
 export const DEFAULT_MAX_BLOB_BYTES = 256 * 1024;
 export const DEFAULT_MAX_TOTAL_BLOB_BYTES = 20 * 1024 * 1024;
 /** Past this many embedded steps a browser takes long to open and verify the page: say so. */
@@ -137,7 +145,11 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   const auto = !source.windowDone && options.maxSteps === undefined && source.journal.length > AUTO_WINDOW_BYTES;
   // A receipt's fault is named by its journal member's line (RenderedReport.linesIn), never the archive's.
   const linesIn = source.kind === 'receipt' ? `${source.path}:${JOURNAL_MEMBER}` : source.path;
-  if (auto && !chain.ok) throw tooLargeUnverified(describeFault(linesIn, chain.errors[0]!), source.journal.length);
+  if (auto && !chain.ok)
+    throw tooLargeUnverified(
+      describeReportFault({ source: source.path, linesIn }, chain.errors[0]!),
+      source.journal.length,
+    );
   const maxSteps = options.maxSteps ?? (auto ? AUTO_WINDOW_STEPS : undefined);
   const windowed = source.windowDone
     ? (source.windowed ?? null)

@@ -5,6 +5,7 @@ import type { CommandIO } from '../io';
 import { looksLikeReceipt, readPublicKeyFile } from '../../receipt';
 import { journalDir, projectRootOf } from '../../journal';
 import {
+  describeReportFault,
   loadReportSource,
   refuseReportOverwrite,
   reportForkTree,
@@ -16,7 +17,6 @@ import { expectPositionals } from '../args';
 import { intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { KEYLESS_CHECK_OPTIONS, keylessArgs, keylessPolicyArgs, reportKeyless } from './keyless-check';
 import { InputError } from '../../errors';
-import { describeFault } from '../../journal';
 import { terminalProgress } from '../../util/progress';
 import { plural } from '../../util/words';
 
@@ -171,7 +171,7 @@ export const reportCommand: Command = {
               : `wrote ${r.file}: the report shows ${plural(r.errors.length, 'fault')} (the chain does NOT verify)${blobs}${window}`,
       );
     }
-    if (!r.ok) for (const f of r.errors) io.err(describeFault(f.line === null ? r.source : r.linesIn, f));
+    if (!r.ok) for (const f of r.errors) io.err(describeReportFault(r, f));
     return r.ok ? 0 : 1;
   },
 };
