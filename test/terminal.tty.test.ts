@@ -91,9 +91,9 @@ beforeAll(async () => {
   for (const p of ['first', 'second'])
     recordStep(journalDir(root, 'plain'), { prompt: p, model: 'm' }, { root, env: ENV, snapshot: p === 'first' });
   exportReceipt(journalFile(root, 'hostile'), path.join(root, 'hostile.tar'), {});
-  const members = readTar(exportReceipt(journalFile(root, 'plain'), path.join(tmp, 'plain.tar'), {}).bytes).map(
-    (e) => ({ name: e.name, data: Buffer.from(e.data) }),
-  );
+  const members = readTar(
+    readFileSync(exportReceipt(journalFile(root, 'plain'), path.join(tmp, 'plain.tar'), {}).file),
+  ).map((e) => ({ name: e.name, data: Buffer.from(e.data) }));
   writeFileSync(
     path.join(root, 'member.tar'),
     rawTar([...members, { name: `blobs/${HOSTILE.repaint}`, data: 'x' }, { name: HOSTILE.osc52, data: 'y' }]),

@@ -7,6 +7,7 @@ import type { CheckFault, CheckOptions, ExportedReceipt } from '../check';
 import { InputError } from '../errors';
 import { loadReceipt, readReceiptFile } from '../receipt';
 import { writeFileWhole } from '../util/fs';
+import { sha256Hex } from '../util/hash';
 import { bundlePathOf } from '../receipt/keyless/bundle-path';
 import { serviceURL, signingEndpoints, type EndpointOverrides } from '../receipt/keyless/endpoints';
 import { idTokenSource } from '../receipt/keyless/token';
@@ -69,7 +70,7 @@ export async function signExported(
     try {
       const bytes = readReceiptFile(x.file);
       const manifest = loadReceipt(bytes).manifestBytes;
-      const s = await signReceiptKeyless(path.basename(x.file), bytes, manifest, { endpoints, token });
+      const s = await signReceiptKeyless(path.basename(x.file), sha256Hex(bytes), manifest, { endpoints, token });
       writeFileWhole(bundleFile, Buffer.from(`${JSON.stringify(s.bundle, null, 2)}\n`, 'utf8'), { durable: true });
       const id = inputs.attest ? await storeAttestation(inputs.githubToken, s.bundle) : null;
       signed.push({ receipt: x.file, bundle: bundleFile, identity: s.identity, attestation_id: id });

@@ -4,8 +4,8 @@ import { InputError, StepchainError } from '../errors';
 import { Cas, casDir } from '../journal';
 import {
   buildPublishedReceipt,
-  buildReceipt,
   DEFAULT_MAX_RECEIPT_BYTES,
+  exportReceipt,
   type RedactField,
   type SigningKey,
 } from '../receipt';
@@ -171,8 +171,8 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
           ...removed(),
         });
       } else {
-        const r = buildReceipt(journal, common);
-        writeFileWhole(file, r.bytes, { durable: true });
+        // Streamed from the journal to the file (memory does not follow the journal's size).
+        const r = exportReceipt(journal, file, common);
         result.receipts.push({
           agent_id: agent,
           journal: rel,

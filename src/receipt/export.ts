@@ -2,7 +2,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { auditEvent, auditOptions, operatorActor } from '../audit';
 import { canonicalOfRead, type JsonObject } from '../canonical';
-import { unlinkSync } from 'node:fs';
+import { closeSync, unlinkSync } from 'node:fs';
 import { InputError } from '../errors';
 import {
   Cas,
@@ -13,7 +13,8 @@ import {
   rowValue,
   type JournalEntry,
 } from '../journal';
-import { writeFileWhole } from '../util/fs';
+import { stageFile, writeAll, writeFileWhole, type StagedFile } from '../util/fs';
+import { pausePoint } from '../util/pause';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import type { TornTailMoved } from '../util/chain-file';
 import { assertSafeId } from '../util/ids';
@@ -21,7 +22,16 @@ import { PRODUCER } from '../version';
 import { signBytes, type SigningKey } from './keys';
 import { IntegrityError } from '../errors';
 import { createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
-import { writeTar, type TarWriteMember } from './tar-write';
+import { TarWriter, writeTar, type TarWriteMember } from './tar-write';
+import {
+  openJournalForExport,
+  ReceiptSink,
+  streamable,
+  untouchedSince,
+  writeBlobMember,
+  writeJournalMember,
+  type OpenedJournal,
+} from './export-file';
 import { JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER } from './members';
 
 export interface ReceiptWriteOptions {
@@ -94,6 +104,13 @@ export function canonicalJournalBytes(entries: readonly JournalEntry[]): Buffer 
   return Buffer.concat(parts);
 }
 
+/** The blob store a journal's receipt bundles from: `--cas`, else its project's (a journal in a project layout). */
+function blobStore(journalFile: string, options: ExportOptions): Cas | undefined {
+  if (options.cas !== undefined) return options.cas;
+  const root = projectRootOf(path.dirname(path.resolve(journalFile)));
+  return root === undefined ? undefined : new Cas(casDir(root), false);
+}
+
 function defaultAgentId(journalFile: string): string {
   return path.basename(path.dirname(path.resolve(journalFile)));
 }
@@ -105,19 +122,24 @@ export function packReceipt(
   blobs: ReadonlyArray<[string, Buffer]>,
   options: ReceiptWriteOptions,
 ): { bytes: Buffer; signed: boolean; key_id: string | null } {
-  const manifestBytes = encodeManifest(manifest);
-  const members: TarWriteMember[] = [{ name: MANIFEST_MEMBER, data: manifestBytes }];
-  if (options.signKey !== undefined) {
-    members.push({
-      name: SIGNATURE_MEMBER,
-      data: Buffer.from(signBytes(manifestBytes, options.signKey).toString('base64'), 'latin1'),
-    });
-  }
+  const members = headMembers(encodeManifest(manifest), options.signKey);
   members.push({ name: JOURNAL_MEMBER, data: journal });
   for (const [digest, data] of blobs) members.push({ name: `blobs/${digest}`, data });
   let bytes = writeTar(members, createdAtSeconds(manifest.created_at));
   if (options.gzip) bytes = gzipSync(bytes, { level: 6 });
   return { bytes, signed: options.signKey !== undefined, key_id: options.signKey?.keyId ?? null };
+}
+
+/** A receipt's first members: the manifest, and its signature when there is a key. */
+function headMembers(manifestBytes: Buffer, signKey: SigningKey | undefined): TarWriteMember[] {
+  const members: TarWriteMember[] = [{ name: MANIFEST_MEMBER, data: manifestBytes }];
+  if (signKey !== undefined) {
+    members.push({
+      name: SIGNATURE_MEMBER,
+      data: Buffer.from(signBytes(manifestBytes, signKey).toString('base64'), 'latin1'),
+    });
+  }
+  return members;
 }
 
 export function newManifest(
@@ -152,8 +174,7 @@ export function buildReceipt(journalFile: string, options: ExportOptions = {}): 
     throw new IntegrityError(`${describeFault(journalFile, read.errors[0]!)}${more}`);
   }
   const agentId = options.agentId ?? defaultAgentId(journalFile);
-  const root = projectRootOf(path.dirname(path.resolve(journalFile)));
-  const cas = options.cas ?? (root === undefined ? undefined : new Cas(casDir(root), false));
+  const cas = blobStore(journalFile, options);
   const bundled: [string, Buffer][] = [];
   const missing: string[] = [];
   const warnings: string[] = [];
@@ -187,34 +208,124 @@ export function refuseOverwritingJournal(journalFile: string, outFile: string): 
     throw new InputError(`${outFile}: the receipt would overwrite the journal`);
 }
 
-/** `stepchain export`: builds the receipt and writes it to `outFile`. */
-export function exportReceipt(journalFile: string, outFile: string, options: ExportOptions = {}): BuiltReceipt {
-  return writeExport(outFile, buildExport(journalFile, outFile, options), options);
+/** What `exportReceipt` wrote: BuiltReceipt without its bytes (they are on disk), and what names them. */
+export interface ExportedReceiptFile extends Omit<BuiltReceipt, 'bytes'> {
+  file: string;
+  /** The receipt's size on disk and the SHA-256 of its bytes (what a keyless signature names). */
+  size: number;
+  sha256: string;
 }
 
-/** `exportReceipt`'s first half: the receipt in memory, nothing written (a keyless signature is made over its bytes). */
-export function buildExport(journalFile: string, outFile: string, options: ExportOptions = {}): BuiltReceipt {
+/** A receipt written under a temporary name beside its output: `commitExport` names it, `staged.abort()` removes it. */
+export interface StagedExport extends ExportedReceiptFile {
+  staged: StagedFile;
+}
+
+/**
+ * `stepchain export`: writes the receipt of a journal to `outFile` (atomically: a temporary file beside it,
+ * renamed), streamed from the journal and the CAS when every line of the journal is canonical (export-file.ts:
+ * memory does not grow with the journal), built in memory otherwise.
+ */
+export function exportReceipt(journalFile: string, outFile: string, options: ExportOptions = {}): ExportedReceiptFile {
+  return commitExport(stageExport(journalFile, outFile, options), options);
+}
+
+/** `exportReceipt`'s first half: the receipt written under a temporary name (a keyless signature is made over it). */
+export function stageExport(journalFile: string, outFile: string, options: ExportOptions = {}): StagedExport {
   refuseOverwritingJournal(journalFile, outFile);
-  return buildReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+  const o = { ...options, gzip: options.gzip ?? wantsGzip(outFile) };
+  const opened = openJournalForExport(journalFile);
+  if (opened === undefined) throw new InputError(`${journalFile}: no such journal file`);
+  try {
+    return streamable(opened.walk)
+      ? stageStreamed(opened, outFile, o)
+      : stageBuilt(buildReceipt(journalFile, o), outFile);
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 
-/** `exportReceipt`'s second half: writes the built receipt (and its companion: both or neither), then audits it. */
-export function writeExport(
-  outFile: string,
-  built: BuiltReceipt,
+/**
+ * A journal whose every line is canonical, copied into the receipt as it lies (its blobs from the CAS). Its bytes
+ * are walked once, where they lie; a journal written to while it was copied (an agent appending, or anything
+ * else) is copied again, walked as it is copied.
+ */
+function stageStreamed(j: OpenedJournal, outFile: string, options: ExportOptions): StagedExport {
+  try {
+    return stageCopy(j, outFile, options, false);
+  } catch (e) {
+    if (!(e instanceof WrittenMeanwhile)) throw e;
+    return stageCopy(j, outFile, options, true);
+  }
+}
+
+/** The journal was written to while it was copied without a second walk (the copy is removed, and made again). */
+class WrittenMeanwhile extends Error {}
+
+function stageCopy(j: OpenedJournal, outFile: string, options: ExportOptions, walkAgain: boolean): StagedExport {
+  const agentId = options.agentId ?? defaultAgentId(j.file);
+  const digests = j.walk.refs;
+  const manifest = newManifest(agentId, j.walk.head, j.walk.steps, digests, options.now);
+  const cas = blobStore(j.file, options);
+  // No CAS directory at all: every blob is missing, found with one look (as buildReceipt does).
+  const none = cas === undefined || (digests.length > 0 && cas.missing());
+  const blobs: BuiltReceipt['blobs'] = { bundled: [], missing: [] };
+  const warnings: string[] = [];
+  let written = { sha256: '', size: 0 };
+  const staged = stageFile(outFile, { durable: true }, (fd) => {
+    const sink = new ReceiptSink(fd, options.gzip === true);
+    const tar = new TarWriter((b) => sink.write(b), createdAtSeconds(manifest.created_at));
+    for (const m of headMembers(encodeManifest(manifest), options.signKey))
+      tar.member(m.name, m.data.length, (put) => put(m.data));
+    writeJournalMember(tar, j, walkAgain);
+    if (!walkAgain) {
+      pausePoint('export:copied');
+      if (!untouchedSince(j)) throw new WrittenMeanwhile();
+    }
+    for (const d of digests) {
+      if (!none && writeBlobMember(tar, cas, d, warnings)) blobs.bundled.push(d);
+      else blobs.missing.push(d);
+    }
+    tar.end();
+    written = { sha256: sink.end(), size: sink.size };
+  });
+  const signed = options.signKey !== undefined;
+  return {
+    file: outFile,
+    ...written,
+    manifest,
+    signed,
+    key_id: options.signKey?.keyId ?? null,
+    blobs,
+    warnings,
+    staged,
+  };
+}
+
+/** A receipt built in memory, written under a temporary name. */
+function stageBuilt(built: BuiltReceipt, outFile: string): StagedExport {
+  const { bytes, ...rest } = built;
+  const staged = stageFile(outFile, { durable: true }, (fd) => writeAll(fd, bytes));
+  return { ...rest, file: outFile, size: bytes.length, sha256: sha256Hex(bytes), staged };
+}
+
+/** `exportReceipt`'s second half: names the staged receipt (and writes its companion: both or neither), then audits it. */
+export function commitExport(
+  s: StagedExport,
   options: ExportOptions = {},
   companion?: ReceiptCompanion,
-): BuiltReceipt {
-  writeReceiptFiles(outFile, built.bytes, companion);
-  const warning = auditReceipt(options.audit, 'replay.export', built.manifest.agent_id, {
-    receipt: path.resolve(outFile),
-    head_hash: built.manifest.head_hash,
-    steps: built.manifest.steps,
-    signed: built.signed,
-    key_id: built.key_id,
+): ExportedReceiptFile {
+  const { staged, ...done } = s;
+  commitReceipt(staged, companion);
+  const warning = auditReceipt(options.audit, 'replay.export', done.manifest.agent_id, {
+    receipt: path.resolve(done.file),
+    head_hash: done.manifest.head_hash,
+    steps: done.manifest.steps,
+    signed: done.signed,
+    key_id: done.key_id,
   });
-  if (warning !== undefined) built.warnings.push(warning);
-  return built;
+  if (warning !== undefined) done.warnings.push(warning);
+  return done;
 }
 
 /** A file that goes with a receipt (its Sigstore bundle, `R.sigstore.json`): written after it, both or neither. */
@@ -225,13 +336,21 @@ export interface ReceiptCompanion {
 
 /** Writes a receipt and its companion; when the companion cannot be written, the receipt is removed again. */
 export function writeReceiptFiles(outFile: string, bytes: Uint8Array, companion?: ReceiptCompanion): void {
-  writeFileWhole(outFile, bytes, { durable: true });
+  commitReceipt(
+    stageFile(outFile, { durable: true }, (fd) => writeAll(fd, bytes)),
+    companion,
+  );
+}
+
+/** Names a staged receipt, then writes its companion; when the companion cannot be written, the receipt is removed. */
+export function commitReceipt(staged: StagedFile, companion?: ReceiptCompanion): void {
+  staged.commit();
   if (companion === undefined) return;
   try {
     writeFileWhole(companion.file, companion.bytes, { durable: true });
   } catch (e) {
     try {
-      unlinkSync(outFile);
+      unlinkSync(staged.file);
     } catch {
       /* already gone */
     }

@@ -1,16 +1,25 @@
 export {
   auditReceipt,
-  buildExport,
   buildReceipt,
   canonicalJournalBytes,
+  commitExport,
+  commitReceipt,
   exportReceipt,
-  writeExport,
+  stageExport,
   writeReceiptFiles,
   newManifest,
   packReceipt,
   wantsGzip,
 } from './export';
-export type { BuiltReceipt, ExportOptions, ReceiptAuditOptions, ReceiptCompanion, ReceiptWriteOptions } from './export';
+export type {
+  BuiltReceipt,
+  ExportedReceiptFile,
+  ExportOptions,
+  ReceiptAuditOptions,
+  ReceiptCompanion,
+  ReceiptWriteOptions,
+  StagedExport,
+} from './export';
 export {
   generateKeyPair,
   isSignersSeed,
@@ -35,17 +44,17 @@ export {
 } from './manifest';
 export type { Manifest } from './manifest';
 export {
-  buildPublished,
   buildPublishedReceipt,
+  commitPublished,
   DEFAULT_REDACT,
   parseRedactFields,
   publishReceipt,
   REDACTABLE_FIELDS,
-  writePublished,
+  stagePublished,
   REDACTED,
   redactRows,
 } from './publish';
-export type { PublishOptions, PublishResult, RedactedChain, RedactField } from './publish';
+export type { PublishOptions, PublishResult, RedactedChain, RedactField, StagedPublished } from './publish';
 export { DEFAULT_MAX_RECEIPT_BYTES, DEFAULT_MAX_TAR_MEMBERS, readTar, ReceiptFormatError, tarEntries } from './tar';
 export { maybeGunzip } from './gzip';
 export type { TarEntry, TarReadOptions } from './tar';

@@ -2,14 +2,15 @@ import path from 'node:path';
 import { canonicalOfRead, float, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { computeStepHash, readVerifiedJournal, type StepRow } from '../journal';
-import { ZERO_HASH } from '../util/hash';
+import { stageFile, writeAll, type StagedFile } from '../util/fs';
+import { sha256Hex, ZERO_HASH } from '../util/hash';
 import {
   auditReceipt,
+  commitReceipt,
   newManifest,
   packReceipt,
   refuseOverwritingJournal,
   wantsGzip,
-  writeReceiptFiles,
   type ReceiptAuditOptions,
   type ReceiptCompanion,
   type ReceiptWriteOptions,
@@ -135,25 +136,38 @@ export function buildPublishedReceipt(journalFile: string, options: PublishOptio
 
 /** `stepchain publish`: refuses without opt-in (writing nothing), else writes the redacted receipt. */
 export function publishReceipt(journalFile: string, outFile: string, options: PublishOptions): PublishResult {
-  return writePublished(outFile, buildPublished(journalFile, outFile, options), options);
+  return commitPublished(stagePublished(journalFile, outFile, options), options);
 }
 
-/** `publishReceipt`'s first half: the redacted receipt in memory, nothing written. */
-export function buildPublished(journalFile: string, outFile: string, options: PublishOptions): PublishResult {
+/** A redacted receipt written under a temporary name beside its output (`commitPublished` names it). */
+export interface StagedPublished extends PublishResult {
+  file: string;
+  /** The SHA-256 of its bytes (what a keyless signature names). */
+  sha256: string;
+  staged: StagedFile;
+}
+
+/**
+ * `publishReceipt`'s first half: the redacted receipt, built in memory (its chain is re-anchored row by row), written
+ * under a temporary name; nothing is under `outFile`'s name yet.
+ */
+export function stagePublished(journalFile: string, outFile: string, options: PublishOptions): StagedPublished {
   refuseOverwritingJournal(journalFile, outFile);
-  return buildPublishedReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+  const r = buildPublishedReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
+  const staged = stageFile(outFile, { durable: true }, (fd) => writeAll(fd, r.bytes));
+  return { ...r, file: outFile, sha256: sha256Hex(r.bytes), staged };
 }
 
-/** `publishReceipt`'s second half: writes it (and its companion: both or neither), then audits it. */
-export function writePublished(
-  outFile: string,
-  r: PublishResult,
+/** `publishReceipt`'s second half: names it (and writes its companion: both or neither), then audits it. */
+export function commitPublished(
+  s: StagedPublished,
   options: PublishOptions,
   companion?: ReceiptCompanion,
 ): PublishResult {
-  writeReceiptFiles(outFile, r.bytes, companion);
+  const { staged, file, sha256: _digest, ...r } = s;
+  commitReceipt(staged, companion);
   const warning = auditReceipt(options.audit, 'replay.publish', r.manifest.agent_id, {
-    receipt: path.resolve(outFile),
+    receipt: path.resolve(file),
     original_head: r.original_head,
     published_head: r.published_head,
     steps: r.steps,

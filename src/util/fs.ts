@@ -187,6 +187,20 @@ export function cleanDeadTemps(
   return removed;
 }
 
+/** How a whole file is written: fsync'ed (`durable`), its mode, and whether an existing file is refused (`exclusive`). */
+export interface WholeFileOptions {
+  durable: boolean;
+  mode?: number;
+  exclusive?: boolean;
+}
+
+/** A file written under a temporary name beside its own: `commit` gives it its name, `abort` removes it. */
+export interface StagedFile {
+  readonly file: string;
+  commit(): void;
+  abort(): void;
+}
+
 /**
  * Writes a file whole, or not at all (the one atomic writer: receipts, report
  * pages, bundles, tombstones, pending forks): the bytes go to a temporary name
@@ -196,30 +210,35 @@ export function cleanDeadTemps(
  * cause, so no empty or partial file is ever left under the final name. What
  * a killed writer of the same file left beside it is removed first.
  */
-export function writeFileWhole(
-  file: string,
-  data: Uint8Array,
-  options: { durable: boolean; mode?: number; exclusive?: boolean },
-): void {
+export function writeFileWhole(file: string, data: Uint8Array, options: WholeFileOptions): void {
+  stageFile(file, options, (fd) => writeAll(fd, data)).commit();
+}
+
+/**
+ * writeFileWhole's first half, for a file written piece by piece (a receipt streamed from its journal) or one that
+ * must wait before it is named (a receipt signed keylessly first): `fill` writes the temporary file through its
+ * descriptor; nothing is under `file`'s name until `commit`. A throw from `fill`, like any failure, removes the
+ * temporary file.
+ */
+export function stageFile(file: string, options: WholeFileOptions, fill: (fd: number) => void): StagedFile {
   const dir = path.dirname(path.resolve(file));
   refuseLinkedStoreDirs(dir);
   if (pathKind(file) === 'dir') throw new InputError(`${file}: is a directory`);
   if (pathKind(dir) !== 'dir') throw new InputError(`${file}: cannot write: the directory ${dir} does not exist`);
   cleanDeadTempsOf(file);
   const tmp = tempPath(file);
+  const failed = (e: unknown): never => {
+    removeQuietly(tmp);
+    if (isOsError(e) && !(options.exclusive && e.code === 'EEXIST')) throw osError(e, file, 'cannot write');
+    throw e;
+  };
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'wx', options.mode ?? 0o644);
-    writeAll(fd, data);
+    fill(fd);
     if (options.durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
-    if (options.exclusive) {
-      linkSync(tmp, file);
-      unlinkSync(tmp);
-    } else {
-      renameSync(tmp, file);
-    }
   } catch (e) {
     if (fd !== undefined) {
       try {
@@ -228,15 +247,40 @@ export function writeFileWhole(
         /* already closed */
       }
     }
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never created, or already linked and removed */
-    }
-    if (isOsError(e) && !(options.exclusive && e.code === 'EEXIST')) throw osError(e, file, 'cannot write');
-    throw e;
+    failed(e);
   }
-  if (options.durable) fsyncDir(path.dirname(file));
+  let done = false;
+  return {
+    file,
+    commit() {
+      if (done) throw new Error(`${file}: staged file already committed or aborted`);
+      done = true;
+      try {
+        if (options.exclusive) {
+          linkSync(tmp, file);
+          unlinkSync(tmp);
+        } else {
+          renameSync(tmp, file);
+        }
+      } catch (e) {
+        failed(e);
+      }
+      if (options.durable) fsyncDir(path.dirname(file));
+    },
+    abort() {
+      if (done) return;
+      done = true;
+      removeQuietly(tmp);
+    },
+  };
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    /* never created, or already linked and removed */
+  }
 }
 
 /** Removes what dead writers of `file` left beside it: `tempPath` names, and an earlier release's `.<name>.tmp-<pid>-<random>`. */

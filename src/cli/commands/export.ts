@@ -2,7 +2,7 @@ import path from 'node:path';
 import { InputError } from '../../errors';
 import { Cas } from '../../journal';
 import { pathKind } from '../../util/fs';
-import { buildExport, writeExport, type ExportOptions } from '../../receipt';
+import { commitExport, stageExport, type ExportOptions } from '../../receipt';
 import type { Command } from '../command';
 import { KEYLESS_WRITE_OPTIONS } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS } from './receipt-target';
@@ -48,8 +48,8 @@ export const exportCommand: Command = {
           throw new InputError(`export: --cas ${cas}: ${kind === 'file' ? 'not a directory' : 'no such directory'}`);
         return { ...common, cas: new Cas(dir, false) };
       },
-      build: buildExport,
-      write: writeExport,
+      stage: stageExport,
+      commit: commitExport,
     });
     const r = w.r;
     if (args.flags.has('json')) {

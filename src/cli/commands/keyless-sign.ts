@@ -41,9 +41,9 @@ export interface KeylessPlan {
   bundleFile: string;
   /** The bundle's name as given on the command line (for messages). */
   bundleShown: string;
-  /** Signs the receipt's bytes: the bundle to write beside it, and who signed. */
+  /** Signs the receipt (the SHA-256 of its bytes): the bundle to write beside it, and who signed. */
   sign(
-    receiptBytes: Uint8Array,
+    receiptSha256: string,
     manifestBytes: Uint8Array,
   ): Promise<{ companion: ReceiptCompanion; identity: string | null; issuer: string | null; log_index: string | null }>;
 }
@@ -81,9 +81,9 @@ export function keylessPlan(
   return {
     bundleFile,
     bundleShown,
-    async sign(receiptBytes, manifestBytes) {
+    async sign(receiptSha256, manifestBytes) {
       const { signReceiptKeyless } = await import(/* webpackMode: "eager" */ '../../receipt/keyless/sign');
-      const s = await signReceiptKeyless(path.basename(outFile), receiptBytes, manifestBytes, { endpoints, token });
+      const s = await signReceiptKeyless(path.basename(outFile), receiptSha256, manifestBytes, { endpoints, token });
       const bytes = Buffer.from(`${JSON.stringify(s.bundle, null, 2)}\n`, 'utf8');
       return { companion: { file: bundleFile, bytes }, identity: s.identity, issuer: s.issuer, log_index: s.log_index };
     },

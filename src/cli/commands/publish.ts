@@ -1,5 +1,5 @@
 import { InputError } from '../../errors';
-import { buildPublished, parseRedactFields, writePublished, type PublishOptions } from '../../receipt';
+import { commitPublished, parseRedactFields, stagePublished, type PublishOptions } from '../../receipt';
 import type { Command } from '../command';
 import { KEYLESS_WRITE_OPTIONS } from './keyless-sign';
 import { RECEIPT_WRITE_OPTIONS } from './receipt-target';
@@ -57,8 +57,8 @@ export const publishCommand: Command = {
           ...(redactText !== undefined ? { redact: parseRedactFields(redactText) } : {}),
         };
       },
-      build: buildPublished,
-      write: writePublished,
+      stage: stagePublished,
+      commit: commitPublished,
     });
     const r = w.r;
     if (args.flags.has('json')) {

@@ -5,25 +5,33 @@ import {
   type ReceiptCompanion,
   type ReceiptWriteOptions,
 } from '../../receipt';
+import type { StagedFile } from '../../util/fs';
 import type { ParsedArgs } from '../args';
 import type { CommandIO } from '../io';
 import { keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
 import { receiptWriteTarget } from './receipt-target';
 
-/** A receipt built in memory, before it is written. */
-interface BuiltInMemory {
-  bytes: Uint8Array;
+/** A receipt written under a temporary name, before it is named. */
+interface Staged {
+  manifest: Manifest;
+  /** The SHA-256 of its bytes (what a keyless signature names). */
+  sha256: string;
+  staged: StagedFile;
+}
+
+/** What a command says once the receipt is named. */
+interface Written {
   manifest: Manifest;
   /** Non-fatal notes, printed as warnings once it is written. */
   warnings: string[];
 }
 
 /** What `export` and `publish` do their own way around the run they share. */
-export interface ReceiptWriteSteps<O, B extends BuiltInMemory> {
+export interface ReceiptWriteSteps<O, S extends Staged, B extends Written> {
   /** The command's options over the common ones (read after the output and the keyless plan are settled). */
   options(common: ReceiptWriteOptions & { audit: ReceiptAuditOptions }): O;
-  build(journalFile: string, outFile: string, options: O): B;
-  write(outFile: string, built: B, options: O, companion: ReceiptCompanion | undefined): B;
+  stage(journalFile: string, outFile: string, options: O): S;
+  commit(staged: S, options: O, companion: ReceiptCompanion | undefined): B;
 }
 
 /** A written receipt, with what the command says about it besides its own fields. */
@@ -41,22 +49,28 @@ export interface WrittenReceipt<B> {
 
 /**
  * The run `export` and `publish` share: the journal, the output, the keyless plan and a stale bundle are settled
- * before anything is read; the receipt is built, signed before anything is written (a signature that fails leaves
- * neither file), written, the stale bundle removed, and the library's warnings printed.
+ * before anything is read; the receipt is written under a temporary name, signed before it is named (a signature
+ * that fails leaves neither file), named, the stale bundle removed, and the library's warnings printed.
  */
-export async function writeReceipt<O, B extends BuiltInMemory>(
+export async function writeReceipt<O, S extends Staged, B extends Written>(
   args: ParsedArgs,
   io: CommandIO,
   command: string,
-  steps: ReceiptWriteSteps<O, B>,
+  steps: ReceiptWriteSteps<O, S, B>,
 ): Promise<WrittenReceipt<B>> {
   const { journal, out, outFile, options: common } = receiptWriteTarget(args, io, command);
   const keyless = keylessPlan(args, io, outFile, out, command);
   const stale = staleBundle(args, outFile, out, command);
   const options = steps.options(common);
-  const built = steps.build(journal.file, outFile, options);
-  const signed = keyless && (await keyless.sign(built.bytes, encodeManifest(built.manifest)));
-  const r = steps.write(outFile, built, options, signed ? signed.companion : undefined);
+  const staged = steps.stage(journal.file, outFile, options);
+  let signed: Awaited<ReturnType<NonNullable<typeof keyless>['sign']>> | undefined;
+  try {
+    signed = keyless && (await keyless.sign(staged.sha256, encodeManifest(staged.manifest)));
+  } catch (e) {
+    staged.staged.abort();
+    throw e;
+  }
+  const r = steps.commit(staged, options, signed ? signed.companion : undefined);
   stale?.remove();
   for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
   return {

@@ -25,7 +25,7 @@ export interface KeylessSignOptions {
 
 /**
  * Signs a receipt keylessly: a DSSE envelope over the in-toto statement that
- * names the receipt file (`name`, the sha256 of `receiptBytes`) with its
+ * names the receipt file (`name`, and `receiptSha256`: the SHA-256 of its bytes) with its
  * manifest as predicate, a short-lived Fulcio certificate for the token's
  * identity, witnessed by the Rekor log (a `dsse` entry) and/or the TSA. Returns
  * the bundle (v0.3 JSON). Nothing is written; a service that fails is an
@@ -33,7 +33,7 @@ export interface KeylessSignOptions {
  */
 export async function signReceiptKeyless(
   name: string,
-  receiptBytes: Uint8Array,
+  receiptSha256: string,
   manifestBytes: Uint8Array,
   options: KeylessSignOptions,
 ): Promise<KeylessSignature> {
@@ -52,7 +52,7 @@ export async function signReceiptKeyless(
     retry,
   });
   const builder = new DSSEBundleBuilder({ signer, witnesses });
-  const statement = receiptStatement(path.basename(name), receiptBytes, manifestBytes);
+  const statement = receiptStatement(path.basename(name), receiptSha256, manifestBytes);
   try {
     const bundle = await builder.create({ data: statement, type: IN_TOTO_PAYLOAD_TYPE });
     const c = bundle.verificationMaterial.content;

@@ -1,5 +1,5 @@
 import { canonical, isJsonObject, JsonParseError, parseBytes, type JsonValue } from '../../canonical';
-import { sha256Hex } from '../../util/hash';
+import { isSha256Hex } from '../../util/hash';
 
 /** The in-toto predicate type of a stepchain receipt's attestation (`gh attestation verify --predicate-type`). */
 export const RECEIPT_PREDICATE_TYPE = 'https://stepchain.dev/receipt/v1';
@@ -10,12 +10,15 @@ export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 /**
  * The in-toto Statement v1 a keyless receipt signs: one subject, the receipt
  * file (its base name and the sha256 of all its bytes, so a gzipped receipt is
- * named by what is on disk, as `gh attestation verify FILE` digests it), and the
+ * named by what is on disk, as `gh attestation verify FILE` digests it; a receipt
+ * streamed to its file is hashed as it is written), and the
  * receipt's manifest as the predicate. The manifest is embedded as its canonical
  * bytes, so the predicate is byte for byte the `manifest.json` it vouches for.
  */
-export function receiptStatement(name: string, receiptBytes: Uint8Array, manifestBytes: Uint8Array): Buffer {
-  const subject = JSON.stringify([{ name, digest: { sha256: sha256Hex(receiptBytes) } }]);
+export function receiptStatement(name: string, receiptSha256: string, manifestBytes: Uint8Array): Buffer {
+  if (!isSha256Hex(receiptSha256))
+    throw new Error(`receiptStatement: not a SHA-256 digest: ${JSON.stringify(receiptSha256)}`);
+  const subject = JSON.stringify([{ name, digest: { sha256: receiptSha256 } }]);
   const text =
     `{"_type":${JSON.stringify(IN_TOTO_STATEMENT_TYPE)},"subject":${subject},` +
     `"predicateType":${JSON.stringify(RECEIPT_PREDICATE_TYPE)},"predicate":${Buffer.from(manifestBytes).toString('utf8')}}`;

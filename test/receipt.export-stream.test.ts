@@ -1,0 +1,299 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { Cas, casDir, computeStepHash, encodeRow, journalDir, journalFile, type StepRow } from '../src/journal';
+import { ZERO_HASH } from '../src/util/hash';
+import { recordStep } from '../src/record';
+import {
+  buildReceipt,
+  exportReceipt,
+  generateKeyPair,
+  parsePrivateKey,
+  parsePublicKey,
+  verifyReceiptFile,
+  writeTar,
+} from '../src/receipt';
+import { ReceiptSink } from '../src/receipt/export-file';
+import { TarWriter } from '../src/receipt/tar-write';
+import { cliPath } from './helpers/paths';
+import { cliPaused } from './helpers/proc';
+import { python3 } from './helpers/python';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * `export` writes a receipt as it reads the journal and the blobs, never holding them: the bytes are the ones the
+ * in-memory build gives (buildReceipt, for the same moment), memory does not follow the journal's size, and a
+ * journal written to while it is exported is either exported as it was walked or refused, never half of each.
+ */
+const root = tempDir('stepchain-export-stream-');
+const ENV = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+const NOW = new Date('2026-12-05T10:00:00Z');
+const keys = generateKeyPair();
+const signKey = parsePrivateKey(Buffer.from(keys.privateKeyPem), 'test key');
+const pub = parsePublicKey(Buffer.from(keys.publicKeyPem), 'test key.pub');
+
+/** A project journal of `n` steps with blobs in the CAS (one large, the rest small), and one blob listed but absent. */
+function projectJournal(id: string, n: number): string {
+  const dir = journalDir(root, id);
+  for (let i = 0; i < n; i++) {
+    const blobs = [Buffer.from(`blob ${id} ${i}\n`.repeat(i + 1))];
+    if (i === 1) blobs.push(Buffer.alloc(17 * 1024 * 1024, `${id}-large`)); // over the size read whole
+    recordStep(
+      dir,
+      {
+        input: Buffer.from(`input ${i}`),
+        prompt: `step ${i}: ${'é'.repeat(i)}`,
+        model: 'm',
+        tool_call: { n: i, f: 0.1 * i },
+        tool_result: null,
+        blobs,
+      },
+      { root, env: ENV, snapshot: false },
+    );
+  }
+  return journalFile(root, id);
+}
+
+const exported = (file: string, out: string, o: { gzip?: boolean; sign?: boolean }) =>
+  exportReceipt(file, out, { now: NOW, ...(o.sign ? { signKey } : {}), ...(o.gzip ? { gzip: true } : {}) });
+const built = (file: string, o: { gzip?: boolean; sign?: boolean }) =>
+  buildReceipt(file, { now: NOW, ...(o.sign ? { signKey } : {}), ...(o.gzip ? { gzip: true } : {}) });
+
+describe('the streamed receipt is the built one, byte for byte', () => {
+  const file = projectJournal('same', 6);
+  for (const o of [{}, { sign: true }, { gzip: true }, { gzip: true, sign: true }]) {
+    test(`${JSON.stringify(o)}`, async () => {
+      const out = path.join(root, `same-${Object.keys(o).join('-') || 'plain'}.tar`);
+      const r = exported(file, out, o);
+      const bytes = readFileSync(out);
+      const b = built(file, o);
+      expect(bytes.equals(b.bytes)).toBe(true);
+      expect(r.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(r.size).toBe(bytes.length);
+      expect({ ...r, file: undefined, sha256: undefined, size: undefined }).toEqual({
+        ...b,
+        bytes: undefined,
+        file: undefined,
+        sha256: undefined,
+        size: undefined,
+      });
+      expect(r.blobs.bundled).toHaveLength(r.manifest.blob_digests.length);
+      const v = (await verifyReceiptFile(out, 'sign' in o ? { publicKeys: [pub] } : {})).verdict;
+      expect(v.ok).toBe(true);
+      expect(v.signature_ok).toBe('sign' in o ? true : null);
+    });
+  }
+
+  test('a CAS blob missing, or not matching its digest: left out with the same warning', () => {
+    const f = projectJournal('holes', 3);
+    const refs = buildReceipt(f, { now: NOW }).manifest.blob_digests;
+    const cas = new Cas(casDir(root));
+    writeFileSync(cas.pathOf(refs[0]!), 'not the blob');
+    spawnSync('rm', [cas.pathOf(refs[1]!)]);
+    const out = path.join(root, 'holes.tar');
+    const r = exported(f, out, {});
+    const b = built(f, {});
+    expect(readFileSync(out).equals(b.bytes)).toBe(true);
+    expect(r.blobs).toEqual(b.blobs);
+    expect(r.blobs.missing).toEqual([refs[0], refs[1]]);
+    expect(r.warnings).toEqual([`CAS blob ${refs[0]} does not match its digest; left out of the receipt`]);
+  });
+
+  test('a journal whose lines are not all canonical is re-encoded (in memory), as before', async () => {
+    const f = projectJournal('spaced', 3);
+    const lines = readFileSync(f, 'utf8').split('\n');
+    lines[1] = lines[1]!.replace('{"blob_refs"', '{ "blob_refs"');
+    writeFileSync(f, lines.join('\n'));
+    const out = path.join(root, 'spaced.tar');
+    exported(f, out, {});
+    expect(readFileSync(out).equals(built(f, {}).bytes)).toBe(true);
+    expect((await verifyReceiptFile(out)).verdict.ok).toBe(true);
+  });
+});
+
+test("TarWriter fed in any pieces gives writeTar's bytes; the sink's gzip gives gzipSync's", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.stringMatching(/^[a-z]{1,20}$/), fc.uint8Array({ maxLength: 3000 })), { maxLength: 5 }),
+      fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 8 }),
+      (members, cuts) => {
+        const out: Buffer[] = [];
+        const tar = new TarWriter((b) => out.push(Buffer.from(b)), 1796000000);
+        for (const [name, data] of members)
+          tar.member(name, data.length, (put) => {
+            for (let at = 0, k = 0; at < data.length; k++) {
+              const n = cuts[k % cuts.length]!;
+              put(data.subarray(at, at + n));
+              at += n;
+            }
+          });
+        tar.end();
+        const whole = writeTar(
+          members.map(([name, data]) => ({ name, data })),
+          1796000000,
+        );
+        expect(Buffer.concat(out).equals(whole)).toBe(true);
+        const file = path.join(root, 'sink.gz');
+        const fd = openSync(file, 'w');
+        const sink = new ReceiptSink(fd, true);
+        for (let at = 0, k = 0; at < whole.length; k++) {
+          const n = cuts[k % cuts.length]! * 37;
+          sink.write(whole.subarray(at, at + n));
+          at += n;
+        }
+        const digest = sink.end();
+        closeSync(fd);
+        const gz = readFileSync(file);
+        expect(gz.equals(gzipSync(whole, { level: 6 }))).toBe(true);
+        expect(digest).toBe(createHash('sha256').update(gz).digest('hex'));
+      },
+    ),
+    { numRuns: 60 },
+  );
+});
+
+test('a tar member given more or fewer bytes than its header says is refused', () => {
+  const tar = new TarWriter(() => undefined, 0);
+  expect(() => tar.member('a', 3, (put) => put(Buffer.from('abcd')))).toThrow('longer than its 3 bytes');
+  expect(() => tar.member('b', 3, (put) => put(Buffer.from('ab')))).toThrow('is 2 bytes, not its 3');
+});
+
+describe('a journal of 200 MB: exported in bounded memory', () => {
+  const file = path.join(root, 'big', '000000.jsonl');
+  // Written 1,000 rows at a time: the test holds no more of it than export may.
+  mkdirSync(path.dirname(file), { recursive: true });
+  const filler = 'x'.repeat(2000);
+  let prev = ZERO_HASH;
+  for (let seq = 0; seq < 100_000;) {
+    const lines: string[] = [];
+    for (const end = seq + 1000; seq < end; seq++) {
+      const fields = {
+        prev_hash: prev,
+        input_hash: ZERO_HASH,
+        model: 'm',
+        prompt: `${seq} ${filler}`,
+        tool_call: { seq },
+        tool_result: null,
+      };
+      const row: StepRow = { ...fields, blob_refs: [], seq, step_hash: computeStepHash(fields), ts: 1796000000 + seq };
+      lines.push(encodeRow(row));
+      prev = row.step_hash;
+    }
+    appendFileSync(file, `${lines.join('\n')}\n`);
+  }
+
+  test('peak RSS under 150 MB (the journal is 200 MB); the receipt verifies', () => {
+    const out = path.join(root, 'big.tar');
+    const wrapper =
+      'import resource, subprocess, sys\n' +
+      'r = subprocess.run(sys.argv[1:], capture_output=True)\n' +
+      'sys.stderr.buffer.write(r.stderr)\n' +
+      'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
+      'sys.exit(r.returncode)\n';
+    const r = spawnSync(python3(), ['-c', wrapper, process.execPath, cliPath, 'export', file, '-o', out], {
+      env: ENV,
+      encoding: 'utf8',
+    });
+    const m = /\nmaxrss_kb=(\d+)\n$/.exec(r.stderr);
+    if (m === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
+    expect(r.status).toBe(0);
+    expect(Number(m[1]) / 1024).toBeLessThan(150);
+    expect(statSync(file).size).toBeGreaterThan(200_000_000);
+    const v = spawnSync(process.execPath, [cliPath, 'receipt', 'verify', out, '--json'], {
+      env: ENV,
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 100_000 });
+  });
+});
+
+describe('a journal written to while it is exported', () => {
+  /** Runs `export` paused after the journal's copy, does `change`, resumes it; the exit code and stderr. */
+  async function exportWhileChanged(id: string, change: (file: string) => void) {
+    const file = projectJournal(id, 4);
+    const out = path.join(root, `${id}.tar`);
+    const resume = path.join(root, `${id}.resume`);
+    const p = await cliPaused(['export', file, '-o', out, '--json'], 'export:copied', {
+      env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
+    });
+    let stdout = '';
+    p.child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    change(file);
+    writeFileSync(resume, '');
+    const { code, stderr } = await p.exited();
+    const lines = stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at'));
+    return { file, out, code, stdout, stderr: lines };
+  }
+
+  test('a step appended meanwhile: the receipt is the journal as walked (the new step is not in it)', async () => {
+    const before = buildReceipt(projectJournal('grown-ref', 4), { now: NOW }).manifest;
+    const r = await exportWhileChanged('grown', (file) => {
+      recordStep(path.dirname(file), { prompt: 'late', model: 'm' }, { root, env: ENV, snapshot: false });
+    });
+    expect(r.stderr).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, steps: 4 });
+    expect(before.steps).toBe(4);
+    const v = (await verifyReceiptFile(r.out)).verdict;
+    expect(v.ok).toBe(true);
+    expect(v.steps).toBe(4);
+  });
+
+  test('a row rewritten in place meanwhile: exit 1 naming the journal, nothing written, no temporary file left', async () => {
+    const r = await exportWhileChanged('rewritten', (file) => {
+      const text = readFileSync(file, 'utf8');
+      writeFileSync(file, text.replace('step 2:', 'step 9:')); // same length, another prompt
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toEqual([
+      `stepchain: ${r.file}: the journal changed while it was exported (its rows are not the rows walked first); nothing written`,
+    ]);
+    expect(existsSync(r.out)).toBe(false);
+    expect(readdirSync(root).filter((n) => n.startsWith('rewritten.tar'))).toEqual([]);
+  });
+
+  test('a row edited where no hash reaches (its ts) meanwhile: the receipt holds the edited bytes, and verifies', async () => {
+    const r = await exportWhileChanged('retimed', (file) => {
+      const text = readFileSync(file, 'utf8');
+      // Another time of the same length, written as Python writes a float (a torn or longer row would be a fault).
+      const retimed = text.replace(/"ts":([0-9.]+)/, (_, v: string) => {
+        const t = String(10 ** (v.length - 3) + 0.5);
+        if (t.length !== v.length || t === v) throw new Error(`no other time as long as ${v}`);
+        return `"ts":${t}`;
+      });
+      writeFileSync(file, retimed);
+    });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: [] });
+    expect((await verifyReceiptFile(r.out)).verdict.ok).toBe(true);
+  });
+});
+
+test('a blob that is a link in the CAS: refused naming it, nothing written', () => {
+  const f = projectJournal('linked', 2);
+  const d = buildReceipt(f, { now: NOW }).manifest.blob_digests[0]!;
+  const blob = new Cas(casDir(root)).pathOf(d);
+  const elsewhere = path.join(root, 'elsewhere');
+  mkdirSync(elsewhere, { recursive: true });
+  writeFileSync(path.join(elsewhere, 'b'), readFileSync(blob));
+  spawnSync('rm', [blob]);
+  spawnSync('ln', ['-s', path.join(elsewhere, 'b'), blob]);
+  const out = path.join(root, 'linked.tar');
+  const r = spawnSync(process.execPath, [cliPath, 'export', f, '-o', out], { env: ENV, encoding: 'utf8' });
+  expect(r.status).toBe(2);
+  expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(blob)]);
+  expect(existsSync(out)).toBe(false);
+  expect(readdirSync(root).filter((n) => n.startsWith('linked.tar'))).toEqual([]);
+});
