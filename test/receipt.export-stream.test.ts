@@ -18,11 +18,13 @@ import { Cas, casDir, computeStepHash, encodeRow, journalDir, journalFile, type 
 import { ZERO_HASH } from '../src/util/hash';
 import { recordStep } from '../src/record';
 import {
+  buildPublishedReceipt,
   buildReceipt,
   exportReceipt,
   generateKeyPair,
   parsePrivateKey,
   parsePublicKey,
+  publishReceipt,
   verifyReceiptFile,
   writeTar,
 } from '../src/receipt';
@@ -44,6 +46,27 @@ const NOW = new Date('2026-12-05T10:00:00Z');
 const keys = generateKeyPair();
 const signKey = parsePrivateKey(Buffer.from(keys.privateKeyPem), 'test key');
 const pub = parsePublicKey(Buffer.from(keys.publicKeyPem), 'test key.pub');
+
+/** A command run under Python, which reports the peak RSS (MB) of the process it waited for. */
+function peakOf(argv: string[]): { code: number | null; mb: number; stderr: string } {
+  const wrapper =
+    'import resource, subprocess, sys\n' +
+    'r = subprocess.run(sys.argv[1:], capture_output=True)\n' +
+    'sys.stderr.buffer.write(r.stderr)\n' +
+    'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
+    'sys.exit(r.returncode)\n';
+  const r = spawnSync(python3(), ['-c', wrapper, ...argv], { env: ENV, encoding: 'utf8' });
+  const m = /\nmaxrss_kb=(\d+)\n$/.exec(r.stderr);
+  if (m === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
+  return { code: r.status, mb: Number(m[1]) / 1024, stderr: r.stderr.slice(0, m.index) };
+}
+
+/** `stepchain receipt verify --json` of a receipt. */
+const verifiedCli = (receipt: string): unknown =>
+  JSON.parse(
+    spawnSync(process.execPath, [cliPath, 'receipt', 'verify', receipt, '--json'], { env: ENV, encoding: 'utf8' })
+      .stdout,
+  );
 
 /** A project journal of `n` steps with blobs in the CAS (one large, the rest small), and one blob listed but absent. */
 function projectJournal(id: string, n: number): string {
@@ -197,26 +220,19 @@ describe('a journal of 200 MB: exported in bounded memory', () => {
 
   test('peak RSS under 150 MB (the journal is 200 MB); the receipt verifies', () => {
     const out = path.join(root, 'big.tar');
-    const wrapper =
-      'import resource, subprocess, sys\n' +
-      'r = subprocess.run(sys.argv[1:], capture_output=True)\n' +
-      'sys.stderr.buffer.write(r.stderr)\n' +
-      'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
-      'sys.exit(r.returncode)\n';
-    const r = spawnSync(python3(), ['-c', wrapper, process.execPath, cliPath, 'export', file, '-o', out], {
-      env: ENV,
-      encoding: 'utf8',
-    });
-    const m = /\nmaxrss_kb=(\d+)\n$/.exec(r.stderr);
-    if (m === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
-    expect(r.status).toBe(0);
-    expect(Number(m[1]) / 1024).toBeLessThan(150);
+    const r = peakOf([process.execPath, cliPath, 'export', file, '-o', out]);
+    expect(r.code).toBe(0);
+    expect(r.mb).toBeLessThan(150);
     expect(statSync(file).size).toBeGreaterThan(200_000_000);
-    const v = spawnSync(process.execPath, [cliPath, 'receipt', 'verify', out, '--json'], {
-      env: ENV,
-      encoding: 'utf8',
-    });
-    expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 100_000 });
+    expect(verifiedCli(out)).toMatchObject({ ok: true, steps: 100_000 });
+  });
+
+  test('publish of it: peak RSS under 250 MB; the receipt verifies', () => {
+    const out = path.join(root, 'big-public.tar');
+    const r = peakOf([process.execPath, cliPath, 'publish', file, '-o', out, '--opt-in']);
+    expect(r.code).toBe(0);
+    expect(r.mb).toBeLessThan(250);
+    expect(verifiedCli(out)).toMatchObject({ ok: true, steps: 100_000, published: true });
   });
 });
 
@@ -296,4 +312,42 @@ test('a blob that is a link in the CAS: refused naming it, nothing written', () 
   expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(blob)]);
   expect(existsSync(out)).toBe(false);
   expect(readdirSync(root).filter((n) => n.startsWith('linked.tar'))).toEqual([]);
+});
+
+describe('publish streams too: the bytes of the in-memory build, in bounded memory', () => {
+  for (const o of [{}, { sign: true }, { gzip: true }]) {
+    test(`${JSON.stringify(o)}`, async () => {
+      const id = `pub-${Object.keys(o).join('-') || 'plain'}`;
+      const file = projectJournal(id, 5);
+      const out = path.join(root, `${id}.tar`);
+      const opts = {
+        optIn: true,
+        now: NOW,
+        ...('sign' in o ? { signKey } : {}),
+        ...('gzip' in o ? { gzip: true } : {}),
+      };
+      const r = publishReceipt(file, out, opts);
+      const b = buildPublishedReceipt(file, opts);
+      const bytes = readFileSync(out);
+      expect(bytes.equals(b.bytes)).toBe(true);
+      expect(r.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(r.published_head).toBe(b.published_head);
+      const v = (await verifyReceiptFile(out, 'sign' in o ? { publicKeys: [pub] } : {})).verdict;
+      expect(v).toMatchObject({ ok: true, published: true, steps: 5 });
+      expect(readdirSync(root).filter((n) => n.startsWith(`${id}.tar.`))).toEqual([]);
+    });
+  }
+
+  test('a journal that does not verify: exit 1 naming its line, nothing written, no scratch file left', () => {
+    const f = projectJournal('pub-broken', 3);
+    writeFileSync(f, readFileSync(f, 'utf8').replace('step 1:', 'step 7:'));
+    const out = path.join(root, 'pub-broken.tar');
+    const r = spawnSync(process.execPath, [cliPath, 'publish', f, '-o', out, '--opt-in'], {
+      env: ENV,
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining(`${f}:2: step_hash_mismatch`)]);
+    expect(readdirSync(root).filter((n) => n.startsWith('pub-broken.tar'))).toEqual([]);
+  });
 });

@@ -3,14 +3,13 @@ import path from 'node:path';
 import { InputError, StepchainError } from '../errors';
 import { Cas, casDir } from '../journal';
 import {
-  buildPublishedReceipt,
   DEFAULT_MAX_RECEIPT_BYTES,
   exportReceipt,
+  publishReceipt,
   type RedactField,
   type SigningKey,
 } from '../receipt';
 import { bundlePathOf, staleBundleBeside } from '../receipt/keyless/bundle-path';
-import { writeFileWhole } from '../util/fs';
 import { lstatUnder, readUnder } from '../util/nofollow';
 import { globSet, NOT_UTF8_NAME, scanFiles } from './glob';
 import { DEFAULT_JOURNALS, idOfPath } from './scan';
@@ -156,8 +155,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
         return { removed_bundle: stale.file };
       };
       if (options.redact) {
-        const r = buildPublishedReceipt(journal, { ...common, optIn: true, redact: options.redact });
-        writeFileWhole(file, r.bytes, { durable: true });
+        const r = publishReceipt(journal, file, { ...common, optIn: true, redact: options.redact });
         result.receipts.push({
           agent_id: agent,
           journal: rel,

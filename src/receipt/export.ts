@@ -273,21 +273,17 @@ function stageCopy(j: OpenedJournal, outFile: string, options: ExportOptions, wa
   const warnings: string[] = [];
   let written = { sha256: '', size: 0 };
   const staged = stageFile(outFile, { durable: true }, (fd) => {
-    const sink = new ReceiptSink(fd, options.gzip === true);
-    const tar = new TarWriter((b) => sink.write(b), createdAtSeconds(manifest.created_at));
-    for (const m of headMembers(encodeManifest(manifest), options.signKey))
-      tar.member(m.name, m.data.length, (put) => put(m.data));
-    writeJournalMember(tar, j, walkAgain);
-    if (!walkAgain) {
-      pausePoint('export:copied');
-      if (!untouchedSince(j)) throw new WrittenMeanwhile();
-    }
-    for (const d of digests) {
-      if (!none && writeBlobMember(tar, cas, d, warnings)) blobs.bundled.push(d);
-      else blobs.missing.push(d);
-    }
-    tar.end();
-    written = { sha256: sink.end(), size: sink.size };
+    written = writeReceiptStream(fd, options.gzip === true, manifest, options.signKey, (tar) => {
+      writeJournalMember(tar, j, walkAgain);
+      if (!walkAgain) {
+        pausePoint('export:copied');
+        if (!untouchedSince(j)) throw new WrittenMeanwhile();
+      }
+      for (const d of digests) {
+        if (!none && writeBlobMember(tar, cas, d, warnings)) blobs.bundled.push(d);
+        else blobs.missing.push(d);
+      }
+    });
   });
   const signed = options.signKey !== undefined;
   return {
@@ -300,6 +296,26 @@ function stageCopy(j: OpenedJournal, outFile: string, options: ExportOptions, wa
     warnings,
     staged,
   };
+}
+
+/**
+ * A receipt written to `fd` as it is made (through gzip when asked): the manifest and its signature, then what
+ * `rest` adds (the journal, the blobs), then the archive's end. The size written and the SHA-256 of those bytes.
+ */
+export function writeReceiptStream(
+  fd: number,
+  gzip: boolean,
+  manifest: Manifest,
+  signKey: SigningKey | undefined,
+  rest: (tar: TarWriter) => void,
+): { sha256: string; size: number } {
+  const sink = new ReceiptSink(fd, gzip);
+  const tar = new TarWriter((b) => sink.write(b), createdAtSeconds(manifest.created_at));
+  for (const m of headMembers(encodeManifest(manifest), signKey))
+    tar.member(m.name, m.data.length, (put) => put(m.data));
+  rest(tar);
+  tar.end();
+  return { sha256: sink.end(), size: sink.size };
 }
 
 /** A receipt built in memory, written under a temporary name. */

@@ -53,8 +53,16 @@ export {
   stagePublished,
   REDACTED,
   redactRows,
+  RowRedactor,
 } from './publish';
-export type { PublishOptions, PublishResult, RedactedChain, RedactField, StagedPublished } from './publish';
+export type {
+  PublishedReceiptFile,
+  PublishOptions,
+  PublishResult,
+  RedactedChain,
+  RedactField,
+  StagedPublished,
+} from './publish';
 export { DEFAULT_MAX_RECEIPT_BYTES, DEFAULT_MAX_TAR_MEMBERS, readTar, ReceiptFormatError, tarEntries } from './tar';
 export { maybeGunzip } from './gzip';
 export type { TarEntry, TarReadOptions } from './tar';

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { canonicalOfRead, float, type JsonValue } from '../canonical';
-import { InputError } from '../errors';
-import { computeStepHash, readVerifiedJournal, type StepRow } from '../journal';
-import { stageFile, writeAll, type StagedFile } from '../util/fs';
-import { sha256Hex, ZERO_HASH } from '../util/hash';
+import { InputError, isOsError, osError } from '../errors';
+import { computeStepHash, readVerifiedJournal, VerifiedSteps, type StepRow } from '../journal';
+import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { stageFile, tempPath, writeAll, type StagedFile } from '../util/fs';
+import { ZERO_HASH } from '../util/hash';
+import { JOURNAL_MEMBER } from './members';
 import {
   auditReceipt,
   commitReceipt,
@@ -11,6 +13,7 @@ import {
   packReceipt,
   refuseOverwritingJournal,
   wantsGzip,
+  writeReceiptStream,
   type ReceiptAuditOptions,
   type ReceiptCompanion,
   type ReceiptWriteOptions,
@@ -48,12 +51,21 @@ export interface RedactedChain {
  * `blob_refs`, and re-anchors the chain from genesis over the redacted rows.
  */
 export function redactRows(rows: readonly StepRow[], fields: readonly RedactField[]): RedactedChain {
-  let prev = ZERO_HASH;
-  const parts: string[] = [];
-  for (const r of rows) {
-    const pick = (f: RedactField, v: JsonValue): JsonValue => (fields.includes(f) && v !== null ? REDACTED : v);
+  const redactor = new RowRedactor(fields);
+  const parts = rows.map((r) => redactor.line(r));
+  return { lines: Buffer.from(parts.join(''), 'utf8'), head: redactor.head, steps: redactor.steps };
+}
+
+/** redactRows a row at a time: each row's canonical line (`\n`-terminated), the chain re-anchored as it goes. */
+export class RowRedactor {
+  private prev = ZERO_HASH;
+  steps = 0;
+  constructor(private readonly fields: readonly RedactField[]) {}
+
+  line(r: StepRow): string {
+    const pick = (f: RedactField, v: JsonValue): JsonValue => (this.fields.includes(f) && v !== null ? REDACTED : v);
     const hashed = {
-      prev_hash: prev,
+      prev_hash: this.prev,
       input_hash: r.input_hash,
       model: pick('model', r.model),
       prompt: pick('prompt', r.prompt),
@@ -62,14 +74,14 @@ export function redactRows(rows: readonly StepRow[], fields: readonly RedactFiel
     };
     // `read` encoding: values written by a Python peer may hold NaN/Infinity.
     const step_hash = computeStepHash(hashed, true);
-    parts.push(canonicalOfRead({ ...hashed, blob_refs: [], seq: r.seq, step_hash, ts: float(r.ts) }));
-    prev = step_hash;
+    this.prev = step_hash;
+    this.steps++;
+    return `${canonicalOfRead({ ...hashed, blob_refs: [], seq: r.seq, step_hash, ts: float(r.ts) })}\n`;
   }
-  return {
-    lines: Buffer.from(parts.map((p) => `${p}\n`).join(''), 'utf8'),
-    head: rows.length > 0 ? prev : ZERO_HASH,
-    steps: rows.length,
-  };
+
+  get head(): string {
+    return this.steps > 0 ? this.prev : ZERO_HASH;
+  }
 }
 
 export interface PublishOptions extends ReceiptWriteOptions {
@@ -135,27 +147,103 @@ export function buildPublishedReceipt(journalFile: string, options: PublishOptio
 }
 
 /** `stepchain publish`: refuses without opt-in (writing nothing), else writes the redacted receipt. */
-export function publishReceipt(journalFile: string, outFile: string, options: PublishOptions): PublishResult {
+export function publishReceipt(journalFile: string, outFile: string, options: PublishOptions): PublishedReceiptFile {
   return commitPublished(stagePublished(journalFile, outFile, options), options);
 }
 
-/** A redacted receipt written under a temporary name beside its output (`commitPublished` names it). */
-export interface StagedPublished extends PublishResult {
+/** What `publishReceipt` wrote: PublishResult without its bytes (they are on disk), and what names them. */
+export interface PublishedReceiptFile extends Omit<PublishResult, 'bytes'> {
   file: string;
-  /** The SHA-256 of its bytes (what a keyless signature names). */
+  /** The receipt's size on disk and the SHA-256 of its bytes (what a keyless signature names). */
+  size: number;
   sha256: string;
+}
+
+/** A redacted receipt written under a temporary name beside its output (`commitPublished` names it). */
+export interface StagedPublished extends PublishedReceiptFile {
   staged: StagedFile;
 }
 
 /**
- * `publishReceipt`'s first half: the redacted receipt, built in memory (its chain is re-anchored row by row), written
- * under a temporary name; nothing is under `outFile`'s name yet.
+ * `publishReceipt`'s first half: the redacted receipt written under a temporary name; nothing is under `outFile`'s
+ * name yet. Never held: the journal is verified once (in parallel) and its rows read back a block at a time
+ * (VerifiedSteps: each checked against what verified), redacted into a scratch file that has no name (the published
+ * head must be in the manifest, before the chain), then copied into the archive.
  */
 export function stagePublished(journalFile: string, outFile: string, options: PublishOptions): StagedPublished {
   refuseOverwritingJournal(journalFile, outFile);
-  const r = buildPublishedReceipt(journalFile, { ...options, gzip: options.gzip ?? wantsGzip(outFile) });
-  const staged = stageFile(outFile, { durable: true }, (fd) => writeAll(fd, r.bytes));
-  return { ...r, file: outFile, sha256: sha256Hex(r.bytes), staged };
+  const fields = checkOptIn(options);
+  const gzip = options.gzip ?? wantsGzip(outFile);
+  const steps = VerifiedSteps.open(journalFile);
+  const scratch = writingErrors(outFile, () => scratchFile(outFile));
+  try {
+    const redactor = new RowRedactor(fields);
+    let size = 0;
+    const chunk: string[] = [];
+    const flush = (): void => {
+      const b = Buffer.from(chunk.join(''), 'utf8');
+      writingErrors(outFile, () => writeAll(scratch, b));
+      size += b.length;
+      chunk.length = 0;
+    };
+    for (let seq = 0; seq < steps.length; seq++) {
+      chunk.push(redactor.line(steps.at(seq)!.row));
+      if (chunk.length >= 1024) flush();
+    }
+    flush();
+    const agentId = options.agentId ?? path.basename(path.dirname(path.resolve(journalFile)));
+    const manifest = newManifest(agentId, redactor.head, redactor.steps, [], options.now);
+    let written = { sha256: '', size: 0 };
+    const staged = stageFile(outFile, { durable: true }, (fd) => {
+      written = writeReceiptStream(fd, gzip, manifest, options.signKey, (tar) =>
+        tar.member(JOURNAL_MEMBER, size, (put) => copyFrom(scratch, size, put)),
+      );
+    });
+    return {
+      file: outFile,
+      ...written,
+      manifest,
+      original_head: steps.head_hash,
+      published_head: redactor.head,
+      steps: redactor.steps,
+      redacted: fields,
+      signed: options.signKey !== undefined,
+      key_id: options.signKey?.keyId ?? null,
+      warnings: [],
+      staged,
+    };
+  } finally {
+    closeSync(scratch);
+  }
+}
+
+/** An OS error writing the scratch file is one naming the output (its directory, its disk). */
+function writingErrors<T>(outFile: string, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, outFile, 'cannot write');
+    throw e;
+  }
+}
+
+/** A file beside `outFile` only this process can reach: removed from the directory as soon as it is made. */
+function scratchFile(outFile: string): number {
+  const name = tempPath(outFile);
+  const fd = openSync(name, 'wx+', 0o600);
+  unlinkSync(name);
+  return fd;
+}
+
+/** Bytes [0, size) of a descriptor, a piece at a time. */
+function copyFrom(fd: number, size: number, put: (b: Uint8Array) => void): void {
+  const piece = Buffer.allocUnsafe(Math.min(4 * 1024 * 1024, Math.max(1, size)));
+  for (let at = 0; at < size;) {
+    const n = readSync(fd, piece, 0, Math.min(piece.length, size - at), at);
+    if (n === 0) throw new Error(`scratch file cut at byte ${at} of ${size}`);
+    put(piece.subarray(0, n));
+    at += n;
+  }
 }
 
 /** `publishReceipt`'s second half: names it (and writes its companion: both or neither), then audits it. */
@@ -163,11 +251,11 @@ export function commitPublished(
   s: StagedPublished,
   options: PublishOptions,
   companion?: ReceiptCompanion,
-): PublishResult {
-  const { staged, file, sha256: _digest, ...r } = s;
+): PublishedReceiptFile {
+  const { staged, ...r } = s;
   commitReceipt(staged, companion);
   const warning = auditReceipt(options.audit, 'replay.publish', r.manifest.agent_id, {
-    receipt: path.resolve(file),
+    receipt: path.resolve(r.file),
     original_head: r.original_head,
     published_head: r.published_head,
     steps: r.steps,
