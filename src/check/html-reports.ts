@@ -4,7 +4,7 @@ import { IntegrityError, StepchainError } from '../errors';
 import { loadReportSource, writeReport, type ReportSource } from '../report';
 import { casSource } from '../report/source';
 import type { PublicKey } from '../receipt';
-import { lstatUnder, readUnder } from '../util/nofollow';
+import { DEFAULT_MAX_READ_BYTES, lstatUnder, readUnder } from '../util/nofollow';
 import type { CheckedItem } from './types';
 
 /**
@@ -26,6 +26,8 @@ function sourceOf(i: CheckedItem, root: string, publicKeys: PublicKey[]): Report
     return loadReportSource(path.join(root, i.path), root, { publicKeys });
   }
   const r = readUnder(root, i.path);
+  if (r.kind === 'too_large')
+    throw new IntegrityError(`${r.size} bytes: more than the ${DEFAULT_MAX_READ_BYTES} a report reads whole`);
   if (r.kind !== 'file')
     throw new IntegrityError(r.kind === 'symlink' ? `${r.at} is a symbolic link` : 'not a regular file');
   return { kind: 'journal', path: i.path, agentId: i.id, journal: r.bytes, blobs: casSource(root) };

@@ -1,5 +1,7 @@
+import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { MAX_LINE_BYTES } from '../canonical/limits';
 import { InputError, isOsError, osError } from '../errors';
 import { kindOf, nonDirectoryAbove } from './file-kind';
 
@@ -70,11 +72,35 @@ export function lstatUnder(root: string, rel: string, checked?: CheckedDirs): Un
   return { kind: 'dir' };
 }
 
-/** The bytes of the regular file `rel` under `root`, never through a link; nothing is read over `maxBytes`. */
+/**
+ * The most bytes one readSync is asked for: its length is a signed 32-bit integer (2^31 and more is refused with an
+ * internal error, "length is out of range"), and a smaller piece costs nothing (one call per GiB).
+ */
+export const READ_PIECE_BYTES = 1 << 30;
+
+/**
+ * The first `size` bytes of `fd`, read from offset 0 in pieces of at most `piece` bytes (READ_PIECE_BYTES: a
+ * parameter only so that tests can make it small); fewer when the file ends sooner (it shrank since its fstat).
+ */
+export function readPieces(fd: number, size: number, piece = READ_PIECE_BYTES): Buffer {
+  const buf = Buffer.allocUnsafe(size);
+  let off = 0;
+  while (off < size) {
+    const n = readSync(fd, buf, off, Math.min(piece, size - off), off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off === size ? buf : buf.subarray(0, off);
+}
+
+/**
+ * The bytes of the regular file `rel` under `root`, never through a link; nothing is read over `maxBytes`
+ * (DEFAULT_MAX_READ_BYTES unless given) nor over the largest Buffer Node.js makes: either is `too_large`.
+ */
 export function readUnder(
   root: string,
   rel: string,
-  maxBytes = Number.POSITIVE_INFINITY,
+  maxBytes = DEFAULT_MAX_READ_BYTES,
   checked?: CheckedDirs,
 ): UnderRead {
   const st = lstatUnder(root, rel, checked);
@@ -93,15 +119,8 @@ export function readUnder(
   try {
     const f = fstatSync(fd);
     if (!f.isFile()) return { kind: 'other' };
-    if (f.size > maxBytes) return { kind: 'too_large', size: f.size };
-    const buf = Buffer.allocUnsafe(f.size);
-    let off = 0;
-    while (off < f.size) {
-      const n = readSync(fd, buf, off, f.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return { kind: 'file', bytes: off === f.size ? buf : buf.subarray(0, off) };
+    if (f.size > Math.min(maxBytes, bufferConstants.MAX_LENGTH)) return { kind: 'too_large', size: f.size };
+    return { kind: 'file', bytes: readPieces(fd, f.size) };
   } finally {
     closeSync(fd);
   }
@@ -332,9 +351,19 @@ export function openRegularFile(file: string, options: OpenOptions = {}): Opened
 export interface ReadOptions extends OpenOptions {
   /** The size the file must have (a blob's, a checkpoint's): any other is refused, saying both. */
   expectSize?: number;
-  /** Refused when larger (nothing is read). */
+  /** Refused when larger (nothing is read). Default: DEFAULT_MAX_READ_BYTES. */
   maxBytes?: number;
 }
+
+/**
+ * The most bytes readRegularFile holds when its caller names no bound: MAX_LINE_BYTES, the longest string Node.js
+ * holds. Whatever is read whole becomes text or is parsed as lines (a journal, a run journal, a transcript, a
+ * state file) or is a blob the CAS hands back whole, so a larger file could only end in an internal error (or hold
+ * gigabytes first): it is refused, naming the file, its size and this bound. Journals larger than this are walked
+ * in pieces (src/journal/file-chunk.ts, verify's parallel plan), not read whole. A caller reading something small
+ * (a state file, a ref, a name) passes a bound of its own.
+ */
+export const DEFAULT_MAX_READ_BYTES = MAX_LINE_BYTES;
 
 /**
  * The bytes of a regular file (see openRegularFile), never more than its size
@@ -348,22 +377,27 @@ export function readRegularFile(file: string, options: ReadOptions = {}): Buffer
   try {
     if (options.expectSize !== undefined && size !== options.expectSize)
       throw new InputError(`${file}: cannot read: it holds ${size} bytes where ${options.expectSize} were expected`);
-    if (options.maxBytes !== undefined && size > options.maxBytes)
-      throw new InputError(`${file}: cannot read: it holds ${size} bytes, more than the ${options.maxBytes} allowed`);
-    const buf = Buffer.allocUnsafe(size);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, buf, off, size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return off === size ? buf : buf.subarray(0, off);
+    // A caller's bound above what a Buffer holds (4 GiB on Node.js 20) is that: refused the same way, never a RangeError.
+    const max = Math.min(options.maxBytes ?? DEFAULT_MAX_READ_BYTES, bufferConstants.MAX_LENGTH);
+    if (size > max) throw new InputError(`${file}: cannot read: it holds ${size} bytes, more than the ${max} allowed`);
+    return readPieces(fd, size);
   } catch (e) {
     if (isOsError(e)) throw osError(e, file, 'cannot read');
     throw e;
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Whether a regular file is at `file`, by openRegularFile's rule (never through a link, a FIFO or a device refused
+ * as an InputError naming it) and without reading a byte of it: for a caller that only asks whether it is there.
+ */
+export function regularFileExists(file: string, options: OpenOptions = {}): boolean {
+  const opened = openRegularFile(file, options);
+  if (opened === undefined) return false;
+  closeSync(opened.fd);
+  return true;
 }
 
 /** readRegularFile, with a missing file an InputError (`no such file`) too. */
