@@ -38,6 +38,12 @@ export function agentSessionStateFile(root: string, agent: string, sessionId: st
   return path.join(agentStateDir(root, agent), `${assertSafeId(sessionId, 'session id')}.json`);
 }
 
+/**
+ * Far more than a session's state (a few ids and counters, well under 1 KB): a larger file in its place is not one
+ * the hook wrote, and is ignored with a warning naming it rather than held.
+ */
+const MAX_STATE_BYTES = 1024 * 1024;
+
 /** The session's state; the empty state when there is none or it does not read (a cache: never fatal). */
 export function readAgentSessionState(
   root: string,
@@ -47,8 +53,8 @@ export function readAgentSessionState(
   const file = agentSessionStateFile(root, agent, sessionId);
   let bytes: Buffer | undefined;
   try {
-    // Never through a link, never a FIFO (the hook would hang and the step be lost).
-    bytes = readRegularFile(file);
+    // Never through a link, never a FIFO (the hook would hang and the step be lost), never more than a state holds.
+    bytes = readRegularFile(file, { maxBytes: MAX_STATE_BYTES });
   } catch (e) {
     return { state: EMPTY_STATE, warning: `${e instanceof Error ? e.message : String(e)}; ignored` };
   }

@@ -53,9 +53,15 @@ export function sessionFile(root: string, sessionId: string): string {
   return path.join(sessionsDir(root), `${assertSafeId(sessionId, 'session id')}.json`);
 }
 
+/**
+ * A session file is names and ids (a fork's is its parent's and one block more, so nesting adds a little each
+ * time): 16 MiB is far above one, and a larger file is refused, naming it, rather than held.
+ */
+const MAX_SESSION_FILE_BYTES = 16 * 1024 * 1024;
+
 /** A session file's JSON object, or undefined when there is none. */
 export function readSessionFile(file: string): JsonObject | undefined {
-  const bytes = readRegularFile(file);
+  const bytes = readRegularFile(file, { maxBytes: MAX_SESSION_FILE_BYTES });
   if (bytes === undefined) return undefined;
   let v: JsonValue;
   try {

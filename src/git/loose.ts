@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { makeDirsBelow, readRegularFile } from '../util/nofollow';
+import { makeDirsBelow, readRegularFile, regularFileExists } from '../util/nofollow';
 
 /**
  * What a snapshot writes and reads of a repository without starting git, each a few hundred bytes: the commit
@@ -153,7 +153,7 @@ export function writeLooseObject(repo: LooseRepo, type: 'commit' | 'tree', body:
   const dir = path.join(repo.commonDir, 'objects', oid.slice(0, 2));
   const file = path.join(dir, oid.slice(2));
   if (!realDirs(repo.commonDir, dir)) return undefined;
-  if (readRegularFile(file) !== undefined) return oid; // already stored (a link or a FIFO in its place: throws)
+  if (regularFileExists(file)) return oid; // already stored (a link or a FIFO in its place: throws)
   const tmp = path.join(dir, `tmp_obj_stepchain_${process.pid}_${Math.random().toString(36).slice(2)}`);
   let fd: number;
   try {
@@ -206,17 +206,31 @@ export function looseCommitTree(commonDir: string, commit: string): string | und
   return m === null ? undefined : m[1];
 }
 
+/** A loose ref is one line (an object id, or `ref: ` and a name): anything larger is not one git wrote. */
+const MAX_LOOSE_REF_BYTES = 4096;
+/**
+ * The largest `packed-refs` read here: a million refs take about 60 MB (`<oid> <name>` lines), so a larger file is
+ * refused (the caller then leaves the ref to git, or says so) rather than held whole.
+ */
+const MAX_PACKED_REFS_BYTES = 256 * 1024 * 1024;
+
+/** The repository's `packed-refs` (undefined: none); a link, a FIFO or a file over the bound in its place throws. */
+function readPackedRefs(commonDir: string): Buffer | undefined {
+  return readRegularFile(path.join(commonDir, 'packed-refs'), { maxBytes: MAX_PACKED_REFS_BYTES });
+}
+
 /**
  * The commit a ref (`refs/...`, shared by every worktree) points to, from its loose file or `packed-refs`;
  * undefined when neither names it plainly (a symbolic ref, a ref that is not there): git can answer.
  */
 export function readRef(commonDir: string, ref: string): string | undefined {
-  const loose = readRegularFile(path.join(commonDir, ref)); // a directory or a link in its place: throws
+  // A directory, a link or a file larger than any ref in its place: throws.
+  const loose = readRegularFile(path.join(commonDir, ref), { maxBytes: MAX_LOOSE_REF_BYTES });
   if (loose !== undefined) {
     const m = /^([0-9a-f]{40})\n?$/.exec(loose.toString('latin1'));
     return m === null ? undefined : m[1];
   }
-  const packed = readRegularFile(path.join(commonDir, 'packed-refs'));
+  const packed = readPackedRefs(commonDir);
   if (packed === undefined) return undefined;
   const at = packed.indexOf(` ${ref}\n`);
   if (at < 40) return undefined;
@@ -232,9 +246,9 @@ export function readRef(commonDir: string, ref: string): string | undefined {
  */
 export function refAbsent(commonDir: string, ref: string, witness: string): boolean {
   try {
-    if (readRegularFile(path.join(commonDir, witness)) === undefined) return false;
-    if (readRegularFile(path.join(commonDir, ref)) !== undefined) return false;
-    const packed = readRegularFile(path.join(commonDir, 'packed-refs'));
+    if (!regularFileExists(path.join(commonDir, witness))) return false;
+    if (regularFileExists(path.join(commonDir, ref))) return false;
+    const packed = readPackedRefs(commonDir);
     return packed === undefined || !packed.includes(` ${ref}\n`);
   } catch {
     return false;
@@ -252,13 +266,13 @@ export function writeLooseRef(repo: LooseRepo, ref: string, oid: string): boolea
   const file = path.join(repo.commonDir, ref);
   // A reflog already kept for this ref is appended to by git whatever the configuration says.
   try {
-    if (readRegularFile(path.join(repo.commonDir, 'logs', ref)) !== undefined) return false;
+    if (regularFileExists(path.join(repo.commonDir, 'logs', ref))) return false;
   } catch {
     return false;
   }
   let packed: Buffer | undefined;
   try {
-    packed = readRegularFile(path.join(repo.commonDir, 'packed-refs'));
+    packed = readPackedRefs(repo.commonDir);
   } catch {
     return false;
   }

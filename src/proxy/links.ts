@@ -11,7 +11,7 @@ import {
 } from '../runs/exchange-links';
 import { isSafeId } from '../util/ids';
 import { mayHoldJsonText } from '../util/json-bytes';
-import { readRegularFile } from '../util/nofollow';
+import { readRegularFile, regularFileExists } from '../util/nofollow';
 
 /**
  * `record` links each exchange that asked for tool calls to the hook steps that ran them (docs/record.md "Hook steps
@@ -52,7 +52,7 @@ export interface LinkOutcome {
 function linkedHookSteps(root: string, hookJournal: string): Map<number, string> {
   const out = new Map<number, string>();
   const file = runJournalFile(root, hookJournal);
-  if (readRegularFile(file) === undefined) return out;
+  if (!regularFileExists(file)) return out;
   for (const { row } of readRunJournalFile(file).entries) {
     if (row.event !== EXCHANGE_LINK_EVENT) continue;
     const r = readExchangeLink(row);
@@ -71,7 +71,7 @@ export function linkExchange(
   options: { env: NodeJS.ProcessEnv; onTornTail?: (m: TornTailMoved) => void },
 ): LinkOutcome {
   const file = journalFile(root, s.hookJournal);
-  if (readRegularFile(file) === undefined)
+  if (!regularFileExists(file))
     return { linked: [], unlinked: s.calls.map((c) => c[0]!), ambiguous: [], written: 0, hookJournalExists: false };
   const byId = new Map<string, { seq: number; step_hash: string }[]>();
   for (const { row } of readVerifiedJournal(file).entries)

@@ -2,7 +2,7 @@ import { isJsonObject, type JsonValue } from '../canonical';
 import { journalFile, readVerifiedJournal, type JournalEntry } from '../journal';
 import { isSafeId } from '../util/ids';
 import { mayHoldJsonText } from '../util/json-bytes';
-import { readRegularFile } from '../util/nofollow';
+import { readRegularFile, regularFileExists } from '../util/nofollow';
 import { RunJournal, type RunJournalOptions } from './journal';
 import { runJournalFile } from './layout';
 import type { Payload, RunRow } from './row';
@@ -313,7 +313,7 @@ export function checkExchangeLinkRows(
 function journalOnDisk(root: string, id: string): JournalEntry[] | LinkedJournalProblem {
   try {
     const f = journalFile(root, id);
-    return readRegularFile(f) === undefined ? { unusable: `no journal ${f}` } : readVerifiedJournal(f).entries;
+    return regularFileExists(f) ? readVerifiedJournal(f).entries : { unusable: `no journal ${f}` };
   } catch (e) {
     return { unusable: (e as Error).message };
   }
@@ -327,7 +327,7 @@ export function checkExchangeLinks(root: string, hookJournal: string, hook: Link
   const file = runJournalFile(root, hookJournal);
   let run;
   try {
-    if (readRegularFile(file) === undefined) return { file, links: [], faults: [] };
+    if (!regularFileExists(file)) return { file, links: [], faults: [] };
     run = readRunJournalFile(file);
   } catch (e) {
     return {

@@ -59,7 +59,15 @@ export interface Pending {
   bytes: Buffer;
 }
 
-/** The pending payloads, oldest first; files that do not read (a link, a FIFO) are skipped. */
+/**
+ * A pending file is one hook payload as the hook read it, never more than MAX_PAYLOAD_BYTES (128 MiB,
+ * src/cli/commands/hook-agent.ts): a larger one was not written by the hook, and is skipped unread.
+ */
+const MAX_PENDING_BYTES = 128 * 1024 * 1024;
+/** The saved prompt: the bound of `append --prompt-file` (INPUT_BOUNDS.prompt), past which it is not used. */
+const MAX_PROMPT_BYTES = 64 * 1024 * 1024;
+
+/** The pending payloads, oldest first; files that do not read (a link, a FIFO, too large) are skipped. */
 export function listPending(root: string, sessionId: string): Pending[] {
   const dir = path.join(sessionDir(root, sessionId), 'pending');
   let names: string[];
@@ -72,7 +80,7 @@ export function listPending(root: string, sessionId: string): Pending[] {
   for (const name of names.sort()) {
     const file = path.join(dir, name);
     try {
-      const bytes = readRegularFile(file);
+      const bytes = readRegularFile(file, { maxBytes: MAX_PENDING_BYTES });
       if (bytes !== undefined) out.push({ file, bytes });
     } catch {
       /* not a regular file: never read through */
@@ -101,7 +109,7 @@ export function writePrompt(root: string, sessionId: string, prompt: string): vo
 
 export function readPrompt(root: string, sessionId: string): string | null {
   try {
-    const b = readRegularFile(path.join(sessionDir(root, sessionId), 'prompt'));
+    const b = readRegularFile(path.join(sessionDir(root, sessionId), 'prompt'), { maxBytes: MAX_PROMPT_BYTES });
     return b === undefined ? null : b.toString('utf8');
   } catch {
     return null;

@@ -18,9 +18,12 @@ export interface FolderTrust {
   why: string;
 }
 
+const MAX_TRUST_FILE_BYTES = 16 * 1024 * 1024;
+
 function readJsonObject(file: string): Record<string, unknown> | undefined {
   try {
-    const bytes = readRegularFile(file);
+    // A trust file a person keeps (a few folder rules): 16 MiB is far above one; larger is not used.
+    const bytes = readRegularFile(file, { maxBytes: MAX_TRUST_FILE_BYTES });
     if (bytes === undefined) return undefined;
     const v: unknown = JSON.parse(bytes.toString('utf8'));
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
