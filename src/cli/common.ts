@@ -6,6 +6,8 @@ import { resolveProjectRoot } from '../project';
 import { lexists, pathKind } from '../util/fs';
 import { isSha256Hex } from '../util/hash';
 import { readRegularFile } from '../util/nofollow';
+import { TooLongError } from '../util/read-to-end';
+import { MAX_LINE_BYTES } from '../canonical/limits';
 import { tornTailLine, type TornTailMoved } from '../util/chain-file';
 
 export const ROOT_OPTION: Record<string, OptionSpec> = {
@@ -74,18 +76,49 @@ export function refuseOverwrite(file: string, shown: string, args: ParsedArgs, c
 }
 
 /**
- * Reads a file named on the command line (`-` is stdin); errors name the file.
+ * The most bytes of each input a command reads whole, the same for a file and for `-` (standard input, where a
+ * writer that never stops, `yes |`, is refused at the bound rather than read until memory runs out). Standard input
+ * is held twice for a moment (its pieces, then one buffer), so a bound costs up to twice itself.
+ */
+export const INPUT_BOUNDS = {
+  /**
+   * `append --prompt-file`: the prompt rides in its row's one line, where each byte may be escaped as 6
+   * (`\u0001`): 64 MiB escaped stays under MAX_LINE_BYTES, the longest line stepchain reads back.
+   */
+  prompt: 64 * 1024 * 1024,
+  /**
+   * `append --input` and `--blob`: the hook's bound on one payload and the proxy's on one message (128 MiB), which
+   * store the same kind of bytes in the same CAS. Held whole (the CAS hashes and writes bytes in hand): streaming a
+   * file into the CAS would change what `recordStep` takes, for inputs no agent makes.
+   */
+  blob: 128 * 1024 * 1024,
+  /** `run ingest --claude-stream`: decoded to one string, so the longest string Node.js holds (MAX_LINE_BYTES). */
+  transcript: MAX_LINE_BYTES,
+  /** `check --expected-heads`: one `journal head` line per journal; 16 MiB is about 150,000 journals. */
+  heads: 16 * 1024 * 1024,
+} as const;
+
+/**
+ * Reads a file named on the command line (`-` is stdin), at most `maxBytes` of
+ * it (INPUT_BOUNDS): larger is refused, nothing of it used; errors name the file.
  * The path is the operator's, so a link in its place is followed (their own
  * file); what it reaches must be a regular file: a FIFO or a device (even
  * `/dev/stdin`) is refused rather than read without end or waited on, and `-`
  * reads standard input. Never through a link under `.sdd/` (src/util/nofollow.ts).
  */
-export function readInputFile(name: string, io: CommandIO, what = 'file'): Buffer {
-  if (name === '-') return io.readStdin();
+export function readInputFile(name: string, io: CommandIO, what: string, maxBytes: number): Buffer {
+  if (name === '-') {
+    try {
+      return io.readStdin(maxBytes);
+    } catch (e) {
+      if (e instanceof TooLongError) throw new InputError(`-: cannot read ${what}: ${e.message}`);
+      throw e;
+    }
+  }
   const file = path.resolve(io.cwd, name);
   let bytes: Buffer | undefined;
   try {
-    bytes = readRegularFile(file, { follow: true });
+    bytes = readRegularFile(file, { follow: true, maxBytes });
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     const why = e.message.startsWith(`${file}: `)

@@ -4,7 +4,7 @@ import { InputError } from '../../errors';
 import { Cas, casDir, encodeRow, refuseRemovedJournalAt, resolveJournal, type StepInput } from '../../journal';
 import { recordStep } from '../../record';
 import type { Command } from '../command';
-import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
+import { INPUT_BOUNDS, JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
 
 function jsonOption(name: string, text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
@@ -92,7 +92,7 @@ export const appendCommand: Command = {
     if (model !== undefined) step.model = model;
     const promptFile = args.values.get('prompt-file');
     if (promptFile !== undefined) {
-      const bytes = readInputFile(promptFile, io, 'prompt file');
+      const bytes = readInputFile(promptFile, io, 'prompt file', INPUT_BOUNDS.prompt);
       try {
         step.prompt = decodeUtf8(bytes);
       } catch {
@@ -102,11 +102,11 @@ export const appendCommand: Command = {
       step.prompt = args.values.get('prompt')!;
     }
     const input = args.values.get('input');
-    if (input !== undefined) step.input = readInputFile(input, io, 'input');
+    if (input !== undefined) step.input = readInputFile(input, io, 'input', INPUT_BOUNDS.blob);
     const inputHash = args.values.get('input-hash');
     if (inputHash !== undefined) step.inputHash = inputHash;
     const blobs = args.lists.get('blob') ?? [];
-    if (blobs.length > 0) step.blobs = blobs.map((b) => readInputFile(b, io, 'blob'));
+    if (blobs.length > 0) step.blobs = blobs.map((b) => readInputFile(b, io, 'blob', INPUT_BOUNDS.blob));
 
     // An agent id (validated before it becomes a path), or a journal directory.
     const { dir, root: journalRoot, laidOut } = resolveJournal(target, root, false);

@@ -22,7 +22,7 @@ import type { ParsedArgs } from '../args';
 import type { Command } from '../command';
 import type { CommandIO } from '../io';
 import { readSmallFile } from '../../receipt/keyless/files';
-import { JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
+import { INPUT_BOUNDS, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, readInputFile, ROOT_OPTION, rootOf } from '../common';
 import { plural } from '../../util/words';
 
 /** How the fork-point rule compared history, for the summary line and the Markdown notes. */
@@ -170,7 +170,10 @@ export const checkCommand: Command = {
       ...(headsFile === undefined
         ? {}
         : {
-            expectedHeads: parseExpectedHeads(readInputFile(headsFile, io, 'expected heads'), headsFile),
+            expectedHeads: parseExpectedHeads(
+              readInputFile(headsFile, io, 'expected heads', INPUT_BOUNDS.heads),
+              headsFile,
+            ),
             expectedHeadsPath: path.relative(root, path.resolve(io.cwd, headsFile)).split(path.sep).join('/'),
           }),
       failOnFlaggedMutations: !args.flags.has('warn-flagged'),

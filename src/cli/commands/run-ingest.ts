@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ingestClaudeStream } from '../../runs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
+import { INPUT_BOUNDS, JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
 import { required } from './run-common';
 import { reportMutations } from './run-mutation';
 import { pluralWord } from '../../util/words';
@@ -42,7 +42,7 @@ export const runIngestCommand: Command = {
     const [run] = expectPositionals(args, ['run'], 'run ingest');
     const agent = required(args, 'agent', 'run ingest');
     const source = required(args, 'claude-stream', 'run ingest');
-    const bytes = readInputFile(source, io, 'transcript');
+    const bytes = readInputFile(source, io, 'transcript', INPUT_BOUNDS.transcript);
     const key = args.values.get('key');
     const r = ingestClaudeStream(
       rootOf(args, io, { create: true }),

@@ -1,0 +1,214 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { MAX_LINE_BYTES } from '../src/canonical/limits';
+import { InputError } from '../src/errors';
+import {
+  DEFAULT_MAX_READ_BYTES,
+  readPieces,
+  readRegularFile,
+  readUnder,
+  regularFileExists,
+} from '../src/util/nofollow';
+import { cli } from './helpers/cli';
+import { identifiedProject } from './helpers/record';
+import { cliPath } from './helpers/paths';
+import { python3 } from './helpers/python';
+import { freshDir, tempDir } from './helpers/tmp';
+
+/**
+ * Nothing stepchain reads whole is held without a bound: a file on the command line, its `-` form on standard input,
+ * and a file a project holds. Over the bound it is refused in one line naming it (exit 2 from the CLI), nothing of
+ * it is used, and memory stays bounded; a file of any size never ends in an internal error.
+ */
+const tmp = tempDir('stepchain-input-bounds-');
+const GIB3 = 3 * 1024 * 1024 * 1024;
+const MIB = 1024 * 1024;
+/** A sparse 3 GB file: the size readSync was once asked for in one call (past 2^31 - 1: an internal error). */
+const big = path.join(tmp, 'big.bin');
+writeFileSync(big, '');
+truncateSync(big, GIB3);
+
+/** A shell command run in `cwd` under Python, which reports the peak RSS (MB) of the processes it waited for. */
+function run(script: string, cwd: string): { code: number | null; out: string; err: string; mb: number } {
+  const wrapper =
+    'import resource, subprocess, sys\n' +
+    'r = subprocess.run(["sh", "-c", sys.argv[1]], capture_output=True, cwd=sys.argv[2])\n' +
+    'sys.stdout.buffer.write(r.stdout)\n' +
+    'sys.stderr.buffer.write(r.stderr)\n' +
+    'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
+    'sys.exit(r.returncode)\n';
+  const r = spawnSync(python3(), ['-c', wrapper, script, cwd], {
+    env: { ...process.env, STEPCHAIN_AUDIT: 'off', NODE: process.execPath, CLI: cliPath, BIG: big },
+    encoding: 'utf8',
+  });
+  const m = /\nmaxrss_kb=(\d+)\n$/.exec(r.stderr);
+  if (m === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
+  return { code: r.status, out: r.stdout, err: r.stderr.slice(0, m.index), mb: Number(m[1]) / 1024 };
+}
+
+/** A project with one step appended to a1 (so "nothing appended" is a journal left as it was). */
+function project(): { root: string; journal: string; before: Buffer } {
+  const root = identifiedProject(freshDir(tmp, 'repo'));
+  const r = cli(['append', 'a1', '--prompt', 'first', '--no-snapshot'], { cwd: root });
+  expect(r.code).toBe(0);
+  const journal = path.join(root, '.sdd', 'runtime', 'journal', 'a1', '000000.jsonl');
+  return { root, journal, before: readFileSync(journal) };
+}
+
+/** Each CLI input read whole: its option line (`$IN` is where the file or `-` goes), its word, its bound. */
+const INPUTS: { name: string; argv: string; what: string; bound: number; rss: number }[] = [
+  { name: 'append --input', argv: 'append a1 --no-snapshot --input $IN', what: 'input', bound: 128 * MIB, rss: 400 },
+  {
+    name: 'append --prompt-file',
+    argv: 'append a1 --no-snapshot --prompt-file $IN',
+    what: 'prompt file',
+    bound: 64 * MIB,
+    rss: 300,
+  },
+  { name: 'append --blob', argv: 'append a1 --no-snapshot --blob $IN', what: 'blob', bound: 128 * MIB, rss: 400 },
+  {
+    name: 'run ingest --claude-stream',
+    argv: 'run ingest r1 --agent a1 --claude-stream $IN',
+    what: 'transcript',
+    bound: MAX_LINE_BYTES,
+    rss: 900,
+  },
+  {
+    name: 'check --expected-heads',
+    argv: 'check --expected-heads $IN',
+    what: 'expected heads',
+    bound: 16 * MIB,
+    rss: 200,
+  },
+];
+
+/** What a bound reads as in a TooLongError: `128 MiB`, `536,870,888 bytes`. */
+const boundText = (n: number): string => (n % MIB === 0 ? `${n / MIB} MiB` : `${n.toLocaleString('en-US')} bytes`);
+
+describe.each(INPUTS)('$name', ({ argv, what, bound, rss }) => {
+  test('a sparse 3 GB file is refused in one line naming it, exit 2, nothing appended, memory bounded', () => {
+    const p = project();
+    const r = run(`"$NODE" "$CLI" ${argv.replace('$IN', '"$BIG"')}`, p.root);
+    expect(r.err).toBe(`stepchain: ${big}: cannot read ${what}: holds ${GIB3} bytes, more than the ${bound} allowed\n`);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(readFileSync(p.journal).equals(p.before)).toBe(true);
+    expect(existsSync(path.join(p.root, '.sdd', 'runtime', 'runs'))).toBe(false);
+    // Nothing of it read: Node itself.
+    expect(r.mb).toBeLessThan(150);
+  });
+
+  test('`-` fed without end (`yes |`) is refused at the same bound, exit 2, nothing appended, memory bounded', () => {
+    const p = project();
+    const r = run(`yes | "$NODE" "$CLI" ${argv.replace('$IN', '-')}`, p.root);
+    expect(r.err).toBe(`stepchain: -: cannot read ${what}: more than ${boundText(bound)}: not read further\n`);
+    expect(r.code).toBe(2);
+    expect(readFileSync(p.journal).equals(p.before)).toBe(true);
+    expect(existsSync(path.join(p.root, '.sdd', 'runtime', 'runs'))).toBe(false);
+    // The bound held (once, and for a moment once more), and Node itself: never the stream, which has no end.
+    expect(r.mb).toBeLessThan(rss);
+  });
+});
+
+test('a file under the bound is still read whole, as a file and through `-` (1 MiB + 1 each)', () => {
+  const p = project();
+  const fromFile = Buffer.alloc(MIB + 1, 'file ');
+  const fromStdin = Buffer.alloc(MIB + 1, 'stdin ');
+  const file = path.join(tmp, 'blob.bin');
+  writeFileSync(file, fromFile);
+  const a = cli(['append', 'a1', '--no-snapshot', '--json', '--blob', file, '--input', '-'], {
+    cwd: p.root,
+    input: fromStdin,
+  });
+  expect(a.stderr).toBe('');
+  expect(a.code).toBe(0);
+  const row = JSON.parse(a.stdout) as { blob_refs: string[]; input_hash: string };
+  const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+  expect(row.blob_refs).toContain(sha(fromFile));
+  expect(row.input_hash).toBe(sha(fromStdin));
+});
+
+test('a 700 MB state file in .sdd/ (a hook reads it whole) is refused naming it, not held', () => {
+  const p = project();
+  const dir = path.join(p.root, '.sdd', 'runtime', 'claude');
+  mkdirSync(dir, { recursive: true });
+  const state = path.join(dir, 's1.json');
+  writeFileSync(state, '');
+  truncateSync(state, 700 * MIB);
+  const payload = JSON.stringify({
+    session_id: 's1',
+    cwd: p.root,
+    hook_event_name: 'PostToolUse',
+    transcript_path: path.join(tmp, 'none', 's1.jsonl'),
+    tool_name: 'Bash',
+    tool_input: { command: 'x' },
+    tool_response: { stdout: 'x' },
+    tool_use_id: 't1',
+  });
+  writeFileSync(path.join(tmp, 'payload.json'), payload);
+  const r = run(`"$NODE" "$CLI" hook claude --no-snapshot < ${JSON.stringify(path.join(tmp, 'payload.json'))}`, p.root);
+  // The state is a cache: ignored with a warning naming it, and the step recorded without it.
+  expect(r.err).toBe(
+    `stepchain: hook claude: warning: ${state}: cannot read: it holds ${700 * MIB} bytes, more than the ${MIB} allowed; ignored\n`,
+  );
+  expect(r.code).toBe(0);
+  expect(r.mb).toBeLessThan(150);
+});
+
+describe('readRegularFile', () => {
+  test('a file over the default bound (MAX_LINE_BYTES) is one InputError naming it, its size and the bound', () => {
+    expect(DEFAULT_MAX_READ_BYTES).toBe(MAX_LINE_BYTES);
+    expect(() => readRegularFile(big)).toThrow(
+      new InputError(`${big}: cannot read: it holds ${GIB3} bytes, more than the ${MAX_LINE_BYTES} allowed`),
+    );
+    // readUnder's default bound is the same (a caller that names none).
+    expect(readUnder(tmp, 'big.bin')).toEqual({ kind: 'too_large', size: GIB3 });
+  });
+
+  test('readPieces returns exactly the bytes, whatever the piece size (property)', () => {
+    const file = path.join(tmp, 'pieces');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 700 }), (size, piece) => {
+        const bytes = Buffer.from(Array.from({ length: size }, (_, i) => (i * 7 + size) % 256));
+        writeFileSync(file, bytes);
+        const fd = openSync(file, 'r');
+        try {
+          expect(readPieces(fd, size, piece).equals(bytes)).toBe(true);
+          // A file that shrank since its size was taken: what is there, no more.
+          expect(readPieces(fd, size + piece, piece).equals(bytes)).toBe(true);
+        } finally {
+          closeSync(fd);
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+});
+
+describe('regularFileExists', () => {
+  test('a regular file of any size is there (nothing read); missing is not; a link or a FIFO is refused by name', () => {
+    expect(regularFileExists(big)).toBe(true);
+    expect(regularFileExists(path.join(tmp, 'missing'))).toBe(false);
+    expect(regularFileExists(path.join(tmp, 'missing', 'below'))).toBe(false);
+    const link = path.join(tmp, 'link');
+    symlinkSync(big, link);
+    expect(() => regularFileExists(link)).toThrow(
+      new InputError(`${link}: cannot read: it is a symbolic link; refusing to follow it`),
+    );
+    const fifo = path.join(tmp, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(() => regularFileExists(fifo)).toThrow(/: cannot read: it is a FIFO, not a regular file$/);
+  });
+});
