@@ -33,7 +33,8 @@ export const appendCommand: Command = {
       kind: 'value',
       value: 'FILE|-',
       stdin: true,
-      description: 'The input blob (its SHA-256 is the input_hash; stored in the CAS). `-` reads stdin.',
+      description:
+        'The input blob (its SHA-256 is the input_hash; stored in the CAS), at most 128 MiB. `-` reads stdin.',
     },
     'input-hash': {
       kind: 'value',
@@ -46,7 +47,7 @@ export const appendCommand: Command = {
       kind: 'value',
       value: 'FILE',
       stdin: true,
-      description: 'Read the prompt from a file, byte for byte (UTF-8). `-` reads stdin.',
+      description: 'Read the prompt from a file, byte for byte (UTF-8), at most 64 MiB. `-` reads stdin.',
     },
     'tool-call': { kind: 'value', value: 'JSON', description: 'The tool call, as JSON (numbers kept exactly).' },
     'tool-result': { kind: 'value', value: 'JSON', description: 'The tool result, as JSON.' },
@@ -54,7 +55,7 @@ export const appendCommand: Command = {
       kind: 'list',
       value: 'FILE',
       stdin: true,
-      description: 'An extra blob to store in the CAS and list in blob_refs (`-` reads stdin).',
+      description: 'An extra blob to store in the CAS and list in blob_refs, at most 128 MiB (`-` reads stdin).',
     },
     'no-snapshot': { kind: 'flag', description: 'Do not record a git snapshot of the work tree for this step.' },
   },

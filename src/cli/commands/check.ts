@@ -98,7 +98,8 @@ export const checkCommand: Command = {
       value: 'FILE',
       stdin: true,
       description:
-        'A JSON object {"agent_id": "head"}: each named agent\'s journal must end at that head (`-` reads stdin).',
+        'A JSON object {"agent_id": "head"}: each named agent\'s journal must end at that head; at most 16 MiB ' +
+        '(`-` reads stdin).',
     },
     'warn-flagged': { kind: 'flag', description: 'Report flagged mutations as warnings instead of failing.' },
     provenance: {

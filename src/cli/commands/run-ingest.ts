@@ -23,7 +23,8 @@ export const runIngestCommand: Command = {
       kind: 'value',
       value: 'FILE|-',
       stdin: true,
-      description: 'The `claude -p --output-format stream-json` transcript (required); `-` reads stdin.',
+      description:
+        'The `claude -p --output-format stream-json` transcript (required), at most 536,870,888 bytes; `-` reads stdin.',
     },
     key: { kind: 'value', value: 'FILE', description: 'The audit key file (default from the environment).' },
   },
