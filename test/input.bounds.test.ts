@@ -1,17 +1,21 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   closeSync,
   existsSync,
   mkdirSync,
   openSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
+import { opencodeProviders } from '../src/agents/opencode/config';
+import { loadAuditKey } from '../src/audit/key';
 import { MAX_LINE_BYTES } from '../src/canonical/limits';
 import { InputError } from '../src/errors';
 import {
@@ -210,5 +214,35 @@ describe('regularFileExists', () => {
     const fifo = path.join(tmp, 'fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     expect(() => regularFileExists(fifo)).toThrow(/: cannot read: it is a FIFO, not a regular file$/);
+  });
+});
+
+describe('files read whole outside .sdd/', () => {
+  test("OpenCode's project configuration: a FIFO is refused (never waited on), a huge file refused unread", () => {
+    const root = identifiedProject(freshDir(tmp, 'oc'));
+    const home = freshDir(tmp, 'home');
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+    const fifo = path.join(root, 'opencode.json');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(() => opencodeProviders(root, env)).toThrow(
+      new InputError(`${fifo}: cannot read: it is a FIFO, not a regular file`),
+    );
+    rmSync(fifo);
+    const huge = path.join(root, 'opencode.jsonc');
+    writeFileSync(huge, '');
+    truncateSync(huge, 700 * MIB);
+    expect(() => opencodeProviders(root, env)).toThrow(
+      new InputError(`${huge}: cannot read: it holds ${700 * MIB} bytes, more than the ${64 * MIB} allowed`),
+    );
+  });
+
+  test('an audit key larger than any key is refused naming it, not read', () => {
+    const dir = freshDir(tmp, 'keys');
+    chmodSync(dir, 0o700);
+    const key = path.join(dir, 'audit.key');
+    writeFileSync(key, 'a'.repeat(100_000), { mode: 0o600 });
+    expect(() => loadAuditKey(key)).toThrow(
+      new InputError(`${key}: audit key holds 100000 bytes, more than the 65536 allowed`),
+    );
   });
 });

@@ -92,6 +92,9 @@ function guardingDirs(file: string): string[] {
   return dirs;
 }
 
+/** The largest audit key read (the bound of a receipt's key file). */
+const MAX_KEY_BYTES = 64 * 1024;
+
 function readKey(file: string): AuditKey {
   let fd: number;
   try {
@@ -118,6 +121,9 @@ function readKey(file: string): AuditKey {
         );
       for (const dir of guardingDirs(file)) checkKeyDir(dir, file, uid);
     }
+    // A key is 64 hex digits as init writes it; one a person gives may be longer, never megabytes: not held whole.
+    if (st.size > MAX_KEY_BYTES)
+      throw new InputError(`${file}: audit key holds ${st.size} bytes, more than the ${MAX_KEY_BYTES} allowed`);
     let bytes: Buffer;
     try {
       bytes = stripAscii(readFileSync(fd));

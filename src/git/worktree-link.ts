@@ -1,6 +1,7 @@
-import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { IntegrityError } from '../errors';
+import { readRegularFile } from '../util/nofollow';
 
 /**
  * A worktree stepchain created (a fork, `<root>/.sdd/worktrees/<fork_id>`) is
@@ -59,6 +60,8 @@ function real(p: string): string {
   }
 }
 
+const MAX_LINK_FILE_BYTES = 64 * 1024;
+
 /**
  * The path a `.git` file (`gitdir: <path>`) or an administrative `gitdir` file
  * (`<path>`) names, resolved against its directory, as git reads it (trailing
@@ -67,7 +70,12 @@ function real(p: string): string {
 function readLink(file: string, prefix: string): string | undefined {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // The fork's agent can write `.git` (a gigabyte file would be held whole, a FIFO swapped in after the caller's
+    // lstat would hang the read). A path is a few KB at most (PATH_MAX is 4096 on Linux): anything larger, or not a
+    // regular file, is "not one", and the caller refuses the worktree naming it.
+    const bytes = readRegularFile(file, { follow: true, maxBytes: MAX_LINK_FILE_BYTES });
+    if (bytes === undefined) return undefined;
+    text = bytes.toString('utf8');
   } catch {
     return undefined;
   }

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isJsonObject, parse, type JsonObject, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
 import type { ProtocolName } from '../../proxy/protocols/types';
+import { readRegularFile } from '../../util/nofollow';
 
 /**
  * The model providers OpenCode's configuration declares, read the way OpenCode 1.18.33 merges it (its
@@ -111,6 +112,9 @@ function withEnv(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(/\{env:([^}]+)\}/g, (_m, name: string) => env[name] ?? '');
 }
 
+/** Larger than any configuration a person keeps (the bound of every agent settings file stepchain edits). */
+const MAX_CONFIG_FILE_BYTES = 64 * 1024 * 1024;
+
 /** Every provider the configuration for a run in `cwd` declares, and the built-in ones, with their protocol and base URL. */
 export function opencodeProviders(cwd: string, env: NodeJS.ProcessEnv): OpenCodeProvider[] {
   const merged = new Map<string, { npm?: string; baseURL?: string }>();
@@ -129,13 +133,11 @@ export function opencodeProviders(cwd: string, env: NodeJS.ProcessEnv): OpenCode
     }
   };
   for (const f of opencodeConfigFiles(cwd, env)) {
-    let text: string;
-    try {
-      text = readFileSync(f, 'utf8');
-    } catch (e) {
-      throw new InputError(`${f}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    take(parseConfig(text, f));
+    // The project's files are the project's (an agent's, a pull request's): a FIFO there would hang the read, a
+    // device or a huge file be held whole. A link is followed, as OpenCode follows it (a dotfiles manager's); what it
+    // reaches must be a regular file of at most MAX_CONFIG_FILE_BYTES, else one line naming it.
+    const bytes = readRegularFile(f, { follow: true, maxBytes: MAX_CONFIG_FILE_BYTES });
+    if (bytes !== undefined) take(parseConfig(bytes.toString('utf8'), f));
   }
   const inline = env.OPENCODE_CONFIG_CONTENT;
   if (inline !== undefined && inline.trim() !== '') take(parseConfig(inline, 'OPENCODE_CONFIG_CONTENT'));

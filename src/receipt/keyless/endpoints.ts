@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { InputError } from '../../errors';
+import { readRegularFile } from '../../util/nofollow';
 
 /** The Sigstore services a keyless signature goes through. */
 export interface SigningEndpoints {
@@ -55,7 +55,9 @@ export function repositoryVisibility(env: NodeJS.ProcessEnv): string | undefined
   if (file === undefined || file === '') return undefined;
   let payload: unknown;
   try {
-    payload = JSON.parse(readFileSync(file, 'utf8'));
+    // The runner's file, but whatever the variable names: never a FIFO waited on, never more than an event holds
+    // (GitHub caps a webhook payload at 25 MB).
+    payload = JSON.parse(readRegularFile(file, { follow: true, maxBytes: 64 * 1024 * 1024 })?.toString('utf8') ?? '');
   } catch {
     return undefined;
   }
