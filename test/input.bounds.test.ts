@@ -246,3 +246,15 @@ describe('files read whole outside .sdd/', () => {
     );
   });
 });
+
+test("a 3 GB git index costs the step its snapshot, with a warning naming it (not Node's nameless 2 GiB error)", () => {
+  const p = project();
+  const index = path.join(p.root, '.git', 'index');
+  truncateSync(index, GIB3);
+  const r = run('"$NODE" "$CLI" append a1 --prompt x', p.root);
+  expect(r.err).toBe(
+    `stepchain: warning: step 1 recorded, but its worktree snapshot failed: ${index}: cannot read: it holds ${GIB3} bytes, more than the ${MAX_LINE_BYTES} allowed\n`,
+  );
+  expect(r.code).toBe(0);
+  expect(r.mb).toBeLessThan(150);
+});

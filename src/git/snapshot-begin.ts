@@ -6,14 +6,14 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   rmdirSync,
   rmSync,
   unlinkSync,
 } from 'node:fs';
 import path from 'node:path';
 import { writeAll } from '../util/fs';
-import { openRegularFile } from '../util/nofollow';
+import { DEFAULT_MAX_READ_BYTES, openRegularFile, readPieces } from '../util/nofollow';
+import { InputError } from '../errors';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
 import { nulRecords } from '../util/nul-records';
@@ -188,7 +188,13 @@ function copyIndex(from: string, to: string): Buffer | undefined {
   const src = opened.fd;
   try {
     const st = fstatSync(src);
-    const bytes = readFileSync(src);
+    // git holds its index whole too, but one past the longest string is not one it wrote: refused naming it (the step
+    // is recorded, the snapshot not), never Node's own "File size is greater than 2 GiB" without a name.
+    if (st.size > DEFAULT_MAX_READ_BYTES)
+      throw new InputError(
+        `${from}: cannot read: it holds ${st.size} bytes, more than the ${DEFAULT_MAX_READ_BYTES} allowed`,
+      );
+    const bytes = readPieces(src, st.size);
     const dst = openSync(to, 'wx', 0o600);
     try {
       writeAll(dst, bytes);
