@@ -151,7 +151,8 @@ function resolveBranch(gitDir: string, ref: string): string | undefined | null {
     return m === null ? undefined : m[1]!;
   }
   if (loose.kind !== 'missing') return undefined;
-  const packed = readUnder(gitDir, 'packed-refs');
+  // A larger packed-refs than a million refs make (~60 MB) is not read here (too_large): git decides.
+  const packed = readUnder(gitDir, 'packed-refs', 256 * 1024 * 1024);
   if (packed.kind === 'missing') return null;
   if (packed.kind !== 'file') return undefined;
   const text = utf8(packed.bytes);
