@@ -4,7 +4,7 @@ import { acquireLock } from '../util/lock';
 import { auditEvent, auditOptions, operatorActor } from '../audit';
 import { prettySorted, type JsonObject, type JsonValue } from '../canonical';
 import { asStepchainError, InputError, IntegrityError } from '../errors';
-import { JOURNAL_FILE, journalDir, type ReadJournal, type TornTailMoved } from '../journal';
+import { JOURNAL_FILE, journalDir, type TornTailMoved, type VerifiedSteps } from '../journal';
 import { findTombstone } from '../journal/tombstone';
 import { ensureDir, fsyncDir, lexists, writeAll } from '../util/fs';
 import { assertSafeId } from '../util/ids';
@@ -125,9 +125,11 @@ interface ForkPlan {
   repo: RepoInfo;
   parentSession: JsonObject | undefined;
   /** The parent's verified journal (when it has one). */
-  parent: ReadJournal | undefined;
+  parent: VerifiedSteps | undefined;
   /** The verified rows up to `fromStep`, each "\n"-terminated: the fork's journal. */
   prefix: Buffer | undefined;
+  prefixHashes: string[];
+  prefixRefs: string[];
   parentStepHash: string | null;
   /** The snapshot of `fromStep` the fork's files come from, and every snapshot of its prefix (copied to the fork). */
   restored: SnapshotInfo | undefined;
@@ -192,7 +194,7 @@ function planFork(options: ForkOptions): ForkPlan {
     root,
     sessionId,
     fromStep,
-    parentSide.parent,
+    parentSide.prefixHashes,
     env,
     warnings,
     options.restoreCommit,
@@ -316,7 +318,7 @@ async function addWorktree(plan: ForkPlan, undo: Undo[]): Promise<void> {
 function seedJournal(plan: ForkPlan): void {
   if (plan.forkJournal === null) return;
   writeNewFile(plan.forkJournal, plan.prefix!);
-  const missing = copyPrefixBlobs(plan.root, plan.worktree, plan.parent!.entries.slice(0, plan.fromStep! + 1));
+  const missing = copyPrefixBlobs(plan.root, plan.worktree, plan.prefixRefs);
   if (missing.length > 0)
     plan.warnings.push(
       `${plural(missing.length, 'blob')} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${missing.join(' ')}`,

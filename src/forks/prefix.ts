@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { InputError } from '../errors';
-import { Cas, casDir, journalFile, readVerifiedJournal, type ReadJournal } from '../journal';
+import { Cas, casDir, journalFile, VerifiedSteps } from '../journal';
 import { sha256Hex } from '../util/hash';
 import { listSnapshots, type SnapshotInfo } from '../git/snapshot';
 import { plural } from '../util/words';
@@ -29,34 +29,39 @@ export function matchingSnapshot(
  * a worktree an agent may write, and a hard link would let it rewrite the parent's blob in place. Each
  * blob is checked against its digest before it is stored. Returns the digests that could not be copied.
  */
-export function copyPrefixBlobs(root: string, worktree: string, entries: ReadJournal['entries']): string[] {
+export function copyPrefixBlobs(root: string, worktree: string, digests: readonly string[]): string[] {
   const from = new Cas(casDir(root), false);
   const to = new Cas(casDir(worktree));
   const missing: string[] = [];
-  const seen = new Set<string>();
-  for (const e of entries)
-    for (const d of e.row.blob_refs) {
-      if (seen.has(d)) continue;
-      seen.add(d);
-      const bytes = from.get(d);
-      if (bytes === undefined || sha256Hex(bytes) !== d) missing.push(d);
-      else to.put(bytes);
-    }
+  for (const d of digests) {
+    const bytes = from.get(d);
+    if (bytes === undefined || sha256Hex(bytes) !== d) missing.push(d);
+    else to.put(bytes);
+  }
   return missing;
 }
 
 /** What a fork takes from its parent session. */
 export interface ParentSide {
   parentSession: JsonObject | undefined;
-  parent: ReadJournal | undefined;
+  /** The parent's journal, verified (its rows read back a block at a time, each checked against what verified). */
+  parent: VerifiedSteps | undefined;
   /** The verified rows 0..N, each "\n"-terminated (what the fork's journal is seeded with). */
   prefix: Buffer | undefined;
+  /** The step_hash of each step 0..N (what the prefix's snapshots are matched with). */
+  prefixHashes: string[];
+  /** The blob digests steps 0..N name, first occurrence, unique (what the fork's CAS is given). */
+  prefixRefs: string[];
   parentStepHash: string | null;
 }
 
-const NEWLINE = Buffer.from('\n');
+const NEWLINE = 0x0a;
 
-/** The parent session: its session file, its journal (which must verify, fail-closed), the prefix to seed. */
+/**
+ * The parent session: its session file, its journal (which must verify, fail-closed), the prefix to seed. The
+ * journal is verified where it lies and steps 0..N read back once, a block at a time: a fork of a large journal
+ * holds its prefix's bytes, never every row parsed (a 129 MB journal forked at step 50,000 took 839 MB).
+ */
 export function readParent(root: string, sessionId: string, fromStep: number | undefined): ParentSide {
   const parentJournal = journalFile(root, sessionId);
   const parentSessionFile = sessionFile(root, sessionId);
@@ -73,17 +78,36 @@ export function readParent(root: string, sessionId: string, fromStep: number | u
       'fromStep',
     );
   // The parent chain must verify (fail-closed), with or without --from-step.
-  const parent: ReadJournal | undefined = hasJournal ? readVerifiedJournal(parentJournal) : undefined;
-  if (fromStep === undefined) return { parentSession, parent, prefix: undefined, parentStepHash: null };
-  const steps = parent!.steps;
+  const parent = hasJournal ? VerifiedSteps.open(parentJournal) : undefined;
+  const none = { parentSession, parent, prefix: undefined, prefixHashes: [], prefixRefs: [], parentStepHash: null };
+  if (fromStep === undefined) return none;
+  const steps = parent!.length;
   if (fromStep >= steps) {
     throw new InputError(
       `${parentJournal}: step ${fromStep} is out of range (the journal has ${plural(steps, 'step')}${steps > 0 ? `, 0..${steps - 1}` : ''})`,
     );
   }
-  // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated.
-  const prefix = Buffer.concat(parent!.entries.slice(0, fromStep + 1).flatMap((e) => [e.bytes, NEWLINE]));
-  return { parentSession, parent, prefix, parentStepHash: parent!.entries[fromStep]!.row.step_hash };
+  // The verified rows' own bytes (so what is seeded is what was verified), each "\n"-terminated: into one buffer
+  // as long as the file's lines up to step N (a row's bytes are its line without its ending, never longer), and one
+  // byte more: the last line may have no newline in the file.
+  const prefix = Buffer.allocUnsafe(parent!.span(fromStep).next + 1);
+  let at = 0;
+  const prefixHashes: string[] = [];
+  const refs = new Set<string>();
+  for (let seq = 0; seq <= fromStep; seq++) {
+    const e = parent!.at(seq)!;
+    at += e.bytes.copy(prefix, at);
+    prefix[at++] = NEWLINE;
+    prefixHashes.push(e.row.step_hash);
+    for (const d of e.row.blob_refs) refs.add(d);
+  }
+  return {
+    ...none,
+    prefix: prefix.subarray(0, at),
+    prefixHashes,
+    prefixRefs: [...refs],
+    parentStepHash: prefixHashes[fromStep]!,
+  };
 }
 
 /** The snapshot the fork's files come from (said in `warnings` when there is none), and those of its prefix. */
@@ -91,7 +115,7 @@ export function prefixSnapshots(
   root: string,
   sessionId: string,
   fromStep: number | undefined,
-  parent: ReadJournal | undefined,
+  prefixHashes: readonly string[],
   env: NodeJS.ProcessEnv,
   warnings: string[],
   /** The commit the fork's files come from instead (a replay starts from the run's first files). */
@@ -102,7 +126,7 @@ export function prefixSnapshots(
   const restored =
     restoreCommit !== undefined
       ? { ref: '', commit: restoreCommit, agent_id: sessionId, seq: -1, step_hash: '' }
-      : matchingSnapshot(snaps, fromStep, parent!.entries[fromStep]!.row.step_hash);
+      : matchingSnapshot(snaps, fromStep, prefixHashes[fromStep]!);
   if (restored === undefined) {
     warnings.push(
       snaps.has(fromStep)
@@ -113,7 +137,7 @@ export function prefixSnapshots(
   // The fork inherits the snapshots of its prefix, so forks of forks restore them too.
   const copies: SnapshotInfo[] = [];
   for (let i = 0; i <= fromStep; i++) {
-    const s = matchingSnapshot(snaps, i, parent!.entries[i]!.row.step_hash);
+    const s = matchingSnapshot(snaps, i, prefixHashes[i]!);
     if (s !== undefined) copies.push(s);
   }
   return { restored, copies };
