@@ -157,6 +157,16 @@ export function osError(e: NodeJS.ErrnoException, path?: string, action?: string
   return new InputError(`${where === undefined ? '' : `${where}: `}${what}: ${osCause(e, where)}`);
 }
 
+/** `fn()`, an OS error it throws made one naming `path` and what was being done (osError). */
+export function withOsErrors<T>(path: string, action: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (isOsError(e)) throw osError(e, path, action);
+    throw e;
+  }
+}
+
 /** ENOTDIR at `where`: the parent that is not a directory, named (the code alone names no path that exists). */
 function notDirCause(where: string | undefined): string | undefined {
   const above = where === undefined ? undefined : nonDirectoryAbove(where);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { Gzip } from 'minizlib';
-import { IntegrityError, isOsError, osError } from '../errors';
+import { IntegrityError, withOsErrors } from '../errors';
 import type { Cas } from '../journal';
 import { readRange, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
@@ -161,7 +161,7 @@ export function writeBlobMember(tar: TarWriter, cas: Cas, digest: string, warnin
   try {
     if (size <= WHOLE_BLOB_BYTES) {
       // A blob cut meanwhile is short, and does not match its digest (as Cas.get's read of it would not).
-      const bytes = readingErrors(file, () => readRange(fd, 0, size));
+      const bytes = withOsErrors(file, 'cannot read', () => readRange(fd, 0, size));
       if (sha256Hex(bytes) !== digest) return mismatch(digest, warnings);
       tar.member(`blobs/${digest}`, size, (put) => put(bytes));
       return true;
@@ -200,14 +200,5 @@ function hashPieces(fd: number, size: number, piece: Buffer, file: string, each:
 
 /** readSync, an OS error an InputError naming the file read (never taken for the output's). */
 function readAt(fd: number, into: Buffer, offset: number, length: number, position: number, file: string): number {
-  return readingErrors(file, () => readSync(fd, into, offset, length, position));
-}
-
-function readingErrors<T>(file: string, read: () => T): T {
-  try {
-    return read();
-  } catch (e) {
-    if (isOsError(e)) throw osError(e, file, 'cannot read');
-    throw e;
-  }
+  return withOsErrors(file, 'cannot read', () => readSync(fd, into, offset, length, position));
 }

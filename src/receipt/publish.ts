@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { canonicalOfRead, float, type JsonValue } from '../canonical';
-import { InputError, isOsError, osError } from '../errors';
+import { InputError, withOsErrors } from '../errors';
 import { computeStepHash, readVerifiedJournal, VerifiedSteps, type StepRow } from '../journal';
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { stageFile, tempPath, writeAll, type StagedFile } from '../util/fs';
@@ -175,14 +175,14 @@ export function stagePublished(journalFile: string, outFile: string, options: Pu
   const fields = checkOptIn(options);
   const gzip = options.gzip ?? wantsGzip(outFile);
   const steps = VerifiedSteps.open(journalFile);
-  const scratch = writingErrors(outFile, () => scratchFile(outFile));
+  const scratch = withOsErrors(outFile, 'cannot write', () => scratchFile(outFile));
   try {
     const redactor = new RowRedactor(fields);
     let size = 0;
     const chunk: string[] = [];
     const flush = (): void => {
       const b = Buffer.from(chunk.join(''), 'utf8');
-      writingErrors(outFile, () => writeAll(scratch, b));
+      withOsErrors(outFile, 'cannot write', () => writeAll(scratch, b));
       size += b.length;
       chunk.length = 0;
     };
@@ -214,16 +214,6 @@ export function stagePublished(journalFile: string, outFile: string, options: Pu
     };
   } finally {
     closeSync(scratch);
-  }
-}
-
-/** An OS error writing the scratch file is one naming the output (its directory, its disk). */
-function writingErrors<T>(outFile: string, write: () => T): T {
-  try {
-    return write();
-  } catch (e) {
-    if (isOsError(e)) throw osError(e, outFile, 'cannot write');
-    throw e;
   }
 }
 
