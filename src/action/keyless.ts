@@ -4,10 +4,9 @@ import * as core from '@actions/core';
 import * as github from '@actions/github';
 import type { SerializedBundle } from '@sigstore/bundle';
 import type { CheckFault, CheckOptions, ExportedReceipt } from '../check';
-import { InputError } from '../errors';
-import { loadReceipt, readReceiptFile } from '../receipt';
+import { InputError, IntegrityError } from '../errors';
+import { verifyReceiptFile } from '../receipt';
 import { writeFileWhole } from '../util/fs';
-import { sha256Hex } from '../util/hash';
 import { bundlePathOf } from '../receipt/keyless/bundle-path';
 import { serviceURL, signingEndpoints, type EndpointOverrides } from '../receipt/keyless/endpoints';
 import { idTokenSource } from '../receipt/keyless/token';
@@ -68,9 +67,11 @@ export async function signExported(
   for (const x of receipts) {
     const bundleFile = bundlePathOf(x.file);
     try {
-      const bytes = readReceiptFile(x.file);
-      const manifest = loadReceipt(bytes).manifestBytes;
-      const s = await signReceiptKeyless(path.basename(x.file), sha256Hex(bytes), manifest, { endpoints, token });
+      // The receipt as written, read once in bounded memory (a streamed export of any size): what it says, its digest.
+      const read = await verifyReceiptFile(x.file);
+      if (!read.verdict.ok || read.manifestBytes === undefined || read.sha256 === undefined)
+        throw new IntegrityError(`${path.basename(x.file)} does not verify as written; not signed`);
+      const s = await signReceiptKeyless(path.basename(x.file), read.sha256, read.manifestBytes, { endpoints, token });
       writeFileWhole(bundleFile, Buffer.from(`${JSON.stringify(s.bundle, null, 2)}\n`, 'utf8'), { durable: true });
       const id = inputs.attest ? await storeAttestation(inputs.githubToken, s.bundle) : null;
       signed.push({ receipt: x.file, bundle: bundleFile, identity: s.identity, attestation_id: id });
