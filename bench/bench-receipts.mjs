@@ -160,6 +160,18 @@ export async function benchReceipts({ steps = 100_000, runs = 5, log = (s) => pr
       exp.push(e.ms);
       expRss.push(e.rssMb);
     }
+    // Publish (redacted, re-anchored): streamed as export is; three runs (each parses every row).
+    const pub = [];
+    const pubRss = [];
+    for (let i = 0; i < Math.min(runs, 3); i++) {
+      const p = timed(
+        process.execPath,
+        [cli, 'publish', agent, '--root', dir, '-o', path.join(dir, 'public.tar'), '--force', '--opt-in'],
+        dir,
+      );
+      pub.push(p.ms);
+      pubRss.push(p.rssMb);
+    }
     const ver = [];
     const verRss = [];
     const pyRss = [];
@@ -208,9 +220,10 @@ export async function benchReceipts({ steps = 100_000, runs = 5, log = (s) => pr
         `stepchain export / python verify = ${ratios.export_vs_python_verify.toFixed(2)}x (below 1 = stepchain faster; whole processes incl. startup)`,
     );
     const peak = { verify_mb: Math.max(...verRss), python_mb: Math.max(...pyRss), export_mb: Math.max(...expRss) };
-    // Export streams the journal into the receipt (docs/receipts.md): its memory is not the journal's size.
+    // Export and publish stream the journal into the receipt (docs/receipts.md): their memory is not the journal's size.
     log(
-      `export at ${steps} steps: ${median(exp).toFixed(0)} ms, peak RSS ${peak.export_mb.toFixed(0)} MB (journal ${(jsize / 1e6).toFixed(0)} MB)`,
+      `export at ${steps} steps: ${median(exp).toFixed(0)} ms, peak RSS ${peak.export_mb.toFixed(0)} MB (journal ${(jsize / 1e6).toFixed(0)} MB); ` +
+        `publish: ${median(pub).toFixed(0)} ms, peak RSS ${Math.max(...pubRss).toFixed(0)} MB`,
     );
     log(
       `receipt verify at ${steps} steps: ${median(ver).toFixed(0)} ms, peak RSS ${peak.verify_mb.toFixed(0)} MB; ` +
