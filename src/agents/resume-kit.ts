@@ -7,7 +7,7 @@ import { InputError, IntegrityError, isOsError, osError } from '../errors';
 import { createFork, type ForkResult } from '../forks/fork';
 import { readSessionFile, sessionFile, worktreesDir } from '../forks/names';
 import { removeFork } from '../forks/remove';
-import { Cas, casDir, journalFile, readVerifiedJournal, type StepRow } from '../journal';
+import { Cas, casDir, journalFile, VerifiedSteps, type StepRow } from '../journal';
 import { fsyncDir, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { openRegularFile, readRegularFile } from '../util/nofollow';
@@ -35,16 +35,19 @@ export interface ResumeStep {
 function resumeStep(root: string, agent: string, fromStep: number): ResumeStep {
   const file = journalFile(root, agent);
   if (!existsSync(file)) throw new InputError(`no journal for ${JSON.stringify(agent)} (looked for ${file})`);
-  const journal = readVerifiedJournal(file);
-  if (!Number.isSafeInteger(fromStep) || fromStep < 0 || fromStep >= journal.steps)
+  // Verified where it lies, its rows read back a block at a time (never every row parsed and held).
+  const journal = VerifiedSteps.open(file);
+  if (!Number.isSafeInteger(fromStep) || fromStep < 0 || fromStep >= journal.length)
     throw new InputError(
-      `${file}: step ${fromStep} is out of range (the journal has ${plural(journal.steps, 'step')})`,
+      `${file}: step ${fromStep} is out of range (the journal has ${plural(journal.length, 'step')})`,
     );
-  const later = journal.entries
-    .slice(fromStep + 1)
-    .map((e) => (isJsonObject(e.row.tool_call) ? e.row.tool_call.id : undefined))
-    .filter((id): id is string => typeof id === 'string');
-  return { file, row: journal.entries[fromStep]!.row, later, where: `${file}:${fromStep + 1}` };
+  const later: string[] = [];
+  for (let seq = fromStep + 1; seq < journal.length; seq++) {
+    const call = journal.at(seq)!.row.tool_call;
+    const id = isJsonObject(call) ? call.id : undefined;
+    if (typeof id === 'string') later.push(id);
+  }
+  return { file, row: journal.at(fromStep)!.row, later, where: `${file}:${fromStep + 1}` };
 }
 
 /** The agent whose hook recorded a journal resumed: its hook word, product name and tool-call events. */

@@ -9,7 +9,7 @@ import { differingPathsSync } from '../git/diff';
 import { gitSync } from '../git/exec';
 import { journalKey, listSnapshots, takeSnapshot } from '../git/snapshot';
 import { requireRepo } from '../git/repo';
-import { Cas, casDir, journalDir, journalFile, readVerifiedJournal } from '../journal';
+import { Cas, casDir, journalDir, journalFile, VerifiedSteps } from '../journal';
 import { readRunJournalFile, runJournalFile } from '../runs';
 import { assertSafeId } from '../util/ids';
 import { agentSpec } from './agents';
@@ -102,16 +102,18 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
   const root = path.resolve(o.root);
   const id = assertSafeId(o.journalId, 'journal id');
   const file = journalFile(root, id);
-  const parent = readVerifiedJournal(file);
+  // Verified where it lies, steps 0..N read back a block at a time (never every row parsed and held).
+  const parent = VerifiedSteps.open(file);
   if (!Number.isSafeInteger(o.fromStep) || o.fromStep < 0)
     throw new InputError(`--from-step: expected a non-negative integer`);
-  if (o.fromStep >= parent.steps)
-    throw new InputError(`${file}: step ${o.fromStep} is out of range (the journal has ${parent.steps} steps)`);
+  if (o.fromStep >= parent.length)
+    throw new InputError(`${file}: step ${o.fromStep} is out of range (the journal has ${parent.length} steps)`);
   const start = startEvent(root, id);
   const spec = agentSpec(start.agent);
   const cas = new Cas(casDir(root), false);
   resolveUpstreams(spec, o.upstream, o.env, start.cwd); // refused before anything is written
-  const recorded = parent.entries.slice(0, o.fromStep + 1).map((e) => recordedExchange(e, cas, file));
+  const recorded = parent.slice(0, o.fromStep + 1).map((e) => recordedExchange(e, cas, file));
+  const stepHash = parent.at(o.fromStep)!.row.step_hash;
   // The start ref must still hold the commit the run journal names (a moved ref is not the run's files).
   const startCommit = readStartCommit(root, id, o.env);
   if (start.start_snapshot !== null && startCommit !== start.start_snapshot)
@@ -140,7 +142,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
   const stepSnap = listSnapshots(root, id, o.env).get(o.fromStep);
   const checkFiles = (): void => {
     // At the first live request the agent has run the tools of steps 0..N: its files should be step N's.
-    if (stepSnap === undefined || stepSnap.step_hash !== parent.entries[o.fromStep]!.row.step_hash) return;
+    if (stepSnap === undefined || stepSnap.step_hash !== stepHash) return;
     try {
       const key = journalKey(worktree, requireRepo(worktree, o.env));
       const snap = takeSnapshot({
