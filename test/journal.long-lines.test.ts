@@ -102,9 +102,15 @@ describe('report of a journal that does not verify and is larger than a page emb
     );
     expect(existsSync(out)).toBe(false);
     expect(r.mb).toBeLessThan(300);
-    // A window asked for is embedded, as before: its rows are those the window names, the page shows the faults.
+    // A window asked for is cut from the journal read whole: past what stepchain reads whole (512 MiB) there is none,
+    // and the refusal says so (exit 1, the first fault named, no page), never an input error about the file's size.
     const windowed = run(['report', 'big', '--root', project, '-o', out, '--max-steps', '1']);
-    expect([windowed.code, existsSync(out)]).toEqual([1, true]);
+    expect([windowed.code, existsSync(out)]).toEqual([1, false]);
+    expect(windowed.err.trim()).toMatch(
+      new RegExp(
+        `^stepchain: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: malformed_json: line of [\\d,]+ bytes: .*; the journal does not verify and, at \\d+ MB, is larger than stepchain reads whole \\(512 MB\\) to cut a window of it: list its faults with \`stepchain verify\`$`,
+      ),
+    );
   });
 });
 

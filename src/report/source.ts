@@ -4,7 +4,7 @@ import { InputError, IntegrityError } from '../errors';
 import { sha256Hex } from '../util/hash';
 import { scanChunk } from '../journal/chunk';
 import { pausePoint } from '../util/pause';
-import { lstatUnder, READ_FLAGS, readUnder } from '../util/nofollow';
+import { DEFAULT_MAX_READ_BYTES, lstatUnder, READ_FLAGS, readUnder } from '../util/nofollow';
 import { closeSync, openSync, readSync } from 'node:fs';
 import {
   Cas,
@@ -264,6 +264,7 @@ export function loadReportSource(target: string, root: string, options: LoadSour
     // A chain that does not verify is embedded as it is, for the page to show its faults.
     if (e instanceof UnverifiedJournalError) {
       if (size > AUTO_WINDOW_BYTES && options.maxSteps === undefined) throw tooLargeUnverified(e.message, size);
+      if (size > DEFAULT_MAX_READ_BYTES) throw tooLargeUnverified(e.message, size, true);
       return { ...base, journal: readJournalFileBytes(j.file) };
     }
     throw e;

@@ -1,6 +1,7 @@
 import { InputError, IntegrityError } from '../errors';
 import { forEachReferenceLine, walkedRows, type VerifiedSteps } from '../journal';
 import { ZERO_HASH } from '../util/hash';
+import { DEFAULT_MAX_READ_BYTES } from '../util/nofollow';
 import type { ReportWindow } from './client/data';
 
 /**
@@ -29,9 +30,13 @@ export const AUTO_WINDOW_STEPS = 10_000;
  * whole is refused, naming its first fault, instead of read whole and turned into one string (a journal of
  * gigabytes, or a line too long for one string, ended in an internal error after reading it all).
  */
-export function tooLargeUnverified(firstFault: string, bytes: number): IntegrityError {
+export function tooLargeUnverified(firstFault: string, bytes: number, windowAsked = false): IntegrityError {
+  const mb = (n: number): string => (n / 1048576).toFixed(0);
   return new IntegrityError(
-    `${firstFault}; the journal does not verify and, at ${(bytes / 1048576).toFixed(0)} MB, is larger than a report page embeds whole (${AUTO_WINDOW_BYTES / 1048576} MB): embed a window of it with --max-steps N [--from SEQ], or list its faults with \`stepchain verify\``,
+    windowAsked
+      ? // A window of a journal that does not verify is cut from the journal read whole: past what is read whole, none.
+        `${firstFault}; the journal does not verify and, at ${mb(bytes)} MB, is larger than stepchain reads whole (${mb(DEFAULT_MAX_READ_BYTES)} MB) to cut a window of it: list its faults with \`stepchain verify\``
+      : `${firstFault}; the journal does not verify and, at ${mb(bytes)} MB, is larger than a report page embeds whole (${AUTO_WINDOW_BYTES / 1048576} MB): embed a window of it with --max-steps N [--from SEQ], or list its faults with \`stepchain verify\``,
   );
 }
 
