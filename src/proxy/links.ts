@@ -1,14 +1,9 @@
 import type { TornTailMoved } from '../util/chain-file';
 import { readdirSync } from 'node:fs';
-import { journalFile, readVerifiedJournal } from '../journal';
+import { journalFile } from '../journal';
+import { hookCallsOf } from './hook-calls';
 import { readRunJournalFile, runJournalFile, runsDir } from '../runs';
-import {
-  EXCHANGE_LINK_EVENT,
-  readExchangeLink,
-  recordExchangeLinks,
-  toolCallIds,
-  type ExchangeLink,
-} from '../runs/exchange-links';
+import { EXCHANGE_LINK_EVENT, readExchangeLink, recordExchangeLinks, type ExchangeLink } from '../runs/exchange-links';
 import { isSafeId } from '../util/ids';
 import { mayHoldJsonText } from '../util/json-bytes';
 import { readRegularFile, regularFileExists } from '../util/nofollow';
@@ -73,10 +68,7 @@ export function linkExchange(
   const file = journalFile(root, s.hookJournal);
   if (!regularFileExists(file))
     return { linked: [], unlinked: s.calls.map((c) => c[0]!), ambiguous: [], written: 0, hookJournalExists: false };
-  const byId = new Map<string, { seq: number; step_hash: string }[]>();
-  for (const { row } of readVerifiedJournal(file).entries)
-    for (const id of toolCallIds(row.tool_call))
-      byId.set(id, [...(byId.get(id) ?? []), { seq: row.seq, step_hash: row.step_hash }]);
+  const byId = hookCallsOf(file);
   const taken = linkedHookSteps(root, s.hookJournal);
   const links: ExchangeLink[] = [];
   const unlinked: string[] = [];
