@@ -13,7 +13,7 @@ import {
   rowValue,
   type JournalEntry,
 } from '../journal';
-import { stageFile, writeAll, writeFileWhole, type StagedFile } from '../util/fs';
+import { replacesFile, stageFile, writeAll, writeFileWhole, type StagedFile } from '../util/fs';
 import { pausePoint } from '../util/pause';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import type { TornTailMoved } from '../util/chain-file';
@@ -202,10 +202,12 @@ export function wantsGzip(outFile: string): boolean {
   return /\.(gz|tgz)$/i.test(outFile);
 }
 
-/** A receipt written over its own journal would destroy it. */
+/**
+ * A receipt written over its own journal would destroy it: by its path, and by any other way to the same name (a
+ * link to its directory, `..`) or to the same file (a hard link), since the receipt is renamed onto the output.
+ */
 export function refuseOverwritingJournal(journalFile: string, outFile: string): void {
-  if (path.resolve(journalFile) === path.resolve(outFile))
-    throw new InputError(`${outFile}: the receipt would overwrite the journal`);
+  if (replacesFile(journalFile, outFile)) throw new InputError(`${outFile}: the receipt would overwrite the journal`);
 }
 
 /** What `exportReceipt` wrote: BuiltReceipt without its bytes (they are on disk), and what names them. */

@@ -70,6 +70,29 @@ export function pathKind(p: string): 'file' | 'dir' | undefined {
   }
 }
 
+/**
+ * Whether writing a file at `b` (a temporary file renamed onto it) would replace the file at `a`: the same name in
+ * the same directory however each path reaches it (a link to a directory on the way, `..`, a bind mount), or a name
+ * that is already `a`'s file (a hard link, a name that differs only in case on a file system that ignores it).
+ * Names are stat'ed as the rename would resolve them; a link at the name itself is the link, as rename replaces it.
+ */
+export function replacesFile(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  const id = (p: string, follow: boolean): string | undefined => {
+    try {
+      const st = follow ? statSync(p, { bigint: true }) : lstatSync(p, { bigint: true });
+      return `${st.dev}:${st.ino}`;
+    } catch {
+      return undefined;
+    }
+  };
+  const file = id(a, false);
+  if (file !== undefined && file === id(b, false)) return true;
+  if (path.basename(a) !== path.basename(b)) return false;
+  const dir = id(path.dirname(a), true);
+  return dir !== undefined && dir === id(path.dirname(b), true);
+}
+
 /** Whether anything (a FIFO, a dangling link too) is at `p`: lstat, never following. */
 export function lexists(p: string): boolean {
   try {

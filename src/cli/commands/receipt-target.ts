@@ -2,6 +2,7 @@ import path from 'node:path';
 import { InputError } from '../../errors';
 import { resolveJournal, type JournalTarget } from '../../journal';
 import { readPrivateKeyFile, type ReceiptAuditOptions, type ReceiptWriteOptions } from '../../receipt';
+import { replacesFile } from '../../util/fs';
 import { assertSafeId } from '../../util/ids';
 import { expectPositionals, type OptionSpec, type ParsedArgs } from '../args';
 import type { CommandIO } from '../io';
@@ -47,8 +48,8 @@ export function receiptWriteTarget(
   const root = rootOf(args, io);
   const journal = resolveJournal(target!, root);
   const outFile = path.resolve(io.cwd, out);
-  if (outFile === path.resolve(journal.file))
-    throw new InputError(`${command}: the output would overwrite the journal`);
+  // Before the --force rule: a link to the journal's directory must not let --force replace the journal.
+  if (replacesFile(journal.file, outFile)) throw new InputError(`${command}: the output would overwrite the journal`);
   refuseOverwrite(outFile, out, args, command);
   const options: ReceiptWriteOptions & { audit: ReceiptAuditOptions } = {
     agentId: assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id'),
