@@ -1,10 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { linkSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, linkSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalDir, journalFile } from '../src/journal';
-import { exportReceipt, publishReceipt } from '../src/receipt';
+import {
+  commitExport,
+  commitPublished,
+  exportReceipt,
+  publishReceipt,
+  stageExport,
+  stagePublished,
+} from '../src/receipt';
 import { recordStep } from '../src/record';
 import { cliPath } from './helpers/paths';
+import { cliPaused } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -75,5 +83,97 @@ describe('an output that is the journal by another way: refused (exit 2), --forc
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
     expect(readFileSync(file).equals(bytes)).toBe(true);
     expect(cli(['receipt', 'verify', 'soft.jsonl']).status).toBe(0);
+  });
+});
+
+describe('a streamed export that cannot finish leaves nothing under the name, and nothing beside it for long', () => {
+  const file = journalOf('cut', 40);
+
+  test('the file size limit reached mid-stream (EFBIG): exit 2, one line naming the output, no temporary file', () => {
+    const out = path.join(root, 'cut.tar');
+    // ulimit -f counts 512-byte blocks: the receipt (the journal and 40 blobs, over 40 KB) cannot fit in 16 KB.
+    const r = spawnSync(
+      'sh',
+      ['-c', 'ulimit -f 32 && exec "$0" "$@"', process.execPath, cliPath, 'export', file, '-o', out],
+      {
+        env: ENV,
+        encoding: 'utf8',
+      },
+    );
+    expect({ status: r.status, stderr: r.stderr }).toEqual({
+      status: 2,
+      stderr: `stepchain: ${out}: cannot write: file too large (EFBIG)\n`,
+    });
+    expect(statSync(file).size).toBeGreaterThan(16 * 1024);
+    expect(existsSync(out)).toBe(false);
+    expect(beside(out)).toEqual([]);
+  });
+
+  test('killed (SIGKILL) mid-export: its temporary file is left, and the next export of that output removes it', async () => {
+    const out = path.join(root, 'killed.tar');
+    const p = await cliPaused(['export', file, '-o', out], 'export:copied', { env: ENV });
+    expect(beside(out)).toHaveLength(1);
+    await p.kill();
+    expect(beside(out)).toHaveLength(1);
+    expect(existsSync(out)).toBe(false);
+    const r = cli(['export', file, '-o', out]);
+    expect(r.status).toBe(0);
+    expect(beside(out)).toEqual([]);
+    expect(cli(['receipt', 'verify', out]).status).toBe(0);
+  });
+});
+
+describe('two exports of one output at once: without --force, the second to finish does not replace the first', () => {
+  const file = journalOf('race', 3);
+  const agentOf = (out: string): unknown =>
+    JSON.parse(spawnSync('tar', ['-xOf', out, 'manifest.json'], { encoding: 'utf8' }).stdout).agent_id;
+
+  /** Export A pauses with its receipt staged; export B writes the output meanwhile; A resumes. A's exit and stderr. */
+  async function race(name: string, extra: string[]) {
+    const out = path.join(root, name);
+    const resume = path.join(root, `${name}.resume`);
+    const a = await cliPaused(['export', file, '-o', out, '--agent-id', 'first', ...extra], 'export:copied', {
+      env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
+    });
+    expect(cli(['export', file, '-o', out, '--agent-id', 'second']).status).toBe(0);
+    writeFileSync(resume, '');
+    const { code, stderr } = await a.exited();
+    return { out, code, stderr: stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at')) };
+  }
+
+  test('without --force: exit 2 with the line an existing output gets; the other receipt stays, nothing beside', async () => {
+    const r = await race('race.tar', []);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 2,
+      stderr: [`stepchain: export: ${r.out} exists; refusing to replace it (give --force to replace it)`],
+    });
+    expect(agentOf(r.out)).toBe('second');
+    expect(beside(r.out)).toEqual([]);
+  });
+
+  test('with --force: replaced, as asked', async () => {
+    const r = await race('forced.tar', ['--force']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: [] });
+    expect(agentOf(r.out)).toBe('first');
+  });
+
+  test("the library's replace: false (export and publish): an InputError naming the output, which is untouched", () => {
+    for (const [name, stage, commit] of [
+      ['lib-export.tar', () => stageExport(file, path.join(root, 'lib-export.tar'), { replace: false }), commitExport],
+      [
+        'lib-publish.tar',
+        () => stagePublished(file, path.join(root, 'lib-publish.tar'), { optIn: true, replace: false }),
+        (s: ReturnType<typeof stagePublished>) => commitPublished(s, { optIn: true }),
+      ],
+    ] as const) {
+      const out = path.join(root, name);
+      const staged = stage();
+      writeFileSync(out, 'written meanwhile');
+      expect(() => (commit as (s: typeof staged) => unknown)(staged)).toThrow(
+        `${out}: exists (written while this receipt was made); refusing to replace it`,
+      );
+      expect(readFileSync(out, 'utf8')).toBe('written meanwhile');
+      expect(beside(out)).toEqual([]);
+    }
   });
 });

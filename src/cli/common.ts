@@ -71,8 +71,12 @@ export function refuseOverwrite(file: string, shown: string, args: ParsedArgs, c
   if (pathKind(file) === 'dir') throw new InputError(`${command}: ${shown} is a directory`);
   if (args.flags.has('force')) return;
   // Anything at the path is refused: a FIFO, a socket or a device too (stat calls those neither file nor dir).
-  if (lexists(file))
-    throw new InputError(`${command}: ${shown} exists; refusing to replace it (give --force to replace it)`);
+  if (lexists(file)) throw outputExists(shown, command);
+}
+
+/** An output that exists, refused without --force (before writing, or when another writer named it meanwhile). */
+export function outputExists(shown: string, command: string): InputError {
+  return new InputError(`${command}: ${shown} exists; refusing to replace it (give --force to replace it)`);
 }
 
 /**

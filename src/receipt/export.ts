@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { auditEvent, auditOptions, operatorActor } from '../audit';
 import { canonicalOfRead, type JsonObject } from '../canonical';
 import { closeSync, unlinkSync } from 'node:fs';
-import { InputError } from '../errors';
+import { InputError, isOsError } from '../errors';
 import {
   Cas,
   casDir,
@@ -13,7 +13,7 @@ import {
   rowValue,
   type JournalEntry,
 } from '../journal';
-import { replacesFile, stageFile, writeAll, writeFileWhole, type StagedFile } from '../util/fs';
+import { replacesFile, stageFile, writeAll, writeFileWhole, type StagedFile, type WholeFileOptions } from '../util/fs';
 import { pausePoint } from '../util/pause';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import type { TornTailMoved } from '../util/chain-file';
@@ -43,6 +43,16 @@ export interface ReceiptWriteOptions {
   now?: Date;
   /** gzip the archive (default: when the output name ends in .gz or .tgz). */
   gzip?: boolean;
+  /**
+   * false: a file at the output when the receipt is named (written meanwhile by another export) is not replaced: an
+   * InputError with `field` 'replace'. Default true (the receipt replaces whatever is there).
+   */
+  replace?: boolean;
+}
+
+/** How a receipt is staged beside its output: fsync'ed, and named without replacing when `replace` is false. */
+export function receiptStaging(options: ReceiptWriteOptions): WholeFileOptions {
+  return { durable: true, exclusive: options.replace === false };
 }
 
 /** Where to mirror a written receipt into the audit chain (docs/format.md §5: replay.export / replay.publish). */
@@ -241,7 +251,7 @@ export function stageExport(journalFile: string, outFile: string, options: Expor
   try {
     return streamable(opened.walk)
       ? stageStreamed(opened, outFile, o)
-      : stageBuilt(buildReceipt(journalFile, o), outFile);
+      : stageBuilt(buildReceipt(journalFile, o), outFile, o);
   } finally {
     closeSync(opened.fd);
   }
@@ -274,7 +284,7 @@ function stageCopy(j: OpenedJournal, outFile: string, options: ExportOptions, wa
   const blobs: BuiltReceipt['blobs'] = { bundled: [], missing: [] };
   const warnings: string[] = [];
   let written = { sha256: '', size: 0 };
-  const staged = stageFile(outFile, { durable: true }, (fd) => {
+  const staged = stageFile(outFile, receiptStaging(options), (fd) => {
     written = writeReceiptStream(fd, options.gzip === true, manifest, options.signKey, (tar) => {
       writeJournalMember(tar, j, walkAgain);
       if (!walkAgain) {
@@ -321,9 +331,9 @@ export function writeReceiptStream(
 }
 
 /** A receipt built in memory, written under a temporary name. */
-function stageBuilt(built: BuiltReceipt, outFile: string): StagedExport {
+function stageBuilt(built: BuiltReceipt, outFile: string, options: ExportOptions): StagedExport {
   const { bytes, ...rest } = built;
-  const staged = stageFile(outFile, { durable: true }, (fd) => writeAll(fd, bytes));
+  const staged = stageFile(outFile, receiptStaging(options), (fd) => writeAll(fd, bytes));
   return { ...rest, file: outFile, size: bytes.length, sha256: sha256Hex(bytes), staged };
 }
 
@@ -362,7 +372,17 @@ export function writeReceiptFiles(outFile: string, bytes: Uint8Array, companion?
 
 /** Names a staged receipt, then writes its companion; when the companion cannot be written, the receipt is removed. */
 export function commitReceipt(staged: StagedFile, companion?: ReceiptCompanion): void {
-  staged.commit();
+  try {
+    staged.commit();
+  } catch (e) {
+    // Only a receipt staged with replace: false (receiptStaging) is named with link(2), which says EEXIST.
+    if (isOsError(e) && e.code === 'EEXIST')
+      throw new InputError(
+        `${staged.file}: exists (written while this receipt was made); refusing to replace it`,
+        'replace',
+      );
+    throw e;
+  }
   if (companion === undefined) return;
   try {
     writeFileWhole(companion.file, companion.bytes, { durable: true });

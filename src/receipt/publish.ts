@@ -10,6 +10,7 @@ import {
   auditReceipt,
   commitReceipt,
   newManifest,
+  receiptStaging,
   packReceipt,
   refuseOverwritingJournal,
   wantsGzip,
@@ -194,7 +195,7 @@ export function stagePublished(journalFile: string, outFile: string, options: Pu
     const agentId = options.agentId ?? path.basename(path.dirname(path.resolve(journalFile)));
     const manifest = newManifest(agentId, redactor.head, redactor.steps, [], options.now);
     let written = { sha256: '', size: 0 };
-    const staged = stageFile(outFile, { durable: true }, (fd) => {
+    const staged = stageFile(outFile, receiptStaging(options), (fd) => {
       written = writeReceiptStream(fd, gzip, manifest, options.signKey, (tar) =>
         tar.member(JOURNAL_MEMBER, size, (put) => copyFrom(scratch, size, put)),
       );

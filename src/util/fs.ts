@@ -279,12 +279,8 @@ export function stageFile(file: string, options: WholeFileOptions, fill: (fd: nu
       if (done) throw new Error(`${file}: staged file already committed or aborted`);
       done = true;
       try {
-        if (options.exclusive) {
-          linkSync(tmp, file);
-          unlinkSync(tmp);
-        } else {
-          renameSync(tmp, file);
-        }
+        if (options.exclusive) nameWithoutReplacing(tmp, file);
+        else renameSync(tmp, file);
       } catch (e) {
         failed(e);
       }
@@ -296,6 +292,25 @@ export function stageFile(file: string, options: WholeFileOptions, fill: (fd: nu
       removeQuietly(tmp);
     },
   };
+}
+
+const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']; // link(2) where there are no hard links
+
+/**
+ * Gives `tmp` the name `file` only where nothing is: link(2), which fails with EEXIST rather than replace, then
+ * `tmp` removed. A file system without hard links (FAT, some network mounts) refuses link itself; there the name
+ * is looked at, then `tmp` renamed onto it (a writer in between is replaced, but only in that moment).
+ */
+function nameWithoutReplacing(tmp: string, file: string): void {
+  try {
+    linkSync(tmp, file);
+  } catch (e) {
+    if (!isOsError(e) || !NO_HARD_LINKS.includes(e.code)) throw e;
+    if (lexists(file)) throw Object.assign(new Error(`EEXIST: file already exists: ${file}`), { code: 'EEXIST' });
+    renameSync(tmp, file);
+    return;
+  }
+  unlinkSync(tmp);
 }
 
 function removeQuietly(file: string): void {

@@ -53,6 +53,8 @@ export function receiptWriteTarget(
   refuseOverwrite(outFile, out, args, command);
   const options: ReceiptWriteOptions & { audit: ReceiptAuditOptions } = {
     agentId: assertSafeId(args.values.get('agent-id') ?? journal.agentId, 'agent id'),
+    // Without --force, an output another export names while this one runs is not replaced either.
+    replace: args.flags.has('force'),
     audit: { root: journal.root, ...writeOptions(io) },
   };
   const key = args.values.get('sign-key');

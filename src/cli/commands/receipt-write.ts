@@ -5,8 +5,10 @@ import {
   type ReceiptCompanion,
   type ReceiptWriteOptions,
 } from '../../receipt';
+import { InputError } from '../../errors';
 import type { StagedFile } from '../../util/fs';
 import type { ParsedArgs } from '../args';
+import { outputExists } from '../common';
 import type { CommandIO } from '../io';
 import { keylessDoc, keylessPlan, staleBundle, staleBundleRemoved } from './keyless-sign';
 import { receiptWriteTarget } from './receipt-target';
@@ -70,7 +72,14 @@ export async function writeReceipt<O, S extends Staged, B extends Written>(
     staged.staged.abort();
     throw e;
   }
-  const r = steps.commit(staged, options, signed ? signed.companion : undefined);
+  let r: B;
+  try {
+    r = steps.commit(staged, options, signed ? signed.companion : undefined);
+  } catch (e) {
+    // Named meanwhile by another writer (the library's replace: false): the line an existing output gets.
+    if (e instanceof InputError && e.field === 'replace') throw outputExists(out, command);
+    throw e;
+  }
   stale?.remove();
   for (const w of r.warnings) io.err(`stepchain: warning: ${w}`);
   return {
