@@ -1,5 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, linkSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { journalDir, journalFile } from '../src/journal';
 import {
@@ -16,8 +28,8 @@ import { cliPaused } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
 
 /**
- * `export` and `publish` from outside: outputs that reach the journal another way than its own path, and what is
- * left beside an output when the export fails or is killed.
+ * `export` and `publish` from outside: outputs that reach the journal another way than its own path, what is left
+ * beside an output when the export fails, is killed or races another, and a journal cut or replaced meanwhile.
  */
 const root = tempDir('stepchain-export-attack-');
 const ENV = { ...process.env, STEPCHAIN_AUDIT: 'off' };
@@ -176,4 +188,49 @@ describe('two exports of one output at once: without --force, the second to fini
       expect(beside(out)).toEqual([]);
     }
   });
+});
+
+describe('the journal cut, or another file put in its place, while it is exported (paused after its copy)', () => {
+  /** Runs `export` of a fresh journal paused after its copy, does `change`, resumes it: exit code, stderr, output. */
+  async function exportWhile(id: string, change: (file: string) => void) {
+    const file = journalOf(id, 5);
+    const out = path.join(root, `${id}.tar`);
+    const resume = path.join(root, `${id}.resume`);
+    const p = await cliPaused(['export', file, '-o', out], 'export:copied', {
+      env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
+    });
+    change(file);
+    writeFileSync(resume, '');
+    const { code, stderr } = await p.exited();
+    return { file, out, code, stderr: stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at')) };
+  }
+
+  const other = journalOf('swap-source', 2);
+
+  test('cut short: exit 1 naming the journal and where it now ends; nothing written, nothing beside', async () => {
+    let size = 0;
+    const r = await exportWhile('cut-short', (file) => {
+      size = statSync(file).size;
+      truncateSync(file, 100);
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toEqual([
+      `stepchain: ${r.file}: the journal changed while it was exported (it now ends at byte 100, short of the ${size} it was walked with); nothing written`,
+    ]);
+    expect(existsSync(r.out)).toBe(false);
+    expect(beside(r.out)).toEqual([]);
+  });
+
+  for (const [what, put] of [
+    // A journal of 2 steps: the receipt still holds the 5 walked.
+    ['another journal renamed over it', (f: string) => (copyFileSync(other, `${f}.new`), renameSync(`${f}.new`, f))],
+    ['a FIFO', (f: string) => (unlinkSync(f), spawnSync('mkfifo', [f]))],
+    ['a symbolic link', (f: string) => (unlinkSync(f), symlinkSync('/dev/zero', f))],
+  ] as const)
+    test(`${what} in its place: the receipt is the file that was walked (its descriptor), and verifies`, async () => {
+      const r = await exportWhile(`put-${what.split(' ')[1]}`, put);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: [] });
+      const v = cli(['receipt', 'verify', r.out, '--json']);
+      expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 5 });
+    });
 });
