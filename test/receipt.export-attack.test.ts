@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   copyFileSync,
   existsSync,
   linkSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -13,7 +15,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { journalDir, journalFile } from '../src/journal';
+import { computeStepHash, encodeRow, journalDir, journalFile, type StepRow } from '../src/journal';
+import { ZERO_HASH } from '../src/util/hash';
 import {
   commitExport,
   commitPublished,
@@ -25,6 +28,7 @@ import {
 import { recordStep } from '../src/record';
 import { cliPath } from './helpers/paths';
 import { cliPaused } from './helpers/proc';
+import { python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -233,4 +237,54 @@ describe('the journal cut, or another file put in its place, while it is exporte
       const v = cli(['receipt', 'verify', r.out, '--json']);
       expect(JSON.parse(v.stdout)).toMatchObject({ ok: true, steps: 5 });
     });
+});
+
+test('a journal of 106 MB that does not verify (a torn last line) is refused without being read whole', () => {
+  const file = path.join(root, 'torn', '000000.jsonl');
+  mkdirSync(path.dirname(file), { recursive: true });
+  const filler = 'x'.repeat(2000);
+  let prev = ZERO_HASH;
+  for (let seq = 0; seq < 45_000;) {
+    const lines: string[] = [];
+    for (const end = seq + 1000; seq < end; seq++) {
+      const fields = {
+        prev_hash: prev,
+        input_hash: ZERO_HASH,
+        model: 'm',
+        prompt: `${seq} ${filler}`,
+        tool_call: null,
+        tool_result: null,
+      };
+      const row: StepRow = { ...fields, blob_refs: [], seq, step_hash: computeStepHash(fields), ts: 1796000000 + seq };
+      lines.push(encodeRow(row));
+      prev = row.step_hash;
+    }
+    appendFileSync(file, `${lines.join('\n')}\n`);
+  }
+  appendFileSync(file, '{"blob_refs":[],"inp'); // an append cut short (or still being written)
+  // Under the 128 MiB from which the in-memory build walks a journal first (journal/verify.ts).
+  expect(statSync(file).size).toBeGreaterThan(100_000_000);
+  expect(statSync(file).size).toBeLessThan(128 * 1024 * 1024);
+  const wrapper =
+    'import resource, subprocess, sys\n' +
+    'r = subprocess.run(sys.argv[1:], capture_output=True)\n' +
+    'sys.stderr.buffer.write(r.stderr)\n' +
+    'sys.stderr.write("maxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
+    'sys.exit(r.returncode)\n';
+  const out = path.join(root, 'torn.tar');
+  const r = spawnSync(python3(), ['-c', wrapper, process.execPath, cliPath, 'export', file, '-o', out], {
+    env: ENV,
+    encoding: 'utf8',
+  });
+  const lines = r.stderr.trim().split('\n');
+  const rss = /^maxrss_kb=(\d+)$/.exec(lines.pop() ?? '');
+  if (rss === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
+  expect({ status: r.status, lines }).toEqual({
+    status: 1,
+    lines: [`stepchain: ${file}:45001: malformed_json: unterminated string at column 17`],
+  });
+  // Read whole, this journal took 488 MB to refuse (measured); walked as `verify` walks it, about 85 MB.
+  expect(Number(rss[1]) / 1024).toBeLessThan(150);
+  expect(existsSync(out)).toBe(false);
+  expect(beside(out)).toEqual([]);
 });
