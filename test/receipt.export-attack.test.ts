@@ -27,7 +27,7 @@ import {
 } from '../src/receipt';
 import { recordStep } from '../src/record';
 import { cliPath } from './helpers/paths';
-import { cliPaused } from './helpers/proc';
+import { cliChangedWhilePaused, cliPaused } from './helpers/proc';
 import { python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -147,14 +147,10 @@ describe('two exports of one output at once: without --force, the second to fini
   /** Export A pauses with its receipt staged; export B writes the output meanwhile; A resumes. A's exit and stderr. */
   async function race(name: string, extra: string[]) {
     const out = path.join(root, name);
-    const resume = path.join(root, `${name}.resume`);
-    const a = await cliPaused(['export', file, '-o', out, '--agent-id', 'first', ...extra], 'export:copied', {
-      env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
-    });
-    expect(cli(['export', file, '-o', out, '--agent-id', 'second']).status).toBe(0);
-    writeFileSync(resume, '');
-    const { code, stderr } = await a.exited();
-    return { out, code, stderr: stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at')) };
+    const args = ['export', file, '-o', out, '--agent-id', 'first', ...extra];
+    const second = (): void => expect(cli(['export', file, '-o', out, '--agent-id', 'second']).status).toBe(0);
+    const { code, stderr } = await cliChangedWhilePaused(args, 'export:copied', `${out}.resume`, second, ENV);
+    return { out, code, stderr };
   }
 
   test('without --force: exit 2 with the line an existing output gets; the other receipt stays, nothing beside', async () => {

@@ -31,7 +31,7 @@ import {
 import { ReceiptSink } from '../src/receipt/export-file';
 import { TarWriter } from '../src/receipt/tar-write';
 import { cliPath } from './helpers/paths';
-import { cliPaused } from './helpers/proc';
+import { cliChangedWhilePaused } from './helpers/proc';
 import { python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
@@ -241,17 +241,15 @@ describe('a journal written to while it is exported', () => {
   async function exportWhileChanged(id: string, change: (file: string) => void) {
     const file = projectJournal(id, 4);
     const out = path.join(root, `${id}.tar`);
-    const resume = path.join(root, `${id}.resume`);
-    const p = await cliPaused(['export', file, '-o', out, '--json'], 'export:copied', {
-      env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
-    });
-    let stdout = '';
-    p.child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    change(file);
-    writeFileSync(resume, '');
-    const { code, stderr } = await p.exited();
-    const lines = stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at'));
-    return { file, out, code, stdout, stderr: lines };
+    const args = ['export', file, '-o', out, '--json'];
+    const r = await cliChangedWhilePaused(
+      args,
+      'export:copied',
+      path.join(root, `${id}.resume`),
+      () => change(file),
+      ENV,
+    );
+    return { file, out, ...r };
   }
 
   test('a step appended meanwhile: the receipt is the journal as walked (the new step is not in it)', async () => {

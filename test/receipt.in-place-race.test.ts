@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, renameSync, truncateSync, writeFileSync }
 import path from 'node:path';
 import { Journal, journalDir, journalFile } from '../src/journal';
 import { buildReceipt, generateKeyPair, inspectReceipt, parsePrivateKey, parsePublicKey } from '../src/receipt';
-import { cliPaused } from './helpers/proc';
+import { cliChangedWhilePaused } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -32,16 +32,8 @@ async function verifyWhileChanged(
 ): Promise<{ code: number | null; stdout: string; stderr: string[] }> {
   const file = path.join(root, `${name}.tar`);
   writeFileSync(file, good);
-  const resume = path.join(root, `${name}.resume`);
-  const p = await cliPaused(['receipt', 'verify', file, '--public-key', pubFile, '--json'], 'walk:planned', {
-    env: { ...ENV, STEPCHAIN_TEST_RESUME: resume },
-  });
-  let stdout = '';
-  p.child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-  change(file);
-  writeFileSync(resume, '');
-  const { code, stderr } = await p.exited();
-  return { code, stdout, stderr: stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at')) };
+  const args = ['receipt', 'verify', file, '--public-key', pubFile, '--json'];
+  return cliChangedWhilePaused(args, 'walk:planned', path.join(root, `${name}.resume`), () => change(file), ENV);
 }
 
 const verdictOf = (bytes: Buffer): unknown =>

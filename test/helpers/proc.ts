@@ -62,6 +62,26 @@ export function spawnPaused(
   });
 }
 
+/**
+ * Runs the built CLI until it pauses at `stage` (STEPCHAIN_TEST_RESUME=`resume`), does `change` there, lets it go
+ * on: its exit code, its stdout, and its stderr's lines but the pause's own.
+ */
+export async function cliChangedWhilePaused(
+  args: string[],
+  stage: string,
+  resume: string,
+  change: () => void,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string[] }> {
+  const p = await cliPaused(args, stage, { env: { ...env, STEPCHAIN_TEST_RESUME: resume } });
+  let stdout = '';
+  p.child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  change();
+  writeFileSync(resume, '');
+  const { code, stderr } = await p.exited();
+  return { code, stdout, stderr: stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at')) };
+}
+
 /** `spawnPaused` for the built CLI. */
 export function cliPaused(
   args: string[],
