@@ -4,7 +4,7 @@ import { acquireLock } from '../util/lock';
 import { auditEvent, auditOptions, operatorActor } from '../audit';
 import { prettySorted, type JsonObject, type JsonValue } from '../canonical';
 import { asStepchainError, InputError, IntegrityError } from '../errors';
-import { JOURNAL_FILE, journalDir, type TornTailMoved, type VerifiedSteps } from '../journal';
+import { JOURNAL_FILE, journalDir, type TornTailMoved } from '../journal';
 import { findTombstone } from '../journal/tombstone';
 import { ensureDir, fsyncDir, lexists, writeAll } from '../util/fs';
 import { assertSafeId } from '../util/ids';
@@ -124,8 +124,6 @@ interface ForkPlan {
   label: string | null;
   repo: RepoInfo;
   parentSession: JsonObject | undefined;
-  /** The parent's verified journal (when it has one). */
-  parent: VerifiedSteps | undefined;
   /** The verified rows up to `fromStep`, each "\n"-terminated: the fork's journal. */
   prefix: Buffer | undefined;
   prefixHashes: string[];

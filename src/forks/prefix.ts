@@ -44,8 +44,6 @@ export function copyPrefixBlobs(root: string, worktree: string, digests: readonl
 /** What a fork takes from its parent session. */
 export interface ParentSide {
   parentSession: JsonObject | undefined;
-  /** The parent's journal, verified (its rows read back a block at a time, each checked against what verified). */
-  parent: VerifiedSteps | undefined;
   /** The verified rows 0..N, each "\n"-terminated (what the fork's journal is seeded with). */
   prefix: Buffer | undefined;
   /** The step_hash of each step 0..N (what the prefix's snapshots are matched with). */
@@ -79,7 +77,7 @@ export function readParent(root: string, sessionId: string, fromStep: number | u
     );
   // The parent chain must verify (fail-closed), with or without --from-step.
   const parent = hasJournal ? VerifiedSteps.open(parentJournal) : undefined;
-  const none = { parentSession, parent, prefix: undefined, prefixHashes: [], prefixRefs: [], parentStepHash: null };
+  const none = { parentSession, prefix: undefined, prefixHashes: [], prefixRefs: [], parentStepHash: null };
   if (fromStep === undefined) return none;
   const steps = parent!.length;
   if (fromStep >= steps) {
