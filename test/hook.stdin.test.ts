@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { peakRss, type PeakRun } from './helpers/peak-rss';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { MAX_PAYLOAD_BYTES } from '../src/cli/commands/hook-agent';
 import { readToEnd, TooLongError } from '../src/util/read-to-end';
 import { cliPath } from './helpers/paths';
-import { python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -15,20 +14,11 @@ import { tempDir } from './helpers/tmp';
 const tmp = tempDir('stepchain-hook-stdin-');
 
 /** A shell pipeline run under Python, which reports the peak RSS (MB) of the processes it waited for. */
-function pipeline(script: string): { code: number | null; err: string; mb: number } {
-  const wrapper =
-    'import resource, subprocess, sys\n' +
-    'r = subprocess.run(["sh", "-c", sys.argv[1]], capture_output=True, cwd=sys.argv[2])\n' +
-    'sys.stderr.buffer.write(r.stderr)\n' +
-    'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
-    'sys.exit(r.returncode)\n';
-  const r = spawnSync(python3(), ['-c', wrapper, script, tmp], {
+function pipeline(script: string): PeakRun {
+  return peakRss(['sh', '-c', script], {
+    cwd: tmp,
     env: { ...process.env, STEPCHAIN_AUDIT: 'off', NODE: process.execPath, CLI: cliPath },
-    encoding: 'utf8',
   });
-  const m = /\nmaxrss_kb=(\d+)\n$/.exec(r.stderr);
-  if (m === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
-  return { code: r.status, err: r.stderr.slice(0, m.index), mb: Number(m[1]) / 1024 };
 }
 
 test('a payload that never ends (`yes |`) is refused at the bound: one line, exit 1 (never 2), memory bounded', () => {

@@ -1,3 +1,4 @@
+import { peakRss, type PeakRun } from './helpers/peak-rss';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -28,7 +29,6 @@ import {
 import { cli } from './helpers/cli';
 import { identifiedProject } from './helpers/record';
 import { cliPath } from './helpers/paths';
-import { python3 } from './helpers/python';
 import { freshDir, tempDir } from './helpers/tmp';
 
 /**
@@ -45,21 +45,11 @@ writeFileSync(big, '');
 truncateSync(big, GIB3);
 
 /** A shell command run in `cwd` under Python, which reports the peak RSS (MB) of the processes it waited for. */
-function run(script: string, cwd: string): { code: number | null; out: string; err: string; mb: number } {
-  const wrapper =
-    'import resource, subprocess, sys\n' +
-    'r = subprocess.run(["sh", "-c", sys.argv[1]], capture_output=True, cwd=sys.argv[2])\n' +
-    'sys.stdout.buffer.write(r.stdout)\n' +
-    'sys.stderr.buffer.write(r.stderr)\n' +
-    'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
-    'sys.exit(r.returncode)\n';
-  const r = spawnSync(python3(), ['-c', wrapper, script, cwd], {
+function run(script: string, cwd: string): PeakRun {
+  return peakRss(['sh', '-c', script], {
+    cwd,
     env: { ...process.env, STEPCHAIN_AUDIT: 'off', NODE: process.execPath, CLI: cliPath, BIG: big },
-    encoding: 'utf8',
   });
-  const m = /\nmaxrss_kb=(\d+)\n$/.exec(r.stderr);
-  if (m === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
-  return { code: r.status, out: r.stdout, err: r.stderr.slice(0, m.index), mb: Number(m[1]) / 1024 };
 }
 
 /** A project with one step appended to a1 (so "nothing appended" is a journal left as it was). */

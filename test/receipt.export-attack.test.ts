@@ -1,3 +1,4 @@
+import { peakRss } from './helpers/peak-rss';
 import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
@@ -28,7 +29,6 @@ import {
 import { recordStep } from '../src/record';
 import { cliPath } from './helpers/paths';
 import { cliChangedWhilePaused, cliPaused } from './helpers/proc';
-import { python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -261,26 +261,14 @@ test('a journal of 106 MB that does not verify (a torn last line) is refused wit
   // Under the 128 MiB from which the in-memory build walks a journal first (journal/verify.ts).
   expect(statSync(file).size).toBeGreaterThan(100_000_000);
   expect(statSync(file).size).toBeLessThan(128 * 1024 * 1024);
-  const wrapper =
-    'import resource, subprocess, sys\n' +
-    'r = subprocess.run(sys.argv[1:], capture_output=True)\n' +
-    'sys.stderr.buffer.write(r.stderr)\n' +
-    'sys.stderr.write("maxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
-    'sys.exit(r.returncode)\n';
   const out = path.join(root, 'torn.tar');
-  const r = spawnSync(python3(), ['-c', wrapper, process.execPath, cliPath, 'export', file, '-o', out], {
-    env: ENV,
-    encoding: 'utf8',
-  });
-  const lines = r.stderr.trim().split('\n');
-  const rss = /^maxrss_kb=(\d+)$/.exec(lines.pop() ?? '');
-  if (rss === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
-  expect({ status: r.status, lines }).toEqual({
+  const r = peakRss([process.execPath, cliPath, 'export', file, '-o', out], { env: ENV });
+  expect({ status: r.code, lines: r.err.trim().split('\n') }).toEqual({
     status: 1,
     lines: [`stepchain: ${file}:45001: malformed_json: unterminated string at column 17`],
   });
   // Read whole, this journal took 488 MB to refuse (measured); walked as `verify` walks it, about 85 MB.
-  expect(Number(rss[1]) / 1024).toBeLessThan(150);
+  expect(r.mb).toBeLessThan(150);
   expect(existsSync(out)).toBe(false);
   expect(beside(out)).toEqual([]);
 });

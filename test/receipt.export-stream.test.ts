@@ -1,3 +1,4 @@
+import { peakRss, type PeakRun } from './helpers/peak-rss';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -32,7 +33,6 @@ import { ReceiptSink } from '../src/receipt/export-file';
 import { TarWriter } from '../src/receipt/tar-write';
 import { cliPath } from './helpers/paths';
 import { cliChangedWhilePaused } from './helpers/proc';
-import { python3 } from './helpers/python';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -47,19 +47,8 @@ const keys = generateKeyPair();
 const signKey = parsePrivateKey(Buffer.from(keys.privateKeyPem), 'test key');
 const pub = parsePublicKey(Buffer.from(keys.publicKeyPem), 'test key.pub');
 
-/** A command run under Python, which reports the peak RSS (MB) of the process it waited for. */
-function peakOf(argv: string[]): { code: number | null; mb: number; stderr: string } {
-  const wrapper =
-    'import resource, subprocess, sys\n' +
-    'r = subprocess.run(sys.argv[1:], capture_output=True)\n' +
-    'sys.stderr.buffer.write(r.stderr)\n' +
-    'sys.stderr.write("\\nmaxrss_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n' +
-    'sys.exit(r.returncode)\n';
-  const r = spawnSync(python3(), ['-c', wrapper, ...argv], { env: ENV, encoding: 'utf8' });
-  const m = /\nmaxrss_kb=(\d+)\n$/.exec(r.stderr);
-  if (m === null) throw new Error(`no peak RSS from the wrapper: ${r.stderr}`);
-  return { code: r.status, mb: Number(m[1]) / 1024, stderr: r.stderr.slice(0, m.index) };
-}
+/** A command's exit code and peak RSS (MB), run under Python. */
+const peakOf = (argv: string[]): PeakRun => peakRss(argv, { env: ENV });
 
 /** `stepchain receipt verify --json` of a receipt. */
 const verifiedCli = (receipt: string): unknown =>
