@@ -48,4 +48,4 @@ export {
   UnverifiedJournalError,
   VerifiedSteps,
 } from './read';
-export type { StepList } from './read';
+export type { StepList, StepMarks } from './read';

@@ -5,10 +5,11 @@ import type { Fault } from './chain';
 import { forEachReferenceLine, pyStrip } from './lines';
 import type { ProgressFn } from './parallel';
 import { fastRow } from './fast-line';
-import { readRowLine, rowFromValue, type LineRead } from './row';
+import { readRowLine, rowFromValue, type LineRead, type RowView } from './row';
 import type { RowIndex } from './stitch';
 import {
   readJournalFile,
+  verifyJournalBytesIndexed,
   verifyJournalFileIndexed,
   type JournalEntry,
   type ReadJournal,
@@ -120,8 +121,11 @@ export class VerifiedSteps implements StepList {
   private scratch: Buffer | undefined;
 
   private constructor(
+    /** The journal file, or what names journal bytes held in memory (a receipt's member) in messages. */
     readonly file: string,
     r: VerifyResult & { index?: RowIndex; size: number; lines: number; blob_refs?: string[] },
+    /** The journal's bytes when they are held in memory (a receipt's journal), else read from `file`. */
+    private readonly bytes?: Buffer,
   ) {
     this.result = r;
     this.head_hash = r.head_hash;
@@ -148,6 +152,16 @@ export class VerifiedSteps implements StepList {
     );
     if (!r.ok) throw new UnverifiedJournalError(file, r);
     return new VerifiedSteps(file, r);
+  }
+
+  /**
+   * Journal bytes held in memory (a receipt's journal member), verified, then read a block at a time as a file is:
+   * rows parsed only when asked for. `name` names them in messages (throws UnverifiedJournalError).
+   */
+  static fromBytes(bytes: Buffer, name: string, env?: NodeJS.ProcessEnv): VerifiedSteps {
+    const r = verifyJournalBytesIndexed(bytes, BLOCK_ROWS, env);
+    if (!r.ok) throw new UnverifiedJournalError(name, r);
+    return new VerifiedSteps(name, r, bytes);
   }
 
   at(seq: number): JournalEntry | undefined {
@@ -186,7 +200,7 @@ export class VerifiedSteps implements StepList {
     return lo;
   }
 
-  /** The rows of block j (from index point j to the next), read and checked. */
+  /** The rows of block j (from index point j to the next), read, checked and kept (CACHED_BLOCKS of them). */
   private block(j: number): { rows: JournalEntry[]; spans: number[] } {
     const hit = this.cache.get(j);
     if (hit !== undefined) {
@@ -194,6 +208,26 @@ export class VerifiedSteps implements StepList {
       this.cache.set(j, hit);
       return hit;
     }
+    const rows = this.readBlock(j, takeEntry);
+    this.cache.set(j, rows);
+    if (this.cache.size > CACHED_BLOCKS) this.cache.delete(this.cache.keys().next().value!);
+    return rows;
+  }
+
+  /**
+   * The marks of each step from `from` on, in order, a block at a time (nothing kept): each row checked as `at`
+   * checks it, a canonical one never parsed. What a comparison of two whole journals reads (diff, blame).
+   */
+  *marks(from = 0): Generator<StepMarks, void, undefined> {
+    if (!Number.isInteger(from) || from >= this.length) return;
+    const blocks = this.index.points.length / 3;
+    for (let j = this.blockOf(Math.max(0, from)); j < blocks; j++) {
+      for (const m of this.readBlock(j, takeMarks).rows) if (m.seq >= from) yield m;
+    }
+  }
+
+  /** Block j's rows, each taken by `take`, checked against the verified links at its ends. */
+  private readBlock<T>(j: number, take: Take<T>): { rows: T[]; spans: number[] } {
     const p = this.index.points;
     const first = p[j * 3]!;
     const last = j + 1 < p.length / 3 ? p[(j + 1) * 3]! : this.length;
@@ -202,10 +236,7 @@ export class VerifiedSteps implements StepList {
     const after = j + 1 < this.index.prevs.length ? this.index.prevs[j + 1]! : this.head_hash;
     // The block's bytes end where the next block starts (each index point is a line's first byte).
     const end = j + 1 < p.length / 3 ? p[(j + 1) * 3 + 1]! : this.size;
-    const rows = this.readRows(p[j * 3 + 1]!, end, p[j * 3 + 2]!, first, last - first, before, after);
-    this.cache.set(j, rows);
-    if (this.cache.size > CACHED_BLOCKS) this.cache.delete(this.cache.keys().next().value!);
-    return rows;
+    return this.readRows(take, p[j * 3 + 1]!, end, p[j * 3 + 2]!, first, last - first, before, after);
   }
 
   private changed(detail: string): never {
@@ -217,7 +248,8 @@ export class VerifiedSteps implements StepList {
    * Only the block's own bytes are read, into a buffer kept from block to block (a fresh megabyte for each block of
    * 256 rows, read whole, was most of a block's cost on a VM: 376 of 3,300 ms of a 20,000-step publish).
    */
-  private readRows(
+  private readRows<T>(
+    take: Take<T>,
     offset: number,
     end: number,
     line: number,
@@ -225,15 +257,21 @@ export class VerifiedSteps implements StepList {
     want: number,
     before: string,
     after: string,
-  ): { rows: JournalEntry[]; spans: number[] } {
-    const out: JournalEntry[] = [];
+  ): { rows: T[]; spans: number[] } {
+    const out: T[] = [];
     const spans: number[] = [];
-    let fd: number;
-    try {
-      fd = openSync(this.file, READ_FLAGS);
-    } catch (e) {
-      throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    let last: string | undefined;
+    const held = this.bytes;
+    let fd = -1;
+    if (held === undefined) {
+      try {
+        fd = openSync(this.file, READ_FLAGS);
+      } catch (e) {
+        throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
     }
+    const readAt = (into: Buffer, length: number, position: number): number =>
+      held === undefined ? readAll(fd, into, length, position) : held.copy(into, 0, position, position + length);
     try {
       const size = Math.min(1 << 20, Math.max(1, end - offset));
       if (this.scratch === undefined || this.scratch.length < size) this.scratch = Buffer.allocUnsafe(size);
@@ -242,7 +280,7 @@ export class VerifiedSteps implements StepList {
       let lineNo = line - 1;
       while (out.length < want && pos < end) {
         const len = Math.min(buf.length, end - pos);
-        const got = readAll(fd, buf, len, pos);
+        const got = readAt(buf, len, pos);
         if (got === 0) this.changed('it is shorter');
         const atEnd = pos + got >= end;
         let usable = got;
@@ -257,31 +295,25 @@ export class VerifiedSteps implements StepList {
         forEachReferenceLine(buf, 0, usable, (s, e, next) => {
           lineNo++;
           if (out.length >= want) return;
-          const read = readLine(buf, s, e);
-          if (read.kind === 'blank') return;
-          if (read.kind !== 'row' || read.row === undefined) return this.changed(`line ${lineNo} is no row`);
-          const v = read.view;
-          const prev = out[out.length - 1];
+          const got = take(buf, s, e, lineNo);
+          if (got === 'blank') return;
+          if (got === undefined) return this.changed(`line ${lineNo} is no row`);
+          const v = got.view;
           if (v.seq !== seq + out.length || v.computedHash !== v.step_hash)
             return this.changed(`line ${lineNo} is not the row verified there`);
-          if (v.prev_hash !== (prev === undefined ? before : prev.row.step_hash))
+          if (v.prev_hash !== (last === undefined ? before : last))
             return this.changed(`line ${lineNo} does not link to the row before`);
-          const bytes = buf.subarray(s, e);
-          out.push({
-            line: lineNo,
-            row: read.row,
-            bytes: read.canonical ? Buffer.from(bytes) : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'),
-            canonical: read.canonical,
-          });
+          last = v.step_hash;
+          out.push(got.item);
           spans.push(pos + s, pos + next);
         });
         pos += usable;
       }
       if (out.length < want) this.changed('rows are missing');
-      if (out[out.length - 1]!.row.step_hash !== after) this.changed('a block of rows does not end where verified');
+      if (last !== after) this.changed('a block of rows does not end where verified');
       return { rows: out, spans };
     } finally {
-      closeSync(fd);
+      if (fd >= 0) closeSync(fd);
     }
   }
 }
@@ -297,6 +329,63 @@ function readLine(buf: Buffer, s: number, e: number): LineRead {
   if (!isJsonObject(value)) return readRowLine(buf.subarray(s, e));
   return rowFromValue(value, undefined, { computedHash: fast.computedHash, canonical: true });
 }
+
+/** What a block read takes of a line: the fields its checks read and what it keeps, 'blank', or undefined (no row). */
+type Take<T> = (
+  buf: Buffer,
+  s: number,
+  e: number,
+  line: number,
+) => { view: Pick<RowView, 'seq' | 'prev_hash' | 'step_hash' | 'computedHash'>; item: T } | 'blank' | undefined;
+
+/** A row for display: parsed, with a copy of its bytes (the stripped text of a line that is not canonical). */
+const takeEntry: Take<JournalEntry> = (buf, s, e, line) => {
+  const read = readLine(buf, s, e);
+  if (read.kind === 'blank') return 'blank';
+  if (read.kind !== 'row' || read.row === undefined) return undefined;
+  const bytes = buf.subarray(s, e);
+  return {
+    view: read.view,
+    item: {
+      line,
+      row: read.row,
+      bytes: read.canonical ? Buffer.from(bytes) : Buffer.from(pyStrip(decodeUtf8(bytes)), 'utf8'),
+      canonical: read.canonical,
+    },
+  };
+};
+
+/** What two journals are compared by, row by row, without parsing either: a step's stored hash and its blob refs. */
+export interface StepMarks {
+  /** 1-based line of the file. */
+  line: number;
+  seq: number;
+  step_hash: string;
+  /** Not hashed: compared on their own. */
+  blob_refs: string[];
+  ts: number;
+}
+
+/**
+ * A row's marks: a canonical line by the fast path alone (its refs collected as it checks them; `ts`, the row's
+ * last key, read from the line's end: a nested "ts" key lies before it), anything else parsed.
+ */
+const takeMarks: Take<StepMarks> = (buf, s, e, line) => {
+  if (e - s > 0 && e - s < 1 << 28) {
+    const text = buf.toString('latin1', s, e);
+    const refs: string[] = [];
+    const fast = fastRow(text, 0, e - s, undefined, refs);
+    if (fast !== undefined) {
+      const ts = Number(text.slice(text.lastIndexOf(',"ts":') + 6, -1));
+      return { view: fast, item: { line, seq: fast.seq, step_hash: fast.step_hash, blob_refs: refs, ts } };
+    }
+  }
+  const read = readRowLine(buf.subarray(s, e));
+  if (read.kind === 'blank') return 'blank';
+  if (read.kind !== 'row' || read.row === undefined) return undefined;
+  const { seq, step_hash, blob_refs, ts } = read.row;
+  return { view: read.view, item: { line, seq, step_hash, blob_refs, ts } };
+};
 
 function readAll(fd: number, buf: Buffer, length: number, position: number): number {
   let off = 0;

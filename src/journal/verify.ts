@@ -112,6 +112,21 @@ export function verifyJournalBytesWithRefs(
   return { ...result, blob_refs: stitched.refs ?? [] };
 }
 
+/** Verifies journal bytes with an index of where rows start (a receipt's journal, read a block at a time later). */
+export function verifyJournalBytesIndexed(
+  buf: Buffer,
+  indexEvery: number,
+  env?: NodeJS.ProcessEnv,
+): VerifyResult & { index?: RowIndex; size: number; lines: number } {
+  const { result, stitched } = verifySource({ kind: 'bytes', bytes: buf }, buf.length, {}, env, { indexEvery });
+  return {
+    ...result,
+    size: buf.length,
+    lines: stitched.lines,
+    ...(stitched.index === undefined ? {} : { index: stitched.index }),
+  };
+}
+
 /** Verifies a journal file with its blob refs and an index of where rows start (for windows read later). */
 export function verifyJournalFileIndexed(
   file: string,

@@ -5,7 +5,7 @@ import { readBlobs } from '../git/commits';
 import { repoInfo } from '../git/repo';
 import { listSnapshots } from '../git/snapshot';
 import { journalFile, journalsDir } from '../journal/layout';
-import { readJournalFile } from '../journal/verify';
+import { UnverifiedJournalError, VerifiedSteps } from '../journal/read';
 import { isSafeId } from '../util/ids';
 import { readRegularFile } from '../util/nofollow';
 import { matchLines, splitLines } from './line-match';
@@ -84,22 +84,21 @@ export async function blameFile(
   for (const agent of agents) {
     const snaps = listSnapshots(root, agent, env);
     if (snaps.size === 0) continue;
-    let j;
+    // Verified where it lies, then read a block at a time: memory does not follow the journal's size.
+    let j: VerifiedSteps;
     try {
-      j = readJournalFile(journalFile(root, agent));
-    } catch {
-      continue; // no journal file in the directory
+      j = VerifiedSteps.open(journalFile(root, agent), { env });
+    } catch (e) {
+      if (e instanceof UnverifiedJournalError)
+        warnings.push(`journal ${agent} does not verify: its steps count for nothing`);
+      continue; // or no journal file in the directory
     }
-    if (!j.ok) {
-      warnings.push(`journal ${agent} does not verify: its steps count for nothing`);
-      continue;
-    }
-    for (const { row } of j.entries) {
-      const s = snaps.get(row.seq);
-      if (s === undefined || s.step_hash !== row.step_hash) continue;
+    for (const m of j.marks()) {
+      const s = snaps.get(m.seq);
+      if (s === undefined || s.step_hash !== m.step_hash) continue;
       steps.push({
-        origin: { agent, seq: row.seq, step_hash: row.step_hash },
-        ts: Number.isFinite(row.ts) ? row.ts : 0,
+        origin: { agent, seq: m.seq, step_hash: m.step_hash },
+        ts: Number.isFinite(m.ts) ? m.ts : 0,
         commit: s.commit,
       });
     }

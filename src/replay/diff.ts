@@ -1,7 +1,14 @@
 import path from 'node:path';
 import type { JsonValue } from '../canonical';
 import type { ErrorFault } from '../errors';
-import { readJournalBytes, readJournalFile, resolveJournal, type JournalEntry, type StepList } from '../journal';
+import {
+  readJournalBytes,
+  readJournalFile,
+  resolveJournal,
+  UnverifiedJournalError,
+  VerifiedSteps,
+  type StepList,
+} from '../journal';
 import { describeReceiptFault, inspectReceipt, looksLikeReceipt, signatureVerdict, type PublicKey } from '../receipt';
 import { keylessBundleDocument, keylessBundleOf } from './screen';
 import { BrokenChainError, storedRow, targetPath } from './source';
@@ -27,8 +34,11 @@ export interface DiffSide {
   /** The last stored step_hash walked (vouched for only when `verified`). */
   head_hash: string;
   steps: number;
-  /** The well-formed rows, in file order. */
-  entries: JournalEntry[];
+  /**
+   * The well-formed rows, in file order: a journal that verifies read a block at a time where it lies (memory
+   * independent of its size), one that does not (or a receipt's journal) in memory.
+   */
+  entries: StepList;
 }
 
 export interface DiffOpenOptions {
@@ -61,35 +71,47 @@ export function openForDiff(target: string, options: DiffOpenOptions = {}): Diff
         'receipt',
         errors,
       );
-    const journal = receipt.journal;
-    const r = readJournalBytes(journal);
     const verdict = signatureVerdict(v, keys.length);
     const chainErrors = errors.filter((f) => f.kind !== 'no_trusted_key');
-    return {
+    const side = {
       file: t,
-      kind: 'receipt',
+      kind: 'receipt' as const,
       verified: chainErrors.length === 0,
       errors: chainErrors,
       signature: { status: verdict.status, holds: verdict.holds },
       ...keylessBundleOf(t),
-      head_hash: r.head_hash,
-      steps: r.steps,
-      entries: r.entries,
     };
+    const steps = verifiedOrNot(() => VerifiedSteps.fromBytes(receipt.journal, `${t}:journal`));
+    if (steps !== undefined) return { ...side, head_hash: steps.head_hash, steps: steps.length, entries: steps };
+    const r = readJournalBytes(receipt.journal);
+    return { ...side, head_hash: r.head_hash, steps: r.steps, entries: r.entries };
   }
   const root = path.resolve(cwd, options.root ?? '.');
   const { file } = resolveJournal(t, root);
+  const side = { file, kind: 'journal' as const, signature: null };
+  const steps = verifiedOrNot(() => VerifiedSteps.open(file));
+  if (steps !== undefined)
+    return { ...side, verified: true, errors: [], head_hash: steps.head_hash, steps: steps.length, entries: steps };
+  // What was edited in a copy that does not verify is the question: its well-formed rows, read whole.
   const r = readJournalFile(file);
   return {
-    file,
-    kind: 'journal',
+    ...side,
     verified: r.ok,
     errors: r.errors.map((f) => ({ file, line: f.line, kind: f.kind, message: f.message })),
-    signature: null,
     head_hash: r.head_hash,
     steps: r.steps,
     entries: r.entries,
   };
+}
+
+/** A journal that verifies, to be read a block at a time; undefined when it does not (it is then read whole). */
+function verifiedOrNot(open: () => VerifiedSteps): VerifiedSteps | undefined {
+  try {
+    return open();
+  } catch (e) {
+    if (e instanceof UnverifiedJournalError) return undefined;
+    throw e;
+  }
 }
 
 /** What a diff compares: rows in order (a ReplaySource or a DiffSide). */
@@ -137,7 +159,7 @@ export function diffJournals(left: Comparable, right: Comparable): JournalDiff {
     right_head: right.head_hash,
   };
   const n = Math.min(left.entries.length, right.entries.length);
-  for (let i = 0; i < n; i++) {
+  for (let i = firstUnlike(left.entries, right.entries, n); i < n; i++) {
     const a = left.entries.at(i)!;
     const b = right.entries.at(i)!;
     const fields = fieldsChanged(a.row, b.row);
@@ -185,6 +207,30 @@ export function diffJournals(left: Comparable, right: Comparable): JournalDiff {
     right_line: null,
     ...base,
   };
+}
+
+/**
+ * Where a row-by-row comparison of two lists must start: 0, or, for two journals that verified, the first step
+ * whose stored step_hash or blob refs differ (n when none), found without parsing a row. In a verified chain a
+ * step's step_hash commits to its hashed fields and, through prev_hash, to every step before it, so rows with
+ * equal step_hash and equal blob refs (the one content field no hash covers) are the same rows; the comparison
+ * at the step found says what differs there, as it would have found it walking from 0.
+ */
+function firstUnlike(left: StepList, right: StepList, n: number): number {
+  if (!(left instanceof VerifiedSteps && right instanceof VerifiedSteps)) return 0;
+  const a = left.marks();
+  const b = right.marks();
+  for (let i = 0; i < n; i++) {
+    const x = a.next();
+    const y = b.next();
+    if (x.done === true || y.done === true) return i;
+    if (x.value.step_hash !== y.value.step_hash || !sameList(x.value.blob_refs, y.value.blob_refs)) return i;
+  }
+  return n;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 /** A side's status for `diff --json`. */
