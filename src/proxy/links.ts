@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { journalFile } from '../journal';
 import { hookCallsOf } from './hook-calls';
 import { readRunJournalFile, runJournalFile, runsDir } from '../runs';
-import { EXCHANGE_LINK_EVENT, readExchangeLink, recordExchangeLinks, type ExchangeLink } from '../runs/exchange-links';
+import { exchangeLinksIn, recordExchangeLinks, type ExchangeLink } from '../runs/exchange-links';
 import { isSafeId } from '../util/ids';
 import { mayHoldJsonText } from '../util/json-bytes';
 import { readRegularFile, regularFileExists } from '../util/nofollow';
@@ -46,13 +46,8 @@ export interface LinkOutcome {
 /** The hook steps an exchange link names already, with the exchange each is linked to (`journal:seq`). */
 function linkedHookSteps(root: string, hookJournal: string): Map<number, string> {
   const out = new Map<number, string>();
-  const file = runJournalFile(root, hookJournal);
-  if (!regularFileExists(file)) return out;
-  for (const { row } of readRunJournalFile(file).entries) {
-    if (row.event !== EXCHANGE_LINK_EVENT) continue;
-    const r = readExchangeLink(row);
-    if (r.ok) out.set(r.link.hook_seq, `${r.link.exchange_journal}:${r.link.exchange_seq}`);
-  }
+  for (const l of exchangeLinksIn(runJournalFile(root, hookJournal)))
+    out.set(l.hook_seq, `${l.exchange_journal}:${l.exchange_seq}`);
   return out;
 }
 

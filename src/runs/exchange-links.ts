@@ -4,6 +4,7 @@ import { isSafeId } from '../util/ids';
 import { mayHoldJsonText } from '../util/json-bytes';
 import { readRegularFile, regularFileExists } from '../util/nofollow';
 import { RunJournal, type RunJournalOptions } from './journal';
+import { grownEventRows } from './grown-rows';
 import { runJournalFile } from './layout';
 import type { Payload, RunRow } from './row';
 import { readRunJournalBytes, readRunJournalFile, type ReadRunJournal } from './verify';
@@ -153,14 +154,7 @@ export function recordExchangeLinks(
     const j = new RunJournal(runJournalFile(root, hook), options);
     j.transact(() => {
       // Under the lock, the journal as it is now (the append verified it first: a broken chain stops here).
-      const have: ExchangeLink[] = [];
-      const bytes = readRegularFile(j.file);
-      if (bytes !== undefined)
-        for (const { row } of readRunJournalBytes(bytes).entries) {
-          if (row.event !== EXCHANGE_LINK_EVENT) continue;
-          const r = readExchangeLink(row);
-          if (r.ok) have.push(r.link);
-        }
+      const have = exchangeLinksIn(j.file);
       const fresh = list.filter(
         (l, i) => !have.some((h) => sameLink(h, l)) && list.findIndex((m) => sameLink(m, l)) === i,
       );
@@ -170,6 +164,27 @@ export function recordExchangeLinks(
   }
   return written;
 }
+
+/**
+ * The well-formed links a run journal holds, read as it grows (grownEventRows: only what was appended since the last
+ * look in this process is read).
+ */
+export function exchangeLinksIn(file: string): ExchangeLink[] {
+  const out: ExchangeLink[] = [];
+  for (const row of grownEventRows(file, EXCHANGE_LINK_EVENT)) {
+    let link = linkOfRow.get(row);
+    if (link === undefined) {
+      const r = readExchangeLink(row);
+      link = r.ok ? r.link : null;
+      linkOfRow.set(row, link);
+    }
+    if (link !== null) out.push(link);
+  }
+  return out;
+}
+
+/** Each row's link as read once (the rows grownEventRows keeps are the same objects from look to look). */
+const linkOfRow = new WeakMap<RunRow, ExchangeLink | null>();
 
 /** A link that holds, with the exchange's step (for display). */
 export interface CheckedExchangeLink extends ExchangeLink {

@@ -75,6 +75,8 @@ export interface RunVerifyOptions {
   keepEntries?: boolean;
   /** Record the stored event_hash of the row at this index in `hash_at` (the rollback rule's evidence). */
   hashAt?: number;
+  /** Walk lines that follow a chain already read: the event_hash they link to and the index of the first. */
+  seed?: { prev_hash: string; index: number };
 }
 
 /** A well-formed row with where it was read. */
@@ -106,8 +108,8 @@ export function readRunJournalBytes(buf: Buffer, options: RunVerifyOptions = {})
   const entries: RunEntry[] = [];
   const flagged: number[] = [];
   const capabilities = new Map<string, string>();
-  let prev = RUN_GENESIS;
-  let index = 0;
+  let prev = options.seed?.prev_hash ?? RUN_GENESIS;
+  let index = options.seed?.index ?? 0;
   let mutations = 0;
   let divergent: { index: number; expected: string; actual: string; reason: string } | undefined;
   let hashAt: string | undefined;
