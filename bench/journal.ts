@@ -13,7 +13,16 @@
  *   against verify of it, with peak memory (BENCH_WINDOW_STEPS to change, 0 to skip);
  * - append throughput, durable (fsync per append) and batched.
  */
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { Journal } from '../src/journal';
 import { makeJournal, SHAPES, type Shape } from './make-journal';
@@ -130,6 +139,33 @@ console.log(
 console.log(
   `\nWebAssembly scanner: verify ${(ms('nowasm') / ms('ours')).toFixed(2)}x faster with it (threads), ${(ms('nowasm1') / ms('one')).toFixed(2)}x on one thread.`,
 );
+
+// Two runs that verify, compared: the journal against itself cut by its last step (every row compared, a
+// length_mismatch at the end). Read a block at a time by their marks, never parsed whole.
+{
+  const cut = path.join(work, `journal-plain-${steps}-cut.jsonl`);
+  if (!existsSync(cut)) {
+    const bytes = readFileSync(file);
+    writeFileSync(cut, bytes.subarray(0, bytes.lastIndexOf(0x0a, bytes.length - 2) + 1));
+  }
+  const d = timeInterleaved(
+    [
+      { label: 'verify', cmd: process.execPath, args: [cli, 'verify', file], rss: true },
+      { label: 'diff', cmd: process.execPath, args: [cli, 'diff', file, cut, '--json'], rss: true },
+    ],
+    Math.min(runs, 3),
+  );
+  const verdict = JSON.parse(d.get('diff')!.stdout) as { reason: string; seq: number };
+  if (verdict.reason !== 'length_mismatch' || verdict.seq !== steps - 1)
+    throw new Error(`diff did not find the cut step: ${d.get('diff')!.stdout.slice(0, 200)}`);
+  const v = d.get('verify')!;
+  const df = d.get('diff')!;
+  console.log(`\n# diff of two ${steps}-step journals that verify (the second cut by its last step)`);
+  console.log('| what | median wall time | vs verify (one journal) | peak RSS |');
+  console.log('| --- | --- | --- | --- |');
+  console.log(`| stepchain verify | ${fmt(v.ms)} | 1.00x | ${mb(v.rssKb)} |`);
+  console.log(`| stepchain diff --json | ${fmt(df.ms)} | ${(df.ms / v.ms).toFixed(2)}x | ${mb(df.rssKb)} |`);
+}
 
 if (windowSteps > 0) {
   // Windows of a large journal: verified once streaming, then only the steps shown are read.
