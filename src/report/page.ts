@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ReportData } from './client/data';
 import { shownText } from './client/display';
 import { PAGE_SCRIPT } from './client/page-script.generated';
@@ -153,4 +153,24 @@ export function buildPage(data: ReportData): string {
 </body>
 </html>
 `;
+}
+
+/** A stand-in for the journal's base64 in the page's data, found once and cut out by `pageAround`. */
+export function journalMark(): string {
+  return `stepchain-journal-b64-${randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * The page around its journal: `before`, the journal's base64, then `after` is buildPage's page, for data whose
+ * `journal_b64` is `mark` (journalMark). A writer puts the journal's base64 between them a piece at a time, so the
+ * journal's base64 (a third larger than it) is never one string, nor the page that holds it. Base64 needs no escape
+ * in JSON or in a `<script>` element, so the pieces are the page buildPage makes of the whole string.
+ */
+export function pageAround(data: ReportData, mark: string): { before: string; after: string } {
+  const page = buildPage(data);
+  const at = page.indexOf(mark);
+  // The mark is random and ASCII: found anywhere else it would have come from the data itself.
+  if (data.journal_b64 !== mark || at < 0 || page.indexOf(mark, at + 1) >= 0)
+    throw new Error('report page: the journal mark is not found once');
+  return { before: page.slice(0, at), after: page.slice(at + mark.length) };
 }

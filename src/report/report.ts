@@ -1,11 +1,11 @@
 import { closeSync, constants, lstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
 import { describeFault, verifyJournalBytes } from '../journal';
-import { writeFileWhole } from '../util/fs';
+import { stageFile, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { PRODUCER } from '../version';
 import type { ReportBlob, ReportData, ReportForkNode } from './client/data';
-import { buildPage } from './page';
+import { journalMark, pageAround } from './page';
 import { JOURNAL_MEMBER } from '../receipt';
 import { blobRefsOf, loadReportSource, type LoadSourceOptions, type ReportFault, type ReportSource } from './source';
 import { AUTO_WINDOW_BYTES, AUTO_WINDOW_STEPS, reportWindow, tooLargeUnverified } from './window';
@@ -133,6 +133,25 @@ function collectBlobs(
  * too (the page shows the faults): check `ok`.
  */
 export function renderReport(source: ReportSource, options: ReportOptions = {}): RenderedReport {
+  const { page, ...rest } = renderPieces(source, options);
+  return { html: page.before + page.journal.toString('base64') + page.after, ...rest };
+}
+
+/** A page in pieces: the page before the embedded journal's base64, the journal, the page after it. */
+interface PagePieces {
+  before: string;
+  journal: Buffer;
+  after: string;
+}
+
+/** The page's length in characters (what buildPage's string would hold). */
+const pageLength = (p: PagePieces): number => p.before.length + Math.ceil(p.journal.length / 3) * 4 + p.after.length;
+
+/** renderReport, the page in pieces (writeReport writes the journal's base64 a piece at a time). */
+function renderPieces(
+  source: ReportSource,
+  options: ReportOptions,
+): Omit<RenderedReport, 'html'> & { page: PagePieces } {
   if (options.fromStep !== undefined && options.maxSteps === undefined)
     throw new InputError('missing: a window that starts at a given step needs its size', 'maxSteps');
   // A journal file loaded by loadReportSource was verified whole, streaming, and windowed already;
@@ -168,6 +187,7 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   );
   const receiptFaults = source.receipt?.faults ?? [];
   const r = source.receipt;
+  const mark = journalMark();
   const data: ReportData = {
     format: 2,
     generator: PRODUCER,
@@ -175,7 +195,7 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
     title: options.title ?? `stepchain report: ${source.agentId}`,
     agent_id: source.agentId,
     source: { kind: source.kind, path: source.path },
-    journal_b64: embeddedJournal.toString('base64'),
+    journal_b64: mark,
     expected_head: source.expectedHead ?? null,
     generator_verify: { ok: chain.ok, head_hash: chain.head_hash, steps: chain.steps, errors: chain.errors },
     window: windowed?.window ?? null,
@@ -207,7 +227,7 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
   };
   const errors: ReportFault[] = [...chain.errors, ...blobFaults, ...receiptFaults];
   const embedded = blobs.filter((b) => b.b64 !== undefined).length;
-  const html = buildPage(data);
+  const page = { ...pageAround(data, mark), journal: embeddedJournal };
   const embeddedSteps = windowed === null ? chain.steps : windowed.steps;
   const warnings: string[] = [];
   const autoBytes = source.autoWindow?.bytes ?? (auto ? source.journal.length : undefined);
@@ -217,14 +237,15 @@ export function renderReport(source: ReportSource, options: ReportOptions = {}):
         `(all ${chain.steps} were verified here); choose a window with --max-steps N [--from SEQ]`,
     );
   const warnSteps = options.warnSteps ?? DEFAULT_WARN_STEPS;
-  if (embeddedSteps > warnSteps || html.length > (options.warnBytes ?? DEFAULT_WARN_BYTES)) {
+  const length = pageLength(page);
+  if (embeddedSteps > warnSteps || length > (options.warnBytes ?? DEFAULT_WARN_BYTES)) {
     warnings.push(
-      `the page embeds ${embeddedSteps} steps (${(html.length / 1048576).toFixed(0)} MB): a browser takes long to open and verify it; ` +
+      `the page embeds ${embeddedSteps} steps (${(length / 1048576).toFixed(0)} MB): a browser takes long to open and verify it; ` +
         `embed a window with --max-steps N (the last N steps, or from --from SEQ)`,
     );
   }
   return {
-    html,
+    page,
     source: source.path,
     linesIn,
     ok: errors.length === 0,
@@ -285,7 +306,20 @@ export function checkOverwrite(outFile: string, force: boolean): void {
 export function writeReport(target: string | ReportSource, outFile: string, options: ReportOptions = {}): ReportResult {
   checkOverwrite(outFile, options.force ?? false);
   const source = typeof target === 'string' ? loadReportSource(target, options.root ?? process.cwd(), options) : target;
-  const { html, ...rest } = renderReport(source, options);
-  writeFileWhole(outFile, Buffer.from(html, 'utf8'), { durable: true });
+  const { page, ...rest } = renderPieces(source, options);
+  stageFile(outFile, { durable: true }, (fd) => writePage(fd, page)).commit();
   return { file: outFile, ...rest };
+}
+
+/** Base64 is written from this many bytes of the journal at a time (a multiple of 3: the pieces join as one). */
+const BASE64_PIECE = 3 << 20;
+
+function writePage(fd: number, page: PagePieces): void {
+  writeAll(fd, Buffer.from(page.before, 'utf8'));
+  for (let at = 0; at < page.journal.length; at += BASE64_PIECE)
+    writeAll(
+      fd,
+      Buffer.from(page.journal.toString('base64', at, Math.min(page.journal.length, at + BASE64_PIECE)), 'latin1'),
+    );
+  writeAll(fd, Buffer.from(page.after, 'utf8'));
 }

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { renderReport, writeReport } from '../src/report/report';
+import { loadReportSource } from '../src/report/source';
+import { writeSyntheticJournal } from './helpers/journal-rows';
+import { peakRss } from './helpers/peak-rss';
+import { cliPath } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * `report` writes its page in pieces: the page around the journal, and the journal's base64 a few megabytes at a
+ * time, never the page as one string. The file is the page renderReport makes (byte for byte), whatever the
+ * journal's length (base64's pieces join only at multiples of 3 bytes), and memory no longer follows the page.
+ */
+const root = tempDir('stepchain-report-stream-');
+const NOW = new Date('2026-12-05T10:00:00Z');
+let made = 0;
+
+/** A journal of `n` steps whose prompts are `pad` long: lengths on every side of 3 and of a base64 piece. */
+function journal(n: number, pad: number): string {
+  const file = path.join(root, `j${made++}`, '000000.jsonl');
+  writeSyntheticJournal(file, n, (seq) => ({
+    model: 'm',
+    prompt: `step ${seq} ${'p'.repeat(pad + (seq % 3))}`,
+    tool_call: { name: 'edit', title: 'stepchain-journal-b64-00' },
+    tool_result: null,
+    ts: 1.8e9 + seq + 0.5,
+  }));
+  return file;
+}
+
+test.each([
+  [1, 0],
+  [2, 1],
+  [3, 7],
+  [400, 120],
+  // ~3.4 MB and ~6.9 MB: the journal's base64 crosses one and two pieces of 3 MiB.
+  [12_000, 150],
+  [24_001, 153],
+])('the page written of %i steps is renderReport\u2019s, byte for byte', (n, pad) => {
+  const file = journal(n, pad);
+  const out = path.join(root, `page${made++}.html`);
+  // A title that holds the start of the mark the page's pieces are cut at.
+  const options = { now: NOW, title: 'stepchain-journal-b64- <script>' };
+  const result = writeReport(file, out, options);
+  expect(result.ok).toBe(true);
+  const written = readFileSync(out, 'utf8');
+  expect(written).toBe(renderReport(loadReportSource(file, root), options).html);
+  const data = JSON.parse(
+    /<script type="application\/json" id="stepchain-data">(.*?)<\/script>/s.exec(written)![1]!,
+  ) as {
+    journal_b64: string;
+    title: string;
+  };
+  expect(Buffer.from(data.journal_b64, 'base64').equals(readFileSync(file))).toBe(true);
+  expect(data.title).toBe(options.title);
+});
+
+test('a report of a ~100 MB journal, embedded whole, in memory that is not ten times the page', () => {
+  const file = journal(80_000, 1150);
+  const out = path.join(root, 'big.html');
+  const r = peakRss([process.execPath, cliPath, 'report', file, '-o', out], {
+    env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
+  });
+  expect(r.code).toBe(0);
+  expect(r.err).toMatch(/the page embeds 80000 steps/);
+  // It held the page as strings (the journal's base64, the data's JSON, the page, its bytes): ~1 GB.
+  expect(r.mb).toBeLessThan(450);
+});
