@@ -56,10 +56,13 @@ export function lstatUnder(root: string, rel: string, checked?: CheckedDirs): Un
     if (prefix !== undefined && checked?.has(prefix)) continue;
     let st;
     try {
-      st = lstatSync(cur);
+      // Missing is the common answer (a blob not in the CAS, of 100,000 a report lists): no exception built for it
+      // (~10 us each here, ~2.7 us without).
+      st = lstatSync(cur, { throwIfNoEntry: false });
     } catch {
       return { kind: 'missing' };
     }
+    if (st === undefined) return { kind: 'missing' };
     if (st.isSymbolicLink()) return { kind: 'symlink', at: parts.slice(0, i + 1).join('/') };
     if (prefix !== undefined) {
       if (!st.isDirectory()) return { kind: 'missing' };
