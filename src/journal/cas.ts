@@ -20,7 +20,8 @@ export class Cas {
   /** Whether the blob is stored as a regular file (a link in its place is not a blob). */
   has(digest: string): boolean {
     try {
-      return lstatSync(this.pathOf(digest)).isFile();
+      // Missing, the common answer of a store asked for every blob a journal names: no exception built for it.
+      return lstatSync(this.pathOf(digest), { throwIfNoEntry: false })?.isFile() ?? false;
     } catch {
       return false;
     }
@@ -52,8 +53,8 @@ export class Cas {
     ensureDir(dir, 0o700); // blobs are agent inputs: owner-only, like the journal; never through a link
     try {
       // Already stored (as a regular file, of its size: a link or a FIFO in its place is replaced below).
-      const st = lstatSync(file);
-      if (st.isFile() && st.size === bytes.length) return digest;
+      const st = lstatSync(file, { throwIfNoEntry: false });
+      if (st?.isFile() && st.size === bytes.length) return digest;
     } catch {
       /* not stored yet */
     }
