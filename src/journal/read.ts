@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { decodeUtf8, isJsonObject, parse } from '../canonical';
 import { InputError, IntegrityError, type ErrorFault } from '../errors';
 import type { Fault } from './chain';
@@ -270,9 +270,19 @@ export class VerifiedSteps implements StepList {
         throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
     }
-    const readAt = (into: Buffer, length: number, position: number): number =>
-      held === undefined ? readAll(fd, into, length, position) : held.copy(into, 0, position, position + length);
+    const readAt = (into: Buffer, length: number, position: number): number => {
+      if (held !== undefined) return held.copy(into, 0, position, position + length);
+      try {
+        return readAll(fd, into, length, position);
+      } catch (e) {
+        // An OS error, named by its file (a bare "cannot read: EIO" says nothing of which side of a diff).
+        throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+    };
     try {
+      // The path is opened again for each block: what was verified there may have been replaced since by a FIFO, a
+      // directory or a device, which a positioned read fails on with a bare ESPIPE / EISDIR (or blocks on).
+      if (fd >= 0 && !fstatSync(fd).isFile()) this.changed('it is no longer a regular file');
       const size = Math.min(1 << 20, Math.max(1, end - offset));
       if (this.scratch === undefined || this.scratch.length < size) this.scratch = Buffer.allocUnsafe(size);
       let buf = this.scratch;

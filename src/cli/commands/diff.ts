@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { readPublicKeyFile } from '../../receipt';
 import { diffJournals, diffLines, diffSideDocument, openForDiff, sideHolds } from '../../replay';
+import { pausePoint } from '../../util/pause';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
@@ -30,6 +31,8 @@ export const diffCommand: Command = {
     const options = { root: rootOf(args, io), cwd: io.cwd, ...(publicKeys.length > 0 ? { publicKeys } : {}) };
     const left = openForDiff(a!, options);
     const right = openForDiff(b!, options);
+    // Both sides verified, none of their rows read yet (a test changes a journal here: docs/journal.md).
+    pausePoint('diff:opened', io.env);
     const d = diffJournals(left, right);
     const ok = !d.diverged && sideHolds(left) && sideHolds(right);
     if (args.flags.has('json')) {

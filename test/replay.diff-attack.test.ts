@@ -1,0 +1,139 @@
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { journalFile } from '../src/journal';
+import { cliInProcess } from './helpers/cli-in-process';
+import { initRepo, writeFiles } from './helpers/git';
+import { writeSyntheticJournal } from './helpers/journal-rows';
+import { cliChangedWhilePaused } from './helpers/proc';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * `diff` and `blame` verify a journal, then read it again where it lies, a block at a time (VerifiedSteps.marks):
+ * what happens to the file between the two is the attack. An agent still appending must not make them fail, nor
+ * have rows past what verified compared; a journal rewritten, truncated or replaced (by another file, a FIFO, a
+ * directory) is refused in one line naming it, never read past, never waited on.
+ */
+const root = tempDir('stepchain-diff-attack-');
+let n = 0;
+
+const step = (tag: string) => (seq: number) => ({
+  model: 'm',
+  prompt: `step ${seq}${seq >= 200 ? tag : ''}`,
+  tool_call: { name: 'edit', args: { seq } },
+  tool_result: { out: 'x'.repeat(200) },
+  ts: 1.7e9 + seq + 0.5,
+});
+
+/** Two journals of 300 equal steps, and the 400-step journal whose first 300 they are. */
+function pair(): { a: string; b: string; longer: string; other: string; resume: string } {
+  const dir = path.join(root, `p${n++}`);
+  mkdirSync(dir);
+  const f = (name: string) => path.join(dir, name);
+  writeSyntheticJournal(f('a.jsonl'), 300, step(''));
+  writeSyntheticJournal(f('b.jsonl'), 300, step(''));
+  writeSyntheticJournal(f('longer.jsonl'), 400, step(''));
+  writeSyntheticJournal(f('other.jsonl'), 300, step(' other'));
+  return { a: f('a.jsonl'), b: f('b.jsonl'), longer: f('longer.jsonl'), other: f('other.jsonl'), resume: f('go') };
+}
+
+/** The lines of stderr; none of them a stack frame. */
+function oneLine(stderr: string[]): string {
+  expect(stderr.filter((l) => /^\s+at .+:\d+:\d+\)?$/.test(l))).toEqual([]);
+  expect(stderr).toHaveLength(1);
+  return stderr[0]!;
+}
+
+describe('diff of journals that change after they verified', () => {
+  test('an agent appending meanwhile: the rows that verified are compared, the new ones never (exit 0)', async () => {
+    const p = pair();
+    const tail = readFileSync(p.longer).subarray(readFileSync(p.b).length);
+    const r = await cliChangedWhilePaused(['diff', p.a, p.b, '--json'], 'diff:opened', p.resume, () =>
+      appendFileSync(p.b, tail),
+    );
+    expect([r.code, r.stderr]).toEqual([0, []]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, diverged: false, left_steps: 300, right_steps: 300 });
+  });
+
+  test('replaced by rename with the same rows and more: the same verdict (exit 0)', async () => {
+    const p = pair();
+    const r = await cliChangedWhilePaused(['diff', p.a, p.b, '--json'], 'diff:opened', p.resume, () =>
+      writeFileSync(p.b, readFileSync(p.longer)),
+    );
+    expect([r.code, r.stderr]).toEqual([0, []]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, diverged: false, right_steps: 300 });
+  });
+
+  test.each([
+    ['rewritten in place', (p: ReturnType<typeof pair>) => writeFileSync(p.b, readFileSync(p.other))],
+    ['truncated', (p: ReturnType<typeof pair>) => writeFileSync(p.b, '')],
+  ])('%s: refused in one line naming it (exit 1)', async (_what, change) => {
+    const p = pair();
+    const r = await cliChangedWhilePaused(['diff', p.a, p.b], 'diff:opened', p.resume, () => change(p));
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toMatch(`stepchain: ${p.b}: the journal changed since it was verified (`);
+    expect(r.stdout).toBe('');
+  });
+
+  test.each([
+    ['a FIFO', (f: string) => execFileSync('mkfifo', [f])],
+    ['a directory', (f: string) => mkdirSync(f)],
+  ])('replaced by %s: refused in one line naming it, never read nor waited on (exit 1)', async (_what, make) => {
+    const p = pair();
+    // Before: `stepchain: cannot read: ESPIPE` (EISDIR), which named neither file.
+    const r = await cliChangedWhilePaused(['diff', p.a, p.b, '--json'], 'diff:opened', p.resume, () => {
+      rmSync(p.b);
+      make(p.b);
+    });
+    expect(r.code).toBe(1);
+    const message = `${p.b}: the journal changed since it was verified (it is no longer a regular file); verify it again`;
+    expect(oneLine(r.stderr)).toBe(`stepchain: ${message}`);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { type: 'integrity_error', message } });
+  });
+});
+
+describe('blame of a journal that changes after it verified', () => {
+  async function project(): Promise<{ root: string; journal: string; resume: string }> {
+    const dir = initRepo(path.join(root, `b${n++}`), { 'a.txt': 'x\n' });
+    for (const text of ['x\ny\n', 'x\ny\nz\n']) {
+      writeFiles(dir, { 'a.txt': text });
+      const r = await cliInProcess(['append', 'alpha', '--prompt', 'edit', '--json'], { cwd: dir });
+      expect([r.code, r.stderr]).toEqual([0, '']);
+    }
+    return { root: dir, journal: journalFile(dir, 'alpha'), resume: path.join(dir, 'go') };
+  }
+
+  test('bytes appended meanwhile (a row past the verified head): the steps that verified count, the rest is never read (exit 0)', async () => {
+    const p = await project();
+    const r = await cliChangedWhilePaused(
+      ['blame', path.join(p.root, 'a.txt'), '--root', p.root, '--json'],
+      'blame:verified',
+      p.resume,
+      () => appendFileSync(p.journal, readFileSync(p.journal, 'utf8').split('\n')[0]!.replace('"seq":0', '"seq":2')),
+    );
+    expect([r.code, r.stderr]).toEqual([0, []]);
+    const d = JSON.parse(r.stdout) as { lines: { agent: string | null; seq: number | null }[] };
+    expect(d.lines.map((l) => [l.agent, l.seq])).toEqual([
+      [null, null],
+      ['alpha', 0],
+      ['alpha', 1],
+    ]);
+  });
+
+  test('replaced by a FIFO: refused in one line naming the journal (exit 1)', async () => {
+    const p = await project();
+    const r = await cliChangedWhilePaused(
+      ['blame', path.join(p.root, 'a.txt'), '--root', p.root],
+      'blame:verified',
+      p.resume,
+      () => {
+        rmSync(p.journal);
+        execFileSync('mkfifo', [p.journal]);
+      },
+    );
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toBe(
+      `stepchain: ${p.journal}: the journal changed since it was verified (it is no longer a regular file); verify it again`,
+    );
+  });
+});
