@@ -1,7 +1,9 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { journalFile } from '../src/journal';
+import { computeStepHash, encodeRow, journalFile, readJournalFile, VerifiedSteps, type StepRow } from '../src/journal';
+import { diffJournals, openForDiff } from '../src/replay';
+import { ZERO_HASH } from '../src/util/hash';
 import { cliInProcess } from './helpers/cli-in-process';
 import { initRepo, writeFiles } from './helpers/git';
 import { writeSyntheticJournal } from './helpers/journal-rows';
@@ -136,4 +138,96 @@ describe('blame of a journal that changes after it verified', () => {
       `stepchain: ${p.journal}: the journal changed since it was verified (it is no longer a regular file); verify it again`,
     );
   });
+});
+
+describe('diff of verified journals written in other forms', () => {
+  /** Line forms that verify but are not canonical (docs/journal.md): each keeps the row's values. */
+  const forms: Record<string, (line: string) => string> = {
+    canonical: (l) => l,
+    spaces: (l) => ` ${l.replace('{', '{ ').replace(',"seq":', ', "seq" : ')}\t`,
+    reordered: (l) => {
+      const o = JSON.parse(l) as Record<string, unknown>;
+      return JSON.stringify(
+        Object.fromEntries(
+          Object.keys(o)
+            .reverse()
+            .map((k) => [k, o[k]]),
+        ),
+      );
+    },
+    'raw UTF-8': (l) => l.replace(/\\u00e9/g, 'é'),
+    'upper-case escapes': (l) => l.replace(/\\u([0-9a-f]{4})/g, (_m, h: string) => `\\u${h.toUpperCase()}`),
+    'float 1.50': (l) => l.replace('"score":1.5', '"score":1.50'),
+    'a key outside the ten': (l) => l.replace(/}$/, ',"zz":{"ts":1}}'),
+  };
+  const endings = { LF: '\n', CRLF: '\r\n', CR: '\r' };
+
+  function rows(n: number, changedAt: number, refs: (seq: number) => string[]): StepRow[] {
+    let prev = ZERO_HASH;
+    return Array.from({ length: n }, (_, seq) => {
+      const hashed = {
+        prev_hash: prev,
+        input_hash: ZERO_HASH,
+        model: 'm',
+        prompt: `café ${seq}${seq === changedAt ? ' changed' : ''}`,
+        tool_call: { name: 'edit', ts: -1.25e-300 },
+        tool_result: { score: 1.5 },
+      };
+      const row: StepRow = {
+        ...hashed,
+        blob_refs: refs(seq),
+        seq,
+        step_hash: computeStepHash(hashed),
+        ts: 1.7e9 + seq,
+      };
+      prev = row.step_hash;
+      return row;
+    });
+  }
+  const dir = path.join(root, 'forms');
+  mkdirSync(dir);
+  let k = 0;
+  function write(rs: StepRow[], form: (l: string) => string, end: string): string {
+    const file = path.join(dir, `${k++}.jsonl`);
+    // A blank line (spaces) every 100 rows: skipped, as the reference skips it.
+    writeFileSync(file, rs.map((r, i) => (i % 100 === 50 ? `  ${end}` : '') + form(encodeRow(r))).join(end) + end);
+    return file;
+  }
+  const shown = (d: unknown): string =>
+    JSON.stringify(d, (_k, v: unknown) =>
+      v instanceof Map ? Object.fromEntries(v as Map<string, unknown>) : typeof v === 'bigint' ? `${v}n` : v,
+    );
+  const whole = (file: string) => {
+    const r = readJournalFile(file);
+    return { head_hash: r.head_hash, steps: r.steps, entries: r.entries };
+  };
+  const h = (c: string) => c.repeat(64);
+
+  // Each form with one of the line endings in turn, and canonical rows with all three.
+  const cases = Object.keys(forms).map((f, i) => [f, Object.keys(endings)[(i + 1) % 3]!] as const);
+  test.each([...cases, ['canonical', 'LF'] as const, ['canonical', 'CR'] as const])(
+    '%s rows, %s line endings: the verdict the whole read gives, at a block edge and past it',
+    (form, ending) => {
+      const end = endings[ending as keyof typeof endings];
+      const left = write(
+        rows(600, -1, () => [h('a')]),
+        forms.canonical!,
+        '\n',
+      );
+      for (const [at, refs] of [
+        [255, () => [h('a')]],
+        [256, () => [h('a')]],
+        [600, (seq: number) => (seq === 257 ? [h('a'), h('a')] : [h('a')])], // a duplicated ref, no hash covers it
+        [600, (seq: number) => (seq === 511 ? [] : [h('a')])],
+        [600, () => [h('a')]], // the same
+      ] as const) {
+        const right = write(rows(600, at, refs), forms[form]!, end);
+        const a = openForDiff(left);
+        const b = openForDiff(right);
+        expect([a.entries, b.entries].every((x) => x instanceof VerifiedSteps)).toBe(true);
+        expect(shown(diffJournals(a, b))).toBe(shown(diffJournals(whole(left), whole(right))));
+        expect(shown(diffJournals(b, a))).toBe(shown(diffJournals(whole(right), whole(left))));
+      }
+    },
+  );
 });
