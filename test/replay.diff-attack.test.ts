@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { computeStepHash, encodeRow, journalFile, readJournalFile, VerifiedSteps, type StepRow } from '../src/journal';
@@ -78,17 +78,20 @@ describe('diff of journals that change after they verified', () => {
   });
 
   test.each([
-    ['a FIFO', (f: string) => execFileSync('mkfifo', [f])],
-    ['a directory', (f: string) => mkdirSync(f)],
-  ])('replaced by %s: refused in one line naming it, never read nor waited on (exit 1)', async (_what, make) => {
+    ['a FIFO', (f: string) => execFileSync('mkfifo', [f]), 'it is no longer a regular file'],
+    ['a directory', (f: string) => mkdirSync(f), 'it is no longer a regular file'],
+    // A link to the very file that verified: never followed.
+    ['a link', (f: string) => symlinkSync(`${f}.kept`, f), 'it is now a symbolic link, never followed'],
+    ['nothing', () => undefined, 'it is gone'],
+  ])('replaced by %s: refused in one line naming it, never read nor waited on (exit 1)', async (_what, make, why) => {
     const p = pair();
-    // Before: `stepchain: cannot read: ESPIPE` (EISDIR), which named neither file.
+    // Before: `stepchain: cannot read: ESPIPE` (EISDIR, ELOOP, ENOENT), exit 2, which named neither file.
     const r = await cliChangedWhilePaused(['diff', p.a, p.b, '--json'], 'diff:opened', p.resume, () => {
-      rmSync(p.b);
+      renameSync(p.b, `${p.b}.kept`);
       make(p.b);
     });
     expect(r.code).toBe(1);
-    const message = `${p.b}: the journal changed since it was verified (it is no longer a regular file); verify it again`;
+    const message = `${p.b}: the journal changed since it was verified (${why}); verify it again`;
     expect(oneLine(r.stderr)).toBe(`stepchain: ${message}`);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { type: 'integrity_error', message } });
   });

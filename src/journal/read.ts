@@ -267,7 +267,11 @@ export class VerifiedSteps implements StepList {
       try {
         fd = openSync(this.file, READ_FLAGS);
       } catch (e) {
-        throw new InputError(`${this.file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        // Gone, or a link now in its place (never followed): what verified there is not there any more.
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') this.changed('it is gone');
+        if (code === 'ELOOP') this.changed('it is now a symbolic link, never followed');
+        throw new InputError(`${this.file}: cannot read: ${code ?? (e as Error).message}`);
       }
     }
     const readAt = (into: Buffer, length: number, position: number): number => {
