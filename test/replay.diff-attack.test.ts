@@ -212,19 +212,20 @@ describe('diff of verified journals written in other forms', () => {
     '%s rows, %s line endings: the verdict the whole read gives, at a block edge and past it',
     (form, ending) => {
       const end = endings[ending as keyof typeof endings];
+      // 300 rows: blocks of 256, so the edits sit at the first block's end and in the second block.
       const left = write(
-        rows(600, -1, () => [h('a')]),
+        rows(300, -1, () => [h('a')]),
         forms.canonical!,
         '\n',
       );
       for (const [at, refs] of [
         [255, () => [h('a')]],
         [256, () => [h('a')]],
-        [600, (seq: number) => (seq === 257 ? [h('a'), h('a')] : [h('a')])], // a duplicated ref, no hash covers it
-        [600, (seq: number) => (seq === 511 ? [] : [h('a')])],
-        [600, () => [h('a')]], // the same
+        [300, (seq: number) => (seq === 257 ? [h('a'), h('a')] : [h('a')])], // a duplicated ref, no hash covers it
+        [300, (seq: number) => (seq === 290 ? [] : [h('a')])],
+        [300, () => [h('a')]], // the same
       ] as const) {
-        const right = write(rows(600, at, refs), forms[form]!, end);
+        const right = write(rows(300, at, refs), forms[form]!, end);
         const a = openForDiff(left);
         const b = openForDiff(right);
         expect([a.entries, b.entries].every((x) => x instanceof VerifiedSteps)).toBe(true);
