@@ -1,11 +1,11 @@
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { journalDir, journalFile, readVerifiedJournal } from '../src/journal';
 import { forgetHookCalls, hookCallsOf, type HookCalls } from '../src/proxy/hook-calls';
 import { toolCallIds } from '../src/runs/exchange-links';
 import { recordStep } from '../src/record';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
 
 /**
  * `record` links exchanges to hook steps by the tool-call ids of a hook journal, read as it grows (only the lines
@@ -14,13 +14,7 @@ import { tempDir } from './helpers/tmp';
  */
 const ENV = { ...process.env, STEPCHAIN_AUDIT: 'off' };
 const base = tempDir('stepchain-hook-calls-');
-let made = 0;
-/** A directory of its own under the file's temporary one. */
-const fresh = (): string => {
-  const d = path.join(base, String(made++));
-  mkdirSync(d);
-  return d;
-};
+const fresh = (): string => freshDir(base);
 
 /** The ids of a hook journal as a whole verified read gives them. */
 function wholeRead(file: string): HookCalls {

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { runJournalFile } from '../src/runs';
@@ -13,7 +13,7 @@ import { forgetGrownRows, grownRowsReads } from '../src/runs/grown-rows';
 import { statSync } from 'node:fs';
 import { RunJournal } from '../src/runs/journal';
 import { readRunJournalFile } from '../src/runs/verify';
-import { tempDir } from './helpers/tmp';
+import { freshDir, tempDir } from './helpers/tmp';
 
 /**
  * `record` reads the exchange links of a hook journal's run journal as it grows (only the lines appended since the
@@ -22,12 +22,7 @@ import { tempDir } from './helpers/tmp';
  */
 const ENV = { ...process.env, STEPCHAIN_AUDIT: 'off' };
 const base = tempDir('stepchain-grown-rows-');
-let made = 0;
-const fresh = (): string => {
-  const d = path.join(base, String(made++));
-  mkdirSync(d);
-  return d;
-};
+const fresh = (): string => freshDir(base);
 const H = (c: string): string => c.repeat(64);
 
 /** The links of a run journal as a whole read gives them (its well-formed rows, chain or not). */
