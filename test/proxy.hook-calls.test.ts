@@ -6,6 +6,7 @@ import { forgetHookCalls, hookCallsOf, type HookCalls } from '../src/proxy/hook-
 import { toolCallIds } from '../src/runs/exchange-links';
 import { recordStep } from '../src/record';
 import { freshDir, tempDir } from './helpers/tmp';
+import { tearLastLine } from './helpers/torn-line';
 
 /**
  * `record` links exchanges to hook steps by the tool-call ids of a hook journal, read as it grows (only the lines
@@ -54,11 +55,7 @@ test('as the journal grows (rows, a line half written, an id named twice), each 
           else if (op === 'dup') append('call_0');
           else if (op === 'torn' && torn === '' && n > 0) {
             // Half of a line, as a writer's first write of it: read neither as a step nor as a fault.
-            const text = readFileSync(file, 'utf8');
-            const last = text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
-            writeFileSync(file, text.slice(0, text.length - last.length));
-            appendFileSync(file, last.slice(0, 40));
-            torn = last.slice(40);
+            torn = tearLastLine(file, 40);
           }
           if (n === 0) continue;
           if (torn === '') expect(plain(hookCallsOf(file))).toEqual(plain(wholeRead(file)));

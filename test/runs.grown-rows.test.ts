@@ -14,6 +14,7 @@ import { statSync } from 'node:fs';
 import { RunJournal } from '../src/runs/journal';
 import { readRunJournalFile } from '../src/runs/verify';
 import { freshDir, tempDir } from './helpers/tmp';
+import { tearLastLine } from './helpers/torn-line';
 
 /**
  * `record` reads the exchange links of a hook journal's run journal as it grows (only the lines appended since the
@@ -72,11 +73,7 @@ test('as the run journal grows (links, other events, a line half written, a link
             ]);
           } else if (op === 'torn' && torn === '' && n > 0) {
             // Half of a line, as a writer's first write of it: not a row yet.
-            const text = readFileSync(file, 'utf8');
-            const last = text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
-            writeFileSync(file, text.slice(0, text.length - last.length));
-            appendFileSync(file, last.slice(0, 30));
-            torn = last.slice(30);
+            torn = tearLastLine(file, 30);
           }
           if (n === 0) continue;
           if (torn === '') expect(exchangeLinksIn(file)).toEqual(wholeRead(file));
