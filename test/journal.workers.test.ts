@@ -12,6 +12,7 @@ import {
   releasePrestarted,
   scanSlices,
   setChunkWorkerEntry,
+  walkableBuffer,
   type ChunkJob,
   type ChunkReply,
   type ChunkSource,
@@ -71,14 +72,19 @@ type Ahead = false | 'idle-data' | 'message' | 'none';
  * Runs the bundled worker program alone on a job of `slices` (this thread takes none), as walkRanges starts it, or
  * (`ahead`) started before its job, which it is then sent, as a thread prestartChunkWorkers started takes it.
  */
-function workerAlone(slices: [number, number][], options: ChunkOptions, ahead: Ahead = false): Promise<ChunkReply> {
-  const shared = new SharedArrayBuffer(bytes.length);
-  Buffer.from(shared).set(bytes);
+function workerAlone(
+  slices: [number, number][],
+  options: ChunkOptions,
+  ahead: Ahead = false,
+  offset = 0,
+): Promise<ChunkReply> {
+  const shared = new SharedArrayBuffer(offset + bytes.length);
+  Buffer.from(shared).set(bytes, offset);
   const done = new SharedArrayBuffer(4);
   const { port1, port2 } = new MessageChannel();
   const job: ChunkJob = {
     tag: CHUNK_JOB_TAG,
-    source: { kind: 'shared', buffer: shared, length: shared.byteLength },
+    source: { kind: 'shared', buffer: shared, offset, length: bytes.length },
     slices,
     claims: new SharedArrayBuffer(4 * (slices.length + 1)),
     mark: 1,
@@ -116,6 +122,38 @@ describe('verification worker threads', () => {
       expect(reply.results.map(([k]) => k).sort()).toEqual([0, 1, 2]);
       for (const [k, summary] of reply.results) expect(summary).toEqual(want[k]);
     }
+  });
+
+  it('bytes already in shared memory are walked where they lie, at any offset in it, as a copy of them is', async () => {
+    // A journal read whole into shared memory (walkableBuffer) is not copied for the threads: a view of it at an
+    // offset of its buffer (a member of a larger read) is walked from that offset, by the worker program and here.
+    for (const offset of [0, 1, 4093]) {
+      const options = { strict: true, collectRefs: true };
+      const want = alone(options);
+      const reply = await workerAlone(
+        want.map((s) => [s.start, s.end]),
+        options,
+        false,
+        offset,
+      );
+      expect(reply.error).toBeUndefined();
+      for (const [k, summary] of reply.results) expect(summary).toEqual(want[k]);
+      const view = Buffer.from(new SharedArrayBuffer(offset + bytes.length + 5), offset, bytes.length);
+      bytes.copy(view);
+      setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
+      expect(scanSlices({ kind: 'bytes', bytes: view }, 0, view.length, options, env)).toEqual(want);
+    }
+  });
+
+  it('walkableBuffer gives shared memory exactly when a walk of that many bytes would share it', () => {
+    setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
+    const at = (size: number, e: NodeJS.ProcessEnv) => walkableBuffer(size, e).buffer instanceof SharedArrayBuffer;
+    expect(at(100, { STEPCHAIN_THREADS: '2', STEPCHAIN_PARALLEL_MIN_BYTES: '100' })).toBe(true);
+    expect(at(99, { STEPCHAIN_THREADS: '2', STEPCHAIN_PARALLEL_MIN_BYTES: '100' })).toBe(false);
+    expect(at(100, { STEPCHAIN_THREADS: '1', STEPCHAIN_PARALLEL_MIN_BYTES: '100' })).toBe(false);
+    setChunkWorkerEntry(undefined);
+    expect(at(100, { STEPCHAIN_THREADS: '2', STEPCHAIN_PARALLEL_MIN_BYTES: '100' })).toBe(false);
+    expect(walkableBuffer(100, {}).length).toBe(100);
   });
 
   it('started ahead of its job, the bundled worker program walks the job it is sent as the calling thread would', async () => {

@@ -54,8 +54,8 @@ export interface Scan {
   mine(rel: string): boolean;
   /** The kind whose patterns match a path (the first switched on), if any. */
   kindOf(rel: string): ItemKind | undefined;
-  /** Reads a checkout file, never through a link (directories checked once per scan). */
-  read(rel: string, max?: number): UnderRead;
+  /** Reads a checkout file, never through a link (directories checked once per scan), into `memory` when given. */
+  read(rel: string, max?: number, memory?: (size: number) => Buffer): UnderRead;
 }
 
 function linkFault(kind: ItemKind, rel: string, severity: CheckFault['severity']): CheckFault {
@@ -123,6 +123,6 @@ export function scanCheckout(root: string, options: CheckOptions): Scan {
     shard,
     mine,
     kindOf: (p) => ITEM_KINDS.find((k) => on[k] && matchesGlob(sets[k], p)),
-    read: (rel, max) => readUnder(root, rel, max, checked),
+    read: (rel, max, memory) => readUnder(root, rel, max, checked, memory),
   };
 }

@@ -3,6 +3,7 @@ import { headCommit } from '../git';
 import { DEFAULT_MAX_RECEIPT_BYTES } from '../receipt';
 import { isSafeId } from '../util/ids';
 import { readJournalBytes, type JournalEntry } from '../journal';
+import { walkableBuffer } from '../journal/parallel';
 import type { LinkedJournalProblem, LinkSources } from '../runs/exchange-links';
 import { goneFromBase, historyFault, readBase, type BaseFiles } from './base';
 import { receiptNameOf } from './history';
@@ -83,7 +84,8 @@ function checkFile(ctx: CheckContext, kind: ItemKind, rel: string): { check: Ite
   const { options, scan } = ctx;
   const name = kind === 'receipt' ? receiptNameOf(rel) : idOfPath(rel);
   const max = kind === 'receipt' ? DEFAULT_MAX_RECEIPT_BYTES : undefined;
-  const r = scan.read(rel, max);
+  // A per-step journal is walked by threads when it is large: read where they can walk it, not copied there.
+  const r = scan.read(rel, max, kind === 'journal' ? walkableBuffer : undefined);
   if (r.kind !== 'file') return { check: unreadable(kind, rel, name, r, max) };
   if (kind === 'journal')
     return { check: checkJournal(rel, name, r.bytes, options.expectedHeads?.[name]), bytes: r.bytes };

@@ -84,9 +84,15 @@ export const READ_PIECE_BYTES = 1 << 30;
 /**
  * The first `size` bytes of `fd`, read from offset 0 in pieces of at most `piece` bytes (READ_PIECE_BYTES: a
  * parameter only so that tests can make it small); fewer when the file ends sooner (it shrank since its fstat).
+ * `memory` gives the buffer (a journal about to be walked by threads is read into shared memory).
  */
-export function readPieces(fd: number, size: number, piece = READ_PIECE_BYTES): Buffer {
-  const buf = Buffer.allocUnsafe(size);
+export function readPieces(
+  fd: number,
+  size: number,
+  piece = READ_PIECE_BYTES,
+  memory: (size: number) => Buffer = Buffer.allocUnsafe,
+): Buffer {
+  const buf = memory(size);
   let off = 0;
   while (off < size) {
     const n = readSync(fd, buf, off, Math.min(piece, size - off), off);
@@ -99,12 +105,14 @@ export function readPieces(fd: number, size: number, piece = READ_PIECE_BYTES): 
 /**
  * The bytes of the regular file `rel` under `root`, never through a link; nothing is read over `maxBytes`
  * (DEFAULT_MAX_READ_BYTES unless given) nor over the largest Buffer Node.js makes: either is `too_large`.
+ * `memory` gives the buffer the bytes are read into (see readPieces).
  */
 export function readUnder(
   root: string,
   rel: string,
   maxBytes = DEFAULT_MAX_READ_BYTES,
   checked?: CheckedDirs,
+  memory?: (size: number) => Buffer,
 ): UnderRead {
   const st = lstatUnder(root, rel, checked);
   if (st.kind === 'symlink' || st.kind === 'missing') return st;
@@ -123,7 +131,7 @@ export function readUnder(
     const f = fstatSync(fd);
     if (!f.isFile()) return { kind: 'other' };
     if (f.size > Math.min(maxBytes, bufferConstants.MAX_LENGTH)) return { kind: 'too_large', size: f.size };
-    return { kind: 'file', bytes: readPieces(fd, f.size) };
+    return { kind: 'file', bytes: readPieces(fd, f.size, READ_PIECE_BYTES, memory) };
   } finally {
     closeSync(fd);
   }
