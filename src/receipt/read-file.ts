@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
+import { walkableBuffer } from '../journal/parallel';
 import { maybeGunzip } from './gzip';
 import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
 
@@ -31,7 +32,9 @@ export function readReceiptFile(file: string, maxBytes = DEFAULT_MAX_RECEIPT_BYT
 function readCapped(file: string, maxBytes: number): Buffer {
   const { fd, size } = openReceiptFile(file, maxBytes);
   try {
-    let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, size + 1));
+    // An uncompressed receipt's journal member is walked where it lies in these bytes: memory the verification
+    // threads share when it is large (walkableBuffer), so the walk copies nothing.
+    let buf = walkableBuffer(Math.min(maxBytes + 1, size + 1));
     let n = 0;
     for (;;) {
       if (n === buf.length) {
