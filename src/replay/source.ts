@@ -123,6 +123,20 @@ export function requireVerified(file: string, r: ReadJournal): void {
   if (!r.ok) throw new BrokenChainError(file, describeFaults(file, r), 'chain', errorFaults(file, r.errors));
 }
 
+/**
+ * A journal opened to be read a block at a time (`VerifiedSteps`): one that does not verify is refused as nothing is
+ * displayed of a broken chain (BrokenChainError naming `file` and its faults).
+ */
+export function verifiedOrRefused(file: string, open: () => VerifiedSteps): VerifiedSteps {
+  try {
+    return open();
+  } catch (e) {
+    if (e instanceof UnverifiedJournalError)
+      throw new BrokenChainError(file, describeFaults(file, e.result), 'chain', errorFaults(file, e.result.errors));
+    throw e;
+  }
+}
+
 /** Builds a source from an already verified read. */
 export function sourceFromRead(
   r: ReadJournal,
@@ -157,14 +171,9 @@ export function openJournal(target: string, options: OpenOptions = {}): ReplaySo
   const cwd = options.cwd ?? process.cwd();
   const root = path.resolve(cwd, options.root ?? '.');
   const { file, dir, agentId } = resolveJournal(targetPath(target, cwd), root);
-  let steps: VerifiedSteps;
-  try {
-    steps = VerifiedSteps.open(file, options.onProgress === undefined ? {} : { onProgress: options.onProgress });
-  } catch (e) {
-    if (e instanceof UnverifiedJournalError)
-      throw new BrokenChainError(file, describeFaults(file, e.result), 'chain', errorFaults(file, e.result.errors));
-    throw e;
-  }
+  const steps = verifiedOrRefused(file, () =>
+    VerifiedSteps.open(file, options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+  );
   const projectRoot = projectRootOf(dir);
   const cas = [projectRoot, root].filter((x): x is string => x !== undefined).map(casDir);
   return {
