@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderReport, writeReport } from '../src/report/report';
-import { loadReportSource } from '../src/report/source';
+import fc from 'fast-check';
+import { blobDigestsOf } from '../src/receipt';
+import { Journal, readJournalBytes } from '../src/journal';
+import { blobRefsOf, loadReportSource } from '../src/report/source';
+import { applyEdits, LINE_MUTATIONS, lineEdit, testSeed } from './helpers/journal-edits';
 import { writeSyntheticJournal } from './helpers/journal-rows';
 import { peakRss } from './helpers/peak-rss';
 import { cliPath } from './helpers/paths';
@@ -66,4 +70,32 @@ test('a report of a ~60 MB journal, embedded whole, in memory that is not ten ti
   expect(r.err).toMatch(/the page embeds 48000 steps \(\d+ MB\)/);
   // It held the page as strings (the journal's base64, the data's JSON, the page, its bytes): ~10 times the journal.
   expect(r.mb).toBeLessThan(300);
+});
+
+test("a report's blob order is the rows' blob refs, first occurrence, whatever the bytes (read by the walk, unparsed)", () => {
+  // blobRefsOf parsed every row for them (a 100,000-step receipt's report); the walk's list must be the same.
+  const j = Journal.open(path.join(root, 'p', '.sdd', 'runtime', 'journal', 'refs'), { durability: 'none' });
+  j.appendMany(
+    Array.from({ length: 40 }, (_, i) => ({
+      prompt: `p${i} r\u00e9sum\u00e9 a/b \t`,
+      tool_call: { name: 'edit', args: { ratio: i % 2 ? 0.25 : 1.0 } },
+      tool_result: { ok: true },
+      blobs: i % 4 === 0 ? [] : [Buffer.from(`blob ${i % 5}`), Buffer.from(`blob ${i % 3}`)],
+      ts: 1796199133 + i,
+    })),
+  );
+  const lines = readFileSync(j.file, 'utf8').split('\n').slice(0, -1);
+  const seed = testSeed();
+  fc.assert(
+    fc.property(
+      fc.array(lineEdit(LINE_MUTATIONS.length, lines.length), { maxLength: 4 }),
+      fc.boolean(),
+      (edits, noNl) => {
+        const buf = applyEdits(lines, LINE_MUTATIONS, edits, noNl);
+        expect(blobRefsOf(buf)).toEqual(blobDigestsOf(readJournalBytes(buf).entries.map((e) => e.row.blob_refs)));
+      },
+    ),
+    { seed, numRuns: 200 },
+  );
+  expect(blobRefsOf(readFileSync(j.file)).length).toBe(5);
 });
