@@ -18,7 +18,7 @@ let n = 0;
 
 interface Doc {
   ok: boolean;
-  faults: { path: string; kind: string; severity: string }[];
+  faults: { path: string; kind: string; severity: string; message: string }[];
   items: { kind: string; id: string; ok: boolean }[];
   provenance: {
     policy: string;
@@ -139,6 +139,9 @@ describe('check --provenance from a fresh clone', () => {
     expect(text.stdout.indexOf('UNRECORDED src/d.py')).toBeLessThan(text.stdout.indexOf('recorded   src/a.py'));
     expect(text.stdout).toContain('provenance (error): 2 recorded, 2 unrecorded of 4 changed files');
     expect(text.stderr).toContain('src/d.py: this content was produced by no verified recorded step');
+    // The path once: it is the fault's own, printed beside its message.
+    expect(text.stderr).not.toContain('src/d.py: src/d.py');
+    expect(e.doc.faults.find((f) => f.path === 'src/d.py')!.message).toMatch(/^this content was produced/);
 
     const off = await cliInProcess(['check', '--base', 'main', '--provenance', 'off', '--json'], { cwd: clone });
     expect(off.code).toBe(0);

@@ -112,7 +112,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
       path: u,
       line: null,
       kind: 'unreadable',
-      message: `${u}: ${NOT_UTF8_NAME}, so stepchain cannot open it by name; no receipt`,
+      message: `${NOT_UTF8_NAME}, so stepchain cannot open it by name; no receipt`,
       severity: 'error',
     });
   const cas = new WorkspaceCas(root);

@@ -74,10 +74,11 @@ export function provenanceFaults(p: ProvenanceReport): CheckFault[] {
       path: f.path,
       line: null,
       kind: 'unrecorded_change',
+      // The path is the fault's own (every reader prints it beside the message): not said twice.
       message:
         f.change === 'D'
-          ? `${f.path}: deleted by no verified recorded step`
-          : `${f.path}: this content was produced by no verified recorded step (edited by hand, or by an unrecorded run)`,
+          ? 'deleted by no verified recorded step'
+          : 'this content was produced by no verified recorded step (edited by hand, or by an unrecorded run)',
       severity: p.policy === 'error' ? 'error' : 'warning',
     });
   }
