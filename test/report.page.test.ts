@@ -9,6 +9,9 @@ import { createVerifier } from '../src/report/client/verifier';
 import { cutText, display, preview, shownText } from '../src/report/client/display';
 import { parsePastedKey, verifyEd25519 } from '../src/report/client/signature';
 import { renderReport, reportWindow } from '../src/report/report';
+import { bytesWindow } from '../src/report/window';
+import { Journal } from '../src/journal';
+import { tempDir } from './helpers/tmp';
 import type { ReportWindow } from '../src/report/client/data';
 import { parse } from '../src/canonical';
 import { generateKeyPair, parsePrivateKey, parsePublicKey, signBytes } from '../src/receipt';
@@ -256,6 +259,61 @@ describe('page chain verifier against verifyJournalBytes', () => {
       expect(got.steps).toBe(w.steps);
     }
   });
+});
+
+const windowTmp = tempDir('stepchain-window-');
+
+test('a window of bytes that verify, cut by the rows\u2019 index, is the window the whole walk cuts', () => {
+  // bytesWindow reads only the window's rows of a receipt's journal; reportWindow walks every row: for any journal
+  // that verifies (blank lines, CRLF, rows with spaces, no final newline) and any window asked, the same.
+  const j = Journal.open(path.join(windowTmp, '.sdd', 'runtime', 'journal', 'w'), { durability: 'none' });
+  j.appendMany(
+    Array.from({ length: 300 }, (_, i) => ({
+      prompt: `p${i} ${'x'.repeat(i % 30)}`,
+      tool_result: { n: i },
+      ts: 1.8e9 + i,
+    })),
+  );
+  const lines = readFileSync(j.file, 'latin1').split('\n').slice(0, -1);
+  let compared = 0;
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: lines.length }),
+      fc.array(fc.tuple(fc.nat(lines.length - 1), fc.integer({ min: 0, max: 2 })), { maxLength: 12 }),
+      fc.boolean(),
+      fc.integer({ min: 1, max: 320 }),
+      fc.option(fc.integer({ min: -2, max: 310 }), { nil: undefined }),
+      (n, edits, noNl, max, from) => {
+        const ls = lines.slice(0, n);
+        for (const [at, op] of edits) {
+          if (at >= ls.length) continue;
+          if (op === 0) ls[at] = `${ls[at]}\r`;
+          else if (op === 1) ls[at] = `\n${ls[at]}`;
+          else ls[at] = ls[at]!.replace('":', '": ');
+        }
+        const buf = Buffer.from(`${ls.join('\n')}${noNl ? '' : '\n'}`, 'latin1');
+        if (!verifyJournalBytes(buf).ok) return;
+        const want = (() => {
+          try {
+            return reportWindow(buf, max, from);
+          } catch (e) {
+            return (e as Error).message;
+          }
+        })();
+        const got = (() => {
+          try {
+            return bytesWindow(buf, true, max, from);
+          } catch (e) {
+            return (e as Error).message;
+          }
+        })();
+        expect(got).toEqual(want);
+        compared++;
+      },
+    ),
+    { seed, numRuns: 120 },
+  );
+  expect(compared).toBeGreaterThan(80);
 });
 
 describe('the size warning (library)', () => {

@@ -8,7 +8,7 @@ import type { ReportBlob, ReportData, ReportForkNode } from './client/data';
 import { journalMark, pageAround } from './page';
 import { JOURNAL_MEMBER } from '../receipt';
 import { blobRefsOf, loadReportSource, type LoadSourceOptions, type ReportFault, type ReportSource } from './source';
-import { AUTO_WINDOW_BYTES, AUTO_WINDOW_STEPS, reportWindow, tooLargeUnverified } from './window';
+import { AUTO_WINDOW_BYTES, AUTO_WINDOW_STEPS, bytesWindow, tooLargeUnverified } from './window';
 
 export { reportWindow } from './window';
 export type { Windowed } from './window';
@@ -174,7 +174,7 @@ function renderPieces(
     ? (source.windowed ?? null)
     : maxSteps === undefined
       ? null
-      : reportWindow(source.journal, maxSteps, options.fromStep);
+      : bytesWindow(source.journal, chain.ok, maxSteps, options.fromStep);
   const inMemoryWindow = windowed !== null && source.windowed === undefined;
   const embeddedJournal = inMemoryWindow ? windowed.bytes : source.journal;
   // A window lists only the blobs its own rows refer to.
