@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
 import { walkableBuffer } from '../journal/parallel';
+import { pausePoint } from '../util/pause';
 import { maybeGunzip } from './gzip';
 import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
 
@@ -32,15 +33,18 @@ export function readReceiptFile(file: string, maxBytes = DEFAULT_MAX_RECEIPT_BYT
 function readCapped(file: string, maxBytes: number): Buffer {
   const { fd, size } = openReceiptFile(file, maxBytes);
   try {
+    // Tests grow or cut the file here, between its size and its read (docs/journal.md, "Testing crashes").
+    pausePoint('receipt:measured');
     // An uncompressed receipt's journal member is walked where it lies in these bytes: memory the verification
     // threads share when it is large (walkableBuffer), so the walk copies nothing.
     let buf = walkableBuffer(Math.min(maxBytes + 1, size + 1));
     let n = 0;
     for (;;) {
       if (n === buf.length) {
-        // The file grew since fstat: read on, still bounded by the cap.
+        // The file grew since fstat: read on, still bounded by the cap, into memory of the same kind (a grown
+        // receipt's journal is walked where it lies too, not copied once more).
         if (n > maxBytes) throw grewPast(maxBytes);
-        const bigger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buf.length * 2));
+        const bigger = walkableBuffer(Math.min(maxBytes + 1, buf.length * 2));
         buf.copy(bigger, 0, 0, n);
         buf = bigger;
       }
