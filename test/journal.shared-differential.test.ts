@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile } from '../src/journal';
+import { prEvent, prScenario, runAction, type ActionResult } from './helpers/action';
 import { cli, type CliResult } from './helpers/cli';
 import { commitAll, emptyRepo } from './helpers/git';
 import { applyEdits, lineEdit, LINE_MUTATIONS, testSeed } from './helpers/journal-edits';
@@ -82,6 +83,8 @@ test(`check of generated journals reports the same in shared and ordinary memory
     same(args, root);
   // The threshold at a journal's exact size (that one shared, the smaller not) and one byte over it (none shared).
   const size = statSync(journalFile(root, 'fresh')).size;
+  // The line scanner in JavaScript (no WebAssembly) reads shared bytes as it reads ordinary ones.
+  same(['check', '--json', '--allow-empty'], root, { ...shared, STEPCHAIN_WASM: '0' });
   for (const min of [size, size + 1])
     same(['check', '--json', '--allow-empty'], root, {
       STEPCHAIN_PARALLEL_MIN_BYTES: String(min),
@@ -192,3 +195,26 @@ function tarMembers(tar: Buffer): TarMember[] {
   }
   return out;
 }
+
+test('the Action in verify mode reports the same in shared and ordinary memory', async () => {
+  const bed = { n: 0 };
+  const run = async (env: Record<string, string>): Promise<ActionResult> => {
+    const { dir, base } = prScenario(path.join(tmp, 'action', `pr-${++bed.n}`));
+    // One journal appended to with CRLF framing, one edited in place (the chain breaks at a line).
+    const alice = journalFile(dir, 'alice');
+    writeFileSync(alice, readFileSync(alice, 'latin1').replaceAll('\n', '\r\n'), 'latin1');
+    const bob = journalFile(dir, 'bob');
+    writeFileSync(bob, readFileSync(bob, 'utf8').replace('"seq":1,', '"seq":1 ,'));
+    commitAll(dir, 'pr');
+    return runAction({ workspace: dir, scratch: path.join(tmp, 'scratch'), event: prEvent(dir, base), env });
+  };
+  const a = await run(shared);
+  const b = await run(ordinary);
+  expect(a.annotations.length).toBeGreaterThan(0);
+  // The report and heads files are named by the run's temporary directory: their contents are compared instead.
+  const read = (r: ActionResult): unknown[] => {
+    const { report, 'heads-file': heads, ...outputs } = r.outputs;
+    return [r.code, r.annotations, outputs, readFileSync(report!, 'utf8'), readFileSync(heads!, 'utf8')];
+  };
+  expect(read(a)).toEqual(read(b));
+});
