@@ -125,8 +125,10 @@ test(`receipts read into shared and ordinary memory read the same (seed ${seed})
   for (const [name, bytes] of Object.entries(variants)) writeFileSync(path.join(dir, name), bytes);
   for (const name of Object.keys(variants)) {
     const f = path.join(dir, name);
-    same(['diff', f, good], root);
     same(['show', '--json', f, '7'], root);
+    // An archive cut short or empty is refused before any walk: `show` says what `diff` would.
+    if (/^(cut|empty)\./.test(name)) continue;
+    same(['diff', f, good], root);
     if (!/^(good|pax)\.tar/.test(name)) continue;
     same(['receipt', 'verify', '--json', f], root);
     same(['replay', '--json', f], root);
