@@ -157,6 +157,40 @@ describe('the project is found like git', () => {
   });
 });
 
+describe('a receipt where a journal is asked for', () => {
+  test('named by path, it is refused as an archive naming `receipt verify` (exit 2), never read as failing rows', async () => {
+    const proj = fresh('receipt-as-journal');
+    for (let i = 0; i < 3; i++) await inProcess(['append', 'a', '--prompt', `p${i}`], proj);
+    expect((await inProcess(['export', 'a', '-o', 'a.tar'], proj)).code).toBe(0);
+    expect((await inProcess(['export', 'a', '-o', 'a.tgz'], proj)).code).toBe(0);
+    // It said `FAIL ./a.tar: 7 faults in 4 rows`, exit 1: a receipt that holds reported as a broken chain.
+    for (const f of ['./a.tar', './a.tgz']) {
+      for (const args of [
+        ['verify', f],
+        ['export', f, '-o', 'b.tar'],
+        ['publish', f, '-o', 'c.tar', '--opt-in'],
+      ]) {
+        const r = run(args, proj);
+        expect([r.code, r.stdout]).toEqual([2, '']);
+        expect(r.stderr).toBe(
+          `stepchain: ${f}: is a tar or gzip archive (a receipt?), not a journal: \`stepchain receipt verify ${f}\` verifies a receipt; replay, show, diff and report read one\n`,
+        );
+      }
+      expect(run(['receipt', 'verify', f], proj).code).toBe(0);
+    }
+    // By name alone it is an agent id; the message says how to name the file.
+    expect(run(['verify', 'a.tar'], proj).stderr).toMatch(
+      /no journal for agent "a\.tar" .*to name a file or directory write \.\/a\.tar/,
+    );
+    // A journal's own file replaced by an archive is still a journal that does not verify (exit 1), not an input error.
+    const file = path.join(proj, '.sdd', 'runtime', 'journal', 'a', '000000.jsonl');
+    writeFileSync(file, readFileSync(path.join(proj, 'a.tar')));
+    const broken = run(['verify', 'a'], proj);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/^FAIL /);
+  });
+});
+
 describe('help', () => {
   const proj = fresh('help');
   test('each group has its own help; a group alone is a usage error, with --help it is not', async () => {

@@ -1,6 +1,7 @@
 import { accessSync, constants, lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, isOsError, osCause } from '../errors';
+import { startsAsArchive } from '../util/archive-head';
 import { lexists, pathKind } from '../util/fs';
 import { projectRootOf } from './journal';
 import { JOURNAL_FILE, journalDir } from './layout';
@@ -57,7 +58,7 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
       // A link (dangling or not) is left to the reader, which names it and never follows it.
       if (pathKind(file) !== 'file' && !lexists(file))
         throw new InputError(
-          `no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a directory write ./${target})`,
+          `no journal for agent ${JSON.stringify(target)} (looked for ${file}; to name a file or directory write ./${target})`,
         );
     }
     return found(file, dir, target);
@@ -75,6 +76,13 @@ export function resolveJournal(target: string, root: string, mustExist = true): 
   if (k === 'file' || (k === undefined && lexists(target))) {
     const why = mustExist ? unusable(target) : undefined;
     if (why !== undefined) throw new InputError(`${target}: ${why}`);
+    // A file named by path that is an archive is a receipt handed to a journal's command, never a journal whose every
+    // line is a fault (`verify` said FAIL, exit 1, of a receipt that holds). A journal's own file (000000.jsonl)
+    // replaced by an archive is still read, and does not verify.
+    if (path.basename(target) !== JOURNAL_FILE && startsAsArchive(target))
+      throw new InputError(
+        `${target}: is a tar or gzip archive (a receipt?), not a journal: \`stepchain receipt verify ${target}\` verifies a receipt; replay, show, diff and report read one`,
+      );
     const dir = path.dirname(target);
     return found(target, dir, path.basename(path.resolve(dir)));
   }
