@@ -2,9 +2,9 @@ import path from 'node:path';
 import { headCommit } from '../git';
 import { DEFAULT_MAX_RECEIPT_BYTES } from '../receipt';
 import { isSafeId } from '../util/ids';
-import { readJournalBytes, type JournalEntry } from '../journal';
+import { UnverifiedJournalError, VerifiedSteps, type StepList } from '../journal';
 import { walkableBuffer } from '../journal/parallel';
-import type { LinkedJournalProblem, LinkSources } from '../runs/exchange-links';
+import { isLinkProblem, type LinkedJournalProblem, type LinkSources } from '../runs/exchange-links';
 import { goneFromBase, historyFault, readBase, type BaseFiles } from './base';
 import { receiptNameOf } from './history';
 import { unreadable, type ItemCheck } from './items/common';
@@ -43,13 +43,13 @@ export interface CheckContext {
 /** One pass of the check: adds items and faults to the report. A new concern is one more pass. */
 export type CheckPass = (ctx: CheckContext) => void | Promise<void>;
 
-const checkedJournals = new WeakMap<Scan, Map<string, JournalEntry[] | LinkedJournalProblem>>();
+const checkedJournals = new WeakMap<Scan, Map<string, StepList | LinkedJournalProblem>>();
 
 /**
  * The per-step journals of the checkout an exchange link names, by id, read and verified once per check: a journal
  * the globs did not find (not committed, or not checked) is absent, one that does not verify is unusable.
  */
-function checkoutJournal(scan: Scan, id: string): JournalEntry[] | LinkedJournalProblem {
+function checkoutJournal(scan: Scan, id: string): StepList | LinkedJournalProblem {
   let memo = checkedJournals.get(scan);
   if (memo === undefined) checkedJournals.set(scan, (memo = new Map()));
   let v = memo.get(id);
@@ -57,24 +57,29 @@ function checkoutJournal(scan: Scan, id: string): JournalEntry[] | LinkedJournal
   const rel = scan.on.journal ? scan.found.journal.find((f) => idOfPath(f) === id) : undefined;
   if (rel === undefined) v = { absent: `no journal ${id} among the files checked` };
   else {
-    const r = scan.read(rel);
-    const j = r.kind === 'file' ? readJournalBytes(r.bytes) : undefined;
-    v =
-      j === undefined
-        ? { unusable: `${rel} cannot be read` }
-        : j.ok
-          ? j.entries
-          : { unusable: `${rel} does not verify` };
+    // Read a block at a time where the bytes lie (a link names one step), not every row parsed.
+    const r = scan.read(rel, undefined, walkableBuffer);
+    v = r.kind === 'file' ? verifiedOrUnusable(r.bytes, rel) : { unusable: `${rel} cannot be read` };
   }
   memo.set(id, v);
   return v;
+}
+
+/** A checkout journal's steps when its bytes verify, else why a link cannot use it. */
+function verifiedOrUnusable(bytes: Buffer, rel: string): StepList | LinkedJournalProblem {
+  try {
+    return VerifiedSteps.fromBytes(bytes, rel);
+  } catch (e) {
+    if (e instanceof UnverifiedJournalError) return { unusable: `${rel} does not verify` };
+    throw e;
+  }
 }
 
 /** Where a run journal's exchange links are checked: the hook journal of its id and the journals they name. */
 function linkSources(ctx: CheckContext, runId: string): LinkSources {
   const hook = isSafeId(runId) ? checkoutJournal(ctx.scan, runId) : { absent: `${runId} is not a journal id` };
   return {
-    hook: Array.isArray(hook) ? (seq) => hook[seq]?.row : hook,
+    hook: isLinkProblem(hook) ? hook : (seq) => hook.at(seq)?.row,
     journal: (id) => checkoutJournal(ctx.scan, id),
   };
 }

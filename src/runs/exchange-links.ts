@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonValue } from '../canonical';
-import { journalFile, readVerifiedJournal, type JournalEntry } from '../journal';
+import { journalFile, VerifiedSteps, type JournalEntry, type StepList } from '../journal';
 import { isSafeId } from '../util/ids';
 import { mayHoldJsonText } from '../util/json-bytes';
 import { readRegularFile, regularFileExists } from '../util/nofollow';
@@ -222,11 +222,15 @@ export type LinkedJournalProblem = { unusable: string } | { absent: string };
 export interface LinkSources {
   /** The hook journal's verified step at a seq (undefined: none there), or why it cannot be used. */
   hook: ((seq: number) => { step_hash: string; tool_call: JsonValue } | undefined) | LinkedJournalProblem;
-  /** A verified journal's steps by id, or why it cannot be used. */
-  journal(id: string): JournalEntry[] | LinkedJournalProblem;
+  /** A verified journal's steps by id (read a block at a time where they lie), or why it cannot be used. */
+  journal(id: string): StepList | LinkedJournalProblem;
 }
 
 const problemText = (p: LinkedJournalProblem): string => ('unusable' in p ? p.unusable : p.absent);
+
+/** A source's answer that is a reason, not steps. */
+export const isLinkProblem = (v: StepList | LinkedJournalProblem): v is LinkedJournalProblem =>
+  'unusable' in v || 'absent' in v;
 
 /**
  * The rule every reader of links applies (replay, show, verify, run verify, check): each `exchange_link` row of the
@@ -254,8 +258,8 @@ export function checkExchangeLinkRows(
     });
     return out;
   }
-  const journals = new Map<string, JournalEntry[] | LinkedJournalProblem>();
-  const stepsOf = (id: string): JournalEntry[] | LinkedJournalProblem => {
+  const journals = new Map<string, StepList | LinkedJournalProblem>();
+  const stepsOf = (id: string): StepList | LinkedJournalProblem => {
     let v = journals.get(id);
     if (v === undefined) journals.set(id, (v = sources.journal(id)));
     return v;
@@ -295,8 +299,8 @@ export function checkExchangeLinkRows(
       fault('hook_step_mismatch', `step ${l.hook_seq} of ${hookJournal} is not the tool call ${l.tool_use_id}`);
     else {
       const steps = stepsOf(l.exchange_journal);
-      const x = Array.isArray(steps) ? steps[l.exchange_seq] : undefined;
-      if (!Array.isArray(steps))
+      const x = isLinkProblem(steps) ? undefined : steps.at(l.exchange_seq);
+      if (isLinkProblem(steps))
         fault(
           'absent' in steps ? 'linked_journal_absent' : 'exchange_step_mismatch',
           'absent' in steps
@@ -324,11 +328,14 @@ export function checkExchangeLinkRows(
   return out;
 }
 
-/** A journal of the project read from disk for a link: its verified steps, or why not (a missing one is unusable). */
-function journalOnDisk(root: string, id: string): JournalEntry[] | LinkedJournalProblem {
+/**
+ * A journal of the project read from disk for a link: its verified steps, read a block at a time (not every row
+ * parsed: a link names one step of it), or why not (a missing one is unusable).
+ */
+function journalOnDisk(root: string, id: string): StepList | LinkedJournalProblem {
   try {
     const f = journalFile(root, id);
-    return regularFileExists(f) ? readVerifiedJournal(f).entries : { unusable: `no journal ${f}` };
+    return regularFileExists(f) ? VerifiedSteps.open(f) : { unusable: `no journal ${f}` };
   } catch (e) {
     return { unusable: (e as Error).message };
   }
@@ -373,7 +380,7 @@ export function checkProjectExchangeLinks(root: string, runId: string): Exchange
   // No link there: the hook journal is not read again.
   if (bytes === undefined || !mayHoldJsonText(bytes, EXCHANGE_LINK_EVENT)) return { file, links: [], faults: [] };
   const hook = journalOnDisk(root, runId);
-  return checkExchangeLinks(root, runId, Array.isArray(hook) ? (seq) => hook[seq]?.row : hook);
+  return checkExchangeLinks(root, runId, isLinkProblem(hook) ? hook : (seq) => hook.at(seq)?.row);
 }
 
 /** The exchange links of run journal bytes (`stepchain check`: the journals they name come from `sources`). */
