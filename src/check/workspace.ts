@@ -2,7 +2,7 @@ import path from 'node:path';
 import { headCommit } from '../git';
 import { DEFAULT_MAX_RECEIPT_BYTES } from '../receipt';
 import { isSafeId } from '../util/ids';
-import { UnverifiedJournalError, VerifiedSteps, type StepList } from '../journal';
+import { verifiedOr, VerifiedSteps, type StepList } from '../journal';
 import { walkableBuffer } from '../journal/parallel';
 import { isLinkProblem, type LinkedJournalProblem, type LinkSources } from '../runs/exchange-links';
 import { goneFromBase, historyFault, readBase, type BaseFiles } from './base';
@@ -66,14 +66,11 @@ function checkoutJournal(scan: Scan, id: string): StepList | LinkedJournalProble
 }
 
 /** A checkout journal's steps when its bytes verify, else why a link cannot use it. */
-function verifiedOrUnusable(bytes: Buffer, rel: string): StepList | LinkedJournalProblem {
-  try {
-    return VerifiedSteps.fromBytes(bytes, rel);
-  } catch (e) {
-    if (e instanceof UnverifiedJournalError) return { unusable: `${rel} does not verify` };
-    throw e;
-  }
-}
+const verifiedOrUnusable = (bytes: Buffer, rel: string): StepList | LinkedJournalProblem =>
+  verifiedOr(
+    () => VerifiedSteps.fromBytes(bytes, rel),
+    () => ({ unusable: `${rel} does not verify` }),
+  );
 
 /** Where a run journal's exchange links are checked: the hook journal of its id and the journals they name. */
 function linkSources(ctx: CheckContext, runId: string): LinkSources {

@@ -46,6 +46,7 @@ export {
   readVerifiedJournal,
   readWindow,
   UnverifiedJournalError,
+  verifiedOr,
   VerifiedSteps,
 } from './read';
 export type { StepList, StepMarks } from './read';

@@ -70,6 +70,23 @@ export function readVerifiedJournal(file: string, options: VerifyOptions = {}): 
   return r;
 }
 
+/**
+ * The steps `open` gives, or what `otherwise` makes of a chain that does not verify (the readers that go on without
+ * it: a diff reads it whole, check's link sources call it unusable, a report window walks it); any other error is
+ * thrown.
+ */
+export function verifiedOr<T>(
+  open: () => VerifiedSteps,
+  otherwise: (e: UnverifiedJournalError) => T,
+): VerifiedSteps | T {
+  try {
+    return open();
+  } catch (e) {
+    if (e instanceof UnverifiedJournalError) return otherwise(e);
+    throw e;
+  }
+}
+
 /** Steps by seq: an array of entries, or a verified journal file read a window at a time. */
 export interface StepList {
   readonly length: number;

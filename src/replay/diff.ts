@@ -5,7 +5,7 @@ import {
   readJournalBytes,
   readJournalFile,
   resolveJournal,
-  UnverifiedJournalError,
+  verifiedOr,
   VerifiedSteps,
   type StepList,
 } from '../journal';
@@ -105,14 +105,7 @@ export function openForDiff(target: string, options: DiffOpenOptions = {}): Diff
 }
 
 /** A journal that verifies, to be read a block at a time; undefined when it does not (it is then read whole). */
-function verifiedOrNot(open: () => VerifiedSteps): VerifiedSteps | undefined {
-  try {
-    return open();
-  } catch (e) {
-    if (e instanceof UnverifiedJournalError) return undefined;
-    throw e;
-  }
-}
+const verifiedOrNot = (open: () => VerifiedSteps): VerifiedSteps | undefined => verifiedOr(open, () => undefined);
 
 /** What a diff compares: rows in order (a ReplaySource or a DiffSide). */
 export interface Comparable {

@@ -8,7 +8,7 @@ import {
   faultMessage,
   projectRootOf,
   resolveJournal,
-  UnverifiedJournalError,
+  verifiedOr,
   VerifiedSteps,
   type Fault,
   type JournalEntry,
@@ -128,13 +128,9 @@ export function requireVerified(file: string, r: ReadJournal): void {
  * displayed of a broken chain (BrokenChainError naming `file` and its faults).
  */
 export function verifiedOrRefused(file: string, open: () => VerifiedSteps): VerifiedSteps {
-  try {
-    return open();
-  } catch (e) {
-    if (e instanceof UnverifiedJournalError)
-      throw new BrokenChainError(file, describeFaults(file, e.result), 'chain', errorFaults(file, e.result.errors));
-    throw e;
-  }
+  return verifiedOr(open, (e) => {
+    throw new BrokenChainError(file, describeFaults(file, e.result), 'chain', errorFaults(file, e.result.errors));
+  });
 }
 
 /** Builds a source from an already verified read. */

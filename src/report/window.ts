@@ -1,5 +1,5 @@
 import { InputError, IntegrityError } from '../errors';
-import { forEachReferenceLine, UnverifiedJournalError, VerifiedSteps, walkedRows } from '../journal';
+import { forEachReferenceLine, verifiedOr, VerifiedSteps, walkedRows } from '../journal';
 import { ZERO_HASH } from '../util/hash';
 import { DEFAULT_MAX_READ_BYTES } from '../util/nofollow';
 import type { ReportWindow } from './client/data';
@@ -104,14 +104,13 @@ export function bytesWindow(
   fromStep: number | undefined,
 ): Windowed | null {
   checkWindowArgs(maxSteps);
-  if (!verified) return reportWindow(journal, maxSteps, fromStep);
-  let steps: VerifiedSteps;
-  try {
-    steps = VerifiedSteps.fromBytes(journal, 'journal');
-  } catch (e) {
-    if (e instanceof UnverifiedJournalError) return reportWindow(journal, maxSteps, fromStep);
-    throw e;
-  }
+  const steps = verified
+    ? verifiedOr(
+        () => VerifiedSteps.fromBytes(journal, 'journal'),
+        () => undefined,
+      )
+    : undefined;
+  if (steps === undefined) return reportWindow(journal, maxSteps, fromStep);
   return streamedWindow(steps, (a, b) => journal.subarray(a, b), maxSteps, fromStep);
 }
 
