@@ -25,6 +25,19 @@ export interface FastRow {
   computedHash: string;
 }
 
+/**
+ * Where a canonical row's values lie in its line (start, end; offsets of the text `fastRow` read): each is the
+ * canonical encoding of its field, so a row can be rewritten from them without a parse or an encode (publish).
+ */
+export interface RowSpans {
+  input_hash: [number, number];
+  model: [number, number];
+  prompt: [number, number];
+  tool_call: [number, number];
+  tool_result: [number, number];
+  ts: [number, number];
+}
+
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 const MAX_DEPTH = 512;
 const MAX_INT_DIGITS = 4300;
@@ -133,7 +146,7 @@ function hexAt(i: number): boolean {
 
 /** One-shot SHA-256 of an ASCII string (crypto.hash where Node has it: no Hash object per row). */
 const oneShot = hash as ((alg: string, data: string, enc: 'hex') => string) | undefined;
-function sha256Ascii(text: string): string {
+export function sha256Ascii(text: string): string {
   return oneShot !== undefined
     ? oneShot('sha256', text, 'hex')
     : createHash('sha256').update(text, 'latin1').digest('hex');
@@ -150,6 +163,7 @@ export function fastRow(
   b: number,
   expectedPrev?: string,
   refs?: string[],
+  spans?: RowSpans,
 ): FastRow | undefined {
   s = text;
   const refsAt = refs === undefined ? 0 : refs.length;
@@ -168,7 +182,7 @@ export function fastRow(
   }
   let row: FastRow | undefined;
   try {
-    row = fastRowRest(i, b, expectedPrev);
+    row = fastRowRest(i, b, expectedPrev, spans);
   } catch (e) {
     // The string regex backtracks on its own stack: a string of megabytes overflows it.
     if (!(e instanceof RangeError)) throw e;
@@ -182,19 +196,28 @@ function dropRefs(refs: string[] | undefined, at: number): undefined {
   return undefined;
 }
 
-function fastRowRest(i: number, b: number, expectedPrev: string | undefined): FastRow | undefined {
+function fastRowRest(
+  i: number,
+  b: number,
+  expectedPrev: string | undefined,
+  spans: RowSpans | undefined,
+): FastRow | undefined {
   if (!s.startsWith(',"input_hash":"', i) || !hexAt(i + 15) || s.charCodeAt(i + 79) !== 0x22) return undefined;
   const p1 = i + 1;
+  const inputHash = i + 14;
   i += 80;
   if (!s.startsWith(',"model":', i)) return undefined;
-  i = scanValue(i + 9, 0);
+  const model = i + 9;
+  i = scanValue(model, 0);
+  const modelEnd = i;
   if (i < 0 || !s.startsWith(',"prev_hash":"', i) || s.charCodeAt(i + 78) !== 0x22) return undefined;
   const prev = s.slice(i + 14, i + 78);
   // Equal to the expected (hex) link, it is hex; only a mismatch needs the digit check.
   if (prev !== expectedPrev && !hexAt(i + 14)) return undefined;
   i += 79;
   if (!s.startsWith(',"prompt":', i)) return undefined;
-  i = scanValue(i + 10, 0);
+  const prompt = i + 10;
+  i = scanValue(prompt, 0);
   if (i < 0 || !s.startsWith(',"seq":', i)) return undefined;
   const p1end = i;
   i += 7;
@@ -209,12 +232,16 @@ function fastRowRest(i: number, b: number, expectedPrev: string | undefined): Fa
   i += 79;
   if (!s.startsWith(',"tool_call":', i)) return undefined;
   const p2 = i + 1;
-  i = scanValue(i + 13, 0);
+  const toolCall = i + 13;
+  i = scanValue(toolCall, 0);
   if (i < 0 || !s.startsWith(',"tool_result":', i)) return undefined;
-  i = scanValue(i + 15, 0);
+  const toolCallEnd = i;
+  const toolResult = i + 15;
+  i = scanValue(toolResult, 0);
   if (i < 0 || !s.startsWith(',"ts":', i)) return undefined;
   const p2end = i;
   i += 6;
+  const ts = i;
   NUMBER.lastIndex = i;
   const m = NUMBER.exec(s);
   if (m === null || (m[1] === undefined && m[2] === undefined)) return undefined;
@@ -224,5 +251,13 @@ function fastRowRest(i: number, b: number, expectedPrev: string | undefined): Fa
   // The line is pure ASCII here, so the string's code units are its bytes.
   const computedHash = sha256Ascii(`{${s.slice(p1, p1end)},${s.slice(p2, p2end)}}`);
   if (stored !== computedHash && !hexAt(storedAt)) return undefined;
+  if (spans !== undefined) {
+    spans.input_hash = [inputHash, inputHash + 66];
+    spans.model = [model, modelEnd];
+    spans.prompt = [prompt, p1end];
+    spans.tool_call = [toolCall, toolCallEnd];
+    spans.tool_result = [toolResult, p2end];
+    spans.ts = [ts, b - 1];
+  }
   return { seq, prev_hash: prev, step_hash: stored, computedHash };
 }

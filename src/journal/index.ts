@@ -49,4 +49,5 @@ export {
   verifiedOr,
   VerifiedSteps,
 } from './read';
-export type { StepList, StepMarks } from './read';
+export type { RewritableRow, StepList, StepMarks } from './read';
+export { sha256Ascii, type RowSpans } from './fast-line';

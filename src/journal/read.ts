@@ -4,8 +4,8 @@ import { InputError, IntegrityError, type ErrorFault } from '../errors';
 import type { Fault } from './chain';
 import { forEachReferenceLine, pyStrip } from './lines';
 import type { ProgressFn } from './parallel';
-import { fastRow } from './fast-line';
-import { readRowLine, rowFromValue, type LineRead, type RowView } from './row';
+import { fastRow, type RowSpans } from './fast-line';
+import { readRowLine, rowFromValue, type LineRead, type RowView, type StepRow } from './row';
 import type { RowIndex } from './stitch';
 import {
   readJournalFile,
@@ -243,6 +243,18 @@ export class VerifiedSteps implements StepList {
     }
   }
 
+  /**
+   * Each step from `from` on, in order, a block at a time (nothing kept), as a rewrite of it needs it: a canonical
+   * line as its text and where its values lie (never parsed), anything else parsed. Checked as `at` checks a row.
+   */
+  *rewritable(from = 0): Generator<RewritableRow, void, undefined> {
+    if (!Number.isInteger(from) || from >= this.length) return;
+    const blocks = this.index.points.length / 3;
+    for (let j = this.blockOf(Math.max(0, from)); j < blocks; j++) {
+      for (const r of this.readBlock(j, takeRewritable).rows) if (r.seq >= from) yield r;
+    }
+  }
+
   /** Block j's rows, each taken by `take`, checked against the verified links at its ends. */
   private readBlock<T>(j: number, take: Take<T>): { rows: T[]; spans: number[] } {
     const p = this.index.points;
@@ -416,6 +428,25 @@ const takeMarks: Take<StepMarks> = (buf, s, e, line) => {
   if (read.kind !== 'row' || read.row === undefined) return undefined;
   const { seq, step_hash, blob_refs, ts } = read.row;
   return { view: read.view, item: { line, seq, step_hash, blob_refs, ts } };
+};
+
+/**
+ * A step as a rewrite reads it (publish): a canonical line's text (ASCII, so its characters are its bytes) with the
+ * spans of its values, each already its field's canonical encoding; or, for a line that is not canonical, the row.
+ */
+export type RewritableRow = { seq: number; text: string; spans: RowSpans } | { seq: number; row: StepRow };
+
+const takeRewritable: Take<RewritableRow> = (buf, s, e) => {
+  if (e - s > 0 && e - s < 1 << 28) {
+    const text = buf.toString('latin1', s, e);
+    const spans = {} as RowSpans;
+    const fast = fastRow(text, 0, e - s, undefined, undefined, spans);
+    if (fast !== undefined) return { view: fast, item: { seq: fast.seq, text, spans } };
+  }
+  const read = readRowLine(buf.subarray(s, e));
+  if (read.kind === 'blank') return 'blank';
+  if (read.kind !== 'row' || read.row === undefined) return undefined;
+  return { view: read.view, item: { seq: read.row.seq, row: read.row } };
 };
 
 function readAll(fd: number, buf: Buffer, length: number, position: number): number {
