@@ -378,6 +378,26 @@ describe('pipes closed early', () => {
     expect(lines[3]).toBe('status 141');
     expect(r.stderr).toBe('');
   });
+
+  test('replay big --json | head -c 100: the document stops where the reader went (status 141, nothing on stderr)', () => {
+    const root = fresh('pipe-json');
+    // About 4 MB of document, written a piece at a time: the reader is gone after the first.
+    const j = Journal.open(journalDir(root, 'big'), { durability: 'none' });
+    j.appendMany(Array.from({ length: 10000 }, (_, i) => ({ prompt: `step ${i} ${'x'.repeat(300)}` })));
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -o pipefail; "${process.execPath}" "${cliPath}" replay big --json --root "${root}" | head -c 100; s=$?; echo; echo "status $s"`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, STEPCHAIN_AUDIT: 'off' } },
+    );
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^\{"ok":true,"agent_id":"big"/);
+    expect(lines[0]).toHaveLength(100);
+    expect(lines[1]).toBe('status 141');
+    expect(r.stderr).toBe('');
+  });
 });
 
 describe('overwrites', () => {

@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { float, type JsonValue } from '../src/canonical';
 import { readJournalBytes, VerifiedSteps } from '../src/journal';
 import { REDACTABLE_FIELDS, redactRows, RowRedactor, type RedactField } from '../src/receipt';
 import { writeSyntheticJournal } from './helpers/journal-rows';
+import { randomStep, reshapeLines } from './helpers/random-steps';
 import { freshDir, tempDir } from './helpers/tmp';
 
 /**
@@ -16,44 +16,17 @@ import { freshDir, tempDir } from './helpers/tmp';
  */
 const root = tempDir('stepchain-publish-fast-');
 
-const scalar = fc.oneof(
-  fc.string({ unit: 'grapheme', maxLength: 12 }),
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => float(x) as JsonValue),
-  fc.constantFrom<JsonValue>(null, true, false, '<<redacted>>', 'null', '"q"\\\n'),
-);
-const value: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    scalar,
-    fc.array(tie('v'), { maxLength: 3 }),
-    fc.dictionary(fc.string({ maxLength: 6 }), tie('v'), { maxKeys: 3 }),
-  ),
-})).v;
-const step = fc.record({
-  model: fc.option(fc.string({ maxLength: 8 }), { nil: null }),
-  prompt: value,
-  tool_call: value,
-  tool_result: value,
-  ts: fc.double({ min: 0, max: 2e9, noNaN: true }),
-  spaced: fc.boolean(),
-});
-
 test('a canonical row rewritten from its spans is the row rewritten from its parse, for any fields redacted', () => {
   let fromSpans = 0;
   let fromParse = 0;
   fc.assert(
     fc.property(
-      fc.array(step, { minLength: 1, maxLength: 8 }),
+      fc.array(randomStep, { minLength: 1, maxLength: 8 }),
       fc.subarray([...REDACTABLE_FIELDS], { minLength: 1 }),
       (steps, fields: RedactField[]) => {
         const file = path.join(freshDir(root), '000000.jsonl');
         writeSyntheticJournal(file, steps.length, (i) => steps[i]!);
-        const lines = readFileSync(file, 'latin1').split('\n');
-        steps.forEach((s, i) => {
-          if (s.spaced) lines[i] = lines[i]!.replace('{"blob_refs":', '{ "blob_refs":');
-        });
-        writeFileSync(file, lines.join('\n'), 'latin1');
+        writeFileSync(file, reshapeLines(readFileSync(file, 'latin1').split('\n'), steps).join('\n'), 'latin1');
 
         const expected = redactRows(
           readJournalBytes(readFileSync(file)).entries.map((e) => e.row),
@@ -62,7 +35,7 @@ test('a canonical row rewritten from its spans is the row rewritten from its par
         const redactor = new RowRedactor(fields);
         let got = '';
         for (const r of VerifiedSteps.open(file).rewritable()) {
-          if ('row' in r) fromParse++;
+          if ('entry' in r) fromParse++;
           else fromSpans++;
           got += redactor.lineOf(r);
         }
@@ -85,7 +58,7 @@ test('rewritable() from a step: the steps from there on, as at() reads them', ()
     prompt: `step ${i}`,
     tool_call: { n: i },
     tool_result: null,
-    ts: float(1_700_000_000.5 + i),
+    ts: 1_700_000_000.5 + i,
   }));
   const steps = VerifiedSteps.open(file);
   for (const from of [0, 1, 255, 256, 257, 699]) {

@@ -1,5 +1,5 @@
 import { TooLongError } from '../util/read-to-end';
-import { jsonDocument, type CommandIO } from './io';
+import { documentPieces, type CommandIO } from './io';
 
 /** Runs one command line and returns its exit code: `runCli`, handed down so nothing below the CLI imports it. */
 export type CliRunner = (argv: string[], io: CommandIO) => Promise<number>;
@@ -26,7 +26,7 @@ export async function runCaptured(run: CliRunner, argv: string[], options: Captu
   const io: CommandIO = {
     out: (l) => void (stdout += `${l}\n`),
     err: (l) => void (stderr += `${l}\n`),
-    json: (d) => void (stdout += `${jsonDocument(d)}\n`),
+    json: (d) => void (stdout += `${[...documentPieces(d)].join('')}\n`),
     readStdin: (maxBytes) => {
       const bytes = options.stdin ?? Buffer.alloc(0);
       if (maxBytes !== undefined && bytes.length > maxBytes) throw new TooLongError(maxBytes);

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { encode, MAX_NESTING, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { findTombstone, forkParentRoot } from '../journal/tombstone';
 import { clipLine, sanitize } from '../util/terminal';
 import { readToEnd } from '../util/read-to-end';
+import { sleepMs } from '../util/time';
 
 /**
  * Where a command reads and writes: `--json` prints exactly one JSON document on
@@ -35,6 +36,43 @@ export function jsonDocument(doc: unknown): string {
 }
 
 /**
+ * A `--json` document too long to hold (`replay --json` of a long run): the keys of `head`, then `key`, an array
+ * written an item at a time (an item's own text when it has one: a canonical row is already its encoding), then the
+ * keys `tail` gives once the items are written. The same bytes `jsonDocument` makes of the document held whole.
+ */
+export class StreamedDocument {
+  constructor(
+    readonly head: object,
+    readonly key: string,
+    readonly items: Iterable<{ text: string } | { value: JsonValue }>,
+    readonly tail: () => object,
+  ) {}
+}
+
+/** A document's text in pieces of about `PIECE` characters (one piece for a document held whole). */
+export function* documentPieces(doc: unknown): Generator<string, void, undefined> {
+  if (!(doc instanceof StreamedDocument)) {
+    yield jsonDocument(doc);
+    return;
+  }
+  const head = jsonDocument(doc.head);
+  let piece = `${head === '{}' ? '{' : `${head.slice(0, -1)},`}${jsonDocument(doc.key)}:[`;
+  let first = true;
+  for (const item of doc.items) {
+    piece += `${first ? '' : ','}${'text' in item ? item.text : jsonDocument(item.value)}`;
+    first = false;
+    if (piece.length >= PIECE) {
+      yield piece;
+      piece = '';
+    }
+  }
+  const tail = jsonDocument(doc.tail());
+  yield `${piece}]${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
+}
+
+const PIECE = 1 << 20;
+
+/**
  * A reader that went away (`stepchain replay big | head -3`) ends the process
  * quietly, as git does: no EPIPE stack trace, exit status 141 (128 + SIGPIPE,
  * what a shell shows for git in that pipe). Installed once by the bin entry.
@@ -55,12 +93,67 @@ export function processIO(): CommandIO {
     ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
-    json: (doc) => process.stdout.write(`${jsonDocument(doc)}\n`),
+    json: (doc) => writeDocument(doc),
     readStdin: (maxBytes) => readToEnd(0, maxBytes),
     isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
     env: process.env,
     cwd: workingDirectory(process.env),
   };
+}
+
+/**
+ * Writes a document to stdout a piece at a time, stopping when the reader has gone (`replay --json | head -c 1`).
+ * A failure once a piece is out (a journal edited while it is read) cuts the document there: the error is marked
+ * (`documentCut`) so that no error document follows the cut one; stderr and the exit code say why.
+ */
+function writeDocument(doc: unknown): void {
+  let started = false;
+  try {
+    for (const piece of documentPieces(doc)) {
+      writeNow(piece);
+      started = true;
+    }
+  } catch (e) {
+    if (started && e instanceof Error) cutDocuments.add(e);
+    throw e;
+  } finally {
+    writeNow('\n');
+  }
+}
+
+/**
+ * Writes to stdout before returning, waiting while a pipe is full (its reader slower than this process): the
+ * stream would queue a long document in memory whole (a pipe's writes are asynchronous here). What the stream still
+ * holds goes first (order kept). The reader gone (EPIPE) ends the process as exitQuietlyOnClosedPipe does, at once:
+ * the rest of a document nobody reads is not made.
+ */
+function writeNow(text: string): void {
+  if (process.stdout.writableLength > 0) {
+    process.stdout.write(text);
+    return;
+  }
+  const bytes = Buffer.from(text, 'utf8');
+  for (let at = 0; at < bytes.length;) {
+    try {
+      at += writeSync(1, bytes, at);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        sleepMs(1);
+        continue;
+      }
+      if (code === 'EPIPE') process.exit(141);
+      process.stderr.write(`stepchain: cannot write the output: ${code ?? (e as Error).message}\n`);
+      process.exit(1);
+    }
+  }
+}
+
+const cutDocuments = new WeakSet<Error>();
+
+/** Whether `e` cut a `--json` document already partly written (then it is not followed by an error document). */
+export function documentCut(e: unknown): boolean {
+  return e instanceof Error && cutDocuments.has(e);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { parseArgs, wantsJson } from './args';
 import type { Command } from './command';
 import type { CliRunner } from './in-process';
-import type { CommandIO } from './io';
+import { documentCut, StreamedDocument, type CommandIO } from './io';
 import { asStepchainError, errorDocument, fieldWords, kebabField, StepchainError } from '../errors';
 
 /**
@@ -39,7 +39,7 @@ export function reportError(thrown: unknown, io: CommandIO, json: boolean): numb
   // An operating-system error (ENOSPC, EACCES, EROFS, ...) is one line naming the path, exit 2.
   const e = asStepchainError(thrown) ?? thrown;
   const doc = errorDocument(e);
-  if (json) io.json(doc);
+  if (json && !documentCut(thrown)) io.json(doc);
   if (e instanceof StepchainError) {
     io.err(`stepchain: ${e.message}`);
     return e.exitCode;
@@ -57,6 +57,8 @@ export function reportError(thrown: unknown, io: CommandIO, json: boolean): numb
  */
 export function withOk(doc: unknown, code: number): unknown {
   const ok = code === 0;
+  if (doc instanceof StreamedDocument)
+    return new StreamedDocument(withOk(doc.head, code) as object, doc.key, doc.items, doc.tail);
   if (doc instanceof Map)
     return new Map([['ok', doc.has('ok') ? doc.get('ok') : ok], ...(doc as Map<string, unknown>)]);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return doc;

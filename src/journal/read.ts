@@ -5,7 +5,7 @@ import type { Fault } from './chain';
 import { forEachReferenceLine, pyStrip } from './lines';
 import type { ProgressFn } from './parallel';
 import { fastRow, type RowSpans } from './fast-line';
-import { readRowLine, rowFromValue, type LineRead, type RowView, type StepRow } from './row';
+import { readRowLine, rowFromValue, type LineRead, type RowView } from './row';
 import type { RowIndex } from './stitch';
 import {
   readJournalFile,
@@ -431,22 +431,23 @@ const takeMarks: Take<StepMarks> = (buf, s, e, line) => {
 };
 
 /**
- * A step as a rewrite reads it (publish): a canonical line's text (ASCII, so its characters are its bytes) with the
- * spans of its values, each already its field's canonical encoding; or, for a line that is not canonical, the row.
+ * A step as a rewrite reads it (publish, `replay --json`): a canonical line's text (ASCII, so its characters are its
+ * bytes) with the spans of its values, each already its field's canonical encoding; or, for a line that is not
+ * canonical, the entry `at` gives.
  */
-export type RewritableRow = { seq: number; text: string; spans: RowSpans } | { seq: number; row: StepRow };
+export type RewritableRow =
+  { seq: number; step_hash: string; text: string; spans: RowSpans } | { seq: number; entry: JournalEntry };
 
-const takeRewritable: Take<RewritableRow> = (buf, s, e) => {
+const takeRewritable: Take<RewritableRow> = (buf, s, e, line) => {
   if (e - s > 0 && e - s < 1 << 28) {
     const text = buf.toString('latin1', s, e);
     const spans = {} as RowSpans;
     const fast = fastRow(text, 0, e - s, undefined, undefined, spans);
-    if (fast !== undefined) return { view: fast, item: { seq: fast.seq, text, spans } };
+    if (fast !== undefined) return { view: fast, item: { seq: fast.seq, step_hash: fast.step_hash, text, spans } };
   }
-  const read = readRowLine(buf.subarray(s, e));
-  if (read.kind === 'blank') return 'blank';
-  if (read.kind !== 'row' || read.row === undefined) return undefined;
-  return { view: read.view, item: { seq: read.row.seq, row: read.row } };
+  const got = takeEntry(buf, s, e, line);
+  if (got === 'blank' || got === undefined) return got;
+  return { view: got.view, item: { seq: got.item.row.seq, entry: got.item } };
 };
 
 function readAll(fd: number, buf: Buffer, length: number, position: number): number {

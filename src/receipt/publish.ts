@@ -109,7 +109,7 @@ export class RowRedactor {
 
   /** The redacted line of a step as a block read gives it (VerifiedSteps.rewritable). */
   lineOf(r: RewritableRow): string {
-    return 'row' in r ? this.line(r.row) : this.lineOfText(r.seq, r.text, r.spans);
+    return 'entry' in r ? this.line(r.entry.row) : this.lineOfText(r.seq, r.text, r.spans);
   }
 
   get head(): string {

@@ -61,9 +61,10 @@ export {
   diffLines,
   diffSideLines,
   replayDocument,
+  replayDocumentParts,
   showDocument,
   showLines,
   signatureDocument,
   stepTable,
 } from './views';
-export type { ShowDocument } from './views';
+export type { DocumentEntry, ReplayDocumentParts, ReplayDocumentTail, ShowDocument } from './views';

@@ -32,7 +32,7 @@ export function fieldsChanged(a: StepRow, b: StepRow): ContentField[] {
 }
 
 /** The tool a step called: `tool_call.name` when there is one, else a preview. */
-export function toolName(row: StepRow): string {
+export function toolName(row: Pick<StepRow, 'tool_call'>): string {
   const tc = row.tool_call;
   if (tc === null) return '';
   if (typeof tc === 'string') return tc;
@@ -54,7 +54,13 @@ export interface StepSummary {
 }
 
 export function stepSummary(e: JournalEntry): StepSummary {
-  const r = e.row;
+  return rowSummary(e.row);
+}
+
+/** stepSummary of the fields it reads (a table reads only those of a canonical row: VerifiedSteps.rewritable). */
+export function rowSummary(
+  r: Pick<StepRow, 'seq' | 'ts' | 'model' | 'prompt' | 'tool_call' | 'step_hash'>,
+): StepSummary {
   return {
     seq: r.seq,
     time: isoTime(r.ts),

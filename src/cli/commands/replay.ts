@@ -5,7 +5,7 @@ import { readPublicKeyFile, verdictText } from '../../receipt';
 import {
   BrokenChainError,
   openReplay,
-  replayDocument,
+  replayDocumentParts,
   runInteractive,
   sourceSignature,
   stepTable,
@@ -15,8 +15,9 @@ import type { ParsedArgs } from '../args';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf, writeOptions } from '../common';
-import type { CommandIO } from '../io';
+import { StreamedDocument, type CommandIO } from '../io';
 import { terminalProgress } from '../../util/progress';
+import { pausePoint } from '../../util/pause';
 
 /**
  * Opens a target for display, verified first. A broken chain prints every fault
@@ -92,13 +93,17 @@ export const replayCommand: Command = {
     const limit = limitText === undefined ? undefined : intArg(limitText, '--limit');
     if (limit === 0) throw new InputError('--limit: give at least 1 step');
     const source = openForDisplay(target!, args, io);
+    pausePoint('replay:opened', io.env);
     const json = args.flags.has('json');
     if (json) {
-      io.json(replayDocument(source, limit));
+      const doc = replayDocumentParts(source, limit);
+      io.json(new StreamedDocument(doc.head, 'entries', doc.entries, doc.tail));
       return displayVerdict([source], io, true);
     }
     if (!io.isTTY) {
-      for (const line of stepTable(source, limit, '--limit')) io.out(line);
+      // A thousand lines a write (a write a line was 100,000 system calls for a long run).
+      const lines = stepTable(source, limit, '--limit');
+      for (let i = 0; i < lines.length; i += 1000) io.out(lines.slice(i, i + 1000).join('\n'));
       return displayVerdict([source], io, false);
     }
     const projectRoot = source.projectRoot;
