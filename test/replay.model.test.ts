@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { jsonDocument } from '../src/cli/io';
 import { Cas, casDir, readJournalBytes, VerifiedSteps } from '../src/journal';
 import {
@@ -20,6 +21,7 @@ import {
   headerText,
   initialState,
   matchingSteps,
+  nextMatch,
   openJournal,
   openReplay,
   parseKeys,
@@ -128,6 +130,55 @@ describe('step model', () => {
     expect(findStep(source.entries, 'pytest', 3, -1)).toBe(0);
     expect(findStep(source.entries, 'no such text', 0)).toBe(-1);
     expect(findStep(source.entries, source.entries.at(2)!.row.step_hash.slice(0, 10), 0)).toBe(2);
+  });
+
+  test('the next match among those found is the one a scan from the step shown finds (wrapping, itself last)', () => {
+    // The scan order findStep had before matches were kept: after `from`, around, `from` itself last.
+    const scan = (hits: boolean[], from: number, dir: 1 | -1): number => {
+      for (let k = 1; k <= hits.length; k++) {
+        const i = (((from + dir * k) % hits.length) + hits.length) % hits.length;
+        if (hits[i]) return i;
+      }
+      return -1;
+    };
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.boolean(), { minLength: 1, maxLength: 30 })
+          .chain((hits) => fc.tuple(fc.constant(hits), fc.nat(hits.length - 1), fc.constantFrom<1 | -1>(1, -1))),
+        ([hits, from, dir]) => {
+          const matches = hits.flatMap((h, i) => (h ? [i] : []));
+          expect(nextMatch(matches, from, dir)).toBe(scan(hits, from, dir));
+        },
+      ),
+      { numRuns: 500, seed: 1206 },
+    );
+  });
+
+  test('a search reads the steps once: the next and previous matches come from what it found', () => {
+    let reads = 0;
+    const counted: ReplaySource = {
+      ...source,
+      entries: {
+        length: source.entries.length,
+        at: (i: number) => (reads++, source.entries.at(i)),
+        slice: (a?: number, b?: number) => source.entries.slice(a, b),
+      },
+    };
+    let { state } = press(initialState(), '/pytest\r', counted);
+    expect(state.index).toBe(3);
+    expect(state.message).toContain('match 2 of 2');
+    expect(reads).toBe(5);
+    ({ state } = press(state, '/\r', counted)); // the same search again: the next match, wrapped
+    expect(state.index).toBe(0);
+    ({ state } = press(state, 'N', counted));
+    expect(state.index).toBe(3);
+    ({ state } = press(state, 'N', counted));
+    expect(state.index).toBe(0);
+    expect(reads).toBe(5);
+    // Another query is another search.
+    press(state, '/ruff\r', counted);
+    expect(reads).toBe(10);
   });
 });
 

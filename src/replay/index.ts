@@ -36,6 +36,7 @@ export {
   fieldsChanged,
   findStep,
   matchingSteps,
+  nextMatch,
   stepChanges,
   stepMatches,
   stepSearchText,

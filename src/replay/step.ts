@@ -107,18 +107,20 @@ export function stepMatches(e: JournalEntry, query: string): boolean {
  * Returns -1 when no step matches.
  */
 export function findStep(entries: StepList, query: string, from: number, direction: 1 | -1 = 1): number {
-  const n = entries.length;
-  if (n === 0 || query.length === 0) return -1;
-  for (let k = 1; k <= n; k++) {
-    const i = (((from + direction * k) % n) + n) % n;
-    if (stepMatches(entries.at(i)!, query)) return i;
-  }
-  return -1;
+  return query.length === 0 ? -1 : nextMatch(matchingSteps(entries, query), from, direction);
 }
 
-/** The indexes of all matching steps (for "match i of n"). */
-export function matchingSteps(entries: StepList, query: string): number[] {
+/** findStep among the matching steps already found (`matchingSteps`, in order). */
+export function nextMatch(matches: readonly number[], from: number, direction: 1 | -1): number {
+  if (matches.length === 0) return -1;
+  if (direction === 1) return matches.find((m) => m > from) ?? matches[0]!;
+  for (let k = matches.length - 1; k >= 0; k--) if (matches[k]! < from) return matches[k]!;
+  return matches[matches.length - 1]!;
+}
+
+/** The indexes of all matching steps among the first `n` (for "match i of n"). */
+export function matchingSteps(entries: StepList, query: string, n = entries.length): number[] {
   const out: number[] = [];
-  for (let i = 0; i < entries.length; i++) if (stepMatches(entries.at(i)!, query)) out.push(i);
+  for (let i = 0; i < Math.min(n, entries.length); i++) if (stepMatches(entries.at(i)!, query)) out.push(i);
   return out;
 }
