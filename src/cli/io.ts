@@ -36,6 +36,15 @@ export function jsonDocument(doc: unknown): string {
 }
 
 /**
+ * Prints lines a thousand at a time (one write each): a write a line was a system call a line, 100,000 for the
+ * table of a long run, 8 million for one step with a field of that many lines. The same text (the terminal
+ * sanitiser works a character at a time, so lines joined by newlines are sanitised as they are one by one).
+ */
+export function outLines(io: CommandIO, lines: readonly string[]): void {
+  for (let i = 0; i < lines.length; i += 1000) io.out(lines.slice(i, i + 1000).join('\n'));
+}
+
+/**
  * A `--json` document too long to hold (`replay --json` of a long run): the keys of `head`, then `key`, an array
  * written an item at a time (an item's own text when it has one: a canonical row is already its encoding), then the
  * keys `tail` gives once the items are written. The same bytes `jsonDocument` makes of the document held whole.

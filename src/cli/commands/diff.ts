@@ -5,6 +5,7 @@ import { pausePoint } from '../../util/pause';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf } from '../common';
+import { outLines } from '../io';
 
 export const diffCommand: Command = {
   name: ['diff'],
@@ -38,7 +39,7 @@ export const diffCommand: Command = {
     if (args.flags.has('json')) {
       io.json({ ok, ...d, left_status: diffSideDocument(left), right_status: diffSideDocument(right) });
     } else {
-      for (const line of diffLines(d, a!, b!, { left, right })) io.out(line);
+      outLines(io, diffLines(d, a!, b!, { left, right }));
     }
     return ok ? 0 : 1;
   },

@@ -15,7 +15,7 @@ import type { ParsedArgs } from '../args';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION, ROOT_OPTION, rootOf, writeOptions } from '../common';
-import { StreamedDocument, type CommandIO } from '../io';
+import { outLines, StreamedDocument, type CommandIO } from '../io';
 import { terminalProgress } from '../../util/progress';
 import { pausePoint } from '../../util/pause';
 
@@ -101,9 +101,7 @@ export const replayCommand: Command = {
       return displayVerdict([source], io, true);
     }
     if (!io.isTTY) {
-      // A thousand lines a write (a write a line was 100,000 system calls for a long run).
-      const lines = stepTable(source, limit, '--limit');
-      for (let i = 0; i < lines.length; i += 1000) io.out(lines.slice(i, i + 1000).join('\n'));
+      outLines(io, stepTable(source, limit, '--limit'));
       return displayVerdict([source], io, false);
     }
     const projectRoot = source.projectRoot;

@@ -2,6 +2,7 @@ import { showDocument, showLines } from '../../replay';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { intArg, JSON_OPTION, PUBLIC_KEY_OPTION, ROOT_OPTION } from '../common';
+import { outLines } from '../io';
 import { displayVerdict, openForDisplay } from './replay';
 
 export const showCommand: Command = {
@@ -26,7 +27,7 @@ export const showCommand: Command = {
     const source = openForDisplay(target!, args, io);
     const json = args.flags.has('json');
     if (json) io.json(showDocument(source, seq));
-    else for (const line of showLines(source, seq)) io.out(line);
+    else outLines(io, showLines(source, seq));
     return displayVerdict([source], io, json);
   },
 };
