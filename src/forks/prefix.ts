@@ -92,12 +92,14 @@ export function readParent(root: string, sessionId: string, fromStep: number | u
   let at = 0;
   const prefixHashes: string[] = [];
   const refs = new Set<string>();
-  for (let seq = 0; seq <= fromStep; seq++) {
-    const e = parent!.at(seq)!;
-    at += e.bytes.copy(prefix, at);
+  // A canonical row is taken as its line's text, never parsed (every row parsed was 4.9 s of a fork at step 99,990).
+  for (const r of parent!.rewritable()) {
+    if (r.seq > fromStep) break;
+    const row = 'entry' in r ? r.entry.row : r;
+    at += 'entry' in r ? r.entry.bytes.copy(prefix, at) : prefix.write(r.text, at, 'latin1');
     prefix[at++] = NEWLINE;
-    prefixHashes.push(e.row.step_hash);
-    for (const d of e.row.blob_refs) refs.add(d);
+    prefixHashes.push(row.step_hash);
+    for (const d of row.blob_refs) refs.add(d);
   }
   return {
     ...none,

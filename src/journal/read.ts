@@ -431,19 +431,22 @@ const takeMarks: Take<StepMarks> = (buf, s, e, line) => {
 };
 
 /**
- * A step as a rewrite reads it (publish, `replay --json`): a canonical line's text (ASCII, so its characters are its
- * bytes) with the spans of its values, each already its field's canonical encoding; or, for a line that is not
- * canonical, the entry `at` gives.
+ * A step as a rewrite reads it (publish, `replay --json`, a fork's prefix): a canonical line's text (ASCII, so its
+ * characters are its bytes) with the spans of its values, each already its field's canonical encoding, its hash and
+ * its blob refs; or, for a line that is not canonical, the entry `at` gives.
  */
 export type RewritableRow =
-  { seq: number; step_hash: string; text: string; spans: RowSpans } | { seq: number; entry: JournalEntry };
+  | { seq: number; step_hash: string; blob_refs: string[]; text: string; spans: RowSpans }
+  | { seq: number; entry: JournalEntry };
 
 const takeRewritable: Take<RewritableRow> = (buf, s, e, line) => {
   if (e - s > 0 && e - s < 1 << 28) {
     const text = buf.toString('latin1', s, e);
     const spans = {} as RowSpans;
-    const fast = fastRow(text, 0, e - s, undefined, undefined, spans);
-    if (fast !== undefined) return { view: fast, item: { seq: fast.seq, step_hash: fast.step_hash, text, spans } };
+    const blob_refs: string[] = [];
+    const fast = fastRow(text, 0, e - s, undefined, blob_refs, spans);
+    if (fast !== undefined)
+      return { view: fast, item: { seq: fast.seq, step_hash: fast.step_hash, blob_refs, text, spans } };
   }
   const got = takeEntry(buf, s, e, line);
   if (got === 'blank' || got === undefined) return got;
