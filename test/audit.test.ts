@@ -505,6 +505,18 @@ describe('wired into the library', () => {
       /warning: .*the audit chain was NOT extended \(event provider.state_mutation not written\): .*insecure permissions/,
     );
     expect((await cliInProcess(['run', 'verify', 'r', '--root', root])).code).toBe(0);
+
+    // An ingest of three mutations the audit log refuses alike: the warning once, with how many events it stood for.
+    const stream = path.join(repoRoot, 'test', 'fixtures', 'claude', 'compact-session.jsonl');
+    const ing = await cliInProcess(['run', 'ingest', 'r2', '--agent', 'a', '--claude-stream', stream, '--root', root], {
+      env: { STEPCHAIN_AUDIT: 'on', STEPCHAIN_AUDIT_KEY_PATH: keyPath },
+    });
+    expect(ing.code).toBe(0);
+    const lines = ing.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /warning: .*NOT extended \(event provider.state_mutation not written\): .*insecure permissions.* \(the same for 3 events\)$/,
+    );
   });
 });
 

@@ -151,7 +151,17 @@ function mirror(root: string, runId: string, records: MutationRecord[], options:
     );
     if (w !== undefined) warnings.push(w);
   }
-  return warnings;
+  return collapsed(warnings);
+}
+
+/**
+ * Each warning once, with how many events it stood for: an audit log that refuses one event refuses the rest for the
+ * same reason (500 mutations of an ingest printed the same line 500 times).
+ */
+function collapsed(warnings: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const w of warnings) counts.set(w, (counts.get(w) ?? 0) + 1);
+  return [...counts].map(([w, n]) => (n === 1 ? w : `${w} (the same for ${n} events)`));
 }
 
 function toRecords(rows: RunRow[], mutations: ProviderStateMutation[]): MutationRecord[] {
