@@ -1,0 +1,203 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { computeAuditHmac, GENESIS_HMAC, prettySortedOfRead, withoutHmac } from '../src/audit/entry';
+import { fastAuditLine } from '../src/audit/fast-entry';
+import { verifyAuditLog } from '../src/audit/verify';
+import { float, isJsonObject, parse, type JsonObject, type JsonValue } from '../src/canonical';
+import { freshDir, tempDir } from './helpers/tmp';
+
+// The fast path of `audit verify` (src/audit/fast-entry.ts) against the slow one: the HMAC's pre-image it cuts from
+// a canonical line is the one computeAuditHmac encodes, and a whole verify (verdict, faults, head) is the same with
+// the fast path as with the slow path alone, over random logs with canonical, edited and garbage lines.
+
+const base = tempDir('stepchain-audit-fast-');
+const key = Buffer.from('cd'.repeat(32), 'ascii');
+
+/** verify.ts loaded with the fast path taking no line: the slow path (parse, encode twice) decides every one. */
+function slowVerify(): typeof verifyAuditLog {
+  let v: typeof verifyAuditLog | undefined;
+  jest.isolateModules(() => {
+    jest.doMock('../src/audit/fast-entry', () => ({ fastAuditLine: () => undefined }));
+    v = (require('../src/audit/verify') as { verifyAuditLog: typeof verifyAuditLog }).verifyAuditLog;
+  });
+  jest.dontMock('../src/audit/fast-entry');
+  return v!;
+}
+const verifySlow = slowVerify();
+
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'binary' }),
+  fc.constantFrom('', 'hmac', 'prev_hmac', '\u00e9', '\ud83d\ude00', '\ud800', '"\\\n\t\u007f', '\ue000', ', ', ': '),
+);
+const scalar: fc.Arbitrary<JsonValue> = fc.oneof(
+  text,
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => float(d)),
+  fc.constantFrom(NaN, Infinity, -Infinity).map((d) => float(d)),
+  fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }),
+  fc.constantFrom<JsonValue>(9007199254740993n, 123456789012345, 1234567890123456, 1e21, 1e-7, 0.1),
+);
+const value: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar,
+    fc.array(tie('v'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(text, fc.constantFrom('hmac', 'prev_hmac', 'a')), tie('v'), { maxKeys: 4 }),
+  ),
+})).v;
+
+/** An entry (extra top-level keys and odd field values too) under `prev`, with its true HMAC, and its line. */
+const entryArb = fc.record({
+  details: value,
+  actor: fc.oneof(text, value),
+  extra: fc.dictionary(fc.oneof(text, fc.constantFrom('zz', 'a', 'hmac2', 'hmaa')), value, { maxKeys: 2 }),
+  prevOdd: fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.oneof(text, value) }),
+  hmacOdd: fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.oneof(text, value) }),
+});
+
+function entryLine(r: EntryRec, prev: string): { line: string; hmac: string } {
+  const e: JsonObject = {};
+  for (const [k, v] of Object.entries(r.extra)) e[k] = v;
+  Object.assign(e, {
+    timestamp: '2026-01-02T03:04:05.000006Z',
+    event_type: 'replay.step',
+    actor: r.actor,
+    resource_type: 'run',
+    resource_id: 'r1',
+    details: r.details,
+    prev_hmac: r.prevOdd ?? prev,
+  });
+  const hmac = computeAuditHmac(key, prev, withoutHmac(e));
+  e.hmac = r.hmacOdd ?? hmac;
+  return { line: prettySortedOfRead(e), hmac: typeof e.hmac === 'string' ? e.hmac : '' };
+}
+type EntryRec = {
+  details: JsonValue;
+  actor: JsonValue;
+  extra: Record<string, JsonValue>;
+  prevOdd: JsonValue | null;
+  hmacOdd: JsonValue | null;
+};
+
+/** Edits that make a line non-canonical, malformed, or another valid line. */
+const edits = fc.oneof(
+  fc.constant((l: string) => l.replace(', ', ',')),
+  fc.constant((l: string) => l.replace(': ', ':')),
+  fc.constant((l: string) => ` ${l}`),
+  fc.constant((l: string) => `${l} `),
+  fc.constant((l: string) => l.replace('"actor"', '"\\u0061ctor"')),
+  fc.constant((l: string) => l.replace('"hmac": "', '"hmac": "0')),
+  fc.constant((l: string) => l.replace(/\\u00([0-9a-f]{2})/, '\\u00$1'.toUpperCase())),
+  fc.constant((l: string) => l.replace('{', '{"hmac": "x", ')),
+  fc.constant((l: string) => l.replace('.0', '.00')),
+  fc.constant((l: string) => l.replace('{"actor": ', '{"actor": 1, "actor": ')),
+  fc
+    .constantFrom(
+      '-0',
+      '0',
+      '-1',
+      '1.0',
+      '1e400',
+      '1E+16',
+      '1e+16',
+      '-0.0',
+      '12345678901234567890',
+      'NaN',
+      '[]',
+      '{}',
+      '""',
+    )
+    .map((v) => (l: string) => l.replace('{', `{"a": ${v}, `)),
+  fc.constant((l: string) => l.slice(0, -1)),
+  fc.constant((l: string) => l.replace('"', '\u00e9"')),
+  fc.constant((l: string) => l.replace('"resource_id": "r1"', '"resource_id": "r\\u0031"')),
+  fc.constant((l: string) => l.replace(/, "timestamp": [^}]*\}$/, '}')),
+  fc.constant((l: string) => l.replace('"hmac"', '"hmac2"')),
+  fc.tuple(fc.nat(), fc.constantFrom(' ', ',', '\\', '"', 'a', '0', '\r', '\u00ff', '}')).map(
+    ([at, c]) =>
+      (l: string) =>
+        l.slice(0, at % (l.length + 1)) + c + l.slice(at % (l.length + 1)),
+  ),
+  fc.nat().map((at) => (l: string) => l.slice(0, at % (l.length + 1)) + l.slice((at % (l.length + 1)) + 1)),
+);
+
+/** Half the lines as written (the fast path's case), half edited. */
+const edit = fc.oneof(
+  fc.constant((l: string) => l),
+  edits,
+);
+
+describe('audit verify fast path', () => {
+  it("cuts exactly computeAuditHmac's pre-image out of a canonical line, or leaves the line to the slow path", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(entryArb, (r) => {
+        const { line } = entryLine(r, GENESIS_HMAC);
+        const parsed = parse(line);
+        if (!isJsonObject(parsed) || prettySortedOfRead(parsed) !== line) return; // not canonical (a lone key case)
+        const fast = fastAuditLine(line, 0, line.length);
+        if (fast === undefined) return;
+        taken++;
+        expect(fast.body).toBe(prettySortedOfRead(withoutHmac(parsed)));
+        expect(fast.hmac).toBe(parsed.hmac);
+        expect(fast.prev).toBe(parsed.prev_hmac);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(taken).toBeGreaterThan(300);
+  });
+
+  it('takes the ordinary entry (else it would prove nothing)', () => {
+    const { line } = entryLine(
+      {
+        details: { a: [1, 2.5, 'caf\u00e9', null, true], b: { c: -0.5 } },
+        actor: 'x',
+        extra: {},
+        prevOdd: null,
+        hmacOdd: null,
+      },
+      GENESIS_HMAC,
+    );
+    expect(fastAuditLine(line, 0, line.length)).toBeDefined();
+    expect(fastAuditLine(`  ${line}`, 2, line.length + 2)?.body).toBe(
+      prettySortedOfRead(withoutHmac(parse(line) as JsonObject)),
+    );
+  });
+
+  it('gives the same verdict, faults, head and hash_at as the slow path over random logs', () => {
+    let fastTaken = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.tuple(entryArb, edit, fc.boolean()), { maxLength: 5 }), { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        fc.nat({ max: 12 }),
+        fc.constantFrom<BufferEncoding>('latin1', 'utf8'),
+        (days, torn, hashAt, encoding) => {
+          const dir = freshDir(base, 'log');
+          let prev = GENESIS_HMAC;
+          days.forEach((lines, d) => {
+            const out: string[] = [];
+            for (const [r, ed, blank] of lines) {
+              const { line, hmac } = entryLine(r, prev);
+              const edited = ed(line);
+              if (fastAuditLine(edited, 0, edited.length) !== undefined) fastTaken++;
+              out.push(edited);
+              if (blank) out.push('');
+              prev = hmac;
+            }
+            const body = out.join('\n') + (torn && d === days.length - 1 ? '' : '\n');
+            writeFileSync(path.join(dir, `2026-01-0${d + 1}.jsonl`), Buffer.from(body, encoding));
+          });
+          expect(verifyAuditLog(dir, key, { hashAt })).toEqual(verifySlow(dir, key, { hashAt }));
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(fastTaken).toBeGreaterThan(100);
+  });
+});
