@@ -3,6 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { computeAuditHmac, GENESIS_HMAC, prettySortedOfRead, withoutHmac } from '../src/audit/entry';
 import { fastAuditLine } from '../src/audit/fast-entry';
+import { queryAuditLog } from '../src/audit/query';
 import { verifyAuditLog } from '../src/audit/verify';
 import { float, isJsonObject, parse, type JsonObject, type JsonValue } from '../src/canonical';
 import { freshDir, tempDir } from './helpers/tmp';
@@ -15,16 +16,19 @@ const base = tempDir('stepchain-audit-fast-');
 const key = Buffer.from('cd'.repeat(32), 'ascii');
 
 /** verify.ts loaded with the fast path taking no line: the slow path (parse, encode twice) decides every one. */
-function slowVerify(): typeof verifyAuditLog {
-  let v: typeof verifyAuditLog | undefined;
+function slowModules(): { verify: typeof verifyAuditLog; query: typeof queryAuditLog } {
+  let m: { verify: typeof verifyAuditLog; query: typeof queryAuditLog } | undefined;
   jest.isolateModules(() => {
     jest.doMock('../src/audit/fast-entry', () => ({ fastAuditLine: () => undefined }));
-    v = (require('../src/audit/verify') as { verifyAuditLog: typeof verifyAuditLog }).verifyAuditLog;
+    m = {
+      verify: (require('../src/audit/verify') as { verifyAuditLog: typeof verifyAuditLog }).verifyAuditLog,
+      query: (require('../src/audit/query') as { queryAuditLog: typeof queryAuditLog }).queryAuditLog,
+    };
   });
   jest.dontMock('../src/audit/fast-entry');
-  return v!;
+  return m!;
 }
-const verifySlow = slowVerify();
+const { verify: verifySlow, query: querySlow } = slowModules();
 
 const text = fc.oneof(
   fc.string(),
@@ -53,8 +57,22 @@ const value: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
 
 /** An entry (extra top-level keys and odd field values too) under `prev`, with its true HMAC, and its line. */
 const entryArb = fc.record({
+  timestamp: fc.oneof(
+    fc.constantFrom(
+      '2025-12-31T23:59:59.999999Z',
+      '2026-01-01T00:00:00.000000Z',
+      '2026-01-02T12:00:00Z',
+      'soon',
+      '2026-01-0\\u0031',
+    ),
+    fc
+      .date({ min: new Date('2025-12-30'), max: new Date('2026-01-04'), noInvalidDate: true })
+      .map((d) => d.toISOString()),
+    value,
+  ),
+  event_type: fc.oneof(fc.constantFrom('replay.step', 'replay.fork', 'replay.f\u00f6rk'), value),
   details: value,
-  actor: fc.oneof(text, value),
+  actor: fc.oneof({ weight: 3, arbitrary: fc.constant('x') }, text, value),
   extra: fc.dictionary(fc.oneof(text, fc.constantFrom('zz', 'a', 'hmac2', 'hmaa')), value, { maxKeys: 2 }),
   prevOdd: fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.oneof(text, value) }),
   hmacOdd: fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.oneof(text, value) }),
@@ -64,8 +82,8 @@ function entryLine(r: EntryRec, prev: string): { line: string; hmac: string } {
   const e: JsonObject = {};
   for (const [k, v] of Object.entries(r.extra)) e[k] = v;
   Object.assign(e, {
-    timestamp: '2026-01-02T03:04:05.000006Z',
-    event_type: 'replay.step',
+    timestamp: r.timestamp ?? '2026-01-02T03:04:05.000006Z',
+    event_type: r.event_type ?? 'replay.step',
     actor: r.actor,
     resource_type: 'run',
     resource_id: 'r1',
@@ -77,6 +95,8 @@ function entryLine(r: EntryRec, prev: string): { line: string; hmac: string } {
   return { line: prettySortedOfRead(e), hmac: typeof e.hmac === 'string' ? e.hmac : '' };
 }
 type EntryRec = {
+  timestamp?: JsonValue;
+  event_type?: JsonValue;
   details: JsonValue;
   actor: JsonValue;
   extra: Record<string, JsonValue>;
@@ -199,5 +219,63 @@ describe('audit verify fast path', () => {
       { numRuns: 400 },
     );
     expect(fastTaken).toBeGreaterThan(100);
+  });
+
+  it('query lists the same matches as the slow read over random logs (clock-back days, edited lines, bad times)', () => {
+    let matched = 0;
+    const q = fc.record(
+      {
+        event_type: fc.constantFrom('replay.step', 'replay.fork', 'replay.f\u00f6rk'),
+        actor: fc.oneof(fc.constantFrom('x', ''), fc.string({ maxLength: 1 })),
+        since: fc.constantFrom('2025-01-01', '2026-01-01', '2026-01-02T12:00:00Z', '2025-12-31T23:00:00+01:00'),
+        until: fc.constantFrom('2027-01-01', '2026-01-02', '2026-01-02T12:00:00Z', '2026-01-01'),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.tuple(entryArb, edit, fc.boolean()), { maxLength: 5 }), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.nat({ max: 9 }), { minLength: 3, maxLength: 3 }),
+        q,
+        (days, names, query) => {
+          const dir = freshDir(base, 'q');
+          let prev = GENESIS_HMAC;
+          days.forEach((lines, d) => {
+            const out = lines.map(([r, ed, blank]) => {
+              const { line, hmac } = entryLine(r, prev);
+              prev = hmac;
+              return ed(line) + (blank ? '\n' : '');
+            });
+            // Day files named out of step with their entries' times (a clock that went back, a renamed file).
+            writeFileSync(path.join(dir, `2026-01-0${names[d]}.jsonl`), `${out.join('\n')}\n`);
+          });
+          const got = queryAuditLog(dir, query);
+          matched += got.matches.length;
+          expect(got).toEqual(querySlow(dir, query));
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(matched).toBeGreaterThan(30);
+  });
+
+  it('query reads escaped strings and inclusive bounds on the fast path as the slow path does', () => {
+    const dir = freshDir(base, 'q');
+    let prev = GENESIS_HMAC;
+    const lines = ['replay.f\u00f6rk', 'replay.step'].flatMap((event_type) =>
+      ['2026-01-02T12:00:00Z', '2026-01-02T12:00:00.000001Z'].map((timestamp) => {
+        const { line, hmac } = entryLine(
+          { timestamp, event_type, details: {}, actor: 'x', extra: {}, prevOdd: null, hmacOdd: null },
+          prev,
+        );
+        prev = hmac;
+        expect(fastAuditLine(line, 0, line.length)).toBeDefined();
+        return line;
+      }),
+    );
+    writeFileSync(path.join(dir, '2026-01-02.jsonl'), `${lines.join('\n')}\n`);
+    const query = { event_type: 'replay.f\u00f6rk', until: '2026-01-02T12:00:00Z' };
+    expect(queryAuditLog(dir, query).matches).toHaveLength(1);
+    expect(queryAuditLog(dir, query)).toEqual(querySlow(dir, query));
   });
 });

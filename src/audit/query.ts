@@ -1,7 +1,10 @@
-import type { JsonObject } from '../canonical';
+import path from 'node:path';
+import { parse, type JsonObject, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
+import { readExistingFile } from '../util/nofollow';
+import { fastAuditLine } from './fast-entry';
 import { auditFiles } from './layout';
-import { archivedSegments, readArchivedSegment, readAuditLines } from './verify';
+import { archivedSegments, eachLine, readArchivedSegment, readLine } from './verify';
 
 export interface AuditQuery {
   event_type?: string;
@@ -71,9 +74,24 @@ export interface AuditSkipped {
 
 /** `queryAudit`, and the archived days it left out: a query that says nothing of them would look complete. */
 export function queryAuditLog(dir: string, q: AuditQuery = {}): { matches: AuditMatch[]; skipped: AuditSkipped[] } {
+  const matches: AuditMatch[] = [];
+  const { skipped } = eachAuditMatch(dir, q, (m) => void matches.push(m));
+  return { matches, skipped };
+}
+
+/**
+ * `queryAuditLog` a match at a time, in chain order, so a caller keeps only
+ * what it prints. A canonical line (src/audit/fast-entry.ts) is filtered on its
+ * own bytes and parsed only when it matches; any other line is read as before
+ * (query does not verify, so a non-canonical entry is listed too).
+ */
+export function eachAuditMatch(
+  dir: string,
+  q: AuditQuery,
+  onMatch: (m: AuditMatch) => void,
+): { skipped: AuditSkipped[] } {
   const since = bound('since', q.since, false);
   const until = bound('until', q.until, true);
-  const out: AuditMatch[] = [];
   const skipped: AuditSkipped[] = [];
   // Archived days first (an unreadable one is left out, and said), then the live files.
   const segments: { file: string; bytes?: Buffer }[] = [];
@@ -83,20 +101,41 @@ export function queryAuditLog(dir: string, q: AuditQuery = {}): { matches: Audit
     else skipped.push({ file: a.name, why: bytes });
   }
   for (const file of auditFiles(dir)) segments.push({ file });
-  for (const { file, bytes } of segments) {
-    for (const l of readAuditLines(dir, file, bytes).lines) {
-      const e = l.entry;
-      if (e === undefined) continue;
-      if (q.event_type !== undefined && e.event_type !== q.event_type) continue;
-      if (q.actor !== undefined && e.actor !== q.actor) continue;
-      if (since !== undefined || until !== undefined) {
-        const t = typeof e.timestamp === 'string' ? isoMicros(e.timestamp) : undefined;
-        if (t === undefined) continue;
-        if (since !== undefined && t < since) continue;
-        if (until !== undefined && t > until) continue;
-      }
-      out.push({ file, line: l.line, entry: e });
+  const matches = (field: (k: string) => JsonValue | undefined): boolean => {
+    if (q.event_type !== undefined && field('event_type') !== q.event_type) return false;
+    if (q.actor !== undefined && field('actor') !== q.actor) return false;
+    if (since !== undefined || until !== undefined) {
+      const ts = field('timestamp');
+      const t = typeof ts === 'string' ? isoMicros(ts) : undefined;
+      if (t === undefined) return false;
+      if (since !== undefined && t < since) return false;
+      if (until !== undefined && t > until) return false;
     }
+    return true;
+  };
+  for (const { file, bytes } of segments) {
+    const buf = bytes ?? readExistingFile(path.join(dir, file));
+    // A canonical line is ASCII: its latin1 view is its text.
+    const text = buf.toString('latin1');
+    eachLine(buf, (n, start, end) => {
+      const fast = fastAuditLine(text, start, end);
+      if (fast !== undefined) {
+        // Only the filtered fields are read (a plain string literal's text is its value; anything else is no string).
+        if (!matches((k) => stringAt(text, fast.spans.get(k)))) return;
+        onMatch({ file, line: n, entry: parse(text.slice(start, end)) as JsonObject });
+        return;
+      }
+      const e = readLine(file, n, buf.subarray(start, end)).entry;
+      if (e === undefined || !matches((k) => e[k])) return;
+      onMatch({ file, line: n, entry: e });
+    });
   }
-  return { matches: out, skipped };
+  return { skipped };
+}
+
+/** The string a canonical value at `span` stands for, or undefined when it is no string. */
+function stringAt(text: string, span: [number, number] | undefined): string | undefined {
+  if (span === undefined || text.charCodeAt(span[0]) !== 0x22) return undefined;
+  const body = text.slice(span[0] + 1, span[1] - 1);
+  return body.includes('\\') ? (JSON.parse(text.slice(span[0], span[1])) as string) : body;
 }

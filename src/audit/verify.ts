@@ -193,7 +193,8 @@ function notJson(file: string, line: number, bytes: Buffer, why: string): AuditL
   return { file, line, bytes, entry: undefined, error: `not JSON: ${why}`, canonical: false };
 }
 
-function readLine(file: string, line: number, bytes: Buffer): AuditLine {
+/** One line read the slow way: parsed, then encoded to check it is canonical. */
+export function readLine(file: string, line: number, bytes: Buffer): AuditLine {
   let text: string;
   let value: JsonValue;
   try {

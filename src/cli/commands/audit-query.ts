@@ -1,12 +1,14 @@
 import path from 'node:path';
-import { auditDir, queryAuditLog, type AuditQuery } from '../../audit';
-import { encode, type JsonValue } from '../../canonical';
+import { auditDir, type AuditQuery } from '../../audit';
+import { eachAuditMatch } from '../../audit/query';
+import { encode, type JsonObject, type JsonValue } from '../../canonical';
 import { displayWidth } from '../../replay/text';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { plural } from '../../util/words';
+import { jsonDocument, StreamedDocument } from '../io';
 
 export const auditQueryCommand: Command = {
   name: ['audit', 'query'],
@@ -48,33 +50,27 @@ export const auditQueryCommand: Command = {
     set('actor', 'actor');
     set('since', 'since');
     set('until', 'until');
-    const { matches, skipped } = queryAuditLog(dir, q);
+    const json = args.flags.has('json');
+    // Only what is printed is kept, a match at a time (the table's widths and the document's count need every match
+    // before the first line): an event's document text, or its table row.
+    const texts: { text: string }[] = [];
+    const rows: string[][] = [];
+    const { skipped } = eachAuditMatch(dir, q, (m) => {
+      if (json) texts.push({ text: jsonDocument(m.entry) });
+      else rows.push(tableRow(m.entry));
+    });
     // Said, never silent: an archived day the query could not read holds events it did not look at.
     for (const d of skipped)
       io.err(
         `stepchain: warning: ${path.join(dir, d.file)}: left out of the query: ${d.why} (audit verify reports it)`,
       );
-    if (args.flags.has('json')) {
-      io.json({
-        dir,
-        count: matches.length,
-        events: matches.map((m) => m.entry),
-        ...(skipped.length > 0 ? { skipped: skipped.map((d) => ({ file: d.file, reason: d.why })) } : {}),
-      });
+    if (json) {
+      io.json(
+        new StreamedDocument({ dir, count: texts.length }, 'events', texts, () =>
+          skipped.length > 0 ? { skipped: skipped.map((d) => ({ file: d.file, reason: d.why })) } : {},
+        ),
+      );
     } else {
-      // Columns padded to the widest value (details, free-form, last).
-      const rows = matches.map((m) => {
-        const e = m.entry;
-        // Every field is the log's own data: one line each, nothing a terminal acts on.
-        const f = (v: unknown): string => sanitize(String(v));
-        return [
-          f(e.timestamp),
-          f(e.event_type),
-          f(e.actor),
-          `${f(e.resource_type)}/${f(e.resource_id)}`,
-          encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true }),
-        ];
-      });
       const widths = [0, 1, 2, 3].map((c) => rows.reduce((w, r) => Math.max(w, displayWidth(r[c]!)), 0));
       const pad = (t: string, w: number): string => t + ' '.repeat(Math.max(0, w - displayWidth(t)));
       if (rows.length > 0)
@@ -92,8 +88,20 @@ export const auditQueryCommand: Command = {
             )
             .join('  '),
         );
-      io.out(`${plural(matches.length, 'event')}`);
+      io.out(`${plural(rows.length, 'event')}`);
     }
     return 0;
   },
 };
+
+/** An event's table row: every field is the log's own data, one line each, nothing a terminal acts on. */
+function tableRow(e: JsonObject): string[] {
+  const f = (v: unknown): string => sanitize(String(v));
+  return [
+    f(e.timestamp),
+    f(e.event_type),
+    f(e.actor),
+    `${f(e.resource_type)}/${f(e.resource_id)}`,
+    encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true }),
+  ];
+}
