@@ -1,6 +1,7 @@
 // Named, not a namespace import: a bundle makes a copy of a namespace's every export when it starts (a hook call).
 import { createHash, hash } from 'node:crypto';
-import { compareCodePoints, isPythonFloatRepr } from '../canonical';
+import { isPythonFloatRepr } from '../canonical';
+import { scanText, scanValue, type ScanStyle } from '../canonical/text-scan';
 
 /**
  * The fast path of verification. A row line that is byte-for-byte canonical
@@ -39,101 +40,17 @@ export interface RowSpans {
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-const MAX_DEPTH = 512;
-const MAX_INT_DIGITS = 4300;
+
+/** A row's values (src/canonical/text-scan.ts): compact, as deep as the format allows, Python's NaN and infinities. */
+const ROW_STYLE: ScanStyle = {
+  pretty: false,
+  maxDepth: 512,
+  nonFinite: true,
+  // Python's limit on an integer's digits when it reads or prints one (sys.set_int_max_str_digits).
+  intOk: (token) => token.length <= 4300,
+};
 
 let s = '';
-
-/**
- * A canonical string literal, matched by one sticky regex (linear: every
- * alternative starts with a different character): printable ASCII but `"` and
- * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units
- * that have neither a literal nor a short form.
- */
-const STRING =
-  /"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\bfnrt]|\\u(?!00(?:0[89acd]|[2-6][0-9a-f]|7[0-9a-e]))[0-9a-f]{4})*"/y;
-
-function scanString(i: number): number {
-  STRING.lastIndex = i;
-  return STRING.test(s) ? STRING.lastIndex : -1;
-}
-
-function scanNumber(i: number): number {
-  NUMBER.lastIndex = i;
-  const m = NUMBER.exec(s);
-  if (m === null) return -1;
-  const token = m[0];
-  if (m[1] !== undefined || m[2] !== undefined) {
-    return isPythonFloatRepr(token) ? i + token.length : -1;
-  }
-  if (token === '-0' || token.length > MAX_INT_DIGITS) return -1;
-  return i + token.length;
-}
-
-function keyLess(a0: number, a1: number, b0: number, b1: number): boolean {
-  const a = s.slice(a0 + 1, a1 - 1);
-  const b = s.slice(b0 + 1, b1 - 1);
-  if (a.indexOf('\\') < 0 && b.indexOf('\\') < 0) return a < b;
-  return compareCodePoints(JSON.parse(`"${a}"`) as string, JSON.parse(`"${b}"`) as string) < 0;
-}
-
-function scanValue(i: number, depth: number): number {
-  const c = s.charCodeAt(i);
-  switch (c) {
-    case 0x22:
-      return scanString(i);
-    case 0x7b: {
-      if (depth > MAX_DEPTH) return -1;
-      let j = i + 1;
-      if (s.charCodeAt(j) === 0x7d) return j + 1;
-      let prevKey0 = -1;
-      let prevKey1 = -1;
-      for (;;) {
-        if (s.charCodeAt(j) !== 0x22) return -1;
-        const k1 = scanString(j);
-        if (k1 < 0) return -1;
-        if (prevKey0 >= 0 && !keyLess(prevKey0, prevKey1, j, k1)) return -1;
-        prevKey0 = j;
-        prevKey1 = k1;
-        if (s.charCodeAt(k1) !== 0x3a) return -1;
-        j = scanValue(k1 + 1, depth + 1);
-        if (j < 0) return -1;
-        const d = s.charCodeAt(j);
-        if (d === 0x7d) return j + 1;
-        if (d !== 0x2c) return -1;
-        j++;
-      }
-    }
-    case 0x5b: {
-      if (depth > MAX_DEPTH) return -1;
-      let j = i + 1;
-      if (s.charCodeAt(j) === 0x5d) return j + 1;
-      for (;;) {
-        j = scanValue(j, depth + 1);
-        if (j < 0) return -1;
-        const d = s.charCodeAt(j);
-        if (d === 0x5d) return j + 1;
-        if (d !== 0x2c) return -1;
-        j++;
-      }
-    }
-    case 0x6e:
-      return s.startsWith('null', i) ? i + 4 : -1;
-    case 0x74:
-      return s.startsWith('true', i) ? i + 4 : -1;
-    case 0x66:
-      return s.startsWith('false', i) ? i + 5 : -1;
-    case 0x4e:
-      return s.startsWith('NaN', i) ? i + 3 : -1;
-    case 0x49:
-      return s.startsWith('Infinity', i) ? i + 8 : -1;
-    case 0x2d:
-      if (s.startsWith('-Infinity', i)) return i + 9;
-      return scanNumber(i);
-    default:
-      return c >= 0x30 && c <= 0x39 ? scanNumber(i) : -1;
-  }
-}
 
 /** 64 lowercase hex digits at i (a loop: cheaper than a regex call for 64 characters). */
 function hexAt(i: number): boolean {
@@ -166,6 +83,7 @@ export function fastRow(
   spans?: RowSpans,
 ): FastRow | undefined {
   s = text;
+  scanText(text, ROW_STYLE);
   const refsAt = refs === undefined ? 0 : refs.length;
   if (!s.startsWith('{"blob_refs":[', a)) return undefined;
   let i = a + 14;
