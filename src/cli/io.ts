@@ -126,7 +126,8 @@ function writeDocument(doc: unknown): void {
     if (started && e instanceof Error) cutDocuments.add(e);
     throw e;
   } finally {
-    writeNow('\n');
+    // Nothing out yet (a failure before the first piece): the error document follows alone, as before streaming.
+    if (started) writeNow('\n');
   }
 }
 
