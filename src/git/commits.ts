@@ -1,5 +1,5 @@
 import { InputError } from '../errors';
-import { GitCommandError, gitRun } from '../git/exec';
+import { GitCommandError, gitRun, gitStream } from '../git/exec';
 import { nulRecords } from '../util/nul-records';
 
 /**
@@ -188,6 +188,122 @@ export async function readBlobs(cwd: string, oids: string[]): Promise<Map<string
   const unique = [...new Set(oids)];
   const got = await catFileBatch(cwd, unique);
   return new Map(unique.map((o, i) => [o, got[i]]));
+}
+
+/** A named object as `blobIds` gives it: a blob's id and size, or undefined (missing, ambiguous, not a blob). */
+export type BlobId = { oid: string; size: number } | undefined;
+
+/**
+ * What each of `names` (`<commit>:<path>`, any name `git cat-file` takes; no line breaks) names, through one
+ * `git cat-file --batch-check` process whose answer is read a line at a time as it comes (never gathered): the blob's
+ * id and size, or undefined for a name that names no blob (a path missing at that commit, a directory, a submodule).
+ * Nothing is read of the contents.
+ */
+export async function blobIds(cwd: string, names: readonly string[]): Promise<BlobId[]> {
+  const result: BlobId[] = [];
+  if (names.length === 0) return result;
+  let rest: Buffer = Buffer.alloc(0);
+  const onLine = (line: string): void => {
+    if (result.length >= names.length) throw new InputError('git cat-file: more answers than names');
+    // `<oid> <type> <size>` for an object; `<name> missing` (or `ambiguous`) otherwise, and a name holds a `:`.
+    const m = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(line);
+    result.push(m !== null && m[2] === 'blob' ? { oid: m[1]!, size: Number(m[3]) } : undefined);
+  };
+  try {
+    await gitStream(
+      cwd,
+      ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'],
+      (chunk) => {
+        let buf = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+        let nl: number;
+        while ((nl = buf.indexOf(0x0a)) >= 0) {
+          onLine(buf.toString('utf8', 0, nl));
+          buf = buf.subarray(nl + 1);
+        }
+        rest = Buffer.from(buf); // a copy: the chunk is not kept
+      },
+      { input: names.map((n) => `${n}\n`).join('') },
+    );
+  } catch (e) {
+    throw e instanceof GitCommandError ? new InputError(`git cat-file failed: ${oneLine(e)}`) : e;
+  }
+  if (rest.length > 0 || result.length !== names.length) throw new InputError('git cat-file: truncated output');
+  return result;
+}
+
+/**
+ * The contents of the blobs `oids` (ids `blobIds` gave; one may come more than once), handed to `onBlob` one at a
+ * time in that order as one `git cat-file --batch` process writes them: only the blob being read is held, never the
+ * whole output. A blob that is missing after all is handed over as undefined.
+ */
+export async function eachBlob(
+  cwd: string,
+  oids: readonly string[],
+  onBlob: (index: number, content: Buffer | undefined) => void,
+): Promise<void> {
+  if (oids.length === 0) return;
+  let index = 0;
+  let header: Buffer = Buffer.alloc(0); // a header line not ended yet
+  let body: Buffer | undefined; // the blob being read
+  let filled = 0;
+  let skip = 0; // the newline after a blob still to come
+  const take = (chunk: Buffer): void => {
+    let pos = 0;
+    while (pos < chunk.length) {
+      if (skip > 0) {
+        const n = Math.min(skip, chunk.length - pos);
+        skip -= n;
+        pos += n;
+        continue;
+      }
+      if (body !== undefined) {
+        const n = Math.min(body.length - filled, chunk.length - pos);
+        chunk.copy(body, filled, pos, pos + n);
+        filled += n;
+        pos += n;
+        if (filled === body.length) {
+          const done = body;
+          body = undefined;
+          skip = 1;
+          onBlob(index++, done);
+        }
+        continue;
+      }
+      const nl = chunk.indexOf(0x0a, pos);
+      if (nl < 0) {
+        header = Buffer.concat([header, chunk.subarray(pos)]);
+        return;
+      }
+      const line = Buffer.concat([header, chunk.subarray(pos, nl)]).toString('utf8');
+      header = Buffer.alloc(0);
+      pos = nl + 1;
+      if (index >= oids.length) throw new InputError('git cat-file: more answers than objects');
+      const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(line);
+      if (m === null) {
+        onBlob(index++, undefined); // "<object> missing"
+        continue;
+      }
+      const size = Number(m[2]);
+      if (m[1] !== 'blob') {
+        // Not a blob after all: its bytes are skipped, not kept.
+        skip = size + 1;
+        onBlob(index++, undefined);
+      } else if (size === 0) {
+        skip = 1;
+        onBlob(index++, Buffer.alloc(0));
+      } else {
+        body = Buffer.allocUnsafe(size);
+        filled = 0;
+      }
+    }
+  };
+  try {
+    await gitStream(cwd, ['cat-file', '--batch'], take, { input: oids.map((o) => `${o}\n`).join('') });
+  } catch (e) {
+    throw e instanceof GitCommandError ? new InputError(`git cat-file failed: ${oneLine(e)}`) : e;
+  }
+  if (index !== oids.length || body !== undefined || skip > 0 || header.length > 0)
+    throw new InputError('git cat-file: truncated output');
 }
 
 /**

@@ -325,7 +325,23 @@ export interface GitRunOptions extends GitSyncOptions {
  * Runs `git <args>` asynchronously, under the same policy; resolves to stdout as
  * bytes (for blob contents and large listings). Rejects with GitCommandError.
  */
-export function gitRun(cwd: string, args: string[], options: GitRunOptions = {}): Promise<Buffer> {
+export async function gitRun(cwd: string, args: string[], options: GitRunOptions = {}): Promise<Buffer> {
+  const out: Buffer[] = [];
+  await gitStream(cwd, args, (c) => out.push(c), options);
+  return Buffer.concat(out);
+}
+
+/**
+ * `gitRun` for an output that grows with its input (a `cat-file --batch` of many objects): stdout is handed to
+ * `onChunk` as it comes, never gathered, and while `onChunk` runs git waits on the full pipe, so memory follows the
+ * chunk, not the output. An `onChunk` that throws stops git (SIGKILL) and the promise rejects with its error.
+ */
+export function gitStream(
+  cwd: string,
+  args: string[],
+  onChunk: (chunk: Buffer) => void,
+  options: GitRunOptions = {},
+): Promise<void> {
   let prepared: { line: GitCommandLine; env: NodeJS.ProcessEnv };
   try {
     prepared = prepare(cwd, args, options);
@@ -342,13 +358,21 @@ export function gitRun(cwd: string, args: string[], options: GitRunOptions = {})
     });
     const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
     let stopped = false;
+    let failed: { error: unknown } | undefined;
     const timer = setTimeout(() => {
       stopped = true;
       child.kill('SIGKILL');
     }, timeout);
-    const out: Buffer[] = [];
     let err = '';
-    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stdout.on('data', (c: Buffer) => {
+      if (failed !== undefined) return;
+      try {
+        onChunk(c);
+      } catch (e) {
+        failed = { error: e };
+        child.kill('SIGKILL');
+      }
+    });
     child.stderr.on('data', (c: Buffer) => {
       if (err.length < 65536) err += c.toString('utf8');
     });
@@ -361,8 +385,9 @@ export function gitRun(cwd: string, args: string[], options: GitRunOptions = {})
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (stopped) reject(timedOut(args, timeout));
-      else if (code === 0) resolve(Buffer.concat(out));
+      if (failed !== undefined) reject(failed.error instanceof Error ? failed.error : new Error(String(failed.error)));
+      else if (stopped) reject(timedOut(args, timeout));
+      else if (code === 0) resolve();
       else reject(new GitCommandError(args, code, err));
     });
     child.stdin.end(options.stdin ?? options.input ?? '');

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
-import { readBlobs } from '../git/commits';
+import { blobIds, eachBlob } from '../git/commits';
 import { repoInfo } from '../git/repo';
 import { listSnapshots } from '../git/snapshot';
 import { journalFile, journalsDir } from '../journal/layout';
@@ -47,16 +47,18 @@ export interface BlameResult {
   warnings: string[];
 }
 
-type State = { text: string; origin: BlameOrigin | null }[];
+/** The file's lines at one point of the timeline and, for each, the step that last wrote it. */
+interface State {
+  lines: readonly string[];
+  origins: readonly (BlameOrigin | null)[];
+}
 
-/** `state` carried onto `text`: kept lines keep their origin, the rest get `origin`. */
-function carry(state: State, text: string, origin: BlameOrigin | null): State {
-  const lines = splitLines(text);
-  const map = matchLines(
-    state.map((s) => s.text),
-    lines,
-  );
-  return lines.map((t, j) => (map[j]! >= 0 ? state[map[j]!]! : { text: t, origin }));
+/** `state` carried onto `lines`: kept lines keep their origin, the rest get `origin`. */
+function carry(state: State, lines: readonly string[], origin: BlameOrigin | null): State {
+  const map = matchLines(state.lines, lines);
+  const origins = new Array<BlameOrigin | null>(lines.length);
+  for (let j = 0; j < lines.length; j++) origins[j] = map[j]! >= 0 ? state.origins[map[j]!]! : origin;
+  return { lines, origins };
 }
 
 export async function blameFile(
@@ -116,21 +118,36 @@ export async function blameFile(
           : 1
         : a.origin.seq - b.origin.seq,
   );
+  // What each snapshot holds at the path, by blob id (nothing of the contents read yet): the timeline's changes are
+  // where the id differs from the one before (the same id is the same lines: nothing to carry), a missing path
+  // (or one that names no file: a directory, a submodule) counting as empty. The first: the commit the first step
+  // was built on.
   const start = steps[0] === undefined ? [] : [`${steps[0].commit}^:${rel}`];
-  const blobs = await readBlobs(repo.top, [...start, ...steps.map((s) => `${s.commit}:${rel}`)]);
-  const text = (b: Buffer | undefined): string => b?.toString('utf8') ?? '';
-  // Each step wrote what its snapshot holds that the snapshot before it (of any agent) did not.
-  let state: State = [];
-  let prev = start[0] === undefined ? undefined : blobs.get(start[0]);
-  state = carry(state, text(prev), null);
-  for (const s of steps) {
-    const now = blobs.get(`${s.commit}:${rel}`);
-    if (now === prev || (now !== undefined && prev !== undefined && now.equals(prev))) continue;
-    state = carry(state, text(now), s.origin);
-    prev = now;
+  const ids = await blobIds(repo.top, [...start, ...steps.map((s) => `${s.commit}:${rel}`)]);
+  let prev = start.length === 0 ? undefined : ids[0]?.oid;
+  const changes: { oid: string | undefined; origin: BlameOrigin | null }[] = [{ oid: prev, origin: null }];
+  for (const [i, s] of steps.entries()) {
+    const oid = ids[i + start.length]?.oid;
+    if (oid === prev) continue;
+    changes.push({ oid, origin: s.origin });
+    prev = oid;
   }
-  state = carry(state, bytes.toString('utf8'), null);
-  const lines = state.map((s, i) => ({ line: i + 1, text: s.text, origin: s.origin }));
+  // Each step wrote what its snapshot holds that the snapshot before it (of any agent) did not: the contents of
+  // the changes are read in order, one blob at a time, and carried as they come.
+  let state: State = { lines: [], origins: [] };
+  let next = 0;
+  const empties = (): void => {
+    for (; next < changes.length && changes[next]!.oid === undefined; next++)
+      state = carry(state, [], changes[next]!.origin);
+  };
+  const reads = changes.flatMap((c) => (c.oid === undefined ? [] : [c.oid]));
+  await eachBlob(repo.top, reads, (_, content) => {
+    empties();
+    state = carry(state, splitLines(content?.toString('utf8') ?? ''), changes[next++]!.origin);
+  });
+  empties();
+  state = carry(state, splitLines(bytes.toString('utf8')), null);
+  const lines = state.lines.map((text, i) => ({ line: i + 1, text, origin: state.origins[i]! }));
   const recorded = lines.filter((l) => l.origin !== null).length;
   return { path: rel, lines, recorded, unrecorded: lines.length - recorded, warnings };
 }

@@ -1,0 +1,168 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { journalDir, journalFile } from '../src/journal';
+import { blameFile, type BlameOrigin } from '../src/provenance/blame';
+import { recordStep } from '../src/record';
+import { git, initRepo } from './helpers/git';
+import { freshDir, tempDir } from './helpers/tmp';
+
+/**
+ * blameFile against a straightforward model over random histories: every snapshot's content of the file (known
+ * here, as the test wrote it) carried one after the other by a plain longest-common-subsequence, the way blame was
+ * first written (every version read and split, a line object per line). Histories of two agents whose steps
+ * interleave, with edits, deletions, re-creations, a directory where the file was, contents that recur (the same
+ * blob at distant steps), steps that leave the file alone, and bytes that are not UTF-8 (two different blobs can
+ * then be the same text).
+ */
+const tmp = tempDir('stepchain-blame-model-');
+const env = {
+  ...process.env,
+  STEPCHAIN_AUDIT_KEY_PATH: path.join(tmp, 'audit.key'),
+  STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(tmp, 'checkpoint.key'),
+};
+
+const line = fc.constantFrom(
+  ...['a', 'b', 'c', '', 'a b', 'é'].map((s) => Buffer.from(s)),
+  Buffer.from([0xff]),
+  Buffer.from([0xfe]), // not UTF-8, read as U+FFFD like 0xff
+);
+const text = fc.record({ lines: fc.array(line, { maxLength: 8 }), final: fc.boolean() });
+const bytesOf = (c: { lines: Buffer[]; final: boolean }): Buffer =>
+  Buffer.concat([
+    ...c.lines.flatMap((l, i) => (i === 0 ? [l] : [Buffer.from('\n'), l])),
+    ...(c.final && c.lines.length > 0 ? [Buffer.from('\n')] : []),
+  ]);
+
+/** An action of a step on the file: new content, an earlier content again, absent, a directory, or nothing. */
+const action = fc.oneof(
+  { weight: 4, arbitrary: text.map((t) => ({ kind: 'write' as const, t })) },
+  { weight: 2, arbitrary: fc.nat().map((k) => ({ kind: 'again' as const, k })) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'absent' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'dir' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'keep' as const }) },
+);
+const history = fc.record({
+  base: fc.option(text, { nil: undefined }),
+  steps: fc.array(fc.record({ agent: fc.constantFrom('alpha', 'beta'), action }), { minLength: 0, maxLength: 9 }),
+  last: text,
+});
+
+/** The first blame: each version split, a longest common subsequence of lines, kept lines keep their origin. */
+function modelMatch(a: string[], b: string[]): number[] {
+  const out = new Array<number>(b.length).fill(-1);
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) out[pre] = pre++;
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) {
+    out[b.length - 1 - suf] = a.length - 1 - suf;
+    suf++;
+  }
+  const n = a.length - pre - suf;
+  const m = b.length - pre - suf;
+  const lcs = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = a[pre + i] === b[pre + j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (a[pre + i] === b[pre + j]) out[pre + j++] = pre + i++;
+    else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) i++;
+    else j++;
+  }
+  return out;
+}
+type ModelState = { text: string; origin: BlameOrigin | null }[];
+function modelCarry(state: ModelState, bytes: Buffer | undefined, origin: BlameOrigin | null): ModelState {
+  const t = bytes?.toString('utf8') ?? '';
+  const lines = t === '' ? [] : t.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const map = modelMatch(
+    state.map((s) => s.text),
+    lines,
+  );
+  return lines.map((l, j) => (map[j]! >= 0 ? state[map[j]!]! : { text: l, origin }));
+}
+
+describe('blame against the model', () => {
+  test('property: random histories of two agents give the model’s lines and origins', async () => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(history, async (h) => {
+        const root = initRepo(freshDir(tmp, 'r'));
+        const file = path.join(root, 'f.txt');
+        if (h.base !== undefined) {
+          // The base holds the file: the first step's changes are since it.
+          writeFileSync(file, bytesOf(h.base));
+          git(root, ['add', '-A']);
+          git(root, ['commit', '-q', '-m', 'base']);
+        }
+        const written: Buffer[] = [];
+        /** The file's bytes each step's snapshot holds, by agent and seq (undefined: none there). */
+        const held = new Map<string, Buffer | undefined>();
+        const seqs = { alpha: 0, beta: 0 };
+        let now: Buffer | 'dir' | undefined = h.base === undefined ? undefined : bytesOf(h.base);
+        for (const s of h.steps) {
+          const a = s.action;
+          if (a.kind === 'write') now = bytesOf(a.t);
+          else if (a.kind === 'absent') now = undefined;
+          else if (a.kind === 'dir') now = 'dir';
+          else if (a.kind === 'again' && written.length > 0) now = written[a.k % written.length]!;
+          rmSync(file, { recursive: true, force: true });
+          if (now === 'dir') {
+            mkdirSync(file);
+            writeFileSync(path.join(file, 'inner'), 'a\n');
+          } else if (now !== undefined) {
+            writeFileSync(file, now);
+            written.push(now);
+          }
+          const r = recordStep(journalDir(root, s.agent), { prompt: 'edit' }, { root, env, provenance: false });
+          expect(r.warnings).toEqual([]);
+          held.set(`${s.agent}/${seqs[s.agent]++}`, now === 'dir' ? undefined : now);
+        }
+        rmSync(file, { recursive: true, force: true });
+        writeFileSync(file, bytesOf(h.last));
+
+        // The model's timeline: the journals' rows by ts, then agent, then seq (as blame orders them).
+        const rows = (['alpha', 'beta'] as const).flatMap((agent) => {
+          let body: string;
+          try {
+            body = readFileSync(journalFile(root, agent), 'utf8');
+          } catch {
+            return [];
+          }
+          return body
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => JSON.parse(l) as { seq: number; ts: number; step_hash: string })
+            .map((r) => ({ agent, ...r }));
+        });
+        rows.sort((x, y) =>
+          x.ts !== y.ts ? x.ts - y.ts : x.agent !== y.agent ? (x.agent < y.agent ? -1 : 1) : x.seq - y.seq,
+        );
+        let state: ModelState = [];
+        let prev = rows.length === 0 ? undefined : h.base === undefined ? undefined : bytesOf(h.base);
+        state = modelCarry(state, prev, null);
+        for (const r of rows) {
+          const b = held.get(`${r.agent}/${r.seq}`);
+          if (b === prev || (b !== undefined && prev !== undefined && b.equals(prev))) continue;
+          state = modelCarry(state, b, { agent: r.agent, seq: r.seq, step_hash: r.step_hash });
+          prev = b;
+        }
+        state = modelCarry(state, bytesOf(h.last), null);
+
+        const got = await blameFile(root, file, env);
+        expect(got.warnings).toEqual([]);
+        expect(got.lines).toEqual(state.map((s, i) => ({ line: i + 1, text: s.text, origin: s.origin })));
+        expect([got.recorded, got.unrecorded]).toEqual([
+          state.filter((s) => s.origin !== null).length,
+          state.filter((s) => s.origin === null).length,
+        ]);
+        runs++;
+      }),
+      { numRuns: 40 },
+    );
+    expect(runs).toBe(40);
+  }, 240_000);
+});
