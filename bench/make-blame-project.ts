@@ -31,7 +31,7 @@ const git = (args: string[]): void => {
 };
 mkdirSync(path.join(repo, 'src'), { recursive: true });
 for (let k = 0; k < 10; k++) writeFileSync(path.join(repo, 'src', `f${k}.py`), `# f${k}\ndef f(x):\n    return x\n`);
-const big = Array.from({ length: BIG }, (_, i) => `line ${i} of the big file`);
+const big = Array.from({ length: BIG }, (_, i) => `l${i}`);
 if (BIG > 0) writeFileSync(path.join(repo, 'big.txt'), `${big.join('\n')}\n`);
 writeFileSync(path.join(repo, '.gitignore'), '.sdd/\n');
 git(['init', '-q', '-b', 'main']);
@@ -51,7 +51,7 @@ for (let i = 0; i < STEPS; i++) {
     if (REVERT > 0 && i % REVERT === REVERT - 1 && saved.length > 0) {
       writeFileSync(path.join(repo, 'big.txt'), saved[(i * 7) % saved.length]!);
     } else {
-      big[(i * 7919) % BIG] = `step ${i} wrote this`;
+      big[(i * 7919) % BIG] = `s${i}`;
       const text = `${big.join('\n')}\n`;
       if (REVERT > 0 && i % 50 === 0) saved.push(text);
       writeFileSync(path.join(repo, 'big.txt'), text);

@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { journalDir, journalFile } from '../src/journal';
-import { blameFile, type BlameOrigin } from '../src/provenance/blame';
+import { blameFile, linesOf, type BlameOrigin } from '../src/provenance/blame';
+import { splitLines } from '../src/provenance/line-match';
 import { recordStep } from '../src/record';
 import { git, initRepo } from './helpers/git';
 import { freshDir, tempDir } from './helpers/tmp';
@@ -161,8 +162,26 @@ describe('blame against the model', () => {
         ]);
         runs++;
       }),
-      { numRuns: 40 },
+      { numRuns: 60 },
     );
-    expect(runs).toBe(40);
+    expect(runs).toBe(60);
   }, 240_000);
+});
+
+describe('linesOf', () => {
+  test('property: the lines of the new bytes, from the old lines where both start and end alike, equal the whole split', () => {
+    // Bytes that make line breaks, UTF-8 sequences cut at a line (é is c3 a9) and bytes that are not UTF-8.
+    const byte = fc.constantFrom(0x0a, 0x0a, 0x61, 0x62, 0xc3, 0xa9, 0xff, 0xef, 0xbb, 0xbf);
+    const bytes = fc.array(byte, { maxLength: 30 }).map((b) => Buffer.from(b));
+    const split = (b: Buffer): string[] => splitLines(b.toString('utf8'));
+    fc.assert(
+      fc.property(bytes, bytes, bytes, bytes, (pre, a, b, suf) => {
+        const was = Buffer.concat([pre, a, suf]);
+        const now = Buffer.concat([pre, b, suf]);
+        expect(linesOf(was, split(was), now)).toEqual(split(now));
+        expect(linesOf(now, split(now), was)).toEqual(split(was));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });

@@ -47,19 +47,69 @@ export interface BlameResult {
   warnings: string[];
 }
 
-/** The file's lines at one point of the timeline and, for each, the step that last wrote it. */
+/** The file at one point of the timeline: its bytes, its lines and, for each, the step that last wrote it. */
 interface State {
+  bytes: Buffer;
   lines: readonly string[];
   origins: readonly (BlameOrigin | null)[];
 }
 
-/** `state` carried onto `lines`: kept lines keep their origin, the rest get `origin`. */
-function carry(state: State, lines: readonly string[], origin: BlameOrigin | null): State {
+const NL = 0x0a;
+
+/** How many line breaks `buf` holds in [from, to). */
+function breaks(buf: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(NL, from); i >= 0 && i < to; i = buf.indexOf(NL, i + 1)) n++;
+  return n;
+}
+
+/** The longest `n` up to `max` for which `same(n)` (true of 0, and of every n below one it is true of). */
+function longest(max: number, same: (n: number) => boolean): number {
+  let lo = 0;
+  let hi = max;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (same(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * `splitLines` of `now` as text, given the bytes `was` whose lines are `lines`: the whole lines both start with and
+ * both end with are taken from `lines` (equal bytes up to a line break are equal text: UTF-8 decoding starts afresh
+ * at a line break), only the lines between are decoded and split. Equal strings to the whole file's split.
+ */
+export function linesOf(was: Buffer, lines: readonly string[], now: Buffer): string[] {
+  const n = Math.min(was.length, now.length);
+  const p = longest(n, (k) => was.compare(now, 0, k, 0, k) === 0);
+  const head = p === 0 ? 0 : was.lastIndexOf(NL, p - 1) + 1; // bytes of the whole lines both start with
+  const s = longest(n - head, (k) => was.compare(now, now.length - k, now.length, was.length - k, was.length) === 0);
+  const starts = (b: Buffer, k: number): boolean => k === b.length || b[b.length - k - 1] === NL;
+  let tail = s; // bytes of the whole lines both end with
+  if (!(starts(was, s) && starts(now, s))) {
+    const q = was.indexOf(NL, was.length - s);
+    tail = q < 0 ? 0 : was.length - q - 1;
+  }
+  const kept = breaks(was, 0, head);
+  const last = tail === 0 ? 0 : breaks(was, was.length - tail, was.length) + (was[was.length - 1] === NL ? 0 : 1);
+  return [
+    ...lines.slice(0, kept),
+    ...splitLines(now.toString('utf8', head, now.length - tail)),
+    ...lines.slice(lines.length - last),
+  ];
+}
+
+/** `state` carried onto the bytes `now`: kept lines keep their origin, the rest get `origin`. */
+function carry(state: State, now: Buffer, origin: BlameOrigin | null): State {
+  const lines = linesOf(state.bytes, state.lines, now);
   const map = matchLines(state.lines, lines);
   const origins = new Array<BlameOrigin | null>(lines.length);
   for (let j = 0; j < lines.length; j++) origins[j] = map[j]! >= 0 ? state.origins[map[j]!]! : origin;
-  return { lines, origins };
+  return { bytes: now, lines, origins };
 }
+
+const EMPTY = Buffer.alloc(0);
 
 export async function blameFile(
   root: string,
@@ -134,19 +184,19 @@ export async function blameFile(
   }
   // Each step wrote what its snapshot holds that the snapshot before it (of any agent) did not: the contents of
   // the changes are read in order, one blob at a time, and carried as they come.
-  let state: State = { lines: [], origins: [] };
+  let state: State = { bytes: EMPTY, lines: [], origins: [] };
   let next = 0;
   const empties = (): void => {
     for (; next < changes.length && changes[next]!.oid === undefined; next++)
-      state = carry(state, [], changes[next]!.origin);
+      state = carry(state, EMPTY, changes[next]!.origin);
   };
   const reads = changes.flatMap((c) => (c.oid === undefined ? [] : [c.oid]));
   await eachBlob(repo.top, reads, (_, content) => {
     empties();
-    state = carry(state, splitLines(content?.toString('utf8') ?? ''), changes[next++]!.origin);
+    state = carry(state, content ?? EMPTY, changes[next++]!.origin);
   });
   empties();
-  state = carry(state, splitLines(bytes.toString('utf8')), null);
+  state = carry(state, bytes, null);
   const lines = state.lines.map((text, i) => ({ line: i + 1, text, origin: state.origins[i]! }));
   const recorded = lines.filter((l) => l.origin !== null).length;
   return { path: rel, lines, recorded, unrecorded: lines.length - recorded, warnings };
