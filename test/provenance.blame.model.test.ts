@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { journalDir, journalFile } from '../src/journal';
 import { blameFile, linesOf, type BlameOrigin } from '../src/provenance/blame';
-import { splitLines } from '../src/provenance/line-match';
+import { matchLines, splitLines } from '../src/provenance/line-match';
 import { recordStep } from '../src/record';
 import { git, initRepo } from './helpers/git';
 import { freshDir, tempDir } from './helpers/tmp';
@@ -49,37 +49,16 @@ const history = fc.record({
   last: text,
 });
 
-/** The first blame: each version split, a longest common subsequence of lines, kept lines keep their origin. */
-function modelMatch(a: string[], b: string[]): number[] {
-  const out = new Array<number>(b.length).fill(-1);
-  let pre = 0;
-  while (pre < a.length && pre < b.length && a[pre] === b[pre]) out[pre] = pre++;
-  let suf = 0;
-  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) {
-    out[b.length - 1 - suf] = a.length - 1 - suf;
-    suf++;
-  }
-  const n = a.length - pre - suf;
-  const m = b.length - pre - suf;
-  const lcs = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--)
-    for (let j = m - 1; j >= 0; j--)
-      lcs[i]![j] = a[pre + i] === b[pre + j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (a[pre + i] === b[pre + j]) out[pre + j++] = pre + i++;
-    else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) i++;
-    else j++;
-  }
-  return out;
-}
+/**
+ * The first blame: each version split and matched whole against the one before (matchLines, the rule blame keeps:
+ * its line matching did not change, the reading around it did), kept lines keep their origin.
+ */
 type ModelState = { text: string; origin: BlameOrigin | null }[];
 function modelCarry(state: ModelState, bytes: Buffer | undefined, origin: BlameOrigin | null): ModelState {
   const t = bytes?.toString('utf8') ?? '';
   const lines = t === '' ? [] : t.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  const map = modelMatch(
+  const map = matchLines(
     state.map((s) => s.text),
     lines,
   );

@@ -91,6 +91,33 @@ test('a document longer than a piece: the same bytes as held whole', () => {
 });
 
 describe('the CLI', () => {
+  /**
+   * Edited after it was verified but before the first piece (1 MiB) of its document is out: nothing of the document
+   * was written, so stdout is the error document alone, as before the document was streamed (not a blank line and
+   * then the error document: found by the attack on this change).
+   */
+  test('a journal edited before any piece of its document is out: the error document alone', async () => {
+    const project = freshDir(root, 'small');
+    const j = Journal.open(journalDir(project, 'small'), { durability: 'none' });
+    j.appendMany(Array.from({ length: 5 }, (_, i) => ({ prompt: `step ${i}` })));
+    const file = journalFile(project, 'small');
+    const r = await cliChangedWhilePaused(
+      ['replay', 'small', '--root', project, '--json'],
+      'replay:opened',
+      path.join(project, 'resume'),
+      () => {
+        const text = readFileSync(file, 'utf8');
+        const at = text.indexOf('step 3');
+        writeFileSync(file, `${text.slice(0, at)}step 4${text.slice(at + 6)}`);
+      },
+      { STEPCHAIN_AUDIT: 'off' },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toEqual([expect.stringContaining('the journal changed since it was verified')]);
+    expect(r.stdout.startsWith('{')).toBe(true);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false });
+  });
+
   test('a journal edited while its document is written: cut there, no second document, stderr says why', async () => {
     const project = freshDir(root, 'cut');
     const j = Journal.open(journalDir(project, 'big'), { durability: 'none' });
