@@ -90,6 +90,28 @@ test('a document longer than a piece: the same bytes as held whole', () => {
   expect([...documentPieces(new StreamedDocument({}, 'k', [], () => ({})))].join('')).toBe('{"k":[]}');
 });
 
+/**
+ * `replay NAME --json` of a journal of `rows` steps (`step i` and `tail` for prompts), paused once it is verified,
+ * `from` replaced by `to` (the same length) in the file there, then let go.
+ */
+async function replayJsonEdited(name: string, rows: number, tail: string, from: string, to: string) {
+  const project = freshDir(root, name);
+  const j = Journal.open(journalDir(project, name), { durability: 'none' });
+  j.appendMany(Array.from({ length: rows }, (_, i) => ({ prompt: `step ${i}${tail}` })));
+  const file = journalFile(project, name);
+  return cliChangedWhilePaused(
+    ['replay', name, '--root', project, '--json'],
+    'replay:opened',
+    path.join(project, 'resume'),
+    () => {
+      const text = readFileSync(file, 'utf8');
+      const at = text.indexOf(from);
+      writeFileSync(file, `${text.slice(0, at)}${to}${text.slice(at + from.length)}`);
+    },
+    { STEPCHAIN_AUDIT: 'off' },
+  );
+}
+
 describe('the CLI', () => {
   /**
    * Edited after it was verified but before the first piece (1 MiB) of its document is out: nothing of the document
@@ -97,21 +119,7 @@ describe('the CLI', () => {
    * then the error document: found by the attack on this change).
    */
   test('a journal edited before any piece of its document is out: the error document alone', async () => {
-    const project = freshDir(root, 'small');
-    const j = Journal.open(journalDir(project, 'small'), { durability: 'none' });
-    j.appendMany(Array.from({ length: 5 }, (_, i) => ({ prompt: `step ${i}` })));
-    const file = journalFile(project, 'small');
-    const r = await cliChangedWhilePaused(
-      ['replay', 'small', '--root', project, '--json'],
-      'replay:opened',
-      path.join(project, 'resume'),
-      () => {
-        const text = readFileSync(file, 'utf8');
-        const at = text.indexOf('step 3');
-        writeFileSync(file, `${text.slice(0, at)}step 4${text.slice(at + 6)}`);
-      },
-      { STEPCHAIN_AUDIT: 'off' },
-    );
+    const r = await replayJsonEdited('small', 5, '', 'step 3', 'step 4');
     expect(r.code).toBe(1);
     expect(r.stderr).toEqual([expect.stringContaining('the journal changed since it was verified')]);
     expect(r.stdout.startsWith('{')).toBe(true);
@@ -119,22 +127,8 @@ describe('the CLI', () => {
   });
 
   test('a journal edited while its document is written: cut there, no second document, stderr says why', async () => {
-    const project = freshDir(root, 'cut');
-    const j = Journal.open(journalDir(project, 'big'), { durability: 'none' });
-    j.appendMany(Array.from({ length: 5000 }, (_, i) => ({ prompt: `step ${i} ${'x'.repeat(1000)}` })));
-    const file = journalFile(project, 'big');
-    const r = await cliChangedWhilePaused(
-      ['replay', 'big', '--root', project, '--json'],
-      'replay:opened',
-      path.join(project, 'resume'),
-      () => {
-        // The same length, late in the file: over a megabyte of the document is out before the change is found.
-        const text = readFileSync(file, 'utf8');
-        const at = text.indexOf('step 4500 ');
-        writeFileSync(file, `${text.slice(0, at)}step 4501 ${text.slice(at + 10)}`);
-      },
-      { STEPCHAIN_AUDIT: 'off' },
-    );
+    // The same length, late in the file: over a megabyte of the document is out before the change is found.
+    const r = await replayJsonEdited('big', 5000, ` ${'x'.repeat(1000)}`, 'step 4500 ', 'step 4501 ');
     expect(r.code).toBe(1);
     expect(r.stderr).toEqual([expect.stringContaining('the journal changed since it was verified')]);
     expect(r.stdout.length).toBeGreaterThan(1 << 20);
