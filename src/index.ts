@@ -44,7 +44,7 @@ export type {
   VerifyOptions,
   VerifyResult,
 } from './journal';
-export { recordStep } from './record';
+export { DeferredSnapshots, recordStep } from './record';
 export type { RecordOptions, RecordResult } from './record';
 
 // Receipts: export, publish, verify, sign (docs/format.md §3).

@@ -4,7 +4,15 @@ import { Journal, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
 import { namedConfigOnce } from './git/exec';
 import { repoInfo, type RepoInfo } from './git/repo';
-import { takeSnapshot, type SnapshotInfo } from './git/snapshot';
+import {
+  abandonSnapshot,
+  finishSnapshot,
+  startSnapshot,
+  takeSnapshot,
+  type SnapshotInfo,
+  type SnapshotOptions,
+  type StartedSnapshot,
+} from './git/snapshot';
 import { auditEvent, auditOptions } from './audit/log';
 import { recordStepChanges, type RecordedStepChanges } from './provenance/record';
 
@@ -28,6 +36,14 @@ export interface RecordOptions extends JournalOptions {
    * (docs/provenance.md; default true).
    */
   provenance?: boolean;
+  /**
+   * For a caller that can wait (the hook command, whose agent waits on it): the snapshot's add of the work tree
+   * starts before the append and runs while the step is appended and audited, and the rest of the snapshot (its
+   * commit and ref, then what the step changed) is handed over here to finish afterwards; the result's `snapshot`,
+   * `changes` and `warnings` are complete once `settled()` resolves. Absent: all of it is done before recordStep
+   * returns.
+   */
+  deferSnapshots?: DeferredSnapshots;
 }
 
 export interface RecordResult {
@@ -46,70 +62,126 @@ export interface RecordResult {
 }
 
 export function recordStep(journalDirPath: string, step: StepInput, options: RecordOptions): RecordResult {
-  // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
-  const { journal, row } = Journal.appendTo(journalDirPath, step, options);
-  const warnings: string[] = [];
-  const result: RecordResult = { row, journal, warnings, notes: [] };
+  const env = options.env ?? process.env;
+  const agentId = path.basename(path.resolve(journalDirPath));
   // Where the root sits in git, asked once for the snapshot and the changes.
   let repo: RepoInfo | undefined;
   // One read of the configuration naming programs for the step's git commands (snapshot and changes alike), from
   // the repository's files when git's answer can be read there (./git/config-read.ts).
-  const readNamed = namedConfigOnce(options.root, options.env ?? process.env, () => repo);
-  if (options.snapshot !== false) {
+  const readNamed = namedConfigOnce(options.root, env, () => repo);
+  const deferred = options.snapshot === false ? undefined : options.deferSnapshots;
+  // Deferred: the snapshot's add of the work tree starts before the append and runs while the step is appended and
+  // audited (a failure to start it is the step's warning, as any snapshot failure).
+  let started: StartedSnapshot | undefined;
+  let startFailed: unknown;
+  if (deferred !== undefined)
     try {
-      const agentId = path.basename(path.resolve(journalDirPath));
-      repo = repoInfo(options.root, options.env ?? process.env);
-      const snap = takeSnapshot(
-        {
-          root: options.root,
-          agentId,
-          seq: row.seq,
-          stepHash: row.step_hash,
-          env: options.env ?? process.env,
-          readNamed,
-        },
-        repo ?? null,
-      );
-      if (snap !== undefined) {
-        result.snapshot = snap;
-        // Said, not hidden: a fork from this step would hand out an empty directory where the agent's files were.
-        if (snap.nested !== undefined)
-          warnings.push(
-            `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.nested.join(', ')}: a git repository of its own (a submodule or a nested repository) is recorded by its commit only (one with no commit yet, not at all), so a fork from this step restores none of its files or edits`,
-          );
-        if (snap.unopened !== undefined)
-          warnings.push(
-            `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.unopened.join(', ')}: git could not open ${snap.unopened.length === 1 ? 'that directory' : 'those directories'} (no permission), so a fork from this step restores none of their files`,
-          );
-      } else if (row.seq === 0)
-        result.notes.push(
-          `${options.root} is not in a git work tree: steps are recorded without worktree snapshots (a fork restores no files)`,
-        );
+      repo = repoInfo(options.root, env);
+      started = startSnapshot({ root: options.root, env, readNamed }, repo);
     } catch (e) {
-      warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${(e as Error).message}`);
+      startFailed = e ?? new Error('the snapshot did not start');
     }
+  let appended: { journal: Journal; row: StepRow };
+  try {
+    // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
+    appended = Journal.appendTo(journalDirPath, step, options);
+  } catch (e) {
+    if (started !== undefined) deferred?.add(abandonSnapshot(started));
+    throw e;
   }
-  if (result.snapshot !== undefined && options.provenance !== false) {
+  const { journal, row } = appended;
+  const result: RecordResult = { row, journal, warnings: [], notes: [] };
+  auditStep(result, agentId, options);
+  if (options.snapshot === false) return result;
+  const finish = (snap: SnapshotInfo | undefined): void => {
+    snapshotTaken(result, snap, options.root);
+    recordChanges(result, { ...options, env }, readNamed, repo);
+  };
+  const failed = (e: unknown): void => {
+    result.warnings.push(`step ${row.seq} recorded, but its worktree snapshot failed: ${(e as Error).message}`);
+  };
+  if (deferred === undefined) {
     try {
-      const changes = recordStepChanges(result.snapshot, {
-        root: options.root,
-        env: options.env ?? process.env,
-        readNamed,
-        ...(repo === undefined ? {} : { commonDir: repo.commonDir }),
-        ...(options.auditKeyPath === undefined ? {} : { auditKeyPath: options.auditKeyPath }),
-        ...tornTailOption(options),
-      });
-      if (changes !== undefined) result.changes = changes;
-      if (changes?.warning !== undefined) warnings.push(`step ${row.seq} recorded, but ${changes.warning}`);
+      repo = repoInfo(options.root, env);
+      finish(takeSnapshot(snapshotOptions(options.root, agentId, row, env, readNamed), repo ?? null));
     } catch (e) {
-      // Said, not hidden: the PR check will show this step's files as unrecorded.
-      warnings.push(
-        `step ${row.seq} recorded, but what it changed was not (its files will show as unrecorded): ${(e as Error).message}`,
-      );
+      failed(e);
     }
+  } else if (startFailed !== undefined) failed(startFailed);
+  else if (started === undefined) finish(undefined);
+  else
+    deferred.add(
+      finishSnapshot(started, snapshotOptions(options.root, agentId, row, env, readNamed))
+        .then(finish, failed)
+        .catch(failed),
+    );
+  return result;
+}
+
+/** What a step's snapshot is told: the step, and the one read of the configuration naming programs. */
+function snapshotOptions(
+  root: string,
+  agentId: string,
+  row: StepRow,
+  env: NodeJS.ProcessEnv,
+  readNamed: () => string,
+): SnapshotOptions {
+  return { root, agentId, seq: row.seq, stepHash: row.step_hash, env, readNamed };
+}
+
+/** The step's snapshot (undefined: the root is not in a git work tree) into the result, with what it left out said. */
+function snapshotTaken(result: RecordResult, snap: SnapshotInfo | undefined, root: string): void {
+  const { row, warnings } = result;
+  if (snap === undefined) {
+    if (row.seq === 0)
+      result.notes.push(
+        `${root} is not in a git work tree: steps are recorded without worktree snapshots (a fork restores no files)`,
+      );
+    return;
   }
-  // docs/format.md §5: mirror the step into the HMAC audit chain (best-effort; the row stands either way).
-  const agent = path.basename(path.resolve(journalDirPath));
+  result.snapshot = snap;
+  // Said, not hidden: a fork from this step would hand out an empty directory where the agent's files were.
+  if (snap.nested !== undefined)
+    warnings.push(
+      `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.nested.join(', ')}: a git repository of its own (a submodule or a nested repository) is recorded by its commit only (one with no commit yet, not at all), so a fork from this step restores none of its files or edits`,
+    );
+  if (snap.unopened !== undefined)
+    warnings.push(
+      `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.unopened.join(', ')}: git could not open ${snap.unopened.length === 1 ? 'that directory' : 'those directories'} (no permission), so a fork from this step restores none of their files`,
+    );
+}
+
+/** With a snapshot, what the step changed, chained into the run journal of the same id (docs/provenance.md). */
+function recordChanges(
+  result: RecordResult,
+  options: RecordOptions & { env: NodeJS.ProcessEnv },
+  readNamed: () => string,
+  repo: RepoInfo | undefined,
+): void {
+  if (result.snapshot === undefined || options.provenance === false) return;
+  const { row, warnings } = result;
+  try {
+    const changes = recordStepChanges(result.snapshot, {
+      root: options.root,
+      env: options.env,
+      readNamed,
+      ...(repo === undefined ? {} : { commonDir: repo.commonDir }),
+      ...(options.auditKeyPath === undefined ? {} : { auditKeyPath: options.auditKeyPath }),
+      ...tornTailOption(options),
+    });
+    if (changes !== undefined) result.changes = changes;
+    if (changes?.warning !== undefined) warnings.push(`step ${row.seq} recorded, but ${changes.warning}`);
+  } catch (e) {
+    // Said, not hidden: the PR check will show this step's files as unrecorded.
+    warnings.push(
+      `step ${row.seq} recorded, but what it changed was not (its files will show as unrecorded): ${(e as Error).message}`,
+    );
+  }
+}
+
+/** docs/format.md §5: the step mirrored into the HMAC audit chain (best-effort; the row stands either way). */
+function auditStep(result: RecordResult, agent: string, options: RecordOptions): void {
+  const { row } = result;
   const audited = auditEvent(
     options.root,
     'replay.step',
@@ -121,6 +193,35 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
     },
     auditOptions(options.env ?? process.env, options.auditKeyPath, options.onTornTail),
   );
-  if (audited !== undefined) warnings.push(`step ${row.seq} recorded, but ${audited}`);
-  return result;
+  if (audited !== undefined) result.warnings.push(`step ${row.seq} recorded, but ${audited}`);
+}
+
+/**
+ * The snapshots of a process's steps that finish after their steps are recorded (`RecordOptions.deferSnapshots`):
+ * each one's work runs in the order handed over, and `settled` resolves when all of it is done. Nothing handed
+ * over rejects: a failure is a line of the step's warnings.
+ */
+export class DeferredSnapshots {
+  private chain: Promise<void> = Promise.resolve();
+
+  /** Work to wait for, after all that was handed over before it. */
+  add(work: Promise<unknown>): void {
+    const previous = this.chain;
+    this.chain = previous
+      .then(() => work)
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+  }
+
+  /** `then` once every work handed over so far has settled (synchronous, in order). */
+  after(then: () => void): void {
+    this.chain = this.chain.then(then);
+  }
+
+  /** Resolves when every work handed over is done. */
+  settled(): Promise<void> {
+    return this.chain;
+  }
 }

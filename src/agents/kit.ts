@@ -53,14 +53,18 @@ export class SessionRecorder {
   /** Appends one step. On failure the payload is kept in the CAS, where the operator can find it. */
   step(step: StepInput, journal = this.journal): boolean {
     try {
+      const deferred = this.options.deferSnapshots;
       const r = recordStep(journalDir(this.root, journal), step, {
         root: this.root,
         env: this.options.env,
         ...(this.options.snapshot === false ? { snapshot: false } : {}),
+        ...(deferred === undefined ? {} : { deferSnapshots: deferred }),
         ...this.notices(),
       });
       this.out.row = r.row;
-      this.out.warnings.push(...r.warnings);
+      // Deferred, the step's snapshot warnings come when its snapshot is done.
+      if (deferred === undefined) this.out.warnings.push(...r.warnings);
+      else deferred.after(() => this.out.warnings.push(...r.warnings));
       this.out.recorded.push(journal === this.journal ? `step ${r.row.seq}` : `step ${r.row.seq} of ${journal}`);
       return true;
     } catch (e) {

@@ -1,6 +1,7 @@
 import type { JsonValue } from '../canonical';
 import type { ForkResult } from '../forks';
 import type { StepRow, TornTailMoved } from '../journal';
+import type { DeferredSnapshots } from '../record';
 import type { HookSession, SessionRequest } from './hook-session';
 import type { NormaliseRule } from '../proxy/normalise';
 import type { ProtocolName } from '../proxy/protocols/types';
@@ -134,6 +135,11 @@ export interface HookOptions {
   root?: string;
   /** Told whenever a torn tail of a journal the hook writes is moved aside (default: one line on stderr). */
   onTornTail?: (m: TornTailMoved) => void;
+  /**
+   * The steps' snapshots finish here, after `hook` returns (`RecordOptions.deferSnapshots`): the outcome's warnings
+   * are complete once it has settled. Absent: `hook` returns with everything done.
+   */
+  deferSnapshots?: DeferredSnapshots;
 }
 
 export interface HookOutcome {

@@ -316,6 +316,9 @@ export function gitSyncBytes(cwd: string, args: string[], options: GitSyncOption
   return r.stdout;
 }
 
+/** The most of a git process's stderr an asynchronous run keeps. */
+const MAX_STDERR_BYTES = 1 << 20;
+
 export interface GitRunOptions extends GitSyncOptions {
   /** Bytes for stdin (instead of `input`). */
   stdin?: Buffer;
@@ -363,7 +366,6 @@ export function gitStream(
       stopped = true;
       child.kill('SIGKILL');
     }, timeout);
-    let err = '';
     child.stdout.on('data', (c: Buffer) => {
       if (failed !== undefined) return;
       try {
@@ -373,8 +375,14 @@ export function gitStream(
         child.kill('SIGKILL');
       }
     });
+    // Kept to 1 MiB: a failure's message, and what a successful command warned of (`onStderr`), such as the
+    // directories a snapshot's add could not open.
+    const errParts: Buffer[] = [];
+    let errBytes = 0;
     child.stderr.on('data', (c: Buffer) => {
-      if (err.length < 65536) err += c.toString('utf8');
+      if (errBytes >= MAX_STDERR_BYTES) return;
+      errParts.push(c);
+      errBytes += c.length;
     });
     child.stdin.on('error', () => {
       /* git exited before reading all input: its exit status says why */
@@ -385,10 +393,17 @@ export function gitStream(
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      const err = Buffer.concat(errParts).subarray(0, MAX_STDERR_BYTES).toString('utf8');
       if (failed !== undefined) reject(failed.error instanceof Error ? failed.error : new Error(String(failed.error)));
       else if (stopped) reject(timedOut(args, timeout));
-      else if (code === 0) resolve();
-      else reject(new GitCommandError(args, code, err));
+      else if (code === 0) {
+        try {
+          if (err !== '') options.onStderr?.(err);
+          resolve();
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      } else reject(new GitCommandError(args, code, err));
     });
     child.stdin.end(options.stdin ?? options.input ?? '');
   });

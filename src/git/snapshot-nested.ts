@@ -1,4 +1,4 @@
-import { GitCommandError, gitSync, type GitSyncOptions } from './exec';
+import { GitCommandError, gitRun, gitSync, type GitSyncOptions } from './exec';
 
 // What a snapshot cannot hold: a git repository inside the work tree (a submodule, or a nested repository such as
 // `cargo new` makes) is recorded by its commit only, and one with no commit not at all. The step says so.
@@ -29,8 +29,48 @@ export function addWorkTree(
   pathspec: readonly string[],
   git: GitSyncOptions,
 ): LeftOut {
-  // A directory git cannot open (no permission) is only a warning to git, exit 0: its files are missing from the
-  // snapshot, and the step says so as it does for a nested repository.
+  const said = stderrReader();
+  try {
+    gitSync(top, addArgs(config, pathspec), { ...git, onStderr: said.onStderr });
+    return { unborn: [], unopened: said.unopened };
+  } catch (e) {
+    return leftOutOfRefusal(e, said);
+  }
+}
+
+/**
+ * `addWorkTree` as a process of its own that runs while the caller goes on (the hook appends the step meanwhile):
+ * the same command, the same reading of what git said.
+ */
+export async function addWorkTreeAsync(
+  top: string,
+  config: readonly string[],
+  pathspec: readonly string[],
+  git: GitSyncOptions,
+): Promise<LeftOut> {
+  const said = stderrReader();
+  try {
+    await gitRun(top, addArgs(config, pathspec), { ...git, onStderr: said.onStderr });
+    return { unborn: [], unopened: said.unopened };
+  } catch (e) {
+    return leftOutOfRefusal(e, said);
+  }
+}
+
+const addArgs = (config: readonly string[], pathspec: readonly string[]): string[] => [
+  ...config,
+  'add',
+  '-A',
+  '--ignore-errors',
+  '--',
+  ...pathspec,
+];
+
+/**
+ * The directories git said it could not open (no permission): only a warning to git, exit 0, and their files are
+ * missing from the snapshot; the step says so as it does for a nested repository.
+ */
+function stderrReader(): { unopened: string[]; onStderr: (text: string) => void } {
   const unopened: string[] = [];
   const onStderr = (text: string): void => {
     for (const l of text.split('\n')) {
@@ -38,17 +78,17 @@ export function addWorkTree(
       if (m !== null) unopened.push(m[1]!);
     }
   };
-  try {
-    gitSync(top, [...config, 'add', '-A', '--ignore-errors', '--', ...pathspec], { ...git, onStderr });
-    return { unborn: [], unopened };
-  } catch (e) {
-    if (!(e instanceof GitCommandError)) throw e;
-    const errors = e.stderr.split('\n').filter((l) => l !== '' && !/^(warning|hint): /.test(l));
-    const unborn = errors.map((l) => UNBORN_NESTED.exec(l)?.[1]);
-    if (errors.length === 0 || unborn.some((p) => p === undefined)) throw e;
-    onStderr(e.stderr);
-    return { unborn: unborn as string[], unopened };
-  }
+  return { unopened, onStderr };
+}
+
+/** An add git refused only for nested repositories with no commit: what it left out; any other failure is thrown. */
+function leftOutOfRefusal(e: unknown, said: ReturnType<typeof stderrReader>): LeftOut {
+  if (!(e instanceof GitCommandError)) throw e;
+  const errors = e.stderr.split('\n').filter((l) => l !== '' && !/^(warning|hint): /.test(l));
+  const unborn = errors.map((l) => UNBORN_NESTED.exec(l)?.[1]);
+  if (errors.length === 0 || unborn.some((p) => p === undefined)) throw e;
+  said.onStderr(e.stderr);
+  return { unborn: unborn as string[], unopened: said.unopened };
 }
 
 /** The submodules and nested repositories the snapshot's index records by their commit (mode 160000). */

@@ -6,11 +6,12 @@ import { monotonicMs, sleepMs } from '../util/time';
 import { pausePoint } from '../util/pause';
 import { cleanLegacySnapshotDirs } from './snapshot-legacy';
 import { GitCommandError, gitSync } from './exec';
-import { addWorkTree, gitlinks } from './snapshot-nested';
+import { addWorkTree, addWorkTreeAsync, gitlinks, type LeftOut } from './snapshot-nested';
 import {
   cleanDeadSnapshotDirs,
   dropSnapshotIndex,
   seedSnapshotIndex,
+  type SnapshotIndex,
   SNAPSHOT_ADD_CONFIG,
   SNAPSHOT_PATHSPEC,
   SNAPSHOT_TIMEOUT_MS,
@@ -158,55 +159,118 @@ function commitTree(
  * an Error when the agent id cannot be a ref name.
  */
 export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null): SnapshotInfo | undefined {
-  const { agentId, seq, stepHash, env } = options;
-  assertSafeId(agentId, 'agent id');
-  if (!isRefComponent(agentId))
-    throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
+  checkAgentId(options.agentId);
   // `known`: the caller's repoInfo of the root (null: not in a git work tree), so it is not asked twice.
-  const repo = known === undefined ? repoInfo(options.root, env) : (known ?? undefined);
+  const repo = known === undefined ? repoInfo(options.root, options.env) : (known ?? undefined);
   if (repo === undefined) return undefined;
-  // Reading the whole system temp dir on every step (each hook call of an agent is a process) is a cost that grows
-  // with the machine's /tmp: the leftovers of earlier releases are looked for on every 100th step, the first included.
-  if (seq % 100 === 0) cleanLegacySnapshotDirs();
   const seeded = seedSnapshotIndex(options, repo);
   try {
-    const { index, git } = seeded;
-    const leftOut = addWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, git);
-    pausePoint('snapshot:after-index', env);
-    // The trees, the commit and the ref without git where the repository allows it (./index-tree.ts, ./loose.ts),
-    // else git writes them.
-    const loose = looseRepo(repo.commonDir, git.readNamed(), env ?? process.env);
-    const added = readIndexBytes(index);
-    const parsed = added === undefined ? undefined : parseIndex(added);
-    const tree =
-      (loose && parsed && writeTreeFromIndex(parsed, loose)) || gitSync(repo.top, ['write-tree'], git).trim();
-    const gitlink = parsed?.gitlink ?? (added === undefined ? undefined : summarizeIndex(added)?.gitlink);
-    const nested = [...(gitlink === false ? [] : gitlinks(repo.top, git)), ...leftOut.unborn];
-    const msg = options.message ?? message(agentId, seq, stepHash);
-    const commit =
-      (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
-      commitTree(repo.top, tree, repo.head, msg, env, git.timeoutMs);
-    const ref = options.ref ?? snapshotRef(agentId, seq, journalKey(options.root, repo));
-    clearStaleRefLock(repo.commonDir, ref);
-    if (!(loose && writeLooseRef(loose, ref, commit)))
-      gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], {
-        env,
-        timeoutMs: git.timeoutMs,
-      });
-    return {
-      ref,
-      commit,
-      tree,
-      agent_id: agentId,
-      seq,
-      step_hash: stepHash,
-      ...(repo.head === undefined ? {} : { parent: repo.head }),
-      ...(nested.length > 0 ? { nested } : {}),
-      ...(leftOut.unopened.length > 0 ? { unopened: leftOut.unopened } : {}),
-    };
+    const leftOut = addWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, seeded.git);
+    return commitSnapshot(options, repo, seeded, leftOut);
   } finally {
     dropSnapshotIndex(seeded);
   }
+}
+
+/** A snapshot whose add of the work tree runs while its step is appended (`startSnapshot`). */
+export interface StartedSnapshot {
+  readonly repo: RepoInfo;
+  readonly seeded: SnapshotIndex;
+  /** The add: what it left out, or its failure. */
+  readonly added: Promise<LeftOut>;
+}
+
+/**
+ * The first half of takeSnapshot, for a caller that can wait (the hook command): the temporary index seeded and
+ * git's add of the work tree started, before the step is appended (the add needs no step, and the agent waits on
+ * its hook, so the work tree does not change meanwhile). `finishSnapshot` writes the snapshot once the add is done
+ * and the step known, or `abandonSnapshot` drops it. Undefined when the root is not in a git work tree (`repo`
+ * undefined); throws as takeSnapshot does, with nothing left behind.
+ */
+export function startSnapshot(
+  options: Pick<SnapshotOptions, 'root' | 'env' | 'readNamed'>,
+  repo: RepoInfo | undefined,
+): StartedSnapshot | undefined {
+  if (repo === undefined) return undefined;
+  const seeded = seedSnapshotIndex(options, repo);
+  const added = addWorkTreeAsync(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, seeded.git);
+  // Handled where it is awaited; never an unhandled rejection meanwhile.
+  added.catch(() => undefined);
+  return { repo, seeded, added };
+}
+
+/** The second half: the snapshot of step `seq` from a started one, once its add is done (its temporary index dropped). */
+export async function finishSnapshot(started: StartedSnapshot, options: SnapshotOptions): Promise<SnapshotInfo> {
+  try {
+    const leftOut = await started.added;
+    checkAgentId(options.agentId);
+    return commitSnapshot(options, started.repo, started.seeded, leftOut);
+  } finally {
+    dropSnapshotIndex(started.seeded);
+  }
+}
+
+/** A started snapshot no step came of: its add waited for (git writes in the temporary directory), then dropped. */
+export async function abandonSnapshot(started: StartedSnapshot): Promise<void> {
+  try {
+    await started.added;
+  } catch {
+    /* nothing of it is kept */
+  } finally {
+    dropSnapshotIndex(started.seeded);
+  }
+}
+
+/** Refuses an agent id that cannot be a ref name (before anything is written). */
+function checkAgentId(agentId: string): void {
+  assertSafeId(agentId, 'agent id');
+  if (!isRefComponent(agentId))
+    throw new Error(`agent id ${JSON.stringify(agentId)} cannot be a git ref name component; no snapshot`);
+}
+
+/** The tree, the commit and the ref of step `seq`, from the temporary index the work tree was added to. */
+function commitSnapshot(
+  options: SnapshotOptions,
+  repo: RepoInfo,
+  seeded: SnapshotIndex,
+  leftOut: LeftOut,
+): SnapshotInfo {
+  const { agentId, seq, stepHash, env } = options;
+  // Reading the whole system temp dir on every step (each hook call of an agent is a process) is a cost that grows
+  // with the machine's /tmp: the leftovers of earlier releases are looked for on every 100th step, the first included.
+  if (seq % 100 === 0) cleanLegacySnapshotDirs();
+  const { index, git } = seeded;
+  pausePoint('snapshot:after-index', env);
+  // The trees, the commit and the ref without git where the repository allows it (./index-tree.ts, ./loose.ts),
+  // else git writes them.
+  const loose = looseRepo(repo.commonDir, git.readNamed(), env ?? process.env);
+  const added = readIndexBytes(index);
+  const parsed = added === undefined ? undefined : parseIndex(added);
+  const tree = (loose && parsed && writeTreeFromIndex(parsed, loose)) || gitSync(repo.top, ['write-tree'], git).trim();
+  const gitlink = parsed?.gitlink ?? (added === undefined ? undefined : summarizeIndex(added)?.gitlink);
+  const nested = [...(gitlink === false ? [] : gitlinks(repo.top, git)), ...leftOut.unborn];
+  const msg = options.message ?? message(agentId, seq, stepHash);
+  const commit =
+    (loose && writeLooseObject(loose, 'commit', commitBody(tree, repo.head, loose.ident, nowSeconds(), msg))) ||
+    commitTree(repo.top, tree, repo.head, msg, env, git.timeoutMs);
+  const ref = options.ref ?? snapshotRef(agentId, seq, journalKey(options.root, repo));
+  clearStaleRefLock(repo.commonDir, ref);
+  if (!(loose && writeLooseRef(loose, ref, commit)))
+    gitSync(repo.top, ['update-ref', '-m', `stepchain snapshot ${agentId} ${seq}`, ref, commit], {
+      env,
+      timeoutMs: git.timeoutMs,
+    });
+  return {
+    ref,
+    commit,
+    tree,
+    agent_id: agentId,
+    seq,
+    step_hash: stepHash,
+    ...(repo.head === undefined ? {} : { parent: repo.head }),
+    ...(nested.length > 0 ? { nested } : {}),
+    ...(leftOut.unopened.length > 0 ? { unopened: leftOut.unopened } : {}),
+  };
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);

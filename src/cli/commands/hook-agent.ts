@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { AgentHook } from '../../agents/hooks';
+import { DeferredSnapshots } from '../../record';
 import { sanitize } from '../../replay/text';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
@@ -54,7 +55,7 @@ export function hookCommandFor(agent: AgentHook): Command {
       0: 'recorded (or nothing to record)',
       1: 'not recorded (the reason on stderr); never 2, which would block the agent',
     },
-    run(args, io) {
+    async run(args, io) {
       expectPositionals(args, [], word);
       let bytes: Buffer;
       try {
@@ -65,11 +66,15 @@ export function hookCommandFor(agent: AgentHook): Command {
         return 1;
       }
       const root = args.values.get('root');
+      // The agent waits on this process: each step's snapshot adds the work tree while the step is appended.
+      const deferSnapshots = new DeferredSnapshots();
       const r = agent.hook(bytes, {
         ...writeOptions(io),
         ...(root === undefined ? {} : { root: path.resolve(io.cwd, root) }),
         ...(args.flags.has('no-snapshot') ? { snapshot: false } : {}),
+        deferSnapshots,
       });
+      await deferSnapshots.settled();
       for (const w of r.warnings) io.err(`stepchain: ${word}: warning: ${sanitize(w)}`);
       for (const e of r.errors) io.err(`stepchain: ${word}: ${sanitize(e)}`);
       if (args.positionals.length > 0)
