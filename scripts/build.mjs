@@ -182,7 +182,7 @@ async function nccBundle(e) {
         hook: await bundleEntry(root, 'hook'),
         verify: await bundleEntry(root, 'verify'),
       },
-      { packed: ['main'] },
+      { packed: ['main', 'verify', 'hook'] },
     );
   else if (e.shebang) code = `#!/usr/bin/env node\n${code}`;
   writeFileSync(path.join(root, e.out), code);

@@ -177,7 +177,7 @@ describe("the hook entry's code cache", () => {
     expect(first.code).toBe(2);
     expect(first.stderr).not.toContain('code cache used');
     expect(s.files().map((f) => path.basename(f))).toEqual([
-      expect.stringMatching(/^verify-[0-9a-f]{32}-v[\d.]+-[a-z0-9]+\.bin$/),
+      expect.stringMatching(/^verify\+text-[0-9a-f]{32}-v[\d.]+-[a-z0-9]+\.bin$/),
     ]);
     const second = viaBin(['verify', '--json', path.join(tmp, 'no-such-journal.jsonl')], '', ['-r', preload], s.env);
     expect(second.code).toBe(2);
