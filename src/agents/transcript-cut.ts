@@ -1,4 +1,6 @@
-import { decodeUtf8, whyNotText } from '../canonical';
+import { isUtf8 } from 'node:buffer';
+import { JsonParseError, MAX_LINE_BYTES, whyNotText } from '../canonical';
+import { tooLongToRead } from '../canonical/parse';
 import { IntegrityError } from '../errors';
 import { mayHoldJsonText } from '../util/json-bytes';
 
@@ -30,18 +32,42 @@ export function parseEntry(text: string): Entry | undefined {
   }
 }
 
+/**
+ * A transcript's lines ('\n'-separated: the text after the last newline is one more, empty when the file ends with
+ * one), read where they lie in its bytes, each decoded when asked for: the whole transcript as one string, split into
+ * lines, with every entry parsed and kept, took about seven times the file's size (2.09 GB for 304 MB).
+ */
+export interface TranscriptLines {
+  readonly length: number;
+  /** Line `i`'s text (refused, naming the line, when it is longer than the longest string Node.js holds). */
+  line(i: number): string;
+  /** Line `i`'s bytes, as they are in the file. */
+  bytes(i: number): Buffer;
+}
+
 /** A transcript's lines (it must be UTF-8), and the refusal naming `file`. */
-export function transcriptLines(bytes: Buffer, file: string): { raw: string[]; refuse: Refuse } {
+export function transcriptLines(bytes: Buffer, file: string): { raw: TranscriptLines; refuse: Refuse } {
   const refuse: Refuse = (why, line) => {
     throw new IntegrityError(`${file}${line === undefined ? '' : `:${line}`}: ${why}; the conversation is not forked`);
   };
-  let text = '';
-  try {
-    text = decodeUtf8(bytes);
-  } catch (e) {
-    refuse(whyNotText(e));
-  }
-  return { raw: text.split('\n'), refuse };
+  if (!isUtf8(bytes)) refuse(whyNotText(new JsonParseError('invalid UTF-8', 1)));
+  // Where each line starts; line i ends one byte before line i + 1 starts (at the newline), the last at the end.
+  const starts: number[] = [0];
+  for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10, nl + 1)) starts.push(nl + 1);
+  const end = (i: number): number => (i + 1 < starts.length ? starts[i + 1]! - 1 : bytes.length);
+  const lineBytes = (i: number): Buffer => bytes.subarray(starts[i]!, end(i));
+  return {
+    raw: {
+      length: starts.length,
+      bytes: lineBytes,
+      line: (i) => {
+        const b = lineBytes(i);
+        if (b.length > MAX_LINE_BYTES) refuse(tooLongToRead(b.length), i + 1);
+        return b.toString('utf8');
+      },
+    },
+    refuse,
+  };
 }
 
 /**
@@ -51,7 +77,7 @@ export function transcriptLines(bytes: Buffer, file: string): { raw: string[]; r
  * a torn last line is fine.
  */
 export function scanToCut(
-  raw: string[],
+  raw: TranscriptLines,
   refuse: Refuse,
   o: {
     callId: string;
@@ -63,11 +89,10 @@ export function scanToCut(
 ): number {
   let cut = -1;
   for (let i = 0; i < raw.length; i++) {
-    const line = raw[i]!;
     if (cut >= 0) {
       // A line can name the call in another spelling only through an escape (`\u0063`): such lines are read too.
-      if (!mayHoldJsonText(line, o.callId)) continue;
-      const later = parseEntry(line);
+      if (!mayHoldJsonText(raw.bytes(i), o.callId)) continue;
+      const later = parseEntry(raw.line(i));
       if (later !== undefined && o.again(later))
         refuse(
           `the ${o.words.answer} of ${o.words.call} ${o.callId} appears twice (lines ${cut + 1} and ${i + 1})`,
@@ -75,6 +100,7 @@ export function scanToCut(
         );
       continue;
     }
+    const line = raw.line(i);
     if (line === '') {
       if (i === raw.length - 1) break;
       refuse('an empty line', i + 1);

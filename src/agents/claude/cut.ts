@@ -1,4 +1,12 @@
-import { requireAnswers, scanToCut, transcriptLines, type CallWords, type Entry, type Refuse } from '../transcript-cut';
+import {
+  requireAnswers,
+  scanToCut,
+  transcriptLines,
+  type CallWords,
+  type Entry,
+  type Refuse,
+  type TranscriptLines,
+} from '../transcript-cut';
 
 /**
  * Cutting a Claude Code transcript right after one tool result, for a fork
@@ -58,14 +66,40 @@ function toolUseIds(entry: Entry): string[] {
     .map((b) => b.id as string);
 }
 
+/**
+ * What the cut asks of an entry up to it, kept instead of the entry (the entries of a long session hold its whole
+ * conversation: kept parsed, a 304 MB transcript's took most of 2 GB).
+ */
+interface Seen {
+  uuid: unknown;
+  parentUuid: unknown;
+  sidechain: boolean;
+  hasSessionId: boolean;
+  cwd: unknown;
+  messageId: string | undefined;
+  toolUseIds: string[];
+  toolResultIds: string[];
+}
+
+const seenOf = (e: Entry): Seen => ({
+  uuid: e.uuid,
+  parentUuid: e.parentUuid,
+  sidechain: e.isSidechain === true,
+  hasSessionId: e.sessionId !== undefined,
+  cwd: e.cwd,
+  messageId: messageIdOf(e),
+  toolUseIds: toolUseIds(e),
+  toolResultIds: toolResultIds(e),
+});
+
 /** The transcript's entries up to the cut (the line holding the result of `toolUseId`), every one checked. */
 function entriesToCut(
-  raw: string[],
+  raw: TranscriptLines,
   sessionId: string,
   toolUseId: string,
   refuse: Refuse,
-): { entries: Entry[]; uuidLine: Map<string, number>; cut: number } {
-  const entries: Entry[] = [];
+): { entries: Seen[]; uuidLine: Map<string, number>; cut: number } {
+  const entries: Seen[] = [];
   const uuidLine = new Map<string, number>();
   const cut = scanToCut(raw, refuse, {
     callId: toolUseId,
@@ -76,10 +110,11 @@ function entriesToCut(
       const sid = entry.sessionId;
       if (sid !== undefined && sid !== sessionId)
         refuse(`belongs to session ${JSON.stringify(sid)}, not ${sessionId}`, i + 1);
-      entries.push(entry);
+      const seen = seenOf(entry);
+      entries.push(seen);
       if (typeof entry.uuid === 'string') uuidLine.set(entry.uuid, i);
-      if (!toolResultIds(entry).includes(toolUseId)) return false;
-      if (entry.isSidechain === true)
+      if (!seen.toolResultIds.includes(toolUseId)) return false;
+      if (seen.sidechain)
         refuse(`the result of tool call ${toolUseId} is in a sidechain (a subagent's conversation)`, i + 1);
       if (typeof entry.uuid !== 'string') refuse('the tool result entry has no uuid', i + 1);
       return true;
@@ -97,7 +132,7 @@ function entriesToCut(
  * The lines of the conversation chain, walked back from the cut entry: every link must be in the copy.
  * A set: the scan after it asks of every line whether it is on the chain (an array made that quadratic).
  */
-function conversationChain(entries: Entry[], uuidLine: Map<string, number>, cut: number, refuse: Refuse): Set<number> {
+function conversationChain(entries: Seen[], uuidLine: Map<string, number>, cut: number, refuse: Refuse): Set<number> {
   const onChain = new Set<number>();
   const seen = new Set<string>();
   for (let at: number | undefined = cut; at !== undefined;) {
@@ -126,7 +161,7 @@ function conversationChain(entries: Entry[], uuidLine: Map<string, number>, cut:
  * journal records after the cut's step (parallel calls whose hooks ran in another order).
  */
 function requireResults(
-  entries: Entry[],
+  entries: Seen[],
   onChain: Set<number>,
   cut: number,
   toolUseId: string,
@@ -135,18 +170,18 @@ function requireResults(
 ): void {
   const messageIds = new Set<string>();
   for (const at of onChain) {
-    const id = messageIdOf(entries[at]!);
+    const id = entries[at]!.messageId;
     if (id !== undefined) messageIds.add(id);
   }
   const results = new Set<string>();
   const uses: { id: string; line: number }[] = [];
   for (let i = 0; i <= cut; i++) {
     const e = entries[i]!;
-    if (e.isSidechain === true) continue;
-    for (const id of toolResultIds(e)) results.add(id);
-    const mid = messageIdOf(e);
+    if (e.sidechain) continue;
+    for (const id of e.toolResultIds) results.add(id);
+    const mid = e.messageId;
     if (onChain.has(i) || (mid !== undefined && messageIds.has(mid)))
-      for (const id of toolUseIds(e)) uses.push({ id, line: i + 1 });
+      for (const id of e.toolUseIds) uses.push({ id, line: i + 1 });
   }
   requireAnswers(
     refuse,
@@ -158,28 +193,33 @@ function requireResults(
   );
 }
 
-/** The lines up to the cut with the session id rewritten, as Claude Code writes it (anything else is refused). */
+/**
+ * The lines up to the cut with the session id rewritten, as Claude Code writes it (anything else is refused): each
+ * line's bytes as they are where it names no session, and every line ended by a newline.
+ */
 function renamedLines(
-  raw: string[],
-  entries: Entry[],
+  raw: TranscriptLines,
+  entries: Seen[],
   cut: number,
   ids: { from: string; to: string },
   refuse: Refuse,
-): string[] {
+): Buffer {
   const from = `"sessionId":${JSON.stringify(ids.from)}`;
   const to = `"sessionId":${JSON.stringify(ids.to)}`;
-  const out: string[] = [];
+  const out: Buffer[] = [];
   for (let i = 0; i <= cut; i++) {
-    const line = raw[i]!;
-    if (entries[i]!.sessionId === undefined) {
-      out.push(line);
-      continue;
+    if (!entries[i]!.hasSessionId) out.push(raw.bytes(i), NEWLINE);
+    else {
+      const line = raw.line(i);
+      if (!line.includes(from))
+        refuse('cannot rewrite its sessionId (not written the way Claude Code writes it)', i + 1);
+      out.push(Buffer.from(line.split(from).join(to), 'utf8'), NEWLINE);
     }
-    if (!line.includes(from)) refuse('cannot rewrite its sessionId (not written the way Claude Code writes it)', i + 1);
-    out.push(line.split(from).join(to));
   }
-  return out;
+  return Buffer.concat(out);
 }
+
+const NEWLINE = Buffer.from('\n');
 
 /**
  * Plans the copy of `transcript` (the bytes of `file`, session `sessionId`)
@@ -198,11 +238,11 @@ export function cutTranscript(
   const { entries, uuidLine, cut } = entriesToCut(raw, sessionId, toolUseId, refuse);
   const onChain = conversationChain(entries, uuidLine, cut, refuse);
   requireResults(entries, onChain, cut, toolUseId, laterToolUseIds, refuse);
-  const out = renamedLines(raw, entries, cut, { from: sessionId, to: newSessionId }, refuse);
+  const bytes = renamedLines(raw, entries, cut, { from: sessionId, to: newSessionId }, refuse);
   const firstCwd = entries.find((e) => typeof e.cwd === 'string')?.cwd as string | undefined;
   const cutCwd = entries[cut]!.cwd;
   return {
-    bytes: Buffer.from(`${out.join('\n')}\n`, 'utf8'),
+    bytes,
     line: cut + 1,
     firstCwd,
     cutCwd: typeof cutCwd === 'string' ? cutCwd : undefined,

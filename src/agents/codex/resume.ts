@@ -95,7 +95,8 @@ export function cutRollout(
   );
   const from = JSON.stringify(sessionId);
   const to = JSON.stringify(newSessionId);
-  const lines = raw.slice(0, cut + 1).map((l) => l.split(from).join(to));
+  const lines: string[] = [];
+  for (let i = 0; i <= cut; i++) lines.push(raw.line(i).split(from).join(to));
   const meta = parseEntry(lines[0]!)?.payload as Entry | undefined;
   if (meta?.id !== newSessionId) refuse('cannot rewrite the session id of its session_meta', 1);
   return { bytes: Buffer.from(`${lines.join('\n')}\n`, 'utf8'), line: cut + 1 };
