@@ -109,12 +109,16 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
     }
   } else if (startFailed !== undefined) failed(startFailed);
   else if (started === undefined) finish(undefined);
-  else
-    deferred.add(
-      finishSnapshot(started, snapshotOptions(options.root, agentId, row, env, readNamed))
+  else {
+    // Finished in the order the steps were recorded, whichever add ends first (a process's children are reaped
+    // last-started first): a step's changes are told against the previous step's snapshot, written by then.
+    const begun = started;
+    deferred.add(() =>
+      finishSnapshot(begun, snapshotOptions(options.root, agentId, row, env, readNamed))
         .then(finish, failed)
         .catch(failed),
     );
+  }
   return result;
 }
 
@@ -204,11 +208,14 @@ function auditStep(result: RecordResult, agent: string, options: RecordOptions):
 export class DeferredSnapshots {
   private chain: Promise<void> = Promise.resolve();
 
-  /** Work to wait for, after all that was handed over before it. */
-  add(work: Promise<unknown>): void {
+  /**
+   * Work to wait for, after all that was handed over before it: a function is started only once the work before it
+   * is done (a promise already runs, and is only waited for in order).
+   */
+  add(work: Promise<unknown> | (() => Promise<unknown>)): void {
     const previous = this.chain;
     this.chain = previous
-      .then(() => work)
+      .then(() => (typeof work === 'function' ? work() : work))
       .then(
         () => undefined,
         () => undefined,
