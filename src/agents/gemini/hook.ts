@@ -67,7 +67,11 @@ export function handleGeminiHook(bytes: Uint8Array, options: HookOptions): HookO
 }
 
 function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {
-  const rec = new SessionRecorder(root, agent, GEMINI_ADAPTER, options, out, 'declared-blind');
+  // Steps are recorded under the flush lock, their snapshots and changes included: handed over to finish after
+  // it (`deferSnapshots`), the next hook call recorded a step whose previous snapshot was not written yet, and told
+  // its changes against the start commit.
+  const { deferSnapshots: _inLine, ...inLine } = options;
+  const rec = new SessionRecorder(root, agent, GEMINI_ADAPTER, inLine, out, 'declared-blind');
   const flush = (final: boolean): void => {
     const done = withFlushLock(root, p.sessionId, () => {
       flushPending(p, root, options, rec, final);
