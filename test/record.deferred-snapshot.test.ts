@@ -61,7 +61,8 @@ function said(r: RecordResult, root: string) {
 }
 
 /** A value as JSON without its commit ids (a snapshot's commit names its time and its parent, its repository's). */
-const sameAnywhere = (v: unknown): string => JSON.stringify(v, (k, x: unknown) => (k === 'commit' ? '<commit>' : x));
+const sameAnywhere = (v: unknown): string =>
+  JSON.stringify(v, (k, x: unknown) => (k === 'commit' || k === 'snapshot' ? '<commit>' : x));
 
 /** The run journal's rows (events in order, with their payloads) and the audit log's event types in order. */
 function recordedAround(root: string) {
@@ -91,7 +92,13 @@ describe('a deferred snapshot records what an inline one does', () => {
       git(lib, ['init', '-q', '-b', 'main']);
       writeFiles(lib, { 'l.txt': 'l\n' });
       git(lib, ['add', '-A']);
-      git(lib, ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-q', '-m', 'l']);
+      // Dated: the two projects' gitlinks are the same commit whichever second each is made in.
+      const date = '1800000000 +0000';
+      git(lib, ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-q', '-m', 'l'], {
+        ...process.env,
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_DATE: date,
+      });
     });
     const [i0, d0] = await recordBoth(a, b, { prompt: 'first', ts: 1_800_000_000 });
     expect(d0.snapshot).toBeDefined();
