@@ -284,6 +284,9 @@ if (
   !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(blocks[1])}', carried(1)).runVerify(argv))
 )
   run('main', '${id(blocks[0])}', carried(0));
+// Nothing after this runs: each program checks only its own comment's bounds, so a newline between two of them
+// changed into other code (an a) would run once the program had: a ReferenceError's stack after its output.
+return;
 /*${blocks[2].body}*/
 /*${blocks[1].body}*/
 /*${blocks[0].body}*/
