@@ -217,11 +217,13 @@ function writeCache(file, data) {
 function pruneCaches(dir, written) {
   const fs = require('node:fs');
   const path = require('node:path');
-  const program = written.slice(0, written.indexOf('-') + 1);
+  // A program's caches by its name, packed (\`hook+text-\`) or as earlier builds carried it (\`hook-\`): one program.
+  const programOf = (name) => name.slice(0, name.search(/[+-]/));
+  const program = programOf(written);
   const ours = /^[a-z]+(?:\\+text)?-[0-9a-f]{32}-v[0-9.]+-[a-z0-9_]+\\.bin(?:\\.[0-9]+\\.tmp)?$/;
   const caches = [];
   for (const name of fs.readdirSync(dir)) {
-    if (!ours.test(name) || !name.startsWith(program)) continue;
+    if (!ours.test(name) || programOf(name) !== program) continue;
     let st;
     try {
       st = fs.lstatSync(path.join(dir, name));

@@ -198,7 +198,7 @@ describe('the launcher', () => {
     expect(call()).toBe(main);
   });
 
-  test("a cache write keeps the program's newest 3 caches (other builds' beyond them removed), and nothing else", () => {
+  test("a cache write keeps the program's newest 3 caches (other builds' beyond them removed, under either name), and nothing else", () => {
     const bin = launcher({ main: 'main', verify: 'verify', hook: 'hook' }, ['main']);
     const state = path.join(tmp, `state-${n++}`);
     const dir = path.join(state, 'stepchain', 'code-cache');
@@ -213,6 +213,8 @@ describe('the launcher', () => {
     const olds = [1, 2, 3, 4, 5].map((d) => `main+text-${hex(d)}-v20.0.0-x64.bin`);
     olds.forEach((f, i) => daysAgo(f, i + 1));
     daysAgo(`hook-${hex(9)}-v20.0.0-x64.bin`, 30);
+    // A cache of the whole CLI as an earlier build named it, before it carried its text (`main-`): the same program.
+    daysAgo(`main-${hex(0)}-v20.0.0-x64.bin`, 40);
     // A write killed midway two hours ago, one under way now; a link and a file named otherwise.
     daysAgo(`main+text-${hex(6)}-v20.0.0-x64.bin.4242.tmp`, 2 / 24);
     writeFileSync(path.join(dir, `main+text-${hex(7)}-v20.0.0-x64.bin.4343.tmp`), 'now');
