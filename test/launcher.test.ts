@@ -297,3 +297,68 @@ describe('the programs the Action carries (scripts/build-action.mjs)', () => {
     );
   });
 });
+
+// A bin damaged anywhere in the carried programs' part (the comments and the newlines between them) must give one
+// line and exit 1, or run as built: never a stack trace after a program ran, never changed code.
+describe('a bin damaged in or between its carried programs (all three packed)', () => {
+  /** Where the bodies of the three carried comments (the file's last three, hook's first) begin. */
+  function carriedOpens(source: string): number[] {
+    const opens: number[] = [];
+    for (let at = source.indexOf('\n/*'); at >= 0; at = source.indexOf('\n/*', at + 1)) opens.push(at + 3);
+    return opens.slice(-3);
+  }
+
+  const call = (file: string, argv: string[], cache = 'off') =>
+    spawnSync(process.execPath, [file, ...argv], {
+      env: { ...process.env, STEPCHAIN_CODE_CACHE: cache, XDG_STATE_HOME: path.join(tmp, `state-${n}`) },
+      encoding: 'latin1',
+    });
+
+  /** A bin of the three programs packed, as the build carries them (scripts/build.mjs), and its text. */
+  function packedBin(): { file: string; source: string } {
+    const file = launcher(WANT_TEXTS, ['main', 'verify', 'hook']);
+    return { file, source: readFileSync(file, 'latin1') };
+  }
+
+  const COMMANDS = [['hook', 'take'], ['verify'], ['show']];
+  const WANT_TEXTS = { hook: 'hook '.repeat(40), verify: 'verify '.repeat(40), main: 'main '.repeat(40) };
+  const WANT: Record<string, string> = { hook: WANT_TEXTS.hook, verify: WANT_TEXTS.verify, show: WANT_TEXTS.main };
+
+  test('a newline between the carried programs changed into a letter: no stack trace, never a ReferenceError', () => {
+    const { file, source } = packedBin();
+    // The newlines that end the carried comments (hook's, verify's), and the one before the first of them.
+    const ends = carriedOpens(source).map((open) => open - 3);
+    for (const at of ends) {
+      writeFileSync(file, `${source.slice(0, at)}a${source.slice(at + 1)}`, 'latin1');
+      for (const argv of COMMANDS) {
+        const r = call(file, argv);
+        expect(r.stderr).not.toContain('ReferenceError');
+        const ok = r.status === 0 && r.stdout === WANT[argv[0]!] && r.stderr === '';
+        const refused = r.status === 1 && r.stdout === '' && /^stepchain: .*: damaged: .*\n$/.test(r.stderr);
+        expect({ at, argv, ok: ok || refused, r: [r.status, r.stdout, r.stderr] }).toMatchObject({ ok: true });
+      }
+    }
+  });
+
+  test.each([
+    ['hook', 0],
+    ['verify', 1],
+  ])('the %s entry changed in place (same length, unpacking to its length) is refused; the others run', (name, k) => {
+    const { file, source } = packedBin();
+    const open = carriedOpens(source)[k]!;
+    const close = source.indexOf('*/\n', open);
+    const changed = sameLengthDamage(source.slice(open, close));
+    writeFileSync(file, source.slice(0, open) + changed + source.slice(close), 'latin1');
+    for (const cache of ['off', 'on', 'on'])
+      for (const argv of COMMANDS) {
+        const r = call(file, argv, cache);
+        if (argv[0] === name)
+          expect([r.status, r.stdout, r.stderr]).toEqual([
+            1,
+            '',
+            `stepchain: ${file}: damaged: a program it carries is not the one it was built with (bytes were changed); reinstall stepchain\n`,
+          ]);
+        else expect([r.status, r.stdout, r.stderr]).toEqual([0, WANT[argv[0]!], '']);
+      }
+  });
+});
