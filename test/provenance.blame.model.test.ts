@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { journalDir, journalFile } from '../src/journal';
-import { blameFile, linesOf, type BlameOrigin } from '../src/provenance/blame';
+import { blameFile, carry, linesOf, type BlameOrigin, type State } from '../src/provenance/blame';
 import { matchLines, splitLines } from '../src/provenance/line-match';
 import { recordStep } from '../src/record';
 import { git, initRepo } from './helpers/git';
@@ -159,6 +159,31 @@ describe('linesOf', () => {
         const now = Buffer.concat([pre, b, suf]);
         expect(linesOf(was, split(was), now)).toEqual(split(now));
         expect(linesOf(now, split(now), was)).toEqual(split(was));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('carry', () => {
+  test('property: a version carried in place gives the lines and origins of matchLines over the two versions whole', () => {
+    // Few distinct lines (many ambiguous matches), shared beginnings and ends, bytes that are not UTF-8.
+    const piece = fc.constantFrom('a\n', 'b\n', 'a\n', '\n', 'c', 'é\n', '\xff\n');
+    const version = fc.array(piece, { maxLength: 12 }).map((p) => Buffer.from(p.join(''), 'latin1'));
+    const split = (b: Buffer): string[] => splitLines(b.toString('utf8'));
+    fc.assert(
+      fc.property(fc.array(version, { minLength: 1, maxLength: 6 }), (versions) => {
+        let state: State = { bytes: Buffer.alloc(0), lines: [], origins: [] };
+        let model = { lines: [] as string[], origins: [] as (BlameOrigin | null)[] };
+        versions.forEach((now, k) => {
+          const origin: BlameOrigin = { agent: 'a', seq: k, step_hash: String(k) };
+          state = carry(state, now, origin);
+          const lines = split(now);
+          const map = matchLines(model.lines, lines);
+          model = { lines, origins: lines.map((_, j) => (map[j]! >= 0 ? model.origins[map[j]!]! : origin)) };
+          expect(state.lines).toEqual(model.lines);
+          expect(state.origins).toEqual(model.origins);
+        });
       }),
       { numRuns: 3000 },
     );

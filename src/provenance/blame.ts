@@ -47,11 +47,14 @@ export interface BlameResult {
   warnings: string[];
 }
 
-/** The file at one point of the timeline: its bytes, its lines and, for each, the step that last wrote it. */
-interface State {
+/**
+ * The file at one point of the timeline: its bytes, its lines and, for each, the step that last wrote it. The
+ * arrays are the timeline's own: each version is carried onto them in place (`carry`).
+ */
+export interface State {
   bytes: Buffer;
-  lines: readonly string[];
-  origins: readonly (BlameOrigin | null)[];
+  lines: string[];
+  origins: (BlameOrigin | null)[];
 }
 
 const NL = 0x0a;
@@ -76,11 +79,11 @@ function longest(max: number, same: (n: number) => boolean): number {
 }
 
 /**
- * `splitLines` of `now` as text, given the bytes `was` whose lines are `lines`: the whole lines both start with and
- * both end with are taken from `lines` (equal bytes up to a line break are equal text: UTF-8 decoding starts afresh
- * at a line break), only the lines between are decoded and split. Equal strings to the whole file's split.
+ * The lines of `now`, given the bytes `was`: the `kept` whole lines both start with and the `last` whole lines both
+ * end with are those of `was` (equal bytes up to a line break are equal text: UTF-8
+ * decoding starts afresh at a line break), and only the lines `between` are decoded and split.
  */
-export function linesOf(was: Buffer, lines: readonly string[], now: Buffer): string[] {
+function lineDelta(was: Buffer, now: Buffer): { kept: number; last: number; between: string[] } {
   const n = Math.min(was.length, now.length);
   const p = longest(n, (k) => was.compare(now, 0, k, 0, k) === 0);
   const head = p === 0 ? 0 : was.lastIndexOf(NL, p - 1) + 1; // bytes of the whole lines both start with
@@ -93,23 +96,53 @@ export function linesOf(was: Buffer, lines: readonly string[], now: Buffer): str
   }
   const kept = breaks(was, 0, head);
   const last = tail === 0 ? 0 : breaks(was, was.length - tail, was.length) + (was[was.length - 1] === NL ? 0 : 1);
-  // Filled in place: spreading slices of a 100,000-line file cost ~10 ms a version (11 of blame's 24 s over 1,000).
-  const between = splitLines(now.toString('utf8', head, now.length - tail));
-  const out = new Array<string>(kept + between.length + last);
-  let j = 0;
-  for (let i = 0; i < kept; i++) out[j++] = lines[i]!;
-  for (const l of between) out[j++] = l;
-  for (let i = lines.length - last; i < lines.length; i++) out[j++] = lines[i]!;
-  return out;
+  return { kept, last, between: splitLines(now.toString('utf8', head, now.length - tail)) };
 }
 
-/** `state` carried onto the bytes `now`: kept lines keep their origin, the rest get `origin`. */
-function carry(state: State, now: Buffer, origin: BlameOrigin | null): State {
-  const lines = linesOf(state.bytes, state.lines, now);
-  const map = matchLines(state.lines, lines);
-  const origins = new Array<BlameOrigin | null>(lines.length);
-  for (let j = 0; j < lines.length; j++) origins[j] = map[j]! >= 0 ? state.origins[map[j]!]! : origin;
-  return { bytes: now, lines, origins };
+/** `splitLines` of `now` as text, from `lineDelta`: equal strings to the whole file's split. */
+export function linesOf(was: Buffer, lines: readonly string[], now: Buffer): string[] {
+  const { kept, last, between } = lineDelta(was, now);
+  return [...lines.slice(0, kept), ...between, ...lines.slice(lines.length - last)];
+}
+
+/**
+ * `state` carried onto the bytes `now`: kept lines keep their origin, the rest get `origin`. The lines kept are
+ * matched as `matchLines` matches the two versions whole (the same common prefix and suffix, then the same longest
+ * common subsequence of the lines between), but only the lines between are looked at or moved: the arrays are
+ * edited in place. Copying a 100,000-line file's lines and origins whole for each version was most of blame's time.
+ */
+export function carry(state: State, now: Buffer, origin: BlameOrigin | null): State {
+  const { lines, origins } = state;
+  const { kept, last, between } = lineDelta(state.bytes, now);
+  const size = kept + between.length + last;
+  // Line i of the new version: the first `kept` and last `last` are the same strings as the old version's.
+  const at = (i: number): string =>
+    i < kept ? lines[i]! : i < kept + between.length ? between[i - kept]! : lines[lines.length - size + i]!;
+  // matchLines' common prefix and suffix, from where the two versions are known to share their lines.
+  let pre = kept;
+  while (pre < lines.length && pre < size && lines[pre] === at(pre)) pre++;
+  let suf = Math.min(last, lines.length - pre, size - pre);
+  while (suf < lines.length - pre && suf < size - pre && lines[lines.length - 1 - suf] === at(size - 1 - suf)) suf++;
+  // Between them the two versions' first lines differ and their last lines differ (or one side is empty), so
+  // matchLines of the two middles strips nothing more: its map is the whole versions' map, moved by `pre`.
+  const oldMiddle = lines.slice(pre, lines.length - suf);
+  const newMiddle: string[] = [];
+  for (let i = pre; i < size - suf; i++) newMiddle.push(at(i));
+  const map = matchLines(oldMiddle, newMiddle);
+  const newOrigins = newMiddle.map((_, j) => (map[j]! >= 0 ? origins[pre + map[j]!]! : origin));
+  return {
+    bytes: now,
+    lines: replaced(lines, pre, oldMiddle.length, newMiddle),
+    origins: replaced(origins, pre, oldMiddle.length, newOrigins),
+  };
+}
+
+/** `items` in place of `count` elements of `list` from `at`: in place, or as a new array for a huge middle. */
+function replaced<T>(list: T[], at: number, count: number, items: T[]): T[] {
+  // splice takes its items as arguments: a middle of hundreds of thousands would overflow the stack.
+  if (items.length > 10_000) return list.slice(0, at).concat(items, list.slice(at + count));
+  list.splice(at, count, ...items);
+  return list;
 }
 
 const EMPTY = Buffer.alloc(0);
