@@ -188,4 +188,20 @@ describe('carry', () => {
       { numRuns: 3000 },
     );
   });
+
+  test('a middle of more lines than one splice takes (12,000 new, then 12,000 changed) is carried the same way', () => {
+    const lines = (tag: string) => Array.from({ length: 12_000 }, (_, i) => `${tag}${i % 7}`);
+    const bytes = (ls: string[]) => Buffer.from(`${['head', ...ls, 'tail'].join('\n')}\n`);
+    const first: BlameOrigin = { agent: 'a', seq: 0, step_hash: '0' };
+    const second: BlameOrigin = { agent: 'a', seq: 1, step_hash: '1' };
+    let state: State = { bytes: Buffer.alloc(0), lines: [], origins: [] };
+    state = carry(state, bytes(lines('x')), first);
+    expect(state.lines).toHaveLength(12_002);
+    expect(new Set(state.origins)).toEqual(new Set([first]));
+    const before = [...state.lines];
+    state = carry(state, bytes(lines('y')), second);
+    const map = matchLines(before, splitLines(bytes(lines('y')).toString('utf8')));
+    expect(state.lines).toEqual(splitLines(bytes(lines('y')).toString('utf8')));
+    expect(state.origins).toEqual(map.map((k) => (k >= 0 ? first : second)));
+  });
 });
