@@ -3,6 +3,7 @@ import { closeSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from
 import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { makeDirsBelow, readRegularFile, regularFileExists } from '../util/nofollow';
+import { PackedRefs, withPackedRefs } from './packed-refs';
 
 /**
  * What a snapshot writes and reads of a repository without starting git, each a few hundred bytes: the commit
@@ -209,17 +210,6 @@ export function looseCommitTree(commonDir: string, commit: string): string | und
 /** A loose ref is one line (an object id, or `ref: ` and a name): anything larger is not one git wrote. */
 const MAX_LOOSE_REF_BYTES = 4096;
 /**
- * The largest `packed-refs` read here: a million refs take about 60 MB (`<oid> <name>` lines), so a larger file is
- * refused (the caller then leaves the ref to git, or says so) rather than held whole.
- */
-const MAX_PACKED_REFS_BYTES = 256 * 1024 * 1024;
-
-/** The repository's `packed-refs` (undefined: none); a link, a FIFO or a file over the bound in its place throws. */
-function readPackedRefs(commonDir: string): Buffer | undefined {
-  return readRegularFile(path.join(commonDir, 'packed-refs'), { maxBytes: MAX_PACKED_REFS_BYTES });
-}
-
-/**
  * The commit a ref (`refs/...`, shared by every worktree) points to, from its loose file or `packed-refs`;
  * undefined when neither names it plainly (a symbolic ref, a ref that is not there): git can answer.
  */
@@ -230,13 +220,7 @@ export function readRef(commonDir: string, ref: string): string | undefined {
     const m = /^([0-9a-f]{40})\n?$/.exec(loose.toString('latin1'));
     return m === null ? undefined : m[1];
   }
-  const packed = readPackedRefs(commonDir);
-  if (packed === undefined) return undefined;
-  const at = packed.indexOf(` ${ref}\n`);
-  if (at < 40) return undefined;
-  const line = packed.toString('latin1', at - 40, at);
-  const lineStart = at - 40 === 0 || packed[at - 41] === 0x0a;
-  return lineStart && OID.test(line) ? line : undefined;
+  return withPackedRefs(commonDir, null, (p) => p.find(ref)) ?? undefined;
 }
 
 /**
@@ -248,11 +232,18 @@ export function refAbsent(commonDir: string, ref: string, witness: string): bool
   try {
     if (!regularFileExists(path.join(commonDir, witness))) return false;
     if (regularFileExists(path.join(commonDir, ref))) return false;
-    const packed = readPackedRefs(commonDir);
-    return packed === undefined || !packed.includes(` ${ref}\n`);
+    return withPackedRefs(commonDir, null, (p) => p.find(ref)) === null;
   } catch {
     return false;
   }
+}
+
+/** Whether `packed-refs` holds no ref named like a directory of `ref`, nor one below it (false: cannot tell). */
+function noPackedConflict(p: PackedRefs, ref: string): boolean {
+  if (p.anyUnder(`${ref}/`) !== false) return false;
+  const parts = ref.split('/');
+  for (let i = 2; i < parts.length; i++) if (p.find(parts.slice(0, i).join('/')) !== null) return false;
+  return true;
 }
 
 /**
@@ -270,17 +261,11 @@ export function writeLooseRef(repo: LooseRepo, ref: string, oid: string): boolea
   } catch {
     return false;
   }
-  let packed: Buffer | undefined;
+  // git refuses a ref whose name is a directory of another (either way): leave that to it.
   try {
-    packed = readPackedRefs(repo.commonDir);
+    if (!(withPackedRefs(repo.commonDir, true, (p) => noPackedConflict(p, ref)) ?? false)) return false;
   } catch {
     return false;
-  }
-  if (packed !== undefined) {
-    // git refuses a ref whose name is a directory of another (either way): leave that to it.
-    if (packed.includes(` ${ref}/`)) return false;
-    const parts = ref.split('/');
-    for (let i = 2; i < parts.length; i++) if (packed.includes(` ${parts.slice(0, i).join('/')}\n`)) return false;
   }
   if (!realDirs(repo.commonDir, path.dirname(file))) return false;
   const lock = `${file}.lock`;

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { READ_FLAGS, readUnder } from '../util/nofollow';
 import { isRefComponent } from './ref-name';
+import { withPackedRefs } from './packed-refs';
 
 /** Where a directory sits in git: its work tree, the repository's common git dir, HEAD and branch. */
 export interface RepoInfo {
@@ -151,36 +152,9 @@ function resolveBranch(gitDir: string, ref: string): string | undefined | null {
     return m === null ? undefined : m[1]!;
   }
   if (loose.kind !== 'missing') return undefined;
-  // A larger packed-refs than a million refs make (~60 MB) is not read here (too_large): git decides.
-  const packed = readUnder(gitDir, 'packed-refs', 256 * 1024 * 1024);
-  if (packed.kind === 'missing') return null;
-  if (packed.kind !== 'file') return undefined;
-  const text = utf8(packed.bytes);
-  if (text === undefined || (text !== '' && !text.endsWith('\n'))) return undefined;
-  // git's own layout only: an optional header, `<oid> <name>` lines in strictly increasing order, each optionally
-  // followed by one `^<oid>` peel line. A comment elsewhere, a stray peel, an unsorted or duplicate name: git decides
-  // (it dies on some, binary-searches others).
-  const lines = text.split('\n').slice(0, -1);
-  let found: string | null = null;
-  let last: string | undefined;
-  let peelable = false;
-  for (const [i, line] of lines.entries()) {
-    if (i === 0 && line.startsWith('# pack-refs with:')) continue;
-    if (/^\^[0-9a-f]{40}$/.test(line) && peelable) {
-      peelable = false;
-      continue;
-    }
-    const m = /^([0-9a-f]{40}) (.+)$/.exec(line);
-    if (m === null) return undefined;
-    const name = m[2]!;
-    if (last !== undefined && Buffer.compare(Buffer.from(last), Buffer.from(name)) >= 0) return undefined;
-    // A replaced object is read as its replacement by `HEAD^{commit}`: git decides.
-    if (name.startsWith('refs/replace/')) return undefined;
-    last = name;
-    peelable = true;
-    if (name === ref) found = m[1]!;
-  }
-  return found;
+  // Looked up as git looks it up (./packed-refs.ts); a replaced object is read as its replacement by
+  // `HEAD^{commit}`: with any `refs/replace/` ref, git decides.
+  return withPackedRefs(gitDir, null, (p) => (p.anyUnder('refs/replace/') === false ? p.find(ref) : undefined));
 }
 
 /** The largest commit read here: a larger one (or a compression bomb) is git's. */
