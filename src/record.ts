@@ -15,6 +15,7 @@ import {
 } from './git/snapshot';
 import { auditEvent, auditOptions } from './audit/log';
 import { recordStepChanges, type RecordedStepChanges } from './provenance/record';
+import { someOf } from './util/words';
 
 /**
  * Recording one step of an agent run: the journal append, plus what rides along
@@ -147,11 +148,11 @@ function snapshotTaken(result: RecordResult, snap: SnapshotInfo | undefined, roo
   // Said, not hidden: a fork from this step would hand out an empty directory where the agent's files were.
   if (snap.nested !== undefined)
     warnings.push(
-      `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.nested.join(', ')}: a git repository of its own (a submodule or a nested repository) is recorded by its commit only (one with no commit yet, not at all), so a fork from this step restores none of its files or edits`,
+      `step ${row.seq}: its worktree snapshot holds none of the files of ${someOf(snap.nested)}: a git repository of its own (a submodule or a nested repository) is recorded by its commit only (one with no commit yet, not at all), so a fork from this step restores none of its files or edits`,
     );
   if (snap.unopened !== undefined)
     warnings.push(
-      `step ${row.seq}: its worktree snapshot holds none of the files of ${snap.unopened.join(', ')}: git could not open ${snap.unopened.length === 1 ? 'that directory' : 'those directories'} (no permission), so a fork from this step restores none of their files`,
+      `step ${row.seq}: its worktree snapshot holds none of the files of ${someOf(snap.unopened)}: git could not open ${snap.unopened.length === 1 ? 'that directory' : 'those directories'} (no permission), so a fork from this step restores none of their files`,
     );
 }
 

@@ -15,7 +15,7 @@ import { forkBranchName, forkWorktreePath, newForkId, sessionFile, worktreesDir 
 import { copyPrefixBlobs, prefixSnapshots, readParent } from './prefix';
 import { branchExists, requireRepo, updateRefs, type RepoInfo } from '../git/repo';
 import { journalKey, snapshotRef, type SnapshotInfo } from '../git/snapshot';
-import { plural } from '../util/words';
+import { plural, someOf } from '../util/words';
 
 /**
  * Fork-from-step (docs/format.md §4): a sibling git worktree on a new branch, seeded with
@@ -319,7 +319,7 @@ function seedJournal(plan: ForkPlan): void {
   const missing = copyPrefixBlobs(plan.root, plan.worktree, plan.prefixRefs);
   if (missing.length > 0)
     plan.warnings.push(
-      `${plural(missing.length, 'blob')} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${missing.join(' ')}`,
+      `${plural(missing.length, 'blob')} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${someOf(missing, ' ')}`,
     );
 }
 

@@ -16,6 +16,7 @@ import { agentSpec } from './agents';
 import { recordedExchange, Replayer } from './replay';
 import { resolveUpstreams, runProxied, type ProxiedRunResult } from './run';
 import { readStartCommit, startRef } from './start';
+import { someOf } from '../util/words';
 
 /**
  * `stepchain fork ID --from-step N --replay -- <command>`: a fork worktree
@@ -159,7 +160,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
       files.differing = differingPathsSync(worktree, stepSnap.commit, snap.commit, { env: o.env });
       if (files.differing.length > 0)
         o.onWarning(
-          `after the replay of steps 0..${o.fromStep} the fork's files differ from the recording's at step ${o.fromStep}: ${files.differing.join(', ')}`,
+          `after the replay of steps 0..${o.fromStep} the fork's files differ from the recording's at step ${o.fromStep}: ${someOf(files.differing)}`,
         );
     } catch (e) {
       o.onWarning(

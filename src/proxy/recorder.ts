@@ -9,6 +9,7 @@ import { linkExchange, recordingSessions, type LinkableStep } from './links';
 import { sha256Hex } from '../util/hash';
 import { exchangeRecord, readExchange, requestView, resultsFor, type Exchange, type ExchangeReading } from './exchange';
 import type { Protocol, RequestView } from './protocols';
+import { someOf } from '../util/words';
 
 /**
  * Turns exchanges into steps of a per-step journal, in the order their
@@ -167,7 +168,7 @@ export class Recorder {
     const ids = steps.flatMap((s) => s.calls.map((c) => c[0]!));
     this.links.unlinked.push(...ids);
     this.warn(
-      `${sessions.length} ${this.options.agent} sessions ran under this recording (${sessions.join(', ')}) and its requests name none: which exchange is whose is not known, so no tool call is linked`,
+      `${sessions.length} ${this.options.agent} sessions ran under this recording (${someOf(sessions)}) and its requests name none: which exchange is whose is not known, so no tool call is linked`,
     );
   }
 
@@ -201,12 +202,10 @@ export class Recorder {
     this.links.linked += r.linked.length;
     this.links.unlinked.push(...r.unlinked, ...r.ambiguous);
     if (r.unlinked.length > 0)
-      this.warn(
-        `exchange ${s.seq}: no step of ${s.hookJournal} ran the tool call ${r.unlinked.join(', ')}; not linked`,
-      );
+      this.warn(`exchange ${s.seq}: no step of ${s.hookJournal} ran the tool call ${someOf(r.unlinked)}; not linked`);
     if (r.ambiguous.length > 0)
       this.warn(
-        `exchange ${s.seq}: the tool call ${r.ambiguous.join(', ')} is named by several steps of ${s.hookJournal}, or its step is linked to another exchange; not linked`,
+        `exchange ${s.seq}: the tool call ${someOf(r.ambiguous)} is named by several steps of ${s.hookJournal}, or its step is linked to another exchange; not linked`,
       );
   }
 

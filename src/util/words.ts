@@ -14,6 +14,15 @@ export function plural(n: number, one: string, many?: string): string {
   return `${n} ${pluralWord(n, one, many)}`;
 }
 
+/**
+ * Items for one line of a message: the first `max` joined with `sep`, then how many more there are ("a, b and
+ * 99,990 more"). A warning names what it is about, never every one of 100,000 things (one line of 6 MB).
+ */
+export function someOf(items: readonly string[], sep = ', ', max = 10): string {
+  if (items.length <= max) return items.join(sep);
+  return `${items.slice(0, max).join(sep)} and ${(items.length - max).toLocaleString('en-US')} more`;
+}
+
 /** A byte count for people: "512 B", "1.5 KiB", "3.0 MiB". */
 export function formatSize(n: number): string {
   if (n < 1024) return `${n} B`;
