@@ -39,7 +39,7 @@ test('a fork whose inherited blobs are gone: one warning line naming ten of them
   for (let i = 0; i < 25; i++)
     recordStep(
       journalDir(root, 'ag'),
-      { prompt: `step ${i}`, input: `input ${i}` },
+      { prompt: `step ${i}`, input: Buffer.from(`input ${i}`) },
       { env: ENV, root, snapshot: false },
     );
   const cas = casDir(root);
