@@ -13,8 +13,9 @@ import { GitCommandError, gitText } from '../git/exec';
 import { removeIntent, writeIntent } from './pending';
 import { forkBranchName, forkWorktreePath, newForkId, sessionFile, worktreesDir } from './names';
 import { copyPrefixBlobs, prefixSnapshots, readParent } from './prefix';
-import { branchExists, requireRepo, updateRefs, type RepoInfo } from '../git/repo';
-import { journalKey, snapshotRef, type SnapshotInfo } from '../git/snapshot';
+import { branchExists, requireRepo, type RepoInfo } from '../git/repo';
+import { createRefs, deleteRefsUnder } from '../git/ref-batch';
+import { journalKey, SNAPSHOT_REF_PREFIX, snapshotRef, type SnapshotInfo } from '../git/snapshot';
 import { plural, someOf } from '../util/words';
 
 /**
@@ -354,24 +355,18 @@ function writeForkSession(plan: ForkPlan): void {
 
 /** The prefix's snapshots under the fork's own journal key: the fork's appends (from its worktree) find and extend them. */
 function copySnapshotRefs(plan: ForkPlan, undo: Undo[]): void {
-  const { copies, root, env } = plan;
+  const { copies, env } = plan;
   if (copies.length === 0) return;
   const key = journalKey(plan.worktree, requireRepo(plan.worktree, env));
-  const refs = copies.map((s) => snapshotRef(plan.forkId, s.seq, key));
-  // One transaction: all refs are created or none, so the undo is registered after it.
-  updateRefs(
-    root,
-    copies.map((s, i) => `create ${refs[i]} ${s.commit}`),
+  // All refs are created or none, so the undo is registered after (the fork's id is new: its refs are these).
+  createRefs(
+    plan.repo,
+    copies.map((s) => ({ ref: snapshotRef(plan.forkId, s.seq, key), oid: s.commit })),
     env,
   );
   undo.push({
     what: 'snapshot refs',
-    run: () =>
-      updateRefs(
-        root,
-        refs.map((r) => `delete ${r}`),
-        env,
-      ),
+    run: () => void deleteRefsUnder(plan.repo, `${SNAPSHOT_REF_PREFIX}/${plan.forkId}/`, env),
   });
 }
 

@@ -8,7 +8,8 @@ import { acquireLock, liveLockHolder, type LockHandle } from '../util/lock';
 import { gitText } from '../git/exec';
 import { worktreesDir } from './names';
 import { pendingFile, readIntents, removeIntent } from './pending';
-import { branchExists, listRefs, requireRepo, resolveRef, updateRefs } from '../git/repo';
+import { branchExists, requireRepo, resolveRef } from '../git/repo';
+import { deleteRefsUnder } from '../git/ref-batch';
 import { SNAPSHOT_PATHSPEC, SNAPSHOT_REF_PREFIX } from '../git/snapshot';
 import { flattenForks, listForks, type ForkNode } from './tree';
 import { refuseLinkedStoreDirs } from '../util/nofollow';
@@ -212,12 +213,7 @@ async function removeLocked(
     const del = ['branch', '-D', branch];
     await gitText(root, del, env);
   }
-  const refs = listRefs(root, `${SNAPSHOT_REF_PREFIX}/${forkId}/`, env);
-  updateRefs(
-    root,
-    refs.map((r) => `delete ${r.ref} ${r.commit}`),
-    env,
-  );
+  const removedRefs = deleteRefsUnder(requireRepo(root, env), `${SNAPSHOT_REF_PREFIX}/${forkId}/`, env);
   if (parent !== undefined) {
     removeIntent(pendingFile(worktreesDir(parent.parent), forkId));
     try {
@@ -231,7 +227,7 @@ async function removeLocked(
     worktree: node.worktree,
     branch,
     branch_commit: branchCommit,
-    removed_snapshot_refs: refs.length,
+    removed_snapshot_refs: removedRefs,
     steps,
     steps_since: since,
     tombstone,

@@ -79,20 +79,27 @@ function identity(config: Map<string, string>, env: NodeJS.ProcessEnv): string |
 }
 
 /**
+ * Whether the repository keeps objects and refs as git 2.x writes them by default, so that they can be written
+ * in-process: SHA-1 objects, refs in files, no shared permissions, no reflog kept for every ref. `c` holds the
+ * values of LOOSE_CONFIG_PATTERN's keys (configValues).
+ */
+export function filesAsGitWrites(c: Map<string, string>): boolean {
+  // Any extension (another object format, reftable, a worktree config...) is a format this does not write.
+  for (const key of c.keys()) if (key.startsWith('extensions.')) return false;
+  if ((c.get('core.repositoryformatversion') ?? '0') !== '0' && c.get('core.repositoryformatversion') !== '1')
+    return false;
+  const shared = c.get('core.sharedrepository');
+  if (shared !== undefined && !/^(false|umask|no|off|0)$/i.test(shared)) return false;
+  return c.get('core.logallrefupdates')?.toLowerCase() !== 'always';
+}
+
+/**
  * Whether (and how) the snapshot's commit and ref can be written in-process; undefined: ask git. `config` is the
  * output of `git config --null --get-regexp` over LOOSE_CONFIG_PATTERN (and any other keys).
  */
 export function looseRepo(commonDir: string, config: string, env: NodeJS.ProcessEnv): LooseRepo | undefined {
   const c = configValues(config);
-  for (const key of c.keys()) {
-    // Any extension (another object format, reftable, a worktree config...) is a format this does not write.
-    if (key.startsWith('extensions.')) return undefined;
-  }
-  if ((c.get('core.repositoryformatversion') ?? '0') !== '0' && c.get('core.repositoryformatversion') !== '1')
-    return undefined;
-  const shared = c.get('core.sharedrepository');
-  if (shared !== undefined && !/^(false|umask|no|off|0)$/i.test(shared)) return undefined;
-  if (c.get('core.logallrefupdates')?.toLowerCase() === 'always') return undefined;
+  if (!filesAsGitWrites(c)) return undefined;
   if (c.has('i18n.commitencoding')) return undefined;
   // Dates from the environment take git's date parser; the time zone git would use is this process's.
   if (env.GIT_AUTHOR_DATE !== undefined || env.GIT_COMMITTER_DATE !== undefined) return undefined;
