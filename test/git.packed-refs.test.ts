@@ -191,3 +191,33 @@ test('never through a link, never a FIFO: refused as the other readers refuse; n
   execFileSync('mkfifo', [file]);
   expect(() => PackedRefs.open(commonDir(root))).toThrow(InputError);
 });
+
+/** What `git show-ref --verify` says of `ref`: its object id, null when there is no such ref, 'dies' when git dies. */
+function gitSays(root: string, ref: string): string | null {
+  try {
+    return git(root, ['show-ref', '--verify', '--hash', ref]);
+  } catch (e) {
+    return String((e as { stderr?: unknown }).stderr).includes(' - not a valid ref') ? null : 'dies';
+  }
+}
+
+test('without the sorted trait, a record with an empty name anywhere: git dies sorting the file, nothing told here', () => {
+  const { root, head } = repo();
+  rmSync(path.join(commonDir(root), 'refs', 'heads', 'main')); // only packed refs
+  const file = path.join(commonDir(root), 'packed-refs');
+  // `<oid> ` is 41 bytes: git's sort_snapshot wants at least 42 (a name of one byte) of every record line; as the
+  // last line it passes verify_buffer_safe (42 bytes with its newline), so only the sorting dies on it.
+  for (const text of [
+    `${head} \n${head} refs/heads/main\n`,
+    `# pack-refs with: peeled \n${head} \n${head} refs/heads/main\n`,
+    `${head} refs/heads/main\n${head} \n`,
+  ]) {
+    writeFileSync(file, text);
+    expect(gitSays(root, 'refs/heads/main')).toBe('dies');
+    expect(withPackedRefs(commonDir(root), null, (p) => p.find('refs/heads/main'))).toBeUndefined();
+  }
+  // With the trait git does not sort: the record is compared as a name sorting first, and so it is here.
+  writeFileSync(file, `# pack-refs with: sorted \n${head} \n${head} refs/heads/main\n`);
+  expect(gitSays(root, 'refs/heads/main')).toBe(head);
+  expect(withPackedRefs(commonDir(root), null, (p) => p.find('refs/heads/main'))).toBe(head);
+});

@@ -290,7 +290,11 @@ function lastLineIsRecord(b: Bytes, start: number): boolean {
   return b.size - startOfRecord(b, start, b.size - 1) >= HEX_LENGTH + 2;
 }
 
-/** A file without the `sorted` trait: every line a record or one peel line after one, names strictly increasing. */
+/**
+ * A file without the `sorted` trait: every line a record or one peel line after one, names strictly increasing.
+ * A record's name is not empty: git's `sort_snapshot` dies on a record line shorter than `<40 hex> <one byte>`
+ * (`<oid> ` alone, which RECORD matches), wherever it is in the file.
+ */
 function inOrder(b: WholeBytes, start: number): boolean {
   const lines = b.text(start, b.size).split('\n');
   lines.pop(); // after the last newline (lastLineIsRecord: there is one)
@@ -303,6 +307,7 @@ function inOrder(b: WholeBytes, start: number): boolean {
     }
     if (!RECORD.test(line)) return false;
     const name = line.slice(HEX_LENGTH + 1);
+    if (name === '') return false;
     if (last !== undefined && !(last < name)) return false;
     last = name;
     peelable = true;
