@@ -221,3 +221,42 @@ test('without the sorted trait, a record with an empty name anywhere: git dies s
   expect(gitSays(root, 'refs/heads/main')).toBe(head);
   expect(withPackedRefs(commonDir(root), null, (p) => p.find('refs/heads/main'))).toBe(head);
 });
+
+test('property: the ref writer writes only where git update-ref would, over hand-made packed-refs (a ref named refs too)', () => {
+  const { root, head } = repo();
+  const loose = { commonDir: commonDir(root), ident: 'a <b>' };
+  const file = path.join(commonDir(root), 'packed-refs');
+  const clear = (): void => {
+    rmSync(path.join(commonDir(root), 'refs'), { recursive: true, force: true });
+    rmSync(path.join(commonDir(root), 'logs'), { recursive: true, force: true });
+    mkdirSync(path.join(commonDir(root), 'refs'));
+  };
+  // What stepchain's git runs with (src/git/exec.ts): no replace refs read for the new value.
+  const env = { ...process.env, GIT_NO_REPLACE_OBJECTS: '1' };
+  const name = fc.constantFrom('refs', 'refs/a', 'refs/a/b', 'refs/a-b', 'refs/a/b/c', 'refs/s/x', 'refs/é', 'refs/b');
+  fc.assert(
+    fc.property(fc.uniqueArray(name, { maxLength: 4 }), fc.boolean(), name, (names, sorted, target) => {
+      fc.pre(target !== 'refs');
+      const byBytes = [...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+      const header = sorted ? '# pack-refs with: peeled fully-peeled sorted \n' : '';
+      writeFileSync(file, header + byBytes.map((n) => `${head} ${n}\n`).join(''));
+      clear();
+      let gitWrites = true;
+      try {
+        git(root, ['update-ref', target, head], env);
+      } catch {
+        gitWrites = false;
+      }
+      clear();
+      const written = writeLooseRef(loose, target, head);
+      clear();
+      if (written) expect([names, target, gitWrites]).toEqual([names, target, true]);
+      // A packed ref named like a directory of the target (`refs` included) or below it: both refuse.
+      if (names.some((n) => target.startsWith(`${n}/`) || n.startsWith(`${target}/`))) expect(written).toBe(false);
+    }),
+    { numRuns: 60 },
+  );
+  writeFileSync(file, `# pack-refs with: peeled fully-peeled sorted \n${head} refs\n${head} refs/heads/main\n`);
+  expect(() => git(root, ['update-ref', 'refs/stepchain/x', head], env)).toThrow(/'refs' exists/);
+  expect(writeLooseRef(loose, 'refs/stepchain/x', head)).toBe(false);
+});

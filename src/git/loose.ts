@@ -245,11 +245,15 @@ export function refAbsent(commonDir: string, ref: string, witness: string): bool
   }
 }
 
-/** Whether `packed-refs` holds no ref named like a directory of `ref`, nor one below it (false: cannot tell). */
+/**
+ * Whether `packed-refs` holds no ref named like a directory of `ref`, nor one below it (false: cannot tell). Every
+ * directory, `refs` itself included: git's refs_verify_refname_available looks up each one (a packed ref named
+ * `refs`, which git takes as a one-level name, makes it refuse every `refs/...`).
+ */
 function noPackedConflict(p: PackedRefs, ref: string): boolean {
   if (p.anyUnder(`${ref}/`) !== false) return false;
   const parts = ref.split('/');
-  for (let i = 2; i < parts.length; i++) if (p.find(parts.slice(0, i).join('/')) !== null) return false;
+  for (let i = 1; i < parts.length; i++) if (p.find(parts.slice(0, i).join('/')) !== null) return false;
   return true;
 }
 
