@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { InputError } from '../src/errors';
 import { PackedRefs, withPackedRefs } from '../src/git/packed-refs';
-import { writeLooseRef } from '../src/git/loose';
+import { readRef, writeLooseRef } from '../src/git/loose';
 import { git, initRepo } from './helpers/git';
 import { freshDir, tempDir } from './helpers/tmp';
 
@@ -259,4 +259,17 @@ test('property: the ref writer writes only where git update-ref would, over hand
   writeFileSync(file, `# pack-refs with: peeled fully-peeled sorted \n${head} refs\n${head} refs/heads/main\n`);
   expect(() => git(root, ['update-ref', 'refs/stepchain/x', head], env)).toThrow(/'refs' exists/);
   expect(writeLooseRef(loose, 'refs/stepchain/x', head)).toBe(false);
+});
+
+test('a loose file where a directory of the ref should be: git looks in no packed-refs for the ref (ENOTDIR)', () => {
+  const { root, head, tag } = repo();
+  writeFileSync(path.join(commonDir(root), 'packed-refs'), `# pack-refs with: sorted \n${tag} refs/s/a/b\n`);
+  mkdirSync(path.join(commonDir(root), 'refs', 's'));
+  writeFileSync(path.join(commonDir(root), 'refs', 's', 'a'), `${head}\n`);
+  expect(gitSays(root, 'refs/s/a/b')).toBeNull(); // files_read_raw_ref: lstat fails, not with ENOENT
+  expect(readRef(commonDir(root), 'refs/s/a/b')).toBeUndefined();
+  expect(readRef(commonDir(root), 'refs/s/a')).toBe(head);
+  rmSync(path.join(commonDir(root), 'refs', 's', 'a'));
+  expect(gitSays(root, 'refs/s/a/b')).toBe(tag);
+  expect(readRef(commonDir(root), 'refs/s/a/b')).toBe(tag);
 });

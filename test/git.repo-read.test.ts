@@ -192,6 +192,21 @@ test("packed-refs: what git refuses or must sort first is git's; what it binary-
   expectSame(r, true);
 });
 
+test('a loose file where a directory of the branch should be: git reads no packed-refs for it (ENOTDIR)', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  const head = git(r, ['rev-parse', 'HEAD']);
+  writeFileSync(
+    path.join(r, '.git', 'packed-refs'),
+    `# pack-refs with: peeled fully-peeled sorted \n${head} refs/heads/a/b\n${head} refs/heads/main\n`,
+  );
+  writeFileSync(path.join(r, '.git', 'refs', 'heads', 'a'), `${head}\n`);
+  writeFileSync(path.join(r, '.git', 'HEAD'), 'ref: refs/heads/a/b\n');
+  expect(repoInfoFromGit(r)?.head).toBeUndefined(); // git: the branch is not there
+  expectSame(r, false);
+  rmSync(path.join(r, '.git', 'refs', 'heads', 'a'));
+  expectSame(r, true); // packed, and read so
+});
+
 test('property: packed-refs files of any shape of lines answer as git does', () => {
   const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
   git(r, ['commit', '-q', '--allow-empty', '-m', 'two']);

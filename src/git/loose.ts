@@ -3,7 +3,7 @@ import { closeSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from
 import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { makeDirsBelow, readRegularFile, regularFileExists } from '../util/nofollow';
-import { PackedRefs, withPackedRefs } from './packed-refs';
+import { looseMissing, PackedRefs, withPackedRefs } from './packed-refs';
 
 /**
  * What a snapshot writes and reads of a repository without starting git, each a few hundred bytes: the commit
@@ -227,6 +227,7 @@ export function readRef(commonDir: string, ref: string): string | undefined {
     const m = /^([0-9a-f]{40})\n?$/.exec(loose.toString('latin1'));
     return m === null ? undefined : m[1];
   }
+  if (!looseMissing(commonDir, ref)) return undefined;
   return withPackedRefs(commonDir, null, (p) => p.find(ref)) ?? undefined;
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { openRegularFile, readPieces } from '../util/nofollow';
 
@@ -324,5 +324,18 @@ export function withPackedRefs<T>(commonDir: string, none: T, use: (p: PackedRef
     return use(p);
   } finally {
     p.close();
+  }
+}
+
+/**
+ * Whether git, reading `ref`, goes on to `packed-refs`: only when lstat says its loose file does not exist
+ * (ENOENT; files_read_raw_ref). A file where one of its directories should be (ENOTDIR), a name too long
+ * (ENAMETOOLONG): git's read fails there and the ref is not found, whatever `packed-refs` holds.
+ */
+export function looseMissing(commonDir: string, ref: string): boolean {
+  try {
+    return lstatSync(path.join(commonDir, ref), { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
   }
 }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { READ_FLAGS, readUnder } from '../util/nofollow';
 import { isRefComponent } from './ref-name';
-import { withPackedRefs } from './packed-refs';
+import { looseMissing, withPackedRefs } from './packed-refs';
 
 /** Where a directory sits in git: its work tree, the repository's common git dir, HEAD and branch. */
 export interface RepoInfo {
@@ -151,7 +151,7 @@ function resolveBranch(gitDir: string, ref: string): string | undefined | null {
     const m = /^([0-9a-f]{40})\n$/.exec(loose.bytes.toString('latin1'));
     return m === null ? undefined : m[1]!;
   }
-  if (loose.kind !== 'missing') return undefined;
+  if (loose.kind !== 'missing' || !looseMissing(gitDir, ref)) return undefined;
   // Looked up as git looks it up (./packed-refs.ts); a replaced object is read as its replacement by
   // `HEAD^{commit}`: with any `refs/replace/` ref, git decides.
   return withPackedRefs(gitDir, null, (p) => (p.anyUnder('refs/replace/') === false ? p.find(ref) : undefined));
