@@ -192,6 +192,45 @@ test("packed-refs: what git refuses or must sort first is git's; what it binary-
   expectSame(r, true);
 });
 
+test('packed-refs is read for any HEAD (rev-parse looks up refs/heads/HEAD and the like): a loose or detached HEAD too', () => {
+  const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  const head = git(r, ['rev-parse', 'HEAD']);
+  const packed = path.join(r, '.git', 'packed-refs');
+  const sorted = '# pack-refs with: peeled fully-peeled sorted \n';
+  const shapes: [string, boolean][] = [
+    // git dies reading the file, or finding one of the names it tries for HEAD in a malformed record.
+    ['garbage\n', false],
+    [`${sorted}${head} refs/heads/a\n${head}`, false],
+    [`${head} \n${head} refs/tags/t\n`, false],
+    [`${sorted}${'z'.repeat(40)} refs/heads/HEAD\n`, false],
+    [`${sorted}${'z'.repeat(40)} refs/tags/HEAD\n`, false],
+    // A ref named refs/heads/HEAD (or the like): HEAD is ambiguous, `--symbolic-full-name HEAD` prints nothing.
+    [`${sorted}${head} refs/heads/a\n${head} refs/heads/HEAD\n`, false],
+    [`${sorted}${head} refs/remotes/HEAD/HEAD\n`, false],
+    // git reads it: a record it never finds is not looked at.
+    [`${sorted}${head} refs/heads/a\n`, true],
+    [
+      `${sorted}${[...'abcdefghi'].map((b) => `${head} refs/heads/${b}\n`).join('')}` +
+        `not a record, but long enough to pass for one here\n` +
+        `${[...'jklmnopqrst'].map((b) => `${head} refs/heads/${b}\n`).join('')}`,
+      true,
+    ],
+  ];
+  for (const detach of [false, true]) {
+    if (detach) git(r, ['checkout', '-q', '--detach']);
+    for (const [text, plain] of shapes) {
+      writeFileSync(packed, text);
+      expectSame(r, plain);
+    }
+    rmSync(packed);
+    expectSame(r, true);
+  }
+  // A loose ref of one of those names: git follows it (a symbolic ref), git decides.
+  mkdirSync(path.join(r, '.git', 'refs', 'remotes'));
+  writeFileSync(path.join(r, '.git', 'refs', 'remotes', 'HEAD'), 'ref: refs/heads/main\n');
+  expectSame(r, false);
+});
+
 test('a loose file where a directory of the branch should be: git reads no packed-refs for it (ENOTDIR)', () => {
   const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
   const head = git(r, ['rev-parse', 'HEAD']);

@@ -123,6 +123,7 @@ function fromGitDir(top: string, gitDir: string): RepoInfo | undefined {
   const headText = utf8(gitFile(gitDir, 'HEAD'));
   if (headText === undefined) return undefined;
   const info = { top, gitDir, commonDir: gitDir, indexFile: path.join(gitDir, 'index') };
+  if (!headRulesPlain(gitDir)) return undefined;
   const detached = /^([0-9a-f]{40})\n$/.exec(headText);
   if (detached !== null) {
     return isCommit(gitDir, detached[1]!) ? { ...info, head: detached[1]!, branch: undefined } : undefined;
@@ -135,6 +136,21 @@ function fromGitDir(top: string, gitDir: string): RepoInfo | undefined {
   if (oid === undefined) return undefined;
   if (oid === null) return { ...info, head: undefined, branch }; // unborn
   return isCommit(gitDir, oid) ? { ...info, head: oid, branch } : undefined;
+}
+
+/**
+ * The names `git rev-parse HEAD` looks up besides HEAD (its ref_rev_parse_rules, each tried to warn when the name is
+ * ambiguous), in `packed-refs` when no loose file has the name. A ref of one of these names makes HEAD ambiguous:
+ * `--symbolic-full-name HEAD` then prints nothing (no branch, to git). And git dies, whatever HEAD holds, when that
+ * file is not one it reads (a `#` line that is no header, a last line that is no record, a short record in a file
+ * it sorts) or when it finds one of these names in a malformed record.
+ */
+const HEAD_RULES = ['refs/HEAD', 'refs/tags/HEAD', 'refs/heads/HEAD', 'refs/remotes/HEAD', 'refs/remotes/HEAD/HEAD'];
+
+/** Whether git's lookups of HEAD_RULES find nothing, plainly: no loose file, no packed record of these names. */
+function headRulesPlain(gitDir: string): boolean {
+  if (!HEAD_RULES.every((name) => looseMissing(gitDir, name))) return false;
+  return withPackedRefs(gitDir, true, (p) => HEAD_RULES.every((name) => p.find(name) === null)) ?? false;
 }
 
 /** A file's text as git prints it (its bytes); undefined when they are not UTF-8 (git's output would not round-trip). */
