@@ -151,6 +151,12 @@ test('not the plain case: a lock held, a link, an unsorted or foreign file, a re
   writeFileSync(path.join(git, 'packed-refs'), '# pack-refs with: peeled fully-peeled sorted \n'); // a header alone
   expect(addPackedRefs(git, refs)).toBe(true);
   expect(gitIn(root, ['rev-parse', 'refs/x/1']).out.trim()).toBe(head);
+  // A packed ref named `refs` (git takes a one-level name there) is a directory of every ref: git refuses.
+  const withRefs = `# pack-refs with: peeled fully-peeled sorted \n${head} refs\n`;
+  writeFileSync(path.join(git, 'packed-refs'), withRefs);
+  expect(addPackedRefs(git, [{ ref: 'refs/z/1', oid: head }])).toBe(false);
+  expect(readFileSync(path.join(git, 'packed-refs'), 'utf8')).toBe(withRefs);
+  writeFileSync(path.join(git, 'packed-refs'), '# pack-refs with: peeled fully-peeled sorted \n');
   // A packed ref below the one to create (its directory gone with its loose file): git refuses; so does this.
   gitIn(root, ['update-ref', 'refs/p/q', head]);
   gitIn(root, ['pack-refs', '--all']);

@@ -118,10 +118,13 @@ function lowerBound(records: readonly Record[], name: string): number {
   return lo;
 }
 
-/** The names of the directories of `name` below `refs/` (`refs/a/b/c`: `refs/a`, `refs/a/b`). */
+/**
+ * The names of the directories of `name` (`refs/a/b/c`: `refs`, `refs/a`, `refs/a/b`): a ref of one of those names
+ * (even `refs`, which git takes as a one-level name) is in its way.
+ */
 function ancestors(name: string): string[] {
   const parts = name.split('/');
-  return parts.slice(2).map((_, i) => parts.slice(0, i + 2).join('/'));
+  return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
 /** Whether nothing loose is in the way of creating `names` (all in directory `dir` of the refs store, a ref each). */
