@@ -30,6 +30,10 @@ const PEEL = /^\^[0-9a-f]{40}$/;
 /** What git writes as the first line of a `packed-refs` it makes. */
 const GIT_HEADER = '# pack-refs with: peeled fully-peeled sorted \n';
 const MAX_PACKED_BYTES = 1 << 30;
+/** Refs git keeps in each worktree's own directory (git's REF_TYPE_PER_WORKTREE), never in the common store. */
+const PER_WORKTREE = /^refs\/(bisect|worktree|rewritten)\//;
+/** Refs git logs from their creation under core.logAllRefUpdates=true (its should_autocreate_reflog). */
+const AUTO_REFLOG = /^refs\/(heads|remotes|notes)\//;
 
 /** A record of the file: its name (bytes as latin1) and its lines (the record and any peel line), as they are. */
 interface Record {
@@ -127,7 +131,11 @@ function ancestors(name: string): string[] {
   return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
-/** Whether nothing loose is in the way of creating `names` (all in directory `dir` of the refs store, a ref each). */
+/**
+ * Whether nothing loose is in the way of creating `names` (all in directory `dir` of the refs store, a ref each)
+ * under `commonDir`; with `commonDir/logs`, whether none of them has a reflog (git appends to a reflog it finds
+ * when it creates the ref, and removes it with the ref).
+ */
 function looseRoomFor(commonDir: string, dir: string, names: readonly string[]): boolean {
   // Each directory on the way is one (never a link) or absent; a file there is a ref named like a directory.
   const parts = dir.split('/');
@@ -151,12 +159,20 @@ function looseRoomFor(commonDir: string, dir: string, names: readonly string[]):
 }
 
 /**
- * Creates `refs` (each `refs/...`, new) in `packed-refs`, all or none. False having changed nothing when it is not
+ * Creates `refs` (each `refs/...`, new, naming a commit the caller found in the repository: see ref-batch.ts
+ * allCommits) in `packed-refs`, all or none. False having changed nothing when it is not
  * the plain case (see above).
  */
 export function addPackedRefs(commonDir: string, refs: readonly RefValue[]): boolean {
+  // Git's, not this plain case: a ref git keeps per worktree (it belongs in the worktree's own directory, not the
+  // common packed-refs), and one git gives a reflog as it creates it (core.logAllRefUpdates=true, the default of a
+  // non-bare repository: refs/heads/, refs/remotes/, refs/notes/), which no record here writes.
   const valid = (r: RefValue): boolean =>
-    OID.test(r.oid) && r.ref.startsWith('refs/') && r.ref.split('/').slice(1).every(isRefComponent);
+    OID.test(r.oid) &&
+    r.ref.startsWith('refs/') &&
+    !PER_WORKTREE.test(r.ref) &&
+    !AUTO_REFLOG.test(r.ref) &&
+    r.ref.split('/').slice(1).every(isRefComponent);
   if (!refs.every(valid)) return false;
   const added = refs
     .map((r) => ({ name: bytesOf(r.ref), lines: `${r.oid} ${bytesOf(r.ref)}\n`, ref: r.ref }))
@@ -173,7 +189,9 @@ export function addPackedRefs(commonDir: string, refs: readonly RefValue[]): boo
     if (names.length === 0) byDir.set(dir, names);
     names.push(path.posix.basename(a.ref));
   }
-  for (const [dir, names] of byDir) if (!looseRoomFor(commonDir, dir, names)) return false;
+  const logs = path.join(commonDir, 'logs');
+  for (const [dir, names] of byDir)
+    if (!looseRoomFor(commonDir, dir, names) || !looseRoomFor(logs, dir, names)) return false;
   return rewrite(commonDir, (records) => {
     const packed = new Set(records.map((r) => r.name));
     for (const a of added) {
@@ -199,7 +217,11 @@ export function addPackedRefs(commonDir: string, refs: readonly RefValue[]): boo
  * having changed nothing (not the plain case, or a ref packed with another value than the caller read).
  */
 export function removePackedRefs(commonDir: string, refs: readonly RefValue[]): string[] | false {
-  const wanted = new Map(refs.map((r) => [bytesOf(r.ref), r]));
+  // A ref with a reflog is left for git, which removes the reflog with the ref (a reflog left behind would outlive
+  // its ref, and a ref created again of that name would take up its old history).
+  const logged = withReflog(commonDir, refs);
+  if (logged === undefined) return false;
+  const wanted = new Map(refs.filter((r) => !logged.has(r.ref)).map((r) => [bytesOf(r.ref), r]));
   const removed: string[] = [];
   const done = rewrite(commonDir, (records) => {
     const kept: Record[] = [];
@@ -212,4 +234,28 @@ export function removePackedRefs(commonDir: string, refs: readonly RefValue[]): 
     return removed.length === 0 ? 'unchanged' : kept;
   });
   return done ? removed : false;
+}
+
+/** The refs of `refs` that have a reflog (`logs/<ref>`, anything there), or undefined when that cannot be told. */
+function withReflog(commonDir: string, refs: readonly RefValue[]): Set<string> | undefined {
+  const logged = new Set<string>();
+  const byDir = new Map<string, RefValue[]>();
+  for (const r of refs) {
+    const dir = path.posix.dirname(r.ref);
+    const list = byDir.get(dir) ?? [];
+    if (list.length === 0) byDir.set(dir, list);
+    list.push(r);
+  }
+  for (const [dir, list] of byDir) {
+    let present: Set<string>;
+    try {
+      present = new Set(readdirSync(path.join(commonDir, 'logs', ...dir.split('/'))));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') continue; // no reflog below
+      return undefined;
+    }
+    for (const r of list) if (present.has(path.posix.basename(r.ref))) logged.add(r.ref);
+  }
+  return logged;
 }

@@ -21,10 +21,33 @@ function plainRefStore(repo: RepoInfo, env: NodeJS.ProcessEnv | undefined): bool
   }
 }
 
+/**
+ * Whether every ref names a commit git finds. git update-ref refuses an object it does not have (and a non-commit
+ * under refs/heads/), and packed-refs written with git's `fully-peeled` trait says that a record without a peel
+ * line names no tag: a record written here for an annotated tag would have git take it for unpeelable (show-ref
+ * -d, and every pack-refs after, copy that). Anything else is git's to write. One `git cat-file` for them all.
+ */
+function allCommits(repo: RepoInfo, refs: readonly RefValue[], env: NodeJS.ProcessEnv | undefined): boolean {
+  const oids = [...new Set(refs.map((r) => r.oid))];
+  try {
+    const out = gitSync(repo.top, ['cat-file', '--batch-check=%(objecttype)'], { env, input: `${oids.join('\n')}\n` });
+    const types = out.split('\n');
+    return types.length === oids.length + 1 && types.slice(0, -1).every((t) => t === 'commit');
+  } catch {
+    return false;
+  }
+}
+
 /** Creates `refs`, all new, all or none (a ref that exists, or is in the way of one, fails the whole: git says why). */
 export function createRefs(repo: RepoInfo, refs: readonly RefValue[], env?: NodeJS.ProcessEnv): void {
   if (refs.length === 0) return;
-  if (refs.length >= BATCH_AT_LEAST && plainRefStore(repo, env) && addPackedRefs(repo.commonDir, refs)) return;
+  if (
+    refs.length >= BATCH_AT_LEAST &&
+    plainRefStore(repo, env) &&
+    allCommits(repo, refs, env) &&
+    addPackedRefs(repo.commonDir, refs)
+  )
+    return;
   updateRefs(
     repo.top,
     refs.map((r) => `create ${r.ref} ${r.oid}`),
