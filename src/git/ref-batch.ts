@@ -72,8 +72,17 @@ export function deleteRefsUnder(repo: RepoInfo, prefix: string, env?: NodeJS.Pro
   const refs = listRefValues(repo.top, prefix, env);
   const removed =
     refs.length >= BATCH_AT_LEAST && plainRefStore(repo, env) ? removePackedRefs(repo.commonDir, refs) : false;
-  // What is left: every ref when nothing was removed here, else what git still lists (the loose ones).
-  const left = removed === false ? refs : removed.length === 0 ? refs : listRefValues(repo.top, prefix, env);
+  // What is left: every ref when nothing was removed here, else what git still lists (the loose ones), each only
+  // if it was listed at first and with the value read then: a ref another process made, or moved, since is not
+  // ours to delete (git refuses the old value; the value listed now would delete the other's update).
+  const read = new Map(refs.map((r) => [r.ref, r.oid]));
+  const left =
+    removed === false || removed.length === 0
+      ? refs
+      : listRefValues(repo.top, prefix, env).flatMap((r) => {
+          const oid = read.get(r.ref);
+          return oid === undefined ? [] : [{ ref: r.ref, oid }];
+        });
   updateRefs(
     repo.top,
     left.map((r) => `delete ${r.ref} ${r.oid}`),
