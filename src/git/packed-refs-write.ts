@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, unl
 import path from 'node:path';
 import { readRegularFile } from '../util/nofollow';
 import { isRefComponent } from './ref-name';
+import { headerSaysSorted, orderedRecords, type PackedRecord, refBytes } from './packed-refs';
 
 /**
  * Many refs created, or removed, at once by rewriting `packed-refs` as `git pack-refs` does: under git's own lock
@@ -25,8 +26,6 @@ export interface RefValue {
 }
 
 const OID = /^[0-9a-f]{40}$/;
-const RECORD = /^([0-9a-f]{40}) (.+)$/;
-const PEEL = /^\^[0-9a-f]{40}$/;
 /** What git writes as the first line of a `packed-refs` it makes. */
 const GIT_HEADER = '# pack-refs with: peeled fully-peeled sorted \n';
 const MAX_PACKED_BYTES = 1 << 30;
@@ -35,45 +34,26 @@ const PER_WORKTREE = /^refs\/(bisect|worktree|rewritten)\//;
 /** Refs git logs from their creation under core.logAllRefUpdates=true (its should_autocreate_reflog). */
 const AUTO_REFLOG = /^refs\/(heads|remotes|notes)\//;
 
-/** A record of the file: its name (bytes as latin1) and its lines (the record and any peel line), as they are. */
-interface Record {
-  name: string;
-  lines: string;
-}
-
-/** Names as git orders them: their bytes (a byte a character). */
-const bytesOf = (name: string): string => Buffer.from(name, 'utf8').toString('latin1');
-
 /** The file's header and records, or undefined when it is not exactly git's sorted layout. */
-function readPacked(file: string): { header: string; records: Record[] } | undefined {
+function readPacked(file: string): { header: string; records: PackedRecord[] } | undefined {
   const bytes = readRegularFile(file, { maxBytes: MAX_PACKED_BYTES });
   if (bytes === undefined) return { header: GIT_HEADER, records: [] };
   const text = bytes.toString('latin1');
   if (text === '') return { header: GIT_HEADER, records: [] };
   const first = text.indexOf('\n');
-  if (!text.endsWith('\n') || !text.startsWith('# pack-refs with:')) return undefined;
-  const header = text.slice(0, first + 1);
-  if (!header.slice('# pack-refs with:'.length, -1).split(' ').includes('sorted')) return undefined;
-  const records: Record[] = [];
-  const body = text.slice(first + 1, -1);
-  const lines = body === '' && first === text.length - 1 ? [] : body.split('\n'); // a header alone: no records
-  for (let i = 0; i < lines.length; i++) {
-    const m = RECORD.exec(lines[i]!);
-    if (m === null) return undefined;
-    const name = m[2]!;
-    if (records.length > 0 && !(records.at(-1)!.name < name)) return undefined;
-    let own = `${lines[i]}\n`;
-    if (i + 1 < lines.length && PEEL.test(lines[i + 1]!)) own += `${lines[++i]}\n`;
-    records.push({ name, lines: own });
-  }
-  return { header, records };
+  if (first < 0 || !headerSaysSorted(text.slice(0, first))) return undefined;
+  const records = orderedRecords(text.slice(first + 1));
+  return records === undefined ? undefined : { header: text.slice(0, first + 1), records };
 }
 
 /**
  * Runs `change` on the records under git's lock and writes the records it returns; `unchanged` writes nothing.
  * False: not done (undefined from `change`, the lock held, the file not git's sorted layout, a write failed).
  */
-function rewrite(commonDir: string, change: (records: Record[]) => Record[] | 'unchanged' | undefined): boolean {
+function rewrite(
+  commonDir: string,
+  change: (records: PackedRecord[]) => PackedRecord[] | 'unchanged' | undefined,
+): boolean {
   const file = path.join(commonDir, 'packed-refs');
   const lock = `${file}.lock`;
   let fd: number;
@@ -111,7 +91,7 @@ function rewrite(commonDir: string, change: (records: Record[]) => Record[] | 'u
 }
 
 /** The index of the first record whose name is not below `name` (binary search). */
-function lowerBound(records: readonly Record[], name: string): number {
+function lowerBound(records: readonly PackedRecord[], name: string): number {
   let lo = 0;
   let hi = records.length;
   while (lo < hi) {
@@ -175,7 +155,7 @@ export function addPackedRefs(commonDir: string, refs: readonly RefValue[]): boo
     r.ref.split('/').slice(1).every(isRefComponent);
   if (!refs.every(valid)) return false;
   const added = refs
-    .map((r) => ({ name: bytesOf(r.ref), lines: `${r.oid} ${bytesOf(r.ref)}\n`, ref: r.ref }))
+    .map((r) => ({ name: refBytes(r.ref), lines: `${r.oid} ${refBytes(r.ref)}\n`, ref: r.ref }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // Among themselves: no two alike, none named like another's directory (not always neighbours in order:
   // `refs/a` < `refs/a.b` < `refs/a/a`).
@@ -200,7 +180,7 @@ export function addPackedRefs(commonDir: string, refs: readonly RefValue[]): boo
       if (below !== undefined && below.name.startsWith(`${a.name}/`)) return undefined;
     }
     // Merged in order, the records kept as they are.
-    const out: Record[] = [];
+    const out: PackedRecord[] = [];
     let i = 0;
     for (const a of added) {
       while (i < records.length && records[i]!.name < a.name) out.push(records[i++]!);
@@ -221,10 +201,10 @@ export function removePackedRefs(commonDir: string, refs: readonly RefValue[]): 
   // its ref, and a ref created again of that name would take up its old history).
   const logged = withReflog(commonDir, refs);
   if (logged === undefined) return false;
-  const wanted = new Map(refs.filter((r) => !logged.has(r.ref)).map((r) => [bytesOf(r.ref), r]));
+  const wanted = new Map(refs.filter((r) => !logged.has(r.ref)).map((r) => [refBytes(r.ref), r]));
   const removed: string[] = [];
   const done = rewrite(commonDir, (records) => {
-    const kept: Record[] = [];
+    const kept: PackedRecord[] = [];
     for (const r of records) {
       const want = wanted.get(r.name);
       if (want === undefined) kept.push(r);

@@ -29,6 +29,7 @@ const MAX_LINE = 64 * 1024;
 const MAX_WHOLE_BYTES = 256 * 1024 * 1024;
 const HEADER = '# pack-refs with:';
 const RECORD = /^[0-9a-f]{40} /;
+const PEEL_LINE = /^\^[0-9a-f]{40}$/;
 
 /**
  * The bytes of the file: pages read on demand, or the whole file. A search looks at a few lines, found with
@@ -114,7 +115,7 @@ class WholeBytes implements Bytes {
 }
 
 /** Names as git compares them: their bytes (a name in a record is read a byte a character, latin1). */
-const bytesOf = (name: string): string => Buffer.from(name, 'utf8').toString('latin1');
+export const refBytes = (name: string): string => Buffer.from(name, 'utf8').toString('latin1');
 
 /** A repository's `packed-refs`, open for lookups; `close` when done. */
 export class PackedRefs {
@@ -159,7 +160,7 @@ export class PackedRefs {
 
   /** The object id `ref` names here: null when no record names it, undefined when its record is malformed. */
   find(ref: string): string | null | undefined {
-    const want = bytesOf(ref);
+    const want = refBytes(ref);
     const at = this.locate(want, true);
     if (at === undefined) return undefined;
     if (at < 0) return null;
@@ -168,7 +169,7 @@ export class PackedRefs {
 
   /** Whether any ref here is named `prefix...` (`prefix` ends with `/`); undefined when that cannot be told. */
   anyUnder(prefix: string): boolean | undefined {
-    const want = bytesOf(prefix);
+    const want = refBytes(prefix);
     const at = this.locate(want, false);
     if (at === undefined) return undefined;
     if (at >= this.bytes.size) return false;
@@ -272,15 +273,14 @@ function headerEnd(b: Bytes): number | undefined {
   return end + 1;
 }
 
-/** Whether the header names the `sorted` trait (git splits the traits at spaces). */
+/** Whether the header names the `sorted` trait. */
 function sortedTrait(b: Bytes, start: number): boolean {
-  return (
-    start > 0 &&
-    b
-      .text(HEADER.length, start - 1)
-      .split(' ')
-      .includes('sorted')
-  );
+  return start > 0 && headerSaysSorted(b.text(0, start - 1));
+}
+
+/** Whether a header line (`# pack-refs with: ...`, no newline) names git's `sorted` trait (git splits at spaces). */
+export function headerSaysSorted(header: string): boolean {
+  return header.startsWith(HEADER) && header.slice(HEADER.length).split(' ').includes('sorted');
 }
 
 /** git's `verify_buffer_safe`: the file ends with a newline and its last record is long enough to be one. */
@@ -290,29 +290,38 @@ function lastLineIsRecord(b: Bytes, start: number): boolean {
   return b.size - startOfRecord(b, start, b.size - 1) >= HEX_LENGTH + 2;
 }
 
-/**
- * A file without the `sorted` trait: every line a record or one peel line after one, names strictly increasing.
- * A record's name is not empty: git's `sort_snapshot` dies on a record line shorter than `<40 hex> <one byte>`
- * (`<oid> ` alone, which RECORD matches), wherever it is in the file.
- */
+/** A file without the `sorted` trait is used only when it needs no sorting (orderedRecords). */
 function inOrder(b: WholeBytes, start: number): boolean {
-  const lines = b.text(start, b.size).split('\n');
-  lines.pop(); // after the last newline (lastLineIsRecord: there is one)
-  let last: string | undefined;
-  let peelable = false;
-  for (const line of lines) {
-    if (peelable && /^\^[0-9a-f]{40}$/.test(line)) {
-      peelable = false;
-      continue;
-    }
-    if (!RECORD.test(line)) return false;
+  return orderedRecords(b.text(start, b.size)) !== undefined;
+}
+
+/** A record of `packed-refs`: its name (bytes as latin1) and its lines as they are (the record, any peel line). */
+export interface PackedRecord {
+  name: string;
+  lines: string;
+}
+
+/**
+ * The records of `body` (what follows the header line: lines each ending with a newline, or nothing), when every
+ * line is a record `<40 hex> <name>` or one peel line after one, and the names strictly increase; undefined
+ * otherwise. A name is not empty: git's `sort_snapshot` dies on a record line shorter than `<40 hex> <one byte>`
+ * (`<oid> ` alone), wherever it is in the file. The one reading of a whole file, for the lookups of a file without
+ * the `sorted` trait and for the rewrites of ./packed-refs-write.ts.
+ */
+export function orderedRecords(body: string): PackedRecord[] | undefined {
+  if (body !== '' && !body.endsWith('\n')) return undefined;
+  const lines = body === '' ? [] : body.slice(0, -1).split('\n');
+  const records: PackedRecord[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!RECORD.test(line)) return undefined;
     const name = line.slice(HEX_LENGTH + 1);
-    if (name === '') return false;
-    if (last !== undefined && !(last < name)) return false;
-    last = name;
-    peelable = true;
+    if (name === '' || (records.length > 0 && !(records.at(-1)!.name < name))) return undefined;
+    let own = `${line}\n`;
+    if (i + 1 < lines.length && PEEL_LINE.test(lines[i + 1]!)) own += `${lines[++i]}\n`;
+    records.push({ name, lines: own });
   }
-  return true;
+  return records;
 }
 
 /** Looks something up in the `packed-refs` of `commonDir`, closing it after; `none` when there is no such file. */
