@@ -4,6 +4,7 @@ import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { makeDirsBelow, readRegularFile, regularFileExists } from '../util/nofollow';
 import { looseMissing, PackedRefs, withPackedRefs } from './packed-refs';
+import { refDirectories } from './ref-name';
 
 /**
  * What a snapshot writes and reads of a repository without starting git, each a few hundred bytes: the commit
@@ -252,10 +253,7 @@ export function refAbsent(commonDir: string, ref: string, witness: string): bool
  * `refs`, which git takes as a one-level name, makes it refuse every `refs/...`).
  */
 function noPackedConflict(p: PackedRefs, ref: string): boolean {
-  if (p.anyUnder(`${ref}/`) !== false) return false;
-  const parts = ref.split('/');
-  for (let i = 1; i < parts.length; i++) if (p.find(parts.slice(0, i).join('/')) !== null) return false;
-  return true;
+  return p.anyUnder(`${ref}/`) === false && refDirectories(ref).every((d) => p.find(d) === null);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../util/nofollow';
-import { isRefComponent } from './ref-name';
+import { isRefComponent, refDirectories } from './ref-name';
 import { headerSaysSorted, orderedRecords, type PackedRecord, refBytes } from './packed-refs';
 
 /**
@@ -103,15 +103,6 @@ function lowerBound(records: readonly PackedRecord[], name: string): number {
 }
 
 /**
- * The names of the directories of `name` (`refs/a/b/c`: `refs`, `refs/a`, `refs/a/b`): a ref of one of those names
- * (even `refs`, which git takes as a one-level name) is in its way.
- */
-function ancestors(name: string): string[] {
-  const parts = name.split('/');
-  return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
-}
-
-/**
  * Whether nothing loose is in the way of creating `names` (all in directory `dir` of the refs store, a ref each)
  * under `commonDir`; with `commonDir/logs`, whether none of them has a reflog (git appends to a reflog it finds
  * when it creates the ref, and removes it with the ref).
@@ -161,7 +152,7 @@ export function addPackedRefs(commonDir: string, refs: readonly RefValue[]): boo
   // `refs/a` < `refs/a.b` < `refs/a/a`).
   const names = new Set(added.map((a) => a.name));
   if (names.size !== added.length) return false;
-  for (const a of added) if (ancestors(a.name).some((d) => names.has(d))) return false;
+  for (const a of added) if (refDirectories(a.name).some((d) => names.has(d))) return false;
   const byDir = new Map<string, string[]>();
   for (const a of added) {
     const dir = path.posix.dirname(a.ref);
@@ -175,7 +166,7 @@ export function addPackedRefs(commonDir: string, refs: readonly RefValue[]): boo
   return rewrite(commonDir, (records) => {
     const packed = new Set(records.map((r) => r.name));
     for (const a of added) {
-      if (packed.has(a.name) || ancestors(a.name).some((d) => packed.has(d))) return undefined;
+      if (packed.has(a.name) || refDirectories(a.name).some((d) => packed.has(d))) return undefined;
       const below = records[lowerBound(records, `${a.name}/`)];
       if (below !== undefined && below.name.startsWith(`${a.name}/`)) return undefined;
     }
