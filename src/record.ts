@@ -65,23 +65,19 @@ export interface RecordResult {
 export function recordStep(journalDirPath: string, step: StepInput, options: RecordOptions): RecordResult {
   const env = options.env ?? process.env;
   const agentId = path.basename(path.resolve(journalDirPath));
-  // Where the root sits in git, asked once for the snapshot and the changes.
-  let repo: RepoInfo | undefined;
-  // One read of the configuration naming programs for the step's git commands (snapshot and changes alike), from
-  // the repository's files when git's answer can be read there (./git/config-read.ts).
-  const readNamed = namedConfigOnce(options.root, env, () => repo);
   const deferred = options.snapshot === false ? undefined : options.deferSnapshots;
   // Deferred: the snapshot's add of the work tree starts before the append and runs while the step is appended and
-  // audited (a failure to start it is the step's warning, as any snapshot failure).
-  let started: StartedSnapshot | undefined;
-  let startFailed: unknown;
-  if (deferred !== undefined)
-    try {
-      repo = repoInfo(options.root, env);
-      started = startSnapshot({ root: options.root, env, readNamed }, repo);
-    } catch (e) {
-      startFailed = e ?? new Error('the snapshot did not start');
-    }
+  // audited (a failure to start it is the step's warning, as any snapshot failure); a caller that knew a step was
+  // coming may have started it already (`DeferredSnapshots.startEarly`).
+  const begun =
+    deferred === undefined ? undefined : (takeEarly(deferred, options.root, env) ?? beginSnapshot(options.root, env));
+  // Where the root sits in git, asked once for the snapshot and the changes.
+  let repo: RepoInfo | undefined = begun?.repo;
+  // One read of the configuration naming programs for the step's git commands (snapshot and changes alike), from
+  // the repository's files when git's answer can be read there (./git/config-read.ts).
+  const readNamed = begun?.readNamed ?? namedConfigOnce(options.root, env, () => repo);
+  const started = begun?.started;
+  const startFailed = begun?.failed;
   let appended: { journal: Journal; row: StepRow };
   try {
     // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
@@ -201,6 +197,29 @@ function auditStep(result: RecordResult, agent: string, options: RecordOptions):
   if (audited !== undefined) result.warnings.push(`step ${row.seq} recorded, but ${audited}`);
 }
 
+/** A snapshot's first half, begun before its step is appended (`startSnapshot`), or why it could not begin. */
+interface BegunSnapshot {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  repo: RepoInfo | undefined;
+  readNamed: () => string;
+  /** Undefined (and no failure): the root is not in a git work tree. */
+  started?: StartedSnapshot;
+  failed?: unknown;
+}
+
+function beginSnapshot(root: string, env: NodeJS.ProcessEnv): BegunSnapshot {
+  const begun: BegunSnapshot = { root, env, repo: undefined, readNamed: namedConfigOnce(root, env, () => begun.repo) };
+  try {
+    begun.repo = repoInfo(root, env);
+    const started = startSnapshot({ root, env, readNamed: begun.readNamed }, begun.repo);
+    if (started !== undefined) begun.started = started;
+  } catch (e) {
+    begun.failed = e ?? new Error('the snapshot did not start');
+  }
+  return begun;
+}
+
 /**
  * The snapshots of a process's steps that finish after their steps are recorded (`RecordOptions.deferSnapshots`):
  * each one's work runs in the order handed over, and `settled` resolves when all of it is done. Nothing handed
@@ -208,6 +227,15 @@ function auditStep(result: RecordResult, agent: string, options: RecordOptions):
  */
 export class DeferredSnapshots {
   private chain: Promise<void> = Promise.resolve();
+  /**
+   * Starts the snapshot of a step about to be recorded under `root` (with `env`, the very object the recording is
+   * given), before what the caller still has to read to know the step: the next step recorded there takes it
+   * (recordStep), and one no step took is dropped when the rest has settled. The agent waits on its hook, so the
+   * work tree it records is the same either way.
+   */
+  startEarly(root: string, env: NodeJS.ProcessEnv): void {
+    if (!EARLY.has(this)) EARLY.set(this, beginSnapshot(root, env));
+  }
 
   /**
    * Work to wait for, after all that was handed over before it: a function is started only once the work before it
@@ -228,8 +256,22 @@ export class DeferredSnapshots {
     this.chain = this.chain.then(then);
   }
 
-  /** Resolves when every work handed over is done. */
+  /** Resolves when every work handed over is done (a snapshot started early that no step took, dropped). */
   settled(): Promise<void> {
+    const unused = EARLY.get(this)?.started;
+    EARLY.delete(this);
+    if (unused !== undefined) this.add(abandonSnapshot(unused));
     return this.chain;
   }
+}
+
+/** The snapshot each DeferredSnapshots started early (`startEarly`), until a step takes it or it is dropped. */
+const EARLY = new WeakMap<DeferredSnapshots, BegunSnapshot>();
+
+/** The snapshot started early for `root` and `env`, once (undefined: none). */
+function takeEarly(deferred: DeferredSnapshots, root: string, env: NodeJS.ProcessEnv): BegunSnapshot | undefined {
+  const early = EARLY.get(deferred);
+  if (early === undefined || early.root !== root || early.env !== env) return undefined;
+  EARLY.delete(deferred);
+  return early;
 }

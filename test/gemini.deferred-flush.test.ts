@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { handleGeminiHook } from '../src/agents/gemini';
 import { DeferredSnapshots } from '../src/record';
@@ -57,4 +57,115 @@ test('a flush whose snapshots are still finishing: the next hook call tells its 
     : [];
   expect(seqs).toEqual([0]);
   expect(b.warnings.filter((w) => !/recorded with id null/.test(w))).toEqual([]);
+});
+
+test('a flush before the next model call hands its snapshots over and holds the lock until they are written', async () => {
+  const root = identifiedProject(freshDir(tmp, 'q'));
+  const home = freshDir(tmp, 'home-q');
+  const state = freshDir(tmp, 'state-q');
+  const chat = path.join(home, '.gemini', 'tmp', 'q', 'chats', 'session-x.jsonl');
+  mkdirSync(path.dirname(chat), { recursive: true });
+  writeFileSync(chat, '');
+  const env = { ...process.env, STEPCHAIN_AUDIT: 'off', HOME: home, XDG_STATE_HOME: state, GEMINI_PROJECT_DIR: root };
+  const payload = (event: string, extra: Record<string, unknown> = {}): Buffer =>
+    Buffer.from(
+      JSON.stringify({
+        session_id: SID,
+        transcript_path: chat,
+        cwd: root,
+        hook_event_name: event,
+        timestamp: '2026-12-03T00:00:00.000Z',
+        ...extra,
+      }),
+    );
+  const call = (command: string) => ({
+    tool_name: 'run_shell_command',
+    tool_input: { command },
+    tool_response: { llmContent: 'x' },
+  });
+  const turn = (id: string, command: string) =>
+    `${JSON.stringify({ id: `m-${id}`, type: 'gemini', model: 'g', toolCalls: [{ id, name: 'run_shell_command', args: { command } }] })}\n`;
+  const lock = path.join(root, '.sdd', 'runtime', 'gemini', SID, 'flush.lock');
+  const changes = () => {
+    const run = readRunJournalFile(runJournalFile(root, `gemini-${SID}`));
+    if (!run.ok) throw new Error('the run journal does not verify');
+    return run.entries
+      .filter((e) => e.row.event === 'step_changes')
+      .map((e) => {
+        const get = (v: unknown, k: string): unknown => (v instanceof Map ? v.get(k) : undefined);
+        const paths = (e.row.payload.get('changes') as unknown[]).map((c) => get(c, 'path'));
+        return { seq: e.row.payload.get('seq'), since: get(e.row.payload.get('since'), 'seq'), paths };
+      });
+  };
+
+  // Call 1 changes a.txt; PreCompress (before the next model call) records it, its snapshot handed over.
+  const first = new DeferredSnapshots();
+  expect(handleGeminiHook(payload('AfterTool', call('touch a')), { env, deferSnapshots: first }).errors).toEqual([]);
+  await first.settled();
+  writeFileSync(path.join(root, 'a.txt'), 'a\n');
+  appendFileSync(chat, turn('call_1', 'touch a'));
+  const flushing = new DeferredSnapshots();
+  const r1 = handleGeminiHook(payload('PreCompress', { trigger: 'auto' }), { env, deferSnapshots: flushing });
+  expect(r1.recorded).toEqual(['step 0']);
+  // Its snapshot is still being taken: the lock is held, and a hook call meanwhile leaves what is pending alone.
+  expect(existsSync(lock)).toBe(true);
+  const meanwhile = new DeferredSnapshots();
+  const r2 = handleGeminiHook(payload('PreCompress', { trigger: 'auto' }), { env, deferSnapshots: meanwhile });
+  expect(r2.warnings).toEqual(['another hook call is recording the pending tool calls']);
+  await meanwhile.settled();
+  await flushing.settled();
+  expect(existsSync(lock)).toBe(false);
+  expect(r1.warnings).toEqual([]);
+  expect(changes()).toEqual([{ seq: 0, since: null, paths: ['a.txt'] }]);
+
+  // Call 2 changes b.txt: its step is told against step 0's snapshot (b.txt only).
+  const second = new DeferredSnapshots();
+  expect(handleGeminiHook(payload('AfterTool', call('touch b')), { env, deferSnapshots: second }).errors).toEqual([]);
+  await second.settled();
+  writeFileSync(path.join(root, 'b.txt'), 'b\n');
+  appendFileSync(chat, turn('call_2', 'touch b'));
+  const third = new DeferredSnapshots();
+  expect(
+    handleGeminiHook(payload('PreCompress', { trigger: 'auto' }), { env, deferSnapshots: third }).recorded,
+  ).toEqual(['step 1']);
+  await third.settled();
+  expect(changes()).toEqual([
+    { seq: 0, since: null, paths: ['a.txt'] },
+    { seq: 1, since: 0, paths: ['b.txt'] },
+  ]);
+  expect(existsSync(lock)).toBe(false);
+});
+
+test('a snapshot started before the pairing that no step takes is dropped: nothing of it is left', async () => {
+  const root = identifiedProject(freshDir(tmp, 'r'));
+  const home = freshDir(tmp, 'home-r');
+  const state = freshDir(tmp, 'state-r');
+  const chat = path.join(home, '.gemini', 'tmp', 'r', 'chats', 'session-x.jsonl');
+  mkdirSync(path.dirname(chat), { recursive: true });
+  writeFileSync(chat, '');
+  const env = { ...process.env, STEPCHAIN_AUDIT: 'off', HOME: home, XDG_STATE_HOME: state, GEMINI_PROJECT_DIR: root };
+  const payload = (event: string, extra: Record<string, unknown> = {}): Buffer =>
+    Buffer.from(
+      JSON.stringify({ session_id: SID, transcript_path: chat, cwd: root, hook_event_name: event, ...extra }),
+    );
+  const after = payload('AfterTool', {
+    tool_name: 'run_shell_command',
+    tool_input: { command: 'ls' },
+    tool_response: { llmContent: 'x' },
+  });
+  const first = new DeferredSnapshots();
+  expect(handleGeminiHook(after, { env, deferSnapshots: first }).errors).toEqual([]);
+  await first.settled();
+  // The transcript does not name the call yet: nothing is paired, the early snapshot is dropped.
+  const flushing = new DeferredSnapshots();
+  const r = handleGeminiHook(payload('PreCompress', { trigger: 'auto' }), { env, deferSnapshots: flushing });
+  // It was started (its temporary index is there) before the pairing found nothing.
+  expect(readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('stepchain-snap-'))).toHaveLength(1);
+  await flushing.settled();
+  expect(r.recorded).toEqual([]);
+  expect(r.errors).toEqual([]);
+  expect(readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('stepchain-'))).toEqual([]);
+  expect(existsSync(path.join(root, '.git', 'refs', 'stepchain'))).toBe(false);
+  expect(existsSync(path.join(root, '.sdd', 'runtime', 'gemini', SID, 'flush.lock'))).toBe(false);
+  expect(readdirSync(path.join(root, '.sdd', 'runtime', 'gemini', SID, 'pending'))).toHaveLength(1);
 });

@@ -15,7 +15,7 @@ import {
   readPrompt,
   journalIndexFile,
   transcriptIndexFile,
-  withFlushLock,
+  takeFlushLock,
   writePrompt,
   type Pending,
 } from './pending';
@@ -67,27 +67,45 @@ export function handleGeminiHook(bytes: Uint8Array, options: HookOptions): HookO
 }
 
 function handle(p: HookPayload, root: string, agent: string, options: HookOptions, out: HookOutcome): void {
-  // Steps are recorded under the flush lock, their snapshots and changes included: handed over to finish after
-  // it (`deferSnapshots`), the next hook call recorded a step whose previous snapshot was not written yet, and told
-  // its changes against the start commit.
-  const { deferSnapshots: _inLine, ...inLine } = options;
+  const { deferSnapshots: deferred, ...inLine } = options;
   const rec = new SessionRecorder(root, agent, GEMINI_ADAPTER, inLine, out, 'declared-blind');
-  const flush = (final: boolean): void => {
-    const done = withFlushLock(root, p.sessionId, () => {
-      flushPending(p, root, options, rec, final);
-      return true;
-    });
-    if (done === undefined) out.warnings.push('another hook call is recording the pending tool calls');
+  // Steps are recorded under the flush lock, and the lock is held until their snapshots and changes are written: a
+  // step's changes are told against the previous step's snapshot, so a next hook call must not record a step before
+  // it exists (it was told against the start commit, claiming every change of the session again). A flush after
+  // which this call records nothing more (AfterTool, PreCompress: the step an agent waits for) hands its snapshots
+  // over to finish after the append (`deferSnapshots`), git's add running while the steps are appended, and releases
+  // the lock once they are done; one followed by a run event (AfterAgent, SessionEnd) takes them in line, so that
+  // the event comes after the steps' changes in the run journal, as it always has.
+  const flush = (final: boolean, handOver: boolean, early = false): void => {
+    const release = takeFlushLock(root, p.sessionId);
+    if (release === undefined) {
+      out.warnings.push('another hook call is recording the pending tool calls');
+      return;
+    }
+    const later = handOver ? deferred : undefined;
+    const recorder =
+      later === undefined ? rec : new SessionRecorder(root, agent, GEMINI_ADAPTER, options, out, 'declared-blind');
+    const before = out.recorded.length;
+    try {
+      // Before the next model call the transcript names the pending calls: their step's snapshot starts before the
+      // transcript and the journal are read to pair them (a snapshot no step takes is dropped).
+      const startEarly = early && later !== undefined ? () => later.startEarly(root, options.env) : undefined;
+      flushPending(p, root, options, recorder, final, startEarly);
+    } finally {
+      // Held on only while a step it recorded is being snapshot.
+      if (later === undefined || out.recorded.length === before) release();
+      else later.after(release);
+    }
   };
   switch (p.event) {
     case 'AfterTool':
       // Earlier batches first (their calls are in the transcript by now), then this call waits for its id.
-      flush(false);
+      flush(false, true);
       addPending(root, p.sessionId, p.bytes);
       out.recorded.push('tool call pending (its id is in the transcript once the call is written)');
       return;
     case 'PreCompress':
-      flush(false);
+      flush(false, true, true);
       return;
     case 'BeforeAgent': {
       const prompt = strOrNull(value(p, 'prompt'));
@@ -96,7 +114,7 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
       return;
     }
     case 'AfterAgent':
-      flush(true);
+      flush(true, false);
       rec.run(
         [
           runEvent('stop', [
@@ -117,7 +135,7 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
       return;
     }
     case 'SessionEnd':
-      flush(true);
+      flush(true, false);
       rec.run([runEvent('session_end', [['reason', strOrNull(value(p, 'reason'))]])], 'run event session_end');
       return;
     default:
@@ -194,9 +212,17 @@ function parsedPending(p: Pending): HookPayload | undefined {
  * Appends a step for every pending AfterTool payload whose call the transcript names, in the transcript's order,
  * matched by tool name and arguments to the oldest such payload; with `final`, the unmatched ones too (id null).
  */
-function flushPending(p: HookPayload, root: string, options: HookOptions, rec: SessionRecorder, final: boolean): void {
+function flushPending(
+  p: HookPayload,
+  root: string,
+  options: HookOptions,
+  rec: SessionRecorder,
+  final: boolean,
+  startEarly?: () => void,
+): void {
   const pending = listPending(root, p.sessionId);
   if (pending.length === 0) return;
+  startEarly?.();
   const prompt = readPrompt(root, p.sessionId);
   const waiting = pending.map((f) => ({ f, payload: parsedPending(f) }));
   for (const w of waiting)

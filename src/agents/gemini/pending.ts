@@ -120,10 +120,10 @@ export function readPrompt(root: string, sessionId: string): string | null {
 const STALE_MS = 120_000;
 
 /**
- * Runs `f` holding the session's flush lock; undefined (nothing done) when another hook call holds it: that one
- * records what is pending, and what it does not yet pair stays for the next call.
+ * Takes the session's flush lock: the function that releases it (it never throws), or undefined when another hook
+ * call holds it: that one records what is pending, and what it does not yet pair stays for the next call.
  */
-export function withFlushLock<T>(root: string, sessionId: string, f: () => T): T | undefined {
+export function takeFlushLock(root: string, sessionId: string): (() => void) | undefined {
   const dir = sessionDir(root, sessionId);
   privateDir(dir);
   const lock = path.join(dir, 'flush.lock');
@@ -142,11 +142,13 @@ export function withFlushLock<T>(root: string, sessionId: string, f: () => T): T
       rmSync(lock, { force: true });
       continue;
     }
-    try {
-      return f();
-    } finally {
-      rmSync(lock, { force: true });
-    }
+    return () => {
+      try {
+        rmSync(lock, { force: true });
+      } catch {
+        /* left behind: taken as stale after STALE_MS */
+      }
+    };
   }
   return undefined;
 }
