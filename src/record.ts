@@ -2,7 +2,7 @@ import { tornTailOption } from './util/chain-file';
 import path from 'node:path';
 import { Journal, type JournalOptions, type StepInput } from './journal';
 import type { StepRow } from './journal';
-import { namedConfigOnce } from './git/exec';
+import { gitTimeoutMs, namedConfigOnce } from './git/exec';
 import { repoInfo, type RepoInfo } from './git/repo';
 import {
   abandonSnapshot,
@@ -14,7 +14,9 @@ import {
   type StartedSnapshot,
 } from './git/snapshot';
 import { auditEvent, auditOptions } from './audit/log';
-import { recordStepChanges, type RecordedStepChanges } from './provenance/record';
+import { previousRef, recordStepChanges, type RecordedStepChanges } from './provenance/record';
+import { StepMarker, waitForPreviousSnapshot } from './git/step-markers';
+import { SNAPSHOT_TIMEOUT_MS } from './git/snapshot-begin';
 import { someOf } from './util/words';
 
 /**
@@ -78,20 +80,44 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   const readNamed = begun?.readNamed ?? namedConfigOnce(options.root, env, () => repo);
   const started = begun?.started;
   const startFailed = begun?.failed;
+  // In line, where the root sits in git is asked before the append too: the step's marker goes there.
+  let inLineFailed: unknown;
+  if (deferred === undefined && options.snapshot !== false)
+    try {
+      repo = repoInfo(options.root, env);
+    } catch (e) {
+      inLineFailed = e ?? new Error('the snapshot did not start');
+    }
+  // Steps of one journal recorded by processes at once: each one's changes wait for the previous step's snapshot
+  // (./git/step-markers.ts).
+  const marker =
+    repo === undefined || options.snapshot === false ? undefined : StepMarker.open(repo.commonDir, agentId);
   let appended: { journal: Journal; row: StepRow };
   try {
     // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
     appended = Journal.appendTo(journalDirPath, step, options);
   } catch (e) {
+    marker?.done();
     if (started !== undefined) deferred?.add(abandonSnapshot(started));
     throw e;
   }
   const { journal, row } = appended;
+  marker?.appended(row.seq);
   const result: RecordResult = { row, journal, warnings: [], notes: [] };
   auditStep(result, agentId, options);
   if (options.snapshot === false) return result;
   const finish = (snap: SnapshotInfo | undefined): void => {
     snapshotTaken(result, snap, options.root);
+    if (snap !== undefined && repo !== undefined && options.provenance !== false)
+      waitForPreviousSnapshot(
+        repo.commonDir,
+        agentId,
+        snap.seq,
+        previousRef(snap),
+        snap.ref,
+        // No longer than the step before's own git may take (a hung writer's add is stopped by then).
+        gitTimeoutMs(env, 'STEPCHAIN_SNAPSHOT_TIMEOUT_MS', SNAPSHOT_TIMEOUT_MS),
+      );
     recordChanges(result, { ...options, env }, readNamed, repo);
   };
   const failed = (e: unknown): void => {
@@ -99,21 +125,28 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   };
   if (deferred === undefined) {
     try {
-      repo = repoInfo(options.root, env);
+      if (inLineFailed !== undefined) throw inLineFailed;
       finish(takeSnapshot(snapshotOptions(options.root, agentId, row, env, readNamed), repo ?? null));
     } catch (e) {
       failed(e);
+    } finally {
+      marker?.done();
     }
-  } else if (startFailed !== undefined) failed(startFailed);
-  else if (started === undefined) finish(undefined);
-  else {
+  } else if (startFailed !== undefined) {
+    marker?.done();
+    failed(startFailed);
+  } else if (started === undefined) {
+    marker?.done();
+    finish(undefined);
+  } else {
     // Finished in the order the steps were recorded, whichever add ends first (a process's children are reaped
     // last-started first): a step's changes are told against the previous step's snapshot, written by then.
     const begun = started;
     deferred.add(() =>
       finishSnapshot(begun, snapshotOptions(options.root, agentId, row, env, readNamed))
         .then(finish, failed)
-        .catch(failed),
+        .catch(failed)
+        .finally(() => marker?.done()),
     );
   }
   return result;

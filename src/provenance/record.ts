@@ -48,7 +48,7 @@ function treeOf(commonDir: string, commitOrRef: string): string | undefined {
 }
 
 /** The ref of the step before `snap`'s, in the same journal's layout (`.../<seq>` -> `.../<seq - 1>`). */
-function previousRef(snap: SnapshotInfo): string {
+export function previousRef(snap: SnapshotInfo): string {
   return `${snap.ref.slice(0, snap.ref.lastIndexOf('/') + 1)}${snap.seq - 1}`;
 }
 

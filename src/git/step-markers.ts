@@ -1,0 +1,139 @@
+import { closeSync, constants, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { readRegularFile } from '../util/nofollow';
+import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
+import { monotonicMs, sleepMs } from '../util/time';
+import { refAbsent } from './loose';
+
+/**
+ * The order of concurrent steps' snapshots. A step's changes are told against the previous step's snapshot
+ * (src/provenance/record.ts). Two processes recording steps N and N+1 of one journal at once (an agent's parallel
+ * tool calls each run a hook) finish their snapshots in whichever order their `git add`s end: N+1 finished first
+ * found no snapshot of N and was told against the commit the run started from, claiming every change of the
+ * session again. So each step's writer leaves a marker in the repository's common git dir from before its append
+ * until its snapshot and changes are written, and a step whose previous snapshot is not there yet waits while that
+ * step's writer is alive and at work.
+ *
+ * A marker is `stepchain-step-<pid>-<start>-<host>-<n>` (the process's token, as the snapshot's temporary index
+ * directories are named), holding `<journal id>\n` until the append gave the step its seq, then
+ * `<journal id> <seq>\n`.
+ */
+const PREFIX = 'stepchain-step-';
+const NAME = /^stepchain-step-([0-9]+)-([0-9]+|x)-([0-9a-f]{8})-[0-9]+$/;
+/** A marker holds a journal id (a safe id) and a seq: far below this. */
+const MAX_MARKER_BYTES = 4096;
+
+let made = 0;
+
+/** One step's marker, from before its append until its changes are written. */
+export class StepMarker {
+  private constructor(
+    private readonly file: string,
+    private readonly agentId: string,
+  ) {}
+
+  /**
+   * Leaves the marker of a step about to be appended to journal `agentId` (undefined when it cannot be written: a
+   * read-only git dir; the step is then recorded as before, without the order).
+   */
+  static open(commonDir: string, agentId: string): StepMarker | undefined {
+    const file = path.join(commonDir, `${PREFIX}${selfToken()}-${made++}`);
+    try {
+      // O_EXCL: never through a link another put there, never over another's marker.
+      const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      try {
+        writeSync(fd, `${agentId}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      return new StepMarker(file, agentId);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The step's seq, once the append gave it one. */
+  appended(seq: number): void {
+    try {
+      const fd = openSync(this.file, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW);
+      try {
+        writeSync(fd, `${this.agentId} ${seq}\n`);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      /* gone: the steps after this one no longer wait for it */
+    }
+  }
+
+  /** The step's snapshot and changes are written (or will not be). */
+  done(): void {
+    try {
+      unlinkSync(this.file);
+    } catch {
+      /* gone already */
+    }
+  }
+}
+
+/**
+ * Waits, at most `timeoutMs`, while the snapshot of step `seq - 1` of journal `agentId` (ref `previousRef`) is not
+ * there and another live process is at work on it: one whose marker names that step, or that has not appended its
+ * step yet (its seq unknown; it is then a step after this one, which the wait outlasts). `witness` is a ref this
+ * process just wrote (refAbsent's plain case). A marker of this process is never waited for: a process orders its own
+ * steps (DeferredSnapshots). Returns at once when the previous snapshot is there.
+ */
+export function waitForPreviousSnapshot(
+  commonDir: string,
+  agentId: string,
+  seq: number,
+  previousRef: string,
+  witness: string,
+  timeoutMs: number,
+): void {
+  if (seq === 0) return;
+  const deadline = monotonicMs() + timeoutMs;
+  let pause = 2;
+  while (refAbsent(commonDir, previousRef, witness) && someoneAtWork(commonDir, agentId, seq - 1)) {
+    if (monotonicMs() >= deadline) return;
+    sleepMs(pause);
+    pause = Math.min(pause * 2, 25);
+  }
+}
+
+/** Whether a live process other than this one is recording step `seq` of `agentId` (or a step not yet appended). */
+function someoneAtWork(commonDir: string, agentId: string, seq: number): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(commonDir).filter((n) => n.startsWith(PREFIX));
+  } catch {
+    return false;
+  }
+  const me = selfIdentity();
+  const here = hostTag(me.host);
+  for (const name of names) {
+    const m = NAME.exec(name);
+    // Another host's process cannot be judged by its pid: not waited for.
+    if (m === null || m[3] !== here) continue;
+    const pid = Number(m[1]);
+    const start = m[2] === 'x' ? undefined : m[2];
+    if (pid === me.pid && start === me.start) continue;
+    let text: string;
+    try {
+      const bytes = readRegularFile(path.join(commonDir, name), { maxBytes: MAX_MARKER_BYTES });
+      if (bytes === undefined) continue;
+      text = bytes.toString('utf8');
+    } catch {
+      continue; // a link, a FIFO, too large: no marker of ours
+    }
+    const [id, at] = text.trimEnd().split(' ');
+    if (id !== agentId || (at !== undefined && Number(at) !== seq)) continue;
+    if (sameProcessAlive(pid, start, undefined)) return true;
+    try {
+      unlinkSync(path.join(commonDir, name)); // its writer was killed: nothing comes of it
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return false;
+}

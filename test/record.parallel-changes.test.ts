@@ -1,0 +1,203 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { journalFile } from '../src/journal';
+import { readRunJournalFile, runJournalFile } from '../src/runs';
+import { StepMarker } from '../src/git/step-markers';
+import { hostTag } from '../src/util/proc';
+import { cli } from './helpers/cli';
+import { cliPath } from './helpers/paths';
+import { identifiedProject } from './helpers/record';
+import { freshDir, tempDir } from './helpers/tmp';
+
+// Two processes record steps N and N+1 of one journal at once (an agent's parallel tool calls each run a hook). A
+// step's changes are told against the previous step's snapshot: when N+1's snapshot was done before N's (its git add
+// ended first), N+1 found no snapshot of N and was told against the commit the run started from, claiming every
+// change of the session again, and its step_changes row came before N's.
+
+const tmp = tempDir('stepchain-parallel-changes-');
+const AGENT = 'agent-1';
+
+/** A directory holding a `git` that takes `seconds` over an `add`, then runs the real one. */
+function slowGitDir(seconds: number): string {
+  const bin = freshDir(tmp, 'bin');
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(
+    path.join(bin, 'git'),
+    `#!/bin/sh\nfor a in "$@"; do [ "$a" = add ] && sleep ${seconds}; done\nexec ${JSON.stringify(real)} "$@"\n`,
+  );
+  chmodSync(path.join(bin, 'git'), 0o755);
+  return bin;
+}
+
+interface Told {
+  seq: unknown;
+  since: unknown;
+  paths: unknown[];
+}
+
+function stepChanges(root: string, agent: string): Told[] {
+  const run = readRunJournalFile(runJournalFile(root, agent));
+  if (!run.ok) throw new Error(`the run journal does not verify: ${JSON.stringify(run)}`);
+  const get = (v: unknown, k: string): unknown => (v instanceof Map ? v.get(k) : undefined);
+  return run.entries
+    .filter((e) => e.row.event === 'step_changes')
+    .map((e) => ({
+      seq: e.row.payload.get('seq'),
+      since: get(e.row.payload.get('since'), 'seq'),
+      paths: (e.row.payload.get('changes') as unknown[]).map((c) => get(c, 'path')),
+    }));
+}
+
+/** Resolves once the journal holds `n` lines. */
+async function rows(root: string, agent: string, n: number): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 20) {
+    let lines = 0;
+    try {
+      lines = readFileSync(journalFile(root, agent), 'utf8').split('\n').length - 1;
+    } catch {
+      /* not yet */
+    }
+    if (lines >= n) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the journal never held ${n} rows`);
+}
+
+const SID = '11111111-2222-4333-8444-555555555555';
+
+/** One process of the CLI: its exit code and stderr; `input` on its stdin. */
+function run(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** How each door records step `name` of journal `agent` in `root`: its command line and stdin. */
+interface Door {
+  agent: string;
+  call(root: string, name: string): { args: string[]; input: string };
+}
+
+const APPEND: Door = {
+  agent: AGENT,
+  call: (root, name) => ({ args: ['append', AGENT, '--root', root, '--prompt', name], input: '' }),
+};
+
+/** Claude Code's PostToolUse hook (its snapshot's add runs while the step is appended, then finishes). */
+const CLAUDE_HOOK: Door = {
+  agent: `claude-${SID}`,
+  call: (root, name) => ({
+    args: ['hook', 'claude'],
+    input: JSON.stringify({
+      session_id: SID,
+      transcript_path: path.join(root, '..', 'no-transcript', `${SID}.jsonl`),
+      cwd: root,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: `echo ${name}` },
+      tool_response: { stdout: name, stderr: '' },
+      tool_use_id: `toolu_${name}`,
+    }),
+  }),
+};
+
+test.each([
+  ['append (snapshots in line)', APPEND],
+  ['hook claude (snapshots finished after the append)', CLAUDE_HOOK],
+])(
+  'step N+1 recorded while step N is still being snapshot is told against N: %s',
+  async (_what, door) => {
+    const root = identifiedProject(freshDir(tmp, 'p'));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      STEPCHAIN_AUDIT: 'off',
+      XDG_STATE_HOME: freshDir(tmp, 'state'),
+      CLAUDE_PROJECT_DIR: root,
+    };
+    writeFileSync(path.join(root, 'first.txt'), '1\n');
+    // Step 0: its git add takes two seconds.
+    const slow = { ...env, PATH: `${slowGitDir(2)}${path.delimiter}${env.PATH ?? ''}` };
+    const a = door.call(root, 'first');
+    const first = run(a.args, slow, a.input);
+    await rows(root, door.agent, 1);
+    // Step 1 while step 0's add runs: nothing more changed.
+    const b = door.call(root, 'second');
+    const second = await run(b.args, env, b.input);
+    const firstDone = await first;
+    expect([firstDone.code, second.code]).toEqual([0, 0]);
+    expect(firstDone.stderr + second.stderr).toBe('');
+    // Only step 0 changed a file; step 1 is told against it (and claims nothing, so it has no row).
+    expect(stepChanges(root, door.agent)).toEqual([{ seq: 0, since: null, paths: ['first.txt'] }]);
+    expect(readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('stepchain-'))).toEqual([]);
+  },
+  30_000,
+);
+
+/** A marker as the step writer of process `pid` (start ticks unknown) leaves it, naming `text`. */
+function marker(root: string, pid: number, text: string, n = 0): string {
+  const file = path.join(root, '.git', `stepchain-step-${pid}-x-${hostTag(hostname())}-${n}`);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('what a waiting step does not wait for', () => {
+  const setup = () => {
+    const root = identifiedProject(freshDir(tmp, 'w'));
+    const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off', XDG_STATE_HOME: freshDir(tmp, 'state') };
+    writeFileSync(path.join(root, 'first.txt'), '1\n');
+    // Step 0 without a snapshot: step 1 finds none to be told against.
+    expect(cli(['append', AGENT, '--root', root, '--prompt', 'first', '--no-snapshot'], { env }).code).toBe(0);
+    return { root, env };
+  };
+  const second = (root: string, env: NodeJS.ProcessEnv) => {
+    const r = cli(['append', AGENT, '--root', root, '--prompt', 'second'], { env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // Told against the commit the run started from: step 0 recorded no snapshot.
+    expect(stepChanges(root, AGENT)).toEqual([{ seq: 1, since: null, paths: ['first.txt'] }]);
+  };
+
+  test('a killed writer: its marker is removed, nothing waited for', () => {
+    const { root, env } = setup();
+    const gone = spawnSync('true').pid;
+    const file = marker(root, gone, `${AGENT} 0\n`);
+    second(root, env);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test('a live writer that never finishes: waited for no longer than the snapshot timeout', () => {
+    const { root, env } = setup();
+    const hung = spawn('sleep', ['60']);
+    try {
+      const file = marker(root, hung.pid!, `${AGENT} 0\n`);
+      second(root, { ...env, STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '1500' });
+      expect(existsSync(file)).toBe(true); // a live writer's marker is its own to remove
+    } finally {
+      hung.kill();
+    }
+  });
+
+  test('markers of other journals, of other steps, and files that are no marker: not waited for', () => {
+    const { root, env } = setup();
+    const hung = spawn('sleep', ['60']);
+    try {
+      marker(root, hung.pid!, 'agent-2 0\n', 1);
+      marker(root, hung.pid!, `${AGENT} 5\n`, 2);
+      symlinkSync('/dev/zero', path.join(root, '.git', `stepchain-step-${hung.pid!}-x-${hostTag(hostname())}-3`));
+      execFileSync('mkfifo', [path.join(root, '.git', `stepchain-step-${hung.pid!}-x-${hostTag(hostname())}-4`)]);
+      second(root, { ...env, STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '60000' });
+    } finally {
+      hung.kill();
+    }
+  });
+
+  test('a marker that cannot be written: none, and the step is recorded as before', () => {
+    expect(StepMarker.open(path.join(tmp, 'no-such-dir', '.git'), AGENT)).toBeUndefined();
+  });
+});
