@@ -118,6 +118,14 @@ function someoneAtWork(commonDir: string, agentId: string, seq: number): boolean
     const pid = Number(m[1]);
     const start = m[2] === 'x' ? undefined : m[2];
     if (pid === me.pid && start === me.start) continue;
+    if (!sameProcessAlive(pid, start, undefined)) {
+      try {
+        unlinkSync(path.join(commonDir, name)); // its writer was killed: nothing comes of it
+      } catch {
+        /* gone meanwhile */
+      }
+      continue;
+    }
     let text: string;
     try {
       const bytes = readRegularFile(path.join(commonDir, name), { maxBytes: MAX_MARKER_BYTES });
@@ -127,13 +135,7 @@ function someoneAtWork(commonDir: string, agentId: string, seq: number): boolean
       continue; // a link, a FIFO, too large: no marker of ours
     }
     const [id, at] = text.trimEnd().split(' ');
-    if (id !== agentId || (at !== undefined && Number(at) !== seq)) continue;
-    if (sameProcessAlive(pid, start, undefined)) return true;
-    try {
-      unlinkSync(path.join(commonDir, name)); // its writer was killed: nothing comes of it
-    } catch {
-      /* gone meanwhile */
-    }
+    if (id === agentId && (at === undefined || Number(at) === seq)) return true;
   }
   return false;
 }
