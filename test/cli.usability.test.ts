@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { commands } from '../src/cli/commands';
@@ -358,6 +358,32 @@ describe('--json always', () => {
 });
 
 describe('pipes closed early', () => {
+  // Each entry of the bin (the whole CLI, the verify entry, the hook entry) makes its output streams only when it
+  // writes: a reader gone before the first write still ends the process quietly, as git does.
+  test.each([
+    ['the whole CLI', ['replay', 'big'], 'stdout'],
+    ['the verify entry', ['verify', 'big'], 'stdout'],
+    ['the hook entry', ['hook', 'claude'], 'stderr'],
+  ] as const)('%s: %j, its %s closed before the first write: status 141, no trace', async (_what, args, closed) => {
+    const root = path.join(tmp, `closed-${args[0]}`);
+    mkdirSync(root, { recursive: true });
+    const j = Journal.open(journalDir(root, 'big'));
+    j.appendMany(Array.from({ length: 100 }, (_, i) => ({ prompt: `step ${i}` })));
+    const child = spawn(process.execPath, [cliPath, ...args, ...(args[0] === 'hook' ? [] : ['--root', root])], {
+      cwd: root,
+      env: { ...process.env, STEPCHAIN_AUDIT: 'off' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    // The reader goes before anything is written (the hook's payload is not one: it says so on stderr).
+    (closed === 'stdout' ? child.stdout : child.stderr).destroy();
+    let other = '';
+    (closed === 'stdout' ? child.stderr : child.stdout).on('data', (d: Buffer) => (other += d.toString()));
+    child.stdin.end('not a payload');
+    const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    expect(status).toBe(141);
+    expect(other).toBe('');
+  });
+
   test('replay big | head -3 prints three lines and exits quietly as git does (status 141, no EPIPE trace)', () => {
     const root = fresh('pipe');
     // 10,000 steps: a table of about a megabyte, eighteen times what a pipe holds (64 KiB), so the reader is gone

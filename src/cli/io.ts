@@ -84,27 +84,59 @@ const PIECE = 1 << 20;
 /**
  * A reader that went away (`stepchain replay big | head -3`) ends the process
  * quietly, as git does: no EPIPE stack trace, exit status 141 (128 + SIGPIPE,
- * what a shell shows for git in that pipe). Installed once by the bin entry.
+ * what a shell shows for git in that pipe). Installed once by the bin entry, on each stream when it is first made
+ * (onFirstUse): a command that prints nothing (an agent's hook, on every tool call) never makes them (~1.7 ms).
  */
 export function exitQuietlyOnClosedPipe(): void {
   const closed = (e: NodeJS.ErrnoException): boolean => e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED';
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (closed(e)) process.exit(141);
-    // Any other failure to write (a full disk behind `> file`) is one line, not a stack trace.
-    process.stderr.write(`stepchain: cannot write the output: ${e.code ?? e.message}\n`);
-    process.exit(1);
+  onFirstUse('stdout', (out) =>
+    out.on('error', (e: NodeJS.ErrnoException) => {
+      if (closed(e)) process.exit(141);
+      // Any other failure to write (a full disk behind `> file`) is one line, not a stack trace.
+      process.stderr.write(`stepchain: cannot write the output: ${e.code ?? e.message}\n`);
+      process.exit(1);
+    }),
+  );
+  onFirstUse('stderr', (err) => err.on('error', (e: NodeJS.ErrnoException) => process.exit(closed(e) ? 141 : 1)));
+}
+
+/**
+ * Runs `attach` on `process[name]` when it is first read (Node makes the stream then), whoever reads it; at once
+ * when it is made already or Node defines it otherwise.
+ */
+function onFirstUse(name: 'stdout' | 'stderr', attach: (stream: NodeJS.WriteStream) => void): void {
+  const own = Object.getOwnPropertyDescriptor(process, name);
+  const made = own?.get;
+  if (own === undefined || made === undefined || own.configurable !== true) {
+    attach(process[name]);
+    return;
+  }
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: own.enumerable ?? false,
+    get() {
+      // Node's own getter from now on (it keeps the stream it made).
+      Object.defineProperty(process, name, own);
+      const stream = made.call(process) as NodeJS.WriteStream;
+      attach(stream);
+      return stream;
+    },
   });
-  process.stderr.on('error', (e: NodeJS.ErrnoException) => process.exit(closed(e) ? 141 : 1));
+}
+
+/** Whether descriptor `fd` is a terminal, without making its stream (a pipe's would be made non-blocking). */
+function isTerminal(fd: number): boolean {
+  return process.getBuiltinModule('node:tty').isatty(fd);
 }
 
 export function processIO(): CommandIO {
   return {
-    ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
+    ...(isTerminal(1) && process.stdout.columns ? { columns: process.stdout.columns } : {}),
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
     json: (doc) => writeDocument(doc),
     readStdin: (maxBytes) => readToEnd(0, maxBytes),
-    isTTY: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+    isTTY: isTerminal(1) && isTerminal(0),
     env: process.env,
     cwd: workingDirectory(process.env),
   };
