@@ -82,7 +82,9 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
       out.warnings.push('another hook call is recording the pending tool calls');
       return;
     }
-    const later = handOver ? deferred : undefined;
+    // Told to take no snapshots, none is handed over, and none is started early: a snapshot begun and then dropped
+    // still ran git's add of the whole work tree and left its blobs in the repository.
+    const later = handOver && options.snapshot !== false ? deferred : undefined;
     const recorder =
       later === undefined ? rec : new SessionRecorder(root, agent, GEMINI_ADAPTER, options, out, 'declared-blind');
     const before = out.recorded.length;
