@@ -70,9 +70,12 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   const deferred = options.snapshot === false ? undefined : options.deferSnapshots;
   // Deferred: the snapshot's add of the work tree starts before the append and runs while the step is appended and
   // audited (a failure to start it is the step's warning, as any snapshot failure); a caller that knew a step was
-  // coming may have started it already (`DeferredSnapshots.startEarly`).
-  const begun =
-    deferred === undefined ? undefined : (takeEarly(deferred, options.root, env) ?? beginSnapshot(options.root, env));
+  // coming may have started it already (`DeferredSnapshots.startEarly`): for this step only, the next one.
+  const early =
+    options.deferSnapshots === undefined
+      ? undefined
+      : takeEarly(options.deferSnapshots, options.root, env, deferred !== undefined);
+  const begun = deferred === undefined ? undefined : (early ?? beginSnapshot(options.root, env));
   // Where the root sits in git, asked once for the snapshot and the changes.
   let repo: RepoInfo | undefined = begun?.repo;
   // One read of the configuration naming programs for the step's git commands (snapshot and changes alike), from
@@ -262,9 +265,10 @@ export class DeferredSnapshots {
   private chain: Promise<void> = Promise.resolve();
   /**
    * Starts the snapshot of a step about to be recorded under `root` (with `env`, the very object the recording is
-   * given), before what the caller still has to read to know the step: the next step recorded there takes it
-   * (recordStep), and one no step took is dropped when the rest has settled. The agent waits on its hook, so the
-   * work tree it records is the same either way.
+   * given), before what the caller still has to read to know the step: the next step recorded with this queue takes
+   * it (recordStep) when it is of that root and env and has a snapshot, and drops it otherwise (a later step would
+   * have held the work tree as it was before); one no step took is dropped when the rest has settled. The agent
+   * waits on its hook, so the work tree it records is the same either way.
    */
   startEarly(root: string, env: NodeJS.ProcessEnv): void {
     if (!EARLY.has(this)) EARLY.set(this, beginSnapshot(root, env));
@@ -301,10 +305,21 @@ export class DeferredSnapshots {
 /** The snapshot each DeferredSnapshots started early (`startEarly`), until a step takes it or it is dropped. */
 const EARLY = new WeakMap<DeferredSnapshots, BegunSnapshot>();
 
-/** The snapshot started early for `root` and `env`, once (undefined: none). */
-function takeEarly(deferred: DeferredSnapshots, root: string, env: NodeJS.ProcessEnv): BegunSnapshot | undefined {
+/**
+ * The snapshot started early, for the step being recorded with `deferred` (undefined: none). It is the next step's
+ * only: one of another root or env, or one without a snapshot, drops it. Kept, a later step took the work tree as it
+ * was before the steps between, and its snapshot and changes missed what they changed.
+ */
+function takeEarly(
+  deferred: DeferredSnapshots,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  snapshot: boolean,
+): BegunSnapshot | undefined {
   const early = EARLY.get(deferred);
-  if (early === undefined || early.root !== root || early.env !== env) return undefined;
+  if (early === undefined) return undefined;
   EARLY.delete(deferred);
-  return early;
+  if (snapshot && early.root === root && early.env === env) return early;
+  if (early.started !== undefined) deferred.add(abandonSnapshot(early.started));
+  return undefined;
 }
