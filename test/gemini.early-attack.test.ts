@@ -66,3 +66,24 @@ test('--no-snapshot: the flush before the next model call runs no git add and wr
   expect(traced).not.toMatch(/ add /);
   expect(objectFiles(s.root)).toEqual(objects);
 });
+
+test('AfterTool whose flush of earlier calls fails: its own call is still kept pending, never lost', () => {
+  const s = session();
+  expect(s.hook(s.tool('touch a')).code).toBe(0);
+  // An id a writer may escape: the journal is read step by step, and a journal that does not verify throws there.
+  s.turn('call/1', 'touch a');
+  expect(s.hook(s.payload('PreCompress', { trigger: 'auto' })).code).toBe(0);
+  expect(s.hook(s.tool('touch b')).code).toBe(0);
+  s.turn('call/2', 'touch b');
+  const file = journalFile(s.root, `gemini-${SID}`);
+  writeFileSync(file, readFileSync(file, 'utf8').replace('"model":"g"', '"model":"h"'));
+  const r = s.hook(s.tool('touch c'));
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/step_hash_mismatch/);
+  // The failure is said, and this call kept: it was dropped with the failure (at e25dc12 too), only `touch b` left.
+  const pending = path.join(s.root, '.sdd', 'runtime', 'gemini', SID, 'pending');
+  const kept = readdirSync(pending).map(
+    (n) => JSON.parse(readFileSync(path.join(pending, n), 'utf8')).tool_input.command,
+  );
+  expect(kept.sort()).toEqual(['touch b', 'touch c']);
+});

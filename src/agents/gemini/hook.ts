@@ -101,8 +101,13 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   };
   switch (p.event) {
     case 'AfterTool':
-      // Earlier batches first (their calls are in the transcript by now), then this call waits for its id.
-      flush(false, true);
+      // Earlier batches first (their calls are in the transcript by now), then this call waits for its id, whatever
+      // became of them: a flush that failed (a journal that does not verify) is said, and this call is still kept.
+      try {
+        flush(false, true);
+      } catch (e) {
+        out.errors.push(`${p.event}: ${errorLine(e)}`);
+      }
       addPending(root, p.sessionId, p.bytes);
       out.recorded.push('tool call pending (its id is in the transcript once the call is written)');
       return;
