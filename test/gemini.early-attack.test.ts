@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
+import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli } from './helpers/cli';
 import { identifiedProject } from './helpers/record';
 import { freshDir, tempDir } from './helpers/tmp';
@@ -86,4 +87,20 @@ test('AfterTool whose flush of earlier calls fails: its own call is still kept p
     (n) => JSON.parse(readFileSync(path.join(pending, n), 'utf8')).tool_input.command,
   );
   expect(kept.sort()).toEqual(['touch b', 'touch c']);
+});
+
+test('AfterAgent whose final flush fails: the stop event is still recorded in the run journal', () => {
+  const s = session();
+  expect(s.hook(s.tool('touch a')).code).toBe(0);
+  s.turn('call/1', 'touch a');
+  expect(s.hook(s.payload('PreCompress', { trigger: 'auto' })).code).toBe(0);
+  expect(s.hook(s.tool('touch b')).code).toBe(0);
+  s.turn('call/2', 'touch b');
+  const file = journalFile(s.root, `gemini-${SID}`);
+  writeFileSync(file, readFileSync(file, 'utf8').replace('"model":"g"', '"model":"h"'));
+  const r = s.hook(s.payload('AfterAgent', { prompt: 'p', prompt_response: 'done' }));
+  expect(r.stderr).toMatch(/AfterAgent: .*step_hash_mismatch/);
+  // It was dropped with the failure (at e25dc12 too): no run journal at all.
+  const run = readRunJournalFile(runJournalFile(s.root, `gemini-${SID}`));
+  expect(run.ok && run.entries.map((e) => e.row.event)).toContain('stop');
 });

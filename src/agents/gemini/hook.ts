@@ -76,7 +76,17 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   // over to finish after the append (`deferSnapshots`), git's add running while the steps are appended, and releases
   // the lock once they are done; one followed by a run event (AfterAgent, SessionEnd) takes them in line, so that
   // the event comes after the steps' changes in the run journal, as it always has.
+  // A flush that fails (a journal that does not verify, a runtime directory that is a link) is said, and the call
+  // goes on: its own tool call is still kept pending (AfterTool), its run event still recorded (AfterAgent,
+  // SessionEnd); they were dropped with the failure.
   const flush = (final: boolean, handOver: boolean, early = false): void => {
+    try {
+      flushLocked(final, handOver, early);
+    } catch (e) {
+      out.errors.push(`${p.event}: ${errorLine(e)}`);
+    }
+  };
+  const flushLocked = (final: boolean, handOver: boolean, early: boolean): void => {
     const release = takeFlushLock(root, p.sessionId);
     if (release === undefined) {
       out.warnings.push('another hook call is recording the pending tool calls');
@@ -101,13 +111,8 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   };
   switch (p.event) {
     case 'AfterTool':
-      // Earlier batches first (their calls are in the transcript by now), then this call waits for its id, whatever
-      // became of them: a flush that failed (a journal that does not verify) is said, and this call is still kept.
-      try {
-        flush(false, true);
-      } catch (e) {
-        out.errors.push(`${p.event}: ${errorLine(e)}`);
-      }
+      // Earlier batches first (their calls are in the transcript by now), then this call waits for its id.
+      flush(false, true);
       addPending(root, p.sessionId, p.bytes);
       out.recorded.push('tool call pending (its id is in the transcript once the call is written)');
       return;
