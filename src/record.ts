@@ -267,11 +267,14 @@ export class DeferredSnapshots {
    * Starts the snapshot of a step about to be recorded under `root` (with `env`, the very object the recording is
    * given), before what the caller still has to read to know the step: the next step recorded with this queue takes
    * it (recordStep) when it is of that root and env and has a snapshot, and drops it otherwise (a later step would
-   * have held the work tree as it was before); one no step took is dropped when the rest has settled. The agent
-   * waits on its hook, so the work tree it records is the same either way.
+   * have held the work tree as it was before); one no step took is dropped when the rest has settled, or when
+   * another is started (kept, the next step took the work tree as it was at the first start). The agent waits on its
+   * hook, so the work tree it records is the same either way.
    */
   startEarly(root: string, env: NodeJS.ProcessEnv): void {
-    if (!EARLY.has(this)) EARLY.set(this, beginSnapshot(root, env));
+    const before = EARLY.get(this)?.started;
+    if (before !== undefined) this.add(abandonSnapshot(before));
+    EARLY.set(this, beginSnapshot(root, env));
   }
 
   /**

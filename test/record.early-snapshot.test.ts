@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalDir } from '../src/journal';
 import { DeferredSnapshots, recordStep, type RecordResult } from '../src/record';
@@ -21,6 +21,22 @@ const files = (root: string, r: RecordResult): string[] =>
     .trim()
     .split('\n');
 const changed = (r: RecordResult): string[] | undefined => r.changes?.changes.changes.map((c) => c.path);
+/** Once no git process this one started is running (the early snapshot's add has read the work tree). */
+async function gitChildrenDone(): Promise<void> {
+  const running = (): boolean =>
+    readdirSync('/proc')
+      .filter((n) => /^[0-9]+$/.test(n))
+      .some((n) => {
+        try {
+          const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return stat.includes('(git)') && Number(fields[1]) === process.pid;
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+  for (let i = 0; i < 200 && running(); i++) await new Promise((r) => setTimeout(r, 25));
+}
 const leftovers = (root: string): string[] =>
   readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('stepchain-'));
 
@@ -29,6 +45,7 @@ test('a step recorded with another env object: the early snapshot is not kept fo
   const later = new DeferredSnapshots();
   later.startEarly(root, env);
   recordStep(journalDir(root, 'a'), { prompt: 'first' }, { root, env: { ...env }, deferSnapshots: later });
+  await gitChildrenDone();
   writeFileSync(path.join(root, 'edited.txt'), 'after the first step\n');
   const second = recordStep(journalDir(root, 'a'), { prompt: 'second' }, { root, env, deferSnapshots: later });
   await later.settled();
@@ -45,6 +62,7 @@ test('one DeferredSnapshots, two roots: a step of the other root comes first, th
   later.startEarly(a.root, a.env);
   writeFileSync(path.join(b.root, 'b.txt'), 'b\n');
   const inB = recordStep(journalDir(b.root, 'x'), { prompt: 'b' }, { ...b, deferSnapshots: later });
+  await gitChildrenDone();
   writeFileSync(path.join(a.root, 'a.txt'), 'a\n');
   const inA = recordStep(journalDir(a.root, 'x'), { prompt: 'a' }, { ...a, deferSnapshots: later });
   await later.settled();
@@ -60,6 +78,7 @@ test('a step recorded without a snapshot comes first: the early snapshot is not 
   const later = new DeferredSnapshots();
   later.startEarly(root, env);
   recordStep(journalDir(root, 'a'), { prompt: 'first' }, { root, env, snapshot: false, deferSnapshots: later });
+  await gitChildrenDone();
   writeFileSync(path.join(root, 'edited.txt'), 'after the first step\n');
   const second = recordStep(journalDir(root, 'a'), { prompt: 'second' }, { root, env, deferSnapshots: later });
   await later.settled();
@@ -84,4 +103,19 @@ test('the next step of that root and env takes the early snapshot; one never tak
   expect(
     execFileSync('git', ['for-each-ref', 'refs/stepchain'], { cwd: root, encoding: 'utf8' }).trim().split('\n'),
   ).toHaveLength(1);
+});
+
+test('started early twice before a step: the step takes the later one, not the one begun before the edit', async () => {
+  const { root, env } = project();
+  const later = new DeferredSnapshots();
+  later.startEarly(root, env);
+  await gitChildrenDone();
+  // No step came of it (nothing paired); the work tree changes; a step is expected again.
+  writeFileSync(path.join(root, 'edited.txt'), 'after the first start\n');
+  later.startEarly(root, env);
+  const step = recordStep(journalDir(root, 'a'), { prompt: 'p' }, { root, env, deferSnapshots: later });
+  await later.settled();
+  expect(files(root, step)).toContain('edited.txt');
+  expect(changed(step)).toEqual(['edited.txt']);
+  expect(leftovers(root)).toEqual([]);
 });
