@@ -93,8 +93,8 @@ test('the next step of that root and env takes the early snapshot; one never tak
   later.startEarly(root, env);
   expect(leftovers(root)).toHaveLength(1);
   const first = recordStep(journalDir(root, 'a'), { prompt: 'first' }, { root, env, deferSnapshots: later });
-  // Taken: no second temporary index was begun for the step.
-  expect(leftovers(root)).toHaveLength(1);
+  // Taken: no second temporary index was begun for the step (beside it, the step's marker until it is written).
+  expect(leftovers(root).filter((n) => n.startsWith('stepchain-snap-'))).toHaveLength(1);
   await later.settled();
   expect(changed(first)).toEqual(['before.txt']);
   later.startEarly(root, env);
