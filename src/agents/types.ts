@@ -137,7 +137,9 @@ export interface HookOptions {
   onTornTail?: (m: TornTailMoved) => void;
   /**
    * The steps' snapshots finish here, after `hook` returns (`RecordOptions.deferSnapshots`): the outcome's warnings
-   * are complete once it has settled. Absent: `hook` returns with everything done.
+   * are complete once it has settled. Absent: `hook` returns with everything done. One hook call's, as the CLI uses
+   * it: a call may hold a session's lock until it has settled (Gemini CLI's flush lock), so a later call of the same
+   * session given the queue before it settled finds the lock held and leaves its pending calls to a later call.
    */
   deferSnapshots?: DeferredSnapshots;
 }
