@@ -7,6 +7,8 @@ import { repoInfo, type RepoInfo } from './git/repo';
 import {
   abandonSnapshot,
   finishSnapshot,
+  journalKey,
+  snapshotRef,
   startSnapshot,
   takeSnapshot,
   type SnapshotInfo,
@@ -15,7 +17,7 @@ import {
 } from './git/snapshot';
 import { auditEvent, auditOptions } from './audit/log';
 import { previousRef, recordStepChanges, type RecordedStepChanges } from './provenance/record';
-import { StepMarker, waitForPreviousSnapshot } from './git/step-markers';
+import { snapshotRefDir, StepMarker, waitForPreviousSnapshot } from './git/step-markers';
 import { SNAPSHOT_TIMEOUT_MS } from './git/snapshot-begin';
 import { someOf } from './util/words';
 
@@ -94,7 +96,9 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   // Steps of one journal recorded by processes at once: each one's changes wait for the previous step's snapshot
   // (./git/step-markers.ts).
   const marker =
-    repo === undefined || options.snapshot === false ? undefined : StepMarker.open(repo.commonDir, agentId);
+    repo === undefined || options.snapshot === false
+      ? undefined
+      : StepMarker.open(repo.commonDir, snapshotRefDir(snapshotRef(agentId, 0, journalKey(options.root, repo))));
   let appended: { journal: Journal; row: StepRow };
   try {
     // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
@@ -114,7 +118,6 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
     if (snap !== undefined && repo !== undefined && options.provenance !== false)
       waitForPreviousSnapshot(
         repo.commonDir,
-        agentId,
         snap.seq,
         previousRef(snap),
         snap.ref,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { journalFile } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { StepMarker } from '../src/git/step-markers';
+import { snapshotRefFor } from '../src/git/snapshot';
 import { hostTag } from '../src/util/proc';
 import { cli } from './helpers/cli';
 import { cliPath } from './helpers/paths';
@@ -139,6 +140,9 @@ test.each([
   30_000,
 );
 
+/** The directory of the snapshot refs of journal `agent` in the project at `root`, as a marker names it. */
+const refDir = (root: string, agent = AGENT): string => path.posix.dirname(snapshotRefFor(root, agent, 0)!);
+
 /** A marker as the step writer of process `pid` (start ticks unknown) leaves it, naming `text`. */
 function marker(root: string, pid: number, text: string, n = 0): string {
   const file = path.join(root, '.git', `stepchain-step-${pid}-x-${hostTag(hostname())}-${n}`);
@@ -166,8 +170,8 @@ describe('what a waiting step does not wait for', () => {
   test('killed writers: their markers are removed, nothing waited for', () => {
     const { root, env } = setup();
     const gone = spawnSync('true').pid;
-    const file = marker(root, gone, `${AGENT} 0\n`);
-    const other = marker(root, gone, 'agent-2 7\n', 1);
+    const file = marker(root, gone, `${refDir(root)} 0\n`);
+    const other = marker(root, gone, `${refDir(root, 'agent-2')} 7\n`, 1);
     second(root, env);
     // Removed once looked at, whatever journal it named.
     expect([existsSync(file), existsSync(other)]).toEqual([false, false]);
@@ -177,7 +181,7 @@ describe('what a waiting step does not wait for', () => {
     const { root, env } = setup();
     const hung = spawn('sleep', ['60']);
     try {
-      const file = marker(root, hung.pid!, `${AGENT} 0\n`);
+      const file = marker(root, hung.pid!, `${refDir(root)} 0\n`);
       second(root, { ...env, STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '1500' });
       expect(existsSync(file)).toBe(true); // a live writer's marker is its own to remove
     } finally {
@@ -189,8 +193,11 @@ describe('what a waiting step does not wait for', () => {
     const { root, env } = setup();
     const hung = spawn('sleep', ['60']);
     try {
-      marker(root, hung.pid!, 'agent-2 0\n', 1);
-      marker(root, hung.pid!, `${AGENT} 5\n`, 2);
+      marker(root, hung.pid!, `${refDir(root, 'agent-2')} 0\n`, 1);
+      marker(root, hung.pid!, `${refDir(root)} 5\n`, 2);
+      // The journal agent-1 of another project of the repository (another key), and the agent id alone.
+      marker(root, hung.pid!, `refs/stepchain/snapshots/${AGENT}/j0123456789abcdef 0\n`, 5);
+      marker(root, hung.pid!, `${AGENT} 0\n`, 6);
       symlinkSync('/dev/zero', path.join(root, '.git', `stepchain-step-${hung.pid!}-x-${hostTag(hostname())}-3`));
       execFileSync('mkfifo', [path.join(root, '.git', `stepchain-step-${hung.pid!}-x-${hostTag(hostname())}-4`)]);
       second(root, { ...env, STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '60000' });
@@ -200,6 +207,105 @@ describe('what a waiting step does not wait for', () => {
   });
 
   test('a marker that cannot be written: none, and the step is recorded as before', () => {
-    expect(StepMarker.open(path.join(tmp, 'no-such-dir', '.git'), AGENT)).toBeUndefined();
+    expect(
+      StepMarker.open(path.join(tmp, 'no-such-dir', '.git'), `refs/stepchain/snapshots/${AGENT}/j0`),
+    ).toBeUndefined();
   });
+});
+
+/** The process groups `detached` started, killed after each test whatever it came to. */
+const started = new Set<number>();
+afterEach(() => {
+  for (const pid of started)
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  started.clear();
+});
+
+/**
+ * A process of the CLI in a process group of its own (its git, and the slow git's `sleep`, are killed with it):
+ * `done` resolves with its exit code and stderr.
+ */
+function detached(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { stop(): void; stderr(): string; done: Promise<{ code: number | null; stderr: string }> } {
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  started.add(child.pid!);
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stderr: err })),
+  );
+  return {
+    stop: () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    },
+    stderr: () => err,
+    done,
+  };
+}
+
+describe('another journal of the same agent id in the repository', () => {
+  // Journals are per project root (src/git/snapshot.ts, journalKey): a subdirectory holding its own .sdd/, or a linked
+  // worktree, has a journal `agent-1` of its own, with refs of its own. Its steps never wait for the other's writers.
+  test.each([
+    [
+      'a project in a subdirectory',
+      (root: string): string => {
+        const sub = path.join(root, 'sub');
+        execFileSync('mkdir', ['-p', path.join(sub, '.sdd')]);
+        return sub;
+      },
+    ],
+    [
+      'a linked worktree',
+      (root: string): string => {
+        const w = path.join(root, '..', `${path.basename(root)}-w`);
+        execFileSync('git', ['worktree', 'add', '-q', w], { cwd: root });
+        return w;
+      },
+    ],
+  ])(
+    "%s: a step whose previous step has no snapshot does not wait for the other journal's writer",
+    async (_what, other) => {
+      const root = identifiedProject(freshDir(tmp, 'x'));
+      const second = other(root);
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        STEPCHAIN_AUDIT: 'off',
+        XDG_STATE_HOME: freshDir(tmp, 'state'),
+        // No wait here ends by the timeout: a wait is for the other writer to finish, which it never does.
+        STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '600000',
+      };
+      // The journal agent-1 of `root`: step 0's add never ends while this test runs.
+      const slow = { ...env, PATH: `${slowGitDir(600)}${path.delimiter}${env.PATH ?? ''}` };
+      const writer = detached(['append', AGENT, '--root', root, '--prompt', 'slow'], slow);
+      try {
+        await rows(root, AGENT, 1);
+        // The journal agent-1 of the other project: step 0 without a snapshot, step 1 with one.
+        expect(cli(['append', AGENT, '--root', second, '--prompt', 'first', '--no-snapshot'], { env }).code).toBe(0);
+        writeFileSync(path.join(second, 'mine.txt'), 'mine\n');
+        const r = await detached(['append', AGENT, '--root', second, '--prompt', 'second'], env).done;
+        expect(r).toEqual({ code: 0, stderr: '' });
+        expect(stepChanges(second, AGENT)).toEqual([
+          { seq: 1, since: null, paths: [expect.stringMatching(/^(sub\/)?mine\.txt$/)] },
+        ]);
+      } finally {
+        writer.stop();
+      }
+    },
+    30_000,
+  );
 });

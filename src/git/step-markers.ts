@@ -15,38 +15,45 @@ import { refAbsent } from './loose';
  * step's writer is alive and at work.
  *
  * A marker is `stepchain-step-<pid>-<start>-<host>-<n>` (the process's token, as the snapshot's temporary index
- * directories are named), holding `<journal id>\n` until the append gave the step its seq, then
- * `<journal id> <seq>\n`.
+ * directories are named), holding the directory of the journal's snapshot refs (`refs/stepchain/snapshots/<agent>/
+ * <key>`, src/git/snapshot.ts: the journals of one agent id in two projects or worktrees of one repository are two
+ * journals, with refs of their own) and `\n` until the append gave the step its seq, then `<that directory> <seq>\n`.
  */
 const PREFIX = 'stepchain-step-';
 const NAME = /^stepchain-step-([0-9]+)-([0-9]+|x)-([0-9a-f]{8})-[0-9]+$/;
-/** A marker holds a journal id (a safe id) and a seq: far below this. */
+/** A marker holds a ref directory (safe ids) and a seq: far below this. */
 const MAX_MARKER_BYTES = 4096;
 
 let made = 0;
+
+/** The directory of a journal's snapshot refs, from one of them (`.../<seq>` -> `...`). */
+export function snapshotRefDir(ref: string): string {
+  return ref.slice(0, ref.lastIndexOf('/'));
+}
 
 /** One step's marker, from before its append until its changes are written. */
 export class StepMarker {
   private constructor(
     private readonly file: string,
-    private readonly agentId: string,
+    private readonly journal: string,
   ) {}
 
   /**
-   * Leaves the marker of a step about to be appended to journal `agentId` (undefined when it cannot be written: a
-   * read-only git dir; the step is then recorded as before, without the order).
+   * Leaves the marker of a step about to be appended to the journal whose snapshot refs are under `refDir`
+   * (undefined when it cannot be written: a read-only git dir; the step is then recorded as before, without the
+   * order).
    */
-  static open(commonDir: string, agentId: string): StepMarker | undefined {
+  static open(commonDir: string, refDir: string): StepMarker | undefined {
     const file = path.join(commonDir, `${PREFIX}${selfToken()}-${made++}`);
     try {
       // O_EXCL: never through a link another put there, never over another's marker.
       const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
       try {
-        writeSync(fd, `${agentId}\n`);
+        writeSync(fd, `${refDir}\n`);
       } finally {
         closeSync(fd);
       }
-      return new StepMarker(file, agentId);
+      return new StepMarker(file, refDir);
     } catch {
       return undefined;
     }
@@ -57,7 +64,7 @@ export class StepMarker {
     try {
       const fd = openSync(this.file, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW);
       try {
-        writeSync(fd, `${this.agentId} ${seq}\n`);
+        writeSync(fd, `${this.journal} ${seq}\n`);
       } finally {
         closeSync(fd);
       }
@@ -77,15 +84,14 @@ export class StepMarker {
 }
 
 /**
- * Waits, at most `timeoutMs`, while the snapshot of step `seq - 1` of journal `agentId` (ref `previousRef`) is not
- * there and another live process is at work on it: one whose marker names that step, or that has not appended its
- * step yet (its seq unknown; it is then a step after this one, which the wait outlasts). `witness` is a ref this
+ * Waits, at most `timeoutMs`, while the snapshot of step `seq - 1` (ref `previousRef`) is not there and another live
+ * process is at work on it: one whose marker names that step, or a step of that journal not appended yet (its seq
+ * unknown; it is then a step after this one, which the wait outlasts). `witness` is a ref this
  * process just wrote (refAbsent's plain case). A marker of this process is never waited for: a process orders its own
  * steps (DeferredSnapshots). Returns at once when the previous snapshot is there.
  */
 export function waitForPreviousSnapshot(
   commonDir: string,
-  agentId: string,
   seq: number,
   previousRef: string,
   witness: string,
@@ -93,16 +99,17 @@ export function waitForPreviousSnapshot(
 ): void {
   if (seq === 0) return;
   const deadline = monotonicMs() + timeoutMs;
+  const journal = snapshotRefDir(previousRef);
   let pause = 2;
-  while (refAbsent(commonDir, previousRef, witness) && someoneAtWork(commonDir, agentId, seq - 1)) {
+  while (refAbsent(commonDir, previousRef, witness) && someoneAtWork(commonDir, journal, seq - 1)) {
     if (monotonicMs() >= deadline) return;
     sleepMs(pause);
     pause = Math.min(pause * 2, 25);
   }
 }
 
-/** Whether a live process other than this one is recording step `seq` of `agentId` (or a step not yet appended). */
-function someoneAtWork(commonDir: string, agentId: string, seq: number): boolean {
+/** Whether a live process other than this one is recording step `seq` of `journal` (or a step not yet appended). */
+function someoneAtWork(commonDir: string, journal: string, seq: number): boolean {
   let names: string[];
   try {
     names = readdirSync(commonDir).filter((n) => n.startsWith(PREFIX));
@@ -134,8 +141,8 @@ function someoneAtWork(commonDir: string, agentId: string, seq: number): boolean
     } catch {
       continue; // a link, a FIFO, too large: no marker of ours
     }
-    const [id, at] = text.trimEnd().split(' ');
-    if (id === agentId && (at === undefined || Number(at) === seq)) return true;
+    const [dir, at] = text.trimEnd().split(' ');
+    if (dir === journal && (at === undefined || Number(at) === seq)) return true;
   }
   return false;
 }
