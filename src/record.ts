@@ -98,7 +98,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
   const marker =
     repo === undefined || options.snapshot === false
       ? undefined
-      : StepMarker.open(repo.commonDir, snapshotRefDir(snapshotRef(agentId, 0, journalKey(options.root, repo))));
+      : StepMarker.open(repo.gitDir, snapshotRefDir(snapshotRef(agentId, 0, journalKey(options.root, repo))));
   let appended: { journal: Journal; row: StepRow };
   try {
     // One lock cycle: the step is checked before anything is created, the chain verified before it is extended.
@@ -117,6 +117,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
     snapshotTaken(result, snap, options.root);
     if (snap !== undefined && repo !== undefined && options.provenance !== false)
       waitForPreviousSnapshot(
+        repo.gitDir,
         repo.commonDir,
         snap.seq,
         previousRef(snap),

@@ -257,6 +257,9 @@ function detached(
   };
 }
 
+/** The names of stepchain's files left in a git dir. */
+const leftIn = (gitDir: string): string[] => readdirSync(gitDir).filter((n) => n.startsWith('stepchain-'));
+
 describe('another journal of the same agent id in the repository', () => {
   // Journals are per project root (src/git/snapshot.ts, journalKey): a subdirectory holding its own .sdd/, or a linked
   // worktree, has a journal `agent-1` of its own, with refs of its own. Its steps never wait for the other's writers.
@@ -305,6 +308,58 @@ describe('another journal of the same agent id in the repository', () => {
       } finally {
         writer.stop();
       }
+    },
+    30_000,
+  );
+});
+
+describe('what a killed writer leaves in the git dir', () => {
+  // A writer killed before its append, or after its snapshot's ref but before its changes are written, leaves its
+  // marker; no later step finds its previous snapshot missing, so none looks at the markers: the next snapshot taken
+  // there removes it, as it removes the killed writers' temporary index directories.
+  test.each([
+    ['before its append (the journal lock held)', 'append:before-write', false],
+    ['before its append (the journal lock held), in a linked worktree', 'append:before-write', true],
+    ['after its snapshot, while its changes are written', 'run:after-write', false],
+    ['after its snapshot, while its changes are written, in a linked worktree', 'run:after-write', true],
+  ])(
+    '%s: removed by the next step',
+    async (_what, point, linked) => {
+      const main = identifiedProject(freshDir(tmp, 'k'));
+      let root = main;
+      if (linked) {
+        root = path.join(main, '..', `${path.basename(main)}-w`);
+        execFileSync('git', ['worktree', 'add', '-q', root], { cwd: main });
+      }
+      const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off', XDG_STATE_HOME: freshDir(tmp, 'state') };
+      writeFileSync(path.join(root, 'a.txt'), 'a\n');
+      expect(cli(['append', AGENT, '--root', root, '--prompt', 's0'], { env }).code).toBe(0);
+      writeFileSync(path.join(root, 'b.txt'), 'b\n');
+      const killed = detached(['append', AGENT, '--root', root, '--prompt', 's1'], {
+        ...env,
+        STEPCHAIN_TEST_PAUSE: point,
+      });
+      try {
+        for (let waited = 0; !killed.stderr().includes('paused at'); waited += 20) {
+          if (waited > 20_000) throw new Error(`never paused: ${killed.stderr()}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      } finally {
+        killed.stop();
+      }
+      await killed.done; // reaped
+      for (const i of [2, 3]) {
+        writeFileSync(path.join(root, `${i}.txt`), `${i}\n`);
+        const r = cli(['append', AGENT, '--root', root, '--prompt', `s${i}`], { env });
+        expect([r.code, r.stderr]).toEqual([0, '']);
+      }
+      const gitDirs = [
+        path.join(main, '.git'),
+        ...(linked
+          ? readdirSync(path.join(main, '.git', 'worktrees')).map((w) => path.join(main, '.git', 'worktrees', w))
+          : []),
+      ];
+      expect(gitDirs.flatMap(leftIn)).toEqual([]);
     },
     30_000,
   );

@@ -19,6 +19,7 @@ import { gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptio
 import { nulRecords } from '../util/nul-records';
 import { summarizeIndex } from './index-file';
 import type { RepoInfo } from './repo';
+import { cleanDeadStepMarkers } from './step-markers';
 
 /**
  * A snapshot's temporary index (./snapshot.ts takes the snapshot): a directory
@@ -212,15 +213,19 @@ function copyIndex(from: string, to: string): Buffer | undefined {
 const SNAP_DIR = 'stepchain-snap-';
 const SNAP_DIR_NAME = /^stepchain-snap-([0-9]+)-([0-9]+|x)-([0-9a-f]{8})-/;
 
-/** Removes the temporary index directories that killed snapshot writers left in `gitDir`. */
+/**
+ * Removes the temporary index directories that killed snapshot writers left in `gitDir`, and from the same listing
+ * their steps' markers (./step-markers.ts: no later step may look for them).
+ */
 export function cleanDeadSnapshotDirs(gitDir: string): string[] {
-  let names: string[];
+  let all: string[];
   try {
-    names = readdirSync(gitDir).filter((n) => n.startsWith(SNAP_DIR));
+    all = readdirSync(gitDir);
   } catch {
     return [];
   }
-  const removed: string[] = [];
+  const names = all.filter((n) => n.startsWith(SNAP_DIR));
+  const removed = cleanDeadStepMarkers(gitDir, all);
   const mine = hostTag(selfIdentity().host);
   for (const name of names) {
     const m = SNAP_DIR_NAME.exec(name);
