@@ -68,9 +68,12 @@ export class StepMarker {
   /** The step's seq, once the append gave it one. */
   appended(seq: number): void {
     try {
-      const fd = openSync(this.file, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW);
+      // Written over the first line, never truncated first: a marker read meanwhile holds either line (an empty one,
+      // read between a truncation and the write, named no journal, and the step after this one was told against the
+      // start commit).
+      const fd = openSync(this.file, constants.O_WRONLY | constants.O_NOFOLLOW);
       try {
-        writeSync(fd, `${this.journal} ${seq}\n`);
+        writeSync(fd, `${this.journal} ${seq}\n`, 0);
       } finally {
         closeSync(fd);
       }
