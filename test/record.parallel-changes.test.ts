@@ -365,70 +365,41 @@ describe('what a killed writer leaves in the git dir', () => {
   );
 });
 
-/** strace, able to attach to a child of this process (it delays one system call of a writer, as a slow disk would). */
-const strace = ((): boolean => {
-  if (spawnSync('strace', ['-V']).status !== 0) return false;
-  try {
-    return process.getuid?.() === 0 || readFileSync('/proc/sys/kernel/yama/ptrace_scope', 'utf8').trim() === '0';
-  } catch {
-    return true; // no Yama: a process may trace its own user's
+test('a marker not yet given its seq, or being given it, is waited for: the step after it is told against it', async () => {
+  const root = identifiedProject(freshDir(tmp, 's'));
+  const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off', XDG_STATE_HOME: freshDir(tmp, 'state') };
+  writeFileSync(path.join(root, 'first.txt'), '1\n');
+  // Step 0's writer stops after its append, before its marker is given the seq (a slow disk, a descheduled process).
+  const resume = path.join(root, '..', `${path.basename(root)}-resume`);
+  const paused = { ...env, STEPCHAIN_TEST_PAUSE: 'marker:before-seq', STEPCHAIN_TEST_RESUME: resume };
+  const writer = spawn(process.execPath, [cliPath, 'append', AGENT, '--root', root, '--prompt', 'first'], {
+    env: paused,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  started.add(writer.pid!);
+  let said = '';
+  writer.stderr.on('data', (d: Buffer) => (said += d.toString()));
+  for (let waited = 0; !/paused at marker:before-seq/.test(said); waited += 20) {
+    if (waited > 20_000) throw new Error(`the writer never paused: ${said}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
-})();
-
-(strace ? test : test.skip)(
-  'a marker being given its seq is never read empty: the step after it still waits',
-  async () => {
-    const root = identifiedProject(freshDir(tmp, 's'));
-    const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off', XDG_STATE_HOME: freshDir(tmp, 'state') };
-    writeFileSync(path.join(root, 'first.txt'), '1\n');
-    // Step 0's writer: a shell that becomes it (same pid and start time, so the name of its marker is known).
-    const go = path.join(root, '..', `${path.basename(root)}-go`);
-    const writer = spawn(
-      'sh',
-      [
-        '-c',
-        'while [ ! -e "$0" ]; do sleep 0.02; done; exec "$@"',
-        go,
-        process.execPath,
-        cliPath,
-        'append',
-        AGENT,
-        '--root',
-        root,
-      ],
-      { env, stdio: 'ignore', detached: true },
-    );
-    started.add(writer.pid!);
-    const start = readFileSync(`/proc/${writer.pid!}/stat`, 'latin1').split(') ')[1]!.split(' ')[19]!;
-    const file = path.join(root, '.git', `stepchain-step-${writer.pid!}-${start}-${hostTag(hostname())}-0`);
-    // The write of its seq into the marker (the second write to that file) takes five seconds: a slow disk, a
-    // descheduled process. Whether through write(2) or pwrite(2).
-    const tracer = spawn(
-      'strace',
-      ['-f', '-o', '/dev/null', '-p', String(writer.pid!), '-P', file, '-e', 'trace=write,pwrite64'].concat([
-        '-e',
-        'inject=write:delay_enter=5000000:when=2',
-        '-e',
-        'inject=pwrite64:delay_enter=5000000:when=1',
-      ]),
-      { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
-    );
-    started.add(tracer.pid!);
-    let traced = '';
-    tracer.stderr.on('data', (d: Buffer) => (traced += d.toString()));
-    for (let waited = 0; !/attached/.test(traced); waited += 20) {
-      if (waited > 10_000) throw new Error(`strace did not attach: ${traced}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    writeFileSync(go, '');
-    await rows(root, AGENT, 1);
-    // Step 1 while step 0's writer writes its seq: nothing more changed.
-    const second = await run(['append', AGENT, '--root', root, '--prompt', 'second'], env);
-    expect(second).toEqual({ code: 0, stderr: '' });
-    const code = await new Promise((r) => (writer.exitCode !== null ? r(writer.exitCode) : writer.on('exit', r)));
-    expect(code).toBe(0);
-    // Only step 0 changed a file; step 1 is told against it (and claims nothing, so it has no row).
-    expect(stepChanges(root, AGENT)).toEqual([{ seq: 0, since: null, paths: ['first.txt'] }]);
-  },
-  30_000,
-);
+  // Step 1 (nothing more changed) writes its snapshot, then waits for step 0's writer.
+  const second = run(['append', AGENT, '--root', root, '--prompt', 'second'], env);
+  let refs = '';
+  for (let waited = 0; !/\/1$/m.test(refs); waited += 20) {
+    if (waited > 20_000) throw new Error(`step 1's snapshot never came: ${refs}`);
+    await new Promise((r) => setTimeout(r, 20));
+    refs = execFileSync('git', ['-C', root, 'for-each-ref', '--format=%(refname)', 'refs/stepchain/'], {
+      encoding: 'utf8',
+    });
+  }
+  // Its changes are not told yet: it is waiting.
+  expect(existsSync(runJournalFile(root, AGENT))).toBe(false);
+  writeFileSync(resume, '');
+  expect(await second).toEqual({ code: 0, stderr: '' });
+  const code = await new Promise((r) => (writer.exitCode !== null ? r(writer.exitCode) : writer.on('exit', r)));
+  expect(code).toBe(0);
+  // Only step 0 changed a file; step 1 is told against it (and claims nothing, so it has no row).
+  expect(stepChanges(root, AGENT)).toEqual([{ seq: 0, since: null, paths: ['first.txt'] }]);
+}, 60_000);

@@ -1,6 +1,7 @@
 import { closeSync, constants, lstatSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../util/nofollow';
+import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
 import { monotonicMs, sleepMs } from '../util/time';
 import { refAbsent } from './loose';
@@ -67,6 +68,7 @@ export class StepMarker {
 
   /** The step's seq, once the append gave it one. */
   appended(seq: number): void {
+    pausePoint('marker:before-seq');
     try {
       // Written over the first line, never truncated first: a marker read meanwhile holds either line (an empty one,
       // read between a truncation and the write, named no journal, and the step after this one was told against the
