@@ -7,6 +7,7 @@ import {
   rmSync,
   symlinkSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -167,6 +168,12 @@ describe('per-step worktree snapshots', () => {
       mkdirSync(path.dirname(path.join(root, at)), { recursive: true });
       rmSync(path.join(root, at), { force: true });
       execFileSync('mkfifo', [path.join(root, at)]);
+      // git reads src/.gitattributes only for a file it hashes: a new one here. An entry the index holds stat-clean is
+      // hashed only while racy (written in the index's second): the add then never opened the FIFO, and the test
+      // passed or failed on whether the repository's files and its index straddled a second. Not racy, always:
+      const later = Math.floor(Date.now() / 1000) + 3;
+      utimesSync(path.join(root, '.git', 'index'), later, later);
+      writeFileSync(path.join(root, 'src', 'new.py'), 'n\n');
       const r = record(root, 'ag', {
         env: { ...process.env, STEPCHAIN_AUDIT: 'off', STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '1500' },
       });
