@@ -9,6 +9,7 @@ import {
   finishSnapshot,
   journalKey,
   snapshotRef,
+  snapshotRefDir,
   startSnapshot,
   takeSnapshot,
   type SnapshotInfo,
@@ -17,7 +18,7 @@ import {
 } from './git/snapshot';
 import { auditEvent, auditOptions } from './audit/log';
 import { previousRef, recordStepChanges, type RecordedStepChanges } from './provenance/record';
-import { snapshotRefDir, StepMarker, waitForPreviousSnapshot } from './git/step-markers';
+import { StepMarker, waitForPreviousSnapshot } from './git/step-markers';
 import { SNAPSHOT_TIMEOUT_MS } from './git/snapshot-begin';
 import { someOf } from './util/words';
 
@@ -119,6 +120,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
       waitForPreviousSnapshot(
         repo.gitDir,
         repo.commonDir,
+        snapshotRefDir(snap.ref),
         snap.seq,
         previousRef(snap),
         snap.ref,

@@ -105,6 +105,11 @@ export function snapshotRef(agentId: string, seq: number, key?: string): string 
     : `${SNAPSHOT_REF_PREFIX}/${agentId}/${key}/${seq}`;
 }
 
+/** The directory of a journal's snapshot refs, from one of them (`.../<seq>` -> `...`). */
+export function snapshotRefDir(ref: string): string {
+  return ref.slice(0, ref.lastIndexOf('/'));
+}
+
 /** The ref of step `seq` of the journal of `agentId` in the project at `root` (undefined outside git). */
 export function snapshotRefFor(
   root: string,

@@ -33,11 +33,6 @@ const FOREIGN_MARKER_MAX_AGE_MS = 3600_000;
 
 let made = 0;
 
-/** The directory of a journal's snapshot refs, from one of them (`.../<seq>` -> `...`). */
-export function snapshotRefDir(ref: string): string {
-  return ref.slice(0, ref.lastIndexOf('/'));
-}
-
 /** One step's marker, from before its append until its changes are written. */
 export class StepMarker {
   private constructor(
@@ -95,7 +90,8 @@ export class StepMarker {
 }
 
 /**
- * Waits, at most `timeoutMs`, while the snapshot of step `seq - 1` (ref `previousRef`, in the common git dir
+ * Waits, at most `timeoutMs`, while the snapshot of step `seq - 1` of the journal whose snapshot refs are under
+ * `journal` (ref `previousRef`, in the common git dir
  * `commonDir`) is not there and another live process is at work on it: one whose marker in `gitDir` names that
  * step, or a step of that journal not appended yet (its seq unknown; it is then a step after this one, which the wait
  * outlasts). `witness` is a ref this process just wrote (refAbsent's plain case). A marker of this process is never
@@ -104,6 +100,7 @@ export class StepMarker {
 export function waitForPreviousSnapshot(
   gitDir: string,
   commonDir: string,
+  journal: string,
   seq: number,
   previousRef: string,
   witness: string,
@@ -111,7 +108,6 @@ export function waitForPreviousSnapshot(
 ): void {
   if (seq === 0) return;
   const deadline = monotonicMs() + timeoutMs;
-  const journal = snapshotRefDir(previousRef);
   let pause = 2;
   while (refAbsent(commonDir, previousRef, witness) && someoneAtWork(gitDir, journal, seq - 1)) {
     if (monotonicMs() >= deadline) return;

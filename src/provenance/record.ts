@@ -3,7 +3,7 @@ import { diffTreesSync, type TreeChange } from '../git/diff';
 import { GitCommandError } from '../git/exec';
 import { looseCommitTree, readRef, refAbsent } from '../git/loose';
 import { diffLooseTrees } from '../git/tree-diff';
-import type { SnapshotInfo } from '../git/snapshot';
+import { snapshotRefDir, type SnapshotInfo } from '../git/snapshot';
 import { tornTailOption, type TornTailMoved } from '../util/chain-file';
 import { RunJournal } from '../runs/journal';
 import { runJournalFile } from '../runs/layout';
@@ -49,7 +49,7 @@ function treeOf(commonDir: string, commitOrRef: string): string | undefined {
 
 /** The ref of the step before `snap`'s, in the same journal's layout (`.../<seq>` -> `.../<seq - 1>`). */
 export function previousRef(snap: SnapshotInfo): string {
-  return `${snap.ref.slice(0, snap.ref.lastIndexOf('/') + 1)}${snap.seq - 1}`;
+  return `${snapshotRefDir(snap.ref)}/${snap.seq - 1}`;
 }
 
 /**
