@@ -59,11 +59,12 @@ test('a flush whose snapshots are still finishing: the next hook call tells its 
   expect(b.warnings.filter((w) => !/recorded with id null/.test(w))).toEqual([]);
 });
 
-test('a flush before the next model call hands its snapshots over and holds the lock until they are written', async () => {
-  const root = identifiedProject(freshDir(tmp, 'q'));
-  const home = freshDir(tmp, 'home-q');
-  const state = freshDir(tmp, 'state-q');
-  const chat = path.join(home, '.gemini', 'tmp', 'q', 'chats', 'session-x.jsonl');
+/** A project, Gemini CLI's home with an empty chat file, and payloads naming both. */
+function chatSession(name: string) {
+  const root = identifiedProject(freshDir(tmp, name));
+  const home = freshDir(tmp, `home-${name}`);
+  const state = freshDir(tmp, `state-${name}`);
+  const chat = path.join(home, '.gemini', 'tmp', name, 'chats', 'session-x.jsonl');
   mkdirSync(path.dirname(chat), { recursive: true });
   writeFileSync(chat, '');
   const env = { ...process.env, STEPCHAIN_AUDIT: 'off', HOME: home, XDG_STATE_HOME: state, GEMINI_PROJECT_DIR: root };
@@ -78,6 +79,11 @@ test('a flush before the next model call hands its snapshots over and holds the 
         ...extra,
       }),
     );
+  return { root, chat, env, payload };
+}
+
+test('a flush before the next model call hands its snapshots over and holds the lock until they are written', async () => {
+  const { root, chat, env, payload } = chatSession('q');
   const call = (command: string) => ({
     tool_name: 'run_shell_command',
     tool_input: { command },
@@ -137,17 +143,7 @@ test('a flush before the next model call hands its snapshots over and holds the 
 });
 
 test('a snapshot started before the pairing that no step takes is dropped: nothing of it is left', async () => {
-  const root = identifiedProject(freshDir(tmp, 'r'));
-  const home = freshDir(tmp, 'home-r');
-  const state = freshDir(tmp, 'state-r');
-  const chat = path.join(home, '.gemini', 'tmp', 'r', 'chats', 'session-x.jsonl');
-  mkdirSync(path.dirname(chat), { recursive: true });
-  writeFileSync(chat, '');
-  const env = { ...process.env, STEPCHAIN_AUDIT: 'off', HOME: home, XDG_STATE_HOME: state, GEMINI_PROJECT_DIR: root };
-  const payload = (event: string, extra: Record<string, unknown> = {}): Buffer =>
-    Buffer.from(
-      JSON.stringify({ session_id: SID, transcript_path: chat, cwd: root, hook_event_name: event, ...extra }),
-    );
+  const { root, env, payload } = chatSession('r');
   const after = payload('AfterTool', {
     tool_name: 'run_shell_command',
     tool_input: { command: 'ls' },

@@ -68,16 +68,24 @@ test('--no-snapshot: the flush before the next model call runs no git add and wr
   expect(objectFiles(s.root)).toEqual(objects);
 });
 
-test('AfterTool whose flush of earlier calls fails: its own call is still kept pending, never lost', () => {
+/**
+ * A session with one step recorded and one call pending whose journal no longer verifies (its step edited), the
+ * pending call's id one a writer may escape: the journal is then read step by step, and the flush throws there.
+ */
+function tamperedSession(): ReturnType<typeof session> {
   const s = session();
   expect(s.hook(s.tool('touch a')).code).toBe(0);
-  // An id a writer may escape: the journal is read step by step, and a journal that does not verify throws there.
   s.turn('call/1', 'touch a');
   expect(s.hook(s.payload('PreCompress', { trigger: 'auto' })).code).toBe(0);
   expect(s.hook(s.tool('touch b')).code).toBe(0);
   s.turn('call/2', 'touch b');
   const file = journalFile(s.root, `gemini-${SID}`);
   writeFileSync(file, readFileSync(file, 'utf8').replace('"model":"g"', '"model":"h"'));
+  return s;
+}
+
+test('AfterTool whose flush of earlier calls fails: its own call is still kept pending, never lost', () => {
+  const s = tamperedSession();
   const r = s.hook(s.tool('touch c'));
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/step_hash_mismatch/);
@@ -90,14 +98,7 @@ test('AfterTool whose flush of earlier calls fails: its own call is still kept p
 });
 
 test('AfterAgent whose final flush fails: the stop event is still recorded in the run journal', () => {
-  const s = session();
-  expect(s.hook(s.tool('touch a')).code).toBe(0);
-  s.turn('call/1', 'touch a');
-  expect(s.hook(s.payload('PreCompress', { trigger: 'auto' })).code).toBe(0);
-  expect(s.hook(s.tool('touch b')).code).toBe(0);
-  s.turn('call/2', 'touch b');
-  const file = journalFile(s.root, `gemini-${SID}`);
-  writeFileSync(file, readFileSync(file, 'utf8').replace('"model":"g"', '"model":"h"'));
+  const s = tamperedSession();
   const r = s.hook(s.payload('AfterAgent', { prompt: 'p', prompt_response: 'done' }));
   expect(r.stderr).toMatch(/AfterAgent: .*step_hash_mismatch/);
   // It was dropped with the failure (at e25dc12 too): no run journal at all.
