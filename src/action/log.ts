@@ -12,7 +12,9 @@ import { sanitize } from '../util/terminal';
  * line breaks, escape sequences, which GitHub's log viewer renders as colours,
  * and bidi controls are shown as `\n`, `\x1b`, `\u202e`), then a leading `::`
  * and any `##[` are escaped. Annotations and `setFailed` go through
- * @actions/core, which escapes their data itself.
+ * @actions/core, which escapes only `%`, CR, LF and (in properties) `:` and `,`
+ * of their data: an annotation's message and its properties (a journal's path
+ * is data) pass through `annotation`, which sanitises each first.
  */
 export function safeLine(s: string): string {
   let t = sanitize(s);
@@ -30,4 +32,17 @@ export function info(line: string): void {
 export function oneLineMessage(s: string, max = 2000): string {
   const t = safeLine(s);
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/**
+ * An error or warning annotation whose message and properties carry data: each string is made one safe line
+ * (a path with an escape sequence in it reached the log raw through `file=`, which core does not sanitise).
+ */
+export function annotation(level: 'error' | 'warning', message: string, props: core.AnnotationProperties = {}): void {
+  const safe: core.AnnotationProperties = { ...props };
+  for (const k of ['title', 'file'] as const) {
+    const v = props[k];
+    if (v !== undefined) safe[k] = oneLineMessage(v, 1000);
+  }
+  (level === 'error' ? core.error : core.warning)(oneLineMessage(message), safe);
 }

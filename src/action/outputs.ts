@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CheckFault } from '../check';
 import type { ActionInputs } from './inputs';
-import { info, oneLineMessage } from './log';
+import { annotation, info, oneLineMessage } from './log';
 import { plural } from '../util/words';
 
 /** How the Action's modes speak: annotations, the JSON report, the summary and bounded outputs. */
@@ -25,10 +25,10 @@ export function annotate(faults: CheckFault[], errorSlots: number): void {
     const props: core.AnnotationProperties = { file: f.path, title: `stepchain: ${f.kind}` };
     if (f.line !== null) props.startLine = f.line;
     if (f.severity === 'error' && errors < errorSlots) {
-      core.error(oneLineMessage(f.message), props);
+      annotation('error', f.message, props);
       errors++;
     } else if (f.severity === 'warning' && warnings < MAX_ANNOTATIONS) {
-      core.warning(oneLineMessage(f.message), props);
+      annotation('warning', f.message, props);
       warnings++;
     }
     info(`${f.severity === 'error' ? 'FAULT' : 'WARNING'} ${where(f)}: ${f.message}`);

@@ -1,4 +1,5 @@
 import { InputError } from '../errors';
+import { idRecord } from '../util/records';
 import type { AttributedFile } from '../provenance/attribute';
 import { isCheckFaultKind, type CheckFaultKind, type CheckOwnFaultKind } from './fault-kinds';
 import type {
@@ -187,7 +188,7 @@ export function checkReportFromJson(doc: unknown, source: string, root = ''): Ch
     if (typeof v['id'] === 'string') f.id = v['id'];
     return f;
   });
-  const heads: Record<string, string> = {};
+  const heads = idRecord<string>();
   if (!isObj(doc['heads'])) bad('heads is not an object');
   for (const [k, v] of Object.entries(doc['heads'] as Obj)) heads[k] = typeof v === 'string' ? v : bad(`heads.${k}`);
   let shard: Shard | null = null;
@@ -320,7 +321,7 @@ export function mergeShardReports(parts: ShardPart[], root = '', commit?: string
     fetchedBlobs: reports.reduce((n, r) => n + r.report.fetchedBlobs, 0),
     verified: 0,
     failed: 0,
-    heads: {},
+    heads: idRecord<string>(),
     items: reports.flatMap((r) => r.report.items),
     faults: [...faults, ...reports.flatMap((r) => r.report.faults)],
     matched: reports[0]?.report.matched ?? { journal: 0, run: 0, receipt: 0 },

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { isEventStream } from './payloads';
 import type { RecordedExchange } from './replay';
+import { idRecord } from '../util/records';
 
 // The recording proxy's (./server.ts): which headers it passes on, and how a replay answers from a recorded exchange.
 
@@ -17,7 +18,8 @@ export const HOP_BY_HOP = new Set([
 ]);
 
 export function passHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
+  // Header names are the peer's (`__proto__` is a valid one): stored as own keys, never as a prototype.
+  const out: OutgoingHttpHeaders = idRecord();
   const named = new Set(
     String(h.connection ?? '')
       .split(',')
@@ -41,7 +43,7 @@ function pieces(bytes: Buffer, streamed: boolean): Buffer[] {
 }
 
 export async function answerFromRecording(res: ServerResponse, x: RecordedExchange, body: Buffer): Promise<void> {
-  const headers: OutgoingHttpHeaders = {};
+  const headers: OutgoingHttpHeaders = idRecord();
   for (const [k, v] of x.responseHeaders) {
     if (HOP_BY_HOP.has(k) || k === 'content-length') continue;
     const had = headers[k];

@@ -5,6 +5,7 @@ import { isJsonObject, parse, type JsonObject, type JsonValue } from '../../cano
 import { InputError } from '../../errors';
 import type { ProtocolName } from '../../proxy/protocols/types';
 import { readRegularFile } from '../../util/nofollow';
+import { ownValue } from '../../util/records';
 
 /**
  * The model providers OpenCode's configuration declares, read the way OpenCode 1.18.33 merges it (its
@@ -144,7 +145,7 @@ export function opencodeProviders(cwd: string, env: NodeJS.ProcessEnv): OpenCode
   for (const id of Object.keys(BUILT_IN)) if (!merged.has(id)) merged.set(id, {});
   return [...merged].map(([id, p]) => ({
     id,
-    protocol: p.npm !== undefined ? PACKAGES[p.npm] : BUILT_IN[id],
+    protocol: p.npm !== undefined ? ownValue(PACKAGES, p.npm) : ownValue(BUILT_IN, id),
     baseURL: p.baseURL,
   }));
 }
