@@ -162,16 +162,17 @@ describe('merge_group', () => {
 });
 
 describe('pull_request_target', () => {
-  test("the default checkout (the base branch) warns that the PR's files were not checked; the PR's head does not", async () => {
+  test("the default checkout (the base branch) fails: the PR's files were not checked; the PR's head is checked", async () => {
     const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
     rewriteStep(dir, 'x result 1', 'x result one');
     const prHead = commitAll(dir, 'PR: rewrite');
     git(dir, ['checkout', '-q', 'main']);
     const event = eventFixture('pull_request_target', { base, head: prHead });
     const r = await runInProcess({ workspace: dir, scratch, event });
-    expect(r.code).toBe(0); // the base branch itself holds
-    const warning = r.annotations.find((a) => a.level === 'warning' && a.message.startsWith('pull_request_target'));
-    expect(warning!.message).toContain("the PR's files were NOT checked");
+    // The base branch itself holds, and says nothing of the PR: a check that checked none of its files is no pass.
+    expect(r.code).toBe(1);
+    const failed = r.annotations.find((a) => a.level === 'error' && a.message.includes('pull_request_target'));
+    expect(failed!.message).toContain("the PR's files were NOT checked");
     expect(r.summary).toContain('NOT checked');
 
     git(dir, ['checkout', '-q', prHead]);

@@ -13,13 +13,13 @@ import {
   type ItemKind,
   type PullRequestBase,
 } from '../check';
-import { headCommit, parentsOf } from '../git';
+import { headCommit, isAncestor, parentsOf } from '../git';
 import { resolveAnchors, type Anchors } from './anchors';
 import type { EventBase } from './event';
 import { uploadFiles } from './github';
 import type { ActionInputs } from './inputs';
 import { resolveKeylessAnchors } from './keyless';
-import { info, oneLineMessage } from './log';
+import { annotation, info, oneLineMessage } from './log';
 import { annotate, defaultArtifactName, failureLine, MAX_ANNOTATIONS, reportDir } from './outputs';
 import { publish, reportDoc } from './publish';
 
@@ -31,17 +31,33 @@ import { publish, reportDoc } from './publish';
  * if-no-files-found rule, and what every mode publishes (publish.ts).
  */
 
-/** On pull_request_target the default checkout is the base branch: the PR's files are then not checked. */
-async function pullRequestTargetNote(workspace: string, event: EventBase): Promise<string | undefined> {
-  if (event.name !== 'pull_request_target' || event.head === undefined) return undefined;
+/**
+ * A pull request's check must look at the PR's files: the checkout is its head, or is built on it (the merge commit
+ * actions/checkout makes for pull_request names the head as a parent; a local merge or rebase onto the base has it
+ * as an ancestor). On pull_request_target the default checkout is the base branch, and a pull_request job may check
+ * out any ref: the check would then say what the base holds, and say it green. That is a failure, named (a check
+ * that found nothing does not say OK). A workspace that is no git checkout (receipts of an artifact) has no head to
+ * compare: said, as a warning.
+ */
+async function prHeadProblem(
+  workspace: string,
+  event: EventBase,
+): Promise<{ failure: boolean; message: string } | undefined> {
+  if (!isPullRequest(event) || event.head === undefined) return undefined;
   const head = await headCommit(workspace);
   if (head === event.head) return undefined;
   if (head !== undefined && (await parentsOf(workspace, head)).includes(event.head)) return undefined;
-  return (
-    `pull_request_target: the checkout (${head?.slice(0, 12) ?? 'no commit'}) is not the pull request's head ` +
-    `(${event.head.slice(0, 12)}): the PR's files were NOT checked. Check out ` +
-    '`github.event.pull_request.head.sha` in this job (and run none of its code) to check them'
-  );
+  if (head !== undefined && (await isAncestor(workspace, event.head, head))) return undefined;
+  const fix =
+    event.name === 'pull_request_target'
+      ? 'Check out `github.event.pull_request.head.sha` in this job (and run none of its code) to check them'
+      : "Keep actions/checkout's default ref (the merge commit) or check out `github.event.pull_request.head.sha`";
+  return {
+    failure: head !== undefined,
+    message:
+      `${event.name}: the checkout (${head?.slice(0, 12) ?? 'no commit'}) is not the pull request's head ` +
+      `(${event.head.slice(0, 12)}) nor built on it: the PR's files were NOT checked. ${fix}`,
+  };
 }
 
 /** What the fork-point rule found, worded for the log and the summary (nothing when the checkout is on the base). */
@@ -55,7 +71,10 @@ function forkPointNote(event: string, r: PullRequestBase): string | undefined {
   if (r.forkPoint === 'branched')
     return (
       `${event}: the checkout is the PR's own head, not built on its base ${r.base.slice(0, 12)}: the ` +
-      `journals are compared with where the PR branched from it, ${r.commit.slice(0, 12)}`
+      `journals are compared with where the PR branched from it, ${r.commit.slice(0, 12)}` +
+      (r.others.length === 0
+        ? ''
+        : `, and with its other merge bases ${r.others.map((c) => c.slice(0, 12)).join(', ')} (the PR merged base commits that are not ancestors of each other)`)
     );
   return undefined;
 }
@@ -94,19 +113,24 @@ function checkOptions(
 }
 
 /** Notes the event brings (no base, a pull_request_target checkout that is not the PR's), logged as they are added. */
-async function eventNotes(workspace: string, event: EventBase, inputs: ActionInputs): Promise<string[]> {
+/** The event's notes for the log and the summary, and the PR head rule's failure when the PR's files were not checked. */
+async function eventNotes(
+  workspace: string,
+  event: EventBase,
+  inputs: ActionInputs,
+): Promise<{ notes: string[]; unchecked?: string }> {
   const notes: string[] = [];
   if (event.note !== undefined) {
     info(event.note);
     notes.push(event.note);
   }
-  const prt = await pullRequestTargetNote(workspace, event);
-  if (prt !== undefined) {
-    core.warning(oneLineMessage(prt));
-    notes.push(prt);
+  const head = await prHeadProblem(workspace, event);
+  if (head !== undefined) {
+    if (!head.failure) annotation('warning', head.message);
+    notes.push(head.message);
   }
   if (!inputs.appendOnly) notes.push('append-only was switched off (append-only: false)');
-  return notes;
+  return head?.failure === true ? { notes, unchecked: head.message } : { notes };
 }
 
 /** Patterns the user set that matched nothing, or nothing at all: if-no-files-found decides (a note, a warning, a failure). */
@@ -142,6 +166,7 @@ async function check(inputs: ActionInputs, workspace: string, event: EventBase, 
   let base = inputs.appendOnly ? event.base : undefined;
   const options = checkOptions(inputs, workspace, anchors, base, dirCache);
   let fetchedForFork = false;
+  let alsoBases: string[] = [];
   if (base !== undefined && isPullRequest(event)) {
     const pr = await pullRequestBase(options, base);
     const note = forkPointNote(event.name, pr);
@@ -151,11 +176,13 @@ async function check(inputs: ActionInputs, workspace: string, event: EventBase, 
     }
     fetchedForFork = pr.fetched;
     base = pr.commit;
+    alsoBases = pr.others;
   }
   // A receipt's Sigstore bundle is checked under the keyless anchors, or fails it (never green unchecked).
   const report = await checkWorkspace({
     ...options,
     ...(base === undefined ? {} : { base }),
+    ...(alsoBases.length === 0 ? {} : { alsoBases }),
     ...(keylessAnchors === undefined
       ? {}
       : {
@@ -177,14 +204,15 @@ async function check(inputs: ActionInputs, workspace: string, event: EventBase, 
 }
 
 export async function verifyMode(inputs: ActionInputs, workspace: string, event: EventBase): Promise<void> {
-  const notes = await eventNotes(workspace, event, inputs);
+  const { notes, unchecked } = await eventNotes(workspace, event, inputs);
   const dirCache: DirCache = new Map();
   const { report, anchors } = await check(inputs, workspace, event, notes, dirCache);
   const { empty, fails } = nothingFound(inputs, report, notes);
-  const ok = report.ok && !fails;
+  const ok = report.ok && !fails && unchecked === undefined;
 
   // The one-line reason first: GitHub shows at most 10 error annotations per step.
-  if (!ok) core.setFailed(oneLineMessage(failureLine(report.faults, 'verification failed', fails ? empty : [])));
+  const why = [...(unchecked === undefined ? [] : [unchecked]), ...(fails ? empty : [])];
+  if (!ok) core.setFailed(oneLineMessage(failureLine(report.faults, 'verification failed', why)));
   for (const i of report.items) info(checkedItemLine(i));
   annotate(report.faults, ok ? MAX_ANNOTATIONS : MAX_ANNOTATIONS - 1);
 

@@ -1,4 +1,4 @@
-import { ensureCommit, forkPoint, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
+import { ensureCommit, forkPoints, headCommit, listBlobsAtCommit, prefetchBlobs, readBlobs } from '../git';
 import type { TreeBlob } from '../git';
 import type { AppendOnlyKind } from './append-only';
 import type { CheckOwnFaultKind } from './fault-kinds';
@@ -70,15 +70,26 @@ const APPEND_FAULT: Record<Exclude<AppendOnlyKind, 'appended' | 'unchanged'>, Ch
 /**
  * Compares an item with its base version (none: nothing to compare), recording
  * the outcome on the item; a fault when committed history was not only appended to.
+ * `others` are further merge bases (a criss-cross history, `PullRequestBase.others`):
+ * the item must only have been appended to against each; the outcome recorded is the
+ * base's unless another's is a fault.
  */
 export function historyFault(
   item: CheckedItem,
   base: BaseFiles | null,
   head: Buffer | undefined,
+  others: readonly BaseFiles[] = [],
 ): CheckFault | undefined {
-  const was = base?.files.get(item.path);
-  if (was === undefined || !was.mine) return undefined;
-  const r = compareHistory(item.kind, was.bytes, head);
+  let r: ReturnType<typeof compareHistory> | undefined;
+  let against: BaseFiles | null = null;
+  for (const b of [base, ...others]) {
+    const was = b?.files.get(item.path);
+    if (was === undefined || !was.mine) continue;
+    const now = compareHistory(item.kind, was.bytes, head);
+    if (r === undefined || !now.ok) [r, against] = [now, b];
+    if (!now.ok) break;
+  }
+  if (r === undefined) return undefined;
   item.appendOnly = r.kind;
   if (r.ok) return undefined;
   item.ok = false;
@@ -90,7 +101,9 @@ export function historyFault(
     path: item.path,
     line: r.line,
     kind: APPEND_FAULT[r.kind as keyof typeof APPEND_FAULT],
-    message: `${whoOf(item.kind, item.id)}: ${r.message}${r.kind === 'deleted' ? at : ''}; committed history must only be appended to`,
+    message:
+      `${whoOf(item.kind, item.id)}: ${r.message}${r.kind === 'deleted' ? at : ''}; committed history must only be appended to` +
+      (against !== base && against !== null ? ` (against the merge base ${against.commit.slice(0, 12)})` : ''),
     severity: 'error',
     id: item.id,
   };
@@ -174,7 +187,8 @@ export function goneFromBase(
  * the commit the PR branched from (the base when the checkout is built on it).
  *
  * - `on_base`: the checkout is built on the base; `commit` is the base;
- * - `branched`: the checkout is the PR's own head; `commit` is where it branched;
+ * - `branched`: the checkout is the PR's own head; `commit` is where it branched (and `others` the further merge
+ *   bases of a criss-cross history: each is compared too, `CheckOptions.alsoBases`);
  * - `unknown`: the history is too shallow to find where it branched; `commit` is the base;
  * - `not_compared`: nothing whose history is compared (receipts alone outside a git checkout).
  */
@@ -183,6 +197,11 @@ export interface PullRequestBase {
   base: string;
   /** The commit history is compared with. */
   commit: string;
+  /**
+   * The further merge bases when the checkout merged base commits that are not ancestors of each other: history must
+   * only have been appended to against each of them as well (give them as `CheckOptions.alsoBases`). Mostly empty.
+   */
+  others: string[];
   forkPoint: 'on_base' | 'branched' | 'unknown' | 'not_compared';
   /** Whether the base commit had to be fetched. */
   fetched: boolean;
@@ -202,9 +221,10 @@ export async function pullRequestBase(
     options.verifyJournals !== false ||
     options.verifyRuns !== false ||
     (options.verifyReceipts !== false && (await headCommit(options.root)) !== undefined);
-  if (!histories) return { base, commit: base, forkPoint: 'not_compared', fetched: false };
+  if (!histories) return { base, commit: base, others: [], forkPoint: 'not_compared', fetched: false };
   const fetched = await ensureCommit(options.root, base, options.remote);
-  const from = await forkPoint(options.root, base);
-  if (from === undefined) return { base, commit: base, forkPoint: 'unknown', fetched };
-  return { base, commit: from, forkPoint: from === base ? 'on_base' : 'branched', fetched };
+  const from = await forkPoints(options.root, base);
+  if (from === undefined) return { base, commit: base, others: [], forkPoint: 'unknown', fetched };
+  const [commit, ...others] = from as [string, ...string[]];
+  return { base, commit, others, forkPoint: commit === base ? 'on_base' : 'branched', fetched };
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { InputError } from '../errors';
-import { diffCommits } from '../git/diff';
+import { pullRequestChanges } from './pr-changes';
 import { attribute } from '../provenance/attribute';
 import { verifiedChanges } from '../provenance/verified';
 import { readUnder, type CheckedDirs } from '../util/nofollow';
@@ -34,6 +34,8 @@ function runLayout(rel: string): { project: string; id: string } | undefined {
 export interface ProvenanceOptions {
   root: string;
   base: string;
+  /** Further merge bases (a criss-cross history): a change against any of them is the PR's to explain. */
+  alsoBases?: readonly string[];
   policy: Exclude<ProvenancePolicy, 'off'>;
   /** The run journals the check found (root-relative). */
   runs: readonly string[];
@@ -41,7 +43,7 @@ export interface ProvenanceOptions {
 
 export async function checkProvenance(options: ProvenanceOptions): Promise<ProvenanceReport> {
   const root = path.resolve(options.root);
-  const changes = await diffCommits(root, options.base, 'HEAD');
+  const changes = await pullRequestChanges(root, [options.base, ...(options.alsoBases ?? [])]);
   const checked: CheckedDirs = new Set();
   const read = (rel: string): Buffer | undefined => {
     const r = readUnder(root, rel, undefined, checked);
@@ -98,7 +100,13 @@ export async function provenancePass(ctx: { options: CheckOptions; report: Check
   const policy = options.provenance ?? 'off';
   if (policy === 'off' || report.base === null || report.commit === null) return;
   if (report.shard !== null && report.shard.index !== 0) return;
-  const p = await checkProvenance({ root: report.root, base: report.base, policy, runs: scan.found.run });
+  const p = await checkProvenance({
+    root: report.root,
+    base: report.base,
+    ...(options.alsoBases === undefined ? {} : { alsoBases: options.alsoBases }),
+    policy,
+    runs: scan.found.run,
+  });
   report.provenance = p;
   report.faults.push(...provenanceFaults(p));
 }

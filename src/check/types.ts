@@ -63,6 +63,11 @@ export interface CheckOptions {
   receipts?: string | string[];
   /** A commit to check append-only history against (a PR's base). */
   base?: string;
+  /**
+   * Further commits history must only have been appended to against, with `base` (a criss-cross history's other
+   * merge bases: `PullRequestBase.others`). The provenance pass takes the PR's changes against each of them.
+   */
+  alsoBases?: string[];
   /** Fetch the base from this remote when it is missing (a shallow checkout); default `origin`. */
   remote?: string;
   /** Pinned heads `{agent_id: head}` for per-step journals. */

@@ -15,6 +15,7 @@ import { keylessPass } from './keyless';
 import { provenancePass } from './provenance';
 import { idOfPath, ITEM_KINDS, scanCheckout, type Scan } from './scan';
 import type { CheckOptions, CheckReport, ItemKind } from './types';
+import { idRecord, ownValue } from '../util/records';
 
 /**
  * Checks a repository's committed stepchain files, as a PR check does: every
@@ -35,6 +36,8 @@ export interface CheckContext {
   options: CheckOptions;
   scan: Scan;
   base: BaseFiles | null;
+  /** Further merge bases history is compared with (`CheckOptions.alsoBases`), each with its own renames' targets. */
+  others: { base: BaseFiles; claimed: Set<string> }[];
   report: CheckReport;
   /** New checkout files already taken as a base file's rename (one target per rename, across kinds). */
   claimed: Set<string>;
@@ -90,7 +93,7 @@ function checkFile(ctx: CheckContext, kind: ItemKind, rel: string): { check: Ite
   const r = scan.read(rel, max, kind === 'journal' ? walkableBuffer : undefined);
   if (r.kind !== 'file') return { check: unreadable(kind, rel, name, r, max) };
   if (kind === 'journal')
-    return { check: checkJournal(rel, name, r.bytes, options.expectedHeads?.[name]), bytes: r.bytes };
+    return { check: checkJournal(rel, name, r.bytes, ownValue(options.expectedHeads, name)), bytes: r.bytes };
   if (kind === 'run')
     return {
       check: checkRun(rel, name, r.bytes, options.failOnFlaggedMutations !== false, linkSources(ctx, name)),
@@ -109,7 +112,12 @@ function kindPass(kind: ItemKind): CheckPass {
       const { item, faults } = check;
       report.faults.push(...faults);
       if (bytes !== undefined) {
-        const f = historyFault(item, base, bytes);
+        const f = historyFault(
+          item,
+          base,
+          bytes,
+          ctx.others.map((o) => o.base),
+        );
         if (f !== undefined) report.faults.push(f);
       }
       if (kind === 'journal' && item.ok && isSafeId(item.id)) report.heads[item.id] = item.head;
@@ -119,6 +127,13 @@ function kindPass(kind: ItemKind): CheckPass {
       const gone = goneFromBase(scan, base, kind, new Set(scan.found[kind]), ctx.claimed);
       report.items.push(...gone.items);
       report.faults.push(...gone.faults);
+    }
+    // A file a further merge base holds and the checkout lost is reported once, whichever base names it first.
+    for (const o of ctx.others) {
+      const gone = goneFromBase(scan, o.base, kind, new Set(scan.found[kind]), o.claimed);
+      const told = new Set(report.items.map((i) => i.path));
+      report.items.push(...gone.items.filter((i) => !told.has(i.path)));
+      report.faults.push(...gone.faults.filter((f) => !told.has(f.path)));
     }
     if (kind === 'journal' && options.expectedHeads !== undefined) {
       const agents = new Set(scan.found.journal.map(idOfPath));
@@ -141,6 +156,10 @@ export async function checkWorkspace(options: CheckOptions, passes = CHECK_PASSE
   const baseCommit = options.base === undefined || (receiptsOnly && commit === null) ? null : options.base;
   const base =
     baseCommit !== null && ITEM_KINDS.some((k) => scan.on[k]) ? await readBase(scan, baseCommit, options.remote) : null;
+  const others: CheckContext['others'] = [];
+  if (base !== null)
+    for (const c of options.alsoBases ?? [])
+      if (c !== base.commit) others.push({ base: await readBase(scan, c, options.remote), claimed: new Set() });
   const report: CheckReport = {
     ok: true,
     root,
@@ -150,14 +169,14 @@ export async function checkWorkspace(options: CheckOptions, passes = CHECK_PASSE
     fetchedBlobs: base?.fetchedBlobs ?? 0,
     verified: 0,
     failed: 0,
-    heads: {},
+    heads: idRecord<string>(),
     items: [],
     faults: [...scan.linkFaults],
     matched: { journal: scan.found.journal.length, run: scan.found.run.length, receipt: scan.found.receipt.length },
     shard: scan.shard,
     trustedKeys: options.keySources ?? [],
   };
-  const ctx: CheckContext = { options, scan, base, report, claimed: new Set() };
+  const ctx: CheckContext = { options, scan, base, others, report, claimed: new Set() };
   for (const pass of passes) await pass(ctx);
   for (const i of report.items) {
     if (i.ok) report.verified++;

@@ -373,31 +373,49 @@ export async function parentsOf(cwd: string, commit: string): Promise<string[]> 
   }
 }
 
+/** Whether commit `ancestor` is `of` or an ancestor of it (false when either is unknown, as in a shallow history). */
+export async function isAncestor(cwd: string, ancestor: string, of: string): Promise<boolean> {
+  if (![ancestor, of].every((c) => /^[0-9a-f]{40,64}$/.test(c))) return false;
+  try {
+    await gitRun(cwd, ['merge-base', '--is-ancestor', ancestor, of]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Where a pull request's checkout branched from its base: `base` itself when
  * the checkout contains it (the merge commit actions/checkout makes), else the
  * merge base of the two (a checkout of the PR's own head, whose branch does not
  * have what the base branch appended since); undefined when history does not
  * say (a shallow checkout without the fork point).
+ *
+ * Every merge base, not one: when the head merged two commits of the base's
+ * history that are not ancestors of each other (a criss-cross), `git merge-base`
+ * names one of them, and history compared with that one alone lets the head
+ * rewrite what the other holds (git's merge then builds a virtual base from
+ * both, and the rewrite lands cleanly).
  */
-export async function forkPoint(cwd: string, base: string, head = 'HEAD'): Promise<string | undefined> {
+export async function forkPoints(cwd: string, base: string, head = 'HEAD'): Promise<string[] | undefined> {
   // The commit object names its parents even in a shallow clone, where history above it is cut off.
   try {
     const raw = (await gitRun(cwd, ['cat-file', 'commit', head])).toString('utf8');
     const header = raw.slice(0, raw.indexOf('\n\n'));
-    if (header.split('\n').some((l) => l === `parent ${base}`)) return base;
+    if (header.split('\n').some((l) => l === `parent ${base}`)) return [base];
   } catch {
     return undefined;
   }
   try {
     await gitRun(cwd, ['merge-base', '--is-ancestor', base, head]);
-    return base;
+    return [base];
   } catch {
     /* not an ancestor, or not known in a shallow history */
   }
   try {
-    const out = (await gitRun(cwd, ['merge-base', base, head])).toString('utf8').trim();
-    return /^[0-9a-f]{40,64}$/.test(out) ? out : undefined;
+    const out = (await gitRun(cwd, ['merge-base', '--all', base, head])).toString('utf8').split('\n');
+    const all = out.map((l) => l.trim()).filter((l) => l !== '');
+    return all.length > 0 && all.every((c) => /^[0-9a-f]{40,64}$/.test(c)) ? all : undefined;
   } catch {
     return undefined;
   }

@@ -15,7 +15,8 @@ export {
 export type { SnapshotInfo, SnapshotOptions } from './snapshot';
 export {
   ensureCommit,
-  forkPoint,
+  forkPoints,
+  isAncestor,
   headCommit,
   listBlobsAtCommit,
   parentsOf,

@@ -28,7 +28,13 @@ import { plural } from '../../util/words';
 /** How the fork-point rule compared history, for the summary line and the Markdown notes. */
 function forkPointNote(baseRef: string, r: PullRequestBase): string | undefined {
   if (r.forkPoint === 'branched')
-    return `HEAD is not built on ${baseRef} (${r.base.slice(0, 12)}): history is compared with where it branched from it, ${r.commit.slice(0, 12)}, as the PR check does`;
+    return (
+      `HEAD is not built on ${baseRef} (${r.base.slice(0, 12)}): history is compared with where it branched from it, ${r.commit.slice(0, 12)}` +
+      (r.others.length === 0
+        ? ''
+        : `, and with its other merge bases ${r.others.map((c) => c.slice(0, 12)).join(', ')} (HEAD merged commits of ${baseRef} that are not ancestors of each other)`) +
+      ', as the PR check does'
+    );
   if (r.forkPoint === 'unknown')
     return `HEAD is not built on ${baseRef} (${r.base.slice(0, 12)}) and the history is too shallow to find where it branched: rows ${baseRef} appended since will show as truncated (git fetch --unshallow)`;
   return undefined;
@@ -162,6 +168,7 @@ export const checkCommand: Command = {
     const report = await checkWorkspace({
       root,
       ...(base === undefined ? {} : { base }),
+      ...(pr === undefined || exactRef !== undefined || pr.others.length === 0 ? {} : { alsoBases: pr.others }),
       ...(journals === undefined ? {} : { journals }),
       ...(runs === undefined ? {} : { runs }),
       ...(receipts === undefined ? {} : { receipts }),
