@@ -7,6 +7,7 @@ import { recordStep } from '../record';
 import { recordObserved, type ObservedItem, type Payload } from '../runs';
 import { parseHookPayload, type HookPayload } from './claude/payload';
 import { claudeProjectRoot } from './claude/root';
+import { withWritableNumbers } from './non-finite';
 import type { HookOptions, HookOutcome } from './types';
 
 /**
@@ -50,8 +51,24 @@ export class SessionRecorder {
   /** The content addresses of the mutations the last successful `run` chained (a compaction's, for its summary). */
   lastMutations: string[] = [];
 
-  /** Appends one step. On failure the payload is kept in the CAS, where the operator can find it. */
+  /**
+   * Appends one step. A number JSON cannot write in it (./non-finite.ts) is written as a string, with a warning,
+   * rather than the tool call lost. On failure the payload is kept in the CAS, where the operator can find it.
+   */
   step(step: StepInput, journal = this.journal): boolean {
+    const first = this.append(step, journal);
+    if (first === true) return true;
+    const fixed = withWritableNumbers(step);
+    if (fixed === undefined || this.append(fixed.step, journal) !== true) return this.refused(step, journal, first);
+    this.out.warnings.push(
+      `${journal}: ${fixed.fields.join(', ')}: a number JSON cannot write (NaN or an infinity) recorded as a string; ` +
+        "the payload as sent is the step's input",
+    );
+    return true;
+  }
+
+  /** One attempt at appending: true, or what was thrown. */
+  private append(step: StepInput, journal: string): true | { error: unknown } {
     try {
       const deferred = this.options.deferSnapshots;
       const r = recordStep(journalDir(this.root, journal), step, {
@@ -67,17 +84,22 @@ export class SessionRecorder {
       else deferred.after(() => this.out.warnings.push(...r.warnings));
       this.out.recorded.push(journal === this.journal ? `step ${r.row.seq}` : `step ${r.row.seq} of ${journal}`);
       return true;
-    } catch (e) {
-      let kept = '';
-      try {
-        if (step.input !== undefined)
-          kept = `; its payload is kept as ${new Cas(casDir(this.root)).put(step.input)} in ${casDir(this.root)}`;
-      } catch {
-        /* nothing more can be kept */
-      }
-      this.out.errors.push(`step not recorded in ${journal}: ${errorLine(e)}${kept}`);
-      return false;
+    } catch (error) {
+      return { error };
     }
+  }
+
+  /** A step that could not be appended: its payload kept in the CAS and named, the error in the outcome. */
+  private refused(step: StepInput, journal: string, failed: { error: unknown }): false {
+    let kept = '';
+    try {
+      if (step.input !== undefined)
+        kept = `; its payload is kept as ${new Cas(casDir(this.root)).put(step.input)} in ${casDir(this.root)}`;
+    } catch {
+      /* nothing more can be kept */
+    }
+    this.out.errors.push(`step not recorded in ${journal}: ${errorLine(failed.error)}${kept}`);
+    return false;
   }
 
   /** The caller's torn-tail notice, for every journal written. */
