@@ -153,7 +153,7 @@ test.each([
 test('other unreadable transcripts are input errors', async () => {
   expect(() => readClaudeStream(Buffer.from('\n\n'), 'empty.jsonl')).toThrow(/empty\.jsonl: transcript has no events/);
   expect(() => readClaudeStream(Buffer.from([0xff, 0x0a]), 'bin.jsonl')).toThrow(
-    /bin\.jsonl: transcript is not valid UTF-8/,
+    /bin\.jsonl:1: transcript is not valid UTF-8/,
   );
   expect(() => readClaudeStream(Buffer.from('{"no_type": 1}\n'), 't.jsonl')).toThrow(/t\.jsonl:1: .*no string "type"/);
   const root = project();

@@ -1,5 +1,6 @@
 import { decodeUtf8, isJsonObject, JsonParseError, parse, type JsonObject, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
+import { LineTooLongError, linesOf } from '../util/lines';
 
 /** The adapter name recorded for Claude Code transcripts. */
 export const CLAUDE_ADAPTER = 'claude';
@@ -12,12 +13,16 @@ export interface MutationSignal {
   line: number;
 }
 
-export interface ClaudeTranscript {
+/** What a transcript held, its signals aside. */
+export interface ClaudeStreamSummary {
   /** Events read (non-blank lines). */
   events: number;
   /** Assistant turns seen. */
   assistantTurns: number;
   sessionId: string | undefined;
+}
+
+export interface ClaudeTranscript extends ClaudeStreamSummary {
   signals: MutationSignal[];
 }
 
@@ -71,32 +76,59 @@ export function signalsOf(ev: JsonObject, line: number): MutationSignal[] {
  * recorded from a transcript that does not read whole).
  */
 export function readClaudeStream(bytes: Uint8Array, source: string): ClaudeTranscript {
+  const signals: MutationSignal[] = [];
+  return { ...scanClaudeStream([bytes], source, (s) => signals.push(s)), signals };
+}
+
+/**
+ * readClaudeStream of a transcript that arrives in blocks (a file or a pipe read a block at a time: `claude -p |`),
+ * a line at a time: each signal is handed to `signal` as its line is read, so memory holds one line of the
+ * transcript (at most `maxLineBytes`: a longer one is refused, naming it), not the transcript. The first line that
+ * does not read ends the read with its InputError; `signal` may have been called for the lines before it.
+ */
+export function scanClaudeStream(
+  blocks: Iterable<Uint8Array>,
+  source: string,
+  signal: (s: MutationSignal) => void,
+  maxLineBytes?: number,
+): ClaudeStreamSummary {
+  const result: ClaudeStreamSummary = { events: 0, assistantTurns: 0, sessionId: undefined };
+  try {
+    for (const { n, bytes } of linesOf(blocks, maxLineBytes)) {
+      const ev = eventOf(bytes, n, source);
+      if (ev === undefined) continue;
+      result.events++;
+      if (ev.type === 'assistant') result.assistantTurns++;
+      if (result.sessionId === undefined && typeof ev.session_id === 'string') result.sessionId = ev.session_id;
+      for (const s of signalsOf(ev, n)) signal(s);
+    }
+  } catch (e) {
+    if (e instanceof LineTooLongError)
+      throw new InputError(`${source}:${e.line}: not a stream-json event: line of ${e.message}`);
+    throw e;
+  }
+  if (result.events === 0) throw new InputError(`${source}: transcript has no events`);
+  return result;
+}
+
+/** The event on line `n` (its bytes, without the `\n`), or undefined for a blank line. */
+function eventOf(bytes: Buffer, n: number, source: string): JsonObject | undefined {
   let text: string;
   try {
     text = decodeUtf8(bytes);
   } catch {
-    throw new InputError(`${source}: transcript is not valid UTF-8`);
+    throw new InputError(`${source}:${n}: transcript is not valid UTF-8`);
   }
-  const lines = text.split('\n');
-  const result: ClaudeTranscript = { events: 0, assistantTurns: 0, sessionId: undefined, signals: [] };
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.replace(/\r$/, '');
-    if (raw.trim() === '') continue;
-    let ev: JsonValue;
-    try {
-      ev = parse(raw);
-    } catch (e) {
-      const why = e instanceof JsonParseError ? e.message : 'too large or too deeply nested';
-      throw new InputError(`${source}:${i + 1}: not a stream-json event: ${why}`);
-    }
-    if (!isJsonObject(ev)) throw new InputError(`${source}:${i + 1}: not a stream-json event: not a JSON object`);
-    if (typeof ev.type !== 'string')
-      throw new InputError(`${source}:${i + 1}: not a stream-json event: no string "type"`);
-    result.events++;
-    if (ev.type === 'assistant') result.assistantTurns++;
-    if (result.sessionId === undefined && typeof ev.session_id === 'string') result.sessionId = ev.session_id;
-    result.signals.push(...signalsOf(ev, i + 1));
+  const raw = text.replace(/\r$/, '');
+  if (raw.trim() === '') return undefined;
+  let ev: JsonValue;
+  try {
+    ev = parse(raw);
+  } catch (e) {
+    const why = e instanceof JsonParseError ? e.message : 'too large or too deeply nested';
+    throw new InputError(`${source}:${n}: not a stream-json event: ${why}`);
   }
-  if (result.events === 0) throw new InputError(`${source}: transcript has no events`);
-  return result;
+  if (!isJsonObject(ev)) throw new InputError(`${source}:${n}: not a stream-json event: not a JSON object`);
+  if (typeof ev.type !== 'string') throw new InputError(`${source}:${n}: not a stream-json event: no string "type"`);
+  return ev;
 }

@@ -1,5 +1,5 @@
-export { CLAUDE_ADAPTER, readClaudeStream, signalsOf } from './claude';
-export type { ClaudeTranscript, MutationSignal } from './claude';
+export { CLAUDE_ADAPTER, readClaudeStream, scanClaudeStream, signalsOf } from './claude';
+export type { ClaudeStreamSummary, ClaudeTranscript, MutationSignal } from './claude';
 export { diffRuns } from './diff';
 export type { DiffReasonCode, RunDiff } from './diff';
 export { checkRunEvent, RunJournal, RunJournalRecoveryError } from './journal';
@@ -16,10 +16,19 @@ export {
   deterministicModeVar,
   MUTATION_EVENT,
   mutationFromSignal,
+  mutationOf,
   mutationPayload,
+  signalDigests,
 } from './provider-state';
-export type { Capability, ProviderStateMutation } from './provider-state';
-export { ingestClaudeStream, recordCapability, recordMutation, recordObserved, recordRunEvent } from './record';
+export type { Capability, ProviderStateMutation, SignalDigests } from './provider-state';
+export {
+  ingestClaudeStream,
+  ingestClaudeStreamBlocks,
+  recordCapability,
+  recordMutation,
+  recordObserved,
+  recordRunEvent,
+} from './record';
 export type {
   MutationInput,
   MutationRecord,

@@ -37,30 +37,51 @@ export function canonicalSha256(v: JsonValue): string {
   return sha256Hex(canonicalOfRead(v));
 }
 
+/** What a mutation's row keeps of the provider's reported detail: two digests (see signalDigests). */
+export interface SignalDigests {
+  before_digest: string;
+  after_digest: string;
+}
+
 /**
  * From a provider's reported detail: `before_digest` covers the top-level
  * fields named `pre_*` / `before_*` (the reported pre-mutation state; the
  * empty-object digest when there are none), `after_digest` the whole detail.
  */
-export function mutationFromSignal(
-  kind: string,
-  detail: JsonObject,
-  stepIndex: number,
-  flagged: boolean,
-): ProviderStateMutation {
+export function signalDigests(detail: JsonObject): SignalDigests {
   const before: JsonObject = {};
   for (const [k, v] of Object.entries(detail)) {
     if (BEFORE_PREFIXES.some((p) => k.startsWith(p))) {
       Object.defineProperty(before, k, { value: v, enumerable: true, writable: true, configurable: true });
     }
   }
+  return { before_digest: canonicalSha256(before), after_digest: canonicalSha256(detail) };
+}
+
+/** The mutation of a signal whose detail is digested already (signalDigests). */
+export function mutationOf(
+  kind: string,
+  digests: SignalDigests,
+  stepIndex: number,
+  flagged: boolean,
+): ProviderStateMutation {
   return {
     kind,
-    before_digest: canonicalSha256(before),
-    after_digest: canonicalSha256(detail),
+    before_digest: digests.before_digest,
+    after_digest: digests.after_digest,
     step_index: stepIndex,
     flagged,
   };
+}
+
+/** The mutation of a provider's signal: its kind, its detail's digests (signalDigests), its step. */
+export function mutationFromSignal(
+  kind: string,
+  detail: JsonObject,
+  stepIndex: number,
+  flagged: boolean,
+): ProviderStateMutation {
+  return mutationOf(kind, signalDigests(detail), stepIndex, flagged);
 }
 
 /** `sha256(canonical({kind, before_digest, after_digest, step_index}))`: `flagged` is policy, not identity. */

@@ -2,7 +2,7 @@ import { isJsonInteger, type JsonObject } from '../canonical';
 import { auditEvent, auditOptions } from '../audit/log';
 import { InputError, IntegrityError } from '../errors';
 import { assertSafeId } from '../util/ids';
-import { CLAUDE_ADAPTER, readClaudeStream, type ClaudeTranscript } from './claude';
+import { CLAUDE_ADAPTER, scanClaudeStream, type ClaudeStreamSummary } from './claude';
 import { checkRunEvent, RunJournal, type RunEventInput, type RunJournalOptions } from './journal';
 import { runJournalFile } from './layout';
 import {
@@ -12,9 +12,12 @@ import {
   deterministicModeVar,
   MUTATION_EVENT,
   mutationFromSignal,
+  mutationOf,
   mutationPayload,
+  signalDigests,
   type Capability,
   type ProviderStateMutation,
+  type SignalDigests,
 } from './provider-state';
 import type { Payload, RunRow } from './row';
 
@@ -203,8 +206,13 @@ export function recordMutation(
   return { file: j.file, mutations, deterministic: det, warnings: mirror(root, runId, mutations, options) };
 }
 
-/** One thing an observing adapter saw: a run event, or a provider-side context-mutation signal. */
-export type ObservedItem = { event: RunEventInput } | { signal: { kind: string; detail: JsonObject } };
+/**
+ * One thing an observing adapter saw: a run event, or a provider-side context-mutation signal (with the provider's
+ * detail, or only its digests: a reader that keeps many signals need not keep what each detail held).
+ */
+export type ObservedItem =
+  | { event: RunEventInput }
+  | { signal: { kind: string; detail: JsonObject } | { kind: string; digests: SignalDigests } };
 
 export interface ObservedResult extends MutationResult {
   /** Every row written, in order (capability, events, mutations). */
@@ -241,18 +249,22 @@ export function recordObserved(
   if (capability !== 'observed' && items.some((it) => 'signal' in it))
     throw new InputError(`run journal: adapter ${JSON.stringify(adapter)} is ${capability}: it records no mutation`);
   const det = deterministicModeVar(options.env);
+  // Digested before the journal is locked (the lock is held for the append, not for hashing details).
+  const digests = items.map((it) =>
+    'signal' in it ? ('digests' in it.signal ? it.signal.digests : signalDigests(it.signal.detail)) : undefined,
+  );
   const j = journalFor(root, runId, options);
   const made: ProviderStateMutation[] = [];
   const { rows } = j.transact((s) => {
     made.length = 0;
     const events = capabilityPlan(s.capabilities, adapter, capability, j.file);
     let step = s.mutationsByAgent.get(agentId) ?? 0;
-    for (const it of items) {
+    for (const [i, it] of items.entries()) {
       if ('event' in it) {
         events.push(it.event);
         continue;
       }
-      const m = mutationFromSignal(it.signal.kind, it.signal.detail, step++, det !== undefined);
+      const m = mutationOf(it.signal.kind, digests[i]!, step++, det !== undefined);
       made.push(m);
       events.push({ event: MUTATION_EVENT, payload: mutationPayload(m, agentId) });
     }
@@ -277,6 +289,7 @@ export function recordObserved(
  * context-mutation signal in transcript order, all in one append. Step indices
  * continue the agent's ordinal in the run (0, 1, ... for its first session).
  * A transcript that does not read whole is refused before anything is written.
+ * The transcript whole in `bytes`: ingestClaudeStreamBlocks reads one a block at a time.
  */
 export function ingestClaudeStream(
   root: string,
@@ -285,18 +298,31 @@ export function ingestClaudeStream(
   bytes: Uint8Array,
   source: string,
   options: RunRecordOptions,
-): MutationResult & { transcript: ClaudeTranscript } {
+): MutationResult & { transcript: ClaudeStreamSummary } {
+  return ingestClaudeStreamBlocks(root, runId, agentId, [bytes], source, options);
+}
+
+/**
+ * ingestClaudeStream of a transcript that arrives in blocks (a file or a pipe read a block at a time: `claude -p |
+ * stepchain run ingest ... -`), read a line at a time: memory holds one line of it, and per signal what its row
+ * holds (its kind and the digests of its detail), never the transcript. Nothing is written until the last line has
+ * read: a transcript that does not read whole writes nothing.
+ */
+export function ingestClaudeStreamBlocks(
+  root: string,
+  runId: string,
+  agentId: string,
+  blocks: Iterable<Uint8Array>,
+  source: string,
+  options: RunRecordOptions,
+): MutationResult & { transcript: ClaudeStreamSummary } {
   assertSafeId(agentId, 'agent id');
-  const transcript = readClaudeStream(bytes, source);
-  const r = recordObserved(
-    root,
-    runId,
-    CLAUDE_ADAPTER,
-    agentId,
-    transcript.signals.map((s) => ({ signal: s })),
-    options,
+  const items: ObservedItem[] = [];
+  const transcript = scanClaudeStream(blocks, source, (s) =>
+    items.push({ signal: { kind: s.kind, digests: signalDigests(s.detail) } }),
   );
-  const result: MutationResult & { transcript: ClaudeTranscript } = {
+  const r = recordObserved(root, runId, CLAUDE_ADAPTER, agentId, items, options);
+  const result: MutationResult & { transcript: ClaudeStreamSummary } = {
     file: r.file,
     mutations: r.mutations,
     deterministic: r.deterministic,
