@@ -13,6 +13,7 @@ function captured(write: (io: CommandIO) => void): string {
     err: () => undefined,
     json: () => undefined,
     readStdin: () => Buffer.alloc(0),
+    stdinBlocks: () => [],
     isTTY: false,
     env: {},
     cwd: '/',

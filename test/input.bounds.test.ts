@@ -73,13 +73,6 @@ const INPUTS: { name: string; argv: string; what: string; bound: number; rss: nu
   },
   { name: 'append --blob', argv: 'append a1 --no-snapshot --blob $IN', what: 'blob', bound: 128 * MIB, rss: 400 },
   {
-    name: 'run ingest --claude-stream',
-    argv: 'run ingest r1 --agent a1 --claude-stream $IN',
-    what: 'transcript',
-    bound: MAX_LINE_BYTES,
-    rss: 900,
-  },
-  {
     name: 'check --expected-heads',
     argv: 'check --expected-heads $IN',
     what: 'expected heads',
@@ -113,6 +106,30 @@ describe.each(INPUTS)('$name', ({ argv, what, bound, rss }) => {
     expect(existsSync(path.join(p.root, '.sdd', 'runtime', 'runs'))).toBe(false);
     // The bound held (once, and for a moment once more), and Node itself: never the stream, which has no end.
     expect(r.mb).toBeLessThan(rss);
+  });
+});
+
+describe('run ingest --claude-stream: read a line at a time, no bound on the whole, one on a line', () => {
+  test('a sparse 3 GB file (one line) is refused at that line past the bound, exit 2, nothing written, memory the bound', () => {
+    const p = project();
+    const r = run(`"$NODE" "$CLI" run ingest r1 --agent a1 --claude-stream "$BIG"`, p.root);
+    expect(r.err).toBe(
+      `stepchain: ${big}:1: not a stream-json event: line of more than ${boundText(MAX_LINE_BYTES)}: not read further\n`,
+    );
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(existsSync(path.join(p.root, '.sdd', 'runs'))).toBe(false);
+    // The line up to the bound (once), and Node itself: never the file.
+    expect(r.mb).toBeLessThan(900);
+  });
+
+  test('`-` fed without end (`yes |`) is refused at its first line, exit 2, nothing written, nothing held', () => {
+    const p = project();
+    const r = run(`yes | "$NODE" "$CLI" run ingest r1 --agent a1 --claude-stream -`, p.root);
+    expect(r.err).toBe('stepchain: <stdin>:1: not a stream-json event: expecting value at column 1\n');
+    expect(r.code).toBe(2);
+    expect(existsSync(path.join(p.root, '.sdd', 'runs'))).toBe(false);
+    expect(r.mb).toBeLessThan(150);
   });
 });
 

@@ -70,6 +70,7 @@ describe('the CLI sink', () => {
       err: (l) => err.push(l),
       json: (d) => out.push(JSON.stringify(d)),
       readStdin: () => Buffer.alloc(0),
+      stdinBlocks: () => [],
       isTTY: false,
       env: { STEPCHAIN_AUDIT: 'off' },
       cwd: process.cwd(),

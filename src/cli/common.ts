@@ -1,13 +1,13 @@
+import { closeSync } from 'node:fs';
 import path from 'node:path';
 import type { OptionSpec, ParsedArgs } from './args';
 import type { CommandIO } from './io';
-import { InputError } from '../errors';
+import { InputError, isOsError, osError } from '../errors';
 import { resolveProjectRoot } from '../project';
 import { lexists, pathKind } from '../util/fs';
 import { isSha256Hex } from '../util/hash';
-import { readRegularFile } from '../util/nofollow';
-import { TooLongError } from '../util/read-to-end';
-import { MAX_LINE_BYTES } from '../canonical/limits';
+import { openRegularFile, readRegularFile, type OpenedFile } from '../util/nofollow';
+import { descriptorBlocks, TooLongError } from '../util/read-to-end';
 import { tornTailLine, type TornTailMoved } from '../util/chain-file';
 
 export const ROOT_OPTION: Record<string, OptionSpec> = {
@@ -82,7 +82,9 @@ export function outputExists(shown: string, command: string): InputError {
 /**
  * The most bytes of each input a command reads whole, the same for a file and for `-` (standard input, where a
  * writer that never stops, `yes |`, is refused at the bound rather than read until memory runs out). Standard input
- * is held twice for a moment (its pieces, then one buffer), so a bound costs up to twice itself.
+ * is held twice for a moment (its pieces, then one buffer), so a bound costs up to twice itself. `run ingest
+ * --claude-stream` is not among them: it is read a line at a time (openInputBlocks), each line at most
+ * MAX_LINE_BYTES, with no bound on the whole (a live `claude -p |` pipe).
  */
 export const INPUT_BOUNDS = {
   /**
@@ -96,8 +98,6 @@ export const INPUT_BOUNDS = {
    * file into the CAS would change what `recordStep` takes, for inputs no agent makes.
    */
   blob: 128 * 1024 * 1024,
-  /** `run ingest --claude-stream`: decoded to one string, so the longest string Node.js holds (MAX_LINE_BYTES). */
-  transcript: MAX_LINE_BYTES,
   /** `check --expected-heads`: one `journal head` line per journal; 16 MiB is about 150,000 journals. */
   heads: 16 * 1024 * 1024,
 } as const;
@@ -124,15 +124,56 @@ export function readInputFile(name: string, io: CommandIO, what: string, maxByte
   try {
     bytes = readRegularFile(file, { follow: true, maxBytes });
   } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    const why = e.message.startsWith(`${file}: `)
-      ? e.message.slice(file.length + 2).replace(/^cannot read: (it )?/, '')
-      : e.message;
-    const hint = /not a regular file/.test(why) ? ' (give - to read standard input)' : '';
-    throw new InputError(`${name}: cannot read ${what}: ${why}${hint}`);
+    throw inputFileError(e, name, file, what);
   }
   if (bytes === undefined) throw new InputError(`${name}: cannot read ${what}: no such file`);
   return bytes;
+}
+
+/**
+ * A file named on the command line (`-` is stdin) read a block at a time, for a command that uses its bytes as
+ * they come (`run ingest`'s transcript): readInputFile's rules (a link followed, a FIFO or a device refused, errors
+ * naming it as the operator typed it) but no bound, and a file is read to its size when opened. `close` once read.
+ */
+export function openInputBlocks(
+  name: string,
+  io: CommandIO,
+  what: string,
+): { blocks: Iterable<Buffer>; close: () => void } {
+  const file = name === '-' ? undefined : path.resolve(io.cwd, name);
+  let opened: OpenedFile | undefined;
+  try {
+    if (file !== undefined) opened = openRegularFile(file, { follow: true });
+  } catch (e) {
+    throw inputFileError(e, name, file!, what);
+  }
+  if (file !== undefined && opened === undefined) throw new InputError(`${name}: cannot read ${what}: no such file`);
+  const blocks = opened === undefined ? io.stdinBlocks() : descriptorBlocks(opened.fd, { limit: opened.size });
+  // A read that fails midway (EIO, stdin that is a directory) names the input, as one refused at the open does.
+  function* named(): Generator<Buffer, void, undefined> {
+    try {
+      yield* blocks;
+    } catch (e) {
+      if (isOsError(e)) throw inputFileError(osError(e, file ?? name, 'cannot read'), name, file ?? name, what);
+      throw e;
+    }
+  }
+  return {
+    blocks: named(),
+    close: () => {
+      if (opened !== undefined) closeSync(opened.fd);
+    },
+  };
+}
+
+/** A refusal of the file `name` (at `file`) as the operator reads it: `<name>: cannot read <what>: <why>`. */
+function inputFileError(e: unknown, name: string, file: string, what: string): unknown {
+  if (!(e instanceof InputError)) return e;
+  const why = e.message.startsWith(`${file}: `)
+    ? e.message.slice(file.length + 2).replace(/^cannot read: (it )?/, '')
+    : e.message;
+  const hint = /not a regular file/.test(why) ? ' (give - to read standard input)' : '';
+  return new InputError(`${name}: cannot read ${what}: ${why}${hint}`);
 }
 
 /** A `--expected-head` style option: absent, or 64 lowercase hex digits. */

@@ -32,6 +32,7 @@ export async function runCaptured(run: CliRunner, argv: string[], options: Captu
       if (maxBytes !== undefined && bytes.length > maxBytes) throw new TooLongError(maxBytes);
       return bytes;
     },
+    stdinBlocks: () => [options.stdin ?? Buffer.alloc(0)],
     isTTY: false,
     env: options.env,
     cwd: options.cwd,

@@ -4,7 +4,7 @@ import { encode, MAX_NESTING, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { findTombstone, forkParentRoot } from '../journal/tombstone';
 import { clipLine, sanitize } from '../util/terminal';
-import { readToEnd } from '../util/read-to-end';
+import { descriptorBlocks, readToEnd } from '../util/read-to-end';
 import { sleepMs } from '../util/time';
 
 /**
@@ -18,6 +18,8 @@ export interface CommandIO {
   json(doc: unknown): void;
   /** Reads all of stdin (for `-` arguments); past `maxBytes`, a TooLongError (src/util/read-to-end.ts). */
   readStdin(maxBytes?: number): Buffer;
+  /** Stdin a block at a time (for `-` arguments read as they come): see descriptorBlocks (src/util/read-to-end.ts). */
+  stdinBlocks(): Iterable<Buffer>;
   /** Whether stdin and stdout are an interactive terminal. */
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
@@ -136,6 +138,7 @@ export function processIO(): CommandIO {
     err: (line) => process.stderr.write(`${line}\n`),
     json: (doc) => writeDocument(doc),
     readStdin: (maxBytes) => readToEnd(0, maxBytes),
+    stdinBlocks: () => descriptorBlocks(0),
     isTTY: isTerminal(1) && isTerminal(0),
     env: process.env,
     cwd: workingDirectory(process.env),

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { ingestClaudeStream } from '../../runs';
+import { ingestClaudeStreamBlocks } from '../../runs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
-import { INPUT_BOUNDS, JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
+import { JSON_OPTION, openInputBlocks, ROOT_OPTION, rootOf, writeOptions } from '../common';
 import { required } from './run-common';
 import { reportMutations } from './run-mutation';
 import { pluralWord } from '../../util/words';
@@ -24,7 +24,8 @@ export const runIngestCommand: Command = {
       value: 'FILE|-',
       stdin: true,
       description:
-        'The `claude -p --output-format stream-json` transcript (required), at most 536,870,888 bytes; `-` reads stdin.',
+        'The `claude -p --output-format stream-json` transcript (required), read a line at a time (a line of at most ' +
+        '536,870,888 bytes); `-` reads stdin.',
     },
     key: { kind: 'value', value: 'FILE', description: 'The audit key file (default from the environment).' },
   },
@@ -43,16 +44,22 @@ export const runIngestCommand: Command = {
     const [run] = expectPositionals(args, ['run'], 'run ingest');
     const agent = required(args, 'agent', 'run ingest');
     const source = required(args, 'claude-stream', 'run ingest');
-    const bytes = readInputFile(source, io, 'transcript', INPUT_BOUNDS.transcript);
-    const key = args.values.get('key');
-    const r = ingestClaudeStream(
-      rootOf(args, io, { create: true }),
-      run!,
-      agent,
-      bytes,
-      source === '-' ? '<stdin>' : source,
-      key === undefined ? writeOptions(io) : { ...writeOptions(io), keyPath: path.resolve(io.cwd, key) },
-    );
+    // Opened first (a missing file is refused before the root is looked at); read as the ingest parses it.
+    const input = openInputBlocks(source, io, 'transcript');
+    let r: ReturnType<typeof ingestClaudeStreamBlocks>;
+    try {
+      const key = args.values.get('key');
+      r = ingestClaudeStreamBlocks(
+        rootOf(args, io, { create: true }),
+        run!,
+        agent,
+        input.blocks,
+        source === '-' ? '<stdin>' : source,
+        key === undefined ? writeOptions(io) : { ...writeOptions(io), keyPath: path.resolve(io.cwd, key) },
+      );
+    } finally {
+      input.close();
+    }
     const head = r.mutations.at(-1)?.row.event_hash ?? r.capabilityRow?.event_hash ?? null;
     if (args.flags.has('json')) {
       io.json({
