@@ -20,7 +20,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { IntegrityError } from '../src/errors';
 import { Journal, verifyJournalFile } from '../src/journal';
-import { acquireLock } from '../src/util/lock';
+import { acquireLock, tryLock } from '../src/util/lock';
 import { bootId, processStartTicks, selfToken } from '../src/util/proc';
 import { cli } from './helpers/cli';
 import { cliPath, repoRoot } from './helpers/paths';
@@ -131,6 +131,25 @@ describe('a live holder', () => {
     } finally {
       await holder.kill();
     }
+  });
+});
+
+describe('tryLock (without waiting)', () => {
+  test('a live holder keeps it (undefined, the lock as it was); a gone one is broken and the lock taken', () => {
+    const file = path.join(root, 'try.lock');
+    const mine = acquireLock(file);
+    const raw = readFileSync(file, 'utf8');
+    expect(tryLock(file)).toBeUndefined();
+    expect(readFileSync(file, 'utf8')).toBe(raw);
+    mine();
+    writeFileSync(file, `${deadPid()} ${hostname()} n9`);
+    const taken = tryLock(file)!;
+    expect(readFileSync(file, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    // Its release removes only its own lock.
+    writeFileSync(file, '4242 other-host taken lease=200');
+    taken();
+    expect(readFileSync(file, 'utf8')).toBe('4242 other-host taken lease=200');
+    rmSync(file);
   });
 });
 

@@ -160,6 +160,25 @@ function timeoutError(file: string, h: LockHolder | undefined, seen: { mtimeMs: 
 }
 
 export function acquireLock(file: string, options: LockOptions = {}): LockHandle {
+  return takeLock(file, options, true)!;
+}
+
+/**
+ * acquireLock without waiting for a live holder: the lock, or undefined while one holds it (or another waiter is
+ * breaking it, and will hold it). A stale lock is broken first, by the same rules and by one taker at a time, so of
+ * several that find it stale one takes it; the release removes only this taker's own lock, as acquireLock's does.
+ */
+export function tryLock(file: string, options: Pick<LockOptions, 'leaseMs'> = {}): LockHandle | undefined {
+  return takeLock(file, options, false);
+}
+
+/**
+ * How often tryLock looks again at a lock that was released or broken as it looked (breaking a stale lock and a
+ * stale breaker's file takes two): past it, the lock is taken as held by whoever keeps changing it.
+ */
+const TRY_LOOKS = 8;
+
+function takeLock(file: string, options: LockOptions, wait: boolean): LockHandle | undefined {
   const timeout = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const lease = options.leaseMs ?? DEFAULT_LEASE_MS;
   let deadline = monotonicMs() + timeout;
@@ -183,8 +202,10 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
   }
   const firstSeen = new Map<string, number>();
   const holderSeen = new Map<string, number>();
+  let looks = 0;
   try {
     for (;;) {
+      if (!wait && looks++ === TRY_LOOKS) return undefined;
       if (tryLink(tmp, file)) {
         removeQuietly(tmp);
         return handle(file, me, lease);
@@ -197,6 +218,7 @@ export function acquireLock(file: string, options: LockOptions = {}): LockHandle
       // A stale lock is broken by one waiter at a time: while another is at it, this one waits for it as for a holder.
       const live = 'stale' in s ? breakStale(file, seen, tmp, me, firstSeen) : s;
       if (live === undefined) continue;
+      if (!wait) return undefined;
       // A holder on another host gets one full lease of watching (from when we first saw it) before we give up.
       if (live.lease !== undefined) deadline = Math.max(deadline, holderSeen.get(seen.raw)! + live.lease + 50);
       if (now > deadline) throw timeoutError(file, live.live, seen, timeout);

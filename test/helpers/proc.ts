@@ -31,13 +31,14 @@ export interface Paused {
 export function spawnPaused(
   args: string[],
   stage: string,
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string | Buffer } = {},
 ): Promise<Paused> {
   const child = spawn(process.execPath, args, {
     cwd: options.cwd,
     env: { ...process.env, STEPCHAIN_AUDIT: 'off', ...options.env, STEPCHAIN_TEST_PAUSE: stage },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.input !== undefined) child.stdin!.end(options.input);
   let stderr = '';
   const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
     child.on('exit', (code) => resolve({ code, stderr })),
@@ -86,7 +87,7 @@ export async function cliChangedWhilePaused(
 export function cliPaused(
   args: string[],
   stage: string,
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string | Buffer } = {},
 ): Promise<Paused> {
   return spawnPaused([cliPath, ...args], stage, options);
 }

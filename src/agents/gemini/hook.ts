@@ -2,6 +2,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
 import { journalFile, readVerifiedJournal, type StepInput } from '../../journal';
 import { checkpointKey } from '../../util/checkpoint';
 import { pathKind } from '../../util/fs';
+import { pausePoint } from '../../util/pause';
 import { field, parseHookPayload, strOrNull, value, type HookPayload } from '../claude/payload';
 import { recordingToken } from '../hook-session';
 import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
@@ -92,6 +93,7 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
       out.warnings.push('another hook call is recording the pending tool calls');
       return;
     }
+    pausePoint('gemini:flush-locked', options.env);
     // Told to take no snapshots, none is handed over, and none is started early: a snapshot begun and then dropped
     // still ran git's add of the whole work tree and left its blobs in the repository.
     const later = handOver && options.snapshot !== false ? deferred : undefined;

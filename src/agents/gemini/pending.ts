@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runtimeDir } from '../../journal';
 import { ensureDir } from '../../util/fs';
 import { assertSafeId } from '../../util/ids';
+import { tryLock } from '../../util/lock';
 import { readRegularFile } from '../../util/nofollow';
 
 /**
@@ -13,7 +14,8 @@ import { readRegularFile } from '../../util/nofollow';
  *   id (Gemini CLI writes the call to its session file only after the AfterTool hooks ran), one file each, created
  *   whole (a temporary name, then a rename), so parallel tool calls never contend;
  * - `prompt`: the prompt in progress (BeforeAgent), for the steps it leads to;
- * - `flush.lock`: held by the hook call that turns pending payloads into steps;
+ * - `flush.lock`: held by the hook call that turns pending payloads into steps (src/util/lock.ts: its holder named,
+ *   broken once that holder is gone);
  * - `transcript.v2.index`, `journal.v2.index`: the calls of the session's transcript and journal read so far
  *   (src/agents/window-index.ts).
  * A cache, never the record: the journals are.
@@ -116,39 +118,15 @@ export function readPrompt(root: string, sessionId: string): string | null {
   }
 }
 
-/** How long a flush lock may be held before it is taken as left by a killed hook. */
-const STALE_MS = 120_000;
-
 /**
- * Takes the session's flush lock: the function that releases it (it never throws), or undefined when another hook
- * call holds it: that one records what is pending, and what it does not yet pair stays for the next call.
+ * Takes the session's flush lock without waiting (src/util/lock.ts, `tryLock`): the function that releases it (it
+ * never throws, and removes only this call's own lock), or undefined when another hook call holds it: that one
+ * records what is pending, and what it does not yet pair stays for the next call. A lock whose holder is gone (a hook
+ * killed by Gemini CLI's timeout) is broken at once, by one call of those that find it so; one whose holder is alive
+ * is never broken, however long it has held it.
  */
 export function takeFlushLock(root: string, sessionId: string): (() => void) | undefined {
   const dir = sessionDir(root, sessionId);
   privateDir(dir);
-  const lock = path.join(dir, 'flush.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      let age: number;
-      try {
-        age = Date.now() - statSync(lock).mtimeMs;
-      } catch {
-        continue;
-      }
-      if (age < STALE_MS) return undefined;
-      rmSync(lock, { force: true });
-      continue;
-    }
-    return () => {
-      try {
-        rmSync(lock, { force: true });
-      } catch {
-        /* left behind: taken as stale after STALE_MS */
-      }
-    };
-  }
-  return undefined;
+  return tryLock(path.join(dir, 'flush.lock'));
 }
