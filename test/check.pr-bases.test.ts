@@ -109,6 +109,66 @@ describe('a criss-cross history: compared with every merge base', () => {
   });
 });
 
+/** A commit of everything at a given day (git lists merge bases newest first: the test chooses which is first). */
+function commitOn(dir: string, day: number, message: string, args: string[] = []): string {
+  const date = `2020-01-0${day}T00:00:00Z`;
+  const env = { ...process.env, GIT_COMMITTER_DATE: date, GIT_AUTHOR_DATE: date };
+  git(dir, ['add', '-A'], env);
+  git(dir, args.length > 0 ? args : ['commit', '-q', '--allow-empty', '-m', message], env);
+  return head(dir);
+}
+
+test("a journal renamed to a file holding one merge base's rows loses the other's: deleted, whichever base is first", () => {
+  const dir = emptyRepo(path.join(tmp, `rename-${++n}`));
+  appendSteps(dir, 'x', 1);
+  commitOn(dir, 1, 'M');
+  git(dir, ['checkout', '-q', '-b', 'feat']);
+  appendSteps(dir, 'x', 1, 'feat');
+  commitOn(dir, 2, 'B: x has 2 rows');
+  git(dir, ['checkout', '-q', 'main']);
+  writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+  const a = commitOn(dir, 3, 'A: x has 1 row (the newer merge base, listed first)');
+  commitOn(dir, 4, '', ['merge', '-q', '--no-ff', 'feat', '-m', 'T']);
+  git(dir, ['checkout', '-q', '-b', 'pr', 'feat']);
+  commitOn(dir, 5, '', ['merge', '-q', '--no-ff', a, '-m', 'H']);
+  // x becomes y, holding A's one row: a rename against A, a deletion of B's second row.
+  const y = path.join(dir, journalPath('y'));
+  mkdirSync(path.dirname(y), { recursive: true });
+  writeFileSync(y, git(dir, ['show', `${a}:${journalPath('x')}`]) + '\n');
+  git(dir, ['rm', '-q', '-r', path.dirname(journalPath('x'))]);
+  commitOn(dir, 6, "x -> y, A's row only");
+  expect(git(dir, ['merge-base', '--all', 'main', 'HEAD']).split('\n')[0]).toBe(a);
+  const r = cli(['check', '--base', 'main'], { cwd: dir });
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/FAIL +journal \.sdd\/runtime\/journal\/x\/000000\.jsonl/);
+});
+
+test('provenance: a file deleted by hand, seen against one merge base as the source of a rename, is listed', () => {
+  const dir = emptyRepo(path.join(tmp, `renamed-away-${++n}`));
+  const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
+  writeFileSync(path.join(dir, 'x.txt'), lines);
+  appendSteps(dir, 'x', 1);
+  commitAll(dir, 'M');
+  git(dir, ['checkout', '-q', '-b', 'a']);
+  writeFileSync(path.join(dir, 'x.txt'), `${lines}a\n`);
+  commitAll(dir, 'A');
+  git(dir, ['checkout', '-q', 'main', '-b', 'b']);
+  writeFileSync(path.join(dir, 'f.txt'), `${lines}b\n`);
+  commitAll(dir, 'B');
+  git(dir, ['checkout', '-q', '-B', 'main', 'a']);
+  git(dir, ['merge', '-q', '--no-ff', 'b', '-m', 'T']);
+  git(dir, ['checkout', '-q', '-b', 'pr', 'b']);
+  git(dir, ['merge', '-q', '--no-ff', 'a', '-m', 'H']);
+  git(dir, ['rm', '-q', 'x.txt']);
+  commitAll(dir, 'delete x.txt by hand');
+  const r = cli(['check', '--base', 'main', '--provenance', 'error'], { cwd: dir });
+  expectNoStack(r);
+  expect(r.code).toBe(1);
+  expect(r.stdout + r.stderr).toContain('x.txt');
+  expect(r.stdout + r.stderr).not.toContain('f.txt');
+});
+
 describe('provenance over a criss-cross history', () => {
   test("a revert of what one merge base's side brought is the PR's change; the other side's files are not", () => {
     const { dir } = crissCross();
@@ -122,7 +182,7 @@ describe('provenance over a criss-cross history', () => {
 });
 
 describe("a checkout that does not hold the PR's head", () => {
-  test('pull_request_target on the base branch and pull_request on another ref fail, naming it', async () => {
+  test('on the base branch both PR events fail, named; a commit built on the head and the shallow merge commit pass', async () => {
     const { dir, base } = prScenario(path.join(tmp, `repo-${++n}`));
     appendSteps(dir, 'alice', 1, 'pr');
     const prHead = commitAll(dir, 'PR: append');
@@ -145,6 +205,24 @@ describe("a checkout that does not hold the PR's head", () => {
       event: eventFixture('pull_request', { base, head: prHead }),
     });
     expect(built.code).toBe(0);
+    // actions/checkout's default: the merge commit alone, fetched at depth 1 (its parents named by its object, not
+    // in the clone).
+    git(dir, ['checkout', '-q', '--detach', base]);
+    git(dir, ['merge', '-q', '--no-ff', '-m', 'merge', prHead]);
+    git(dir, ['update-ref', 'refs/pull/7/merge', 'HEAD']);
+    git(dir, ['config', 'uploadpack.allowAnySHA1InWant', 'true']);
+    const shallow = path.join(tmp, `shallow-merge-${n}`);
+    git(tmp, ['init', '-q', shallow]);
+    git(shallow, ['remote', 'add', 'origin', `file://${dir}`]);
+    git(shallow, ['fetch', '-q', '--depth=1', 'origin', '+refs/pull/7/merge:refs/remotes/pull/7/merge']);
+    git(shallow, ['checkout', '-q', 'refs/remotes/pull/7/merge']);
+    const merged = await runInProcess({
+      workspace: shallow,
+      scratch,
+      event: eventFixture('pull_request', { base, head: prHead }),
+    });
+    expect(merged.annotations).toEqual([]);
+    expect(merged.code).toBe(0);
   });
 });
 

@@ -25,16 +25,26 @@ export async function pullRequestChanges(root: string, bases: readonly string[])
   if (below === undefined || below.length !== 1 || below[0] === a || below[0] === b) return union;
   const sideA = changedPaths(await diffCommits(root, below[0]!, a));
   const sideB = changedPaths(await diffCommits(root, below[0]!, b));
-  const againstA = new Set(diffs[0]!.map((c) => c.path));
-  const againstB = new Set(diffs[1]!.map((c) => c.path));
-  return union.filter((c) => {
-    const inA = againstA.has(c.path);
-    const inB = againstB.has(c.path);
+  // A rename's source is a path HEAD changed too (it is gone): in the sets, judged as any path.
+  const againstA = changedPaths(diffs[0]!);
+  const againstB = changedPaths(diffs[1]!);
+  const brought = (p: string): boolean => {
+    const inA = againstA.has(p);
+    const inB = againstB.has(p);
     if (inA && inB) return true;
     // HEAD holds B's version (changed against A only): not the PR's when B's side alone changed it.
-    if (inA) return !(sideB.has(c.path) && !sideA.has(c.path));
-    return !(sideA.has(c.path) && !sideB.has(c.path));
-  });
+    if (inA) return !(sideB.has(p) && !sideA.has(p));
+    if (inB) return !(sideA.has(p) && !sideB.has(p));
+    return false;
+  };
+  const out: TreeChange[] = [];
+  for (const c of union) {
+    if (brought(c.path)) out.push(c);
+    // A rename whose target is the other side's file but whose source the PR deleted: that deletion is the PR's.
+    else if (c.status === 'R' && c.from !== undefined && brought(c.from))
+      out.push({ path: c.from, status: 'D', blob: null, mode: null });
+  }
+  return unionByPath([out]);
 }
 
 /** Every path a diff touches (a rename's or copy's source too). */

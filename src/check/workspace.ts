@@ -128,12 +128,18 @@ function kindPass(kind: ItemKind): CheckPass {
       report.items.push(...gone.items);
       report.faults.push(...gone.faults);
     }
-    // A file a further merge base holds and the checkout lost is reported once, whichever base names it first.
+    // A file a further merge base holds and the checkout lost: against each base on its own (a rename the first
+    // base accepts may not hold the rows another one has); an item once, failed if any base fails it; a fault once.
     for (const o of ctx.others) {
       const gone = goneFromBase(scan, o.base, kind, new Set(scan.found[kind]), o.claimed);
-      const told = new Set(report.items.map((i) => i.path));
-      report.items.push(...gone.items.filter((i) => !told.has(i.path)));
-      report.faults.push(...gone.faults.filter((f) => !told.has(f.path)));
+      for (const item of gone.items) {
+        const had = report.items.find((i) => i.kind === item.kind && i.path === item.path);
+        if (had === undefined) report.items.push(item);
+        else if (had.ok && !item.ok)
+          Object.assign(had, { ok: false, status: item.status, appendOnly: item.appendOnly });
+      }
+      const told = new Set(report.faults.map((f) => `${f.kind}\0${f.path}`));
+      report.faults.push(...gone.faults.filter((f) => !told.has(`${f.kind}\0${f.path}`)));
     }
     if (kind === 'journal' && options.expectedHeads !== undefined) {
       const agents = new Set(scan.found.journal.map(idOfPath));

@@ -363,11 +363,20 @@ export async function headCommit(cwd: string): Promise<string | undefined> {
   }
 }
 
-/** The parents of a commit (empty when unknown). */
+/**
+ * The parents a commit object names (empty when unknown). Read from the object itself: in a shallow clone the
+ * commit at the boundary (actions/checkout's merge commit at fetch-depth 1) is shown by `rev-list` with no parents,
+ * though its object names them.
+ */
 export async function parentsOf(cwd: string, commit: string): Promise<string[]> {
+  if (!/^[0-9a-f]{40,64}$/.test(commit)) return [];
   try {
-    const out = (await gitRun(cwd, ['rev-list', '--parents', '-n', '1', commit])).toString('utf8').trim();
-    return out.split(' ').slice(1);
+    const raw = (await gitRun(cwd, ['cat-file', 'commit', commit])).toString('utf8');
+    const header = raw.slice(0, raw.indexOf('\n\n'));
+    return header
+      .split('\n')
+      .filter((l) => l.startsWith('parent '))
+      .map((l) => l.slice('parent '.length));
   } catch {
     return [];
   }
