@@ -28,8 +28,11 @@ export function charWidth(cp: number): number {
   return eastAsianWidth(cp);
 }
 
+const BELOW_DEL = /^[\x00-\x7e]*$/;
+
 /** Columns a (sanitized) string takes. */
 export function displayWidth(s: string): number {
+  if (BELOW_DEL.test(s)) return s.length; // one column each (charWidth), without a walk by code point
   let w = 0;
   for (const ch of s) w += charWidth(ch.codePointAt(0)!);
   return w;
