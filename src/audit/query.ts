@@ -1,10 +1,15 @@
+import { closeSync, fstatSync } from 'node:fs';
 import path from 'node:path';
-import { parse, type JsonObject, type JsonValue } from '../canonical';
+import type { JsonObject, JsonValue } from '../canonical';
 import { InputError } from '../errors';
-import { readExistingFile } from '../util/nofollow';
+import { sameIdentity, statIdentity, type FileIdentity } from '../util/checkpoint';
+import { lineBlocks, readInto, type LineBlockOptions, type LineSource } from '../util/line-blocks';
+import { openRegularFile } from '../util/nofollow';
 import { fastAuditLine } from './fast-entry';
 import { auditFiles } from './layout';
-import { archivedSegments, eachLine, readArchivedSegment, readLine } from './verify';
+import { MatchPlan } from './match-plan';
+import { AuditHit } from './query-hit';
+import { archivedSegments, readArchivedSegment, readLine, type ArchivedSegment } from './verify';
 
 export interface AuditQuery {
   event_type?: string;
@@ -74,34 +79,239 @@ export interface AuditSkipped {
 
 /** `queryAudit`, and the archived days it left out: a query that says nothing of them would look complete. */
 export function queryAuditLog(dir: string, q: AuditQuery = {}): { matches: AuditMatch[]; skipped: AuditSkipped[] } {
+  const read = new AuditLogRead(dir, q);
   const matches: AuditMatch[] = [];
-  const { skipped } = eachAuditMatch(dir, q, (m) => void matches.push(m));
-  return { matches, skipped };
+  for (const h of read.hits()) matches.push({ file: h.file, line: h.line, entry: h.entry() });
+  return { matches, skipped: read.skipped };
+}
+
+export interface AuditReadOptions extends LineBlockOptions {
+  /** The most matches a walk's plan keeps (MatchPlan; tests make it small, to walk again both ways). */
+  maxPlanned?: number;
+}
+
+/** A segment of the log: an archived day or a live file, and what the first walk found there. */
+interface Segment {
+  /** Its name inside the audit directory (`archive/…` for an archived day). */
+  file: string;
+  archived?: ArchivedSegment;
+  /** A live file as first read: its identity and the bytes read (every later walk reads those, no more). */
+  live?: { dev: number; ino: number; length: number };
+  /** An archived day as first read: its file's identity, or why it could not be read (then it is left out). */
+  gz?: FileIdentity;
+  skipped?: string;
 }
 
 /**
- * `queryAuditLog` a match at a time, in chain order, so a caller keeps only
- * what it prints. A canonical line (src/audit/fast-entry.ts) is filtered on its
- * own bytes and parsed only when it matches; any other line is read as before
- * (query does not verify, so a non-canonical entry is listed too).
+ * The matches of a query over the audit log in `dir`, in chain order, walked as often as a reader needs (the table
+ * walks twice: its column widths, then its rows; `--json` its count, then its events), each walk reading the same
+ * bytes. Memory holds one block of lines and one match, whatever the log's size (src/util/line-blocks.ts), but for
+ * an archived day, which is inflated whole, one at a time (node's zlib inflates in pieces only asynchronously), up
+ * to MAX_ARCHIVED_SEGMENT_BYTES. Lines that are not entries are skipped here; `verifyAuditLog` reports them. A
+ * canonical line (src/audit/fast-entry.ts) is filtered on its own bytes and read no further than its reader asks
+ * (src/audit/query-hit.ts); any other line is parsed (query does not verify: a non-canonical entry is listed too).
+ *
+ * The first walk fixes what every walk reads: the segments listed when the read was made, each live file up to the
+ * length it had when first opened (an event appended meanwhile is left to the next query, so that a count given
+ * before the events agrees with them), and which archived days are left out. It also notes where the matches lie
+ * (MatchPlan): a later walk reads only those lines while there were at most 65,536, else every line again. A
+ * segment replaced or cut between two walks is an InputError naming it, as is an archived day that changed.
  */
-export function eachAuditMatch(
-  dir: string,
-  q: AuditQuery,
-  onMatch: (m: AuditMatch) => void,
-): { skipped: AuditSkipped[] } {
-  const since = bound('since', q.since, false);
-  const until = bound('until', q.until, true);
-  const skipped: AuditSkipped[] = [];
-  // Archived days first (an unreadable one is left out, and said), then the live files.
-  const segments: { file: string; bytes?: Buffer }[] = [];
-  for (const a of archivedSegments(dir)) {
-    const bytes = readArchivedSegment(a);
-    if (typeof bytes !== 'string') segments.push({ file: a.name, bytes });
-    else skipped.push({ file: a.name, why: bytes });
+export class AuditLogRead {
+  private readonly since: number | undefined;
+  private readonly until: number | undefined;
+  private readonly segments: Segment[];
+  private readonly hit = new AuditHit();
+  /** Where a whole walk found the matches (MatchPlan): what a later walk reads. */
+  private plan: MatchPlan | undefined;
+
+  constructor(
+    readonly dir: string,
+    private readonly q: AuditQuery = {},
+    private readonly options: AuditReadOptions = {},
+  ) {
+    this.since = bound('since', q.since, false);
+    this.until = bound('until', q.until, true);
+    // Archived days first, then the live files: one chain.
+    this.segments = [
+      ...archivedSegments(dir).map((a) => ({ file: a.name, archived: a })),
+      ...auditFiles(dir).map((file) => ({ file })),
+    ];
   }
-  for (const file of auditFiles(dir)) segments.push({ file });
-  const matches = (field: (k: string) => JsonValue | undefined): boolean => {
+
+  /** The archived days a walk left out (an unreadable one is said, never silent): complete once a walk ended. */
+  get skipped(): AuditSkipped[] {
+    return this.segments.flatMap((s) => (s.skipped === undefined ? [] : [{ file: s.file, why: s.skipped }]));
+  }
+
+  /** The matches, one at a time: the same object each time, valid until the next (see AuditHit). */
+  *hits(): Generator<AuditHit, void, undefined> {
+    if (this.plan !== undefined) {
+      yield* this.plannedHits(this.plan);
+      return;
+    }
+    const plan = new MatchPlan(this.options.maxPlanned);
+    for (let i = 0; i < this.segments.length; i++) {
+      const seg = this.segments[i]!;
+      if (seg.archived !== undefined) {
+        const bytes = this.archivedBytes(seg, seg.archived);
+        if (bytes !== undefined) yield* this.walk(i, bytes, plan);
+        continue;
+      }
+      const live = this.openLive(seg);
+      try {
+        yield* this.walk(i, live, plan);
+      } finally {
+        closeSync(live.fd);
+      }
+    }
+    // A walk to the end: the next reads only these lines, when they were few enough to keep (MatchPlan).
+    if (!plan.full) this.plan = plan;
+  }
+
+  /** A live file, opened to read what the first walk read (the first walk: all it holds now). */
+  private openLive(seg: Segment): { path: string; fd: number; length: number } {
+    const file = path.join(this.dir, seg.file);
+    const opened = openRegularFile(file);
+    if (opened === undefined) {
+      if (seg.live === undefined) throw new InputError(`${file}: no such file`);
+      throw changed(file, 'it is gone');
+    }
+    try {
+      const st = fstatSync(opened.fd);
+      if (seg.live === undefined) seg.live = { dev: st.dev, ino: st.ino, length: opened.size };
+      else if (st.dev !== seg.live.dev || st.ino !== seg.live.ino) throw changed(file, 'another file is in its place');
+      else if (opened.size < seg.live.length)
+        throw changed(file, `it now holds ${opened.size} bytes, fewer than the ${seg.live.length} read before`);
+      return { path: file, fd: opened.fd, length: seg.live.length };
+    } catch (e) {
+      closeSync(opened.fd);
+      throw e;
+    }
+  }
+
+  /** An archived day's bytes, or undefined when it is left out (decided by the first walk). */
+  private archivedBytes(seg: Segment, a: ArchivedSegment): Buffer | undefined {
+    if (seg.skipped !== undefined) return undefined;
+    const id = statIdentity(a.path);
+    const first = seg.gz === undefined;
+    if (!first && (id === undefined || !sameIdentity(id, seg.gz!))) throw changed(a.path, 'the archived day changed');
+    const bytes = readArchivedSegment(a);
+    if (typeof bytes !== 'string') {
+      if (first && id !== undefined) seg.gz = id;
+      else if (first) throw changed(a.path, 'it is gone');
+      return bytes;
+    }
+    if (!first) throw changed(a.path, `it can no longer be read (${bytes})`);
+    seg.skipped = bytes;
+    return undefined;
+  }
+
+  /**
+   * The matching lines of segment `index` (`\n`-framed: eachLine's framing and numbering), a block at a time, each
+   * put in `plan`.
+   */
+  private *walk(index: number, source: LineSource, plan: MatchPlan): Generator<AuditHit, void, undefined> {
+    const file = this.segments[index]!.file;
+    let n = 0;
+    for (const b of lineBlocks(source, this.options)) {
+      // A line longer than the longest string is no entry (it cannot be read as text): skipped, as such lines are.
+      if (b.kind === 'unread') {
+        n++;
+        continue;
+      }
+      // A canonical line is ASCII: its latin1 view is its text.
+      const text = b.buf.toString('latin1', b.from, b.to);
+      for (let start = 0; start < text.length;) {
+        const nl = text.indexOf('\n', start);
+        const end = nl < 0 ? text.length : nl;
+        n++;
+        if (end > start) {
+          const h = this.match(file, n, text, start, end, b.buf, b.from);
+          if (h !== undefined) {
+            plan.add(index, n, b.at + start, b.at + end);
+            yield h;
+          }
+        }
+        start = end + 1;
+      }
+    }
+  }
+
+  /** The lines a plan holds, where they lie: a segment opened once for its lines, nearby lines read at once. */
+  private *plannedHits(plan: MatchPlan): Generator<AuditHit, void, undefined> {
+    let scratch = Buffer.alloc(0);
+    for (let i = 0; i < plan.length;) {
+      const index = plan.segment(i);
+      let j = i + 1;
+      while (j < plan.length && plan.segment(j) === index) j++;
+      const seg = this.segments[index]!;
+      if (seg.archived !== undefined) {
+        // Read by the first walk, which found these lines in it: never left out.
+        const bytes = this.archivedBytes(seg, seg.archived)!;
+        yield* this.plannedLines(plan, i, j, (start) => ({ buf: bytes, from: start }));
+      } else {
+        const live = this.openLive(seg);
+        try {
+          yield* this.plannedLines(plan, i, j, (start, length) => {
+            if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, PLANNED_SPAN));
+            readInto(live.path, live.fd, scratch, 0, length, start);
+            return { buf: scratch, from: 0 };
+          });
+        } finally {
+          closeSync(live.fd);
+        }
+      }
+      i = j;
+    }
+  }
+
+  /** The planned lines i..j (of one segment) as hits: those within PLANNED_SPAN bytes of each other read at once. */
+  private *plannedLines(
+    plan: MatchPlan,
+    i: number,
+    j: number,
+    read: (start: number, length: number) => { buf: Buffer; from: number },
+  ): Generator<AuditHit, void, undefined> {
+    const file = this.segments[plan.segment(i)]!.file;
+    for (let k = i; k < j;) {
+      const start = plan.start(k);
+      let m = k + 1;
+      while (m < j && plan.end(m) - start <= PLANNED_SPAN) m++;
+      const length = plan.end(m - 1) - start;
+      const { buf, from } = read(start, length);
+      const text = buf.toString('latin1', from, from + length);
+      for (let x = k; x < m; x++) {
+        const h = this.match(file, plan.line(x), text, plan.start(x) - start, plan.end(x) - start, buf, from);
+        if (h !== undefined) yield h;
+      }
+      k = m;
+    }
+  }
+
+  /** The line text[start..end) (bytes buf[from + start..from + end)) as a hit, when it is an entry that matches. */
+  private match(
+    file: string,
+    n: number,
+    text: string,
+    start: number,
+    end: number,
+    buf: Buffer,
+    from: number,
+  ): AuditHit | undefined {
+    const fast = fastAuditLine(text, start, end);
+    if (fast !== undefined) {
+      // Only the filtered fields are read (a plain string literal's text is its value; anything else is no string).
+      if (!this.matches((k) => stringAt(text, fast.spans.get(k)))) return undefined;
+      return this.hit.canonicalAt(file, n, text, start, end, fast.spans);
+    }
+    const e = readLine(file, n, buf.subarray(from + start, from + end)).entry;
+    if (e === undefined || !this.matches((k) => e[k])) return undefined;
+    return this.hit.parsedAt(file, n, e);
+  }
+
+  private matches(field: (k: string) => JsonValue | undefined): boolean {
+    const { q, since, until } = this;
     if (q.event_type !== undefined && field('event_type') !== q.event_type) return false;
     if (q.actor !== undefined && field('actor') !== q.actor) return false;
     if (since !== undefined || until !== undefined) {
@@ -112,25 +322,14 @@ export function eachAuditMatch(
       if (until !== undefined && t > until) return false;
     }
     return true;
-  };
-  for (const { file, bytes } of segments) {
-    const buf = bytes ?? readExistingFile(path.join(dir, file));
-    // A canonical line is ASCII: its latin1 view is its text.
-    const text = buf.toString('latin1');
-    eachLine(buf, (n, start, end) => {
-      const fast = fastAuditLine(text, start, end);
-      if (fast !== undefined) {
-        // Only the filtered fields are read (a plain string literal's text is its value; anything else is no string).
-        if (!matches((k) => stringAt(text, fast.spans.get(k)))) return;
-        onMatch({ file, line: n, entry: parse(text.slice(start, end)) as JsonObject });
-        return;
-      }
-      const e = readLine(file, n, buf.subarray(start, end)).entry;
-      if (e === undefined || !matches((k) => e[k])) return;
-      onMatch({ file, line: n, entry: e });
-    });
   }
-  return { skipped };
+}
+
+/** Bytes of nearby planned lines read at once (a selective query's matches lie apart: each is then a read). */
+const PLANNED_SPAN = 64 * 1024;
+
+function changed(file: string, why: string): InputError {
+  return new InputError(`${file}: it changed while it was read (${why}); nothing is concluded from it, read it again`);
 }
 
 /** The string a canonical value at `span` stands for, or undefined when it is no string. */

@@ -1,14 +1,15 @@
 import path from 'node:path';
 import { auditDir, type AuditQuery } from '../../audit';
-import { eachAuditMatch } from '../../audit/query';
-import { encode, type JsonObject, type JsonValue } from '../../canonical';
+import { AuditLogRead } from '../../audit/query';
+import type { AuditHit } from '../../audit/query-hit';
+import { InputError } from '../../errors';
 import { displayWidth } from '../../replay/text';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { plural } from '../../util/words';
-import { jsonDocument, StreamedDocument } from '../io';
+import { outLines, StreamedDocument } from '../io';
 
 export const auditQueryCommand: Command = {
   name: ['audit', 'query'],
@@ -35,7 +36,7 @@ export const auditQueryCommand: Command = {
   examples: [{ run: 'stepchain audit query --event-type replay.fork --since 2026-12-01', what: 'forks since a day' }],
   exitCodes: {
     0: 'listed (possibly none; an archived day it could not read is named on stderr, and in --json as skipped)',
-    2: 'usage or input error (a bad time)',
+    2: 'usage or input error (a bad time; the log changed in the bytes already read while it was read)',
   },
   run(args, io) {
     expectPositionals(args, [], 'audit query');
@@ -51,57 +52,73 @@ export const auditQueryCommand: Command = {
     set('since', 'since');
     set('until', 'until');
     const json = args.flags.has('json');
-    // Only what is printed is kept, a match at a time (the table's widths and the document's count need every match
-    // before the first line): an event's document text, or its table row.
-    const texts: { text: string }[] = [];
-    const rows: string[][] = [];
-    const { skipped } = eachAuditMatch(dir, q, (m) => {
-      if (json) texts.push({ text: jsonDocument(m.entry) });
-      else rows.push(tableRow(m.entry));
-    });
+    // Two walks of the same bytes (AuditLogRead): the first counts the matches and, for the table, measures its
+    // columns (the document's count and the table's widths come before the first event); the second prints them, a
+    // thousand rows or a piece of the document at a time. Nothing is kept but the count and four widths, whatever
+    // the log holds (docs/runs-audit.md, "Query").
+    const read = new AuditLogRead(dir, q);
+    const widths = [0, 0, 0, 0];
+    let count = 0;
+    for (const h of read.hits()) {
+      count++;
+      if (!json) tableCells(h).forEach((t, c) => (widths[c] = Math.max(widths[c]!, displayWidth(t))));
+    }
     // Said, never silent: an archived day the query could not read holds events it did not look at.
+    const { skipped } = read;
     for (const d of skipped)
       io.err(
         `stepchain: warning: ${path.join(dir, d.file)}: left out of the query: ${d.why} (audit verify reports it)`,
       );
     if (json) {
+      const events = listed(read, count, (h) => ({ text: h.compactText() }));
       io.json(
-        new StreamedDocument({ dir, count: texts.length }, 'events', texts, () =>
+        new StreamedDocument({ dir, count }, 'events', events, () =>
           skipped.length > 0 ? { skipped: skipped.map((d) => ({ file: d.file, reason: d.why })) } : {},
         ),
       );
-    } else {
-      const widths = [0, 1, 2, 3].map((c) => rows.reduce((w, r) => Math.max(w, displayWidth(r[c]!)), 0));
-      const pad = (t: string, w: number): string => t + ' '.repeat(Math.max(0, w - displayWidth(t)));
-      if (rows.length > 0)
-        io.out(
-          ['timestamp', 'event_type', 'actor', 'resource', 'details']
-            .map((h, c) => (c < 4 ? pad(h, Math.max(widths[c]!, h.length)) : h))
-            .join('  ')
-            .trimEnd(),
-        );
-      for (const r of rows)
-        io.out(
-          r
-            .map((t, c) =>
-              c < 4 ? pad(t, Math.max(widths[c]!, ['timestamp', 'event_type', 'actor', 'resource'][c]!.length)) : t,
-            )
-            .join('  '),
-        );
-      io.out(`${plural(rows.length, 'event')}`);
+      return 0;
     }
+    const pad = (t: string, c: number): string => t + ' '.repeat(Math.max(0, widths[c]! - displayWidth(t)));
+    HEADER.forEach((h, c) => (widths[c] = Math.max(widths[c]!, h.length)));
+    if (count > 0) io.out([...HEADER.map(pad), 'details'].join('  ').trimEnd());
+    let lines: string[] = [];
+    for (const row of listed(read, count, (h) => [...tableCells(h).map(pad), h.detailsText()].join('  '))) {
+      lines.push(row);
+      if (lines.length === 1000) {
+        outLines(io, lines);
+        lines = [];
+      }
+    }
+    outLines(io, lines);
+    io.out(`${plural(count, 'event')}`);
     return 0;
   },
 };
 
-/** An event's table row: every field is the log's own data, one line each, nothing a terminal acts on. */
-function tableRow(e: JsonObject): string[] {
-  const f = (v: unknown): string => sanitize(String(v));
+const HEADER = ['timestamp', 'event_type', 'actor', 'resource'];
+
+/**
+ * The second walk's matches as `show` makes them: as many as the first walk counted, or the log changed in the bytes
+ * both read (it was edited, not appended to), and what was printed is cut there, saying so.
+ */
+function* listed<T>(read: AuditLogRead, count: number, show: (h: AuditHit) => T): Generator<T, void, undefined> {
+  let n = 0;
+  for (const h of read.hits()) {
+    if (++n > count) break;
+    yield show(h);
+  }
+  if (n !== count)
+    throw new InputError(
+      `${read.dir}: the audit log changed while it was read (${plural(count, 'event')} matched, then ${n > count ? 'more' : n}); run the query again`,
+    );
+}
+
+/** An event's first four table cells: every field is the log's own data, one line each, nothing a terminal acts on. */
+function tableCells(h: AuditHit): string[] {
   return [
-    f(e.timestamp),
-    f(e.event_type),
-    f(e.actor),
-    `${f(e.resource_type)}/${f(e.resource_id)}`,
-    encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true }),
+    sanitize(h.field('timestamp')),
+    sanitize(h.field('event_type')),
+    sanitize(h.field('actor')),
+    `${sanitize(h.field('resource_type'))}/${sanitize(h.field('resource_id'))}`,
   ];
 }
