@@ -118,15 +118,21 @@ function referenceOutput(dir: string, q: AuditQuery, json: boolean): { stdout: s
 }
 
 function referenceRow(e: JsonObject): string[] {
-  const f = (v: unknown): string => sanitize(String(v));
-  return [
-    f(e.timestamp),
-    f(e.event_type),
-    f(e.actor),
-    `${f(e.resource_type)}/${f(e.resource_id)}`,
-    encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true }),
-  ];
+  const f = (v: JsonValue | undefined): string => sanitize(textOf(v));
+  return [f(e.timestamp), f(e.event_type), f(e.actor), `${f(e.resource_type)}/${f(e.resource_id)}`, detailsOf(e)];
 }
+
+// Where the command failed with an internal error it now prints a cell: a value String() cannot convert (an object
+// holding a `toString` key) as its compact JSON, an entry without details as a missing field reads.
+function textOf(v: JsonValue | undefined): string {
+  try {
+    return String(v);
+  } catch {
+    return encode(v!, { separators: 'compact', allowNonFinite: true });
+  }
+}
+const detailsOf = (e: JsonObject): string =>
+  e.details === undefined ? 'undefined' : encode(e.details, { separators: 'compact', allowNonFinite: true });
 
 // Logs.
 
@@ -139,7 +145,7 @@ const text = fc.oneof(
 // Keys JavaScript orders first (array indexes) beside ones it does not (`01`, `-1`), and the separators' look-alikes.
 const key = fc.oneof(
   text,
-  fc.constantFrom('0', '1', '7', '10', '4294967294', '4294967295', '01', '-1', ' ', 'a', 'z', '__proto__'),
+  fc.constantFrom('0', '1', '7', '10', '4294967294', '4294967295', '01', '-1', ' ', 'a', 'z', '__proto__', 'toString'),
 );
 // What the fast path leaves to the parse (NaN and the infinities, integers past 15 digits) kept rare: a line holding
 // one anywhere is read the slow way, and the property must reach the fast one often.
@@ -185,7 +191,7 @@ const entry: fc.Arbitrary<JsonObject> = fc
         // Now and then a field missing (the fast path needs every one: such an entry is parsed; its cell reads `undefined`).
         fc.oneof(
           { weight: 8, arbitrary: fc.constant(undefined) },
-          fc.constantFrom('timestamp', 'event_type', 'actor', 'resource_type', 'resource_id', 'prev_hmac', 'hmac'),
+          fc.constantFrom('timestamp', 'event_type', 'actor', 'resource_type', 'resource_id', 'details', 'hmac'),
         ),
       )
       .map(([extra, drop]) => {
@@ -210,7 +216,14 @@ const edit = fc.constantFrom<(l: string) => string>(
 const line: fc.Arbitrary<Buffer> = fc.oneof(
   { weight: 6, arbitrary: entry.map((e) => Buffer.from(prettySortedOfRead(e))) },
   { weight: 2, arbitrary: fc.tuple(entry, edit).map(([e, ed]) => Buffer.from(ed(prettySortedOfRead(e)))) },
-  { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0x7b, 0xff, 0x7d]), Buffer.from('{"a": "\u00e9"}', 'latin1')) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      Buffer.from([0x7b, 0xff, 0x7d]),
+      Buffer.from('{"a": "\u00e9"}', 'latin1'),
+      Buffer.from('{"actor": {"toString": 1}, "event_type": "replay.step"}'),
+    ),
+  },
 );
 const segment = fc.record({ lines: fc.array(line, { maxLength: 6 }), torn: fc.boolean() });
 const log = fc.record({
@@ -277,6 +290,26 @@ describe('audit query, streamed', () => {
     expect(listed).toBeGreaterThan(200);
   });
 
+  it('an entry without details, or a field String() cannot write, is a row (it was an internal error)', async () => {
+    const dir = freshDir(base, 'odd');
+    writeFileSync(
+      path.join(dir, '2026-01-01.jsonl'),
+      '{"actor": {"toString": 1}, "event_type": "replay.step"}\n{"actor": [{"toString": "x"}], "details": {}}\n',
+    );
+    const r = await cliInProcess(['audit', 'query', '--dir', dir]);
+    expect(r).toEqual({
+      code: 0,
+      stdout: [
+        'timestamp  event_type   actor               resource             details',
+        'undefined  replay.step  {"toString":1}      undefined/undefined  undefined',
+        'undefined  undefined    [{"toString":"x"}]  undefined/undefined  {}',
+        '2 events',
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+  });
+
   it('reads each match as the parsed entry reads, with block ends anywhere, on a first walk and on the next', () => {
     fc.assert(
       fc.property(
@@ -301,8 +334,8 @@ describe('audit query, streamed', () => {
             file,
             line,
             jsonDocument(e),
-            ...['timestamp', 'event_type', 'actor', 'resource_type', 'resource_id'].map((k) => String(e[k])),
-            encode(e.details as JsonValue, { separators: 'compact', allowNonFinite: true }),
+            ...['timestamp', 'event_type', 'actor', 'resource_type', 'resource_id'].map((k) => textOf(e[k])),
+            detailsOf(e),
             jsonDocument(e),
           ]);
           expect(walk()).toEqual(want);

@@ -56,22 +56,28 @@ export class AuditHit {
     return this.parsed;
   }
 
-  /** A top-level field as `String(entry[key])` writes it (`undefined` when there is none). */
+  /** A top-level field as `String(entry[key])` writes it (`undefined` when there is none; see textOf). */
   field(key: string): string {
     const span = this.spans?.get(key);
-    if (span === undefined) return String(this.entry()[key]);
+    if (span === undefined) return textOf(this.entry()[key]);
     const t = this.text;
     if (t.charCodeAt(span[0]) === 0x22) {
       const body = t.slice(span[0] + 1, span[1] - 1);
       return body.includes('\\') ? (JSON.parse(t.slice(span[0], span[1])) as string) : body;
     }
-    return String(parse(t.slice(span[0], span[1])));
+    return textOf(parse(t.slice(span[0], span[1])));
   }
 
-  /** `encode(entry.details, { separators: 'compact', allowNonFinite: true })`: keys sorted, as a canonical line has them. */
+  /**
+   * `encode(entry.details, { separators: 'compact', allowNonFinite: true })`: keys sorted, as a canonical line has
+   * them; `undefined` for an entry without details (query lists what verify faults), as a missing field reads.
+   */
   detailsText(): string {
     const span = this.spans?.get('details');
-    if (span === undefined) return encode(this.entry().details as JsonValue, COMPACT);
+    if (span === undefined) {
+      const details = this.entry().details;
+      return details === undefined ? 'undefined' : encode(details, COMPACT);
+    }
     return compacted(this.text, span[0], span[1]).text;
   }
 
@@ -90,6 +96,20 @@ export class AuditHit {
 }
 
 const COMPACT = { separators: 'compact', allowNonFinite: true } as const;
+
+/**
+ * `String(v)`, but for a value it cannot convert: an object holding a `toString` key (`{"toString": 1}`, in an array
+ * too) leaves JavaScript no method to call, a TypeError that was the command's internal error. Such a value is
+ * shown as its compact JSON.
+ */
+function textOf(v: JsonValue | undefined): string {
+  try {
+    return String(v);
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+    return encode(v!, COMPACT);
+  }
+}
 const AS_READ = { sortKeys: false, allowNonFinite: true } as const;
 
 /**
