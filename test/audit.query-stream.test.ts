@@ -80,6 +80,7 @@ function referenceOutput(dir: string, q: AuditQuery, json: boolean): { stdout: s
     err: (l) => void (stderr += `${l}\n`),
     json: (d) => void (stdout += `${[...documentPieces(d)].join('')}\n`),
     readStdin: () => Buffer.alloc(0),
+    stdinBlocks: () => [],
     isTTY: false,
     env: {},
     cwd: dir,
