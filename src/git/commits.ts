@@ -369,16 +369,20 @@ export async function headCommit(cwd: string): Promise<string | undefined> {
  * though its object names them.
  */
 export async function parentsOf(cwd: string, commit: string): Promise<string[]> {
-  if (!/^[0-9a-f]{40,64}$/.test(commit)) return [];
+  return /^[0-9a-f]{40,64}$/.test(commit) ? ((await namedParents(cwd, commit)) ?? []) : [];
+}
+
+/** The `parent` lines of a commit object (`name`: an id or HEAD), or undefined when git cannot read it. */
+async function namedParents(cwd: string, name: string): Promise<string[] | undefined> {
   try {
-    const raw = (await gitRun(cwd, ['cat-file', 'commit', commit])).toString('utf8');
+    const raw = (await gitRun(cwd, ['cat-file', 'commit', name])).toString('utf8');
     const header = raw.slice(0, raw.indexOf('\n\n'));
     return header
       .split('\n')
       .filter((l) => l.startsWith('parent '))
       .map((l) => l.slice('parent '.length));
   } catch {
-    return [];
+    return undefined;
   }
 }
 
@@ -408,13 +412,9 @@ export async function isAncestor(cwd: string, ancestor: string, of: string): Pro
  */
 export async function forkPoints(cwd: string, base: string, head = 'HEAD'): Promise<string[] | undefined> {
   // The commit object names its parents even in a shallow clone, where history above it is cut off.
-  try {
-    const raw = (await gitRun(cwd, ['cat-file', 'commit', head])).toString('utf8');
-    const header = raw.slice(0, raw.indexOf('\n\n'));
-    if (header.split('\n').some((l) => l === `parent ${base}`)) return [base];
-  } catch {
-    return undefined;
-  }
+  const parents = await namedParents(cwd, head);
+  if (parents === undefined) return undefined;
+  if (parents.includes(base)) return [base];
   try {
     await gitRun(cwd, ['merge-base', '--is-ancestor', base, head]);
     return [base];
