@@ -506,6 +506,7 @@ describe('one git environment policy', () => {
         GIT_EXEC_PATH: '/x',
         GIT_SSH_COMMAND: 'ssh -i key',
         GIT_AUTHOR_NAME: 'me',
+        GIT_ALLOW_PROTOCOL: 'ext',
         git_dir: '/lower-case',
       },
       { GIT_INDEX_FILE: '/deliberate' },
@@ -516,6 +517,7 @@ describe('one git environment policy', () => {
       GIT_AUTHOR_NAME: 'me',
       GIT_TERMINAL_PROMPT: '0',
       GIT_NO_REPLACE_OBJECTS: '1',
+      GIT_ALLOW_PROTOCOL: 'file:http:https:ssh',
       GIT_INDEX_FILE: '/deliberate',
     });
   });

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile } from '../src/journal';
@@ -239,6 +239,41 @@ test('the Action on a shallow checkout (fetching the base through the poisoned r
   });
   expect(r.stdout).toContain(`Fetched the base commit ${base}`);
   expect(r.code).toBe(0);
+  expect(ran()).toBe('');
+});
+
+test("a partial clone's lazy fetch through an ext:: remote the repository allows (protocol.ext.allow): append and fork run nothing", async () => {
+  const root = initRepo(path.join(tmp, `p${n++}`), { 'app.txt': 'v0\n' });
+  writeFiles(root, { 'agent.txt': 'written by the agent\n' });
+  expect((await cliInProcess(['append', 'ag', '--prompt', 'one'], { cwd: root })).code).toBe(0);
+  // The agent makes the repository a partial clone of a remote whose transport is a command, allows that
+  // transport in its own config (more specific than the pinned protocol.allow), and deletes objects git will need:
+  // the blob of its file (fork checks it out) and HEAD's tree with the index (the next snapshot reads it).
+  const evil = program('evil', false).replace(/ /g, '% ');
+  git(root, ['config', 'core.repositoryformatversion', '1']);
+  git(root, ['config', 'extensions.partialclone', 'origin']);
+  git(root, ['config', 'remote.origin.url', `ext::${evil} ext`]);
+  git(root, ['config', 'remote.origin.promisor', 'true']);
+  git(root, ['config', 'protocol.ext.allow', 'always']);
+  const loose = (oid: string): string => path.join(root, '.git', 'objects', oid.slice(0, 2), oid.slice(2));
+  rmSync(loose(git(root, ['hash-object', 'agent.txt'])));
+  rmSync(loose(git(root, ['rev-parse', 'HEAD^{tree}'])));
+  rmSync(path.join(root, '.git', 'index'));
+  // The test has teeth: git run plainly (with stepchain's pins but not its environment) runs the command.
+  spawnSync('git', ['-c', 'protocol.allow=never', 'fetch', '-q', 'origin'], {
+    cwd: root,
+    stdio: 'ignore',
+    timeout: 60_000,
+  });
+  expect(ran()).toMatch(/evil ext/);
+  rmSync(marker, { force: true });
+
+  const a = await cliInProcess(['append', 'ag', '--prompt', 'two'], { cwd: root });
+  expect(a.code).toBe(0); // the step stands; its snapshot cannot be taken without the tree
+  expect(a.stderr).toMatch(/snapshot failed/);
+  const f = await cliInProcess(['fork', 'ag', '--from-step', '0'], { cwd: root });
+  expectNoStack(f);
+  expect(f.code).toBe(1); // the blob is missing and is not fetched
   expect(ran()).toBe('');
 });
 

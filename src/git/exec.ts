@@ -108,6 +108,9 @@ const KEPT = new Set([
   'GIT_CURL_VERBOSE',
 ]);
 
+/** The transports git may use (./pins.ts allows the same): no remote helper, no `ext::` command. */
+export const ALLOWED_PROTOCOLS = 'file:http:https:ssh';
+
 /** Whether the policy keeps an inherited variable. */
 export function keepsGitVariable(name: string): boolean {
   const key = name.toUpperCase();
@@ -125,6 +128,10 @@ export function gitEnv(env: NodeJS.ProcessEnv = process.env, extra: Record<strin
   for (const [k, v] of Object.entries(env)) if (v !== undefined && keepsGitVariable(k)) out[k] = v;
   out.GIT_TERMINAL_PROMPT = '0';
   out.GIT_NO_REPLACE_OBJECTS = '1';
+  // A repository's `protocol.<name>.allow` outranks the pinned `protocol.allow=never` (a more specific key), so
+  // `protocol.ext.allow=always` with an `ext::` remote ran its command on a partial clone's lazy fetch. This
+  // variable overrides every protocol setting of every configuration file.
+  out.GIT_ALLOW_PROTOCOL = ALLOWED_PROTOCOLS;
   return { ...out, ...extra };
 }
 

@@ -23,7 +23,9 @@ import { IntegrityError } from '../errors';
  *   GIT_SSH_COMMAND are dropped from the environment, see ./exec.ts);
  * - remote helpers and external transports (`ext::`, `remote.<name>.vcs`,
  *   `git://` with its `core.gitProxy`): only the file, http(s) and ssh
- *   protocols are allowed;
+ *   protocols are allowed (a repository's `protocol.<name>.allow` outranks
+ *   `protocol.allow`, so ./exec.ts also sets GIT_ALLOW_PROTOCOL, which
+ *   overrides every protocol setting);
  * - the alternate-refs command a fetch would run (`core.alternateRefsCommand`
  *   is a shell no-op: no alternate refs are advertised);
  * - automatic gc/maintenance after a fetch or commit, commit signing, and
