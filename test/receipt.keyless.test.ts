@@ -559,4 +559,28 @@ describe('stepchain check: the keyless bundle beside a committed receipt (the ch
     const half = await check('--trusted-root', 'full.json');
     expect(half.code).toBe(2);
   });
+
+  it('under keyless identities, fails a receipt with no bundle beside it (keyless_no_bundle), as a trusted key fails an unsigned one', async () => {
+    // The same receipt, its bundle left behind (deleted in a change, or a receipt added without one): with the
+    // anchors given, a keyless signer is required; without them, it claims none and holds on its chain.
+    mkdirSync(at('chk-bare'));
+    copyFileSync(at(path.join('chk', `${AGENT}.receipt.tar`)), at(path.join('chk-bare', `${AGENT}.receipt.tar`)));
+    const bare = (...extra: string[]): Promise<Run> =>
+      run(['check', '--root', 'chk-bare', '--journals', 'none', '--runs', 'none', '--json', ...extra]);
+    const r = await bare(...policy(), '--trusted-root', 'full.json');
+    expect(r.code).toBe(1);
+    expect(doc(r).items).toEqual([
+      expect.objectContaining({ path: `${AGENT}.receipt.tar`, ok: false, status: 'FAIL' }),
+    ]);
+    expect(doc(r).faults).toEqual([
+      expect.objectContaining({
+        path: `${AGENT}.receipt.tar`,
+        kind: 'keyless_no_bundle',
+        message: `${AGENT}.receipt.tar.sigstore.json is not beside the receipt, but keyless identities were given: a keyless signature is required`,
+      }),
+    ]);
+    const none = await bare();
+    expect(none.code).toBe(0);
+    expect(doc(none).items).toEqual([expect.objectContaining({ ok: true, status: 'ok (unsigned)' })]);
+  });
 });

@@ -110,6 +110,7 @@ const KINDS: Record<CheckFaultKind, true> = {
   missing_blob: true,
   // keyless bundles
   keyless_not_checked: true,
+  keyless_no_bundle: true,
   keyless_unreadable: true,
   keyless_no_certificate: true,
   keyless_bad_certificate: true,

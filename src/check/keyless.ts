@@ -20,10 +20,28 @@ export async function keylessPass(ctx: { options: CheckOptions; report: CheckRep
   for (const item of report.items) {
     if (item.kind !== 'receipt') continue;
     const bundle = bundleBeside(path.join(report.root, item.path));
-    if (bundle === undefined) continue;
-    const faults = await bundleFaults(item, bundle, path.relative(report.root, bundle), options, scan, roots);
+    const faults =
+      bundle === undefined
+        ? noBundleFaults(item, options)
+        : await bundleFaults(item, bundle, path.relative(report.root, bundle), options, scan, roots);
     if (faults.length > 0) failItem(report, item, faults);
   }
+}
+
+/**
+ * A receipt with no bundle beside it: nothing to check without keyless anchors (it claims no keyless signer), but
+ * with them a keyless signer is required, as a trusted `--public-key` requires a signature (`unsigned`): otherwise a
+ * change that deletes a receipt's bundle, or adds an unsigned receipt, is green under the very anchors that were
+ * meant to vouch for it. A receipt that cannot be read has its own fault already (as in bundleFaults).
+ */
+function noBundleFaults(item: CheckedItem, options: CheckOptions): KeylessFault[] {
+  if (options.keyless === undefined || item.status === 'deleted') return [];
+  return [
+    {
+      kind: 'keyless_no_bundle',
+      message: `${path.basename(item.path)}.sigstore.json is not beside the receipt, but keyless identities were given: a keyless signature is required`,
+    },
+  ];
 }
 
 /** The faults of one receipt's bundle (none when it verified: the item's status then names the signer). */

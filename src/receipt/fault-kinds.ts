@@ -44,6 +44,8 @@ export type ReceiptFaultKind = ReceiptOwnFaultKind | FaultKind | KeylessFaultKin
 /** Why a receipt's keyless (Sigstore) signature does not hold. */
 export type KeylessFaultKind =
   | 'keyless_not_checked'
+  /** Keyless anchors were given, but no bundle is beside the receipt: a signer was required and none is claimed. */
+  | 'keyless_no_bundle'
   | 'keyless_unreadable'
   | 'keyless_no_certificate'
   | 'keyless_bad_certificate'
