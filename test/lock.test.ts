@@ -7,7 +7,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -24,7 +26,8 @@ import { acquireLock, tryLock } from '../src/util/lock';
 import { bootId, processStartTicks, selfToken } from '../src/util/proc';
 import { cli } from './helpers/cli';
 import { cliPath, repoRoot } from './helpers/paths';
-import { cliPaused, deadPid, nodeWithSources } from './helpers/proc';
+import { cliPaused, deadPid, nodeWithSources, spawnPaused } from './helpers/proc';
+import { OTHER_UID } from './helpers/unprivileged';
 import { tempDir } from './helpers/tmp';
 
 const root = tempDir('stepchain-lock-');
@@ -261,6 +264,53 @@ describe('breaking a stale lock', () => {
     expect(existsSync(`${j.lockFile}.break`)).toBe(false);
     expect(existsSync(j.lockFile)).toBe(false);
   });
+});
+
+describe('a stale lock that cannot be removed', () => {
+  test('is refused at once in one line naming it, never waited on without end (removal denied once the waiter is in)', async () => {
+    // The waiter runs as a user whom a directory's mode binds: as \`nobody\` when the tests run as root. Its staging
+    // file is made while the directory is writable; the directory is made read-only where it breaks the lock
+    // (lock:break), so removing the stale lock is denied (EACCES), as in a sticky directory with another user's lock.
+    chmodSync(root, 0o755);
+    const dir = path.join(root, `denied-${n++}`);
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const file = path.join(dir, 'x.lock');
+    writeFileSync(file, 'not a lock');
+    const past = new Date(Date.now() - 3600_000);
+    utimesSync(file, past, past); // names no holder and is an hour old: stale
+    const resume = path.join(root, `resume-${n++}`);
+    const p = await spawnPaused(
+      nodeWithSources(`
+        const { acquireLock } = require(${JSON.stringify(path.join(repoRoot, 'src', 'util', 'lock'))});
+        if (process.getuid() === 0) { process.setgroups([]); process.setgid(${OTHER_UID}); process.setuid(${OTHER_UID}); }
+        try { acquireLock(${JSON.stringify(file)}, { timeoutMs: 1000 })(); process.stderr.write('taken\\n'); }
+        catch (e) { process.stderr.write(e.constructor.name + ': ' + e.message + '\\n'); process.exitCode = 3; }
+      `),
+      'lock:break',
+      { env: { STEPCHAIN_TEST_RESUME: resume } },
+    );
+    let hung = false;
+    const guard = setTimeout(() => {
+      hung = true;
+      void p.kill();
+    }, 20_000);
+    try {
+      chmodSync(dir, 0o555);
+      writeFileSync(resume, '');
+      const { code, stderr } = await p.exited();
+      expect(hung).toBe(false);
+      const lines = stderr.split('\n').filter((l) => l !== '' && !l.includes('paused at'));
+      expect(lines).toEqual([expect.stringMatching(/^InputError: /)]);
+      expect(lines[0]).toContain(`${file}: cannot remove this stale lock (the lock names no holder): `);
+      expect(lines[0]).toMatch(/EACCES.*rm /);
+      expect(code).toBe(3);
+      expect(readFileSync(file, 'utf8')).toBe('not a lock');
+    } finally {
+      clearTimeout(guard);
+      chmodSync(dir, 0o755);
+    }
+  }, 30_000);
 });
 
 describe('leftovers of killed writers', () => {

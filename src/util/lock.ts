@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, lstatSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { IntegrityError, InputError, isOsError, osError } from '../errors';
+import { IntegrityError, InputError, isOsError, osCause, osError } from '../errors';
 import { cleanDeadTemps, tempPath } from './fs';
 import { processCommand, processStartMs, sameProcessAlive, selfIdentity } from './proc';
 import { readRegularFile, refuseLinkedStoreDirs } from './nofollow';
@@ -203,7 +203,10 @@ function takeLock(file: string, options: LockOptions, wait: boolean): LockHandle
   const firstSeen = new Map<string, number>();
   const holderSeen = new Map<string, number>();
   let looks = 0;
+  let quick = 0;
   try {
+    // Every way round reaches the deadline (or, for tryLock, the count of looks): a way that did not (a stale lock
+    // whose removal failed, judged stale again at once) spun without end.
     for (;;) {
       if (!wait && looks++ === TRY_LOOKS) return undefined;
       if (tryLink(tmp, file)) {
@@ -211,17 +214,28 @@ function takeLock(file: string, options: LockOptions, wait: boolean): LockHandle
         return handle(file, me, lease);
       }
       const seen = readLock(file);
-      if (seen === undefined) continue; // released meanwhile
       const now = monotonicMs();
-      if (!holderSeen.has(seen.raw)) holderSeen.set(seen.raw, now);
-      const s = staleness(seen, seenSince(firstSeen, seen, now), now);
-      // A stale lock is broken by one waiter at a time: while another is at it, this one waits for it as for a holder.
-      const live = 'stale' in s ? breakStale(file, seen, tmp, me, firstSeen) : s;
-      if (live === undefined) continue;
-      if (!wait) return undefined;
-      // A holder on another host gets one full lease of watching (from when we first saw it) before we give up.
-      if (live.lease !== undefined) deadline = Math.max(deadline, holderSeen.get(seen.raw)! + live.lease + 50);
-      if (now > deadline) throw timeoutError(file, live.live, seen, timeout);
+      let live: { live: LockHolder | undefined; lease?: number } | undefined;
+      if (seen !== undefined) {
+        if (!holderSeen.has(seen.raw)) holderSeen.set(seen.raw, now);
+        const s = staleness(seen, seenSince(firstSeen, seen, now), now);
+        // A stale lock is broken by one waiter at a time: while another is at it, this one waits for it as for a holder.
+        live = 'stale' in s ? breakStale(file, seen, s.stale, tmp, me, firstSeen) : s;
+      }
+      if (live === undefined) {
+        // Released or broken as we looked: look again at once, a few times in a row; past that, as for a holder.
+        if (!wait || quick++ < TRY_LOOKS) continue;
+        if (now > deadline)
+          throw new IntegrityError(
+            `${file}: the lock kept changing as this writer looked; gave up after ${timeout} ms. Remedy: if no stepchain process is using it, remove the lock: rm ${file}`,
+          );
+      } else {
+        quick = 0;
+        if (!wait) return undefined;
+        // A holder on another host gets one full lease of watching (from when we first saw it) before we give up.
+        if (live.lease !== undefined) deadline = Math.max(deadline, holderSeen.get(seen!.raw)! + live.lease + 50);
+        if (now > deadline) throw timeoutError(file, live.live, seen, timeout);
+      }
       sleepMs(delay);
       delay = Math.min(delay * 2, 50);
     }
@@ -235,6 +249,24 @@ function removeQuietly(file: string): void {
     unlinkSync(file);
   } catch {
     /* already gone */
+  }
+}
+
+/**
+ * Removes the stale lock (or breaker's file) `file`, judged stale because `why`. Gone already is fine (another waiter
+ * broke it); any other failure (the directory is not writable by this user, a sticky directory and another user's
+ * lock, a read-only file system) is refused at once, naming it: waiting would not change it, and judging it stale
+ * again and again spun without end.
+ */
+function removeStale(file: string, why: string): void {
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    if (!isOsError(e)) throw e;
+    if (e.code === 'ENOENT') return;
+    throw new InputError(
+      `${file}: cannot remove this stale lock (${why}): ${osCause(e, file)}. Remedy: remove it as a user who may: rm ${file}`,
+    );
   }
 }
 
@@ -318,6 +350,7 @@ function seenSince(firstSeen: Map<string, number>, seen: { raw: string; mtimeMs:
 function breakStale(
   file: string,
   seen: { raw: string; mtimeMs: number },
+  why: string,
   tmp: string,
   me: string,
   firstSeen: Map<string, number>,
@@ -333,13 +366,13 @@ function breakStale(
     const now = monotonicMs();
     const s = staleness(other, seenSince(firstSeen, other, now), now);
     if (!('stale' in s)) return s;
-    if (readOwner(breaker) === other.raw) removeQuietly(breaker);
+    if (readOwner(breaker) === other.raw) removeStale(breaker, `a waiter breaking ${path.basename(file)}: ${s.stale}`);
     return undefined;
   }
   try {
     pausePoint('lock:break');
     const now = readLock(file);
-    if (now !== undefined && now.raw === seen.raw && now.mtimeMs === seen.mtimeMs) removeQuietly(file);
+    if (now !== undefined && now.raw === seen.raw && now.mtimeMs === seen.mtimeMs) removeStale(file, why);
   } finally {
     if (readOwner(breaker) === me) removeQuietly(breaker);
   }
