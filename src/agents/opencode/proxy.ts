@@ -29,12 +29,22 @@ const PUBLIC: Readonly<Record<ProtocolName, string>> = {
   gemini: `${GEMINI_API}/v1beta`,
 };
 
-/** The base URLs the configuration gives the providers of one protocol (distinct). */
-function configuredUpstreams(protocol: ProtocolName, env: NodeJS.ProcessEnv, cwd: string): string[] {
-  const urls = opencodeProviders(cwd, env)
-    .filter((p) => p.protocol === protocol && p.baseURL !== undefined && p.baseURL.trim() !== '')
-    .map((p) => p.baseURL!.trim().replace(/\/+$/, ''));
-  return [...new Set(urls)];
+/**
+ * Where OpenCode sends the requests of each provider of one protocol (distinct URLs, each with the providers going
+ * there): its configured base URL, else the protocol's public API (a built-in provider, or an SDK's own default).
+ * Every one of these providers is pointed at the proxy, which has one upstream per protocol: counting only the
+ * configured URLs sent a built-in provider's requests, with the user's key, to the base URL a repository's
+ * `opencode.json` gave a provider of its own.
+ */
+function providerUpstreams(protocol: ProtocolName, env: NodeJS.ProcessEnv, cwd: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const p of opencodeProviders(cwd, env)) {
+    if (p.protocol !== protocol) continue;
+    const own = p.baseURL?.trim().replace(/\/+$/, '');
+    const url = own === undefined || own === '' ? PUBLIC[protocol] : own;
+    out.set(url, [...(out.get(url) ?? []), p.id]);
+  }
+  return out;
 }
 
 /** The user's OPENCODE_CONFIG_CONTENT, kept (the proxy's base URLs are added to it). */
@@ -79,12 +89,14 @@ export const opencodeProxy: AgentProxy = {
   adapter: 'proxy-opencode',
   protocols: ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini'],
   defaultUpstream: (p, env, cwd = process.cwd()) => {
-    const urls = configuredUpstreams(p, env, cwd);
-    if (urls.length > 1)
+    const urls = providerUpstreams(p, env, cwd);
+    if (urls.size > 1) {
+      const each = [...urls].map(([url, ids]) => `${ids.join(', ')}: ${url}`).join('; ');
       throw new InputError(
-        `OpenCode's configuration gives its ${p} providers different base URLs (${urls.join(', ')}); the proxy has one upstream per protocol: give --upstream`,
+        `OpenCode's configuration gives its ${p} providers different base URLs (${[...urls.keys()].join(', ')}); the proxy has one upstream per protocol and would send every one's requests (and keys) there (${each}): give --upstream`,
       );
-    return urls[0] ?? PUBLIC[p];
+    }
+    return [...urls.keys()][0] ?? PUBLIC[p];
   },
   childEnv: (base, env, cwd = process.cwd()) => ({ OPENCODE_CONFIG_CONTENT: opencodeConfig(base, env, cwd) }),
   normalise: OPENCODE_RULES,
