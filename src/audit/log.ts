@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { CanonicalEncodeError, encode, isJsonObject, type JsonObject } from '../canonical';
+import { CanonicalEncodeError, encode, isJsonObject, readOnce, type JsonObject, type JsonValue } from '../canonical';
 import { InputError, StepchainError } from '../errors';
 import { ChainFile, type Planned, type TornTailMoved, tornTailOption } from '../util/chain-file';
 import { ensureDir } from '../util/fs';
@@ -67,8 +67,7 @@ export function appendAuditEvent(
 ): AuditEntry {
   checkText('event_type', eventType);
   if (eventType === '') throw new InputError('audit: event_type is empty');
-  const details: JsonObject = fields.details ?? {};
-  if (!isJsonObject(details)) throw new InputError('audit: details must be a JSON object');
+  const details = auditDetails(fields.details);
   ensureDir(dir);
   const format = new AuditFormat(dir, key);
   const chain = new ChainFile(format, {
@@ -80,6 +79,21 @@ export function appendAuditEvent(
     ...tornTailOption(options),
   });
   return chain.append((state) => planEntry(format, state, eventType, fields, details, options)).result!;
+}
+
+/** The details as they will be HMAC'ed and written: read once (readOnce), so the line is what its HMAC covers. */
+function auditDetails(given: JsonObject | undefined): JsonObject {
+  const object = given ?? {};
+  if (!isJsonObject(object)) throw new InputError('audit: details must be a JSON object');
+  let details: JsonValue;
+  try {
+    details = readOnce(object);
+  } catch (e) {
+    if (e instanceof CanonicalEncodeError) throw new InputError(`audit: details: ${e.message}`);
+    throw e;
+  }
+  if (!isJsonObject(details)) throw new InputError('audit: details must be a JSON object');
+  return details;
 }
 
 /** The entry that extends the tip of `state`, the day file it goes to, and the state after it. */

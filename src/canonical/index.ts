@@ -13,6 +13,7 @@ export {
 export type { EncodeOptions } from './encode';
 export { JsonParseError, decodeUtf8, parse, parseBytes, valueStartError, whyNotText } from './parse';
 export type { ParseOptions } from './parse';
+export { readOnce } from './read-once';
 export { isPythonFloatRepr, pythonFloatRepr } from './float-repr';
 export { compareCodePoints } from './key-order';
 export { lineTooLong, MAX_LINE_BYTES, MAX_NESTING } from './limits';

@@ -1,6 +1,6 @@
 import { chmodSync } from 'node:fs';
 import path from 'node:path';
-import { canonical, CanonicalEncodeError, MAX_NESTING, type JsonValue } from '../canonical';
+import { CanonicalEncodeError, MAX_NESTING, readOnce, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { statIdentity } from '../util/checkpoint';
@@ -97,11 +97,11 @@ export function validateStep(s: StepInput): ValidStep {
   return { model, prompt, tool_call, tool_result, ts };
 }
 
+/** The value as it will be hashed and written: read once (readOnce), so the row's bytes are what its hash covers. */
 function checkWritable(name: string, v: JsonValue | undefined): JsonValue {
   if (v === undefined) return null;
   try {
-    // Encoded one level down, as in the row and the hashed payload (MAX_NESTING counts the row).
-    canonical([v]);
+    return readOnce(v);
   } catch (e) {
     if (e instanceof CanonicalEncodeError && e.message.includes('nested deeper'))
       throw new InputError(
@@ -110,7 +110,6 @@ function checkWritable(name: string, v: JsonValue | undefined): JsonValue {
     if (e instanceof CanonicalEncodeError) throw new InputError(`${name}: ${e.message}`);
     throw e;
   }
-  return v;
 }
 
 /** A step ready to be chained: its hashed fields (but the chain's), its blobs stored, its time. */

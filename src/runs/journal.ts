@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { CanonicalEncodeError, canonical } from '../canonical';
+import { CanonicalEncodeError, readOnce, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { ChainFile, type Planned, type TornTailMoved, tornTailOption } from '../util/chain-file';
 import { ensureDir } from '../util/fs';
@@ -44,10 +44,13 @@ function round3(x: number): number {
 
 /**
  * Validates an event type and payload for writing: the payload may not use
- * the envelope keys or `event`, and must have a JSON encoding (no NaN).
+ * the envelope keys or `event`, and must have a JSON encoding (no NaN). Returns
+ * the event as it will be hashed and written: each payload value read once
+ * (readOnce), so the row's bytes are what its payload_hash covers.
  */
-export function checkRunEvent(e: RunEventInput): void {
-  if (typeof e.event !== 'string' || e.event === '')
+export function checkRunEvent(e: RunEventInput): RunEventInput {
+  const event = e.event;
+  if (typeof event !== 'string' || event === '')
     throw new InputError('run journal: the event type must be a non-empty string');
   for (const k of e.payload.keys()) {
     if (RESERVED_PAYLOAD_KEYS.has(k))
@@ -55,12 +58,14 @@ export function checkRunEvent(e: RunEventInput): void {
         `run journal: payload key ${JSON.stringify(k)} is reserved (${[...RESERVED_PAYLOAD_KEYS].join(', ')})`,
       );
   }
+  const payload = new Map<string, JsonValue>();
   try {
-    canonical(e.payload);
+    for (const [k, v] of e.payload) payload.set(k, readOnce(v));
   } catch (err) {
     if (err instanceof CanonicalEncodeError) throw new InputError(`run journal: payload: ${err.message}`);
     throw err;
   }
+  return { event, payload };
 }
 
 /**
@@ -97,8 +102,7 @@ export class RunJournal {
   transact(plan: (state: RunState) => RunEventInput[]): { rows: RunRow[]; state: RunState } {
     ensureDir(path.dirname(this.file));
     const { result, state } = this.chain.append((s) => {
-      const events = plan(s);
-      for (const e of events) checkRunEvent(e);
+      const events = plan(s).map(checkRunEvent);
       return events.length === 0 ? undefined : this.rowsFor(s, events);
     });
     return { rows: result ?? [], state };
