@@ -446,6 +446,22 @@ describe('committed receipts are append-only too (issue 20)', () => {
     expect(receiptFaults(older.doc)).toEqual([['history_truncated', 'alice.receipt.tar']]);
   });
 
+  test('re-exported with a step time rewritten (the step hashes the same): fails, as the same edit of a journal does', async () => {
+    // ts is covered by no step hash and not by the manifest's signature: only the rows' bytes show the rewrite.
+    const dir = repoWithReceipt('receipt-ts');
+    const j = journalFile(dir, 'alice');
+    const rows = readFileSync(j, 'utf8').split('\n');
+    rows[0] = rows[0]!.replace(/"ts":[0-9.e+-]+/, '"ts":946684800.0');
+    writeFileSync(j, rows.join('\n'));
+    await exportTo(dir, 'alice', 'alice.receipt.tar');
+    git(dir, ['checkout', '-q', 'main', '--', '.sdd']);
+    commitAll(dir, 'step 0 moved to the year 2000');
+    const r = await check(dir);
+    expect(r.code).toBe(1);
+    expect(receiptFaults(r.doc)).toEqual([['history_rewritten', 'alice.receipt.tar']]);
+    expect(r.stderr).toContain("its chain does not extend the base receipt's (step 0 differs");
+  });
+
   test('renamed (moved, and re-exported with more steps): followed, as a journal rename is', async () => {
     const dir = repoWithReceipt('receipt-renamed');
     git(dir, ['mv', 'alice.receipt.tar', 'alice-2.receipt.tar']);

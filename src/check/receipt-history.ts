@@ -1,7 +1,7 @@
 import { InputError } from '../errors';
 import { walkedRows } from '../journal/verify';
 import { loadReceipt, ReceiptFormatError } from '../receipt';
-import type { AppendOnlyResult } from './append-only';
+import { checkAppendOnly, type AppendOnlyResult } from './append-only';
 import { plural } from '../util/words';
 
 /**
@@ -9,24 +9,30 @@ import { plural } from '../util/words';
  *
  * A receipt is a snapshot of one agent's chain; re-exporting it after more steps
  * is an append, anything else rewrites what the base vouched for. So the head's
- * receipt must be the same agent's, and the base receipt's chain (its rows'
- * step hashes, in order) a prefix of the head's. Step hashes, not row bytes: a
- * published (redacted) re-export keeps every step hash, and the head receipt's
- * own verification checks its rows against them. A base receipt whose chain
- * cannot be read vouches for nothing that could be followed, so only an
- * unchanged copy keeps it.
+ * receipt must be the same agent's, and the base receipt's journal rows a prefix
+ * of the head's, byte for byte, by the rule a committed journal's history follows
+ * (checkAppendOnly). Bytes, not step hashes: a step hash covers neither `ts` nor
+ * `blob_refs` (nor a key outside the ten), so a prefix of hashes let a change
+ * rewrite every step time of a committed receipt (its signature still verifying:
+ * the manifest does not cover them either) and read `unchanged`. A re-export of
+ * the same journal writes the same canonical lines; a published (redacted) one
+ * re-anchors the chain, so it never extended the full receipt. A base receipt
+ * whose chain cannot be read vouches for nothing that could be followed, so only
+ * an unchanged copy keeps it.
  */
 interface ReceiptChain {
   agent: string;
-  /** The stored step_hash of each row walked, in order (null for a row without one). */
-  hashes: (string | null)[];
+  /** The journal member's bytes. */
+  journal: Buffer;
+  /** Rows walked (as the verifier walks them). */
+  rows: number;
 }
 
 /** The agent and chain of a receipt's bytes; undefined when its layout or manifest does not hold. */
 export function receiptChain(bytes: Buffer): ReceiptChain | undefined {
   try {
     const r = loadReceipt(bytes);
-    return { agent: r.manifest.agent_id, hashes: walkedRows(r.journal).map((w) => w.step_hash) };
+    return { agent: r.manifest.agent_id, journal: r.journal, rows: walkedRows(r.journal).length };
   } catch (e) {
     if (e instanceof ReceiptFormatError || e instanceof InputError) return undefined;
     throw e;
@@ -58,7 +64,7 @@ function result(
 /** Compares a base receipt (bytes) with the head's version at the same path (bytes, or undefined when it is gone). */
 export function checkReceiptHistory(base: Buffer, head: Buffer | undefined): AppendOnlyResult {
   const was = receiptChain(base);
-  const n = was?.hashes.length ?? 0;
+  const n = was?.rows ?? 0;
   if (head === undefined) {
     const what = was === undefined ? 'an unreadable receipt' : `agent ${was.agent}'s receipt of ${steps(n)}`;
     return result(false, 'deleted', n, 0, n > 0 ? 0 : null, `receipt deleted (the base has ${what})`);
@@ -83,7 +89,7 @@ export function checkReceiptHistory(base: Buffer, head: Buffer | undefined): App
       null,
       `receipt replaced by one that cannot be read (the base has agent ${was.agent}'s)`,
     );
-  const m = now.hashes.length;
+  const m = now.rows;
   if (now.agent !== was.agent)
     return result(
       false,
@@ -93,13 +99,13 @@ export function checkReceiptHistory(base: Buffer, head: Buffer | undefined): App
       null,
       `receipt replaced by another agent's: the base's is agent ${was.agent}'s, this one agent ${now.agent}'s`,
     );
-  let i = 0;
-  // A base row without a step hash vouches for nothing: it matches nothing.
-  while (i < n && i < m && was.hashes[i] !== null && now.hashes[i] === was.hashes[i]) i++;
-  if (i === n) {
+  // The rows as the verifier reads them, every base row byte-identical at its place in the head.
+  const rows = checkAppendOnly(was.journal, now.journal);
+  if (rows.ok) {
     return result(true, m > n ? 'appended' : 'unchanged', n, m, null, m > n ? `${steps(m - n)} appended` : 'unchanged');
   }
-  if (i === m)
+  const i = rows.firstChangedSeq ?? 0;
+  if (rows.kind === 'truncated')
     return result(
       false,
       'truncated',
@@ -114,6 +120,6 @@ export function checkReceiptHistory(base: Buffer, head: Buffer | undefined): App
     n,
     m,
     i,
-    `receipt replaced: its chain does not extend the base receipt's (step ${i} differs: the base's ${steps(n)} ending at ${was.hashes[n - 1] ?? 'none'} are not a prefix of it)`,
+    `receipt replaced: its chain does not extend the base receipt's (step ${i} differs: the base's ${steps(n)} are not a prefix of its rows, byte for byte)`,
   );
 }
