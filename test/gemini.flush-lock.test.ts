@@ -1,9 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { addPending } from '../src/agents/gemini/pending';
+import { cleanDeadTemps } from '../src/util/fs';
 import { bootId } from '../src/util/proc';
 import { cli, type CliResult } from './helpers/cli';
-import { cliPaused, deadPid, type Paused } from './helpers/proc';
+import { cliPaused, deadPid, nodeWithSources, spawnPaused, type Paused } from './helpers/proc';
+import { repoRoot } from './helpers/paths';
 import { identifiedProject } from './helpers/record';
 import { freshDir, tempDir } from './helpers/tmp';
 
@@ -140,4 +143,36 @@ test('hook calls racing for a stale lock: exactly one takes it, the others leave
   }
   for (const w of winners) expect(await w.exited()).toMatchObject({ code: 0 });
   expect(existsSync(lock)).toBe(false);
+});
+
+/** A writer of a pending payload killed between writing its temporary file and renaming it: what it left. */
+async function killedPendingWriter(): Promise<string[]> {
+  const pending = path.join(root, '.sdd', 'runtime', 'gemini', SID, 'pending');
+  const before = existsSync(pending) ? readdirSync(pending) : [];
+  const src = path.join(repoRoot, 'src', 'agents', 'gemini', 'pending');
+  const p = await spawnPaused(
+    nodeWithSources(
+      `require(${JSON.stringify(src)}).addPending(${JSON.stringify(root)}, '${SID}', Buffer.from('{}'));`,
+    ),
+    'gemini:pending-staged',
+  );
+  await p.kill();
+  return readdirSync(pending).filter((f) => !before.includes(f));
+}
+
+test('a pending payload’s temporary file left by a killed writer is named by the one rule, and removed by the next writer', async () => {
+  const pending = path.join(root, '.sdd', 'runtime', 'gemini', SID, 'pending');
+  // The rule every cleaner knows (src/util/fs.ts, tempPath): the project's cleanup alone recognises it as dead.
+  const left = await killedPendingWriter();
+  expect(left).toEqual([expect.stringMatching(/\.json\.[0-9]+-[0-9x]+-[0-9a-f]{8}\.[0-9a-f]+\.tmp$/)]);
+  expect(cleanDeadTemps(pending)).toEqual(left);
+  // The next payload's writer removes what killed writers left there: this rule's, and the name earlier releases gave.
+  const again = await killedPendingWriter();
+  const old = `000000000000001-${'0'.repeat(24)}-1-0a0b0c0d.json.${deadPid()}.0a0b0c0d.tmp`;
+  writeFileSync(path.join(pending, old), '{}');
+  const kept = addPending(root, SID, Buffer.from('{}'));
+  expect(again).toHaveLength(1);
+  expect(readdirSync(pending).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  expect(existsSync(kept)).toBe(true);
+  rmSync(pending, { recursive: true });
 });

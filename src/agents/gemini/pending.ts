@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runtimeDir } from '../../journal';
-import { ensureDir } from '../../util/fs';
+import { cleanDeadTemps, ensureDir, tempPath } from '../../util/fs';
 import { assertSafeId } from '../../util/ids';
 import { tryLock } from '../../util/lock';
 import { readRegularFile } from '../../util/nofollow';
+import { pausePoint } from '../../util/pause';
 
 /**
  * What one Gemini CLI hook call leaves for the next ones of the same session, under
@@ -32,10 +33,20 @@ function privateDir(dir: string): void {
   if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
 }
 
+/** The temporary name earlier releases gave these files (`<file>.<pid>.<random>.tmp`): a dead writer's is removed too. */
+const OLD_TEMP = /\.([0-9]+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Writes `file` whole: a temporary file named by the project's one rule (`tempPath`: its writer's pid, start time
+ * and host), renamed into place. What writers killed in between left in the directory is removed first: under any
+ * other name (each payload's file is new, so a writer of the same name never came again) it stayed for good.
+ */
 function writeWhole(file: string, bytes: Uint8Array): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  cleanDeadTemps(path.dirname(file), [OLD_TEMP], (n) => n.endsWith('.tmp'));
+  const tmp = tempPath(file);
   try {
     writeFileSync(tmp, bytes, { flag: 'wx', mode: 0o600 });
+    pausePoint('gemini:pending-staged');
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
