@@ -7,6 +7,7 @@ import {
   existsSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -61,6 +62,27 @@ function project(): { root: string; journal: string; before: Buffer } {
   return { root, journal, before: readFileSync(journal) };
 }
 
+/**
+ * A run journal in `root` (`.sdd/runs/r0/journal.jsonl`, one event), checked to be there: "no run journal written"
+ * is then its bytes and the runs beside it unchanged, where a wrong path could not pass (one under `.sdd/runtime/`,
+ * where run journals never are, always did).
+ */
+function runJournal(root: string): { file: string; before: Buffer; unchanged: () => void } {
+  expect(cli(['run', 'record', 'r0', '--event', 'note'], { cwd: root }).code).toBe(0);
+  const runs = path.join(root, '.sdd', 'runs');
+  const file = path.join(runs, 'r0', 'journal.jsonl');
+  expect(existsSync(file)).toBe(true);
+  const before = readFileSync(file);
+  return {
+    file,
+    before,
+    unchanged: () => {
+      expect(readdirSync(runs)).toEqual(['r0']);
+      expect(readFileSync(file).equals(before)).toBe(true);
+    },
+  };
+}
+
 /** Each CLI input read whole: its option line (`$IN` is where the file or `-` goes), its word, its bound. */
 const INPUTS: { name: string; argv: string; what: string; bound: number; rss: number }[] = [
   { name: 'append --input', argv: 'append a1 --no-snapshot --input $IN', what: 'input', bound: 128 * MIB, rss: 400 },
@@ -87,23 +109,25 @@ const boundText = (n: number): string => (n % MIB === 0 ? `${n / MIB} MiB` : `${
 describe.each(INPUTS)('$name', ({ argv, what, bound, rss }) => {
   test('a sparse 3 GB file is refused in one line naming it, exit 2, nothing appended, memory bounded', () => {
     const p = project();
+    const runs = runJournal(p.root);
     const r = run(`"$NODE" "$CLI" ${argv.replace('$IN', '"$BIG"')}`, p.root);
     expect(r.err).toBe(`stepchain: ${big}: cannot read ${what}: holds ${GIB3} bytes, more than the ${bound} allowed\n`);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(readFileSync(p.journal).equals(p.before)).toBe(true);
-    expect(existsSync(path.join(p.root, '.sdd', 'runtime', 'runs'))).toBe(false);
+    runs.unchanged();
     // Nothing of it read: Node itself.
     expect(r.mb).toBeLessThan(150);
   });
 
   test('`-` fed without end (`yes |`) is refused at the same bound, exit 2, nothing appended, memory bounded', () => {
     const p = project();
+    const runs = runJournal(p.root);
     const r = run(`yes | "$NODE" "$CLI" ${argv.replace('$IN', '-')}`, p.root);
     expect(r.err).toBe(`stepchain: -: cannot read ${what}: more than ${boundText(bound)}: not read further\n`);
     expect(r.code).toBe(2);
     expect(readFileSync(p.journal).equals(p.before)).toBe(true);
-    expect(existsSync(path.join(p.root, '.sdd', 'runtime', 'runs'))).toBe(false);
+    runs.unchanged();
     // The bound held (once, and for a moment once more), and Node itself: never the stream, which has no end.
     expect(r.mb).toBeLessThan(rss);
   });
