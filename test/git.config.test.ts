@@ -277,6 +277,50 @@ test("a partial clone's lazy fetch through an ext:: remote the repository allows
   expect(ran()).toBe('');
 });
 
+test.each([
+  [
+    'an include.path naming a FIFO (git waits on it)',
+    (root: string) => {
+      const fifo = path.join(tmp, `config-fifo${n++}`);
+      execFileSync('mkfifo', [fifo]);
+      git(root, ['config', 'include.path', fifo]);
+    },
+    /snapshot failed: git rev-parse .*no answer in 2 s/,
+  ],
+  [
+    'a configuration git cannot read',
+    (root: string) => {
+      appendFileSync(path.join(root, '.git', 'config'), '[[[\n');
+    },
+    /snapshot failed: git rev-parse .*bad config line/,
+  ],
+])(
+  '%s: hook claude records the step and says its snapshot failed (never taken for "no repository")',
+  async (_, spoil, said) => {
+    const root = initRepo(path.join(tmp, `p${n++}`), { 'app.txt': 'v0\n' });
+    spoil(root);
+    const h = await cliInProcess(['hook', 'claude'], {
+      cwd: root,
+      // Discovery gets the snapshot's time; the general timeout is short too, so a discovery that ignored it fails fast.
+      env: { STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '2000', STEPCHAIN_GIT_TIMEOUT_MS: '2000', CLAUDE_PROJECT_DIR: root },
+      input: JSON.stringify({
+        session_id: SID,
+        transcript_path: path.join(tmp, 'no-transcript', `${SID}.jsonl`),
+        cwd: root,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'true' },
+        tool_response: { stdout: '' },
+        tool_use_id: 't1',
+      }),
+    });
+    expectNoStack(h);
+    expect(h.code).toBe(0); // the step stands
+    expect(h.stderr).toMatch(said);
+    expect(readFileSync(journalFile(root, `claude-${SID}`), 'utf8').split('\n')).toHaveLength(2);
+  },
+);
+
 describe('a fork worktree whose .git no longer points at the repository that created it', () => {
   async function forked(): Promise<{ root: string; worktree: string; id: string }> {
     const root = initRepo(path.join(tmp, `p${n++}`), { 'app.txt': 'v0\n' });

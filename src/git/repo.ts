@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors';
-import { gitSync, gitTry } from './exec';
+import { GitCommandError, gitSync, gitTimeoutMs, gitTry } from './exec';
+import { SNAPSHOT_TIMEOUT_MS } from './snapshot-begin';
 import { readRepoInfo, type RepoInfo } from './repo-read';
 import { enclosingForkWorktree } from './worktree-link';
 
@@ -42,10 +43,10 @@ export function repoInfoFromGit(dir: string, env?: NodeJS.ProcessEnv): RepoInfo 
   if (!existsSync(dir)) return undefined;
   const q = ['rev-parse', '--is-inside-work-tree', ...PATH_QUERIES.flat()];
   const headQ = ['HEAD^{commit}', '--symbolic-full-name', 'HEAD'];
-  let out = gitTry(dir, [...q, ...headQ], { env });
+  let out = discover(dir, [...q, ...headQ], env, true);
   let expected = 1 + PATH_QUERIES.length + 2;
   if (out === undefined) {
-    out = gitTry(dir, q, { env });
+    out = discover(dir, q, env, false);
     expected = 1 + PATH_QUERIES.length;
   }
   if (out === undefined) return undefined;
@@ -77,6 +78,30 @@ export function repoInfoFromGit(dir: string, env?: NodeJS.ProcessEnv): RepoInfo 
     branch = ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
   }
   return { top, gitDir, commonDir, indexFile, head, branch };
+}
+
+/** What git says when a directory is in no work tree (none found upwards, or a bare repository's). */
+const NO_WORK_TREE = /not a git repository|must be run in a work tree/;
+
+/**
+ * `git rev-parse` for repository discovery: its output, or undefined when git says the directory is in no work tree
+ * (or, `retry`, when it failed with an exit code: an unborn HEAD fails the query naming it). Anything else throws:
+ * a git stopped for taking too long (an `include.path` naming a FIFO), a configuration git cannot read, a repository
+ * it refuses. Taken for "no repository", those recorded steps with no snapshot and no word, a hook call waited out
+ * two 5-minute timeouts, and the agent that wrote the configuration chose what was snapshotted.
+ */
+function discover(dir: string, args: string[], env: NodeJS.ProcessEnv | undefined, retry: boolean): string | undefined {
+  try {
+    // An agent waits on every step's discovery: it gets a snapshot's time (30 s), not the 5 minutes of a fetch.
+    return gitSync(dir, args, {
+      env,
+      timeoutMs: gitTimeoutMs(env, 'STEPCHAIN_SNAPSHOT_TIMEOUT_MS', SNAPSHOT_TIMEOUT_MS),
+    });
+  } catch (e) {
+    if (!(e instanceof GitCommandError) || e.status === null) throw e;
+    if (retry || NO_WORK_TREE.test(e.stderr)) return undefined;
+    throw e;
+  }
 }
 
 /** repoInfo, or an InputError (exit 2) naming the directory. */
