@@ -38,6 +38,15 @@ export function jsonDocument(doc: unknown): string {
 }
 
 /**
+ * Prints one line on stdout, its newlines escaped as stderr's are: a verdict (`OK <file>: ...`, `FAIL <file>: ...`)
+ * names a file, and a file's name may hold a newline (a receipt or journal someone else named, verified in a loop),
+ * which would otherwise print a second line of the stranger's choosing, such as another file's `OK`.
+ */
+export function outLine(io: CommandIO, line: string): void {
+  io.out(sanitize(line));
+}
+
+/**
  * Prints lines a thousand at a time (one write each): a write a line was a system call a line, 100,000 for the
  * table of a long run, 8 million for one step with a field of that many lines. The same text (the terminal
  * sanitiser works a character at a time, so lines joined by newlines are sanitised as they are one by one).

@@ -13,6 +13,7 @@ import { rollbackUncheckedLine } from '../../util/rollback';
 import { existsSync } from 'node:fs';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
+import { outLine } from '../io';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { plural } from '../../util/words';
 
@@ -74,11 +75,12 @@ export const auditVerifyCommand: Command = {
         errors_omitted: r.errors_omitted,
       });
     } else if (r.ok) {
-      io.out(
+      outLine(
+        io,
         `OK ${dir}: ${plural(r.entries, 'entry', 'entries')} in ${plural(r.files.length, 'file')}, head ${r.head_hmac}`,
       );
     } else {
-      io.out(`FAIL ${dir}: ${plural(r.fault_count, 'fault')} in ${r.entries} entries`);
+      outLine(io, `FAIL ${dir}: ${plural(r.fault_count, 'fault')} in ${r.entries} entries`);
     }
     if (!r.ok) for (const line of describeAuditFaults(dir, r)) io.err(line);
     return r.ok ? 0 : 1;

@@ -7,6 +7,7 @@ import { notCheckedFault } from '../../receipt/keyless/bundle-path';
 import type { checkKeyless, KeylessFault, KeylessVerdict } from '../../receipt/keyless/verify';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
+import { outLine } from '../io';
 import { hashOption, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION } from '../common';
 import { KEYLESS_CHECK_OPTIONS, keylessArgs } from './keyless-check';
 import { plural } from '../../util/words';
@@ -98,7 +99,8 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
       io.json(keyless === null ? r : { ...r, keyless });
     } else if (r.ok) {
       const sig = verdictText(signatureVerdict(r, publicKeys.length), KEY_HINT);
-      io.out(
+      outLine(
+        io,
         `OK ${receipt}: ${plural(r.steps, 'step')}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
       );
       if (keyless !== null)
@@ -113,7 +115,8 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
       io.out('  not signed: step times (ts) and which step lists which blob (blob_refs)');
     } else {
       const v = signatureVerdict(r, publicKeys.length);
-      io.out(
+      outLine(
+        io,
         `FAIL ${receipt}: ${plural(r.fault_count, 'problem')}${signatureFails(v, r.errors) ? `; ${verdictText(v, KEY_HINT)}` : ''}`,
       );
     }

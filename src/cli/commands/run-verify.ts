@@ -4,6 +4,7 @@ import { rollbackUncheckedLine } from '../../util/rollback';
 import { sanitize } from '../../util/terminal';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
+import { outLine } from '../io';
 import { JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { plural, pluralWord } from '../../util/words';
 
@@ -46,7 +47,8 @@ export const runVerifyCommand: Command = {
       });
     } else if (r.ok) {
       const caps = r.capabilities.map((c) => sanitize(`${c.adapter}=${c.capability}`)).join(', ') || 'none recorded';
-      io.out(
+      outLine(
+        io,
         `OK ${file}: ${plural(r.count, 'event')}, ${r.mutation_count} pinned ${pluralWord(r.mutation_count, 'mutation')}, ` +
           `${links === undefined || links.links.length === 0 ? '' : `${plural(links.links.length, 'exchange link')} holding, `}capabilities: ${caps}, head ${r.head_hash}`,
       );
@@ -57,7 +59,7 @@ export const runVerifyCommand: Command = {
           ? sanitize(r.divergent_reason ?? '')
           : `expected ${r.expected_hash}, stored ${r.actual_hash}`;
       const where = r.divergent_index === null ? '' : `; chain diverges at index ${r.divergent_index} (${why})`;
-      io.out(`FAIL ${file}: ${plural(r.fault_count, 'fault')} in ${plural(r.count, 'row')}${where}`);
+      outLine(io, `FAIL ${file}: ${plural(r.fault_count, 'fault')} in ${plural(r.count, 'row')}${where}`);
     }
     // Runs collapsed and the list capped (docs/journal.md, "Fault output"): bounded whatever the journal holds.
     if (!r.ok)

@@ -3,6 +3,7 @@ import { checkProjectExchangeLinks, describeExchangeLinkFaults } from '../../run
 import { rollbackUncheckedLine } from '../../util/rollback';
 import { terminalProgress } from '../../util/progress';
 import type { Command } from '../command';
+import { outLine } from '../io';
 import { expectPositionals } from '../args';
 import { hashOption, JSON_OPTION, ROOT_OPTION, rootOf } from '../common';
 import { plural } from '../../util/words';
@@ -86,12 +87,13 @@ export const verifyCommand: Command = {
           : { exchange_links: { holding: links.links.length, faults: linkFaults } }),
       });
     } else if (result.ok) {
-      io.out(
+      outLine(
+        io,
         `OK ${file}: ${plural(result.steps, 'step')}, ` +
           `${links === undefined || links.links.length === 0 ? '' : `${plural(links.links.length, 'exchange link')} holding, `}head ${result.head_hash}`,
       );
     } else {
-      io.out(`FAIL ${file}: ${plural(result.fault_count, 'fault')} in ${plural(result.steps, 'row')}`);
+      outLine(io, `FAIL ${file}: ${plural(result.fault_count, 'fault')} in ${plural(result.steps, 'row')}`);
     }
     if (!result.ok)
       for (const line of [...describeFaults(file, result), ...describeExchangeLinkFaults(linkFaults)]) io.err(line);
