@@ -31,7 +31,9 @@ describe('a verdict line naming a file with a newline in its name', () => {
     const ok = cli(['verify', good]);
     expectNoStack(ok);
     expect(ok.code).toBe(0);
-    expect(oneLine(ok.stdout)).toMatch(/^OK .*good\\nOK forged\.jsonl: 9 steps.*\\n\.jsonl: 2 steps, head [0-9a-f]{64}$/);
+    expect(oneLine(ok.stdout)).toMatch(
+      /^OK .*good\\nOK forged\.jsonl: 9 steps.*\\n\.jsonl: 2 steps, head [0-9a-f]{64}$/,
+    );
     const bad = path.join(root, `bad${forged}.jsonl`);
     writeFileSync(bad, readFileSync(journal(), 'utf8').replace('"prompt":"a"', '"prompt":"A"'));
     const fail = cli(['verify', bad]);
