@@ -1,4 +1,5 @@
 import { closeSync, readSync } from 'node:fs';
+import { bufferView } from '../util/buffer-view';
 import { openRegularFile, readRegularFile } from '../util/nofollow';
 import { canonicalOfRead } from '../canonical';
 import { InputError } from '../errors';
@@ -96,17 +97,21 @@ function verifySource(
 }
 
 /** Verifies journal bytes (e.g. a receipt's journal member). */
-export function verifyJournalBytes(buf: Buffer, options: VerifyOptions = {}, env?: NodeJS.ProcessEnv): VerifyResult {
-  return verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env).result;
+export function verifyJournalBytes(
+  buf: Uint8Array,
+  options: VerifyOptions = {},
+  env?: NodeJS.ProcessEnv,
+): VerifyResult {
+  return verifySource({ kind: 'bytes', bytes: bufferView(buf) }, buf.length, options, env).result;
 }
 
 /** Verifies journal bytes and collects the rows' blob refs (first-occurrence order, unique). */
 export function verifyJournalBytesWithRefs(
-  buf: Buffer,
+  buf: Uint8Array,
   options: VerifyOptions = {},
   env?: NodeJS.ProcessEnv,
 ): VerifyResult & { blob_refs: string[] } {
-  const { result, stitched } = verifySource({ kind: 'bytes', bytes: buf }, buf.length, options, env, {
+  const { result, stitched } = verifySource({ kind: 'bytes', bytes: bufferView(buf) }, buf.length, options, env, {
     collectRefs: true,
   });
   return { ...result, blob_refs: stitched.refs ?? [] };

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
 import { walkableBuffer } from '../journal/parallel';
+import { bufferView } from '../util/buffer-view';
 import { pausePoint } from '../util/pause';
 import { maybeGunzip } from './gzip';
 import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
@@ -10,8 +11,8 @@ import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
  * with a cap. Everything after works on these bytes: what is verified is what
  * is displayed, whatever happens to the file meanwhile.
  */
-export function readReceiptBytes(input: Buffer | string, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
-  const bytes = typeof input === 'string' ? readCapped(input, maxBytes) : input;
+export function readReceiptBytes(input: Uint8Array | string, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
+  const bytes = typeof input === 'string' ? readCapped(input, maxBytes) : bufferView(input);
   if (bytes.length > maxBytes)
     throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
   return maybeGunzip(bytes, maxBytes);

@@ -98,7 +98,7 @@ export function decodeSignature(bytes: Buffer): Buffer {
  * `verifyReceipt`). Throws ReceiptFormatError (exit 1) or InputError (exit 2:
  * the file cannot be read).
  */
-export function loadReceipt(input: Buffer | string, options: LoadOptions = {}): LoadedReceipt {
+export function loadReceipt(input: Uint8Array | string, options: LoadOptions = {}): LoadedReceipt {
   const { members, faults, manifest } = scanArchive(readReceiptBytes(input, options.maxBytes));
   if (faults.length > 0) throw new ReceiptFormatError(faults[0]!.kind, faults[0]!.message, faults[0]!.member);
   return partsOf(members, manifest);
@@ -127,7 +127,7 @@ export function partsOf(members: Members, manifest: Manifest | undefined): Loade
  * against the chain, bundled blob digests, and the expected head. Every fault is
  * reported; only an unreadable file throws (InputError).
  */
-export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOptions = {}): ReceiptVerifyResult {
+export function verifyReceipt(input: Uint8Array | string, options: VerifyReceiptOptions = {}): ReceiptVerifyResult {
   return inspectReceipt(input, options).verdict;
 }
 
@@ -137,7 +137,7 @@ export function verifyReceipt(input: Buffer | string, options: VerifyReceiptOpti
  * layout holds), so a caller that goes on to display the receipt shows what
  * was verified, never a second read of a file that may have changed.
  */
-export function inspectReceipt(input: Buffer | string, options: VerifyReceiptOptions = {}): ReceiptInspection {
+export function inspectReceipt(input: Uint8Array | string, options: VerifyReceiptOptions = {}): ReceiptInspection {
   let bytes: Buffer;
   try {
     bytes = readReceiptBytes(input, options.maxBytes);

@@ -1,4 +1,5 @@
 import { MAX_LINE_BYTES } from '../canonical/limits';
+import { bufferView } from './buffer-view';
 import { TooLongError } from './read-to-end';
 
 /** A line longer than the longest read (its 1-based number): refused the moment it passes the bound, never held. */
@@ -33,7 +34,7 @@ export function* linesOf(
   let n = 0;
   const held = new HeldLine(maxLineBytes);
   for (const block of blocks) {
-    const b = Buffer.isBuffer(block) ? block : Buffer.from(block.buffer, block.byteOffset, block.byteLength);
+    const b = bufferView(block);
     let start = 0;
     for (let nl = b.indexOf(0x0a); nl >= 0; nl = b.indexOf(0x0a, start)) {
       n++;
