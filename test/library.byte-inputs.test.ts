@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, verifyJournalBytes } from '../src/journal';
-import { exportReceipt, loadReceipt, verifyReceipt } from '../src/receipt';
+import {
+  exportReceipt,
+  generateKeyPair,
+  loadReceipt,
+  parsePrivateKey,
+  parsePublicKey,
+  verifyReceipt,
+} from '../src/receipt';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -56,5 +63,13 @@ describe('byte inputs that are not Buffers', () => {
       expect(verifyReceipt(bytes)).toEqual(want);
       expect(loadReceipt(bytes).manifest).toEqual(loadReceipt(receipt).manifest);
     }
+  });
+
+  it('parsePublicKey and parsePrivateKey: a PEM key as a Uint8Array is the key', () => {
+    const pair = generateKeyPair();
+    const pub = parsePublicKey(new TextEncoder().encode(pair.publicKeyPem), 'verify.pem');
+    expect(pub.keyId).toBe(pair.keyId);
+    expect(parsePublicKey(Buffer.from(pair.publicKeyPem), 'verify.pem').keyId).toBe(pair.keyId);
+    expect(parsePrivateKey(new TextEncoder().encode(pair.privateKeyPem), 'signing.pem').keyId).toBe(pair.keyId);
   });
 });

@@ -5,6 +5,7 @@ import { InputError, isOsError, osError } from '../errors';
 import { sha256Hex } from '../util/hash';
 import { writeAll } from '../util/fs';
 import { readRegularFile } from '../util/nofollow';
+import { bufferView } from '../util/buffer-view';
 
 /**
  * Ed25519 keys for receipts (node:crypto). Accepted forms (docs/format.md §3):
@@ -129,7 +130,8 @@ function looksLikeText(bytes: Buffer): boolean {
 }
 
 /** A private key from a file's bytes: PEM PKCS#8 Ed25519 or a raw 32-byte seed. */
-export function parsePrivateKey(bytes: Buffer, source: string): SigningKey {
+export function parsePrivateKey(given: Uint8Array, source: string): SigningKey {
+  const bytes = bufferView(given);
   let key: KeyObject;
   const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
   const label = text === undefined ? undefined : pemLabel(text);
@@ -167,7 +169,8 @@ export function parsePrivateKey(bytes: Buffer, source: string): SigningKey {
 }
 
 /** A public key from a file's bytes: PEM SPKI Ed25519 or 32 raw bytes. */
-export function parsePublicKey(bytes: Buffer, source: string): PublicKey {
+export function parsePublicKey(given: Uint8Array, source: string): PublicKey {
+  const bytes = bufferView(given);
   let key: KeyObject;
   let form: 'pem' | 'raw' = 'pem';
   const text = looksLikeText(bytes) ? bytes.toString('latin1') : undefined;
