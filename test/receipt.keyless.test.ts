@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { bundleFromJSON } from '@sigstore/bundle';
@@ -558,6 +558,34 @@ describe('stepchain check: the keyless bundle beside a committed receipt (the ch
     expect(doc(other).faults.map((f) => f.kind)).toEqual(['keyless_identity_mismatch']);
     const half = await check('--trusted-root', 'full.json');
     expect(half.code).toBe(2);
+  });
+
+  it("never reads a bundle through a link: a change linking it to a runner's file gets no byte of that file quoted", async () => {
+    mkdirSync(at('chk-link'));
+    copyFileSync(at(path.join('chk', `${AGENT}.receipt.tar`)), at(path.join('chk-link', `${AGENT}.receipt.tar`)));
+    writeFileSync(at('runner-secret.txt'), 'TOKEN=ghp_runner_secret_value\n');
+    symlinkSync(at('runner-secret.txt'), at(path.join('chk-link', `${AGENT}.receipt.tar.sigstore.json`)));
+    const r = await run([
+      'check',
+      '--root',
+      'chk-link',
+      '--journals',
+      'none',
+      '--runs',
+      'none',
+      '--json',
+      ...policy(),
+      '--trusted-root',
+      'full.json',
+    ]);
+    expect(r.code).toBe(1);
+    expect(`${r.stdout}${r.stderr}`).not.toContain('TOKEN=');
+    expect(doc(r).faults).toEqual([
+      expect.objectContaining({
+        kind: 'keyless_unreadable',
+        message: expect.stringContaining('is a symbolic link (never followed)'),
+      }),
+    ]);
   });
 
   it('under keyless identities, fails a receipt with no bundle beside it (keyless_no_bundle), as a trusted key fails an unsigned one', async () => {

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { DEFAULT_MAX_RECEIPT_BYTES, loadReceipt } from '../receipt';
 import { bundleBeside, notCheckedFault } from '../receipt/keyless/bundle-path';
+import { MAX_KEYLESS_FILE_BYTES } from '../receipt/keyless/files';
 import type { LoadedRoot } from '../receipt/keyless/trusted-root';
+import type { UnderRead } from '../util/nofollow';
 import type { KeylessFault } from '../receipt/keyless/verify';
 import type { Scan } from './scan';
 import type { CheckedItem, CheckOptions, CheckReport } from './types';
@@ -59,7 +61,11 @@ async function bundleFaults(
   const read = scan.read(item.path, DEFAULT_MAX_RECEIPT_BYTES);
   // A receipt that cannot be read has its own fault already; there is nothing to check the bundle against.
   if (read.kind !== 'file') return [];
-  const { checkKeylessWithRoots } = await import(/* webpackMode: "eager" */ '../receipt/keyless/verify');
+  // The bundle is the checkout's file like the receipt: read by the same reader, never through a link (a change
+  // could link it to any file of the runner, whose first bytes a JSON error would quote into the report).
+  const text = scan.read(shown, MAX_KEYLESS_FILE_BYTES);
+  if (text.kind !== 'file') return [{ kind: 'keyless_unreadable', message: `${shown}: ${unreadable(text)}` }];
+  const { parseBundle, verifyKeylessBundle } = await import(/* webpackMode: "eager" */ '../receipt/keyless/verify');
   const faults: KeylessFault[] = [];
   try {
     let manifest: Buffer | undefined;
@@ -68,13 +74,28 @@ async function bundleFaults(
     } catch {
       manifest = undefined; // the receipt's own faults are already in the report
     }
-    const v = checkKeylessWithRoots({ bytes: read.bytes, manifestBytes: manifest }, bundle, anchors.policy, roots);
+    const parsed = parseBundle(text.bytes.toString('utf8'), bundle);
+    const v = verifyKeylessBundle(
+      parsed,
+      bundle,
+      { bytes: read.bytes, manifestBytes: manifest },
+      anchors.policy,
+      roots,
+    );
     faults.push(...v.errors);
     if (v.ok) item.status = `${item.status}, keyless ${v.identity}`;
   } catch (e) {
     faults.push({ kind: 'keyless_unreadable', message: e instanceof Error ? e.message : String(e) });
   }
   return faults;
+}
+
+/** Why a bundle in the checkout was not read. */
+function unreadable(r: Exclude<UnderRead, { kind: 'file' }>): string {
+  if (r.kind === 'symlink') return `${r.at} is a symbolic link (never followed)`;
+  if (r.kind === 'too_large') return `the Sigstore bundle is ${r.size} bytes, over ${MAX_KEYLESS_FILE_BYTES}`;
+  if (r.kind === 'missing') return 'the Sigstore bundle is gone';
+  return 'the Sigstore bundle is not a regular file';
 }
 
 /** The trusted roots of the anchors (the Sigstore code loaded only now). */
