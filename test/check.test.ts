@@ -417,6 +417,11 @@ describe('shards', () => {
     const doc = JSON.parse(JSON.stringify(checkReportJson(one(0, 2, 'b')))) as Record<string, unknown>;
     expect(() => checkReportFromJson({ ...doc, verified: 5 }, 'x.json')).toThrow(/do not count its 1 items/);
     expect(() => checkReportFromJson({ ...doc, commit: 'HEAD' }, 'x.json')).toThrow(/commit is not a commit id/);
+    // 50 hex digits are no git's object id (the rule was once `{40,64}`); 64 (SHA-256) are.
+    expect(() => checkReportFromJson({ ...doc, commit: 'e'.repeat(50) }, 'x.json')).toThrow(
+      /commit is not a commit id/,
+    );
+    expect(checkReportFromJson({ ...doc, commit: 'e'.repeat(64) }, 'x.json').commit).toBe('e'.repeat(64));
     expect(() => checkReportFromJson({ ok: true, items: 'no' }, 'x.json')).toThrow(
       /^x\.json: not a stepchain check report/,
     );

@@ -1,3 +1,5 @@
+import { isObjectId } from '../git/object-id';
+
 /**
  * What the triggering event says about history: the commit the checkout must
  * only have appended to (the base) and what to tell the user. Read from the
@@ -27,7 +29,9 @@ export interface EventBase {
 const ZERO = /^0+$/;
 
 function str(v: unknown): string | undefined {
-  return typeof v === 'string' && /^[0-9a-f]{40,64}$/i.test(v) ? v.toLowerCase() : undefined;
+  // Upper case is taken, and given as git prints it.
+  const id = typeof v === 'string' ? v.toLowerCase() : undefined;
+  return id !== undefined && isObjectId(id) ? id : undefined;
 }
 
 function obj(v: unknown): Record<string, unknown> | undefined {

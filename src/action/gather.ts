@@ -18,6 +18,7 @@ import { info, oneLineMessage } from './log';
 import { annotate, defaultArtifactName, failureLine, MAX_ANNOTATIONS, reportDir } from './outputs';
 import { publish, reportDoc } from './publish';
 import { pluralWord } from '../util/words';
+import { isObjectId } from '../git/object-id';
 
 /** The Action's gather mode: the shards' report.json files (downloaded artifacts) as one check. */
 
@@ -29,7 +30,7 @@ async function gatherCommit(workspace: string): Promise<string> {
   const head = await headCommit(workspace);
   if (head !== undefined) return head;
   const sha = process.env['GITHUB_SHA'] ?? '';
-  if (/^[0-9a-f]{40,64}$/.test(sha)) return sha;
+  if (isObjectId(sha)) return sha;
   throw new InputError('gather: no checkout and no GITHUB_SHA: cannot tell which commit the shards must have checked');
 }
 

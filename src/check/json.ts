@@ -11,6 +11,7 @@ import type {
   Shard,
   TrustedKeySource,
 } from './types';
+import { isObjectId } from '../git/object-id';
 
 /**
  * The check's report as a JSON document (`stepchain check --json`, the Action's
@@ -207,8 +208,7 @@ export function checkReportFromJson(doc: unknown, source: string, root = ''): Ch
   const base = doc['base'];
   if (base !== null && typeof base !== 'string') bad('base is not a commit id or null');
   const commit = doc['commit'] ?? null;
-  if (commit !== null && !(typeof commit === 'string' && /^[0-9a-f]{40,64}$/.test(commit)))
-    bad('commit is not a commit id or null');
+  if (commit !== null && !(typeof commit === 'string' && isObjectId(commit))) bad('commit is not a commit id or null');
   const verified = int(doc, 'verified', 'report');
   const failed = int(doc, 'failed', 'report');
   const okItems = items.filter((i) => i.ok).length;

@@ -1,6 +1,7 @@
 import { InputError } from '../errors';
 import { GitCommandError, gitRun, gitStream } from '../git/exec';
 import { nulRecords } from '../util/nul-records';
+import { isObjectId, OBJECT_ID_HEX } from './object-id';
 
 /**
  * Reading the files of another commit (a PR's base, the commit before a push)
@@ -199,6 +200,8 @@ export type BlobId = { oid: string; size: number } | undefined;
  * id and size, or undefined for a name that names no blob (a path missing at that commit, a directory, a submodule).
  * Nothing is read of the contents.
  */
+const CAT_FILE_LINE = new RegExp(`^(${OBJECT_ID_HEX}) (\\w+) (\\d+)$`);
+
 export async function blobIds(cwd: string, names: readonly string[]): Promise<BlobId[]> {
   const result: BlobId[] = [];
   if (names.length === 0) return result;
@@ -206,7 +209,7 @@ export async function blobIds(cwd: string, names: readonly string[]): Promise<Bl
   const onLine = (line: string): void => {
     if (result.length >= names.length) throw new InputError('git cat-file: more answers than names');
     // `<oid> <type> <size>` for an object; `<name> missing` (or `ambiguous`) otherwise, and a name holds a `:`.
-    const m = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(line);
+    const m = CAT_FILE_LINE.exec(line);
     result.push(m !== null && m[2] === 'blob' ? { oid: m[1]!, size: Number(m[3]) } : undefined);
   };
   try {
@@ -349,7 +352,7 @@ export async function resolveCommit(cwd: string, ref: string): Promise<string> {
     /* below */
   }
   // `--quiet` makes a missing ref an empty answer, not an error: never pass "" on as a commit.
-  if (!/^[0-9a-f]{40,64}$/.test(out))
+  if (!isObjectId(out))
     throw new InputError(`--base ${ref}: no such commit in ${cwd} (a branch, tag or commit id; fetch it first?)`);
   return out;
 }
@@ -369,7 +372,7 @@ export async function headCommit(cwd: string): Promise<string | undefined> {
  * though its object names them.
  */
 export async function parentsOf(cwd: string, commit: string): Promise<string[]> {
-  return /^[0-9a-f]{40,64}$/.test(commit) ? ((await namedParents(cwd, commit)) ?? []) : [];
+  return isObjectId(commit) ? ((await namedParents(cwd, commit)) ?? []) : [];
 }
 
 /** The `parent` lines of a commit object (`name`: an id or HEAD), or undefined when git cannot read it. */
@@ -388,7 +391,7 @@ async function namedParents(cwd: string, name: string): Promise<string[] | undef
 
 /** Whether commit `ancestor` is `of` or an ancestor of it (false when either is unknown, as in a shallow history). */
 export async function isAncestor(cwd: string, ancestor: string, of: string): Promise<boolean> {
-  if (![ancestor, of].every((c) => /^[0-9a-f]{40,64}$/.test(c))) return false;
+  if (![ancestor, of].every(isObjectId)) return false;
   try {
     await gitRun(cwd, ['merge-base', '--is-ancestor', ancestor, of]);
     return true;
@@ -424,7 +427,7 @@ export async function forkPoints(cwd: string, base: string, head = 'HEAD'): Prom
   try {
     const out = (await gitRun(cwd, ['merge-base', '--all', base, head])).toString('utf8').split('\n');
     const all = out.map((l) => l.trim()).filter((l) => l !== '');
-    return all.length > 0 && all.every((c) => /^[0-9a-f]{40,64}$/.test(c)) ? all : undefined;
+    return all.length > 0 && all.every(isObjectId) ? all : undefined;
   } catch {
     return undefined;
   }

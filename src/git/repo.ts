@@ -5,6 +5,7 @@ import { GitCommandError, gitSync, gitTimeoutMs, gitTry } from './exec';
 import { SNAPSHOT_TIMEOUT_MS } from './snapshot-begin';
 import { readRepoInfo, type RepoInfo } from './repo-read';
 import { enclosingForkWorktree } from './worktree-link';
+import { isObjectId } from './object-id';
 
 export type { RepoInfo } from './repo-read';
 export { isRefComponent } from './ref-name';
@@ -67,7 +68,7 @@ export function repoInfoFromGit(dir: string, env?: NodeJS.ProcessEnv): RepoInfo 
   const gitDir = lines[2]!;
   const commonDir = path.resolve(dir, lines[3]!);
   const indexFile = path.resolve(dir, lines[4]!);
-  const head = lines[5] !== undefined && /^[0-9a-f]{40,64}$/.test(lines[5]) ? lines[5] : undefined;
+  const head = lines[5] !== undefined && isObjectId(lines[5]) ? lines[5] : undefined;
   const symbolic = lines[6];
   let branch: string | undefined;
   if (head !== undefined) {

@@ -2,6 +2,7 @@ import { isJsonInteger, isJsonObject, type JsonValue } from '../canonical';
 import { isStepchainPath, isUnnameable, type TreeChange } from '../git/diff';
 import type { Payload, RunRow } from '../runs/row';
 import { isSafeId } from '../util/ids';
+import { isObjectId } from '../git/object-id';
 
 /**
  * What one step changed in the work tree, as a run-journal entry (docs/format.md §5,
@@ -77,7 +78,6 @@ export function stepChangesPayload(c: StepChanges): Payload {
   return m;
 }
 
-const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const MODE = /^[0-7]{6}$/;
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -105,12 +105,12 @@ export function readStepChanges(row: RunRow): { ok: true; value: StepChanges } |
   const stepHash = p.get('step_hash');
   if (typeof stepHash !== 'string' || !HASH.test(stepHash)) return bad('step_hash is not 64 hex digits');
   const snapshot = p.get('snapshot');
-  if (typeof snapshot !== 'string' || !OID.test(snapshot)) return bad('snapshot is not a commit id');
+  if (typeof snapshot !== 'string' || !isObjectId(snapshot)) return bad('snapshot is not a commit id');
   const since = p.get('since');
   const sinceSeq = get(since, 'seq');
   const sinceCommit = get(since, 'commit');
   if (sinceSeq !== null && count(sinceSeq) === undefined) return bad('since.seq is neither null nor a seq');
-  if (sinceCommit !== null && (typeof sinceCommit !== 'string' || !OID.test(sinceCommit)))
+  if (sinceCommit !== null && (typeof sinceCommit !== 'string' || !isObjectId(sinceCommit)))
     return bad('since.commit is neither null nor a commit id');
   const omitted = count(p.get('omitted'));
   if (omitted === undefined) return bad('omitted is not a count');
@@ -129,7 +129,7 @@ export function readStepChanges(row: RunRow): { ok: true; value: StepChanges } |
     if (seen.has(path)) return bad(`changes[${i}].path ${JSON.stringify(path)} is listed twice`);
     seen.add(path);
     const deleted = blob === null && mode === null;
-    if (!deleted && (typeof blob !== 'string' || !OID.test(blob) || typeof mode !== 'string' || !MODE.test(mode)))
+    if (!deleted && (typeof blob !== 'string' || !isObjectId(blob) || typeof mode !== 'string' || !MODE.test(mode)))
       return bad(`changes[${i}]: blob and mode must be an object id and a mode, or both null`);
     changes.push({ path, blob: deleted ? null : (blob as string), mode: deleted ? null : (mode as string) });
   }

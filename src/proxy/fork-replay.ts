@@ -17,6 +17,7 @@ import { recordedExchange, Replayer } from './replay';
 import { resolveUpstreams, runProxied, type ProxiedRunResult } from './run';
 import { readStartCommit, startRef } from './start';
 import { someOf } from '../util/words';
+import { isObjectId } from '../git/object-id';
 
 /**
  * `stepchain fork ID --from-step N --replay -- <command>`: a fork worktree
@@ -71,7 +72,7 @@ function startEvent(root: string, id: string): StartEvent {
   const snap = get('start_snapshot');
   if (typeof agent !== 'string' || typeof cwd !== 'string' || typeof recRoot !== 'string')
     throw new IntegrityError(`${file}:${e.line}: the proxy.start event lacks its agent, cwd or root`);
-  if (snap !== null && (typeof snap !== 'string' || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(snap)))
+  if (snap !== null && (typeof snap !== 'string' || !isObjectId(snap)))
     throw new IntegrityError(`${file}:${e.line}: the proxy.start event's start_snapshot is not a commit id`);
   return { agent, cwd, root: recRoot, start_snapshot: snap, where: `${file}:${e.line}` };
 }
