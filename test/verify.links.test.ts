@@ -1,9 +1,10 @@
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Journal, journalFile } from '../src/journal';
 import { runJournalFile } from '../src/runs';
 import { recordExchangeLinks, type ExchangeLink } from '../src/runs/exchange-links';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliChangedWhilePaused } from './helpers/proc';
 import { cliInProcess } from './helpers/cli-in-process';
 import { commitAll, git, initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
@@ -189,4 +190,34 @@ test('a forged link whose event name is written with a JSON escape is still chec
     expect(r.code).toBe(1);
     expect(`${r.stdout}${r.stderr}`).toMatch(/exchange_step_mismatch: it names step 7 of rec, which does not exist/);
   }
+});
+
+test('a hook journal swapped between its check and its links’ check: the links are not checked against other bytes', async () => {
+  // check judges each journal, then reads the linked ones again for the links (src/check/workspace.ts, sameAsJudged):
+  // the second read must be of the journal the report vouched for, or the links say it changed.
+  const root = path.join(dir, 'swapped');
+  cpSync(intact.root, root, { recursive: true });
+  const other = path.join(dir, 'swapped-other');
+  const j = Journal.open(path.join(other, 'j'), { durability: 'none' });
+  for (const id of ['toolu_1', 'toolu_2'])
+    j.append({ tool_call: { id, name: 'Bash', input: { n: 9 } }, tool_result: { ok: true }, ts: 1_700_000_009 });
+  const file = journalFile(root, HOOK);
+  const resume = path.join(dir, 'swapped-resume');
+  const r = await cliChangedWhilePaused(
+    ['check', '--json', '--root', root],
+    'check:journals-judged',
+    resume,
+    () => {
+      cpSync(path.join(other, 'j', '000000.jsonl'), `${file}.new`);
+      renameSync(`${file}.new`, file);
+    },
+    env,
+  );
+  const report = JSON.parse(r.stdout) as { ok: boolean; heads: Record<string, string>; faults: { message: string }[] };
+  expect(report.heads[HOOK]).toBe(intact.links[1]!.hook_step_hash);
+  expect(report.ok).toBe(false);
+  expect(report.faults.map((f) => f.message)).toEqual([
+    expect.stringContaining(`changed while the check read it`),
+    expect.stringContaining(`changed while the check read it`),
+  ]);
 });

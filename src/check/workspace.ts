@@ -16,6 +16,7 @@ import { provenancePass } from './provenance';
 import { idOfPath, ITEM_KINDS, scanCheckout, type Scan } from './scan';
 import type { CheckOptions, CheckReport, ItemKind } from './types';
 import { idRecord, ownValue } from '../util/records';
+import { pausePoint } from '../util/pause';
 
 /**
  * Checks a repository's committed stepchain files, as a PR check does: every
@@ -62,10 +63,29 @@ function checkoutJournal(scan: Scan, id: string): StepList | LinkedJournalProble
   else {
     // Read a block at a time where the bytes lie (a link names one step), not every row parsed.
     const r = scan.read(rel, undefined, walkableBuffer);
-    v = r.kind === 'file' ? verifiedOrUnusable(r.bytes, rel) : { unusable: `${rel} cannot be read` };
+    v =
+      r.kind === 'file'
+        ? sameAsJudged(scan, rel, verifiedOrUnusable(r.bytes, rel))
+        : { unusable: `${rel} cannot be read` };
   }
   memo.set(id, v);
   return v;
+}
+
+/** The head each journal of this shard had where the journal pass found it verified, by path. */
+const judgedHeads = new WeakMap<Scan, Map<string, string>>();
+
+/**
+ * A linked journal as read for its links, when it is the one the journal pass judged (its verified head the same:
+ * the chain commits to every row), else unusable. The journal pass and the links read the file apart (the journal
+ * pass holds no journal's bytes for later: a check of many large journals would hold them all), and a file swapped
+ * in between had the links checked against bytes other than those the report vouched for.
+ */
+function sameAsJudged(scan: Scan, rel: string, v: StepList | LinkedJournalProblem): StepList | LinkedJournalProblem {
+  const judged = judgedHeads.get(scan)?.get(rel);
+  if (judged === undefined || isLinkProblem(v)) return v;
+  const head = v.length > 0 ? v.at(v.length - 1)?.row.step_hash : judged;
+  return head === judged ? v : { unusable: `${rel} changed while the check read it (not the journal it judged)` };
 }
 
 /** A checkout journal's steps when its bytes verify, else why a link cannot use it. */
@@ -110,6 +130,11 @@ function kindPass(kind: ItemKind): CheckPass {
     for (const rel of scan.found[kind].filter(scan.mine)) {
       const { check, bytes } = checkFile(ctx, kind, rel);
       const { item, faults } = check;
+      if (kind === 'journal') {
+        let heads = judgedHeads.get(scan);
+        if (heads === undefined) judgedHeads.set(scan, (heads = new Map()));
+        if (item.ok) heads.set(rel, item.head);
+      }
       report.faults.push(...faults);
       if (bytes !== undefined) {
         const f = historyFault(
@@ -141,6 +166,7 @@ function kindPass(kind: ItemKind): CheckPass {
       const told = new Set(report.faults.map((f) => `${f.kind}\0${f.path}`));
       report.faults.push(...gone.faults.filter((f) => !told.has(`${f.kind}\0${f.path}`)));
     }
+    if (kind === 'journal') pausePoint('check:journals-judged');
     if (kind === 'journal' && options.expectedHeads !== undefined) {
       const agents = new Set(scan.found.journal.map(idOfPath));
       report.faults.push(
