@@ -49,6 +49,7 @@ export type { RecordOptions, RecordResult } from './record';
 
 // Receipts: export, publish, verify, sign (docs/format.md §3).
 export {
+  blindInputHash,
   buildReceipt,
   exportReceipt,
   generateKeyPair,
@@ -67,6 +68,7 @@ export type {
   GeneratedKeyPair,
   Manifest,
   PublicKey,
+  InputHashes,
   PublishOptions,
   PublishResult,
   ReceiptFault,

@@ -310,6 +310,8 @@ describe('publish streams too: the bytes of the in-memory build, in bounded memo
       const opts = {
         optIn: true,
         now: NOW,
+        // The same blinding key for both builds (each publish draws its own).
+        blindingKey: Buffer.alloc(32, 7),
         ...('sign' in o ? { signKey } : {}),
         ...('gzip' in o ? { gzip: true } : {}),
       };

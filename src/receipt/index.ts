@@ -44,6 +44,7 @@ export {
 } from './manifest';
 export type { Manifest } from './manifest';
 export {
+  blindInputHash,
   buildPublishedReceipt,
   commitPublished,
   DEFAULT_REDACT,
@@ -56,6 +57,7 @@ export {
   RowRedactor,
 } from './publish';
 export type {
+  InputHashes,
   PublishedReceiptFile,
   PublishOptions,
   PublishResult,

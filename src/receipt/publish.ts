@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { canonicalOfRead, float, type JsonValue } from '../canonical';
 import { InputError, withOsErrors } from '../errors';
@@ -59,8 +60,12 @@ export interface RedactedChain {
  * Replaces each non-null value of the chosen fields by `<<redacted>>`, empties
  * `blob_refs`, and re-anchors the chain from genesis over the redacted rows.
  */
-export function redactRows(rows: readonly StepRow[], fields: readonly RedactField[]): RedactedChain {
-  const redactor = new RowRedactor(fields);
+export function redactRows(
+  rows: readonly StepRow[],
+  fields: readonly RedactField[],
+  blinding?: Uint8Array,
+): RedactedChain {
+  const redactor = new RowRedactor(fields, blinding);
   const parts = rows.map((r) => redactor.line(r));
   return { lines: Buffer.from(parts.join(''), 'utf8'), head: redactor.head, steps: redactor.steps };
 }
@@ -69,13 +74,24 @@ export function redactRows(rows: readonly StepRow[], fields: readonly RedactFiel
 export class RowRedactor {
   private prev = ZERO_HASH;
   steps = 0;
-  constructor(private readonly fields: readonly RedactField[]) {}
+  /**
+   * `blinding`: the key each `input_hash` is replaced under (blindInputHash); none keeps them as they are (the
+   * reference's publish).
+   */
+  constructor(
+    private readonly fields: readonly RedactField[],
+    private readonly blinding?: Uint8Array,
+  ) {}
+
+  private inputHash(h: string): string {
+    return this.blinding === undefined ? h : blindInputHash(this.blinding, h);
+  }
 
   line(r: StepRow): string {
     const pick = (f: RedactField, v: JsonValue): JsonValue => (this.fields.includes(f) && v !== null ? REDACTED : v);
     const hashed = {
       prev_hash: this.prev,
-      input_hash: r.input_hash,
+      input_hash: this.inputHash(r.input_hash),
       model: pick('model', r.model),
       prompt: pick('prompt', r.prompt),
       tool_call: pick('tool_call', r.tool_call),
@@ -99,7 +115,9 @@ export class RowRedactor {
       const v = text.slice(spans[f][0], spans[f][1]);
       return this.fields.includes(f) && v !== 'null' ? REDACTED_TEXT : v;
     };
-    const head = `"input_hash":${text.slice(spans.input_hash[0], spans.input_hash[1])},"model":${value('model')},"prev_hash":"${this.prev}","prompt":${value('prompt')}`;
+    // The span holds the quoted hex (64 ASCII digits: nothing escaped).
+    const input = this.inputHash(text.slice(spans.input_hash[0] + 1, spans.input_hash[1] - 1));
+    const head = `"input_hash":"${input}","model":${value('model')},"prev_hash":"${this.prev}","prompt":${value('prompt')}`;
     const tail = `"tool_call":${value('tool_call')},"tool_result":${value('tool_result')}`;
     const step_hash = sha256Ascii(`{${head},${tail}}`);
     this.prev = step_hash;
@@ -117,6 +135,17 @@ export class RowRedactor {
   }
 }
 
+/**
+ * A step's `input_hash` as a published receipt shows it: HMAC-SHA256 under a key drawn for this publish, in hex.
+ * The input blob of a hook-recorded step is the agent's whole payload (prompt, tool input and result), so its plain
+ * SHA-256 let anyone who can guess the redacted text confirm the guess offline. The key is kept only in the local
+ * audit event (`replay.publish`, `input_blinding_key`): with it and the original journal the owner can show which
+ * original step each published one is; without it the value says nothing of the input.
+ */
+export function blindInputHash(key: Uint8Array, inputHash: string): string {
+  return createHmac('sha256', key).update(inputHash, 'latin1').digest('hex');
+}
+
 /** The marker's canonical encoding (ASCII, nothing to escape). */
 const REDACTED_TEXT = JSON.stringify(REDACTED);
 
@@ -127,6 +156,31 @@ export interface PublishOptions extends ReceiptWriteOptions {
   redact?: readonly RedactField[];
   /** Record `replay.publish` in the project's audit chain (publishReceipt only). */
   audit?: ReceiptAuditOptions;
+  /**
+   * `blinded` (the default): each `input_hash` is replaced under a key drawn for this publish (blindInputHash);
+   * `kept`: as in the journal (the reference's publish; the plain SHA-256 of each step's input confirms a guess of
+   * redacted text).
+   */
+  inputHashes?: InputHashes;
+  /** The blinding key (32 bytes) instead of a random one: for a caller that keeps it itself, and for tests. */
+  blindingKey?: Uint8Array;
+}
+
+export type InputHashes = 'blinded' | 'kept';
+
+/** The key each input_hash is blinded under, or undefined when they are kept. */
+function blindingOf(options: PublishOptions): Uint8Array | undefined {
+  if (options.inputHashes === 'kept') return undefined;
+  const key = options.blindingKey ?? randomBytes(32);
+  if (key.length < 16) throw new InputError('publish: a blinding key is at least 16 bytes');
+  return key;
+}
+
+/** How a result names its input hashes and their key. */
+function inputHashFields(blinding: Uint8Array | undefined): Pick<PublishResult, 'input_hashes' | 'blinding_key'> {
+  return blinding === undefined
+    ? { input_hashes: 'kept', blinding_key: null }
+    : { input_hashes: 'blinded', blinding_key: Buffer.from(blinding).toString('hex') };
 }
 
 export interface PublishResult {
@@ -138,6 +192,10 @@ export interface PublishResult {
   redacted: RedactField[];
   signed: boolean;
   key_id: string | null;
+  /** Whether the published rows' `input_hash` values are blinded (the default) or kept. */
+  input_hashes: InputHashes;
+  /** The blinding key in hex (null when kept): local knowledge, never in the receipt (blindInputHash). */
+  blinding_key: string | null;
   /** Non-fatal notes (e.g. the audit event could not be written). */
   warnings: string[];
 }
@@ -161,10 +219,12 @@ function checkOptIn(options: PublishOptions): RedactField[] {
 /** A redacted receipt in memory; the journal is only read (verified first). */
 export function buildPublishedReceipt(journalFile: string, options: PublishOptions): PublishResult {
   const fields = checkOptIn(options);
+  const blinding = blindingOf(options);
   const read = readVerifiedJournal(journalFile);
   const chain = redactRows(
     read.entries.map((e) => e.row),
     fields,
+    blinding,
   );
   const agentId = options.agentId ?? path.basename(path.dirname(path.resolve(journalFile)));
   const manifest = newManifest(agentId, chain.head, chain.steps, [], options.now);
@@ -178,6 +238,7 @@ export function buildPublishedReceipt(journalFile: string, options: PublishOptio
     redacted: fields,
     signed: packed.signed,
     key_id: packed.key_id,
+    ...inputHashFields(blinding),
     warnings: [],
   };
 }
@@ -209,11 +270,12 @@ export interface StagedPublished extends PublishedReceiptFile {
 export function stagePublished(journalFile: string, outFile: string, options: PublishOptions): StagedPublished {
   refuseOverwritingJournal(journalFile, outFile);
   const fields = checkOptIn(options);
+  const blinding = blindingOf(options);
   const gzip = options.gzip ?? wantsGzip(outFile);
   const steps = VerifiedSteps.open(journalFile);
   const scratch = withOsErrors(outFile, 'cannot write', () => scratchFile(outFile));
   try {
-    const redactor = new RowRedactor(fields);
+    const redactor = new RowRedactor(fields, blinding);
     const out = new LineBuffer((b) => withOsErrors(outFile, 'cannot write', () => writeAll(scratch, b)));
     for (const r of steps.rewritable()) out.push(redactor.lineOf(r));
     const size = out.end();
@@ -235,6 +297,7 @@ export function stagePublished(journalFile: string, outFile: string, options: Pu
       redacted: fields,
       signed: options.signKey !== undefined,
       key_id: options.signKey?.keyId ?? null,
+      ...inputHashFields(blinding),
       warnings: [],
       staged,
     };
@@ -311,6 +374,8 @@ export function commitPublished(
     redacted: r.redacted,
     signed: r.signed,
     key_id: r.key_id,
+    input_hashes: r.input_hashes,
+    ...(r.blinding_key !== null ? { input_blinding_key: r.blinding_key } : {}),
   });
   if (warning !== undefined) r.warnings.push(warning);
   return r;

@@ -9,12 +9,14 @@ import { pluralWord } from '../../util/words';
 export const publishCommand: Command = {
   name: ['publish'],
   usage:
-    '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--keyless [--fulcio-url U] [--rekor-url U] [--tsa-url U]] [--json]',
+    '<agent|dir|file> -o RECEIPT --opt-in [--redact FIELDS] [--keep-input-hashes] [--force] [--root DIR] [--agent-id ID] [--sign-key FILE] [--keyless [--fulcio-url U] [--rekor-url U] [--tsa-url U]] [--json]',
   summary:
     'Write a privacy-redacted receipt (default redacts prompt,tool_result; re-anchored chain, no blobs). Requires --opt-in; the journal is untouched.',
   description:
     'Each redacted field that is not null becomes "<<redacted>>", the chain is recomputed over the redacted rows ' +
-    '(a new head, printed beside the original), blob_refs are emptied and no blobs are bundled.',
+    '(a new head, printed beside the original), blob_refs are emptied and no blobs are bundled. Each input_hash is ' +
+    'blinded under a key drawn for this publish (kept only in the local audit event), so it confirms no guess of ' +
+    'redacted text.',
   options: {
     ...RECEIPT_WRITE_OPTIONS,
     ...KEYLESS_WRITE_OPTIONS,
@@ -27,6 +29,11 @@ export const publishCommand: Command = {
       value: 'FIELDS',
       description:
         'Comma-separated fields to redact, of prompt, model, tool_call, tool_result (default prompt,tool_result).',
+    },
+    'keep-input-hashes': {
+      kind: 'flag',
+      description:
+        "Keep each step's input_hash as in the journal (the reference's publish): the SHA-256 of the step's whole input, which confirms a guess of redacted text.",
     },
   },
   examples: [
@@ -54,6 +61,7 @@ export const publishCommand: Command = {
         return {
           ...common,
           optIn: true,
+          inputHashes: args.flags.has('keep-input-hashes') ? 'kept' : 'blinded',
           ...(redactText !== undefined ? { redact: parseRedactFields(redactText) } : {}),
         };
       },
@@ -70,6 +78,7 @@ export const publishCommand: Command = {
           published_head: r.published_head,
           signed: r.signed,
           key_id: r.key_id,
+          input_hashes: r.input_hashes,
         }),
       );
       return 0;
@@ -79,6 +88,9 @@ export const publishCommand: Command = {
     );
     io.out(`  original head  ${r.original_head}  (local journal, unchanged)`);
     io.out(`  published head ${r.published_head}  (verify the receipt against this one)`);
+    io.out(
+      `  input hashes   ${r.input_hashes === 'blinded' ? 'blinded (the key is in the local audit event replay.publish)' : 'kept as in the journal'}`,
+    );
     io.out(`  signed         ${r.signed ? `yes (key id ${r.key_id})` : 'no'}`);
     if (w.keylessLine !== undefined) io.out(`  keyless        ${w.keylessLine}`);
     if (w.staleLine !== undefined) io.out(`  ${w.staleLine}`);
