@@ -64,7 +64,7 @@ async function bundleFaults(
   // The bundle is the checkout's file like the receipt: read by the same reader, never through a link (a change
   // could link it to any file of the runner, whose first bytes a JSON error would quote into the report).
   const text = scan.read(shown, MAX_KEYLESS_FILE_BYTES);
-  if (text.kind !== 'file') return [{ kind: 'keyless_unreadable', message: `${shown}: ${unreadable(text)}` }];
+  if (text.kind !== 'file') return [{ kind: 'keyless_unreadable', message: unreadable(shown, text) }];
   const { parseBundle, verifyKeylessBundle } = await import(/* webpackMode: "eager" */ '../receipt/keyless/verify');
   const faults: KeylessFault[] = [];
   try {
@@ -90,12 +90,12 @@ async function bundleFaults(
   return faults;
 }
 
-/** Why a bundle in the checkout was not read. */
-function unreadable(r: Exclude<UnderRead, { kind: 'file' }>): string {
+/** Why a bundle in the checkout was not read (`shown`: its path in the checkout). */
+function unreadable(shown: string, r: Exclude<UnderRead, { kind: 'file' }>): string {
   if (r.kind === 'symlink') return `${r.at} is a symbolic link (never followed)`;
-  if (r.kind === 'too_large') return `the Sigstore bundle is ${r.size} bytes, over ${MAX_KEYLESS_FILE_BYTES}`;
-  if (r.kind === 'missing') return 'the Sigstore bundle is gone';
-  return 'the Sigstore bundle is not a regular file';
+  if (r.kind === 'too_large') return `${shown}: the Sigstore bundle is ${r.size} bytes, over ${MAX_KEYLESS_FILE_BYTES}`;
+  if (r.kind === 'missing') return `${shown}: the Sigstore bundle is gone`;
+  return `${shown}: the Sigstore bundle is not a regular file`;
 }
 
 /** The trusted roots of the anchors (the Sigstore code loaded only now). */
