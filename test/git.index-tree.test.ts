@@ -15,6 +15,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { parseIndex, writeTreeFromIndex } from '../src/git/index-tree';
 import type { LooseRepo } from '../src/git/loose';
+import type { ReadLimits } from '../src/git/object-store';
 import { SNAPSHOT_PATHSPEC } from '../src/git/snapshot';
 import { git, gitChain, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
@@ -33,10 +34,17 @@ let n = 0;
 const loose = (root: string): LooseRepo => ({ commonDir: path.join(root, '.git'), ident: 'unused <unused>' });
 
 /** The tree of these index bytes as the snapshot builds it in-process (undefined: it leaves them to git). */
-function writeTree(bytes: Buffer, root: string): string | undefined {
+function writeTree(bytes: Buffer, root: string, limits: Partial<ReadLimits> = {}): string | undefined {
   const parsed = parseIndex(bytes);
-  return parsed === undefined ? undefined : writeTreeFromIndex(parsed, loose(root));
+  return parsed === undefined ? undefined : writeTreeFromIndex(parsed, loose(root), limits);
 }
+
+/** The object lookups' other paths, each forced: pack indexes read a bucket at a time or searched in place, loose
+ * objects' directories always listed or never. */
+const LOOKUPS: Partial<ReadLimits>[] = [
+  { wholeBytes: 0, listFrom: 1, listDirsFrom: 1 },
+  { wholeBytes: 0, bucketBytes: 0, listFrom: Infinity, listDirsFrom: Infinity },
+];
 
 /** A new repository at `dir` with `files` (and `.gitignore`) committed on `main`: `initRepo`, in one process. */
 function newRepo(dir: string, files: Record<string, string>): string {
@@ -117,16 +125,23 @@ function fsck(root: string): void {
 type Edit =
   | { kind: 'write'; file: string; content: string }
   | { kind: 'exec'; file: string }
+  | { kind: 'chmod'; file: string }
   | { kind: 'remove'; file: string }
   | { kind: 'link'; file: string; target: string }
+  | { kind: 'gitlink'; file: string }
+  | { kind: 'mkdir'; file: string }
   | { kind: 'commit' }
-  | { kind: 'gc' };
+  | { kind: 'gc' }
+  | { kind: 'repack' };
 
 const component = fc.constantFrom('a', 'b', 'a-b', 'a.b', 'a0', 'z', 'sub', 'x y', 'é');
 const file = fc.array(component, { minLength: 1, maxLength: 3 }).map((p) => p.join('/'));
 const edit: fc.Arbitrary<Edit> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('write' as const), file, content: fc.string() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('exec' as const), file }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('chmod' as const), file }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('gitlink' as const), file }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('mkdir' as const), file }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), file }) },
   {
     weight: 1,
@@ -138,6 +153,7 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'commit' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'gc' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'repack' as const }) },
 );
 
 /** Applies an edit; a path in the way (a file where a directory is wanted, or the reverse) is removed first. */
@@ -165,6 +181,10 @@ function apply(root: string, e: Edit): void {
     ]);
     return;
   }
+  if (e.kind === 'repack') {
+    git(root, ['repack', '-q', '-d']); // the loose objects into one more pack: objects in several packs and loose
+    return;
+  }
   const p = path.join(root, e.file);
   const parts = e.file.split('/');
   for (let i = 1; i < parts.length; i++) {
@@ -176,9 +196,29 @@ function apply(root: string, e: Edit): void {
     rmSync(p, { recursive: true, force: true });
     return;
   }
+  if (e.kind === 'chmod') {
+    // The mode alone changed (the same blob): a file made executable, or no longer.
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (st?.isFile()) chmodSync(p, st.mode & 0o100 ? 0o644 : 0o755);
+    return;
+  }
+  if (e.kind === 'mkdir') {
+    rmSync(p, { recursive: true, force: true });
+    mkdirSync(p, { recursive: true }); // an empty directory: git records nothing of it
+    return;
+  }
   mkdirSync(path.dirname(p), { recursive: true });
   rmSync(p, { recursive: true, force: true });
-  if (e.kind === 'write') writeFileSync(p, e.content);
+  if (e.kind === 'gitlink') {
+    // A repository of its own with a commit (a submodule's checkout, or `cargo new`): git adds it as a gitlink.
+    mkdirSync(p);
+    writeFileSync(path.join(p, 'x.txt'), e.file);
+    gitChain(p, [
+      ['init', '-q', '-b', 'main'],
+      ['add', 'x.txt'],
+      ['commit', '-q', '-m', 'inner'],
+    ]);
+  } else if (e.kind === 'write') writeFileSync(p, e.content);
   else if (e.kind === 'exec') {
     writeFileSync(p, '#!/bin/sh\n');
     chmodSync(p, 0o755);
@@ -199,7 +239,7 @@ function oldRepo(files: Record<string, string>): string {
 }
 
 describe('writeTreeFromIndex gives the tree git writes', () => {
-  test('for every index a random run of edits leaves (fast-check, versions 2 to 4, loose and packed objects)', () => {
+  test('for every index a random run of edits leaves (fast-check: versions 2 to 4; files written, removed, made executable or not, links, gitlinks, empty directories; cache-trees partly invalidated; objects loose, in one pack or several; every way the objects are looked up)', () => {
     fc.assert(
       fc.property(fc.array(fc.array(edit, { maxLength: 6 }), { minLength: 1, maxLength: 5 }), (rounds) => {
         const root = newRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' });
@@ -214,6 +254,8 @@ describe('writeTreeFromIndex gives the tree git writes', () => {
           }
           expect(ours).toBeDefined();
           expect(ours).toBe(readableThenGitWriteTree(root, bytes, ours));
+          // Every way of looking the objects up (./src/git/object-store.ts) gives that tree.
+          for (const limits of LOOKUPS) expect(writeTree(bytes, root, limits)).toBe(ours);
         }
         fsck(root);
         rmSync(root, { recursive: true, force: true });
@@ -233,11 +275,39 @@ describe('writeTreeFromIndex gives the tree git writes', () => {
     expect(writeTree(after, root)).toBe(gitWriteTree(root, after));
   });
 
+  test('a step that changed files in every directory: every tree rebuilt, hundreds of objects looked up at once', () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) files[`src/pkg${i % 20}/mod${i}.py`] = `def f${i}(x):\n    return x\n`;
+    const root = oldRepo(files);
+    for (const packed of [false, true]) {
+      if (packed) git(root, ['gc', '-q']);
+      const changed: Record<string, string> = {};
+      // Half the files of every directory (every other run of 20: each run covers all 20 directories).
+      for (let i = 0; i < 600; i++)
+        if (Math.floor(i / 20) % 2 === 0)
+          changed[`src/pkg${i % 20}/mod${i}.py`] = `# ${packed ? 'after' : 'before'} gc\n`;
+      writeFiles(root, changed);
+      const bytes = addedIndex(root);
+      expect(parseIndex(bytes)!.valid.size).toBe(0); // nothing left to take from the cache-tree
+      const ours = writeTree(bytes, root);
+      expect(ours).toBe(readableThenGitWriteTree(root, bytes, ours));
+      for (const limits of LOOKUPS) expect(writeTree(bytes, root, limits)).toBe(ours);
+    }
+  });
+
   test('a gitlink (a repository of its own) is written as git writes it', () => {
     const root = initRepo(path.join(tmp, `r${n++}`), { 'a.txt': 'a\n' });
     initRepo(path.join(root, 'inner'), { 'x.txt': 'x\n' });
     const bytes = addedIndex(root);
     expect(writeTree(bytes, root)).toBe(gitWriteTree(root, bytes));
+    // Its id made null (no object is looked up for a gitlink): git refuses the tree, so nothing is written here.
+    const parsed = parseIndex(bytes)!;
+    const k = [...Array(parsed.count).keys()].find((i) => bytes.readUInt32BE(parsed.at[i]! + 24) === 0o160000)!;
+    const nulled = Buffer.from(bytes.subarray(0, bytes.length - 20));
+    nulled.fill(0, parsed.at[k]! + 40, parsed.at[k]! + 60);
+    const forged = Buffer.concat([nulled, createHash('sha1').update(nulled).digest()]);
+    expect(writeTree(forged, root)).toBeUndefined();
+    expect(() => gitWriteTree(root, forged)).toThrow();
   });
 });
 
@@ -293,6 +363,48 @@ describe('writeTreeFromIndex answers nothing, having written nothing, where git 
     createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
     expect(parseIndex(bytes)).toBeDefined();
     expect(writeTree(bytes, root)).toBeUndefined();
+  });
+
+  test('names git`s add never writes, or in an order git never writes: a file and a directory of one name, `.git`', () => {
+    const files = ['.abc/x.txt', '.a', 'a-b', 'a/x', 'd/0', 'd/1', 'e/00', 'e/1', 'm', 'm0/x', 'zz/y'];
+    const root = oldRepo(Object.fromEntries(files.map((f) => [f, `${f}\n`])));
+    const index = readFileSync(path.join(root, '.git', 'index'));
+    expect(writeTree(index, root)).toBe(gitWriteTree(root, index));
+    /** The index with names replaced (each by one as long), its cache-tree dropped: every tree built here. */
+    const renamed = (pairs: [string, string][]): Buffer => {
+      const parsed = parseIndex(index)!;
+      const last = parsed.count - 1;
+      const end = parsed.at[last]! + ((parsed.nameAt[last]! + parsed.nameLen[last]! - parsed.at[last]! + 8) & ~7);
+      const body = Buffer.from(index.subarray(0, end));
+      for (const [from, to] of pairs) {
+        const at = body.indexOf(`${from}\0`, 0, 'latin1');
+        expect(at).toBeGreaterThan(0);
+        body.write(to, at, 'latin1');
+      }
+      return Buffer.concat([body, createHash('sha1').update(body).digest()]);
+    };
+    const count = git(root, ['count-objects', '-v']);
+    // Each keeps the index's order (and the tree order of the other entries): only the name itself is wrong.
+    for (const pairs of [
+      [['.abc/x.txt', '.git/x.txt']],
+      [['.abc/x.txt', '.gIT/x.txt']],
+      [['.a', '..']],
+      [['d/0', 'd/.']],
+      [['e/00', 'e/..']],
+      [['a-b', 'a\0b']],
+      [['m0/x', 'm/xx']], // `m` a file and a directory
+      [
+        ['a-b', 'a/y'],
+        ['a/x', 'a-b'],
+      ], // the directory `a` before the file `a-b`: out of git's tree order (`a-b` < `a/`)
+    ] as [string, string][][]) {
+      const bytes = renamed(pairs);
+      expect([pairs, parseIndex(bytes) === undefined]).toEqual([pairs, false]);
+      expect([pairs, writeTree(bytes, root)]).toEqual([pairs, undefined]);
+    }
+    expect(renamed([]).equals(index)).toBe(false); // the cache-tree dropped: nothing taken from it above
+    expect(writeTree(renamed([]), root)).toBe(gitWriteTree(root, index));
+    expect(git(root, ['count-objects', '-v'])).toBe(count); // nothing written
   });
 
   test('a cache-tree whose count is not the entries under it', () => {

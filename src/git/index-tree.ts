@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { writeLooseObject, type LooseRepo } from './loose';
-import { ObjectStore } from './object-store';
+import { ObjectStore, type ReadLimits } from './object-store';
 
 /**
  * `git write-tree` for a snapshot's index, without starting git: the tree of every entry, built as git's
@@ -52,6 +52,9 @@ const MODES = new Map([
   [0o160000, '160000'],
 ]);
 const GITLINK = 0o160000;
+/** Each mode's text in a tree entry (`100644 name\0id`). */
+const MODE_TEXT = new Map([...MODES].map(([m, text]) => [m, Buffer.from(text, 'latin1')]));
+const TREE_MODE = Buffer.from('40000', 'latin1');
 const SLASH = 0x2f;
 /**
  * Directories deeper than this are git's to write (and to compare, ./tree-diff.ts): the walks here recurse once per
@@ -59,7 +62,7 @@ const SLASH = 0x2f;
  * to bound it), which would exhaust the stack where git answers. No project nests this deep.
  */
 export const MAX_TREE_DEPTH = 256;
-/** Beyond this many entries to check one by one, git is faster than looking each object up from here. */
+/** Beyond this many objects to look up (./object-store.ts), git (which maps the pack indexes) writes the tree. */
 const MAX_CHECKED = 5000;
 
 /**
@@ -120,9 +123,82 @@ export function parseIndex(bytes: Buffer): ParsedIndex | undefined {
   return { bytes, count, at, nameAt, nameLen, valid, gitlink };
 }
 
-/** A path component git's add writes: neither empty, `.`, `..` nor `.git` (any case), no NUL. */
-function plainComponent(c: string): boolean {
-  return c !== '' && c !== '.' && c !== '..' && c.toLowerCase() !== '.git' && !c.includes('\0');
+const DOT = 0x2e;
+
+/** A path component git's add writes, `bytes` [s, e): neither empty, `.`, `..` nor `.git` (any case), no NUL. */
+function plainName(bytes: Buffer, s: number, e: number): boolean {
+  const len = e - s;
+  if (len === 0) return false;
+  for (let k = s; k < e; k++) if (bytes[k] === 0) return false;
+  if (bytes[s] !== DOT || len > 4) return true;
+  if (len === 1 || (len === 2 && bytes[s + 1] === DOT)) return false;
+  // `.git` in any case (latin1 has no other letter whose lower case is g, i or t)
+  return !(
+    len === 4 &&
+    (bytes[s + 1]! | 0x20) === 0x67 &&
+    (bytes[s + 2]! | 0x20) === 0x69 &&
+    (bytes[s + 3]! | 0x20) === 0x74
+  );
+}
+
+/**
+ * How two names of one tree sort in git's tree order: bytes, a directory's name as if it ended in `/`. Names are
+ * `bytes` [as, ae) and [bs, be), neither holding a `/`.
+ */
+function compareNames(
+  bytes: Buffer,
+  as: number,
+  ae: number,
+  aDir: boolean,
+  bs: number,
+  be: number,
+  bDir: boolean,
+): number {
+  const n = Math.min(ae - as, be - bs);
+  for (let k = 0; k < n; k++) {
+    const d = bytes[as + k]! - bytes[bs + k]!;
+    if (d !== 0) return d;
+  }
+  const a = ae - as > n ? bytes[as + n]! : aDir ? SLASH : -1;
+  const b = be - bs > n ? bytes[bs + n]! : bDir ? SLASH : -1;
+  return a - b;
+}
+
+/**
+ * Whether a file of the tree's entries so far is named as the directory `bytes` [s, e): sorted, the names that
+ * start with it are the last ones, back to the file of that name if there is one.
+ */
+function fileNamed(bytes: Buffer, starts: number[], ends: number[], sources: number[], s: number, e: number): boolean {
+  const len = e - s;
+  for (let k = starts.length - 1; k >= 0; k--) {
+    if (ends[k]! - starts[k]! < len || bytes.compare(bytes, s, e, starts[k]!, starts[k]! + len) !== 0) return false;
+    if (ends[k]! - starts[k]! === len && sources[k]! >= 0) return true;
+  }
+  return false;
+}
+
+/** A tree's body from its entries as `build` gathered them (`size` bytes). */
+function treeBody(
+  bytes: Buffer,
+  size: number,
+  starts: number[],
+  ends: number[],
+  sources: number[],
+  trees: Buffer[],
+): Buffer {
+  const body = Buffer.allocUnsafe(size);
+  let w = 0;
+  for (let k = 0; k < starts.length; k++) {
+    const src = sources[k]!;
+    const mode = src >= 0 ? MODE_TEXT.get(bytes.readUInt32BE(src + 24))! : TREE_MODE;
+    w += mode.copy(body, w);
+    body[w++] = 0x20;
+    w += bytes.copy(body, w, starts[k]!, ends[k]!);
+    body[w++] = 0;
+    w += src >= 0 ? bytes.copy(body, w, src + STAT_BYTES, src + STAT_BYTES + OID_LEN) : trees[-1 - src]!.copy(body, w);
+  }
+  if (w !== size) throw new Error(`index-tree: a tree of ${w} bytes, not ${size}`);
+  return body;
 }
 
 /**
@@ -166,13 +242,26 @@ function readCacheTree(ext: Buffer, valid: Map<string, { count: number; oid: str
 
 /**
  * The tree of a parsed index (`parseIndex`), writing the trees the repository lacks as loose objects; undefined (git
- * decides) for an index or an object this does not read plainly.
+ * decides) for an index or an object this does not read plainly. `limits`: how the objects are looked up (tests).
  */
-export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string | undefined {
+export function writeTreeFromIndex(
+  parsed: ParsedIndex,
+  repo: LooseRepo,
+  limits: Partial<ReadLimits> = {},
+): string | undefined {
+  const store = new ObjectStore(repo.commonDir, limits);
+  try {
+    return buildAndWrite(parsed, repo, store);
+  } finally {
+    store.close();
+  }
+}
+
+function buildAndWrite(parsed: ParsedIndex, repo: LooseRepo, store: ObjectStore): string | undefined {
   const { bytes, at, nameAt, nameLen, valid } = parsed;
-  const store = new ObjectStore(repo.commonDir);
   const toWrite: Buffer[] = [];
-  let checked = 0;
+  /** The objects of the entries of the trees built here (gitlinks excepted), looked up together once all are built. */
+  const need: string[] = [];
   /** Whether entry k's name starts with the `len` bytes at `from` (a directory's path and its `/`). */
   const under = (k: number, from: number, len: number): boolean => {
     if (nameLen[k]! <= len) return false;
@@ -192,27 +281,40 @@ export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string
       if (!store.has(cached.oid)) return undefined;
       return Buffer.from(cached.oid, 'hex');
     }
-    const parts: Buffer[] = [];
-    const seen = new Set<string>();
-    let last = '';
+    // The tree's entries, read in place (no string or buffer per entry): each one's name is `bytes` [starts, ends),
+    // its mode and id an index entry's (`sources`: where the entry starts) or a subtree's (`trees`, mode 40000).
+    const starts: number[] = [];
+    const ends: number[] = [];
+    const sources: number[] = [];
+    const trees: Buffer[] = [];
+    let size = 0;
     for (let i = lo; i < hi;) {
       const s = nameAt[i]! + prefix;
       const e = nameAt[i]! + nameLen[i]!;
       let slash = s;
       while (slash < e && bytes[slash] !== SLASH) slash++;
-      const component = bytes.toString('latin1', s, slash);
-      // A name git's add never writes, a file and a directory of one name, entries out of git's tree order (a
-      // directory sorting as if its name ended in `/`): an index git did not write, so git decides.
-      const key = slash === e ? component : `${component}/`;
-      if (!plainComponent(component) || seen.has(component) || !(key > last)) return undefined;
-      seen.add(component);
-      last = key;
-      if (slash === e) {
-        const oid = bytes.subarray(at[i]! + STAT_BYTES, at[i]! + STAT_BYTES + OID_LEN);
-        const mode = bytes.readUInt32BE(at[i]! + 24);
-        if (oid.every((b) => b === 0)) return undefined; // git refuses a null id
-        if (mode !== GITLINK && (++checked > MAX_CHECKED || !store.has(oid.toString('hex')))) return undefined;
-        parts.push(Buffer.from(`${MODES.get(mode)!} ${component}\0`, 'latin1'), oid);
+      const isDir = slash !== e;
+      // A name git's add never writes, entries out of git's tree order (a directory sorting as if its name ended in
+      // `/`), a file and a directory of one name: an index git did not write, so git decides.
+      const n = starts.length;
+      if (!plainName(bytes, s, slash)) return undefined;
+      if (n > 0 && compareNames(bytes, starts[n - 1]!, ends[n - 1]!, sources[n - 1]! < 0, s, slash, isDir) >= 0)
+        return undefined;
+      if (isDir && fileNamed(bytes, starts, ends, sources, s, slash)) return undefined;
+      starts.push(s);
+      ends.push(slash);
+      if (!isDir) {
+        const o = at[i]! + STAT_BYTES;
+        const mode = (bytes[at[i]! + 26]! << 8) | bytes[at[i]! + 27]!; // its two high bytes are 0 (MODES)
+        let zero = true;
+        for (let k = 0; k < OID_LEN && zero; k++) zero = bytes[o + k] === 0;
+        if (zero) return undefined; // git refuses a null id
+        if (mode !== GITLINK) {
+          if (need.length >= MAX_CHECKED) return undefined;
+          need.push(bytes.toString('hex', o, o + OID_LEN));
+        }
+        sources.push(at[i]!);
+        size += 6 + 1 + (slash - s) + 1 + OID_LEN; // every file mode git writes has six digits
         i++;
         continue;
       }
@@ -227,16 +329,18 @@ export function writeTreeFromIndex(parsed: ParsedIndex, repo: LooseRepo): string
       }
       const oid = build(i, j, dir, subKey, depth + 1);
       if (oid === undefined) return undefined;
-      parts.push(Buffer.from(`40000 ${component}\0`, 'latin1'), oid);
+      sources.push(-1 - trees.length);
+      trees.push(oid);
+      size += 5 + 1 + (slash - s) + 1 + OID_LEN;
       i = j;
     }
-    const body = Buffer.concat(parts);
+    const body = treeBody(bytes, size, starts, ends, sources, trees);
     const oid = createHash('sha1').update(`tree ${body.length}\0`).update(body).digest();
     if (!store.has(oid.toString('hex'))) toWrite.push(body);
     return oid;
   };
   const root = build(0, parsed.count, 0, '', 0);
-  if (root === undefined) return undefined;
+  if (root === undefined || !store.hasAll(need)) return undefined;
   for (const body of toWrite) {
     try {
       if (writeLooseObject(repo, 'tree', body) === undefined) return undefined;
