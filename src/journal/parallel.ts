@@ -132,7 +132,30 @@ export function setChunkWorkerEntry(entry: ChunkWorkerEntry | undefined): void {
   workerEntry = entry;
 }
 
+let threadsCompileInline = false;
+
+/**
+ * Makes every isolate started from now on optimise on its own thread (V8's `--no-concurrent-recompilation`), once,
+ * before the first worker thread. Node 20 can deadlock an ending thread (nodejs/node#54918): a thread whose event loop
+ * ends drains the platform's background tasks and waits for all of them, and a background TurboFan job of that
+ * thread's isolate that needs a garbage collection waits for that very thread, which runs no JavaScript until the
+ * drain ends. Seen here (gdb): `verify` of a journal shared among threads, on a loaded machine, hung 1 run in 12-36
+ * for good, every thread asleep, one compile job parked in CollectionBarrier::AwaitCollectionBackground. A worker's
+ * few hot functions are compiled in its own time instead; the main thread's isolate, made before this can run,
+ * keeps its background compiler, as every Node process does.
+ */
+function compileInlineInThreads(): void {
+  if (threadsCompileInline) return;
+  threadsCompileInline = true;
+  try {
+    process.getBuiltinModule('node:v8').setFlagsFromString('--no-concurrent-recompilation');
+  } catch {
+    // a runtime that refuses the flag runs its threads as before
+  }
+}
+
 function startWorker(entry: ChunkWorkerEntry, job: ChunkJob | ChunkIdle, port?: MessagePort): Worker {
+  compileInlineInThreads();
   const options = { workerData: job, transferList: port === undefined ? [] : [port], stdout: false, stderr: false };
   const { Worker } = workerThreads();
   return typeof entry === 'string' ? new Worker(entry, options) : new Worker(entry.source, { ...options, eval: true });
