@@ -18,7 +18,7 @@ import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc
 import { gitSync, gitSyncBytes, gitTimeoutMs, namedConfigOnce, type GitSyncOptions } from './exec';
 import { nulRecords } from '../util/nul-records';
 import { summarizeIndex } from './index-file';
-import type { RepoInfo } from './repo';
+import type { RepoInfo } from './repo-read';
 import { cleanDeadStepMarkers } from './step-markers';
 
 /**
