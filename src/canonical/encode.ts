@@ -94,6 +94,21 @@ function encodeNumber(n: number, allowNonFinite: boolean): string {
 }
 
 /**
+ * Refuses an object that is not plain data: a Date, a Set, a typed array or a class's instance was written as its
+ * own enumerable properties (a Date as `{}`: the value lost, silently), where Python's `json` refuses every type but
+ * dict, list and the scalars. Plain means a prototype that is null or has none above it (`Object.prototype` of any
+ * realm: an object made in a `vm` context is plain too).
+ */
+function refuseNonPlain(v: object): void {
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto === null || Object.getPrototypeOf(proto) === null) return;
+  const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+  throw new CanonicalEncodeError(
+    `a ${typeof name === 'string' && name !== '' ? name : 'non-plain object'} has no JSON encoding (only plain objects, arrays and Maps are written)`,
+  );
+}
+
+/**
  * Encodes a value as Python's `json.dumps` would: by default
  * `json.dumps(v, sort_keys=True, separators=(",", ":"))`.
  */
@@ -141,6 +156,7 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
           }
           return `${out}]`;
         }
+        if (!(v instanceof Map)) refuseNonPlain(v);
         let out = '{';
         let first = true;
         for (const [k, item] of entriesOf(v)) {
