@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../util/nofollow';
 import { pausePoint } from '../util/pause';
@@ -68,8 +68,12 @@ export class StepMarker {
       // Written over the first line, never truncated first: a marker read meanwhile holds either line (an empty one,
       // read between a truncation and the write, named no journal, and the step after this one was told against the
       // start commit).
-      const fd = openSync(this.file, constants.O_WRONLY | constants.O_NOFOLLOW);
+      const fd = openSync(this.file, constants.O_WRONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
       try {
+        // Only the regular file of one name it made: one put in its place (a hard link to a file of the user's) is
+        // left as it is, and the marker counts as gone.
+        const st = fstatSync(fd);
+        if (!st.isFile() || st.nlink !== 1) return;
         writeSync(fd, `${this.journal} ${seq}\n`, 0);
       } finally {
         closeSync(fd);

@@ -228,7 +228,7 @@ function overwrite(ckptFile: string, bytes: Buffer): boolean {
   }
 }
 
-/** The checkpoint file opened to overwrite, if it is a regular file; anything else in its place is removed. */
+/** The checkpoint file opened to overwrite, if it is a regular file of one name; anything else in its place is removed. */
 function openExisting(ckptFile: string): number | undefined {
   let fd: number;
   try {
@@ -240,7 +240,9 @@ function openExisting(ckptFile: string): number | undefined {
     unlinkSync(ckptFile); // a link or a special file: not ours to follow (a directory stays, and the write fails)
     return undefined;
   }
-  if (fstatSync(fd).isFile()) return fd;
+  // A second name (a hard link) is not ours to overwrite either: the other name's file would change too.
+  const st = fstatSync(fd);
+  if (st.isFile() && st.nlink === 1) return fd;
   closeSync(fd);
   unlinkSync(ckptFile);
   return undefined;

@@ -355,6 +355,20 @@ export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const APPEND_FLAGS =
   constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW | (constants.O_NONBLOCK ?? 0);
 
+/**
+ * Refuses to change a file in place when it has another name too (a hard link): whatever can write the project (an
+ * agent in its worktree, even a sandboxed one whose sandbox lets it link a file of yours into the project) must not
+ * make stepchain, which runs as you, write into that other file. O_NOFOLLOW stops a symbolic link, not a second
+ * name; the link count on the open descriptor does.
+ */
+export function refuseHardLinked(fd: number, file: string, action: string): void {
+  const links = fstatSync(fd).nlink;
+  if (links > 1)
+    throw new InputError(
+      `${file}: ${action}: it has ${links} hard links (another name for the same file would change too); refusing to write through it`,
+    );
+}
+
 /** An open error, naming the path; a symbolic link in the file's place is said so. */
 export function openError(e: unknown, file: string, action: string): unknown {
   if (isOsError(e) && e.code === 'ELOOP')
@@ -397,6 +411,7 @@ export function appendDurably(
     const pre = fstatSync(fd, { bigint: true });
     if (!pre.isFile())
       throw new InputError(`${file}: cannot append: it is not a regular file; refusing to write to it`);
+    refuseHardLinked(fd, file, 'cannot append');
     before = Number(pre.size);
     untouched =
       expect === 'new'
@@ -449,6 +464,7 @@ export function moveTornTailAside(file: string, from: number, durable: boolean, 
     throw openError(e, file, 'cannot open to repair a torn tail');
   }
   try {
+    refuseHardLinked(fd, file, 'cannot repair a torn tail');
     const size = fstatSync(fd).size;
     const torn = readRange(fd, from, size - from);
     const base = `${file}.torn-${Date.now()}`;
@@ -482,6 +498,12 @@ export function finishLastLine(file: string, at: number, durable: boolean): void
     fd = openSync(file, constants.O_RDWR | NOFOLLOW);
   } catch (e) {
     throw openError(e, file, 'cannot open to finish the last line');
+  }
+  try {
+    refuseHardLinked(fd, file, 'cannot finish the last line');
+  } catch (e) {
+    closeSync(fd);
+    throw e;
   }
   try {
     writeAll(fd, Buffer.from('\n'), at);
