@@ -9,7 +9,8 @@ import {
   type CheckpointRecord,
   type FileIdentity,
 } from './checkpoint';
-import { appendDurably, finishLastLine, moveTornTailAside } from './fs';
+import { finishLastLine, moveTornTailAside } from './chain-repair';
+import { appendDurably } from './fs';
 import { acquireLock, lockTimeoutFromEnv, type LockHandle } from './lock';
 import { pausePoint } from './pause';
 import { priorCheckpoint, rollbackFault, type RollbackFault } from './rollback';
