@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { encode, isJsonObject, parseBytes, type JsonObject, type JsonValue } from '../canonical';
 import { ensureDir } from '../util/fs';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/modes';
 import { readRegularFile } from '../util/nofollow';
 import { runtimeDir } from '../journal';
 import { assertSafeId } from '../util/ids';
@@ -83,8 +84,8 @@ export function writeAgentSessionState(root: string, agent: string, sessionId: s
   // Never through a link (src/util/nofollow.ts). The prompts are as private as the journals they lead to: the file
   // 0600, its directory 0700.
   ensureDir(path.dirname(dir));
-  ensureDir(dir, 0o700);
-  if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  ensureDir(dir, PRIVATE_DIR_MODE);
+  if ((lstatSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE);
   const doc: JsonObject = {
     session_id: sessionId,
     prompt_id: state.prompt_id,
@@ -94,7 +95,7 @@ export function writeAgentSessionState(root: string, agent: string, sessionId: s
   };
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, `${encode(doc)}\n`, { flag: 'wx', mode: 0o600 });
+    writeFileSync(tmp, `${encode(doc)}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });

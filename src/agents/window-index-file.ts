@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { ensureDir, readRange, writeAll } from '../util/fs';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/modes';
 import { openRegularFile } from '../util/nofollow';
 
 /**
@@ -233,9 +234,9 @@ export function writeIndex(
   const dir = path.dirname(indexFile);
   const tmp = `${indexFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    ensureDir(dir, 0o700);
-    if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
-    const fd = openSync(tmp, 'wx', 0o600); // never a file that exists
+    ensureDir(dir, PRIVATE_DIR_MODE);
+    if ((lstatSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE);
+    const fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE); // never a file that exists
     try {
       for (const b of parts) writeAll(fd, b);
     } finally {

@@ -74,7 +74,6 @@ export function appendAuditEvent(
     durable: options.durable ?? true,
     env: options.env ?? process.env,
     key,
-    tornTailMode: 0o600,
     ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
     ...tornTailOption(options),
   });

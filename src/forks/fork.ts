@@ -7,6 +7,7 @@ import { asStepchainError, InputError, IntegrityError } from '../errors';
 import { JOURNAL_FILE, journalDir, type TornTailMoved } from '../journal';
 import { findTombstone } from '../journal/tombstone';
 import { ensureDir, fsyncDir, lexists, writeAll } from '../util/fs';
+import { PRIVATE_FILE_MODE } from '../util/modes';
 import { assertSafeId } from '../util/ids';
 import { pausePoint } from '../util/pause';
 import { GitCommandError, gitText } from '../git/exec';
@@ -86,10 +87,10 @@ export interface ForkBlock {
   created_at: string;
 }
 
-/** Writes a new file durably (refusing to overwrite one). */
+/** Writes a new file durably (refusing to overwrite one), owner-only: a journal prefix, a session snapshot. */
 function writeNewFile(file: string, data: string | Uint8Array): void {
   ensureDir(path.dirname(file));
-  const fd = openSync(file, 'wx', 0o644); // O_EXCL: never through a link in its place
+  const fd = openSync(file, 'wx', PRIVATE_FILE_MODE); // O_EXCL: never through a link in its place
   try {
     writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     fsyncSync(fd);

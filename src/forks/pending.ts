@@ -1,6 +1,7 @@
 import { readdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ensureDir, fsyncDir, writeFileWhole } from '../util/fs';
+import { PRIVATE_FILE_MODE } from '../util/modes';
 import { isSafeId } from '../util/ids';
 import { sameProcessAlive, selfIdentity } from '../util/proc';
 import { readExistingFile } from '../util/nofollow';
@@ -40,7 +41,11 @@ export function writeIntent(worktreesDir: string, intent: Omit<ForkIntent, 'pid'
   const full: ForkIntent = { ...intent, pid: me.pid, host: me.host, start: me.start ?? null, boot: me.boot ?? null };
   ensureDir(worktreesDir);
   const file = pendingFile(worktreesDir, intent.fork_session_id);
-  writeFileWhole(file, Buffer.from(`${JSON.stringify(full)}\n`, 'utf8'), { durable: true, exclusive: true });
+  writeFileWhole(file, Buffer.from(`${JSON.stringify(full)}\n`, 'utf8'), {
+    durable: true,
+    exclusive: true,
+    mode: PRIVATE_FILE_MODE,
+  });
   return file;
 }
 

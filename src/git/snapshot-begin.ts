@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { writeAll } from '../util/fs';
+import { PRIVATE_FILE_MODE } from '../util/modes';
 import { DEFAULT_MAX_READ_BYTES, openRegularFile, readPieces } from '../util/nofollow';
 import { InputError } from '../errors';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
@@ -196,7 +197,7 @@ function copyIndex(from: string, to: string): Buffer | undefined {
         `${from}: cannot read: it holds ${st.size} bytes, more than the ${DEFAULT_MAX_READ_BYTES} allowed`,
       );
     const bytes = readPieces(src, st.size);
-    const dst = openSync(to, 'wx', 0o600);
+    const dst = openSync(to, 'wx', PRIVATE_FILE_MODE);
     try {
       writeAll(dst, bytes);
       const mtime = Math.floor(st.mtimeMs / 1000);

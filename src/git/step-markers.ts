@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { PRIVATE_FILE_MODE } from '../util/modes';
 import { readRegularFile } from '../util/nofollow';
 import { pausePoint } from '../util/pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from '../util/proc';
@@ -49,7 +50,7 @@ export class StepMarker {
     const file = path.join(gitDir, `${PREFIX}${selfToken()}-${made++}`);
     try {
       // O_EXCL: never through a link another put there, never over another's marker.
-      const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, PRIVATE_FILE_MODE);
       try {
         writeSync(fd, `${refDir}\n`);
       } finally {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { InputError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { ensureDir, fsyncDir, writeAll } from '../util/fs';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/modes';
 import { readRegularFile, storeDirMissing } from '../util/nofollow';
 
 /** The content-addressed blob store: `<dir>/<first two hex>/<sha256 hex>`. */
@@ -50,7 +51,7 @@ export class Cas {
     const digest = sha256Hex(bytes);
     const file = this.pathOf(digest);
     const dir = path.dirname(file);
-    ensureDir(dir, 0o700); // blobs are agent inputs: owner-only, like the journal; never through a link
+    ensureDir(dir, PRIVATE_DIR_MODE); // blobs are agent inputs: owner-only, like the journal; never through a link
     try {
       // Already stored (as a regular file, of its size: a link or a FIFO in its place is replaced below).
       const st = lstatSync(file, { throwIfNoEntry: false });
@@ -59,7 +60,7 @@ export class Cas {
       /* not stored yet */
     }
     const tmp = path.join(dir, `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
-    const fd = openSync(tmp, 'wx', 0o600);
+    const fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE);
     try {
       writeAll(fd, bytes);
       if (this.durable) fsyncSync(fd);

@@ -6,6 +6,7 @@ import { isSha256Hex, sha256Hex } from '../util/hash';
 import { statIdentity } from '../util/checkpoint';
 import { ChainFile, type Planned, type TornTailMoved, tornTailOption } from '../util/chain-file';
 import { ensureDir, ensureDirUnder } from '../util/fs';
+import { PRIVATE_DIR_MODE } from '../util/modes';
 import { Cas } from './cas';
 import { JournalFormat } from './format';
 import { casDir, JOURNAL_FILE } from './layout';
@@ -213,12 +214,12 @@ export class Journal {
     const root = this.root;
     // A removed fork's journal is refused by its tombstone before its directory is made again.
     if (root !== undefined && statIdentity(this.file) === undefined) this.format.onMissing();
-    if (root !== undefined && forkParentRoot(root) !== undefined) ensureDirUnder(root, this.dir);
-    else ensureDir(this.dir);
+    if (root !== undefined && forkParentRoot(root) !== undefined) ensureDirUnder(root, this.dir, PRIVATE_DIR_MODE);
+    else ensureDir(this.dir, PRIVATE_DIR_MODE);
     // Owner-only, as the reference makes it: the journal can carry sensitive prompts (docs/journal.md).
     if (process.platform !== 'win32') {
       try {
-        chmodSync(this.dir, 0o700);
+        chmodSync(this.dir, PRIVATE_DIR_MODE);
       } catch {
         /* not ours to change (another owner's directory): the file itself is still created 0600 */
       }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { IntegrityError } from '../errors';
 import { writeFileWhole, ensureDir } from '../util/fs';
+import { PRIVATE_FILE_MODE } from '../util/modes';
 import { isSafeId } from '../util/ids';
 import { JOURNAL_FILE, journalDir, runtimeDir } from './layout';
 import { readExistingFile } from '../util/nofollow';
@@ -34,7 +35,7 @@ export function tombstoneFile(root: string, id: string): string {
 export function writeTombstone(root: string, t: Tombstone): string {
   const file = tombstoneFile(root, t.fork_session_id);
   ensureDir(path.dirname(file));
-  writeFileWhole(file, Buffer.from(`${JSON.stringify(t)}\n`, 'utf8'), { durable: true });
+  writeFileWhole(file, Buffer.from(`${JSON.stringify(t)}\n`, 'utf8'), { durable: true, mode: PRIVATE_FILE_MODE });
   return file;
 }
 

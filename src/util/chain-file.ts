@@ -141,8 +141,6 @@ export interface ChainFileOptions {
   mirrorDir?: string;
   /** Told whenever a torn tail is moved aside (default: one line on stderr). */
   onTornTail?: (m: TornTailMoved) => void;
-  /** The mode of a side file a torn tail is copied to. */
-  tornTailMode?: number;
 }
 
 /** The identity of a chain kept in one file (undefined: none yet); an OS error is worded, naming the file. */
@@ -323,7 +321,7 @@ export class ChainFile<S> {
       finishLastLine(r.file, r.finishAt, this.options.durable);
       return;
     }
-    const sideFile = moveTornTailAside(r.file, r.tornFrom, this.options.durable, this.options.tornTailMode);
+    const sideFile = moveTornTailAside(r.file, r.tornFrom, this.options.durable);
     (this.options.onTornTail ?? printTornTailNotice)({ file: r.file, sideFile, bytes: r.size - r.tornFrom });
   }
 

@@ -2,6 +2,7 @@ import { closeSync, constants, fsyncSync, ftruncateSync, fstatSync, openSync } f
 import path from 'node:path';
 import { isOsError, osError } from '../errors';
 import { NOFOLLOW, openError, readRange, refuseHardLinked, writeAll, writeFileWhole } from './fs';
+import { PRIVATE_FILE_MODE } from './modes';
 import { refuseLinkedStoreDirs } from './nofollow';
 
 /**
@@ -12,11 +13,11 @@ import { refuseLinkedStoreDirs } from './nofollow';
 /**
  * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to
  * the end of the file to `<file>.torn-<unix ms>` beside it (written whole under
- * a fresh name, fsync'ed when `durable`), then truncates the file at `from`.
+ * a fresh name, owner-only as the chain it was cut from, fsync'ed when `durable`), then truncates the file at `from`.
  * If the copy cannot be written (a full disk) nothing is created and the file
  * is left as it was. Returns the side file's path.
  */
-export function moveTornTailAside(file: string, from: number, durable: boolean, mode = 0o644): string {
+export function moveTornTailAside(file: string, from: number, durable: boolean): string {
   refuseLinkedStoreDirs(path.dirname(file));
   let fd: number;
   try {
@@ -32,7 +33,7 @@ export function moveTornTailAside(file: string, from: number, durable: boolean, 
     for (let n = 0; ; n++) {
       const side = n === 0 ? base : `${base}-${n}`;
       try {
-        writeFileWhole(side, torn, { durable, mode, exclusive: true });
+        writeFileWhole(side, torn, { durable, mode: PRIVATE_FILE_MODE, exclusive: true });
       } catch (e) {
         if (isOsError(e) && e.code === 'EEXIST') continue;
         throw e;

@@ -15,6 +15,7 @@ import {
 import path from 'node:path';
 import { sha256Hex } from './hash';
 import { readRange, writeAll } from './fs';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './modes';
 import { READ_FLAGS, readRegularFile, refuseLinkedStoreDirs } from './nofollow';
 import { stateDir } from './state-dir';
 
@@ -143,14 +144,14 @@ export function checkpointKey(env: NodeJS.ProcessEnv, create = true): Buffer | u
 function createKey(file: string): Buffer | undefined {
   try {
     const dir = path.dirname(file);
-    if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
-    const fd = openSync(file, 'wx', 0o600);
+    if (mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined) chmodSync(dir, PRIVATE_DIR_MODE);
+    const fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
     try {
       writeSync(fd, randomBytes(32).toString('hex'));
     } finally {
       closeSync(fd);
     }
-    chmodSync(file, 0o600);
+    chmodSync(file, PRIVATE_FILE_MODE);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
     // Another first writer made it: wait briefly for its bytes.
@@ -199,7 +200,8 @@ export function writeCheckpoint(
   const written = overwrite(ckptFile, bytes);
   if (written && mirrorDir !== undefined) {
     try {
-      if (mkdirSync(mirrorDir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(mirrorDir, 0o700);
+      if (mkdirSync(mirrorDir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined)
+        chmodSync(mirrorDir, PRIVATE_DIR_MODE);
       overwrite(tipMirrorFile(mirrorDir, kind, target), bytes);
     } catch {
       /* best-effort, as the checkpoint itself: without a mirror only the checkpoint beside the file is judged */
@@ -217,7 +219,8 @@ function overwrite(ckptFile: string, bytes: Buffer): boolean {
     // in its place (by whatever can write the project) is removed, not followed to a file of the user's.
     refuseLinkedStoreDirs(path.dirname(ckptFile));
     fd = openExisting(ckptFile);
-    if (fd === undefined) fd = openSync(ckptFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    if (fd === undefined)
+      fd = openSync(ckptFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, PRIVATE_FILE_MODE);
     writeAll(fd, bytes, 0);
     if (fstatSync(fd).size > bytes.length) ftruncateSync(fd, bytes.length);
     return true;

@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { InputError, isOsError, osCause, osError } from '../errors';
+import { PRIVATE_FILE_MODE, SHARED_FILE_MODE } from './modes';
 import { makeDirsBelow, makeStoreDirs, refuseLinkedStoreDirs } from './nofollow';
 import { pausePoint } from './pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from './proc';
@@ -131,11 +132,11 @@ export function ensureDir(dir: string, mode?: number): void {
  * Creates `dir` and the directories between it and `root`, which must exist:
  * a vanished root (a removed fork's worktree) is never re-created.
  */
-export function ensureDirUnder(root: string, dir: string): void {
+export function ensureDirUnder(root: string, dir: string, mode?: number): void {
   const rel = path.relative(root, dir);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return ensureDir(dir);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return ensureDir(dir, mode);
   refuseLinkedStoreDirs(root);
-  makeDirsBelow(root, dir);
+  makeDirsBelow(root, dir, mode);
 }
 
 /**
@@ -213,7 +214,7 @@ export function cleanDeadTemps(
 /** How a whole file is written: fsync'ed (`durable`), its mode, and whether an existing file is refused (`exclusive`). */
 export interface WholeFileOptions {
   durable: boolean;
-  mode?: number;
+  mode?: number; // default SHARED_FILE_MODE (a receipt, a report); a file under `.sdd/` gives PRIVATE_FILE_MODE
   exclusive?: boolean;
 }
 
@@ -257,7 +258,7 @@ export function stageFile(file: string, options: WholeFileOptions, fill: (fd: nu
   };
   let fd: number | undefined;
   try {
-    fd = openSync(tmp, 'wx', options.mode ?? 0o644);
+    fd = openSync(tmp, 'wx', options.mode ?? SHARED_FILE_MODE);
     fill(fd);
     if (options.durable) fsyncSync(fd);
     closeSync(fd);
@@ -400,7 +401,7 @@ export function appendDurably(
   let fd: number;
   try {
     // Owner-only: journals, run journals and audit logs carry prompts and tool output (docs/journal.md, "Permissions").
-    fd = openSync(file, APPEND_FLAGS, 0o600);
+    fd = openSync(file, APPEND_FLAGS, PRIVATE_FILE_MODE);
   } catch (e) {
     throw openError(e, file, 'cannot open for appending');
   }

@@ -3,6 +3,7 @@ import { linkSync, lstatSync, unlinkSync, utimesSync, writeFileSync } from 'node
 import path from 'node:path';
 import { IntegrityError, InputError, isOsError, osCause, osError } from '../errors';
 import { cleanDeadTemps, tempPath } from './fs';
+import { PRIVATE_FILE_MODE } from './modes';
 import { processCommand, processStartMs, sameProcessAlive, selfIdentity } from './proc';
 import { readRegularFile, refuseLinkedStoreDirs } from './nofollow';
 import { pausePoint } from './pause';
@@ -190,7 +191,7 @@ function takeLock(file: string, options: LockOptions, wait: boolean): LockHandle
   refuseLinkedStoreDirs(path.dirname(file));
   const tmp = tempPath(file);
   try {
-    writeFileSync(tmp, me, { mode: 0o644, flag: 'wx' });
+    writeFileSync(tmp, me, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   } catch (e) {
     try {
       unlinkSync(tmp);

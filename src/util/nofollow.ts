@@ -4,6 +4,7 @@ import path from 'node:path';
 import { MAX_LINE_BYTES } from '../canonical/limits';
 import { InputError, isOsError, osError } from '../errors';
 import { kindOf, nonDirectoryAbove } from './file-kind';
+import { PRIVATE_DIR_MODE } from './modes';
 
 /**
  * Reading a file inside a checkout without following a symbolic link anywhere
@@ -273,9 +274,10 @@ function lstatOrUndefined(p: string): Stats | undefined {
 /**
  * `mkdir -p` for a directory under `.sdd/`: what exists above `.sdd` is
  * created as usual, the rest one directory at a time, never through a link.
- * Returns false when `dir` is not under a `.sdd/` (nothing was done).
+ * Returns false when `dir` is not under a `.sdd/` (nothing was done). What it creates is owner-only unless `mode`
+ * says otherwise (src/util/modes.ts); a directory that exists keeps its mode.
  */
-export function makeStoreDirs(dir: string, mode?: number): boolean {
+export function makeStoreDirs(dir: string, mode: number = PRIVATE_DIR_MODE): boolean {
   const abs = path.resolve(dir);
   const parts = storeParts(abs);
   if (parts === undefined) return false;

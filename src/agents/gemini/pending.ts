@@ -5,6 +5,7 @@ import { runtimeDir } from '../../journal';
 import { cleanDeadTemps, ensureDir, tempPath } from '../../util/fs';
 import { assertSafeId } from '../../util/ids';
 import { tryLock } from '../../util/lock';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../util/modes';
 import { readRegularFile } from '../../util/nofollow';
 import { pausePoint } from '../../util/pause';
 
@@ -28,9 +29,9 @@ export function sessionDir(root: string, sessionId: string): string {
 
 function privateDir(dir: string): void {
   ensureDir(path.dirname(path.dirname(dir)));
-  ensureDir(path.dirname(dir), 0o700);
-  ensureDir(dir, 0o700);
-  if ((lstatSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+  ensureDir(path.dirname(dir), PRIVATE_DIR_MODE);
+  ensureDir(dir, PRIVATE_DIR_MODE);
+  if ((lstatSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE);
 }
 
 /** The temporary name earlier releases gave these files (`<file>.<pid>.<random>.tmp`): a dead writer's is removed too. */
@@ -45,7 +46,7 @@ function writeWhole(file: string, bytes: Uint8Array): void {
   cleanDeadTemps(path.dirname(file), [OLD_TEMP], (n) => n.endsWith('.tmp'));
   const tmp = tempPath(file);
   try {
-    writeFileSync(tmp, bytes, { flag: 'wx', mode: 0o600 });
+    writeFileSync(tmp, bytes, { flag: 'wx', mode: PRIVATE_FILE_MODE });
     pausePoint('gemini:pending-staged');
     renameSync(tmp, file);
   } catch (e) {
