@@ -5,7 +5,17 @@
  * repair, a checkpoint's overwrite (replaced instead), the window index's segment append (a cache: skipped) and a
  * step marker's seq (skipped). In every case the user's file keeps its bytes.
  */
-import { appendFileSync, cpSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { windowLinesFor } from '../src/agents/window-index';
 import { auditDir } from '../src/audit/layout';
@@ -145,7 +155,10 @@ test('a step marker with a second name: its seq is not written through it', () =
   const gitDir = path.join(dir, `git${n++}`);
   mkdirSync(gitDir);
   const marker = StepMarker.open(gitDir, 'refs/stepchain/snapshots/a1/k')!;
-  const file = path.join(gitDir, readdirSync(gitDir).find((f) => f.startsWith('stepchain-step-'))!);
+  const file = path.join(
+    gitDir,
+    readdirSync(gitDir).find((f) => f.startsWith('stepchain-step-'))!,
+  );
   const users = path.join(dir, `users-file-${n++}`);
   writeFileSync(users, 'the user’s own file\n');
   rmSync(file);

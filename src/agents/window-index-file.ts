@@ -289,7 +289,14 @@ export function appendSegment(indexFile: string, old: Index, seg: Segment): void
   }
   try {
     const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile() || st.nlink !== 1n || st.dev !== old.file.dev || st.ino !== old.file.ino || st.size !== BigInt(old.file.size)) return;
+    if (
+      !st.isFile() ||
+      st.nlink !== 1n ||
+      st.dev !== old.file.dev ||
+      st.ino !== old.file.ino ||
+      st.size !== BigInt(old.file.size)
+    )
+      return;
     const { bytes } = seg;
     const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length + MAC_BYTES);
     old.file.mac.update(bytes).tag().copy(whole, bytes.length);
