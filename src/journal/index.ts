@@ -2,7 +2,7 @@ export { Cas } from './cas';
 export { ChainChecker } from './chain';
 export type { Fault, FaultKind, FaultSink } from './chain';
 export { expandFaults, FaultList, MAX_LISTED_FAULTS } from './faults';
-export { Journal, projectRootOf, validateStep } from './journal';
+export { checkWritable, Journal, projectRootOf, validateStep } from './journal';
 export type { Durability, JournalOptions, StepInput } from './journal';
 export { parsesAsJson } from './json-syntax';
 export { casDir, JOURNAL_FILE, journalDir, journalFile, journalsDir, runtimeDir } from './layout';

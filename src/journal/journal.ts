@@ -98,8 +98,11 @@ export function validateStep(s: StepInput): ValidStep {
   return { model, prompt, tool_call, tool_result, ts };
 }
 
-/** The value as it will be hashed and written: read once (readOnce), so the row's bytes are what its hash covers. */
-function checkWritable(name: string, v: JsonValue | undefined): JsonValue {
+/**
+ * The value as it will be hashed and written: read once (readOnce), so the row's bytes are what its hash covers; an
+ * InputError naming the field when no row can hold it (NaN, an infinity, nesting past what a line holds).
+ */
+export function checkWritable(name: string, v: JsonValue | undefined): JsonValue {
   if (v === undefined) return null;
   try {
     return readOnce(v);

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { canonical, isJsonObject, parse, type JsonObject, type JsonValue } from '../canonical';
+import { canonical, canonicalOfRead, isJsonObject, parse, type JsonObject, type JsonValue } from '../canonical';
 import { sha256Hex } from '../util/hash';
 import { recordableHeaders, recordablePath } from './credentials';
 import { stringAt } from './json';
@@ -101,7 +101,9 @@ export function readExchange(x: Exchange, parsed?: RequestView | null): Exchange
     header(x.responseHeaders, 'content-encoding'),
   );
   const conversation = view === undefined ? null : x.protocol.conversation(view);
-  const text = canonical(conversation);
+  // Measured as read (a NaN the request holds is measured, not thrown: whether the prompt can be written is the
+  // recorder's check, field by field, so the response's tool calls are still read).
+  const text = canonicalOfRead(conversation);
   const prompt: JsonValue =
     Buffer.byteLength(text, 'utf8') <= PROMPT_CAP_BYTES
       ? conversation

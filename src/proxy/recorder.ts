@@ -1,5 +1,6 @@
 import { printTornTailNotice, type TornTailMoved, tornTailOption } from '../util/chain-file';
 import { canonical, type JsonObject, type JsonValue } from '../canonical';
+import { checkWritable } from '../journal';
 import { canonicalSha256 } from '../runs/provider-state';
 import { recordMutation } from '../runs/record';
 import { startAppender, type Appender, type AppendJob, type LinkReply } from './append-worker';
@@ -57,6 +58,8 @@ export interface RecorderSlot {
   exchange?: Exchange;
   reading?: ExchangeReading;
   seq?: number;
+  /** The step's fields read from the exchange, as the journal will write them (canonical text), once it is read. */
+  fields?: { model: string; prompt: string; tool_call: string };
   results?: JsonValue[];
 }
 
@@ -261,10 +264,38 @@ export class Recorder {
         this.warn(
           `exchange ${s.seq}: its response ${s.reading.unread}: its tool calls are not read (its bytes are recorded)`,
         );
+      s.fields = this.writableFields(s.seq, s.reading);
       this.pinSignals(s);
       this.noteAsked(s.seq, exchangeCalls(s.reading.toolCalls, null));
       this.pending.push(s);
     }
+  }
+
+  /**
+   * A field of the step as the journal will write it (canonical text), or undefined with a warning when no row can
+   * hold it: both sides of an exchange are read from bytes a peer chose, and a value such as NaN (which the parser
+   * reads, as Python's does) or one nested past what a journal line holds cannot be written. Checked by the rule the
+   * journal's append applies (`checkWritable`), here where the exchange is read: a value that threw on the way to its
+   * append ended `record` with a stack trace, its journal never written and the agent left without its proxy.
+   */
+  private fieldText(seq: number, name: string, v: JsonValue): string | undefined {
+    try {
+      return canonical(checkWritable(name, v));
+    } catch (e) {
+      this.warn(`exchange ${seq}: ${(e as Error).message}: recorded as null (the exchange's bytes are in its blobs)`);
+      return undefined;
+    }
+  }
+
+  /** The fields read from an exchange, each that cannot be written null; tool calls not written are not waited for. */
+  private writableFields(seq: number, r: ExchangeReading): NonNullable<RecorderSlot['fields']> {
+    const tool_call = this.fieldText(seq, 'tool_call', r.toolCalls.length === 0 ? null : r.toolCalls);
+    if (tool_call === undefined) r.toolCalls = [];
+    return {
+      model: this.fieldText(seq, 'model', r.model) ?? 'null',
+      prompt: this.fieldText(seq, 'prompt', r.prompt) ?? 'null',
+      tool_call: tool_call ?? 'null',
+    };
   }
 
   private pinSignals(s: RecorderSlot): void {
@@ -332,10 +363,8 @@ export class Recorder {
       root: this.options.root,
       env: this.options.env,
       input: x.request,
-      model: canonical(r.model),
-      prompt: canonical(r.prompt),
-      tool_call: canonical(r.toolCalls.length === 0 ? null : r.toolCalls),
-      tool_result: canonical(s.results ?? null),
+      ...s.fields!,
+      tool_result: this.fieldText(s.seq!, 'tool_result', s.results ?? null) ?? 'null',
       blobs: [x.response, exchangeRecord(x, this.options.agent)],
       ...(hookJournal === undefined ? {} : { link: { hookJournal, exchangeJournal: this.options.runId, calls: ids } }),
     };
