@@ -6,7 +6,13 @@ import type { Protocol, ProviderSignal, RequestView, ToolResult } from './types'
 const COMPACTION_PROMPT =
   /Your task is to create a detailed summary of (the|this|the RECENT portion of the) conversation/;
 
-const TOOL_USE_TYPES = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+/**
+ * The blocks that ask the agent to run a tool. Not `server_tool_use` (web search, code execution) or `mcp_tool_use`
+ * (the MCP connector): the provider runs those itself and puts their results (`*_tool_result`) in the same response,
+ * so no request of the agent's ever answers them, and a step waiting for that answer held back every step after it
+ * (their appends and snapshots) to the end of the run.
+ */
+const TOOL_USE_TYPES = new Set(['tool_use']);
 
 function lastUserText(body: JsonObject): string {
   const msgs = objects(arrayAt(body, 'messages'));

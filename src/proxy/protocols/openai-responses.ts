@@ -2,10 +2,22 @@ import { type JsonObject } from '../../canonical';
 import { arrayAt, objectAt, objects, stringAt, valueAt } from '../json';
 import type { Protocol, ProviderSignal, ToolResult } from './types';
 
-/** Output item types that are the model asking for a tool (function_call, custom_tool_call, local_shell_call, ...). */
+/**
+ * The `*_call` output items the provider runs itself, their results in the same response: no request of the agent's
+ * answers them (with a `*_call_output`), and a step waiting for that answer held back every step after it to the end.
+ */
+const PROVIDER_RUN = new Set([
+  'web_search_call',
+  'file_search_call',
+  'image_generation_call',
+  'code_interpreter_call',
+  'mcp_call',
+]);
+
+/** Output item types that are the model asking the agent for a tool (function_call, custom_tool_call, local_shell_call, ...). */
 function isCall(item: JsonObject): boolean {
   const t = stringAt(item, 'type') ?? '';
-  return t.endsWith('_call') && t !== 'web_search_call' && t !== 'file_search_call' && t !== 'image_generation_call';
+  return t.endsWith('_call') && !PROVIDER_RUN.has(t);
 }
 
 /** OpenAI Responses (`POST .../responses`, and Codex's `.../responses/compact`), streamed or not. */
