@@ -478,6 +478,32 @@ describe('fork rm', () => {
     });
   });
 
+  test("deletes only the fork's own branch: never a user's branch its worktree checked out or its session file names", async () => {
+    const root = recordedRepo();
+    git(root, ['branch', 'feature', 'HEAD']);
+    const tip = git(root, ['rev-parse', 'refs/heads/feature']);
+    // The fork's agent switched its worktree to the user's branch (git allows it: no other worktree has it out).
+    const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
+    git(a.fork_worktree, ['checkout', '-q', 'feature']);
+    const ra = await removeFork(root, a.fork_session_id);
+    expect(ra.branch).toBe(a.fork_branch);
+    expect(git(root, ['rev-parse', 'refs/heads/feature'])).toBe(tip);
+    expect(git(root, ['branch', '--list', a.fork_branch])).toBe('');
+
+    // Detached, with its session file naming the user's branch: no branch of that name is deleted.
+    const b = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
+    git(b.fork_worktree, ['checkout', '-q', '--detach']);
+    const session = sessionOf(b);
+    writeFileSync(
+      b.snapshot_path,
+      JSON.stringify({ ...session, fork: { ...(session.fork as object), branch: 'feature' } }),
+    );
+    const rb = await removeFork(root, b.fork_session_id);
+    expect(rb.branch).toBeNull();
+    expect(git(root, ['rev-parse', 'refs/heads/feature'])).toBe(tip);
+    expect(existsSync(b.fork_worktree)).toBe(false);
+  });
+
   test('refuses a fork that has forks of its own; a missing worktree directory is still cleaned up', async () => {
     const root = recordedRepo();
     const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });

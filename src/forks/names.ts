@@ -44,6 +44,15 @@ export function forkBranchName(parentBranch: string | undefined, forkId: string)
   return `fork/${parentBranch ?? 'session'}/${forkId}`;
 }
 
+/**
+ * Whether `branch` has the shape of the branch `forkBranchName` gives fork `forkId`: the only branch `fork rm`
+ * deletes. The branch a fork's worktree has checked out now (its agent may have switched to a user's branch) or
+ * the one its session file names (the fork's agent can write that file) is not evidence enough.
+ */
+export function isForkBranchOf(branch: string, forkId: string): boolean {
+  return branch.startsWith('fork/') && branch.endsWith(`/${forkId}`) && branch.length > `fork//${forkId}`.length;
+}
+
 export function sessionsDir(root: string): string {
   return path.join(runtimeDir(root), 'sessions');
 }

@@ -6,7 +6,8 @@ import { forkParentRoot, writeTombstone } from '../journal/tombstone';
 import { assertSafeId } from '../util/ids';
 import { acquireLock, liveLockHolder, type LockHandle } from '../util/lock';
 import { gitText } from '../git/exec';
-import { worktreesDir } from './names';
+import { isForkBranchOf, readSessionFile, sessionFile, worktreesDir } from './names';
+import { isJsonObject } from '../canonical';
 import { pendingFile, readIntents, removeIntent } from './pending';
 import { branchExists, requireRepo, resolveRef } from '../git/repo';
 import { deleteRefsUnder } from '../git/ref-batch';
@@ -141,6 +142,26 @@ async function refuseUncommitted(node: ForkNode, env: NodeJS.ProcessEnv): Promis
     );
 }
 
+/**
+ * The branch the fork was created on (`fork/<parent branch>/<fork_id>`), from its intent, its session file or
+ * what its worktree has checked out, whichever names one of that shape; null when none does. The worktree's
+ * agent may have checked out another branch (a user's `feature`) or written another name into its session file:
+ * such a branch is not the fork's and is never deleted (it stays, as it was, once the worktree is gone).
+ */
+function forkOwnBranch(node: ForkNode, intentBranch: string | undefined): string | null {
+  let recorded: string | undefined;
+  if (!node.missing) {
+    try {
+      const block = readSessionFile(sessionFile(node.worktree, node.fork_session_id))?.fork;
+      if (block !== undefined && isJsonObject(block) && typeof block.branch === 'string') recorded = block.branch;
+    } catch {
+      recorded = undefined; // an unreadable session file names nothing; the other sources still may
+    }
+  }
+  const candidates = [intentBranch, recorded, node.branch ?? undefined];
+  return candidates.find((b): b is string => b !== undefined && isForkBranchOf(b, node.fork_session_id)) ?? null;
+}
+
 async function removeLocked(
   root: string,
   node: ForkNode,
@@ -174,7 +195,7 @@ async function removeLocked(
       ? undefined
       : readIntents(worktreesDir(parent.parent)).find((i) => i.intent.fork_session_id === forkId);
   let branchCommit: string | null = null;
-  const branch = node.branch;
+  const branch = forkOwnBranch(node, intent?.intent.branch);
   const keepBranch = intent?.intent.branch_existed === true;
   if (branch !== null && !keepBranch && branchExists(root, branch, env))
     branchCommit = resolveRef(root, `refs/heads/${branch}`, env) ?? null;
