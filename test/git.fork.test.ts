@@ -504,6 +504,33 @@ describe('fork rm', () => {
     expect(existsSync(b.fork_worktree)).toBe(false);
   });
 
+  test('a worktree git keeps locked is refused before anything is removed; forced, all of the fork goes', async () => {
+    const root = recordedRepo();
+    const tombstone = (id: string) => path.join(root, '.sdd', 'runtime', 'tombstones', `${id}.json`);
+    const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
+    git(root, ['worktree', 'lock', '--reason', 'on a USB disk', a.fork_worktree]);
+    expect(flattenForks(await listForks(root))[0]!.locked).toBe('on a USB disk');
+    await expect(removeFork(root, a.fork_session_id)).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringMatching(/locked \("on a USB disk"\).*nothing was removed/),
+    });
+    expect(existsSync(a.fork_worktree)).toBe(true);
+    expect(existsSync(tombstone(a.fork_session_id))).toBe(false);
+    expect(git(root, ['branch', '--list', a.fork_branch])).not.toBe('');
+    await removeFork(root, a.fork_session_id, { force: true });
+    expect(git(root, ['worktree', 'list', '--porcelain'])).not.toContain(a.fork_session_id);
+    expect(git(root, ['branch', '--list', a.fork_branch])).toBe('');
+
+    // Locked, its directory deleted by hand: git's entry (which prune keeps while locked) and the branch go too.
+    const b = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
+    git(root, ['worktree', 'lock', b.fork_worktree]);
+    rmSync(b.fork_worktree, { recursive: true, force: true });
+    await removeFork(root, b.fork_session_id, { force: true });
+    expect(git(root, ['worktree', 'list', '--porcelain'])).not.toContain(b.fork_session_id);
+    expect(git(root, ['branch', '--list', b.fork_branch])).toBe('');
+    expect(await listForks(root)).toEqual([]);
+  });
+
   test('refuses a fork that has forks of its own; a missing worktree directory is still cleaned up', async () => {
     const root = recordedRepo();
     const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });

@@ -2,10 +2,10 @@ import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, IntegrityError } from '../errors';
 import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
-import { forkParentRoot, writeTombstone } from '../journal/tombstone';
+import { forkParentRoot, tombstoneFile, writeTombstone } from '../journal/tombstone';
 import { assertSafeId } from '../util/ids';
 import { acquireLock, liveLockHolder, type LockHandle } from '../util/lock';
-import { gitText } from '../git/exec';
+import { GitCommandError, gitText } from '../git/exec';
 import { isForkBranchOf, readSessionFile, sessionFile, worktreesDir } from './names';
 import { isJsonObject } from '../canonical';
 import { pendingFile, readIntents, removeIntent } from './pending';
@@ -85,6 +85,12 @@ export async function removeFork(
     );
   }
   if (node.creator_pid !== null && !force) refuse(forkId, `it is being created right now (pid ${node.creator_pid})`);
+  // A lock is git's "keep this worktree" (its owner's, on removable media, ...): asked before anything is removed.
+  if (node.locked !== null && !force)
+    refuse(
+      forkId,
+      `git keeps its worktree locked${node.locked ? ` (${JSON.stringify(node.locked)})` : ''}: \`git worktree unlock ${node.worktree}\` first`,
+    );
 
   // Nothing is removed, locked or read through a link planted on the way to the fork (src/util/nofollow.ts).
   refuseLinkedStoreDirs(node.worktree);
@@ -107,6 +113,10 @@ export async function removeFork(
   const base = inside && parentRoot !== undefined ? parentRoot : root;
   try {
     return await removeLocked(base, node, force, env, jfile, options.tombstone !== false);
+  } catch (e) {
+    // What git refused (a worktree it will not remove, a branch checked out elsewhere) is one line naming the fork.
+    if (e instanceof GitCommandError) throw new IntegrityError(`fork ${forkId}: ${e.message}`);
+    throw e;
   } finally {
     lock?.();
   }
@@ -201,6 +211,7 @@ async function removeLocked(
     branchCommit = resolveRef(root, `refs/heads/${branch}`, env) ?? null;
 
   // The tombstone first: from here on an append naming this fork is refused.
+  const hadTombstone = parent !== undefined && existsSync(tombstoneFile(parent.parent, forkId));
   const tombstone =
     parent === undefined || !leaveTombstone
       ? null
@@ -216,18 +227,27 @@ async function removeLocked(
         });
 
   if (!node.missing && existsSync(node.worktree)) {
-    // Twice forced: a half-made worktree may still be locked by git ("initializing").
-    const rm = ['worktree', 'remove', '--force', ...(node.incomplete ? ['--force'] : []), node.worktree];
+    // Twice forced: a half-made worktree may still be locked by git ("initializing"), and a locked one is removed
+    // only when forced (refused above otherwise).
+    const twice = node.incomplete || node.locked !== null;
+    const rm = ['worktree', 'remove', '--force', ...(twice ? ['--force'] : []), node.worktree];
     try {
       await gitText(root, rm, env);
     } catch (e) {
       // Forced past a live writer (it holds no lock of ours): an append already under way can add a file while
       // git empties a directory ("Directory not empty"). The tombstone refuses the next ones; remove what is left,
       // retrying such a race, then `worktree prune` below forgets it.
-      if (!node.incomplete && !force) throw e;
+      if (!node.incomplete && !force) {
+        // Nothing was removed: neither is the fork marked removed.
+        if (tombstone !== null && !hadTombstone) rmSync(tombstone, { force: true });
+        throw e;
+      }
       rmSync(node.worktree, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     }
   }
+  // `prune` keeps a locked worktree's entry, whose directory is gone by now (or was, when the fork was found).
+  if (node.locked !== null && !existsSync(node.worktree))
+    await gitText(root, ['worktree', 'unlock', node.worktree], env).catch(() => undefined); // unlocked meanwhile
   const prune = ['worktree', 'prune'];
   await gitText(root, prune, env);
   if (branch !== null && !keepBranch && branchExists(root, branch, env)) {

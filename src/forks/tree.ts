@@ -44,6 +44,8 @@ export interface ForkNode {
   journal_ok: boolean | null;
   /** The worktree's directory is gone (git lists it as prunable). */
   missing: boolean;
+  /** git keeps the worktree locked (`git worktree lock`): its reason, '' when none was given; null when not locked. */
+  locked: string | null;
   /** Creation did not finish (a half-made fork: `stepchain fork rm` removes it). */
   incomplete: boolean;
   /** The pid still creating it, while creation is in progress. */
@@ -56,6 +58,7 @@ interface WorktreeRecord {
   head: string | null;
   branch: string | null;
   prunable: boolean;
+  locked: string | null;
 }
 
 /**
@@ -66,12 +69,13 @@ interface WorktreeRecord {
 function parseWorktreeList(text: string, z: boolean): WorktreeRecord[] {
   const out: WorktreeRecord[] = [];
   for (const block of z ? text.split('\0\0') : text.split(/\n\n+/)) {
-    const rec: WorktreeRecord = { path: '', head: null, branch: null, prunable: false };
+    const rec: WorktreeRecord = { path: '', head: null, branch: null, prunable: false, locked: null };
     for (const line of block.split(z ? '\0' : '\n')) {
       if (line.startsWith('worktree ')) rec.path = line.slice('worktree '.length);
       else if (line.startsWith('HEAD ')) rec.head = line.slice('HEAD '.length);
       else if (line.startsWith('branch ')) rec.branch = line.slice('branch '.length).replace(/^refs\/heads\//, '');
       else if (line === 'prunable' || line.startsWith('prunable ')) rec.prunable = true;
+      else if (line === 'locked' || line.startsWith('locked ')) rec.locked = line.slice('locked '.length);
     }
     if (rec.path) out.push(rec);
   }
@@ -132,6 +136,7 @@ function nodeOf(rec: WorktreeRecord, intent: ForkIntent | undefined): ForkNode |
     steps_since: steps === null ? null : Math.max(0, steps - (fromStep === null ? 0 : fromStep + 1)),
     journal_ok: journalOk,
     missing,
+    locked: rec.locked,
     incomplete: intent !== undefined || (!missing && block === undefined),
     creator_pid: intent === undefined ? null : (liveCreator(intent) ?? null),
     children: [],
@@ -168,6 +173,7 @@ function intentOnlyNode(intent: ForkIntent): ForkNode {
     steps_since: null,
     journal_ok: null,
     missing: !existsSync(intent.worktree),
+    locked: null,
     incomplete: true,
     creator_pid: liveCreator(intent) ?? null,
     children: [],
@@ -231,6 +237,7 @@ function summary(n: ForkNode): string {
   if (n.restored_from_snapshot) parts.push(`files of step ${n.from_step}`);
   if (n.journal_ok === false) parts.push('JOURNAL DOES NOT VERIFY');
   if (n.missing) parts.push('WORKTREE MISSING');
+  if (n.locked !== null) parts.push(`LOCKED${n.locked ? ` (${sanitize(JSON.stringify(n.locked))})` : ''}`);
   if (n.incomplete)
     parts.push(
       n.creator_pid !== null
