@@ -531,6 +531,21 @@ describe('fork rm', () => {
     expect(await listForks(root)).toEqual([]);
   });
 
+  test('a fork whose agent removed its .sdd/ (git clean -fdx) still keeps its uncommitted changes unless forced', async () => {
+    const root = recordedRepo();
+    const r = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });
+    writeFiles(r.fork_worktree, { 'src/calc.py': "the agent's work\n" });
+    git(r.fork_worktree, ['clean', '-q', '-fdx']); // takes the untracked .sdd/ (session file, journal) with it
+    expect(existsSync(r.snapshot_path)).toBe(false);
+    await expect(removeFork(root, r.fork_session_id)).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringMatching(/uncommitted changes.*src\/calc\.py.*--force/),
+    });
+    expect(readFileSync(path.join(r.fork_worktree, 'src', 'calc.py'), 'utf8')).toBe("the agent's work\n");
+    await removeFork(root, r.fork_session_id, { force: true });
+    expect(existsSync(r.fork_worktree)).toBe(false);
+  });
+
   test('refuses a fork that has forks of its own; a missing worktree directory is still cleaned up', async () => {
     const root = recordedRepo();
     const a = await createFork({ env: ENV, root, sessionId: 'ag', fromStep: 1 });

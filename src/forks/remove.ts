@@ -181,7 +181,16 @@ async function removeLocked(
   leaveTombstone: boolean,
 ): Promise<RemoveForkResult> {
   const forkId = node.fork_session_id;
-  if (!node.missing && existsSync(node.worktree) && !node.incomplete && !force) await refuseUncommitted(node, env);
+  const parent = forkParentRoot(node.worktree);
+  const intent =
+    parent === undefined
+      ? undefined
+      : readIntents(worktreesDir(parent.parent)).find((i) => i.intent.fork_session_id === forkId);
+  // Only a creation its intent still describes may hold files nobody made (checked out half-way, or not at all).
+  // A worktree that is merely without its session file (its agent ran `git clean -fdx`, removing .sdd/) is judged
+  // as any fork: its changes are someone's work.
+  const halfMade = intent !== undefined;
+  if (!node.missing && existsSync(node.worktree) && !halfMade && !force) await refuseUncommitted(node, env);
 
   let steps: number | null = null;
   let head: string | null = null;
@@ -199,11 +208,6 @@ async function removeLocked(
       );
     }
   }
-  const parent = forkParentRoot(node.worktree);
-  const intent =
-    parent === undefined
-      ? undefined
-      : readIntents(worktreesDir(parent.parent)).find((i) => i.intent.fork_session_id === forkId);
   let branchCommit: string | null = null;
   const branch = forkOwnBranch(node, intent?.intent.branch);
   const keepBranch = intent?.intent.branch_existed === true;
