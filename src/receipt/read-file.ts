@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors';
 import { walkableBuffer } from '../journal/parallel';
 import { bufferView } from '../util/buffer-view';
+import { SIZELESS, sizeIsNotLength } from '../util/nofollow';
 import { pausePoint } from '../util/pause';
 import { maybeGunzip } from './gzip';
 import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
@@ -82,6 +83,13 @@ export function openReceiptFile(file: string, maxBytes: number): { fd: number; s
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
+    let sizeless: boolean;
+    try {
+      sizeless = sizeIsNotLength(fd, st);
+    } catch (e) {
+      throw cannotRead(file, e);
+    }
+    if (sizeless) throw new InputError(`${file}: not a regular file: it is ${SIZELESS}`);
     if (st.size > maxBytes)
       throw new ReceiptFormatError('too_large', `receipt is ${st.size} bytes, over the ${maxBytes}-byte limit`);
     return { fd, size: st.size };

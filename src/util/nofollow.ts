@@ -354,11 +354,35 @@ export function openRegularFile(file: string, options: OpenOptions = {}): Opened
     if (isOsError(e)) throw osError(e, file, 'cannot read');
     throw e;
   }
-  if (!st.isFile()) {
+  let sizeless: boolean;
+  try {
+    sizeless = st.isFile() && sizeIsNotLength(fd, st);
+  } catch (e) {
     closeSync(fd);
-    throw new InputError(`${file}: cannot read: it is ${kindOf(st)}, not a regular file`);
+    if (isOsError(e)) throw osError(e, file, 'cannot read');
+    throw e;
+  }
+  if (!st.isFile() || sizeless) {
+    closeSync(fd);
+    throw new InputError(`${file}: cannot read: it is ${sizeless ? SIZELESS : kindOf(st)}, not a regular file`);
   }
   return { fd, size: st.size };
+}
+
+/** What a file whose size is not its length is, in words (see sizeIsNotLength). */
+export const SIZELESS = 'a file whose size is not its length (a /proc or /sys file)';
+
+/**
+ * Whether the regular file open at `fd` (fstat'ed as `st`) holds bytes its size does not count: a /proc or /sys
+ * file, which the kernel writes as it is read and stats as 0 bytes. Every reader here reads a file up to its size
+ * when opened (so that one appended to as it is read ends), and read such a file as empty: `verify
+ * /proc/self/status` said OK, 0 steps. A file of 0 bytes is probed for one byte; one that has a byte where fstat,
+ * asked again after the read, still says 0 is such a file (a real file written meanwhile has grown by then).
+ */
+export function sizeIsNotLength(fd: number, st: Stats): boolean {
+  if (st.size !== 0) return false;
+  if (readSync(fd, Buffer.allocUnsafe(1), 0, 1, 0) === 0) return false;
+  return fstatSync(fd).size === 0;
 }
 
 export interface ReadOptions extends OpenOptions {
