@@ -15,6 +15,11 @@ export interface OptionSpec {
   value?: string;
   /** The value `-` reads stdin: at most one such value per command line (stdin can be read once). */
   stdin?: boolean;
+  /**
+   * An empty value means something (an empty prompt). Without this, `--x=` or `--x ''` is a usage error: an empty
+   * path, id or pattern (`--root "$UNSET"`) was taken as the current directory or as a pattern matching nothing.
+   */
+  emptyOk?: boolean;
 }
 
 export interface ParsedArgs {
@@ -35,8 +40,8 @@ export function optionLabel(name: string, spec: OptionSpec): string {
  * A strict argument parser over node:util `parseArgs` (its tokens: `--x=v` and
  * `--x v`, `-o v` and `-ov`, `--` ends options, a lone `-` is a positional for
  * stdin). On top of it: unknown options are usage errors with the closest known
- * option suggested, a flag given a value, a value option given twice or without
- * its value are errors. A value option takes the next argument whatever it looks
+ * option suggested, a flag given a value, a value option given twice, without
+ * its value or with an empty one (unless it says `emptyOk`) are errors. A value option takes the next argument whatever it looks
  * like (`--prompt -x` is the prompt `-x`), as git does.
  */
 export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, command: string): ParsedArgs {
@@ -73,6 +78,8 @@ export function parseArgs(argv: string[], spec: Record<string, OptionSpec>, comm
       continue;
     }
     if (t.value === undefined) throw new InputError(`${command}: ${label} needs a value`);
+    if (t.value === '' && s.emptyOk !== true)
+      throw new InputError(`${command}: ${label} needs a value (got an empty one)`);
     if (s.kind === 'value') {
       if (out.values.has(t.name)) throw new InputError(`${command}: ${label} given twice`);
       out.values.set(t.name, t.value);

@@ -41,8 +41,8 @@ export const appendCommand: Command = {
       value: 'HEX',
       description: 'The input_hash as given (64 lowercase hex digits) when the input itself is not at hand.',
     },
-    model: { kind: 'value', value: 'M', description: 'The model that ran the step.' },
-    prompt: { kind: 'value', value: 'TEXT', description: 'The prompt text.' },
+    model: { kind: 'value', value: 'M', emptyOk: true, description: 'The model that ran the step.' },
+    prompt: { kind: 'value', value: 'TEXT', emptyOk: true, description: 'The prompt text.' },
     'prompt-file': {
       kind: 'value',
       value: 'FILE',
