@@ -7,7 +7,7 @@
  * (compileInlineInThreads in src/journal/parallel.ts). The deadlock needs a compile job and a collection to meet,
  * so this is a net, not a proof: many short threaded verifies at once, each given a minute to end.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { cliPath } from './helpers/paths';
 import { writeSyntheticJournal } from './helpers/journal-rows';
@@ -46,4 +46,18 @@ test('24 verifies shared among 2-16 threads, 6 at a time: every one ends, with t
     codes.push(...(await Promise.all([2, 4, 6, 8, 12, 16].map((t) => threadedVerify(t)))));
   }
   expect(codes).toEqual(new Array(24).fill(0));
+});
+
+/**
+ * Node pipes each thread's output into the process's stdout and stderr, which added listeners to those two shared
+ * streams per thread: at 16 threads they passed their limit of 10 and every verify printed two
+ * MaxListenersExceededWarning lines on stderr (src/journal/parallel.ts, startWorker).
+ */
+test('a verify shared among 16 threads prints its verdict and nothing on stderr', () => {
+  const env = { ...process.env, STEPCHAIN_THREADS: '16', STEPCHAIN_PARALLEL_MIN_BYTES: '1' };
+  for (const args of [[], ['--json']]) {
+    const r = spawnSync(process.execPath, [cliPath, 'verify', file, ...args], { env, encoding: 'utf8' });
+    expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).toContain('3000');
+  }
 });

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { MessagePort, Worker } from 'node:worker_threads';
+import type { Readable } from 'node:stream';
 
 /**
  * node:worker_threads, loaded when threads are started: most processes that
@@ -158,7 +159,21 @@ function startWorker(entry: ChunkWorkerEntry, job: ChunkJob | ChunkIdle, port?: 
   compileInlineInThreads();
   const options = { workerData: job, transferList: port === undefined ? [] : [port], stdout: false, stderr: false };
   const { Worker } = workerThreads();
-  return typeof entry === 'string' ? new Worker(entry, options) : new Worker(entry.source, { ...options, eval: true });
+  const worker =
+    typeof entry === 'string' ? new Worker(entry, options) : new Worker(entry.source, { ...options, eval: true });
+  // Node pipes a thread's output into process.stdout and process.stderr, and each pipe adds its listeners to those
+  // shared streams: 16 threads passed their limit of 10 (a MaxListenersExceededWarning on stderr). The pipes come
+  // down and one listener on the thread's own stream forwards what it writes (`stdout: false` kept: a stream so made
+  // never holds the process open, as the pipe never did).
+  forwardThreadOutput(worker.stdout, process.stdout);
+  forwardThreadOutput(worker.stderr, process.stderr);
+  return worker;
+}
+
+function forwardThreadOutput(from: Readable, to: NodeJS.WriteStream): void {
+  from.unpipe(to);
+  from.on('data', (chunk: Buffer) => to.write(chunk));
+  from.resume(); // unpipe paused it, and a 'data' listener does not resume a stream paused so
 }
 
 export function isChunkJob(data: unknown): data is ChunkJob {
