@@ -157,7 +157,9 @@ describe('stepchain append / verify', () => {
     const u = await cliInProcess(['verify', path.join(d, 'utf8.jsonl'), '--json']);
     expect(u.code).toBe(1);
     // The reference's list exactly: the malformed line, and no empty_journal beside it.
-    expect(JSON.parse(u.stdout).errors).toEqual([{ line: 1, kind: 'malformed_json', message: 'invalid UTF-8' }]);
+    expect(JSON.parse(u.stdout).errors).toEqual([
+      { line: 1, kind: 'malformed_json', message: 'invalid UTF-8 at column 1' },
+    ]);
     // An empty file is a journal whose first write never happened: 0 steps, as the reference says (docs/journal.md).
     writeFileSync(path.join(d, 'empty.jsonl'), '');
     const e = await cliInProcess(['verify', path.join(d, 'empty.jsonl')]);

@@ -11,7 +11,7 @@ export {
   SHORT_ESCAPES,
 } from './encode';
 export type { EncodeOptions } from './encode';
-export { JsonParseError, decodeUtf8, parse, parseBytes, valueStartError, whyNotText } from './parse';
+export { INVALID_UTF8, JsonParseError, decodeUtf8, parse, parseBytes, valueStartError, whyNotText } from './parse';
 export type { ParseOptions } from './parse';
 export { readOnce } from './read-once';
 export { isPythonFloatRepr, pythonFloatRepr } from './float-repr';

@@ -1,5 +1,6 @@
 import { MAX_LINE_BYTES, MAX_NESTING } from './limits';
 import { jsonStringEnd, jsonStringFault } from './string-syntax';
+import { invalidUtf8Column } from './utf8-fault';
 import { JsonFloat, setKey, type JsonObject, type JsonValue } from './value';
 
 /** Malformed JSON, with the 1-based column (in UTF-16 units) where reading stopped. */
@@ -57,9 +58,12 @@ export interface ParseOptions {
 const MAX_INT_DIGITS = 4300;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** decodeUtf8's reason for bytes that are not UTF-8 (its column says where). */
+export const INVALID_UTF8 = 'invalid UTF-8';
 
 /**
- * Decodes UTF-8 strictly (invalid sequences are an error, not U+FFFD). Text longer than the longest string the
+ * Decodes UTF-8 strictly (invalid sequences are an error, not U+FFFD), the error at the column where the first
+ * invalid sequence starts (it said column 1 wherever that was). Text longer than the longest string the
  * JavaScript engine can hold (2^29 - 24 UTF-16 units in V8) is its own error: it was said to be invalid UTF-8.
  */
 export function decodeUtf8(bytes: Uint8Array): string {
@@ -69,13 +73,13 @@ export function decodeUtf8(bytes: Uint8Array): string {
     // Told apart by Node's code, not by class: an error of another realm (a vm context, Jest's) is no instance here.
     if ((e as { code?: unknown } | null)?.code === 'ERR_STRING_TOO_LONG')
       throw parseError(tooLongToRead(bytes.length), 1);
-    throw parseError('invalid UTF-8', 1);
+    throw parseError(INVALID_UTF8, invalidUtf8Column(bytes) ?? 1);
   }
 }
 
 /** Why decodeUtf8 refused bytes, for a message: "not valid UTF-8", or that they are too long to hold as text. */
 export function whyNotText(e: unknown): string {
-  return e instanceof JsonParseError && e.reason !== 'invalid UTF-8' ? e.reason : 'not valid UTF-8';
+  return e instanceof JsonParseError && e.reason !== INVALID_UTF8 ? e.reason : 'not valid UTF-8';
 }
 
 /** What a text too long for one string is called (its length in bytes, and the engine's limit). */

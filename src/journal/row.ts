@@ -3,6 +3,7 @@ import {
   canonicalOfRead,
   decodeUtf8,
   float,
+  INVALID_UTF8,
   isJsonInteger,
   isJsonObject,
   JsonParseError,
@@ -127,7 +128,10 @@ export function readRowLine(bytes: Uint8Array): LineRead {
   try {
     raw = decodeUtf8(bytes);
   } catch (e) {
-    return { kind: 'malformed', reason: e instanceof JsonParseError ? e.reason : 'invalid UTF-8' };
+    // Where the bytes stop being UTF-8, as a parse error says where reading stopped; a line too long to hold is not
+    // a place in it.
+    if (!(e instanceof JsonParseError)) return { kind: 'malformed', reason: INVALID_UTF8 };
+    return { kind: 'malformed', reason: e.reason === INVALID_UTF8 ? e.message : e.reason };
   }
   const text = pyStrip(raw);
   if (text.length === 0) return { kind: 'blank' };
