@@ -13,6 +13,7 @@ export {
 export type { EncodeOptions } from './encode';
 export { INVALID_UTF8, JsonParseError, decodeUtf8, parse, parseBytes, valueStartError, whyNotText } from './parse';
 export type { ParseOptions } from './parse';
+export { bareText } from './bare-text';
 export { readOnce } from './read-once';
 export { isPythonFloatRepr, pythonFloatRepr } from './float-repr';
 export { compareCodePoints } from './key-order';

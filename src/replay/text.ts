@@ -1,5 +1,5 @@
 import { eastAsianWidth } from 'get-east-asian-width';
-import { encode, isJsonObject, JsonFloat, type JsonValue } from '../canonical';
+import { bareText, encode, isJsonObject, JsonFloat, type JsonValue } from '../canonical';
 import { sanitize } from '../util/terminal';
 
 export { sanitize };
@@ -182,15 +182,15 @@ function hasMultilineString(v: JsonValue): boolean {
  * Every line is sanitized.
  */
 export function valueLines(v: JsonValue, width: number): string[] {
-  if (typeof v === 'string') return v.split('\n').map((l) => sanitize(l));
+  if (typeof v === 'string') return bareText(v).split('\n').map((l) => sanitize(l));
   const compact = sanitize(compactJson(v));
   if (displayWidth(compact) <= width && !hasMultilineString(v)) return [compact];
   return prettyJson(v).map((l) => sanitize(l));
 }
 
-/** A one-line preview of a value (strings without quotes). */
+/** A one-line preview of a value (strings without quotes, unless bare they read as another value: bareText). */
 export function preview(v: JsonValue): string {
-  return sanitize(typeof v === 'string' ? v : compactJson(v));
+  return sanitize(typeof v === 'string' ? bareText(v) : compactJson(v));
 }
 
 /** `2026-12-02T09:01:02.345Z` for unix seconds (or the number itself when out of range). */

@@ -3,7 +3,7 @@ import { unhashedKeys } from '../../journal/row';
 import type { StepRow } from '../../journal/row';
 import { valueChanges } from '../../replay/changes';
 import { blobPreview } from './blobs';
-import { cutText, display, fieldText, orderedRow, preview, shownText } from './display';
+import { cutText, display, fieldBlock, fieldText, orderedRow, preview, shownText } from './display';
 import { addMeta, el, fmtInt, fmtSize } from './dom';
 import { textOf, type ReportState } from './state';
 import type { PageEntry } from './verifier';
@@ -73,7 +73,7 @@ export function renderDetail(state: ReportState): void {
   unverifiedKeys(state, shown);
   for (const k of ['prompt', 'tool_call', 'tool_result'] as const) {
     const v = shown?.get(k) ?? r[k];
-    detail.append(el(doc, 'h3', undefined, k), pre(doc, typeof v === 'string' ? v : display(v)));
+    detail.append(el(doc, 'h3', undefined, k), pre(doc, fieldBlock(v)));
   }
   blobRefs(state, r.blob_refs);
   stepFiles(state, r);
@@ -178,7 +178,7 @@ function unverifiedKeys(state: ReportState, shown: ShownRow): void {
   const udl = el(doc, 'dl', 'meta');
   for (const k of extra) {
     const v = shown.get(k)!;
-    udl.append(el(doc, 'dt', 'warn', k), el(doc, 'dd', undefined, typeof v === 'string' ? v : display(v)));
+    udl.append(el(doc, 'dt', 'warn', k), el(doc, 'dd', undefined, fieldBlock(v)));
   }
   box.append(udl);
   state.ui.detail.append(box);

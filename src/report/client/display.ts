@@ -1,5 +1,5 @@
 import { hiddenPattern, isHidden, unicodeEscape } from '../../util/hidden-chars';
-import { canonicalOfRead, JsonFloat, parse, pythonFloatRepr, SHORT_ESCAPES, type JsonValue } from '../../canonical';
+import { bareText, canonicalOfRead, JsonFloat, parse, pythonFloatRepr, SHORT_ESCAPES, type JsonValue } from '../../canonical';
 
 /**
  * How the page shows values: readable JSON in the order the journal wrote the
@@ -67,9 +67,14 @@ export function display(v: JsonValue | undefined, indent = 2): string {
   }
 }
 
-/** A field as text: a string as itself, anything else as one-line JSON. */
+/** A field as text: a string as itself (quoted when bare it reads as another value: bareText), anything else as one-line JSON. */
 export function fieldText(v: JsonValue | undefined): string {
-  return v === undefined ? '' : typeof v === 'string' ? v : display(v, 0);
+  return v === undefined ? '' : typeof v === 'string' ? bareText(v) : display(v, 0);
+}
+
+/** A field as the detail pane shows it: a string as itself (bareText), anything else as indented JSON. */
+export function fieldBlock(v: JsonValue): string {
+  return typeof v === 'string' ? bareText(v) : display(v);
 }
 
 /** The line re-read with its keys in written order (null when it does not parse). */
