@@ -182,7 +182,10 @@ function hasMultilineString(v: JsonValue): boolean {
  * Every line is sanitized.
  */
 export function valueLines(v: JsonValue, width: number): string[] {
-  if (typeof v === 'string') return bareText(v).split('\n').map((l) => sanitize(l));
+  if (typeof v === 'string')
+    return bareText(v)
+      .split('\n')
+      .map((l) => sanitize(l));
   const compact = sanitize(compactJson(v));
   if (displayWidth(compact) <= width && !hasMultilineString(v)) return [compact];
   return prettyJson(v).map((l) => sanitize(l));

@@ -1,5 +1,13 @@
 import { hiddenPattern, isHidden, unicodeEscape } from '../../util/hidden-chars';
-import { bareText, canonicalOfRead, JsonFloat, parse, pythonFloatRepr, SHORT_ESCAPES, type JsonValue } from '../../canonical';
+import {
+  bareText,
+  canonicalOfRead,
+  JsonFloat,
+  parse,
+  pythonFloatRepr,
+  SHORT_ESCAPES,
+  type JsonValue,
+} from '../../canonical';
 
 /**
  * How the page shows values: readable JSON in the order the journal wrote the
