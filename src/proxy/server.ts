@@ -218,7 +218,13 @@ function forward(
       let ended: boolean | undefined;
       // The head goes out with the first body chunk (one write, one wake-up of the agent), which the upstream
       // has usually sent with its own head; a head whose body is not here by the next turn is sent alone.
-      res.writeHead(ur.statusCode ?? 502, passHeaders(ur.headers));
+      try {
+        res.writeHead(ur.statusCode ?? 502, passHeaders(ur.headers));
+      } catch (e) {
+        // A head Node's parser read but Node will not send (a status under 100; thrown here, it ended record): the
+        // exchange ends as one whose upstream could not be reached (the 'error' above), nothing of it passed on.
+        return void up.destroy(new Error(`its answer's head cannot be passed on (${(e as Error).message})`));
+      }
       setImmediate(() => {
         if (!res.headersSent && !res.destroyed) res.flushHeaders();
       });
