@@ -21,7 +21,7 @@ import {
 import path from 'node:path';
 import { InputError, isOsError, osCause, osError } from '../errors';
 import { PRIVATE_FILE_MODE, SHARED_FILE_MODE } from './modes';
-import { makeDirsBelow, makeStoreDirs, refuseLinkedStoreDirs } from './nofollow';
+import { makeDirsBelow, makeStoreDirs, refuseLinkedStoreDirs, refuseSpecialInPlace } from './nofollow';
 import { pausePoint } from './pause';
 import { hostTag, sameProcessAlive, selfIdentity, selfToken } from './proc';
 
@@ -247,7 +247,7 @@ export function writeFileWhole(file: string, data: Uint8Array, options: WholeFil
 export function stageFile(file: string, options: WholeFileOptions, fill: (fd: number) => void): StagedFile {
   const dir = path.dirname(path.resolve(file));
   refuseLinkedStoreDirs(dir);
-  if (pathKind(file) === 'dir') throw new InputError(`${file}: is a directory`);
+  refuseSpecialInPlace(file);
   if (pathKind(dir) !== 'dir') throw new InputError(`${file}: cannot write: the directory ${dir} does not exist`);
   cleanDeadTempsOf(file);
   const tmp = tempPath(file);

@@ -1,5 +1,15 @@
 import { constants as bufferConstants } from 'node:buffer';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { MAX_LINE_BYTES } from '../canonical/limits';
 import { InputError, isOsError, osError } from '../errors';
@@ -442,4 +452,23 @@ export function readExistingFile(file: string, options: ReadOptions = {}): Buffe
   const b = readRegularFile(file, options);
   if (b === undefined) throw new InputError(`${file}: no such file`);
   return b;
+}
+
+/**
+ * Refuses to put a file where a directory, a device, a FIFO or a socket is (the one atomic writer, stageFile, asks
+ * first): the rename would replace the node itself, so `export -o /dev/null --force` run as root replaced the
+ * system's /dev/null with a receipt. A regular file or a link in the name's place is replaced (never written
+ * through), as asked. A directory reached through a link is one too.
+ */
+export function refuseSpecialInPlace(file: string): void {
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(file, { throwIfNoEntry: false });
+    if (st?.isSymbolicLink() && statSync(file, { throwIfNoEntry: false })?.isDirectory()) st = statSync(file);
+  } catch {
+    return; // a parent that is not a directory: the write fails naming it
+  }
+  if (st === undefined || st.isFile() || st.isSymbolicLink()) return;
+  if (st.isDirectory()) throw new InputError(`${file}: is a directory`);
+  throw new InputError(`${file}: is ${kindOf(st)}, not a regular file; refusing to replace it`);
 }
