@@ -27,6 +27,7 @@ export {
   parsePrivateKey,
   parsePublicKey,
   publicKeyProblem,
+  privateKeyExposure,
   readPrivateKeyFile,
   readPublicKeyFile,
   signBytes,

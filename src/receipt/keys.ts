@@ -250,6 +250,26 @@ export function readPrivateKeyFile(file: string): SigningKey {
   return parsePrivateKey(readKeyBytes(file, 'private key'), file);
 }
 
+/**
+ * A warning when the private key file at `file` (the operator's path, a link followed) can be read by its group or by
+ * others: whoever can read it can sign receipts as its owner. Not a refusal (a key a CI step writes from a secret
+ * under the usual umask is 0644 on a one-user runner), but said, as ssh says it; undefined when it is private.
+ */
+export function privateKeyExposure(file: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  let mode: number;
+  try {
+    mode = statSync(file).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+  if ((mode & 0o077) === 0) return undefined;
+  return (
+    `${file}: the private key has mode ${mode.toString(8).padStart(4, '0')} (group or others can access it): ` +
+    `whoever can read it can sign receipts as you; chmod 600 ${file}`
+  );
+}
+
 export function readPublicKeyFile(file: string): PublicKey {
   return parsePublicKey(readKeyBytes(file, 'public key'), file);
 }

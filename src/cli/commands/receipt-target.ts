@@ -1,7 +1,12 @@
 import path from 'node:path';
 import { InputError } from '../../errors';
 import { resolveJournal, type JournalTarget } from '../../journal';
-import { readPrivateKeyFile, type ReceiptAuditOptions, type ReceiptWriteOptions } from '../../receipt';
+import {
+  privateKeyExposure,
+  readPrivateKeyFile,
+  type ReceiptAuditOptions,
+  type ReceiptWriteOptions,
+} from '../../receipt';
 import { replacesFile } from '../../util/fs';
 import { assertSafeId } from '../../util/ids';
 import { expectPositionals, type OptionSpec, type ParsedArgs } from '../args';
@@ -58,6 +63,11 @@ export function receiptWriteTarget(
     audit: { root: journal.root, ...writeOptions(io) },
   };
   const key = args.values.get('sign-key');
-  if (key !== undefined) options.signKey = readPrivateKeyFile(path.resolve(io.cwd, key));
+  if (key !== undefined) {
+    const keyFile = path.resolve(io.cwd, key);
+    options.signKey = readPrivateKeyFile(keyFile);
+    const exposed = privateKeyExposure(keyFile);
+    if (exposed !== undefined) io.err(`stepchain: warning: ${exposed}`);
+  }
   return { journal, out, outFile, options };
 }
