@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { DigestSet } from '../src/util/digest-set';
+
+const hexDigest = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex'));
+/** Digests from a small pool (so repeats are common), or any. */
+const digestPool = fc.array(hexDigest, { minLength: 1, maxLength: 12 });
+
+type Op =
+  | { op: 'addHex'; d: number }
+  | { op: 'addBytes'; d: number; pad: number }
+  | { op: 'addHexBytes'; d: number; pad: number }
+  | { op: 'mark'; d: number; bits: number }
+  | { op: 'has'; d: number };
+
+const op = (n: number): fc.Arbitrary<Op> =>
+  fc.oneof(
+    fc.record({ op: fc.constant('addHex' as const), d: fc.nat({ max: n - 1 }) }),
+    fc.record({ op: fc.constant('addBytes' as const), d: fc.nat({ max: n - 1 }), pad: fc.nat({ max: 7 }) }),
+    fc.record({ op: fc.constant('addHexBytes' as const), d: fc.nat({ max: n - 1 }), pad: fc.nat({ max: 7 }) }),
+    fc.record({ op: fc.constant('mark' as const), d: fc.nat({ max: n - 1 }), bits: fc.integer({ min: 1, max: 255 }) }),
+    fc.record({ op: fc.constant('has' as const), d: fc.nat({ max: n - 1 }) }),
+  );
+
+describe('DigestSet holds what a JS Set (and an array of first occurrences) holds', () => {
+  it('adds, lookups, order, flags, against the model', () => {
+    fc.assert(
+      fc.property(
+        digestPool.chain((pool) => fc.tuple(fc.constant(pool), fc.array(op(pool.length), { maxLength: 200 }))),
+        fc.nat({ max: 40 }),
+        ([pool, ops], expected) => {
+          const set = new DigestSet(expected);
+          const model = new Set<string>();
+          const order: string[] = [];
+          const flags = new Map<string, number>();
+          for (const o of ops) {
+            const d = pool[o.d]!;
+            if (o.op === 'mark') {
+              const i = set.indexOfHex(d);
+              expect(i).toBe(order.indexOf(d));
+              if (i >= 0) {
+                set.mark(i, o.bits);
+                flags.set(d, (flags.get(d) ?? 0) | o.bits);
+              }
+              continue;
+            }
+            if (o.op === 'has') {
+              expect(set.hasHex(d)).toBe(model.has(d));
+              continue;
+            }
+            let added: boolean | undefined;
+            if (o.op === 'addHex') added = set.addHex(d);
+            else if (o.op === 'addBytes') {
+              const b = Buffer.concat([Buffer.alloc(o.pad, 0xee), Buffer.from(d, 'hex'), Buffer.alloc(3, 0xee)]);
+              added = set.add(b, o.pad);
+            } else {
+              const b = Buffer.from(`${'x'.repeat(o.pad)}${d}"`, 'latin1');
+              added = set.addHexBytes(b, o.pad);
+            }
+            expect(added).toBe(!model.has(d));
+            if (!model.has(d)) {
+              model.add(d);
+              order.push(d);
+            }
+          }
+          expect(set.size).toBe(model.size);
+          expect([...set.hex()]).toEqual(order);
+          order.forEach((d, i) => {
+            expect(set.indexOfHex(d)).toBe(i);
+            expect(set.indexOf(Buffer.from(d, 'hex'))).toBe(i);
+            expect(Buffer.from(set.bytesAt(i)).toString('hex')).toBe(d);
+            expect(set.flags(i)).toBe(flags.get(d) ?? 0);
+          });
+          for (const d of pool) expect(set.hasHex(d)).toBe(model.has(d));
+        },
+      ),
+      { numRuns: 300, seed: 2501 },
+    );
+  });
+
+  it('many digests (its index and storage grown many times): every one found, none twice, order kept', () => {
+    const n = 50_000;
+    const set = new DigestSet();
+    const hexes: string[] = [];
+    for (let i = 0; i < n; i++) hexes.push(createHash('sha256').update(String(i)).digest('hex'));
+    for (const h of hexes) expect(set.addHex(h)).toBe(true);
+    for (const h of hexes) expect(set.addHex(h)).toBe(false);
+    expect(set.size).toBe(n);
+    for (let i = 0; i < n; i += 997) expect(set.hexAt(i)).toBe(hexes[i]);
+    expect(set.indexOfHex(hexes[n - 1]!)).toBe(n - 1);
+    expect(set.hasHex(createHash('sha256').update('absent').digest('hex'))).toBe(false);
+  });
+
+  it('digests alike in all but a few bits (a hostile manifest picks them) are told apart', () => {
+    const set = new DigestSet();
+    const base = Buffer.alloc(32);
+    for (let i = 0; i < 4096; i++) {
+      const b = Buffer.from(base);
+      b.writeUInt16BE(i, 30);
+      expect(set.add(b)).toBe(true);
+    }
+    for (let i = 0; i < 4096; i++) {
+      const b = Buffer.from(base);
+      b.writeUInt16BE(i, 30);
+      expect(set.indexOf(b)).toBe(i);
+    }
+  });
+
+  it('sameOrder: the same digests in the same order only', () => {
+    fc.assert(
+      fc.property(fc.array(hexDigest, { maxLength: 20 }), fc.array(hexDigest, { maxLength: 20 }), (a, b) => {
+        const sa = new DigestSet();
+        const sb = new DigestSet(b.length);
+        for (const d of a) sa.addHex(d);
+        for (const d of b) sb.addHex(d);
+        const ua = [...new Set(a)];
+        const ub = [...new Set(b)];
+        expect(sa.sameOrder(sb)).toBe(ua.length === ub.length && ua.every((d, i) => d === ub[i]));
+        expect(sa.sameOrder(sa)).toBe(true);
+      }),
+      { numRuns: 200, seed: 2502 },
+    );
+  });
+
+  it('refuses what is not 64 lowercase hex digits', () => {
+    const set = new DigestSet();
+    const good = 'a'.repeat(64);
+    for (const bad of [
+      'A'.repeat(64),
+      'a'.repeat(63),
+      'a'.repeat(65),
+      `${'a'.repeat(63)}g`,
+      `${'a'.repeat(63)}\u0161`,
+    ]) {
+      expect(() => set.addHex(bad)).toThrow(TypeError);
+      expect(set.hasHex(bad)).toBe(false);
+    }
+    // Bytes are read 64 at a time: those that are not 64 hex digits there.
+    for (const bad of ['A'.repeat(64), 'a'.repeat(63), `${'a'.repeat(63)}g`, `${'a'.repeat(63)}\u0161`, `"${good}`])
+      expect(set.addHexBytes(Buffer.from(bad, 'utf8'), 0)).toBeUndefined();
+    expect(set.addHexBytes(Buffer.from(good), 1)).toBeUndefined();
+    expect(set.size).toBe(0);
+    expect(() => set.hexAt(0)).toThrow(RangeError);
+  });
+});
