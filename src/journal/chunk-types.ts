@@ -32,6 +32,8 @@ export interface ChunkSummary {
   faults: { list: Fault[]; omitted: number };
   /** With `collectRefs`: the rows' blob refs, first occurrence, unique. */
   refs?: string[];
+  /** With `collectRefs: 'packed'`: those refs as 32 raw bytes each, in that order, instead (DigestSet.packed). */
+  refBytes?: Uint8Array;
   /** With `indexEvery`: [row ordinal, line start offset, line] of every indexEvery-th row, flattened. */
   index?: number[];
   /** With `indexEvery`: those rows' prev_hash (the step_hash before them, in a chain that verifies). */
@@ -96,8 +98,11 @@ export interface SliceSeed {
 
 export interface ChunkOptions {
   strict: boolean;
-  /** Collect the rows' blob refs (receipts need them). */
-  collectRefs?: boolean;
+  /**
+   * Collect the rows' blob refs (receipts need them): as hex strings (`refs`), or `'packed'` as raw bytes
+   * (`refBytes`; a receipt may name millions, src/util/digest-set.ts).
+   */
+  collectRefs?: boolean | 'packed';
   /** Use the WebAssembly line scanner where available (default); false: the JS fast path only. */
   wasm?: boolean;
   /** false: every line takes the lossless slow path (tests compare the paths). */

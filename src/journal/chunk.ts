@@ -4,6 +4,7 @@ import { FaultList, MAX_LISTED_FAULTS } from './faults';
 import { parsesAsJson } from './json-syntax';
 import { pyStrip, splitSegment, type LineEnd } from './lines';
 import { decodeUtf8, lineTooLong } from '../canonical';
+import { DigestSet } from '../util/digest-set';
 import { isSha256Hex } from '../util/hash';
 import { readRowLine, ROW_KEYS, unhashedKeys, type RowView } from './row';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord, type WasmScanner } from './wasm/scanner';
@@ -129,6 +130,8 @@ export class ChunkWalker {
   /** Refs the fast paths push, moved into `refSet` after each line. */
   private readonly refStage: string[] | undefined;
   private readonly refSet: Set<string> | undefined;
+  /** With `collectRefs: 'packed'`: the refs as raw bytes (instead of refSet). */
+  private readonly refDigests: DigestSet | undefined;
   private readonly rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined, stored: -1 };
   private readonly fast: boolean;
   /** The chain's previous hash is 64 hex digits (fastRow may then take a matching link on trust). */
@@ -155,7 +158,8 @@ export class ChunkWalker {
     }
     if (options.collectRefs) {
       this.refStage = [];
-      this.refSet = new Set();
+      if (options.collectRefs === 'packed') this.refDigests = new DigestSet();
+      else this.refSet = new Set<string>();
     }
     if (options.indexEvery !== undefined) {
       this.out.index = [];
@@ -248,7 +252,8 @@ export class ChunkWalker {
     out.lines = this.line;
     if (out.rows > 0) out.last = { step_hash: chain.prevHash };
     out.faults = { list: this.faults.list, omitted: this.faults.omitted };
-    if (this.refSet !== undefined) out.refs = Array.from(this.refSet);
+    if (this.refDigests !== undefined) out.refBytes = this.refDigests.packed();
+    else if (this.refSet !== undefined) out.refs = Array.from(this.refSet);
     if (this.marked !== undefined) out.marked = { fields: [...this.marked.fields], blobRefs: this.marked.blobRefs };
     return out;
   }
@@ -294,10 +299,15 @@ export class ChunkWalker {
     if (this.options.strict) this.faults.add({ line, kind: 'non_canonical', message: 'blank line' });
   }
 
+  private addRef(ref: string): void {
+    if (this.refDigests !== undefined) this.refDigests.addHex(ref);
+    else this.refSet!.add(ref);
+  }
+
   private takeRefs(): void {
     const stage = this.refStage;
     if (stage === undefined || stage.length === 0) return;
-    for (const r of stage) this.refSet!.add(r);
+    for (const r of stage) this.addRef(r);
     stage.length = 0;
   }
 
@@ -341,7 +351,7 @@ export class ChunkWalker {
       faults.add({ line, kind: 'malformed_json', message: read.reason });
       return;
     }
-    if (this.refSet !== undefined && read.row !== undefined) for (const r of read.row.blob_refs) this.refSet.add(r);
+    if (this.refStage !== undefined && read.row !== undefined) for (const r of read.row.blob_refs) this.addRef(r);
     // A row of the right shape has the ten keys; more are keys no hash covers (only the slow path sees them).
     if (read.row !== undefined && !read.canonical && Object.keys(read.value).length > ROW_KEYS.length) {
       const u = (this.out.unhashed ??= { list: [], count: 0 });

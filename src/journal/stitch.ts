@@ -1,3 +1,4 @@
+import { DigestSet } from '../util/digest-set';
 import { ZERO_HASH } from '../util/hash';
 import { hashText, type Fault } from './chain';
 import type { ChunkOptions, ChunkSummary, MarkedRows, SliceSeed, UnhashedRows } from './chunk';
@@ -21,6 +22,8 @@ export interface Stitched {
   steps: number;
   lines: number;
   refs?: string[];
+  /** With `collectRefs: 'packed'`: the refs, 32 raw bytes each (instead of `refs`). */
+  refSet?: DigestSet;
   index?: RowIndex;
   /** Rows carrying keys outside the ten (absolute lines); absent when there are none. */
   unhashed?: UnhashedRows;
@@ -97,7 +100,8 @@ export function stitchVerify(
     again.forEach((k, i) => (slices[k] = redone[i]!));
   }
   const faults = new FaultList();
-  const refs = options.collectRefs ? new Set<string>() : undefined;
+  const packed = options.collectRefs === 'packed' ? new DigestSet() : undefined;
+  const refs = options.collectRefs === true ? new Set<string>() : undefined;
   const index: RowIndex | undefined =
     options.indexEvery === undefined ? undefined : { every: options.indexEvery, points: [], prevs: [] };
   let steps = 0;
@@ -127,6 +131,7 @@ export function stitchVerify(
     if (!placed) for (const b of boundary) faults.add(b);
     if (s.faults.omitted > 0) faults.addOmitted(s.faults.omitted);
     if (refs !== undefined) for (const r of s.refs ?? []) refs.add(r);
+    if (packed !== undefined && s.refBytes !== undefined) packed.addPacked(s.refBytes);
     if (s.unhashed !== undefined) {
       unhashed ??= { list: [], count: 0 };
       unhashed.count += s.unhashed.count;
@@ -144,6 +149,7 @@ export function stitchVerify(
   }
   const out: Stitched = { faults, head: steps > 0 ? (prev ?? '') : ZERO_HASH, steps, lines: lineBase };
   if (refs !== undefined) out.refs = Array.from(refs);
+  if (packed !== undefined) out.refSet = packed;
   if (index !== undefined) out.index = index;
   if (marked !== undefined) out.marked = { fields: [...marked.fields], blobRefs: marked.blobRefs };
   if (unhashed !== undefined) out.unhashed = unhashed;

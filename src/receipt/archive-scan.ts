@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { DescriptorSource } from '../journal/parallel';
 import { JournalWalker } from './journal-walk';
-import { parseManifest, type Manifest } from './manifest';
+import { readManifest, type Manifest } from './manifest';
+import { DigestSet } from '../util/digest-set';
 import {
   ALLOWED_DIRS,
   BLOB_MEMBER,
+  BLOB_MISMATCH,
   faultOf,
   JOURNAL_MEMBER,
   MANIFEST_MEMBER,
@@ -52,14 +54,24 @@ function nameFault(e: { name: string; type: TarEntry['type'] }): ReceiptFault | 
   };
 }
 
-/** Collects a member's pieces (copied unless they are views of bytes that stay: the kept path). */
+/**
+ * Collects a member's pieces: views of bytes that stay (the kept path), or copied into one buffer of the member's
+ * size (a 67 MB manifest copied in pieces and then joined was held twice).
+ */
 class Collect implements TarMemberSink {
-  readonly parts: Buffer[] = [];
-  constructor(private readonly stable: boolean) {}
+  private readonly parts: Buffer[] = [];
+  private readonly whole: Buffer | undefined;
+  private fill = 0;
+  constructor(stable: boolean, size: number) {
+    // Only the bytes that arrive are written (a header's size is a claim): the rest of the buffer is never touched.
+    this.whole = stable ? undefined : Buffer.allocUnsafe(size);
+  }
   data(piece: Buffer): void {
-    this.parts.push(this.stable ? piece : Buffer.from(piece));
+    if (this.whole === undefined) this.parts.push(piece);
+    else this.fill += piece.copy(this.whole, this.fill);
   }
   bytes(): Buffer {
+    if (this.whole !== undefined) return this.whole.subarray(0, this.fill);
     return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
   }
 }
@@ -92,8 +104,11 @@ interface MemberWork {
  */
 export class ArchiveScan implements TarReceiver {
   readonly faults: ReceiptFault[] = [];
-  readonly members: Members = { blobDigests: new Map(), blobs: new Map() };
+  readonly members: Members = { bundled: new DigestSet(), blobs: new Map() };
   manifest: Manifest | undefined;
+  /** The manifest's blob digests (as read with it: its `blob_digests` is made from them only when read). */
+  manifestDigests: DigestSet | undefined;
+  /** The names of the members seen but blobs (those are `members.bundled`). */
   private readonly seen = new Set<string>();
   private readonly tar = new TarStream(this);
   private limit = DEFAULT_MAX_TAR_MEMBERS;
@@ -146,16 +161,22 @@ export class ArchiveScan implements TarReceiver {
     this.work = undefined;
     const type = m.typeflag === '0' ? 'file' : m.typeflag === '5' ? 'directory' : undefined;
     // Only a member that will be kept gets its data looked at; the rest is judged when it ends.
-    if (type !== 'file' || nameFault({ name: m.name, type }) !== undefined || this.seen.has(m.name)) return undefined;
-    this.work = this.workFor(m.name);
+    if (type !== 'file' || nameFault({ name: m.name, type }) !== undefined || this.wasSeen(m.name)) return undefined;
+    this.work = this.workFor(m.name, m.size);
     return this.work.sink;
   }
 
-  private workFor(name: string): MemberWork {
+  /** A member of this name (a file's, or a directory's with its slash) was taken already. */
+  private wasSeen(key: string): boolean {
+    const blob = BLOB_MEMBER.exec(key);
+    return blob === null ? this.seen.has(key) : this.members.bundled.hasHex(blob[1]!);
+  }
+
+  private workFor(name: string, size: number): MemberWork {
     const { members, keep } = this;
     if (name === JOURNAL_MEMBER) {
       const walker = new JournalWalker();
-      const kept = keep ? new Collect(true) : undefined;
+      const kept = keep ? new Collect(true, size) : undefined;
       const file = keep ? undefined : this.file;
       return {
         sink: {
@@ -179,7 +200,7 @@ export class ArchiveScan implements TarReceiver {
     const blob = BLOB_MEMBER.exec(name);
     if (blob !== null) {
       const hash = createHash('sha256');
-      const kept = keep ? new Collect(true) : undefined;
+      const kept = keep ? new Collect(true, size) : undefined;
       return {
         sink: {
           data: (p) => {
@@ -188,20 +209,24 @@ export class ArchiveScan implements TarReceiver {
           },
         },
         done: () => {
-          members.blobDigests.set(blob[1]!, hash.digest('hex'));
+          const named = Buffer.from(blob[1]!, 'hex');
+          members.bundled.add(named);
+          if (!hash.digest().equals(named)) members.bundled.mark(members.bundled.size - 1, BLOB_MISMATCH);
           if (kept !== undefined) members.blobs.set(blob[1]!, kept.bytes());
         },
       };
     }
-    const whole = new Collect(keep);
+    const whole = new Collect(keep, size);
     return {
       sink: whole,
       done: () => {
         if (name === MANIFEST_MEMBER) {
           members.manifest = whole.bytes();
           try {
-            this.manifest = parseManifest(members.manifest);
-            this.limit = Math.max(this.count, 5 + this.manifest.blob_digests.length);
+            const read = readManifest(members.manifest);
+            this.manifest = read.manifest;
+            this.manifestDigests = read.digests;
+            this.limit = Math.max(this.count, 5 + read.digests.size);
           } catch (err) {
             if (!(err instanceof ReceiptFormatError)) throw err;
           }
@@ -222,7 +247,7 @@ export class ArchiveScan implements TarReceiver {
       this.stopped = true;
       return;
     }
-    const f = nameFault(e) ?? duplicateFault(e, this.seen);
+    const f = nameFault(e) ?? this.duplicateFault(e);
     if (f !== undefined) {
       this.faults.push(f);
       if (this.faults.length >= MAX_LAYOUT_FAULTS) {
@@ -236,6 +261,23 @@ export class ArchiveScan implements TarReceiver {
     }
     work?.done();
   }
+
+  /**
+   * Readers disagree on duplicates (first wins or last wins): a second member of a name is refused rather than
+   * picked. A blob's name is taken when its member is (`members.bundled`, by the work's `done`).
+   */
+  private duplicateFault(e: { name: string; type: TarEntry['type'] }): ReceiptFault | undefined {
+    const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
+    if (!this.wasSeen(key)) {
+      if (!BLOB_MEMBER.test(key)) this.seen.add(key);
+      return undefined;
+    }
+    return {
+      kind: 'duplicate_member',
+      message: `member ${JSON.stringify(e.name)} appears more than once`,
+      member: e.name,
+    };
+  }
 }
 
 /** One pass over an uncompressed archive held whole (its members' bytes kept as views of it). */
@@ -244,18 +286,4 @@ export function scanArchive(bytes: Buffer): ArchiveScan {
   scan.push(bytes);
   scan.finish();
   return scan;
-}
-
-/** Readers disagree on duplicates (first wins or last wins): a second member of a name is refused rather than picked. */
-function duplicateFault(e: { name: string; type: TarEntry['type'] }, seen: Set<string>): ReceiptFault | undefined {
-  const key = e.type === 'directory' ? e.name.replace(/\/$/, '') + '/' : e.name;
-  if (!seen.has(key)) {
-    seen.add(key);
-    return undefined;
-  }
-  return {
-    kind: 'duplicate_member',
-    message: `member ${JSON.stringify(e.name)} appears more than once`,
-    member: e.name,
-  };
 }

@@ -6,6 +6,7 @@ import { scanSlices, type DescriptorSource } from '../journal/parallel';
 import { stitchVerify, type Stitched } from '../journal/stitch';
 import { InputError } from '../errors';
 import { cannotRead } from './read-file';
+import { defineLazyList, DigestSet } from '../util/digest-set';
 import { ZERO_HASH } from '../util/hash';
 import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 
@@ -13,8 +14,10 @@ import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 export interface JournalWalk {
   head: string;
   steps: number;
-  /** The rows' blob refs, first occurrence, unique. */
+  /** The rows' blob refs, first occurrence, unique (hex strings, made from `refSet` when first read). */
   refs: string[];
+  /** The same refs, 32 bytes each (what a receipt's verdict compares); not enumerable, so not in a copy or JSON. */
+  readonly refSet: DigestSet;
   faults: Fault[];
   /** Faults counted but not listed (the list is capped). */
   omitted: number;
@@ -33,7 +36,7 @@ const SLICE_BYTES = 8 * 1024 * 1024;
  */
 const DIRECT_BYTES = 1024 * 1024;
 /** The strict walk, with the rows' blob refs and the lines that hold the redaction mark (MarkedRows). */
-const OPTIONS: ChunkOptions = { strict: true, collectRefs: true, markedValue: REDACTED };
+const OPTIONS: ChunkOptions = { strict: true, collectRefs: 'packed', markedValue: REDACTED };
 
 /**
  * The strict chain walk (docs/format.md §2: canonical, newline-terminated lines)
@@ -51,7 +54,8 @@ export class JournalWalker {
   private lines = 0;
   private prev: string | null = ZERO_HASH;
   private faults = new FaultList();
-  private readonly refs = new Set<string>();
+  /** Held as raw bytes: a receipt may name millions (src/util/digest-set.ts). */
+  private refs = new DigestSet();
   /** The row keys some line holding the redaction mark holds it as (MarkedRows). */
   private readonly marked = new Set<string>();
   /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
@@ -140,14 +144,16 @@ export class JournalWalker {
       });
     const redacted: RedactField[] =
       this.anyBlobRefs || this.refs.size > 0 ? [] : REDACTABLE_FIELDS.filter((f) => this.marked.has(f));
-    return {
+    const refs = this.refs;
+    const walk = {
       head: this.steps > 0 ? (this.prev ?? '') : ZERO_HASH,
       steps: this.steps,
-      refs: Array.from(this.refs),
       faults: this.faults.list,
       omitted: this.faults.omitted,
       redacted,
-    };
+    } as JournalWalk;
+    Object.defineProperty(walk, 'refSet', { value: refs, enumerable: false });
+    return defineLazyList(walk, 'refs', () => Array.from(refs.hex()));
   }
 
   /**
@@ -188,7 +194,7 @@ export class JournalWalker {
             },
       );
     if (s.faults.omitted > 0) this.faults.addOmitted(s.faults.omitted);
-    for (const r of s.refs ?? []) this.refs.add(r);
+    if (s.refBytes !== undefined) this.refs.addPacked(s.refBytes);
     this.noteMarked(s.marked);
     this.steps += s.rows;
     if (s.last !== undefined) this.prev = s.last.step_hash;
@@ -224,7 +230,8 @@ export class JournalWalker {
       throw cannotRead(source.path, e);
     }
     this.faults = stitched.faults;
-    for (const r of stitched.refs ?? []) this.refs.add(r);
+    // Nothing was pushed: the walk's refs are all there are.
+    if (stitched.refSet !== undefined) this.refs = stitched.refSet;
     this.noteMarked(stitched.marked);
     this.steps = stitched.steps;
     if (stitched.steps > 0) this.prev = stitched.head;

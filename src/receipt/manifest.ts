@@ -1,6 +1,7 @@
 import {
   canonical,
   canonicalOfRead,
+  MAX_LINE_BYTES,
   decodeUtf8,
   isJsonInteger,
   isJsonObject,
@@ -8,6 +9,7 @@ import {
   parse,
   type JsonValue,
 } from '../canonical';
+import { defineLazyList, DigestSet } from '../util/digest-set';
 import { isSha256Hex } from '../util/hash';
 import { isSafeId } from '../util/ids';
 import { ReceiptFormatError } from './tar';
@@ -85,7 +87,74 @@ export function blobDigestsOf(refLists: Iterable<readonly string[]>): string[] {
  * `manifest_invalid` or `unknown_format_version`.
  */
 export function parseManifest(bytes: Buffer): Manifest {
-  const member = 'manifest.json';
+  return readManifest(bytes).manifest;
+}
+
+const MEMBER = 'manifest.json';
+const LISTED_TWICE = '"blob_digests" lists a digest twice';
+/** The digests' array as canonical JSON writes it: `"blob_digests":[` then `"<64 hex>"` joined by commas, then `]`. */
+const DIGESTS_KEY = Buffer.from('"blob_digests":[', 'latin1');
+/** One listed digest's bytes: its quotes, its 64 digits and the comma or bracket after it. */
+const LISTED = 67;
+
+/**
+ * `parseManifest`, and its blob digests held compactly (32 bytes each; `blob_digests` is made from them when first
+ * read). A manifest is mostly its digests (67 bytes each): read as text and parsed, a million of them held ~600 MB
+ * (the text, its re-encoding, a string and a Set entry each). When the digests' array has the one form a canonical
+ * manifest gives it, it is read straight into the set and the rest, with `[]` in its place, is read as before: the
+ * same checks, in the same order, on the same bytes (the array is canonical JSON of hex digits, so the whole is
+ * canonical exactly when that rest is, with the array where canonical JSON puts it). Anything else (a fault, an
+ * array of another form) is read the general way, so every fault is said as before.
+ */
+export function readManifest(bytes: Buffer): { manifest: Manifest; digests: DigestSet } {
+  return readListed(bytes) ?? readManifestText(bytes);
+}
+
+/** The fast reading, or undefined for the general one. */
+function readListed(bytes: Buffer): { manifest: Manifest; digests: DigestSet } | undefined {
+  // Text too long for a string is the general reading's fault to name.
+  if (bytes.length > MAX_LINE_BYTES) return undefined;
+  const key = bytes.indexOf(DIGESTS_KEY);
+  if (key < 0) return undefined;
+  const open = key + DIGESTS_KEY.length - 1;
+  let end = open + 1;
+  let count = 0;
+  if (bytes[end] !== 0x5d) {
+    // `"` 64 digits `"` and `,` or `]`: the count is known from where the `]` is, when the form holds.
+    const close = bytes.indexOf(0x5d, end);
+    if (close < 0 || (close + 1 - end) % LISTED !== 0) return undefined;
+    count = (close + 1 - end) / LISTED;
+  }
+  const digests = new DigestSet(count);
+  let twice = false;
+  for (let i = 0; i < count; i++, end += LISTED) {
+    const last = i === count - 1;
+    if (bytes[end] !== 0x22 || bytes[end + 65] !== 0x22 || bytes[end + 66] !== (last ? 0x5d : 0x2c)) return undefined;
+    const added = digests.addHexBytes(bytes, end + 1);
+    if (added === undefined) return undefined;
+    if (!added) twice = true;
+  }
+  if (count === 0) end++;
+  const rest = Buffer.concat([bytes.subarray(0, open), Buffer.from('[]'), bytes.subarray(end)]);
+  let manifest: Manifest;
+  try {
+    manifest = readManifestText(rest).manifest;
+  } catch (e) {
+    if (e instanceof ReceiptFormatError) return undefined;
+    throw e;
+  }
+  // The array read is the manifest's own: where canonical JSON writes blob_digests' value, after the two keys before it.
+  const before = canonical({ agent_id: manifest.agent_id, bernstein_version: manifest.bernstein_version });
+  if (Buffer.byteLength(before) - 1 + ',"blob_digests":'.length !== open) return undefined;
+  // The general reading's last check, reached as it would be (every other one held).
+  if (twice) throw new ReceiptFormatError('manifest_invalid', `manifest ${LISTED_TWICE}`, MEMBER);
+  // `blob_digests` is made from the set when first read: a verdict reads the set, a caller that asks gets the strings.
+  return { manifest: defineLazyList(manifest, 'blob_digests', () => Array.from(digests.hex())), digests };
+}
+
+/** The general reading, as text parsed (every fault named here; readManifest's reference in tests). */
+export function readManifestText(bytes: Buffer): { manifest: Manifest; digests: DigestSet } {
+  const member = MEMBER;
   let text: string;
   let v: JsonValue;
   try {
@@ -139,8 +208,9 @@ export function parseManifest(bytes: Buffer): Manifest {
   const digests = v.blob_digests;
   if (!Array.isArray(digests) || !digests.every((d) => isSha256Hex(d)))
     bad('"blob_digests" is not a list of SHA-256 hex digests');
-  if (new Set(digests as string[]).size !== (digests as string[]).length) bad('"blob_digests" lists a digest twice');
-  return {
+  const set = new DigestSet((digests as string[]).length);
+  for (const d of digests as string[]) if (!set.addHex(d)) bad(LISTED_TWICE);
+  const manifest: Manifest = {
     agent_id: v.agent_id as string,
     head_hash: v.head_hash as string,
     steps: v.steps as number,
@@ -149,4 +219,5 @@ export function parseManifest(bytes: Buffer): Manifest {
     blob_digests: digests as string[],
     format_version: FORMAT_VERSION,
   };
+  return { manifest, digests: set };
 }

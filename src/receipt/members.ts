@@ -1,3 +1,4 @@
+import type { DigestSet } from '../util/digest-set';
 import type { ReceiptFaultKind } from './fault-kinds';
 import type { JournalWalk } from './journal-walk';
 import type { ReceiptFormatError } from './tar';
@@ -27,11 +28,17 @@ export interface Members {
   walk?: JournalWalk;
   /** The journal member's bytes (only when kept). */
   journal?: Buffer;
-  /** Each bundled blob's name and the SHA-256 of its bytes, in archive order. */
-  blobDigests: Map<string, string>;
+  /**
+   * Each bundled blob's name (the digest it claims), in archive order, flagged BLOB_MISMATCH when the SHA-256 of its
+   * bytes is another (32 bytes a blob: a receipt may bundle millions).
+   */
+  bundled: DigestSet;
   /** The blobs' bytes (only when kept). */
   blobs: Map<string, Buffer>;
 }
+
+/** A bundled blob's flag: the SHA-256 of its bytes is not its name. */
+export const BLOB_MISMATCH = 1;
 
 /** A tar or layout refusal as a receipt fault. */
 export function faultOf(e: ReceiptFormatError): ReceiptFault {

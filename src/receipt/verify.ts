@@ -1,9 +1,18 @@
 import { faultMessage, verifyJournalBytesWithRefs, type Fault } from '../journal';
+import { defineLazyList, DigestSet } from '../util/digest-set';
 import { ZERO_HASH } from '../util/hash';
 import { scanArchive, type ArchiveScan } from './archive-scan';
 import { isSignersSeed, verifyBytes, type PublicKey } from './keys';
-import { parseManifest, type Manifest } from './manifest';
-import { faultOf, JOURNAL_MEMBER, MANIFEST_MEMBER, SIGNATURE_MEMBER, type Members, type ReceiptFault } from './members';
+import { readManifest, type Manifest } from './manifest';
+import {
+  BLOB_MISMATCH,
+  faultOf,
+  JOURNAL_MEMBER,
+  MANIFEST_MEMBER,
+  SIGNATURE_MEMBER,
+  type Members,
+  type ReceiptFault,
+} from './members';
 import { readReceiptBytes } from './read-file';
 import type { RedactField } from './redaction';
 import { ReceiptFormatError } from './tar';
@@ -111,7 +120,7 @@ export function partsOf(members: Members, manifest: Manifest | undefined): Loade
   if (members.walk === undefined)
     throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
   const loaded: LoadedReceipt = {
-    manifest: manifest ?? parseManifest(members.manifest),
+    manifest: manifest ?? readManifest(members.manifest).manifest,
     manifestBytes: members.manifest,
     journal: members.journal ?? Buffer.alloc(0),
     blobs: members.blobs,
@@ -197,29 +206,43 @@ export function verdictOf(
   }
   const members = scanned.members;
   result.signed = members.signature !== undefined;
-  result.blobs.bundled = [...members.blobDigests.keys()];
-  const manifest = manifestOf(scanned, errors);
+  const bundled = members.bundled;
+  // The lists are made when read (a million blobs are a million strings): the text verdict reads only their counts.
+  const counts = { bundled: bundled.size, missing: 0 };
+  defineLazyList(
+    result.blobs,
+    'bundled',
+    () => Array.from(bundled.hex()),
+    () => BLOB_COUNTS.delete(result.blobs),
+  );
+  const read = manifestOf(scanned, errors);
+  const manifest = read?.manifest;
   judgeSignature(members, options.publicKeys ?? [], result);
   const chain = judgeChain(members, result);
-  if (manifest !== undefined && chain.refs !== undefined) judgeManifest(manifest, chain.refs, result);
-  judgeBlobs(members, manifest?.blob_digests ?? chain.refs ?? [], options, result);
+  if (read !== undefined && chain.refs !== undefined) judgeManifest(read, chain.refs, result);
+  const extra = judgeBlobs(members, read?.digests ?? chain.refs ?? new DigestSet(), options, result, counts);
   if (options.expectedHead !== undefined && options.expectedHead !== result.head_hash) {
     errors.push({ kind: 'head_mismatch', message: `head ${result.head_hash}, expected ${options.expectedHead}` });
   }
-  countFaults(result, chain.runs, chain.unlisted);
+  countFaults(result, chain.runs, chain.unlisted + extra);
+  BLOB_COUNTS.set(result.blobs, counts);
   return { result, manifest };
 }
 
-/** The manifest (parsed during the scan, or now), a fault when it is missing or malformed. */
-function manifestOf(scanned: ArchiveScan, errors: ReceiptFault[]): Manifest | undefined {
+/** The manifest (read during the scan, or now) and its digests, a fault when it is missing or malformed. */
+function manifestOf(
+  scanned: ArchiveScan,
+  errors: ReceiptFault[],
+): { manifest: Manifest; digests: DigestSet } | undefined {
   const members = scanned.members;
   if (members.manifest === undefined) {
     errors.push({ kind: 'missing_member', message: 'the receipt has no manifest.json', member: MANIFEST_MEMBER });
     return undefined;
   }
-  if (scanned.manifest !== undefined) return scanned.manifest;
+  if (scanned.manifest !== undefined && scanned.manifestDigests !== undefined)
+    return { manifest: scanned.manifest, digests: scanned.manifestDigests };
   try {
-    return parseManifest(members.manifest);
+    return readManifest(members.manifest);
   } catch (e) {
     if (!(e instanceof ReceiptFormatError)) throw e;
     errors.push(faultOf(e));
@@ -281,7 +304,7 @@ function judgeSignature(members: Members, keys: readonly PublicKey[], result: Re
 function judgeChain(
   members: Members,
   result: ReceiptVerifyResult,
-): { refs: string[] | undefined; unlisted: number; runs: number } {
+): { refs: DigestSet | undefined; unlisted: number; runs: number } {
   if (members.walk === undefined) {
     result.errors.push({
       kind: 'missing_member',
@@ -302,11 +325,15 @@ function judgeChain(
   result.steps = walked.steps;
   result.redacted_fields = walked.redacted;
   result.published = result.redacted_fields.length > 0;
-  return { refs: walked.refs, unlisted: walked.omitted, runs };
+  return { refs: walked.refSet, unlisted: walked.omitted, runs };
 }
 
 /** The manifest against the chain it describes: head, steps, blob digests in first-occurrence order. */
-function judgeManifest(manifest: Manifest, chainRefs: string[], result: ReceiptVerifyResult): void {
+function judgeManifest(
+  { manifest, digests }: { manifest: Manifest; digests: DigestSet },
+  chainRefs: DigestSet,
+  result: ReceiptVerifyResult,
+): void {
   const errors = result.errors;
   if (manifest.head_hash !== result.head_hash) {
     errors.push({
@@ -322,41 +349,83 @@ function judgeManifest(manifest: Manifest, chainRefs: string[], result: ReceiptV
       member: MANIFEST_MEMBER,
     });
   }
-  const same =
-    manifest.blob_digests.length === chainRefs.length && manifest.blob_digests.every((d, i) => d === chainRefs[i]);
-  if (!same) {
+  if (!digests.sameOrder(chainRefs)) {
     errors.push({
       kind: 'blob_digests_mismatch',
-      message: `manifest blob_digests (${manifest.blob_digests.length}) differ from the chain's blob_refs (${chainRefs.length}, first-occurrence order)`,
+      message: `manifest blob_digests (${digests.size}) differ from the chain's blob_refs (${chainRefs.size}, first-occurrence order)`,
       member: MANIFEST_MEMBER,
     });
   }
 }
 
-/** The bundled blobs: each named by its digest and referred to; the referred ones missing (a fault if required). */
+/**
+ * The bundled blobs: each named by its digest and referred to; the referred ones missing (a fault if required).
+ * Returns how many faults were counted but not listed: past the verdict's cap (MAX_RECEIPT_FAULTS, which
+ * countFaults applies) a fault per blob is counted, not made.
+ */
 function judgeBlobs(
   members: Members,
-  named: string[],
+  named: DigestSet,
   options: VerifyReceiptOptions,
   result: ReceiptVerifyResult,
-): void {
+  counts: { bundled: number; missing: number },
+): number {
   const errors = result.errors;
-  const namedSet = new Set(named);
-  for (const [digest, actual] of members.blobDigests) {
-    const member = `blobs/${digest}`;
-    if (actual !== digest)
-      errors.push({ kind: 'blob_digest_mismatch', message: `the blob's SHA-256 is not its name`, member });
-    if (!namedSet.has(digest))
-      errors.push({ kind: 'unexpected_blob', message: 'a bundled blob that no step refers to', member });
+  let extra = 0;
+  const add = (
+    kind: 'blob_digest_mismatch' | 'unexpected_blob' | 'missing_blob',
+    message: string,
+    i: number,
+    of: DigestSet,
+  ): void => {
+    // The list is cut to the cap after every fault is in: one more than the cap already says that it is cut.
+    if (errors.length > MAX_RECEIPT_FAULTS) extra++;
+    else errors.push({ kind, message, member: `blobs/${of.hexAt(i)}` });
+  };
+  const bundled = members.bundled;
+  for (let i = 0; i < bundled.size; i++) {
+    if ((bundled.flags(i) & BLOB_MISMATCH) !== 0)
+      add('blob_digest_mismatch', `the blob's SHA-256 is not its name`, i, bundled);
+    if (named.indexOf(bundled.bytesAt(i)) < 0)
+      add('unexpected_blob', 'a bundled blob that no step refers to', i, bundled);
   }
-  result.blobs.missing = named.filter((d) => !members.blobDigests.has(d));
-  if (options.requireBlobs) {
-    for (const d of result.blobs.missing)
-      errors.push({ kind: 'missing_blob', message: 'a referenced blob is not bundled', member: `blobs/${d}` });
+  const missing = (i: number): boolean => bundled.indexOf(named.bytesAt(i)) < 0;
+  for (let i = 0; i < named.size; i++) {
+    if (!missing(i)) continue;
+    counts.missing++;
+    if (options.requireBlobs) add('missing_blob', 'a referenced blob is not bundled', i, named);
   }
+  defineLazyList(
+    result.blobs,
+    'missing',
+    () => {
+      const out: string[] = [];
+      for (let i = 0; i < named.size; i++) if (missing(i)) out.push(named.hexAt(i));
+      return out;
+    },
+    () => BLOB_COUNTS.delete(result.blobs),
+  );
+  return extra;
 }
 
-/** The verdict's counts, its list capped at MAX_RECEIPT_FAULTS (the rest said in one `too_many_faults`). */
+/**
+ * The number of bundled and missing blobs of a verdict, without making its lists (a million hex strings each);
+ * the lists' lengths for a verdict not made here, or one whose lists were replaced.
+ */
+export function blobCounts(result: ReceiptVerifyResult): { bundled: number; missing: number } {
+  const counts = BLOB_COUNTS.get(result.blobs);
+  return counts === undefined
+    ? { bundled: result.blobs.bundled.length, missing: result.blobs.missing.length }
+    : { ...counts };
+}
+
+/** A verdict's blob counts, kept beside its lazily made lists (blobCounts). */
+const BLOB_COUNTS = new WeakMap<ReceiptVerifyResult['blobs'], { bundled: number; missing: number }>();
+
+/**
+ * The verdict's counts, its list capped at MAX_RECEIPT_FAULTS (the rest said in one `too_many_faults`).
+ * `unlisted`: faults counted but never listed (the walk's, past its cap; the blobs', past this one).
+ */
 function countFaults(result: ReceiptVerifyResult, runs: number, unlisted: number): void {
   const errors = result.errors;
   result.ok = errors.length === 0;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { readPublicKeyFile } from '../../receipt/keys';
 import { verifyReceiptFile } from '../../receipt/stream-verify';
 import { signatureFails, signatureVerdict, verdictText } from '../../receipt/trust';
-import { describeReceiptFault, type ReceiptVerifyResult } from '../../receipt/verify';
+import { blobCounts, describeReceiptFault, type ReceiptVerifyResult } from '../../receipt/verify';
 import { notCheckedFault } from '../../receipt/keyless/bundle-path';
 import type { checkKeyless, KeylessFault, KeylessVerdict } from '../../receipt/keyless/verify';
 import { expectPositionals } from '../args';
@@ -99,9 +99,11 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
       io.json(keyless === null ? r : { ...r, keyless });
     } else if (r.ok) {
       const sig = verdictText(signatureVerdict(r, publicKeys.length), KEY_HINT);
+      // Counted, not listed: the lists are a string per blob (made for --json only).
+      const blobs = blobCounts(r);
       outLine(
         io,
-        `OK ${receipt}: ${plural(r.steps, 'step')}, head ${r.head_hash}, ${sig}, blobs ${r.blobs.bundled.length} bundled, ${r.blobs.missing.length} missing`,
+        `OK ${receipt}: ${plural(r.steps, 'step')}, head ${r.head_hash}, ${sig}, blobs ${blobs.bundled} bundled, ${blobs.missing} missing`,
       );
       if (keyless !== null)
         io.out(
