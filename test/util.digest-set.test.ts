@@ -72,6 +72,11 @@ describe('DigestSet holds what a JS Set (and an array of first occurrences) hold
             expect(set.flags(i)).toBe(flags.get(d) ?? 0);
           });
           for (const d of pool) expect(set.hasHex(d)).toBe(model.has(d));
+          // Another set's entries looked up here (what a verdict does per blob), and these there.
+          const other = new DigestSet();
+          for (const d of [...pool].reverse()) other.addHex(d);
+          order.forEach((d, i) => expect(other.indexOfEntry(set, i)).toBe(other.indexOfHex(d)));
+          for (let i = 0; i < other.size; i++) expect(set.indexOfEntry(other, i)).toBe(order.indexOf(other.hexAt(i)));
         },
       ),
       { numRuns: 300, seed: 2501 },

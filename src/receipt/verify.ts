@@ -386,10 +386,9 @@ function judgeBlobs(
   for (let i = 0; i < bundled.size; i++) {
     if ((bundled.flags(i) & BLOB_MISMATCH) !== 0)
       add('blob_digest_mismatch', `the blob's SHA-256 is not its name`, i, bundled);
-    if (named.indexOf(bundled.bytesAt(i)) < 0)
-      add('unexpected_blob', 'a bundled blob that no step refers to', i, bundled);
+    if (named.indexOfEntry(bundled, i) < 0) add('unexpected_blob', 'a bundled blob that no step refers to', i, bundled);
   }
-  const missing = (i: number): boolean => bundled.indexOf(named.bytesAt(i)) < 0;
+  const missing = (i: number): boolean => bundled.indexOfEntry(named, i) < 0;
   for (let i = 0; i < named.size; i++) {
     if (!missing(i)) continue;
     counts.missing++;

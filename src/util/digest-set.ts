@@ -21,12 +21,16 @@ for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
  * Distinct SHA-256 digests in the order first added, 32 raw bytes each in one buffer (a 64-character hex string in
  * a JS Set costs ~100 bytes more), with an open-addressing index over them and one byte of flags beside each: what
  * a receipt's verdict compares across its members (the manifest's list, the chain's refs, the bundled blobs) for
- * millions of blobs in tens of MB. About 41 bytes a digest when its size was given, up to ~2x while it grows.
+ * millions of blobs in tens of MB. About 40 bytes a digest when its size was given (41 once a flag is set), up to ~2x
+ * while it grows.
  */
 export class DigestSet {
   private data: Uint8Array;
   private words: Uint32Array;
-  private flagBytes: Uint8Array;
+  /** Digests room is made for. */
+  private cap: number;
+  /** One byte a digest, made when a flag is first set (most sets never hold one). */
+  private flagBytes: Uint8Array | undefined;
   /** Slot -> the digest's index + 1 (0: empty); a power of two, at least twice the count. */
   private slots: Uint32Array;
   private count = 0;
@@ -37,9 +41,9 @@ export class DigestSet {
   /** `expected`: how many digests it will hold, when known (no growing then). */
   constructor(expected = 0) {
     const cap = Math.max(8, expected);
+    this.cap = cap;
     this.data = new Uint8Array(cap * DIGEST);
     this.words = new Uint32Array(this.data.buffer);
-    this.flagBytes = new Uint8Array(cap);
     this.slots = new Uint32Array(slotsFor(cap));
   }
 
@@ -81,6 +85,15 @@ export class DigestSet {
     return this.find();
   }
 
+  /** The index here of `other`'s i-th digest, or -1 (nothing is allocated: a verdict asks this per blob). */
+  indexOfEntry(other: DigestSet, i: number): number {
+    other.check(i);
+    const from = other.words;
+    const p = this.probe;
+    for (let k = 0, o = i * WORDS; k < WORDS; k++) p[k] = from[o + k]!;
+    return this.find();
+  }
+
   /** The index of the digest at bytes[at..at+32), or -1. */
   indexOf(bytes: Uint8Array, at = 0): number {
     this.probeBytes.set(bytes.subarray(at, at + DIGEST));
@@ -106,13 +119,14 @@ export class DigestSet {
   /** The i-th digest's flags (8 bits, 0 when added). */
   flags(i: number): number {
     this.check(i);
-    return this.flagBytes[i]!;
+    return this.flagBytes?.[i] ?? 0;
   }
 
   /** Sets bits of the i-th digest's flags. */
   mark(i: number, bits: number): void {
     this.check(i);
-    this.flagBytes[i] = this.flagBytes[i]! | bits;
+    const flags = (this.flagBytes ??= new Uint8Array(this.cap));
+    flags[i] = flags[i]! | bits;
   }
 
   /** Adds each 32 bytes of `packed` in order (what `packed()` gave). */
@@ -196,7 +210,7 @@ export class DigestSet {
       if (v === 0) break;
       if (this.probeIs(v - 1)) return false;
     }
-    if (this.count === this.flagBytes.length) this.grow();
+    if (this.count === this.cap) this.grow();
     const i = this.count++;
     this.words.set(this.probe, i * WORDS);
     if (2 * this.count > this.slots.length) this.reindex();
@@ -206,14 +220,17 @@ export class DigestSet {
 
   /** Room for twice as many digests (the index grows as they are added). */
   private grow(): void {
-    const cap = this.flagBytes.length * 2;
+    const cap = this.cap * 2;
     const data = new Uint8Array(cap * DIGEST);
     data.set(this.data);
-    const flags = new Uint8Array(cap);
-    flags.set(this.flagBytes);
+    if (this.flagBytes !== undefined) {
+      const flags = new Uint8Array(cap);
+      flags.set(this.flagBytes);
+      this.flagBytes = flags;
+    }
+    this.cap = cap;
     this.data = data;
     this.words = new Uint32Array(data.buffer);
-    this.flagBytes = flags;
   }
 
   /** A bigger index, every digest placed again (the last one added included). */
