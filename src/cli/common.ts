@@ -6,7 +6,7 @@ import { InputError, isOsError, osError } from '../errors';
 import { resolveProjectRoot } from '../project';
 import { lexists, pathKind } from '../util/fs';
 import { isSha256Hex } from '../util/hash';
-import { openRegularFile, readRegularFile, type OpenedFile } from '../util/nofollow';
+import { openRegularFile, readRegularFile, refuseSpecialInPlace, type OpenedFile } from '../util/nofollow';
 import { descriptorBlocks, TooLongError } from '../util/read-to-end';
 import { tornTailLine, type TornTailMoved } from '../util/chain-file';
 
@@ -69,6 +69,13 @@ export function rootOf(args: ParsedArgs, io: CommandIO, options: { create?: bool
 /** Refuses to replace an existing file unless `--force`, as `report` does (nothing is written: exit 2). */
 export function refuseOverwrite(file: string, shown: string, args: ParsedArgs, command: string): void {
   if (pathKind(file) === 'dir') throw new InputError(`${command}: ${shown} is a directory`);
+  // A FIFO, a socket or a device (or a link to one) is never replaced, --force or not: say so, not "give --force".
+  try {
+    refuseSpecialInPlace(file);
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(`${command}: ${e.message.replace(file, shown)}`);
+    throw e;
+  }
   if (args.flags.has('force')) return;
   // Anything at the path is refused: a FIFO, a socket or a device too (stat calls those neither file nor dir).
   if (lexists(file)) throw outputExists(shown, command);

@@ -456,19 +456,26 @@ export function readExistingFile(file: string, options: ReadOptions = {}): Buffe
 
 /**
  * Refuses to put a file where a directory, a device, a FIFO or a socket is (the one atomic writer, stageFile, asks
- * first): the rename would replace the node itself, so `export -o /dev/null --force` run as root replaced the
- * system's /dev/null with a receipt. A regular file or a link in the name's place is replaced (never written
- * through), as asked. A directory reached through a link is one too.
+ * first; the CLI asks before its --force question): the rename would replace the node itself, so
+ * `export -o /dev/null --force` run as root replaced the system's /dev/null with a receipt. A link to one of those
+ * is refused too: `/dev/stdout`, `/dev/stderr` and `/dev/fd/N` are links, and replacing one (as root) is the same
+ * harm. A regular file, a link to one, or a dangling link in the name's place is replaced (never written through),
+ * as asked. A directory reached through a link is one too.
  */
 export function refuseSpecialInPlace(file: string): void {
   let st: Stats | undefined;
+  let link = false;
   try {
     st = lstatSync(file, { throwIfNoEntry: false });
-    if (st?.isSymbolicLink() && statSync(file, { throwIfNoEntry: false })?.isDirectory()) st = statSync(file);
+    if (st?.isSymbolicLink()) {
+      link = true;
+      st = statSync(file, { throwIfNoEntry: false }) ?? st; // a dangling link stays a link (replaced)
+    }
   } catch {
-    return; // a parent that is not a directory: the write fails naming it
+    return; // a parent that is not a directory, a link loop: the write fails naming it
   }
   if (st === undefined || st.isFile() || st.isSymbolicLink()) return;
   if (st.isDirectory()) throw new InputError(`${file}: is a directory`);
-  throw new InputError(`${file}: is ${kindOf(st)}, not a regular file; refusing to replace it`);
+  const what = link ? `a symbolic link to ${kindOf(st)}` : kindOf(st);
+  throw new InputError(`${file}: is ${what}, not a regular file; refusing to replace it`);
 }
