@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DescriptorSource } from '../journal/parallel';
 import { JournalWalker } from './journal-walk';
 import { readManifest, type Manifest } from './manifest';
+import { MAX_LINE_BYTES } from '../canonical';
 import { DigestSet } from '../util/digest-set';
 import {
   ALLOWED_DIRS,
@@ -55,26 +56,47 @@ function nameFault(e: { name: string; type: TarEntry['type'] }): ReceiptFault | 
 }
 
 /**
- * Collects a member's pieces: views of bytes that stay (the kept path), or copied into one buffer of the member's
- * size (a 67 MB manifest copied in pieces and then joined was held twice).
+ * Collects a member's pieces: views of bytes that stay (the kept path), or copied into one buffer (a 67 MB manifest
+ * copied in pieces and then joined was held twice). A header's size is a claim: the buffer is first made for at most
+ * FIRST_BYTES of it, and made for the whole claim only once more than that has arrived, never for more than the
+ * longest text a manifest can be read as (MAX_LINE_BYTES; bytes past it are dropped, and the member reads as the cut
+ * text it then is, which no manifest reading takes). A 1 KB archive claiming an 8 GiB manifest made Buffer.allocUnsafe throw (an internal
+ * error where a truncated member was named).
  */
 class Collect implements TarMemberSink {
   private readonly parts: Buffer[] = [];
-  private readonly whole: Buffer | undefined;
+  private whole: Buffer | undefined;
   private fill = 0;
-  constructor(stable: boolean, size: number) {
-    // Only the bytes that arrive are written (a header's size is a claim): the rest of the buffer is never touched.
-    this.whole = stable ? undefined : Buffer.allocUnsafe(size);
+  constructor(
+    stable: boolean,
+    private readonly size: number,
+  ) {
+    this.whole = stable ? undefined : Buffer.allocUnsafe(Math.min(size, FIRST_BYTES));
   }
   data(piece: Buffer): void {
-    if (this.whole === undefined) this.parts.push(piece);
-    else this.fill += piece.copy(this.whole, this.fill);
+    if (this.whole === undefined) {
+      this.parts.push(piece);
+      return;
+    }
+    if (this.fill + piece.length > this.whole.length) this.grow();
+    this.fill += piece.copy(this.whole, this.fill);
+  }
+  /** The buffer made for the whole claim (capped), the bytes so far copied in. */
+  private grow(): void {
+    const old = this.whole!;
+    const cap = Math.min(this.size, MAX_LINE_BYTES);
+    if (old.length >= cap) return;
+    this.whole = Buffer.allocUnsafe(cap);
+    old.copy(this.whole, 0, 0, this.fill);
   }
   bytes(): Buffer {
     if (this.whole !== undefined) return this.whole.subarray(0, this.fill);
     return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
   }
 }
+
+/** What a member's claimed size is trusted for before its bytes arrive. */
+const FIRST_BYTES = 1 << 20;
 
 /** A plain archive's file, open, whose journal member may be walked where it lies (ArchiveScan.readInPlace). */
 export interface InPlaceFile {
