@@ -25,7 +25,17 @@ export async function demoReceipts(ctx: DemoContext): Promise<void> {
   await ctx.run(['keygen', '-o', rel('signing.pem'), '--public', rel('verify.pem')]);
 
   ctx.section('Export a signed, portable receipt (the journal is verified first)');
-  await ctx.run(['export', SAMPLE_AGENT, '-o', rel('run.receipt.tar'), '--sign-key', rel('signing.pem')]);
+  const exported = await ctx.run([
+    'export',
+    SAMPLE_AGENT,
+    '-o',
+    rel('run.receipt.tar'),
+    '--sign-key',
+    rel('signing.pem'),
+  ]);
+  // The sections below read this receipt: a failed export stops the demo with its own words, not a missing file.
+  if (exported.code !== 0)
+    throw new Error(`the demo's export failed (exit ${exported.code}): ${exported.stderr.trim()}`);
 
   ctx.section('Verify it offline, anywhere: nothing is extracted to disk');
   await ctx.run(['receipt', 'verify', rel('run.receipt.tar'), '--public-key', rel('verify.pem'), '--require-blobs']);
