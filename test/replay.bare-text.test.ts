@@ -26,7 +26,16 @@ const pairs: [string, JsonValue][] = [
   ['false', false],
   ['null', null],
   [' 7 ', 7],
+  ['\u00a042\u3000', 42],
 ];
+
+test('a string that starts as a string does is quoted too: the text "NaN" (quotes included) and NaN differ', () => {
+  for (const show of [preview, (x: JsonValue) => valueLines(x, 80).join('\n'), fieldText]) {
+    expect(show('"NaN"')).not.toBe(show('NaN'));
+    expect(show('"NaN"')).not.toBe(show(new JsonFloat(NaN)));
+    expect(parse(show('"NaN"'))).toBe('"NaN"');
+  }
+});
 
 test.each(pairs)('the string %j and the value it reads as are shown apart, everywhere', (s, v) => {
   for (const show of [preview, (x: JsonValue) => valueLines(x, 80).join('\n'), fieldText]) {
@@ -58,13 +67,14 @@ test('any other string is shown bare, as before', () => {
       (s) => {
         let readsAsScalar = false;
         try {
-          const v = parse(s);
+          const v = parse(s.trim());
           readsAsScalar = v === null || (typeof v !== 'object' && typeof v !== 'string') || v instanceof JsonFloat;
         } catch {
           /* not JSON */
         }
-        // Quoted exactly when the text alone reads as a scalar (a number, NaN, true, false, null).
-        expect(bareText(s) !== s).toBe(readsAsScalar);
+        // Quoted exactly when the text alone (blank space of any kind around it) reads as a scalar (a number, NaN,
+        // true, false, null), or starts as a string does.
+        expect(bareText(s) !== s).toBe(readsAsScalar || s.trimStart().startsWith('"'));
       },
     ),
     { numRuns: 5000 },
