@@ -11,6 +11,27 @@ import { refuseLinkedStoreDirs } from './nofollow';
  */
 
 /**
+ * The chain file opened to be changed where it lies: never through a link of either kind (a symbolic link in its
+ * place or in a directory above, a second name), so a repair cannot cut or write a file of the user's.
+ */
+function openToRepair(file: string, action: string): number {
+  refuseLinkedStoreDirs(path.dirname(file));
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDWR | NOFOLLOW);
+  } catch (e) {
+    throw openError(e, file, `cannot open to ${action}`);
+  }
+  try {
+    refuseHardLinked(fd, file, `cannot ${action}`);
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+  return fd;
+}
+
+/**
  * Recovery of a torn tail (docs/format.md §2): copies the bytes from `from` to
  * the end of the file to `<file>.torn-<unix ms>` beside it (written whole under
  * a fresh name, owner-only as the chain it was cut from, fsync'ed when `durable`), then truncates the file at `from`.
@@ -18,15 +39,8 @@ import { refuseLinkedStoreDirs } from './nofollow';
  * is left as it was. Returns the side file's path.
  */
 export function moveTornTailAside(file: string, from: number, durable: boolean): string {
-  refuseLinkedStoreDirs(path.dirname(file));
-  let fd: number;
+  const fd = openToRepair(file, 'repair a torn tail');
   try {
-    fd = openSync(file, constants.O_RDWR | NOFOLLOW);
-  } catch (e) {
-    throw openError(e, file, 'cannot open to repair a torn tail');
-  }
-  try {
-    refuseHardLinked(fd, file, 'cannot repair a torn tail');
     const size = fstatSync(fd).size;
     const torn = readRange(fd, from, size - from);
     const base = `${file}.torn-${Date.now()}`;
@@ -54,19 +68,7 @@ export function moveTornTailAside(file: string, from: number, durable: boolean):
 
 /** Writes the newline a complete last line lost (its writer died between the two). */
 export function finishLastLine(file: string, at: number, durable: boolean): void {
-  refuseLinkedStoreDirs(path.dirname(file));
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDWR | NOFOLLOW);
-  } catch (e) {
-    throw openError(e, file, 'cannot open to finish the last line');
-  }
-  try {
-    refuseHardLinked(fd, file, 'cannot finish the last line');
-  } catch (e) {
-    closeSync(fd);
-    throw e;
-  }
+  const fd = openToRepair(file, 'finish the last line');
   try {
     writeAll(fd, Buffer.from('\n'), at);
     if (durable) fsyncSync(fd);
