@@ -1,4 +1,5 @@
 import { DigestSet } from '../util/digest-set';
+import type { RefSink } from '../util/digest-order';
 import { ZERO_HASH } from '../util/hash';
 import { hashText, type Fault } from './chain';
 import type { ChunkOptions, ChunkSummary, MarkedRows, SliceSeed, UnhashedRows } from './chunk';
@@ -78,6 +79,7 @@ const shifted = (f: Fault, by: number): Fault =>
  * Verification over slices (docs/journal.md): slices whose assumed position was
  * wrong are walked again from the right one, then every fault is put in line
  * order with absolute line numbers, the links between slices checked.
+ * `refSink`: with `collectRefs: 'packed'`, where the refs go instead of a `refSet` of their own.
  */
 export function stitchVerify(
   source: ChunkSource,
@@ -85,6 +87,7 @@ export function stitchVerify(
   options: ChunkOptions,
   env?: NodeJS.ProcessEnv,
   progress?: ProgressFn,
+  refSink?: RefSink,
 ): Stitched {
   const seeds = seedsOf(slices, { steps: 0, head: ZERO_HASH });
   const again = seeds.flatMap((seed, k) => (seed === null ? [] : [k]));
@@ -100,7 +103,7 @@ export function stitchVerify(
     again.forEach((k, i) => (slices[k] = redone[i]!));
   }
   const faults = new FaultList();
-  const packed = options.collectRefs === 'packed' ? new DigestSet() : undefined;
+  const packed = options.collectRefs !== 'packed' ? undefined : (refSink ?? new DigestSet());
   const refs = options.collectRefs === true ? new Set<string>() : undefined;
   const index: RowIndex | undefined =
     options.indexEvery === undefined ? undefined : { every: options.indexEvery, points: [], prevs: [] };
@@ -149,7 +152,7 @@ export function stitchVerify(
   }
   const out: Stitched = { faults, head: steps > 0 ? (prev ?? '') : ZERO_HASH, steps, lines: lineBase };
   if (refs !== undefined) out.refs = Array.from(refs);
-  if (packed !== undefined) out.refSet = packed;
+  if (packed instanceof DigestSet) out.refSet = packed;
   if (index !== undefined) out.index = index;
   if (marked !== undefined) out.marked = { fields: [...marked.fields], blobRefs: marked.blobRefs };
   if (unhashed !== undefined) out.unhashed = unhashed;

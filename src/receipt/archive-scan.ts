@@ -198,6 +198,7 @@ export class ArchiveScan implements TarReceiver {
     const { members, keep } = this;
     if (name === JOURNAL_MEMBER) {
       const walker = new JournalWalker();
+      if (this.manifestDigests !== undefined) walker.expectRefs(this.manifestDigests);
       const kept = keep ? new Collect(true, size) : undefined;
       const file = keep ? undefined : this.file;
       return {

@@ -7,6 +7,7 @@ import { stitchVerify, type Stitched } from '../journal/stitch';
 import { InputError } from '../errors';
 import { cannotRead } from './read-file';
 import { defineLazyList, DigestSet } from '../util/digest-set';
+import { RefOrder } from '../util/digest-order';
 import { ZERO_HASH } from '../util/hash';
 import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 
@@ -54,8 +55,11 @@ export class JournalWalker {
   private lines = 0;
   private prev: string | null = ZERO_HASH;
   private faults = new FaultList();
-  /** Held as raw bytes: a receipt may name millions (src/util/digest-set.ts). */
-  private refs = new DigestSet();
+  /**
+   * Held as raw bytes: a receipt may name millions (src/util/digest-set.ts); or, once the list they should be is
+   * known (`expectRefs`), checked against it as they come (RefOrder).
+   */
+  private refs: DigestSet | RefOrder = new DigestSet();
   /** The row keys some line holding the redaction mark holds it as (MarkedRows). */
   private readonly marked = new Set<string>();
   /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
@@ -77,6 +81,15 @@ export class JournalWalker {
     this.buf = Buffer.allocUnsafe(this.sliceBytes);
   }
   private readonly sliceBytes: number;
+
+  /**
+   * The rows' refs should be `digests`, in that order (the receipt's manifest, read before its journal): they are
+   * checked against it rather than collected again. Only on a walker that has been handed nothing yet.
+   */
+  expectRefs(digests: DigestSet): void {
+    if (this.base !== 0 || this.fill !== 0) throw new Error('JournalWalker.expectRefs: bytes were pushed already');
+    this.refs = new RefOrder(digests);
+  }
 
   push(piece: Buffer): void {
     let i = 0;
@@ -144,7 +157,7 @@ export class JournalWalker {
       });
     const redacted: RedactField[] =
       this.anyBlobRefs || this.refs.size > 0 ? [] : REDACTABLE_FIELDS.filter((f) => this.marked.has(f));
-    const refs = this.refs;
+    const refs = this.refs instanceof RefOrder ? this.refs.refs() : this.refs;
     const walk = {
       head: this.steps > 0 ? (this.prev ?? '') : ZERO_HASH,
       steps: this.steps,
@@ -223,7 +236,8 @@ export class JournalWalker {
     if (this.base !== 0 || this.fill !== 0) throw new Error('JournalWalker.walkFile: bytes were pushed already');
     let stitched: Stitched;
     try {
-      stitched = stitchVerify(source, scanSlices(source, from, to, OPTIONS, env), OPTIONS, env);
+      const sink = this.refs instanceof RefOrder ? this.refs : undefined;
+      stitched = stitchVerify(source, scanSlices(source, from, to, OPTIONS, env), OPTIONS, env, undefined, sink);
     } catch (e) {
       // An OS error reading the file names it, as the stream's reads do (a file cut meanwhile says so already).
       if (e instanceof InputError || typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;

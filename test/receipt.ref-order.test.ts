@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { verifyReceiptFile } from '../src/receipt/stream-verify';
+import { writeTar } from '../src/receipt/tar-write';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * A receipt's chain refs are checked against its manifest's list as they come (src/util/digest-order.ts), not
+ * collected into a second set: the verdict must be the one the format defines (docs/format.md §3: blob_digests is
+ * the steps' refs, first occurrence order, no duplicates) whatever the refs are: in order with repeats, a prefix of
+ * the list, a ref the list lacks, the list's refs out of order, more refs than listed. The model here is that
+ * definition, written out; the receipt is walked pushed in pieces and in place in slices (the two ways a walk's
+ * refs reach the check).
+ */
+const root = tempDir();
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+/** Rows padded so that a few hundred bytes make several slices of a walk in place. */
+const PAD = 'x'.repeat(200);
+const POOL = Array.from({ length: 12 }, (_, i) => sha(`blob ${i}`));
+
+function firstOccurrence(rows: number[][]): string[] {
+  const seen = new Set<string>();
+  for (const row of rows) for (const i of row) seen.add(POOL[i]!);
+  return [...seen];
+}
+
+function receipt(file: string, listed: number[], rows: number[][]): void {
+  let prev = '0'.repeat(64);
+  const input = sha('input');
+  const lines: string[] = [];
+  rows.forEach((row, i) => {
+    const h = sha(
+      `{"input_hash":"${input}","model":null,"prev_hash":"${prev}","prompt":${i},"tool_call":null,"tool_result":"${PAD}"}`,
+    );
+    const refs = row.map((k) => `"${POOL[k]}"`).join(',');
+    lines.push(
+      `{"blob_refs":[${refs}],"input_hash":"${input}","model":null,"prev_hash":"${prev}","prompt":${i},"seq":${i},"step_hash":"${h}","tool_call":null,"tool_result":"${PAD}","ts":1796000000.5}\n`,
+    );
+    prev = h;
+  });
+  const digests = listed.map((k) => `"${POOL[k]}"`).join(',');
+  const manifest = `{"agent_id":"a","bernstein_version":"stepchain/0.1.0","blob_digests":[${digests}],"created_at":"2026-12-06T00:00:00Z","format_version":1,"head_hash":"${prev}","steps":${rows.length}}`;
+  writeFileSync(
+    file,
+    writeTar(
+      [
+        { name: 'manifest.json', data: Buffer.from(manifest) },
+        { name: 'journal/000000.jsonl', data: Buffer.from(lines.join('')) },
+      ],
+      1_700_000_000,
+    ),
+  );
+}
+
+const PUSHED = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+// The journal walked where it lies, in slices (STEPCHAIN_PARALLEL_MIN_BYTES: any member is big enough).
+const IN_PLACE = { ...PUSHED, STEPCHAIN_PARALLEL_MIN_BYTES: '1', STEPCHAIN_THREADS: '4' };
+
+/** A list of distinct pool indexes, and rows of refs drawn from the pool (repeats, and refs the list lacks). */
+const cases = fc.record({
+  listed: fc.uniqueArray(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 8 }),
+  rows: fc.array(fc.array(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 3 }), {
+    minLength: 1,
+    maxLength: 12,
+  }),
+});
+
+/** Cases where the chain's refs are the list (so the order check holds to the end, repeats and all). */
+const matching = fc
+  .array(fc.array(fc.integer({ min: 0, max: POOL.length - 1 }), { maxLength: 3 }), { minLength: 1, maxLength: 12 })
+  .map((rows) => ({ listed: firstOccurrence(rows).map((d) => POOL.indexOf(d)), rows }));
+
+async function check({ listed, rows }: { listed: number[]; rows: number[][] }): Promise<void> {
+  const file = path.join(root, 'r.tar');
+  receipt(file, listed, rows);
+  const chain = firstOccurrence(rows);
+  const list = listed.map((k) => POOL[k]!);
+  const same = chain.length === list.length && chain.every((d, i) => d === list[i]);
+  for (const env of [PUSHED, IN_PLACE]) {
+    const { verdict } = await verifyReceiptFile(file, { env, fileDigest: false });
+    const mismatch = verdict.errors.filter((e) => e.kind === 'blob_digests_mismatch');
+    expect(mismatch.map((e) => e.message)).toEqual(
+      same
+        ? []
+        : [
+            `manifest blob_digests (${list.length}) differ from the chain's blob_refs (${chain.length}, first-occurrence order)`,
+          ],
+    );
+    expect(verdict.ok).toBe(same);
+    // Nothing is bundled: every listed digest is missing, in the list's order.
+    expect(verdict.blobs.missing).toEqual(list);
+  }
+}
+
+describe("a receipt's chain refs against its manifest's list", () => {
+  it('any refs, any list: the verdict is the definition (first occurrence order, no duplicates)', async () => {
+    await fc.assert(fc.asyncProperty(cases, check), { numRuns: 150 });
+  });
+
+  it('refs that are the list, with repeats, in every row shape: intact', async () => {
+    await fc.assert(fc.asyncProperty(matching, check), { numRuns: 100 });
+  });
+
+  it.each([
+    ['in order, repeated', [0, 1, 2], [[0], [0, 1], [1, 0], [2, 2], [0]]],
+    ['a prefix of the list', [0, 1, 2], [[0], [1]]],
+    ['a ref the list lacks', [0, 1], [[0], [5], [1]]],
+    ['out of order', [0, 1], [[1], [0]]],
+    ['one ref more than listed', [0], [[0], [1]]],
+    ['refs and an empty list', [], [[3]]],
+    ['no refs and a list', [4], [[]]],
+  ])('%s', async (_name, listed, rows) => {
+    await check({ listed, rows });
+  });
+});
