@@ -251,7 +251,7 @@ async function makeFork(plan: ForkPlan, undo: Undo[]): Promise<void> {
   pausePoint('fork:after-intent', env);
   await addWorktree(plan, undo);
   pausePoint('fork:after-worktree', env);
-  seedJournal(plan);
+  await seedJournal(plan);
   pausePoint('fork:after-journal', env);
   writeForkSession(plan);
   pausePoint('fork:after-session', env);
@@ -315,10 +315,10 @@ async function addWorktree(plan: ForkPlan, undo: Undo[]): Promise<void> {
 }
 
 /** The fork's journal: the parent's verified prefix, with the blobs it names. */
-function seedJournal(plan: ForkPlan): void {
+async function seedJournal(plan: ForkPlan): Promise<void> {
   if (plan.forkJournal === null) return;
   writeNewFile(plan.forkJournal, plan.prefix!);
-  const missing = copyPrefixBlobs(plan.root, plan.worktree, plan.prefixRefs);
+  const missing = await copyPrefixBlobs(plan.root, plan.worktree, plan.prefixRefs);
   if (missing.length > 0)
     plan.warnings.push(
       `${plural(missing.length, 'blob')} of the inherited steps ${missing.length === 1 ? 'is' : 'are'} not in the parent's CAS (or do not match their digest) and were not copied: ${someOf(missing, ' ')}`,

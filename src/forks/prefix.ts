@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { InputError } from '../errors';
-import { Cas, casDir, journalFile, VerifiedSteps } from '../journal';
+import { Cas, CAS_BATCH_FILES, casDir, journalFile, newCasBatch, VerifiedSteps } from '../journal';
 import { sha256Hex } from '../util/hash';
 import { listSnapshots, type SnapshotInfo } from '../git/snapshot';
 import { plural } from '../util/words';
@@ -29,15 +29,20 @@ export function matchingSnapshot(
  * a worktree an agent may write, and a hard link would let it rewrite the parent's blob in place. Each
  * blob is checked against its digest before it is stored. Returns the digests that could not be copied.
  */
-export function copyPrefixBlobs(root: string, worktree: string, digests: readonly string[]): string[] {
+export async function copyPrefixBlobs(root: string, worktree: string, digests: readonly string[]): Promise<string[]> {
   const from = new Cas(casDir(root), false);
+  // No store, no blob: one look, not one per blob (a fork of 100,000 steps spent 2.6 s asking for each).
+  if (from.missing()) return [...digests];
   const to = new Cas(casDir(worktree));
+  const batch = newCasBatch();
   const missing: string[] = [];
   for (const d of digests) {
     const bytes = from.get(d);
     if (bytes === undefined || sha256Hex(bytes) !== d) missing.push(d);
-    else to.put(bytes);
+    else to.put(bytes, batch);
+    if (batch.files.length >= CAS_BATCH_FILES) await to.sync(batch);
   }
+  await to.sync(batch);
   return missing;
 }
 

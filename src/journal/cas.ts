@@ -1,10 +1,32 @@
 import { closeSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError } from '../errors';
+import { InputError, osError } from '../errors';
 import { isSha256Hex, sha256Hex } from '../util/hash';
 import { ensureDir, fsyncDir, writeAll } from '../util/fs';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/modes';
-import { readRegularFile, storeDirMissing } from '../util/nofollow';
+import { readRegularFile, READ_FLAGS, storeDirMissing } from '../util/nofollow';
+
+/**
+ * Blobs stored by `put(bytes, batch)`: written and renamed into place without waiting for the disk, then made
+ * durable together by `sync(batch)` (each file, then each directory they went into, synced once). A fork copies
+ * every blob its steps name: a sync of each file and of its directory as it was written was two waits for the disk
+ * a blob (a fork of 20,000 blobs took 158 s under load); written first, the file system writes them out together
+ * and most syncs after find little left to do.
+ */
+export interface CasBatch {
+  files: string[];
+  dirs: Set<string>;
+}
+
+/** Files a batch should hold at most before it is synced (its memory stays small whatever the number of blobs). */
+export const CAS_BATCH_FILES = 4096;
+/** Syncs in flight at once: libuv's threads (four unless UV_THREADPOOL_SIZE says otherwise). */
+const SYNCS_AT_ONCE = 4;
+
+export function newCasBatch(): CasBatch {
+  return { files: [], dirs: new Set() };
+}
 
 /** The content-addressed blob store: `<dir>/<first two hex>/<sha256 hex>`. */
 export class Cas {
@@ -46,12 +68,17 @@ export class Cas {
     return readRegularFile(this.pathOf(digest));
   }
 
-  /** Stores bytes (write to a temporary name, fsync, rename) and returns their digest. */
-  put(bytes: Uint8Array): string {
+  /**
+   * Stores bytes (write to a temporary name, fsync, rename) and returns their digest. With `batch`, the syncs are
+   * left to `sync(batch)` (see CasBatch).
+   */
+  put(bytes: Uint8Array, batch?: CasBatch): string {
     const digest = sha256Hex(bytes);
     const file = this.pathOf(digest);
     const dir = path.dirname(file);
-    ensureDir(dir, PRIVATE_DIR_MODE); // blobs are agent inputs: owner-only, like the journal; never through a link
+    // Blobs are agent inputs: owner-only, like the journal; never through a link. A batch looks at a directory once
+    // (a fork's new store, written before anything runs in its worktree).
+    if (batch === undefined || !batch.dirs.has(dir)) ensureDir(dir, PRIVATE_DIR_MODE);
     try {
       // Already stored (as a regular file, of its size: a link or a FIFO in its place is replaced below).
       const st = lstatSync(file, { throwIfNoEntry: false });
@@ -61,9 +88,10 @@ export class Cas {
     }
     const tmp = path.join(dir, `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
     const fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE);
+    const now = this.durable && batch === undefined;
     try {
       writeAll(fd, bytes);
-      if (this.durable) fsyncSync(fd);
+      if (now) fsyncSync(fd);
     } catch (e) {
       closeSync(fd);
       unlinkSync(tmp);
@@ -71,7 +99,50 @@ export class Cas {
     }
     closeSync(fd);
     renameSync(tmp, file);
-    if (this.durable) fsyncDir(dir);
+    if (now) fsyncDir(dir);
+    else if (this.durable && batch !== undefined) {
+      batch.files.push(file);
+      batch.dirs.add(dir);
+    }
     return digest;
   }
+
+  /**
+   * Makes the blobs a batch stored durable: each file synced (opened again, never through a link), several at a
+   * time, then each directory. Syncs at once share the file system's journal commits: 1,000 files of 2 KB here took
+   * 4.9 s synced one at a time, 0.4 s four at a time (ext4 on a virtual disk).
+   */
+  async sync(batch: CasBatch): Promise<void> {
+    await syncEach(batch.files, (file, e) => {
+      throw osError(e, file, 'cannot sync');
+    });
+    // Some file systems refuse to sync a directory (as fsyncDir allows); the files themselves were synced.
+    await syncEach([...batch.dirs], () => undefined);
+    batch.files.length = 0;
+    batch.dirs.clear();
+  }
+}
+
+/** Syncs each path (opened for reading, never through a link), SYNCS_AT_ONCE at a time; `failed` says what a failure is. */
+async function syncEach(
+  paths: readonly string[],
+  failed: (path: string, e: NodeJS.ErrnoException) => void,
+): Promise<void> {
+  let next = 0;
+  const syncing = async (): Promise<void> => {
+    while (next < paths.length) {
+      const p = paths[next++]!;
+      try {
+        const handle = await open(p, READ_FLAGS);
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      } catch (e) {
+        failed(p, e as NodeJS.ErrnoException);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: SYNCS_AT_ONCE }, syncing));
 }

@@ -1,4 +1,4 @@
-export { Cas } from './cas';
+export { Cas, CAS_BATCH_FILES, newCasBatch, type CasBatch } from './cas';
 export { ChainChecker } from './chain';
 export type { Fault, FaultKind, FaultSink } from './chain';
 export { expandFaults, FaultList, MAX_LISTED_FAULTS } from './faults';
