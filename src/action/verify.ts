@@ -109,6 +109,9 @@ function checkOptions(
     failOnFlaggedMutations: inputs.failOnFlaggedMutations,
     provenance: inputs.provenance,
     shard: inputs.shard,
+    // The checkout is a commit's (the PR's merge commit, a push's head): what is judged is what it commits, never
+    // what a .gitattributes conversion or a submodule shows in its place.
+    committed: true,
   };
 }
 

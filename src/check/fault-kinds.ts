@@ -16,6 +16,7 @@ export type CheckOwnFaultKind =
   | 'too_large'
   | 'unreadable'
   | 'crlf_line_endings'
+  | 'not_committed'
   | 'faults_not_listed'
   // the base's history
   | 'history_deleted'
@@ -45,6 +46,7 @@ const KINDS: Record<CheckFaultKind, true> = {
   too_large: true,
   unreadable: true,
   crlf_line_endings: true,
+  not_committed: true,
   faults_not_listed: true,
   history_deleted: true,
   history_truncated: true,

@@ -3,9 +3,8 @@ import { DEFAULT_MAX_RECEIPT_BYTES, loadReceipt } from '../receipt';
 import { bundleBeside, notCheckedFault } from '../receipt/keyless/bundle-path';
 import { MAX_KEYLESS_FILE_BYTES } from '../receipt/keyless/files';
 import type { LoadedRoot } from '../receipt/keyless/trusted-root';
-import type { UnderRead } from '../util/nofollow';
 import type { KeylessFault } from '../receipt/keyless/verify';
-import type { Scan } from './scan';
+import type { Scan, ScanRead } from './scan';
 import type { CheckedItem, CheckOptions, CheckReport } from './types';
 
 /**
@@ -91,10 +90,11 @@ async function bundleFaults(
 }
 
 /** Why a bundle in the checkout was not read (`shown`: its path in the checkout). */
-function unreadable(shown: string, r: Exclude<UnderRead, { kind: 'file' }>): string {
+function unreadable(shown: string, r: Exclude<ScanRead, { kind: 'file' }>): string {
   if (r.kind === 'symlink') return `${r.at} is a symbolic link (never followed)`;
   if (r.kind === 'too_large') return `${shown}: the Sigstore bundle is ${r.size} bytes, over ${MAX_KEYLESS_FILE_BYTES}`;
   if (r.kind === 'missing') return `${shown}: the Sigstore bundle is gone`;
+  if (r.kind === 'not_committed') return `${shown}: ${r.why}`;
   return `${shown}: the Sigstore bundle is not a regular file`;
 }
 

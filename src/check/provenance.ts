@@ -39,16 +39,26 @@ export interface ProvenanceOptions {
   policy: Exclude<ProvenancePolicy, 'off'>;
   /** The run journals the check found (root-relative). */
   runs: readonly string[];
+  /**
+   * Reads a checkout file (the check's own reader: never through a link, and held to the commit when it judges
+   * one); undefined when it cannot be read. Default: read without following a link.
+   */
+  read?: (rel: string) => Buffer | undefined;
 }
+
+/** A per-step journal where a run journal's provenance records name it (`[<project>/].sdd/runtime/journal/<id>/`). */
+export const STEP_JOURNAL = /(?:^|\/)\.sdd\/runtime\/journal\/[^/]+\/000000\.jsonl$/;
 
 export async function checkProvenance(options: ProvenanceOptions): Promise<ProvenanceReport> {
   const root = path.resolve(options.root);
   const changes = await pullRequestChanges(root, [options.base, ...(options.alsoBases ?? [])]);
   const checked: CheckedDirs = new Set();
-  const read = (rel: string): Buffer | undefined => {
-    const r = readUnder(root, rel, undefined, checked);
-    return r.kind === 'file' ? r.bytes : undefined;
-  };
+  const read =
+    options.read ??
+    ((rel: string): Buffer | undefined => {
+      const r = readUnder(root, rel, undefined, checked);
+      return r.kind === 'file' ? r.bytes : undefined;
+    });
   const records = [];
   const ignored: string[] = [];
   for (const rel of options.runs) {
@@ -106,6 +116,10 @@ export async function provenancePass(ctx: { options: CheckOptions; report: Check
     ...(options.alsoBases === undefined ? {} : { alsoBases: options.alsoBases }),
     policy,
     runs: scan.found.run,
+    read: (rel) => {
+      const r = scan.read(rel);
+      return r.kind === 'file' ? r.bytes : undefined;
+    },
   });
   report.provenance = p;
   report.faults.push(...provenanceFaults(p));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { listBlobsAtCommit } from '../git/commits';
 import { readUnder, type CheckedDirs, type UnderRead } from '../util/nofollow';
 import { globSet, matchesGlob, NOT_UTF8_NAME, scanFiles, type DirCache, type GlobSet } from './glob';
+import type { CommittedTest } from './committed';
 import type { CheckFault, CheckOptions, ItemKind, Shard } from './types';
 
 /**
@@ -38,6 +39,9 @@ export function shardOf(rel: string, count: number): number {
   return createHash('sha256').update(rel, 'utf8').digest().readUInt32BE(0) % count;
 }
 
+/** A checkout file as the check reads it: or, with a commit to hold it to, not the blob the commit has there. */
+export type ScanRead = UnderRead | { kind: 'not_committed'; why: string };
+
 export interface Scan {
   root: string;
   /** The kinds switched on. */
@@ -54,8 +58,13 @@ export interface Scan {
   mine(rel: string): boolean;
   /** The kind whose patterns match a path (the first switched on), if any. */
   kindOf(rel: string): ItemKind | undefined;
-  /** Reads a checkout file, never through a link (directories checked once per scan), into `memory` when given. */
-  read(rel: string, max?: number, memory?: (size: number) => Buffer): UnderRead;
+  /**
+   * Reads a checkout file, never through a link (directories checked once per scan), into `memory` when given; with
+   * `committed` set, a file that is not what the commit holds at its path is `not_committed` (./committed.ts).
+   */
+  read(rel: string, max?: number, memory?: (size: number) => Buffer): ScanRead;
+  /** The commit every file read is held to (`CheckOptions.committed`), set once HEAD is known. */
+  committed?: CommittedTest;
 }
 
 function linkFault(kind: ItemKind, rel: string, severity: CheckFault['severity']): CheckFault {
@@ -113,7 +122,7 @@ export function scanCheckout(root: string, options: CheckOptions): Scan {
     }
   }
   const checked: CheckedDirs = new Set();
-  return {
+  const scan: Scan = {
     root,
     on,
     sets,
@@ -123,6 +132,11 @@ export function scanCheckout(root: string, options: CheckOptions): Scan {
     shard,
     mine,
     kindOf: (p) => ITEM_KINDS.find((k) => on[k] && matchesGlob(sets[k], p)),
-    read: (rel, max, memory) => readUnder(root, rel, max, checked, memory),
+    read: (rel, max, memory) => {
+      const r = readUnder(root, rel, max, checked, memory);
+      const why = r.kind === 'file' ? scan.committed?.(rel, r.bytes) : undefined;
+      return why === undefined ? r : { kind: 'not_committed', why };
+    },
   };
+  return scan;
 }

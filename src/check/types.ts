@@ -100,6 +100,13 @@ export interface CheckOptions {
   dirCache?: DirCache;
   /** With a base: attribute every changed file to the verified step that produced it (provenance.ts; default off). */
   provenance?: ProvenancePolicy;
+  /**
+   * Judge what HEAD commits, not what the work tree shows (the PR check: its checkout is a commit's): every file read
+   * must be the blob HEAD holds at its path and lie in no submodule (`not_committed` otherwise, committed.ts). A file
+   * HEAD does not hold at all is read as it is. Off by default: a local check judges the work tree, uncommitted
+   * appends included.
+   */
+  committed?: boolean;
 }
 
 /** How unrecorded changes count: not at all, as warnings, or as errors (docs/provenance.md). */

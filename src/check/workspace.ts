@@ -11,8 +11,9 @@ import { unreadable, type ItemCheck } from './items/common';
 import { checkJournal, orphanPinFaults } from './items/journal';
 import { checkReceipt } from './items/receipt';
 import { checkRun } from './items/run';
+import { committedTest } from './committed';
 import { keylessPass } from './keyless';
-import { provenancePass } from './provenance';
+import { provenancePass, STEP_JOURNAL } from './provenance';
 import { idOfPath, ITEM_KINDS, scanCheckout, type Scan } from './scan';
 import type { CheckOptions, CheckReport, ItemKind } from './types';
 import { idRecord, ownValue } from '../util/records';
@@ -176,6 +177,20 @@ function kindPass(kind: ItemKind): CheckPass {
   };
 }
 
+/**
+ * The paths the check may read from the checkout (its files of every kind switched on, a receipt's Sigstore bundle,
+ * the per-step journal a run journal's provenance records name), and those whose checkers name CRLF line endings.
+ */
+function readable(scan: Scan): [(rel: string) => boolean, (rel: string) => boolean] {
+  const bundle = '.sigstore.json';
+  const covers = (rel: string): boolean =>
+    scan.kindOf(rel) !== undefined ||
+    (rel.endsWith(bundle) && scan.kindOf(rel.slice(0, -bundle.length)) === 'receipt') ||
+    STEP_JOURNAL.test(rel);
+  const crlf = (rel: string): boolean => scan.kindOf(rel) === 'journal' || scan.kindOf(rel) === 'run';
+  return [covers, crlf];
+}
+
 /** The passes, in report order. */
 export const CHECK_PASSES: readonly CheckPass[] = [...ITEM_KINDS.map(kindPass), provenancePass, keylessPass];
 
@@ -183,6 +198,8 @@ export async function checkWorkspace(options: CheckOptions, passes = CHECK_PASSE
   const root = path.resolve(options.root);
   const scan = scanCheckout(root, options);
   const commit = (await headCommit(root)) ?? null;
+  if (options.committed === true && commit !== null)
+    scan.committed = await committedTest(root, commit, ...readable(scan));
   // Receipts alone in a directory that is no git checkout (an artifact's files): nothing committed to compare.
   const receiptsOnly = !scan.on.journal && !scan.on.run;
   const baseCommit = options.base === undefined || (receiptsOnly && commit === null) ? null : options.base;

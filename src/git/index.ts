@@ -26,3 +26,5 @@ export {
   resolveCommit,
 } from './commits';
 export type { TreeBlob } from './commits';
+export { committedEntries, GITLINK } from './head-tree';
+export type { CommittedEntry } from './head-tree';

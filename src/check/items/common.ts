@@ -1,4 +1,4 @@
-import type { UnderRead } from '../../util/nofollow';
+import type { ScanRead } from '../scan';
 import type { CheckedItem, CheckFault, ItemKind } from '../types';
 import { pluralWord } from '../../util/words';
 
@@ -67,12 +67,12 @@ export function bareItem(kind: ItemKind, rel: string, id: string, ok: boolean, s
   return { kind, path: rel, id, steps: 0, head: '', ok, status };
 }
 
-/** A checkout file that could not be read (a link on the way, too large, vanished, not a file): failed. */
+/** A checkout file that could not be read (a link on the way, too large, vanished, not a file, not committed): failed. */
 export function unreadable(
   kind: ItemKind,
   rel: string,
   id: string,
-  r: Exclude<UnderRead, { kind: 'file' }>,
+  r: Exclude<ScanRead, { kind: 'file' }>,
   max: number | undefined,
 ): ItemCheck {
   const why =
@@ -82,7 +82,9 @@ export function unreadable(
         ? `${r.size} bytes, over the ${max ?? 0}-byte limit`
         : r.kind === 'missing'
           ? 'vanished while being checked'
-          : 'not a regular file';
+          : r.kind === 'not_committed'
+            ? r.why
+            : 'not a regular file';
   return {
     item: bareItem(kind, rel, id, false, 'unreadable'),
     faults: [
@@ -90,7 +92,7 @@ export function unreadable(
         item: kind,
         path: rel,
         line: null,
-        kind: r.kind === 'symlink' ? 'symlink' : r.kind === 'too_large' ? 'too_large' : 'unreadable',
+        kind: r.kind === 'symlink' || r.kind === 'too_large' || r.kind === 'not_committed' ? r.kind : 'unreadable',
         message: `${whoOf(kind, id)}: ${why}`,
         severity: 'error',
         id,
