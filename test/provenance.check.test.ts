@@ -244,3 +244,34 @@ describe('the Action, run as a runner runs it, on the pull request from a fresh 
     );
   });
 });
+
+describe('a rename is two changes: its source deleted, its target written', () => {
+  test("a file deleted by hand hides behind no recorded step's new file that git pairs it with", async () => {
+    const made: string[] = [];
+    const { clone } = await scenario(async (repo) => {
+      // The agent writes src/copy.py with what src/a.py held at the base; a person then deletes src/a.py by hand.
+      made.push(await step(repo, 'agent-1', { 'src/copy.py': 'a = 0\n' }));
+      commitRun(repo, 'agent-1 writes copy.py');
+      git(repo, ['rm', '-q', 'src/a.py']);
+      git(repo, ['commit', '-q', '-m', 'delete a.py by hand']);
+    });
+    const e = await check(clone, 'error');
+    expect(e.code).toBe(1);
+    const copy = e.doc.provenance.files.find((f) => f.path === 'src/copy.py');
+    expect(copy).toEqual(expect.objectContaining({ status: 'unrecorded', from: 'src/a.py' }));
+    const fault = e.doc.faults.find((f) => f.kind === 'unrecorded_change' && f.path === 'src/copy.py');
+    expect(fault?.message).toContain('src/a.py');
+
+    // The same rename made by the agent's own step (the deletion recorded too) is recorded.
+    const { clone: byAgent } = await scenario(async (repo) => {
+      rmSync(path.join(repo, 'src', 'a.py'));
+      made.push(await step(repo, 'agent-1', { 'src/copy.py': 'a = 0\n' }));
+      commitRun(repo, 'agent-1 renames a.py');
+    });
+    const ok = await check(byAgent, 'error');
+    expect(ok.code).toBe(0);
+    expect(ok.doc.provenance.files.find((f) => f.path === 'src/copy.py')).toEqual(
+      expect.objectContaining({ status: 'recorded', step_hash: made[1], from: 'src/a.py' }),
+    );
+  });
+});

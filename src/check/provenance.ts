@@ -90,7 +90,9 @@ export function provenanceFaults(p: ProvenanceReport): CheckFault[] {
       message:
         f.change === 'D'
           ? 'deleted by no verified recorded step'
-          : 'this content was produced by no verified recorded step (edited by hand, or by an unrecorded run)',
+          : f.change === 'R' && f.from !== undefined
+            ? `renamed from ${f.from}: no verified recorded step both deleted ${f.from} and produced this content (a file deleted by hand is paired with any similar new file)`
+            : 'this content was produced by no verified recorded step (edited by hand, or by an unrecorded run)',
       severity: p.policy === 'error' ? 'error' : 'warning',
     });
   }

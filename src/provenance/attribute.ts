@@ -5,7 +5,10 @@ import type { StepChanges } from './changes';
  * Attribution (docs/provenance.md): a file a pull request changes is `recorded`
  * when a verified step's recorded change produced exactly its final content
  * (the same path, git blob id and mode; for a deletion, the step that deleted
- * the path), naming the latest such step; otherwise `unrecorded`. Pure: the
+ * the path), naming the latest such step; otherwise `unrecorded`. A rename is
+ * git's pairing of two changes, its source's deletion and its target's content
+ * (diff-tree -M pairs a file deleted by hand with any similar new file): it is
+ * recorded only when both are, named by the step of its content. Pure: the
  * caller hands in only records that verified.
  */
 
@@ -57,7 +60,9 @@ export function attribute(changes: readonly TreeChange[], records: readonly Veri
     }
   }
   return changes.map((c) => {
-    const hit = best.get(key(c.path, c.blob, c.mode));
+    const content = best.get(key(c.path, c.blob, c.mode));
+    const deleted = c.status === 'R' && c.from !== undefined ? best.has(key(c.from, null, null)) : true;
+    const hit = deleted ? content : undefined;
     const how = { change: c.status, ...(c.from === undefined ? {} : { from: c.from }) };
     return hit === undefined
       ? { path: c.path, status: 'unrecorded', agent: null, seq: null, step_hash: null, ...how }
