@@ -8,7 +8,7 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { actionTestBed, appendSteps, journalPath } from './helpers/action';
-import { inProcessOnPr } from './helpers/action-in-process';
+import { inProcessOnPr, runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
 const { tmp, scratch, scenario } = actionTestBed('stepchain-action-committed-');
@@ -51,6 +51,19 @@ describe('a journal moved into a submodule', () => {
     const again = await inPr(dir, moved);
     expect(again.code).toBe(1);
     expect(again.annotations.find((a) => a.title === 'stepchain: not_committed')).toMatchObject({ file: ALICE });
+
+    // Export mode signs what the commit holds: no receipt of the submodule's journal, bob's as ever.
+    const exported = await runInProcess({
+      workspace: dir,
+      scratch,
+      event: { name: 'push', payload: {} },
+      inputs: { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' },
+    });
+    expect(exported.code).toBe(1);
+    const refused = exported.annotations.find((a) => a.title === 'stepchain: not_committed');
+    expect(refused).toMatchObject({ level: 'error', file: ALICE });
+    expect(refused!.message).toContain('agent alice: no receipt: lies inside the submodule');
+    expect(JSON.parse(exported.outputs['receipts']!)).toEqual([expect.stringMatching(/bob\.receipt\.tar$/)]);
   });
 });
 

@@ -1,6 +1,16 @@
 import * as core from '@actions/core';
 import path from 'node:path';
-import { exportAllReceipts, mdCode, mdText, writeHtmlReports, type ExportedReceipt } from '../check';
+import {
+  exportAllReceipts,
+  globSet,
+  matchesGlob,
+  mdCode,
+  mdText,
+  writeHtmlReports,
+  type ExportedReceipt,
+} from '../check';
+import { committedTest } from '../check/committed';
+import { headCommit } from '../git';
 import { PRODUCER } from '../version';
 import { uploadFiles } from './github';
 import type { ActionInputs } from './inputs';
@@ -24,8 +34,21 @@ export async function exportMode(inputs: ActionInputs, workspace: string): Promi
   if (inputs.signingKey === undefined && !inputs.keyless)
     core.warning('export: allow-unsigned is true: the receipts are not signed.');
   const dir = reportDir();
+  const head = await headCommit(workspace);
+  // What is signed is what the commit holds: never a journal a .gitattributes conversion or a submodule shows.
+  const journals = globSet(inputs.journals.patterns ?? []);
+  const committed =
+    head === undefined
+      ? undefined
+      : await committedTest(
+          workspace,
+          head,
+          (rel) => matchesGlob(journals, rel),
+          () => false,
+        );
   const r = exportAllReceipts({
     root: workspace,
+    ...(committed === undefined ? {} : { committed }),
     outDir: dir,
     journals: inputs.journals.patterns ?? [],
     agents: inputs.agents,

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
+import { lstatUnder, READ_FLAGS } from '../util/nofollow';
 import { committedEntries, GITLINK } from '../git';
 
 /**
@@ -12,8 +15,11 @@ import { committedEntries, GITLINK } from '../git';
  * hold at all (untracked: the workflow's own, such as receipts downloaded from an artifact) is read as it is.
  */
 
-/** Why a checked-out file is not what the commit holds at its path (one clause), or undefined when it is. */
-export type CommittedTest = (rel: string, bytes: Buffer) => string | undefined;
+/**
+ * Why a checked-out file is not what the commit holds at its path (one clause), or undefined when it is. Its content
+ * is given as bytes, or as a function giving its git blob id (for ids of `hexLength` digits) without holding it.
+ */
+export type CommittedTest = (rel: string, content: Buffer | ((hexLength: number) => string)) => string | undefined;
 
 /** A blob's git object id: SHA-1 in a SHA-1 repository, SHA-256 in a SHA-256 one (by the length of its ids). */
 export function gitBlobId(bytes: Buffer, hexLength: number): string {
@@ -21,6 +27,34 @@ export function gitBlobId(bytes: Buffer, hexLength: number): string {
     .update(`blob ${bytes.length}\0`)
     .update(bytes)
     .digest('hex');
+}
+
+/**
+ * The git blob id of the regular file at `rel` under `root` (opened without following a link anywhere below the
+ * root), read a block at a time: a journal a receipt is streamed from is never held whole. Undefined when it is no
+ * regular file to read.
+ */
+export function fileBlobId(root: string, rel: string, hexLength: number): string | undefined {
+  if (lstatUnder(root, rel).kind !== 'file') return undefined;
+  let fd: number;
+  try {
+    fd = openSync(path.join(root, rel), READ_FLAGS);
+  } catch {
+    return undefined; // swapped for a link, or gone, since the lstat
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const size = st.size;
+    const hash = createHash(hexLength === 64 ? 'sha256' : 'sha1').update(`blob ${size}\0`);
+    const block = Buffer.allocUnsafe(1 << 20);
+    let total = 0;
+    for (let n; (n = readSync(fd, block, 0, block.length, null)) > 0; total += n) hash.update(block.subarray(0, n));
+    // A file that grew or shrank while read is not the blob of the size its header said.
+    return total === size ? hash.digest('hex') : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -38,7 +72,7 @@ export async function committedTest(
   const entries = await committedEntries(root, commit, covers);
   const submodules = new Set([...entries].filter(([, e]) => e.mode === GITLINK).map(([p]) => p));
   const at = commit.slice(0, 12);
-  return (rel, bytes) => {
+  return (rel, content) => {
     if (!covers(rel)) throw new Error(`stepchain read ${rel}, which it did not list from the commit ${at}`);
     const parts = rel.split('/');
     for (let i = 1; i < parts.length; i++) {
@@ -51,9 +85,10 @@ export async function committedTest(
     }
     const e = entries.get(rel);
     if (e === undefined) return undefined;
-    if (gitBlobId(bytes, e.oid.length) === e.oid) return undefined;
-    if (crlfNamed(rel) && bytes.includes('\r\n')) {
-      if (gitBlobId(withoutCr(bytes), e.oid.length) === e.oid) return undefined;
+    const id = typeof content === 'function' ? content(e.oid.length) : gitBlobId(content, e.oid.length);
+    if (id === e.oid) return undefined;
+    if (typeof content !== 'function' && crlfNamed(rel) && content.includes('\r\n')) {
+      if (gitBlobId(withoutCr(content), e.oid.length) === e.oid) return undefined;
     }
     return (
       `the checked-out bytes are not the blob the commit ${at} holds at this path (${e.oid.slice(0, 12)}): ` +

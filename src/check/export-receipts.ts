@@ -11,6 +11,7 @@ import {
 } from '../receipt';
 import { bundlePathOf, staleBundleBeside } from '../receipt/keyless/bundle-path';
 import { lstatUnder, readUnder } from '../util/nofollow';
+import { fileBlobId, type CommittedTest } from './committed';
 import { globSet, NOT_UTF8_NAME, scanFiles } from './glob';
 import { DEFAULT_JOURNALS, idOfPath } from './scan';
 import type { CheckFault } from './types';
@@ -56,6 +57,11 @@ export interface ExportAllOptions {
   force?: boolean;
   /** What the caller's user can do about such a bundle (the door's words), for the refusal. */
   staleBundleRemedy?: string;
+  /**
+   * The commit every journal exported must be held to (./committed.ts): a journal that is not the blob it holds at
+   * its path, or lies inside a submodule, gets no receipt (a signing key never signs what the commit does not hold).
+   */
+  committed?: CommittedTest;
 }
 
 export interface ExportedReceipt {
@@ -78,6 +84,29 @@ export interface ExportedReceipt {
 export interface ExportAllResult {
   receipts: ExportedReceipt[];
   faults: CheckFault[];
+}
+
+/** Why an agent's journal gets no receipt before it is read: a link, not a regular file, not what the commit holds. */
+function unexportable(
+  root: string,
+  rel: string,
+  agent: string,
+  committed: CommittedTest | undefined,
+): CheckFault | undefined {
+  const st = lstatUnder(root, rel);
+  const fault = (kind: CheckFault['kind'], why: string): CheckFault => ({
+    item: 'journal',
+    path: rel,
+    line: null,
+    kind,
+    message: `agent ${agent}: no receipt: ${why}`,
+    severity: 'error',
+    id: agent,
+  });
+  if (st.kind === 'symlink') return fault('symlink', `${st.at} is a symbolic link`);
+  if (st.kind !== 'file') return fault('unreadable', 'not a regular file');
+  const why = committed?.(rel, (hexLength) => fileBlobId(root, rel, hexLength) ?? '');
+  return why === undefined ? undefined : fault('not_committed', why);
 }
 
 export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
@@ -119,17 +148,9 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
   for (const agent of agents) {
     const rel = byAgent.get(agent)!;
     const journal = path.join(root, rel);
-    const st = lstatUnder(root, rel);
-    if (st.kind !== 'file') {
-      result.faults.push({
-        item: 'journal',
-        path: rel,
-        line: null,
-        kind: st.kind === 'symlink' ? 'symlink' : 'unreadable',
-        message: `agent ${agent}: no receipt: ${st.kind === 'symlink' ? `${st.at} is a symbolic link` : 'not a regular file'}`,
-        severity: 'error',
-        id: agent,
-      });
+    const refused = unexportable(root, rel, agent, options.committed);
+    if (refused !== undefined) {
+      result.faults.push(refused);
       continue;
     }
     const file = path.join(options.outDir, `${agent}.receipt.tar`);
