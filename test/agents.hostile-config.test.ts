@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { handlerHash, planCodexInit, planTrust, type TrustedHandler } from '../src/agents/codex';
 import { cliPath } from './helpers/paths';
@@ -107,4 +107,35 @@ test("init codex --remove moves the trust of the user's own hook that followed s
     python('import json,sys,tomllib\nprint(json.dumps(tomllib.load(open(sys.argv[1],"rb"))))', '', [config]),
   ) as { hooks: { state: Record<string, unknown> } };
   expect(state.hooks.state).toEqual({ [key(0)]: { trusted_hash: hash } });
+});
+
+// A repository can commit any directory on the way to a hook file as a link (`.github` -> somewhere outside):
+// init writes nothing through it, for the agents whose file sits two directories down as for the others.
+test.each([
+  ['copilot', '.github', '.github/hooks/stepchain.json'],
+  ['copilot', '.github/hooks', '.github/hooks/stepchain.json'],
+  ['opencode', '.opencode', '.opencode/plugins/stepchain.js'],
+  ['claude', '.claude', '.claude/settings.json'],
+  ['gemini', '.gemini', '.gemini/settings.json'],
+  ['codex', '.codex', '.codex/hooks.json'],
+])('init %s: a link at %s is refused, naming it; nothing is written where it points', (agent, linkRel, fileRel) => {
+  const base = path.join(dir, `link-${agent}-${linkRel.replace(/\//g, '_')}`);
+  const root = path.join(base, 'project');
+  const home = path.join(base, 'home');
+  const outside = path.join(base, 'outside');
+  for (const d of [root, home, outside]) mkdirSync(d, { recursive: true });
+  execFileSync('git', ['init', '-q', root]);
+  mkdirSync(path.dirname(path.join(root, linkRel)), { recursive: true });
+  symlinkSync(outside, path.join(root, linkRel));
+  for (const args of [[], ['--remove']]) {
+    const r = spawnSync(
+      process.execPath,
+      [cliPath, 'init', agent, '--root', root, '--command', `stepchain hook ${agent}`, ...args],
+      { env: { ...process.env, STEPCHAIN_AUDIT: 'off', HOME: home, CODEX_HOME: home }, encoding: 'utf8' },
+    );
+    expect(r.stderr).toContain(`${path.join(root, linkRel)}: is a symlink; refusing to follow it`);
+    expect(r.status).not.toBe(0);
+  }
+  expect(readdirSync(outside)).toEqual([]);
+  expect(existsSync(path.join(root, fileRel))).toBe(false);
 });

@@ -15,6 +15,8 @@ import { unifiedDiff } from './line-diff';
 
 export interface HookFilePlan {
   file: string;
+  /** The project root when the file is the project's own: no link between the two is followed (`refuseLinksTo`). */
+  root?: string;
   /** The file's text before (null: it does not exist). */
   before: string | null;
   /** The text after; empty where `--remove` leaves nothing of a file that was stepchain's own (it is deleted). */
@@ -42,10 +44,12 @@ export function hookFilePlan(
   text: string | null,
   after: string,
   said: Pick<HookFilePlan, 'events' | 'updated' | 'repaired' | 'findings' | 'warnings'>,
+  root?: string,
 ): HookFilePlan {
   const changed = after !== (text ?? '');
   return {
     file,
+    ...(root === undefined ? {} : { root }),
     before: text,
     after,
     changed,
@@ -96,6 +100,24 @@ function refuseSymlink(p: string): void {
   }
 }
 
+/**
+ * Refuses a link on the way to `file`. Below `root` (a project's own hook file) that is every directory between the
+ * root and the file, and the file: a repository can commit `.github` as a link to anywhere, and the file written
+ * under `.github/hooks/` would land there. Outside any root (a `--settings` file of the user's own, whose path is
+ * theirs to lay out) only the file and its directory.
+ */
+export function refuseLinksTo(file: string, root: string | undefined): void {
+  const rel = root === undefined ? '..' : path.relative(path.resolve(root), path.resolve(file));
+  const inside = rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+  if (!inside) {
+    refuseSymlink(path.dirname(file));
+    refuseSymlink(file);
+    return;
+  }
+  let at = path.resolve(root!);
+  for (const part of rel.split(path.sep)) refuseSymlink((at = path.join(at, part)));
+}
+
 /** Larger than any settings or config file a person keeps: refused rather than read whole. */
 const MAX_HOOK_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -108,9 +130,8 @@ export function readHookFileBytes(file: string): Buffer | undefined {
 }
 
 /** A hook settings file: its text (null: absent) and its JSON object; anything else is refused, naming the line. */
-export function readSettings(file: string): { text: string | null; doc: Obj } {
-  refuseSymlink(path.dirname(file));
-  refuseSymlink(file);
+export function readSettings(file: string, root?: string): { text: string | null; doc: Obj } {
+  refuseLinksTo(file, root);
   const bytes = readHookFileBytes(file);
   if (bytes === undefined) return { text: null, doc: new Map() };
   let text: string;
@@ -131,7 +152,7 @@ export function readSettings(file: string): { text: string | null; doc: Obj } {
   return { text, doc: v };
 }
 
-type WritePlan = Pick<HookFilePlan, 'file' | 'before' | 'after' | 'changed'>;
+type WritePlan = Pick<HookFilePlan, 'file' | 'root' | 'before' | 'after' | 'changed'>;
 
 /** The file must still be what the plan read: a concurrent edit is not overwritten (nor deleted). */
 function assertUnchanged(plan: WritePlan): void {
@@ -148,8 +169,7 @@ function assertUnchanged(plan: WritePlan): void {
 export function writeHookFile(plan: WritePlan): void {
   if (!plan.changed) return;
   const dir = path.dirname(plan.file);
-  refuseSymlink(dir);
-  refuseSymlink(plan.file);
+  refuseLinksTo(plan.file, plan.root);
   ensureDir(dir);
   let mode = 0o644;
   try {
@@ -179,7 +199,7 @@ export function writeOwnHookFile(plan: WritePlan): void {
     writeHookFile(plan);
     return;
   }
-  refuseSymlink(plan.file);
+  refuseLinksTo(plan.file, plan.root);
   assertUnchanged(plan);
   rmSync(plan.file, { force: true });
 }

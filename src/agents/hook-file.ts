@@ -207,10 +207,10 @@ type Said = Pick<HookFilePlan, 'events' | 'updated' | 'repaired' | 'findings'>;
 export function planHookFile(
   file: string,
   spec: HookFileSpec,
-  options: { command?: string; remove?: boolean } = {},
+  options: { command?: string; remove?: boolean; root?: string } = {},
 ): HookFilePlan {
   const command = requestedHookCommand(spec.agent, options.command);
-  const { text, doc } = readSettings(file);
+  const { text, doc } = readSettings(file, options.root);
   checkShape(spec, file, doc);
   const said: Said = { events: [], updated: [], repaired: [], findings: [] };
   const header = spec.header ?? [];
@@ -257,7 +257,13 @@ export function planHookFile(
       after = edit.result();
     }
   }
-  return hookFilePlan(file, text, after, { ...said, warnings: options.remove ? [] : disabledWarning(spec, file, doc) });
+  return hookFilePlan(
+    file,
+    text,
+    after,
+    { ...said, warnings: options.remove ? [] : disabledWarning(spec, file, doc) },
+    options.root,
+  );
 }
 
 /** What the file says when a setting of it turns every hook off (the hooks are installed, but never run). */

@@ -44,6 +44,7 @@ export function planInitHookFile(init: Pick<HookFileInit, 'spec' | 'configFile'>
   return planHookFile(file, init.spec, {
     ...(request.command === undefined ? {} : { command: request.command }),
     remove: request.remove,
+    root: request.root,
   });
 }
 

@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, IntegrityError } from '../../errors';
 import { requestedHookCommand } from '../hook-file';
-import { readHookFileBytes, writeOwnHookFile } from '../hook-file-io';
+import { readHookFileBytes, refuseLinksTo, writeOwnHookFile } from '../hook-file-io';
 import { unifiedDiff } from '../line-diff';
 import type { AgentIntegration, InitPlan, InitRequest } from '../types';
 import { OPENCODE_HOOK } from '../hooks';
@@ -34,17 +34,11 @@ function readOurs(file: string): string | null {
 function planInit(request: InitRequest): InitPlan {
   const file = request.file ?? path.join(request.root, '.opencode', 'plugins', 'stepchain.js');
   const command = requestedHookCommand('opencode', request.command);
-  for (const d of [path.dirname(path.dirname(file)), path.dirname(file)]) {
-    try {
-      if (lstatSync(d).isSymbolicLink()) throw new IntegrityError(`${d}: is a symlink; refusing to follow it`);
-    } catch (e) {
-      if (e instanceof IntegrityError) throw e;
-    }
-  }
+  refuseLinksTo(file, request.root);
   const before = readOurs(file);
   const after = request.remove ? (before === null ? null : '') : pluginSource(command);
   const changed = request.remove ? before !== null : before !== after;
-  const plan = { file, before, after: after ?? '', changed };
+  const plan = { file, root: request.root, before, after: after ?? '', changed };
   const updated = !request.remove && before !== null && changed ? ['plugin'] : [];
   return {
     file,
