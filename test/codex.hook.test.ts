@@ -188,3 +188,27 @@ test('config.toml: the edit keeps every other value as Python reads it, and addi
   });
   expect(tried).toBeGreaterThan(20);
 });
+
+test('an exit code past 2^53 in the call output is no exit code, never another number than the one written', () => {
+  const { root, home } = agentProject(dir);
+  const day = path.join(home, 'sessions', '2026', '12', '03');
+  mkdirSync(day, { recursive: true });
+  const file = path.join(day, `rollout-2026-12-03T15-47-53-${SID}.jsonl`);
+  const env = { CODEX_HOME: home, STEPCHAIN_AUDIT: 'off' };
+  const cases: [string, string, number | null][] = [
+    ['c1', '99999999999999999999999', null],
+    ['c2', '9007199254740993', null],
+    ['c3', '-9007199254740991', -9007199254740991],
+    ['c4', '255', 255],
+  ];
+  for (const [id, digits, want] of cases) {
+    const out = {
+      type: 'response_item',
+      payload: { type: 'function_call_output', call_id: id, output: `Process exited with code ${digits}\nOutput:\nx\n` },
+    };
+    writeFileSync(file, rollout([meta, call(id), out]));
+    const r = handleCodexHook(payload(root, home, { tool_use_id: id }), { env, snapshot: false });
+    expect(r.errors).toEqual([]);
+    expect(r.row!.tool_result).toEqual({ exit_code: want, response: 'x\n' });
+  }
+});

@@ -60,7 +60,9 @@ export function exitCodeInEntry(entry: Record<string, unknown>, callId: string):
   }
   if (entry.type === 'response_item' && payload.type === 'function_call_output' && payload.call_id === callId) {
     const m = typeof payload.output === 'string' ? EXITED.exec(payload.output) : null;
-    if (m !== null) return Number(m[1]);
+    // Digits past 2^53 would be recorded as another number than the one written: no exit code rather than that.
+    const code = m === null ? NaN : Number(m[1]);
+    if (Number.isSafeInteger(code)) return code;
   }
   return undefined;
 }
