@@ -158,3 +158,49 @@ describe("the plugin's wait for the hook in flight, by /proc (Linux) and by ps (
     return new Promise<void>((resolve) => child.on('exit', () => resolve()));
   });
 });
+
+test('a value JSON cannot write in what a tool reported costs that value only: the call and every later one are recorded', () => {
+  // A tool's metadata or arguments can hold a BigInt or a cycle (a plugin's own tool): JSON.stringify threw in the
+  // plugin, the rejection reached OpenCode, and the plugin's queue, rejected, skipped every event after it.
+  const project = initRepo(path.join(dir, 'unwritable'), { 'README.md': '# p\n' });
+  const plugin = path.join(dir, 'unwritable-plugin.mjs');
+  writeFileSync(
+    plugin,
+    pluginSource(`${JSON.stringify(process.execPath)} ${JSON.stringify(cliPath)} hook opencode --no-snapshot`),
+  );
+  const host = `
+    const hooks = await (await import(${JSON.stringify(plugin)})).StepchainRecorder({ directory: ${JSON.stringify(project)} });
+    const sid = 'ses_unwritable';
+    const cyclic = { exit: 3 };
+    cyclic.self = cyclic;
+    const after = (callID, args, metadata) =>
+      hooks['tool.execute.after']({ sessionID: sid, callID, tool: 'bash', args }, { title: 't', output: 'o', metadata });
+    const said = [];
+    for (const [id, args, metadata] of [['c1', { n: 1n }, {}], ['c2', {}, cyclic], ['c3', { n: 1 }, { exit: 0 }]]) {
+      try {
+        await after(id, args, metadata);
+        said.push('ok');
+      } catch (e) {
+        said.push(String(e));
+      }
+    }
+    console.log(JSON.stringify(said));
+  `;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', host], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: dir },
+    timeout: 60_000,
+  });
+  expect(r.stderr).toBe('');
+  expect(JSON.parse(r.stdout)).toEqual(['ok', 'ok', 'ok']);
+  const rows = readVerifiedJournal(journalFile(project, 'opencode-ses_unwritable')).entries.map((e) => e.row);
+  expect(rows.map((row) => row.tool_call)).toEqual([
+    { id: 'c1', input: { n: { unserializable: 'Do not know how to serialize a BigInt' } }, name: 'bash' },
+    { id: 'c2', input: {}, name: 'bash' },
+    { id: 'c3', input: { n: 1 }, name: 'bash' },
+  ]);
+  const cyclicResult = rows[1]!.tool_result as Record<string, unknown>;
+  expect(cyclicResult.output).toBe('o');
+  expect(Object.keys(cyclicResult.metadata as object)).toEqual(['exit', 'self']);
+  expect(rows[2]!.tool_result).toEqual({ exit_code: 0, metadata: { exit: 0 }, output: 'o', title: 't' });
+});

@@ -51,8 +51,46 @@ export const StepchainRecorder = async ({ directory }) => {
   // The hook in flight (its process), and the payloads sent but not started, in order.
   let running;
   const pending = [];
+  // A payload's text, whatever a tool put in it: a value JSON cannot write (a BigInt, a cycle, a throwing toJSON, in
+  // a tool's metadata or arguments) becomes {"unserializable": why} in its place, the rest kept, so the call is still
+  // recorded and the queue never stops (one such value rejected every later event of the process, each one lost).
+  const writable = (v, depth) => {
+    try {
+      JSON.stringify(v);
+      return v;
+    } catch (e) {
+      if (depth > 0 && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        const out = {};
+        for (const k of Object.keys(v)) {
+          let member;
+          try {
+            member = v[k];
+          } catch (err) {
+            member = undefined;
+          }
+          out[k] = writable(member, depth - 1);
+        }
+        return out;
+      }
+      let why = 'not JSON';
+      try {
+        why = String(e instanceof Error ? e.message : e);
+      } catch {
+        /* a reason that cannot be told */
+      }
+      return { unserializable: why };
+    }
+  };
+  const text = (payload) => {
+    try {
+      return JSON.stringify(writable(payload, 3));
+    } catch {
+      return JSON.stringify({ hook_event_name: String(payload.hook_event_name), session_id: String(payload.session_id), directory, unserializable: 'not JSON' });
+    }
+  };
   const run = (payload) =>
     new Promise((resolve) => {
+      const input = text(payload);
       let child;
       try {
         child = spawn('/bin/sh', ['-c', COMMAND], { cwd: directory, stdio: ['pipe', 'ignore', 'inherit'] });
@@ -68,7 +106,7 @@ export const StepchainRecorder = async ({ directory }) => {
       child.on('error', done);
       child.on('close', done);
       child.stdin.on('error', () => {});
-      child.stdin.end(JSON.stringify(payload));
+      child.stdin.end(input);
     });
   // Sessions active since their last \`session.idle\` began recording.
   const active = new Set();
@@ -82,15 +120,18 @@ export const StepchainRecorder = async ({ directory }) => {
     if (payload.hook_event_name !== 'session.idle' && typeof payload.session_id === 'string')
       active.add(payload.session_id);
     pending.push(payload);
-    queue = queue.then(() => {
-      starting(payload);
-      return run(payload);
-    });
+    // Never rejected: a failure would reach OpenCode, and every payload queued after it would be skipped.
+    queue = queue
+      .then(() => {
+        starting(payload);
+        return run(payload);
+      })
+      .catch(() => {});
     return queue;
   };
   const runNow = (payload) => {
     try {
-      spawnSync('/bin/sh', ['-c', COMMAND], { cwd: directory, input: JSON.stringify(payload), stdio: ['pipe', 'ignore', 'inherit'] });
+      spawnSync('/bin/sh', ['-c', COMMAND], { cwd: directory, input: text(payload), stdio: ['pipe', 'ignore', 'inherit'] });
     } catch {
       /* a failure never reaches OpenCode */
     }
