@@ -139,3 +139,36 @@ test.each([
   expect(readdirSync(outside)).toEqual([]);
   expect(existsSync(path.join(root, fileRel))).toBe(false);
 });
+
+// Node's recursive mkdir goes back to the parent on every ENOENT, and under /proc a mkdir says ENOENT with its parent
+// there: init and the hook, making their directories, never returned. Each now ends, naming the directory.
+test('init and hook under /proc end with one line naming the directory they could not make, never a hang', () => {
+  const run = (args: string[], input?: string) =>
+    spawnSync(process.execPath, [cliPath, ...args], {
+      env: { ...process.env, STEPCHAIN_AUDIT: 'off', HOME: dir },
+      encoding: 'utf8',
+      input: input ?? '',
+      timeout: 60_000,
+      killSignal: 'SIGKILL',
+    });
+  const init = run(['init', 'claude', '--root', '/proc', '--command', 'stepchain hook claude']);
+  expect(init.error).toBeUndefined(); // not killed by the timeout
+  expect(init.stderr).toBe('stepchain: /proc/.claude: cannot create directory: no such file or directory (ENOENT)\n');
+  expect(init.status).toBe(2);
+  const project = path.join(dir, 'proc-hook');
+  mkdirSync(project, { recursive: true });
+  const payload = JSON.stringify({
+    hook_event_name: 'PostToolUse',
+    session_id: 's1',
+    cwd: project,
+    tool_name: 'Bash',
+    tool_input: {},
+    tool_response: {},
+    tool_use_id: 't1',
+  });
+  const hook = run(['hook', 'claude', '--root', '/proc/stepchain-none', '--no-snapshot'], payload);
+  expect(hook.error).toBeUndefined();
+  expect(hook.stderr).toContain('/proc/stepchain-none: cannot create directory: no such file or directory (ENOENT)');
+  expect(hook.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(hook.status).toBe(1);
+});

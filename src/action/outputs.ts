@@ -1,5 +1,6 @@
 import * as core from '@actions/core';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirs } from '../util/mkdirs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CheckFault } from '../check';
@@ -40,7 +41,7 @@ export function annotate(faults: CheckFault[], errorSlots: number): void {
 /** A fresh directory per run under RUNNER_TEMP: two stepchain steps in one job never share files. */
 export function reportDir(): string {
   const parent = process.env['RUNNER_TEMP'] || tmpdir();
-  mkdirSync(parent, { recursive: true });
+  mkdirs(parent);
   return mkdtempSync(path.join(parent, 'stepchain-'));
 }
 

@@ -6,13 +6,13 @@ import {
   existsSync,
   fstatSync,
   lstatSync,
-  mkdirSync,
   openSync,
   readFileSync,
   realpathSync,
   statSync,
   writeSync,
 } from 'node:fs';
+import { mkdirs } from '../util/mkdirs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors';
@@ -176,7 +176,7 @@ export function loadAuditKey(file: string, options: { create?: boolean } = {}): 
   if (uid !== undefined && existsSync(dir)) checkKeyDir(dir, file, uid);
   let made: string | undefined;
   try {
-    made = mkdirSync(dir, { recursive: true, mode: 0o700 });
+    made = mkdirs(dir, 0o700);
     if (made !== undefined) chmodSync(dir, 0o700); // umask may have dropped bits; never wider than 0700
   } catch (e) {
     throw new InputError(

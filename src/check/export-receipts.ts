@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirs } from '../util/mkdirs';
 import path from 'node:path';
 import { InputError, StepchainError } from '../errors';
 import { Cas, casDir } from '../journal';
@@ -122,7 +122,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
         `agent ${a}: no journal found (looked for ${[options.journals ?? DEFAULT_JOURNALS].flat().join(', ')})`,
       );
   }
-  mkdirSync(options.outDir, { recursive: true });
+  mkdirs(options.outDir);
   const result: ExportAllResult = { receipts: [], faults: [] };
   for (const l of scan.links) {
     if (l.severity !== 'error') continue;

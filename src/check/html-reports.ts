@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirs } from '../util/mkdirs';
 import path from 'node:path';
 import { IntegrityError, StepchainError } from '../errors';
 import { loadReportSource, writeReport, type ReportSource } from '../report';
@@ -55,7 +55,7 @@ export function writeHtmlReports(items: CheckedItem[], options: HtmlReportsOptio
   const limit = options.limit ?? 100;
   if (wanted.length > limit)
     out.warnings.push(`HTML reports: ${wanted.length - limit} of ${wanted.length} left out (limit ${limit})`);
-  if (wanted.length > 0) mkdirSync(options.outDir, { recursive: true });
+  if (wanted.length > 0) mkdirs(options.outDir);
   const used = new Set<string>();
   for (const i of wanted.slice(0, limit)) {
     let name = `${i.kind}-${i.id.replace(/[^A-Za-z0-9_.-]/g, '_')}`;

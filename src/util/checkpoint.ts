@@ -5,13 +5,13 @@ import {
   constants,
   fstatSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   statSync,
   unlinkSync,
   writeSync,
   type BigIntStats,
 } from 'node:fs';
+import { mkdirs } from './mkdirs';
 import path from 'node:path';
 import { sha256Hex } from './hash';
 import { readRange, writeAll } from './fs';
@@ -144,7 +144,7 @@ export function checkpointKey(env: NodeJS.ProcessEnv, create = true): Buffer | u
 function createKey(file: string): Buffer | undefined {
   try {
     const dir = path.dirname(file);
-    if (mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined) chmodSync(dir, PRIVATE_DIR_MODE);
+    if (mkdirs(dir, PRIVATE_DIR_MODE) !== undefined) chmodSync(dir, PRIVATE_DIR_MODE);
     const fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
     try {
       writeSync(fd, randomBytes(32).toString('hex'));
@@ -200,7 +200,7 @@ export function writeCheckpoint(
   const written = overwrite(ckptFile, bytes);
   if (written && mirrorDir !== undefined) {
     try {
-      if (mkdirSync(mirrorDir, { recursive: true, mode: PRIVATE_DIR_MODE }) !== undefined)
+      if (mkdirs(mirrorDir, PRIVATE_DIR_MODE) !== undefined)
         chmodSync(mirrorDir, PRIVATE_DIR_MODE);
       overwrite(tipMirrorFile(mirrorDir, kind, target), bytes);
     } catch {

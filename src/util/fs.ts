@@ -18,6 +18,7 @@ import {
   writeSync,
   type BigIntStats,
 } from 'node:fs';
+import { mkdirs } from './mkdirs';
 import path from 'node:path';
 import { InputError, isOsError, osCause, osError } from '../errors';
 import { PRIVATE_FILE_MODE, SHARED_FILE_MODE } from './modes';
@@ -113,7 +114,7 @@ export function ensureDir(dir: string, mode?: number): void {
   // Under a project's .sdd/: never through a link (docs/journal.md, "What stepchain never follows").
   if (makeStoreDirs(dir, mode)) return;
   try {
-    mkdirSync(dir, mode === undefined ? { recursive: true } : { recursive: true, mode });
+    mkdirs(dir, mode);
     return;
   } catch (e) {
     if (!isOsError(e)) throw e;

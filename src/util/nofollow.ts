@@ -10,6 +10,7 @@ import {
   statSync,
   type Stats,
 } from 'node:fs';
+import { mkdirs } from './mkdirs';
 import path from 'node:path';
 import { MAX_LINE_BYTES } from '../canonical/limits';
 import { InputError, isOsError, osError } from '../errors';
@@ -294,7 +295,7 @@ export function makeStoreDirs(dir: string, mode: number = PRIVATE_DIR_MODE): boo
   // The common case: everything is there already (a few lstat calls, no mkdir).
   if (refuseLinkedStoreDirs(abs)) return true;
   try {
-    mkdirSync(parts.above, { recursive: true });
+    mkdirs(parts.above);
   } catch (e) {
     if (isOsError(e)) throw osError(e, parts.above, 'cannot create directory');
     throw e;
