@@ -204,7 +204,11 @@ test('an exit code past 2^53 in the call output is no exit code, never another n
   for (const [id, digits, want] of cases) {
     const out = {
       type: 'response_item',
-      payload: { type: 'function_call_output', call_id: id, output: `Process exited with code ${digits}\nOutput:\nx\n` },
+      payload: {
+        type: 'function_call_output',
+        call_id: id,
+        output: `Process exited with code ${digits}\nOutput:\nx\n`,
+      },
     };
     writeFileSync(file, rollout([meta, call(id), out]));
     const r = handleCodexHook(payload(root, home, { tool_use_id: id }), { env, snapshot: false });

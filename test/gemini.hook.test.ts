@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { journalFile, readVerifiedJournal } from '../src/journal';
+import { createHash } from 'node:crypto';
+import { Cas, journalFile, readVerifiedJournal } from '../src/journal';
 import { cli, expectNoStack } from './helpers/cli';
 import { tempDir } from './helpers/tmp';
 import { freshRepo } from './helpers/project';
@@ -76,10 +77,17 @@ test('a transcript path outside Gemini CLI’s directory is never read; a linked
   mkdirSync(path.join(linked, '.sdd', 'runtime'), { recursive: true });
   mkdirSync(path.join(dir, 'elsewhere'), { recursive: true });
   symlinkSync(path.join(dir, 'elsewhere'), path.join(linked, '.sdd', 'runtime', 'gemini'));
-  const r = hook(linked, payload(linked, 'AfterTool', { tool_name: 't', tool_input: {}, tool_response: {} }));
+  const kept = payload(linked, 'AfterTool', { tool_name: 't', tool_input: {}, tool_response: {} });
+  const r = hook(linked, kept);
   expectNoStack(r);
   expect(r.code).toBe(1);
   expect(readdirSync(path.join(dir, 'elsewhere'))).toEqual([]);
+  // The call that could not be kept pending is not lost: its payload is in the CAS, named on stderr.
+  const digest = createHash('sha256').update(kept).digest('hex');
+  const cas = path.join(linked, '.sdd', 'runtime', 'cas');
+  expect(r.stderr).toContain(`AfterTool: tool call not kept pending: `);
+  expect(r.stderr).toContain(`its payload is kept as ${digest} in ${cas}`);
+  expect(new Cas(cas).get(digest)?.toString('utf8')).toBe(kept);
 });
 
 test('bad payloads: one line, exit 1, never 2', () => {

@@ -91,13 +91,7 @@ export class SessionRecorder {
 
   /** A step that could not be appended: its payload kept in the CAS and named, the error in the outcome. */
   private refused(step: StepInput, journal: string, failed: { error: unknown }): false {
-    let kept = '';
-    try {
-      if (step.input !== undefined)
-        kept = `; its payload is kept as ${new Cas(casDir(this.root)).put(step.input)} in ${casDir(this.root)}`;
-    } catch {
-      /* nothing more can be kept */
-    }
+    const kept = step.input === undefined ? '' : keptInCas(this.root, step.input);
     this.out.errors.push(`step not recorded in ${journal}: ${errorLine(failed.error)}${kept}`);
     return false;
   }
@@ -203,4 +197,16 @@ export function runPayloadFrame<P extends { event: string; sessionId: string }>(
     out.errors.push(`${p.event}: ${errorLine(e)}`);
   }
   return out;
+}
+
+/**
+ * A payload that could not be recorded, kept in the project's CAS so that it is not lost: `; its payload is kept as
+ * <digest> in <cas>` for the error line, or '' when even that fails.
+ */
+export function keptInCas(root: string, bytes: Uint8Array): string {
+  try {
+    return `; its payload is kept as ${new Cas(casDir(root)).put(bytes)} in ${casDir(root)}`;
+  } catch {
+    return '';
+  }
 }

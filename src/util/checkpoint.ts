@@ -200,8 +200,7 @@ export function writeCheckpoint(
   const written = overwrite(ckptFile, bytes);
   if (written && mirrorDir !== undefined) {
     try {
-      if (mkdirs(mirrorDir, PRIVATE_DIR_MODE) !== undefined)
-        chmodSync(mirrorDir, PRIVATE_DIR_MODE);
+      if (mkdirs(mirrorDir, PRIVATE_DIR_MODE) !== undefined) chmodSync(mirrorDir, PRIVATE_DIR_MODE);
       overwrite(tipMirrorFile(mirrorDir, kind, target), bytes);
     } catch {
       /* best-effort, as the checkpoint itself: without a mirror only the checkpoint beside the file is judged */

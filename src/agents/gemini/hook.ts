@@ -5,7 +5,7 @@ import { pathKind } from '../../util/fs';
 import { pausePoint } from '../../util/pause';
 import { field, parseHookPayload, strOrNull, value, type HookPayload } from '../claude/payload';
 import { recordingToken } from '../hook-session';
-import { errorLine, runEvent, runHookFrame, SessionRecorder } from '../kit';
+import { errorLine, keptInCas, runEvent, runHookFrame, SessionRecorder } from '../kit';
 import { windowLinesFor, type LineTags } from '../window-index';
 import type { HookOptions, HookOutcome } from '../types';
 import { shellExitCode } from './exit-code';
@@ -115,7 +115,13 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
     case 'AfterTool':
       // Earlier batches first (their calls are in the transcript by now), then this call waits for its id.
       flush(false, true);
-      addPending(root, p.sessionId, p.bytes);
+      try {
+        addPending(root, p.sessionId, p.bytes);
+      } catch (e) {
+        // Not lost: the payload is kept where a step's would be, and named.
+        out.errors.push(`${p.event}: tool call not kept pending: ${errorLine(e)}${keptInCas(root, p.bytes)}`);
+        return;
+      }
       out.recorded.push('tool call pending (its id is in the transcript once the call is written)');
       return;
     case 'PreCompress':
