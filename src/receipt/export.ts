@@ -21,7 +21,7 @@ import { isSha256Hex, sha256Hex } from '../util/hash';
 import type { TornTailMoved } from '../util/chain-file';
 import { assertSafeId } from '../util/ids';
 import { PRODUCER } from '../version';
-import { signBytes, type SigningKey } from './keys';
+import { signBytes, signingKeyWarnings, type SigningKey } from './keys';
 import { IntegrityError } from '../errors';
 import { createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
 import { TarWriter, writeTar, type TarWriteMember } from './tar-write';
@@ -185,7 +185,7 @@ export function buildReceipt(journalFile: string, options: ExportOptions = {}): 
   const cas = blobStore(journalFile, options);
   const bundled: [string, Buffer][] = [];
   const missing: string[] = [];
-  const warnings: string[] = [];
+  const warnings = signingKeyWarnings(options.signKey);
   // No CAS directory at all (a journal copied without its blobs): every blob is missing, found with one look instead
   // of one per blob (200,000 of them cost seconds). A digest that is not one still goes to `get`, which refuses it.
   const none = cas !== undefined && digests.length > 0 && digests.every((d) => isSha256Hex(d)) && cas.missing();
@@ -290,7 +290,7 @@ function stageCopy(j: OpenedJournal, outFile: string, options: ExportOptions, wa
   // No CAS directory at all: every blob is missing, found with one look (as buildReceipt does).
   const none = cas === undefined || (digests.length > 0 && cas.missing());
   const blobs: BuiltReceipt['blobs'] = { bundled: [], missing: [] };
-  const warnings: string[] = [];
+  const warnings = signingKeyWarnings(options.signKey);
   let written = { sha256: '', size: 0 };
   const staged = stageFile(outFile, receiptStaging(options), (fd) => {
     written = writeReceiptStream(fd, options.gzip === true, manifest, options.signKey, (tar) => {

@@ -28,6 +28,7 @@ export {
   parsePublicKey,
   publicKeyProblem,
   privateKeyExposure,
+  signingKeyWarnings,
   readPrivateKeyFile,
   readPublicKeyFile,
   signBytes,

@@ -36,6 +36,8 @@ export interface SigningKey {
   publicKey: PublicKey;
   keyId: string;
   source: string;
+  /** The file it was read from (readPrivateKeyFile): what a receipt signed with it checks the mode of. */
+  file?: string;
 }
 
 // DER prefixes that wrap a raw 32-byte Ed25519 seed / public key (RFC 8410).
@@ -247,7 +249,7 @@ function readKeyBytes(file: string, what: string): Buffer {
 }
 
 export function readPrivateKeyFile(file: string): SigningKey {
-  return parsePrivateKey(readKeyBytes(file, 'private key'), file);
+  return { ...parsePrivateKey(readKeyBytes(file, 'private key'), file), file };
 }
 
 /**
@@ -268,6 +270,16 @@ export function privateKeyExposure(file: string): string | undefined {
     `${file}: the private key has mode ${mode.toString(8).padStart(4, '0')} (group or others can access it): ` +
     `whoever can read it can sign receipts as you; chmod 600 ${file}`
   );
+}
+
+/**
+ * The warnings a receipt signed with `key` carries about the key itself: its file's exposure (privateKeyExposure),
+ * when it was read from one. Every writer of a signed receipt (export, publish, streamed or in memory) starts its
+ * `warnings` with these, so the rule is said once, by the library, and a caller prints what it is told.
+ */
+export function signingKeyWarnings(key: SigningKey | undefined): string[] {
+  const exposed = key?.file === undefined ? undefined : privateKeyExposure(key.file);
+  return exposed === undefined ? [] : [exposed];
 }
 
 export function readPublicKeyFile(file: string): PublicKey {

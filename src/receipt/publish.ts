@@ -28,6 +28,7 @@ import {
   type ReceiptCompanion,
   type ReceiptWriteOptions,
 } from './export';
+import { signingKeyWarnings } from './keys';
 import type { Manifest } from './manifest';
 import { DEFAULT_REDACT, REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
 
@@ -239,7 +240,7 @@ export function buildPublishedReceipt(journalFile: string, options: PublishOptio
     signed: packed.signed,
     key_id: packed.key_id,
     ...inputHashFields(blinding),
-    warnings: [],
+    warnings: signingKeyWarnings(options.signKey),
   };
 }
 
@@ -298,7 +299,7 @@ export function stagePublished(journalFile: string, outFile: string, options: Pu
       signed: options.signKey !== undefined,
       key_id: options.signKey?.keyId ?? null,
       ...inputHashFields(blinding),
-      warnings: [],
+      warnings: signingKeyWarnings(options.signKey),
       staged,
     };
   } finally {
