@@ -150,6 +150,37 @@ describe('fork rm keeps recorded work', () => {
     expect(existsSync(worktree)).toBe(false);
   });
 
+  /**
+   * The fork's session file lies in the worktree its agent writes: raising its `from_step` (or pointing it at another
+   * parent) once hid the agent's steps from the refusal above. What is the fork's own is what its journal does not
+   * share with the parent's journal (under the parent's .sdd); the session file's claim is only compared, and a
+   * disagreement is refused.
+   */
+  test.each([
+    // The parent's journal says steps 0..1 are inherited: its 2 own steps.
+    ['from_step raised past its steps', { from_step: 3 }, 2],
+    // No parent journal to compare with: every step counts as its own (fail closed).
+    ['parent_session_id pointed away', { parent_session_id: 'nobody', from_step: 3 }, 4],
+  ])('a session file rewritten by the fork (%s) does not hide its steps', async (_what, edit, own) => {
+    const root = recordedRepo();
+    const { id, worktree } = await fork(root);
+    for (let i = 0; i < 2; i++) expect((await appendTo(id, worktree)).code).toBe(0);
+    const file = path.join(worktree, '.sdd', 'runtime', 'sessions', `${id}.json`);
+    const session = JSON.parse(readFileSync(file, 'utf8')) as { fork: Record<string, unknown> };
+    Object.assign(session.fork, edit);
+    writeFileSync(file, JSON.stringify(session));
+
+    const listed = JSON.parse((await sc(['forks', '--root', root, '--json'])).stdout) as {
+      forks: { steps_since: number; fork_point_disputed: string | null }[];
+    };
+    expect(listed.forks[0]).toMatchObject({ steps_since: own, fork_point_disputed: expect.stringContaining('step 3') });
+    const r = await sc(['fork', 'rm', id, '--root', root]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/step 3.*nothing was removed \(use --force/);
+    expect(existsSync(worktree)).toBe(true);
+    expect(verifyJournalFile(journalFile(worktree, id))).toMatchObject({ ok: true, steps: 4 });
+  });
+
   test('refuses while a writer holds the fork journal lock, naming it', async () => {
     const root = recordedRepo();
     const { id, worktree } = await fork(root);

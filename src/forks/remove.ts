@@ -1,7 +1,7 @@
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, IntegrityError } from '../errors';
-import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
+import { JOURNAL_FILE, journalDir } from '../journal';
 import { forkParentRoot, tombstoneFile, writeTombstone } from '../journal/tombstone';
 import { assertSafeId } from '../util/ids';
 import { acquireLock, liveLockHolder, type LockHandle } from '../util/lock';
@@ -15,6 +15,7 @@ import { SNAPSHOT_PATHSPEC, SNAPSHOT_REF_PREFIX } from '../git/snapshot';
 import { flattenForks, listForks, type ForkNode } from './tree';
 import { refuseLinkedStoreDirs } from '../util/nofollow';
 import { plural } from '../util/words';
+import { readForkJournal } from './since';
 
 export interface RemoveForkOptions {
   /**
@@ -196,11 +197,15 @@ async function removeLocked(
   let head: string | null = null;
   let since: number | null = null;
   if (!node.missing && existsSync(jfile)) {
-    const v = verifyJournalFile(jfile);
+    // What is the fork's own is what its journal does not share with its parent's (since.ts), not what its session
+    // file (which the fork's agent writes) says its fork point was; a disagreement is refused.
+    const j = readForkJournal(jfile, node.worktree, forkId, node.parent_session_id, node.from_step);
+    const v = j.result;
     steps = v.steps;
     head = v.head_hash;
-    since = Math.max(0, steps - (node.from_step === null ? 0 : node.from_step + 1));
+    since = j.progress?.since ?? steps;
     if (!force && !v.ok) refuse(forkId, `its journal ${jfile} does not verify (see \`stepchain verify ${jfile}\`)`);
+    if (!force && j.progress?.disputed) refuse(forkId, j.progress.disputed);
     if (!force && since > 0) {
       refuse(
         forkId,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonObject, type JsonObject, type JsonValue } from '../canonical';
-import { JOURNAL_FILE, journalDir, verifyJournalFile } from '../journal';
+import { JOURNAL_FILE, journalDir } from '../journal';
 import { isSafeId } from '../util/ids';
 import { sanitize } from '../util/terminal';
 import { gitText } from '../git/exec';
@@ -11,6 +11,7 @@ import { requireRepo } from '../git/repo';
 import { forkTreeMermaid, type ForkTreeNode } from './mermaid';
 import { forestOf } from '../util/forest';
 import { plural } from '../util/words';
+import { readForkJournal, type ParentJournals } from './since';
 
 /**
  * The fork registry is git's own list of worktrees plus each fork's session
@@ -40,6 +41,8 @@ export interface ForkNode {
   /** Steps in the fork's journal, and how many were recorded after the fork (null without a journal). */
   steps: number | null;
   steps_since: number | null;
+  /** Why the session file's fork point disagrees with the journals (since.ts); null when it agrees or is unknown. */
+  fork_point_disputed: string | null;
   /** Whether the fork's journal verifies (null without a journal). */
   journal_ok: boolean | null;
   /** The worktree's directory is gone (git lists it as prunable). */
@@ -90,7 +93,7 @@ function int(o: JsonObject, k: string): number | null {
   return null;
 }
 
-function nodeOf(rec: WorktreeRecord, intent: ForkIntent | undefined): ForkNode | undefined {
+function nodeOf(rec: WorktreeRecord, intent: ForkIntent | undefined, parents: ParentJournals): ForkNode | undefined {
   const id = path.basename(rec.path);
   const parentDir = path.dirname(rec.path);
   if (!isSafeId(id) || path.basename(parentDir) !== 'worktrees' || path.basename(path.dirname(parentDir)) !== '.sdd')
@@ -115,10 +118,15 @@ function nodeOf(rec: WorktreeRecord, intent: ForkIntent | undefined): ForkNode |
   let steps: number | null = null;
   let journalOk: boolean | null = null;
   const jf = path.join(journalDir(rec.path, id), JOURNAL_FILE);
+  let since: number | null = null;
+  let disputed: string | null = null;
   if (!missing && existsSync(jf)) {
-    const v = verifyJournalFile(jf);
-    steps = v.steps;
-    journalOk = v.ok;
+    // Its own steps as `fork rm` counts them (since.ts): from the parent's journal, not the session file's claim.
+    const j = readForkJournal(jf, rec.path, id, str(b, 'parent_session_id'), fromStep, parents);
+    steps = j.result.steps;
+    journalOk = j.result.ok;
+    since = j.progress?.since ?? steps;
+    disputed = j.progress?.disputed ?? null;
   }
   return {
     fork_session_id: id,
@@ -133,7 +141,8 @@ function nodeOf(rec: WorktreeRecord, intent: ForkIntent | undefined): ForkNode |
     created_at: str(b, 'created_at'),
     head_commit: rec.head,
     steps,
-    steps_since: steps === null ? null : Math.max(0, steps - (fromStep === null ? 0 : fromStep + 1)),
+    steps_since: since,
+    fork_point_disputed: disputed,
     journal_ok: journalOk,
     missing,
     locked: rec.locked,
@@ -171,6 +180,7 @@ function intentOnlyNode(intent: ForkIntent): ForkNode {
     head_commit: null,
     steps: null,
     steps_since: null,
+    fork_point_disputed: null,
     journal_ok: null,
     missing: !existsSync(intent.worktree),
     locked: null,
@@ -209,8 +219,9 @@ export async function listForks(root: string, env: NodeJS.ProcessEnv = process.e
     }
   }
   const nodes = new Map<string, ForkNode>();
+  const parents: ParentJournals = new Map();
   for (const rec of records) {
-    const n = nodeOf(rec, intents.get(path.resolve(rec.path)));
+    const n = nodeOf(rec, intents.get(path.resolve(rec.path)), parents);
     if (n !== undefined && !nodes.has(n.fork_session_id)) nodes.set(n.fork_session_id, n);
   }
   for (const intent of intents.values()) {
@@ -236,6 +247,7 @@ function summary(n: ForkNode): string {
   if (n.steps_since !== null) parts.push(`+${plural(n.steps_since, 'step')} since`);
   if (n.restored_from_snapshot) parts.push(`files of step ${n.from_step}`);
   if (n.journal_ok === false) parts.push('JOURNAL DOES NOT VERIFY');
+  if (n.fork_point_disputed !== null) parts.push(`FORK POINT DISPUTED (${sanitize(n.fork_point_disputed)})`);
   if (n.missing) parts.push('WORKTREE MISSING');
   if (n.locked !== null) parts.push(`LOCKED${n.locked ? ` (${sanitize(JSON.stringify(n.locked))})` : ''}`);
   if (n.incomplete)
