@@ -295,9 +295,17 @@ describe('a fork killed at any stage of its creation is listed and removable', (
       await creator.kill();
       killed = true;
       listed = (await forksJson(root)).forks;
-      expect(listed).toEqual([expect.objectContaining({ fork_session_id: id, incomplete: true, creator_pid: null })]);
+      expect(listed).toEqual([
+        expect.objectContaining({
+          fork_session_id: id,
+          incomplete: true,
+          creator_pid: null,
+          session_file_missing: false,
+        }),
+      ]);
       const drawn = await sc(['forks', '--root', root]);
       expect(drawn.stdout).toContain(`INCOMPLETE (creation interrupted; remove it: stepchain fork rm ${id})`);
+      expect(drawn.stdout).not.toContain('SESSION FILE MISSING');
 
       const rm = await sc(['fork', 'rm', id, '--root', root, '--json']);
       expect(rm.code).toBe(0);

@@ -537,6 +537,12 @@ describe('fork rm', () => {
     writeFiles(r.fork_worktree, { 'src/calc.py': "the agent's work\n" });
     git(r.fork_worktree, ['clean', '-q', '-fdx']); // takes the untracked .sdd/ (session file, journal) with it
     expect(existsSync(r.snapshot_path)).toBe(false);
+    // Listed as what it is, not as a half-made fork (its creation finished: no intent is left).
+    const [node] = await listForks(root);
+    expect(node).toMatchObject({ incomplete: false, session_file_missing: true });
+    const drawn = await cliInProcess(['forks', '--root', root], { env: ENV });
+    expect(drawn.stdout).toContain(`SESSION FILE MISSING (.sdd/runtime/sessions/${r.fork_session_id}.json is gone`);
+    expect(drawn.stdout).not.toContain('INCOMPLETE');
     await expect(removeFork(root, r.fork_session_id)).rejects.toMatchObject({
       exitCode: 1,
       message: expect.stringMatching(/uncommitted changes.*src\/calc\.py.*--force/),

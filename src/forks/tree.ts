@@ -49,8 +49,10 @@ export interface ForkNode {
   missing: boolean;
   /** git keeps the worktree locked (`git worktree lock`): its reason, '' when none was given; null when not locked. */
   locked: string | null;
-  /** Creation did not finish (a half-made fork: `stepchain fork rm` removes it). */
+  /** Creation did not finish: its intent is still there (a half-made fork: `stepchain fork rm` removes it). */
   incomplete: boolean;
+  /** Its worktree is there but its session file is not, and no intent says it is half-made (fork block unknown). */
+  session_file_missing: boolean;
   /** The pid still creating it, while creation is in progress. */
   creator_pid: number | null;
   children: ForkNode[];
@@ -146,7 +148,10 @@ function nodeOf(rec: WorktreeRecord, intent: ForkIntent | undefined, parents: Pa
     journal_ok: journalOk,
     missing,
     locked: rec.locked,
-    incomplete: intent !== undefined || (!missing && block === undefined),
+    // A half-made fork is one its intent still describes; a worktree merely without its session file is another
+    // thing (its agent removed .sdd/, or an earlier release's creation, which left no intent, was cut short).
+    incomplete: intent !== undefined,
+    session_file_missing: intent === undefined && !missing && block === undefined,
     creator_pid: intent === undefined ? null : (liveCreator(intent) ?? null),
     children: [],
   };
@@ -185,6 +190,7 @@ function intentOnlyNode(intent: ForkIntent): ForkNode {
     missing: !existsSync(intent.worktree),
     locked: null,
     incomplete: true,
+    session_file_missing: false,
     creator_pid: liveCreator(intent) ?? null,
     children: [],
   };
@@ -255,6 +261,11 @@ function summary(n: ForkNode): string {
       n.creator_pid !== null
         ? `BEING CREATED (pid ${n.creator_pid})`
         : `INCOMPLETE (creation interrupted; remove it: stepchain fork rm ${n.fork_session_id})`,
+    );
+  else if (n.session_file_missing)
+    parts.push(
+      `SESSION FILE MISSING (.sdd/runtime/sessions/${n.fork_session_id}.json is gone from its worktree; ` +
+        `its changes are kept: stepchain fork rm ${n.fork_session_id} refuses uncommitted ones without --force)`,
     );
   return parts.join('  ');
 }
