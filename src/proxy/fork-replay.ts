@@ -14,6 +14,7 @@ import { readRunJournalFile, runJournalFile } from '../runs';
 import { assertSafeId } from '../util/ids';
 import { agentSpec } from './agents';
 import { recordedExchange, Replayer } from './replay';
+import type { LastResort } from './last-resort';
 import { resolveUpstreams, runProxied, type ProxiedRunResult } from './run';
 import { readStartCommit, startRef } from './start';
 import { someOf } from '../util/words';
@@ -40,6 +41,8 @@ export interface ForkReplayOptions {
   onWarning(line: string): void;
   /** Told whenever a torn tail of a journal the recording writes is moved aside (default: one line on stderr). */
   onTornTail?: (m: TornTailMoved) => void;
+  /** In the CLI's own process: a fault outside every guard kills the agent and exits with one line (last-resort.ts). */
+  lastResort?: LastResort;
 }
 
 export interface ForkReplayResult extends ProxiedRunResult {
@@ -191,6 +194,7 @@ export async function forkReplay(o: ForkReplayOptions): Promise<ForkReplayResult
     onLive: checkFiles,
     onWarning: o.onWarning,
     ...tornTailOption(o),
+    ...(o.lastResort === undefined ? {} : { lastResort: o.lastResort }),
     startEvent: {
       cwd,
       root: worktree,

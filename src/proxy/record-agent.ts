@@ -7,6 +7,7 @@ import { runJournalFile } from '../runs/layout';
 import { pathKind } from '../util/fs';
 import { assertSafeId } from '../util/ids';
 import { agentSpec } from './agents';
+import type { LastResort } from './last-resort';
 import { resolveUpstreams, runProxied, type ProxiedRunResult } from './run';
 import { takeStartSnapshot } from './start';
 
@@ -22,6 +23,8 @@ export interface RecordAgentOptions {
   onWarning(line: string): void;
   /** Told whenever a torn tail of a journal the recording writes is moved aside (default: one line on stderr). */
   onTornTail?: (m: TornTailMoved) => void;
+  /** In the CLI's own process: a fault outside every guard kills the agent and exits with one line (last-resort.ts). */
+  lastResort?: LastResort;
 }
 
 export interface RecordAgentResult extends ProxiedRunResult {
@@ -79,6 +82,7 @@ export async function recordAgent(o: RecordAgentOptions): Promise<RecordAgentRes
     stdio: o.stdio,
     onWarning: o.onWarning,
     ...tornTailOption(o),
+    ...(o.lastResort === undefined ? {} : { lastResort: o.lastResort }),
     startEvent: {
       cwd: path.resolve(o.cwd),
       root: path.resolve(o.root),

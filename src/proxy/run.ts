@@ -4,12 +4,14 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { RECORDING_ENV } from '../agents/hook-session';
 import { InputError } from '../errors';
+import { journalFile } from '../journal';
 import { recordCapability, recordRunEvent } from '../runs/record';
 import type { JsonObject } from '../canonical';
 import { Recorder, type RecordedStep } from './recorder';
 import type { Divergence, Replayer } from './replay';
 import { startProxy, type ProxyCounts } from './server';
 import { killTree } from './tree-kill';
+import { guardAgent, type LastResort } from './last-resort';
 import type { AgentSpec } from './agents';
 import type { ProtocolName } from './protocols';
 
@@ -41,6 +43,8 @@ export interface ProxiedRunOptions {
   onTornTail?: (m: TornTailMoved) => void;
   /** Extra fields for the run journal's `proxy.start` event. */
   startEvent?: JsonObject;
+  /** In the CLI's own process: a fault outside every guard kills the agent and exits with one line (last-resort.ts). */
+  lastResort?: LastResort;
 }
 
 export interface ProxiedRunResult {
@@ -118,6 +122,24 @@ export function resolveUpstreams(
   return out;
 }
 
+/**
+ * The proxy closed, then the recorder (its appends done: what was recorded before a fault is appended here too); after
+ * a fault (last-resort.ts) a failure to close is the fault's, and `finish` says the line and exits 1.
+ */
+async function closeRecording(
+  proxy: { close(): Promise<void> },
+  recorder: Recorder,
+  guard: ReturnType<typeof guardAgent>,
+): Promise<void> {
+  try {
+    await proxy.close();
+    await recorder.close();
+  } catch (e) {
+    if (guard.fault === undefined) throw e;
+  }
+  guard.finish(recorder.steps.length);
+}
+
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 
 export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult> {
@@ -180,6 +202,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
   const forwardSignal = (s: NodeJS.Signals): void => {
     if (s !== 'SIGINT' && child?.pid !== undefined) child.kill(s);
   };
+  const guard = guardAgent(o.lastResort, () => child?.pid, journalFile(o.root, o.journalId), recorder);
   try {
     // PWD is the directory the child starts in, as a shell sets it (OpenCode takes its project from $PWD).
     const childEnv = {
@@ -209,8 +232,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     });
   } finally {
     for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, forwardSignal);
-    await proxy.close();
-    await recorder.close();
+    await closeRecording(proxy, recorder, guard);
   }
   const exitCode = exit.code ?? 128 + (SIGNALS[exit.signal ?? ''] ?? 1);
   recordRunEvent(

@@ -29,6 +29,7 @@ export async function runForkReplay(args: ParsedArgs, io: CommandIO): Promise<nu
     ...writeOptions(io),
     stdio: json ? ['inherit', 2, 'inherit'] : 'inherit',
     onWarning: (w) => io.err(`stepchain: warning: ${w}`),
+    lastResort: { command: 'fork --replay', say: (line) => io.err(line) },
   });
   const d = r.divergence;
   const why =

@@ -118,6 +118,7 @@ export const recordCommand: Command = {
       ...writeOptions(io),
       stdio: json ? ['inherit', 2, 'inherit'] : 'inherit',
       onWarning: (w) => io.err(`stepchain: warning: ${w}`),
+      lastResort: { command: 'record', say: (line) => io.err(line) },
     });
     const code = r.recordingFailure !== undefined && r.exitCode === 0 ? 1 : r.exitCode;
     if (json) {
