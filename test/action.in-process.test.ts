@@ -175,6 +175,21 @@ describe('gather and export modes', () => {
     expect(reportOf(rec.outputs)).toMatchObject({ mode: 'export', ok: true, verified: 2 });
   });
 
+  test("export: what the library's export said and went on is a warning of the step (a CAS blob not its digest)", async () => {
+    const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
+    const first = JSON.parse(readFileSync(path.join(dir, journalPath('alice')), 'utf8').split('\n')[0]!) as {
+      blob_refs: string[];
+    };
+    const digest = first.blob_refs[0]!;
+    writeFileSync(path.join(dir, '.sdd', 'runtime', 'cas', digest.slice(0, 2), digest), 'not the blob');
+    const rec = newStep(dir, scratch, { mode: 'export', 'allow-unsigned': 'true', 'upload-artifact': 'false' });
+    await runAsBundle();
+    expect(rec.failed).toEqual([]);
+    expect(rec.warnings.map((w) => w.message)).toContain(
+      `export: alice: CAS blob ${digest} does not match its digest; left out of the receipt`,
+    );
+  });
+
   test("export: a Sigstore bundle beside an output is refused, as the CLI's export refuses it (the library's rule)", async () => {
     const { dir } = prScenario(path.join(tmp, `repo-${++n}`));
     // The report directory is a fresh one under RUNNER_TEMP on every run; to put a bundle that signed another

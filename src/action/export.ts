@@ -72,6 +72,7 @@ export async function exportMode(inputs: ActionInputs, workspace: string): Promi
   annotate(r.faults, r.faults.length > 0 ? MAX_ANNOTATIONS - 1 : MAX_ANNOTATIONS);
   const rel = (x: ExportedReceipt) => ({ ...x, file: path.basename(x.file) });
   for (const x of r.receipts) {
+    for (const w of x.warnings ?? []) core.warning(oneLineMessage(`export: ${x.agent_id}: ${w}`));
     info(
       `Exported ${x.agent_id}: ${x.steps} steps, head ${x.head_hash}${x.signed ? `, signed (${x.key_id})` : ', unsigned'}` +
         `${x.redacted ? `, published with ${x.redacted.join(', ')} redacted (original head ${x.original_head})` : ''}`,

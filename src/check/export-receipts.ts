@@ -79,6 +79,8 @@ export interface ExportedReceipt {
   redacted?: RedactField[];
   /** A stale Sigstore bundle removed from beside it (`force`). */
   removed_bundle?: string;
+  /** What the export said and went on (a CAS blob left out as not its digest, a loose signing key): the library's. */
+  warnings?: string[];
 }
 
 export interface ExportAllResult {
@@ -108,6 +110,9 @@ function unexportable(
   const why = committed?.(rel, (hexLength) => fileBlobId(root, rel, hexLength) ?? '');
   return why === undefined ? undefined : fault('not_committed', why);
 }
+
+/** An export's warnings, when it has any (a receipt's entry lists them; none: no key). */
+const said = (warnings: string[]): { warnings?: string[] } => (warnings.length > 0 ? { warnings } : {});
 
 export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
   const root = path.resolve(options.root);
@@ -188,6 +193,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
           original_head: r.original_head,
           redacted: r.redacted,
           ...removed(),
+          ...said(r.warnings),
         });
       } else {
         // Streamed from the journal to the file (memory does not follow the journal's size).
@@ -201,6 +207,7 @@ export function exportAllReceipts(options: ExportAllOptions): ExportAllResult {
           signed: r.signed,
           key_id: r.key_id,
           ...removed(),
+          ...said(r.warnings),
         });
       }
     } catch (e) {

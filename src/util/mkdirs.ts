@@ -1,14 +1,6 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-/**
- * `mkdirSync(dir, { recursive: true, mode })` without its endless loop: Node's recursive mkdir (20, 22) goes back to
- * the parent whenever a mkdir says ENOENT, and under procfs a mkdir says ENOENT with its parent there
- * (`/proc/x/.claude`): the call never returned, and `init claude --root /proc`, `hook claude --root /proc/x` hung.
- * Here each missing directory is made once, from the first one that exists down; the first mkdir that fails throws
- * its own error. Returns the first directory made (undefined: none), as the recursive form does. A directory made
- * meanwhile by another process (EEXIST) is fine; an existing `dir` that is not a directory is EEXIST, as there.
- */
 /** Whether `p` exists (through links); a file on the way (ENOTDIR) is not there: the mkdir below it says so. */
 function exists(p: string): boolean {
   try {
@@ -19,6 +11,14 @@ function exists(p: string): boolean {
   }
 }
 
+/**
+ * `mkdirSync(dir, { recursive: true, mode })` without its endless loop: Node's recursive mkdir (20, 22) goes back to
+ * the parent whenever a mkdir says ENOENT, and under procfs a mkdir says ENOENT with its parent there
+ * (`/proc/x/.claude`): the call never returned, and `init claude --root /proc`, `hook claude --root /proc/x` hung.
+ * Here each missing directory is made once, from the first one that exists down; the first mkdir that fails throws
+ * its own error. Returns the first directory made (undefined: none), as the recursive form does. A directory made
+ * meanwhile by another process (EEXIST) is fine; an existing `dir` that is not a directory is EEXIST, as there.
+ */
 export function mkdirs(dir: string, mode?: number): string | undefined {
   const target = path.resolve(dir);
   const missing: string[] = [];
