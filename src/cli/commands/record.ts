@@ -97,7 +97,7 @@ export const recordCommand: Command = {
   ],
   exitCodes: {
     0: 'the command exited 0 and every exchange was recorded',
-    1: 'recording failed (the command exited 0), or the command exited 1',
+    1: 'recording failed (the command exited 0), or the command exited 1; or a fault of record itself (the command and everything it started killed, what was recorded kept)',
     2: 'usage or input error (unknown agent, existing journal or run journal, no command), or the command exited 2',
   },
   async run(args, io) {
