@@ -5,10 +5,21 @@
  * across more than one batch's worth; a blob the parent lacks or holds wrong reported, not copied; a parent with no
  * store at all reported in one look; a link in the parent's store refused as before.
  */
-import { existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { Cas, CAS_BATCH_FILES, casDir, Journal, journalDir } from '../src/journal';
+import { Cas, CAS_BATCH_FILES, casDir, Journal, journalDir, newCasBatch } from '../src/journal';
+import { sha256Hex } from '../src/util/hash';
 import { cliInProcess } from './helpers/cli-in-process';
 import { cliPath } from './helpers/paths';
 import { initRepo } from './helpers/git';
@@ -122,3 +133,27 @@ test('every copied blob, and every directory it went into, is synced before the 
     expect(synced.has(path.dirname(copied.pathOf(d)))).toBe(true);
   }
 }, 180_000);
+
+test("a blob directory swapped for a link after the batch's first blob in it: the next blob there is refused", () => {
+  // A fork's store lies under the parent's .sdd/worktrees/, which the parent's agent can write while the copy runs.
+  const root = path.join(tmp, 'swapped');
+  mkdirSync(path.join(root, '.sdd'), { recursive: true });
+  const elsewhere = path.join(tmp, 'swapped-elsewhere');
+  mkdirSync(elsewhere);
+  // Two blobs whose digests share their first two hex digits (one directory).
+  const byDir = new Map<string, Buffer>();
+  let pair: [Buffer, Buffer] | undefined;
+  for (let i = 0; pair === undefined; i++) {
+    const b = Buffer.from(`swapped ${i}`);
+    const seen = byDir.get(sha256Hex(b).slice(0, 2));
+    if (seen === undefined) byDir.set(sha256Hex(b).slice(0, 2), b);
+    else pair = [seen, b];
+  }
+  const cas = new Cas(path.join(root, '.sdd', 'cas'));
+  const batch = newCasBatch();
+  const dir = path.dirname(cas.pathOf(cas.put(pair[0], batch)));
+  renameSync(dir, `${dir}.moved`);
+  symlinkSync(elsewhere, dir);
+  expect(() => cas.put(pair[1], batch)).toThrow(`${dir}: is a symbolic link; refusing to follow it`);
+  expect(readdirSync(elsewhere)).toEqual([]);
+});

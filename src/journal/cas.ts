@@ -76,9 +76,10 @@ export class Cas {
     const digest = sha256Hex(bytes);
     const file = this.pathOf(digest);
     const dir = path.dirname(file);
-    // Blobs are agent inputs: owner-only, like the journal; never through a link. A batch looks at a directory once
-    // (a fork's new store, written before anything runs in its worktree).
-    if (batch === undefined || !batch.dirs.has(dir)) ensureDir(dir, PRIVATE_DIR_MODE);
+    // Blobs are agent inputs: owner-only, like the journal; never through a link. Looked at for every blob, in a
+    // batch too: a fork's store lies under the parent's .sdd/worktrees/, which the parent's agent can write while the
+    // copy runs (a directory swapped for a link after the batch's first look had its later blobs written through it).
+    ensureDir(dir, PRIVATE_DIR_MODE);
     try {
       // Already stored (as a regular file, of its size: a link or a FIFO in its place is replaced below).
       const st = lstatSync(file, { throwIfNoEntry: false });
