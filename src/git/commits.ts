@@ -1,6 +1,6 @@
 import { InputError } from '../errors';
 import { GitCommandError, gitRun, gitStream } from '../git/exec';
-import { nulRecords } from '../util/nul-records';
+import { nulRecordStream } from '../util/nul-records';
 import { isObjectId, OBJECT_ID_HEX } from './object-id';
 
 /**
@@ -67,17 +67,18 @@ export async function listBlobsAtCommit(
   commit: string,
   wanted: (path: string) => boolean,
 ): Promise<TreeBlob[]> {
-  let out: Buffer;
+  const blobs: TreeBlob[] = [];
+  const records = nulRecordStream((rec) => {
+    const blob = treeRecord(rec);
+    if (blob !== undefined && wanted(blob.path)) blobs.push(blob);
+  });
   try {
-    out = await gitRun(cwd, ['ls-tree', '-r', '-z', '--full-tree', commit]);
+    // Streamed, never gathered (a monorepo's listing is hundreds of megabytes): only the blobs wanted are held.
+    await gitStream(cwd, ['ls-tree', '-r', '-z', '--full-tree', commit], (chunk) => records.push(chunk));
   } catch (e) {
     throw new InputError(`cannot list the files of commit ${commit}: ${oneLine(e)}`);
   }
-  const blobs: TreeBlob[] = [];
-  for (const rec of nulRecords(out)) {
-    const blob = treeRecord(rec);
-    if (blob !== undefined && wanted(blob.path)) blobs.push(blob);
-  }
+  records.end();
   return blobs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

@@ -1,6 +1,6 @@
 import { InputError } from '../errors';
-import { gitRun } from './exec';
-import { nulRecords } from '../util/nul-records';
+import { gitStream } from './exec';
+import { nulRecordStream } from '../util/nul-records';
 
 /**
  * What a commit holds under a directory of its work tree, as git stores it: each entry's mode and object id by path
@@ -24,23 +24,25 @@ export async function committedEntries(
   commit: string,
   wanted: (rel: string) => boolean,
 ): Promise<Map<string, CommittedEntry>> {
-  let out: Buffer;
-  try {
-    out = await gitRun(cwd, ['ls-tree', '-r', '-z', commit]);
-  } catch (e) {
-    throw new InputError(`cannot list the files of commit ${commit}: ${e instanceof Error ? e.message : String(e)}`);
-  }
   const entries = new Map<string, CommittedEntry>();
-  for (const rec of nulRecords(out)) {
+  const records = nulRecordStream((rec) => {
     const tab = rec.indexOf(9);
-    if (tab < 0) continue;
+    if (tab < 0) return;
     const [mode, , oid] = rec.toString('latin1', 0, tab).split(' ');
     const raw = rec.subarray(tab + 1);
     const rel = raw.toString('utf8');
     // A name that is not UTF-8 is no string the check reads by (the scan reports such a file itself).
-    if (mode === undefined || oid === undefined || !Buffer.from(rel, 'utf8').equals(raw)) continue;
-    if (mode !== GITLINK && !wanted(rel)) continue;
+    if (mode === undefined || oid === undefined || !Buffer.from(rel, 'utf8').equals(raw)) return;
+    if (mode !== GITLINK && !wanted(rel)) return;
     entries.set(rel, { mode, oid });
+  });
+  try {
+    // Streamed, never gathered: the listing of a monorepo's commit is hundreds of megabytes, of which only the
+    // entries kept are held.
+    await gitStream(cwd, ['ls-tree', '-r', '-z', commit], (chunk) => records.push(chunk));
+  } catch (e) {
+    throw new InputError(`cannot list the files of commit ${commit}: ${e instanceof Error ? e.message : String(e)}`);
   }
+  records.end();
   return entries;
 }
