@@ -159,6 +159,36 @@ describe("the plugin's wait for the hook in flight, by /proc (Linux) and by ps (
   });
 });
 
+test("a payload is written once: what a tool reported is not serialized twice in OpenCode's process", () => {
+  // Every event's payload was stringified to learn whether it could be, then again to be sent: twice the work, in
+  // OpenCode's own event loop, for a tool output of megabytes. A toJSON counts how often it is written.
+  const project = initRepo(path.join(dir, 'once'), { 'README.md': '# p\n' });
+  const plugin = path.join(dir, 'once-plugin.mjs');
+  writeFileSync(
+    plugin,
+    pluginSource(`${JSON.stringify(process.execPath)} ${JSON.stringify(cliPath)} hook opencode --no-snapshot`),
+  );
+  const host = `
+    const hooks = await (await import(${JSON.stringify(plugin)})).StepchainRecorder({ directory: ${JSON.stringify(project)} });
+    let written = 0;
+    const args = { command: { toJSON() { written++; return 'ls'; } } };
+    await hooks['tool.execute.after'](
+      { sessionID: 'ses_once', callID: 'c1', tool: 'bash', args },
+      { title: 't', output: 'o', metadata: {} },
+    );
+    console.log(JSON.stringify({ written }));
+  `;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', host], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: dir },
+    timeout: 60_000,
+  });
+  expect(r.stderr).toBe('');
+  expect(JSON.parse(r.stdout)).toEqual({ written: 1 });
+  const rows = readVerifiedJournal(journalFile(project, 'opencode-ses_once')).entries.map((e) => e.row);
+  expect(rows.map((row) => row.tool_call)).toEqual([{ id: 'c1', input: { command: 'ls' }, name: 'bash' }]);
+});
+
 test('a value JSON cannot write in what a tool reported costs that value only: the call and every later one are recorded', () => {
   // A tool's metadata or arguments can hold a BigInt or a cycle (a plugin's own tool): JSON.stringify threw in the
   // plugin, the rejection reached OpenCode, and the plugin's queue, rejected, skipped every event after it.

@@ -81,7 +81,14 @@ export const StepchainRecorder = async ({ directory }) => {
       return { unserializable: why };
     }
   };
+  // Written once when it can be (every event's case: a tool's output can be megabytes, and this runs in OpenCode's
+  // own process); only a payload that cannot be is walked.
   const text = (payload) => {
+    try {
+      return JSON.stringify(payload);
+    } catch {
+      /* a value JSON cannot write: below */
+    }
     try {
       return JSON.stringify(writable(payload, 3));
     } catch {
