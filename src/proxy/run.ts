@@ -122,6 +122,11 @@ export function resolveUpstreams(
   return out;
 }
 
+/** The agent's pid only while it runs: once it has exited, the system may give its number to another process. */
+function runningPid(child: ChildProcess | undefined): number | undefined {
+  return child !== undefined && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+}
+
 /**
  * The proxy closed, then the recorder (its appends done: what was recorded before a fault is appended here too); after
  * a fault (last-resort.ts) a failure to close is the fault's, and `finish` says the line and exits 1.
@@ -202,7 +207,7 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
   const forwardSignal = (s: NodeJS.Signals): void => {
     if (s !== 'SIGINT' && child?.pid !== undefined) child.kill(s);
   };
-  const guard = guardAgent(o.lastResort, () => child?.pid, journalFile(o.root, o.journalId), recorder);
+  const guard = guardAgent(o.lastResort, () => runningPid(child), journalFile(o.root, o.journalId), recorder);
   try {
     // PWD is the directory the child starts in, as a shell sets it (OpenCode takes its project from $PWD).
     const childEnv = {
