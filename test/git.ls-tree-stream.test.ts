@@ -53,18 +53,18 @@ async function peakBuffers<T>(f: () => Promise<T>): Promise<{ value: T; peak: nu
 }
 
 describe('a commit listing is streamed', () => {
-  test('committedEntries and listBlobsAtCommit hold what they keep, not the listing (a fraction of it)', async () => {
+  test('committedEntries and listBlobsAtCommit hold what they keep, not the listing (under half of it; gathered, more than all of it; chunks not yet collected count)', async () => {
     const { dir, listing } = bigRepo();
     expect(listing).toBeGreaterThan(10_000_000);
 
     const entries = await peakBuffers(() => committedEntries(dir, 'HEAD', (rel) => rel.endsWith('.jsonl')));
     expect([...entries.value.keys()].sort()).toEqual([JOURNAL, 'vendor/sub']);
     expect(entries.value.get('vendor/sub')).toEqual({ mode: '160000', oid: SUB_COMMIT });
-    expect(entries.peak).toBeLessThan(listing / 4);
+    expect(entries.peak).toBeLessThan(listing / 2);
 
     const blobs = await peakBuffers(() => listBlobsAtCommit(dir, 'HEAD', (p) => p.endsWith('.jsonl')));
     expect(blobs.value.map((b) => b.path)).toEqual([JOURNAL]);
-    expect(blobs.peak).toBeLessThan(listing / 4);
+    expect(blobs.peak).toBeLessThan(listing / 2);
 
     // Every record is read, whatever chunk it ends in: all FILES names, the last one too.
     const all = await committedEntries(dir, 'HEAD', () => true);
