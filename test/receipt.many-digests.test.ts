@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeTar } from '../src/receipt/tar-write';
 import { cliPath } from './helpers/paths';
+import { writeRefReceipt } from './helpers/ref-receipt';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -20,32 +19,8 @@ const file = path.join(root, 'many.tar');
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 beforeAll(() => {
-  let prev = '0'.repeat(64);
-  const input = sha('input');
-  const lines: string[] = [];
-  const digests: string[] = [];
-  for (let i = 0; i < ROWS; i++) {
-    const refs = Array.from({ length: PER_ROW }, (_, k) => sha(`blob ${i} ${k}`));
-    for (const r of refs) digests.push(r);
-    const h = sha(
-      `{"input_hash":"${input}","model":null,"prev_hash":"${prev}","prompt":${i},"tool_call":null,"tool_result":null}`,
-    );
-    lines.push(
-      `{"blob_refs":[${refs.map((r) => `"${r}"`).join(',')}],"input_hash":"${input}","model":null,"prev_hash":"${prev}","prompt":${i},"seq":${i},"step_hash":"${h}","tool_call":null,"tool_result":null,"ts":1796000000.5}\n`,
-    );
-    prev = h;
-  }
-  const manifest = `{"agent_id":"a","bernstein_version":"stepchain/0.1.0","blob_digests":[${digests.map((d) => `"${d}"`).join(',')}],"created_at":"2026-12-06T00:00:00Z","format_version":1,"head_hash":"${prev}","steps":${ROWS}}`;
-  writeFileSync(
-    file,
-    writeTar(
-      [
-        { name: 'manifest.json', data: Buffer.from(manifest) },
-        { name: 'journal/000000.jsonl', data: Buffer.from(lines.join('')) },
-      ],
-      1_700_000_000,
-    ),
-  );
+  const rows = Array.from({ length: ROWS }, (_, i) => Array.from({ length: PER_ROW }, (_, k) => sha(`blob ${i} ${k}`)));
+  writeRefReceipt(file, rows.flat(), rows);
 }, 120_000);
 
 const verify = (args: string[]) =>

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { verifyReceiptFile } from '../src/receipt/stream-verify';
-import { writeTar } from '../src/receipt/tar-write';
+import { writeRefReceipt } from './helpers/ref-receipt';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -27,30 +26,11 @@ function firstOccurrence(rows: number[][]): string[] {
 }
 
 function receipt(file: string, listed: number[], rows: number[][]): void {
-  let prev = '0'.repeat(64);
-  const input = sha('input');
-  const lines: string[] = [];
-  rows.forEach((row, i) => {
-    const h = sha(
-      `{"input_hash":"${input}","model":null,"prev_hash":"${prev}","prompt":${i},"tool_call":null,"tool_result":"${PAD}"}`,
-    );
-    const refs = row.map((k) => `"${POOL[k]}"`).join(',');
-    lines.push(
-      `{"blob_refs":[${refs}],"input_hash":"${input}","model":null,"prev_hash":"${prev}","prompt":${i},"seq":${i},"step_hash":"${h}","tool_call":null,"tool_result":"${PAD}","ts":1796000000.5}\n`,
-    );
-    prev = h;
-  });
-  const digests = listed.map((k) => `"${POOL[k]}"`).join(',');
-  const manifest = `{"agent_id":"a","bernstein_version":"stepchain/0.1.0","blob_digests":[${digests}],"created_at":"2026-12-06T00:00:00Z","format_version":1,"head_hash":"${prev}","steps":${rows.length}}`;
-  writeFileSync(
+  writeRefReceipt(
     file,
-    writeTar(
-      [
-        { name: 'manifest.json', data: Buffer.from(manifest) },
-        { name: 'journal/000000.jsonl', data: Buffer.from(lines.join('')) },
-      ],
-      1_700_000_000,
-    ),
+    listed.map((k) => POOL[k]!),
+    rows.map((row) => row.map((k) => POOL[k]!)),
+    PAD,
   );
 }
 
