@@ -10,7 +10,7 @@ import { tempDir } from './helpers/tmp';
  * collected into a second set: the verdict must be the one the format defines (docs/format.md §3: blob_digests is
  * the steps' refs, first occurrence order, no duplicates) whatever the refs are: in order with repeats, a prefix of
  * the list, a ref the list lacks, the list's refs out of order, more refs than listed. The model here is that
- * definition, written out; the receipt is walked pushed in pieces and in place in slices (the two ways a walk's
+ * definition, written out; the receipt is walked pushed in pieces and in place (the two ways a walk's
  * refs reach the check).
  */
 const root = tempDir();
@@ -35,7 +35,8 @@ function receipt(file: string, listed: number[], rows: number[][]): void {
 }
 
 const PUSHED = { ...process.env, STEPCHAIN_AUDIT: 'off' };
-// The journal walked where it lies, in slices (STEPCHAIN_PARALLEL_MIN_BYTES: any member is big enough).
+// The journal walked where it lies (STEPCHAIN_PARALLEL_MIN_BYTES: any member is big enough), on one thread, its refs
+// handed to the check as read (JournalWalker.walkFile).
 const IN_PLACE = { ...PUSHED, STEPCHAIN_PARALLEL_MIN_BYTES: '1', STEPCHAIN_THREADS: '4' };
 
 /** A list of distinct pool indexes, and rows of refs drawn from the pool (repeats, and refs the list lacks). */

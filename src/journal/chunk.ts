@@ -4,7 +4,8 @@ import { FaultList, MAX_LISTED_FAULTS } from './faults';
 import { parsesAsJson } from './json-syntax';
 import { pyStrip, splitSegment, type LineEnd } from './lines';
 import { decodeUtf8, lineTooLong } from '../canonical';
-import { DigestSet } from '../util/digest-set';
+import { digestBytesOfHex, DigestSet } from '../util/digest-set';
+import type { RefSink } from '../util/digest-order';
 import { isSha256Hex } from '../util/hash';
 import { readRowLine, ROW_KEYS, unhashedKeys, type RowView } from './row';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord, type WasmScanner } from './wasm/scanner';
@@ -45,9 +46,10 @@ export function scanChunk(
   options: ChunkOptions,
   seed?: SliceSeed,
   onEntry?: EntrySink,
+  refSink?: RefSink,
 ): ChunkSummary {
   return withJsFallback(options, (o) => {
-    const walker = new ChunkWalker(base + from, base + to, o, seed, onEntry);
+    const walker = new ChunkWalker(base + from, base + to, o, seed, onEntry, refSink);
     const wasm = o.wasm === false || o.fast === false || onEntry !== undefined ? undefined : wasmScanner();
     let pos = from;
     while (pos < to) {
@@ -132,6 +134,8 @@ export class ChunkWalker {
   private readonly refSet: Set<string> | undefined;
   /** With `collectRefs: 'packed'`: the refs as raw bytes (instead of refSet). */
   private readonly refDigests: DigestSet | undefined;
+  /** One ref's raw bytes, on their way to the caller's sink. */
+  private readonly refBytes = new Uint8Array(32);
   private readonly rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined, stored: -1 };
   private readonly fast: boolean;
   /** The chain's previous hash is 64 hex digits (fastRow may then take a matching link on trust). */
@@ -149,6 +153,12 @@ export class ChunkWalker {
     private readonly options: ChunkOptions,
     seed?: SliceSeed,
     private readonly onEntry?: EntrySink,
+    /**
+     * With `collectRefs: 'packed'`: where the refs go as they are read, in row order, instead of being collected
+     * for `refBytes` (a slice walked in order on the caller's thread: a receipt's million refs then need no set of
+     * their own; a repeat, or the same refs again after a walk redone, is the sink's to ignore).
+     */
+    private readonly refSink?: RefSink,
   ) {
     this.out = { start, end, lines: 0, rows: 0, seeded: seed !== undefined, faults: { list: [], omitted: 0 } };
     if (seed !== undefined) {
@@ -158,7 +168,7 @@ export class ChunkWalker {
     }
     if (options.collectRefs) {
       this.refStage = [];
-      if (options.collectRefs === 'packed') this.refDigests = new DigestSet();
+      if (options.collectRefs === 'packed') this.refDigests = refSink === undefined ? new DigestSet() : undefined;
       else this.refSet = new Set<string>();
     }
     if (options.indexEvery !== undefined) {
@@ -301,7 +311,11 @@ export class ChunkWalker {
 
   private addRef(ref: string): void {
     if (this.refDigests !== undefined) this.refDigests.addHex(ref);
-    else this.refSet!.add(ref);
+    else if (this.refSink !== undefined) {
+      if (!digestBytesOfHex(ref, this.refBytes))
+        throw new TypeError(`not a SHA-256 hex digest: ${JSON.stringify(ref)}`);
+      this.refSink.addPacked(this.refBytes);
+    } else this.refSet!.add(ref);
   }
 
   private takeRefs(): void {

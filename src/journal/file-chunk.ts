@@ -2,6 +2,7 @@ import { readSync } from 'node:fs';
 import { MAX_LINE_BYTES } from '../canonical';
 import { BLOCK, ChunkWalker, WASM_BLOCK, withJsFallback } from './chunk';
 import type { ChunkOptions, ChunkSummary, SliceSeed } from './chunk-types';
+import type { RefSink } from '../util/digest-order';
 import { closeRef, lineEndInFile, openRef, pathOf, readFileRange, readInto, type FileRef } from './file-ref';
 import { wasmScanner, WASM_BLOCK_CAP, type WasmScanner } from './wasm/scanner';
 
@@ -15,10 +16,11 @@ export function scanFileChunk(
   to: number,
   options: ChunkOptions,
   seed?: SliceSeed,
+  refSink?: RefSink,
 ): ChunkSummary {
   return withJsFallback(options, (o) => {
     const wasm = o.wasm === false || o.fast === false ? undefined : wasmScanner();
-    const walker = new ChunkWalker(from, to, o, seed);
+    const walker = new ChunkWalker(from, to, o, seed, undefined, refSink);
     const fd = openRef(file);
     try {
       if (wasm === undefined) jsFileWalk(walker, file, fd, from, to);

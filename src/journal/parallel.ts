@@ -15,6 +15,7 @@ import { lineEndInFile } from './file-ref';
 import { adoptWasmModule, wasmModule } from './wasm/scanner';
 import { READ_FLAGS } from '../util/nofollow';
 import { pausePoint } from '../util/pause';
+import type { RefSink } from '../util/digest-order';
 
 /**
  * Verification is embarrassingly parallel: each row's hash depends only on its
@@ -385,7 +386,8 @@ export function scanSlices(
 
 /**
  * Walks the given line-aligned ranges (each from its seed when given), on worker
- * threads when the bundle registered one and there is enough to share.
+ * threads when the bundle registered one and there is enough to share. `refSink`: ranges walked here, in order,
+ * hand it their refs as read (`collectRefs: 'packed'`); among threads, each collects its own (`refBytes`).
  */
 export function walkRanges(
   source: ChunkSource,
@@ -394,6 +396,7 @@ export function walkRanges(
   options: ChunkOptions,
   env: NodeJS.ProcessEnv = process.env,
   progress?: ProgressFn,
+  refSink?: RefSink,
 ): ChunkSummary[] {
   if (env.STEPCHAIN_WASM === '0') options = { ...options, wasm: false };
   // Tests cut the file here, between the plan (made on its size then) and the walk: a journal file, or a receipt
@@ -402,11 +405,11 @@ export function walkRanges(
   const total = work.reduce((t, [a, b]) => t + b - a, 0);
   const minBytes = parallelMinBytes(env);
   const n = work.length > 1 && total >= minBytes ? Math.min(threads(env), work.length) : 1;
-  const inline = (k: number): ChunkSummary => {
+  const inline = (k: number, sink?: RefSink): ChunkSummary => {
     const [from, to] = work[k]!;
     const seed = seeds?.[k] ?? undefined;
-    if (source.kind === 'bytes') return scanChunk(source.bytes, from, to, 0, options, seed);
-    return scanFileChunk(source.kind === 'fd' ? source : source.path, from, to, options, seed);
+    if (source.kind === 'bytes') return scanChunk(source.bytes, from, to, 0, options, seed, undefined, sink);
+    return scanFileChunk(source.kind === 'fd' ? source : source.path, from, to, options, seed, sink);
   };
   let done = 0;
   const report = (bytes: number): void => {
@@ -416,7 +419,7 @@ export function walkRanges(
   if (n === 1 || workerEntry === undefined) {
     releasePrestarted();
     return work.map((w, k) => {
-      const r = inline(k);
+      const r = inline(k, refSink); // in order: a range a worker left (below) is walked out of it
       report(w[1] - w[0]);
       return r;
     });

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { DescriptorSource } from '../journal/parallel';
 import { JournalWalker } from './journal-walk';
-import { readManifest, type Manifest } from './manifest';
+import { holdManifest, hasManifest } from './held-manifest';
+import type { PublicKey } from './keys';
+import { readManifest, type Manifest, type ReadManifest } from './manifest';
+import { judgeSignature, type SignatureOutcome } from './signature-judge';
 import { MAX_LINE_BYTES } from '../canonical';
 import { DigestSet } from '../util/digest-set';
 import {
@@ -140,7 +143,20 @@ export class ArchiveScan implements TarReceiver {
   private work: MemberWork | undefined;
   private file: InPlaceFile | undefined;
 
-  constructor(private readonly keep: boolean) {}
+  /** The signature, judged as soon as both members are in (a streamed verify given its keys). */
+  signatureOutcome: SignatureOutcome | undefined;
+  /** The manifest as read, while its bytes are kept (what letting them go keeps of them). */
+  private read: ReadManifest | undefined;
+
+  /**
+   * `keep`: the members' bytes are kept (callers that display a receipt). `signatureKeys`, when not: the trusted
+   * keys, so the signature is judged as soon as the manifest and it are in, and then a large manifest's bytes are
+   * let go (held-manifest.ts), as they are when the journal begins: its walk is the longest part of a verify.
+   */
+  constructor(
+    private readonly keep: boolean,
+    private readonly signatureKeys?: readonly PublicKey[],
+  ) {}
 
   /**
    * The archive is this plain file, open: a journal member of at least `minBytes` that lies whole in it is walked
@@ -197,6 +213,7 @@ export class ArchiveScan implements TarReceiver {
   private workFor(name: string, size: number): MemberWork {
     const { members, keep } = this;
     if (name === JOURNAL_MEMBER) {
+      this.letManifestGo();
       const walker = new JournalWalker();
       if (this.manifestDigests !== undefined) walker.expectRefs(this.manifestDigests);
       const kept = keep ? new Collect(true, size) : undefined;
@@ -250,10 +267,12 @@ export class ArchiveScan implements TarReceiver {
             this.manifest = read.manifest;
             this.manifestDigests = read.digests;
             this.limit = Math.max(this.count, 5 + read.digests.size);
+            this.read = read;
           } catch (err) {
             if (!(err instanceof ReceiptFormatError)) throw err;
           }
         } else members.signature = whole.bytes();
+        this.settleSignature();
       },
     };
   }
@@ -283,6 +302,26 @@ export class ArchiveScan implements TarReceiver {
       return;
     }
     work?.done();
+  }
+
+  /** With `signatureKeys`: the signature judged once it and the manifest are in, and the manifest then let go. */
+  private settleSignature(): void {
+    const keys = this.signatureKeys;
+    const m = this.members;
+    if (keys === undefined || this.keep || m.signature === undefined || !hasManifest(m)) return;
+    this.signatureOutcome ??= judgeSignature(m, keys);
+    this.letManifestGo();
+  }
+
+  /** A large manifest's bytes let go, what makes them again kept (a streamed verify given its keys). */
+  private letManifestGo(): void {
+    const m = this.members;
+    if (this.signatureKeys === undefined || this.keep || m.manifest === undefined || this.read === undefined) return;
+    const held = holdManifest(m.manifest, this.read);
+    this.read = undefined;
+    if (held === undefined) return;
+    m.heldManifest = held;
+    delete m.manifest;
   }
 
   /**

@@ -106,12 +106,23 @@ const LISTED = 67;
  * canonical exactly when that rest is, with the array where canonical JSON puts it). Anything else (a fault, an
  * array of another form) is read the general way, so every fault is said as before.
  */
-export function readManifest(bytes: Buffer): { manifest: Manifest; digests: DigestSet } {
+export function readManifest(bytes: Buffer): ReadManifest {
   return readListed(bytes) ?? readManifestText(bytes);
 }
 
+/** A manifest as read, its digests held compactly. */
+export interface ReadManifest {
+  manifest: Manifest;
+  digests: DigestSet;
+  /**
+   * Where the digests' array lies in the bytes, `[` at `open` to `]` before `end`, when it has the one form a
+   * canonical manifest gives it (the bytes are then the rest and the digests, nothing else: held-manifest.ts).
+   */
+  listed?: { open: number; end: number };
+}
+
 /** The fast reading, or undefined for the general one. */
-function readListed(bytes: Buffer): { manifest: Manifest; digests: DigestSet } | undefined {
+function readListed(bytes: Buffer): ReadManifest | undefined {
   // Text too long for a string is the general reading's fault to name.
   if (bytes.length > MAX_LINE_BYTES) return undefined;
   const key = bytes.indexOf(DIGESTS_KEY);
@@ -149,7 +160,11 @@ function readListed(bytes: Buffer): { manifest: Manifest; digests: DigestSet } |
   // The general reading's last check, reached as it would be (every other one held).
   if (twice) throw new ReceiptFormatError('manifest_invalid', `manifest ${LISTED_TWICE}`, MEMBER);
   // `blob_digests` is made from the set when first read: a verdict reads the set, a caller that asks gets the strings.
-  return { manifest: defineLazyList(manifest, 'blob_digests', () => Array.from(digests.hex())), digests };
+  return {
+    manifest: defineLazyList(manifest, 'blob_digests', () => Array.from(digests.hex())),
+    digests,
+    listed: { open, end },
+  };
 }
 
 /** The general reading, as text parsed (every fault named here; readManifest's reference in tests). */

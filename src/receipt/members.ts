@@ -1,4 +1,5 @@
 import type { DigestSet } from '../util/digest-set';
+import type { HeldManifest } from './held-manifest';
 import type { ReceiptFaultKind } from './fault-kinds';
 import type { JournalWalk } from './journal-walk';
 import type { ReceiptFormatError } from './tar';
@@ -22,7 +23,10 @@ export const MAX_LAYOUT_FAULTS = 100;
 
 /** A receipt's members as gathered in one pass (`keep`: their bytes; otherwise what the verdict needs). */
 export interface Members {
+  /** The manifest's bytes; in a streamed verify, a large one's are let go once nothing read later needs them. */
   manifest?: Buffer;
+  /** What was kept of a manifest whose bytes were let go (held-manifest.ts: `manifestBytesOf` makes them again). */
+  heldManifest?: HeldManifest;
   signature?: Buffer;
   /** The chain walk of the journal member, when there is one. */
   walk?: JournalWalk;

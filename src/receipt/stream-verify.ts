@@ -22,7 +22,8 @@ const PLAIN_PIECE = 4 * 1024 * 1024;
 /**
  * A plain receipt's journal member of at least this many bytes is walked where it lies (ArchiveScan.readInPlace):
  * read block by block into the line scanner, not in pieces copied there (the 100,000-step bench receipt: 322 vs
- * 343 ms on one thread), and among threads once it is large enough to share (parallelMinBytes).
+ * 343 ms on one thread). On one thread: slices walked among threads each hold their refs until they are put
+ * together, ~75 MB more for a million (JournalWalker.walkFile).
  */
 const IN_PLACE_MIN_BYTES = 1024 * 1024;
 /** A gzip's pieces queue up before the inflater (a stream's 16): small ones, so memory stays small. */
@@ -37,6 +38,11 @@ const INFLATED_PIECE = 1024 * 1024;
 export interface StreamVerifyOptions extends VerifyReceiptOptions {
   /** Compute the file's SHA-256 (what a keyless check needs; default true): false leaves `sha256` undefined. */
   fileDigest?: boolean;
+  /**
+   * Return the manifest's bytes (what a keyless check's statement holds; default true): false leaves
+   * `manifestBytes` undefined, and a large manifest's bytes, let go during the walk, are not made again.
+   */
+  manifestBytes?: boolean;
   /**
    * Where the thread count and the smallest walk shared among threads are read (STEPCHAIN_THREADS,
    * STEPCHAIN_PARALLEL_MIN_BYTES; default process.env).
@@ -54,7 +60,7 @@ export interface StreamVerifyOptions extends VerifyReceiptOptions {
  */
 export async function verifyReceiptFile(file: string, options: StreamVerifyOptions = {}): Promise<StreamedReceipt> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_RECEIPT_BYTES;
-  const scan = new ArchiveScan(false);
+  const scan = new ArchiveScan(false, options.publicKeys ?? []);
   // Hashing the file is a sixth of a plain receipt's verification: only when asked.
   const hash = options.fileDigest === false ? undefined : createHash('sha256');
   try {
@@ -71,7 +77,7 @@ export async function verifyReceiptFile(file: string, options: StreamVerifyOptio
   scan.finish();
   const { result, manifest } = verdictOf(scan, options);
   let manifestBytes: Buffer | undefined;
-  if (scan.faults.length === 0) {
+  if (scan.faults.length === 0 && options.manifestBytes !== false) {
     try {
       manifestBytes = partsOf(scan.members, manifest).manifestBytes;
     } catch (e) {

@@ -2,18 +2,14 @@ import { faultMessage, verifyJournalBytesWithRefs, type Fault } from '../journal
 import { defineLazyList, DigestSet } from '../util/digest-set';
 import { ZERO_HASH } from '../util/hash';
 import { scanArchive, type ArchiveScan } from './archive-scan';
-import { isSignersSeed, verifyBytes, type PublicKey } from './keys';
+import type { PublicKey } from './keys';
 import { readManifest, type Manifest } from './manifest';
-import {
-  BLOB_MISMATCH,
-  faultOf,
-  JOURNAL_MEMBER,
-  MANIFEST_MEMBER,
-  SIGNATURE_MEMBER,
-  type Members,
-  type ReceiptFault,
-} from './members';
+import { BLOB_MISMATCH, faultOf, JOURNAL_MEMBER, MANIFEST_MEMBER, type Members, type ReceiptFault } from './members';
 import { readReceiptBytes } from './read-file';
+import { hasManifest, manifestBytesOf } from './held-manifest';
+import { decodeSignature, judgeSignature } from './signature-judge';
+
+export { decodeSignature };
 import type { RedactField } from './redaction';
 import { ReceiptFormatError } from './tar';
 import { pluralWord } from '../util/words';
@@ -79,29 +75,6 @@ export interface ReceiptInspection {
 export const MAX_RECEIPT_FAULTS = 1000;
 
 /**
- * `manifest.sig`: standard base64 (with padding, optionally one trailing
- * newline) of exactly 64 bytes. Throws ReceiptFormatError otherwise.
- */
-export function decodeSignature(bytes: Buffer): Buffer {
-  let text = bytes.toString('latin1');
-  if (text.endsWith('\n')) text = text.slice(0, -1);
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0 || text.length === 0) {
-    throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not base64', SIGNATURE_MEMBER);
-  }
-  const sig = Buffer.from(text, 'base64');
-  if (sig.toString('base64') !== text)
-    throw new ReceiptFormatError('signature_not_base64', 'manifest.sig is not canonical base64', SIGNATURE_MEMBER);
-  if (sig.length !== 64) {
-    throw new ReceiptFormatError(
-      'signature_wrong_length',
-      `manifest.sig decodes to ${sig.length} bytes; an Ed25519 signature is 64`,
-      SIGNATURE_MEMBER,
-    );
-  }
-  return sig;
-}
-
-/**
  * A receipt's parts, in memory (nothing is extracted). Structure, manifest and
  * signature encoding are checked; the chain, blobs and signature are not (use
  * `verifyReceipt`). Throws ReceiptFormatError (exit 1) or InputError (exit 2:
@@ -115,13 +88,14 @@ export function loadReceipt(input: Uint8Array | string, options: LoadOptions = {
 
 /** The parts of a receipt whose layout holds; throws ReceiptFormatError for a missing member or a bad manifest or signature encoding. */
 export function partsOf(members: Members, manifest: Manifest | undefined): LoadedReceipt {
-  if (members.manifest === undefined)
+  const manifestBytes = manifestBytesOf(members);
+  if (manifestBytes === undefined)
     throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
   if (members.walk === undefined)
     throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
   const loaded: LoadedReceipt = {
-    manifest: manifest ?? readManifest(members.manifest).manifest,
-    manifestBytes: members.manifest,
+    manifest: manifest ?? readManifest(manifestBytes).manifest,
+    manifestBytes,
     journal: members.journal ?? Buffer.alloc(0),
     blobs: members.blobs,
   };
@@ -217,7 +191,10 @@ export function verdictOf(
   );
   const read = manifestOf(scanned, errors);
   const manifest = read?.manifest;
-  judgeSignature(members, options.publicKeys ?? [], result);
+  const signature = scanned.signatureOutcome ?? judgeSignature(members, options.publicKeys ?? []);
+  for (const e of signature.errors) errors.push(e);
+  result.signature_ok = signature.ok;
+  result.key_id = signature.keyId;
   const chain = judgeChain(members, result);
   if (read !== undefined && chain.refs !== undefined) judgeManifest(read, chain.refs, result);
   const extra = judgeBlobs(members, read?.digests ?? chain.refs ?? new DigestSet(), options, result, counts);
@@ -235,63 +212,19 @@ function manifestOf(
   errors: ReceiptFault[],
 ): { manifest: Manifest; digests: DigestSet } | undefined {
   const members = scanned.members;
-  if (members.manifest === undefined) {
+  if (!hasManifest(members)) {
     errors.push({ kind: 'missing_member', message: 'the receipt has no manifest.json', member: MANIFEST_MEMBER });
     return undefined;
   }
   if (scanned.manifest !== undefined && scanned.manifestDigests !== undefined)
     return { manifest: scanned.manifest, digests: scanned.manifestDigests };
   try {
-    return readManifest(members.manifest);
+    // Read now only when the scan did not read it (its bytes are then kept: only a manifest read is let go).
+    return readManifest(members.manifest!);
   } catch (e) {
     if (!(e instanceof ReceiptFormatError)) throw e;
     errors.push(faultOf(e));
     return undefined;
-  }
-}
-
-/** The signature over the manifest under the trusted keys (a signed receipt with no key to check it fails). */
-function judgeSignature(members: Members, keys: readonly PublicKey[], result: ReceiptVerifyResult): void {
-  const errors = result.errors;
-  if (members.signature === undefined) {
-    if (keys.length > 0)
-      errors.push({
-        kind: 'unsigned',
-        message: 'a trusted key was given but the receipt is not signed (no manifest.sig)',
-        member: SIGNATURE_MEMBER,
-      });
-    return;
-  }
-  let sig: Buffer | undefined;
-  try {
-    sig = decodeSignature(members.signature);
-  } catch (e) {
-    if (!(e instanceof ReceiptFormatError)) throw e;
-    errors.push(faultOf(e));
-  }
-  if (keys.length === 0) {
-    errors.push({
-      kind: 'no_trusted_key',
-      message: 'the receipt is signed but no public key was given to check it',
-      member: SIGNATURE_MEMBER,
-    });
-  } else if (sig !== undefined && members.manifest !== undefined) {
-    const good = keys.find((k) => verifyBytes(members.manifest!, sig, k));
-    result.signature_ok = good !== undefined;
-    result.key_id = good?.keyId ?? null;
-    if (good === undefined) {
-      const seed = keys.find((k) => isSignersSeed(members.manifest!, sig, k));
-      errors.push({
-        kind: 'signature_invalid',
-        message:
-          seed === undefined
-            ? `the signature does not verify under any trusted key (${keys.map((k) => k.keyId).join(', ')})`
-            : `the signature does not verify under any trusted key: ${seed.source} is the signer's PRIVATE seed, not its public key (give the public key; treat that file as leaked)`,
-        member: SIGNATURE_MEMBER,
-      });
-    }
-  } else if (sig !== undefined) {
-    result.signature_ok = false;
   }
 }
 

@@ -162,17 +162,7 @@ export class DigestSet {
   }
 
   private tryLoadHex(hex: string): boolean {
-    if (typeof hex !== 'string' || hex.length !== 2 * DIGEST) return false;
-    const p = this.probeBytes;
-    for (let i = 0; i < DIGEST; i++) {
-      const a = hex.charCodeAt(2 * i);
-      const b = hex.charCodeAt(2 * i + 1);
-      const hi = a < 256 ? HEX[a]! : -1;
-      const lo = b < 256 ? HEX[b]! : -1;
-      if ((hi | lo) < 0) return false;
-      p[i] = (hi << 4) | lo;
-    }
-    return true;
+    return digestBytesOfHex(hex, this.probeBytes);
   }
 
   /** The probe's first slot: a multilinear hash under this process's keys, its top bits. */
@@ -248,6 +238,23 @@ export class DigestSet {
     p.set(saved);
     this.slots = slots;
   }
+}
+
+/**
+ * Writes the digest spelled by `hex` (64 lowercase hex digits) into out[0..32); false, with out left partly
+ * written, for any other string. The one reading of a hex digest every holder of raw digests uses.
+ */
+export function digestBytesOfHex(hex: string, out: Uint8Array): boolean {
+  if (typeof hex !== 'string' || hex.length !== 2 * DIGEST) return false;
+  for (let i = 0; i < DIGEST; i++) {
+    const a = hex.charCodeAt(2 * i);
+    const b = hex.charCodeAt(2 * i + 1);
+    const hi = a < 256 ? HEX[a]! : -1;
+    const lo = b < 256 ? HEX[b]! : -1;
+    if ((hi | lo) < 0) return false;
+    out[i] = (hi << 4) | lo;
+  }
+  return true;
 }
 
 /** Index slots for `n` digests: a power of two of at least 2n (and MIN_SLOTS). */

@@ -71,6 +71,7 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
       publicKeys,
       // The file's digest is what a keyless statement names: computed only for a keyless check.
       fileDigest: keylessCheck.check !== undefined,
+      manifestBytes: keylessCheck.check !== undefined,
       requireBlobs: args.flags.has('require-blobs'),
       ...(expectedHead === undefined ? {} : { expectedHead }),
     };
