@@ -56,6 +56,7 @@ const RAW_TARGETS = `
 import net from 'node:net';
 import { writeFileSync } from 'node:fs';
 const port = Number(new URL(process.env.ANTHROPIC_BASE_URL).port);
+const prefix = new URL(process.env.ANTHROPIC_BASE_URL).pathname; // the run's secret: a path goes on the base
 const body = JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
 function send(target) {
   return new Promise((resolve) => {
@@ -69,7 +70,7 @@ function send(target) {
   });
 }
 const answers = [];
-for (const t of JSON.parse(process.env.TARGETS)) answers.push(await send(t));
+for (const t of JSON.parse(process.env.TARGETS)) answers.push(await send(t.startsWith('/') ? prefix + t : t));
 writeFileSync(process.env.OUT, JSON.stringify(answers));
 `;
 
@@ -172,7 +173,7 @@ import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 const base = new URL(process.env.ANTHROPIC_BASE_URL);
 const got = await new Promise((resolve) => {
-  const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: '/v1/messages',
+  const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/v1/messages',
     headers: { 'content-type': 'application/json' } }, (res) => {
     let n = 0;
     res.on('data', (c) => (n += c.length));
@@ -247,7 +248,7 @@ const mib = Buffer.alloc(1024 * 1024, 'a');
 function call(size, declared) {
   return new Promise((resolve) => {
     const headers = { 'content-type': 'application/json', ...(declared ? { 'content-length': size } : {}) };
-    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: '/v1/messages', headers }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/v1/messages', headers }, (res) => {
       let n = 0;
       res.on('data', (c) => (n += c.length));
       res.on('end', () => resolve({ status: res.statusCode, bytes: n, ended: true }));
@@ -330,7 +331,7 @@ test('record: a request body or a response past 128 MiB is never held whole: the
 const CALL_THEN_MARK = `
 const http = require('node:http');
 const base = new URL(process.env.ANTHROPIC_BASE_URL);
-const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: '/v1/messages',
+const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/v1/messages',
   headers: { 'content-type': 'application/json' } }, (res) => {
   res.resume();
   res.on('end', () => require('node:fs').writeFileSync('agent-was-here', process.cwd()));
@@ -384,7 +385,7 @@ import { writeFileSync } from 'node:fs';
 const base = new URL(process.env.ANTHROPIC_BASE_URL);
 function call(leaveAfter) {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: '/v1/messages',
+    const req = http.request({ host: '127.0.0.1', port: base.port, method: 'POST', path: base.pathname + '/v1/messages',
       headers: { 'content-type': 'application/json' } }, (res) => {
       let n = 0;
       res.on('data', (c) => { n += c.length; if (leaveAfter !== undefined && n >= leaveAfter) { req.destroy(); resolve({ n, left: true }); } });

@@ -363,7 +363,7 @@ import { writeFileSync } from 'node:fs';
 const base = new URL(process.env.ANTHROPIC_BASE_URL);
 const host = '127.0.0.1:' + base.port;
 const body = (m) => JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: m }] });
-const post = (m, extra) => 'POST /v1/messages HTTP/1.1\\r\\nHost: ' + host + '\\r\\n' + extra +
+const post = (m, extra) => 'POST ' + base.pathname + '/v1/messages HTTP/1.1\\r\\nHost: ' + host + '\\r\\n' + extra +
   'content-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body(m)) + '\\r\\n\\r\\n' + body(m);
 function raw(text) {
   return new Promise((resolve) => {

@@ -28,7 +28,8 @@ const GEMINI_KEY = 'GEMINISECRET93';
 const CLIENT = `
 import { writeFileSync } from 'node:fs';
 const base = process.env.OPENAI_BASE_URL;
-const origin = new URL(base).origin;
+// The proxy's base without the upstream's /v1 (the run's secret, its first segment, kept): where Gemini's paths go.
+const origin = base.slice(0, base.lastIndexOf('/v1'));
 let n = 0;
 async function call(url, body, headers = {}, onFirst) {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

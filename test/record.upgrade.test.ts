@@ -29,6 +29,7 @@ import net from 'node:net';
 import { writeFileSync } from 'node:fs';
 const base = new URL(process.env.ANTHROPIC_BASE_URL);
 const host = '127.0.0.1:' + base.port;
+const messages = base.pathname + '/v1/messages'; // the base's path: the run's secret
 function raw(text) {
   return new Promise((resolve) => {
     let got = '';
@@ -42,18 +43,18 @@ function raw(text) {
 }
 const body = JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: 'H2CBODYMARK' }] });
 const answers = [];
-answers.push(await raw('GET /v1/messages HTTP/1.1\\r\\nHost: ' + host + '\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n' +
+answers.push(await raw('GET ' + messages + ' HTTP/1.1\\r\\nHost: ' + host + '\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n' +
   'Sec-WebSocket-Key: V1NLRVlNQVJLMDAwMDAwMA==\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n'));
-answers.push(await raw('POST /v1/messages HTTP/1.1\\r\\nHost: ' + host + '\\r\\nConnection: Upgrade, HTTP2-Settings\\r\\n' +
+answers.push(await raw('POST ' + messages + ' HTTP/1.1\\r\\nHost: ' + host + '\\r\\nConnection: Upgrade, HTTP2-Settings\\r\\n' +
   'Upgrade: h2c\\r\\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\\r\\ncontent-type: application/json\\r\\ncontent-length: ' +
   Buffer.byteLength(body) + '\\r\\n\\r\\n' + body));
-answers.push(await raw('POST /v1/messages HTTP/1.1\\r\\nHost: ' + host + '\\r\\nUpgrade: websocket\\r\\n' +
+answers.push(await raw('POST ' + messages + ' HTTP/1.1\\r\\nHost: ' + host + '\\r\\nUpgrade: websocket\\r\\n' +
   'content-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body));
 answers.push(await raw('CONNECT 127.0.0.1:' + process.env.UPSTREAM_PORT + ' HTTP/1.1\\r\\nHost: 127.0.0.1:' +
   process.env.UPSTREAM_PORT + '\\r\\n\\r\\nGET /v1/models HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'));
 // The agent's own model call, after all that: forwarded and recorded as ever.
 const ok = JSON.stringify({ model: 'm-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
-answers.push(await raw('POST /v1/messages HTTP/1.1\\r\\nHost: ' + host + '\\r\\nConnection: close\\r\\n' +
+answers.push(await raw('POST ' + messages + ' HTTP/1.1\\r\\nHost: ' + host + '\\r\\nConnection: close\\r\\n' +
   'content-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(ok) + '\\r\\n\\r\\n' + ok));
 writeFileSync(process.env.OUT, JSON.stringify(answers));
 `;
@@ -147,7 +148,9 @@ describe('any agent', () => {
     expect(upstream.seen).toEqual(['POST /v1/messages']);
     expect(upstream.connections).toBe(1);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(doc).toMatchObject({ forwarded: 1, unrecorded: 0, refused_upgrades: 4 });
+    // The CONNECT is not counted: its target cannot carry the run's secret, so nothing says it is the agent's.
+    expect(doc).toMatchObject({ forwarded: 1, unrecorded: 0, refused_upgrades: 3 });
+    expect(r.stderr).toMatch(/refused CONNECT: the proxy is no tunnel/);
     expect(readVerifiedJournal(journalFile(root, 'up-1')).entries.map((e) => e.row.seq)).toEqual([0]);
     const stored = everythingStored(root);
     expect(stored).not.toContain('H2CBODYMARK');
@@ -159,7 +162,7 @@ describe('any agent', () => {
     const { r, upstream } = await clientThrough((url) => replayArgs('up-1', 0, url));
     expect(upstream.seen).toEqual([]);
     expect(upstream.connections).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ replayed: 1, forwarded: 0, unrecorded: 0, refused_upgrades: 4 });
+    expect(JSON.parse(r.stdout)).toMatchObject({ replayed: 1, forwarded: 0, unrecorded: 0, refused_upgrades: 3 });
   });
 });
 

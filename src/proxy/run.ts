@@ -199,7 +199,9 @@ export async function runProxied(o: ProxiedRunOptions): Promise<ProxiedRunResult
     ...(o.onLive === undefined ? {} : { onLive: o.onLive }),
     onWarning: o.onWarning,
   });
-  const base = (p: ProtocolName): string => `${proxy.origin}${withoutTrailingSlash(upstreams.get(p)!.pathname)}`;
+  // The agent's base URLs carry the proxy's secret as their first path segment (the proxy serves nothing else, and
+  // strips it): only the agent is given them, in its environment or on its command line, shown nowhere.
+  const base = (p: ProtocolName): string => `${proxy.base}${withoutTrailingSlash(upstreams.get(p)!.pathname)}`;
 
   let exit: { code: number | null; signal: NodeJS.Signals | null };
   // A terminal's Ctrl-C reaches the agent itself (same process group): record outlives it to close the journal.

@@ -1,10 +1,4 @@
-import type {
-  Agent as HttpAgent,
-  IncomingHttpHeaders,
-  IncomingMessage,
-  OutgoingHttpHeaders,
-  ServerResponse,
-} from 'node:http';
+import type { Agent as HttpAgent, IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { answerFromRecording, passHeaders } from './passing';
@@ -12,7 +6,9 @@ import { protocolOf, type Protocol, type ProtocolName } from './protocols';
 import type { Recorder, RecorderSlot } from './recorder';
 import { recordedResponse, type Divergence, type Replayer } from './replay';
 import { MAX_MESSAGE_BYTES, type Exchange } from './exchange';
-import { notOriginForm, shownTarget, upstreamRequest } from './target';
+import { refusal, refuseConnect, refuseUpgrade, sendError } from './refusals';
+import { hideSecret, newProxySecret, withoutSecret } from './secret';
+import { shownTarget, upstreamRequest } from './target';
 // Loaded when a proxy starts, not with the CLI (a bundle evaluates its static imports at its start): net, tls under.
 const http = (): typeof import('node:http') => process.getBuiltinModule('node:http');
 const https = (): typeof import('node:https') => process.getBuiltinModule('node:https');
@@ -23,6 +19,9 @@ const https = (): typeof import('node:https') => process.getBuiltinModule('node:
  * chunk as it arrives (nothing is reassembled on the way: the recorder reads
  * a copy once the response is over). Model calls (a POST to a path one of the
  * protocols knows) are recorded; anything else is forwarded unrecorded.
+ *
+ * It serves only the agent: every path must begin with the run's secret, which only the agent is given (in its base
+ * URL, `base`) and which is stripped before anything reads the path (./secret.ts, ./refusals.ts).
  *
  * In replay, model calls are answered from the recording while it lasts (each
  * must match its recorded request, see Replayer); the first one that does not
@@ -44,15 +43,20 @@ export interface ProxyCounts {
   forwarded: number;
   replayed: number;
   unrecorded: number;
-  /** Requests to leave HTTP/1.1 (an `Upgrade`: a WebSocket, h2c) or to open a tunnel (`CONNECT`), each refused. */
+  /** The agent's requests to leave HTTP/1.1 (an `Upgrade`: a WebSocket, h2c), each refused. */
   refusedUpgrades: number;
 }
 
 export interface RunningProxy {
   /** `http://127.0.0.1:<port>` */
   origin: string;
+  /**
+   * `http://127.0.0.1:<port>/<secret>`: the one base the proxy serves (every other path is refused, ./secret.ts), for
+   * the agent's base URLs. Given to the agent alone; shown nowhere.
+   */
+  base: string;
   port: number;
-  /** Exchanges forwarded upstream and answered from the recording; requests to switch protocol or tunnel, refused. */
+  /** Exchanges forwarded upstream and answered from the recording; the agent's requests to switch protocol, refused. */
   counts: ProxyCounts;
   divergence: Divergence | undefined;
   /** Waits for the exchanges under way, then stops listening. */
@@ -80,67 +84,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function sendError(res: ServerResponse, status: number, message: string, headers: OutgoingHttpHeaders = {}): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body = JSON.stringify({ type: 'error', error: { type: 'stepchain_proxy_error', message } });
-  res
-    .writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
-    .end(body);
-}
-
-/**
- * A request to leave HTTP/1.1 (an `Upgrade` header: a WebSocket handshake, h2c) is answered 426 at once, with the
- * connection closed: never forwarded (not even as the plain request it would become once the hop-by-hop `Upgrade`
- * is dropped), never recorded, never matched against a replay. The proxy records exchanges as a request's bytes and
- * a response's bytes; a WebSocket's frames are neither. 426 is the answer Codex 0.171.0 takes as "no WebSocket
- * here" and goes on over HTTPS at once; any other answer it retries with backoff for about 7 s (docs/record.md).
- */
-function refuseUpgrade(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): void {
-  ctx.state.counts.refusedUpgrades++;
-  // The parser reads on past an upgrade it does not take as one (no `Connection: upgrade`, an empty `Upgrade`):
-  // whatever the connection carries after it is not served (handle), the connection closes with this answer.
-  ctx.refusedConnections.add(req.socket);
-  const to = JSON.stringify(req.headers.upgrade ?? '');
-  sendError(res, 426, `stepchain proxy: carries HTTP/1.1 only; the upgrade to ${to} is refused`, {
-    connection: 'close',
-  });
-}
-
-/**
- * A `CONNECT` (a tunnel to anywhere) is answered 405 on its socket, which is then closed: the proxy is no tunnel,
- * and a socket left to Node's default would be dropped without an answer.
- */
-function refuseConnect(ctx: ProxyContext, socket: Duplex): void {
-  ctx.state.counts.refusedUpgrades++;
-  const body = 'stepchain proxy: CONNECT is refused (the proxy is no tunnel)\n';
-  socket.on('error', () => undefined); // the client may be gone already: nothing to tell it
-  socket.end(
-    `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-}
-
-/**
- * Why a request is refused before anything else (undefined: it is not). A web page's, 403: the agent was given
- * `http://127.0.0.1:<port>`, its Host names that (or `localhost:<port>`), and no agent's HTTP client sends an
- * Origin; a browser always does on a cross-origin POST, and a DNS-rebinding page sends its own host name. A target
- * that is no path, 400 (./target.ts).
- */
-function refusal(req: IncomingMessage, port: number): { status: number; why: string } | undefined {
-  if (req.headers.origin !== undefined)
-    return { status: 403, why: `a request with an Origin (${req.headers.origin}) is a web page's` };
-  const host = (req.headers.host ?? '').toLowerCase();
-  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
-    return {
-      status: 403,
-      why: `the Host ${JSON.stringify(req.headers.host ?? '')} is not the proxy's (127.0.0.1:${port})`,
-    };
-  const why = notOriginForm(req.url ?? '/');
-  return why === undefined ? undefined : { status: 400, why };
-}
-
 /** How long after a request went out its earlier steps are appended, when its response has not begun by then. */
 const APPEND_AFTER_MS = 25;
 
@@ -164,6 +107,8 @@ interface ProxyContext {
   wentLive: boolean;
   /** Connections whose upgrade was refused: closing, nothing more of them is served. */
   refusedConnections: WeakSet<Socket>;
+  /** The run's secret, the first segment of every path the proxy serves (./secret.ts). */
+  secret: string;
 }
 
 /** Sends a request upstream and streams the response back to the agent as it comes, keeping a copy. */
@@ -393,25 +338,29 @@ async function handle(ctx: ProxyContext, req: IncomingMessage, res: ServerRespon
   const { options, state } = ctx;
   res.socket?.setNoDelay(true);
   const arrived = performance.now();
-  const target = req.url ?? '/';
   const method = req.method ?? 'GET';
+  // A path as a warning shows it: without the secret's segment, and the secret nowhere else in it either.
+  const shown = (t: string): string => hideSecret(shownTarget(withoutSecret(t, ctx.secret) ?? t), ctx.secret);
   if (ctx.refusedConnections.has(req.socket)) {
     // Pipelined behind a refused upgrade: never forwarded, recorded or matched; its answer never comes (the
     // connection closes once the 426 is out).
     req.resume();
-    options.onWarning?.(`refused ${method} ${shownTarget(target)}: it follows a refused upgrade on its connection`);
+    options.onWarning?.(`refused ${method} ${shown(req.url ?? '/')}: it follows a refused upgrade on its connection`);
     return;
   }
-  const refused = refusal(req, state.port);
-  if (refused !== undefined) {
-    // Not the agent (a web page: a cross-origin POST, or a DNS-rebound name), or not a path: it must not write the
-    // recording, consume a replayed exchange, stop a replay, or go anywhere.
-    sendError(res, refused.status, `stepchain proxy: ${refused.why}; refused`);
-    options.onWarning?.(`refused ${method} ${shownTarget(target)}: ${refused.why}`);
+  const admitted = refusal(req, state.port, ctx.secret);
+  if ('why' in admitted) {
+    // Not the agent (a web page: a cross-origin POST, or a DNS-rebound name; a process not given the secret), or not
+    // a path: it must not write the recording, consume a replayed exchange, stop a replay, or go anywhere.
+    sendError(res, admitted.status, `stepchain proxy: ${admitted.why}; refused`, { connection: 'close' });
+    options.onWarning?.(`refused ${method} ${shown(req.url ?? '/')}: ${admitted.why}`);
     return;
   }
+  // The secret is stripped here, before anything reads the path: what goes upstream, what is recorded, what is shown.
+  req.url = admitted.target;
+  const target = admitted.target;
   if (req.headers.upgrade !== undefined) {
-    refuseUpgrade(ctx, req, res);
+    refuseUpgrade(state.counts, ctx.refusedConnections, req, res);
     return;
   }
   const q = target.indexOf('?');
@@ -456,13 +405,21 @@ async function handle(ctx: ProxyContext, req: IncomingMessage, res: ServerRespon
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const state: RunningProxy = {
     origin: '',
+    base: '',
     port: 0,
     counts: { forwarded: 0, replayed: 0, unrecorded: 0, refusedUpgrades: 0 },
     divergence: undefined,
     close: async () => undefined,
   };
   const keepAlive = { http: new (http().Agent)({ keepAlive: true }), https: new (https().Agent)({ keepAlive: true }) };
-  const ctx: ProxyContext = { options, state, keepAlive, wentLive: false, refusedConnections: new WeakSet() };
+  const ctx: ProxyContext = {
+    options,
+    state,
+    keepAlive,
+    wentLive: false,
+    refusedConnections: new WeakSet(),
+    secret: newProxySecret(),
+  };
   const inFlight = new Set<Promise<void>>();
   const server = http().createServer({ noDelay: true }, (req, res) => {
     const p = handle(ctx, req, res).catch((e: unknown) => {
@@ -474,7 +431,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   });
   // No 'upgrade' listener: Node then hands a request asking to upgrade to the handler above, as any request, where
   // it is refused (refuseUpgrade). A CONNECT never reaches it.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => refuseConnect(ctx, socket));
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => refuseConnect(socket, options.onWarning));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -482,6 +439,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const port = (server.address() as AddressInfo).port;
   state.port = port;
   state.origin = `http://127.0.0.1:${port}`;
+  state.base = `${state.origin}/${ctx.secret}`;
   state.close = async () => {
     server.close();
     server.closeIdleConnections();
