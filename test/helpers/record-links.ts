@@ -8,7 +8,7 @@ import { startChatServer, type ChatTurn } from './chat-server';
 import { stepchainBin } from './claude';
 import { expectNoStack } from './cli';
 import { cliInProcess } from './cli-in-process';
-import { identifiedProject, recordArgs, runStepchain, type StepchainRun } from './record';
+import { expectNoProxySecret, identifiedProject, recordArgs, runStepchain, type StepchainRun } from './record';
 
 // The places, runs and checks of the record-links tests (record.links-agents, record.links-chat): each agent's real
 // binary with its stepchain hooks installed AND run under `stepchain record` against a scripted server, every hook
@@ -99,6 +99,7 @@ export async function expectLinked(
 ): Promise<{ hookJournal: string }> {
   expectNoStack(r);
   expect(r.code).toBe(0);
+  expectNoProxySecret(p.root);
   const doc = JSON.parse(r.stdout) as { hook_links: number; unlinked_tool_calls: string[] };
   expect({ linked: doc.hook_links, unlinked: doc.unlinked_tool_calls }).toEqual({ linked: o.calls, unlinked: [] });
   const hookJournal = hookJournalOf(p.root, agent);

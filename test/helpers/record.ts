@@ -178,10 +178,20 @@ export function expectKeyKeptOut(
  */
 export async function expectRecordingObserved(root: string, journal: string, agent: string): Promise<ReadRunJournal> {
   expect((await cliInProcess(['verify', journal], { cwd: root })).code).toBe(0);
+  expectNoProxySecret(root);
   const run = readRunJournalFile(runJournalFile(root, journal));
   expect(run.ok).toBe(true);
   expect(run.capabilities).toEqual([{ adapter: `proxy-${agent}`, capability: 'observed' }]);
   return run;
+}
+
+/**
+ * The proxy's base URL as the agent was given it (`http://127.0.0.1:<port>/<secret>`, the secret 43 base64url
+ * characters) is in no file under `<at>/.sdd`: not in an exchange, a hook step the agent's hooks recorded, or a run
+ * event.
+ */
+export function expectNoProxySecret(at: string): void {
+  expect(everythingStored(at)).not.toMatch(/(127\.0\.0\.1|localhost):\d+\/[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/);
 }
 
 /** Every file under `<at>/.sdd`, read as text, for a credential search. */
