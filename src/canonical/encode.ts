@@ -16,6 +16,12 @@ export interface EncodeOptions {
   /** Accept NaN and infinities (they are only accepted when re-encoding read values). Default false. */
   allowNonFinite?: boolean;
   /**
+   * Strict JSON for other programs (RFC 8259: no bare NaN): a non-finite number is written as the tag object
+   * `{"$nonfinite":"NaN"}` and an object whose only member is `$nonfinite` as `{"$nonfinite":[value]}`. Only the
+   * output encoder sets it (src/canonical/output.ts holds the rule); never a hashed or stored form.
+   */
+  tagNonFinite?: boolean;
+  /**
    * Nesting allowed (default MAX_NESTING). Only documents that wrap values already
    * within the limit (a command's --json output around a row) go a few levels deeper.
    */
@@ -83,14 +89,24 @@ export function encodeString(s: string): string {
   return `${out}"`;
 }
 
-function encodeNumber(n: number, allowNonFinite: boolean): string {
+/** The member name of the output encoder's tag (docs/format.md §1, "JSON outputs"). */
+export const NONFINITE_KEY = '$nonfinite';
+
+/** How the encoder writes NaN and the infinities: refused, bare as Python writes them, or as the output's tag. */
+type NonFinite = 'refuse' | 'bare' | 'tag';
+
+/** A float: Python's repr; NaN and the infinities as `nonFinite` says (`keySep` for the tag object). */
+function encodeFloat(n: number, nonFinite: NonFinite, keySep: string): string {
+  if (Number.isFinite(n) || nonFinite === 'bare') return pythonFloatRepr(n);
+  if (nonFinite === 'tag') return `{"${NONFINITE_KEY}"${keySep}"${pythonFloatRepr(n)}"}`;
+  throw new CanonicalEncodeError(`${String(n)} is not allowed in a written value (JSON has no NaN or Infinity)`);
+}
+
+function encodeNumber(n: number, nonFinite: NonFinite, keySep: string): string {
   if (Number.isInteger(n)) {
     return Number.isSafeInteger(n) ? String(n === 0 ? 0 : n) : BigInt(n).toString();
   }
-  if (!Number.isFinite(n) && !allowNonFinite) {
-    throw new CanonicalEncodeError(`${String(n)} is not allowed in a written value (JSON has no NaN or Infinity)`);
-  }
-  return pythonFloatRepr(n);
+  return encodeFloat(n, nonFinite, keySep);
 }
 
 /**
@@ -108,6 +124,17 @@ function refuseNonPlain(v: object): void {
   );
 }
 
+/** The value of an object's only member (members holding `undefined` are not written) when it is named `$nonfinite`. */
+function loneTagMember(entries: [string, JsonValue][]): JsonValue | undefined {
+  let only: [string, JsonValue] | undefined;
+  for (const e of entries) {
+    if (e[1] === undefined) continue;
+    if (only !== undefined) return undefined;
+    only = e;
+  }
+  return only?.[0] === NONFINITE_KEY ? only[1] : undefined;
+}
+
 /**
  * Encodes a value as Python's `json.dumps` would: by default
  * `json.dumps(v, sort_keys=True, separators=(",", ":"))`.
@@ -117,7 +144,7 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
   const pretty = options.separators === 'pretty';
   const itemSep = pretty ? ', ' : ',';
   const keySep = pretty ? ': ' : ':';
-  const allowNonFinite = options.allowNonFinite ?? false;
+  const nonFinite: NonFinite = options.tagNonFinite ? 'tag' : options.allowNonFinite ? 'bare' : 'refuse';
   const maxNesting = options.maxNesting ?? MAX_NESTING;
 
   const entriesOf = (obj: object): [string, JsonValue][] => {
@@ -131,21 +158,14 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
       case 'string':
         return encodeString(v);
       case 'number':
-        return encodeNumber(v, allowNonFinite);
+        return encodeNumber(v, nonFinite, keySep);
       case 'bigint':
         return v.toString();
       case 'boolean':
         return v ? 'true' : 'false';
       case 'object': {
         if (v === null) return 'null';
-        if (v instanceof JsonFloat) {
-          if (!Number.isFinite(v.value) && !allowNonFinite) {
-            throw new CanonicalEncodeError(
-              `${String(v.value)} is not allowed in a written value (JSON has no NaN or Infinity)`,
-            );
-          }
-          return pythonFloatRepr(v.value);
-        }
+        if (v instanceof JsonFloat) return encodeFloat(v.value, nonFinite, keySep);
         // `depth` containers are open around this one (docs/journal.md: one limit for readers and writers).
         if (depth >= maxNesting) throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);
         if (Array.isArray(v)) {
@@ -157,9 +177,18 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
           return `${out}]`;
         }
         if (!(v instanceof Map)) refuseNonPlain(v);
+        const entries = entriesOf(v);
+        if (nonFinite === 'tag') {
+          const only = loneTagMember(entries);
+          // Escaped, so that it cannot read as a tag: the wrapping array is a level of its own.
+          if (only !== undefined && depth + 1 >= maxNesting) {
+            throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);
+          }
+          if (only !== undefined) return `{"${NONFINITE_KEY}"${keySep}[${walk(only, depth + 2)}]}`;
+        }
         let out = '{';
         let first = true;
-        for (const [k, item] of entriesOf(v)) {
+        for (const [k, item] of entries) {
           if (item === undefined) continue;
           if (!first) out += itemSep;
           first = false;

@@ -6,11 +6,14 @@ export {
   canonicalOfRead,
   encode,
   encodeString,
+  NONFINITE_KEY,
   prettyInsertionOrder,
   prettySorted,
   SHORT_ESCAPES,
 } from './encode';
 export type { EncodeOptions } from './encode';
+export { decodeOutput, outputJson, outputOfText, OutputTagError, readOutputJson } from './output';
+export type { OutputOptions } from './output';
 export { INVALID_UTF8, JsonParseError, decodeUtf8, parse, parseBytes, valueStartError, whyNotText } from './parse';
 export type { ParseOptions } from './parse';
 export { bareText } from './bare-text';
