@@ -18,7 +18,7 @@ import { auditFiles } from '../src/audit/layout';
 import { AuditLogRead, isoMicros, type AuditQuery } from '../src/audit/query';
 import { archivedSegments, eachLine, readArchivedSegment, readLine } from '../src/audit/verify';
 import { encode, float, type JsonObject, type JsonValue } from '../src/canonical';
-import { documentPieces, jsonDocument, StreamedDocument, terminalSafe, type CommandIO } from '../src/cli/io';
+import { documentPieces, StreamedDocument, terminalSafe, type CommandIO } from '../src/cli/io';
 import { withOk } from '../src/cli/run-command';
 import { displayWidth } from '../src/replay/text';
 import { lineBlocks } from '../src/util/line-blocks';
@@ -89,7 +89,8 @@ function referenceOutput(dir: string, q: AuditQuery, json: boolean): { stdout: s
   for (const d of skipped)
     io.err(`stepchain: warning: ${path.join(dir, d.file)}: left out of the query: ${d.why} (audit verify reports it)`);
   if (json) {
-    const texts = matches.map(({ e }) => ({ text: jsonDocument(e) }));
+    // Each entry's compact JSON as read (bare NaN: the document's writer applies the output rule to the text).
+    const texts = matches.map(({ e }) => ({ text: asRead(e) }));
     // The dispatcher puts `ok` first (src/cli/run-command.ts).
     io.json(
       withOk(
@@ -132,6 +133,8 @@ function textOf(v: JsonValue | undefined): string {
     return encode(v!, { separators: 'compact', allowNonFinite: true });
   }
 }
+/** An entry's compact JSON, keys in the parsed object's order, NaN and the infinities as read (bare). */
+const asRead = (e: JsonObject): string => encode(e, { sortKeys: false, allowNonFinite: true });
 const detailsOf = (e: JsonObject): string =>
   e.details === undefined ? 'undefined' : encode(e.details, { separators: 'compact', allowNonFinite: true });
 
@@ -327,7 +330,7 @@ describe('audit query, streamed', () => {
             Array.from(read.hits(), (h) => [
               h.file,
               h.line,
-              jsonDocument(h.entry()),
+              asRead(h.entry()),
               ...['timestamp', 'event_type', 'actor', 'resource_type', 'resource_id'].map((k) => h.field(k)),
               h.detailsText(),
               h.compactText(),
@@ -335,10 +338,10 @@ describe('audit query, streamed', () => {
           const want = referenceQuery(dir, q).matches.map(({ file, line, e }) => [
             file,
             line,
-            jsonDocument(e),
+            asRead(e),
             ...['timestamp', 'event_type', 'actor', 'resource_type', 'resource_id'].map((k) => textOf(e[k])),
             detailsOf(e),
-            jsonDocument(e),
+            asRead(e),
           ]);
           expect(walk()).toEqual(want);
           expect(walk()).toEqual(want);

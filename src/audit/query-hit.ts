@@ -84,7 +84,8 @@ export class AuditHit {
   /**
    * `encode(entry, { sortKeys: false, allowNonFinite: true })`: the entry's compact JSON, keys in the order the parsed
    * object holds them. That is the line's order but for keys that read as array indexes (`"7"`): JavaScript puts
-   * them first, so such a line is encoded from its parse, as before.
+   * them first, so such a line is encoded from its parse, as before. NaN stays bare here, as read: the `--json`
+   * document's writer applies the output rule to the text (outputOfText, src/canonical/output.ts).
    */
   compactText(): string {
     if (this.spans !== undefined) {

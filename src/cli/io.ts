@@ -1,6 +1,6 @@
 import { existsSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { encode, MAX_NESTING, type JsonValue } from '../canonical';
+import { MAX_NESTING, outputJson, outputOfText, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { findTombstone, forkParentRoot } from '../journal/tombstone';
 import { clipLine, sanitize } from '../util/terminal';
@@ -30,12 +30,15 @@ export interface CommandIO {
 
 /**
  * One JSON document for `--json`: keys in the order the command built them, with
- * exact integers (bigint) and float-ness kept, so rows print exactly as stored.
+ * exact integers (bigint) and float-ness kept, so rows print exactly as stored; strict JSON, a row's NaN or
+ * infinity written as the output rule's tag (src/canonical/output.ts).
  */
 export function jsonDocument(doc: unknown): string {
-  // A document wraps rows (themselves within MAX_NESTING) in a few levels of its own.
-  return encode(doc as JsonValue, { sortKeys: false, allowNonFinite: true, maxNesting: MAX_NESTING + 16 });
+  return outputJson(doc as JsonValue, DOCUMENT);
 }
+
+/** A document wraps rows (themselves within MAX_NESTING) in a few levels of its own. */
+const DOCUMENT = { maxNesting: MAX_NESTING + 16 } as const;
 
 /**
  * Prints one line on stdout, its newlines escaped as stderr's are: a verdict (`OK <file>: ...`, `FAIL <file>: ...`)
@@ -57,7 +60,8 @@ export function outLines(io: CommandIO, lines: readonly string[]): void {
 
 /**
  * A `--json` document too long to hold (`replay --json` of a long run): the keys of `head`, then `key`, an array
- * written an item at a time (an item's own text when it has one: a canonical row is already its encoding), then the
+ * written an item at a time (an item's own text when it has one: a canonical row is already its encoding, but for
+ * the output rule's tags, outputOfText), then the
  * keys `tail` gives once the items are written. The same bytes `jsonDocument` makes of the document held whole.
  */
 export class StreamedDocument {
@@ -79,7 +83,7 @@ export function* documentPieces(doc: unknown): Generator<string, void, undefined
   let piece = `${head === '{}' ? '{' : `${head.slice(0, -1)},`}${jsonDocument(doc.key)}:[`;
   let first = true;
   for (const item of doc.items) {
-    piece += `${first ? '' : ','}${'text' in item ? item.text : jsonDocument(item.value)}`;
+    piece += `${first ? '' : ','}${'text' in item ? outputOfText(item.text, DOCUMENT) : jsonDocument(item.value)}`;
     first = false;
     if (piece.length >= PIECE) {
       yield piece;

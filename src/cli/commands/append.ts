@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { decodeUtf8, JsonParseError, parse, type JsonValue } from '../../canonical';
+import { decodeUtf8, JsonParseError, outputOfText, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
 import { Cas, casDir, encodeRow, refuseRemovedJournalAt, resolveJournal, type StepInput } from '../../journal';
 import { recordStep } from '../../record';
@@ -124,9 +124,10 @@ export const appendCommand: Command = {
     for (const w of warnings) io.err(`stepchain: warning: ${w}`);
     for (const n of notes) io.err(`stepchain: note: ${n}`);
     if (args.flags.has('json')) {
-      // Exactly the row as written, byte for byte (the journal's line): the one --json document without `ok`,
-      // which only an exit code of 0 prints (an error is the error document).
-      io.out(encodeRow(row));
+      // The row as written (the journal's line, byte for byte, but for an object whose only member is `$nonfinite`,
+      // escaped by the output rule: src/canonical/output.ts): the one --json document without `ok`, which only an
+      // exit code of 0 prints (an error is the error document).
+      io.out(outputOfText(encodeRow(row)));
     } else {
       io.out(`appended step ${row.seq} to ${journal.file}`);
       io.out(`  step_hash  ${row.step_hash}`);
