@@ -8,9 +8,20 @@
  * release.
  */
 
-// Canonical JSON (docs/format.md §1).
-export { CanonicalEncodeError, canonical, float, isJsonObject, JsonFloat, JsonParseError, parse } from './canonical';
-export type { JsonArray, JsonObject, JsonValue, ParseOptions } from './canonical';
+// Canonical JSON (docs/format.md §1), and the strict JSON of every `--json` document ("JSON outputs" there).
+export {
+  CanonicalEncodeError,
+  canonical,
+  float,
+  isJsonObject,
+  JsonFloat,
+  JsonParseError,
+  outputJson,
+  OutputTagError,
+  parse,
+  readOutputJson,
+} from './canonical';
+export type { JsonArray, JsonObject, JsonValue, OutputOptions, ParseOptions } from './canonical';
 
 // Errors: InputError means exit 2 (usage, input), IntegrityError exit 1 (a check does not hold).
 export { InputError, IntegrityError, StepchainError } from './errors';
