@@ -6,7 +6,7 @@ import { Cas, casDir, journalDir, type StepInput } from '../journal';
 import { recordStep } from '../record';
 import { recordObserved, type ObservedItem, type Payload } from '../runs';
 import { parseHookPayload, type HookPayload } from './claude/payload';
-import { claudeProjectRoot } from './claude/root';
+import { claudeProjectRoot, givenHookRoot } from './claude/root';
 import { withWritableNumbers } from './non-finite';
 import type { HookOptions, HookOutcome } from './types';
 
@@ -183,7 +183,7 @@ export function runPayloadFrame<P extends { event: string; sessionId: string }>(
   out.event = p.event;
   let root: string;
   try {
-    root = options.root ?? claudeProjectRoot(frame.startDir(p));
+    root = options.root === undefined ? claudeProjectRoot(frame.startDir(p)) : givenHookRoot(options.root);
   } catch (e) {
     out.errors.push(`${p.event}: ${errorLine(e)}`);
     return out;

@@ -131,7 +131,10 @@ export interface HookOptions {
   env: NodeJS.ProcessEnv;
   /** Record per-step worktree snapshots (default true). */
   snapshot?: boolean;
-  /** The project root (default: discovered from the agent's environment or the payload). */
+  /**
+   * The project root (default: discovered from the agent's environment or the payload). It must be an existing
+   * directory (nothing is recorded otherwise: a hook makes no project where there was none); `.sdd/` in it is made.
+   */
   root?: string;
   /** Told whenever a torn tail of a journal the hook writes is moved aside (default: one line on stderr). */
   onTornTail?: (m: TornTailMoved) => void;
