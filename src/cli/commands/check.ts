@@ -12,7 +12,7 @@ import {
   type PullRequestBase,
 } from '../../check';
 import { parseProvenancePolicy, provenanceLines } from '../../check/provenance';
-import { resolveCommit } from '../../git';
+import { headCommit, resolveCommit } from '../../git';
 import { readPublicKeyFile } from '../../receipt';
 import { InputError } from '../../errors';
 import { KEYLESS_CHECK_OPTIONS, keylessPolicyArgs } from './keyless-check';
@@ -55,16 +55,20 @@ function keylessAnchors(args: ParsedArgs, io: CommandIO): Pick<CheckOptions, 'ke
 export const checkCommand: Command = {
   name: ['check'],
   usage:
-    '[--root DIR] [--base REF | --exact-base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--certificate-identity ID --certificate-oidc-issuer ISS [--trusted-root FILE] [--owner ORG]] [--expected-heads FILE] [--warn-flagged] [--provenance off|warn|error] [--allow-empty] [--markdown] [--json]',
+    '[--root DIR] [--base REF | --exact-base REF] [--journals GLOB]... [--runs GLOB]... [--receipts GLOB]... [--public-key FILE]... [--certificate-identity ID --certificate-oidc-issuer ISS [--trusted-root FILE] [--owner ORG]] [--expected-heads FILE] [--warn-flagged] [--provenance off|warn|error] [--committed] [--allow-empty] [--markdown] [--json]',
   summary:
-    "Check a repository's committed journals, run journals and receipts as the GitHub Action does; with --base, history must only be appended to since REF. A check that matches nothing fails unless --allow-empty. Exit 0 holds, 1 not.",
+    "Check a repository's journals, run journals and receipts as the GitHub Action does: the work tree's files (before committing), or with --committed what HEAD commits (in CI, a checked-out PR: as the Action). With --base, history must only be appended to since REF. A check that matches nothing fails unless --allow-empty. Exit 0 holds, 1 not.",
   description:
     'Finds the journals, run journals and receipts by the globs (defaults as the Action), verifies each, and with --base ' +
     'checks that every journal at REF was only appended to. As the PR check does, when HEAD is not built on REF, ' +
     'history is compared with where HEAD branched from it (their merge base); --exact-base compares with REF itself ' +
     '(after a force-push or a history rewrite: whatever REF held must still be there). A signed receipt fails ' +
     'unless a --public-key checks it; a keyless signature beside a receipt (RECEIPT.sigstore.json) fails it unless ' +
-    'it verifies under --certificate-identity and --certificate-oidc-issuer (keyless_not_checked otherwise).',
+    'it verifies under --certificate-identity and --certificate-oidc-issuer (keyless_not_checked otherwise). ' +
+    'Without --committed the files are read as the work tree shows them (uncommitted appends included: the check ' +
+    'before committing); with --committed every file read must be the blob HEAD holds at its path and lie in no ' +
+    'submodule (not_committed otherwise), as the Action judges a pull request: a checkout can differ from its commit ' +
+    '(a .gitattributes conversion, a submodule) and the commit is the record. --base does not imply --committed.',
   options: {
     ...ROOT_OPTION,
     ...JSON_OPTION,
@@ -118,6 +122,11 @@ export const checkCommand: Command = {
       kind: 'flag',
       description: 'Accept a check that matches nothing (no journal, run journal or receipt; a glob matching no file).',
     },
+    committed: {
+      kind: 'flag',
+      description:
+        'Judge what HEAD commits, as the Action does: every file read must be the blob HEAD holds at its path, byte for byte, and lie in no submodule (not_committed otherwise); a file HEAD does not hold is read as it is. For CI and a checked-out pull request; without it the work tree is judged (before committing).',
+    },
     markdown: { kind: 'flag', description: "Print the Action's job summary (Markdown) instead of lines." },
   },
   examples: [
@@ -125,6 +134,10 @@ export const checkCommand: Command = {
     {
       run: 'stepchain check --exact-base pr-before-push',
       what: 'after a force-push: nothing the branch held before it was rewritten',
+    },
+    {
+      run: 'stepchain check --committed --base origin/main',
+      what: 'in CI, or on a checked-out pull request: what its commit holds, as the Action judges it',
     },
     { run: 'stepchain check --public-key keys/receipts.pub --json', what: 'signed receipts, as JSON' },
     {
@@ -135,7 +148,7 @@ export const checkCommand: Command = {
   exitCodes: {
     0: 'everything found holds',
     1: 'a fault (each printed), or nothing matched (without --allow-empty)',
-    2: 'usage or input error (a bad --base ref, --base and --exact-base both given)',
+    2: 'usage or input error (a bad --base ref, --base and --exact-base both given, --committed with no HEAD commit)',
   },
   async run(args, io) {
     expectPositionals(args, [], 'check');
@@ -144,6 +157,13 @@ export const checkCommand: Command = {
     if (exactRef !== undefined && args.values.has('base'))
       throw new InputError('--base and --exact-base: give one (the fork-point rule, or the commit exactly)');
     const baseRef = exactRef ?? args.values.get('base');
+    // --base does not imply --committed: REF picks the history compared with, --committed which bytes are judged
+    // against it (the work tree's uncommitted appends, before committing, are what a local check is for).
+    const committed = args.flags.has('committed');
+    if (committed && (await headCommit(root)) === undefined)
+      throw new InputError(
+        `--committed: ${root} has no HEAD commit to judge (not a git repository, or nothing committed)`,
+      );
     const given = baseRef === undefined ? undefined : await resolveCommit(root, baseRef);
     const provenanceFlag = args.values.get('provenance');
     const provenance = provenanceFlag === undefined ? 'warn' : parseProvenancePolicy(provenanceFlag, '--provenance');
@@ -186,6 +206,7 @@ export const checkCommand: Command = {
           }),
       failOnFlaggedMutations: !args.flags.has('warn-flagged'),
       provenance,
+      ...(committed ? { committed } : {}),
       ...kinds,
     });
     // A check that found nothing does not say OK (a mistyped glob, a wrong --root).
