@@ -7,7 +7,7 @@
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { actionTestBed, appendSteps, journalPath } from './helpers/action';
+import { actionTestBed, appendSteps, FakeGitHub, journalPath, prEvent, runAction, unzip } from './helpers/action';
 import { inProcessOnPr, runInProcess } from './helpers/action-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
@@ -85,6 +85,47 @@ describe('a .gitattributes conversion', () => {
     const f = r.annotations.find((a) => a.title === 'stepchain: not_committed');
     expect(f).toMatchObject({ level: 'error', file: ALICE });
     expect(f!.message).toContain('not the blob the commit');
+  });
+
+  test("the artifact's HTML page of a not_committed journal shows it as not committed, with nothing of its checked-out bytes", async () => {
+    const { dir, base } = scenario();
+    appendSteps(dir, 'alice', 2, 'WORKTREE-ONLY');
+    appendSteps(dir, 'bob', 1, 'COMMITTED-BOB');
+    writeFileSync(path.join(dir, '.gitattributes'), `${ALICE} working-tree-encoding=IBM037\n`);
+    commitAll(dir, 'PR: append, and a working-tree encoding');
+    expect(readFileSync(path.join(dir, ALICE), 'utf8')).toContain('WORKTREE-ONLY prompt 6');
+    const gh = new FakeGitHub();
+    await gh.start();
+    try {
+      const r = await runAction({
+        workspace: dir,
+        scratch,
+        event: prEvent(dir, base),
+        inputs: { 'upload-artifact': 'true' },
+        env: { ACTIONS_RUNTIME_TOKEN: FakeGitHub.runtimeToken(), ACTIONS_RESULTS_URL: `${gh.url}/` },
+      });
+      expect(r.code).toBe(1);
+      expect(r.annotations.find((a) => a.title === 'stepchain: not_committed')).toMatchObject({ file: ALICE });
+      const art = unzip(gh.artifacts[0]!.bytes);
+      const page = art['html/journal-alice.html']!.toString('utf8');
+      expect(page).toContain('Not committed: this file is not what the commit holds at its path');
+      expect(page).toContain('not_committed: agent alice: the checked-out bytes are not the blob the commit');
+      expect(page).not.toContain('<script');
+      // Nothing of the work tree's bytes anywhere in the artifact: not as text, not in a page's embedded journal.
+      const shown = (text: string): string =>
+        [
+          text,
+          ...[...text.matchAll(/"journal_b64":"([A-Za-z0-9+/=]*)"/g)].map((m) =>
+            Buffer.from(m[1]!, 'base64').toString('latin1'),
+          ),
+        ].join('\n');
+      for (const [name, bytes] of Object.entries(art))
+        expect([name, shown(bytes.toString('latin1')).includes('WORKTREE-ONLY')]).toEqual([name, false]);
+      // bob's journal is what the commit holds: rendered from its bytes as ever.
+      expect(shown(art['html/journal-bob.html']!.toString('utf8'))).toContain('COMMITTED-BOB prompt 3');
+    } finally {
+      await gh.stop();
+    }
   });
 
   test('the same commit with no conversion passes, and a file the commit does not hold (untracked) is read as it is', async () => {

@@ -230,6 +230,7 @@ export async function verifyMode(inputs: ActionInputs, workspace: string, event:
       root: workspace,
       outDir: path.join(dir, 'html'),
       publicKeys: anchors.publicKeys,
+      faults: report.faults,
     });
     for (const w of html.warnings) core.warning(oneLineMessage(w));
     const id = await uploadFiles(defaultArtifactName(inputs), [reportFile, headsFile, ...html.files], dir);

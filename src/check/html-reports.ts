@@ -1,11 +1,12 @@
+import { writeFileSync } from 'node:fs';
 import { mkdirs } from '../util/mkdirs';
 import path from 'node:path';
 import { IntegrityError, StepchainError } from '../errors';
-import { loadReportSource, writeReport, type ReportSource } from '../report';
+import { buildUnreadPage, loadReportSource, writeReport, type ReportSource } from '../report';
 import { casSource } from '../report/source';
 import type { PublicKey } from '../receipt';
 import { DEFAULT_MAX_READ_BYTES, lstatUnder, readUnder } from '../util/nofollow';
-import type { CheckedItem } from './types';
+import type { CheckedItem, CheckFault } from './types';
 
 /**
  * Self-contained HTML reports (src/report) for the per-step journals and receipts
@@ -15,6 +16,11 @@ import type { CheckedItem } from './types';
  * path); an absolute path is a file the Action wrote itself (an exported receipt).
  * It lives beside the check because it renders the check's items (CheckedItem); report/ renders one journal or
  * receipt and never imports the check.
+ *
+ * A page renders only bytes the check read and judged: an item it could not read (status `unreadable`: not what the
+ * commit holds, `not_committed`, a link, too large) is never rendered from the checkout, whose bytes a pull request
+ * controls where they differ from its commit (a .gitattributes conversion, a submodule). Its page says so, with
+ * what the check said of it, and holds nothing of the file.
  */
 
 function sourceOf(i: CheckedItem, root: string, publicKeys: PublicKey[]): ReportSource {
@@ -41,6 +47,23 @@ export interface HtmlReportsOptions {
   maxTotalBlobBytes?: number;
   /** The check's trusted keys: a receipt's page says what the check said of its signature. */
   publicKeys?: PublicKey[];
+  /** The check's faults: the page of an item it could not read says why (`not_committed`: not committed). */
+  faults?: readonly CheckFault[];
+}
+
+/** The page of an item the check did not read: what it said of the file, nothing of the file's bytes. */
+function unreadPage(i: CheckedItem, faults: readonly CheckFault[]): string {
+  const said = faults.filter((f) => f.path === i.path && f.severity === 'error');
+  const notCommitted = said.some((f) => f.kind === 'not_committed');
+  const heading = notCommitted
+    ? 'Not committed: this file is not what the commit holds at its path, so its checked-out bytes are no record ' +
+      'and nothing of them is shown.'
+    : 'Not read: the check could not read this file, so nothing of it is shown.';
+  return buildUnreadPage(
+    `stepchain: ${i.path}`,
+    heading,
+    said.map((f) => `${f.kind}: ${f.message}`),
+  );
 }
 
 export interface HtmlReports {
@@ -63,6 +86,11 @@ export function writeHtmlReports(items: CheckedItem[], options: HtmlReportsOptio
     used.add(name);
     const file = path.join(options.outDir, `${name}.html`);
     try {
+      if (i.status === 'unreadable') {
+        writeFileSync(file, unreadPage(i, options.faults ?? []));
+        out.files.push(file);
+        continue;
+      }
       writeReport(sourceOf(i, options.root, options.publicKeys ?? []), file, {
         root: options.root,
         force: true,

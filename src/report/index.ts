@@ -19,5 +19,5 @@ export type {
   ReportPublicKey,
   ReportWindow,
 } from './client/data';
-export { buildPage, pageScript } from './page';
+export { buildPage, buildUnreadPage, pageScript } from './page';
 export { forkTreeOf, reportForkTree } from './forks';

@@ -174,3 +174,28 @@ export function pageAround(data: ReportData, mark: string): { before: string; af
     throw new Error('report page: the journal mark is not found once');
   return { before: page.slice(0, at), after: page.slice(at + mark.length) };
 }
+
+/**
+ * A page for a file the check did not read (not what the commit holds, a link, too large): its title and what the
+ * check said of it, and nothing of the file itself. Static (no script, no style of the file's), under the same CSP.
+ */
+export function buildUnreadPage(title: string, heading: string, lines: readonly string[]): string {
+  const csp = "default-src 'none'; img-src 'none'; base-uri 'none'; form-action 'none'";
+  return `<!DOCTYPE html>
+<html lang="en" data-verify-state="not-read">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="generator" content="stepchain report">
+<title>${escapeHtml(title)}</title>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+<p><strong>${escapeHtml(heading)}</strong></p>
+<ul>
+${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}
+</ul>
+</body>
+</html>
+`;
+}
