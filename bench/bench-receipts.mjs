@@ -7,7 +7,7 @@
 //
 // Also importable: `import { benchReceipts } from './bench-receipts.mjs'` returns the rows.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, sign } from 'node:crypto';
 import {
   closeSync,
   createWriteStream,
@@ -67,7 +67,7 @@ function filler(seed, len) {
  * objects built with sorted keys equals canonical JSON for ASCII strings and small
  * ints; ts is a float with a fractional part (i/8 + 1/16 is never integral).
  */
-export function writeBenchJournal(file, steps) {
+export function writeBenchJournal(file, steps, refOf = undefined) {
   mkdirSync(path.dirname(file), { recursive: true });
   const fd = openSync(file, 'w');
   let prev = ZERO;
@@ -83,7 +83,7 @@ export function writeBenchJournal(file, steps) {
     };
     const stepHash = sha(JSON.stringify(six));
     const row = {
-      blob_refs: [],
+      blob_refs: refOf === undefined ? [] : [refOf(i)],
       input_hash: six.input_hash,
       model: six.model,
       prev_hash: prev,
@@ -233,6 +233,7 @@ export async function benchReceipts({ steps = 100_000, runs = 5, log = (s) => pr
     recordFigure('receipt-vs-python', `${steps.toLocaleString('en')} steps`, median(py) / median(ver));
     recordFigure('receipt-peak-rss', `${steps.toLocaleString('en')} steps`, peak.verify_mb);
     const inflating = await benchInflating(dir, runs, log);
+    const withBlobs = benchBlobReceipts(dir, steps, runs, log);
     return {
       steps,
       runs,
@@ -242,6 +243,7 @@ export async function benchReceipts({ steps = 100_000, runs = 5, log = (s) => pr
       ratios,
       peak_rss: peak,
       inflating,
+      with_blobs: withBlobs,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -361,4 +363,106 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       process.exitCode = 1;
     },
   );
+}
+
+/** A tar member's header, its bytes and their padding, written to `fd`. */
+function writeMember(fd, name, data) {
+  writeSync(fd, ustarHeader(name, data.length));
+  writeSync(fd, data);
+  if (data.length % 512 !== 0) writeSync(fd, Buffer.alloc(512 - (data.length % 512)));
+}
+
+/**
+ * A signed receipt shaped as an agent's session leaves it: every step names the blob its tool call's payload was
+ * stored as (`blob_refs`, as the hooks write them), bundled (~1 KB each) or only listed. Written directly, members in
+ * the order an export writes them. Returns the chain's head.
+ */
+function writeBlobReceipt(file, dir, steps, bundled) {
+  const payload = (i) => Buffer.from(`payload of step ${i}: ${filler(i + 11, 1000)}`, 'latin1');
+  const digests = Array.from({ length: steps }, (_, i) => sha(payload(i)));
+  const journal = path.join(dir, 'blob-journal.jsonl');
+  const head = writeBenchJournal(journal, steps, (i) => digests[i]);
+  const manifest = Buffer.from(
+    JSON.stringify({
+      agent_id: 'bench-agent',
+      bernstein_version: 'stepchain/bench',
+      blob_digests: digests,
+      created_at: '2026-12-07T00:00:00Z',
+      format_version: 1,
+      head_hash: head,
+      steps,
+    }),
+  );
+  const signature = sign(null, manifest, createPrivateKey(readFileSync(path.join(dir, 'k.pem'))));
+  const fd = openSync(file, 'w');
+  try {
+    writeMember(fd, 'manifest.json', manifest);
+    writeMember(fd, 'manifest.sig', Buffer.from(signature.toString('base64'), 'latin1'));
+    writeMember(fd, 'journal/000000.jsonl', readFileSync(journal));
+    rmSync(journal);
+    if (bundled) for (let i = 0; i < steps; i++) writeMember(fd, `blobs/${digests[i]}`, payload(i));
+    writeSync(fd, Buffer.alloc(1024));
+  } finally {
+    closeSync(fd);
+  }
+  return head;
+}
+
+/**
+ * Receipt verify on receipts with blobs, which the bench's own rows lack: the receipt of `steps` steps with a blob
+ * bundled per step, beside the Python way (interleaved, `runs` rounds); and, memory only (one run; the Python way
+ * takes minutes there), the most steps of these rows a receipt under the 1 GiB cap holds with a blob listed per
+ * step (what receipt verify holds grows with the digests a receipt lists: docs/receipts.md).
+ */
+function benchBlobReceipts(dir, steps, runs, log) {
+  const file = path.join(dir, 'blobs.tar');
+  const head = writeBlobReceipt(file, dir, steps, true);
+  const ours = [];
+  const theirs = [];
+  for (let i = 0; i < runs; i++) {
+    const args = [cli, 'receipt', 'verify', file, '--public-key', 'k.pub', '--expected-head', head, '--require-blobs'];
+    const r = timed(process.execPath, [...args, '--json'], dir);
+    const doc = JSON.parse(r.stdout);
+    if (!doc.ok || doc.blobs.bundled.length !== steps) throw new Error(`stepchain verify: ${r.stdout.slice(0, 300)}`);
+    ours.push(r);
+    const p = timed(PYTHON, [peer, 'verify', file, '--public-key', 'k.pub', '--expected-head', head], dir);
+    if (!JSON.parse(p.stdout).ok) throw new Error(`python peer verify did not hold: ${p.stdout.slice(0, 300)}`);
+    theirs.push(p);
+  }
+  const bundled = {
+    receipt_bytes: statSync(file).size,
+    verify_ms: median(ours.map((r) => r.ms)),
+    verify_peak_mb: Math.max(...ours.map((r) => r.rssMb)),
+    python_ms: median(theirs.map((r) => r.ms)),
+    python_peak_mb: Math.max(...theirs.map((r) => r.rssMb)),
+  };
+  rmSync(file);
+  const label = `${steps.toLocaleString('en')} steps, a blob bundled per step`;
+  recordFigure('receipt-vs-python', label, bundled.python_ms / bundled.verify_ms);
+  recordFigure('receipt-peak-rss', label, bundled.verify_peak_mb);
+  log(
+    `receipt with a blob bundled per step (${steps} steps, ${(bundled.receipt_bytes / 1e6).toFixed(0)} MB): ` +
+      `stepchain verify ${bundled.verify_ms.toFixed(0)} ms, peak RSS ${bundled.verify_peak_mb.toFixed(0)} MB; ` +
+      `python way ${bundled.python_ms.toFixed(0)} ms, peak RSS ${bundled.python_peak_mb.toFixed(0)} MB; ` +
+      `python / stepchain = ${(bundled.python_ms / bundled.verify_ms).toFixed(2)}x`,
+  );
+  // ~1,430 bytes a step (the row with its ref, the digest in the manifest): 720,000 steps is ~1.03 GB, under the 1 GiB cap.
+  const most = Number(process.env.STEPCHAIN_BENCH_LISTED_STEPS ?? 720_000);
+  const big = path.join(dir, 'listed.tar');
+  const bigHead = writeBlobReceipt(big, dir, most, false);
+  const r = timed(
+    process.execPath,
+    [cli, 'receipt', 'verify', big, '--public-key', 'k.pub', '--expected-head', bigHead, '--json'],
+    dir,
+  );
+  if (JSON.parse(r.stdout).steps !== most) throw new Error(`stepchain verify: ${r.stdout.slice(0, 300)}`);
+  const listed = { steps: most, receipt_bytes: statSync(big).size, verify_ms: r.ms, verify_peak_mb: r.rssMb };
+  rmSync(big);
+  recordFigure('receipt-peak-rss', `${most.toLocaleString('en')} steps, a blob listed per step`, listed.verify_peak_mb);
+  log(
+    `receipt listing a blob per step, the most such steps under the 1 GiB cap (${most} steps, ` +
+      `${(listed.receipt_bytes / 1e6).toFixed(0)} MB): stepchain verify ${listed.verify_ms.toFixed(0)} ms, ` +
+      `peak RSS ${listed.verify_peak_mb.toFixed(0)} MB (one run)`,
+  );
+  return { bundled, listed };
 }
