@@ -127,3 +127,32 @@ describe('--json documents are strict JSON when the journal holds NaN or an infi
     expect((run(['audit', 'verify', '--dir', at('audit'), '--key', at('audit.key')]).strict as Doc).ok).toBe(true);
   });
 });
+
+describe('a stored value too deep for strict JSON once its tag look-alikes are escaped', () => {
+  // 800 objects of the one member `$nonfinite`, one inside the other: within the readers' nesting limit (the journal
+  // verifies), but each is two levels once escaped (docs/format.md §6), deeper than a document may go. It was an
+  // "internal error" (exit 1); it is an input error naming the rule, and the output without --json still shows it.
+  beforeAll(() => {
+    let v = '1';
+    for (let i = 0; i < 800; i++) v = `{"$nonfinite": ${v}}`;
+    writeJournal('deep', `{"prompt": "p", "tool_call": ${v}}\n`);
+  });
+
+  it('show and replay --json: exit 2, one line, the error document alone; verify and the table hold', () => {
+    for (const args of [
+      ['show', 'deep', '0'],
+      ['replay', 'deep'],
+    ]) {
+      const r = cli([...args, '--json'], { cwd: root });
+      expectNoStack(r);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^stepchain: --json: a stored value cannot be written as strict JSON: value nested deeper than \d+ levels once its objects of the one member \$nonfinite are escaped/,
+      );
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect((JSON.parse(r.stdout) as Doc).error).toMatchObject({ type: 'input_error', exit_code: 2 });
+    }
+    expect(cli(['verify', 'deep'], { cwd: root }).code).toBe(0);
+    expect(cli(['replay', 'deep'], { cwd: root }).code).toBe(0);
+  });
+});

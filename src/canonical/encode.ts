@@ -8,6 +8,15 @@ export class CanonicalEncodeError extends Error {
   override name = 'CanonicalEncodeError';
 }
 
+/**
+ * Raised for a value nested deeper than the encoder's `maxNesting`. A value read within the readers' limit can
+ * still be too deep as an output document (src/canonical/output.ts: each escaped `$nonfinite` object is two levels),
+ * which is a fact of that input, not a fault of the program: the CLI says so as an input error.
+ */
+export class EncodeNestingError extends CanonicalEncodeError {
+  override name = 'EncodeNestingError';
+}
+
 export interface EncodeOptions {
   /** Sort object keys by code point (Python `sort_keys=True`). Default true. */
   sortKeys?: boolean;
@@ -167,7 +176,7 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
         if (v === null) return 'null';
         if (v instanceof JsonFloat) return encodeFloat(v.value, nonFinite, keySep);
         // `depth` containers are open around this one (docs/journal.md: one limit for readers and writers).
-        if (depth >= maxNesting) throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);
+        if (depth >= maxNesting) throw new EncodeNestingError(`value nested deeper than ${maxNesting} levels`);
         if (Array.isArray(v)) {
           let out = '[';
           for (let i = 0; i < v.length; i++) {
@@ -182,7 +191,7 @@ export function encode(value: JsonValue, options: EncodeOptions = {}): string {
           const only = loneTagMember(entries);
           // Escaped, so that it cannot read as a tag: the wrapping array is a level of its own.
           if (only !== undefined && depth + 1 >= maxNesting) {
-            throw new CanonicalEncodeError(`value nested deeper than ${maxNesting} levels`);
+            throw new EncodeNestingError(`value nested deeper than ${maxNesting} levels`);
           }
           if (only !== undefined) return `{"${NONFINITE_KEY}"${keySep}[${walk(only, depth + 2)}]}`;
         }

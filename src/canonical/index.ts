@@ -6,6 +6,7 @@ export {
   canonicalOfRead,
   encode,
   encodeString,
+  EncodeNestingError,
   NONFINITE_KEY,
   prettyInsertionOrder,
   prettySorted,

@@ -1,6 +1,6 @@
 import { existsSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_NESTING, outputJson, outputOfText, type JsonValue } from '../canonical';
+import { EncodeNestingError, MAX_NESTING, outputJson, outputOfText, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { findTombstone, forkParentRoot } from '../journal/tombstone';
 import { clipLine, sanitize } from '../util/terminal';
@@ -34,7 +34,29 @@ export interface CommandIO {
  * infinity written as the output rule's tag (src/canonical/output.ts).
  */
 export function jsonDocument(doc: unknown): string {
-  return outputJson(doc as JsonValue, DOCUMENT);
+  return asOutput(() => outputJson(doc as JsonValue, DOCUMENT));
+}
+
+/**
+ * `write()`, a value too deep for the document an input error, not an internal one: a row read within the readers'
+ * limit (a journal that verifies) gains a level for each object of the one member `$nonfinite` the output rule
+ * escapes (docs/format.md §6), so such a row can be too deep for strict JSON; the output without --json shows it.
+ */
+function asOutput(write: () => string): string {
+  try {
+    return write();
+  } catch (e) {
+    if (!(e instanceof EncodeNestingError)) throw e;
+    throw new InputError(
+      `--json: a stored value cannot be written as strict JSON: ${e.message} once its objects of the one member ` +
+        '$nonfinite are escaped (docs/format.md §6, "JSON outputs"); the output without --json shows it',
+    );
+  }
+}
+
+/** Text an encoder wrote with bare NaN allowed (a canonical row as stored), as a `--json` document writes it. */
+export function outputText(text: string): string {
+  return asOutput(() => outputOfText(text, DOCUMENT));
 }
 
 /** A document wraps rows (themselves within MAX_NESTING) in a few levels of its own. */
@@ -83,7 +105,7 @@ export function* documentPieces(doc: unknown): Generator<string, void, undefined
   let piece = `${head === '{}' ? '{' : `${head.slice(0, -1)},`}${jsonDocument(doc.key)}:[`;
   let first = true;
   for (const item of doc.items) {
-    piece += `${first ? '' : ','}${'text' in item ? outputOfText(item.text, DOCUMENT) : jsonDocument(item.value)}`;
+    piece += `${first ? '' : ','}${'text' in item ? outputText(item.text) : jsonDocument(item.value)}`;
     first = false;
     if (piece.length >= PIECE) {
       yield piece;

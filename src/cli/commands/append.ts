@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { decodeUtf8, JsonParseError, outputOfText, parse, type JsonValue } from '../../canonical';
+import { decodeUtf8, JsonParseError, parse, type JsonValue } from '../../canonical';
 import { InputError } from '../../errors';
 import { Cas, casDir, encodeRow, refuseRemovedJournalAt, resolveJournal, type StepInput } from '../../journal';
 import { recordStep } from '../../record';
 import type { Command } from '../command';
 import { INPUT_BOUNDS, JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
+import { outputText } from '../io';
 
 function jsonOption(name: string, text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
@@ -127,7 +128,7 @@ export const appendCommand: Command = {
       // The row as written (the journal's line, byte for byte, but for an object whose only member is `$nonfinite`,
       // escaped by the output rule: src/canonical/output.ts): the one --json document without `ok`, which only an
       // exit code of 0 prints (an error is the error document).
-      io.out(outputOfText(encodeRow(row)));
+      io.out(outputText(encodeRow(row)));
     } else {
       io.out(`appended step ${row.seq} to ${journal.file}`);
       io.out(`  step_hash  ${row.step_hash}`);
