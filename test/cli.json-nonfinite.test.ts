@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { JsonFloat, readOutputJson, type JsonValue } from '../src/canonical';
 import { cli, expectNoStack } from './helpers/cli';
@@ -154,5 +154,18 @@ describe('a stored value too deep for strict JSON once its tag look-alikes are e
     }
     expect(cli(['verify', 'deep'], { cwd: root }).code).toBe(0);
     expect(cli(['replay', 'deep'], { cwd: root }).code).toBe(0);
+  });
+
+  it('append --json refuses such a step before writing it (exit 2 leaves nothing appended to retry)', () => {
+    let v = '1';
+    for (let i = 0; i < 460; i++) v = `{"$nonfinite": ${v}}`;
+    const r = cli(['append', 'deep-append', '--tool-call', v, '--json'], { cwd: root });
+    expectNoStack(r);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^stepchain: --json: a stored value cannot be written as strict JSON/);
+    expect(existsSync(journal('deep-append'))).toBe(false);
+    // Without --json the same step is appended.
+    expect(cli(['append', 'deep-append', '--tool-call', v], { cwd: root }).code).toBe(0);
+    expect(readFileSync(journal('deep-append'), 'utf8').split('\n')).toHaveLength(2);
   });
 });

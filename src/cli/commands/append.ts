@@ -5,7 +5,7 @@ import { Cas, casDir, encodeRow, refuseRemovedJournalAt, resolveJournal, type St
 import { recordStep } from '../../record';
 import type { Command } from '../command';
 import { INPUT_BOUNDS, JSON_OPTION, readInputFile, ROOT_OPTION, rootOf, writeOptions } from '../common';
-import { outputText } from '../io';
+import { jsonDocument, outputText } from '../io';
 
 function jsonOption(name: string, text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
@@ -110,6 +110,9 @@ export const appendCommand: Command = {
     const blobs = args.lists.get('blob') ?? [];
     if (blobs.length > 0) step.blobs = blobs.map((b) => readInputFile(b, io, 'blob', INPUT_BOUNDS.blob));
 
+    // A row --json could not print (too deep once escaped by the output rule) is refused before it is written: an
+    // exit of 2 must not leave a step appended (a retry would append it twice).
+    if (args.flags.has('json')) jsonDocument({ tool_call: tc ?? null, tool_result: tr ?? null });
     // An agent id (validated before it becomes a path), or a journal directory.
     const { dir, root: journalRoot, laidOut } = resolveJournal(target, root, false);
     if (target.endsWith('.jsonl'))
