@@ -238,11 +238,14 @@ export class JournalWalker {
     try {
       // One range, walked on this thread from the first line to the last, its refs handed as read to where they
       // are kept (nothing was pushed: they are all there are). Slices walked among threads each held theirs in a
-      // set of its own until they were put together: a million refs ~75 MB more, for ~6% of the time.
+      // set of its own until they were put together: a million refs ~75 MB more, for ~6% of the time. Seeded with
+      // the genesis, as a pushed slice is: unseeded, a first row whose seq is not 0 had the stitch walk the whole
+      // journal again (twice the time, its refs collected again in a set of their own, the file read twice).
       const sink = this.refs;
+      const genesis: SliceSeed = { steps: this.steps, prevHash: this.prev };
       stitched = stitchVerify(
         source,
-        walkRanges(source, [[from, to]], undefined, OPTIONS, env, undefined, sink),
+        walkRanges(source, [[from, to]], [genesis], OPTIONS, env, undefined, sink),
         OPTIONS,
         env,
         undefined,
