@@ -166,9 +166,10 @@ test('init and hook under /proc end with one line naming the directory they coul
     tool_response: {},
     tool_use_id: 't1',
   });
-  const hook = run(['hook', 'claude', '--root', '/proc/stepchain-none', '--no-snapshot'], payload);
+  // /proc exists (a root that does not is refused before anything is made: hook.missing-root); its .sdd cannot be made.
+  const hook = run(['hook', 'claude', '--root', '/proc', '--no-snapshot'], payload);
   expect(hook.error).toBeUndefined();
-  expect(hook.stderr).toContain('/proc/stepchain-none: cannot create directory: no such file or directory (ENOENT)');
+  expect(hook.stderr).toContain('/proc/.sdd: cannot create directory: no such file or directory (ENOENT)');
   expect(hook.stderr.trimEnd().split('\n')).toHaveLength(1);
   expect(hook.status).toBe(1);
 });
