@@ -311,11 +311,13 @@ export class ChunkWalker {
 
   private addRef(ref: string): void {
     if (this.refDigests !== undefined) this.refDigests.addHex(ref);
-    else if (this.refSink !== undefined) {
+    else if (this.refSet !== undefined) this.refSet.add(ref);
+    else {
+      // `collectRefs: 'packed'` with a sink (a sink given for hex strings is not used: they stay in `refs`).
       if (!digestBytesOfHex(ref, this.refBytes))
         throw new TypeError(`not a SHA-256 hex digest: ${JSON.stringify(ref)}`);
-      this.refSink.addPacked(this.refBytes);
-    } else this.refSet!.add(ref);
+      this.refSink!.addPacked(this.refBytes);
+    }
   }
 
   private takeRefs(): void {
