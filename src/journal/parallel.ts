@@ -363,9 +363,9 @@ function plan(source: ChunkSource, start: number, end: number, n: number): [numb
 export type ProgressFn = (done: number, total: number) => void;
 
 /**
- * Walks bytes [start, end) of a journal in slices. `env` may force the thread
- * count (STEPCHAIN_THREADS) and the parallel threshold (STEPCHAIN_PARALLEL_MIN_BYTES),
- * and STEPCHAIN_WASM=0 turns the WebAssembly line scanner off (the JS fast path then runs).
+ * Walks bytes [start, end) of a journal in slices. `env` may force the thread count (STEPCHAIN_THREADS) and the
+ * parallel threshold (STEPCHAIN_PARALLEL_MIN_BYTES), and STEPCHAIN_WASM=0 turns the WebAssembly line scanner off.
+ * `first`: where the chain stands at `start` (the first slice is then never walked again, whatever its rows say).
  */
 export function scanSlices(
   source: ChunkSource,
@@ -374,14 +374,14 @@ export function scanSlices(
   options: ChunkOptions,
   env: NodeJS.ProcessEnv = process.env,
   progress?: ProgressFn,
+  first?: SliceSeed,
 ): ChunkSummary[] {
-  const minBytes = parallelMinBytes(env);
-  const n = end - start >= minBytes ? threads(env) : 1;
-  if (n === 1 || workerEntry === undefined)
-    return walkRanges(source, plan(source, start, end, n), undefined, options, env, progress);
-  // Several slices per thread, taken from a shared counter.
-  const count = Math.max(n, Math.min(n * SLICES_PER_THREAD, Math.floor((end - start) / MIN_SLICE_BYTES)));
-  return walkRanges(source, plan(source, start, end, count), undefined, options, env, progress);
+  const n = end - start >= parallelMinBytes(env) ? threads(env) : 1; // several slices a thread, from a counter
+  const count =
+    n === 1 || workerEntry === undefined
+      ? n
+      : Math.max(n, Math.min(n * SLICES_PER_THREAD, Math.floor((end - start) / MIN_SLICE_BYTES)));
+  return walkRanges(source, plan(source, start, end, count), first && [first], options, env, progress);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Fault } from '../journal';
 import { lineTooLong, MAX_LINE_BYTES } from '../canonical';
 import { scanChunk, type ChunkOptions, type MarkedRows, type SliceSeed } from '../journal/chunk';
 import { FaultList } from '../journal/faults';
-import { walkRanges, type DescriptorSource } from '../journal/parallel';
+import { scanSlices, walkRanges, type DescriptorSource } from '../journal/parallel';
 import { stitchVerify, type Stitched } from '../journal/stitch';
 import { InputError } from '../errors';
 import { cannotRead } from './read-file';
@@ -38,6 +38,9 @@ const SLICE_BYTES = 8 * 1024 * 1024;
 const DIRECT_BYTES = 1024 * 1024;
 /** The strict walk, with the rows' blob refs and the lines that hold the redaction mark (MarkedRows). */
 const OPTIONS: ChunkOptions = { strict: true, collectRefs: 'packed', markedValue: REDACTED };
+
+/** A receipt listing this many digests or more has its journal walked on one thread (JournalWalker.walkFile). */
+export const IN_ORDER_MIN_REFS = 65_536;
 
 /**
  * The strict chain walk (docs/format.md §2: canonical, newline-terminated lines)
@@ -236,21 +239,18 @@ export class JournalWalker {
     if (this.base !== 0 || this.fill !== 0) throw new Error('JournalWalker.walkFile: bytes were pushed already');
     let stitched: Stitched;
     try {
-      // One range, walked on this thread from the first line to the last, its refs handed as read to where they
-      // are kept (nothing was pushed: they are all there are). Slices walked among threads each held theirs in a
-      // set of its own until they were put together: a million refs ~75 MB more, for ~6% of the time. Seeded with
-      // the genesis, as a pushed slice is: unseeded, a first row whose seq is not 0 had the stitch walk the whole
-      // journal again (twice the time, its refs collected again in a set of their own, the file read twice).
+      // Seeded with the genesis, as a pushed slice is: unseeded, a first row whose seq is not 0 had the stitch walk
+      // the first slice again (read twice, its refs collected again). Among threads (~15% faster on the bench's
+      // 100,000-step receipt) while the refs each slice holds until the stitch are few: a manifest listing fewer
+      // than IN_ORDER_MIN_REFS digests. Else one range on this thread, its refs handed as read to the check (a
+      // million refs held ~75 MB more among threads).
       const sink = this.refs;
       const genesis: SliceSeed = { steps: this.steps, prevHash: this.prev };
-      stitched = stitchVerify(
-        source,
-        walkRanges(source, [[from, to]], [genesis], OPTIONS, env, undefined, sink),
-        OPTIONS,
-        env,
-        undefined,
-        sink,
-      );
+      const slices =
+        sink instanceof RefOrder && sink.listed < IN_ORDER_MIN_REFS
+          ? scanSlices(source, from, to, OPTIONS, env, undefined, genesis)
+          : walkRanges(source, [[from, to]], [genesis], OPTIONS, env, undefined, sink);
+      stitched = stitchVerify(source, slices, OPTIONS, env, undefined, sink);
     } catch (e) {
       // An OS error reading the file names it, as the stream's reads do (a file cut meanwhile says so already).
       if (e instanceof InputError || typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;

@@ -38,6 +38,11 @@ export class RefOrder implements RefSink {
     }
   }
 
+  /** How many digests the list holds. */
+  get listed(): number {
+    return this.expected.size;
+  }
+
   /** How many distinct refs so far. */
   get size(): number {
     return this.own?.size ?? this.reached;
