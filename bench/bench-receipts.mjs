@@ -377,7 +377,7 @@ function writeMember(fd, name, data) {
  * stored as (`blob_refs`, as the hooks write them), bundled (~1 KB each) or only listed. Written directly, members in
  * the order an export writes them. Returns the chain's head.
  */
-function writeBlobReceipt(file, dir, steps, bundled) {
+export function writeBlobReceipt(file, dir, steps, bundled) {
   const payload = (i) => Buffer.from(`payload of step ${i}: ${filler(i + 11, 1000)}`, 'latin1');
   const digests = Array.from({ length: steps }, (_, i) => sha(payload(i)));
   const journal = path.join(dir, 'blob-journal.jsonl');
@@ -421,9 +421,10 @@ function benchBlobReceipts(dir, steps, runs, log) {
   const theirs = [];
   for (let i = 0; i < runs; i++) {
     const args = [cli, 'receipt', 'verify', file, '--public-key', 'k.pub', '--expected-head', head, '--require-blobs'];
-    const r = timed(process.execPath, [...args, '--json'], dir);
-    const doc = JSON.parse(r.stdout);
-    if (!doc.ok || doc.blobs.bundled.length !== steps) throw new Error(`stepchain verify: ${r.stdout.slice(0, 300)}`);
+    // The text verdict (exit 0, its counts): --json lists every bundled digest as a string, a cost of the listing.
+    const r = timed(process.execPath, args, dir);
+    if (!r.stdout.includes(`blobs ${steps} bundled, 0 missing`))
+      throw new Error(`stepchain verify: ${r.stdout.slice(0, 300)}`);
     ours.push(r);
     const p = timed(PYTHON, [peer, 'verify', file, '--public-key', 'k.pub', '--expected-head', head], dir);
     if (!JSON.parse(p.stdout).ok) throw new Error(`python peer verify did not hold: ${p.stdout.slice(0, 300)}`);
@@ -452,10 +453,10 @@ function benchBlobReceipts(dir, steps, runs, log) {
   const bigHead = writeBlobReceipt(big, dir, most, false);
   const r = timed(
     process.execPath,
-    [cli, 'receipt', 'verify', big, '--public-key', 'k.pub', '--expected-head', bigHead, '--json'],
+    [cli, 'receipt', 'verify', big, '--public-key', 'k.pub', '--expected-head', bigHead],
     dir,
   );
-  if (JSON.parse(r.stdout).steps !== most) throw new Error(`stepchain verify: ${r.stdout.slice(0, 300)}`);
+  if (!r.stdout.startsWith(`OK ${big}: ${most} steps`)) throw new Error(`stepchain verify: ${r.stdout.slice(0, 300)}`);
   const listed = { steps: most, receipt_bytes: statSync(big).size, verify_ms: r.ms, verify_peak_mb: r.rssMb };
   rmSync(big);
   recordFigure('receipt-peak-rss', `${most.toLocaleString('en')} steps, a blob listed per step`, listed.verify_peak_mb);
