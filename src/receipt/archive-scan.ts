@@ -160,7 +160,7 @@ export class ArchiveScan implements TarReceiver {
 
   /**
    * The archive is this plain file, open: a journal member of at least `minBytes` that lies whole in it is walked
-   * where it lies (in parallel slices) instead of pushed (`push` then says where the reading resumes).
+   * where it lies (JournalWalker.walkFile) instead of pushed (`push` then says where the reading resumes).
    */
   readInPlace(file: InPlaceFile): void {
     this.file = file;

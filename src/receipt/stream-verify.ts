@@ -22,8 +22,8 @@ const PLAIN_PIECE = 4 * 1024 * 1024;
 /**
  * A plain receipt's journal member of at least this many bytes is walked where it lies (ArchiveScan.readInPlace):
  * read block by block into the line scanner, not in pieces copied there (the 100,000-step bench receipt: 322 vs
- * 343 ms on one thread). On one thread: slices walked among threads each hold their refs until they are put
- * together, ~75 MB more for a million (JournalWalker.walkFile).
+ * 343 ms on one thread); among threads while its manifest lists fewer than 65,536 digests, on one thread from there
+ * (slices hold their refs until they are put together, ~75 MB more for a million: JournalWalker.walkFile).
  */
 const IN_PLACE_MIN_BYTES = 1024 * 1024;
 /** A gzip's pieces queue up before the inflater (a stream's 16): small ones, so memory stays small. */
