@@ -18,6 +18,7 @@ import { expectNoStack } from './helpers/cli';
 import { cliPath } from './helpers/paths';
 import { identifiedProject, recordArgs } from './helpers/record';
 import { tempDir } from './helpers/tmp';
+import { HELLO_MESSAGE } from './helpers/anthropic-answer';
 
 const dir = tempDir('stepchain-last-resort-');
 
@@ -67,16 +68,6 @@ function running(pid: number): boolean {
   }
 }
 
-const ANSWER = JSON.stringify({
-  id: 'msg_1',
-  type: 'message',
-  role: 'assistant',
-  model: 'm-test',
-  content: [{ type: 'text', text: 'hello' }],
-  stop_reason: 'end_turn',
-  usage: { input_tokens: 1, output_tokens: 1 },
-});
-
 test.each([
   ['uncaught exception', 'exception'],
   ['unhandled rejection', 'rejection'],
@@ -92,7 +83,7 @@ test.each([
   writeFileSync(agent, AGENT);
   const server = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(ANSWER));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(HELLO_MESSAGE));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -7,6 +7,7 @@ import { expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
 import { everythingStored, recordArgs, recordedSteps, replayArgs, runStepchain } from './helpers/record';
 import { tempDir } from './helpers/tmp';
+import { HELLO_MESSAGE } from './helpers/anthropic-answer';
 
 // The recording proxy serves only its own agent: another process on the machine that finds its port (a scan of
 // 127.0.0.1, `ss -ltn`) and sends requests to it is refused, and none of what it sends is recorded, forwarded, or
@@ -46,15 +47,7 @@ async function startUpstream(): Promise<{ port: number; seen: string[]; close():
     req.on('end', () => {
       const m = /"content":"([^"]*)"/.exec(body);
       seen.push(`${req.method} ${req.url} ${m?.[1] ?? ''}`);
-      const answer = JSON.stringify({
-        id: 'msg_1',
-        type: 'message',
-        role: 'assistant',
-        model: 'm-test',
-        content: [{ type: 'text', text: 'hello' }],
-        stop_reason: 'end_turn',
-        usage: { input_tokens: 1, output_tokens: 1 },
-      });
+      const answer = HELLO_MESSAGE;
       res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
     });
   });

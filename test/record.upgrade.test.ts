@@ -9,6 +9,7 @@ import { initRepo } from './helpers/git';
 import { everythingStored, recordArgs, replayArgs, runStepchain, type StepchainRun } from './helpers/record';
 import { codexExecArgs, startResponsesServer, type ResponsesServer } from './helpers/responses-server';
 import { tempDir } from './helpers/tmp';
+import { HELLO_MESSAGE } from './helpers/anthropic-answer';
 
 // What the recording proxy does with a request to leave HTTP/1.1: a WebSocket handshake (Codex's built-in openai
 // provider tries one first), h2c, a bare Upgrade header, a CONNECT. Each is refused at once, on the proxy, and
@@ -66,15 +67,7 @@ async function startUpstream(): Promise<{ port: number; seen: string[]; connecti
     state.seen.push(`${req.method} ${req.url}${req.headers.upgrade === undefined ? '' : ' upgrade'}`);
     req.resume();
     req.on('end', () => {
-      const body = JSON.stringify({
-        id: 'msg_1',
-        type: 'message',
-        role: 'assistant',
-        model: 'm-test',
-        content: [{ type: 'text', text: 'hello' }],
-        stop_reason: 'end_turn',
-        usage: { input_tokens: 1, output_tokens: 1 },
-      });
+      const body = HELLO_MESSAGE;
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
   });
