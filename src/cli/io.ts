@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { EncodeNestingError, MAX_NESTING, outputJson, outputOfText, type JsonValue } from '../canonical';
@@ -95,8 +96,25 @@ export class StreamedDocument {
   ) {}
 }
 
+/**
+ * An array written an item at a time, where it stands in a document otherwise held whole (a receipt verdict's blob
+ * digests, a string each: a million of them made whole were ~200 MB): the document is a `WithStreamedArrays`.
+ */
+export class StreamedArray {
+  constructor(readonly items: Iterable<JsonValue>) {}
+}
+
+/** A document holding `StreamedArray`s (in its plain objects and arrays): the bytes of it with each array whole. */
+export class WithStreamedArrays {
+  constructor(readonly doc: unknown) {}
+}
+
 /** A document's text in pieces of about `PIECE` characters (one piece for a document held whole). */
 export function* documentPieces(doc: unknown): Generator<string, void, undefined> {
+  if (doc instanceof WithStreamedArrays) {
+    yield* streamedArrayPieces(doc.doc);
+    return;
+  }
   if (!(doc instanceof StreamedDocument)) {
     yield jsonDocument(doc);
     return;
@@ -114,6 +132,49 @@ export function* documentPieces(doc: unknown): Generator<string, void, undefined
   }
   const tail = jsonDocument(doc.tail());
   yield `${piece}]${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
+}
+
+/**
+ * The pieces of a document holding StreamedArrays: the document written whole with a placeholder string for each
+ * (a random tag: no string of the document can be it), then cut at the placeholders, each array's items written
+ * there a piece at a time.
+ */
+function* streamedArrayPieces(doc: unknown): Generator<string, void, undefined> {
+  const arrays: StreamedArray[] = [];
+  const tag = `\u0000stepchain streamed array ${randomBytes(16).toString('hex')} `;
+  const text = jsonDocument(withPlaceholders(doc, tag, arrays));
+  let at = 0;
+  let piece = '';
+  for (const [i, array] of arrays.entries()) {
+    const placeholder = jsonDocument(`${tag}${i}`);
+    const found = text.indexOf(placeholder, at);
+    if (found < 0) throw new Error(`a streamed array's place was not found in its document (a fault of ours)`);
+    piece += `${text.slice(at, found)}[`;
+    let first = true;
+    for (const item of array.items) {
+      piece += `${first ? '' : ','}${jsonDocument(item)}`;
+      first = false;
+      if (piece.length >= PIECE) {
+        yield piece;
+        piece = '';
+      }
+    }
+    piece += ']';
+    at = found + placeholder.length;
+  }
+  yield piece + text.slice(at);
+}
+
+/** `value` with each StreamedArray in its plain objects and arrays replaced by `${tag}${its index in arrays}`. */
+function withPlaceholders(value: unknown, tag: string, arrays: StreamedArray[]): unknown {
+  if (value instanceof StreamedArray) return `${tag}${arrays.push(value) - 1}`;
+  if (Array.isArray(value)) return value.map((v) => withPlaceholders(v, tag, arrays));
+  if (value === null || typeof value !== 'object') return value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withPlaceholders(v, tag, arrays);
+  return out;
 }
 
 // 64 KiB: a piece is a string the collector takes young; megabyte pieces went to the large-object space, freed only

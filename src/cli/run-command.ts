@@ -1,7 +1,7 @@
 import { parseArgs, wantsJson } from './args';
 import type { Command } from './command';
 import type { CliRunner } from './in-process';
-import { documentCut, StreamedDocument, type CommandIO } from './io';
+import { documentCut, StreamedDocument, WithStreamedArrays, type CommandIO } from './io';
 import { asStepchainError, errorDocument, fieldWords, kebabField, StepchainError } from '../errors';
 
 /**
@@ -59,6 +59,7 @@ export function withOk(doc: unknown, code: number): unknown {
   const ok = code === 0;
   if (doc instanceof StreamedDocument)
     return new StreamedDocument(withOk(doc.head, code) as object, doc.key, doc.items, doc.tail);
+  if (doc instanceof WithStreamedArrays) return new WithStreamedArrays(withOk(doc.doc, code));
   if (doc instanceof Map)
     return new Map([['ok', doc.has('ok') ? doc.get('ok') : ok], ...(doc as Map<string, unknown>)]);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return doc;

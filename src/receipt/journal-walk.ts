@@ -169,7 +169,7 @@ export class JournalWalker {
       redacted,
     } as JournalWalk;
     Object.defineProperty(walk, 'refSet', { value: refs, enumerable: false });
-    return defineLazyList(walk, 'refs', () => Array.from(refs.hex()));
+    return defineLazyList(walk, 'refs', () => refs.hex());
   }
 
   /**

@@ -161,7 +161,7 @@ function readListed(bytes: Buffer): ReadManifest | undefined {
   if (twice) throw new ReceiptFormatError('manifest_invalid', `manifest ${LISTED_TWICE}`, MEMBER);
   // `blob_digests` is made from the set when first read: a verdict reads the set, a caller that asks gets the strings.
   return {
-    manifest: defineLazyList(manifest, 'blob_digests', () => Array.from(digests.hex())),
+    manifest: defineLazyList(manifest, 'blob_digests', () => digests.hex()),
     digests,
     listed: { open, end },
   };

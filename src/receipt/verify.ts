@@ -1,5 +1,5 @@
 import { faultMessage, verifyJournalBytesWithRefs, type Fault } from '../journal';
-import { defineLazyList, DigestSet } from '../util/digest-set';
+import { defineLazyList, DigestSet, lazyListItems } from '../util/digest-set';
 import { ZERO_HASH } from '../util/hash';
 import { scanArchive, type ArchiveScan } from './archive-scan';
 import type { PublicKey } from './keys';
@@ -186,7 +186,7 @@ export function verdictOf(
   defineLazyList(
     result.blobs,
     'bundled',
-    () => Array.from(bundled.hex()),
+    () => bundled.hex(),
     () => BLOB_COUNTS.delete(result.blobs),
   );
   const read = manifestOf(scanned, errors);
@@ -330,10 +330,8 @@ function judgeBlobs(
   defineLazyList(
     result.blobs,
     'missing',
-    () => {
-      const out: string[] = [];
-      for (let i = 0; i < named.size; i++) if (missing(i)) out.push(named.hexAt(i));
-      return out;
+    function* () {
+      for (let i = 0; i < named.size; i++) if (missing(i)) yield named.hexAt(i);
     },
     () => BLOB_COUNTS.delete(result.blobs),
   );
@@ -349,6 +347,14 @@ export function blobCounts(result: ReceiptVerifyResult): { bundled: number; miss
   return counts === undefined
     ? { bundled: result.blobs.bundled.length, missing: result.blobs.missing.length }
     : { ...counts };
+}
+
+/**
+ * The digests of a verdict's bundled or missing blobs, one at a time: from its digest sets while its list is not
+ * made (a list is a million strings for a million blobs), else the list.
+ */
+export function blobDigests(result: ReceiptVerifyResult, which: 'bundled' | 'missing'): Iterable<string> {
+  return lazyListItems(result.blobs, which);
 }
 
 /** A verdict's blob counts, kept beside its lazily made lists (blobCounts). */

@@ -267,22 +267,43 @@ function slotsFor(n: number): number {
 /**
  * Defines `key` on `target` as a list made by `make` when first read, and kept (an assignment replaces it, and
  * calls `replaced`): the hex strings of a DigestSet, made only for a caller that reads them (a verdict compares the
- * set).
+ * set). `make` is a list's items one at a time: `lazyListItems` hands them out without the list (a `--json`
+ * document writes a million of them a piece at a time).
  */
 export function defineLazyList<T extends object>(
   target: T,
   key: string,
-  make: () => string[],
+  make: () => Iterable<string>,
   replaced?: () => void,
 ): T {
   let list: string[] | undefined;
+  let items: Map<string, () => Iterable<string>> | undefined = LAZY_ITEMS.get(target);
+  if (items === undefined) LAZY_ITEMS.set(target, (items = new Map()));
+  const lazy = items;
+  lazy.set(key, make);
   return Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
-    get: () => (list ??= make()),
+    get: () => {
+      lazy.delete(key);
+      return (list ??= Array.from(make()));
+    },
     set: (v: string[]) => {
+      lazy.delete(key);
       list = v;
       replaced?.();
     },
   });
+}
+
+/** The item makers of lists defined by defineLazyList and not made (nor replaced) yet, by object and key. */
+const LAZY_ITEMS = new WeakMap<object, Map<string, () => Iterable<string>>>();
+
+/**
+ * The items of `target[key]`: made one at a time when it is a list of defineLazyList's not made yet (the list is
+ * not made: each call makes them again), else the list itself.
+ */
+export function lazyListItems<T extends object, K extends keyof T & string>(target: T, key: K): Iterable<string> {
+  const make = LAZY_ITEMS.get(target)?.get(key);
+  return make === undefined ? (target[key] as Iterable<string>) : make();
 }
