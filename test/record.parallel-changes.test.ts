@@ -7,7 +7,7 @@ import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { StepMarker } from '../src/git/step-markers';
 import { snapshotRefFor } from '../src/git/snapshot';
 import { hostTag } from '../src/util/proc';
-import { cli } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { cliPath } from './helpers/paths';
 import { identifiedProject } from './helpers/record';
 import { freshDir, tempDir } from './helpers/tmp';
@@ -151,46 +151,51 @@ function marker(root: string, pid: number, text: string, n = 0): string {
 }
 
 describe('what a waiting step does not wait for', () => {
-  const setup = () => {
+  // The steps here are appended through runCli in this process (`cliInProcess`, the code the bundle runs): what a
+  // step waits for is the point, and the markers it looks at are other processes' (a marker of the process itself is
+  // never waited for, and the test's own markers name other pids). The wait is synchronous, as a spawnSync of the bin
+  // was. The steps written while another is under way stay real processes (the tests above and below).
+  const setup = async () => {
     const root = identifiedProject(freshDir(tmp, 'w'));
     const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off', XDG_STATE_HOME: freshDir(tmp, 'state') };
     writeFileSync(path.join(root, 'first.txt'), '1\n');
     // Step 0 without a snapshot: step 1 finds none to be told against.
-    expect(cli(['append', AGENT, '--root', root, '--prompt', 'first', '--no-snapshot'], { env }).code).toBe(0);
+    const r = await cliInProcess(['append', AGENT, '--root', root, '--prompt', 'first', '--no-snapshot'], { env });
+    expect(r.code).toBe(0);
     return { root, env };
   };
-  const second = (root: string, env: NodeJS.ProcessEnv) => {
-    const r = cli(['append', AGENT, '--root', root, '--prompt', 'second'], { env });
+  const second = async (root: string, env: NodeJS.ProcessEnv) => {
+    const r = await cliInProcess(['append', AGENT, '--root', root, '--prompt', 'second'], { env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // Told against the commit the run started from: step 0 recorded no snapshot.
     expect(stepChanges(root, AGENT)).toEqual([{ seq: 1, since: null, paths: ['first.txt'] }]);
   };
 
-  test('killed writers: their markers are removed, nothing waited for', () => {
-    const { root, env } = setup();
+  test('killed writers: their markers are removed, nothing waited for', async () => {
+    const { root, env } = await setup();
     const gone = spawnSync('true').pid;
     const file = marker(root, gone, `${refDir(root)} 0\n`);
     const other = marker(root, gone, `${refDir(root, 'agent-2')} 7\n`, 1);
-    second(root, env);
+    await second(root, env);
     // Removed once looked at, whatever journal it named.
     expect([existsSync(file), existsSync(other)]).toEqual([false, false]);
   });
 
-  test('a live writer that never finishes: waited for no longer than the snapshot timeout', () => {
-    const { root, env } = setup();
+  test('a live writer that never finishes: waited for no longer than the snapshot timeout', async () => {
+    const { root, env } = await setup();
     const hung = spawn('sleep', ['60']);
     try {
       const file = marker(root, hung.pid!, `${refDir(root)} 0\n`);
-      second(root, { ...env, STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '1500' });
+      await second(root, { ...env, STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '1500' });
       expect(existsSync(file)).toBe(true); // a live writer's marker is its own to remove
     } finally {
       hung.kill();
     }
   });
 
-  test('markers of other journals, of other steps, and files that are no marker: not waited for', () => {
-    const { root, env } = setup();
+  test('markers of other journals, of other steps, and files that are no marker: not waited for', async () => {
+    const { root, env } = await setup();
     const hung = spawn('sleep', ['60']);
     try {
       marker(root, hung.pid!, `${refDir(root, 'agent-2')} 0\n`, 1);
@@ -200,7 +205,7 @@ describe('what a waiting step does not wait for', () => {
       marker(root, hung.pid!, `${AGENT} 0\n`, 6);
       symlinkSync('/dev/zero', path.join(root, '.git', `stepchain-step-${hung.pid!}-x-${hostTag(hostname())}-3`));
       execFileSync('mkfifo', [path.join(root, '.git', `stepchain-step-${hung.pid!}-x-${hostTag(hostname())}-4`)]);
-      second(root, { ...env, STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '60000' });
+      await second(root, { ...env, STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '60000' });
     } finally {
       hung.kill();
     }
@@ -298,7 +303,10 @@ describe('another journal of the same agent id in the repository', () => {
       try {
         await rows(root, AGENT, 1);
         // The journal agent-1 of the other project: step 0 without a snapshot, step 1 with one.
-        expect(cli(['append', AGENT, '--root', second, '--prompt', 'first', '--no-snapshot'], { env }).code).toBe(0);
+        const first = await cliInProcess(['append', AGENT, '--root', second, '--prompt', 'first', '--no-snapshot'], {
+          env,
+        });
+        expect(first.code).toBe(0);
         writeFileSync(path.join(second, 'mine.txt'), 'mine\n');
         const r = await detached(['append', AGENT, '--root', second, '--prompt', 'second'], env).done;
         expect(r).toEqual({ code: 0, stderr: '' });
@@ -333,7 +341,7 @@ describe('what a killed writer leaves in the git dir', () => {
       }
       const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off', XDG_STATE_HOME: freshDir(tmp, 'state') };
       writeFileSync(path.join(root, 'a.txt'), 'a\n');
-      expect(cli(['append', AGENT, '--root', root, '--prompt', 's0'], { env }).code).toBe(0);
+      expect((await cliInProcess(['append', AGENT, '--root', root, '--prompt', 's0'], { env })).code).toBe(0);
       writeFileSync(path.join(root, 'b.txt'), 'b\n');
       const killed = detached(['append', AGENT, '--root', root, '--prompt', 's1'], {
         ...env,
@@ -350,7 +358,7 @@ describe('what a killed writer leaves in the git dir', () => {
       await killed.done; // reaped
       for (const i of [2, 3]) {
         writeFileSync(path.join(root, `${i}.txt`), `${i}\n`);
-        const r = cli(['append', AGENT, '--root', root, '--prompt', `s${i}`], { env });
+        const r = await cliInProcess(['append', AGENT, '--root', root, '--prompt', `s${i}`], { env });
         expect([r.code, r.stderr]).toEqual([0, '']);
       }
       const gitDirs = [
