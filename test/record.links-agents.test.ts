@@ -143,7 +143,9 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
   });
 
   test('two Gemini CLI sessions under one recording: which exchange is whose is not known, nothing is linked', async () => {
-    const server = await startGeminiServer({ [MAKE]: calls }, MODEL);
+    // One call a session: what is refused is telling two sessions apart, which one call each shows as well as three
+    // (three took each session two more turns and their hooks: about a third of this file's wall time, 34 s of 71).
+    const server = await startGeminiServer({ [MAKE]: calls.slice(0, 1) }, MODEL);
     try {
       const env = geminiEnv(server.port);
       const gemini = `${JSON.stringify(agentBinary('gemini'))} -p ${JSON.stringify(MAKE)} --yolo --output-format json`;
@@ -160,12 +162,12 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
       );
       expect(sessions).toHaveLength(2);
       for (const s of sessions) {
-        expect(steps(p.root, s)).toHaveLength(3);
+        expect(steps(p.root, s)).toHaveLength(1);
         expect(linksOf(p.root, s)).toEqual([]);
       }
       const doc = JSON.parse(r.stdout) as { hook_links: number; unlinked_tool_calls: string[] };
       expect(doc.hook_links).toBe(0);
-      expect(doc.unlinked_tool_calls).toHaveLength(6);
+      expect(doc.unlinked_tool_calls).toHaveLength(2);
       expect(r.stderr).toContain('2 gemini sessions ran under this recording');
     } finally {
       await server.close();
