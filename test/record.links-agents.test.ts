@@ -144,7 +144,8 @@ describe('Gemini CLI (0.61.0): no session in its requests, the one session that 
 
   test('two Gemini CLI sessions under one recording: which exchange is whose is not known, nothing is linked', async () => {
     // One call a session: what is refused is telling two sessions apart, which one call each shows as well as three
-    // (three took each session two more turns and their hooks: about a third of this file's wall time, 34 s of 71).
+    // (three cost each session two more turns and their hooks' processes; with them this test took 34 s of the file's
+    // 71 s wall, load ~43).
     const server = await startGeminiServer({ [MAKE]: calls.slice(0, 1) }, MODEL);
     try {
       const env = geminiEnv(server.port);
