@@ -28,6 +28,8 @@ const SYNC = 'Delegate and wait.';
 const ASYNC = 'Delegate in the background.';
 const SUB_SYNC = 'Sub task: write s.txt, then fail once.';
 const SUB_ASYNC = 'Background sub task: write t.txt.';
+const BG_COMMAND =
+  "for i in $(seq 600); do grep -qs '\"Launched\\.\"' .sdd/runs/*/journal.jsonl && break; sleep 0.1; done; echo bg > t.txt";
 
 let binary: string;
 let server: ScriptedServer;
@@ -66,9 +68,11 @@ beforeAll(async () => {
     ],
     [ASYNC]: [agentCall(SUB_ASYNC, true), { text: 'Launched.' }],
     [SUB_ASYNC]: [
-      // The main session's Stop must come first (what the test is about): the subagent's call outlasts the main
-      // session's last turn and its Stop hook by seconds even on a loaded host (2 s was the only margin before).
-      { tools: [{ name: 'Bash', input: { command: 'sleep 5; echo bg > t.txt' } }] },
+      // The main session's Stop must come first (what the test is about): the subagent's call waits for it, until
+      // the Stop hook has written it into the run journal (its message, 'Launched.', is in no other row), for at most
+      // 60 s; were Stop held back until the subagent is done, the call goes on then and the order below fails. (It
+      // slept 5 s instead, a margin waited out in full on every run, and still only a margin.)
+      { tools: [{ name: 'Bash', input: { command: BG_COMMAND } }] },
       { text: 'Background done.' },
     ],
   });
@@ -198,7 +202,7 @@ test('a background subagent (async_launched): nothing lost, the link holds thoug
   expect(events.indexOf('subagent_stop')).toBeGreaterThan(firstStop);
   // Every step of the subagent is in its journal, in order, and the chain verifies.
   expect(steps(sub).map((e) => e.row.tool_call)).toEqual([
-    { id: expect.stringMatching(/^toolu_/), input: { command: 'sleep 5; echo bg > t.txt' }, name: 'Bash' },
+    { id: expect.stringMatching(/^toolu_/), input: { command: BG_COMMAND }, name: 'Bash' },
   ]);
   expect((await sc(['verify', sub])).code).toBe(0);
   expect((await sc(['run', 'verify', session])).code).toBe(0);
