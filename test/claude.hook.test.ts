@@ -59,22 +59,25 @@ const hookIn = (input: string | Buffer, cwd = dir, env: NodeJS.ProcessEnv = off)
 
 describe('a bad payload is one line on stderr and exit 1, never 2, never a stack, nothing written', () => {
   const root = project();
-  const cases: [string, string | Buffer][] = [
-    ['empty input', ''],
-    ['not JSON', 'PostToolUse please'],
-    ['not an object', '[1, 2]'],
-    ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0x7d])],
-    ['no hook_event_name', JSON.stringify({ session_id: SID, cwd: root })],
-    ['no session_id', JSON.stringify({ hook_event_name: 'PostToolUse', cwd: root })],
-    ['a session id that is a path', payload(root, 'PostToolUse').replace(SID, '../../etc')],
-    ['a relative cwd', JSON.stringify({ hook_event_name: 'Stop', session_id: SID, cwd: 'project' })],
+  // The process's contract (its exit code, its streams) is held by real processes of the bin for what reaches it
+  // differently there (no bytes, bytes that are not text, a nesting as deep as the process's stack); the rest are
+  // the payload's rules, the same code in this process (`hookIn`), as every test below does.
+  const cases: [string, 'process' | 'in-process', string | Buffer][] = [
+    ['empty input', 'process', ''],
+    ['not JSON', 'in-process', 'PostToolUse please'],
+    ['not an object', 'in-process', '[1, 2]'],
+    ['invalid UTF-8', 'process', Buffer.from([0x7b, 0xff, 0x7d])],
+    ['no hook_event_name', 'in-process', JSON.stringify({ session_id: SID, cwd: root })],
+    ['no session_id', 'in-process', JSON.stringify({ hook_event_name: 'PostToolUse', cwd: root })],
+    ['a session id that is a path', 'in-process', payload(root, 'PostToolUse').replace(SID, '../../etc')],
+    ['a relative cwd', 'in-process', JSON.stringify({ hook_event_name: 'Stop', session_id: SID, cwd: 'project' })],
     // A cwd that does not exist (or is a file) is refused: a payload never makes a project where there was none.
-    ['a cwd that does not exist', tool(path.join(root, 'gone', 'away'), 't-gone')],
-    ['a cwd that is a file', tool(path.join(root, 'README.md'), 't-file')],
-    ['a deeply nested payload', `{"hook_event_name":"Stop","x":${'['.repeat(100000)}${']'.repeat(100000)}}`],
+    ['a cwd that does not exist', 'in-process', tool(path.join(root, 'gone', 'away'), 't-gone')],
+    ['a cwd that is a file', 'in-process', tool(path.join(root, 'README.md'), 't-file')],
+    ['a deeply nested payload', 'process', `{"hook_event_name":"Stop","x":${'['.repeat(100000)}${']'.repeat(100000)}}`],
   ];
-  test.each(cases)('%s', (_name, input) => {
-    const r = hook(input, root);
+  test.each(cases)('%s (%s)', async (_name, how, input) => {
+    const r = how === 'process' ? hook(input, root) : await hookIn(input, root);
     expectNoStack(r);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
@@ -85,10 +88,17 @@ describe('a bad payload is one line on stderr and exit 1, never 2, never a stack
   });
 });
 
-test('a bad command line never exits 2 either (Claude Code reads 2 as "block"): unknown options, stray arguments', () => {
+test('a bad command line never exits 2 either (Claude Code reads 2 as "block"): unknown options, stray arguments', async () => {
   const root = project();
+  // The first as a process of the bin (the hook entry leaves such a command line to the whole CLI), the others
+  // through runCli in this process: the same parsing.
   for (const argv of [['--bogus'], ['--root'], ['extra', 'words'], ['--no-snapshot=yes']]) {
-    const r = cli(['hook', 'claude', ...argv], { cwd: root, input: payload(root, 'Stop'), env: off });
+    const args = ['hook', 'claude', ...argv];
+    const input = payload(root, 'Stop');
+    const r =
+      argv[0] === '--bogus'
+        ? cli(args, { cwd: root, input, env: off })
+        : await cliInProcess(args, { cwd: root, input, env: off });
     expectNoStack(r);
     expect([argv.join(' '), r.code]).toEqual([argv.join(' '), 1]);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
