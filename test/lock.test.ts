@@ -106,15 +106,16 @@ describe('a live holder', () => {
       { env: ENV },
     );
     let err: unknown;
+    // The holder stays paused until it is killed: any timeout is waited out in full, so a short one.
     try {
-      open(j, 1000);
+      open(j, 200);
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(IntegrityError);
     const msg = (err as Error).message;
     expect(msg).toContain(`${j.lockFile}: locked by pid ${holder.pid} on this host`);
-    expect(msg).toContain('gave up after 1000 ms');
+    expect(msg).toContain('gave up after 200 ms');
     expect(msg).toContain(`kill ${holder.pid}`);
     expect(msg).toContain(`rm ${j.lockFile}`);
     expect(msg.split('\n')).toHaveLength(1);
@@ -128,7 +129,8 @@ describe('a live holder', () => {
     const j = journal(1);
     const holder = await cliPaused(['append', j.dir, '--no-snapshot'], 'journal:after-write', { env: ENV });
     try {
-      const r = cli(['append', j.dir, '--no-snapshot'], { env: { ...ENV, STEPCHAIN_LOCK_TIMEOUT_MS: '500' } });
+      // The timeout is waited out in full (the holder is paused): the CLI reads it from the environment.
+      const r = cli(['append', j.dir, '--no-snapshot'], { env: { ...ENV, STEPCHAIN_LOCK_TIMEOUT_MS: '100' } });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(new RegExp(`^stepchain: .*locked by pid ${holder.pid} on this host .*Remedy: .*\\n$`));
     } finally {
@@ -205,7 +207,9 @@ describe('a holder on another host', () => {
     const lock = acquireLock(file, { leaseMs: 200 });
     lock.heartbeat();
     const first = statSync(file).mtimeMs;
-    await sleep(500);
+    // Renewed by the timer alone (this test does nothing else while it waits): waited for until it is, at most 5 s
+    // (it slept 500 ms in full before).
+    for (const until = Date.now() + 5000; statSync(file).mtimeMs === first && Date.now() < until;) await sleep(10);
     expect(statSync(file).mtimeMs).toBeGreaterThan(first);
     lock.assertHeld();
     writeFileSync(file, '4242 other-host taken lease=200');
@@ -241,7 +245,10 @@ describe('breaking a stale lock', () => {
       // The lock is another by the time the breaker looks again (taken by a live writer): it is left in place.
       const raw = liveLock(j, 'n7');
       writeFileSync(resume, '');
-      await sleep(500);
+      // The breaker has looked again once it gives up its breaker's file (asserted gone below): waited for, at most
+      // 5 s (it slept 500 ms in full before); then it waits for the live holder as for any.
+      const breaking = `${j.lockFile}.break`;
+      for (const until = Date.now() + 5000; existsSync(breaking) && Date.now() < until;) await sleep(10);
       expect(readFileSync(j.lockFile, 'utf8')).toBe(raw);
       expect(b.child.exitCode).toBeNull(); // waiting for that holder
       expect(existsSync(`${j.lockFile}.break`)).toBe(false);
