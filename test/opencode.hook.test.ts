@@ -5,6 +5,7 @@ import { pluginSource, PROC_WAIT, PS_WAIT } from '../src/agents/opencode/plugin'
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { readRunJournalFile, runJournalFile } from '../src/runs';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -14,16 +15,25 @@ const dir = tempDir('stepchain-opencode-hook-');
 const root = path.join(dir, 'project');
 initRepo(root, { 'README.md': '# p\n' });
 
+/** `stepchain hook opencode` as the plugin starts it: a process (its exit code, its streams). */
 const hook = (payload: unknown) =>
   cli(['hook', 'opencode', '--no-snapshot'], { cwd: dir, input: JSON.stringify(payload), env: { HOME: dir } });
+/**
+ * The same through runCli in this process (`cliInProcess`, the code the bundle runs), for what the hook and `init`
+ * decide: a Node start per call was most of those tests' time. The first refusal keeps a real process, the plugin's
+ * tests below start the hooks as OpenCode's process would, and opencode.session runs `init opencode` as a process.
+ */
+const hookIn = (payload: unknown) =>
+  cliInProcess(['hook', 'opencode', '--no-snapshot'], { cwd: dir, input: JSON.stringify(payload), env: { HOME: dir } });
+const initIn = (args: string[]) => cliInProcess(['init', 'opencode', ...args], { cwd: root, env: { HOME: dir } });
 
-test('a payload without an absolute directory, or with an unsafe session id, is refused: exit 1, nothing written', () => {
-  for (const [payload, why] of [
-    [{ hook_event_name: 'session.idle', session_id: 'ses_1', directory: 'project' }, 'no absolute directory'],
-    [{ hook_event_name: 'session.idle', session_id: '../../x', directory: root }, 'unsafe session_id'],
-    [{ hook_event_name: 'session.idle', directory: root }, 'no session_id'],
+test('a payload without an absolute directory, or with an unsafe session id, is refused: exit 1, nothing written', async () => {
+  for (const [payload, why, i] of [
+    [{ hook_event_name: 'session.idle', session_id: 'ses_1', directory: 'project' }, 'no absolute directory', 0],
+    [{ hook_event_name: 'session.idle', session_id: '../../x', directory: root }, 'unsafe session_id', 1],
+    [{ hook_event_name: 'session.idle', directory: root }, 'no session_id', 2],
   ] as const) {
-    const r = hook(payload);
+    const r = i === 0 ? hook(payload) : await hookIn(payload);
     expectNoStack(r);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
@@ -31,8 +41,8 @@ test('a payload without an absolute directory, or with an unsafe session id, is 
   }
 });
 
-test('the step of a tool call records the directory the plugin names, whatever the process cwd', () => {
-  const r = hook({
+test('the step of a tool call records the directory the plugin names, whatever the process cwd', async () => {
+  const r = await hookIn({
     hook_event_name: 'tool.execute.after',
     session_id: 'ses_x1',
     directory: root,
@@ -55,18 +65,18 @@ test('the step of a tool call records the directory the plugin names, whatever t
   ]);
 });
 
-test('init opencode --command: the command is a JS string literal of the plugin, and must run the hook', () => {
+test('init opencode --command: the command is a JS string literal of the plugin, and must run the hook', async () => {
   const text = pluginSource(`npx "stepchain" hook opencode # it's`);
   expect(text).toContain(`const COMMAND = "npx \\"stepchain\\" hook opencode # it's";`);
-  const bad = cli(['init', 'opencode', '--command', 'echo hi'], { cwd: root, env: { HOME: dir } });
+  const bad = await initIn(['--command', 'echo hi']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('does not run `stepchain hook opencode`');
-  const ok = cli(['init', 'opencode', '--command', 'npx stepchain hook opencode'], { cwd: root, env: { HOME: dir } });
+  const ok = await initIn(['--command', 'npx stepchain hook opencode']);
   expect(ok.code).toBe(0);
   expect(readFileSync(path.join(root, '.opencode', 'plugins', 'stepchain.js'), 'utf8')).toContain(
     'const COMMAND = "npx stepchain hook opencode";',
   );
-  const again = cli(['init', 'opencode', '--json'], { cwd: root, env: { HOME: dir } });
+  const again = await initIn(['--json']);
   expect(JSON.parse(again.stdout)).toMatchObject({ changed: true, updated: ['plugin'] });
 });
 
