@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { constants } from 'node:buffer';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cutTranscript, modelOfToolUse, projectDirName } from '../src/agents/claude';
 import { forkClaudeSession, resumeCommand, shellWord } from '../src/agents/claude/resume';
@@ -162,26 +162,27 @@ describe('cutting a transcript after one tool result', () => {
 test('a large transcript (35,000 tool calls) is cut correctly, in time linear in its size', () => {
   // fork --resume was quadratic in the transcript (issue 20: 2.8 s at 35k pairs, 22-29 s at 105k); no timing is asserted here.
   const pairs = 35_000;
-  const entries: E[] = [user('u0', null, 'go')];
+  // The lines are serialized once: the expected copy and the variant below are made from them (serializing the
+  // 70,001 entries again was a third of this test's time).
+  const text: string[] = [JSON.stringify(user('u0', null, 'go'))];
   let prev = 'u0';
   for (let i = 0; i < pairs; i++) {
-    entries.push(assistant(`a${i}`, prev, `m${i}`, [use(`t${i}`)]), user(`r${i}`, `a${i}`, [result(`t${i}`)]));
+    text.push(
+      JSON.stringify(assistant(`a${i}`, prev, `m${i}`, [use(`t${i}`)])),
+      JSON.stringify(user(`r${i}`, `a${i}`, [result(`t${i}`)])),
+    );
     prev = `r${i}`;
   }
-  const src = lines(entries);
+  const src = Buffer.from(text.join('\n') + '\n');
   const at = pairs - 2; // the last but one call: its result is line 2 * (pairs - 1) + 1
   const cut = cutTranscript(src, 'big.jsonl', SID, `t${at}`, NEW, [`t${pairs - 1}`]);
   expect(cut.line).toBe(2 * at + 3);
-  const want = src
-    .toString()
-    .split('\n')
-    .slice(0, cut.line)
-    .map((l) => l.split(`"sessionId":"${SID}"`).join(`"sessionId":"${NEW}"`));
+  const want = text.slice(0, cut.line).map((l) => l.split(`"sessionId":"${SID}"`).join(`"sessionId":"${NEW}"`));
   expect(cut.bytes.equals(Buffer.from(want.join('\n') + '\n'))).toBe(true);
-  // An open call anywhere in that history is still found.
-  const open = [...entries];
-  open.splice(1000, 1, user('r499', 'a499', [{ type: 'text', text: 'no result' }]));
-  expect(() => cutTranscript(lines(open), 'big.jsonl', SID, `t${at}`, NEW)).toThrow(
+  // An open call anywhere in that history is still found: line 1001, the result of t499, answers nothing.
+  const open = [...text];
+  open[1000] = JSON.stringify(user('r499', 'a499', [{ type: 'text', text: 'no result' }]));
+  expect(() => cutTranscript(Buffer.from(open.join('\n') + '\n'), 'big.jsonl', SID, `t${at}`, NEW)).toThrow(
     /tool call t499 \(line 1000\) has no result before the cut/,
   );
 });
@@ -234,6 +235,15 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     tool_use_id: id,
   });
   const forkEnv = { HOME: home, CLAUDE_CONFIG_DIR: '' };
+  // Each case's project is a copy of one made once (three git processes a case before): the repository is the same,
+  // its path (which the journal and the session's directory name) is the case's own.
+  let template: string | undefined;
+  const newProject = (): string => {
+    template ??= initRepo(path.join(dir, 'template'), { 'README.md': 'x\n' });
+    const root = path.join(dir, `f${n++}`);
+    cpSync(template, root, { recursive: true });
+    return root;
+  };
   const fork = (root: string, args: string[]) => cliInProcess(['fork', ...args], { cwd: root, env: forkEnv });
 
   async function setup(
@@ -241,7 +251,7 @@ describe('fork --resume refuses what it cannot do safely, and leaves nothing beh
     configDir = path.join(home, '.claude'),
     run: (root: string, body: E) => CliResult | Promise<CliResult> = hook,
   ): Promise<{ root: string; transcript: string }> {
-    const root = initRepo(path.join(dir, `f${n++}`), { 'README.md': 'x\n' });
+    const root = newProject();
     const tdir = path.join(configDir, 'projects', transcriptDirName ?? root.replace(/[^A-Za-z0-9]/g, '-'));
     mkdirSync(tdir, { recursive: true });
     const transcript = path.join(tdir, `${SID}.jsonl`);
