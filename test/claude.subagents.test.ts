@@ -29,7 +29,7 @@ const ASYNC = 'Delegate in the background.';
 const SUB_SYNC = 'Sub task: write s.txt, then fail once.';
 const SUB_ASYNC = 'Background sub task: write t.txt.';
 const BG_COMMAND =
-  "for i in $(seq 600); do grep -qs '\"Launched\\.\"' .sdd/runs/*/journal.jsonl && break; sleep 0.1; done; echo bg > t.txt";
+  'for i in $(seq 600); do grep -qs \'"Launched\\."\' .sdd/runs/*/journal.jsonl && break; sleep 0.1; done; echo bg > t.txt';
 
 let binary: string;
 let server: ScriptedServer;
