@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
+  cpSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -53,22 +54,47 @@ function run(script: string, cwd: string): PeakRun {
   });
 }
 
-/** A project with one step appended to a1 (so "nothing appended" is a journal left as it was). */
-function project(): { root: string; journal: string; before: Buffer } {
-  const root = identifiedProject(freshDir(tmp, 'repo'));
+/**
+ * The projects the tests start from, each made once by the CLI and copied for every test (a test may change its
+ * copy): a git init and commit and one or two CLI processes a test saved. The copy's checkpoints name the first
+ * project's files, so they are not taken for its own (the one-row journals are verified whole).
+ */
+const templates = new Map<string, string>();
+function copyOf(name: string, make: (root: string) => void): string {
+  let template = templates.get(name);
+  if (template === undefined) {
+    template = identifiedProject(path.join(tmp, `template-${name}`));
+    make(template);
+    templates.set(name, template);
+  }
+  const root = freshDir(tmp, 'repo');
+  cpSync(template, root, { recursive: true, verbatimSymlinks: true });
+  return root;
+}
+
+const appendFirst = (root: string): void => {
   const r = cli(['append', 'a1', '--prompt', 'first', '--no-snapshot'], { cwd: root });
   expect(r.code).toBe(0);
+};
+
+/** A project with one step appended to a1 (so "nothing appended" is a journal left as it was). */
+function project(withRun = false): { root: string; journal: string; before: Buffer } {
+  const root = withRun
+    ? copyOf('run', (r) => {
+        appendFirst(r);
+        expect(cli(['run', 'record', 'r0', '--event', 'note'], { cwd: r }).code).toBe(0);
+      })
+    : copyOf('plain', appendFirst);
   const journal = path.join(root, '.sdd', 'runtime', 'journal', 'a1', '000000.jsonl');
   return { root, journal, before: readFileSync(journal) };
 }
 
 /**
- * A run journal in `root` (`.sdd/runs/r0/journal.jsonl`, one event), checked to be there: "no run journal written"
- * is then its bytes and the runs beside it unchanged, where a wrong path could not pass (one under `.sdd/runtime/`,
- * where run journals never are, always did).
+ * The run journal of a `project(true)` (`.sdd/runs/r0/journal.jsonl`, one event), checked to be there: "no run
+ * journal written" is then its bytes and the runs beside it unchanged, where a wrong path could not pass (one under
+ * `.sdd/runtime/`, where run journals never are, always did).
  */
 function runJournal(root: string): { file: string; before: Buffer; unchanged: () => void } {
-  expect(cli(['run', 'record', 'r0', '--event', 'note'], { cwd: root }).code).toBe(0);
   const runs = path.join(root, '.sdd', 'runs');
   const file = path.join(runs, 'r0', 'journal.jsonl');
   expect(existsSync(file)).toBe(true);
@@ -108,7 +134,7 @@ const boundText = (n: number): string => (n % MIB === 0 ? `${n / MIB} MiB` : `${
 
 describe.each(INPUTS)('$name', ({ argv, what, bound, rss }) => {
   test('a sparse 3 GB file is refused in one line naming it, exit 2, nothing appended, memory bounded', () => {
-    const p = project();
+    const p = project(true);
     const runs = runJournal(p.root);
     const r = run(`"$NODE" "$CLI" ${argv.replace('$IN', '"$BIG"')}`, p.root);
     expect(r.err).toBe(`stepchain: ${big}: cannot read ${what}: holds ${GIB3} bytes, more than the ${bound} allowed\n`);
@@ -121,7 +147,7 @@ describe.each(INPUTS)('$name', ({ argv, what, bound, rss }) => {
   });
 
   test('`-` fed without end (`yes |`) is refused at the same bound, exit 2, nothing appended, memory bounded', () => {
-    const p = project();
+    const p = project(true);
     const runs = runJournal(p.root);
     const r = run(`yes | "$NODE" "$CLI" ${argv.replace('$IN', '-')}`, p.root);
     expect(r.err).toBe(`stepchain: -: cannot read ${what}: more than ${boundText(bound)}: not read further\n`);
