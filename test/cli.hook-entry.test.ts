@@ -138,6 +138,23 @@ describe("the hook entry's code cache", () => {
   const call = (e: NodeJS.ProcessEnv) =>
     viaBin(['hook', 'claude'], payload('PostToolUse', `s-${id++}`), ['-r', preload], e);
 
+  /**
+   * A state directory of its own holding the hook entry's cache as a first call leaves it: that call made once, its
+   * stepchain/ copied (modes kept) for each test that starts from it (a hook process each saved).
+   */
+  let withCache: string | undefined;
+  function cachedState() {
+    if (withCache === undefined) {
+      const first = state();
+      expect(call(first.env).code).toBe(0);
+      expect(first.files()).toHaveLength(1);
+      withCache = first.env.XDG_STATE_HOME!;
+    }
+    const s = state();
+    cpSync(path.join(withCache, 'stepchain'), path.join(s.env.XDG_STATE_HOME!, 'stepchain'), { recursive: true });
+    return s;
+  }
+
   test('the first call keeps the compiled code; the next ones compile from it', () => {
     const s = state();
     const first = call(s.env);
@@ -185,8 +202,7 @@ describe("the hook entry's code cache", () => {
   });
 
   test('a cache V8 rejects (not this program) is compiled past and rewritten', () => {
-    const s = state();
-    call(s.env);
+    const s = cachedState();
     const [file] = s.files();
     writeFileSync(file!, Buffer.alloc(4096, 7), { mode: 0o600 });
     const r = call(s.env);
@@ -197,8 +213,7 @@ describe("the hook entry's code cache", () => {
   });
 
   test('a damaged cache (bytes changed inside, V8 would run them) is compiled past and rewritten, never crashes', () => {
-    const s = state();
-    call(s.env);
+    const s = cachedState();
     const [file] = s.files();
     const bytes = readFileSync(file!);
     for (let i = bytes.length >> 1; i < (bytes.length >> 1) + 2000; i++) bytes[i]! ^= 0x5a;
@@ -210,8 +225,7 @@ describe("the hook entry's code cache", () => {
   });
 
   test('a cache others can write is not used; STEPCHAIN_CODE_CACHE=off uses and writes none', () => {
-    const s = state();
-    call(s.env);
+    const s = cachedState();
     const [file] = s.files();
     chmodSync(file!, 0o666);
     expect(call(s.env).stderr).not.toContain('code cache used');
@@ -222,8 +236,7 @@ describe("the hook entry's code cache", () => {
   });
 
   test('a cache in a directory others can write, or reached through one, is not used', () => {
-    const s = state();
-    call(s.env);
+    const s = cachedState();
     expect(call(s.env).stderr).toContain('code cache used');
     // The state directory itself writable by others (not sticky): they could put their own stepchain/ there.
     chmodSync(s.env.XDG_STATE_HOME!, 0o777);
@@ -237,8 +250,7 @@ describe("the hook entry's code cache", () => {
   });
 
   test('a relative XDG_STATE_HOME is not a state directory (it would be the project, which a repository fills)', () => {
-    const s = state();
-    call(s.env);
+    const s = cachedState();
     // A repository that carries a cache where a relative state directory would find it.
     cpSync(path.join(s.env.XDG_STATE_HOME!, 'stepchain'), path.join(root, 'state', 'stepchain'), { recursive: true });
     const home = mkdtempSync(path.join(tmp, 'home-'));
