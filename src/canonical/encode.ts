@@ -125,12 +125,18 @@ function encodeNumber(n: number, nonFinite: NonFinite, keySep: string): string {
  * realm: an object made in a `vm` context is plain too).
  */
 function refuseNonPlain(v: object): void {
+  if (isPlainObject(v)) return;
   const proto: unknown = Object.getPrototypeOf(v);
-  if (proto === null || Object.getPrototypeOf(proto) === null) return;
   const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
   throw new CanonicalEncodeError(
     `a ${typeof name === 'string' && name !== '' ? name : 'non-plain object'} has no JSON encoding (only plain objects, arrays and Maps are written)`,
   );
+}
+
+/** Whether `v` is written as a JSON object's members: its prototype null or with none above it (see refuseNonPlain). */
+export function isPlainObject(v: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 /** The value of an object's only member (members holding `undefined` are not written) when it is named `$nonfinite`. */

@@ -7,6 +7,7 @@ export {
   encode,
   encodeString,
   EncodeNestingError,
+  isPlainObject,
   NONFINITE_KEY,
   prettyInsertionOrder,
   prettySorted,

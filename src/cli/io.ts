@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { EncodeNestingError, MAX_NESTING, outputJson, outputOfText, type JsonValue } from '../canonical';
+import { EncodeNestingError, isPlainObject, MAX_NESTING, outputJson, outputOfText, type JsonValue } from '../canonical';
 import { InputError } from '../errors';
 import { findTombstone, forkParentRoot } from '../journal/tombstone';
 import { clipLine, sanitize } from '../util/terminal';
@@ -99,12 +99,17 @@ export class StreamedDocument {
 /**
  * An array written an item at a time, where it stands in a document otherwise held whole (a receipt verdict's blob
  * digests, a string each: a million of them made whole were ~200 MB): the document is a `WithStreamedArrays`.
+ * `items` makes them anew each time the document is written; each item is written as a document of its own (within
+ * the nesting limit on its own).
  */
 export class StreamedArray {
-  constructor(readonly items: Iterable<JsonValue>) {}
+  constructor(readonly items: () => Iterable<JsonValue>) {}
 }
 
-/** A document holding `StreamedArray`s (in its plain objects and arrays): the bytes of it with each array whole. */
+/**
+ * A document holding `StreamedArray`s (in its plain objects, arrays and Maps): written as the bytes of it with each
+ * array held whole.
+ */
 export class WithStreamedArrays {
   constructor(readonly doc: unknown) {}
 }
@@ -151,7 +156,7 @@ function* streamedArrayPieces(doc: unknown): Generator<string, void, undefined> 
     if (found < 0) throw new Error(`a streamed array's place was not found in its document (a fault of ours)`);
     piece += `${text.slice(at, found)}[`;
     let first = true;
-    for (const item of array.items) {
+    for (const item of array.items()) {
       piece += `${first ? '' : ','}${jsonDocument(item)}`;
       first = false;
       if (piece.length >= PIECE) {
@@ -165,13 +170,13 @@ function* streamedArrayPieces(doc: unknown): Generator<string, void, undefined> 
   yield piece + text.slice(at);
 }
 
-/** `value` with each StreamedArray in its plain objects and arrays replaced by `${tag}${its index in arrays}`. */
+/** `value` with each StreamedArray in its plain objects, arrays and Maps replaced by `${tag}${its index in arrays}`. */
 function withPlaceholders(value: unknown, tag: string, arrays: StreamedArray[]): unknown {
   if (value instanceof StreamedArray) return `${tag}${arrays.push(value) - 1}`;
   if (Array.isArray(value)) return value.map((v) => withPlaceholders(v, tag, arrays));
-  if (value === null || typeof value !== 'object') return value;
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
+  if (value instanceof Map)
+    return new Map([...(value as Map<unknown, unknown>)].map(([k, v]) => [k, withPlaceholders(v, tag, arrays)]));
+  if (value === null || typeof value !== 'object' || !isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = withPlaceholders(v, tag, arrays);
   return out;

@@ -353,7 +353,7 @@ export function blobCounts(result: ReceiptVerifyResult): { bundled: number; miss
  * The digests of a verdict's bundled or missing blobs, one at a time: from its digest sets while its list is not
  * made (a list is a million strings for a million blobs), else the list.
  */
-export function blobDigests(result: ReceiptVerifyResult, which: 'bundled' | 'missing'): Iterable<string> {
+export function blobDigests(result: ReceiptVerifyResult, which: keyof ReceiptVerifyResult['blobs']): Iterable<string> {
   return lazyListItems(result.blobs, which);
 }
 

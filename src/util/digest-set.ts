@@ -277,17 +277,18 @@ export function defineLazyList<T extends object>(
   replaced?: () => void,
 ): T {
   let list: string[] | undefined;
-  let items: Map<string, () => Iterable<string>> | undefined = LAZY_ITEMS.get(target);
-  if (items === undefined) LAZY_ITEMS.set(target, (items = new Map()));
+  let items: Map<string, LazyList> | undefined = LAZY_LISTS.get(target);
+  if (items === undefined) LAZY_LISTS.set(target, (items = new Map()));
   const lazy = items;
-  lazy.set(key, make);
+  const get = (): string[] => {
+    lazy.delete(key);
+    return (list ??= Array.from(make()));
+  };
+  lazy.set(key, { get, make });
   return Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
-    get: () => {
-      lazy.delete(key);
-      return (list ??= Array.from(make()));
-    },
+    get,
     set: (v: string[]) => {
       lazy.delete(key);
       list = v;
@@ -296,14 +297,21 @@ export function defineLazyList<T extends object>(
   });
 }
 
-/** The item makers of lists defined by defineLazyList and not made (nor replaced) yet, by object and key. */
-const LAZY_ITEMS = new WeakMap<object, Map<string, () => Iterable<string>>>();
+/** A list defineLazyList made a getter of, not made yet: its getter, and the maker of its items. */
+interface LazyList {
+  get: () => string[];
+  make: () => Iterable<string>;
+}
+
+/** The lists defined by defineLazyList and not made (nor replaced) yet, by object and key. */
+const LAZY_LISTS = new WeakMap<object, Map<string, LazyList>>();
 
 /**
- * The items of `target[key]`: made one at a time when it is a list of defineLazyList's not made yet (the list is
- * not made: each call makes them again), else the list itself.
+ * The items of `target[key]`: made one at a time when it is still a list of defineLazyList's not made yet (the list
+ * is not made: each call makes them anew), else whatever the key holds now.
  */
 export function lazyListItems<T extends object, K extends keyof T & string>(target: T, key: K): Iterable<string> {
-  const make = LAZY_ITEMS.get(target)?.get(key);
-  return make === undefined ? (target[key] as Iterable<string>) : make();
+  const lazy = LAZY_LISTS.get(target)?.get(key);
+  const own = Object.getOwnPropertyDescriptor(target, key);
+  return lazy !== undefined && own?.get === lazy.get ? lazy.make() : (target[key] as Iterable<string>);
 }

@@ -98,14 +98,12 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
     }
     if (args.flags.has('json')) {
       // The blob lists a digest at a time (a million strings made whole were ~200 MB more than the verdict).
-      const blobs = {
-        bundled: new StreamedArray(blobDigests(r, 'bundled')),
-        missing: new StreamedArray(blobDigests(r, 'missing')),
-      };
+      const lists = Object.keys(r.blobs) as (keyof ReceiptVerifyResult['blobs'])[];
+      const blobs = Object.fromEntries(lists.map((k) => [k, new StreamedArray(() => blobDigests(r, k))]));
       io.json(new WithStreamedArrays({ ...r, blobs, ...(keyless === null ? {} : { keyless }) }));
     } else if (r.ok) {
       const sig = verdictText(signatureVerdict(r, publicKeys.length), KEY_HINT);
-      // Counted, not listed: the lists are a string per blob (made for --json only).
+      // Counted, not listed: the lists are a string per blob (--json writes them a digest at a time).
       const blobs = blobCounts(r);
       outLine(
         io,
