@@ -1,4 +1,5 @@
 import { spawnSync, execFileSync, type SpawnSyncOptions } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './helpers/paths';
@@ -39,11 +40,27 @@ writeFileSync(path.join(bin2, 'tool2'), '#!/bin/sh\necho "#! $0"\n', { mode: 0o7
 
 const sh = (script: string, options: SpawnSyncOptions & { detached?: boolean } = {}) =>
   spawnSync('sh', ['-c', script], options);
+/**
+ * Bytes as a string, or a long run as its length and SHA-256 (tagged, so a Buffer never equals a string of its text):
+ * Jest's toEqual walks a Buffer an index at a time (the megabyte case, three such buffers on each side, took 30 s of
+ * the file's 36), a string at once; a megabyte that differs is then not printed whole either.
+ */
+const bytesOf = <T>(v: T): T | { bytes: string } | { length: number; sha256: string } => {
+  if (!Buffer.isBuffer(v)) return v;
+  if (v.length <= 4096) return { bytes: v.toString('latin1') };
+  return { length: v.length, sha256: createHash('sha256').update(v).digest('hex') };
+};
 /** A result without what differs between two runs of one command (the pid), errors as their code and message. */
 function comparable(r: ReturnType<typeof spawnSync>) {
-  const { pid, error, ...rest } = r;
+  const { pid, error, output, stdout, stderr, ...rest } = r;
   expect(pid).toBeGreaterThanOrEqual(0);
-  return { ...rest, error: error && { code: (error as NodeJS.ErrnoException).code, message: error.message } };
+  return {
+    ...rest,
+    output: output && output.map(bytesOf),
+    stdout: bytesOf(stdout),
+    stderr: bytesOf(stderr),
+    error: error && { code: (error as NodeJS.ErrnoException).code, message: error.message },
+  };
 }
 
 test('the spawner is installed in the Jest workers, and a spawnSync runs there, not in the worker', () => {
