@@ -13,7 +13,10 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile } from '../src/journal';
 import { prEvent, prScenario, runAction, type ActionResult } from './helpers/action';
+import { setChunkWorkerEntry } from '../src/journal/parallel';
+import { CHUNK_WORKER_SOURCE } from '../src/journal/worker/source.generated';
 import { cli, type CliResult } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { commitAll, emptyRepo } from './helpers/git';
 import { applyEdits, lineEdit, LINE_MUTATIONS, testSeed } from './helpers/journal-edits';
 import { writeSyntheticJournal } from './helpers/journal-rows';
@@ -26,10 +29,29 @@ const seed = testSeed();
 const shared = { STEPCHAIN_PARALLEL_MIN_BYTES: '1', STEPCHAIN_THREADS: '2' };
 const ordinary = { STEPCHAIN_THREADS: '1' };
 
+/**
+ * `stepchain <args>` in this process as the bin runs it: with the bin's worker-thread script (src/cli/index.ts), so
+ * a walk is shared among threads as there, and `env` in process.env too (a module may read either, as the bin's do).
+ * A Node start per command was most of this file's time (46 of them); the bin itself is run in the first test (the
+ * same report as in this process), the receipt that changes while paused and the Action.
+ */
+async function inProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
+  try {
+    return await cliInProcess(args, { cwd, env });
+  } finally {
+    setChunkWorkerEntry(undefined);
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+
 /** Runs `args` in shared and in ordinary memory and expects the same report, byte for byte; returns it. */
-function same(args: string[], cwd: string, env: NodeJS.ProcessEnv = shared): CliResult {
-  const a = cli(args, { cwd, env });
-  const b = cli(args, { cwd, env: ordinary });
+async function same(args: string[], cwd: string, env: NodeJS.ProcessEnv = shared): Promise<CliResult> {
+  const a = await inProcess(args, cwd, env);
+  const b = await inProcess(args, cwd, ordinary);
   expect({ args, code: a.code, stderr: a.stderr, stdout: a.stdout }).toEqual({ args, ...b });
   return a;
 }
@@ -58,7 +80,7 @@ const FRAMINGS: ((b: Buffer) => Buffer)[] = [
   (b) => b,
 ];
 
-test(`check of generated journals reports the same in shared and ordinary memory (seed ${seed})`, () => {
+test(`check of generated journals reports the same in shared and ordinary memory (seed ${seed})`, async () => {
   const root = emptyRepo(path.join(tmp, 'repo'));
   const ids = Array.from({ length: 9 }, (_, i) => `j${i}`);
   for (const id of ids) writeJournal(journalFile(root, id), 30 + 7 * Number(id.slice(1)), id);
@@ -79,20 +101,23 @@ test(`check of generated journals reports the same in shared and ordinary memory
   for (const args of [
     ['check', '--json', '--allow-empty', '--base', base],
     ['check', '--allow-empty', '--base', base],
-  ])
-    same(args, root);
+  ]) {
+    const r = await same(args, root);
+    // The bin prints what the command printed in this process (here in shared memory).
+    if (args[1] === '--json') expect(cli(args, { cwd: root, env: shared })).toEqual(r);
+  }
   // The threshold at a journal's exact size (that one shared, the smaller not) and one byte over it (none shared).
   const size = statSync(journalFile(root, 'fresh')).size;
   // The line scanner in JavaScript (no WebAssembly) reads shared bytes as it reads ordinary ones.
-  same(['check', '--json', '--allow-empty'], root, { ...shared, STEPCHAIN_WASM: '0' });
+  await same(['check', '--json', '--allow-empty'], root, { ...shared, STEPCHAIN_WASM: '0' });
   for (const min of [size, size + 1])
-    same(['check', '--json', '--allow-empty'], root, {
+    await same(['check', '--json', '--allow-empty'], root, {
       STEPCHAIN_PARALLEL_MIN_BYTES: String(min),
       STEPCHAIN_THREADS: '2',
     });
 });
 
-test(`receipts read into shared and ordinary memory read the same (seed ${seed})`, () => {
+test(`receipts read into shared and ordinary memory read the same (seed ${seed})`, async () => {
   const root = emptyRepo(path.join(tmp, 'receipts'));
   writeJournal(journalFile(root, 'a'), 120, 'a');
   writeJournal(journalFile(root, 'b'), 120, 'a');
@@ -125,13 +150,13 @@ test(`receipts read into shared and ordinary memory read the same (seed ${seed})
   for (const [name, bytes] of Object.entries(variants)) writeFileSync(path.join(dir, name), bytes);
   for (const name of Object.keys(variants)) {
     const f = path.join(dir, name);
-    same(['show', '--json', f, '7'], root);
+    await same(['show', '--json', f, '7'], root);
     // An archive cut short or empty is refused before any walk: `show` says what `diff` would.
     if (/^(cut|empty)\./.test(name)) continue;
-    same(['diff', f, good], root);
+    await same(['diff', f, good], root);
     if (!/^(good|pax)\.tar/.test(name)) continue;
-    same(['receipt', 'verify', '--json', f], root);
-    same(['replay', '--json', f], root);
+    await same(['receipt', 'verify', '--json', f], root);
+    await same(['replay', '--json', f], root);
   }
 });
 
