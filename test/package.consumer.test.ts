@@ -90,6 +90,9 @@ describe('the packed package', () => {
           strict: true,
           exactOptionalPropertyTypes: true,
           skipLibCheck: false,
+          // TypeScript's own lib.*.d.ts are not ours to check (1.7 s of tsc's 5.5 s of CPU); the package's
+          // declarations and @types/node still are (an error put in dist/lib/index.d.mts is reported).
+          skipDefaultLibCheck: true,
           outDir: 'out',
           typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
           types: ['node'],
