@@ -85,7 +85,10 @@ describe('the pushed walk at its edges', () => {
           }
         },
       ),
-      { numRuns: 1500, seed: 4242 },
+      // Each guard of 273cfc3 put back alone (the slice buffer capped at the limit + 1, a piece longer than the limit
+      // copied, a tail one byte over the limit at finish) fails this by run 13 with this seed (by run 35 with seeds 1-5):
+      // 300 runs, not 1,500 (0.8 s of CPU).
+      { numRuns: 300, seed: 4242 },
     );
   });
 });
