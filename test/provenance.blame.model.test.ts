@@ -1,11 +1,12 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { journalDir, journalFile } from '../src/journal';
 import { blameFile, carry, linesOf, type BlameOrigin, type State } from '../src/provenance/blame';
 import { matchLines, splitLines } from '../src/provenance/line-match';
 import { recordStep } from '../src/record';
-import { git, initRepo } from './helpers/git';
+import { gitChain, initRepo } from './helpers/git';
 import { freshDir, tempDir } from './helpers/tmp';
 
 /**
@@ -65,18 +66,25 @@ function modelCarry(state: ModelState, bytes: Buffer | undefined, origin: BlameO
   return lines.map((l, j) => (map[j]! >= 0 ? state[map[j]!]! : { text: l, origin }));
 }
 
+let template: string | undefined;
+
 describe('blame against the model', () => {
   test('property: random histories of two agents give the model’s lines and origins', async () => {
     let runs = 0;
     await fc.assert(
       fc.asyncProperty(history, async (h) => {
-        const root = initRepo(freshDir(tmp, 'r'));
+        // A copy of one new repository (its initial commit the same), not three git processes a run for another.
+        template ??= initRepo(path.join(tmp, 'template'));
+        const root = freshDir(tmp, 'r');
+        cpSync(template, root, { recursive: true });
         const file = path.join(root, 'f.txt');
         if (h.base !== undefined) {
           // The base holds the file: the first step's changes are since it.
           writeFileSync(file, bytesOf(h.base));
-          git(root, ['add', '-A']);
-          git(root, ['commit', '-q', '-m', 'base']);
+          gitChain(root, [
+            ['add', '-A'],
+            ['commit', '-q', '-m', 'base'],
+          ]);
         }
         const written: Buffer[] = [];
         /** The file's bytes each step's snapshot holds, by agent and seq (undefined: none there). */
@@ -147,6 +155,15 @@ describe('blame against the model', () => {
   }, 240_000);
 });
 
+/**
+ * `expect(got).toEqual(want)`, jest's matcher called only when the two differ (then it fails, showing both). Node's
+ * deep equality is the stricter of the two, so what passes here passes toEqual. In the pure properties below jest's
+ * matcher was ~95% of the time (3,000 runs: linesOf 2.8 s with it, 0.13 s of CPU without; carry 6.8 s, 0.13 s).
+ */
+function expectEqual(got: unknown, want: unknown): void {
+  if (!isDeepStrictEqual(got, want)) expect(got).toEqual(want);
+}
+
 describe('linesOf', () => {
   test('property: the lines of the new bytes, from the old lines where both start and end alike, equal the whole split', () => {
     // Bytes that make line breaks, UTF-8 sequences cut at a line (é is c3 a9) and bytes that are not UTF-8.
@@ -157,8 +174,8 @@ describe('linesOf', () => {
       fc.property(bytes, bytes, bytes, bytes, (pre, a, b, suf) => {
         const was = Buffer.concat([pre, a, suf]);
         const now = Buffer.concat([pre, b, suf]);
-        expect(linesOf(was, split(was), now)).toEqual(split(now));
-        expect(linesOf(now, split(now), was)).toEqual(split(was));
+        expectEqual(linesOf(was, split(was), now), split(now));
+        expectEqual(linesOf(now, split(now), was), split(was));
       }),
       { numRuns: 3000 },
     );
@@ -181,8 +198,8 @@ describe('carry', () => {
           const lines = split(now);
           const map = matchLines(model.lines, lines);
           model = { lines, origins: lines.map((_, j) => (map[j]! >= 0 ? model.origins[map[j]!]! : origin)) };
-          expect(state.lines).toEqual(model.lines);
-          expect(state.origins).toEqual(model.origins);
+          expectEqual(state.lines, model.lines);
+          expectEqual(state.origins, model.origins);
         });
       }),
       { numRuns: 3000 },
