@@ -206,31 +206,47 @@ describe('diff of verified journals written in other forms', () => {
   };
   const h = (c: string) => c.repeat(64);
 
+  /**
+   * What every case compares with, made once for the nine (each case made the same rows, the same left journal and
+   * its whole read again: 54 chains of 300 hashed rows, 90 whole reads of the left): the left journal, canonical, LF,
+   * its whole read, and the five right-hand chains, each written in each case's form.
+   */
+  let shared: { left: string; leftWhole: ReturnType<typeof whole>; rights: StepRow[][] } | undefined;
+  const common = (): NonNullable<typeof shared> => {
+    if (shared !== undefined) return shared;
+    const left = write(
+      rows(300, -1, () => [h('a')]),
+      forms.canonical!,
+      '\n',
+    );
+    // 300 rows: blocks of 256, so the edits sit at the first block's end and in the second block.
+    const rights = (
+      [
+        [255, () => [h('a')]],
+        [256, () => [h('a')]],
+        [300, (seq: number) => (seq === 257 ? [h('a'), h('a')] : [h('a')])], // a duplicated ref, no hash covers it
+        [300, (seq: number) => (seq === 290 ? [] : [h('a')])],
+        [300, () => [h('a')]], // the same
+      ] as const
+    ).map(([at, refs]) => rows(300, at, refs));
+    return (shared = { left, leftWhole: whole(left), rights });
+  };
+
   // Each form with one of the line endings in turn, and canonical rows with all three.
   const cases = Object.keys(forms).map((f, i) => [f, Object.keys(endings)[(i + 1) % 3]!] as const);
   test.each([...cases, ['canonical', 'LF'] as const, ['canonical', 'CR'] as const])(
     '%s rows, %s line endings: the verdict the whole read gives, at a block edge and past it',
     (form, ending) => {
       const end = endings[ending as keyof typeof endings];
-      // 300 rows: blocks of 256, so the edits sit at the first block's end and in the second block.
-      const left = write(
-        rows(300, -1, () => [h('a')]),
-        forms.canonical!,
-        '\n',
-      );
-      for (const [at, refs] of [
-        [255, () => [h('a')]],
-        [256, () => [h('a')]],
-        [300, (seq: number) => (seq === 257 ? [h('a'), h('a')] : [h('a')])], // a duplicated ref, no hash covers it
-        [300, (seq: number) => (seq === 290 ? [] : [h('a')])],
-        [300, () => [h('a')]], // the same
-      ] as const) {
-        const right = write(rows(300, at, refs), forms[form]!, end);
+      const { left, leftWhole, rights } = common();
+      for (const rs of rights) {
+        const right = write(rs, forms[form]!, end);
         const a = openForDiff(left);
         const b = openForDiff(right);
         expect([a.entries, b.entries].every((x) => x instanceof VerifiedSteps)).toBe(true);
-        expect(shown(diffJournals(a, b))).toBe(shown(diffJournals(whole(left), whole(right))));
-        expect(shown(diffJournals(b, a))).toBe(shown(diffJournals(whole(right), whole(left))));
+        const rightWhole = whole(right);
+        expect(shown(diffJournals(a, b))).toBe(shown(diffJournals(leftWhole, rightWhole)));
+        expect(shown(diffJournals(b, a))).toBe(shown(diffJournals(rightWhole, leftWhole)));
       }
     },
   );
