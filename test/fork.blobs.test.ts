@@ -81,11 +81,14 @@ test('every inherited blob is copied byte for byte, owner-only, and synced with 
   rmSync(parent.pathOf(digests[10]!));
   writeFileSync(parent.pathOf(digests[20]!), 'not the blob');
   const log = path.join(tmp, 'fsync.log');
-  // -y names each descriptor's file; only fsync is traced (every process and thread of the fork).
+  // -y names each descriptor's file; only fsync is traced (every process and thread of the fork). --seccomp-bpf: the
+  // kernel stops the fork only at an fsync, where without it strace stopped it at every system call and dropped the
+  // rest (the same trace).
   const r = spawnSync(
     'strace',
     [
       '-f',
+      '--seccomp-bpf',
       '-qq',
       '-y',
       '-e',
