@@ -301,16 +301,19 @@ describe('a receipt streamed from its file has the verdict of the receipt held w
     });
   const good = buildReceipt(journalFile(root, 'agent'), { signKey }).bytes;
 
+  const KEYED = { publicKeys: [pub] };
+  const OPTION_SETS = [{}, KEYED, { publicKeys: [pub], requireBlobs: true }];
+
   /**
-   * The streamed verdicts equal the whole ones, under no key, the key, the key and blobs required; returns the
-   * streamed verdict under the key (`verifyReceiptFile(file, { publicKeys: [pub] })`), so a test that asks for it
-   * does not read the file a fourth time.
+   * The streamed verdicts equal the whole ones, under no key, the key, the key and blobs required (or only the
+   * option sets given); returns the streamed verdict under the key (`verifyReceiptFile(file, { publicKeys: [pub] })`),
+   * so a test that asks for it does not read the file a fourth time.
    */
-  async function both(bytes: Buffer, name: string): Promise<Verdict> {
+  async function both(bytes: Buffer, name: string, optionSets = OPTION_SETS): Promise<Verdict> {
     const file = path.join(root, name);
     writeFileSync(file, bytes);
     let keyed: Verdict | undefined;
-    for (const [i, opts] of [{}, { publicKeys: [pub] }, { publicKeys: [pub], requireBlobs: true }].entries()) {
+    for (const opts of optionSets) {
       const whole = inspectReceipt(bytes, opts);
       const streamed = await verifyReceiptFile(file, opts);
       expect(streamed.verdict).toEqual(whole.verdict);
@@ -319,7 +322,7 @@ describe('a receipt streamed from its file has the verdict of the receipt held w
       const inPlace = await verifyReceiptFile(file, { ...opts, fileDigest: false, env: IN_PLACE });
       expect(inPlace.verdict).toEqual(whole.verdict);
       expect(inPlace.manifestBytes).toEqual(whole.receipt?.manifestBytes);
-      if (i === 1) keyed = streamed.verdict;
+      if (opts === KEYED) keyed = streamed.verdict;
     }
     return keyed!;
   }
@@ -358,14 +361,17 @@ describe('a receipt streamed from its file has the verdict of the receipt held w
     // The file is read as its first 512 bytes, then 1 MB pieces: the stream ends on, before and after a piece end,
     // and its padding runs into the next piece (node's inflater ends its output at a zero byte after a member).
     const pieceEnd = 512 + 1024 * 1024;
+    // Under the key only: where the gzip stream ends is read the same whatever is judged of the receipt after (no key
+    // and blobs required are judged by the other tests here), and each of these 75 files is read 3 times, not 9.
+    const keyed = [KEYED];
     let k = 0;
     for (const d of [-2, -1, 0, 1, 2]) {
       const gz = gzipOfLength(good, pieceEnd + d);
       for (const zeros of [0, 1, 2, 600, 1024 * 1024 + 3]) {
         const bytes = Buffer.concat([gz, Buffer.alloc(zeros)]);
-        expect((await both(bytes, `tail${k++}.tar.gz`)).ok).toBe(true);
+        expect((await both(bytes, `tail${k++}.tar.gz`, keyed)).ok).toBe(true);
         for (const after of ['x', '\x1f\x8b']) {
-          const verdict = await both(Buffer.concat([bytes, Buffer.from(after, 'latin1')]), `tail${k++}.tar.gz`);
+          const verdict = await both(Buffer.concat([bytes, Buffer.from(after, 'latin1')]), `tail${k++}.tar.gz`, keyed);
           expect(verdict.ok).toBe(false);
           expect(verdict.errors.map((e) => e.kind)).toContain('not_a_receipt');
         }
