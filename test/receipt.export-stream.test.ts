@@ -192,17 +192,33 @@ describe('a journal of 200 MB: exported in bounded memory', () => {
   for (let seq = 0; seq < 100_000;) {
     const lines: string[] = [];
     for (const end = seq + 1000; seq < end; seq++) {
-      const fields = {
-        prev_hash: prev,
-        input_hash: ZERO_HASH,
-        model: 'm',
-        prompt: `${seq} ${filler}`,
-        tool_call: { seq },
-        tool_result: null,
-      };
-      const row: StepRow = { ...fields, blob_refs: [], seq, step_hash: computeStepHash(fields), ts: 1796000000 + seq };
-      lines.push(encodeRow(row));
-      prev = row.step_hash;
+      // The canonical payload and row written out (small ASCII fields, keys in order), checked against
+      // computeStepHash and encodeRow every 10,000th row: calling them for every row was 3.1 of this file's 9.7 s of
+      // CPU (its set-up alone: 5.7 -> 2.5 s user+sys).
+      const payload = `{"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}","prompt":"${seq} ${filler}","tool_call":{"seq":${seq}},"tool_result":null}`;
+      const stepHash = createHash('sha256').update(payload).digest('hex');
+      const line = `{"blob_refs":[],"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}","prompt":"${seq} ${filler}","seq":${seq},"step_hash":"${stepHash}","tool_call":{"seq":${seq}},"tool_result":null,"ts":${1796000000 + seq}.0}`;
+      if (seq % 10_000 === 0) {
+        const fields = {
+          prev_hash: prev,
+          input_hash: ZERO_HASH,
+          model: 'm',
+          prompt: `${seq} ${filler}`,
+          tool_call: { seq },
+          tool_result: null,
+        };
+        const row: StepRow = {
+          ...fields,
+          blob_refs: [],
+          seq,
+          step_hash: computeStepHash(fields),
+          ts: 1796000000 + seq,
+        };
+        if (encodeRow(row) !== line)
+          throw new Error(`row ${seq} written out is not encodeRow's: ${line.slice(0, 300)}`);
+      }
+      lines.push(line);
+      prev = stepHash;
     }
     appendFileSync(file, `${lines.join('\n')}\n`);
   }
