@@ -11,7 +11,8 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.(t|j|mj)sx?$': [
-      '@swc/jest',
+      // @swc/jest, then the globals a module reads bound once in it (see the file: a vm context's are slow to read).
+      '<rootDir>/test/setup/swc-globals.js',
       {
         jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
         module: { type: 'commonjs' },
