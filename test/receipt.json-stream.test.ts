@@ -68,6 +68,13 @@ describe('a document with streamed arrays', () => {
     expect([...documentPieces(doc)].join('')).toBe(once);
   });
 
+  it('keeps a member named __proto__ a member', () => {
+    const doc = JSON.parse('{"__proto__":{"a":1},"b":[2]}') as Record<string, JsonValue>;
+    const streamed = JSON.parse('{"__proto__":{"a":1}}') as Record<string, unknown>;
+    streamed.b = new StreamedArray(() => [2]);
+    expect([...documentPieces(new WithStreamedArrays(streamed))].join('')).toBe(jsonDocument(doc));
+  });
+
   it('writes a long array in pieces, none of them the whole', () => {
     const digests = Array.from({ length: 5000 }, (_, i) => sha(`d ${i}`));
     const pieces = [

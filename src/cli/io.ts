@@ -177,7 +177,8 @@ function withPlaceholders(value: unknown, tag: string, arrays: StreamedArray[]):
   if (value instanceof Map)
     return new Map([...(value as Map<unknown, unknown>)].map(([k, v]) => [k, withPlaceholders(v, tag, arrays)]));
   if (value === null || typeof value !== 'object' || !isPlainObject(value)) return value;
-  const out: Record<string, unknown> = {};
+  // No prototype: a member named `__proto__` stays a member.
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [k, v] of Object.entries(value)) out[k] = withPlaceholders(v, tag, arrays);
   return out;
 }
