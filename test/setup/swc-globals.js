@@ -10,27 +10,49 @@
 // `const Math = globalThis.Math`, is read like any other variable.
 //
 // What is bound is the same object the global name holds when the module is loaded (a test that spies on
-// `Math.random` changes the object, seen either way); no name a test may replace is bound (`Date`, the timers:
-// Jest's fake timers put their own in place after modules are loaded). A name the module declares itself is left
+// `Math.random` or sets `process.env` changes the object, seen either way); no name a test may replace is bound
+// (`Date`, the timers, `queueMicrotask`, `performance`: Jest's fake timers put their own in place after modules are
+// loaded). `globalThis` itself cannot be bound this way (its own initializer would read the new binding); `undefined`
+// needs no binding (V8 reads it as a constant). `Infinity`, `isNaN` and `process` are as slow as `Math` there. A name the module declares itself is left
 // alone (a second declaration would not load: the failure is loud, never a wrong value).
 const swcJest = require('@swc/jest');
 
 const GLOBALS = [
+  'AggregateError',
   'Array',
   'ArrayBuffer',
   'Atomics',
   'BigInt',
+  'BigInt64Array',
+  'BigUint64Array',
+  'Boolean',
   'Buffer',
   'DataView',
+  'decodeURIComponent',
+  'encodeURIComponent',
   'Error',
+  'EvalError',
+  'Float32Array',
   'Float64Array',
+  'Function',
+  'Infinity',
+  'Int16Array',
   'Int32Array',
+  'Int8Array',
+  'Intl',
+  'isFinite',
+  'isNaN',
   'JSON',
   'Map',
   'Math',
+  'NaN',
   'Number',
   'Object',
+  'parseFloat',
+  'parseInt',
+  'process',
   'Promise',
+  'Proxy',
   'RangeError',
   'Reflect',
   'RegExp',
@@ -38,16 +60,21 @@ const GLOBALS = [
   'SharedArrayBuffer',
   'String',
   'Symbol',
+  'SyntaxError',
+  'TextDecoder',
+  'TextEncoder',
   'TypeError',
   'Uint16Array',
   'Uint32Array',
   'Uint8Array',
+  'Uint8ClampedArray',
+  'URIError',
   'WeakMap',
   'WeakSet',
 ];
 
 /** Bumped when what this adds changes (Jest's cache key). */
-const VERSION = 'swc-globals 2';
+const VERSION = 'swc-globals 3';
 
 function bindings(code) {
   const names = GLOBALS.filter(
