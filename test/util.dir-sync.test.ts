@@ -1,0 +1,71 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { Cas, newCasBatch } from '../src/journal';
+import { InputError } from '../src/errors';
+import { dirSyncUnsupported, fsyncDir } from '../src/util/fs';
+import { repoRoot } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * A directory is synced after an entry is created or renamed in it (a journal's first row, a stored blob, a key):
+ * one rule for the synchronous and the batched sync. A file system that cannot sync a directory at all is passed
+ * over (the entries' data were synced); any other failure is one line naming the directory, never passed over, and
+ * nothing put in a directory's place (a FIFO, a link where links are refused) is waited on or synced through.
+ */
+const dir = tempDir('stepchain-dir-sync-');
+const register = path.join(repoRoot, 'test', 'helpers', 'swc-register.js');
+
+test('a directory syncs; a missing one is a failure naming it, not passed over', () => {
+  const d = path.join(dir, 'plain');
+  mkdirSync(d);
+  expect(() => fsyncDir(d)).not.toThrow();
+  const gone = path.join(dir, 'gone');
+  expect(() => fsyncDir(gone)).toThrow(InputError);
+  expect(() => fsyncDir(gone)).toThrow(`${gone}: cannot sync the directory`);
+  expect(() => fsyncDir(gone)).toThrow('(ENOENT)');
+});
+
+test('a FIFO in the directory’s place is refused at once (not waited on for a writer that never comes)', () => {
+  const fifo = path.join(dir, 'fifo');
+  expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+  // In a process of its own: a synchronous open that blocks would hold this worker past any timeout.
+  const r = spawnSync(
+    process.execPath,
+    ['-r', register, '-e', "require('./src/util/fs').fsyncDir(process.argv[1])", fifo],
+    { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 },
+  );
+  expect(r.signal).toBeNull();
+  expect(r.status).not.toBe(0);
+  expect(r.stderr).toContain(`${fifo}: cannot sync the directory`);
+  expect(r.stderr).toContain('ENOTDIR');
+});
+
+test('only "this cannot be synced here" is passed over: an I/O error, a full disk, a directory gone or replaced are not', () => {
+  const os = (code: string) => Object.assign(new Error(`${code}: x`), { code });
+  for (const code of ['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EISDIR', 'EPERM', 'EACCES', 'EBADF'])
+    expect([code, dirSyncUnsupported(os(code))]).toEqual([code, true]);
+  for (const code of ['EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'ENOENT', 'ENOTDIR', 'ELOOP', 'EMFILE'])
+    expect([code, dirSyncUnsupported(os(code))]).toEqual([code, false]);
+  expect(dirSyncUnsupported(new Error('no code'))).toBe(false);
+});
+
+test('a batch of blobs: a directory it wrote into, swapped for a link before the sync, is a failure naming it', async () => {
+  const store = path.join(dir, 'cas');
+  const cas = new Cas(store);
+  const batch = newCasBatch();
+  const digest = cas.put(Buffer.from('a blob'), batch);
+  const fan = path.join(store, digest.slice(0, 2));
+  // The files synced first are the blobs themselves: the swap keeps one where the batch names it (through the link
+  // the file sync, which refuses links only at the last step, still finds it), so only the directory's sync fails.
+  const moved = path.join(dir, 'elsewhere');
+  renameSync(fan, moved);
+  symlinkSync(moved, fan);
+  await expect(cas.sync(batch)).rejects.toThrow(`${fan}: cannot sync the directory`);
+
+  // An intact batch syncs.
+  const other = new Cas(path.join(dir, 'cas-2'));
+  const b2 = newCasBatch();
+  other.put(Buffer.from('x'), b2);
+  await expect(other.sync(b2)).resolves.toBeUndefined();
+});
