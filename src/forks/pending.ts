@@ -1,6 +1,6 @@
 import { readdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDir, fsyncDir, writeFileWhole } from '../util/fs';
+import { ensureDir, fsyncDir, pathKind, writeFileWhole } from '../util/fs';
 import { PRIVATE_FILE_MODE } from '../util/modes';
 import { isSafeId } from '../util/ids';
 import { sameProcessAlive, selfIdentity } from '../util/proc';
@@ -52,9 +52,16 @@ export function writeIntent(worktreesDir: string, intent: Omit<ForkIntent, 'pid'
 export function removeIntent(file: string): void {
   try {
     unlinkSync(file);
-    fsyncDir(path.dirname(file));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    return;
+  }
+  // A directory gone meanwhile (a concurrent fork's undo removes it once empty) holds no entry to make durable.
+  const dir = path.dirname(file);
+  try {
+    fsyncDir(dir);
+  } catch (e) {
+    if (pathKind(dir) === 'dir') throw e;
   }
 }
 
