@@ -93,6 +93,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   },
 );
 
+/** Equal as JSON text (plain data here: strings, numbers, null, arrays and objects written in the same order). */
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
 test('the hook through its indexes records what the hook reading everything records', () => {
   fc.assert(
     fc.property(fc.array(op, { minLength: 1, maxLength: 30 }), (history) => {
@@ -126,7 +129,8 @@ test('the hook through its indexes records what the hook reading everything reco
       const both = (event: string, extra: Record<string, unknown> = {}) => {
         const a = send(roots.fast, event, extra);
         const b = send(roots.full, event, extra);
-        expect(a.errors).toEqual(b.errors);
+        // Jest's expect costs more than the comparison (thousands of calls): it runs only on a difference, for its diff.
+        if (!same(a.errors, b.errors)) expect(a.errors).toEqual(b.errors);
       };
       const runtime = path.join(roots.fast, '.sdd', 'runtime', 'gemini', SID);
       let torn = '';
@@ -187,10 +191,14 @@ test('the hook through its indexes records what the hook reading everything reco
           const p = path.join(root, '.sdd', 'runtime', 'gemini', SID, 'pending');
           return existsSync(p) ? readdirSync(p).length : 0;
         };
-        expect(steps(roots.fast)).toEqual(steps(roots.full));
-        stats.steps += steps(roots.fast).length;
-        stats.linked += steps(roots.fast).filter((s) => (s[0] as { id: unknown }).id !== null).length;
-        expect(pending(roots.fast)).toBe(pending(roots.full));
+        // Each journal read once per op (it was read three times over for the counts).
+        const fast = steps(roots.fast);
+        const full = steps(roots.full);
+        if (!same(fast, full)) expect(fast).toEqual(full);
+        stats.steps += fast.length;
+        stats.linked += fast.filter((s) => (s[0] as { id: unknown }).id !== null).length;
+        const waiting = [pending(roots.fast), pending(roots.full)];
+        if (waiting[0] !== waiting[1]) expect(waiting[0]).toBe(waiting[1]);
       }
     }),
     { numRuns: 300 },
