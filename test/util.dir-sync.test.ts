@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { Cas, newCasBatch } from '../src/journal';
 import { InputError } from '../src/errors';
 import { dirSyncUnsupported, fsyncDir } from '../src/util/fs';
-import { repoRoot } from './helpers/paths';
-import { tempDir } from './helpers/tmp';
+import { cliPath, repoRoot } from './helpers/paths';
+import { identifiedProject } from './helpers/record';
+import { freshDir, tempDir } from './helpers/tmp';
 
 /**
  * A directory is synced after an entry is created or renamed in it (a journal's first row, a stored blob, a key):
@@ -69,3 +70,36 @@ test('a batch of blobs: a directory it wrote into, swapped for a link before the
   other.put(Buffer.from('x'), b2);
   await expect(other.sync(b2)).resolves.toBeUndefined();
 });
+
+test('a journal’s first row whose directory fails to sync (EIO, injected by strace) is cut back: "not recorded" is true, and the next call records it', () => {
+  const root = identifiedProject(freshDir(dir, 'repo'));
+  const sid = '11111111-2222-4333-8444-555555555555';
+  const jdir = path.join(root, '.sdd', 'runtime', 'journal', `claude-${sid}`);
+  // strace -P fails only the calls on that directory: it must exist (made as stepchain makes it, owner-only).
+  mkdirSync(jdir, { recursive: true, mode: 0o700 });
+  const payload = JSON.stringify({
+    session_id: sid,
+    transcript_path: path.join(dir, 'no-transcript.jsonl'),
+    cwd: root,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'echo a' },
+    tool_response: { stdout: 'a', stderr: '' },
+    tool_use_id: 't1',
+  });
+  const env = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+  const hook = ['hook', 'claude'];
+  const inject = ['-f', '-qq', '-o', '/dev/null', '-P', jdir, '-e', 'trace=fsync', '-e', 'inject=fsync:error=EIO'];
+  const r = spawnSync('strace', [...inject, process.execPath, cliPath, ...hook], { input: payload, encoding: 'utf8', env });
+  if (r.error !== undefined) throw new Error(`strace could not be run (apt-get install strace): ${r.error.message}`);
+  expect(r.stderr).not.toMatch(/strace:/);
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain('step not recorded');
+  expect(r.stderr).toContain('000000.jsonl: cannot sync its directory (nothing written: cut back to its previous 0 bytes)');
+  expect(r.stderr).toContain('(EIO)');
+  const journal = path.join(jdir, '000000.jsonl');
+  expect(readFileSync(journal, 'utf8')).toBe('');
+  const again = spawnSync(process.execPath, [cliPath, ...hook], { input: payload, encoding: 'utf8', env });
+  expect([again.status, again.stderr]).toEqual([0, '']);
+  expect(readFileSync(journal, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+}, 60_000);

@@ -72,15 +72,23 @@ export function dirSyncFailed(e: NodeJS.ErrnoException, dir: string): InputError
 
 /** fsync a directory so a created or renamed entry survives a crash (throws as dirSyncFailed says). */
 export function fsyncDir(dir: string): void {
+  const e = dirSyncError(dir);
+  if (e !== undefined) throw dirSyncFailed(e, dir);
+}
+
+/** fsyncs a directory; the OS error that failed it (undefined: synced, or one it cannot sync: dirSyncUnsupported). */
+function dirSyncError(dir: string): NodeJS.ErrnoException | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(dir, DIR_SYNC_FLAGS);
     fsyncSync(fd);
   } catch (e) {
-    if (!dirSyncUnsupported(e)) throw isOsError(e) ? dirSyncFailed(e, dir) : e;
+    if (!isOsError(e)) throw e;
+    if (!dirSyncUnsupported(e)) return e;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+  return undefined;
 }
 
 /** `length` bytes from `position` of an open file (fewer at end of file). */
@@ -414,11 +422,22 @@ export function openError(e: unknown, file: string, action: string): unknown {
   return e;
 }
 
+/** Cuts a file being appended to back to `before` bytes (synced when durable): what was undone, in words. */
+function cutBack(fd: number, before: number, durable: boolean): string {
+  try {
+    ftruncateSync(fd, before);
+    if (durable) fsyncSync(fd);
+    return `cut back to its previous ${before} bytes`;
+  } catch (te) {
+    return `cutting it back to ${before} bytes also failed: ${isOsError(te) ? osCause(te) : String(te)}`;
+  }
+}
+
 /**
  * Appends whole lines with one write(2) to a file opened O_APPEND (the caller
  * holds the file's lock), never through a symbolic link; when `durable`,
  * fsyncs the file, and its directory when the file was created. If anything
- * fails (ENOSPC, EDQUOT, EIO, at the write or the fsync), the file is cut back
+ * fails (ENOSPC, EDQUOT, EIO, at the write, the fsync or its directory's), it is cut back
  * to its previous length before this returns, so no partial row is ever left:
  * the error (an InputError, exit 2) names the file and the cause. `expect` is
  * the identity the caller verified the file at (`'new'`: it had no file), for
@@ -464,21 +483,18 @@ export function appendDurably(
       pausePoint('append:before-fsync');
       if (durable) fsyncSync(fd);
     } catch (e) {
-      let undo = `cut back to its previous ${before} bytes`;
-      try {
-        ftruncateSync(fd, before);
-        if (durable) fsyncSync(fd);
-      } catch (te) {
-        undo = `cutting it back to ${before} bytes also failed: ${isOsError(te) ? osCause(te) : String(te)}`;
-      }
+      const undo = cutBack(fd, before, durable);
       if (isOsError(e)) throw osError(e, file, `cannot append (nothing written: ${undo})`);
       throw e;
     }
     after = fstatSync(fd, { bigint: true });
     untouched &&= sameFile(written, after) && after.size === pre.size + BigInt(data.length);
+    // A file's first rows: a directory sync that fails is a failed append, cut back (its caller says "not recorded").
+    const dirFailed = before === 0 && durable ? dirSyncError(path.dirname(file)) : undefined;
+    if (dirFailed !== undefined)
+      throw osError(dirFailed, file, `cannot sync its directory (nothing written: ${cutBack(fd, before, durable)})`);
   } finally {
     closeSync(fd);
   }
-  if (before === 0 && durable) fsyncDir(path.dirname(file));
   return { before, after, untouched };
 }
