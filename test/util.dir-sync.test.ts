@@ -103,3 +103,19 @@ test('a journal’s first row whose directory fails to sync (EIO, injected by st
   expect([again.status, again.stderr]).toEqual([0, '']);
   expect(readFileSync(journal, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
 }, 60_000);
+
+test('a new audit key’s bytes are synced before its directory (strace): a crash never leaves the key’s name with no key', () => {
+  const key = path.join(dir, 'key-state', 'stepchain', 'audit.key');
+  const log = path.join(dir, 'key-fsync.log');
+  const r = spawnSync(
+    'strace',
+    ['-f', '-qq', '-y', '-e', 'trace=fsync', '-o', log, process.execPath, '-r', register, '-e', KEY_PROGRAM, key],
+    { cwd: repoRoot, encoding: 'utf8' },
+  );
+  if (r.error !== undefined) throw new Error(`strace could not be run (apt-get install strace): ${r.error.message}`);
+  expect([r.status, r.stderr]).toEqual([0, '']);
+  expect(readFileSync(key, 'utf8')).toMatch(/^[0-9a-f]{64}$/);
+  const synced = [...readFileSync(log, 'utf8').matchAll(/fsync\(\d+<([^>]*)>\) += 0/g)].map((m) => m[1]);
+  expect(synced).toEqual([key, path.dirname(key)]);
+});
+const KEY_PROGRAM = "require('./src/audit/key').loadAuditKey(process.argv[1], { create: true })";

@@ -5,18 +5,18 @@ import {
   constants,
   existsSync,
   fstatSync,
+  fsyncSync,
   lstatSync,
   openSync,
   readFileSync,
   realpathSync,
   statSync,
-  writeSync,
 } from 'node:fs';
 import { mkdirs } from '../util/mkdirs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors';
-import { fsyncDir } from '../util/fs';
+import { fsyncDir, writeAll } from '../util/fs';
 import { stateDir } from '../util/state-dir';
 import { sleepMs } from '../util/time';
 
@@ -194,7 +194,9 @@ export function loadAuditKey(file: string, options: { create?: boolean } = {}): 
   }
   try {
     const text = Buffer.from(randomBytes(32).toString('hex'), 'ascii');
-    writeSync(fd, text);
+    writeAll(fd, text);
+    // Its bytes before its name (fsyncDir below): a crash must not leave a key file that is there but empty.
+    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
