@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Cas, newCasBatch } from '../src/journal';
 import { InputError } from '../src/errors';
@@ -119,3 +119,24 @@ test('a new audit key’s bytes are synced before its directory (strace): a cras
   expect(synced).toEqual([key, path.dirname(key)]);
 });
 const KEY_PROGRAM = "require('./src/audit/key').loadAuditKey(process.argv[1], { create: true })";
+
+test('a fork’s intent removed from a directory another fork’s undo then removes (once empty) is no failure', async () => {
+  const worktrees = path.join(dir, 'worktrees');
+  mkdirSync(worktrees);
+  const intent = path.join(worktrees, 'f1.pending.json');
+  writeFileSync(intent, '{}\n');
+  // strace holds the unlink's return (the file already gone) while this process removes the emptied directory: what a
+  // concurrent fork's undo (rmdir, only when empty) does between the unlink and the directory's sync.
+  const hold = ['-f', '-qq', '-o', '/dev/null', '-P', intent, '-e', 'trace=unlink', '-e', 'inject=unlink:delay_exit=2000000'];
+  const child = spawn('strace', [...hold, process.execPath, '-r', register, '-e', INTENT_PROGRAM, intent], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  while (existsSync(intent)) await new Promise((r) => setTimeout(r, 20));
+  rmdirSync(worktrees);
+  expect([await exited, stderr]).toEqual([0, '']);
+}, 30_000);
+const INTENT_PROGRAM = "require('./src/forks/pending').removeIntent(process.argv[1])";
