@@ -90,12 +90,18 @@ test('a journal’s first row whose directory fails to sync (EIO, injected by st
   const env = { ...process.env, STEPCHAIN_AUDIT: 'off' };
   const hook = ['hook', 'claude'];
   const inject = ['-f', '-qq', '-o', '/dev/null', '-P', jdir, '-e', 'trace=fsync', '-e', 'inject=fsync:error=EIO'];
-  const r = spawnSync('strace', [...inject, process.execPath, cliPath, ...hook], { input: payload, encoding: 'utf8', env });
+  const r = spawnSync('strace', [...inject, process.execPath, cliPath, ...hook], {
+    input: payload,
+    encoding: 'utf8',
+    env,
+  });
   if (r.error !== undefined) throw new Error(`strace could not be run (apt-get install strace): ${r.error.message}`);
   expect(r.stderr).not.toMatch(/strace:/);
   expect(r.status).toBe(1);
   expect(r.stderr).toContain('step not recorded');
-  expect(r.stderr).toContain('000000.jsonl: cannot sync its directory (nothing written: cut back to its previous 0 bytes)');
+  expect(r.stderr).toContain(
+    '000000.jsonl: cannot sync its directory (nothing written: cut back to its previous 0 bytes)',
+  );
   expect(r.stderr).toContain('(EIO)');
   const journal = path.join(jdir, '000000.jsonl');
   expect(readFileSync(journal, 'utf8')).toBe('');
@@ -127,7 +133,18 @@ test('a fork’s intent removed from a directory another fork’s undo then remo
   writeFileSync(intent, '{}\n');
   // strace holds the unlink's return (the file already gone) while this process removes the emptied directory: what a
   // concurrent fork's undo (rmdir, only when empty) does between the unlink and the directory's sync.
-  const hold = ['-f', '-qq', '-o', '/dev/null', '-P', intent, '-e', 'trace=unlink', '-e', 'inject=unlink:delay_exit=2000000'];
+  const hold = [
+    '-f',
+    '-qq',
+    '-o',
+    '/dev/null',
+    '-P',
+    intent,
+    '-e',
+    'trace=unlink',
+    '-e',
+    'inject=unlink:delay_exit=2000000',
+  ];
   const child = spawn('strace', [...hold, process.execPath, '-r', register, '-e', INTENT_PROGRAM, intent], {
     cwd: repoRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
