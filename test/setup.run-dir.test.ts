@@ -43,7 +43,9 @@ test('probe', () => {
   };
   const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: given };
   // The outer run's directories are its own: the probe run makes and removes its own.
-  for (const v of ['STEPCHAIN_TEST_RUN_TMP', 'STEPCHAIN_TEST_SWC_CACHE', 'STEPCHAIN_TEST_SWC_CACHE_OWN']) delete env[v];
+  const outer = ['STEPCHAIN_TEST_RUN_TMP', 'STEPCHAIN_TEST_SWC_CACHE', 'STEPCHAIN_TEST_SWC_CACHE_OWN'];
+  // The bin's code caches too (sequencer.js, warmCodeCaches): the probe's teardown removes an _OWN one.
+  for (const v of [...outer, 'STEPCHAIN_TEST_CODE_CACHE', 'STEPCHAIN_TEST_CODE_CACHE_OWN']) delete env[v];
   const r = spawnSync(
     process.execPath,
     [path.join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', '--config', JSON.stringify(config)],
