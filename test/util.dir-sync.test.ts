@@ -44,9 +44,9 @@ test('a FIFO in the directory’s place is refused at once (not waited on for a 
 
 test('only "this cannot be synced here" is passed over: an I/O error, a full disk, a directory gone or replaced are not', () => {
   const os = (code: string) => Object.assign(new Error(`${code}: x`), { code });
-  for (const code of ['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EISDIR', 'EPERM', 'EACCES', 'EBADF'])
+  for (const code of ['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EISDIR', 'EPERM', 'EACCES'])
     expect([code, dirSyncUnsupported(os(code))]).toEqual([code, true]);
-  for (const code of ['EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'ENOENT', 'ENOTDIR', 'ELOOP', 'EMFILE'])
+  for (const code of ['EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'ENOENT', 'ENOTDIR', 'ELOOP', 'EMFILE', 'EBADF'])
     expect([code, dirSyncUnsupported(os(code))]).toEqual([code, false]);
   expect(dirSyncUnsupported(new Error('no code'))).toBe(false);
 });
@@ -157,3 +157,31 @@ test('a fork’s intent removed from a directory another fork’s undo then remo
   expect([await exited, stderr]).toEqual([0, '']);
 }, 30_000);
 const INTENT_PROGRAM = "require('./src/forks/pending').removeIntent(process.argv[1])";
+
+const WHOLE_PROGRAM =
+  "require('./src/util/fs').writeFileWhole(process.argv[1], Buffer.from(process.argv[2]), { durable: true, exclusive: process.argv[3] === 'x' })";
+
+test('a whole file whose directory fails to sync (EIO, strace): one it created is removed and "not written"; one it replaced is said to be in place', () => {
+  const d = freshDir(dir, 'whole');
+  const file = path.join(d, 'receipt.tar');
+  // Only the directory's own fsync fails (-P matches the descriptor's path): the file's bytes sync.
+  const inject = ['-f', '-qq', '-o', '/dev/null', '-P', d, '-e', 'trace=fsync', '-e', 'inject=fsync:error=EIO'];
+  const write = (text: string, mode: string) =>
+    spawnSync('strace', [...inject, process.execPath, '-r', register, '-e', WHOLE_PROGRAM, file, text, mode], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
+  const created = write('new', 'x');
+  if (created.error !== undefined)
+    throw new Error(`strace could not be run (apt-get install strace): ${created.error.message}`);
+  expect(created.status).not.toBe(0);
+  expect(created.stderr).toContain(`${file}: not written: ${d}: cannot sync the directory`);
+  expect(created.stderr).toContain('(EIO)');
+  expect(existsSync(file)).toBe(false);
+
+  writeFileSync(file, 'old');
+  const replaced = write('new', 'replace');
+  expect(replaced.status).not.toBe(0);
+  expect(replaced.stderr).toContain(`${file}: written in place, but: ${d}: cannot sync the directory`);
+  expect(readFileSync(file, 'utf8')).toBe('new');
+}, 60_000);

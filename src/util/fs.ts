@@ -18,6 +18,7 @@ import {
   writeSync,
   type BigIntStats,
 } from 'node:fs';
+import { dirSyncError, fsyncDir } from './dir-sync';
 import { mkdirs } from './mkdirs';
 import path from 'node:path';
 import { InputError, isOsError, osCause, osError } from '../errors';
@@ -37,59 +38,7 @@ export function writeAll(fd: number, bytes: Uint8Array, position?: number): void
   }
 }
 
-/**
- * Opening a directory to sync it: never blocking (a FIFO put in its place is refused, not waited on: O_DIRECTORY
- * where the platform has it, O_NONBLOCK besides).
- */
-export const DIR_SYNC_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NONBLOCK ?? 0);
-
-/**
- * The errors with which a platform or file system says it cannot sync a directory at all (Windows opens none, some
- * file systems have no directory sync, a directory this user may write but not read): the entries' data were synced,
- * and there is nothing more to do. Any other failure (EIO, ENOSPC, the directory gone or replaced) is one: a created
- * or renamed entry may not survive a crash, and that is said, not passed over.
- */
-const DIR_SYNC_UNSUPPORTED = new Set([
-  'EINVAL',
-  'ENOTSUP',
-  'EOPNOTSUPP',
-  'ENOSYS',
-  'EISDIR',
-  'EPERM',
-  'EACCES',
-  'EBADF',
-]);
-
-/** Whether `e`, from opening or syncing a directory, only says this directory cannot be synced here. */
-export function dirSyncUnsupported(e: unknown): boolean {
-  return isOsError(e) && DIR_SYNC_UNSUPPORTED.has(e.code);
-}
-
-/** The one-line error for a directory sync that failed (not one the file system cannot do: dirSyncUnsupported). */
-export function dirSyncFailed(e: NodeJS.ErrnoException, dir: string): InputError {
-  return osError(e, dir, 'cannot sync the directory (what was just put in it may not survive a crash)');
-}
-
-/** fsync a directory so a created or renamed entry survives a crash (throws as dirSyncFailed says). */
-export function fsyncDir(dir: string): void {
-  const e = dirSyncError(dir);
-  if (e !== undefined) throw dirSyncFailed(e, dir);
-}
-
-/** fsyncs a directory; the OS error that failed it (undefined: synced, or one it cannot sync: dirSyncUnsupported). */
-function dirSyncError(dir: string): NodeJS.ErrnoException | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, DIR_SYNC_FLAGS);
-    fsyncSync(fd);
-  } catch (e) {
-    if (!isOsError(e)) throw e;
-    if (!dirSyncUnsupported(e)) return e;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-  return undefined;
-}
+export { dirSyncFailed, dirSyncUnsupported, DIR_SYNC_FLAGS, fsyncDir } from './dir-sync';
 
 /** `length` bytes from `position` of an open file (fewer at end of file). */
 export function readRange(fd: number, position: number, length: number): Buffer {
@@ -327,7 +276,7 @@ export function stageFile(file: string, options: WholeFileOptions, fill: (fd: nu
       } catch (e) {
         failed(e);
       }
-      if (options.durable) fsyncDir(path.dirname(file));
+      if (options.durable) syncNamedDir(file, options.exclusive === true);
     },
     abort() {
       if (done) return;
@@ -335,6 +284,21 @@ export function stageFile(file: string, options: WholeFileOptions, fill: (fd: nu
       removeQuietly(tmp);
     },
   };
+}
+
+/**
+ * The directory of a file just named synced (writeFileWhole's "whole or not at all" kept when that fails): a file the
+ * write created is removed again, and the error says nothing was written; one it replaced cannot be given back, and
+ * the error says the new one is in place.
+ */
+function syncNamedDir(file: string, created: boolean): void {
+  try {
+    fsyncDir(path.dirname(file));
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    if (created) removeQuietly(file);
+    throw new InputError(`${file}: ${created ? 'not written' : 'written in place, but'}: ${e.message}`);
+  }
 }
 
 const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']; // link(2) where there are no hard links
