@@ -520,6 +520,7 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
 
   it('fuzz: flipped, inserted and cut bytes never crash the reader; anything it accepts really verifies', () => {
     const good = buildReceipt(jfile(), { signKey: signing, now: new Date('2026-01-01T00:00:00Z') }).bytes;
+    const g = loadReceipt(good);
     fc.assert(
       fc.property(
         fc.array(
@@ -539,13 +540,12 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
             else b = b.subarray(0, at);
           }
           const r = verifyReceipt(b, { publicKeys: [pub], requireBlobs: true });
-          for (const err of r.errors) expect(typeof err.kind).toBe('string');
+          // One expect a run (each builds an error for its stack): every fault has a kind.
+          expect(r.errors.filter((err) => typeof err.kind !== 'string')).toEqual([]);
           if (r.ok) {
             // Accepted: then it is the same receipt where it matters (the edit hit padding or unused header bytes).
             const l = loadReceipt(b);
-            const g = loadReceipt(good);
-            expect(l.manifestBytes.equals(g.manifestBytes)).toBe(true);
-            expect(l.journal.equals(g.journal)).toBe(true);
+            expect([l.manifestBytes.equals(g.manifestBytes), l.journal.equals(g.journal)]).toEqual([true, true]);
           }
         },
       ),
@@ -569,9 +569,11 @@ describe('hostile receipts: a named fault, never a crash, nothing interpreted', 
     expect(r.errors).toEqual([]);
   });
 
-  it('count bombs: 200,000 directory headers in a small gzip are 100 faults and a stop, not a stack overflow', () => {
+  it('count bombs: 50,000 directory headers in a small gzip are 100 faults and a stop, not a stack overflow', () => {
     const dirHeader = rawTar([{ name: 'journal/', type: '5' }], false);
-    const n = 200_000;
+    // Past any walk that recursed once a member (Node 20's default stack takes 13,920 frames of an empty function,
+    // measured): 50,000 keeps that 3.6x margin. 200,000 cost 4.5 s here (a 100 MB archive inflated and walked).
+    const n = 50_000;
     const tar = Buffer.alloc((n + 2) * 512);
     for (let i = 0; i < n; i++) dirHeader.copy(tar, i * 512);
     const gz = gzipSync(tar);
