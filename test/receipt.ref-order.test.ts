@@ -59,20 +59,24 @@ async function check({ listed, rows }: { listed: number[]; rows: number[][] }): 
   const chain = firstOccurrence(rows);
   const list = listed.map((k) => POOL[k]!);
   const same = chain.length === list.length && chain.every((d, i) => d === list[i]);
+  const want = {
+    mismatch: same
+      ? []
+      : [
+          `manifest blob_digests (${list.length}) differ from the chain's blob_refs (${chain.length}, first-occurrence order)`,
+        ],
+    ok: same,
+    // Nothing is bundled: every listed digest is missing, in the list's order.
+    missing: list,
+  };
+  const got: (typeof want)[] = [];
   for (const env of [PUSHED, IN_PLACE]) {
     const { verdict } = await verifyReceiptFile(file, { env, fileDigest: false });
     const mismatch = verdict.errors.filter((e) => e.kind === 'blob_digests_mismatch');
-    expect(mismatch.map((e) => e.message)).toEqual(
-      same
-        ? []
-        : [
-            `manifest blob_digests (${list.length}) differ from the chain's blob_refs (${chain.length}, first-occurrence order)`,
-          ],
-    );
-    expect(verdict.ok).toBe(same);
-    // Nothing is bundled: every listed digest is missing, in the list's order.
-    expect(verdict.blobs.missing).toEqual(list);
+    got.push({ mismatch: mismatch.map((e) => e.message), ok: verdict.ok, missing: verdict.blobs.missing });
   }
+  // One expect for both walks (each expect builds an error for its stack; six a case were about a tenth of its CPU, profiled).
+  expect(got).toEqual([want, want]);
 }
 
 describe("a receipt's chain refs against its manifest's list", () => {
@@ -80,8 +84,11 @@ describe("a receipt's chain refs against its manifest's list", () => {
     await fc.assert(fc.asyncProperty(cases, check), { numRuns: 150 });
   });
 
+  // 50 runs: a RefOrder that let an immediate repeat advance was found here within 12 runs on each of 30 seeds
+  // (measured with the fault put into src/util/digest-order.ts); the first property keeps its 150, as a list cut one
+  // short or a prefix copied without its first ref took up to 105-129 runs there.
   it('refs that are the list, with repeats, in every row shape: intact', async () => {
-    await fc.assert(fc.asyncProperty(matching, check), { numRuns: 100 });
+    await fc.assert(fc.asyncProperty(matching, check), { numRuns: 50 });
   });
 
   it.each([
