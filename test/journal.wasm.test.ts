@@ -563,22 +563,23 @@ describe(`verify with the scanner on and off agrees with the plain walk (seed ${
   });
 
   it('the built CLI: worker threads taking several slices each report what the plain walk does', () => {
-    // ~6 MB: several 1 MB slices per thread, taken from the shared counter.
+    // ~6 MB: several 1 MB slices per thread, taken from the shared counter. 1,500 rows of ~4.2 KB, not 6,000 of
+    // ~1.06 KB: the slices depend on the bytes, and writing the rows and the two plain walks cost by the row.
     const big = Journal.open(path.join(root, '.sdd', 'runtime', 'journal', 'big'), { durability: 'none' });
     big.appendMany(
-      // No input blobs: 6,000 blob files would be most of this test's time, and the walk reads only the journal.
-      Array.from({ length: 6000 }, (_, i) => ({
-        prompt: `prompt ${i} ${'é'.repeat(i % 50)} ${'x'.repeat(500)}`,
+      // No input blobs: 1,500 blob files would be most of this test's time, and the walk reads only the journal.
+      Array.from({ length: 1500 }, (_, i) => ({
+        prompt: `prompt ${i} ${'é'.repeat(i % 50)} ${'x'.repeat(3700)}`,
         tool_call: { name: 'run', args: { i, f: i / 7 } },
         tool_result: { ok: i % 2 === 0 },
         ts: 1796199133 + i / 3,
       })),
     );
     const lines = readFileSync(big.file, 'utf8').split('\n').slice(0, -1);
-    lines[1000] = mutations[4]!(lines[1000]!.replace('"ok":true', '"ok":false'));
-    lines.splice(3000, 1);
-    lines[4500] = lines[4500]!.replace('"f":', '"f": ');
-    lines[5999] = 'garbage';
+    lines[250] = mutations[4]!(lines[250]!.replace('"ok":true', '"ok":false'));
+    lines.splice(750, 1);
+    lines[1125] = lines[1125]!.replace('"f":', '"f": ');
+    lines[1499] = 'garbage';
     const buf = Buffer.from(`${lines.join('\n')}\n`);
     const file = path.join(root, 'big.jsonl');
     writeFileSync(file, buf);
