@@ -159,15 +159,17 @@ describe('run journal', () => {
   });
 
   test('an append reads a bounded number of bytes at any length', () => {
+    // ~1.35 MB (4,000 events, not 20,000): the checkpointed append read ~9 KB at 6.7 MB, its bound here is 337 KB
+    // (a quarter of the file); the walk without a checkpoint still reads it all.
     const rj = new RunJournal(runFile(), { env: ENV, durable: false });
-    for (let b = 0; b < 10; b++) rj.record(Array.from({ length: 2000 }, (_, i) => ev(b * 2000 + i)));
+    for (let b = 0; b < 2; b++) rj.record(Array.from({ length: 2000 }, (_, i) => ev(b * 2000 + i)));
     const size = statSync(rj.file).size;
     const fast = bytesRead(() => new RunJournal(rj.file, { env: ENV }).record([ev(1)]));
-    expect(fast.value[0]!.index).toBe(20_000);
+    expect(fast.value[0]!.index).toBe(4_000);
     expect(fast.read).toBeLessThan(Math.min(size / 4, 1_000_000));
     const slow = bytesRead(() => new RunJournal(rj.file, { env: OFF }).record([ev(2)]));
     expect(slow.read).toBeGreaterThan(size);
-    expect(verifyRunJournal(rj.file)).toMatchObject({ ok: true, count: 20_002 });
+    expect(verifyRunJournal(rj.file)).toMatchObject({ ok: true, count: 4_002 });
   });
 
   test('a writer killed after its rows but before its checkpoint: the next writer walks and chains on', async () => {
@@ -225,20 +227,23 @@ describe('audit log', () => {
   });
 
   test('an append reads a bounded number of bytes at any length (not the whole day file)', () => {
+    // 500 entries of ~1.4 KB, not 2,000 of ~340 B: the same ~680 KB day file for a quarter of the appends (each
+    // one opens, locks and checkpoints); the checkpointed append reads ~9 KB of it either way.
     const dir = path.join(root, `audit-${n++}`);
-    for (let i = 0; i < 2000; i++)
-      appendAuditEvent(dir, key, 'replay.step', fields(i), { nowMicros: T0 + i, durable: false });
+    const padded = (i: number) => ({ ...fields(i), details: { seq: i, text: `entry ${i} ${'t'.repeat(1000)}` } });
+    for (let i = 0; i < 500; i++)
+      appendAuditEvent(dir, key, 'replay.step', padded(i), { nowMicros: T0 + i, durable: false });
     const day = path.join(
       dir,
       readdirSync(dir).find((f) => f.endsWith('.jsonl'))!,
     );
     const size = statSync(day).size;
-    const fast = bytesRead(() => appendAuditEvent(dir, key, 'replay.step', fields(2000), { nowMicros: T0 + 2000 }));
+    const fast = bytesRead(() => appendAuditEvent(dir, key, 'replay.step', fields(500), { nowMicros: T0 + 500 }));
     expect(fast.read).toBeLessThan(size / 10);
     // A copy of the log (another directory, other inodes) is walked once, then cheap again.
     const copy = path.join(root, `audit-${n++}`);
     cpSync(dir, copy, { recursive: true });
-    const walked = bytesRead(() => appendAuditEvent(copy, key, 'replay.step', fields(2001), { nowMicros: T0 + 2001 }));
+    const walked = bytesRead(() => appendAuditEvent(copy, key, 'replay.step', fields(501), { nowMicros: T0 + 501 }));
     expect(walked.read).toBeGreaterThan(size);
   });
 });
