@@ -71,8 +71,15 @@ function referenceQuery(
   return { matches, skipped };
 }
 
-/** What the command printed when it kept every row (src/cli/commands/audit-query.ts before streaming). */
-function referenceOutput(dir: string, q: AuditQuery, json: boolean): { stdout: string; stderr: string } {
+/**
+ * What the command printed when it kept every row (src/cli/commands/audit-query.ts before streaming), from `ref`:
+ * referenceQuery's read of the log, made once a log.
+ */
+function referenceOutput(
+  dir: string,
+  json: boolean,
+  ref: ReturnType<typeof referenceQuery>,
+): { stdout: string; stderr: string } {
   let stdout = '';
   let stderr = '';
   const io: CommandIO = terminalSafe({
@@ -85,7 +92,7 @@ function referenceOutput(dir: string, q: AuditQuery, json: boolean): { stdout: s
     env: {},
     cwd: dir,
   });
-  const { matches, skipped } = referenceQuery(dir, q);
+  const { matches, skipped } = ref;
   for (const d of skipped)
     io.err(`stepchain: warning: ${path.join(dir, d.file)}: left out of the query: ${d.why} (audit verify reports it)`);
   if (json) {
@@ -282,12 +289,13 @@ describe('audit query, streamed', () => {
     await fc.assert(
       fc.asyncProperty(log, query, async (l, q) => {
         const dir = writeLog(l);
+        const ref = referenceQuery(dir, q); // read once for both outputs and the count (three reads before)
         for (const json of [false, true]) {
           const got = await cliInProcess([...argsOf(dir, q), ...(json ? ['--json'] : [])]);
-          const want = referenceOutput(dir, q, json);
+          const want = referenceOutput(dir, json, ref);
           expect({ code: got.code, stdout: got.stdout, stderr: got.stderr }).toEqual({ code: 0, ...want });
         }
-        listed += referenceQuery(dir, q).matches.filter((m) => m.canonical).length;
+        listed += ref.matches.filter((m) => m.canonical).length;
       }),
       { numRuns: 150 },
     );
