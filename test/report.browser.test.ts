@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
 import { float } from '../src/canonical';
 import { computeStepHash, encodeRow, Journal, journalDir, journalFile, type StepRow } from '../src/journal';
 import { buildReceipt, generateKeyPair, parsePrivateKey, parsePublicKey, readTar, writeTar } from '../src/receipt';
@@ -12,7 +14,7 @@ import { bundledChromium, chromiumVersion } from './helpers/chromium';
 import { ZERO_HASH } from '../src/util/hash';
 import { cliPath, conformanceDir } from './helpers/paths';
 import { writeSyntheticJournal } from './helpers/journal-rows';
-import { launchBrowser, openReport, rootData, type Browser } from './helpers/report-browser';
+import { launchBrowser, openReport, rootData, type Browser, type OpenedReport } from './helpers/report-browser';
 
 /**
  * The report in a real browser (the Chromium helpers/chromium.ts finds, driven by
@@ -31,6 +33,38 @@ afterAll(async () => {
   await browser?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * The reports open one after another in one page, each a navigation of it, with openReport's watch (every request
+ * other than the report's own load recorded and refused, page and console errors) set once and read per report:
+ * a new page per report cost ~0.24 s of CPU, a navigation ~0.17 s (20 of each, measured). The pages that change how
+ * the report is shown (colour scheme, width) or watch it while it loads stay pages of their own.
+ */
+let shared: { page: Page; url: string; requests: string[]; problems: string[] } | undefined;
+async function open(file: string): Promise<OpenedReport> {
+  if (shared === undefined) {
+    const s = { page: await browser.context.newPage(), url: '', requests: [] as string[], problems: [] as string[] };
+    s.page.on('request', (r) => {
+      if (r.url() !== s.url) s.requests.push(r.url());
+    });
+    await s.page.route('**/*', (route) => {
+      if (route.request().url() === s.url) return route.continue();
+      s.requests.push(route.request().url());
+      return route.abort();
+    });
+    s.page.on('pageerror', (e) => s.problems.push(`pageerror: ${e.message}`));
+    s.page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') s.problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    shared = s;
+  }
+  shared.url = pathToFileURL(file).href;
+  shared.requests = [];
+  shared.problems = [];
+  await shared.page.goto(shared.url);
+  await shared.page.waitForSelector('html[data-verify-state="done"]', { timeout: 120_000 });
+  return { page: shared.page, requests: shared.requests, problems: shared.problems };
+}
 
 /** A small project with a recorded run whose steps carry blobs in the CAS. */
 function sampleProject(name: string): { root: string; file: string } {
@@ -109,7 +143,7 @@ describe('report in headless Chromium', () => {
     const out = path.join(dir, 'reference.html');
     const r = writeReport(path.join(conformanceDir, 'reference-journal', '000000.jsonl'), out);
     expect(r.ok).toBe(true);
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await rootData(o.page)).toMatchObject({
       verified: 'true',
       steps: String(expected.steps),
@@ -117,7 +151,6 @@ describe('report in headless Chromium', () => {
     });
     expect(o.requests).toEqual([]);
     expect(o.problems).toEqual([]);
-    await o.page.close();
   });
 
   it('walks an intact run with keyboard and mouse, searches, and shows bundled blobs', async () => {
@@ -125,7 +158,7 @@ describe('report in headless Chromium', () => {
     const out = path.join(dir, 'walk.html');
     const r = writeReport('agent-web', out, { root, maxBlobBytes: 256 * 1024 });
     expect(r).toMatchObject({ ok: true, steps: 5, blobs: { embedded: 7, skipped: 1 } });
-    const o = await openReport(browser, out);
+    const o = await open(out);
     const { page } = o;
     expect(await rootData(page)).toMatchObject({ verified: 'true', steps: '5' });
     expect(await page.textContent('#status-title')).toContain('Chain intact');
@@ -192,7 +225,6 @@ describe('report in headless Chromium', () => {
     expect(o.problems).toEqual([]);
     if (process.env.STEPCHAIN_REPORT_SCREENSHOT)
       await page.screenshot({ path: process.env.STEPCHAIN_REPORT_SCREENSHOT, fullPage: true });
-    await page.close();
   });
 
   it('shows hostile text as text: markup in a step cannot run or load anything', async () => {
@@ -213,14 +245,13 @@ describe('report in headless Chromium', () => {
     writeFileSync(file, `${encodeRow(good)}\n${encodeRow(bad)}\n`);
     const out = path.join(dir, 'hostile.html');
     writeReport(file, out);
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await rootData(o.page)).toMatchObject({ verified: 'false', firstFaultLine: '2' });
     expect(await o.page.$$eval('img, script:not([id])', (n) => n.length)).toBe(1); // only the page's own script
     await o.page.keyboard.press('Home');
     expect(await o.page.textContent('#detail')).toContain(evil);
     expect(o.requests).toEqual([]);
     expect(o.problems).toEqual([]);
-    await o.page.close();
   });
 
   it('shows bidi, zero-width and tag characters as escapes: a step cannot reorder or hide what the page shows', async () => {
@@ -240,7 +271,7 @@ describe('report in headless Chromium', () => {
     writeFileSync(file, `${encodeRow(row)}\n`);
     const out = path.join(dir, 'bidi.html');
     writeReport(file, out, { title: 'stepchain: .sdd/runtime/journal/a\u202eb/000000.jsonl' });
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await rootData(o.page)).toMatchObject({ verified: 'true' });
     await o.page.keyboard.press('Home');
     const shown = await o.page.evaluate(() => document.title + document.body.innerText);
@@ -248,7 +279,6 @@ describe('report in headless Chromium', () => {
     expect(shown).toContain('ls \\u202e~ fr- mr\\u202c \\u2066x\\u2069\\u200b\\ufeff\\u{e0049}\\u{e0067}');
     expect(shown).toContain('journal/a\\u202eb/000000.jsonl');
     expect(o.problems).toEqual([]);
-    await o.page.close();
   });
 
   it('shows a tampered journal as tampered, with the faulty line', async () => {
@@ -262,7 +292,7 @@ describe('report in headless Chromium', () => {
     const r = writeReport(tamperedDir, out, { root });
     expect(r.ok).toBe(false);
     expect(r.errors[0]).toMatchObject({ line: 4, kind: 'step_hash_mismatch' });
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await rootData(o.page)).toMatchObject({
       verified: 'false',
       firstFaultLine: '4',
@@ -280,7 +310,6 @@ describe('report in headless Chromium', () => {
     expect(await o.page.getAttribute('#list .item[data-entry="3"]', 'class')).toContain('faulty');
     expect(o.requests).toEqual([]);
     expect(o.problems).toEqual([]);
-    await o.page.close();
   });
 
   it('reports a chain break and a malformed line by line, as the CLI does', async () => {
@@ -292,7 +321,7 @@ describe('report in headless Chromium', () => {
     writeFileSync(broken, lines.join('\n'));
     const out = path.join(dir, 'broken.html');
     const r = writeReport(broken, out);
-    const o = await openReport(browser, out);
+    const o = await open(out);
     const data = await rootData(o.page);
     expect(data).toMatchObject({
       verified: 'false',
@@ -302,14 +331,13 @@ describe('report in headless Chromium', () => {
     });
     const shown = await o.page.$$eval('#faults li', (lis) => lis.map((li) => li.textContent));
     expect(shown).toEqual(r.errors.map((e) => `line ${e.line}: ${e.kind}: ${e.message}`));
-    await o.page.close();
   });
 
   it('verifies a 10,000-step journal incrementally and stays responsive', async () => {
     const file = tenThousandSteps();
     const out = path.join(dir, 'big.html');
     expect(writeReport(file, out).ok).toBe(true);
-    const o = await openReport(browser, out);
+    const o = await open(out);
     const { page } = o;
     expect(await rootData(page)).toMatchObject({ verified: 'true', steps: '10000' });
     // The step counter counts every step once verification is done (not the first chunk's).
@@ -328,7 +356,6 @@ describe('report in headless Chromium', () => {
     expect(await selectedLine(o)).toBe('7778');
     expect(o.problems).toEqual([]);
     expect(o.requests).toEqual([]);
-    await page.close();
   });
 
   it('moves the selection while a large journal is still verifying', async () => {
@@ -369,7 +396,7 @@ describe('report in headless Chromium', () => {
     const key = parsePublicKey(readFileSync(path.join(conformanceDir, 'reference-verify.pem')), 'reference-verify.pem');
     const r = writeReport(receipt, out, { publicKeys: [key] });
     expect(r.ok).toBe(true);
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await rootData(o.page)).toMatchObject({ verified: 'true', signature: 'verified', signatureKey: key.keyId });
     const text = (await o.page.textContent('#receipt')) ?? '';
     expect(text).toContain(`verified in this browser under key ${key.keyId}`);
@@ -378,7 +405,6 @@ describe('report in headless Chromium', () => {
     expect(text).toContain('bernstein_version');
     expect(text).toContain('Checked in this browser');
     expect(o.requests).toEqual([]);
-    await o.page.close();
   });
 
   it('marks a receipt whose signature fails, and one whose journal was altered', async () => {
@@ -391,10 +417,9 @@ describe('report in headless Chromium', () => {
     const out = path.join(dir, 'bad-sig.html');
     const r = writeReport(tar, out, { publicKeys: [parsePublicKey(Buffer.from(other.publicKeyPem), 'other')] });
     expect(r.ok).toBe(false);
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await rootData(o.page)).toMatchObject({ verified: 'false', firstFaultKind: 'signature_invalid' });
     expect(await o.page.textContent('#receipt')).toContain('FAILED');
-    await o.page.close();
 
     // The same receipt with a tool result changed inside the archive (tar headers do not cover member data).
     const altered = Buffer.from(built.bytes);
@@ -405,23 +430,21 @@ describe('report in headless Chromium', () => {
       force: true,
     });
     expect(r2.ok).toBe(false);
-    const o2 = await openReport(browser, path.join(dir, 'altered.html'));
+    const o2 = await open(path.join(dir, 'altered.html'));
     expect(await rootData(o2.page)).toMatchObject({
       verified: 'false',
       firstFaultLine: '5',
       firstFaultKind: 'step_hash_mismatch',
     });
-    await o2.page.close();
   });
 
   it('works from the built CLI bundle (dist/cli.js keeps the page script), intact and tampered', async () => {
     const ref = path.join(conformanceDir, 'reference-journal', '000000.jsonl');
     const okOut = path.join(dir, 'dist-ok.html');
     expect(spawnSync(process.execPath, [cliPath, 'report', ref, '-o', okOut]).status).toBe(0);
-    const o = await openReport(browser, okOut);
+    const o = await open(okOut);
     expect(await rootData(o.page)).toMatchObject({ verified: 'true', steps: '5' });
     expect(o.problems).toEqual([]);
-    await o.page.close();
 
     const bad = path.join(dir, 'dist-bad.jsonl');
     const lines = readFileSync(ref, 'utf8').split('\n');
@@ -429,7 +452,7 @@ describe('report in headless Chromium', () => {
     writeFileSync(bad, lines.join('\n'));
     const badOut = path.join(dir, 'dist-bad.html');
     expect(spawnSync(process.execPath, [cliPath, 'report', bad, '-o', badOut]).status).toBe(1);
-    const o2 = await openReport(browser, badOut);
+    const o2 = await open(badOut);
     expect(await rootData(o2.page)).toMatchObject({
       verified: 'false',
       firstFaultLine: '2',
@@ -437,7 +460,6 @@ describe('report in headless Chromium', () => {
     });
     if (process.env.STEPCHAIN_REPORT_SCREENSHOT)
       await o2.page.screenshot({ path: process.env.STEPCHAIN_REPORT_SCREENSHOT.replace(/\.png$/, '-bad.png') });
-    await o2.page.close();
   });
 
   it('draws the real fork tree of a run forked with src/git (a fork of a fork included)', async () => {
@@ -476,12 +498,11 @@ describe('report in headless Chromium', () => {
 
     const out = path.join(dir, 'real-forks.html');
     writeReport('agent-f', out, { root, forks: tree });
-    const o = await openReport(browser, out);
+    const o = await open(out);
     const nodes = await o.page.$$eval('#forks .node', (n) => n.map((x) => x.textContent ?? ''));
     expect(nodes).toHaveLength(3);
     expect(nodes[1]).toContain(`${a.fork_session_id} · “try a” · from step 1`);
     expect(o.problems).toEqual([]);
-    await o.page.close();
   });
 
   it('draws a fork tree given to it', async () => {
@@ -501,7 +522,7 @@ describe('report in headless Chromium', () => {
     };
     const out = path.join(dir, 'forks.html');
     writeReport(path.join(conformanceDir, 'reference-journal', '000000.jsonl'), out, { forks });
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await o.page.isVisible('#forks')).toBe(true);
     const nodes = await o.page.$$eval('#forks .node', (n) => n.map((x) => x.textContent));
     expect(nodes).toEqual([
@@ -511,7 +532,6 @@ describe('report in headless Chromium', () => {
       'fork-20260102-000000-fedcba · from step 3',
     ]);
     expect(await o.page.$$eval('#forks ul ul ul .node', (n) => n.length)).toBe(1);
-    await o.page.close();
   });
 
   it('lists 10,000 blobs it could not embed as a summary and pages of rows, not a 300,000-pixel table', async () => {
@@ -541,7 +561,7 @@ describe('report in headless Chromium', () => {
       ok: true,
       blobs: { embedded: 0, skipped: 10_000 },
     });
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await o.page.textContent('#blob-summary')).toMatch(
       /10,000 referenced blobs: 0 embedded .*10,000 not embedded: not in the project’s blob store/,
     );
@@ -553,7 +573,6 @@ describe('report in headless Chromium', () => {
     expect(await o.page.$$eval('#blobs tr', (rows) => rows.length)).toBe(201);
     expect(await o.page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(12_000);
     expect(o.problems).toEqual([]);
-    await o.page.close();
   });
 
   it('follows the reader’s colour scheme: dark mode with readable contrast', async () => {
@@ -635,37 +654,34 @@ describe('report in headless Chromium', () => {
     const out = path.join(dir, 'windowed.html');
     const r = writeReport(file, out, { maxSteps: 100, fromStep: 150 });
     expect(r).toMatchObject({ ok: true, steps: 300, window: { first_line: 151, last_line: 250, steps: 100 } });
-    let o = await openReport(browser, out);
+    let o = await open(out);
     expect(await rootData(o.page)).toMatchObject({ verified: 'true', steps: '300' });
     expect(await o.page.textContent('#status-title')).toContain('steps 150–249 of 300 verified in this browser');
     expect(await o.page.textContent('#count')).toMatch(/^100 of 100 lines/);
     expect(await selectedLine(o)).toBe('151');
-    await o.page.close();
 
     // Damage outside the window: the generator's finding turns the page red, marked as such.
     const lines = readFileSync(file, 'utf8').split('\n');
     lines[9] = lines[9]!.replace('"model":"model-x"', '"model":"model-y"');
     writeFileSync(file, lines.join('\n'));
     writeReport(file, out, { maxSteps: 100, force: true });
-    o = await openReport(browser, out);
+    o = await open(out);
     expect(await rootData(o.page)).toMatchObject({
       verified: 'false',
       firstFaultKind: 'step_hash_mismatch',
       firstFaultLine: '10',
     });
     expect(await o.page.textContent('#faults')).toContain('outside the embedded window: checked by the generator');
-    await o.page.close();
 
     // Damage inside the window: found by the page itself.
     lines[9] = lines[9]!.replace('"model":"model-y"', '"model":"model-x"');
     lines[279] = lines[279]!.replace('"model":"model-x"', '"model":"model-z"');
     writeFileSync(file, lines.join('\n'));
     writeReport(file, out, { maxSteps: 100, force: true });
-    o = await openReport(browser, out);
+    o = await open(out);
     expect(await rootData(o.page)).toMatchObject({ verified: 'false', firstFaultLine: '280', faultCount: '1' });
     expect(await o.page.textContent('#faults')).not.toContain('outside the embedded window');
     expect(await selectedLine(o)).toBe('280');
-    await o.page.close();
   });
 
   it('reads deep nesting as the CLI does: the same verdict below and above the depth limit', async () => {
@@ -688,14 +704,13 @@ describe('report in headless Chromium', () => {
       verdicts.add(cliView.ok ? 'ok' : cliView.errors.map((e) => e.kind).join());
       const out = path.join(dir, `deep-${depth}.html`);
       writeReport(file, out);
-      const o = await openReport(browser, out);
+      const o = await open(out);
       expect(await rootData(o.page)).toMatchObject({ verified: String(cliView.ok) });
       const faults = await o.page.$$eval('#faults li', (lis) => lis.map((li) => li.textContent));
       expect(faults).toEqual(
         cliView.errors.map((e) => (e.line === null ? '' : `line ${e.line}: `) + `${e.kind}: ${e.message}`),
       );
       expect(o.problems).toEqual([]);
-      await o.page.close();
     }
     // Both sides were seen: rows that verify, and rows too deep to read (the only line, so no steps either).
     expect([...verdicts].sort()).toEqual(['malformed_json', 'ok']);
@@ -716,7 +731,7 @@ describe('the Ed25519 signature checked in the page', () => {
     writeFileSync(tar, bytes);
     const out = path.join(dir, `${name}.html`);
     writeReport(tar, out);
-    return (await openReport(browser, out)).page;
+    return (await open(out)).page;
   };
   const paste = async (page: import('playwright-core').Page, key: string): Promise<Record<string, string>> => {
     await page.fill('#public-key', key);
@@ -744,7 +759,6 @@ describe('the Ed25519 signature checked in the page', () => {
     expect(await page.getAttribute('#status', 'class')).toBe('status ok');
     // The raw key as hex says the same.
     expect(await paste(page, pub.raw.toString('hex'))).toMatchObject({ pastedKey: 'holds' });
-    await page.close();
   });
 
   it('a wrong key: the page says the signature does NOT hold, and names the key', async () => {
@@ -758,7 +772,6 @@ describe('the Ed25519 signature checked in the page', () => {
     expect(await page.textContent('#status-detail')).not.toContain('no public key was given');
     expect(await paste(page, signer.privateKeyPem)).toMatchObject({ pastedKey: 'bad_key' });
     expect(await page.textContent('#signature-result')).toContain('PRIVATE key');
-    await page.close();
   });
 
   it('a tampered manifest: the signer’s own key does NOT hold', async () => {
@@ -776,7 +789,6 @@ describe('the Ed25519 signature checked in the page', () => {
     );
     expect(await rootData(page)).toMatchObject({ verified: 'false', signature: 'not_checked' });
     expect(await paste(page, signer.publicKeyPem)).toMatchObject({ pastedKey: 'fails', signature: 'not_checked' });
-    await page.close();
 
     // With the signer's key given to the generator, the page itself checks it and shows it red.
     const tar = path.join(dir, 'sig-tampered-key.tar');
@@ -791,13 +803,12 @@ describe('the Ed25519 signature checked in the page', () => {
     expect(writeReport(tar, out, { publicKeys: [parsePublicKey(Buffer.from(signer.publicKeyPem), 'signer')] }).ok).toBe(
       false,
     );
-    const o = await openReport(browser, out);
+    const o = await open(out);
     expect(await rootData(o.page)).toMatchObject({
       verified: 'false',
       signature: 'invalid',
       firstFaultKind: 'signature_invalid',
     });
-    await o.page.close();
   });
 });
 
