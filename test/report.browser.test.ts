@@ -590,8 +590,9 @@ describe('report in headless Chromium', () => {
       const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
       return (x! + 0.05) / (y! + 0.05);
     };
+    // One page for both schemes (a page costs more than a navigation), the scheme set before each load.
+    const page = await browser.context.newPage();
     for (const scheme of ['light', 'dark'] as const) {
-      const page = await browser.context.newPage();
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(`file://${out}`);
       await page.waitForSelector('html[data-verify-state="done"]');
@@ -611,8 +612,8 @@ describe('report in headless Chromium', () => {
       expect(contrast(colours.fg, colours.bg)).toBeGreaterThan(7);
       expect(contrast(colours.statusFg, colours.statusBg)).toBeGreaterThan(4.5);
       expect(contrast(colours.dim, colours.bg)).toBeGreaterThan(4.5);
-      await page.close();
     }
+    await page.close();
   });
 
   it('fits a 420-pixel-wide window: no hash or line overflows the page', async () => {
@@ -622,14 +623,14 @@ describe('report in headless Chromium', () => {
     writeFileSync(file, lines.join('\n'));
     const out = path.join(dir, 'narrow.html');
     writeReport('agent-web', out, { root });
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 420, height: 800 });
     for (const state of ['tampered', 'intact']) {
       if (state === 'intact') {
         lines[2] = lines[2]!.replace('Fix it!', 'Fix it.');
         writeFileSync(file, lines.join('\n'));
         writeReport('agent-web', out, { root, force: true });
       }
-      const page = await browser.context.newPage();
-      await page.setViewportSize({ width: 420, height: 800 });
       await page.goto(`file://${out}`);
       await page.waitForSelector('html[data-verify-state="done"]');
       await page.keyboard.press('End');
@@ -644,8 +645,8 @@ describe('report in headless Chromium', () => {
         return bad;
       });
       expect(overflow).toEqual([]);
-      await page.close();
     }
+    await page.close();
   });
 
   it('embeds a window of a long journal (--max-steps): verifies it, anchored to what the generator checked', async () => {
