@@ -1,7 +1,19 @@
-import { spawnSync, execFileSync, type SpawnSyncOptions } from 'node:child_process';
+import {
+  spawnSync,
+  execFileSync,
+  spawn,
+  execFile,
+  type ChildProcess,
+  type SpawnOptions,
+  type SpawnSyncOptions,
+} from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import path from 'node:path';
+import { setImmediate as immediately } from 'node:timers';
+import { gitRun } from '../src/git/exec';
+import { initRepo } from './helpers/git';
 import { repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
@@ -12,7 +24,10 @@ import { tempDir } from './helpers/tmp';
  * run twice.
  */
 const dir = tempDir('stepchain-spawner-');
-type Binding = { spawn: (o: object) => unknown } & Record<symbol, { local: (o: object) => unknown } | undefined>;
+type Binding = { spawn: (o: object) => unknown } & Record<
+  symbol,
+  { local: (o: object) => unknown; localAsync: unknown } | undefined
+>;
 const binding = (process as unknown as { binding(name: string): Binding }).binding('spawn_sync');
 const installed = binding[Symbol.for('stepchain.test.spawner')];
 
@@ -290,4 +305,225 @@ test('the spawner is the python3 on the PATH the worker started with, not one a 
   `);
   expect(out).toBe(true);
   expect(() => readFileSync(path.join(fake, 'log'))).toThrow();
+});
+
+describe('an asynchronous spawn through the spawner gives what Node gives in the worker', () => {
+  const processWrap = (
+    process as unknown as { binding(name: string): { Process: { prototype: { spawn: unknown } } } }
+  ).binding('process_wrap').Process.prototype;
+  /** `start()` with Node's own asynchronous spawn (the way is chosen when the child starts; its events come later). */
+  function inWorkerAsync<T>(start: () => T): T {
+    const forwarded = processWrap.spawn;
+    processWrap.spawn = installed!.localAsync;
+    try {
+      return start();
+    } finally {
+      processWrap.spawn = forwarded;
+    }
+  }
+
+  type Drive = (child: ChildProcess, events: string[]) => void;
+  /** What a child's events and streams give, up to its 'close' (with what had come before it, sorted: the order of
+   * a child's exit and its pipes' ends varies between two runs of one command). */
+  async function observe(start: () => ChildProcess, drive: Drive = () => {}) {
+    const events: string[] = [];
+    const child = start();
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.on('spawn', () => events.push('spawn'));
+    child.on('error', (e: NodeJS.ErrnoException) => events.push(`error ${e.code} ${e.message}`));
+    child.on('exit', (code, signal) => events.push(`exit ${code} ${signal}`));
+    // (execFile reads text)
+    child.stdout?.on('data', (c: Buffer) => out.push(Buffer.from(c))).on('end', () => events.push('stdout end'));
+    child.stderr?.on('data', (c: Buffer) => err.push(Buffer.from(c))).on('end', () => events.push('stderr end'));
+    drive(child, events);
+    // (not events.once: it rejects on the 'error' a spawn can give before its 'close')
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+      child.on('close', (...end: [number | null, string | null]) => resolve(end)),
+    );
+    return {
+      close: `${code} ${signal}`,
+      before: events.sort(),
+      pid: typeof child.pid,
+      exitCode: child.exitCode,
+      signalCode: child.signalCode,
+      killed: child.killed,
+      stdout: bytesOf(Buffer.concat(out)),
+      stderr: bytesOf(Buffer.concat(err)),
+    };
+  }
+  const shA = (script: string, options: SpawnOptions = {}) => spawn('sh', ['-c', script], options);
+  /** Whether the spawner starts this worker's asynchronous children (a child's parent is not the worker). */
+  async function parentOfChild(): Promise<string> {
+    const child = shA('echo $PPID');
+    const [out] = (await once(child.stdout!, 'data')) as [Buffer];
+    await once(child, 'close');
+    return out.toString().trim();
+  }
+  const onFirstOutput = (child: ChildProcess, act: () => void) => child.stdout!.once('data', act);
+  /** 3 MB that differ byte to byte (a chunk lost, doubled or moved shows). */
+  const large = Buffer.from(Array.from({ length: 3_000_000 }, (_, i) => (i * 7 + (i >> 12)) & 255));
+
+  const cases: [string, () => ChildProcess, Drive?][] = [
+    ['bytes out and err, an exit status', () => shA('printf "a\\0b\\377"; printf err >&2; exit 3')],
+    [
+      'input written after the spawn, then its end',
+      () => shA('cat; echo done'),
+      (child) =>
+        immediately(() => {
+          child.stdin!.write(Buffer.from([0, 1, 255, 10]));
+          child.stdin!.end('more');
+        }),
+    ],
+    [
+      'megabytes in and out of both pipes, the reader pausing (backpressure both ways)',
+      () => shA('cat; head -c 3000000 /dev/zero >&2'),
+      (child) => {
+        child.stdin!.end(large);
+        for (const stream of [child.stdout!, child.stderr!]) {
+          stream.once('data', () => {
+            stream.pause();
+            setTimeout(() => stream.resume(), 100);
+          });
+        }
+      },
+    ],
+    ['killed by a signal it sent itself', () => shA('kill -TERM $$')],
+    ['killed by signal 34 (Node names none above 31: exit 0)', () => shA('kill -34 $$; sleep 1')],
+    [
+      'a kill from the worker (SIGTERM)',
+      () => shA('echo ready; exec sleep 5'),
+      (child, events) => onFirstOutput(child, () => events.push(`kill ${child.kill()}`)),
+    ],
+    [
+      'a kill with SIGKILL of a child that ignores SIGTERM',
+      () => shA('trap "" TERM; echo ready; exec sleep 5'),
+      (child, events) =>
+        onFirstOutput(child, () => {
+          events.push(`term ${child.kill('SIGTERM')}`);
+          setTimeout(() => events.push(`kill ${child.kill('SIGKILL')}`), 100);
+        }),
+    ],
+    [
+      'signal 0 to a running child',
+      () => shA('cat'),
+      (child, events) => {
+        events.push(`kill 0 ${child.kill(0)}`);
+        child.stdin!.end();
+      },
+    ],
+    [
+      'a kill after the child ended, before the worker saw its end (a zombie yet: kill succeeds)',
+      () => shA('exit 4'),
+      (child, events) =>
+        child.once('spawn', () => {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300); // it ends meanwhile
+          events.push(`kill ${child.kill()}`);
+        }),
+    ],
+    ['a program that is not there', () => spawn(path.join(dir, 'nothing-here'), ['a'])],
+    ['a working directory that is not there', () => shA('pwd', { cwd: path.join(dir, 'no-such-dir') })],
+    [
+      "the worker's working directory removed",
+      () => {
+        const gone = path.join(dir, `gone-${Math.random()}`);
+        mkdirSync(gone);
+        const before = process.cwd();
+        process.chdir(gone);
+        try {
+          rmdirSync(gone);
+          return shA('echo ran');
+        } finally {
+          process.chdir(before);
+        }
+      },
+    ],
+    [
+      'an environment, a working directory, argv0',
+      () => spawn('sh', ['-c', 'echo "$0|$A|$(pwd)"'], { env: { A: 'a b' }, cwd: dir, argv0: 'other' }),
+    ],
+    [
+      'a program found on the PATH the child is given',
+      () => spawn('tool', ['x'], { env: { PATH: `/nowhere:${bin}` } }),
+    ],
+    ['stdio ignored and inherited', () => shA('echo out; echo err >&2', { stdio: ['ignore', 'ignore', 'inherit'] })],
+    ["the descriptors the worker's children inherit", () => shA('ls /proc/self/fd')],
+    ['signals ignored and blocked in the child', () => shA('grep -E "^Sig(Blk|Ign)" /proc/self/status')],
+    ['execFile with a callback', () => execFile('sh', ['-c', 'echo out; echo err >&2; exit 2'], () => {})],
+  ];
+  // Each row given its three arguments: Jest takes a test function with more parameters than its row has for one
+  // that wants a `done` callback.
+  test.each(cases.map(([name, start, drive = () => {}]) => [name, start, drive] as const))(
+    '%s',
+    async (_name, start, drive) => {
+      expect(await observe(start, drive)).toEqual(await observe(() => inWorkerAsync(start), drive));
+      // and the spawner made it, and is still there (one that failed would leave the rest to the worker: all equal)
+      expect(await parentOfChild()).not.toBe(String(process.pid));
+      expect(await inWorkerAsync(parentOfChild)).toBe(String(process.pid));
+    },
+  );
+
+  test("gitStream's timeout: git stopped (SIGKILL), the same failure", async () => {
+    const root = initRepo(path.join(dir, 'git-timeout'));
+    const fifo = path.join(dir, 'git-timeout-fifo');
+    execFileSync('mkfifo', [fifo]);
+    execFileSync('git', ['config', 'include.path', fifo], { cwd: root });
+    const run = () => gitRun(root, ['rev-parse', 'HEAD'], { timeoutMs: 300, readNamed: () => '' });
+    const forwarded = await run().catch((e: Error) => e.message);
+    expect(forwarded).toMatch(/no answer in 0\.3 s: stopped/);
+    expect(forwarded).toBe(await inWorkerAsync(run).catch((e: Error) => e.message));
+  });
+});
+
+test("a child the worker unref'd keeps it alive no longer, one it did not until its end (in a process of its own)", () => {
+  const script = `
+    const { spawn } = require('node:child_process');
+    const long = spawn('sleep', ['30'], { stdio: 'ignore' });
+    long.unref();
+    const again = spawn('sleep', ['30'], { stdio: 'ignore' });
+    again.unref();
+    again.ref();
+    again.unref();
+    const short = spawn('sleep', ['0.3'], { stdio: 'ignore' });
+    const parent = (pid) => require('node:fs').readFileSync('/proc/' + pid + '/stat', 'latin1').split(') ')[1].split(' ')[1];
+    const out = { spawner: parent(long.pid) !== String(process.pid), ends: [] };
+    short.on('exit', (code) => out.ends.push('short ' + code));
+    long.on('exit', () => out.ends.push('long'));
+    process.on('exit', () => {
+      process.kill(long.pid);
+      process.kill(again.pid);
+      process.stdout.write(JSON.stringify(out));
+    });
+  `;
+  const run = (env: NodeJS.ProcessEnv) =>
+    spawnSync(process.execPath, ['-r', path.join(repoRoot, 'test', 'setup', 'spawner.js'), '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+      timeout: 20_000,
+    });
+  const forwarded = run({});
+  const local = run({ STEPCHAIN_TEST_SPAWNER: 'off' });
+  expect([forwarded.status, forwarded.stderr, local.status, local.stderr]).toEqual([0, '', 0, '']);
+  expect(JSON.parse(forwarded.stdout)).toEqual({ spawner: true, ends: ['short 0'] });
+  expect(JSON.parse(local.stdout)).toEqual({ spawner: false, ends: ['short 0'] });
+});
+
+test('a spawner that ends while its asynchronous children run: each fails (spawn EIO), later spawns run in the process', () => {
+  const out = inProcess(`
+    const { spawn } = require('node:child_process');
+    const events = [];
+    const first = spawn('sh', ['-c', 'echo $PPID; sleep 0.1; kill -9 $PPID; sleep 0.2; echo after']);
+    let text = '';
+    first.stdout.on('data', (c) => (text += c));
+    first.on('error', (e) => events.push('error ' + e.code));
+    first.on('exit', (code, signal) => events.push('exit ' + code + ' ' + signal));
+    first.on('close', () => {
+      const [ppid, after] = text.trim().split('\\n');
+      events.push('close', ppid !== String(process.pid), after);
+      const next = spawn('sh', ['-c', 'echo $PPID']);
+      next.stdout.on('data', (c) => events.push(String(c).trim() === String(process.pid)));
+      next.on('close', () => process.stdout.write(JSON.stringify(events)));
+    });
+  `);
+  expect(out).toEqual(['error EIO', 'close', true, 'after', true]);
 });

@@ -1,13 +1,21 @@
-# The spawner of one Jest worker (test/setup/spawner.js): makes the worker's synchronous spawns for it, as Node's
-# spawn_sync binding would, from a process that starts children without fork()'s cost (Python's subprocess uses
-# vfork: no copy of page tables, no faults afterwards).
+# The spawner of one Jest worker (test/setup/spawner.js): makes the worker's spawns for it, as Node would, from a
+# process that starts children without fork()'s cost (Python's subprocess uses vfork: no copy of page tables, no
+# faults afterwards).
 #
-# Requests come on the FIFO argv[1]: a 4-byte little-endian length, a JSON header (file, args, workerCwd, cwd,
-# envPairs: strings whose characters are UTF-8 bytes; detached, timeout, maxBuffer, killSignal, stdio: [{type, fd}],
-# umask, inputLength), then the input bytes. Each answer goes on the FIFO argv[2]: a 4-byte length, a JSON header
-# (status, signal, pid, error: a negative errno as Node's binding gives it, lengths: the bytes of each stdio entry's
-# output, or null; or local: true, nothing was run and the worker runs it), then those bytes. The spawner ends when
-# the worker does (end of file on the requests).
+# Requests come on the FIFO argv[1]: a 4-byte little-endian length, a JSON header, then the header's inputLength bytes.
+# Each answer goes on the FIFO argv[2]: a 4-byte length, a JSON header, then the bytes it counts. Three kinds:
+# - a synchronous spawn (kind "sync"; file, args, workerCwd, cwd, envPairs: strings whose characters are UTF-8 bytes;
+#   detached, timeout, maxBuffer, killSignal, stdio: [{type, fd}], umask, input), made and waited for as Node's
+#   spawn_sync binding would; the answer: status, signal, pid, error (a negative errno as Node's binding gives it),
+#   lengths (the bytes of each stdio entry's output, or null), then those bytes;
+# - an asynchronous one (kind "async", the same fields without the input and timeouts): its pipes are made first and
+#   answered ({pipes: [the descriptor of the worker's end in this process, or null]}); the worker opens its own ends
+#   of them (/proc/<this>/fd/<n>) and writes one byte, 1 (start it) or 0 (it could not: forget it); then the child is
+#   started and answered ({pid}). Its end is told later on the FIFO argv[3], a JSON line each: {pid, status, signal}
+#   as libuv gives them to Node's onexit;
+# - a kill of an asynchronous child (kind "kill": pid, signal): {error: 0 or a negative errno}, as uv_process_kill.
+# A header {local: true} instead of an answer: nothing was run, the worker runs that spawn itself. The spawner ends
+# when the worker does (end of file on the requests).
 import errno
 import json
 import os
@@ -120,8 +128,9 @@ def failed(code):
     return {"error": -(code or errno.EIO), "status": None, "signal": None, "pid": 0, "lengths": None}, b""
 
 
-def spawn(h):
-    """The child and the parent's ends of its pipes ({i: socket}), or an answer (nothing ran)."""
+def prepare(h):
+    """The child's environment, with this process where the child starts (its umask, its working directory); an errno
+    when the directory given cannot be entered."""
 
     def b(s):
         return s.encode("latin-1")  # spawner.js sends a string's UTF-8 bytes as latin-1 characters
@@ -136,11 +145,19 @@ def spawn(h):
         try:
             os.chdir(b(h["cwd"]))  # after the worker's: a relative one is relative to it, as in Node's child
         except OSError as e:
-            return failed(e.errno), None
+            return e.errno
     env = {}
     for pair in h["envPairs"]:
         key, _, value = b(pair).partition(b"=")
         env[key] = value  # no key twice: spawner.js sends such a spawn to Node's own
+    return env
+
+
+def spawn(h):
+    """The child and the parent's ends of its pipes ({i: socket}), or an answer (nothing ran)."""
+    env = prepare(h)
+    if not isinstance(env, dict):
+        return failed(env), None
     made = {"parents": {}, "close": []}
     child = None
     try:
@@ -270,21 +287,136 @@ def run(h, data):
     return header, body
 
 
+def answer(out, header, body=b""):
+    text = json.dumps(header).encode()
+    write_full(out, struct.pack("<I", len(text)) + text + body)
+
+
+def start_async(h, inp, out):
+    """An asynchronous spawn: its pipes, answered; the worker's go; the child (a Popen), or None (the worker could not
+    open its ends: nothing ran). Raises Local when the child cannot start as Node's would (a working directory or a
+    program not there, ...): the worker's own spawn then makes the same error, streams and events as Node's."""
+    env = prepare(h)
+    if not isinstance(env, dict):
+        raise Local()
+    made = {"parents": {}, "close": []}
+    try:
+        fds, pipes = [], [None, None, None]
+        for i, s in enumerate(h["stdio"]):
+            if s["type"] == "pipe":
+                # Pipes, not libuv's socketpairs: the worker can open a pipe of this process by its /proc entry, not a
+                # socket. Both ends stay open here until the child has its own, so neither open waits or fails.
+                r, w = os.pipe()
+                made["close"] += [r, w]
+                fds.append(r if i == 0 else w)
+                pipes[i] = w if i == 0 else r
+            else:
+                fds.append(stdio_fd(s, i, made))
+        answer(out, {"pipes": pipes})
+        if read_full(inp, 1) != b"\x01":
+            return None
+        child = start(h, env, fds)
+        if not isinstance(child, subprocess.Popen):
+            raise Local()
+        return child
+    finally:
+        for c in made["close"]:
+            os.close(c)
+
+
+class Children:
+    """The asynchronous children, until each ends; their ends, queued for the worker (never a blocking write: the
+    worker may be waiting for an answer in a synchronous call, not reading)."""
+
+    def __init__(self, exits, poller):
+        self.exits = exits
+        self.poller = poller
+        self.by_pid = {}
+        self.by_pidfd = {}
+        self.unwatched = []  # children without a pidfd (none to be had): polled
+        self.queue = bytearray()
+        self.polling_exits = False
+
+    def add(self, child):
+        self.by_pid[child.pid] = child
+        try:
+            fd = os.pidfd_open(child.pid)
+        except OSError:
+            self.unwatched.append(child)
+            return
+        self.by_pidfd[fd] = child
+        self.poller.register(fd, select.POLLIN)
+
+    def ended(self, child):
+        code = child.wait()
+        self.by_pid.pop(child.pid, None)
+        # libuv's exit status: the code, or 0 and the signal (Node names none above 31: "")
+        status, name = (code, "") if code >= 0 else (0, signal_name(-code))
+        self.queue += json.dumps({"pid": child.pid, "status": status, "signal": name}).encode() + b"\n"
+
+    def kill(self, pid, sig):
+        if pid not in self.by_pid:
+            # Ended and reaped here, its end not yet seen by the worker: for libuv that child is a zombie still, and
+            # kill(2) of a zombie succeeds. (Never another process's pid: the worker asks only of children it runs.)
+            return 0 if 0 <= sig < 65 else -errno.EINVAL
+        try:
+            os.kill(pid, sig)
+            return 0
+        except OSError as e:
+            return -e.errno
+
+    def tend(self, events):
+        """Reaps the children `events` say ended (and those polled), and writes what the worker can take of the queue."""
+        for fd in [fd for fd in events if fd in self.by_pidfd]:
+            self.poller.unregister(fd)
+            self.ended(self.by_pidfd.pop(fd))
+            os.close(fd)
+        for child in [c for c in self.unwatched if c.poll() is not None]:
+            self.unwatched.remove(child)
+            self.ended(child)
+        if self.queue:
+            try:
+                del self.queue[: os.write(self.exits, self.queue)]
+            except BlockingIOError:
+                pass
+        if bool(self.queue) != self.polling_exits:
+            self.polling_exits = bool(self.queue)
+            if self.polling_exits:
+                self.poller.register(self.exits, select.POLLOUT)
+            else:
+                self.poller.unregister(self.exits)
+
+
 def main():
-    requests, results = sys.argv[1], sys.argv[2]
-    out = os.open(results, os.O_WRONLY)  # the worker holds the read end open already
+    requests, results, exits = sys.argv[1], sys.argv[2], sys.argv[3]
+    out = os.open(results, os.O_WRONLY)  # the worker holds the read ends open already
+    poller = select.poll()
+    children = Children(os.open(exits, os.O_WRONLY | os.O_NONBLOCK), poller)
     write_full(out, b"\x01")
     inp = os.open(requests, os.O_RDONLY)
+    poller.register(inp, select.POLLIN)
     while True:
+        events = dict(poller.poll(50 if children.unwatched else None))
+        children.tend(events)
+        if inp not in events:
+            continue
         (size,) = struct.unpack("<I", read_full(inp, 4))
         h = json.loads(read_full(inp, size))
-        data = read_full(inp, h["inputLength"]) if h["inputLength"] else b""
+        data = read_full(inp, h["inputLength"]) if h.get("inputLength") else b""
+        kind = h.get("kind")
         try:
-            header, body = run(h, data)
+            if kind == "kill":
+                answer(out, {"error": children.kill(h["pid"], h["signal"])})
+            elif kind == "async":
+                child = start_async(h, inp, out)
+                if child is not None:
+                    children.add(child)
+                    answer(out, {"pid": child.pid})
+            else:
+                answer(out, *run(h, data))
         except Local:
-            header, body = {"local": True}, b""
-        text = json.dumps(header).encode()
-        write_full(out, struct.pack("<I", len(text)) + text + body)
+            answer(out, {"local": True})
+        children.tend({})
 
 
 try:
