@@ -421,6 +421,24 @@ describe('an asynchronous spawn through the spawner gives what Node gives in the
           events.push(`kill ${child.kill()}`);
         }),
     ],
+    [
+      'a child that ended is a zombie until the worker takes its end (and reaped when it is told)',
+      () => shA('exit 0'),
+      (child, events) => {
+        const state = () => {
+          try {
+            return readFileSync(`/proc/${child.pid}/stat`, 'latin1').split(') ')[1]![0];
+          } catch {
+            return 'gone';
+          }
+        };
+        child.once('spawn', () => {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300); // it ends meanwhile
+          events.push(`ended: ${state()}`);
+        });
+        child.once('exit', () => events.push(`told: ${state()}`));
+      },
+    ],
     ['a program that is not there', () => spawn(path.join(dir, 'nothing-here'), ['a'])],
     ['a working directory that is not there', () => shA('pwd', { cwd: path.join(dir, 'no-such-dir') })],
     [

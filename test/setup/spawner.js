@@ -24,10 +24,10 @@
 // Process#spawn with the stdio pipes it made) whose stdio is those pipes, ignored or the worker's 0-2 (no IPC channel,
 // no stream of the worker's), and that asks for no other user, group or session, is started by the spawner too (2,033
 // of the suite's 2,317 were git, from src/git/exec.ts's gitStream): its pipes are the spawner's, which the worker opens
-// again by their /proc entries and gives to the handles Node made; the spawner tells each child's end (code, or
-// signal) on a FIFO the worker reads, and the worker calls Node's onexit with it as libuv would. kill() is asked of the
-// spawner (it knows whether the child has been reaped, and a reaped child's pid may be another process's); ref, unref
-// and hasRef keep the worker alive while a child it has not unref'd runs, as libuv's process handle does. One
+// again by their /proc entries and gives to the handles Node made; the spawner tells each child's end (code, or signal)
+// on a FIFO the worker reads, leaving it a zombie until the worker takes that end, has it reaped and calls Node's
+// onexit with it, as libuv would. kill() is asked of the spawner (it knows whether the child is still its own); ref,
+// unref and hasRef keep the worker alive while a child it has not unref'd runs, as libuv's process handle does. One
 // difference is left: the child's pipes are pipes, not libuv's socketpairs (a child can open /dev/stdin, cannot write
 // to its stdin); nothing in the suite asks. A spawn the spawner cannot start as Node would (a program or working
 // directory not there, ...) runs in the worker, which gives Node's own error, events and streams.
@@ -312,6 +312,18 @@ function install() {
     }
   }
 
+  /** Has the spawner reap `pid` (a zombie until now, as libuv leaves a child until it calls onexit): then the pid is
+   * no longer the child's, and Node is told. */
+  function reap(l, pid) {
+    if (link !== l) return;
+    try {
+      writeAll(l.req, frame({ kind: 'reap', pid }));
+      answer(l);
+    } catch {
+      link = null;
+    }
+  }
+
   function listen(l) {
     let pending = '';
     exits = new net.Socket({ fd: l.exits, readable: true, writable: false });
@@ -321,6 +333,7 @@ function install() {
       pending = lines.pop();
       for (const line of lines) {
         const { pid, status, signal } = JSON.parse(line);
+        reap(l, pid);
         const child = children.get(pid);
         if (child !== undefined) ended(child, status, signal);
       }
@@ -423,8 +436,8 @@ function install() {
     return second.pid;
   }
 
-  /** uv_process_kill's result (0, or a negative errno), asked of the spawner: it knows whether the child has ended
-   * (reaped there: a pid that may be another process's by now). */
+  /** uv_process_kill's result (0, or a negative errno), asked of the spawner: it knows whether the child is still
+   * its own (not reaped: running, or a zombie whose end the worker has not taken). */
   function kill(pid, signal) {
     if (link) {
       try {

@@ -13,6 +13,8 @@
 #   of them (/proc/<this>/fd/<n>) and writes one byte, 1 (start it) or 0 (it could not: forget it); then the child is
 #   started and answered ({pid}). Its end is told later on the FIFO argv[3], a JSON line each: {pid, status, signal}
 #   as libuv gives them to Node's onexit;
+#   The child is left a zombie until the worker takes that end and asks for its reaping (kind "reap": pid; answer {}),
+#   as the worker's own child would be until libuv reaps it and calls onexit at once (a test may look for the zombie);
 # - a kill of an asynchronous child (kind "kill": pid, signal): {error: 0 or a negative errno}, as uv_process_kill.
 # A header {local: true} instead of an answer: nothing was run, the worker runs that spawn itself. The spawner ends
 # when the worker does (end of file on the requests).
@@ -348,17 +350,25 @@ class Children:
         self.poller.register(fd, select.POLLIN)
 
     def ended(self, child):
-        code = child.wait()
-        self.by_pid.pop(child.pid, None)
+        """Tells the worker how `child` ended, leaving it a zombie (as the worker's own child is until libuv reaps it
+        and calls Node's onexit): the worker asks for the reaping when it takes the end (`reap`)."""
+        info = os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        if info is None:
+            return False
         # libuv's exit status: the code, or 0 and the signal (Node names none above 31: "")
-        status, name = (code, "") if code >= 0 else (0, signal_name(-code))
+        exited = info.si_code == os.CLD_EXITED
+        status, name = (info.si_status, "") if exited else (0, signal_name(info.si_status))
         self.queue += json.dumps({"pid": child.pid, "status": status, "signal": name}).encode() + b"\n"
+        return True
+
+    def reap(self, pid):
+        child = self.by_pid.pop(pid, None)
+        if child is not None:
+            child.wait()
 
     def kill(self, pid, sig):
         if pid not in self.by_pid:
-            # Ended and reaped here, its end not yet seen by the worker: for libuv that child is a zombie still, and
-            # kill(2) of a zombie succeeds. (Never another process's pid: the worker asks only of children it runs.)
-            return 0 if 0 <= sig < 65 else -errno.EINVAL
+            return -errno.ESRCH  # reaped (the worker asks only of children it has not seen end: none)
         try:
             os.kill(pid, sig)
             return 0
@@ -366,14 +376,13 @@ class Children:
             return -e.errno
 
     def tend(self, events):
-        """Reaps the children `events` say ended (and those polled), and writes what the worker can take of the queue."""
-        for fd in [fd for fd in events if fd in self.by_pidfd]:
+        """Tells the ends of the children `events` (or a poll) say ended; writes what the worker can take of them."""
+        for fd in [fd for fd in events if fd in self.by_pidfd and self.ended(self.by_pidfd[fd])]:
             self.poller.unregister(fd)
-            self.ended(self.by_pidfd.pop(fd))
+            del self.by_pidfd[fd]
             os.close(fd)
-        for child in [c for c in self.unwatched if c.poll() is not None]:
+        for child in [c for c in self.unwatched if self.ended(c)]:
             self.unwatched.remove(child)
-            self.ended(child)
         if self.queue:
             try:
                 del self.queue[: os.write(self.exits, self.queue)]
@@ -407,6 +416,9 @@ def main():
         try:
             if kind == "kill":
                 answer(out, {"error": children.kill(h["pid"], h["signal"])})
+            elif kind == "reap":
+                children.reap(h["pid"])
+                answer(out, {})
             elif kind == "async":
                 child = start_async(h, inp, out)
                 if child is not None:
