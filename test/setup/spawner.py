@@ -308,7 +308,10 @@ def start_async(h, inp, out):
             if s["type"] == "pipe":
                 # Pipes, not libuv's socketpairs: the worker can open a pipe of this process by its /proc entry, not a
                 # socket. Both ends stay open here until the child has its own, so neither open waits or fails.
-                r, w = os.pipe()
+                try:
+                    r, w = os.pipe()
+                except OSError:
+                    raise Local()  # (out of descriptors) nothing started
                 made["close"] += [r, w]
                 fds.append(r if i == 0 else w)
                 pipes[i] = w if i == 0 else r
