@@ -545,3 +545,22 @@ test('a spawner that ends while its asynchronous children run: each fails (spawn
   `);
   expect(out).toEqual(['error EIO', 'close', true, 'after', true]);
 });
+
+test('a spawner that ends as it starts an asynchronous child: that spawn fails, and the child ran once', () => {
+  const ran = path.join(dir, 'ran-async.txt');
+  const out = inProcess(`
+    const { spawn } = require('node:child_process');
+    // Whether the spawner dies before or after it answers with the pid is a race: the spawn throws, or the child
+    // fails with EIO; either way its command is not run again in the worker.
+    let outcome;
+    try {
+      const child = spawn('sh', ['-c', 'echo ran >> ${ran}; kill -9 $PPID']);
+      child.on('error', (e) => { outcome = 'error ' + e.code; });
+      child.on('close', () => process.stdout.write(JSON.stringify(outcome)));
+    } catch (e) {
+      process.stdout.write(JSON.stringify(e.message));
+    }
+  `);
+  expect(['the test spawner (test/setup/spawner.js) ended during a spawn', 'error EIO']).toContain(out);
+  expect(readFileSync(ran, 'utf8')).toBe('ran\n');
+});
