@@ -117,7 +117,9 @@ describe('GitHub limits', () => {
       expect(faultLines(r.summary)).toHaveLength(6); // each tampered journal: a chain fault and a rewrite
       expect(rows(r.summary).length).toBeGreaterThan(1000);
       expect(rows(r.summary).length).toBeLessThan(5201);
-      for (const row of rows(r.summary)) expect(row).toMatch(/^\| [✅❌] \| journal \| <code>.*<\/code> \| .* \|$/);
+      // Every row whole (one expect over the rows that are not: an expect a row, thousands, was ~0.2 s of CPU).
+      const cell = /^\| [✅❌] \| journal \| <code>.*<\/code> \| .* \|$/;
+      expect(rows(r.summary).filter((row) => !cell.test(row))).toEqual([]);
       expect(r.summary).toMatch(/… and \d+ more files \(see the JSON report\)\./);
 
       const comment = gh.comments.get(7)![0]!.body;
@@ -125,7 +127,7 @@ describe('GitHub limits', () => {
       expect(comment.length).toBeLessThanOrEqual(65_536);
       expect(faultLines(comment)).toHaveLength(6);
       expect(rows(comment).length).toBeGreaterThan(10);
-      for (const row of rows(comment)) expect(row).toMatch(/ \|$/);
+      expect(rows(comment).filter((row) => !row.endsWith(' |'))).toEqual([]);
     } finally {
       await gh.stop();
     }
