@@ -164,22 +164,27 @@ describe('a receipt where a journal is asked for', () => {
     for (let i = 0; i < 3; i++) await inProcess(['append', 'a', '--prompt', `p${i}`], proj);
     expect((await inProcess(['export', 'a', '-o', 'a.tar'], proj)).code).toBe(0);
     expect((await inProcess(['export', 'a', '-o', 'a.tgz'], proj)).code).toBe(0);
-    // It said `FAIL ./a.tar: 7 faults in 4 rows`, exit 1: a receipt that holds reported as a broken chain. Processes:
-    // a path a command line names is resolved from the process's working directory, which runCli in this process
-    // does not have (its cwd is the test's).
-    for (const f of ['./a.tar', './a.tgz']) {
+    // It said `FAIL ./a.tar: 7 faults in 4 rows`, exit 1: a receipt that holds reported as a broken chain. The tar
+    // by its relative path, in processes: a path a command line names is resolved from the process's working
+    // directory, which runCli in this process does not have (its cwd is the test's). The gzip by its absolute path
+    // in this process: which archives are refused is the commands' logic (four processes fewer, ~0.3 s of CPU).
+    const each: [string, string, (args: string[]) => Promise<CliResult>][] = [
+      ['./a.tar', '.', async (args) => run(args, proj)],
+      [path.join(proj, 'a.tgz'), proj, (args) => inProcess(args, proj)],
+    ];
+    for (const [f, at, by] of each) {
       for (const args of [
         ['verify', f],
-        ['export', f, '-o', 'b.tar'],
-        ['publish', f, '-o', 'c.tar', '--opt-in'],
+        ['export', f, '-o', path.join(at, 'b.tar')],
+        ['publish', f, '-o', path.join(at, 'c.tar'), '--opt-in'],
       ]) {
-        const r = run(args, proj);
+        const r = await by(args);
         expect([r.code, r.stdout]).toEqual([2, '']);
         expect(r.stderr).toBe(
           `stepchain: ${f}: is a tar or gzip archive (a receipt?), not a journal: \`stepchain receipt verify ${f}\` verifies a receipt; replay, show, diff and report read one\n`,
         );
       }
-      expect(run(['receipt', 'verify', f], proj).code).toBe(0);
+      expect((await by(['receipt', 'verify', f])).code).toBe(0);
     }
     // By name alone it is an agent id (looked for under the project: in this process); the message says how to name
     // the file.
