@@ -5,7 +5,7 @@
  * file, which holder and what to do, and what killed writers left is removed
  * by the next writer. Holders are real processes, killed with SIGKILL.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -26,7 +26,7 @@ import { acquireLock, tryLock } from '../src/util/lock';
 import { bootId, processStartTicks, selfToken } from '../src/util/proc';
 import { cli } from './helpers/cli';
 import { cliPath, repoRoot } from './helpers/paths';
-import { cliPaused, nodeWithSources, spawnPaused } from './helpers/proc';
+import { cliPaused, deadPid, nodeWithSources, spawnPaused } from './helpers/proc';
 import { OTHER_UID } from './helpers/unprivileged';
 import { tempDir } from './helpers/tmp';
 
@@ -40,11 +40,6 @@ function journal(steps = 1): Journal {
 }
 const open = (j: Journal, lockTimeoutMs: number): Journal => Journal.open(j.dir, { env: ENV, lockTimeoutMs });
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-/**
- * A pid that named a process which has exited (it may be reused later, as any pid): `true`'s, where helpers/proc's
- * `deadPid` starts a Node process (~40 ms of CPU) for it, six times in this file.
- */
-const deadPid = (): number => spawnSync('true').pid!;
 
 /** A real process that is not a stepchain writer (it only sleeps). */
 function bystander(): ChildProcess {

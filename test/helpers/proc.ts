@@ -10,8 +10,11 @@ export function nodeWithSources(code: string): string[] {
 
 /** A pid that named a process which has exited (it may be reused later, as any pid). */
 export function deadPid(): number {
-  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  return Number(r.stdout);
+  // `true`, not a Node process (~0.1 s of CPU each): any program's pid is as dead once it is waited for.
+  const r = spawnSync('true');
+  if (r.error !== undefined || typeof r.pid !== 'number' || r.pid <= 0)
+    throw new Error(`deadPid: \`true\` did not run: ${r.error}`);
+  return r.pid;
 }
 
 export interface Paused {
