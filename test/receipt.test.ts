@@ -32,6 +32,7 @@ import {
   type ReceiptVerifyResult,
   type SigningKey,
 } from '../src/receipt';
+import { ED_D, ED_SQRT_M1 } from '../src/receipt/keys';
 import { conformanceDir } from './helpers/paths';
 import { paxMember, rawTar, type RawMember } from './helpers/tar';
 import { tempDir } from './helpers/tmp';
@@ -731,6 +732,59 @@ describe('keys', () => {
     // A real key still loads, raw and PEM.
     expect(parsePublicKey(pub.raw, 'ok').keyId).toBe(pub.keyId);
     expect(parsePublicKey(pemOf(pub.raw), 'ok').keyId).toBe(pub.keyId);
+  });
+
+  it('the small-order check (projective doubling) answers as the affine computation does: keys, keys plus a small-order point, the small-order points', () => {
+    // The reference: the affine Edwards law (RFC 8032 §5.1.4), two inversions a doubling, d and sqrt(-1) computed.
+    const P = 2n ** 255n - 19n;
+    const mod = (a: bigint): bigint => ((a % P) + P) % P;
+    const pow = (b: bigint, e: bigint): bigint => {
+      let r = 1n;
+      for (let x = mod(b), k = e; k > 0n; k >>= 1n, x = (x * x) % P) if (k & 1n) r = (r * x) % P;
+      return r;
+    };
+    const inv = (a: bigint): bigint => pow(a, P - 2n);
+    const d = mod(-121665n * inv(121666n));
+    expect([d, pow(2n, (P - 1n) / 4n)]).toEqual([ED_D, ED_SQRT_M1]);
+    type Pt = { x: bigint; y: bigint };
+    const add = (a: Pt, b: Pt): Pt => {
+      const t = mod(d * a.x * b.x * a.y * b.y);
+      return { x: mod((a.x * b.y + a.y * b.x) * inv(1n + t)), y: mod((a.y * b.y + a.x * b.x) * inv(1n - t)) };
+    };
+    const decode = (raw: Buffer): Pt => {
+      const y = BigInt(`0x${Buffer.from(raw).reverse().toString('hex')}`) & ((1n << 255n) - 1n);
+      const u = mod(y * y - 1n);
+      const v = mod(d * y * y + 1n);
+      let x = mod(u * pow(v, 3n) * pow(u * pow(v, 7n), (P - 5n) / 8n));
+      if (mod(v * x * x) !== u) x = mod(x * ED_SQRT_M1);
+      if (Number(x & 1n) !== raw[31]! >> 7) x = mod(-x);
+      return { x, y };
+    };
+    const encode = (p: Pt): Buffer => {
+      const b = Buffer.from(p.y.toString(16).padStart(64, '0'), 'hex').reverse();
+      b[31]! |= Number(p.x & 1n) << 7;
+      return b;
+    };
+    const smallOrder = (p: Pt): boolean => {
+      let q = p;
+      for (let i = 0; i < 3; i++) q = add(q, q);
+      return q.x === 0n && q.y === 1n;
+    };
+    const torsion = SMALL_ORDER.slice(0, 4).map((h) => decode(Buffer.from(h, 'hex')));
+    torsion.push(...torsion.map((t) => ({ x: mod(-t.x), y: t.y })));
+    let cases = 0;
+    for (let k = 0; k < 6; k++) {
+      const raw = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' }).subarray(12);
+      for (const t of [undefined, ...torsion]) {
+        const p = t === undefined ? decode(raw) : add(decode(raw), t);
+        expect(publicKeyProblem(encode(p)) === undefined).toBe(!smallOrder(p));
+        expect(smallOrder(p)).toBe(false);
+        cases++;
+      }
+    }
+    for (const t of torsion)
+      expect([publicKeyProblem(encode(t))?.startsWith('a point of small order'), smallOrder(t)]).toEqual([true, true]);
+    expect(cases).toBe(54);
   });
 
   it('a file with several keys is refused (one key per file; --public-key may be repeated), as is text around the key', () => {

@@ -58,8 +58,12 @@ function publicFromKeyObject(key: KeyObject, source: string, form: 'pem' | 'raw'
   return { key, raw, keyId: keyIdOf(raw), source, form };
 }
 
-// Curve25519 in Edwards form (RFC 8032 §5.1): p = 2^255 - 19, d = -121665/121666.
+// Curve25519 in Edwards form (RFC 8032 §5.1): p = 2^255 - 19, d = -121665/121666, sqrt(-1) = 2^((p-1)/4).
+// d and sqrt(-1) are written out: computing them was two 255-bit exponentiations in every process that loads a key
+// (test/receipt.test.ts computes them again and compares).
 const P = 2n ** 255n - 19n;
+export const ED_D = 37095705934669439343138083508754565189542113879843219016388785533085940283555n;
+export const ED_SQRT_M1 = 19681161376707505956807079304988542015446066515923890162744021073123829784752n;
 const modP = (a: bigint): bigint => ((a % P) + P) % P;
 function powP(b: bigint, e: bigint): bigint {
   let r = 1n;
@@ -70,9 +74,6 @@ function powP(b: bigint, e: bigint): bigint {
   }
   return r;
 }
-const invP = (a: bigint): bigint => powP(a, P - 2n);
-const D = modP(-121665n * invP(121666n));
-const SQRT_M1 = powP(2n, (P - 1n) / 4n);
 
 /** Decodes a 32-byte point (RFC 8032 §5.1.3), or says why it is not one: non-canonical, or off the curve. */
 function decodePoint(raw: Uint8Array): { x: bigint; y: bigint } | 'non-canonical' | 'not on the curve' {
@@ -81,23 +82,30 @@ function decodePoint(raw: Uint8Array): { x: bigint; y: bigint } | 'non-canonical
   const sign = raw[31]! >> 7;
   if (y >= P) return 'non-canonical';
   const u = modP(y * y - 1n);
-  const v = modP(D * y * y + 1n);
+  const v = modP(ED_D * y * y + 1n);
   let x = modP(u * powP(v, 3n) * powP(u * powP(v, 7n), (P - 5n) / 8n));
   const vxx = modP(v * x * x);
-  if (vxx === modP(-u)) x = modP(x * SQRT_M1);
+  if (vxx === modP(-u)) x = modP(x * ED_SQRT_M1);
   else if (vxx !== u) return 'not on the curve';
   if (x === 0n && sign === 1) return 'non-canonical';
   if (Number(x & 1n) !== sign) x = P - x;
   return { x, y };
 }
 
-/** Edwards addition (complete for this curve: no exceptional cases). */
-function addPoints(a: { x: bigint; y: bigint }, b: { x: bigint; y: bigint }): { x: bigint; y: bigint } {
-  const t = modP(D * a.x * b.x * a.y * b.y);
-  return {
-    x: modP((a.x * b.y + a.y * b.x) * invP(1n + t)),
-    y: modP((a.y * b.y + a.x * b.x) * invP(1n - t)),
-  };
+/**
+ * Doubling in projective coordinates (X:Y:Z, x = X/Z, y = Y/Z; "dbl-2008-hwcd" for a = -1): no inversion, where
+ * the affine formula took two, a 255-bit exponentiation each (six for 8·A: most of a key's load). Z never becomes
+ * 0: it is (1 + d·x²·y²)(d·x²·y² - 1) of the point doubled, non-zero on this curve (its addition law is complete).
+ */
+function doublePoint(p: { x: bigint; y: bigint; z: bigint }): { x: bigint; y: bigint; z: bigint } {
+  const a = (p.x * p.x) % P;
+  const b = (p.y * p.y) % P;
+  const c = (2n * p.z * p.z) % P;
+  const e = modP((p.x + p.y) * (p.x + p.y) - a - b);
+  const g = modP(b - a);
+  const f = modP(g - c);
+  const h = modP(-a - b);
+  return { x: (e * f) % P, y: (g * h) % P, z: (f * g) % P };
 }
 
 /** Why 32 bytes are not a usable public key (small order: 8·A is the identity), or undefined. */
@@ -105,9 +113,10 @@ export function publicKeyProblem(raw: Uint8Array): string | undefined {
   const pt = decodePoint(raw);
   if (typeof pt === 'string')
     return pt === 'non-canonical' ? 'a non-canonical point encoding' : 'not a point on the curve';
-  let q = pt;
-  for (let i = 0; i < 3; i++) q = addPoints(q, q);
-  if (q.x === 0n && q.y === 1n)
+  let q = { x: pt.x, y: pt.y, z: 1n };
+  for (let i = 0; i < 3; i++) q = doublePoint(q);
+  // The identity is (0, 1): X = 0 and Y = Z.
+  if (q.x === 0n && q.y === q.z)
     return 'a point of small order (such a key verifies signatures nobody made: any manifest with S = 0)';
   return undefined;
 }
