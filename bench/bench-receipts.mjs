@@ -2,8 +2,9 @@
 // built CLI (node dist/cli.js, whole processes), side by side with the Python peer
 // (test/python/receipt_peer.py: tarfile + the reference walk) verifying the same receipt.
 //
-//   node bench/bench-receipts.mjs [--steps N] [--runs R] [--json]
-//   (env STEPCHAIN_BENCH_STEPS / STEPCHAIN_BENCH_RUNS work too)
+//   node bench/bench-receipts.mjs [--steps N] [--runs R] [--only inflating] [--json]
+//   (env STEPCHAIN_BENCH_STEPS / STEPCHAIN_BENCH_RUNS work too; --only inflating runs the inflating archive's case
+//   alone, its key made as the whole bench makes it: seconds, not minutes, to compare two builds)
 //
 // Also importable: `import { benchReceipts } from './bench-receipts.mjs'` returns the rows.
 import { spawnSync } from 'node:child_process';
@@ -136,10 +137,21 @@ function median(xs) {
   return s[Math.floor(s.length / 2)];
 }
 
-export async function benchReceipts({ steps = 100_000, runs = 5, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
+export async function benchReceipts({
+  steps = 100_000,
+  runs = 5,
+  only = undefined,
+  log = (s) => process.stdout.write(`${s}\n`),
+} = {}) {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
+  if (only !== undefined && only !== 'inflating')
+    throw new Error(`--only ${only}: the one case run alone is inflating`);
   const dir = mkdtempSync(path.join(tmpdir(), 'stepchain-bench-receipts-'));
   try {
+    if (only === 'inflating') {
+      timed(process.execPath, [cli, 'keygen', '-o', 'k.pem', '--public', 'k.pub'], dir);
+      return { runs, inflating: await benchInflating(dir, runs, log) };
+    }
     const agent = 'bench-agent';
     const journal = path.join(dir, '.sdd', 'runtime', 'journal', agent, '000000.jsonl');
     const head = writeBenchJournal(journal, steps);
@@ -350,9 +362,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     return v === undefined ? dflt : Number(v);
   };
   const json = argv.includes('--json');
+  const onlyAt = argv.indexOf('--only');
   benchReceipts({
     steps: opt('steps', 'STEPCHAIN_BENCH_STEPS', 100_000),
     runs: opt('runs', 'STEPCHAIN_BENCH_RUNS', 5),
+    only: onlyAt >= 0 ? argv[onlyAt + 1] : undefined,
     log: json ? () => {} : (s) => process.stdout.write(`${s}\n`),
   }).then(
     (r) => {
