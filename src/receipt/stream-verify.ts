@@ -183,13 +183,31 @@ async function inflateInto(pieces: Iterable<Buffer>, maxBytes: number, scan: Arc
   let out = 0;
   // Our own refusal ends the read: the inflater is destroyed, and ours is the fault.
   let refused: ReceiptFormatError | undefined;
-  const taken = (async () => {
-    for await (const c of gunzip as AsyncIterable<Buffer>) {
-      out += c.length;
-      if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
-      scan.push(c);
-    }
-  })();
+  // Taken as they come ('readable', then read() until none is left): each read() hands the inflater its next piece
+  // of work before this one is scanned, as the stream's async iterator did, without its promises and ticks per piece.
+  const taken = new Promise<void>((resolve, reject) => {
+    const fail = (e: unknown): void => {
+      gunzip.off('readable', take);
+      reject(e);
+    };
+    const take = (): void => {
+      try {
+        for (let c = gunzip.read() as Buffer | null; c !== null; c = gunzip.read() as Buffer | null) {
+          out += c.length;
+          if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
+          scan.push(c);
+        }
+      } catch (e) {
+        fail(e);
+        gunzip.destroy();
+      }
+    };
+    gunzip.on('readable', take);
+    gunzip.once('end', resolve);
+    gunzip.on('error', fail);
+    // Destroyed before its end without an error (the writing side's own fault): this side ends too.
+    gunzip.once('close', () => fail(new Error('the inflater was closed before its end')));
+  });
   // The reading side's failure (ours or the inflater's) stops the writing at once: a write the inflater will never
   // take (it failed, and is destroyed) is not waited for.
   let failed = false;
