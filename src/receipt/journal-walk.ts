@@ -36,6 +36,12 @@ const SLICE_BYTES = 8 * 1024 * 1024;
  * receipt's file pieces; gunzip hands over small ones, gathered into slices).
  */
 const DIRECT_BYTES = 1024 * 1024;
+/**
+ * The buffer's first size: it grows to SLICE_BYTES as bytes come (the same slices walked). Most journals in a receipt
+ * are small, and an 8 MiB buffer made for each walk was most of what a small receipt's verify allocated: a process
+ * verifying many had V8 collect its heap every few (external memory counts toward its next collection).
+ */
+const FIRST_BYTES = 64 * 1024;
 /** The strict walk, with the rows' blob refs and the lines that hold the redaction mark (MarkedRows). */
 const OPTIONS: ChunkOptions = { strict: true, collectRefs: 'packed', markedValue: REDACTED };
 
@@ -81,7 +87,7 @@ export class JournalWalker {
   ) {
     // A line ended inside the buffer is then never longer than the longest read (a test's limit may be below it).
     this.sliceBytes = Math.min(sliceBytes, maxLineBytes + 1);
-    this.buf = Buffer.allocUnsafe(this.sliceBytes);
+    this.buf = Buffer.allocUnsafe(Math.min(FIRST_BYTES, this.sliceBytes));
   }
   private readonly sliceBytes: number;
 
@@ -177,22 +183,26 @@ export class JournalWalker {
    * longer than MAX_LINE_BYTES is let pass instead, unread: the buffer goes back to its first size).
    */
   private makeRoom(): void {
+    // Not yet a slice's size: grown, nothing walked (a slice is walked when sliceBytes are in, as ever).
+    if (this.buf.length < this.sliceBytes) return this.grow(Math.min(this.buf.length * 2, this.sliceBytes));
     const nl = this.buf.lastIndexOf(0x0a, this.fill - 1);
     if (nl < 0 && this.fill > this.maxLineBytes) {
       this.skipped = this.fill;
       this.fill = 0;
-      this.buf = Buffer.allocUnsafe(this.sliceBytes);
+      this.buf = Buffer.allocUnsafe(Math.min(FIRST_BYTES, this.sliceBytes));
       return;
     }
-    if (nl < 0) {
-      const bigger = Buffer.allocUnsafe(Math.min(this.buf.length * 2, this.maxLineBytes + 1));
-      this.buf.copy(bigger, 0, 0, this.fill);
-      this.buf = bigger;
-      return;
-    }
+    if (nl < 0) return this.grow(Math.min(this.buf.length * 2, this.maxLineBytes + 1));
     this.walk(this.buf, 0, nl + 1);
     this.buf.copy(this.buf, 0, nl + 1, this.fill);
     this.fill -= nl + 1;
+  }
+
+  /** The buffer made `size` bytes, what it holds kept. */
+  private grow(size: number): void {
+    const bigger = Buffer.allocUnsafe(size);
+    this.buf.copy(bigger, 0, 0, this.fill);
+    this.buf = bigger;
   }
 
   /** Walks bytes[from..to) (whole lines, or the journal's last bytes) from where the chain stands. */

@@ -115,17 +115,17 @@ async function streamReceipt(
         minBytes: Math.min(IN_PLACE_MIN_BYTES, parallelMinBytes(env)),
         env,
       });
-    plainInto(file, fd, first, maxBytes, hash, scan);
+    plainInto(file, { fd, size }, first, maxBytes, hash, scan);
     return;
   }
   checkGzipHead(first);
-  await inflateInto(gzipPieces(file, fd, first, maxBytes, hash), maxBytes, scan);
+  await inflateInto(gzipPieces(file, { fd, size }, first, maxBytes, hash), maxBytes, scan);
 }
 
 /** A gzip's pieces as read, from `first` (its first bytes, read), each in a buffer of its own (they queue). */
 function* gzipPieces(
   file: string,
-  fd: number,
+  { fd, size }: { fd: number; size: number },
   first: Buffer,
   maxBytes: number,
   hash: Hash | undefined,
@@ -134,7 +134,7 @@ function* gzipPieces(
   hash?.update(first);
   yield first;
   for (;;) {
-    const buf = Buffer.allocUnsafe(GZIP_PIECE);
+    const buf = Buffer.allocUnsafe(pieceFor(GZIP_PIECE, size - total));
     const got = readOrSay(file, fd, buf, 0, buf.length);
     if (got === 0) return;
     total += got;
@@ -146,20 +146,30 @@ function* gzipPieces(
 }
 
 /**
+ * A read buffer for `left` bytes still to come (by the file's size when opened), at most `piece`: the same reads as
+ * a buffer of `piece` bytes while the file stays that size. A small receipt's 4 MiB buffer (two 1 MiB ones for a
+ * gzip: the last read, of nothing, had its own) was most of what its verify allocated, and a process verifying many
+ * had V8 collect its heap every few. At least 64 KiB, should the file grow meanwhile.
+ */
+function pieceFor(piece: number, left: number): number {
+  return Math.min(piece, Math.max(64 * 1024, left));
+}
+
+/**
  * A plain receipt's bytes into the scan, from `first` (its first bytes, read): in pieces read where the scan
  * expects its next byte, which is after the journal's data when the scan walked that where it lies. The scan keeps
  * nothing of a piece (it copies what it keeps): one buffer serves every read.
  */
 function plainInto(
   file: string,
-  fd: number,
+  { fd, size }: { fd: number; size: number },
   first: Buffer,
   maxBytes: number,
   hash: Hash | undefined,
   scan: ArchiveScan,
 ): void {
   hash?.update(first);
-  const buf = Buffer.allocUnsafe(PLAIN_PIECE);
+  const buf = Buffer.allocUnsafe(pieceFor(PLAIN_PIECE, size - first.length));
   let piece = first;
   let at = 0;
   while (piece.length > 0) {
