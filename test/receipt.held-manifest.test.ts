@@ -39,7 +39,12 @@ const other = keyPair();
 /** 16,400 digests: a 1.1 MB manifest, past the size whose bytes are let go (HOLD_MIN_BYTES). */
 const N = 16_400;
 const digests = Array.from({ length: N }, (_, i) => sha(`blob ${i}`));
-const rows = digests.map((d) => [d]);
+/**
+ * The chain names them 100 a row, in the manifest's order: 164 rows, not one a digest (16,400 rows of ~370 bytes
+ * were a 6 MB journal hashed row by row in each of the file's ~110 verifies, most of its CPU). What is let go and
+ * made again is the manifest's; the journal's size is no part of that rule.
+ */
+const rows = Array.from({ length: N / 100 }, (_, r) => digests.slice(r * 100, r * 100 + 100));
 const parts = refReceiptParts(digests, rows);
 
 type Member = 'manifest' | 'sig' | 'badsig' | 'journal' | 'blob';
@@ -114,19 +119,24 @@ function expectSameVerdict(actual: unknown, expected: unknown): void {
 }
 
 describe("a streamed verify lets a large manifest's bytes go", () => {
-  it.each(ORDERS)('%s: the verdict of the receipt read whole, under every key', async (_label, order) => {
-    const { file, whole: wholeUnder } = receiptOf(order);
-    for (const [, options] of KEYS) {
-      const whole = wholeUnder(options);
-      const streamed = await verifyReceiptFile(file, options);
-      expectSameVerdict(streamed.verdict, whole);
-      // What a keyless check is handed: the manifest's bytes as read, made again when they were let go.
-      expect(streamed.manifestBytes?.equals(parts.manifest)).toBe(true);
-      expect((await verifyReceiptFile(file, { ...options, manifestBytes: false })).manifestBytes).toBeUndefined();
-    }
-    const signed = order.includes('sig');
-    expect(wholeUnder(KEYS[0]![1]).signature_ok).toBe(signed ? true : order.includes('badsig') ? false : null);
-  });
+  it.each(ORDERS.map(([label, order], i) => [label, order, i] as const))(
+    '%s: the verdict of the receipt read whole, under every key',
+    async (_label, order, i) => {
+      const { file, whole: wholeUnder } = receiptOf(order);
+      for (const [k, [, options]] of KEYS.entries()) {
+        const whole = wholeUnder(options);
+        const streamed = await verifyReceiptFile(file, options);
+        expectSameVerdict(streamed.verdict, whole);
+        // What a keyless check is handed: the manifest's bytes as read, made again when they were let go.
+        expect(streamed.manifestBytes?.equals(parts.manifest)).toBe(true);
+        // Not asked for: none, under one key an order (each key in turn; what is returned does not hang on the key).
+        if (k === i % KEYS.length)
+          expect((await verifyReceiptFile(file, { ...options, manifestBytes: false })).manifestBytes).toBeUndefined();
+      }
+      const signed = order.includes('sig');
+      expect(wholeUnder(KEYS[0]![1]).signature_ok).toBe(signed ? true : order.includes('badsig') ? false : null);
+    },
+  );
 
   it('lets them go: once the signature is judged, or when the journal begins', () => {
     const bySigner = KEYS[0]![1];
@@ -145,7 +155,7 @@ describe("a streamed verify lets a large manifest's bytes go", () => {
 
   it('keeps a small manifest, and every manifest when its members are kept', () => {
     const small = path.join(root, 'small.tar');
-    writeRefReceipt(small, digests.slice(0, 100), rows.slice(0, 100));
+    writeRefReceipt(small, digests.slice(0, 100), rows.slice(0, 1));
     const scan = new ArchiveScan(false, []);
     scan.push(readFileSync(small));
     scan.finish();
