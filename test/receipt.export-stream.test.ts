@@ -183,13 +183,20 @@ test('a tar member given more or fewer bytes than its header says is refused', (
   expect(() => tar.member('b', 3, (put) => put(Buffer.from('ab')))).toThrow('is 2 bytes, not its 3');
 });
 
-describe('a journal of 200 MB: exported in bounded memory', () => {
+/**
+ * A journal of 100 MB (50,000 rows of 2 KB). Peak RSS measured on Dec 7 at 100 MB and at 200 MB alike: export 75 MB,
+ * publish 115 MB (they do not follow the journal). Each bound lies halfway between that and what holding the
+ * journal would add (+100 MB): 125 and 165 MB. 200 MB of journal cost ~2.5 s more CPU to write, export, publish and
+ * verify twice, for no fault this size misses.
+ */
+describe('a journal of 100 MB: exported in bounded memory', () => {
+  const ROWS = 50_000;
   const file = path.join(root, 'big', '000000.jsonl');
   // Written 1,000 rows at a time: the test holds no more of it than export may.
   mkdirSync(path.dirname(file), { recursive: true });
   const filler = 'x'.repeat(2000);
   let prev = ZERO_HASH;
-  for (let seq = 0; seq < 100_000;) {
+  for (let seq = 0; seq < ROWS;) {
     const lines: string[] = [];
     for (const end = seq + 1000; seq < end; seq++) {
       // The canonical payload and row written out (small ASCII fields, keys in order), checked against
@@ -223,21 +230,21 @@ describe('a journal of 200 MB: exported in bounded memory', () => {
     appendFileSync(file, `${lines.join('\n')}\n`);
   }
 
-  test('peak RSS under 150 MB (the journal is 200 MB); the receipt verifies', () => {
+  test('peak RSS under 125 MB (the journal is 100 MB); the receipt verifies', () => {
     const out = path.join(root, 'big.tar');
     const r = peakOf([process.execPath, cliPath, 'export', file, '-o', out]);
     expect(r.code).toBe(0);
-    expect(r.mb).toBeLessThan(150);
-    expect(statSync(file).size).toBeGreaterThan(200_000_000);
-    expect(verifiedCli(out)).toMatchObject({ ok: true, steps: 100_000 });
+    expect(r.mb).toBeLessThan(125);
+    expect(statSync(file).size).toBeGreaterThan(100_000_000);
+    expect(verifiedCli(out)).toMatchObject({ ok: true, steps: ROWS });
   });
 
-  test('publish of it: peak RSS under 250 MB; the receipt verifies', () => {
+  test('publish of it: peak RSS under 165 MB; the receipt verifies', () => {
     const out = path.join(root, 'big-public.tar');
     const r = peakOf([process.execPath, cliPath, 'publish', file, '-o', out, '--opt-in']);
     expect(r.code).toBe(0);
-    expect(r.mb).toBeLessThan(250);
-    expect(verifiedCli(out)).toMatchObject({ ok: true, steps: 100_000, published: true });
+    expect(r.mb).toBeLessThan(165);
+    expect(verifiedCli(out)).toMatchObject({ ok: true, steps: ROWS, published: true });
   });
 });
 
