@@ -1,9 +1,12 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { canonical, type JsonValue } from '../src/canonical';
 import { IntegrityError } from '../src/errors';
-import { readWindow, VerifiedSteps } from '../src/journal';
-import { cliPath, repoRoot } from './helpers/paths';
+import { computeStepHash, encodeRow, readWindow, VerifiedSteps } from '../src/journal';
+import { AUTO_WINDOW_BYTES } from '../src/report/window';
+import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -15,17 +18,81 @@ import { tempDir } from './helpers/tmp';
 const root = tempDir();
 const dir = path.join(root, '.sdd', 'runtime', 'journal', 'big');
 const file = path.join(dir, '000000.jsonl');
-const STEPS = 120_000; // about 155 MB
+const STEPS = 120_000; // about 155 MB: past AUTO_WINDOW_BYTES (128 MiB), where report embeds a window
 beforeAll(() => {
   mkdirSync(dir, { recursive: true });
-  execFileSync(process.execPath, [
-    '-r',
-    path.join(repoRoot, 'test', 'helpers', 'swc-register.js'),
-    path.join(repoRoot, 'bench', 'make-journal.ts'),
-    file,
-    String(STEPS),
-  ]);
+  writeJournal(file, STEPS);
+  expect(statSync(file).size).toBeGreaterThan(AUTO_WINDOW_BYTES);
 }, 120_000);
+
+/**
+ * Writes a chain of `n` rows of ~1.3 KB, as bench/make-journal.ts's 'plain' shape does (text with non-ASCII
+ * escaped, a nested tool call, a result with escapes): the hashed fields' canonical text made once for 64 variants
+ * with the project's encoder, each row's payload and line spliced from them, and every 10,000th row checked against
+ * computeStepHash and encodeRow. make-journal (its encoder and step hash called for every row, in a child) took
+ * 5.2 s of CPU for 120,000 rows, half of this file's; this ~0.5 s.
+ */
+function writeJournal(out: string, n: number): void {
+  const words = 'the agent reads the file and runs the tests then edits the function résumé naïve 日本 ✓'.split(' ');
+  const text = (k: number, len: number): string => {
+    let t = '';
+    for (let w = k; t.length < len; w = (w * 7 + 3) % words.length) t += `${words[w]!} `;
+    return t.slice(0, len);
+  };
+  const variants = Array.from({ length: 64 }, (_, k) => {
+    const tool_call: JsonValue = {
+      name: 'edit_file',
+      args: { path: `src/module_${k}.py`, line: k * 5, patch: text(k + 1, 110) },
+    };
+    const tool_result: JsonValue = {
+      exit_code: 0,
+      stdout: `${text(k + 2, 210)}\n"quoted"\ttab`,
+      lines_changed: k % 13,
+    };
+    return {
+      words: text(k, 210),
+      prompt: canonical(text(k, 210)).slice(1, -1),
+      tool_call,
+      tool_result,
+      calls: `"tool_call":${canonical(tool_call)},"tool_result":${canonical(tool_result)}`,
+    };
+  });
+  const model = 'claude-3-7-sonnet-20250219';
+  const fd = openSync(out, 'w');
+  try {
+    let prev = '0'.repeat(64);
+    let lines: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const v = variants[i % variants.length]!;
+      const input = createHash('sha256').update(`input ${i}`).digest('hex');
+      const head = `"input_hash":"${input}","model":"${model}","prev_hash":"${prev}","prompt":"Step ${i}: ${v.prompt}"`;
+      const stepHash = createHash('sha256').update(`{${head},${v.calls}}`).digest('hex');
+      const line = `{"blob_refs":["${input}"],${head},"seq":${i},"step_hash":"${stepHash}",${v.calls},"ts":${1796000000 + i}.0}`;
+      if (i % 10_000 === 0) {
+        const fields = {
+          prev_hash: prev,
+          input_hash: input,
+          model,
+          prompt: `Step ${i}: ${v.words}`,
+          tool_call: v.tool_call,
+          tool_result: v.tool_result,
+        };
+        const row = { ...fields, blob_refs: [input], seq: i, step_hash: computeStepHash(fields), ts: 1796000000 + i };
+        if (encodeRow(row) !== line) throw new Error(`row ${i} spliced is not encodeRow's: ${line.slice(0, 300)}`);
+      }
+      lines.push(line);
+      prev = stepHash;
+      // Written every 32 rows (make-journal's measure: a longer buffer outlives the young generation).
+      if (lines.length === 32) {
+        writeSync(fd, `${lines.join('\n')}\n`);
+        lines = [];
+      }
+    }
+    if (lines.length > 0) writeSync(fd, `${lines.join('\n')}\n`);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 const small = (args: string[], heapMb = 48) =>
   spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, cliPath, ...args], {
