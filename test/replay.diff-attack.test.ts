@@ -1,4 +1,14 @@
-import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { computeStepHash, encodeRow, journalFile, readJournalFile, VerifiedSteps, type StepRow } from '../src/journal';
@@ -27,15 +37,23 @@ const step = (tag: string) => (seq: number) => ({
   ts: 1.7e9 + seq + 0.5,
 });
 
-/** Two journals of 300 equal steps, and the 400-step journal whose first 300 they are. */
+/**
+ * Two journals of 300 equal steps, and the 400-step journal whose first 300 they are, in a directory of the test's
+ * own: written once (1,300 rows hashed and encoded), copied for each of the eight tests that change them.
+ */
+let made: string | undefined;
 function pair(): { a: string; b: string; longer: string; other: string; resume: string } {
+  if (made === undefined) {
+    made = path.join(root, 'pair');
+    mkdirSync(made);
+    writeSyntheticJournal(path.join(made, 'a.jsonl'), 300, step(''));
+    copyFileSync(path.join(made, 'a.jsonl'), path.join(made, 'b.jsonl'));
+    writeSyntheticJournal(path.join(made, 'longer.jsonl'), 400, step(''));
+    writeSyntheticJournal(path.join(made, 'other.jsonl'), 300, step(' other'));
+  }
   const dir = path.join(root, `p${n++}`);
-  mkdirSync(dir);
+  cpSync(made, dir, { recursive: true });
   const f = (name: string) => path.join(dir, name);
-  writeSyntheticJournal(f('a.jsonl'), 300, step(''));
-  writeSyntheticJournal(f('b.jsonl'), 300, step(''));
-  writeSyntheticJournal(f('longer.jsonl'), 400, step(''));
-  writeSyntheticJournal(f('other.jsonl'), 300, step(' other'));
   return { a: f('a.jsonl'), b: f('b.jsonl'), longer: f('longer.jsonl'), other: f('other.jsonl'), resume: f('go') };
 }
 
@@ -190,10 +208,11 @@ describe('diff of verified journals written in other forms', () => {
   const dir = path.join(root, 'forms');
   mkdirSync(dir);
   let k = 0;
-  function write(rs: StepRow[], form: (l: string) => string, end: string): string {
+  /** `lines`: the rows' canonical lines (encodeRow), encoded once for every case that writes them. */
+  function write(lines: string[], form: (l: string) => string, end: string): string {
     const file = path.join(dir, `${k++}.jsonl`);
     // A blank line (spaces) every 100 rows: skipped, as the reference skips it.
-    writeFileSync(file, rs.map((r, i) => (i % 100 === 50 ? `  ${end}` : '') + form(encodeRow(r))).join(end) + end);
+    writeFileSync(file, lines.map((l, i) => (i % 100 === 50 ? `  ${end}` : '') + form(l)).join(end) + end);
     return file;
   }
   const shown = (d: unknown): string =>
@@ -209,16 +228,13 @@ describe('diff of verified journals written in other forms', () => {
   /**
    * What every case compares with, made once for the nine (each case made the same rows, the same left journal and
    * its whole read again: 54 chains of 300 hashed rows, 90 whole reads of the left): the left journal, canonical, LF,
-   * its whole read, and the five right-hand chains, each written in each case's form.
+   * its whole read, and the five right-hand chains' canonical lines (encoded once, not once a case: 13,500 rows),
+   * each written in each case's form.
    */
-  let shared: { left: string; leftWhole: ReturnType<typeof whole>; rights: StepRow[][] } | undefined;
+  let shared: { left: string; leftWhole: ReturnType<typeof whole>; rights: string[][] } | undefined;
   const common = (): NonNullable<typeof shared> => {
     if (shared !== undefined) return shared;
-    const left = write(
-      rows(300, -1, () => [h('a')]),
-      forms.canonical!,
-      '\n',
-    );
+    const left = write(rows(300, -1, () => [h('a')]).map(encodeRow), forms.canonical!, '\n');
     // 300 rows: blocks of 256, so the edits sit at the first block's end and in the second block.
     const rights = (
       [
@@ -228,7 +244,7 @@ describe('diff of verified journals written in other forms', () => {
         [300, (seq: number) => (seq === 290 ? [] : [h('a')])],
         [300, () => [h('a')]], // the same
       ] as const
-    ).map(([at, refs]) => rows(300, at, refs));
+    ).map(([at, refs]) => rows(300, at, refs).map(encodeRow));
     return (shared = { left, leftWhole: whole(left), rights });
   };
 
@@ -239,8 +255,8 @@ describe('diff of verified journals written in other forms', () => {
     (form, ending) => {
       const end = endings[ending as keyof typeof endings];
       const { left, leftWhole, rights } = common();
-      for (const rs of rights) {
-        const right = write(rs, forms[form]!, end);
+      for (const lines of rights) {
+        const right = write(lines, forms[form]!, end);
         const a = openForDiff(left);
         const b = openForDiff(right);
         expect([a.entries, b.entries].every((x) => x instanceof VerifiedSteps)).toBe(true);
