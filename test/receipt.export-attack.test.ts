@@ -1,12 +1,11 @@
 import { peakRss } from './helpers/peak-rss';
+import { writeSyntheticJournalFast } from './helpers/journal-rows';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
   appendFileSync,
   copyFileSync,
   existsSync,
   linkSync,
-  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -17,8 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { computeStepHash, encodeRow, journalDir, journalFile, type StepRow } from '../src/journal';
-import { ZERO_HASH } from '../src/util/hash';
+import { journalDir, journalFile } from '../src/journal';
 import {
   commitExport,
   commitPublished,
@@ -238,41 +236,16 @@ describe('the journal cut, or another file put in its place, while it is exporte
 
 test('a journal of 106 MB that does not verify (a torn last line) is refused without being read whole', () => {
   const file = path.join(root, 'torn', '000000.jsonl');
-  mkdirSync(path.dirname(file), { recursive: true });
+  // Written out as text, every 10,000th row checked against the encoder (writeSyntheticJournalFast): computeStepHash
+  // and encodeRow for each of the 45,000 rows were ~1.2 s of CPU.
   const filler = 'x'.repeat(2000);
-  let prev = ZERO_HASH;
-  for (let seq = 0; seq < 45_000;) {
-    const lines: string[] = [];
-    for (const end = seq + 1000; seq < end; seq++) {
-      // The canonical payload and row written out (small ASCII fields, keys in order), checked against
-      // computeStepHash and encodeRow every 10,000th row: calling them for each of the 45,000 rows was ~1.2 s of CPU.
-      const head = `"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}","prompt":"${seq} ${filler}"`;
-      const stepHash = createHash('sha256').update(`{${head},"tool_call":null,"tool_result":null}`).digest('hex');
-      const line = `{"blob_refs":[],${head},"seq":${seq},"step_hash":"${stepHash}","tool_call":null,"tool_result":null,"ts":${1796000000 + seq}.0}`;
-      if (seq % 10_000 === 0) {
-        const fields = {
-          prev_hash: prev,
-          input_hash: ZERO_HASH,
-          model: 'm',
-          prompt: `${seq} ${filler}`,
-          tool_call: null,
-          tool_result: null,
-        };
-        const row: StepRow = {
-          ...fields,
-          blob_refs: [],
-          seq,
-          step_hash: computeStepHash(fields),
-          ts: 1796000000 + seq,
-        };
-        if (encodeRow(row) !== line)
-          throw new Error(`row ${seq} written out is not encodeRow's: ${line.slice(0, 300)}`);
-      }
-      lines.push(line);
-      prev = stepHash;
-    }
-    appendFileSync(file, `${lines.join('\n')}\n`);
-  }
+  writeSyntheticJournalFast(file, 45_000, (seq) => ({
+    model: 'm',
+    prompt: `${seq} ${filler}`,
+    tool_call: null,
+    tool_result: null,
+    ts: 1796000000 + seq,
+  }));
   appendFileSync(file, '{"blob_refs":[],"inp'); // an append cut short (or still being written)
   // Under the 128 MiB from which the in-memory build walks a journal first (journal/verify.ts).
   expect(statSync(file).size).toBeGreaterThan(100_000_000);

@@ -1,8 +1,8 @@
 import { peakRss, type PeakRun } from './helpers/peak-rss';
+import { writeSyntheticJournalFast } from './helpers/journal-rows';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  appendFileSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -15,8 +15,7 @@ import {
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { Cas, casDir, computeStepHash, encodeRow, journalDir, journalFile, type StepRow } from '../src/journal';
-import { ZERO_HASH } from '../src/util/hash';
+import { Cas, casDir, journalDir, journalFile } from '../src/journal';
 import { recordStep } from '../src/record';
 import {
   buildPublishedReceipt,
@@ -196,43 +195,17 @@ test('a tar member given more or fewer bytes than its header says is refused', (
 describe('a journal of 100 MB: exported in bounded memory', () => {
   const ROWS = 50_000;
   const file = path.join(root, 'big', '000000.jsonl');
-  // Written 1,000 rows at a time: the test holds no more of it than export may.
-  mkdirSync(path.dirname(file), { recursive: true });
+  // Written 1,000 rows at a time (the test holds no more of it than export may), as text, every 10,000th row checked
+  // against the encoder (writeSyntheticJournalFast): computeStepHash and encodeRow for every row were 3.1 of this
+  // file's 9.7 s of CPU (its set-up alone: 5.7 -> 2.5 s user+sys).
   const filler = 'x'.repeat(2000);
-  let prev = ZERO_HASH;
-  for (let seq = 0; seq < ROWS;) {
-    const lines: string[] = [];
-    for (const end = seq + 1000; seq < end; seq++) {
-      // The canonical payload and row written out (small ASCII fields, keys in order), checked against
-      // computeStepHash and encodeRow every 10,000th row: calling them for every row was 3.1 of this file's 9.7 s of
-      // CPU (its set-up alone: 5.7 -> 2.5 s user+sys).
-      const payload = `{"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}","prompt":"${seq} ${filler}","tool_call":{"seq":${seq}},"tool_result":null}`;
-      const stepHash = createHash('sha256').update(payload).digest('hex');
-      const line = `{"blob_refs":[],"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}","prompt":"${seq} ${filler}","seq":${seq},"step_hash":"${stepHash}","tool_call":{"seq":${seq}},"tool_result":null,"ts":${1796000000 + seq}.0}`;
-      if (seq % 10_000 === 0) {
-        const fields = {
-          prev_hash: prev,
-          input_hash: ZERO_HASH,
-          model: 'm',
-          prompt: `${seq} ${filler}`,
-          tool_call: { seq },
-          tool_result: null,
-        };
-        const row: StepRow = {
-          ...fields,
-          blob_refs: [],
-          seq,
-          step_hash: computeStepHash(fields),
-          ts: 1796000000 + seq,
-        };
-        if (encodeRow(row) !== line)
-          throw new Error(`row ${seq} written out is not encodeRow's: ${line.slice(0, 300)}`);
-      }
-      lines.push(line);
-      prev = stepHash;
-    }
-    appendFileSync(file, `${lines.join('\n')}\n`);
-  }
+  writeSyntheticJournalFast(file, ROWS, (seq) => ({
+    model: 'm',
+    prompt: `${seq} ${filler}`,
+    tool_call: { seq },
+    tool_result: null,
+    ts: 1796000000 + seq,
+  }));
 
   test('peak RSS under 125 MB (the journal is 100 MB); the receipt verifies', () => {
     const out = path.join(root, 'big.tar');

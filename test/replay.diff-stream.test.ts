@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import type { JsonValue } from '../src/canonical';
@@ -10,6 +9,7 @@ import { ZERO_HASH } from '../src/util/hash';
 import { peakRss } from './helpers/peak-rss';
 import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
+import { writeSyntheticJournalFast } from './helpers/journal-rows';
 
 /**
  * `diff` of two journals that verify reads them where they lie, a block at a time, and compares their rows by
@@ -178,51 +178,22 @@ test('a journal changed in place after it verified is refused, never compared', 
 
 /**
  * 35,000 chained rows of ~1.2 KB (a prompt `step <seq> <tag>` from step 30,000 on, the rest the same in every
- * journal): each row's payload and line written out as canonical JSON of these small ASCII fields is (keys in order),
- * every 5,000th row checked against computeStepHash and encodeRow. Encoding all 70,000 rows of the two journals with
- * them was ~1.3 s of this file's ~7.3 s of CPU.
+ * journal), written out as text (writeSyntheticJournalFast, every 5,000th row checked against the encoder): encoding
+ * all 70,000 rows of the two journals with computeStepHash and encodeRow was ~1.3 s of this file's ~7.3 s of CPU.
  */
 function writeLargeJournal(file: string, tag: string, filler: string): void {
-  const fd = openSync(file, 'w');
-  try {
-    let prev = ZERO_HASH;
-    let lines: string[] = [];
-    for (let seq = 0; seq < 35_000; seq++) {
-      const prompt = `step ${seq} ${seq >= 30_000 ? tag : ''}`;
-      const call = `"tool_call":{"args":{"line":${seq}},"name":"edit"},"tool_result":{"stdout":"${filler}"}`;
-      const head = `"input_hash":"${ZERO_HASH}","model":"claude-bench","prev_hash":"${prev}","prompt":"${prompt}"`;
-      const stepHash = createHash('sha256').update(`{${head},${call}}`).digest('hex');
-      const line = `{"blob_refs":[],${head},"seq":${seq},"step_hash":"${stepHash}",${call},"ts":${1.8e9 + seq}.5}`;
-      if (seq % 5_000 === 0) {
-        const fields = {
-          prev_hash: prev,
-          input_hash: ZERO_HASH,
-          model: 'claude-bench',
-          prompt,
-          tool_call: { name: 'edit', args: { line: seq } },
-          tool_result: { stdout: filler },
-        };
-        const row: StepRow = {
-          ...fields,
-          blob_refs: [],
-          seq,
-          step_hash: computeStepHash(fields),
-          ts: 1.8e9 + seq + 0.5,
-        };
-        if (encodeRow(row) !== line)
-          throw new Error(`row ${seq} written out is not encodeRow's: ${line.slice(0, 300)}`);
-      }
-      lines.push(line);
-      prev = stepHash;
-      if (lines.length === 64) {
-        writeSync(fd, `${lines.join('\n')}\n`);
-        lines = [];
-      }
-    }
-    if (lines.length > 0) writeSync(fd, `${lines.join('\n')}\n`);
-  } finally {
-    closeSync(fd);
-  }
+  writeSyntheticJournalFast(
+    file,
+    35_000,
+    (seq) => ({
+      model: 'claude-bench',
+      prompt: `step ${seq} ${seq >= 30_000 ? tag : ''}`,
+      tool_call: { args: { line: seq }, name: 'edit' },
+      tool_result: { stdout: filler },
+      ts: 1.8e9 + seq + 0.5,
+    }),
+    { checkEvery: 5_000, batch: 64 },
+  );
 }
 
 test('diff of two large journals: the verdict in memory that does not follow their size', () => {
