@@ -65,6 +65,27 @@ const bytesOf = <T>(v: T): T | { bytes: string } | { length: number; sha256: str
   if (v.length <= 4096) return { bytes: v.toString('latin1') };
   return { length: v.length, sha256: createHash('sha256').update(v).digest('hex') };
 };
+/** `run` with the worker's working directory `d`, then back where it was. */
+function inDir<T>(d: string, run: () => T): T {
+  const before = process.cwd();
+  process.chdir(d);
+  try {
+    return run();
+  } finally {
+    process.chdir(before);
+  }
+}
+
+/** `run` with the worker's working directory a directory removed after the worker entered it. */
+const inRemovedDir = <T>(run: () => T): T => {
+  const gone = path.join(dir, `gone-${Math.random()}`);
+  mkdirSync(gone);
+  return inDir(gone, () => {
+    rmdirSync(gone);
+    return run();
+  });
+};
+
 /** A result without what differs between two runs of one command (the pid), errors as their code and message. */
 function comparable(r: ReturnType<typeof spawnSync>) {
   const { pid, error, output, stdout, stderr, ...rest } = r;
@@ -94,15 +115,7 @@ describe('what a spawn gives through the spawner is what Node gives in the worke
     ['a working directory given', () => sh('pwd', { cwd: dir, encoding: 'utf8' })],
     [
       "the working directory not given (the worker's, as it is now)",
-      () => {
-        const before = process.cwd();
-        process.chdir(dir);
-        try {
-          return sh('pwd', { encoding: 'utf8' });
-        } finally {
-          process.chdir(before);
-        }
-      },
+      () => inDir(dir, () => sh('pwd', { encoding: 'utf8' })),
     ],
     ['an environment', () => sh('echo "$A|$HOME"', { env: { A: 'a b' }, encoding: 'utf8' })],
     ['a signal', () => sh('kill -TERM $$')],
@@ -148,31 +161,9 @@ describe('what a spawn gives through the spawner is what Node gives in the worke
     ],
     [
       'a relative working directory, after the worker changed its own',
-      () => {
-        const before = process.cwd();
-        process.chdir(dir);
-        try {
-          return sh('pwd', { cwd: 'bin' });
-        } finally {
-          process.chdir(before);
-        }
-      },
+      () => inDir(dir, () => sh('pwd', { cwd: 'bin' })),
     ],
-    [
-      "the worker's working directory removed",
-      () => {
-        const gone = path.join(dir, `gone-${Math.random()}`);
-        mkdirSync(gone);
-        const before = process.cwd();
-        process.chdir(gone);
-        try {
-          rmdirSync(gone);
-          return sh('echo ran');
-        } finally {
-          process.chdir(before);
-        }
-      },
-    ],
+    ["the worker's working directory removed", () => inRemovedDir(() => sh('echo ran'))],
     ['an environment naming a variable twice', () => sh('env | grep "^A=" | sort', { env: { 'A=B': 'c', A: 'd' } })],
     ['an empty variable name', () => sh('env | grep -c "^=x"', { env: { '': 'x' } })],
     [
@@ -445,21 +436,7 @@ describe('an asynchronous spawn through the spawner gives what Node gives in the
     ],
     ['a program that is not there', () => spawn(path.join(dir, 'nothing-here'), ['a'])],
     ['a working directory that is not there', () => shA('pwd', { cwd: path.join(dir, 'no-such-dir') })],
-    [
-      "the worker's working directory removed",
-      () => {
-        const gone = path.join(dir, `gone-${Math.random()}`);
-        mkdirSync(gone);
-        const before = process.cwd();
-        process.chdir(gone);
-        try {
-          rmdirSync(gone);
-          return shA('echo ran');
-        } finally {
-          process.chdir(before);
-        }
-      },
-    ],
+    ["the worker's working directory removed", () => inRemovedDir(() => shA('echo ran'))],
     [
       'an environment, a working directory, argv0',
       () => spawn('sh', ['-c', 'echo "$0|$A|$(pwd)"'], { env: { A: 'a b' }, cwd: dir, argv0: 'other' }),
