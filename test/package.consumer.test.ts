@@ -71,11 +71,11 @@ describe('the packed package', () => {
     const all = ok(run('npm', ['ls', '--all', '--parseable'], project), 'npm ls')
       .trim()
       .split('\n');
-    // stepchain, tar and get-east-asian-width with their own small dependencies (git runs through its own runner);
-    // minizlib (export's streamed gzip) is one of tar's own.
+    // stepchain, tar, @noble/ed25519 and get-east-asian-width with their own small dependencies (git runs through its
+    // own runner); minizlib (export's streamed gzip) is one of tar's own.
     expect(all.length).toBeLessThan(25);
     const pkg = JSON.parse(readFileSync(path.join(project, 'node_modules', 'stepchain', 'package.json'), 'utf8'));
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['get-east-asian-width', 'minizlib', 'tar']);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@noble/ed25519', 'get-east-asian-width', 'minizlib', 'tar']);
     expect(pkg.private).toBeUndefined();
   });
 

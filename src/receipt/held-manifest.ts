@@ -40,25 +40,78 @@ const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 /** The bytes a held manifest was read from, made again. */
 export function rebuiltManifest(held: HeldManifest): Buffer {
-  const out = Buffer.allocUnsafe(held.size);
-  let at = held.head.copy(out, 0);
-  out[at++] = 0x5b; // [
-  const n = held.digests.size;
-  for (let i = 0; i < n; i++) {
-    if (i > 0) out[at++] = 0x2c; // ,
-    out[at++] = 0x22; // "
-    const d = held.digests.bytesAt(i);
-    for (let k = 0; k < d.length; k++) {
-      out[at++] = HEX_DIGITS[d[k]! >> 4]!;
-      out[at++] = HEX_DIGITS[d[k]! & 15]!;
+  // One piece of the whole size: the generator's own buffer, made for this call.
+  let whole: Buffer | undefined;
+  for (const piece of heldManifestPieces(held, held.size)) whole = piece;
+  return whole ?? Buffer.alloc(0);
+}
+
+/** What one listed digest takes as text: `"`, 64 digits, `"`, and the comma or bracket after it. */
+const ITEM = 67;
+
+/**
+ * The bytes a held manifest was read from, made again in pieces of at most `pieceBytes` (each a view of one buffer
+ * the next piece overwrites: use it before asking for the next), so a large manifest is never whole in memory again
+ * (its signature checked as it streams: ed25519-stream.ts). After the last piece, throws when what was made is not
+ * what was read (its size and SHA-256): a fault of stepchain, never a verdict; whoever consumes the pieces decides
+ * nothing before the end.
+ */
+export function* heldManifestPieces(held: HeldManifest, pieceBytes = 1 << 20): Generator<Buffer, void, undefined> {
+  const buf = Buffer.allocUnsafe(Math.max(ITEM + 1, Math.min(pieceBytes, held.size)));
+  const hash = createHash('sha256');
+  let fill = 0;
+  let made = 0;
+  const flush = function* (): Generator<Buffer, void, undefined> {
+    if (fill === 0) return;
+    const piece = buf.subarray(0, fill);
+    hash.update(piece);
+    made += fill;
+    fill = 0;
+    yield piece;
+  };
+  const bytes = function* (b: Buffer): Generator<Buffer, void, undefined> {
+    for (let at = 0; at < b.length;) {
+      if (fill === buf.length) yield* flush();
+      const n = b.copy(buf, fill, at);
+      fill += n;
+      at += n;
     }
-    out[at++] = 0x22;
+  };
+  yield* bytes(held.head);
+  const n = held.digests.size;
+  if (n === 0) yield* bytes(Buffer.from('[]', 'latin1'));
+  for (let i = 0; i < n;) {
+    // The item whole in this piece (and its `[` before the first): so the piece of a whole-size buffer is the one.
+    if (buf.length - fill < ITEM + (i === 0 ? 1 : 0)) yield* flush();
+    const end = writeItems(held.digests, i, buf, fill);
+    fill += (end - i) * ITEM + (i === 0 ? 1 : 0);
+    i = end;
   }
-  out[at++] = 0x5d; // ]
-  at += held.tail.copy(out, at);
-  if (at !== held.size || !createHash('sha256').update(out).digest().equals(held.sha256))
+  yield* bytes(held.tail);
+  yield* flush();
+  if (made !== held.size || !hash.digest().equals(held.sha256))
     throw new Error('stepchain: a manifest made again from its digests is not the one read (a fault of stepchain)');
-  return out;
+}
+
+/**
+ * Writes the listed digests from the i-th as text into `buf` at `at` (the first with the `[` before it, the last with
+ * the `]` after it), as many as fit whole; returns the index of the first not written. A function of its own: a loop
+ * in the generator's body ran several times slower.
+ */
+function writeItems(digests: DigestSet, i: number, buf: Buffer, at: number): number {
+  const n = digests.size;
+  if (i === 0) buf[at++] = 0x5b; // [
+  for (; i < n && buf.length - at >= ITEM; i++) {
+    buf[at++] = 0x22; // "
+    const d = digests.bytesAt(i);
+    for (let k = 0; k < d.length; k++) {
+      buf[at++] = HEX_DIGITS[d[k]! >> 4]!;
+      buf[at++] = HEX_DIGITS[d[k]! & 15]!;
+    }
+    buf[at++] = 0x22;
+    buf[at++] = i === n - 1 ? 0x5d : 0x2c; // ] or ,
+  }
+  return i;
 }
 
 /** Where a receipt's manifest is: its bytes, or what was kept of them (a receipt's `Members`). */

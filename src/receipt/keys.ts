@@ -233,12 +233,18 @@ export function parsePublicKey(given: Uint8Array, source: string): PublicKey {
  * a private key given as a public one, and the operator should hear so.
  */
 export function isSignersSeed(data: Uint8Array, signature: Uint8Array, key: PublicKey): boolean {
-  if (key.form !== 'raw') return false;
+  const seeds = seedsPublicKey(key);
+  return seeds !== undefined && verifyBytes(data, signature, seeds);
+}
+
+/** The public key of a key read from a bare 32-byte file, those bytes taken as a private seed (undefined: not such a key). */
+export function seedsPublicKey(key: PublicKey): PublicKey | undefined {
+  if (key.form !== 'raw') return undefined;
   try {
     const priv = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, key.raw]), format: 'der', type: 'pkcs8' });
-    return verify(null, data, createPublicKey(priv), signature);
+    return publicFromKeyObject(createPublicKey(priv), key.source);
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -1,5 +1,6 @@
-import { isSignersSeed, verifyBytes, type PublicKey } from './keys';
-import { hasManifest, manifestBytesOf } from './held-manifest';
+import { verifyEd25519Pieces } from './ed25519-stream';
+import { seedsPublicKey, verifyBytes, type PublicKey } from './keys';
+import { hasManifest, heldManifestPieces, manifestBytesOf } from './held-manifest';
 import { faultOf, SIGNATURE_MEMBER, type Members, type ReceiptFault } from './members';
 import { ReceiptFormatError } from './tar';
 
@@ -63,12 +64,15 @@ export function judgeSignature(members: Members, keys: readonly PublicKey[]): Si
       member: SIGNATURE_MEMBER,
     });
   } else if (sig !== undefined && hasManifest(members)) {
-    const manifest = manifestBytesOf(members)!;
-    const good = keys.find((k) => verifyBytes(manifest, sig, k));
+    const verifies = manifestVerifier(members, sig);
+    const good = keys.find(verifies);
     out.ok = good !== undefined;
     out.keyId = good?.keyId ?? null;
     if (good === undefined) {
-      const seed = keys.find((k) => isSignersSeed(manifest, sig, k));
+      const seed = keys.find((k) => {
+        const seeds = seedsPublicKey(k);
+        return seeds !== undefined && verifies(seeds);
+      });
       errors.push({
         kind: 'signature_invalid',
         message:
@@ -82,4 +86,19 @@ export function judgeSignature(members: Members, keys: readonly PublicKey[]): Si
     out.ok = false;
   }
   return out;
+}
+
+/**
+ * Whether `sig` verifies over the receipt's manifest under a key: over its bytes when they are kept, else over the
+ * bytes made again as they stream (a large manifest let go: held-manifest.ts), never whole in memory again; a key
+ * the streamed check does not decode is checked over the bytes made whole (keys.ts loads no such key).
+ */
+function manifestVerifier(members: Members, sig: Buffer): (key: PublicKey) => boolean {
+  const held = members.heldManifest;
+  if (members.manifest !== undefined || held === undefined) {
+    const manifest = manifestBytesOf(members)!;
+    return (key) => verifyBytes(manifest, sig, key);
+  }
+  return (key) =>
+    verifyEd25519Pieces(heldManifestPieces(held), sig, key.raw) ?? verifyBytes(manifestBytesOf(members)!, sig, key);
 }
