@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { DigestSet } from '../src/util/digest-set';
+import { DigestBudget, DigestBudgetExceeded, DigestSet } from '../src/util/digest-set';
+import { RefOrder } from '../src/util/digest-order';
 
 const hexDigest = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex'));
 /** Digests from a small pool (so repeats are common), or any. */
@@ -155,5 +156,60 @@ describe('DigestSet holds what a JS Set (and an array of first occurrences) hold
     expect(set.addHexBytes(Buffer.from(good), 1)).toBeUndefined();
     expect(set.size).toBe(0);
     expect(() => set.hexAt(0)).toThrow(RangeError);
+  });
+});
+
+describe('DigestBudget: what the sets of one reading hold together', () => {
+  const digest = (i: number): string => createHash('sha256').update(`budget ${i}`).digest('hex');
+
+  it('counts every digest each set holds (a repeat within a set is no new one), and refuses the one past the limit', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.tuple(fc.nat({ max: 2 }), fc.nat({ max: 30 })), { maxLength: 80 }),
+        (limit, adds) => {
+          const budget = new DigestBudget(limit);
+          const sets = [new DigestSet(0, budget), new DigestSet(5, budget), new DigestSet(1000, budget)];
+          const model = sets.map(() => new Set<string>());
+          let refused = false;
+          for (const [s, i] of adds) {
+            const d = digest(i);
+            const fresh = !model[s]!.has(d);
+            const total = model.reduce((n, m) => n + m.size, 0);
+            if (fresh && total === limit) {
+              expect(() => sets[s]!.addHex(d)).toThrow(DigestBudgetExceeded);
+              // Refused: not held, and the set works on.
+              expect(sets[s]!.hasHex(d)).toBe(false);
+              refused = true;
+              break;
+            }
+            expect(sets[s]!.addHex(d)).toBe(fresh);
+            model[s]!.add(d);
+          }
+          expect(budget.held).toBe(model.reduce((n, m) => n + m.size, 0) + (refused ? 1 : 0));
+          sets.forEach((set, k) => expect([...set.hex()]).toEqual([...model[k]!]));
+        },
+      ),
+    );
+  });
+
+  it('a set made for more digests than the budget has room for makes room for no more than that', () => {
+    const budget = new DigestBudget(10);
+    const set = new DigestSet(50_000_000, budget);
+    for (let i = 0; i < 10; i++) set.addHex(digest(i));
+    expect(() => set.addHex(digest(10))).toThrow(/more than 10 digests held/);
+  });
+
+  it("a RefOrder's refs that leave the list count against the budget beside the list", () => {
+    const budget = new DigestBudget(5);
+    const list = new DigestSet(3, budget);
+    for (let i = 0; i < 3; i++) list.addHex(digest(i));
+    const order = new RefOrder(list, budget);
+    const packed = (...is: number[]): Uint8Array => Buffer.concat(is.map((i) => Buffer.from(digest(i), 'hex')));
+    // In order: nothing more held.
+    order.addPacked(packed(0, 1, 0));
+    expect(budget.held).toBe(3);
+    // Out of the list: the two refs so far are copied out (5 held), and a third is one too many.
+    expect(() => order.addPacked(packed(7))).toThrow(DigestBudgetExceeded);
   });
 });

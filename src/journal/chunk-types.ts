@@ -34,6 +34,8 @@ export interface ChunkSummary {
   refs?: string[];
   /** With `collectRefs: 'packed'`: those refs as 32 raw bytes each, in that order, instead (DigestSet.packed). */
   refBytes?: Uint8Array;
+  /** With `maxRefs`: the slice met more distinct refs than that, and holds none (no `refBytes`). */
+  refsOver?: boolean;
   /** With `indexEvery`: [row ordinal, line start offset, line] of every indexEvery-th row, flattened. */
   index?: number[];
   /** With `indexEvery`: those rows' prev_hash (the step_hash before them, in a chain that verifies). */
@@ -103,6 +105,12 @@ export interface ChunkOptions {
    * (`refBytes`; a receipt may name millions, src/util/digest-set.ts).
    */
   collectRefs?: boolean | 'packed';
+  /**
+   * With `collectRefs: 'packed'` and no sink: a slice that meets more distinct refs than this keeps none of them
+   * (`refsOver`), so what slices walked among threads hold is bounded; the caller walks the refs again in order
+   * (a receipt's manifest listing n digests: a slice with more than n distinct refs belongs to a receipt that fails).
+   */
+  maxRefs?: number;
   /** Use the WebAssembly line scanner where available (default); false: the JS fast path only. */
   wasm?: boolean;
   /** false: every line takes the lossless slow path (tests compare the paths). */

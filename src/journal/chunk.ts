@@ -133,7 +133,9 @@ export class ChunkWalker {
   private readonly refStage: string[] | undefined;
   private readonly refSet: Set<string> | undefined;
   /** With `collectRefs: 'packed'`: the refs as raw bytes (instead of refSet). */
-  private readonly refDigests: DigestSet | undefined;
+  private refDigests: DigestSet | undefined;
+  /** More distinct refs than `maxRefs` were met: none is kept. */
+  private refsOver = false;
   /** One ref's raw bytes, on their way to the caller's sink. */
   private readonly refBytes = new Uint8Array(32);
   private readonly rec: BlockRecord = { start: 0, end: 0, terminated: false, row: undefined, stored: -1 };
@@ -262,7 +264,8 @@ export class ChunkWalker {
     out.lines = this.line;
     if (out.rows > 0) out.last = { step_hash: chain.prevHash };
     out.faults = { list: this.faults.list, omitted: this.faults.omitted };
-    if (this.refDigests !== undefined) out.refBytes = this.refDigests.packed();
+    if (this.refsOver) out.refsOver = true;
+    else if (this.refDigests !== undefined) out.refBytes = this.refDigests.packed();
     else if (this.refSet !== undefined) out.refs = Array.from(this.refSet);
     if (this.marked !== undefined) out.marked = { fields: [...this.marked.fields], blobRefs: this.marked.blobRefs };
     return out;
@@ -310,8 +313,15 @@ export class ChunkWalker {
   }
 
   private addRef(ref: string): void {
-    if (this.refDigests !== undefined) this.refDigests.addHex(ref);
-    else if (this.refSet !== undefined) this.refSet.add(ref);
+    if (this.refsOver) return;
+    if (this.refDigests !== undefined) {
+      this.refDigests.addHex(ref);
+      const max = this.options.maxRefs;
+      if (max !== undefined && this.refDigests.size > max) {
+        this.refsOver = true;
+        this.refDigests = undefined;
+      }
+    } else if (this.refSet !== undefined) this.refSet.add(ref);
     else {
       // `collectRefs: 'packed'` with a sink (a sink given for hex strings is not used: they stay in `refs`).
       if (!digestBytesOfHex(ref, this.refBytes))

@@ -75,6 +75,14 @@ const shifted = (f: Fault, by: number): Fault =>
     ? f
     : { ...f, line: f.line + by, ...(f.last_line === undefined ? {} : { last_line: f.last_line + by }) };
 
+/** A slice walked with `maxRefs` met more distinct refs than that: its refs are to be walked again, in order. */
+export class SliceRefsOver extends Error {
+  override name = 'SliceRefsOver';
+  constructor() {
+    super('a slice met more distinct blob refs than it may hold');
+  }
+}
+
 /**
  * Verification over slices (docs/journal.md): slices whose assumed position was
  * wrong are walked again from the right one, then every fault is put in line
@@ -102,6 +110,8 @@ export function stitchVerify(
     );
     again.forEach((k, i) => (slices[k] = redone[i]!));
   }
+  // A slice that kept none of its refs (`maxRefs`): the caller walks them again in order.
+  if (slices.some((s) => s.refsOver === true)) throw new SliceRefsOver();
   const faults = new FaultList();
   const packed = options.collectRefs !== 'packed' ? undefined : (refSink ?? new DigestSet());
   const refs = options.collectRefs === true ? new Set<string>() : undefined;

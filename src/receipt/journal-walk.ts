@@ -3,10 +3,10 @@ import { lineTooLong, MAX_LINE_BYTES } from '../canonical';
 import { scanChunk, type ChunkOptions, type MarkedRows, type SliceSeed } from '../journal/chunk';
 import { FaultList } from '../journal/faults';
 import { scanSlices, walkRanges, type DescriptorSource } from '../journal/parallel';
-import { stitchVerify, type Stitched } from '../journal/stitch';
+import { SliceRefsOver, stitchVerify, type Stitched } from '../journal/stitch';
 import { InputError } from '../errors';
 import { cannotRead } from './read-file';
-import { defineLazyList, DigestSet } from '../util/digest-set';
+import { defineLazyList, DigestSet, type DigestBudget } from '../util/digest-set';
 import { RefOrder } from '../util/digest-order';
 import { ZERO_HASH } from '../util/hash';
 import { REDACTABLE_FIELDS, REDACTED, type RedactField } from './redaction';
@@ -68,7 +68,7 @@ export class JournalWalker {
    * Held as raw bytes: a receipt may name millions (src/util/digest-set.ts); or, once the list they should be is
    * known (`expectRefs`), checked against it as they come (RefOrder).
    */
-  private refs: DigestSet | RefOrder = new DigestSet();
+  private refs: DigestSet | RefOrder;
   /** The row keys some line holding the redaction mark holds it as (MarkedRows). */
   private readonly marked = new Set<string>();
   /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
@@ -78,13 +78,15 @@ export class JournalWalker {
 
   /**
    * `sliceBytes`: whole lines walked at a time; `directBytes`: the smallest piece walked where it is (tests make
-   * both small, to put slice ends and both ways of walking everywhere).
+   * both small, to put slice ends and both ways of walking everywhere). `budget`: what the refs held count against.
    */
   constructor(
     sliceBytes = SLICE_BYTES,
     private readonly directBytes = DIRECT_BYTES,
     private readonly maxLineBytes = MAX_LINE_BYTES,
+    private readonly budget?: DigestBudget,
   ) {
+    this.refs = new DigestSet(0, budget);
     // A line ended inside the buffer is then never longer than the longest read (a test's limit may be below it).
     this.sliceBytes = Math.min(sliceBytes, maxLineBytes + 1);
     this.buf = Buffer.allocUnsafe(Math.min(FIRST_BYTES, this.sliceBytes));
@@ -97,7 +99,7 @@ export class JournalWalker {
    */
   expectRefs(digests: DigestSet): void {
     if (this.base !== 0 || this.fill !== 0) throw new Error('JournalWalker.expectRefs: bytes were pushed already');
-    this.refs = new RefOrder(digests);
+    this.refs = new RefOrder(digests, this.budget);
   }
 
   push(piece: Buffer): void {
@@ -254,13 +256,24 @@ export class JournalWalker {
       // 100,000-step receipt) while the refs each slice holds until the stitch are few: a manifest listing fewer
       // than IN_ORDER_MIN_REFS digests. Else one range on this thread, its refs handed as read to the check (a
       // million refs held ~75 MB more among threads).
+      // A slice among threads keeps at most as many distinct refs as the manifest lists (`maxRefs`): one with more
+      // belongs to a receipt that fails, and the walk is done again on this thread, the refs checked as read.
       const sink = this.refs;
       const genesis: SliceSeed = { steps: this.steps, prevHash: this.prev };
-      const slices =
-        sink instanceof RefOrder && sink.listed < IN_ORDER_MIN_REFS
-          ? scanSlices(source, from, to, OPTIONS, env, undefined, genesis)
-          : walkRanges(source, [[from, to]], [genesis], OPTIONS, env, undefined, sink);
-      stitched = stitchVerify(source, slices, OPTIONS, env, undefined, sink);
+      const inOrder = (): Stitched => {
+        const range = walkRanges(source, [[from, to]], [genesis], OPTIONS, env, undefined, sink);
+        return stitchVerify(source, range, OPTIONS, env, undefined, sink);
+      };
+      if (sink instanceof RefOrder && sink.listed < IN_ORDER_MIN_REFS) {
+        const options: ChunkOptions = { ...OPTIONS, maxRefs: sink.listed };
+        try {
+          const slices = scanSlices(source, from, to, options, env, undefined, genesis);
+          stitched = stitchVerify(source, slices, options, env, undefined, sink);
+        } catch (e) {
+          if (!(e instanceof SliceRefsOver)) throw e;
+          stitched = inOrder();
+        }
+      } else stitched = inOrder();
     } catch (e) {
       // An OS error reading the file names it, as the stream's reads do (a file cut meanwhile says so already).
       if (e instanceof InputError || typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;

@@ -1,4 +1,4 @@
-import { DigestSet } from './digest-set';
+import { DigestSet, type DigestBudget } from './digest-set';
 
 /** Where a walk's blob refs go, 32 raw bytes each, in the order the rows hold them (repeats included or not). */
 export interface RefSink {
@@ -20,7 +20,11 @@ export class RefOrder implements RefSink {
   /** The refs, collected once they left the list. */
   private own: DigestSet | undefined;
 
-  constructor(private readonly expected: DigestSet) {}
+  /** `budget`: what the refs collected once they leave the list count against (with the list's own digests). */
+  constructor(
+    private readonly expected: DigestSet,
+    private readonly budget?: DigestBudget,
+  ) {}
 
   addPacked(packed: Uint8Array): void {
     for (let at = 0; at + DIGEST <= packed.length; at += DIGEST) {
@@ -55,7 +59,7 @@ export class RefOrder implements RefSink {
   }
 
   private prefix(): DigestSet {
-    const set = new DigestSet(this.reached);
+    const set = new DigestSet(this.reached, this.budget);
     for (let i = 0; i < this.reached; i++) set.add(this.expected.bytesAt(i));
     return set;
   }

@@ -18,6 +18,36 @@ const HEX = new Int8Array(256).fill(-1);
 for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
 
 /**
+ * How many digests the sets of one reading may hold together: a receipt's verify holds every digest it lists, refers
+ * to or bundles (~40 bytes each), so a receipt naming millions would take memory without bound; past the limit a set
+ * refuses to hold more (DigestBudgetExceeded, which the reading turns into its verdict). Every set given the budget
+ * counts each digest it holds, a digest two sets hold twice.
+ */
+export class DigestBudget {
+  /** Digests held so far, by all the sets given this budget. */
+  held = 0;
+  constructor(readonly limit: number) {}
+
+  /** One more digest held; throws DigestBudgetExceeded once more than `limit` are. */
+  take(): void {
+    if (++this.held > this.limit) throw new DigestBudgetExceeded(this.limit);
+  }
+
+  /** How many more digests may be held. */
+  get room(): number {
+    return Math.max(0, this.limit - this.held);
+  }
+}
+
+/** A set given a DigestBudget was asked to hold more digests than the budget allows. */
+export class DigestBudgetExceeded extends Error {
+  override name = 'DigestBudgetExceeded';
+  constructor(readonly limit: number) {
+    super(`more than ${limit} digests held`);
+  }
+}
+
+/**
  * Distinct SHA-256 digests in the order first added, 32 raw bytes each in one buffer (a 64-character hex string in
  * a JS Set costs ~100 bytes more), with an open-addressing index over them and one byte of flags beside each: what
  * a receipt's verdict compares across its members (the manifest's list, the chain's refs, the bundled blobs) for
@@ -38,9 +68,15 @@ export class DigestSet {
   private readonly probe = new Uint32Array(WORDS);
   private readonly probeBytes = new Uint8Array(this.probe.buffer);
 
-  /** `expected`: how many digests it will hold, when known (no growing then). */
-  constructor(expected = 0) {
-    const cap = Math.max(8, expected);
+  /**
+   * `expected`: how many digests it will hold, when known (no growing then); room is made for no more than the
+   * budget has left (one past it: the digest that exceeds it is refused after it was placed).
+   */
+  constructor(
+    expected = 0,
+    private readonly budget?: DigestBudget,
+  ) {
+    const cap = Math.max(8, budget === undefined ? expected : Math.min(expected, budget.room + 1));
     this.cap = cap;
     this.data = new Uint8Array(cap * DIGEST);
     this.words = new Uint32Array(this.data.buffer);
@@ -200,6 +236,7 @@ export class DigestSet {
       if (v === 0) break;
       if (this.probeIs(v - 1)) return false;
     }
+    this.budget?.take();
     if (this.count === this.cap) this.grow();
     const i = this.count++;
     this.words.set(this.probe, i * WORDS);
