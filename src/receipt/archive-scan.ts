@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { DescriptorSource } from '../journal/parallel';
 import { JournalWalker } from './journal-walk';
-import { holdManifest, hasManifest } from './held-manifest';
+import { HOLD_MIN_BYTES, holdManifest, hasManifest } from './held-manifest';
 import type { PublicKey } from './keys';
 import { readManifest, type Manifest, type ReadManifest } from './manifest';
+import { ManifestStream } from './manifest-stream';
 import { judgeSignature, type SignatureOutcome } from './signature-judge';
 import { MAX_LINE_BYTES } from '../canonical';
 import { DigestSet } from '../util/digest-set';
@@ -133,6 +134,8 @@ export class ArchiveScan implements TarReceiver {
   manifest: Manifest | undefined;
   /** The manifest's blob digests (as read with it: its `blob_digests` is made from them only when read). */
   manifestDigests: DigestSet | undefined;
+  /** The manifest's fault when its bytes were not kept (`manifest_too_large`): the verdict names it. */
+  manifestFault: ReceiptFault | undefined;
   /** The names of the members seen but blobs (those are `members.bundled`). */
   private readonly seen = new Set<string>();
   private readonly tar = new TarStream(this);
@@ -256,22 +259,53 @@ export class ArchiveScan implements TarReceiver {
         },
       };
     }
+    if (name === MANIFEST_MEMBER && !keep && size >= HOLD_MIN_BYTES) return this.streamedManifest(size);
     const whole = new Collect(keep, size);
     return {
       sink: whole,
       done: () => {
-        if (name === MANIFEST_MEMBER) {
-          members.manifest = whole.bytes();
-          try {
-            const read = readManifest(members.manifest);
-            this.manifest = read.manifest;
-            this.manifestDigests = read.digests;
-            this.limit = Math.max(this.count, 5 + read.digests.size);
-            this.read = read;
-          } catch (err) {
-            if (!(err instanceof ReceiptFormatError)) throw err;
-          }
-        } else members.signature = whole.bytes();
+        if (name === MANIFEST_MEMBER) this.tookManifest(whole.bytes());
+        else members.signature = whole.bytes();
+        this.settleSignature();
+      },
+    };
+  }
+
+  /** The manifest's bytes, whole, read (a fault of theirs is the verdict's to name, from the bytes kept). */
+  private tookManifest(bytes: Buffer): void {
+    this.members.manifest = bytes;
+    try {
+      this.tookRead(readManifest(bytes));
+    } catch (err) {
+      if (!(err instanceof ReceiptFormatError)) throw err;
+    }
+  }
+
+  private tookRead(read: ReadManifest): void {
+    this.manifest = read.manifest;
+    this.manifestDigests = read.digests;
+    this.limit = Math.max(this.count, 5 + read.digests.size);
+    this.read = read;
+  }
+
+  /**
+   * A large manifest read as it streams (manifest-stream.ts): its bytes are never held whole, only what makes them
+   * again (`members.heldManifest`); one not in canonical form is collected whole and read as before, or, too large
+   * for that, its fault kept for the verdict. A small one is collected (its bytes cost little, and stay readable).
+   */
+  private streamedManifest(size: number): MemberWork {
+    const stream = new ManifestStream(size);
+    return {
+      sink: stream,
+      done: () => {
+        const out = stream.end();
+        if (out.kind === 'bytes') this.tookManifest(out.bytes);
+        else if (out.kind === 'too_large') this.manifestFault = faultOf(out.fault);
+        else {
+          this.members.heldManifest = out.held;
+          this.tookRead(out.read);
+          this.read = undefined;
+        }
         this.settleSignature();
       },
     };

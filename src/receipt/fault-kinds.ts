@@ -25,6 +25,7 @@ export type ReceiptOwnFaultKind =
   | 'manifest_invalid'
   | 'manifest_not_canonical'
   | 'unknown_format_version'
+  | 'manifest_too_large'
   | 'signature_not_base64'
   | 'signature_wrong_length'
   | 'signature_invalid'

@@ -38,6 +38,34 @@ export function holdManifest(bytes: Buffer, read: ReadManifest, minBytes = HOLD_
 
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
+/** Each byte's two lowercase hex digits, at 2 * byte. */
+const HEX_PAIRS = new Uint8Array(512);
+for (let b = 0; b < 256; b++) {
+  HEX_PAIRS[2 * b] = '0123456789abcdef'.charCodeAt(b >> 4);
+  HEX_PAIRS[2 * b + 1] = '0123456789abcdef'.charCodeAt(b & 15);
+}
+
+/**
+ * Writes the digests as a canonical manifest lists them, `"<64 hex>"` joined by commas (no brackets), into `out` at
+ * `at`; returns where they end (67 bytes a digest, less the last comma). Also what a streamed manifest's bytes so far
+ * are made again from (manifest-stream.ts). Read from the set's bytes in one view: a view a digest (bytesAt) cost
+ * ~50 of the ~230 ms a million took made again (their SHA-256 check included).
+ */
+export function writeListed(digests: DigestSet, out: Buffer, at: number): number {
+  const data = digests.view();
+  for (let o = 0; o < data.length;) {
+    if (o > 0) out[at++] = 0x2c; // ,
+    out[at++] = 0x22; // "
+    for (const end = o + 32; o < end; o++) {
+      const p = data[o]! << 1;
+      out[at++] = HEX_PAIRS[p]!;
+      out[at++] = HEX_PAIRS[p + 1]!;
+    }
+    out[at++] = 0x22;
+  }
+  return at;
+}
+
 /** The bytes a held manifest was read from, made again. */
 export function rebuiltManifest(held: HeldManifest): Buffer {
   // One piece of the whole size: the generator's own buffer, made for this call.

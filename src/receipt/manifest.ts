@@ -93,9 +93,9 @@ export function parseManifest(bytes: Buffer): Manifest {
 const MEMBER = 'manifest.json';
 const LISTED_TWICE = '"blob_digests" lists a digest twice';
 /** The digests' array as canonical JSON writes it: `"blob_digests":[` then `"<64 hex>"` joined by commas, then `]`. */
-const DIGESTS_KEY = Buffer.from('"blob_digests":[', 'latin1');
+export const DIGESTS_KEY = Buffer.from('"blob_digests":[', 'latin1');
 /** One listed digest's bytes: its quotes, its 64 digits and the comma or bracket after it. */
-const LISTED = 67;
+export const LISTED = 67;
 
 /**
  * `parseManifest`, and its blob digests held compactly (32 bytes each; `blob_digests` is made from them when first
@@ -123,8 +123,6 @@ export interface ReadManifest {
 
 /** The fast reading, or undefined for the general one. */
 function readListed(bytes: Buffer): ReadManifest | undefined {
-  // Text too long for a string is the general reading's fault to name.
-  if (bytes.length > MAX_LINE_BYTES) return undefined;
   const key = bytes.indexOf(DIGESTS_KEY);
   if (key < 0) return undefined;
   const open = key + DIGESTS_KEY.length - 1;
@@ -147,6 +145,24 @@ function readListed(bytes: Buffer): ReadManifest | undefined {
   }
   if (count === 0) end++;
   const rest = Buffer.concat([bytes.subarray(0, open), Buffer.from('[]'), bytes.subarray(end)]);
+  return readListedRest(rest, { open, end }, bytes.length, digests, twice);
+}
+
+/**
+ * The fast reading's end, once the digests' array was read into `digests` (`twice`: one of them was listed twice):
+ * the rest of the manifest, `[]` in the array's place (`rest`), read as text; the array where canonical JSON writes
+ * it; then the general reading's last check. Undefined where the general reading is to name the fault. One rule
+ * for the bytes read whole (readListed) and streamed (manifest-stream.ts). `size`: the whole manifest's bytes.
+ */
+export function readListedRest(
+  rest: Buffer,
+  listed: { open: number; end: number },
+  size: number,
+  digests: DigestSet,
+  twice: boolean,
+): ReadManifest | undefined {
+  // Text too long for a string is the general reading's fault to name.
+  if (size > MAX_LINE_BYTES) return undefined;
   let manifest: Manifest;
   try {
     manifest = readManifestText(rest).manifest;
@@ -156,14 +172,14 @@ function readListed(bytes: Buffer): ReadManifest | undefined {
   }
   // The array read is the manifest's own: where canonical JSON writes blob_digests' value, after the two keys before it.
   const before = canonical({ agent_id: manifest.agent_id, bernstein_version: manifest.bernstein_version });
-  if (Buffer.byteLength(before) - 1 + ',"blob_digests":'.length !== open) return undefined;
+  if (Buffer.byteLength(before) - 1 + ',"blob_digests":'.length !== listed.open) return undefined;
   // The general reading's last check, reached as it would be (every other one held).
   if (twice) throw new ReceiptFormatError('manifest_invalid', `manifest ${LISTED_TWICE}`, MEMBER);
   // `blob_digests` is made from the set when first read: a verdict reads the set, a caller that asks gets the strings.
   return {
     manifest: defineLazyList(manifest, 'blob_digests', () => digests.hex()),
     digests,
-    listed: { open, end },
+    listed,
   };
 }
 

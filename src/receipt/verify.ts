@@ -212,6 +212,11 @@ function manifestOf(
   errors: ReceiptFault[],
 ): { manifest: Manifest; digests: DigestSet } | undefined {
   const members = scanned.members;
+  // A manifest whose bytes were not kept (too large to read the general way) is named as the reading would be.
+  if (scanned.manifestFault !== undefined) {
+    errors.push(scanned.manifestFault);
+    return undefined;
+  }
   if (!hasManifest(members)) {
     errors.push({ kind: 'missing_member', message: 'the receipt has no manifest.json', member: MANIFEST_MEMBER });
     return undefined;
