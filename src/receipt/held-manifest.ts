@@ -3,11 +3,12 @@ import type { DigestSet } from '../util/digest-set';
 import type { ReadManifest } from './manifest';
 
 /**
- * A manifest's bytes let go during a streamed verify: a manifest is mostly its digests' text (67 bytes a digest,
- * 67 MB for a million), which the digest set holds again in 32. What is not that text is kept, and the bytes are
- * made again from it and the set when something asks for them (the signature when it comes after the journal, a
- * keyless check's statement). Only a manifest whose array has the form a canonical one gives it (`listed`): its
- * bytes are then exactly the rest with the digests written back, in order, as `"<64 hex>"` joined by commas.
+ * A manifest's bytes let go during a streamed verify, or never held (read as they streamed: manifest-stream.ts): a
+ * manifest is mostly its digests' text (67 bytes a digest, 67 MB for a million), which the digest set holds again in
+ * 32. What is not that text is kept, and the bytes are made again from it and the set when something asks for them
+ * (the signature, a keyless check's statement). Only a manifest whose array has the form a canonical one gives it
+ * (`listed`): its bytes are then exactly the rest with the digests written back, in order, as `"<64 hex>"` joined by
+ * commas.
  */
 export interface HeldManifest {
   /** The bytes before the digests' `[`. */

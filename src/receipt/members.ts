@@ -23,9 +23,12 @@ export const MAX_LAYOUT_FAULTS = 100;
 
 /** A receipt's members as gathered in one pass (`keep`: their bytes; otherwise what the verdict needs). */
 export interface Members {
-  /** The manifest's bytes; in a streamed verify, a large one's are let go once nothing read later needs them. */
+  /**
+   * The manifest's bytes; in a streamed verify a large one's are never held whole (manifest-stream.ts), or, read
+   * whole (not in canonical form), let go once nothing read later needs them.
+   */
   manifest?: Buffer;
-  /** What was kept of a manifest whose bytes were let go (held-manifest.ts: `manifestBytesOf` makes them again). */
+  /** What was kept of a manifest let go or streamed (held-manifest.ts: `manifestBytesOf` makes its bytes again). */
   heldManifest?: HeldManifest;
   signature?: Buffer;
   /** The chain walk of the journal member, when there is one. */
