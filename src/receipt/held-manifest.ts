@@ -39,29 +39,28 @@ export function holdManifest(bytes: Buffer, read: ReadManifest, minBytes = HOLD_
 
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
-/** Each byte's two lowercase hex digits, at 2 * byte. */
-const HEX_PAIRS = new Uint8Array(512);
+/** Each byte's two lowercase hex digits as a 16-bit little-endian value (the first digit in the low byte). */
+const HEX_PAIRS = new Uint16Array(256);
 for (let b = 0; b < 256; b++) {
-  HEX_PAIRS[2 * b] = '0123456789abcdef'.charCodeAt(b >> 4);
-  HEX_PAIRS[2 * b + 1] = '0123456789abcdef'.charCodeAt(b & 15);
+  const digit = (d: number): number => '0123456789abcdef'.charCodeAt(d);
+  HEX_PAIRS[b] = digit(b >> 4) | (digit(b & 15) << 8);
 }
 
 /**
  * Writes the digests as a canonical manifest lists them, `"<64 hex>"` joined by commas (no brackets), into `out` at
  * `at`; returns where they end (67 bytes a digest, less the last comma). Also what a streamed manifest's bytes so far
- * are made again from (manifest-stream.ts). Read from the set's bytes in one view: a view a digest (bytesAt) cost
- * ~50 of the ~230 ms a million took made again (their SHA-256 check included).
+ * are made again from (manifest-stream.ts). Read from the set's bytes in one view, two bytes' four digits written at
+ * once (unaligned, through a DataView): a million made again, their SHA-256 checked, took 230 ms with a view a
+ * digest (bytesAt) and a store a digit, 110 ms so.
  */
 export function writeListed(digests: DigestSet, out: Buffer, at: number): number {
   const data = digests.view();
+  const view = new DataView(out.buffer, out.byteOffset, out.length);
   for (let o = 0; o < data.length;) {
     if (o > 0) out[at++] = 0x2c; // ,
     out[at++] = 0x22; // "
-    for (const end = o + 32; o < end; o++) {
-      const p = data[o]! << 1;
-      out[at++] = HEX_PAIRS[p]!;
-      out[at++] = HEX_PAIRS[p + 1]!;
-    }
+    for (const end = o + 32; o < end; o += 2, at += 4)
+      view.setUint32(at, HEX_PAIRS[data[o]!]! | (HEX_PAIRS[data[o + 1]!]! << 16), true);
     out[at++] = 0x22;
   }
   return at;
