@@ -37,8 +37,6 @@ export function holdManifest(bytes: Buffer, read: ReadManifest, minBytes = HOLD_
   };
 }
 
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-
 /** Each byte's two lowercase hex digits as a 16-bit little-endian value (the first digit in the low byte). */
 const HEX_PAIRS = new Uint16Array(256);
 for (let b = 0; b < 256; b++) {
@@ -48,15 +46,16 @@ for (let b = 0; b < 256; b++) {
 
 /**
  * Writes the digests as a canonical manifest lists them, `"<64 hex>"` joined by commas (no brackets), into `out` at
- * `at`; returns where they end (67 bytes a digest, less the last comma). Also what a streamed manifest's bytes so far
+ * `at`; returns where they end (67 bytes a digest, less the last comma). `from`, `to`: only the digests of that
+ * range, each after its comma but the list's first (what one piece of heldManifestPieces holds). Also what a streamed manifest's bytes so far
  * are made again from (manifest-stream.ts). Read from the set's bytes in one view, two bytes' four digits written at
  * once (unaligned, through a DataView): a million made again, their SHA-256 checked, took 230 ms with a view a
  * digest (bytesAt) and a store a digit, 110 ms so.
  */
-export function writeListed(digests: DigestSet, out: Buffer, at: number): number {
+export function writeListed(digests: DigestSet, out: Buffer, at: number, from = 0, to = digests.size): number {
   const data = digests.view();
   const view = new DataView(out.buffer, out.byteOffset, out.length);
-  for (let o = 0; o < data.length;) {
+  for (let o = from * 32, stop = to * 32; o < stop;) {
     if (o > 0) out[at++] = 0x2c; // ,
     out[at++] = 0x22; // "
     for (const end = o + 32; o < end; o += 2, at += 4)
@@ -106,40 +105,34 @@ export function* heldManifestPieces(held: HeldManifest, pieceBytes = 1 << 20): G
     }
   };
   yield* bytes(held.head);
+  yield* bytes(OPEN);
   const n = held.digests.size;
-  if (n === 0) yield* bytes(Buffer.from('[]', 'latin1'));
   for (let i = 0; i < n;) {
-    // The item whole in this piece (and its `[` before the first): so the piece of a whole-size buffer is the one.
-    if (buf.length - fill < ITEM + (i === 0 ? 1 : 0)) yield* flush();
-    const end = writeItems(held.digests, i, buf, fill);
-    fill += (end - i) * ITEM + (i === 0 ? 1 : 0);
+    // Whole items only (the first is 66 bytes, the rest 67 with their comma): the piece of a whole-size buffer is then
+    // the one, and no item is cut.
+    let k = itemsThatFit(i, buf.length - fill);
+    if (k === 0) {
+      yield* flush();
+      k = itemsThatFit(i, buf.length);
+    }
+    const end = Math.min(n, i + k);
+    fill = writeListed(held.digests, buf, fill, i, end);
     i = end;
   }
+  yield* bytes(CLOSE);
   yield* bytes(held.tail);
   yield* flush();
   if (made !== held.size || !hash.digest().equals(held.sha256))
     throw new Error('stepchain: a manifest made again from its digests is not the one read (a fault of stepchain)');
 }
 
-/**
- * Writes the listed digests from the i-th as text into `buf` at `at` (the first with the `[` before it, the last with
- * the `]` after it), as many as fit whole; returns the index of the first not written. A function of its own: a loop
- * in the generator's body ran several times slower.
- */
-function writeItems(digests: DigestSet, i: number, buf: Buffer, at: number): number {
-  const n = digests.size;
-  if (i === 0) buf[at++] = 0x5b; // [
-  for (; i < n && buf.length - at >= ITEM; i++) {
-    buf[at++] = 0x22; // "
-    const d = digests.bytesAt(i);
-    for (let k = 0; k < d.length; k++) {
-      buf[at++] = HEX_DIGITS[d[k]! >> 4]!;
-      buf[at++] = HEX_DIGITS[d[k]! & 15]!;
-    }
-    buf[at++] = 0x22;
-    buf[at++] = i === n - 1 ? 0x5d : 0x2c; // ] or ,
-  }
-  return i;
+const OPEN = Buffer.from('[', 'latin1');
+const CLOSE = Buffer.from(']', 'latin1');
+
+/** How many whole listed digests, from the i-th, fit in `room` bytes (the first is 66 bytes, the rest 67). */
+function itemsThatFit(i: number, room: number): number {
+  if (i > 0) return Math.floor(room / ITEM);
+  return room < ITEM - 1 ? 0 : 1 + Math.floor((room - ITEM + 1) / ITEM);
 }
 
 /** Where a receipt's manifest is: its bytes, or what was kept of them (a receipt's `Members`). */
