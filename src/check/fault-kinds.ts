@@ -100,6 +100,7 @@ const KINDS: Record<CheckFaultKind, true> = {
   manifest_not_canonical: true,
   unknown_format_version: true,
   manifest_too_large: true,
+  too_many_digests: true,
   signature_not_base64: true,
   signature_wrong_length: true,
   signature_invalid: true,

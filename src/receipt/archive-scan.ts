@@ -7,11 +7,12 @@ import { readManifest, type Manifest, type ReadManifest } from './manifest';
 import { ManifestStream } from './manifest-stream';
 import { judgeSignature, type SignatureOutcome } from './signature-judge';
 import { MAX_LINE_BYTES } from '../canonical';
-import { DigestSet } from '../util/digest-set';
+import { DigestBudget, DigestBudgetExceeded, DigestSet } from '../util/digest-set';
 import {
   ALLOWED_DIRS,
   BLOB_MEMBER,
   BLOB_MISMATCH,
+  DEFAULT_MAX_DIGESTS,
   faultOf,
   JOURNAL_MEMBER,
   MANIFEST_MEMBER,
@@ -130,7 +131,9 @@ interface MemberWork {
  */
 export class ArchiveScan implements TarReceiver {
   readonly faults: ReceiptFault[] = [];
-  readonly members: Members = { bundled: new DigestSet(), blobs: new Map() };
+  readonly members: Members;
+  /** What every digest set of this reading counts against (`maxDigests`). */
+  private readonly budget: DigestBudget;
   manifest: Manifest | undefined;
   /** The manifest's blob digests (as read with it: its `blob_digests` is made from them only when read). */
   manifestDigests: DigestSet | undefined;
@@ -159,7 +162,11 @@ export class ArchiveScan implements TarReceiver {
   constructor(
     private readonly keep: boolean,
     private readonly signatureKeys?: readonly PublicKey[],
-  ) {}
+    maxDigests = DEFAULT_MAX_DIGESTS,
+  ) {
+    this.budget = new DigestBudget(maxDigests);
+    this.members = { bundled: new DigestSet(0, this.budget), blobs: new Map() };
+  }
 
   /**
    * The archive is this plain file, open: a journal member of at least `minBytes` that lies whole in it is walked
@@ -193,6 +200,7 @@ export class ArchiveScan implements TarReceiver {
   }
 
   private fail(e: unknown): void {
+    if (e instanceof DigestBudgetExceeded) e = tooManyDigests(e.limit);
     if (!(e instanceof ReceiptFormatError)) throw e;
     this.faults.push(faultOf(e));
     this.stopped = true;
@@ -217,7 +225,7 @@ export class ArchiveScan implements TarReceiver {
     const { members, keep } = this;
     if (name === JOURNAL_MEMBER) {
       this.letManifestGo();
-      const walker = new JournalWalker();
+      const walker = new JournalWalker(undefined, undefined, undefined, this.budget);
       if (this.manifestDigests !== undefined) walker.expectRefs(this.manifestDigests);
       const kept = keep ? new Collect(true, size) : undefined;
       const file = keep ? undefined : this.file;
@@ -275,7 +283,7 @@ export class ArchiveScan implements TarReceiver {
   private tookManifest(bytes: Buffer): void {
     this.members.manifest = bytes;
     try {
-      this.tookRead(readManifest(bytes));
+      this.tookRead(readManifest(bytes, this.budget));
     } catch (err) {
       if (!(err instanceof ReceiptFormatError)) throw err;
     }
@@ -294,7 +302,7 @@ export class ArchiveScan implements TarReceiver {
    * for that, its fault kept for the verdict. A small one is collected (its bytes cost little, and stay readable).
    */
   private streamedManifest(size: number): MemberWork {
-    const stream = new ManifestStream(size);
+    const stream = new ManifestStream(size, this.budget);
     return {
       sink: stream,
       done: () => {
@@ -376,9 +384,20 @@ export class ArchiveScan implements TarReceiver {
   }
 }
 
+/**
+ * More blob digests than a verify holds (`maxDigests`): the reading stops there, as at any other structural fault,
+ * and memory stays bounded whatever the receipt lists.
+ */
+function tooManyDigests(limit: number): ReceiptFormatError {
+  return new ReceiptFormatError(
+    'too_many_digests',
+    `the receipt names more than ${limit} blob digests (listed, referred to and bundled together), the most a verify holds (maxDigests, --max-digests)`,
+  );
+}
+
 /** One pass over an uncompressed archive held whole (its members' bytes kept as views of it). */
-export function scanArchive(bytes: Buffer): ArchiveScan {
-  const scan = new ArchiveScan(true);
+export function scanArchive(bytes: Buffer, maxDigests?: number): ArchiveScan {
+  const scan = new ArchiveScan(true, undefined, maxDigests);
   scan.push(bytes);
   scan.finish();
   return scan;

@@ -26,6 +26,7 @@ export type ReceiptOwnFaultKind =
   | 'manifest_not_canonical'
   | 'unknown_format_version'
   | 'manifest_too_large'
+  | 'too_many_digests'
   | 'signature_not_base64'
   | 'signature_wrong_length'
   | 'signature_invalid'

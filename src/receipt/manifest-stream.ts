@@ -1,17 +1,19 @@
 import { createHash, type Hash } from 'node:crypto';
 import { MAX_LINE_BYTES } from '../canonical';
-import { DigestSet } from '../util/digest-set';
+import { DigestSet, type DigestBudget } from '../util/digest-set';
 import { writeListed, type HeldManifest } from './held-manifest';
-import { DIGESTS_KEY, LISTED, readListedRest, type ReadManifest } from './manifest';
-import { MANIFEST_MEMBER } from './members';
-import { ReceiptFormatError, type TarMemberSink } from './tar';
+import {
+  DIGESTS_KEY,
+  GENERAL_MANIFEST_MAX_BYTES,
+  LISTED,
+  manifestTooLarge,
+  readListedRest,
+  type ReadManifest,
+} from './manifest';
+import type { ReceiptFormatError, TarMemberSink } from './tar';
 
-/**
- * The most bytes of a manifest read the general way (as text parsed: several times its size in memory) in a
- * streamed verify. A canonical manifest of any size is read as it streams (its digests straight into a set); one
- * that is not, and is larger than this, is the fault `manifest_too_large` (no producer writes such a manifest).
- */
-export const GENERAL_MANIFEST_MAX_BYTES = 16 * 1024 * 1024;
+export { GENERAL_MANIFEST_MAX_BYTES };
+
 /**
  * The most bytes kept before the digests' array (the head) and after it (the tail): a canonical manifest's other
  * fields are short (a safe id, a producer's name, a date, a digest, two integers). Past it: read the general way.
@@ -61,9 +63,15 @@ export class ManifestStream implements TarMemberSink {
   /** The bytes pushed so far. */
   private seen = 0;
 
-  /** `size`: the member's size, as its header claims (trusted for no more than the set's first room). */
-  constructor(private readonly size: number) {
-    this.digests = new DigestSet(Math.floor(Math.min(size, FIRST_BYTES) / LISTED));
+  /**
+   * `size`: the member's size, as its header claims (trusted for no more than the set's first room). `budget`: what
+   * the digests read count against (digest-set.ts).
+   */
+  constructor(
+    private readonly size: number,
+    private readonly budget?: DigestBudget,
+  ) {
+    this.digests = new DigestSet(Math.floor(Math.min(size, FIRST_BYTES) / LISTED), budget);
   }
 
   data(piece: Buffer): void {
@@ -166,6 +174,8 @@ export class ManifestStream implements TarMemberSink {
 
   /** The form broke: the member is collected whole from here (`rest`: the piece's bytes not yet read), or refused. */
   private fallBack(rest: Buffer): void {
+    // The digests read are read again by the general reading: held no longer here.
+    this.budget?.release(this.digests.size);
     if (this.size > GENERAL_MANIFEST_MAX_BYTES) {
       this.tooLarge();
       return;
@@ -211,13 +221,6 @@ export class ManifestStream implements TarMemberSink {
     }
     if (this.state !== 'whole' && this.state !== 'too_large') this.fallBack(Buffer.alloc(0));
     if (this.state === 'whole') return { kind: 'bytes', bytes: this.whole!.subarray(0, this.fill) };
-    return {
-      kind: 'too_large',
-      fault: new ReceiptFormatError(
-        'manifest_too_large',
-        `manifest.json is ${this.size} bytes and not in canonical form: a manifest read the general way is at most ${GENERAL_MANIFEST_MAX_BYTES} bytes (16 MiB)`,
-        MANIFEST_MEMBER,
-      ),
-    };
+    return { kind: 'too_large', fault: manifestTooLarge(this.size) };
   }
 }

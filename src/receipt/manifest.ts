@@ -9,7 +9,7 @@ import {
   parse,
   type JsonValue,
 } from '../canonical';
-import { defineLazyList, DigestSet } from '../util/digest-set';
+import { defineLazyList, DigestSet, type DigestBudget } from '../util/digest-set';
 import { isSha256Hex } from '../util/hash';
 import { isSafeId } from '../util/ids';
 import { ReceiptFormatError } from './tar';
@@ -106,8 +106,32 @@ export const LISTED = 67;
  * canonical exactly when that rest is, with the array where canonical JSON puts it). Anything else (a fault, an
  * array of another form) is read the general way, so every fault is said as before.
  */
-export function readManifest(bytes: Buffer): ReadManifest {
-  return readListed(bytes) ?? readManifestText(bytes);
+export function readManifest(bytes: Buffer, budget?: DigestBudget): ReadManifest {
+  const held = budget?.held ?? 0;
+  const listed = readListed(bytes, budget);
+  if (listed !== undefined) return listed;
+  // What the fast reading held is dropped: the general reading holds the digests again.
+  budget?.release(budget.held - held);
+  // The general reading (text parsed: several times its size) only for a manifest no larger than a streamed verify
+  // collects whole (manifest-stream.ts): every reader of the same bytes says the same.
+  if (bytes.length > GENERAL_MANIFEST_MAX_BYTES) throw manifestTooLarge(bytes.length);
+  return readManifestText(bytes, budget);
+}
+
+/**
+ * The most bytes of a manifest read the general way (as text parsed: several times its size in memory). A canonical
+ * manifest of any size is read straight from its bytes, or as it streams (its digests into a set); one that is not,
+ * and is larger than this, is the fault `manifest_too_large` (no producer writes such a manifest).
+ */
+export const GENERAL_MANIFEST_MAX_BYTES = 16 * 1024 * 1024;
+
+/** A manifest over GENERAL_MANIFEST_MAX_BYTES whose bytes are not a canonical manifest's. */
+export function manifestTooLarge(size: number): ReceiptFormatError {
+  return new ReceiptFormatError(
+    'manifest_too_large',
+    `manifest.json is ${size} bytes and not in canonical form: a manifest read the general way is at most ${GENERAL_MANIFEST_MAX_BYTES} bytes (16 MiB)`,
+    MEMBER,
+  );
 }
 
 /** A manifest as read, its digests held compactly. */
@@ -122,7 +146,7 @@ export interface ReadManifest {
 }
 
 /** The fast reading, or undefined for the general one. */
-function readListed(bytes: Buffer): ReadManifest | undefined {
+function readListed(bytes: Buffer, budget?: DigestBudget): ReadManifest | undefined {
   const key = bytes.indexOf(DIGESTS_KEY);
   if (key < 0) return undefined;
   const open = key + DIGESTS_KEY.length - 1;
@@ -134,7 +158,7 @@ function readListed(bytes: Buffer): ReadManifest | undefined {
     if (close < 0 || (close + 1 - end) % LISTED !== 0) return undefined;
     count = (close + 1 - end) / LISTED;
   }
-  const digests = new DigestSet(count);
+  const digests = new DigestSet(count, budget);
   let twice = false;
   for (let i = 0; i < count; i++, end += LISTED) {
     const last = i === count - 1;
@@ -184,7 +208,7 @@ export function readListedRest(
 }
 
 /** The general reading, as text parsed (every fault named here; readManifest's reference in tests). */
-export function readManifestText(bytes: Buffer): { manifest: Manifest; digests: DigestSet } {
+export function readManifestText(bytes: Buffer, budget?: DigestBudget): { manifest: Manifest; digests: DigestSet } {
   const member = MEMBER;
   let text: string;
   let v: JsonValue;
@@ -239,7 +263,7 @@ export function readManifestText(bytes: Buffer): { manifest: Manifest; digests: 
   const digests = v.blob_digests;
   if (!Array.isArray(digests) || !digests.every((d) => isSha256Hex(d)))
     bad('"blob_digests" is not a list of SHA-256 hex digests');
-  const set = new DigestSet((digests as string[]).length);
+  const set = new DigestSet((digests as string[]).length, budget);
   for (const d of digests as string[]) if (!set.addHex(d)) bad(LISTED_TWICE);
   const manifest: Manifest = {
     agent_id: v.agent_id as string,

@@ -60,7 +60,7 @@ export interface StreamVerifyOptions extends VerifyReceiptOptions {
  */
 export async function verifyReceiptFile(file: string, options: StreamVerifyOptions = {}): Promise<StreamedReceipt> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_RECEIPT_BYTES;
-  const scan = new ArchiveScan(false, options.publicKeys ?? []);
+  const scan = new ArchiveScan(false, options.publicKeys ?? [], options.maxDigests);
   // Hashing the file is a sixth of a plain receipt's verification: only when asked.
   const hash = options.fileDigest === false ? undefined : createHash('sha256');
   try {
@@ -122,7 +122,11 @@ async function streamReceipt(
   await inflateInto(gzipPieces(file, { fd, size }, first, maxBytes, hash), maxBytes, scan);
 }
 
-/** A gzip's pieces as read, from `first` (its first bytes, read), each in a buffer of its own (they queue). */
+/**
+ * A gzip's pieces as read, from `first` (its first bytes, read), each read into the one buffer: the next piece is
+ * asked for only once the inflater has taken the last whole (inflateInto), so none is overwritten while it is used,
+ * and reading a gzip leaves no buffer a piece to be collected (a 79 MB gzip left 79 of them, ~15 MB more peak).
+ */
 function* gzipPieces(
   file: string,
   { fd, size }: { fd: number; size: number },
@@ -133,8 +137,8 @@ function* gzipPieces(
   let total = first.length;
   hash?.update(first);
   yield first;
+  const buf = Buffer.allocUnsafe(pieceFor(GZIP_PIECE, size - total));
   for (;;) {
-    const buf = Buffer.allocUnsafe(pieceFor(GZIP_PIECE, size - total));
     const got = readOrSay(file, fd, buf, 0, buf.length);
     if (got === 0) return;
     total += got;

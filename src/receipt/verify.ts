@@ -5,6 +5,8 @@ import { scanArchive, type ArchiveScan } from './archive-scan';
 import type { PublicKey } from './keys';
 import { readManifest, type Manifest } from './manifest';
 import { BLOB_MISMATCH, faultOf, JOURNAL_MEMBER, MANIFEST_MEMBER, type Members, type ReceiptFault } from './members';
+
+export { DEFAULT_MAX_DIGESTS } from './members';
 import { readReceiptBytes } from './read-file';
 import { hasManifest, manifestBytesOf } from './held-manifest';
 import { decodeSignature, judgeSignature } from './signature-judge';
@@ -39,6 +41,12 @@ export interface ReceiptVerifyResult {
 export interface LoadOptions {
   /** Cap on the receipt's size, compressed and decompressed (default 1 GiB). */
   maxBytes?: number;
+  /**
+   * Cap on the blob digests a verify holds at once, the manifest's list, the chain's refs and the bundled blobs
+   * together (default DEFAULT_MAX_DIGESTS; ~40 bytes each): a receipt that needs more fails with `too_many_digests`,
+   * so memory stays bounded whatever a receipt lists (docs/receipts.md).
+   */
+  maxDigests?: number;
 }
 
 export interface VerifyReceiptOptions extends LoadOptions {
@@ -81,7 +89,7 @@ export const MAX_RECEIPT_FAULTS = 1000;
  * the file cannot be read).
  */
 export function loadReceipt(input: Uint8Array | string, options: LoadOptions = {}): LoadedReceipt {
-  const { members, faults, manifest } = scanArchive(readReceiptBytes(input, options.maxBytes));
+  const { members, faults, manifest } = scanArchive(readReceiptBytes(input, options.maxBytes), options.maxDigests);
   if (faults.length > 0) throw new ReceiptFormatError(faults[0]!.kind, faults[0]!.message, faults[0]!.member);
   return partsOf(members, manifest);
 }
@@ -128,7 +136,7 @@ export function inspectReceipt(input: Uint8Array | string, options: VerifyReceip
     if (!(e instanceof ReceiptFormatError)) throw e;
     return { verdict: unreadVerdict(e), receipt: undefined };
   }
-  const scan = scanArchive(bytes);
+  const scan = scanArchive(bytes, options.maxDigests);
   const verdict = verdictOf(scan, options);
   if (scan.faults.length > 0) return { verdict: verdict.result, receipt: undefined, bytes };
   let receipt: LoadedReceipt | undefined;

@@ -33,6 +33,11 @@ export class DigestBudget {
     if (++this.held > this.limit) throw new DigestBudgetExceeded(this.limit);
   }
 
+  /** `n` digests no longer held (a set dropped, its digests read again into another). */
+  release(n: number): void {
+    this.held = Math.max(0, this.held - n);
+  }
+
   /** How many more digests may be held. */
   get room(): number {
     return Math.max(0, this.limit - this.held);
@@ -256,6 +261,8 @@ export class DigestSet {
    * added to a set made for 15,000: 150 ms more, most of it placing them again in each larger index).
    */
   reserve(expected: number): void {
+    // Never room for more than the budget lets the set hold (one past it: see the constructor).
+    if (this.budget !== undefined) expected = Math.min(expected, this.count + this.budget.room + 1);
     if (expected > this.cap) this.grow(expected);
     const slots = slotsFor(expected);
     if (slots > this.slots.length) this.reindex(slots);

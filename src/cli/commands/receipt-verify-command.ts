@@ -2,13 +2,19 @@ import path from 'node:path';
 import { readPublicKeyFile } from '../../receipt/keys';
 import { verifyReceiptFile } from '../../receipt/stream-verify';
 import { signatureFails, signatureVerdict, verdictText } from '../../receipt/trust';
-import { blobCounts, blobDigests, describeReceiptFault, type ReceiptVerifyResult } from '../../receipt/verify';
+import {
+  blobCounts,
+  blobDigests,
+  DEFAULT_MAX_DIGESTS,
+  describeReceiptFault,
+  type ReceiptVerifyResult,
+} from '../../receipt/verify';
 import { notCheckedFault } from '../../receipt/keyless/bundle-path';
 import type { checkKeyless, KeylessFault, KeylessVerdict } from '../../receipt/keyless/verify';
 import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { outLine, StreamedArray, WithStreamedArrays } from '../io';
-import { hashOption, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION } from '../common';
+import { hashOption, intArg, JSON_OPTION, KEY_HINT, PUBLIC_KEY_OPTION } from '../common';
 import { KEYLESS_CHECK_OPTIONS, keylessArgs } from './keyless-check';
 import { plural } from '../../util/words';
 
@@ -23,7 +29,7 @@ export type KeylessLoader = () => Promise<{ checkKeyless: typeof checkKeyless }>
 export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
   name: ['receipt', 'verify'],
   usage:
-    'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--bundle FILE --certificate-identity ID --certificate-oidc-issuer ISS [--trusted-root FILE] [--owner ORG]] [--json]',
+    'RECEIPT [--expected-head HEX] [--public-key FILE]... [--require-blobs] [--max-digests N] [--bundle FILE --certificate-identity ID --certificate-oidc-issuer ISS [--trusted-root FILE] [--owner ORG]] [--json]',
   summary:
     'Verify a receipt offline without extracting it: members, manifest, signature, chain, blobs. Exit 0 holds, 1 does not, 2 bad input.',
   description:
@@ -44,6 +50,13 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
     },
     'public-key': PUBLIC_KEY_OPTION,
     'require-blobs': { kind: 'flag', description: 'Fail when a blob the manifest names is not bundled.' },
+    'max-digests': {
+      kind: 'value',
+      value: 'N',
+      description:
+        'The most blob digests the check holds at once (listed, referred to and bundled together; ~40 bytes each; ' +
+        `default ${DEFAULT_MAX_DIGESTS.toLocaleString('en-US')}): a receipt that needs more fails with too_many_digests.`,
+    },
     ...KEYLESS_CHECK_OPTIONS,
   },
   examples: [
@@ -67,6 +80,7 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
     const expectedHead = hashOption(args, 'expected-head');
     const publicKeys = (args.lists.get('public-key') ?? []).map((f) => readPublicKeyFile(path.resolve(io.cwd, f)));
     const keylessCheck = keylessArgs(args, io, receiptFile, 'receipt verify');
+    const maxDigests = args.values.get('max-digests');
     const options = {
       publicKeys,
       // The file's digest is what a keyless statement names: computed only for a keyless check.
@@ -74,6 +88,7 @@ export const receiptVerifyWith = (loadKeyless: KeylessLoader): Command => ({
       manifestBytes: keylessCheck.check !== undefined,
       requireBlobs: args.flags.has('require-blobs'),
       ...(expectedHead === undefined ? {} : { expectedHead }),
+      ...(maxDigests === undefined ? {} : { maxDigests: intArg(maxDigests, '--max-digests') }),
     };
     // One streamed pass (memory does not grow with the receipt): the verdict, the manifest and the file's digest.
     const streamed = await verifyReceiptFile(receiptFile, options);
