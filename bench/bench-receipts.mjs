@@ -19,11 +19,12 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,7 +85,7 @@ export function writeBenchJournal(file, steps, refOf = undefined) {
     };
     const stepHash = sha(JSON.stringify(six));
     const row = {
-      blob_refs: refOf === undefined ? [] : [refOf(i)],
+      blob_refs: refOf === undefined ? [] : [refOf(i)].flat(),
       input_hash: six.input_hash,
       model: six.model,
       prev_hash: prev,
@@ -246,6 +247,7 @@ export async function benchReceipts({
     recordFigure('receipt-peak-rss', `${steps.toLocaleString('en')} steps`, peak.verify_mb);
     const inflating = await benchInflating(dir, runs, log);
     const withBlobs = benchBlobReceipts(dir, steps, runs, log);
+    const mostDigests = benchMostDigests(dir, log);
     return {
       steps,
       runs,
@@ -256,6 +258,7 @@ export async function benchReceipts({
       peak_rss: peak,
       inflating,
       with_blobs: withBlobs,
+      most_digests: mostDigests,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -420,6 +423,72 @@ export function writeBlobReceipt(file, dir, steps, bundled) {
     closeSync(fd);
   }
   return head;
+}
+
+/**
+ * The most blob digests a verify holds (its default `--max-digests`, 1,000,000), as one receipt: 10,000 steps that
+ * each list 100 distinct blobs (none bundled), signed, its signature after the journal (checked as the manifest's
+ * bytes are made again: a manifest of 67 MB is never whole in memory), plain and gzipped. Peak memory only (one run
+ * each): what bounds a verify's memory whatever a receipt lists is this budget (docs/receipts.md).
+ */
+export function benchMostDigests(dir, log) {
+  const most = 1_000_000;
+  const per = 100;
+  const steps = most / per;
+  const digests = Array.from({ length: most }, (_, k) => sha(`listed blob ${k}`));
+  const journal = path.join(dir, 'most-journal.jsonl');
+  const head = writeBenchJournal(journal, steps, (i) => digests.slice(i * per, (i + 1) * per));
+  const manifest = Buffer.from(
+    JSON.stringify({
+      agent_id: 'bench-agent',
+      bernstein_version: 'stepchain/bench',
+      blob_digests: digests,
+      created_at: '2026-12-07T00:00:00Z',
+      format_version: 1,
+      head_hash: head,
+      steps,
+    }),
+  );
+  const signature = sign(null, manifest, createPrivateKey(readFileSync(path.join(dir, 'k.pem'))));
+  const file = path.join(dir, 'most.tar');
+  const fd = openSync(file, 'w');
+  try {
+    writeMember(fd, 'manifest.json', manifest);
+    writeMember(fd, 'journal/000000.jsonl', readFileSync(journal));
+    writeMember(fd, 'manifest.sig', Buffer.from(signature.toString('base64'), 'latin1'));
+    writeSync(fd, Buffer.alloc(1024));
+  } finally {
+    closeSync(fd);
+  }
+  rmSync(journal);
+  const gz = `${file}.gz`;
+  writeFileSync(gz, gzipSync(readFileSync(file), { level: 6 }));
+  const out = {};
+  for (const [label, f] of [
+    ['plain', file],
+    ['gzipped', gz],
+  ]) {
+    const r = timed(
+      process.execPath,
+      [cli, 'receipt', 'verify', f, '--public-key', 'k.pub', '--expected-head', head],
+      dir,
+    );
+    if (!r.stdout.startsWith(`OK ${f}: ${steps} steps`)) throw new Error(`stepchain verify: ${r.stdout.slice(0, 300)}`);
+    out[label] = { receipt_bytes: statSync(f).size, verify_ms: r.ms, verify_peak_mb: r.rssMb };
+    recordFigure(
+      'receipt-peak-rss',
+      `${most.toLocaleString('en')} digests listed (the default --max-digests), ${label}`,
+      r.rssMb,
+    );
+    log(
+      `receipt listing ${most.toLocaleString('en')} digests, the most a verify holds by default (${steps} steps of ${per}, ` +
+        `signed after the journal, ${label}, ${(statSync(f).size / 1e6).toFixed(0)} MB): stepchain verify ` +
+        `${r.ms.toFixed(0)} ms, peak RSS ${r.rssMb.toFixed(0)} MB (one run)`,
+    );
+  }
+  rmSync(file);
+  rmSync(gz);
+  return out;
 }
 
 /**

@@ -4,7 +4,7 @@ import { FaultList, MAX_LISTED_FAULTS } from './faults';
 import { parsesAsJson } from './json-syntax';
 import { pyStrip, splitSegment, type LineEnd } from './lines';
 import { decodeUtf8, lineTooLong } from '../canonical';
-import { digestBytesOfHex, DigestSet } from '../util/digest-set';
+import { digestBytesAt, digestBytesOfHex, DigestSet } from '../util/digest-set';
 import type { RefSink } from '../util/digest-order';
 import { isSha256Hex } from '../util/hash';
 import { readRowLine, ROW_KEYS, unhashedKeys, type RowView } from './row';
@@ -212,7 +212,9 @@ export class ChunkWalker {
               this.parsed(line, base + wasm.lineEnd(k) + 1, 'lf');
               out.recovery.lastEnding = 'lf';
             }
-            if (this.refStage !== undefined) {
+            if (this.refStage === undefined) continue;
+            if (this.options.collectRefs === 'packed') this.packedRefs(wasm, k);
+            else {
               wasm.refsOf(k, this.refStage);
               this.takeRefs();
             }
@@ -316,17 +318,43 @@ export class ChunkWalker {
     if (this.refsOver) return;
     if (this.refDigests !== undefined) {
       this.refDigests.addHex(ref);
-      const max = this.options.maxRefs;
-      if (max !== undefined && this.refDigests.size > max) {
-        this.refsOver = true;
-        this.refDigests = undefined;
-      }
+      this.overRefs();
     } else if (this.refSet !== undefined) this.refSet.add(ref);
     else {
       // `collectRefs: 'packed'` with a sink (a sink given for hex strings is not used: they stay in `refs`).
       if (!digestBytesOfHex(ref, this.refBytes))
         throw new TypeError(`not a SHA-256 hex digest: ${JSON.stringify(ref)}`);
       this.refSink!.addPacked(this.refBytes);
+    }
+  }
+
+  /**
+   * Record k's refs read from the scanner's memory as raw digests, no string made of each (`collectRefs: 'packed'`):
+   * a receipt walk's refs were most of what it allocated (100 hex strings a row of a 1,000,000-digest receipt), and
+   * the young generation filling that fast moved each 1 MiB piece a gzip inflated into the old one before it was let
+   * go (collected only by a full collection: ~70 MB more peak).
+   */
+  private packedRefs(wasm: WasmScanner, k: number): void {
+    const mem = wasm.mem;
+    for (let j = 0, n = wasm.refCount(k); j < n; j++) {
+      const at = wasm.refAt(k, j);
+      if (this.refsOver) return;
+      if (this.refDigests !== undefined) {
+        if (this.refDigests.addHexBytes(mem, at) === undefined) throw notADigest(mem, at);
+        this.overRefs();
+      } else {
+        if (!digestBytesAt(mem, at, this.refBytes)) throw notADigest(mem, at);
+        this.refSink!.addPacked(this.refBytes);
+      }
+    }
+  }
+
+  /** Past `maxRefs` distinct refs, the slice keeps none (`refsOver`). */
+  private overRefs(): void {
+    const max = this.options.maxRefs;
+    if (max !== undefined && this.refDigests !== undefined && this.refDigests.size > max) {
+      this.refsOver = true;
+      this.refDigests = undefined;
     }
   }
 
@@ -444,4 +472,9 @@ export class ChunkWalker {
     }
     out.rows++;
   }
+}
+
+/** What a ref that the scanner took for a digest is when it is not one (a fault of the scanner's, not a verdict). */
+function notADigest(mem: Buffer, at: number): TypeError {
+  return new TypeError(`not a SHA-256 hex digest: ${JSON.stringify(mem.toString('latin1', at, at + 64))}`);
 }

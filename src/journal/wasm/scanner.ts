@@ -164,6 +164,16 @@ export class WasmScanner {
     return this.i32[((this.rec + k * REC_SIZE) >> 2) + 1]!;
   }
 
+  /** How many blob refs record k (an accepted row) holds. */
+  refCount(k: number): number {
+    return this.i32[((this.rec + k * REC_SIZE) >> 2) + 8]!;
+  }
+
+  /** Where record k's j-th blob ref's 64 hex digits are in `mem` (refsOf reads them as a string). */
+  refAt(k: number, j: number): number {
+    return this.i32[(this.rec + k * REC_SIZE) >> 2]! + 15 + 67 * j;
+  }
+
   /** Pushes record k's blob refs (an accepted row's). */
   refsOf(k: number, refs: string[]): void {
     const r = (this.rec + k * REC_SIZE) >> 2;
