@@ -24,7 +24,7 @@ export const MAX_LAYOUT_FAULTS = 100;
 /**
  * The blob digests a verify holds at most (VerifyReceiptOptions.maxDigests): the manifest's list, the chain's refs and
  * the bundled blobs together, ~40 bytes each. 40 MB at this count; with what else a verify holds, a receipt listing
- * this many peaked at 115 MB plain and 151 MB gzipped (Dec 7), under the 160 MB the bench holds it to.
+ * this many peaked at 117-121 MB plain and 142-147 MB gzipped (Dec 7), under the 160 MB the bench holds it to.
  */
 export const DEFAULT_MAX_DIGESTS = 1_000_000;
 
