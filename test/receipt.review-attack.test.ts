@@ -92,3 +92,19 @@ describe('the digest budget under every order of the members', () => {
     }
   });
 });
+
+describe('maxDigests given as the API takes it', () => {
+  it('a value that is no count (NaN, negative, fractional) is a TypeError naming the option, from every reader', async () => {
+    // NaN was no limit where compared and NaN slots where a set was sized: "offset is out of bounds" (RangeError).
+    const file = path.join(root, 'api.tar');
+    writeFileSync(file, tarOf('mjb', 12, 3));
+    for (const bad of [NaN, -1, 0.5]) {
+      expect(() => verifyReceipt(readFileSync(file), { maxDigests: bad })).toThrow(
+        new TypeError(`maxDigests: expected a non-negative integer (or Infinity), got ${String(bad)}`),
+      );
+      await expect(verifyReceiptFile(file, { maxDigests: bad, env: PUSHED })).rejects.toThrow(TypeError);
+    }
+    for (const good of [Infinity, 15]) expect(verifyReceipt(readFileSync(file), { maxDigests: good }).ok).toBe(true);
+    expect(kinds(verifyReceipt(readFileSync(file), { maxDigests: 0 }))).toEqual(['too_many_digests']);
+  });
+});

@@ -44,7 +44,8 @@ export interface LoadOptions {
   /**
    * Cap on the blob digests a verify holds at once, the manifest's list, the chain's refs and the bundled blobs
    * together (default DEFAULT_MAX_DIGESTS; ~40 bytes each): a receipt that needs more fails with `too_many_digests`,
-   * so memory stays bounded whatever a receipt lists (docs/receipts.md).
+   * so memory stays bounded whatever a receipt lists (docs/receipts.md). A non-negative integer or Infinity; any
+   * other value is a TypeError.
    */
   maxDigests?: number;
 }

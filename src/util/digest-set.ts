@@ -26,7 +26,12 @@ for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
 export class DigestBudget {
   /** Digests held so far, by all the sets given this budget. */
   held = 0;
-  constructor(readonly limit: number) {}
+  constructor(readonly limit: number) {
+    // NaN (an unset option read as a number) compared as no limit at all, and sized the first set to NaN slots: the
+    // verify then threw a RangeError from deep in a set. Infinity is a caller's "no limit", said outright.
+    if (!(limit === Infinity || (Number.isSafeInteger(limit) && limit >= 0)))
+      throw new TypeError(`maxDigests: expected a non-negative integer (or Infinity), got ${String(limit)}`);
+  }
 
   /** One more digest held; throws DigestBudgetExceeded once more than `limit` are. */
   take(): void {
