@@ -46,7 +46,7 @@ describe('a gzip read into one reused buffer', () => {
     for (let round = 0; round < 8; round++) {
       const parts: Buffer[] = [];
       const most = [20_000, 65_536, 1 << 20, 3 << 20][round % 4]!;
-      for (let at = 0; at < tar.length; ) {
+      for (let at = 0; at < tar.length;) {
         const n = rnd(most) + 1;
         parts.push(gzipSync(tar.subarray(at, at + n), { level: rnd(10) }));
         at += n;
