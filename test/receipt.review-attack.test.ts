@@ -107,4 +107,17 @@ describe('maxDigests given as the API takes it', () => {
     for (const good of [Infinity, 15]) expect(verifyReceipt(readFileSync(file), { maxDigests: good }).ok).toBe(true);
     expect(kinds(verifyReceipt(readFileSync(file), { maxDigests: 0 }))).toEqual(['too_many_digests']);
   });
+
+  it('maxBytes the same way: NaN was no cap at all, now a TypeError naming it, from every reader', async () => {
+    const file = path.join(root, 'api-bytes.tar');
+    writeFileSync(file, tarOf('mjb', 12, 3));
+    for (const bad of [NaN, -1, 0.5]) {
+      const named = new TypeError(`maxBytes: expected a non-negative integer (or Infinity), got ${String(bad)}`);
+      expect(() => verifyReceipt(readFileSync(file), { maxBytes: bad })).toThrow(named);
+      expect(() => verifyReceipt(file, { maxBytes: bad })).toThrow(named);
+      await expect(verifyReceiptFile(file, { maxBytes: bad, env: PUSHED })).rejects.toThrow(named);
+    }
+    for (const good of [Infinity, 1 << 30]) expect(verifyReceipt(file, { maxBytes: good }).ok).toBe(true);
+    expect(kinds(verifyReceipt(file, { maxBytes: 512 }))).toEqual(['too_large']);
+  });
 });
