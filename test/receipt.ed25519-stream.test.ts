@@ -111,7 +111,7 @@ describe('verifyEd25519Pieces agrees with node:crypto', () => {
         expectAgree(m, bad, raw, c);
         if (m.length > 0) expect(expectAgree(Buffer.concat([m, Buffer.from([0])]), sig, raw, c)).toBe(false);
       }),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
   });
 
@@ -124,7 +124,7 @@ describe('verifyEd25519Pieces agrees with node:crypto', () => {
         expectAgree(m, Buffer.concat([sig.subarray(0, 32), le(0n)]), raw);
         expectAgree(m, Buffer.from(junk), raw);
       }),
-      { numRuns: 50 },
+      { numRuns: 25 },
     );
   });
 
@@ -136,7 +136,7 @@ describe('verifyEd25519Pieces agrees with node:crypto', () => {
         expect(expectAgree(m, handSign(m, key, r, TORSION[t]), key.raw)).toBe(false);
         for (const small of SMALL_ORDER) expectAgree(m, Buffer.concat([small, le(0n)]), key.raw);
       }),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 
