@@ -397,8 +397,22 @@ function writeMember(fd, name, data) {
 export function writeBlobReceipt(file, dir, steps, bundled) {
   const payload = (i) => Buffer.from(`payload of step ${i}: ${filler(i + 11, 1000)}`, 'latin1');
   const digests = Array.from({ length: steps }, (_, i) => sha(payload(i)));
-  const journal = path.join(dir, 'blob-journal.jsonl');
-  const head = writeBenchJournal(journal, steps, (i) => digests[i]);
+  return writeSignedReceipt(file, dir, steps, digests, {
+    refsOf: (i) => digests[i],
+    blobs: bundled ? steps : 0,
+    blobOf: payload,
+  });
+}
+
+/**
+ * A signed receipt of `steps` bench rows, row i naming `refsOf(i)`, its manifest listing `digests`, written directly:
+ * manifest, signature, journal, then `blobs` blobs (`blobOf(i)`, named by `digests[i]`), as an export writes them,
+ * or with `sigLast` the signature after the journal (a verify then checks it after the manifest's bytes were let
+ * go). Returns the chain's head.
+ */
+function writeSignedReceipt(file, dir, steps, digests, { refsOf, blobs = 0, blobOf = undefined, sigLast = false }) {
+  const journal = path.join(dir, 'receipt-journal.jsonl');
+  const head = writeBenchJournal(journal, steps, refsOf);
   const manifest = Buffer.from(
     JSON.stringify({
       agent_id: 'bench-agent',
@@ -411,13 +425,15 @@ export function writeBlobReceipt(file, dir, steps, bundled) {
     }),
   );
   const signature = sign(null, manifest, createPrivateKey(readFileSync(path.join(dir, 'k.pem'))));
+  const sig = () => writeMember(fd, 'manifest.sig', Buffer.from(signature.toString('base64'), 'latin1'));
   const fd = openSync(file, 'w');
   try {
     writeMember(fd, 'manifest.json', manifest);
-    writeMember(fd, 'manifest.sig', Buffer.from(signature.toString('base64'), 'latin1'));
+    if (!sigLast) sig();
     writeMember(fd, 'journal/000000.jsonl', readFileSync(journal));
+    if (sigLast) sig();
     rmSync(journal);
-    if (bundled) for (let i = 0; i < steps; i++) writeMember(fd, `blobs/${digests[i]}`, payload(i));
+    for (let i = 0; i < blobs; i++) writeMember(fd, `blobs/${digests[i]}`, blobOf(i));
     writeSync(fd, Buffer.alloc(1024));
   } finally {
     closeSync(fd);
@@ -436,31 +452,11 @@ export function benchMostDigests(dir, log) {
   const per = 100;
   const steps = most / per;
   const digests = Array.from({ length: most }, (_, k) => sha(`listed blob ${k}`));
-  const journal = path.join(dir, 'most-journal.jsonl');
-  const head = writeBenchJournal(journal, steps, (i) => digests.slice(i * per, (i + 1) * per));
-  const manifest = Buffer.from(
-    JSON.stringify({
-      agent_id: 'bench-agent',
-      bernstein_version: 'stepchain/bench',
-      blob_digests: digests,
-      created_at: '2026-12-07T00:00:00Z',
-      format_version: 1,
-      head_hash: head,
-      steps,
-    }),
-  );
-  const signature = sign(null, manifest, createPrivateKey(readFileSync(path.join(dir, 'k.pem'))));
   const file = path.join(dir, 'most.tar');
-  const fd = openSync(file, 'w');
-  try {
-    writeMember(fd, 'manifest.json', manifest);
-    writeMember(fd, 'journal/000000.jsonl', readFileSync(journal));
-    writeMember(fd, 'manifest.sig', Buffer.from(signature.toString('base64'), 'latin1'));
-    writeSync(fd, Buffer.alloc(1024));
-  } finally {
-    closeSync(fd);
-  }
-  rmSync(journal);
+  const head = writeSignedReceipt(file, dir, steps, digests, {
+    refsOf: (i) => digests.slice(i * per, (i + 1) * per),
+    sigLast: true,
+  });
   const gz = `${file}.gz`;
   writeFileSync(gz, gzipSync(readFileSync(file), { level: 6 }));
   const out = {};
