@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import type { JsonValue } from '../canonical';
+import { compareCodePoints, type JsonValue } from '../canonical';
 import { journalFile, verifyJournalFile } from '../journal';
 import { readRunJournalFile, runJournalFile, runsDir, type ObservedItem } from '../runs';
 import { forestOf } from '../util/forest';
@@ -180,7 +180,7 @@ export function listSubagents(root: string, env?: NodeJS.ProcessEnv): SubagentNo
   return forestOf(
     nodes.values(),
     (n) => (n.parent_journal === null ? undefined : nodes.get(n.parent_journal)),
-    (a, b) => (a.parent_step ?? -1) - (b.parent_step ?? -1) || a.journal.localeCompare(b.journal),
+    (a, b) => (a.parent_step ?? -1) - (b.parent_step ?? -1) || compareCodePoints(a.journal, b.journal),
   );
 }
 

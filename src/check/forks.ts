@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isJsonInteger, isJsonObject, parseBytes, type JsonValue } from '../canonical';
+import { compareCodePoints, isJsonInteger, isJsonObject, parseBytes, type JsonValue } from '../canonical';
 import { flattenForks, listForks } from '../forks';
 import { isSafeId } from '../util/ids';
 import { readUnder } from '../util/nofollow';
@@ -45,7 +45,7 @@ export function forkTreeFromSessions(
       label: typeof label === 'string' ? label : null,
     });
   }
-  return [...nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
+  return [...nodes.values()].sort((a, b) => compareCodePoints(a.id, b.id));
 }
 
 /**
@@ -73,5 +73,5 @@ export async function forkTree(
   } catch {
     /* not a repository with worktrees we can list: the committed tree stands */
   }
-  return [...nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
+  return [...nodes.values()].sort((a, b) => compareCodePoints(a.id, b.id));
 }

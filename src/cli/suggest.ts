@@ -1,3 +1,5 @@
+import { compareCodePoints } from '../canonical';
+
 /**
  * "Did you mean": the closest known word to a typo, by edit distance
  * (Damerau-Levenshtein, optimal string alignment: an insertion, deletion,
@@ -41,7 +43,7 @@ export function closest(word: string, known: Iterable<string>, max = 3): string[
     if (d <= limit) scored.push({ w, d });
     else if (word.length >= 2 && w.startsWith(word)) scored.push({ w, d: limit + 1 });
   }
-  scored.sort((x, y) => x.d - y.d || x.w.localeCompare(y.w));
+  scored.sort((x, y) => x.d - y.d || compareCodePoints(x.w, y.w));
   // Only the nearest: `--promt` is `--prompt`, not also `--root`.
   const best = scored[0]?.d;
   return scored

@@ -1,4 +1,5 @@
 import { clip, plural, visible } from '../util/words';
+import { compareCodePoints } from '../canonical';
 
 /**
  * The one Mermaid drawing of a fork tree (the check's Markdown report, the
@@ -68,7 +69,10 @@ export function forkTreeMermaid(forks: ForkTreeNode[], options: ForkTreeMermaidO
   };
   const edgeLine = (f: ForkTreeNode): string =>
     `  ${mermaidId(f.parent!, ids)} -->|"${mermaidText(f.fromStep === null ? 'session' : `step ${f.fromStep}`)}"| ${mermaidId(f.id, ids)}`;
-  const sorted = [...forks].sort((a, b) => (a.parent ?? '').localeCompare(b.parent ?? '') || a.id.localeCompare(b.id));
+  // Code-point order: the same diagram on every machine (localeCompare follows the locale: under da_DK, `aa` after `z`).
+  const sorted = [...forks].sort(
+    (a, b) => compareCodePoints(a.parent ?? '', b.parent ?? '') || compareCodePoints(a.id, b.id),
+  );
   // The forks drawn: in order, while the diagram (counting each one's node, edge and parent node) stays small.
   const drawn: ForkTreeNode[] = [];
   let size = 40;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { isJsonObject, type JsonObject, type JsonValue } from '../canonical';
+import { compareCodePoints, isJsonObject, type JsonObject, type JsonValue } from '../canonical';
 import { JOURNAL_FILE, journalDir } from '../journal';
 import { isSafeId } from '../util/ids';
 import { sanitize } from '../util/terminal';
@@ -237,7 +237,8 @@ export async function listForks(root: string, env: NodeJS.ProcessEnv = process.e
     nodes.values(),
     (n) => (n.parent_session_id === null ? undefined : nodes.get(n.parent_session_id)),
     (a, b) =>
-      (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.fork_session_id.localeCompare(b.fork_session_id),
+      compareCodePoints(a.created_at ?? '', b.created_at ?? '') ||
+      compareCodePoints(a.fork_session_id, b.fork_session_id),
   );
 }
 
