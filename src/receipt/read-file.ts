@@ -6,6 +6,7 @@ import { SIZELESS, sizeIsNotLength } from '../util/nofollow';
 import { pausePoint } from '../util/pause';
 import { maybeGunzip } from './gzip';
 import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
+import { checkLimit } from '../util/limits';
 
 /**
  * A receipt's bytes, read once (a file name or the bytes themselves), gunzipped
@@ -13,7 +14,7 @@ import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
  * is displayed, whatever happens to the file meanwhile.
  */
 export function readReceiptBytes(input: Uint8Array | string, maxBytes = DEFAULT_MAX_RECEIPT_BYTES): Buffer {
-  checkMaxBytes(maxBytes);
+  checkLimit(maxBytes, 'maxBytes');
   const bytes = typeof input === 'string' ? readCapped(input, maxBytes) : bufferView(input);
   if (bytes.length > maxBytes)
     throw new ReceiptFormatError('too_large', `receipt is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
@@ -60,15 +61,6 @@ function readCapped(file: string, maxBytes: number): Buffer {
   }
 }
 
-/**
- * `maxBytes` as the API takes it: a non-negative integer, or Infinity (no cap, said outright). NaN (an unset option
- * read as a number) compared as no cap at all, and a negative or fractional one as whatever comparison made of it.
- */
-function checkMaxBytes(maxBytes: number): void {
-  if (!(maxBytes === Infinity || (Number.isSafeInteger(maxBytes) && maxBytes >= 0)))
-    throw new TypeError(`maxBytes: expected a non-negative integer (or Infinity), got ${String(maxBytes)}`);
-}
-
 export const grewPast = (maxBytes: number): ReceiptFormatError =>
   new ReceiptFormatError('too_large', `receipt grew past the ${maxBytes}-byte limit while it was read`);
 
@@ -83,7 +75,7 @@ export const cannotRead = (file: string, e: unknown): InputError =>
  * checked to be a regular file no larger than the cap on the open descriptor.
  */
 export function openReceiptFile(file: string, maxBytes: number): { fd: number; size: number } {
-  checkMaxBytes(maxBytes);
+  checkLimit(maxBytes, 'maxBytes');
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { checkLimit } from './limits';
 
 /** A SHA-256 digest's bytes. */
 const DIGEST = 32;
@@ -27,10 +28,8 @@ export class DigestBudget {
   /** Digests held so far, by all the sets given this budget. */
   held = 0;
   constructor(readonly limit: number) {
-    // NaN (an unset option read as a number) compared as no limit at all, and sized the first set to NaN slots: the
-    // verify then threw a RangeError from deep in a set. Infinity is a caller's "no limit", said outright.
-    if (!(limit === Infinity || (Number.isSafeInteger(limit) && limit >= 0)))
-      throw new TypeError(`maxDigests: expected a non-negative integer (or Infinity), got ${String(limit)}`);
+    // Checked here, where every reader's budget is made: a NaN limit sized the first set to NaN slots.
+    checkLimit(limit, 'maxDigests');
   }
 
   /** One more digest held; throws DigestBudgetExceeded once more than `limit` are. */
